@@ -1,0 +1,38 @@
+//! The errors of kiln-ir: everything a user can get wrong at the level of the language.
+
+use thiserror::Error;
+
+/// An error raised while building, checking, planning or interpreting a kernel.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum IrError {
+    /// Two or more shapes that NumPy's rules cannot broadcast together.
+    #[error("shapes {left:?} and {right:?} cannot be broadcast together")]
+    Broadcast { left: Vec<usize>, right: Vec<usize> },
+    /// An axis outside the iteration shape.
+    #[error("axis {axis} is out of range for an array of rank {rank}")]
+    AxisOutOfRange { axis: isize, rank: usize },
+    /// The same axis named twice in one reduction.
+    #[error("axis {axis} is repeated in the reduction's axes")]
+    DuplicateAxis { axis: usize },
+    /// min, max, argmin or argmax over an empty extent.
+    #[error("zero-size reduction: {op} of an empty extent has no identity")]
+    EmptyReduction { op: &'static str },
+    /// A shape whose element count does not fit in memory sizes.
+    #[error("size overflow: the shape {shape:?} has more elements than fit in usize")]
+    SizeOverflow { shape: Vec<usize> },
+    /// An input buffer that does not hold the elements its shape and strides reach.
+    #[error("input {index} does not match its declaration: {why}")]
+    BadInput { index: usize, why: String },
+    /// The number of inputs bound differs from the kernel's declaration.
+    #[error("the kernel takes {expected} inputs but {got} were given")]
+    Arity { expected: usize, got: usize },
+    /// A reduction that is not valid for this kernel (for example argmin over a tuple of axes).
+    #[error("invalid reduction: {0}")]
+    InvalidReduction(String),
+    /// An index expression naming an axis the iteration space does not have.
+    #[error("index({axis}) names an axis outside the iteration space of rank {rank}")]
+    IndexAxis { axis: usize, rank: usize },
+}
+
+/// The result type of kiln-ir.
+pub type Result<T, E = IrError> = std::result::Result<T, E>;

@@ -1,0 +1,159 @@
+//! The scalar expression language, stored in a hash-consed arena.
+//!
+//! A [`Node`] is one operation whose operands are earlier nodes ([`NodeId`]s), so the arena is in
+//! post order: a node's operands always have smaller ids. Interning a node that already exists returns
+//! the existing id, so structurally equal subexpressions are one node (common subexpressions are
+//! computed once) and two arenas built the same way are equal, which lets an arena key a compile
+//! cache. Literals are keyed by their bit pattern, so `0.0` and `-0.0` are different nodes and NaN is
+//! equal to itself.
+
+use crate::op::{BinaryOp, UnaryOp};
+use std::collections::HashMap;
+
+/// The id of a node in an [`ExprArena`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(u32);
+
+impl NodeId {
+    /// The position of the node in its arena.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One scalar operation. Evaluated at every point of a kernel's iteration space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// The value of input number `n` at the current point (after broadcasting).
+    Input(u32),
+    /// A constant, stored as the bits of an f64 and rounded to the kernel's dtype when used.
+    Literal(u64),
+    /// The current position along axis `n` of the iteration space, as a float.
+    Index(u32),
+    Unary(UnaryOp, NodeId),
+    Binary(BinaryOp, NodeId, NodeId),
+    /// `where(c, a, b)`: `a` where `c` is true (nonzero or NaN), else `b`.
+    Where(NodeId, NodeId, NodeId),
+}
+
+impl Node {
+    /// A literal node holding `v`.
+    pub fn literal(v: f64) -> Node {
+        Node::Literal(v.to_bits())
+    }
+
+    /// The operands of this node.
+    pub fn operands(&self) -> impl Iterator<Item = NodeId> {
+        let (n, ops) = match *self {
+            Node::Input(_) | Node::Literal(_) | Node::Index(_) => (0, [NodeId(0); 3]),
+            Node::Unary(_, a) => (1, [a, a, a]),
+            Node::Binary(_, a, b) => (2, [a, b, b]),
+            Node::Where(c, a, b) => (3, [c, a, b]),
+        };
+        ops.into_iter().take(n)
+    }
+
+    /// Whether the node's value is a truth value (1 / 0) that NumPy would type as bool.
+    pub fn is_logical(&self, arena: &ExprArena) -> bool {
+        match *self {
+            Node::Unary(op, _) => op.is_logical(),
+            Node::Binary(op, _, _) => op.is_logical(),
+            Node::Where(_, a, b) => arena.node(a).is_logical(arena) && arena.node(b).is_logical(arena),
+            _ => false,
+        }
+    }
+}
+
+/// A hash-consed arena of [`Node`]s in post order.
+#[derive(Debug, Clone, Default)]
+pub struct ExprArena {
+    nodes: Vec<Node>,
+    lookup: HashMap<Node, NodeId>,
+}
+
+impl PartialEq for ExprArena {
+    fn eq(&self, other: &Self) -> bool {
+        self.nodes == other.nodes
+    }
+}
+
+impl Eq for ExprArena {}
+
+impl std::hash::Hash for ExprArena {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.nodes.hash(state)
+    }
+}
+
+impl ExprArena {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `node`, or returns the id of the equal node already present.
+    ///
+    /// # Panics
+    /// If an operand id does not belong to this arena (a broken invariant of the caller).
+    pub fn intern(&mut self, node: Node) -> NodeId {
+        if let Some(&id) = self.lookup.get(&node) {
+            return id;
+        }
+        for op in node.operands() {
+            assert!(op.index() < self.nodes.len(), "operand {op:?} is not in the arena");
+        }
+        let id = NodeId(u32::try_from(self.nodes.len()).expect("more than 2^32 nodes"));
+        self.nodes.push(node);
+        self.lookup.insert(node, id);
+        id
+    }
+
+    pub fn input(&mut self, n: u32) -> NodeId {
+        self.intern(Node::Input(n))
+    }
+    pub fn literal(&mut self, v: f64) -> NodeId {
+        self.intern(Node::literal(v))
+    }
+    pub fn index(&mut self, axis: u32) -> NodeId {
+        self.intern(Node::Index(axis))
+    }
+    pub fn unary(&mut self, op: UnaryOp, a: NodeId) -> NodeId {
+        self.intern(Node::Unary(op, a))
+    }
+    pub fn binary(&mut self, op: BinaryOp, a: NodeId, b: NodeId) -> NodeId {
+        self.intern(Node::Binary(op, a, b))
+    }
+    pub fn select(&mut self, c: NodeId, a: NodeId, b: NodeId) -> NodeId {
+        self.intern(Node::Where(c, a, b))
+    }
+
+    /// The node behind `id`.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+
+    /// The number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The ids of the nodes `root` depends on, itself included, in post order (operands first).
+    pub fn reachable(&self, root: NodeId) -> Vec<NodeId> {
+        let mut live = vec![false; root.index() + 1];
+        live[root.index()] = true;
+        for i in (0..=root.index()).rev() {
+            if live[i] {
+                for op in self.nodes[i].operands() {
+                    live[op.index()] = true;
+                }
+            }
+        }
+        (0..=root.index())
+            .filter(|&i| live[i])
+            .map(|i| NodeId(i as u32))
+            .collect()
+    }
+}

@@ -1,0 +1,256 @@
+//! The interpreter: the oracle that defines what every kernel means.
+//!
+//! It evaluates a [`KernelIR`] one point at a time, in row-major order, calling exactly the scalar
+//! semantics of [`UnaryOp::eval`](crate::op::UnaryOp::eval) and
+//! [`BinaryOp::eval`](crate::op::BinaryOp::eval). Reductions fold in sequential order: sums and
+//! products in an f64 accumulator (exact for f64 data, wider for f32), min and max propagating NaN,
+//! argmin and argmax keeping the first extreme or the first NaN. It is written to be obviously right,
+//! not fast.
+
+use crate::dtype::Real;
+use crate::error::{IrError, Result};
+use crate::expr::{Node, NodeId};
+use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp};
+use crate::shape::{checked_size, unravel};
+use crate::tensor::{Tensor, Values};
+
+/// An input as the interpreter reads it: element `idx` of the iteration space is
+/// `data[offset + Σ idx[d] * strides[d]]` (a stride is 0 along a broadcast axis).
+#[derive(Debug, Clone)]
+pub struct StridedInput<'a, T> {
+    pub data: &'a [T],
+    pub offset: usize,
+    pub strides: Vec<isize>,
+}
+
+impl<T> StridedInput<'_, T> {
+    /// Checks that every point of `shape` reads inside `data`.
+    fn check(&self, shape: &[usize], index: usize) -> Result<()> {
+        let bad = |why: String| IrError::BadInput { index, why };
+        if self.strides.len() != shape.len() {
+            return Err(bad(format!("{} strides for rank {}", self.strides.len(), shape.len())));
+        }
+        if shape.contains(&0) {
+            return Ok(());
+        }
+        let (mut lo, mut hi) = (self.offset as i128, self.offset as i128);
+        for (&d, &s) in shape.iter().zip(&self.strides) {
+            let span = (d as i128 - 1) * s as i128;
+            if span < 0 { lo += span } else { hi += span }
+        }
+        if lo < 0 || hi >= self.data.len() as i128 {
+            return Err(bad(format!(
+                "reads elements {lo}..={hi} of a buffer of {}",
+                self.data.len()
+            )));
+        }
+        Ok(())
+    }
+
+    fn at(&self, idx: &[usize]) -> T
+    where
+        T: Copy,
+    {
+        let mut off = self.offset as isize;
+        for (&i, &s) in idx.iter().zip(&self.strides) {
+            off += i as isize * s;
+        }
+        self.data[off as usize]
+    }
+}
+
+/// Evaluates `kernel` over `inputs` (one per declared input, in the kernel's dtype `T`).
+pub fn interpret<T: Real>(kernel: &KernelIR, inputs: &[StridedInput<'_, T>]) -> Result<Tensor> {
+    kernel.validate()?;
+    if kernel.dtype != T::DTYPE {
+        return Err(IrError::BadInput {
+            index: 0,
+            why: format!("the kernel computes in {} but the inputs are {}", kernel.dtype, T::DTYPE),
+        });
+    }
+    if inputs.len() != kernel.inputs.len() {
+        return Err(IrError::Arity { expected: kernel.inputs.len(), got: inputs.len() });
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        input.check(&kernel.shape, i)?;
+    }
+    let mut eval = Evaluator::new(kernel, inputs);
+    let out_type = kernel.output_type();
+    match &kernel.kind {
+        KernelKind::Map => {
+            let n = checked_size(&kernel.shape)?;
+            let mut idx = vec![0; kernel.shape.len()];
+            let mut out = Vec::with_capacity(n);
+            for flat in 0..n {
+                unravel(flat, &kernel.shape, &mut idx);
+                out.push(eval.at(&idx));
+            }
+            let values = match out_type {
+                OutputType::Bool => Values::Bool(out.iter().map(|v| v.is_true()).collect()),
+                _ => float_values(out),
+            };
+            Ok(Tensor { shape: kernel.shape.clone(), values })
+        }
+        KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, out_type),
+    }
+}
+
+fn float_values<T: Real>(v: Vec<T>) -> Values {
+    let any: Box<dyn std::any::Any> = Box::new(v);
+    match any.downcast::<Vec<f64>>() {
+        Ok(v) => Values::F64(*v),
+        Err(any) => Values::F32(*any.downcast::<Vec<f32>>().expect("Real is f32 or f64")),
+    }
+}
+
+/// The value of one reduced extent.
+enum Folded<T> {
+    Float(T),
+    Index(i64),
+    Truth(bool),
+}
+
+fn reduce<T: Real>(
+    kernel: &KernelIR,
+    op: ReduceOp,
+    axes: &[usize],
+    eval: &mut Evaluator<'_, '_, T>,
+    out_type: OutputType,
+) -> Result<Tensor> {
+    let shape = &kernel.shape;
+    let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
+    let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+    let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
+    let n_out = checked_size(&out_shape)?;
+    let n_red = checked_size(&red_shape)?;
+    if n_red == 0 && n_out > 0 && !op.has_identity() {
+        return Err(IrError::EmptyReduction { op: op.name() });
+    }
+    let mut idx = vec![0; shape.len()];
+    let mut out_idx = vec![0; kept.len()];
+    let mut red_idx = vec![0; axes.len()];
+    let mut folded = Vec::with_capacity(n_out);
+    for o in 0..n_out {
+        unravel(o, &out_shape, &mut out_idx);
+        for (&a, &i) in kept.iter().zip(&out_idx) {
+            idx[a] = i;
+        }
+        let values = (0..n_red).map(|r| {
+            unravel(r, &red_shape, &mut red_idx);
+            for (&a, &i) in axes.iter().zip(&red_idx) {
+                idx[a] = i;
+            }
+            eval.at(&idx)
+        });
+        folded.push(fold(op, values, n_red));
+    }
+    let values = match out_type {
+        OutputType::Float(_) => float_values(
+            folded
+                .into_iter()
+                .map(|f| match f {
+                    Folded::Float(v) => v,
+                    _ => unreachable!("a float reduction folds to a float"),
+                })
+                .collect(),
+        ),
+        OutputType::Int64 => Values::I64(
+            folded
+                .into_iter()
+                .map(|f| match f {
+                    Folded::Index(i) => i,
+                    Folded::Float(v) => v.to_f64() as i64,
+                    Folded::Truth(b) => b as i64,
+                })
+                .collect(),
+        ),
+        OutputType::Bool => Values::Bool(
+            folded
+                .into_iter()
+                .map(|f| match f {
+                    Folded::Truth(b) => b,
+                    Folded::Float(v) => v.is_true(),
+                    Folded::Index(i) => i != 0,
+                })
+                .collect(),
+        ),
+    };
+    Ok(Tensor { shape: out_shape, values })
+}
+
+/// Folds one extent of `n` values in order.
+fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>, n: usize) -> Folded<T> {
+    match op {
+        ReduceOp::Sum => {
+            // -0.0 is the exact identity of IEEE addition: a sum of -0.0s stays -0.0, as NumPy's.
+            let s = values.fold(-0.0f64, |acc, v| acc + v.to_f64());
+            Folded::Float(T::from_f64(if n == 0 { 0.0 } else { s }))
+        }
+        ReduceOp::Prod => Folded::Float(T::from_f64(values.fold(1.0f64, |acc, v| acc * v.to_f64()))),
+        ReduceOp::Min | ReduceOp::Max => {
+            let first = values.next().expect("checked non-empty");
+            let combine = if op == ReduceOp::Min { T::minimum } else { T::maximum };
+            Folded::Float(values.fold(first, combine))
+        }
+        ReduceOp::ArgMin | ReduceOp::ArgMax => {
+            let mut best = values.next().expect("checked non-empty");
+            let mut at = 0usize;
+            if !best.is_nan() {
+                for (i, v) in values.enumerate() {
+                    let better = if op == ReduceOp::ArgMin { v < best } else { v > best };
+                    if v.is_nan() || better {
+                        best = v;
+                        at = i + 1;
+                        if v.is_nan() {
+                            break;
+                        }
+                    }
+                }
+            }
+            Folded::Index(at as i64)
+        }
+        ReduceOp::Any => Folded::Truth(values.any(|v| v.is_true())),
+        ReduceOp::All => Folded::Truth(values.all(|v| v.is_true())),
+    }
+}
+
+/// Evaluates the body at one point; `scratch` holds one value per arena node.
+struct Evaluator<'k, 'a, T> {
+    kernel: &'k KernelIR,
+    inputs: &'k [StridedInput<'a, T>],
+    order: Vec<NodeId>,
+    scratch: Vec<T>,
+}
+
+impl<'k, 'a, T: Real> Evaluator<'k, 'a, T> {
+    fn new(kernel: &'k KernelIR, inputs: &'k [StridedInput<'a, T>]) -> Self {
+        Evaluator {
+            kernel,
+            inputs,
+            order: kernel.arena.reachable(kernel.body),
+            scratch: vec![T::ZERO; kernel.body.index() + 1],
+        }
+    }
+
+    fn at(&mut self, idx: &[usize]) -> T {
+        let arena = &self.kernel.arena;
+        for &id in &self.order {
+            let v = match *arena.node(id) {
+                Node::Input(n) => self.inputs[n as usize].at(idx),
+                Node::Literal(bits) => T::from_f64(f64::from_bits(bits)),
+                Node::Index(axis) => T::from_f64(idx[axis as usize] as f64),
+                Node::Unary(op, a) => op.eval(self.scratch[a.index()]),
+                Node::Binary(op, a, b) => op.eval(self.scratch[a.index()], self.scratch[b.index()]),
+                Node::Where(c, a, b) => {
+                    if self.scratch[c.index()].is_true() {
+                        self.scratch[a.index()]
+                    } else {
+                        self.scratch[b.index()]
+                    }
+                }
+            };
+            self.scratch[id.index()] = v;
+        }
+        self.scratch[self.kernel.body.index()]
+    }
+}

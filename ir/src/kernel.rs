@@ -1,0 +1,181 @@
+//! KernelIR: one kernel, its inputs, its iteration space, its body and what it does with the values.
+
+use crate::dtype::DType;
+use crate::error::{IrError, Result};
+use crate::expr::{ExprArena, Node, NodeId};
+use crate::shape::checked_size;
+use std::fmt;
+
+/// A reduction that folds the body's values over some axes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReduceOp {
+    /// Sum; 0 over nothing. f32 data is summed in an f64 accumulator and rounded once at the end.
+    Sum,
+    /// Product; 1 over nothing. f32 data is multiplied in an f64 accumulator.
+    Prod,
+    /// Minimum, propagating NaN (NumPy's `min`); an error over nothing.
+    Min,
+    /// Maximum, propagating NaN (NumPy's `max`); an error over nothing.
+    Max,
+    /// Position of the first minimum, or of the first NaN if there is one; an error over nothing.
+    ArgMin,
+    /// Position of the first maximum, or of the first NaN if there is one; an error over nothing.
+    ArgMax,
+    /// Whether any value is true (nonzero or NaN); false over nothing.
+    Any,
+    /// Whether every value is true (nonzero or NaN); true over nothing.
+    All,
+}
+
+impl ReduceOp {
+    pub const ALL: [ReduceOp; 8] = [
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Min,
+        ReduceOp::Max,
+        ReduceOp::ArgMin,
+        ReduceOp::ArgMax,
+        ReduceOp::Any,
+        ReduceOp::All,
+    ];
+
+    /// The NumPy name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+            ReduceOp::ArgMin => "argmin",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::Any => "any",
+            ReduceOp::All => "all",
+        }
+    }
+
+    /// The reduction named `name`, if any.
+    pub fn from_name(name: &str) -> Option<ReduceOp> {
+        ReduceOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Whether the reduction has a value over an empty extent.
+    pub fn has_identity(self) -> bool {
+        matches!(self, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Any | ReduceOp::All)
+    }
+
+    pub fn is_arg(self) -> bool {
+        matches!(self, ReduceOp::ArgMin | ReduceOp::ArgMax)
+    }
+}
+
+/// What a kernel does with the body's value at each point.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum KernelKind {
+    /// One output element per point of the iteration space.
+    Map,
+    /// Fold the values over `axes` (sorted, distinct); the other axes remain, in order.
+    Reduce { op: ReduceOp, axes: Vec<usize> },
+}
+
+/// The element type of a kernel's result, as NumPy would type it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputType {
+    /// A float array in the kernel's dtype.
+    Float(DType),
+    /// A bool array: a comparison or logical result, any, all, or min/max of truth values.
+    Bool,
+    /// An int64 array: argmin, argmax, or a sum or product of truth values.
+    Int64,
+}
+
+impl fmt::Display for OutputType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputType::Float(d) => write!(f, "{d}"),
+            OutputType::Bool => f.write_str("bool"),
+            OutputType::Int64 => f.write_str("i64"),
+        }
+    }
+}
+
+/// A named input: its name and its own shape (before broadcasting to the iteration shape).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct InputDecl {
+    pub name: String,
+    pub shape: Vec<usize>,
+}
+
+/// One kernel: a scalar body evaluated over an iteration space, mapped or reduced.
+///
+/// Every input is read in the kernel's `dtype` (the executor converts mixed inputs once, before the
+/// kernel runs), and its shape broadcasts to `shape`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KernelIR {
+    pub dtype: DType,
+    pub inputs: Vec<InputDecl>,
+    /// The iteration shape: the broadcast of every input's shape.
+    pub shape: Vec<usize>,
+    pub arena: ExprArena,
+    pub body: NodeId,
+    pub kind: KernelKind,
+}
+
+impl KernelIR {
+    /// Checks the kernel's invariants: input numbers and index axes in range, reduction axes valid.
+    pub fn validate(&self) -> Result<()> {
+        checked_size(&self.shape)?;
+        let rank = self.shape.len();
+        for id in self.arena.reachable(self.body) {
+            match *self.arena.node(id) {
+                Node::Input(n) if n as usize >= self.inputs.len() => {
+                    return Err(IrError::Arity { expected: self.inputs.len(), got: n as usize + 1 });
+                }
+                Node::Index(axis) if axis as usize >= rank => {
+                    return Err(IrError::IndexAxis { axis: axis as usize, rank });
+                }
+                _ => {}
+            }
+        }
+        if let KernelKind::Reduce { axes, .. } = &self.kind {
+            for (i, &a) in axes.iter().enumerate() {
+                if a >= rank {
+                    return Err(IrError::AxisOutOfRange { axis: a as isize, rank });
+                }
+                if i > 0 && axes[i - 1] >= a {
+                    return Err(IrError::DuplicateAxis { axis: a });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The shape of the result: the iteration shape less the reduced axes.
+    pub fn output_shape(&self) -> Vec<usize> {
+        match &self.kind {
+            KernelKind::Map => self.shape.clone(),
+            KernelKind::Reduce { axes, .. } => self
+                .shape
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !axes.contains(i))
+                .map(|(_, &d)| d)
+                .collect(),
+        }
+    }
+
+    /// The element type of the result, as NumPy would type it.
+    pub fn output_type(&self) -> OutputType {
+        let logical = self.arena.node(self.body).is_logical(&self.arena);
+        match &self.kind {
+            KernelKind::Map if logical => OutputType::Bool,
+            KernelKind::Map => OutputType::Float(self.dtype),
+            KernelKind::Reduce { op, .. } => match op {
+                ReduceOp::Any | ReduceOp::All => OutputType::Bool,
+                ReduceOp::ArgMin | ReduceOp::ArgMax => OutputType::Int64,
+                ReduceOp::Sum | ReduceOp::Prod if logical => OutputType::Int64,
+                ReduceOp::Min | ReduceOp::Max if logical => OutputType::Bool,
+                _ => OutputType::Float(self.dtype),
+            },
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! kiln-ir: the language of kiln.
+//!
+//! - [`dtype`]: f64 and f32, and [`Real`], the scalar semantics of every opcode per type;
+//! - [`op`]: the opcodes, each documenting its NaN, ±0 and ±inf behaviour;
+//! - [`expr`]: the hash-consed arena of scalar nodes;
+//! - [`kernel`]: [`KernelIR`], a body over an iteration space, mapped or reduced;
+//! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
+//! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
+//! - [`text`]: the stable text form.
+//!
+//! ```
+//! use kiln_ir::{DType, ExprArena, KernelIR, KernelKind, InputDecl, BinaryOp, interpret, StridedInput};
+//! let mut arena = ExprArena::new();
+//! let x = arena.input(0);
+//! let two = arena.literal(2.0);
+//! let body = arena.binary(BinaryOp::Mul, x, two);
+//! let kernel = KernelIR {
+//!     dtype: DType::F64,
+//!     inputs: vec![InputDecl { name: "x".into(), shape: vec![3] }],
+//!     shape: vec![3],
+//!     arena,
+//!     body,
+//!     kind: KernelKind::Map,
+//! };
+//! let data = [1.0, 2.0, 3.0];
+//! let out = interpret(&kernel, &[StridedInput { data: &data, offset: 0, strides: vec![1] }]).unwrap();
+//! assert_eq!(out.values, kiln_ir::Values::F64(vec![2.0, 4.0, 6.0]));
+//! ```
+
+pub mod dtype;
+pub mod error;
+pub mod expr;
+pub mod interp;
+pub mod kernel;
+pub mod op;
+pub mod plan;
+pub mod shape;
+pub mod tensor;
+pub mod text;
+
+pub use dtype::{DType, Real};
+pub use error::{IrError, Result};
+pub use expr::{ExprArena, Node, NodeId};
+pub use interp::{StridedInput, interpret};
+pub use kernel::{InputDecl, KernelIR, KernelKind, OutputType, ReduceOp};
+pub use op::{BinaryOp, UnaryOp};
+pub use plan::{BroadcastPlan, InputLayout, InputPlan, PlanOptions, RowAccess};
+pub use tensor::{Tensor, Values};

@@ -1,0 +1,170 @@
+//! The broadcast plan: how each input is read so that a kernel's inner loop sees only contiguous
+//! loads and splats.
+//!
+//! The iteration space is split into an outer part (`shape[..k]`, walked by an outer loop) and an inner
+//! row (`shape[k..]`, flattened into one contiguous loop of `row_len` elements). Each input is then:
+//! - [`InputPlan::Splat`]: one element, loaded once and splatted;
+//! - [`InputPlan::Contiguous`]: already C-contiguous with the iteration shape, read at the flat index;
+//! - [`InputPlan::PerRow`]: constant along the inner axes (splatted once per row) or the same contiguous
+//!   row repeated along outer axes (re-read per row); its outer strides say where each row starts, with
+//!   stride 0 on stretched axes, so nothing is copied;
+//! - [`InputPlan::Materialise`]: any other broadcast, or a strided view, copied once into a C-contiguous
+//!   buffer of the iteration shape before the kernel runs.
+//!
+//! The planner picks the smallest `k` at which every input is readable without a copy. When that row is
+//! shorter than `min_row` elements, it plans one flat loop instead (`k = 0`) and materialises the inputs
+//! that need it: a copy is cheaper than an outer loop around rows of a few elements.
+
+use crate::shape::{broadcast_strides, c_strides, checked_size};
+use crate::error::Result;
+use std::fmt;
+
+/// How the inner row reads a per-row input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowAccess {
+    /// A contiguous run of `row_len` elements, starting at the row's offset.
+    Run,
+    /// One element per row, splatted across it.
+    Splat,
+}
+
+/// How one input is read.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum InputPlan {
+    Splat,
+    Contiguous,
+    /// Read per row; `outer_strides` (in elements, one per outer axis) give each row's start.
+    PerRow { row: RowAccess, outer_strides: Vec<isize> },
+    Materialise,
+}
+
+/// An input as the planner sees it: its shape, and whether its buffer is C-contiguous.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputLayout {
+    pub shape: Vec<usize>,
+    /// False for a strided view, which is materialised unless it holds a single element.
+    pub contiguous: bool,
+}
+
+/// Tuning of the planner.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanOptions {
+    /// The shortest inner row worth an outer loop; shorter rows make the planner flatten and copy.
+    pub min_row: usize,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions { min_row: 64 }
+    }
+}
+
+/// The plan of a whole kernel: the outer/inner split and one [`InputPlan`] per input.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BroadcastPlan {
+    /// The iteration shape.
+    pub shape: Vec<usize>,
+    /// `k`: the number of outer axes.
+    pub outer_axes: usize,
+    /// The length of one inner row: the product of `shape[k..]`.
+    pub row_len: usize,
+    pub inputs: Vec<InputPlan>,
+}
+
+impl BroadcastPlan {
+    /// Plans how `inputs` are read over the iteration shape `shape` (their broadcast, checked first).
+    pub fn new(shape: &[usize], inputs: &[InputLayout], options: PlanOptions) -> Result<BroadcastPlan> {
+        checked_size(shape)?;
+        for input in inputs {
+            broadcast_strides(&input.shape, &c_strides(&input.shape), shape)?;
+        }
+        let rank = shape.len();
+        let free = (0..=rank)
+            .find(|&k| inputs.iter().all(|i| access_at(i, shape, k).is_some()))
+            .unwrap_or(rank);
+        let row_len = |k: usize| shape[k..].iter().product::<usize>();
+        let k = if free == 0 || row_len(free) >= options.min_row { free } else { 0 };
+        let plans = inputs
+            .iter()
+            .map(|input| plan_input(input, shape, k))
+            .collect();
+        Ok(BroadcastPlan { shape: shape.to_vec(), outer_axes: k, row_len: row_len(k), inputs: plans })
+    }
+
+    /// The outer shape walked by the outer loop.
+    pub fn outer_shape(&self) -> &[usize] {
+        &self.shape[..self.outer_axes]
+    }
+}
+
+fn is_single(input: &InputLayout) -> bool {
+    input.shape.iter().all(|&d| d == 1)
+}
+
+/// How `input` is read with `k` outer axes, or None if it must be copied.
+fn access_at(input: &InputLayout, shape: &[usize], k: usize) -> Option<InputPlan> {
+    if is_single(input) {
+        return Some(InputPlan::Splat);
+    }
+    if !input.contiguous {
+        return None;
+    }
+    let lead = shape.len() - input.shape.len();
+    // the input's dims aligned with the iteration shape's inner axes (missing leading axes are 1)
+    let inner: Vec<usize> = (k..shape.len())
+        .map(|a| if a < lead { 1 } else { input.shape[a - lead] })
+        .collect();
+    let row = if inner == shape[k..] {
+        RowAccess::Run
+    } else if inner.iter().all(|&d| d == 1) {
+        RowAccess::Splat
+    } else {
+        return None;
+    };
+    let strides = broadcast_strides(&input.shape, &c_strides(&input.shape), shape).ok()?;
+    let outer_strides = strides[..k].to_vec();
+    if row == RowAccess::Run && outer_strides.iter().zip(&c_strides(shape)[..k]).all(|(a, b)| a == b) {
+        // every outer axis advances exactly one row: the whole input is the iteration shape
+        let full = (0..k).all(|a| a >= lead && input.shape[a - lead] == shape[a]);
+        if full {
+            return Some(InputPlan::Contiguous);
+        }
+    }
+    Some(InputPlan::PerRow { row, outer_strides })
+}
+
+fn plan_input(input: &InputLayout, shape: &[usize], k: usize) -> InputPlan {
+    access_at(input, shape, k).unwrap_or(InputPlan::Materialise)
+}
+
+impl fmt::Display for InputPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputPlan::Splat => f.write_str("splat"),
+            InputPlan::Contiguous => f.write_str("contiguous"),
+            InputPlan::PerRow { row: RowAccess::Run, outer_strides } => {
+                write!(f, "per-row run, outer strides {outer_strides:?}")
+            }
+            InputPlan::PerRow { row: RowAccess::Splat, outer_strides } => {
+                write!(f, "per-row splat, outer strides {outer_strides:?}")
+            }
+            InputPlan::Materialise => f.write_str("materialise"),
+        }
+    }
+}
+
+impl fmt::Display for BroadcastPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "plan shape={:?} outer={:?} row_len={}",
+            self.shape,
+            self.outer_shape(),
+            self.row_len
+        )?;
+        for (i, p) in self.inputs.iter().enumerate() {
+            writeln!(f, "  in{i}: {p}")?;
+        }
+        Ok(())
+    }
+}

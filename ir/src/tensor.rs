@@ -1,0 +1,55 @@
+//! Kernel results: a shape and a typed, row-major buffer.
+
+use crate::dtype::DType;
+use crate::kernel::OutputType;
+
+/// The elements of a result, in the type NumPy would give it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+    I64(Vec<i64>),
+    Bool(Vec<bool>),
+}
+
+impl Values {
+    pub fn len(&self) -> usize {
+        match self {
+            Values::F64(v) => v.len(),
+            Values::F32(v) => v.len(),
+            Values::I64(v) => v.len(),
+            Values::Bool(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element type.
+    pub fn output_type(&self) -> OutputType {
+        match self {
+            Values::F64(_) => OutputType::Float(DType::F64),
+            Values::F32(_) => OutputType::Float(DType::F32),
+            Values::I64(_) => OutputType::Int64,
+            Values::Bool(_) => OutputType::Bool,
+        }
+    }
+
+    /// Every element widened to f64 (bools as 1 / 0), for comparisons and printing.
+    pub fn to_f64(&self) -> Vec<f64> {
+        match self {
+            Values::F64(v) => v.clone(),
+            Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::I64(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::Bool(v) => v.iter().map(|&x| if x { 1.0 } else { 0.0 }).collect(),
+        }
+    }
+}
+
+/// A kernel's result: its shape and its row-major elements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tensor {
+    pub shape: Vec<usize>,
+    pub values: Values,
+}

@@ -1,0 +1,62 @@
+//! The stable text form of a kernel, for `kiln explain` and golden tests.
+//!
+//! ```text
+//! kernel map f64 [3, 4] -> f64 [3, 4]
+//!   in0 x: [3, 1]
+//!   in1 y: [4]
+//!   %0 = in0
+//!   %1 = lit 2.0
+//!   %2 = mul %0 %1
+//!   %3 = in1
+//!   %4 = add %2 %3
+//!   out %4
+//! ```
+//!
+//! Only the nodes the body reaches are printed, numbered from 0 in post order, so the text does not
+//! depend on how the arena was built. Literals print as Rust's shortest round-trip form of the f64.
+
+use crate::expr::{ExprArena, Node, NodeId};
+use crate::kernel::{KernelIR, KernelKind};
+use std::collections::HashMap;
+use std::fmt;
+
+impl fmt::Display for KernelIR {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            KernelKind::Map => write!(f, "kernel map")?,
+            KernelKind::Reduce { op, axes } => write!(f, "kernel reduce {} axes={axes:?}", op.name())?,
+        }
+        writeln!(
+            f,
+            " {} {:?} -> {} {:?}",
+            self.dtype,
+            self.shape,
+            self.output_type(),
+            self.output_shape()
+        )?;
+        for (i, input) in self.inputs.iter().enumerate() {
+            writeln!(f, "  in{i} {}: {:?}", input.name, input.shape)?;
+        }
+        write_body(f, &self.arena, self.body, "  ")
+    }
+}
+
+/// Writes the nodes `root` reaches, one per line, then `out %n`.
+pub fn write_body(f: &mut impl fmt::Write, arena: &ExprArena, root: NodeId, indent: &str) -> fmt::Result {
+    let mut names: HashMap<NodeId, usize> = HashMap::new();
+    for id in arena.reachable(root) {
+        let n = names.len();
+        names.insert(id, n);
+        let r = |id: NodeId| names[&id];
+        write!(f, "{indent}%{n} = ")?;
+        match *arena.node(id) {
+            Node::Input(i) => writeln!(f, "in{i}")?,
+            Node::Literal(bits) => writeln!(f, "lit {:?}", f64::from_bits(bits))?,
+            Node::Index(axis) => writeln!(f, "index {axis}")?,
+            Node::Unary(op, a) => writeln!(f, "{op} %{}", r(a))?,
+            Node::Binary(op, a, b) => writeln!(f, "{op} %{} %{}", r(a), r(b))?,
+            Node::Where(c, a, b) => writeln!(f, "where %{} %{} %{}", r(c), r(a), r(b))?,
+        }
+    }
+    writeln!(f, "{indent}out %{}", names[&root])
+}

@@ -1,0 +1,1 @@
+//! kiln-jit: the Cranelift backend (in progress).

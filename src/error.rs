@@ -1,0 +1,41 @@
+//! kiln's error type: every way a user's input can be wrong, with what and where.
+
+use thiserror::Error;
+
+/// An error from any of kiln's front ends, its planner or a backend.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// An error of the language layer: shapes, axes, empty reductions, sizes.
+    #[error(transparent)]
+    Ir(#[from] kiln_ir::IrError),
+    /// A text expression that does not parse: the byte position and what was expected there.
+    #[error("parse error at position {pos}: {message}")]
+    Parse { pos: usize, message: String },
+    /// A function name the text language does not know, with its position.
+    #[error("unknown function '{name}' at position {pos}")]
+    UnknownFunction { name: String, pos: usize },
+    /// A function called with the wrong number of arguments.
+    #[error("{name}() takes {expected} argument(s) but {got} were given (at position {pos})")]
+    Arity { name: String, expected: String, got: usize, pos: usize },
+    /// An expression names an input that was not bound when it ran.
+    #[error("no input named '{name}' was given")]
+    MissingInput { name: String },
+    /// The same input bound twice.
+    #[error("input '{name}' is given twice")]
+    DuplicateInput { name: String },
+    /// An element type kiln does not compute in.
+    #[error("unsupported dtype {dtype} for '{name}': kiln computes in f32 and f64")]
+    UnsupportedDType { name: String, dtype: String },
+    /// A construct this version does not support yet, such as a reduction inside an expression.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A result requested with the wrong element type or shape.
+    #[error("result mismatch: {0}")]
+    Output(String),
+    /// Reading or writing a .npy file.
+    #[error("{path}: {message}")]
+    Npy { path: String, message: String },
+}
+
+/// The result type of kiln.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,272 @@
+//! The expression builder: `Expr` values with operator overloading, the front end every other front
+//! end (text, ndarray closures) produces.
+//!
+//! An `Expr` is a cheap, immutable tree (shared subtrees are shared `Arc`s). Lowering interns it into
+//! kiln-ir's hash-consed arena, so a value used twice is computed once.
+//!
+//! ```
+//! use kiln::Expr;
+//! let x = Expr::input("x");
+//! let y = (&x * 2.0 + 1.0).sqrt().maximum(Expr::input("y"));
+//! let total = (&x * &x).sum();
+//! # let _ = (y, total);
+//! ```
+
+use kiln_ir::{BinaryOp, ReduceOp, UnaryOp};
+use std::sync::Arc;
+
+/// Which axes a reduction folds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Axes {
+    /// Every axis (NumPy's `axis=None`).
+    All,
+    /// These axes; negative ones count from the end.
+    Some(Vec<isize>),
+}
+
+/// A node of the builder's tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprNode {
+    /// An input array, bound by name when the kernel runs.
+    Input(String),
+    Literal(f64),
+    /// The position along an axis of the iteration space.
+    Index(usize),
+    Unary(UnaryOp, Expr),
+    Binary(BinaryOp, Expr, Expr),
+    Where(Expr, Expr, Expr),
+    Reduce { op: ReduceOp, axes: Axes, arg: Expr },
+}
+
+/// A symbolic array expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr(Arc<ExprNode>);
+
+impl Expr {
+    fn new(node: ExprNode) -> Expr {
+        Expr(Arc::new(node))
+    }
+
+    /// The node at the root of this expression.
+    pub fn node(&self) -> &ExprNode {
+        &self.0
+    }
+
+    /// Whether two handles share one node (used to intern shared subtrees once).
+    pub(crate) fn ptr(&self) -> *const ExprNode {
+        Arc::as_ptr(&self.0)
+    }
+
+    /// An input array named `name`.
+    pub fn input(name: impl Into<String>) -> Expr {
+        Expr::new(ExprNode::Input(name.into()))
+    }
+
+    /// A constant. It does not widen f32 inputs: it is rounded to the kernel's dtype.
+    pub fn lit(v: f64) -> Expr {
+        Expr::new(ExprNode::Literal(v))
+    }
+
+    /// The position along `axis` of the iteration space (0, 1, 2, ... as floats).
+    pub fn index(axis: usize) -> Expr {
+        Expr::new(ExprNode::Index(axis))
+    }
+
+    /// Applies a unary opcode.
+    pub fn unary(self, op: UnaryOp) -> Expr {
+        Expr::new(ExprNode::Unary(op, self))
+    }
+
+    /// Applies a binary opcode.
+    pub fn binary(self, op: BinaryOp, rhs: impl Into<Expr>) -> Expr {
+        Expr::new(ExprNode::Binary(op, self, rhs.into()))
+    }
+
+    /// `where(cond, a, b)`: `a` where `cond` is nonzero (NaN included), else `b`.
+    pub fn select(cond: impl Into<Expr>, a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
+        Expr::new(ExprNode::Where(cond.into(), a.into(), b.into()))
+    }
+
+    pub fn abs(self) -> Expr {
+        self.unary(UnaryOp::Abs)
+    }
+    pub fn sqrt(self) -> Expr {
+        self.unary(UnaryOp::Sqrt)
+    }
+    pub fn sin(self) -> Expr {
+        self.unary(UnaryOp::Sin)
+    }
+    pub fn cos(self) -> Expr {
+        self.unary(UnaryOp::Cos)
+    }
+    pub fn tan(self) -> Expr {
+        self.unary(UnaryOp::Tan)
+    }
+    pub fn exp(self) -> Expr {
+        self.unary(UnaryOp::Exp)
+    }
+    pub fn log(self) -> Expr {
+        self.unary(UnaryOp::Log)
+    }
+    pub fn recip(self) -> Expr {
+        self.unary(UnaryOp::Recip)
+    }
+    /// Logical not: 1 where the value is 0, else 0 (NaN is true, so it gives 0).
+    pub fn not(self) -> Expr {
+        self.unary(UnaryOp::Not)
+    }
+
+    /// NumPy's `minimum`: propagates NaN.
+    pub fn minimum(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Min, rhs)
+    }
+    /// NumPy's `maximum`: propagates NaN.
+    pub fn maximum(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Max, rhs)
+    }
+    /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it.
+    pub fn pow(self, e: impl Into<Expr>) -> Expr {
+        let e = e.into();
+        if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5) {
+            return self.sqrt();
+        }
+        self.binary(BinaryOp::Pow, e)
+    }
+    pub fn lt(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Lt, rhs)
+    }
+    pub fn le(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Le, rhs)
+    }
+    pub fn gt(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Gt, rhs)
+    }
+    pub fn ge(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Ge, rhs)
+    }
+    pub fn eq(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Eq, rhs)
+    }
+    pub fn ne(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Ne, rhs)
+    }
+    /// Logical and: 1 where both are true (nonzero or NaN), else 0.
+    pub fn and(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::And, rhs)
+    }
+    /// Logical or: 1 where either is true (nonzero or NaN), else 0.
+    pub fn or(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Or, rhs)
+    }
+
+    /// A reduction of this expression over `axes`.
+    pub fn reduce(self, op: ReduceOp, axes: Axes) -> Expr {
+        Expr::new(ExprNode::Reduce { op, axes, arg: self })
+    }
+    /// The sum of every element.
+    pub fn sum(self) -> Expr {
+        self.reduce(ReduceOp::Sum, Axes::All)
+    }
+    /// The sum along one axis (negative counts from the end).
+    pub fn sum_axis(self, axis: isize) -> Expr {
+        self.reduce(ReduceOp::Sum, Axes::Some(vec![axis]))
+    }
+    pub fn prod(self) -> Expr {
+        self.reduce(ReduceOp::Prod, Axes::All)
+    }
+    /// The minimum element, propagating NaN.
+    pub fn min(self) -> Expr {
+        self.reduce(ReduceOp::Min, Axes::All)
+    }
+    /// The maximum element, propagating NaN.
+    pub fn max(self) -> Expr {
+        self.reduce(ReduceOp::Max, Axes::All)
+    }
+    /// The flat index of the first minimum (or first NaN).
+    pub fn argmin(self) -> Expr {
+        self.reduce(ReduceOp::ArgMin, Axes::All)
+    }
+    /// The flat index of the first maximum (or first NaN).
+    pub fn argmax(self) -> Expr {
+        self.reduce(ReduceOp::ArgMax, Axes::All)
+    }
+    /// Whether any element is nonzero (NaN counts).
+    pub fn any(self) -> Expr {
+        self.reduce(ReduceOp::Any, Axes::All)
+    }
+    /// Whether every element is nonzero (NaN counts).
+    pub fn all(self) -> Expr {
+        self.reduce(ReduceOp::All, Axes::All)
+    }
+}
+
+/// `where(cond, a, b)` as a free function, the NumPy spelling.
+pub fn select(cond: impl Into<Expr>, a: impl Into<Expr>, b: impl Into<Expr>) -> Expr {
+    Expr::select(cond, a, b)
+}
+
+impl From<f64> for Expr {
+    fn from(v: f64) -> Expr {
+        Expr::lit(v)
+    }
+}
+
+impl From<f32> for Expr {
+    fn from(v: f32) -> Expr {
+        Expr::lit(v as f64)
+    }
+}
+
+impl From<&Expr> for Expr {
+    fn from(e: &Expr) -> Expr {
+        e.clone()
+    }
+}
+
+macro_rules! binary_operator {
+    ($trait:ident, $method:ident, $op:expr) => {
+        impl<R: Into<Expr>> std::ops::$trait<R> for Expr {
+            type Output = Expr;
+            fn $method(self, rhs: R) -> Expr {
+                self.binary($op, rhs)
+            }
+        }
+        impl<R: Into<Expr>> std::ops::$trait<R> for &Expr {
+            type Output = Expr;
+            fn $method(self, rhs: R) -> Expr {
+                self.clone().binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<Expr> for f64 {
+            type Output = Expr;
+            fn $method(self, rhs: Expr) -> Expr {
+                Expr::lit(self).binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<&Expr> for f64 {
+            type Output = Expr;
+            fn $method(self, rhs: &Expr) -> Expr {
+                Expr::lit(self).binary($op, rhs)
+            }
+        }
+    };
+}
+
+binary_operator!(Add, add, BinaryOp::Add);
+binary_operator!(Sub, sub, BinaryOp::Sub);
+binary_operator!(Mul, mul, BinaryOp::Mul);
+binary_operator!(Div, div, BinaryOp::Div);
+
+impl std::ops::Neg for Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        self.unary(UnaryOp::Neg)
+    }
+}
+
+impl std::ops::Neg for &Expr {
+    type Output = Expr;
+    fn neg(self) -> Expr {
+        self.clone().unary(UnaryOp::Neg)
+    }
+}

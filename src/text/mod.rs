@@ -1,0 +1,1 @@
+//! The text language (in progress).
