@@ -16,7 +16,12 @@ pub enum Error {
     UnknownFunction { name: String, pos: usize },
     /// A function called with the wrong number of arguments.
     #[error("{name}() takes {expected} argument(s) but {got} were given (at position {pos})")]
-    Arity { name: String, expected: String, got: usize, pos: usize },
+    Arity {
+        name: String,
+        expected: String,
+        got: usize,
+        pos: usize,
+    },
     /// An expression names an input that was not bound when it ran.
     #[error("no input named '{name}' was given")]
     MissingInput { name: String },

@@ -35,7 +35,11 @@ pub enum ExprNode {
     Unary(UnaryOp, Expr),
     Binary(BinaryOp, Expr, Expr),
     Where(Expr, Expr, Expr),
-    Reduce { op: ReduceOp, axes: Axes, arg: Expr },
+    Reduce {
+        op: ReduceOp,
+        axes: Axes,
+        arg: Expr,
+    },
 }
 
 /// A symbolic array expression.
@@ -268,5 +272,27 @@ impl std::ops::Neg for &Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
         self.clone().unary(UnaryOp::Neg)
+    }
+}
+
+/// Drops a deep tree without deep recursion: children of uniquely owned nodes are moved onto a
+/// heap stack first, so a chain of a million additions drops without overflowing the thread's stack.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut stack = Vec::new();
+        take_children(&mut self.0, &mut stack);
+        while let Some(mut e) = stack.pop() {
+            take_children(&mut e.0, &mut stack);
+        }
+    }
+}
+
+fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
+    let Some(node) = Arc::get_mut(node) else { return };
+    match std::mem::replace(node, ExprNode::Literal(0.0)) {
+        ExprNode::Unary(_, a) | ExprNode::Reduce { arg: a, .. } => stack.push(a),
+        ExprNode::Binary(_, a, b) => stack.extend([a, b]),
+        ExprNode::Where(c, a, b) => stack.extend([c, a, b]),
+        ExprNode::Input(_) | ExprNode::Literal(_) | ExprNode::Index(_) => {}
     }
 }

@@ -1,7 +1,51 @@
 //! kiln: a JIT kernel-fusion engine for array expressions.
+//!
+//! An expression over arrays (`a*x + y`, `sum(x*x)`, `1/(1+exp(-x))`) becomes one kernel that reads
+//! every input once and writes its output once, with NumPy's broadcasting and IEEE semantics. Three
+//! front ends produce the same kernels:
+//! - the builder, [`Expr`], with [`FusedRunner`];
+//! - closures over ndarray arrays, [`FuseExt`] and [`FuseManyExt`];
+//! - the numexpr-like text language, [`text::parse`] and the `kiln` CLI.
+//!
+//! Every kernel runs on a [`Backend`]; the [`Interpreter`] is the oracle the compiled backends are
+//! tested against.
+
+pub mod array;
+pub mod backend;
 pub mod error;
+mod executor;
 pub mod expr;
+pub mod ext;
+pub mod npy;
+pub mod program;
+pub mod runner;
 pub mod text;
 
+pub use array::{ArrayArg, Float, Output};
+pub use backend::{Backend, Buffer, Buffers, Interpreter};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
+pub use ext::{FuseExt, FuseManyExt};
+pub use kiln_ir;
+pub use program::Program;
+pub use runner::{FusedRunner, interpreter};
+
+/// The backend runners use unless told otherwise.
+pub fn default_backend() -> std::sync::Arc<dyn Backend> {
+    interpreter()
+}
+
+/// Looks a backend up by the name `--backend` takes.
+pub fn backend_by_name(name: &str) -> Result<std::sync::Arc<dyn Backend>> {
+    match name {
+        "interp" => Ok(interpreter()),
+        other => Err(Error::Unsupported(format!(
+            "unknown backend '{other}' (known: interp)"
+        ))),
+    }
+}
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

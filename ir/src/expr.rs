@@ -99,7 +99,10 @@ impl ExprArena {
             return id;
         }
         for op in node.operands() {
-            assert!(op.index() < self.nodes.len(), "operand {op:?} is not in the arena");
+            assert!(
+                op.index() < self.nodes.len(),
+                "operand {op:?} is not in the arena"
+            );
         }
         let id = NodeId(u32::try_from(self.nodes.len()).expect("more than 2^32 nodes"));
         self.nodes.push(node);

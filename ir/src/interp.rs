@@ -28,7 +28,11 @@ impl<T> StridedInput<'_, T> {
     fn check(&self, shape: &[usize], index: usize) -> Result<()> {
         let bad = |why: String| IrError::BadInput { index, why };
         if self.strides.len() != shape.len() {
-            return Err(bad(format!("{} strides for rank {}", self.strides.len(), shape.len())));
+            return Err(bad(format!(
+                "{} strides for rank {}",
+                self.strides.len(),
+                shape.len()
+            )));
         }
         if shape.contains(&0) {
             return Ok(());
@@ -65,11 +69,18 @@ pub fn interpret<T: Real>(kernel: &KernelIR, inputs: &[StridedInput<'_, T>]) -> 
     if kernel.dtype != T::DTYPE {
         return Err(IrError::BadInput {
             index: 0,
-            why: format!("the kernel computes in {} but the inputs are {}", kernel.dtype, T::DTYPE),
+            why: format!(
+                "the kernel computes in {} but the inputs are {}",
+                kernel.dtype,
+                T::DTYPE
+            ),
         });
     }
     if inputs.len() != kernel.inputs.len() {
-        return Err(IrError::Arity { expected: kernel.inputs.len(), got: inputs.len() });
+        return Err(IrError::Arity {
+            expected: kernel.inputs.len(),
+            got: inputs.len(),
+        });
     }
     for (i, input) in inputs.iter().enumerate() {
         input.check(&kernel.shape, i)?;
@@ -89,7 +100,10 @@ pub fn interpret<T: Real>(kernel: &KernelIR, inputs: &[StridedInput<'_, T>]) -> 
                 OutputType::Bool => Values::Bool(out.iter().map(|v| v.is_true()).collect()),
                 _ => float_values(out),
             };
-            Ok(Tensor { shape: kernel.shape.clone(), values })
+            Ok(Tensor {
+                shape: kernel.shape.clone(),
+                values,
+            })
         }
         KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, out_type),
     }
@@ -175,7 +189,10 @@ fn reduce<T: Real>(
                 .collect(),
         ),
     };
-    Ok(Tensor { shape: out_shape, values })
+    Ok(Tensor {
+        shape: out_shape,
+        values,
+    })
 }
 
 /// Folds one extent of `n` values in order.
@@ -189,7 +206,11 @@ fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>, n: usize) ->
         ReduceOp::Prod => Folded::Float(T::from_f64(values.fold(1.0f64, |acc, v| acc * v.to_f64()))),
         ReduceOp::Min | ReduceOp::Max => {
             let first = values.next().expect("checked non-empty");
-            let combine = if op == ReduceOp::Min { T::minimum } else { T::maximum };
+            let combine = if op == ReduceOp::Min {
+                T::minimum
+            } else {
+                T::maximum
+            };
             Folded::Float(values.fold(first, combine))
         }
         ReduceOp::ArgMin | ReduceOp::ArgMax => {
@@ -197,7 +218,11 @@ fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>, n: usize) ->
             let mut at = 0usize;
             if !best.is_nan() {
                 for (i, v) in values.enumerate() {
-                    let better = if op == ReduceOp::ArgMin { v < best } else { v > best };
+                    let better = if op == ReduceOp::ArgMin {
+                        v < best
+                    } else {
+                        v > best
+                    };
                     if v.is_nan() || better {
                         best = v;
                         at = i + 1;

@@ -60,7 +60,10 @@ impl ReduceOp {
 
     /// Whether the reduction has a value over an empty extent.
     pub fn has_identity(self) -> bool {
-        matches!(self, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Any | ReduceOp::All)
+        matches!(
+            self,
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Any | ReduceOp::All
+        )
     }
 
     pub fn is_arg(self) -> bool {
@@ -128,10 +131,16 @@ impl KernelIR {
         for id in self.arena.reachable(self.body) {
             match *self.arena.node(id) {
                 Node::Input(n) if n as usize >= self.inputs.len() => {
-                    return Err(IrError::Arity { expected: self.inputs.len(), got: n as usize + 1 });
+                    return Err(IrError::Arity {
+                        expected: self.inputs.len(),
+                        got: n as usize + 1,
+                    });
                 }
                 Node::Index(axis) if axis as usize >= rank => {
-                    return Err(IrError::IndexAxis { axis: axis as usize, rank });
+                    return Err(IrError::IndexAxis {
+                        axis: axis as usize,
+                        rank,
+                    });
                 }
                 _ => {}
             }
@@ -139,7 +148,10 @@ impl KernelIR {
         if let KernelKind::Reduce { axes, .. } = &self.kind {
             for (i, &a) in axes.iter().enumerate() {
                 if a >= rank {
-                    return Err(IrError::AxisOutOfRange { axis: a as isize, rank });
+                    return Err(IrError::AxisOutOfRange {
+                        axis: a as isize,
+                        rank,
+                    });
                 }
                 if i > 0 && axes[i - 1] >= a {
                     return Err(IrError::DuplicateAxis { axis: a });

@@ -15,8 +15,8 @@
 //! shorter than `min_row` elements, it plans one flat loop instead (`k = 0`) and materialises the inputs
 //! that need it: a copy is cheaper than an outer loop around rows of a few elements.
 
-use crate::shape::{broadcast_strides, c_strides, checked_size};
 use crate::error::Result;
+use crate::shape::{broadcast_strides, c_strides, checked_size};
 use std::fmt;
 
 /// How the inner row reads a per-row input.
@@ -34,7 +34,10 @@ pub enum InputPlan {
     Splat,
     Contiguous,
     /// Read per row; `outer_strides` (in elements, one per outer axis) give each row's start.
-    PerRow { row: RowAccess, outer_strides: Vec<isize> },
+    PerRow {
+        row: RowAccess,
+        outer_strides: Vec<isize>,
+    },
     Materialise,
 }
 
@@ -83,12 +86,18 @@ impl BroadcastPlan {
             .find(|&k| inputs.iter().all(|i| access_at(i, shape, k).is_some()))
             .unwrap_or(rank);
         let row_len = |k: usize| shape[k..].iter().product::<usize>();
-        let k = if free == 0 || row_len(free) >= options.min_row { free } else { 0 };
-        let plans = inputs
-            .iter()
-            .map(|input| plan_input(input, shape, k))
-            .collect();
-        Ok(BroadcastPlan { shape: shape.to_vec(), outer_axes: k, row_len: row_len(k), inputs: plans })
+        let k = if free == 0 || row_len(free) >= options.min_row {
+            free
+        } else {
+            0
+        };
+        let plans = inputs.iter().map(|input| plan_input(input, shape, k)).collect();
+        Ok(BroadcastPlan {
+            shape: shape.to_vec(),
+            outer_axes: k,
+            row_len: row_len(k),
+            inputs: plans,
+        })
     }
 
     /// The outer shape walked by the outer loop.
@@ -123,7 +132,12 @@ fn access_at(input: &InputLayout, shape: &[usize], k: usize) -> Option<InputPlan
     };
     let strides = broadcast_strides(&input.shape, &c_strides(&input.shape), shape).ok()?;
     let outer_strides = strides[..k].to_vec();
-    if row == RowAccess::Run && outer_strides.iter().zip(&c_strides(shape)[..k]).all(|(a, b)| a == b) {
+    if row == RowAccess::Run
+        && outer_strides
+            .iter()
+            .zip(&c_strides(shape)[..k])
+            .all(|(a, b)| a == b)
+    {
         // every outer axis advances exactly one row: the whole input is the iteration shape
         let full = (0..k).all(|a| a >= lead && input.shape[a - lead] == shape[a]);
         if full {
@@ -142,10 +156,16 @@ impl fmt::Display for InputPlan {
         match self {
             InputPlan::Splat => f.write_str("splat"),
             InputPlan::Contiguous => f.write_str("contiguous"),
-            InputPlan::PerRow { row: RowAccess::Run, outer_strides } => {
+            InputPlan::PerRow {
+                row: RowAccess::Run,
+                outer_strides,
+            } => {
                 write!(f, "per-row run, outer strides {outer_strides:?}")
             }
-            InputPlan::PerRow { row: RowAccess::Splat, outer_strides } => {
+            InputPlan::PerRow {
+                row: RowAccess::Splat,
+                outer_strides,
+            } => {
                 write!(f, "per-row splat, outer strides {outer_strides:?}")
             }
             InputPlan::Materialise => f.write_str("materialise"),

@@ -10,7 +10,9 @@ pub fn checked_size(shape: &[usize]) -> Result<usize> {
     shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .ok_or_else(|| IrError::SizeOverflow { shape: shape.to_vec() })
+        .ok_or_else(|| IrError::SizeOverflow {
+            shape: shape.to_vec(),
+        })
 }
 
 /// The broadcast of two shapes.
@@ -26,7 +28,10 @@ pub fn broadcast_pair(left: &[usize], right: &[usize]) -> Result<Vec<usize>> {
             (1, b) => b,
             (a, 1) => a,
             _ => {
-                return Err(IrError::Broadcast { left: left.to_vec(), right: right.to_vec() });
+                return Err(IrError::Broadcast {
+                    left: left.to_vec(),
+                    right: right.to_vec(),
+                });
             }
         };
     }
@@ -44,7 +49,11 @@ pub fn broadcast_shapes<'a>(shapes: impl IntoIterator<Item = &'a [usize]>) -> Re
 }
 
 fn dim_from_right(shape: &[usize], k: usize) -> usize {
-    if k < shape.len() { shape[shape.len() - 1 - k] } else { 1 }
+    if k < shape.len() {
+        shape[shape.len() - 1 - k]
+    } else {
+        1
+    }
 }
 
 /// Row-major strides, in elements, of a contiguous array of `shape`.
@@ -63,7 +72,10 @@ pub fn c_strides(shape: &[usize]) -> Vec<isize> {
 ///
 /// `shape` must broadcast to `target` (checked: an error names both shapes otherwise).
 pub fn broadcast_strides(shape: &[usize], strides: &[isize], target: &[usize]) -> Result<Vec<isize>> {
-    let bad = || IrError::Broadcast { left: shape.to_vec(), right: target.to_vec() };
+    let bad = || IrError::Broadcast {
+        left: shape.to_vec(),
+        right: target.to_vec(),
+    };
     if shape.len() > target.len() || strides.len() != shape.len() {
         return Err(bad());
     }

@@ -1,1 +1,201 @@
-fn main() {}
+//! The `kiln` command line: evaluate and explain text expressions over `.npy` files.
+
+use clap::{Args, Parser, Subcommand};
+use kiln::npy::{self, NpyArray};
+use kiln::{ArrayArg, FusedRunner, Output};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "kiln",
+    version,
+    about = "A JIT kernel-fusion engine for array expressions"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate an expression over .npy inputs and print the result or write it as .npy.
+    ///
+    /// Inputs may be f64 or f32 arrays of any dimension, in C or Fortran order; integer and bool
+    /// arrays are converted to f64. The result keeps the kernel's dtype (f32 only when every input is
+    /// f32); argmin/argmax give int64; any, all, comparisons and logical results give bool. An
+    /// expression with no array input gives a 0-d f64 array.
+    Eval(EvalArgs),
+    /// Print the kernel's IR and its broadcast plan.
+    ///
+    /// Each --input is a .npy file or a dtype and shape, `NAME=f32[3,4]`. An input not given is
+    /// assumed to be f64[1024] when no input is given, else an f64 scalar.
+    Explain(ExplainArgs),
+}
+
+#[derive(Args)]
+struct EvalArgs {
+    /// The expression, numexpr style: `a*x + y`, `sum(x*x, axis=1)`, `where(x > 0, x, 0)`.
+    expr: String,
+    /// An input, NAME=PATH.npy (repeatable). Inputs the expression does not name are ignored.
+    #[arg(long = "input", short = 'i', value_name = "NAME=PATH")]
+    inputs: Vec<String>,
+    /// Write the result to this .npy file instead of printing it.
+    #[arg(long, value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// The backend that runs the kernel.
+    #[arg(long, default_value = "interp", value_parser = ["interp"])]
+    backend: String,
+}
+
+#[derive(Args)]
+struct ExplainArgs {
+    /// The expression.
+    expr: String,
+    /// An input, NAME=PATH.npy or NAME=DTYPE[SHAPE] (repeatable).
+    #[arg(long = "input", short = 'i', value_name = "NAME=SPEC")]
+    inputs: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Eval(args) => eval(args),
+        Command::Explain(args) => explain(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kiln: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type CliResult<T> = Result<T, String>;
+
+fn split_binding(s: &str) -> CliResult<(&str, &str)> {
+    s.split_once('=')
+        .filter(|(n, v)| !n.is_empty() && !v.is_empty())
+        .ok_or_else(|| format!("--input '{s}' is not of the form NAME=VALUE"))
+}
+
+fn load_inputs(specs: &[String]) -> CliResult<Vec<(String, NpyArray)>> {
+    let mut out: Vec<(String, NpyArray)> = Vec::new();
+    for spec in specs {
+        let (name, value) = split_binding(spec)?;
+        if out.iter().any(|(n, _)| n == name) {
+            return Err(format!("input '{name}' is given twice"));
+        }
+        let array = match parse_shape_spec(value)? {
+            Some(a) => a,
+            None => npy::read(value.as_ref()).map_err(|e| e.to_string())?,
+        };
+        out.push((name.to_string(), array));
+    }
+    Ok(out)
+}
+
+/// `f64[3,4]` or `f32[]`: an array of zeros of that dtype and shape (for explain only).
+fn parse_shape_spec(value: &str) -> CliResult<Option<NpyArray>> {
+    let Some((dtype, rest)) = value.split_once('[') else {
+        return Ok(None);
+    };
+    if dtype != "f64" && dtype != "f32" {
+        return Ok(None);
+    }
+    let dims = rest
+        .strip_suffix(']')
+        .ok_or_else(|| format!("shape spec '{value}' is missing its closing ']'"))?;
+    let shape = dims
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            d.parse::<usize>()
+                .map_err(|_| format!("bad dimension '{d}' in '{value}'"))
+        })
+        .collect::<CliResult<Vec<usize>>>()?;
+    let size = kiln::kiln_ir::shape::checked_size(&shape).map_err(|e| e.to_string())?;
+    if size > 1 << 24 {
+        return Err(format!(
+            "shape spec '{value}' is too large for explain (over 2^24 elements)"
+        ));
+    }
+    let shape = ndarray::IxDyn(&shape);
+    Ok(Some(if dtype == "f64" {
+        NpyArray::F64(ndarray::ArrayD::zeros(shape))
+    } else {
+        NpyArray::F32(ndarray::ArrayD::zeros(shape))
+    }))
+}
+
+fn args_of(inputs: &[(String, NpyArray)]) -> Vec<(&str, ArrayArg<'_>)> {
+    inputs
+        .iter()
+        .map(|(name, a)| {
+            let arg = match a {
+                NpyArray::F64(a) => ArrayArg::from(a),
+                NpyArray::F32(a) => ArrayArg::from(a),
+            };
+            (name.as_str(), arg)
+        })
+        .collect()
+}
+
+fn eval(args: EvalArgs) -> CliResult<()> {
+    let runner = FusedRunner::compile_text(&args.expr)
+        .map_err(|e| e.to_string())?
+        .with_backend(kiln::backend_by_name(&args.backend).map_err(|e| e.to_string())?);
+    let inputs = load_inputs(&args.inputs)?;
+    let out = runner.run(&args_of(&inputs)).map_err(|e| e.to_string())?;
+    match args.out {
+        Some(path) => npy::write(&path, &out).map_err(|e| e.to_string()),
+        None => {
+            print_output(&out);
+            Ok(())
+        }
+    }
+}
+
+fn print_output(out: &Output) {
+    let text = match out {
+        Output::F64(a) => nested(a.shape(), &a.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>()),
+        Output::F32(a) => nested(a.shape(), &a.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>()),
+        Output::I64(a) => nested(a.shape(), &a.iter().map(|v| v.to_string()).collect::<Vec<_>>()),
+        Output::Bool(a) => nested(a.shape(), &a.iter().map(|v| v.to_string()).collect::<Vec<_>>()),
+    };
+    println!("{text}");
+}
+
+/// Row-major elements as nested brackets, `[[1.0, 2.0], [3.0, 4.0]]`; a 0-d array as its element.
+fn nested(shape: &[usize], items: &[String]) -> String {
+    match shape.split_first() {
+        None => items.first().cloned().unwrap_or_default(),
+        Some((&n, rest)) => {
+            let step = rest.iter().product::<usize>();
+            let parts: Vec<String> = (0..n)
+                .map(|i| nested(rest, &items[i * step..(i + 1) * step]))
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+fn explain(args: ExplainArgs) -> CliResult<()> {
+    let runner = FusedRunner::compile_text(&args.expr).map_err(|e| e.to_string())?;
+    let mut inputs = load_inputs(&args.inputs)?;
+    let assumed: &[usize] = if inputs.is_empty() { &[1024] } else { &[] };
+    for name in runner.input_names() {
+        if !inputs.iter().any(|(n, _)| n == name) {
+            println!("# {name} not given: assumed f64{assumed:?}");
+            inputs.push((
+                name.clone(),
+                NpyArray::F64(ndarray::ArrayD::zeros(ndarray::IxDyn(assumed))),
+            ));
+        }
+    }
+    let (kernel, plan) = runner.explain(&args_of(&inputs)).map_err(|e| e.to_string())?;
+    print!("{kernel}{plan}");
+    Ok(())
+}

@@ -1,0 +1,287 @@
+//! The scalar semantics of the opcodes and the interpreter's reductions, on special values.
+
+use kiln_ir::*;
+
+fn same(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+}
+
+#[test]
+fn unary_special_values() {
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let cases: &[(UnaryOp, f64, f64)] = &[
+        (UnaryOp::Neg, 0.0, -0.0),
+        (UnaryOp::Neg, -0.0, 0.0),
+        (UnaryOp::Abs, -0.0, 0.0),
+        (UnaryOp::Abs, -inf, inf),
+        (UnaryOp::Sqrt, -0.0, -0.0),
+        (UnaryOp::Sqrt, -1.0, nan),
+        (UnaryOp::Sqrt, inf, inf),
+        (UnaryOp::Exp, -inf, 0.0),
+        (UnaryOp::Exp, 710.0, inf),
+        (UnaryOp::Log, 0.0, -inf),
+        (UnaryOp::Log, -0.0, -inf),
+        (UnaryOp::Log, -1.0, nan),
+        (UnaryOp::Sin, -0.0, -0.0),
+        (UnaryOp::Sin, inf, nan),
+        (UnaryOp::Cos, nan, nan),
+        (UnaryOp::Tan, -0.0, -0.0),
+        (UnaryOp::Recip, -0.0, -inf),
+        (UnaryOp::Recip, inf, 0.0),
+        (UnaryOp::Not, 0.0, 1.0),
+        (UnaryOp::Not, -0.0, 1.0),
+        (UnaryOp::Not, nan, 0.0),
+        (UnaryOp::Not, 2.5, 0.0),
+    ];
+    for &(op, x, want) in cases {
+        assert!(
+            same(op.eval(x), want),
+            "{op}({x:?}) = {:?}, want {want:?}",
+            op.eval(x)
+        );
+        let got32 = op.eval(x as f32) as f64;
+        assert!(
+            same(got32, want as f32 as f64) || op == UnaryOp::Exp,
+            "{op}({x:?}) f32 = {got32:?}"
+        );
+    }
+    assert_eq!(UnaryOp::Exp.eval(100.0f32), f32::INFINITY);
+}
+
+#[test]
+fn binary_special_values() {
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let cases: &[(BinaryOp, f64, f64, f64)] = &[
+        (BinaryOp::Add, -0.0, -0.0, -0.0),
+        (BinaryOp::Add, -0.0, 0.0, 0.0),
+        (BinaryOp::Add, inf, -inf, nan),
+        (BinaryOp::Div, 1.0, -0.0, -inf),
+        (BinaryOp::Div, 0.0, 0.0, nan),
+        (BinaryOp::Min, nan, 1.0, nan),
+        (BinaryOp::Min, 1.0, nan, nan),
+        (BinaryOp::Min, 0.0, -0.0, -0.0),
+        (BinaryOp::Min, -0.0, 0.0, -0.0),
+        (BinaryOp::Max, -0.0, 0.0, 0.0),
+        (BinaryOp::Max, 0.0, -0.0, 0.0),
+        (BinaryOp::Max, -inf, nan, nan),
+        (BinaryOp::Pow, nan, 0.0, 1.0),
+        (BinaryOp::Pow, 1.0, nan, 1.0),
+        (BinaryOp::Pow, -8.0, 1.0 / 3.0, nan),
+        (BinaryOp::Pow, -2.0, 3.0, -8.0),
+        (BinaryOp::Pow, 0.0, -1.0, inf),
+        (BinaryOp::Pow, -0.0, -1.0, -inf),
+        (BinaryOp::Lt, nan, 1.0, 0.0),
+        (BinaryOp::Ge, inf, inf, 1.0),
+        (BinaryOp::Eq, -0.0, 0.0, 1.0),
+        (BinaryOp::Eq, nan, nan, 0.0),
+        (BinaryOp::Ne, nan, nan, 1.0),
+        (BinaryOp::And, nan, 2.0, 1.0),
+        (BinaryOp::And, -0.0, 2.0, 0.0),
+        (BinaryOp::Or, 0.0, nan, 1.0),
+        (BinaryOp::Or, 0.0, -0.0, 0.0),
+    ];
+    for &(op, a, b, want) in cases {
+        let got = op.eval(a, b);
+        assert!(same(got, want), "{op}({a:?}, {b:?}) = {got:?}, want {want:?}");
+        let got32 = op.eval(a as f32, b as f32) as f64;
+        let want32 = if op == BinaryOp::Pow && b == 1.0 / 3.0 {
+            nan
+        } else {
+            want as f32 as f64
+        };
+        assert!(
+            same(got32, want32),
+            "f32 {op}({a:?}, {b:?}) = {got32:?}, want {want32:?}"
+        );
+    }
+}
+
+fn kernel_1d(body: impl FnOnce(&mut ExprArena) -> NodeId, n: usize, kind: KernelKind) -> KernelIR {
+    let mut arena = ExprArena::new();
+    let body = body(&mut arena);
+    KernelIR {
+        dtype: DType::F64,
+        inputs: vec![InputDecl {
+            name: "x".into(),
+            shape: vec![n],
+        }],
+        shape: vec![n],
+        arena,
+        body,
+        kind,
+    }
+}
+
+fn reduce(op: ReduceOp, data: &[f64]) -> Result<Values> {
+    let k = kernel_1d(
+        |a| a.input(0),
+        data.len(),
+        KernelKind::Reduce { op, axes: vec![0] },
+    );
+    interpret(
+        &k,
+        &[StridedInput {
+            data,
+            offset: 0,
+            strides: vec![1],
+        }],
+    )
+    .map(|t| t.values)
+}
+
+#[test]
+fn reductions_follow_numpy() {
+    let nan = f64::NAN;
+    assert_eq!(reduce(ReduceOp::Sum, &[]).unwrap(), Values::F64(vec![0.0]));
+    assert!(
+        matches!(reduce(ReduceOp::Sum, &[-0.0, -0.0]).unwrap(), Values::F64(v) if v[0].to_bits() == (-0.0f64).to_bits())
+    );
+    assert_eq!(reduce(ReduceOp::Prod, &[]).unwrap(), Values::F64(vec![1.0]));
+    assert_eq!(reduce(ReduceOp::Any, &[]).unwrap(), Values::Bool(vec![false]));
+    assert_eq!(reduce(ReduceOp::All, &[]).unwrap(), Values::Bool(vec![true]));
+    assert_eq!(
+        reduce(ReduceOp::Any, &[0.0, nan]).unwrap(),
+        Values::Bool(vec![true])
+    );
+    assert_eq!(
+        reduce(ReduceOp::All, &[1.0, -0.0]).unwrap(),
+        Values::Bool(vec![false])
+    );
+    for op in [ReduceOp::Min, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::ArgMax] {
+        assert!(matches!(reduce(op, &[]), Err(IrError::EmptyReduction { .. })));
+    }
+    assert!(matches!(reduce(ReduceOp::Max, &[1.0, nan, 3.0]).unwrap(), Values::F64(v) if v[0].is_nan()));
+    // ties give the first index; a NaN wins from where it first appears
+    assert_eq!(
+        reduce(ReduceOp::ArgMin, &[3.0, 1.0, 1.0, 2.0]).unwrap(),
+        Values::I64(vec![1])
+    );
+    assert_eq!(
+        reduce(ReduceOp::ArgMax, &[3.0, 5.0, nan, 9.0, nan]).unwrap(),
+        Values::I64(vec![2])
+    );
+    assert_eq!(
+        reduce(ReduceOp::ArgMin, &[nan, -1.0]).unwrap(),
+        Values::I64(vec![0])
+    );
+    assert_eq!(
+        reduce(ReduceOp::ArgMax, &[0.0, -0.0, 0.0]).unwrap(),
+        Values::I64(vec![0])
+    );
+    assert_eq!(
+        reduce(ReduceOp::ArgMin, &[-inf(), -inf()]).unwrap(),
+        Values::I64(vec![0])
+    );
+}
+
+fn inf() -> f64 {
+    f64::INFINITY
+}
+
+#[test]
+fn f32_sums_accumulate_in_f64() {
+    // 2^24 + 1 + 1 ... in f32 steps would stall at 2^24; the f64 accumulator does not
+    let mut data = vec![1.0f32; 1001];
+    data[0] = 16_777_216.0;
+    let mut arena = ExprArena::new();
+    let body = arena.input(0);
+    let k = KernelIR {
+        dtype: DType::F32,
+        inputs: vec![InputDecl {
+            name: "x".into(),
+            shape: vec![1001],
+        }],
+        shape: vec![1001],
+        arena,
+        body,
+        kind: KernelKind::Reduce {
+            op: ReduceOp::Sum,
+            axes: vec![0],
+        },
+    };
+    let out = interpret(
+        &k,
+        &[StridedInput {
+            data: &data,
+            offset: 0,
+            strides: vec![1],
+        }],
+    )
+    .unwrap();
+    assert_eq!(out.values, Values::F32(vec![16_778_216.0]));
+}
+
+#[test]
+fn axis_reductions_and_bounds() {
+    // a 2x3 input read through strides: reduce each axis
+    let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let mut arena = ExprArena::new();
+    let body = arena.input(0);
+    let mut k = KernelIR {
+        dtype: DType::F64,
+        inputs: vec![InputDecl {
+            name: "x".into(),
+            shape: vec![2, 3],
+        }],
+        shape: vec![2, 3],
+        arena,
+        body,
+        kind: KernelKind::Reduce {
+            op: ReduceOp::Sum,
+            axes: vec![1],
+        },
+    };
+    let input = [StridedInput {
+        data: &data,
+        offset: 0,
+        strides: vec![3, 1],
+    }];
+    assert_eq!(
+        interpret(&k, &input).unwrap().values,
+        Values::F64(vec![6.0, 15.0])
+    );
+    k.kind = KernelKind::Reduce {
+        op: ReduceOp::ArgMax,
+        axes: vec![0],
+    };
+    assert_eq!(interpret(&k, &input).unwrap().values, Values::I64(vec![1, 1, 1]));
+    // a buffer too short for its strides is refused before anything is read
+    let short = [StridedInput {
+        data: &data[..5],
+        offset: 0,
+        strides: vec![3, 1],
+    }];
+    assert!(matches!(interpret(&k, &short), Err(IrError::BadInput { .. })));
+    let offset = [StridedInput {
+        data: &data,
+        offset: 1,
+        strides: vec![3, 1],
+    }];
+    assert!(matches!(interpret(&k, &offset), Err(IrError::BadInput { .. })));
+    // reversed strides reach below the offset
+    let reversed = [StridedInput {
+        data: &data,
+        offset: 5,
+        strides: vec![-3, -1],
+    }];
+    k.kind = KernelKind::Map;
+    assert_eq!(
+        interpret(&k, &reversed).unwrap().values,
+        Values::F64(vec![6.0, 5.0, 4.0, 3.0, 2.0, 1.0])
+    );
+}
+
+#[test]
+fn arena_hash_conses() {
+    let mut a = ExprArena::new();
+    let x = a.input(0);
+    let one = a.literal(1.0);
+    let s1 = a.binary(BinaryOp::Add, x, one);
+    let s2 = a.binary(BinaryOp::Add, x, one);
+    assert_eq!(s1, s2);
+    assert_ne!(a.literal(0.0), a.literal(-0.0));
+    assert_eq!(a.literal(f64::NAN), a.literal(f64::NAN));
+    assert_eq!(a.len(), 6);
+}

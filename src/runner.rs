@@ -1,0 +1,94 @@
+//! [`FusedRunner`]: an expression compiled once, run on many inputs.
+
+use crate::array::{ArrayArg, Output};
+use crate::backend::{Backend, Interpreter};
+use crate::error::Result;
+use crate::executor::{bind, execute, specialise};
+use crate::expr::Expr;
+use crate::program::Program;
+use kiln_ir::{BroadcastPlan, KernelIR, PlanOptions};
+use std::sync::Arc;
+
+/// A fused expression, ready to run on named inputs.
+///
+/// ```
+/// use kiln::{Expr, FusedRunner};
+/// use ndarray::array;
+/// let x = Expr::input("x");
+/// let y = Expr::input("y");
+/// let runner = FusedRunner::compile(&(2.0 * &x + y))?;
+/// let (a, b) = (array![1.0, 2.0, 3.0], array![10.0, 20.0, 30.0]);
+/// let out = runner.run(&[("x", (&a).into()), ("y", (&b).into())])?;
+/// assert_eq!(out.into_f64().into_raw_vec_and_offset().0, vec![12.0, 24.0, 36.0]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FusedRunner {
+    program: Program,
+    backend: Arc<dyn Backend>,
+    plan_options: PlanOptions,
+}
+
+impl FusedRunner {
+    /// Lowers `expr` into one kernel. Errors if the expression cannot be one kernel (for example, a
+    /// reduction inside an elementwise expression).
+    pub fn compile(expr: &Expr) -> Result<FusedRunner> {
+        Ok(FusedRunner {
+            program: Program::lower(expr)?,
+            backend: crate::default_backend(),
+            plan_options: PlanOptions::default(),
+        })
+    }
+
+    /// Parses a text expression (see [`crate::text`]) and compiles it.
+    pub fn compile_text(src: &str) -> Result<FusedRunner> {
+        FusedRunner::compile(&crate::text::parse(src)?)
+    }
+
+    /// Runs on `backend` instead of the default one.
+    pub fn with_backend(mut self, backend: Arc<dyn Backend>) -> FusedRunner {
+        self.backend = backend;
+        self
+    }
+
+    /// Changes how broadcasts are planned.
+    pub fn with_plan_options(mut self, options: PlanOptions) -> FusedRunner {
+        self.plan_options = options;
+        self
+    }
+
+    /// The names of the inputs, in order of first appearance.
+    pub fn input_names(&self) -> &[String] {
+        &self.program.names
+    }
+
+    /// The lowered program.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The backend this runner uses.
+    pub fn backend(&self) -> &dyn Backend {
+        &*self.backend
+    }
+
+    /// The kernel and broadcast plan these inputs would run with (for `kiln explain`).
+    pub fn explain(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(KernelIR, BroadcastPlan)> {
+        let args = bind(&self.program, inputs)?;
+        specialise(&self.program, &args, self.plan_options)
+    }
+
+    /// Runs the kernel. Inputs are bound by name; names the expression does not use are ignored.
+    ///
+    /// # Errors
+    /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
+    /// argmin or argmax over an empty extent, a size overflow, or a backend failure.
+    pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
+        execute(&self.program, &*self.backend, inputs, self.plan_options)
+    }
+}
+
+/// The interpreter backend, shared.
+pub fn interpreter() -> Arc<dyn Backend> {
+    Arc::new(Interpreter)
+}

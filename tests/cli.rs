@@ -1,0 +1,180 @@
+//! The `kiln` binary: eval and explain over .npy files, errors on stderr with a failing exit code.
+
+use ndarray::{ArrayD, IxDyn, array};
+use ndarray_npy::{ReadNpyExt, WriteNpyExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kiln(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args(args)
+        .output()
+        .expect("kiln runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kiln-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn save<T: ndarray_npy::WritableElement>(path: &Path, a: &ArrayD<T>) {
+    a.write_npy(std::fs::File::create(path).unwrap()).unwrap();
+}
+
+fn stdout(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "kiln failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn eval_prints_and_writes_npy() {
+    let x = tmp("x.npy");
+    let y = tmp("y.npy");
+    save(&x, &array![[1.0, 2.0], [3.0, 4.0]].into_dyn());
+    save(&y, &array![10.0f32, 20.0].into_dyn());
+    let out = kiln(&[
+        "eval",
+        "x*2 + y",
+        "--input",
+        &format!("x={}", x.display()),
+        "-i",
+        &format!("y={}", y.display()),
+    ]);
+    assert_eq!(stdout(&out).trim(), "[[12.0, 24.0], [16.0, 28.0]]");
+    // f32 only: the result stays f32, written as .npy
+    let o = tmp("o.npy");
+    let out = kiln(&[
+        "eval",
+        "y / 4",
+        "-i",
+        &format!("y={}", y.display()),
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    stdout(&out);
+    let r = ArrayD::<f32>::read_npy(std::fs::File::open(&o).unwrap()).unwrap();
+    assert_eq!(r, array![2.5f32, 5.0].into_dyn());
+    // comparisons and any are bool, argmax int64, a full reduction 0-d
+    let out = kiln(&[
+        "eval",
+        "x > 2",
+        "-i",
+        &format!("x={}", x.display()),
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    stdout(&out);
+    let r = ArrayD::<bool>::read_npy(std::fs::File::open(&o).unwrap()).unwrap();
+    assert_eq!(r, array![[false, false], [true, true]].into_dyn());
+    let out = kiln(&[
+        "eval",
+        "argmax(x, axis=1)",
+        "-i",
+        &format!("x={}", x.display()),
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    stdout(&out);
+    let r = ArrayD::<i64>::read_npy(std::fs::File::open(&o).unwrap()).unwrap();
+    assert_eq!(r, array![1i64, 1].into_dyn());
+    let out = kiln(&[
+        "eval",
+        "sum(x)",
+        "-i",
+        &format!("x={}", x.display()),
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    stdout(&out);
+    let r = ArrayD::<f64>::read_npy(std::fs::File::open(&o).unwrap()).unwrap();
+    assert_eq!(r, ndarray::arr0(10.0).into_dyn());
+    // no array input: a 0-d f64
+    assert_eq!(stdout(&kiln(&["eval", "2 ** 3 + 1"])).trim(), "9.0");
+    // unused inputs are ignored
+    assert_eq!(
+        stdout(&kiln(&["eval", "1 + 1", "-i", &format!("x={}", x.display())])).trim(),
+        "2.0"
+    );
+}
+
+#[test]
+fn eval_reads_integer_bool_and_fortran_arrays() {
+    let i = tmp("i.npy");
+    let b = tmp("b.npy");
+    save(
+        &i,
+        &ArrayD::from_shape_vec(IxDyn(&[2, 3]), (0..6i64).collect()).unwrap(),
+    );
+    save(&b, &array![true, false, true].into_dyn());
+    let f = tmp("f.npy");
+    // a Fortran-order array: the transpose of a C-order one, written as it is
+    let c = ArrayD::from_shape_vec(IxDyn(&[3, 2]), vec![0.0, 3.0, 1.0, 4.0, 2.0, 5.0]).unwrap();
+    save(&f, &c.t().into_owned().into_dyn());
+    let header = std::fs::read(&f).unwrap();
+    assert!(String::from_utf8_lossy(&header[..80]).contains("'fortran_order': True"));
+    let out = kiln(&[
+        "eval",
+        "i + b * 10 + f",
+        "-i",
+        &format!("i={}", i.display()),
+        "-i",
+        &format!("b={}", b.display()),
+        "-i",
+        &format!("f={}", f.display()),
+    ]);
+    assert_eq!(stdout(&out).trim(), "[[10.0, 2.0, 14.0], [16.0, 8.0, 20.0]]");
+}
+
+#[test]
+fn errors_go_to_stderr_with_failure() {
+    let x = tmp("e.npy");
+    save(&x, &array![1.0, 2.0, 3.0].into_dyn());
+    let xi = format!("x={}", x.display());
+    for (args, needle) in [
+        (vec!["eval", "x + q", "-i", &xi], "no input named 'q'"),
+        (vec!["eval", "frob(x)", "-i", &xi], "unknown function 'frob'"),
+        (vec!["eval", "x +", "-i", &xi], "position 3"),
+        (vec!["eval", "sum(x, axis=3)", "-i", &xi], "out of range"),
+        (vec!["eval", "min(x[0])", "-i", &xi], "parse error"),
+        (
+            vec!["eval", "x", "-i", "x=/nonexistent/file.npy"],
+            "/nonexistent/file.npy",
+        ),
+        (vec!["eval", "x", "-i", "x"], "NAME=VALUE"),
+        (vec!["eval", "x", "-i", &xi, "--backend", "gpu"], "gpu"),
+    ] {
+        let out = kiln(&args);
+        assert!(!out.status.success(), "{args:?} should fail");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: stderr {err:?} lacks {needle:?}");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    }
+}
+
+#[test]
+fn explain_prints_ir_and_plan() {
+    let out = stdout(&kiln(&[
+        "explain",
+        "a*x + y",
+        "-i",
+        "x=f64[1000,3]",
+        "-i",
+        "y=f64[3]",
+        "-i",
+        "a=f32[]",
+    ]));
+    assert!(out.contains("kernel map f64 [1000, 3] -> f64 [1000, 3]"), "{out}");
+    assert!(out.contains("%2 = mul %0 %1"), "{out}");
+    assert!(out.contains("plan shape=[1000, 3]"), "{out}");
+    assert!(out.contains("in0: splat"), "{out}");
+    let out = stdout(&kiln(&["explain", "sum(x*x)"]));
+    assert!(
+        out.contains("assumed f64[1024]") && out.contains("kernel reduce sum axes=[0]"),
+        "{out}"
+    );
+}
