@@ -1,1 +1,39 @@
-//! The text language (in progress).
+//! The text language: numexpr-style expressions such as `a*x + y`, `sum(x*x, axis=1)` or
+//! `where(x > 0, x, 0)`, parsed by [`parse`] into an [`Expr`](crate::Expr).
+//!
+//! The grammar, loosest binding first, as Python and numexpr read it:
+//!
+//! ```text
+//! expression := or_expr [('<' | '<=' | '>' | '>=' | '==' | '!=') or_expr]   (no chains: a < b < c)
+//! or_expr    := and_expr ('|' and_expr)*          logical or, 1 / 0
+//! and_expr   := sum ('&' sum)*                    logical and, 1 / 0
+//! sum        := term (('+' | '-') term)*
+//! term       := unary (('*' | '/') unary)*
+//! unary      := ('-' | '+' | '~') unary | power   ~ is logical not
+//! power      := primary ['**' unary]              a**b**c = a**(b**c), -a**2 = -(a**2)
+//! primary    := number | 'inf' | 'nan' | name | name '(' arguments ')' | '(' expression ')'
+//! ```
+//!
+//! - Numbers are decimal, Python's form: `2`, `2.5`, `.5`, `2.`, `1e-3`, `1E+3`; `1e999` is inf.
+//!   A minus on a literal gives the negative literal (`-3` is `Expr::lit(-3.0)`), as numexpr
+//!   folds it; a unary plus is dropped.
+//! - A name, `[A-Za-z_][A-Za-z0-9_]*`, is an input, except `inf` and `nan`, which are the float
+//!   literals. `x ** 0.5` is `sqrt(x)` (see [`Expr::pow`](crate::Expr::pow)).
+//! - Logical operators and comparisons give 1 / 0; a nonzero value, NaN included, is true.
+//! - Functions: `sin cos tan exp log sqrt abs` of one argument, `where(c, a, b)`,
+//!   `minimum(a, b)`, `maximum(a, b)`.
+//! - Reductions: `sum prod min max argmin argmax any all`, as `f(x)`, `f(x, axis=k)` or
+//!   `f(x, k)`, where `k` is an integer literal (negative counts from the end) or `None` (every
+//!   axis, as without one). The parser takes a reduction anywhere; lowering decides where one may
+//!   stand.
+//! - A call may end with a trailing comma, as in Python. Whitespace may stand between any tokens.
+//! - `%`, `//`, `<<`, `>>` and `^` are not supported and say so; `None` stands only as an axis, and
+//!   a number run into a name (`1x`, `0x10`) is an invalid literal.
+//!
+//! Nesting is limited ([`MAX_NESTING`], [`MAX_DEPTH`]) so that any input, however long or deep,
+//! gives `Ok` or an error and never overflows the stack.
+
+mod lexer;
+mod parser;
+
+pub use parser::{MAX_DEPTH, MAX_NESTING, parse};

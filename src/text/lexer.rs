@@ -1,0 +1,260 @@
+//! The lexer of the text language: splits a `&str` into tokens, each with its byte offset.
+//!
+//! It works on bytes and only ever steps over ASCII ones, so every offset it reports is a char
+//! boundary of the source. It never fails: a character or literal it cannot read becomes a
+//! [`Tok::Bad`] token carrying the error message, and lexing stops there, so that the parser
+//! reports whichever error comes first in the text.
+
+/// What a token is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Tok<'a> {
+    /// A decimal literal: its text, its value (`1e999` is inf), and whether it is an integer
+    /// (digits only), as an axis must be.
+    Num {
+        text: &'a str,
+        value: f64,
+        integer: bool,
+    },
+    /// A name: `[A-Za-z_][A-Za-z0-9_]*`.
+    Ident(&'a str),
+    LParen,
+    RParen,
+    Comma,
+    /// `=`, only meaningful in `axis=k`.
+    Assign,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    StarStar,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    EqEq,
+    Ne,
+    Amp,
+    Pipe,
+    Tilde,
+    /// Something that is not a token: the message says what is wrong. Always the last token.
+    Bad(String),
+    /// The end of the input. Always the last token.
+    End,
+}
+
+impl Tok<'_> {
+    /// How the token reads in an error message.
+    pub(crate) fn describe(&self) -> String {
+        let punct = |s: &str| format!("'{s}'");
+        match self {
+            Tok::Num { text, .. } => format!("number '{text}'"),
+            Tok::Ident(name) => format!("name '{name}'"),
+            Tok::LParen => punct("("),
+            Tok::RParen => punct(")"),
+            Tok::Comma => punct(","),
+            Tok::Assign => punct("="),
+            Tok::Plus => punct("+"),
+            Tok::Minus => punct("-"),
+            Tok::Star => punct("*"),
+            Tok::Slash => punct("/"),
+            Tok::StarStar => punct("**"),
+            Tok::Lt => punct("<"),
+            Tok::Le => punct("<="),
+            Tok::Gt => punct(">"),
+            Tok::Ge => punct(">="),
+            Tok::EqEq => punct("=="),
+            Tok::Ne => punct("!="),
+            Tok::Amp => punct("&"),
+            Tok::Pipe => punct("|"),
+            Tok::Tilde => punct("~"),
+            Tok::Bad(message) => message.clone(),
+            Tok::End => "end of input".to_string(),
+        }
+    }
+}
+
+/// A token and the byte offset where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Token<'a> {
+    pub tok: Tok<'a>,
+    pub pos: usize,
+}
+
+/// Splits `src` into tokens. The last token is [`Tok::End`] (at `src.len()`) or [`Tok::Bad`].
+pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
+    let bytes = src.as_bytes();
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let pos = i;
+        let Some(&b) = bytes.get(i) else {
+            tokens.push(Token { tok: Tok::End, pos });
+            return tokens;
+        };
+        let next = bytes.get(i + 1).copied();
+        let (tok, len) = match b {
+            b'0'..=b'9' => number(src, pos),
+            b'.' if next.is_some_and(|c| c.is_ascii_digit()) => number(src, pos),
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let len = bytes[pos..]
+                    .iter()
+                    .position(|c| !is_ident_byte(*c))
+                    .unwrap_or(bytes.len() - pos);
+                (Tok::Ident(&src[pos..pos + len]), len)
+            }
+            b'(' => (Tok::LParen, 1),
+            b')' => (Tok::RParen, 1),
+            b',' => (Tok::Comma, 1),
+            b'+' => (Tok::Plus, 1),
+            b'-' => (Tok::Minus, 1),
+            b'*' if next == Some(b'*') => (Tok::StarStar, 2),
+            b'*' => (Tok::Star, 1),
+            b'/' if next == Some(b'/') => (unsupported("//"), 2),
+            b'/' => (Tok::Slash, 1),
+            b'%' => (unsupported("%"), 1),
+            b'<' if next == Some(b'=') => (Tok::Le, 2),
+            b'<' if next == Some(b'<') => (unsupported("<<"), 2),
+            b'<' => (Tok::Lt, 1),
+            b'>' if next == Some(b'=') => (Tok::Ge, 2),
+            b'>' if next == Some(b'>') => (unsupported(">>"), 2),
+            b'>' => (Tok::Gt, 1),
+            b'=' if next == Some(b'=') => (Tok::EqEq, 2),
+            b'=' => (Tok::Assign, 1),
+            b'!' if next == Some(b'=') => (Tok::Ne, 2),
+            b'&' => (Tok::Amp, 1),
+            b'|' => (Tok::Pipe, 1),
+            b'~' => (Tok::Tilde, 1),
+            b'^' => (unsupported("^"), 1),
+            _ => {
+                // `pos` is a char boundary: everything before it that was consumed is ASCII.
+                let c = src[pos..].chars().next().unwrap_or('\u{fffd}');
+                (Tok::Bad(format!("unexpected character {c:?}")), 0)
+            }
+        };
+        let bad = matches!(tok, Tok::Bad(_));
+        tokens.push(Token { tok, pos });
+        if bad {
+            return tokens;
+        }
+        i += len;
+    }
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn unsupported(op: &str) -> Tok<'static> {
+    Tok::Bad(format!("operator {op} is not supported"))
+}
+
+/// Reads a decimal literal at `pos`, Python's form: `digits [. digits] [(e|E) [+|-] digits]`, with
+/// digits on at least one side of the point. Returns the token and its length in bytes.
+fn number(src: &str, pos: usize) -> (Tok<'_>, usize) {
+    let bytes = src.as_bytes();
+    let digits = |from: usize| {
+        bytes[from..]
+            .iter()
+            .position(|c| !c.is_ascii_digit())
+            .map_or(bytes.len(), |n| from + n)
+    };
+    let mut end = digits(pos);
+    let mut integer = true;
+    if bytes.get(end) == Some(&b'.') {
+        integer = false;
+        end = digits(end + 1);
+    }
+    if matches!(bytes.get(end), Some(b'e' | b'E')) {
+        let mut e = end + 1;
+        if matches!(bytes.get(e), Some(b'+' | b'-')) {
+            e += 1;
+        }
+        if bytes.get(e).is_some_and(|c| c.is_ascii_digit()) {
+            integer = false;
+            end = digits(e);
+        }
+    }
+    let text = &src[pos..end];
+    // A literal run into a name, a digit or another point (`1x`, `1e`, `0x10`, `1.2.3`) is not a
+    // number followed by something else, as Python sees it too.
+    if bytes.get(end).is_some_and(|&c| is_ident_byte(c) || c == b'.') {
+        let rest = bytes[end..]
+            .iter()
+            .position(|&c| !(is_ident_byte(c) || c == b'.'))
+            .map_or(bytes.len(), |n| end + n);
+        return (
+            Tok::Bad(format!("invalid number literal '{}'", &src[pos..rest])),
+            0,
+        );
+    }
+    match text.parse::<f64>() {
+        Ok(value) => (Tok::Num { text, value, integer }, end - pos),
+        Err(_) => (Tok::Bad(format!("invalid number literal '{text}'")), 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<Tok<'_>> {
+        tokenize(src).into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn numbers() {
+        for (src, v) in [
+            ("2", 2.0),
+            ("2.5", 2.5),
+            (".5", 0.5),
+            ("2.", 2.0),
+            ("1e-3", 1e-3),
+            ("1E+3", 1e3),
+            ("1.e2", 100.0),
+            (".5e1", 5.0),
+        ] {
+            match &kinds(src)[0] {
+                Tok::Num { value, .. } => assert_eq!(*value, v, "{src}"),
+                t => panic!("{src}: {t:?}"),
+            }
+        }
+        assert!(matches!(kinds("1e999")[0], Tok::Num { value, .. } if value == f64::INFINITY));
+        assert!(matches!(kinds("12")[0], Tok::Num { integer: true, .. }));
+        assert!(matches!(kinds("12.")[0], Tok::Num { integer: false, .. }));
+    }
+
+    #[test]
+    fn bad_tokens_stop_lexing() {
+        for src in ["1x", "1e", "0x10", "1.2.3", "a $ b", "é", "%", "a // b"] {
+            let toks = tokenize(src);
+            assert!(matches!(toks.last().unwrap().tok, Tok::Bad(_)), "{src}: {toks:?}");
+        }
+        let toks = tokenize("ab é");
+        assert_eq!(toks[1].pos, 3);
+    }
+
+    #[test]
+    fn operators() {
+        assert_eq!(
+            kinds("**<=>===!=<>=&|~*,"),
+            vec![
+                Tok::StarStar,
+                Tok::Le,
+                Tok::Ge,
+                Tok::EqEq,
+                Tok::Ne,
+                Tok::Lt,
+                Tok::Ge,
+                Tok::Amp,
+                Tok::Pipe,
+                Tok::Tilde,
+                Tok::Star,
+                Tok::Comma,
+                Tok::End
+            ]
+        );
+    }
+}

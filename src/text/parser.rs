@@ -1,0 +1,504 @@
+//! The recursive-descent parser of the text language: tokens to an [`Expr`], with Python's
+//! operator precedence and numexpr's functions and reductions.
+//!
+//! Every recursion (a parenthesis, a call, a unary operator, the right operand of `**`) counts
+//! towards [`MAX_NESTING`], and every tree it builds is at most [`MAX_DEPTH`] nodes deep, so no
+//! input can overflow the stack, here or in whatever later walks the tree.
+
+use super::lexer::{Tok, Token, tokenize};
+use crate::error::{Error, Result};
+use crate::expr::{Axes, Expr, ExprNode};
+use kiln_ir::{BinaryOp, ReduceOp, UnaryOp};
+
+/// The most parentheses, calls, unary operators and `**` right operands that may enclose one
+/// another. One more is a parse error, "expression nested too deeply".
+pub const MAX_NESTING: usize = 256;
+
+/// The deepest expression tree the parser builds (a long chain `a + b + c + ...` is as deep as it
+/// is long). A deeper one is a parse error, "expression nested too deeply".
+pub const MAX_DEPTH: usize = 1024;
+
+/// Parses a numexpr-style expression into an [`Expr`].
+///
+/// ```
+/// use kiln::{Expr, text};
+///
+/// let e = text::parse("2 * x ** -1 + sum(y, axis=0)")?;
+/// let x = Expr::input("x");
+/// let y = Expr::input("y");
+/// assert_eq!(e, 2.0 * x.pow(-1.0) + y.sum_axis(0));
+///
+/// let err = text::parse("sin(x, y)").unwrap_err();
+/// assert!(matches!(err, kiln::Error::Arity { pos: 0, .. }));
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Parse`] with the byte offset and what was expected there, [`Error::UnknownFunction`]
+/// for a call of a name that is not a function, [`Error::Arity`] for a call with the wrong number
+/// of arguments. Any `&str` gives `Ok` or one of these: never a panic.
+pub fn parse(src: &str) -> Result<Expr> {
+    let mut parser = Parser {
+        tokens: tokenize(src),
+        at: 0,
+        nesting: 0,
+    };
+    if parser.peek() == &Tok::End {
+        return Err(parse_error(parser.pos(), "empty expression"));
+    }
+    let node = parser.expression()?;
+    match parser.peek() {
+        Tok::End => Ok(node.expr),
+        Tok::RParen => Err(parse_error(parser.pos(), "unmatched ')'")),
+        _ => Err(parser.expected("an operator or the end of the input")),
+    }
+}
+
+fn parse_error(pos: usize, message: impl Into<String>) -> Error {
+    Error::Parse {
+        pos,
+        message: message.into(),
+    }
+}
+
+/// An expression and the depth of its tree.
+struct Node {
+    expr: Expr,
+    depth: usize,
+}
+
+/// The functions of the text language.
+enum Function {
+    Unary(UnaryOp),
+    Where,
+    Binary(BinaryOp),
+    Reduce(ReduceOp),
+}
+
+impl Function {
+    fn named(name: &str) -> Option<Function> {
+        Some(match name {
+            "sin" => Function::Unary(UnaryOp::Sin),
+            "cos" => Function::Unary(UnaryOp::Cos),
+            "tan" => Function::Unary(UnaryOp::Tan),
+            "exp" => Function::Unary(UnaryOp::Exp),
+            "log" => Function::Unary(UnaryOp::Log),
+            "sqrt" => Function::Unary(UnaryOp::Sqrt),
+            "abs" => Function::Unary(UnaryOp::Abs),
+            "where" => Function::Where,
+            "minimum" => Function::Binary(BinaryOp::Min),
+            "maximum" => Function::Binary(BinaryOp::Max),
+            _ => Function::Reduce(ReduceOp::from_name(name)?),
+        })
+    }
+}
+
+struct Parser<'a> {
+    /// Ends with exactly one `End` or `Bad` token.
+    tokens: Vec<Token<'a>>,
+    at: usize,
+    /// How many parentheses, calls, unary operators and `**` operands enclose the current token.
+    nesting: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Tok<'a> {
+        &self.tokens[self.at].tok
+    }
+
+    /// The token after the current one (the last token again at the end).
+    fn peek2(&self) -> &Tok<'a> {
+        let i = (self.at + 1).min(self.tokens.len() - 1);
+        &self.tokens[i].tok
+    }
+
+    fn pos(&self) -> usize {
+        self.tokens[self.at].pos
+    }
+
+    /// Steps past the current token (never past the last one).
+    fn bump(&mut self) {
+        if self.at + 1 < self.tokens.len() {
+            self.at += 1;
+        }
+    }
+
+    /// The error at the current token: the lexer's own if it is a bad one, else "expected ...".
+    fn expected(&self, what: &str) -> Error {
+        match self.peek() {
+            Tok::Bad(message) => parse_error(self.pos(), message.clone()),
+            tok => parse_error(self.pos(), format!("expected {what}, found {}", tok.describe())),
+        }
+    }
+
+    fn expect(&mut self, tok: Tok<'static>, what: &str) -> Result<()> {
+        if *self.peek() == tok {
+            self.bump();
+            Ok(())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    /// Enters one level of nesting opened by the token at `pos`.
+    fn enter(&mut self, pos: usize) -> Result<()> {
+        if self.nesting >= MAX_NESTING {
+            return Err(parse_error(pos, "expression nested too deeply"));
+        }
+        self.nesting += 1;
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.nesting -= 1;
+    }
+
+    /// `expression := binary(0)`
+    fn expression(&mut self) -> Result<Node> {
+        self.binary(0)
+    }
+
+    /// The binary operators that bind at least as tightly as `min`, by precedence climbing:
+    ///
+    /// ```text
+    /// binary(0) := binary(1) [cmp_op binary(1)]    comparisons do not chain
+    /// binary(1) := binary(2) ('|' binary(2))*
+    /// binary(2) := binary(3) ('&' binary(3))*
+    /// binary(3) := binary(4) (('+' | '-') binary(4))*
+    /// binary(4) := unary (('*' | '/') unary)*
+    /// ```
+    ///
+    /// One function rather than one per level keeps the stack shallow per parenthesis.
+    fn binary(&mut self, min: u8) -> Result<Node> {
+        let mut lhs = self.unary()?;
+        let mut compared = false;
+        while let Some((op, precedence)) = infix(self.peek()) {
+            if precedence < min {
+                break;
+            }
+            let pos = self.pos();
+            if precedence == 0 {
+                if compared {
+                    return Err(parse_error(
+                        pos,
+                        "chained comparisons such as 'a < b < c' are not supported; \
+                         write '(a < b) & (b < c)'",
+                    ));
+                }
+                compared = true;
+            }
+            self.bump();
+            // Left-associative: the right operand binds only tighter operators.
+            let rhs = self.binary(precedence + 1)?;
+            lhs = combine(op, lhs, rhs, pos)?;
+        }
+        Ok(lhs)
+    }
+
+    /// `unary := ('-' | '+' | '~') unary | power`. A minus on a literal gives the negated
+    /// literal, as numexpr folds it; a plus is nothing.
+    fn unary(&mut self) -> Result<Node> {
+        let op = match self.peek() {
+            Tok::Minus => Some(UnaryOp::Neg),
+            Tok::Plus => None,
+            Tok::Tilde => Some(UnaryOp::Not),
+            _ => return self.power(),
+        };
+        let pos = self.pos();
+        self.bump();
+        self.enter(pos)?;
+        let operand = self.unary();
+        self.leave();
+        let operand = operand?;
+        match (op, operand.expr.node()) {
+            (None, _) => Ok(operand),
+            (Some(UnaryOp::Neg), ExprNode::Literal(v)) => Ok(leaf(Expr::lit(-v))),
+            (Some(op), _) => {
+                let depth = deeper(operand.depth, pos)?;
+                Ok(Node {
+                    expr: operand.expr.unary(op),
+                    depth,
+                })
+            }
+        }
+    }
+
+    /// `power := primary ['**' unary]`: right-associative, and tighter than a unary operator on
+    /// its left but not on its right (`-a**-b` is `-(a**(-b))`).
+    fn power(&mut self) -> Result<Node> {
+        let base = self.primary()?;
+        if *self.peek() != Tok::StarStar {
+            return Ok(base);
+        }
+        let pos = self.pos();
+        self.bump();
+        self.enter(pos)?;
+        let exponent = self.unary();
+        self.leave();
+        let exponent = exponent?;
+        let depth = deeper(base.depth.max(exponent.depth), pos)?;
+        // `Expr::pow` turns an exponent of the literal 0.5 into `sqrt`, which is no deeper.
+        Ok(Node {
+            expr: base.expr.pow(exponent.expr),
+            depth,
+        })
+    }
+
+    /// `primary := number | 'inf' | 'nan' | name | call | '(' expression ')'`
+    fn primary(&mut self) -> Result<Node> {
+        let pos = self.pos();
+        match *self.peek() {
+            Tok::Num { value, .. } => {
+                self.bump();
+                Ok(leaf(Expr::lit(value)))
+            }
+            Tok::Ident(name) if *self.peek2() == Tok::LParen => self.call(name, pos),
+            Tok::Ident("inf") => {
+                self.bump();
+                Ok(leaf(Expr::lit(f64::INFINITY)))
+            }
+            Tok::Ident("nan") => {
+                self.bump();
+                Ok(leaf(Expr::lit(f64::NAN)))
+            }
+            Tok::Ident("None") => Err(parse_error(pos, "None is only allowed as axis=None")),
+            Tok::Ident(name) => {
+                self.bump();
+                Ok(leaf(Expr::input(name)))
+            }
+            Tok::LParen => {
+                self.bump();
+                self.enter(pos)?;
+                let inner = self.expression();
+                self.leave();
+                let inner = inner?;
+                if *self.peek() != Tok::RParen {
+                    let what = format!("')' to close the '(' at position {pos}");
+                    return Err(self.expected(&what));
+                }
+                self.bump();
+                Ok(inner)
+            }
+            _ => Err(self.expected("an expression")),
+        }
+    }
+
+    /// `call := name '(' arguments ')'`, the current token being the name.
+    fn call(&mut self, name: &'a str, pos: usize) -> Result<Node> {
+        let Some(function) = Function::named(name) else {
+            return Err(Error::UnknownFunction {
+                name: name.to_string(),
+                pos,
+            });
+        };
+        self.bump(); // the name
+        self.enter(self.pos())?;
+        self.bump(); // '('
+        let result = match function {
+            Function::Reduce(op) => self.reduction(op, name, pos),
+            function => self.elementwise(function, name, pos),
+        };
+        self.leave();
+        result
+    }
+
+    /// The arguments of an elementwise function, `(expression, ...)`, and the call.
+    fn elementwise(&mut self, function: Function, name: &str, pos: usize) -> Result<Node> {
+        let mut args = Vec::new();
+        while *self.peek() != Tok::RParen {
+            if matches!(self.peek(), Tok::Ident(_)) && *self.peek2() == Tok::Assign {
+                return Err(parse_error(
+                    self.pos(),
+                    format!("{name}() takes no keyword arguments"),
+                ));
+            }
+            args.push(self.expression()?);
+            if !self.argument_separator()? {
+                break;
+            }
+        }
+        self.expect(Tok::RParen, "',' or ')'")?;
+        let expected = match function {
+            Function::Unary(_) => 1,
+            Function::Binary(_) => 2,
+            Function::Where => 3,
+            Function::Reduce(_) => unreachable!("reductions are parsed by `reduction`"),
+        };
+        if args.len() != expected {
+            return Err(Error::Arity {
+                name: name.to_string(),
+                expected: expected.to_string(),
+                got: args.len(),
+                pos,
+            });
+        }
+        let depth = deeper(args.iter().map(|a| a.depth).max().unwrap_or(0), pos)?;
+        let mut args = args.into_iter().map(|a| a.expr);
+        let mut arg = || args.next().expect("the arity was checked");
+        let expr = match function {
+            Function::Unary(op) => arg().unary(op),
+            Function::Binary(op) => arg().binary(op, arg()),
+            Function::Where => {
+                let (c, a, b) = (arg(), arg(), arg());
+                Expr::select(c, a, b)
+            }
+            Function::Reduce(_) => unreachable!("reductions are parsed by `reduction`"),
+        };
+        Ok(Node { expr, depth })
+    }
+
+    /// The arguments of a reduction, `(expression [, axis] [,])` with the axis positional or
+    /// `axis=...`, and the reduction.
+    fn reduction(&mut self, op: ReduceOp, name: &str, pos: usize) -> Result<Node> {
+        let mut arg: Option<Node> = None;
+        let mut axes: Option<Axes> = None;
+        let mut got = 0;
+        let mut keyword_seen = false;
+        while *self.peek() != Tok::RParen {
+            let arg_pos = self.pos();
+            if matches!(self.peek(), Tok::Ident(_)) && *self.peek2() == Tok::Assign {
+                let Tok::Ident(keyword) = *self.peek() else {
+                    unreachable!()
+                };
+                if keyword != "axis" {
+                    return Err(parse_error(
+                        arg_pos,
+                        format!("{name}() got an unexpected keyword argument '{keyword}'"),
+                    ));
+                }
+                if axes.is_some() {
+                    return Err(parse_error(
+                        arg_pos,
+                        format!("{name}() got multiple values for axis"),
+                    ));
+                }
+                self.bump();
+                self.bump();
+                axes = Some(self.axis()?);
+                keyword_seen = true;
+            } else if keyword_seen {
+                return Err(parse_error(
+                    arg_pos,
+                    "positional argument follows keyword argument",
+                ));
+            } else if got == 0 {
+                arg = Some(self.expression()?);
+            } else if got == 1 {
+                axes = Some(self.axis()?);
+            } else {
+                // Only to count the arguments for the error.
+                self.expression()?;
+            }
+            got += 1;
+            if !self.argument_separator()? {
+                break;
+            }
+        }
+        self.expect(Tok::RParen, "',' or ')'")?;
+        let arity = || Error::Arity {
+            name: name.to_string(),
+            expected: "1 or 2".into(),
+            got,
+            pos,
+        };
+        if got > 2 {
+            return Err(arity());
+        }
+        let Some(arg) = arg else {
+            if got == 0 {
+                return Err(arity());
+            }
+            return Err(parse_error(
+                pos,
+                format!("{name}() needs the expression to reduce as its first argument"),
+            ));
+        };
+        let depth = deeper(arg.depth, pos)?;
+        let expr = arg.expr.reduce(op, axes.unwrap_or(Axes::All));
+        Ok(Node { expr, depth })
+    }
+
+    /// `axis := 'None' | ['-' | '+'] integer`
+    fn axis(&mut self) -> Result<Axes> {
+        if *self.peek() == Tok::Ident("None") {
+            self.bump();
+            return Ok(Axes::All);
+        }
+        let negative = *self.peek() == Tok::Minus;
+        if matches!(self.peek(), Tok::Minus | Tok::Plus) {
+            self.bump();
+        }
+        let pos = self.pos();
+        let Tok::Num { text, integer, .. } = *self.peek() else {
+            return Err(self.expected("an integer axis or None"));
+        };
+        if !integer {
+            return Err(parse_error(
+                pos,
+                format!("the axis must be an integer, not '{text}'"),
+            ));
+        }
+        let axis = if negative {
+            format!("-{text}")
+        } else {
+            text.to_string()
+        };
+        let Ok(axis) = axis.parse::<isize>() else {
+            return Err(parse_error(pos, format!("axis {axis} is out of range")));
+        };
+        self.bump();
+        Ok(Axes::Some(vec![axis]))
+    }
+
+    /// After an argument: steps over a ',' and says whether another argument may follow.
+    fn argument_separator(&mut self) -> Result<bool> {
+        match self.peek() {
+            Tok::Comma => {
+                self.bump();
+                Ok(true)
+            }
+            Tok::RParen => Ok(false),
+            _ => Err(self.expected("',' or ')'")),
+        }
+    }
+}
+
+/// A binary operator below `**` and its precedence, from 0 (comparisons) to 4 (`*` and `/`).
+fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
+    Some(match tok {
+        Tok::Lt => (BinaryOp::Lt, 0),
+        Tok::Le => (BinaryOp::Le, 0),
+        Tok::Gt => (BinaryOp::Gt, 0),
+        Tok::Ge => (BinaryOp::Ge, 0),
+        Tok::EqEq => (BinaryOp::Eq, 0),
+        Tok::Ne => (BinaryOp::Ne, 0),
+        Tok::Pipe => (BinaryOp::Or, 1),
+        Tok::Amp => (BinaryOp::And, 2),
+        Tok::Plus => (BinaryOp::Add, 3),
+        Tok::Minus => (BinaryOp::Sub, 3),
+        Tok::Star => (BinaryOp::Mul, 4),
+        Tok::Slash => (BinaryOp::Div, 4),
+        _ => return None,
+    })
+}
+
+fn leaf(expr: Expr) -> Node {
+    Node { expr, depth: 1 }
+}
+
+/// The depth of a node over a child `depth` deep, if within [`MAX_DEPTH`].
+fn deeper(depth: usize, pos: usize) -> Result<usize> {
+    if depth >= MAX_DEPTH {
+        return Err(parse_error(pos, "expression nested too deeply"));
+    }
+    Ok(depth + 1)
+}
+
+fn combine(op: BinaryOp, lhs: Node, rhs: Node, pos: usize) -> Result<Node> {
+    let depth = deeper(lhs.depth.max(rhs.depth), pos)?;
+    Ok(Node {
+        expr: lhs.expr.binary(op, rhs.expr),
+        depth,
+    })
+}
