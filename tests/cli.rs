@@ -93,6 +93,8 @@ fn eval_prints_and_writes_npy() {
     stdout(&out);
     let r = ArrayD::<f64>::read_npy(std::fs::File::open(&o).unwrap()).unwrap();
     assert_eq!(r, ndarray::arr0(10.0).into_dyn());
+    // an expression may start with a minus sign; ** binds tighter than it
+    assert_eq!(stdout(&kiln(&["eval", "-2**2"])).trim(), "-4.0");
     // no array input: a 0-d f64
     assert_eq!(stdout(&kiln(&["eval", "2 ** 3 + 1"])).trim(), "9.0");
     // unused inputs are ignored

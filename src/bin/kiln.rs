@@ -36,6 +36,7 @@ enum Command {
 #[derive(Args)]
 struct EvalArgs {
     /// The expression, numexpr style: `a*x + y`, `sum(x*x, axis=1)`, `where(x > 0, x, 0)`.
+    #[arg(allow_hyphen_values = true)]
     expr: String,
     /// An input, NAME=PATH.npy (repeatable). Inputs the expression does not name are ignored.
     #[arg(long = "input", short = 'i', value_name = "NAME=PATH")]
@@ -51,6 +52,7 @@ struct EvalArgs {
 #[derive(Args)]
 struct ExplainArgs {
     /// The expression.
+    #[arg(allow_hyphen_values = true)]
     expr: String,
     /// An input, NAME=PATH.npy or NAME=DTYPE[SHAPE] (repeatable).
     #[arg(long = "input", short = 'i', value_name = "NAME=SPEC")]
