@@ -34,6 +34,8 @@ pub trait Float: kiln_ir::Real + Convert + sealed::Sealed {
     /// Takes a result as an array of this type: floats of this dtype as they are, bools and
     /// integers as 1 / 0 and exact integers (NumPy's `astype`).
     fn from_output(out: Output) -> Result<ArrayD<Self>>;
+    /// Wraps a caller's output buffer.
+    fn out_slice(s: &mut [Self]) -> crate::backend::OutSlice<'_>;
 }
 
 mod sealed {
@@ -43,6 +45,9 @@ mod sealed {
 }
 
 impl Float for f64 {
+    fn out_slice(s: &mut [f64]) -> crate::backend::OutSlice<'_> {
+        crate::backend::OutSlice::F64(s)
+    }
     fn arg(view: ArrayViewD<'_, f64>) -> ArrayArg<'_> {
         ArrayArg::F64(view)
     }
@@ -57,6 +62,9 @@ impl Float for f64 {
 }
 
 impl Float for f32 {
+    fn out_slice(s: &mut [f32]) -> crate::backend::OutSlice<'_> {
+        crate::backend::OutSlice::F32(s)
+    }
     fn arg(view: ArrayViewD<'_, f32>) -> ArrayArg<'_> {
         ArrayArg::F32(view)
     }

@@ -1,13 +1,14 @@
-//! The seam between planning and execution: a [`Backend`] runs a kernel over prepared buffers.
+//! The seam between planning and execution: a [`Backend`] prepares a kernel once (the JIT compiles it
+//! there) and the [`Executable`] it returns runs it over prepared buffers many times.
 //!
 //! The executor hands every backend the same thing: the [`KernelIR`], its [`BroadcastPlan`], and one
 //! C-contiguous buffer per input in the kernel's dtype (an input the plan materialises arrives already
 //! expanded to the iteration shape). The [`Interpreter`] is the first backend and the oracle; the JIT
-//! implements the same trait.
+//! implements the same traits.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use kiln_ir::shape::{broadcast_strides, c_strides};
-use kiln_ir::{BroadcastPlan, KernelIR, Real, StridedInput, Tensor};
+use kiln_ir::{BroadcastPlan, KernelIR, Real, StridedInput, Tensor, Values};
 use std::borrow::Cow;
 use std::fmt::Debug;
 
@@ -25,12 +26,64 @@ pub enum Buffers<'a> {
     F32(Vec<Buffer<'a, f32>>),
 }
 
+/// A caller's output buffer: C-contiguous, of the kernel's output shape and element type.
+#[derive(Debug)]
+pub enum OutSlice<'a> {
+    F64(&'a mut [f64]),
+    F32(&'a mut [f32]),
+    I64(&'a mut [i64]),
+    Bool(&'a mut [bool]),
+}
+
 /// Something that runs kernels.
 pub trait Backend: Send + Sync + Debug {
     /// The name `--backend` takes.
     fn name(&self) -> &'static str;
-    /// Runs `kernel` over `inputs`, which were prepared according to `plan`.
+    /// Readies `kernel`, to be read as `plan` says, for any number of runs.
+    fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
+}
+
+/// A kernel a backend has readied.
+pub trait Executable: Send + Sync + Debug {
+    /// Runs over `inputs`, prepared for the kernel and plan this was made from.
     fn run(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor>;
+
+    /// Runs into `out`. The default runs [`Executable::run`] and copies.
+    fn run_into(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        out: OutSlice<'_>,
+    ) -> Result<()> {
+        let t = self.run(kernel, plan, inputs)?;
+        copy_into(t.values, out)
+    }
+}
+
+/// Copies a result into a caller's buffer of the same type and length.
+pub fn copy_into(values: Values, out: OutSlice<'_>) -> Result<()> {
+    fn copy<T: Copy>(src: &[T], dst: &mut [T]) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::Output(format!(
+                "{} elements for an output of {}",
+                src.len(),
+                dst.len()
+            )));
+        }
+        dst.copy_from_slice(src);
+        Ok(())
+    }
+    match (values, out) {
+        (Values::F64(v), OutSlice::F64(o)) => copy(&v, o),
+        (Values::F32(v), OutSlice::F32(o)) => copy(&v, o),
+        (Values::I64(v), OutSlice::I64(o)) => copy(&v, o),
+        (Values::Bool(v), OutSlice::Bool(o)) => copy(&v, o),
+        (v, _) => Err(Error::Output(format!(
+            "the output buffer is not of type {}",
+            v.output_type()
+        ))),
+    }
 }
 
 /// The tree-walking interpreter of kiln-ir, one element at a time: the oracle.
@@ -42,6 +95,12 @@ impl Backend for Interpreter {
         "interp"
     }
 
+    fn prepare(&self, _kernel: &KernelIR, _plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
+        Ok(Box::new(Interpreter))
+    }
+}
+
+impl Executable for Interpreter {
     fn run(&self, kernel: &KernelIR, _plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor> {
         match inputs {
             Buffers::F64(b) => interpret(kernel, b),

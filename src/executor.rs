@@ -1,13 +1,18 @@
 //! The executor: binds inputs by name, settles the dtype and the iteration shape, plans the
-//! broadcasts, materialises what the plan says, and hands the buffers to a backend.
+//! broadcasts, asks the backend to prepare the kernel, materialises what the plan says, and runs.
+//!
+//! Specialisations (the kernel, its plan and the backend's executable for one set of input dtypes,
+//! shapes and layouts) are cached per runner, so running again on inputs of the same form costs no
+//! planning and no compilation.
 
-use crate::array::{ArrayArg, Converted, Float, Output};
-use crate::backend::{Backend, Buffer, Buffers};
+use crate::array::{ArrayArg, Converted, Float};
+use crate::backend::{Backend, Buffer, Buffers, Executable};
 use crate::error::{Error, Result};
 use crate::program::Program;
 use kiln_ir::{BroadcastPlan, DType, InputLayout, InputPlan, KernelIR, PlanOptions};
 use ndarray::IxDyn;
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 /// The arguments of a run, in the program's input order.
 pub(crate) fn bind<'b, 'a>(
@@ -41,6 +46,13 @@ pub(crate) fn kernel_dtype(args: &[&ArrayArg<'_>]) -> DType {
         .unwrap_or(DType::F64)
 }
 
+fn is_standard(a: &ArrayArg<'_>) -> bool {
+    match a {
+        ArrayArg::F64(v) => v.is_standard_layout(),
+        ArrayArg::F32(v) => v.is_standard_layout(),
+    }
+}
+
 /// The kernel and its plan for these arguments.
 pub(crate) fn specialise(
     program: &Program,
@@ -60,27 +72,75 @@ pub(crate) fn specialise(
     Ok((kernel, plan))
 }
 
-fn is_standard(a: &ArrayArg<'_>) -> bool {
-    match a {
-        ArrayArg::F64(v) => v.is_standard_layout(),
-        ArrayArg::F32(v) => v.is_standard_layout(),
+/// A kernel specialised for one form of inputs, readied by a backend.
+#[derive(Debug)]
+pub(crate) struct Specialised {
+    /// Per input: dtype, shape, and whether it is C-contiguous.
+    signature: Vec<(DType, Vec<usize>, bool)>,
+    pub kernel: KernelIR,
+    pub plan: BroadcastPlan,
+    pub exe: Box<dyn Executable>,
+}
+
+impl Specialised {
+    fn matches(&self, args: &[&ArrayArg<'_>]) -> bool {
+        self.signature.len() == args.len()
+            && self
+                .signature
+                .iter()
+                .zip(args)
+                .all(|((d, s, c), a)| *d == a.dtype() && s.as_slice() == a.shape() && *c == is_standard(a))
     }
 }
 
-/// Runs `program` over `args` on `backend`.
-pub(crate) fn execute(
-    program: &Program,
-    backend: &dyn Backend,
-    args: &[(&str, ArrayArg<'_>)],
-    options: PlanOptions,
-) -> Result<Output> {
-    let args = bind(program, args)?;
-    let (kernel, plan) = specialise(program, &args, options)?;
-    let buffers = match kernel.dtype {
-        DType::F64 => Buffers::F64(prepare::<f64>(&kernel, &plan, &args)?),
-        DType::F32 => Buffers::F32(prepare::<f32>(&kernel, &plan, &args)?),
-    };
-    Output::try_from(backend.run(&kernel, &plan, &buffers)?)
+/// The most recent specialisations of one runner.
+#[derive(Debug, Default)]
+pub(crate) struct SpecCache {
+    entries: Mutex<Vec<Arc<Specialised>>>,
+}
+
+const SPEC_CACHE_SIZE: usize = 8;
+
+impl SpecCache {
+    /// The specialisation for `args`, made (and remembered) if it is new.
+    pub(crate) fn get(
+        &self,
+        program: &Program,
+        backend: &dyn Backend,
+        args: &[&ArrayArg<'_>],
+        options: PlanOptions,
+    ) -> Result<Arc<Specialised>> {
+        {
+            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(hit) = entries.iter().find(|s| s.matches(args)) {
+                return Ok(hit.clone());
+            }
+        }
+        let (kernel, plan) = specialise(program, args, options)?;
+        let exe = backend.prepare(&kernel, &plan)?;
+        let signature = args
+            .iter()
+            .map(|a| (a.dtype(), a.shape().to_vec(), is_standard(a)))
+            .collect();
+        let spec = Arc::new(Specialised {
+            signature,
+            kernel,
+            plan,
+            exe,
+        });
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.insert(0, spec.clone());
+        entries.truncate(SPEC_CACHE_SIZE);
+        Ok(spec)
+    }
+}
+
+/// The buffers of one run, as the specialisation's plan says.
+pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<Buffers<'a>> {
+    Ok(match spec.kernel.dtype {
+        DType::F64 => Buffers::F64(prepare::<f64>(&spec.kernel, &spec.plan, args)?),
+        DType::F32 => Buffers::F32(prepare::<f32>(&spec.kernel, &spec.plan, args)?),
+    })
 }
 
 /// One C-contiguous buffer per input: the caller's memory where it already is one, else a copy.
@@ -101,8 +161,9 @@ fn prepare<'a, T: Float>(
                             left: view.shape().to_vec(),
                             right: kernel.shape.clone(),
                         })?;
+                let data = Cow::Owned(expanded.iter().copied().collect());
                 return Ok(Buffer {
-                    data: Cow::Owned(expanded.iter().copied().collect()),
+                    data,
                     shape: kernel.shape.clone(),
                 });
             }

@@ -22,7 +22,7 @@ pub mod runner;
 pub mod text;
 
 pub use array::{ArrayArg, Float, Output};
-pub use backend::{Backend, Buffer, Buffers, Interpreter};
+pub use backend::{Backend, Buffer, Buffers, Executable, Interpreter, OutSlice};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseExt, FuseManyExt};

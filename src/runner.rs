@@ -1,12 +1,13 @@
 //! [`FusedRunner`]: an expression compiled once, run on many inputs.
 
-use crate::array::{ArrayArg, Output};
+use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, Interpreter};
-use crate::error::Result;
-use crate::executor::{bind, execute, specialise};
+use crate::error::{Error, Result};
+use crate::executor::{SpecCache, bind, buffers, specialise};
 use crate::expr::Expr;
 use crate::program::Program;
-use kiln_ir::{BroadcastPlan, KernelIR, PlanOptions};
+use kiln_ir::{BroadcastPlan, KernelIR, OutputType, PlanOptions};
+use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
 /// A fused expression, ready to run on named inputs.
@@ -27,6 +28,7 @@ pub struct FusedRunner {
     program: Program,
     backend: Arc<dyn Backend>,
     plan_options: PlanOptions,
+    specialised: Arc<SpecCache>,
 }
 
 impl FusedRunner {
@@ -37,6 +39,7 @@ impl FusedRunner {
             program: Program::lower(expr)?,
             backend: crate::default_backend(),
             plan_options: PlanOptions::default(),
+            specialised: Arc::default(),
         })
     }
 
@@ -48,12 +51,14 @@ impl FusedRunner {
     /// Runs on `backend` instead of the default one.
     pub fn with_backend(mut self, backend: Arc<dyn Backend>) -> FusedRunner {
         self.backend = backend;
+        self.specialised = Arc::default();
         self
     }
 
     /// Changes how broadcasts are planned.
     pub fn with_plan_options(mut self, options: PlanOptions) -> FusedRunner {
         self.plan_options = options;
+        self.specialised = Arc::default();
         self
     }
 
@@ -84,7 +89,44 @@ impl FusedRunner {
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
     /// argmin or argmax over an empty extent, a size overflow, or a backend failure.
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
-        execute(&self.program, &*self.backend, inputs, self.plan_options)
+        let args = bind(&self.program, inputs)?;
+        let spec = self
+            .specialised
+            .get(&self.program, &*self.backend, &args, self.plan_options)?;
+        let buffers = buffers(&spec, &args)?;
+        Output::try_from(spec.exe.run(&spec.kernel, &spec.plan, &buffers)?)
+    }
+
+    /// Runs the kernel into `out`, which must be C-contiguous, of the result's shape and of the
+    /// kernel's float dtype (no allocation for the result).
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if `out` does not fit the result.
+    pub fn run_into<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        mut out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        let args = bind(&self.program, inputs)?;
+        let spec = self
+            .specialised
+            .get(&self.program, &*self.backend, &args, self.plan_options)?;
+        let want = spec.kernel.output_shape();
+        if out.shape() != want.as_slice() || spec.kernel.output_type() != OutputType::Float(A::DTYPE) {
+            return Err(Error::Output(format!(
+                "the output is {}{:?} but the kernel gives {}{:?}",
+                A::DTYPE,
+                out.shape(),
+                spec.kernel.output_type(),
+                want
+            )));
+        }
+        let slice = out
+            .as_slice_mut()
+            .ok_or_else(|| Error::Output("the output array is not C-contiguous".into()))?;
+        let buffers = buffers(&spec, &args)?;
+        spec.exe
+            .run_into(&spec.kernel, &spec.plan, &buffers, A::out_slice(slice))
     }
 }
 

@@ -212,3 +212,31 @@ fn deep_expressions_do_not_overflow_the_stack() {
     let out = run1(&e, &x).unwrap().into_f64();
     assert_eq!(out, ArrayD::from_elem(IxDyn(&[2]), 200_001.0));
 }
+
+#[test]
+fn run_into_writes_the_callers_array() {
+    let runner = FusedRunner::compile_text("a*x + y").unwrap();
+    let a = ndarray::arr0(2.0);
+    let x = array![1.0, 2.0, 3.0];
+    let y = array![0.5, 0.5, 0.5];
+    let mut out = ndarray::Array1::<f64>::zeros(3);
+    let args = [("a", (&a).into()), ("x", (&x).into()), ("y", (&y).into())];
+    runner.run_into(&args, out.view_mut()).unwrap();
+    assert_eq!(out, array![2.5, 4.5, 6.5]);
+    // twice, through the cached specialisation
+    runner.run_into(&args, out.view_mut()).unwrap();
+    assert_eq!(out, array![2.5, 4.5, 6.5]);
+    let mut wrong_shape = ndarray::Array1::<f64>::zeros(4);
+    assert!(matches!(
+        runner.run_into(&args, wrong_shape.view_mut()),
+        Err(Error::Output(_))
+    ));
+    let mut wrong_type = ndarray::Array1::<f32>::zeros(3);
+    assert!(matches!(
+        runner.run_into(&args, wrong_type.view_mut()),
+        Err(Error::Output(_))
+    ));
+    let mut strided = ndarray::Array1::<f64>::zeros(6);
+    let view = strided.slice_mut(ndarray::s![..;2]);
+    assert!(matches!(runner.run_into(&args, view), Err(Error::Output(_))));
+}
