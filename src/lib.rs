@@ -12,6 +12,7 @@
 
 pub mod array;
 pub mod backend;
+pub mod bench;
 pub mod error;
 mod executor;
 pub mod expr;

@@ -31,6 +31,36 @@ enum Command {
     /// Each --input is a .npy file or a dtype and shape, `NAME=f32[3,4]`. An input not given is
     /// assumed to be f64[1024] when no input is given, else an f64 scalar.
     Explain(ExplainArgs),
+    /// Race the seed kernels: fused SIMD, fused scalar, unfused ndarray and a hand-written loop.
+    ///
+    /// Every variant is checked against the interpreter before it is timed. Prints a table (ns per
+    /// element, GB/s of compulsory traffic, ratios to ndarray and to the loop), or JSON lines.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Comma-separated kernels: axpy, horner, sumsq, logistic, trig.
+    #[arg(long, value_delimiter = ',')]
+    kernels: Option<Vec<String>>,
+    /// Comma-separated sizes, `10000` or `1e4`.
+    #[arg(long, value_delimiter = ',')]
+    n: Option<Vec<String>>,
+    /// Comma-separated dtypes: f64, f32.
+    #[arg(long, value_delimiter = ',')]
+    dtype: Option<Vec<String>>,
+    /// Threads per kernel.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Milliseconds spent timing each variant.
+    #[arg(long, default_value_t = 150)]
+    budget_ms: u64,
+    /// Print one JSON object per line instead of the table (progress goes to stderr).
+    #[arg(long)]
+    json: bool,
+    /// Also draw throughput against N as an SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -64,6 +94,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(args) => eval(args),
         Command::Explain(args) => explain(args),
+        Command::Bench(args) => bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -199,5 +230,63 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     }
     let (kernel, plan) = runner.explain(&args_of(&inputs)).map_err(|e| e.to_string())?;
     print!("{kernel}{plan}");
+    Ok(())
+}
+
+/// `1e4`, `10000` or `1_000_000` as a size.
+fn parse_size(s: &str) -> CliResult<usize> {
+    let t = s.trim().replace('_', "");
+    if let Ok(n) = t.parse::<usize>() {
+        return Ok(n);
+    }
+    match t.parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.fract() == 0.0 && v <= 1e15 => Ok(v as usize),
+        _ => Err(format!("--n: '{s}' is not a size")),
+    }
+}
+
+fn bench(args: BenchArgs) -> CliResult<()> {
+    use kiln::bench::{self, kernels::Kernel};
+    let mut config = bench::Config {
+        threads: args.threads,
+        ..Default::default()
+    };
+    config.budget = std::time::Duration::from_millis(args.budget_ms.max(1));
+    if let Some(names) = &args.kernels {
+        config.kernels = names
+            .iter()
+            .map(|k| Kernel::from_name(k.trim()).ok_or_else(|| format!("--kernels: unknown kernel '{k}'")))
+            .collect::<CliResult<_>>()?;
+    }
+    if let Some(ns) = &args.n {
+        config.ns = ns.iter().map(|s| parse_size(s)).collect::<CliResult<_>>()?;
+    }
+    if let Some(dtypes) = &args.dtype {
+        config.dtypes = dtypes
+            .iter()
+            .map(|d| match d.trim() {
+                "f64" => Ok(kiln::kiln_ir::DType::F64),
+                "f32" => Ok(kiln::kiln_ir::DType::F32),
+                other => Err(format!("--dtype: '{other}' is not f64 or f32")),
+            })
+            .collect::<CliResult<_>>()?;
+    }
+    let json = args.json;
+    let rows = bench::run(&config, |step| {
+        if json {
+            eprintln!("# {step}");
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if json {
+        for r in &rows {
+            println!("{}", r.json());
+        }
+    } else {
+        print!("{}", bench::report::table(&rows));
+    }
+    if let Some(path) = &args.plot {
+        std::fs::write(path, bench::plot::svg(&rows)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(())
 }

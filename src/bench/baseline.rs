@@ -1,0 +1,104 @@
+//! Hand-written Rust loops, the best rustc does here: each loop body is inlined into a function
+//! compiled with AVX2 and FMA enabled, chosen at run time when the CPU has them.
+//!
+//! The transcendental loops call std's `exp`, `sin`, `cos` (glibc); `sumsq` is the strict-order
+//! `x.iter().map(|v| v * v).sum()`. rustc never contracts `a*x + y` into an FMA on its own, so the
+//! algebra loops compute exactly what kiln's kernels compute.
+
+use crate::array::Float;
+
+/// std's math (glibc), which the loops call: for f32 that is `expf`, `sinf`, `cosf`.
+pub trait StdMath: Float + std::iter::Sum {
+    fn std_exp(self) -> Self;
+    fn std_sin(self) -> Self;
+    fn std_cos(self) -> Self;
+}
+
+impl StdMath for f64 {
+    fn std_exp(self) -> f64 {
+        self.exp()
+    }
+    fn std_sin(self) -> f64 {
+        self.sin()
+    }
+    fn std_cos(self) -> f64 {
+        self.cos()
+    }
+}
+
+impl StdMath for f32 {
+    fn std_exp(self) -> f32 {
+        self.exp()
+    }
+    fn std_sin(self) -> f32 {
+        self.sin()
+    }
+    fn std_cos(self) -> f32 {
+        self.cos()
+    }
+}
+
+/// Whether this CPU runs the AVX2 + FMA versions.
+pub fn has_avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Runs `f` inside a function compiled for AVX2 + FMA when the CPU has them.
+#[inline(always)]
+fn dispatch<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        if has_avx2_fma() {
+            // SAFETY: the CPU supports avx2 and fma (checked at run time just above).
+            return unsafe { with_avx2(f) };
+        }
+    }
+    f()
+}
+
+pub fn axpy<T: Float>(a: T, x: &[T], y: &[T], out: &mut [T]) {
+    dispatch(|| {
+        for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
+            *o = a * x + y;
+        }
+    })
+}
+
+pub fn horner<T: Float>([a, b, c, d]: [T; 4], x: &[T], out: &mut [T]) {
+    dispatch(|| {
+        for (o, &x) in out.iter_mut().zip(x) {
+            *o = ((a * x + b) * x + c) * x + d;
+        }
+    })
+}
+
+pub fn sumsq<T: StdMath>(x: &[T]) -> T {
+    dispatch(|| x.iter().map(|&v| v * v).sum())
+}
+
+pub fn logistic<T: StdMath>(x: &[T], out: &mut [T]) {
+    dispatch(|| {
+        for (o, &x) in out.iter_mut().zip(x) {
+            *o = T::ONE / (T::ONE + (-x).std_exp());
+        }
+    })
+}
+
+pub fn trig<T: StdMath>(x: &[T], out: &mut [T]) {
+    dispatch(|| {
+        for (o, &x) in out.iter_mut().zip(x) {
+            *o = x.std_sin() * x.std_cos() + x.abs().sqrt();
+        }
+    })
+}

@@ -1,0 +1,190 @@
+//! `kiln bench`: the seed kernels raced side by side in one process.
+//!
+//! Each kernel runs as four variants over each N and dtype: `kiln-simd` (the fused JIT kernel),
+//! `kiln-scalar` (the fused kernel on the one-lane schedule), `ndarray` (the natural unfused ndarray
+//! expression, one temporary per operation) and `rust-loop` (a hand-written loop with AVX2 and FMA
+//! enabled where the CPU has them). Every variant's result is checked against the interpreter before it
+//! is timed; every variant but `ndarray` writes into a preallocated output reused across repetitions.
+
+pub mod baseline;
+pub mod kernels;
+pub mod plot;
+pub mod report;
+pub mod timing;
+
+use crate::array::Float;
+use crate::error::{Error, Result};
+use crate::runner::FusedRunner;
+use baseline::StdMath;
+use kernels::{Inputs, Kernel, Tolerance};
+use kiln_ir::DType;
+use ndarray::{Array1, ArrayD, arr0};
+pub use report::Row;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub kernels: Vec<Kernel>,
+    pub ns: Vec<usize>,
+    pub dtypes: Vec<DType>,
+    pub threads: usize,
+    /// The time spent measuring each variant.
+    pub budget: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            kernels: Kernel::ALL.to_vec(),
+            ns: vec![100, 10_000, 1_000_000, 10_000_000],
+            dtypes: vec![DType::F64, DType::F32],
+            threads: 1,
+            budget: Duration::from_millis(150),
+        }
+    }
+}
+
+/// The variants, in the order they are printed.
+pub const VARIANTS: [&str; 4] = ["kiln-simd", "kiln-scalar", "ndarray", "rust-loop"];
+
+/// Runs every kernel, dtype and N of `config`; `progress` hears about each step.
+pub fn run(config: &Config, mut progress: impl FnMut(&str)) -> Result<Vec<Row>> {
+    if config.threads != 1 {
+        return Err(Error::Unsupported(format!(
+            "--threads {}: kernels run on one thread in this version",
+            config.threads
+        )));
+    }
+    let simd = crate::backend_by_name("jit")?;
+    let scalar = crate::backend_by_name("jit-scalar")?;
+    let mut rows = Vec::new();
+    for &kernel in &config.kernels {
+        for &dtype in &config.dtypes {
+            for &n in &config.ns {
+                progress(&format!("{} {} n={n}", kernel.name(), dtype));
+                let backends = [&simd, &scalar];
+                match dtype {
+                    DType::F64 => rows.extend(one::<f64>(kernel, n, config, backends)?),
+                    DType::F32 => rows.extend(one::<f32>(kernel, n, config, backends)?),
+                }
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// All variants of one kernel at one N and dtype.
+fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
+    kernel: Kernel,
+    n: usize,
+    config: &Config,
+    backends: [&Arc<dyn crate::Backend>; 2],
+) -> Result<Vec<Row>> {
+    let inputs = Inputs::<T>::new(n);
+    let scalars: Vec<(&str, ArrayD<T>)> =
+        [("a", inputs.a), ("b", inputs.b), ("c", inputs.c), ("d", inputs.d)]
+            .into_iter()
+            .map(|(name, v)| (name, arr0(v).into_dyn()))
+            .collect();
+    let mut args: Vec<(&str, crate::ArrayArg<'_>)> =
+        vec![("x", (&inputs.x).into()), ("y", (&inputs.y).into())];
+    args.extend(scalars.iter().map(|(name, v)| (*name, v.into())));
+    let oracle_runner = FusedRunner::compile_text(kernel.expr())?.with_backend(crate::interpreter());
+    let oracle = flat(T::from_output(oracle_runner.run(&args)?)?);
+    let out_len = if kernel.reduces() { 1 } else { n };
+    let mut out = Array1::<T>::zeros(out_len);
+    let bytes = (kernel.arrays_touched() * n * std::mem::size_of::<T>()) as f64;
+    let mut rows = Vec::new();
+    let mut push = |variant: &'static str, ns: f64, ok: bool| {
+        rows.push(Row {
+            kernel: kernel.name(),
+            n,
+            dtype: T::DTYPE.name(),
+            variant,
+            threads: config.threads,
+            ns_per_elem: ns / n.max(1) as f64,
+            gbps: bytes / ns,
+            ok,
+        })
+    };
+    for (variant, backend) in VARIANTS[..2].iter().zip(backends) {
+        let runner = FusedRunner::compile_text(kernel.expr())?.with_backend(backend.clone());
+        let go = |out: &mut Array1<T>| -> Result<()> {
+            if kernel.reduces() {
+                out[0] = flat(T::from_output(runner.run(&args)?)?)[0];
+                Ok(())
+            } else {
+                runner.run_into(&args, out.view_mut())
+            }
+        };
+        go(&mut out)?;
+        let ok = agrees(kernel.tolerance(), out.as_slice().unwrap_or(&[]), &oracle, false);
+        let ns = timing::median_ns(|| go(&mut out).expect("ran once already"), config.budget);
+        push(variant, ns, ok);
+    }
+    let nd = kernels::ndarray_variant(kernel, &inputs);
+    let ok = agrees(kernel.tolerance(), nd.as_slice().unwrap_or(&[]), &oracle, true);
+    let ns = timing::median_ns(
+        || drop(std::hint::black_box(kernels::ndarray_variant(kernel, &inputs))),
+        config.budget,
+    );
+    push("ndarray", ns, ok);
+    kernels::loop_variant(kernel, &inputs, out.as_slice_mut().expect("contiguous"));
+    let ok = agrees(kernel.tolerance(), out.as_slice().unwrap_or(&[]), &oracle, true);
+    let ns = timing::median_ns(
+        || kernels::loop_variant(kernel, &inputs, out.as_slice_mut().expect("contiguous")),
+        config.budget,
+    );
+    push("rust-loop", ns, ok);
+    Ok(rows)
+}
+
+fn flat<T: Clone>(a: ArrayD<T>) -> Vec<T> {
+    a.iter().cloned().collect()
+}
+
+/// Whether `got` agrees with the interpreter's `want` within `tol`. `baseline` loosens the bound of
+/// f32 reductions, which the baselines accumulate in f32 while kiln accumulates in f64.
+pub fn agrees<T: Float>(tol: Tolerance, got: &[T], want: &[T], baseline: bool) -> bool {
+    if got.len() != want.len() {
+        return false;
+    }
+    got.iter().zip(want).all(|(&g, &w)| {
+        if g.is_nan() || w.is_nan() {
+            return g.is_nan() && w.is_nan();
+        }
+        match tol {
+            Tolerance::Exact => g.bits() == w.bits(),
+            Tolerance::Reduction => {
+                let rel = match (T::DTYPE, baseline) {
+                    (DType::F64, _) => 1e-9,
+                    (DType::F32, false) => 1e-6,
+                    (DType::F32, true) => 1e-2,
+                };
+                (g.to_f64() - w.to_f64()).abs() <= rel * w.to_f64().abs().max(f64::MIN_POSITIVE)
+            }
+            Tolerance::Ulp(max) => ulp_distance(g, w) <= max as u64,
+        }
+    })
+}
+
+/// The number of representable values between two finite floats of the same type.
+pub fn ulp_distance<T: Float>(a: T, b: T) -> u64 {
+    let key = |v: T| {
+        let bits = v.bits() as i64;
+        let sign = if T::DTYPE == DType::F64 {
+            bits < 0
+        } else {
+            bits & (1 << 31) != 0
+        };
+        let mag = if T::DTYPE == DType::F64 {
+            bits & i64::MAX
+        } else {
+            bits & 0x7fff_ffff
+        };
+        if sign { -mag } else { mag }
+    };
+    key(a).abs_diff(key(b))
+}
