@@ -37,6 +37,9 @@ pub enum Error {
     /// A result requested with the wrong element type or shape.
     #[error("result mismatch: {0}")]
     Output(String),
+    /// A failure of the JIT backend (codegen, or inputs that do not fit the compiled kernel).
+    #[error("jit: {0}")]
+    Jit(String),
     /// Reading or writing a .npy file.
     #[error("{path}: {message}")]
     Npy { path: String, message: String },

@@ -17,6 +17,7 @@ pub mod error;
 mod executor;
 pub mod expr;
 pub mod ext;
+pub mod jit;
 pub mod npy;
 pub mod program;
 pub mod runner;
@@ -31,17 +32,23 @@ pub use kiln_ir;
 pub use program::Program;
 pub use runner::{FusedRunner, interpreter};
 
-/// The backend runners use unless told otherwise.
+/// The backend runners use unless told otherwise: the JIT.
 pub fn default_backend() -> std::sync::Arc<dyn Backend> {
-    interpreter()
+    std::sync::Arc::new(jit::Jit::default())
 }
 
-/// Looks a backend up by the name `--backend` takes.
+/// The names [`backend_by_name`] knows.
+pub const BACKENDS: [&str; 3] = ["jit", "jit-scalar", "interp"];
+
+/// Looks a backend up by the name `--backend` takes: `jit` (SIMD), `jit-scalar` (one lane), `interp`.
 pub fn backend_by_name(name: &str) -> Result<std::sync::Arc<dyn Backend>> {
     match name {
+        "jit" => Ok(default_backend()),
+        "jit-scalar" => Ok(std::sync::Arc::new(jit::Jit::scalar())),
         "interp" => Ok(interpreter()),
         other => Err(Error::Unsupported(format!(
-            "unknown backend '{other}' (known: interp)"
+            "unknown backend '{other}' (known: {})",
+            BACKENDS.join(", ")
         ))),
     }
 }

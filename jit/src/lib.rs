@@ -1,1 +1,184 @@
-//! kiln-jit: the Cranelift backend (in progress).
+//! kiln-jit: kiln's Cranelift backend. Each [`KernelIR`] read through a [`BroadcastPlan`] becomes one
+//! native function that reads every input once and writes its output once, checked against
+//! [`kiln_ir::interpret`] (the oracle).
+//!
+//! - [`Schedule`]: lanes (scalar or one 128-bit vector), vectors per iteration, accumulators;
+//! - [`compile`] / [`KernelCache`]: compiled kernels cached by structure, never by size;
+//! - [`CompiledKernel::run`]: checks every buffer, runs the code, returns the interpreter's [`Tensor`];
+//! - [`CompiledKernel::explain`]: the CLIF and VCode text of a kernel.
+//!
+//! Inside: `layout` (structure and run-time parameters), `lower` (opcodes), `math` (transcendentals),
+//! `reduce` (accumulators), `skeleton` (loops), `compile` (modules), `call` (the only unsafe code),
+//! `output` (result types).
+//!
+//! # ABI of a compiled kernel
+//! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
+//! seg_begin: i64, seg_end: i64)` processes segments `seg_begin..seg_end` (see `layout`): `ins[i]` is
+//! input `i`'s C-contiguous buffer; `out_val` holds the map's output (`n` elements of `T`) or the
+//! reduction's accumulators (f64 for sum / prod, `T` otherwise, pre-filled with the identity);
+//! `out_idx` the indices of argmin / argmax (integers as wide as `T`); `params` the sizes.
+//!
+//! ```
+//! use kiln_ir::*;
+//! use kiln_jit::{Schedule, compile};
+//! let mut arena = ExprArena::new();
+//! let x = arena.input(0);
+//! let y = arena.input(1);
+//! let body = arena.binary(BinaryOp::Mul, x, y);
+//! let kernel = KernelIR {
+//!     dtype: DType::F64,
+//!     inputs: vec![
+//!         InputDecl { name: "x".into(), shape: vec![2, 3] },
+//!         InputDecl { name: "y".into(), shape: vec![3] },
+//!     ],
+//!     shape: vec![2, 3],
+//!     arena,
+//!     body,
+//!     kind: KernelKind::Reduce { op: ReduceOp::Sum, axes: vec![1] },
+//! };
+//! let layouts: Vec<InputLayout> = kernel.inputs.iter()
+//!     .map(|i| InputLayout { shape: i.shape.clone(), contiguous: true })
+//!     .collect();
+//! // rows this short would be flattened and `y` materialised by the default plan; min_row = 1 reads
+//! // `y` as a run repeated per row instead (no copy)
+//! let plan = BroadcastPlan::new(&kernel.shape, &layouts, PlanOptions { min_row: 1 }).unwrap();
+//! assert!(matches!(plan.inputs[1], InputPlan::PerRow { row: RowAccess::Run, .. }));
+//! let compiled = compile(&kernel, &plan, Schedule::for_kernel(&kernel)).unwrap();
+//! let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+//! let y = [1.0, 10.0, 100.0];
+//! let out = compiled.run_f64(&kernel, &plan, &[&x, &y]).unwrap();
+//! assert_eq!(out.shape, vec![2]);
+//! assert_eq!(out.values, Values::F64(vec![321.0, 654.0]));
+//! ```
+
+mod cache;
+mod call;
+mod compile;
+mod error;
+mod layout;
+mod lower;
+mod math;
+mod output;
+mod reduce;
+mod schedule;
+mod skeleton;
+
+pub use cache::{CacheStats, KernelCache, KernelKey, global};
+pub use call::{Elem, live_modules};
+pub use compile::{Dumps, isa};
+pub use error::{JitError, Result};
+pub use layout::{Access, Mode, Structure};
+pub use schedule::Schedule;
+
+use crate::layout::Geometry;
+use kiln_ir::{BroadcastPlan, DType, KernelIR, Tensor};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One compiled kernel: native code for one [`KernelKey`], runnable from many threads at once.
+pub struct CompiledKernel {
+    key: KernelKey,
+    code: call::Code,
+    dumps: Option<Dumps>,
+    compile_time: Duration,
+}
+
+/// Compiles `kernel` read through `plan` with `schedule`, through the global [`KernelCache`].
+pub fn compile(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<Arc<CompiledKernel>> {
+    cache::global().get_or_compile(kernel, plan, schedule)
+}
+
+impl CompiledKernel {
+    /// Compiles `key` into a fresh module, bypassing every cache.
+    pub fn compile_uncached(key: KernelKey) -> Result<CompiledKernel> {
+        let c = compile::compile_key(&key, false)?;
+        Ok(CompiledKernel {
+            key,
+            code: c.code,
+            dumps: c.dumps,
+            compile_time: c.compile_time,
+        })
+    }
+
+    /// Compiles `kernel` (uncached) keeping its CLIF and VCode text, for `kiln explain`.
+    pub fn explain(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<CompiledKernel> {
+        let key = KernelKey::new(kernel, plan, schedule)?;
+        let c = compile::compile_key(&key, true)?;
+        Ok(CompiledKernel {
+            key,
+            code: c.code,
+            dumps: c.dumps,
+            compile_time: c.compile_time,
+        })
+    }
+
+    /// The CLIF and VCode text, if this kernel was compiled by [`CompiledKernel::explain`].
+    pub fn dumps(&self) -> Option<&Dumps> {
+        self.dumps.as_ref()
+    }
+
+    pub fn key(&self) -> &KernelKey {
+        &self.key
+    }
+
+    pub fn schedule(&self) -> Schedule {
+        self.key.schedule
+    }
+
+    /// How long building and finalizing the code took.
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+
+    /// Runs the kernel over `inputs` (input `i`'s C-contiguous buffer: `kernel.inputs[i].shape`, or
+    /// the iteration shape where the plan says `Materialise`). `kernel` and `plan` must have the
+    /// structure this kernel was compiled for (any sizes).
+    pub fn run<T: Elem>(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &[&[T]]) -> Result<Tensor> {
+        let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
+        let tensor = call::execute(&self.code, &st, &geo, kernel, plan, inputs, None)?;
+        Ok(tensor.expect("a run without a destination returns its tensor"))
+    }
+
+    /// Runs a map whose result is a float array straight into `out` (exactly `n` elements, C order):
+    /// no allocation. Other kernels return [`JitError::BadInput`]: use [`CompiledKernel::run`].
+    pub fn run_into<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &[&[T]],
+        out: &mut [T],
+    ) -> Result<()> {
+        let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
+        call::execute(&self.code, &st, &geo, kernel, plan, inputs, Some(out)).map(|_| ())
+    }
+
+    /// The structure and geometry of `kernel` read as `plan`, checked to be what this code was
+    /// compiled for.
+    fn check(&self, kernel: &KernelIR, plan: &BroadcastPlan, given: DType) -> Result<(Structure, Geometry)> {
+        if kernel.dtype != given {
+            return Err(JitError::DType {
+                kernel: kernel.dtype,
+                given,
+            });
+        }
+        let st = Structure::new(kernel, plan)?;
+        if st != self.key.structure || kernel.body != self.key.body || kernel.arena != self.key.arena {
+            return Err(JitError::WrongKernel(format!(
+                "compiled for {:?}, given {:?}",
+                self.key.structure, st
+            )));
+        }
+        let geo = st.geometry(kernel, plan)?;
+        Ok((st, geo))
+    }
+
+    /// [`CompiledKernel::run`] for f64 kernels.
+    pub fn run_f64(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &[&[f64]]) -> Result<Tensor> {
+        self.run(kernel, plan, inputs)
+    }
+
+    /// [`CompiledKernel::run`] for f32 kernels.
+    pub fn run_f32(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &[&[f32]]) -> Result<Tensor> {
+        self.run(kernel, plan, inputs)
+    }
+}

@@ -75,7 +75,7 @@ struct EvalArgs {
     #[arg(long, value_name = "PATH")]
     out: Option<PathBuf>,
     /// The backend that runs the kernel.
-    #[arg(long, default_value = "interp", value_parser = ["interp"])]
+    #[arg(long, default_value = "jit", value_parser = kiln::BACKENDS)]
     backend: String,
 }
 

@@ -1,0 +1,107 @@
+//! Compiling one kernel: the host ISA (built once), one `JITModule` per kernel (so evicting a kernel
+//! frees its machine code), the skeleton, and optional CLIF / VCode dumps.
+
+use crate::cache::KernelKey;
+use crate::call::Code;
+use crate::error::{JitError, Result};
+use crate::{math, skeleton};
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The host ISA: native features (SSE4.2, AVX, AVX2 on the target machine), `opt_level=speed`, the
+/// verifier on in debug builds only (it costs 30-45% of compile time).
+pub fn isa() -> Result<OwnedTargetIsa> {
+    static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
+    ISA.get_or_init(|| {
+        let mut flags = settings::builder();
+        let set =
+            |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| format!("{k}={v}: {e}"));
+        set(&mut flags, "opt_level", "speed")?;
+        set(&mut flags, "use_colocated_libcalls", "false")?;
+        set(&mut flags, "is_pic", "false")?;
+        set(
+            &mut flags,
+            "enable_verifier",
+            if cfg!(debug_assertions) { "true" } else { "false" },
+        )?;
+        let isa = cranelift_native::builder().map_err(|e| e.to_string())?;
+        isa.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
+    })
+    .clone()
+    .map_err(JitError::Isa)
+}
+
+/// The text forms of a compiled kernel.
+#[derive(Debug, Clone, Default)]
+pub struct Dumps {
+    /// The Cranelift IR, before optimisation.
+    pub clif: String,
+    /// The lowered machine code (Cranelift's VCode text), if Cranelift produced it.
+    pub vcode: Option<String>,
+}
+
+/// A freshly compiled kernel: its code, and the time compiling it took.
+pub(crate) struct Compiled {
+    pub code: Code,
+    pub dumps: Option<Dumps>,
+    pub compile_time: Duration,
+}
+
+/// Compiles `key` into its own module.
+pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
+    let start = Instant::now();
+    let mut jb = JITBuilder::with_isa(isa()?, default_libcall_names());
+    math::register_symbols(&mut jb);
+    let mut module = JITModule::new(jb);
+    match define(&mut module, key, dumps) {
+        Ok((id, dumps)) => {
+            let code = Code::new(module, id)?;
+            Ok(Compiled {
+                code,
+                dumps,
+                compile_time: start.elapsed(),
+            })
+        }
+        Err(e) => {
+            Code::discard(module);
+            Err(e)
+        }
+    }
+}
+
+fn define(
+    module: &mut JITModule,
+    key: &KernelKey,
+    dumps: bool,
+) -> Result<(cranelift_module::FuncId, Option<Dumps>)> {
+    let sig = skeleton::signature(module);
+    let id = module.declare_function("kiln_kernel", Linkage::Local, &sig)?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    ctx.func.name = UserFuncName::user(0, id.as_u32());
+    ctx.set_disasm(dumps);
+    skeleton::build(module, &mut ctx.func, key)?;
+    let clif = dumps.then(|| ctx.func.display().to_string());
+    module
+        .define_function(id, &mut ctx)
+        .map_err(|e| JitError::Codegen {
+            kernel: format!("{:?}", key.structure),
+            message: match e {
+                cranelift_module::ModuleError::Compilation(err) => {
+                    cranelift_codegen::print_errors::pretty_error(&ctx.func, err)
+                }
+                other => other.to_string(),
+            },
+        })?;
+    let dumps = clif.map(|clif| Dumps {
+        clif,
+        vcode: ctx.compiled_code().and_then(|c| c.vcode.clone()),
+    });
+    module.clear_context(&mut ctx);
+    Ok((id, dumps))
+}

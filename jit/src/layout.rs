@@ -1,0 +1,280 @@
+//! The structure of a kernel as the code generator sees it, and the run-time parameter block.
+//!
+//! [`Structure`] is everything about a (KernelIR, BroadcastPlan) pair that shapes the generated code
+//! except the concrete sizes: the dtype, the rank, the number of outer (row) axes, how each input is
+//! read, and how the iteration space is cut into *segments*. Sizes travel at run time in a parameter
+//! block of `i64`s whose layout [`Structure`] fixes, so one compiled kernel serves every size of the
+//! same plan shape.
+//!
+//! Segments: the iteration space (row-major, `n` points) is cut into `n_seg` consecutive flat ranges of
+//! `seg_len` points, by the trailing block of axes that are all reduced or all kept:
+//! - a map is one segment holding everything;
+//! - [`Mode::Trailing`]: the trailing axes are reduced, so each segment folds into one output element
+//!   (whole-array reductions are one segment; row sums are one segment per row);
+//! - [`Mode::Kept`]: the trailing axes are kept, so each segment updates `seg_len` consecutive outputs
+//!   element by element (column sums: one segment per reduced row).
+//!
+//! The axes before the trailing block (`seg_axes`) locate a segment: its first output (`o_base`) and
+//! its first reduction index (`r_base`) are sums of the segment's multi-index times per-axis strides.
+
+use crate::error::{JitError, Result};
+use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
+use kiln_ir::{DType, ExprArena, InputPlan, KernelIR, KernelKind, Node, NodeId, ReduceOp, RowAccess};
+
+/// How the inner row reads one input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// One element for the whole kernel, splatted once.
+    Splat,
+    /// Read at the flat index of the iteration space (also every materialised input).
+    Contiguous,
+    /// A contiguous run per row, starting at the row's offset (outer strides at run time).
+    RowRun,
+    /// One element per row, splatted once per row.
+    RowSplat,
+}
+
+/// What the kernel does with each value of the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Store it at its flat position.
+    Map,
+    /// Fold a whole segment into one output element.
+    Trailing(ReduceOp),
+    /// Fold each value into the output element at its position within the segment.
+    Kept(ReduceOp),
+}
+
+impl Mode {
+    pub fn reduce_op(self) -> Option<ReduceOp> {
+        match self {
+            Mode::Map => None,
+            Mode::Trailing(op) | Mode::Kept(op) => Some(op),
+        }
+    }
+}
+
+/// The size-independent structure of a kernel: part of the cache key, and the parameter layout.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Structure {
+    pub dtype: DType,
+    pub rank: usize,
+    /// `k`: the plan's outer axes, walked row by row.
+    pub outer_axes: usize,
+    pub inputs: Vec<Access>,
+    pub mode: Mode,
+    /// The axes before the trailing block, which locate a segment.
+    pub seg_axes: usize,
+}
+
+/// The run-time sizes of one call.
+#[derive(Debug, Clone)]
+pub struct Geometry {
+    /// The parameter block passed to the compiled code.
+    pub params: Vec<i64>,
+    /// Points of the iteration space.
+    pub n: usize,
+    pub n_seg: usize,
+    pub seg_len: usize,
+    /// Output elements and points folded into each (1 for a map).
+    pub n_out: usize,
+    pub n_red: usize,
+    pub out_shape: Vec<usize>,
+}
+
+/// The reduced axes of `kind` (none for a map).
+fn reduced_axes(kind: &KernelKind) -> &[usize] {
+    match kind {
+        KernelKind::Map => &[],
+        KernelKind::Reduce { axes, .. } => axes,
+    }
+}
+
+/// The start of the trailing block of axes that are all reduced or all kept, and whether it is reduced.
+fn trailing_block(rank: usize, axes: &[usize]) -> (usize, bool) {
+    if rank == 0 {
+        return (0, false);
+    }
+    let reduced = |a: usize| axes.contains(&a);
+    let last = reduced(rank - 1);
+    let mut m = rank - 1;
+    while m > 0 && reduced(m - 1) == last {
+        m -= 1;
+    }
+    (m, last)
+}
+
+impl Structure {
+    /// The structure of `kernel` read through `plan`; checks that the plan describes the kernel.
+    pub fn new(kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Structure> {
+        kernel.validate()?;
+        if plan.shape != kernel.shape {
+            return Err(JitError::PlanMismatch(format!(
+                "plan shape {:?}, kernel shape {:?}",
+                plan.shape, kernel.shape
+            )));
+        }
+        if plan.inputs.len() != kernel.inputs.len() {
+            return Err(JitError::PlanMismatch(format!(
+                "{} input plans for {} inputs",
+                plan.inputs.len(),
+                kernel.inputs.len()
+            )));
+        }
+        let rank = kernel.shape.len();
+        let k = plan.outer_axes;
+        if k > rank || checked_size(&kernel.shape[k..])? != plan.row_len {
+            return Err(JitError::PlanMismatch(format!(
+                "outer axes {k}, row length {} for shape {:?}",
+                plan.row_len, kernel.shape
+            )));
+        }
+        let inputs = plan
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| match p {
+                InputPlan::Splat => Ok(Access::Splat),
+                InputPlan::Contiguous | InputPlan::Materialise => Ok(Access::Contiguous),
+                InputPlan::PerRow { row, outer_strides } => {
+                    if outer_strides.len() != k {
+                        return Err(JitError::PlanMismatch(format!(
+                            "input {i} has {} outer strides for {k} outer axes",
+                            outer_strides.len()
+                        )));
+                    }
+                    Ok(match row {
+                        RowAccess::Run => Access::RowRun,
+                        RowAccess::Splat => Access::RowSplat,
+                    })
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let (mode, seg_axes) = match &kernel.kind {
+            KernelKind::Map => (Mode::Map, 0),
+            KernelKind::Reduce { op, axes } => {
+                let (m, reduced) = trailing_block(rank, axes);
+                let mode = if reduced {
+                    Mode::Trailing(*op)
+                } else {
+                    Mode::Kept(*op)
+                };
+                (mode, m)
+            }
+        };
+        Ok(Structure {
+            dtype: kernel.dtype,
+            rank,
+            outer_axes: k,
+            inputs,
+            mode,
+            seg_axes,
+        })
+    }
+
+    // ---- parameter layout: [row_len, seg_len, (dim, ocs) per outer axis, strides per input per
+    // ---- outer axis, (dim, segcs, ostr, rstr) per segment axis, (dim, cstride) per axis]
+
+    pub const ROW_LEN: usize = 0;
+    pub const SEG_LEN: usize = 1;
+
+    /// Dimension and row-count stride of outer axis `a`: `(p, p + 1)`.
+    pub fn p_outer(&self, a: usize) -> usize {
+        2 + 2 * a
+    }
+    /// Outer stride (elements) of input `i` along outer axis `a`.
+    pub fn p_stride(&self, i: usize, a: usize) -> usize {
+        2 + 2 * self.outer_axes + i * self.outer_axes + a
+    }
+    /// `(dim, segment stride, output stride, reduction stride)` of segment axis `b`: `p..p + 4`.
+    pub fn p_seg(&self, b: usize) -> usize {
+        2 + 2 * self.outer_axes + self.inputs.len() * self.outer_axes + 4 * b
+    }
+    /// `(dim, c-stride)` of iteration axis `a` (for `Index`).
+    pub fn p_axis(&self, a: usize) -> usize {
+        self.p_seg(self.seg_axes) + 2 * a
+    }
+    pub fn param_count(&self) -> usize {
+        self.p_axis(self.rank)
+    }
+
+    /// The run-time sizes of `kernel` over `plan` (which [`Structure::new`] accepted).
+    pub fn geometry(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Geometry> {
+        let shape = &kernel.shape;
+        let n = checked_size(shape)?;
+        let k = self.outer_axes;
+        let axes = reduced_axes(&kernel.kind);
+        let mut p = vec![0i64; self.param_count()];
+        p[Self::ROW_LEN] = plan.row_len as i64;
+        let outer_cs = c_strides(&shape[..k]);
+        for a in 0..k {
+            p[self.p_outer(a)] = shape[a] as i64;
+            p[self.p_outer(a) + 1] = outer_cs[a] as i64;
+        }
+        for (i, ip) in plan.inputs.iter().enumerate() {
+            if let InputPlan::PerRow { outer_strides, .. } = ip {
+                for a in 0..k {
+                    p[self.p_stride(i, a)] = outer_strides[a] as i64;
+                }
+            }
+        }
+        let m = self.seg_axes;
+        let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
+        let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+        let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
+        let out_cs = c_strides(&out_shape);
+        let red_cs = c_strides(&red_shape);
+        let seg_cs = c_strides(&shape[..m]);
+        for b in 0..m {
+            let base = self.p_seg(b);
+            p[base] = shape[b] as i64;
+            p[base + 1] = seg_cs[b] as i64;
+            if let Some(pos) = kept.iter().position(|&a| a == b) {
+                p[base + 2] = out_cs[pos] as i64;
+            } else if let Some(pos) = axes.iter().position(|&a| a == b) {
+                p[base + 3] = red_cs[pos] as i64;
+            }
+        }
+        let cs = c_strides(shape);
+        for a in 0..shape.len() {
+            p[self.p_axis(a)] = shape[a] as i64;
+            p[self.p_axis(a) + 1] = cs[a] as i64;
+        }
+        let (n_seg, seg_len) = match self.mode {
+            Mode::Map => (usize::from(n > 0), n),
+            _ => (checked_size(&shape[..m])?, checked_size(&shape[m..])?),
+        };
+        p[Self::SEG_LEN] = seg_len as i64;
+        let n_out = checked_size(&out_shape)?;
+        let n_red = checked_size(&red_shape)?;
+        if n > i64::MAX as usize / 16 {
+            return Err(JitError::Unsupported(format!(
+                "{n} points do not fit the i64 offsets"
+            )));
+        }
+        Ok(Geometry {
+            params: p,
+            n,
+            n_seg,
+            seg_len,
+            n_out,
+            n_red,
+            out_shape,
+        })
+    }
+}
+
+/// The iteration axes that `Index` nodes reachable from `body` read.
+pub fn index_axes(arena: &ExprArena, body: NodeId) -> Vec<usize> {
+    let mut v: Vec<usize> = arena
+        .reachable(body)
+        .into_iter()
+        .filter_map(|id| match *arena.node(id) {
+            Node::Index(a) => Some(a as usize),
+            _ => None,
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}

@@ -1,0 +1,359 @@
+//! Lowering of the scalar body to Cranelift IR, at one width: a scalar of the kernel's dtype or one
+//! 128-bit vector of it.
+//!
+//! Every opcode lowers to exactly the IEEE operation the interpreter performs, so elementwise results
+//! are bit-exact: no FMA contraction, no reassociation. Truth values are lane masks from `fcmp`
+//! (unordered-not-equal against zero for "nonzero or NaN"), turned into 1.0 / 0.0 by and-ing the mask
+//! with the bits of 1.0; `where` is `bitselect` on the mask; `min` / `max` are `fmin` / `fmax` (NaN
+//! propagating, -0 < +0); transcendentals go through [`crate::math`].
+
+use crate::math::{self, MathFn, MathRefs};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
+
+/// A width at which code is generated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum W {
+    Scalar,
+    Vector,
+}
+
+/// Flags of every load and store: the Rust side checked the bounds, so they cannot trap; no alignment
+/// is promised (vector loads are unaligned).
+pub fn mem() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+/// Flags of bitcasts between vector types.
+pub fn cast() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+/// The code generator's state: the builder, the types of the kernel, and hoisted constants.
+pub struct Gen<'a, 'b> {
+    pub b: &'b mut FunctionBuilder<'a>,
+    pub dtype: DType,
+    /// Scalar float, vector float, scalar int of the same width, vector int (mask) type.
+    pub t: Type,
+    pub v: Type,
+    pub it: Type,
+    pub iv: Type,
+    pub lanes: u8,
+    /// Bytes per element.
+    pub size: i64,
+    pub math: MathRefs,
+    /// Per width: 1.0, 0.0 (hoisted into the entry block).
+    pub one: [Value; 2],
+    pub zero: [Value; 2],
+    /// The bits of 1.0 as a mask-typed vector, for mask -> 1.0/0.0.
+    pub one_bits: Value,
+}
+
+impl<'a, 'b> Gen<'a, 'b> {
+    /// Creates the state, emitting the shared constants at the current position (the entry block).
+    pub fn new(b: &'b mut FunctionBuilder<'a>, dtype: DType, math: MathRefs) -> Self {
+        let (t, v, it, iv, lanes, size) = match dtype {
+            DType::F64 => (types::F64, types::F64X2, types::I64, types::I64X2, 2u8, 8i64),
+            DType::F32 => (types::F32, types::F32X4, types::I32, types::I32X4, 4u8, 4i64),
+        };
+        let one_s = fconst(b, dtype, 1.0);
+        let zero_s = fconst(b, dtype, 0.0);
+        let one_v = b.ins().splat(v, one_s);
+        let zero_v = b.ins().splat(v, zero_s);
+        let one_bits = b.ins().bitcast(iv, cast(), one_v);
+        Gen {
+            b,
+            dtype,
+            t,
+            v,
+            it,
+            iv,
+            lanes,
+            size,
+            math,
+            one: [one_s, one_v],
+            zero: [zero_s, zero_v],
+            one_bits,
+        }
+    }
+
+    pub fn ty(&self, w: W) -> Type {
+        match w {
+            W::Scalar => self.t,
+            W::Vector => self.v,
+        }
+    }
+
+    pub fn ity(&self, w: W) -> Type {
+        match w {
+            W::Scalar => self.it,
+            W::Vector => self.iv,
+        }
+    }
+
+    /// A float constant of the kernel's dtype at width `w` (an f64 rounded as `Real::from_f64`).
+    pub fn fconst(&mut self, w: W, x: f64) -> Value {
+        let s = fconst(self.b, self.dtype, x);
+        match w {
+            W::Scalar => s,
+            W::Vector => self.b.ins().splat(self.v, s),
+        }
+    }
+
+    /// An f64 constant at width `w` of f64 accumulators (scalar F64 or F64X2).
+    pub fn f64const(&mut self, w: W, x: f64) -> Value {
+        let s = self.b.ins().f64const(x);
+        match w {
+            W::Scalar => s,
+            W::Vector => self.b.ins().splat(types::F64X2, s),
+        }
+    }
+
+    /// An integer constant of the index type at width `w`.
+    pub fn iconst(&mut self, w: W, x: i64) -> Value {
+        let s = self.b.ins().iconst(self.it, x);
+        match w {
+            W::Scalar => s,
+            W::Vector => self.b.ins().splat(self.iv, s),
+        }
+    }
+
+    /// Splats a scalar to width `w`.
+    pub fn splat(&mut self, w: W, x: Value) -> Value {
+        match w {
+            W::Scalar => x,
+            W::Vector => {
+                let ty = self.b.func.dfg.value_type(x);
+                let vt = ty.by(128 / ty.bits()).expect("128-bit vector type");
+                self.b.ins().splat(vt, x)
+            }
+        }
+    }
+
+    /// A lane mask `a cc b` (i8 0/1 for scalars, all-ones lanes for vectors).
+    pub fn fcmp(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
+        self.b.ins().fcmp(cc, a, b)
+    }
+
+    /// Whether `x` reads as true: nonzero or NaN.
+    pub fn truth_mask(&mut self, w: W, x: Value) -> Value {
+        let z = self.zero[w as usize];
+        self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+    }
+
+    /// A mask as 1.0 / 0.0 in the kernel's dtype.
+    pub fn mask_to_float(&mut self, w: W, m: Value) -> Value {
+        match w {
+            W::Scalar => {
+                let (one, zero) = (self.one[0], self.zero[0]);
+                self.b.ins().select(m, one, zero)
+            }
+            W::Vector => {
+                let bits = self.b.ins().band(m, self.one_bits);
+                self.b.ins().bitcast(self.v, cast(), bits)
+            }
+        }
+    }
+
+    /// `m ? a : b` lane by lane, for float or integer operands.
+    pub fn sel(&mut self, w: W, m: Value, a: Value, b: Value) -> Value {
+        match w {
+            W::Scalar => self.b.ins().select(m, a, b),
+            W::Vector => {
+                let ty = self.b.func.dfg.value_type(a);
+                let mt = self.b.func.dfg.value_type(m);
+                let m = if ty == mt {
+                    m
+                } else {
+                    self.b.ins().bitcast(ty, cast(), m)
+                };
+                self.b.ins().bitselect(m, a, b)
+            }
+        }
+    }
+
+    /// Loads one element (`Scalar`) or one vector at `addr + offset` bytes.
+    pub fn load(&mut self, w: W, addr: Value, offset: i64) -> Value {
+        let ty = self.ty(w);
+        self.b.ins().load(ty, mem(), addr, offset as i32)
+    }
+
+    /// The unary opcode `op` applied to `x`.
+    pub fn unary(&mut self, w: W, op: UnaryOp, x: Value) -> Value {
+        if let Some(f) = MathFn::of_unary(op) {
+            return math::lower(self.b, &self.math, f, &[x]);
+        }
+        match op {
+            UnaryOp::Neg => self.b.ins().fneg(x),
+            UnaryOp::Abs => self.b.ins().fabs(x),
+            UnaryOp::Sqrt => self.b.ins().sqrt(x),
+            UnaryOp::Recip => {
+                let one = self.one[w as usize];
+                self.b.ins().fdiv(one, x)
+            }
+            UnaryOp::Not => {
+                let z = self.zero[w as usize];
+                // ordered equality: NaN is true, so not(NaN) = 0; either zero gives 1
+                let m = self.b.ins().fcmp(FloatCC::Equal, x, z);
+                self.mask_to_float(w, m)
+            }
+            _ => unreachable!("transcendentals are lowered by math.rs"),
+        }
+    }
+
+    /// The binary opcode `op` applied to `a` and `b`.
+    pub fn binary(&mut self, w: W, op: BinaryOp, a: Value, b: Value) -> Value {
+        if let Some(f) = MathFn::of_binary(op) {
+            return math::lower(self.b, &self.math, f, &[a, b]);
+        }
+        let cmp = |g: &mut Self, cc: FloatCC| {
+            let m = g.b.ins().fcmp(cc, a, b);
+            g.mask_to_float(w, m)
+        };
+        match op {
+            BinaryOp::Add => self.b.ins().fadd(a, b),
+            BinaryOp::Sub => self.b.ins().fsub(a, b),
+            BinaryOp::Mul => self.b.ins().fmul(a, b),
+            BinaryOp::Div => self.b.ins().fdiv(a, b),
+            BinaryOp::Min => self.b.ins().fmin(a, b),
+            BinaryOp::Max => self.b.ins().fmax(a, b),
+            BinaryOp::Lt => cmp(self, FloatCC::LessThan),
+            BinaryOp::Le => cmp(self, FloatCC::LessThanOrEqual),
+            BinaryOp::Gt => cmp(self, FloatCC::GreaterThan),
+            BinaryOp::Ge => cmp(self, FloatCC::GreaterThanOrEqual),
+            BinaryOp::Eq => cmp(self, FloatCC::Equal),
+            BinaryOp::Ne => cmp(self, FloatCC::NotEqual),
+            BinaryOp::And | BinaryOp::Or => {
+                let ma = self.truth_mask(w, a);
+                let mb = self.truth_mask(w, b);
+                let m = if op == BinaryOp::And {
+                    self.b.ins().band(ma, mb)
+                } else {
+                    self.b.ins().bor(ma, mb)
+                };
+                self.mask_to_float(w, m)
+            }
+            BinaryOp::Pow => unreachable!("pow is lowered by math.rs"),
+        }
+    }
+
+    /// `where(c, a, b)`: `a` where `c` is nonzero or NaN.
+    pub fn select(&mut self, w: W, c: Value, a: Value, b: Value) -> Value {
+        let m = self.truth_mask(w, c);
+        self.sel(w, m, a, b)
+    }
+
+    /// The position `pos` (an i64 flat index of the iteration space, plus `lane` for each lane at
+    /// vector width) along an axis of `dim` points and c-stride `cs`, as the kernel's float type.
+    pub fn index_value(&mut self, w: W, pos: Value, cs: Value, dim: Value) -> Value {
+        let one = |g: &mut Self, p: Value| {
+            let q = g.b.ins().udiv(p, cs);
+            let r = g.b.ins().urem(q, dim);
+            // u64 -> f64 -> dtype: exactly the interpreter's `T::from_f64(i as f64)`
+            let f = g.b.ins().fcvt_from_uint(types::F64, r);
+            if g.dtype == DType::F32 {
+                g.b.ins().fdemote(types::F32, f)
+            } else {
+                f
+            }
+        };
+        match w {
+            W::Scalar => one(self, pos),
+            W::Vector => {
+                let mut out = self.zero[1];
+                for lane in 0..self.lanes {
+                    let p = self.b.ins().iadd_imm_s(pos, lane as i64);
+                    let x = one(self, p);
+                    out = self.b.ins().insertlane(out, x, lane);
+                }
+                out
+            }
+        }
+    }
+
+    /// Integer compare on index values.
+    pub fn icmp(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
+        self.b.ins().icmp(cc, a, b)
+    }
+}
+
+/// A float constant of `dtype`: `x` rounded as `Real::from_f64` does.
+pub fn fconst(b: &mut FunctionBuilder<'_>, dtype: DType, x: f64) -> Value {
+    match dtype {
+        DType::F64 => b.ins().f64const(x),
+        DType::F32 => b.ins().f32const(x as f32),
+    }
+}
+
+/// Where the body's leaves come from at one point of one row.
+pub struct Leaves<'v> {
+    /// Per input: the row's base address (contiguous reads) or None.
+    pub ptrs: &'v [Option<Value>],
+    /// Per input: the value splatted for the row or the kernel, per width, or None.
+    pub splats: &'v [Option<[Value; 2]>],
+    /// Per literal node: its value per width (hoisted).
+    pub literals: &'v dyn Fn(NodeId) -> [Value; 2],
+    /// Per outer axis used by `Index`: its value for the row, per width.
+    pub row_index: &'v dyn Fn(usize) -> Option<[Value; 2]>,
+    /// `(dim, c-stride)` of each axis, for `Index` on inner axes.
+    pub axis_params: &'v [(Value, Value)],
+}
+
+/// Emits the body at width `w` for the point(s) starting at flat position `flat` (i64) whose byte
+/// offset in a contiguous row is `jb` plus the constant `off_bytes`.
+#[allow(clippy::too_many_arguments)]
+pub fn emit_body(
+    g: &mut Gen<'_, '_>,
+    w: W,
+    arena: &ExprArena,
+    order: &[NodeId],
+    leaves: &Leaves<'_>,
+    jb: Value,
+    off_bytes: i64,
+    flat: Value,
+    scratch: &mut [Option<Value>],
+) -> Value {
+    for &id in order {
+        let val = match *arena.node(id) {
+            Node::Input(i) => {
+                let i = i as usize;
+                if let Some(s) = leaves.splats[i] {
+                    s[w as usize]
+                } else {
+                    let base = leaves.ptrs[i].expect("a contiguous input has a row pointer");
+                    let addr = g.b.ins().iadd(base, jb);
+                    g.load(w, addr, off_bytes)
+                }
+            }
+            Node::Literal(_) => (leaves.literals)(id)[w as usize],
+            Node::Index(axis) => {
+                let axis = axis as usize;
+                if let Some(v) = (leaves.row_index)(axis) {
+                    v[w as usize]
+                } else {
+                    let (dim, cs) = leaves.axis_params[axis];
+                    g.index_value(w, flat, cs, dim)
+                }
+            }
+            Node::Unary(op, a) => {
+                let a = scratch[a.index()].expect("operand emitted");
+                g.unary(w, op, a)
+            }
+            Node::Binary(op, a, b) => {
+                let a = scratch[a.index()].expect("operand emitted");
+                let b = scratch[b.index()].expect("operand emitted");
+                g.binary(w, op, a, b)
+            }
+            Node::Where(c, a, b) => {
+                let c = scratch[c.index()].expect("operand emitted");
+                let a = scratch[a.index()].expect("operand emitted");
+                let b = scratch[b.index()].expect("operand emitted");
+                g.select(w, c, a, b)
+            }
+        };
+        scratch[id.index()] = Some(val);
+    }
+    scratch[order.last().expect("a body has a root").index()].expect("root emitted")
+}

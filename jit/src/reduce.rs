@@ -1,0 +1,344 @@
+//! Reduction accumulators: their types and identities, the per-value update, the merge of partial
+//! results, and the accumulator buffers in memory.
+//!
+//! An accumulator is a short list of values at one width:
+//! - sum / prod: f64 (`F64`, `F64X2`, or for f32 vectors two `F64X2` halves): f32 data is widened and
+//!   accumulated in f64 exactly as the interpreter does, rounded once by the caller;
+//! - min / max: the kernel's float type, through `fmin` / `fmax` (NaN-propagating, -0 < +0);
+//! - any / all: a lane mask (`i8` for scalars);
+//! - argmin / argmax: the best value and its index (an integer as wide as the float, `-1` = empty).
+//!
+//! Updates keep the sequential semantics for values seen in increasing index order (argmin keeps the
+//! first extreme and the first NaN). Merges of partial results (vector lanes, independent
+//! accumulators, the scalar tail, the previous output) are order-independent: argmin breaks ties on the
+//! lower index. In memory, sums and products are f64, any / all are 1.0 / 0.0 of the kernel's dtype,
+//! argmin / argmax a value buffer and an index buffer.
+
+use crate::lower::{Gen, W, cast, mem};
+use cranelift_codegen::ir::ConstantData;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{Immediate, InstBuilder, Type, Value, types};
+use kiln_ir::{DType, ReduceOp};
+
+/// Bytes per element of the value buffer of a reduction.
+pub fn acc_bytes(op: ReduceOp, dtype: DType) -> i64 {
+    match op {
+        ReduceOp::Sum | ReduceOp::Prod => 8,
+        _ => dtype.size() as i64,
+    }
+}
+
+impl Gen<'_, '_> {
+    /// The types of an accumulator of `op` at width `w`.
+    pub fn acc_types(&self, op: ReduceOp, w: W) -> Vec<Type> {
+        match (op, w) {
+            (ReduceOp::Sum | ReduceOp::Prod, W::Scalar) => vec![types::F64],
+            (ReduceOp::Sum | ReduceOp::Prod, W::Vector) => match self.dtype {
+                DType::F64 => vec![types::F64X2],
+                DType::F32 => vec![types::F64X2, types::F64X2],
+            },
+            (ReduceOp::Min | ReduceOp::Max, _) => vec![self.ty(w)],
+            (ReduceOp::Any | ReduceOp::All, W::Scalar) => vec![types::I8],
+            (ReduceOp::Any | ReduceOp::All, W::Vector) => vec![self.iv],
+            (ReduceOp::ArgMin | ReduceOp::ArgMax, _) => vec![self.ty(w), self.ity(w)],
+        }
+    }
+
+    /// The identity of `op` at width `w`.
+    pub fn acc_identity(&mut self, op: ReduceOp, w: W) -> Vec<Value> {
+        let n = self.acc_types(op, w).len();
+        match op {
+            // -0.0 is the exact identity of IEEE addition (the interpreter's, too)
+            ReduceOp::Sum => (0..n).map(|_| self.f64const(w, -0.0)).collect(),
+            ReduceOp::Prod => (0..n).map(|_| self.f64const(w, 1.0)).collect(),
+            ReduceOp::Min => vec![self.fconst(w, f64::INFINITY)],
+            ReduceOp::Max => vec![self.fconst(w, f64::NEG_INFINITY)],
+            ReduceOp::Any | ReduceOp::All => {
+                let bit = if op == ReduceOp::All { -1 } else { 0 };
+                match w {
+                    W::Scalar => vec![self.b.ins().iconst(types::I8, bit & 1)],
+                    W::Vector => vec![self.iconst(W::Vector, bit)],
+                }
+            }
+            ReduceOp::ArgMin => vec![self.fconst(w, f64::INFINITY), self.iconst(w, -1)],
+            ReduceOp::ArgMax => vec![self.fconst(w, f64::NEG_INFINITY), self.iconst(w, -1)],
+        }
+    }
+
+    /// The upper half of an F32X4 moved to the lower half (for widening to f64).
+    fn high_half(&mut self, v: Value) -> Value {
+        let bytes = self.b.ins().bitcast(types::I8X16, cast(), v);
+        let mask: Vec<u8> = (8..16).chain(8..16).collect();
+        let imm: Immediate = self.b.func.dfg.immediates.push(ConstantData::from(mask));
+        let sh = self.b.ins().shuffle(bytes, bytes, imm);
+        self.b.ins().bitcast(types::F32X4, cast(), sh)
+    }
+
+    /// `v` widened to f64 parts matching a sum / prod accumulator at width `w`.
+    fn widen(&mut self, w: W, v: Value) -> Vec<Value> {
+        match (self.dtype, w) {
+            (DType::F64, _) => vec![v],
+            (DType::F32, W::Scalar) => vec![self.b.ins().fpromote(types::F64, v)],
+            (DType::F32, W::Vector) => {
+                let lo = self.b.ins().fvpromote_low(v);
+                let h = self.high_half(v);
+                let hi = self.b.ins().fvpromote_low(h);
+                vec![lo, hi]
+            }
+        }
+    }
+
+    /// Folds the value `v` (at index `ridx` for arg reductions) into `acc`, in sequence.
+    pub fn acc_update(
+        &mut self,
+        op: ReduceOp,
+        w: W,
+        acc: &[Value],
+        v: Value,
+        ridx: Option<Value>,
+    ) -> Vec<Value> {
+        match op {
+            ReduceOp::Sum | ReduceOp::Prod => {
+                let parts = self.widen(w, v);
+                acc.iter()
+                    .zip(parts)
+                    .map(|(&a, x)| {
+                        if op == ReduceOp::Sum {
+                            self.b.ins().fadd(a, x)
+                        } else {
+                            self.b.ins().fmul(a, x)
+                        }
+                    })
+                    .collect()
+            }
+            ReduceOp::Min => vec![self.b.ins().fmin(acc[0], v)],
+            ReduceOp::Max => vec![self.b.ins().fmax(acc[0], v)],
+            ReduceOp::Any => {
+                let m = self.truth_mask(w, v);
+                vec![self.b.ins().bor(acc[0], m)]
+            }
+            ReduceOp::All => {
+                let m = self.truth_mask(w, v);
+                vec![self.b.ins().band(acc[0], m)]
+            }
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                let (best, idx) = (acc[0], acc[1]);
+                let ridx = ridx.expect("arg reductions pass the index");
+                let cc = if op == ReduceOp::ArgMin {
+                    FloatCC::LessThan
+                } else {
+                    FloatCC::GreaterThan
+                };
+                let better = self.fcmp(cc, v, best);
+                let nan_v = self.fcmp(FloatCC::Unordered, v, v);
+                let minus1 = self.iconst(w, -1);
+                let empty = self.icmp(IntCC::Equal, idx, minus1);
+                let ord_best = self.fcmp(FloatCC::Ordered, best, best);
+                let t = self.b.ins().bor(better, nan_v);
+                let t = self.b.ins().bor(t, empty);
+                let take = self.b.ins().band(t, ord_best);
+                let nb = self.sel(w, take, v, best);
+                let ni = self.sel(w, take, ridx, idx);
+                vec![nb, ni]
+            }
+        }
+    }
+
+    /// Order-independent merge of two scalar partial results `a` (the state) and `c`.
+    pub fn acc_merge_scalar(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
+        match op {
+            ReduceOp::Sum => vec![self.b.ins().fadd(a[0], c[0])],
+            ReduceOp::Prod => vec![self.b.ins().fmul(a[0], c[0])],
+            ReduceOp::Min => vec![self.b.ins().fmin(a[0], c[0])],
+            ReduceOp::Max => vec![self.b.ins().fmax(a[0], c[0])],
+            ReduceOp::Any => vec![self.b.ins().bor(a[0], c[0])],
+            ReduceOp::All => vec![self.b.ins().band(a[0], c[0])],
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                let (bv, bi, cv, ci) = (a[0], a[1], c[0], c[1]);
+                let c_valid = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, ci, 0);
+                let b_empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bi, 0);
+                let b_nan = self.fcmp(FloatCC::Unordered, bv, bv);
+                let c_nan = self.fcmp(FloatCC::Unordered, cv, cv);
+                let lower = self.icmp(IntCC::SignedLessThan, ci, bi);
+                let nan_case = self.b.ins().band(c_nan, lower);
+                let cc = if op == ReduceOp::ArgMin {
+                    FloatCC::LessThan
+                } else {
+                    FloatCC::GreaterThan
+                };
+                let better = self.fcmp(cc, cv, bv);
+                let eq = self.fcmp(FloatCC::Equal, cv, bv);
+                let tie = self.b.ins().band(eq, lower);
+                let num_case = self.b.ins().bor(better, tie);
+                let num_case = self.b.ins().bor(num_case, c_nan);
+                let inner = self.b.ins().select(b_nan, nan_case, num_case);
+                let t = self.b.ins().bor(b_empty, inner);
+                let take = self.b.ins().band(c_valid, t);
+                vec![
+                    self.b.ins().select(take, cv, bv),
+                    self.b.ins().select(take, ci, bi),
+                ]
+            }
+        }
+    }
+
+    /// Merges vector accumulators `slots` and the scalar accumulator `tail` into one scalar partial.
+    pub fn acc_fold(&mut self, op: ReduceOp, slots: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
+        let mut state = tail;
+        if slots.is_empty() {
+            return state;
+        }
+        if op.is_arg() {
+            for slot in slots {
+                for lane in 0..self.lanes {
+                    let cv = self.b.ins().extractlane(slot[0], lane);
+                    let ci = self.b.ins().extractlane(slot[1], lane);
+                    state = self.acc_merge_scalar(op, &state, &[cv, ci]);
+                }
+            }
+            return state;
+        }
+        // vertical: accumulators lane by lane
+        let mut acc = slots[0].clone();
+        for slot in &slots[1..] {
+            acc = acc
+                .iter()
+                .zip(slot)
+                .map(|(&a, &b)| self.vmerge(op, a, b))
+                .collect();
+        }
+        // f32 sums: the two f64 halves
+        let mut v = acc[0];
+        for &h in &acc[1..] {
+            v = self.vmerge(op, v, h);
+        }
+        match op {
+            ReduceOp::Any => {
+                let t = self.b.ins().vany_true(v);
+                vec![self.b.ins().bor(state[0], t)]
+            }
+            ReduceOp::All => {
+                let t = self.b.ins().vall_true(v);
+                vec![self.b.ins().band(state[0], t)]
+            }
+            _ => {
+                let lanes = self.b.func.dfg.value_type(v).lane_count() as u8;
+                for lane in 0..lanes {
+                    let x = self.b.ins().extractlane(v, lane);
+                    state = self.acc_merge_scalar(op, &state, &[x]);
+                }
+                state
+            }
+        }
+    }
+
+    fn vmerge(&mut self, op: ReduceOp, a: Value, b: Value) -> Value {
+        match op {
+            ReduceOp::Sum => self.b.ins().fadd(a, b),
+            ReduceOp::Prod => self.b.ins().fmul(a, b),
+            ReduceOp::Min => self.b.ins().fmin(a, b),
+            ReduceOp::Max => self.b.ins().fmax(a, b),
+            ReduceOp::Any => self.b.ins().bor(a, b),
+            ReduceOp::All => self.b.ins().band(a, b),
+            ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("arg accumulators merge per lane"),
+        }
+    }
+
+    /// Loads the accumulator of `op` at width `w` from the output buffers at element `o` (i64), plus
+    /// the constant element offset `off`.
+    pub fn acc_load(
+        &mut self,
+        op: ReduceOp,
+        w: W,
+        out_val: Value,
+        out_idx: Value,
+        o: Value,
+        off: i64,
+    ) -> Vec<Value> {
+        let ab = acc_bytes(op, self.dtype);
+        let addr = self.elem_addr(out_val, o, ab);
+        match op {
+            ReduceOp::Sum | ReduceOp::Prod => self
+                .acc_types(op, w)
+                .into_iter()
+                .enumerate()
+                .map(|(h, ty)| {
+                    self.b
+                        .ins()
+                        .load(ty, mem(), addr, (off * ab + 16 * h as i64) as i32)
+                })
+                .collect(),
+            ReduceOp::Min | ReduceOp::Max => vec![self.load(w, addr, off * ab)],
+            ReduceOp::Any | ReduceOp::All => {
+                let x = self.load(w, addr, off * ab);
+                vec![self.truth_mask(w, x)]
+            }
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                let best = self.load(w, addr, off * ab);
+                let iaddr = self.elem_addr(out_idx, o, self.size);
+                let ity = self.ity(w);
+                let idx = self.b.ins().load(ity, mem(), iaddr, (off * self.size) as i32);
+                vec![best, idx]
+            }
+        }
+    }
+
+    /// Stores an accumulator loaded by [`Gen::acc_load`] back.
+    #[allow(clippy::too_many_arguments)]
+    pub fn acc_store(
+        &mut self,
+        op: ReduceOp,
+        w: W,
+        out_val: Value,
+        out_idx: Value,
+        o: Value,
+        off: i64,
+        acc: &[Value],
+    ) {
+        let ab = acc_bytes(op, self.dtype);
+        let addr = self.elem_addr(out_val, o, ab);
+        match op {
+            ReduceOp::Sum | ReduceOp::Prod => {
+                for (h, &x) in acc.iter().enumerate() {
+                    self.b
+                        .ins()
+                        .store(mem(), x, addr, (off * ab + 16 * h as i64) as i32);
+                }
+            }
+            ReduceOp::Min | ReduceOp::Max => {
+                self.b.ins().store(mem(), acc[0], addr, (off * ab) as i32);
+            }
+            ReduceOp::Any | ReduceOp::All => {
+                let x = self.mask_to_float(w, acc[0]);
+                self.b.ins().store(mem(), x, addr, (off * ab) as i32);
+            }
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                self.b.ins().store(mem(), acc[0], addr, (off * ab) as i32);
+                let iaddr = self.elem_addr(out_idx, o, self.size);
+                self.b.ins().store(mem(), acc[1], iaddr, (off * self.size) as i32);
+            }
+        }
+    }
+
+    /// `base + o * bytes`.
+    pub fn elem_addr(&mut self, base: Value, o: Value, bytes: i64) -> Value {
+        let off = self.b.ins().imul_imm_s(o, bytes);
+        self.b.ins().iadd(base, off)
+    }
+
+    /// An i64 index narrowed to the index type, at width `w` (`lane` added per lane for vectors).
+    pub fn index_lanes(&mut self, w: W, r: Value, iota: Value) -> Value {
+        let s = if self.it == types::I64 {
+            r
+        } else {
+            self.b.ins().ireduce(self.it, r)
+        };
+        match w {
+            W::Scalar => s,
+            W::Vector => {
+                let v = self.b.ins().splat(self.iv, s);
+                self.b.ins().iadd(v, iota)
+            }
+        }
+    }
+}

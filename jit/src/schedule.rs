@@ -1,0 +1,76 @@
+//! The schedule: how a kernel's loops are shaped, independent of what they compute.
+//!
+//! `lanes` is 1 (scalar code only) or the 128-bit vector width of the dtype (F64X2 or F32X4: the only
+//! vectors Cranelift 0.135 lowers on x86-64). `unroll` is how many independent vectors one iteration of
+//! the hot loop handles; `accumulators` is how many independent vector accumulators a reduction keeps
+//! (a reduction's hot loop handles `max(unroll, accumulators)` vectors per iteration, vector `p` going
+//! to accumulator `p % accumulators`). The schedule is part of the kernel cache key.
+
+use kiln_ir::{DType, KernelIR, KernelKind};
+
+/// Loop shape of a compiled kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Schedule {
+    /// 1 for scalar code, or the vector width: 2 for f64 (F64X2), 4 for f32 (F32X4).
+    pub lanes: u8,
+    /// Independent vectors per iteration of the hot loop (at least 1).
+    pub unroll: u8,
+    /// Independent vector accumulators of a reduction (at least 1).
+    pub accumulators: u8,
+}
+
+impl Schedule {
+    /// Plain scalar loops: one element per iteration, one accumulator.
+    pub fn scalar() -> Schedule {
+        Schedule {
+            lanes: 1,
+            unroll: 1,
+            accumulators: 1,
+        }
+    }
+
+    /// Vector code for `dtype` with `unroll` vectors per iteration and `accumulators` accumulators.
+    pub fn simd(dtype: DType, unroll: u8, accumulators: u8) -> Schedule {
+        Schedule {
+            lanes: Self::vector_lanes(dtype),
+            unroll,
+            accumulators,
+        }
+    }
+
+    /// The lanes of one 128-bit vector of `dtype`.
+    pub fn vector_lanes(dtype: DType) -> u8 {
+        match dtype {
+            DType::F64 => 2,
+            DType::F32 => 4,
+        }
+    }
+
+    /// The default choice: vectors, 4 per iteration for maps, 4 accumulators for reductions (the
+    /// measured sweet spot on a Zen 3 core: see CRANELIFT.md).
+    pub fn for_kernel(kernel: &KernelIR) -> Schedule {
+        match kernel.kind {
+            KernelKind::Map => Schedule::simd(kernel.dtype, 4, 1),
+            KernelKind::Reduce { .. } => Schedule::simd(kernel.dtype, 1, 4),
+        }
+    }
+
+    /// This schedule made valid for `dtype`: lanes either 1 or the vector width, counts at least 1.
+    pub fn normalised(self, dtype: DType) -> Schedule {
+        let lanes = if self.lanes <= 1 {
+            1
+        } else {
+            Self::vector_lanes(dtype)
+        };
+        Schedule {
+            lanes,
+            unroll: self.unroll.max(1),
+            accumulators: self.accumulators.max(1),
+        }
+    }
+
+    /// Whether the kernel uses vector code.
+    pub fn is_vector(&self) -> bool {
+        self.lanes > 1
+    }
+}

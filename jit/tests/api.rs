@@ -1,0 +1,236 @@
+//! The public API around the compiled code: caching by structure (not size), use from many threads,
+//! input checking, errors, and the CLIF / VCode dumps.
+
+mod common;
+
+use common::*;
+use kiln_ir::*;
+use kiln_jit::{CompiledKernel, JitError, KernelCache, Schedule};
+use std::sync::Arc;
+
+fn axpy(n: usize) -> KernelIR {
+    let mut arena = ExprArena::new();
+    let a = arena.input(0);
+    let x = arena.input(1);
+    let y = arena.input(2);
+    let ax = arena.binary(BinaryOp::Mul, a, x);
+    let body = arena.binary(BinaryOp::Add, ax, y);
+    kernel(DType::F64, &[&[], &[n], &[n]], arena, body, KernelKind::Map)
+}
+
+#[test]
+fn one_kernel_serves_every_size() {
+    let cache = KernelCache::new(4);
+    let mut first: Option<Arc<CompiledKernel>> = None;
+    for n in [0usize, 2, 3, 10, 100, 1000] {
+        let k = axpy(n);
+        let p = plan(&k, 64);
+        let c = cache.get_or_compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
+        if let Some(f) = &first {
+            assert!(Arc::ptr_eq(f, &c), "n={n} recompiled");
+        }
+        first = Some(c.clone());
+        let mut rng = Rng::new(n as u64);
+        let data = vec![
+            vec![2.0],
+            gen_data::<f64>(&mut rng, n, Data::Special),
+            gen_data(&mut rng, n, Data::Special),
+        ];
+        let want = oracle(&k, &data).unwrap();
+        let refs: Vec<&[f64]> = data.iter().map(|d| d.as_slice()).collect();
+        let got = c.run_f64(&k, &p, &refs).unwrap();
+        compare("axpy", &k, &got, &want, None);
+    }
+    let s = cache.stats();
+    assert_eq!((s.misses, s.hits), (1, 5));
+}
+
+#[test]
+fn runs_from_many_threads() {
+    let k = axpy(2);
+    let p = plan(&k, 64);
+    let compiled = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
+    std::thread::scope(|s| {
+        for t in 0..8usize {
+            let compiled = compiled.clone();
+            s.spawn(move || {
+                let mut rng = Rng::new(t as u64);
+                for round in 0..50 {
+                    let n = (t * 37 + round * 11) % 300 + 2; // size 1 would plan splats
+                    let k = axpy(n);
+                    let p = plan(&k, 64);
+                    let data = vec![
+                        vec![-1.5],
+                        gen_data::<f64>(&mut rng, n, Data::Plain),
+                        gen_data(&mut rng, n, Data::Plain),
+                    ];
+                    let refs: Vec<&[f64]> = data.iter().map(|d| d.as_slice()).collect();
+                    let got = compiled.run_f64(&k, &p, &refs).unwrap();
+                    compare("threads", &k, &got, &oracle(&k, &data).unwrap(), None);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn bad_inputs_are_errors() {
+    let k = axpy(10);
+    let p = plan(&k, 64);
+    let c = kiln_jit::compile(&k, &p, Schedule::scalar()).unwrap();
+    let a = [1.0];
+    let x = [0.0; 10];
+    let short = [0.0; 9];
+    assert!(matches!(
+        c.run_f64(&k, &p, &[&a, &x, &short]),
+        Err(JitError::BadInput { index: 2, .. })
+    ));
+    assert!(matches!(
+        c.run_f64(&k, &p, &[&a, &x]),
+        Err(JitError::Ir(IrError::Arity { .. }))
+    ));
+    let xf = [0.0f32; 10];
+    assert!(matches!(
+        c.run_f32(&k, &p, &[&[1.0f32], &xf, &xf]),
+        Err(JitError::DType { .. })
+    ));
+    // another structure (a reduction) is refused by this kernel
+    let mut r = k.clone();
+    r.kind = KernelKind::Reduce {
+        op: ReduceOp::Sum,
+        axes: vec![0],
+    };
+    assert!(matches!(
+        c.run_f64(&r, &p, &[&a, &x, &x]),
+        Err(JitError::WrongKernel(_))
+    ));
+    // a plan for other shapes
+    let p2 = plan(&axpy(11), 64);
+    assert!(matches!(
+        c.run_f64(&k, &p2, &[&a, &x, &x]),
+        Err(JitError::PlanMismatch(_))
+    ));
+    // min of nothing
+    let mut m = axpy(0);
+    m.kind = KernelKind::Reduce {
+        op: ReduceOp::Min,
+        axes: vec![0],
+    };
+    let pm = plan(&m, 64);
+    let cm = kiln_jit::compile(&m, &pm, Schedule::for_kernel(&m)).unwrap();
+    let err = cm.run_f64(&m, &pm, &[&a, &[], &[]]).unwrap_err();
+    assert!(
+        matches!(err, JitError::Ir(IrError::EmptyReduction { op: "min" })),
+        "{err}"
+    );
+}
+
+#[test]
+fn dumps_show_vector_code() {
+    let k = axpy(100);
+    let p = plan(&k, 64);
+    let c = CompiledKernel::explain(&k, &p, Schedule::simd(DType::F64, 2, 1)).unwrap();
+    let d = c.dumps().expect("explain keeps dumps");
+    assert!(d.clif.contains("f64x2"), "{}", d.clif);
+    assert!(d.clif.contains("fmul") && d.clif.contains("fadd"));
+    assert!(!d.clif.contains("fma"));
+    let vcode = d.vcode.as_deref().expect("vcode text");
+    assert!(!vcode.is_empty());
+    // the dumped kernel runs too
+    let data = [vec![3.0], vec![1.0; 100], vec![0.5; 100]];
+    let refs: Vec<&[f64]> = data.iter().map(|d| d.as_slice()).collect();
+    assert_eq!(
+        c.run_f64(&k, &p, &refs).unwrap().values,
+        Values::F64(vec![3.5; 100])
+    );
+}
+
+/// Compile latency and per-call overhead (printed; run with --ignored --nocapture).
+#[test]
+#[ignore]
+fn timings() {
+    use std::time::Instant;
+    let k = axpy(100);
+    let p = plan(&k, 64);
+    for sched in [Schedule::scalar(), Schedule::for_kernel(&k)] {
+        let key = kiln_jit::KernelKey::new(&k, &p, sched).unwrap();
+        let mut total = std::time::Duration::ZERO;
+        for _ in 0..50 {
+            total += CompiledKernel::compile_uncached(key.clone())
+                .unwrap()
+                .compile_time();
+        }
+        println!("compile axpy {sched:?}: {:?} per kernel", total / 50);
+    }
+    let c = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
+    let data = [vec![3.0], vec![1.0; 100], vec![0.5; 100]];
+    let refs: Vec<&[f64]> = data.iter().map(|d| d.as_slice()).collect();
+    let t = Instant::now();
+    for _ in 0..100_000 {
+        std::hint::black_box(c.run_f64(&k, &p, &refs).unwrap());
+    }
+    println!("run axpy n=100: {:?} per call", t.elapsed() / 100_000);
+    let t = Instant::now();
+    for _ in 0..100_000 {
+        std::hint::black_box(kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)).unwrap());
+    }
+    println!("cache lookup: {:?} per call", t.elapsed() / 100_000);
+}
+
+/// Throughput of the default schedules on 1e5 elements (printed; run with --ignored --nocapture).
+#[test]
+#[ignore]
+fn throughput() {
+    use std::time::Instant;
+    let n = 100_000;
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    for (name, kind) in [
+        ("map x*x", KernelKind::Map),
+        (
+            "sum x*x",
+            KernelKind::Reduce {
+                op: ReduceOp::Sum,
+                axes: vec![0],
+            },
+        ),
+        (
+            "argmax x*x",
+            KernelKind::Reduce {
+                op: ReduceOp::ArgMax,
+                axes: vec![0],
+            },
+        ),
+    ] {
+        let k = kernel(DType::F64, &[&[n]], arena.clone(), xx, kind);
+        let p = plan(&k, 64);
+        let data = vec![1.000001f64; n];
+        for sched in [Schedule::scalar(), Schedule::for_kernel(&k)] {
+            let c = kiln_jit::compile(&k, &p, sched).unwrap();
+            let t = Instant::now();
+            for _ in 0..200 {
+                std::hint::black_box(c.run_f64(&k, &p, &[&data]).unwrap());
+            }
+            let ns = t.elapsed().as_nanos() as f64 / (200 * n) as f64;
+            println!("{name} {sched:?}: {ns:.3} ns/element");
+        }
+    }
+}
+
+/// Prints the CLIF and VCode of a reduction (run with --ignored --nocapture).
+#[test]
+#[ignore]
+fn print_dump() {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let kind = KernelKind::Reduce {
+        op: ReduceOp::Sum,
+        axes: vec![0],
+    };
+    let k = kernel(DType::F32, &[&[100]], arena, x, kind);
+    let p = plan(&k, 64);
+    let c = CompiledKernel::explain(&k, &p, Schedule::simd(DType::F32, 1, 2)).unwrap();
+    let d = c.dumps().unwrap();
+    println!("{}\n----\n{}", d.clif, d.vcode.as_deref().unwrap_or(""));
+}

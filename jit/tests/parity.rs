@@ -1,0 +1,394 @@
+//! The parity suite: every opcode, every reduction, both dtypes, several broadcasting plans and every
+//! tail length, compiled with several schedules and compared with `kiln_ir::interpret`.
+//!
+//! One generic suite (`suite`), instantiated by `parity_suite!` once per schedule.
+
+mod common;
+
+use common::*;
+use kiln_ir::*;
+use kiln_jit::{Elem, Schedule};
+
+/// Bodies over inputs 0..arity: (name, arity, builder).
+type BodyFn = fn(&mut ExprArena) -> NodeId;
+
+fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
+    let mut v: Vec<(&'static str, usize, BodyFn)> = vec![
+        ("x", 1, |a| a.input(0)),
+        ("x*2.5+0.1", 1, |a| {
+            let x = a.input(0);
+            let c = a.literal(2.5);
+            let m = a.binary(BinaryOp::Mul, x, c);
+            let d = a.literal(0.1);
+            a.binary(BinaryOp::Add, m, d)
+        }),
+        ("x*-0.0", 1, |a| {
+            let x = a.input(0);
+            let c = a.literal(-0.0);
+            a.binary(BinaryOp::Mul, x, c)
+        }),
+        ("where(x<y, x*y, y-x)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let c = a.binary(BinaryOp::Lt, x, y);
+            let p = a.binary(BinaryOp::Mul, x, y);
+            let q = a.binary(BinaryOp::Sub, y, x);
+            a.select(c, p, q)
+        }),
+        ("where(x, y, 3)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let c = a.literal(3.0);
+            a.select(x, y, c)
+        }),
+        ("(x*y+z)/sqrt(abs(x))", 3, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let z = a.input(2);
+            let m = a.binary(BinaryOp::Mul, x, y);
+            let s = a.binary(BinaryOp::Add, m, z);
+            let ab = a.unary(UnaryOp::Abs, x);
+            let r = a.unary(UnaryOp::Sqrt, ab);
+            a.binary(BinaryOp::Div, s, r)
+        }),
+    ];
+    // every unary opcode on x, every binary opcode on (x, y)
+    macro_rules! un {
+        ($($op:ident),*) => { $( v.push((stringify!($op), 1, |a| { let x = a.input(0); a.unary(UnaryOp::$op, x) })); )* };
+    }
+    macro_rules! bin {
+        ($($op:ident),*) => { $( v.push((stringify!($op), 2, |a| { let x = a.input(0); let y = a.input(1); a.binary(BinaryOp::$op, x, y) })); )* };
+    }
+    un!(Neg, Abs, Sqrt, Sin, Cos, Tan, Exp, Log, Recip, Not);
+    bin!(Add, Sub, Mul, Div, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or);
+    v
+}
+
+fn all_bodies_count() -> usize {
+    UnaryOp::ALL.len() + BinaryOp::ALL.len()
+}
+
+/// Every body as a map over 1-D inputs of every length up to past two unrolled iterations.
+pub fn maps_1d<T: Elem>(sched: Schedule) {
+    assert!(bodies().len() >= all_bodies_count());
+    let mut rng = Rng::new(1);
+    let max_n = 2 * 4 * 4 + 1 + 3;
+    for (name, arity, build) in bodies() {
+        let mut arena = ExprArena::new();
+        let body = build(&mut arena);
+        for n in (0..=max_n).chain([100, 1000]) {
+            let one = [n];
+            let shapes: Vec<&[usize]> = (0..arity).map(|_| &one[..]).collect();
+            let k = kernel(T::DTYPE, &shapes, arena.clone(), body, KernelKind::Map);
+            let p = plan(&k, 64);
+            let data: Vec<Vec<T>> = (0..arity).map(|_| gen_data(&mut rng, n, Data::Special)).collect();
+            check(&format!("map {name} n={n}"), &k, &p, sched, &data);
+            // same-value pairs exercise equality, min/max of ±0 and NaN against itself
+            if arity == 2 {
+                let mut d2 = data.clone();
+                d2[1] = d2[0].iter().map(|&x| if x == T::ZERO { -x } else { x }).collect();
+                check(&format!("map {name} n={n} (pairs)"), &k, &p, sched, &d2);
+            }
+        }
+    }
+}
+
+/// Broadcasting plans: splat, per-row run, per-row splat, materialised, in 2-D and 3-D.
+pub fn maps_broadcast<T: Elem>(sched: Schedule) {
+    let mut rng = Rng::new(2);
+    let cases: Vec<Vec<Vec<usize>>> = vec![
+        vec![vec![7, 9], vec![9]],          // per-row run (or materialised)
+        vec![vec![7, 9], vec![7, 1]],       // per-row splat
+        vec![vec![7, 9], vec![1]],          // splat
+        vec![vec![7, 9], vec![]],           // rank-0 splat
+        vec![vec![5, 1], vec![1, 6]],       // outer product
+        vec![vec![3, 4, 5], vec![4, 5]],    // 3-D per-row run
+        vec![vec![3, 4, 5], vec![3, 1, 5]], // 3-D run with outer strides
+        vec![vec![3, 4, 5], vec![3, 4, 1]], // 3-D per-row splat
+        vec![vec![2, 3, 70], vec![70]],     // long rows: per-row even with the default plan
+        vec![vec![2, 3, 70], vec![3, 1]],
+        vec![vec![0, 5], vec![5]], // empty
+        vec![vec![], vec![]],      // scalars
+    ];
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let y = arena.input(1);
+    let s = arena.binary(BinaryOp::Sub, x, y);
+    let m = arena.binary(BinaryOp::Max, s, x);
+    let body = arena.binary(BinaryOp::Mul, m, y);
+    for shapes in &cases {
+        let sh: Vec<&[usize]> = shapes.iter().map(|s| s.as_slice()).collect();
+        let k = kernel(T::DTYPE, &sh, arena.clone(), body, KernelKind::Map);
+        let data: Vec<Vec<T>> = k
+            .inputs
+            .iter()
+            .map(|i| gen_data(&mut rng, i.shape.iter().product(), Data::Special))
+            .collect();
+        for min_row in [1, 64] {
+            let p = plan(&k, min_row);
+            check(
+                &format!("broadcast {shapes:?} min_row={min_row}\n{p}"),
+                &k,
+                &p,
+                sched,
+                &data,
+            );
+        }
+    }
+}
+
+/// Index(axis) in maps and reductions, on outer and inner axes.
+pub fn index<T: Elem>(sched: Schedule) {
+    let mut rng = Rng::new(3);
+    for shape in [vec![13usize], vec![5, 9], vec![3, 4, 70], vec![2, 3, 5]] {
+        for axis in 0..shape.len() {
+            let mut arena = ExprArena::new();
+            let x = arena.input(0);
+            let i = arena.index(axis as u32);
+            let xi = arena.binary(BinaryOp::Add, x, i);
+            let y = arena.input(1);
+            let body = arena.binary(BinaryOp::Mul, xi, y);
+            for kind in [
+                KernelKind::Map,
+                KernelKind::Reduce {
+                    op: ReduceOp::Sum,
+                    axes: (0..shape.len()).collect(),
+                },
+                KernelKind::Reduce {
+                    op: ReduceOp::Max,
+                    axes: vec![axis],
+                },
+            ] {
+                // the second input, one row, makes the plan walk outer axes row by row (min_row = 1)
+                let last = [*shape.last().unwrap()];
+                let k = kernel(T::DTYPE, &[&shape, &last], arena.clone(), body, kind);
+                let data: Vec<Vec<T>> = vec![
+                    gen_data(&mut rng, shape.iter().product(), Data::Plain),
+                    gen_data(&mut rng, last[0], Data::Plain),
+                ];
+                for min_row in [1, 64] {
+                    let p = plan(&k, min_row);
+                    check(
+                        &format!("index({axis}) {shape:?} {:?}", k.kind),
+                        &k,
+                        &p,
+                        sched,
+                        &data,
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn data_for(op: ReduceOp) -> Vec<Data> {
+    match op {
+        ReduceOp::Sum => vec![Data::Plain, Data::Special, Data::Ties],
+        ReduceOp::Prod => vec![Data::NearOne, Data::NearOneSpecial],
+        ReduceOp::Any | ReduceOp::All => vec![Data::Truth, Data::Ties, Data::Special],
+        _ => vec![Data::Special, Data::Ties, Data::Plain],
+    }
+}
+
+/// Whole-array reductions over every length (every tail), with specials, ties and NaN.
+pub fn reduce_all<T: Elem>(sched: Schedule) {
+    let mut rng = Rng::new(4);
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let two = arena.literal(2.0);
+    let scaled = arena.binary(BinaryOp::Mul, x, two);
+    let logical = arena.binary(BinaryOp::Gt, x, two);
+    for op in ReduceOp::ALL {
+        for (bname, body) in [("x", x), ("2x", scaled), ("x>2", logical)] {
+            for n in (0..=35).chain([100, 257, 1000]) {
+                let kind = KernelKind::Reduce { op, axes: vec![0] };
+                let k = kernel(T::DTYPE, &[&[n]], arena.clone(), body, kind);
+                let p = plan(&k, 64);
+                for d in data_for(op) {
+                    let data = vec![gen_data::<T>(&mut rng, n, d)];
+                    check(
+                        &format!("{} of {bname} n={n} {d:?}", op.name()),
+                        &k,
+                        &p,
+                        sched,
+                        &data,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Hand-written edge cases: NaN positions, ties, signed zeros, empty extents.
+pub fn reduce_edges<T: Elem>(sched: Schedule) {
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let cases: Vec<Vec<f64>> = vec![
+        vec![],
+        vec![-0.0],
+        vec![-0.0, -0.0, -0.0, -0.0, -0.0],
+        vec![0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0],
+        vec![-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0],
+        vec![1.0, nan, 2.0, nan, -5.0],
+        vec![nan; 9],
+        vec![3.0, 1.0, 1.0, 3.0, 1.0, 3.0, 1.0, 3.0, 3.0, 1.0, 1.0],
+        vec![inf, inf, inf, inf, inf],
+        vec![-inf, -inf, -inf],
+        vec![
+            2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 1.0, 9.0, 9.0, 1.0, 9.0, 1.0, 9.0, nan,
+        ],
+        (0..40)
+            .map(|i| if i == 33 { nan } else { (i % 7) as f64 })
+            .collect(),
+        (0..40).map(|i| if i % 11 == 10 { nan } else { 1.0 }).collect(),
+        vec![inf, -inf, 1.0],
+        vec![5e-324, -5e-324, 1e-310],
+    ];
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    for op in ReduceOp::ALL {
+        for c in &cases {
+            let kind = KernelKind::Reduce { op, axes: vec![0] };
+            let k = kernel(T::DTYPE, &[&[c.len()]], arena.clone(), x, kind);
+            let p = plan(&k, 64);
+            let data = vec![c.iter().map(|&v| T::from_f64(v)).collect::<Vec<T>>()];
+            check(&format!("{} of {c:?}", op.name()), &k, &p, sched, &data);
+            if op == ReduceOp::Sum && !c.is_empty() && c.iter().all(|v| v.to_bits() == (-0.0f64).to_bits()) {
+                let got = jit(&k, &p, sched, &data).unwrap();
+                assert_eq!(
+                    got.values.to_f64()[0].to_bits(),
+                    (-0.0f64).to_bits(),
+                    "sum of -0.0s"
+                );
+            }
+            if op == ReduceOp::Sum && c.is_empty() {
+                let got = jit(&k, &p, sched, &data).unwrap();
+                assert_eq!(got.values.to_f64()[0].to_bits(), 0.0f64.to_bits(), "empty sum");
+            }
+        }
+    }
+}
+
+/// Reductions along axes: innermost, outer, mixed; 2-D and 3-D; with broadcast inputs.
+pub fn reduce_axes<T: Elem>(sched: Schedule) {
+    let mut rng = Rng::new(5);
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let y = arena.input(1);
+    let body = arena.binary(BinaryOp::Mul, x, y);
+    let shapes: Vec<(Vec<usize>, Vec<usize>)> = vec![
+        (vec![6, 11], vec![11]),
+        (vec![6, 11], vec![6, 1]),
+        (vec![3, 70], vec![1]),
+        (vec![4, 5, 7], vec![5, 7]),
+        (vec![4, 5, 7], vec![4, 1, 7]),
+        (vec![3, 4, 67], vec![4, 1]),
+        (vec![0, 5], vec![5]),
+        (vec![5, 0], vec![1]),
+        (vec![1, 9], vec![9]),
+    ];
+    for op in ReduceOp::ALL {
+        for (sx, sy) in &shapes {
+            let rank = sx.len();
+            let mut axes_list: Vec<Vec<usize>> = Vec::new();
+            for mask in 0..(1usize << rank) {
+                axes_list.push((0..rank).filter(|a| mask & (1 << a) != 0).collect());
+            }
+            for axes in axes_list {
+                let kind = KernelKind::Reduce {
+                    op,
+                    axes: axes.clone(),
+                };
+                let k = kernel(T::DTYPE, &[sx, sy], arena.clone(), body, kind);
+                let d = if op == ReduceOp::Prod {
+                    Data::NearOneSpecial
+                } else {
+                    Data::Special
+                };
+                let data = vec![
+                    gen_data::<T>(&mut rng, sx.iter().product(), d),
+                    gen_data::<T>(
+                        &mut rng,
+                        sy.iter().product(),
+                        if d == Data::Special { Data::Ties } else { d },
+                    ),
+                ];
+                for min_row in [1, 64] {
+                    let p = plan(&k, min_row);
+                    check(
+                        &format!("{} axes {axes:?} of {sx:?}*{sy:?} min_row={min_row}", op.name()),
+                        &k,
+                        &p,
+                        sched,
+                        &data,
+                    );
+                }
+            }
+        }
+    }
+}
+
+macro_rules! parity_suite {
+    ($name:ident, $sched:expr) => {
+        mod $name {
+            use super::*;
+            fn sched<T: Elem>() -> Schedule {
+                $sched(T::DTYPE)
+            }
+            #[test]
+            fn maps_1d_f64() {
+                maps_1d::<f64>(sched::<f64>());
+            }
+            #[test]
+            fn maps_1d_f32() {
+                maps_1d::<f32>(sched::<f32>());
+            }
+            #[test]
+            fn maps_broadcast_f64() {
+                maps_broadcast::<f64>(sched::<f64>());
+            }
+            #[test]
+            fn maps_broadcast_f32() {
+                maps_broadcast::<f32>(sched::<f32>());
+            }
+            #[test]
+            fn index_f64() {
+                index::<f64>(sched::<f64>());
+            }
+            #[test]
+            fn index_f32() {
+                index::<f32>(sched::<f32>());
+            }
+            #[test]
+            fn reduce_all_f64() {
+                reduce_all::<f64>(sched::<f64>());
+            }
+            #[test]
+            fn reduce_all_f32() {
+                reduce_all::<f32>(sched::<f32>());
+            }
+            #[test]
+            fn reduce_edges_f64() {
+                reduce_edges::<f64>(sched::<f64>());
+            }
+            #[test]
+            fn reduce_edges_f32() {
+                reduce_edges::<f32>(sched::<f32>());
+            }
+            #[test]
+            fn reduce_axes_f64() {
+                reduce_axes::<f64>(sched::<f64>());
+            }
+            #[test]
+            fn reduce_axes_f32() {
+                reduce_axes::<f32>(sched::<f32>());
+            }
+        }
+    };
+}
+
+parity_suite!(scalar, |_d: DType| Schedule::scalar());
+parity_suite!(simd_u1_k1, |d: DType| Schedule::simd(d, 1, 1));
+parity_suite!(simd_u4_k4, |d: DType| Schedule::simd(d, 4, 4));
+parity_suite!(simd_u2_k3, |d: DType| Schedule::simd(d, 2, 3));
+parity_suite!(simd_u3_k2, |d: DType| Schedule::simd(d, 3, 2));

@@ -1,0 +1,104 @@
+//! The Cranelift backend: each kernel compiled by kiln-jit into one native SIMD function.
+//!
+//! [`Jit::prepare`](crate::Backend::prepare) compiles (or finds in kiln-jit's kernel cache) the code
+//! for the kernel's structure and schedule; runs pass the prepared buffers' slices, which kiln-jit
+//! bounds-checks against the plan before any compiled code reads them.
+
+use crate::backend::{Backend, Buffers, Executable, OutSlice, copy_into};
+use crate::error::{Error, Result};
+use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
+use kiln_jit::{CompiledKernel, JitError, Schedule};
+use std::sync::Arc;
+
+/// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Jit {
+    pub schedule: Option<Schedule>,
+}
+
+impl Jit {
+    /// The one-lane schedule: the "fused scalar" variant.
+    pub fn scalar() -> Jit {
+        Jit {
+            schedule: Some(Schedule::scalar()),
+        }
+    }
+}
+
+impl From<JitError> for Error {
+    fn from(e: JitError) -> Error {
+        match e {
+            JitError::Ir(e) => Error::Ir(e),
+            other => Error::Jit(other.to_string()),
+        }
+    }
+}
+
+impl Backend for Jit {
+    fn name(&self) -> &'static str {
+        if self.schedule.is_some_and(|s| !s.is_vector()) {
+            "jit-scalar"
+        } else {
+            "jit"
+        }
+    }
+
+    fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
+        let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
+        Ok(Box::new(JitExecutable {
+            code: kiln_jit::compile(kernel, plan, schedule)?,
+        }))
+    }
+}
+
+/// A compiled kernel, shared with kiln-jit's cache.
+struct JitExecutable {
+    code: Arc<CompiledKernel>,
+}
+
+impl std::fmt::Debug for JitExecutable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "JitExecutable({:?})", self.code.schedule())
+    }
+}
+
+impl Executable for JitExecutable {
+    fn run(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor> {
+        Ok(match inputs {
+            Buffers::F64(b) => {
+                self.code
+                    .run(kernel, plan, &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>())?
+            }
+            Buffers::F32(b) => {
+                self.code
+                    .run(kernel, plan, &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>())?
+            }
+        })
+    }
+
+    fn run_into(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        out: OutSlice<'_>,
+    ) -> Result<()> {
+        let direct =
+            kernel.kind == KernelKind::Map && kernel.output_type() == OutputType::Float(kernel.dtype);
+        match (inputs, out) {
+            (Buffers::F64(b), OutSlice::F64(o)) if direct => Ok(self.code.run_into(
+                kernel,
+                plan,
+                &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>(),
+                o,
+            )?),
+            (Buffers::F32(b), OutSlice::F32(o)) if direct => Ok(self.code.run_into(
+                kernel,
+                plan,
+                &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>(),
+                o,
+            )?),
+            (_, out) => copy_into(self.run(kernel, plan, inputs)?.values, out),
+        }
+    }
+}
