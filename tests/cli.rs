@@ -174,6 +174,20 @@ fn explain_prints_ir_and_plan() {
     assert!(out.contains("%2 = mul %0 %1"), "{out}");
     assert!(out.contains("plan shape=[1000, 3]"), "{out}");
     assert!(out.contains("in0: splat"), "{out}");
+    let out = stdout(&kiln(&[
+        "explain",
+        "a*x + y",
+        "-i",
+        "x=f32[100]",
+        "-i",
+        "a=f32[]",
+        "-i",
+        "y=f32[100]",
+        "--clif",
+        "--asm",
+    ]));
+    assert!(out.contains("; clif") && out.contains("f32x4"), "{out}");
+    assert!(out.contains("; machine code"), "{out}");
     let out = stdout(&kiln(&["explain", "sum(x*x)"]));
     assert!(
         out.contains("assumed f64[1024]") && out.contains("kernel reduce sum axes=[0]"),

@@ -87,6 +87,15 @@ struct ExplainArgs {
     /// An input, NAME=PATH.npy or NAME=DTYPE[SHAPE] (repeatable).
     #[arg(long = "input", short = 'i', value_name = "NAME=SPEC")]
     inputs: Vec<String>,
+    /// Also print the Cranelift IR of the compiled kernel.
+    #[arg(long)]
+    clif: bool,
+    /// Also print the compiled kernel's machine code (Cranelift's lowered VCode listing).
+    #[arg(long)]
+    asm: bool,
+    /// The JIT schedule the dumps are for: `jit` (SIMD) or `jit-scalar`.
+    #[arg(long, default_value = "jit", value_parser = ["jit", "jit-scalar"])]
+    backend: String,
 }
 
 fn main() -> ExitCode {
@@ -230,6 +239,29 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     }
     let (kernel, plan) = runner.explain(&args_of(&inputs)).map_err(|e| e.to_string())?;
     print!("{kernel}{plan}");
+    if args.clif || args.asm {
+        let schedule = match args.backend.as_str() {
+            "jit-scalar" => kiln_jit::Schedule::scalar(),
+            _ => kiln_jit::Schedule::for_kernel(&kernel),
+        };
+        let compiled =
+            kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule).map_err(|e| e.to_string())?;
+        println!(
+            "schedule {:?}, compiled in {:?}",
+            compiled.schedule(),
+            compiled.compile_time()
+        );
+        let dumps = compiled.dumps().ok_or("the JIT kept no dumps")?;
+        if args.clif {
+            println!("; clif\n{}", dumps.clif);
+        }
+        if args.asm {
+            println!(
+                "; machine code\n{}",
+                dumps.vcode.as_deref().unwrap_or("(not available)")
+            );
+        }
+    }
     Ok(())
 }
 
