@@ -156,7 +156,7 @@ fn reduce<T: Real>(
             }
             eval.at(&idx)
         });
-        folded.push(fold(op, values, n_red));
+        folded.push(fold(op, values));
     }
     let values = match out_type {
         OutputType::Float(_) => float_values(
@@ -195,13 +195,12 @@ fn reduce<T: Real>(
     })
 }
 
-/// Folds one extent of `n` values in order.
-fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>, n: usize) -> Folded<T> {
+/// Folds one extent's values in order.
+fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>) -> Folded<T> {
     match op {
         ReduceOp::Sum => {
-            // -0.0 is the exact identity of IEEE addition: a sum of -0.0s stays -0.0, as NumPy's.
-            let s = values.fold(-0.0f64, |acc, v| acc + v.to_f64());
-            Folded::Float(T::from_f64(if n == 0 { 0.0 } else { s }))
+            // NumPy starts its sums from +0.0, so a sum of -0.0s is +0.0 (and an empty sum is 0)
+            Folded::Float(T::from_f64(values.fold(0.0f64, |acc, v| acc + v.to_f64())))
         }
         ReduceOp::Prod => Folded::Float(T::from_f64(values.fold(1.0f64, |acc, v| acc * v.to_f64()))),
         ReduceOp::Min | ReduceOp::Max => {

@@ -9,7 +9,8 @@ use std::fmt;
 /// A reduction that folds the body's values over some axes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReduceOp {
-    /// Sum; 0 over nothing. f32 data is summed in an f64 accumulator and rounded once at the end.
+    /// Sum from +0.0, as NumPy's (so a sum of -0.0s is +0.0, and 0 over nothing). f32 data is summed
+    /// in an f64 accumulator and rounded once at the end.
     Sum,
     /// Product; 1 over nothing. f32 data is multiplied in an f64 accumulator.
     Prod,

@@ -24,11 +24,13 @@ pub(crate) fn tensor<T: Elem>(
     let values = match st.mode.reduce_op() {
         None => floats(val_t),
         Some(op @ (ReduceOp::Sum | ReduceOp::Prod)) => {
-            let empty_sum = op == ReduceOp::Sum && geo.n_red == 0;
+            // the accumulators start at -0.0 (the exact identity); adding +0.0 once gives NumPy's
+            // answer, which starts from +0.0: a sum of -0.0s (or of nothing) is +0.0
+            let is_sum = op == ReduceOp::Sum;
             floats(
                 val_f64
                     .into_iter()
-                    .map(|s| T::from_f64(if empty_sum { 0.0 } else { s }))
+                    .map(|s| T::from_f64(if is_sum { s + 0.0 } else { s }))
                     .collect(),
             )
         }
