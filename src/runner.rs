@@ -83,6 +83,15 @@ impl FusedRunner {
         specialise(&self.program, &args, self.plan_options)
     }
 
+    /// Specialises and readies the kernel for inputs of this form (the JIT compiles it here) without
+    /// running it; a later run on inputs of the same dtypes, shapes and layouts starts at once.
+    pub fn prepare(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+        let args = bind(&self.program, inputs)?;
+        self.specialised
+            .get(&self.program, &*self.backend, &args, self.plan_options)
+            .map(|_| ())
+    }
+
     /// Runs the kernel. Inputs are bound by name; names the expression does not use are ignored.
     ///
     /// # Errors

@@ -1,0 +1,134 @@
+//! The JIT against hand-written Rust and unfused ndarray, single thread, f64, side by side in one
+//! process: horner, axpy and sumsq over N, compile latency, cache-hit latency, and the fixed cost of a
+//! call at N = 100. `cargo bench --bench jit`; BENCHMARKS.md records a run.
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use kiln::bench::baseline;
+use kiln::bench::kernels::{Inputs, Kernel, ndarray_variant};
+use kiln::kiln_ir::PlanOptions;
+use kiln::{ArrayArg, FusedRunner, Output};
+use ndarray::{Array1, ArrayD, arr0};
+use std::hint::black_box;
+use std::time::Duration;
+
+struct Case {
+    inputs: Inputs<f64>,
+    scalars: Vec<(&'static str, ArrayD<f64>)>,
+}
+
+impl Case {
+    fn new(n: usize) -> Case {
+        let inputs = Inputs::<f64>::new(n);
+        let scalars = [("a", inputs.a), ("b", inputs.b), ("c", inputs.c), ("d", inputs.d)]
+            .into_iter()
+            .map(|(name, v)| (name, arr0(v).into_dyn()))
+            .collect();
+        Case { inputs, scalars }
+    }
+
+    fn args(&self) -> Vec<(&str, ArrayArg<'_>)> {
+        let mut args: Vec<(&str, ArrayArg<'_>)> =
+            vec![("x", (&self.inputs.x).into()), ("y", (&self.inputs.y).into())];
+        args.extend(self.scalars.iter().map(|(n, v)| (*n, v.into())));
+        args
+    }
+}
+
+fn seed_kernel(c: &mut Criterion, kernel: Kernel, ns: &[usize]) {
+    let mut group = c.benchmark_group(kernel.name());
+    group
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(20);
+    for &n in ns {
+        let case = Case::new(n);
+        let args = case.args();
+        group.throughput(Throughput::Elements(n as u64));
+        let mut out = Array1::<f64>::zeros(if kernel.reduces() { 1 } else { n });
+        for backend in ["jit", "jit-scalar"] {
+            let runner = FusedRunner::compile_text(kernel.expr())
+                .unwrap()
+                .with_backend(kiln::backend_by_name(backend).unwrap());
+            let variant = if backend == "jit" {
+                "kiln-simd"
+            } else {
+                "kiln-scalar"
+            };
+            group.bench_with_input(BenchmarkId::new(variant, n), &n, |b, _| {
+                if kernel.reduces() {
+                    b.iter(|| black_box(runner.run(&args).unwrap()))
+                } else {
+                    b.iter(|| runner.run_into(&args, out.view_mut()).unwrap())
+                }
+            });
+        }
+        group.bench_with_input(BenchmarkId::new("rust-loop", n), &n, |b, _| {
+            b.iter(|| kiln::bench::kernels::loop_variant(kernel, &case.inputs, out.as_slice_mut().unwrap()))
+        });
+        group.bench_with_input(BenchmarkId::new("ndarray", n), &n, |b, _| {
+            b.iter(|| black_box(ndarray_variant(kernel, &case.inputs)))
+        });
+    }
+    group.finish();
+}
+
+fn horner(c: &mut Criterion) {
+    seed_kernel(c, Kernel::Horner, &[10_000, 1_000_000, 10_000_000]);
+}
+
+fn axpy(c: &mut Criterion) {
+    seed_kernel(c, Kernel::Axpy, &[1_000_000, 10_000_000]);
+}
+
+fn sumsq(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sumsq-strict");
+    let case = Case::new(1_000_000);
+    let x = case.inputs.x.as_slice().unwrap();
+    group
+        .throughput(Throughput::Elements(x.len() as u64))
+        .sample_size(30);
+    group.bench_function("strict-iter-sum", |b| {
+        b.iter(|| black_box(x.iter().map(|v| v * v).sum::<f64>()))
+    });
+    group.bench_function("avx2-strict-loop", |b| b.iter(|| black_box(baseline::sumsq(x))));
+    group.finish();
+    seed_kernel(c, Kernel::Sumsq, &[1_000_000]);
+}
+
+/// Codegen of a kernel not in any cache; a cache hit; the whole call at N = 100.
+fn latency(c: &mut Criterion) {
+    let mut group = c.benchmark_group("latency");
+    let case = Case::new(1000);
+    let args = case.args();
+    let runner = FusedRunner::compile_text(Kernel::Horner.expr()).unwrap();
+    let (kernel, plan) = runner.explain(&args).unwrap();
+    let schedule = kiln_jit::Schedule::for_kernel(&kernel);
+    group.bench_function("compile-new-horner", |b| {
+        b.iter(|| {
+            let key = kiln_jit::KernelKey::new(&kernel, &plan, schedule).unwrap();
+            black_box(kiln_jit::CompiledKernel::compile_uncached(key).unwrap())
+        })
+    });
+    let expr = kiln::text::parse(Kernel::Horner.expr()).unwrap();
+    runner.prepare(&args).unwrap();
+    group.bench_function("compile-cached-horner", |b| {
+        b.iter(|| {
+            let r = FusedRunner::compile(&expr).unwrap();
+            r.prepare(&args).unwrap();
+            black_box(r)
+        })
+    });
+    let small = Case::new(100);
+    let small_args = small.args();
+    let axpy = FusedRunner::compile_text(Kernel::Axpy.expr())
+        .unwrap()
+        .with_plan_options(PlanOptions::default());
+    axpy.run(&small_args).unwrap();
+    group.bench_function("run-axpy-n100-allocating", |b| {
+        b.iter(|| black_box::<Output>(axpy.run(&small_args).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, horner, axpy, sumsq, latency);
+criterion_main!(benches);
