@@ -1,0 +1,375 @@
+//! Random kernels for fuzzing: an expression tree, its inputs (shapes that broadcast, strided and
+//! reversed views, floats built from raw bits), and the parity check of a compiled backend against the
+//! interpreter. Shared by the bounded fuzzer in the test suite (fed by a seeded generator) and the
+//! cargo-fuzz targets in `fuzz/` (fed by libFuzzer), which include this file by path.
+//!
+//! Parity rules: elementwise algebra, comparisons, `where`, min/max, argmin/argmax, any/all are
+//! bit-exact (any NaN equals any NaN; the sign of zero counts). A transcendental appears only at the
+//! root of a map, over an exact subtree, and is compared in ULP. Sums are compared against a bound
+//! relative to the sum of the magnitudes (reassociation), products relatively where finite.
+
+use arbitrary::{Result, Unstructured};
+use kiln::kiln_ir::{BinaryOp, ReduceOp, UnaryOp};
+use kiln::{ArrayArg, Axes, Expr, FusedRunner, Output};
+use ndarray::{ArrayD, IxDyn, ShapeBuilder};
+
+/// One input array, in either dtype, possibly a non-contiguous view of a larger buffer.
+#[derive(Debug, Clone)]
+pub enum Data {
+    F64(ArrayD<f64>),
+    F32(ArrayD<f32>),
+}
+
+/// A random kernel and its inputs.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub expr: Expr,
+    pub inputs: Vec<(String, Data, View)>,
+    /// The transcendental at the root, if any (compared in ULP).
+    pub transcendental: bool,
+}
+
+/// How an input is handed over: as it is, transposed (a Fortran-order view), every other element, or
+/// reversed along its first axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Plain,
+    Transposed,
+    Stepped,
+    Reversed,
+}
+
+const SPECIALS: [f64; 16] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    2.0,
+    -3.0,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    5e-324,
+    -2.2e-308,
+    1e300,
+    -1e-300,
+    3.4e38,
+    1.5e-45,
+];
+
+const EXACT_UNARY: [UnaryOp; 5] = [
+    UnaryOp::Neg,
+    UnaryOp::Abs,
+    UnaryOp::Sqrt,
+    UnaryOp::Recip,
+    UnaryOp::Not,
+];
+const TRANSCENDENTAL: [UnaryOp; 5] = [
+    UnaryOp::Sin,
+    UnaryOp::Cos,
+    UnaryOp::Tan,
+    UnaryOp::Exp,
+    UnaryOp::Log,
+];
+
+fn float(u: &mut Unstructured<'_>) -> Result<f64> {
+    Ok(match u.int_in_range(0..=3u8)? {
+        0 => f64::from_bits(u.arbitrary()?),
+        1 => f32::from_bits(u.arbitrary()?) as f64,
+        _ => *u.choose(&SPECIALS)?,
+    })
+}
+
+fn shape(u: &mut Unstructured<'_>) -> Result<Vec<usize>> {
+    let rank = u.int_in_range(0..=3usize)?;
+    (0..rank)
+        .map(|_| {
+            Ok(match u.int_in_range(0..=9u8)? {
+                0 => 0,
+                1..=3 => 1,
+                4..=7 => u.int_in_range(2..=9usize)?,
+                _ => u.int_in_range(10..=70usize)?,
+            })
+        })
+        .collect()
+}
+
+/// A shape that broadcasts to `full`: some leading axes dropped, some axes set to 1.
+fn sub_shape(u: &mut Unstructured<'_>, full: &[usize]) -> Result<Vec<usize>> {
+    let drop = u.int_in_range(0..=full.len())?;
+    full[drop..]
+        .iter()
+        .map(|&d| Ok(if u.ratio(1, 4)? { 1 } else { d }))
+        .collect()
+}
+
+fn array<T: Copy + num_like::Zero>(
+    u: &mut Unstructured<'_>,
+    shape: &[usize],
+    view: View,
+    conv: fn(f64) -> T,
+) -> Result<ArrayD<T>> {
+    let n: usize = shape.iter().product();
+    let (buf_shape, len) = match view {
+        View::Stepped if !shape.is_empty() => {
+            let mut s = shape.to_vec();
+            let last = s.len() - 1;
+            s[last] *= 2;
+            (s, n * 2)
+        }
+        _ => (shape.to_vec(), n),
+    };
+    let mut data = Vec::with_capacity(len);
+    for _ in 0..len {
+        data.push(conv(float(u)?));
+    }
+    Ok(match view {
+        View::Transposed => ArrayD::from_shape_vec(IxDyn(&buf_shape).f(), data).expect("sized"),
+        _ => ArrayD::from_shape_vec(IxDyn(&buf_shape), data).expect("sized"),
+    })
+}
+
+/// Tiny local trait so `array` can build both dtypes.
+mod num_like {
+    pub trait Zero {}
+    impl Zero for f64 {}
+    impl Zero for f32 {}
+}
+
+/// An exact expression tree (no transcendental) over `names`.
+fn exact_tree(u: &mut Unstructured<'_>, names: &[String], rank: usize, depth: u32) -> Result<Expr> {
+    let leaf = depth == 0 || u.ratio(1, 3)?;
+    if leaf {
+        return Ok(match u.int_in_range(0..=5u8)? {
+            0 | 1 => Expr::lit(float(u)?),
+            2 if rank > 0 => Expr::index(u.int_in_range(0..=rank - 1)?),
+            _ => Expr::input(u.choose(names)?.clone()),
+        });
+    }
+    Ok(match u.int_in_range(0..=5u8)? {
+        0 => exact_tree(u, names, rank, depth - 1)?.unary(*u.choose(&EXACT_UNARY)?),
+        1 => Expr::select(
+            exact_tree(u, names, rank, depth - 1)?,
+            exact_tree(u, names, rank, depth - 1)?,
+            exact_tree(u, names, rank, depth - 1)?,
+        ),
+        _ => {
+            let op = *u.choose(&BinaryOp::ALL)?;
+            let a = exact_tree(u, names, rank, depth - 1)?;
+            let b = exact_tree(u, names, rank, depth - 1)?;
+            if op == BinaryOp::Pow {
+                a.pow(b)
+            } else {
+                a.binary(op, b)
+            }
+        }
+    })
+}
+
+impl Case {
+    /// A random case drawn from `u`.
+    pub fn arbitrary(u: &mut Unstructured<'_>) -> Result<Case> {
+        let full = shape(u)?;
+        let n_inputs = u.int_in_range(1..=3usize)?;
+        let all_f32 = u.ratio(1, 3)?;
+        let mut inputs = Vec::new();
+        for i in 0..n_inputs {
+            let s = if i == 0 {
+                full.clone()
+            } else {
+                sub_shape(u, &full)?
+            };
+            let view = *u.choose(&[
+                View::Plain,
+                View::Plain,
+                View::Transposed,
+                View::Stepped,
+                View::Reversed,
+            ])?;
+            let f32_input = all_f32 || u.ratio(1, 6)?;
+            let data = if f32_input {
+                Data::F32(array(u, &s, view, |v| v as f32)?)
+            } else {
+                Data::F64(array(u, &s, view, |v| v)?)
+            };
+            inputs.push((format!("x{i}"), data, view));
+        }
+        let names: Vec<String> = inputs.iter().map(|(n, _, _)| n.clone()).collect();
+        let depth = u.int_in_range(0..=4u32)?;
+        let body = exact_tree(u, &names, full.len(), depth)?;
+        let (expr, transcendental) = match u.int_in_range(0..=5u8)? {
+            0 | 1 => {
+                let op = *u.choose(&ReduceOp::ALL)?;
+                let axes = if full.is_empty() || u.ratio(1, 2)? {
+                    Axes::All
+                } else {
+                    let rank = full.len() as isize;
+                    Axes::Some(vec![u.int_in_range(-rank..=rank - 1)?])
+                };
+                (body.reduce(op, axes), false)
+            }
+            2 => (body.unary(*u.choose(&TRANSCENDENTAL)?), true),
+            _ => (body, false),
+        };
+        Ok(Case {
+            expr,
+            inputs,
+            transcendental,
+        })
+    }
+
+    fn args(&self) -> Vec<(&str, ArrayArg<'_>)> {
+        self.inputs
+            .iter()
+            .map(|(name, data, view)| {
+                let arg: ArrayArg<'_> = match (data, view) {
+                    (Data::F64(a), View::Stepped) if a.ndim() > 0 => {
+                        ArrayArg::F64(a.slice_each_axis(|ax| step_last(ax, a.ndim())))
+                    }
+                    (Data::F32(a), View::Stepped) if a.ndim() > 0 => {
+                        ArrayArg::F32(a.slice_each_axis(|ax| step_last(ax, a.ndim())))
+                    }
+                    (Data::F64(a), View::Reversed) if a.ndim() > 0 => {
+                        let mut v = a.view();
+                        v.invert_axis(ndarray::Axis(0));
+                        ArrayArg::F64(v)
+                    }
+                    (Data::F32(a), View::Reversed) if a.ndim() > 0 => {
+                        let mut v = a.view();
+                        v.invert_axis(ndarray::Axis(0));
+                        ArrayArg::F32(v)
+                    }
+                    (Data::F64(a), _) => ArrayArg::F64(a.view()),
+                    (Data::F32(a), _) => ArrayArg::F32(a.view()),
+                };
+                (name.as_str(), arg)
+            })
+            .collect()
+    }
+
+    /// The number of elements the interpreter gives, if it runs.
+    pub fn check_len(&self) -> Option<usize> {
+        let r = FusedRunner::compile(&self.expr)
+            .ok()?
+            .with_backend(kiln::interpreter());
+        r.run(&self.args()).ok().map(|o| o.into_f64().len())
+    }
+
+    /// Runs the case on `backend` and on the interpreter; `Err` describes a disagreement.
+    pub fn check(&self, backend: &str) -> std::result::Result<(), String> {
+        let args = self.args();
+        let oracle = FusedRunner::compile(&self.expr).map(|r| r.with_backend(kiln::interpreter()));
+        let tested = FusedRunner::compile(&self.expr)
+            .and_then(|r| Ok(r.with_backend(kiln::backend_by_name(backend)?)));
+        let (oracle, tested) = match (oracle, tested) {
+            (Ok(o), Ok(t)) => (o, t),
+            (Err(_), Err(_)) => return Ok(()),
+            (o, t) => return Err(format!("compile differs: interp {o:?} vs {backend} {t:?}")),
+        };
+        let want = oracle.run(&args);
+        let got = tested.run(&args);
+        let (want, got) = match (want, got) {
+            (Err(_), Err(_)) => return Ok(()),
+            (Ok(w), Ok(g)) => (w, g),
+            (w, g) => return Err(format!("run differs: interp {w:?} vs {backend} {g:?}")),
+        };
+        if want.shape() != got.shape() || want.dtype_name() != got.dtype_name() {
+            return Err(format!("result type differs: {want:?} vs {got:?}"));
+        }
+        let rule = match self.expr.node() {
+            kiln::ExprNode::Reduce {
+                op: ReduceOp::Sum,
+                arg,
+                ..
+            } => {
+                // the bound of a reassociated sum: n * eps * sum(|x|)
+                let magnitude =
+                    FusedRunner::compile(&arg.clone().abs().reduce(ReduceOp::Sum, reduce_axes(&self.expr)))
+                        .map_err(|e| e.to_string())?
+                        .with_backend(kiln::interpreter())
+                        .run(&args)
+                        .map_err(|e| e.to_string())?;
+                Rule::SumBound(magnitude.into_f64().iter().copied().collect())
+            }
+            kiln::ExprNode::Reduce {
+                op: ReduceOp::Prod, ..
+            } => Rule::Relative,
+            _ if self.transcendental => Rule::Ulp(8),
+            _ => Rule::Exact,
+        };
+        compare(&want, &got, &rule)
+    }
+}
+
+fn step_last(ax: ndarray::AxisDescription, ndim: usize) -> ndarray::Slice {
+    if ax.axis.index() == ndim - 1 {
+        ndarray::Slice::new(0, None, 2)
+    } else {
+        ndarray::Slice::from(..)
+    }
+}
+
+fn reduce_axes(e: &Expr) -> Axes {
+    match e.node() {
+        kiln::ExprNode::Reduce { axes, .. } => axes.clone(),
+        _ => Axes::All,
+    }
+}
+
+enum Rule {
+    Exact,
+    Ulp(u64),
+    SumBound(Vec<f64>),
+    Relative,
+}
+
+fn ulps(a: f64, b: f64, f32_result: bool) -> u64 {
+    let key = |v: f64| {
+        if f32_result {
+            let b = (v as f32).to_bits() as i64;
+            if b & (1 << 31) != 0 { -(b & 0x7fff_ffff) } else { b }
+        } else {
+            let b = v.to_bits() as i64;
+            if b < 0 { -(b & i64::MAX) } else { b }
+        }
+    };
+    key(a).abs_diff(key(b))
+}
+
+fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), String> {
+    let f32_result = matches!(want, Output::F32(_));
+    let (w, g) = (want.clone().into_f64(), got.clone().into_f64());
+    let eps = if f32_result {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let n = w.len().max(1) as f64;
+    for (i, (&a, &b)) in w.iter().zip(g.iter()).enumerate() {
+        let ok = if a.is_nan() || b.is_nan() {
+            a.is_nan() && b.is_nan()
+        } else {
+            match rule {
+                Rule::Exact => a.to_bits() == b.to_bits(),
+                Rule::Ulp(max) => a == b || ulps(a, b, f32_result) <= *max,
+                Rule::SumBound(mag) => {
+                    let m = mag[i];
+                    a == b
+                        || (m.is_finite() && (a - b).abs() <= 4.0 * m * eps * n.max(16.0))
+                        || !m.is_finite()
+                }
+                Rule::Relative => {
+                    a == b
+                        || (a - b).abs() <= 1e-6 * a.abs().max(b.abs())
+                        || (!a.is_finite() || !b.is_finite())
+                        || a.abs().max(b.abs()) < 1e-290
+                }
+            }
+        };
+        if !ok {
+            return Err(format!("element {i}: interp {a:?} vs compiled {b:?}"));
+        }
+    }
+    Ok(())
+}
