@@ -8,6 +8,8 @@
 //! root of a map, over an exact subtree, and is compared in ULP. Sums are compared against a bound
 //! relative to the sum of the magnitudes (reassociation), products relatively where finite.
 
+#![allow(dead_code)] // each includer uses a different part
+
 use arbitrary::{Result, Unstructured};
 use kiln::kiln_ir::{BinaryOp, ReduceOp, UnaryOp};
 use kiln::{ArrayArg, Axes, Expr, FusedRunner, Output};
