@@ -48,7 +48,8 @@ fn seed_kernel(c: &mut Criterion, kernel: Kernel, ns: &[usize]) {
         for backend in ["jit", "jit-scalar"] {
             let runner = FusedRunner::compile_text(kernel.expr())
                 .unwrap()
-                .with_backend(kiln::backend_by_name(backend).unwrap());
+                .with_backend(kiln::backend_by_name(backend).unwrap())
+                .with_threads(1);
             let variant = if backend == "jit" {
                 "kiln-simd"
             } else {

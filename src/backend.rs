@@ -7,8 +7,9 @@
 //! implements the same traits.
 
 use crate::error::{Error, Result};
+use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
-use kiln_ir::{BroadcastPlan, KernelIR, Real, StridedInput, Tensor, Values};
+use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
 use std::borrow::Cow;
 use std::fmt::Debug;
 
@@ -43,10 +44,50 @@ pub trait Backend: Send + Sync + Debug {
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
 }
 
+/// How one run goes: where its reduction starts, and the threads it may use.
+#[derive(Debug, Clone, Copy)]
+pub struct RunCtx<'a> {
+    /// The start of each output's fold (identity, `initial`, or the previous outputs).
+    pub start: Start<'a>,
+    /// The threads, the threshold below which a run stays on the calling thread, and the tuning of
+    /// whole-array reductions.
+    pub parallel: &'a Parallel,
+}
+
 /// A kernel a backend has readied.
 pub trait Executable: Send + Sync + Debug {
     /// Runs over `inputs`, prepared for the kernel and plan this was made from.
     fn run(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor>;
+
+    /// Runs with a start and threads. The default runs [`Executable::run`] on the calling thread and
+    /// supports only the identity start.
+    fn run_with(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        if ctx.start != Start::Identity {
+            return Err(Error::Unsupported(
+                "this backend does not start reductions from given values".into(),
+            ));
+        }
+        self.run(kernel, plan, inputs)
+    }
+
+    /// Runs into `out` with threads. The default runs [`Executable::run_with`] and copies.
+    fn run_into_with(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        out: OutSlice<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<()> {
+        let t = self.run_with(kernel, plan, inputs, ctx)?;
+        copy_into(t.values, out)
+    }
 
     /// Runs into `out`. The default runs [`Executable::run`] and copies.
     fn run_into(
@@ -103,13 +144,27 @@ impl Backend for Interpreter {
 impl Executable for Interpreter {
     fn run(&self, kernel: &KernelIR, _plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor> {
         match inputs {
-            Buffers::F64(b) => interpret(kernel, b),
-            Buffers::F32(b) => interpret(kernel, b),
+            Buffers::F64(b) => interpret(kernel, b, Start::Identity),
+            Buffers::F32(b) => interpret(kernel, b, Start::Identity),
+        }
+    }
+
+    /// The oracle runs on the calling thread, in sequential order, whatever the thread count.
+    fn run_with(
+        &self,
+        kernel: &KernelIR,
+        _plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        match inputs {
+            Buffers::F64(b) => interpret(kernel, b, ctx.start),
+            Buffers::F32(b) => interpret(kernel, b, ctx.start),
         }
     }
 }
 
-fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>]) -> Result<Tensor> {
+fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start<'_>) -> Result<Tensor> {
     let inputs = buffers
         .iter()
         .map(|b| {
@@ -121,5 +176,5 @@ fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>]) -> Result<Te
             })
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(kiln_ir::interpret(kernel, &inputs)?)
+    Ok(kiln_ir::interpret_from(kernel, &inputs, start)?)
 }

@@ -14,9 +14,9 @@ use ndarray::IxDyn;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
-/// The arguments of a run, in the program's input order.
+/// The arguments of a run, in the order of `names`.
 pub(crate) fn bind<'b, 'a>(
-    program: &Program,
+    names: &[String],
     args: &'b [(&str, ArrayArg<'a>)],
 ) -> Result<Vec<&'b ArrayArg<'a>>> {
     for (i, (name, _)) in args.iter().enumerate() {
@@ -26,8 +26,7 @@ pub(crate) fn bind<'b, 'a>(
             });
         }
     }
-    program
-        .names
+    names
         .iter()
         .map(|name| {
             args.iter()

@@ -35,10 +35,21 @@ pub enum ExprNode {
     Unary(UnaryOp, Expr),
     Binary(BinaryOp, Expr, Expr),
     Where(Expr, Expr, Expr),
+    /// A reduction of `arg` over `axes`; `keepdims` keeps each reduced axis with length 1 (NumPy's
+    /// `keepdims=True`); `initial` (sum, prod, min, max only) starts each output's fold.
     Reduce {
         op: ReduceOp,
         axes: Axes,
         arg: Expr,
+        keepdims: bool,
+        initial: Option<f64>,
+    },
+    /// The arithmetic mean of `arg` over `axes`: the sum (in f64 for f32 data) divided by the
+    /// number of values reduced, as NumPy's `mean` (NaN over nothing).
+    Mean {
+        axes: Axes,
+        arg: Expr,
+        keepdims: bool,
     },
 }
 
@@ -119,6 +130,77 @@ impl Expr {
     pub fn not(self) -> Expr {
         self.unary(UnaryOp::Not)
     }
+    pub fn tanh(self) -> Expr {
+        self.unary(UnaryOp::Tanh)
+    }
+    pub fn exp2(self) -> Expr {
+        self.unary(UnaryOp::Exp2)
+    }
+    pub fn log2(self) -> Expr {
+        self.unary(UnaryOp::Log2)
+    }
+    pub fn log10(self) -> Expr {
+        self.unary(UnaryOp::Log10)
+    }
+    pub fn expm1(self) -> Expr {
+        self.unary(UnaryOp::Expm1)
+    }
+    pub fn log1p(self) -> Expr {
+        self.unary(UnaryOp::Log1p)
+    }
+    pub fn arcsin(self) -> Expr {
+        self.unary(UnaryOp::Arcsin)
+    }
+    pub fn arccos(self) -> Expr {
+        self.unary(UnaryOp::Arccos)
+    }
+    pub fn arctan(self) -> Expr {
+        self.unary(UnaryOp::Arctan)
+    }
+    pub fn sinh(self) -> Expr {
+        self.unary(UnaryOp::Sinh)
+    }
+    pub fn cosh(self) -> Expr {
+        self.unary(UnaryOp::Cosh)
+    }
+    pub fn arcsinh(self) -> Expr {
+        self.unary(UnaryOp::Arcsinh)
+    }
+    pub fn arccosh(self) -> Expr {
+        self.unary(UnaryOp::Arccosh)
+    }
+    pub fn arctanh(self) -> Expr {
+        self.unary(UnaryOp::Arctanh)
+    }
+    pub fn floor(self) -> Expr {
+        self.unary(UnaryOp::Floor)
+    }
+    pub fn ceil(self) -> Expr {
+        self.unary(UnaryOp::Ceil)
+    }
+    pub fn trunc(self) -> Expr {
+        self.unary(UnaryOp::Trunc)
+    }
+    /// Round to the nearest integer, ties to even (NumPy's `round`).
+    pub fn round(self) -> Expr {
+        self.unary(UnaryOp::Round)
+    }
+    /// NumPy's `sign`: 1, -1, +0.0 for either zero, NaN for NaN.
+    pub fn sign(self) -> Expr {
+        self.unary(UnaryOp::Sign)
+    }
+    /// 1 where the value is NaN, else 0 (a logical result).
+    pub fn isnan(self) -> Expr {
+        self.unary(UnaryOp::IsNan)
+    }
+    /// 1 where the value is ±inf, else 0 (a logical result).
+    pub fn isinf(self) -> Expr {
+        self.unary(UnaryOp::IsInf)
+    }
+    /// 1 where the value is finite, else 0 (a logical result).
+    pub fn isfinite(self) -> Expr {
+        self.unary(UnaryOp::IsFinite)
+    }
 
     /// NumPy's `minimum`: propagates NaN.
     pub fn minimum(self, rhs: impl Into<Expr>) -> Expr {
@@ -127,6 +209,34 @@ impl Expr {
     /// NumPy's `maximum`: propagates NaN.
     pub fn maximum(self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Max, rhs)
+    }
+    /// `atan2(self, x)`: the angle of the point `(x, self)`.
+    pub fn arctan2(self, x: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Arctan2, x)
+    }
+    /// `sqrt(self² + rhs²)` without overflow.
+    pub fn hypot(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Hypot, rhs)
+    }
+    /// `self` with the sign of `sign`.
+    pub fn copysign(self, sign: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Copysign, sign)
+    }
+    /// NumPy's `fmax`: ignores a NaN operand.
+    pub fn fmax(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Fmax, rhs)
+    }
+    /// NumPy's `fmin`: ignores a NaN operand.
+    pub fn fmin(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Fmin, rhs)
+    }
+    /// C's `fmod`: the remainder with the sign of the dividend `self`.
+    pub fn fmod(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Fmod, rhs)
+    }
+    /// NumPy's `remainder` (the `%` operator): the sign of the divisor, `-1 % 3 == 2`.
+    pub fn remainder(self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Rem, rhs)
     }
     /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it.
     pub fn pow(self, e: impl Into<Expr>) -> Expr {
@@ -165,7 +275,54 @@ impl Expr {
 
     /// A reduction of this expression over `axes`.
     pub fn reduce(self, op: ReduceOp, axes: Axes) -> Expr {
-        Expr::new(ExprNode::Reduce { op, axes, arg: self })
+        self.reduce_with(op, axes, false, None)
+    }
+    /// A reduction over `axes`, keeping the reduced axes with length 1 if `keepdims`, each output
+    /// starting from `initial` if given (sum, prod, min and max take one; the others reject it when
+    /// the expression is compiled).
+    pub fn reduce_with(self, op: ReduceOp, axes: Axes, keepdims: bool, initial: Option<f64>) -> Expr {
+        Expr::new(ExprNode::Reduce {
+            op,
+            axes,
+            arg: self,
+            keepdims,
+            initial,
+        })
+    }
+    /// The sum over several axes (negative count from the end; `&[]` reduces over no axis).
+    pub fn sum_axes(self, axes: &[isize]) -> Expr {
+        self.reduce(ReduceOp::Sum, Axes::Some(axes.to_vec()))
+    }
+    /// The mean over `axes`, as NumPy's `mean(x, axis, keepdims=keepdims)`.
+    pub fn mean_axes(self, axes: Axes, keepdims: bool) -> Expr {
+        Expr::new(ExprNode::Mean {
+            axes,
+            arg: self,
+            keepdims,
+        })
+    }
+    /// The mean of every element.
+    pub fn mean(self) -> Expr {
+        self.mean_axes(Axes::All, false)
+    }
+    /// The variance over `axes` (ddof = 0), computed as NumPy does: `mean(d * d)` with
+    /// `d = x - mean(x, keepdims)`, two reductions and the elementwise work between them.
+    pub fn var_axes(self, axes: Axes, keepdims: bool) -> Expr {
+        let m = self.clone().mean_axes(axes.clone(), true);
+        let d = self - m;
+        (&d * &d).mean_axes(axes, keepdims)
+    }
+    /// The variance of every element (ddof = 0).
+    pub fn var(self) -> Expr {
+        self.var_axes(Axes::All, false)
+    }
+    /// The standard deviation over `axes` (ddof = 0): `sqrt(var)`.
+    pub fn std_axes(self, axes: Axes, keepdims: bool) -> Expr {
+        self.var_axes(axes, keepdims).sqrt()
+    }
+    /// The standard deviation of every element (ddof = 0).
+    pub fn std(self) -> Expr {
+        self.std_axes(Axes::All, false)
     }
     /// The sum of every element.
     pub fn sum(self) -> Expr {
@@ -260,6 +417,7 @@ binary_operator!(Add, add, BinaryOp::Add);
 binary_operator!(Sub, sub, BinaryOp::Sub);
 binary_operator!(Mul, mul, BinaryOp::Mul);
 binary_operator!(Div, div, BinaryOp::Div);
+binary_operator!(Rem, rem, BinaryOp::Rem);
 
 impl std::ops::Neg for Expr {
     type Output = Expr;
@@ -290,7 +448,9 @@ impl Drop for Expr {
 fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
     let Some(node) = Arc::get_mut(node) else { return };
     match std::mem::replace(node, ExprNode::Literal(0.0)) {
-        ExprNode::Unary(_, a) | ExprNode::Reduce { arg: a, .. } => stack.push(a),
+        ExprNode::Unary(_, a) | ExprNode::Reduce { arg: a, .. } | ExprNode::Mean { arg: a, .. } => {
+            stack.push(a)
+        }
         ExprNode::Binary(_, a, b) => stack.extend([a, b]),
         ExprNode::Where(c, a, b) => stack.extend([c, a, b]),
         ExprNode::Input(_) | ExprNode::Literal(_) | ExprNode::Index(_) => {}

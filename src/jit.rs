@@ -4,11 +4,11 @@
 //! for the kernel's structure and schedule; runs pass the prepared buffers' slices, which kiln-jit
 //! bounds-checks against the plan before any compiled code reads them.
 
-use crate::backend::{Backend, Buffers, Executable, OutSlice, copy_into};
+use crate::backend::{Backend, Buffer, Buffers, Executable, OutSlice, RunCtx, copy_into};
 use crate::error::{Error, Result};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
-use kiln_jit::{CompiledKernel, JitError, Schedule};
-use std::sync::Arc;
+use kiln_jit::{CompiledKernel, Elem, JitError, Schedule, Workspace};
+use std::sync::{Arc, Mutex};
 
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,13 +47,38 @@ impl Backend for Jit {
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
         Ok(Box::new(JitExecutable {
             code: kiln_jit::compile(kernel, plan, schedule)?,
+            workspace: Mutex::default(),
         }))
     }
 }
 
-/// A compiled kernel, shared with kiln-jit's cache.
+/// A compiled kernel, shared with kiln-jit's cache, and the workspace its reductions' partials
+/// live in between runs (a run that finds it busy, on another thread, uses a fresh one).
 struct JitExecutable {
     code: Arc<CompiledKernel>,
+    workspace: Mutex<Workspace>,
+}
+
+fn slices<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Vec<&'b [T]> {
+    b.iter().map(|b| &b.data[..]).collect()
+}
+
+impl JitExecutable {
+    fn run_t<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &[&[T]],
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+        let cfg = ctx.parallel.jit_config(n, ctx.start);
+        let run = |ws: &mut Workspace| self.code.run_with(kernel, plan, inputs, &cfg, ws);
+        Ok(match self.workspace.try_lock() {
+            Ok(mut ws) => run(&mut ws)?,
+            Err(_) => run(&mut Workspace::new())?,
+        })
+    }
 }
 
 impl std::fmt::Debug for JitExecutable {
@@ -63,6 +88,43 @@ impl std::fmt::Debug for JitExecutable {
 }
 
 impl Executable for JitExecutable {
+    fn run_with(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        match inputs {
+            Buffers::F64(b) => self.run_t(kernel, plan, &slices(b), ctx),
+            Buffers::F32(b) => self.run_t(kernel, plan, &slices(b), ctx),
+        }
+    }
+
+    fn run_into_with(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        out: OutSlice<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<()> {
+        let direct = kernel.kind == KernelKind::Map
+            && kernel.output_type() == OutputType::Float(kernel.dtype)
+            && ctx.start == kiln_ir::Start::Identity;
+        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+        let cfg = ctx.parallel.jit_config(n, ctx.start);
+        match (inputs, out) {
+            (Buffers::F64(b), OutSlice::F64(o)) if direct => {
+                Ok(self.code.run_into_with(kernel, plan, &slices(b), o, &cfg)?)
+            }
+            (Buffers::F32(b), OutSlice::F32(o)) if direct => {
+                Ok(self.code.run_into_with(kernel, plan, &slices(b), o, &cfg)?)
+            }
+            (_, out) => copy_into(self.run_with(kernel, plan, inputs, ctx)?.values, out),
+        }
+    }
+
     fn run(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor> {
         Ok(match inputs {
             Buffers::F64(b) => {

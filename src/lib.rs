@@ -19,17 +19,19 @@ pub mod expr;
 pub mod ext;
 pub mod jit;
 pub mod npy;
+pub mod parallel;
 pub mod program;
 pub mod runner;
 pub mod text;
 
 pub use array::{ArrayArg, Float, Output};
-pub use backend::{Backend, Buffer, Buffers, Executable, Interpreter, OutSlice};
+pub use backend::{Backend, Buffer, Buffers, Executable, Interpreter, OutSlice, RunCtx};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseExt, FuseManyExt};
 pub use kiln_ir;
-pub use program::Program;
+pub use parallel::Parallel;
+pub use program::{Pipeline, Program, Reduction, Source, Stage};
 pub use runner::{FusedRunner, interpreter};
 
 /// The backend runners use unless told otherwise: the JIT.

@@ -1,42 +1,214 @@
-//! Lowering: a builder [`Expr`] becomes a [`Program`], the dtype- and shape-independent half of a
-//! kernel (input names, the hash-consed body, the reduction), and a `Program` with concrete input
-//! dtypes and shapes becomes a [`KernelIR`].
+//! Lowering: a builder [`Expr`] becomes a [`Pipeline`], a sequence of kernels ([`Stage`]s), each a
+//! [`Program`]: the dtype- and shape-independent half of a kernel (input names, the hash-consed body,
+//! the reduction). A `Program` with concrete input dtypes and shapes becomes a [`KernelIR`].
 //!
-//! Lowering walks the tree with an explicit stack (no recursion, so no depth limit) and interns every
-//! node into one arena: a subtree used twice is computed once.
+//! An expression without reductions, or whose only reduction is outermost, is one kernel. A reduction
+//! whose value feeds later elementwise work (`x - max(x, axis=1, keepdims=1)`, softmax,
+//! `sqrt(sum(x*x))`, `mean`, `var`, `std`) ends a kernel of its own, fused as far as it goes; its result
+//! flows into the next kernel as an input named `%k` (the index of the stage that made it) and is
+//! broadcast there as NumPy would. Stages that compute the same thing (the two `max(x)` of a softmax
+//! written out in text) are computed once.
+//!
+//! Lowering walks each kernel's tree with an explicit stack (no recursion, so no depth limit within a
+//! kernel) and interns every node into one arena: a subtree used twice is computed once.
 
 use crate::error::{Error, Result};
 use crate::expr::{Axes, Expr, ExprNode};
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
 use kiln_ir::{DType, ExprArena, InputDecl, KernelIR, KernelKind, NodeId, ReduceOp};
 use std::collections::HashMap;
+use std::fmt;
+use std::hash::{Hash, Hasher};
 
-/// An expression ready to be specialised: its inputs by name, its body and its reduction.
+/// A kernel's reduction: its op and axes, how its result is shaped and finished.
+#[derive(Debug, Clone)]
+pub struct Reduction {
+    pub op: ReduceOp,
+    pub axes: Axes,
+    /// Keep each reduced axis with length 1.
+    pub keepdims: bool,
+    /// Each output's fold starts here (sum, prod, min, max only), applied exactly once.
+    pub initial: Option<f64>,
+    /// A mean: the sum divided by the number of values reduced into each output.
+    pub mean: bool,
+}
+
+impl Reduction {
+    /// A plain reduction: no keepdims, no initial, no mean.
+    pub fn new(op: ReduceOp, axes: Axes) -> Reduction {
+        Reduction {
+            op,
+            axes,
+            keepdims: false,
+            initial: None,
+            mean: false,
+        }
+    }
+
+    /// The reduced axes of an iteration space of rank `rank` (normalised, sorted; checked).
+    pub fn resolve_axes(&self, rank: usize) -> Result<Vec<usize>> {
+        Ok(match &self.axes {
+            Axes::All => (0..rank).collect(),
+            Axes::Some(list) => {
+                if self.op.is_arg() && list.len() != 1 {
+                    return Err(kiln_ir::IrError::InvalidReduction(format!(
+                        "{} takes one axis or none, not {} axes",
+                        self.op.name(),
+                        list.len()
+                    ))
+                    .into());
+                }
+                normalize_axes(list, rank)?
+            }
+        })
+    }
+
+    /// The result's shape over an iteration shape: the kept axes, and the reduced ones as 1 with
+    /// `keepdims`.
+    pub fn result_shape(&self, shape: &[usize], axes: &[usize]) -> Vec<usize> {
+        shape
+            .iter()
+            .enumerate()
+            .filter_map(|(a, &d)| match (axes.contains(&a), self.keepdims) {
+                (false, _) => Some(d),
+                (true, true) => Some(1),
+                (true, false) => None,
+            })
+            .collect()
+    }
+}
+
+impl PartialEq for Reduction {
+    fn eq(&self, other: &Self) -> bool {
+        self.op == other.op
+            && self.axes == other.axes
+            && self.keepdims == other.keepdims
+            && self.initial.map(f64::to_bits) == other.initial.map(f64::to_bits)
+            && self.mean == other.mean
+    }
+}
+
+impl Eq for Reduction {}
+
+impl Hash for Reduction {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.op.hash(h);
+        self.axes.hash(h);
+        self.keepdims.hash(h);
+        self.initial.map(f64::to_bits).hash(h);
+        self.mean.hash(h);
+    }
+}
+
+impl fmt::Display for Reduction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.mean { "mean" } else { self.op.name() })?;
+        match &self.axes {
+            Axes::All => f.write_str(" axis=None")?,
+            Axes::Some(list) => write!(f, " axis={list:?}")?,
+        }
+        if self.keepdims {
+            f.write_str(" keepdims")?;
+        }
+        if let Some(v) = self.initial {
+            write!(f, " initial={v:?}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One kernel, ready to be specialised: its inputs by name, its body and its reduction.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Program {
-    /// Input names, in order of first appearance; input `i` of the body is `names[i]`.
+    /// Input names, in order of first appearance; input `i` of the body is `names[i]` (a user input,
+    /// or `%k`, the result of stage `k`).
     pub names: Vec<String>,
     pub arena: ExprArena,
     pub body: NodeId,
     /// The outermost reduction, if any.
-    pub reduce: Option<(ReduceOp, Axes)>,
+    pub reduce: Option<Reduction>,
+}
+
+/// Where a stage's input comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The user's input `k` ([`Pipeline::names`]).
+    Input(usize),
+    /// The result of stage `k`.
+    Stage(usize),
+}
+
+/// One kernel of a pipeline and where each of its inputs comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Stage {
+    pub program: Program,
+    pub sources: Vec<Source>,
+}
+
+/// An expression as a sequence of kernels; the last stage's result is the expression's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Pipeline {
+    /// The user's input names, in order of first appearance.
+    pub names: Vec<String>,
+    pub stages: Vec<Stage>,
+}
+
+impl Pipeline {
+    /// Lowers `expr` into as few kernels as its reductions allow.
+    pub fn lower(expr: &Expr) -> Result<Pipeline> {
+        let mut b = Builder::default();
+        b.stage(expr)?;
+        Ok(Pipeline {
+            names: b.names,
+            stages: b.stages,
+        })
+    }
+
+    /// The stage whose result is the expression's.
+    pub fn last(&self) -> &Stage {
+        self.stages.last().expect("a pipeline has a stage")
+    }
+}
+
+impl fmt::Display for Pipeline {
+    /// The plan: each kernel, what flows into it and what it gives.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (k, stage) in self.stages.iter().enumerate() {
+            let from: Vec<String> = stage
+                .program
+                .names
+                .iter()
+                .zip(&stage.sources)
+                .map(|(n, s)| match s {
+                    Source::Input(_) => n.clone(),
+                    Source::Stage(j) => format!("%{j} (kernel {j})"),
+                })
+                .collect();
+            let what = match &stage.program.reduce {
+                Some(r) => format!("reduce {r}"),
+                None => "map".into(),
+            };
+            writeln!(f, "kernel {k}: {what} <- [{}] -> %{k}", from.join(", "))?;
+        }
+        Ok(())
+    }
 }
 
 impl Program {
-    /// Lowers `expr`. A reduction must be the outermost operation.
+    /// Lowers `expr` into one kernel. Errors if the expression needs several (a reduction whose
+    /// value feeds later work): [`Pipeline::lower`] takes any expression.
     pub fn lower(expr: &Expr) -> Result<Program> {
-        let (reduce, body_expr) = match expr.node() {
-            ExprNode::Reduce { op, axes, arg } => (Some((*op, axes.clone())), arg),
-            _ => (None, expr),
-        };
-        let mut lowering = Lowering::default();
-        let body = lowering.lower(body_expr)?;
-        Ok(Program {
-            names: lowering.names,
-            arena: lowering.arena,
-            body,
-            reduce,
-        })
+        let mut p = Pipeline::lower(expr)?;
+        if p.stages.len() != 1 {
+            return Err(Error::Unsupported(format!(
+                "the expression needs {} kernels; run it with FusedRunner",
+                p.stages.len()
+            )));
+        }
+        let stage = p.stages.pop().expect("one stage");
+        let mut program = stage.program;
+        program.names = p.names;
+        Ok(program)
     }
 
     /// The kernel this program is for inputs of `dtype` and `shapes` (one per name, in order).
@@ -51,23 +223,10 @@ impl Program {
         let shape = broadcast_shapes(shapes.iter().map(|s| s.as_slice()))?;
         let kind = match &self.reduce {
             None => KernelKind::Map,
-            Some((op, axes)) => {
-                let axes = match axes {
-                    Axes::All => (0..shape.len()).collect(),
-                    Axes::Some(list) => {
-                        if op.is_arg() && list.len() != 1 {
-                            return Err(kiln_ir::IrError::InvalidReduction(format!(
-                                "{} takes one axis or none, not {} axes",
-                                op.name(),
-                                list.len()
-                            ))
-                            .into());
-                        }
-                        normalize_axes(list, shape.len())?
-                    }
-                };
-                KernelKind::Reduce { op: *op, axes }
-            }
+            Some(r) => KernelKind::Reduce {
+                op: r.op,
+                axes: r.resolve_axes(shape.len())?,
+            },
         };
         let inputs = self
             .names
@@ -92,14 +251,111 @@ impl Program {
 }
 
 #[derive(Default)]
+struct Builder {
+    names: Vec<String>,
+    stages: Vec<Stage>,
+    /// Reduction nodes already lowered, by identity.
+    done: HashMap<*const ExprNode, usize>,
+}
+
+impl Builder {
+    /// Lowers the kernel rooted at `root` (a reduction or not) after the stages it reads; its index.
+    fn stage(&mut self, root: &Expr) -> Result<usize> {
+        if let Some(&k) = self.done.get(&root.ptr()) {
+            return Ok(k);
+        }
+        let (reduce, body_expr) = match root.node() {
+            ExprNode::Reduce {
+                op,
+                axes,
+                arg,
+                keepdims,
+                initial,
+            } => {
+                if initial.is_some() && !op.takes_initial() {
+                    return Err(kiln_ir::IrError::InvalidReduction(format!(
+                        "{}() takes no initial value",
+                        op.name()
+                    ))
+                    .into());
+                }
+                let r = Reduction {
+                    op: *op,
+                    axes: axes.clone(),
+                    keepdims: *keepdims,
+                    initial: *initial,
+                    mean: false,
+                };
+                (Some(r), arg)
+            }
+            ExprNode::Mean { axes, arg, keepdims } => {
+                let r = Reduction {
+                    op: ReduceOp::Sum,
+                    axes: axes.clone(),
+                    keepdims: *keepdims,
+                    initial: None,
+                    mean: true,
+                };
+                (Some(r), arg)
+            }
+            _ => (None, root),
+        };
+        let mut lowering = Lowering::default();
+        let body = lowering.lower(body_expr, self)?;
+        let stage = Stage {
+            program: Program {
+                names: lowering.names,
+                arena: lowering.arena,
+                body,
+                reduce,
+            },
+            sources: lowering.sources,
+        };
+        let k = match self.stages.iter().position(|s| *s == stage) {
+            Some(k) => k,
+            None => {
+                self.stages.push(stage);
+                self.stages.len() - 1
+            }
+        };
+        self.done.insert(root.ptr(), k);
+        Ok(k)
+    }
+
+    fn user_input(&mut self, name: &str) -> usize {
+        match self.names.iter().position(|x| x == name) {
+            Some(n) => n,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        }
+    }
+}
+
+#[derive(Default)]
 struct Lowering {
     names: Vec<String>,
+    sources: Vec<Source>,
     arena: ExprArena,
     done: HashMap<*const ExprNode, NodeId>,
 }
 
 impl Lowering {
-    fn lower(&mut self, root: &Expr) -> Result<NodeId> {
+    /// The body input reading `source` (named `name`), added if new.
+    fn input(&mut self, source: Source, name: String) -> NodeId {
+        let n = match self.sources.iter().position(|s| *s == source) {
+            Some(n) => n,
+            None => {
+                self.sources.push(source);
+                self.names.push(name);
+                self.sources.len() - 1
+            }
+        };
+        self.arena.input(n as u32)
+    }
+
+    fn lower(&mut self, root: &Expr, pipeline: &mut Builder) -> Result<NodeId> {
         // post-order walk: a node is interned once all its operands are
         let mut stack: Vec<(&Expr, bool)> = vec![(root, false)];
         while let Some((e, expanded)) = stack.pop() {
@@ -107,16 +363,14 @@ impl Lowering {
                 continue;
             }
             let operands: Vec<&Expr> = match e.node() {
-                ExprNode::Input(_) | ExprNode::Literal(_) | ExprNode::Index(_) => vec![],
+                ExprNode::Input(_)
+                | ExprNode::Literal(_)
+                | ExprNode::Index(_)
+                | ExprNode::Reduce { .. }
+                | ExprNode::Mean { .. } => vec![],
                 ExprNode::Unary(_, a) => vec![a],
                 ExprNode::Binary(_, a, b) => vec![a, b],
                 ExprNode::Where(c, a, b) => vec![c, a, b],
-                ExprNode::Reduce { op, .. } => {
-                    return Err(Error::Unsupported(format!(
-                        "{}() inside an expression: a reduction must be the outermost operation",
-                        op.name()
-                    )));
-                }
             };
             if !expanded && !operands.is_empty() {
                 stack.push((e, true));
@@ -126,14 +380,8 @@ impl Lowering {
             let id = |l: &Self, x: &Expr| l.done[&x.ptr()];
             let node = match e.node() {
                 ExprNode::Input(name) => {
-                    let n = match self.names.iter().position(|x| x == name) {
-                        Some(n) => n,
-                        None => {
-                            self.names.push(name.clone());
-                            self.names.len() - 1
-                        }
-                    };
-                    self.arena.input(n as u32)
+                    let k = pipeline.user_input(name);
+                    self.input(Source::Input(k), name.clone())
                 }
                 ExprNode::Literal(v) => self.arena.literal(*v),
                 ExprNode::Index(axis) => {
@@ -153,7 +401,11 @@ impl Lowering {
                     let (c, a, b) = (id(self, c), id(self, a), id(self, b));
                     self.arena.select(c, a, b)
                 }
-                ExprNode::Reduce { .. } => unreachable!("rejected above"),
+                ExprNode::Reduce { .. } | ExprNode::Mean { .. } => {
+                    // a reduction inside this kernel: a kernel of its own, whose result flows in
+                    let k = pipeline.stage(e)?;
+                    self.input(Source::Stage(k), format!("%{k}"))
+                }
             };
             self.done.insert(e.ptr(), node);
         }

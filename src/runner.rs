@@ -1,16 +1,22 @@
 //! [`FusedRunner`]: an expression compiled once, run on many inputs.
 
 use crate::array::{ArrayArg, Float, Output};
-use crate::backend::{Backend, Interpreter};
+use crate::backend::{Backend, Interpreter, RunCtx};
 use crate::error::{Error, Result};
-use crate::executor::{SpecCache, bind, buffers, specialise};
+use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
 use crate::expr::Expr;
-use crate::program::Program;
-use kiln_ir::{BroadcastPlan, KernelIR, OutputType, PlanOptions};
-use ndarray::{ArrayViewMut, Dimension};
+use crate::parallel::Parallel;
+use crate::program::{Pipeline, Program, Reduction, Source};
+use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
+use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::Arc;
 
 /// A fused expression, ready to run on named inputs.
+///
+/// The expression becomes as few kernels as its reductions allow (see [`Pipeline`]): one for
+/// `a*x + y` or `sum(x*x, axis=1)`, two for `x - max(x, axis=1, keepdims=1)`. Runs use the runner's
+/// threads ([`FusedRunner::with_threads`], default: every core); the result's bits do not depend on
+/// the thread count.
 ///
 /// ```
 /// use kiln::{Expr, FusedRunner};
@@ -25,21 +31,47 @@ use std::sync::Arc;
 /// ```
 #[derive(Debug, Clone)]
 pub struct FusedRunner {
-    program: Program,
+    pipeline: Arc<Pipeline>,
     backend: Arc<dyn Backend>,
     plan_options: PlanOptions,
-    specialised: Arc<SpecCache>,
+    parallel: Arc<Parallel>,
+    /// One cache of specialisations per stage.
+    specialised: Arc<Vec<SpecCache>>,
+}
+
+/// A stage's result on its way to the next stage: floats as they are, integers and bools as f64.
+enum Temp {
+    F64(ArrayD<f64>),
+    F32(ArrayD<f32>),
+}
+
+impl Temp {
+    fn of(out: Output) -> Temp {
+        match out {
+            Output::F32(a) => Temp::F32(a),
+            other => Temp::F64(other.into_f64()),
+        }
+    }
+
+    fn arg(&self) -> ArrayArg<'_> {
+        match self {
+            Temp::F64(a) => ArrayArg::from(a),
+            Temp::F32(a) => ArrayArg::from(a),
+        }
+    }
 }
 
 impl FusedRunner {
-    /// Lowers `expr` into one kernel. Errors if the expression cannot be one kernel (for example, a
-    /// reduction inside an elementwise expression).
+    /// Lowers `expr` into its kernels.
     pub fn compile(expr: &Expr) -> Result<FusedRunner> {
+        let pipeline = Pipeline::lower(expr)?;
+        let caches = (0..pipeline.stages.len()).map(|_| SpecCache::default()).collect();
         Ok(FusedRunner {
-            program: Program::lower(expr)?,
+            pipeline: Arc::new(pipeline),
             backend: crate::default_backend(),
             plan_options: PlanOptions::default(),
-            specialised: Arc::default(),
+            parallel: Arc::new(Parallel::default()),
+            specialised: Arc::new(caches),
         })
     }
 
@@ -48,28 +80,67 @@ impl FusedRunner {
         FusedRunner::compile(&crate::text::parse(src)?)
     }
 
+    fn fresh_caches(&mut self) {
+        let caches = (0..self.pipeline.stages.len())
+            .map(|_| SpecCache::default())
+            .collect();
+        self.specialised = Arc::new(caches);
+    }
+
     /// Runs on `backend` instead of the default one.
     pub fn with_backend(mut self, backend: Arc<dyn Backend>) -> FusedRunner {
         self.backend = backend;
-        self.specialised = Arc::default();
+        self.fresh_caches();
         self
     }
 
     /// Changes how broadcasts are planned.
     pub fn with_plan_options(mut self, options: PlanOptions) -> FusedRunner {
         self.plan_options = options;
-        self.specialised = Arc::default();
+        self.fresh_caches();
         self
+    }
+
+    /// Runs on `threads` threads (1: the calling thread only). Compiled kernels are kept.
+    pub fn with_threads(self, threads: usize) -> FusedRunner {
+        let mut p = Parallel::new(threads);
+        p.threshold = self.parallel.threshold;
+        p.target_partials = self.parallel.target_partials;
+        p.min_chunk = self.parallel.min_chunk;
+        self.with_parallel(p)
+    }
+
+    /// Runs over fewer than `points` points stay on the calling thread (0: every run is spread).
+    pub fn with_threshold(self, points: usize) -> FusedRunner {
+        let mut p = (*self.parallel).clone();
+        p.threshold = points;
+        self.with_parallel(p)
+    }
+
+    /// Every thread and reduction setting at once.
+    pub fn with_parallel(mut self, parallel: Parallel) -> FusedRunner {
+        self.parallel = Arc::new(parallel.ready());
+        self
+    }
+
+    /// The thread setting.
+    pub fn parallel(&self) -> &Parallel {
+        &self.parallel
     }
 
     /// The names of the inputs, in order of first appearance.
     pub fn input_names(&self) -> &[String] {
-        &self.program.names
+        &self.pipeline.names
     }
 
-    /// The lowered program.
+    /// The program of the last kernel (the only one for most expressions).
     pub fn program(&self) -> &Program {
-        &self.program
+        &self.pipeline.last().program
+    }
+
+    /// The kernels, in the order they run.
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.pipeline
     }
 
     /// The backend this runner uses.
@@ -77,18 +148,46 @@ impl FusedRunner {
         &*self.backend
     }
 
-    /// The kernel and broadcast plan these inputs would run with (for `kiln explain`).
+    /// The kernel and broadcast plan of the last kernel for these inputs (for `kiln explain`).
     pub fn explain(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(KernelIR, BroadcastPlan)> {
-        let args = bind(&self.program, inputs)?;
-        specialise(&self.program, &args, self.plan_options)
+        Ok(self.explain_all(inputs)?.pop().expect("a pipeline has a stage"))
     }
 
-    /// Specialises and readies the kernel for inputs of this form (the JIT compiles it here) without
-    /// running it; a later run on inputs of the same dtypes, shapes and layouts starts at once.
+    /// The kernel and broadcast plan of every kernel, in order, for these inputs. Nothing runs: the
+    /// results that flow between kernels are stood in for by zeros of their dtype and shape.
+    pub fn explain_all(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<(KernelIR, BroadcastPlan)>> {
+        let user = bind(&self.pipeline.names, inputs)?;
+        let mut temps: Vec<Temp> = Vec::new();
+        let mut out = Vec::new();
+        for stage in &self.pipeline.stages {
+            let (kernel, plan) = {
+                let args = stage_args(&stage.sources, &user, &temps);
+                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+                specialise(&stage.program, &refs, self.plan_options)?
+            };
+            let shape = result_shape(&kernel, stage.program.reduce.as_ref());
+            let temp = match (kernel.output_type(), stage.program.reduce.as_ref()) {
+                (OutputType::Float(kiln_ir::DType::F32), r) if !r.is_some_and(|r| r.mean) => {
+                    Temp::F32(ArrayD::zeros(IxDyn(&shape)))
+                }
+                _ => Temp::F64(ArrayD::zeros(IxDyn(&shape))),
+            };
+            temps.push(temp);
+            out.push((kernel, plan));
+        }
+        Ok(out)
+    }
+
+    /// Specialises and readies the kernels for inputs of this form (the JIT compiles them here)
+    /// without running them; a later run on inputs of the same dtypes, shapes and layouts starts at
+    /// once. (A multi-kernel expression is run once, so that every kernel sees its inputs' form.)
     pub fn prepare(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
-        let args = bind(&self.program, inputs)?;
-        self.specialised
-            .get(&self.program, &*self.backend, &args, self.plan_options)
+        if self.pipeline.stages.len() > 1 {
+            return self.run(inputs).map(|_| ());
+        }
+        let args = bind(&self.pipeline.names, inputs)?;
+        self.specialised[0]
+            .get(self.program(), &*self.backend, &args, self.plan_options)
             .map(|_| ())
     }
 
@@ -96,47 +195,204 @@ impl FusedRunner {
     ///
     /// # Errors
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
-    /// argmin or argmax over an empty extent, a size overflow, or a backend failure.
+    /// argmin or argmax over an empty extent (without `initial`), a size overflow, or a backend failure.
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
-        let args = bind(&self.program, inputs)?;
-        let spec = self
-            .specialised
-            .get(&self.program, &*self.backend, &args, self.plan_options)?;
-        let buffers = buffers(&spec, &args)?;
-        Output::try_from(spec.exe.run(&spec.kernel, &spec.plan, &buffers)?)
+        let (_, t) = self.run_stages(inputs)?;
+        Output::try_from(t)
     }
 
-    /// Runs the kernel into `out`, which must be C-contiguous, of the result's shape and of the
-    /// kernel's float dtype (no allocation for the result).
+    /// Runs every stage but the last, then the last; the last stage's tensor (finished).
+    fn run_stages(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Arc<Specialised>, Tensor)> {
+        let user = bind(&self.pipeline.names, inputs)?;
+        let mut temps: Vec<Temp> = Vec::new();
+        let last = self.pipeline.stages.len() - 1;
+        for (k, stage) in self.pipeline.stages.iter().enumerate() {
+            let (spec, t) = {
+                let args = stage_args(&stage.sources, &user, &temps);
+                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+                self.run_stage(k, &refs, Start::Identity)?
+            };
+            if k == last {
+                return Ok((spec, t));
+            }
+            temps.push(Temp::of(Output::try_from(t)?));
+        }
+        unreachable!("the last stage returns")
+    }
+
+    /// Runs stage `k` on `args`; its tensor, finished (mean, keepdims).
+    fn run_stage(
+        &self,
+        k: usize,
+        args: &[&ArrayArg<'_>],
+        start: Start<'_>,
+    ) -> Result<(Arc<Specialised>, Tensor)> {
+        let stage = &self.pipeline.stages[k];
+        let spec = self.specialised[k].get(&stage.program, &*self.backend, args, self.plan_options)?;
+        let bufs = buffers(&spec, args)?;
+        let start = match (start, stage.program.reduce.as_ref().and_then(|r| r.initial)) {
+            (Start::Identity, Some(v)) => Start::Initial(v),
+            (s, _) => s,
+        };
+        let ctx = RunCtx {
+            start,
+            parallel: &self.parallel,
+        };
+        let t = spec.exe.run_with(&spec.kernel, &spec.plan, &bufs, &ctx)?;
+        let t = finish(t, &spec.kernel, stage.program.reduce.as_ref());
+        Ok((spec, t))
+    }
+
+    /// The earlier stages' results and the user's inputs the last stage reads.
+    fn last_stage_args(&self, user: &[&ArrayArg<'_>], temps: &mut Vec<Temp>) -> Result<()> {
+        let n = self.pipeline.stages.len();
+        for (k, stage) in self.pipeline.stages[..n - 1].iter().enumerate() {
+            let t = {
+                let args = stage_args(&stage.sources, user, temps);
+                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+                self.run_stage(k, &refs, Start::Identity)?.1
+            };
+            temps.push(Temp::of(Output::try_from(t)?));
+        }
+        Ok(())
+    }
+
+    /// Runs the expression into `out`, which must be C-contiguous, of the result's shape and of the
+    /// kernel's float dtype. An elementwise last kernel writes straight into it (no allocation for the
+    /// result); a reduction's result is copied in.
     ///
     /// # Errors
     /// As [`FusedRunner::run`], and if `out` does not fit the result.
     pub fn run_into<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut out: ArrayViewMut<'_, A, D>,
+        out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        let args = bind(&self.program, inputs)?;
-        let spec = self
-            .specialised
-            .get(&self.program, &*self.backend, &args, self.plan_options)?;
-        let want = spec.kernel.output_shape();
-        if out.shape() != want.as_slice() || spec.kernel.output_type() != OutputType::Float(A::DTYPE) {
+        self.run_into_impl(inputs, out, false)
+    }
+
+    /// Folds the result into `out`: `out = out ⊕ reduce(...)` for an expression whose last kernel is
+    /// a sum, product, min or max (Julia's `sum!`, NumPy's `np.add.reduce(x, out=out,
+    /// initial=...)` with the previous values as the start): each output's fold starts from its
+    /// previous value, in the accumulator's type (f64 for sums and products), and is rounded once.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run_into`], and if the last kernel is not such a reduction, or has an
+    /// `initial` of its own or is a mean.
+    pub fn run_accumulate<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        match &self.pipeline.last().program.reduce {
+            Some(r) if r.op.takes_initial() && r.initial.is_none() && !r.mean => {}
+            _ => {
+                return Err(Error::Unsupported(
+                    "run_accumulate needs a sum, prod, min or max (without initial) as the last kernel"
+                        .into(),
+                ));
+            }
+        }
+        self.run_into_impl(inputs, out, true)
+    }
+
+    fn run_into_impl<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        mut out: ArrayViewMut<'_, A, D>,
+        accumulate: bool,
+    ) -> Result<()> {
+        let user = bind(&self.pipeline.names, inputs)?;
+        let mut temps: Vec<Temp> = Vec::new();
+        self.last_stage_args(&user, &mut temps)?;
+        let k = self.pipeline.stages.len() - 1;
+        let stage = self.pipeline.last();
+        let args = stage_args(&stage.sources, &user, &temps);
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+        let spec = self.specialised[k].get(&stage.program, &*self.backend, &refs, self.plan_options)?;
+        let reduce = stage.program.reduce.as_ref();
+        let want = result_shape(&spec.kernel, reduce);
+        let out_type = match reduce {
+            Some(r) if r.mean => OutputType::Float(spec.kernel.dtype),
+            _ => spec.kernel.output_type(),
+        };
+        if out.shape() != want.as_slice() || out_type != OutputType::Float(A::DTYPE) {
             return Err(Error::Output(format!(
                 "the output is {}{:?} but the kernel gives {}{:?}",
                 A::DTYPE,
                 out.shape(),
-                spec.kernel.output_type(),
+                out_type,
                 want
             )));
         }
         let slice = out
             .as_slice_mut()
             .ok_or_else(|| Error::Output("the output array is not C-contiguous".into()))?;
-        let buffers = buffers(&spec, &args)?;
-        spec.exe
-            .run_into(&spec.kernel, &spec.plan, &buffers, A::out_slice(slice))
+        if accumulate {
+            let prev: Vec<f64> = slice.iter().map(|v| v.to_f64()).collect();
+            let t = self.run_stage(k, &refs, Start::Each(&prev))?.1;
+            return crate::backend::copy_into(t.values, A::out_slice(slice));
+        }
+        if spec.kernel.kind == KernelKind::Map {
+            let bufs = buffers(&spec, &refs)?;
+            let ctx = RunCtx {
+                start: Start::Identity,
+                parallel: &self.parallel,
+            };
+            return spec
+                .exe
+                .run_into_with(&spec.kernel, &spec.plan, &bufs, A::out_slice(slice), &ctx);
+        }
+        let t = self.run_stage(k, &refs, Start::Identity)?.1;
+        crate::backend::copy_into(t.values, A::out_slice(slice))
     }
+}
+
+/// The arguments of a stage: user inputs as given, earlier results from `temps`.
+fn stage_args<'t>(sources: &[Source], user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -> Vec<ArrayArg<'t>> {
+    sources
+        .iter()
+        .map(|s| match *s {
+            Source::Input(i) => match user[i] {
+                ArrayArg::F64(v) => ArrayArg::F64(v.view()),
+                ArrayArg::F32(v) => ArrayArg::F32(v.view()),
+            },
+            Source::Stage(k) => temps[k].arg(),
+        })
+        .collect()
+}
+
+/// The shape a stage gives: the kernel's output shape, with the reduced axes as 1 under keepdims.
+fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
+    match (&kernel.kind, reduce) {
+        (KernelKind::Reduce { axes, .. }, Some(r)) => r.result_shape(&kernel.shape, axes),
+        _ => kernel.output_shape(),
+    }
+}
+
+/// A stage's tensor finished: a mean divided by the count of values reduced into each output (as
+/// NumPy's `mean`: the sum, in f64 for f32 data and rounded once, divided in the result's dtype; a
+/// sum of truth values gives f64), and reshaped for keepdims.
+fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
+    let Some(r) = reduce else { return t };
+    let KernelKind::Reduce { axes, .. } = &kernel.kind else {
+        return t;
+    };
+    if r.mean {
+        let count: usize = axes.iter().map(|&a| kernel.shape[a]).product();
+        t.values = match t.values {
+            Values::F64(v) => Values::F64(v.into_iter().map(|x| x / count as f64).collect()),
+            Values::F32(v) => Values::F32(v.into_iter().map(|x| x / count as f32).collect()),
+            Values::I64(v) => Values::F64(v.into_iter().map(|x| x as f64 / count as f64).collect()),
+            Values::Bool(v) => Values::F64(
+                v.into_iter()
+                    .map(|x| f64::from(u8::from(x)) / count as f64)
+                    .collect(),
+            ),
+        };
+    }
+    t.shape = r.result_shape(&kernel.shape, axes);
+    t
 }
 
 /// The interpreter backend, shared.

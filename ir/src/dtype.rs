@@ -81,6 +81,30 @@ pub trait Real:
     fn exp(self) -> Self;
     fn ln(self) -> Self;
     fn pow(self, e: Self) -> Self;
+    fn tanh(self) -> Self;
+    fn exp2(self) -> Self;
+    fn log2(self) -> Self;
+    fn log10(self) -> Self;
+    fn expm1(self) -> Self;
+    fn log1p(self) -> Self;
+    fn asin(self) -> Self;
+    fn acos(self) -> Self;
+    fn atan(self) -> Self;
+    fn sinh(self) -> Self;
+    fn cosh(self) -> Self;
+    fn asinh(self) -> Self;
+    fn acosh(self) -> Self;
+    fn atanh(self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn trunc(self) -> Self;
+    /// Round to nearest, ties to even.
+    fn round_even(self) -> Self;
+    fn atan2(self, b: Self) -> Self;
+    fn hypot(self, b: Self) -> Self;
+    fn copysign(self, sign: Self) -> Self;
+    /// C's `fmod` (exact; the sign of `self`).
+    fn fmod(self, b: Self) -> Self;
     /// The raw bits, widened to u64 (for bit-exact comparisons).
     fn bits(self) -> u64;
 
@@ -92,6 +116,23 @@ pub trait Real:
     /// Whether the value reads as true: nonzero, NaN included.
     fn is_true(self) -> bool {
         self != Self::ZERO
+    }
+
+    /// NumPy's `remainder` (Python's `%`), from `fmod` exactly as NumPy's `npy_divmod`: the result
+    /// takes the sign of `b`, a zero result is `copysign(0, b)`, `b = 0` gives NaN.
+    fn remainder(self, b: Self) -> Self {
+        let m = self.fmod(b);
+        if b == Self::ZERO {
+            m
+        } else if m != Self::ZERO {
+            if (b < Self::ZERO) != (m < Self::ZERO) {
+                m + b
+            } else {
+                m
+            }
+        } else {
+            Self::ZERO.copysign(b)
+        }
     }
 
     /// NumPy's `minimum`: NaN if either is NaN, and -0.0 below +0.0 (as Cranelift's `fmin`).
@@ -169,6 +210,75 @@ impl Real for f64 {
     fn pow(self, e: Self) -> Self {
         f64::powf(self, e)
     }
+    fn tanh(self) -> Self {
+        f64::tanh(self)
+    }
+    fn exp2(self) -> Self {
+        f64::exp2(self)
+    }
+    fn log2(self) -> Self {
+        f64::log2(self)
+    }
+    fn log10(self) -> Self {
+        f64::log10(self)
+    }
+    fn expm1(self) -> Self {
+        f64::exp_m1(self)
+    }
+    fn log1p(self) -> Self {
+        f64::ln_1p(self)
+    }
+    fn asin(self) -> Self {
+        f64::asin(self)
+    }
+    fn acos(self) -> Self {
+        f64::acos(self)
+    }
+    fn atan(self) -> Self {
+        f64::atan(self)
+    }
+    fn sinh(self) -> Self {
+        f64::sinh(self)
+    }
+    fn cosh(self) -> Self {
+        f64::cosh(self)
+    }
+    // std computes these three by formulas that lose accuracy (acosh near 1, atanh near 0): use the
+    // libm crate's (musl's) instead.
+    fn asinh(self) -> Self {
+        libm::asinh(self)
+    }
+    fn acosh(self) -> Self {
+        // the libm crate's formula for 2 <= |x| < 2^26 is only meant for x >= 1: below, C99's NaN
+        if self < 1.0 { f64::NAN } else { libm::acosh(self) }
+    }
+    fn atanh(self) -> Self {
+        libm::atanh(self)
+    }
+    fn floor(self) -> Self {
+        f64::floor(self)
+    }
+    fn ceil(self) -> Self {
+        f64::ceil(self)
+    }
+    fn trunc(self) -> Self {
+        f64::trunc(self)
+    }
+    fn round_even(self) -> Self {
+        f64::round_ties_even(self)
+    }
+    fn atan2(self, b: Self) -> Self {
+        f64::atan2(self, b)
+    }
+    fn hypot(self, b: Self) -> Self {
+        f64::hypot(self, b)
+    }
+    fn copysign(self, sign: Self) -> Self {
+        f64::copysign(self, sign)
+    }
+    fn fmod(self, b: Self) -> Self {
+        self % b
+    }
     fn bits(self) -> u64 {
         self.to_bits()
     }
@@ -212,6 +322,73 @@ impl Real for f32 {
     }
     fn pow(self, e: Self) -> Self {
         libm::powf(self, e)
+    }
+    fn tanh(self) -> Self {
+        libm::tanhf(self)
+    }
+    fn exp2(self) -> Self {
+        libm::exp2f(self)
+    }
+    fn log2(self) -> Self {
+        libm::log2f(self)
+    }
+    fn log10(self) -> Self {
+        libm::log10f(self)
+    }
+    fn expm1(self) -> Self {
+        libm::expm1f(self)
+    }
+    fn log1p(self) -> Self {
+        libm::log1pf(self)
+    }
+    fn asin(self) -> Self {
+        libm::asinf(self)
+    }
+    fn acos(self) -> Self {
+        libm::acosf(self)
+    }
+    fn atan(self) -> Self {
+        libm::atanf(self)
+    }
+    fn sinh(self) -> Self {
+        libm::sinhf(self)
+    }
+    fn cosh(self) -> Self {
+        libm::coshf(self)
+    }
+    fn asinh(self) -> Self {
+        libm::asinhf(self)
+    }
+    fn acosh(self) -> Self {
+        // as for f64: the libm crate gives acoshf(-104) = -2.98, not NaN
+        if self < 1.0 { f32::NAN } else { libm::acoshf(self) }
+    }
+    fn atanh(self) -> Self {
+        libm::atanhf(self)
+    }
+    fn floor(self) -> Self {
+        f32::floor(self)
+    }
+    fn ceil(self) -> Self {
+        f32::ceil(self)
+    }
+    fn trunc(self) -> Self {
+        f32::trunc(self)
+    }
+    fn round_even(self) -> Self {
+        f32::round_ties_even(self)
+    }
+    fn atan2(self, b: Self) -> Self {
+        libm::atan2f(self, b)
+    }
+    fn hypot(self, b: Self) -> Self {
+        libm::hypotf(self, b)
+    }
+    fn copysign(self, sign: Self) -> Self {
+        f32::copysign(self, sign)
+    }
+    fn fmod(self, b: Self) -> Self {
+        self % b
     }
     fn bits(self) -> u64 {
         self.to_bits() as u64

@@ -10,7 +10,7 @@
 use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{Node, NodeId};
-use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp};
+use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp, Start};
 use crate::shape::{checked_size, unravel};
 use crate::tensor::{Tensor, Values};
 
@@ -65,6 +65,16 @@ impl<T> StridedInput<'_, T> {
 
 /// Evaluates `kernel` over `inputs` (one per declared input, in the kernel's dtype `T`).
 pub fn interpret<T: Real>(kernel: &KernelIR, inputs: &[StridedInput<'_, T>]) -> Result<Tensor> {
+    interpret_from(kernel, inputs, Start::Identity)
+}
+
+/// [`interpret`], each reduction's accumulator starting at `start` (see [`Start`]): the start is
+/// folded first, then the values in order.
+pub fn interpret_from<T: Real>(
+    kernel: &KernelIR,
+    inputs: &[StridedInput<'_, T>],
+    start: Start<'_>,
+) -> Result<Tensor> {
     kernel.validate()?;
     if kernel.dtype != T::DTYPE {
         return Err(IrError::BadInput {
@@ -105,7 +115,7 @@ pub fn interpret<T: Real>(kernel: &KernelIR, inputs: &[StridedInput<'_, T>]) -> 
                 values,
             })
         }
-        KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, out_type),
+        KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, out_type, start),
     }
 }
 
@@ -130,6 +140,7 @@ fn reduce<T: Real>(
     axes: &[usize],
     eval: &mut Evaluator<'_, '_, T>,
     out_type: OutputType,
+    start: Start<'_>,
 ) -> Result<Tensor> {
     let shape = &kernel.shape;
     let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
@@ -137,7 +148,8 @@ fn reduce<T: Real>(
     let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
     let n_out = checked_size(&out_shape)?;
     let n_red = checked_size(&red_shape)?;
-    if n_red == 0 && n_out > 0 && !op.has_identity() {
+    start.check(op, n_out)?;
+    if n_red == 0 && n_out > 0 && !op.has_identity() && start == Start::Identity {
         return Err(IrError::EmptyReduction { op: op.name() });
     }
     let mut idx = vec![0; shape.len()];
@@ -156,7 +168,7 @@ fn reduce<T: Real>(
             }
             eval.at(&idx)
         });
-        folded.push(fold(op, values));
+        folded.push(fold(op, values, start.at(o)));
     }
     let values = match out_type {
         OutputType::Float(_) => float_values(
@@ -196,15 +208,24 @@ fn reduce<T: Real>(
 }
 
 /// Folds one extent's values in order.
-fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>) -> Folded<T> {
+///
+/// `start` (a given `initial`, or the output's previous value) replaces the identity as the first
+/// accumulator value: it is applied exactly once.
+fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>, start: Option<f64>) -> Folded<T> {
     match op {
         ReduceOp::Sum => {
             // NumPy starts its sums from +0.0, so a sum of -0.0s is +0.0 (and an empty sum is 0)
-            Folded::Float(T::from_f64(values.fold(0.0f64, |acc, v| acc + v.to_f64())))
+            let s = values.fold(start.unwrap_or(0.0f64), |acc, v| acc + v.to_f64());
+            Folded::Float(T::from_f64(s))
         }
-        ReduceOp::Prod => Folded::Float(T::from_f64(values.fold(1.0f64, |acc, v| acc * v.to_f64()))),
+        ReduceOp::Prod => Folded::Float(T::from_f64(
+            values.fold(start.unwrap_or(1.0f64), |acc, v| acc * v.to_f64()),
+        )),
         ReduceOp::Min | ReduceOp::Max => {
-            let first = values.next().expect("checked non-empty");
+            let first = match start {
+                Some(s) => T::from_f64(s),
+                None => values.next().expect("checked non-empty"),
+            };
             let combine = if op == ReduceOp::Min {
                 T::minimum
             } else {

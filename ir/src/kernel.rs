@@ -70,6 +70,57 @@ impl ReduceOp {
     pub fn is_arg(self) -> bool {
         matches!(self, ReduceOp::ArgMin | ReduceOp::ArgMax)
     }
+
+    /// Whether the reduction takes an `initial` value (sum, prod, min, max; as NumPy's ufunc reductions).
+    pub fn takes_initial(self) -> bool {
+        matches!(
+            self,
+            ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max
+        )
+    }
+}
+
+/// Where each output's accumulator starts: the op's identity, NumPy's `initial` (one value for every
+/// output, applied exactly once per output), or each output's previous value (`out = out ⊕ reduce(x)`,
+/// Julia's `sum!`). Only sum, prod, min and max take a start other than the identity; the value is
+/// held in the accumulator's type (f64 for sums and products, the kernel's dtype for min and max), so an
+/// f32 sum starts from the f64 value and is rounded once at the end. With a start, min and max of an
+/// empty extent are the start, and an empty sum is the start (not +0.0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Start<'a> {
+    Identity,
+    Initial(f64),
+    /// One value per output element, in C order.
+    Each(&'a [f64]),
+}
+
+impl Start<'_> {
+    /// Checks that `op` takes this start, and that `Each` holds `n_out` values.
+    pub fn check(&self, op: ReduceOp, n_out: usize) -> Result<()> {
+        match self {
+            Start::Identity => Ok(()),
+            _ if op.takes_initial() => match self {
+                Start::Each(v) if v.len() != n_out => Err(IrError::InvalidReduction(format!(
+                    "{} start values for {n_out} outputs",
+                    v.len()
+                ))),
+                _ => Ok(()),
+            },
+            _ => Err(IrError::InvalidReduction(format!(
+                "{} takes no initial value",
+                op.name()
+            ))),
+        }
+    }
+
+    /// The start of output `o`, if not the identity.
+    pub fn at(&self, o: usize) -> Option<f64> {
+        match self {
+            Start::Identity => None,
+            Start::Initial(v) => Some(*v),
+            Start::Each(v) => Some(v[o]),
+        }
+    }
 }
 
 /// What a kernel does with the body's value at each point.

@@ -30,6 +30,51 @@ pub enum UnaryOp {
     Recip,
     /// Logical not: 1 if `x == 0` (either zero), else 0; NaN counts as true, so `not(NaN) = 0`.
     Not,
+    /// libm hyperbolic tangent: `tanh(±0) = ±0`, `tanh(±inf) = ±1`, NaN gives NaN.
+    Tanh,
+    /// libm `2^x`: `exp2(-inf) = 0`, `exp2(inf) = inf`, overflow gives inf.
+    Exp2,
+    /// libm base-2 logarithm: `log2(±0) = -inf`, negative gives NaN, `log2(inf) = inf`.
+    Log2,
+    /// libm base-10 logarithm: `log10(±0) = -inf`, negative gives NaN, `log10(inf) = inf`.
+    Log10,
+    /// libm `exp(x) - 1`, accurate near 0: `expm1(±0) = ±0`, `expm1(-inf) = -1`.
+    Expm1,
+    /// libm `log(1 + x)`, accurate near 0: `log1p(±0) = ±0`, `log1p(-1) = -inf`, below -1 NaN.
+    Log1p,
+    /// libm arc sine: `asin(±0) = ±0`, `|x| > 1` gives NaN.
+    Arcsin,
+    /// libm arc cosine: `acos(1) = +0`, `|x| > 1` gives NaN.
+    Arccos,
+    /// libm arc tangent: `atan(±0) = ±0`, `atan(±inf) = ±pi/2`.
+    Arctan,
+    /// libm hyperbolic sine: `sinh(±0) = ±0`, `sinh(±inf) = ±inf`.
+    Sinh,
+    /// libm hyperbolic cosine: `cosh(±inf) = inf`.
+    Cosh,
+    /// libm inverse hyperbolic sine: `asinh(±0) = ±0`, `asinh(±inf) = ±inf`.
+    Arcsinh,
+    /// libm inverse hyperbolic cosine: `acosh(1) = +0`, below 1 gives NaN.
+    Arccosh,
+    /// libm inverse hyperbolic tangent: `atanh(±1) = ±inf`, `|x| > 1` gives NaN.
+    Arctanh,
+    /// Round towards -inf; ±0, ±inf and NaN are returned unchanged.
+    Floor,
+    /// Round towards +inf (`ceil(-0.5) = -0.0`); ±0, ±inf and NaN unchanged.
+    Ceil,
+    /// Round towards 0 (`trunc(-0.5) = -0.0`); ±0, ±inf and NaN unchanged.
+    Trunc,
+    /// Round to the nearest integer, ties to even, as NumPy's `round` (`round(2.5) = 2`,
+    /// `round(-0.5) = -0.0`); ±inf and NaN unchanged.
+    Round,
+    /// NumPy's `sign`: 1 for `x > 0`, -1 for `x < 0`, `+0.0` for either zero, NaN for NaN.
+    Sign,
+    /// Whether `x` is NaN, as 1 / 0.
+    IsNan,
+    /// Whether `x` is ±inf, as 1 / 0.
+    IsInf,
+    /// Whether `x` is finite (not NaN, not ±inf), as 1 / 0.
+    IsFinite,
 }
 
 /// An operation of two operands.
@@ -66,11 +111,29 @@ pub enum BinaryOp {
     And,
     /// Logical or of two truth values (nonzero or NaN is true), as 1 / 0.
     Or,
+    /// libm `atan2(a, b)`, the angle of the point `(b, a)`: C99 Annex F signs (`atan2(±0, -0) = ±pi`).
+    Arctan2,
+    /// libm `hypot(a, b)`: `sqrt(a² + b²)` without overflow; an infinite operand gives inf even with NaN.
+    Hypot,
+    /// `a` with the sign bit of `b` (NaN's sign bit counts).
+    Copysign,
+    /// NumPy's `fmax`: the larger operand, ignoring a NaN (NaN only when both are NaN); on equal
+    /// operands (`-0.0`, `+0.0`) the first.
+    Fmax,
+    /// NumPy's `fmin`: the smaller operand, ignoring a NaN (NaN only when both are NaN); on equal
+    /// operands the first.
+    Fmin,
+    /// C's `fmod`: `a - trunc(a / b) * b` exactly, with the sign of the dividend `a`; `b = 0` or an
+    /// infinite `a` gives NaN, an infinite `b` gives `a`.
+    Fmod,
+    /// NumPy's `remainder` (Python's `%`): the sign of the divisor `b` (`-1 % 3 = 2`); a zero result is
+    /// `copysign(0, b)`; `b = 0` gives NaN; computed from `fmod` as NumPy's `npy_divmod` does.
+    Rem,
 }
 
 impl UnaryOp {
     /// Every unary opcode, in declaration order.
-    pub const ALL: [UnaryOp; 10] = [
+    pub const ALL: [UnaryOp; 32] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -81,6 +144,28 @@ impl UnaryOp {
         UnaryOp::Log,
         UnaryOp::Recip,
         UnaryOp::Not,
+        UnaryOp::Tanh,
+        UnaryOp::Exp2,
+        UnaryOp::Log2,
+        UnaryOp::Log10,
+        UnaryOp::Expm1,
+        UnaryOp::Log1p,
+        UnaryOp::Arcsin,
+        UnaryOp::Arccos,
+        UnaryOp::Arctan,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Arcsinh,
+        UnaryOp::Arccosh,
+        UnaryOp::Arctanh,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Trunc,
+        UnaryOp::Round,
+        UnaryOp::Sign,
+        UnaryOp::IsNan,
+        UnaryOp::IsInf,
+        UnaryOp::IsFinite,
     ];
 
     /// The scalar semantics of this opcode.
@@ -97,6 +182,34 @@ impl UnaryOp {
             UnaryOp::Log => x.ln(),
             UnaryOp::Recip => T::ONE / x,
             UnaryOp::Not => T::truth(!x.is_true()),
+            UnaryOp::Tanh => x.tanh(),
+            UnaryOp::Exp2 => x.exp2(),
+            UnaryOp::Log2 => x.log2(),
+            UnaryOp::Log10 => x.log10(),
+            UnaryOp::Expm1 => x.expm1(),
+            UnaryOp::Log1p => x.log1p(),
+            UnaryOp::Arcsin => x.asin(),
+            UnaryOp::Arccos => x.acos(),
+            UnaryOp::Arctan => x.atan(),
+            UnaryOp::Sinh => x.sinh(),
+            UnaryOp::Cosh => x.cosh(),
+            UnaryOp::Arcsinh => x.asinh(),
+            UnaryOp::Arccosh => x.acosh(),
+            UnaryOp::Arctanh => x.atanh(),
+            UnaryOp::Floor => x.floor(),
+            UnaryOp::Ceil => x.ceil(),
+            UnaryOp::Trunc => x.trunc(),
+            UnaryOp::Round => x.round_even(),
+            UnaryOp::Sign => {
+                if x.is_nan() {
+                    x
+                } else {
+                    T::truth(x > T::ZERO) - T::truth(x < T::ZERO)
+                }
+            }
+            UnaryOp::IsNan => T::truth(x.is_nan()),
+            UnaryOp::IsInf => T::truth(x.abs() == T::INFINITY),
+            UnaryOp::IsFinite => T::truth(x.abs() < T::INFINITY),
         }
     }
 
@@ -113,26 +226,74 @@ impl UnaryOp {
             UnaryOp::Log => "log",
             UnaryOp::Recip => "recip",
             UnaryOp::Not => "not",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Expm1 => "expm1",
+            UnaryOp::Log1p => "log1p",
+            UnaryOp::Arcsin => "arcsin",
+            UnaryOp::Arccos => "arccos",
+            UnaryOp::Arctan => "arctan",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Arcsinh => "arcsinh",
+            UnaryOp::Arccosh => "arccosh",
+            UnaryOp::Arctanh => "arctanh",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Trunc => "trunc",
+            UnaryOp::Round => "round",
+            UnaryOp::Sign => "sign",
+            UnaryOp::IsNan => "isnan",
+            UnaryOp::IsInf => "isinf",
+            UnaryOp::IsFinite => "isfinite",
         }
     }
 
     /// Whether the result is a truth value (1 / 0), which NumPy would give as a bool.
     pub fn is_logical(self) -> bool {
-        matches!(self, UnaryOp::Not)
+        matches!(
+            self,
+            UnaryOp::Not | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite
+        )
     }
 
     /// Whether this is a transcendental computed by libm (not exact IEEE algebra).
     pub fn is_transcendental(self) -> bool {
+        use UnaryOp::*;
         matches!(
             self,
-            UnaryOp::Sin | UnaryOp::Cos | UnaryOp::Tan | UnaryOp::Exp | UnaryOp::Log
+            Sin | Cos
+                | Tan
+                | Exp
+                | Log
+                | Tanh
+                | Exp2
+                | Log2
+                | Log10
+                | Expm1
+                | Log1p
+                | Arcsin
+                | Arccos
+                | Arctan
+                | Sinh
+                | Cosh
+                | Arcsinh
+                | Arccosh
+                | Arctanh
         )
+    }
+
+    /// The opcode named `name` in the IR's text form.
+    pub fn from_name(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL.into_iter().find(|op| op.name() == name)
     }
 }
 
 impl BinaryOp {
     /// Every binary opcode, in declaration order.
-    pub const ALL: [BinaryOp; 15] = [
+    pub const ALL: [BinaryOp; 22] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -148,6 +309,13 @@ impl BinaryOp {
         BinaryOp::Ne,
         BinaryOp::And,
         BinaryOp::Or,
+        BinaryOp::Arctan2,
+        BinaryOp::Hypot,
+        BinaryOp::Copysign,
+        BinaryOp::Fmax,
+        BinaryOp::Fmin,
+        BinaryOp::Fmod,
+        BinaryOp::Rem,
     ];
 
     /// The scalar semantics of this opcode.
@@ -169,6 +337,25 @@ impl BinaryOp {
             BinaryOp::Ne => T::truth(a != b),
             BinaryOp::And => T::truth(a.is_true() && b.is_true()),
             BinaryOp::Or => T::truth(a.is_true() || b.is_true()),
+            BinaryOp::Arctan2 => a.atan2(b),
+            BinaryOp::Hypot => a.hypot(b),
+            BinaryOp::Copysign => a.copysign(b),
+            BinaryOp::Fmax => {
+                if a >= b || b.is_nan() {
+                    a
+                } else {
+                    b
+                }
+            }
+            BinaryOp::Fmin => {
+                if a <= b || b.is_nan() {
+                    a
+                } else {
+                    b
+                }
+            }
+            BinaryOp::Fmod => a.fmod(b),
+            BinaryOp::Rem => a.remainder(b),
         }
     }
 
@@ -190,6 +377,13 @@ impl BinaryOp {
             BinaryOp::Ne => "ne",
             BinaryOp::And => "and",
             BinaryOp::Or => "or",
+            BinaryOp::Arctan2 => "arctan2",
+            BinaryOp::Hypot => "hypot",
+            BinaryOp::Copysign => "copysign",
+            BinaryOp::Fmax => "fmax",
+            BinaryOp::Fmin => "fmin",
+            BinaryOp::Fmod => "fmod",
+            BinaryOp::Rem => "rem",
         }
     }
 
@@ -206,6 +400,16 @@ impl BinaryOp {
                 | BinaryOp::And
                 | BinaryOp::Or
         )
+    }
+
+    /// Whether this is computed by libm (not exact IEEE algebra): `pow`, `atan2`, `hypot`.
+    pub fn is_transcendental(self) -> bool {
+        matches!(self, BinaryOp::Pow | BinaryOp::Arctan2 | BinaryOp::Hypot)
+    }
+
+    /// The opcode named `name` in the IR's text form.
+    pub fn from_name(name: &str) -> Option<BinaryOp> {
+        BinaryOp::ALL.into_iter().find(|op| op.name() == name)
     }
 }
 

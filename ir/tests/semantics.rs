@@ -284,3 +284,92 @@ fn arena_hash_conses() {
     assert_eq!(a.literal(f64::NAN), a.literal(f64::NAN));
     assert_eq!(a.len(), 6);
 }
+
+#[test]
+fn numexpr_functions_special_values() {
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let unary: &[(UnaryOp, f64, f64)] = &[
+        (UnaryOp::Floor, -0.5, -1.0),
+        (UnaryOp::Floor, -0.0, -0.0),
+        (UnaryOp::Ceil, -0.5, -0.0),
+        (UnaryOp::Trunc, -2.7, -2.0),
+        (UnaryOp::Round, 2.5, 2.0),
+        (UnaryOp::Round, 3.5, 4.0),
+        (UnaryOp::Round, -0.5, -0.0),
+        (UnaryOp::Round, inf, inf),
+        (UnaryOp::Sign, -3.0, -1.0),
+        (UnaryOp::Sign, -0.0, 0.0),
+        (UnaryOp::Sign, nan, nan),
+        (UnaryOp::IsNan, nan, 1.0),
+        (UnaryOp::IsInf, -inf, 1.0),
+        (UnaryOp::IsInf, nan, 0.0),
+        (UnaryOp::IsFinite, nan, 0.0),
+        (UnaryOp::IsFinite, -1e38, 1.0),
+        (UnaryOp::Tanh, -0.0, -0.0),
+        (UnaryOp::Tanh, -inf, -1.0),
+        (UnaryOp::Expm1, -inf, -1.0),
+        (UnaryOp::Log1p, -1.0, -inf),
+        (UnaryOp::Log1p, -2.0, nan),
+        (UnaryOp::Log2, 0.0, -inf),
+        (UnaryOp::Log10, 1000.0, 3.0),
+        (UnaryOp::Exp2, 10.0, 1024.0),
+        (UnaryOp::Arccosh, -104.0, nan),
+        (UnaryOp::Arccosh, 1.0, 0.0),
+        (UnaryOp::Arctanh, 1.0, inf),
+    ];
+    for &(op, x, want) in unary {
+        assert!(
+            same(op.eval(x), want),
+            "{op}({x:?}) = {:?}, want {want:?}",
+            op.eval(x)
+        );
+        let got32 = op.eval(x as f32) as f64;
+        assert!(same(got32, want as f32 as f64), "{op}({x:?}) f32 = {got32:?}");
+    }
+    let binary: &[(BinaryOp, f64, f64, f64)] = &[
+        (BinaryOp::Rem, -1.0, 3.0, 2.0),
+        (BinaryOp::Rem, 1.0, -3.0, -2.0),
+        (BinaryOp::Rem, -0.0, 3.0, 0.0),
+        (BinaryOp::Rem, 0.0, -3.0, -0.0),
+        (BinaryOp::Rem, 1.0, 0.0, nan),
+        (BinaryOp::Rem, -1.0, inf, inf),
+        (BinaryOp::Rem, 7.5, 2.0, 1.5),
+        (BinaryOp::Fmod, -1.0, 3.0, -1.0),
+        (BinaryOp::Fmod, 1.0, -3.0, 1.0),
+        (BinaryOp::Fmod, 1.0, inf, 1.0),
+        (BinaryOp::Fmod, inf, 1.0, nan),
+        (BinaryOp::Fmax, nan, 1.0, 1.0),
+        (BinaryOp::Fmax, 1.0, nan, 1.0),
+        (BinaryOp::Fmax, nan, nan, nan),
+        (BinaryOp::Fmin, nan, -1.0, -1.0),
+        (BinaryOp::Fmin, 2.0, 1.0, 1.0),
+        (BinaryOp::Copysign, 2.0, -0.0, -2.0),
+        (BinaryOp::Copysign, -2.0, nan, 2.0),
+        (BinaryOp::Arctan2, 0.0, -0.0, std::f64::consts::PI),
+        (BinaryOp::Arctan2, -0.0, -0.0, -std::f64::consts::PI),
+        (BinaryOp::Hypot, inf, nan, inf),
+        (BinaryOp::Hypot, 3.0, 4.0, 5.0),
+    ];
+    for &(op, a, b, want) in binary {
+        assert!(
+            same(op.eval(a, b), want),
+            "{op}({a:?}, {b:?}) = {:?}, want {want:?}",
+            op.eval(a, b)
+        );
+        let got32 = op.eval(a as f32, b as f32) as f64;
+        assert!(
+            same(got32, want as f32 as f64),
+            "{op}({a:?}, {b:?}) f32 = {got32:?}"
+        );
+    }
+    for op in [UnaryOp::IsNan, UnaryOp::IsInf, UnaryOp::IsFinite, UnaryOp::Not] {
+        assert!(op.is_logical(), "{op}");
+    }
+    for op in UnaryOp::ALL {
+        assert_eq!(UnaryOp::from_name(op.name()), Some(op));
+    }
+    for op in BinaryOp::ALL {
+        assert_eq!(BinaryOp::from_name(op.name()), Some(op));
+    }
+}

@@ -8,18 +8,27 @@
 //!   `row_len`; per-row splats: the furthest row start; splats: one), and the output buffers were
 //!   allocated with exactly the elements the segment geometry makes the code write. The geometry
 //!   ([`Geometry`]) is computed by kiln-jit itself from the checked kernel shape, never taken from
-//!   the caller.
+//!   the caller;
+//! - a run is cut into *work units* (`Units`), chosen here, never by the caller: a unit is a range of
+//!   segments (each folding into outputs no other segment touches, or into its own partial slot) or a
+//!   range `[lo, hi)` within every segment (maps, and kept reductions, whose outputs within a segment
+//!   are distinct): distinct units write disjoint memory. The caller's [`Spread`] may run units on any
+//!   threads in any order; each unit runs at most once (an atomic claim per unit), so no two calls write
+//!   the same memory, and every unit's segment and range bounds are checked against the geometry before
+//!   the call. Every buffer outlives `Spread::spread`, which returns only when all units are done
+//!   (checked: a unit left unclaimed is an error and the result is discarded);
+//! - `zeroed_output` only advises the kernel (madvise) about memory it owns.
 
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Mode, Structure};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
-use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, Real, ReduceOp, Tensor, Values};
+use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, KernelKind, Real, ReduceOp, Start, Tensor, Values};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// `kernel(ins, out_val, out_idx, params, seg_begin, seg_end)`: see skeleton.rs.
-type KernelFn = unsafe extern "C" fn(*const *const u8, *mut u8, *mut u8, *const i64, i64, i64);
+/// `kernel(ins, out_val, out_idx, params, seg_begin, seg_end, lo, hi)`: see skeleton.rs.
+type KernelFn = unsafe extern "C" fn(*const *const u8, *mut u8, *mut u8, *const i64, i64, i64, i64, i64);
 
 static LIVE_MODULES: AtomicUsize = AtomicUsize::new(0);
 
@@ -45,7 +54,7 @@ impl Code {
         }
         let ptr = module.get_finalized_function(id);
         // SAFETY: `ptr` is the finalized code of a function declared with `skeleton::signature`
-        // (six i64 parameters, no result, the ISA's default calling convention: System V on x86-64
+        // (eight i64 parameters, no result, the ISA's default calling convention: System V on x86-64
         // Linux), which is the ABI of `KernelFn`.
         let entry = unsafe { std::mem::transmute::<*const u8, KernelFn>(ptr) };
         LIVE_MODULES.fetch_add(1, Ordering::Relaxed);
@@ -82,6 +91,9 @@ pub trait Elem: Real + Default {
     /// The largest reduction extent whose indices the index type holds.
     const MAX_INDEX: usize;
     fn values(v: Vec<Self>) -> Values;
+    /// The workspace's partial buffers: f64 accumulators, values and indices of this type.
+    #[doc(hidden)]
+    fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<Self>, &mut Vec<Self::Idx>);
 }
 
 impl Elem for f64 {
@@ -90,6 +102,9 @@ impl Elem for f64 {
     const MAX_INDEX: usize = i64::MAX as usize;
     fn values(v: Vec<f64>) -> Values {
         Values::F64(v)
+    }
+    fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<f64>, &mut Vec<i64>) {
+        (&mut ws.acc, &mut ws.f64s, &mut ws.i64s)
     }
 }
 
@@ -100,11 +115,123 @@ impl Elem for f32 {
     fn values(v: Vec<f32>) -> Values {
         Values::F32(v)
     }
+    fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<f32>, &mut Vec<i32>) {
+        (&mut ws.acc, &mut ws.f32s, &mut ws.i32s)
+    }
 }
 
-/// Checks `inputs` against the plan and the sizes, runs the code over every segment, and turns the
-/// output buffers into a tensor as the interpreter would give it. With `dest`, a map with a float
-/// result writes straight into it (which must hold exactly `n` elements) and no tensor is returned.
+/// Reusable buffers for the partials of chunked whole-array reductions: a reduction run in a loop
+/// with the same workspace allocates no partials after its first run.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    /// Sum and product partials (f64 accumulators).
+    acc: Vec<f64>,
+    f64s: Vec<f64>,
+    f32s: Vec<f32>,
+    i64s: Vec<i64>,
+    i32s: Vec<i32>,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        Workspace::default()
+    }
+}
+
+/// The caller's executor for the independent work units of one run (kiln-jit knows no threads).
+pub trait Spread: Sync {
+    /// Calls `work(u)` for every `u` in `0..units`, on any threads and in any order, and returns when
+    /// every call has returned.
+    fn spread(&self, units: usize, work: &(dyn Fn(usize) + Sync));
+}
+
+/// Runs every unit in order on the calling thread.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Serial;
+
+impl Spread for Serial {
+    fn spread(&self, units: usize, work: &(dyn Fn(usize) + Sync)) {
+        (0..units).for_each(work);
+    }
+}
+
+/// How one run is cut and where its reductions start.
+#[derive(Clone, Copy)]
+pub struct RunConfig<'a> {
+    /// Where each reduction's accumulator starts (identity, `initial`, or the previous outputs).
+    pub start: Start<'a>,
+    /// Whole-array reductions are cut into at most this many chunks (a tuning value): the chunk
+    /// length depends on `n` and this alone, never on the thread count, so the result does not either.
+    pub target_partials: usize,
+    /// The shortest chunk of a whole-array reduction: an input of at most this many points is one
+    /// chunk, reduced in one pass.
+    pub min_chunk: usize,
+    /// At most this many units for maps and axis reductions (1: one call does everything). Any value
+    /// gives the same bits: units never split an output's fold.
+    pub max_units: usize,
+    pub spread: &'a dyn Spread,
+}
+
+impl Default for RunConfig<'_> {
+    fn default() -> Self {
+        RunConfig {
+            start: Start::Identity,
+            target_partials: 64,
+            min_chunk: 1 << 15,
+            max_units: 1,
+            spread: &Serial,
+        }
+    }
+}
+
+impl std::fmt::Debug for RunConfig<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunConfig")
+            .field("start", &self.start)
+            .field("target_partials", &self.target_partials)
+            .field("min_chunk", &self.min_chunk)
+            .field("max_units", &self.max_units)
+            .finish()
+    }
+}
+
+/// The chunk length of a whole-array reduction over `n` points: at most `target` chunks, at least
+/// `min_chunk` points each, a multiple of 64. A function of `n` and the tuning alone.
+pub fn chunk_len(n: usize, target: usize, min_chunk: usize) -> usize {
+    let c = n.div_ceil(target.max(1)).max(min_chunk).max(1);
+    c.div_ceil(64).saturating_mul(64)
+}
+
+/// How a run is cut into work units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Units {
+    /// Unit `u` runs segments `[u * per, (u + 1) * per)` whole.
+    Segments { per: usize },
+    /// Unit `u` runs every segment over `[u * per, (u + 1) * per)` within it.
+    Ranges { per: usize },
+}
+
+/// Raw pointers shared by the units of one run.
+#[derive(Clone, Copy)]
+struct Shared {
+    ins: *const *const u8,
+    out_val: *mut u8,
+    out_idx: *mut u8,
+    params: *const i64,
+}
+
+// SAFETY: the pointers are only dereferenced by compiled code inside `execute`, while the buffers they
+// point to are alive (they outlive `Spread::spread`), and distinct units write disjoint elements (see
+// the module doc); the inputs and the parameter block are only read.
+unsafe impl Send for Shared {}
+unsafe impl Sync for Shared {}
+
+/// Checks `inputs` against the plan and the sizes, runs the code over every work unit (through
+/// `cfg.spread`), finishes chunked reductions (the second pass, over the partials in order), and
+/// turns the output buffers into a tensor as the interpreter would give it. With `dest`, a map with a
+/// float result writes straight into it (which must hold exactly `n` elements) and no tensor is
+/// returned.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn execute<T: Elem>(
     code: &Code,
     st: &Structure,
@@ -113,11 +240,14 @@ pub(crate) fn execute<T: Elem>(
     plan: &BroadcastPlan,
     inputs: &[&[T]],
     dest: Option<&mut [T]>,
+    cfg: &RunConfig<'_>,
+    ws: &mut Workspace,
 ) -> Result<Option<Tensor>> {
     check_inputs(st, geo, kernel, plan, inputs)?;
     let op = st.mode.reduce_op();
     if let Some(op) = op {
-        if geo.n_red == 0 && geo.n_out > 0 && !op.has_identity() {
+        cfg.start.check(op, geo.n_out)?;
+        if geo.n_red == 0 && geo.n_out > 0 && !op.has_identity() && cfg.start == Start::Identity {
             return Err(kiln_ir::IrError::EmptyReduction { op: op.name() }.into());
         }
         if op.is_arg() && geo.n_red > T::MAX_INDEX {
@@ -128,85 +258,299 @@ pub(crate) fn execute<T: Elem>(
                 T::DTYPE
             )));
         }
+    } else if cfg.start != Start::Identity {
+        return Err(JitError::Unsupported("a map takes no initial value".into()));
     }
-    // Output buffers, with exactly the elements the code writes (see the module doc).
     let n_val = if st.mode == Mode::Map { geo.n } else { geo.n_out };
+    let direct = dest.is_some();
+    if let Some(d) = &dest
+        && (op.is_some() || kernel.output_type() != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
+    {
+        return Err(JitError::BadInput {
+            index: kernel.inputs.len(),
+            name: "output".into(),
+            why: format!(
+                "{} elements of {} given for a result of {n_val}",
+                d.len(),
+                T::DTYPE
+            ),
+        });
+    }
+    // The cut: whole-array reductions in chunks fixed by n alone, each into its own partial slot.
+    let whole = matches!(st.mode, Mode::Trailing(_)) && st.seg_axes == 0;
+    let mut params = geo.params.clone();
+    let (n_seg, seg_len) = (geo.n_seg, geo.seg_len);
+    let chunks = if whole && geo.n > 0 {
+        let c = chunk_len(geo.n, cfg.target_partials, cfg.min_chunk);
+        let k = geo.n.div_ceil(c);
+        (k > 1).then_some((k, c))
+    } else {
+        None
+    };
+    let (n_seg, seg_len, n_slots) = match chunks {
+        Some((k, c)) => (k, c, k),
+        None => (n_seg, seg_len, n_val),
+    };
+    params[Structure::SEG_LEN] = seg_len as i64;
+    params[Structure::PART] = i64::from(chunks.is_some());
+    let units = choose_units(st, kernel, n_seg, seg_len, chunks.is_some(), cfg.max_units);
+    let n_units = match units {
+        Units::Segments { per } => n_seg.div_ceil(per),
+        Units::Ranges { per } => seg_len.div_ceil(per),
+    };
+    // Output buffers, with exactly the elements the code writes (see the module doc); the partials
+    // of a chunked reduction live in the workspace.
+    let start_of = |o: usize| if chunks.is_some() { None } else { cfg.start.at(o) };
     let mut val_t: Vec<T> = Vec::new();
     let mut val_f64: Vec<f64> = Vec::new();
     let mut idx: Vec<T::Idx> = Vec::new();
-    let direct = dest.is_some();
-    if let Some(d) = &dest {
-        if op.is_some() || kernel.output_type() != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val {
-            return Err(JitError::BadInput {
-                index: kernel.inputs.len(),
-                name: "output".into(),
-                why: format!(
-                    "{} elements of {} given for a result of {n_val}",
-                    d.len(),
-                    T::DTYPE
-                ),
-            });
-        }
-    }
+    let (ws_acc, ws_t, ws_idx) = T::partials(ws);
+    let (vt, vf, vi): (&mut Vec<T>, &mut Vec<f64>, &mut Vec<T::Idx>) = if chunks.is_some() {
+        (ws_t, ws_acc, ws_idx)
+    } else {
+        (&mut val_t, &mut val_f64, &mut idx)
+    };
+    let refill_f64 = |v: &mut Vec<f64>, id: f64| {
+        v.clear();
+        v.extend((0..n_slots).map(|o| start_of(o).unwrap_or(id)));
+    };
+    let refill_t = |v: &mut Vec<T>, id: T| {
+        v.clear();
+        v.extend((0..n_slots).map(|o| start_of(o).map_or(id, T::from_f64)));
+    };
+    let mut dest = dest;
     let out_val: *mut u8 = match op {
-        None => match dest {
+        None => match dest.as_mut() {
             Some(d) => d.as_mut_ptr().cast(),
             None => {
-                val_t = vec![T::ZERO; n_val];
-                val_t.as_mut_ptr().cast()
+                // every element is written by the kernel before it is read
+                *vt = zeroed_output(n_val);
+                vt.as_mut_ptr().cast()
             }
         },
         Some(ReduceOp::Sum) => {
-            val_f64 = vec![-0.0; n_val];
-            val_f64.as_mut_ptr().cast()
+            refill_f64(vf, -0.0);
+            vf.as_mut_ptr().cast()
         }
         Some(ReduceOp::Prod) => {
-            val_f64 = vec![1.0; n_val];
-            val_f64.as_mut_ptr().cast()
+            refill_f64(vf, 1.0);
+            vf.as_mut_ptr().cast()
         }
         Some(op) => {
-            let init = match op {
-                ReduceOp::Min | ReduceOp::ArgMin => T::INFINITY,
-                ReduceOp::Max | ReduceOp::ArgMax => T::NEG_INFINITY,
-                ReduceOp::Any => T::ZERO,
-                _ => T::ONE,
-            };
-            val_t = vec![init; n_val];
-            val_t.as_mut_ptr().cast()
+            refill_t(vt, identity::<T>(op));
+            vt.as_mut_ptr().cast()
         }
     };
     let out_idx: *mut u8 = if op.is_some_and(ReduceOp::is_arg) {
-        idx = vec![T::NO_INDEX; n_val];
-        idx.as_mut_ptr().cast()
+        vi.clear();
+        vi.resize(n_slots, T::NO_INDEX);
+        vi.as_mut_ptr().cast()
     } else {
         std::ptr::null_mut()
     };
     let ins: Vec<*const u8> = inputs.iter().map(|b| b.as_ptr().cast()).collect();
-    if geo.n > 0 && geo.n_seg > 0 {
-        debug_assert_eq!(geo.params.len(), st.param_count());
-        // SAFETY: see the module doc: `check_inputs` proved every read in bounds; the output
-        // buffers hold `n` (map) or `n_out` (reduction) elements of the types the code stores, and the
-        // segment geometry only addresses outputs below those counts; `params` has the layout
-        // `Structure` fixes for this code, whose structure the caller matched against `kernel` and
-        // `plan`. The buffers (the caller's `dest` included, whose length was checked above) outlive
-        // the call, which returns before they are read.
-        unsafe {
-            (code.entry)(
-                ins.as_ptr(),
-                out_val,
-                out_idx,
-                geo.params.as_ptr(),
-                0,
-                geo.n_seg as i64,
-            )
+    if geo.n > 0 && n_seg > 0 {
+        debug_assert_eq!(params.len(), st.param_count());
+        let shared = Shared {
+            ins: ins.as_ptr(),
+            out_val,
+            out_idx,
+            params: params.as_ptr(),
         };
+        let claims: Vec<AtomicBool> = (0..n_units).map(|_| AtomicBool::new(false)).collect();
+        let entry = code.entry;
+        let work = |u: usize| {
+            if u >= n_units || claims[u].swap(true, Ordering::AcqRel) {
+                return;
+            }
+            let (sb, se, lo, hi) = match units {
+                Units::Segments { per } => (u * per, ((u + 1) * per).min(n_seg), 0, seg_len),
+                Units::Ranges { per } => (0, n_seg, u * per, ((u + 1) * per).min(seg_len)),
+            };
+            // the bounds the code trusts, checked before the call
+            assert!(
+                sb <= se && se <= n_seg && lo <= hi && hi <= seg_len,
+                "unit out of range"
+            );
+            let sh = shared;
+            // SAFETY: see the module doc: `check_inputs` proved every read in bounds; the output
+            // buffers hold `n` (map), `n_out` (reduction) or one slot per chunk (chunked whole-array
+            // reduction) elements of the types the code stores, and the segment geometry only
+            // addresses outputs below those counts; segments `sb..se` and the range `lo..hi` lie
+            // within the geometry (asserted above); this unit was claimed by this call alone and
+            // writes elements no other unit writes; `params` has the layout `Structure` fixes for
+            // this code, whose structure the caller matched against `kernel` and `plan`. The buffers
+            // (the caller's `dest` included, whose length was checked above) outlive `spread`.
+            unsafe {
+                entry(
+                    sh.ins, sh.out_val, sh.out_idx, sh.params, sb as i64, se as i64, lo as i64, hi as i64,
+                )
+            };
+        };
+        cfg.spread.spread(n_units, &work);
+        if !claims.iter().all(|c| c.load(Ordering::Acquire)) {
+            return Err(JitError::Unsupported(
+                "the executor did not run every work unit".into(),
+            ));
+        }
     }
     if direct {
         return Ok(None);
     }
+    if chunks.is_some() {
+        // the second pass: the partials in order, from the start
+        let op = op.expect("chunks are reductions");
+        let start = cfg.start.at(0);
+        match op {
+            ReduceOp::Sum => val_f64 = vec![ws.acc.iter().fold(start.unwrap_or(-0.0), |a, &p| a + p)],
+            ReduceOp::Prod => val_f64 = vec![ws.acc.iter().fold(start.unwrap_or(1.0), |a, &p| a * p)],
+            _ => {
+                let (_, pt, pi) = T::partials(ws);
+                let (v, i) = merge_partials::<T>(op, start, pt, pi);
+                val_t = vec![v];
+                idx = if op.is_arg() { vec![i] } else { Vec::new() };
+            }
+        }
+    }
     Ok(Some(crate::output::tensor::<T>(
-        kernel, st, geo, val_t, val_f64, idx,
+        kernel,
+        st,
+        geo,
+        val_t,
+        val_f64,
+        idx,
+        cfg.start != Start::Identity,
     )))
+}
+
+/// The identity of `op` in the kernel's dtype (min, max, any, all, argmin, argmax).
+fn identity<T: Elem>(op: ReduceOp) -> T {
+    match op {
+        ReduceOp::Min | ReduceOp::ArgMin => T::INFINITY,
+        ReduceOp::Max | ReduceOp::ArgMax => T::NEG_INFINITY,
+        ReduceOp::Any => T::ZERO,
+        _ => T::ONE,
+    }
+}
+
+/// Merges per-chunk partials in chunk order: the same answer as one sequential fold (argmin and
+/// argmax keep the first extreme and the first NaN, as the chunks come in index order).
+fn merge_partials<T: Elem>(op: ReduceOp, start: Option<f64>, vals: &[T], idx: &[T::Idx]) -> (T, T::Idx) {
+    match op {
+        ReduceOp::Min | ReduceOp::Max => {
+            let init = start.map_or(identity::<T>(op), T::from_f64);
+            let f = if op == ReduceOp::Min {
+                T::minimum
+            } else {
+                T::maximum
+            };
+            (vals.iter().fold(init, |a, &p| f(a, p)), T::NO_INDEX)
+        }
+        ReduceOp::Any => {
+            let t = vals.iter().any(|v| v.is_true());
+            (if t { T::ONE } else { T::ZERO }, T::NO_INDEX)
+        }
+        ReduceOp::All => {
+            let t = vals.iter().all(|v| v.is_true());
+            (if t { T::ONE } else { T::ZERO }, T::NO_INDEX)
+        }
+        ReduceOp::ArgMin | ReduceOp::ArgMax => {
+            let mut best: Option<(T, T::Idx)> = None;
+            for (&v, &i) in vals.iter().zip(idx) {
+                if i.into() < 0 {
+                    continue;
+                }
+                let take = match best {
+                    None => true,
+                    Some((b, _)) if b.is_nan() => false,
+                    Some(_) if v.is_nan() => true,
+                    Some((b, _)) => {
+                        if op == ReduceOp::ArgMin {
+                            v < b
+                        } else {
+                            v > b
+                        }
+                    }
+                };
+                if take {
+                    best = Some((v, i));
+                }
+            }
+            best.unwrap_or((identity::<T>(op), T::NO_INDEX))
+        }
+        ReduceOp::Sum | ReduceOp::Prod => unreachable!("f64 partials are merged by the caller"),
+    }
+}
+
+/// Cuts a run into units that write disjoint memory (see the module doc). Which cut is chosen never
+/// changes the result: a unit never splits one output's fold.
+fn choose_units(
+    st: &Structure,
+    kernel: &KernelIR,
+    n_seg: usize,
+    seg_len: usize,
+    chunked: bool,
+    max_units: usize,
+) -> Units {
+    let max_units = max_units.max(1);
+    let all = Units::Segments { per: n_seg.max(1) };
+    if max_units == 1 && !chunked {
+        return all;
+    }
+    match st.mode {
+        Mode::Map => {
+            // ranges of at least 4096 points, a multiple of 64 (whole vectors and unrolled steps)
+            let per = seg_len.div_ceil(max_units).max(4096).div_ceil(64) * 64;
+            Units::Ranges { per }
+        }
+        Mode::Trailing(_) if chunked => Units::Segments { per: 1 },
+        Mode::Trailing(_) => {
+            let axes = match &kernel.kind {
+                KernelKind::Reduce { axes, .. } => axes.as_slice(),
+                KernelKind::Map => &[],
+            };
+            // segments fold into distinct outputs only when no segment axis is reduced
+            if axes.iter().all(|&a| a >= st.seg_axes) {
+                Units::Segments {
+                    per: n_seg.div_ceil(max_units).max(1),
+                }
+            } else {
+                all
+            }
+        }
+        Mode::Kept(_) => {
+            // column ranges of at least 256 outputs: each output is folded by one unit, in order
+            let per = seg_len.div_ceil(max_units).max(256).div_ceil(16) * 16;
+            Units::Ranges { per }
+        }
+    }
+}
+
+/// Outputs of at least this many bytes ask for transparent huge pages.
+const HUGE_OUTPUT_BYTES: usize = 4 << 20;
+
+/// A zeroed buffer of `n` elements for a fresh output. A large one is allocated untouched (calloc
+/// maps zero pages) and, on Linux, advised to use transparent huge pages before the kernel first
+/// writes it: a 1e7-element output then takes about forty 2 MiB page faults instead of twenty
+/// thousand 4 KiB ones, which cost more than the kernel itself.
+pub fn zeroed_output<T: Elem>(n: usize) -> Vec<T> {
+    let v = vec![T::ZERO; n];
+    #[cfg(target_os = "linux")]
+    if n * std::mem::size_of::<T>() >= HUGE_OUTPUT_BYTES {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + n * std::mem::size_of::<T>();
+        let (lo, hi) = (start.div_ceil(HUGE) * HUGE, end / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: `[lo, hi)` lies within `v`'s allocation, which this function owns; MADV_HUGEPAGE
+            // is advice about how pages are backed and never changes their contents (untouched pages
+            // still read as zero). Its result is ignored: without huge pages the buffer is as valid.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    v
 }
 
 /// Checks that every input buffer holds what its declaration and the plan make the code read.

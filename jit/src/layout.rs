@@ -172,23 +172,30 @@ impl Structure {
         })
     }
 
-    // ---- parameter layout: [row_len, seg_len, (dim, ocs) per outer axis, strides per input per
-    // ---- outer axis, (dim, segcs, ostr, rstr) per segment axis, (dim, cstride) per axis]
+    // ---- parameter layout: [row_len, seg_len, n, part, (dim, ocs) per outer axis, strides per input
+    // ---- per outer axis, (dim, segcs, ostr, rstr) per segment axis, (dim, cstride) per axis]
 
     pub const ROW_LEN: usize = 0;
     pub const SEG_LEN: usize = 1;
+    /// The number of points: a segment's range is clamped to it (the last chunk of a chunked
+    /// whole-array reduction is shorter).
+    pub const N: usize = 2;
+    /// Whole-array reductions (`seg_axes == 0`, trailing): segment `s` folds into output slot
+    /// `s * part`: 0 folds every segment into one slot, 1 gives each chunk its own partial.
+    pub const PART: usize = 3;
+    const HEAD: usize = 4;
 
     /// Dimension and row-count stride of outer axis `a`: `(p, p + 1)`.
     pub fn p_outer(&self, a: usize) -> usize {
-        2 + 2 * a
+        Self::HEAD + 2 * a
     }
     /// Outer stride (elements) of input `i` along outer axis `a`.
     pub fn p_stride(&self, i: usize, a: usize) -> usize {
-        2 + 2 * self.outer_axes + i * self.outer_axes + a
+        Self::HEAD + 2 * self.outer_axes + i * self.outer_axes + a
     }
     /// `(dim, segment stride, output stride, reduction stride)` of segment axis `b`: `p..p + 4`.
     pub fn p_seg(&self, b: usize) -> usize {
-        2 + 2 * self.outer_axes + self.inputs.len() * self.outer_axes + 4 * b
+        Self::HEAD + 2 * self.outer_axes + self.inputs.len() * self.outer_axes + 4 * b
     }
     /// `(dim, c-stride)` of iteration axis `a` (for `Index`).
     pub fn p_axis(&self, a: usize) -> usize {
@@ -245,6 +252,7 @@ impl Structure {
             _ => (checked_size(&shape[..m])?, checked_size(&shape[m..])?),
         };
         p[Self::SEG_LEN] = seg_len as i64;
+        p[Self::N] = n as i64;
         let n_out = checked_size(&out_shape)?;
         let n_red = checked_size(&red_shape)?;
         if n > i64::MAX as usize / 16 {

@@ -7,16 +7,26 @@
 //! - [`CompiledKernel::run`]: checks every buffer, runs the code, returns the interpreter's [`Tensor`];
 //! - [`CompiledKernel::explain`]: the CLIF and VCode text of a kernel.
 //!
-//! Inside: `layout` (structure and run-time parameters), `lower` (opcodes), `math` (transcendentals),
+//! Inside: `layout` (structure and run-time parameters), `lower` (opcodes), `math` (how each
+//! transcendental is lowered), `vmath` (vector polynomials for exp, log, sin, cos, tan, pow, ...),
 //! `reduce` (accumulators), `skeleton` (loops), `compile` (modules), `call` (the only unsafe code),
 //! `output` (result types).
 //!
 //! # ABI of a compiled kernel
 //! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
-//! seg_begin: i64, seg_end: i64)` processes segments `seg_begin..seg_end` (see `layout`): `ins[i]` is
-//! input `i`'s C-contiguous buffer; `out_val` holds the map's output (`n` elements of `T`) or the
-//! reduction's accumulators (f64 for sum / prod, `T` otherwise, pre-filled with the identity);
+//! seg_begin: i64, seg_end: i64, lo: i64, hi: i64)` processes segments `seg_begin..seg_end` (see
+//! `layout`), each over the flat range `[lo, hi)` within it (clamped to `n`): `ins[i]` is input `i`'s
+//! C-contiguous buffer; `out_val` holds the map's output (`n` elements of `T`) or the reduction's
+//! accumulators (f64 for sum / prod, `T` otherwise, pre-filled with the identity or the start);
 //! `out_idx` the indices of argmin / argmax (integers as wide as `T`); `params` the sizes.
+//!
+//! # Work units and whole-array reductions
+//! A run is cut into work units that write disjoint memory (ranges of a map, groups of segments of a
+//! row reduction, column ranges of a kept reduction), which the caller's [`Spread`] may run on threads:
+//! the bits never depend on the cut. A whole-array reduction takes at most two passes: the first cuts
+//! the `n` points into chunks of [`chunk_len`] points (a function of `n` and [`RunConfig`]'s tuning
+//! alone), each reduced by the SIMD loop into its own partial (kept in a reusable [`Workspace`]); the
+//! second folds the partials in chunk order from the start. An input of one chunk takes one pass.
 //!
 //! ```
 //! use kiln_ir::*;
@@ -62,12 +72,14 @@ mod output;
 mod reduce;
 mod schedule;
 mod skeleton;
+mod vmath;
 
 pub use cache::{CacheStats, KernelCache, KernelKey, global};
-pub use call::{Elem, live_modules};
+pub use call::{Elem, RunConfig, Serial, Spread, Workspace, chunk_len, live_modules, zeroed_output};
 pub use compile::{Dumps, isa};
 pub use error::{JitError, Result};
 pub use layout::{Access, Mode, Structure};
+pub use math::{binary_ulp_bound, unary_ulp_bound};
 pub use schedule::Schedule;
 
 use crate::layout::Geometry;
@@ -134,8 +146,21 @@ impl CompiledKernel {
     /// the iteration shape where the plan says `Materialise`). `kernel` and `plan` must have the
     /// structure this kernel was compiled for (any sizes).
     pub fn run<T: Elem>(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &[&[T]]) -> Result<Tensor> {
+        self.run_with(kernel, plan, inputs, &RunConfig::default(), &mut Workspace::new())
+    }
+
+    /// [`CompiledKernel::run`] with a start, a cut into work units run by `cfg.spread`, and a reusable
+    /// workspace for the partials of whole-array reductions.
+    pub fn run_with<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &[&[T]],
+        cfg: &RunConfig<'_>,
+        ws: &mut Workspace,
+    ) -> Result<Tensor> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
-        let tensor = call::execute(&self.code, &st, &geo, kernel, plan, inputs, None)?;
+        let tensor = call::execute(&self.code, &st, &geo, kernel, plan, inputs, None, cfg, ws)?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
     }
 
@@ -148,8 +173,32 @@ impl CompiledKernel {
         inputs: &[&[T]],
         out: &mut [T],
     ) -> Result<()> {
+        self.run_into_with(kernel, plan, inputs, out, &RunConfig::default())
+    }
+
+    /// [`CompiledKernel::run_into`], cut into work units run by `cfg.spread`.
+    pub fn run_into_with<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &[&[T]],
+        out: &mut [T],
+        cfg: &RunConfig<'_>,
+    ) -> Result<()> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
-        call::execute(&self.code, &st, &geo, kernel, plan, inputs, Some(out)).map(|_| ())
+        let mut ws = Workspace::new();
+        call::execute(
+            &self.code,
+            &st,
+            &geo,
+            kernel,
+            plan,
+            inputs,
+            Some(out),
+            cfg,
+            &mut ws,
+        )
+        .map(|_| ())
     }
 
     /// The structure and geometry of `kernel` read as `plan`, checked to be what this code was

@@ -199,6 +199,35 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let m = self.b.ins().fcmp(FloatCC::Equal, x, z);
                 self.mask_to_float(w, m)
             }
+            UnaryOp::Floor => self.b.ins().floor(x),
+            UnaryOp::Ceil => self.b.ins().ceil(x),
+            UnaryOp::Trunc => self.b.ins().trunc(x),
+            UnaryOp::Round => self.b.ins().nearest(x),
+            UnaryOp::Sign => {
+                // (x > 0) - (x < 0): 1, -1, +0.0 for either zero; NaN kept
+                let gt = self.fcmp(FloatCC::GreaterThan, x, self.zero[w as usize]);
+                let lt = self.fcmp(FloatCC::LessThan, x, self.zero[w as usize]);
+                let p = self.mask_to_float(w, gt);
+                let n = self.mask_to_float(w, lt);
+                let s = self.b.ins().fsub(p, n);
+                let nan = self.fcmp(FloatCC::Unordered, x, x);
+                self.sel(w, nan, x, s)
+            }
+            UnaryOp::IsNan => {
+                let m = self.fcmp(FloatCC::Unordered, x, x);
+                self.mask_to_float(w, m)
+            }
+            UnaryOp::IsInf | UnaryOp::IsFinite => {
+                let a = self.b.ins().fabs(x);
+                let inf = self.fconst(w, f64::INFINITY);
+                let cc = if op == UnaryOp::IsInf {
+                    FloatCC::Equal
+                } else {
+                    FloatCC::LessThan
+                };
+                let m = self.fcmp(cc, a, inf);
+                self.mask_to_float(w, m)
+            }
             _ => unreachable!("transcendentals are lowered by math.rs"),
         }
     }
@@ -235,7 +264,33 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
                 self.mask_to_float(w, m)
             }
-            BinaryOp::Pow => unreachable!("pow is lowered by math.rs"),
+            BinaryOp::Copysign => {
+                let it = self.ity(w);
+                let ai = self.b.ins().bitcast(it, cast(), a);
+                let bi = self.b.ins().bitcast(it, cast(), b);
+                let bits = self.dtype.size() as i64 * 8;
+                // immediates zero-extended to the lane width, as the verifier wants
+                let sign = self.iconst(w, (1u64 << (bits - 1)) as i64);
+                let mag = self.iconst(w, ((1u64 << (bits - 1)) - 1) as i64);
+                let ai = self.b.ins().band(ai, mag);
+                let bi = self.b.ins().band(bi, sign);
+                let r = self.b.ins().bor(ai, bi);
+                let ft = self.ty(w);
+                self.b.ins().bitcast(ft, cast(), r)
+            }
+            BinaryOp::Fmax | BinaryOp::Fmin => {
+                // NumPy's: `a` where `a >= b` (`a <= b`) or `b` is NaN, else `b`
+                let cc = if op == BinaryOp::Fmax {
+                    FloatCC::GreaterThanOrEqual
+                } else {
+                    FloatCC::LessThanOrEqual
+                };
+                let m1 = self.fcmp(cc, a, b);
+                let m2 = self.fcmp(FloatCC::Unordered, b, b);
+                let m = self.b.ins().bor(m1, m2);
+                self.sel(w, m, a, b)
+            }
+            _ => unreachable!("libm functions are lowered by math.rs"),
         }
     }
 

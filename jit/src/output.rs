@@ -14,6 +14,7 @@ pub(crate) fn tensor<T: Elem>(
     val_t: Vec<T>,
     val_f64: Vec<f64>,
     idx: Vec<T::Idx>,
+    started: bool,
 ) -> Tensor {
     let out_type = kernel.output_type();
     let floats = |v: Vec<T>| match out_type {
@@ -26,7 +27,8 @@ pub(crate) fn tensor<T: Elem>(
         Some(op @ (ReduceOp::Sum | ReduceOp::Prod)) => {
             // the accumulators start at -0.0 (the exact identity); adding +0.0 once gives NumPy's
             // answer, which starts from +0.0: a sum of -0.0s (or of nothing) is +0.0
-            let is_sum = op == ReduceOp::Sum;
+            // (not when the sum started from a given value, which is added exactly as given)
+            let is_sum = op == ReduceOp::Sum && !started;
             floats(
                 val_f64
                     .into_iter()

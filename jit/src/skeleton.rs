@@ -2,9 +2,10 @@
 //!
 //! ```text
 //! fn kernel(ins: *const *const u8, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
-//!           seg_begin: i64, seg_end: i64)
+//!           seg_begin: i64, seg_end: i64, lo: i64, hi: i64)
 //! for s in seg_begin..seg_end:                          // segments (see layout.rs)
-//!     f0 = s * seg_len; f1 = f0 + seg_len; locate o_base, r_base; reset accumulators
+//!     s0 = s * seg_len; f0 = s0 + lo; f1 = min(s0 + hi, n)   // [lo, hi): a range within each segment
+//!     locate o_base (s * part for whole-array reductions), r_base; reset accumulators
 //!     for row in f0 / row_len .. while row * row_len < f1:   // plan rows (outer axes)
 //!         row pointers of contiguous / per-row inputs, per-row splats, outer Index values
 //!         j in [max(f0 - rs, 0), min(f1 - rs, row_len)):     // the hot inner loop
@@ -29,7 +30,7 @@ use kiln_ir::{Node, NodeId, ReduceOp};
 /// The signature every kernel has (see the module doc).
 pub fn signature<M: Module>(module: &M) -> Signature {
     let mut sig = Signature::new(module.isa().default_call_conv());
-    for _ in 0..6 {
+    for _ in 0..8 {
         sig.params.push(AbiParam::new(types::I64));
     }
     sig
@@ -76,9 +77,13 @@ struct Skeleton<'k> {
     out_idx: Value,
     seg_begin: Value,
     seg_end: Value,
+    lo: Value,
+    hi: Value,
     // parameters loaded in the entry block
     row_len: Value,
     seg_len: Value,
+    n: Value,
+    part: Value,
     outer: Vec<(Value, Value)>,
     strides: Vec<Vec<Value>>,
     seg: Vec<[Value; 4]>,
@@ -92,14 +97,13 @@ struct Skeleton<'k> {
 /// Per-row state of the inner loop.
 struct Row {
     rs: Value,
-    f0: Value,
     ptrs: Vec<Option<Value>>,
     splats: Vec<Option<[Value; 2]>>,
     row_index: Vec<Option<[Value; 2]>>,
     out_row: Option<Value>,
-    /// Output element of the row's first point (kept reductions): `o_base + rs - f0`.
+    /// Output element of the row's first point (kept reductions): `o_base + rs - s0`.
     kept_row: Option<Value>,
-    /// Reduction index of the row's first point (trailing arg reductions): `r_base + rs - f0`.
+    /// Reduction index of the row's first point (trailing arg reductions): `r_base + rs - s0`.
     rpos: Option<Value>,
     /// The index vector of a kept arg reduction's segment (`r_base` per width).
     kept_ridx: Option<[Value; 2]>,
@@ -113,6 +117,8 @@ impl<'k> Skeleton<'k> {
         let ld = |g: &mut Gen<'_, '_>, i: usize| g.b.ins().load(types::I64, mem(), params, (8 * i) as i32);
         let row_len = ld(g, Structure::ROW_LEN);
         let seg_len = ld(g, Structure::SEG_LEN);
+        let n = ld(g, Structure::N);
+        let part = ld(g, Structure::PART);
         let k = st.outer_axes;
         let outer = (0..k)
             .map(|a| (ld(g, st.p_outer(a)), ld(g, st.p_outer(a) + 1)))
@@ -170,8 +176,12 @@ impl<'k> Skeleton<'k> {
             out_idx: args[2],
             seg_begin: args[4],
             seg_end: args[5],
+            lo: args[6],
+            hi: args[7],
             row_len,
             seg_len,
+            n,
+            part,
             outer,
             strides,
             seg,
@@ -232,12 +242,18 @@ impl<'k> Skeleton<'k> {
     }
 
     fn segment(&self, g: &mut Gen<'_, '_>, s: Value) {
-        let f0 = g.b.ins().imul(s, self.seg_len);
-        let f1 = g.b.ins().iadd(f0, self.seg_len);
+        let s0 = g.b.ins().imul(s, self.seg_len);
+        let f0 = g.b.ins().iadd(s0, self.lo);
+        let f1 = g.b.ins().iadd(s0, self.hi);
+        let f1 = g.b.ins().smin(f1, self.n);
         let op = self.st.mode.reduce_op();
         let zero = g.b.ins().iconst(types::I64, 0);
         let (mut o_base, mut r_base) = (zero, zero);
-        if op.is_some() {
+        if matches!(self.st.mode, Mode::Trailing(_)) && self.st.seg_axes == 0 {
+            // a whole-array reduction: chunk s folds into slot s * part; flat index = reduction index
+            o_base = g.b.ins().imul(s, self.part);
+            r_base = s0;
+        } else if op.is_some() {
             for &[dim, segcs, ostr, rstr] in &self.seg {
                 let q = g.b.ins().udiv(s, segcs);
                 let i = g.b.ins().urem(q, dim);
@@ -278,7 +294,7 @@ impl<'k> Skeleton<'k> {
         let jlo = g.b.ins().smax(lo, zero);
         let hi = g.b.ins().isub(f1, rs);
         let jhi = g.b.ins().smin(hi, self.row_len);
-        let r = self.row_state(g, row, rs, f0, o_base, r_base, kept_ridx);
+        let r = self.row_state(g, row, rs, s0, o_base, r_base, kept_ridx);
         self.inner(g, &r, jlo, jhi, slots.as_ref());
         let row_next = g.b.ins().iadd_imm_s(row, 1);
         g.b.def_var(row_var, row_next);
@@ -304,7 +320,7 @@ impl<'k> Skeleton<'k> {
         g: &mut Gen<'_, '_>,
         row: Value,
         rs: Value,
-        f0: Value,
+        s0: Value,
         o_base: Value,
         r_base: Value,
         kept_ridx: Option<[Value; 2]>,
@@ -364,7 +380,7 @@ impl<'k> Skeleton<'k> {
                 })
             })
             .collect();
-        let rel = g.b.ins().isub(rs, f0);
+        let rel = g.b.ins().isub(rs, s0);
         let (out_row, kept_row, rpos) = match st.mode {
             Mode::Map => (Some(g.elem_addr(self.out_val, rs, size)), None, None),
             Mode::Kept(_) => (None, Some(g.b.ins().iadd(o_base, rel)), None),
@@ -372,7 +388,6 @@ impl<'k> Skeleton<'k> {
         };
         Row {
             rs,
-            f0,
             ptrs,
             splats,
             row_index,
@@ -396,9 +411,11 @@ impl<'k> Skeleton<'k> {
         g.b.def_var(j_var, jlo);
         let sched = self.key.schedule;
         if self.vector {
+            // kept reductions update distinct outputs per vector: as many per iteration as a
+            // trailing one folds, so column sums run as wide as row sums
             let per_iter = match self.st.mode {
-                Mode::Trailing(_) => sched.unroll.max(sched.accumulators) as i64,
-                _ => sched.unroll as i64,
+                Mode::Trailing(_) | Mode::Kept(_) => sched.unroll.max(sched.accumulators) as i64,
+                Mode::Map => sched.unroll as i64,
             };
             self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots);
             if per_iter > 1 {
@@ -435,7 +452,6 @@ impl<'k> Skeleton<'k> {
         g.b.switch_to_block(body);
         let jb = g.b.ins().imul_imm_s(j, g.size);
         let flat = g.b.ins().iadd(r.rs, j);
-        let _ = r.f0;
         for p in 0..count {
             let off = p * width;
             self.item(g, r, w, j, jb, flat, off, p, slots);

@@ -51,11 +51,8 @@ pub const VARIANTS: [&str; 4] = ["kiln-simd", "kiln-scalar", "ndarray", "rust-lo
 
 /// Runs every kernel, dtype and N of `config`; `progress` hears about each step.
 pub fn run(config: &Config, mut progress: impl FnMut(&str)) -> Result<Vec<Row>> {
-    if config.threads != 1 {
-        return Err(Error::Unsupported(format!(
-            "--threads {}: kernels run on one thread in this version",
-            config.threads
-        )));
+    if config.threads == 0 {
+        return Err(Error::Unsupported("--threads 0: at least one thread".into()));
     }
     let simd = crate::backend_by_name("jit")?;
     let scalar = crate::backend_by_name("jit-scalar")?;
@@ -110,7 +107,9 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
         })
     };
     for (variant, backend) in VARIANTS[..2].iter().zip(backends) {
-        let runner = FusedRunner::compile_text(kernel.expr())?.with_backend(backend.clone());
+        let runner = FusedRunner::compile_text(kernel.expr())?
+            .with_backend(backend.clone())
+            .with_threads(config.threads);
         let go = |out: &mut Array1<T>| -> Result<()> {
             if kernel.reduces() {
                 out[0] = flat(T::from_output(runner.run(&args)?)?)[0];

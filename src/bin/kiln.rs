@@ -49,9 +49,9 @@ struct BenchArgs {
     /// Comma-separated dtypes: f64, f32.
     #[arg(long, value_delimiter = ',')]
     dtype: Option<Vec<String>>,
-    /// Threads per kernel.
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Threads per kernel (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
     /// Milliseconds spent timing each variant.
     #[arg(long, default_value_t = 150)]
     budget_ms: u64,
@@ -77,6 +77,9 @@ struct EvalArgs {
     /// The backend that runs the kernel.
     #[arg(long, default_value = "jit", value_parser = kiln::BACKENDS)]
     backend: String,
+    /// Threads (default: every core; the result's bits do not depend on it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    threads: Option<u64>,
 }
 
 #[derive(Args)]
@@ -189,6 +192,10 @@ fn eval(args: EvalArgs) -> CliResult<()> {
     let runner = FusedRunner::compile_text(&args.expr)
         .map_err(|e| e.to_string())?
         .with_backend(kiln::backend_by_name(&args.backend).map_err(|e| e.to_string())?);
+    let runner = match args.threads {
+        Some(t) => runner.with_threads(t as usize),
+        None => runner,
+    };
     let inputs = load_inputs(&args.inputs)?;
     let out = runner.run(&args_of(&inputs)).map_err(|e| e.to_string())?;
     match args.out {
@@ -237,8 +244,19 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             ));
         }
     }
-    let (kernel, plan) = runner.explain(&args_of(&inputs)).map_err(|e| e.to_string())?;
-    print!("{kernel}{plan}");
+    let mut all = runner.explain_all(&args_of(&inputs)).map_err(|e| e.to_string())?;
+    if all.len() > 1 {
+        // several kernels: the plan (what flows between them), then each kernel
+        print!("{}", runner.pipeline());
+        for (k, (kernel, plan)) in all.iter().enumerate() {
+            println!("# kernel {k}");
+            print!("{kernel}{plan}");
+        }
+    }
+    let (kernel, plan) = all.pop().expect("a pipeline has a kernel");
+    if runner.pipeline().stages.len() == 1 {
+        print!("{kernel}{plan}");
+    }
     if args.clif || args.asm {
         let schedule = match args.backend.as_str() {
             "jit-scalar" => kiln_jit::Schedule::scalar(),
@@ -280,7 +298,7 @@ fn parse_size(s: &str) -> CliResult<usize> {
 fn bench(args: BenchArgs) -> CliResult<()> {
     use kiln::bench::{self, kernels::Kernel};
     let mut config = bench::Config {
-        threads: args.threads,
+        threads: args.threads.unwrap_or_else(kiln::parallel::available_threads),
         ..Default::default()
     };
     config.budget = std::time::Duration::from_millis(args.budget_ms.max(1));

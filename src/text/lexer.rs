@@ -26,6 +26,8 @@ pub(crate) enum Tok<'a> {
     Minus,
     Star,
     Slash,
+    /// `%`, NumPy's remainder.
+    Percent,
     StarStar,
     Lt,
     Le,
@@ -57,6 +59,7 @@ impl Tok<'_> {
             Tok::Minus => punct("-"),
             Tok::Star => punct("*"),
             Tok::Slash => punct("/"),
+            Tok::Percent => punct("%"),
             Tok::StarStar => punct("**"),
             Tok::Lt => punct("<"),
             Tok::Le => punct("<="),
@@ -114,7 +117,7 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
             b'*' => (Tok::Star, 1),
             b'/' if next == Some(b'/') => (unsupported("//"), 2),
             b'/' => (Tok::Slash, 1),
-            b'%' => (unsupported("%"), 1),
+            b'%' => (Tok::Percent, 1),
             b'<' if next == Some(b'=') => (Tok::Le, 2),
             b'<' if next == Some(b'<') => (unsupported("<<"), 2),
             b'<' => (Tok::Lt, 1),
@@ -228,7 +231,7 @@ mod tests {
 
     #[test]
     fn bad_tokens_stop_lexing() {
-        for src in ["1x", "1e", "0x10", "1.2.3", "a $ b", "é", "%", "a // b"] {
+        for src in ["1x", "1e", "0x10", "1.2.3", "a $ b", "é", "a // b"] {
             let toks = tokenize(src);
             assert!(matches!(toks.last().unwrap().tok, Tok::Bad(_)), "{src}: {toks:?}");
         }

@@ -20,14 +20,20 @@
 //! - A name, `[A-Za-z_][A-Za-z0-9_]*`, is an input, except `inf` and `nan`, which are the float
 //!   literals. `x ** 0.5` is `sqrt(x)` (see [`Expr::pow`](crate::Expr::pow)).
 //! - Logical operators and comparisons give 1 / 0; a nonzero value, NaN included, is true.
-//! - Functions: `sin cos tan exp log sqrt abs` of one argument, `where(c, a, b)`,
-//!   `minimum(a, b)`, `maximum(a, b)`.
-//! - Reductions: `sum prod min max argmin argmax any all`, as `f(x)`, `f(x, axis=k)` or
-//!   `f(x, k)`, where `k` is an integer literal (negative counts from the end) or `None` (every
-//!   axis, as without one). The parser takes a reduction anywhere; lowering decides where one may
-//!   stand.
+//! - Functions, under their NumPy names: `sin cos tan exp log sqrt abs tanh exp2 log2 log10 expm1
+//!   log1p arcsin arccos arctan sinh cosh arcsinh arccosh arctanh floor ceil trunc round sign isnan
+//!   isinf isfinite` of one argument (`isnan isinf isfinite` are logical), `where(c, a, b)`, and
+//!   `minimum maximum fmax fmin arctan2 hypot copysign fmod` of two.
+//! - `a % b` is NumPy's `remainder` (the sign of the divisor, `-1 % 3 == 2`), with the precedence of
+//!   `*` and `/`; `fmod(a, b)` is C's (the sign of the dividend).
+//! - Reductions: `sum prod min max argmin argmax any all`, and `mean var std` (ddof 0), as `f(x)`,
+//!   `f(x, k)` or with keywords in any order: `axis=` an integer literal (negative counts from the
+//!   end), `None` (every axis, as without one) or a tuple `(0, 2)`, `(1,)`, `()` (no axis; argmin and
+//!   argmax reject tuples); `keepdims=` `1`, `0`, `True` or `False`; `initial=` a signed number
+//!   (`10`, `-3.5`, `-inf`; sum, prod, min and max only). A reduction may stand anywhere: lowering
+//!   splits the expression into kernels at reductions whose values feed later work.
 //! - A call may end with a trailing comma, as in Python. Whitespace may stand between any tokens.
-//! - `%`, `//`, `<<`, `>>` and `^` are not supported and say so; `None` stands only as an axis, and
+//! - `//`, `<<`, `>>` and `^` are not supported and say so; `None` stands only as an axis, and
 //!   a number run into a name (`1x`, `0x10`) is an invalid literal.
 //!
 //! Nesting is limited ([`MAX_NESTING`], [`MAX_DEPTH`]) so that any input, however long or deep,

