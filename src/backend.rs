@@ -54,40 +54,17 @@ pub struct RunCtx<'a> {
     pub parallel: &'a Parallel,
 }
 
-/// A kernel a backend has readied.
+/// A kernel a backend has readied for one kernel and plan: runs pass that same kernel and plan.
 pub trait Executable: Send + Sync + Debug {
-    /// Runs over `inputs`, prepared for the kernel and plan this was made from.
-    fn run(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor>;
-
-    /// Runs with a start and threads. The default runs [`Executable::run`] on the calling thread and
-    /// supports only the identity start.
-    fn run_with(
+    /// Runs over `inputs`, prepared for the kernel and plan this was made from, with the start and
+    /// threads of `ctx`.
+    fn run(
         &self,
         kernel: &KernelIR,
         plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
-        if ctx.start != Start::Identity {
-            return Err(Error::Unsupported(
-                "this backend does not start reductions from given values".into(),
-            ));
-        }
-        self.run(kernel, plan, inputs)
-    }
-
-    /// Runs into `out` with threads. The default runs [`Executable::run_with`] and copies.
-    fn run_into_with(
-        &self,
-        kernel: &KernelIR,
-        plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        out: OutSlice<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<()> {
-        let t = self.run_with(kernel, plan, inputs, ctx)?;
-        copy_into(t.values, out)
-    }
+    ) -> Result<Tensor>;
 
     /// Runs into `out`. The default runs [`Executable::run`] and copies.
     fn run_into(
@@ -96,9 +73,9 @@ pub trait Executable: Send + Sync + Debug {
         plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         out: OutSlice<'_>,
+        ctx: &RunCtx<'_>,
     ) -> Result<()> {
-        let t = self.run(kernel, plan, inputs)?;
-        copy_into(t.values, out)
+        copy_into(self.run(kernel, plan, inputs, ctx)?.values, out)
     }
 }
 
@@ -142,15 +119,8 @@ impl Backend for Interpreter {
 }
 
 impl Executable for Interpreter {
-    fn run(&self, kernel: &KernelIR, _plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor> {
-        match inputs {
-            Buffers::F64(b) => interpret(kernel, b, Start::Identity),
-            Buffers::F32(b) => interpret(kernel, b, Start::Identity),
-        }
-    }
-
     /// The oracle runs on the calling thread, in sequential order, whatever the thread count.
-    fn run_with(
+    fn run(
         &self,
         kernel: &KernelIR,
         _plan: &BroadcastPlan,

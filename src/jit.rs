@@ -7,8 +7,8 @@
 use crate::backend::{Backend, Buffer, Buffers, Executable, OutSlice, RunCtx, copy_into};
 use crate::error::{Error, Result};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
-use kiln_jit::{CompiledKernel, Elem, JitError, Schedule, Workspace};
-use std::sync::{Arc, Mutex};
+use kiln_jit::{BoundKernel, Elem, JitError, Schedule, Workspace};
+use std::sync::Mutex;
 
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
 #[derive(Debug, Clone, Copy, Default)]
@@ -46,16 +46,17 @@ impl Backend for Jit {
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
         Ok(Box::new(JitExecutable {
-            code: kiln_jit::compile(kernel, plan, schedule)?,
+            code: kiln_jit::compile(kernel, plan, schedule)?.bind(kernel, plan)?,
             workspace: Mutex::default(),
         }))
     }
 }
 
-/// A compiled kernel, shared with kiln-jit's cache, and the workspace its reductions' partials
-/// live in between runs (a run that finds it busy, on another thread, uses a fresh one).
+/// A compiled kernel (shared with kiln-jit's cache) bound to its specialisation's kernel and plan,
+/// and the workspace its reductions' partials live in between runs (a run that finds it busy, on
+/// another thread, uses a fresh one).
 struct JitExecutable {
-    code: Arc<CompiledKernel>,
+    code: BoundKernel,
     workspace: Mutex<Workspace>,
 }
 
@@ -64,16 +65,10 @@ fn slices<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Vec<&'b [T]> {
 }
 
 impl JitExecutable {
-    fn run_t<T: Elem>(
-        &self,
-        kernel: &KernelIR,
-        plan: &BroadcastPlan,
-        inputs: &[&[T]],
-        ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
+    fn run_t<T: Elem>(&self, kernel: &KernelIR, inputs: &[&[T]], ctx: &RunCtx<'_>) -> Result<Tensor> {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, ctx.start);
-        let run = |ws: &mut Workspace| self.code.run_with(kernel, plan, inputs, &cfg, ws);
+        let run = |ws: &mut Workspace| self.code.run_with(inputs, &cfg, ws);
         Ok(match self.workspace.try_lock() {
             Ok(mut ws) => run(&mut ws)?,
             Err(_) => run(&mut Workspace::new())?,
@@ -83,25 +78,28 @@ impl JitExecutable {
 
 impl std::fmt::Debug for JitExecutable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "JitExecutable({:?})", self.code.schedule())
+        write!(f, "JitExecutable({:?})", self.code.code().schedule())
     }
 }
 
+/// The bound kernel ignores the `kernel` and `plan` a run passes: they are the ones it was prepared
+/// for (the executor keeps both in the same specialisation), and kiln-jit checks every buffer against
+/// the bound geometry before calling compiled code.
 impl Executable for JitExecutable {
-    fn run_with(
+    fn run(
         &self,
         kernel: &KernelIR,
-        plan: &BroadcastPlan,
+        _plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
         match inputs {
-            Buffers::F64(b) => self.run_t(kernel, plan, &slices(b), ctx),
-            Buffers::F32(b) => self.run_t(kernel, plan, &slices(b), ctx),
+            Buffers::F64(b) => self.run_t(kernel, &slices(b), ctx),
+            Buffers::F32(b) => self.run_t(kernel, &slices(b), ctx),
         }
     }
 
-    fn run_into_with(
+    fn run_into(
         &self,
         kernel: &KernelIR,
         plan: &BroadcastPlan,
@@ -116,51 +114,12 @@ impl Executable for JitExecutable {
         let cfg = ctx.parallel.jit_config(n, ctx.start);
         match (inputs, out) {
             (Buffers::F64(b), OutSlice::F64(o)) if direct => {
-                Ok(self.code.run_into_with(kernel, plan, &slices(b), o, &cfg)?)
+                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
             }
             (Buffers::F32(b), OutSlice::F32(o)) if direct => {
-                Ok(self.code.run_into_with(kernel, plan, &slices(b), o, &cfg)?)
+                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
             }
-            (_, out) => copy_into(self.run_with(kernel, plan, inputs, ctx)?.values, out),
-        }
-    }
-
-    fn run(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &Buffers<'_>) -> Result<Tensor> {
-        Ok(match inputs {
-            Buffers::F64(b) => {
-                self.code
-                    .run(kernel, plan, &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>())?
-            }
-            Buffers::F32(b) => {
-                self.code
-                    .run(kernel, plan, &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>())?
-            }
-        })
-    }
-
-    fn run_into(
-        &self,
-        kernel: &KernelIR,
-        plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        out: OutSlice<'_>,
-    ) -> Result<()> {
-        let direct =
-            kernel.kind == KernelKind::Map && kernel.output_type() == OutputType::Float(kernel.dtype);
-        match (inputs, out) {
-            (Buffers::F64(b), OutSlice::F64(o)) if direct => Ok(self.code.run_into(
-                kernel,
-                plan,
-                &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>(),
-                o,
-            )?),
-            (Buffers::F32(b), OutSlice::F32(o)) if direct => Ok(self.code.run_into(
-                kernel,
-                plan,
-                &b.iter().map(|b| &b.data[..]).collect::<Vec<_>>(),
-                o,
-            )?),
-            (_, out) => copy_into(self.run(kernel, plan, inputs)?.values, out),
+            (_, out) => copy_into(self.run(kernel, plan, inputs, ctx)?.values, out),
         }
     }
 }

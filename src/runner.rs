@@ -238,7 +238,7 @@ impl FusedRunner {
             start,
             parallel: &self.parallel,
         };
-        let t = spec.exe.run_with(&spec.kernel, &spec.plan, &bufs, &ctx)?;
+        let t = spec.exe.run(&spec.kernel, &spec.plan, &bufs, &ctx)?;
         let t = finish(t, &spec.kernel, stage.program.reduce.as_ref());
         Ok((spec, t))
     }
@@ -341,7 +341,7 @@ impl FusedRunner {
             };
             return spec
                 .exe
-                .run_into_with(&spec.kernel, &spec.plan, &bufs, A::out_slice(slice), &ctx);
+                .run_into(&spec.kernel, &spec.plan, &bufs, A::out_slice(slice), &ctx);
         }
         let t = self.run_stage(k, &refs, Start::Identity)?.1;
         crate::backend::copy_into(t.values, A::out_slice(slice))

@@ -404,8 +404,8 @@ fn special_values_against_libm() {
         -1e300,
         f64::MAX,
         f64::MIN,
-        1.5707963267948966,
-        3.141592653589793,
+        std::f64::consts::FRAC_PI_2,
+        std::f64::consts::PI,
         -0.9999999999999999,
         1e16,
     ];

@@ -201,6 +201,20 @@ impl CompiledKernel {
         .map(|_| ())
     }
 
+    /// Binds this code to one kernel and plan: their structure is checked and their geometry (the
+    /// sizes the code is passed) computed once, so each run of the [`BoundKernel`] only checks its
+    /// buffers. This is what an executor keeps per specialisation.
+    pub fn bind(self: &Arc<Self>, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<BoundKernel> {
+        let (st, geo) = self.check(kernel, plan, kernel.dtype)?;
+        Ok(BoundKernel {
+            code: self.clone(),
+            kernel: kernel.clone(),
+            plan: plan.clone(),
+            st,
+            geo,
+        })
+    }
+
     /// The structure and geometry of `kernel` read as `plan`, checked to be what this code was
     /// compiled for.
     fn check(&self, kernel: &KernelIR, plan: &BroadcastPlan, given: DType) -> Result<(Structure, Geometry)> {
@@ -229,5 +243,48 @@ impl CompiledKernel {
     /// [`CompiledKernel::run`] for f32 kernels.
     pub fn run_f32(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &[&[f32]]) -> Result<Tensor> {
         self.run(kernel, plan, inputs)
+    }
+}
+
+/// A compiled kernel bound to the kernel and plan it runs (see [`CompiledKernel::bind`]): the fixed
+/// cost of a run is checking the buffers and calling the code.
+pub struct BoundKernel {
+    code: Arc<CompiledKernel>,
+    kernel: KernelIR,
+    plan: BroadcastPlan,
+    st: Structure,
+    geo: Geometry,
+}
+
+impl BoundKernel {
+    /// The compiled code.
+    pub fn code(&self) -> &CompiledKernel {
+        &self.code
+    }
+
+    fn dtype_is<T: Elem>(&self) -> Result<()> {
+        if self.kernel.dtype != T::DTYPE {
+            return Err(JitError::DType {
+                kernel: self.kernel.dtype,
+                given: T::DTYPE,
+            });
+        }
+        Ok(())
+    }
+
+    /// [`CompiledKernel::run_with`] for the bound kernel and plan.
+    pub fn run_with<T: Elem>(&self, inputs: &[&[T]], cfg: &RunConfig<'_>, ws: &mut Workspace) -> Result<Tensor> {
+        self.dtype_is::<T>()?;
+        let (k, p) = (&self.kernel, &self.plan);
+        let tensor = call::execute(&self.code.code, &self.st, &self.geo, k, p, inputs, None, cfg, ws)?;
+        Ok(tensor.expect("a run without a destination returns its tensor"))
+    }
+
+    /// [`CompiledKernel::run_into_with`] for the bound kernel and plan.
+    pub fn run_into_with<T: Elem>(&self, inputs: &[&[T]], out: &mut [T], cfg: &RunConfig<'_>) -> Result<()> {
+        self.dtype_is::<T>()?;
+        let (k, p) = (&self.kernel, &self.plan);
+        let mut ws = Workspace::new();
+        call::execute(&self.code.code, &self.st, &self.geo, k, p, inputs, Some(out), cfg, &mut ws).map(|_| ())
     }
 }

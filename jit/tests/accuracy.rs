@@ -148,7 +148,12 @@ fn sweeps<T: Elem>() {
         (
             "exp2 full",
             Exp2,
-            uniform(&mut rng, N, emin * 1.4427, emax * 1.4427),
+            uniform(
+                &mut rng,
+                N,
+                emin * std::f64::consts::LOG2_E,
+                emax * std::f64::consts::LOG2_E,
+            ),
         ),
         ("expm1 [-3,3]", Expm1, uniform(&mut rng, N, -3.0, 3.0)),
         (

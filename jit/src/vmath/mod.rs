@@ -20,6 +20,10 @@
 //! pow polynomials are fitted here (exp: Chebyshev interpolation in mpmath) or Taylor series (the
 //! tail of pow's double-double log), whose coefficients are exact facts.
 
+// The coefficients are quoted with the digits their sources give (fdlibm prints 21), and fdlibm's
+// constants near log2(e) or ln 2 are its own splits, not approximations of std's.
+#![allow(clippy::excessive_precision, clippy::approx_constant)]
+
 mod exp;
 mod f32x4;
 mod log;
@@ -288,13 +292,13 @@ impl Vb<'_, '_> {
         self.mul(p, s2)
     }
     /// The integer value of F64X2 integers `k` (|k| < 2^51) as I64X2.
-    pub fn to_int(&mut self, k: Value) -> Value {
+    pub fn int_of(&mut self, k: Value) -> Value {
         let t = self.addc(k, 6755399441055744.0);
         let t = self.bits(t);
         self.iaddc(t, -0x4338_0000_0000_0000)
     }
     /// I64X2 integers (|i| < 2^51) as F64X2.
-    pub fn to_float(&mut self, i: Value) -> Value {
+    pub fn float_of(&mut self, i: Value) -> Value {
         let t = self.iaddc(i, 0x4338_0000_0000_0000);
         let t = self.float(t);
         self.addc(t, -6755399441055744.0)

@@ -81,7 +81,7 @@ fn reduce(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value, Value) {
     let lo = v.sub(e1, pe);
     let lo = v.fma(nq, c3, lo);
     let (yh, yl) = v.fast_two_sum(s, lo);
-    let qi = v.to_int(q);
+    let qi = v.int_of(q);
     let n = v.andc(qi, 3);
     (yh, yl, n)
 }
