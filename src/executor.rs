@@ -8,8 +8,10 @@
 use crate::array::{ArrayArg, Converted, Float};
 use crate::backend::{Backend, Buffer, Buffers, Executable};
 use crate::error::{Error, Result};
+use crate::profile::Settings;
 use crate::program::Program;
-use kiln_ir::{BroadcastPlan, DType, InputLayout, InputPlan, KernelIR, PlanOptions};
+use kiln_ir::passes::prefix_scan;
+use kiln_ir::{BroadcastPlan, DType, InputLayout, InputPlan, KernelIR, KernelKind, PlanOptions};
 use ndarray::IxDyn;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -73,23 +75,54 @@ fn is_standard(a: &ArrayArg<'_>) -> bool {
     true
 }
 
-/// The kernel and its plan for these arguments.
+/// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
+/// rewrite did, for `kiln explain`.
 pub(crate) fn specialise(
     program: &Program,
     args: &[&ArrayArg<'_>],
     options: PlanOptions,
-) -> Result<(KernelIR, BroadcastPlan)> {
+    settings: Settings,
+) -> Result<(KernelIR, BroadcastPlan, Vec<String>)> {
     let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-    let kernel = program.kernel(kernel_dtype(args), &shapes)?;
+    let mut kernel = program.kernel(kernel_dtype(args), &shapes)?;
+    let mut notes = Vec::new();
+    let reads_index = kernel
+        .arena
+        .reachable(kernel.body)
+        .iter()
+        .any(|&id| matches!(kernel.arena.node(id), kiln_ir::Node::Index(_)));
+    if matches!(kernel.kind, KernelKind::Reduce { .. }) && reads_index {
+        let mean_or_keep = program.reduce.as_ref().is_some_and(|r| r.mean || r.keepdims);
+        if !settings.prefix_scan {
+            notes.push(format!("prefix_scan: off (profile {})", settings.profile));
+        } else if mean_or_keep {
+            notes.push("prefix_scan: declined: a mean or keepdims reduction".into());
+        } else {
+            let initial = program.reduce.as_ref().and_then(|r| r.initial);
+            match prefix_scan::rewrite(&kernel, initial) {
+                Ok(scan) => {
+                    notes.push(format!("prefix_scan: fired: {}", prefix_scan::describe(&scan)));
+                    kernel = scan;
+                }
+                Err(why) => notes.push(format!("prefix_scan: declined: {why}")),
+            }
+        }
+    }
+    // scans read their inputs flat: no outer loop (a broadcast input is materialised)
+    let options = match kernel.kind {
+        KernelKind::Scan(_) => PlanOptions { min_row: usize::MAX },
+        _ => options,
+    };
     let layouts: Vec<InputLayout> = args
         .iter()
-        .map(|a| InputLayout {
-            shape: a.shape().to_vec(),
+        .zip(&kernel.inputs)
+        .map(|(a, decl)| InputLayout {
+            shape: decl.shape.clone(),
             contiguous: a.dtype() != kernel.dtype || is_standard(a),
         })
         .collect();
     let plan = BroadcastPlan::new(&kernel.shape, &layouts, options)?;
-    Ok((kernel, plan))
+    Ok((kernel, plan, notes))
 }
 
 /// A kernel specialised for one form of inputs, readied by a backend.
@@ -129,6 +162,7 @@ impl SpecCache {
         backend: &dyn Backend,
         args: &[&ArrayArg<'_>],
         options: PlanOptions,
+        settings: Settings,
     ) -> Result<Arc<Specialised>> {
         {
             let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
@@ -136,7 +170,7 @@ impl SpecCache {
                 return Ok(hit.clone());
             }
         }
-        let (kernel, plan) = specialise(program, args, options)?;
+        let (kernel, plan, _) = specialise(program, args, options, settings)?;
         let exe = backend.prepare(&kernel, &plan)?;
         let signature = args
             .iter()
@@ -171,23 +205,41 @@ fn prepare<'a, T: Float>(
 ) -> Result<Vec<Buffer<'a, T>>> {
     args.iter()
         .zip(&plan.inputs)
-        .map(|(arg, input_plan)| {
+        .enumerate()
+        .map(|(i, (arg, input_plan))| {
             let conv = Converted::<T>::of(arg);
+            // a rewrite may drop size-1 axes of an input: the same elements, in the same order
+            let shape = kernel.inputs[i].shape.clone();
             if *input_plan == InputPlan::Materialise {
-                let view = conv.view();
+                let full = conv.view();
+                let view = full.to_shape(IxDyn(&shape)).map_err(|e| {
+                    Error::Output(format!(
+                        "input of shape {:?} read as {shape:?}: {e}",
+                        full.shape()
+                    ))
+                })?;
                 let expanded =
                     view.broadcast(IxDyn(&kernel.shape))
                         .ok_or_else(|| kiln_ir::IrError::Broadcast {
                             left: view.shape().to_vec(),
                             right: kernel.shape.clone(),
                         })?;
-                let data = Cow::Owned(expanded.iter().copied().collect());
+                let mut data = Vec::new();
+                data.try_reserve_exact(expanded.len())
+                    .map_err(|_| kiln_ir::IrError::Allocation {
+                        what: format!(
+                            "input '{}' broadcast to {:?}",
+                            kernel.inputs[i].name, kernel.shape
+                        ),
+                        elements: expanded.len(),
+                    })?;
+                data.extend(expanded.iter().copied());
+                let data = Cow::Owned(data);
                 return Ok(Buffer {
                     data,
                     shape: kernel.shape.clone(),
                 });
             }
-            let shape = arg.shape().to_vec();
             let data = match conv {
                 Converted::View(v) => match v.to_slice() {
                     Some(s) => Cow::Borrowed(s),

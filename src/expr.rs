@@ -12,7 +12,8 @@
 //! # let _ = (y, total);
 //! ```
 
-use kiln_ir::{BinaryOp, ReduceOp, UnaryOp};
+pub use crate::scan::ScanOptions;
+use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 use std::sync::Arc;
 
 /// Which axes a reduction folds.
@@ -51,6 +52,25 @@ pub enum ExprNode {
         arg: Expr,
         keepdims: bool,
     },
+    /// A scan (cumulative sum, product, max or min) of `arg` (see [`crate::scan`]).
+    Scan {
+        op: ScanOp,
+        options: ScanOptions,
+        arg: Expr,
+    },
+    /// An index variable of the enclosing contraction (see [`crate::contract`]).
+    IndexVar(String),
+    /// Input `name` read at the index variables `indices` of the enclosing contraction.
+    Subscript(String, Vec<String>),
+    /// A contraction: `y[free..] = ⊕_{reduced} arg(index..)` over the index variables `index`
+    /// (the iteration axes, in order), `reduced` folded (see [`crate::contract`]).
+    Contract {
+        op: ReduceOp,
+        index: Vec<String>,
+        reduced: String,
+        arg: Expr,
+        initial: Option<f64>,
+    },
 }
 
 /// A symbolic array expression.
@@ -58,7 +78,7 @@ pub enum ExprNode {
 pub struct Expr(Arc<ExprNode>);
 
 impl Expr {
-    fn new(node: ExprNode) -> Expr {
+    pub(crate) fn new(node: ExprNode) -> Expr {
         Expr(Arc::new(node))
     }
 
@@ -448,11 +468,17 @@ impl Drop for Expr {
 fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
     let Some(node) = Arc::get_mut(node) else { return };
     match std::mem::replace(node, ExprNode::Literal(0.0)) {
-        ExprNode::Unary(_, a) | ExprNode::Reduce { arg: a, .. } | ExprNode::Mean { arg: a, .. } => {
-            stack.push(a)
-        }
+        ExprNode::Unary(_, a)
+        | ExprNode::Reduce { arg: a, .. }
+        | ExprNode::Mean { arg: a, .. }
+        | ExprNode::Scan { arg: a, .. }
+        | ExprNode::Contract { arg: a, .. } => stack.push(a),
         ExprNode::Binary(_, a, b) => stack.extend([a, b]),
         ExprNode::Where(c, a, b) => stack.extend([c, a, b]),
-        ExprNode::Input(_) | ExprNode::Literal(_) | ExprNode::Index(_) => {}
+        ExprNode::Input(_)
+        | ExprNode::Literal(_)
+        | ExprNode::Index(_)
+        | ExprNode::IndexVar(_)
+        | ExprNode::Subscript(..) => {}
     }
 }

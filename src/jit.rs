@@ -7,7 +7,7 @@
 use crate::backend::{Backend, Buffer, Buffers, Executable, OutSlice, RunCtx, copy_into};
 use crate::error::{Error, Result};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
-use kiln_jit::{BoundKernel, Elem, JitError, Schedule, Workspace};
+use kiln_jit::{BoundKernel, Elem, JitError, ScanKernel, Schedule, Workspace};
 use std::sync::Mutex;
 
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
@@ -45,6 +45,11 @@ impl Backend for Jit {
 
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
+        if let KernelKind::Scan(_) = kernel.kind {
+            return Ok(Box::new(ScanExecutable {
+                code: ScanKernel::compile(kernel, plan, schedule)?,
+            }));
+        }
         Ok(Box::new(JitExecutable {
             code: kiln_jit::compile(kernel, plan, schedule)?.bind(kernel, plan)?,
             workspace: Mutex::default(),
@@ -120,6 +125,35 @@ impl Executable for JitExecutable {
                 Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
             }
             (_, out) => copy_into(self.run(kernel, plan, inputs, ctx)?.values, out),
+        }
+    }
+}
+
+/// A compiled scan kernel (kiln-jit's `ScanKernel`), compiled per specialisation.
+#[derive(Debug)]
+struct ScanExecutable {
+    code: ScanKernel,
+}
+
+impl ScanExecutable {
+    fn run_t<T: Elem>(&self, kernel: &KernelIR, inputs: &[&[T]], ctx: &RunCtx<'_>) -> Result<Tensor> {
+        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+        let cfg = ctx.parallel.jit_config(n, kiln_ir::Start::Identity);
+        Ok(self.code.run_with(inputs, &cfg)?)
+    }
+}
+
+impl Executable for ScanExecutable {
+    fn run(
+        &self,
+        kernel: &KernelIR,
+        _plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        match inputs {
+            Buffers::F64(b) => self.run_t(kernel, &slices(b), ctx),
+            Buffers::F32(b) => self.run_t(kernel, &slices(b), ctx),
         }
     }
 }

@@ -13,6 +13,7 @@
 pub mod array;
 pub mod backend;
 pub mod bench;
+pub mod contract;
 pub mod error;
 mod executor;
 pub mod expr;
@@ -20,8 +21,10 @@ pub mod ext;
 pub mod jit;
 pub mod npy;
 pub mod parallel;
+pub mod profile;
 pub mod program;
 pub mod runner;
+pub mod scan;
 pub mod text;
 
 pub use array::{ArrayArg, Float, Output};
@@ -31,8 +34,10 @@ pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseExt, FuseManyExt};
 pub use kiln_ir;
 pub use parallel::Parallel;
+pub use profile::{Profile, Settings};
 pub use program::{Pipeline, Program, Reduction, Source, Stage};
 pub use runner::{FusedRunner, interpreter};
+pub use scan::ScanOptions;
 
 /// The backend runners use unless told otherwise: the JIT.
 pub fn default_backend() -> std::sync::Arc<dyn Backend> {

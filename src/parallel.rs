@@ -14,6 +14,9 @@ use kiln_jit::Spread;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// The most threads a runner uses (more are clamped to this): every distinct count keeps a pool.
+pub const MAX_THREADS: usize = 256;
+
 /// Below this many points a run stays on the calling thread. Peers (numexpr, Numba's parallel
 /// kernels) lose with a second thread below about 1e5 elements; `cargo bench --bench reduce --
 /// threshold` measures axpy and sum(x*x) from 2^14 to 2^19 points on 1 and 2 threads. On the shared
@@ -85,9 +88,10 @@ fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
 }
 
 impl Parallel {
-    /// `threads` threads (at least 1; 1 runs everything on the calling thread), the default tuning.
+    /// `threads` threads (at least 1, at most [`MAX_THREADS`]; 1 runs everything on the calling
+    /// thread), the default tuning.
     pub fn new(threads: usize) -> Parallel {
-        let threads = threads.max(1);
+        let threads = threads.clamp(1, MAX_THREADS);
         Parallel {
             threads,
             threshold: DEFAULT_THRESHOLD,
@@ -122,7 +126,11 @@ impl Parallel {
             start,
             target_partials: self.target_partials,
             min_chunk: self.min_chunk,
-            max_units: if parallel { 4 * self.threads } else { 1 },
+            max_units: if parallel {
+                self.threads.saturating_mul(4)
+            } else {
+                1
+            },
             spread: if parallel { self } else { &kiln_jit::Serial },
         }
     }

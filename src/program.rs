@@ -12,10 +12,12 @@
 //! Lowering walks each kernel's tree with an explicit stack (no recursion, so no depth limit within a
 //! kernel) and interns every node into one arena: a subtree used twice is computed once.
 
+use crate::contract::Contraction;
 use crate::error::{Error, Result};
 use crate::expr::{Axes, Expr, ExprNode};
+use crate::scan::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
-use kiln_ir::{DType, ExprArena, InputDecl, KernelIR, KernelKind, NodeId, ReduceOp};
+use kiln_ir::{DType, ExprArena, InputDecl, KernelIR, KernelKind, NodeId, ReduceOp, Scan, ScanOp};
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -127,6 +129,10 @@ pub struct Program {
     pub body: NodeId,
     /// The outermost reduction, if any.
     pub reduce: Option<Reduction>,
+    /// The outermost scan, if any (a program has a reduction or a scan, not both).
+    pub scan: Option<(ScanOp, ScanOptions)>,
+    /// The index variables and input placements of a contraction (its `reduce` is the fold).
+    pub contraction: Option<Contraction>,
 }
 
 /// Where a stage's input comes from.
@@ -184,9 +190,18 @@ impl fmt::Display for Pipeline {
                     Source::Stage(j) => format!("%{j} (kernel {j})"),
                 })
                 .collect();
-            let what = match &stage.program.reduce {
-                Some(r) => format!("reduce {r}"),
-                None => "map".into(),
+            let p = &stage.program;
+            let what = match (&p.reduce, &p.scan, &p.contraction) {
+                (Some(r), _, Some(c)) => format!("contract {r} index={:?}", c.index),
+                (Some(r), _, None) => format!("reduce {r}"),
+                (None, Some((op, o)), _) => format!(
+                    "scan {} axis={}{}{}",
+                    op.name(),
+                    o.axis.map_or("None".into(), |a| a.to_string()),
+                    if o.exclusive { " exclusive" } else { "" },
+                    if o.reverse { " reverse" } else { "" }
+                ),
+                _ => "map".into(),
             };
             writeln!(f, "kernel {k}: {what} <- [{}] -> %{k}", from.join(", "))?;
         }
@@ -220,13 +235,26 @@ impl Program {
             }
             .into());
         }
-        let shape = broadcast_shapes(shapes.iter().map(|s| s.as_slice()))?;
-        let kind = match &self.reduce {
-            None => KernelKind::Map,
-            Some(r) => KernelKind::Reduce {
+        let shape = match &self.contraction {
+            None => broadcast_shapes(shapes.iter().map(|s| s.as_slice()))?,
+            Some(c) => c.shape(shapes)?,
+        };
+        let kind = match (&self.reduce, &self.scan) {
+            (Some(r), _) => KernelKind::Reduce {
                 op: r.op,
                 axes: r.resolve_axes(shape.len())?,
             },
+            (None, Some((op, o))) => {
+                let axis = match o.axis {
+                    None => None,
+                    Some(a) => Some(normalize_axes(&[a], shape.len())?[0]),
+                };
+                let mut scan = Scan::new(*op, axis).with_initial(o.initial);
+                scan.exclusive = o.exclusive;
+                scan.reverse = o.reverse;
+                KernelKind::Scan(scan)
+            }
+            (None, None) => KernelKind::Map,
         };
         let inputs = self
             .names
@@ -264,6 +292,8 @@ impl Builder {
         if let Some(&k) = self.done.get(&root.ptr()) {
             return Ok(k);
         }
+        let mut scan = None;
+        let mut index: Option<(Vec<String>, usize)> = None;
         let (reduce, body_expr) = match root.node() {
             ExprNode::Reduce {
                 op,
@@ -298,16 +328,76 @@ impl Builder {
                 };
                 (Some(r), arg)
             }
+            ExprNode::Scan { op, options, arg } => {
+                scan = Some((*op, *options));
+                (None, arg)
+            }
+            ExprNode::Contract {
+                op,
+                index: names,
+                reduced,
+                arg,
+                initial,
+            } => {
+                if !op.takes_initial() {
+                    return Err(Error::Unsupported(format!(
+                        "a contraction folds with sum, prod, min or max, not {}",
+                        op.name()
+                    )));
+                }
+                for (k, n) in names.iter().enumerate() {
+                    if names[..k].contains(n) {
+                        return Err(Error::Unsupported(format!("index '{n}' is declared twice")));
+                    }
+                }
+                let Some(r) = names.iter().position(|n| n == reduced) else {
+                    return Err(Error::Unsupported(format!(
+                        "the folded index '{reduced}' is not among the declared indices {names:?}"
+                    )));
+                };
+                index = Some((names.clone(), r));
+                let red = Reduction {
+                    op: *op,
+                    axes: Axes::Some(vec![r as isize]),
+                    keepdims: false,
+                    initial: *initial,
+                    mean: false,
+                };
+                (Some(red), arg)
+            }
             _ => (None, root),
         };
-        let mut lowering = Lowering::default();
+        let mut lowering = Lowering {
+            index: index.as_ref().map(|(n, _)| n.clone()),
+            ..Default::default()
+        };
         let body = lowering.lower(body_expr, self)?;
+        let contraction = index.map(|(names, reduced)| {
+            let mut bound = vec![false; names.len()];
+            for p in lowering.placements.iter().flatten() {
+                for &a in p {
+                    bound[a] = true;
+                }
+            }
+            Contraction {
+                index: names,
+                reduced,
+                bound,
+                placements: lowering
+                    .placements
+                    .iter()
+                    .map(|p| p.clone().unwrap_or_default())
+                    .collect(),
+            }
+        });
         let stage = Stage {
             program: Program {
                 names: lowering.names,
                 arena: lowering.arena,
                 body,
                 reduce,
+                scan,
+                contraction,
             },
             sources: lowering.sources,
         };
@@ -337,22 +427,41 @@ impl Builder {
 struct Lowering {
     names: Vec<String>,
     sources: Vec<Source>,
+    /// Per input: the iteration axes a subscripted input is read along (contractions only).
+    placements: Vec<Option<Vec<usize>>>,
+    /// The index variables of the contraction being lowered, if it is one.
+    index: Option<Vec<String>>,
     arena: ExprArena,
     done: HashMap<*const ExprNode, NodeId>,
 }
 
 impl Lowering {
-    /// The body input reading `source` (named `name`), added if new.
-    fn input(&mut self, source: Source, name: String) -> NodeId {
-        let n = match self.sources.iter().position(|s| *s == source) {
+    /// The body input reading `source` (named `name`) placed along `placement`, added if new.
+    fn input(&mut self, source: Source, name: String, placement: Option<Vec<usize>>) -> NodeId {
+        let found =
+            (0..self.sources.len()).find(|&k| self.sources[k] == source && self.placements[k] == placement);
+        let n = match found {
             Some(n) => n,
             None => {
                 self.sources.push(source);
                 self.names.push(name);
+                self.placements.push(placement);
                 self.sources.len() - 1
             }
         };
         self.arena.input(n as u32)
+    }
+
+    /// The axis of index variable `name` in the contraction being lowered.
+    fn index_axis(&self, name: &str) -> Result<usize> {
+        let Some(index) = &self.index else {
+            return Err(Error::Unsupported(format!(
+                "index '{name}' is used outside a contraction"
+            )));
+        };
+        index.iter().position(|n| n == name).ok_or_else(|| {
+            Error::Unsupported(format!("'{name}' is not an index of the contraction {index:?}"))
+        })
     }
 
     fn lower(&mut self, root: &Expr, pipeline: &mut Builder) -> Result<NodeId> {
@@ -366,8 +475,12 @@ impl Lowering {
                 ExprNode::Input(_)
                 | ExprNode::Literal(_)
                 | ExprNode::Index(_)
+                | ExprNode::IndexVar(_)
+                | ExprNode::Subscript(..)
                 | ExprNode::Reduce { .. }
-                | ExprNode::Mean { .. } => vec![],
+                | ExprNode::Mean { .. }
+                | ExprNode::Scan { .. }
+                | ExprNode::Contract { .. } => vec![],
                 ExprNode::Unary(_, a) => vec![a],
                 ExprNode::Binary(_, a, b) => vec![a, b],
                 ExprNode::Where(c, a, b) => vec![c, a, b],
@@ -380,8 +493,32 @@ impl Lowering {
             let id = |l: &Self, x: &Expr| l.done[&x.ptr()];
             let node = match e.node() {
                 ExprNode::Input(name) => {
+                    if let Some(index) = &self.index {
+                        return Err(Error::Unsupported(format!(
+                            "input '{name}' in a contraction must be subscripted by its indices {index:?}"
+                        )));
+                    }
                     let k = pipeline.user_input(name);
-                    self.input(Source::Input(k), name.clone())
+                    self.input(Source::Input(k), name.clone(), None)
+                }
+                ExprNode::IndexVar(name) => {
+                    let axis = self.index_axis(name)?;
+                    self.arena.index(axis as u32)
+                }
+                ExprNode::Subscript(name, indices) => {
+                    let placement = indices
+                        .iter()
+                        .map(|i| self.index_axis(i))
+                        .collect::<Result<Vec<usize>>>()?;
+                    if placement.windows(2).any(|w| w[0] >= w[1]) {
+                        return Err(Error::Unsupported(format!(
+                            "{name}{indices:?}: subscripts must follow the declared index order {:?} \
+                             (transposes are not supported)",
+                            self.index.as_ref().expect("index_axis checked")
+                        )));
+                    }
+                    let k = pipeline.user_input(name);
+                    self.input(Source::Input(k), name.clone(), Some(placement))
                 }
                 ExprNode::Literal(v) => self.arena.literal(*v),
                 ExprNode::Index(axis) => {
@@ -401,10 +538,19 @@ impl Lowering {
                     let (c, a, b) = (id(self, c), id(self, a), id(self, b));
                     self.arena.select(c, a, b)
                 }
-                ExprNode::Reduce { .. } | ExprNode::Mean { .. } => {
+                ExprNode::Reduce { .. }
+                | ExprNode::Mean { .. }
+                | ExprNode::Scan { .. }
+                | ExprNode::Contract { .. } => {
+                    if self.index.is_some() {
+                        return Err(Error::Unsupported(
+                            "a reduction or scan inside a contraction (compute it outside and subscript it)"
+                                .into(),
+                        ));
+                    }
                     // a reduction inside this kernel: a kernel of its own, whose result flows in
                     let k = pipeline.stage(e)?;
-                    self.input(Source::Stage(k), format!("%{k}"))
+                    self.input(Source::Stage(k), format!("%{k}"), None)
                 }
             };
             self.done.insert(e.ptr(), node);

@@ -6,7 +6,8 @@ use crate::error::{Error, Result};
 use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
 use crate::expr::Expr;
 use crate::parallel::Parallel;
-use crate::program::{Pipeline, Program, Reduction, Source};
+use crate::profile::{Profile, Settings};
+use crate::program::{Pipeline, Program, Reduction, Source, Stage};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::Arc;
@@ -34,6 +35,7 @@ pub struct FusedRunner {
     pipeline: Arc<Pipeline>,
     backend: Arc<dyn Backend>,
     plan_options: PlanOptions,
+    settings: Settings,
     parallel: Arc<Parallel>,
     /// One cache of specialisations per stage.
     specialised: Arc<Vec<SpecCache>>,
@@ -70,6 +72,7 @@ impl FusedRunner {
             pipeline: Arc::new(pipeline),
             backend: crate::default_backend(),
             plan_options: PlanOptions::default(),
+            settings: Settings::default(),
             parallel: Arc::new(Parallel::default()),
             specialised: Arc::new(caches),
         })
@@ -101,6 +104,35 @@ impl FusedRunner {
         self
     }
 
+    /// Runs with `settings` (a profile and its rewrites; see [`crate::profile`]).
+    pub fn with_settings(mut self, settings: Settings) -> FusedRunner {
+        self.settings = settings;
+        self.fresh_caches();
+        if settings.reproducible() {
+            // the order of whole-array reductions is fixed by the default tuning, whatever was set
+            let p = (*self.parallel).clone();
+            return self.with_parallel(p);
+        }
+        self
+    }
+
+    /// Runs under `profile`, with its choice of `prefix_scan`.
+    pub fn with_profile(self, profile: Profile) -> FusedRunner {
+        let settings = Settings::new(profile, None).expect("a profile's own choice is valid");
+        self.with_settings(settings)
+    }
+
+    /// Turns the prefix-scan rewrite on or off (an error under the reproducible profile).
+    pub fn with_prefix_scan(self, on: bool) -> Result<FusedRunner> {
+        let settings = Settings::new(self.settings.profile, Some(on))?;
+        Ok(self.with_settings(settings))
+    }
+
+    /// The profile and rewrites this runner uses.
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
     /// Runs on `threads` threads (1: the calling thread only). Compiled kernels are kept.
     pub fn with_threads(self, threads: usize) -> FusedRunner {
         let mut p = Parallel::new(threads);
@@ -118,7 +150,11 @@ impl FusedRunner {
     }
 
     /// Every thread and reduction setting at once.
-    pub fn with_parallel(mut self, parallel: Parallel) -> FusedRunner {
+    pub fn with_parallel(mut self, mut parallel: Parallel) -> FusedRunner {
+        if self.settings.reproducible() {
+            parallel.target_partials = crate::parallel::DEFAULT_TARGET_PARTIALS;
+            parallel.min_chunk = crate::parallel::DEFAULT_MIN_CHUNK;
+        }
         self.parallel = Arc::new(parallel.ready());
         self
     }
@@ -156,14 +192,27 @@ impl FusedRunner {
     /// The kernel and broadcast plan of every kernel, in order, for these inputs. Nothing runs: the
     /// results that flow between kernels are stood in for by zeros of their dtype and shape.
     pub fn explain_all(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<(KernelIR, BroadcastPlan)>> {
+        Ok(self
+            .explain_rewrites(inputs)?
+            .into_iter()
+            .map(|(k, p, _)| (k, p))
+            .collect())
+    }
+
+    /// [`FusedRunner::explain_all`], with what each rewrite did to each kernel (fired, declined and
+    /// why, or off).
+    pub fn explain_rewrites(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+    ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
         let user = bind(&self.pipeline.names, inputs)?;
         let mut temps: Vec<Temp> = Vec::new();
         let mut out = Vec::new();
         for stage in &self.pipeline.stages {
-            let (kernel, plan) = {
-                let args = stage_args(&stage.sources, &user, &temps);
+            let (kernel, plan, notes) = {
+                let args = stage_args(stage, &user, &temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                specialise(&stage.program, &refs, self.plan_options)?
+                specialise(&stage.program, &refs, self.plan_options, self.settings)?
             };
             let shape = result_shape(&kernel, stage.program.reduce.as_ref());
             let temp = match (kernel.output_type(), stage.program.reduce.as_ref()) {
@@ -173,7 +222,7 @@ impl FusedRunner {
                 _ => Temp::F64(ArrayD::zeros(IxDyn(&shape))),
             };
             temps.push(temp);
-            out.push((kernel, plan));
+            out.push((kernel, plan, notes));
         }
         Ok(out)
     }
@@ -185,9 +234,18 @@ impl FusedRunner {
         if self.pipeline.stages.len() > 1 {
             return self.run(inputs).map(|_| ());
         }
-        let args = bind(&self.pipeline.names, inputs)?;
+        let user = bind(&self.pipeline.names, inputs)?;
+        let stage = self.pipeline.last();
+        let args = stage_args(stage, &user, &[])?;
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         self.specialised[0]
-            .get(self.program(), &*self.backend, &args, self.plan_options)
+            .get(
+                &stage.program,
+                &*self.backend,
+                &refs,
+                self.plan_options,
+                self.settings,
+            )
             .map(|_| ())
     }
 
@@ -208,7 +266,7 @@ impl FusedRunner {
         let last = self.pipeline.stages.len() - 1;
         for (k, stage) in self.pipeline.stages.iter().enumerate() {
             let (spec, t) = {
-                let args = stage_args(&stage.sources, &user, &temps);
+                let args = stage_args(stage, &user, &temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
                 self.run_stage(k, &refs, Start::Identity)?
             };
@@ -228,17 +286,33 @@ impl FusedRunner {
         start: Start<'_>,
     ) -> Result<(Arc<Specialised>, Tensor)> {
         let stage = &self.pipeline.stages[k];
-        let spec = self.specialised[k].get(&stage.program, &*self.backend, args, self.plan_options)?;
+        let spec = self.specialised[k].get(
+            &stage.program,
+            &*self.backend,
+            args,
+            self.plan_options,
+            self.settings,
+        )?;
         let bufs = buffers(&spec, args)?;
         let start = match (start, stage.program.reduce.as_ref().and_then(|r| r.initial)) {
             (Start::Identity, Some(v)) => Start::Initial(v),
             (s, _) => s,
         };
+        // a scan carries its start in the kernel (a rewritten contraction's `initial` too); folding
+        // into the previous outputs adds them once to each output: `y ⊕ s`
+        let (start, previous) = match (&spec.kernel.kind, start) {
+            (KernelKind::Scan(_), Start::Each(prev)) => (Start::Identity, Some(prev)),
+            (KernelKind::Scan(_), _) => (Start::Identity, None),
+            (_, s) => (s, None),
+        };
         let ctx = RunCtx {
             start,
             parallel: &self.parallel,
         };
-        let t = spec.exe.run(&spec.kernel, &spec.plan, &bufs, &ctx)?;
+        let mut t = spec.exe.run(&spec.kernel, &spec.plan, &bufs, &ctx)?;
+        if let (Some(prev), KernelKind::Scan(scan)) = (previous, &spec.kernel.kind) {
+            t.values = fold_previous(t.values, prev, scan.op);
+        }
         let t = finish(t, &spec.kernel, stage.program.reduce.as_ref());
         Ok((spec, t))
     }
@@ -248,7 +322,7 @@ impl FusedRunner {
         let n = self.pipeline.stages.len();
         for (k, stage) in self.pipeline.stages[..n - 1].iter().enumerate() {
             let t = {
-                let args = stage_args(&stage.sources, user, temps);
+                let args = stage_args(stage, user, temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
                 self.run_stage(k, &refs, Start::Identity)?.1
             };
@@ -307,9 +381,15 @@ impl FusedRunner {
         self.last_stage_args(&user, &mut temps)?;
         let k = self.pipeline.stages.len() - 1;
         let stage = self.pipeline.last();
-        let args = stage_args(&stage.sources, &user, &temps);
+        let args = stage_args(stage, &user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        let spec = self.specialised[k].get(&stage.program, &*self.backend, &refs, self.plan_options)?;
+        let spec = self.specialised[k].get(
+            &stage.program,
+            &*self.backend,
+            &refs,
+            self.plan_options,
+            self.settings,
+        )?;
         let reduce = stage.program.reduce.as_ref();
         let want = result_shape(&spec.kernel, reduce);
         let out_type = match reduce {
@@ -348,18 +428,64 @@ impl FusedRunner {
     }
 }
 
-/// The arguments of a stage: user inputs as given, earlier results from `temps`.
-fn stage_args<'t>(sources: &[Source], user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -> Vec<ArrayArg<'t>> {
-    sources
+/// The arguments of a stage: user inputs as given (placed along their axes in a contraction),
+/// earlier results from `temps`.
+fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -> Result<Vec<ArrayArg<'t>>> {
+    let contraction = stage.program.contraction.as_ref();
+    stage
+        .sources
         .iter()
-        .map(|s| match *s {
-            Source::Input(i) => match user[i] {
-                ArrayArg::F64(v) => ArrayArg::F64(v.view()),
-                ArrayArg::F32(v) => ArrayArg::F32(v.view()),
-            },
-            Source::Stage(k) => temps[k].arg(),
+        .enumerate()
+        .map(|(n, s)| {
+            let arg = match *s {
+                Source::Input(i) => match user[i] {
+                    ArrayArg::F64(v) => ArrayArg::F64(v.view()),
+                    ArrayArg::F32(v) => ArrayArg::F32(v.view()),
+                },
+                Source::Stage(k) => temps[k].arg(),
+            };
+            match contraction {
+                Some(c) => place(arg, &stage.program.names[n], &c.placements[n], c.index.len()),
+                None => Ok(arg),
+            }
         })
         .collect()
+}
+
+/// `arg` with size-1 axes inserted so that its axes lie along `placement` of `rank` axes.
+fn place<'t>(arg: ArrayArg<'t>, name: &str, placement: &[usize], rank: usize) -> Result<ArrayArg<'t>> {
+    if arg.shape().len() != placement.len() {
+        return Err(Error::Unsupported(format!(
+            "input '{name}' has {} axes but is subscripted with {} indices",
+            arg.shape().len(),
+            placement.len()
+        )));
+    }
+    let missing: Vec<usize> = (0..rank).filter(|a| !placement.contains(a)).collect();
+    Ok(match arg {
+        ArrayArg::F64(mut v) => {
+            for &a in &missing {
+                v.insert_axis_inplace(ndarray::Axis(a));
+            }
+            ArrayArg::F64(v)
+        }
+        ArrayArg::F32(mut v) => {
+            for &a in &missing {
+                v.insert_axis_inplace(ndarray::Axis(a));
+            }
+            ArrayArg::F32(v)
+        }
+    })
+}
+
+/// `prev[o] ⊕ s[o]` per output, in f64, rounded once: a scan folded into the previous outputs.
+fn fold_previous(values: Values, prev: &[f64], op: kiln_ir::ScanOp) -> Values {
+    let f = |s: f64, p: f64| op.apply_f64(p, s);
+    match values {
+        Values::F64(v) => Values::F64(v.iter().zip(prev).map(|(&s, &p)| f(s, p)).collect()),
+        Values::F32(v) => Values::F32(v.iter().zip(prev).map(|(&s, &p)| f(s as f64, p) as f32).collect()),
+        other => other,
+    }
 }
 
 /// The shape a stage gives: the kernel's output shape, with the reduced axes as 1 under keepdims.

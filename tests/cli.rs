@@ -158,6 +158,74 @@ fn errors_go_to_stderr_with_failure() {
     }
 }
 
+/// A .npy file with this header text and `data` after it.
+fn raw_npy(path: &Path, dict: &str, data: &[u8]) {
+    let mut h = dict.to_string();
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(h.as_bytes());
+    bytes.extend_from_slice(data);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn bad_npy_files_are_errors() {
+    // a header that promises 8 TiB: refused before anything is allocated
+    let big = tmp("big.npy");
+    raw_npy(
+        &big,
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (1099511627776,), }",
+        &[],
+    );
+    let out = kiln(&["eval", "x + 1", "-i", &format!("x={}", big.display())]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("promises"), "{err}");
+    // complex numbers, and garbage
+    let c = tmp("c.npy");
+    raw_npy(
+        &c,
+        "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }",
+        &[0; 16],
+    );
+    let out = kiln(&["eval", "x", "-i", &format!("x={}", c.display())]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unsupported dtype 'c16'"));
+    let g = tmp("g.npy");
+    std::fs::write(&g, b"hello").unwrap();
+    let out = kiln(&["eval", "x", "-i", &format!("x={}", g.display())]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a valid .npy"));
+    // broadcasting two vectors into 2^40 elements is an error, not an abort (where the kernel refuses
+    // allocations beyond memory, Linux's default heuristic overcommit)
+    let heuristic = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|m| m.trim() == "0");
+    if !heuristic {
+        return;
+    }
+    let (a, b) = (tmp("a.npy"), tmp("b.npy"));
+    raw_npy(
+        &a,
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (1048576, 1), }",
+        &vec![0; 8 << 20],
+    );
+    raw_npy(
+        &b,
+        "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1048576), }",
+        &vec![0; 8 << 20],
+    );
+    let out = kiln(&[
+        "eval",
+        "a * b",
+        "-i",
+        &format!("a={}", a.display()),
+        "-i",
+        &format!("b={}", b.display()),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("out of memory"), "{err}");
+}
+
 #[test]
 fn explain_prints_ir_and_plan() {
     let out = stdout(&kiln(&[

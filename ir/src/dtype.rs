@@ -14,7 +14,7 @@ pub enum DType {
 
 impl DType {
     /// The size of one element in bytes.
-    pub fn size(self) -> usize {
+    pub const fn size(self) -> usize {
         match self {
             DType::F32 => 4,
             DType::F64 => 8,
@@ -48,8 +48,12 @@ impl fmt::Display for DType {
 /// - comparisons follow IEEE 754: any comparison with NaN is false, except `!=`, which is true;
 /// - transcendentals are the platform's libm (glibc through `std` for f64, the `libm` crate's
 ///   single-precision functions for f32), so f32 math is computed in f32, never through f64.
+///
+/// The trait is sealed: compiled code sizes its buffers by [`Real::DTYPE`], so only `f64` and `f32`
+/// may implement it.
 pub trait Real:
-    Copy
+    sealed::Sealed
+    + Copy
     + PartialOrd
     + PartialEq
     + fmt::Debug
@@ -393,4 +397,10 @@ impl Real for f32 {
     fn bits(self) -> u64 {
         self.to_bits() as u64
     }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
 }

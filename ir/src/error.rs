@@ -29,6 +29,15 @@ pub enum IrError {
     /// A reduction that is not valid for this kernel (for example argmin over a tuple of axes).
     #[error("invalid reduction: {0}")]
     InvalidReduction(String),
+    /// A kernel whose parts do not fit together (built by hand through the public fields).
+    #[error("malformed kernel: {0}")]
+    Malformed(String),
+    /// More dimensions than kiln supports (NumPy's limit, 64).
+    #[error("{rank} dimensions: kiln supports at most {max}")]
+    TooManyDims { rank: usize, max: usize },
+    /// A buffer that could not be allocated.
+    #[error("out of memory: cannot allocate {elements} elements for {what}")]
+    Allocation { what: String, elements: usize },
     /// An index expression naming an axis the iteration space does not have.
     #[error("index({axis}) names an axis outside the iteration space of rank {rank}")]
     IndexAxis { axis: usize, rank: usize },

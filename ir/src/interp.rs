@@ -4,14 +4,16 @@
 //! semantics of [`UnaryOp::eval`](crate::op::UnaryOp::eval) and
 //! [`BinaryOp::eval`](crate::op::BinaryOp::eval). Reductions fold in sequential order: sums and
 //! products in an f64 accumulator (exact for f64 data, wider for f32), min and max propagating NaN,
-//! argmin and argmax keeping the first extreme or the first NaN. It is written to be obviously right,
+//! argmin and argmax keeping the first extreme or the first NaN; scans carry their state along each
+//! line in scan order (see [`crate::scan`]). It is written to be obviously right,
 //! not fast.
 
 use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{Node, NodeId};
 use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp, Start};
-use crate::shape::{checked_size, unravel};
+use crate::scan::{Carried, Scan};
+use crate::shape::{checked_size, try_filled, unravel};
 use crate::tensor::{Tensor, Values};
 
 /// An input as the interpreter reads it: element `idx` of the iteration space is
@@ -101,7 +103,11 @@ pub fn interpret_from<T: Real>(
         KernelKind::Map => {
             let n = checked_size(&kernel.shape)?;
             let mut idx = vec![0; kernel.shape.len()];
-            let mut out = Vec::with_capacity(n);
+            let mut out = Vec::new();
+            out.try_reserve_exact(n).map_err(|_| IrError::Allocation {
+                what: "the result".into(),
+                elements: n,
+            })?;
             for flat in 0..n {
                 unravel(flat, &kernel.shape, &mut idx);
                 out.push(eval.at(&idx));
@@ -116,7 +122,44 @@ pub fn interpret_from<T: Real>(
             })
         }
         KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, out_type, start),
+        KernelKind::Scan(scan) => {
+            if start != Start::Identity {
+                return Err(IrError::InvalidReduction(
+                    "a scan takes its initial value in the kernel, not as a start".into(),
+                ));
+            }
+            scan_kernel(kernel, scan, &mut eval)
+        }
     }
+}
+
+/// A scan: each line folded in scan order, the state carried as [`Carried`] says.
+fn scan_kernel<T: Real>(kernel: &KernelIR, scan: &Scan, eval: &mut Evaluator<'_, '_, T>) -> Result<Tensor> {
+    let shape = &kernel.shape;
+    let n = checked_size(shape)?;
+    let (outer, _, inner) = scan.lines(shape);
+    let mut out = try_filled(n, T::ZERO, "the scan's result")?;
+    let mut idx = vec![0; shape.len()];
+    for o in 0..outer {
+        for c in 0..inner {
+            let mut state = Carried::<T>::start(scan);
+            for flat in scan.line(shape, o, c) {
+                unravel(flat, shape, &mut idx);
+                let v = eval.at(&idx);
+                if scan.exclusive {
+                    out[flat] = state.value();
+                    state.push(v);
+                } else {
+                    state.push(v);
+                    out[flat] = state.value();
+                }
+            }
+        }
+    }
+    Ok(Tensor {
+        shape: kernel.output_shape(),
+        values: float_values(out),
+    })
 }
 
 fn float_values<T: Real>(v: Vec<T>) -> Values {
@@ -155,7 +198,11 @@ fn reduce<T: Real>(
     let mut idx = vec![0; shape.len()];
     let mut out_idx = vec![0; kept.len()];
     let mut red_idx = vec![0; axes.len()];
-    let mut folded = Vec::with_capacity(n_out);
+    let mut folded = Vec::new();
+    folded.try_reserve_exact(n_out).map_err(|_| IrError::Allocation {
+        what: "the result".into(),
+        elements: n_out,
+    })?;
     for o in 0..n_out {
         unravel(o, &out_shape, &mut out_idx);
         for (&a, &i) in kept.iter().zip(&out_idx) {

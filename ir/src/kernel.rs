@@ -3,6 +3,7 @@
 use crate::dtype::DType;
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
+use crate::scan::Scan;
 use crate::shape::checked_size;
 use std::fmt;
 
@@ -130,6 +131,9 @@ pub enum KernelKind {
     Map,
     /// Fold the values over `axes` (sorted, distinct); the other axes remain, in order.
     Reduce { op: ReduceOp, axes: Vec<usize> },
+    /// A cumulative sum, product, max or min of the body's values along one axis (or over the
+    /// flattened space): one output per point (see [`crate::scan`]).
+    Scan(Scan),
 }
 
 /// The element type of a kernel's result, as NumPy would type it.
@@ -178,8 +182,21 @@ pub struct KernelIR {
 impl KernelIR {
     /// Checks the kernel's invariants: input numbers and index axes in range, reduction axes valid.
     pub fn validate(&self) -> Result<()> {
+        if self.body.index() >= self.arena.len() {
+            return Err(IrError::Malformed(format!(
+                "the body %{} is not a node of the kernel's arena of {} nodes",
+                self.body.index(),
+                self.arena.len()
+            )));
+        }
         checked_size(&self.shape)?;
         let rank = self.shape.len();
+        if rank > crate::shape::MAX_DIMS {
+            return Err(IrError::TooManyDims {
+                rank,
+                max: crate::shape::MAX_DIMS,
+            });
+        }
         for id in self.arena.reachable(self.body) {
             match *self.arena.node(id) {
                 Node::Input(n) if n as usize >= self.inputs.len() => {
@@ -196,6 +213,14 @@ impl KernelIR {
                 }
                 _ => {}
             }
+        }
+        if let KernelKind::Scan(Scan { axis: Some(a), .. }) = self.kind
+            && a >= rank
+        {
+            return Err(IrError::AxisOutOfRange {
+                axis: a as isize,
+                rank,
+            });
         }
         if let KernelKind::Reduce { axes, .. } = &self.kind {
             for (i, &a) in axes.iter().enumerate() {
@@ -216,7 +241,8 @@ impl KernelIR {
     /// The shape of the result: the iteration shape less the reduced axes.
     pub fn output_shape(&self) -> Vec<usize> {
         match &self.kind {
-            KernelKind::Map => self.shape.clone(),
+            KernelKind::Map | KernelKind::Scan(Scan { axis: Some(_), .. }) => self.shape.clone(),
+            KernelKind::Scan(Scan { axis: None, .. }) => vec![self.shape.iter().product()],
             KernelKind::Reduce { axes, .. } => self
                 .shape
                 .iter()
@@ -227,12 +253,14 @@ impl KernelIR {
         }
     }
 
-    /// The element type of the result, as NumPy would type it.
+    /// The element type of the result, as NumPy would type it (scans: always the kernel's float type).
     pub fn output_type(&self) -> OutputType {
         let logical = self.arena.node(self.body).is_logical(&self.arena);
         match &self.kind {
             KernelKind::Map if logical => OutputType::Bool,
             KernelKind::Map => OutputType::Float(self.dtype),
+            // a scan of truth values is a float scan (NumPy would give int64 for cumsum of bools)
+            KernelKind::Scan(_) => OutputType::Float(self.dtype),
             KernelKind::Reduce { op, .. } => match op {
                 ReduceOp::Any | ReduceOp::All => OutputType::Bool,
                 ReduceOp::ArgMin | ReduceOp::ArgMax => OutputType::Int64,

@@ -6,6 +6,8 @@
 //! - [`kernel`]: [`KernelIR`], a body over an iteration space, mapped or reduced;
 //! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
+//! - [`scan`]: cumulative sums, products, maxima and minima;
+//! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite);
 //! - [`text`]: the stable text form.
 //!
 //! ```
@@ -33,7 +35,9 @@ pub mod expr;
 pub mod interp;
 pub mod kernel;
 pub mod op;
+pub mod passes;
 pub mod plan;
+pub mod scan;
 pub mod shape;
 pub mod tensor;
 pub mod text;
@@ -45,4 +49,5 @@ pub use interp::{StridedInput, interpret, interpret_from};
 pub use kernel::{InputDecl, KernelIR, KernelKind, OutputType, ReduceOp, Start};
 pub use op::{BinaryOp, UnaryOp};
 pub use plan::{BroadcastPlan, InputLayout, InputPlan, PlanOptions, RowAccess};
+pub use scan::{Carried, Scan, ScanOp};
 pub use tensor::{Tensor, Values};

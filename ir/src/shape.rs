@@ -5,6 +5,21 @@
 
 use crate::error::{IrError, Result};
 
+/// The most dimensions an array may have (NumPy's limit).
+pub const MAX_DIMS: usize = 64;
+
+/// A vector of `n` copies of `value`, or an error naming `what` if the memory cannot be had (an
+/// allocation sized by user shapes must not abort the process).
+pub fn try_filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| IrError::Allocation {
+        what: what.to_string(),
+        elements: n,
+    })?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 /// The number of elements of `shape`, or an error if it overflows `usize`.
 pub fn checked_size(shape: &[usize]) -> Result<usize> {
     shape

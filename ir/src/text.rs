@@ -25,6 +25,22 @@ impl fmt::Display for KernelIR {
         match &self.kind {
             KernelKind::Map => write!(f, "kernel map")?,
             KernelKind::Reduce { op, axes } => write!(f, "kernel reduce {} axes={axes:?}", op.name())?,
+            KernelKind::Scan(s) => {
+                write!(f, "kernel scan {}", s.op.name())?;
+                match s.axis {
+                    Some(a) => write!(f, " axis={a}")?,
+                    None => write!(f, " axis=None")?,
+                }
+                if s.exclusive {
+                    write!(f, " exclusive")?;
+                }
+                if s.reverse {
+                    write!(f, " reverse")?;
+                }
+                if let Some(v) = s.initial() {
+                    write!(f, " initial={v:?}")?;
+                }
+            }
         }
         writeln!(
             f,

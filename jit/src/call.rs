@@ -17,6 +17,10 @@
 //!   the same memory, and every unit's segment and range bounds are checked against the geometry before
 //!   the call. Every buffer outlives `Spread::spread`, which returns only when all units are done
 //!   (checked: a unit left unclaimed is an error and the result is discarded);
+//! - scans ([`ScanCode`], `execute_scan`) run the same way: their parameters are computed by kiln-jit
+//!   from the kernel's shape and checked against it before the call, every input holds the `n`
+//!   elements it is read at (one for a splat), the output holds `n`, and each unit is a range of
+//!   whole blocks with a state row of its own;
 //! - `zeroed_output` only advises the kernel (madvise) about memory it owns.
 
 use crate::error::{JitError, Result};
@@ -243,6 +247,10 @@ pub(crate) fn execute<T: Elem>(
     cfg: &RunConfig<'_>,
     ws: &mut Workspace,
 ) -> Result<Option<Tensor>> {
+    // the code steps DTYPE-sized elements and indices; `Real` is sealed to f64 and f32, which these
+    // assertions restate where the pointers are made
+    const { assert!(std::mem::size_of::<T>() == T::DTYPE.size()) };
+    const { assert!(std::mem::size_of::<T::Idx>() == std::mem::size_of::<T>()) };
     check_inputs(st, geo, kernel, plan, inputs)?;
     let op = st.mode.reduce_op();
     if let Some(op) = op {
@@ -310,13 +318,17 @@ pub(crate) fn execute<T: Elem>(
     } else {
         (&mut val_t, &mut val_f64, &mut idx)
     };
-    let refill_f64 = |v: &mut Vec<f64>, id: f64| {
+    let refill_f64 = |v: &mut Vec<f64>, id: f64| -> Result<()> {
         v.clear();
+        v.try_reserve_exact(n_slots).map_err(|_| oom(n_slots))?;
         v.extend((0..n_slots).map(|o| start_of(o).unwrap_or(id)));
+        Ok(())
     };
-    let refill_t = |v: &mut Vec<T>, id: T| {
+    let refill_t = |v: &mut Vec<T>, id: T| -> Result<()> {
         v.clear();
+        v.try_reserve_exact(n_slots).map_err(|_| oom(n_slots))?;
         v.extend((0..n_slots).map(|o| start_of(o).map_or(id, T::from_f64)));
+        Ok(())
     };
     let mut dest = dest;
     let out_val: *mut u8 = match op {
@@ -324,25 +336,26 @@ pub(crate) fn execute<T: Elem>(
             Some(d) => d.as_mut_ptr().cast(),
             None => {
                 // every element is written by the kernel before it is read
-                *vt = zeroed_output(n_val);
+                *vt = zeroed_output(n_val)?;
                 vt.as_mut_ptr().cast()
             }
         },
         Some(ReduceOp::Sum) => {
-            refill_f64(vf, -0.0);
+            refill_f64(vf, -0.0)?;
             vf.as_mut_ptr().cast()
         }
         Some(ReduceOp::Prod) => {
-            refill_f64(vf, 1.0);
+            refill_f64(vf, 1.0)?;
             vf.as_mut_ptr().cast()
         }
         Some(op) => {
-            refill_t(vt, identity::<T>(op));
+            refill_t(vt, identity::<T>(op))?;
             vt.as_mut_ptr().cast()
         }
     };
     let out_idx: *mut u8 = if op.is_some_and(ReduceOp::is_arg) {
         vi.clear();
+        vi.try_reserve_exact(n_slots).map_err(|_| oom(n_slots))?;
         vi.resize(n_slots, T::NO_INDEX);
         vi.as_mut_ptr().cast()
     } else {
@@ -507,7 +520,7 @@ fn choose_units(
         Mode::Trailing(_) => {
             let axes = match &kernel.kind {
                 KernelKind::Reduce { axes, .. } => axes.as_slice(),
-                KernelKind::Map => &[],
+                KernelKind::Map | KernelKind::Scan(_) => &[],
             };
             // segments fold into distinct outputs only when no segment axis is reduced
             if axes.iter().all(|&a| a >= st.seg_axes) {
@@ -533,8 +546,8 @@ const HUGE_OUTPUT_BYTES: usize = 4 << 20;
 /// maps zero pages) and, on Linux, advised to use transparent huge pages before the kernel first
 /// writes it: a 1e7-element output then takes about forty 2 MiB page faults instead of twenty
 /// thousand 4 KiB ones, which cost more than the kernel itself.
-pub fn zeroed_output<T: Elem>(n: usize) -> Vec<T> {
-    let v = vec![T::ZERO; n];
+pub fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
+    let v = kiln_ir::shape::try_filled(n, T::ZERO, "the output")?;
     #[cfg(target_os = "linux")]
     if n * std::mem::size_of::<T>() >= HUGE_OUTPUT_BYTES {
         const HUGE: usize = 2 << 20;
@@ -550,7 +563,7 @@ pub fn zeroed_output<T: Elem>(n: usize) -> Vec<T> {
             }
         }
     }
-    v
+    Ok(v)
 }
 
 /// Checks that every input buffer holds what its declaration and the plan make the code read.
@@ -622,4 +635,150 @@ fn check_inputs<T: Elem>(
         }
     }
     Ok(())
+}
+
+/// `scan(ins, out, state, params, o_begin, o_end)`: see scan.rs.
+type ScanFn = unsafe extern "C" fn(*const *const u8, *mut u8, *mut u8, *const i64, i64, i64);
+
+/// A finalized scan function and the module that owns its machine code (the invariants of [`Code`]).
+pub(crate) struct ScanCode {
+    entry: ScanFn,
+    module: Mutex<Option<JITModule>>,
+}
+
+impl ScanCode {
+    /// Finalizes `module` and takes its function `id`, which must have the signature of
+    /// `scan::signature`.
+    pub(crate) fn new(mut module: JITModule, id: FuncId) -> Result<ScanCode> {
+        if let Err(e) = module.finalize_definitions() {
+            Code::discard(module);
+            return Err(e.into());
+        }
+        let ptr = module.get_finalized_function(id);
+        // SAFETY: `ptr` is the finalized code of a function declared with `scan::signature` (six i64
+        // parameters, no result, the ISA's default calling convention), which is the ABI of `ScanFn`.
+        let entry = unsafe { std::mem::transmute::<*const u8, ScanFn>(ptr) };
+        LIVE_MODULES.fetch_add(1, Ordering::Relaxed);
+        Ok(ScanCode {
+            entry,
+            module: Mutex::new(Some(module)),
+        })
+    }
+}
+
+impl Drop for ScanCode {
+    fn drop(&mut self) {
+        let module = self.module.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(module) = module {
+            // SAFETY: as `Code`'s drop: no call can be running, `entry` dies with `self`.
+            unsafe { module.free_memory() };
+            LIVE_MODULES.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Runs a scan over `inputs`: checks every buffer against the access the code makes (splat: one
+/// element; contiguous: `n`), allocates the output (`n` elements) and one state row (`inner`
+/// elements of `state_bytes`) per unit, and runs blocks `o_begin..o_end` per unit. Units are ranges of
+/// whole blocks, so no line is split and the bits never depend on the cut.
+pub(crate) fn execute_scan<T: Elem>(
+    code: &ScanCode,
+    kernel: &KernelIR,
+    access: &[Access],
+    params: &[i64],
+    state_bytes: usize,
+    inputs: &[&[T]],
+    cfg: &RunConfig<'_>,
+) -> Result<Vec<T>> {
+    if inputs.len() != kernel.inputs.len() || access.len() != inputs.len() {
+        return Err(kiln_ir::IrError::Arity {
+            expected: kernel.inputs.len(),
+            got: inputs.len(),
+        }
+        .into());
+    }
+    if cfg.start != Start::Identity {
+        return Err(JitError::Unsupported(
+            "a scan takes its initial value in the kernel".into(),
+        ));
+    }
+    let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+    let (outer, len, inner) = match kernel.kind {
+        KernelKind::Scan(s) => s.lines(&kernel.shape),
+        _ => return Err(JitError::Unsupported("not a scan kernel".into())),
+    };
+    // the parameters the code trusts were computed by kiln-jit from this kernel's shape
+    if params.len() != 4 + 2 * kernel.shape.len()
+        || params[..4] != [n as i64, outer as i64, len as i64, inner as i64]
+    {
+        return Err(JitError::WrongKernel(
+            "scan parameters do not match the kernel".into(),
+        ));
+    }
+    for (i, (buf, &acc)) in inputs.iter().zip(access).enumerate() {
+        let need = match acc {
+            Access::Splat => 1.min(n),
+            _ => n,
+        };
+        if buf.len() < need {
+            return Err(JitError::BadInput {
+                index: i,
+                name: kernel.inputs[i].name.clone(),
+                why: format!("{} elements, but the scan reads {need}", buf.len()),
+            });
+        }
+    }
+    let mut out: Vec<T> = zeroed_output(n)?;
+    if n == 0 {
+        return Ok(out);
+    }
+    let units = cfg.max_units.clamp(1, outer);
+    let per = outer.div_ceil(units);
+    let units = outer.div_ceil(per);
+    let state_len = if inner > 1 { inner * state_bytes } else { 0 };
+    // f64 words hold either state type at any alignment the code needs
+    let mut state: Vec<f64> = vec![0.0; (units * state_len).div_ceil(8)];
+    let ins: Vec<*const u8> = inputs.iter().map(|b| b.as_ptr().cast()).collect();
+    let shared = Shared {
+        ins: ins.as_ptr(),
+        out_val: out.as_mut_ptr().cast(),
+        out_idx: state.as_mut_ptr().cast(),
+        params: params.as_ptr(),
+    };
+    let claims: Vec<AtomicBool> = (0..units).map(|_| AtomicBool::new(false)).collect();
+    let entry = code.entry;
+    let work = |u: usize| {
+        if u >= units || claims[u].swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let (ob, oe) = (u * per, ((u + 1) * per).min(outer));
+        assert!(ob <= oe && oe <= outer, "unit out of range");
+        let sh = shared;
+        // SAFETY: every input holds what the code reads (checked above: `n` elements for flat reads,
+        // one for splats; the code reads flat positions below `n` only, as blocks `ob..oe` of
+        // `len * inner` points lie within `outer` blocks); `out` holds `n` elements and the unit
+        // writes only its blocks' points; the state buffer holds `units` rows of `inner` states and
+        // this unit (claimed once) uses row `u` alone; `params` was built by kiln-jit for this kernel
+        // (checked above). Every buffer outlives `spread`.
+        unsafe {
+            let st = sh.out_idx.add(u * state_len);
+            entry(sh.ins, sh.out_val, st, sh.params, ob as i64, oe as i64)
+        };
+    };
+    cfg.spread.spread(units, &work);
+    if !claims.iter().all(|c| c.load(Ordering::Acquire)) {
+        return Err(JitError::Unsupported(
+            "the executor did not run every work unit".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// The error of an output that cannot be allocated.
+fn oom(elements: usize) -> JitError {
+    kiln_ir::IrError::Allocation {
+        what: "the reduction's outputs".into(),
+        elements,
+    }
+    .into()
 }

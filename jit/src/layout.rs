@@ -85,7 +85,7 @@ pub struct Geometry {
 /// The reduced axes of `kind` (none for a map).
 fn reduced_axes(kind: &KernelKind) -> &[usize] {
     match kind {
-        KernelKind::Map => &[],
+        KernelKind::Map | KernelKind::Scan(_) => &[],
         KernelKind::Reduce { axes, .. } => axes,
     }
 }
@@ -152,6 +152,11 @@ impl Structure {
             .collect::<Result<Vec<_>>>()?;
         let (mode, seg_axes) = match &kernel.kind {
             KernelKind::Map => (Mode::Map, 0),
+            KernelKind::Scan(_) => {
+                return Err(JitError::Unsupported(
+                    "scans compile through kiln_jit::ScanKernel".into(),
+                ));
+            }
             KernelKind::Reduce { op, axes } => {
                 let (m, reduced) = trailing_block(rank, axes);
                 let mode = if reduced {

@@ -9,7 +9,7 @@
 //!
 //! Inside: `layout` (structure and run-time parameters), `lower` (opcodes), `math` (how each
 //! transcendental is lowered), `vmath` (vector polynomials for exp, log, sin, cos, tan, pow, ...),
-//! `reduce` (accumulators), `skeleton` (loops), `compile` (modules), `call` (the only unsafe code),
+//! `reduce` (accumulators), `skeleton` (loops), `scan` (scan kernels: [`ScanKernel`]), `compile` (modules), `call` (the only unsafe code),
 //! `output` (result types).
 //!
 //! # ABI of a compiled kernel
@@ -70,6 +70,7 @@ mod lower;
 mod math;
 mod output;
 mod reduce;
+mod scan;
 mod schedule;
 mod skeleton;
 mod vmath;
@@ -80,6 +81,7 @@ pub use compile::{Dumps, isa};
 pub use error::{JitError, Result};
 pub use layout::{Access, Mode, Structure};
 pub use math::{binary_ulp_bound, unary_ulp_bound};
+pub use scan::ScanKernel;
 pub use schedule::Schedule;
 
 use crate::layout::Geometry;
@@ -273,7 +275,12 @@ impl BoundKernel {
     }
 
     /// [`CompiledKernel::run_with`] for the bound kernel and plan.
-    pub fn run_with<T: Elem>(&self, inputs: &[&[T]], cfg: &RunConfig<'_>, ws: &mut Workspace) -> Result<Tensor> {
+    pub fn run_with<T: Elem>(
+        &self,
+        inputs: &[&[T]],
+        cfg: &RunConfig<'_>,
+        ws: &mut Workspace,
+    ) -> Result<Tensor> {
         self.dtype_is::<T>()?;
         let (k, p) = (&self.kernel, &self.plan);
         let tensor = call::execute(&self.code.code, &self.st, &self.geo, k, p, inputs, None, cfg, ws)?;
@@ -285,6 +292,17 @@ impl BoundKernel {
         self.dtype_is::<T>()?;
         let (k, p) = (&self.kernel, &self.plan);
         let mut ws = Workspace::new();
-        call::execute(&self.code.code, &self.st, &self.geo, k, p, inputs, Some(out), cfg, &mut ws).map(|_| ())
+        call::execute(
+            &self.code.code,
+            &self.st,
+            &self.geo,
+            k,
+            p,
+            inputs,
+            Some(out),
+            cfg,
+            &mut ws,
+        )
+        .map(|_| ())
     }
 }

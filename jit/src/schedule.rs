@@ -50,7 +50,7 @@ impl Schedule {
     /// measured sweet spot on a Zen 3 core: see CRANELIFT.md).
     pub fn for_kernel(kernel: &KernelIR) -> Schedule {
         match kernel.kind {
-            KernelKind::Map => Schedule::simd(kernel.dtype, 4, 1),
+            KernelKind::Map | KernelKind::Scan(_) => Schedule::simd(kernel.dtype, 4, 1),
             KernelKind::Reduce { .. } => Schedule::simd(kernel.dtype, 1, 4),
         }
     }

@@ -15,6 +15,14 @@
 //!     fold accumulators into out[o_base] (trailing reductions)
 //! ```
 //! Splat inputs and literals are splatted once in the entry block; per-row splats once per row.
+//!
+//! Every loop is bottom-tested behind a guard (`if !(cond) goto exit; do { .. } while cond`): one
+//! compare and branch per iteration, and every exit is the first target of its `brif`. That order
+//! matters: Cranelift 0.135's elaborator (its LICM) walks the dominator tree in that order and keeps
+//! a stack of the loops it is in, which a loop exit visited before the loop's body pops for good. With
+//! top-tested loops whose exit came second, nothing was hoisted: splats were redone and row pointers
+//! recomputed (`lea`) inside the hot loop. Now loop-invariant values (splats, row pointers, `jhi -
+//! step`) are computed once in the loop's preheader, and loads and stores address `row_ptr + j * size`.
 
 use crate::cache::KernelKey;
 use crate::error::Result;
@@ -195,21 +203,19 @@ impl<'k> Skeleton<'k> {
     fn emit(&self, g: &mut Gen<'_, '_>) {
         let s_var = g.b.declare_var(types::I64);
         g.b.def_var(s_var, self.seg_begin);
-        let seg_hdr = g.b.create_block();
         let seg_body = g.b.create_block();
         let exit = g.b.create_block();
-        g.b.ins().jump(seg_hdr, &[]);
-
-        g.b.switch_to_block(seg_hdr);
-        let s = g.b.use_var(s_var);
-        let more = g.b.ins().icmp(IntCC::SignedLessThan, s, self.seg_end);
-        g.b.ins().brif(more, seg_body, &[], exit, &[]);
+        let ge = IntCC::SignedGreaterThanOrEqual;
+        let none = g.b.ins().icmp(ge, self.seg_begin, self.seg_end);
+        g.b.ins().brif(none, exit, &[], seg_body, &[]);
 
         g.b.switch_to_block(seg_body);
+        let s = g.b.use_var(s_var);
         self.segment(g, s);
         let s_next = g.b.ins().iadd_imm_s(s, 1);
         g.b.def_var(s_var, s_next);
-        g.b.ins().jump(seg_hdr, &[]);
+        let done = g.b.ins().icmp(ge, s_next, self.seg_end);
+        g.b.ins().brif(done, exit, &[], seg_body, &[]);
 
         g.b.switch_to_block(exit);
         g.b.ins().return_(&[]);
@@ -278,18 +284,15 @@ impl<'k> Skeleton<'k> {
         let row_var = g.b.declare_var(types::I64);
         let row0 = g.b.ins().udiv(f0, self.row_len);
         g.b.def_var(row_var, row0);
-        let row_hdr = g.b.create_block();
         let row_body = g.b.create_block();
         let seg_done = g.b.create_block();
-        g.b.ins().jump(row_hdr, &[]);
-
-        g.b.switch_to_block(row_hdr);
-        let row = g.b.use_var(row_var);
-        let rs = g.b.ins().imul(row, self.row_len);
-        let more = g.b.ins().icmp(IntCC::SignedLessThan, rs, f1);
-        g.b.ins().brif(more, row_body, &[], seg_done, &[]);
+        let rs0 = g.b.ins().imul(row0, self.row_len);
+        let none = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, rs0, f1);
+        g.b.ins().brif(none, seg_done, &[], row_body, &[]);
 
         g.b.switch_to_block(row_body);
+        let row = g.b.use_var(row_var);
+        let rs = g.b.ins().imul(row, self.row_len);
         let lo = g.b.ins().isub(f0, rs);
         let jlo = g.b.ins().smax(lo, zero);
         let hi = g.b.ins().isub(f1, rs);
@@ -298,7 +301,9 @@ impl<'k> Skeleton<'k> {
         self.inner(g, &r, jlo, jhi, slots.as_ref());
         let row_next = g.b.ins().iadd_imm_s(row, 1);
         g.b.def_var(row_var, row_next);
-        g.b.ins().jump(row_hdr, &[]);
+        let rs_next = g.b.ins().iadd(rs, self.row_len);
+        let done = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, rs_next, f1);
+        g.b.ins().brif(done, seg_done, &[], row_body, &[]);
 
         g.b.switch_to_block(seg_done);
         if let (Mode::Trailing(op), Some((vec_slots, scalar))) = (self.st.mode, &slots) {
@@ -439,17 +444,19 @@ impl<'k> Skeleton<'k> {
     ) {
         let width = if w == W::Vector { self.lanes } else { 1 };
         let step = count * width;
-        let hdr = g.b.create_block();
         let body = g.b.create_block();
         let done = g.b.create_block();
-        g.b.ins().jump(hdr, &[]);
-        g.b.switch_to_block(hdr);
-        let j = g.b.use_var(j_var);
-        let end = g.b.ins().iadd_imm_s(j, step);
-        let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, end, jhi);
-        g.b.ins().brif(fits, body, &[], done, &[]);
+        // a bottom-tested loop behind a guard: one compare and branch per iteration. `j + step <= jhi`
+        // is `j <= last` with `last = jhi - step` computed once (no overflow: both are row positions).
+        // Every loop exit is the branch's first target: Cranelift's elaborator (LICM) walks the
+        // dominator tree in that order and must see a loop's blocks before the blocks after it.
+        let last = g.b.ins().iadd_imm_s(jhi, -step);
+        let j0 = g.b.use_var(j_var);
+        let none = g.b.ins().icmp(IntCC::SignedGreaterThan, j0, last);
+        g.b.ins().brif(none, done, &[], body, &[]);
 
         g.b.switch_to_block(body);
+        let j = g.b.use_var(j_var);
         let jb = g.b.ins().imul_imm_s(j, g.size);
         let flat = g.b.ins().iadd(r.rs, j);
         for p in 0..count {
@@ -458,7 +465,8 @@ impl<'k> Skeleton<'k> {
         }
         let j_next = g.b.ins().iadd_imm_s(j, step);
         g.b.def_var(j_var, j_next);
-        g.b.ins().jump(hdr, &[]);
+        let stop = g.b.ins().icmp(IntCC::SignedGreaterThan, j_next, last);
+        g.b.ins().brif(stop, done, &[], body, &[]);
         g.b.switch_to_block(done);
     }
 

@@ -80,6 +80,28 @@ struct EvalArgs {
     /// Threads (default: every core; the result's bits do not depend on it).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     threads: Option<u64>,
+    #[command(flatten)]
+    rewrites: RewriteArgs,
+}
+
+/// The profile and the rewrites it allows (eval and explain).
+#[derive(Args)]
+struct RewriteArgs {
+    /// default (exact rewrites only), approximate (prefix_scan on, FMA allowed) or reproducible (the
+    /// same bits on any machine; prefix_scan pinned off).
+    #[arg(long, default_value = "default", value_parser = ["default", "approximate", "reproducible"])]
+    profile: String,
+    /// Replace triangular-mask contractions by O(n) scans (default: the profile's choice).
+    #[arg(long, value_parser = ["on", "off"])]
+    prefix_scan: Option<String>,
+}
+
+impl RewriteArgs {
+    fn settings(&self) -> CliResult<kiln::Settings> {
+        let profile = kiln::Profile::from_name(&self.profile).map_err(|e| e.to_string())?;
+        let scan = self.prefix_scan.as_deref().map(|s| s == "on");
+        kiln::Settings::new(profile, scan).map_err(|e| e.to_string())
+    }
 }
 
 #[derive(Args)]
@@ -99,6 +121,8 @@ struct ExplainArgs {
     /// The JIT schedule the dumps are for: `jit` (SIMD) or `jit-scalar`.
     #[arg(long, default_value = "jit", value_parser = ["jit", "jit-scalar"])]
     backend: String,
+    #[command(flatten)]
+    rewrites: RewriteArgs,
 }
 
 fn main() -> ExitCode {
@@ -191,7 +215,8 @@ fn args_of(inputs: &[(String, NpyArray)]) -> Vec<(&str, ArrayArg<'_>)> {
 fn eval(args: EvalArgs) -> CliResult<()> {
     let runner = FusedRunner::compile_text(&args.expr)
         .map_err(|e| e.to_string())?
-        .with_backend(kiln::backend_by_name(&args.backend).map_err(|e| e.to_string())?);
+        .with_backend(kiln::backend_by_name(&args.backend).map_err(|e| e.to_string())?)
+        .with_settings(args.rewrites.settings()?);
     let runner = match args.threads {
         Some(t) => runner.with_threads(t as usize),
         None => runner,
@@ -232,7 +257,9 @@ fn nested(shape: &[usize], items: &[String]) -> String {
 }
 
 fn explain(args: ExplainArgs) -> CliResult<()> {
-    let runner = FusedRunner::compile_text(&args.expr).map_err(|e| e.to_string())?;
+    let runner = FusedRunner::compile_text(&args.expr)
+        .map_err(|e| e.to_string())?
+        .with_settings(args.rewrites.settings()?);
     let mut inputs = load_inputs(&args.inputs)?;
     let assumed: &[usize] = if inputs.is_empty() { &[1024] } else { &[] };
     for name in runner.input_names() {
@@ -244,18 +271,47 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             ));
         }
     }
-    let mut all = runner.explain_all(&args_of(&inputs)).map_err(|e| e.to_string())?;
+    let mut all = runner
+        .explain_rewrites(&args_of(&inputs))
+        .map_err(|e| e.to_string())?;
+    let settings = runner.settings();
+    println!(
+        "# profile {}, prefix_scan {}",
+        settings.profile,
+        if settings.prefix_scan { "on" } else { "off" }
+    );
+    let notes = |notes: &[String]| {
+        for n in notes {
+            println!("# rewrite {n}");
+        }
+    };
     if all.len() > 1 {
         // several kernels: the plan (what flows between them), then each kernel
         print!("{}", runner.pipeline());
-        for (k, (kernel, plan)) in all.iter().enumerate() {
+        for (k, (kernel, plan, rewrites)) in all.iter().enumerate() {
             println!("# kernel {k}");
+            notes(rewrites);
             print!("{kernel}{plan}");
         }
     }
-    let (kernel, plan) = all.pop().expect("a pipeline has a kernel");
+    let (kernel, plan, rewrites) = all.pop().expect("a pipeline has a kernel");
     if runner.pipeline().stages.len() == 1 {
+        notes(&rewrites);
         print!("{kernel}{plan}");
+    }
+    if let (true, kiln::kiln_ir::KernelKind::Scan(_)) = (args.clif || args.asm, &kernel.kind) {
+        let schedule = match args.backend.as_str() {
+            "jit-scalar" => kiln_jit::Schedule::scalar(),
+            _ => kiln_jit::Schedule::for_kernel(&kernel),
+        };
+        let compiled = kiln_jit::ScanKernel::explain(&kernel, &plan, schedule).map_err(|e| e.to_string())?;
+        println!(
+            "scan kernel, vector: {}, compiled in {:?}",
+            compiled.is_vector(),
+            compiled.compile_time()
+        );
+        println!("; clif\n{}", compiled.clif().unwrap_or("(not kept)"));
+        return Ok(());
     }
     if args.clif || args.asm {
         let schedule = match args.backend.as_str() {

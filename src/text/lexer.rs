@@ -19,6 +19,9 @@ pub(crate) enum Tok<'a> {
     Ident(&'a str),
     LParen,
     RParen,
+    /// `[` and `]`: a subscript, `x[i, o]`, inside a contraction.
+    LBracket,
+    RBracket,
     Comma,
     /// `=`, only meaningful in `axis=k`.
     Assign,
@@ -53,6 +56,8 @@ impl Tok<'_> {
             Tok::Ident(name) => format!("name '{name}'"),
             Tok::LParen => punct("("),
             Tok::RParen => punct(")"),
+            Tok::LBracket => punct("["),
+            Tok::RBracket => punct("]"),
             Tok::Comma => punct(","),
             Tok::Assign => punct("="),
             Tok::Plus => punct("+"),
@@ -110,6 +115,8 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
             }
             b'(' => (Tok::LParen, 1),
             b')' => (Tok::RParen, 1),
+            b'[' => (Tok::LBracket, 1),
+            b']' => (Tok::RBracket, 1),
             b',' => (Tok::Comma, 1),
             b'+' => (Tok::Plus, 1),
             b'-' => (Tok::Minus, 1),

@@ -8,7 +8,8 @@
 use super::lexer::{Tok, Token, tokenize};
 use crate::error::{Error, Result};
 use crate::expr::{Axes, Expr, ExprNode};
-use kiln_ir::{BinaryOp, ReduceOp, UnaryOp};
+use crate::scan::ScanOptions;
+use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 
 /// The most parentheses, calls, unary operators and `**` right operands that may enclose one
 /// another. One more is a parse error, "expression nested too deeply".
@@ -76,6 +77,8 @@ enum Function {
     Reduce(ReduceOp),
     /// `mean`, `var`, `std`: reductions the builder writes as several kernels.
     Stat(Stat),
+    /// `cumsum`, `cumprod`, `cummax`, `cummin`.
+    Scan(ScanOp),
 }
 
 /// The statistics of the text language (ddof = 0, as NumPy's defaults).
@@ -106,6 +109,7 @@ impl Function {
             "mean" => Function::Stat(Stat::Mean),
             "var" => Function::Stat(Stat::Var),
             "std" => Function::Stat(Stat::Std),
+            "cumsum" | "cumprod" | "cummax" | "cummin" => Function::Scan(ScanOp::from_name(name)?),
             _ => Function::Reduce(ReduceOp::from_name(name)?),
         })
     }
@@ -280,6 +284,7 @@ impl<'a> Parser<'a> {
                 Ok(leaf(Expr::lit(f64::NAN)))
             }
             Tok::Ident("None") => Err(parse_error(pos, "None is only allowed as axis=None")),
+            Tok::Ident(name) if *self.peek2() == Tok::LBracket => self.subscript(name),
             Tok::Ident(name) => {
                 self.bump();
                 Ok(leaf(Expr::input(name)))
@@ -315,6 +320,7 @@ impl<'a> Parser<'a> {
         let result = match function {
             Function::Reduce(op) => self.reduction(Ok(op), name, pos),
             Function::Stat(stat) => self.reduction(Err(stat), name, pos),
+            Function::Scan(op) => self.scan(op, name, pos),
             function => self.elementwise(function, name, pos),
         };
         self.leave();
@@ -341,7 +347,9 @@ impl<'a> Parser<'a> {
             Function::Unary(_) => 1,
             Function::Binary(_) => 2,
             Function::Where => 3,
-            Function::Reduce(_) | Function::Stat(_) => unreachable!("reductions are parsed by `reduction`"),
+            Function::Reduce(_) | Function::Stat(_) | Function::Scan(_) => {
+                unreachable!("reductions and scans are parsed by `reduction` and `scan`")
+            }
         };
         if args.len() != expected {
             return Err(Error::Arity {
@@ -361,7 +369,9 @@ impl<'a> Parser<'a> {
                 let (c, a, b) = (arg(), arg(), arg());
                 Expr::select(c, a, b)
             }
-            Function::Reduce(_) | Function::Stat(_) => unreachable!("reductions are parsed by `reduction`"),
+            Function::Reduce(_) | Function::Stat(_) | Function::Scan(_) => {
+                unreachable!("reductions and scans are parsed by `reduction` and `scan`")
+            }
         };
         Ok(Node { expr, depth })
     }
@@ -374,6 +384,9 @@ impl<'a> Parser<'a> {
         let mut axes: Option<(Axes, bool)> = None;
         let mut keepdims: Option<bool> = None;
         let mut initial: Option<f64> = None;
+        let mut index: Option<Vec<String>> = None;
+        let mut folded: Option<String> = None;
+        let mut folded_pos = 0;
         let mut got = 0;
         let mut keyword_seen = false;
         while *self.peek() != Tok::RParen {
@@ -384,7 +397,8 @@ impl<'a> Parser<'a> {
                 };
                 let takes_initial = matches!(op, Ok(op) if op.takes_initial());
                 let repeated = match keyword {
-                    "axis" => axes.is_some(),
+                    "index" if takes_initial => index.is_some(),
+                    "axis" => axes.is_some() || folded.is_some(),
                     "keepdims" => keepdims.is_some(),
                     "initial" if takes_initial => initial.is_some(),
                     _ => {
@@ -403,6 +417,15 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.bump();
                 match keyword {
+                    "index" => index = Some(self.index_list()?),
+                    "axis" if matches!(self.peek(), Tok::Ident(n) if *n != "None") => {
+                        let Tok::Ident(n) = *self.peek() else {
+                            unreachable!()
+                        };
+                        folded = Some(n.to_string());
+                        folded_pos = self.pos();
+                        self.bump();
+                    }
                     "axis" => axes = Some(self.axis()?),
                     "keepdims" => keepdims = Some(self.flag(keyword)?),
                     _ => initial = Some(self.signed_number(keyword)?),
@@ -447,6 +470,17 @@ impl<'a> Parser<'a> {
                 format!("{name}() needs the expression to reduce as its first argument"),
             ));
         };
+        if let (None, Some(n)) = (&index, &folded) {
+            return Err(parse_error(
+                folded_pos,
+                format!(
+                    "expected an integer axis or None, found name '{n}' (a contraction also needs index=(...))"
+                ),
+            ));
+        }
+        if index.is_some() || folded.is_some() {
+            return self.contraction(op, arg, index, folded, keepdims, initial, name, pos);
+        }
         let (axes, tuple) = axes.unwrap_or((Axes::All, false));
         if tuple && matches!(op, Ok(op) if op.is_arg()) {
             return Err(parse_error(
@@ -469,6 +503,168 @@ impl<'a> Parser<'a> {
             Err(Stat::Std) => arg.expr.std_axes(axes, keepdims),
         };
         Ok(Node { expr, depth })
+    }
+
+    /// A contraction: `op(body, index=(i, o), axis=i [, initial=v])`; the names in `index` are the
+    /// body's index variables (see [`crate::contract`]).
+    #[allow(clippy::too_many_arguments)]
+    fn contraction(
+        &self,
+        op: std::result::Result<ReduceOp, Stat>,
+        arg: Node,
+        index: Option<Vec<String>>,
+        folded: Option<String>,
+        keepdims: Option<bool>,
+        initial: Option<f64>,
+        name: &str,
+        pos: usize,
+    ) -> Result<Node> {
+        let Ok(op) = op else {
+            return Err(parse_error(pos, format!("{name}() cannot be a contraction")));
+        };
+        let (Some(index), Some(folded)) = (index, folded) else {
+            return Err(parse_error(
+                pos,
+                format!(
+                    "a contraction needs both index=(...) and axis=NAME, as {name}(e, index=(i, o), axis=i)"
+                ),
+            ));
+        };
+        if keepdims.is_some() {
+            return Err(parse_error(pos, "a contraction takes no keepdims"));
+        }
+        let body = bind_indices(&arg.expr, &index);
+        let refs: Vec<&str> = index.iter().map(String::as_str).collect();
+        let depth = deeper(arg.depth, pos)?;
+        Ok(Node {
+            expr: Expr::contract_with(op, &refs, &folded, body, initial),
+            depth,
+        })
+    }
+
+    /// `'(' name (',' name)* [','] ')'`: the index variables of a contraction.
+    fn index_list(&mut self) -> Result<Vec<String>> {
+        self.expect(Tok::LParen, "'(' to open the index list")?;
+        let mut names = Vec::new();
+        while let Tok::Ident(n) = *self.peek() {
+            names.push(n.to_string());
+            self.bump();
+            if *self.peek() == Tok::Comma {
+                self.bump();
+            }
+        }
+        self.expect(Tok::RParen, "an index name or ')'")?;
+        if names.is_empty() {
+            return Err(parse_error(self.pos(), "a contraction needs at least one index"));
+        }
+        Ok(names)
+    }
+
+    /// `name '[' name (',' name)* ']'`: an input read at index variables.
+    fn subscript(&mut self, name: &'a str) -> Result<Node> {
+        self.bump(); // the name
+        self.bump(); // '['
+        let mut indices: Vec<String> = Vec::new();
+        while let Tok::Ident(n) = *self.peek() {
+            indices.push(n.to_string());
+            self.bump();
+            if *self.peek() == Tok::Comma {
+                self.bump();
+            } else {
+                break;
+            }
+        }
+        self.expect(Tok::RBracket, "an index name or ']'")?;
+        let refs: Vec<&str> = indices.iter().map(String::as_str).collect();
+        Ok(leaf(Expr::subscript(name, &refs)))
+    }
+
+    /// The arguments of a scan, `(expression [, axis] [, keyword=value]*)`: `axis` (an integer or
+    /// None, the default: the flattened array), `exclusive` and `reverse` (1, 0, True, False) and
+    /// `initial` (a signed number), keywords in any order.
+    fn scan(&mut self, op: ScanOp, name: &str, pos: usize) -> Result<Node> {
+        let mut arg: Option<Node> = None;
+        let mut options = ScanOptions::default();
+        let mut seen: Vec<&str> = Vec::new();
+        let mut got = 0;
+        while *self.peek() != Tok::RParen {
+            let arg_pos = self.pos();
+            if matches!(self.peek(), Tok::Ident(_)) && *self.peek2() == Tok::Assign {
+                let Tok::Ident(keyword) = *self.peek() else {
+                    unreachable!()
+                };
+                let keyword = match keyword {
+                    "axis" => "axis",
+                    "exclusive" => "exclusive",
+                    "reverse" => "reverse",
+                    "initial" => "initial",
+                    _ => {
+                        return Err(parse_error(
+                            arg_pos,
+                            format!("{name}() got an unexpected keyword argument '{keyword}'"),
+                        ));
+                    }
+                };
+                if seen.contains(&keyword) {
+                    return Err(parse_error(
+                        arg_pos,
+                        format!("{name}() got multiple values for {keyword}"),
+                    ));
+                }
+                seen.push(keyword);
+                self.bump();
+                self.bump();
+                match keyword {
+                    "axis" => options.axis = self.scan_axis()?,
+                    "exclusive" => options.exclusive = self.flag(keyword)?,
+                    "reverse" => options.reverse = self.flag(keyword)?,
+                    _ => options.initial = Some(self.signed_number(keyword)?),
+                }
+            } else if !seen.is_empty() {
+                return Err(parse_error(
+                    arg_pos,
+                    "positional argument follows keyword argument",
+                ));
+            } else {
+                match got {
+                    0 => arg = Some(self.expression()?),
+                    1 => {
+                        options.axis = self.scan_axis()?;
+                        seen.push("axis");
+                    }
+                    _ => {
+                        self.expression()?;
+                    }
+                }
+                got += 1;
+            }
+            if !self.argument_separator()? {
+                break;
+            }
+        }
+        self.expect(Tok::RParen, "',' or ')'")?;
+        let Some(arg) = arg.filter(|_| got <= 2) else {
+            return Err(Error::Arity {
+                name: name.to_string(),
+                expected: "1 or 2".into(),
+                got,
+                pos,
+            });
+        };
+        let depth = deeper(arg.depth, pos)?;
+        Ok(Node {
+            expr: arg.expr.scan(op, options),
+            depth,
+        })
+    }
+
+    /// A scan's axis: an integer or None.
+    fn scan_axis(&mut self) -> Result<Option<isize>> {
+        if *self.peek() == Tok::Ident("None") {
+            self.bump();
+            return Ok(None);
+        }
+        Ok(Some(self.axis_integer()?))
     }
 
     /// `axis := 'None' | integer | '(' [integer (',' integer)* [',']] ')'`, and whether it was a
@@ -612,4 +808,16 @@ fn combine(op: BinaryOp, lhs: Node, rhs: Node, pos: usize) -> Result<Node> {
         expr: lhs.expr.binary(op, rhs.expr),
         depth,
     })
+}
+
+/// `e` with the names in `index` read as index variables (they parse as inputs).
+fn bind_indices(e: &Expr, index: &[String]) -> Expr {
+    let map = |x: &Expr| bind_indices(x, index);
+    match e.node() {
+        ExprNode::Input(n) if index.contains(n) => Expr::idx(n.clone()),
+        ExprNode::Unary(op, a) => map(a).unary(*op),
+        ExprNode::Binary(op, a, b) => map(a).binary(*op, map(b)),
+        ExprNode::Where(c, a, b) => Expr::select(map(c), map(a), map(b)),
+        _ => e.clone(),
+    }
 }

@@ -203,7 +203,7 @@ pub fn compare(what: &str, kernel: &KernelIR, got: &Tensor, want: &Tensor, data_
     assert_eq!(g.len(), w.len(), "{what}: length");
     let op = match &kernel.kind {
         KernelKind::Reduce { op, .. } => Some(*op),
-        KernelKind::Map => None,
+        KernelKind::Map | KernelKind::Scan(_) => None,
     };
     let n_red = kernel.shape.iter().product::<usize>() / w.len().max(1);
     for i in 0..w.len() {

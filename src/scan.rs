@@ -1,0 +1,120 @@
+//! Scans in the builder: `cumsum`, `cumprod`, `cummax`, `cummin` of an expression, fused with their
+//! elementwise producer (`(&x * &x).cumsum(Some(0))` is one kernel).
+//!
+//! The semantics are [`kiln_ir::scan`]'s: inclusive by default, exclusive (`y[0]` is the start),
+//! reverse (from the end), along one axis or, without an axis, over the flattened array (a 1-D
+//! result, as NumPy's `cumsum(x)`), from an optional `initial` value.
+//!
+//! ```
+//! use kiln::{Expr, FusedRunner, ScanOptions};
+//! use ndarray::array;
+//! let x = Expr::input("x");
+//! let runner = FusedRunner::compile(&x.clone().cumsum(None))?;
+//! let a = array![1.0, 2.0, 3.0, 4.0];
+//! let out = runner.run(&[("x", (&a).into())])?;
+//! assert_eq!(out.into_f64().into_raw_vec_and_offset().0, vec![1.0, 3.0, 6.0, 10.0]);
+//! let excl = x.scan(kiln::kiln_ir::ScanOp::Sum, ScanOptions { exclusive: true, initial: Some(10.0), ..Default::default() });
+//! let out = FusedRunner::compile(&excl)?.run(&[("x", (&a).into())])?;
+//! assert_eq!(out.into_f64().into_raw_vec_and_offset().0, vec![10.0, 11.0, 13.0, 16.0]);
+//! # Ok::<(), kiln::Error>(())
+//! ```
+
+use crate::expr::{Expr, ExprNode};
+use kiln_ir::ScanOp;
+use std::hash::{Hash, Hasher};
+
+/// How a scan runs: its axis (`None`: the flattened array), exclusive, reverse, and its start.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScanOptions {
+    /// The scanned axis (negative counts from the end); `None` scans the flattened array.
+    pub axis: Option<isize>,
+    pub exclusive: bool,
+    pub reverse: bool,
+    /// The start of every line (see [`kiln_ir::scan`]).
+    pub initial: Option<f64>,
+}
+
+impl ScanOptions {
+    /// Along `axis`, inclusive, forward, from the default start.
+    pub fn along(axis: isize) -> ScanOptions {
+        ScanOptions {
+            axis: Some(axis),
+            ..Default::default()
+        }
+    }
+}
+
+impl PartialEq for ScanOptions {
+    fn eq(&self, other: &Self) -> bool {
+        self.axis == other.axis
+            && self.exclusive == other.exclusive
+            && self.reverse == other.reverse
+            && self.initial.map(f64::to_bits) == other.initial.map(f64::to_bits)
+    }
+}
+
+impl Eq for ScanOptions {}
+
+impl Hash for ScanOptions {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.axis.hash(h);
+        self.exclusive.hash(h);
+        self.reverse.hash(h);
+        self.initial.map(f64::to_bits).hash(h);
+    }
+}
+
+impl Expr {
+    /// The scan `op` of this expression with `options`.
+    pub fn scan(self, op: ScanOp, options: ScanOptions) -> Expr {
+        Expr::new(ExprNode::Scan {
+            op,
+            options,
+            arg: self,
+        })
+    }
+
+    /// The inclusive cumulative sum along `axis` (`None`: the flattened array), as NumPy's `cumsum`.
+    pub fn cumsum(self, axis: Option<isize>) -> Expr {
+        self.scan(
+            ScanOp::Sum,
+            ScanOptions {
+                axis,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The inclusive cumulative product, as NumPy's `cumprod`.
+    pub fn cumprod(self, axis: Option<isize>) -> Expr {
+        self.scan(
+            ScanOp::Prod,
+            ScanOptions {
+                axis,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The running maximum, as NumPy's `maximum.accumulate` (NaN from the first NaN on).
+    pub fn cummax(self, axis: Option<isize>) -> Expr {
+        self.scan(
+            ScanOp::Max,
+            ScanOptions {
+                axis,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// The running minimum, as NumPy's `minimum.accumulate` (NaN from the first NaN on).
+    pub fn cummin(self, axis: Option<isize>) -> Expr {
+        self.scan(
+            ScanOp::Min,
+            ScanOptions {
+                axis,
+                ..Default::default()
+            },
+        )
+    }
+}
