@@ -147,6 +147,7 @@ impl Expr {
         self.unary(UnaryOp::Recip)
     }
     /// Logical not: 1 where the value is 0, else 0 (NaN is true, so it gives 0).
+    #[allow(clippy::should_implement_trait)] // `!x` works too (`std::ops::Not`); this reads as the text's `~`
     pub fn not(self) -> Expr {
         self.unary(UnaryOp::Not)
     }
@@ -480,5 +481,13 @@ fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
         | ExprNode::Index(_)
         | ExprNode::IndexVar(_)
         | ExprNode::Subscript(..) => {}
+    }
+}
+
+impl std::ops::Not for Expr {
+    type Output = Expr;
+    /// Logical not, as [`Expr::not`].
+    fn not(self) -> Expr {
+        self.unary(UnaryOp::Not)
     }
 }

@@ -55,3 +55,21 @@ fn math_against_numpy() {
         failures.join("\n")
     );
 }
+
+/// Regression (cargo-fuzz `exprs`): the NaN of an invalid operation carries the sign bit, as glibc's
+/// and NumPy's do, so `copysign` of it agrees between the vector math and the interpreter.
+#[test]
+fn invalid_operations_give_the_negative_default_nan() {
+    let x = ndarray::array![-2.0, -8.0, 3.0];
+    for backend in ["interp", "jit", "jit-scalar"] {
+        for expr in ["copysign(1, x ** 0.3)", "copysign(1, log(x))", "copysign(1, log2(x))", "copysign(1, log1p(x - 1))"] {
+            let r = kiln::FusedRunner::compile_text(expr)
+                .unwrap()
+                .with_backend(kiln::backend_by_name(backend).unwrap())
+                .run(&[("x", (&x).into())])
+                .unwrap()
+                .into_f64();
+            assert_eq!(r.as_slice().unwrap(), &[-1.0, -1.0, 1.0], "{expr} on {backend}");
+        }
+    }
+}

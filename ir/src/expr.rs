@@ -143,6 +143,21 @@ impl ExprArena {
         self.nodes.is_empty()
     }
 
+    /// The iteration axes that `Index` nodes reachable from `root` read, sorted and distinct.
+    pub fn index_axes(&self, root: NodeId) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .reachable(root)
+            .into_iter()
+            .filter_map(|id| match *self.node(id) {
+                Node::Index(a) => Some(a as usize),
+                _ => None,
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// The ids of the nodes `root` depends on, itself included, in post order (operands first).
     pub fn reachable(&self, root: NodeId) -> Vec<NodeId> {
         let mut live = vec![false; root.index() + 1];

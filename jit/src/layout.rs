@@ -19,7 +19,7 @@
 
 use crate::error::{JitError, Result};
 use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
-use kiln_ir::{DType, ExprArena, InputPlan, KernelIR, KernelKind, Node, NodeId, ReduceOp, RowAccess};
+use kiln_ir::{DType, InputPlan, KernelIR, KernelKind, ReduceOp, RowAccess};
 
 /// How the inner row reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -275,19 +275,4 @@ impl Structure {
             out_shape,
         })
     }
-}
-
-/// The iteration axes that `Index` nodes reachable from `body` read.
-pub fn index_axes(arena: &ExprArena, body: NodeId) -> Vec<usize> {
-    let mut v: Vec<usize> = arena
-        .reachable(body)
-        .into_iter()
-        .filter_map(|id| match *arena.node(id) {
-            Node::Index(a) => Some(a as usize),
-            _ => None,
-        })
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v
 }

@@ -30,6 +30,20 @@ macro_rules! math_fns {
         }
 
         impl MathFn {
+    /// The math functions the nodes in `order` call, each once.
+    pub fn used_by(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId]) -> Vec<MathFn> {
+        let mut used: Vec<MathFn> = Vec::new();
+        for &id in order {
+            let f = match *arena.node(id) {
+                kiln_ir::Node::Unary(op, _) => MathFn::of_unary(op),
+                kiln_ir::Node::Binary(op, _, _) => MathFn::of_binary(op),
+                _ => None,
+            };
+            used.extend(f.filter(|f| !used.contains(f)));
+        }
+        used
+    }
+
             const ALL: &[MathFn] = &[$(MathFn::$u,)* $(MathFn::$b,)*];
 
             pub fn of_unary(op: UnaryOp) -> Option<MathFn> {

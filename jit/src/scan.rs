@@ -235,15 +235,12 @@ fn build<M: Module>(
     columns: bool,
 ) -> Result<()> {
     let order = kernel.arena.reachable(kernel.body);
-    let mut used: Vec<MathFn> = Vec::new();
-    for &id in &order {
-        match *kernel.arena.node(id) {
-            Node::Unary(op, _) => used.extend(MathFn::of_unary(op)),
-            Node::Binary(op, _, _) => used.extend(MathFn::of_binary(op)),
-            _ => {}
-        }
-    }
-    let math = MathRefs::import(module, func, kernel.dtype, &used)?;
+    let math = MathRefs::import(
+        module,
+        func,
+        kernel.dtype,
+        &MathFn::used_by(&kernel.arena, &order),
+    )?;
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(func, &mut fctx);

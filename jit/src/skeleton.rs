@@ -48,15 +48,7 @@ pub fn signature<M: Module>(module: &M) -> Signature {
 pub fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Result<()> {
     let st = &key.structure;
     let order = key.arena.reachable(key.body);
-    let mut used_math: Vec<MathFn> = Vec::new();
-    for &id in &order {
-        match *key.arena.node(id) {
-            Node::Unary(op, _) => used_math.extend(MathFn::of_unary(op)),
-            Node::Binary(op, _, _) => used_math.extend(MathFn::of_binary(op)),
-            _ => {}
-        }
-    }
-    let math = MathRefs::import(module, func, st.dtype, &used_math)?;
+    let math = MathRefs::import(module, func, st.dtype, &MathFn::used_by(&key.arena, &order))?;
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(func, &mut fctx);
@@ -332,7 +324,7 @@ impl<'k> Skeleton<'k> {
     ) -> Row {
         let st = self.st;
         let k = st.outer_axes;
-        let index_axes = crate::layout::index_axes(&self.key.arena, self.key.body);
+        let index_axes = self.key.arena.index_axes(self.key.body);
         let needs_outer = st
             .inputs
             .iter()

@@ -89,7 +89,7 @@ pub fn rewrite(kernel: &KernelIR, initial: Option<f64>) -> Result<KernelIR, Decl
     if reads_input(arena, mask) {
         return decline("the mask reads an input array (only index expressions are proved)");
     }
-    let mask_axes = index_axes(arena, mask);
+    let mask_axes = arena.index_axes(mask);
     if !mask_axes.contains(&i) {
         return decline(format!("the mask does not read the reduced index (axis {i})"));
     }
@@ -114,7 +114,7 @@ pub fn rewrite(kernel: &KernelIR, initial: Option<f64>) -> Result<KernelIR, Decl
             "the reduced axis {i} and the output axis {o} are not adjacent (the scan would transpose the result)"
         ));
     }
-    if index_axes(arena, payload).contains(&o) {
+    if arena.index_axes(payload).contains(&o) {
         return decline(format!("the payload reads the output index (axis {o})"));
     }
     let rank = kernel.shape.len();
@@ -199,7 +199,7 @@ fn split(arena: &ExprArena, body: NodeId, op: ReduceOp) -> Result<(NodeId, NodeI
                     op.name()
                 ));
             }
-            if index_mask(b) && index_axes(arena, b).len() >= index_axes(arena, a).len() {
+            if index_mask(b) && arena.index_axes(b).len() >= arena.index_axes(a).len() {
                 Ok((b, a, false))
             } else if index_mask(a) {
                 Ok((a, b, false))
@@ -232,20 +232,6 @@ fn reads_input(arena: &ExprArena, root: NodeId) -> bool {
         .reachable(root)
         .into_iter()
         .any(|id| matches!(arena.node(id), Node::Input(_)))
-}
-
-fn index_axes(arena: &ExprArena, root: NodeId) -> Vec<usize> {
-    let mut v: Vec<usize> = arena
-        .reachable(root)
-        .into_iter()
-        .filter_map(|id| match *arena.node(id) {
-            Node::Index(a) => Some(a as usize),
-            _ => None,
-        })
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v
 }
 
 /// The extent of `input` along iteration axis `axis` (shapes are right-aligned).

@@ -132,7 +132,7 @@ pub(crate) fn log(v: &mut Vb<'_, '_>, x: Value) -> Value {
         let pos = v.cmpc(GreaterThan, x, 0.0);
         let ok = v.and(pos, fin);
         let neg = v.cmpc(LessThan, x, 0.0);
-        let sp = v.selc(neg, f64::NAN, x);
+        let sp = v.selc(neg, super::INVALID, x);
         let zero = v.cmpc(Equal, x, 0.0);
         let sp = v.selc(zero, f64::NEG_INFINITY, sp);
         v.sel(ok, y, sp)

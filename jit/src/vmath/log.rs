@@ -117,7 +117,7 @@ fn specials(v: &mut Vb<'_, '_>, x: Value, r: Value) -> Value {
     let fin = v.cmpc(LessThan, x, f64::INFINITY);
     let ok = v.and(pos, fin);
     let neg = v.cmpc(LessThan, x, 0.0);
-    let sp = v.selc(neg, f64::NAN, x);
+    let sp = v.selc(neg, super::INVALID, x);
     let zero = v.cmpc(Equal, x, 0.0);
     let sp = v.selc(zero, f64::NEG_INFINITY, sp);
     v.sel(ok, r, sp)
@@ -247,7 +247,7 @@ pub(crate) fn log1p(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let fin = v.cmpc(LessThan, x, f64::INFINITY);
     let ok = v.and(gt, fin);
     let below = v.cmpc(LessThan, x, -1.0);
-    let sp = v.selc(below, f64::NAN, x);
+    let sp = v.selc(below, super::INVALID, x);
     let m1 = v.cmpc(Equal, x, -1.0);
     let sp = v.selc(m1, f64::NEG_INFINITY, sp);
     v.sel(ok, y, sp)

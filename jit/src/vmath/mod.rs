@@ -20,9 +20,16 @@
 //! pow polynomials are fitted here (exp: Chebyshev interpolation in mpmath) or Taylor series (the
 //! tail of pow's double-double log), whose coefficients are exact facts.
 
+
 // The coefficients are quoted with the digits their sources give (fdlibm prints 21), and fdlibm's
 // constants near log2(e) or ln 2 are its own splits, not approximations of std's.
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
+
+/// The NaN an invalid operation gives (log of a negative, a negative base to a fractional power):
+/// x86's "QNaN floating-point indefinite", sign bit set, which the hardware and glibc produce and
+/// NumPy shows as `-nan`. Its sign is observable through `copysign`, so the vector code uses the same
+/// one as the interpreter's libm rather than `f64::NAN` (sign clear).
+pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
 mod exp;
 mod f32x4;

@@ -56,7 +56,7 @@ pub(crate) fn pow(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     let bad = v.and(xneg, xfin);
     let nyint = v.not(yint);
     let bad = v.and(bad, nyint);
-    r = v.selc(bad, f64::NAN, r);
+    r = v.selc(bad, super::INVALID, r);
     // pow(x, ±0) = 1, pow(1, y) = 1, pow(-1, ±inf) = 1
     let y0 = v.cmpc(Equal, y, 0.0);
     let x1 = v.cmpc(Equal, x, 1.0);
