@@ -1,9 +1,11 @@
 //! Scans and the prefix-scan rewrite: `cargo bench --bench scan`.
 //!
 //! - `cumsum/*`: cumsum of 1e6 f64 (and f32) through kiln (the JIT's in-register prefix with a
-//!   carried state, one thread) against a hand-written sequential Rust loop into a reused output
-//!   (target: kiln at least 1.3x faster);
-//! - `cumsum_axis0/*`: cumsum along the outer axis of a 1000x1000 array (vectorised across columns);
+//!   carried state, one thread) into a reused output (`run_into`) against a hand-written sequential
+//!   Rust loop into a reused output (target: kiln at least 1.3x faster); `kiln_alloc` is `run`, which
+//!   allocates its result each call;
+//! - `cumsum_axis0/*`: cumsum along the outer axis of a 1000x1000 array (vectorised across columns),
+//!   into a reused output;
 //! - `triangle/*`: the triangular-mask contraction `sum(where(i <= o, x[i], 0))` at n = 4096 with the
 //!   rewrite (an O(n) scan) and without (the O(n²) nest) (target: at least 100x).
 
@@ -36,11 +38,22 @@ fn cumsum(c: &mut Criterion) {
     let x32 = x.mapv(|v| v as f32);
     g.throughput(Throughput::Elements(n as u64));
     let r = FusedRunner::compile_text("cumsum(x)").unwrap().with_threads(1);
-    for (label, arg) in [("f64", ArrayArg::from(&x)), ("f32", ArrayArg::from(&x32))] {
-        let args = vec![("x", arg)];
-        r.prepare(&args).unwrap();
-        g.bench_function(BenchmarkId::new(format!("kiln/{label}"), n), |b| {
-            b.iter(|| black_box(r.run(&args).unwrap()))
+    // kiln/*: run_into a reused output, as the hand loop; kiln_alloc/*: run, a fresh result each call
+    let mut out = ArrayD::<f64>::zeros(IxDyn(&[n]));
+    let args = vec![("x", ArrayArg::from(&x))];
+    r.prepare(&args).unwrap();
+    g.bench_function(BenchmarkId::new("kiln/f64", n), |b| {
+        b.iter(|| r.run_into(black_box(&args), out.view_mut()).unwrap())
+    });
+    let mut out32 = ArrayD::<f32>::zeros(IxDyn(&[n]));
+    let args32 = vec![("x", ArrayArg::from(&x32))];
+    r.prepare(&args32).unwrap();
+    g.bench_function(BenchmarkId::new("kiln/f32", n), |b| {
+        b.iter(|| r.run_into(black_box(&args32), out32.view_mut()).unwrap())
+    });
+    for (label, args) in [("f64", &args), ("f32", &args32)] {
+        g.bench_function(BenchmarkId::new(format!("kiln_alloc/{label}"), n), |b| {
+            b.iter(|| black_box(r.run(args).unwrap()))
         });
     }
     let xs = x.as_slice().unwrap();
@@ -66,7 +79,10 @@ fn cumsum(c: &mut Criterion) {
     let args = vec![("x", ArrayArg::from(&m))];
     r.prepare(&args).unwrap();
     g.throughput(Throughput::Elements(1_000_000));
-    g.bench_function("kiln/f64", |b| b.iter(|| black_box(r.run(&args).unwrap())));
+    let mut out = ArrayD::<f64>::zeros(IxDyn(&[1000, 1000]));
+    g.bench_function("kiln/f64", |b| {
+        b.iter(|| r.run_into(black_box(&args), out.view_mut()).unwrap())
+    });
     g.finish();
 }
 

@@ -143,6 +143,8 @@ impl ScanExecutable {
     }
 }
 
+/// A scan's result is a float of the kernel's dtype and its start lives in the kernel, so `run_into`
+/// writes straight into the caller's slice (kiln-jit checks its length against the scan's geometry).
 impl Executable for ScanExecutable {
     fn run(
         &self,
@@ -154,6 +156,28 @@ impl Executable for ScanExecutable {
         match inputs {
             Buffers::F64(b) => self.run_t(kernel, &slices(b), ctx),
             Buffers::F32(b) => self.run_t(kernel, &slices(b), ctx),
+        }
+    }
+
+    fn run_into(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        out: OutSlice<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<()> {
+        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+        let cfg = ctx.parallel.jit_config(n, kiln_ir::Start::Identity);
+        let direct = ctx.start == kiln_ir::Start::Identity;
+        match (inputs, out) {
+            (Buffers::F64(b), OutSlice::F64(o)) if direct => {
+                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
+            }
+            (Buffers::F32(b), OutSlice::F32(o)) if direct => {
+                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
+            }
+            (_, out) => copy_into(self.run(kernel, plan, inputs, ctx)?.values, out),
         }
     }
 }

@@ -332,8 +332,8 @@ impl FusedRunner {
     }
 
     /// Runs the expression into `out`, which must be C-contiguous, of the result's shape and of the
-    /// kernel's float dtype. An elementwise last kernel writes straight into it (no allocation for the
-    /// result); a reduction's result is copied in.
+    /// kernel's float dtype. An elementwise or scan last kernel writes straight into it (no allocation
+    /// for the result); a reduction's result is copied in.
     ///
     /// # Errors
     /// As [`FusedRunner::run`], and if `out` does not fit the result.
@@ -413,7 +413,8 @@ impl FusedRunner {
             let t = self.run_stage(k, &refs, Start::Each(&prev))?.1;
             return crate::backend::copy_into(t.values, A::out_slice(slice));
         }
-        if spec.kernel.kind == KernelKind::Map {
+        // maps and scans (a scan's start lives in its kernel) write straight into `out`
+        if matches!(spec.kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
             let bufs = buffers(&spec, &refs)?;
             let ctx = RunCtx {
                 start: Start::Identity,

@@ -65,7 +65,9 @@ fn random_kernels_match_the_interpreter() {
                 eprintln!("seed {seed} {backend}: {:?} {shapes:?}", case.expr);
             }
             if let Err(e) = case.check(backend) {
-                failures.push(format!("seed {seed} on {backend}: {e}\n  expr {:?}", case.expr));
+                let f = format!("seed {seed} on {backend}: {e}\n  expr {:?}", case.expr);
+                eprintln!("FAIL {f}");
+                failures.push(f);
             }
         }
         checked += 1;

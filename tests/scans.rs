@@ -448,3 +448,46 @@ fn scan_text_errors() {
         .with_prefix_scan(true);
     assert!(r.is_err(), "reproducible pins prefix_scan off");
 }
+
+#[test]
+fn run_into_writes_a_scan_straight_into_the_output() {
+    let x = ArrayD::from_shape_vec(IxDyn(&[7, 9]), random(63, 5)).unwrap();
+    let x32 = x.mapv(|v| v as f32);
+    for expr in [
+        "cumsum(x)",
+        "cumsum(x * x, axis=1)",
+        "cumprod(x, axis=0, exclusive=1, reverse=1)",
+        "cummax(x, axis=-1, initial=0.25)",
+        "cummin(x, reverse=1, exclusive=1)",
+    ] {
+        for backend in ["jit", "jit-scalar", "interp"] {
+            for threads in [1, 3] {
+                let r = FusedRunner::compile_text(expr)
+                    .unwrap()
+                    .with_backend(backend_by_name(backend).unwrap())
+                    .with_threads(threads);
+                let want = floats(r.run(&[("x", (&x).into())]).unwrap());
+                let mut out = ArrayD::<f64>::from_elem(
+                    IxDyn(if expr.contains("axis") { &[7, 9] } else { &[63] }),
+                    f64::NAN,
+                );
+                r.run_into(&[("x", (&x).into())], out.view_mut()).unwrap();
+                assert!(
+                    out.iter().zip(&want).all(|(&g, &w)| same_bits(g, w)),
+                    "{expr} {backend}"
+                );
+                let want32 = floats(r.run(&[("x", (&x32).into())]).unwrap());
+                let mut out32 = out.mapv(|_| f32::NAN);
+                r.run_into(&[("x", (&x32).into())], out32.view_mut()).unwrap();
+                assert!(
+                    out32.iter().zip(&want32).all(|(&g, &w)| same_bits(g as f64, w)),
+                    "{expr} {backend} f32"
+                );
+                // a wrong shape or dtype is an error, never a partial write past the end
+                let mut short = ArrayD::<f64>::zeros(IxDyn(&[62]));
+                assert!(r.run_into(&[("x", (&x).into())], short.view_mut()).is_err());
+                assert!(r.run_into(&[("x", (&x32).into())], out.view_mut()).is_err());
+            }
+        }
+    }
+}

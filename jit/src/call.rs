@@ -17,10 +17,11 @@
 //!   the same memory, and every unit's segment and range bounds are checked against the geometry before
 //!   the call. Every buffer outlives `Spread::spread`, which returns only when all units are done
 //!   (checked: a unit left unclaimed is an error and the result is discarded);
-//! - scans ([`ScanCode`], `execute_scan`) run the same way: their parameters are computed by kiln-jit
-//!   from the kernel's shape and checked against it before the call, every input holds the `n`
-//!   elements it is read at (one for a splat), the output holds `n`, and each unit is a range of
-//!   whole blocks with a state row of its own;
+//! - scans ([`ScanCode`], `execute_scan`, `execute_scan_into`) run the same way: their parameters are
+//!   computed by kiln-jit from the kernel's shape and checked against it before the call, every input
+//!   holds the `n` elements it is read at (one for a splat), the output (a fresh buffer, or the
+//!   caller's slice, whose length is checked to be exactly `n` before any call) holds `n`, and each
+//!   unit is a range of whole blocks with a state row of its own;
 //! - `zeroed_output` only advises the kernel (madvise) about memory it owns.
 
 use crate::error::{JitError, Result};
@@ -677,10 +678,7 @@ impl Drop for ScanCode {
     }
 }
 
-/// Runs a scan over `inputs`: checks every buffer against the access the code makes (splat: one
-/// element; contiguous: `n`), allocates the output (`n` elements) and one state row (`inner`
-/// elements of `state_bytes`) per unit, and runs blocks `o_begin..o_end` per unit. Units are ranges of
-/// whole blocks, so no line is split and the bits never depend on the cut.
+/// Runs a scan over `inputs` into a fresh output of `n` elements: see [`execute_scan_into`].
 pub(crate) fn execute_scan<T: Elem>(
     code: &ScanCode,
     kernel: &KernelIR,
@@ -690,6 +688,48 @@ pub(crate) fn execute_scan<T: Elem>(
     inputs: &[&[T]],
     cfg: &RunConfig<'_>,
 ) -> Result<Vec<T>> {
+    let lines = check_scan(kernel, access, params, inputs, cfg)?;
+    let mut out: Vec<T> = zeroed_output(lines.n)?;
+    run_scan(code, &lines, params, state_bytes, inputs, &mut out, cfg)?;
+    Ok(out)
+}
+
+/// Runs a scan over `inputs` straight into the caller's `out`, which must hold exactly the `n`
+/// elements of the scan's iteration space (every one of them is written): checks every buffer against
+/// the access the code makes (splat: one element; contiguous: `n`) and `out` against `n`, allocates
+/// one state row (`inner` elements of `state_bytes`) per unit, and runs blocks `o_begin..o_end` per
+/// unit. Units are ranges of whole blocks, so no line is split and the bits never depend on the cut.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn execute_scan_into<T: Elem>(
+    code: &ScanCode,
+    kernel: &KernelIR,
+    access: &[Access],
+    params: &[i64],
+    state_bytes: usize,
+    inputs: &[&[T]],
+    out: &mut [T],
+    cfg: &RunConfig<'_>,
+) -> Result<()> {
+    let lines = check_scan(kernel, access, params, inputs, cfg)?;
+    run_scan(code, &lines, params, state_bytes, inputs, out, cfg)
+}
+
+/// A scan's geometry, computed by kiln-jit from the kernel's checked shape (never from the caller).
+struct ScanLines {
+    n: usize,
+    outer: usize,
+    inner: usize,
+}
+
+/// Checks a scan run before any code is called: the kernel is a scan, `params` are the ones kiln-jit
+/// computed for its shape, every input holds what the code reads, and the start is the kernel's own.
+fn check_scan<T: Elem>(
+    kernel: &KernelIR,
+    access: &[Access],
+    params: &[i64],
+    inputs: &[&[T]],
+    cfg: &RunConfig<'_>,
+) -> Result<ScanLines> {
     if inputs.len() != kernel.inputs.len() || access.len() != inputs.len() {
         return Err(kiln_ir::IrError::Arity {
             expected: kernel.inputs.len(),
@@ -728,9 +768,32 @@ pub(crate) fn execute_scan<T: Elem>(
             });
         }
     }
-    let mut out: Vec<T> = zeroed_output(n)?;
+    Ok(ScanLines { n, outer, inner })
+}
+
+/// Runs the checked scan `lines` into `out`, after checking that `out` holds exactly `n` elements:
+/// the code writes every flat position below `n` and no other.
+fn run_scan<T: Elem>(
+    code: &ScanCode,
+    lines: &ScanLines,
+    params: &[i64],
+    state_bytes: usize,
+    inputs: &[&[T]],
+    out: &mut [T],
+    cfg: &RunConfig<'_>,
+) -> Result<()> {
+    // the code steps DTYPE-sized elements; `Real` is sealed to f64 and f32
+    const { assert!(std::mem::size_of::<T>() == T::DTYPE.size()) };
+    let &ScanLines { n, outer, inner } = lines;
+    if out.len() != n {
+        return Err(JitError::BadInput {
+            index: inputs.len(),
+            name: "output".into(),
+            why: format!("{} elements of {} given for a scan of {n}", out.len(), T::DTYPE),
+        });
+    }
     if n == 0 {
-        return Ok(out);
+        return Ok(());
     }
     let units = cfg.max_units.clamp(1, outer);
     let per = outer.div_ceil(units);
@@ -754,12 +817,14 @@ pub(crate) fn execute_scan<T: Elem>(
         let (ob, oe) = (u * per, ((u + 1) * per).min(outer));
         assert!(ob <= oe && oe <= outer, "unit out of range");
         let sh = shared;
-        // SAFETY: every input holds what the code reads (checked above: `n` elements for flat reads,
-        // one for splats; the code reads flat positions below `n` only, as blocks `ob..oe` of
-        // `len * inner` points lie within `outer` blocks); `out` holds `n` elements and the unit
-        // writes only its blocks' points; the state buffer holds `units` rows of `inner` states and
-        // this unit (claimed once) uses row `u` alone; `params` was built by kiln-jit for this kernel
-        // (checked above). Every buffer outlives `spread`.
+        // SAFETY: every input holds what the code reads (checked by `check_scan`: `n` elements for
+        // flat reads, one for splats; the code reads flat positions below `n` only, as blocks `ob..oe`
+        // of `len * inner` points lie within `outer` blocks); `out` holds exactly `n` elements
+        // (checked above: the caller's slice or a fresh buffer, borrowed mutably for this whole
+        // function, so nothing else reads or writes it meanwhile) and the unit writes only its
+        // blocks' points; the state buffer holds `units` rows of `inner` states and this unit
+        // (claimed once) uses row `u` alone; `params` was built by kiln-jit for this kernel (checked
+        // by `check_scan`). Every buffer outlives `spread`.
         unsafe {
             let st = sh.out_idx.add(u * state_len);
             entry(sh.ins, sh.out_val, st, sh.params, ob as i64, oe as i64)
@@ -771,7 +836,7 @@ pub(crate) fn execute_scan<T: Elem>(
             "the executor did not run every work unit".into(),
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The error of an output that cannot be allocated.

@@ -9,7 +9,8 @@
 //! inner == 1 (the innermost axis, or the flattened array): one line per block, in vectors:
 //!     v = body(lanes points); exclusive: v = (prev, v[..lanes-1]), prev = v's last lane
 //!     p = in-register prefix of v (log2(lanes) shifts filling with the identity)
-//!     out = carry ⊕ p; carry = out's last lane      (a scalar tail finishes the line in order)
+//!     out = carry ⊕ p; carry = carry ⊕ p's last lane  (out's last lane, off the vector path;
+//!                                                     a scalar tail finishes the line in order)
 //! inner > 1 (an outer axis): vectorised across the `inner` independent lines of a block:
 //!     state[c] = start; for each k along the axis: v = body(row k); out/state updated per column
 //! ```
@@ -145,19 +146,13 @@ impl ScanKernel {
     /// Runs over `inputs` (C-contiguous, in the kernel's dtype; each input's declared shape, or the
     /// iteration shape where the plan materialises it), blocks cut into units run by `cfg.spread`.
     pub fn run_with<T: Elem>(&self, inputs: &[&[T]], cfg: &RunConfig<'_>) -> Result<Tensor> {
-        if self.kernel.dtype != T::DTYPE {
-            return Err(JitError::DType {
-                kernel: self.kernel.dtype,
-                given: T::DTYPE,
-            });
-        }
-        let state_bytes = if self.scan.op.wide() { 8 } else { T::DTYPE.size() };
+        self.check_dtype::<T>()?;
         let out = call::execute_scan(
             &self.code,
             &self.kernel,
             &self.access,
             &self.params,
-            state_bytes,
+            self.state_bytes::<T>(),
             inputs,
             cfg,
         )?;
@@ -170,6 +165,43 @@ impl ScanKernel {
     /// [`ScanKernel::run_with`] on the calling thread.
     pub fn run<T: Elem>(&self, inputs: &[&[T]]) -> Result<Tensor> {
         self.run_with(inputs, &RunConfig::default())
+    }
+
+    /// [`ScanKernel::run_with`] straight into `out`, which must hold exactly the result's elements
+    /// (the iteration space's, C order; checked before the code runs): nothing is allocated for the
+    /// result, and every element of `out` is written.
+    pub fn run_into_with<T: Elem>(&self, inputs: &[&[T]], out: &mut [T], cfg: &RunConfig<'_>) -> Result<()> {
+        self.check_dtype::<T>()?;
+        call::execute_scan_into(
+            &self.code,
+            &self.kernel,
+            &self.access,
+            &self.params,
+            self.state_bytes::<T>(),
+            inputs,
+            out,
+            cfg,
+        )
+    }
+
+    /// [`ScanKernel::run_into_with`] on the calling thread.
+    pub fn run_into<T: Elem>(&self, inputs: &[&[T]], out: &mut [T]) -> Result<()> {
+        self.run_into_with(inputs, out, &RunConfig::default())
+    }
+
+    fn check_dtype<T: Elem>(&self) -> Result<()> {
+        if self.kernel.dtype != T::DTYPE {
+            return Err(JitError::DType {
+                kernel: self.kernel.dtype,
+                given: T::DTYPE,
+            });
+        }
+        Ok(())
+    }
+
+    /// The bytes of one carried state: f64 for sums and products, the data type otherwise.
+    fn state_bytes<T: Elem>(&self) -> usize {
+        if self.scan.op.wide() { 8 } else { T::DTYPE.size() }
     }
 }
 
@@ -581,7 +613,10 @@ impl<'k> Emitter<'k> {
             let cs = g.b.ins().splat(types::F64X2, c);
             let o1 = self.combine(g, cs, p1);
             let o2 = self.combine(g, cs, p2);
-            let next = self.last_lane(g, o2);
+            // the last lane of `o2`, computed from the scalar carry: the same bits, and the carry's
+            // dependency chain is one scalar operation per vector (no splat and lane extract on it)
+            let total = self.last_lane(g, p2);
+            let next = self.combine(g, c, total);
             g.b.def_var(carry, next);
             let (lo, hi) = if self.scan.reverse { (o2, o1) } else { (o1, o2) };
             self.narrow(g, lo, hi)
@@ -590,7 +625,9 @@ impl<'k> Emitter<'k> {
             let p = self.prefix(g, v, ident);
             let cs = g.splat(W::Vector, c);
             let out = self.combine(g, cs, p);
-            let next = self.last_lane(g, out);
+            // `out`'s last lane from the scalar carry (as above)
+            let total = self.last_lane(g, p);
+            let next = self.combine(g, c, total);
             g.b.def_var(carry, next);
             out
         };

@@ -601,3 +601,75 @@ fn starts() {
         }
     }
 }
+
+/// Scan kernels against the interpreter on small powers of two (their sums and products are exact in
+/// any order, so every op compares bit for bit on the in-register prefix, the scalar tail and the
+/// columns), and `run_into` writes the bits `run` gives and refuses an output of the wrong length.
+#[test]
+fn scans() {
+    let vals = [-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0];
+    let mut arena = ExprArena::new();
+    let (a, b) = (arena.input(0), arena.input(1));
+    let body = arena.binary(BinaryOp::Mul, a, b);
+    for (shape, other, axis) in [
+        (vec![37usize], vec![37usize], Some(0usize)),
+        (vec![5, 9], vec![9], Some(1)),
+        (vec![5, 9], vec![1], Some(0)),
+        (vec![3, 4, 5], vec![4, 5], None),
+    ] {
+        for op in ScanOp::ALL {
+            for (exclusive, reverse, initial) in [(false, false, None), (true, true, Some(0.5))] {
+                let mut scan = Scan::new(op, axis).with_initial(initial);
+                scan.exclusive = exclusive;
+                scan.reverse = reverse;
+                let k = kernel(
+                    DType::F64,
+                    &[&shape, &other],
+                    arena.clone(),
+                    body,
+                    KernelKind::Scan(scan),
+                );
+                let p = plan(&k, usize::MAX);
+                let data: Vec<Vec<f64>> = [&shape, &other]
+                    .iter()
+                    .enumerate()
+                    .map(|(s, sh)| {
+                        (0..sh.iter().product())
+                            .map(|i| vals[(i * 5 + s * 3) % 8])
+                            .collect()
+                    })
+                    .collect();
+                let want = oracle(&k, &data).unwrap();
+                let bufs: Vec<Vec<f64>> = (0..2)
+                    .map(|i| {
+                        if p.inputs[i] == InputPlan::Materialise {
+                            materialise(&k, i, &data[i])
+                        } else {
+                            data[i].clone()
+                        }
+                    })
+                    .collect();
+                let refs: Vec<&[f64]> = bufs.iter().map(|b| b.as_slice()).collect();
+                for sched in [Schedule::for_kernel(&k), Schedule::scalar()] {
+                    let code = kiln_jit::ScanKernel::compile(&k, &p, sched).unwrap();
+                    let got = code.run(&refs).unwrap();
+                    assert!(
+                        same_tensor(&got, &want),
+                        "{scan:?} {shape:?}: {got:?} vs {want:?}"
+                    );
+                    let mut out = vec![f64::NAN; got.values.len()];
+                    code.run_into(&refs, &mut out).unwrap();
+                    assert!(same_tensor(
+                        &Tensor {
+                            shape: got.shape.clone(),
+                            values: Values::F64(out)
+                        },
+                        &got
+                    ));
+                    let mut short = vec![0.0; got.values.len() - 1];
+                    assert!(code.run_into(&refs, &mut short).is_err());
+                }
+            }
+        }
+    }
+}

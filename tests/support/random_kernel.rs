@@ -6,13 +6,15 @@
 //! Parity rules: elementwise algebra, comparisons, `where`, min/max, argmin/argmax, any/all are
 //! bit-exact (any NaN equals any NaN; the sign of zero counts). A transcendental appears only at the
 //! root of a map, over an exact subtree, and is compared in ULP. Sums are compared against a bound
-//! relative to the sum of the magnitudes (reassociation), products relatively where finite.
+//! relative to the sum of the magnitudes (reassociation), products relatively where finite. A scan
+//! (cumsum, cumprod, cummax, cummin; any axis, exclusive, reverse, initial) may stand at the root over
+//! an exact subtree: exact where the code folds in order, else per output as `scan_rule` says.
 
 #![allow(dead_code)] // each includer uses a different part
 
 use arbitrary::{Result, Unstructured};
-use kiln::kiln_ir::{BinaryOp, ReduceOp, UnaryOp};
-use kiln::{ArrayArg, Axes, Expr, FusedRunner, Output};
+use kiln::kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
+use kiln::{ArrayArg, Axes, Expr, FusedRunner, Output, ScanOptions};
 use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 
 /// One input array, in either dtype, possibly a non-contiguous view of a larger buffer.
@@ -60,20 +62,39 @@ const SPECIALS: [f64; 16] = [
     1.5e-45,
 ];
 
-const EXACT_UNARY: [UnaryOp; 5] = [
-    UnaryOp::Neg,
-    UnaryOp::Abs,
-    UnaryOp::Sqrt,
-    UnaryOp::Recip,
-    UnaryOp::Not,
-];
-const TRANSCENDENTAL: [UnaryOp; 5] = [
+/// The unary ops the JIT computes as vector polynomials, within a ULP bound of libm (the rest are
+/// exact algebra, direct instructions, or the interpreter's own libm called per lane).
+const TRANSCENDENTAL: [UnaryOp; 11] = [
     UnaryOp::Sin,
     UnaryOp::Cos,
     UnaryOp::Tan,
     UnaryOp::Exp,
+    UnaryOp::Exp2,
+    UnaryOp::Expm1,
     UnaryOp::Log,
+    UnaryOp::Log2,
+    UnaryOp::Log10,
+    UnaryOp::Log1p,
+    UnaryOp::Tanh,
 ];
+
+/// Unary ops compared bit for bit.
+fn exact_unary() -> Vec<UnaryOp> {
+    UnaryOp::ALL
+        .into_iter()
+        .filter(|op| !TRANSCENDENTAL.contains(op))
+        .collect()
+}
+
+/// Binary ops compared bit for bit: all but `pow` (a vector polynomial, compared in ULP at the root)
+/// and `copysign`, whose result shows the sign of a NaN operand, which IEEE leaves unspecified and
+/// libm and the vector math set differently (glibc's log10 of a negative is +NaN, the JIT's -NaN).
+fn exact_binary() -> Vec<BinaryOp> {
+    BinaryOp::ALL
+        .into_iter()
+        .filter(|op| !matches!(op, BinaryOp::Pow | BinaryOp::Copysign))
+        .collect()
+}
 
 fn float(u: &mut Unstructured<'_>) -> Result<f64> {
     Ok(match u.int_in_range(0..=3u8)? {
@@ -150,21 +171,17 @@ fn exact_tree(u: &mut Unstructured<'_>, names: &[String], rank: usize, depth: u3
         });
     }
     Ok(match u.int_in_range(0..=5u8)? {
-        0 => exact_tree(u, names, rank, depth - 1)?.unary(*u.choose(&EXACT_UNARY)?),
+        0 => exact_tree(u, names, rank, depth - 1)?.unary(*u.choose(&exact_unary())?),
         1 => Expr::select(
             exact_tree(u, names, rank, depth - 1)?,
             exact_tree(u, names, rank, depth - 1)?,
             exact_tree(u, names, rank, depth - 1)?,
         ),
         _ => {
-            let op = *u.choose(&BinaryOp::ALL)?;
+            let op = *u.choose(&exact_binary())?;
             let a = exact_tree(u, names, rank, depth - 1)?;
             let b = exact_tree(u, names, rank, depth - 1)?;
-            if op == BinaryOp::Pow {
-                a.pow(b)
-            } else {
-                a.binary(op, b)
-            }
+            a.binary(op, b)
         }
     })
 }
@@ -200,7 +217,7 @@ impl Case {
         let names: Vec<String> = inputs.iter().map(|(n, _, _)| n.clone()).collect();
         let depth = u.int_in_range(0..=4u32)?;
         let body = exact_tree(u, &names, full.len(), depth)?;
-        let (expr, transcendental) = match u.int_in_range(0..=5u8)? {
+        let (expr, transcendental) = match u.int_in_range(0..=7u8)? {
             0 | 1 => {
                 let op = *u.choose(&ReduceOp::ALL)?;
                 let axes = if full.is_empty() || u.ratio(1, 2)? {
@@ -211,7 +228,24 @@ impl Case {
                 };
                 (body.reduce(op, axes), false)
             }
+            2 if u.ratio(1, 4)? => (body.pow(exact_tree(u, &names, full.len(), 2)?), true),
             2 => (body.unary(*u.choose(&TRANSCENDENTAL)?), true),
+            3 | 4 => {
+                let op = *u.choose(&ScanOp::ALL)?;
+                let rank = full.len() as isize;
+                let axis = if full.is_empty() || u.ratio(1, 3)? {
+                    None
+                } else {
+                    Some(u.int_in_range(-rank..=rank - 1)?)
+                };
+                let options = ScanOptions {
+                    axis,
+                    exclusive: u.ratio(1, 3)?,
+                    reverse: u.ratio(1, 3)?,
+                    initial: if u.ratio(1, 3)? { Some(float(u)?) } else { None },
+                };
+                (body.scan(op, options), false)
+            }
             _ => (body, false),
         };
         Ok(Case {
@@ -297,6 +331,14 @@ impl Case {
             kiln::ExprNode::Reduce {
                 op: ReduceOp::Prod, ..
             } => Rule::Relative,
+            kiln::ExprNode::Scan { op, options, arg } => {
+                let body = FusedRunner::compile(arg)
+                    .map_err(|e| e.to_string())?
+                    .with_backend(kiln::interpreter())
+                    .run(&args)
+                    .map_err(|e| e.to_string())?;
+                scan_rule(*op, options, body, backend)
+            }
             _ if self.transcendental => Rule::Ulp(8),
             _ => Rule::Exact,
         };
@@ -324,6 +366,107 @@ enum Rule {
     Ulp(u64),
     SumBound(Vec<f64>),
     Relative,
+    /// Per output of a reassociated scan (see [`scan_rule`]).
+    Scan(Vec<Slack>),
+}
+
+/// How far one output of a reassociated cumsum or cumprod may be from the interpreter's.
+#[derive(Debug, Clone, Copy)]
+enum Slack {
+    /// Anything: an intermediate of the reassociated fold may overflow or underflow where the
+    /// sequential one does not (then NaN, ±inf, 0 and finite values may all come out either way).
+    Any,
+    /// Finite results within this absolute bound, non-finite ones equal.
+    Abs(f64),
+    /// Finite results within this fraction of the larger magnitude, non-finite ones equal.
+    Rel(f64),
+}
+
+/// The parity rule of a scan. cummax and cummin are exact (associative, NaN and signed zeros
+/// included), and so is every scan that folds sequentially: the scalar schedule, and an outer axis
+/// (columns, each folded in order). Along the innermost axis (or the flattened array) the SIMD code
+/// reassociates a sum or product within one 128-bit vector (`carry ⊕ (a ⊕ b)`, blocks of 2 for f64,
+/// 4 for f32 in the f64 state; jit/src/scan.rs), so:
+/// - cumsum: `|err| <= (len + 4) * eps * m`, `m` the running sum of the finite `|x|` (and `|initial|`)
+///   along the same line in scan order; where `m` overflows, anything;
+/// - cumprod: relative `2 * (len + 4) * eps` while every prefix and every window of up to 4
+///   consecutive factors stays well inside the normal range (log2 within ±1000, f32 results within
+///   ±120), else anything from there to the end of the line.
+///
+/// f32 results may differ by one more rounding (see [`compare`]).
+fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> Rule {
+    let f32_result = matches!(body, Output::F32(_));
+    let body = body.into_f64();
+    let shape = body.shape().to_vec();
+    let x: Vec<f64> = body.iter().copied().collect();
+    let n = x.len();
+    let (outer, len, inner) = match options.axis {
+        None => (1, n, 1),
+        Some(a) => {
+            let a = if a < 0 { a + shape.len() as isize } else { a } as usize;
+            (
+                shape[..a].iter().product(),
+                shape[a],
+                shape[a + 1..].iter().product::<usize>(),
+            )
+        }
+    };
+    let sequential = backend.ends_with("scalar") || inner != 1;
+    if sequential || matches!(op, ScanOp::Max | ScanOp::Min) {
+        return Rule::Exact;
+    }
+    let start = options.initial.unwrap_or(if options.exclusive {
+        op.neutral()
+    } else {
+        op.identity()
+    });
+    let finite_nonzero = |v: f64| v.is_finite() && v != 0.0;
+    let eps = f64::EPSILON;
+    let mut slack = vec![Slack::Any; n];
+    for o in 0..outer {
+        let mut m = if start.is_finite() { start.abs() } else { 0.0 };
+        let mut log = if finite_nonzero(start) {
+            start.abs().log2()
+        } else {
+            0.0
+        };
+        let mut in_range = log.abs() <= 1000.0;
+        let mut window: Vec<f64> = Vec::new();
+        for t in 0..len {
+            let k = if options.reverse { len - 1 - t } else { t };
+            let i = o * len + k;
+            let v = x[i];
+            slack[i] = if op == ScanOp::Sum {
+                if v.is_finite() {
+                    m += v.abs();
+                }
+                if m.is_finite() && (!f32_result || m < 1e38) {
+                    Slack::Abs((len + 4) as f64 * eps * m)
+                } else {
+                    Slack::Any
+                }
+            } else {
+                if finite_nonzero(v) {
+                    let l = v.abs().log2();
+                    log += l;
+                    window.insert(0, l);
+                    window.truncate(4);
+                    let mut w = 0.0;
+                    for &l in &window {
+                        w += l;
+                        in_range &= w.abs() <= 1000.0;
+                    }
+                    in_range &= log.abs() <= 1000.0;
+                }
+                if in_range && (!f32_result || log.abs() <= 120.0) {
+                    Slack::Rel(2.0 * (len + 4) as f64 * eps)
+                } else {
+                    Slack::Any
+                }
+            };
+        }
+    }
+    Rule::Scan(slack)
 }
 
 fn ulps(a: f64, b: f64, f32_result: bool) -> u64 {
@@ -349,7 +492,28 @@ fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), 
     };
     let n = w.len().max(1) as f64;
     for (i, (&a, &b)) in w.iter().zip(g.iter()).enumerate() {
-        let ok = if a.is_nan() || b.is_nan() {
+        let ok = if let Rule::Scan(slack) = rule {
+            // f32 results: the f64 states within the slack may round to neighbouring f32 values
+            let rounding = if f32_result {
+                f32::EPSILON as f64 * a.abs().max(b.abs()) + f64::from(f32::from_bits(1))
+            } else {
+                0.0
+            };
+            match slack[i] {
+                Slack::Any => true,
+                _ if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
+                _ if !a.is_finite() || !b.is_finite() => a == b,
+                Slack::Abs(bound) => (a - b).abs() <= bound + rounding,
+                Slack::Rel(r) => (a - b).abs() <= r * a.abs().max(b.abs()) + rounding,
+            }
+        } else if matches!(rule, Rule::Relative)
+            && (a.is_nan() || b.is_nan())
+            && [a, b].iter().any(|v| !v.is_finite() || *v == 0.0)
+        {
+            // a product that meets inf and 0 (or overflows and underflows) in a regrouped order can
+            // give NaN where the sequential order gives inf or 0, and the other way round
+            true
+        } else if a.is_nan() || b.is_nan() {
             a.is_nan() && b.is_nan()
         } else {
             match rule {
@@ -367,6 +531,7 @@ fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), 
                         || (!a.is_finite() || !b.is_finite())
                         || a.abs().max(b.abs()) < 1e-290
                 }
+                Rule::Scan(_) => unreachable!("handled above"),
             }
         };
         if !ok {

@@ -20,7 +20,6 @@
 //! pow polynomials are fitted here (exp: Chebyshev interpolation in mpmath) or Taylor series (the
 //! tail of pow's double-double log), whose coefficients are exact facts.
 
-
 // The coefficients are quoted with the digits their sources give (fdlibm prints 21), and fdlibm's
 // constants near log2(e) or ln 2 are its own splits, not approximations of std's.
 #![allow(clippy::excessive_precision, clippy::approx_constant)]
