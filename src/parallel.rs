@@ -56,9 +56,11 @@ impl std::fmt::Debug for Parallel {
     }
 }
 
-/// The number of cores this process may use.
+/// The number of cores this process may use, asked of the OS once (std reads the cgroup files on
+/// every call: tens of microseconds, which every new runner would pay).
 pub fn available_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 impl Default for Parallel {

@@ -18,7 +18,7 @@ use crate::expr::{Axes, Expr, ExprNode};
 use crate::scan::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
 use kiln_ir::{DType, ExprArena, InputDecl, KernelIR, KernelKind, NodeId, ReduceOp, Scan, ScanOp};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 

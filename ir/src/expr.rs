@@ -8,7 +8,7 @@
 //! equal to itself.
 
 use crate::op::{BinaryOp, UnaryOp};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The id of a node in an [`ExprArena`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -11,7 +11,8 @@ use crate::error::Result;
 use crate::layout::Structure;
 use crate::schedule::Schedule;
 use kiln_ir::{BroadcastPlan, ExprArena, KernelIR, NodeId};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Everything that shapes a kernel's code. Made only by [`KernelKey::new`], from a validated kernel
@@ -57,10 +58,65 @@ pub struct CacheStats {
     pub len: usize,
 }
 
+/// One cached kernel: its key, its code, and when it was last used.
+struct Entry {
+    key: KernelKey,
+    code: Arc<CompiledKernel>,
+    used: u64,
+}
+
 struct Inner {
-    map: HashMap<KernelKey, (Arc<CompiledKernel>, u64)>,
+    /// Entries by the hash of their key's parts, so a lookup hashes the caller's kernel in place
+    /// (building a `KernelKey` clones the arena; that happens only on a miss).
+    map: HashMap<u64, Vec<Entry>>,
+    len: usize,
     tick: u64,
     stats: CacheStats,
+}
+
+/// The hash of a key's parts, borrowed.
+fn key_hash(structure: &Structure, arena: &ExprArena, body: NodeId, schedule: Schedule) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    structure.hash(&mut h);
+    arena.hash(&mut h);
+    body.hash(&mut h);
+    schedule.hash(&mut h);
+    h.finish()
+}
+
+impl Inner {
+    /// The entry for these parts, if cached.
+    fn find(
+        &mut self,
+        hash: u64,
+        structure: &Structure,
+        kernel: &KernelIR,
+        schedule: Schedule,
+    ) -> Option<&mut Entry> {
+        self.map.get_mut(&hash)?.iter_mut().find(|e| {
+            e.key.schedule == schedule
+                && e.key.body == kernel.body
+                && e.key.structure == *structure
+                && e.key.arena == kernel.arena
+        })
+    }
+
+    /// Removes the least recently used entry.
+    fn evict_oldest(&mut self) -> Option<Arc<CompiledKernel>> {
+        let (&hash, i) = self
+            .map
+            .iter()
+            .flat_map(|(h, v)| v.iter().enumerate().map(move |(i, e)| ((h, i), e.used)))
+            .min_by_key(|(_, used)| *used)
+            .map(|(at, _)| at)?;
+        let bucket = self.map.get_mut(&hash)?;
+        let gone = bucket.swap_remove(i);
+        if bucket.is_empty() {
+            self.map.remove(&hash);
+        }
+        self.len -= 1;
+        Some(gone.code)
+    }
 }
 
 /// A bounded LRU cache of compiled kernels.
@@ -75,7 +131,8 @@ impl KernelCache {
         KernelCache {
             capacity: capacity.max(1),
             inner: Mutex::new(Inner {
-                map: HashMap::new(),
+                map: HashMap::default(),
+                len: 0,
                 tick: 0,
                 stats: CacheStats::default(),
             }),
@@ -83,7 +140,7 @@ impl KernelCache {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        // a panic while holding the lock leaves the map consistent (every update is one insert/remove)
+        // a panic while holding the lock leaves the map consistent (every update is one push/remove)
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -94,41 +151,44 @@ impl KernelCache {
         plan: &BroadcastPlan,
         schedule: Schedule,
     ) -> Result<Arc<CompiledKernel>> {
-        let key = KernelKey::new(kernel, plan, schedule)?;
+        let schedule = schedule.normalised(kernel.dtype);
+        let structure = Structure::new(kernel, plan)?;
+        let hash = key_hash(&structure, &kernel.arena, kernel.body, schedule);
         {
             let mut inner = self.lock();
             inner.tick += 1;
             let tick = inner.tick;
-            if let Some((k, used)) = inner.map.get_mut(&key) {
-                *used = tick;
-                let k = k.clone();
+            if let Some(e) = inner.find(hash, &structure, kernel, schedule) {
+                // an equal key was validated when it was made: same arena, body, rank and inputs
+                e.used = tick;
+                let code = e.code.clone();
                 inner.stats.hits += 1;
-                return Ok(k);
+                return Ok(code);
             }
             inner.stats.misses += 1;
         }
+        let key = KernelKey::new(kernel, plan, schedule)?;
         let compiled = Arc::new(CompiledKernel::compile_uncached(key.clone())?);
         let mut evicted = Vec::new();
         let result = {
             let mut inner = self.lock();
             inner.tick += 1;
             let tick = inner.tick;
-            if let Some((k, used)) = inner.map.get_mut(&key) {
+            if let Some(e) = inner.find(hash, &structure, kernel, schedule) {
                 // another thread compiled it meanwhile: keep theirs
-                *used = tick;
-                k.clone()
+                e.used = tick;
+                e.code.clone()
             } else {
-                while inner.map.len() >= self.capacity {
-                    let oldest = inner
-                        .map
-                        .iter()
-                        .min_by_key(|(_, (_, used))| *used)
-                        .map(|(k, _)| k.clone())
-                        .expect("a full cache has an entry");
-                    evicted.extend(inner.map.remove(&oldest));
+                while inner.len >= self.capacity {
+                    evicted.extend(inner.evict_oldest());
                     inner.stats.evictions += 1;
                 }
-                inner.map.insert(key, (compiled.clone(), tick));
+                inner.map.entry(hash).or_default().push(Entry {
+                    key,
+                    code: compiled.clone(),
+                    used: tick,
+                });
+                inner.len += 1;
                 compiled
             }
         };
@@ -140,14 +200,18 @@ impl KernelCache {
     pub fn stats(&self) -> CacheStats {
         let inner = self.lock();
         CacheStats {
-            len: inner.map.len(),
+            len: inner.len,
             ..inner.stats
         }
     }
 
     /// Drops every kernel (their code is freed once no caller holds them).
     pub fn clear(&self) {
-        let old = std::mem::take(&mut self.lock().map);
+        let old = {
+            let mut inner = self.lock();
+            inner.len = 0;
+            std::mem::take(&mut inner.map)
+        };
         drop(old);
     }
 
