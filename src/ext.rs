@@ -45,14 +45,32 @@ impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
     }
 
     fn fuse_into(&self, out: &mut ArrayRef<A, D>, f: impl FnOnce(Expr) -> Expr) -> Result<()> {
-        let result = A::from_output(self.fuse_dyn(f)?)?;
-        assign(out.view_mut().into_dyn(), result)
+        let runner = FusedRunner::compile(&f(Expr::input("x0")))?;
+        run_into_or_assign(
+            &runner,
+            &[("x0", ArrayArg::from(self))],
+            out.view_mut().into_dyn(),
+        )
     }
 
     fn fuse_dyn(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Output> {
         let runner = FusedRunner::compile(&f(Expr::input("x0")))?;
         runner.run(&[("x0", ArrayArg::from(self))])
     }
+}
+
+/// Runs straight into `out` where the kernel's result is a float array of `out`'s type and `out` is
+/// C-contiguous (no temporary); otherwise computes the result and assigns it, converting truth values
+/// to 1 / 0.
+fn run_into_or_assign<A: Float>(
+    runner: &FusedRunner,
+    args: &[(&str, ArrayArg<'_>)],
+    mut out: ndarray::ArrayViewMutD<'_, A>,
+) -> Result<()> {
+    if out.is_standard_layout() && runner.run_into(args, out.view_mut()).is_ok() {
+        return Ok(());
+    }
+    assign(out, A::from_output(runner.run(args)?)?)
 }
 
 fn assign<A: Float>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>) -> Result<()> {
@@ -116,8 +134,9 @@ macro_rules! fuse_tuple {
             }
 
             fn fuse_into(self, out: &mut ArrayD<Self::Elem>, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<()> {
-                let result = <$elem>::from_output(self.fuse_dyn(f)?)?;
-                assign(out.view_mut(), result)
+                let ($($arr,)+) = self;
+                let runner = FusedRunner::compile(&f(($(Expr::input($name),)+)))?;
+                run_into_or_assign(&runner, &[$(($name, ArrayArg::from($arr))),+], out.view_mut())
             }
 
             fn fuse_dyn(self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Output> {
