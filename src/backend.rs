@@ -2,22 +2,35 @@
 //! there) and the [`Executable`] it returns runs it over prepared buffers many times.
 //!
 //! The executor hands every backend the same thing: the [`KernelIR`], its [`BroadcastPlan`], and one
-//! C-contiguous buffer per input in the kernel's dtype (an input the plan materialises arrives already
-//! expanded to the iteration shape). The [`Interpreter`] is the first backend and the oracle; the JIT
-//! implements the same traits.
+//! buffer per input in the kernel's dtype: C-contiguous elements (an input the plan materialises
+//! arrives already expanded to the iteration shape), or the caller's strided view itself
+//! ([`BufferData::Strided`]) where the plan reads it per row in place with the view's own strides. The plan
+//! is the same for every backend: the JIT reads such a view in place; the [`Interpreter`], the oracle
+//! and not a fast path, copies it into a C-contiguous buffer of its shape before it runs.
 
 use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
 use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
+use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
 
-/// One input, ready to run: C-contiguous elements and their shape.
+/// One input, ready to run: its elements and their shape.
 #[derive(Debug, Clone)]
 pub struct Buffer<'a, T: Clone> {
-    pub data: Cow<'a, [T]>,
+    pub data: BufferData<'a, T>,
     pub shape: Vec<usize>,
+}
+
+/// The elements of one input.
+#[derive(Debug, Clone)]
+pub enum BufferData<'a, T: Clone> {
+    /// C-contiguous elements: the caller's memory where it is C-contiguous, else a copy.
+    Contiguous(Cow<'a, [T]>),
+    /// The caller's view (of the buffer's shape), not C-contiguous: the plan reads it per row with its
+    /// own element strides as outer strides (`InputPlan::PerRow`), its rows contiguous.
+    Strided(ArrayViewD<'a, T>),
 }
 
 /// The inputs of one run, in the kernel's dtype.
@@ -135,12 +148,26 @@ impl Executable for Interpreter {
 }
 
 fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start<'_>) -> Result<Tensor> {
+    // the oracle reads C-contiguous buffers: a view the JIT reads in place is copied here
+    let copies: Vec<Option<Vec<T>>> = buffers
+        .iter()
+        .map(|b| match &b.data {
+            BufferData::Contiguous(_) => None,
+            BufferData::Strided(v) => Some(v.iter().copied().collect()),
+        })
+        .collect();
     let inputs = buffers
         .iter()
-        .map(|b| {
+        .zip(&copies)
+        .map(|(b, copy)| {
             let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
+            let data = match (&b.data, copy) {
+                (_, Some(c)) => &c[..],
+                (BufferData::Contiguous(d), None) => &d[..],
+                (BufferData::Strided(_), None) => unreachable!("every view was copied"),
+            };
             Ok(StridedInput {
-                data: &b.data[..],
+                data,
                 offset: 0,
                 strides,
             })

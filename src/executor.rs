@@ -6,7 +6,7 @@
 //! planning and no compilation.
 
 use crate::array::{ArrayArg, Converted, Float};
-use crate::backend::{Backend, Buffer, Buffers, Executable};
+use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable};
 use crate::error::{Error, Result};
 use crate::profile::Settings;
 use crate::program::Program;
@@ -54,6 +54,13 @@ fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
 }
 
+fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
+    match a {
+        ArrayArg::F64(v) => v.strides(),
+        ArrayArg::F32(v) => v.strides(),
+    }
+}
+
 /// Whether the argument is C-contiguous (ndarray's standard layout), computed from its shape and
 /// strides without allocating (ndarray's own test builds the default strides first: this runs on
 /// every call).
@@ -73,6 +80,18 @@ fn is_standard(a: &ArrayArg<'_>) -> bool {
         expect = expect.wrapping_mul(d as isize);
     }
     true
+}
+
+/// The element strides of a view that is not C-contiguous, for the planner to read it in place (per
+/// row, with these strides, where its rows are contiguous): None where the kernel reads it in another
+/// shape (a rewrite dropped size-1 axes), which is then materialised. The planner declines negative
+/// strides and rows that are not contiguous.
+fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
+    let (s, strides) = match a {
+        ArrayArg::F64(v) => (v.shape(), v.strides()),
+        ArrayArg::F32(v) => (v.shape(), v.strides()),
+    };
+    same(s, shape).then(|| strides.to_vec())
 }
 
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
@@ -116,9 +135,13 @@ pub(crate) fn specialise(
     let layouts: Vec<InputLayout> = args
         .iter()
         .zip(&kernel.inputs)
-        .map(|(a, decl)| InputLayout {
-            shape: decl.shape.clone(),
-            contiguous: a.dtype() != kernel.dtype || is_standard(a),
+        .map(|(a, decl)| {
+            let contiguous = a.dtype() != kernel.dtype || is_standard(a);
+            InputLayout {
+                shape: decl.shape.clone(),
+                contiguous,
+                strides: (!contiguous).then(|| in_place_strides(a, &decl.shape)).flatten(),
+            }
         })
         .collect();
     let plan = BroadcastPlan::new(&kernel.shape, &layouts, options)?;
@@ -128,8 +151,9 @@ pub(crate) fn specialise(
 /// A kernel specialised for one form of inputs, readied by a backend.
 #[derive(Debug)]
 pub(crate) struct Specialised {
-    /// Per input: dtype, shape, and whether it is C-contiguous.
-    signature: Vec<(DType, Vec<usize>, bool)>,
+    /// Per input: dtype, shape, and whether it is C-contiguous; the strides of one that is not (the
+    /// plan may read it in place with them).
+    signature: Vec<(DType, Vec<usize>, bool, Vec<isize>)>,
     pub kernel: KernelIR,
     pub plan: BroadcastPlan,
     pub exe: Box<dyn Executable>,
@@ -138,11 +162,9 @@ pub(crate) struct Specialised {
 impl Specialised {
     fn matches(&self, args: &[&ArrayArg<'_>]) -> bool {
         self.signature.len() == args.len()
-            && self
-                .signature
-                .iter()
-                .zip(args)
-                .all(|((d, s, c), a)| *d == a.dtype() && same(s, a.shape()) && *c == is_standard(a))
+            && self.signature.iter().zip(args).all(|((d, s, c, st), a)| {
+                *d == a.dtype() && same(s, a.shape()) && *c == is_standard(a) && (*c || same(st, strides(a)))
+            })
     }
 }
 
@@ -174,7 +196,11 @@ impl SpecCache {
         let exe = backend.prepare(&kernel, &plan)?;
         let signature = args
             .iter()
-            .map(|a| (a.dtype(), a.shape().to_vec(), is_standard(a)))
+            .map(|a| {
+                let c = is_standard(a);
+                let st = if c { Vec::new() } else { strides(a).to_vec() };
+                (a.dtype(), a.shape().to_vec(), c, st)
+            })
             .collect();
         let spec = Arc::new(Specialised {
             signature,
@@ -197,7 +223,8 @@ pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<
     })
 }
 
-/// One C-contiguous buffer per input: the caller's memory where it already is one, else a copy.
+/// One buffer per input: the caller's memory where it is C-contiguous, or where the plan reads the
+/// caller's strided view in place (per row, with the view's strides); else a copy.
 fn prepare<'a, T: Float>(
     kernel: &KernelIR,
     plan: &BroadcastPlan,
@@ -234,7 +261,7 @@ fn prepare<'a, T: Float>(
                         elements: expanded.len(),
                     })?;
                 data.extend(expanded.iter().copied());
-                let data = Cow::Owned(data);
+                let data = BufferData::Contiguous(Cow::Owned(data));
                 return Ok(Buffer {
                     data,
                     shape: kernel.shape.clone(),
@@ -242,10 +269,21 @@ fn prepare<'a, T: Float>(
             }
             let data = match conv {
                 Converted::View(v) => match v.to_slice() {
-                    Some(s) => Cow::Borrowed(s),
-                    None => Cow::Owned(v.iter().copied().collect()),
+                    Some(s) => BufferData::Contiguous(Cow::Borrowed(s)),
+                    // the planner read the view's own strides (see `in_place_strides`)
+                    None if matches!(input_plan, InputPlan::PerRow { .. }) => {
+                        if v.shape() != &shape[..] {
+                            return Err(Error::Output(format!(
+                                "input '{}': a view of shape {:?} planned as {shape:?}",
+                                kernel.inputs[i].name,
+                                v.shape()
+                            )));
+                        }
+                        BufferData::Strided(v)
+                    }
+                    None => BufferData::Contiguous(Cow::Owned(v.iter().copied().collect())),
                 },
-                Converted::Owned(a) => Cow::Owned(a.into_raw_vec_and_offset().0),
+                Converted::Owned(a) => BufferData::Contiguous(Cow::Owned(a.into_raw_vec_and_offset().0)),
             };
             Ok(Buffer { data, shape })
         })

@@ -1,13 +1,13 @@
 //! The Cranelift backend: each kernel compiled by kiln-jit into one native SIMD function.
 //!
 //! [`Jit::prepare`](crate::Backend::prepare) compiles (or finds in kiln-jit's kernel cache) the code
-//! for the kernel's structure and schedule; runs pass the prepared buffers' slices, which kiln-jit
-//! bounds-checks against the plan before any compiled code reads them.
+//! for the kernel's structure and schedule; runs pass the prepared buffers' slices, and strided views
+//! the plan reads in place (no copy), which kiln-jit bounds-checks against the plan before any compiled code reads them.
 
-use crate::backend::{Backend, Buffer, Buffers, Executable, OutSlice, RunCtx, copy_into};
+use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable, OutSlice, RunCtx, copy_into};
 use crate::error::{Error, Result};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
-use kiln_jit::{BoundKernel, Elem, JitError, ScanKernel, Schedule, Workspace};
+use kiln_jit::{BoundKernel, Elem, InputRef, JitError, ScanKernel, Schedule, Workspace};
 use std::sync::Mutex;
 
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
@@ -65,12 +65,35 @@ struct JitExecutable {
     workspace: Mutex<Workspace>,
 }
 
-fn slices<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Vec<&'b [T]> {
-    b.iter().map(|b| &b.data[..]).collect()
+/// The inputs as kiln-jit takes them: slices, and views read in place (kiln-jit checks each view
+/// against the plan before any compiled code reads it).
+fn refs<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Vec<InputRef<'b, T>> {
+    b.iter()
+        .map(|b| match &b.data {
+            BufferData::Contiguous(d) => InputRef::Slice(&d[..]),
+            BufferData::Strided(v) => InputRef::View(v.view()),
+        })
+        .collect()
+}
+
+/// The inputs of a scan, which reads flat buffers only (its plan has no outer axes, so the executor
+/// never hands it a view).
+fn slices<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Result<Vec<&'b [T]>> {
+    b.iter()
+        .map(|b| match &b.data {
+            BufferData::Contiguous(d) => Ok(&d[..]),
+            BufferData::Strided(_) => Err(Error::Jit("a scan reads no strided view in place".into())),
+        })
+        .collect()
 }
 
 impl JitExecutable {
-    fn run_t<T: Elem>(&self, kernel: &KernelIR, inputs: &[&[T]], ctx: &RunCtx<'_>) -> Result<Tensor> {
+    fn run_t<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        inputs: &[InputRef<'_, T>],
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, ctx.start);
         let run = |ws: &mut Workspace| self.code.run_with(inputs, &cfg, ws);
@@ -99,8 +122,8 @@ impl Executable for JitExecutable {
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
         match inputs {
-            Buffers::F64(b) => self.run_t(kernel, &slices(b), ctx),
-            Buffers::F32(b) => self.run_t(kernel, &slices(b), ctx),
+            Buffers::F64(b) => self.run_t(kernel, &refs(b), ctx),
+            Buffers::F32(b) => self.run_t(kernel, &refs(b), ctx),
         }
     }
 
@@ -119,10 +142,10 @@ impl Executable for JitExecutable {
         let cfg = ctx.parallel.jit_config(n, ctx.start);
         match (inputs, out) {
             (Buffers::F64(b), OutSlice::F64(o)) if direct => {
-                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
+                Ok(self.code.run_into_with(&refs(b), o, &cfg)?)
             }
             (Buffers::F32(b), OutSlice::F32(o)) if direct => {
-                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
+                Ok(self.code.run_into_with(&refs(b), o, &cfg)?)
             }
             (_, out) => copy_into(self.run(kernel, plan, inputs, ctx)?.values, out),
         }
@@ -154,8 +177,8 @@ impl Executable for ScanExecutable {
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
         match inputs {
-            Buffers::F64(b) => self.run_t(kernel, &slices(b), ctx),
-            Buffers::F32(b) => self.run_t(kernel, &slices(b), ctx),
+            Buffers::F64(b) => self.run_t(kernel, &slices(b)?, ctx),
+            Buffers::F32(b) => self.run_t(kernel, &slices(b)?, ctx),
         }
     }
 
@@ -172,10 +195,10 @@ impl Executable for ScanExecutable {
         let direct = ctx.start == kiln_ir::Start::Identity;
         match (inputs, out) {
             (Buffers::F64(b), OutSlice::F64(o)) if direct => {
-                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
+                Ok(self.code.run_into_with(&slices(b)?, o, &cfg)?)
             }
             (Buffers::F32(b), OutSlice::F32(o)) if direct => {
-                Ok(self.code.run_into_with(&slices(b), o, &cfg)?)
+                Ok(self.code.run_into_with(&slices(b)?, o, &cfg)?)
             }
             (_, out) => copy_into(self.run(kernel, plan, inputs, ctx)?.values, out),
         }

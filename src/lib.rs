@@ -28,7 +28,7 @@ pub mod scan;
 pub mod text;
 
 pub use array::{ArrayArg, Float, Output};
-pub use backend::{Backend, Buffer, Buffers, Executable, Interpreter, OutSlice, RunCtx};
+pub use backend::{Backend, Buffer, BufferData, Buffers, Executable, Interpreter, OutSlice, RunCtx};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseExt, FuseManyExt};

@@ -8,6 +8,7 @@ fn layout(shape: &[usize]) -> InputLayout {
     InputLayout {
         shape: shape.to_vec(),
         contiguous: true,
+        strides: None,
     }
 }
 

@@ -78,3 +78,29 @@ fn invalid_operations_give_the_negative_default_nan() {
         }
     }
 }
+
+/// A kernel with more vector-math nodes than `kiln_jit::MAX_INLINE_MATH` calls libm per lane for all
+/// of them (compiling 200 inlined polynomials took seconds): its results are then the interpreter's
+/// bit for bit, and compiling it stays fast.
+#[test]
+fn large_kernels_call_libm_per_lane() {
+    let text: Vec<String> = (1..=60).map(|i| format!("tanh(exp(x * {i}e-2))")).collect();
+    let expr = text.join(" + ");
+    let x = ndarray::Array1::linspace(-3.0, 3.0, 37);
+    let start = std::time::Instant::now();
+    let jit = kiln::FusedRunner::compile_text(&expr)
+        .unwrap()
+        .run(&[("x", (&x).into())])
+        .unwrap();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "compiling took {:?}",
+        start.elapsed()
+    );
+    let interp = kiln::FusedRunner::compile_text(&expr)
+        .unwrap()
+        .with_backend(kiln::interpreter())
+        .run(&[("x", (&x).into())])
+        .unwrap();
+    assert_eq!(jit, interp);
+}

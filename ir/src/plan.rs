@@ -8,8 +8,14 @@
 //! - [`InputPlan::PerRow`]: constant along the inner axes (splatted once per row) or the same contiguous
 //!   row repeated along outer axes (re-read per row); its outer strides say where each row starts, with
 //!   stride 0 on stretched axes, so nothing is copied;
-//! - [`InputPlan::Materialise`]: any other broadcast, or a strided view, copied once into a C-contiguous
-//!   buffer of the iteration shape before the kernel runs.
+//! - [`InputPlan::Materialise`]: any other broadcast, or a strided view that cannot be read per row,
+//!   copied once into a C-contiguous buffer of the iteration shape before the kernel runs.
+//!
+//! A strided view (an [`InputLayout`] with `strides`) is read in place, as a per-row input whose outer
+//! strides are the view's own element strides (0 on broadcast axes), when its inner axes are
+//! C-contiguous (the row is a run of consecutive elements, or a single element per row) and every
+//! stride is non-negative: column slices (`x[:, :500]`) and row steps (`x[::2, :]`) are reduced and
+//! mapped without a copy. Other views (negative strides, rows that are not contiguous) are materialised.
 //!
 //! The planner picks the smallest `k` at which every input is readable without a copy. When that row is
 //! shorter than `min_row` elements, it plans one flat loop instead (`k = 0`) and materialises the inputs
@@ -45,8 +51,24 @@ pub enum InputPlan {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputLayout {
     pub shape: Vec<usize>,
-    /// False for a strided view, which is materialised unless it holds a single element.
+    /// False for a strided view, which is read per row in place when `strides` allow it, and
+    /// materialised otherwise (unless it holds a single element).
     pub contiguous: bool,
+    /// The element strides of a view that is not contiguous (one per axis of `shape`), when the caller
+    /// can pass the view itself to the backend; ignored for contiguous inputs. None: such a view is
+    /// materialised.
+    pub strides: Option<Vec<isize>>,
+}
+
+impl InputLayout {
+    /// A C-contiguous input of `shape`.
+    pub fn contiguous(shape: &[usize]) -> InputLayout {
+        InputLayout {
+            shape: shape.to_vec(),
+            contiguous: true,
+            strides: None,
+        }
+    }
 }
 
 /// Tuning of the planner.
@@ -115,10 +137,10 @@ fn access_at(input: &InputLayout, shape: &[usize], k: usize) -> Option<InputPlan
     if is_single(input) {
         return Some(InputPlan::Splat);
     }
-    if !input.contiguous {
-        return None;
-    }
     let lead = shape.len() - input.shape.len();
+    if !input.contiguous {
+        return strided_at(input, shape, k, lead);
+    }
     // the input's dims aligned with the iteration shape's inner axes (missing leading axes are 1)
     let inner: Vec<usize> = (k..shape.len())
         .map(|a| if a < lead { 1 } else { input.shape[a - lead] })
@@ -145,6 +167,32 @@ fn access_at(input: &InputLayout, shape: &[usize], k: usize) -> Option<InputPlan
         }
     }
     Some(InputPlan::PerRow { row, outer_strides })
+}
+
+/// How a strided view is read with `k` outer axes: per row, in place, when its row is a run of
+/// consecutive elements (its inner axes C-contiguous and aligned with the iteration shape's) or one
+/// element, and every stride is non-negative; None if it must be copied.
+fn strided_at(input: &InputLayout, shape: &[usize], k: usize, lead: usize) -> Option<InputPlan> {
+    let strides = input.strides.as_ref()?;
+    if strides.len() != input.shape.len() || input.shape.iter().zip(strides).any(|(&d, &s)| d > 1 && s < 0) {
+        return None;
+    }
+    // the strides the kernel reads with at each point of the iteration shape (0 on broadcast axes)
+    let strides = broadcast_strides(&input.shape, strides, shape).ok()?;
+    let cs = c_strides(shape);
+    let row = if (k..shape.len()).all(|a| shape[a] == 1 || (a >= lead && strides[a] == cs[a])) {
+        // each inner axis steps as in a C-contiguous row: the row is consecutive elements
+        RowAccess::Run
+    } else if (k..shape.len()).all(|a| strides[a] == 0) {
+        // constant along the row (a broadcast or size-1 inner block): one element per row
+        RowAccess::Splat
+    } else {
+        return None;
+    };
+    Some(InputPlan::PerRow {
+        row,
+        outer_strides: strides[..k].to_vec(),
+    })
 }
 
 fn plan_input(input: &InputLayout, shape: &[usize], k: usize) -> InputPlan {

@@ -9,6 +9,16 @@
 //!   allocated with exactly the elements the segment geometry makes the code write. The geometry
 //!   ([`Geometry`]) is computed by kiln-jit itself from the checked kernel shape, never taken from
 //!   the caller;
+//! - an input given as a view ([`InputRef::View`], read in place without a copy) is never made into a
+//!   slice (the gaps between its elements may be borrowed mutably elsewhere); the code gets its
+//!   element pointer (`as_ptr`, the element at index 0) and reads only elements of the view:
+//!   `check_view` proves, before any call, that the plan reads it per row, that the view has the
+//!   declared shape and non-negative strides, that the plan's outer strides are the view's strides
+//!   broadcast to the iteration shape and that a run's inner axes step as the view's (so each offset
+//!   read, row start plus position in the row, is `Σ index·stride` of an in-bounds index of the
+//!   view), and, computed in i128, that every offset read lies in `[0, span)`, `span` being one past
+//!   the view's largest element offset. The view's shared borrow (lifetime `'a` of the `InputRef`)
+//!   outlives the run and allows those reads;
 //! - a run is cut into *work units* (`Units`), chosen here, never by the caller: a unit is a range of
 //!   segments (each folding into outputs no other segment touches, or into its own partial slot) or a
 //!   range `[lo, hi)` within every segment (maps, and kept reductions, whose outputs within a segment
@@ -29,6 +39,7 @@ use crate::layout::{Access, Geometry, Mode, Structure};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, KernelKind, Real, ReduceOp, Start, Tensor, Values};
+use ndarray::ArrayViewD;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -216,6 +227,43 @@ enum Units {
     Ranges { per: usize },
 }
 
+/// One input of a run.
+///
+/// A view is never turned into a slice: the memory between its elements may be borrowed mutably
+/// elsewhere (split views), so a `&[T]` over its whole range would be undefined behaviour. The code is
+/// given the view's element pointer (`ArrayView::as_ptr`, the element at index 0) and, after
+/// `check_inputs` proved it, reads only elements of the view, which its shared borrow allows.
+#[derive(Debug, Clone)]
+pub enum InputRef<'a, T> {
+    /// The input's elements in C order (of the iteration shape where the plan says `Materialise`).
+    Slice(&'a [T]),
+    /// A view read in place through its own strides, where the plan reads it per row with the view's
+    /// strides as outer strides (its rows contiguous, its strides non-negative).
+    View(ArrayViewD<'a, T>),
+}
+
+impl<T> InputRef<'_, T> {
+    /// The address of the element at offset 0, the base the code adds its offsets to.
+    fn base(&self) -> *const u8 {
+        match self {
+            InputRef::Slice(s) => s.as_ptr().cast(),
+            InputRef::View(v) => v.as_ptr().cast(),
+        }
+    }
+}
+
+impl<'a, T> From<&'a [T]> for InputRef<'a, T> {
+    fn from(s: &'a [T]) -> Self {
+        InputRef::Slice(s)
+    }
+}
+
+impl<'a, T> From<ArrayViewD<'a, T>> for InputRef<'a, T> {
+    fn from(v: ArrayViewD<'a, T>) -> Self {
+        InputRef::View(v)
+    }
+}
+
 /// Raw pointers shared by the units of one run.
 #[derive(Clone, Copy)]
 struct Shared {
@@ -243,7 +291,7 @@ pub(crate) fn execute<T: Elem>(
     geo: &Geometry,
     kernel: &KernelIR,
     plan: &BroadcastPlan,
-    inputs: &[&[T]],
+    inputs: &[InputRef<'_, T>],
     dest: Option<&mut [T]>,
     cfg: &RunConfig<'_>,
     ws: &mut Workspace,
@@ -362,7 +410,7 @@ pub(crate) fn execute<T: Elem>(
     } else {
         std::ptr::null_mut()
     };
-    let ins: Vec<*const u8> = inputs.iter().map(|b| b.as_ptr().cast()).collect();
+    let ins: Vec<*const u8> = inputs.iter().map(InputRef::base).collect();
     if geo.n > 0 && n_seg > 0 {
         debug_assert_eq!(params.len(), st.param_count());
         let shared = Shared {
@@ -387,7 +435,8 @@ pub(crate) fn execute<T: Elem>(
                 "unit out of range"
             );
             let sh = shared;
-            // SAFETY: see the module doc: `check_inputs` proved every read in bounds; the output
+            // SAFETY: see the module doc: `check_inputs` proved every read in bounds (of a slice,
+            // or, for a view read in place, of an element of that view); the output
             // buffers hold `n` (map), `n_out` (reduction) or one slot per chunk (chunked whole-array
             // reduction) elements of the types the code stores, and the segment geometry only
             // addresses outputs below those counts; segments `sb..se` and the range `lo..hi` lie
@@ -571,13 +620,13 @@ pub fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
-/// Checks that every input buffer holds what its declaration and the plan make the code read.
+/// Checks that every input holds what its declaration and the plan make the code read.
 fn check_inputs<T: Elem>(
     st: &Structure,
     geo: &Geometry,
     kernel: &KernelIR,
     plan: &BroadcastPlan,
-    inputs: &[&[T]],
+    inputs: &[InputRef<'_, T>],
 ) -> Result<()> {
     if inputs.len() != kernel.inputs.len() {
         return Err(kiln_ir::IrError::Arity {
@@ -586,11 +635,18 @@ fn check_inputs<T: Elem>(
         }
         .into());
     }
-    for (i, (buf, decl)) in inputs.iter().zip(&kernel.inputs).enumerate() {
+    for (i, (input, decl)) in inputs.iter().zip(&kernel.inputs).enumerate() {
         let bad = |why: String| JitError::BadInput {
             index: i,
             name: decl.name.clone(),
             why,
+        };
+        let buf = match input {
+            InputRef::Slice(buf) => buf,
+            InputRef::View(view) => {
+                check_view(st, geo, kernel, plan, i, view).map_err(bad)?;
+                continue;
+            }
         };
         let declared = kiln_ir::shape::checked_size(&decl.shape)?;
         let expected = if plan.inputs[i] == InputPlan::Materialise {
@@ -619,25 +675,108 @@ fn check_inputs<T: Elem>(
                 let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
                     return Err(bad("the plan changed under the kernel".into()));
                 };
-                let (mut lo, mut hi) = (0i128, 0i128);
-                for (&d, &s) in plan.outer_shape().iter().zip(outer_strides) {
-                    let span = (d as i128 - 1) * s as i128;
-                    if span < 0 { lo += span } else { hi += span }
-                }
+                let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
                 if lo < 0 {
                     return Err(bad(format!("negative outer strides {outer_strides:?}")));
                 }
-                let last = if st.inputs[i] == Access::RowRun {
-                    plan.row_len as i128
-                } else {
-                    1
-                };
-                usize::try_from(hi + last).map_err(|_| bad("row offsets overflow".into()))?
+                usize::try_from(hi + 1).map_err(|_| bad("row offsets overflow".into()))?
             }
         };
         if buf.len() < need {
             return Err(bad(format!("{} elements, but the plan reads {need}", buf.len())));
         }
+    }
+    Ok(())
+}
+
+/// The lowest and highest element offsets a per-row input is read at (computed in i128, so no
+/// overflow): the extreme row starts, plus `row_len - 1` for a run.
+fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], access: Access) -> (i128, i128) {
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for (&d, &s) in plan.outer_shape().iter().zip(outer_strides) {
+        let span = (d as i128 - 1) * s as i128;
+        if span < 0 { lo += span } else { hi += span }
+    }
+    if access == Access::RowRun {
+        hi += plan.row_len as i128 - 1;
+    }
+    (lo, hi)
+}
+
+/// Checks a view read in place (see [`InputRef::View`]) before any call: the plan reads it per row,
+/// the view has the declared shape and non-negative strides, the plan's outer strides are exactly the
+/// view's strides broadcast to the iteration shape, and a run's inner axes step as the view's
+/// (C-contiguous within the row), so every offset the code reads is the offset of an element of the
+/// view; and (again, in i128) every such offset lies within `[0, span)`, where `span` is one past the
+/// largest offset of an element of the view.
+fn check_view<T: Elem>(
+    st: &Structure,
+    geo: &Geometry,
+    kernel: &KernelIR,
+    plan: &BroadcastPlan,
+    i: usize,
+    view: &ArrayViewD<'_, T>,
+) -> std::result::Result<(), String> {
+    let decl = &kernel.inputs[i].shape;
+    if view.shape() != &decl[..] {
+        return Err(format!("a view of shape {:?} for shape {decl:?}", view.shape()));
+    }
+    let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+        return Err(format!(
+            "a strided view is read in place only per row, not as {}",
+            plan.inputs[i]
+        ));
+    };
+    let access = st.inputs[i];
+    if !matches!(access, Access::RowRun | Access::RowSplat) {
+        return Err("the plan changed under the kernel".into());
+    }
+    if geo.n == 0 || view.is_empty() {
+        // nothing is read (an empty view broadcasts only to an empty iteration shape)
+        return if geo.n == 0 {
+            Ok(())
+        } else {
+            Err("an empty view read by a non-empty kernel".into())
+        };
+    }
+    let strides = view.strides();
+    if view.shape().iter().zip(strides).any(|(&d, &s)| d > 1 && s < 0) {
+        return Err(format!("negative strides {strides:?}"));
+    }
+    // the strides with which the kernel's points map to the view's elements (0 on broadcast axes)
+    let shape = &kernel.shape;
+    let full = kiln_ir::shape::broadcast_strides(decl, strides, shape).map_err(|e| e.to_string())?;
+    let k = plan.outer_axes;
+    if outer_strides[..] != full[..k] {
+        return Err(format!(
+            "outer strides {outer_strides:?}, but the view's strides read as {:?}",
+            &full[..k]
+        ));
+    }
+    let cs = kiln_ir::shape::c_strides(shape);
+    let inner_ok = match access {
+        // point j of a row is at row start + j: each inner axis must step as in a C-contiguous row
+        Access::RowRun => (k..shape.len()).all(|a| shape[a] == 1 || full[a] == cs[a]),
+        // a row reads its first point only: the row's other points are the same element
+        _ => (k..shape.len()).all(|a| full[a] == 0),
+    };
+    if !inner_ok {
+        return Err(format!(
+            "the view's inner strides {:?} do not make the row the plan reads",
+            &full[k..]
+        ));
+    }
+    let span = 1 + view
+        .shape()
+        .iter()
+        .zip(strides)
+        .map(|(&d, &s)| (d as i128 - 1) * s.max(0) as i128)
+        .sum::<i128>();
+    let (lo, hi) = row_reach(plan, outer_strides, access);
+    if lo < 0 || hi >= span {
+        return Err(format!(
+            "the plan reads offsets {lo}..={hi}, but the view spans {span}"
+        ));
     }
     Ok(())
 }

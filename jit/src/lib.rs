@@ -47,7 +47,7 @@
 //!     kind: KernelKind::Reduce { op: ReduceOp::Sum, axes: vec![1] },
 //! };
 //! let layouts: Vec<InputLayout> = kernel.inputs.iter()
-//!     .map(|i| InputLayout { shape: i.shape.clone(), contiguous: true })
+//!     .map(|i| InputLayout::contiguous(&i.shape))
 //!     .collect();
 //! // rows this short would be flattened and `y` materialised by the default plan; min_row = 1 reads
 //! // `y` as a run repeated per row instead (no copy)
@@ -76,11 +76,13 @@ mod skeleton;
 mod vmath;
 
 pub use cache::{CacheStats, KernelCache, KernelKey, global};
-pub use call::{Elem, RunConfig, Serial, Spread, Workspace, chunk_len, live_modules, zeroed_output};
+pub use call::{
+    Elem, InputRef, RunConfig, Serial, Spread, Workspace, chunk_len, live_modules, zeroed_output,
+};
 pub use compile::{Dumps, isa};
 pub use error::{JitError, Result};
 pub use layout::{Access, Mode, Structure};
-pub use math::{binary_ulp_bound, unary_ulp_bound};
+pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use scan::ScanKernel;
 pub use schedule::Schedule;
 
@@ -162,7 +164,8 @@ impl CompiledKernel {
         ws: &mut Workspace,
     ) -> Result<Tensor> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
-        let tensor = call::execute(&self.code, &st, &geo, kernel, plan, inputs, None, cfg, ws)?;
+        let inputs = slice_refs(inputs);
+        let tensor = call::execute(&self.code, &st, &geo, kernel, plan, &inputs, None, cfg, ws)?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
     }
 
@@ -195,7 +198,7 @@ impl CompiledKernel {
             &geo,
             kernel,
             plan,
-            inputs,
+            &slice_refs(inputs),
             Some(out),
             cfg,
             &mut ws,
@@ -248,6 +251,11 @@ impl CompiledKernel {
     }
 }
 
+/// Slices as run inputs.
+fn slice_refs<'a, T>(inputs: &[&'a [T]]) -> Vec<InputRef<'a, T>> {
+    inputs.iter().map(|&s| InputRef::Slice(s)).collect()
+}
+
 /// A compiled kernel bound to the kernel and plan it runs (see [`CompiledKernel::bind`]): the fixed
 /// cost of a run is checking the buffers and calling the code.
 pub struct BoundKernel {
@@ -274,10 +282,11 @@ impl BoundKernel {
         Ok(())
     }
 
-    /// [`CompiledKernel::run_with`] for the bound kernel and plan.
+    /// [`CompiledKernel::run_with`] for the bound kernel and plan; an input may also be a view read
+    /// in place ([`InputRef::View`]) where the plan reads it per row with the view's own strides.
     pub fn run_with<T: Elem>(
         &self,
-        inputs: &[&[T]],
+        inputs: &[InputRef<'_, T>],
         cfg: &RunConfig<'_>,
         ws: &mut Workspace,
     ) -> Result<Tensor> {
@@ -288,7 +297,12 @@ impl BoundKernel {
     }
 
     /// [`CompiledKernel::run_into_with`] for the bound kernel and plan.
-    pub fn run_into_with<T: Elem>(&self, inputs: &[&[T]], out: &mut [T], cfg: &RunConfig<'_>) -> Result<()> {
+    pub fn run_into_with<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        out: &mut [T],
+        cfg: &RunConfig<'_>,
+    ) -> Result<()> {
         self.dtype_is::<T>()?;
         let (k, p) = (&self.kernel, &self.plan);
         let mut ws = Workspace::new();

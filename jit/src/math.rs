@@ -30,18 +30,36 @@ macro_rules! math_fns {
         }
 
         impl MathFn {
+    /// The math function node `id` calls, if any.
+    fn of_node(arena: &kiln_ir::ExprArena, id: kiln_ir::NodeId) -> Option<MathFn> {
+        match *arena.node(id) {
+            kiln_ir::Node::Unary(op, _) => MathFn::of_unary(op),
+            kiln_ir::Node::Binary(op, _, _) => MathFn::of_binary(op),
+            _ => None,
+        }
+    }
+
     /// The math functions the nodes in `order` call, each once.
     pub fn used_by(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId]) -> Vec<MathFn> {
         let mut used: Vec<MathFn> = Vec::new();
         for &id in order {
-            let f = match *arena.node(id) {
-                kiln_ir::Node::Unary(op, _) => MathFn::of_unary(op),
-                kiln_ir::Node::Binary(op, _, _) => MathFn::of_binary(op),
-                _ => None,
-            };
-            used.extend(f.filter(|f| !used.contains(f)));
+            used.extend(MathFn::of_node(arena, id).filter(|f| !used.contains(f)));
         }
         used
+    }
+
+    /// Whether a kernel whose body is `order` gets its vector math inline: at most
+    /// [`MAX_INLINE_MATH`] nodes with a vector implementation. Each such node is emitted once per
+    /// unrolled vector, remainder and tail, and register allocation grows faster than linearly with
+    /// the function: 200 inlined `tanh(exp(..))` took 16 s to compile. A larger kernel calls libm per
+    /// lane for all its math (never a mix, so a point's bits do not depend on where the loop's tail
+    /// falls, and so on the thread count).
+    pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId]) -> bool {
+        order
+            .iter()
+            .filter(|&&id| MathFn::of_node(arena, id).is_some_and(vmath::has_vector))
+            .count()
+            <= MAX_INLINE_MATH
     }
 
             const ALL: &[MathFn] = &[$(MathFn::$u,)* $(MathFn::$b,)*];
@@ -149,9 +167,14 @@ pub fn register_symbols(builder: &mut JITBuilder) {
     }
 }
 
-/// The host functions one kernel calls, imported into its function.
+/// The most vector-math nodes a kernel inlines (see [`MathFn::inline_vector_math`]).
+pub const MAX_INLINE_MATH: usize = 24;
+
+/// The host functions one kernel calls, imported into its function, and whether its vector math is
+/// inline or per-lane libm calls.
 pub struct MathRefs {
     refs: HashMap<(MathFn, DType), FuncRef>,
+    inline: bool,
 }
 
 impl MathRefs {
@@ -162,6 +185,7 @@ impl MathRefs {
         func: &mut cranelift_codegen::ir::Function,
         dtype: DType,
         used: &[MathFn],
+        inline: bool,
     ) -> crate::Result<MathRefs> {
         let mut refs = HashMap::new();
         for &f in used {
@@ -179,7 +203,7 @@ impl MathRefs {
                 refs.insert((f, dt), module.declare_func_in_func(id, func));
             }
         }
-        Ok(MathRefs { refs })
+        Ok(MathRefs { refs, inline })
     }
 
     /// The host function `f` for `dtype` (imported by [`MathRefs::import`]).
@@ -198,7 +222,7 @@ fn scalar_type(dtype: DType) -> Type {
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).
 pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
     let ty = b.func.dfg.value_type(args[0]);
-    if vmath::has_vector(f) {
+    if refs.inline && vmath::has_vector(f) {
         return match ty {
             types::F64X2 => vmath::emit(b, refs, f, args),
             types::F32X4 if vmath::has_f32(f) => vmath::emit_f32(b, refs, f, args),

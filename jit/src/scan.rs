@@ -272,6 +272,7 @@ fn build<M: Module>(
         func,
         kernel.dtype,
         &MathFn::used_by(&kernel.arena, &order),
+        MathFn::inline_vector_math(&kernel.arena, &order),
     )?;
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();

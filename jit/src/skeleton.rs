@@ -48,7 +48,14 @@ pub fn signature<M: Module>(module: &M) -> Signature {
 pub fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Result<()> {
     let st = &key.structure;
     let order = key.arena.reachable(key.body);
-    let math = MathRefs::import(module, func, st.dtype, &MathFn::used_by(&key.arena, &order))?;
+    let inline = MathFn::inline_vector_math(&key.arena, &order);
+    let math = MathRefs::import(
+        module,
+        func,
+        st.dtype,
+        &MathFn::used_by(&key.arena, &order),
+        inline,
+    )?;
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(func, &mut fctx);

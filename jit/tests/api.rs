@@ -234,3 +234,81 @@ fn print_dump() {
     let d = c.dumps().unwrap();
     println!("{}\n----\n{}", d.clif, d.vcode.as_deref().unwrap_or(""));
 }
+
+/// A view read in place: the plan's outer strides are the view's, and every other view is refused
+/// before any code runs (wrong strides, negative strides, a plan that does not read it per row).
+#[test]
+fn strided_views_are_checked_against_the_plan() {
+    use kiln_jit::{InputRef, RunConfig, Workspace};
+    use ndarray::{Array2, s};
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let kind = KernelKind::Reduce {
+        op: ReduceOp::Sum,
+        axes: vec![1],
+    };
+    let k = kernel(DType::F64, &[&[6, 100]], arena, x, kind);
+    let data = Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
+    let view = data.slice(s![..;2, 10..110]).into_dyn();
+    let layout = |strides: &[isize]| InputLayout {
+        shape: vec![6, 100],
+        contiguous: false,
+        strides: Some(strides.to_vec()),
+    };
+    let p = BroadcastPlan::new(&k.shape, &[layout(view.strides())], PlanOptions::default()).unwrap();
+    assert_eq!(
+        p.inputs[0],
+        InputPlan::PerRow {
+            row: RowAccess::Run,
+            outer_strides: vec![600]
+        }
+    );
+    let bound = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+        .unwrap()
+        .bind(&k, &p)
+        .unwrap();
+    let run = |v: ndarray::ArrayViewD<'_, f64>| {
+        bound.run_with(&[InputRef::View(v)], &RunConfig::default(), &mut Workspace::new())
+    };
+    let out = run(view.view()).unwrap();
+    let want: Vec<f64> = (0..6)
+        .map(|i| (10..110).map(|j| (2 * i * 1000 + j) as f64).sum())
+        .collect();
+    assert_eq!(out.values, Values::F64(want));
+    // the same shape with other strides, reversed rows, a reversed row, a slice: all refused
+    let other = data.slice(s![..6, 10..110]).into_dyn();
+    let reversed = data.slice(s![..;-2, 10..110]).into_dyn();
+    let backwards = data.slice(s![..;2, 10..110;-1]).into_dyn();
+    for v in [other, reversed, backwards] {
+        let e = run(v).unwrap_err();
+        assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+    }
+    let flat: Vec<f64> = view.iter().copied().collect();
+    let e = bound
+        .run_with(
+            &[InputRef::Slice(&flat[..10])],
+            &RunConfig::default(),
+            &mut Workspace::new(),
+        )
+        .unwrap_err();
+    assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+    // a contiguous plan takes no view
+    let pc = BroadcastPlan::new(
+        &k.shape,
+        &[InputLayout::contiguous(&[6, 100])],
+        PlanOptions::default(),
+    )
+    .unwrap();
+    let bc = kiln_jit::compile(&k, &pc, Schedule::for_kernel(&k))
+        .unwrap()
+        .bind(&k, &pc)
+        .unwrap();
+    let e = bc
+        .run_with(
+            &[InputRef::View(view.view())],
+            &RunConfig::default(),
+            &mut Workspace::new(),
+        )
+        .unwrap_err();
+    assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+}

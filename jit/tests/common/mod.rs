@@ -111,6 +111,7 @@ pub fn plan(kernel: &KernelIR, min_row: usize) -> BroadcastPlan {
         .map(|i| InputLayout {
             shape: i.shape.clone(),
             contiguous: true,
+            strides: None,
         })
         .collect();
     BroadcastPlan::new(&kernel.shape, &layouts, PlanOptions { min_row }).unwrap()
