@@ -17,13 +17,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// The most threads a runner uses (more are clamped to this): every distinct count keeps a pool.
 pub const MAX_THREADS: usize = 256;
 
-/// Below this many points a run stays on the calling thread. Peers (numexpr, Numba's parallel
-/// kernels) lose with a second thread below about 1e5 elements; `cargo bench --bench reduce --
-/// threshold` measures axpy and sum(x*x) from 2^14 to 2^19 points on 1 and 2 threads. On the shared
-/// 2-core development machine (load above 3) the second thread paid only from 2^19 points for axpy
-/// and not at all for sum(x*x), which says more about the load than about the pool; 2^17 follows the
-/// peers and is overridable ([`Parallel::threshold`], `FusedRunner::with_threshold`).
-pub const DEFAULT_THRESHOLD: usize = 1 << 17;
+/// Below this many points a run stays on the calling thread, measured: `cargo bench --bench reduce
+/// -- threshold` runs axpy and sum(x*x) from 2^14 to 2^19 points on 1 and 2 threads (threshold
+/// forced to 0). On the 2-core development machine, quiet, spreading a run over the pool cost about
+/// 20 us; a second thread broke even at 2^17 points for axpy (30.0 vs 30.3 us) and paid from 2^18
+/// (63 vs 41 us), and broke even at 2^18 for sum(x*x) (20.9 vs 21.1 us) and paid from 2^19 (42 vs
+/// 31 us). Overridable ([`Parallel::threshold`], `FusedRunner::with_threshold`).
+pub const DEFAULT_THRESHOLD: usize = 1 << 18;
 
 /// Whole-array reductions are cut into at most this many partials.
 pub const DEFAULT_TARGET_PARTIALS: usize = 64;

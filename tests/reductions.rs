@@ -524,12 +524,12 @@ fn multi_kernel_plans_match_the_interpreter() {
 #[test]
 fn thread_count_does_not_change_the_bits() {
     let mut rng = Rng(99);
-    // above the default threshold (2^17 points)
-    let big = arr(&[300, 701], || {
+    // above the default threshold (2^18 points)
+    let big = arr(&[400, 701], || {
         let v = rng.uniform(-3.0, 3.0);
         if rng.next() % 10_007 == 0 { f64::NAN } else { v }
     });
-    let near_one = arr(&[210_001], || rng.uniform(0.999, 1.001));
+    let near_one = arr(&[280_001], || rng.uniform(0.999, 1.001));
     let small = arr(&[7, 91], || rng.uniform(-3.0, 3.0));
     let exprs = [
         "sum(x*x)",
