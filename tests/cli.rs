@@ -12,6 +12,8 @@ fn kiln(args: &[&str]) -> Output {
         .expect("kiln runs")
 }
 
+/// A path in this test process's scratch folder; the tests run in parallel, so every test uses names
+/// of its own.
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kiln-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -203,7 +205,7 @@ fn bad_npy_files_are_errors() {
     if !heuristic {
         return;
     }
-    let (a, b) = (tmp("a.npy"), tmp("b.npy"));
+    let (a, b) = (tmp("tall.npy"), tmp("wide.npy"));
     raw_npy(
         &a,
         "{'descr': '<f8', 'fortran_order': False, 'shape': (1048576, 1), }",
