@@ -53,41 +53,66 @@ pub fn live_modules() -> usize {
     LIVE_MODULES.load(Ordering::Relaxed)
 }
 
-/// A finalized kernel and the module that owns its machine code.
-pub(crate) struct Code {
-    entry: KernelFn,
+/// The signature of a compiled entry point, and how its finalized address becomes a function pointer.
+pub(crate) trait Entry: Copy {
+    /// # Safety
+    /// `ptr` is the finalized code of a function declared with this entry's signature
+    /// (`skeleton::signature` for kernels, `scan::signature` for scans).
+    unsafe fn from_ptr(ptr: *const u8) -> Self;
+}
+
+impl Entry for KernelFn {
+    unsafe fn from_ptr(ptr: *const u8) -> KernelFn {
+        // SAFETY (the caller's): `skeleton::signature` is eight i64 parameters, no result, the ISA's
+        // default calling convention (System V on x86-64 Linux): the ABI of `KernelFn`.
+        unsafe { std::mem::transmute::<*const u8, KernelFn>(ptr) }
+    }
+}
+
+impl Entry for ScanFn {
+    unsafe fn from_ptr(ptr: *const u8) -> ScanFn {
+        // SAFETY (the caller's): `scan::signature` is six i64 parameters, no result, the ISA's default
+        // calling convention: the ABI of `ScanFn`.
+        unsafe { std::mem::transmute::<*const u8, ScanFn>(ptr) }
+    }
+}
+
+/// A finalized function (a kernel, or a scan: [`ScanCode`]) and the module that owns its machine code.
+pub(crate) struct Code<F: Entry = KernelFn> {
+    entry: F,
     /// Only touched again in `Drop`; the mutex makes `Code` `Sync` (`JITModule` is only `Send`).
     module: Mutex<Option<JITModule>>,
 }
 
-impl Code {
-    /// Finalizes `module` and takes its function `id`, which must have the signature of
-    /// `skeleton::signature`.
-    pub(crate) fn new(mut module: JITModule, id: FuncId) -> Result<Code> {
+/// A compiled scan.
+pub(crate) type ScanCode = Code<ScanFn>;
+
+impl<F: Entry> Code<F> {
+    /// Finalizes `module` and takes its function `id`, which must have been declared with the
+    /// signature `F` stands for (see [`Entry::from_ptr`]).
+    pub(crate) fn new(mut module: JITModule, id: FuncId) -> Result<Code<F>> {
         if let Err(e) = module.finalize_definitions() {
-            Self::discard(module);
+            discard(module);
             return Err(e.into());
         }
         let ptr = module.get_finalized_function(id);
-        // SAFETY: `ptr` is the finalized code of a function declared with `skeleton::signature`
-        // (eight i64 parameters, no result, the ISA's default calling convention: System V on x86-64
-        // Linux), which is the ABI of `KernelFn`.
-        let entry = unsafe { std::mem::transmute::<*const u8, KernelFn>(ptr) };
+        // SAFETY: `ptr` is the finalized code of `id`, which the caller declared with `F`'s signature.
+        let entry = unsafe { F::from_ptr(ptr) };
         LIVE_MODULES.fetch_add(1, Ordering::Relaxed);
         Ok(Code {
             entry,
             module: Mutex::new(Some(module)),
         })
     }
-
-    /// Frees a module whose code never ran and whose pointers never escaped.
-    pub(crate) fn discard(module: JITModule) {
-        // SAFETY: nothing from this module was ever called or handed out.
-        unsafe { module.free_memory() }
-    }
 }
 
-impl Drop for Code {
+/// Frees a module whose code never ran and whose pointers never escaped.
+pub(crate) fn discard(module: JITModule) {
+    // SAFETY: nothing from this module was ever called or handed out.
+    unsafe { module.free_memory() }
+}
+
+impl<F: Entry> Drop for Code<F> {
     fn drop(&mut self) {
         let module = self.module.get_mut().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(module) = module {
@@ -783,43 +808,6 @@ fn check_view<T: Elem>(
 
 /// `scan(ins, out, state, params, o_begin, o_end)`: see scan.rs.
 type ScanFn = unsafe extern "C" fn(*const *const u8, *mut u8, *mut u8, *const i64, i64, i64);
-
-/// A finalized scan function and the module that owns its machine code (the invariants of [`Code`]).
-pub(crate) struct ScanCode {
-    entry: ScanFn,
-    module: Mutex<Option<JITModule>>,
-}
-
-impl ScanCode {
-    /// Finalizes `module` and takes its function `id`, which must have the signature of
-    /// `scan::signature`.
-    pub(crate) fn new(mut module: JITModule, id: FuncId) -> Result<ScanCode> {
-        if let Err(e) = module.finalize_definitions() {
-            Code::discard(module);
-            return Err(e.into());
-        }
-        let ptr = module.get_finalized_function(id);
-        // SAFETY: `ptr` is the finalized code of a function declared with `scan::signature` (six i64
-        // parameters, no result, the ISA's default calling convention), which is the ABI of `ScanFn`.
-        let entry = unsafe { std::mem::transmute::<*const u8, ScanFn>(ptr) };
-        LIVE_MODULES.fetch_add(1, Ordering::Relaxed);
-        Ok(ScanCode {
-            entry,
-            module: Mutex::new(Some(module)),
-        })
-    }
-}
-
-impl Drop for ScanCode {
-    fn drop(&mut self) {
-        let module = self.module.get_mut().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(module) = module {
-            // SAFETY: as `Code`'s drop: no call can be running, `entry` dies with `self`.
-            unsafe { module.free_memory() };
-            LIVE_MODULES.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
-}
 
 /// Runs a scan over `inputs` into a fresh output of `n` elements: see [`execute_scan_into`].
 pub(crate) fn execute_scan<T: Elem>(

@@ -2,7 +2,7 @@
 //! frees its machine code), the skeleton, and optional CLIF / VCode dumps.
 
 use crate::cache::KernelKey;
-use crate::call::Code;
+use crate::call::{self, Code};
 use crate::error::{JitError, Result};
 use crate::{math, skeleton};
 use cranelift_codegen::ir::UserFuncName;
@@ -68,7 +68,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             })
         }
         Err(e) => {
-            Code::discard(module);
+            call::discard(module);
             Err(e)
         }
     }

@@ -250,7 +250,7 @@ fn compile_code(
     match defined {
         Ok((id, clif)) => Ok((ScanCode::new(module, id)?, clif)),
         Err(e) => {
-            call::Code::discard(module);
+            call::discard(module);
             Err(e)
         }
     }
