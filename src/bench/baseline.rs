@@ -2,7 +2,8 @@
 //! compiled with AVX2 and FMA enabled, chosen at run time when the CPU has them.
 //!
 //! The transcendental loops call std's `exp`, `sin`, `cos` (glibc); `sumsq` is the strict-order
-//! `x.iter().map(|v| v * v).sum()`. rustc never contracts `a*x + y` into an FMA on its own, so the
+//! `x.iter().map(|v| v * v).sum()`, `cumsum` the sequential running sum and `rowsum` a strict sum per
+//! row; `colsum` adds row after row into the output, which vectorises across columns. rustc never contracts `a*x + y` into an FMA on its own, so the
 //! algebra loops compute exactly what kiln's kernels compute.
 
 use crate::array::Float;
@@ -99,6 +100,37 @@ pub fn trig<T: StdMath>(x: &[T], out: &mut [T]) {
     dispatch(|| {
         for (o, &x) in out.iter_mut().zip(x) {
             *o = x.std_sin() * x.std_cos() + x.abs().sqrt();
+        }
+    })
+}
+
+pub fn cumsum<T: StdMath>(x: &[T], out: &mut [T]) {
+    dispatch(|| {
+        let mut acc = T::ZERO;
+        for (o, &v) in out.iter_mut().zip(x) {
+            acc = acc + v;
+            *o = acc;
+        }
+    })
+}
+
+/// Sums each row of the row-major `(x.len() / cols, cols)` matrix `x` into `out`.
+pub fn rowsum<T: StdMath>(x: &[T], cols: usize, out: &mut [T]) {
+    dispatch(|| {
+        for (o, row) in out.iter_mut().zip(x.chunks_exact(cols.max(1))) {
+            *o = row.iter().copied().sum();
+        }
+    })
+}
+
+/// Sums each column of the row-major `(x.len() / cols, cols)` matrix `x` into `out`.
+pub fn colsum<T: StdMath>(x: &[T], cols: usize, out: &mut [T]) {
+    dispatch(|| {
+        out.fill(T::ZERO);
+        for row in x.chunks_exact(cols.max(1)) {
+            for (o, &v) in out.iter_mut().zip(row) {
+                *o = *o + v;
+            }
         }
     })
 }

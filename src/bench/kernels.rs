@@ -1,9 +1,13 @@
 //! The seed kernels of `kiln bench`: their expressions, inputs, and the two baselines each is raced
 //! against (the unfused ndarray expression and a hand-written Rust loop).
+//!
+//! The elementwise kernels and `sumsq` read `x` (and `y`) as vectors of N; `cumsum` scans them;
+//! `rowsum` and `colsum` read `x` as an `(N/1000, 1000)` matrix (`(1, N)` when N is not a multiple of
+//! 1000) and sum it along axis 1 or axis 0, as `../shared/peers/bench_py.py` does.
 
 use super::baseline::{self, StdMath};
 use crate::array::Float;
-use ndarray::Array1;
+use ndarray::{Array1, ArrayView2, Axis};
 
 /// A seed kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +17,9 @@ pub enum Kernel {
     Sumsq,
     Logistic,
     Trig,
+    Cumsum,
+    Rowsum,
+    Colsum,
 }
 
 /// How a kernel's results are compared with the interpreter's.
@@ -27,12 +34,15 @@ pub enum Tolerance {
 }
 
 impl Kernel {
-    pub const ALL: [Kernel; 5] = [
+    pub const ALL: [Kernel; 8] = [
         Kernel::Axpy,
         Kernel::Horner,
         Kernel::Sumsq,
         Kernel::Logistic,
         Kernel::Trig,
+        Kernel::Cumsum,
+        Kernel::Rowsum,
+        Kernel::Colsum,
     ];
 
     pub fn name(self) -> &'static str {
@@ -42,6 +52,9 @@ impl Kernel {
             Kernel::Sumsq => "sumsq",
             Kernel::Logistic => "logistic",
             Kernel::Trig => "trig",
+            Kernel::Cumsum => "cumsum",
+            Kernel::Rowsum => "rowsum",
+            Kernel::Colsum => "colsum",
         }
     }
 
@@ -57,13 +70,16 @@ impl Kernel {
             Kernel::Sumsq => "sum(x*x)",
             Kernel::Logistic => "1/(1+exp(-x))",
             Kernel::Trig => "sin(x)*cos(x) + sqrt(abs(x))",
+            Kernel::Cumsum => "cumsum(x)",
+            Kernel::Rowsum => "sum(x, axis=1)",
+            Kernel::Colsum => "sum(x, axis=0)",
         }
     }
 
     pub fn tolerance(self) -> Tolerance {
         match self {
             Kernel::Axpy | Kernel::Horner => Tolerance::Exact,
-            Kernel::Sumsq => Tolerance::Reduction,
+            Kernel::Sumsq | Kernel::Cumsum | Kernel::Rowsum | Kernel::Colsum => Tolerance::Reduction,
             // the interpreter's f32 math is the libm crate's, the loops' is glibc's
             Kernel::Logistic | Kernel::Trig => Tolerance::Ulp(4),
         }
@@ -74,14 +90,56 @@ impl Kernel {
         self == Kernel::Sumsq
     }
 
+    /// The shape `x` is read as: a vector of N, or for the axis sums an `(N/1000, 1000)` matrix
+    /// (`(1, N)` when N is not a multiple of 1000).
+    pub fn x_shape(self, n: usize) -> Vec<usize> {
+        match self {
+            Kernel::Rowsum | Kernel::Colsum => {
+                let (rows, cols) = grid(n);
+                vec![rows, cols]
+            }
+            _ => vec![n],
+        }
+    }
+
+    /// The shape of the result.
+    pub fn out_shape(self, n: usize) -> Vec<usize> {
+        let (rows, cols) = grid(n);
+        match self {
+            Kernel::Sumsq => vec![],
+            Kernel::Rowsum => vec![rows],
+            Kernel::Colsum => vec![cols],
+            _ => vec![n],
+        }
+    }
+
     /// Bytes of compulsory memory traffic per element: the arrays read and written.
     pub fn arrays_touched(self) -> usize {
         match self {
             Kernel::Axpy => 3,
-            Kernel::Horner | Kernel::Logistic | Kernel::Trig => 2,
-            Kernel::Sumsq => 1,
+            Kernel::Horner | Kernel::Logistic | Kernel::Trig | Kernel::Cumsum => 2,
+            // the axis sums write N/1000 or 1000 values: negligible beside the read of x
+            Kernel::Sumsq | Kernel::Rowsum | Kernel::Colsum => 1,
         }
     }
+}
+
+/// The `(rows, cols)` of the axis-sum kernels' matrix of N elements.
+pub fn grid(n: usize) -> (usize, usize) {
+    if n >= 1000 && n.is_multiple_of(1000) {
+        (n / 1000, 1000)
+    } else {
+        (1, n)
+    }
+}
+
+/// `x` as the axis sums' matrix.
+fn matrix<T>(k: Kernel, x: &Array1<T>) -> ArrayView2<'_, T> {
+    let (rows, cols) = grid(x.len());
+    debug_assert!(matches!(k, Kernel::Rowsum | Kernel::Colsum));
+    x.view()
+        .into_shape_with_order((rows, cols))
+        .expect("rows * cols == n")
 }
 
 /// The inputs of one benchmark: x uniform in [-3, 3], y in [0, 1), and run-time scalars.
@@ -139,10 +197,18 @@ pub fn ndarray_variant<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOpera
             (e + T::ONE).mapv(|v| T::ONE / v)
         }
         Kernel::Trig => x.mapv(T::std_sin) * x.mapv(T::std_cos) + x.mapv(T::abs).mapv(T::sqrt),
+        Kernel::Cumsum => {
+            let mut s = x.clone();
+            s.accumulate_axis_inplace(Axis(0), |&prev, cur| *cur = *cur + prev);
+            s
+        }
+        Kernel::Rowsum => matrix(k, x).sum_axis(Axis(1)),
+        Kernel::Colsum => matrix(k, x).sum_axis(Axis(0)),
     }
 }
 
-/// A hand-written loop into `out` (one element for sumsq), with AVX2 and FMA where the CPU has them.
+/// A hand-written loop into `out` (one element for sumsq, one per row or column for the axis sums),
+/// with AVX2 and FMA where the CPU has them.
 pub fn loop_variant<T: StdMath>(k: Kernel, i: &Inputs<T>, out: &mut [T]) {
     let (x, y) = (
         i.x.as_slice().expect("contiguous"),
@@ -154,5 +220,8 @@ pub fn loop_variant<T: StdMath>(k: Kernel, i: &Inputs<T>, out: &mut [T]) {
         Kernel::Sumsq => out[0] = baseline::sumsq(x),
         Kernel::Logistic => baseline::logistic(x, out),
         Kernel::Trig => baseline::trig(x, out),
+        Kernel::Cumsum => baseline::cumsum(x, out),
+        Kernel::Rowsum => baseline::rowsum(x, grid(x.len()).1, out),
+        Kernel::Colsum => baseline::colsum(x, grid(x.len()).1, out),
     }
 }

@@ -5,6 +5,9 @@
 //! expression, one temporary per operation) and `rust-loop` (a hand-written loop with AVX2 and FMA
 //! enabled where the CPU has them). Every variant's result is checked against the interpreter before it
 //! is timed; every variant but `ndarray` writes into a preallocated output reused across repetitions.
+//!
+//! Every variant runs on one thread unless `threads` says otherwise; then the kiln variants use that
+//! many and the baselines (which have no threaded form) stay on one. Each row records its own count.
 
 pub mod baseline;
 pub mod kernels;
@@ -14,11 +17,12 @@ pub mod timing;
 
 use crate::array::Float;
 use crate::error::{Error, Result};
+use crate::profile::Profile;
 use crate::runner::FusedRunner;
 use baseline::StdMath;
 use kernels::{Inputs, Kernel, Tolerance};
 use kiln_ir::DType;
-use ndarray::{Array1, ArrayD, arr0};
+use ndarray::{Array1, ArrayD, IxDyn, arr0};
 pub use report::Row;
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,7 +33,10 @@ pub struct Config {
     pub kernels: Vec<Kernel>,
     pub ns: Vec<usize>,
     pub dtypes: Vec<DType>,
+    /// Threads of the kiln variants (the baselines always run on one).
     pub threads: usize,
+    /// The profile the kiln variants are compiled under.
+    pub profile: Profile,
     /// The time spent measuring each variant.
     pub budget: Duration,
 }
@@ -41,6 +48,7 @@ impl Default for Config {
             ns: vec![100, 10_000, 1_000_000, 10_000_000],
             dtypes: vec![DType::F64, DType::F32],
             threads: 1,
+            profile: Profile::Default,
             budget: Duration::from_millis(150),
         }
     }
@@ -85,22 +93,26 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
             .into_iter()
             .map(|(name, v)| (name, arr0(v).into_dyn()))
             .collect();
-    let mut args: Vec<(&str, crate::ArrayArg<'_>)> =
-        vec![("x", (&inputs.x).into()), ("y", (&inputs.y).into())];
+    let x = inputs
+        .x
+        .view()
+        .into_shape_with_order(IxDyn(&kernel.x_shape(n)))
+        .map_err(|e| Error::Unsupported(format!("bench input shape: {e}")))?;
+    let mut args: Vec<(&str, crate::ArrayArg<'_>)> = vec![("x", x.into()), ("y", (&inputs.y).into())];
     args.extend(scalars.iter().map(|(name, v)| (*name, v.into())));
     let oracle_runner = FusedRunner::compile_text(kernel.expr())?.with_backend(crate::interpreter());
     let oracle = flat(T::from_output(oracle_runner.run(&args)?)?);
-    let out_len = if kernel.reduces() { 1 } else { n };
-    let mut out = Array1::<T>::zeros(out_len);
+    let out_shape = kernel.out_shape(n);
+    let mut out = Array1::<T>::zeros(out_shape.iter().product::<usize>());
     let bytes = (kernel.arrays_touched() * n * std::mem::size_of::<T>()) as f64;
     let mut rows = Vec::new();
-    let mut push = |variant: &'static str, ns: f64, ok: bool| {
+    let mut push = |variant: &'static str, threads: usize, ns: f64, ok: bool| {
         rows.push(Row {
             kernel: kernel.name(),
             n,
             dtype: T::DTYPE.name(),
             variant,
-            threads: config.threads,
+            threads,
             ns_per_elem: ns / n.max(1) as f64,
             gbps: bytes / ns,
             ok,
@@ -109,19 +121,24 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
     for (variant, backend) in VARIANTS[..2].iter().zip(backends) {
         let runner = FusedRunner::compile_text(kernel.expr())?
             .with_backend(backend.clone())
+            .with_profile(config.profile)
             .with_threads(config.threads);
         let go = |out: &mut Array1<T>| -> Result<()> {
             if kernel.reduces() {
                 out[0] = flat(T::from_output(runner.run(&args)?)?)[0];
                 Ok(())
             } else {
-                runner.run_into(&args, out.view_mut())
+                let view = out
+                    .view_mut()
+                    .into_shape_with_order(IxDyn(&out_shape))
+                    .map_err(|e| Error::Unsupported(format!("bench output shape: {e}")))?;
+                runner.run_into(&args, view)
             }
         };
         go(&mut out)?;
         let ok = agrees(kernel.tolerance(), out.as_slice().unwrap_or(&[]), &oracle, false);
         let ns = timing::median_ns(|| go(&mut out).expect("ran once already"), config.budget);
-        push(variant, ns, ok);
+        push(variant, config.threads, ns, ok);
     }
     let nd = kernels::ndarray_variant(kernel, &inputs);
     let ok = agrees(kernel.tolerance(), nd.as_slice().unwrap_or(&[]), &oracle, true);
@@ -129,14 +146,14 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
         || drop(std::hint::black_box(kernels::ndarray_variant(kernel, &inputs))),
         config.budget,
     );
-    push("ndarray", ns, ok);
+    push("ndarray", 1, ns, ok);
     kernels::loop_variant(kernel, &inputs, out.as_slice_mut().expect("contiguous"));
     let ok = agrees(kernel.tolerance(), out.as_slice().unwrap_or(&[]), &oracle, true);
     let ns = timing::median_ns(
         || kernels::loop_variant(kernel, &inputs, out.as_slice_mut().expect("contiguous")),
         config.budget,
     );
-    push("rust-loop", ns, ok);
+    push("rust-loop", 1, ns, ok);
     Ok(rows)
 }
 
@@ -150,6 +167,13 @@ pub fn agrees<T: Float>(tol: Tolerance, got: &[T], want: &[T], baseline: bool) -
     if got.len() != want.len() {
         return false;
     }
+    // a reduction's error is bounded relative to the magnitude of the results, not to each one: a
+    // row sum or a prefix sum may cancel to nearly zero while its terms are large
+    let scale = want
+        .iter()
+        .map(|w| w.to_f64().abs())
+        .filter(|w| w.is_finite())
+        .fold(f64::MIN_POSITIVE, f64::max);
     got.iter().zip(want).all(|(&g, &w)| {
         if g.is_nan() || w.is_nan() {
             return g.is_nan() && w.is_nan();
@@ -162,7 +186,7 @@ pub fn agrees<T: Float>(tol: Tolerance, got: &[T], want: &[T], baseline: bool) -
                     (DType::F32, false) => 1e-6,
                     (DType::F32, true) => 1e-2,
                 };
-                (g.to_f64() - w.to_f64()).abs() <= rel * w.to_f64().abs().max(f64::MIN_POSITIVE)
+                (g.to_f64() - w.to_f64()).abs() <= rel * scale
             }
             Tolerance::Ulp(max) => ulp_distance(g, w) <= max as u64,
         }
@@ -186,4 +210,50 @@ pub fn ulp_distance<T: Float>(a: T, b: T) -> u64 {
         if sign { -mag } else { mag }
     };
     key(a).abs_diff(key(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kernel agrees with the interpreter on small and awkward sizes (empty, one element, a
+    /// tail, not a multiple of 1000, several rows), and each row records its thread count.
+    #[test]
+    fn every_kernel_agrees_and_rows_record_threads() {
+        let config = Config {
+            ns: vec![0, 1, 7, 1003, 3000],
+            threads: 2,
+            budget: Duration::from_micros(200),
+            ..Default::default()
+        };
+        let rows = run(&config, |_| {}).expect("bench runs");
+        assert_eq!(rows.len(), Kernel::ALL.len() * 5 * 2 * VARIANTS.len());
+        for r in &rows {
+            assert!(
+                r.ok,
+                "{} n={} {} {} disagrees with the interpreter",
+                r.kernel, r.n, r.dtype, r.variant
+            );
+            let want = if r.variant.starts_with("kiln") { 2 } else { 1 };
+            assert_eq!(r.threads, want, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn axis_sums_read_a_matrix_of_1000_columns() {
+        assert_eq!(Kernel::Rowsum.x_shape(3000), vec![3, 1000]);
+        assert_eq!(Kernel::Colsum.out_shape(3000), vec![1000]);
+        assert_eq!(Kernel::Rowsum.out_shape(3000), vec![3]);
+        assert_eq!(Kernel::Rowsum.x_shape(1003), vec![1, 1003]);
+        assert_eq!(Kernel::Cumsum.out_shape(7), vec![7]);
+    }
+
+    #[test]
+    fn reduction_tolerance_scales_with_the_results_magnitude() {
+        // a row sum that cancels to nearly zero beside large ones may differ in its last bits
+        let want = [1000.0f64, 1e-12];
+        assert!(agrees(Tolerance::Reduction, &[1000.0, 1.1e-12], &want, false));
+        assert!(!agrees(Tolerance::Reduction, &[1000.0, 1e-3], &want, false));
+        assert!(!agrees(Tolerance::Reduction, &[1000.0], &want, false));
+    }
 }

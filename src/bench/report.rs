@@ -49,8 +49,8 @@ pub fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<9} {:>9} {:<4} {:<12} {:>9} {:>8} {:>10} {:>8}  ok",
-        "kernel", "n", "type", "variant", "ns/elem", "GB/s", "x ndarray", "x loop"
+        "{:<9} {:>9} {:<4} {:<12} {:>3} {:>9} {:>8} {:>10} {:>8}  ok",
+        "kernel", "n", "type", "variant", "thr", "ns/elem", "GB/s", "x ndarray", "x loop"
     );
     let mut i = 0;
     while i < rows.len() {
@@ -67,11 +67,12 @@ pub fn table(rows: &[Row]) -> String {
             };
             let _ = writeln!(
                 out,
-                "{:<9} {:>9} {:<4} {:<12} {:>9.3} {:>8.2} {:>10} {:>8}  {}",
+                "{:<9} {:>9} {:<4} {:<12} {:>3} {:>9.3} {:>8.2} {:>10} {:>8}  {}",
                 r.kernel,
                 r.n,
                 r.dtype,
                 r.variant,
+                r.threads,
                 r.ns_per_elem,
                 r.gbps,
                 ratio(nd),

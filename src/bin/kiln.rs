@@ -40,7 +40,8 @@ enum Command {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// Comma-separated kernels: axpy, horner, sumsq, logistic, trig.
+    /// Comma-separated kernels: axpy, horner, sumsq, logistic, trig, cumsum, rowsum (an (N/1000, 1000)
+    /// array summed along axis 1), colsum (the same along axis 0).
     #[arg(long, value_delimiter = ',')]
     kernels: Option<Vec<String>>,
     /// Comma-separated sizes, `10000` or `1e4`.
@@ -49,9 +50,12 @@ struct BenchArgs {
     /// Comma-separated dtypes: f64, f32.
     #[arg(long, value_delimiter = ',')]
     dtype: Option<Vec<String>>,
-    /// Threads per kernel (default: every core).
-    #[arg(long)]
-    threads: Option<usize>,
+    /// Threads of the kiln variants (default 1, as the baselines, which always run on one).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// The profile of the kiln variants: default, approximate or reproducible.
+    #[arg(long, default_value = "default", value_parser = ["default", "approximate", "reproducible"])]
+    profile: String,
     /// Milliseconds spent timing each variant.
     #[arg(long, default_value_t = 150)]
     budget_ms: u64,
@@ -354,7 +358,8 @@ fn parse_size(s: &str) -> CliResult<usize> {
 fn bench(args: BenchArgs) -> CliResult<()> {
     use kiln::bench::{self, kernels::Kernel};
     let mut config = bench::Config {
-        threads: args.threads.unwrap_or_else(kiln::parallel::available_threads),
+        threads: args.threads,
+        profile: kiln::Profile::from_name(&args.profile).map_err(|e| e.to_string())?,
         ..Default::default()
     };
     config.budget = std::time::Duration::from_millis(args.budget_ms.max(1));
