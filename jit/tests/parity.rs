@@ -62,11 +62,11 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
     un!(
         Neg, Abs, Sqrt, Sin, Cos, Tan, Exp, Log, Recip, Not, Tanh, Exp2, Log2, Log10, Expm1, Log1p, Arcsin,
         Arccos, Arctan, Sinh, Cosh, Arcsinh, Arccosh, Arctanh, Floor, Ceil, Trunc, Round, Sign, IsNan, IsInf,
-        IsFinite
+        IsFinite, Erf, Erfc, Cbrt, Deg2Rad, Rad2Deg
     );
     bin!(
         Add, Sub, Mul, Div, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Arctan2, Hypot, Copysign, Fmax,
-        Fmin, Fmod, Rem
+        Fmin, Fmod, Rem, Logaddexp, Logaddexp2
     );
     v
 }
