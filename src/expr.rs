@@ -301,7 +301,9 @@ impl Expr {
     pub fn logaddexp2(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Logaddexp2, rhs)
     }
-    /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it.
+    /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it,
+    /// and the literal exponents 2, -1, 1 and 0 take NumPy's other fast paths (`x*x`, `1/x`, `x`, 1)
+    /// when the kernel is specialised ([`kiln_ir::passes::strength`]).
     pub fn pow(&self, e: impl Into<Expr>) -> Expr {
         let e = e.into();
         if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5) {
@@ -505,6 +507,10 @@ impl From<&Expr> for Expr {
     }
 }
 
+/// `+ - * / %` for `Expr` and `&Expr` on the left with anything that becomes an `Expr` (`Expr`,
+/// `&Expr`, `f64`, `f32`) on the right, and `f64` or `f32` on the left. With both float types on the
+/// left, a bare literal first in a group a method is then called on (`(2.0 * &x).sqrt()`) is
+/// ambiguous to Rust: write `2.0f64 * &x` or `&x * 2.0`.
 macro_rules! binary_operator {
     ($trait:ident, $method:ident, $op:expr) => {
         impl<R: Into<Expr>> std::ops::$trait<R> for Expr {

@@ -100,10 +100,7 @@ impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
     #[track_caller]
     fn fuse(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Array<A, D>> {
         let site = Location::caller();
-        typed(
-            A::from_output(run_at(site, &[ArrayArg::from(self)], f(x(0)))?)?,
-            "fuse",
-        )
+        typed(A::from_output(run_one(site, self, f(x(0)))?)?, "fuse")
     }
 
     #[track_caller]
@@ -112,16 +109,13 @@ impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
         D: RemoveAxis,
     {
         let site = Location::caller();
-        typed(
-            A::from_output(run_at(site, &[ArrayArg::from(self)], f(x(0)))?)?,
-            "fuse_reduced",
-        )
+        typed(A::from_output(run_one(site, self, f(x(0)))?)?, "fuse_reduced")
     }
 
     #[track_caller]
     fn fuse_scalar(&self, f: impl FnOnce(Expr) -> Expr) -> Result<A> {
         let site = Location::caller();
-        scalar(A::from_output(run_at(site, &[ArrayArg::from(self)], f(x(0)))?)?)
+        scalar(A::from_output(run_one(site, self, f(x(0)))?)?)
     }
 
     #[track_caller]
@@ -136,7 +130,7 @@ impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
 
     #[track_caller]
     fn fuse_dyn(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Output> {
-        run_at(Location::caller(), &[ArrayArg::from(self)], f(x(0)))
+        run_one(Location::caller(), self, f(x(0)))
     }
 }
 
@@ -146,6 +140,15 @@ fn x(i: usize) -> Expr {
         Some(s) => Expr::input(*s),
         None => Expr::input(format!("x{i}")),
     }
+}
+
+/// Runs `expr` (built at `site`) on one array, bound as `x0` (no allocation for the binding).
+fn run_one<A: Float, D: Dimension>(
+    site: &'static Location<'static>,
+    a: &ArrayRef<A, D>,
+    expr: Expr,
+) -> Result<Output> {
+    fuse_cache::runner(site, expr)?.run(&[("x0", ArrayArg::from(a))])
 }
 
 /// Runs `expr` (built at `site`) on `args`, bound as `x0`, `x1`, ...
@@ -420,7 +423,7 @@ fuse_tuple!(
 );
 
 /// A slice of array references of one element type and dimension: `[&a, &b, &c].fuse_all(|xs| ...)`.
-impl<'a, A: Float, S: Data<Elem = A>, D: Dimension> FuseInputs for [&'a ArrayBase<S, D, A>] {
+impl<A: Float, S: Data<Elem = A>, D: Dimension> FuseInputs for [&ArrayBase<S, D, A>] {
     type Exprs = Vec<Expr>;
     type Elem = A;
     type Dim = D;

@@ -16,7 +16,7 @@ use crate::error::Result;
 use crate::expr::{Expr, ExprNode};
 use crate::runner::FusedRunner;
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::panic::Location;
 
 /// How many expressions one call site keeps (a generic helper called with several closures).
@@ -26,6 +26,31 @@ type Site = &'static Location<'static>;
 
 thread_local! {
     static CACHE: RefCell<FxHashMap<Site, Vec<(Expr, FusedRunner)>>> = RefCell::default();
+    static STATS: Cell<Stats> = const { Cell::new(Stats { hits: 0, misses: 0 }) };
+}
+
+/// How often this thread's `fuse` calls found their runner cached, and how often they compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub hits: u64,
+    pub misses: u64,
+}
+
+/// This thread's counts since it started.
+pub fn stats() -> Stats {
+    STATS.with(Cell::get)
+}
+
+fn count(hit: bool) {
+    STATS.with(|s| {
+        let mut v = s.get();
+        if hit {
+            v.hits += 1;
+        } else {
+            v.misses += 1;
+        }
+        s.set(v);
+    });
 }
 
 /// The runner of `expr` built at `site`: the cached one if `expr` equals one built there before,
@@ -41,6 +66,7 @@ pub(crate) fn runner(site: Site, expr: Expr) -> Result<FusedRunner> {
         }
         Some(entries[0].1.clone())
     });
+    count(hit.is_some());
     if let Some(r) = hit {
         return Ok(r);
     }

@@ -194,10 +194,14 @@ fn dimension_errors_name_the_right_method() {
 fn fuse_in_a_loop_is_cached_per_call_site_and_sees_captured_values() {
     let p = array![1.0, 2.0];
     let mut out = Vec::new();
+    let before = kiln::fuse_cache::stats();
     for dt in [0.5, 0.5, 0.25, -0.0, 0.0] {
         let y: Array1<f64> = p.fuse(|p| &p * dt + 1.0).unwrap();
         out.push(y);
     }
+    let after = kiln::fuse_cache::stats();
+    // 0.5 compiles, 0.5 again hits, 0.25, -0.0 and 0.0 are new expressions at the same site
+    assert_eq!((after.hits - before.hits, after.misses - before.misses), (1, 4));
     assert_eq!(out[0], array![1.5, 2.0]);
     assert_eq!(out[1], out[0]);
     assert_eq!(out[2], array![1.25, 1.5]);
@@ -205,9 +209,15 @@ fn fuse_in_a_loop_is_cached_per_call_site_and_sees_captured_values() {
     assert_eq!(out[3], array![1.0, 1.0]);
     assert_eq!(out[4], array![1.0, 1.0]);
     // shapes and dtypes change between calls at one site
+    let before = kiln::fuse_cache::stats();
     for n in [3usize, 5, 3] {
         let q = Array1::<f32>::ones(n);
         let y: Array1<f32> = q.fuse(|q| &q + 1.0).unwrap();
         assert_eq!(y, Array1::from_elem(n, 2.0f32));
+        let z: Array1<f32> = (&q, &q).fuse_all(|(a, b)| &a * &b).unwrap();
+        assert_eq!(z, Array1::from_elem(n, 1.0f32));
     }
+    let after = kiln::fuse_cache::stats();
+    // one expression per site: the runner keeps a specialisation per shape
+    assert_eq!((after.hits - before.hits, after.misses - before.misses), (4, 2));
 }
