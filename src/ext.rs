@@ -207,7 +207,8 @@ fn run_into_or_assign<A: Float>(
 fn assign<A: Float>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>) -> Result<()> {
     if out.shape() != result.shape() {
         return Err(Error::Output(format!(
-            "the output has shape {:?} but the result has shape {:?}",
+            "the output has shape {:?} but the result has shape {:?} (for a result of another \
+             dimension use `fuse_reduced`, `fuse_scalar` or `fuse_dyn`)",
             out.shape(),
             result.shape()
         )));

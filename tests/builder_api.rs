@@ -179,6 +179,9 @@ fn dimension_errors_name_the_right_method() {
     assert!(e.contains("`fuse_dyn`"), "{e}");
     let e = msg(m.fuse_scalar(|x| x.abs()).map(drop));
     assert!(e.contains("`fuse`") && e.contains("`fuse_reduced`"), "{e}");
+    let mut out = Array2::<f64>::zeros((2, 2));
+    let e = msg(m.fuse_into(&mut out, |x| x.sum_axis(1)));
+    assert!(e.contains("`fuse_reduced`"), "{e}");
     let v = array![1.0, 2.0];
     let e = msg((&m, &v).fuse_all(|(m, v)| (m * v).sum()).map(drop));
     assert!(e.contains("`fuse_all_scalar`"), "{e}");
