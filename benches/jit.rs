@@ -1,12 +1,12 @@
 //! The JIT against hand-written Rust and unfused ndarray, single thread, f64, side by side in one
 //! process: horner, axpy and sumsq over N, compile latency, cache-hit latency, and the fixed cost of a
-//! call at N = 100. `cargo bench --bench jit`; BENCHMARKS.md records a run.
+//! call at N = 100, and the ndarray front end's cached `fuse` call. `cargo bench --bench jit`; BENCHMARKS.md records a run.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kiln::bench::baseline;
 use kiln::bench::kernels::{Inputs, Kernel, ndarray_variant};
 use kiln::kiln_ir::PlanOptions;
-use kiln::{ArrayArg, FusedRunner, Output};
+use kiln::{ArrayArg, Float, FusedRunner, Output};
 use ndarray::{Array1, ArrayD, arr0};
 use std::hint::black_box;
 use std::time::Duration;
@@ -131,5 +131,41 @@ fn latency(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, horner, axpy, sumsq, latency);
+/// The ndarray front end's `fuse` at N = 100, where the call path is all there is: the run of a
+/// prepared runner (the floor), `fuse` compiling at every call (what it did before the call-site
+/// cache: lower, look the kernel up, plan, run) and the cached `fuse`, for one input and for a tuple.
+fn fuse_call(c: &mut Criterion) {
+    use kiln::{Expr, FuseAllExt, FuseExt};
+    let mut group = c.benchmark_group("fuse-call");
+    let small = Case::new(100);
+    let (x, y) = (&small.inputs.x, &small.inputs.y);
+    let one = |x: Expr| &x * 2.5 + 1.0;
+    let runner = FusedRunner::compile(&one(Expr::input("x0"))).unwrap();
+    let args = [("x0", ArrayArg::from(x))];
+    runner.run(&args).unwrap();
+    group.bench_function("run-n100", |b| {
+        b.iter(|| black_box::<Output>(runner.run(&args).unwrap()))
+    });
+    group.bench_function("fuse-compiling-n100", |b| {
+        b.iter(|| {
+            let r = FusedRunner::compile(&one(Expr::input("x0"))).unwrap();
+            let out = f64::from_output(r.run(&args).unwrap()).unwrap();
+            black_box(out.into_dimensionality::<ndarray::Ix1>().unwrap())
+        })
+    });
+    group.bench_function("fuse-cached-n100", |b| b.iter(|| black_box(x.fuse(one).unwrap())));
+    let two = |(x, y): (Expr, Expr)| 2.5 * &x + y;
+    let runner2 = FusedRunner::compile(&two((Expr::input("x0"), Expr::input("x1")))).unwrap();
+    let args2 = [("x0", ArrayArg::from(x)), ("x1", ArrayArg::from(y))];
+    runner2.run(&args2).unwrap();
+    group.bench_function("run-axpy-n100", |b| {
+        b.iter(|| black_box::<Output>(runner2.run(&args2).unwrap()))
+    });
+    group.bench_function("fuse-all-cached-axpy-n100", |b| {
+        b.iter(|| black_box((x, y).fuse_all(two).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, horner, axpy, sumsq, latency, fuse_call);
 criterion_main!(benches);

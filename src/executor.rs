@@ -10,7 +10,7 @@ use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable};
 use crate::error::{Error, Result};
 use crate::profile::Settings;
 use crate::program::Program;
-use kiln_ir::passes::prefix_scan;
+use kiln_ir::passes::{prefix_scan, strength};
 use kiln_ir::{BroadcastPlan, DType, InputLayout, InputPlan, KernelIR, KernelKind, PlanOptions};
 use ndarray::IxDyn;
 use std::borrow::Cow;
@@ -103,8 +103,14 @@ pub(crate) fn specialise(
     settings: Settings,
 ) -> Result<(KernelIR, BroadcastPlan, Vec<String>)> {
     let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-    let mut kernel = program.kernel(kernel_dtype(args), &shapes)?;
+    let kernel = program.kernel(kernel_dtype(args), &shapes)?;
     let mut notes = Vec::new();
+    // NumPy's fast paths of `pow` in every profile; multiplication chains when approximate
+    let (mut kernel, reduced) =
+        strength::rewrite(&kernel, settings.profile == crate::profile::Profile::Approximate);
+    if !reduced.is_empty() {
+        notes.push(format!("strength: {}", strength::describe(&reduced)));
+    }
     let reads_index = kernel
         .arena
         .reachable(kernel.body)

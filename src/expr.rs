@@ -92,6 +92,11 @@ impl Expr {
         Arc::as_ptr(&self.0)
     }
 
+    /// Whether another handle holds this node too (a shared subtree).
+    pub(crate) fn shared(&self) -> bool {
+        Arc::strong_count(&self.0) > 1
+    }
+
     /// An input array named `name`.
     pub fn input(name: impl Into<String>) -> Expr {
         Expr::new(ExprNode::Input(name.into()))
@@ -108,13 +113,13 @@ impl Expr {
     }
 
     /// Applies a unary opcode.
-    pub fn unary(self, op: UnaryOp) -> Expr {
-        Expr::new(ExprNode::Unary(op, self))
+    pub fn unary(&self, op: UnaryOp) -> Expr {
+        Expr::new(ExprNode::Unary(op, self.clone()))
     }
 
     /// Applies a binary opcode.
-    pub fn binary(self, op: BinaryOp, rhs: impl Into<Expr>) -> Expr {
-        Expr::new(ExprNode::Binary(op, self, rhs.into()))
+    pub fn binary(&self, op: BinaryOp, rhs: impl Into<Expr>) -> Expr {
+        Expr::new(ExprNode::Binary(op, self.clone(), rhs.into()))
     }
 
     /// `where(cond, a, b)`: `a` where `cond` is nonzero (NaN included), else `b`.
@@ -122,263 +127,360 @@ impl Expr {
         Expr::new(ExprNode::Where(cond.into(), a.into(), b.into()))
     }
 
-    pub fn abs(self) -> Expr {
+    pub fn abs(&self) -> Expr {
         self.unary(UnaryOp::Abs)
     }
-    pub fn sqrt(self) -> Expr {
+    pub fn sqrt(&self) -> Expr {
         self.unary(UnaryOp::Sqrt)
     }
-    pub fn sin(self) -> Expr {
+    pub fn sin(&self) -> Expr {
         self.unary(UnaryOp::Sin)
     }
-    pub fn cos(self) -> Expr {
+    pub fn cos(&self) -> Expr {
         self.unary(UnaryOp::Cos)
     }
-    pub fn tan(self) -> Expr {
+    pub fn tan(&self) -> Expr {
         self.unary(UnaryOp::Tan)
     }
-    pub fn exp(self) -> Expr {
+    pub fn exp(&self) -> Expr {
         self.unary(UnaryOp::Exp)
     }
-    pub fn log(self) -> Expr {
+    pub fn log(&self) -> Expr {
         self.unary(UnaryOp::Log)
     }
-    pub fn recip(self) -> Expr {
+    pub fn recip(&self) -> Expr {
         self.unary(UnaryOp::Recip)
     }
     /// Logical not: 1 where the value is 0, else 0 (NaN is true, so it gives 0).
     #[allow(clippy::should_implement_trait)] // `!x` works too (`std::ops::Not`); this reads as the text's `~`
-    pub fn not(self) -> Expr {
+    pub fn not(&self) -> Expr {
         self.unary(UnaryOp::Not)
     }
-    pub fn tanh(self) -> Expr {
+    pub fn tanh(&self) -> Expr {
         self.unary(UnaryOp::Tanh)
     }
-    pub fn exp2(self) -> Expr {
+    pub fn exp2(&self) -> Expr {
         self.unary(UnaryOp::Exp2)
     }
-    pub fn log2(self) -> Expr {
+    pub fn log2(&self) -> Expr {
         self.unary(UnaryOp::Log2)
     }
-    pub fn log10(self) -> Expr {
+    pub fn log10(&self) -> Expr {
         self.unary(UnaryOp::Log10)
     }
-    pub fn expm1(self) -> Expr {
+    pub fn expm1(&self) -> Expr {
         self.unary(UnaryOp::Expm1)
     }
-    pub fn log1p(self) -> Expr {
+    pub fn log1p(&self) -> Expr {
         self.unary(UnaryOp::Log1p)
     }
-    pub fn arcsin(self) -> Expr {
+    pub fn arcsin(&self) -> Expr {
         self.unary(UnaryOp::Arcsin)
     }
-    pub fn arccos(self) -> Expr {
+    pub fn arccos(&self) -> Expr {
         self.unary(UnaryOp::Arccos)
     }
-    pub fn arctan(self) -> Expr {
+    pub fn arctan(&self) -> Expr {
         self.unary(UnaryOp::Arctan)
     }
-    pub fn sinh(self) -> Expr {
+    pub fn sinh(&self) -> Expr {
         self.unary(UnaryOp::Sinh)
     }
-    pub fn cosh(self) -> Expr {
+    pub fn cosh(&self) -> Expr {
         self.unary(UnaryOp::Cosh)
     }
-    pub fn arcsinh(self) -> Expr {
+    pub fn arcsinh(&self) -> Expr {
         self.unary(UnaryOp::Arcsinh)
     }
-    pub fn arccosh(self) -> Expr {
+    pub fn arccosh(&self) -> Expr {
         self.unary(UnaryOp::Arccosh)
     }
-    pub fn arctanh(self) -> Expr {
+    pub fn arctanh(&self) -> Expr {
         self.unary(UnaryOp::Arctanh)
     }
-    pub fn floor(self) -> Expr {
+    pub fn floor(&self) -> Expr {
         self.unary(UnaryOp::Floor)
     }
-    pub fn ceil(self) -> Expr {
+    pub fn ceil(&self) -> Expr {
         self.unary(UnaryOp::Ceil)
     }
-    pub fn trunc(self) -> Expr {
+    pub fn trunc(&self) -> Expr {
         self.unary(UnaryOp::Trunc)
     }
     /// Round to the nearest integer, ties to even (NumPy's `round`).
-    pub fn round(self) -> Expr {
+    pub fn round(&self) -> Expr {
         self.unary(UnaryOp::Round)
     }
     /// NumPy's `sign`: 1, -1, +0.0 for either zero, NaN for NaN.
-    pub fn sign(self) -> Expr {
+    pub fn sign(&self) -> Expr {
         self.unary(UnaryOp::Sign)
     }
     /// 1 where the value is NaN, else 0 (a logical result).
-    pub fn isnan(self) -> Expr {
+    pub fn isnan(&self) -> Expr {
         self.unary(UnaryOp::IsNan)
     }
     /// 1 where the value is ±inf, else 0 (a logical result).
-    pub fn isinf(self) -> Expr {
+    pub fn isinf(&self) -> Expr {
         self.unary(UnaryOp::IsInf)
     }
     /// 1 where the value is finite, else 0 (a logical result).
-    pub fn isfinite(self) -> Expr {
+    pub fn isfinite(&self) -> Expr {
         self.unary(UnaryOp::IsFinite)
     }
 
+    /// The error function (libm's `erf`): `erf(±inf) = ±1`.
+    pub fn erf(&self) -> Expr {
+        self.unary(UnaryOp::Erf)
+    }
+    /// The complementary error function `1 - erf(x)` (libm's `erfc`), accurate where `erf` is near 1.
+    pub fn erfc(&self) -> Expr {
+        self.unary(UnaryOp::Erfc)
+    }
+    /// The cube root (libm's `cbrt`), negative for a negative value.
+    pub fn cbrt(&self) -> Expr {
+        self.unary(UnaryOp::Cbrt)
+    }
+    /// Degrees to radians, NumPy's `deg2rad`: `x * (pi / 180)` with the constant in the kernel's dtype.
+    pub fn deg2rad(&self) -> Expr {
+        self.unary(UnaryOp::Deg2Rad)
+    }
+    /// Radians to degrees, NumPy's `rad2deg`: `x * (180 / pi)` with the constant in the kernel's dtype.
+    pub fn rad2deg(&self) -> Expr {
+        self.unary(UnaryOp::Rad2Deg)
+    }
+    /// `x * x`, NumPy's `square` (the same node as `&x * &x`).
+    pub fn square(&self) -> Expr {
+        self * self
+    }
+    /// `1 / x`, NumPy's `reciprocal` (the same as [`Expr::recip`]).
+    pub fn reciprocal(&self) -> Expr {
+        self.unary(UnaryOp::Recip)
+    }
+
     /// NumPy's `minimum`: propagates NaN.
-    pub fn minimum(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn minimum(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Min, rhs)
     }
     /// NumPy's `maximum`: propagates NaN.
-    pub fn maximum(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn maximum(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Max, rhs)
     }
     /// `atan2(self, x)`: the angle of the point `(x, self)`.
-    pub fn arctan2(self, x: impl Into<Expr>) -> Expr {
+    pub fn arctan2(&self, x: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Arctan2, x)
     }
     /// `sqrt(self² + rhs²)` without overflow.
-    pub fn hypot(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn hypot(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Hypot, rhs)
     }
     /// `self` with the sign of `sign`.
-    pub fn copysign(self, sign: impl Into<Expr>) -> Expr {
+    pub fn copysign(&self, sign: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Copysign, sign)
     }
     /// NumPy's `fmax`: ignores a NaN operand.
-    pub fn fmax(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn fmax(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Fmax, rhs)
     }
     /// NumPy's `fmin`: ignores a NaN operand.
-    pub fn fmin(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn fmin(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Fmin, rhs)
     }
     /// C's `fmod`: the remainder with the sign of the dividend `self`.
-    pub fn fmod(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn fmod(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Fmod, rhs)
     }
     /// NumPy's `remainder` (the `%` operator): the sign of the divisor, `-1 % 3 == 2`.
-    pub fn remainder(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn remainder(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Rem, rhs)
     }
-    /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it.
-    pub fn pow(self, e: impl Into<Expr>) -> Expr {
+    /// NumPy's `logaddexp`, `log(exp(self) + exp(rhs))` without overflow (`logaddexp(inf, inf) = inf`).
+    pub fn logaddexp(&self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Logaddexp, rhs)
+    }
+    /// NumPy's `logaddexp2`, `log2(2^self + 2^rhs)` without overflow.
+    pub fn logaddexp2(&self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Logaddexp2, rhs)
+    }
+    /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it,
+    /// and the literal exponents 2, -1, 1 and 0 take NumPy's other fast paths (`x*x`, `1/x`, `x`, 1)
+    /// when the kernel is specialised ([`kiln_ir::passes::strength`]).
+    pub fn pow(&self, e: impl Into<Expr>) -> Expr {
         let e = e.into();
         if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5) {
             return self.sqrt();
         }
         self.binary(BinaryOp::Pow, e)
     }
-    pub fn lt(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn lt(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Lt, rhs)
     }
-    pub fn le(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn le(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Le, rhs)
     }
-    pub fn gt(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn gt(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Gt, rhs)
     }
-    pub fn ge(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn ge(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Ge, rhs)
     }
-    pub fn eq(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn eq(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Eq, rhs)
     }
-    pub fn ne(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn ne(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Ne, rhs)
     }
     /// Logical and: 1 where both are true (nonzero or NaN), else 0.
-    pub fn and(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn and(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::And, rhs)
     }
     /// Logical or: 1 where either is true (nonzero or NaN), else 0.
-    pub fn or(self, rhs: impl Into<Expr>) -> Expr {
+    pub fn or(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Or, rhs)
     }
 
     /// A reduction of this expression over `axes`.
-    pub fn reduce(self, op: ReduceOp, axes: Axes) -> Expr {
+    pub fn reduce(&self, op: ReduceOp, axes: Axes) -> Expr {
         self.reduce_with(op, axes, false, None)
     }
     /// A reduction over `axes`, keeping the reduced axes with length 1 if `keepdims`, each output
     /// starting from `initial` if given (sum, prod, min and max take one; the others reject it when
     /// the expression is compiled).
-    pub fn reduce_with(self, op: ReduceOp, axes: Axes, keepdims: bool, initial: Option<f64>) -> Expr {
+    pub fn reduce_with(&self, op: ReduceOp, axes: Axes, keepdims: bool, initial: Option<f64>) -> Expr {
         Expr::new(ExprNode::Reduce {
             op,
             axes,
-            arg: self,
+            arg: self.clone(),
             keepdims,
             initial,
         })
     }
     /// The sum over several axes (negative count from the end; `&[]` reduces over no axis).
-    pub fn sum_axes(self, axes: &[isize]) -> Expr {
+    pub fn sum_axes(&self, axes: &[isize]) -> Expr {
         self.reduce(ReduceOp::Sum, Axes::Some(axes.to_vec()))
     }
     /// The mean over `axes`, as NumPy's `mean(x, axis, keepdims=keepdims)`.
-    pub fn mean_axes(self, axes: Axes, keepdims: bool) -> Expr {
+    pub fn mean_axes(&self, axes: Axes, keepdims: bool) -> Expr {
         Expr::new(ExprNode::Mean {
             axes,
-            arg: self,
+            arg: self.clone(),
             keepdims,
         })
     }
     /// The mean of every element.
-    pub fn mean(self) -> Expr {
+    pub fn mean(&self) -> Expr {
         self.mean_axes(Axes::All, false)
     }
     /// The variance over `axes` (ddof = 0), computed as NumPy does: `mean(d * d)` with
     /// `d = x - mean(x, keepdims)`, two reductions and the elementwise work between them.
-    pub fn var_axes(self, axes: Axes, keepdims: bool) -> Expr {
-        let m = self.clone().mean_axes(axes.clone(), true);
+    pub fn var_axes(&self, axes: Axes, keepdims: bool) -> Expr {
+        let m = self.mean_axes(axes.clone(), true);
         let d = self - m;
         (&d * &d).mean_axes(axes, keepdims)
     }
     /// The variance of every element (ddof = 0).
-    pub fn var(self) -> Expr {
+    pub fn var(&self) -> Expr {
         self.var_axes(Axes::All, false)
     }
     /// The standard deviation over `axes` (ddof = 0): `sqrt(var)`.
-    pub fn std_axes(self, axes: Axes, keepdims: bool) -> Expr {
+    pub fn std_axes(&self, axes: Axes, keepdims: bool) -> Expr {
         self.var_axes(axes, keepdims).sqrt()
     }
     /// The standard deviation of every element (ddof = 0).
-    pub fn std(self) -> Expr {
+    pub fn std(&self) -> Expr {
         self.std_axes(Axes::All, false)
     }
     /// The sum of every element.
-    pub fn sum(self) -> Expr {
+    pub fn sum(&self) -> Expr {
         self.reduce(ReduceOp::Sum, Axes::All)
     }
-    /// The sum along one axis (negative counts from the end).
-    pub fn sum_axis(self, axis: isize) -> Expr {
-        self.reduce(ReduceOp::Sum, Axes::Some(vec![axis]))
-    }
-    pub fn prod(self) -> Expr {
+    pub fn prod(&self) -> Expr {
         self.reduce(ReduceOp::Prod, Axes::All)
     }
     /// The minimum element, propagating NaN.
-    pub fn min(self) -> Expr {
+    pub fn min(&self) -> Expr {
         self.reduce(ReduceOp::Min, Axes::All)
     }
     /// The maximum element, propagating NaN.
-    pub fn max(self) -> Expr {
+    pub fn max(&self) -> Expr {
         self.reduce(ReduceOp::Max, Axes::All)
     }
     /// The flat index of the first minimum (or first NaN).
-    pub fn argmin(self) -> Expr {
+    pub fn argmin(&self) -> Expr {
         self.reduce(ReduceOp::ArgMin, Axes::All)
     }
     /// The flat index of the first maximum (or first NaN).
-    pub fn argmax(self) -> Expr {
+    pub fn argmax(&self) -> Expr {
         self.reduce(ReduceOp::ArgMax, Axes::All)
     }
     /// Whether any element is nonzero (NaN counts).
-    pub fn any(self) -> Expr {
+    pub fn any(&self) -> Expr {
         self.reduce(ReduceOp::Any, Axes::All)
     }
     /// Whether every element is nonzero (NaN counts).
-    pub fn all(self) -> Expr {
+    pub fn all(&self) -> Expr {
         self.reduce(ReduceOp::All, Axes::All)
+    }
+
+    /// The reduction `op` over `axes` (negative count from the end), keeping each reduced axis with
+    /// length 1 if `keepdims` (NumPy's `keepdims=True`).
+    pub fn reduce_axes(&self, op: ReduceOp, axes: &[isize], keepdims: bool) -> Expr {
+        self.reduce_with(op, Axes::Some(axes.to_vec()), keepdims, None)
+    }
+}
+
+/// `NAME_axis(axis)` and `NAME_axis_keepdims(axis)` for each reduction: one axis, negative counting
+/// from the end; the `_keepdims` form keeps it with length 1 (NumPy's `keepdims=True`), so the result
+/// broadcasts against the input (`&x - x.max_axis_keepdims(1)`).
+macro_rules! axis_reductions {
+    ($(($axis:ident, $keep:ident, $op:ident, $what:literal)),* $(,)?) => {
+        impl Expr {
+            $(
+                #[doc = concat!("The ", $what, " along one axis (negative counts from the end).")]
+                pub fn $axis(&self, axis: isize) -> Expr {
+                    self.reduce_axes(ReduceOp::$op, &[axis], false)
+                }
+                #[doc = concat!("The ", $what, " along one axis, kept with length 1 (NumPy's `keepdims=True`).")]
+                pub fn $keep(&self, axis: isize) -> Expr {
+                    self.reduce_axes(ReduceOp::$op, &[axis], true)
+                }
+            )*
+        }
+    };
+}
+
+axis_reductions!(
+    (sum_axis, sum_axis_keepdims, Sum, "sum"),
+    (prod_axis, prod_axis_keepdims, Prod, "product"),
+    (min_axis, min_axis_keepdims, Min, "minimum (propagating NaN)"),
+    (max_axis, max_axis_keepdims, Max, "maximum (propagating NaN)"),
+    (
+        argmin_axis,
+        argmin_axis_keepdims,
+        ArgMin,
+        "index of the first minimum (or first NaN)"
+    ),
+    (
+        argmax_axis,
+        argmax_axis_keepdims,
+        ArgMax,
+        "index of the first maximum (or first NaN)"
+    ),
+    (any_axis, any_axis_keepdims, Any, "logical or"),
+    (all_axis, all_axis_keepdims, All, "logical and"),
+);
+
+impl Expr {
+    /// The mean along one axis, keeping it with length 1 if `keepdims`.
+    pub fn mean_axis(&self, axis: isize, keepdims: bool) -> Expr {
+        self.mean_axes(Axes::Some(vec![axis]), keepdims)
+    }
+    /// The variance along one axis (ddof = 0), keeping it with length 1 if `keepdims`.
+    pub fn var_axis(&self, axis: isize, keepdims: bool) -> Expr {
+        self.var_axes(Axes::Some(vec![axis]), keepdims)
+    }
+    /// The standard deviation along one axis (ddof = 0), keeping it with length 1 if `keepdims`.
+    pub fn std_axis(&self, axis: isize, keepdims: bool) -> Expr {
+        self.std_axes(Axes::Some(vec![axis]), keepdims)
     }
 }
 
@@ -405,6 +507,10 @@ impl From<&Expr> for Expr {
     }
 }
 
+/// `+ - * / %` for `Expr` and `&Expr` on the left with anything that becomes an `Expr` (`Expr`,
+/// `&Expr`, `f64`, `f32`) on the right, and `f64` or `f32` on the left. With both float types on the
+/// left, a bare literal first in a group a method is then called on (`(2.0 * &x).sqrt()`) is
+/// ambiguous to Rust: write `2.0f64 * &x` or `&x * 2.0`.
 macro_rules! binary_operator {
     ($trait:ident, $method:ident, $op:expr) => {
         impl<R: Into<Expr>> std::ops::$trait<R> for Expr {
@@ -416,7 +522,7 @@ macro_rules! binary_operator {
         impl<R: Into<Expr>> std::ops::$trait<R> for &Expr {
             type Output = Expr;
             fn $method(self, rhs: R) -> Expr {
-                self.clone().binary($op, rhs)
+                self.binary($op, rhs)
             }
         }
         impl std::ops::$trait<Expr> for f64 {
@@ -429,6 +535,18 @@ macro_rules! binary_operator {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
                 Expr::lit(self).binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<Expr> for f32 {
+            type Output = Expr;
+            fn $method(self, rhs: Expr) -> Expr {
+                Expr::lit(self as f64).binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<&Expr> for f32 {
+            type Output = Expr;
+            fn $method(self, rhs: &Expr) -> Expr {
+                Expr::lit(self as f64).binary($op, rhs)
             }
         }
     };
@@ -450,7 +568,7 @@ impl std::ops::Neg for Expr {
 impl std::ops::Neg for &Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
-        self.clone().unary(UnaryOp::Neg)
+        self.unary(UnaryOp::Neg)
     }
 }
 
@@ -485,6 +603,14 @@ fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
 }
 
 impl std::ops::Not for Expr {
+    type Output = Expr;
+    /// Logical not, as [`Expr::not`].
+    fn not(self) -> Expr {
+        self.unary(UnaryOp::Not)
+    }
+}
+
+impl std::ops::Not for &Expr {
     type Output = Expr;
     /// Logical not, as [`Expr::not`].
     fn not(self) -> Expr {

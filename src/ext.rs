@@ -1,51 +1,126 @@
 //! The ndarray front end: extension traits that fuse a closure over arrays into one kernel.
 //!
+//! - [`FuseExt`] on one array or view: `x.fuse(|x| ...)` gives an `Array<A, D>` of `x`'s dimension;
+//!   `fuse_reduced` a one-axis reduction (`Array<A, D::Smaller>`), `fuse_scalar` a whole-array one
+//!   (`A`), `fuse_dyn` any result ([`Output`]), `fuse_into` writes into your array.
+//! - [`FuseAllExt`] on several: a tuple of 1 to 8 array references, `(&a, &b).fuse_all(|(a, b)| ...)`,
+//!   or a slice of them, `[&a, &b, &c].fuse_all(|xs| ...)` (the closure gets a `Vec<Expr>`). Shapes
+//!   broadcast like NumPy; the element type is NumPy's promotion (f32 with f64 gives f64) and the
+//!   dimension ndarray's broadcast dimension ([`ndarray::DimMax`]: `Ix2` with `Ix1` gives `Ix2`).
+//!   (The method is not called `fuse`: that name is `Iterator::fuse`, and a tuple the trait does not
+//!   cover would get the iterator's error.)
+//!
+//! Every `fuse*` call is cached per call site (see [`crate::fuse_cache`]): in a loop, a repeated call
+//! costs the closure, a comparison and the run, not a compilation. A result whose dimension is not the
+//! one a method returns is an [`Error::Output`] that names the method that fits.
+//!
+//! The shapes of the API to come fit these traits: several results (`fuse_many`, a closure returning
+//! a tuple of expressions and a tuple of arrays back) on [`FuseInputs`], and in-place updates
+//! (`p.fuse_assign((&v,), |p, (v,)| p + v * dt)`) on a `&mut` array with a [`FuseInputs`] for the
+//! others.
+//!
 //! ```
-//! use kiln::FuseExt;
-//! use ndarray::array;
+//! use kiln::{FuseAllExt, FuseExt};
+//! use ndarray::{Array1, Array2, array};
 //! let x = array![1.0f32, 2.0, 3.0];
-//! let y = x.fuse(|x| x * 2.0 + 1.0)?;
+//! let y: Array1<f32> = x.fuse(|x| x * 2.0 + 1.0)?;
 //! assert_eq!(y, array![3.0f32, 5.0, 7.0]);
 //!
-//! use kiln::FuseManyExt;
 //! let a = array![[1.0, 2.0], [3.0, 4.0]];
 //! let b = array![10.0, 20.0];
-//! let c = (&a, &b).fuse(|(a, b)| a * b)?; // broadcasts like NumPy
-//! assert_eq!(c, array![[10.0, 40.0], [30.0, 80.0]].into_dyn());
+//! let c: Array2<f64> = (&a, &b).fuse_all(|(a, b)| a * b)?; // broadcasts like NumPy
+//! assert_eq!(c, array![[10.0, 40.0], [30.0, 80.0]]);
+//! let rows: Array1<f64> = a.fuse_reduced(|a| a.sum_axis(1))?;
+//! assert_eq!(rows, array![3.0, 7.0]);
+//! assert_eq!(a.fuse_scalar(|a| a.max())?, 4.0);
 //! # Ok::<(), kiln::Error>(())
 //! ```
 
 use crate::array::{ArrayArg, Float, Output};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
+use crate::fuse_cache;
 use crate::runner::FusedRunner;
-use ndarray::{Array, ArrayBase, ArrayD, ArrayRef, Data, Dimension};
+use ndarray::{Array, ArrayBase, ArrayD, ArrayRef, ArrayView, Data, DimMax, Dimension, RemoveAxis};
+use std::panic::Location;
+
+/// The names inputs are bound by (`x0`, `x1`, ...), without an allocation for the first 16.
+const NAMES: [&str; 16] = [
+    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15",
+];
+
+fn names(n: usize) -> Vec<std::borrow::Cow<'static, str>> {
+    (0..n)
+        .map(|i| match NAMES.get(i) {
+            Some(s) => std::borrow::Cow::Borrowed(*s),
+            None => std::borrow::Cow::Owned(format!("x{i}")),
+        })
+        .collect()
+}
 
 /// Fuses a closure over one array into one kernel.
 pub trait FuseExt<A: Float, D: Dimension> {
     /// Evaluates `f(x)` elementwise; the result has `x`'s shape and dimension type. Truth values come
-    /// back as 1 / 0. A closure that reduces changes the shape: use [`FuseExt::fuse_dyn`].
+    /// back as 1 / 0.
     ///
     /// # Errors
-    /// As [`FusedRunner::run`], and if the result's rank differs from `D`.
+    /// As [`FusedRunner::run`], and if the closure reduces (the error names `fuse_reduced`,
+    /// `fuse_scalar` or `fuse_dyn`).
     fn fuse(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Array<A, D>>;
 
+    /// Evaluates `f(x)` where it reduces one axis (`x.fuse_reduced(|x| x.max_axis(1))`): the result
+    /// has one axis fewer.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if the result does not have one axis fewer than `x`.
+    fn fuse_reduced(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Array<A, D::Smaller>>
+    where
+        D: RemoveAxis;
+
+    /// Evaluates `f(x)` where it reduces every axis (`x.fuse_scalar(|x| (&x * &x).sum())`): one value.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if the result is not a single value of zero dimensions.
+    fn fuse_scalar(&self, f: impl FnOnce(Expr) -> Expr) -> Result<A>;
+
     /// Evaluates `f(x)` and writes it into `out`, which must have the result's shape.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if `out` does not have the result's shape.
     fn fuse_into(&self, out: &mut ArrayRef<A, D>, f: impl FnOnce(Expr) -> Expr) -> Result<()>;
 
     /// Evaluates `f(x)`, any shape and element type the kernel gives (reductions included).
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`].
     fn fuse_dyn(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Output>;
 }
 
 impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
+    #[track_caller]
     fn fuse(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Array<A, D>> {
-        let out = A::from_output(self.fuse_dyn(f)?)?;
-        out.into_dimensionality::<D>()
-            .map_err(|e| Error::Output(format!("the result does not have the input's dimension: {e}")))
+        let site = Location::caller();
+        typed(A::from_output(run_one(site, self, f(x(0)))?)?, "fuse")
     }
 
+    #[track_caller]
+    fn fuse_reduced(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Array<A, D::Smaller>>
+    where
+        D: RemoveAxis,
+    {
+        let site = Location::caller();
+        typed(A::from_output(run_one(site, self, f(x(0)))?)?, "fuse_reduced")
+    }
+
+    #[track_caller]
+    fn fuse_scalar(&self, f: impl FnOnce(Expr) -> Expr) -> Result<A> {
+        let site = Location::caller();
+        scalar(A::from_output(run_one(site, self, f(x(0)))?)?)
+    }
+
+    #[track_caller]
     fn fuse_into(&self, out: &mut ArrayRef<A, D>, f: impl FnOnce(Expr) -> Expr) -> Result<()> {
-        let runner = FusedRunner::compile(&f(Expr::input("x0")))?;
+        let runner = fuse_cache::runner(Location::caller(), f(x(0)))?;
         run_into_or_assign(
             &runner,
             &[("x0", ArrayArg::from(self))],
@@ -53,10 +128,66 @@ impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
         )
     }
 
+    #[track_caller]
     fn fuse_dyn(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Output> {
-        let runner = FusedRunner::compile(&f(Expr::input("x0")))?;
-        runner.run(&[("x0", ArrayArg::from(self))])
+        run_one(Location::caller(), self, f(x(0)))
     }
+}
+
+/// Input `i` of a fused closure.
+fn x(i: usize) -> Expr {
+    match NAMES.get(i) {
+        Some(s) => Expr::input(*s),
+        None => Expr::input(format!("x{i}")),
+    }
+}
+
+/// Runs `expr` (built at `site`) on one array, bound as `x0` (no allocation for the binding).
+fn run_one<A: Float, D: Dimension>(
+    site: &'static Location<'static>,
+    a: &ArrayRef<A, D>,
+    expr: Expr,
+) -> Result<Output> {
+    fuse_cache::runner(site, expr)?.run(&[("x0", ArrayArg::from(a))])
+}
+
+/// Runs `expr` (built at `site`) on `args`, bound as `x0`, `x1`, ...
+fn run_at(site: &'static Location<'static>, args: &[ArrayArg<'_>], expr: Expr) -> Result<Output> {
+    let runner = fuse_cache::runner(site, expr)?;
+    let names = names(args.len());
+    let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args.iter().cloned()).collect();
+    runner.run(&bound)
+}
+
+/// The result as an array of dimension `E`, or an error naming the method that returns its dimension.
+fn typed<A: Float, E: Dimension>(out: ArrayD<A>, method: &str) -> Result<Array<A, E>> {
+    let ndim = out.ndim();
+    let shape = out.shape().to_vec();
+    out.into_dimensionality::<E>().map_err(|_| {
+        let want = E::NDIM.map_or("any number of".to_string(), |n| n.to_string());
+        let hint = match ndim {
+            0 => "a reduction of every axis: use `fuse_scalar` (one value) or `fuse_dyn`",
+            _ => "use `fuse_reduced` for a reduction of one axis, `fuse_dyn` for any result",
+        };
+        Error::Output(format!(
+            "`{method}` returns an array of {want} axes but the result has shape {shape:?} ({ndim} axes): {hint}"
+        ))
+    })
+}
+
+/// The single value of a zero-dimensional result.
+fn scalar<A: Float>(out: ArrayD<A>) -> Result<A> {
+    if out.ndim() != 0 {
+        return Err(Error::Output(format!(
+            "`fuse_scalar` needs a reduction of every axis but the result has shape {:?}: use `fuse` \
+             for an elementwise result, `fuse_reduced` for a reduction of one axis, `fuse_dyn` for any",
+            out.shape()
+        )));
+    }
+    Ok(out
+        .into_iter()
+        .next()
+        .expect("a zero-dimensional array holds one value"))
 }
 
 /// Runs straight into `out` where the kernel's result is a float array of `out`'s type and `out` is
@@ -76,7 +207,8 @@ fn run_into_or_assign<A: Float>(
 fn assign<A: Float>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>) -> Result<()> {
     if out.shape() != result.shape() {
         return Err(Error::Output(format!(
-            "the output has shape {:?} but the result has shape {:?}",
+            "the output has shape {:?} but the result has shape {:?} (for a result of another \
+             dimension use `fuse_reduced`, `fuse_scalar` or `fuse_dyn`)",
             out.shape(),
             result.shape()
         )));
@@ -102,58 +234,221 @@ impl Promote<f64> for f64 {
     type Out = f64;
 }
 
-/// Fuses a closure over several arrays (a tuple of 2 to 4 references; the closure takes a tuple of
-/// as many [`Expr`]s, `|(a, b)| a * b`) into one kernel, broadcasting
-/// their shapes like NumPy. The result is dynamic-dimensional, in the promoted element type.
-pub trait FuseManyExt {
-    /// One [`Expr`] per array.
+/// The arrays a fused closure reads: a tuple of 1 to 8 array references (any element types and
+/// dimensions) or a slice of references or views of one type. The machinery under [`FuseAllExt`].
+pub trait FuseInputs {
+    /// What the closure gets: a tuple of as many [`Expr`]s, or a `Vec<Expr>` for a slice.
     type Exprs;
-    /// The element type of the result.
+    /// The element type of the result (NumPy's promotion).
     type Elem: Float;
-
-    /// Evaluates the closure; truth values come back as 1 / 0.
-    fn fuse(self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<ArrayD<Self::Elem>>;
-    /// Evaluates the closure into `out`, which must have the broadcast shape.
-    fn fuse_into(self, out: &mut ArrayD<Self::Elem>, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<()>;
-    /// Evaluates the closure, any shape and element type.
-    fn fuse_dyn(self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Output>;
+    /// The dimension of the broadcast result.
+    type Dim: Dimension;
+    /// One input expression per array, `x0`, `x1`, ...
+    fn exprs(&self) -> Self::Exprs;
+    /// The arrays, in order.
+    fn args(&self) -> Vec<ArrayArg<'_>>;
 }
 
+/// Fuses a closure over several arrays into one kernel, broadcasting like NumPy.
+pub trait FuseAllExt: FuseInputs {
+    /// Evaluates the closure elementwise: an array of the broadcast dimension; truth values come back
+    /// as 1 / 0.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if the closure reduces (the error names the method that fits).
+    fn fuse_all(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Array<Self::Elem, Self::Dim>>;
+    /// Evaluates a closure that reduces one axis: one axis fewer than the broadcast dimension.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if the result does not have one axis fewer.
+    fn fuse_all_reduced(
+        &self,
+        f: impl FnOnce(Self::Exprs) -> Expr,
+    ) -> Result<Array<Self::Elem, <Self::Dim as Dimension>::Smaller>>
+    where
+        Self::Dim: RemoveAxis;
+    /// Evaluates a closure that reduces every axis: one value.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if the result is not a single value.
+    fn fuse_all_scalar(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Self::Elem>;
+    /// Evaluates the closure into `out`, which must have the result's shape.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if `out` does not have the result's shape.
+    fn fuse_all_into<E: Dimension>(
+        &self,
+        out: &mut ArrayRef<Self::Elem, E>,
+        f: impl FnOnce(Self::Exprs) -> Expr,
+    ) -> Result<()>;
+    /// Evaluates the closure, any shape and element type.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`].
+    fn fuse_all_dyn(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Output>;
+}
+
+impl<T: FuseInputs + ?Sized> FuseAllExt for T {
+    #[track_caller]
+    fn fuse_all(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Array<Self::Elem, Self::Dim>> {
+        let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
+        typed(Self::Elem::from_output(out)?, "fuse_all").map_err(all_names)
+    }
+
+    #[track_caller]
+    fn fuse_all_reduced(
+        &self,
+        f: impl FnOnce(Self::Exprs) -> Expr,
+    ) -> Result<Array<Self::Elem, <Self::Dim as Dimension>::Smaller>>
+    where
+        Self::Dim: RemoveAxis,
+    {
+        let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
+        typed(Self::Elem::from_output(out)?, "fuse_all_reduced").map_err(all_names)
+    }
+
+    #[track_caller]
+    fn fuse_all_scalar(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Self::Elem> {
+        let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
+        scalar(Self::Elem::from_output(out)?).map_err(all_names)
+    }
+
+    #[track_caller]
+    fn fuse_all_into<E: Dimension>(
+        &self,
+        out: &mut ArrayRef<Self::Elem, E>,
+        f: impl FnOnce(Self::Exprs) -> Expr,
+    ) -> Result<()> {
+        let runner = fuse_cache::runner(Location::caller(), f(self.exprs()))?;
+        let args = self.args();
+        let names = names(args.len());
+        let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args).collect();
+        run_into_or_assign(&runner, &bound, out.view_mut().into_dyn())
+    }
+
+    #[track_caller]
+    fn fuse_all_dyn(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Output> {
+        run_at(Location::caller(), &self.args(), f(self.exprs()))
+    }
+}
+
+/// The hints of a dimension error, in the names of [`FuseAllExt`].
+fn all_names(e: Error) -> Error {
+    match e {
+        Error::Output(m) => Error::Output(
+            m.replace("`fuse_scalar`", "`fuse_all_scalar`")
+                .replace("`fuse_reduced`", "`fuse_all_reduced`")
+                .replace("`fuse_dyn`", "`fuse_all_dyn`")
+                .replace("use `fuse` ", "use `fuse_all` "),
+        ),
+        e => e,
+    }
+}
+
+/// A tuple impl of [`FuseInputs`]: folds the element types by [`Promote`] and the dimensions by
+/// [`DimMax`], one array at a time.
 macro_rules! fuse_tuple {
-    ($elem:ty; [$($bound:tt)*]; $(($arr:ident, $a:ident, $s:ident, $dim:ident, $name:literal)),+) => {
-        impl<'a, $($a: Float, $s: Data<Elem = $a>, $dim: Dimension),+> FuseManyExt
-            for ($(&'a ArrayBase<$s, $dim, $a>,)+)
+    // start: the first array's types are the running ones
+    ($(($a:ident, $s:ident, $d:ident, $i:tt)),+) => {
+        fuse_tuple!(@fold [$(($a, $s, $d, $i))+] [] ; $(($a, $s, $d, $i))+);
+    };
+    (@fold $all:tt [] ; ($a:ident, $s:ident, $d:ident, $i:tt) $($rest:tt)*) => {
+        fuse_tuple!(@fold $all [[$a] [$d]] ; $($rest)*);
+    };
+    (@fold $all:tt [[$($elem:tt)*] [$($dim:tt)*] $($bound:tt)*] ; ($a:ident, $s:ident, $d:ident, $i:tt) $($rest:tt)*) => {
+        fuse_tuple!(@fold $all [
+            [<$($elem)* as Promote<$a>>::Out]
+            [<$($dim)* as DimMax<$d>>::Output]
+            $($bound)* $($elem)*: Promote<$a>, $($dim)*: DimMax<$d>,
+        ] ; $($rest)*);
+    };
+    (@fold [$(($a:ident, $s:ident, $d:ident, $i:tt))+] [[$($elem:tt)*] [$($dim:tt)*] $($bound:tt)*] ;) => {
+        impl<'a, $($a: Float, $s: Data<Elem = $a>, $d: Dimension),+> FuseInputs
+            for ($(&'a ArrayBase<$s, $d, $a>,)+)
         where
             $($bound)*
         {
-            type Exprs = ($(fuse_tuple!(@expr $arr),)+);
-            type Elem = $elem;
+            type Exprs = ($(fuse_tuple!(@expr $a),)+);
+            type Elem = $($elem)*;
+            type Dim = $($dim)*;
 
-            fn fuse(self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<ArrayD<Self::Elem>> {
-                <$elem>::from_output(self.fuse_dyn(f)?)
+            fn exprs(&self) -> Self::Exprs {
+                ($(x($i),)+)
             }
 
-            fn fuse_into(self, out: &mut ArrayD<Self::Elem>, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<()> {
-                let ($($arr,)+) = self;
-                let runner = FusedRunner::compile(&f(($(Expr::input($name),)+)))?;
-                run_into_or_assign(&runner, &[$(($name, ArrayArg::from($arr))),+], out.view_mut())
-            }
-
-            fn fuse_dyn(self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Output> {
-                let ($($arr,)+) = self;
-                let runner = FusedRunner::compile(&f(($(Expr::input($name),)+)))?;
-                runner.run(&[$(($name, ArrayArg::from($arr))),+])
+            fn args(&self) -> Vec<ArrayArg<'_>> {
+                vec![$(ArrayArg::from(self.$i)),+]
             }
         }
     };
-    (@expr $arr:ident) => { Expr };
+    (@expr $a:ident) => { Expr };
 }
 
-fuse_tuple!(<A0 as Promote<A1>>::Out; [A0: Promote<A1>]; (a0, A0, S0, D0, "x0"), (a1, A1, S1, D1, "x1"));
-fuse_tuple!(<<A0 as Promote<A1>>::Out as Promote<A2>>::Out;
-    [A0: Promote<A1>, <A0 as Promote<A1>>::Out: Promote<A2>];
-    (a0, A0, S0, D0, "x0"), (a1, A1, S1, D1, "x1"), (a2, A2, S2, D2, "x2"));
-fuse_tuple!(<<<A0 as Promote<A1>>::Out as Promote<A2>>::Out as Promote<A3>>::Out;
-    [A0: Promote<A1>, <A0 as Promote<A1>>::Out: Promote<A2>,
-     <<A0 as Promote<A1>>::Out as Promote<A2>>::Out: Promote<A3>];
-    (a0, A0, S0, D0, "x0"), (a1, A1, S1, D1, "x1"), (a2, A2, S2, D2, "x2"), (a3, A3, S3, D3, "x3"));
+fuse_tuple!((A0, S0, D0, 0));
+fuse_tuple!((A0, S0, D0, 0), (A1, S1, D1, 1));
+fuse_tuple!((A0, S0, D0, 0), (A1, S1, D1, 1), (A2, S2, D2, 2));
+fuse_tuple!((A0, S0, D0, 0), (A1, S1, D1, 1), (A2, S2, D2, 2), (A3, S3, D3, 3));
+fuse_tuple!(
+    (A0, S0, D0, 0),
+    (A1, S1, D1, 1),
+    (A2, S2, D2, 2),
+    (A3, S3, D3, 3),
+    (A4, S4, D4, 4)
+);
+fuse_tuple!(
+    (A0, S0, D0, 0),
+    (A1, S1, D1, 1),
+    (A2, S2, D2, 2),
+    (A3, S3, D3, 3),
+    (A4, S4, D4, 4),
+    (A5, S5, D5, 5)
+);
+fuse_tuple!(
+    (A0, S0, D0, 0),
+    (A1, S1, D1, 1),
+    (A2, S2, D2, 2),
+    (A3, S3, D3, 3),
+    (A4, S4, D4, 4),
+    (A5, S5, D5, 5),
+    (A6, S6, D6, 6)
+);
+fuse_tuple!(
+    (A0, S0, D0, 0),
+    (A1, S1, D1, 1),
+    (A2, S2, D2, 2),
+    (A3, S3, D3, 3),
+    (A4, S4, D4, 4),
+    (A5, S5, D5, 5),
+    (A6, S6, D6, 6),
+    (A7, S7, D7, 7)
+);
+
+/// A slice of array references of one element type and dimension: `[&a, &b, &c].fuse_all(|xs| ...)`.
+impl<A: Float, S: Data<Elem = A>, D: Dimension> FuseInputs for [&ArrayBase<S, D, A>] {
+    type Exprs = Vec<Expr>;
+    type Elem = A;
+    type Dim = D;
+
+    fn exprs(&self) -> Vec<Expr> {
+        (0..self.len()).map(x).collect()
+    }
+
+    fn args(&self) -> Vec<ArrayArg<'_>> {
+        self.iter().map(|a| ArrayArg::from(*a)).collect()
+    }
+}
+
+/// A slice of views of one element type and dimension.
+impl<'a, A: Float, D: Dimension> FuseInputs for [ArrayView<'a, A, D>] {
+    type Exprs = Vec<Expr>;
+    type Elem = A;
+    type Dim = D;
+
+    fn exprs(&self) -> Vec<Expr> {
+        (0..self.len()).map(x).collect()
+    }
+
+    fn args(&self) -> Vec<ArrayArg<'_>> {
+        self.iter().map(|v| ArrayArg::from(v.view())).collect()
+    }
+}

@@ -4,7 +4,7 @@
 //! every input once and writes its output once, with NumPy's broadcasting and IEEE semantics. Three
 //! front ends produce the same kernels:
 //! - the builder, [`Expr`], with [`FusedRunner`];
-//! - closures over ndarray arrays, [`FuseExt`] and [`FuseManyExt`];
+//! - closures over ndarray arrays, [`FuseExt`] and [`FuseAllExt`];
 //! - the numexpr-like text language, [`text::parse`] and the `kiln` CLI.
 //!
 //! Every kernel runs on a [`Backend`]; the [`Interpreter`] is the oracle the compiled backends are
@@ -18,6 +18,7 @@ pub mod error;
 mod executor;
 pub mod expr;
 pub mod ext;
+pub mod fuse_cache;
 pub mod jit;
 pub mod npy;
 pub mod parallel;
@@ -31,8 +32,9 @@ pub use array::{ArrayArg, Float, Output};
 pub use backend::{Backend, Buffer, BufferData, Buffers, Executable, Interpreter, OutSlice, RunCtx};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
-pub use ext::{FuseExt, FuseManyExt};
+pub use ext::{FuseAllExt, FuseExt, FuseInputs};
 pub use kiln_ir;
+pub use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 pub use parallel::Parallel;
 pub use profile::{Profile, Settings};
 pub use program::{Pipeline, Program, Reduction, Source, Stage};

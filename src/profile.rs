@@ -1,8 +1,10 @@
 //! Profiles and the rewrites they allow, in the spirit of a compiler's -O levels.
 //!
 //! - [`Profile::Default`]: exact elementwise algebra, reductions reassociated within their bound (the
-//!   same bits for any thread count), exact rewrites only; `prefix_scan` off unless asked for;
-//! - [`Profile::Approximate`]: also the approximate rewrites (`prefix_scan` on) and FMA contraction
+//!   same bits for any thread count), exact rewrites only (NumPy's fast paths of `pow`);
+//!   `prefix_scan` off unless asked for;
+//! - [`Profile::Approximate`]: also the approximate rewrites (`prefix_scan` on, integer powers as
+//!   multiplication chains, [`kiln_ir::passes::strength`]) and FMA contraction
 //!   (allowed: the code generator does not contract yet, so results are still those of `default`);
 //! - [`Profile::Reproducible`]: the same bits on any machine and thread count: `prefix_scan` pinned
 //!   off (asking for it is an error), every reduction and scan in an order fixed by the sizes alone

@@ -9,11 +9,11 @@
 //! use kiln::{Expr, FusedRunner, ScanOptions};
 //! use ndarray::array;
 //! let x = Expr::input("x");
-//! let runner = FusedRunner::compile(&x.clone().cumsum(None))?;
+//! let runner = FusedRunner::compile(&x.cumsum(None))?;
 //! let a = array![1.0, 2.0, 3.0, 4.0];
 //! let out = runner.run(&[("x", (&a).into())])?;
 //! assert_eq!(out.into_f64().into_raw_vec_and_offset().0, vec![1.0, 3.0, 6.0, 10.0]);
-//! let excl = x.scan(kiln::kiln_ir::ScanOp::Sum, ScanOptions { exclusive: true, initial: Some(10.0), ..Default::default() });
+//! let excl = x.scan(kiln::ScanOp::Sum, ScanOptions { exclusive: true, initial: Some(10.0), ..Default::default() });
 //! let out = FusedRunner::compile(&excl)?.run(&[("x", (&a).into())])?;
 //! assert_eq!(out.into_f64().into_raw_vec_and_offset().0, vec![10.0, 11.0, 13.0, 16.0]);
 //! # Ok::<(), kiln::Error>(())
@@ -66,16 +66,16 @@ impl Hash for ScanOptions {
 
 impl Expr {
     /// The scan `op` of this expression with `options`.
-    pub fn scan(self, op: ScanOp, options: ScanOptions) -> Expr {
+    pub fn scan(&self, op: ScanOp, options: ScanOptions) -> Expr {
         Expr::new(ExprNode::Scan {
             op,
             options,
-            arg: self,
+            arg: self.clone(),
         })
     }
 
     /// The inclusive cumulative sum along `axis` (`None`: the flattened array), as NumPy's `cumsum`.
-    pub fn cumsum(self, axis: Option<isize>) -> Expr {
+    pub fn cumsum(&self, axis: Option<isize>) -> Expr {
         self.scan(
             ScanOp::Sum,
             ScanOptions {
@@ -86,7 +86,7 @@ impl Expr {
     }
 
     /// The inclusive cumulative product, as NumPy's `cumprod`.
-    pub fn cumprod(self, axis: Option<isize>) -> Expr {
+    pub fn cumprod(&self, axis: Option<isize>) -> Expr {
         self.scan(
             ScanOp::Prod,
             ScanOptions {
@@ -97,7 +97,7 @@ impl Expr {
     }
 
     /// The running maximum, as NumPy's `maximum.accumulate` (NaN from the first NaN on).
-    pub fn cummax(self, axis: Option<isize>) -> Expr {
+    pub fn cummax(&self, axis: Option<isize>) -> Expr {
         self.scan(
             ScanOp::Max,
             ScanOptions {
@@ -108,7 +108,7 @@ impl Expr {
     }
 
     /// The running minimum, as NumPy's `minimum.accumulate` (NaN from the first NaN on).
-    pub fn cummin(self, axis: Option<isize>) -> Expr {
+    pub fn cummin(&self, axis: Option<isize>) -> Expr {
         self.scan(
             ScanOp::Min,
             ScanOptions {

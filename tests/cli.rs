@@ -264,3 +264,22 @@ fn explain_prints_ir_and_plan() {
         "{out}"
     );
 }
+
+#[test]
+fn explain_notes_the_strength_reduction_of_pow() {
+    let out = stdout(&kiln(&["explain", "x**2 + x**3", "-i", "x=f64[100]"]));
+    assert!(out.contains("strength: x**2 -> x*x"), "{out}");
+    assert!(out.contains("mul %0 %0") && out.contains(" pow "), "{out}");
+    let out = stdout(&kiln(&[
+        "explain",
+        "x**2 + x**3",
+        "-i",
+        "x=f64[100]",
+        "--profile",
+        "approximate",
+    ]));
+    assert!(
+        out.contains("x**3 -> multiplication chain") && !out.contains(" pow "),
+        "{out}"
+    );
+}

@@ -99,6 +99,9 @@ pub trait Real:
     fn asinh(self) -> Self;
     fn acosh(self) -> Self;
     fn atanh(self) -> Self;
+    fn erf(self) -> Self;
+    fn erfc(self) -> Self;
+    fn cbrt(self) -> Self;
     fn floor(self) -> Self;
     fn ceil(self) -> Self;
     fn trunc(self) -> Self;
@@ -259,6 +262,16 @@ impl Real for f64 {
     fn atanh(self) -> Self {
         libm::atanh(self)
     }
+    // std has no erf: the libm crate's (musl's, within 1 ULP)
+    fn erf(self) -> Self {
+        libm::erf(self)
+    }
+    fn erfc(self) -> Self {
+        libm::erfc(self)
+    }
+    fn cbrt(self) -> Self {
+        f64::cbrt(self)
+    }
     fn floor(self) -> Self {
         f64::floor(self)
     }
@@ -369,6 +382,15 @@ impl Real for f32 {
     }
     fn atanh(self) -> Self {
         libm::atanhf(self)
+    }
+    fn erf(self) -> Self {
+        libm::erff(self)
+    }
+    fn erfc(self) -> Self {
+        libm::erfcf(self)
+    }
+    fn cbrt(self) -> Self {
+        libm::cbrtf(self)
     }
     fn floor(self) -> Self {
         f32::floor(self)

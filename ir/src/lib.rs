@@ -7,7 +7,7 @@
 //! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
 //! - [`scan`]: cumulative sums, products, maxima and minima;
-//! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite);
+//! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite, strength reduction of `pow`);
 //! - [`text`]: the stable text form.
 //!
 //! ```

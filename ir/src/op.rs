@@ -75,6 +75,19 @@ pub enum UnaryOp {
     IsInf,
     /// Whether `x` is finite (not NaN, not ±inf), as 1 / 0.
     IsFinite,
+    /// libm error function: `erf(±0) = ±0`, `erf(±inf) = ±1`, NaN gives NaN.
+    Erf,
+    /// libm complementary error function `1 - erf(x)`, accurate for large x: `erfc(-inf) = 2`,
+    /// `erfc(inf) = +0`, NaN gives NaN.
+    Erfc,
+    /// libm cube root: `cbrt(±0) = ±0`, `cbrt(±inf) = ±inf`, negative x gives a negative root, NaN gives NaN.
+    Cbrt,
+    /// NumPy's `deg2rad`: `x * (pi / 180)`, the constant computed in the kernel's dtype (f32 divides
+    /// f32 pi by 180 as `npy_deg2radf` does); one IEEE multiplication, so ±0, ±inf and NaN pass through.
+    Deg2Rad,
+    /// NumPy's `rad2deg`: `x * (180 / pi)`, the constant computed in the kernel's dtype; one IEEE
+    /// multiplication, so ±0, ±inf and NaN pass through.
+    Rad2Deg,
 }
 
 /// An operation of two operands.
@@ -129,11 +142,18 @@ pub enum BinaryOp {
     /// NumPy's `remainder` (Python's `%`): the sign of the divisor `b` (`-1 % 3 = 2`); a zero result is
     /// `copysign(0, b)`; `b = 0` gives NaN; computed from `fmod` as NumPy's `npy_divmod` does.
     Rem,
+    /// NumPy's `logaddexp`, `log(exp(a) + exp(b))` without overflow, by `npy_logaddexp`'s formula:
+    /// `a == b` gives `a + ln 2` (so `logaddexp(inf, inf) = inf`, `logaddexp(-inf, -inf) = -inf`);
+    /// else `max + log1p(exp(-|a - b|))` (`logaddexp(inf, -inf) = inf`); a NaN operand gives NaN.
+    Logaddexp,
+    /// NumPy's `logaddexp2`, `log2(2^a + 2^b)`, by `npy_logaddexp2`'s formula: `a == b` gives `a + 1`;
+    /// else `max + log2(e) * log1p(exp2(-|a - b|))`; a NaN operand gives NaN.
+    Logaddexp2,
 }
 
 impl UnaryOp {
     /// Every unary opcode, in declaration order.
-    pub const ALL: [UnaryOp; 32] = [
+    pub const ALL: [UnaryOp; 37] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -166,6 +186,11 @@ impl UnaryOp {
         UnaryOp::IsNan,
         UnaryOp::IsInf,
         UnaryOp::IsFinite,
+        UnaryOp::Erf,
+        UnaryOp::Erfc,
+        UnaryOp::Cbrt,
+        UnaryOp::Deg2Rad,
+        UnaryOp::Rad2Deg,
     ];
 
     /// The scalar semantics of this opcode.
@@ -210,6 +235,11 @@ impl UnaryOp {
             UnaryOp::IsNan => T::truth(x.is_nan()),
             UnaryOp::IsInf => T::truth(x.abs() == T::INFINITY),
             UnaryOp::IsFinite => T::truth(x.abs() < T::INFINITY),
+            UnaryOp::Erf => x.erf(),
+            UnaryOp::Erfc => x.erfc(),
+            UnaryOp::Cbrt => x.cbrt(),
+            UnaryOp::Deg2Rad => x * (T::from_f64(std::f64::consts::PI) / T::from_f64(180.0)),
+            UnaryOp::Rad2Deg => x * (T::from_f64(180.0) / T::from_f64(std::f64::consts::PI)),
         }
     }
 
@@ -248,6 +278,11 @@ impl UnaryOp {
             UnaryOp::IsNan => "isnan",
             UnaryOp::IsInf => "isinf",
             UnaryOp::IsFinite => "isfinite",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Erfc => "erfc",
+            UnaryOp::Cbrt => "cbrt",
+            UnaryOp::Deg2Rad => "deg2rad",
+            UnaryOp::Rad2Deg => "rad2deg",
         }
     }
 
@@ -282,6 +317,9 @@ impl UnaryOp {
                 | Arcsinh
                 | Arccosh
                 | Arctanh
+                | Erf
+                | Erfc
+                | Cbrt
         )
     }
 
@@ -293,7 +331,7 @@ impl UnaryOp {
 
 impl BinaryOp {
     /// Every binary opcode, in declaration order.
-    pub const ALL: [BinaryOp; 22] = [
+    pub const ALL: [BinaryOp; 24] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -316,6 +354,8 @@ impl BinaryOp {
         BinaryOp::Fmin,
         BinaryOp::Fmod,
         BinaryOp::Rem,
+        BinaryOp::Logaddexp,
+        BinaryOp::Logaddexp2,
     ];
 
     /// The scalar semantics of this opcode.
@@ -356,6 +396,33 @@ impl BinaryOp {
             }
             BinaryOp::Fmod => a.fmod(b),
             BinaryOp::Rem => a.remainder(b),
+            BinaryOp::Logaddexp => {
+                if a == b {
+                    return a + T::from_f64(std::f64::consts::LN_2);
+                }
+                let d = a - b;
+                if d > T::ZERO {
+                    a + (-d).exp().log1p()
+                } else if d <= T::ZERO {
+                    b + d.exp().log1p()
+                } else {
+                    d
+                }
+            }
+            BinaryOp::Logaddexp2 => {
+                if a == b {
+                    return a + T::ONE;
+                }
+                let d = a - b;
+                let log2e = T::from_f64(std::f64::consts::LOG2_E);
+                if d > T::ZERO {
+                    a + log2e * (-d).exp2().log1p()
+                } else if d <= T::ZERO {
+                    b + log2e * d.exp2().log1p()
+                } else {
+                    d
+                }
+            }
         }
     }
 
@@ -384,6 +451,8 @@ impl BinaryOp {
             BinaryOp::Fmin => "fmin",
             BinaryOp::Fmod => "fmod",
             BinaryOp::Rem => "rem",
+            BinaryOp::Logaddexp => "logaddexp",
+            BinaryOp::Logaddexp2 => "logaddexp2",
         }
     }
 
@@ -402,9 +471,13 @@ impl BinaryOp {
         )
     }
 
-    /// Whether this is computed by libm (not exact IEEE algebra): `pow`, `atan2`, `hypot`.
+    /// Whether this is computed by libm (not exact IEEE algebra): `pow`, `atan2`, `hypot`,
+    /// `logaddexp`, `logaddexp2`.
     pub fn is_transcendental(self) -> bool {
-        matches!(self, BinaryOp::Pow | BinaryOp::Arctan2 | BinaryOp::Hypot)
+        matches!(
+            self,
+            BinaryOp::Pow | BinaryOp::Arctan2 | BinaryOp::Hypot | BinaryOp::Logaddexp | BinaryOp::Logaddexp2
+        )
     }
 
     /// The opcode named `name` in the IR's text form.

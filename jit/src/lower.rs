@@ -199,6 +199,15 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let m = self.b.ins().fcmp(FloatCC::Equal, x, z);
                 self.mask_to_float(w, m)
             }
+            UnaryOp::Deg2Rad | UnaryOp::Rad2Deg => {
+                // one multiplication by the constant the interpreter uses (`op.eval(1)` is exactly it)
+                let c = match self.dtype {
+                    DType::F64 => op.eval(1.0f64),
+                    DType::F32 => op.eval(1.0f32) as f64,
+                };
+                let c = self.fconst(w, c);
+                self.b.ins().fmul(x, c)
+            }
             UnaryOp::Floor => self.b.ins().floor(x),
             UnaryOp::Ceil => self.b.ins().ceil(x),
             UnaryOp::Trunc => self.b.ins().trunc(x),

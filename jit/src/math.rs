@@ -6,8 +6,8 @@
 //!   exp and log natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
 //!   the result rounded once to f32, which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
-//! - Every other libm function (arcsin, arccos, arctan, sinh, cosh, arcsinh, arccosh, arctanh,
-//!   arctan2, hypot, fmod and NumPy's remainder) is a call, one lane at a time, of the very function
+//! - Every other libm function (arcsin, arccos, arctan, sinh, cosh, arcsinh, arccosh, arctanh, erf,
+//!   erfc, cbrt, arctan2, hypot, fmod, NumPy's remainder, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols
 //!   registered with each JIT module), so those are bit-exact against it. The vector code's own slow
 //!   paths (sin, cos, tan of huge arguments) call the same f64 host symbols.
@@ -128,8 +128,8 @@ macro_rules! math_fns {
 
 math_fns!(
     unary: Sin, Cos, Tan, Exp, Log, Tanh, Exp2, Log2, Log10, Expm1, Log1p, Arcsin, Arccos, Arctan,
-        Sinh, Cosh, Arcsinh, Arccosh, Arctanh;
-    binary: Pow, Arctan2, Hypot, Fmod, Rem
+        Sinh, Cosh, Arcsinh, Arccosh, Arctanh, Erf, Erfc, Cbrt;
+    binary: Pow, Arctan2, Hypot, Fmod, Rem, Logaddexp, Logaddexp2
 );
 
 impl MathFn {

@@ -62,11 +62,11 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
     un!(
         Neg, Abs, Sqrt, Sin, Cos, Tan, Exp, Log, Recip, Not, Tanh, Exp2, Log2, Log10, Expm1, Log1p, Arcsin,
         Arccos, Arctan, Sinh, Cosh, Arcsinh, Arccosh, Arctanh, Floor, Ceil, Trunc, Round, Sign, IsNan, IsInf,
-        IsFinite
+        IsFinite, Erf, Erfc, Cbrt, Deg2Rad, Rad2Deg
     );
     bin!(
         Add, Sub, Mul, Div, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Arctan2, Hypot, Copysign, Fmax,
-        Fmin, Fmod, Rem
+        Fmin, Fmod, Rem, Logaddexp, Logaddexp2
     );
     v
 }
@@ -342,6 +342,57 @@ pub fn reduce_axes<T: Elem>(sched: Schedule) {
     }
 }
 
+/// `pow(x, e)` after the strength reduction (`kiln_ir::passes::strength`, chains on): NumPy's fast
+/// paths (`x*x`, `1/x`, `x`, `1`, `sqrt`) and multiplication chains, compiled and interpreted, bit for
+/// bit on special values and every tail length; the exact forms also against NumPy's formula.
+pub fn strength_reduced<T: Elem>(sched: Schedule) {
+    let mut rng = Rng::new(7);
+    for e in [0.0, -0.0, 1.0, 2.0, -1.0, 0.5, 3.0, -2.0, 5.0, 8.0, -7.0] {
+        let mut arena = ExprArena::new();
+        let x = arena.input(0);
+        let lit = arena.literal(e);
+        let body = arena.binary(BinaryOp::Pow, x, lit);
+        for n in [0, 1, 3, 4, 7, 9, 17, 33, 100] {
+            let k = kernel(T::DTYPE, &[&[n]], arena.clone(), body, KernelKind::Map);
+            let (k, done) = passes::strength::rewrite(&k, true);
+            assert_eq!(done.len(), 1, "x**{e} is rewritten");
+            let p = plan(&k, 64);
+            let data = vec![gen_data::<T>(&mut rng, n, Data::Special)];
+            check(&format!("x**{e} n={n}"), &k, &p, sched, &data);
+            let numpy: Option<fn(f64) -> f64> = match e {
+                0.0 => Some(|_| 1.0),
+                1.0 => Some(|x| x),
+                2.0 => Some(|x| x * x),
+                -1.0 => Some(|x| 1.0 / x),
+                _ => None,
+            };
+            if let (Some(f), Ok(out)) = (numpy, oracle_values(&k, &data)) {
+                for (g, v) in out.iter().zip(&data[0]) {
+                    let w = T::from_f64(f(v.to_f64()));
+                    assert!(
+                        g.to_f64().to_bits() == w.to_f64().to_bits() || (g.is_nan() && w.is_nan()),
+                        "x**{e} at {v:?}: {g:?} vs {w:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The interpreter's values of a map kernel over `data`, in `T`.
+fn oracle_values<T: Elem>(k: &KernelIR, data: &[Vec<T>]) -> Result<Vec<T>> {
+    let inputs: Vec<StridedInput<'_, T>> = data
+        .iter()
+        .map(|d| StridedInput {
+            data: d,
+            offset: 0,
+            strides: vec![1],
+        })
+        .collect();
+    let t = interpret(k, &inputs)?;
+    Ok(t.values.to_f64().into_iter().map(T::from_f64).collect())
+}
+
 macro_rules! parity_suite {
     ($name:ident, $sched:expr) => {
         mod $name {
@@ -396,6 +447,14 @@ macro_rules! parity_suite {
             #[test]
             fn reduce_axes_f32() {
                 reduce_axes::<f32>(sched::<f32>());
+            }
+            #[test]
+            fn strength_reduced_f64() {
+                strength_reduced::<f64>(sched::<f64>());
+            }
+            #[test]
+            fn strength_reduced_f32() {
+                strength_reduced::<f32>(sched::<f32>());
             }
         }
     };

@@ -91,8 +91,8 @@ struct EvalArgs {
 /// The profile and the rewrites it allows (eval and explain).
 #[derive(Args)]
 struct RewriteArgs {
-    /// default (exact rewrites only), approximate (prefix_scan on, FMA allowed) or reproducible (the
-    /// same bits on any machine; prefix_scan pinned off).
+    /// default (exact rewrites only), approximate (prefix_scan on, integer powers as multiplication
+    /// chains, FMA allowed) or reproducible (the same bits on any machine; prefix_scan pinned off).
     #[arg(long, default_value = "default", value_parser = ["default", "approximate", "reproducible"])]
     profile: String,
     /// Replace triangular-mask contractions by O(n) scans (default: the profile's choice).

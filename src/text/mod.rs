@@ -22,8 +22,10 @@
 //! - Logical operators and comparisons give 1 / 0; a nonzero value, NaN included, is true.
 //! - Functions, under their NumPy names: `sin cos tan exp log sqrt abs tanh exp2 log2 log10 expm1
 //!   log1p arcsin arccos arctan sinh cosh arcsinh arccosh arctanh floor ceil trunc round sign isnan
-//!   isinf isfinite` of one argument (`isnan isinf isfinite` are logical), `where(c, a, b)`, and
-//!   `minimum maximum fmax fmin arctan2 hypot copysign fmod` of two.
+//!   isinf isfinite erf erfc cbrt deg2rad rad2deg square reciprocal` of one argument (`isnan isinf
+//!   isfinite` are logical; `square(x)` is `x * x` and `reciprocal(x)` is `1 / x`, as NumPy computes
+//!   them), `where(c, a, b)`, and `minimum maximum fmax fmin arctan2 hypot copysign fmod logaddexp
+//!   logaddexp2` of two.
 //! - `a % b` is NumPy's `remainder` (the sign of the divisor, `-1 % 3 == 2`), with the precedence of
 //!   `*` and `/`; `fmod(a, b)` is C's (the sign of the dividend).
 //! - Reductions: `sum prod min max argmin argmax any all`, and `mean var std` (ddof 0), as `f(x)`,

@@ -72,6 +72,8 @@ struct Node {
 /// The functions of the text language.
 enum Function {
     Unary(UnaryOp),
+    /// `square(x)`: `x * x`, as NumPy computes it (the same node as `x * x`).
+    Square,
     Where,
     Binary(BinaryOp),
     Reduce(ReduceOp),
@@ -100,10 +102,11 @@ impl Function {
             // every other unary function and the binary ones under their NumPy names (the IR's)
             "sin" | "cos" | "tan" | "exp" | "log" | "tanh" | "exp2" | "log2" | "log10" | "expm1"
             | "log1p" | "arcsin" | "arccos" | "arctan" | "sinh" | "cosh" | "arcsinh" | "arccosh"
-            | "arctanh" | "floor" | "ceil" | "trunc" | "round" | "sign" | "isnan" | "isinf" | "isfinite" => {
-                Function::Unary(UnaryOp::from_name(name)?)
-            }
-            "arctan2" | "hypot" | "copysign" | "fmax" | "fmin" | "fmod" => {
+            | "arctanh" | "floor" | "ceil" | "trunc" | "round" | "sign" | "isnan" | "isinf" | "isfinite"
+            | "erf" | "erfc" | "cbrt" | "deg2rad" | "rad2deg" => Function::Unary(UnaryOp::from_name(name)?),
+            "reciprocal" => Function::Unary(UnaryOp::Recip),
+            "square" => Function::Square,
+            "arctan2" | "hypot" | "copysign" | "fmax" | "fmin" | "fmod" | "logaddexp" | "logaddexp2" => {
                 Function::Binary(BinaryOp::from_name(name)?)
             }
             "mean" => Function::Stat(Stat::Mean),
@@ -344,7 +347,7 @@ impl<'a> Parser<'a> {
         }
         self.expect(Tok::RParen, "',' or ')'")?;
         let expected = match function {
-            Function::Unary(_) => 1,
+            Function::Unary(_) | Function::Square => 1,
             Function::Binary(_) => 2,
             Function::Where => 3,
             Function::Reduce(_) | Function::Stat(_) | Function::Scan(_) => {
@@ -364,6 +367,7 @@ impl<'a> Parser<'a> {
         let mut arg = || args.next().expect("the arity was checked");
         let expr = match function {
             Function::Unary(op) => arg().unary(op),
+            Function::Square => arg().square(),
             Function::Binary(op) => arg().binary(op, arg()),
             Function::Where => {
                 let (c, a, b) = (arg(), arg(), arg());

@@ -1,3 +1,4 @@
 //! Passes over a kernel. Each pass is a file of its own, opening with what it does and declines.
 
 pub mod prefix_scan;
+pub mod strength;

@@ -1,0 +1,219 @@
+//! The call-site cache behind the ndarray front end's `fuse` methods.
+//!
+//! `x.fuse(|x| ...)` in a loop builds the same expression at every call. Lowering it and looking its
+//! kernel up in the JIT's cache cost 4-10 us a call; this cache keeps, per thread and per call site
+//! (`#[track_caller]`'s [`Location`]), the last few expressions built there with their runners, so a
+//! repeated call costs the closure (a few small allocations), one structural comparison and the run:
+//! the runner keeps its specialisations per input signature (dtypes, shapes, layouts), so a call on
+//! inputs of a form seen before neither plans nor compiles.
+//!
+//! The expression is always rebuilt and compared, never trusted from the call site alone: a closure
+//! that captures a value (`|x| x * dt`) builds a different expression when the value changes, and the
+//! comparison (literals by bit pattern, so `0.0` and `-0.0` differ) sends it to a runner of its own.
+//! Each call site keeps at most [`PER_SITE`] expressions, the most recently used first.
+
+use crate::error::Result;
+use crate::expr::{Expr, ExprNode};
+use crate::runner::FusedRunner;
+use rustc_hash::FxHashMap;
+use std::cell::{Cell, RefCell};
+use std::panic::Location;
+
+/// How many expressions one call site keeps (a generic helper called with several closures).
+pub const PER_SITE: usize = 4;
+
+type Site = &'static Location<'static>;
+
+thread_local! {
+    static CACHE: RefCell<FxHashMap<Site, Vec<(Expr, FusedRunner)>>> = RefCell::default();
+    static STATS: Cell<Stats> = const { Cell::new(Stats { hits: 0, misses: 0 }) };
+}
+
+/// How often this thread's `fuse` calls found their runner cached, and how often they compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub hits: u64,
+    pub misses: u64,
+}
+
+/// This thread's counts since it started.
+pub fn stats() -> Stats {
+    STATS.with(Cell::get)
+}
+
+fn count(hit: bool) {
+    STATS.with(|s| {
+        let mut v = s.get();
+        if hit {
+            v.hits += 1;
+        } else {
+            v.misses += 1;
+        }
+        s.set(v);
+    });
+}
+
+/// The runner of `expr` built at `site`: the cached one if `expr` equals one built there before,
+/// else a new one (remembered).
+pub(crate) fn runner(site: Site, expr: Expr) -> Result<FusedRunner> {
+    let hit = CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let entries = c.get_mut(&site)?;
+        let i = entries.iter().position(|(e, _)| same(e, &expr))?;
+        if i > 0 {
+            let e = entries.remove(i);
+            entries.insert(0, e);
+        }
+        Some(entries[0].1.clone())
+    });
+    count(hit.is_some());
+    if let Some(r) = hit {
+        return Ok(r);
+    }
+    let runner = FusedRunner::compile(&expr)?;
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        let entries = c.entry(site).or_default();
+        entries.insert(0, (expr, runner.clone()));
+        entries.truncate(PER_SITE);
+    });
+    Ok(runner)
+}
+
+/// Structural equality of two expressions, literals (and `initial`s) by bit pattern. Iterative (a
+/// deep chain does not overflow the stack); a pair of shared subtrees is compared once, so a DAG that
+/// doubles at every level costs its size, not its unfolded size.
+fn same(a: &Expr, b: &Expr) -> bool {
+    let mut stack = vec![(a, b)];
+    let mut seen: Vec<(*const ExprNode, *const ExprNode)> = Vec::new();
+    while let Some((a, b)) = stack.pop() {
+        if a.ptr() == b.ptr() {
+            continue;
+        }
+        if a.shared() || b.shared() {
+            let key = (a.ptr(), b.ptr());
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+        }
+        let bits = |v: &Option<f64>| v.map(f64::to_bits);
+        match (a.node(), b.node()) {
+            (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
+            (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
+            (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
+            (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}
+            (ExprNode::Subscript(x, i), ExprNode::Subscript(y, j)) if x == y && i == j => {}
+            (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) if p == q => stack.push((x, y)),
+            (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) if p == q => {
+                stack.extend([(x0, y0), (x1, y1)])
+            }
+            (ExprNode::Where(c, x0, x1), ExprNode::Where(d, y0, y1)) => {
+                stack.extend([(c, d), (x0, y0), (x1, y1)])
+            }
+            (
+                ExprNode::Reduce {
+                    op: p,
+                    axes: ax,
+                    arg: x,
+                    keepdims: kx,
+                    initial: ix,
+                },
+                ExprNode::Reduce {
+                    op: q,
+                    axes: ay,
+                    arg: y,
+                    keepdims: ky,
+                    initial: iy,
+                },
+            ) if p == q && ax == ay && kx == ky && bits(ix) == bits(iy) => stack.push((x, y)),
+            (
+                ExprNode::Mean {
+                    axes: ax,
+                    arg: x,
+                    keepdims: kx,
+                },
+                ExprNode::Mean {
+                    axes: ay,
+                    arg: y,
+                    keepdims: ky,
+                },
+            ) if ax == ay && kx == ky => stack.push((x, y)),
+            (
+                ExprNode::Scan {
+                    op: p,
+                    options: ox,
+                    arg: x,
+                },
+                ExprNode::Scan {
+                    op: q,
+                    options: oy,
+                    arg: y,
+                },
+            ) if p == q && ox == oy => stack.push((x, y)),
+            (
+                ExprNode::Contract {
+                    op: p,
+                    index: ix,
+                    reduced: rx,
+                    arg: x,
+                    initial: nx,
+                },
+                ExprNode::Contract {
+                    op: q,
+                    index: iy,
+                    reduced: ry,
+                    arg: y,
+                    initial: ny,
+                },
+            ) if p == q && ix == iy && rx == ry && bits(nx) == bits(ny) => stack.push((x, y)),
+            _ => return false,
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_compare_by_bits() {
+        let x = Expr::input("x");
+        assert!(same(&(&x * 0.0), &(&x * 0.0)));
+        assert!(!same(&(&x * 0.0), &(&x * -0.0)));
+        assert!(same(&(&x * f64::NAN), &(&x * f64::NAN)));
+        assert!(!same(&x.sum_axis(0), &x.sum_axis(1)));
+        assert!(!same(&x.sum_axis(0), &x.sum_axis_keepdims(0)));
+        assert!(!same(&x.sin(), &x.cos()));
+        assert!(!same(&Expr::input("x"), &Expr::input("y")));
+    }
+
+    #[test]
+    fn a_doubling_dag_compares_in_linear_time() {
+        let build = || {
+            let mut e = Expr::input("x");
+            for _ in 0..200 {
+                e = &e + &e;
+            }
+            e
+        };
+        assert!(same(&build(), &build()));
+        let mut other = Expr::input("x");
+        for _ in 0..199 {
+            other = &other + &other;
+        }
+        other = &other * &other;
+        assert!(!same(&build(), &other));
+    }
+
+    #[test]
+    fn a_site_keeps_its_runners() {
+        let site = Location::caller();
+        let a = runner(site, Expr::input("x") * 2.0).unwrap();
+        let b = runner(site, Expr::input("x") * 2.0).unwrap();
+        assert!(std::ptr::eq(a.pipeline(), b.pipeline()));
+        let c = runner(site, Expr::input("x") * 3.0).unwrap();
+        assert!(!std::ptr::eq(a.pipeline(), c.pipeline()));
+    }
+}
