@@ -331,6 +331,8 @@ fn cache_size() -> usize {
     cache().lock().expect("the kernel cache lock").len()
 }
 
+/// kiln's extension module: `compile` an expression into a `Kernel` (cached per process, shared by
+/// threads) and run it on float32 and float64 NumPy arrays, read in place, with the GIL released.
 #[pymodule]
 fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Kernel>()?;
