@@ -27,8 +27,9 @@ def as_input(name, value):
         # the builtin dtypes are singletons: a byte-swapped float64 is another object
         if (dt is _F64 or dt is _F32) and value.flags.aligned:
             return value
-    elif type(value) is float:
-        # bound by kiln as a 0-d float64 array, without a NumPy array per call
+    elif isinstance(value, float):
+        # a Python float or NumPy float64 scalar: bound by kiln as a 0-d float64 array, with no
+        # NumPy array made per call
         return value
     else:
         value = np.asarray(value)
