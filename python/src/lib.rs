@@ -24,6 +24,10 @@ use std::sync::{Mutex, OnceLock};
 /// A kernel cache key: the expression's text, the profile's name and the thread count.
 type Key = (String, Option<String>, Option<usize>);
 
+/// The most expressions the cache keeps; a program that makes expressions without end (text built
+/// from data) empties it when it is full rather than growing without bound, as numexpr's cache does.
+const CACHE_CAPACITY: usize = 4096;
+
 /// Every compiled expression of the process, shared by all Python threads. A [`FusedRunner`] is
 /// cheap to clone (its kernels sit behind an `Arc`), so a hit is a lookup and a clone.
 fn cache() -> &'static Mutex<HashMap<Key, FusedRunner>> {
@@ -304,12 +308,11 @@ fn compile(py: Python<'_>, ex: &str, profile: Option<&str>, threads: Option<usiz
         })
         .map_err(|e| py_err(e, ex))?;
     // two threads may both have compiled it: the first one in is kept, so all share its kernels
-    let runner = cache()
-        .lock()
-        .expect("the kernel cache lock")
-        .entry(key.clone())
-        .or_insert(runner)
-        .clone();
+    let mut cache = cache().lock().expect("the kernel cache lock");
+    if cache.len() >= CACHE_CAPACITY && !cache.contains_key(&key) {
+        cache.clear();
+    }
+    let runner = cache.entry(key.clone()).or_insert(runner).clone();
     Ok(Kernel { runner, expr: key.0 })
 }
 

@@ -254,3 +254,12 @@ def test_explain():
     assert "# kernel 0" in two and "# kernel 1" in two
     with pytest.raises(TypeError):
         k.explain(z=np.ones(3))
+
+
+def test_the_kernel_cache_is_bounded():
+    from kiln import _kiln
+
+    for i in range(4200):
+        kiln.compile(f"x + {i}")
+    assert 0 < _kiln.cache_size() <= 4096
+    np.testing.assert_array_equal(kiln.compile("x + 4199")(x=np.zeros(2)), [4199.0, 4199.0])
