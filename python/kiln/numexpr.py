@@ -15,8 +15,11 @@ import os
 import sys
 import threading
 
+import numpy as np
 from . import _kiln
-from ._core import as_input, check_options, run
+from ._core import _F32, _F64, as_input, check_options, run
+
+_ndarray = np.ndarray
 
 __all__ = [
     "evaluate",
@@ -83,7 +86,8 @@ def _kernel(ex, threads):
 
 def _arguments(names, local_dict, global_dict, depth):
     """The values of `names`: from `local_dict`, then `global_dict`, each defaulting to the frame
-    `depth` levels above the caller (numexpr's rule)."""
+    `depth` levels above the caller (numexpr's rule). Arrays kiln reads as they are pass straight
+    through (the common case, kept free of function calls); the rest go through `as_input`."""
     if names and (local_dict is None or global_dict is None):
         frame = sys._getframe(depth + 1)
         if local_dict is None:
@@ -99,7 +103,9 @@ def _arguments(names, local_dict, global_dict, depth):
             value = global_dict[name]
         else:
             raise KeyError(name)
-        args.append(as_input(name, value))
+        if type(value) is not _ndarray or not (value.dtype is _F64 or value.dtype is _F32) or not value.flags.aligned:
+            value = as_input(name, value)
+        args.append(value)
     return args
 
 
@@ -117,9 +123,12 @@ def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", casting
     for a bad expression, `ValueError` for shapes that do not broadcast, `TypeError` for an
     unsupported type (integer and bool data for now).
     """
-    kernel, names = _kernel(ex, nthreads)
+    hit = _kernels.get((ex, nthreads))
+    kernel, names = hit if hit is not None else _kernel(ex, nthreads)
     args = _arguments(names, local_dict, global_dict, _frame_depth)
     _last.state = (kernel, names, out, order, casting)
+    if out is None and order == "K" and casting == "safe":
+        return kernel.run(args)
     return run(kernel, args, out, order, casting)
 
 
