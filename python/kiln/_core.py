@@ -114,8 +114,13 @@ class Kernel:
         self.expression = kernel.expression
 
     def _args(self, arrays):
+        args = []
         try:
-            args = [as_input(n, arrays[n]) for n in self.names]
+            for n in self.names:
+                value = arrays[n]
+                if type(value) is not np.ndarray or not (value.dtype is _F64 or value.dtype is _F32) or not value.flags.aligned:
+                    value = as_input(n, value)
+                args.append(value)
         except KeyError as e:
             raise KeyError(f"no input named {e.args[0]!r} was given (the expression uses {', '.join(self.names)})") from None
         if len(arrays) != len(self.names):
@@ -125,7 +130,10 @@ class Kernel:
 
     def __call__(self, out=None, order="K", casting="safe", **arrays):
         """Runs on the named arrays; into `out` if given (returned)."""
-        return run(self._kernel, self._args(arrays), out, order, casting)
+        args = self._args(arrays)
+        if out is None and order == "K" and casting == "safe":
+            return self._kernel.run(args)
+        return run(self._kernel, args, out, order, casting)
 
     def explain(self, clif=False, asm=False, **arrays):
         """The kernels kiln runs for these inputs, as text: the plan of kernels when there are
