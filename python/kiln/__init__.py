@@ -1,0 +1,52 @@
+"""kiln for Python: array expressions compiled to fused SIMD kernels, over NumPy arrays.
+
+numexpr's API (`import kiln.numexpr as ne` is the drop-in; the same names are re-exported here):
+
+    >>> import numpy as np, kiln
+    >>> a = np.arange(4.0); b = np.ones(4)
+    >>> kiln.evaluate("2*a + 3*b")
+    array([ 3.,  5.,  7.,  9.])
+
+and kiln's own, an expression compiled once and called many times:
+
+    >>> k = kiln.compile("sum(x*x, axis=1)")
+    >>> k(x=np.ones((2, 3)))
+    array([3., 3.])
+"""
+
+from . import numexpr
+from ._core import Kernel, compile
+from .numexpr import (
+    __version__,
+    detect_number_of_cores,
+    evaluate,
+    get_num_threads,
+    get_vml_version,
+    ncores,
+    nthreads,
+    re_evaluate,
+    set_num_threads,
+    set_vml_accuracy_mode,
+    set_vml_num_threads,
+    use_vml,
+    validate,
+)
+
+__all__ = [
+    "Kernel",
+    "compile",
+    "numexpr",
+    "evaluate",
+    "re_evaluate",
+    "validate",
+    "set_num_threads",
+    "get_num_threads",
+    "detect_number_of_cores",
+    "ncores",
+    "nthreads",
+    "use_vml",
+    "set_vml_accuracy_mode",
+    "set_vml_num_threads",
+    "get_vml_version",
+    "__version__",
+]

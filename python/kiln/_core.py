@@ -1,0 +1,165 @@
+"""What `kiln.evaluate` and `kiln.compile` share: binding Python values as kiln inputs, `out=`,
+`order=` and `casting=`, and the `Kernel` class.
+
+Inputs reach kiln as NumPy arrays of float64 or float32 in native byte order, read in place
+whatever their strides (C, Fortran, sliced, negative strides). Anything else is converted here
+once (a byte-swapped or unaligned array, a Python or NumPy float, a list) or refused with a
+`TypeError` (integer, bool, complex, float16 and long double data: kiln computes in float32 and
+float64; integer and bool types come with a later version of kiln).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kiln
+
+_F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
+_ORDERS = ("K", "A", "C", "F")
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def as_input(name, value):
+    """`value`, bound to `name`, as an array kiln reads: float64 or float32, native, aligned."""
+    if type(value) is np.ndarray:
+        dt = value.dtype
+        # the builtin dtypes are singletons: a byte-swapped float64 is another object
+        if (dt is _F64 or dt is _F32) and value.flags.aligned:
+            return value
+    elif isinstance(value, float):
+        # a Python float or NumPy float64 scalar: bound by kiln as a 0-d float64 array, with no
+        # NumPy array made per call
+        return value
+    else:
+        value = np.asarray(value)
+        dt = value.dtype
+    if dt.kind == "f" and dt.itemsize in (4, 8):
+        # byte-swapped or unaligned: converted once, to native order
+        return np.require(value, dtype=dt.newbyteorder("="), requirements="A")
+    if dt.kind in "biu":
+        raise TypeError(
+            f"input '{name}' has dtype {dt}: kiln computes in float32 and float64 for now "
+            "(integer and bool types come later); convert it with .astype(np.float64)"
+        )
+    raise TypeError(f"input '{name}' has dtype {dt}: kiln computes in float32 and float64")
+
+
+def check_options(order, casting):
+    """A `ValueError` for an `order` or `casting` NumPy does not know."""
+    if order not in _ORDERS:
+        raise ValueError(f"order must be one of {_ORDERS}, got {order!r}")
+    if casting not in _CASTINGS:
+        raise ValueError(f"casting must be one of {_CASTINGS}, got {casting!r}")
+
+
+def run(kernel, args, out, order, casting):
+    """Runs `kernel` (a `_kiln.Kernel`) on `args`, into `out` if given; the result."""
+    if out is None:
+        if order == "K" and casting == "safe":
+            return kernel.run(args)
+        check_options(order, casting)
+        result = kernel.run(args)
+        return np.asfortranarray(result) if order == "F" else result
+    check_options(order, casting)
+    return run_out(kernel, args, out, casting)
+
+
+def run_out(kernel, args, out, casting):
+    """Writes the result into `out`: in place (no temporary) when `out` is a C-contiguous float
+    array of the result's dtype that no input overlaps, otherwise through one temporary."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a NumPy array, not {type(out).__name__}")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
+    dt = out.dtype
+    if (
+        (dt is _F64 or dt is _F32)
+        and out.flags.c_contiguous
+        and out.flags.aligned
+        and not any(np.may_share_memory(out, a) for a in args)
+    ):
+        try:
+            kernel.run_into(args, out)
+            return out
+        except ValueError as e:
+            # the result's shape or dtype differs from out's: checked and cast below
+            if not str(e).startswith("result mismatch"):
+                raise
+    result = kernel.run(args)
+    if result.shape != out.shape:
+        raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}")
+    if not np.can_cast(result.dtype, out.dtype, casting):
+        raise TypeError(
+            f"cannot cast the result from {result.dtype} to out's {out.dtype} under casting={casting!r}"
+        )
+    np.copyto(out, result, casting="unsafe")
+    return out
+
+
+class Kernel:
+    """An expression compiled by `kiln.compile`: call it with its inputs by name.
+
+    `kernel(x=..., y=...)` returns a new array, `kernel(out=o, x=..., y=...)` writes into `o` and
+    returns it. `kernel.names` lists the inputs in order of first appearance; `kernel.explain()`
+    shows the kernels kiln runs for inputs of a given form. A `Kernel` may be called from several
+    Python threads at once: it releases the GIL while it runs.
+    """
+
+    __slots__ = ("_kernel", "names", "expression")
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self.names = tuple(kernel.names)
+        self.expression = kernel.expression
+
+    def _args(self, arrays):
+        args = []
+        try:
+            for n in self.names:
+                value = arrays[n]
+                if type(value) is not np.ndarray or not (value.dtype is _F64 or value.dtype is _F32) or not value.flags.aligned:
+                    value = as_input(n, value)
+                args.append(value)
+        except KeyError as e:
+            raise KeyError(f"no input named {e.args[0]!r} was given (the expression uses {', '.join(self.names)})") from None
+        if len(arrays) != len(self.names):
+            extra = sorted(set(arrays) - set(self.names))
+            raise TypeError(f"unexpected input(s) {', '.join(extra)}: the expression uses {', '.join(self.names) or 'no inputs'}")
+        return args
+
+    def __call__(self, out=None, order="K", casting="safe", **arrays):
+        """Runs on the named arrays; into `out` if given (returned)."""
+        args = self._args(arrays)
+        if out is None and order == "K" and casting == "safe":
+            return self._kernel.run(args)
+        return run(self._kernel, args, out, order, casting)
+
+    def explain(self, clif=False, asm=False, **arrays):
+        """The kernels kiln runs for these inputs, as text: the plan of kernels when there are
+        several, each kernel's IR and broadcast plan, and with `clif` / `asm` the last kernel's
+        Cranelift IR and machine code. An input not given is assumed float64 of shape (1024,)."""
+        given = {n: arrays[n] if n in arrays else np.zeros(1024) for n in self.names}
+        extra = sorted(set(arrays) - set(self.names))
+        if extra:
+            raise TypeError(f"unexpected input(s) {', '.join(extra)}: the expression uses {', '.join(self.names)}")
+        args = [as_input(n, given[n]) for n in self.names]
+        return self._kernel.explain(args, clif, asm)
+
+    def __repr__(self):
+        return f"kiln.Kernel({self.expression!r}, names={self.names!r})"
+
+
+def compile(ex, *, profile=None, threads=None):
+    """Compiles the expression `ex` (kiln's text language, a superset of numexpr's) into a `Kernel`.
+
+    `profile` is "default", "approximate" or "reproducible" (see kiln's README); `threads` the
+    number of threads a run may use (default: every core; runs below 2^18 points stay on the
+    calling thread). Kernels are cached per process: compiling the same text again is a lookup.
+
+    A bad expression raises `SyntaxError` with its position (`offset`), an unknown function
+    `ValueError`, a call with the wrong number of arguments `TypeError`.
+    """
+    if not isinstance(ex, str):
+        raise TypeError(f"the expression must be a str, not {type(ex).__name__}")
+    return Kernel(_kiln.compile(ex, profile, threads))

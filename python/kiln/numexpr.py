@@ -1,0 +1,194 @@
+"""numexpr's API over kiln: `import kiln.numexpr as ne` is the one line a numexpr user changes.
+
+`evaluate("2*a + 3*b")` finds `a` and `b` in the caller's frame (locals first, then globals) or
+in `local_dict` / `global_dict`, as numexpr does, compiles the expression once into a fused SIMD
+kernel (cached for the process, shared by all threads) and runs it with the GIL released. The
+language, result dtypes, broadcasting, `out=` and the exception types are numexpr's; kiln's own
+additions (reductions anywhere with `axis=`, `keepdims`, `initial`, scans, contractions, `mean`,
+`var`, `std`) work in the same call. Inputs must be float32 or float64 for now: integer and bool
+arrays raise `TypeError` until kiln has those types.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import numpy as np
+from . import _kiln
+from ._core import _F32, _F64, as_input, check_options, run
+
+_ndarray = np.ndarray
+
+__all__ = [
+    "evaluate",
+    "re_evaluate",
+    "validate",
+    "set_num_threads",
+    "get_num_threads",
+    "detect_number_of_cores",
+    "ncores",
+    "nthreads",
+    "use_vml",
+    "set_vml_accuracy_mode",
+    "set_vml_num_threads",
+    "get_vml_version",
+    "__version__",
+]
+
+#: The version of the kiln package.
+__version__ = _kiln.__version__
+
+#: numexpr's Intel VML switch: kiln has its own vector math, so never.
+use_vml = False
+
+
+def detect_number_of_cores():
+    """The number of cores of this machine (kiln's thread pool uses them all by default)."""
+    return _kiln.detect_number_of_cores()
+
+
+#: The number of cores, as `detect_number_of_cores()` says.
+ncores = detect_number_of_cores()
+
+
+def _initial_threads():
+    for var in ("NUMEXPR_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "")
+        if value.strip().isdigit() and int(value) > 0:
+            return int(value)
+    return ncores
+
+
+#: The number of threads runs use (numexpr's `NUMEXPR_NUM_THREADS` is honoured at import).
+nthreads = _initial_threads()
+
+_kernels = {}
+_MAX_CACHED = 4096
+_last = threading.local()
+
+
+def _kernel(ex, threads):
+    """The compiled kernel of `ex` for `threads` threads, and its input names."""
+    key = (ex, threads)
+    hit = _kernels.get(key)
+    if hit is None:
+        if not isinstance(ex, str):
+            raise TypeError(f"the expression must be a str, not {type(ex).__name__}")
+        kernel = _kiln.compile(ex, None, None if threads == ncores else threads)
+        hit = (kernel, tuple(kernel.names))
+        if len(_kernels) >= _MAX_CACHED:
+            _kernels.clear()
+        _kernels[key] = hit
+    return hit
+
+
+def _arguments(names, local_dict, global_dict, depth):
+    """The values of `names`: from `local_dict`, then `global_dict`, each defaulting to the frame
+    `depth` levels above the caller (numexpr's rule). Arrays kiln reads as they are pass straight
+    through (the common case, kept free of function calls); the rest go through `as_input`."""
+    if names and (local_dict is None or global_dict is None):
+        frame = sys._getframe(depth + 1)
+        if local_dict is None:
+            local_dict = frame.f_locals
+        if global_dict is None:
+            global_dict = frame.f_globals
+        del frame
+    args = []
+    for name in names:
+        if name in local_dict:
+            value = local_dict[name]
+        elif name in global_dict:
+            value = global_dict[name]
+        else:
+            raise KeyError(name)
+        if type(value) is not _ndarray or not (value.dtype is _F64 or value.dtype is _F32) or not value.flags.aligned:
+            value = as_input(name, value)
+        args.append(value)
+    return args
+
+
+def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", casting="safe", sanitize=None, _frame_depth=1):
+    """Evaluates the array expression `ex` and returns a new array (or `out`, written in place).
+
+    Names are looked up in `local_dict`, then `global_dict`; each defaults to the caller's frame.
+    Values may be NumPy arrays of float32 or float64 (any strides), 0-d arrays, NumPy scalars or
+    Python floats; shapes broadcast as NumPy's. `out`, if given, must have the result's shape and
+    a dtype the result casts to under `casting`. `order='F'` returns a Fortran-ordered result;
+    other orders give C order. `sanitize` is accepted for numexpr's signature: kiln's parser never
+    evaluates Python, so there is nothing to sanitise.
+
+    Raises `KeyError` for a name found nowhere, `SyntaxError` (with the position) or `ValueError`
+    for a bad expression, `ValueError` for shapes that do not broadcast, `TypeError` for an
+    unsupported type (integer and bool data for now).
+    """
+    hit = _kernels.get((ex, nthreads))
+    kernel, names = hit if hit is not None else _kernel(ex, nthreads)
+    args = _arguments(names, local_dict, global_dict, _frame_depth)
+    _last.state = (kernel, names, out, order, casting)
+    if out is None and order == "K" and casting == "safe":
+        return kernel.run(args)
+    return run(kernel, args, out, order, casting)
+
+
+def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
+    """Runs the expression of this thread's last `evaluate` or `validate` again (with its `out`,
+    `order` and `casting`), on the names as they are now."""
+    state = getattr(_last, "state", None)
+    if state is None:
+        raise RuntimeError("no previous evaluate() or validate() in this thread: call one of them before re_evaluate()")
+    kernel, names, out, order, casting = state
+    args = _arguments(names, local_dict, global_dict, _frame_depth)
+    return run(kernel, args, out, order, casting)
+
+
+def validate(ex, local_dict=None, global_dict=None, out=None, order="K", casting="safe", sanitize=None, _frame_depth=1):
+    """Checks that `ex` evaluates on these names (parses, names found, types and shapes fit) and
+    compiles its kernels, without running them. Returns `None` if it does, otherwise the exception
+    `evaluate` would raise (numexpr's convention). A valid expression becomes this thread's last
+    one, for `re_evaluate`."""
+    try:
+        check_options(order, casting)
+        kernel, names = _kernel(ex, nthreads)
+        args = _arguments(names, local_dict, global_dict, _frame_depth)
+        kernel.prepare(args)
+    except (KeyError, SyntaxError, ValueError, TypeError) as e:
+        return e
+    _last.state = (kernel, names, out, order, casting)
+    return None
+
+
+def set_num_threads(n):
+    """Sets the number of threads runs use; returns the previous number."""
+    global nthreads
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"the number of threads must be a positive int, got {n!r}")
+    old = nthreads
+    nthreads = n
+    package = sys.modules.get("kiln")
+    if package is not None:
+        package.nthreads = n
+    return old
+
+
+def get_num_threads():
+    """The number of threads runs use."""
+    return nthreads
+
+
+def set_vml_accuracy_mode(mode):
+    """numexpr's VML accuracy switch; kiln has no VML: a no-op that returns None."""
+    if mode not in (None, "low", "high", "fast"):
+        raise ValueError(f"mode must be one of 'low', 'high', 'fast', got {mode!r}")
+    return None
+
+
+def set_vml_num_threads(n):
+    """numexpr's VML thread setting; kiln has no VML: a no-op."""
+    return None
+
+
+def get_vml_version():
+    """numexpr's VML version; kiln has no VML: None."""
+    return None

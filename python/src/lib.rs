@@ -1,0 +1,348 @@
+//! `kiln._kiln`, the extension module behind the `kiln` Python package: kiln's [`FusedRunner`]
+//! over NumPy arrays, read in place.
+//!
+//! It does three things and leaves the rest to the Python layer (`kiln/numexpr.py`): it compiles an
+//! expression once per (text, profile, threads) into a cache every Python thread shares, it binds
+//! float32 and float64 arrays of any strides as views (no copy; kiln's view plans read them in
+//! place or copy them once), and it runs with the GIL released. Names, frames, scalars, dtype
+//! conversions of unusual layouts (byte-swapped, unaligned) and `out=` fallbacks are Python's job,
+//! where they are cheap to state and to read.
+//!
+//! Errors map onto the exception types numexpr raises: a bad expression is a `SyntaxError` (with
+//! its position) or a `ValueError` (an unknown function), a wrong arity a `TypeError`, shapes that
+//! do not broadcast and other errors of the inputs a `ValueError`, an unsupported dtype a
+//! `TypeError`.
+
+use kiln::{ArrayArg, Error, FusedRunner, Output, Profile};
+use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::{Mutex, OnceLock};
+
+/// A kernel cache key: the expression's text, the profile's name and the thread count.
+type Key = (String, Option<String>, Option<usize>);
+
+/// The most expressions the cache keeps; a program that makes expressions without end (text built
+/// from data) empties it when it is full rather than growing without bound, as numexpr's cache does.
+const CACHE_CAPACITY: usize = 4096;
+
+/// Every compiled expression of the process, shared by all Python threads. A [`FusedRunner`] is
+/// cheap to clone (its kernels sit behind an `Arc`), so a hit is a lookup and a clone.
+fn cache() -> &'static Mutex<HashMap<Key, FusedRunner>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, FusedRunner>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// A kiln error as the Python exception numexpr would raise for it.
+fn py_err(e: Error, src: &str) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        Error::Parse { pos, .. } => {
+            // SyntaxError(msg, (filename, lineno, offset, text)): Python's own caret display
+            let offset = pos + 1;
+            PySyntaxError::new_err((msg, ("<kiln expression>", 1, offset, src.to_string())))
+        }
+        Error::UnknownFunction { .. } => PyValueError::new_err(msg),
+        Error::Arity { .. } | Error::UnsupportedDType { .. } => PyTypeError::new_err(msg),
+        Error::MissingInput { name } => PyKeyError::new_err(name),
+        Error::Jit(_) => PyRuntimeError::new_err(msg),
+        _ => PyValueError::new_err(msg),
+    }
+}
+
+/// An input array, borrowed from NumPy for the length of one call.
+enum Held<'py> {
+    F64(PyReadonlyArrayDyn<'py, f64>),
+    F32(PyReadonlyArrayDyn<'py, f32>),
+    /// A Python float (or NumPy float64 scalar), bound as a 0-d float64 array as numexpr binds it.
+    Scalar([f64; 1]),
+}
+
+impl Held<'_> {
+    fn arg(&self) -> ArrayArg<'_> {
+        match self {
+            Held::F64(a) => ArrayArg::F64(a.as_array()),
+            Held::F32(a) => ArrayArg::F32(a.as_array()),
+            Held::Scalar(v) => ArrayArg::F64(
+                ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v).expect("one value fills a 0-d array"),
+            ),
+        }
+    }
+}
+
+/// Borrows `obj`, named `name`, as a float32 or float64 array (a `TypeError` for anything else:
+/// the Python layer has converted what it can).
+fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
+    let borrow_err = |e: numpy::BorrowError| {
+        PyValueError::new_err(format!(
+            "input '{name}' cannot be read: {e} (is it another call's out=?)"
+        ))
+    };
+    if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
+        return a.try_readonly().map(Held::F64).map_err(borrow_err);
+    }
+    if let Ok(v) = obj.cast::<pyo3::types::PyFloat>() {
+        return Ok(Held::Scalar([v.value()]));
+    }
+    if let Ok(a) = obj.cast::<PyArrayDyn<f32>>() {
+        return a.try_readonly().map(Held::F32).map_err(borrow_err);
+    }
+    let what = match obj.getattr("dtype") {
+        Ok(d) => d.str()?.to_string(),
+        Err(_) => obj.get_type().name()?.to_string(),
+    };
+    Err(PyTypeError::new_err(format!(
+        "input '{name}' has type {what}: kiln computes in float32 and float64 (native byte order)"
+    )))
+}
+
+/// A kiln result as a NumPy array (moved, not copied).
+fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
+    use numpy::PyArray;
+    match out {
+        Output::F64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
+        Output::F32(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
+        Output::I64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
+        Output::Bool(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
+    }
+}
+
+/// A compiled expression: call it with its inputs, in the order of [`Kernel::names`].
+#[pyclass(frozen, module = "kiln._kiln")]
+struct Kernel {
+    runner: FusedRunner,
+    expr: String,
+}
+
+#[pymethods]
+impl Kernel {
+    /// The input names, in order of first appearance in the expression.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.runner.input_names().to_vec()
+    }
+
+    /// The expression's text.
+    #[getter]
+    fn expression(&self) -> &str {
+        &self.expr
+    }
+
+    /// The number of kernels the expression runs as (more than one when a reduction feeds later work).
+    #[getter]
+    fn stages(&self) -> usize {
+        self.runner.pipeline().stages.len()
+    }
+
+    /// Runs on `args` (one float32 or float64 array per name, in order) and returns a new array.
+    fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let held = self.hold_all(&args)?;
+        let bound = self.bind(&held);
+        let out = py
+            .detach(|| self.runner.run(&bound))
+            .map_err(|e| py_err(e, &self.expr))?;
+        Ok(to_numpy(py, out))
+    }
+
+    /// Runs on `args` straight into `out`, a writeable C-contiguous float64 or float32 array of the
+    /// result's shape and dtype (a `ValueError` otherwise: the Python layer checks first).
+    fn run_into(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>, out: Bound<'_, PyAny>) -> PyResult<()> {
+        let held = self.hold_all(&args)?;
+        let bound = self.bind(&held);
+        let borrow_err = |e: numpy::BorrowError| {
+            PyValueError::new_err(format!(
+                "out= cannot be written: {e} (is it in use by another call?)"
+            ))
+        };
+        let result = if let Ok(o) = out.cast::<PyArrayDyn<f64>>() {
+            let mut w: PyReadwriteArrayDyn<'_, f64> = o.try_readwrite().map_err(borrow_err)?;
+            let view = w.as_array_mut();
+            py.detach(|| self.runner.run_into(&bound, view))
+        } else if let Ok(o) = out.cast::<PyArrayDyn<f32>>() {
+            let mut w: PyReadwriteArrayDyn<'_, f32> = o.try_readwrite().map_err(borrow_err)?;
+            let view = w.as_array_mut();
+            py.detach(|| self.runner.run_into(&bound, view))
+        } else {
+            return Err(PyTypeError::new_err("out= must be a float64 or float32 array"));
+        };
+        result.map_err(|e| py_err(e, &self.expr))
+    }
+
+    /// Specialises and compiles the kernels for inputs of this form without running them (for
+    /// `validate`): shapes that do not broadcast, axes out of range and the like are found here.
+    fn prepare(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
+        let held = self.hold_all(&args)?;
+        let bound = self.bind(&held);
+        py.detach(|| self.runner.prepare(&bound))
+            .map_err(|e| py_err(e, &self.expr))
+    }
+
+    /// What kiln makes of the expression for these inputs: the plan of kernels, each kernel's IR and
+    /// broadcast plan, and with `clif` / `asm` the last kernel's Cranelift IR and machine code.
+    #[pyo3(signature = (args, clif=false, asm=false))]
+    fn explain(
+        &self,
+        py: Python<'_>,
+        args: Vec<Bound<'_, PyAny>>,
+        clif: bool,
+        asm: bool,
+    ) -> PyResult<String> {
+        let held = self.hold_all(&args)?;
+        let bound = self.bind(&held);
+        py.detach(|| self.explain_text(&bound, clif, asm))
+            .map_err(|e| py_err(e, &self.expr))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "kiln.Kernel({:?}, names={:?})",
+            self.expr,
+            self.runner.input_names()
+        )
+    }
+}
+
+impl Kernel {
+    fn hold_all<'py>(&self, args: &[Bound<'py, PyAny>]) -> PyResult<Vec<Held<'py>>> {
+        let names = self.runner.input_names();
+        if args.len() != names.len() {
+            return Err(PyTypeError::new_err(format!(
+                "the expression takes {} input(s) ({}) but {} were given",
+                names.len(),
+                names.join(", "),
+                args.len()
+            )));
+        }
+        args.iter().zip(names).map(|(a, n)| hold(a, n)).collect()
+    }
+
+    fn bind<'a>(&'a self, held: &'a [Held<'_>]) -> Vec<(&'a str, ArrayArg<'a>)> {
+        self.runner
+            .input_names()
+            .iter()
+            .zip(held)
+            .map(|(n, h)| (n.as_str(), h.arg()))
+            .collect()
+    }
+
+    fn explain_text(&self, inputs: &[(&str, ArrayArg<'_>)], clif: bool, asm: bool) -> kiln::Result<String> {
+        let mut all = self.runner.explain_rewrites(inputs)?;
+        let settings = self.runner.settings();
+        let mut s = String::new();
+        let on = if settings.prefix_scan { "on" } else { "off" };
+        let _ = writeln!(s, "# profile {}, prefix_scan {on}", settings.profile);
+        let multi = all.len() > 1;
+        if multi {
+            let _ = write!(s, "{}", self.runner.pipeline());
+        }
+        for (k, (kernel, plan, rewrites)) in all.iter().enumerate() {
+            if multi {
+                let _ = writeln!(s, "# kernel {k}");
+            }
+            for n in rewrites {
+                let _ = writeln!(s, "# rewrite {n}");
+            }
+            let _ = write!(s, "{kernel}{plan}");
+        }
+        if !(clif || asm) {
+            return Ok(s);
+        }
+        let (kernel, plan, _) = all.pop().expect("a pipeline has a kernel");
+        let schedule = kiln_jit::Schedule::for_kernel(&kernel);
+        if let kiln::kiln_ir::KernelKind::Scan(_) = kernel.kind {
+            let compiled = kiln_jit::ScanKernel::explain(&kernel, &plan, schedule)
+                .map_err(|e| Error::Jit(e.to_string()))?;
+            let _ = writeln!(s, "scan kernel, vector: {}", compiled.is_vector());
+            let _ = writeln!(s, "; clif\n{}", compiled.clif().unwrap_or("(not kept)"));
+            return Ok(s);
+        }
+        let compiled = kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule)
+            .map_err(|e| Error::Jit(e.to_string()))?;
+        let _ = writeln!(s, "schedule {:?}", compiled.schedule());
+        let dumps = compiled
+            .dumps()
+            .ok_or_else(|| Error::Jit("the JIT kept no dumps".into()))?;
+        if clif {
+            let _ = writeln!(s, "; clif\n{}", dumps.clif);
+        }
+        if asm {
+            let code = dumps.vcode.as_deref().unwrap_or("(not available)");
+            let _ = writeln!(s, "; machine code\n{code}");
+        }
+        Ok(s)
+    }
+}
+
+/// Compiles `ex` (kiln's text language, a superset of numexpr's) under `profile` ("default",
+/// "reproducible", ...) on `threads` threads (None: every core). Compiled once per process: later
+/// calls, from any thread, get the cached kernel. The GIL is released while it compiles.
+#[pyfunction]
+#[pyo3(signature = (ex, profile=None, threads=None))]
+fn compile(py: Python<'_>, ex: &str, profile: Option<&str>, threads: Option<usize>) -> PyResult<Kernel> {
+    let profile = match profile {
+        None => None,
+        Some(p) => Some(Profile::from_name(p).map_err(|e| py_err(e, ex))?),
+    };
+    if threads == Some(0) {
+        return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    let key: Key = (ex.to_string(), profile.map(|p| p.to_string()), threads);
+    if let Some(r) = cache().lock().expect("the kernel cache lock").get(&key) {
+        return Ok(Kernel {
+            runner: r.clone(),
+            expr: key.0,
+        });
+    }
+    let runner = py
+        .detach(|| {
+            let mut r = FusedRunner::compile_text(ex)?;
+            if let Some(p) = profile {
+                r = r.with_profile(p);
+            }
+            if let Some(t) = threads {
+                r = r.with_threads(t);
+            }
+            Ok::<_, Error>(r)
+        })
+        .map_err(|e| py_err(e, ex))?;
+    // two threads may both have compiled it: the first one in is kept, so all share its kernels
+    let mut cache = cache().lock().expect("the kernel cache lock");
+    if cache.len() >= CACHE_CAPACITY && !cache.contains_key(&key) {
+        cache.clear();
+    }
+    let runner = cache.entry(key.clone()).or_insert(runner).clone();
+    Ok(Kernel { runner, expr: key.0 })
+}
+
+/// The number of cores kiln's thread pool uses by default.
+#[pyfunction]
+fn detect_number_of_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Empties the kernel cache (kernels already handed out keep working).
+#[pyfunction]
+fn clear_cache() {
+    cache().lock().expect("the kernel cache lock").clear();
+}
+
+/// The number of expressions in the kernel cache.
+#[pyfunction]
+fn cache_size() -> usize {
+    cache().lock().expect("the kernel cache lock").len()
+}
+
+/// kiln's extension module: `compile` an expression into a `Kernel` (cached per process, shared by
+/// threads) and run it on float32 and float64 NumPy arrays, read in place, with the GIL released.
+#[pymodule]
+fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Kernel>()?;
+    m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(detect_number_of_cores, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(cache_size, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,265 @@
+"""numexpr's API and kiln's own, from Python: name resolution, out=, order and casting, the
+exception types, re_evaluate / validate, the thread and VML settings, kiln.compile and explain, and
+what kiln adds to the language (reductions anywhere, keepdims, initial, scans, contractions,
+mean / var / std)."""
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.numexpr as ne
+
+G = np.arange(3.0)
+
+
+def test_names_come_from_the_callers_frame_locals_first():
+    a = np.arange(5.0)
+    G = np.ones(5)  # noqa: N806 (shadows the global)
+    np.testing.assert_array_equal(ne.evaluate("a + G"), a + 1)
+    np.testing.assert_array_equal(kiln.evaluate("2*a"), 2 * a)
+
+
+def test_names_fall_back_to_globals_and_dicts():
+    np.testing.assert_array_equal(ne.evaluate("G * 2"), G * 2)
+    np.testing.assert_array_equal(ne.evaluate("q + 1", local_dict={"q": G}), G + 1)
+    np.testing.assert_array_equal(ne.evaluate("q + 1", local_dict={}, global_dict={"q": G}), G + 1)
+
+
+def test_unknown_name_is_a_key_error():
+    with pytest.raises(KeyError, match="nowhere"):
+        ne.evaluate("nowhere + 1")
+
+
+def test_bad_expressions():
+    x = np.ones(3)  # noqa: F841 (read through the frame)
+    with pytest.raises(SyntaxError) as info:
+        ne.evaluate("2*x +")
+    assert info.value.offset == 6 and "position 5" in str(info.value)  # offset counts from 1
+    with pytest.raises(ValueError, match="unknown function 'frobnicate' at position 0"):
+        ne.evaluate("frobnicate(x)")
+    with pytest.raises(TypeError, match=r"sin\(\) takes 1 argument"):
+        ne.evaluate("sin(x, x)")
+    with pytest.raises(TypeError):
+        ne.evaluate(3)
+
+
+def test_shapes_that_do_not_broadcast():
+    x = np.ones(3)  # noqa: F841
+    y = np.ones(4)  # noqa: F841
+    with pytest.raises(ValueError, match="cannot be broadcast"):
+        ne.evaluate("x + y")
+
+
+def test_unsupported_types_are_type_errors():
+    for bad in (np.arange(3), np.ones(3, bool), np.ones(3, np.complex128), np.ones(3, np.float16), 2):
+        with pytest.raises(TypeError):
+            ne.evaluate("v * 2", local_dict={"v": bad})
+
+
+def test_broadcasting_and_0d():
+    x = np.arange(6.0).reshape(2, 3)
+    y = np.arange(3.0)
+    s = np.array(2.0)
+    np.testing.assert_array_equal(ne.evaluate("x * y + s"), x * y + s)
+    r = ne.evaluate("s * 3")
+    assert r.shape == () and r == 6.0
+
+
+def test_out_is_written_in_place():
+    x = np.arange(10.0)
+    out = np.empty(10)
+    r = ne.evaluate("x * 2 + 1", out=out)
+    assert r is out
+    np.testing.assert_array_equal(out, x * 2 + 1)
+    # a reduction, a bool result into a float out (a safe cast), float32 into float64
+    tot = np.empty(())
+    ne.evaluate("sum(x)", out=tot)
+    assert tot == 45.0
+    mask = np.empty(10)
+    ne.evaluate("x > 4", out=mask)
+    np.testing.assert_array_equal(mask, (x > 4).astype(float))
+    x32 = x.astype(np.float32)
+    wide = np.empty(10)
+    ne.evaluate("x32 + 1", out=wide)
+    np.testing.assert_array_equal(wide, x + 1)
+    # a non-contiguous out
+    big = np.zeros(20)
+    ne.evaluate("x * 3", out=big[::2])
+    np.testing.assert_array_equal(big[::2], x * 3)
+    np.testing.assert_array_equal(big[1::2], 0)
+
+
+def test_out_may_alias_an_input():
+    x = np.arange(10.0)
+    want = x * 2 + 1
+    ne.evaluate("x * 2 + 1", out=x)
+    np.testing.assert_array_equal(x, want)
+
+
+def test_out_that_does_not_fit():
+    x = np.arange(10.0)  # noqa: F841
+    with pytest.raises(ValueError, match="shape"):
+        ne.evaluate("x + 1", out=np.empty(9))
+    with pytest.raises(TypeError, match="cast"):
+        ne.evaluate("x + 1", out=np.empty(10, np.float32))
+    # unsafe casting allowed when asked
+    o32 = np.empty(10, np.float32)
+    ne.evaluate("x + 1", out=o32, casting="unsafe")
+    np.testing.assert_array_equal(o32, np.arange(1.0, 11.0, dtype=np.float32))
+    with pytest.raises(ValueError, match="read-only"):
+        ro = np.empty(10)
+        ro.flags.writeable = False
+        ne.evaluate("x + 1", out=ro)
+    with pytest.raises(TypeError):
+        ne.evaluate("x + 1", out=[0.0] * 10)
+
+
+def test_order_and_casting_are_checked():
+    x = np.ones((3, 4))
+    assert ne.evaluate("x + 1", order="F").flags.f_contiguous
+    assert ne.evaluate("x + 1", order="C").flags.c_contiguous
+    with pytest.raises(ValueError):
+        ne.evaluate("x + 1", order="Q")
+    with pytest.raises(ValueError):
+        ne.evaluate("x + 1", casting="sometimes")
+
+
+def test_re_evaluate_uses_the_names_as_they_are_now():
+    x = np.arange(4.0)
+    first = ne.evaluate("x * 10")
+    x = np.ones(4)
+    np.testing.assert_array_equal(ne.re_evaluate(), np.full(4, 10.0))
+    np.testing.assert_array_equal(first, np.arange(4.0) * 10)
+    np.testing.assert_array_equal(ne.re_evaluate(local_dict={"x": np.zeros(2)}), np.zeros(2))
+
+
+def test_validate_returns_none_or_the_exception():
+    x = np.arange(4.0)
+    y = np.ones(5)  # noqa: F841
+    assert ne.validate("x + 1") is None
+    np.testing.assert_array_equal(ne.re_evaluate(), x + 1)
+    assert isinstance(ne.validate("x + y"), ValueError)
+    assert isinstance(ne.validate("x +"), SyntaxError)
+    assert isinstance(ne.validate("x + nope"), KeyError)
+
+
+def test_re_evaluate_without_a_previous_call():
+    import threading
+
+    errors = []
+
+    def fresh_thread():
+        try:
+            ne.re_evaluate()
+        except RuntimeError as e:
+            errors.append(e)
+
+    t = threading.Thread(target=fresh_thread)
+    t.start()
+    t.join()
+    assert len(errors) == 1
+
+
+def test_thread_settings_and_vml():
+    assert ne.detect_number_of_cores() == ne.ncores >= 1
+    old = ne.set_num_threads(1)
+    try:
+        assert ne.get_num_threads() == 1 and ne.nthreads == 1 and kiln.nthreads == 1
+        x = np.arange(1000.0)
+        np.testing.assert_array_equal(ne.evaluate("x * 2"), x * 2)
+        assert ne.set_num_threads(2) == 1
+    finally:
+        ne.set_num_threads(old)
+    with pytest.raises(ValueError):
+        ne.set_num_threads(0)
+    assert ne.use_vml is False and kiln.use_vml is False
+    assert ne.set_vml_num_threads(4) is None
+    assert ne.set_vml_accuracy_mode("high") is None
+    assert ne.get_vml_version() is None
+    assert isinstance(ne.__version__, str) and ne.__version__ == kiln.__version__
+
+
+def test_reexports_are_the_same_objects():
+    for name in ne.__all__:
+        if name not in ("nthreads",):
+            assert getattr(kiln, name) is getattr(ne, name), name
+
+
+def test_kiln_additions_through_evaluate():
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(ne.evaluate("sum(x, axis=1)"), x.sum(axis=1))
+    np.testing.assert_array_equal(ne.evaluate("x - max(x, axis=1, keepdims=1)"), x - x.max(axis=1, keepdims=True))
+    np.testing.assert_array_equal(ne.evaluate("sum(x, axis=0, initial=10)"), x.sum(axis=0) + 10)
+    np.testing.assert_array_equal(ne.evaluate("cumsum(x, axis=1)"), np.cumsum(x, axis=1))
+    np.testing.assert_allclose(ne.evaluate("mean(x, axis=0)"), x.mean(axis=0))
+    np.testing.assert_allclose(ne.evaluate("var(x)"), x.var())
+    np.testing.assert_allclose(ne.evaluate("std(x, axis=1)"), x.std(axis=1))
+    assert ne.evaluate("argmax(x)") == 11 and ne.evaluate("argmax(x)").dtype == np.int64
+    v = np.array([1.0, 2.0, 3.0, 4.0])
+    got = ne.evaluate("sum(where(i <= o, v[i], 0), index=(i, o), axis=i)")
+    np.testing.assert_array_equal(got, np.cumsum(v))
+    sm = ne.evaluate("exp(x - max(x, axis=1, keepdims=1)) / sum(exp(x - max(x, axis=1, keepdims=1)), axis=1, keepdims=1)")
+    np.testing.assert_allclose(sm.sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_empty_min_is_a_value_error():
+    e = np.zeros(0)  # noqa: F841
+    with pytest.raises(ValueError, match="zero-size"):
+        ne.evaluate("min(e)")
+    assert ne.evaluate("sum(e)") == 0.0
+
+
+def test_compile_and_call():
+    k = kiln.compile("a*x + y")
+    assert k.names == ("a", "x", "y") and k.expression == "a*x + y"
+    x = np.arange(5.0)
+    y = np.ones(5)
+    np.testing.assert_array_equal(k(a=2.0, x=x, y=y), 2 * x + y)
+    out = np.empty(5)
+    assert k(out=out, a=2.0, x=x, y=y) is out
+    np.testing.assert_array_equal(out, 2 * x + y)
+    with pytest.raises(KeyError, match="'y'"):
+        k(a=1.0, x=x)
+    with pytest.raises(TypeError, match="unexpected input"):
+        k(a=1.0, x=x, y=y, z=y)
+    assert "Kernel" in repr(k)
+
+
+def test_compile_keywords_and_errors():
+    x = np.random.default_rng(0).standard_normal(1000)
+    a = kiln.compile("sum(x*x)", profile="reproducible", threads=1)(x=x)
+    b = kiln.compile("sum(x*x)", threads=2)(x=x)
+    assert a == b  # the bits never depend on the thread count
+    with pytest.raises(ValueError, match="unknown profile"):
+        kiln.compile("x", profile="fastest")
+    with pytest.raises(ValueError):
+        kiln.compile("x", threads=0)
+    with pytest.raises(SyntaxError) as info:
+        kiln.compile("x * (y + ")
+    assert info.value.offset is not None
+    with pytest.raises(TypeError):
+        kiln.compile(b"x")
+
+
+def test_explain():
+    k = kiln.compile("sum(x*x, axis=1)")
+    text = k.explain(x=np.ones((8, 3)))
+    assert "kernel reduce" in text or "reduce" in text
+    assert "f64 [8, 3]" in text
+    default = kiln.compile("a*x").explain()
+    assert "[1024]" in default
+    dumps = kiln.compile("a*x + 1").explain(clif=True, asm=True, a=np.ones(64), x=np.ones(64))
+    assert "; clif" in dumps and "; machine code" in dumps
+    two = kiln.compile("x - max(x, axis=1, keepdims=1)").explain(x=np.ones((4, 5)))
+    assert "# kernel 0" in two and "# kernel 1" in two
+    with pytest.raises(TypeError):
+        k.explain(z=np.ones(3))
+
+
+def test_the_kernel_cache_is_bounded():
+    from kiln import _kiln
+
+    for i in range(4200):
+        kiln.compile(f"x + {i}")
+    assert 0 < _kiln.cache_size() <= 4096
+    np.testing.assert_array_equal(kiln.compile("x + 4199")(x=np.zeros(2)), [4199.0, 4199.0])

@@ -1,0 +1,72 @@
+"""The package as shipped: type stubs and docstrings for every public name, py.typed, and
+`python -m kiln.bench` (a tiny run, checked against NumPy before it times anything)."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import kiln
+import kiln.numexpr as ne
+from kiln import _kiln
+
+PKG = pathlib.Path(kiln.__file__).parent
+
+
+def stub_names(path):
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names)
+    return names
+
+
+def test_stubs_cover_the_public_names():
+    assert (PKG / "py.typed").exists()
+    assert set(kiln.__all__) <= stub_names(PKG / "__init__.pyi")
+    assert set(ne.__all__) <= stub_names(PKG / "numexpr.pyi")
+    public = {n for n in dir(_kiln) if not n.startswith("_")}
+    assert public <= stub_names(PKG / "_kiln.pyi")
+
+
+def test_docstrings_on_every_public_callable():
+    for mod in (kiln, ne, _kiln):
+        assert mod.__doc__
+        for name in dir(mod):
+            obj = getattr(mod, name)
+            if not name.startswith("_") and callable(obj):
+                assert obj.__doc__, f"{mod.__name__}.{name}"
+    for name in ("__call__", "explain"):
+        assert getattr(kiln.Kernel, name).__doc__
+    for name in ("run", "run_into", "prepare", "explain", "names", "expression", "stages"):
+        assert getattr(_kiln.Kernel, name).__doc__, name
+
+
+def test_bench_runs():
+    r = subprocess.run(
+        [sys.executable, "-m", "kiln.bench", "--sizes", "100", "--rounds", "1", "--sample-ms", "0.2"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if line.startswith(tuple(["axpy", "horner", "sumsq", "logistic", "trig"]))]
+    # four variants with numexpr installed, three without
+    assert len(rows) in (15, 20)
+    assert "kiln.evaluate" in r.stdout and "kiln.compile" in r.stdout
+
+
+def test_readme_python_example_runs(capsys):
+    readme = pathlib.Path(__file__).parents[2] / "README.md"
+    text = readme.read_text()
+    start = text.index("```python\n", text.index("## Python")) + len("```python\n")
+    code = text[start : text.index("```", start)]
+    old = ne.get_num_threads()
+    try:
+        exec(compile(code, "README.md", "exec"), {})
+    finally:
+        ne.set_num_threads(old)
+    assert "; clif" in capsys.readouterr().out

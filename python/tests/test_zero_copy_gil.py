@@ -1,0 +1,71 @@
+"""Zero-copy and the GIL: a NumPy view whose rows are contiguous is read in place by the kernel
+(its plan says so); views kiln's planner declines (negative strides, Fortran order, strided rows)
+are copied once by kiln and still give NumPy's results; the GIL is released while a kernel runs."""
+
+import sys
+import threading
+import time
+
+import numpy as np
+
+import kiln
+
+
+def plan_of(v):
+    text = kiln.compile("v * 2").explain(v=v)
+    return [line.strip() for line in text.splitlines() if line.strip().startswith("in0:")][0]
+
+
+def test_views_with_contiguous_rows_are_read_in_place():
+    x = np.arange(8 * 1000.0).reshape(8, 1000)
+    assert plan_of(x) == "in0: contiguous"
+    for view in (x[:, :500], x[::2], x[1:7, 250:750]):
+        assert plan_of(view).startswith("in0: per-row run"), plan_of(view)
+        np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": view}), view * 2)
+
+
+def test_other_layouts_are_copied_once_and_correct():
+    x = np.arange(8 * 1000.0).reshape(8, 1000)
+    for view in (x[::-1], x[:, ::-1], np.asfortranarray(x), x[:, ::2], x[::-2, ::-3]):
+        assert plan_of(view) == "in0: materialise"
+        np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": view}), view * 2)
+
+
+def test_byte_swapped_input_is_converted_and_left_alone():
+    x = np.arange(12.0).reshape(3, 4).astype(">f8")
+    before = x.copy()
+    np.testing.assert_array_equal(kiln.evaluate("x + 1"), before + 1)
+    assert x.dtype == np.dtype(">f8")
+    np.testing.assert_array_equal(x, before)
+
+
+def test_the_gil_is_released_while_a_kernel_runs():
+    """A second Python thread makes progress while the first is inside kiln. With a switch interval
+    of an hour, this thread gives the GIL away only where something releases it explicitly: the
+    other thread (which releases it at each `sleep(0)`) can then count only while kiln runs."""
+    x = np.linspace(-3, 3, 2_000_000)
+    k = kiln.compile("sin(x)*cos(x) + sqrt(abs(x)) + exp(-x*x)", threads=1)
+    k(x=x)  # compiled before the race starts
+    count = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(0)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(3600)
+    t = threading.Thread(target=spin)
+    try:
+        t.start()
+        advanced = 0
+        for _ in range(10):
+            before = count[0]
+            k(x=x)
+            advanced += count[0] > before
+    finally:
+        stop.set()
+        sys.setswitchinterval(old)
+        t.join()
+    assert advanced > 0
