@@ -103,7 +103,12 @@ pub(crate) fn specialise(
     settings: Settings,
 ) -> Result<(KernelIR, BroadcastPlan, Vec<String>)> {
     let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-    let mut kernel = program.kernel(kernel_dtype(args), &shapes)?;
+    let dtype = if program.strong_f64 {
+        DType::F64
+    } else {
+        kernel_dtype(args)
+    };
+    let mut kernel = program.kernel(dtype, &shapes)?;
     let mut notes = Vec::new();
     let reads_index = kernel
         .arena

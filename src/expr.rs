@@ -259,10 +259,13 @@ impl Expr {
     pub fn remainder(self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Rem, rhs)
     }
-    /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it.
+    /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it
+    /// (a literal base stays `pow`: Python computes `2 ** 0.5`, a weak float).
     pub fn pow(self, e: impl Into<Expr>) -> Expr {
         let e = e.into();
-        if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5) {
+        if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5)
+            && !matches!(self.node(), ExprNode::Literal(_))
+        {
             return self.sqrt();
         }
         self.binary(BinaryOp::Pow, e)
