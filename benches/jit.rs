@@ -18,7 +18,7 @@ struct Case {
 
 impl Case {
     fn new(n: usize) -> Case {
-        let inputs = Inputs::<f64>::new(n);
+        let inputs = Inputs::<f64>::new(n).expect("the benchmark's inputs fit in memory");
         let scalars = [("a", inputs.a), ("b", inputs.b), ("c", inputs.c), ("d", inputs.d)]
             .into_iter()
             .map(|(name, v)| (name, arr0(v).into_dyn()))

@@ -162,7 +162,7 @@ pub enum Converted<'a, T> {
 }
 
 impl<'a, T: Float> Converted<'a, T> {
-    pub(crate) fn of(arg: &ArrayArg<'a>) -> Converted<'a, T> {
+    pub(crate) fn of(arg: &ArrayArg<'a>) -> Result<Converted<'a, T>> {
         T::convert(arg)
     }
 
@@ -176,31 +176,38 @@ impl<'a, T: Float> Converted<'a, T> {
 
 /// Conversions from any [`ArrayArg`] to one float type.
 pub trait Convert: Sized {
-    /// The argument in this dtype: a borrowed view if it already is, else a C-order converted copy.
+    /// The argument in this dtype: a borrowed view if it already is, else a C-order converted copy
+    /// ("out of memory" if the copy cannot be allocated).
     #[doc(hidden)]
-    fn convert<'a>(arg: &ArrayArg<'a>) -> Converted<'a, Self>;
+    fn convert<'a>(arg: &ArrayArg<'a>) -> Result<Converted<'a, Self>>;
 }
 
-fn converted<S: Copy, T>(v: &ArrayViewD<'_, S>, f: impl Fn(S) -> T) -> ArrayD<T> {
-    let data: Vec<T> = v.iter().map(|&x| f(x)).collect();
-    ArrayD::from_shape_vec(v.raw_dim(), data).expect("same element count")
+fn converted<S: Copy, T>(v: &ArrayViewD<'_, S>, f: impl Fn(S) -> T) -> Result<ArrayD<T>> {
+    let mut data: Vec<T> = Vec::new();
+    data.try_reserve_exact(v.len())
+        .map_err(|_| kiln_ir::IrError::Allocation {
+            what: "an input converted to the kernel's dtype".into(),
+            elements: v.len(),
+        })?;
+    data.extend(v.iter().map(|&x| f(x)));
+    Ok(ArrayD::from_shape_vec(v.raw_dim(), data).expect("same element count"))
 }
 
 impl Convert for f64 {
-    fn convert<'a>(arg: &ArrayArg<'a>) -> Converted<'a, f64> {
-        match arg {
+    fn convert<'a>(arg: &ArrayArg<'a>) -> Result<Converted<'a, f64>> {
+        Ok(match arg {
             ArrayArg::F64(v) => Converted::View(v.clone()),
-            ArrayArg::F32(v) => Converted::Owned(converted(v, |x| x as f64)),
-        }
+            ArrayArg::F32(v) => Converted::Owned(converted(v, |x| x as f64)?),
+        })
     }
 }
 
 impl Convert for f32 {
-    fn convert<'a>(arg: &ArrayArg<'a>) -> Converted<'a, f32> {
-        match arg {
+    fn convert<'a>(arg: &ArrayArg<'a>) -> Result<Converted<'a, f32>> {
+        Ok(match arg {
             // only reached if a caller forces an f32 kernel over f64 data: round as NumPy's astype
-            ArrayArg::F64(v) => Converted::Owned(converted(v, |x| x as f32)),
+            ArrayArg::F64(v) => Converted::Owned(converted(v, |x| x as f32)?),
             ArrayArg::F32(v) => Converted::View(v.clone()),
-        }
+        })
     }
 }

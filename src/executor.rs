@@ -103,7 +103,12 @@ pub(crate) fn specialise(
     settings: Settings,
 ) -> Result<(KernelIR, BroadcastPlan, Vec<String>)> {
     let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-    let kernel = program.kernel(kernel_dtype(args), &shapes)?;
+    let dtype = if program.strong_f64 {
+        DType::F64
+    } else {
+        kernel_dtype(args)
+    };
+    let kernel = program.kernel(dtype, &shapes)?;
     let mut notes = Vec::new();
     // NumPy's fast paths of `pow` in every profile; multiplication chains when approximate
     let (mut kernel, reduced) =
@@ -240,7 +245,7 @@ fn prepare<'a, T: Float>(
         .zip(&plan.inputs)
         .enumerate()
         .map(|(i, (arg, input_plan))| {
-            let conv = Converted::<T>::of(arg);
+            let conv = Converted::<T>::of(arg)?;
             // a rewrite may drop size-1 axes of an input: the same elements, in the same order
             let shape = kernel.inputs[i].shape.clone();
             if *input_plan == InputPlan::Materialise {
@@ -287,7 +292,17 @@ fn prepare<'a, T: Float>(
                         }
                         BufferData::Strided(v)
                     }
-                    None => BufferData::Contiguous(Cow::Owned(v.iter().copied().collect())),
+                    None => {
+                        // a strided view the kernel reads contiguously: copied once, fallibly
+                        let mut data = Vec::new();
+                        data.try_reserve_exact(v.len())
+                            .map_err(|_| kiln_ir::IrError::Allocation {
+                                what: format!("a contiguous copy of input '{}'", kernel.inputs[i].name),
+                                elements: v.len(),
+                            })?;
+                        data.extend(v.iter().copied());
+                        BufferData::Contiguous(Cow::Owned(data))
+                    }
                 },
                 Converted::Owned(a) => BufferData::Contiguous(Cow::Owned(a.into_raw_vec_and_offset().0)),
             };

@@ -303,10 +303,13 @@ impl Expr {
     }
     /// `self ** e`, C99 `pow`; an exponent of exactly the literal 0.5 is `sqrt`, as NumPy computes it,
     /// and the literal exponents 2, -1, 1 and 0 take NumPy's other fast paths (`x*x`, `1/x`, `x`, 1)
-    /// when the kernel is specialised ([`kiln_ir::passes::strength`]).
+    /// when the kernel is specialised ([`kiln_ir::passes::strength`]). A literal base stays `pow`
+    /// (Python computes `2 ** 0.5`, a weak float).
     pub fn pow(&self, e: impl Into<Expr>) -> Expr {
         let e = e.into();
-        if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5) {
+        if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5)
+            && !matches!(self.node(), ExprNode::Literal(_))
+        {
             return self.sqrt();
         }
         self.binary(BinaryOp::Pow, e)

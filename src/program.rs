@@ -17,7 +17,9 @@ use crate::error::{Error, Result};
 use crate::expr::{Axes, Expr, ExprNode};
 use crate::scan::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
-use kiln_ir::{DType, ExprArena, InputDecl, KernelIR, KernelKind, NodeId, ReduceOp, Scan, ScanOp};
+use kiln_ir::{
+    DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp, Scan, ScanOp, UnaryOp,
+};
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -133,6 +135,10 @@ pub struct Program {
     pub scan: Option<(ScanOp, ScanOptions)>,
     /// The index variables and input placements of a contraction (its `reduce` is the fold).
     pub contraction: Option<Contraction>,
+    /// Whether the body held a function of constants (`trunc(-1)`, `cos(3)`), folded in f64 to a
+    /// literal: NumPy 2 makes such a value a strong float64 scalar, so the kernel computes in f64
+    /// whatever its inputs' dtypes (operators on literals, `2*3`, stay weak Python scalars).
+    pub strong_f64: bool,
 }
 
 /// Where a stage's input comes from.
@@ -398,6 +404,7 @@ impl Builder {
                 reduce,
                 scan,
                 contraction,
+                strong_f64: lowering.strong_f64,
             },
             sources: lowering.sources,
         };
@@ -433,9 +440,26 @@ struct Lowering {
     index: Option<Vec<String>>,
     arena: ExprArena,
     done: HashMap<*const ExprNode, NodeId>,
+    /// Whether a function of constants was folded (see [`Program::strong_f64`]).
+    strong_f64: bool,
 }
 
 impl Lowering {
+    /// The value of `node` if it is a literal.
+    fn constant(&self, node: NodeId) -> Option<f64> {
+        match *self.arena.node(node) {
+            Node::Literal(bits) => Some(f64::from_bits(bits)),
+            _ => None,
+        }
+    }
+
+    /// A literal for a subtree of constants, computed in f64 (rounded to the kernel's dtype only
+    /// where it is used, as NumPy rounds a Python float); a function's result is a strong f64.
+    fn fold(&mut self, value: f64, function: bool) -> NodeId {
+        self.strong_f64 |= function;
+        self.arena.literal(value)
+    }
+
     /// The body input reading `source` (named `name`) placed along `placement`, added if new.
     fn input(&mut self, source: Source, name: String, placement: Option<Vec<usize>>) -> NodeId {
         let found =
@@ -528,15 +552,28 @@ impl Lowering {
                 }
                 ExprNode::Unary(op, a) => {
                     let a = id(self, a);
-                    self.arena.unary(*op, a)
+                    // truth values stay nodes: the kernel's output type (bool) is read from them
+                    match self.constant(a).filter(|_| !op.is_logical()) {
+                        Some(x) => self.fold(
+                            op.eval(x),
+                            !matches!(op, UnaryOp::Neg | UnaryOp::Recip | UnaryOp::Not),
+                        ),
+                        None => self.arena.unary(*op, a),
+                    }
                 }
                 ExprNode::Binary(op, a, b) => {
                     let (a, b) = (id(self, a), id(self, b));
-                    self.arena.binary(*op, a, b)
+                    match (self.constant(a), self.constant(b)) {
+                        (Some(x), Some(y)) if !op.is_logical() => self.fold(op.eval(x, y), !op.is_operator()),
+                        _ => self.arena.binary(*op, a, b),
+                    }
                 }
                 ExprNode::Where(c, a, b) => {
                     let (c, a, b) = (id(self, c), id(self, a), id(self, b));
-                    self.arena.select(c, a, b)
+                    match (self.constant(c), self.constant(a), self.constant(b)) {
+                        (Some(x), Some(y), Some(z)) => self.fold(if x.is_true() { y } else { z }, true),
+                        _ => self.arena.select(c, a, b),
+                    }
                 }
                 ExprNode::Reduce { .. }
                 | ExprNode::Mean { .. }

@@ -215,11 +215,24 @@ impl FusedRunner {
                 specialise(&stage.program, &refs, self.plan_options, self.settings)?
             };
             let shape = result_shape(&kernel, stage.program.reduce.as_ref());
+            // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
+            let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
+            let what = "a stand-in for an intermediate result";
             let temp = match (kernel.output_type(), stage.program.reduce.as_ref()) {
                 (OutputType::Float(kiln_ir::DType::F32), r) if !r.is_some_and(|r| r.mean) => {
-                    Temp::F32(ArrayD::zeros(IxDyn(&shape)))
+                    let zeros = kiln_ir::shape::try_filled(n, 0.0f32, what)?;
+                    Temp::F32(
+                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
+                            .map_err(|e| Error::Output(e.to_string()))?,
+                    )
                 }
-                _ => Temp::F64(ArrayD::zeros(IxDyn(&shape))),
+                _ => {
+                    let zeros = kiln_ir::shape::try_filled(n, 0.0f64, what)?;
+                    Temp::F64(
+                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
+                            .map_err(|e| Error::Output(e.to_string()))?,
+                    )
+                }
             };
             temps.push(temp);
             out.push((kernel, plan, notes));

@@ -42,9 +42,9 @@ const NUMEXPR_KNOWN_DIVERGENCES: &[(&str, &str, &str)] = &[
     (
         "2*a + (cos(3)+5)*sinh(cos(b))",
         "float32",
-        "kiln's literals are weak (a function of literals folds to a literal, rounded to the kernel's \
-         dtype), so the result stays f32; NumPy's `cos(3)` is a float64 scalar, which NEP 50 does not \
-         treat as weak, so NumPy promotes the result to float64",
+        "kiln folds `cos(3)+5` in f64 to a strong float64, as NumPy 2 makes `cos(3)`, so the result \
+         is float64 as NumPy's; but kiln then computes the whole kernel in f64, `sinh(cos(b))` \
+         included, where NumPy computes `sinh(cos(b))` in float32 and only then promotes",
     ),
 ];
 

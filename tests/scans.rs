@@ -342,8 +342,11 @@ fn random(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// In the interpreter the rewrite is bit-exact for max and min; a sum is folded pairwise in the
+/// composed form (the interpreter's reductions) and in order by the scan, so the two agree within
+/// the bound of a reassociated sum.
 #[test]
-fn the_rewrite_agrees_bitwise_with_the_composed_prefix_in_the_interpreter() {
+fn the_rewrite_agrees_with_the_composed_prefix_in_the_interpreter() {
     let v = random(257, 7);
     let x = ArrayD::from_shape_vec(IxDyn(&[257]), v.clone()).unwrap();
     let x32 = x.mapv(|v| v as f32);
@@ -357,13 +360,21 @@ fn the_rewrite_agrees_bitwise_with_the_composed_prefix_in_the_interpreter() {
         for arg in [ArrayArg::from(&x), ArrayArg::from(&x32)] {
             let composed = contraction(expr, Profile::Default, "interp", &arg);
             let scan = contraction(expr, Profile::Approximate, "interp", &arg);
+            let mag: f64 = v.iter().map(|x| x * x + x.abs()).sum::<f64>() + 3.5;
+            let f32 = arg.dtype() == kiln::kiln_ir::DType::F32;
             assert!(
-                composed.iter().zip(&scan).all(|(a, b)| same_bits(*a, *b)),
+                composed
+                    .iter()
+                    .zip(&scan)
+                    .all(|(a, b)| if expr.starts_with("sum") {
+                        within_bound("cumsum", *b, *a, mag, 257, f32)
+                    } else {
+                        same_bits(*a, *b)
+                    }),
                 "{expr}"
             );
             // and the compiled scan: exact for max / min, within the bound for sums
             let jit = contraction(expr, Profile::Approximate, "jit", &arg);
-            let mag: f64 = v.iter().map(|x| x * x + x.abs()).sum::<f64>() + 3.5;
             for (g, w) in jit.iter().zip(&composed) {
                 assert!(
                     within_bound(

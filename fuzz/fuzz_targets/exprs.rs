@@ -1,22 +1,12 @@
 //! Random expression trees (every op, both dtypes, broadcasting shapes, strided and reversed views,
-//! floats from raw bits, reductions over axes), compiled by the JIT on its SIMD and scalar schedules
-//! and checked against the interpreter under the parity rules of `tests/support/random_kernel.rs`.
+//! floats from raw bits and the special bit patterns, reductions over axes), compiled by the JIT on
+//! its SIMD and scalar schedules and checked against the interpreter (`tests/support/fuzz_checks.rs`,
+//! replayed by `cargo test`).
 #![no_main]
 
-#[path = "../../tests/support/random_kernel.rs"]
-mod random_kernel;
+#[path = "../../tests/support/fuzz_checks.rs"]
+mod fuzz_checks;
 
-use arbitrary::Unstructured;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    let mut u = Unstructured::new(data);
-    let Ok(case) = random_kernel::Case::arbitrary(&mut u) else {
-        return;
-    };
-    for backend in ["jit", "jit-scalar"] {
-        if let Err(e) = case.check(backend) {
-            panic!("{backend} disagrees with the interpreter: {e}\n{case:?}");
-        }
-    }
-});
+fuzz_target!(|data: &[u8]| fuzz_checks::exprs(data));

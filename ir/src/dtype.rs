@@ -142,35 +142,22 @@ pub trait Real:
         }
     }
 
-    /// NumPy's `minimum`: NaN if either is NaN, and -0.0 below +0.0 (as Cranelift's `fmin`).
+    /// NumPy's `minimum`: the first NaN if either is NaN, else `self` where `self < other` and
+    /// `other` otherwise, so of two equal values (`-0.0` and `+0.0`) the second comes back, as NumPy's
+    /// `(a < b || isnan(a)) ? a : b`: `minimum(-0.0, 0.0)` is `0.0`. A fold with it keeps, among equal
+    /// extremes, the last.
     fn minimum(self, other: Self) -> Self {
-        if self.is_nan() {
-            self
-        } else if other.is_nan() {
-            other
-        } else if self < other {
-            self
-        } else if other < self {
-            other
-        } else if self.bits() > other.bits() {
-            // equal values: -0.0 (sign bit set, the larger bit pattern) wins
+        if self.is_nan() || self < other {
             self
         } else {
             other
         }
     }
 
-    /// NumPy's `maximum`: NaN if either is NaN, and +0.0 above -0.0 (as Cranelift's `fmax`).
+    /// NumPy's `maximum`: the first NaN if either is NaN, else `self` where `self > other` and
+    /// `other` otherwise (of two equal values the second: `maximum(0.0, -0.0)` is `-0.0`).
     fn maximum(self, other: Self) -> Self {
-        if self.is_nan() {
-            self
-        } else if other.is_nan() {
-            other
-        } else if self > other {
-            self
-        } else if other > self {
-            other
-        } else if self.bits() < other.bits() {
+        if self.is_nan() || self > other {
             self
         } else {
             other
@@ -215,7 +202,13 @@ impl Real for f64 {
         f64::ln(self)
     }
     fn pow(self, e: Self) -> Self {
-        f64::powf(self, e)
+        // C99 and NumPy: pow(x, ±0) = 1 and pow(1, y) = 1 for every x and y, a signalling NaN
+        // included (glibc's pow gives NaN for a signalling NaN there)
+        if e == 0.0 || self == 1.0 {
+            1.0
+        } else {
+            f64::powf(self, e)
+        }
     }
     fn tanh(self) -> Self {
         f64::tanh(self)
@@ -338,7 +331,12 @@ impl Real for f32 {
         libm::logf(self)
     }
     fn pow(self, e: Self) -> Self {
-        libm::powf(self, e)
+        // as f64's: pow(x, ±0) = pow(1, y) = 1 for every x and y, signalling NaNs included
+        if e == 0.0 || self == 1.0 {
+            1.0
+        } else {
+            libm::powf(self, e)
+        }
     }
     fn tanh(self) -> Self {
         libm::tanhf(self)

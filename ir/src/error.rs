@@ -18,7 +18,7 @@ pub enum IrError {
     #[error("zero-size reduction: {op} of an empty extent has no identity")]
     EmptyReduction { op: &'static str },
     /// A shape whose element count does not fit in memory sizes.
-    #[error("size overflow: the shape {shape:?} has more elements than fit in usize")]
+    #[error("size overflow: the shape {shape:?} has more elements (or bytes) than can be addressed")]
     SizeOverflow { shape: Vec<usize> },
     /// An input buffer that does not hold the elements its shape and strides reach.
     #[error("input {index} does not match its declaration: {why}")]

@@ -101,9 +101,11 @@ pub enum BinaryOp {
     Mul,
     /// IEEE division: `x/0` is ±inf or NaN as IEEE says, never an error.
     Div,
-    /// NumPy's `minimum`: NaN if either operand is NaN; `-0.0` is below `+0.0`.
+    /// NumPy's `minimum`: NaN if either operand is NaN; of two equal operands the second
+    /// (`minimum(-0.0, 0.0)` is `0.0`, as NumPy's `(a < b || isnan(a)) ? a : b`).
     Min,
-    /// NumPy's `maximum`: NaN if either operand is NaN; `+0.0` is above `-0.0`.
+    /// NumPy's `maximum`: NaN if either operand is NaN; of two equal operands the second
+    /// (`maximum(0.0, -0.0)` is `-0.0`).
     Max,
     /// C99 `pow` (Annex F): `pow(x, ±0) = 1` even for NaN x, `pow(1, y) = 1` even for NaN y,
     /// a negative base with a non-integer exponent gives NaN, `pow(±0, -1) = ±inf`.
@@ -468,6 +470,17 @@ impl BinaryOp {
                 | BinaryOp::Ne
                 | BinaryOp::And
                 | BinaryOp::Or
+        )
+    }
+
+    /// Whether this is an operator of the text language (`+ - * / ** %`, comparisons, `& |`) rather
+    /// than a function (`minimum`, `arctan2`, ...): NumPy applies operators on Python scalars in
+    /// Python (weak results) and functions as ufuncs (a strong float64).
+    pub fn is_operator(self) -> bool {
+        use BinaryOp::*;
+        matches!(
+            self,
+            Add | Sub | Mul | Div | Pow | Rem | Lt | Le | Gt | Ge | Eq | Ne | And | Or
         )
     }
 

@@ -30,6 +30,30 @@ pub fn checked_size(shape: &[usize]) -> Result<usize> {
         })
 }
 
+/// The number of elements of an array of `shape` with `item_bytes`-byte elements, or an error if
+/// the array could not be addressed: more than [`MAX_DIMS`] axes, a count that overflows `usize`, or
+/// (as ndarray requires, empty arrays included) a product of the nonzero lengths whose bytes exceed
+/// `isize::MAX`. `[0, 2^63]` has no elements but is refused, as ndarray would panic on it.
+pub fn checked_addressable(shape: &[usize], item_bytes: usize) -> Result<usize> {
+    if shape.len() > MAX_DIMS {
+        return Err(IrError::TooManyDims {
+            rank: shape.len(),
+            max: MAX_DIMS,
+        });
+    }
+    let n = checked_size(shape)?;
+    let bytes = shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(item_bytes.max(1), |acc, &d| acc.checked_mul(d));
+    match bytes {
+        Some(b) if b <= isize::MAX as usize => Ok(n),
+        _ => Err(IrError::SizeOverflow {
+            shape: shape.to_vec(),
+        }),
+    }
+}
+
 /// The broadcast of two shapes.
 pub fn broadcast_pair(left: &[usize], right: &[usize]) -> Result<Vec<usize>> {
     let rank = left.len().max(right.len());

@@ -931,7 +931,11 @@ fn run_scan<T: Elem>(
     let units = outer.div_ceil(per);
     let state_len = if inner > 1 { inner * state_bytes } else { 0 };
     // f64 words hold either state type at any alignment the code needs
-    let mut state: Vec<f64> = vec![0.0; (units * state_len).div_ceil(8)];
+    let words = units.saturating_mul(state_len).div_ceil(8);
+    Vec::<f64>::new()
+        .try_reserve_exact(words)
+        .map_err(|_| oom(words))?;
+    let mut state: Vec<f64> = vec![0.0; words];
     let ins: Vec<*const u8> = inputs.iter().map(|b| b.as_ptr().cast()).collect();
     let shared = Shared {
         ins: ins.as_ptr(),

@@ -4,6 +4,7 @@
 use crate::cache::KernelKey;
 use crate::call::{self, Code};
 use crate::error::{JitError, Result};
+use crate::schedule::MANY_INPUTS;
 use crate::{math, skeleton};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -17,23 +18,36 @@ use std::time::{Duration, Instant};
 /// verifier on in debug builds only (it costs 30-45% of compile time).
 pub fn isa() -> Result<OwnedTargetIsa> {
     static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
-    ISA.get_or_init(|| {
-        let mut flags = settings::builder();
-        let set =
-            |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| format!("{k}={v}: {e}"));
-        set(&mut flags, "opt_level", "speed")?;
-        set(&mut flags, "use_colocated_libcalls", "false")?;
-        set(&mut flags, "is_pic", "false")?;
-        set(
-            &mut flags,
-            "enable_verifier",
-            if cfg!(debug_assertions) { "true" } else { "false" },
-        )?;
-        let isa = cranelift_native::builder().map_err(|e| e.to_string())?;
-        isa.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
-    })
-    .clone()
-    .map_err(JitError::Isa)
+    ISA.get_or_init(|| build_isa("speed"))
+        .clone()
+        .map_err(JitError::Isa)
+}
+
+/// The host ISA at `opt_level=none`, for kernels of more than [`MANY_INPUTS`] inputs: Cranelift's
+/// e-graph pass places each pure value just before its first use, so every load of a sum of
+/// thousands of inputs would come before the first add, all of them live at once and spilled (the
+/// register allocator's time grows quadratically with that number). Without the pass the adds stay
+/// where the body put them, beside their loads, and compile time is linear in the inputs.
+fn isa_unoptimised() -> Result<OwnedTargetIsa> {
+    static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
+    ISA.get_or_init(|| build_isa("none"))
+        .clone()
+        .map_err(JitError::Isa)
+}
+
+fn build_isa(opt_level: &str) -> std::result::Result<OwnedTargetIsa, String> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| format!("{k}={v}: {e}"));
+    set(&mut flags, "opt_level", opt_level)?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "is_pic", "false")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) { "true" } else { "false" },
+    )?;
+    let isa = cranelift_native::builder().map_err(|e| e.to_string())?;
+    isa.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
 }
 
 /// The text forms of a compiled kernel.
@@ -55,7 +69,12 @@ pub(crate) struct Compiled {
 /// Compiles `key` into its own module.
 pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
     let start = Instant::now();
-    let mut jb = JITBuilder::with_isa(isa()?, default_libcall_names());
+    let isa = if key.structure.inputs.len() > MANY_INPUTS {
+        isa_unoptimised()?
+    } else {
+        isa()?
+    };
+    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     math::register_symbols(&mut jb);
     let mut module = JITModule::new(jb);
     match define(&mut module, key, dumps) {

@@ -4,8 +4,10 @@
 //! Every opcode lowers to exactly the IEEE operation the interpreter performs, so elementwise results
 //! are bit-exact: no FMA contraction, no reassociation. Truth values are lane masks from `fcmp`
 //! (unordered-not-equal against zero for "nonzero or NaN"), turned into 1.0 / 0.0 by and-ing the mask
-//! with the bits of 1.0; `where` is `bitselect` on the mask; `min` / `max` are `fmin` / `fmax` (NaN
-//! propagating, -0 < +0); transcendentals go through [`crate::math`].
+//! with the bits of 1.0; `where` is `bitselect` on the mask; `min` / `max` are NumPy's
+//! `(a < b || isnan(a)) ? a : b` (NaN propagating; of two equal operands, `-0.0` and `+0.0`, the
+//! second: [`Gen::minimum`]), not Cranelift's `fmin` / `fmax`, which order -0 below +0;
+//! transcendentals go through [`crate::math`].
 
 use crate::math::{self, MathFn, MathRefs};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -255,8 +257,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             BinaryOp::Sub => self.b.ins().fsub(a, b),
             BinaryOp::Mul => self.b.ins().fmul(a, b),
             BinaryOp::Div => self.b.ins().fdiv(a, b),
-            BinaryOp::Min => self.b.ins().fmin(a, b),
-            BinaryOp::Max => self.b.ins().fmax(a, b),
+            BinaryOp::Min => self.minimum(a, b),
+            BinaryOp::Max => self.maximum(a, b),
             BinaryOp::Lt => cmp(self, FloatCC::LessThan),
             BinaryOp::Le => cmp(self, FloatCC::LessThanOrEqual),
             BinaryOp::Gt => cmp(self, FloatCC::GreaterThan),
@@ -301,6 +303,30 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             _ => unreachable!("libm functions are lowered by math.rs"),
         }
+    }
+
+    /// NumPy's `minimum` of two floats of one type, scalars or vectors: `a` where `a < b` or `a` is
+    /// NaN, else `b` (so of two equal values the second, and the first NaN), exactly as
+    /// [`kiln_ir::Real::minimum`].
+    pub fn minimum(&mut self, a: Value, b: Value) -> Value {
+        self.pick(FloatCC::LessThan, a, b)
+    }
+
+    /// NumPy's `maximum`: `a` where `a > b` or `a` is NaN, else `b` (see [`Gen::minimum`]).
+    pub fn maximum(&mut self, a: Value, b: Value) -> Value {
+        self.pick(FloatCC::GreaterThan, a, b)
+    }
+
+    fn pick(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
+        let w = if self.b.func.dfg.value_type(a).is_vector() {
+            W::Vector
+        } else {
+            W::Scalar
+        };
+        let better = self.b.ins().fcmp(cc, a, b);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+        let m = self.b.ins().bor(better, nan);
+        self.sel(w, m, a, b)
     }
 
     /// `where(c, a, b)`: `a` where `c` is nonzero or NaN.
@@ -351,10 +377,40 @@ pub fn fconst(b: &mut FunctionBuilder<'_>, dtype: DType, x: f64) -> Value {
     }
 }
 
+/// The row pointers of a kernel of many inputs, loaded where each input is read instead of held
+/// in registers across the loops: a contiguous input's from the `ins` argument plus the row's byte
+/// offset, a per-row input's from a stack slot written once per row. No load is a candidate for
+/// hoisting or forwarding out of the loop (none is `readonly`, and nothing loaded the same address
+/// before it), so no pointer lives across the inner loop.
+pub struct ManyInputs {
+    /// The `ins` argument: the array of input pointers.
+    pub ins: Value,
+    /// The row's first element times the element size.
+    pub row_bytes: Value,
+    /// The address of the stack slot of per-row pointers (8 bytes per input).
+    pub slot: Value,
+    /// Per input: whether its row pointer is in the slot (else it is `ins[i] + row_bytes`).
+    pub in_slot: Vec<bool>,
+}
+
+impl ManyInputs {
+    fn row_pointer(&self, g: &mut Gen<'_, '_>, i: usize) -> Value {
+        if self.in_slot[i] {
+            g.b.ins().load(types::I64, mem(), self.slot, (8 * i) as i32)
+        } else {
+            let base = g.b.ins().load(types::I64, mem(), self.ins, (8 * i) as i32);
+            g.b.ins().iadd(base, self.row_bytes)
+        }
+    }
+}
+
 /// Where the body's leaves come from at one point of one row.
 pub struct Leaves<'v> {
     /// Per input: the row's base address (contiguous reads) or None.
     pub ptrs: &'v [Option<Value>],
+    /// Where the row's base addresses are when `ptrs` holds none for a read input (kernels of
+    /// many inputs, see `skeleton::MANY_INPUTS`).
+    pub many: Option<&'v ManyInputs>,
     /// Per input: the value splatted for the row or the kernel, per width, or None.
     pub splats: &'v [Option<[Value; 2]>],
     /// Per literal node: its value per width (hoisted).
@@ -386,7 +442,11 @@ pub fn emit_body(
                 if let Some(s) = leaves.splats[i] {
                     s[w as usize]
                 } else {
-                    let base = leaves.ptrs[i].expect("a contiguous input has a row pointer");
+                    let base = match (leaves.ptrs[i], leaves.many) {
+                        (Some(p), _) => p,
+                        (None, Some(m)) => m.row_pointer(g, i),
+                        (None, None) => unreachable!("a contiguous input has a row pointer"),
+                    };
                     let addr = g.b.ins().iadd(base, jb);
                     g.load(w, addr, off_bytes)
                 }

@@ -4,7 +4,8 @@
 //! An accumulator is a short list of values at one width:
 //! - sum / prod: f64 (`F64`, `F64X2`, or for f32 vectors two `F64X2` halves): f32 data is widened and
 //!   accumulated in f64 exactly as the interpreter does, rounded once by the caller;
-//! - min / max: the kernel's float type, through `fmin` / `fmax` (NaN-propagating, -0 < +0);
+//! - min / max: the kernel's float type, through NumPy's `minimum` / `maximum` ([`Gen::minimum`]:
+//!   NaN-propagating, the later of two equal values);
 //! - any / all: a lane mask (`i8` for scalars);
 //! - argmin / argmax: the best value and its index (an integer as wide as the float, `-1` = empty).
 //!
@@ -111,8 +112,8 @@ impl Gen<'_, '_> {
                     })
                     .collect()
             }
-            ReduceOp::Min => vec![self.b.ins().fmin(acc[0], v)],
-            ReduceOp::Max => vec![self.b.ins().fmax(acc[0], v)],
+            ReduceOp::Min => vec![self.minimum(acc[0], v)],
+            ReduceOp::Max => vec![self.maximum(acc[0], v)],
             ReduceOp::Any => {
                 let m = self.truth_mask(w, v);
                 vec![self.b.ins().bor(acc[0], m)]
@@ -149,8 +150,8 @@ impl Gen<'_, '_> {
         match op {
             ReduceOp::Sum => vec![self.b.ins().fadd(a[0], c[0])],
             ReduceOp::Prod => vec![self.b.ins().fmul(a[0], c[0])],
-            ReduceOp::Min => vec![self.b.ins().fmin(a[0], c[0])],
-            ReduceOp::Max => vec![self.b.ins().fmax(a[0], c[0])],
+            ReduceOp::Min => vec![self.minimum(a[0], c[0])],
+            ReduceOp::Max => vec![self.maximum(a[0], c[0])],
             ReduceOp::Any => vec![self.b.ins().bor(a[0], c[0])],
             ReduceOp::All => vec![self.b.ins().band(a[0], c[0])],
             ReduceOp::ArgMin | ReduceOp::ArgMax => {
@@ -236,8 +237,8 @@ impl Gen<'_, '_> {
         match op {
             ReduceOp::Sum => self.b.ins().fadd(a, b),
             ReduceOp::Prod => self.b.ins().fmul(a, b),
-            ReduceOp::Min => self.b.ins().fmin(a, b),
-            ReduceOp::Max => self.b.ins().fmax(a, b),
+            ReduceOp::Min => self.minimum(a, b),
+            ReduceOp::Max => self.maximum(a, b),
             ReduceOp::Any => self.b.ins().bor(a, b),
             ReduceOp::All => self.b.ins().band(a, b),
             ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("arg accumulators merge per lane"),

@@ -371,6 +371,7 @@ impl<'k> Emitter<'k> {
         let row_index = |_: usize| None;
         let ptrs = self.ins.clone();
         let leaves = Leaves {
+            many: None,
             ptrs: &ptrs,
             splats: &self.splats,
             literals: &literals,
@@ -426,8 +427,8 @@ impl<'k> Emitter<'k> {
         match self.op() {
             ScanOp::Sum => g.b.ins().fadd(a, b),
             ScanOp::Prod => g.b.ins().fmul(a, b),
-            ScanOp::Max => g.b.ins().fmax(a, b),
-            ScanOp::Min => g.b.ins().fmin(a, b),
+            ScanOp::Max => g.maximum(a, b),
+            ScanOp::Min => g.minimum(a, b),
         }
     }
 
@@ -494,7 +495,8 @@ impl<'k> Emitter<'k> {
         let mut s = 1;
         while s < lanes {
             let sh = self.shift(g, p, ident, s);
-            p = self.combine(g, p, sh);
+            // earlier values (shifted in) on the left: max and min keep the later of equal values
+            p = self.combine(g, sh, p);
             s *= 2;
         }
         p

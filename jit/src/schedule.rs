@@ -8,6 +8,14 @@
 
 use kiln_ir::{DType, KernelIR, KernelKind};
 
+/// Above this many inputs a kernel is compiled for compile time: input and row pointers are not
+/// held in registers across the loops (each is loaded where it is read, see `skeleton.rs`) and the
+/// default schedule handles one vector per iteration, so no copy of the body reuses another's
+/// loaded pointers. Otherwise thousands of values live across the inner loop, every one spilled,
+/// and regalloc2's allocation of spilled bundles grows quadratically with their number (a sum of
+/// 3000 inputs took 6.4 s to compile). Below it the code is as it always was.
+pub const MANY_INPUTS: usize = 64;
+
 /// Loop shape of a compiled kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Schedule {
@@ -47,8 +55,12 @@ impl Schedule {
     }
 
     /// The default choice: vectors, 4 per iteration for maps, 4 accumulators for reductions (the
-    /// measured sweet spot on a Zen 3 core: see CRANELIFT.md).
+    /// measured sweet spot on a Zen 3 core: see CRANELIFT.md); one vector per iteration for kernels
+    /// of more than [`MANY_INPUTS`] inputs, whose body is a long run of loads.
     pub fn for_kernel(kernel: &KernelIR) -> Schedule {
+        if kernel.inputs.len() > MANY_INPUTS {
+            return Schedule::simd(kernel.dtype, 1, 1);
+        }
         match kernel.kind {
             KernelKind::Map | KernelKind::Scan(_) => Schedule::simd(kernel.dtype, 4, 1),
             KernelKind::Reduce { .. } => Schedule::simd(kernel.dtype, 1, 4),

@@ -27,10 +27,13 @@
 use crate::cache::KernelKey;
 use crate::error::Result;
 use crate::layout::{Access, Mode, Structure};
-use crate::lower::{Gen, Leaves, W, emit_body, mem};
+use crate::lower::{Gen, Leaves, ManyInputs, W, emit_body, mem};
 use crate::math::{MathFn, MathRefs};
+use crate::schedule::MANY_INPUTS;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{AbiParam, Block, Function, InstBuilder, Signature, Value, types};
+use cranelift_codegen::ir::{
+    AbiParam, Block, Function, InstBuilder, Signature, StackSlot, StackSlotData, StackSlotKind, Value, types,
+};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_module::Module;
 use kiln_ir::{Node, NodeId, ReduceOp};
@@ -79,7 +82,13 @@ struct Skeleton<'k> {
     vector: bool,
     lanes: i64,
     // function arguments
+    /// The input pointers, loaded in the entry block; empty when they are [`Skeleton::row_slot`]'s.
     ins: Vec<Value>,
+    /// The `ins` argument (the array of input pointers).
+    ins_arg: Value,
+    /// With more than [`MANY_INPUTS`] inputs: a stack slot for the row pointers, stored once per
+    /// row and loaded where each is read, so no pointer lives across a loop (see [`MANY_INPUTS`]).
+    row_slot: Option<StackSlot>,
     out_val: Value,
     out_idx: Value,
     seg_begin: Value,
@@ -105,6 +114,8 @@ struct Skeleton<'k> {
 struct Row {
     rs: Value,
     ptrs: Vec<Option<Value>>,
+    /// Where the row pointers are, for kernels of more than [`MANY_INPUTS`] inputs.
+    many: Option<ManyInputs>,
     splats: Vec<Option<[Value; 2]>>,
     row_index: Vec<Option<[Value; 2]>>,
     out_row: Option<Value>,
@@ -145,13 +156,26 @@ impl<'k> Skeleton<'k> {
         let axis = (0..st.rank)
             .map(|a| (ld(g, st.p_axis(a)), ld(g, st.p_axis(a) + 1)))
             .collect();
-        let ins: Vec<Value> = (0..st.inputs.len())
-            .map(|i| g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32))
-            .collect();
+        let many = st.inputs.len() > MANY_INPUTS;
+        let row_slot = many.then(|| {
+            let bytes = u32::try_from(8 * st.inputs.len()).expect("input count checked by the planner");
+            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 3))
+        });
+        let ins: Vec<Value> = if many {
+            Vec::new()
+        } else {
+            (0..st.inputs.len())
+                .map(|i| g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32))
+                .collect()
+        };
         let splats = (0..st.inputs.len())
             .map(|i| {
                 (st.inputs[i] == Access::Splat).then(|| {
-                    let s = g.load(W::Scalar, ins[i], 0);
+                    let p = match ins.get(i) {
+                        Some(&p) => p,
+                        None => g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32),
+                    };
+                    let s = g.load(W::Scalar, p, 0);
                     [s, g.splat(W::Vector, s)]
                 })
             })
@@ -179,6 +203,8 @@ impl<'k> Skeleton<'k> {
             vector,
             lanes: g.lanes as i64,
             ins,
+            ins_arg: args[0],
+            row_slot,
             out_val: args[1],
             out_idx: args[2],
             seg_begin: args[4],
@@ -351,23 +377,45 @@ impl<'k> Skeleton<'k> {
         let size = g.size;
         let mut ptrs = vec![None; st.inputs.len()];
         let mut splats = self.splats.clone();
+        let mut many = self.row_slot.map(|slot| ManyInputs {
+            ins: self.ins_arg,
+            row_bytes: g.b.ins().imul_imm_s(rs, size),
+            slot: g.b.ins().stack_addr(types::I64, slot, 0),
+            in_slot: vec![false; st.inputs.len()],
+        });
         for (i, &acc) in st.inputs.iter().enumerate() {
+            if acc == Access::Splat || (acc == Access::Contiguous && many.is_some()) {
+                // a contiguous input of many is read at `ins[i] + row_bytes` where it is used
+                continue;
+            }
+            let base = match self.ins.get(i) {
+                Some(&p) => p,
+                None => g.b.ins().load(types::I64, mem(), self.ins_arg, (8 * i) as i32),
+            };
             let row_off = |g: &mut Gen<'_, '_>| {
                 let mut off = g.b.ins().iconst(types::I64, 0);
                 for (a, &ix) in outer_idx.iter().enumerate() {
                     let t = g.b.ins().imul(ix, self.strides[i][a]);
                     off = g.b.ins().iadd(off, t);
                 }
-                g.elem_addr(self.ins[i], off, size)
+                g.elem_addr(base, off, size)
             };
             match acc {
                 Access::Splat => {}
-                Access::Contiguous => ptrs[i] = Some(g.elem_addr(self.ins[i], rs, size)),
+                Access::Contiguous => ptrs[i] = Some(g.elem_addr(base, rs, size)),
                 Access::RowRun => ptrs[i] = Some(row_off(g)),
                 Access::RowSplat => {
                     let addr = row_off(g);
                     let s = g.load(W::Scalar, addr, 0);
                     splats[i] = Some([s, g.splat(W::Vector, s)]);
+                }
+            }
+        }
+        if let Some(m) = &mut many {
+            for (i, p) in ptrs.iter_mut().enumerate() {
+                if let Some(v) = p.take() {
+                    g.b.ins().store(mem(), v, m.slot, (8 * i) as i32);
+                    m.in_slot[i] = true;
                 }
             }
         }
@@ -393,6 +441,7 @@ impl<'k> Skeleton<'k> {
         Row {
             rs,
             ptrs,
+            many,
             splats,
             row_index,
             out_row,
@@ -487,6 +536,7 @@ impl<'k> Skeleton<'k> {
         let row_index = |a: usize| r.row_index[a];
         let leaves = Leaves {
             ptrs: &r.ptrs,
+            many: r.many.as_ref(),
             splats: &r.splats,
             literals: &literals,
             row_index: &row_index,

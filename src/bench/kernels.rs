@@ -165,20 +165,32 @@ impl Rng {
     }
 }
 
+/// `n` values of `f`, or kiln's "out of memory" error if they cannot be allocated.
+pub fn try_array<T>(n: usize, what: &str, mut f: impl FnMut() -> T) -> crate::Result<Array1<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| kiln_ir::IrError::Allocation {
+        what: what.to_string(),
+        elements: n,
+    })?;
+    v.extend((0..n).map(|_| f()));
+    Ok(Array1::from_vec(v))
+}
+
 impl<T: Float> Inputs<T> {
-    pub fn new(n: usize) -> Inputs<T> {
+    /// The inputs at size `n`; an error, not an abort, if they do not fit in memory.
+    pub fn new(n: usize) -> crate::Result<Inputs<T>> {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ n as u64);
-        let x = Array1::from_shape_fn(n, |_| T::from_f64(rng.unit() * 6.0 - 3.0));
-        let y = Array1::from_shape_fn(n, |_| T::from_f64(rng.unit()));
+        let x = try_array(n, "the benchmark input x", || T::from_f64(rng.unit() * 6.0 - 3.0))?;
+        let y = try_array(n, "the benchmark input y", || T::from_f64(rng.unit()))?;
         let s = |v: f64| T::from_f64(v);
-        Inputs {
+        Ok(Inputs {
             x,
             y,
             a: s(0.75),
             b: s(-1.25),
             c: s(0.5),
             d: s(2.0),
-        }
+        })
     }
 }
 

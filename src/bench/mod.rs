@@ -87,7 +87,7 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
     config: &Config,
     backends: [&Arc<dyn crate::Backend>; 2],
 ) -> Result<Vec<Row>> {
-    let inputs = Inputs::<T>::new(n);
+    let inputs = Inputs::<T>::new(n)?;
     let scalars: Vec<(&str, ArrayD<T>)> =
         [("a", inputs.a), ("b", inputs.b), ("c", inputs.c), ("d", inputs.d)]
             .into_iter()
@@ -103,7 +103,18 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
     let oracle_runner = FusedRunner::compile_text(kernel.expr())?.with_backend(crate::interpreter());
     let oracle = flat(T::from_output(oracle_runner.run(&args)?)?);
     let out_shape = kernel.out_shape(n);
-    let mut out = Array1::<T>::zeros(out_shape.iter().product::<usize>());
+    let out_len = out_shape.iter().product::<usize>();
+    let mut out = kernels::try_array(out_len, "the benchmark output", || T::ZERO)?;
+    // the unfused ndarray variant allocates its temporaries infallibly: make sure (up to the
+    // system's overcommit) that the most it holds at once, four arrays of n, can be had
+    let mut probe: Vec<T> = Vec::new();
+    probe
+        .try_reserve_exact(n.saturating_mul(4))
+        .map_err(|_| kiln_ir::IrError::Allocation {
+            what: "the ndarray baseline's temporaries".into(),
+            elements: n.saturating_mul(4),
+        })?;
+    drop(probe);
     let bytes = (kernel.arrays_touched() * n * std::mem::size_of::<T>()) as f64;
     let mut rows = Vec::new();
     let mut push = |variant: &'static str, threads: usize, ns: f64, ok: bool| {

@@ -3,6 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use kiln::npy::{self, NpyArray};
 use kiln::{ArrayArg, FusedRunner, Output};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -104,7 +105,7 @@ impl RewriteArgs {
     fn settings(&self) -> CliResult<kiln::Settings> {
         let profile = kiln::Profile::from_name(&self.profile).map_err(|e| e.to_string())?;
         let scan = self.prefix_scan.as_deref().map(|s| s == "on");
-        kiln::Settings::new(profile, scan).map_err(|e| e.to_string())
+        Ok(kiln::Settings::new(profile, scan).map_err(|e| e.to_string())?)
     }
 }
 
@@ -138,19 +139,70 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
+        // the reader went away (`kiln eval ... | head`): stop quietly, as Unix tools do
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Failure::Message(e)) => {
             eprintln!("kiln: error: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
-type CliResult<T> = Result<T, String>;
+/// Why a command stopped: an error to report, or a closed standard output.
+enum Failure {
+    Message(String),
+    BrokenPipe,
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Failure {
+        Failure::Message(s)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(s: &str) -> Failure {
+        Failure::Message(s.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::BrokenPipe
+        } else {
+            Failure::Message(format!("writing to standard output: {e}"))
+        }
+    }
+}
+
+type CliResult<T> = Result<T, Failure>;
+
+/// Standard output, buffered; every write's error is handled (a closed pipe ends the command).
+fn stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
+}
 
 fn split_binding(s: &str) -> CliResult<(&str, &str)> {
-    s.split_once('=')
+    let (name, value) = s
+        .split_once('=')
         .filter(|(n, v)| !n.is_empty() && !v.is_empty())
-        .ok_or_else(|| format!("--input '{s}' is not of the form NAME=VALUE"))
+        .ok_or_else(|| format!("--input '{s}' is not of the form NAME=VALUE"))?;
+    let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ident {
+        return Err(format!(
+            "--input '{s}': '{name}' is not a name (letters, digits and _, not starting with a digit)"
+        )
+        .into());
+    }
+    if kiln::text::is_reserved(name) {
+        return Err(format!(
+            "--input '{s}': '{name}' is a literal or keyword of the language, not an input name"
+        )
+        .into());
+    }
+    Ok((name, value))
 }
 
 fn load_inputs(specs: &[String]) -> CliResult<Vec<(String, NpyArray)>> {
@@ -158,7 +210,7 @@ fn load_inputs(specs: &[String]) -> CliResult<Vec<(String, NpyArray)>> {
     for spec in specs {
         let (name, value) = split_binding(spec)?;
         if out.iter().any(|(n, _)| n == name) {
-            return Err(format!("input '{name}' is given twice"));
+            return Err(format!("input '{name}' is given twice").into());
         }
         let array = match parse_shape_spec(value)? {
             Some(a) => a,
@@ -169,37 +221,20 @@ fn load_inputs(specs: &[String]) -> CliResult<Vec<(String, NpyArray)>> {
     Ok(out)
 }
 
-/// `f64[3,4]` or `f32[]`: an array of zeros of that dtype and shape (for explain only).
+/// `f64[3,4]`, `f64[7,]` or `f32[]`: an array of zeros of that dtype and shape (for explain only;
+/// see [`npy::shape_spec`]).
 fn parse_shape_spec(value: &str) -> CliResult<Option<NpyArray>> {
-    let Some((dtype, rest)) = value.split_once('[') else {
+    let Some((dtype, shape)) = npy::shape_spec(value).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
-    if dtype != "f64" && dtype != "f32" {
-        return Ok(None);
-    }
-    let dims = rest
-        .strip_suffix(']')
-        .ok_or_else(|| format!("shape spec '{value}' is missing its closing ']'"))?;
-    let shape = dims
-        .split(',')
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .map(|d| {
-            d.parse::<usize>()
-                .map_err(|_| format!("bad dimension '{d}' in '{value}'"))
-        })
-        .collect::<CliResult<Vec<usize>>>()?;
-    let size = kiln::kiln_ir::shape::checked_size(&shape).map_err(|e| e.to_string())?;
+    let size: usize = shape.iter().product();
     if size > 1 << 24 {
-        return Err(format!(
-            "shape spec '{value}' is too large for explain (over 2^24 elements)"
-        ));
+        return Err(format!("shape spec '{value}' is too large for explain (over 2^24 elements)").into());
     }
     let shape = ndarray::IxDyn(&shape);
-    Ok(Some(if dtype == "f64" {
-        NpyArray::F64(ndarray::ArrayD::zeros(shape))
-    } else {
-        NpyArray::F32(ndarray::ArrayD::zeros(shape))
+    Ok(Some(match dtype {
+        kiln::kiln_ir::DType::F64 => NpyArray::F64(ndarray::ArrayD::zeros(shape)),
+        kiln::kiln_ir::DType::F32 => NpyArray::F32(ndarray::ArrayD::zeros(shape)),
     }))
 }
 
@@ -228,39 +263,55 @@ fn eval(args: EvalArgs) -> CliResult<()> {
     let inputs = load_inputs(&args.inputs)?;
     let out = runner.run(&args_of(&inputs)).map_err(|e| e.to_string())?;
     match args.out {
-        Some(path) => npy::write(&path, &out).map_err(|e| e.to_string()),
+        Some(path) => Ok(npy::write(&path, &out).map_err(|e| e.to_string())?),
         None => {
-            print_output(&out);
+            let mut w = stdout();
+            print_output(&mut w, &out)?;
+            w.flush()?;
             Ok(())
         }
     }
 }
 
-fn print_output(out: &Output) {
-    let text = match out {
-        Output::F64(a) => nested(a.shape(), &a.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>()),
-        Output::F32(a) => nested(a.shape(), &a.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>()),
-        Output::I64(a) => nested(a.shape(), &a.iter().map(|v| v.to_string()).collect::<Vec<_>>()),
-        Output::Bool(a) => nested(a.shape(), &a.iter().map(|v| v.to_string()).collect::<Vec<_>>()),
-    };
-    println!("{text}");
+/// Prints a result as nested brackets, `[[1.0, 2.0], [3.0, 4.0]]` (a 0-d array as its element),
+/// streaming: no text of the whole array is built.
+fn print_output(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
+    match out {
+        Output::F64(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v:?}")),
+        Output::F32(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v:?}")),
+        Output::I64(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
+        Output::Bool(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
+    }?;
+    writeln!(w)
 }
 
-/// Row-major elements as nested brackets, `[[1.0, 2.0], [3.0, 4.0]]`; a 0-d array as its element.
-fn nested(shape: &[usize], items: &[String]) -> String {
+/// Writes the next `shape.iter().product()` items of `items` (row-major) as nested brackets.
+fn nested<W: Write, T>(
+    w: &mut W,
+    shape: &[usize],
+    items: &mut impl Iterator<Item = T>,
+    item: impl Fn(&mut W, T) -> std::io::Result<()> + Copy,
+) -> std::io::Result<()> {
     match shape.split_first() {
-        None => items.first().cloned().unwrap_or_default(),
+        None => match items.next() {
+            Some(v) => item(w, v),
+            None => Ok(()),
+        },
         Some((&n, rest)) => {
-            let step = rest.iter().product::<usize>();
-            let parts: Vec<String> = (0..n)
-                .map(|i| nested(rest, &items[i * step..(i + 1) * step]))
-                .collect();
-            format!("[{}]", parts.join(", "))
+            w.write_all(b"[")?;
+            for i in 0..n {
+                if i > 0 {
+                    w.write_all(b", ")?;
+                }
+                nested(w, rest, items, item)?;
+            }
+            w.write_all(b"]")
         }
     }
 }
 
 fn explain(args: ExplainArgs) -> CliResult<()> {
+    let mut w = stdout();
     let runner = FusedRunner::compile_text(&args.expr)
         .map_err(|e| e.to_string())?
         .with_settings(args.rewrites.settings()?);
@@ -268,7 +319,7 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     let assumed: &[usize] = if inputs.is_empty() { &[1024] } else { &[] };
     for name in runner.input_names() {
         if !inputs.iter().any(|(n, _)| n == name) {
-            println!("# {name} not given: assumed f64{assumed:?}");
+            writeln!(w, "# {name} not given: assumed f64{assumed:?}")?;
             inputs.push((
                 name.clone(),
                 NpyArray::F64(ndarray::ArrayD::zeros(ndarray::IxDyn(assumed))),
@@ -279,29 +330,31 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         .explain_rewrites(&args_of(&inputs))
         .map_err(|e| e.to_string())?;
     let settings = runner.settings();
-    println!(
+    writeln!(
+        w,
         "# profile {}, prefix_scan {}",
         settings.profile,
         if settings.prefix_scan { "on" } else { "off" }
-    );
-    let notes = |notes: &[String]| {
+    )?;
+    let notes = |w: &mut dyn Write, notes: &[String]| -> std::io::Result<()> {
         for n in notes {
-            println!("# rewrite {n}");
+            writeln!(w, "# rewrite {n}")?;
         }
+        Ok(())
     };
     if all.len() > 1 {
         // several kernels: the plan (what flows between them), then each kernel
-        print!("{}", runner.pipeline());
+        write!(w, "{}", runner.pipeline())?;
         for (k, (kernel, plan, rewrites)) in all.iter().enumerate() {
-            println!("# kernel {k}");
-            notes(rewrites);
-            print!("{kernel}{plan}");
+            writeln!(w, "# kernel {k}")?;
+            notes(&mut w, rewrites)?;
+            write!(w, "{kernel}{plan}")?;
         }
     }
     let (kernel, plan, rewrites) = all.pop().expect("a pipeline has a kernel");
     if runner.pipeline().stages.len() == 1 {
-        notes(&rewrites);
-        print!("{kernel}{plan}");
+        notes(&mut w, &rewrites)?;
+        write!(w, "{kernel}{plan}")?;
     }
     if let (true, kiln::kiln_ir::KernelKind::Scan(_)) = (args.clif || args.asm, &kernel.kind) {
         let schedule = match args.backend.as_str() {
@@ -309,12 +362,14 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             _ => kiln_jit::Schedule::for_kernel(&kernel),
         };
         let compiled = kiln_jit::ScanKernel::explain(&kernel, &plan, schedule).map_err(|e| e.to_string())?;
-        println!(
+        writeln!(
+            w,
             "scan kernel, vector: {}, compiled in {:?}",
             compiled.is_vector(),
             compiled.compile_time()
-        );
-        println!("; clif\n{}", compiled.clif().unwrap_or("(not kept)"));
+        )?;
+        writeln!(w, "; clif\n{}", compiled.clif().unwrap_or("(not kept)"))?;
+        w.flush()?;
         return Ok(());
     }
     if args.clif || args.asm {
@@ -324,22 +379,25 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         };
         let compiled =
             kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule).map_err(|e| e.to_string())?;
-        println!(
+        writeln!(
+            w,
             "schedule {:?}, compiled in {:?}",
             compiled.schedule(),
             compiled.compile_time()
-        );
+        )?;
         let dumps = compiled.dumps().ok_or("the JIT kept no dumps")?;
         if args.clif {
-            println!("; clif\n{}", dumps.clif);
+            writeln!(w, "; clif\n{}", dumps.clif)?;
         }
         if args.asm {
-            println!(
+            writeln!(
+                w,
                 "; machine code\n{}",
                 dumps.vcode.as_deref().unwrap_or("(not available)")
-            );
+            )?;
         }
     }
+    w.flush()?;
     Ok(())
 }
 
@@ -351,7 +409,7 @@ fn parse_size(s: &str) -> CliResult<usize> {
     }
     match t.parse::<f64>() {
         Ok(v) if v >= 0.0 && v.fract() == 0.0 && v <= 1e15 => Ok(v as usize),
-        _ => Err(format!("--n: '{s}' is not a size")),
+        _ => Err(format!("--n: '{s}' is not a size").into()),
     }
 }
 
@@ -367,7 +425,7 @@ fn bench(args: BenchArgs) -> CliResult<()> {
         config.kernels = names
             .iter()
             .map(|k| Kernel::from_name(k.trim()).ok_or_else(|| format!("--kernels: unknown kernel '{k}'")))
-            .collect::<CliResult<_>>()?;
+            .collect::<Result<_, String>>()?;
     }
     if let Some(ns) = &args.n {
         config.ns = ns.iter().map(|s| parse_size(s)).collect::<CliResult<_>>()?;
@@ -380,7 +438,7 @@ fn bench(args: BenchArgs) -> CliResult<()> {
                 "f32" => Ok(kiln::kiln_ir::DType::F32),
                 other => Err(format!("--dtype: '{other}' is not f64 or f32")),
             })
-            .collect::<CliResult<_>>()?;
+            .collect::<Result<_, String>>()?;
     }
     let json = args.json;
     let rows = bench::run(&config, |step| {
@@ -389,13 +447,15 @@ fn bench(args: BenchArgs) -> CliResult<()> {
         }
     })
     .map_err(|e| e.to_string())?;
+    let mut w = stdout();
     if json {
         for r in &rows {
-            println!("{}", r.json());
+            writeln!(w, "{}", r.json())?;
         }
     } else {
-        print!("{}", bench::report::table(&rows));
+        write!(w, "{}", bench::report::table(&rows))?;
     }
+    w.flush()?;
     if let Some(path) = &args.plot {
         std::fs::write(path, bench::plot::svg(&rows)).map_err(|e| format!("{}: {e}", path.display()))?;
     }

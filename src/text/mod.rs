@@ -45,3 +45,9 @@ mod lexer;
 mod parser;
 
 pub use parser::{MAX_DEPTH, MAX_NESTING, parse};
+
+/// Whether `name` is a word of the language rather than a possible input name: the literals `inf`
+/// and `nan`, and `None`. Binding an input under such a name could never be read by an expression.
+pub fn is_reserved(name: &str) -> bool {
+    matches!(name, "inf" | "nan" | "None")
+}

@@ -168,7 +168,13 @@ impl<'a> Parser<'a> {
     /// Enters one level of nesting opened by the token at `pos`.
     fn enter(&mut self, pos: usize) -> Result<()> {
         if self.nesting >= MAX_NESTING {
-            return Err(parse_error(pos, "expression nested too deeply"));
+            return Err(parse_error(
+                pos,
+                format!(
+                    "expression nested too deeply: more than {MAX_NESTING} parentheses, calls, unary \
+                     operators and ** exponents inside one another (kiln's limit)"
+                ),
+            ));
         }
         self.nesting += 1;
         Ok(())
@@ -801,7 +807,13 @@ fn leaf(expr: Expr) -> Node {
 /// The depth of a node over a child `depth` deep, if within [`MAX_DEPTH`].
 fn deeper(depth: usize, pos: usize) -> Result<usize> {
     if depth >= MAX_DEPTH {
-        return Err(parse_error(pos, "expression nested too deeply"));
+        return Err(parse_error(
+            pos,
+            format!(
+                "expression nested too deeply: its tree is more than {MAX_DEPTH} operations deep (kiln's \
+                 limit; a chain a + b + c + ... is one level per operator: group it in parentheses)"
+            ),
+        ));
     }
     Ok(depth + 1)
 }

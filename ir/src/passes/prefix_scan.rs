@@ -23,7 +23,8 @@
 //! that varies with `o`, an inexact index range.
 //!
 //! The rewrite is approximate (the `approximate` profile turns it on): on finite inputs a prefix scan
-//! adds in the composed form's order and agrees bit for bit, but a suffix scan regroups the sum, and
+//! adds in order where the interpreter sums the composed form pairwise (max and min agree bit for
+//! bit, sums within the bound of a reassociated sum), a suffix scan regroups the sum, and
 //! an infinite or NaN payload outside the triangle makes a product-mask form NaN (`inf * 0`) while the
 //! scan never reads it.
 

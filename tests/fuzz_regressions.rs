@@ -1,0 +1,187 @@
+//! Every committed input of the cargo-fuzz targets, replayed through the check the target runs
+//! (`tests/support/fuzz_checks.rs`) without cargo-fuzz: the seeds each target starts from
+//! (`fuzz/seeds/<target>/`) and the inputs of its findings (`fuzz/regressions/<target>/`, one file
+//! per finding, named for what it found). The seeds are checked to reach the special bit patterns
+//! (signalling and quiet NaNs of both signs, ±0, ±inf, subnormals, MIN and MAX).
+//!
+//! `KILN_WRITE_SEEDS=1 cargo test --test fuzz_regressions write_seeds -- --ignored` rewrites the
+//! seeds of `exprs` and `bounds` (found by search: the first generated cases that hold each pattern).
+
+#[path = "support/fuzz_checks.rs"]
+mod fuzz_checks;
+
+use fuzz_checks::{SPECIAL_BITS, SPECIAL_BITS_F32, random_kernel};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+/// The committed inputs of `target` under `fuzz/<kind>/<target>/`, sorted.
+fn inputs(kind: &str, target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = fuzz_dir().join(kind).join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries.map(|e| e.expect("a directory entry").path()).collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("a committed fuzz input reads");
+            (p, bytes)
+        })
+        .collect()
+}
+
+fn replay(target: &str, check: fn(&[u8])) -> usize {
+    let seeds = inputs("seeds", target);
+    assert!(!seeds.is_empty(), "no seeds for the {target} target");
+    let all: Vec<_> = seeds.into_iter().chain(inputs("regressions", target)).collect();
+    for (path, bytes) in &all {
+        let outcome = std::panic::catch_unwind(|| check(bytes));
+        assert!(outcome.is_ok(), "{target}: {} fails its check", path.display());
+    }
+    all.len()
+}
+
+#[test]
+fn npy_inputs_pass() {
+    replay("npy", fuzz_checks::npy);
+}
+
+#[test]
+fn text_inputs_pass() {
+    replay("text", fuzz_checks::text);
+}
+
+#[test]
+fn exprs_inputs_pass() {
+    replay("exprs", fuzz_checks::exprs);
+}
+
+#[test]
+fn bounds_inputs_pass() {
+    replay("bounds", fuzz_checks::bounds);
+}
+
+/// The f64 bit patterns of a generated case's inputs.
+fn case_bits(bytes: &[u8]) -> BTreeSet<u64> {
+    let mut u = arbitrary::Unstructured::new(bytes);
+    let Ok(case) = random_kernel::Case::arbitrary(&mut u) else {
+        return BTreeSet::new();
+    };
+    case.inputs
+        .iter()
+        .flat_map(|(_, d, _)| match d {
+            random_kernel::Data::F64(a) => a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            random_kernel::Data::F32(_) => Vec::new(),
+        })
+        .collect()
+}
+
+fn missing(found: &BTreeSet<u64>) -> Vec<String> {
+    SPECIAL_BITS
+        .iter()
+        .filter(|b| !found.contains(b))
+        .map(|b| format!("{b:#018x}"))
+        .collect()
+}
+
+#[test]
+fn seeds_reach_the_special_bit_patterns() {
+    // exprs: the inputs of the generated cases; bounds: the same after its first byte
+    let exprs: BTreeSet<u64> = inputs("seeds", "exprs")
+        .iter()
+        .flat_map(|(_, b)| case_bits(b))
+        .collect();
+    assert!(
+        missing(&exprs).is_empty(),
+        "exprs seeds miss {:?}",
+        missing(&exprs)
+    );
+    let bounds: BTreeSet<u64> = inputs("seeds", "bounds")
+        .iter()
+        .flat_map(|(_, b)| case_bits(b.get(1..).unwrap_or(&[])))
+        .collect();
+    assert!(
+        missing(&bounds).is_empty(),
+        "bounds seeds miss {:?}",
+        missing(&bounds)
+    );
+    // npy: the elements of the seed files that read
+    let (mut f64s, mut f32s) = (BTreeSet::new(), BTreeSet::new());
+    for (_, bytes) in inputs("seeds", "npy") {
+        match kiln::npy::read_bytes(&bytes) {
+            Ok(kiln::npy::NpyArray::F64(a)) => f64s.extend(a.iter().map(|v| v.to_bits())),
+            Ok(kiln::npy::NpyArray::F32(a)) => f32s.extend(a.iter().map(|v| v.to_bits())),
+            Err(_) => {}
+        }
+    }
+    assert!(missing(&f64s).is_empty(), "npy seeds miss {:?}", missing(&f64s));
+    let f32_missing: Vec<_> = SPECIAL_BITS_F32.iter().filter(|b| !f32s.contains(b)).collect();
+    assert!(f32_missing.is_empty(), "npy f32 seeds miss {f32_missing:x?}");
+    // text: every seed binds its names to arrays of the special bit patterns (both dtypes)
+    let texts: Vec<String> = inputs("seeds", "text")
+        .iter()
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    assert!(texts.iter().any(|t| t.contains("=f64[")) && texts.iter().any(|t| t.contains("=f32[")));
+}
+
+/// xorshift64*: bytes for `Unstructured`, the same on every machine.
+fn bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut s = seed | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "writes fuzz/seeds; run with KILN_WRITE_SEEDS=1"]
+fn write_seeds() {
+    if std::env::var_os("KILN_WRITE_SEEDS").is_none() {
+        return;
+    }
+    // the first cases (in seed order) that hold a pattern not yet covered, until all are
+    let mut covered = BTreeSet::new();
+    let mut chosen = Vec::new();
+    for seed in 0..200_000u64 {
+        let data = bytes(seed * 7919 + 3, 512);
+        let found = case_bits(&data);
+        if SPECIAL_BITS
+            .iter()
+            .any(|b| found.contains(b) && !covered.contains(b))
+        {
+            covered.extend(found);
+            chosen.push((seed, data));
+        }
+        if missing(&covered).is_empty() {
+            break;
+        }
+    }
+    assert!(
+        missing(&covered).is_empty(),
+        "no cases found for {:?}",
+        missing(&covered)
+    );
+    for target in ["exprs", "bounds"] {
+        let dir = fuzz_dir().join("seeds").join(target);
+        std::fs::create_dir_all(&dir).unwrap();
+        for (seed, data) in &chosen {
+            let data = if target == "bounds" {
+                // the first byte picks the guard page's end: both ends
+                [&[(*seed & 1) as u8][..], data].concat()
+            } else {
+                data.clone()
+            };
+            std::fs::write(dir.join(format!("specials-{seed}")), data).unwrap();
+        }
+    }
+}
