@@ -9,6 +9,7 @@
 //!
 //! Every kernel runs on a [`Backend`]; the [`Interpreter`] is the oracle the compiled backends are
 //! tested against.
+#![deny(unsafe_code)]
 
 pub mod array;
 pub mod backend;

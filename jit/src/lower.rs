@@ -352,8 +352,9 @@ pub struct Leaves<'v> {
     pub literals: &'v dyn Fn(NodeId) -> [Value; 2],
     /// Per outer axis used by `Index`: its value for the row, per width.
     pub row_index: &'v dyn Fn(usize) -> Option<[Value; 2]>,
-    /// `(dim, c-stride)` of each axis, for `Index` on inner axes.
-    pub axis_params: &'v [(Value, Value)],
+    /// `(dim, c-stride)` of each axis the body's `Index` nodes read (loaded once), for `Index` on
+    /// inner axes.
+    pub axis_params: &'v [Option<(Value, Value)>],
 }
 
 /// Emits the body at width `w` for the point(s) starting at flat position `flat` (i64) whose byte
@@ -388,7 +389,7 @@ pub fn emit_body(
                 if let Some(v) = (leaves.row_index)(axis) {
                     v[w as usize]
                 } else {
-                    let (dim, cs) = leaves.axis_params[axis];
+                    let (dim, cs) = leaves.axis_params[axis].expect("the frame loads every Index axis");
                     g.index_value(w, flat, cs, dim)
                 }
             }

@@ -651,14 +651,14 @@ fn scans() {
                     .collect();
                 let refs: Vec<&[f64]> = bufs.iter().map(|b| b.as_slice()).collect();
                 for sched in [Schedule::for_kernel(&k), Schedule::scalar()] {
-                    let code = kiln_jit::ScanKernel::compile(&k, &p, sched).unwrap();
-                    let got = code.run(&refs).unwrap();
+                    let code = kiln_jit::compile(&k, &p, sched).unwrap();
+                    let got = code.run(&k, &p, &refs).unwrap();
                     assert!(
                         same_tensor(&got, &want),
                         "{scan:?} {shape:?}: {got:?} vs {want:?}"
                     );
                     let mut out = vec![f64::NAN; got.values.len()];
-                    code.run_into(&refs, &mut out).unwrap();
+                    code.run_into(&k, &p, &refs, &mut out).unwrap();
                     assert!(same_tensor(
                         &Tensor {
                             shape: got.shape.clone(),
@@ -667,7 +667,7 @@ fn scans() {
                         &got
                     ));
                     let mut short = vec![0.0; got.values.len() - 1];
-                    assert!(code.run_into(&refs, &mut short).is_err());
+                    assert!(code.run_into(&k, &p, &refs, &mut short).is_err());
                 }
             }
         }

@@ -4,6 +4,8 @@
 //! The transcendental loops call std's `exp`, `sin`, `cos` (glibc); `sumsq` is the strict-order
 //! `x.iter().map(|v| v * v).sum()`. rustc never contracts `a*x + y` into an FMA on its own, so the
 //! algebra loops compute exactly what kiln's kernels compute.
+// the one unsafe call of kiln: into a function compiled with AVX2 + FMA, after a run-time check
+#![allow(unsafe_code)]
 
 use crate::array::Float;
 
