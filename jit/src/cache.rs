@@ -7,8 +7,8 @@
 //! `Arc` to it drops (each kernel owns its JIT module). Compilation happens outside the lock.
 
 use crate::CompiledKernel;
-use crate::compile::KernelKey;
 use crate::error::Result;
+use crate::key::KernelKey;
 use crate::layout::Structure;
 use crate::schedule::Schedule;
 use kiln_ir::{BroadcastPlan, ExprArena, KernelIR, NodeId};

@@ -28,7 +28,6 @@
 
 use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
-use crate::output::Targets;
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
 use cranelift_jit::JITModule;
@@ -90,6 +89,16 @@ impl Drop for Code {
             LIVE_MODULES.fetch_sub(1, Ordering::Relaxed);
         }
     }
+}
+
+/// The raw addresses of a run's outputs, and how many bytes each holds.
+pub(crate) struct Targets {
+    pub out_val: *mut u8,
+    pub val_bytes: usize,
+    pub out_idx: *mut u8,
+    pub idx_bytes: usize,
+    /// Bytes of `out_idx` each unit owns (scan states), or 0 when units share it (indices).
+    pub idx_unit_bytes: usize,
 }
 
 /// Raw pointers shared by the units of one run.

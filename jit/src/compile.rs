@@ -1,5 +1,5 @@
-//! Compiling one kernel, the one way every kernel is built: the code generator's input
-//! ([`KernelKey`]), the host ISA (built once), one `JITModule` per kernel (so evicting a kernel frees
+//! Compiling one kernel, the one way every kernel is built from the code generator's input
+//! ([`KernelKey`]): the host ISA (built once), one `JITModule` per kernel (so evicting a kernel frees
 //! its machine code), one `define` step (the signature, the function built on the shared frame by the
 //! kernel's mode: maps and reductions by the skeleton, scans by scan.rs) and optional CLIF / VCode
 //! dumps.
@@ -7,10 +7,11 @@
 use crate::call::{self, Code};
 use crate::error::{JitError, Result};
 use crate::frame::Frame;
-use crate::layout::{Mode, Structure};
+use crate::host::{self, MathFn, MathRefs};
+use crate::key::KernelKey;
+use crate::layout::Mode;
 use crate::lower::Gen;
-use crate::math::{self, MathFn, MathRefs};
-use crate::schedule::Schedule;
+use crate::math;
 use crate::{scan, skeleton};
 use cranelift_codegen::ir::{AbiParam, Function, Signature, UserFuncName, types};
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -18,43 +19,8 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
-use kiln_ir::{BroadcastPlan, ExprArena, KernelIR, NodeId};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-
-/// Everything that shapes a kernel's code. Made only by [`KernelKey::new`], from a validated kernel
-/// and a normalised schedule: codegen relies on both (input and index numbers in range, at least one
-/// vector and one accumulator per iteration).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct KernelKey {
-    pub(crate) structure: Structure,
-    pub(crate) arena: ExprArena,
-    pub(crate) body: NodeId,
-    pub(crate) schedule: Schedule,
-}
-
-impl KernelKey {
-    /// The key of `kernel` read through `plan` with `schedule` (normalised for the dtype).
-    pub fn new(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
-        kernel.validate()?;
-        Ok(KernelKey {
-            structure: Structure::new(kernel, plan)?,
-            arena: kernel.arena.clone(),
-            body: kernel.body,
-            schedule: schedule.normalised(kernel.dtype),
-        })
-    }
-
-    /// The structure of the kernel (plan, mode, rank) the code is for.
-    pub fn structure(&self) -> &Structure {
-        &self.structure
-    }
-
-    /// The schedule, normalised for the kernel's dtype.
-    pub fn schedule(&self) -> Schedule {
-        self.schedule
-    }
-}
 
 /// The host ISA: native features (SSE4.2, AVX, AVX2 on the target machine), `opt_level=speed`, the
 /// verifier on in debug builds only (it costs 30-45% of compile time).
@@ -99,7 +65,7 @@ pub(crate) struct Compiled {
 pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
     let start = Instant::now();
     let mut jb = JITBuilder::with_isa(isa()?, default_libcall_names());
-    math::register_symbols(&mut jb);
+    host::register_symbols(&mut jb);
     let mut module = JITModule::new(jb);
     match define(&mut module, key, dumps) {
         Ok((id, dumps)) => {
@@ -168,7 +134,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         func,
         st.dtype,
         &MathFn::used_by(&key.arena, &order),
-        MathFn::inline_vector_math(&key.arena, &order),
+        math::inline_vector_math(&key.arena, &order),
     )?;
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();

@@ -11,9 +11,10 @@
 //! step`) are computed once in the loop's preheader. [`counted_loop`] is that loop; the segment loop
 //! of [`Frame::segments`] is the same shape.
 
-use crate::compile::KernelKey;
+use crate::clif::mem;
+use crate::key::KernelKey;
 use crate::layout::{Access, Structure};
-use crate::lower::{Gen, Leaves, W, emit_body, mem};
+use crate::lower::{Gen, Leaves, W, emit_body};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, Value, types};
 use cranelift_frontend::Variable;

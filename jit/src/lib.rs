@@ -8,7 +8,7 @@
 //! - [`CompiledKernel::explain`]: the CLIF and VCode text of a kernel.
 //!
 //! Inside, one framework for every kernel (map, reduction, scan): `layout` (structure, [`Mode`] and
-//! run-time parameters), `compile` (the [`KernelKey`] and the one `define` step), `frame` (what every
+//! run-time parameters), `key` (the code generator's input, [`KernelKey`]), `compile` (the one `define` step), `frame` (what every
 //! kernel's function shares: entry loads, hoisted leaves, the bottom-tested loop), `skeleton` (the
 //! loops of maps and reductions), `scan` (the loops of scans), `lower` (opcodes), `math` (how each
 //! transcendental is lowered), `vmath` (vector polynomials for exp, log, sin, cos, tan, pow, ...),
@@ -72,10 +72,13 @@
 mod cache;
 mod call;
 mod check;
+mod clif;
 mod compile;
 mod error;
 mod execute;
 mod frame;
+mod host;
+mod key;
 mod layout;
 mod lower;
 mod math;
@@ -90,8 +93,9 @@ mod vmath;
 
 pub use cache::{CacheStats, KernelCache, global};
 pub use call::{live_modules, zeroed_output};
-pub use compile::{Dumps, KernelKey, isa};
+pub use compile::{Dumps, isa};
 pub use error::{JitError, Result};
+pub use key::KernelKey;
 pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace, chunk_len};

@@ -7,9 +7,11 @@
 //! with the bits of 1.0; `where` is `bitselect` on the mask; `min` / `max` are `fmin` / `fmax` (NaN
 //! propagating, -0 < +0); transcendentals go through [`crate::math`].
 
-use crate::math::{self, MathFn, MathRefs};
+use crate::clif::{cast, mem};
+use crate::host::{MathFn, MathRefs};
+use crate::math;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
 
@@ -18,17 +20,6 @@ use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
 pub enum W {
     Scalar,
     Vector,
-}
-
-/// Flags of every load and store: the Rust side checked the bounds, so they cannot trap; no alignment
-/// is promised (vector loads are unaligned).
-pub fn mem() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
-}
-
-/// Flags of bitcasts between vector types.
-pub fn cast() -> MemFlagsData {
-    MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
 /// The code generator's state: the builder, the types of the kernel, and hoisted constants.

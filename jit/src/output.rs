@@ -5,7 +5,7 @@
 //! argmax and sums of truth values), sums rounded once from their f64 accumulator with
 //! [`ReduceOp::finish`]'s sign rule.
 
-use crate::call::zeroed_output;
+use crate::call::{Targets, zeroed_output};
 use crate::error::{Result, oom};
 use crate::layout::{Geometry, Structure};
 use crate::plan::RunPlan;
@@ -25,16 +25,6 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// Scans along an outer axis: one row of carried states per unit (f64 words hold either state
     /// type at any alignment the code needs).
     state: Vec<f64>,
-}
-
-/// The raw addresses of a run's outputs, and how many bytes each holds.
-pub(crate) struct Targets {
-    pub out_val: *mut u8,
-    pub val_bytes: usize,
-    pub out_idx: *mut u8,
-    pub idx_bytes: usize,
-    /// Bytes of `out_idx` each unit owns (scan states), or 0 when units share it (indices).
-    pub idx_unit_bytes: usize,
 }
 
 impl<'a, T: Elem> Outputs<'a, T> {

@@ -33,9 +33,10 @@
 //! (the executor plans scans with no outer loop), and a plan with per-row inputs is refused
 //! ([`Structure::new`]).
 
+use crate::clif::{cast, mem};
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Mode, Structure};
-use crate::lower::{Gen, W, cast, mem};
+use crate::lower::{Gen, W};
 use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::{DType, Scan, ScanOp};

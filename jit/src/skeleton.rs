@@ -20,9 +20,10 @@
 //! values (splats, row pointers, `jhi - step`) are computed once in the loop's preheader, and loads and
 //! stores address `row_ptr + j * size`.
 
+use crate::clif::mem;
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
-use crate::lower::{Gen, W, mem};
+use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use cranelift_frontend::Variable;

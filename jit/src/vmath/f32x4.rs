@@ -210,7 +210,7 @@ pub(crate) fn sin(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let tiny = v.cmpc(FloatCC::LessThan, ax, TINY);
     let r = v.sel(tiny, x, r);
     let huge = v.cmpc(FloatCC::GreaterThan, ax, REDUCE_MAX);
-    v.slow_path(huge, crate::math::MathFn::Sin, x, r)
+    v.slow_path(huge, crate::host::MathFn::Sin, x, r)
 }
 
 pub(crate) fn cos(v: &mut Vb<'_, '_>, x: Value) -> Value {
@@ -220,5 +220,5 @@ pub(crate) fn cos(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let r = quadrant(v, s, c, n1);
     let ax = v.abs(x);
     let huge = v.cmpc(FloatCC::GreaterThan, ax, REDUCE_MAX);
-    v.slow_path(huge, crate::math::MathFn::Cos, x, r)
+    v.slow_path(huge, crate::host::MathFn::Cos, x, r)
 }

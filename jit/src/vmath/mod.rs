@@ -37,8 +37,8 @@ mod pow;
 mod tanh;
 mod trig;
 
-use crate::lower::cast;
-use crate::math::{MathFn, MathRefs};
+use crate::clif::cast;
+use crate::host::{MathFn, MathRefs};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
 use cranelift_frontend::FunctionBuilder;
