@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 /// The host ISA: native features (SSE4.2, AVX, AVX2 on the target machine), `opt_level=speed`, the
 /// verifier on in debug builds only (it costs 30-45% of compile time).
-pub fn isa() -> Result<OwnedTargetIsa> {
+pub(crate) fn isa() -> Result<OwnedTargetIsa> {
     static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
     ISA.get_or_init(|| {
         let mut flags = settings::builder();

@@ -30,7 +30,7 @@
 //! A run is cut into work units that write disjoint memory (ranges of a map, groups of segments of a
 //! row reduction, column ranges of a kept reduction), which the caller's [`Spread`] may run on threads:
 //! the bits never depend on the cut. A whole-array reduction takes at most two passes: the first cuts
-//! the `n` points into chunks of [`chunk_len`] points (a function of `n` and [`RunConfig`]'s tuning
+//! the `n` points into chunks of `chunk_len` points (a function of `n` and [`RunConfig`]'s tuning
 //! alone), each reduced by the SIMD loop into its own partial (kept in a reusable [`Workspace`]); the
 //! second folds the partials in chunk order from the start. An input of one chunk takes one pass.
 //!
@@ -92,13 +92,13 @@ mod skeleton;
 mod vmath;
 
 pub use cache::{CacheStats, KernelCache, global};
-pub use call::{live_modules, zeroed_output};
-pub use compile::{Dumps, isa};
+pub use call::live_modules;
+pub use compile::Dumps;
 pub use error::{JitError, Result};
 pub use key::KernelKey;
 pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
-pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace, chunk_len};
+pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace};
 pub use schedule::Schedule;
 
 use crate::layout::Geometry;

@@ -1,5 +1,5 @@
 //! The safe run API of kiln-jit: the element types kernels compute in ([`Elem`]), a run's inputs
-//! ([`InputRef`]), how a run is cut and started ([`RunConfig`], [`Spread`], [`chunk_len`]) and the
+//! ([`InputRef`]), how a run is cut and started ([`RunConfig`], [`Spread`], `chunk_len`) and the
 //! reusable buffers of chunked reductions ([`Workspace`]). Nothing here calls compiled code: that is
 //! call.rs, after the checks of check.rs.
 
@@ -120,7 +120,7 @@ impl std::fmt::Debug for RunConfig<'_> {
 
 /// The chunk length of a whole-array reduction over `n` points: at most `target` chunks, at least
 /// `min_chunk` points each, a multiple of 64. A function of `n` and the tuning alone.
-pub fn chunk_len(n: usize, target: usize, min_chunk: usize) -> usize {
+pub(crate) fn chunk_len(n: usize, target: usize, min_chunk: usize) -> usize {
     let c = n.div_ceil(target.max(1)).max(min_chunk).max(1);
     c.div_ceil(64).saturating_mul(64)
 }
