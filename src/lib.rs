@@ -36,7 +36,7 @@ pub use ext::{FuseExt, FuseManyExt};
 pub use kiln_ir;
 pub use parallel::Parallel;
 pub use profile::{Profile, Settings};
-pub use program::{Pipeline, Program, Reduction, Source, Stage};
+pub use program::{Pipeline, Program, Reduction, Source, Stage, Work};
 pub use runner::{FusedRunner, interpreter};
 pub use scan::ScanOptions;
 
