@@ -39,7 +39,7 @@ pub fn binary_ulp_bound(op: BinaryOp) -> u32 {
     MathFn::of_binary(op).and_then(ulp_bound).unwrap_or(0)
 }
 
-/// The most vector-math nodes a kernel inlines (see [`inline_vector_math`]).
+/// The most vector-math nodes a kernel inlines (see `inline_vector_math`).
 pub const MAX_INLINE_MATH: usize = 24;
 
 /// Whether a kernel whose body is `order` gets its vector math inline: at most
