@@ -109,11 +109,9 @@ fn ak_reduce_nd_corner_cases(backend: &str) {
             assert!(want.is_empty());
         }
         for expr in &exprs {
-            {
-                let (s, v) = f64s(run(expr, &x, backend).unwrap_or_else(|e| panic!("{expr} {shape:?}: {e}")));
-                assert_eq!(s, want_shape, "{expr} on {shape:?} ({backend}): shape ({rule})");
-                assert_eq!(v, want, "{expr} on {shape:?} ({backend}): values ({rule})");
-            }
+            let (s, v) = f64s(run(expr, &x, backend).unwrap_or_else(|e| panic!("{expr} {shape:?}: {e}")));
+            assert_eq!(s, want_shape, "{expr} on {shape:?} ({backend}): shape ({rule})");
+            assert_eq!(v, want, "{expr} on {shape:?} ({backend}): values ({rule})");
             // threads and the threshold forced to 0 change nothing
             let r = runner(expr, backend, 3).with_threshold(0);
             let (s, v) = f64s(r.run(&[("x", (&x).into())]).unwrap());
@@ -214,22 +212,20 @@ fn numexpr_reduction_cases(backend: &str) {
         };
         let expr = &row[1];
         let want = reference(expr, &x);
-        {
-            for threads in [1, 2] {
-                let out = runner(expr, backend, threads)
-                    .with_threshold(0)
-                    .run(&[(name.as_str(), (&x).into())])
-                    .unwrap_or_else(|e| panic!("{expr}: {e}"));
-                let got = f64s(out);
-                assert_eq!(got.0, want.0, "{expr} ({backend}): shape");
-                // upstream: assert_allclose, rtol 1e-7
-                assert!(
-                    close(&got.1, &want.1, 1e-7),
-                    "{expr} ({backend}): {:?} vs {:?}",
-                    got.1,
-                    want.1
-                );
-            }
+        for threads in [1, 2] {
+            let out = runner(expr, backend, threads)
+                .with_threshold(0)
+                .run(&[(name.as_str(), (&x).into())])
+                .unwrap_or_else(|e| panic!("{expr}: {e}"));
+            let got = f64s(out);
+            assert_eq!(got.0, want.0, "{expr} ({backend}): shape");
+            // upstream: assert_allclose, rtol 1e-7
+            assert!(
+                close(&got.1, &want.1, 1e-7),
+                "{expr} ({backend}): {:?} vs {:?}",
+                got.1,
+                want.1
+            );
         }
         ran += 1;
     }
@@ -284,11 +280,9 @@ fn initial_keepdims_and_axis_tuples(backend: &str) {
         ("all(x >= 0, axis=-1, keepdims=1)", &[2, 3, 1], &[1.0; 6]),
     ];
     for &(expr, shape, want) in cases {
-        {
-            let (s, v) = f64s(run(expr, &x, backend).unwrap_or_else(|e| panic!("{expr}: {e}")));
-            assert_eq!(s, shape, "{expr} ({backend})");
-            assert_eq!(v, want, "{expr} ({backend})");
-        }
+        let (s, v) = f64s(run(expr, &x, backend).unwrap_or_else(|e| panic!("{expr}: {e}")));
+        assert_eq!(s, shape, "{expr} ({backend})");
+        assert_eq!(v, want, "{expr} ({backend})");
     }
     // axis=() reduces over no axis: initial ⊕ x elementwise (NumPy's rule)
     let (s, v) = f64s(run("sum(x, axis=(), initial=10)", &x, backend).unwrap());
@@ -360,18 +354,16 @@ fn accumulate_into_previous_values() {
 fn nan_in_min_max_argmin_argmax(backend: &str) {
     let nan = f64::NAN;
     let x = ArrayD::from_shape_vec(IxDyn(&[2, 4]), vec![1.0, nan, -3.0, nan, 5.0, 2.0, 2.0, -1.0]).unwrap();
-    {
-        let v = |e: &str| f64s(run(e, &x, backend).unwrap()).1;
-        assert!(v("min(x)")[0].is_nan());
-        assert!(v("max(x)")[0].is_nan());
-        assert_eq!(v("argmin(x)"), vec![1.0]);
-        assert_eq!(v("argmax(x)"), vec![1.0]);
-        assert_eq!(v("argmax(x, axis=1)"), vec![1.0, 0.0]);
-        assert_eq!(v("argmin(x, axis=1)"), vec![1.0, 3.0]);
-        let m = v("max(x, axis=0)");
-        assert!(bits_equal(&m, &[5.0, nan, 2.0, nan]), "{m:?}");
-        assert_eq!(v("min(x, axis=1)")[1], -1.0);
-    }
+    let v = |e: &str| f64s(run(e, &x, backend).unwrap()).1;
+    assert!(v("min(x)")[0].is_nan());
+    assert!(v("max(x)")[0].is_nan());
+    assert_eq!(v("argmin(x)"), vec![1.0]);
+    assert_eq!(v("argmax(x)"), vec![1.0]);
+    assert_eq!(v("argmax(x, axis=1)"), vec![1.0, 0.0]);
+    assert_eq!(v("argmin(x, axis=1)"), vec![1.0, 3.0]);
+    let m = v("max(x, axis=0)");
+    assert!(bits_equal(&m, &[5.0, nan, 2.0, nan]), "{m:?}");
+    assert_eq!(v("min(x, axis=1)")[1], -1.0);
     // across chunks: the first NaN wins wherever the chunk boundaries fall
     let n = 400_000;
     let mut big = vec![1.0; n];
@@ -391,27 +383,25 @@ fn nan_in_min_max_argmin_argmax(backend: &str) {
 fn empty_axes(backend: &str) {
     for shape in [vec![0usize], vec![0, 5], vec![5, 0], vec![2, 0, 3]] {
         let x = ArrayD::<f64>::zeros(IxDyn(&shape));
-        {
-            for threads in [1, 3] {
-                let r = |e: &str| {
-                    runner(e, backend, threads)
-                        .with_threshold(0)
-                        .run(&[("x", (&x).into())])
-                        .map(f64s)
-                };
-                assert_eq!(r("sum(x)").unwrap().1, vec![0.0]);
-                assert_eq!(r("prod(x)").unwrap().1, vec![1.0]);
-                assert_eq!(r("sum(x, initial=2)").unwrap().1, vec![2.0]);
-                assert_eq!(r("max(x, initial=-1)").unwrap().1, vec![-1.0]);
-                assert!(r("min(x)").is_err());
-                assert!(r("argmax(x)").is_err());
-                let (s, v) = r("sum(x, axis=0, keepdims=1)").unwrap();
-                let mut want = shape.clone();
-                want[0] = 1;
-                assert_eq!(s, want);
-                assert!(v.iter().all(|&v| v == 0.0));
-                assert!(r("mean(x)").unwrap().1[0].is_nan());
-            }
+        for threads in [1, 3] {
+            let r = |e: &str| {
+                runner(e, backend, threads)
+                    .with_threshold(0)
+                    .run(&[("x", (&x).into())])
+                    .map(f64s)
+            };
+            assert_eq!(r("sum(x)").unwrap().1, vec![0.0]);
+            assert_eq!(r("prod(x)").unwrap().1, vec![1.0]);
+            assert_eq!(r("sum(x, initial=2)").unwrap().1, vec![2.0]);
+            assert_eq!(r("max(x, initial=-1)").unwrap().1, vec![-1.0]);
+            assert!(r("min(x)").is_err());
+            assert!(r("argmax(x)").is_err());
+            let (s, v) = r("sum(x, axis=0, keepdims=1)").unwrap();
+            let mut want = shape.clone();
+            want[0] = 1;
+            assert_eq!(s, want);
+            assert!(v.iter().all(|&v| v == 0.0));
+            assert!(r("mean(x)").unwrap().1[0].is_nan());
         }
     }
 }

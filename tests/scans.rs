@@ -128,40 +128,38 @@ fn scans_match_numpy_on_many_shapes_and_axes(backend: &str) {
         let a32 = a64.mapv(|v| v as f32);
         let x: ArrayArg<'_> = if c.f32 { (&a32).into() } else { (&a64).into() };
         let expr = c.expr();
-        {
-            let got = run(&expr, backend, &x, 1);
-            if got.len() != c.expected.len() {
+        let got = run(&expr, backend, &x, 1);
+        if got.len() != c.expected.len() {
+            failures.push(format!(
+                "{expr} {backend}: {} values for {}",
+                got.len(),
+                c.expected.len()
+            ));
+            continue;
+        }
+        let exact = backend != "jit" || !c.innermost() || matches!(c.op.as_str(), "cummax" | "cummin");
+        let len = got.len();
+        for (k, (&g, &w)) in got.iter().zip(&c.expected).enumerate() {
+            let ok = if exact {
+                same_bits(g, w)
+            } else {
+                // the magnitudes of the finite values (a non-finite one makes every later output exact)
+                let mag: f64 = c
+                    .input
+                    .iter()
+                    .filter(|v| v.is_finite())
+                    .map(|v| v.abs())
+                    .sum::<f64>()
+                    + c.initial.unwrap_or(0.0).abs();
+                within_bound(&c.op, g, w, mag, len, c.f32)
+            };
+            if !ok {
                 failures.push(format!(
-                    "{expr} {backend}: {} values for {}",
-                    got.len(),
-                    c.expected.len()
+                    "{expr} {} {backend} shape {:?} [{k}]: got {g:?}, want {w:?}",
+                    if c.f32 { "f32" } else { "f64" },
+                    c.shape
                 ));
-                continue;
-            }
-            let exact = backend != "jit" || !c.innermost() || matches!(c.op.as_str(), "cummax" | "cummin");
-            let len = got.len();
-            for (k, (&g, &w)) in got.iter().zip(&c.expected).enumerate() {
-                let ok = if exact {
-                    same_bits(g, w)
-                } else {
-                    // the magnitudes of the finite values (a non-finite one makes every later output exact)
-                    let mag: f64 = c
-                        .input
-                        .iter()
-                        .filter(|v| v.is_finite())
-                        .map(|v| v.abs())
-                        .sum::<f64>()
-                        + c.initial.unwrap_or(0.0).abs();
-                    within_bound(&c.op, g, w, mag, len, c.f32)
-                };
-                if !ok {
-                    failures.push(format!(
-                        "{expr} {} {backend} shape {:?} [{k}]: got {g:?}, want {w:?}",
-                        if c.f32 { "f32" } else { "f64" },
-                        c.shape
-                    ));
-                    break;
-                }
+                break;
             }
         }
     }
@@ -266,15 +264,13 @@ fn scan_corpus_corner_cases(backend: &str) {
             list(&e.replace("nan", "NaN")).expect("expected list")
         };
         let x = ArrayD::from_shape_vec(IxDyn(&shape), data.clone()).unwrap();
-        {
-            let got = run(&expr, backend, &(&x).into(), 1);
-            assert_eq!(got.len(), want.len(), "{expr}");
-            for (g, w) in got.iter().zip(&want) {
-                assert!(
-                    same_bits(*g, *w) || (g - w).abs() < 1e-12,
-                    "{expr} {backend}: {got:?} want {want:?}"
-                );
-            }
+        let got = run(&expr, backend, &(&x).into(), 1);
+        assert_eq!(got.len(), want.len(), "{expr}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                same_bits(*g, *w) || (g - w).abs() < 1e-12,
+                "{expr} {backend}: {got:?} want {want:?}"
+            );
         }
         checked += 1;
     }
@@ -322,14 +318,12 @@ fn contraction(expr: &str, profile: Profile, backend: &str, x: &ArrayArg<'_>) ->
 fn cumsum_through_the_triangular_mask_end_to_end(backend: &str) {
     let x = ArrayD::from_shape_vec(IxDyn(&[4]), vec![1.0, 2.0, 3.0, 4.0]).unwrap();
     for profile in [Profile::Default, Profile::Approximate] {
-        {
-            for expr in [PREFIX, "sum(x[i] * (i <= o), index=(i, o), axis=i)"] {
-                assert_eq!(
-                    contraction(expr, profile, backend, &(&x).into()),
-                    vec![1.0, 3.0, 6.0, 10.0],
-                    "{expr} {profile} {backend}"
-                );
-            }
+        for expr in [PREFIX, "sum(x[i] * (i <= o), index=(i, o), axis=i)"] {
+            assert_eq!(
+                contraction(expr, profile, backend, &(&x).into()),
+                vec![1.0, 3.0, 6.0, 10.0],
+                "{expr} {profile} {backend}"
+            );
         }
     }
 }
@@ -384,15 +378,13 @@ fn a_suffix_scan_regroups_within_its_bound(backend: &str) {
     let expr = "sum(x[i] * (i >= o), index=(i, o), axis=i)";
     let composed = contraction(expr, Profile::Default, "interp", &(&x).into());
     let mag: f64 = v.iter().map(|x| x.abs()).sum();
-    {
-        let scan = contraction(expr, Profile::Approximate, backend, &(&x).into());
-        // a sum of n terms in two orders differs by at most 2 (n - 1) eps sum |x|
-        for (g, w) in scan.iter().zip(&composed) {
-            assert!(
-                (g - w).abs() <= 2.0 * 1000.0 * f64::EPSILON * mag,
-                "{backend}: {g} vs {w}"
-            );
-        }
+    let scan = contraction(expr, Profile::Approximate, backend, &(&x).into());
+    // a sum of n terms in two orders differs by at most 2 (n - 1) eps sum |x|
+    for (g, w) in scan.iter().zip(&composed) {
+        assert!(
+            (g - w).abs() <= 2.0 * 1000.0 * f64::EPSILON * mag,
+            "{backend}: {g} vs {w}"
+        );
     }
 }
 
