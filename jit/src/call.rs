@@ -136,9 +136,14 @@ pub(crate) fn dispatch<T: Elem>(
     }
     let n_units = plan.n_units;
     // the outputs hold what the plan writes: the values of every slot (f64 accumulators are as wide
-    // or wider), and one state row per unit
-    if out.val_bytes < plan.n_slots * std::mem::size_of::<T>() || out.idx_bytes < n_units * out.idx_unit_bytes
-    {
+    // or wider), and the index of every slot (arg reductions) or one state row per unit (scans)
+    let slots_bytes = plan.n_slots * std::mem::size_of::<T>();
+    let idx_needed = match (out.idx_unit_bytes, out.out_idx.is_null()) {
+        (0, true) => 0,
+        (0, false) => slots_bytes,
+        (row, _) => n_units * row,
+    };
+    if out.val_bytes < slots_bytes || out.idx_bytes < idx_needed {
         return Err(JitError::WrongKernel(
             "the outputs do not fit the run plan".into(),
         ));
