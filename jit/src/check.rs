@@ -16,6 +16,7 @@ pub(crate) struct Checked(());
 
 /// Checks a run of `kernel` over `inputs` with `cfg`, writing into `dest` if given: see the module
 /// doc.
+#[inline]
 pub(crate) fn check_run<T: Elem>(
     st: &Structure,
     geo: &Geometry,

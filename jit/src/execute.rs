@@ -30,7 +30,8 @@ pub(crate) fn execute<T: Elem>(
 ) -> Result<Option<Tensor>> {
     let checked = check::check_run(st, geo, kernel, plan, inputs, dest.as_deref(), cfg)?;
     let run = RunPlan::new(st, geo, kernel, cfg, std::mem::size_of::<T>());
-    let mut outputs = Outputs::allocate(st, &run, cfg, dest, ws)?;
+    let mut outputs = Outputs::new(st, &run, dest, ws);
+    outputs.allocate(&run, cfg)?;
     let ins: Vec<*const u8> = inputs.iter().map(InputRef::base).collect();
     call::dispatch::<T>(code, checked, &run, &ins, &outputs.targets(&run), cfg.spread)?;
     Ok(outputs.finish(kernel, st, geo, cfg))

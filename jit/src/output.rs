@@ -28,27 +28,27 @@ pub(crate) struct Outputs<'a, T: Elem> {
 }
 
 impl<'a, T: Elem> Outputs<'a, T> {
-    /// Allocates (or refills) the buffers of `plan`, each output slot starting at its start value or
-    /// the op's identity; a map or scan with `dest` writes straight into it.
-    pub fn allocate(
-        st: &Structure,
-        plan: &RunPlan,
-        cfg: &RunConfig<'_>,
-        dest: Option<&'a mut [T]>,
-        ws: &'a mut Workspace,
-    ) -> Result<Outputs<'a, T>> {
-        let op = st.mode.reduce_op();
-        let chunked = plan.chunks.is_some();
-        let mut o = Outputs {
-            op,
-            chunked,
+    /// No buffers yet: [`Outputs::allocate`] makes them.
+    #[inline]
+    pub fn new(st: &Structure, plan: &RunPlan, dest: Option<&'a mut [T]>, ws: &'a mut Workspace) -> Self {
+        Outputs {
+            op: st.mode.reduce_op(),
+            chunked: plan.chunks.is_some(),
             dest,
             ws,
             val_t: Vec::new(),
             val_f64: Vec::new(),
             idx: Vec::new(),
             state: Vec::new(),
-        };
+        }
+    }
+
+    /// Allocates (or refills) the buffers of `plan`, each output slot starting at its start value or
+    /// the op's identity; a map or scan with `dest` writes straight into it.
+    #[inline]
+    pub fn allocate(&mut self, plan: &RunPlan, cfg: &RunConfig<'_>) -> Result<()> {
+        let (op, chunked) = (self.op, self.chunked);
+        let o = self;
         let n = plan.n_slots;
         let start_of = |s: usize| if chunked { None } else { cfg.start.at(s) };
         let (ws_acc, ws_t, ws_idx) = T::partials(o.ws);
@@ -77,10 +77,11 @@ impl<'a, T: Elem> Outputs<'a, T> {
             o.state.try_reserve_exact(words).map_err(|_| oom(words))?;
             o.state.resize(words, 0.0);
         }
-        Ok(o)
+        Ok(())
     }
 
     /// The addresses the code writes through, and the bytes behind each.
+    #[inline]
     pub fn targets(&mut self, plan: &RunPlan) -> Targets {
         let size = std::mem::size_of::<T>();
         let chunked = self.chunked;
@@ -116,8 +117,9 @@ impl<'a, T: Elem> Outputs<'a, T> {
     }
 
     /// The run's result (after the code ran): `None` when it was written into the caller's slice.
+    #[inline]
     pub fn finish(
-        self,
+        &mut self,
         kernel: &KernelIR,
         st: &Structure,
         geo: &Geometry,
@@ -127,7 +129,9 @@ impl<'a, T: Elem> Outputs<'a, T> {
             return None;
         }
         let started = cfg.start != Start::Identity;
-        let (mut val_t, mut val_f64, mut idx) = (self.val_t, self.val_f64, self.idx);
+        let mut val_t = std::mem::take(&mut self.val_t);
+        let mut val_f64 = std::mem::take(&mut self.val_f64);
+        let mut idx = std::mem::take(&mut self.idx);
         if self.chunked {
             let op = self.op.expect("chunks are reductions");
             let (acc, vals, ids) = T::partials(self.ws);

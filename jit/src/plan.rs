@@ -44,6 +44,7 @@ pub(crate) struct RunPlan {
 impl RunPlan {
     /// The cut of a run of `kernel` (whose structure and geometry are `st` and `geo`) with `cfg`, in
     /// elements of `elem_bytes` bytes.
+    #[inline]
     pub fn new(
         st: &Structure,
         geo: &Geometry,
@@ -97,6 +98,7 @@ impl RunPlan {
     }
 
     /// `(seg_begin, seg_end, lo, hi)` of unit `u`.
+    #[inline]
     pub fn unit(&self, u: usize) -> (usize, usize, usize, usize) {
         match self.units {
             Units::Segments { per } => (u * per, ((u + 1) * per).min(self.n_seg), 0, self.seg_len),
