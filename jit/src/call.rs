@@ -119,6 +119,7 @@ unsafe impl Sync for Shared {}
 /// Runs `code` over every work unit of `plan` (through `spread`), reading the checked inputs at
 /// `ins` (input `i`'s element at offset 0) and writing `out`. The one call of compiled code, for
 /// maps, reductions and scans alike.
+#[inline]
 pub(crate) fn dispatch<T: Elem>(
     code: &Code,
     _checked: Checked,

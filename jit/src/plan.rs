@@ -44,7 +44,7 @@ pub(crate) struct RunPlan {
 impl RunPlan {
     /// The cut of a run of `kernel` (whose structure and geometry are `st` and `geo`) with `cfg`, in
     /// elements of `elem_bytes` bytes.
-    #[inline]
+    #[inline(always)]
     pub fn new(
         st: &Structure,
         geo: &Geometry,
