@@ -122,13 +122,13 @@ pub(crate) fn specialise(
         .iter()
         .any(|&id| matches!(kernel.arena.node(id), kiln_ir::Node::Index(_)));
     if matches!(kernel.kind, KernelKind::Reduce { .. }) && reads_index {
-        let mean_or_keep = program.reduce.as_ref().is_some_and(|r| r.mean || r.keepdims);
+        let mean_or_keep = program.reduction().is_some_and(|r| r.mean || r.keepdims);
         if !settings.prefix_scan {
             notes.push(format!("prefix_scan: off (profile {})", settings.profile));
         } else if mean_or_keep {
             notes.push("prefix_scan: declined: a mean or keepdims reduction".into());
         } else {
-            let initial = program.reduce.as_ref().and_then(|r| r.initial);
+            let initial = program.reduction().and_then(|r| r.initial);
             match prefix_scan::rewrite(&kernel, initial) {
                 Ok(scan) => {
                     notes.push(format!("prefix_scan: fired: {}", prefix_scan::describe(&scan)));

@@ -7,7 +7,7 @@
 use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable, OutSlice, RunCtx, copy_into};
 use crate::error::{Error, Result};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
-use kiln_jit::{BoundKernel, Elem, InputRef, JitError, ScanKernel, Schedule, Workspace};
+use kiln_jit::{BoundKernel, Elem, InputRef, JitError, Schedule, Workspace};
 use std::sync::Mutex;
 
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
@@ -45,11 +45,6 @@ impl Backend for Jit {
 
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
-        if let KernelKind::Scan(_) = kernel.kind {
-            return Ok(Box::new(ScanExecutable {
-                code: ScanKernel::compile(kernel, plan, schedule)?,
-            }));
-        }
         Ok(Box::new(JitExecutable {
             code: kiln_jit::compile(kernel, plan, schedule)?.bind(kernel, plan)?,
             workspace: Mutex::default(),
@@ -57,9 +52,9 @@ impl Backend for Jit {
     }
 }
 
-/// A compiled kernel (shared with kiln-jit's cache) bound to its specialisation's kernel and plan,
-/// and the workspace its reductions' partials live in between runs (a run that finds it busy, on
-/// another thread, uses a fresh one).
+/// A compiled kernel (a map, reduction or scan, shared with kiln-jit's cache) bound to its
+/// specialisation's kernel and plan, and the workspace its reductions' partials live in between runs
+/// (a run that finds it busy, on another thread, uses a fresh one).
 struct JitExecutable {
     code: BoundKernel,
     workspace: Mutex<Workspace>,
@@ -76,17 +71,6 @@ fn refs<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Vec<InputRef<'b, T>> {
         .collect()
 }
 
-/// The inputs of a scan, which reads flat buffers only (its plan has no outer axes, so the executor
-/// never hands it a view).
-fn slices<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Result<Vec<&'b [T]>> {
-    b.iter()
-        .map(|b| match &b.data {
-            BufferData::Contiguous(d) => Ok(&d[..]),
-            BufferData::Strided(_) => Err(Error::Jit("a scan reads no strided view in place".into())),
-        })
-        .collect()
-}
-
 impl JitExecutable {
     fn run_t<T: Elem>(
         &self,
@@ -95,7 +79,7 @@ impl JitExecutable {
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
-        let cfg = ctx.parallel.jit_config(n, ctx.start);
+        let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));
         let run = |ws: &mut Workspace| self.code.run_with(inputs, &cfg, ws);
         Ok(match self.workspace.try_lock() {
             Ok(mut ws) => run(&mut ws)?,
@@ -135,11 +119,11 @@ impl Executable for JitExecutable {
         out: OutSlice<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<()> {
-        let direct = kernel.kind == KernelKind::Map
+        let direct = matches!(kernel.kind, KernelKind::Map | KernelKind::Scan(_))
             && kernel.output_type() == OutputType::Float(kernel.dtype)
             && ctx.start == kiln_ir::Start::Identity;
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
-        let cfg = ctx.parallel.jit_config(n, ctx.start);
+        let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));
         match (inputs, out) {
             (Buffers::F64(b), OutSlice::F64(o)) if direct => {
                 Ok(self.code.run_into_with(&refs(b), o, &cfg)?)
@@ -152,55 +136,11 @@ impl Executable for JitExecutable {
     }
 }
 
-/// A compiled scan kernel (kiln-jit's `ScanKernel`), compiled per specialisation.
-#[derive(Debug)]
-struct ScanExecutable {
-    code: ScanKernel,
-}
-
-impl ScanExecutable {
-    fn run_t<T: Elem>(&self, kernel: &KernelIR, inputs: &[&[T]], ctx: &RunCtx<'_>) -> Result<Tensor> {
-        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
-        let cfg = ctx.parallel.jit_config(n, kiln_ir::Start::Identity);
-        Ok(self.code.run_with(inputs, &cfg)?)
-    }
-}
-
-/// A scan's result is a float of the kernel's dtype and its start lives in the kernel, so `run_into`
-/// writes straight into the caller's slice (kiln-jit checks its length against the scan's geometry).
-impl Executable for ScanExecutable {
-    fn run(
-        &self,
-        kernel: &KernelIR,
-        _plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
-        match inputs {
-            Buffers::F64(b) => self.run_t(kernel, &slices(b)?, ctx),
-            Buffers::F32(b) => self.run_t(kernel, &slices(b)?, ctx),
-        }
-    }
-
-    fn run_into(
-        &self,
-        kernel: &KernelIR,
-        plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        out: OutSlice<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<()> {
-        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
-        let cfg = ctx.parallel.jit_config(n, kiln_ir::Start::Identity);
-        let direct = ctx.start == kiln_ir::Start::Identity;
-        match (inputs, out) {
-            (Buffers::F64(b), OutSlice::F64(o)) if direct => {
-                Ok(self.code.run_into_with(&slices(b)?, o, &cfg)?)
-            }
-            (Buffers::F32(b), OutSlice::F32(o)) if direct => {
-                Ok(self.code.run_into_with(&slices(b)?, o, &cfg)?)
-            }
-            (_, out) => copy_into(self.run(kernel, plan, inputs, ctx)?.values, out),
-        }
+/// The start a run passes to the code: a scan's start lives in its kernel (the executor's start is
+/// for reductions), everything else takes the executor's.
+fn start_of<'a>(kernel: &KernelIR, ctx: &RunCtx<'a>) -> kiln_ir::Start<'a> {
+    match kernel.kind {
+        KernelKind::Scan(_) => kiln_ir::Start::Identity,
+        _ => ctx.start,
     }
 }

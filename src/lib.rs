@@ -9,6 +9,7 @@
 //!
 //! Every kernel runs on a [`Backend`]; the [`Interpreter`] is the oracle the compiled backends are
 //! tested against.
+#![deny(unsafe_code)]
 
 pub mod array;
 pub mod backend;
@@ -37,7 +38,7 @@ pub use kiln_ir;
 pub use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 pub use parallel::Parallel;
 pub use profile::{Profile, Settings};
-pub use program::{Pipeline, Program, Reduction, Source, Stage};
+pub use program::{Pipeline, Program, Reduction, Source, Stage, Work};
 pub use runner::{FusedRunner, interpreter};
 pub use scan::ScanOptions;
 

@@ -7,10 +7,10 @@
 //!   multiplication chains, [`kiln_ir::passes::strength`]) and FMA contraction
 //!   (allowed: the code generator does not contract yet, so results are still those of `default`);
 //! - [`Profile::Reproducible`]: the same bits on any machine and thread count: `prefix_scan` pinned
-//!   off (asking for it is an error), every reduction and scan in an order fixed by the sizes alone
-//!   (the 128-bit vector schedule kiln-jit uses on every machine, whole-array reductions chunked by
-//!   the default tuning whatever the runner says, scans along the innermost axis in their sequential
-//!   order: the scalar scan, not the reassociating in-register prefix).
+//!   off (asking for it is an error), every reduction and scan in an order fixed by the sizes alone:
+//!   whole-array reductions chunked by the default tuning whatever the runner says, and the 128-bit
+//!   vectors kiln-jit uses on every machine, so a scan along the innermost axis reassociates within
+//!   the same blocks of lanes everywhere (the in-register prefix, as under the other profiles).
 //!
 //! The prefix-scan rewrite is approximate because it is not exact on every input: a product mask
 //! `v[i] * (i <= o)` with an infinite or NaN `v[i]` outside the triangle makes the composed form NaN

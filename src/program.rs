@@ -121,7 +121,7 @@ impl fmt::Display for Reduction {
     }
 }
 
-/// One kernel, ready to be specialised: its inputs by name, its body and its reduction.
+/// One kernel, ready to be specialised: its inputs by name, its body and what it does with it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Program {
     /// Input names, in order of first appearance; input `i` of the body is `names[i]` (a user input,
@@ -129,16 +129,43 @@ pub struct Program {
     pub names: Vec<String>,
     pub arena: ExprArena,
     pub body: NodeId,
-    /// The outermost reduction, if any.
-    pub reduce: Option<Reduction>,
-    /// The outermost scan, if any (a program has a reduction or a scan, not both).
-    pub scan: Option<(ScanOp, ScanOptions)>,
-    /// The index variables and input placements of a contraction (its `reduce` is the fold).
-    pub contraction: Option<Contraction>,
+    /// What the kernel does with the body's values.
+    pub work: Work,
     /// Whether the body held a function of constants (`trunc(-1)`, `cos(3)`), folded in f64 to a
     /// literal: NumPy 2 makes such a value a strong float64 scalar, so the kernel computes in f64
     /// whatever its inputs' dtypes (operators on literals, `2*3`, stay weak Python scalars).
     pub strong_f64: bool,
+}
+
+/// What a stage's kernel does with the body's values: one of four, exclusively.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Work {
+    /// One output element per point.
+    Map,
+    /// The outermost reduction.
+    Reduce(Reduction),
+    /// The outermost scan.
+    Scan(ScanOp, ScanOptions),
+    /// A contraction: its index variables and input placements, and its fold.
+    Contract(Contraction, Reduction),
+}
+
+impl Program {
+    /// The reduction the kernel folds with (a reduction's, or a contraction's fold), if any.
+    pub fn reduction(&self) -> Option<&Reduction> {
+        match &self.work {
+            Work::Reduce(r) | Work::Contract(_, r) => Some(r),
+            Work::Map | Work::Scan(..) => None,
+        }
+    }
+
+    /// The contraction, if the kernel is one.
+    pub fn contraction(&self) -> Option<&Contraction> {
+        match &self.work {
+            Work::Contract(c, _) => Some(c),
+            _ => None,
+        }
+    }
 }
 
 /// Where a stage's input comes from.
@@ -197,17 +224,17 @@ impl fmt::Display for Pipeline {
                 })
                 .collect();
             let p = &stage.program;
-            let what = match (&p.reduce, &p.scan, &p.contraction) {
-                (Some(r), _, Some(c)) => format!("contract {r} index={:?}", c.index),
-                (Some(r), _, None) => format!("reduce {r}"),
-                (None, Some((op, o)), _) => format!(
+            let what = match &p.work {
+                Work::Contract(c, r) => format!("contract {r} index={:?}", c.index),
+                Work::Reduce(r) => format!("reduce {r}"),
+                Work::Scan(op, o) => format!(
                     "scan {} axis={}{}{}",
                     op.name(),
                     o.axis.map_or("None".into(), |a| a.to_string()),
                     if o.exclusive { " exclusive" } else { "" },
                     if o.reverse { " reverse" } else { "" }
                 ),
-                _ => "map".into(),
+                Work::Map => "map".into(),
             };
             writeln!(f, "kernel {k}: {what} <- [{}] -> %{k}", from.join(", "))?;
         }
@@ -241,16 +268,16 @@ impl Program {
             }
             .into());
         }
-        let shape = match &self.contraction {
+        let shape = match self.contraction() {
             None => broadcast_shapes(shapes.iter().map(|s| s.as_slice()))?,
             Some(c) => c.shape(shapes)?,
         };
-        let kind = match (&self.reduce, &self.scan) {
-            (Some(r), _) => KernelKind::Reduce {
+        let kind = match &self.work {
+            Work::Reduce(r) | Work::Contract(_, r) => KernelKind::Reduce {
                 op: r.op,
                 axes: r.resolve_axes(shape.len())?,
             },
-            (None, Some((op, o))) => {
+            Work::Scan(op, o) => {
                 let axis = match o.axis {
                     None => None,
                     Some(a) => Some(normalize_axes(&[a], shape.len())?[0]),
@@ -260,7 +287,7 @@ impl Program {
                 scan.reverse = o.reverse;
                 KernelKind::Scan(scan)
             }
-            (None, None) => KernelKind::Map,
+            Work::Map => KernelKind::Map,
         };
         let inputs = self
             .names
@@ -294,120 +321,12 @@ struct Builder {
 
 impl Builder {
     /// Lowers the kernel rooted at `root` (a reduction or not) after the stages it reads; its index.
+    /// Equal stages are one stage.
     fn stage(&mut self, root: &Expr) -> Result<usize> {
         if let Some(&k) = self.done.get(&root.ptr()) {
             return Ok(k);
         }
-        let mut scan = None;
-        let mut index: Option<(Vec<String>, usize)> = None;
-        let (reduce, body_expr) = match root.node() {
-            ExprNode::Reduce {
-                op,
-                axes,
-                arg,
-                keepdims,
-                initial,
-            } => {
-                if initial.is_some() && !op.takes_initial() {
-                    return Err(kiln_ir::IrError::InvalidReduction(format!(
-                        "{}() takes no initial value",
-                        op.name()
-                    ))
-                    .into());
-                }
-                let r = Reduction {
-                    op: *op,
-                    axes: axes.clone(),
-                    keepdims: *keepdims,
-                    initial: *initial,
-                    mean: false,
-                };
-                (Some(r), arg)
-            }
-            ExprNode::Mean { axes, arg, keepdims } => {
-                let r = Reduction {
-                    op: ReduceOp::Sum,
-                    axes: axes.clone(),
-                    keepdims: *keepdims,
-                    initial: None,
-                    mean: true,
-                };
-                (Some(r), arg)
-            }
-            ExprNode::Scan { op, options, arg } => {
-                scan = Some((*op, *options));
-                (None, arg)
-            }
-            ExprNode::Contract {
-                op,
-                index: names,
-                reduced,
-                arg,
-                initial,
-            } => {
-                if !op.takes_initial() {
-                    return Err(Error::Unsupported(format!(
-                        "a contraction folds with sum, prod, min or max, not {}",
-                        op.name()
-                    )));
-                }
-                for (k, n) in names.iter().enumerate() {
-                    if names[..k].contains(n) {
-                        return Err(Error::Unsupported(format!("index '{n}' is declared twice")));
-                    }
-                }
-                let Some(r) = names.iter().position(|n| n == reduced) else {
-                    return Err(Error::Unsupported(format!(
-                        "the folded index '{reduced}' is not among the declared indices {names:?}"
-                    )));
-                };
-                index = Some((names.clone(), r));
-                let red = Reduction {
-                    op: *op,
-                    axes: Axes::Some(vec![r as isize]),
-                    keepdims: false,
-                    initial: *initial,
-                    mean: false,
-                };
-                (Some(red), arg)
-            }
-            _ => (None, root),
-        };
-        let mut lowering = Lowering {
-            index: index.as_ref().map(|(n, _)| n.clone()),
-            ..Default::default()
-        };
-        let body = lowering.lower(body_expr, self)?;
-        let contraction = index.map(|(names, reduced)| {
-            let mut bound = vec![false; names.len()];
-            for p in lowering.placements.iter().flatten() {
-                for &a in p {
-                    bound[a] = true;
-                }
-            }
-            Contraction {
-                index: names,
-                reduced,
-                bound,
-                placements: lowering
-                    .placements
-                    .iter()
-                    .map(|p| p.clone().unwrap_or_default())
-                    .collect(),
-            }
-        });
-        let stage = Stage {
-            program: Program {
-                names: lowering.names,
-                arena: lowering.arena,
-                body,
-                reduce,
-                scan,
-                contraction,
-                strong_f64: lowering.strong_f64,
-            },
-            sources: lowering.sources,
-        };
+        let stage = self.finish(classify(root)?)?;
         let k = match self.stages.iter().position(|s| *s == stage) {
             Some(k) => k,
             None => {
@@ -419,6 +338,54 @@ impl Builder {
         Ok(k)
     }
 
+    /// Lowers a classified root's body (after the stages it reads) into its stage.
+    fn finish(&mut self, root: Root<'_>) -> Result<Stage> {
+        let index = match &root.work {
+            RootWork::Contract { index, .. } => Some(index.clone()),
+            _ => None,
+        };
+        let mut lowering = Lowering {
+            index,
+            ..Default::default()
+        };
+        let body = lowering.lower(root.body, self)?;
+        let work = match root.work {
+            RootWork::Map => Work::Map,
+            RootWork::Reduce(r) => Work::Reduce(r),
+            RootWork::Scan(op, o) => Work::Scan(op, o),
+            RootWork::Contract { index, reduced, fold } => {
+                let mut bound = vec![false; index.len()];
+                for p in lowering.placements.iter().flatten() {
+                    for &a in p {
+                        bound[a] = true;
+                    }
+                }
+                let placements = lowering
+                    .placements
+                    .iter()
+                    .map(|p| p.clone().unwrap_or_default())
+                    .collect();
+                let c = Contraction {
+                    index,
+                    reduced,
+                    bound,
+                    placements,
+                };
+                Work::Contract(c, fold)
+            }
+        };
+        Ok(Stage {
+            program: Program {
+                names: lowering.names,
+                arena: lowering.arena,
+                body,
+                work,
+                strong_f64: lowering.strong_f64,
+            },
+            sources: lowering.sources,
+        })
+    }
+
     fn user_input(&mut self, name: &str) -> usize {
         match self.names.iter().position(|x| x == name) {
             Some(n) => n,
@@ -428,6 +395,96 @@ impl Builder {
             }
         }
     }
+}
+
+/// A stage's root, classified: what the stage does, and the body it does it with.
+struct Root<'e> {
+    work: RootWork,
+    body: &'e Expr,
+}
+
+/// What a stage does, before its body is lowered (a contraction's placements come from the body).
+enum RootWork {
+    Map,
+    Reduce(Reduction),
+    Scan(ScanOp, ScanOptions),
+    Contract {
+        index: Vec<String>,
+        reduced: usize,
+        fold: Reduction,
+    },
+}
+
+/// Classifies `root` (a reduction, mean, scan, contraction, or anything else: a map) and checks
+/// what the classification needs (an initial value only where the op takes one, a contraction's
+/// indices distinct and its folded index among them).
+fn classify(root: &Expr) -> Result<Root<'_>> {
+    let reduction = |op: ReduceOp, axes: &Axes, keepdims: bool, initial: Option<f64>, mean: bool| Reduction {
+        op,
+        axes: axes.clone(),
+        keepdims,
+        initial,
+        mean,
+    };
+    let (work, body) = match root.node() {
+        ExprNode::Reduce {
+            op,
+            axes,
+            arg,
+            keepdims,
+            initial,
+        } => {
+            if initial.is_some() && !op.takes_initial() {
+                return Err(kiln_ir::IrError::InvalidReduction(format!(
+                    "{}() takes no initial value",
+                    op.name()
+                ))
+                .into());
+            }
+            (
+                RootWork::Reduce(reduction(*op, axes, *keepdims, *initial, false)),
+                arg,
+            )
+        }
+        ExprNode::Mean { axes, arg, keepdims } => (
+            RootWork::Reduce(reduction(ReduceOp::Sum, axes, *keepdims, None, true)),
+            arg,
+        ),
+        ExprNode::Scan { op, options, arg } => (RootWork::Scan(*op, *options), arg),
+        ExprNode::Contract {
+            op,
+            index,
+            reduced,
+            arg,
+            initial,
+        } => {
+            if !op.takes_initial() {
+                return Err(Error::Unsupported(format!(
+                    "a contraction folds with sum, prod, min or max, not {}",
+                    op.name()
+                )));
+            }
+            for (k, n) in index.iter().enumerate() {
+                if index[..k].contains(n) {
+                    return Err(Error::Unsupported(format!("index '{n}' is declared twice")));
+                }
+            }
+            let Some(r) = index.iter().position(|n| n == reduced) else {
+                return Err(Error::Unsupported(format!(
+                    "the folded index '{reduced}' is not among the declared indices {index:?}"
+                )));
+            };
+            let fold = reduction(*op, &Axes::Some(vec![r as isize]), false, *initial, false);
+            let work = RootWork::Contract {
+                index: index.clone(),
+                reduced: r,
+                fold,
+            };
+            (work, arg)
+        }
+        _ => (RootWork::Map, root),
+    };
+    Ok(Root { work, body })
 }
 
 #[derive(Default)]

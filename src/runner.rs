@@ -206,19 +206,15 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
     ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
         let user = bind(&self.pipeline.names, inputs)?;
-        let mut temps: Vec<Temp> = Vec::new();
         let mut out = Vec::new();
-        for stage in &self.pipeline.stages {
-            let (kernel, plan, notes) = {
-                let args = stage_args(stage, &user, &temps)?;
-                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                specialise(&stage.program, &refs, self.plan_options, self.settings)?
-            };
-            let shape = result_shape(&kernel, stage.program.reduce.as_ref());
+        self.for_stages(&user, self.pipeline.stages.len(), |k, args| {
+            let program = &self.pipeline.stages[k].program;
+            let (kernel, plan, notes) = specialise(program, args, self.plan_options, self.settings)?;
+            let shape = result_shape(&kernel, program.reduction());
             // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
             let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
             let what = "a stand-in for an intermediate result";
-            let temp = match (kernel.output_type(), stage.program.reduce.as_ref()) {
+            let temp = match (kernel.output_type(), program.reduction()) {
                 (OutputType::Float(kiln_ir::DType::F32), r) if !r.is_some_and(|r| r.mean) => {
                     let zeros = kiln_ir::shape::try_filled(n, 0.0f32, what)?;
                     Temp::F32(
@@ -234,9 +230,9 @@ impl FusedRunner {
                     )
                 }
             };
-            temps.push(temp);
             out.push((kernel, plan, notes));
-        }
+            Ok(temp)
+        })?;
         Ok(out)
     }
 
@@ -244,16 +240,18 @@ impl FusedRunner {
     /// without running them; a later run on inputs of the same dtypes, shapes and layouts starts at
     /// once. (A multi-kernel expression is run once, so that every kernel sees its inputs' form.)
     pub fn prepare(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
-        if self.pipeline.stages.len() > 1 {
-            return self.run(inputs).map(|_| ());
-        }
         let user = bind(&self.pipeline.names, inputs)?;
-        let stage = self.pipeline.last();
-        let args = stage_args(stage, &user, &[])?;
+        let k = self.pipeline.stages.len() - 1;
+        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
+        let args = stage_args(self.pipeline.last(), &user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        self.specialised[0]
+        if k > 0 {
+            // as a run: the last kernel runs too
+            return self.run_stage(k, &refs, Start::Identity).map(|_| ());
+        }
+        self.specialised[k]
             .get(
-                &stage.program,
+                &self.pipeline.last().program,
                 &*self.backend,
                 &refs,
                 self.plan_options,
@@ -275,20 +273,38 @@ impl FusedRunner {
     /// Runs every stage but the last, then the last; the last stage's tensor (finished).
     fn run_stages(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Arc<Specialised>, Tensor)> {
         let user = bind(&self.pipeline.names, inputs)?;
+        let k = self.pipeline.stages.len() - 1;
+        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
+        let args = stage_args(self.pipeline.last(), &user, &temps)?;
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+        self.run_stage(k, &refs, Start::Identity)
+    }
+
+    /// The one stage loop (of run, run_into, prepare and explain): for each of the first `upto`
+    /// stages in order, its arguments (the user's inputs, and the results of the stages before it)
+    /// handed to `each`, whose result is what later stages read. The results, in order.
+    fn for_stages(
+        &self,
+        user: &[&ArrayArg<'_>],
+        upto: usize,
+        mut each: impl FnMut(usize, &[&ArrayArg<'_>]) -> Result<Temp>,
+    ) -> Result<Vec<Temp>> {
         let mut temps: Vec<Temp> = Vec::new();
-        let last = self.pipeline.stages.len() - 1;
-        for (k, stage) in self.pipeline.stages.iter().enumerate() {
-            let (spec, t) = {
-                let args = stage_args(stage, &user, &temps)?;
+        for (k, stage) in self.pipeline.stages[..upto].iter().enumerate() {
+            let t = {
+                let args = stage_args(stage, user, &temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                self.run_stage(k, &refs, Start::Identity)?
+                each(k, &refs)?
             };
-            if k == last {
-                return Ok((spec, t));
-            }
-            temps.push(Temp::of(Output::try_from(t)?));
+            temps.push(t);
         }
-        unreachable!("the last stage returns")
+        Ok(temps)
+    }
+
+    /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
+    fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
+        let t = self.run_stage(k, args, Start::Identity)?.1;
+        Ok(Temp::of(Output::try_from(t)?))
     }
 
     /// Runs stage `k` on `args`; its tensor, finished (mean, keepdims).
@@ -307,7 +323,7 @@ impl FusedRunner {
             self.settings,
         )?;
         let bufs = buffers(&spec, args)?;
-        let start = match (start, stage.program.reduce.as_ref().and_then(|r| r.initial)) {
+        let start = match (start, stage.program.reduction().and_then(|r| r.initial)) {
             (Start::Identity, Some(v)) => Start::Initial(v),
             (s, _) => s,
         };
@@ -326,22 +342,8 @@ impl FusedRunner {
         if let (Some(prev), KernelKind::Scan(scan)) = (previous, &spec.kernel.kind) {
             t.values = fold_previous(t.values, prev, scan.op);
         }
-        let t = finish(t, &spec.kernel, stage.program.reduce.as_ref());
+        let t = finish(t, &spec.kernel, stage.program.reduction());
         Ok((spec, t))
-    }
-
-    /// The earlier stages' results and the user's inputs the last stage reads.
-    fn last_stage_args(&self, user: &[&ArrayArg<'_>], temps: &mut Vec<Temp>) -> Result<()> {
-        let n = self.pipeline.stages.len();
-        for (k, stage) in self.pipeline.stages[..n - 1].iter().enumerate() {
-            let t = {
-                let args = stage_args(stage, user, temps)?;
-                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                self.run_stage(k, &refs, Start::Identity)?.1
-            };
-            temps.push(Temp::of(Output::try_from(t)?));
-        }
-        Ok(())
     }
 
     /// Runs the expression into `out`, which must be C-contiguous, of the result's shape and of the
@@ -371,7 +373,7 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        match &self.pipeline.last().program.reduce {
+        match self.pipeline.last().program.reduction() {
             Some(r) if r.op.takes_initial() && r.initial.is_none() && !r.mean => {}
             _ => {
                 return Err(Error::Unsupported(
@@ -390,9 +392,8 @@ impl FusedRunner {
         accumulate: bool,
     ) -> Result<()> {
         let user = bind(&self.pipeline.names, inputs)?;
-        let mut temps: Vec<Temp> = Vec::new();
-        self.last_stage_args(&user, &mut temps)?;
         let k = self.pipeline.stages.len() - 1;
+        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
         let stage = self.pipeline.last();
         let args = stage_args(stage, &user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
@@ -403,7 +404,7 @@ impl FusedRunner {
             self.plan_options,
             self.settings,
         )?;
-        let reduce = stage.program.reduce.as_ref();
+        let reduce = stage.program.reduction();
         let want = result_shape(&spec.kernel, reduce);
         let out_type = match reduce {
             Some(r) if r.mean => OutputType::Float(spec.kernel.dtype),
@@ -445,7 +446,7 @@ impl FusedRunner {
 /// The arguments of a stage: user inputs as given (placed along their axes in a contraction),
 /// earlier results from `temps`.
 fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -> Result<Vec<ArrayArg<'t>>> {
-    let contraction = stage.program.contraction.as_ref();
+    let contraction = stage.program.contraction();
     stage
         .sources
         .iter()

@@ -283,3 +283,30 @@ fn explain_notes_the_strength_reduction_of_pow() {
         "{out}"
     );
 }
+
+/// A scan is compiled like any kernel: `explain --clif --asm` shows its Cranelift IR (the one kernel
+/// function, `kiln_kernel`, with the scan's vector prefix) and its machine code.
+#[test]
+fn explain_scan_shows_clif_and_machine_code() {
+    let out = stdout(&kiln(&[
+        "explain",
+        "cumsum(x)",
+        "-i",
+        "x=f64[1000]",
+        "--clif",
+        "--asm",
+    ]));
+    let clif = out.split("; clif").nth(1).expect("a clif section");
+    let (clif, asm) = clif.split_once("; machine code").expect("a machine code section");
+    assert!(
+        clif.contains("function u0:0(i64, i64, i64, i64, i64, i64, i64, i64)"),
+        "{out}"
+    );
+    assert!(clif.contains("f64x2") && clif.contains("shuffle"), "{out}");
+    let asm = asm.trim();
+    assert!(!asm.is_empty() && asm != "(not available)", "{out}");
+    assert!(asm.lines().count() > 20, "{out}");
+    // --asm alone prints the machine code too (it printed nothing for scans before)
+    let out = stdout(&kiln(&["explain", "cumsum(x)", "-i", "x=f64[1000]", "--asm"]));
+    assert!(out.contains("; machine code") && !out.contains("; clif"), "{out}");
+}

@@ -13,34 +13,20 @@
 //! Every function and dtype prints its maximum ULP error. The dense million-point sweeps against libm
 //! are in `jit/tests/accuracy.rs`.
 
+mod support;
+
 use kiln::{FusedRunner, Output, interpreter};
 use ndarray::ArrayD;
 
-/// The distance in ULP between two f64 (0 for two NaNs, u64::MAX for a NaN against a number).
+/// The distance in ULP between two f64 (the kit's, 0 for two NaNs, u64::MAX for a NaN against a
+/// number).
 fn ulp64(a: f64, b: f64) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
-    }
-    let ord = |x: f64| {
-        let b = x.to_bits() as i128;
-        if b >> 63 != 0 {
-            -(b & (i64::MAX as i128))
-        } else {
-            b
-        }
-    };
-    (ord(a) - ord(b)).unsigned_abs() as u64
+    support::ulp_distance(a, b, false)
 }
 
+/// The same for two f32.
 fn ulp32(a: f32, b: f32) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
-    }
-    let ord = |x: f32| {
-        let b = x.to_bits() as i64;
-        if b >> 31 != 0 { -(b & (i32::MAX as i64)) } else { b }
-    };
-    (ord(a) - ord(b)).unsigned_abs()
+    support::ulp_distance(a as f64, b as f64, true)
 }
 
 fn run_f64(runner: &FusedRunner, x: &[f64]) -> Vec<f64> {

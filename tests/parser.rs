@@ -346,6 +346,15 @@ fn wrong_argument_counts() {
     arity("maximum(a, b, c)", "maximum", "2", 3, 0);
     arity("sum()", "sum", "1 or 2", 0, 0);
     arity(" all(x, 0, y)", "all", "1 or 2", 3, 1);
+    // one argument reader for reductions, scans and elementwise calls: the same rules everywhere
+    arity("cumsum(x, 0, 1)", "cumsum", "1 or 2", 3, 0);
+    parse_err_at("cumsum(x, 0, axis=1)", 13, "multiple values for axis");
+    parse_err_at("cummax(axis=0, x)", 15, "positional argument follows keyword");
+    parse_err_at(
+        "cumprod(x, reverse=1, reverse=0)",
+        22,
+        "multiple values for reverse",
+    );
     let e = parse("sin(x, y)").unwrap_err().to_string();
     assert!(e.contains("sin() takes 1 argument(s) but 2 were given"), "{e}");
 }

@@ -168,7 +168,7 @@ fn render(expr: &str, inputs: &[(&str, &str, &[usize])], edit: Option<Edit>) -> 
     if let Some(edit) = edit {
         edit(&mut kernel);
     }
-    let initial = runner.program().reduce.as_ref().and_then(|r| r.initial);
+    let initial = runner.program().reduction().and_then(|r| r.initial);
     let out = match prefix_scan::rewrite(&kernel, initial) {
         Ok(scan) => format!("{scan}"),
         Err(why) => format!("declined: {why}\n"),

@@ -2,8 +2,12 @@
 //! the shared corner cases (tests/data/scan_cases.csv), JIT against the interpreter, thread-count
 //! invariance, and the numerics of the prefix-scan rewrite.
 
+#[macro_use]
+mod support;
+
 use kiln::{ArrayArg, FusedRunner, Output, Profile, backend_by_name};
 use ndarray::{ArrayD, IxDyn};
+use support::{Rng, same_bits};
 
 /// One output as f64s (f32 widened exactly).
 fn floats(out: Output) -> Vec<f64> {
@@ -14,9 +18,12 @@ fn floats(out: Output) -> Vec<f64> {
     }
 }
 
-fn same_bits(a: f64, b: f64) -> bool {
-    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
-}
+backend_suite!(
+    scans_match_numpy_on_many_shapes_and_axes,
+    scan_corpus_corner_cases,
+    cumsum_through_the_triangular_mask_end_to_end,
+    a_suffix_scan_regroups_within_its_bound,
+);
 
 fn run(expr: &str, backend: &str, x: &ArrayArg<'_>, threads: usize) -> Vec<f64> {
     let runner = FusedRunner::compile_text(expr)
@@ -112,8 +119,7 @@ fn within_bound(op: &str, got: f64, want: f64, magnitude: f64, len: usize, f32: 
     (got - want).abs() <= bound
 }
 
-#[test]
-fn scans_match_numpy_on_many_shapes_and_axes() {
+fn scans_match_numpy_on_many_shapes_and_axes(backend: &str) {
     let cases = cases();
     assert!(cases.len() > 500);
     let mut failures = Vec::new();
@@ -122,40 +128,38 @@ fn scans_match_numpy_on_many_shapes_and_axes() {
         let a32 = a64.mapv(|v| v as f32);
         let x: ArrayArg<'_> = if c.f32 { (&a32).into() } else { (&a64).into() };
         let expr = c.expr();
-        for backend in ["interp", "jit-scalar", "jit"] {
-            let got = run(&expr, backend, &x, 1);
-            if got.len() != c.expected.len() {
+        let got = run(&expr, backend, &x, 1);
+        if got.len() != c.expected.len() {
+            failures.push(format!(
+                "{expr} {backend}: {} values for {}",
+                got.len(),
+                c.expected.len()
+            ));
+            continue;
+        }
+        let exact = backend != "jit" || !c.innermost() || matches!(c.op.as_str(), "cummax" | "cummin");
+        let len = got.len();
+        for (k, (&g, &w)) in got.iter().zip(&c.expected).enumerate() {
+            let ok = if exact {
+                same_bits(g, w)
+            } else {
+                // the magnitudes of the finite values (a non-finite one makes every later output exact)
+                let mag: f64 = c
+                    .input
+                    .iter()
+                    .filter(|v| v.is_finite())
+                    .map(|v| v.abs())
+                    .sum::<f64>()
+                    + c.initial.unwrap_or(0.0).abs();
+                within_bound(&c.op, g, w, mag, len, c.f32)
+            };
+            if !ok {
                 failures.push(format!(
-                    "{expr} {backend}: {} values for {}",
-                    got.len(),
-                    c.expected.len()
+                    "{expr} {} {backend} shape {:?} [{k}]: got {g:?}, want {w:?}",
+                    if c.f32 { "f32" } else { "f64" },
+                    c.shape
                 ));
-                continue;
-            }
-            let exact = backend != "jit" || !c.innermost() || matches!(c.op.as_str(), "cummax" | "cummin");
-            let len = got.len();
-            for (k, (&g, &w)) in got.iter().zip(&c.expected).enumerate() {
-                let ok = if exact {
-                    same_bits(g, w)
-                } else {
-                    // the magnitudes of the finite values (a non-finite one makes every later output exact)
-                    let mag: f64 = c
-                        .input
-                        .iter()
-                        .filter(|v| v.is_finite())
-                        .map(|v| v.abs())
-                        .sum::<f64>()
-                        + c.initial.unwrap_or(0.0).abs();
-                    within_bound(&c.op, g, w, mag, len, c.f32)
-                };
-                if !ok {
-                    failures.push(format!(
-                        "{expr} {} {backend} shape {:?} [{k}]: got {g:?}, want {w:?}",
-                        if c.f32 { "f32" } else { "f64" },
-                        c.shape
-                    ));
-                    break;
-                }
+                break;
             }
         }
     }
@@ -202,8 +206,7 @@ fn csv_row(line: &str) -> Vec<String> {
     out
 }
 
-#[test]
-fn scan_corpus_corner_cases() {
+fn scan_corpus_corner_cases(backend: &str) {
     let text = include_str!("data/scan_cases.csv");
     let mut checked = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')).skip(1) {
@@ -261,15 +264,13 @@ fn scan_corpus_corner_cases() {
             list(&e.replace("nan", "NaN")).expect("expected list")
         };
         let x = ArrayD::from_shape_vec(IxDyn(&shape), data.clone()).unwrap();
-        for backend in ["interp", "jit", "jit-scalar"] {
-            let got = run(&expr, backend, &(&x).into(), 1);
-            assert_eq!(got.len(), want.len(), "{expr}");
-            for (g, w) in got.iter().zip(&want) {
-                assert!(
-                    same_bits(*g, *w) || (g - w).abs() < 1e-12,
-                    "{expr} {backend}: {got:?} want {want:?}"
-                );
-            }
+        let got = run(&expr, backend, &(&x).into(), 1);
+        assert_eq!(got.len(), want.len(), "{expr}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                same_bits(*g, *w) || (g - w).abs() < 1e-12,
+                "{expr} {backend}: {got:?} want {want:?}"
+            );
         }
         checked += 1;
     }
@@ -314,32 +315,22 @@ fn contraction(expr: &str, profile: Profile, backend: &str, x: &ArrayArg<'_>) ->
     floats(runner.run(&[("x", x.clone())]).unwrap())
 }
 
-#[test]
-fn cumsum_through_the_triangular_mask_end_to_end() {
+fn cumsum_through_the_triangular_mask_end_to_end(backend: &str) {
     let x = ArrayD::from_shape_vec(IxDyn(&[4]), vec![1.0, 2.0, 3.0, 4.0]).unwrap();
     for profile in [Profile::Default, Profile::Approximate] {
-        for backend in ["interp", "jit", "jit-scalar"] {
-            for expr in [PREFIX, "sum(x[i] * (i <= o), index=(i, o), axis=i)"] {
-                assert_eq!(
-                    contraction(expr, profile, backend, &(&x).into()),
-                    vec![1.0, 3.0, 6.0, 10.0],
-                    "{expr} {profile} {backend}"
-                );
-            }
+        for expr in [PREFIX, "sum(x[i] * (i <= o), index=(i, o), axis=i)"] {
+            assert_eq!(
+                contraction(expr, profile, backend, &(&x).into()),
+                vec![1.0, 3.0, 6.0, 10.0],
+                "{expr} {profile} {backend}"
+            );
         }
     }
 }
 
 fn random(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0
-        })
-        .collect()
+    let mut rng = Rng::new(seed);
+    (0..n).map(|_| rng.uniform(-10.0, 10.0)).collect()
 }
 
 /// In the interpreter the rewrite is bit-exact for max and min; a sum is folded pairwise in the
@@ -392,22 +383,19 @@ fn the_rewrite_agrees_with_the_composed_prefix_in_the_interpreter() {
     }
 }
 
-#[test]
-fn a_suffix_scan_regroups_within_its_bound() {
+fn a_suffix_scan_regroups_within_its_bound(backend: &str) {
     let v = random(1000, 11);
     let x = ArrayD::from_shape_vec(IxDyn(&[1000]), v.clone()).unwrap();
     let expr = "sum(x[i] * (i >= o), index=(i, o), axis=i)";
     let composed = contraction(expr, Profile::Default, "interp", &(&x).into());
     let mag: f64 = v.iter().map(|x| x.abs()).sum();
-    for backend in ["interp", "jit"] {
-        let scan = contraction(expr, Profile::Approximate, backend, &(&x).into());
-        // a sum of n terms in two orders differs by at most 2 (n - 1) eps sum |x|
-        for (g, w) in scan.iter().zip(&composed) {
-            assert!(
-                (g - w).abs() <= 2.0 * 1000.0 * f64::EPSILON * mag,
-                "{backend}: {g} vs {w}"
-            );
-        }
+    let scan = contraction(expr, Profile::Approximate, backend, &(&x).into());
+    // a sum of n terms in two orders differs by at most 2 (n - 1) eps sum |x|
+    for (g, w) in scan.iter().zip(&composed) {
+        assert!(
+            (g - w).abs() <= 2.0 * 1000.0 * f64::EPSILON * mag,
+            "{backend}: {g} vs {w}"
+        );
     }
 }
 

@@ -269,41 +269,30 @@ fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>, start: Optio
             Folded::Float(T::from_f64(s))
         }
         ReduceOp::Prod => Folded::Float(T::from_f64(
-            values.fold(start.unwrap_or(1.0f64), |acc, v| acc * v.to_f64()),
+            values.fold(start.unwrap_or(1.0f64), |acc, v| op.merge(acc, v.to_f64())),
         )),
         ReduceOp::Min | ReduceOp::Max => {
             let first = match start {
                 Some(s) => T::from_f64(s),
                 None => values.next().expect("checked non-empty"),
             };
-            let combine = if op == ReduceOp::Min {
-                T::minimum
-            } else {
-                T::maximum
-            };
-            Folded::Float(values.fold(first, combine))
+            Folded::Float(values.fold(first, |a, v| op.merge(a, v)))
         }
         ReduceOp::ArgMin | ReduceOp::ArgMax => {
             let mut best = values.next().expect("checked non-empty");
             let mut at = 0usize;
-            if !best.is_nan() {
-                for (i, v) in values.enumerate() {
-                    let better = if op == ReduceOp::ArgMin {
-                        v < best
-                    } else {
-                        v > best
-                    };
-                    if v.is_nan() || better {
-                        best = v;
-                        at = i + 1;
-                        if v.is_nan() {
-                            break;
-                        }
-                    }
+            for (i, v) in values.enumerate() {
+                if best.is_nan() {
+                    break;
+                }
+                if op.arg_replaces(best, v) {
+                    best = v;
+                    at = i + 1;
                 }
             }
             Folded::Index(at as i64)
         }
+        // short-circuiting folds of `op.merge` (any stops at the first truth, all at the first false)
         ReduceOp::Any => Folded::Truth(values.any(|v| v.is_true())),
         ReduceOp::All => Folded::Truth(values.all(|v| v.is_true())),
     }

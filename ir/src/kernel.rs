@@ -1,6 +1,6 @@
 //! KernelIR: one kernel, its inputs, its iteration space, its body and what it does with the values.
 
-use crate::dtype::DType;
+use crate::dtype::{DType, Real};
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
 use crate::scan::Scan;
@@ -70,6 +70,63 @@ impl ReduceOp {
 
     pub fn is_arg(self) -> bool {
         matches!(self, ReduceOp::ArgMin | ReduceOp::ArgMax)
+    }
+
+    /// The exact identity of the accumulator (`merge(identity, x)` is `x` bit for bit, -0.0
+    /// included): -0.0 for a sum (see [`ReduceOp::finish`]), 1 for a product, +inf for min and
+    /// argmin, -inf for max and argmax, false (0) for any and true (1) for all. Sums and products
+    /// accumulate in f64; the others in the data type, where every one of these is exact.
+    pub fn identity(self) -> f64 {
+        match self {
+            ReduceOp::Sum => -0.0,
+            ReduceOp::Prod | ReduceOp::All => 1.0,
+            ReduceOp::Min | ReduceOp::ArgMin => f64::INFINITY,
+            ReduceOp::Max | ReduceOp::ArgMax => f64::NEG_INFINITY,
+            ReduceOp::Any => 0.0,
+        }
+    }
+
+    /// Two accumulators (or an accumulator and a value) merged: `a + b`, `a * b`, NaN-propagating
+    /// `minimum` / `maximum`, or the truth (1 or 0) of `a or b` / `a and b`. Merging in order is the
+    /// fold of the interpreter and the second pass over the partials of a chunked reduction. Arg
+    /// reductions merge by position: see [`ReduceOp::arg_replaces`].
+    pub fn merge<T: Real>(self, a: T, b: T) -> T {
+        let truth = |t: bool| if t { T::ONE } else { T::ZERO };
+        match self {
+            ReduceOp::Sum => a + b,
+            ReduceOp::Prod => a * b,
+            ReduceOp::Min | ReduceOp::ArgMin => T::minimum(a, b),
+            ReduceOp::Max | ReduceOp::ArgMax => T::maximum(a, b),
+            ReduceOp::Any => truth(a.is_true() || b.is_true()),
+            ReduceOp::All => truth(a.is_true() && b.is_true()),
+        }
+    }
+
+    /// Whether `v`, met after `best` (at a larger position), replaces it in an argmin / argmax: never
+    /// after a NaN, always for a NaN, otherwise only if strictly smaller (argmin) or larger (argmax),
+    /// so the first extreme and the first NaN are kept.
+    pub fn arg_replaces<T: Real>(self, best: T, v: T) -> bool {
+        if best.is_nan() {
+            return false;
+        }
+        v.is_nan()
+            || if self == ReduceOp::ArgMax {
+                v > best
+            } else {
+                v < best
+            }
+    }
+
+    /// The result of an f64 accumulator `acc` that started from the identity (`started: false`) or
+    /// from a given value: a sum started at -0.0 (the exact identity) gets +0.0 added once, which
+    /// gives NumPy's answer from its +0.0 start (a sum of -0.0s, or of nothing, is +0.0); a sum that
+    /// started from a given value, and every other reduction, is `acc` as it is.
+    pub fn finish(self, acc: f64, started: bool) -> f64 {
+        if self == ReduceOp::Sum && !started {
+            acc + 0.0
+        } else {
+            acc
+        }
     }
 
     /// Whether the reduction takes an `initial` value (sum, prod, min, max; as NumPy's ufunc reductions).

@@ -28,6 +28,7 @@
 //! let out = interpret(&kernel, &[StridedInput { data: &data, offset: 0, strides: vec![1] }]).unwrap();
 //! assert_eq!(out.values, kiln_ir::Values::F64(vec![2.0, 4.0, 6.0]));
 //! ```
+#![forbid(unsafe_code)]
 
 pub mod dtype;
 pub mod error;

@@ -1,10 +1,10 @@
 //! The scalar semantics of the opcodes and the interpreter's reductions, on special values.
 
-use kiln_ir::*;
+#[path = "../../tests/support/kit.rs"]
+mod kit;
 
-fn same(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-}
+use kiln_ir::*;
+use kit::same_bits as same;
 
 #[test]
 fn unary_special_values() {
@@ -378,4 +378,34 @@ fn numexpr_functions_special_values() {
     for op in BinaryOp::ALL {
         assert_eq!(BinaryOp::from_name(op.name()), Some(op));
     }
+}
+
+/// `ReduceOp`'s semantics, the one definition the interpreter, the merge of partials and the sign
+/// fix of sums use: the identity is neutral bit for bit, merge is the fold's step, the arg rule keeps
+/// the first extreme and the first NaN, and a sum finished from its -0.0 identity is NumPy's +0.0.
+#[test]
+fn reduce_op_identity_merge_and_finish() {
+    let values = [-0.0, 0.0, 1.5, -2.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+    for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max] {
+        for &v in &values {
+            assert!(same(op.merge(op.identity(), v), v), "{op:?} identity with {v}");
+            assert!(same(op.merge(v, op.identity()), v), "{op:?} {v} with identity");
+        }
+    }
+    assert_eq!(ReduceOp::Any.merge(ReduceOp::Any.identity(), f64::NAN), 1.0);
+    assert_eq!(ReduceOp::Any.merge(ReduceOp::Any.identity(), -0.0), 0.0);
+    assert_eq!(ReduceOp::All.merge(ReduceOp::All.identity(), 0.0), 0.0);
+    assert_eq!(ReduceOp::All.merge(ReduceOp::All.identity(), 2.0), 1.0);
+    assert!(same(ReduceOp::Max.merge(1.0, f64::NAN), f64::NAN));
+    assert!(same(ReduceOp::Min.merge(f64::NAN, 1.0), f64::NAN));
+    // argmin / argmax: strictly better replaces; a NaN replaces and is never replaced
+    let (amin, amax) = (ReduceOp::ArgMin, ReduceOp::ArgMax);
+    assert!(amin.arg_replaces(1.0, 0.5) && !amin.arg_replaces(1.0, 1.0) && !amin.arg_replaces(1.0, 2.0));
+    assert!(amax.arg_replaces(1.0, 2.0) && !amax.arg_replaces(1.0, 1.0));
+    assert!(amin.arg_replaces(1.0, f64::NAN) && !amin.arg_replaces(f64::NAN, -5.0));
+    assert!(!amax.arg_replaces(f64::NAN, f64::NAN));
+    // the sign of sums: from the identity, +0.0 (NumPy starts at +0.0); from a start, as it is
+    assert!(same(ReduceOp::Sum.finish(-0.0, false), 0.0));
+    assert!(same(ReduceOp::Sum.finish(-0.0, true), -0.0));
+    assert!(same(ReduceOp::Prod.finish(-0.0, false), -0.0));
 }

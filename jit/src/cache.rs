@@ -1,6 +1,6 @@
 //! The kernel cache: compiled kernels keyed by structure and schedule, bounded, thread-safe.
 //!
-//! The key ([`KernelKey`]) is the kernel's [`Structure`] (dtype, rank, plan shape, what it computes),
+//! The key ([`KernelKey`], the code generator's input) is the kernel's [`Structure`] (dtype, rank, plan shape, what it computes),
 //! its expression arena and body, and the schedule: never the concrete sizes, which travel at run time,
 //! so one compiled kernel serves every size of the same plan shape. The cache keeps at most `capacity`
 //! kernels and evicts the least recently used; an evicted kernel's machine code is freed when the last
@@ -8,46 +8,13 @@
 
 use crate::CompiledKernel;
 use crate::error::Result;
+use crate::key::KernelKey;
 use crate::layout::Structure;
 use crate::schedule::Schedule;
 use kiln_ir::{BroadcastPlan, ExprArena, KernelIR, NodeId};
 use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// Everything that shapes a kernel's code. Made only by [`KernelKey::new`], from a validated kernel
-/// and a normalised schedule: codegen relies on both (input and index numbers in range, at least one
-/// vector and one accumulator per iteration).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct KernelKey {
-    pub(crate) structure: Structure,
-    pub(crate) arena: ExprArena,
-    pub(crate) body: NodeId,
-    pub(crate) schedule: Schedule,
-}
-
-impl KernelKey {
-    /// The key of `kernel` read through `plan` with `schedule` (normalised for the dtype).
-    pub fn new(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
-        kernel.validate()?;
-        Ok(KernelKey {
-            structure: Structure::new(kernel, plan)?,
-            arena: kernel.arena.clone(),
-            body: kernel.body,
-            schedule: schedule.normalised(kernel.dtype),
-        })
-    }
-
-    /// The structure of the kernel (plan, mode, rank) the code is for.
-    pub fn structure(&self) -> &Structure {
-        &self.structure
-    }
-
-    /// The schedule, normalised for the kernel's dtype.
-    pub fn schedule(&self) -> Schedule {
-        self.schedule
-    }
-}
 
 /// Counters of a cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -1,14 +1,23 @@
-//! Compiling one kernel: the host ISA (built once), one `JITModule` per kernel (so evicting a kernel
-//! frees its machine code), the skeleton, and optional CLIF / VCode dumps.
+//! Compiling one kernel, the one way every kernel is built from the code generator's input
+//! ([`KernelKey`]): the host ISA (built once), one `JITModule` per kernel (so evicting a kernel frees
+//! its machine code), one `define` step (the signature, the function built on the shared frame by the
+//! kernel's mode: maps and reductions by the skeleton, scans by scan.rs) and optional CLIF / VCode
+//! dumps.
 
-use crate::cache::KernelKey;
 use crate::call::{self, Code};
 use crate::error::{JitError, Result};
+use crate::frame::Frame;
+use crate::host::{self, MathFn, MathRefs};
+use crate::key::KernelKey;
+use crate::layout::Mode;
+use crate::lower::Gen;
+use crate::math;
 use crate::schedule::MANY_INPUTS;
-use crate::{math, skeleton};
-use cranelift_codegen::ir::UserFuncName;
+use crate::{scan, skeleton};
+use cranelift_codegen::ir::{AbiParam, Function, Signature, UserFuncName, types};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use std::sync::OnceLock;
@@ -16,7 +25,7 @@ use std::time::{Duration, Instant};
 
 /// The host ISA: native features (SSE4.2, AVX, AVX2 on the target machine), `opt_level=speed`, the
 /// verifier on in debug builds only (it costs 30-45% of compile time).
-pub fn isa() -> Result<OwnedTargetIsa> {
+pub(crate) fn isa() -> Result<OwnedTargetIsa> {
     static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
     ISA.get_or_init(|| build_isa("speed"))
         .clone()
@@ -75,7 +84,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
         isa()?
     };
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
-    math::register_symbols(&mut jb);
+    host::register_symbols(&mut jb);
     let mut module = JITModule::new(jb);
     match define(&mut module, key, dumps) {
         Ok((id, dumps)) => {
@@ -98,13 +107,13 @@ fn define(
     key: &KernelKey,
     dumps: bool,
 ) -> Result<(cranelift_module::FuncId, Option<Dumps>)> {
-    let sig = skeleton::signature(module);
+    let sig = signature(module);
     let id = module.declare_function("kiln_kernel", Linkage::Local, &sig)?;
     let mut ctx = module.make_context();
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     ctx.set_disasm(dumps);
-    skeleton::build(module, &mut ctx.func, key)?;
+    build(module, &mut ctx.func, key)?;
     let clif = dumps.then(|| ctx.func.display().to_string());
     module
         .define_function(id, &mut ctx)
@@ -123,4 +132,44 @@ fn define(
     });
     module.clear_context(&mut ctx);
     Ok((id, dumps))
+}
+
+/// The signature every kernel has (see the ABI in lib.rs): eight i64 parameters, no result.
+fn signature<M: Module>(module: &M) -> Signature {
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    for _ in 0..8 {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    sig
+}
+
+/// Builds the body of `func` for `key`: the math functions it calls, the frame, then the loops of
+/// its mode.
+fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Result<()> {
+    let st = &key.structure;
+    let order = key.arena.reachable(key.body);
+    let math = MathRefs::import(
+        module,
+        func,
+        st.dtype,
+        &MathFn::used_by(&key.arena, &order),
+        math::inline_vector_math(&key.arena, &order),
+    )?;
+    let config = module.target_config();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut b = FunctionBuilder::new(func, &mut fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    {
+        let mut g = Gen::new(&mut b, st.dtype, math);
+        let frame = Frame::new(&mut g, key, entry);
+        match st.mode {
+            Mode::Scan { .. } => scan::emit(&mut g, &frame),
+            Mode::Map | Mode::Trailing(_) | Mode::Kept(_) => skeleton::emit(&mut g, &frame),
+        }
+    }
+    b.seal_all_blocks();
+    b.finalize(config);
+    Ok(())
 }

@@ -47,3 +47,12 @@ impl From<cranelift_module::ModuleError> for JitError {
 
 /// The result type of kiln-jit.
 pub type Result<T, E = JitError> = std::result::Result<T, E>;
+
+/// The error of an output that cannot be allocated.
+pub(crate) fn oom(elements: usize) -> JitError {
+    kiln_ir::IrError::Allocation {
+        what: "the kernel's output".into(),
+        elements,
+    }
+    .into()
+}

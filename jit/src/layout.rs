@@ -19,7 +19,7 @@
 
 use crate::error::{JitError, Result};
 use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
-use kiln_ir::{DType, InputPlan, KernelIR, KernelKind, ReduceOp, RowAccess};
+use kiln_ir::{DType, InputPlan, KernelIR, KernelKind, ReduceOp, RowAccess, Scan};
 
 /// How the inner row reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,14 +43,23 @@ pub enum Mode {
     Trailing(ReduceOp),
     /// Fold each value into the output element at its position within the segment.
     Kept(ReduceOp),
+    /// Scan each line of a segment (a block of `len` points `inner` apart) in order, storing every
+    /// carried state: one line in vectors (`columns: false`, `inner == 1`), or `inner` lines side by
+    /// side, vectorised across them (`columns: true`). See scan.rs.
+    Scan { scan: Scan, columns: bool },
 }
 
 impl Mode {
     pub fn reduce_op(self) -> Option<ReduceOp> {
         match self {
-            Mode::Map => None,
+            Mode::Map | Mode::Scan { .. } => None,
             Mode::Trailing(op) | Mode::Kept(op) => Some(op),
         }
+    }
+
+    /// Whether every point's value is stored at its flat position (maps and scans).
+    pub fn stores_points(self) -> bool {
+        matches!(self, Mode::Map | Mode::Scan { .. })
     }
 }
 
@@ -152,10 +161,23 @@ impl Structure {
             .collect::<Result<Vec<_>>>()?;
         let (mode, seg_axes) = match &kernel.kind {
             KernelKind::Map => (Mode::Map, 0),
-            KernelKind::Scan(_) => {
-                return Err(JitError::Unsupported(
-                    "scans compile through kiln_jit::ScanKernel".into(),
-                ));
+            KernelKind::Scan(scan) => {
+                if inputs
+                    .iter()
+                    .any(|a| matches!(a, Access::RowRun | Access::RowSplat))
+                {
+                    return Err(JitError::Unsupported(
+                        "a scan reads its inputs flat (plan it with no outer axes)".into(),
+                    ));
+                }
+                let (_, _, inner) = scan.lines(&kernel.shape);
+                (
+                    Mode::Scan {
+                        scan: *scan,
+                        columns: inner > 1,
+                    },
+                    0,
+                )
             }
             KernelKind::Reduce { op, axes } => {
                 let (m, reduced) = trailing_block(rank, axes);
@@ -188,6 +210,11 @@ impl Structure {
     /// Whole-array reductions (`seg_axes == 0`, trailing): segment `s` folds into output slot
     /// `s * part`: 0 folds every segment into one slot, 1 gives each chunk its own partial.
     pub const PART: usize = 3;
+    /// Scans: the length of a line (points along the scanned axis), in the `SEG_LEN` slot.
+    pub const LINE_LEN: usize = 1;
+    /// Scans: the distance between a line's points (`inner`, the lines side by side), in the `PART`
+    /// slot. A scan's segment is one block of `LINE_LEN * LINE_STRIDE` points.
+    pub const LINE_STRIDE: usize = 3;
     const HEAD: usize = 4;
 
     /// Dimension and row-count stride of outer axis `a`: `(p, p + 1)`.
@@ -254,11 +281,23 @@ impl Structure {
         }
         let (n_seg, seg_len) = match self.mode {
             Mode::Map => (usize::from(n > 0), n),
+            Mode::Scan { scan, .. } => {
+                let (outer, len, inner) = scan.lines(shape);
+                (outer, len * inner)
+            }
             _ => (checked_size(&shape[..m])?, checked_size(&shape[m..])?),
         };
         p[Self::SEG_LEN] = seg_len as i64;
         p[Self::N] = n as i64;
-        let n_out = checked_size(&out_shape)?;
+        if let Mode::Scan { scan, .. } = self.mode {
+            let (_, len, inner) = scan.lines(shape);
+            p[Self::LINE_LEN] = len as i64;
+            p[Self::LINE_STRIDE] = inner as i64;
+        }
+        let (n_out, out_shape) = match self.mode {
+            Mode::Scan { .. } => (n, kernel.output_shape()),
+            _ => (checked_size(&out_shape)?, out_shape),
+        };
         let n_red = checked_size(&red_shape)?;
         if n > i64::MAX as usize / 16 {
             return Err(JitError::Unsupported(format!(

@@ -7,24 +7,30 @@
 //! - [`CompiledKernel::run`]: checks every buffer, runs the code, returns the interpreter's [`Tensor`];
 //! - [`CompiledKernel::explain`]: the CLIF and VCode text of a kernel.
 //!
-//! Inside: `layout` (structure and run-time parameters), `lower` (opcodes), `math` (how each
+//! Inside, one framework for every kernel (map, reduction, scan): `layout` (structure, [`Mode`] and
+//! run-time parameters), `key` (the code generator's input, [`KernelKey`]), `compile` (the one `define` step), `frame` (what every
+//! kernel's function shares: entry loads, hoisted leaves, the bottom-tested loop), `skeleton` (the
+//! loops of maps and reductions), `scan` (the loops of scans), `lower` (opcodes), `math` (how each
 //! transcendental is lowered), `vmath` (vector polynomials for exp, log, sin, cos, tan, pow, ...),
-//! `reduce` (accumulators), `skeleton` (loops), `scan` (scan kernels: [`ScanKernel`]), `compile` (modules), `call` (the only unsafe code),
-//! `output` (result types).
+//! `reduce` (accumulators); and to run them: `run` (the safe run API), `check` (input checks), `plan`
+//! (the cut into work units), `output` (buffers and result types), `execute` (one run), `call` (the
+//! only unsafe code).
 //!
 //! # ABI of a compiled kernel
 //! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
 //! seg_begin: i64, seg_end: i64, lo: i64, hi: i64)` processes segments `seg_begin..seg_end` (see
 //! `layout`), each over the flat range `[lo, hi)` within it (clamped to `n`): `ins[i]` is input `i`'s
-//! C-contiguous buffer; `out_val` holds the map's output (`n` elements of `T`) or the reduction's
-//! accumulators (f64 for sum / prod, `T` otherwise, pre-filled with the identity or the start);
-//! `out_idx` the indices of argmin / argmax (integers as wide as `T`); `params` the sizes.
+//! C-contiguous buffer; `out_val` holds the map's or scan's output (`n` elements of `T`) or the
+//! reduction's accumulators (f64 for sum / prod, `T` otherwise, pre-filled with the identity or the
+//! start); `out_idx` the indices of argmin / argmax (integers as wide as `T`), or a scan's row of
+//! carried states; `params` the sizes. A scan's segments are its blocks of lines; it ignores `lo`
+//! and `hi` (see `scan`).
 //!
 //! # Work units and whole-array reductions
 //! A run is cut into work units that write disjoint memory (ranges of a map, groups of segments of a
 //! row reduction, column ranges of a kept reduction), which the caller's [`Spread`] may run on threads:
 //! the bits never depend on the cut. A whole-array reduction takes at most two passes: the first cuts
-//! the `n` points into chunks of [`chunk_len`] points (a function of `n` and [`RunConfig`]'s tuning
+//! the `n` points into chunks of `chunk_len` points (a function of `n` and [`RunConfig`]'s tuning
 //! alone), each reduced by the SIMD loop into its own partial (kept in a reusable [`Workspace`]); the
 //! second folds the partials in chunk order from the start. An input of one chunk takes one pass.
 //!
@@ -61,29 +67,38 @@
 //! assert_eq!(out.values, Values::F64(vec![321.0, 654.0]));
 //! ```
 
+#![deny(unsafe_code)]
+
 mod cache;
 mod call;
+mod check;
+mod clif;
 mod compile;
 mod error;
+mod execute;
+mod frame;
+mod host;
+mod key;
 mod layout;
 mod lower;
 mod math;
 mod output;
+mod plan;
 mod reduce;
+mod run;
 mod scan;
 mod schedule;
 mod skeleton;
 mod vmath;
 
-pub use cache::{CacheStats, KernelCache, KernelKey, global};
-pub use call::{
-    Elem, InputRef, RunConfig, Serial, Spread, Workspace, chunk_len, live_modules, zeroed_output,
-};
-pub use compile::{Dumps, isa};
+pub use cache::{CacheStats, KernelCache, global};
+pub use call::live_modules;
+pub use compile::Dumps;
 pub use error::{JitError, Result};
+pub use key::KernelKey;
 pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
-pub use scan::ScanKernel;
+pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace};
 pub use schedule::Schedule;
 
 use crate::layout::Geometry;
@@ -91,7 +106,8 @@ use kiln_ir::{BroadcastPlan, DType, KernelIR, Tensor};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// One compiled kernel: native code for one [`KernelKey`], runnable from many threads at once.
+/// One compiled kernel (a map, a reduction or a scan): native code for one [`KernelKey`], runnable
+/// from many threads at once.
 pub struct CompiledKernel {
     key: KernelKey,
     code: call::Code,
@@ -165,12 +181,12 @@ impl CompiledKernel {
     ) -> Result<Tensor> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
         let inputs = slice_refs(inputs);
-        let tensor = call::execute(&self.code, &st, &geo, kernel, plan, &inputs, None, cfg, ws)?;
+        let tensor = execute::execute(&self.code, &st, &geo, kernel, plan, &inputs, None, cfg, ws)?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
     }
 
-    /// Runs a map whose result is a float array straight into `out` (exactly `n` elements, C order):
-    /// no allocation. Other kernels return [`JitError::BadInput`]: use [`CompiledKernel::run`].
+    /// Runs a map or scan whose result is a float array straight into `out` (exactly `n` elements, C
+    /// order): no allocation. Other kernels return [`JitError::BadInput`]: use [`CompiledKernel::run`].
     pub fn run_into<T: Elem>(
         &self,
         kernel: &KernelIR,
@@ -192,7 +208,7 @@ impl CompiledKernel {
     ) -> Result<()> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
         let mut ws = Workspace::new();
-        call::execute(
+        execute::execute(
             &self.code,
             &st,
             &geo,
@@ -292,7 +308,7 @@ impl BoundKernel {
     ) -> Result<Tensor> {
         self.dtype_is::<T>()?;
         let (k, p) = (&self.kernel, &self.plan);
-        let tensor = call::execute(&self.code.code, &self.st, &self.geo, k, p, inputs, None, cfg, ws)?;
+        let tensor = execute::execute(&self.code.code, &self.st, &self.geo, k, p, inputs, None, cfg, ws)?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
     }
 
@@ -306,7 +322,7 @@ impl BoundKernel {
         self.dtype_is::<T>()?;
         let (k, p) = (&self.kernel, &self.plan);
         let mut ws = Workspace::new();
-        call::execute(
+        execute::execute(
             &self.code.code,
             &self.st,
             &self.geo,

@@ -9,9 +9,11 @@
 //! second: [`Gen::minimum`]), not Cranelift's `fmin` / `fmax`, which order -0 below +0;
 //! transcendentals go through [`crate::math`].
 
-use crate::math::{self, MathFn, MathRefs};
+use crate::clif::{cast, mem};
+use crate::host::{MathFn, MathRefs};
+use crate::math;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
 
@@ -20,17 +22,6 @@ use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
 pub enum W {
     Scalar,
     Vector,
-}
-
-/// Flags of every load and store: the Rust side checked the bounds, so they cannot trap; no alignment
-/// is promised (vector loads are unaligned).
-pub fn mem() -> MemFlagsData {
-    MemFlagsData::new().with_notrap()
-}
-
-/// Flags of bitcasts between vector types.
-pub fn cast() -> MemFlagsData {
-    MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
 /// The code generator's state: the builder, the types of the kernel, and hoisted constants.
@@ -417,8 +408,9 @@ pub struct Leaves<'v> {
     pub literals: &'v dyn Fn(NodeId) -> [Value; 2],
     /// Per outer axis used by `Index`: its value for the row, per width.
     pub row_index: &'v dyn Fn(usize) -> Option<[Value; 2]>,
-    /// `(dim, c-stride)` of each axis, for `Index` on inner axes.
-    pub axis_params: &'v [(Value, Value)],
+    /// `(dim, c-stride)` of each axis the body's `Index` nodes read (loaded once), for `Index` on
+    /// inner axes.
+    pub axis_params: &'v [Option<(Value, Value)>],
 }
 
 /// Emits the body at width `w` for the point(s) starting at flat position `flat` (i64) whose byte
@@ -457,7 +449,7 @@ pub fn emit_body(
                 if let Some(v) = (leaves.row_index)(axis) {
                     v[w as usize]
                 } else {
-                    let (dim, cs) = leaves.axis_params[axis];
+                    let (dim, cs) = leaves.axis_params[axis].expect("the frame loads every Index axis");
                     g.index_value(w, flat, cs, dim)
                 }
             }

@@ -1,13 +1,190 @@
-//! From the output buffers a kernel wrote to the [`Tensor`] the interpreter would give: the result
-//! type of `KernelIR::output_type` (bool for logical maps, any and all; int64 for argmin, argmax and
-//! sums of truth values), sums rounded once from their f64 accumulator, an empty sum as +0.0.
+//! The output side of a run: the buffers the code writes, allocated from the run plan with exactly
+//! the elements it writes (see call.rs), and, after the code ran, the [`Tensor`] the interpreter would
+//! give: the second pass over the partials of a chunked reduction ([`ReduceOp::merge`] in chunk order),
+//! the result type of `KernelIR::output_type` (bool for logical maps, any and all; int64 for argmin,
+//! argmax and sums of truth values), sums rounded once from their f64 accumulator with
+//! [`ReduceOp::finish`]'s sign rule.
 
-use crate::call::Elem;
-use crate::layout::{Geometry, Mode, Structure};
-use kiln_ir::{KernelIR, OutputType, ReduceOp, Tensor, Values};
+use crate::call::{Targets, zeroed_output};
+use crate::error::{Result, oom};
+use crate::layout::{Geometry, Structure};
+use crate::plan::RunPlan;
+use crate::run::{Elem, RunConfig, Workspace};
+use kiln_ir::{KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
 
-/// Builds the result of one run (buffers as `call::execute` allocated them).
-pub(crate) fn tensor<T: Elem>(
+/// The buffers one run writes: the value output (the caller's slice, a fresh buffer, or the
+/// workspace's partials), the indices of arg reductions, and the scans' carried states.
+pub(crate) struct Outputs<'a, T: Elem> {
+    op: Option<ReduceOp>,
+    chunked: bool,
+    dest: Option<&'a mut [T]>,
+    ws: &'a mut Workspace,
+    val_t: Vec<T>,
+    val_f64: Vec<f64>,
+    idx: Vec<T::Idx>,
+    /// Scans along an outer axis: one row of carried states per unit (f64 words hold either state
+    /// type at any alignment the code needs).
+    state: Vec<f64>,
+}
+
+impl<'a, T: Elem> Outputs<'a, T> {
+    /// No buffers yet: [`Outputs::allocate`] makes them.
+    #[inline]
+    pub fn new(st: &Structure, plan: &RunPlan, dest: Option<&'a mut [T]>, ws: &'a mut Workspace) -> Self {
+        Outputs {
+            op: st.mode.reduce_op(),
+            chunked: plan.chunks.is_some(),
+            dest,
+            ws,
+            val_t: Vec::new(),
+            val_f64: Vec::new(),
+            idx: Vec::new(),
+            state: Vec::new(),
+        }
+    }
+
+    /// Allocates (or refills) the buffers of `plan`, each output slot starting at its start value or
+    /// the op's identity; a map or scan with `dest` writes straight into it.
+    #[inline]
+    pub fn allocate(&mut self, plan: &RunPlan, cfg: &RunConfig<'_>) -> Result<()> {
+        let (op, chunked) = (self.op, self.chunked);
+        let o = self;
+        let n = plan.n_slots;
+        let start_of = |s: usize| if chunked { None } else { cfg.start.at(s) };
+        let (ws_acc, ws_t, ws_idx) = T::partials(o.ws);
+        let (vt, vf, vi) = if chunked {
+            (ws_t, ws_acc, ws_idx)
+        } else {
+            (&mut o.val_t, &mut o.val_f64, &mut o.idx)
+        };
+        match op {
+            // every element of a fresh map or scan output is written by the code before it is read
+            None if o.dest.is_none() => *vt = zeroed_output(n)?,
+            None => {}
+            Some(op @ (ReduceOp::Sum | ReduceOp::Prod)) => {
+                refill(vf, n, |s| start_of(s).unwrap_or(op.identity()))?;
+            }
+            Some(op) => {
+                let id = T::from_f64(op.identity());
+                refill(vt, n, |s| start_of(s).map_or(id, T::from_f64))?;
+            }
+        }
+        if op.is_some_and(ReduceOp::is_arg) {
+            refill(vi, n, |_| T::NO_INDEX)?;
+        }
+        if plan.runs && plan.state_row_bytes > 0 {
+            let words = plan.n_units.saturating_mul(plan.state_row_bytes).div_ceil(8);
+            o.state.try_reserve_exact(words).map_err(|_| oom(words))?;
+            o.state.resize(words, 0.0);
+        }
+        Ok(())
+    }
+
+    /// The addresses the code writes through, and the bytes behind each.
+    #[inline]
+    pub fn targets(&mut self, plan: &RunPlan) -> Targets {
+        let size = std::mem::size_of::<T>();
+        let chunked = self.chunked;
+        let (ws_acc, ws_t, ws_idx) = T::partials(self.ws);
+        let (vt, vf, vi) = if chunked {
+            (ws_t, ws_acc, ws_idx)
+        } else {
+            (&mut self.val_t, &mut self.val_f64, &mut self.idx)
+        };
+        let (out_val, val_bytes): (*mut u8, usize) = match (self.op, self.dest.as_mut()) {
+            (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
+            (Some(ReduceOp::Sum | ReduceOp::Prod), _) => (vf.as_mut_ptr().cast(), vf.len() * 8),
+            _ => (vt.as_mut_ptr().cast(), vt.len() * size),
+        };
+        let (out_idx, idx_bytes, idx_unit_bytes) = if self.op.is_some_and(ReduceOp::is_arg) {
+            (vi.as_mut_ptr().cast(), vi.len() * size, 0)
+        } else if !self.state.is_empty() {
+            (
+                self.state.as_mut_ptr().cast(),
+                self.state.len() * 8,
+                plan.state_row_bytes,
+            )
+        } else {
+            (std::ptr::null_mut(), 0, 0)
+        };
+        Targets {
+            out_val,
+            val_bytes,
+            out_idx,
+            idx_bytes,
+            idx_unit_bytes,
+        }
+    }
+
+    /// The run's result (after the code ran): `None` when it was written into the caller's slice.
+    #[inline]
+    pub fn finish(
+        &mut self,
+        kernel: &KernelIR,
+        st: &Structure,
+        geo: &Geometry,
+        cfg: &RunConfig<'_>,
+    ) -> Option<Tensor> {
+        if self.dest.is_some() {
+            return None;
+        }
+        let started = cfg.start != Start::Identity;
+        let mut val_t = std::mem::take(&mut self.val_t);
+        let mut val_f64 = std::mem::take(&mut self.val_f64);
+        let mut idx = std::mem::take(&mut self.idx);
+        if self.chunked {
+            let op = self.op.expect("chunks are reductions");
+            let (acc, vals, ids) = T::partials(self.ws);
+            let start = cfg.start.at(0);
+            match op {
+                ReduceOp::Sum | ReduceOp::Prod => {
+                    val_f64 = vec![
+                        acc.iter()
+                            .fold(start.unwrap_or(op.identity()), |a, &p| op.merge(a, p)),
+                    ]
+                }
+                _ => {
+                    let (v, i) = merge_partials::<T>(op, start, vals, ids);
+                    val_t = vec![v];
+                    idx = if op.is_arg() { vec![i] } else { Vec::new() };
+                }
+            }
+        }
+        Some(tensor::<T>(kernel, st, geo, val_t, val_f64, idx, started))
+    }
+}
+
+/// `v` cleared and refilled with `n` values `f(0..n)`.
+fn refill<X>(v: &mut Vec<X>, n: usize, f: impl Fn(usize) -> X) -> Result<()> {
+    v.clear();
+    v.try_reserve_exact(n).map_err(|_| oom(n))?;
+    v.extend((0..n).map(f));
+    Ok(())
+}
+
+/// Merges per-chunk partials in chunk order with [`ReduceOp::merge`] and [`ReduceOp::arg_replaces`]:
+/// the same answer as one sequential fold (argmin and argmax keep the first extreme and the first
+/// NaN, as the chunks come in index order).
+fn merge_partials<T: Elem>(op: ReduceOp, start: Option<f64>, vals: &[T], idx: &[T::Idx]) -> (T, T::Idx) {
+    let identity = T::from_f64(op.identity());
+    if !op.is_arg() {
+        let init = start.map_or(identity, T::from_f64);
+        return (vals.iter().fold(init, |a, &p| op.merge(a, p)), T::NO_INDEX);
+    }
+    let mut best: Option<(T, T::Idx)> = None;
+    for (&v, &i) in vals.iter().zip(idx) {
+        if i.into() < 0 {
+            continue;
+        }
+        if best.is_none_or(|(b, _)| op.arg_replaces(b, v)) {
+            best = Some((v, i));
+        }
+    }
+    best.unwrap_or((identity, T::NO_INDEX))
+}
+
+/// Builds the result of one run from its buffers.
+fn tensor<T: Elem>(
     kernel: &KernelIR,
     st: &Structure,
     geo: &Geometry,
@@ -24,23 +201,17 @@ pub(crate) fn tensor<T: Elem>(
     };
     let values = match st.mode.reduce_op() {
         None => floats(val_t),
-        Some(op @ (ReduceOp::Sum | ReduceOp::Prod)) => {
-            // the accumulators start at -0.0 (the exact identity); adding +0.0 once gives NumPy's
-            // answer, which starts from +0.0: a sum of -0.0s (or of nothing) is +0.0
-            // (not when the sum started from a given value, which is added exactly as given)
-            let is_sum = op == ReduceOp::Sum && !started;
-            floats(
-                val_f64
-                    .into_iter()
-                    .map(|s| T::from_f64(if is_sum { s + 0.0 } else { s }))
-                    .collect(),
-            )
-        }
+        Some(op @ (ReduceOp::Sum | ReduceOp::Prod)) => floats(
+            val_f64
+                .into_iter()
+                .map(|s| T::from_f64(op.finish(s, started)))
+                .collect(),
+        ),
         Some(ReduceOp::Min | ReduceOp::Max) => floats(val_t),
         Some(ReduceOp::Any | ReduceOp::All) => Values::Bool(val_t.iter().map(|x| x.is_true()).collect()),
         Some(ReduceOp::ArgMin | ReduceOp::ArgMax) => Values::I64(idx.into_iter().map(Into::into).collect()),
     };
-    let shape = if st.mode == Mode::Map {
+    let shape = if st.mode == crate::layout::Mode::Map {
         kernel.shape.clone()
     } else {
         geo.out_shape.clone()

@@ -15,7 +15,8 @@
 //! lower index. In memory, sums and products are f64, any / all are 1.0 / 0.0 of the kernel's dtype,
 //! argmin / argmax a value buffer and an index buffer.
 
-use crate::lower::{Gen, W, cast, mem};
+use crate::clif::{cast, mem};
+use crate::lower::{Gen, W};
 use cranelift_codegen::ir::ConstantData;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Immediate, InstBuilder, Type, Value, types};

@@ -45,6 +45,53 @@ fn one_kernel_serves_every_size() {
     assert_eq!((s.misses, s.hits), (1, 5));
 }
 
+/// Scans are kernels like any other: cached by structure (one compiled scan serves every length of a
+/// line), bound, and dumped.
+#[test]
+fn scans_are_cached_and_dumped_like_other_kernels() {
+    let cache = KernelCache::new(4);
+    let mut first: Option<Arc<CompiledKernel>> = None;
+    for n in [2usize, 3, 10, 1000] {
+        // size 1 would plan a splat
+        let mut arena = ExprArena::new();
+        let x = arena.input(0);
+        let body = arena.binary(BinaryOp::Mul, x, x);
+        let k = kernel(
+            DType::F64,
+            &[&[n]],
+            arena,
+            body,
+            KernelKind::Scan(Scan::new(ScanOp::Sum, Some(0))),
+        );
+        let p = plan(&k, usize::MAX);
+        let c = cache.get_or_compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
+        if let Some(f) = &first {
+            assert!(Arc::ptr_eq(f, &c), "n={n} recompiled");
+        }
+        first = Some(c.clone());
+        let data = vec![(0..n).map(|i| i as f64 * 0.5 - 3.0).collect::<Vec<f64>>()];
+        let want = oracle(&k, &data).unwrap();
+        let got = c.bind(&k, &p).unwrap().run_with(
+            &[data[0].as_slice().into()],
+            &kiln_jit::RunConfig::default(),
+            &mut kiln_jit::Workspace::new(),
+        );
+        compare("scan", &k, &got.unwrap(), &want, None);
+        if n == 1000 {
+            let d = CompiledKernel::explain(&k, &p, Schedule::for_kernel(&k)).unwrap();
+            let d = d.dumps().unwrap();
+            assert!(
+                d.clif.contains("f64x2") && d.clif.contains("shuffle"),
+                "{}",
+                d.clif
+            );
+            assert!(d.vcode.as_deref().is_some_and(|v| !v.is_empty()));
+        }
+    }
+    let s = cache.stats();
+    assert_eq!((s.misses, s.hits), (1, 3));
+}
+
 #[test]
 fn runs_from_many_threads() {
     let k = axpy(2);

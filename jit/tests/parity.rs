@@ -466,15 +466,11 @@ parity_suite!(simd_u4_k4, |d: DType| Schedule::simd(d, 4, 4));
 parity_suite!(simd_u2_k3, |d: DType| Schedule::simd(d, 2, 3));
 parity_suite!(simd_u3_k2, |d: DType| Schedule::simd(d, 3, 2));
 
-/// Bitwise equality of two results (NaN payloads included), type and shape.
+/// Bitwise equality of two results (any NaN equals any NaN), type and shape.
 fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
     a.shape == b.shape
         && a.values.output_type() == b.values.output_type()
-        && a.values
-            .to_f64()
-            .iter()
-            .zip(b.values.to_f64())
-            .all(|(x, y)| x.to_bits() == y.to_bits())
+        && bits_equal(&a.values.to_f64(), &b.values.to_f64())
 }
 
 /// Runs units on three scoped threads, in a scrambled order (the bits must not care).
@@ -710,14 +706,14 @@ fn scans() {
                     .collect();
                 let refs: Vec<&[f64]> = bufs.iter().map(|b| b.as_slice()).collect();
                 for sched in [Schedule::for_kernel(&k), Schedule::scalar()] {
-                    let code = kiln_jit::ScanKernel::compile(&k, &p, sched).unwrap();
-                    let got = code.run(&refs).unwrap();
+                    let code = kiln_jit::compile(&k, &p, sched).unwrap();
+                    let got = code.run(&k, &p, &refs).unwrap();
                     assert!(
                         same_tensor(&got, &want),
                         "{scan:?} {shape:?}: {got:?} vs {want:?}"
                     );
                     let mut out = vec![f64::NAN; got.values.len()];
-                    code.run_into(&refs, &mut out).unwrap();
+                    code.run_into(&k, &p, &refs, &mut out).unwrap();
                     assert!(same_tensor(
                         &Tensor {
                             shape: got.shape.clone(),
@@ -726,9 +722,65 @@ fn scans() {
                         &got
                     ));
                     let mut short = vec![0.0; got.values.len() - 1];
-                    assert!(code.run_into(&refs, &mut short).is_err());
+                    assert!(code.run_into(&k, &p, &refs, &mut short).is_err());
                 }
             }
         }
     }
+}
+
+/// The generated code's reduction semantics against kiln-ir's (`ReduceOp::identity`, `merge`,
+/// `finish`): an empty extent gives the identity (finished: a sum's is +0.0), and one value merged
+/// into the identity is that value bit for bit (-0.0, ±inf and NaN included), on every schedule and
+/// both dtypes. The accumulators the code keeps are its own; these are what they must agree with.
+#[test]
+fn generated_reductions_agree_with_reduce_op_semantics() {
+    reduce_op_semantics::<f64>();
+    reduce_op_semantics::<f32>();
+}
+
+fn reduce_op_semantics<T: Elem>() {
+    let values = [-0.0, 0.0, 1.5, -2.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+    let dtype = T::DTYPE;
+    for op in ReduceOp::ALL {
+        for sched in [Schedule::for_kernel(&kernel_of(dtype, op, 1)), Schedule::scalar()] {
+            // an empty extent: rows of nothing (ops without an identity refuse it)
+            let k = kernel_of(dtype, op, 0);
+            let got = jit::<T>(&k, &plan(&k, usize::MAX), sched, &[vec![]]);
+            if !op.has_identity() {
+                assert!(got.is_err(), "{op:?} over nothing");
+                continue;
+            }
+            let want = T::from_f64(op.finish(op.identity(), false)).to_f64();
+            let got = got.unwrap().values.to_f64();
+            assert!(
+                got.iter().all(|&g| same_bits(g, want)),
+                "{op:?} {dtype}: {got:?} vs {want:?}"
+            );
+            // one value per row: merge(identity, x) is x (its truth value for any and all)
+            let k = kernel_of(dtype, op, 1);
+            let x: Vec<T> = values.iter().map(|&v| T::from_f64(v)).collect();
+            let got = jit::<T>(&k, &plan(&k, usize::MAX), sched, &[x]).unwrap();
+            for (g, &v) in got.values.to_f64().iter().zip(&values) {
+                let want = match op {
+                    ReduceOp::ArgMin | ReduceOp::ArgMax => 0.0,
+                    _ => T::from_f64(op.finish(op.merge(op.identity(), v), false)).to_f64(),
+                };
+                assert!(same_bits(*g, want), "{op:?} {dtype} of {v}: {g} vs {want}");
+            }
+        }
+    }
+}
+
+/// `op` over axis 1 of a `[7, len]` input.
+fn kernel_of(dtype: DType, op: ReduceOp, len: usize) -> KernelIR {
+    let mut arena = ExprArena::new();
+    let body = arena.input(0);
+    kernel(
+        dtype,
+        &[&[7, len]],
+        arena,
+        body,
+        KernelKind::Reduce { op, axes: vec![1] },
+    )
 }

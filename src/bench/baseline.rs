@@ -5,6 +5,8 @@
 //! `x.iter().map(|v| v * v).sum()`, `cumsum` the sequential running sum and `rowsum` a strict sum per
 //! row; `colsum` adds row after row into the output, which vectorises across columns. rustc never contracts `a*x + y` into an FMA on its own, so the
 //! algebra loops compute exactly what kiln's kernels compute.
+// the one unsafe call of kiln: into a function compiled with AVX2 + FMA, after a run-time check
+#![allow(unsafe_code)]
 
 use crate::array::Float;
 

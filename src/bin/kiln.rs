@@ -356,22 +356,6 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         notes(&mut w, &rewrites)?;
         write!(w, "{kernel}{plan}")?;
     }
-    if let (true, kiln::kiln_ir::KernelKind::Scan(_)) = (args.clif || args.asm, &kernel.kind) {
-        let schedule = match args.backend.as_str() {
-            "jit-scalar" => kiln_jit::Schedule::scalar(),
-            _ => kiln_jit::Schedule::for_kernel(&kernel),
-        };
-        let compiled = kiln_jit::ScanKernel::explain(&kernel, &plan, schedule).map_err(|e| e.to_string())?;
-        writeln!(
-            w,
-            "scan kernel, vector: {}, compiled in {:?}",
-            compiled.is_vector(),
-            compiled.compile_time()
-        )?;
-        writeln!(w, "; clif\n{}", compiled.clif().unwrap_or("(not kept)"))?;
-        w.flush()?;
-        return Ok(());
-    }
     if args.clif || args.asm {
         let schedule = match args.backend.as_str() {
             "jit-scalar" => kiln_jit::Schedule::scalar(),

@@ -339,19 +339,10 @@ impl<'a> Parser<'a> {
     /// The arguments of an elementwise function, `(expression, ...)`, and the call.
     fn elementwise(&mut self, function: Function, name: &str, pos: usize) -> Result<Node> {
         let mut args = Vec::new();
-        while *self.peek() != Tok::RParen {
-            if matches!(self.peek(), Tok::Ident(_)) && *self.peek2() == Tok::Assign {
-                return Err(parse_error(
-                    self.pos(),
-                    format!("{name}() takes no keyword arguments"),
-                ));
-            }
-            args.push(self.expression()?);
-            if !self.argument_separator()? {
-                break;
-            }
-        }
-        self.expect(Tok::RParen, "',' or ')'")?;
+        self.arguments(name, &[], &[], |p, _| {
+            args.push(p.expression()?);
+            Ok(())
+        })?;
         let expected = match function {
             Function::Unary(_) | Function::Square => 1,
             Function::Binary(_) => 2,
@@ -397,71 +388,37 @@ impl<'a> Parser<'a> {
         let mut index: Option<Vec<String>> = None;
         let mut folded: Option<String> = None;
         let mut folded_pos = 0;
-        let mut got = 0;
-        let mut keyword_seen = false;
-        while *self.peek() != Tok::RParen {
-            let arg_pos = self.pos();
-            if matches!(self.peek(), Tok::Ident(_)) && *self.peek2() == Tok::Assign {
-                let Tok::Ident(keyword) = *self.peek() else {
-                    unreachable!()
-                };
-                let takes_initial = matches!(op, Ok(op) if op.takes_initial());
-                let repeated = match keyword {
-                    "index" if takes_initial => index.is_some(),
-                    "axis" => axes.is_some() || folded.is_some(),
-                    "keepdims" => keepdims.is_some(),
-                    "initial" if takes_initial => initial.is_some(),
-                    _ => {
-                        return Err(parse_error(
-                            arg_pos,
-                            format!("{name}() got an unexpected keyword argument '{keyword}'"),
-                        ));
-                    }
-                };
-                if repeated {
-                    return Err(parse_error(
-                        arg_pos,
-                        format!("{name}() got multiple values for {keyword}"),
-                    ));
-                }
-                self.bump();
-                self.bump();
-                match keyword {
-                    "index" => index = Some(self.index_list()?),
-                    "axis" if matches!(self.peek(), Tok::Ident(n) if *n != "None") => {
-                        let Tok::Ident(n) = *self.peek() else {
-                            unreachable!()
-                        };
+        let keywords: &[&str] = if matches!(op, Ok(op) if op.takes_initial()) {
+            &["index", "axis", "keepdims", "initial"]
+        } else {
+            &["axis", "keepdims"]
+        };
+        let got = self.arguments(name, &["", "axis"], keywords, |p, a| {
+            match a {
+                Arg::Positional(0) => arg = Some(p.expression()?),
+                Arg::Positional(1) => axes = Some(p.axis()?),
+                // only to count the arguments for the error
+                Arg::Positional(_) => drop(p.expression()?),
+                Arg::Keyword("index") => index = Some(p.index_list()?),
+                Arg::Keyword("axis") => match *p.peek() {
+                    // axis=NAME: the folded index of a contraction
+                    Tok::Ident(n) if n != "None" => {
                         folded = Some(n.to_string());
-                        folded_pos = self.pos();
-                        self.bump();
+                        folded_pos = p.pos();
+                        p.bump();
                     }
-                    "axis" => axes = Some(self.axis()?),
-                    "keepdims" => keepdims = Some(self.flag(keyword)?),
-                    _ => initial = Some(self.signed_number(keyword)?),
-                }
-                keyword_seen = true;
-            } else if keyword_seen {
-                return Err(parse_error(
-                    arg_pos,
-                    "positional argument follows keyword argument",
-                ));
-            } else if got == 0 {
-                arg = Some(self.expression()?);
-            } else if got == 1 {
-                axes = Some(self.axis()?);
-            } else {
-                // Only to count the arguments for the error.
-                self.expression()?;
+                    _ => axes = Some(p.axis()?),
+                },
+                Arg::Keyword("keepdims") => keepdims = Some(p.flag("keepdims")?),
+                Arg::Keyword(k) => initial = Some(p.signed_number(k)?),
             }
-            if !keyword_seen {
-                got += 1;
-            }
-            if !self.argument_separator()? {
-                break;
-            }
-        }
-        self.expect(Tok::RParen, "',' or ')'")?;
+            Ok(())
+        })?;
+        let keyword_seen = index.is_some()
+            || folded.is_some()
+            || keepdims.is_some()
+            || initial.is_some()
+            || (axes.is_some() && got < 2);
         let arity = || Error::Arity {
             name: name.to_string(),
             expected: "1 or 2".into(),
@@ -595,64 +552,19 @@ impl<'a> Parser<'a> {
     fn scan(&mut self, op: ScanOp, name: &str, pos: usize) -> Result<Node> {
         let mut arg: Option<Node> = None;
         let mut options = ScanOptions::default();
-        let mut seen: Vec<&str> = Vec::new();
-        let mut got = 0;
-        while *self.peek() != Tok::RParen {
-            let arg_pos = self.pos();
-            if matches!(self.peek(), Tok::Ident(_)) && *self.peek2() == Tok::Assign {
-                let Tok::Ident(keyword) = *self.peek() else {
-                    unreachable!()
-                };
-                let keyword = match keyword {
-                    "axis" => "axis",
-                    "exclusive" => "exclusive",
-                    "reverse" => "reverse",
-                    "initial" => "initial",
-                    _ => {
-                        return Err(parse_error(
-                            arg_pos,
-                            format!("{name}() got an unexpected keyword argument '{keyword}'"),
-                        ));
-                    }
-                };
-                if seen.contains(&keyword) {
-                    return Err(parse_error(
-                        arg_pos,
-                        format!("{name}() got multiple values for {keyword}"),
-                    ));
-                }
-                seen.push(keyword);
-                self.bump();
-                self.bump();
-                match keyword {
-                    "axis" => options.axis = self.scan_axis()?,
-                    "exclusive" => options.exclusive = self.flag(keyword)?,
-                    "reverse" => options.reverse = self.flag(keyword)?,
-                    _ => options.initial = Some(self.signed_number(keyword)?),
-                }
-            } else if !seen.is_empty() {
-                return Err(parse_error(
-                    arg_pos,
-                    "positional argument follows keyword argument",
-                ));
-            } else {
-                match got {
-                    0 => arg = Some(self.expression()?),
-                    1 => {
-                        options.axis = self.scan_axis()?;
-                        seen.push("axis");
-                    }
-                    _ => {
-                        self.expression()?;
-                    }
-                }
-                got += 1;
+        let keywords = ["axis", "exclusive", "reverse", "initial"];
+        let got = self.arguments(name, &["", "axis"], &keywords, |p, a| {
+            match a {
+                Arg::Positional(0) => arg = Some(p.expression()?),
+                Arg::Positional(1) | Arg::Keyword("axis") => options.axis = p.scan_axis()?,
+                // only to count the arguments for the error
+                Arg::Positional(_) => drop(p.expression()?),
+                Arg::Keyword("exclusive") => options.exclusive = p.flag("exclusive")?,
+                Arg::Keyword("reverse") => options.reverse = p.flag("reverse")?,
+                Arg::Keyword(k) => options.initial = Some(p.signed_number(k)?),
             }
-            if !self.argument_separator()? {
-                break;
-            }
-        }
-        self.expect(Tok::RParen, "',' or ')'")?;
+            Ok(())
+        })?;
         let Some(arg) = arg.filter(|_| got <= 2) else {
             return Err(Error::Arity {
                 name: name.to_string(),
@@ -767,6 +679,68 @@ impl<'a> Parser<'a> {
         Ok(if negative { -value } else { value })
     }
 
+    /// Reads a call's arguments up to and including its `)`: `(argument [',' argument]* [','])`, each
+    /// a positional argument or `keyword=value`, handed to `read` (which reads its value), with the
+    /// rules of Python's calls: a keyword is one of `keywords` (none: the call takes no keyword
+    /// arguments), given once (the `k`th positional argument gives keyword `positional[k]`, where
+    /// that names one), and no positional argument follows a keyword. The number of positional
+    /// arguments.
+    fn arguments(
+        &mut self,
+        name: &str,
+        positional: &[&str],
+        keywords: &[&str],
+        mut read: impl FnMut(&mut Self, Arg<'a>) -> Result<()>,
+    ) -> Result<usize> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut keyword_seen = false;
+        let mut got = 0;
+        while *self.peek() != Tok::RParen {
+            let arg_pos = self.pos();
+            if let (&Tok::Ident(keyword), Tok::Assign) = (self.peek(), self.peek2()) {
+                if keywords.is_empty() {
+                    return Err(parse_error(
+                        arg_pos,
+                        format!("{name}() takes no keyword arguments"),
+                    ));
+                }
+                if !keywords.contains(&keyword) {
+                    return Err(parse_error(
+                        arg_pos,
+                        format!("{name}() got an unexpected keyword argument '{keyword}'"),
+                    ));
+                }
+                if seen.contains(&keyword) {
+                    return Err(parse_error(
+                        arg_pos,
+                        format!("{name}() got multiple values for {keyword}"),
+                    ));
+                }
+                seen.push(keyword);
+                keyword_seen = true;
+                self.bump();
+                self.bump();
+                read(self, Arg::Keyword(keyword))?;
+            } else if keyword_seen {
+                return Err(parse_error(
+                    arg_pos,
+                    "positional argument follows keyword argument",
+                ));
+            } else {
+                if let Some(&k) = positional.get(got).filter(|k| !k.is_empty()) {
+                    seen.push(k);
+                }
+                read(self, Arg::Positional(got))?;
+                got += 1;
+            }
+            if !self.argument_separator()? {
+                break;
+            }
+        }
+        self.expect(Tok::RParen, "',' or ')'")?;
+        Ok(got)
+    }
+
     /// After an argument: steps over a ',' and says whether another argument may follow.
     fn argument_separator(&mut self) -> Result<bool> {
         match self.peek() {
@@ -836,4 +810,12 @@ fn bind_indices(e: &Expr, index: &[String]) -> Expr {
         ExprNode::Where(c, a, b) => Expr::select(map(c), map(a), map(b)),
         _ => e.clone(),
     }
+}
+
+/// One argument of a call, as [`Parser::arguments`] hands it over: the `k`th positional argument, or
+/// the value of a keyword.
+#[derive(Debug, Clone, Copy)]
+enum Arg<'a> {
+    Positional(usize),
+    Keyword(&'a str),
 }

@@ -12,6 +12,10 @@
 
 #![allow(dead_code)] // each includer uses a different part
 
+// the workspace's test kit (this file is also compiled into the cargo-fuzz targets)
+#[path = "kit.rs"]
+mod kit;
+
 use arbitrary::{Result, Unstructured};
 use kiln::kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 use kiln::{ArrayArg, Axes, Expr, FusedRunner, Output, ScanOptions};
@@ -490,19 +494,6 @@ fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> 
     Rule::Scan(slack)
 }
 
-fn ulps(a: f64, b: f64, f32_result: bool) -> u64 {
-    let key = |v: f64| {
-        if f32_result {
-            let b = (v as f32).to_bits() as i64;
-            if b & (1 << 31) != 0 { -(b & 0x7fff_ffff) } else { b }
-        } else {
-            let b = v.to_bits() as i64;
-            if b < 0 { -(b & i64::MAX) } else { b }
-        }
-    };
-    key(a).abs_diff(key(b))
-}
-
 fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), String> {
     let f32_result = matches!(want, Output::F32(_));
     let (w, g) = (want.clone().into_f64(), got.clone().into_f64());
@@ -538,9 +529,9 @@ fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), 
             a.is_nan() && b.is_nan()
         } else {
             match rule {
-                Rule::Exact => a.to_bits() == b.to_bits(),
-                Rule::Extreme => a.to_bits() == b.to_bits() || (a == 0.0 && b == 0.0),
-                Rule::Ulp(max) => a == b || ulps(a, b, f32_result) <= *max,
+                Rule::Exact => kit::same_bits(a, b),
+                Rule::Extreme => kit::same_bits(a, b) || (a == 0.0 && b == 0.0),
+                Rule::Ulp(max) => a == b || kit::ulp_distance(a, b, f32_result) <= *max,
                 Rule::SumBound(mag) => {
                     let m = mag[i];
                     a == b

@@ -23,32 +23,49 @@ use super::Vb;
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
-pub(crate) const LOG2E: f64 = 1.4426950408889634;
-/// ln 2 split in two doubles: the double nearest ln 2 and the double nearest the rest.
-pub(crate) const LN2_HI: f64 = 0.6931471805599453;
-pub(crate) const LN2_LO: f64 = 2.3190468138462996e-17;
+/// The constants of one precision's exp: the reduction `x = k·ln2 + r` (Cody-Waite with `ln2`
+/// split in two numbers of that precision), the polynomial `Q`, the `|x|` from which a vector takes
+/// the general path, and the interval the general path clamps `x` into. The algorithm is the same
+/// for f64 ([`F64`]) and f32 (`f32x4::F32`).
+pub(crate) struct ExpConsts {
+    pub log2e: f64,
+    pub ln2_hi: f64,
+    pub ln2_lo: f64,
+    /// `Q(r) ≈ (e^r - 1 - r) / r²` on [-ln2/2, ln2/2].
+    pub q: &'static [f64],
+    pub edge: f64,
+    pub clamp: (f64, f64),
+}
 
-/// `Q(r) ≈ (e^r - 1 - r) / r²` on [-ln2/2, ln2/2], degree 9: Chebyshev interpolation (mpmath
-/// `chebyfit`, 200-bit arithmetic) rounded to doubles; `1 + r + r²·Q(r)` is then within 2^-55.8 of
-/// `e^r` (relative), measured in exact arithmetic over the interval.
-const Q9: [f64; 10] = [
-    0.5000000000000001,
-    0.16666666666666669,
-    0.04166666666662413,
-    0.008333333333330062,
-    0.0013888888917213717,
-    0.00019841269863053618,
-    2.4801521295954376e-05,
-    2.7557268459997064e-06,
-    2.7620088445409746e-07,
-    2.510038549551032e-08,
-];
+/// f64 exp: `ln2` split in two doubles (the double nearest ln 2 and the double nearest the rest);
+/// `Q` of degree 9: Chebyshev interpolation (mpmath `chebyfit`, 200-bit arithmetic) rounded to
+/// doubles, so that `1 + r + r²·Q(r)` is within 2^-55.8 of `e^r` (relative), measured in exact
+/// arithmetic over the interval; the general path from |x| >= 708, clamped to [-746, 710].
+pub(crate) const F64: ExpConsts = ExpConsts {
+    log2e: 1.4426950408889634,
+    ln2_hi: 0.6931471805599453,
+    ln2_lo: 2.3190468138462996e-17,
+    q: &[
+        0.5000000000000001,
+        0.16666666666666669,
+        0.04166666666662413,
+        0.008333333333330062,
+        0.0013888888917213717,
+        0.00019841269863053618,
+        2.4801521295954376e-05,
+        2.7557268459997064e-06,
+        2.7620088445409746e-07,
+        2.510038549551032e-08,
+    ],
+    edge: 708.0,
+    clamp: (-746.0, 710.0),
+};
 
 /// `e^r` for |r| <= ln2/2 (a little beyond is fine): `1 + (r + r²·Q(r))`, the small part first so
 /// that the one rounding that matters is the last addition.
-pub(crate) fn exp_poly(v: &mut Vb<'_, '_>, r: Value) -> Value {
+pub(crate) fn exp_poly(v: &mut Vb<'_, '_>, c: &ExpConsts, r: Value) -> Value {
     let r2 = v.mul(r, r);
-    let q = v.poly2(r, r2, &Q9);
+    let q = v.poly2(r, r2, c.q);
     let s = v.fma(r2, q, r);
     v.addc(s, 1.0)
 }
@@ -61,42 +78,41 @@ pub(crate) fn clamp(v: &mut Vb<'_, '_>, x: Value, lo: f64, hi: f64) -> Value {
     v.selc(small, lo, x)
 }
 
-/// `e^(x + lo)` where `lo` is a small correction (or None): the exp of a double-double. The fast
-/// path, for |x| < 708 (normal results), adds `k` into the exponent field of `e^r`; a vector with a
-/// lane beyond (or NaN) takes the general path.
-pub(crate) fn exp_dd(v: &mut Vb<'_, '_>, x: Value, lo: Option<Value>) -> Value {
-    let t = v.mulc(x, LOG2E);
+/// `(k, e^r)` with `x + lo = k·ln2 + r` (`lo` a small correction, or None).
+fn exp_reduce(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> (Value, Value) {
+    let t = v.mulc(x, c.log2e);
     let k = v.nearest(t);
     let nk = v.neg(k);
-    let hi = v.c(LN2_HI);
+    let hi = v.c(c.ln2_hi);
     let r = v.fma(nk, hi, x);
-    let lo2 = v.c(LN2_LO);
+    let lo2 = v.c(c.ln2_lo);
     let mut r = v.fma(nk, lo2, r);
     if let Some(lo) = lo {
         r = v.add(r, lo);
     }
-    let p = exp_poly(v, r);
-    let fast = v.ldexp_fast(p, k);
-    let ax = v.abs(x);
-    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, 708.0);
-    v.guard(edge, fast, |v| exp_general(v, x, lo))
+    (k, exp_poly(v, c, r))
 }
 
-/// `e^(x + lo)` for any x: clamped to [-746, 710], scaled by two exact multiplications.
-fn exp_general(v: &mut Vb<'_, '_>, x: Value, lo: Option<Value>) -> Value {
-    let x = clamp(v, x, -746.0, 710.0);
-    let t = v.mulc(x, LOG2E);
-    let k = v.nearest(t);
-    let nk = v.neg(k);
-    let hi = v.c(LN2_HI);
-    let r = v.fma(nk, hi, x);
-    let lo2 = v.c(LN2_LO);
-    let mut r = v.fma(nk, lo2, r);
-    if let Some(lo) = lo {
-        r = v.add(r, lo);
-    }
-    let p = exp_poly(v, r);
-    v.scale(p, k)
+/// `e^(x + lo)` in the precision of `c`, where `lo` is a small correction (or None): the exp of a
+/// double-double. The fast path, for |x| below `c.edge` (normal results), adds `k` into the
+/// exponent field of `e^r`; a vector with a lane beyond (or NaN) takes the general path: `x` clamped
+/// (beyond, the result is 0 or inf anyway) and two exact scalings by powers of two, so that results
+/// in the subnormals are rounded once and overflow gives inf.
+pub(crate) fn exp_with(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> Value {
+    let (k, p) = exp_reduce(v, c, x, lo);
+    let fast = v.ldexp_fast(p, k);
+    let ax = v.abs(x);
+    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, c.edge);
+    v.guard(edge, fast, |v| {
+        let x = clamp(v, x, c.clamp.0, c.clamp.1);
+        let (k, p) = exp_reduce(v, c, x, lo);
+        v.scale(p, k)
+    })
+}
+
+/// `e^(x + lo)` in f64 (see [`exp_with`]).
+pub(crate) fn exp_dd(v: &mut Vb<'_, '_>, x: Value, lo: Option<Value>) -> Value {
+    exp_with(v, &F64, x, lo)
 }
 
 pub(crate) fn exp(v: &mut Vb<'_, '_>, x: Value) -> Value {
@@ -107,13 +123,13 @@ pub(crate) fn exp2(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let x = clamp(v, x, -1080.0, 1025.0);
     let k = v.nearest(x);
     let r = v.sub(x, k);
-    let ln2 = v.c(LN2_HI);
+    let ln2 = v.c(F64.ln2_hi);
     let t = v.mul(r, ln2);
     let nt = v.neg(t);
     let e = v.fma(r, ln2, nt);
-    let ln2lo = v.c(LN2_LO);
+    let ln2lo = v.c(F64.ln2_lo);
     let tl = v.fma(r, ln2lo, e);
-    let p = exp_poly(v, t);
+    let p = exp_poly(v, &F64, t);
     let p = v.fma(p, tl, p);
     v.scale(p, k)
 }

@@ -25,52 +25,30 @@
 //! `cosf` over a million points in [-1e4, 1e4] (and beyond, through the slow path): max 1 ULP.
 
 use super::Vb;
-use super::exp::clamp;
+use super::exp::{ExpConsts, exp_with};
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
-const LOG2E: f64 = 1.4426950216293335;
-/// ln 2 in two floats: the float nearest ln 2, and the float nearest the rest.
-const LN2_HI: f64 = 0.6931471824645996;
-const LN2_LO: f64 = -1.9046542121259336e-09;
-/// `Q(r) ≈ (e^r - 1 - r)/r²` on [-ln2/2, ln2/2], degree 4, f32 coefficients.
-const Q4: [f64; 5] = [
-    0.5,
-    0.16666576266288757,
-    0.04166655242443085,
-    0.00836323294788599,
-    0.0013926250394433737,
-];
-
-fn exp_poly(v: &mut Vb<'_, '_>, r: Value) -> Value {
-    let r2 = v.mul(r, r);
-    let q = v.poly2(r, r2, &Q4);
-    let s = v.fma(r2, q, r);
-    v.addc(s, 1.0)
-}
-
-/// `(k, e^r)` with `x = k·ln2 + r`.
-fn exp_reduce(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
-    let t = v.mulc(x, LOG2E);
-    let k = v.nearest(t);
-    let nk = v.neg(k);
-    let hi = v.c(LN2_HI);
-    let r = v.fma(nk, hi, x);
-    let lo = v.c(LN2_LO);
-    let r = v.fma(nk, lo, r);
-    (k, exp_poly(v, r))
-}
+/// f32 exp (`exp.rs`'s algorithm): ln 2 in two floats (the float nearest ln 2, and the float nearest
+/// the rest); `Q` of degree 4, f32 coefficients; the general path from |x| >= 87, clamped to
+/// [-104, 89].
+const F32: ExpConsts = ExpConsts {
+    log2e: 1.4426950216293335,
+    ln2_hi: 0.6931471824645996,
+    ln2_lo: -1.9046542121259336e-09,
+    q: &[
+        0.5,
+        0.16666576266288757,
+        0.04166655242443085,
+        0.00836323294788599,
+        0.0013926250394433737,
+    ],
+    edge: 87.0,
+    clamp: (-104.0, 89.0),
+};
 
 pub(crate) fn exp(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    let (k, p) = exp_reduce(v, x);
-    let fast = v.ldexp_fast(p, k);
-    let ax = v.abs(x);
-    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, 87.0);
-    v.guard(edge, fast, |v| {
-        let x = clamp(v, x, -104.0, 89.0);
-        let (k, p) = exp_reduce(v, x);
-        v.scale(p, k)
-    })
+    exp_with(v, &F32, x, None)
 }
 
 const LG: [f64; 4] = [0.66666662693, 0.40000972152, 0.28498786688, 0.24279078841];
@@ -210,7 +188,7 @@ pub(crate) fn sin(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let tiny = v.cmpc(FloatCC::LessThan, ax, TINY);
     let r = v.sel(tiny, x, r);
     let huge = v.cmpc(FloatCC::GreaterThan, ax, REDUCE_MAX);
-    v.slow_path(huge, crate::math::MathFn::Sin, x, r)
+    v.slow_path(huge, crate::host::MathFn::Sin, x, r)
 }
 
 pub(crate) fn cos(v: &mut Vb<'_, '_>, x: Value) -> Value {
@@ -220,5 +198,5 @@ pub(crate) fn cos(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let r = quadrant(v, s, c, n1);
     let ax = v.abs(x);
     let huge = v.cmpc(FloatCC::GreaterThan, ax, REDUCE_MAX);
-    v.slow_path(huge, crate::math::MathFn::Cos, x, r)
+    v.slow_path(huge, crate::host::MathFn::Cos, x, r)
 }

@@ -37,8 +37,8 @@ mod pow;
 mod tanh;
 mod trig;
 
-use crate::lower::cast;
-use crate::math::{MathFn, MathRefs};
+use crate::clif::cast;
+use crate::host::{MathFn, MathRefs};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -98,7 +98,6 @@ pub(crate) struct Vb<'x, 'a> {
     pub f32: bool,
 }
 
-#[allow(dead_code)]
 impl Vb<'_, '_> {
     /// The float vector type.
     pub fn ft(&self) -> types::Type {
@@ -302,12 +301,6 @@ impl Vb<'_, '_> {
         let t = self.addc(k, 6755399441055744.0);
         let t = self.bits(t);
         self.iaddc(t, -0x4338_0000_0000_0000)
-    }
-    /// I64X2 integers (|i| < 2^51) as F64X2.
-    pub fn float_of(&mut self, i: Value) -> Value {
-        let t = self.iaddc(i, 0x4338_0000_0000_0000);
-        let t = self.float(t);
-        self.addc(t, -6755399441055744.0)
     }
     /// `(s, e)` with `s + e = a + b` exactly (Knuth's TwoSum).
     pub fn two_sum(&mut self, a: Value, b: Value) -> (Value, Value) {

@@ -18,7 +18,7 @@
 //! |x| < 2^-27 returns x for sin and tan (keeping -0.0); NaN and ±inf give NaN.
 
 use super::Vb;
-use crate::math::MathFn;
+use crate::host::MathFn;
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 

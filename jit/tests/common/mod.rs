@@ -1,32 +1,16 @@
 //! Shared helpers of the kiln-jit tests: building kernels and plans, deterministic data with special
-//! values, running the interpreter and the compiled kernel, and comparing their results.
+//! values, running the interpreter and the compiled kernel, and comparing their results. The random
+//! generator and the comparators are the workspace's test kit (`tests/support/kit.rs`).
 #![allow(dead_code)]
 
 use kiln_ir::shape::{broadcast_strides, c_strides, checked_size, unravel};
 use kiln_ir::*;
 use kiln_jit::{Elem, Schedule};
 
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-    /// Uniform in [lo, hi).
-    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
-    }
-}
+#[path = "../../../tests/support/kit.rs"]
+mod kit;
+#[allow(unused_imports)]
+pub use kit::{Rng, bits_equal, same_bits, ulp_distance};
 
 /// How test data looks.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -171,10 +155,6 @@ pub fn jit<T: Elem>(
     compiled.run(kernel, plan, &refs)
 }
 
-fn same_bits(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-}
-
 fn ulp(x: f64, dtype: DType) -> f64 {
     let eps = if dtype == DType::F32 {
         f32::EPSILON as f64
@@ -235,25 +215,6 @@ pub fn compare(what: &str, kernel: &KernelIR, got: &Tensor, want: &Tensor, data_
     }
 }
 
-/// The distance in ULP between two values of `dtype` (0 for two NaNs, u64::MAX for NaN vs number).
-pub fn ulp_distance(a: f64, b: f64, dtype: DType) -> u64 {
-    if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
-    }
-    let ord = |x: f64| -> i128 {
-        let (bits, sign) = match dtype {
-            DType::F64 => (x.to_bits() as i128, 1i128 << 63),
-            DType::F32 => ((x as f32).to_bits() as i128, 1i128 << 31),
-        };
-        if bits & sign != 0 {
-            -(bits & (sign - 1))
-        } else {
-            bits
-        }
-    };
-    (ord(a) - ord(b)).unsigned_abs() as u64
-}
-
 /// The largest documented ULP bound of the opcodes in `body` (0: the JIT must be bit-exact).
 pub fn body_ulp_bound(arena: &ExprArena, body: NodeId) -> u32 {
     arena
@@ -282,7 +243,7 @@ pub fn check_ulp<T: Elem>(
     assert_eq!(got.shape, want.shape, "{what}: shape");
     let (g, w) = (got.values.to_f64(), want.values.to_f64());
     for i in 0..w.len() {
-        let d = ulp_distance(g[i], w[i], kernel.dtype);
+        let d = ulp_distance(g[i], w[i], kernel.dtype == DType::F32);
         assert!(
             d <= ulps,
             "{what}: element {i} of {} (inputs {:?}): jit {:e} vs interpreter {:e}: {d} ULP > {ulps}",

@@ -1,0 +1,226 @@
+//! The checks a run passes before any compiled code is called (the invariants call.rs relies on):
+//! the run's start and destination suit the kernel, and every input holds every element the plan
+//! makes the code read (contiguous: `n`; per-row runs: the furthest row start plus `row_len`; per-row
+//! splats: the furthest row start; splats: one), a view read in place included (see [`check_view`]).
+//! A successful check returns [`Checked`], which only this module makes and which
+//! `call::dispatch` takes.
+
+use crate::error::{JitError, Result};
+use crate::layout::{Access, Geometry, Structure};
+use crate::run::{Elem, InputRef, RunConfig};
+use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, Start};
+use ndarray::ArrayViewD;
+
+/// Proof that a run's inputs were checked against its kernel, plan and geometry.
+pub(crate) struct Checked(());
+
+/// Checks a run of `kernel` over `inputs` with `cfg`, writing into `dest` if given: see the module
+/// doc.
+#[inline]
+pub(crate) fn check_run<T: Elem>(
+    st: &Structure,
+    geo: &Geometry,
+    kernel: &KernelIR,
+    plan: &BroadcastPlan,
+    inputs: &[InputRef<'_, T>],
+    dest: Option<&[T]>,
+    cfg: &RunConfig<'_>,
+) -> Result<Checked> {
+    check_inputs(st, geo, kernel, plan, inputs)?;
+    let op = st.mode.reduce_op();
+    if let Some(op) = op {
+        cfg.start.check(op, geo.n_out)?;
+        if geo.n_red == 0 && geo.n_out > 0 && !op.has_identity() && cfg.start == Start::Identity {
+            return Err(kiln_ir::IrError::EmptyReduction { op: op.name() }.into());
+        }
+        if op.is_arg() && geo.n_red > T::MAX_INDEX {
+            return Err(JitError::Unsupported(format!(
+                "{} over {} elements of {}: indices do not fit the index lanes",
+                op.name(),
+                geo.n_red,
+                T::DTYPE
+            )));
+        }
+    } else if cfg.start != Start::Identity {
+        return Err(JitError::Unsupported(match st.mode {
+            crate::layout::Mode::Scan { .. } => "a scan takes its initial value in the kernel".into(),
+            _ => "a map takes no initial value".into(),
+        }));
+    }
+    let n_val = if st.mode.stores_points() { geo.n } else { geo.n_out };
+    if let Some(d) = dest
+        && (op.is_some() || kernel.output_type() != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
+    {
+        return Err(JitError::BadInput {
+            index: kernel.inputs.len(),
+            name: "output".into(),
+            why: format!(
+                "{} elements of {} given for a result of {n_val}",
+                d.len(),
+                T::DTYPE
+            ),
+        });
+    }
+    Ok(Checked(()))
+}
+
+/// Checks that every input holds what its declaration and the plan make the code read.
+fn check_inputs<T: Elem>(
+    st: &Structure,
+    geo: &Geometry,
+    kernel: &KernelIR,
+    plan: &BroadcastPlan,
+    inputs: &[InputRef<'_, T>],
+) -> Result<()> {
+    if inputs.len() != kernel.inputs.len() {
+        return Err(kiln_ir::IrError::Arity {
+            expected: kernel.inputs.len(),
+            got: inputs.len(),
+        }
+        .into());
+    }
+    for (i, (input, decl)) in inputs.iter().zip(&kernel.inputs).enumerate() {
+        let bad = |why: String| JitError::BadInput {
+            index: i,
+            name: decl.name.clone(),
+            why,
+        };
+        let buf = match input {
+            InputRef::Slice(buf) => buf,
+            InputRef::View(view) => {
+                check_view(st, geo, kernel, plan, i, view).map_err(bad)?;
+                continue;
+            }
+        };
+        let declared = kiln_ir::shape::checked_size(&decl.shape)?;
+        let expected = if plan.inputs[i] == InputPlan::Materialise {
+            geo.n
+        } else {
+            declared
+        };
+        if buf.len() != expected {
+            let what = if plan.inputs[i] == InputPlan::Materialise {
+                format!("a materialised buffer of the iteration shape {:?}", kernel.shape)
+            } else {
+                format!("shape {:?}", decl.shape)
+            };
+            return Err(bad(format!(
+                "{} elements given, {expected} expected for {what}",
+                buf.len()
+            )));
+        }
+        if geo.n == 0 {
+            continue;
+        }
+        let need = match st.inputs[i] {
+            Access::Splat => 1,
+            Access::Contiguous => geo.n,
+            Access::RowRun | Access::RowSplat => {
+                let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+                    return Err(bad("the plan changed under the kernel".into()));
+                };
+                let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
+                if lo < 0 {
+                    return Err(bad(format!("negative outer strides {outer_strides:?}")));
+                }
+                usize::try_from(hi + 1).map_err(|_| bad("row offsets overflow".into()))?
+            }
+        };
+        if buf.len() < need {
+            return Err(bad(format!("{} elements, but the plan reads {need}", buf.len())));
+        }
+    }
+    Ok(())
+}
+
+/// The lowest and highest element offsets a per-row input is read at (computed in i128, so no
+/// overflow): the extreme row starts, plus `row_len - 1` for a run.
+fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], access: Access) -> (i128, i128) {
+    let (mut lo, mut hi) = (0i128, 0i128);
+    for (&d, &s) in plan.outer_shape().iter().zip(outer_strides) {
+        let span = (d as i128 - 1) * s as i128;
+        if span < 0 { lo += span } else { hi += span }
+    }
+    if access == Access::RowRun {
+        hi += plan.row_len as i128 - 1;
+    }
+    (lo, hi)
+}
+
+/// Checks a view read in place (see [`InputRef::View`]) before any call: the plan reads it per row,
+/// the view has the declared shape and non-negative strides, the plan's outer strides are exactly the
+/// view's strides broadcast to the iteration shape, and a run's inner axes step as the view's
+/// (C-contiguous within the row), so every offset the code reads is the offset of an element of the
+/// view; and (again, in i128) every such offset lies within `[0, span)`, where `span` is one past the
+/// largest offset of an element of the view.
+fn check_view<T: Elem>(
+    st: &Structure,
+    geo: &Geometry,
+    kernel: &KernelIR,
+    plan: &BroadcastPlan,
+    i: usize,
+    view: &ArrayViewD<'_, T>,
+) -> std::result::Result<(), String> {
+    let decl = &kernel.inputs[i].shape;
+    if view.shape() != &decl[..] {
+        return Err(format!("a view of shape {:?} for shape {decl:?}", view.shape()));
+    }
+    let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+        return Err(format!(
+            "a strided view is read in place only per row, not as {}",
+            plan.inputs[i]
+        ));
+    };
+    let access = st.inputs[i];
+    if !matches!(access, Access::RowRun | Access::RowSplat) {
+        return Err("the plan changed under the kernel".into());
+    }
+    if geo.n == 0 || view.is_empty() {
+        // nothing is read (an empty view broadcasts only to an empty iteration shape)
+        return if geo.n == 0 {
+            Ok(())
+        } else {
+            Err("an empty view read by a non-empty kernel".into())
+        };
+    }
+    let strides = view.strides();
+    if view.shape().iter().zip(strides).any(|(&d, &s)| d > 1 && s < 0) {
+        return Err(format!("negative strides {strides:?}"));
+    }
+    // the strides with which the kernel's points map to the view's elements (0 on broadcast axes)
+    let shape = &kernel.shape;
+    let full = kiln_ir::shape::broadcast_strides(decl, strides, shape).map_err(|e| e.to_string())?;
+    let k = plan.outer_axes;
+    if outer_strides[..] != full[..k] {
+        return Err(format!(
+            "outer strides {outer_strides:?}, but the view's strides read as {:?}",
+            &full[..k]
+        ));
+    }
+    let cs = kiln_ir::shape::c_strides(shape);
+    let inner_ok = match access {
+        // point j of a row is at row start + j: each inner axis must step as in a C-contiguous row
+        Access::RowRun => (k..shape.len()).all(|a| shape[a] == 1 || full[a] == cs[a]),
+        // a row reads its first point only: the row's other points are the same element
+        _ => (k..shape.len()).all(|a| full[a] == 0),
+    };
+    if !inner_ok {
+        return Err(format!(
+            "the view's inner strides {:?} do not make the row the plan reads",
+            &full[k..]
+        ));
+    }
+    let span = 1 + view
+        .shape()
+        .iter()
+        .zip(strides)
+        .map(|(&d, &s)| (d as i128 - 1) * s.max(0) as i128)
+        .sum::<i128>();
+    let (lo, hi) = row_reach(plan, outer_strides, access);
+    if lo < 0 || hi >= span {
+        return Err(format!(
+            "the plan reads offsets {lo}..={hi}, but the view spans {span}"
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,233 @@
+//! The frame every kernel shares, whatever it computes (map, reduction or scan): the entry block's
+//! input pointers, the splat inputs, literals and `Index` parameters hoisted once, the leaves the body
+//! reads, and the one loop shape kiln emits.
+//!
+//! Every loop is bottom-tested behind a guard (`if !(cond) goto exit; do { .. } while cond`): one
+//! compare and branch per iteration, and every exit is the first target of its `brif`. That order
+//! matters: Cranelift 0.135's elaborator (its LICM) walks the dominator tree in that order and keeps
+//! a stack of the loops it is in, which a loop exit visited before the loop's body pops for good. With
+//! top-tested loops whose exit came second, nothing was hoisted: splats were redone and row pointers
+//! recomputed (`lea`) inside the hot loop. Now loop-invariant values (splats, row pointers, `end -
+//! step`) are computed once in the loop's preheader. [`counted_loop`] is that loop; the segment loop
+//! of [`Frame::segments`] is the same shape.
+
+use crate::clif::mem;
+use crate::key::KernelKey;
+use crate::layout::{Access, Mode, Structure};
+use crate::lower::{Gen, Leaves, ManyInputs, W, emit_body};
+use crate::schedule::MANY_INPUTS;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
+use cranelift_frontend::Variable;
+use kiln_ir::{Node, NodeId};
+
+/// The function's arguments (see the ABI in lib.rs), the parameters every kernel reads, and the
+/// leaves hoisted into the entry block.
+pub struct Frame<'k> {
+    pub key: &'k KernelKey,
+    pub st: &'k Structure,
+    /// The body's nodes in evaluation order.
+    pub order: Vec<NodeId>,
+    /// Whether the schedule asks for vector code.
+    pub vector: bool,
+    /// Lanes of one vector of the dtype.
+    pub lanes: i64,
+    /// Input `i`'s base address, loaded in the entry block; empty for a map or reduction of more
+    /// than [`MANY_INPUTS`] inputs, whose pointers are loaded where they are read (see
+    /// [`Frame::input_base`] and [`Frame::row_slot`]).
+    pub ins: Vec<Value>,
+    /// The `ins` argument (the array of input pointers).
+    pub ins_arg: Value,
+    /// With more than [`MANY_INPUTS`] inputs: a stack slot for the row pointers, stored once per
+    /// row and loaded where each is read, so no pointer lives across a loop (see [`MANY_INPUTS`]).
+    pub row_slot: Option<StackSlot>,
+    pub out_val: Value,
+    pub out_idx: Value,
+    pub params: Value,
+    pub seg_begin: Value,
+    pub seg_end: Value,
+    pub lo: Value,
+    pub hi: Value,
+    /// `(dim, c-stride)` of every iteration axis an `Index` node reads (no other is loaded).
+    pub axis: Vec<Option<(Value, Value)>>,
+    /// Per input: its value per width, if the whole kernel reads one element of it.
+    pub splats: Vec<Option<[Value; 2]>>,
+    /// Per node: its value per width, if it is a literal.
+    literals: Vec<Option<[Value; 2]>>,
+}
+
+impl<'k> Frame<'k> {
+    /// Emits the entry block's loads and hoisted leaves (at the builder's current position).
+    pub fn new(g: &mut Gen<'_, '_>, key: &'k KernelKey, entry: Block) -> Self {
+        let st = &key.structure;
+        let order = key.arena.reachable(key.body);
+        let args = g.b.block_params(entry).to_vec();
+        let params = args[3];
+        let many = st.inputs.len() > MANY_INPUTS && !matches!(st.mode, Mode::Scan { .. });
+        let row_slot = many.then(|| {
+            let bytes = u32::try_from(8 * st.inputs.len()).expect("input count checked by the planner");
+            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 3))
+        });
+        let ins: Vec<Value> = if many {
+            Vec::new()
+        } else {
+            (0..st.inputs.len())
+                .map(|i| g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32))
+                .collect()
+        };
+        let splats = st
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, &acc)| {
+                (acc == Access::Splat).then(|| {
+                    let p = match ins.get(i) {
+                        Some(&p) => p,
+                        None => g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32),
+                    };
+                    let s = g.load(W::Scalar, p, 0);
+                    [s, g.splat(W::Vector, s)]
+                })
+            })
+            .collect();
+        let mut literals = vec![None; key.arena.len()];
+        for &id in &order {
+            if let Node::Literal(bits) = *key.arena.node(id) {
+                let s = g.fconst(W::Scalar, f64::from_bits(bits));
+                literals[id.index()] = Some([s, g.splat(W::Vector, s)]);
+            }
+        }
+        let mut frame = Frame {
+            key,
+            st,
+            order,
+            vector: key.schedule.is_vector(),
+            lanes: g.lanes as i64,
+            ins,
+            ins_arg: args[0],
+            row_slot,
+            out_val: args[1],
+            out_idx: args[2],
+            params,
+            seg_begin: args[4],
+            seg_end: args[5],
+            lo: args[6],
+            hi: args[7],
+            axis: Vec::new(),
+            splats,
+            literals,
+        };
+        let index_axes = key.arena.index_axes(key.body);
+        frame.axis = (0..st.rank)
+            .map(|a| {
+                index_axes
+                    .contains(&a)
+                    .then(|| (frame.param(g, st.p_axis(a)), frame.param(g, st.p_axis(a) + 1)))
+            })
+            .collect();
+        frame
+    }
+
+    /// Input `i`'s base address: the entry block's load, or a load where it is needed for a kernel
+    /// of many inputs.
+    pub fn input_base(&self, g: &mut Gen<'_, '_>, i: usize) -> Value {
+        match self.ins.get(i) {
+            Some(&p) => p,
+            None => g.b.ins().load(types::I64, mem(), self.ins_arg, (8 * i) as i32),
+        }
+    }
+
+    /// Loads parameter `i` of the parameter block.
+    pub fn param(&self, g: &mut Gen<'_, '_>, i: usize) -> Value {
+        g.b.ins().load(types::I64, mem(), self.params, (8 * i) as i32)
+    }
+
+    /// The body at width `w` for the point(s) at flat position `flat`, whose inputs are read at
+    /// `ptrs[i] + jb + off_bytes` (or are `splats[i]`), `Index` of an outer axis `a` being
+    /// `row_index(a)` where given; a kernel of many inputs reads those `ptrs` leaves as None from
+    /// `many`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn body(
+        &self,
+        g: &mut Gen<'_, '_>,
+        w: W,
+        ptrs: &[Option<Value>],
+        many: Option<&ManyInputs>,
+        splats: &[Option<[Value; 2]>],
+        row_index: &dyn Fn(usize) -> Option<[Value; 2]>,
+        jb: Value,
+        off_bytes: i64,
+        flat: Value,
+    ) -> Value {
+        let literals = |id: NodeId| self.literals[id.index()].expect("literal hoisted");
+        let leaves = Leaves {
+            ptrs,
+            many,
+            splats,
+            literals: &literals,
+            row_index,
+            axis_params: &self.axis,
+        };
+        let mut scratch = vec![None; self.key.arena.len()];
+        emit_body(
+            g,
+            w,
+            &self.key.arena,
+            &self.order,
+            &leaves,
+            jb,
+            off_bytes,
+            flat,
+            &mut scratch,
+        )
+    }
+
+    /// `for s in seg_begin..seg_end { f(s) }`, then the function's return.
+    pub fn segments(&self, g: &mut Gen<'_, '_>, f: impl FnOnce(&mut Gen<'_, '_>, Value)) {
+        let s_var = g.b.declare_var(types::I64);
+        g.b.def_var(s_var, self.seg_begin);
+        let body = g.b.create_block();
+        let exit = g.b.create_block();
+        let ge = IntCC::SignedGreaterThanOrEqual;
+        let none = g.b.ins().icmp(ge, self.seg_begin, self.seg_end);
+        g.b.ins().brif(none, exit, &[], body, &[]);
+
+        g.b.switch_to_block(body);
+        let s = g.b.use_var(s_var);
+        f(g, s);
+        let s_next = g.b.ins().iadd_imm_s(s, 1);
+        g.b.def_var(s_var, s_next);
+        let done = g.b.ins().icmp(ge, s_next, self.seg_end);
+        g.b.ins().brif(done, exit, &[], body, &[]);
+
+        g.b.switch_to_block(exit);
+        g.b.ins().return_(&[]);
+    }
+}
+
+/// `while x + step <= end { f(x); x += step }` over the variable `var` (left at the first position
+/// not done): a bottom-tested loop behind a guard, `x + step <= end` tested as `x <= last` with
+/// `last = end - step` computed once (no overflow: both are positions within the iteration space).
+pub fn counted_loop(
+    g: &mut Gen<'_, '_>,
+    var: Variable,
+    end: Value,
+    step: i64,
+    f: impl FnOnce(&mut Gen<'_, '_>, Value),
+) {
+    let body = g.b.create_block();
+    let done = g.b.create_block();
+    let last = g.b.ins().iadd_imm_s(end, -step);
+    let x0 = g.b.use_var(var);
+    let none = g.b.ins().icmp(IntCC::SignedGreaterThan, x0, last);
+    g.b.ins().brif(none, done, &[], body, &[]);
+
+    g.b.switch_to_block(body);
+    let x = g.b.use_var(var);
+    f(g, x);
+    let next = g.b.ins().iadd_imm_s(x, step);
+    g.b.def_var(var, next);
+    let stop = g.b.ins().icmp(IntCC::SignedGreaterThan, next, last);
+    g.b.ins().brif(stop, done, &[], body, &[]);
+    g.b.switch_to_block(done);
+}

@@ -1,0 +1,174 @@
+//! The host-function table: every libm function kiln's kernels may call ([`MathFn`]), the host
+//! symbol of each (exactly the interpreter's `UnaryOp::eval` / `BinaryOp::eval`, wrapped in
+//! `extern "C"`), their registration with a JIT module, and the functions one kernel imports
+//! ([`MathRefs`]). Which functions are called rather than computed inline is the policy of
+//! [`crate::math`].
+
+use cranelift_codegen::ir::{AbiParam, FuncRef, Signature, Type, types};
+use cranelift_jit::JITBuilder;
+use cranelift_module::{Linkage, Module};
+use kiln_ir::{BinaryOp, DType, UnaryOp};
+use std::collections::HashMap;
+
+macro_rules! math_fns {
+    (unary: $($u:ident),* ; binary: $($b:ident),*) => {
+        /// A function computed by libm (or, on the vector path, by [`crate::vmath`]: see [`crate::math`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum MathFn {
+            $($u,)*
+            $($b,)*
+        }
+
+        impl MathFn {
+            const ALL: &[MathFn] = &[$(MathFn::$u,)* $(MathFn::$b,)*];
+
+            pub fn of_unary(op: UnaryOp) -> Option<MathFn> {
+                match op {
+                    $(UnaryOp::$u => Some(MathFn::$u),)*
+                    _ => None,
+                }
+            }
+
+            pub fn of_binary(op: BinaryOp) -> Option<MathFn> {
+                match op {
+                    $(BinaryOp::$b => Some(MathFn::$b),)*
+                    _ => None,
+                }
+            }
+
+            pub(crate) fn arity(self) -> usize {
+                match self {
+                    $(MathFn::$b => 2,)*
+                    _ => 1,
+                }
+            }
+
+            /// The host function: exactly `UnaryOp::eval` / `BinaryOp::eval` for `dtype`.
+            fn address(self, dtype: DType) -> *const u8 {
+                #[allow(non_snake_case)]
+                mod host {
+                    use kiln_ir::{BinaryOp, UnaryOp};
+                    $(
+                        pub mod $u {
+                            pub extern "C" fn f64(x: f64) -> f64 {
+                                super::UnaryOp::$u.eval(x)
+                            }
+                            pub extern "C" fn f32(x: f32) -> f32 {
+                                super::UnaryOp::$u.eval(x)
+                            }
+                        }
+                    )*
+                    $(
+                        pub mod $b {
+                            pub extern "C" fn f64(x: f64, y: f64) -> f64 {
+                                super::BinaryOp::$b.eval(x, y)
+                            }
+                            pub extern "C" fn f32(x: f32, y: f32) -> f32 {
+                                super::BinaryOp::$b.eval(x, y)
+                            }
+                        }
+                    )*
+                }
+                match (self, dtype) {
+                    $(
+                        (MathFn::$u, DType::F64) => host::$u::f64 as *const u8,
+                        (MathFn::$u, DType::F32) => host::$u::f32 as *const u8,
+                    )*
+                    $(
+                        (MathFn::$b, DType::F64) => host::$b::f64 as *const u8,
+                        (MathFn::$b, DType::F32) => host::$b::f32 as *const u8,
+                    )*
+                }
+            }
+        }
+    };
+}
+
+math_fns!(
+    unary: Sin, Cos, Tan, Exp, Log, Tanh, Exp2, Log2, Log10, Expm1, Log1p, Arcsin, Arccos, Arctan,
+        Sinh, Cosh, Arcsinh, Arccosh, Arctanh, Erf, Erfc, Cbrt;
+    binary: Pow, Arctan2, Hypot, Fmod, Rem, Logaddexp, Logaddexp2
+);
+
+impl MathFn {
+    fn symbol(self, dtype: DType) -> String {
+        format!("kiln_{self:?}_{dtype}").to_lowercase()
+    }
+
+    /// The math function node `id` calls, if any.
+    pub(crate) fn of_node(arena: &kiln_ir::ExprArena, id: kiln_ir::NodeId) -> Option<MathFn> {
+        match *arena.node(id) {
+            kiln_ir::Node::Unary(op, _) => MathFn::of_unary(op),
+            kiln_ir::Node::Binary(op, _, _) => MathFn::of_binary(op),
+            _ => None,
+        }
+    }
+
+    /// The math functions the nodes in `order` call, each once.
+    pub fn used_by(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId]) -> Vec<MathFn> {
+        let mut used: Vec<MathFn> = Vec::new();
+        for &id in order {
+            used.extend(MathFn::of_node(arena, id).filter(|f| !used.contains(f)));
+        }
+        used
+    }
+}
+
+/// Registers every host math symbol with a JIT module under construction.
+pub fn register_symbols(builder: &mut JITBuilder) {
+    for dtype in [DType::F64, DType::F32] {
+        for &f in MathFn::ALL {
+            builder.symbol(f.symbol(dtype), f.address(dtype));
+        }
+    }
+}
+
+/// The host functions one kernel calls, imported into its function, and whether its vector math is
+/// inline or per-lane libm calls.
+pub struct MathRefs {
+    refs: HashMap<(MathFn, DType), FuncRef>,
+    /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
+    pub inline: bool,
+}
+
+impl MathRefs {
+    /// Declares in `module` and imports into `func` every function in `used`, for `dtype` and (for the
+    /// slow paths of the vector code) f64.
+    pub fn import<M: Module>(
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        dtype: DType,
+        used: &[MathFn],
+        inline: bool,
+    ) -> crate::Result<MathRefs> {
+        let mut refs = HashMap::new();
+        for &f in used {
+            for dt in [dtype, DType::F64] {
+                if refs.contains_key(&(f, dt)) {
+                    continue;
+                }
+                let ty = scalar_type(dt);
+                let mut sig = Signature::new(module.isa().default_call_conv());
+                for _ in 0..f.arity() {
+                    sig.params.push(AbiParam::new(ty));
+                }
+                sig.returns.push(AbiParam::new(ty));
+                let id = module.declare_function(&f.symbol(dt), Linkage::Import, &sig)?;
+                refs.insert((f, dt), module.declare_func_in_func(id, func));
+            }
+        }
+        Ok(MathRefs { refs, inline })
+    }
+
+    /// The host function `f` for `dtype` (imported by [`MathRefs::import`]).
+    pub fn host(&self, f: MathFn, dtype: DType) -> FuncRef {
+        self.refs[&(f, dtype)]
+    }
+}
+
+fn scalar_type(dtype: DType) -> Type {
+    match dtype {
+        DType::F64 => types::F64,
+        DType::F32 => types::F32,
+    }
+}

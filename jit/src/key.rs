@@ -1,0 +1,41 @@
+//! The code generator's input: [`KernelKey`], everything that shapes a kernel's code (and so the
+//! kernel cache's key).
+
+use crate::error::Result;
+use crate::layout::Structure;
+use crate::schedule::Schedule;
+use kiln_ir::{BroadcastPlan, ExprArena, KernelIR, NodeId};
+
+/// Everything that shapes a kernel's code. Made only by [`KernelKey::new`], from a validated kernel
+/// and a normalised schedule: codegen relies on both (input and index numbers in range, at least one
+/// vector and one accumulator per iteration).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KernelKey {
+    pub(crate) structure: Structure,
+    pub(crate) arena: ExprArena,
+    pub(crate) body: NodeId,
+    pub(crate) schedule: Schedule,
+}
+
+impl KernelKey {
+    /// The key of `kernel` read through `plan` with `schedule` (normalised for the dtype).
+    pub fn new(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
+        kernel.validate()?;
+        Ok(KernelKey {
+            structure: Structure::new(kernel, plan)?,
+            arena: kernel.arena.clone(),
+            body: kernel.body,
+            schedule: schedule.normalised(kernel.dtype),
+        })
+    }
+
+    /// The structure of the kernel (plan, mode, rank) the code is for.
+    pub fn structure(&self) -> &Structure {
+        &self.structure
+    }
+
+    /// The schedule, normalised for the kernel's dtype.
+    pub fn schedule(&self) -> Schedule {
+        self.schedule
+    }
+}

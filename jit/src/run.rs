@@ -1,0 +1,163 @@
+//! The safe run API of kiln-jit: the element types kernels compute in ([`Elem`]), a run's inputs
+//! ([`InputRef`]), how a run is cut and started ([`RunConfig`], [`Spread`], `chunk_len`) and the
+//! reusable buffers of chunked reductions ([`Workspace`]). Nothing here calls compiled code: that is
+//! call.rs, after the checks of check.rs.
+
+use kiln_ir::{Real, Start, Values};
+use ndarray::ArrayViewD;
+
+/// An element type kernels compute in: f64 or f32.
+pub trait Elem: Real + Default {
+    /// The index type of arg reductions, as wide as the float (lanes line up with the vectors).
+    type Idx: Copy + Into<i64> + Send + Sync + 'static;
+    const NO_INDEX: Self::Idx;
+    /// The largest reduction extent whose indices the index type holds.
+    const MAX_INDEX: usize;
+    fn values(v: Vec<Self>) -> Values;
+    /// The workspace's partial buffers: f64 accumulators, values and indices of this type.
+    #[doc(hidden)]
+    fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<Self>, &mut Vec<Self::Idx>);
+}
+
+impl Elem for f64 {
+    type Idx = i64;
+    const NO_INDEX: i64 = -1;
+    const MAX_INDEX: usize = i64::MAX as usize;
+    fn values(v: Vec<f64>) -> Values {
+        Values::F64(v)
+    }
+    fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<f64>, &mut Vec<i64>) {
+        (&mut ws.acc, &mut ws.f64s, &mut ws.i64s)
+    }
+}
+
+impl Elem for f32 {
+    type Idx = i32;
+    const NO_INDEX: i32 = -1;
+    const MAX_INDEX: usize = i32::MAX as usize;
+    fn values(v: Vec<f32>) -> Values {
+        Values::F32(v)
+    }
+    fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<f32>, &mut Vec<i32>) {
+        (&mut ws.acc, &mut ws.f32s, &mut ws.i32s)
+    }
+}
+
+/// Reusable buffers for the partials of chunked whole-array reductions: a reduction run in a loop
+/// with the same workspace allocates no partials after its first run.
+#[derive(Debug, Default)]
+pub struct Workspace {
+    /// Sum and product partials (f64 accumulators).
+    acc: Vec<f64>,
+    f64s: Vec<f64>,
+    f32s: Vec<f32>,
+    i64s: Vec<i64>,
+    i32s: Vec<i32>,
+}
+
+impl Workspace {
+    pub fn new() -> Workspace {
+        Workspace::default()
+    }
+}
+
+/// The caller's executor for the independent work units of one run (kiln-jit knows no threads).
+pub trait Spread: Sync {
+    /// Calls `work(u)` for every `u` in `0..units`, on any threads and in any order, and returns when
+    /// every call has returned.
+    fn spread(&self, units: usize, work: &(dyn Fn(usize) + Sync));
+}
+
+/// Runs every unit in order on the calling thread.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Serial;
+
+impl Spread for Serial {
+    fn spread(&self, units: usize, work: &(dyn Fn(usize) + Sync)) {
+        (0..units).for_each(work);
+    }
+}
+
+/// How one run is cut and where its reductions start.
+#[derive(Clone, Copy)]
+pub struct RunConfig<'a> {
+    /// Where each reduction's accumulator starts (identity, `initial`, or the previous outputs).
+    pub start: Start<'a>,
+    /// Whole-array reductions are cut into at most this many chunks (a tuning value): the chunk
+    /// length depends on `n` and this alone, never on the thread count, so the result does not either.
+    pub target_partials: usize,
+    /// The shortest chunk of a whole-array reduction: an input of at most this many points is one
+    /// chunk, reduced in one pass.
+    pub min_chunk: usize,
+    /// At most this many units for maps and axis reductions (1: one call does everything). Any value
+    /// gives the same bits: units never split an output's fold.
+    pub max_units: usize,
+    pub spread: &'a dyn Spread,
+}
+
+impl Default for RunConfig<'_> {
+    fn default() -> Self {
+        RunConfig {
+            start: Start::Identity,
+            target_partials: 64,
+            min_chunk: 1 << 15,
+            max_units: 1,
+            spread: &Serial,
+        }
+    }
+}
+
+impl std::fmt::Debug for RunConfig<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunConfig")
+            .field("start", &self.start)
+            .field("target_partials", &self.target_partials)
+            .field("min_chunk", &self.min_chunk)
+            .field("max_units", &self.max_units)
+            .finish()
+    }
+}
+
+/// The chunk length of a whole-array reduction over `n` points: at most `target` chunks, at least
+/// `min_chunk` points each, a multiple of 64. A function of `n` and the tuning alone.
+pub(crate) fn chunk_len(n: usize, target: usize, min_chunk: usize) -> usize {
+    let c = n.div_ceil(target.max(1)).max(min_chunk).max(1);
+    c.div_ceil(64).saturating_mul(64)
+}
+
+/// One input of a run.
+///
+/// A view is never turned into a slice: the memory between its elements may be borrowed mutably
+/// elsewhere (split views), so a `&[T]` over its whole range would be undefined behaviour. The code is
+/// given the view's element pointer (`ArrayView::as_ptr`, the element at index 0) and, after
+/// `check_inputs` proved it, reads only elements of the view, which its shared borrow allows.
+#[derive(Debug, Clone)]
+pub enum InputRef<'a, T> {
+    /// The input's elements in C order (of the iteration shape where the plan says `Materialise`).
+    Slice(&'a [T]),
+    /// A view read in place through its own strides, where the plan reads it per row with the view's
+    /// strides as outer strides (its rows contiguous, its strides non-negative).
+    View(ArrayViewD<'a, T>),
+}
+
+impl<T> InputRef<'_, T> {
+    /// The address of the element at offset 0, the base the code adds its offsets to.
+    pub(crate) fn base(&self) -> *const u8 {
+        match self {
+            InputRef::Slice(s) => s.as_ptr().cast(),
+            InputRef::View(v) => v.as_ptr().cast(),
+        }
+    }
+}
+
+impl<'a, T> From<&'a [T]> for InputRef<'a, T> {
+    fn from(s: &'a [T]) -> Self {
+        InputRef::Slice(s)
+    }
+}
+
+impl<'a, T> From<ArrayViewD<'a, T>> for InputRef<'a, T> {
+    fn from(v: ArrayViewD<'a, T>) -> Self {
+        InputRef::View(v)
+    }
+}

@@ -1,0 +1,33 @@
+//! What kiln's integration tests share: the test kit (`kit.rs`: the random generator and the
+//! NaN-aware comparators, shared with kiln-jit's and kiln-ir's tests) and [`backend_suite!`], which
+//! runs a suite over every backend kiln has.
+#![allow(dead_code, unused_macros)]
+
+mod kit;
+pub use kit::*;
+
+/// Every backend kiln has, by the name `--backend` takes (`kiln::BACKENDS`).
+pub const BACKENDS: [&str; 3] = kiln::BACKENDS;
+
+/// Runs each test function `fn name(backend: &str)` on every backend kiln has: one module per
+/// backend (`interp`, `jit`, `jit_scalar`), each with one `#[test]` per function, and a test that
+/// those modules are every entry of `kiln::BACKENDS`.
+macro_rules! backend_suite {
+    ($($test:ident),+ $(,)?) => {
+        mod interp {
+            $( #[test] fn $test() { super::$test("interp") } )+
+        }
+        mod jit {
+            $( #[test] fn $test() { super::$test("jit") } )+
+        }
+        mod jit_scalar {
+            $( #[test] fn $test() { super::$test("jit-scalar") } )+
+        }
+        #[test]
+        fn the_backend_suite_covers_every_backend() {
+            let mut known = kiln::BACKENDS.to_vec();
+            known.sort_unstable();
+            assert_eq!(known, ["interp", "jit", "jit-scalar"]);
+        }
+    };
+}
