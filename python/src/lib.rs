@@ -251,13 +251,6 @@ impl Kernel {
         }
         let (kernel, plan, _) = all.pop().expect("a pipeline has a kernel");
         let schedule = kiln_jit::Schedule::for_kernel(&kernel);
-        if let kiln::kiln_ir::KernelKind::Scan(_) = kernel.kind {
-            let compiled = kiln_jit::ScanKernel::explain(&kernel, &plan, schedule)
-                .map_err(|e| Error::Jit(e.to_string()))?;
-            let _ = writeln!(s, "scan kernel, vector: {}", compiled.is_vector());
-            let _ = writeln!(s, "; clif\n{}", compiled.clif().unwrap_or("(not kept)"));
-            return Ok(s);
-        }
         let compiled = kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule)
             .map_err(|e| Error::Jit(e.to_string()))?;
         let _ = writeln!(s, "schedule {:?}", compiled.schedule());
