@@ -164,8 +164,18 @@ fn many_inputs_compute_what_the_interpreter_does() {
         let (a, b) = names.split_at(names.len() / 2);
         format!("({} * 0.5 + {})", tree(a), tree(b))
     }
+    // every third input full, every third a row re-read per row, every third a column splatted per
+    // row: the contiguous, per-row-run and per-row-splat paths of a kernel of many inputs
     let arrays: Vec<ArrayD<f64>> = (0..n)
-        .map(|k| ArrayD::from_shape_fn(IxDyn(&[3, 37]), |i| (i[0] * 37 + i[1] + k) as f64 * 0.25 - 7.0))
+        .map(|k| {
+            let shape: &[usize] = [&[3usize, 37][..], &[37], &[3, 1]][k % 3];
+            ArrayD::from_shape_fn(IxDyn(shape), |i| {
+                let flat = ndarray::Dimension::slice(&i)
+                    .iter()
+                    .fold(0, |acc, &x| acc * 37 + x);
+                (flat + k) as f64 * 0.25 - 7.0
+            })
+        })
         .collect();
     let args: Vec<(&str, ArrayArg<'_>)> = names
         .iter()

@@ -385,6 +385,17 @@ pub struct ManyInputs {
 }
 
 impl ManyInputs {
+    /// Moves the row pointers computed in `ptrs` into the stack slot (once per row), so each is
+    /// loaded where it is read.
+    pub fn hold(&mut self, g: &mut Gen<'_, '_>, ptrs: &mut [Option<Value>]) {
+        for (i, p) in ptrs.iter_mut().enumerate() {
+            if let Some(v) = p.take() {
+                g.b.ins().store(mem(), v, self.slot, (8 * i) as i32);
+                self.in_slot[i] = true;
+            }
+        }
+    }
+
     fn row_pointer(&self, g: &mut Gen<'_, '_>, i: usize) -> Value {
         if self.in_slot[i] {
             g.b.ins().load(types::I64, mem(), self.slot, (8 * i) as i32)

@@ -279,12 +279,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             }
         }
         if let Some(m) = &mut many {
-            for (i, p) in ptrs.iter_mut().enumerate() {
-                if let Some(v) = p.take() {
-                    g.b.ins().store(mem(), v, m.slot, (8 * i) as i32);
-                    m.in_slot[i] = true;
-                }
-            }
+            m.hold(g, &mut ptrs);
         }
         let row_index = (0..st.rank)
             .map(|a| {
