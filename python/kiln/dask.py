@@ -52,7 +52,7 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without dask
     raise ImportError("kiln.dask needs Dask: pip install 'dask[array]' (or 'dask[distributed]')") from e
 
-__all__ = ["evaluate", "compile", "DaskKernel"]
+__all__ = ["evaluate", "compile", "DaskKernel", "cache_info"]
 
 _REDUCTIONS = ("sum", "prod", "min", "max", "any", "all", "argmin", "argmax", "mean", "var", "std")
 _SCANS = ("cumsum", "cumprod", "cummax", "cummin")
@@ -62,23 +62,31 @@ _SCANS = ("cumsum", "cumprod", "cummax", "cummin")
 
 _kernels = {}
 _kernels_lock = threading.Lock()
+_compiles = 0
 
 
 def _kernel(text, profile, threads):
-    """The compiled kiln kernel of `text`, from this process's cache."""
+    """The compiled kiln kernel of `text`, from this process's cache (compiled under a lock, so
+    once per process however many tasks ask at once)."""
     key = (text, profile, threads)
     k = _kernels.get(key)
     if k is None:
-        k = _kiln.compile(text, profile, threads)
+        global _compiles
         with _kernels_lock:
-            _kernels.setdefault(key, k)
+            k = _kernels.get(key)
+            if k is None:
+                k = _kiln.compile(text, profile, threads)
+                _kernels[key] = k
+                _compiles += 1
     return k
 
 
-def cached_texts():
-    """The (text, profile, threads) of every kernel this process has compiled for kiln.dask tasks
-    (run it on workers with `client.run(kiln.dask.cached_texts)` to see that each compiled once)."""
-    return sorted(_kernels, key=repr)
+def cache_info():
+    """This process's kiln.dask kernel cache: `{"kernels": n, "compiles": m, "texts": [...]}`,
+    `compiles` counting calls into kiln's compiler (equal to `kernels`: each text compiled once).
+    On a cluster, `client.run(kiln.dask.cache_info)` gives each worker's."""
+    with _kernels_lock:
+        return {"kernels": len(_kernels), "compiles": _compiles, "texts": sorted(k[0] for k in _kernels)}
 
 
 def _run(text, profile, threads, names, values):
@@ -325,7 +333,8 @@ class _Aggregate:
         v = np.asarray(v).astype(self.dtype, copy=False)
         if not keepdims:
             v = np.squeeze(v, axis=tuple(axis))
-        return v
+        # a whole-array reduction gives a NumPy scalar, as Dask's own reductions do
+        return v[()] if v.ndim == 0 else v
 
 
 # ---------------------------------------------------------------------------------------------
