@@ -787,6 +787,7 @@ class DaskKernel:
         self.profile, self.threads, self.split_every = profile, threads, split_every
 
     def __call__(self, **arrays):
+        """The expression over these inputs (by name), as a lazy Dask array."""
         missing = [n for n in self.names if n not in arrays]
         if missing:
             raise KeyError(f"no input named {missing[0]!r} was given (the expression uses {', '.join(self.names)})")

@@ -330,3 +330,41 @@ def test_errors():
         kd.evaluate("x +", local_dict={"x": x})
     with pytest.raises(ValueError, match="unknown chunk sizes"):
         kd.evaluate("x + 1", local_dict={"x": x[x[:, 0] > 0]})
+
+
+def test_stub_and_docstrings():
+    import ast
+    import pathlib
+
+    stub = pathlib.Path(kd.__file__).with_suffix(".pyi")
+    tree = ast.parse(stub.read_text())
+    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert set(kd.__all__) <= names
+    assert kd.__doc__
+    for name in kd.__all__:
+        assert getattr(kd, name).__doc__, name
+    assert kd.DaskKernel.__call__.__doc__
+
+
+def test_readme_dask_example_runs(capsys):
+    import pathlib
+
+    text = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
+    start = text.index("```python\n", text.index("## Scaling out with Dask")) + len("```python\n")
+    code = text[start : text.index("```", start)]
+    exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
+    out = capsys.readouterr().out
+    assert "[1. 1.]" in out
+
+
+def test_dask_bench_runs():
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "kiln.bench", "--dask", "--n", "2e5", "--chunk", "2e4", "--rounds", "1"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in r.stdout.splitlines() if not line.startswith(("#", "-", "workload"))]
+    assert len(rows) == 8
