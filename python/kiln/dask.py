@@ -195,11 +195,11 @@ class _Partial(_Task):
                 return state
             idx = np.asarray(_run(self.text, self.profile, self.threads, self.names, blocks)).reshape(out_shape)
             if self.direct is not None:
-                b = np.broadcast_to(blocks[self.direct], bs)
+                b = np.broadcast_to(blocks[self.direct], bs)  # a view: nothing copied
                 if len(self.axes) == 1:
                     val = np.take_along_axis(b, idx, axis=self.axes[0])
                 else:
-                    val = b.reshape(-1)[idx.reshape(-1)].reshape(out_shape)
+                    val = np.reshape(b[np.unravel_index(int(idx.reshape(-1)[0]), bs)], out_shape)
             else:
                 val = np.asarray(_run(self.text2, self.profile, self.threads, self.names, blocks)).reshape(out_shape)
             start = [self.starts[d][block_id[d]] for d in range(self.nd)]

@@ -97,6 +97,7 @@ def main(argv=None):
     p.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
     p.add_argument("--threads-per-worker", type=int, default=1)
     p.add_argument("--rounds", type=int, default=3, help="interleaved runs per variant; the median is reported")
+    p.add_argument("--workloads", default="sum(x*x),a*x + y,logistic,softmax", help="comma-separated workloads")
     p.add_argument("--scheduler", default=None, help="a running scheduler's address instead of a LocalCluster")
     args = p.parse_args(argv)
     n, chunk = int(float(args.n)), int(float(args.chunk))
@@ -141,7 +142,12 @@ def main(argv=None):
         header = f"{'workload':<9} {'variant':<10} {'wall s':>8} {'tasks':>6} {'chunk ms':>9} {'chunks*chunk/workers s':>23} {'vs dask':>8}"
         print(header)
         print("-" * len(header))
-        for name, (kfn, dfn) in work.items():
+        wanted = args.workloads.split(",")
+        for name in wanted:
+            if name not in work:
+                raise SystemExit(f"unknown workload {name!r} (known: {', '.join(work)})")
+        for name in wanted:
+            kfn, dfn = work[name]
             # check: the same result (the sum, or the first chunk of the map)
             kr, dr = kfn(), dfn()
             if kr.ndim == 0:
