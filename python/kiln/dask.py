@@ -342,7 +342,8 @@ class _Aggregate:
 
 
 _SCAN_OPS = {"cumsum": np.add, "cumprod": np.multiply, "cummax": np.maximum, "cummin": np.minimum}
-_NEUTRAL = {"cumsum": 0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}
+# -0.0 is the identity of IEEE addition (-0.0 + x is x for every x, -0.0 included; 0.0 + -0.0 is 0.0)
+_NEUTRAL = {"cumsum": -0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}
 
 
 class _Edge:
@@ -368,7 +369,7 @@ class _Edge:
 
 
 class _Carries:
-    """The carry into each chunk: `initial` (or the neutral element) folded in order with the
+    """The carry into each chunk: the first chunk's carry (`initial`) folded in order with the
     totals of the chunks before it (after it, reversed). One block holding every chunk's total."""
 
     __slots__ = ("kind", "axis", "reverse", "initial")
@@ -386,7 +387,7 @@ class _Carries:
         op = _SCAN_OPS[self.kind]
         t = np.moveaxis(totals, self.axis, 0)
         c = np.empty_like(t)
-        start = _NEUTRAL[self.kind] if self.initial is None else self.initial
+        start = self.initial
         acc = np.full(t.shape[1:], start, t.dtype)
         order = range(t.shape[0] - 1, -1, -1) if self.reverse else range(t.shape[0])
         for j in order:
@@ -696,6 +697,11 @@ class _Builder(ast.NodeTransformer):
         )
         echunks = tuple((1,) * len(c) if i == axis else c for i, c in enumerate(local.chunks))
         totals = local.map_blocks(_Edge(kind, axis, reverse), chunks=echunks, dtype=acc, meta=np.empty((0,) * nd, acc))
+        # the carry into the first chunk: `initial`, else the identity (-0.0 for an inclusive cumsum,
+        # so that a scan of -0.0 stays -0.0); an exclusive scan's first output is kiln's default
+        # initial, +0.0 for cumsum
+        if initial is None:
+            initial = 0.0 if kind == "cumsum" and exclusive else _NEUTRAL[kind]
         carries = totals.rechunk({axis: -1}).map_blocks(
             _Carries(kind, axis, reverse, initial), dtype=acc, meta=np.empty((0,) * nd, acc)
         ).rechunk(echunks)

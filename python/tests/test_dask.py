@@ -302,6 +302,13 @@ def test_compile_and_mixed_inputs(client):
     del y
 
 
+def test_signed_zero_scans():
+    z = np.array([-0.0, -0.0, -0.0, -0.0, -0.0])
+    for ex in ("cumsum(x)", "cumsum(x, exclusive=1)", "cumsum(x, reverse=1)", "cumsum(x, initial=-0.0)"):
+        got = kd.evaluate(ex, local_dict={"x": chunked(z, 2)}).compute(scheduler="synchronous")
+        assert np.signbit(got).tolist() == np.signbit(oracle(ex, x=z)).tolist(), ex
+
+
 def test_empty_arrays():
     e = chunked(np.zeros((0, 4)), (0, 2))
     assert kd.evaluate("sum(x)", local_dict={"x": e}).compute(scheduler="synchronous") == 0.0
