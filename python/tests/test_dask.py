@@ -171,6 +171,31 @@ def test_parity_with_numpy(client, ex, data):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15, equal_nan=True)
 
 
+X3 = RNG.standard_normal((5, 6, 7))
+EXPRESSIONS_3D = [
+    "sum(x, axis=())",
+    "sum(x, axis=(0, 2))",
+    "max(x, axis=(0, 2), keepdims=1)",
+    "argmin(x, axis=1)",
+    "argmax(x)",
+    "var(x, axis=(1, 2))",
+    "x - max(x, axis=0)",
+    "mean(x, axis=-1, keepdims=True)",
+    "cumsum(x, axis=2, reverse=1, exclusive=1)",
+    "cummax(x)",
+    "sqrt(sum(x*x))",
+]
+
+
+@pytest.mark.parametrize("ex", EXPRESSIONS_3D)
+def test_three_dimensions_and_axis_tuples(client, ex):
+    x = chunked(X3, ((2, 0, 3), (4, 2), (3, 1, 3)))
+    got = run(client, kd.evaluate(ex, local_dict={"x": x}))
+    want = oracle(ex, x=X3)
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
 def test_float32_accumulates_in_float64(client):
     xn = (RNG.random(10_000) + 1e3).astype(np.float32)
     x = chunked(xn, 1000)
