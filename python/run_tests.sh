@@ -10,7 +10,7 @@ if [ ! -x "$venv/bin/python" ]; then
     "${PYTHON:-python3}" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" "numpy>=1.23" "pytest>=7"
+"$venv/bin/python" -m pip install --quiet "maturin>=1.5,<2" "numpy>=1.23" "pytest>=7" "dask[distributed]>=2024.1"
 VIRTUAL_ENV="$(cd "$venv" && pwd)" PATH="$(cd "$venv" && pwd)/bin:$PATH" maturin develop --release --quiet
 # pytest exits 5 when it collects no tests: that is a failure here, as is anything but 0
 status=0

@@ -12,6 +12,8 @@ and kiln's own, an expression compiled once and called many times:
     >>> k = kiln.compile("sum(x*x, axis=1)")
     >>> k(x=np.ones((2, 3)))
     array([3., 3.])
+
+Over Dask arrays (chunk by chunk, on any Dask scheduler or cluster): `import kiln.dask` (needs Dask).
 """
 
 from . import numexpr

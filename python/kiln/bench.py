@@ -9,6 +9,7 @@ the median time per call, nanoseconds per element and the speed relative to NumP
 
     python -m kiln.bench                       # N = 1e2..1e7, float64
     python -m kiln.bench --dtype f32 --sizes 100,1e6 --rounds 9
+    python -m kiln.bench --dask                # kiln.dask against plain Dask (kiln.dask_bench)
 """
 
 from __future__ import annotations
@@ -109,6 +110,12 @@ def size(text):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--dask" in argv:
+        # kiln.dask against plain Dask on a LocalCluster: its own options (see kiln.dask_bench)
+        from . import dask_bench
+
+        return dask_bench.main([a for a in argv if a != "--dask"])
     p = argparse.ArgumentParser(prog="python -m kiln.bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="1e2,1e3,1e4,1e5,1e6,1e7", help="comma-separated N (default 1e2..1e7)")
     p.add_argument("--dtype", choices=["f64", "f32"], default="f64")
