@@ -160,7 +160,12 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
             }
         };
         go(&mut out)?;
-        let ok = agrees(kernel.tolerance(), out.as_slice().unwrap_or(&[]), &kiln_oracle, false);
+        let ok = agrees(
+            kernel.tolerance(),
+            out.as_slice().unwrap_or(&[]),
+            &kiln_oracle,
+            false,
+        );
         let ns = timing::median_ns(|| go(&mut out).expect("ran once already"), config.budget);
         push(variant, config.threads, ns, ok);
     }

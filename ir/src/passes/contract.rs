@@ -147,13 +147,14 @@ mod tests {
     const A: [f64; 3] = [E, 2.0, f64::INFINITY];
     const C: [f64; 3] = [-1.0, 3.0, 1.0];
 
+    /// Builds a body of the three inputs.
+    type Build = fn(&mut ExprArena, [NodeId; 3]) -> NodeId;
+    /// The value the contracted body computes.
+    type Want = fn(f64, f64, f64) -> f64;
+
     #[test]
     fn each_form_becomes_one_rounding() {
-        let forms: [(
-            &str,
-            fn(&mut ExprArena, [NodeId; 3]) -> NodeId,
-            fn(f64, f64, f64) -> f64,
-        ); 4] = [
+        let forms: [(&str, Build, Want); 4] = [
             (
                 "a*b + c",
                 |ar, [a, b, c]| {
