@@ -166,3 +166,91 @@ fn contraction_is_approximate_only_and_explained() {
         }
     }
 }
+
+/// Reductions and scans of a contracted body: the interpreter, the SIMD JIT and the scalar JIT
+/// contract alike (the same `fma` nodes), so they agree within the bound of a reassociated sum, and
+/// each differs from the default profile's written form.
+#[test]
+fn reductions_and_scans_of_a_contracted_body() {
+    let (rows, cols) = (7, 33);
+    let n = rows * cols;
+    let (a, b) = (values(n, 11), values(n, 12));
+    // finite operands, so the sums compare by a relative bound
+    let fin = |v: Vec<f64>| -> Vec<f64> {
+        v.into_iter()
+            .map(|x| if x.is_finite() { x.clamp(-4.0, 4.0) } else { 0.5 })
+            .collect()
+    };
+    let (a, b) = (fin(a), fin(b));
+    let xa = ArrayD::from_shape_vec(IxDyn(&[rows, cols]), a.clone()).unwrap();
+    let xb = ArrayD::from_shape_vec(IxDyn(&[rows, cols]), b.clone()).unwrap();
+    for expr in [
+        "sum(a*b + 0.25)",
+        "sum(a*b - b, axis=1)",
+        "sum(b - a*a, axis=0)",
+        "cumsum(a*b + b, axis=1)",
+    ] {
+        let outs: Vec<(String, Vec<f64>)> = ["jit", "jit-scalar", "interp"]
+            .iter()
+            .map(|&name| {
+                let runner = FusedRunner::compile_text(expr)
+                    .unwrap()
+                    .with_profile(Profile::Approximate)
+                    .with_backend(kiln::backend_by_name(name).unwrap());
+                let args = [("a", ArrayArg::from(&xa)), ("b", ArrayArg::from(&xb))];
+                (
+                    name.to_string(),
+                    runner.run(&args).unwrap().into_f64().iter().copied().collect(),
+                )
+            })
+            .collect();
+        let want = &outs[2].1;
+        let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        for (name, got) in &outs {
+            assert_eq!(got.len(), want.len(), "{expr} [{name}]");
+            for (g, w) in got.iter().zip(want) {
+                assert!(
+                    (g - w).abs() <= 1e-12 * scale * n as f64,
+                    "{expr} [{name}]: {g:e} against {w:e}"
+                );
+            }
+        }
+        let (kernel, _, notes) = FusedRunner::compile_text(expr)
+            .unwrap()
+            .with_profile(Profile::Approximate)
+            .explain_rewrites(&[("a", ArrayArg::from(&xa)), ("b", ArrayArg::from(&xb))])
+            .unwrap()
+            .pop()
+            .unwrap();
+        assert!(kernel.to_string().contains(" fma "), "{expr}: {kernel}");
+        assert!(
+            notes.iter().any(|n| n.starts_with("contract: 1 x")),
+            "{expr}: {notes:?}"
+        );
+    }
+}
+
+/// `kiln bench --profile approximate` checks its kiln variants against the interpreter under the
+/// same profile: horner and axpy, exact kernels, are contracted in both and agree bit for bit (and
+/// the baselines, as written, against the default profile's interpreter).
+#[test]
+fn bench_under_approximate_checks_kiln_against_its_own_profile() {
+    use kiln::bench::{Config, kernels::Kernel, run};
+    let config = Config {
+        kernels: vec![Kernel::Axpy, Kernel::Horner],
+        ns: vec![1001],
+        dtypes: vec![kiln::kiln_ir::DType::F64, kiln::kiln_ir::DType::F32],
+        threads: 1,
+        profile: Profile::Approximate,
+        budget: std::time::Duration::from_millis(1),
+    };
+    let rows = run(&config, |_| {}).unwrap();
+    assert_eq!(rows.len(), 2 * 2 * 4);
+    for r in &rows {
+        assert!(
+            r.ok,
+            "{} {} {} is not ok under approximate",
+            r.kernel, r.dtype, r.variant
+        );
+    }
+}
