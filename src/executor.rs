@@ -10,7 +10,7 @@ use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable};
 use crate::error::{Error, Result};
 use crate::profile::Settings;
 use crate::program::Program;
-use kiln_ir::passes::{prefix_scan, strength};
+use kiln_ir::passes::{contract, prefix_scan, strength};
 use kiln_ir::{BroadcastPlan, DType, InputLayout, InputPlan, KernelIR, KernelKind, PlanOptions};
 use ndarray::IxDyn;
 use std::borrow::Cow;
@@ -136,6 +136,14 @@ pub(crate) fn specialise(
                 }
                 Err(why) => notes.push(format!("prefix_scan: declined: {why}")),
             }
+        }
+    }
+    // `a*b + c` rounded once where approximate (after the prefix scan, which reads products)
+    if settings.fma {
+        let (fused, n) = contract::rewrite(&kernel);
+        if n > 0 {
+            notes.push(format!("contract: {}", contract::describe(n)));
+            kernel = fused;
         }
     }
     // scans read their inputs flat: no outer loop (a broadcast input is materialised)

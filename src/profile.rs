@@ -4,8 +4,8 @@
 //!   same bits for any thread count), exact rewrites only (NumPy's fast paths of `pow`);
 //!   `prefix_scan` off unless asked for;
 //! - [`Profile::Approximate`]: also the approximate rewrites (`prefix_scan` on, integer powers as
-//!   multiplication chains, [`kiln_ir::passes::strength`]) and FMA contraction
-//!   (allowed: the code generator does not contract yet, so results are still those of `default`);
+//!   multiplication chains, [`kiln_ir::passes::strength`]) and FMA contraction (`a*b + c` rounded
+//!   once, [`kiln_ir::passes::contract`]; the interpreter and the JIT agree on it bit for bit);
 //! - [`Profile::Reproducible`]: the same bits on any machine and thread count: `prefix_scan` pinned
 //!   off (asking for it is an error), every reduction and scan in an order fixed by the sizes alone:
 //!   whole-array reductions chunked by the default tuning whatever the runner says, and the 128-bit
@@ -65,7 +65,7 @@ pub struct Settings {
     pub profile: Profile,
     /// Replace triangular-mask contractions by scans ([`kiln_ir::passes::prefix_scan`]).
     pub prefix_scan: bool,
-    /// FMA contraction allowed (approximate only; not used by the code generator yet).
+    /// `a*b + c` contracted into `fma` ([`kiln_ir::passes::contract`]; approximate only).
     pub fma: bool,
 }
 

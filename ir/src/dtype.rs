@@ -78,6 +78,8 @@ pub trait Real:
     fn to_f64(self) -> f64;
     fn is_nan(self) -> bool;
     fn abs(self) -> Self;
+    /// `self * a + b` with one rounding (IEEE fusedMultiplyAdd).
+    fn mul_add(self, a: Self, b: Self) -> Self;
     fn sqrt(self) -> Self;
     fn sin(self) -> Self;
     fn cos(self) -> Self;
@@ -182,6 +184,9 @@ impl Real for f64 {
     }
     fn abs(self) -> Self {
         f64::abs(self)
+    }
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
     }
     fn sqrt(self) -> Self {
         f64::sqrt(self)
@@ -311,6 +316,9 @@ impl Real for f32 {
     }
     fn abs(self) -> Self {
         f32::abs(self)
+    }
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f32::mul_add(self, a, b)
     }
     fn sqrt(self) -> Self {
         f32::sqrt(self)

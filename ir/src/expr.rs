@@ -34,6 +34,9 @@ pub enum Node {
     Binary(BinaryOp, NodeId, NodeId),
     /// `where(c, a, b)`: `a` where `c` is true (nonzero or NaN), else `b`.
     Where(NodeId, NodeId, NodeId),
+    /// `fma(a, b, c)`: `a * b + c` rounded once (IEEE fusedMultiplyAdd). No front end writes it:
+    /// the `approximate` profile's contraction ([`crate::passes::contract`]) makes it of `a*b + c`.
+    Fma(NodeId, NodeId, NodeId),
 }
 
 impl Node {
@@ -48,7 +51,7 @@ impl Node {
             Node::Input(_) | Node::Literal(_) | Node::Index(_) => (0, [NodeId(0); 3]),
             Node::Unary(_, a) => (1, [a, a, a]),
             Node::Binary(_, a, b) => (2, [a, b, b]),
-            Node::Where(c, a, b) => (3, [c, a, b]),
+            Node::Where(c, a, b) | Node::Fma(c, a, b) => (3, [c, a, b]),
         };
         ops.into_iter().take(n)
     }
@@ -127,6 +130,9 @@ impl ExprArena {
     }
     pub fn select(&mut self, c: NodeId, a: NodeId, b: NodeId) -> NodeId {
         self.intern(Node::Where(c, a, b))
+    }
+    pub fn fma(&mut self, a: NodeId, b: NodeId, c: NodeId) -> NodeId {
+        self.intern(Node::Fma(a, b, c))
     }
 
     /// The node behind `id`.

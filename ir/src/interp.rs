@@ -375,6 +375,10 @@ impl<'k, 'a, T: Real> Evaluator<'k, 'a, T> {
                 Node::Index(axis) => T::from_f64(idx[axis as usize] as f64),
                 Node::Unary(op, a) => op.eval(self.scratch[a.index()]),
                 Node::Binary(op, a, b) => op.eval(self.scratch[a.index()], self.scratch[b.index()]),
+                Node::Fma(a, b, c) => {
+                    let s = &self.scratch;
+                    s[a.index()].mul_add(s[b.index()], s[c.index()])
+                }
                 Node::Where(c, a, b) => {
                     if self.scratch[c.index()].is_true() {
                         self.scratch[a.index()]

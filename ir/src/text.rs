@@ -72,6 +72,7 @@ pub fn write_body(f: &mut impl fmt::Write, arena: &ExprArena, root: NodeId, inde
             Node::Unary(op, a) => writeln!(f, "{op} %{}", r(a))?,
             Node::Binary(op, a, b) => writeln!(f, "{op} %{} %{}", r(a), r(b))?,
             Node::Where(c, a, b) => writeln!(f, "where %{} %{} %{}", r(c), r(a), r(b))?,
+            Node::Fma(a, b, c) => writeln!(f, "fma %{} %{} %{}", r(a), r(b), r(c))?,
         }
     }
     writeln!(f, "{indent}out %{}", names[&root])

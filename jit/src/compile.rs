@@ -23,7 +23,8 @@ use cranelift_module::{Linkage, Module, default_libcall_names};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The host ISA: native features (SSE4.2, AVX, AVX2 on the target machine), `opt_level=speed`, the
+/// The host ISA: native features (SSE4.2, AVX, AVX2, FMA on the target machine; FMA off under
+/// [`NO_FMA_ENV`]), `opt_level=speed`, the
 /// verifier on in debug builds only (it costs 30-45% of compile time).
 pub(crate) fn isa() -> Result<OwnedTargetIsa> {
     static ISA: OnceLock<std::result::Result<OwnedTargetIsa, String>> = OnceLock::new();
@@ -44,6 +45,13 @@ fn isa_unoptimised() -> Result<OwnedTargetIsa> {
         .map_err(JitError::Isa)
 }
 
+/// Set (to anything but `0`) when a process starts, compiles every kernel as for a host without FMA,
+/// whatever this one has: Cranelift then lowers each `fma` of the vector math and of the
+/// `approximate` profile's contraction to a call of libm's `fma` per lane instead of `vfmadd`. Both
+/// round once, so the bits are the same and only the speed differs: this is how the tests check, on
+/// an FMA host, what a host without FMA computes.
+pub const NO_FMA_ENV: &str = "KILN_JIT_NO_FMA";
+
 fn build_isa(opt_level: &str) -> std::result::Result<OwnedTargetIsa, String> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(|e| format!("{k}={v}: {e}"));
@@ -55,7 +63,11 @@ fn build_isa(opt_level: &str) -> std::result::Result<OwnedTargetIsa, String> {
         "enable_verifier",
         if cfg!(debug_assertions) { "true" } else { "false" },
     )?;
-    let isa = cranelift_native::builder().map_err(|e| e.to_string())?;
+    let mut isa = cranelift_native::builder().map_err(|e| e.to_string())?;
+    if std::env::var_os(NO_FMA_ENV).is_some_and(|v| v != "0") {
+        isa.set("has_fma", "false")
+            .map_err(|e| format!("has_fma=false: {e}"))?;
+    }
     isa.finish(settings::Flags::new(flags)).map_err(|e| e.to_string())
 }
 

@@ -93,7 +93,7 @@ mod vmath;
 
 pub use cache::{CacheStats, KernelCache, global};
 pub use call::live_modules;
-pub use compile::Dumps;
+pub use compile::{Dumps, NO_FMA_ENV};
 pub use error::{JitError, Result};
 pub use key::KernelKey;
 pub use layout::{Access, Mode, Structure};

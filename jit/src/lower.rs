@@ -479,6 +479,14 @@ pub fn emit_body(
                 let b = scratch[b.index()].expect("operand emitted");
                 g.select(w, c, a, b)
             }
+            // one rounding, as the interpreter's `mul_add`: `vfmadd` where the host has FMA, else
+            // Cranelift's call of libm's `fma` (correctly rounded too, so the bits are the same)
+            Node::Fma(a, b, c) => {
+                let a = scratch[a.index()].expect("operand emitted");
+                let b = scratch[b.index()].expect("operand emitted");
+                let c = scratch[c.index()].expect("operand emitted");
+                g.b.ins().fma(a, b, c)
+            }
         };
         scratch[id.index()] = Some(val);
     }

@@ -100,8 +100,21 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
         .map_err(|e| Error::Unsupported(format!("bench input shape: {e}")))?;
     let mut args: Vec<(&str, crate::ArrayArg<'_>)> = vec![("x", x.into()), ("y", (&inputs.y).into())];
     args.extend(scalars.iter().map(|(name, v)| (*name, v.into())));
-    let oracle_runner = FusedRunner::compile_text(kernel.expr())?.with_backend(crate::interpreter());
-    let oracle = flat(T::from_output(oracle_runner.run(&args)?)?);
+    // the interpreter under the kiln variants' profile checks them (bit for bit where exact: under
+    // `approximate` it contracts `a*x + y` as they do); the baselines, written as the user wrote the
+    // expression, against the default profile's
+    let oracle_in = |profile: Profile| -> Result<Vec<T>> {
+        let runner = FusedRunner::compile_text(kernel.expr())?
+            .with_backend(crate::interpreter())
+            .with_profile(profile);
+        Ok(flat(T::from_output(runner.run(&args)?)?))
+    };
+    let oracle = oracle_in(Profile::Default)?;
+    let kiln_oracle = if config.profile == Profile::Default {
+        oracle.clone()
+    } else {
+        oracle_in(config.profile)?
+    };
     let out_shape = kernel.out_shape(n);
     let out_len = out_shape.iter().product::<usize>();
     let mut out = kernels::try_array(out_len, "the benchmark output", || T::ZERO)?;
@@ -147,7 +160,12 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
             }
         };
         go(&mut out)?;
-        let ok = agrees(kernel.tolerance(), out.as_slice().unwrap_or(&[]), &oracle, false);
+        let ok = agrees(
+            kernel.tolerance(),
+            out.as_slice().unwrap_or(&[]),
+            &kiln_oracle,
+            false,
+        );
         let ns = timing::median_ns(|| go(&mut out).expect("ran once already"), config.budget);
         push(variant, config.threads, ns, ok);
     }

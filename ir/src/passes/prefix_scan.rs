@@ -509,6 +509,7 @@ fn build(
             Node::Unary(u, a) => Node::Unary(u, m(a)),
             Node::Binary(b, x, y) => Node::Binary(b, m(x), m(y)),
             Node::Where(c, x, y) => Node::Where(m(c), m(x), m(y)),
+            Node::Fma(x, y, z) => Node::Fma(m(x), m(y), m(z)),
             leaf => leaf,
         };
         map.insert(id, arena.intern(node));

@@ -159,5 +159,6 @@ fn remap(node: Node, m: impl Fn(NodeId) -> NodeId) -> Node {
         Node::Unary(op, a) => Node::Unary(op, m(a)),
         Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
         Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
+        Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
     }
 }
