@@ -42,7 +42,7 @@ pub struct FusedRunner {
 }
 
 /// A stage's result on its way to the next stage: floats as they are, integers and bools as f64.
-enum Temp {
+pub(crate) enum Temp {
     F64(ArrayD<f64>),
     F32(ArrayD<f32>),
 }
@@ -60,6 +60,11 @@ impl Temp {
             Temp::F64(a) => ArrayArg::from(a),
             Temp::F32(a) => ArrayArg::from(a),
         }
+    }
+
+    /// The result as a view of `A`, if it is of that dtype.
+    pub(crate) fn view_of<A: Float>(&self) -> Option<ndarray::ArrayViewD<'_, A>> {
+        A::view_of(&self.arg())
     }
 }
 
@@ -266,16 +271,17 @@ impl FusedRunner {
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
     /// argmin or argmax over an empty extent (without `initial`), a size overflow, or a backend failure.
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
-        let (_, t) = self.run_stages(inputs)?;
+        let user = bind(&self.pipeline.names, inputs)?;
+        let (_, t) = self.run_stages(&user)?;
         Output::try_from(t)
     }
 
-    /// Runs every stage but the last, then the last; the last stage's tensor (finished).
-    fn run_stages(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Arc<Specialised>, Tensor)> {
-        let user = bind(&self.pipeline.names, inputs)?;
+    /// Runs every stage but the last, then the last, on the inputs in the order of
+    /// [`FusedRunner::input_names`]; the last stage's tensor (finished).
+    pub(crate) fn run_stages(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Tensor)> {
         let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(self.pipeline.last(), &user, &temps)?;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
+        let args = stage_args(self.pipeline.last(), user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         self.run_stage(k, &refs, Start::Identity)
     }
@@ -301,6 +307,32 @@ impl FusedRunner {
         Ok(temps)
     }
 
+    /// Runs every stage but the last and readies the last (nothing of it runs): its specialisation,
+    /// and the earlier stages' results.
+    pub(crate) fn ready_last(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Vec<Temp>)> {
+        let k = self.pipeline.stages.len() - 1;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
+        let args = stage_args(self.pipeline.last(), user, &temps)?;
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+        let spec = self.specialised[k].get(
+            &self.pipeline.last().program,
+            &*self.backend,
+            &refs,
+            self.plan_options,
+            self.settings,
+        )?;
+        Ok((spec, temps))
+    }
+
+    /// The last stage's arguments.
+    pub(crate) fn last_args<'t>(
+        &self,
+        user: &[&'t ArrayArg<'_>],
+        temps: &'t [Temp],
+    ) -> Result<Vec<ArrayArg<'t>>> {
+        stage_args(self.pipeline.last(), user, temps)
+    }
+
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
     fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
         let t = self.run_stage(k, args, Start::Identity)?.1;
@@ -308,7 +340,7 @@ impl FusedRunner {
     }
 
     /// Runs stage `k` on `args`; its tensor, finished (mean, keepdims).
-    fn run_stage(
+    pub(crate) fn run_stage(
         &self,
         k: usize,
         args: &[&ArrayArg<'_>],
@@ -388,14 +420,25 @@ impl FusedRunner {
     fn run_into_impl<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut out: ArrayViewMut<'_, A, D>,
+        out: ArrayViewMut<'_, A, D>,
         accumulate: bool,
     ) -> Result<()> {
         let user = bind(&self.pipeline.names, inputs)?;
+        self.run_into_bound(&user, out, accumulate)
+    }
+
+    /// [`FusedRunner::run_into`] (or `run_accumulate`) on the inputs in the order of
+    /// [`FusedRunner::input_names`].
+    pub(crate) fn run_into_bound<A: Float, D: Dimension>(
+        &self,
+        user: &[&ArrayArg<'_>],
+        mut out: ArrayViewMut<'_, A, D>,
+        accumulate: bool,
+    ) -> Result<()> {
         let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
         let stage = self.pipeline.last();
-        let args = stage_args(stage, &user, &temps)?;
+        let args = stage_args(stage, user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         let spec = self.specialised[k].get(
             &stage.program,
