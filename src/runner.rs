@@ -61,11 +61,6 @@ impl Temp {
             Temp::F32(a) => ArrayArg::from(a),
         }
     }
-
-    /// The result as a view of `A`, if it is of that dtype.
-    pub(crate) fn view_of<A: Float>(&self) -> Option<ndarray::ArrayViewD<'_, A>> {
-        A::view_of(&self.arg())
-    }
 }
 
 impl FusedRunner {
@@ -248,7 +243,7 @@ impl FusedRunner {
         let user = bind(&self.pipeline.names, inputs)?;
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(self.pipeline.last(), &user, &temps)?;
+        let args = stage_args(&self.pipeline, self.pipeline.last(), &user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         if k > 0 {
             // as a run: the last kernel runs too
@@ -281,7 +276,7 @@ impl FusedRunner {
     pub(crate) fn run_stages(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Tensor)> {
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(self.pipeline.last(), user, &temps)?;
+        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         self.run_stage(k, &refs, Start::Identity)
     }
@@ -298,7 +293,7 @@ impl FusedRunner {
         let mut temps: Vec<Temp> = Vec::new();
         for (k, stage) in self.pipeline.stages[..upto].iter().enumerate() {
             let t = {
-                let args = stage_args(stage, user, &temps)?;
+                let args = stage_args(&self.pipeline, stage, user, &temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
                 each(k, &refs)?
             };
@@ -312,7 +307,7 @@ impl FusedRunner {
     pub(crate) fn ready_last(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Vec<Temp>)> {
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(self.pipeline.last(), user, &temps)?;
+        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         let spec = self.specialised[k].get(
             &self.pipeline.last().program,
@@ -330,7 +325,7 @@ impl FusedRunner {
         user: &[&'t ArrayArg<'_>],
         temps: &'t [Temp],
     ) -> Result<Vec<ArrayArg<'t>>> {
-        stage_args(self.pipeline.last(), user, temps)
+        stage_args(&self.pipeline, self.pipeline.last(), user, temps)
     }
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
@@ -438,7 +433,7 @@ impl FusedRunner {
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
         let stage = self.pipeline.last();
-        let args = stage_args(stage, user, &temps)?;
+        let args = stage_args(&self.pipeline, stage, user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         let spec = self.specialised[k].get(
             &stage.program,
@@ -487,8 +482,13 @@ impl FusedRunner {
 }
 
 /// The arguments of a stage: user inputs as given (placed along their axes in a contraction),
-/// earlier results from `temps`.
-fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -> Result<Vec<ArrayArg<'t>>> {
+/// earlier results from `temps` (reshaped where the stage reads a reduction's keepdims twin).
+fn stage_args<'t>(
+    pipeline: &Pipeline,
+    stage: &Stage,
+    user: &[&'t ArrayArg<'_>],
+    temps: &'t [Temp],
+) -> Result<Vec<ArrayArg<'t>>> {
     let contraction = stage.program.contraction();
     stage
         .sources
@@ -500,7 +500,7 @@ fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -
                     ArrayArg::F64(v) => ArrayArg::F64(v.view()),
                     ArrayArg::F32(v) => ArrayArg::F32(v.view()),
                 },
-                Source::Stage(k) => temps[k].arg(),
+                _ => temp_arg(pipeline, *s, temps)?,
             };
             match contraction {
                 Some(c) => place(arg, &stage.program.names[n], &c.placements[n], c.index.len()),
@@ -508,6 +508,53 @@ fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -
             }
         })
         .collect()
+}
+
+/// An earlier stage's result as `s` reads it (`s` is not a user input).
+pub(crate) fn temp_arg<'t>(pipeline: &Pipeline, s: Source, temps: &'t [Temp]) -> Result<ArrayArg<'t>> {
+    match s {
+        Source::Stage(k) => Ok(temps[k].arg()),
+        Source::Dropped(k) | Source::Kept(k) => {
+            let Some(r) = pipeline.stages[k].program.reduction() else {
+                unreachable!("a keepdims twin is a reduction");
+            };
+            twin(temps[k].arg(), r, matches!(s, Source::Kept(_)))
+        }
+        Source::Input(_) => unreachable!("a user input is no stage's result"),
+    }
+}
+
+/// A reduction's result `arg` (of `r`'s keepdims) read as its keepdims twin: the reduced axes put
+/// back as length 1 (`keep`), or dropped. Views, no copy.
+fn twin<'t>(arg: ArrayArg<'t>, r: &Reduction, keep: bool) -> Result<ArrayArg<'t>> {
+    let rank = match (&r.axes, keep) {
+        (crate::expr::Axes::Some(a), true) => arg.shape().len() + a.len(),
+        _ => arg.shape().len(),
+    };
+    let axes = match &r.axes {
+        crate::expr::Axes::All => (0..rank).collect(),
+        crate::expr::Axes::Some(a) => kiln_ir::shape::normalize_axes(a, rank)?,
+    };
+    fn reshape<'v, T>(
+        mut v: ndarray::ArrayViewD<'v, T>,
+        axes: &[usize],
+        keep: bool,
+    ) -> ndarray::ArrayViewD<'v, T> {
+        if keep {
+            for &a in axes {
+                v.insert_axis_inplace(ndarray::Axis(a));
+            }
+        } else {
+            for &a in axes.iter().rev() {
+                v.index_axis_inplace(ndarray::Axis(a), 0);
+            }
+        }
+        v
+    }
+    Ok(match arg {
+        ArrayArg::F64(v) => ArrayArg::F64(reshape(v, &axes, keep)),
+        ArrayArg::F32(v) => ArrayArg::F32(reshape(v, &axes, keep)),
+    })
 }
 
 /// `arg` with size-1 axes inserted so that its axes lie along `placement` of `rank` axes.

@@ -127,8 +127,7 @@ impl FusedRunner {
                     let (_, a) = inputs.iter().find(|(m, _)| *m == names[i]).expect("bound above");
                     Ok(InputRef::View(A::view_of(a).expect("dtypes checked")))
                 }
-                Source::Stage(k) => temps[k]
-                    .view_of::<A>()
+                other => A::view_of(&crate::runner::temp_arg(self.pipeline(), other, &temps)?)
                     .map(InputRef::View)
                     .ok_or_else(|| Error::Output("an intermediate of another dtype".into())),
             })
