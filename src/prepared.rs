@@ -59,6 +59,8 @@ pub struct Prepared {
     order: Vec<usize>,
     /// The one kernel's specialisation, where the fast path applies (see the module doc).
     direct: Option<Arc<Specialised>>,
+    /// The partials of a reduction's calls.
+    workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
     /// The shape and type of the result.
     out_shape: Vec<usize>,
     out_type: OutputType,
@@ -93,7 +95,10 @@ impl FusedRunner {
             .collect();
         let (spec, t) = self.run_stages(&user)?;
         let direct = (self.pipeline().stages.len() == 1
-            && matches!(spec.kernel.kind, KernelKind::Map | KernelKind::Scan(_))
+            && matches!(
+                spec.kernel.kind,
+                KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
+            )
             && spec.kernel.output_type() == OutputType::Float(spec.kernel.dtype)
             && spec.exe.bound_jit().is_some()
             && user.iter().all(|a| a.dtype() == spec.kernel.dtype)
@@ -104,6 +109,7 @@ impl FusedRunner {
             forms,
             order,
             direct,
+            workspace: Arc::default(),
             out_shape: t.shape.clone(),
             out_type: t.values.output_type(),
         })
@@ -178,9 +184,9 @@ impl Prepared {
             // kiln-jit reads a C-contiguous view as the slice of its elements
             let input = |pos: usize| InputRef::View(A::view_of(&inputs[pos]).expect("dtypes checked"));
             return if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(code, input, slice)
+                self.call_direct::<A, 4>(spec, code, input, slice)
             } else {
-                self.call_direct::<A, STACK_INPUTS>(code, input, slice)
+                self.call_direct::<A, STACK_INPUTS>(spec, code, input, slice)
             };
         }
         self.with_user(inputs, |user| {
@@ -229,9 +235,9 @@ impl Prepared {
             let code = spec.exe.bound_jit().expect("checked when prepared");
             let input = |pos: usize| InputRef::Slice(inputs[pos]);
             return if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(code, input, out)
+                self.call_direct::<A, 4>(spec, code, input, out)
             } else {
-                self.call_direct::<A, STACK_INPUTS>(code, input, out)
+                self.call_direct::<A, STACK_INPUTS>(spec, code, input, out)
             };
         }
         let arrays: Vec<ArrayArg<'_>> = inputs
@@ -262,6 +268,7 @@ impl Prepared {
     /// most: a smaller array for the common case is less to fill and drop).
     fn call_direct<'i, A: Float, const K: usize>(
         &self,
+        spec: &Specialised,
         code: &kiln_jit::BoundKernel,
         input: impl Fn(usize) -> InputRef<'i, A>,
         out: &mut [A],
@@ -270,8 +277,26 @@ impl Prepared {
         for (r, &pos) in refs.iter_mut().zip(&self.order) {
             *r = input(pos);
         }
-        let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
-        Ok(code.run_into_with(&refs[..self.order.len()], out, &cfg)?)
+        let refs = &refs[..self.order.len()];
+        let KernelKind::Reduce { .. } = spec.kernel.kind else {
+            let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
+            return Ok(code.run_into_with(refs, out, &cfg)?);
+        };
+        // a reduction: its partials in the handle's workspace (a fresh one if another thread holds
+        // it), finished (mean, keepdims) and copied into `out`
+        let reduction = self.runner.pipeline().last().program.reduction();
+        let start = match reduction.and_then(|r| r.initial) {
+            Some(v) => Start::Initial(v),
+            None => Start::Identity,
+        };
+        let n = kiln_ir::shape::checked_size(&spec.kernel.shape)?;
+        let cfg = self.runner.parallel().jit_config(n, start);
+        let t = match self.workspace.try_lock() {
+            Ok(mut ws) => code.run_with(refs, &cfg, &mut ws)?,
+            Err(_) => code.run_with(refs, &cfg, &mut kiln_jit::Workspace::new())?,
+        };
+        let t = crate::runner::finish(t, &spec.kernel, reduction);
+        crate::backend::copy_into(t.values, A::out_slice(out))
     }
 
     /// Runs and returns the result (allocated).

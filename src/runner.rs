@@ -604,7 +604,7 @@ fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
 /// A stage's tensor finished: a mean divided by the count of values reduced into each output (as
 /// NumPy's `mean`: the sum, in f64 for f32 data and rounded once, divided in the result's dtype; a
 /// sum of truth values gives f64), and reshaped for keepdims.
-fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
+pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
     let Some(r) = reduce else { return t };
     let KernelKind::Reduce { axes, .. } = &kernel.kind else {
         return t;
