@@ -54,7 +54,7 @@ pub(crate) fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
 }
 
-fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
+pub(crate) fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
     match a {
         ArrayArg::F64(v) => v.strides(),
         ArrayArg::F32(v) => v.strides(),

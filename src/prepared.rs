@@ -15,7 +15,7 @@
 
 use crate::array::{ArrayArg, Float, Output};
 use crate::error::{Error, Result};
-use crate::executor::{Specialised, bind, is_standard, same};
+use crate::executor::{Specialised, bind, is_standard, same, strides};
 use crate::runner::FusedRunner;
 use kiln_ir::{DType, InputPlan, KernelKind, OutputType, Start};
 use kiln_jit::InputRef;
@@ -32,6 +32,8 @@ struct Form {
     dtype: DType,
     shape: Vec<usize>,
     standard: bool,
+    /// The element strides of one that was not (the plan may read it in place with them).
+    strides: Vec<isize>,
 }
 
 /// A [`FusedRunner`] bound to the names, dtypes and shapes of its inputs: each call passes the inputs
@@ -91,6 +93,7 @@ impl FusedRunner {
                 dtype: a.dtype(),
                 shape: a.shape().to_vec(),
                 standard: is_standard(a),
+                strides: strides(a).to_vec(),
             })
             .collect();
         let (spec, t) = self.run_stages(&user)?;
@@ -176,7 +179,7 @@ impl Prepared {
             && inputs
                 .iter()
                 .zip(&self.forms)
-                .all(|(a, f)| f.standard == is_standard(a))
+                .all(|(a, f)| f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides)))
             && same(out.shape(), &self.out_shape)
             && let Some(slice) = out.as_slice_mut()
         {

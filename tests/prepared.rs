@@ -86,11 +86,16 @@ fn the_slice_call_checks_counts_lengths_and_dtypes() {
     assert!(matches!(e, Error::Output(_)), "{e}");
     // a whole-array reduction through slices: one value, as the named run gives it
     let runner = FusedRunner::compile_text("sum(x*y)").unwrap();
-    let h = runner.prepared(&[("x", (&x).into()), ("y", (&y).into())]).unwrap();
+    let h = runner
+        .prepared(&[("x", (&x).into()), ("y", (&y).into())])
+        .unwrap();
     assert!(h.is_direct());
     let mut one = [0.0];
     h.run_slices(&[xs, ys], &mut one).unwrap();
-    let want = runner.run(&[("x", (&x).into()), ("y", (&y).into())]).unwrap().into_f64();
+    let want = runner
+        .run(&[("x", (&x).into()), ("y", (&y).into())])
+        .unwrap()
+        .into_f64();
     assert_eq!(one[0].to_bits(), want.iter().next().unwrap().to_bits());
 }
 
@@ -120,6 +125,22 @@ fn reductions_several_kernels_views_and_the_interpreter_match_the_named_run() {
             let mut out = ArrayD::<f64>::zeros(h.output_shape());
             h.run_into(&[v.into()], out.view_mut()).unwrap();
             assert!(same_bits(&out, &want), "{src} on {backend}: run_into");
+            // the same shape with other strides (a wider array): off the fast path, the same values
+            let wide = Array2::from_shape_fn((7, 400), |(i, j)| {
+                if (1..301).contains(&j) {
+                    m[[i, j]]
+                } else {
+                    f64::NAN
+                }
+            });
+            let w = wide.slice(s![.., 1..301]);
+            let got = h.run(&[w.into()]).unwrap().into_f64();
+            assert!(same_bits(&got, &want), "{src} on {backend}: other strides");
+            h.run_into(&[w.into()], out.view_mut()).unwrap();
+            assert!(
+                same_bits(&out, &want),
+                "{src} on {backend}: other strides, run_into"
+            );
         }
     }
 }
