@@ -31,6 +31,8 @@ struct Form {
     name: String,
     dtype: DType,
     shape: Vec<usize>,
+    /// The element count of `shape`.
+    len: usize,
     standard: bool,
     /// The element strides of one that was not (the plan may read it in place with them).
     strides: Vec<isize>,
@@ -63,8 +65,9 @@ pub struct Prepared {
     direct: Option<Arc<Specialised>>,
     /// The partials of a reduction's calls.
     workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
-    /// The shape and type of the result.
+    /// The shape and type of the result, and its element count.
     out_shape: Vec<usize>,
+    out_len: usize,
     out_type: OutputType,
 }
 
@@ -92,6 +95,7 @@ impl FusedRunner {
                 name: name.to_string(),
                 dtype: a.dtype(),
                 shape: a.shape().to_vec(),
+                len: a.shape().iter().product(),
                 standard: is_standard(a),
                 strides: strides(a).to_vec(),
             })
@@ -114,6 +118,7 @@ impl FusedRunner {
             direct,
             workspace: Arc::default(),
             out_shape: t.shape.clone(),
+            out_len: t.shape.iter().product(),
             out_type: t.values.output_type(),
         })
     }
@@ -210,8 +215,7 @@ impl Prepared {
             return Err(self.count_error(inputs.len()));
         }
         for (i, (s, f)) in inputs.iter().zip(&self.forms).enumerate() {
-            let n: usize = f.shape.iter().product();
-            if f.dtype != A::DTYPE || s.len() != n {
+            if f.dtype != A::DTYPE || s.len() != f.len {
                 return Err(Error::Prepared(format!(
                     "input {i} ('{}') is {} elements of {} but was bound as {} of shape {:?}",
                     f.name,
@@ -222,8 +226,7 @@ impl Prepared {
                 )));
             }
         }
-        let n_out: usize = self.out_shape.iter().product();
-        if out.len() != n_out {
+        if out.len() != self.out_len {
             return Err(Error::Output(format!(
                 "{} elements given for a result of shape {:?}",
                 out.len(),
