@@ -208,3 +208,19 @@ fn a_layout_other_than_bound_runs_correctly_off_the_fast_path() {
     h.run_into(&[tv.into()], out.view_mut()).unwrap();
     assert_eq!(Output::F32(out.into_dyn()), want);
 }
+
+/// An empty view of any strides (here transposed) is an empty slice to the compiled code (the
+/// bounded fuzzer's seed 6).
+#[test]
+fn an_empty_transposed_view_takes_the_fast_path() {
+    let e = Array2::<f64>::zeros((42, 0));
+    let t = e.t();
+    for src in ["x*2 + 1", "prod(logaddexp(x, 2.5))", "sum(x, axis=0)"] {
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let want = runner.run(&[("x", t.into())]).unwrap().into_f64();
+        let h = runner.prepared(&[("x", t.into())]).unwrap();
+        let mut out = ArrayD::<f64>::zeros(h.output_shape());
+        h.run_into(&[t.into()], out.view_mut()).unwrap();
+        assert!(same_bits(&out, &want), "{src}");
+    }
+}

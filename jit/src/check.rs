@@ -156,8 +156,12 @@ fn check_inputs<T: Elem>(
 }
 
 /// Whether a view's elements lie one after another in C order from its base (every axis of more
-/// than one element has the stride of the axes after it), computed without allocating.
+/// than one element has the stride of the axes after it; an empty view holds none), computed
+/// without allocating.
 fn c_contiguous<T>(view: &ArrayViewD<'_, T>) -> bool {
+    if view.shape().contains(&0) {
+        return true;
+    }
     let mut expect = 1isize;
     for (&d, &s) in view.shape().iter().zip(view.strides()).rev() {
         if d > 1 && s != expect {

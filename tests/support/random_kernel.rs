@@ -364,7 +364,25 @@ impl Case {
             _ if self.transcendental => Rule::Ulp(8),
             _ => Rule::Exact,
         };
-        compare(&want, &got, &rule)
+        compare(&want, &got, &rule)?;
+        // the prepared handle, by position (its direct path where it applies), gives the same bits
+        let h = tested
+            .prepared(&args)
+            .map_err(|e| format!("prepared fails where run did not: {e}"))?;
+        let positional: Vec<ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
+        let again = match &got {
+            Output::F64(a) => {
+                let mut o = ArrayD::<f64>::zeros(a.raw_dim());
+                h.run_into(&positional, o.view_mut()).map(|_| Output::F64(o))
+            }
+            Output::F32(a) => {
+                let mut o = ArrayD::<f32>::zeros(a.raw_dim());
+                h.run_into(&positional, o.view_mut()).map(|_| Output::F32(o))
+            }
+            _ => h.run(&positional),
+        };
+        let again = again.map_err(|e| format!("the prepared call fails where run did not: {e}"))?;
+        compare(&got, &again, &Rule::Exact).map_err(|e| format!("prepared call: {e}"))
     }
 }
 
