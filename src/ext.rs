@@ -14,10 +14,12 @@
 //! costs the closure, a comparison and the run, not a compilation. A result whose dimension is not the
 //! one a method returns is an [`Error::Output`] that names the method that fits.
 //!
-//! The shapes of the API to come fit these traits: several results (`fuse_many`, a closure returning
-//! a tuple of expressions and a tuple of arrays back) on [`FuseInputs`], and in-place updates
-//! (`p.fuse_assign((&v,), |p, (v,)| p + v * dt)`) on a `&mut` array with a [`FuseInputs`] for the
-//! others.
+//! - [`FuseAssignExt`] updates an array in place: `p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)`,
+//!   the others a [`FuseInputs`]; refused (with the reason) where the result reads `p` at other
+//!   elements than the one it writes.
+//!
+//! Several results (`fuse_many`, a closure returning a tuple of expressions and a tuple of arrays
+//! back) would fit [`FuseInputs`] the same way; they wait for kernels with several outputs.
 //!
 //! ```
 //! use kiln::{FuseAllExt, FuseExt};
