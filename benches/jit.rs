@@ -167,5 +167,55 @@ fn fuse_call(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, horner, axpy, sumsq, latency, fuse_call);
+/// The prepared positional handle at N = 100 (`FusedRunner::prepared`, then `Prepared::run_into`)
+/// against the unfused ndarray expression, for axpy, horner and sumsq (issue 12: at most 2x).
+fn prepared_call(c: &mut Criterion) {
+    let mut group = c.benchmark_group("prepared");
+    let case = Case::new(100);
+    let args = case.args();
+    for kernel in [Kernel::Axpy, Kernel::Horner, Kernel::Sumsq] {
+        let runner = FusedRunner::compile_text(kernel.expr()).unwrap();
+        let h = runner.prepared(&args).unwrap();
+        let positional: Vec<ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
+        let name = kernel.name();
+        let slices: Vec<&[f64]> = args
+            .iter()
+            .map(|(_, a)| match a {
+                ArrayArg::F64(v) => v.as_slice().unwrap(),
+                ArrayArg::F32(_) => unreachable!("the bench's inputs are f64"),
+            })
+            .collect();
+        let mut flat = vec![0.0; h.output_shape().iter().product()];
+        group.bench_function(format!("{name}-prepared-slices-n100"), |b| {
+            b.iter(|| h.run_slices(black_box(&slices), &mut flat).unwrap())
+        });
+        if kernel.reduces() {
+            let mut out = ndarray::Array0::<f64>::zeros(());
+            group.bench_function(format!("{name}-prepared-n100"), |b| {
+                b.iter(|| h.run_into(black_box(&positional), out.view_mut()).unwrap())
+            });
+        } else {
+            let mut out = Array1::<f64>::zeros(100);
+            group.bench_function(format!("{name}-prepared-n100"), |b| {
+                b.iter(|| h.run_into(black_box(&positional), out.view_mut()).unwrap())
+            });
+        }
+        group.bench_function(format!("{name}-run-into-by-name-n100"), |b| {
+            let mut out = Array1::<f64>::zeros(100);
+            b.iter(|| {
+                if kernel.reduces() {
+                    black_box(runner.run(&args).unwrap());
+                } else {
+                    runner.run_into(&args, out.view_mut()).unwrap()
+                }
+            })
+        });
+        group.bench_function(format!("{name}-ndarray-n100"), |b| {
+            b.iter(|| black_box(ndarray_variant(kernel, black_box(&case.inputs))))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, horner, axpy, sumsq, latency, fuse_call, prepared_call);
 criterion_main!(benches);

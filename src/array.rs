@@ -28,7 +28,7 @@ impl ArrayArg<'_> {
 }
 
 /// The float element types kiln computes in: f64 and f32.
-pub trait Float: kiln_ir::Real + Convert + sealed::Sealed {
+pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + sealed::Sealed {
     /// Wraps a view as an [`ArrayArg`].
     fn arg(view: ArrayViewD<'_, Self>) -> ArrayArg<'_>;
     /// Takes a result as an array of this type: floats of this dtype as they are, bools and
@@ -36,6 +36,9 @@ pub trait Float: kiln_ir::Real + Convert + sealed::Sealed {
     fn from_output(out: Output) -> Result<ArrayD<Self>>;
     /// Wraps a caller's output buffer.
     fn out_slice(s: &mut [Self]) -> crate::backend::OutSlice<'_>;
+    /// The view of an argument of this dtype.
+    #[doc(hidden)]
+    fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, Self>>;
 }
 
 mod sealed {
@@ -50,6 +53,12 @@ impl Float for f64 {
     }
     fn arg(view: ArrayViewD<'_, f64>) -> ArrayArg<'_> {
         ArrayArg::F64(view)
+    }
+    fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f64>> {
+        match arg {
+            ArrayArg::F64(v) => Some(v.clone()),
+            ArrayArg::F32(_) => None,
+        }
     }
     fn from_output(out: Output) -> Result<ArrayD<f64>> {
         Ok(match out {
@@ -67,6 +76,12 @@ impl Float for f32 {
     }
     fn arg(view: ArrayViewD<'_, f32>) -> ArrayArg<'_> {
         ArrayArg::F32(view)
+    }
+    fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f32>> {
+        match arg {
+            ArrayArg::F32(v) => Some(v.clone()),
+            ArrayArg::F64(_) => None,
+        }
     }
     fn from_output(out: Output) -> Result<ArrayD<f32>> {
         Ok(match out {
@@ -99,6 +114,23 @@ impl<'a, A: Float, S: ndarray::Data<Elem = A>, D: Dimension> From<&'a ndarray::A
 impl<'a, A: Float, D: Dimension> From<ndarray::ArrayView<'a, A, D>> for ArrayArg<'a> {
     fn from(a: ndarray::ArrayView<'a, A, D>) -> ArrayArg<'a> {
         A::arg(a.into_dyn())
+    }
+}
+
+impl ArrayArg<'_> {
+    /// The same input, borrowed for a shorter time.
+    pub fn reborrow(&self) -> ArrayArg<'_> {
+        match self {
+            ArrayArg::F64(v) => ArrayArg::F64(v.view()),
+            ArrayArg::F32(v) => ArrayArg::F32(v.view()),
+        }
+    }
+}
+
+impl<'a, A: Float> From<&'a [A]> for ArrayArg<'a> {
+    /// A slice, as a one-dimensional input.
+    fn from(s: &'a [A]) -> ArrayArg<'a> {
+        A::arg(ndarray::ArrayView1::from(s).into_dyn())
     }
 }
 

@@ -79,6 +79,12 @@ pub trait Executable: Send + Sync + Debug {
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor>;
 
+    /// The JIT's compiled kernel bound to this specialisation, which a [`crate::Prepared`] handle
+    /// calls directly (None: every other backend).
+    fn bound_jit(&self) -> Option<&kiln_jit::BoundKernel> {
+        None
+    }
+
     /// Runs into `out`. The default runs [`Executable::run`] and copies.
     fn run_into(
         &self,

@@ -37,6 +37,10 @@ pub enum Error {
     /// A result requested with the wrong element type or shape.
     #[error("result mismatch: {0}")]
     Output(String),
+    /// A call of a [`crate::Prepared`] handle whose inputs are not what it was bound to: their count,
+    /// or an input's dtype or shape (with its position and name).
+    #[error("prepared call: {0}")]
+    Prepared(String),
     /// A failure of the JIT backend (codegen, or inputs that do not fit the compiled kernel).
     #[error("jit: {0}")]
     Jit(String),

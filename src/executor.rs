@@ -50,11 +50,11 @@ pub(crate) fn kernel_dtype(args: &[&ArrayArg<'_>]) -> DType {
 /// Element-wise equality of two short slices, without a call to `memcmp` (on the hot path of every
 /// run; glibc's AVX-512 `memcmp` measured about 100 ns a call here).
 #[inline]
-fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+pub(crate) fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && (0..a.len()).all(|i| a[i] == b[i])
 }
 
-fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
+pub(crate) fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
     match a {
         ArrayArg::F64(v) => v.strides(),
         ArrayArg::F32(v) => v.strides(),
@@ -64,7 +64,7 @@ fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
 /// Whether the argument is C-contiguous (ndarray's standard layout), computed from its shape and
 /// strides without allocating (ndarray's own test builds the default strides first: this runs on
 /// every call).
-fn is_standard(a: &ArrayArg<'_>) -> bool {
+pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
     let (shape, strides) = match a {
         ArrayArg::F64(v) => (v.shape(), v.strides()),
         ArrayArg::F32(v) => (v.shape(), v.strides()),

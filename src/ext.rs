@@ -14,10 +14,12 @@
 //! costs the closure, a comparison and the run, not a compilation. A result whose dimension is not the
 //! one a method returns is an [`Error::Output`] that names the method that fits.
 //!
-//! The shapes of the API to come fit these traits: several results (`fuse_many`, a closure returning
-//! a tuple of expressions and a tuple of arrays back) on [`FuseInputs`], and in-place updates
-//! (`p.fuse_assign((&v,), |p, (v,)| p + v * dt)`) on a `&mut` array with a [`FuseInputs`] for the
-//! others.
+//! - [`FuseAssignExt`] updates an array in place: `p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)`,
+//!   the others a [`FuseInputs`]; refused (with the reason) where the result reads `p` at other
+//!   elements than the one it writes.
+//!
+//! Several results (`fuse_many`, a closure returning a tuple of expressions and a tuple of arrays
+//! back) would fit [`FuseInputs`] the same way; they wait for kernels with several outputs.
 //!
 //! ```
 //! use kiln::{FuseAllExt, FuseExt};
@@ -450,5 +452,50 @@ impl<'a, A: Float, D: Dimension> FuseInputs for [ArrayView<'a, A, D>] {
 
     fn args(&self) -> Vec<ArrayArg<'_>> {
         self.iter().map(|v| ArrayArg::from(v.view())).collect()
+    }
+}
+
+/// Updates an array in place with a closure over it and other arrays (issue 12's in-place update):
+/// `p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)` computes `p + v*dt` into `p` in one kernel, with no
+/// second buffer. The closure's first argument is the array itself (bound as `self`); the others are
+/// a [`FuseInputs`] (a tuple of 1 to 8 array references, or a slice), bound as `x0`, `x1`, ...
+///
+/// ```
+/// use kiln::FuseAssignExt;
+/// use ndarray::array;
+/// let (mut p, v) = (array![0.0, 1.0], array![1.0, 2.0]);
+/// let dt = 0.5;
+/// p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)?;
+/// assert_eq!(p, array![0.5, 2.0]);
+/// // refused: every element of the result reads all of `p`
+/// assert!(p.fuse_assign(&(&v,), |p, (v,)| &p - p.sum() + v).is_err());
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub trait FuseAssignExt<A: Float, D: Dimension> {
+    /// Evaluates `f(self, others)` and writes it into `self`.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run_update`]: the update is not safe in place (a reduction or scan of
+    /// `self`, or `self` broadcast to a larger result; the error says which), `self` is not
+    /// C-contiguous of the result's shape, or the closure's result is of another float type.
+    fn fuse_assign<I: FuseInputs + ?Sized>(
+        &mut self,
+        others: &I,
+        f: impl FnOnce(Expr, I::Exprs) -> Expr,
+    ) -> Result<()>;
+}
+
+impl<A: Float, D: Dimension> FuseAssignExt<A, D> for ArrayRef<A, D> {
+    #[track_caller]
+    fn fuse_assign<I: FuseInputs + ?Sized>(
+        &mut self,
+        others: &I,
+        f: impl FnOnce(Expr, I::Exprs) -> Expr,
+    ) -> Result<()> {
+        let runner = fuse_cache::runner(Location::caller(), f(Expr::input("self"), others.exprs()))?;
+        let args = others.args();
+        let names = names(args.len());
+        let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args.iter().cloned()).collect();
+        runner.run_update("self", &bound, self.view_mut())
     }
 }

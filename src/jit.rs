@@ -111,6 +111,10 @@ impl Executable for JitExecutable {
         }
     }
 
+    fn bound_jit(&self) -> Option<&BoundKernel> {
+        Some(&self.code)
+    }
+
     fn run_into(
         &self,
         kernel: &KernelIR,

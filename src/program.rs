@@ -175,6 +175,12 @@ pub enum Source {
     Input(usize),
     /// The result of stage `k`.
     Stage(usize),
+    /// The result of stage `k`, a reduction with keepdims, with its reduced axes dropped: what the
+    /// same reduction without keepdims gives (one reduction computed once for both shapes).
+    Dropped(usize),
+    /// The result of stage `k`, a reduction without keepdims over listed axes, with its reduced
+    /// axes put back as length 1: what the same reduction with keepdims gives.
+    Kept(usize),
 }
 
 /// One kernel of a pipeline and where each of its inputs comes from.
@@ -196,7 +202,12 @@ impl Pipeline {
     /// Lowers `expr` into as few kernels as its reductions allow.
     pub fn lower(expr: &Expr) -> Result<Pipeline> {
         let mut b = Builder::default();
-        b.stage(expr)?;
+        let root = b.stage(expr)?;
+        debug_assert_eq!(
+            root,
+            Source::Stage(b.stages.len() - 1),
+            "the root is the last stage"
+        );
         Ok(Pipeline {
             names: b.names,
             stages: b.stages,
@@ -221,6 +232,8 @@ impl fmt::Display for Pipeline {
                 .map(|(n, s)| match s {
                     Source::Input(_) => n.clone(),
                     Source::Stage(j) => format!("%{j} (kernel {j})"),
+                    Source::Dropped(j) => format!("%{j} (kernel {j}, reduced axes dropped)"),
+                    Source::Kept(j) => format!("%{j} (kernel {j}, reduced axes kept)"),
                 })
                 .collect();
             let p = &stage.program;
@@ -311,31 +324,62 @@ impl Program {
     }
 }
 
+/// Whether `new` is `old` but for keepdims (both reductions over the same data and axes): `Some(true)`
+/// where `old` keeps the reduced axes (`new` reads it with them dropped), `Some(false)` where it drops
+/// listed axes (`new` reads it with them put back). `None` otherwise, and for `axis=None` without
+/// keepdims, whose result does not tell the rank to put back.
+fn keepdims_twin(old: &Stage, new: &Stage) -> Option<bool> {
+    let (Work::Reduce(a), Work::Reduce(b)) = (&old.program.work, &new.program.work) else {
+        return None;
+    };
+    if a.keepdims == b.keepdims || old.sources != new.sources {
+        return None;
+    }
+    let mut twin = new.program.clone();
+    twin.work = Work::Reduce(Reduction {
+        keepdims: a.keepdims,
+        ..b.clone()
+    });
+    let same = twin == old.program;
+    match (same, a.keepdims, &a.axes) {
+        (false, _, _) => None,
+        (true, true, _) => Some(true),
+        (true, false, Axes::Some(_)) => Some(false),
+        (true, false, Axes::All) => None,
+    }
+}
+
 #[derive(Default)]
 struct Builder {
     names: Vec<String>,
     stages: Vec<Stage>,
     /// Reduction nodes already lowered, by identity.
-    done: HashMap<*const ExprNode, usize>,
+    done: HashMap<*const ExprNode, Source>,
 }
 
 impl Builder {
-    /// Lowers the kernel rooted at `root` (a reduction or not) after the stages it reads; its index.
-    /// Equal stages are one stage.
-    fn stage(&mut self, root: &Expr) -> Result<usize> {
+    /// Lowers the kernel rooted at `root` (a reduction or not) after the stages it reads; where its
+    /// result comes from. Equal stages are one stage, and so are two reductions that differ only in
+    /// keepdims (common subexpressions across kernels): the one lowered first is computed, the other
+    /// reads it reshaped ([`Source::Dropped`], [`Source::Kept`]).
+    fn stage(&mut self, root: &Expr) -> Result<Source> {
         if let Some(&k) = self.done.get(&root.ptr()) {
             return Ok(k);
         }
         let stage = self.finish(classify(root)?)?;
-        let k = match self.stages.iter().position(|s| *s == stage) {
-            Some(k) => k,
-            None => {
-                self.stages.push(stage);
-                self.stages.len() - 1
-            }
+        let source = if let Some(k) = self.stages.iter().position(|s| *s == stage) {
+            Source::Stage(k)
+        } else if let Some((k, kept)) = self.stages.iter().enumerate().find_map(|(k, s)| {
+            let kept = keepdims_twin(s, &stage)?;
+            Some((k, kept))
+        }) {
+            if kept { Source::Dropped(k) } else { Source::Kept(k) }
+        } else {
+            self.stages.push(stage);
+            Source::Stage(self.stages.len() - 1)
         };
-        self.done.insert(root.ptr(), k);
-        Ok(k)
+        self.done.insert(root.ptr(), source);
+        Ok(source)
     }
 
     /// Lowers a classified root's body (after the stages it reads) into its stage.
@@ -643,8 +687,14 @@ impl Lowering {
                         ));
                     }
                     // a reduction inside this kernel: a kernel of its own, whose result flows in
-                    let k = pipeline.stage(e)?;
-                    self.input(Source::Stage(k), format!("%{k}"), None)
+                    let source = pipeline.stage(e)?;
+                    let name = match source {
+                        Source::Stage(k) => format!("%{k}"),
+                        Source::Dropped(k) => format!("%{k}.dropped"),
+                        Source::Kept(k) => format!("%{k}.kept"),
+                        Source::Input(_) => unreachable!("a stage's result"),
+                    };
+                    self.input(source, name, None)
                 }
             };
             self.done.insert(e.ptr(), node);

@@ -42,7 +42,7 @@ pub struct FusedRunner {
 }
 
 /// A stage's result on its way to the next stage: floats as they are, integers and bools as f64.
-enum Temp {
+pub(crate) enum Temp {
     F64(ArrayD<f64>),
     F32(ArrayD<f32>),
 }
@@ -243,7 +243,7 @@ impl FusedRunner {
         let user = bind(&self.pipeline.names, inputs)?;
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(self.pipeline.last(), &user, &temps)?;
+        let args = stage_args(&self.pipeline, self.pipeline.last(), &user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         if k > 0 {
             // as a run: the last kernel runs too
@@ -266,16 +266,17 @@ impl FusedRunner {
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
     /// argmin or argmax over an empty extent (without `initial`), a size overflow, or a backend failure.
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
-        let (_, t) = self.run_stages(inputs)?;
+        let user = bind(&self.pipeline.names, inputs)?;
+        let (_, t) = self.run_stages(&user)?;
         Output::try_from(t)
     }
 
-    /// Runs every stage but the last, then the last; the last stage's tensor (finished).
-    fn run_stages(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Arc<Specialised>, Tensor)> {
-        let user = bind(&self.pipeline.names, inputs)?;
+    /// Runs every stage but the last, then the last, on the inputs in the order of
+    /// [`FusedRunner::input_names`]; the last stage's tensor (finished).
+    pub(crate) fn run_stages(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Tensor)> {
         let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(self.pipeline.last(), &user, &temps)?;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
+        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         self.run_stage(k, &refs, Start::Identity)
     }
@@ -292,13 +293,39 @@ impl FusedRunner {
         let mut temps: Vec<Temp> = Vec::new();
         for (k, stage) in self.pipeline.stages[..upto].iter().enumerate() {
             let t = {
-                let args = stage_args(stage, user, &temps)?;
+                let args = stage_args(&self.pipeline, stage, user, &temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
                 each(k, &refs)?
             };
             temps.push(t);
         }
         Ok(temps)
+    }
+
+    /// Runs every stage but the last and readies the last (nothing of it runs): its specialisation,
+    /// and the earlier stages' results.
+    pub(crate) fn ready_last(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Vec<Temp>)> {
+        let k = self.pipeline.stages.len() - 1;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
+        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+        let spec = self.specialised[k].get(
+            &self.pipeline.last().program,
+            &*self.backend,
+            &refs,
+            self.plan_options,
+            self.settings,
+        )?;
+        Ok((spec, temps))
+    }
+
+    /// The last stage's arguments.
+    pub(crate) fn last_args<'t>(
+        &self,
+        user: &[&'t ArrayArg<'_>],
+        temps: &'t [Temp],
+    ) -> Result<Vec<ArrayArg<'t>>> {
+        stage_args(&self.pipeline, self.pipeline.last(), user, temps)
     }
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
@@ -308,7 +335,7 @@ impl FusedRunner {
     }
 
     /// Runs stage `k` on `args`; its tensor, finished (mean, keepdims).
-    fn run_stage(
+    pub(crate) fn run_stage(
         &self,
         k: usize,
         args: &[&ArrayArg<'_>],
@@ -388,14 +415,25 @@ impl FusedRunner {
     fn run_into_impl<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut out: ArrayViewMut<'_, A, D>,
+        out: ArrayViewMut<'_, A, D>,
         accumulate: bool,
     ) -> Result<()> {
         let user = bind(&self.pipeline.names, inputs)?;
+        self.run_into_bound(&user, out, accumulate)
+    }
+
+    /// [`FusedRunner::run_into`] (or `run_accumulate`) on the inputs in the order of
+    /// [`FusedRunner::input_names`].
+    pub(crate) fn run_into_bound<A: Float, D: Dimension>(
+        &self,
+        user: &[&ArrayArg<'_>],
+        mut out: ArrayViewMut<'_, A, D>,
+        accumulate: bool,
+    ) -> Result<()> {
         let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
         let stage = self.pipeline.last();
-        let args = stage_args(stage, &user, &temps)?;
+        let args = stage_args(&self.pipeline, stage, user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         let spec = self.specialised[k].get(
             &stage.program,
@@ -444,8 +482,13 @@ impl FusedRunner {
 }
 
 /// The arguments of a stage: user inputs as given (placed along their axes in a contraction),
-/// earlier results from `temps`.
-fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -> Result<Vec<ArrayArg<'t>>> {
+/// earlier results from `temps` (reshaped where the stage reads a reduction's keepdims twin).
+fn stage_args<'t>(
+    pipeline: &Pipeline,
+    stage: &Stage,
+    user: &[&'t ArrayArg<'_>],
+    temps: &'t [Temp],
+) -> Result<Vec<ArrayArg<'t>>> {
     let contraction = stage.program.contraction();
     stage
         .sources
@@ -457,7 +500,7 @@ fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -
                     ArrayArg::F64(v) => ArrayArg::F64(v.view()),
                     ArrayArg::F32(v) => ArrayArg::F32(v.view()),
                 },
-                Source::Stage(k) => temps[k].arg(),
+                _ => temp_arg(pipeline, *s, temps)?,
             };
             match contraction {
                 Some(c) => place(arg, &stage.program.names[n], &c.placements[n], c.index.len()),
@@ -465,6 +508,53 @@ fn stage_args<'t>(stage: &Stage, user: &[&'t ArrayArg<'_>], temps: &'t [Temp]) -
             }
         })
         .collect()
+}
+
+/// An earlier stage's result as `s` reads it (`s` is not a user input).
+pub(crate) fn temp_arg<'t>(pipeline: &Pipeline, s: Source, temps: &'t [Temp]) -> Result<ArrayArg<'t>> {
+    match s {
+        Source::Stage(k) => Ok(temps[k].arg()),
+        Source::Dropped(k) | Source::Kept(k) => {
+            let Some(r) = pipeline.stages[k].program.reduction() else {
+                unreachable!("a keepdims twin is a reduction");
+            };
+            twin(temps[k].arg(), r, matches!(s, Source::Kept(_)))
+        }
+        Source::Input(_) => unreachable!("a user input is no stage's result"),
+    }
+}
+
+/// A reduction's result `arg` (of `r`'s keepdims) read as its keepdims twin: the reduced axes put
+/// back as length 1 (`keep`), or dropped. Views, no copy.
+fn twin<'t>(arg: ArrayArg<'t>, r: &Reduction, keep: bool) -> Result<ArrayArg<'t>> {
+    let rank = match (&r.axes, keep) {
+        (crate::expr::Axes::Some(a), true) => arg.shape().len() + a.len(),
+        _ => arg.shape().len(),
+    };
+    let axes = match &r.axes {
+        crate::expr::Axes::All => (0..rank).collect(),
+        crate::expr::Axes::Some(a) => kiln_ir::shape::normalize_axes(a, rank)?,
+    };
+    fn reshape<'v, T>(
+        mut v: ndarray::ArrayViewD<'v, T>,
+        axes: &[usize],
+        keep: bool,
+    ) -> ndarray::ArrayViewD<'v, T> {
+        if keep {
+            for &a in axes {
+                v.insert_axis_inplace(ndarray::Axis(a));
+            }
+        } else {
+            for &a in axes.iter().rev() {
+                v.index_axis_inplace(ndarray::Axis(a), 0);
+            }
+        }
+        v
+    }
+    Ok(match arg {
+        ArrayArg::F64(v) => ArrayArg::F64(reshape(v, &axes, keep)),
+        ArrayArg::F32(v) => ArrayArg::F32(reshape(v, &axes, keep)),
+    })
 }
 
 /// `arg` with size-1 axes inserted so that its axes lie along `placement` of `rank` axes.
@@ -514,7 +604,7 @@ fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
 /// A stage's tensor finished: a mean divided by the count of values reduced into each output (as
 /// NumPy's `mean`: the sum, in f64 for f32 data and rounded once, divided in the result's dtype; a
 /// sum of truth values gives f64), and reshaped for keepdims.
-fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
+pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
     let Some(r) = reduce else { return t };
     let KernelKind::Reduce { axes, .. } = &kernel.kind else {
         return t;

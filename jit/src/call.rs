@@ -23,6 +23,11 @@
 //!   write the same memory, and every unit's segment and range bounds are checked against the plan
 //!   before the call. Every buffer outlives `Spread::spread`, which returns only when all units are
 //!   done (checked: a unit left unclaimed is an error and the result is discarded);
+//! - an input read from the destination ([`crate::InputRef::Destination`], an in-place update) is
+//!   read through the same pointer the code writes through, only by a map that reads it at the point
+//!   it writes (checked): each element is loaded, in the iteration (and the unit) that stores it,
+//!   before it is stored (the stored value depends on the load), and no other unit or iteration
+//!   touches it;
 //! - `zeroed_output` only advises the kernel (madvise) about memory it owns.
 #![allow(unsafe_code)]
 
@@ -156,7 +161,13 @@ pub(crate) fn dispatch<T: Elem>(
         params: plan.params.as_ptr(),
     };
     let unit_bytes = out.idx_unit_bytes;
-    let claims: Vec<AtomicBool> = (0..n_units).map(|_| AtomicBool::new(false)).collect();
+    // one claim per unit (a run of one unit keeps its claim on the stack: no allocation)
+    let one = [AtomicBool::new(false)];
+    let many: Vec<AtomicBool> = match n_units {
+        1 => Vec::new(),
+        _ => (0..n_units).map(|_| AtomicBool::new(false)).collect(),
+    };
+    let claims: &[AtomicBool] = if n_units == 1 { &one } else { &many };
     let entry = code.entry;
     let work = |u: usize| {
         if u >= n_units || claims[u].swap(true, Ordering::AcqRel) {

@@ -48,6 +48,11 @@ pub(crate) fn check_run<T: Elem>(
         }));
     }
     let n_val = if st.mode.stores_points() { geo.n } else { geo.n_out };
+    if dest.is_none() && inputs.iter().any(|i| matches!(i, InputRef::Destination)) {
+        return Err(JitError::Unsupported(
+            "an input reads the destination but the run has none".into(),
+        ));
+    }
     if let Some(d) = dest
         && (op.is_some() || kernel.output_type() != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
     {
@@ -85,10 +90,28 @@ fn check_inputs<T: Elem>(
             name: decl.name.clone(),
             why,
         };
-        let buf = match input {
-            InputRef::Slice(buf) => buf,
+        let len = match input {
+            InputRef::Slice(buf) => buf.len(),
+            // a C-contiguous view holds its `len()` elements one after another from its base: it is
+            // checked (and read) as the slice of them
+            InputRef::View(view) if c_contiguous(view) => view.len(),
             InputRef::View(view) => {
                 check_view(st, geo, kernel, plan, i, view).map_err(bad)?;
+                continue;
+            }
+            // read where it is written: a map reading it at each point (the destination's length
+            // is checked in `check_run`)
+            InputRef::Destination => {
+                if !matches!(st.mode, crate::layout::Mode::Map)
+                    || st.inputs[i] != Access::Contiguous
+                    || plan.inputs[i] == InputPlan::Materialise
+                {
+                    return Err(bad(format!(
+                        "the destination is read in place only by a map that reads it at every point, \
+                         not as {}",
+                        plan.inputs[i]
+                    )));
+                }
                 continue;
             }
         };
@@ -98,15 +121,14 @@ fn check_inputs<T: Elem>(
         } else {
             declared
         };
-        if buf.len() != expected {
+        if len != expected {
             let what = if plan.inputs[i] == InputPlan::Materialise {
                 format!("a materialised buffer of the iteration shape {:?}", kernel.shape)
             } else {
                 format!("shape {:?}", decl.shape)
             };
             return Err(bad(format!(
-                "{} elements given, {expected} expected for {what}",
-                buf.len()
+                "{len} elements given, {expected} expected for {what}"
             )));
         }
         if geo.n == 0 {
@@ -126,11 +148,28 @@ fn check_inputs<T: Elem>(
                 usize::try_from(hi + 1).map_err(|_| bad("row offsets overflow".into()))?
             }
         };
-        if buf.len() < need {
-            return Err(bad(format!("{} elements, but the plan reads {need}", buf.len())));
+        if len < need {
+            return Err(bad(format!("{len} elements, but the plan reads {need}")));
         }
     }
     Ok(())
+}
+
+/// Whether a view's elements lie one after another in C order from its base (every axis of more
+/// than one element has the stride of the axes after it; an empty view holds none), computed
+/// without allocating.
+fn c_contiguous<T>(view: &ArrayViewD<'_, T>) -> bool {
+    if view.shape().contains(&0) {
+        return true;
+    }
+    let mut expect = 1isize;
+    for (&d, &s) in view.shape().iter().zip(view.strides()).rev() {
+        if d > 1 && s != expect {
+            return false;
+        }
+        expect = expect.wrapping_mul(d as isize);
+    }
+    true
 }
 
 /// The lowest and highest element offsets a per-row input is read at (computed in i128, so no

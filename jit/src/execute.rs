@@ -11,6 +11,9 @@ use crate::plan::RunPlan;
 use crate::run::{Elem, InputRef, RunConfig, Workspace};
 use kiln_ir::{BroadcastPlan, KernelIR, Tensor};
 
+/// Runs of at most this many inputs pass their input pointers from the stack.
+const STACK_INPUTS: usize = 16;
+
 /// Checks `inputs` against the plan and the sizes, runs the code over every work unit (through
 /// `cfg.spread`), finishes chunked reductions (the second pass, over the partials in order), and
 /// turns the output buffers into a tensor as the interpreter would give it. With `dest`, a map or scan
@@ -32,7 +35,24 @@ pub(crate) fn execute<T: Elem>(
     let run = RunPlan::new(st, geo, kernel, cfg, std::mem::size_of::<T>());
     let mut outputs = Outputs::new(st, &run, dest, ws);
     outputs.allocate(&run, cfg)?;
-    let ins: Vec<*const u8> = inputs.iter().map(InputRef::base).collect();
-    call::dispatch::<T>(code, checked, &run, &ins, &outputs.targets(&run), cfg.spread)?;
+    let targets = outputs.targets(&run);
+    // the input pointers, on the stack for up to `STACK_INPUTS` inputs (no allocation per run); an
+    // input read in place from the destination takes the very pointer the code writes through
+    let base = |i: &InputRef<'_, T>| match i {
+        InputRef::Destination => targets.out_val.cast_const(),
+        other => other.base(),
+    };
+    let mut stack = [std::ptr::null::<u8>(); STACK_INPUTS];
+    let heap: Vec<*const u8>;
+    let ins: &[*const u8] = if inputs.len() <= STACK_INPUTS {
+        for (p, i) in stack.iter_mut().zip(inputs) {
+            *p = base(i);
+        }
+        &stack[..inputs.len()]
+    } else {
+        heap = inputs.iter().map(base).collect();
+        &heap
+    };
+    call::dispatch::<T>(code, checked, &run, ins, &targets, cfg.spread)?;
     Ok(outputs.finish(kernel, st, geo, cfg))
 }

@@ -11,6 +11,7 @@
 use crate::layout::{Geometry, Mode, Structure};
 use crate::run::{RunConfig, chunk_len};
 use kiln_ir::{KernelIR, KernelKind};
+use std::borrow::Cow;
 
 /// How a run is cut into work units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,9 +24,10 @@ pub(crate) enum Units {
 
 /// One run's cut (see the module doc).
 #[derive(Debug, Clone)]
-pub(crate) struct RunPlan {
-    /// The parameter block the code is passed (the geometry's, with the chunking of this run).
-    pub params: Vec<i64>,
+pub(crate) struct RunPlan<'g> {
+    /// The parameter block the code is passed: the geometry's own where this run changes nothing in
+    /// it (no copy), else a copy with the chunking of this run.
+    pub params: Cow<'g, [i64]>,
     pub n_seg: usize,
     pub seg_len: usize,
     /// `(chunks, chunk length)` of a whole-array reduction run in two passes.
@@ -41,17 +43,17 @@ pub(crate) struct RunPlan {
     pub runs: bool,
 }
 
-impl RunPlan {
+impl<'g> RunPlan<'g> {
     /// The cut of a run of `kernel` (whose structure and geometry are `st` and `geo`) with `cfg`, in
     /// elements of `elem_bytes` bytes.
     #[inline(always)]
     pub fn new(
         st: &Structure,
-        geo: &Geometry,
+        geo: &'g Geometry,
         kernel: &KernelIR,
         cfg: &RunConfig<'_>,
         elem_bytes: usize,
-    ) -> RunPlan {
+    ) -> RunPlan<'g> {
         let whole = matches!(st.mode, Mode::Trailing(_)) && st.seg_axes == 0;
         let chunks = if whole && geo.n > 0 {
             let c = chunk_len(geo.n, cfg.target_partials, cfg.min_chunk);
@@ -65,7 +67,7 @@ impl RunPlan {
             Some((k, c)) => (k, c, k),
             None => (geo.n_seg, geo.seg_len, n_val),
         };
-        let mut params = geo.params.clone();
+        let mut params = Cow::Borrowed(&geo.params[..]);
         let mut state_row_bytes = 0;
         match st.mode {
             Mode::Scan { scan, columns } => {
@@ -75,8 +77,12 @@ impl RunPlan {
                 }
             }
             _ => {
-                params[Structure::SEG_LEN] = seg_len as i64;
-                params[Structure::PART] = i64::from(chunks.is_some());
+                let (seg, part) = (seg_len as i64, i64::from(chunks.is_some()));
+                if params[Structure::SEG_LEN] != seg || params[Structure::PART] != part {
+                    let p = params.to_mut();
+                    p[Structure::SEG_LEN] = seg;
+                    p[Structure::PART] = part;
+                }
             }
         }
         let units = choose_units(st, kernel, n_seg, seg_len, chunks.is_some(), cfg.max_units);

@@ -135,9 +135,14 @@ pub(crate) fn chunk_len(n: usize, target: usize, min_chunk: usize) -> usize {
 pub enum InputRef<'a, T> {
     /// The input's elements in C order (of the iteration shape where the plan says `Materialise`).
     Slice(&'a [T]),
-    /// A view read in place through its own strides, where the plan reads it per row with the view's
-    /// strides as outer strides (its rows contiguous, its strides non-negative).
+    /// A view read in place: a C-contiguous one as the slice of its elements, any other through its
+    /// own strides, where the plan reads it per row with the view's strides as outer strides (its rows
+    /// contiguous, its strides non-negative).
     View(ArrayViewD<'a, T>),
+    /// The run's own destination, read in place (an in-place update, `p = p + v*dt` into `p`): only
+    /// in a map that writes into a destination and reads this input contiguously at every point, so
+    /// that each element is read, in the iteration that writes it, before it is written (checked).
+    Destination,
 }
 
 impl<T> InputRef<'_, T> {
@@ -146,6 +151,8 @@ impl<T> InputRef<'_, T> {
         match self {
             InputRef::Slice(s) => s.as_ptr().cast(),
             InputRef::View(v) => v.as_ptr().cast(),
+            // the destination's address is taken where the outputs are (execute.rs)
+            InputRef::Destination => std::ptr::null(),
         }
     }
 }

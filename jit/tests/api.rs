@@ -359,3 +359,62 @@ fn strided_views_are_checked_against_the_plan() {
         .unwrap_err();
     assert!(matches!(e, JitError::BadInput { .. }), "{e}");
 }
+
+/// An input read from the run's own destination (an in-place update): a map reading it at every
+/// point updates it exactly as a run into another buffer; a run without a destination, a reduction
+/// and a broadcast read are refused before any code runs.
+#[test]
+fn the_destination_is_read_in_place_only_by_a_map_at_every_point() {
+    use kiln_jit::{InputRef, RunConfig};
+    let mut arena = ExprArena::new();
+    let p = arena.input(0);
+    let v = arena.input(1);
+    let half = arena.literal(0.5);
+    let pv = arena.binary(BinaryOp::Mul, p, half);
+    let body = arena.binary(BinaryOp::Add, pv, v);
+    for n in [2usize, 3, 17, 1000] {
+        let k = kernel(DType::F64, &[&[n], &[n]], arena.clone(), body, KernelKind::Map);
+        let plan = plan(&k, 1);
+        let bound = kiln_jit::compile(&k, &plan, Schedule::for_kernel(&k))
+            .unwrap()
+            .bind(&k, &plan)
+            .unwrap();
+        let p0: Vec<f64> = (0..n).map(|i| (i as f64).sin()).collect();
+        let v: Vec<f64> = (0..n).map(|i| (i as f64).cos()).collect();
+        let mut want = vec![0.0; n];
+        let cfg = RunConfig::default();
+        bound
+            .run_into_with(&[InputRef::Slice(&p0), InputRef::Slice(&v)], &mut want, &cfg)
+            .unwrap();
+        let mut p = p0.clone();
+        bound
+            .run_into_with(&[InputRef::Destination, InputRef::Slice(&v)], &mut p, &cfg)
+            .unwrap();
+        assert_eq!(p, want, "n = {n}");
+        let e = bound
+            .run_with(
+                &[InputRef::Destination, InputRef::Slice(&v)],
+                &cfg,
+                &mut kiln_jit::Workspace::new(),
+            )
+            .unwrap_err();
+        assert!(matches!(e, JitError::Unsupported(_)), "{e}");
+    }
+    // p broadcast along the rows of a [4, 8] result: read at other points than it is written
+    let k = kernel(DType::F64, &[&[8], &[4, 8]], arena.clone(), body, KernelKind::Map);
+    let plan = plan(&k, 1);
+    let bound = kiln_jit::compile(&k, &plan, Schedule::for_kernel(&k))
+        .unwrap()
+        .bind(&k, &plan)
+        .unwrap();
+    let v = vec![1.0; 32];
+    let mut out = vec![0.0; 32];
+    let e = bound
+        .run_into_with(
+            &[InputRef::Destination, InputRef::Slice(&v)],
+            &mut out,
+            &RunConfig::default(),
+        )
+        .unwrap_err();
+    assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+}

@@ -12,6 +12,7 @@
 pub mod baseline;
 pub mod kernels;
 pub mod plot;
+pub mod programs;
 pub mod report;
 pub mod timing;
 

@@ -66,6 +66,10 @@ struct BenchArgs {
     /// Also draw throughput against N as an SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
+    /// Time whole programs instead (Black-Scholes, softmax, logsumexp, layer norm, the particle
+    /// step), each against plain ndarray/Rust, checked to agree first.
+    #[arg(long)]
+    programs: bool,
 }
 
 #[derive(Args)]
@@ -425,6 +429,15 @@ fn bench(args: BenchArgs) -> CliResult<()> {
             .collect::<Result<_, String>>()?;
     }
     let json = args.json;
+    if args.programs {
+        let budget = config.budget.max(std::time::Duration::from_millis(300));
+        let rows = bench::programs::run(config.threads, budget, |step| eprintln!("# {step}"))
+            .map_err(|e| e.to_string())?;
+        let mut w = stdout();
+        write!(w, "{}", bench::programs::table(&rows))?;
+        w.flush()?;
+        return Ok(());
+    }
     let rows = bench::run(&config, |step| {
         if json {
             eprintln!("# {step}");

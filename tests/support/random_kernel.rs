@@ -364,7 +364,55 @@ impl Case {
             _ if self.transcendental => Rule::Ulp(8),
             _ => Rule::Exact,
         };
-        compare(&want, &got, &rule)
+        compare(&want, &got, &rule)?;
+        // the prepared handle, by position (its direct path where it applies), gives the same bits
+        let h = tested
+            .prepared(&args)
+            .map_err(|e| format!("prepared fails where run did not: {e}"))?;
+        let positional: Vec<ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
+        let again = match &got {
+            Output::F64(a) => {
+                let mut o = ArrayD::<f64>::zeros(a.raw_dim());
+                h.run_into(&positional, o.view_mut()).map(|_| Output::F64(o))
+            }
+            Output::F32(a) => {
+                let mut o = ArrayD::<f32>::zeros(a.raw_dim());
+                h.run_into(&positional, o.view_mut()).map(|_| Output::F32(o))
+            }
+            _ => h.run(&positional),
+        };
+        let again = again.map_err(|e| format!("the prepared call fails where run did not: {e}"))?;
+        compare(&got, &again, &Rule::Exact).map_err(|e| format!("prepared call: {e}"))?;
+        // an in-place update of each input the result could overwrite: refused, or the same bits
+        for (k, (name, arg)) in args.iter().enumerate() {
+            let others: Vec<(&str, ArrayArg<'_>)> = args
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .map(|(_, (n, a))| (*n, a.clone()))
+                .collect();
+            let updated = match (arg, &got) {
+                (ArrayArg::F64(v), Output::F64(g)) if v.shape() == g.shape() => {
+                    let mut target = v.as_standard_layout().into_owned();
+                    tested
+                        .run_update(name, &others, target.view_mut())
+                        .ok()
+                        .map(|_| Output::F64(target))
+                }
+                (ArrayArg::F32(v), Output::F32(g)) if v.shape() == g.shape() => {
+                    let mut target = v.as_standard_layout().into_owned();
+                    tested
+                        .run_update(name, &others, target.view_mut())
+                        .ok()
+                        .map(|_| Output::F32(target))
+                }
+                _ => None,
+            };
+            if let Some(u) = updated {
+                compare(&got, &u, &Rule::Exact).map_err(|e| format!("run_update of '{name}': {e}"))?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,343 @@
+//! `kiln bench --programs`: whole programs, each written with kiln's best API today and as a good
+//! Rust programmer would write it with ndarray (`Zip`, iterators, std's math; no hand SIMD), checked
+//! to agree first, then timed (median, one thread unless `--threads`).
+//!
+//! - Black-Scholes call and put over 1e6 options (f64): kiln runs two prepared kernels (a kernel
+//!   with several outputs is not there yet), plain Rust one `Zip` loop computing both;
+//! - softmax and logsumexp over the rows of a 1000 x 1000 f32 array;
+//! - layer norm over the rows of a 4096 x 1024 f32 array (`(x - mean) / sqrt(var + 1e-5)`);
+//! - the particle step `p += v*dt; v = v*0.99 + g*dt` at n = 64 (100k steps) and n = 4096 (10k
+//!   steps): kiln with two prepared calls per step on slices, plain Rust one `Zip` loop in place.
+
+use crate::array::ArrayArg;
+use crate::error::{Error, Result};
+use crate::runner::FusedRunner;
+use kiln_ir::UnaryOp;
+use ndarray::{Array1, Array2, ArrayD, Axis, Zip, arr0};
+use std::time::Duration;
+
+use super::timing::median_ns;
+
+/// One program's timings.
+#[derive(Debug, Clone)]
+pub struct ProgramRow {
+    pub name: &'static str,
+    pub size: String,
+    /// The kiln API the program uses.
+    pub api: &'static str,
+    pub kiln_ns: f64,
+    pub plain_ns: f64,
+    /// The largest difference between the two results, relative to the larger magnitude (at least 1).
+    pub max_rel_diff: f64,
+}
+
+impl ProgramRow {
+    /// Plain time over kiln time: above 1, kiln is faster.
+    pub fn ratio(&self) -> f64 {
+        self.plain_ns / self.kiln_ns
+    }
+}
+
+/// The largest relative difference of two results (an absolute one below magnitude 1); NaN and
+/// infinities must match exactly.
+fn max_rel_diff<'a>(a: impl Iterator<Item = &'a f64>, b: impl Iterator<Item = &'a f64>) -> f64 {
+    a.zip(b)
+        .map(|(&x, &y)| {
+            if x == y || (x.is_nan() && y.is_nan()) {
+                0.0
+            } else if !x.is_finite() || !y.is_finite() {
+                f64::INFINITY
+            } else {
+                (x - y).abs() / x.abs().max(y.abs()).max(1.0)
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// A deterministic value in `[lo, hi)` for index `i`.
+fn spread(i: usize, lo: f64, hi: f64) -> f64 {
+    let u = ((i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+    lo + (hi - lo) * u
+}
+
+fn check(name: &str, diff: f64, tol: f64) -> Result<()> {
+    if diff.is_nan() || diff > tol {
+        return Err(Error::Unsupported(format!(
+            "program {name}: kiln and plain Rust disagree by {diff:e} (tolerance {tol:e})"
+        )));
+    }
+    Ok(())
+}
+
+/// Runs every program; `progress` hears about each.
+pub fn run(threads: usize, budget: Duration, mut progress: impl FnMut(&str)) -> Result<Vec<ProgramRow>> {
+    let mut rows = Vec::new();
+    progress("black-scholes");
+    rows.push(black_scholes(1_000_000, threads, budget)?);
+    progress("softmax");
+    rows.push(softmax(1000, 1000, threads, budget)?);
+    progress("logsumexp");
+    rows.push(logsumexp(1000, 1000, threads, budget)?);
+    progress("layer-norm");
+    rows.push(layer_norm(4096, 1024, threads, budget)?);
+    for (n, steps) in [(64, 100_000), (4096, 10_000)] {
+        progress("particle-step");
+        rows.push(particles(n, steps, threads, budget)?);
+    }
+    Ok(rows)
+}
+
+fn black_scholes(n: usize, threads: usize, budget: Duration) -> Result<ProgramRow> {
+    let s = Array1::from_iter((0..n).map(|i| spread(i, 10.0, 110.0)));
+    let k = Array1::from_iter((0..n).map(|i| spread(i + 7 * n, 20.0, 100.0)));
+    let t = Array1::from_iter((0..n).map(|i| spread(i + 13 * n, 0.1, 2.0)));
+    let (r, v) = (0.02, 0.3);
+    let d1 = "((log(s/k) + (r + 0.5*v*v)*t) / (v*sqrt(t)))";
+    let d2 = format!("({d1} - v*sqrt(t))");
+    // N(x) = erfc(-x/sqrt(2)) / 2
+    let cdf = |x: &str| format!("(0.5*erfc(-({x})*0.7071067811865476))");
+    let call_src = format!("s*{} - k*exp(-r*t)*{}", cdf(d1), cdf(&d2));
+    let put_src = format!(
+        "k*exp(-r*t)*{} - s*{}",
+        cdf(&format!("-{d2}")),
+        cdf(&format!("-{d1}"))
+    );
+    let (ra, va) = (arr0(r), arr0(v));
+    let args: [(&str, ArrayArg<'_>); 5] = [
+        ("s", (&s).into()),
+        ("k", (&k).into()),
+        ("t", (&t).into()),
+        ("r", (&ra).into()),
+        ("v", (&va).into()),
+    ];
+    let call_h = FusedRunner::compile_text(&call_src)?
+        .with_threads(threads)
+        .prepared(&args)?;
+    let put_h = FusedRunner::compile_text(&put_src)?
+        .with_threads(threads)
+        .prepared(&args)?;
+    let positional: Vec<ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
+    let (mut call, mut put) = (Array1::<f64>::zeros(n), Array1::<f64>::zeros(n));
+    let kiln = |call: &mut Array1<f64>, put: &mut Array1<f64>| -> Result<()> {
+        call_h.run_into(&positional, call.view_mut())?;
+        put_h.run_into(&positional, put.view_mut())
+    };
+    kiln(&mut call, &mut put)?;
+    let (mut pc, mut pp) = (Array1::<f64>::zeros(n), Array1::<f64>::zeros(n));
+    let plain = |pc: &mut Array1<f64>, pp: &mut Array1<f64>| {
+        let cdf = |x: f64| 0.5 * UnaryOp::Erfc.eval(-x * std::f64::consts::FRAC_1_SQRT_2);
+        Zip::from(pc)
+            .and(pp)
+            .and(&s)
+            .and(&k)
+            .and(&t)
+            .for_each(|c, p, &s, &k, &t| {
+                let vs = v * t.sqrt();
+                let d1 = ((s / k).ln() + (r + 0.5 * v * v) * t) / vs;
+                let d2 = d1 - vs;
+                let disc = k * (-r * t).exp();
+                *c = s * cdf(d1) - disc * cdf(d2);
+                *p = disc * cdf(-d2) - s * cdf(-d1);
+            });
+    };
+    plain(&mut pc, &mut pp);
+    let diff = max_rel_diff(call.iter(), pc.iter()).max(max_rel_diff(put.iter(), pp.iter()));
+    check("black-scholes", diff, 1e-12)?;
+    let kiln_ns = median_ns(|| kiln(&mut call, &mut put).expect("ran once"), budget);
+    let plain_ns = median_ns(|| plain(&mut pc, &mut pp), budget);
+    Ok(ProgramRow {
+        name: "black-scholes call+put",
+        size: format!("{n} f64"),
+        api: "two prepared handles, run_into",
+        kiln_ns,
+        plain_ns,
+        max_rel_diff: diff,
+    })
+}
+
+fn matrix(rows: usize, cols: usize, lo: f64, hi: f64) -> Array2<f32> {
+    Array2::from_shape_fn((rows, cols), |(i, j)| spread(i * cols + j, lo, hi) as f32)
+}
+
+fn widen(a: &ArrayD<f32>) -> Vec<f64> {
+    a.iter().map(|&v| f64::from(v)).collect()
+}
+
+/// Runs a one-input f32 program through `src` (prepared, run_into) against `plain`.
+#[allow(clippy::too_many_arguments)]
+fn rows_program(
+    name: &'static str,
+    src: &str,
+    x: &Array2<f32>,
+    out_shape: &[usize],
+    mut plain: impl FnMut(&Array2<f32>, &mut ArrayD<f32>),
+    tol: f64,
+    threads: usize,
+    budget: Duration,
+) -> Result<ProgramRow> {
+    let h = FusedRunner::compile_text(src)?
+        .with_threads(threads)
+        .prepared(&[("x", x.into())])?;
+    let xs = [ArrayArg::from(x)];
+    let mut out = ArrayD::<f32>::zeros(out_shape);
+    h.run_into(&xs, out.view_mut())?;
+    let mut want = ArrayD::<f32>::zeros(out_shape);
+    plain(x, &mut want);
+    let diff = max_rel_diff(widen(&out).iter(), widen(&want).iter());
+    check(name, diff, tol)?;
+    let kiln_ns = median_ns(|| h.run_into(&xs, out.view_mut()).expect("ran once"), budget);
+    let plain_ns = median_ns(|| plain(x, &mut want), budget);
+    Ok(ProgramRow {
+        name,
+        size: format!("{}x{} f32", x.nrows(), x.ncols()),
+        api: "prepared handle, run_into",
+        kiln_ns,
+        plain_ns,
+        max_rel_diff: diff,
+    })
+}
+
+fn row_max(row: ndarray::ArrayView1<'_, f32>) -> f32 {
+    row.fold(f32::NEG_INFINITY, |m, &v| m.max(v))
+}
+
+fn softmax(rows: usize, cols: usize, threads: usize, budget: Duration) -> Result<ProgramRow> {
+    let x = matrix(rows, cols, -10.0, 10.0);
+    let src =
+        "exp(x - max(x, axis=1, keepdims=1)) / sum(exp(x - max(x, axis=1, keepdims=1)), axis=1, keepdims=1)";
+    let plain = |x: &Array2<f32>, out: &mut ArrayD<f32>| {
+        for (xr, mut or) in x.rows().into_iter().zip(out.axis_iter_mut(Axis(0))) {
+            let m = row_max(xr);
+            or.iter_mut().zip(xr).for_each(|(o, &v)| *o = (v - m).exp());
+            let s: f32 = or.sum();
+            or.mapv_inplace(|v| v / s);
+        }
+    };
+    rows_program(
+        "softmax rows",
+        src,
+        &x,
+        &[rows, cols],
+        plain,
+        1e-5,
+        threads,
+        budget,
+    )
+}
+
+fn logsumexp(rows: usize, cols: usize, threads: usize, budget: Duration) -> Result<ProgramRow> {
+    let x = matrix(rows, cols, -10.0, 10.0);
+    let src = "log(sum(exp(x - max(x, axis=1, keepdims=1)), axis=1)) + max(x, axis=1)";
+    let plain = |x: &Array2<f32>, out: &mut ArrayD<f32>| {
+        for (xr, o) in x.rows().into_iter().zip(out.iter_mut()) {
+            let m = row_max(xr);
+            let s: f32 = xr.iter().map(|&v| (v - m).exp()).sum();
+            *o = s.ln() + m;
+        }
+    };
+    rows_program("logsumexp rows", src, &x, &[rows], plain, 1e-5, threads, budget)
+}
+
+fn layer_norm(rows: usize, cols: usize, threads: usize, budget: Duration) -> Result<ProgramRow> {
+    let x = matrix(rows, cols, -3.0, 5.0);
+    let src = "(x - mean(x, axis=1, keepdims=1)) / sqrt(var(x, axis=1, keepdims=1) + 1e-5)";
+    let plain = |x: &Array2<f32>, out: &mut ArrayD<f32>| {
+        let n = x.ncols() as f32;
+        for (xr, mut or) in x.rows().into_iter().zip(out.axis_iter_mut(Axis(0))) {
+            let mean = xr.sum() / n;
+            let var = xr.iter().map(|&v| (v - mean) * (v - mean)).sum::<f32>() / n;
+            let inv = 1.0 / (var + 1e-5).sqrt();
+            or.iter_mut().zip(xr).for_each(|(o, &v)| *o = (v - mean) * inv);
+        }
+    };
+    rows_program(
+        "layer norm rows",
+        src,
+        &x,
+        &[rows, cols],
+        plain,
+        1e-4,
+        threads,
+        budget,
+    )
+}
+
+fn particles(n: usize, steps: usize, threads: usize, budget: Duration) -> Result<ProgramRow> {
+    let (dt, g) = (0.001, -9.81);
+    let p0 = Array1::from_iter((0..n).map(|i| spread(i, -1.0, 1.0)));
+    let v0 = Array1::from_iter((0..n).map(|i| spread(i + n, -1.0, 1.0)));
+    let (dta, ga) = (arr0(dt), arr0(g));
+    let pos = FusedRunner::compile_text("p + v*dt")?
+        .with_threads(threads)
+        .prepared(&[("p", (&p0).into()), ("v", (&v0).into()), ("dt", (&dta).into())])?;
+    let vel = FusedRunner::compile_text("v*0.99 + g*dt")?
+        .with_threads(threads)
+        .prepared(&[("v", (&v0).into()), ("g", (&ga).into()), ("dt", (&dta).into())])?;
+    let (dts, gs) = ([dt], [g]);
+    let kiln = |p: &mut Vec<f64>, v: &mut Vec<f64>, scratch: &mut Vec<f64>| -> Result<()> {
+        for _ in 0..steps {
+            pos.run_slices(&[&p[..], &v[..], &dts[..]], scratch)?;
+            std::mem::swap(p, scratch);
+            vel.run_slices(&[&v[..], &gs[..], &dts[..]], scratch)?;
+            std::mem::swap(v, scratch);
+        }
+        Ok(())
+    };
+    let plain = |p: &mut Array1<f64>, v: &mut Array1<f64>| {
+        for _ in 0..steps {
+            Zip::from(&mut *p).and(&mut *v).for_each(|p, v| {
+                *p += *v * dt;
+                *v = *v * 0.99 + g * dt;
+            });
+        }
+    };
+    let (mut kp, mut kv, mut scratch) = (p0.to_vec(), v0.to_vec(), vec![0.0; n]);
+    kiln(&mut kp, &mut kv, &mut scratch)?;
+    let (mut pp, mut pv) = (p0.clone(), v0.clone());
+    plain(&mut pp, &mut pv);
+    let diff = max_rel_diff(kp.iter(), pp.iter()).max(max_rel_diff(kv.iter(), pv.iter()));
+    check("particle-step", diff, 1e-12)?;
+    let kiln_ns = median_ns(
+        || {
+            let (mut p, mut v) = (p0.to_vec(), v0.to_vec());
+            kiln(&mut p, &mut v, &mut scratch).expect("ran once")
+        },
+        budget,
+    );
+    let plain_ns = median_ns(
+        || {
+            let (mut p, mut v) = (p0.clone(), v0.clone());
+            plain(&mut p, &mut v)
+        },
+        budget,
+    );
+    Ok(ProgramRow {
+        name: "particle step",
+        size: format!("n={n} f64, {steps} steps"),
+        api: "two prepared handles, run_slices",
+        kiln_ns,
+        plain_ns,
+        max_rel_diff: diff,
+    })
+}
+
+/// The programs as a Markdown table.
+pub fn table(rows: &[ProgramRow]) -> String {
+    let mut s = String::from(
+        "| program | size | kiln | plain Rust | ratio (plain / kiln) | agreement | kiln API |\n\
+         | --- | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "| {} | {} | {:.3} ms | {:.3} ms | {:.2} | {:.1e} | {} |\n",
+            r.name,
+            r.size,
+            r.kiln_ns / 1e6,
+            r.plain_ns / 1e6,
+            r.ratio(),
+            r.max_rel_diff,
+            r.api
+        ));
+    }
+    s
+}

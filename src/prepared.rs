@@ -1,0 +1,332 @@
+//! [`Prepared`]: a runner bound once to its inputs' names, dtypes and shapes, called by position.
+//!
+//! [`FusedRunner::run`] binds its inputs by name at every call, looks the specialisation up in the
+//! runner's cache and allocates its result: about half a microsecond, which is the whole cost of a
+//! kernel over a hundred elements. A [`Prepared`] handle does the naming, the specialisation and the
+//! compilation once ([`FusedRunner::prepared`]); a call ([`Prepared::run_into`]) passes the inputs in
+//! the order they were bound and the output to write, and checks only their count, dtypes and shapes
+//! before it calls the compiled code.
+//!
+//! The fast path (no name lookup, no lock, no allocation, no thread pool below the runner's
+//! threshold) is taken by a one-kernel expression whose kernel is a map or a scan with a float result,
+//! run by the JIT, where every input has the kernel's dtype and the layout it was bound with (a
+//! C-contiguous array, or a view of the same strides). Everything else (reductions, several kernels,
+//! mixed dtypes, the interpreter) runs through the runner's own stage loop, still without names.
+
+use crate::array::{ArrayArg, Float, Output};
+use crate::error::{Error, Result};
+use crate::executor::{Specialised, bind, is_standard, same, strides};
+use crate::runner::FusedRunner;
+use kiln_ir::{DType, InputPlan, KernelKind, OutputType, Start};
+use kiln_jit::InputRef;
+use ndarray::{ArrayViewMut, Dimension};
+use std::sync::Arc;
+
+/// Inputs up to this count are reordered on the stack (more take one allocation per call).
+const STACK_INPUTS: usize = 16;
+
+/// One input as it was bound: name, dtype, shape, and whether it was C-contiguous.
+#[derive(Debug, Clone)]
+struct Form {
+    name: String,
+    dtype: DType,
+    shape: Vec<usize>,
+    /// The element count of `shape`.
+    len: usize,
+    standard: bool,
+    /// The element strides of one that was not (the plan may read it in place with them).
+    strides: Vec<isize>,
+}
+
+/// A [`FusedRunner`] bound to the names, dtypes and shapes of its inputs: each call passes the inputs
+/// by position. See the module doc for what a call costs.
+///
+/// ```
+/// use kiln::{ArrayArg, FusedRunner};
+/// use ndarray::Array1;
+/// let runner = FusedRunner::compile_text("a*x + y")?;
+/// let (x, y) = (Array1::<f64>::ones(100), Array1::<f64>::zeros(100));
+/// let h = runner.prepared(&[("x", (&x).into()), ("y", (&y).into()), ("a", (&x).into())])?;
+/// let mut out = Array1::<f64>::zeros(100);
+/// for _ in 0..3 {
+///     h.run_into(&[(&x).into(), (&y).into(), (&x).into()], out.view_mut())?;
+/// }
+/// assert_eq!(out[0], 1.0);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    runner: FusedRunner,
+    /// The inputs in the order of a call.
+    forms: Vec<Form>,
+    /// For each of the runner's inputs (in [`FusedRunner::input_names`] order), its position in a call.
+    order: Vec<usize>,
+    /// The one kernel's specialisation, where the fast path applies (see the module doc).
+    direct: Option<Arc<Specialised>>,
+    /// The partials of a reduction's calls.
+    workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
+    /// The shape and type of the result, and its element count.
+    out_shape: Vec<usize>,
+    out_len: usize,
+    out_type: OutputType,
+}
+
+impl FusedRunner {
+    /// Binds this runner to the names, dtypes and shapes (and layouts) of `inputs`, and compiles its
+    /// kernels for them: the handle's calls pass inputs of the same forms in the same order.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`] (the expression runs once, so that every kernel sees its inputs).
+    pub fn prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Prepared> {
+        let user = bind(self.input_names(), inputs)?;
+        let order: Vec<usize> = self
+            .input_names()
+            .iter()
+            .map(|n| {
+                inputs
+                    .iter()
+                    .position(|(m, _)| m == n)
+                    .expect("bind found every name")
+            })
+            .collect();
+        let forms = inputs
+            .iter()
+            .map(|(name, a)| Form {
+                name: name.to_string(),
+                dtype: a.dtype(),
+                shape: a.shape().to_vec(),
+                len: a.shape().iter().product(),
+                standard: is_standard(a),
+                strides: strides(a).to_vec(),
+            })
+            .collect();
+        let (spec, t) = self.run_stages(&user)?;
+        let direct = (self.pipeline().stages.len() == 1
+            && matches!(
+                spec.kernel.kind,
+                KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
+            )
+            && spec.kernel.output_type() == OutputType::Float(spec.kernel.dtype)
+            && spec.exe.bound_jit().is_some()
+            && user.iter().all(|a| a.dtype() == spec.kernel.dtype)
+            && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise))
+        .then_some(spec);
+        Ok(Prepared {
+            runner: self.clone(),
+            forms,
+            order,
+            direct,
+            workspace: Arc::default(),
+            out_shape: t.shape.clone(),
+            out_len: t.shape.iter().product(),
+            out_type: t.values.output_type(),
+        })
+    }
+}
+
+impl Prepared {
+    /// The names of the inputs, in the order a call passes them.
+    pub fn input_names(&self) -> impl Iterator<Item = &str> {
+        self.forms.iter().map(|f| f.name.as_str())
+    }
+
+    /// The result's shape.
+    pub fn output_shape(&self) -> &[usize] {
+        &self.out_shape
+    }
+
+    /// The result's type.
+    pub fn output_type(&self) -> OutputType {
+        self.out_type
+    }
+
+    /// Whether calls take the fast path (see the module doc).
+    pub fn is_direct(&self) -> bool {
+        self.direct.is_some()
+    }
+
+    /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.
+    fn check(&self, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        if inputs.len() != self.forms.len() {
+            return Err(self.count_error(inputs.len()));
+        }
+        for (i, (a, f)) in inputs.iter().zip(&self.forms).enumerate() {
+            if a.dtype() != f.dtype || !same(a.shape(), &f.shape) {
+                return Err(Error::Prepared(format!(
+                    "input {i} ('{}') is {} of shape {:?} but was bound as {} of shape {:?}",
+                    f.name,
+                    a.dtype(),
+                    a.shape(),
+                    f.dtype,
+                    f.shape
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs into `out`, which must be C-contiguous, of the result's shape and float type (as
+    /// [`FusedRunner::run_into`]); the inputs in the order they were bound.
+    ///
+    /// # Errors
+    /// A count of inputs other than the bound one, an input of another dtype or shape than it was
+    /// bound with (the error names its position and name), an `out` that does not fit the result, and
+    /// the errors of [`FusedRunner::run_into`].
+    pub fn run_into<A: Float, D: Dimension>(
+        &self,
+        inputs: &[ArrayArg<'_>],
+        mut out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        self.check(inputs)?;
+        if let Some(spec) = &self.direct
+            && A::DTYPE == spec.kernel.dtype
+            && inputs.len() <= STACK_INPUTS
+            && inputs
+                .iter()
+                .zip(&self.forms)
+                .all(|(a, f)| f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides)))
+            && same(out.shape(), &self.out_shape)
+            && let Some(slice) = out.as_slice_mut()
+        {
+            let code = spec.exe.bound_jit().expect("checked when prepared");
+            // kiln-jit reads a C-contiguous view as the slice of its elements
+            let input = |pos: usize| InputRef::View(A::view_of(&inputs[pos]).expect("dtypes checked"));
+            return if self.order.len() <= 4 {
+                self.call_direct::<A, 4>(spec, code, input, slice)
+            } else {
+                self.call_direct::<A, STACK_INPUTS>(spec, code, input, slice)
+            };
+        }
+        self.with_user(inputs, |user| {
+            self.runner.run_into_bound(user, out.view_mut(), false)
+        })
+    }
+
+    /// Runs on C-contiguous slices (each input's elements in C order; a scalar is a slice of one)
+    /// into `out` (the result's elements in C order): the cheapest call, nothing but the counts checked
+    /// before the compiled code runs.
+    ///
+    /// # Errors
+    /// A count of inputs other than the bound one, a slice whose length is not its bound shape's
+    /// element count, an input bound with another dtype than `A`, an `out` whose length is not the
+    /// result's, and the errors of [`FusedRunner::run_into`].
+    pub fn run_slices<A: Float>(&self, inputs: &[&[A]], out: &mut [A]) -> Result<()> {
+        if inputs.len() != self.forms.len() {
+            return Err(self.count_error(inputs.len()));
+        }
+        for (i, (s, f)) in inputs.iter().zip(&self.forms).enumerate() {
+            if f.dtype != A::DTYPE || s.len() != f.len {
+                return Err(Error::Prepared(format!(
+                    "input {i} ('{}') is {} elements of {} but was bound as {} of shape {:?}",
+                    f.name,
+                    s.len(),
+                    A::DTYPE,
+                    f.dtype,
+                    f.shape
+                )));
+            }
+        }
+        if out.len() != self.out_len {
+            return Err(Error::Output(format!(
+                "{} elements given for a result of shape {:?}",
+                out.len(),
+                self.out_shape
+            )));
+        }
+        if let Some(spec) = &self.direct
+            && A::DTYPE == spec.kernel.dtype
+            && self.order.len() <= STACK_INPUTS
+            && self.forms.iter().all(|f| f.standard)
+        {
+            let code = spec.exe.bound_jit().expect("checked when prepared");
+            let input = |pos: usize| InputRef::Slice(inputs[pos]);
+            return if self.order.len() <= 4 {
+                self.call_direct::<A, 4>(spec, code, input, out)
+            } else {
+                self.call_direct::<A, STACK_INPUTS>(spec, code, input, out)
+            };
+        }
+        let arrays: Vec<ArrayArg<'_>> = inputs
+            .iter()
+            .zip(&self.forms)
+            .map(|(s, f)| {
+                let v = ndarray::ArrayViewD::from_shape(&f.shape[..], s).expect("lengths checked");
+                A::arg(v)
+            })
+            .collect();
+        let out = ndarray::ArrayViewMutD::from_shape(&self.out_shape[..], out).expect("length checked");
+        self.run_into(&arrays, out)
+    }
+
+    fn count_error(&self, given: usize) -> Error {
+        Error::Prepared(format!(
+            "{given} inputs given, {} bound ({})",
+            self.forms.len(),
+            self.forms
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+
+    /// Calls the compiled code with the runner's inputs in its order, on the stack (`K` of them at
+    /// most: a smaller array for the common case is less to fill and drop).
+    fn call_direct<'i, A: Float, const K: usize>(
+        &self,
+        spec: &Specialised,
+        code: &kiln_jit::BoundKernel,
+        input: impl Fn(usize) -> InputRef<'i, A>,
+        out: &mut [A],
+    ) -> Result<()> {
+        let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
+        for (r, &pos) in refs.iter_mut().zip(&self.order) {
+            *r = input(pos);
+        }
+        let refs = &refs[..self.order.len()];
+        let KernelKind::Reduce { .. } = spec.kernel.kind else {
+            let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
+            return Ok(code.run_into_with(refs, out, &cfg)?);
+        };
+        // a reduction: its partials in the handle's workspace (a fresh one if another thread holds
+        // it), finished (mean, keepdims) and copied into `out`
+        let reduction = self.runner.pipeline().last().program.reduction();
+        let start = match reduction.and_then(|r| r.initial) {
+            Some(v) => Start::Initial(v),
+            None => Start::Identity,
+        };
+        let n = kiln_ir::shape::checked_size(&spec.kernel.shape)?;
+        let cfg = self.runner.parallel().jit_config(n, start);
+        let t = match self.workspace.try_lock() {
+            Ok(mut ws) => code.run_with(refs, &cfg, &mut ws)?,
+            Err(_) => code.run_with(refs, &cfg, &mut kiln_jit::Workspace::new())?,
+        };
+        let t = crate::runner::finish(t, &spec.kernel, reduction);
+        crate::backend::copy_into(t.values, A::out_slice(out))
+    }
+
+    /// Runs and returns the result (allocated).
+    ///
+    /// # Errors
+    /// As [`Prepared::run_into`].
+    pub fn run(&self, inputs: &[ArrayArg<'_>]) -> Result<Output> {
+        self.check(inputs)?;
+        self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
+    }
+
+    /// Calls `f` with the inputs in the runner's order.
+    fn with_user<R>(
+        &self,
+        inputs: &[ArrayArg<'_>],
+        f: impl FnOnce(&[&ArrayArg<'_>]) -> Result<R>,
+    ) -> Result<R> {
+        let k = self.order.len();
+        if k <= STACK_INPUTS && !inputs.is_empty() {
+            let user: [&ArrayArg<'_>; STACK_INPUTS] =
+                std::array::from_fn(|i| &inputs[self.order.get(i).copied().unwrap_or(0)]);
+            return f(&user[..k]);
+        }
+        let user: Vec<&ArrayArg<'_>> = self.order.iter().map(|&p| &inputs[p]).collect();
+        f(&user)
+    }
+}

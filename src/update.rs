@@ -1,0 +1,150 @@
+//! In-place updates: [`FusedRunner::run_update`] writes the result into one of the expression's own
+//! inputs (`p = p + v*dt` into `p`), with no second buffer and no swap.
+//!
+//! An update is safe where the result's element `i` depends on the updated input only through its
+//! element `i`: the last kernel is a map that reads the input at every point of the result (not
+//! broadcast), and no earlier kernel (a reduction or scan whose result the map reads) reads it at
+//! all. Anything else (`p - mean(p)`, `cumsum(p)`, a `p` broadcast along an axis) is refused with an
+//! error that says why; [`FusedRunner::run_into`] into another array does those.
+//!
+//! On the JIT the map reads the input through the pointer it writes (kiln-jit's
+//! `InputRef::Destination`, checked there again). Other backends, and inputs that would need a
+//! conversion or a copy, run on a copy of the input's previous values: the same result.
+
+use crate::array::{ArrayArg, Float};
+use crate::error::{Error, Result};
+use crate::executor::{bind, same};
+use crate::program::Source;
+use crate::runner::FusedRunner;
+use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
+use kiln_jit::InputRef;
+use ndarray::{ArrayViewMut, Dimension};
+
+impl FusedRunner {
+    /// Evaluates the expression and writes the result into `target`, which is also the value of the
+    /// input named `name` (not given in `inputs`): `p = f(p, ...)` in place. `target` must be
+    /// C-contiguous, of the result's shape and float type (as [`FusedRunner::run_into`]).
+    ///
+    /// ```
+    /// use kiln::FusedRunner;
+    /// use ndarray::{arr0, array};
+    /// let step = FusedRunner::compile_text("p + v*dt")?;
+    /// let (mut p, v, dt) = (array![0.0, 1.0], array![1.0, 2.0], arr0(0.5));
+    /// step.run_update("p", &[("v", (&v).into()), ("dt", (&dt).into())], p.view_mut())?;
+    /// assert_eq!(p, array![0.5, 2.0]);
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `name` is not an input of the expression, or is also given in `inputs`; the update is not safe
+    /// in place (the error says why: a reduction or scan reads the input, or the map reads it
+    /// broadcast); and the errors of [`FusedRunner::run_into`].
+    pub fn run_update<A: Float, D: Dimension>(
+        &self,
+        name: &str,
+        inputs: &[(&str, ArrayArg<'_>)],
+        mut target: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        let names = &self.pipeline().names;
+        let Some(t) = names.iter().position(|n| n == name) else {
+            return Err(Error::Unsupported(format!(
+                "cannot update '{name}' in place: it is not an input of the expression (inputs: {})",
+                names.join(", ")
+            )));
+        };
+        if inputs.iter().any(|(n, _)| *n == name) {
+            return Err(Error::DuplicateInput { name: name.into() });
+        }
+        let stages = &self.pipeline().stages;
+        let last = stages.len() - 1;
+        if let Some(k) = stages[..last]
+            .iter()
+            .position(|s| s.sources.contains(&Source::Input(t)))
+        {
+            return Err(Error::Unsupported(format!(
+                "cannot update '{name}' in place: kernel {k} (a {}) reads all of it before the \
+                 update writes it; run_into another array",
+                work_name(&stages[k].program.work)
+            )));
+        }
+        if !matches!(self.pipeline().last().program.work, crate::program::Work::Map) {
+            return Err(Error::Unsupported(format!(
+                "cannot update '{name}' in place: the result is a {}, not an elementwise map of it; \
+                 run_into another array",
+                work_name(&self.pipeline().last().program.work)
+            )));
+        }
+        // the previous values: the caller's array, read through a view while the kernels are readied
+        let (spec, temps, direct) = {
+            let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
+            all.push((name, A::arg(target.view().into_dyn())));
+            let user = bind(names, &all)?;
+            let (spec, temps) = self.ready_last(&user)?;
+            let kernel = &spec.kernel;
+            let pos = self
+                .pipeline()
+                .last()
+                .sources
+                .iter()
+                .position(|s| *s == Source::Input(t));
+            let pos = pos.expect("the last kernel reads the input (checked above)");
+            if !same(&kernel.inputs[pos].shape, &kernel.shape) || !same(target.shape(), &kernel.shape) {
+                return Err(Error::Unsupported(format!(
+                    "cannot update '{name}' in place: it has shape {:?} but the result {:?} (a \
+                     broadcast input would be read at other elements than the one written)",
+                    target.shape(),
+                    kernel.output_shape()
+                )));
+            }
+            let args = self.last_args(&user, &temps)?;
+            let direct = spec.exe.bound_jit().is_some()
+                && kernel.dtype == A::DTYPE
+                && kernel.output_type() == OutputType::Float(A::DTYPE)
+                && matches!(kernel.kind, KernelKind::Map)
+                && args.iter().all(|a| a.dtype() == kernel.dtype)
+                && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
+                // read at every point as it is written (a single element is a splat: copied)
+                && spec.plan.inputs[pos] == InputPlan::Contiguous
+                && target.as_slice().is_some();
+            (spec, temps, direct.then_some(pos))
+        };
+        let Some(pos) = direct else {
+            // the oracle's way: the previous values copied, then a run into the target
+            let previous = target.to_owned().into_dyn();
+            let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
+            all.push((name, A::arg(previous.view())));
+            let user = bind(names, &all)?;
+            return self.run_into_bound(&user, target, false);
+        };
+        let stage = self.pipeline().last();
+        let refs: Vec<InputRef<'_, A>> = stage
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(n, s)| match *s {
+                _ if n == pos => Ok(InputRef::Destination),
+                Source::Input(i) => {
+                    let (_, a) = inputs.iter().find(|(m, _)| *m == names[i]).expect("bound above");
+                    Ok(InputRef::View(A::view_of(a).expect("dtypes checked")))
+                }
+                other => A::view_of(&crate::runner::temp_arg(self.pipeline(), other, &temps)?)
+                    .map(InputRef::View)
+                    .ok_or_else(|| Error::Output("an intermediate of another dtype".into())),
+            })
+            .collect::<Result<_>>()?;
+        let out = target.as_slice_mut().expect("checked C-contiguous");
+        let code = spec.exe.bound_jit().expect("checked above");
+        let cfg = self.parallel().jit_config(out.len(), Start::Identity);
+        Ok(code.run_into_with(&refs, out, &cfg)?)
+    }
+}
+
+/// What a kernel does, in an error message.
+fn work_name(w: &crate::program::Work) -> &'static str {
+    match w {
+        crate::program::Work::Map => "map",
+        crate::program::Work::Reduce(_) => "reduction",
+        crate::program::Work::Scan(..) => "scan",
+        crate::program::Work::Contract(..) => "contraction",
+    }
+}

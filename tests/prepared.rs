@@ -1,0 +1,226 @@
+//! The prepared positional handle (`FusedRunner::prepared`, issue 12 item 3): its calls give what the
+//! runner gives by name (bit for bit, on the JIT's fast path and on the general path), and a call
+//! whose inputs are not what the handle was bound to is an error naming the input.
+
+use kiln::{Error, FusedRunner, Output};
+use ndarray::{Array0, Array1, Array2, ArrayD, s};
+
+fn data(n: usize, seed: f64) -> Array1<f64> {
+    Array1::from_iter((0..n).map(|i| ((i as f64 + seed) * 0.37).sin() * 3.0))
+}
+
+/// Bit equality, any NaN equal to any NaN.
+fn same_bits(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
+    a.shape() == b.shape()
+        && a.iter()
+            .zip(b.iter())
+            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+}
+
+#[test]
+fn a_map_takes_the_fast_path_and_matches_the_named_run() {
+    for n in [0, 1, 3, 100, 1027] {
+        let (x, y) = (data(n, 0.0), data(n, 5.0));
+        let a = Array0::from_elem((), 2.5);
+        let runner = FusedRunner::compile_text("a*x + y").unwrap();
+        // bound in another order than the expression's
+        let h = runner
+            .prepared(&[("y", (&y).into()), ("a", (&a).into()), ("x", (&x).into())])
+            .unwrap();
+        assert!(h.is_direct(), "n = {n}");
+        assert_eq!(h.input_names().collect::<Vec<_>>(), ["y", "a", "x"]);
+        let want = runner
+            .run(&[("x", (&x).into()), ("y", (&y).into()), ("a", (&a).into())])
+            .unwrap()
+            .into_f64();
+        let mut out = Array1::<f64>::from_elem(n, f64::NAN);
+        h.run_into(&[(&y).into(), (&a).into(), (&x).into()], out.view_mut())
+            .unwrap();
+        assert!(same_bits(&out.clone().into_dyn(), &want), "n = {n}");
+        // slices are inputs too, and a second call reuses everything
+        let (xs, ys) = (x.as_slice().unwrap(), y.as_slice().unwrap());
+        out.fill(0.0);
+        h.run_into(&[ys.into(), (&a).into(), xs.into()], out.view_mut())
+            .unwrap();
+        assert!(same_bits(&out.into_dyn(), &want), "n = {n}");
+        // the slice call, the cheapest
+        let mut o = vec![f64::NAN; n];
+        h.run_slices(&[ys, a.as_slice().unwrap(), xs], &mut o).unwrap();
+        assert!(
+            same_bits(&Array1::from(o).into_dyn(), &want),
+            "n = {n}: run_slices"
+        );
+    }
+}
+
+#[test]
+fn the_slice_call_checks_counts_lengths_and_dtypes() {
+    let (x, y) = (data(10, 0.0), data(10, 1.0));
+    let m = Array2::from_shape_fn((2, 10), |(i, j)| (i * 10 + j) as f64);
+    let runner = FusedRunner::compile_text("x*y + m").unwrap();
+    let h = runner
+        .prepared(&[("x", (&x).into()), ("y", (&y).into()), ("m", (&m).into())])
+        .unwrap();
+    let (xs, ys, ms) = (
+        x.as_slice().unwrap(),
+        y.as_slice().unwrap(),
+        m.as_slice().unwrap(),
+    );
+    assert_eq!(h.output_shape(), [2, 10]);
+    let mut out = vec![0.0; 20];
+    h.run_slices(&[xs, ys, ms], &mut out).unwrap();
+    assert_eq!(out[13], x[3] * y[3] + 13.0);
+    let e = h.run_slices(&[xs, ys], &mut out).unwrap_err();
+    assert_eq!(e.to_string(), "prepared call: 2 inputs given, 3 bound (x, y, m)");
+    let e = h.run_slices(&[xs, &ys[..9], ms], &mut out).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "prepared call: input 1 ('y') is 9 elements of f64 but was bound as f64 of shape [10]"
+    );
+    let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+    let e = h
+        .run_slices(&[&x32[..], &x32[..], &x32[..]], &mut [0.0f32; 20])
+        .unwrap_err();
+    assert!(matches!(e, Error::Prepared(_)), "{e}");
+    let e = h.run_slices(&[xs, ys, ms], &mut out[..19]).unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    // a whole-array reduction through slices: one value, as the named run gives it
+    let runner = FusedRunner::compile_text("sum(x*y)").unwrap();
+    let h = runner
+        .prepared(&[("x", (&x).into()), ("y", (&y).into())])
+        .unwrap();
+    assert!(h.is_direct());
+    let mut one = [0.0];
+    h.run_slices(&[xs, ys], &mut one).unwrap();
+    let want = runner
+        .run(&[("x", (&x).into()), ("y", (&y).into())])
+        .unwrap()
+        .into_f64();
+    assert_eq!(one[0].to_bits(), want.iter().next().unwrap().to_bits());
+}
+
+#[test]
+fn reductions_several_kernels_views_and_the_interpreter_match_the_named_run() {
+    let m = Array2::from_shape_fn((7, 301), |(i, j)| ((i * 301 + j) as f64 * 0.61).cos());
+    let cases: [(&str, bool); 6] = [
+        ("sum(x*x)", true),
+        ("mean(x, axis=1, keepdims=1)", true),
+        ("sum(x, axis=0, initial=2.5)", true),
+        ("exp(x - max(x, axis=1, keepdims=1))", false),
+        ("cumsum(x*2, axis=1)", false), // a scan copies a strided view: general path
+        ("x*x + 1", true),
+    ];
+    for (src, direct) in cases {
+        for backend in ["jit", "interp"] {
+            let runner = FusedRunner::compile_text(src)
+                .unwrap()
+                .with_backend(kiln::backend_by_name(backend).unwrap());
+            // a strided view with contiguous rows, which a map reads in place
+            let v = m.slice(s![.., 1..]);
+            let h = runner.prepared(&[("x", v.into())]).unwrap();
+            assert_eq!(h.is_direct(), direct && backend == "jit", "{src} on {backend}");
+            let want = runner.run(&[("x", v.into())]).unwrap().into_f64();
+            let got = h.run(&[v.into()]).unwrap().into_f64();
+            assert!(same_bits(&got, &want), "{src} on {backend}");
+            let mut out = ArrayD::<f64>::zeros(h.output_shape());
+            h.run_into(&[v.into()], out.view_mut()).unwrap();
+            assert!(same_bits(&out, &want), "{src} on {backend}: run_into");
+            // the same shape with other strides (a wider array): off the fast path, the same values
+            let wide = Array2::from_shape_fn((7, 400), |(i, j)| {
+                if (1..301).contains(&j) {
+                    m[[i, j]]
+                } else {
+                    f64::NAN
+                }
+            });
+            let w = wide.slice(s![.., 1..301]);
+            let got = h.run(&[w.into()]).unwrap().into_f64();
+            assert!(same_bits(&got, &want), "{src} on {backend}: other strides");
+            h.run_into(&[w.into()], out.view_mut()).unwrap();
+            assert!(
+                same_bits(&out, &want),
+                "{src} on {backend}: other strides, run_into"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_call_with_other_inputs_than_bound_is_an_error_naming_the_input() {
+    let (x, y) = (data(100, 0.0), data(100, 1.0));
+    let runner = FusedRunner::compile_text("x*y + 1").unwrap();
+    let h = runner
+        .prepared(&[("x", (&x).into()), ("y", (&y).into())])
+        .unwrap();
+    let mut out = Array1::<f64>::zeros(100);
+    let msg = |e: Error| {
+        assert!(matches!(e, Error::Prepared(_)), "{e}");
+        e.to_string()
+    };
+    // count
+    let e = h.run_into(&[(&x).into()], out.view_mut()).unwrap_err();
+    assert_eq!(msg(e), "prepared call: 1 inputs given, 2 bound (x, y)");
+    // shape
+    let short = data(99, 0.0);
+    let e = h
+        .run_into(&[(&x).into(), (&short).into()], out.view_mut())
+        .unwrap_err();
+    assert_eq!(
+        msg(e),
+        "prepared call: input 1 ('y') is f64 of shape [99] but was bound as f64 of shape [100]"
+    );
+    // dtype
+    let y32 = y.mapv(|v| v as f32);
+    let e = h.run(&[(&x).into(), (&y32).into()]).unwrap_err();
+    assert_eq!(
+        msg(e),
+        "prepared call: input 1 ('y') is f32 of shape [100] but was bound as f64 of shape [100]"
+    );
+    // an output that does not fit: the runner's own error
+    let mut wrong = Array1::<f64>::zeros(99);
+    let e = h
+        .run_into(&[(&x).into(), (&y).into()], wrong.view_mut())
+        .unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    let mut wrong_type = Array1::<f32>::zeros(100);
+    let e = h
+        .run_into(&[(&x).into(), (&y).into()], wrong_type.view_mut())
+        .unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    // binding itself checks the names
+    assert!(matches!(
+        runner.prepared(&[("x", (&x).into())]),
+        Err(Error::MissingInput { .. })
+    ));
+}
+
+#[test]
+fn a_layout_other_than_bound_runs_correctly_off_the_fast_path() {
+    let m = Array2::from_shape_fn((6, 8), |(i, j)| (i * 8 + j) as f32 * 0.5 - 7.0);
+    let runner = FusedRunner::compile_text("x*x - 3").unwrap();
+    let h = runner.prepared(&[("x", (&m).into())]).unwrap();
+    assert!(h.is_direct());
+    // the same shape, transposed data: not C-contiguous
+    let t = Array2::from_shape_fn((8, 6), |(i, j)| m[[j, i]]);
+    let tv = t.t();
+    let want = runner.run(&[("x", tv.into())]).unwrap();
+    let mut out = Array2::<f32>::zeros((6, 8));
+    h.run_into(&[tv.into()], out.view_mut()).unwrap();
+    assert_eq!(Output::F32(out.into_dyn()), want);
+}
+
+/// An empty view of any strides (here transposed) is an empty slice to the compiled code (the
+/// bounded fuzzer's seed 6).
+#[test]
+fn an_empty_transposed_view_takes_the_fast_path() {
+    let e = Array2::<f64>::zeros((42, 0));
+    let t = e.t();
+    for src in ["x*2 + 1", "prod(logaddexp(x, 2.5))", "sum(x, axis=0)"] {
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let want = runner.run(&[("x", t.into())]).unwrap().into_f64();
+        let h = runner.prepared(&[("x", t.into())]).unwrap();
+        let mut out = ArrayD::<f64>::zeros(h.output_shape());
+        h.run_into(&[t.into()], out.view_mut()).unwrap();
+        assert!(same_bits(&out, &want), "{src}");
+    }
+}
