@@ -7,6 +7,10 @@ use kiln::FusedRunner;
 use kiln::kiln_ir::PlanOptions;
 use ndarray::{ArrayD, IxDyn};
 
+#[path = "support/golden.rs"]
+mod golden;
+use golden::Golden;
+
 /// (name, expression, inputs as (name, dtype, shape))
 const CASES: &[(&str, &str, &[(&str, &str, &[usize])])] = &[
     (
@@ -88,25 +92,11 @@ fn render(expr: &str, inputs: &[(&str, &str, &[usize])]) -> String {
 
 #[test]
 fn golden_ir() {
-    let bless = std::env::var_os("KILN_BLESS").is_some();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut failures = Vec::new();
+    let mut golden = Golden::new("");
     for (name, expr, inputs) in CASES {
         let got = render(expr, inputs);
-        let path = dir.join(format!("{name}.txt"));
-        if bless {
-            std::fs::write(&path, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        if got != want {
-            failures.push(format!("--- {name} (expected)\n{want}+++ {name} (got)\n{got}"));
-        }
+        golden.check(name, &got);
     }
-    assert!(
-        failures.is_empty(),
-        "golden mismatches (KILN_BLESS=1 to rewrite):\n{}",
-        failures.join("\n")
-    );
+    golden.finish();
     assert!(CASES.len() >= 10);
 }

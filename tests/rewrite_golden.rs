@@ -7,6 +7,10 @@ use kiln::kiln_ir::passes::prefix_scan;
 use kiln::kiln_ir::{KernelIR, KernelKind};
 use ndarray::{ArrayD, IxDyn};
 
+#[path = "support/golden.rs"]
+mod golden;
+use golden::Golden;
+
 /// A change made to the composed kernel before the pass sees it (for forms the text cannot write).
 type Edit = fn(&mut KernelIR);
 
@@ -178,26 +182,12 @@ fn render(expr: &str, inputs: &[(&str, &str, &[usize])], edit: Option<Edit>) -> 
 
 #[test]
 fn golden_prefix_scan() {
-    let bless = std::env::var_os("KILN_BLESS").is_some();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/prefix_scan");
-    let mut failures = Vec::new();
+    let mut golden = Golden::new("prefix_scan");
     for (name, expr, inputs, edit) in CASES {
         let got = render(expr, inputs, *edit);
         let recognised = !name.starts_with("decline");
         assert_eq!(got.contains("kernel scan"), recognised, "{name}:\n{got}");
-        let path = dir.join(format!("{name}.txt"));
-        if bless {
-            std::fs::write(&path, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        if got != want {
-            failures.push(format!("--- {name} (expected)\n{want}+++ {name} (got)\n{got}"));
-        }
+        golden.check(name, &got);
     }
-    assert!(
-        failures.is_empty(),
-        "golden mismatches (KILN_BLESS=1 to rewrite):\n{}",
-        failures.join("\n")
-    );
+    golden.finish();
 }

@@ -8,6 +8,10 @@
 use kiln::{ArrayArg, FusedRunner, Profile, interpreter};
 use ndarray::{ArrayD, IxDyn};
 
+#[path = "support/golden.rs"]
+mod golden;
+use golden::Golden;
+
 fn specials_f64() -> Vec<f64> {
     let mut v = vec![
         0.0,
@@ -205,11 +209,9 @@ const GOLDEN: &[(&str, &str, Profile)] = &[
 
 #[test]
 fn golden_strength() {
-    let bless = std::env::var_os("KILN_BLESS").is_some();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/strength");
+    let mut golden = Golden::new("strength");
     let x = ArrayD::<f64>::zeros(IxDyn(&[100]));
     let s = ArrayD::<f64>::zeros(IxDyn(&[]));
-    let mut failures = Vec::new();
     for (name, expr, profile) in GOLDEN {
         let runner = FusedRunner::compile_text(expr).unwrap().with_profile(*profile);
         let args = [
@@ -225,22 +227,9 @@ fn golden_strength() {
             notes.join("\n# ")
         };
         let got = format!("# {expr} (profile {profile})\n# before\n{before}# after\n{kernel}# {notes}\n");
-        let path = dir.join(format!("{name}.txt"));
-        if bless {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&path, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        if got != want {
-            failures.push(format!("--- {name} (expected)\n{want}+++ {name} (got)\n{got}"));
-        }
+        golden.check(name, &got);
     }
-    assert!(
-        failures.is_empty(),
-        "golden mismatches (KILN_BLESS=1 to rewrite):\n{}",
-        failures.join("\n")
-    );
+    golden.finish();
 }
 
 /// The kernel before any rewrite, for the golden texts.
