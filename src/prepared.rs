@@ -63,6 +63,9 @@ pub struct Prepared {
     order: Vec<usize>,
     /// The one kernel's specialisation, where the fast path applies (see the module doc).
     direct: Option<Arc<Specialised>>,
+    /// The points of the direct kernel's iteration shape, computed when prepared (`None` where there
+    /// is no direct kernel, or its size overflows: then each call computes it and reports that).
+    direct_points: Option<usize>,
     /// The partials of a reduction's calls.
     workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
     /// The shape and type of the result, and its element count.
@@ -111,11 +114,15 @@ impl FusedRunner {
             && user.iter().all(|a| a.dtype() == spec.kernel.dtype)
             && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise))
         .then_some(spec);
+        let direct_points = direct
+            .as_ref()
+            .and_then(|s| kiln_ir::shape::checked_size(&s.kernel.shape).ok());
         Ok(Prepared {
             runner: self.clone(),
             forms,
             order,
             direct,
+            direct_points,
             workspace: Arc::default(),
             out_shape: t.shape.clone(),
             out_len: t.shape.iter().product(),
@@ -295,7 +302,10 @@ impl Prepared {
             Some(v) => Start::Initial(v),
             None => Start::Identity,
         };
-        let n = kiln_ir::shape::checked_size(&spec.kernel.shape)?;
+        let n = match self.direct_points {
+            Some(n) => n,
+            None => kiln_ir::shape::checked_size(&spec.kernel.shape)?,
+        };
         let cfg = self.runner.parallel().jit_config(n, start);
         let t = match self.workspace.try_lock() {
             Ok(mut ws) => code.run_with(refs, &cfg, &mut ws)?,

@@ -54,7 +54,7 @@ pub(crate) fn check_run<T: Elem>(
         ));
     }
     if let Some(d) = dest
-        && (op.is_some() || kernel.output_type() != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
+        && (op.is_some() || geo.out_type != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
     {
         return Err(JitError::BadInput {
             index: kernel.inputs.len(),
@@ -115,7 +115,12 @@ fn check_inputs<T: Elem>(
                 continue;
             }
         };
-        let declared = kiln_ir::shape::checked_size(&decl.shape)?;
+        // computed when the geometry was built, from this same kernel (an overflow is reported here,
+        // at the run, as before)
+        let declared = match geo.declared[i] {
+            Some(size) => size,
+            None => kiln_ir::shape::checked_size(&decl.shape)?,
+        };
         let expected = if plan.inputs[i] == InputPlan::Materialise {
             geo.n
         } else {

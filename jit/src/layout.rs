@@ -19,7 +19,7 @@
 
 use crate::error::{JitError, Result};
 use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
-use kiln_ir::{DType, InputPlan, KernelIR, KernelKind, ReduceOp, RowAccess, Scan};
+use kiln_ir::{DType, InputPlan, KernelIR, KernelKind, OutputType, ReduceOp, RowAccess, Scan};
 
 /// How the inner row reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,6 +89,11 @@ pub struct Geometry {
     pub n_out: usize,
     pub n_red: usize,
     pub out_shape: Vec<usize>,
+    /// Each input's declared element count (`checked_size` of its declared shape; `None` where that
+    /// overflows, which the run's check reports as before), computed once with the rest.
+    pub declared: Vec<Option<usize>>,
+    /// The kernel's result type ([`KernelIR::output_type`]), computed once with the rest.
+    pub out_type: OutputType,
 }
 
 /// The reduced axes of `kind` (none for a map).
@@ -304,6 +309,11 @@ impl Structure {
                 "{n} points do not fit the i64 offsets"
             )));
         }
+        let declared = kernel
+            .inputs
+            .iter()
+            .map(|i| checked_size(&i.shape).ok())
+            .collect();
         Ok(Geometry {
             params: p,
             n,
@@ -312,6 +322,8 @@ impl Structure {
             n_out,
             n_red,
             out_shape,
+            declared,
+            out_type: kernel.output_type(),
         })
     }
 }

@@ -193,7 +193,7 @@ fn tensor<T: Elem>(
     idx: Vec<T::Idx>,
     started: bool,
 ) -> Tensor {
-    let out_type = kernel.output_type();
+    let out_type = geo.out_type;
     let floats = |v: Vec<T>| match out_type {
         OutputType::Bool => Values::Bool(v.iter().map(|x| x.is_true()).collect()),
         OutputType::Int64 => Values::I64(v.iter().map(|x| x.to_f64() as i64).collect()),
