@@ -20,31 +20,12 @@ use crate::op::{BinaryOp, UnaryOp};
 /// returned unchanged).
 pub fn rewrite(kernel: &KernelIR) -> (KernelIR, usize) {
     let mut done = 0;
-    let mut arena = ExprArena::new();
-    let reachable = kernel.arena.reachable(kernel.body);
-    let mut map: Vec<Option<NodeId>> = vec![None; kernel.body.index() + 1];
-    for &id in &reachable {
-        let m = |o: NodeId| map[o.index()].expect("operands come first in post order");
-        let node = remap(*kernel.arena.node(id), m);
-        let new = match contract(&mut arena, node) {
-            Some(f) => {
-                done += 1;
-                f
-            }
-            None => arena.intern(node),
-        };
-        map[id.index()] = Some(new);
-    }
-    if done == 0 {
-        return (kernel.clone(), 0);
-    }
-    let body = map[kernel.body.index()].expect("the body is reachable");
-    let out = KernelIR {
-        arena,
-        body,
-        ..kernel.clone()
-    };
-    (out, done)
+    let out = super::rebuild(kernel, |arena, node| {
+        let f = contract(arena, node)?;
+        done += 1;
+        Some(f)
+    });
+    (out.unwrap_or_else(|| kernel.clone()), done)
 }
 
 /// A one-line account of the contractions, for `kiln explain`.
@@ -87,17 +68,6 @@ fn negate(arena: &mut ExprArena, x: NodeId) -> NodeId {
     match *arena.node(x) {
         Node::Literal(bits) => arena.literal(-f64::from_bits(bits)),
         _ => arena.unary(UnaryOp::Neg, x),
-    }
-}
-
-/// `node` with its operands mapped by `m`.
-fn remap(node: Node, m: impl Fn(NodeId) -> NodeId) -> Node {
-    match node {
-        Node::Input(_) | Node::Literal(_) | Node::Index(_) => node,
-        Node::Unary(op, a) => Node::Unary(op, m(a)),
-        Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
-        Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
-        Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
     }
 }
 

@@ -3,3 +3,42 @@
 pub mod contract;
 pub mod prefix_scan;
 pub mod strength;
+
+use crate::expr::{ExprArena, Node, NodeId};
+use crate::kernel::KernelIR;
+
+/// Rebuilds `kernel`'s reachable nodes in post order into a fresh arena, each with its operands
+/// already rebuilt; `replace` may emit a node's replacement into the new arena (and says so with
+/// `Some`), otherwise the node is kept. `None` when nothing was replaced (the caller keeps the
+/// kernel as it is).
+pub(crate) fn rebuild(
+    kernel: &KernelIR,
+    mut replace: impl FnMut(&mut ExprArena, Node) -> Option<NodeId>,
+) -> Option<KernelIR> {
+    let mut arena = ExprArena::new();
+    let mut map: Vec<Option<NodeId>> = vec![None; kernel.body.index() + 1];
+    let mut replaced = false;
+    for id in kernel.arena.reachable(kernel.body) {
+        let m = |o: NodeId| map[o.index()].expect("operands come first in post order");
+        let node = match *kernel.arena.node(id) {
+            node @ (Node::Input(_) | Node::Literal(_) | Node::Index(_)) => node,
+            Node::Unary(op, a) => Node::Unary(op, m(a)),
+            Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
+            Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
+            Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
+        };
+        let new = match replace(&mut arena, node) {
+            Some(r) => {
+                replaced = true;
+                r
+            }
+            None => arena.intern(node),
+        };
+        map[id.index()] = Some(new);
+    }
+    replaced.then(|| KernelIR {
+        arena,
+        body: map[kernel.body.index()].expect("the body is reachable"),
+        ..kernel.clone()
+    })
+}

@@ -44,42 +44,18 @@ pub enum Reduced {
 /// replacement was (empty: the kernel is returned unchanged).
 pub fn rewrite(kernel: &KernelIR, chains: bool) -> (KernelIR, Vec<Reduced>) {
     let mut done = Vec::new();
-    let mut arena = ExprArena::new();
-    let reachable = kernel.arena.reachable(kernel.body);
-    let mut map: Vec<Option<NodeId>> = vec![None; kernel.body.index() + 1];
-    for &id in &reachable {
-        let m = |o: NodeId| map[o.index()].expect("operands come first in post order");
-        let new = match *kernel.arena.node(id) {
-            Node::Binary(BinaryOp::Pow, x, e) => {
-                let exponent = match *kernel.arena.node(e) {
-                    Node::Literal(bits) => Some(in_dtype(f64::from_bits(bits), kernel.dtype)),
-                    _ => None,
-                };
-                match exponent.and_then(|v| plan(v, chains)) {
-                    Some(r) => {
-                        done.push(r);
-                        emit(&mut arena, m(x), r)
-                    }
-                    None => {
-                        let (x, e) = (m(x), m(e));
-                        arena.binary(BinaryOp::Pow, x, e)
-                    }
-                }
-            }
-            node => arena.intern(remap(node, m)),
+    let out = super::rebuild(kernel, |arena, node| {
+        let Node::Binary(BinaryOp::Pow, x, e) = node else {
+            return None;
         };
-        map[id.index()] = Some(new);
-    }
-    if done.is_empty() {
-        return (kernel.clone(), done);
-    }
-    let body = map[kernel.body.index()].expect("the body is reachable");
-    let out = KernelIR {
-        arena,
-        body,
-        ..kernel.clone()
-    };
-    (out, done)
+        let Node::Literal(bits) = *arena.node(e) else {
+            return None;
+        };
+        let r = plan(in_dtype(f64::from_bits(bits), kernel.dtype), chains)?;
+        done.push(r);
+        Some(emit(arena, x, r))
+    });
+    (out.unwrap_or_else(|| kernel.clone()), done)
 }
 
 /// A one-line account of the replacements, for `kiln explain`.
@@ -149,16 +125,5 @@ fn chain(arena: &mut ExprArena, x: NodeId, n: u64) -> NodeId {
         arena.binary(BinaryOp::Mul, sq, x)
     } else {
         sq
-    }
-}
-
-/// `node` with its operands mapped by `m`.
-fn remap(node: Node, m: impl Fn(NodeId) -> NodeId) -> Node {
-    match node {
-        Node::Input(_) | Node::Literal(_) | Node::Index(_) => node,
-        Node::Unary(op, a) => Node::Unary(op, m(a)),
-        Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
-        Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
-        Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
     }
 }
