@@ -6,6 +6,10 @@
 use kiln::{ArrayArg, FusedRunner, Output, Profile, interpreter};
 use ndarray::{ArrayD, IxDyn};
 
+#[path = "support/kit.rs"]
+#[allow(dead_code)]
+mod kit;
+
 /// Values where one rounding and two differ (`1 + 2^-30` squared), specials, and a spread.
 fn values(n: usize, seed: u64) -> Vec<f64> {
     let e = 1.0 + 2f64.powi(-30);
@@ -25,16 +29,13 @@ fn values(n: usize, seed: u64) -> Vec<f64> {
         3.0,
         0.1,
     ];
-    let mut s = seed;
+    let mut rng = kit::Rng::new(seed);
     (0..n)
         .map(|i| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
             if i % 3 == 0 {
-                special[(s % special.len() as u64) as usize]
+                special[rng.below(special.len())]
             } else {
-                ((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 8.0
+                rng.uniform(-4.0, 4.0)
             }
         })
         .collect()

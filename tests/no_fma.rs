@@ -11,6 +11,10 @@ use ndarray_npy::{ReadNpyExt, WriteNpyExt};
 use std::path::PathBuf;
 use std::process::Command;
 
+#[path = "support/kit.rs"]
+#[allow(dead_code)]
+mod kit;
+
 const NO_FMA: &str = "KILN_JIT_NO_FMA";
 
 fn kiln(args: &[&str], no_fma: bool) -> Vec<u8> {
@@ -53,17 +57,13 @@ fn values() -> Vec<f64> {
         0.5,
         -0.5,
     ];
-    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = kit::Rng::new(0x2545_f491_4f6c_dd1d);
     (0..1001)
         .map(|i| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
             if i % 10 == 0 {
-                special[(s % special.len() as u64) as usize]
+                special[rng.below(special.len())]
             } else {
-                let m = (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
-                m * 2f64.powi((s % 24) as i32 - 8)
+                rng.uniform(-0.5, 0.5) * 2f64.powi(rng.below(24) as i32 - 8)
             }
         })
         .collect()
