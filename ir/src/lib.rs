@@ -7,6 +7,7 @@
 //! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
 //! - [`scan`]: cumulative sums, products, maxima and minima;
+//! - [`promote`]: NumPy 2's type promotion for bool, integer and float operands (NEP 50);
 //! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite, strength reduction of `pow`);
 //! - [`text`]: the stable text form.
 //!
@@ -38,6 +39,7 @@ pub mod kernel;
 pub mod op;
 pub mod passes;
 pub mod plan;
+pub mod promote;
 pub mod scan;
 pub mod shape;
 pub mod tensor;

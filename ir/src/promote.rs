@@ -1,0 +1,283 @@
+//! NumPy 2's type promotion (NEP 50) for kiln's operators over bool, int32, int64, float32 and
+//! float64: the result type of each binary operator and of `where`, for arrays and for Python-style
+//! literals, and the errors NumPy raises instead of a type.
+//!
+//! This is the first step of integer and bool types (issue 13): the rule table every layer will ask.
+//! `tests/data/numpy_promotion.csv` (written by `scripts/numpy_promotion.py` from NumPy itself) holds
+//! NumPy's answer for every pair; `ir/tests/promotion.rs` checks this module against all of it.
+//!
+//! - **Arrays** promote as NumPy's `result_type`: bool < int32 < int64 within a kind, any integer with
+//!   a float gives float64 (int32 + float32 is float64, as NumPy 2), bool with anything gives the other.
+//! - **Literals are weak**: an integer literal takes the array's type if that is an integer or float
+//!   type (and must fit an integer type: `int32 + 3000000000` is an error, as NumPy 2's
+//!   `OverflowError`), and gives int64 beside bool; a float literal takes the array's type if that is a
+//!   float, and gives float64 beside bool or an integer.
+//! - **Per operator**: `/` of integers or bools is float64 and accepts any integer literal; `<` (every
+//!   comparison) is bool and accepts any literal (NumPy 2 compares out-of-range integers exactly); `&` (`|`, `^`, shifts) refuses floats;
+//!   `-` refuses two bools; `**` refuses a negative integer literal exponent of an integer result;
+//!   `//`, `%` and `**` of two bools are int8 in NumPy, a type kiln does not compute: an error that
+//!   says so.
+//!
+//! Where kiln differs on purpose: `where(c, int32_array, 3000000000)` is the literal-range error here,
+//! as for every operator, where NumPy silently wraps the literal to int32.
+
+use std::fmt;
+
+/// An element type of kiln's arrays, bool and the integers included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ElemType {
+    Bool,
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+/// NumPy's kinds, ordered as promotion climbs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Bool,
+    Int,
+    Float,
+}
+
+impl ElemType {
+    pub const ALL: [ElemType; 5] = [
+        ElemType::Bool,
+        ElemType::I32,
+        ElemType::I64,
+        ElemType::F32,
+        ElemType::F64,
+    ];
+
+    /// NumPy's dtype name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::Bool => "bool",
+            ElemType::I32 => "int32",
+            ElemType::I64 => "int64",
+            ElemType::F32 => "float32",
+            ElemType::F64 => "float64",
+        }
+    }
+
+    /// The type NumPy names `name`, if kiln has it.
+    pub fn from_name(name: &str) -> Option<ElemType> {
+        ElemType::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            ElemType::Bool => Kind::Bool,
+            ElemType::I32 | ElemType::I64 => Kind::Int,
+            ElemType::F32 | ElemType::F64 => Kind::Float,
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        self.kind() == Kind::Int
+    }
+
+    pub fn is_float(self) -> bool {
+        self.kind() == Kind::Float
+    }
+
+    /// The values an integer type holds.
+    fn int_range(self) -> Option<(i128, i128)> {
+        match self {
+            ElemType::I32 => Some((i32::MIN.into(), i32::MAX.into())),
+            ElemType::I64 => Some((i64::MIN.into(), i64::MAX.into())),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One operand of an operator: an array of a type, or a Python-style literal (weak).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Operand {
+    Array(ElemType),
+    Int(i128),
+    Float(f64),
+}
+
+/// The operators whose typing differs; `Arith` is `+` and `*` (and `min`/`max`-like binary functions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PromoteOp {
+    Arith,
+    Sub,
+    TrueDiv,
+    FloorDiv,
+    Rem,
+    Pow,
+    Compare,
+    Bitwise,
+    Where,
+}
+
+/// Why an operator has no result type (NumPy raises the exception named in each variant's doc).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromoteError {
+    /// An integer literal outside the range of the integer type it takes (`OverflowError`).
+    LiteralOutOfRange { value: i128, ty: ElemType },
+    /// An integer raised to a negative integer literal (`ValueError`).
+    NegativeIntPower { exponent: i128 },
+    /// `-` of two bools (`TypeError`: NumPy asks for `^` or `logical_xor`).
+    BoolSubtract,
+    /// A bitwise operator with a float operand (`TypeError`).
+    BitwiseFloat { ty: ElemType },
+    /// `//`, `%` or `**` of two bools, which NumPy types int8, a type kiln does not compute.
+    BoolToInt8 { op: PromoteOp },
+}
+
+impl fmt::Display for PromoteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PromoteError::LiteralOutOfRange { value, ty } => {
+                write!(f, "the integer literal {value} is out of range for {ty}")
+            }
+            PromoteError::NegativeIntPower { exponent } => write!(
+                f,
+                "integers to negative integer powers are not allowed (exponent {exponent}); \
+                 write a float exponent, e.g. {exponent}.0"
+            ),
+            PromoteError::BoolSubtract => {
+                f.write_str("`-` of two bools is not defined (as in NumPy): use `^` for exclusive or")
+            }
+            PromoteError::BitwiseFloat { ty } => {
+                write!(f, "bitwise operators take bool or integer operands, not {ty}")
+            }
+            PromoteError::BoolToInt8 { op } => write!(
+                f,
+                "{} of two bools is int8 in NumPy, a type kiln does not compute: cast an operand \
+                 to int32 or int64",
+                match op {
+                    PromoteOp::FloorDiv => "`//`",
+                    PromoteOp::Rem => "`%`",
+                    _ => "`**`",
+                }
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PromoteError {}
+
+/// NumPy's `result_type` of two arrays.
+pub fn result_type(a: ElemType, b: ElemType) -> ElemType {
+    match (a.kind(), b.kind()) {
+        (ka, kb) if ka == kb => a.max(b),
+        (Kind::Bool, _) => b,
+        (_, Kind::Bool) => a,
+        // an integer with a float: float64 (NumPy 2: int32 + float32 is float64 too)
+        _ => ElemType::F64,
+    }
+}
+
+/// The type a weak literal takes beside an array of type `ty`; `check_range`: an integer literal must
+/// fit the integer type it takes.
+fn with_literal(ty: ElemType, lit: Operand, check_range: bool) -> Result<ElemType, PromoteError> {
+    let out = match (lit, ty.kind()) {
+        (Operand::Int(_), Kind::Bool) => ElemType::I64,
+        (Operand::Int(_), _) => ty,
+        (Operand::Float(_), Kind::Float) => ty,
+        (Operand::Float(_), _) => ElemType::F64,
+        (Operand::Array(t), _) => return Ok(result_type(ty, t)),
+    };
+    if let (Operand::Int(value), Some((lo, hi)), true) = (lit, out.int_range(), check_range)
+        && !(lo..=hi).contains(&value)
+    {
+        return Err(PromoteError::LiteralOutOfRange { value, ty: out });
+    }
+    Ok(out)
+}
+
+/// The common type of two operands before the operator's own rule.
+fn promote(a: Operand, b: Operand, check_range: bool) -> Result<ElemType, PromoteError> {
+    match (a, b) {
+        (Operand::Array(x), Operand::Array(y)) => Ok(result_type(x, y)),
+        (Operand::Array(t), lit) | (lit, Operand::Array(t)) => with_literal(t, lit, check_range),
+        // two literals: Python's own arithmetic, an int64 or float64 value once it meets an array
+        (Operand::Int(_), Operand::Int(_)) => Ok(ElemType::I64),
+        _ => Ok(ElemType::F64),
+    }
+}
+
+fn is_float_operand(o: Operand) -> Option<ElemType> {
+    match o {
+        Operand::Array(t) if t.is_float() => Some(t),
+        Operand::Float(_) => Some(ElemType::F64),
+        _ => None,
+    }
+}
+
+/// The result type of `a op b` (`where(c, a, b)` for [`PromoteOp::Where`]), or NumPy's refusal.
+pub fn binary(op: PromoteOp, a: Operand, b: Operand) -> Result<ElemType, PromoteError> {
+    if op == PromoteOp::Bitwise
+        && let Some(ty) = is_float_operand(a).or(is_float_operand(b))
+    {
+        return Err(PromoteError::BitwiseFloat { ty });
+    }
+    // comparisons compare out-of-range integers exactly, and `/` computes integers in float64, so
+    // neither checks an integer literal's range
+    let common = promote(a, b, !matches!(op, PromoteOp::Compare | PromoteOp::TrueDiv))?;
+    match op {
+        PromoteOp::Compare => Ok(ElemType::Bool),
+        PromoteOp::TrueDiv if !common.is_float() => Ok(ElemType::F64),
+        PromoteOp::Sub if common == ElemType::Bool => Err(PromoteError::BoolSubtract),
+        PromoteOp::FloorDiv | PromoteOp::Rem | PromoteOp::Pow if common == ElemType::Bool => {
+            Err(PromoteError::BoolToInt8 { op })
+        }
+        PromoteOp::Pow => match b {
+            Operand::Int(e) if e < 0 && common.is_integer() => {
+                Err(PromoteError::NegativeIntPower { exponent: e })
+            }
+            _ => Ok(common),
+        },
+        _ => Ok(common),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_issue_examples() {
+        use ElemType::*;
+        use Operand::*;
+        let arith = |a, b| binary(PromoteOp::Arith, a, b);
+        assert_eq!(arith(Array(I32), Array(I64)), Ok(I64));
+        assert_eq!(arith(Array(I32), Array(F32)), Ok(F64));
+        assert_eq!(arith(Array(I64), Array(F32)), Ok(F64));
+        assert_eq!(arith(Array(Bool), Array(I32)), Ok(I32));
+        assert_eq!(arith(Array(I32), Int(2)), Ok(I32));
+        assert_eq!(arith(Array(I32), Float(2.5)), Ok(F64));
+        assert_eq!(arith(Array(F32), Float(2.5)), Ok(F32));
+        assert_eq!(
+            arith(Array(I32), Int(3_000_000_000)),
+            Err(PromoteError::LiteralOutOfRange {
+                value: 3_000_000_000,
+                ty: I32
+            })
+        );
+    }
+
+    #[test]
+    fn errors_say_what_to_do() {
+        let e = binary(PromoteOp::Pow, Operand::Array(ElemType::I32), Operand::Int(-1)).unwrap_err();
+        assert!(e.to_string().contains("-1.0"), "{e}");
+        let e = binary(
+            PromoteOp::Rem,
+            Operand::Array(ElemType::Bool),
+            Operand::Array(ElemType::Bool),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("int8"), "{e}");
+    }
+}
