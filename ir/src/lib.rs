@@ -5,6 +5,7 @@
 //! - [`expr`]: the hash-consed arena of scalar nodes;
 //! - [`kernel`]: [`KernelIR`], a body over an iteration space, mapped or reduced;
 //! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
+//! - [`int`]: NumPy's integer arithmetic for int32 and int64 (wrapping, floor division, shifts, casts);
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
 //! - [`scan`]: cumulative sums, products, maxima and minima;
 //! - [`promote`]: NumPy 2's type promotion for bool, integer and float operands (NEP 50);
@@ -34,6 +35,7 @@
 pub mod dtype;
 pub mod error;
 pub mod expr;
+pub mod int;
 pub mod interp;
 pub mod kernel;
 pub mod op;
