@@ -293,6 +293,24 @@ impl Expr {
     pub fn remainder(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Rem, rhs)
     }
+    /// NumPy's `floor_divide` (Python's `//`): the floor of the quotient, as NumPy computes it from
+    /// `fmod` (`x // 0` is ±inf or NaN, `inf // 3` is NaN, `1 // -inf` is -1).
+    pub fn floor_divide(&self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::FloorDiv, rhs)
+    }
+    /// C's `nextafter`: the representable value next to `self` toward `rhs`.
+    pub fn nextafter(&self, rhs: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Nextafter, rhs)
+    }
+    /// Ones of this value's shape and type, as NumPy's `ones_like` (NaN and inf included): `self ** 0`,
+    /// which C99's `pow` makes 1 for every `self` and which the kernel computes as the literal 1.
+    pub fn ones_like(&self) -> Expr {
+        self.binary(BinaryOp::Pow, 0.0)
+    }
+    /// Zeros (+0.0) of this value's shape and type: NumPy's `imag` of a real value.
+    pub fn zeros_like(&self) -> Expr {
+        self.ones_like() - 1.0
+    }
     /// NumPy's `logaddexp`, `log(exp(self) + exp(rhs))` without overflow (`logaddexp(inf, inf) = inf`).
     pub fn logaddexp(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Logaddexp, rhs)

@@ -307,7 +307,7 @@ fn unknown_function_with_its_position() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        parse("nextafter(x, 1)"),
+        parse("contains(x, 1)"),
         Err(Error::UnknownFunction { pos: 0, .. })
     ));
     assert!(matches!(
@@ -449,7 +449,7 @@ fn bad_characters() {
     parse_err_at("a $ b", 2, "unexpected character '$'");
     parse_err_at("a + @", 4, "unexpected character '@'");
     parse_err_at("a ! b", 2, "unexpected character '!'");
-    parse_err_at("a.b", 1, "unexpected character '.'");
+    parse_err_at("a.b", 2, "unknown attribute '.b'");
     parse_err_at("a; b", 1, "unexpected character ';'");
     parse_err_at("'a'", 0, "unexpected character");
     parse_err_at("a\0", 1, "unexpected character '\\0'");
@@ -459,7 +459,9 @@ fn bad_characters() {
     parse_err_at("1e+", 0, "invalid number literal '1e'");
     parse_err_at("1.2.3", 0, "invalid number literal '1.2.3'");
     parse_err_at("a ^ b", 2, "operator ^ is not supported");
-    parse_err_at("a // b", 2, "operator // is not supported");
+    parse_err_at("a.foo", 2, "unknown attribute '.foo': only .real and .imag");
+    parse_err_at("(a).", 3, "unexpected character '.'");
+    parse_err_at("a.real.", 6, "unexpected character '.'");
     parse_err_at("a << b", 2, "operator << is not supported");
     // The first error in the text wins.
     parse_err_at(") $", 0, "expected an expression, found ')'");
@@ -673,4 +675,26 @@ fn random_token_soup_never_panics() {
     }
     // The soup is not all errors: it does reach the success paths.
     assert!(parsed > 0);
+}
+
+/// `//` has the precedence of `*`, `/` and `%`, left to right; `.real` and `.imag` bind tighter than
+/// `**`; numexpr's real-valued functions are the value, zeros or ones of its shape.
+#[test]
+fn floor_division_attributes_and_numexprs_real_functions() {
+    let (a, b, c) = (input("a"), input("b"), input("c"));
+    same("a // b * c", a.floor_divide(&b) * &c);
+    same("a * b // c", (&a * &b).floor_divide(&c));
+    same("a + b // c", &a + &b.floor_divide(&c));
+    same("a // b % c", a.floor_divide(&b) % &c);
+    same("-a // b", (-&a).floor_divide(&b));
+    same("floor_divide(a, b)", a.floor_divide(&b));
+    same("nextafter(a, b)", a.nextafter(&b));
+    same("copy(a) + conj(b) + real(c)", &a + &b + &c);
+    same("imag(a)", a.zeros_like());
+    same("ones_like(a)", a.ones_like());
+    same("a.real", a.clone());
+    same("(a + b).imag", (&a + &b).zeros_like());
+    same("a.real ** 2", a.pow(2.0));
+    same("a.imag.real", a.zeros_like());
+    same("-a.imag", -a.zeros_like());
 }

@@ -114,6 +114,9 @@ pub trait Real:
     fn copysign(self, sign: Self) -> Self;
     /// C's `fmod` (exact; the sign of `self`).
     fn fmod(self, b: Self) -> Self;
+    /// C's `nextafter`: the next representable value after `self` toward `b` (`b` itself when equal,
+    /// NaN when either is NaN; from ±0 toward a nonzero `b`, the smallest subnormal of `b`'s sign).
+    fn nextafter(self, b: Self) -> Self;
     /// The raw bits, widened to u64 (for bit-exact comparisons).
     fn bits(self) -> u64;
 
@@ -141,6 +144,33 @@ pub trait Real:
             }
         } else {
             Self::ZERO.copysign(b)
+        }
+    }
+
+    /// NumPy's `floor_divide` (Python's `//` on floats), exactly as NumPy's `npy_floor_divide`: `b = 0`
+    /// gives `a / b` (±inf, or NaN for `0 // 0` and NaN); otherwise `npy_divmod`'s quotient:
+    /// `(a - fmod(a, b)) / b`, less one where the remainder's sign differs from `b`'s, floored and
+    /// snapped to the nearest integer; a zero quotient takes the sign of `a / b` (`-0.0 // 3` is
+    /// `-0.0`, `1 // -inf` is `-1`, `inf // 3` is NaN).
+    fn floor_divide(self, b: Self) -> Self {
+        if b == Self::ZERO {
+            return self / b;
+        }
+        let m = self.fmod(b);
+        let mut div = (self - m) / b;
+        // C's `if (mod)`: true for a NaN remainder too, as `!=` is
+        if m != Self::ZERO && (b < Self::ZERO) != (m < Self::ZERO) {
+            div = div - Self::ONE;
+        }
+        if div != Self::ZERO {
+            let f = div.floor();
+            if div - f > Self::from_f64(0.5) {
+                f + Self::ONE
+            } else {
+                f
+            }
+        } else {
+            Self::ZERO.copysign(self / b)
         }
     }
 
@@ -294,6 +324,9 @@ impl Real for f64 {
     fn fmod(self, b: Self) -> Self {
         self % b
     }
+    fn nextafter(self, b: Self) -> Self {
+        libm::nextafter(self, b)
+    }
     fn bits(self) -> u64 {
         self.to_bits()
     }
@@ -421,6 +454,9 @@ impl Real for f32 {
     }
     fn fmod(self, b: Self) -> Self {
         self % b
+    }
+    fn nextafter(self, b: Self) -> Self {
+        libm::nextafterf(self, b)
     }
     fn bits(self) -> u64 {
         self.to_bits() as u64

@@ -144,6 +144,11 @@ pub enum BinaryOp {
     /// NumPy's `remainder` (Python's `%`): the sign of the divisor `b` (`-1 % 3 = 2`); a zero result is
     /// `copysign(0, b)`; `b = 0` gives NaN; computed from `fmod` as NumPy's `npy_divmod` does.
     Rem,
+    /// NumPy's `floor_divide` (Python's `//`): see [`Real::floor_divide`] (`b = 0` gives ±inf or NaN,
+    /// an infinite `a` gives NaN, `a // ±inf` is 0 or -1 by the signs).
+    FloorDiv,
+    /// C's `nextafter(a, b)`: the representable value next to `a` in the direction of `b`.
+    Nextafter,
     /// NumPy's `logaddexp`, `log(exp(a) + exp(b))` without overflow, by `npy_logaddexp`'s formula:
     /// `a == b` gives `a + ln 2` (so `logaddexp(inf, inf) = inf`, `logaddexp(-inf, -inf) = -inf`);
     /// else `max + log1p(exp(-|a - b|))` (`logaddexp(inf, -inf) = inf`); a NaN operand gives NaN.
@@ -333,7 +338,7 @@ impl UnaryOp {
 
 impl BinaryOp {
     /// Every binary opcode, in declaration order.
-    pub const ALL: [BinaryOp; 24] = [
+    pub const ALL: [BinaryOp; 26] = [
         BinaryOp::Add,
         BinaryOp::Sub,
         BinaryOp::Mul,
@@ -356,6 +361,8 @@ impl BinaryOp {
         BinaryOp::Fmin,
         BinaryOp::Fmod,
         BinaryOp::Rem,
+        BinaryOp::FloorDiv,
+        BinaryOp::Nextafter,
         BinaryOp::Logaddexp,
         BinaryOp::Logaddexp2,
     ];
@@ -398,6 +405,8 @@ impl BinaryOp {
             }
             BinaryOp::Fmod => a.fmod(b),
             BinaryOp::Rem => a.remainder(b),
+            BinaryOp::FloorDiv => a.floor_divide(b),
+            BinaryOp::Nextafter => a.nextafter(b),
             BinaryOp::Logaddexp => {
                 if a == b {
                     return a + T::from_f64(std::f64::consts::LN_2);
@@ -453,6 +462,8 @@ impl BinaryOp {
             BinaryOp::Fmin => "fmin",
             BinaryOp::Fmod => "fmod",
             BinaryOp::Rem => "rem",
+            BinaryOp::FloorDiv => "floor_divide",
+            BinaryOp::Nextafter => "nextafter",
             BinaryOp::Logaddexp => "logaddexp",
             BinaryOp::Logaddexp2 => "logaddexp2",
         }
@@ -473,14 +484,14 @@ impl BinaryOp {
         )
     }
 
-    /// Whether this is an operator of the text language (`+ - * / ** %`, comparisons, `& |`) rather
+    /// Whether this is an operator of the text language (`+ - * / // ** %`, comparisons, `& |`) rather
     /// than a function (`minimum`, `arctan2`, ...): NumPy applies operators on Python scalars in
     /// Python (weak results) and functions as ufuncs (a strong float64).
     pub fn is_operator(self) -> bool {
         use BinaryOp::*;
         matches!(
             self,
-            Add | Sub | Mul | Div | Pow | Rem | Lt | Le | Gt | Ge | Eq | Ne | And | Or
+            Add | Sub | Mul | Div | Pow | Rem | FloorDiv | Lt | Le | Gt | Ge | Eq | Ne | And | Or
         )
     }
 

@@ -87,7 +87,7 @@ macro_rules! math_fns {
 math_fns!(
     unary: Sin, Cos, Tan, Exp, Log, Tanh, Exp2, Log2, Log10, Expm1, Log1p, Arcsin, Arccos, Arctan,
         Sinh, Cosh, Arcsinh, Arccosh, Arctanh, Erf, Erfc, Cbrt;
-    binary: Pow, Arctan2, Hypot, Fmod, Rem, Logaddexp, Logaddexp2
+    binary: Pow, Arctan2, Hypot, Fmod, Rem, FloorDiv, Nextafter, Logaddexp, Logaddexp2
 );
 
 impl MathFn {

@@ -7,7 +7,7 @@
 //!   the result rounded once to f32, which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
 //! - Every other libm function (arcsin, arccos, arctan, sinh, cosh, arcsinh, arccosh, arctanh, erf,
-//!   erfc, cbrt, arctan2, hypot, fmod, NumPy's remainder, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
+//!   erfc, cbrt, arctan2, hypot, fmod, NumPy's remainder and floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols
 //!   registered with each JIT module), so those are bit-exact against it. The vector code's own slow
 //!   paths (sin, cos, tan of huge arguments) call the same f64 host symbols.

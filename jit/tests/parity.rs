@@ -66,7 +66,7 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
     );
     bin!(
         Add, Sub, Mul, Div, Min, Max, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Arctan2, Hypot, Copysign, Fmax,
-        Fmin, Fmod, Rem, Logaddexp, Logaddexp2
+        Fmin, Fmod, Rem, FloorDiv, Nextafter, Logaddexp, Logaddexp2
     );
     v
 }

@@ -29,6 +29,10 @@ pub(crate) enum Tok<'a> {
     Minus,
     Star,
     Slash,
+    /// `//`, NumPy's floor_divide.
+    SlashSlash,
+    /// `.`, before an attribute: `(expr).real`, `x.imag`.
+    Dot,
     /// `%`, NumPy's remainder.
     Percent,
     StarStar,
@@ -64,6 +68,8 @@ impl Tok<'_> {
             Tok::Minus => punct("-"),
             Tok::Star => punct("*"),
             Tok::Slash => punct("/"),
+            Tok::SlashSlash => punct("//"),
+            Tok::Dot => punct("."),
             Tok::Percent => punct("%"),
             Tok::StarStar => punct("**"),
             Tok::Lt => punct("<"),
@@ -106,6 +112,7 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
         let (tok, len) = match b {
             b'0'..=b'9' => number(src, pos),
             b'.' if next.is_some_and(|c| c.is_ascii_digit()) => number(src, pos),
+            b'.' if next.is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') => (Tok::Dot, 1),
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
                 let len = bytes[pos..]
                     .iter()
@@ -122,7 +129,7 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
             b'-' => (Tok::Minus, 1),
             b'*' if next == Some(b'*') => (Tok::StarStar, 2),
             b'*' => (Tok::Star, 1),
-            b'/' if next == Some(b'/') => (unsupported("//"), 2),
+            b'/' if next == Some(b'/') => (Tok::SlashSlash, 2),
             b'/' => (Tok::Slash, 1),
             b'%' => (Tok::Percent, 1),
             b'<' if next == Some(b'=') => (Tok::Le, 2),

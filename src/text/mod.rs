@@ -25,8 +25,12 @@
 //!   isinf isfinite erf erfc cbrt deg2rad rad2deg square reciprocal` of one argument (`isnan isinf
 //!   isfinite` are logical; `square(x)` is `x * x` and `reciprocal(x)` is `1 / x`, as NumPy computes
 //!   them), `where(c, a, b)`, and `minimum maximum fmax fmin arctan2 hypot copysign fmod logaddexp
-//!   logaddexp2` of two.
-//! - `a % b` is NumPy's `remainder` (the sign of the divisor, `-1 % 3 == 2`), with the precedence of
+//!   logaddexp2 floor_divide nextafter` of two.
+//! - numexpr's functions on real values: `copy(x)`, `conj(x)` and `real(x)` are `x`; `imag(x)` is
+//!   zeros and `ones_like(x)` ones of `x`'s shape and type; the attribute forms `(expr).real` and
+//!   `x.imag` likewise, binding tighter than `**`, as Python's attributes.
+//! - `a % b` is NumPy's `remainder` (the sign of the divisor, `-1 % 3 == 2`) and `a // b` its
+//!   `floor_divide` (`5 // 0` is inf, `inf // 3` NaN, `1 // -inf` -1), both with the precedence of
 //!   `*` and `/`; `fmod(a, b)` is C's (the sign of the dividend).
 //! - Reductions: `sum prod min max argmin argmax any all`, and `mean var std` (ddof 0), as `f(x)`,
 //!   `f(x, k)` or with keywords in any order: `axis=` an integer literal (negative counts from the
@@ -35,7 +39,7 @@
 //!   (`10`, `-3.5`, `-inf`; sum, prod, min and max only). A reduction may stand anywhere: lowering
 //!   splits the expression into kernels at reductions whose values feed later work.
 //! - A call may end with a trailing comma, as in Python. Whitespace may stand between any tokens.
-//! - `//`, `<<`, `>>` and `^` are not supported and say so; `None` stands only as an axis, and
+//! - `<<`, `>>` and `^` are not supported and say so (they come with integer types); `None` stands only as an axis, and
 //!   a number run into a name (`1x`, `0x10`) is an invalid literal.
 //!
 //! Nesting is limited ([`MAX_NESTING`], [`MAX_DEPTH`]) so that any input, however long or deep,

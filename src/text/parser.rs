@@ -81,6 +81,12 @@ enum Function {
     Stat(Stat),
     /// `cumsum`, `cumprod`, `cummax`, `cummin`.
     Scan(ScanOp),
+    /// `copy`, `conj`, `real`: the value itself (kiln's values are real).
+    Identity,
+    /// `imag`: zeros of the argument's shape and type.
+    Imag,
+    /// `ones_like`: ones of the argument's shape and type.
+    OnesLike,
 }
 
 /// The statistics of the text language (ddof = 0, as NumPy's defaults).
@@ -106,9 +112,11 @@ impl Function {
             | "erf" | "erfc" | "cbrt" | "deg2rad" | "rad2deg" => Function::Unary(UnaryOp::from_name(name)?),
             "reciprocal" => Function::Unary(UnaryOp::Recip),
             "square" => Function::Square,
-            "arctan2" | "hypot" | "copysign" | "fmax" | "fmin" | "fmod" | "logaddexp" | "logaddexp2" => {
-                Function::Binary(BinaryOp::from_name(name)?)
-            }
+            "copy" | "conj" | "conjugate" | "real" => Function::Identity,
+            "imag" => Function::Imag,
+            "ones_like" => Function::OnesLike,
+            "arctan2" | "hypot" | "copysign" | "fmax" | "fmin" | "fmod" | "logaddexp" | "logaddexp2"
+            | "floor_divide" | "nextafter" => Function::Binary(BinaryOp::from_name(name)?),
             "mean" => Function::Stat(Stat::Mean),
             "var" => Function::Stat(Stat::Var),
             "std" => Function::Stat(Stat::Std),
@@ -254,10 +262,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `power := primary ['**' unary]`: right-associative, and tighter than a unary operator on
+    /// `power := attribute ['**' unary]`: right-associative, and tighter than a unary operator on
     /// its left but not on its right (`-a**-b` is `-(a**(-b))`).
     fn power(&mut self) -> Result<Node> {
-        let base = self.primary()?;
+        let base = self.attribute()?;
         if *self.peek() != Tok::StarStar {
             return Ok(base);
         }
@@ -273,6 +281,32 @@ impl<'a> Parser<'a> {
             expr: base.expr.pow(exponent.expr),
             depth,
         })
+    }
+
+    /// `attribute := primary ('.' ('real' | 'imag'))*`: numexpr's attribute forms on real values, the
+    /// value itself and zeros of its shape (as NumPy's `real` and `imag` of a real array).
+    fn attribute(&mut self) -> Result<Node> {
+        let mut node = self.primary()?;
+        while *self.peek() == Tok::Dot {
+            self.bump();
+            let pos = self.pos();
+            node = match *self.peek() {
+                Tok::Ident("real") => node,
+                Tok::Ident("imag") => Node {
+                    expr: node.expr.zeros_like(),
+                    depth: deeper(node.depth, pos)?,
+                },
+                Tok::Ident(name) => {
+                    return Err(parse_error(
+                        pos,
+                        format!("unknown attribute '.{name}': only .real and .imag"),
+                    ));
+                }
+                _ => return Err(self.expected("an attribute name after '.'")),
+            };
+            self.bump();
+        }
+        Ok(node)
     }
 
     /// `primary := number | 'inf' | 'nan' | name | call | '(' expression ')'`
@@ -344,7 +378,11 @@ impl<'a> Parser<'a> {
             Ok(())
         })?;
         let expected = match function {
-            Function::Unary(_) | Function::Square => 1,
+            Function::Unary(_)
+            | Function::Square
+            | Function::Identity
+            | Function::Imag
+            | Function::OnesLike => 1,
             Function::Binary(_) => 2,
             Function::Where => 3,
             Function::Reduce(_) | Function::Stat(_) | Function::Scan(_) => {
@@ -365,6 +403,9 @@ impl<'a> Parser<'a> {
         let expr = match function {
             Function::Unary(op) => arg().unary(op),
             Function::Square => arg().square(),
+            Function::Identity => arg(),
+            Function::Imag => arg().zeros_like(),
+            Function::OnesLike => arg().ones_like(),
             Function::Binary(op) => arg().binary(op, arg()),
             Function::Where => {
                 let (c, a, b) = (arg(), arg(), arg());
@@ -754,7 +795,7 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// A binary operator below `**` and its precedence, from 0 (comparisons) to 4 (`*`, `/`, `%`).
+/// A binary operator below `**` and its precedence, from 0 (comparisons) to 4 (`*`, `/`, `//`, `%`).
 fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
     Some(match tok {
         Tok::Lt => (BinaryOp::Lt, 0),
@@ -770,6 +811,7 @@ fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
         Tok::Star => (BinaryOp::Mul, 4),
         Tok::Slash => (BinaryOp::Div, 4),
         Tok::Percent => (BinaryOp::Rem, 4),
+        Tok::SlashSlash => (BinaryOp::FloorDiv, 4),
         _ => return None,
     })
 }

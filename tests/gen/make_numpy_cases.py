@@ -12,7 +12,9 @@ meaning kiln documents:
   exponent: `np.power` (C99 pow);
 - `&`, `|`, `~`: `np.logical_and(x != 0, y != 0)`, `np.logical_or(...)`, `np.logical_not(x != 0)`
   (a nonzero value, NaN included, is true);
-- `sin cos tan exp log sqrt abs minimum maximum`: the NumPy ufuncs; `where(c, x, y)`:
+- `//`: `np.floor_divide`; `x.real`, `x.imag`: `np.real`, `np.imag`;
+- `sin cos tan exp log sqrt abs minimum maximum floor_divide nextafter copy ones_like conj real imag`:
+  the NumPy functions; `where(c, x, y)`:
   `np.where(c != 0, x, y)`;
 - `sum prod min max argmin argmax any all` with `axis=`: the NumPy reductions.
 A truth value (bool) used in arithmetic is refused: NumPy and kiln type it differently, so such cases
@@ -40,6 +42,8 @@ TRANSCENDENTAL = {"sin", "cos", "tan", "exp", "log"}
 ELEMENTWISE = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "log": np.log,
     "sqrt": np.sqrt, "abs": np.abs, "minimum": np.minimum, "maximum": np.maximum,
+    "floor_divide": np.floor_divide, "nextafter": np.nextafter, "copy": np.copy,
+    "ones_like": np.ones_like, "conj": np.conj, "real": np.real, "imag": np.imag,
 }
 REDUCTIONS = {
     "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max,
@@ -112,12 +116,16 @@ class Evaluator:
                 # no inputs at all: kiln computes in f64, as Python's floats do
                 l, r = np.float64(l), np.float64(r)
             op = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply,
-                  ast.Div: np.divide, ast.Pow: np.power}.get(type(n.op))
+                  ast.Div: np.divide, ast.FloorDiv: np.floor_divide, ast.Mod: np.remainder,
+                  ast.Pow: np.power}.get(type(n.op))
             if op is None:
                 raise Refused("operator %s" % n.op)
             if op is np.power:
                 self.inexact = True
             return op(l, r)
+        if isinstance(n, ast.Attribute) and n.attr in ("real", "imag"):
+            v = number(self.ev(n.value))
+            return np.real(v) if n.attr == "real" else np.imag(v)
         if isinstance(n, ast.Compare):
             if len(n.ops) != 1:
                 raise Refused("chained comparison")
@@ -551,6 +559,24 @@ case("red_sum_0d_axis_m1", "sum(a, axis=-1)", [("a", rnd((), F32))], check="exac
 case("err_axis_argmax", "argmax(a, axis=1)", [("a", rnd(4, F32))], err=["axis 1", "out of range"])
 case("err_axis_bc", "any(a * b, axis=-3)", [("a", rnd((2, 1), F64)), ("b", rnd(3, F64))],
      err=["axis -3", "out of range"])
+
+# 7. floor division, nextafter and numexpr's remaining real functions (after every case above, so
+#    that their random draws are unchanged)
+
+for dt in (F64, F32):
+    s = specials(dt)
+    x = sfx(dt)
+    case("grid_floordiv_" + x, "a // b", [("a", s.reshape(-1, 1)), ("b", s)])
+    case("grid_floor_divide_" + x, "floor_divide(a, b)", [("a", s.reshape(-1, 1)), ("b", s)])
+    case("grid_nextafter_" + x, "nextafter(a, b)", [("a", s.reshape(-1, 1)), ("b", s)])
+    u = unary_inputs(dt)
+    for name, expr in [("floordiv_lit", "a // 2"), ("lit_floordiv", "7 // a"),
+                       ("floordiv_neg", "a // -0.5"), ("copy", "copy(a)"), ("ones_like", "ones_like(a)"),
+                       ("conj", "conj(a)"), ("real", "real(a)"), ("imag", "imag(a)"),
+                       ("attr_real", "(a * 2).real"), ("attr_imag", "(a - 1).imag"),
+                       ("attr_pow", "a.real ** 2 + a.imag"), ("floordiv_prec", "a * 3 // 2 % 5")]:
+        case("unary_%s_%s" % (name, x), expr, [("a", u)])
+    case("bc_ones_like_" + x, "ones_like(a) + b", [("a", rnd((3, 1), dt)), ("b", rnd(4, dt))])
 
 
 def main():
