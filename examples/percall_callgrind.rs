@@ -40,7 +40,7 @@ fn main() -> kiln::Result<()> {
         .iter()
         .map(|(_, a)| match a {
             ArrayArg::F64(v) => v.as_slice().unwrap(),
-            ArrayArg::F32(_) => unreachable!(),
+            _ => unreachable!("the kernels here are f64"),
         })
         .collect();
     let mut out = vec![0.0; h.output_shape().iter().product()];

@@ -1,36 +1,124 @@
 //! Arrays at kiln's boundary: inputs bound by name ([`ArrayArg`]) and results ([`Output`]).
 
 use crate::error::{Error, Result};
-use kiln_ir::{DType, Tensor, Values};
+use kiln_ir::{DType, ElemType, Tensor, Values};
 use ndarray::{ArrayD, ArrayRef, ArrayViewD, Dimension, IxDyn};
 
-/// An input array of either float dtype, any dimension, any strides.
+/// An input array of any element type kiln has (f64, f32, i64, i32, bool), any dimension, any
+/// strides. A kernel with an integer or bool input is typed as NumPy 2 types it and runs on the
+/// interpreter (`kiln explain` says so); float kernels compile.
 #[derive(Debug, Clone)]
 pub enum ArrayArg<'a> {
     F64(ArrayViewD<'a, f64>),
     F32(ArrayViewD<'a, f32>),
+    I64(ArrayViewD<'a, i64>),
+    I32(ArrayViewD<'a, i32>),
+    Bool(ArrayViewD<'a, bool>),
 }
 
+/// `$body` with `$v` bound to the view of whichever type `$arg` holds.
+macro_rules! on_view {
+    ($arg:expr, $v:ident => $body:expr) => {
+        match $arg {
+            $crate::array::ArrayArg::F64($v) => $body,
+            $crate::array::ArrayArg::F32($v) => $body,
+            $crate::array::ArrayArg::I64($v) => $body,
+            $crate::array::ArrayArg::I32($v) => $body,
+            $crate::array::ArrayArg::Bool($v) => $body,
+        }
+    };
+}
+pub(crate) use on_view;
+
+/// `$body` with `$v` bound to the view of `$arg`, rewrapped in the same variant.
+macro_rules! map_view {
+    ($arg:expr, $v:ident => $body:expr) => {
+        match $arg {
+            $crate::array::ArrayArg::F64($v) => $crate::array::ArrayArg::F64($body),
+            $crate::array::ArrayArg::F32($v) => $crate::array::ArrayArg::F32($body),
+            $crate::array::ArrayArg::I64($v) => $crate::array::ArrayArg::I64($body),
+            $crate::array::ArrayArg::I32($v) => $crate::array::ArrayArg::I32($body),
+            $crate::array::ArrayArg::Bool($v) => $crate::array::ArrayArg::Bool($body),
+        }
+    };
+}
+pub(crate) use map_view;
+
 impl ArrayArg<'_> {
+    /// The float dtype a float kernel reads this input in (f64 for integers and bools, which only
+    /// typed kernels read: see [`ArrayArg::elem`]).
     pub fn dtype(&self) -> DType {
         match self {
-            ArrayArg::F64(_) => DType::F64,
             ArrayArg::F32(_) => DType::F32,
+            _ => DType::F64,
+        }
+    }
+
+    /// The element type.
+    pub fn elem(&self) -> ElemType {
+        match self {
+            ArrayArg::F64(_) => ElemType::F64,
+            ArrayArg::F32(_) => ElemType::F32,
+            ArrayArg::I64(_) => ElemType::I64,
+            ArrayArg::I32(_) => ElemType::I32,
+            ArrayArg::Bool(_) => ElemType::Bool,
         }
     }
 
     pub fn shape(&self) -> &[usize] {
-        match self {
-            ArrayArg::F64(a) => a.shape(),
-            ArrayArg::F32(a) => a.shape(),
-        }
+        on_view!(self, a => a.shape())
     }
 }
 
-/// The float element types kiln computes in: f64 and f32.
-pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + sealed::Sealed {
+/// The element types of kiln's arrays: f64, f32, i64, i32 and bool. Any of them is an input
+/// ([`ArrayArg`]) and a result ([`Output`]).
+pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
+    /// The element type.
+    const ELEM: ElemType;
     /// Wraps a view as an [`ArrayArg`].
     fn arg(view: ArrayViewD<'_, Self>) -> ArrayArg<'_>;
+    /// Takes a result of exactly this type (NumPy's dtype); anything else is an error that names both.
+    fn take(out: Output) -> Result<ArrayD<Self>>;
+}
+
+mod element_sealed {
+    pub trait Sealed {}
+    impl Sealed for f64 {}
+    impl Sealed for f32 {}
+    impl Sealed for i64 {}
+    impl Sealed for i32 {}
+    impl Sealed for bool {}
+}
+
+macro_rules! element {
+    ($t:ty, $variant:ident) => {
+        impl Element for $t {
+            const ELEM: ElemType = ElemType::$variant;
+            fn arg(view: ArrayViewD<'_, $t>) -> ArrayArg<'_> {
+                ArrayArg::$variant(view)
+            }
+            fn take(out: Output) -> Result<ArrayD<$t>> {
+                match out {
+                    Output::$variant(a) => Ok(a),
+                    other => Err(Error::Output(format!(
+                        "the kernel gives {}, not {}",
+                        other.dtype_name(),
+                        ElemType::$variant
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+element!(f64, F64);
+element!(f32, F32);
+element!(i64, I64);
+element!(i32, I32);
+element!(bool, Bool);
+
+/// The float element types kiln computes in: f64 and f32.
+pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Sealed {
     /// Takes a result as an array of this type: floats of this dtype as they are, bools and
     /// integers as 1 / 0 and exact integers (NumPy's `astype`).
     fn from_output(out: Output) -> Result<ArrayD<Self>>;
@@ -51,13 +139,10 @@ impl Float for f64 {
     fn out_slice(s: &mut [f64]) -> crate::backend::OutSlice<'_> {
         crate::backend::OutSlice::F64(s)
     }
-    fn arg(view: ArrayViewD<'_, f64>) -> ArrayArg<'_> {
-        ArrayArg::F64(view)
-    }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f64>> {
         match arg {
             ArrayArg::F64(v) => Some(v.clone()),
-            ArrayArg::F32(_) => None,
+            _ => None,
         }
     }
     fn from_output(out: Output) -> Result<ArrayD<f64>> {
@@ -65,6 +150,7 @@ impl Float for f64 {
             Output::F64(a) => a,
             Output::F32(a) => a.mapv(|v| v as f64),
             Output::I64(a) => a.mapv(|v| v as f64),
+            Output::I32(a) => a.mapv(|v| v as f64),
             Output::Bool(a) => a.mapv(|v| if v { 1.0 } else { 0.0 }),
         })
     }
@@ -74,13 +160,10 @@ impl Float for f32 {
     fn out_slice(s: &mut [f32]) -> crate::backend::OutSlice<'_> {
         crate::backend::OutSlice::F32(s)
     }
-    fn arg(view: ArrayViewD<'_, f32>) -> ArrayArg<'_> {
-        ArrayArg::F32(view)
-    }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f32>> {
         match arg {
             ArrayArg::F32(v) => Some(v.clone()),
-            ArrayArg::F64(_) => None,
+            _ => None,
         }
     }
     fn from_output(out: Output) -> Result<ArrayD<f32>> {
@@ -92,18 +175,19 @@ impl Float for f32 {
                 ));
             }
             Output::I64(a) => a.mapv(|v| v as f32),
+            Output::I32(a) => a.mapv(|v| v as f32),
             Output::Bool(a) => a.mapv(|v| if v { 1.0 } else { 0.0 }),
         })
     }
 }
 
-impl<'a, A: Float, D: Dimension> From<&'a ArrayRef<A, D>> for ArrayArg<'a> {
+impl<'a, A: Element, D: Dimension> From<&'a ArrayRef<A, D>> for ArrayArg<'a> {
     fn from(a: &'a ArrayRef<A, D>) -> ArrayArg<'a> {
         A::arg(a.view().into_dyn())
     }
 }
 
-impl<'a, A: Float, S: ndarray::Data<Elem = A>, D: Dimension> From<&'a ndarray::ArrayBase<S, D, A>>
+impl<'a, A: Element, S: ndarray::Data<Elem = A>, D: Dimension> From<&'a ndarray::ArrayBase<S, D, A>>
     for ArrayArg<'a>
 {
     fn from(a: &'a ndarray::ArrayBase<S, D, A>) -> ArrayArg<'a> {
@@ -111,7 +195,7 @@ impl<'a, A: Float, S: ndarray::Data<Elem = A>, D: Dimension> From<&'a ndarray::A
     }
 }
 
-impl<'a, A: Float, D: Dimension> From<ndarray::ArrayView<'a, A, D>> for ArrayArg<'a> {
+impl<'a, A: Element, D: Dimension> From<ndarray::ArrayView<'a, A, D>> for ArrayArg<'a> {
     fn from(a: ndarray::ArrayView<'a, A, D>) -> ArrayArg<'a> {
         A::arg(a.into_dyn())
     }
@@ -120,14 +204,11 @@ impl<'a, A: Float, D: Dimension> From<ndarray::ArrayView<'a, A, D>> for ArrayArg
 impl ArrayArg<'_> {
     /// The same input, borrowed for a shorter time.
     pub fn reborrow(&self) -> ArrayArg<'_> {
-        match self {
-            ArrayArg::F64(v) => ArrayArg::F64(v.view()),
-            ArrayArg::F32(v) => ArrayArg::F32(v.view()),
-        }
+        map_view!(self, v => v.view())
     }
 }
 
-impl<'a, A: Float> From<&'a [A]> for ArrayArg<'a> {
+impl<'a, A: Element> From<&'a [A]> for ArrayArg<'a> {
     /// A slice, as a one-dimensional input.
     fn from(s: &'a [A]) -> ArrayArg<'a> {
         A::arg(ndarray::ArrayView1::from(s).into_dyn())
@@ -139,8 +220,10 @@ impl<'a, A: Float> From<&'a [A]> for ArrayArg<'a> {
 pub enum Output {
     F64(ArrayD<f64>),
     F32(ArrayD<f32>),
-    /// argmin / argmax, and sums of truth values.
+    /// argmin / argmax, sums of truth values, int64 arithmetic.
     I64(ArrayD<i64>),
+    /// int32 arithmetic.
+    I32(ArrayD<i32>),
     /// Comparisons and logical results, any, all.
     Bool(ArrayD<bool>),
 }
@@ -151,7 +234,36 @@ impl Output {
             Output::F64(a) => a.shape(),
             Output::F32(a) => a.shape(),
             Output::I64(a) => a.shape(),
+            Output::I32(a) => a.shape(),
             Output::Bool(a) => a.shape(),
+        }
+    }
+
+    /// The element type.
+    pub fn elem(&self) -> ElemType {
+        match self {
+            Output::F64(_) => ElemType::F64,
+            Output::F32(_) => ElemType::F32,
+            Output::I64(_) => ElemType::I64,
+            Output::I32(_) => ElemType::I32,
+            Output::Bool(_) => ElemType::Bool,
+        }
+    }
+
+    /// The result as an array of exactly type `A` (an error naming both types otherwise; see
+    /// [`Output::into_f64`] for a converting read).
+    pub fn into_typed<A: Element>(self) -> Result<ArrayD<A>> {
+        A::take(self)
+    }
+
+    /// The result as an input of a later run (a view).
+    pub fn arg(&self) -> ArrayArg<'_> {
+        match self {
+            Output::F64(a) => ArrayArg::from(a),
+            Output::F32(a) => ArrayArg::from(a),
+            Output::I64(a) => ArrayArg::from(a),
+            Output::I32(a) => ArrayArg::from(a),
+            Output::Bool(a) => ArrayArg::from(a),
         }
     }
 
@@ -166,6 +278,7 @@ impl Output {
             Output::F64(_) => "float64",
             Output::F32(_) => "float32",
             Output::I64(_) => "int64",
+            Output::I32(_) => "int32",
             Output::Bool(_) => "bool",
         }
     }
@@ -180,6 +293,7 @@ impl TryFrom<Tensor> for Output {
             Values::F64(v) => Output::F64(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
             Values::F32(v) => Output::F32(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
             Values::I64(v) => Output::I64(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
+            Values::I32(v) => Output::I32(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
             Values::Bool(v) => Output::Bool(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
         })
     }
@@ -230,6 +344,10 @@ impl Convert for f64 {
         Ok(match arg {
             ArrayArg::F64(v) => Converted::View(v.clone()),
             ArrayArg::F32(v) => Converted::Owned(converted(v, |x| x as f64)?),
+            // integers and bools reach float kernels only through a typed kernel's cast; as astype
+            ArrayArg::I64(v) => Converted::Owned(converted(v, |x| x as f64)?),
+            ArrayArg::I32(v) => Converted::Owned(converted(v, |x| x as f64)?),
+            ArrayArg::Bool(v) => Converted::Owned(converted(v, |x| u8::from(x) as f64)?),
         })
     }
 }
@@ -240,6 +358,9 @@ impl Convert for f32 {
             // only reached if a caller forces an f32 kernel over f64 data: round as NumPy's astype
             ArrayArg::F64(v) => Converted::Owned(converted(v, |x| x as f32)?),
             ArrayArg::F32(v) => Converted::View(v.clone()),
+            ArrayArg::I64(v) => Converted::Owned(converted(v, |x| x as f32)?),
+            ArrayArg::I32(v) => Converted::Owned(converted(v, |x| x as f32)?),
+            ArrayArg::Bool(v) => Converted::Owned(converted(v, |x| u8::from(x) as f32)?),
         })
     }
 }

@@ -11,6 +11,7 @@
 use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
+use kiln_ir::typed::{TypedInput, TypedKernel};
 use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
@@ -33,11 +34,30 @@ pub enum BufferData<'a, T: Clone> {
     Strided(ArrayViewD<'a, T>),
 }
 
-/// The inputs of one run, in the kernel's dtype.
+/// The inputs of one run, in the kernel's dtype; a typed kernel's in each input's own type.
 #[derive(Debug, Clone)]
 pub enum Buffers<'a> {
     F64(Vec<Buffer<'a, f64>>),
     F32(Vec<Buffer<'a, f32>>),
+    Typed(Vec<TypedBuffer>),
+}
+
+/// One input of a typed kernel ([`kiln_ir::typed`]): its elements in its own type, C order, and the
+/// shape the kernel reads it in.
+#[derive(Debug, Clone)]
+pub struct TypedBuffer {
+    pub data: TypedData,
+    pub shape: Vec<usize>,
+}
+
+/// The elements of a typed input.
+#[derive(Debug, Clone)]
+pub enum TypedData {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
 }
 
 /// A caller's output buffer: C-contiguous, of the kernel's output shape and element type.
@@ -46,6 +66,7 @@ pub enum OutSlice<'a> {
     F64(&'a mut [f64]),
     F32(&'a mut [f32]),
     I64(&'a mut [i64]),
+    I32(&'a mut [i32]),
     Bool(&'a mut [bool]),
 }
 
@@ -115,6 +136,7 @@ pub fn copy_into(values: Values, out: OutSlice<'_>) -> Result<()> {
         (Values::F64(v), OutSlice::F64(o)) => copy(&v, o),
         (Values::F32(v), OutSlice::F32(o)) => copy(&v, o),
         (Values::I64(v), OutSlice::I64(o)) => copy(&v, o),
+        (Values::I32(v), OutSlice::I32(o)) => copy(&v, o),
         (Values::Bool(v), OutSlice::Bool(o)) => copy(&v, o),
         (v, _) => Err(Error::Output(format!(
             "the output buffer is not of type {}",
@@ -149,7 +171,67 @@ impl Executable for Interpreter {
         match inputs {
             Buffers::F64(b) => interpret(kernel, b, ctx.start),
             Buffers::F32(b) => interpret(kernel, b, ctx.start),
+            Buffers::Typed(_) => Err(Error::Output(
+                "a typed kernel's inputs given to a float kernel".into(),
+            )),
         }
+    }
+}
+
+/// A typed kernel (an integer or bool value, or a cast), evaluated by kiln-ir's typed interpreter
+/// whatever the backend: the JIT compiles float kernels only (integer code generation is to come).
+#[derive(Debug)]
+pub(crate) struct TypedExecutable {
+    pub typed: std::sync::Arc<TypedKernel>,
+}
+
+impl Executable for TypedExecutable {
+    fn run(
+        &self,
+        kernel: &KernelIR,
+        _plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        let Buffers::Typed(bufs) = inputs else {
+            return Err(Error::Output(
+                "a float kernel's inputs given to a typed kernel".into(),
+            ));
+        };
+        let inputs = bufs
+            .iter()
+            .map(|b| {
+                let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
+                Ok(match &b.data {
+                    TypedData::Bool(d) => TypedInput::Bool(StridedInput {
+                        data: d,
+                        offset: 0,
+                        strides,
+                    }),
+                    TypedData::I32(d) => TypedInput::I32(StridedInput {
+                        data: d,
+                        offset: 0,
+                        strides,
+                    }),
+                    TypedData::I64(d) => TypedInput::I64(StridedInput {
+                        data: d,
+                        offset: 0,
+                        strides,
+                    }),
+                    TypedData::F32(d) => TypedInput::F32(StridedInput {
+                        data: d,
+                        offset: 0,
+                        strides,
+                    }),
+                    TypedData::F64(d) => TypedInput::F64(StridedInput {
+                        data: d,
+                        offset: 0,
+                        strides,
+                    }),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(kiln_ir::typed::interpret(&self.typed, &inputs, ctx.start)?)
     }
 }
 

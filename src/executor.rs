@@ -5,13 +5,18 @@
 //! shapes and layouts) are cached per runner, so running again on inputs of the same form costs no
 //! planning and no compilation.
 
-use crate::array::{ArrayArg, Converted, Float};
-use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable};
+use crate::array::{ArrayArg, Converted, Float, on_view};
+use crate::backend::{
+    Backend, Buffer, BufferData, Buffers, Executable, TypedBuffer, TypedData, TypedExecutable,
+};
 use crate::error::{Error, Result};
 use crate::profile::Settings;
 use crate::program::Program;
 use kiln_ir::passes::{contract, prefix_scan, strength};
-use kiln_ir::{BroadcastPlan, DType, InputLayout, InputPlan, KernelIR, KernelKind, PlanOptions};
+use kiln_ir::typed::{TypedKernel, needs_typing};
+use kiln_ir::{
+    BroadcastPlan, DType, ElemType, InputLayout, InputPlan, KernelIR, KernelKind, Node, PlanOptions,
+};
 use ndarray::IxDyn;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -55,20 +60,14 @@ pub(crate) fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
 }
 
 pub(crate) fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
-    match a {
-        ArrayArg::F64(v) => v.strides(),
-        ArrayArg::F32(v) => v.strides(),
-    }
+    on_view!(a, v => v.strides())
 }
 
 /// Whether the argument is C-contiguous (ndarray's standard layout), computed from its shape and
 /// strides without allocating (ndarray's own test builds the default strides first: this runs on
 /// every call).
 pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
-    let (shape, strides) = match a {
-        ArrayArg::F64(v) => (v.shape(), v.strides()),
-        ArrayArg::F32(v) => (v.shape(), v.strides()),
-    };
+    let (shape, strides) = on_view!(a, v => (v.shape(), v.strides()));
     if shape.contains(&0) {
         return true;
     }
@@ -87,21 +86,23 @@ pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
 /// shape (a rewrite dropped size-1 axes), which is then materialised. The planner declines negative
 /// strides and rows that are not contiguous.
 fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
-    let (s, strides) = match a {
-        ArrayArg::F64(v) => (v.shape(), v.strides()),
-        ArrayArg::F32(v) => (v.shape(), v.strides()),
-    };
+    let (s, strides) = on_view!(a, v => (v.shape(), v.strides()));
     same(s, shape).then(|| strides.to_vec())
 }
 
+/// A kernel specialised for its arguments: the kernel and plan, what each rewrite did (for `kiln
+/// explain`), and the typed kernel where the kernel is one (an integer or bool input, or a cast).
+pub(crate) type Specialisation = (KernelIR, BroadcastPlan, Vec<String>, Option<TypedKernel>);
+
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
-/// rewrite did, for `kiln explain`.
+/// rewrite did, for `kiln explain`. A kernel with an integer or bool input, or a cast or an integer
+/// operator, is typed ([`kiln_ir::typed`]) and runs on the interpreter, without rewrites.
 pub(crate) fn specialise(
     program: &Program,
     args: &[&ArrayArg<'_>],
     options: PlanOptions,
     settings: Settings,
-) -> Result<(KernelIR, BroadcastPlan, Vec<String>)> {
+) -> Result<Specialisation> {
     let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
     let dtype = if program.strong_f64 {
         DType::F64
@@ -110,6 +111,37 @@ pub(crate) fn specialise(
     };
     let kernel = program.kernel(dtype, &shapes)?;
     let mut notes = Vec::new();
+    let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
+    let why = match elems.iter().position(|t| !t.is_float()) {
+        Some(i) => Some(format!("input '{}' is {}", program.names[i], elems[i])),
+        None => needs_typing(&kernel),
+    };
+    if let Some(why) = why {
+        let mean = program.reduction().is_some_and(|r| r.mean);
+        let typed = TypedKernel::new(&kernel, &elems, mean)?;
+        notes.push(format!(
+            "interpreted: {why}, and the JIT compiles float kernels only; the typed kernel:\n{}",
+            typed.to_string().trim_end()
+        ));
+        let layouts: Vec<InputLayout> = typed
+            .kernel
+            .inputs
+            .iter()
+            .map(|decl| InputLayout {
+                shape: decl.shape.clone(),
+                contiguous: true,
+                strides: None,
+            })
+            .collect();
+        let plan = BroadcastPlan::new(&typed.kernel.shape, &layouts, options)?;
+        return Ok((typed.kernel.clone(), plan, notes, Some(typed)));
+    }
+    // a float kernel reads an integer literal as the nearest f64, as every float literal
+    let kernel = kiln_ir::passes::rebuild(&kernel, |arena, node| match node {
+        Node::Int(v) => Some(arena.literal(v as f64)),
+        _ => None,
+    })
+    .unwrap_or(kernel);
     // NumPy's fast paths of `pow` in every profile; multiplication chains when approximate
     let (mut kernel, reduced) =
         strength::rewrite(&kernel, settings.profile == crate::profile::Profile::Approximate);
@@ -164,7 +196,7 @@ pub(crate) fn specialise(
         })
         .collect();
     let plan = BroadcastPlan::new(&kernel.shape, &layouts, options)?;
-    Ok((kernel, plan, notes))
+    Ok((kernel, plan, notes, None))
 }
 
 /// A kernel specialised for one form of inputs, readied by a backend.
@@ -172,8 +204,10 @@ pub(crate) fn specialise(
 pub(crate) struct Specialised {
     /// Per input: dtype, shape, and whether it is C-contiguous; the strides of one that is not (the
     /// plan may read it in place with them).
-    signature: Vec<(DType, Vec<usize>, bool, Vec<isize>)>,
+    signature: Vec<(ElemType, Vec<usize>, bool, Vec<isize>)>,
     pub kernel: KernelIR,
+    /// The typed kernel, where the kernel is one (it runs on kiln-ir's typed interpreter).
+    pub typed: Option<std::sync::Arc<TypedKernel>>,
     pub plan: BroadcastPlan,
     pub exe: Box<dyn Executable>,
 }
@@ -182,7 +216,7 @@ impl Specialised {
     fn matches(&self, args: &[&ArrayArg<'_>]) -> bool {
         self.signature.len() == args.len()
             && self.signature.iter().zip(args).all(|((d, s, c, st), a)| {
-                *d == a.dtype() && same(s, a.shape()) && *c == is_standard(a) && (*c || same(st, strides(a)))
+                *d == a.elem() && same(s, a.shape()) && *c == is_standard(a) && (*c || same(st, strides(a)))
             })
     }
 }
@@ -211,19 +245,24 @@ impl SpecCache {
                 return Ok(hit.clone());
             }
         }
-        let (kernel, plan, _) = specialise(program, args, options, settings)?;
-        let exe = backend.prepare(&kernel, &plan)?;
+        let (kernel, plan, _, typed) = specialise(program, args, options, settings)?;
+        let typed = typed.map(std::sync::Arc::new);
+        let exe: Box<dyn Executable> = match &typed {
+            Some(t) => Box::new(TypedExecutable { typed: t.clone() }),
+            None => backend.prepare(&kernel, &plan)?,
+        };
         let signature = args
             .iter()
             .map(|a| {
                 let c = is_standard(a);
                 let st = if c { Vec::new() } else { strides(a).to_vec() };
-                (a.dtype(), a.shape().to_vec(), c, st)
+                (a.elem(), a.shape().to_vec(), c, st)
             })
             .collect();
         let spec = Arc::new(Specialised {
             signature,
             kernel,
+            typed,
             plan,
             exe,
         });
@@ -236,10 +275,45 @@ impl SpecCache {
 
 /// The buffers of one run, as the specialisation's plan says.
 pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<Buffers<'a>> {
+    if spec.typed.is_some() {
+        return typed_buffers(&spec.kernel, args).map(Buffers::Typed);
+    }
     Ok(match spec.kernel.dtype {
         DType::F64 => Buffers::F64(prepare::<f64>(&spec.kernel, &spec.plan, args)?),
         DType::F32 => Buffers::F32(prepare::<f32>(&spec.kernel, &spec.plan, args)?),
     })
+}
+
+/// A typed kernel's inputs: each copied in C order in its own type (the interpreter is the oracle,
+/// not a fast path), read in the shape the kernel declares.
+fn typed_buffers(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Vec<TypedBuffer>> {
+    fn copy<T: Copy>(v: &ndarray::ArrayViewD<'_, T>, name: &str) -> Result<Vec<T>> {
+        let mut data = Vec::new();
+        data.try_reserve_exact(v.len())
+            .map_err(|_| kiln_ir::IrError::Allocation {
+                what: format!("a copy of input '{name}'"),
+                elements: v.len(),
+            })?;
+        data.extend(v.iter().copied());
+        Ok(data)
+    }
+    args.iter()
+        .zip(&kernel.inputs)
+        .map(|(a, decl)| {
+            let n = &decl.name;
+            let data = match a {
+                ArrayArg::Bool(v) => TypedData::Bool(copy(v, n)?),
+                ArrayArg::I32(v) => TypedData::I32(copy(v, n)?),
+                ArrayArg::I64(v) => TypedData::I64(copy(v, n)?),
+                ArrayArg::F32(v) => TypedData::F32(copy(v, n)?),
+                ArrayArg::F64(v) => TypedData::F64(copy(v, n)?),
+            };
+            Ok(TypedBuffer {
+                data,
+                shape: decl.shape.clone(),
+            })
+        })
+        .collect()
 }
 
 /// One buffer per input: the caller's memory where it is C-contiguous, or where the plan reads the

@@ -13,7 +13,7 @@
 //! ```
 
 pub use crate::scan::ScanOptions;
-use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
+use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 use std::sync::Arc;
 
 /// Which axes a reduction folds.
@@ -30,7 +30,12 @@ pub enum Axes {
 pub enum ExprNode {
     /// An input array, bound by name when the kernel runs.
     Input(String),
+    /// A float constant, weak as a Python float (NEP 50): it takes a float array's type.
     Literal(f64),
+    /// An integer constant, weak as a Python int: it takes an integer or float array's type.
+    Int(i64),
+    /// The operand converted to a type, as NumPy's `astype` (the text language's `int32(x)`).
+    Cast(ElemType, Expr),
     /// The position along an axis of the iteration space.
     Index(usize),
     Unary(UnaryOp, Expr),
@@ -105,6 +110,19 @@ impl Expr {
     /// A constant. It does not widen f32 inputs: it is rounded to the kernel's dtype.
     pub fn lit(v: f64) -> Expr {
         Expr::new(ExprNode::Literal(v))
+    }
+
+    /// An integer constant, weak as a Python int (`i32 * 2` stays int32, `f32 * 2` float32).
+    pub fn int(v: i64) -> Expr {
+        Expr::new(ExprNode::Int(v))
+    }
+
+    /// This value converted to `ty`, as NumPy's `astype`: floats truncate toward zero into integers
+    /// (NaN, ±inf and values out of range give the type's MIN, as x86), integers wrap into a narrower
+    /// integer and round to the nearest float, anything nonzero is true. A kernel with a cast runs on
+    /// the interpreter (the JIT compiles float kernels only, for now).
+    pub fn cast(&self, ty: ElemType) -> Expr {
+        Expr::new(ExprNode::Cast(ty, self.clone()))
     }
 
     /// The position along `axis` of the iteration space (0, 1, 2, ... as floats).
@@ -305,11 +323,11 @@ impl Expr {
     /// Ones of this value's shape and type, as NumPy's `ones_like` (NaN and inf included): `self ** 0`,
     /// which C99's `pow` makes 1 for every `self` and which the kernel computes as the literal 1.
     pub fn ones_like(&self) -> Expr {
-        self.binary(BinaryOp::Pow, 0.0)
+        self.binary(BinaryOp::Pow, Expr::int(0))
     }
     /// Zeros (+0.0) of this value's shape and type: NumPy's `imag` of a real value.
     pub fn zeros_like(&self) -> Expr {
-        self.ones_like() - 1.0
+        self.ones_like() - Expr::int(1)
     }
     /// NumPy's `logaddexp`, `log(exp(self) + exp(rhs))` without overflow (`logaddexp(inf, inf) = inf`).
     pub fn logaddexp(&self, rhs: impl Into<Expr>) -> Expr {
@@ -326,7 +344,7 @@ impl Expr {
     pub fn pow(&self, e: impl Into<Expr>) -> Expr {
         let e = e.into();
         if matches!(e.node(), ExprNode::Literal(v) if *v == 0.5)
-            && !matches!(self.node(), ExprNode::Literal(_))
+            && !matches!(self.node(), ExprNode::Literal(_) | ExprNode::Int(_))
         {
             return self.sqrt();
         }
@@ -522,6 +540,20 @@ impl From<f32> for Expr {
     }
 }
 
+impl From<i64> for Expr {
+    /// A weak integer literal ([`Expr::int`]).
+    fn from(v: i64) -> Expr {
+        Expr::int(v)
+    }
+}
+
+impl From<i32> for Expr {
+    /// A weak integer literal ([`Expr::int`]).
+    fn from(v: i32) -> Expr {
+        Expr::int(v.into())
+    }
+}
+
 impl From<&Expr> for Expr {
     fn from(e: &Expr) -> Expr {
         e.clone()
@@ -609,6 +641,7 @@ fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
     let Some(node) = Arc::get_mut(node) else { return };
     match std::mem::replace(node, ExprNode::Literal(0.0)) {
         ExprNode::Unary(_, a)
+        | ExprNode::Cast(_, a)
         | ExprNode::Reduce { arg: a, .. }
         | ExprNode::Mean { arg: a, .. }
         | ExprNode::Scan { arg: a, .. }
@@ -617,6 +650,7 @@ fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
         ExprNode::Where(c, a, b) => stack.extend([c, a, b]),
         ExprNode::Input(_)
         | ExprNode::Literal(_)
+        | ExprNode::Int(_)
         | ExprNode::Index(_)
         | ExprNode::IndexVar(_)
         | ExprNode::Subscript(..) => {}

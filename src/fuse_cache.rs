@@ -101,6 +101,8 @@ fn same(a: &Expr, b: &Expr) -> bool {
         match (a.node(), b.node()) {
             (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
             (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
+            (ExprNode::Int(x), ExprNode::Int(y)) if x == y => {}
+            (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => stack.push((x, y)),
             (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
             (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}
             (ExprNode::Subscript(x, i), ExprNode::Subscript(y, j)) if x == y && i == j => {}

@@ -108,6 +108,9 @@ impl Executable for JitExecutable {
         match inputs {
             Buffers::F64(b) => self.run_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_t(kernel, &refs(b), ctx),
+            Buffers::Typed(_) => Err(Error::Output(
+                "a typed kernel's inputs given to a compiled float kernel".into(),
+            )),
         }
     }
 

@@ -31,13 +31,13 @@ pub mod scan;
 pub mod text;
 pub mod update;
 
-pub use array::{ArrayArg, Float, Output};
+pub use array::{ArrayArg, Element, Float, Output};
 pub use backend::{Backend, Buffer, BufferData, Buffers, Executable, Interpreter, OutSlice, RunCtx};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs};
 pub use kiln_ir;
-pub use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
+pub use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 pub use parallel::Parallel;
 pub use prepared::Prepared;
 pub use profile::{Profile, Settings};

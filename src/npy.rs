@@ -1,7 +1,8 @@
 //! Reading inputs from and writing results to NumPy's `.npy` files.
 //!
-//! f64 and f32 arrays are read as they are; integer (i8 to i64, u8 to u64) and bool arrays are
-//! converted to f64, as NumPy's `astype(float)` would. C and Fortran order both load, in either byte
+//! f64, f32, int64 (`<i8`), int32 (`<i4`) and bool (`|b1`) arrays are read as they are; the other
+//! integer types (`i1 i2 u1 u2 u4`) are widened exactly to int64, and `u8` (uint64) too when every
+//! value fits int64, else it is an error that says so (kiln has no unsigned type). C and Fortran order both load, in either byte
 //! order (`<` little, `>` big, `|` and `=` the machine's, as NumPy reads them). kiln reads the header
 //! and the data itself, checking each before it allocates: the header must be a dict with a string
 //! `'descr'`, a `True`/`False` `'fortran_order'` and a tuple `'shape'` (`(10,)`, not `(10)`) of at
@@ -25,6 +26,40 @@ use std::path::{Path, PathBuf};
 pub enum NpyArray {
     F64(ArrayD<f64>),
     F32(ArrayD<f32>),
+    I64(ArrayD<i64>),
+    I32(ArrayD<i32>),
+    Bool(ArrayD<bool>),
+}
+
+impl NpyArray {
+    /// The array as a kernel's input.
+    pub fn arg(&self) -> crate::ArrayArg<'_> {
+        match self {
+            NpyArray::F64(a) => a.into(),
+            NpyArray::F32(a) => a.into(),
+            NpyArray::I64(a) => a.into(),
+            NpyArray::I32(a) => a.into(),
+            NpyArray::Bool(a) => a.into(),
+        }
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            NpyArray::F64(a) => a.shape(),
+            NpyArray::F32(a) => a.shape(),
+            NpyArray::I64(a) => a.shape(),
+            NpyArray::I32(a) => a.shape(),
+            NpyArray::Bool(a) => a.shape(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.shape().iter().product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 fn npy_error(path: &Path, message: impl std::fmt::Display) -> Error {
@@ -266,21 +301,34 @@ fn read_data<S: Decode<N>, T, const N: usize>(
     ArrayD::from_shape_vec(shape, values).map_err(|e| npy_error(path, e))
 }
 
-/// The data that follows `header`, converted to f64 unless it is f32.
+/// The data that follows `header`: floats, int64, int32 and bool as they are, the other integer
+/// types widened exactly to int64 (uint64 only where every value fits).
 fn read_elements(path: &Path, header: &Header, data: &mut impl Read) -> Result<NpyArray> {
     let (h, f) = (header, data);
     Ok(match h.kind {
         Kind::F8 => NpyArray::F64(read_data::<f64, _, 8>(path, h, f, |v| v)?),
         Kind::F4 => NpyArray::F32(read_data::<f32, _, 4>(path, h, f, |v| v)?),
-        Kind::I8 => NpyArray::F64(read_data::<i64, _, 8>(path, h, f, |v| v as f64)?),
-        Kind::I4 => NpyArray::F64(read_data::<i32, _, 4>(path, h, f, |v| v as f64)?),
-        Kind::I2 => NpyArray::F64(read_data::<i16, _, 2>(path, h, f, |v| v as f64)?),
-        Kind::I1 => NpyArray::F64(read_data::<i8, _, 1>(path, h, f, |v| v as f64)?),
-        Kind::U8 => NpyArray::F64(read_data::<u64, _, 8>(path, h, f, |v| v as f64)?),
-        Kind::U4 => NpyArray::F64(read_data::<u32, _, 4>(path, h, f, |v| v as f64)?),
-        Kind::U2 => NpyArray::F64(read_data::<u16, _, 2>(path, h, f, |v| v as f64)?),
-        Kind::U1 => NpyArray::F64(read_data::<u8, _, 1>(path, h, f, |v| v as f64)?),
-        Kind::B1 => NpyArray::F64(read_data::<u8, _, 1>(path, h, f, |v| (v != 0) as u8 as f64)?),
+        Kind::I8 => NpyArray::I64(read_data::<i64, _, 8>(path, h, f, |v| v)?),
+        Kind::I4 => NpyArray::I32(read_data::<i32, _, 4>(path, h, f, |v| v)?),
+        Kind::I2 => NpyArray::I64(read_data::<i16, _, 2>(path, h, f, i64::from)?),
+        Kind::I1 => NpyArray::I64(read_data::<i8, _, 1>(path, h, f, i64::from)?),
+        Kind::U8 => {
+            let wide = read_data::<u64, _, 8>(path, h, f, |v| v)?;
+            if let Some(v) = wide.iter().find(|&&v| i64::try_from(v).is_err()) {
+                return Err(npy_error(
+                    path,
+                    format!(
+                        "uint64 value {v} does not fit int64: kiln reads uint64 arrays as int64 only \
+                         when every value fits"
+                    ),
+                ));
+            }
+            NpyArray::I64(wide.mapv(|v| v as i64))
+        }
+        Kind::U4 => NpyArray::I64(read_data::<u32, _, 4>(path, h, f, i64::from)?),
+        Kind::U2 => NpyArray::I64(read_data::<u16, _, 2>(path, h, f, i64::from)?),
+        Kind::U1 => NpyArray::I64(read_data::<u8, _, 1>(path, h, f, i64::from)?),
+        Kind::B1 => NpyArray::Bool(read_data::<u8, _, 1>(path, h, f, |v| v != 0)?),
     })
 }
 
@@ -416,6 +464,7 @@ fn write_to(path: &Path, out: &Output) -> Result<()> {
         Output::F64(a) => a.write_npy(&mut w),
         Output::F32(a) => a.write_npy(&mut w),
         Output::I64(a) => a.write_npy(&mut w),
+        Output::I32(a) => a.write_npy(&mut w),
         Output::Bool(a) => a.write_npy(&mut w),
     }
     .map_err(|e| npy_error(path, e))?;

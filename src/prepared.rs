@@ -17,7 +17,7 @@ use crate::array::{ArrayArg, Float, Output};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
 use crate::runner::FusedRunner;
-use kiln_ir::{DType, InputPlan, KernelKind, OutputType, Start};
+use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
 use kiln_jit::InputRef;
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ const STACK_INPUTS: usize = 16;
 #[derive(Debug, Clone)]
 struct Form {
     name: String,
-    dtype: DType,
+    dtype: kiln_ir::ElemType,
     shape: Vec<usize>,
     /// The element count of `shape`.
     len: usize,
@@ -96,7 +96,7 @@ impl FusedRunner {
             .iter()
             .map(|(name, a)| Form {
                 name: name.to_string(),
-                dtype: a.dtype(),
+                dtype: a.elem(),
                 shape: a.shape().to_vec(),
                 len: a.shape().iter().product(),
                 standard: is_standard(a),
@@ -111,7 +111,9 @@ impl FusedRunner {
             )
             && spec.kernel.output_type() == OutputType::Float(spec.kernel.dtype)
             && spec.exe.bound_jit().is_some()
-            && user.iter().all(|a| a.dtype() == spec.kernel.dtype)
+            && user
+                .iter()
+                .all(|a| a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype))
             && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise))
         .then_some(spec);
         let direct_points = direct
@@ -158,13 +160,13 @@ impl Prepared {
             return Err(self.count_error(inputs.len()));
         }
         for (i, (a, f)) in inputs.iter().zip(&self.forms).enumerate() {
-            if a.dtype() != f.dtype || !same(a.shape(), &f.shape) {
+            if a.elem() != f.dtype || !same(a.shape(), &f.shape) {
                 return Err(Error::Prepared(format!(
                     "input {i} ('{}') is {} of shape {:?} but was bound as {} of shape {:?}",
                     f.name,
-                    a.dtype(),
+                    a.elem().short_name(),
                     a.shape(),
-                    f.dtype,
+                    f.dtype.short_name(),
                     f.shape
                 )));
             }
@@ -222,13 +224,13 @@ impl Prepared {
             return Err(self.count_error(inputs.len()));
         }
         for (i, (s, f)) in inputs.iter().zip(&self.forms).enumerate() {
-            if f.dtype != A::DTYPE || s.len() != f.len {
+            if f.dtype != kiln_ir::ElemType::of_float(A::DTYPE) || s.len() != f.len {
                 return Err(Error::Prepared(format!(
                     "input {i} ('{}') is {} elements of {} but was bound as {} of shape {:?}",
                     f.name,
                     s.len(),
                     A::DTYPE,
-                    f.dtype,
+                    f.dtype.short_name(),
                     f.shape
                 )));
             }

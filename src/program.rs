@@ -18,7 +18,8 @@ use crate::expr::{Axes, Expr, ExprNode};
 use crate::scan::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
 use kiln_ir::{
-    DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp, Scan, ScanOp, UnaryOp,
+    BinaryOp, DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp, Scan, ScanOp,
+    UnaryOp,
 };
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
@@ -531,6 +532,30 @@ fn classify(root: &Expr) -> Result<Root<'_>> {
     Ok(Root { work, body })
 }
 
+/// `x op y` on two Python ints, as Python computes it, where the result is an int that fits int64
+/// (`+ - * // % ** ^ << >>`); None otherwise (the caller folds it as floats: `/`, a negative
+/// exponent, a zero divisor, an overflow; or leaves it to the kernel: comparisons, `&`, `|`).
+fn python_int(op: BinaryOp, x: i64, y: i64) -> Option<i64> {
+    use kiln_ir::int::Int;
+    let (a, b) = (i128::from(x), i128::from(y));
+    let v: i128 = match op {
+        BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul => a * b,
+        BinaryOp::FloorDiv if y != 0 => return Some(x.floor_div(y)).filter(|_| !(x == i64::MIN && y == -1)),
+        BinaryOp::Rem if y != 0 => return Some(x.rem(y)),
+        BinaryOp::Pow if y >= 0 => {
+            let e = u32::try_from(y).ok()?;
+            return x.checked_pow(e);
+        }
+        BinaryOp::BitXor => a ^ b,
+        BinaryOp::Shl if (0..64).contains(&y) => a.checked_shl(y as u32)?,
+        BinaryOp::Shr if y >= 0 => a >> y.min(127),
+        _ => return None,
+    };
+    i64::try_from(v).ok()
+}
+
 #[derive(Default)]
 struct Lowering {
     names: Vec<String>,
@@ -546,10 +571,19 @@ struct Lowering {
 }
 
 impl Lowering {
-    /// The value of `node` if it is a literal.
+    /// The value of `node` if it is a literal (an integer one as the nearest f64).
     fn constant(&self, node: NodeId) -> Option<f64> {
         match *self.arena.node(node) {
             Node::Literal(bits) => Some(f64::from_bits(bits)),
+            Node::Int(v) => Some(v as f64),
+            _ => None,
+        }
+    }
+
+    /// The value of `node` if it is an integer literal.
+    fn int_constant(&self, node: NodeId) -> Option<i64> {
+        match *self.arena.node(node) {
+            Node::Int(v) => Some(v),
             _ => None,
         }
     }
@@ -599,6 +633,7 @@ impl Lowering {
             let operands: Vec<&Expr> = match e.node() {
                 ExprNode::Input(_)
                 | ExprNode::Literal(_)
+                | ExprNode::Int(_)
                 | ExprNode::Index(_)
                 | ExprNode::IndexVar(_)
                 | ExprNode::Subscript(..)
@@ -606,7 +641,7 @@ impl Lowering {
                 | ExprNode::Mean { .. }
                 | ExprNode::Scan { .. }
                 | ExprNode::Contract { .. } => vec![],
-                ExprNode::Unary(_, a) => vec![a],
+                ExprNode::Unary(_, a) | ExprNode::Cast(_, a) => vec![a],
                 ExprNode::Binary(_, a, b) => vec![a, b],
                 ExprNode::Where(c, a, b) => vec![c, a, b],
             };
@@ -646,6 +681,11 @@ impl Lowering {
                     self.input(Source::Input(k), name.clone(), Some(placement))
                 }
                 ExprNode::Literal(v) => self.arena.literal(*v),
+                ExprNode::Int(v) => self.arena.int(*v),
+                ExprNode::Cast(t, a) => {
+                    let a = id(self, a);
+                    self.arena.cast(*t, a)
+                }
                 ExprNode::Index(axis) => {
                     let axis = u32::try_from(*axis)
                         .map_err(|_| Error::Unsupported(format!("index({axis}): axis too large")))?;
@@ -653,6 +693,13 @@ impl Lowering {
                 }
                 ExprNode::Unary(op, a) => {
                     let a = id(self, a);
+                    // Python's `-` of an int stays an int
+                    if let (UnaryOp::Neg, Some(v)) = (op, self.int_constant(a))
+                        && let Some(n) = v.checked_neg()
+                    {
+                        self.done.insert(e.ptr(), self.arena.int(n));
+                        continue;
+                    }
                     // truth values stay nodes: the kernel's output type (bool) is read from them
                     match self.constant(a).filter(|_| !op.is_logical()) {
                         Some(x) => self.fold(
@@ -664,8 +711,17 @@ impl Lowering {
                 }
                 ExprNode::Binary(op, a, b) => {
                     let (a, b) = (id(self, a), id(self, b));
-                    match (self.constant(a), self.constant(b)) {
-                        (Some(x), Some(y)) if !op.is_logical() => self.fold(op.eval(x, y), !op.is_operator()),
+                    let ints = self.int_constant(a).zip(self.int_constant(b));
+                    match (
+                        ints.and_then(|(x, y)| python_int(*op, x, y)),
+                        self.constant(a),
+                        self.constant(b),
+                    ) {
+                        (Some(v), _, _) => self.arena.int(v),
+                        // bitwise operators and shifts of floats are type errors: the typing says so
+                        (None, Some(x), Some(y)) if !op.is_logical() && !BinaryOp::INTEGER.contains(op) => {
+                            self.fold(op.eval(x, y), !op.is_operator())
+                        }
                         _ => self.arena.binary(*op, a, b),
                     }
                 }

@@ -41,16 +41,21 @@ pub struct FusedRunner {
     specialised: Arc<Vec<SpecCache>>,
 }
 
-/// A stage's result on its way to the next stage: floats as they are, integers and bools as f64.
+/// A stage's result on its way to the next stage: floats as they are; the int64 and bool results of
+/// a float kernel (argmax, `sum(x > 0)`) as f64, as they always flowed (the next kernel stays a float
+/// kernel, compiled); a typed kernel's results in their own type.
 pub(crate) enum Temp {
     F64(ArrayD<f64>),
     F32(ArrayD<f32>),
+    Typed(Output),
 }
 
 impl Temp {
-    fn of(out: Output) -> Temp {
+    fn of(out: Output, typed: bool) -> Temp {
         match out {
             Output::F32(a) => Temp::F32(a),
+            Output::F64(a) => Temp::F64(a),
+            other if typed => Temp::Typed(other),
             other => Temp::F64(other.into_f64()),
         }
     }
@@ -59,6 +64,7 @@ impl Temp {
         match self {
             Temp::F64(a) => ArrayArg::from(a),
             Temp::F32(a) => ArrayArg::from(a),
+            Temp::Typed(o) => o.arg(),
         }
     }
 }
@@ -209,12 +215,28 @@ impl FusedRunner {
         let mut out = Vec::new();
         self.for_stages(&user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
-            let (kernel, plan, notes) = specialise(program, args, self.plan_options, self.settings)?;
+            let (kernel, plan, notes, typed) = specialise(program, args, self.plan_options, self.settings)?;
             let shape = result_shape(&kernel, program.reduction());
             // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
             let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
             let what = "a stand-in for an intermediate result";
-            let temp = match (kernel.output_type(), program.reduction()) {
+            let out_type = match &typed {
+                Some(t) => kiln_ir::typed::output_type(t),
+                None => kernel.output_type(),
+            };
+            let temp = match (out_type, program.reduction()) {
+                (OutputType::Int64 | OutputType::Int32 | OutputType::Bool, r)
+                    if typed.is_some() && !r.is_some_and(|r| r.mean) =>
+                {
+                    let zeros = kiln_ir::shape::try_filled(n, 0i64, what)?;
+                    let a = ArrayD::from_shape_vec(IxDyn(&shape), zeros)
+                        .map_err(|e| Error::Output(e.to_string()))?;
+                    Temp::Typed(match out_type {
+                        OutputType::Int64 => Output::I64(a),
+                        OutputType::Int32 => Output::I32(a.mapv(|v| v as i32)),
+                        _ => Output::Bool(a.mapv(|v| v != 0)),
+                    })
+                }
                 (OutputType::Float(kiln_ir::DType::F32), r) if !r.is_some_and(|r| r.mean) => {
                     let zeros = kiln_ir::shape::try_filled(n, 0.0f32, what)?;
                     Temp::F32(
@@ -330,8 +352,8 @@ impl FusedRunner {
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
     fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
-        let t = self.run_stage(k, args, Start::Identity)?.1;
-        Ok(Temp::of(Output::try_from(t)?))
+        let (spec, t) = self.run_stage(k, args, Start::Identity)?;
+        Ok(Temp::of(Output::try_from(t)?, spec.typed.is_some()))
     }
 
     /// Runs stage `k` on `args`; its tensor, finished (mean, keepdims).
@@ -496,10 +518,7 @@ fn stage_args<'t>(
         .enumerate()
         .map(|(n, s)| {
             let arg = match *s {
-                Source::Input(i) => match user[i] {
-                    ArrayArg::F64(v) => ArrayArg::F64(v.view()),
-                    ArrayArg::F32(v) => ArrayArg::F32(v.view()),
-                },
+                Source::Input(i) => user[i].reborrow(),
                 _ => temp_arg(pipeline, *s, temps)?,
             };
             match contraction {
@@ -551,10 +570,7 @@ fn twin<'t>(arg: ArrayArg<'t>, r: &Reduction, keep: bool) -> Result<ArrayArg<'t>
         }
         v
     }
-    Ok(match arg {
-        ArrayArg::F64(v) => ArrayArg::F64(reshape(v, &axes, keep)),
-        ArrayArg::F32(v) => ArrayArg::F32(reshape(v, &axes, keep)),
-    })
+    Ok(crate::array::map_view!(arg, v => reshape(v, &axes, keep)))
 }
 
 /// `arg` with size-1 axes inserted so that its axes lie along `placement` of `rank` axes.
@@ -567,20 +583,13 @@ fn place<'t>(arg: ArrayArg<'t>, name: &str, placement: &[usize], rank: usize) ->
         )));
     }
     let missing: Vec<usize> = (0..rank).filter(|a| !placement.contains(a)).collect();
-    Ok(match arg {
-        ArrayArg::F64(mut v) => {
-            for &a in &missing {
-                v.insert_axis_inplace(ndarray::Axis(a));
-            }
-            ArrayArg::F64(v)
+    Ok(crate::array::map_view!(arg, v => {
+        let mut v = v;
+        for &a in &missing {
+            v.insert_axis_inplace(ndarray::Axis(a));
         }
-        ArrayArg::F32(mut v) => {
-            for &a in &missing {
-                v.insert_axis_inplace(ndarray::Axis(a));
-            }
-            ArrayArg::F32(v)
-        }
-    })
+        v
+    }))
 }
 
 /// `prev[o] ⊕ s[o]` per output, in f64, rounded once: a scan folded into the previous outputs.
@@ -615,6 +624,7 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
             Values::F64(v) => Values::F64(v.into_iter().map(|x| x / count as f64).collect()),
             Values::F32(v) => Values::F32(v.into_iter().map(|x| x / count as f32).collect()),
             Values::I64(v) => Values::F64(v.into_iter().map(|x| x as f64 / count as f64).collect()),
+            Values::I32(v) => Values::F64(v.into_iter().map(|x| x as f64 / count as f64).collect()),
             Values::Bool(v) => Values::F64(
                 v.into_iter()
                     .map(|x| f64::from(u8::from(x)) / count as f64)

@@ -101,7 +101,9 @@ impl FusedRunner {
                 && kernel.dtype == A::DTYPE
                 && kernel.output_type() == OutputType::Float(A::DTYPE)
                 && matches!(kernel.kind, KernelKind::Map)
-                && args.iter().all(|a| a.dtype() == kernel.dtype)
+                && args
+                    .iter()
+                    .all(|a| a.elem() == kiln_ir::ElemType::of_float(kernel.dtype))
                 && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
                 // read at every point as it is written (a single element is a splat: copied)
                 && spec.plan.inputs[pos] == InputPlan::Contiguous

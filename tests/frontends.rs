@@ -27,7 +27,8 @@ fn builder_text_and_closure_agree() {
     assert_eq!(from_builder.into_f64(), from_closure.into_dyn());
     // and the same IR
     let p1 = FusedRunner::compile(&built).unwrap().program().clone();
-    let p2 = FusedRunner::compile_text("maximum((2*x + 1)*x - 3, sin(x))")
+    // float literals: `2` would be a Python int, another node than the builder's `2.0f64`
+    let p2 = FusedRunner::compile_text("maximum((2.0*x + 1.0)*x - 3.0, sin(x))")
         .unwrap()
         .program()
         .clone();

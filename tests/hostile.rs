@@ -338,10 +338,7 @@ fn generated_npy_headers_never_crash() {
                     let bytes = npy_bytes(v, &dict(d, s), &vec![0x7f; len]);
                     match kiln::npy::read_bytes(&bytes) {
                         Ok(a) => {
-                            let (shape, count) = match &a {
-                                kiln::npy::NpyArray::F64(a) => (a.shape().to_vec(), a.len()),
-                                kiln::npy::NpyArray::F32(a) => (a.shape().to_vec(), a.len()),
-                            };
+                            let (shape, count) = (a.shape().to_vec(), a.len());
                             assert_eq!(shape.iter().product::<usize>(), count);
                         }
                         Err(e) => assert!(!e.to_string().contains('\n'), "{v} {d} {s}: {e}"),

@@ -245,9 +245,13 @@ impl ProgramText for FusedRunner {
             .iter()
             .map(|n| args.iter().find(|(a, _)| a == n).unwrap().1.shape().to_vec())
             .collect();
-        self.program()
-            .kernel(kiln::kiln_ir::DType::F64, &shapes)
-            .unwrap()
-            .to_string()
+        let kernel = self.program().kernel(kiln::kiln_ir::DType::F64, &shapes).unwrap();
+        // as the executor gives a float kernel: integer literals as float literals
+        kiln::kiln_ir::passes::rebuild(&kernel, |arena, node| match node {
+            kiln::kiln_ir::Node::Int(v) => Some(arena.literal(v as f64)),
+            _ => None,
+        })
+        .unwrap_or(kernel)
+        .to_string()
     }
 }

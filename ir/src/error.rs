@@ -38,6 +38,10 @@ pub enum IrError {
     /// A buffer that could not be allocated.
     #[error("out of memory: cannot allocate {elements} elements for {what}")]
     Allocation { what: String, elements: usize },
+    /// Operand types an operator does not take, as NumPy 2 refuses them (a float in `^`, `int32 +
+    /// 3000000000`, an integer to a negative integer power), or an initial value of the wrong type.
+    #[error("type error: {0}")]
+    Type(String),
     /// An index expression naming an axis the iteration space does not have.
     #[error("index({axis}) names an axis outside the iteration space of rank {rank}")]
     IndexAxis { axis: usize, rank: usize },

@@ -8,6 +8,7 @@
 //! equal to itself.
 
 use crate::op::{BinaryOp, UnaryOp};
+use crate::promote::ElemType;
 use rustc_hash::FxHashMap as HashMap;
 
 /// The id of a node in an [`ExprArena`].
@@ -19,6 +20,11 @@ impl NodeId {
     pub fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The id of the node at position `i` of its arena.
+    pub(crate) fn at(i: usize) -> NodeId {
+        NodeId(u32::try_from(i).expect("fewer than 2^32 nodes"))
+    }
 }
 
 /// One scalar operation. Evaluated at every point of a kernel's iteration space.
@@ -28,8 +34,15 @@ pub enum Node {
     Input(u32),
     /// A constant, stored as the bits of an f64 and rounded to the kernel's dtype when used.
     Literal(u64),
+    /// An integer constant as Python writes it (a weak int, NEP 50): it takes the type of the array
+    /// it meets. A float kernel reads it as the nearest f64, rounded to the kernel's dtype where used,
+    /// as a [`Node::Literal`].
+    Int(i64),
     /// The current position along axis `n` of the iteration space, as a float.
     Index(u32),
+    /// The operand converted to a type, as NumPy's `astype` (see [`crate::typed`]): only typed
+    /// kernels hold it; the JIT backend interprets a kernel with one.
+    Cast(ElemType, NodeId),
     Unary(UnaryOp, NodeId),
     Binary(BinaryOp, NodeId, NodeId),
     /// `where(c, a, b)`: `a` where `c` is true (nonzero or NaN), else `b`.
@@ -48,8 +61,8 @@ impl Node {
     /// The operands of this node.
     pub fn operands(&self) -> impl Iterator<Item = NodeId> {
         let (n, ops) = match *self {
-            Node::Input(_) | Node::Literal(_) | Node::Index(_) => (0, [NodeId(0); 3]),
-            Node::Unary(_, a) => (1, [a, a, a]),
+            Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_) => (0, [NodeId(0); 3]),
+            Node::Unary(_, a) | Node::Cast(_, a) => (1, [a, a, a]),
             Node::Binary(_, a, b) => (2, [a, b, b]),
             Node::Where(c, a, b) | Node::Fma(c, a, b) => (3, [c, a, b]),
         };
@@ -118,6 +131,13 @@ impl ExprArena {
     }
     pub fn literal(&mut self, v: f64) -> NodeId {
         self.intern(Node::literal(v))
+    }
+    /// A weak integer literal (see [`Node::Int`]).
+    pub fn int(&mut self, v: i64) -> NodeId {
+        self.intern(Node::Int(v))
+    }
+    pub fn cast(&mut self, ty: ElemType, a: NodeId) -> NodeId {
+        self.intern(Node::Cast(ty, a))
     }
     pub fn index(&mut self, axis: u32) -> NodeId {
         self.intern(Node::Index(axis))

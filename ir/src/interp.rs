@@ -30,7 +30,7 @@ pub struct StridedInput<'a, T> {
 
 impl<T> StridedInput<'_, T> {
     /// Checks that every point of `shape` reads inside `data`.
-    fn check(&self, shape: &[usize], index: usize) -> Result<()> {
+    pub(crate) fn check(&self, shape: &[usize], index: usize) -> Result<()> {
         let bad = |why: String| IrError::BadInput { index, why };
         if self.strides.len() != shape.len() {
             return Err(bad(format!(
@@ -56,7 +56,7 @@ impl<T> StridedInput<'_, T> {
         Ok(())
     }
 
-    fn at(&self, idx: &[usize]) -> T
+    pub(crate) fn at(&self, idx: &[usize]) -> T
     where
         T: Copy,
     {
@@ -81,6 +81,11 @@ pub fn interpret_from<T: Real>(
     start: Start<'_>,
 ) -> Result<Tensor> {
     kernel.validate()?;
+    if let Some(why) = crate::typed::needs_typing(kernel) {
+        return Err(IrError::Malformed(format!(
+            "{why}: a typed kernel, evaluated by kiln_ir::typed"
+        )));
+    }
     if kernel.dtype != T::DTYPE {
         return Err(IrError::BadInput {
             index: 0,
@@ -165,7 +170,7 @@ fn scan_kernel<T: Real>(kernel: &KernelIR, scan: &Scan, eval: &mut Evaluator<'_,
     })
 }
 
-fn float_values<T: Real>(v: Vec<T>) -> Values {
+pub(crate) fn float_values<T: Real>(v: Vec<T>) -> Values {
     let any: Box<dyn std::any::Any> = Box::new(v);
     match any.downcast::<Vec<f64>>() {
         Ok(v) => Values::F64(*v),
@@ -174,7 +179,7 @@ fn float_values<T: Real>(v: Vec<T>) -> Values {
 }
 
 /// The value of one reduced extent.
-enum Folded<T> {
+pub(crate) enum Folded<T> {
     Float(T),
     Index(i64),
     Truth(bool),
@@ -230,7 +235,7 @@ fn reduce<T: Real>(
                 })
                 .collect(),
         ),
-        OutputType::Int64 => Values::I64(
+        OutputType::Int64 | OutputType::Int32 => Values::I64(
             folded
                 .into_iter()
                 .map(|f| match f {
@@ -261,7 +266,11 @@ fn reduce<T: Real>(
 ///
 /// `start` (a given `initial`, or the output's previous value) replaces the identity as the first
 /// accumulator value: it is applied exactly once.
-fn fold<T: Real>(op: ReduceOp, mut values: impl Iterator<Item = T>, start: Option<f64>) -> Folded<T> {
+pub(crate) fn fold<T: Real>(
+    op: ReduceOp,
+    mut values: impl Iterator<Item = T>,
+    start: Option<f64>,
+) -> Folded<T> {
     match op {
         ReduceOp::Sum => {
             // NumPy starts its sums from +0.0, so a sum of -0.0s is +0.0 (and an empty sum is 0)
@@ -372,6 +381,9 @@ impl<'k, 'a, T: Real> Evaluator<'k, 'a, T> {
             let v = match *arena.node(id) {
                 Node::Input(n) => self.inputs[n as usize].at(idx),
                 Node::Literal(bits) => T::from_f64(f64::from_bits(bits)),
+                Node::Int(v) => T::from_f64(v as f64),
+                // a float kernel never holds a cast (`interpret_from` refuses one)
+                Node::Cast(_, a) => self.scratch[a.index()],
                 Node::Index(axis) => T::from_f64(idx[axis as usize] as f64),
                 Node::Unary(op, a) => op.eval(self.scratch[a.index()]),
                 Node::Binary(op, a, b) => op.eval(self.scratch[a.index()], self.scratch[b.index()]),

@@ -202,6 +202,33 @@ pub enum OutputType {
     Bool,
     /// An int64 array: argmin, argmax, or a sum or product of truth values.
     Int64,
+    /// An int32 array (typed kernels only: [`crate::typed`]).
+    Int32,
+}
+
+impl OutputType {
+    /// The element type.
+    pub fn elem(self) -> crate::promote::ElemType {
+        use crate::promote::ElemType;
+        match self {
+            OutputType::Float(d) => ElemType::of_float(d),
+            OutputType::Bool => ElemType::Bool,
+            OutputType::Int64 => ElemType::I64,
+            OutputType::Int32 => ElemType::I32,
+        }
+    }
+
+    /// The output type of an element type.
+    pub fn of(t: crate::promote::ElemType) -> OutputType {
+        use crate::promote::ElemType;
+        match t {
+            ElemType::Bool => OutputType::Bool,
+            ElemType::I32 => OutputType::Int32,
+            ElemType::I64 => OutputType::Int64,
+            ElemType::F32 => OutputType::Float(DType::F32),
+            ElemType::F64 => OutputType::Float(DType::F64),
+        }
+    }
 }
 
 impl fmt::Display for OutputType {
@@ -210,6 +237,7 @@ impl fmt::Display for OutputType {
             OutputType::Float(d) => write!(f, "{d}"),
             OutputType::Bool => f.write_str("bool"),
             OutputType::Int64 => f.write_str("i64"),
+            OutputType::Int32 => f.write_str("i32"),
         }
     }
 }

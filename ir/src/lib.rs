@@ -10,6 +10,8 @@
 //! - [`scan`]: cumulative sums, products, maxima and minima;
 //! - [`promote`]: NumPy 2's type promotion for bool, integer and float operands (NEP 50);
 //! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite, strength reduction of `pow`);
+//! - [`typed`]: kernels over bool, integer and float values: the typing (NumPy 2's promotion, explicit
+//!   casts) and their interpreter;
 //! - [`text`]: the stable text form.
 //!
 //! ```
@@ -46,6 +48,7 @@ pub mod scan;
 pub mod shape;
 pub mod tensor;
 pub mod text;
+pub mod typed;
 
 pub use dtype::{DType, Real};
 pub use error::{IrError, Result};
@@ -54,5 +57,6 @@ pub use interp::{StridedInput, interpret, interpret_from};
 pub use kernel::{InputDecl, KernelIR, KernelKind, OutputType, ReduceOp, Start};
 pub use op::{BinaryOp, UnaryOp};
 pub use plan::{BroadcastPlan, InputLayout, InputPlan, PlanOptions, RowAccess};
+pub use promote::ElemType;
 pub use scan::{Carried, Scan, ScanOp};
 pub use tensor::{Tensor, Values};

@@ -88,6 +88,10 @@ pub enum UnaryOp {
     /// NumPy's `rad2deg`: `x * (180 / pi)`, the constant computed in the kernel's dtype; one IEEE
     /// multiplication, so ±0, ±inf and NaN pass through.
     Rad2Deg,
+    /// `~x` on integers: the bitwise complement (`~0 = -1`); only in typed kernels ([`crate::typed`]),
+    /// which give bool's `~` as [`UnaryOp::Not`]. Not defined on floats (the typing refuses it); a
+    /// float kernel reads it as logical not.
+    Invert,
 }
 
 /// An operation of two operands.
@@ -156,6 +160,21 @@ pub enum BinaryOp {
     /// NumPy's `logaddexp2`, `log2(2^a + 2^b)`, by `npy_logaddexp2`'s formula: `a == b` gives `a + 1`;
     /// else `max + log2(e) * log1p(exp2(-|a - b|))`; a NaN operand gives NaN.
     Logaddexp2,
+    /// `a & b` on integers, bitwise; on bools the logical and. Only in typed kernels ([`crate::typed`]),
+    /// which give the text language's `&` this opcode for integer operands ([`BinaryOp::And`] stays
+    /// kiln's logical extension on floats). A float kernel reads it as logical and.
+    BitAnd,
+    /// `a | b` on integers, bitwise; on bools the logical or (see [`BinaryOp::BitAnd`]).
+    BitOr,
+    /// `a ^ b` on integers, bitwise exclusive or; on bools the logical one. Refused on floats by the
+    /// typing (as NumPy); a float kernel reads it as the logical exclusive or.
+    BitXor,
+    /// `a << b` on integers: NumPy's left shift, 0 for a count outside `0..bits`. Refused on floats
+    /// and bools by the typing; a float kernel never holds it (it reads as NaN).
+    Shl,
+    /// `a >> b` on integers: NumPy's arithmetic right shift, the sign (0 or -1) for a count outside
+    /// `0..bits`. Refused on floats and bools by the typing; a float kernel never holds it (NaN).
+    Shr,
 }
 
 impl UnaryOp {
@@ -247,6 +266,7 @@ impl UnaryOp {
             UnaryOp::Cbrt => x.cbrt(),
             UnaryOp::Deg2Rad => x * (T::from_f64(std::f64::consts::PI) / T::from_f64(180.0)),
             UnaryOp::Rad2Deg => x * (T::from_f64(180.0) / T::from_f64(std::f64::consts::PI)),
+            UnaryOp::Invert => T::truth(!x.is_true()),
         }
     }
 
@@ -290,6 +310,7 @@ impl UnaryOp {
             UnaryOp::Cbrt => "cbrt",
             UnaryOp::Deg2Rad => "deg2rad",
             UnaryOp::Rad2Deg => "rad2deg",
+            UnaryOp::Invert => "invert",
         }
     }
 
@@ -332,7 +353,10 @@ impl UnaryOp {
 
     /// The opcode named `name` in the IR's text form.
     pub fn from_name(name: &str) -> Option<UnaryOp> {
-        UnaryOp::ALL.into_iter().find(|op| op.name() == name)
+        UnaryOp::ALL
+            .into_iter()
+            .chain([UnaryOp::Invert])
+            .find(|op| op.name() == name)
     }
 }
 
@@ -434,8 +458,22 @@ impl BinaryOp {
                     d
                 }
             }
+            BinaryOp::BitAnd => T::truth(a.is_true() && b.is_true()),
+            BinaryOp::BitOr => T::truth(a.is_true() || b.is_true()),
+            BinaryOp::BitXor => T::truth(a.is_true() != b.is_true()),
+            BinaryOp::Shl | BinaryOp::Shr => T::from_f64(f64::NAN),
         }
     }
+
+    /// The opcodes of integer and bool operands only (bitwise and shifts), beside [`BinaryOp::ALL`]:
+    /// the JIT compiles none of them, and the typing ([`crate::typed`]) refuses them on floats.
+    pub const INTEGER: [BinaryOp; 5] = [
+        BinaryOp::BitAnd,
+        BinaryOp::BitOr,
+        BinaryOp::BitXor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+    ];
 
     /// The name in the IR's text form.
     pub fn name(self) -> &'static str {
@@ -466,6 +504,11 @@ impl BinaryOp {
             BinaryOp::Nextafter => "nextafter",
             BinaryOp::Logaddexp => "logaddexp",
             BinaryOp::Logaddexp2 => "logaddexp2",
+            BinaryOp::BitAnd => "bitwise_and",
+            BinaryOp::BitOr => "bitwise_or",
+            BinaryOp::BitXor => "bitwise_xor",
+            BinaryOp::Shl => "left_shift",
+            BinaryOp::Shr => "right_shift",
         }
     }
 
@@ -491,7 +534,25 @@ impl BinaryOp {
         use BinaryOp::*;
         matches!(
             self,
-            Add | Sub | Mul | Div | Pow | Rem | FloorDiv | Lt | Le | Gt | Ge | Eq | Ne | And | Or
+            Add | Sub
+                | Mul
+                | Div
+                | Pow
+                | Rem
+                | FloorDiv
+                | Lt
+                | Le
+                | Gt
+                | Ge
+                | Eq
+                | Ne
+                | And
+                | Or
+                | BitAnd
+                | BitOr
+                | BitXor
+                | Shl
+                | Shr
         )
     }
 
@@ -506,7 +567,10 @@ impl BinaryOp {
 
     /// The opcode named `name` in the IR's text form.
     pub fn from_name(name: &str) -> Option<BinaryOp> {
-        BinaryOp::ALL.into_iter().find(|op| op.name() == name)
+        BinaryOp::ALL
+            .into_iter()
+            .chain(BinaryOp::INTEGER)
+            .find(|op| op.name() == name)
     }
 }
 

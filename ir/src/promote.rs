@@ -82,6 +82,41 @@ impl ElemType {
         self.kind() == Kind::Float
     }
 
+    /// The float dtype a float type is, if it is one.
+    pub fn float(self) -> Option<crate::DType> {
+        match self {
+            ElemType::F32 => Some(crate::DType::F32),
+            ElemType::F64 => Some(crate::DType::F64),
+            _ => None,
+        }
+    }
+
+    /// The type of a float dtype.
+    pub fn of_float(d: crate::DType) -> ElemType {
+        match d {
+            crate::DType::F32 => ElemType::F32,
+            crate::DType::F64 => ElemType::F64,
+        }
+    }
+
+    /// kiln's short name, as the IR's text form prints it (`bool i32 i64 f32 f64`).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            ElemType::Bool => "bool",
+            ElemType::I32 => "i32",
+            ElemType::I64 => "i64",
+            ElemType::F32 => "f32",
+            ElemType::F64 => "f64",
+        }
+    }
+
+    /// The type a short or NumPy name (`i32`, `int32`, ...) names.
+    pub fn from_any_name(name: &str) -> Option<ElemType> {
+        ElemType::ALL
+            .into_iter()
+            .find(|t| t.name() == name || t.short_name() == name)
+    }
+
     /// The values an integer type holds.
     fn int_range(self) -> Option<(i128, i128)> {
         match self {
@@ -206,6 +241,12 @@ fn promote(a: Operand, b: Operand, check_range: bool) -> Result<ElemType, Promot
         (Operand::Int(_), Operand::Int(_)) => Ok(ElemType::I64),
         _ => Ok(ElemType::F64),
     }
+}
+
+/// The common type of two operands without the operator's rule, an integer literal's range unchecked
+/// (where a comparison compares its operands).
+pub fn common(a: Operand, b: Operand) -> ElemType {
+    promote(a, b, false).expect("unchecked promotion does not fail")
 }
 
 fn is_float_operand(o: Operand) -> Option<ElemType> {

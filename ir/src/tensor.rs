@@ -8,6 +8,7 @@ use crate::kernel::OutputType;
 pub enum Values {
     F64(Vec<f64>),
     F32(Vec<f32>),
+    I32(Vec<i32>),
     I64(Vec<i64>),
     Bool(Vec<bool>),
 }
@@ -17,6 +18,7 @@ impl Values {
         match self {
             Values::F64(v) => v.len(),
             Values::F32(v) => v.len(),
+            Values::I32(v) => v.len(),
             Values::I64(v) => v.len(),
             Values::Bool(v) => v.len(),
         }
@@ -31,6 +33,7 @@ impl Values {
         match self {
             Values::F64(_) => OutputType::Float(DType::F64),
             Values::F32(_) => OutputType::Float(DType::F32),
+            Values::I32(_) => OutputType::Int32,
             Values::I64(_) => OutputType::Int64,
             Values::Bool(_) => OutputType::Bool,
         }
@@ -41,6 +44,7 @@ impl Values {
         match self {
             Values::F64(v) => v.clone(),
             Values::F32(v) => v.iter().map(|&x| x as f64).collect(),
+            Values::I32(v) => v.iter().map(|&x| x as f64).collect(),
             Values::I64(v) => v.iter().map(|&x| x as f64).collect(),
             Values::Bool(v) => v.iter().map(|&x| if x { 1.0 } else { 0.0 }).collect(),
         }

@@ -22,26 +22,7 @@ use std::fmt;
 
 impl fmt::Display for KernelIR {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            KernelKind::Map => write!(f, "kernel map")?,
-            KernelKind::Reduce { op, axes } => write!(f, "kernel reduce {} axes={axes:?}", op.name())?,
-            KernelKind::Scan(s) => {
-                write!(f, "kernel scan {}", s.op.name())?;
-                match s.axis {
-                    Some(a) => write!(f, " axis={a}")?,
-                    None => write!(f, " axis=None")?,
-                }
-                if s.exclusive {
-                    write!(f, " exclusive")?;
-                }
-                if s.reverse {
-                    write!(f, " reverse")?;
-                }
-                if let Some(v) = s.initial() {
-                    write!(f, " initial={v:?}")?;
-                }
-            }
-        }
+        write_kind(f, &self.kind)?;
         writeln!(
             f,
             " {} {:?} -> {} {:?}",
@@ -57,6 +38,31 @@ impl fmt::Display for KernelIR {
     }
 }
 
+/// Writes `kernel map`, `kernel reduce sum axes=[0]`, ...: the head of a kernel's text.
+pub fn write_kind(f: &mut impl fmt::Write, kind: &KernelKind) -> fmt::Result {
+    match kind {
+        KernelKind::Map => write!(f, "kernel map")?,
+        KernelKind::Reduce { op, axes } => write!(f, "kernel reduce {} axes={axes:?}", op.name())?,
+        KernelKind::Scan(s) => {
+            write!(f, "kernel scan {}", s.op.name())?;
+            match s.axis {
+                Some(a) => write!(f, " axis={a}")?,
+                None => write!(f, " axis=None")?,
+            }
+            if s.exclusive {
+                write!(f, " exclusive")?;
+            }
+            if s.reverse {
+                write!(f, " reverse")?;
+            }
+            if let Some(v) = s.initial() {
+                write!(f, " initial={v:?}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes the nodes `root` reaches, one per line, then `out %n`.
 pub fn write_body(f: &mut impl fmt::Write, arena: &ExprArena, root: NodeId, indent: &str) -> fmt::Result {
     let mut names: HashMap<NodeId, usize> = HashMap::new();
@@ -68,7 +74,9 @@ pub fn write_body(f: &mut impl fmt::Write, arena: &ExprArena, root: NodeId, inde
         match *arena.node(id) {
             Node::Input(i) => writeln!(f, "in{i}")?,
             Node::Literal(bits) => writeln!(f, "lit {:?}", f64::from_bits(bits))?,
+            Node::Int(v) => writeln!(f, "int {v}")?,
             Node::Index(axis) => writeln!(f, "index {axis}")?,
+            Node::Cast(t, a) => writeln!(f, "cast {t} %{}", r(a))?,
             Node::Unary(op, a) => writeln!(f, "{op} %{}", r(a))?,
             Node::Binary(op, a, b) => writeln!(f, "{op} %{} %{}", r(a), r(b))?,
             Node::Where(c, a, b) => writeln!(f, "where %{} %{} %{}", r(c), r(a), r(b))?,

@@ -1,7 +1,7 @@
 //! The code generator's input: [`KernelKey`], everything that shapes a kernel's code (and so the
 //! kernel cache's key).
 
-use crate::error::Result;
+use crate::error::{JitError, Result};
 use crate::layout::Structure;
 use crate::schedule::Schedule;
 use kiln_ir::{BroadcastPlan, ExprArena, KernelIR, NodeId};
@@ -21,6 +21,19 @@ impl KernelKey {
     /// The key of `kernel` read through `plan` with `schedule` (normalised for the dtype).
     pub fn new(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
         kernel.validate()?;
+        // kiln-jit compiles float kernels: integer literals, casts and integer opcodes are a typed
+        // kernel's (kiln_ir::typed), which the interpreter runs until integer code generation exists
+        if let Some(why) = kiln_ir::typed::needs_typing(kernel).or_else(|| {
+            let reach = kernel.arena.reachable(kernel.body);
+            reach
+                .iter()
+                .any(|&id| matches!(kernel.arena.node(id), kiln_ir::Node::Int(_)))
+                .then(|| "an integer literal (give it as a float literal)".to_string())
+        }) {
+            return Err(JitError::Unsupported(format!(
+                "kiln-jit compiles float kernels only, and this one holds {why}"
+            )));
+        }
         Ok(KernelKey {
             structure: Structure::new(kernel, plan)?,
             arena: kernel.arena.clone(),

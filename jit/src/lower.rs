@@ -455,6 +455,7 @@ pub fn emit_body(
                 }
             }
             Node::Literal(_) => (leaves.literals)(id)[w as usize],
+            Node::Int(_) | Node::Cast(..) => unreachable!("KernelKey::new refuses typed kernels"),
             Node::Index(axis) => {
                 let axis = axis as usize;
                 if let Some(v) = (leaves.row_index)(axis) {

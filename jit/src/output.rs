@@ -196,7 +196,7 @@ fn tensor<T: Elem>(
     let out_type = geo.out_type;
     let floats = |v: Vec<T>| match out_type {
         OutputType::Bool => Values::Bool(v.iter().map(|x| x.is_true()).collect()),
-        OutputType::Int64 => Values::I64(v.iter().map(|x| x.to_f64() as i64).collect()),
+        OutputType::Int64 | OutputType::Int32 => Values::I64(v.iter().map(|x| x.to_f64() as i64).collect()),
         OutputType::Float(_) => T::values(v),
     };
     let values = match st.mode.reduce_op() {

@@ -105,6 +105,7 @@ fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
         Output::F64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::F32(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::I64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
+        Output::I32(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::Bool(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
     }
 }

@@ -22,10 +22,13 @@ struct Cli {
 enum Command {
     /// Evaluate an expression over .npy inputs and print the result or write it as .npy.
     ///
-    /// Inputs may be f64 or f32 arrays of any dimension, in C or Fortran order; integer and bool
-    /// arrays are converted to f64. The result keeps the kernel's dtype (f32 only when every input is
-    /// f32); argmin/argmax give int64; any, all, comparisons and logical results give bool. An
-    /// expression with no array input gives a 0-d f64 array.
+    /// Inputs may be f64, f32, int64 (<i8), int32 (<i4) or bool (|b1) arrays of any dimension, in C
+    /// or Fortran order; other integer types (i1 i2 u1 u2 u4) are widened exactly to int64, and u8 to
+    /// int64 when every value fits (else an error). Types follow NumPy 2 (NEP 50): int32 + int32 is
+    /// int32, int32 + float32 float64, literals are weak; a kernel with an integer or bool value runs
+    /// on the interpreter. The result keeps its type (--out writes it in that type); argmin/argmax
+    /// give int64; any, all, comparisons and logical results give bool. An expression with no array
+    /// input gives a 0-d array.
     Eval(EvalArgs),
     /// Print the kernel's IR and its broadcast plan.
     ///
@@ -243,16 +246,7 @@ fn parse_shape_spec(value: &str) -> CliResult<Option<NpyArray>> {
 }
 
 fn args_of(inputs: &[(String, NpyArray)]) -> Vec<(&str, ArrayArg<'_>)> {
-    inputs
-        .iter()
-        .map(|(name, a)| {
-            let arg = match a {
-                NpyArray::F64(a) => ArrayArg::from(a),
-                NpyArray::F32(a) => ArrayArg::from(a),
-            };
-            (name.as_str(), arg)
-        })
-        .collect()
+    inputs.iter().map(|(name, a)| (name.as_str(), a.arg())).collect()
 }
 
 fn eval(args: EvalArgs) -> CliResult<()> {
@@ -284,6 +278,7 @@ fn print_output(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
         Output::F64(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v:?}")),
         Output::F32(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v:?}")),
         Output::I64(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
+        Output::I32(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
         Output::Bool(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
     }?;
     writeln!(w)

@@ -44,6 +44,9 @@ pub(crate) enum Tok<'a> {
     Ne,
     Amp,
     Pipe,
+    Caret,
+    Shl,
+    Shr,
     Tilde,
     /// Something that is not a token: the message says what is wrong. Always the last token.
     Bad(String),
@@ -80,6 +83,9 @@ impl Tok<'_> {
             Tok::Ne => punct("!="),
             Tok::Amp => punct("&"),
             Tok::Pipe => punct("|"),
+            Tok::Caret => punct("^"),
+            Tok::Shl => punct("<<"),
+            Tok::Shr => punct(">>"),
             Tok::Tilde => punct("~"),
             Tok::Bad(message) => message.clone(),
             Tok::End => "end of input".to_string(),
@@ -133,10 +139,10 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
             b'/' => (Tok::Slash, 1),
             b'%' => (Tok::Percent, 1),
             b'<' if next == Some(b'=') => (Tok::Le, 2),
-            b'<' if next == Some(b'<') => (unsupported("<<"), 2),
+            b'<' if next == Some(b'<') => (Tok::Shl, 2),
             b'<' => (Tok::Lt, 1),
             b'>' if next == Some(b'=') => (Tok::Ge, 2),
-            b'>' if next == Some(b'>') => (unsupported(">>"), 2),
+            b'>' if next == Some(b'>') => (Tok::Shr, 2),
             b'>' => (Tok::Gt, 1),
             b'=' if next == Some(b'=') => (Tok::EqEq, 2),
             b'=' => (Tok::Assign, 1),
@@ -144,7 +150,7 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
             b'&' => (Tok::Amp, 1),
             b'|' => (Tok::Pipe, 1),
             b'~' => (Tok::Tilde, 1),
-            b'^' => (unsupported("^"), 1),
+            b'^' => (Tok::Caret, 1),
             _ => {
                 // `pos` is a char boundary: everything before it that was consumed is ASCII.
                 let c = src[pos..].chars().next().unwrap_or('\u{fffd}');
@@ -162,10 +168,6 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
 
 fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
-}
-
-fn unsupported(op: &str) -> Tok<'static> {
-    Tok::Bad(format!("operator {op} is not supported"))
 }
 
 /// Reads a decimal literal at `pos`, Python's form: `digits [. digits] [(e|E) [+|-] digits]`, with
@@ -245,7 +247,7 @@ mod tests {
 
     #[test]
     fn bad_tokens_stop_lexing() {
-        for src in ["1x", "1e", "0x10", "1.2.3", "a $ b", "é", "a // b"] {
+        for src in ["1x", "1e", "0x10", "1.2.3", "a $ b", "é", "a ? b"] {
             let toks = tokenize(src);
             assert!(matches!(toks.last().unwrap().tok, Tok::Bad(_)), "{src}: {toks:?}");
         }
@@ -256,7 +258,7 @@ mod tests {
     #[test]
     fn operators() {
         assert_eq!(
-            kinds("**<=>===!=<>=&|~*,"),
+            kinds("**<=>===!=<>=&|~*,^<<>>"),
             vec![
                 Tok::StarStar,
                 Tok::Le,
@@ -270,6 +272,9 @@ mod tests {
                 Tok::Tilde,
                 Tok::Star,
                 Tok::Comma,
+                Tok::Caret,
+                Tok::Shl,
+                Tok::Shr,
                 Tok::End
             ]
         );

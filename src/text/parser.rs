@@ -27,7 +27,8 @@ pub const MAX_DEPTH: usize = 1024;
 /// let e = text::parse("2 * x ** -1 + sum(y, axis=0)")?;
 /// let x = Expr::input("x");
 /// let y = Expr::input("y");
-/// assert_eq!(e, 2.0 * x.pow(-1.0) + y.sum_axis(0));
+/// // `2` and `-1` are Python ints (weak: they take the array's type)
+/// assert_eq!(e, Expr::int(2) * x.pow(-1i64) + y.sum_axis(0));
 ///
 /// let err = text::parse("sin(x, y)").unwrap_err();
 /// assert!(matches!(err, kiln::Error::Arity { pos: 0, .. }));
@@ -87,6 +88,8 @@ enum Function {
     Imag,
     /// `ones_like`: ones of the argument's shape and type.
     OnesLike,
+    /// `bool(x)`, `int32(x)`, `int64(x)`, `float32(x)`, `float64(x)`: NumPy's `x.astype(...)`.
+    Cast(kiln_ir::ElemType),
 }
 
 /// The statistics of the text language (ddof = 0, as NumPy's defaults).
@@ -115,6 +118,9 @@ impl Function {
             "copy" | "conj" | "conjugate" | "real" => Function::Identity,
             "imag" => Function::Imag,
             "ones_like" => Function::OnesLike,
+            "bool" | "int32" | "int64" | "float32" | "float64" => {
+                Function::Cast(kiln_ir::ElemType::from_name(name)?)
+            }
             "arctan2" | "hypot" | "copysign" | "fmax" | "fmin" | "fmod" | "logaddexp" | "logaddexp2"
             | "floor_divide" | "nextafter" => Function::Binary(BinaryOp::from_name(name)?),
             "mean" => Function::Stat(Stat::Mean),
@@ -202,10 +208,14 @@ impl<'a> Parser<'a> {
     /// ```text
     /// binary(0) := binary(1) [cmp_op binary(1)]    comparisons do not chain
     /// binary(1) := binary(2) ('|' binary(2))*
-    /// binary(2) := binary(3) ('&' binary(3))*
-    /// binary(3) := binary(4) (('+' | '-') binary(4))*
-    /// binary(4) := unary (('*' | '/' | '%') unary)*
+    /// binary(2) := binary(3) ('^' binary(3))*
+    /// binary(3) := binary(4) ('&' binary(4))*
+    /// binary(4) := binary(5) (('<<' | '>>') binary(5))*
+    /// binary(5) := binary(6) (('+' | '-') binary(6))*
+    /// binary(6) := unary (('*' | '/' | '//' | '%') unary)*
     /// ```
+    ///
+    /// Python's precedence: `^` between `&` and `|`, shifts between `+ -` and `&`.
     ///
     /// One function rather than one per level keeps the stack shallow per parenthesis.
     fn binary(&mut self, min: u8) -> Result<Node> {
@@ -252,6 +262,7 @@ impl<'a> Parser<'a> {
         match (op, operand.expr.node()) {
             (None, _) => Ok(operand),
             (Some(UnaryOp::Neg), ExprNode::Literal(v)) => Ok(leaf(Expr::lit(-v))),
+            (Some(UnaryOp::Neg), ExprNode::Int(v)) if *v != i64::MIN => Ok(leaf(Expr::int(-v))),
             (Some(op), _) => {
                 let depth = deeper(operand.depth, pos)?;
                 Ok(Node {
@@ -313,6 +324,13 @@ impl<'a> Parser<'a> {
     fn primary(&mut self) -> Result<Node> {
         let pos = self.pos();
         match *self.peek() {
+            // an integer is a Python int (weak); one beyond int64 reads as the nearest float
+            Tok::Num {
+                text, integer: true, ..
+            } if text.parse::<i64>().is_ok() => {
+                self.bump();
+                Ok(leaf(Expr::int(text.parse().expect("checked"))))
+            }
             Tok::Num { value, .. } => {
                 self.bump();
                 Ok(leaf(Expr::lit(value)))
@@ -382,6 +400,7 @@ impl<'a> Parser<'a> {
             | Function::Square
             | Function::Identity
             | Function::Imag
+            | Function::Cast(_)
             | Function::OnesLike => 1,
             Function::Binary(_) => 2,
             Function::Where => 3,
@@ -406,6 +425,7 @@ impl<'a> Parser<'a> {
             Function::Identity => arg(),
             Function::Imag => arg().zeros_like(),
             Function::OnesLike => arg().ones_like(),
+            Function::Cast(t) => arg().cast(t),
             Function::Binary(op) => arg().binary(op, arg()),
             Function::Where => {
                 let (c, a, b) = (arg(), arg(), arg());
@@ -795,7 +815,9 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// A binary operator below `**` and its precedence, from 0 (comparisons) to 4 (`*`, `/`, `//`, `%`).
+/// A binary operator below `**` and its precedence, from 0 (comparisons) to 6 (`*`, `/`, `//`, `%`).
+/// `&` and `|` are `And`/`Or`, which the typing makes bitwise on integers (logical on bools, and
+/// kiln's logical extension on floats).
 fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
     Some(match tok {
         Tok::Lt => (BinaryOp::Lt, 0),
@@ -805,13 +827,16 @@ fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
         Tok::EqEq => (BinaryOp::Eq, 0),
         Tok::Ne => (BinaryOp::Ne, 0),
         Tok::Pipe => (BinaryOp::Or, 1),
-        Tok::Amp => (BinaryOp::And, 2),
-        Tok::Plus => (BinaryOp::Add, 3),
-        Tok::Minus => (BinaryOp::Sub, 3),
-        Tok::Star => (BinaryOp::Mul, 4),
-        Tok::Slash => (BinaryOp::Div, 4),
-        Tok::Percent => (BinaryOp::Rem, 4),
-        Tok::SlashSlash => (BinaryOp::FloorDiv, 4),
+        Tok::Caret => (BinaryOp::BitXor, 2),
+        Tok::Amp => (BinaryOp::And, 3),
+        Tok::Shl => (BinaryOp::Shl, 4),
+        Tok::Shr => (BinaryOp::Shr, 4),
+        Tok::Plus => (BinaryOp::Add, 5),
+        Tok::Minus => (BinaryOp::Sub, 5),
+        Tok::Star => (BinaryOp::Mul, 6),
+        Tok::Slash => (BinaryOp::Div, 6),
+        Tok::Percent => (BinaryOp::Rem, 6),
+        Tok::SlashSlash => (BinaryOp::FloorDiv, 6),
         _ => return None,
     })
 }

@@ -126,11 +126,7 @@ pub fn text(data: &[u8]) {
         .iter()
         .map(|n| {
             let a = bound.iter().find(|(b, _)| b == n).map_or(&fallback, |(_, a)| a);
-            let arg = match a {
-                NpyArray::F64(a) => ArrayArg::from(a),
-                NpyArray::F32(a) => ArrayArg::from(a),
-            };
-            (n.as_str(), arg)
+            (n.as_str(), a.arg())
         })
         .collect();
     let _ = runner.run(&args);
@@ -148,14 +144,8 @@ pub fn npy(data: &[u8]) {
             return;
         }
     };
-    let arg = match &array {
-        NpyArray::F64(a) => ArrayArg::from(a),
-        NpyArray::F32(a) => ArrayArg::from(a),
-    };
-    let (shape, len) = match &array {
-        NpyArray::F64(a) => (a.shape().to_vec(), a.len()),
-        NpyArray::F32(a) => (a.shape().to_vec(), a.len()),
-    };
+    let arg = array.arg();
+    let (shape, len) = (array.shape().to_vec(), array.len());
     assert_eq!(
         shape.iter().product::<usize>(),
         len,

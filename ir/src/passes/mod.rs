@@ -11,7 +11,7 @@ use crate::kernel::KernelIR;
 /// already rebuilt; `replace` may emit a node's replacement into the new arena (and says so with
 /// `Some`), otherwise the node is kept. `None` when nothing was replaced (the caller keeps the
 /// kernel as it is).
-pub(crate) fn rebuild(
+pub fn rebuild(
     kernel: &KernelIR,
     mut replace: impl FnMut(&mut ExprArena, Node) -> Option<NodeId>,
 ) -> Option<KernelIR> {
@@ -21,7 +21,8 @@ pub(crate) fn rebuild(
     for id in kernel.arena.reachable(kernel.body) {
         let m = |o: NodeId| map[o.index()].expect("operands come first in post order");
         let node = match *kernel.arena.node(id) {
-            node @ (Node::Input(_) | Node::Literal(_) | Node::Index(_)) => node,
+            node @ (Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
+            Node::Cast(t, a) => Node::Cast(t, m(a)),
             Node::Unary(op, a) => Node::Unary(op, m(a)),
             Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
             Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),

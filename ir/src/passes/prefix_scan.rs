@@ -507,6 +507,7 @@ fn build(
         let node = match *kernel.arena.node(id) {
             Node::Index(a) if a as usize > o => Node::Index(a - 1),
             Node::Unary(u, a) => Node::Unary(u, m(a)),
+            Node::Cast(t, a) => Node::Cast(t, m(a)),
             Node::Binary(b, x, y) => Node::Binary(b, m(x), m(y)),
             Node::Where(c, x, y) => Node::Where(m(c), m(x), m(y)),
             Node::Fma(x, y, z) => Node::Fma(m(x), m(y), m(z)),

@@ -1,0 +1,1085 @@
+//! Typed kernels: bool, int32, int64, float32 and float64 values, each node with its own type, and
+//! their interpreter (issue 13).
+//!
+//! A [`KernelIR`] as the front ends build it is untyped: its literals are Python-style (weak) and
+//! its operators are NumPy's operators. [`TypedKernel::new`] types it for the element types of its
+//! inputs, as NumPy 2 does (NEP 50, [`crate::promote`]), and writes the result as a kernel whose every
+//! operator has operands of one type:
+//!
+//! - a conversion is an explicit [`Node::Cast`] (`int32 + float32` casts both to float64 first);
+//! - a weak literal is cast to the type it takes (`i32 * 2` is `mul %i (cast i32 (int 2))`);
+//! - `/` of integers, and unary math (`sqrt sin exp log ...`) of integers and bools, cast to float64
+//!   first; `abs sign floor ceil trunc round minimum maximum fmax fmin fmod` of integers stay integer;
+//! - `& | ~` are bitwise on integers ([`BinaryOp::BitAnd`], [`UnaryOp::Invert`], ...), logical on
+//!   bool, and stay kiln's logical extension when an operand is a float (a bool result); `^ << >>`
+//!   of a float are an error, as NumPy's;
+//! - comparisons give bool; bool arithmetic is NumPy's (`p + p` is or, `p * p` and, `p * i` int).
+//!
+//! Reductions and scans accumulate as NumPy's: `sum`/`prod`/`cumsum`/`cumprod` of bool and integers
+//! in int64 (wrapping), `min max cummax cummin` in the data type, the mean of integers in float64;
+//! float data as the float interpreter ([`crate::interp`]) does, so a typed kernel whose values are
+//! all floats gives the float interpreter's bits.
+//!
+//! Where kiln differs from NumPy on purpose (no types kiln does not compute): unary math, `floor`,
+//! `sign`... of a bool give float64 (NumPy: float16 or int8); `//`, `%`, `**`, `<<`, `>>` of two bools
+//! are errors (NumPy: int8). An integer raised to a negative integer *array* element gives what
+//! [`crate::int::Int::pow`] gives (1, the exponent read as 0) where NumPy raises at run time.
+//!
+//! [`interpret`] evaluates a typed kernel one point at a time, with [`crate::int`]'s integer
+//! semantics and [`crate::Real`]'s float semantics: the oracle for typed kernels.
+
+use crate::dtype::Real;
+use crate::error::{IrError, Result};
+use crate::expr::{ExprArena, Node, NodeId};
+use crate::int::Int;
+use crate::interp::{Folded, StridedInput, fold};
+use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp, Start};
+use crate::op::{BinaryOp, UnaryOp};
+use crate::promote::{self, ElemType, Operand, PromoteError, PromoteOp};
+use crate::scan::{Carried, Scan, ScanOp};
+use crate::shape::{checked_size, try_filled, unravel};
+use crate::tensor::{Tensor, Values};
+use std::fmt;
+
+/// Why a kernel must be typed before it runs (an opcode of integers, or a cast), if it must: the
+/// float interpreter and the JIT take the rest.
+pub fn needs_typing(kernel: &KernelIR) -> Option<String> {
+    kernel
+        .arena
+        .reachable(kernel.body)
+        .into_iter()
+        .find_map(|id| match *kernel.arena.node(id) {
+            Node::Cast(t, _) => Some(format!("a cast to {t}")),
+            Node::Binary(op, _, _) if BinaryOp::INTEGER.contains(&op) => {
+                Some(format!("the integer operator {op}"))
+            }
+            Node::Unary(UnaryOp::Invert, _) => Some("the integer operator invert".into()),
+            _ => None,
+        })
+}
+
+/// A kernel whose every node has a type: see the module doc.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypedKernel {
+    /// The typed body (casts explicit, bitwise opcodes for integers), its inputs, shape and kind.
+    /// Its `dtype` is the float type of its float values (f64 if it has none); nothing reads it.
+    pub kernel: KernelIR,
+    /// Each input's element type.
+    pub input_types: Vec<ElemType>,
+    /// The type of every node of `kernel.arena`.
+    types: Vec<ElemType>,
+}
+
+/// A node's type while typing: an array type, or a Python-style literal not yet given one.
+#[derive(Debug, Clone, Copy)]
+enum Ty {
+    Strong(ElemType),
+    WeakInt(i64),
+    WeakFloat(f64),
+}
+
+impl Ty {
+    fn operand(self) -> Operand {
+        match self {
+            Ty::Strong(t) => Operand::Array(t),
+            Ty::WeakInt(v) => Operand::Int(v.into()),
+            Ty::WeakFloat(v) => Operand::Float(v),
+        }
+    }
+
+    /// The type a literal has alone (NumPy's default int and float).
+    fn resolved(self) -> ElemType {
+        match self {
+            Ty::Strong(t) => t,
+            Ty::WeakInt(_) => ElemType::I64,
+            Ty::WeakFloat(_) => ElemType::F64,
+        }
+    }
+
+    fn is_float(self) -> bool {
+        matches!(self, Ty::WeakFloat(_)) || matches!(self, Ty::Strong(t) if t.is_float())
+    }
+}
+
+fn type_error(e: PromoteError, what: impl fmt::Display) -> IrError {
+    IrError::Type(format!("{what}: {e}"))
+}
+
+/// The promotion rule of a binary opcode, and whether an integer result is cast to float64 (the
+/// float functions: `arctan2 hypot copysign nextafter logaddexp logaddexp2`).
+fn rule(op: BinaryOp) -> (PromoteOp, bool) {
+    use BinaryOp::*;
+    match op {
+        Add | Mul | Min | Max | Fmax | Fmin => (PromoteOp::Arith, false),
+        Sub => (PromoteOp::Sub, false),
+        Div => (PromoteOp::TrueDiv, false),
+        FloorDiv => (PromoteOp::FloorDiv, false),
+        Rem | Fmod => (PromoteOp::Rem, false),
+        Pow => (PromoteOp::Pow, false),
+        Lt | Le | Gt | Ge | Eq | Ne => (PromoteOp::Compare, false),
+        And | Or | BitAnd | BitOr | BitXor | Shl | Shr => (PromoteOp::Bitwise, false),
+        Arctan2 | Hypot | Copysign | Nextafter | Logaddexp | Logaddexp2 => (PromoteOp::Arith, true),
+    }
+}
+
+struct Typer<'a> {
+    old: &'a ExprArena,
+    inputs: &'a [ElemType],
+    arena: ExprArena,
+    /// Per old node: its new id and its type.
+    map: Vec<Option<(NodeId, Ty)>>,
+}
+
+impl Typer<'_> {
+    fn get(&self, id: NodeId) -> (NodeId, Ty) {
+        self.map[id.index()].expect("operands come first in post order")
+    }
+
+    /// The value of old node `id` as type `t`: itself, or a cast.
+    fn at(&mut self, id: NodeId, t: ElemType) -> NodeId {
+        let (new, ty) = self.get(id);
+        match ty {
+            Ty::Strong(s) if s == t => new,
+            _ => self.arena.cast(t, new),
+        }
+    }
+
+    fn node(&mut self, id: NodeId) -> Result<(NodeId, Ty)> {
+        use ElemType::*;
+        Ok(match *self.old.node(id) {
+            Node::Input(n) => (self.arena.input(n), Ty::Strong(self.inputs[n as usize])),
+            Node::Literal(bits) => (
+                self.arena.intern(Node::Literal(bits)),
+                Ty::WeakFloat(f64::from_bits(bits)),
+            ),
+            Node::Int(v) => (self.arena.int(v), Ty::WeakInt(v)),
+            Node::Index(a) => (self.arena.index(a), Ty::Strong(I64)),
+            Node::Cast(t, a) => (self.at(a, t), Ty::Strong(t)),
+            Node::Unary(op, a) => self.unary(op, a)?,
+            Node::Binary(op, a, b) => self.binary(op, a, b)?,
+            Node::Where(c, a, b) => {
+                let t = promote::binary(PromoteOp::Where, self.get(a).1.operand(), self.get(b).1.operand())
+                    .map_err(|e| type_error(e, "where"))?;
+                let c = self.at(c, Bool);
+                let (a, b) = (self.at(a, t), self.at(b, t));
+                (self.arena.select(c, a, b), Ty::Strong(t))
+            }
+            Node::Fma(a, b, c) => {
+                let t = [a, b, c]
+                    .into_iter()
+                    .map(|x| self.get(x).1.resolved())
+                    .fold(F32, promote::result_type);
+                if !t.is_float() {
+                    return Err(IrError::Type(format!("fma of {t}: a float operation")));
+                }
+                let (a, b, c) = (self.at(a, t), self.at(b, t), self.at(c, t));
+                (self.arena.fma(a, b, c), Ty::Strong(t))
+            }
+        })
+    }
+
+    fn unary(&mut self, op: UnaryOp, a: NodeId) -> Result<(NodeId, Ty)> {
+        use ElemType::*;
+        let (new_a, ta) = self.get(a);
+        // `-` and `~` of a Python int stay Python ints (`x & ~5` is `x & -6`)
+        match (op, ta) {
+            (UnaryOp::Neg, Ty::WeakInt(v)) if v != i64::MIN => {
+                return Ok((self.arena.int(-v), Ty::WeakInt(-v)));
+            }
+            (UnaryOp::Not | UnaryOp::Invert, Ty::WeakInt(v)) => {
+                return Ok((self.arena.int(!v), Ty::WeakInt(!v)));
+            }
+            (UnaryOp::Neg, Ty::WeakFloat(v)) => {
+                return Ok((self.arena.literal(-v), Ty::WeakFloat(-v)));
+            }
+            _ => {}
+        }
+        let t = ta.resolved();
+        let keep =
+            |arena: &mut ExprArena, op: UnaryOp, x: NodeId, t: ElemType| (arena.unary(op, x), Ty::Strong(t));
+        let x = match ta {
+            Ty::Strong(_) => new_a,
+            _ => self.arena.cast(t, new_a),
+        };
+        Ok(match (op, t) {
+            (UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite, _) => keep(&mut self.arena, op, x, Bool),
+            (UnaryOp::Not | UnaryOp::Invert, Bool) => keep(&mut self.arena, UnaryOp::Not, x, Bool),
+            (UnaryOp::Not | UnaryOp::Invert, I32 | I64) => keep(&mut self.arena, UnaryOp::Invert, x, t),
+            // kiln's logical extension on floats
+            (UnaryOp::Not | UnaryOp::Invert, _) => keep(&mut self.arena, UnaryOp::Not, x, Bool),
+            (UnaryOp::Neg, Bool) => {
+                return Err(IrError::Type(
+                    "`-` of a bool is not supported (as in NumPy): use `~` for logical not".into(),
+                ));
+            }
+            (UnaryOp::Recip, Bool | I32 | I64) => {
+                return Err(IrError::Type(format!(
+                    "reciprocal of {t} is integer division in NumPy (1 // x); write 1 / x for a float result"
+                )));
+            }
+            (UnaryOp::Abs, Bool) => (x, Ty::Strong(Bool)),
+            (
+                UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Sign
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Trunc
+                | UnaryOp::Round,
+                I32 | I64,
+            ) => keep(&mut self.arena, op, x, t),
+            // every other function of an integer or a bool computes in float64
+            (_, Bool | I32 | I64) => {
+                let f = self.arena.cast(F64, x);
+                keep(&mut self.arena, op, f, F64)
+            }
+            (_, F32 | F64) => keep(&mut self.arena, op, x, t),
+        })
+    }
+
+    fn binary(&mut self, op: BinaryOp, a: NodeId, b: NodeId) -> Result<(NodeId, Ty)> {
+        use ElemType::*;
+        let (ta, tb) = (self.get(a).1, self.get(b).1);
+        let what = || format!("{op}({}, {})", show(ta), show(tb));
+        let (rule, to_float) = rule(op);
+        // `& |` with a float operand: kiln's logical extension, on truth values
+        if matches!(op, BinaryOp::And | BinaryOp::Or) && (ta.is_float() || tb.is_float()) {
+            let (x, y) = (self.at(a, Bool), self.at(b, Bool));
+            return Ok((self.arena.binary(op, x, y), Ty::Strong(Bool)));
+        }
+        if rule == PromoteOp::Compare {
+            let mut t = promote::common(ta.operand(), tb.operand());
+            // an integer literal outside the array's type is compared exactly, in int64
+            let fits = |ty: Ty| match ty {
+                Ty::WeakInt(v) => i32::try_from(v).is_ok(),
+                _ => true,
+            };
+            if t == I32 && !(fits(ta) && fits(tb)) {
+                t = I64;
+            }
+            let (x, y) = (self.at(a, t), self.at(b, t));
+            return Ok((self.arena.binary(op, x, y), Ty::Strong(Bool)));
+        }
+        let mut t = promote::binary(rule, ta.operand(), tb.operand()).map_err(|e| type_error(e, what()))?;
+        if op == BinaryOp::Fmod && t == Bool {
+            return Err(type_error(
+                PromoteError::BoolToInt8 { op: PromoteOp::Rem },
+                what(),
+            ));
+        }
+        if matches!(op, BinaryOp::Shl | BinaryOp::Shr) && t == Bool {
+            return Err(IrError::Type(format!(
+                "{}: shifts of two bools are int8 in NumPy, a type kiln does not compute: cast an operand \
+                 to int32 or int64",
+                what()
+            )));
+        }
+        if to_float && !t.is_float() {
+            t = F64;
+        }
+        // the operands' type: `/` of integers divides in float64, so do its operands
+        let operands = t;
+        let op = match (op, t) {
+            (BinaryOp::And, I32 | I64) => BinaryOp::BitAnd,
+            (BinaryOp::Or, I32 | I64) => BinaryOp::BitOr,
+            (BinaryOp::BitAnd, Bool) => BinaryOp::And,
+            (BinaryOp::BitOr, Bool) => BinaryOp::Or,
+            _ => op,
+        };
+        let (x, y) = (self.at(a, operands), self.at(b, operands));
+        Ok((self.arena.binary(op, x, y), Ty::Strong(t)))
+    }
+}
+
+fn show(t: Ty) -> String {
+    match t {
+        Ty::Strong(t) => t.name().into(),
+        Ty::WeakInt(v) => format!("{v}"),
+        Ty::WeakFloat(v) => format!("{v:?}"),
+    }
+}
+
+impl TypedKernel {
+    /// Types `kernel` for inputs of `inputs` (one per declared input); `mean`: the reduction is a mean
+    /// (a sum of integers is then taken in float64, as NumPy's `mean`).
+    ///
+    /// # Errors
+    /// What NumPy 2 refuses ([`IrError::Type`], with the operator and its operands' types), and a
+    /// malformed kernel.
+    pub fn new(kernel: &KernelIR, inputs: &[ElemType], mean: bool) -> Result<TypedKernel> {
+        kernel.validate()?;
+        if inputs.len() != kernel.inputs.len() {
+            return Err(IrError::Arity {
+                expected: kernel.inputs.len(),
+                got: inputs.len(),
+            });
+        }
+        let mut t = Typer {
+            old: &kernel.arena,
+            inputs,
+            arena: ExprArena::new(),
+            map: vec![None; kernel.body.index() + 1],
+        };
+        for id in kernel.arena.reachable(kernel.body) {
+            let typed = t.node(id)?;
+            t.map[id.index()] = Some(typed);
+        }
+        let (_, ty) = t.get(kernel.body);
+        let mut value = ty.resolved();
+        if mean && !value.is_float() {
+            value = ElemType::F64;
+        }
+        let body = t.at(kernel.body, value);
+        let mut arena = t.arena;
+        // a body that is a literal alone still needs a typed node to evaluate
+        if matches!(arena.node(body), Node::Int(_) | Node::Literal(_)) {
+            let b = arena.cast(value, body);
+            return Self::finish(kernel, inputs, arena, b);
+        }
+        Self::finish(kernel, inputs, arena, body)
+    }
+
+    fn finish(kernel: &KernelIR, inputs: &[ElemType], arena: ExprArena, body: NodeId) -> Result<TypedKernel> {
+        let mut types: Vec<ElemType> = Vec::with_capacity(arena.len());
+        for i in 0..arena.len() {
+            let ty = match *arena.node(NodeId::at(i)) {
+                Node::Input(n) => inputs[n as usize],
+                Node::Literal(_) => ElemType::F64,
+                Node::Int(_) | Node::Index(_) => ElemType::I64,
+                Node::Cast(t, _) => t,
+                Node::Unary(op, a) => match op {
+                    UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not => ElemType::Bool,
+                    _ => types[a.index()],
+                },
+                Node::Binary(op, a, _) => {
+                    if op.is_logical() {
+                        ElemType::Bool
+                    } else {
+                        types[a.index()]
+                    }
+                }
+                Node::Where(_, a, _) | Node::Fma(a, _, _) => types[a.index()],
+            };
+            types.push(ty);
+        }
+        let float = types
+            .iter()
+            .filter_map(|t| t.float())
+            .max()
+            .unwrap_or(crate::DType::F64);
+        let kernel = KernelIR {
+            dtype: float,
+            arena,
+            body,
+            ..kernel.clone()
+        };
+        Ok(TypedKernel {
+            kernel,
+            input_types: inputs.to_vec(),
+            types,
+        })
+    }
+
+    /// The type of a node of the typed kernel's arena.
+    pub fn type_of(&self, id: NodeId) -> ElemType {
+        self.types[id.index()]
+    }
+
+    /// The type of the body's values.
+    pub fn value_type(&self) -> ElemType {
+        self.type_of(self.kernel.body)
+    }
+
+    /// The element type of the result: the value type of a map; a reduction's or scan's accumulator
+    /// result as NumPy's (module doc).
+    pub fn output_type(&self) -> ElemType {
+        let v = self.value_type();
+        match &self.kernel.kind {
+            KernelKind::Map => v,
+            KernelKind::Reduce { op, .. } => match op {
+                ReduceOp::Any | ReduceOp::All => ElemType::Bool,
+                ReduceOp::ArgMin | ReduceOp::ArgMax => ElemType::I64,
+                ReduceOp::Sum | ReduceOp::Prod if !v.is_float() => ElemType::I64,
+                _ => v,
+            },
+            KernelKind::Scan(s) => match s.op {
+                ScanOp::Sum | ScanOp::Prod if !v.is_float() => ElemType::I64,
+                _ => v,
+            },
+        }
+    }
+
+    /// Whether every value is a float (f32 or f64) and there is no cast: the kernel the float
+    /// interpreter and the JIT compute the same way.
+    pub fn is_float_only(&self) -> bool {
+        self.kernel
+            .arena
+            .reachable(self.kernel.body)
+            .into_iter()
+            .all(|id| self.type_of(id).is_float() && !matches!(self.kernel.arena.node(id), Node::Cast(..)))
+    }
+}
+
+impl fmt::Display for TypedKernel {
+    /// As [`KernelIR`]'s text form, each input and node with its type.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let k = &self.kernel;
+        crate::text::write_kind(f, &k.kind)?;
+        writeln!(
+            f,
+            " {} {:?} -> {} {:?}",
+            self.value_type().short_name(),
+            k.shape,
+            self.output_type().short_name(),
+            k.output_shape()
+        )?;
+        for (i, input) in k.inputs.iter().enumerate() {
+            writeln!(
+                f,
+                "  in{i} {}: {} {:?}",
+                input.name,
+                self.input_types[i].short_name(),
+                input.shape
+            )?;
+        }
+        let mut names = std::collections::HashMap::new();
+        for id in k.arena.reachable(k.body) {
+            let n = names.len();
+            names.insert(id, n);
+            let r = |id: NodeId| names[&id];
+            let t = self.type_of(id).short_name();
+            match *k.arena.node(id) {
+                Node::Input(i) => writeln!(f, "  %{n}: {t} = in{i}")?,
+                Node::Literal(bits) => writeln!(f, "  %{n} = lit {:?}", f64::from_bits(bits))?,
+                Node::Int(v) => writeln!(f, "  %{n} = int {v}")?,
+                Node::Index(a) => writeln!(f, "  %{n}: {t} = index {a}")?,
+                Node::Cast(_, a) => writeln!(f, "  %{n}: {t} = cast %{}", r(a))?,
+                Node::Unary(op, a) => writeln!(f, "  %{n}: {t} = {op} %{}", r(a))?,
+                Node::Binary(op, a, b) => writeln!(f, "  %{n}: {t} = {op} %{} %{}", r(a), r(b))?,
+                Node::Where(c, a, b) => writeln!(f, "  %{n}: {t} = where %{} %{} %{}", r(c), r(a), r(b))?,
+                Node::Fma(a, b, c) => writeln!(f, "  %{n}: {t} = fma %{} %{} %{}", r(a), r(b), r(c))?,
+            }
+        }
+        writeln!(f, "  out %{}", names[&k.body])
+    }
+}
+
+/// One value of a typed kernel.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    I32(i32),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+}
+
+impl Scalar {
+    pub fn ty(self) -> ElemType {
+        match self {
+            Scalar::Bool(_) => ElemType::Bool,
+            Scalar::I32(_) => ElemType::I32,
+            Scalar::I64(_) => ElemType::I64,
+            Scalar::F32(_) => ElemType::F32,
+            Scalar::F64(_) => ElemType::F64,
+        }
+    }
+
+    /// Whether the value reads as true: nonzero, NaN included.
+    pub fn truth(self) -> bool {
+        match self {
+            Scalar::Bool(b) => b,
+            Scalar::I32(v) => v != 0,
+            Scalar::I64(v) => v != 0,
+            Scalar::F32(v) => v != 0.0,
+            Scalar::F64(v) => v != 0.0,
+        }
+    }
+
+    /// The value converted to `t` as NumPy's `astype`: integers wrap to a narrower integer, floats
+    /// truncate toward zero into an integer (NaN, ±inf and values out of range give the type's MIN,
+    /// as x86), integers round to the nearest float, anything is true where nonzero.
+    pub fn cast(self, t: ElemType) -> Scalar {
+        use Scalar::*;
+        match t {
+            ElemType::Bool => Bool(self.truth()),
+            ElemType::I32 => I32(match self {
+                Bool(b) => b as i32,
+                I32(v) => v,
+                I64(v) => v as i32,
+                F32(v) => <i32 as Int>::from_f64(v as f64),
+                F64(v) => <i32 as Int>::from_f64(v),
+            }),
+            ElemType::I64 => I64(match self {
+                Bool(b) => b as i64,
+                I32(v) => v as i64,
+                I64(v) => v,
+                F32(v) => <i64 as Int>::from_f64(v as f64),
+                F64(v) => <i64 as Int>::from_f64(v),
+            }),
+            ElemType::F32 => F32(match self {
+                Bool(b) => b as u8 as f32,
+                I32(v) => v as f32,
+                I64(v) => v as f32,
+                F32(v) => v,
+                F64(v) => v as f32,
+            }),
+            ElemType::F64 => F64(match self {
+                Bool(b) => b as u8 as f64,
+                I32(v) => v as f64,
+                I64(v) => v as f64,
+                F32(v) => v as f64,
+                F64(v) => v,
+            }),
+        }
+    }
+}
+
+fn int_unary<T: Int>(op: UnaryOp, x: T) -> T {
+    match op {
+        UnaryOp::Neg => x.neg(),
+        UnaryOp::Abs => x.abs(),
+        UnaryOp::Sign => x.sign(),
+        UnaryOp::Invert => x.not(),
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Trunc | UnaryOp::Round => x,
+        _ => unreachable!("the typing casts integer operands of {op} to float64"),
+    }
+}
+
+fn int_binary<T: Int>(op: BinaryOp, a: T, b: T) -> std::result::Result<T, bool> {
+    Ok(match op {
+        BinaryOp::Add => a.add(b),
+        BinaryOp::Sub => a.sub(b),
+        BinaryOp::Mul => a.mul(b),
+        BinaryOp::FloorDiv => a.floor_div(b),
+        BinaryOp::Rem => a.rem(b),
+        // C's `%` (the dividend's sign), 0 for a zero divisor as NumPy's integer fmod
+        BinaryOp::Fmod => a.rem(b).sub(fmod_fix(a, b)),
+        BinaryOp::Pow => a.pow(b),
+        BinaryOp::Min | BinaryOp::Fmin => a.min(b),
+        BinaryOp::Max | BinaryOp::Fmax => a.max(b),
+        BinaryOp::BitAnd => a.and(b),
+        BinaryOp::BitOr => a.or(b),
+        BinaryOp::BitXor => a.xor(b),
+        BinaryOp::Shl => a.shl(b),
+        BinaryOp::Shr => a.shr(b),
+        BinaryOp::Lt => return Err(a < b),
+        BinaryOp::Le => return Err(a <= b),
+        BinaryOp::Gt => return Err(a > b),
+        BinaryOp::Ge => return Err(a >= b),
+        BinaryOp::Eq => return Err(a == b),
+        BinaryOp::Ne => return Err(a != b),
+        _ => unreachable!("the typing gives {op} float operands"),
+    })
+}
+
+/// What turns Python's remainder (the divisor's sign) into C's (the dividend's): `b` where the
+/// remainder is nonzero and its sign differs from `a`'s, else 0 (also for a zero divisor).
+fn fmod_fix<T: Int>(a: T, b: T) -> T {
+    let r = a.rem(b);
+    if r != T::ZERO && ((r < T::ZERO) != (a < T::ZERO)) {
+        b
+    } else {
+        T::ZERO
+    }
+}
+
+/// One unary opcode on a value of its operand type.
+fn unary(op: UnaryOp, x: Scalar) -> Scalar {
+    use Scalar::*;
+    match x {
+        F64(v) if op.is_logical() => Bool(op.eval(v) != 0.0),
+        F32(v) if op.is_logical() => Bool(op.eval(v) != 0.0),
+        F64(v) => F64(op.eval(v)),
+        F32(v) => F32(op.eval(v)),
+        I32(_) | I64(_) if matches!(op, UnaryOp::IsNan | UnaryOp::IsInf) => Bool(false),
+        I32(_) | I64(_) if op == UnaryOp::IsFinite => Bool(true),
+        I32(v) => I32(int_unary(op, v)),
+        I64(v) => I64(int_unary(op, v)),
+        Bool(b) => Bool(match op {
+            UnaryOp::Not | UnaryOp::Invert => !b,
+            UnaryOp::Abs => b,
+            UnaryOp::IsNan | UnaryOp::IsInf => false,
+            UnaryOp::IsFinite => true,
+            _ => unreachable!("the typing casts bool operands of {op} to float64"),
+        }),
+    }
+}
+
+/// One binary opcode on two values of its operands' type.
+fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
+    use Scalar::*;
+    match (a, b) {
+        (F64(x), F64(y)) if op.is_logical() => Bool(op.eval(x, y) != 0.0),
+        (F32(x), F32(y)) if op.is_logical() => Bool(op.eval(x, y) != 0.0),
+        (F64(x), F64(y)) => F64(op.eval(x, y)),
+        (F32(x), F32(y)) => F32(op.eval(x, y)),
+        (I32(x), I32(y)) => int_binary(op, x, y).map_or_else(Bool, I32),
+        (I64(x), I64(y)) => int_binary(op, x, y).map_or_else(Bool, I64),
+        (Bool(x), Bool(y)) => Bool(match op {
+            BinaryOp::Add | BinaryOp::Max | BinaryOp::Fmax | BinaryOp::Or | BinaryOp::BitOr => x || y,
+            BinaryOp::Mul | BinaryOp::Min | BinaryOp::Fmin | BinaryOp::And | BinaryOp::BitAnd => x && y,
+            BinaryOp::BitXor | BinaryOp::Ne => x != y,
+            BinaryOp::Eq => x == y,
+            BinaryOp::Lt => !x & y,
+            BinaryOp::Le => x <= y,
+            BinaryOp::Gt => x & !y,
+            BinaryOp::Ge => x >= y,
+            _ => unreachable!("the typing refuses {op} of two bools"),
+        }),
+        _ => unreachable!("the typing gives {op} operands of one type"),
+    }
+}
+
+/// An input of a typed kernel: its elements in their own type, read as [`StridedInput`] says.
+#[derive(Debug, Clone)]
+pub enum TypedInput<'a> {
+    Bool(StridedInput<'a, bool>),
+    I32(StridedInput<'a, i32>),
+    I64(StridedInput<'a, i64>),
+    F32(StridedInput<'a, f32>),
+    F64(StridedInput<'a, f64>),
+}
+
+impl TypedInput<'_> {
+    pub fn ty(&self) -> ElemType {
+        match self {
+            TypedInput::Bool(_) => ElemType::Bool,
+            TypedInput::I32(_) => ElemType::I32,
+            TypedInput::I64(_) => ElemType::I64,
+            TypedInput::F32(_) => ElemType::F32,
+            TypedInput::F64(_) => ElemType::F64,
+        }
+    }
+
+    fn check(&self, shape: &[usize], index: usize) -> Result<()> {
+        match self {
+            TypedInput::Bool(s) => s.check(shape, index),
+            TypedInput::I32(s) => s.check(shape, index),
+            TypedInput::I64(s) => s.check(shape, index),
+            TypedInput::F32(s) => s.check(shape, index),
+            TypedInput::F64(s) => s.check(shape, index),
+        }
+    }
+
+    fn at(&self, idx: &[usize]) -> Scalar {
+        match self {
+            TypedInput::Bool(s) => Scalar::Bool(s.at(idx)),
+            TypedInput::I32(s) => Scalar::I32(s.at(idx)),
+            TypedInput::I64(s) => Scalar::I64(s.at(idx)),
+            TypedInput::F32(s) => Scalar::F32(s.at(idx)),
+            TypedInput::F64(s) => Scalar::F64(s.at(idx)),
+        }
+    }
+}
+
+/// Evaluates the body at one point.
+struct Evaluator<'k, 'a> {
+    kernel: &'k TypedKernel,
+    inputs: &'k [TypedInput<'a>],
+    order: Vec<NodeId>,
+    scratch: Vec<Scalar>,
+}
+
+impl Evaluator<'_, '_> {
+    fn at(&mut self, idx: &[usize]) -> Scalar {
+        let arena = &self.kernel.kernel.arena;
+        for &id in &self.order {
+            let s = &self.scratch;
+            let v = match *arena.node(id) {
+                Node::Input(n) => self.inputs[n as usize].at(idx),
+                Node::Literal(bits) => Scalar::F64(f64::from_bits(bits)),
+                Node::Int(v) => Scalar::I64(v),
+                Node::Index(a) => Scalar::I64(idx[a as usize] as i64),
+                Node::Cast(t, a) => match (*arena.node(a), t) {
+                    // a Python float takes a float type by rounding once, as NumPy's
+                    (Node::Literal(bits), ElemType::F32) => Scalar::F32(f64::from_bits(bits) as f32),
+                    _ => s[a.index()].cast(t),
+                },
+                Node::Unary(op, a) => unary(op, s[a.index()]),
+                Node::Binary(op, a, b) => binary(op, s[a.index()], s[b.index()]),
+                Node::Where(c, a, b) => {
+                    if s[c.index()].truth() {
+                        s[a.index()]
+                    } else {
+                        s[b.index()]
+                    }
+                }
+                Node::Fma(a, b, c) => match (s[a.index()], s[b.index()], s[c.index()]) {
+                    (Scalar::F64(x), Scalar::F64(y), Scalar::F64(z)) => Scalar::F64(x.mul_add(y, z)),
+                    (Scalar::F32(x), Scalar::F32(y), Scalar::F32(z)) => Scalar::F32(x.mul_add(y, z)),
+                    _ => unreachable!("the typing gives fma float operands"),
+                },
+            };
+            self.scratch[id.index()] = v;
+        }
+        self.scratch[self.kernel.kernel.body.index()]
+    }
+}
+
+/// Evaluates a typed kernel over `inputs` (one per declared input, of its declared type), each
+/// reduction starting at `start` (see [`Start`]; an integer accumulator takes an integral start that
+/// fits int64, else an error).
+pub fn interpret(kernel: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'_>) -> Result<Tensor> {
+    let k = &kernel.kernel;
+    if inputs.len() != k.inputs.len() {
+        return Err(IrError::Arity {
+            expected: k.inputs.len(),
+            got: inputs.len(),
+        });
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        if input.ty() != kernel.input_types[i] {
+            return Err(IrError::BadInput {
+                index: i,
+                why: format!("{} given for a {} input", input.ty(), kernel.input_types[i]),
+            });
+        }
+        input.check(&k.shape, i)?;
+    }
+    let mut eval = Evaluator {
+        kernel,
+        inputs,
+        order: k.arena.reachable(k.body),
+        scratch: vec![Scalar::Bool(false); k.body.index() + 1],
+    };
+    match &k.kind {
+        KernelKind::Map => {
+            let n = checked_size(&k.shape)?;
+            let mut out = Vec::new();
+            out.try_reserve_exact(n).map_err(|_| IrError::Allocation {
+                what: "the result".into(),
+                elements: n,
+            })?;
+            let mut idx = vec![0; k.shape.len()];
+            for flat in 0..n {
+                unravel(flat, &k.shape, &mut idx);
+                out.push(eval.at(&idx));
+            }
+            Ok(Tensor {
+                shape: k.shape.clone(),
+                values: collect(out, kernel.value_type()),
+            })
+        }
+        KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, start),
+        KernelKind::Scan(scan) => {
+            if start != Start::Identity {
+                return Err(IrError::InvalidReduction(
+                    "a scan takes its initial value in the kernel, not as a start".into(),
+                ));
+            }
+            scan_kernel(kernel, scan, &mut eval)
+        }
+    }
+}
+
+/// Values of one type gathered into [`Values`].
+fn collect(v: Vec<Scalar>, t: ElemType) -> Values {
+    macro_rules! gather {
+        ($variant:ident) => {
+            Values::$variant(
+                v.into_iter()
+                    .map(|s| match s.cast(t) {
+                        Scalar::$variant(x) => x,
+                        _ => unreachable!("cast to its own type"),
+                    })
+                    .collect(),
+            )
+        };
+    }
+    match t {
+        ElemType::Bool => gather!(Bool),
+        ElemType::I32 => gather!(I32),
+        ElemType::I64 => gather!(I64),
+        ElemType::F32 => gather!(F32),
+        ElemType::F64 => gather!(F64),
+    }
+}
+
+/// An integer accumulator's start: an integral value that int64 holds exactly.
+fn int_start(v: f64, what: &str) -> Result<i64> {
+    if v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63) {
+        Ok(v as i64)
+    } else {
+        Err(IrError::Type(format!(
+            "initial={v:?} for {what}: an integer accumulator takes an integer initial value"
+        )))
+    }
+}
+
+/// A start of the data type `t` for min / max / cummax / cummin: exact, and inside the type.
+fn typed_start(v: f64, t: ElemType, what: &str) -> Result<Scalar> {
+    match t {
+        ElemType::F32 => Ok(Scalar::F32(v as f32)),
+        ElemType::F64 => Ok(Scalar::F64(v)),
+        ElemType::Bool if v == 0.0 || v == 1.0 => Ok(Scalar::Bool(v == 1.0)),
+        ElemType::Bool => Err(IrError::Type(format!(
+            "initial={v:?} for {what} of bool: give 0 or 1"
+        ))),
+        ElemType::I32 => {
+            let i = int_start(v, what)?;
+            i32::try_from(i)
+                .map(Scalar::I32)
+                .map_err(|_| IrError::Type(format!("initial={v:?} for {what}: out of range for int32")))
+        }
+        ElemType::I64 => int_start(v, what).map(Scalar::I64),
+    }
+}
+
+fn reduce(
+    kernel: &TypedKernel,
+    op: ReduceOp,
+    axes: &[usize],
+    eval: &mut Evaluator<'_, '_>,
+    start: Start<'_>,
+) -> Result<Tensor> {
+    let shape = &kernel.kernel.shape;
+    let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
+    let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+    let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
+    let n_out = checked_size(&out_shape)?;
+    let n_red = checked_size(&red_shape)?;
+    start.check(op, n_out)?;
+    if n_red == 0 && n_out > 0 && !op.has_identity() && start == Start::Identity {
+        return Err(IrError::EmptyReduction { op: op.name() });
+    }
+    let vt = kernel.value_type();
+    let mut idx = vec![0; shape.len()];
+    let (mut out_idx, mut red_idx) = (vec![0; kept.len()], vec![0; axes.len()]);
+    let mut out = Vec::new();
+    out.try_reserve_exact(n_out).map_err(|_| IrError::Allocation {
+        what: "the result".into(),
+        elements: n_out,
+    })?;
+    for o in 0..n_out {
+        unravel(o, &out_shape, &mut out_idx);
+        for (&a, &i) in kept.iter().zip(&out_idx) {
+            idx[a] = i;
+        }
+        let values = (0..n_red).map(|r| {
+            unravel(r, &red_shape, &mut red_idx);
+            for (&a, &i) in axes.iter().zip(&red_idx) {
+                idx[a] = i;
+            }
+            eval.at(&idx)
+        });
+        out.push(fold_typed(op, vt, values, start.at(o))?);
+    }
+    Ok(Tensor {
+        shape: out_shape,
+        values: collect(out, kernel.output_type()),
+    })
+}
+
+/// One extent folded as NumPy folds values of type `vt`.
+fn fold_typed(
+    op: ReduceOp,
+    vt: ElemType,
+    values: impl Iterator<Item = Scalar>,
+    start: Option<f64>,
+) -> Result<Scalar> {
+    fn float<T: Real>(f: Folded<T>) -> Scalar
+    where
+        Scalar: From<T>,
+    {
+        match f {
+            Folded::Float(v) => Scalar::from(v),
+            Folded::Index(i) => Scalar::I64(i),
+            Folded::Truth(b) => Scalar::Bool(b),
+        }
+    }
+    match vt {
+        ElemType::F64 => {
+            return Ok(float(fold(
+                op,
+                values.map(|s| match s {
+                    Scalar::F64(v) => v,
+                    _ => unreachable!("values of the body's type"),
+                }),
+                start,
+            )));
+        }
+        ElemType::F32 => {
+            return Ok(float(fold(
+                op,
+                values.map(|s| match s {
+                    Scalar::F32(v) => v,
+                    _ => unreachable!("values of the body's type"),
+                }),
+                start,
+            )));
+        }
+        _ => {}
+    }
+    // bool and integers: exact, in int64 where NumPy accumulates in int64
+    let wide = |s: Scalar| match s.cast(ElemType::I64) {
+        Scalar::I64(v) => v,
+        _ => unreachable!("cast to int64"),
+    };
+    let mut values = values.peekable();
+    Ok(match op {
+        ReduceOp::Sum => {
+            let s0 = match start {
+                Some(v) => int_start(v, "an integer sum")?,
+                None => 0,
+            };
+            Scalar::I64(values.fold(s0, |a, v| a.wrapping_add(wide(v))))
+        }
+        ReduceOp::Prod => {
+            let s0 = match start {
+                Some(v) => int_start(v, "an integer product")?,
+                None => 1,
+            };
+            Scalar::I64(values.fold(s0, |a, v| a.wrapping_mul(wide(v))))
+        }
+        ReduceOp::Min | ReduceOp::Max => {
+            let first = match start {
+                Some(v) => typed_start(v, vt, op.name())?,
+                None => values.next().expect("checked non-empty"),
+            };
+            let bop = if op == ReduceOp::Min {
+                BinaryOp::Min
+            } else {
+                BinaryOp::Max
+            };
+            values.fold(first, |a, v| binary(bop, a, v))
+        }
+        ReduceOp::ArgMin | ReduceOp::ArgMax => {
+            let mut best = wide(values.next().expect("checked non-empty"));
+            let mut at = 0i64;
+            for (i, v) in values.enumerate() {
+                let v = wide(v);
+                if (op == ReduceOp::ArgMin && v < best) || (op == ReduceOp::ArgMax && v > best) {
+                    best = v;
+                    at = i as i64 + 1;
+                }
+            }
+            Scalar::I64(at)
+        }
+        ReduceOp::Any => Scalar::Bool(values.any(Scalar::truth)),
+        ReduceOp::All => Scalar::Bool(values.all(Scalar::truth)),
+    })
+}
+
+impl From<f64> for Scalar {
+    fn from(v: f64) -> Scalar {
+        Scalar::F64(v)
+    }
+}
+
+impl From<f32> for Scalar {
+    fn from(v: f32) -> Scalar {
+        Scalar::F32(v)
+    }
+}
+
+/// A scan's carried state over typed values.
+enum State {
+    F64(Carried<f64>),
+    F32(Carried<f32>),
+    /// A sum or product of bools or integers, in int64.
+    Wide(ScanOp, i64),
+    /// cummax / cummin of bools or integers, in the data type.
+    Narrow(ScanOp, Scalar),
+}
+
+impl State {
+    fn start(scan: &Scan, vt: ElemType) -> Result<State> {
+        Ok(match vt {
+            ElemType::F64 => State::F64(Carried::start(scan)),
+            ElemType::F32 => State::F32(Carried::start(scan)),
+            _ if scan.op.wide() => {
+                let s = match scan.initial() {
+                    Some(v) => int_start(v, scan.op.name())?,
+                    None if scan.op == ScanOp::Prod => 1,
+                    None => 0,
+                };
+                State::Wide(scan.op, s)
+            }
+            _ => {
+                let s = match scan.initial() {
+                    Some(v) => typed_start(v, vt, scan.op.name())?,
+                    // the neutral element in the data type: MIN for cummax, MAX for cummin
+                    None => match (scan.op == ScanOp::Max, vt) {
+                        (true, ElemType::Bool) => Scalar::Bool(false),
+                        (false, ElemType::Bool) => Scalar::Bool(true),
+                        (true, ElemType::I32) => Scalar::I32(i32::MIN),
+                        (false, ElemType::I32) => Scalar::I32(i32::MAX),
+                        (true, _) => Scalar::I64(i64::MIN),
+                        (false, _) => Scalar::I64(i64::MAX),
+                    },
+                };
+                State::Narrow(scan.op, s)
+            }
+        })
+    }
+
+    fn push(&mut self, v: Scalar) {
+        match (self, v) {
+            (State::F64(c), Scalar::F64(v)) => c.push(v),
+            (State::F32(c), Scalar::F32(v)) => c.push(v),
+            (State::Wide(op, s), v) => {
+                let Scalar::I64(v) = v.cast(ElemType::I64) else {
+                    unreachable!("cast to int64")
+                };
+                *s = if *op == ScanOp::Sum {
+                    s.wrapping_add(v)
+                } else {
+                    s.wrapping_mul(v)
+                };
+            }
+            (State::Narrow(op, s), v) => {
+                let bop = if *op == ScanOp::Max {
+                    BinaryOp::Max
+                } else {
+                    BinaryOp::Min
+                };
+                *s = binary(bop, *s, v);
+            }
+            _ => unreachable!("values of the body's type"),
+        }
+    }
+
+    fn value(&self) -> Scalar {
+        match self {
+            State::F64(c) => Scalar::F64(c.value()),
+            State::F32(c) => Scalar::F32(c.value()),
+            State::Wide(_, s) => Scalar::I64(*s),
+            State::Narrow(_, s) => *s,
+        }
+    }
+}
+
+fn scan_kernel(kernel: &TypedKernel, scan: &Scan, eval: &mut Evaluator<'_, '_>) -> Result<Tensor> {
+    let shape = &kernel.kernel.shape;
+    let n = checked_size(shape)?;
+    let (outer, _, inner) = scan.lines(shape);
+    let vt = kernel.value_type();
+    let mut out = try_filled(n, Scalar::Bool(false), "the scan's result")?;
+    let mut idx = vec![0; shape.len()];
+    for o in 0..outer {
+        for c in 0..inner {
+            let mut state = State::start(scan, vt)?;
+            for flat in scan.line(shape, o, c) {
+                unravel(flat, shape, &mut idx);
+                let v = eval.at(&idx);
+                if scan.exclusive {
+                    out[flat] = state.value();
+                    state.push(v);
+                } else {
+                    state.push(v);
+                    out[flat] = state.value();
+                }
+            }
+        }
+    }
+    Ok(Tensor {
+        shape: kernel.kernel.output_shape(),
+        values: collect(out, kernel.output_type()),
+    })
+}
+
+/// The output type of a typed result, for callers holding [`OutputType`]s.
+pub fn output_type(kernel: &TypedKernel) -> OutputType {
+    OutputType::of(kernel.output_type())
+}
