@@ -182,7 +182,7 @@ fn prepared_call(c: &mut Criterion) {
             .iter()
             .map(|(_, a)| match a {
                 ArrayArg::F64(v) => v.as_slice().unwrap(),
-                ArrayArg::F32(_) => unreachable!("the bench's inputs are f64"),
+                _ => unreachable!("the bench's inputs are f64"),
             })
             .collect();
         let mut flat = vec![0.0; h.output_shape().iter().product()];

@@ -79,6 +79,21 @@ pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     fn arg(view: ArrayViewD<'_, Self>) -> ArrayArg<'_>;
     /// Takes a result of exactly this type (NumPy's dtype); anything else is an error that names both.
     fn take(out: Output) -> Result<ArrayD<Self>>;
+    /// Takes a result as an array of this type where that loses nothing NumPy's casting would keep:
+    /// a float type takes anything (bools as 1 / 0, integers rounded; f32 refuses an f64 result), an
+    /// integer type takes bools and narrower integers, bool only bools; otherwise an error that names
+    /// the result's type (`fuse_dyn` gives any result).
+    fn convert_output(out: Output) -> Result<ArrayD<Self>>;
+    /// Runs `runner` straight into `out` where this type can be a kernel's output buffer (the float
+    /// types); false where it cannot or did not.
+    #[doc(hidden)]
+    fn run_into_direct(
+        _runner: &crate::FusedRunner,
+        _args: &[(&str, ArrayArg<'_>)],
+        _out: ndarray::ArrayViewMutD<'_, Self>,
+    ) -> bool {
+        false
+    }
 }
 
 mod element_sealed {
@@ -91,8 +106,18 @@ mod element_sealed {
 }
 
 macro_rules! element {
-    ($t:ty, $variant:ident) => {
+    ($t:ty, $variant:ident, $convert:expr, $direct:expr) => {
         impl Element for $t {
+            fn convert_output(out: Output) -> Result<ArrayD<$t>> {
+                $convert(out)
+            }
+            fn run_into_direct(
+                runner: &crate::FusedRunner,
+                args: &[(&str, ArrayArg<'_>)],
+                out: ndarray::ArrayViewMutD<'_, $t>,
+            ) -> bool {
+                $direct(runner, args, out)
+            }
             const ELEM: ElemType = ElemType::$variant;
             fn arg(view: ArrayViewD<'_, $t>) -> ArrayArg<'_> {
                 ArrayArg::$variant(view)
@@ -111,11 +136,61 @@ macro_rules! element {
     };
 }
 
-element!(f64, F64);
-element!(f32, F32);
-element!(i64, I64);
-element!(i32, I32);
-element!(bool, Bool);
+fn not_direct<T>(
+    _: &crate::FusedRunner,
+    _: &[(&str, ArrayArg<'_>)],
+    _: ndarray::ArrayViewMutD<'_, T>,
+) -> bool {
+    false
+}
+
+fn direct<T: Float>(
+    runner: &crate::FusedRunner,
+    args: &[(&str, ArrayArg<'_>)],
+    out: ndarray::ArrayViewMutD<'_, T>,
+) -> bool {
+    out.is_standard_layout() && runner.run_into(args, out).is_ok()
+}
+
+fn refuse<T>(out: &Output, to: ElemType) -> Result<ArrayD<T>> {
+    Err(Error::Output(format!(
+        "the kernel gives {}, which {to} does not hold: ask for that type or use `fuse_dyn`",
+        out.dtype_name()
+    )))
+}
+
+element!(f64, F64, f64::from_output, direct::<f64>);
+element!(f32, F32, f32::from_output, direct::<f32>);
+element!(
+    i64,
+    I64,
+    |out: Output| match out {
+        Output::I64(a) => Ok(a),
+        Output::I32(a) => Ok(a.mapv(i64::from)),
+        Output::Bool(a) => Ok(a.mapv(i64::from)),
+        other => refuse(&other, ElemType::I64),
+    },
+    not_direct::<i64>
+);
+element!(
+    i32,
+    I32,
+    |out: Output| match out {
+        Output::I32(a) => Ok(a),
+        Output::Bool(a) => Ok(a.mapv(i32::from)),
+        other => refuse(&other, ElemType::I32),
+    },
+    not_direct::<i32>
+);
+element!(
+    bool,
+    Bool,
+    |out: Output| match out {
+        Output::Bool(a) => Ok(a),
+        other => refuse(&other, ElemType::Bool),
+    },
+    not_direct::<bool>
+);
 
 /// The float element types kiln computes in: f64 and f32.
 pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Sealed {

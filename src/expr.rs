@@ -561,7 +561,8 @@ impl From<&Expr> for Expr {
 }
 
 /// `+ - * / %` for `Expr` and `&Expr` on the left with anything that becomes an `Expr` (`Expr`,
-/// `&Expr`, `f64`, `f32`) on the right, and `f64` or `f32` on the left. With both float types on the
+/// `&Expr`, `f64`, `f32`, and `i64`, `i32` as weak Python ints) on the right, and `f64`, `f32`,
+/// `i64` or `i32` on the left. With both float types on the
 /// left, a bare literal first in a group a method is then called on (`(2.0 * &x).sqrt()`) is
 /// ambiguous to Rust: write `2.0f64 * &x` or `&x * 2.0`.
 macro_rules! binary_operator {
@@ -600,6 +601,30 @@ macro_rules! binary_operator {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
                 Expr::lit(self as f64).binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<Expr> for i64 {
+            type Output = Expr;
+            fn $method(self, rhs: Expr) -> Expr {
+                Expr::int(self).binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<&Expr> for i64 {
+            type Output = Expr;
+            fn $method(self, rhs: &Expr) -> Expr {
+                Expr::int(self).binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<Expr> for i32 {
+            type Output = Expr;
+            fn $method(self, rhs: Expr) -> Expr {
+                Expr::int(self.into()).binary($op, rhs)
+            }
+        }
+        impl std::ops::$trait<&Expr> for i32 {
+            type Output = Expr;
+            fn $method(self, rhs: &Expr) -> Expr {
+                Expr::int(self.into()).binary($op, rhs)
             }
         }
     };

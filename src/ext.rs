@@ -5,7 +5,8 @@
 //!   (`A`), `fuse_dyn` any result ([`Output`]), `fuse_into` writes into your array.
 //! - [`FuseAllExt`] on several: a tuple of 1 to 8 array references, `(&a, &b).fuse_all(|(a, b)| ...)`,
 //!   or a slice of them, `[&a, &b, &c].fuse_all(|xs| ...)` (the closure gets a `Vec<Expr>`). Shapes
-//!   broadcast like NumPy; the element type is NumPy's promotion (f32 with f64 gives f64) and the
+//!   broadcast like NumPy; the element type is NumPy's promotion (f32 with f64 gives f64; of bool,
+//!   i32, i64, f32 and f64 as NumPy 2's `result_type`: i32 with f32 gives f64) and the
 //!   dimension ndarray's broadcast dimension ([`ndarray::DimMax`]: `Ix2` with `Ix1` gives `Ix2`).
 //!   (The method is not called `fuse`: that name is `Iterator::fuse`, and a tuple the trait does not
 //!   cover would get the iterator's error.)
@@ -38,7 +39,7 @@
 //! # Ok::<(), kiln::Error>(())
 //! ```
 
-use crate::array::{ArrayArg, Float, Output};
+use crate::array::{ArrayArg, Element, Float, Output};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
 use crate::fuse_cache;
@@ -61,9 +62,11 @@ fn names(n: usize) -> Vec<std::borrow::Cow<'static, str>> {
 }
 
 /// Fuses a closure over one array into one kernel.
-pub trait FuseExt<A: Float, D: Dimension> {
+pub trait FuseExt<A: Element, D: Dimension> {
     /// Evaluates `f(x)` elementwise; the result has `x`'s shape and dimension type. Truth values come
-    /// back as 1 / 0.
+    /// back as 1 / 0 (as `true`/`false` for bool). On an integer or bool array the result must be of
+    /// a type `A` holds (`i.fuse(|i| i * 3 + 1)` on int32 is int32; `i / 2` is float64: an error that
+    /// says so, use `fuse_dyn`), and the kernel runs on the interpreter for now.
     ///
     /// # Errors
     /// As [`FusedRunner::run`], and if the closure reduces (the error names `fuse_reduced`,
@@ -98,11 +101,11 @@ pub trait FuseExt<A: Float, D: Dimension> {
     fn fuse_dyn(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Output>;
 }
 
-impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
+impl<A: Element, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
     #[track_caller]
     fn fuse(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Array<A, D>> {
         let site = Location::caller();
-        typed(A::from_output(run_one(site, self, f(x(0)))?)?, "fuse")
+        typed(A::convert_output(run_one(site, self, f(x(0)))?)?, "fuse")
     }
 
     #[track_caller]
@@ -111,13 +114,13 @@ impl<A: Float, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
         D: RemoveAxis,
     {
         let site = Location::caller();
-        typed(A::from_output(run_one(site, self, f(x(0)))?)?, "fuse_reduced")
+        typed(A::convert_output(run_one(site, self, f(x(0)))?)?, "fuse_reduced")
     }
 
     #[track_caller]
     fn fuse_scalar(&self, f: impl FnOnce(Expr) -> Expr) -> Result<A> {
         let site = Location::caller();
-        scalar(A::from_output(run_one(site, self, f(x(0)))?)?)
+        scalar(A::convert_output(run_one(site, self, f(x(0)))?)?)
     }
 
     #[track_caller]
@@ -145,7 +148,7 @@ fn x(i: usize) -> Expr {
 }
 
 /// Runs `expr` (built at `site`) on one array, bound as `x0` (no allocation for the binding).
-fn run_one<A: Float, D: Dimension>(
+fn run_one<A: Element, D: Dimension>(
     site: &'static Location<'static>,
     a: &ArrayRef<A, D>,
     expr: Expr,
@@ -162,7 +165,7 @@ fn run_at(site: &'static Location<'static>, args: &[ArrayArg<'_>], expr: Expr) -
 }
 
 /// The result as an array of dimension `E`, or an error naming the method that returns its dimension.
-fn typed<A: Float, E: Dimension>(out: ArrayD<A>, method: &str) -> Result<Array<A, E>> {
+fn typed<A: Element, E: Dimension>(out: ArrayD<A>, method: &str) -> Result<Array<A, E>> {
     let ndim = out.ndim();
     let shape = out.shape().to_vec();
     out.into_dimensionality::<E>().map_err(|_| {
@@ -178,7 +181,7 @@ fn typed<A: Float, E: Dimension>(out: ArrayD<A>, method: &str) -> Result<Array<A
 }
 
 /// The single value of a zero-dimensional result.
-fn scalar<A: Float>(out: ArrayD<A>) -> Result<A> {
+fn scalar<A: Element>(out: ArrayD<A>) -> Result<A> {
     if out.ndim() != 0 {
         return Err(Error::Output(format!(
             "`fuse_scalar` needs a reduction of every axis but the result has shape {:?}: use `fuse` \
@@ -195,18 +198,18 @@ fn scalar<A: Float>(out: ArrayD<A>) -> Result<A> {
 /// Runs straight into `out` where the kernel's result is a float array of `out`'s type and `out` is
 /// C-contiguous (no temporary); otherwise computes the result and assigns it, converting truth values
 /// to 1 / 0.
-fn run_into_or_assign<A: Float>(
+fn run_into_or_assign<A: Element>(
     runner: &FusedRunner,
     args: &[(&str, ArrayArg<'_>)],
     mut out: ndarray::ArrayViewMutD<'_, A>,
 ) -> Result<()> {
-    if out.is_standard_layout() && runner.run_into(args, out.view_mut()).is_ok() {
+    if A::run_into_direct(runner, args, out.view_mut()) {
         return Ok(());
     }
-    assign(out, A::from_output(runner.run(args)?)?)
+    assign(out, A::convert_output(runner.run(args)?)?)
 }
 
-fn assign<A: Float>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>) -> Result<()> {
+fn assign<A: Element>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>) -> Result<()> {
     if out.shape() != result.shape() {
         return Err(Error::Output(format!(
             "the output has shape {:?} but the result has shape {:?} (for a result of another \
@@ -219,21 +222,27 @@ fn assign<A: Float>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>) -
     Ok(())
 }
 
-/// NumPy's promotion of two element types: f32 with f32 stays f32, anything with f64 is f64.
-pub trait Promote<B: Float>: Float {
-    type Out: Float;
+/// NumPy's promotion of two element types (`result_type`): bool < int32 < int64 within integers,
+/// f32 with f32 stays f32, an integer with any float is f64 (int32 with f32 too, as NumPy 2), bool
+/// with anything is the other.
+pub trait Promote<B: Element>: Element {
+    type Out: Element;
 }
-impl Promote<f32> for f32 {
-    type Out = f32;
+
+macro_rules! promote {
+    ($($a:ty, $b:ty => $out:ty;)*) => {$(
+        impl Promote<$b> for $a {
+            type Out = $out;
+        }
+    )*};
 }
-impl Promote<f64> for f32 {
-    type Out = f64;
-}
-impl Promote<f32> for f64 {
-    type Out = f64;
-}
-impl Promote<f64> for f64 {
-    type Out = f64;
+
+promote! {
+    bool, bool => bool; bool, i32 => i32; bool, i64 => i64; bool, f32 => f32; bool, f64 => f64;
+    i32, bool => i32; i32, i32 => i32; i32, i64 => i64; i32, f32 => f64; i32, f64 => f64;
+    i64, bool => i64; i64, i32 => i64; i64, i64 => i64; i64, f32 => f64; i64, f64 => f64;
+    f32, bool => f32; f32, i32 => f64; f32, i64 => f64; f32, f32 => f32; f32, f64 => f64;
+    f64, bool => f64; f64, i32 => f64; f64, i64 => f64; f64, f32 => f64; f64, f64 => f64;
 }
 
 /// The arrays a fused closure reads: a tuple of 1 to 8 array references (any element types and
@@ -242,7 +251,7 @@ pub trait FuseInputs {
     /// What the closure gets: a tuple of as many [`Expr`]s, or a `Vec<Expr>` for a slice.
     type Exprs;
     /// The element type of the result (NumPy's promotion).
-    type Elem: Float;
+    type Elem: Element;
     /// The dimension of the broadcast result.
     type Dim: Dimension;
     /// One input expression per array, `x0`, `x1`, ...
@@ -294,7 +303,7 @@ impl<T: FuseInputs + ?Sized> FuseAllExt for T {
     #[track_caller]
     fn fuse_all(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Array<Self::Elem, Self::Dim>> {
         let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
-        typed(Self::Elem::from_output(out)?, "fuse_all").map_err(all_names)
+        typed(Self::Elem::convert_output(out)?, "fuse_all").map_err(all_names)
     }
 
     #[track_caller]
@@ -306,13 +315,13 @@ impl<T: FuseInputs + ?Sized> FuseAllExt for T {
         Self::Dim: RemoveAxis,
     {
         let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
-        typed(Self::Elem::from_output(out)?, "fuse_all_reduced").map_err(all_names)
+        typed(Self::Elem::convert_output(out)?, "fuse_all_reduced").map_err(all_names)
     }
 
     #[track_caller]
     fn fuse_all_scalar(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Self::Elem> {
         let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
-        scalar(Self::Elem::from_output(out)?).map_err(all_names)
+        scalar(Self::Elem::convert_output(out)?).map_err(all_names)
     }
 
     #[track_caller]
@@ -365,7 +374,7 @@ macro_rules! fuse_tuple {
         ] ; $($rest)*);
     };
     (@fold [$(($a:ident, $s:ident, $d:ident, $i:tt))+] [[$($elem:tt)*] [$($dim:tt)*] $($bound:tt)*] ;) => {
-        impl<'a, $($a: Float, $s: Data<Elem = $a>, $d: Dimension),+> FuseInputs
+        impl<'a, $($a: Element, $s: Data<Elem = $a>, $d: Dimension),+> FuseInputs
             for ($(&'a ArrayBase<$s, $d, $a>,)+)
         where
             $($bound)*
@@ -426,7 +435,7 @@ fuse_tuple!(
 );
 
 /// A slice of array references of one element type and dimension: `[&a, &b, &c].fuse_all(|xs| ...)`.
-impl<A: Float, S: Data<Elem = A>, D: Dimension> FuseInputs for [&ArrayBase<S, D, A>] {
+impl<A: Element, S: Data<Elem = A>, D: Dimension> FuseInputs for [&ArrayBase<S, D, A>] {
     type Exprs = Vec<Expr>;
     type Elem = A;
     type Dim = D;
@@ -441,7 +450,7 @@ impl<A: Float, S: Data<Elem = A>, D: Dimension> FuseInputs for [&ArrayBase<S, D,
 }
 
 /// A slice of views of one element type and dimension.
-impl<'a, A: Float, D: Dimension> FuseInputs for [ArrayView<'a, A, D>] {
+impl<'a, A: Element, D: Dimension> FuseInputs for [ArrayView<'a, A, D>] {
     type Exprs = Vec<Expr>;
     type Elem = A;
     type Dim = D;

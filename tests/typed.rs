@@ -58,7 +58,6 @@ fn render(out: &Output) -> (String, Vec<String>) {
         Output::I64(a) => a.iter().map(i64::to_string).collect(),
         Output::I32(a) => a.iter().map(i32::to_string).collect(),
         Output::Bool(a) => a.iter().map(|&v| u8::from(v).to_string()).collect(),
-        other => panic!("unexpected output {other:?}"),
     };
     (out.dtype_name().to_string(), values)
 }
@@ -80,7 +79,7 @@ fn expected_values(dtype: &str, text: &str) -> Vec<String> {
         .collect()
 }
 
-fn run(expr: &str, runner: &FusedRunner, inputs: &Inputs) -> kiln::Result<Output> {
+fn run(runner: &FusedRunner, inputs: &Inputs) -> kiln::Result<Output> {
     let all: Vec<(&str, ArrayArg<'_>)> = vec![
         ("b", (&inputs.b).into()),
         ("i", (&inputs.i).into()),
@@ -92,7 +91,6 @@ fn run(expr: &str, runner: &FusedRunner, inputs: &Inputs) -> kiln::Result<Output
         ("u", (&inputs.u).into()),
         ("v", (&inputs.v).into()),
     ];
-    let _ = expr;
     let named: Vec<(&str, ArrayArg<'_>)> = all
         .into_iter()
         .filter(|(n, _)| runner.input_names().iter().any(|m| m == n))
@@ -117,7 +115,7 @@ fn numpy_types_and_values() {
                 Some(b) => r.with_backend(b.clone()),
                 None => r,
             });
-            let got = runner.and_then(|r| run(expr, &r, &inputs));
+            let got = runner.and_then(|r| run(&r, &inputs));
             let name = if backend.is_some() { "interp" } else { "jit" };
             match (dtype, got) {
                 ("error", Ok(out)) => {
@@ -236,4 +234,114 @@ fn initial_values_of_integer_reductions() {
     let ok = FusedRunner::compile_text("min(i, initial=-4)").unwrap();
     let got: ArrayD<i32> = ok.run(&[("i", (&i).into())]).unwrap().into_typed().unwrap();
     assert_eq!(got, ndarray::arr0(-4).into_dyn());
+}
+
+#[test]
+fn ndarray_closures_on_integer_bool_and_mixed_arrays() {
+    use kiln::{FuseAllExt, FuseExt};
+    use ndarray::{Array1, Array2};
+    let i = array![1i32, -2, i32::MAX];
+    let y: Array1<i32> = i.fuse(|i| i * 3 + 1).unwrap();
+    assert_eq!(y, array![4, -5, i32::MAX.wrapping_mul(3).wrapping_add(1)]);
+    // a float result is not an int32 array: the error says so, fuse_dyn gives it
+    let e = i.fuse(|i| i / 2).unwrap_err();
+    assert!(e.to_string().contains("float64"), "{e}");
+    assert_eq!(i.fuse_dyn(|i| i / 2).unwrap().dtype_name(), "float64");
+    // sums of int32 are int64, as NumPy's
+    let total = i.fuse_dyn(|i| i.sum()).unwrap().into_typed::<i64>().unwrap();
+    assert_eq!(total, ndarray::arr0(1 - 2 + i32::MAX as i64).into_dyn());
+    // mixed tuples promote as NumPy: int32 with float32 is float64, bool with int64 is int64
+    let f = array![[0.5f32, 1.5, 2.5], [1.0, 1.0, 1.0]];
+    let z: Array2<f64> = (&i, &f).fuse_all(|(i, f)| i + f).unwrap();
+    assert_eq!(z[[0, 2]], i32::MAX as f64 + 2.5);
+    let p = array![true, false, true];
+    let k = array![10i64, 20, 30];
+    let w: Array1<i64> = (&p, &k).fuse_all(|(p, k)| p * k).unwrap();
+    assert_eq!(w, array![10, 0, 30]);
+    // a bool result comes back as the tuple's type (int64: 1 / 0), or as bool through fuse_all_dyn
+    let m: Array1<i64> = (&p, &k)
+        .fuse_all(|(p, k)| kiln::select(p, k.gt(15), k.lt(15)))
+        .unwrap();
+    assert_eq!(m, array![0, 0, 1]);
+    let m = (&p, &k)
+        .fuse_all_dyn(|(p, k)| kiln::select(p, k.gt(15), k.lt(15)))
+        .unwrap();
+    assert_eq!(m, Output::Bool(array![false, false, true].into_dyn()));
+    let mut out = Array1::<i64>::zeros(3);
+    (&p, &k).fuse_all_into(&mut out, |(p, k)| k - p).unwrap();
+    assert_eq!(out, array![9, 20, 29]);
+}
+
+#[test]
+fn npy_round_trips_of_every_type() {
+    use kiln::npy::{self, NpyArray};
+    let dir = std::env::temp_dir().join(format!("kiln-typed-npy-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let outputs = [
+        Output::Bool(array![true, false, true].into_dyn()),
+        Output::I32(array![i32::MIN, -1, 0, i32::MAX].into_dyn()),
+        Output::I64(array![[i64::MIN, (1 << 53) + 1], [0, i64::MAX]].into_dyn()),
+        Output::F32(array![1.5f32, -0.0, f32::INFINITY].into_dyn()),
+        Output::F64(array![f64::MIN_POSITIVE, -2.5].into_dyn()),
+    ];
+    for out in outputs {
+        let path = dir.join(format!("{}.npy", out.dtype_name()));
+        npy::write(&path, &out).unwrap();
+        let back = npy::read(&path).unwrap();
+        let again = match back {
+            NpyArray::Bool(a) => Output::Bool(a),
+            NpyArray::I32(a) => Output::I32(a),
+            NpyArray::I64(a) => Output::I64(a),
+            NpyArray::F32(a) => Output::F32(a),
+            NpyArray::F64(a) => Output::F64(a),
+        };
+        assert_eq!(again, out);
+    }
+    // other integer types are widened to int64 exactly; uint64 only where every value fits
+    use ndarray_npy::WriteNpyExt;
+    let write = |name: &str, f: &dyn Fn(&mut std::fs::File)| {
+        let path = dir.join(name);
+        f(&mut std::fs::File::create(&path).unwrap());
+        npy::read(&path)
+    };
+    let cases: Vec<(&str, kiln::Result<NpyArray>)> = vec![
+        (
+            "i8",
+            write("i1.npy", &|w| array![-128i8, 127].write_npy(w).unwrap()),
+        ),
+        (
+            "i16",
+            write("i2.npy", &|w| array![-32768i16, 7].write_npy(w).unwrap()),
+        ),
+        ("u8", write("u1.npy", &|w| array![255u8, 0].write_npy(w).unwrap())),
+        (
+            "u16",
+            write("u2.npy", &|w| array![65535u16, 1].write_npy(w).unwrap()),
+        ),
+        (
+            "u32",
+            write("u4.npy", &|w| array![u32::MAX, 2].write_npy(w).unwrap()),
+        ),
+        (
+            "u64",
+            write("u8.npy", &|w| array![i64::MAX as u64, 3].write_npy(w).unwrap()),
+        ),
+    ];
+    let want: [[i64; 2]; 6] = [
+        [-128, 127],
+        [-32768, 7],
+        [255, 0],
+        [65535, 1],
+        [u32::MAX as i64, 2],
+        [i64::MAX, 3],
+    ];
+    for ((name, got), want) in cases.into_iter().zip(want) {
+        match got {
+            Ok(NpyArray::I64(a)) => assert_eq!(a, ndarray::arr1(&want).into_dyn(), "{name}"),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+    let e = write("u8big.npy", &|w| array![u64::MAX].write_npy(w).unwrap()).unwrap_err();
+    assert!(e.to_string().contains("does not fit int64"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
