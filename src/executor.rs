@@ -120,7 +120,7 @@ pub(crate) fn specialise(
         let mean = program.reduction().is_some_and(|r| r.mean);
         let typed = TypedKernel::new(&kernel, &elems, mean)?;
         notes.push(format!(
-            "interpreted: {why}, and the JIT compiles float kernels only; the typed kernel:\n{}",
+            "interpreted: {why}, and the JIT compiles float kernels only (integer code generation is to come); the typed kernel:\n{}",
             typed.to_string().trim_end()
         ));
         let layouts: Vec<InputLayout> = typed

@@ -32,7 +32,7 @@ enum Command {
     Eval(EvalArgs),
     /// Print the kernel's IR and its broadcast plan.
     ///
-    /// Each --input is a .npy file or a dtype and shape, `NAME=f32[3,4]`. An input not given is
+    /// Each --input is a .npy file or a dtype and shape, `NAME=f32[3,4]` (f64, f32, i64, i32, bool). An input not given is
     /// assumed to be f64[1024] when no input is given, else an f64 scalar.
     Explain(ExplainArgs),
     /// Race the seed kernels: fused SIMD, fused scalar, unfused ndarray and a hand-written loop.
@@ -231,9 +231,29 @@ fn load_inputs(specs: &[String]) -> CliResult<Vec<(String, NpyArray)>> {
 /// `f64[3,4]`, `f64[7,]` or `f32[]`: an array of zeros of that dtype and shape (for explain only;
 /// see [`npy::shape_spec`]).
 fn parse_shape_spec(value: &str) -> CliResult<Option<NpyArray>> {
-    let Some((dtype, shape)) = npy::shape_spec(value).map_err(|e| e.to_string())? else {
+    // `i32[..]`, `i64[..]`, `bool[..]`: the shape read as an f64 spec's, zeros of that type
+    let integer = ["i32", "i64", "bool"]
+        .into_iter()
+        .find(|t| value.strip_prefix(t).is_some_and(|r| r.starts_with('[')));
+    let spec = match integer {
+        Some(t) => format!("f64{}", &value[t.len()..]),
+        None => value.to_string(),
+    };
+    let Some((dtype, shape)) = npy::shape_spec(&spec).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
+    if let Some(t) = integer {
+        let size: usize = shape.iter().product();
+        if size > 1 << 24 {
+            return Err(format!("shape spec '{value}' is too large for explain (over 2^24 elements)").into());
+        }
+        let shape = ndarray::IxDyn(&shape);
+        return Ok(Some(match t {
+            "i32" => NpyArray::I32(ndarray::ArrayD::zeros(shape)),
+            "i64" => NpyArray::I64(ndarray::ArrayD::zeros(shape)),
+            _ => NpyArray::Bool(ndarray::ArrayD::from_elem(shape, false)),
+        }));
+    }
     let size: usize = shape.iter().product();
     if size > 1 << 24 {
         return Err(format!("shape spec '{value}' is too large for explain (over 2^24 elements)").into());
@@ -335,25 +355,43 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         settings.profile,
         if settings.prefix_scan { "on" } else { "off" }
     )?;
-    let notes = |w: &mut dyn Write, notes: &[String]| -> std::io::Result<()> {
+    // a typed kernel (an integer or bool value) is interpreted: its note holds the typed kernel,
+    // printed in place of the float kernel's text
+    let show = |w: &mut dyn Write,
+                kernel: &kiln::kiln_ir::KernelIR,
+                plan: &kiln::kiln_ir::BroadcastPlan,
+                notes: &[String]|
+     -> std::io::Result<()> {
+        let mut typed = false;
         for n in notes {
-            writeln!(w, "# rewrite {n}")?;
+            if n.starts_with("interpreted:") {
+                typed = true;
+                writeln!(w, "# {n}")?;
+            } else {
+                writeln!(w, "# rewrite {n}")?;
+            }
         }
-        Ok(())
+        if typed {
+            write!(w, "{plan}")
+        } else {
+            write!(w, "{kernel}{plan}")
+        }
     };
     if all.len() > 1 {
         // several kernels: the plan (what flows between them), then each kernel
         write!(w, "{}", runner.pipeline())?;
         for (k, (kernel, plan, rewrites)) in all.iter().enumerate() {
             writeln!(w, "# kernel {k}")?;
-            notes(&mut w, rewrites)?;
-            write!(w, "{kernel}{plan}")?;
+            show(&mut w, kernel, plan, rewrites)?;
         }
     }
     let (kernel, plan, rewrites) = all.pop().expect("a pipeline has a kernel");
     if runner.pipeline().stages.len() == 1 {
-        notes(&mut w, &rewrites)?;
-        write!(w, "{kernel}{plan}")?;
+        show(&mut w, &kernel, &plan, &rewrites)?;
+    }
+    if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("interpreted:")) {
+        writeln!(w, "# no compiled code: the kernel is interpreted")?;
+        return Ok(());
     }
     if args.clif || args.asm {
         let schedule = match args.backend.as_str() {
