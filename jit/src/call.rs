@@ -28,6 +28,13 @@
 //!   it writes (checked): each element is loaded, in the iteration (and the unit) that stores it,
 //!   before it is stored (the stored value depends on the load), and no other unit or iteration
 //!   touches it;
+//! - a map of several outputs ([`kiln_ir::KernelIR::extra`]) finds output `1 + k`'s pointer at
+//!   `ins[n_in + k]`, after the input pointers (execute.rs fills them from the caller's slices, each
+//!   checked by `check_run` to hold `n` elements of the dtype); an input read in place from any
+//!   output ([`crate::InputRef::Output`]) obeys the rule above, and the compiled loop computes every
+//!   output of a point (so loads every input of it) before it stores any output of that point
+//!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
+//!   whichever output reads it;
 //! - `zeroed_output` only advises the kernel (madvise) about memory it owns.
 #![allow(unsafe_code)]
 

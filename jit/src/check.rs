@@ -24,6 +24,7 @@ pub(crate) fn check_run<T: Elem>(
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
     dest: Option<&[T]>,
+    extra: &[&mut [T]],
     cfg: &RunConfig<'_>,
 ) -> Result<Checked> {
     check_inputs(st, geo, kernel, plan, inputs)?;
@@ -48,10 +49,45 @@ pub(crate) fn check_run<T: Elem>(
         }));
     }
     let n_val = if st.mode.stores_points() { geo.n } else { geo.n_out };
-    if dest.is_none() && inputs.iter().any(|i| matches!(i, InputRef::Destination)) {
+    if dest.is_none()
+        && inputs
+            .iter()
+            .any(|i| matches!(i, InputRef::Destination | InputRef::Output(_)))
+    {
         return Err(JitError::Unsupported(
             "an input reads the destination but the run has none".into(),
         ));
+    }
+    if let Some(k) = inputs.iter().find_map(|i| match i {
+        InputRef::Output(k) if *k > extra.len() => Some(*k),
+        _ => None,
+    }) {
+        return Err(JitError::Unsupported(format!(
+            "an input reads output {k} in place but the run writes {} outputs",
+            extra.len() + 1
+        )));
+    }
+    if kernel.extra.len() != extra.len() || (!extra.is_empty() && dest.is_none()) {
+        return Err(JitError::Unsupported(format!(
+            "the kernel has {} outputs but the run writes {}: a kernel of several outputs runs into \
+             one destination per output",
+            kernel.n_outputs(),
+            extra.len() + usize::from(dest.is_some())
+        )));
+    }
+    for (k, e) in extra.iter().enumerate() {
+        let out_type = kernel.output_type_of(k + 1);
+        if out_type != kiln_ir::OutputType::Float(T::DTYPE) || e.len() != n_val {
+            return Err(JitError::BadInput {
+                index: kernel.inputs.len() + 1 + k,
+                name: format!("output {}", k + 1),
+                why: format!(
+                    "{} elements of {} given for a result of {n_val} {out_type}",
+                    e.len(),
+                    T::DTYPE
+                ),
+            });
+        }
     }
     if let Some(d) = dest
         && (op.is_some() || geo.out_type != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
@@ -101,9 +137,12 @@ fn check_inputs<T: Elem>(
             }
             // read where it is written: a map reading it at each point (the destination's length
             // is checked in `check_run`)
-            InputRef::Destination => {
+            InputRef::Destination | InputRef::Output(_) => {
+                // a splat of the iteration shape is its one point, loaded in the entry block before
+                // the loop stores anything
+                let one_point = st.inputs[i] == Access::Splat && decl.shape == kernel.shape;
                 if !matches!(st.mode, crate::layout::Mode::Map)
-                    || st.inputs[i] != Access::Contiguous
+                    || !(st.inputs[i] == Access::Contiguous || one_point)
                     || plan.inputs[i] == InputPlan::Materialise
                 {
                     return Err(bad(format!(
