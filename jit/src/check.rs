@@ -17,6 +17,7 @@ pub(crate) struct Checked(());
 /// Checks a run of `kernel` over `inputs` with `cfg`, writing into `dest` if given: see the module
 /// doc.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_run<T: Elem>(
     st: &Structure,
     geo: &Geometry,
@@ -28,6 +29,10 @@ pub(crate) fn check_run<T: Elem>(
     cfg: &RunConfig<'_>,
 ) -> Result<Checked> {
     check_inputs(st, geo, kernel, plan, inputs)?;
+    // a map of several outputs writes a logical output as 1 / 0 in the dtype, for its caller to type
+    let float_or_truth = |t: kiln_ir::OutputType| {
+        t == kiln_ir::OutputType::Float(T::DTYPE) || (!extra.is_empty() && t == kiln_ir::OutputType::Bool)
+    };
     let op = st.mode.reduce_op();
     if let Some(op) = op {
         cfg.start.check(op, geo.n_out)?;
@@ -77,7 +82,7 @@ pub(crate) fn check_run<T: Elem>(
     }
     for (k, e) in extra.iter().enumerate() {
         let out_type = kernel.output_type_of(k + 1);
-        if out_type != kiln_ir::OutputType::Float(T::DTYPE) || e.len() != n_val {
+        if !float_or_truth(out_type) || e.len() != n_val {
             return Err(JitError::BadInput {
                 index: kernel.inputs.len() + 1 + k,
                 name: format!("output {}", k + 1),
@@ -90,7 +95,7 @@ pub(crate) fn check_run<T: Elem>(
         }
     }
     if let Some(d) = dest
-        && (op.is_some() || geo.out_type != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
+        && (op.is_some() || !float_or_truth(geo.out_type) || d.len() != n_val)
     {
         return Err(JitError::BadInput {
             index: kernel.inputs.len(),

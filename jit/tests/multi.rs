@@ -222,7 +222,7 @@ fn the_output_count_and_lengths_are_checked() {
     ];
     let bound = code.bind(&k, &p).unwrap();
     let err = bound
-        .run_into_many(&ins_out, &mut [&mut a, &mut vec![0.0; 4]], &RunConfig::default())
+        .run_into_many(&ins_out, &mut [&mut a, &mut [0.0; 4]], &RunConfig::default())
         .unwrap_err();
     assert!(err.to_string().contains("reads output 2"), "{err}");
 }
