@@ -37,7 +37,7 @@ pub use array::{ArrayArg, Float, Output};
 pub use backend::{Backend, Buffer, BufferData, Buffers, Executable, Interpreter, OutSlice, RunCtx};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
-pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs};
+pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs, FuseManyExt, FuseResults};
 pub use kiln_ir;
 pub use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 pub use parallel::Parallel;

@@ -329,3 +329,22 @@ fn unsafe_updates_are_refused() {
     .unwrap();
     assert_eq!(q, &p + &(&v * 0.01));
 }
+
+#[test]
+fn fuse_many_returns_a_tuple_of_typed_arrays() {
+    use kiln::FuseManyExt;
+    let s = Array1::from_shape_fn(50, |i| 90.0 + i as f32);
+    let k = Array1::from_elem(50, 100.0f32);
+    let (up, down): (Array1<f32>, Array1<f32>) = (&s, &k)
+        .fuse_many(|(s, k)| ((&s - &k).maximum(0.0), (&k - &s).maximum(0.0)))
+        .unwrap();
+    assert_eq!(up, (&s - &k).mapv(|v| v.max(0.0)));
+    assert_eq!(down, (&k - &s).mapv(|v| v.max(0.0)));
+    let m = Array2::<f64>::ones((2, 3));
+    let v: Vec<Array2<f64>> = (&m,).fuse_many(|(m,)| vec![&m * 2.0, &m + 1.0, m.clone()]).unwrap();
+    assert_eq!(v.len(), 3);
+    assert_eq!(v[1], Array2::from_elem((2, 3), 2.0));
+    // a reduction among the results: the error names it
+    let e = (&m,).fuse_many(|(m,)| (&m * 2.0, m.sum())).unwrap_err().to_string();
+    assert!(e.contains("result 1"), "{e}");
+}
