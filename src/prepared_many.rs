@@ -24,7 +24,7 @@ use crate::prepared::{Form, Prepared};
 use crate::program::Source;
 use crate::runner::FusedRunner;
 use kiln_ir::{InputPlan, KernelIR, OutputType, Start, Tensor};
-use kiln_jit::InputRef;
+use kiln_jit::{InputRef, Part};
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
@@ -56,6 +56,8 @@ pub(crate) struct ManyBinding {
     direct: Option<Arc<Specialised>>,
     /// Its points.
     points: usize,
+    /// The kernel bound for calls on the calling thread, where the runner runs its points there.
+    serial: Option<Arc<kiln_jit::SerialMap>>,
     /// Per kernel input: where it comes from in `run_slices_many`.
     slots: Vec<Slot>,
     /// Per kernel input: where it comes from in `update` (empty: the handle updates nothing).
@@ -78,6 +80,7 @@ impl ManyBinding {
             .filter(|s| s.kernel.kind == kiln_ir::KernelKind::Map)
             .cloned();
         ManyBinding::new(
+            runner,
             vec![ResultForm {
                 shape: t.shape.clone(),
                 len: t.shape.iter().product(),
@@ -90,6 +93,7 @@ impl ManyBinding {
     }
 
     fn new(
+        runner: &FusedRunner,
         results: Vec<ResultForm>,
         direct: Option<Arc<Specialised>>,
         sources: &[Source],
@@ -109,10 +113,19 @@ impl ManyBinding {
                 .collect(),
             None => Vec::new(),
         };
+        let points = points.unwrap_or(0);
+        // below the runner's threshold (or on one thread) a call runs on the calling thread: bound
+        // once, with nothing but the buffers left to check
+        let serial = direct
+            .as_ref()
+            .filter(|_| runner.parallel().jit_config(points, Start::Identity).max_units == 1)
+            .and_then(|s| s.exe.bound_jit()?.serial_map().ok())
+            .map(Arc::new);
         ManyBinding {
             results,
             direct,
-            points: points.unwrap_or(0),
+            points,
+            serial,
             slots,
             update_slots: Vec::new(),
             rest: Vec::new(),
@@ -151,7 +164,7 @@ impl FusedRunner {
             _ => None,
         };
         let sources = p.fused.as_ref().map_or(&[][..], |f| &f.stage.sources[..]);
-        let many = ManyBinding::new(results, direct, sources, &order);
+        let many = ManyBinding::new(self, results, direct, sources, &order);
         let first = &many.results[0];
         Ok(Prepared {
             runner: self.clone(),
@@ -268,7 +281,7 @@ impl FusedRunner {
             }
         }
         let rest = (0..h.forms.len()).filter(|k| !positions.contains(k)).collect();
-        let mut binding = ManyBinding::new(m.results.clone(), m.direct.clone(), &[], &[]);
+        let mut binding = ManyBinding::new(&h.runner, m.results.clone(), m.direct.clone(), &[], &[]);
         binding.slots = m.slots.clone();
         binding.update_slots = update_slots;
         binding.rest = rest;
@@ -318,7 +331,14 @@ impl Prepared {
     /// result that is not of type `A`, and the errors of [`FusedRunner::run_many`].
     pub fn run_slices_many<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> Result<()> {
         let m = &*self.many;
-        self.check_slices(inputs, &(0..self.forms.len()).collect::<Vec<_>>(), "input")?;
+        // the serial kernel checks what it reads; on an error, the checks below say what is wrong
+        if let Some(serial) = &m.serial
+            && inputs.len() == self.forms.len()
+            && on_stack_serial(serial, &m.slots, |k| inputs.get(k).copied(), outs)
+        {
+            return Ok(());
+        }
+        self.check_slices(inputs, None, "input")?;
         check_outs(m, outs)?;
         if let Some(spec) = &m.direct
             && A::DTYPE == spec.kernel.dtype
@@ -393,7 +413,14 @@ impl Prepared {
                 "the handle updates no input: bind it with FusedRunner::prepared_update".into(),
             ));
         };
-        self.check_slices(rest, &m.rest, "input not updated")?;
+        if let Some(serial) = &m.serial
+            && !m.update_slots.is_empty()
+            && rest.len() == m.rest.len()
+            && on_stack_serial(serial, &m.update_slots, |k| rest.get(k).copied(), updated)
+        {
+            return Ok(());
+        }
+        self.check_slices(rest, Some(&m.rest), "input not updated")?;
         check_outs(m, updated)?;
         if A::DTYPE != spec.kernel.dtype {
             return Err(Error::Prepared(format!(
@@ -410,15 +437,17 @@ impl Prepared {
     }
 
     /// Checks that `given[j]` holds the elements of the bound input `positions[j]`, of dtype `A`.
-    fn check_slices<A: Float>(&self, given: &[&[A]], positions: &[usize], what: &str) -> Result<()> {
-        if given.len() != positions.len() {
+    /// (`None`: every bound input, in order).
+    fn check_slices<A: Float>(&self, given: &[&[A]], positions: Option<&[usize]>, what: &str) -> Result<()> {
+        let bound = positions.map_or(self.forms.len(), <[usize]>::len);
+        if given.len() != bound {
             return Err(Error::Prepared(format!(
-                "{} {what}s given, {} bound",
-                given.len(),
-                positions.len()
+                "{} {what}s given, {bound} bound",
+                given.len()
             )));
         }
-        for (j, (s, &c)) in given.iter().zip(positions).enumerate() {
+        for (j, s) in given.iter().enumerate() {
+            let c = positions.map_or(j, |p| p[j]);
             let f = &self.forms[c];
             if f.dtype != A::DTYPE || s.len() != f.len {
                 return Err(Error::Prepared(format!(
@@ -447,15 +476,16 @@ impl Prepared {
             .runner
             .parallel()
             .jit_config(self.many.points, Start::Identity);
+        let run = |refs: &[InputRef<'i, A>], outs: &mut [&mut [A]]| code.run_into_many(refs, outs, &cfg);
+        // a smaller array for the common case is less to fill and drop
+        if slots.len() <= 4 {
+            return on_stack::<A, 4>(slots, input, outs, run);
+        }
         if slots.len() <= STACK_INPUTS {
-            let mut refs: [InputRef<'i, A>; STACK_INPUTS] = std::array::from_fn(|_| InputRef::Slice(&[]));
-            for (r, &s) in refs.iter_mut().zip(slots) {
-                *r = input(s);
-            }
-            return Ok(code.run_into_many(&refs[..slots.len()], outs, &cfg)?);
+            return on_stack::<A, STACK_INPUTS>(slots, input, outs, run);
         }
         let refs: Vec<InputRef<'i, A>> = slots.iter().map(|&s| input(s)).collect();
-        Ok(code.run_into_many(&refs, outs, &cfg)?)
+        Ok(run(&refs, outs)?)
     }
 
     /// Runs through the runner (inputs in the order bound) and copies each result into `outs`.
@@ -471,6 +501,46 @@ impl Prepared {
         }
         Ok(())
     }
+}
+
+/// Calls the serial kernel with the inputs of `slots` (`Call(k)` is `given(k)`) on the stack;
+/// whether it ran (false: the buffers are not what it was bound for, or there are too many).
+#[inline]
+fn on_stack_serial<'i, A: Float>(
+    serial: &kiln_jit::SerialMap,
+    slots: &[Slot],
+    given: impl Fn(usize) -> Option<&'i [A]>,
+    outs: &mut [&mut [A]],
+) -> bool {
+    const K: usize = 8;
+    if slots.len() > K {
+        return false;
+    }
+    let mut parts: [Part<'i, A>; K] = [Part::Output(0); K];
+    for (p, &s) in parts.iter_mut().zip(slots) {
+        *p = match s {
+            Slot::Call(k) => match given(k) {
+                Some(x) => Part::Slice(x),
+                None => return false,
+            },
+            Slot::Output(o) => Part::Output(o),
+        };
+    }
+    serial.run(&parts[..slots.len()], outs).is_ok()
+}
+
+/// Calls `code` with the inputs of `slots` (at most `K`) in an array on the stack.
+fn on_stack<'i, A: Float, const K: usize>(
+    slots: &[Slot],
+    input: impl Fn(Slot) -> InputRef<'i, A>,
+    outs: &mut [&mut [A]],
+    run: impl FnOnce(&[InputRef<'i, A>], &mut [&mut [A]]) -> kiln_jit::Result<()>,
+) -> Result<()> {
+    let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
+    for (r, &s) in refs.iter_mut().zip(slots) {
+        *r = input(s);
+    }
+    Ok(run(&refs[..slots.len()], outs)?)
 }
 
 /// Checks the count, lengths and types of a call's outputs.

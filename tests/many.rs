@@ -341,10 +341,15 @@ fn fuse_many_returns_a_tuple_of_typed_arrays() {
     assert_eq!(up, (&s - &k).mapv(|v| v.max(0.0)));
     assert_eq!(down, (&k - &s).mapv(|v| v.max(0.0)));
     let m = Array2::<f64>::ones((2, 3));
-    let v: Vec<Array2<f64>> = (&m,).fuse_many(|(m,)| vec![&m * 2.0, &m + 1.0, m.clone()]).unwrap();
+    let v: Vec<Array2<f64>> = (&m,)
+        .fuse_many(|(m,)| vec![&m * 2.0, &m + 1.0, m.clone()])
+        .unwrap();
     assert_eq!(v.len(), 3);
     assert_eq!(v[1], Array2::from_elem((2, 3), 2.0));
     // a reduction among the results: the error names it
-    let e = (&m,).fuse_many(|(m,)| (&m * 2.0, m.sum())).unwrap_err().to_string();
+    let e = (&m,)
+        .fuse_many(|(m,)| (&m * 2.0, m.sum()))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("result 1"), "{e}");
 }

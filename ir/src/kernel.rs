@@ -336,10 +336,11 @@ impl KernelIR {
 
     /// The element type of output `o` (see [`KernelIR::output_type`]).
     pub fn output_type_of(&self, o: usize) -> OutputType {
-        if o == 0 {
-            self.output_type()
-        } else {
-            self.output(o).output_type()
+        match o.checked_sub(1).map(|e| self.extra[e]) {
+            None => self.output_type(),
+            // only a map has further outputs
+            Some(root) if self.arena.node(root).is_logical(&self.arena) => OutputType::Bool,
+            Some(_) => OutputType::Float(self.dtype),
         }
     }
 

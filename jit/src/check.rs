@@ -183,25 +183,36 @@ fn check_inputs<T: Elem>(
         if geo.n == 0 {
             continue;
         }
-        let need = match st.inputs[i] {
-            Access::Splat => 1,
-            Access::Contiguous => geo.n,
-            Access::RowRun | Access::RowSplat => {
-                let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
-                    return Err(bad("the plan changed under the kernel".into()));
-                };
-                let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
-                if lo < 0 {
-                    return Err(bad(format!("negative outer strides {outer_strides:?}")));
-                }
-                usize::try_from(hi + 1).map_err(|_| bad("row offsets overflow".into()))?
-            }
-        };
+        let need = needed(st, geo, plan, i).map_err(bad)?;
         if len < need {
             return Err(bad(format!("{len} elements, but the plan reads {need}")));
         }
     }
     Ok(())
+}
+
+/// The elements a C-contiguous buffer of input `i` must hold for the code to read it as `plan` says
+/// (over `geo.n > 0` points).
+pub(crate) fn needed(
+    st: &Structure,
+    geo: &Geometry,
+    plan: &BroadcastPlan,
+    i: usize,
+) -> std::result::Result<usize, String> {
+    Ok(match st.inputs[i] {
+        Access::Splat => 1,
+        Access::Contiguous => geo.n,
+        Access::RowRun | Access::RowSplat => {
+            let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+                return Err("the plan changed under the kernel".into());
+            };
+            let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
+            if lo < 0 {
+                return Err(format!("negative outer strides {outer_strides:?}"));
+            }
+            usize::try_from(hi + 1).map_err(|_| "row offsets overflow".to_string())?
+        }
+    })
 }
 
 /// Whether a view's elements lie one after another in C order from its base (every axis of more
@@ -311,4 +322,57 @@ fn check_view<T: Elem>(
         ));
     }
     Ok(())
+}
+
+/// Checks a call of a [`crate::SerialMap`]: `inputs` and `outs` of the bound counts, each output of
+/// `n` elements, each input slice of `lens[i]` elements, and an input read in place only where
+/// `in_place[i]` (a map reading it at every point at that point alone) and from an output of the call.
+#[inline]
+pub(crate) fn check_serial<T: Elem>(
+    lens: &[usize],
+    in_place: &[bool],
+    n: usize,
+    n_outputs: usize,
+    inputs: &[crate::Part<'_, T>],
+    outs: &[&mut [T]],
+) -> Result<Checked> {
+    if inputs.len() != lens.len() {
+        return Err(kiln_ir::IrError::Arity {
+            expected: lens.len(),
+            got: inputs.len(),
+        }
+        .into());
+    }
+    if outs.len() != n_outputs || outs.iter().any(|o| o.len() != n) {
+        return Err(JitError::BadInput {
+            index: lens.len(),
+            name: "output".into(),
+            why: format!(
+                "{} outputs of {:?} elements given for {n_outputs} of {n}",
+                outs.len(),
+                outs.iter().map(|o| o.len()).collect::<Vec<_>>()
+            ),
+        });
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        let ok = match *input {
+            crate::Part::Slice(s) => s.len() == lens[i],
+            crate::Part::Output(k) => in_place[i] && k < outs.len(),
+        };
+        if !ok {
+            return Err(JitError::BadInput {
+                index: i,
+                name: format!("input {i}"),
+                why: match *input {
+                    crate::Part::Slice(s) => format!("{} elements given, {} expected", s.len(), lens[i]),
+                    crate::Part::Output(k) => format!(
+                        "output {k} is read in place only by a map that reads it at every point, at \
+                         that point alone, among the {} outputs of the call",
+                        outs.len()
+                    ),
+                },
+            });
+        }
+    }
+    Ok(Checked(()))
 }

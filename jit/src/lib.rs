@@ -89,6 +89,7 @@ mod reduce;
 mod run;
 mod scan;
 mod schedule;
+mod serial;
 mod skeleton;
 mod vmath;
 
@@ -101,6 +102,7 @@ pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace};
 pub use schedule::Schedule;
+pub use serial::{Part, SerialMap};
 
 use crate::layout::Geometry;
 use kiln_ir::{BroadcastPlan, DType, KernelIR, Tensor};

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use kiln_ir::*;
-use kiln_jit::{Elem, InputRef, RunConfig, Schedule};
+use kiln_jit::{Elem, InputRef, Part, RunConfig, Schedule};
 
 /// `out0 = x*y + 1`, `out1 = sqrt(x*y) - z`, `out2 = where(x > z, x*y, -x)`: `x*y` is shared by all
 /// three; `z` is broadcast along the rows.
@@ -235,4 +235,52 @@ fn several_outputs_are_only_for_maps() {
         axes: vec![0],
     };
     assert!(k.validate().unwrap_err().to_string().contains("must be a map"));
+}
+
+#[test]
+fn the_serial_map_checks_what_it_reads() {
+    let k = particle(DType::F64, 8, &[1]);
+    let p = plan(&k, 1);
+    let serial = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+        .unwrap()
+        .bind(&k, &p)
+        .unwrap()
+        .serial_map()
+        .unwrap();
+    let (v, dt, g) = ([1.0; 8], [0.5], [1.0]);
+    let (mut a, mut b) = (vec![0.0; 8], vec![0.0; 8]);
+    // `p` of one element broadcast over 8 points is not updated in place
+    let parts = [
+        Part::Output(0),
+        Part::Slice(&v[..]),
+        Part::Slice(&dt[..]),
+        Part::Slice(&g[..]),
+    ];
+    let e = serial.run(&parts, &mut [&mut a, &mut b]).unwrap_err().to_string();
+    assert!(e.contains("read in place only by a map"), "{e}");
+    let parts = [
+        Part::Slice(&[2.0][..]),
+        Part::Slice(&v[..7]),
+        Part::Slice(&dt[..]),
+        Part::Slice(&g[..]),
+    ];
+    let e = serial.run(&parts, &mut [&mut a, &mut b]).unwrap_err().to_string();
+    assert!(e.contains("7 elements given, 8 expected"), "{e}");
+    let parts = [
+        Part::Slice(&[2.0][..]),
+        Part::Slice(&v[..]),
+        Part::Slice(&dt[..]),
+        Part::Slice(&g[..]),
+    ];
+    let e = serial.run(&parts, &mut [&mut a]).unwrap_err().to_string();
+    assert!(e.contains("1 outputs"), "{e}");
+    let e = serial
+        .run(&parts[..3], &mut [&mut a, &mut b])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("3"), "{e}");
+    let e = serial.run::<f32>(&[], &mut []).unwrap_err().to_string();
+    assert!(e.contains("f32"), "{e}");
+    serial.run(&parts, &mut [&mut a, &mut b]).unwrap();
+    assert_eq!((a[0], b[0]), (2.5, 1.0 * 0.99 + 0.5));
 }
