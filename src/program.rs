@@ -362,7 +362,14 @@ impl fmt::Display for Pipeline {
                 ),
                 Work::Map => "map".into(),
             };
-            writeln!(f, "kernel {k}: {what} <- [{}] -> %{k}", from.join(", "))?;
+            let fused = match &self.fused {
+                Some(fu) if fu.members.contains(&k) => format!(
+                    " (computed by kernel {} with the other maps where they share one iteration shape)",
+                    self.stages.len()
+                ),
+                _ => String::new(),
+            };
+            writeln!(f, "kernel {k}: {what} <- [{}] -> %{k}{fused}", from.join(", "))?;
         }
         if self.is_many() {
             let results: Vec<String> = self
