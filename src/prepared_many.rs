@@ -332,10 +332,7 @@ impl Prepared {
     pub fn run_slices_many<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> Result<()> {
         let m = &*self.many;
         // the serial kernel checks what it reads; on an error, the checks below say what is wrong
-        if let Some(serial) = &m.serial
-            && inputs.len() == self.forms.len()
-            && on_stack_serial(serial, &m.slots, |k| inputs.get(k).copied(), outs)
-        {
+        if self.try_serial(inputs, outs) {
             return Ok(());
         }
         self.check_slices(inputs, None, "input")?;
@@ -434,6 +431,19 @@ impl Prepared {
             Slot::Output(o) => InputRef::Output(o),
         };
         self.call_many(spec, &m.update_slots, input, updated)
+    }
+
+    /// Calls the serial kernel of a map below the threshold with `inputs` (in the order bound), if
+    /// there is one and the buffers are what it was bound for; whether it ran.
+    #[inline]
+    pub(crate) fn try_serial<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> bool {
+        let m = &*self.many;
+        match &m.serial {
+            Some(serial) if inputs.len() == self.forms.len() => {
+                on_stack_serial(serial, &m.slots, |k| inputs.get(k).copied(), outs)
+            }
+            _ => false,
+        }
     }
 
     /// Checks that `given[j]` holds the elements of the bound input `positions[j]`, of dtype `A`.
