@@ -189,6 +189,22 @@ impl FusedRunner {
     /// shape and dtype there: each member's own arguments broadcast to the shape of all, and give the
     /// same dtype.
     pub(crate) fn fused_spec(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<Option<Arc<Specialised>>> {
+        if !self.fused_applies(f, args)? {
+            return Ok(None);
+        }
+        let cache = &self.spec_caches()[self.pipeline().stages.len()];
+        Ok(Some(cache.get(
+            &f.stage.program,
+            self.backend(),
+            args,
+            self.plan_options(),
+            self.settings(),
+        )?))
+    }
+
+    /// Whether the maps of `f` share one kernel for its arguments `args` (see
+    /// [`FusedRunner::fused_spec`]).
+    pub(crate) fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
         let p = self.pipeline();
         let joint = broadcast_shapes(args.iter().map(|a| a.shape()))?;
         let dtype = kernel_dtype(args);
@@ -203,17 +219,10 @@ impl FusedRunner {
                 .collect();
             let shape = broadcast_shapes(own.iter().map(|a| a.shape()))?;
             if shape != joint || kernel_dtype(&own) != dtype {
-                return Ok(None);
+                return Ok(false);
             }
         }
-        let cache = &self.spec_caches()[p.stages.len()];
-        Ok(Some(cache.get(
-            &f.stage.program,
-            self.backend(),
-            args,
-            self.plan_options(),
-            self.settings(),
-        )?))
+        Ok(true)
     }
 }
 

@@ -259,7 +259,7 @@ impl FusedRunner {
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
             let (kernel, plan, mut notes) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
-            if self.fused_spec(f, &refs)?.is_none() {
+            if !self.fused_applies(f, &refs)? {
                 notes
                     .push("fused: declined: the maps do not share one iteration shape and dtype here".into());
             }
