@@ -85,6 +85,16 @@ pub trait Executable: Send + Sync + Debug {
         None
     }
 
+    /// Runs a map of several outputs ([`KernelIR::extra`]): one tensor per output, each as
+    /// [`Executable::run`] would give that output alone.
+    fn run_many(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Vec<Tensor>>;
+
     /// Runs into `out`. The default runs [`Executable::run`] and copies.
     fn run_into(
         &self,
@@ -150,6 +160,19 @@ impl Executable for Interpreter {
             Buffers::F64(b) => interpret(kernel, b, ctx.start),
             Buffers::F32(b) => interpret(kernel, b, ctx.start),
         }
+    }
+
+    /// Each output alone, as `run` computes it: the oracle of a map of several outputs.
+    fn run_many(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Vec<Tensor>> {
+        (0..kernel.n_outputs())
+            .map(|o| self.run(&kernel.output(o), plan, inputs, ctx))
+            .collect()
     }
 }
 

@@ -14,6 +14,8 @@ pub struct KernelKey {
     pub(crate) structure: Structure,
     pub(crate) arena: ExprArena,
     pub(crate) body: NodeId,
+    /// The further outputs of a map of several (see [`KernelIR::extra`]).
+    pub(crate) extra: Vec<NodeId>,
     pub(crate) schedule: Schedule,
 }
 
@@ -25,8 +27,16 @@ impl KernelKey {
             structure: Structure::new(kernel, plan)?,
             arena: kernel.arena.clone(),
             body: kernel.body,
+            extra: kernel.extra.clone(),
             schedule: schedule.normalised(kernel.dtype),
         })
+    }
+
+    /// Every output's body: `body`, then `extra`.
+    pub(crate) fn roots(&self) -> Vec<NodeId> {
+        std::iter::once(self.body)
+            .chain(self.extra.iter().copied())
+            .collect()
     }
 
     /// The structure of the kernel (plan, mode, rank) the code is for.

@@ -58,6 +58,8 @@ struct Row {
     splats: Vec<Option<[Value; 2]>>,
     row_index: Vec<Option<[Value; 2]>>,
     out_row: Option<Value>,
+    /// The row's start in each further output of a map of several (output `1 + k` at `ins[n_in + k]`).
+    extra_rows: Vec<Value>,
     /// Output element of the row's first point (kept reductions): `o_base + rs - s0`.
     kept_row: Option<Value>,
     /// Reduction index of the row's first point (trailing arg reductions): `r_base + rs - s0`.
@@ -227,7 +229,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     ) -> Row {
         let st = self.st;
         let k = st.outer_axes;
-        let index_axes = self.f.key.arena.index_axes(self.f.key.body);
+        let index_axes = self.f.key.arena.index_axes_all(&self.f.key.roots());
         let needs_outer = st
             .inputs
             .iter()
@@ -300,9 +302,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             Mode::Kept(_) => (None, Some(g.b.ins().iadd(o_base, rel)), None),
             Mode::Trailing(op) => (None, None, op.is_arg().then(|| g.b.ins().iadd(r_base, rel))),
         };
+        let n_in = st.inputs.len();
+        let extra_rows = (0..self.f.key.extra.len())
+            .map(|k| {
+                let base = self.f.input_base(g, n_in + k);
+                g.elem_addr(base, rs, size)
+            })
+            .collect();
         Row {
             rs,
             ptrs,
+            extra_rows,
             many,
             splats,
             row_index,
@@ -384,7 +394,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             g.b.ins().iadd_imm_s(flat, off)
         };
         let size = g.size;
-        let v = self.f.body(
+        let vs = self.f.outputs(
             g,
             w,
             &r.ptrs,
@@ -395,10 +405,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             off * size,
             flat_off,
         );
+        let v = vs[0];
         match self.st.mode {
             Mode::Map | Mode::Scan { .. } => {
-                let addr = g.b.ins().iadd(r.out_row.expect("map rows have an output"), jb);
-                g.b.ins().store(mem(), v, addr, (off * size) as i32);
+                // every output's value is computed (every input of these points loaded) before the
+                // first store: an output may be an input updated in place (see call.rs)
+                let rows = std::iter::once(r.out_row.expect("map rows have an output"))
+                    .chain(r.extra_rows.iter().copied());
+                for (row, &v) in rows.zip(&vs) {
+                    let addr = g.b.ins().iadd(row, jb);
+                    g.b.ins().store(mem(), v, addr, (off * size) as i32);
+                }
             }
             Mode::Trailing(op) => {
                 let (vec_slots, scalar) = slots.expect("trailing reductions have slots");

@@ -547,6 +547,7 @@ fn build(
         shape,
         body: map[&payload],
         arena,
+        extra: Vec::new(),
         kind: KernelKind::Scan(scan),
     }
 }
