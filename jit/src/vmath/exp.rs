@@ -120,8 +120,10 @@ pub(crate) fn exp_parts(v: &mut Vb<'_, '_>, x: Value, lo: Value) -> (Value, Valu
 pub(crate) fn exp_with(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> Value {
     let (k, p) = exp_reduce(v, c, x, lo);
     let fast = v.ldexp_fast(p, k);
-    let ax = v.abs(x);
-    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, c.edge);
+    // |x| >= edge as x² >= edge² (NaN unordered): a multiply and a compare, where |x| costs a mask
+    // and an `and` more per vector (the exact boundary does not matter: both paths are right there)
+    let x2 = v.mul(x, x);
+    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, x2, c.edge * c.edge);
     v.guard(edge, fast, |v| {
         let x = clamp(v, x, c.clamp.0, c.clamp.1);
         let (k, p) = exp_reduce(v, c, x, lo);
