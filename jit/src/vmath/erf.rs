@@ -138,14 +138,14 @@ struct Parts {
     tail: Value,
 }
 
-fn parts(v: &mut Vb<'_, '_>, x0: Value) -> Parts {
+/// `small` is the small range's `(P(x²), Q(x²))`, which the caller computed already.
+fn parts(v: &mut Vb<'_, '_>, x0: Value, small: (Value, Value)) -> Parts {
     use FloatCC::*;
     let x = super::exp::clamp(v, x0, -HUGE, HUGE);
     let ax = v.abs(x);
     let z = v.mul(x, x);
     // |x| < 0.84375
-    let ps = v.poly(z, &PP);
-    let qs = v.poly(z, &QQ);
+    let (ps, qs) = small;
     // [0.84375, 1.25)
     let s = v.addc(ax, -1.0);
     let pm = v.poly(s, &PA);
@@ -204,7 +204,7 @@ fn small_or_general(
     v: &mut Vb<'_, '_>,
     x: Value,
     small: fn(&mut Vb<'_, '_>, Value, Value) -> Value,
-    general: fn(&mut Vb<'_, '_>, Value) -> Value,
+    general: fn(&mut Vb<'_, '_>, Value, (Value, Value)) -> Value,
 ) -> Value {
     let ax = v.abs(x);
     let z = v.mul(x, x);
@@ -213,7 +213,7 @@ fn small_or_general(
     let y = v.div(ps, qs);
     let fast = small(v, x, y);
     let out = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, SMALL);
-    v.guard(out, fast, |v| general(v, x))
+    v.guard(out, fast, |v| general(v, x, (ps, qs)))
 }
 
 pub(crate) fn erf(v: &mut Vb<'_, '_>, x: Value) -> Value {
@@ -250,8 +250,8 @@ fn erfc_small(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     v.sel(low, r_low, r_high)
 }
 
-fn erf_general(v: &mut Vb<'_, '_>, x0: Value) -> Value {
-    let p = parts(v, x0);
+fn erf_general(v: &mut Vb<'_, '_>, x0: Value, small: (Value, Value)) -> Value {
+    let p = parts(v, x0, small);
     let r_small = erf_small(v, p.x, p.y);
     // mid: erx + y; tail: 1 - erfc(|x|); both with the sign of x
     let r_mid = v.addc(p.y, ERX);
@@ -262,8 +262,8 @@ fn erf_general(v: &mut Vb<'_, '_>, x0: Value) -> Value {
     v.sel(p.small, r_small, r)
 }
 
-fn erfc_general(v: &mut Vb<'_, '_>, x0: Value) -> Value {
-    let p = parts(v, x0);
+fn erfc_general(v: &mut Vb<'_, '_>, x0: Value, small: (Value, Value)) -> Value {
+    let p = parts(v, x0, small);
     let one = v.c(1.0);
     let neg = v.cmpc(FloatCC::LessThan, p.x, 0.0);
     let r_small = erfc_small(v, p.x, p.y);
