@@ -138,36 +138,58 @@ struct Parts {
     tail: Value,
 }
 
-/// `small` is the small range's `(P(x²), Q(x²))`, which the caller computed already.
+/// `small` is the small range's `(P(x²), Q(x²))`, which the caller computed already. Each other
+/// range's rational, and the tail's exp, is computed only when some lane of the vector lies in it (a
+/// branch around it), and selected into the lanes that do.
 fn parts(v: &mut Vb<'_, '_>, x0: Value, small: (Value, Value)) -> Parts {
     use FloatCC::*;
     let x = super::exp::clamp(v, x0, -HUGE, HUGE);
     let ax = v.abs(x);
     let z = v.mul(x, x);
-    // |x| < 0.84375
+    let small_m = v.cmpc(LessThan, ax, SMALL);
+    let mid = v.cmpc(LessThan, ax, MID);
+    let below_b = v.cmpc(LessThan, ax, TAIL_A);
+    let not_small = v.not(small_m);
+    let not_mid = v.not(mid);
+    let in_mid = v.and(mid, not_small);
+    let in_a = v.and(below_b, not_mid);
+    let in_b = v.not(below_b); // NaN too
     let (ps, qs) = small;
     // [0.84375, 1.25)
-    let s = v.addc(ax, -1.0);
-    let pm = v.poly(s, &PA);
-    let qm = v.poly(s, &QA);
+    let nd = v.when(in_mid, &[ps, qs], |v| {
+        let s = v.addc(ax, -1.0);
+        let pm = v.poly(s, &PA);
+        let qm = v.poly(s, &QA);
+        vec![v.sel(in_mid, pm, ps), v.sel(in_mid, qm, qs)]
+    });
     // [1.25, 1/0.35) and [1/0.35, 28): the reversed rationals in z, numerators times z
-    let na = v.poly(z, &RA_REV);
-    let na = v.mul(na, z);
-    let da = v.poly(z, &SA_REV);
-    let nb = v.poly(z, &RB_REV);
-    let nb = v.mul(nb, z);
-    let db = v.poly(z, &SB_REV);
-    let small = v.cmpc(LessThan, ax, SMALL);
-    let mid = v.cmpc(LessThan, ax, MID);
-    let in_a = v.cmpc(LessThan, ax, TAIL_A);
-    let num = v.sel(in_a, na, nb);
-    let den = v.sel(in_a, da, db);
-    let num = v.sel(mid, pm, num);
-    let den = v.sel(mid, qm, den);
-    let num = v.sel(small, ps, num);
-    let den = v.sel(small, qs, den);
-    let y = v.div(num, den);
-    // exp(-x² - 0.5625 + y) / |x|: -x² = -z - lo exactly, the sums kept as (hi, correction)
+    let nd = v.when(in_a, &nd, |v| {
+        let na = v.poly(z, &RA_REV);
+        let na = v.mul(na, z);
+        let da = v.poly(z, &SA_REV);
+        vec![v.sel(in_a, na, nd[0]), v.sel(in_a, da, nd[1])]
+    });
+    let nd = v.when(in_b, &nd, |v| {
+        let nb = v.poly(z, &RB_REV);
+        let nb = v.mul(nb, z);
+        let db = v.poly(z, &SB_REV);
+        vec![v.sel(in_b, nb, nd[0]), v.sel(in_b, db, nd[1])]
+    });
+    let y = v.div(nd[0], nd[1]);
+    let zero = v.c(0.0);
+    let tail = v.when(not_mid, &[zero], |v| vec![tail(v, ax, z, y)])[0];
+    Parts {
+        x,
+        small: small_m,
+        mid,
+        y,
+        tail,
+    }
+}
+
+/// `erfc(|x|) = exp(-x² - 0.5625 + y) / |x|` for |x| >= 1.25 (`z = x²`, `y = R/S`).
+fn tail(v: &mut Vb<'_, '_>, ax: Value, z: Value, y: Value) -> Value {
+    // -x² = -z - lo exactly, the sums kept as (hi, correction)
     let nz = v.neg(z);
     let lo = v.fma(ax, ax, nz);
     let c = v.c(-0.5625);
@@ -186,14 +208,7 @@ fn parts(v: &mut Vb<'_, '_>, x0: Value, small: (Value, Value)) -> Parts {
     let ps = v.add(one, es);
     let u = v.fma(res, ps, es);
     let m = v.fma(q, u, q);
-    let tail = v.scale(m, k);
-    Parts {
-        x,
-        small,
-        mid,
-        y,
-        tail,
-    }
+    v.scale(m, k)
 }
 
 /// `f(x)` by the small range's formula `small` alone where every lane has |x| < 0.84375 (no exp,

@@ -339,6 +339,34 @@ impl Vb<'_, '_> {
         out
     }
 
+    /// `cur`, or where any lane of `mask` is set, the values `f` computes (which select by `mask`
+    /// themselves): a branch around work that only some vectors need.
+    pub fn when(
+        &mut self,
+        mask: Value,
+        cur: &[Value],
+        f: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let any = self.b.ins().vany_true(mask);
+        let then = self.b.create_block();
+        let merge = self.b.create_block();
+        let out: Vec<Value> = cur
+            .iter()
+            .map(|&c| {
+                let ty = self.b.func.dfg.value_type(c);
+                self.b.append_block_param(merge, ty)
+            })
+            .collect();
+        let args: Vec<BlockArg> = cur.iter().map(|&c| BlockArg::Value(c)).collect();
+        self.b.ins().brif(any, then, &[], merge, &args);
+        self.b.switch_to_block(then);
+        let new = f(self);
+        let args: Vec<BlockArg> = new.iter().map(|&c| BlockArg::Value(c)).collect();
+        self.b.ins().jump(merge, &args);
+        self.b.switch_to_block(merge);
+        out
+    }
+
     /// `c0 + c1 x + ...` split in even and odd parts (`E(x²) + x·O(x²)`): the same number of FMAs as
     /// Horner's rule in two independent chains of half the latency.
     pub fn poly2(&mut self, x: Value, x2: Value, coeffs: &[f64]) -> Value {
