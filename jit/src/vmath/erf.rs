@@ -1,7 +1,8 @@
 //! erf and erfc on F64X2.
 //!
 //! Method: fdlibm's `s_erf.c` (FreeBSD msun, via musl and the Rust `libm` crate, the interpreter's
-//! own functions), its ranges of |x| computed for every lane and selected:
+//! own functions), its ranges of |x| computed where a lane of the vector needs them and selected
+//! lane by lane:
 //!
 //! - |x| < 0.84375: `erf(x) = x + x·P(x²)/Q(x²)` (2^-28 > |x|: `(8x + c·x)/8`, which keeps the
 //!   subnormals); `erfc(x) = 1 - erf(x)` for x < 1/4, else `0.5 - (x - 0.5 + x·P/Q)`;
@@ -16,9 +17,10 @@
 //! coefficients have one sign, so Horner's rule in z is well conditioned); and the exp's argument
 //! `-x² - 0.5625 + R/S` is carried as a double-double (the exact product `x·x` by FMA, two error-free
 //! additions) into the vector exp's correction term, where fdlibm splits x and calls exp twice.
-//! erfc's tail then divides by |x| and scales by `2^k` in one correction step (see [`parts`]). A
-//! vector whose lanes are all below 0.84375 computes that range alone (a rational, no exp), the
-//! others branch to the general path that computes every range.
+//! erfc's tail then divides by |x| and scales by `2^k` in one correction step (see [`tail`]). A
+//! vector whose lanes are all below 0.84375 computes that range alone (a rational, no exp); any
+//! other takes the general path, which computes each other range's rational, and the exp, only
+//! when one of its lanes lies there (see [`parts`]).
 //! |x| is clamped to 28, where erfc has underflowed to 0 (so ±inf needs no lane of its own), and NaN
 //! runs through the arithmetic.
 //!
@@ -35,7 +37,7 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 
 /// erf(1) rounded to 24 bits (fdlibm's `erx`).
 const ERX: f64 = 8.45062911510467529297e-01;
-/// `2/sqrt(pi) - 1`, for the tiny |x| of erf.
+/// `8·(2/sqrt(pi) - 1)`, for the tiny |x| of erf.
 const EFX8: f64 = 1.02703333676410069053e+00;
 /// |x| < 0.84375: `P(z)`, `Q(z)` (ascending, z = x²).
 const PP: [f64; 5] = [
