@@ -2,7 +2,8 @@
 //! against a reused one, one thread, as minimum and median of many calls (robust on a shared host).
 //!
 //! `cargo run --release --example stream_reduce -- [N ...]` (default 1e4 1e6 1e7); pin it with
-//! `taskset -c 0`. Prints one line per case: ns per element, minimum and median.
+//! `taskset -c 0`. Prints one line per case: ns per element, minimum and median. `COLS=1024` reads
+//! the rowsum / colsum matrix with that many columns instead of 1000.
 use kiln::FusedRunner;
 use ndarray::{Array1, ArrayD, IxDyn};
 use std::time::Instant;

@@ -598,10 +598,25 @@ fn chunked_scalar() {
     chunked::<f64>(Schedule::scalar());
 }
 
+/// Rows a kept sum adds per pass (skeleton.rs `ROW_GROUP`).
+const ROW_GROUP: usize = 8;
+
+/// `values` (a power of two of them) summed as a balanced tree of pairs (`(v0 + v1) + (v2 + v3)`,
+/// ...): the grouping of `Gen::acc_update_rows`.
+fn tree_sum(values: &[f64]) -> f64 {
+    match values {
+        [v] => *v,
+        _ => {
+            let half = values.len() / 2;
+            tree_sum(&values[..half]) + tree_sum(&values[half..])
+        }
+    }
+}
+
 /// The association kept sums promise (skeleton.rs, "Kept sums, several reduced rows per pass"):
 /// per output, over the reduced rows `r` of each block of the leading axes in order, `acc +=
-/// (x[r] + x[r+1]) + (x[r+2] + x[r+3])` where `r` is a multiple of 4 with four rows left in the
-/// axis, else `acc += x[r]`, from -0.0, in f64; then the sign rule of `ReduceOp::finish`. `x` is
+/// tree_sum(x[r..r + ROW_GROUP])` where `r` is a multiple of `ROW_GROUP` with that many rows left in
+/// the axis, else `acc += x[r]`, from -0.0, in f64; then the sign rule of `ReduceOp::finish`. `x` is
 /// `[a][r][c]` of shape `[blocks, rows, cols]`; `reduce_blocks` adds the blocks too (else one output
 /// row per block).
 fn grouped_reference<T: Elem>(
@@ -618,14 +633,16 @@ fn grouped_reference<T: Elem>(
         let o = if reduce_blocks { 0 } else { a * cols };
         let mut r = 0;
         while r < rows {
+            let step = if r % ROW_GROUP == 0 && r + ROW_GROUP <= rows {
+                ROW_GROUP
+            } else {
+                1
+            };
             for c in 0..cols {
-                acc[o + c] += if r % 4 == 0 && r + 4 <= rows {
-                    (at(a, r, c) + at(a, r + 1, c)) + (at(a, r + 2, c) + at(a, r + 3, c))
-                } else {
-                    at(a, r, c)
-                };
+                let vs: Vec<f64> = (r..r + step).map(|r| at(a, r, c)).collect();
+                acc[o + c] += tree_sum(&vs);
             }
-            r += if r % 4 == 0 && r + 4 <= rows { 4 } else { 1 };
+            r += step;
         }
     }
     acc.into_iter()
@@ -634,7 +651,8 @@ fn grouped_reference<T: Elem>(
 }
 
 /// Kept sums (column sums, and sums over leading axes of 3-D arrays) add their rows in groups of
-/// four by absolute row index: row counts 0..=9 around the group (partial groups, one row), every
+/// `ROW_GROUP` by absolute row index: row counts 0..=9 and 17 around the group (partial groups, one
+/// row, two groups and a row), every
 /// column tail, NaN, ±inf, -0.0 and subnormals; bit for bit the documented association
 /// ([`grouped_reference`]), within the reduction bound of the interpreter, and bit-equal whatever
 /// the number of threads (1..=4 units on scrambled threads) and whether rows are plan rows or one
@@ -645,7 +663,7 @@ fn kept_sums<T: Elem>(sched: Schedule) {
     let x = arena.input(0);
     let y = arena.input(1);
     let xy = arena.binary(BinaryOp::Mul, x, y);
-    for rows in 0..=9usize {
+    for rows in (0..=9usize).chain([17]) {
         for cols in [1usize, 2, 3, 5, 8, 33, 1003] {
             for (blocks, reduce_blocks) in [(1, true), (3, false), (2, true)] {
                 let shape = if blocks == 1 {
