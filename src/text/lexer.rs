@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn bad_tokens_stop_lexing() {
-        for src in ["1x", "1e", "0x10", "1.2.3", "a $ b", "é", "a // b"] {
+        for src in ["1x", "1e", "0x10", "1.2.3", "a $ b", "é", "a << b", "a ^ b"] {
             let toks = tokenize(src);
             assert!(matches!(toks.last().unwrap().tok, Tok::Bad(_)), "{src}: {toks:?}");
         }
