@@ -528,7 +528,12 @@ impl Skeleton<'_, '_> {
         g.b.switch_to_block(head);
         let s = g.b.use_var(s_var);
         let [dim, ..] = self.seg[self.st.seg_axes - 1];
-        let i = g.b.ins().urem(s, dim);
+        // the row's index along the last segment axis (s itself when that is the only one)
+        let i = if self.st.seg_axes == 1 {
+            s
+        } else {
+            g.b.ins().urem(s, dim)
+        };
         let rem = g.b.ins().band_imm_s(i, ROW_GROUP - 1);
         let aligned = g.b.ins().icmp_imm_s(IntCC::Equal, rem, 0);
         let i_end = g.b.ins().iadd_imm_s(i, ROW_GROUP);
