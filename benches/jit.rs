@@ -217,5 +217,61 @@ fn prepared_call(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, horner, axpy, sumsq, latency, fuse_call, prepared_call);
+/// The particle step at n = 64 (issue 12: at most 2x the plain in-place `Zip` loop): one prepared
+/// call of a kernel of two outputs that updates `p` and `v` in place (`Prepared::update`), the same
+/// handle's `run_slices_many` into two other buffers, and the plain loop.
+fn particle_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("particle");
+    let n = 64;
+    let p0 = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
+    let v0 = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
+    let (dt, g) = (ndarray::arr0(0.001), ndarray::arr0(-9.81));
+    let bind = [
+        ("p", (&p0).into()),
+        ("v", (&v0).into()),
+        ("dt", (&dt).into()),
+        ("g", (&g).into()),
+    ];
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt").unwrap();
+    let h = step.prepared_update(&bind, &["p", "v"]).unwrap();
+    let (dts, gs) = (dt.as_slice().unwrap(), g.as_slice().unwrap());
+    let (mut p, mut v) = (p0.to_vec(), v0.to_vec());
+    group.bench_function("prepared-update-in-place-n64", |b| {
+        b.iter(|| {
+            h.update(&mut [&mut p[..], &mut v[..]], black_box(&[dts, gs]))
+                .unwrap()
+        })
+    });
+    let m = step.prepared(&bind).unwrap();
+    let (mut p2, mut v2) = (vec![0.0; n], vec![0.0; n]);
+    let ins = [p0.as_slice().unwrap(), v0.as_slice().unwrap(), dts, gs];
+    group.bench_function("prepared-run-slices-many-n64", |b| {
+        b.iter(|| {
+            m.run_slices_many(black_box(&ins), &mut [&mut p2[..], &mut v2[..]])
+                .unwrap()
+        })
+    });
+    let (mut pp, mut pv) = (p0.clone(), v0.clone());
+    let (dtv, gv) = (black_box(0.001), black_box(-9.81));
+    group.bench_function("plain-zip-in-place-n64", |b| {
+        b.iter(|| {
+            ndarray::Zip::from(&mut pp).and(&mut pv).for_each(|p, v| {
+                *p += *v * dtv;
+                *v = *v * 0.99 + gv * dtv;
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    horner,
+    axpy,
+    sumsq,
+    latency,
+    fuse_call,
+    prepared_call,
+    particle_step
+);
 criterion_main!(benches);

@@ -3,7 +3,7 @@
 //!
 //! - `logistic`: `1/(1+exp(-x))`;
 //! - `sincos_sqrt`: `sin(x)*cos(x) + sqrt(abs(x))`;
-//! - `exp`, `log`, `sin`, `cos` alone, f64 and f32.
+//! - `exp`, `log`, `sin`, `cos`, `erf`, `erfc` alone, f64 and f32.
 //!
 //! `cargo bench --bench math`. Each group has a `kiln` and a `rust-loop` variant; the ratio of their
 //! medians is the speed-up (BENCHMARKS.md records a run).
@@ -100,6 +100,20 @@ fn single(c: &mut Criterion) {
     });
     bench::<f32>(c, "cos", "cos(x)", (-10.0, 10.0), |x, o| {
         o.iter_mut().zip(x).for_each(|(o, &x)| *o = x.cos())
+    });
+    // erf and erfc: the loop calls the `libm` crate's, as the interpreter and Black-Scholes' plain
+    // Rust version do (std has no stable erf)
+    bench::<f64>(c, "erf", "erf(x)", (-4.0, 4.0), |x, o| {
+        o.iter_mut().zip(x).for_each(|(o, &x)| *o = Real::erf(x))
+    });
+    bench::<f32>(c, "erf", "erf(x)", (-4.0, 4.0), |x, o| {
+        o.iter_mut().zip(x).for_each(|(o, &x)| *o = Real::erf(x))
+    });
+    bench::<f64>(c, "erfc", "erfc(x)", (-4.0, 4.0), |x, o| {
+        o.iter_mut().zip(x).for_each(|(o, &x)| *o = Real::erfc(x))
+    });
+    bench::<f32>(c, "erfc", "erfc(x)", (-4.0, 4.0), |x, o| {
+        o.iter_mut().zip(x).for_each(|(o, &x)| *o = Real::erfc(x))
     });
 }
 

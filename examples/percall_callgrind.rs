@@ -1,6 +1,8 @@
 //! The per-call cost of the prepared handle's `run_slices` at N = 100, for callgrind:
 //! `valgrind --tool=callgrind target/release/examples/percall_callgrind axpy 10000` (and with 0
-//! calls: the difference over 10000 is the instructions of one call).
+//! calls: the difference over 10000 is the instructions of one call). `particle` is the prepared
+//! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
+//! and `v`).
 
 use kiln::{ArrayArg, FusedRunner};
 use ndarray::{Array1, arr0};
@@ -12,6 +14,13 @@ fn main() -> kiln::Result<()> {
     let calls: usize = argv
         .next()
         .map_or(10_000, |s| s.parse().expect("a count of calls"));
+    if which == "particle" {
+        return particle(calls);
+    }
+    if which == "particle-plain" {
+        particle_plain(calls);
+        return Ok(());
+    }
     let n = 100;
     let x = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
     let y = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
@@ -50,4 +59,50 @@ fn main() -> kiln::Result<()> {
     }
     black_box(&out);
     Ok(())
+}
+
+/// One step of the particle program per call: `Prepared::update` of `p` and `v` at n = 64.
+fn particle(calls: usize) -> kiln::Result<()> {
+    let n = 64;
+    let mut p: Vec<f64> = (0..n).map(|i| i as f64 * 0.01).collect();
+    let mut v: Vec<f64> = (0..n).map(|i| 1.0 - i as f64 * 0.02).collect();
+    let (dt, g) = ([0.001], [-9.81]);
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?;
+    let (pa, va) = (Array1::from(p.clone()), Array1::from(v.clone()));
+    let (dta, ga) = (arr0(dt[0]), arr0(g[0]));
+    let h = step.prepared_update(
+        &[
+            ("p", (&pa).into()),
+            ("v", (&va).into()),
+            ("dt", (&dta).into()),
+            ("g", (&ga).into()),
+        ],
+        &["p", "v"],
+    )?;
+    h.update(&mut [&mut p[..], &mut v[..]], &[&dt[..], &g[..]])?;
+    for _ in 0..calls {
+        h.update(
+            black_box(&mut [&mut p[..], &mut v[..]]),
+            black_box(&[&dt[..], &g[..]]),
+        )?;
+    }
+    black_box((&p, &v));
+    Ok(())
+}
+
+/// The plain Rust step the particle program compares with: one `Zip` loop in place.
+fn particle_plain(calls: usize) {
+    let n = 64;
+    let mut p = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
+    let mut v = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
+    let (dt, g) = (black_box(0.001), black_box(-9.81));
+    for _ in 0..calls {
+        ndarray::Zip::from(black_box(&mut p))
+            .and(black_box(&mut v))
+            .for_each(|p, v| {
+                *p += *v * dt;
+                *v = *v * 0.99 + g * dt;
+            });
+    }
+    black_box((&p, &v));
 }

@@ -106,6 +106,16 @@ pub trait Executable: Send + Sync + Debug {
         None
     }
 
+    /// Runs a map of several outputs ([`KernelIR::extra`]): one tensor per output, each as
+    /// [`Executable::run`] would give that output alone.
+    fn run_many(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Vec<Tensor>>;
+
     /// Runs into `out`. The default runs [`Executable::run`] and copies.
     fn run_into(
         &self,
@@ -176,6 +186,19 @@ impl Executable for Interpreter {
             )),
         }
     }
+
+    /// Each output alone, as `run` computes it: the oracle of a map of several outputs.
+    fn run_many(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Vec<Tensor>> {
+        (0..kernel.n_outputs())
+            .map(|o| self.run(&kernel.output(o), plan, inputs, ctx))
+            .collect()
+    }
 }
 
 /// A typed kernel (an integer or bool value, or a cast), evaluated by kiln-ir's typed interpreter
@@ -232,6 +255,22 @@ impl Executable for TypedExecutable {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(kiln_ir::typed::interpret(&self.typed, &inputs, ctx.start)?)
+    }
+
+    /// Never reached: a typed kernel has one output (`fused_applies` declines typed maps).
+    fn run_many(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Vec<Tensor>> {
+        if !kernel.extra.is_empty() {
+            return Err(Error::Unsupported(
+                "a typed kernel of several outputs (typed kernels have one output for now)".into(),
+            ));
+        }
+        Ok(vec![self.run(kernel, plan, inputs, ctx)?])
     }
 }
 

@@ -19,8 +19,10 @@
 //!   the others a [`FuseInputs`]; refused (with the reason) where the result reads `p` at other
 //!   elements than the one it writes.
 //!
-//! Several results (`fuse_many`, a closure returning a tuple of expressions and a tuple of arrays
-//! back) would fit [`FuseInputs`] the same way; they wait for kernels with several outputs.
+//! - [`FuseManyExt`] gives several results of one pass: `(&s, &k).fuse_many(|(s, k)| (a, b))`
+//!   returns a tuple of arrays of the broadcast dimension (a closure returning 2 to 4 expressions, or
+//!   a `Vec` of them for a `Vec` of arrays). The maps among them are one kernel of several outputs
+//!   where they share an iteration space (see [`FusedRunner::compile_many`]).
 //!
 //! ```
 //! use kiln::{FuseAllExt, FuseExt};
@@ -353,6 +355,109 @@ fn all_names(e: Error) -> Error {
                 .replace("use `fuse` ", "use `fuse_all` "),
         ),
         e => e,
+    }
+}
+
+/// The results of a [`FuseManyExt::fuse_many`] closure: a tuple of 2 to 4 expressions, or a `Vec`.
+pub trait FuseResults {
+    /// What comes back: a tuple of as many arrays (or a `Vec`), each of element type `A` and
+    /// dimension `D`.
+    type Arrays<A: Element, D: Dimension>;
+    /// The expressions, in order.
+    fn into_exprs(self) -> Vec<Expr>;
+    /// The arrays from the runner's results, typed.
+    ///
+    /// # Errors
+    /// A result of another dimension than `D` (the error names the method that fits).
+    fn arrays<A: Element, D: Dimension>(outs: Vec<Output>) -> Result<Self::Arrays<A, D>>;
+}
+
+/// A result of `fuse_many`, typed.
+fn typed_many<A: Element, D: Dimension>(o: Output, i: usize) -> Result<Array<A, D>> {
+    typed(A::convert_output(o)?, "fuse_many").map_err(|e| match e {
+        Error::Output(m) => Error::Output(format!(
+            "result {i}: {}",
+            m.replace(
+                "use `fuse_reduced` for a reduction of one axis, `fuse_dyn` for any result",
+                "run a reduction with `FusedRunner::compile_many` and `run_many`"
+            )
+            .replace(
+                "a reduction of every axis: use `fuse_scalar` (one value) or `fuse_dyn`",
+                "a reduction of every axis: run it with `FusedRunner::compile_many` and `run_many`"
+            )
+        )),
+        e => e,
+    })
+}
+
+macro_rules! fuse_results {
+    ($n:literal; $($i:tt),+) => {
+        impl FuseResults for ($(fuse_results!(@e $i),)+) {
+            type Arrays<A: Element, D: Dimension> = ($(fuse_results!(@a $i A D),)+);
+            fn into_exprs(self) -> Vec<Expr> {
+                vec![$(self.$i),+]
+            }
+            fn arrays<A: Element, D: Dimension>(outs: Vec<Output>) -> Result<Self::Arrays<A, D>> {
+                let mut it = outs.into_iter();
+                Ok(($(typed_many::<A, D>(it.next().expect("one result per expression"), $i)?,)+))
+            }
+        }
+    };
+    (@e $i:tt) => { Expr };
+    (@a $i:tt $A:ident $D:ident) => { Array<$A, $D> };
+}
+
+fuse_results!(2; 0, 1);
+fuse_results!(3; 0, 1, 2);
+fuse_results!(4; 0, 1, 2, 3);
+
+impl FuseResults for Vec<Expr> {
+    type Arrays<A: Element, D: Dimension> = Vec<Array<A, D>>;
+    fn into_exprs(self) -> Vec<Expr> {
+        self
+    }
+    fn arrays<A: Element, D: Dimension>(outs: Vec<Output>) -> Result<Self::Arrays<A, D>> {
+        outs.into_iter()
+            .enumerate()
+            .map(|(i, o)| typed_many(o, i))
+            .collect()
+    }
+}
+
+/// Several results of one pass over several arrays (see the module doc).
+///
+/// ```
+/// use kiln::FuseManyExt;
+/// use ndarray::{Array1, array};
+/// let (x, y) = (array![1.0, 2.0, 3.0], array![0.5, 0.5, 0.5]);
+/// let (s, d): (Array1<f64>, Array1<f64>) = (&x, &y).fuse_many(|(x, y)| (&x + &y, x - y))?;
+/// assert_eq!(s, array![1.5, 2.5, 3.5]);
+/// assert_eq!(d, array![0.5, 1.5, 2.5]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub trait FuseManyExt: FuseInputs {
+    /// Evaluates the closure's results elementwise, in one pass where they share an iteration space:
+    /// arrays of the broadcast dimension; truth values come back as 1 / 0.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run_many`], and if a result is a reduction (the error names the result).
+    fn fuse_many<R: FuseResults>(
+        &self,
+        f: impl FnOnce(Self::Exprs) -> R,
+    ) -> Result<R::Arrays<Self::Elem, Self::Dim>>;
+}
+
+impl<T: FuseInputs + ?Sized> FuseManyExt for T {
+    #[track_caller]
+    fn fuse_many<R: FuseResults>(
+        &self,
+        f: impl FnOnce(Self::Exprs) -> R,
+    ) -> Result<R::Arrays<Self::Elem, Self::Dim>> {
+        let runner = fuse_cache::runner_many(Location::caller(), f(self.exprs()).into_exprs())?;
+        let args = self.args();
+        let names = names(args.len());
+        let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args).collect();
+        R::arrays(runner.run_many(&bound)?)
     }
 }
 

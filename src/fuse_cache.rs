@@ -26,6 +26,7 @@ type Site = &'static Location<'static>;
 
 thread_local! {
     static CACHE: RefCell<FxHashMap<Site, Vec<(Expr, FusedRunner)>>> = RefCell::default();
+    static MANY: RefCell<FxHashMap<Site, Vec<(Vec<Expr>, FusedRunner)>>> = RefCell::default();
     static STATS: Cell<Stats> = const { Cell::new(Stats { hits: 0, misses: 0 }) };
 }
 
@@ -75,6 +76,34 @@ pub(crate) fn runner(site: Site, expr: Expr) -> Result<FusedRunner> {
         let mut c = c.borrow_mut();
         let entries = c.entry(site).or_default();
         entries.insert(0, (expr, runner.clone()));
+        entries.truncate(PER_SITE);
+    });
+    Ok(runner)
+}
+
+/// The runner of several results `exprs` built at `site` (`fuse_many`), cached as [`runner`] is.
+pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<FusedRunner> {
+    let hit = MANY.with(|c| {
+        let mut c = c.borrow_mut();
+        let entries = c.get_mut(&site)?;
+        let i = entries
+            .iter()
+            .position(|(es, _)| es.len() == exprs.len() && es.iter().zip(&exprs).all(|(a, b)| same(a, b)))?;
+        if i > 0 {
+            let e = entries.remove(i);
+            entries.insert(0, e);
+        }
+        Some(entries[0].1.clone())
+    });
+    count(hit.is_some());
+    if let Some(r) = hit {
+        return Ok(r);
+    }
+    let runner = FusedRunner::compile_many(&exprs)?;
+    MANY.with(|c| {
+        let mut c = c.borrow_mut();
+        let entries = c.entry(site).or_default();
+        entries.insert(0, (exprs, runner.clone()));
         entries.truncate(PER_SITE);
     });
     Ok(runner)

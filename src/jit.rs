@@ -88,6 +88,41 @@ impl JitExecutable {
     }
 }
 
+impl JitExecutable {
+    /// Every output of a map of several into a fresh buffer, in one pass; logical outputs (written as
+    /// 1 / 0) typed as bools.
+    fn run_many_t<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        inputs: &[InputRef<'_, T>],
+        ctx: &RunCtx<'_>,
+    ) -> Result<Vec<kiln_ir::Tensor>> {
+        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+        let cfg = ctx.parallel.jit_config(n, kiln_ir::Start::Identity);
+        let mut outs = Vec::with_capacity(kernel.n_outputs());
+        for _ in 0..kernel.n_outputs() {
+            let what = "an output of a map of several";
+            outs.push(kiln_ir::shape::try_filled(n, T::ZERO, what)?);
+        }
+        let mut slices: Vec<&mut [T]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
+        self.code.run_into_many(inputs, &mut slices, &cfg)?;
+        Ok(outs
+            .into_iter()
+            .enumerate()
+            .map(|(o, v)| {
+                let values = match kernel.output_type_of(o) {
+                    OutputType::Bool => kiln_ir::Values::Bool(v.iter().map(|x| x.to_f64() != 0.0).collect()),
+                    _ => T::values(v),
+                };
+                kiln_ir::Tensor {
+                    shape: kernel.shape.clone(),
+                    values,
+                }
+            })
+            .collect())
+    }
+}
+
 impl std::fmt::Debug for JitExecutable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "JitExecutable({:?})", self.code.code().schedule())
@@ -108,6 +143,22 @@ impl Executable for JitExecutable {
         match inputs {
             Buffers::F64(b) => self.run_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_t(kernel, &refs(b), ctx),
+            Buffers::Typed(_) => Err(Error::Output(
+                "a typed kernel's inputs given to a compiled float kernel".into(),
+            )),
+        }
+    }
+
+    fn run_many(
+        &self,
+        kernel: &KernelIR,
+        _plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Vec<kiln_ir::Tensor>> {
+        match inputs {
+            Buffers::F64(b) => self.run_many_t(kernel, &refs(b), ctx),
+            Buffers::F32(b) => self.run_many_t(kernel, &refs(b), ctx),
             Buffers::Typed(_) => Err(Error::Output(
                 "a typed kernel's inputs given to a compiled float kernel".into(),
             )),

@@ -27,13 +27,13 @@ const STACK_INPUTS: usize = 16;
 
 /// One input as it was bound: name, dtype, shape, and whether it was C-contiguous.
 #[derive(Debug, Clone)]
-struct Form {
-    name: String,
-    dtype: kiln_ir::ElemType,
-    shape: Vec<usize>,
+pub(crate) struct Form {
+    pub(crate) name: String,
+    pub(crate) dtype: kiln_ir::ElemType,
+    pub(crate) shape: Vec<usize>,
     /// The element count of `shape`.
-    len: usize,
-    standard: bool,
+    pub(crate) len: usize,
+    pub(crate) standard: bool,
     /// The element strides of one that was not (the plan may read it in place with them).
     strides: Vec<isize>,
 }
@@ -56,22 +56,24 @@ struct Form {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    runner: FusedRunner,
+    pub(crate) runner: FusedRunner,
     /// The inputs in the order of a call.
-    forms: Vec<Form>,
+    pub(crate) forms: Vec<Form>,
     /// For each of the runner's inputs (in [`FusedRunner::input_names`] order), its position in a call.
-    order: Vec<usize>,
+    pub(crate) order: Vec<usize>,
+    /// The calls of several results (and of in-place updates): see prepared_many.rs.
+    pub(crate) many: Arc<crate::prepared_many::ManyBinding>,
     /// The one kernel's specialisation, where the fast path applies (see the module doc).
-    direct: Option<Arc<Specialised>>,
+    pub(crate) direct: Option<Arc<Specialised>>,
     /// The points of the direct kernel's iteration shape, computed when prepared (`None` where there
     /// is no direct kernel, or its size overflows: then each call computes it and reports that).
-    direct_points: Option<usize>,
+    pub(crate) direct_points: Option<usize>,
     /// The partials of a reduction's calls.
-    workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
+    pub(crate) workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
     /// The shape and type of the result, and its element count.
-    out_shape: Vec<usize>,
-    out_len: usize,
-    out_type: OutputType,
+    pub(crate) out_shape: Vec<usize>,
+    pub(crate) out_len: usize,
+    pub(crate) out_type: OutputType,
 }
 
 impl FusedRunner {
@@ -103,6 +105,9 @@ impl FusedRunner {
                 strides: strides(a).to_vec(),
             })
             .collect();
+        if self.pipeline().is_many() {
+            return self.prepared_many(forms, order, &user);
+        }
         let (spec, t) = self.run_stages(&user)?;
         let direct = (self.pipeline().stages.len() == 1
             && matches!(
@@ -119,10 +124,17 @@ impl FusedRunner {
         let direct_points = direct
             .as_ref()
             .and_then(|s| kiln_ir::shape::checked_size(&s.kernel.shape).ok());
+        let many = Arc::new(crate::prepared_many::ManyBinding::single(
+            self,
+            direct.as_ref(),
+            &order,
+            &t,
+        ));
         Ok(Prepared {
             runner: self.clone(),
             forms,
             order,
+            many,
             direct,
             direct_points,
             workspace: Arc::default(),
@@ -187,6 +199,7 @@ impl Prepared {
         mut out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
         self.check(inputs)?;
+        self.runner.single("run_into")?;
         if let Some(spec) = &self.direct
             && A::DTYPE == spec.kernel.dtype
             && inputs.len() <= STACK_INPUTS
@@ -220,6 +233,11 @@ impl Prepared {
     /// element count, an input bound with another dtype than `A`, an `out` whose length is not the
     /// result's, and the errors of [`FusedRunner::run_into`].
     pub fn run_slices<A: Float>(&self, inputs: &[&[A]], out: &mut [A]) -> Result<()> {
+        // a map below the threshold: the serial kernel checks what it reads (on an error, the checks
+        // below say what is wrong)
+        if self.try_serial(inputs, &mut [out]) {
+            return Ok(());
+        }
         if inputs.len() != self.forms.len() {
             return Err(self.count_error(inputs.len()));
         }
@@ -267,7 +285,7 @@ impl Prepared {
         self.run_into(&arrays, out)
     }
 
-    fn count_error(&self, given: usize) -> Error {
+    pub(crate) fn count_error(&self, given: usize) -> Error {
         Error::Prepared(format!(
             "{given} inputs given, {} bound ({})",
             self.forms.len(),
@@ -323,6 +341,7 @@ impl Prepared {
     /// As [`Prepared::run_into`].
     pub fn run(&self, inputs: &[ArrayArg<'_>]) -> Result<Output> {
         self.check(inputs)?;
+        self.runner.single("run")?;
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }
 

@@ -9,6 +9,10 @@
 //! broadcast there as NumPy would. Stages that compute the same thing (the two `max(x)` of a softmax
 //! written out in text) are computed once.
 //!
+//! Several expressions ([`Pipeline::lower_many`]) lower into one pipeline: their stages are shared
+//! where equal, and their results that are maps become one more kernel, [`Fused`], a map of several
+//! outputs that reads its inputs once and computes every subexpression the maps share once.
+//!
 //! Lowering walks each kernel's tree with an explicit stack (no recursion, so no depth limit within a
 //! kernel) and interns every node into one arena: a subtree used twice is computed once.
 
@@ -130,6 +134,8 @@ pub struct Program {
     pub names: Vec<String>,
     pub arena: ExprArena,
     pub body: NodeId,
+    /// The further outputs of a map of several ([`KernelIR::extra`]); empty for one output.
+    pub extra: Vec<NodeId>,
     /// What the kernel does with the body's values.
     pub work: Work,
     /// Whether the body held a function of constants (`trunc(-1)`, `cos(3)`), folded in f64 to a
@@ -191,12 +197,79 @@ pub struct Stage {
     pub sources: Vec<Source>,
 }
 
-/// An expression as a sequence of kernels; the last stage's result is the expression's.
+/// An expression (or several) as a sequence of kernels; the last stage's result is the expression's
+/// (for several, [`Pipeline::results`] says where each comes from).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Pipeline {
     /// The user's input names, in order of first appearance.
     pub names: Vec<String>,
     pub stages: Vec<Stage>,
+    /// Where each result comes from: one for an expression (its last stage), one per expression of
+    /// [`Pipeline::lower_many`].
+    pub results: Vec<Source>,
+    /// The results that are maps, as one kernel of several outputs (two or more of them).
+    pub fused: Option<Fused>,
+}
+
+/// Maps among a pipeline's results, computed as one map of several outputs: output `o` is the
+/// result of stage `members[o]` (each a map no other stage reads). The members stay stages of their
+/// own: a run whose maps do not share one iteration shape and dtype computes them one by one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Fused {
+    pub stage: Stage,
+    pub members: Vec<usize>,
+}
+
+impl Fused {
+    /// Merges the map stages `members` of `stages` into one stage of several outputs: their inputs
+    /// (user inputs and earlier results) once each, their bodies interned into one arena (so a
+    /// subexpression they share is one node).
+    fn merge(stages: &[Stage], members: Vec<usize>) -> Fused {
+        let mut arena = ExprArena::new();
+        let (mut names, mut sources): (Vec<String>, Vec<Source>) = (Vec::new(), Vec::new());
+        let mut roots = Vec::new();
+        for &k in &members {
+            let st = &stages[k];
+            let p = &st.program;
+            let mut map: Vec<Option<NodeId>> = vec![None; p.body.index() + 1];
+            for id in p.arena.reachable(p.body) {
+                let m = |o: NodeId| map[o.index()].expect("operands come first");
+                let node = match *p.arena.node(id) {
+                    Node::Input(n) => {
+                        let src = st.sources[n as usize];
+                        let i = sources.iter().position(|s| *s == src).unwrap_or_else(|| {
+                            sources.push(src);
+                            names.push(p.names[n as usize].clone());
+                            sources.len() - 1
+                        });
+                        Node::Input(i as u32)
+                    }
+                    node @ (Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
+                    Node::Cast(t, a) => Node::Cast(t, m(a)),
+                    Node::Unary(op, a) => Node::Unary(op, m(a)),
+                    Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
+                    Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
+                    Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
+                };
+                map[id.index()] = Some(arena.intern(node));
+            }
+            roots.push(map[p.body.index()].expect("the body is reachable"));
+        }
+        Fused {
+            stage: Stage {
+                program: Program {
+                    names,
+                    arena,
+                    body: roots[0],
+                    extra: roots[1..].to_vec(),
+                    work: Work::Map,
+                    strong_f64: false,
+                },
+                sources,
+            },
+            members,
+        }
+    }
 }
 
 impl Pipeline {
@@ -211,8 +284,49 @@ impl Pipeline {
         );
         Ok(Pipeline {
             names: b.names,
+            results: vec![Source::Stage(b.stages.len() - 1)],
             stages: b.stages,
+            fused: None,
         })
+    }
+
+    /// Lowers several expressions into one pipeline: equal stages (and reductions that differ only in
+    /// keepdims) are computed once whichever expression they come from, and the results that are maps
+    /// (two or more) also become one [`Fused`] kernel of several outputs.
+    ///
+    /// # Errors
+    /// No expression, or the errors of [`Pipeline::lower`].
+    pub fn lower_many(exprs: &[Expr]) -> Result<Pipeline> {
+        if exprs.is_empty() {
+            return Err(Error::Unsupported("no expression to compile".into()));
+        }
+        let mut b = Builder::default();
+        let results = exprs
+            .iter()
+            .map(|e| b.stage(e))
+            .collect::<Result<Vec<Source>>>()?;
+        let mut members: Vec<usize> = Vec::new();
+        for r in &results {
+            if let Source::Stage(k) = *r {
+                let p = &b.stages[k].program;
+                // a map computed in f64 because of a folded function of constants keeps its own kernel
+                if p.work == Work::Map && !p.strong_f64 && !members.contains(&k) {
+                    members.push(k);
+                }
+            }
+        }
+        let fused = (members.len() >= 2).then(|| Fused::merge(&b.stages, members));
+        Ok(Pipeline {
+            names: b.names,
+            stages: b.stages,
+            results,
+            fused,
+        })
+    }
+
+    /// Whether the pipeline has several results ([`Pipeline::lower_many`] of two or more).
+    pub fn is_many(&self) -> bool {
+        self.results.len() != 1
     }
 
     /// The stage whose result is the expression's.
@@ -250,7 +364,36 @@ impl fmt::Display for Pipeline {
                 ),
                 Work::Map => "map".into(),
             };
-            writeln!(f, "kernel {k}: {what} <- [{}] -> %{k}", from.join(", "))?;
+            let fused = match &self.fused {
+                Some(fu) if fu.members.contains(&k) => format!(
+                    " (computed by kernel {} with the other maps where they share one iteration shape)",
+                    self.stages.len()
+                ),
+                _ => String::new(),
+            };
+            writeln!(f, "kernel {k}: {what} <- [{}] -> %{k}{fused}", from.join(", "))?;
+        }
+        if self.is_many() {
+            let results: Vec<String> = self
+                .results
+                .iter()
+                .map(|s| match s {
+                    Source::Input(i) => self.names[*i].clone(),
+                    Source::Stage(j) | Source::Dropped(j) | Source::Kept(j) => format!("%{j}"),
+                })
+                .collect();
+            writeln!(f, "results: {}", results.join(", "))?;
+        }
+        if let Some(fu) = &self.fused {
+            let outs: Vec<String> = fu.members.iter().map(|k| format!("%{k}")).collect();
+            writeln!(
+                f,
+                "kernel {}: map of {} outputs in one pass <- [{}] -> {}",
+                self.stages.len(),
+                outs.len(),
+                fu.stage.program.names.join(", "),
+                outs.join(", ")
+            )?;
         }
         Ok(())
     }
@@ -318,6 +461,7 @@ impl Program {
             shape,
             arena: self.arena.clone(),
             body: self.body,
+            extra: self.extra.clone(),
             kind,
         };
         kernel.validate()?;
@@ -424,6 +568,7 @@ impl Builder {
                 names: lowering.names,
                 arena: lowering.arena,
                 body,
+                extra: Vec::new(),
                 work,
                 strong_f64: lowering.strong_f64,
             },

@@ -51,7 +51,7 @@ pub(crate) enum Temp {
 }
 
 impl Temp {
-    fn of(out: Output, typed: bool) -> Temp {
+    pub(crate) fn of(out: Output, typed: bool) -> Temp {
         match out {
             Output::F32(a) => Temp::F32(a),
             Output::F64(a) => Temp::F64(a),
@@ -72,8 +72,14 @@ impl Temp {
 impl FusedRunner {
     /// Lowers `expr` into its kernels.
     pub fn compile(expr: &Expr) -> Result<FusedRunner> {
-        let pipeline = Pipeline::lower(expr)?;
-        let caches = (0..pipeline.stages.len()).map(|_| SpecCache::default()).collect();
+        FusedRunner::of(Pipeline::lower(expr)?)
+    }
+
+    /// A runner of `pipeline`: one cache of specialisations per stage, and one for its fused maps.
+    pub(crate) fn of(pipeline: Pipeline) -> Result<FusedRunner> {
+        let caches = (0..pipeline.stages.len() + 1)
+            .map(|_| SpecCache::default())
+            .collect();
         Ok(FusedRunner {
             pipeline: Arc::new(pipeline),
             backend: crate::default_backend(),
@@ -84,13 +90,28 @@ impl FusedRunner {
         })
     }
 
-    /// Parses a text expression (see [`crate::text`]) and compiles it.
+    /// Parses a text expression (see [`crate::text`]) and compiles it; several separated by `;`
+    /// (`"call; put"`) compile as [`FusedRunner::compile_many`].
     pub fn compile_text(src: &str) -> Result<FusedRunner> {
-        FusedRunner::compile(&crate::text::parse(src)?)
+        let mut exprs = crate::text::parse_many(src)?;
+        if exprs.len() == 1 {
+            return FusedRunner::compile(&exprs.pop().expect("one expression"));
+        }
+        FusedRunner::compile_many(&exprs)
+    }
+
+    /// The caches of specialisations: one per stage, then the fused maps'.
+    pub(crate) fn spec_caches(&self) -> &[SpecCache] {
+        &self.specialised
+    }
+
+    /// How broadcasts are planned.
+    pub(crate) fn plan_options(&self) -> PlanOptions {
+        self.plan_options
     }
 
     fn fresh_caches(&mut self) {
-        let caches = (0..self.pipeline.stages.len())
+        let caches = (0..self.pipeline.stages.len() + 1)
             .map(|_| SpecCache::default())
             .collect();
         self.specialised = Arc::new(caches);
@@ -213,7 +234,7 @@ impl FusedRunner {
     ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
         let user = bind(&self.pipeline.names, inputs)?;
         let mut out = Vec::new();
-        self.for_stages(&user, self.pipeline.stages.len(), |k, args| {
+        let temps = self.for_stages(&user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
             let (kernel, plan, notes, typed) = specialise(program, args, self.plan_options, self.settings)?;
             let shape = result_shape(&kernel, program.reduction());
@@ -255,6 +276,21 @@ impl FusedRunner {
             out.push((kernel, plan, notes));
             Ok(temp)
         })?;
+        if let Some(f) = &self.pipeline.fused {
+            let args = stage_args(&self.pipeline, &f.stage, &user, &temps)?;
+            let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+            // typed maps run one by one, on the interpreter (their kernels are above)
+            if self.fused_typed(f, &refs) {
+                return Ok(out);
+            }
+            let (kernel, plan, mut notes, _) =
+                specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
+            if !self.fused_applies(f, &refs)? {
+                notes
+                    .push("fused: declined: the maps do not share one iteration shape and dtype here".into());
+            }
+            out.push((kernel, plan, notes));
+        }
         Ok(out)
     }
 
@@ -263,6 +299,10 @@ impl FusedRunner {
     /// once. (A multi-kernel expression is run once, so that every kernel sees its inputs' form.)
     pub fn prepare(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
         let user = bind(&self.pipeline.names, inputs)?;
+        if self.pipeline.is_many() {
+            // as a run: every kernel runs
+            return self.run_many_bound(&user).map(|_| ());
+        }
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
         let args = stage_args(&self.pipeline, self.pipeline.last(), &user, &temps)?;
@@ -288,6 +328,7 @@ impl FusedRunner {
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
     /// argmin or argmax over an empty extent (without `initial`), a size overflow, or a backend failure.
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
+        self.single("run")?;
         let user = bind(&self.pipeline.names, inputs)?;
         let (_, t) = self.run_stages(&user)?;
         Output::try_from(t)
@@ -440,6 +481,7 @@ impl FusedRunner {
         out: ArrayViewMut<'_, A, D>,
         accumulate: bool,
     ) -> Result<()> {
+        self.single(if accumulate { "run_accumulate" } else { "run_into" })?;
         let user = bind(&self.pipeline.names, inputs)?;
         self.run_into_bound(&user, out, accumulate)
     }
@@ -505,7 +547,7 @@ impl FusedRunner {
 
 /// The arguments of a stage: user inputs as given (placed along their axes in a contraction),
 /// earlier results from `temps` (reshaped where the stage reads a reduction's keepdims twin).
-fn stage_args<'t>(
+pub(crate) fn stage_args<'t>(
     pipeline: &Pipeline,
     stage: &Stage,
     user: &[&'t ArrayArg<'_>],

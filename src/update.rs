@@ -45,6 +45,7 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         mut target: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
+        self.single("run_update")?;
         let names = &self.pipeline().names;
         let Some(t) = names.iter().position(|n| n == name) else {
             return Err(Error::Unsupported(format!(

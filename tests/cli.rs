@@ -310,3 +310,54 @@ fn explain_scan_shows_clif_and_machine_code() {
     let out = stdout(&kiln(&["explain", "cumsum(x)", "-i", "x=f64[1000]", "--asm"]));
     assert!(out.contains("; machine code") && !out.contains("; clif"), "{out}");
 }
+
+#[test]
+fn eval_of_several_results_prints_each_or_writes_one_out_each() {
+    let x = tmp("many_x.npy");
+    save(&x, &array![1.0, 4.0, 9.0].into_dyn());
+    let xi = format!("x={}", x.display());
+    let out = kiln(&["eval", "x*2; sqrt(x); sum(x)", "-i", &xi]);
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines, ["[2.0, 8.0, 18.0]", "[1.0, 2.0, 3.0]", "14.0"], "{text}");
+    let (a, b) = (tmp("many_a.npy"), tmp("many_b.npy"));
+    let out = kiln(&[
+        "eval",
+        "x*2; x > 3",
+        "-i",
+        &xi,
+        "--out",
+        a.to_str().unwrap(),
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got_a = ArrayD::<f64>::read_npy(std::fs::File::open(&a).unwrap()).unwrap();
+    assert_eq!(got_a, array![2.0, 8.0, 18.0].into_dyn());
+    let got_b = ArrayD::<bool>::read_npy(std::fs::File::open(&b).unwrap()).unwrap();
+    assert_eq!(got_b, array![false, true, true].into_dyn());
+    // one --out for two results
+    let out = kiln(&["eval", "x*2; x+1", "-i", &xi, "--out", a.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("1 --out given for 2 results"), "{err}");
+}
+
+#[test]
+fn explain_of_several_results_shows_the_fused_kernel_and_its_outputs() {
+    let out = kiln(&[
+        "explain",
+        "p + v*dt; v*0.99 + g*dt",
+        "-i",
+        "p=f64[64]",
+        "-i",
+        "v=f64[64]",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("kernel 2: map of 2 outputs in one pass <- [p, v, dt, g] -> %0, %1"),
+        "{text}"
+    );
+    assert!(text.contains("results: %0, %1"), "{text}");
+    assert!(text.contains("  out0 %") && text.contains("  out1 %"), "{text}");
+}

@@ -4,7 +4,8 @@
 //! formulas written out here: `npy_logaddexp`, `npy_deg2rad`, ...; reference values of `erf`
 //! from its series) with NaN, ±inf, ±0 and subnormals. JIT and interpreter agree bit for bit (the
 //! JIT calls the interpreter's libm functions per lane, and lowers deg2rad/rad2deg to the same
-//! multiplication).
+//! multiplication), except erf and erfc, which the JIT computes in vector registers within their
+//! documented ULP bound (special values bit for bit).
 
 use kiln::{ArrayArg, Expr, FusedRunner, Output, interpreter};
 use ndarray::{ArrayD, IxDyn, array};
@@ -131,10 +132,21 @@ fn erf_and_erfc_special_values_and_reference_points() {
     let y = vec1(&[0.0]);
     let erf: Vec<(String, ArrayD<f64>)> = run2("erf(x)", &x, &y);
     let erfc: Vec<(String, ArrayD<f64>)> = run2("erfc(x)", &x, &y);
-    // JIT and interpreter: the same libm call, so the same bits
-    for pair in [&erf, &erfc] {
+    // JIT (the vector erf and erfc) against the interpreter (libm): the same bits where libm gives
+    // a special value (NaN, ±0, ±1, 2, inf), else within the documented bound
+    for (pair, op) in [
+        (&erf, kiln::kiln_ir::UnaryOp::Erf),
+        (&erfc, kiln::kiln_ir::UnaryOp::Erfc),
+    ] {
+        let bound = kiln_jit::unary_ulp_bound(op) as i64;
         for (a, b) in pair[0].1.iter().zip(pair[1].1.iter()) {
-            assert!(same(*a, *b), "jit {a:e} vs interpreter {b:e}");
+            let special = b.is_nan() || *b == 0.0 || b.abs() == 1.0 || *b == 2.0 || b.is_infinite();
+            let ok = if special {
+                same(*a, *b)
+            } else {
+                (a.to_bits() as i64 - b.to_bits() as i64).abs() <= bound
+            };
+            assert!(ok, "{op:?}: jit {a:e} vs interpreter {b:e}");
         }
     }
     let e = erf[0].1.as_slice().unwrap();

@@ -6,7 +6,7 @@
 //! - NumPy's special-value table (`tests/data/umath/special_values.csv`): exact (tanh within 3 ULP,
 //!   as upstream), in f64 and f32;
 //! - C99 Annex F's special cases of `pow` (the `**` of the text language), and the special values of
-//!   the twelve vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
+//!   the fourteen vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
 //!   arguments) against the interpreter's libm: bit for bit where libm's result is NaN, ±inf, ±0 or
 //!   ±1, else within the function's bound + 1.
 //!
@@ -394,12 +394,41 @@ fn special_values_against_libm() {
         std::f64::consts::PI,
         -0.9999999999999999,
         1e16,
+        // erf / erfc: both sides of each range boundary (0.84375, 1.25, 1/0.35 with its low word
+        // cleared, 6, 28), the tiny arguments (2^-28, 2^-56), x = 1/4 and the subnormal results
+        0.84375,
+        0.8437499999999999,
+        -0.84375,
+        1.25,
+        1.2499999999999998,
+        -1.25,
+        f64::from_bits(0x4006_db6d_0000_0000),
+        f64::from_bits(0x4006_db6c_ffff_ffff),
+        -f64::from_bits(0x4006_db6d_0000_0000),
+        6.0,
+        5.999999999999999,
+        -6.0,
+        28.0,
+        27.999999999999996,
+        -28.0,
+        26.5,
+        27.2,
+        3.725290298461914e-9,
+        3.7252902984619136e-9,
+        1.3877787807814457e-17,
+        0.25,
+        0.24999999999999997,
+        -0.25,
     ];
     let mut failures = Vec::new();
     for name in [
-        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh",
+        "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "erf", "erfc",
     ] {
-        let bound = if name == "tanh" { 3 } else { 2 };
+        let bound = match name {
+            "tanh" => 3,
+            "erfc" => 4,
+            _ => 2,
+        };
         let src = format!("{name}(x)");
         let runner = FusedRunner::compile_text(&src).unwrap();
         let oracle = FusedRunner::compile_text(&src)

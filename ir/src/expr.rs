@@ -155,6 +155,11 @@ impl ExprArena {
         self.intern(Node::Fma(a, b, c))
     }
 
+    /// The node at position `i` (every node of the arena, reachable or not).
+    pub fn node_at(&self, i: usize) -> &Node {
+        &self.nodes[i]
+    }
+
     /// The node behind `id`.
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.index()]
@@ -171,8 +176,13 @@ impl ExprArena {
 
     /// The iteration axes that `Index` nodes reachable from `root` read, sorted and distinct.
     pub fn index_axes(&self, root: NodeId) -> Vec<usize> {
+        self.index_axes_all(&[root])
+    }
+
+    /// The iteration axes any of `roots` reads through `Index` nodes, sorted and distinct.
+    pub fn index_axes_all(&self, roots: &[NodeId]) -> Vec<usize> {
         let mut v: Vec<usize> = self
-            .reachable(root)
+            .reachable_all(roots)
             .into_iter()
             .filter_map(|id| match *self.node(id) {
                 Node::Index(a) => Some(a as usize),
@@ -186,8 +196,20 @@ impl ExprArena {
 
     /// The ids of the nodes `root` depends on, itself included, in post order (operands first).
     pub fn reachable(&self, root: NodeId) -> Vec<NodeId> {
+        self.reachable_all(&[root])
+    }
+
+    /// The nodes any of `roots` reaches, in evaluation order (operands first), each once: the nodes
+    /// of a kernel of several outputs, every shared subexpression evaluated once.
+    pub fn reachable_all(&self, roots: &[NodeId]) -> Vec<NodeId> {
+        let Some(top) = roots.iter().map(|r| r.index()).max() else {
+            return Vec::new();
+        };
+        let root = NodeId(top as u32);
         let mut live = vec![false; root.index() + 1];
-        live[root.index()] = true;
+        for r in roots {
+            live[r.index()] = true;
+        }
         for i in (0..=root.index()).rev() {
             if live[i] {
                 for op in self.nodes[i].operands() {

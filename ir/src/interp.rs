@@ -73,6 +73,15 @@ pub fn interpret<T: Real>(kernel: &KernelIR, inputs: &[StridedInput<'_, T>]) -> 
     interpret_from(kernel, inputs, Start::Identity)
 }
 
+/// Evaluates every output of `kernel` (see [`KernelIR::extra`]): one tensor per output, in order,
+/// each what [`interpret`] gives for that output alone (the oracle of a kernel of several outputs).
+pub fn interpret_outputs<T: Real>(kernel: &KernelIR, inputs: &[StridedInput<'_, T>]) -> Result<Vec<Tensor>> {
+    kernel.validate()?;
+    (0..kernel.n_outputs())
+        .map(|o| interpret(&kernel.output(o), inputs))
+        .collect()
+}
+
 /// [`interpret`], each reduction's accumulator starting at `start` (see [`Start`]): the start is
 /// folded first, then the values in order.
 pub fn interpret_from<T: Real>(

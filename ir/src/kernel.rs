@@ -260,7 +260,12 @@ pub struct KernelIR {
     /// The iteration shape: the broadcast of every input's shape.
     pub shape: Vec<usize>,
     pub arena: ExprArena,
+    /// The body: output 0's value at each point.
     pub body: NodeId,
+    /// The bodies of a map's further outputs (outputs 1, 2, ...), in the same arena: each one more
+    /// array of the iteration shape, computed in the same pass as `body` (every node the outputs
+    /// share is evaluated once per point). Empty for a kernel of one output; only a map has more.
+    pub extra: Vec<NodeId>,
     pub kind: KernelKind,
 }
 
@@ -282,7 +287,20 @@ impl KernelIR {
                 max: crate::shape::MAX_DIMS,
             });
         }
-        for id in self.arena.reachable(self.body) {
+        if !self.extra.is_empty() && self.kind != KernelKind::Map {
+            return Err(IrError::Malformed(format!(
+                "a kernel of {} outputs must be a map",
+                self.extra.len() + 1
+            )));
+        }
+        if let Some(bad) = self.extra.iter().find(|e| e.index() >= self.arena.len()) {
+            return Err(IrError::Malformed(format!(
+                "the output %{} is not a node of the kernel's arena of {} nodes",
+                bad.index(),
+                self.arena.len()
+            )));
+        }
+        for id in self.arena.reachable_all(&self.roots()) {
             match *self.arena.node(id) {
                 Node::Input(n) if n as usize >= self.inputs.len() => {
                     return Err(IrError::Arity {
@@ -321,6 +339,37 @@ impl KernelIR {
             }
         }
         Ok(())
+    }
+
+    /// Every output's body: `body`, then `extra`.
+    pub fn roots(&self) -> Vec<NodeId> {
+        std::iter::once(self.body)
+            .chain(self.extra.iter().copied())
+            .collect()
+    }
+
+    /// The number of outputs.
+    pub fn n_outputs(&self) -> usize {
+        1 + self.extra.len()
+    }
+
+    /// Output `o` alone: the same kernel with `roots()[o]` as its body and no other output.
+    pub fn output(&self, o: usize) -> KernelIR {
+        KernelIR {
+            body: self.roots()[o],
+            extra: Vec::new(),
+            ..self.clone()
+        }
+    }
+
+    /// The element type of output `o` (see [`KernelIR::output_type`]).
+    pub fn output_type_of(&self, o: usize) -> OutputType {
+        match o.checked_sub(1).map(|e| self.extra[e]) {
+            None => self.output_type(),
+            // only a map has further outputs
+            Some(root) if self.arena.node(root).is_logical(&self.arena) => OutputType::Bool,
+            Some(_) => OutputType::Float(self.dtype),
+        }
     }
 
     /// The shape of the result: the iteration shape less the reduced axes.

@@ -26,6 +26,7 @@
 //!     shape: vec![3],
 //!     arena,
 //!     body,
+//!     extra: vec![],
 //!     kind: KernelKind::Map,
 //! };
 //! let data = [1.0, 2.0, 3.0];
@@ -53,7 +54,7 @@ pub mod typed;
 pub use dtype::{DType, Real};
 pub use error::{IrError, Result};
 pub use expr::{ExprArena, Node, NodeId};
-pub use interp::{StridedInput, interpret, interpret_from};
+pub use interp::{StridedInput, interpret, interpret_from, interpret_outputs};
 pub use kernel::{InputDecl, KernelIR, KernelKind, OutputType, ReduceOp, Start};
 pub use op::{BinaryOp, UnaryOp};
 pub use plan::{BroadcastPlan, InputLayout, InputPlan, PlanOptions, RowAccess};

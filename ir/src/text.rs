@@ -34,7 +34,10 @@ impl fmt::Display for KernelIR {
         for (i, input) in self.inputs.iter().enumerate() {
             writeln!(f, "  in{i} {}: {:?}", input.name, input.shape)?;
         }
-        write_body(f, &self.arena, self.body, "  ")
+        if self.extra.is_empty() {
+            return write_body(f, &self.arena, self.body, "  ");
+        }
+        write_outputs(f, &self.arena, &self.roots(), "  ")
     }
 }
 
@@ -63,10 +66,36 @@ pub fn write_kind(f: &mut impl fmt::Write, kind: &KernelKind) -> fmt::Result {
     Ok(())
 }
 
+/// Writes the nodes any of `roots` reaches, one per line (each shared node once), then one
+/// `out<k> %n` line per output.
+pub fn write_outputs(
+    f: &mut impl fmt::Write,
+    arena: &ExprArena,
+    roots: &[NodeId],
+    indent: &str,
+) -> fmt::Result {
+    let names = write_nodes(f, arena, roots, indent)?;
+    for (k, r) in roots.iter().enumerate() {
+        writeln!(f, "{indent}out{k} %{}", names[r])?;
+    }
+    Ok(())
+}
+
 /// Writes the nodes `root` reaches, one per line, then `out %n`.
 pub fn write_body(f: &mut impl fmt::Write, arena: &ExprArena, root: NodeId, indent: &str) -> fmt::Result {
+    let names = write_nodes(f, arena, &[root], indent)?;
+    writeln!(f, "{indent}out %{}", names[&root])
+}
+
+/// Writes the nodes any of `roots` reaches, one per line; their numbers.
+fn write_nodes(
+    f: &mut impl fmt::Write,
+    arena: &ExprArena,
+    roots: &[NodeId],
+    indent: &str,
+) -> Result<HashMap<NodeId, usize>, fmt::Error> {
     let mut names: HashMap<NodeId, usize> = HashMap::new();
-    for id in arena.reachable(root) {
+    for id in arena.reachable_all(roots) {
         let n = names.len();
         names.insert(id, n);
         let r = |id: NodeId| names[&id];
@@ -83,5 +112,5 @@ pub fn write_body(f: &mut impl fmt::Write, arena: &ExprArena, root: NodeId, inde
             Node::Fma(a, b, c) => writeln!(f, "fma %{} %{} %{}", r(a), r(b), r(c))?,
         }
     }
-    writeln!(f, "{indent}out %{}", names[&root])
+    Ok(names)
 }

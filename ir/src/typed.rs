@@ -308,6 +308,13 @@ impl TypedKernel {
     /// malformed kernel.
     pub fn new(kernel: &KernelIR, inputs: &[ElemType], mean: bool) -> Result<TypedKernel> {
         kernel.validate()?;
+        if !kernel.extra.is_empty() {
+            return Err(IrError::Type(
+                "a kernel of several outputs with integer or bool values (typed kernels have one output \
+                 for now)"
+                    .into(),
+            ));
+        }
         if inputs.len() != kernel.inputs.len() {
             return Err(IrError::Arity {
                 expected: kernel.inputs.len(),
@@ -1082,4 +1089,104 @@ fn scan_kernel(kernel: &TypedKernel, scan: &Scan, eval: &mut Evaluator<'_, '_>) 
 /// The output type of a typed result, for callers holding [`OutputType`]s.
 pub fn output_type(kernel: &TypedKernel) -> OutputType {
     OutputType::of(kernel.output_type())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::InputDecl;
+
+    fn kernel(arena: ExprArena, body: NodeId, names: &[&str], kind: KernelKind) -> KernelIR {
+        KernelIR {
+            dtype: crate::DType::F64,
+            inputs: names
+                .iter()
+                .map(|n| InputDecl {
+                    name: n.to_string(),
+                    shape: vec![3],
+                })
+                .collect(),
+            shape: vec![3],
+            arena,
+            body,
+            extra: Vec::new(),
+            kind,
+        }
+    }
+
+    #[test]
+    fn casts_are_explicit_and_the_text_shows_each_type() {
+        // i32 * 2 + f32: the literal takes int32, the sum is float64 (NumPy 2: int32 + float32)
+        let mut a = ExprArena::new();
+        let (i, two, f) = (a.input(0), a.int(2), a.input(1));
+        let m = a.binary(BinaryOp::Mul, i, two);
+        let body = a.binary(BinaryOp::Add, m, f);
+        let k = kernel(a, body, &["i", "f"], KernelKind::Map);
+        let t = TypedKernel::new(&k, &[ElemType::I32, ElemType::F32], false).unwrap();
+        let text = t.to_string();
+        assert_eq!(
+            text,
+            "kernel map f64 [3] -> f64 [3]\n  in0 i: i32 [3]\n  in1 f: f32 [3]\n  %0: i32 = in0\n  %1 = int 2\n  \
+             %2: f32 = in1\n  %3: i32 = cast %1\n  %4: i32 = mul %0 %3\n  %5: f64 = cast %4\n  %6: f64 = cast %2\n  \
+             %7: f64 = add %5 %6\n  out %7\n"
+        );
+        let data_i = [1, i32::MAX, -3];
+        let data_f = [0.5f32, 1.0, 2.0];
+        let s = |n| StridedInput {
+            data: n,
+            offset: 0,
+            strides: vec![1],
+        };
+        let out = interpret(
+            &t,
+            &[
+                TypedInput::I32(s(&data_i)),
+                TypedInput::F32(StridedInput {
+                    data: &data_f,
+                    offset: 0,
+                    strides: vec![1],
+                }),
+            ],
+            Start::Identity,
+        )
+        .unwrap();
+        // i32::MAX * 2 wraps to -2 before the sum, as NumPy's
+        assert_eq!(out.values, Values::F64(vec![2.5, -1.0, -4.0]));
+    }
+
+    #[test]
+    fn numpy_refusals_are_type_errors() {
+        let mut a = ExprArena::new();
+        let (x, y) = (a.input(0), a.input(1));
+        let body = a.binary(BinaryOp::BitXor, x, y);
+        let k = kernel(a, body, &["x", "y"], KernelKind::Map);
+        let e = TypedKernel::new(&k, &[ElemType::F64, ElemType::I32], false).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("bitwise operators take bool or integer operands, not float64"),
+            "{e}"
+        );
+        let mut a = ExprArena::new();
+        let x = a.input(0);
+        let body = a.unary(UnaryOp::Neg, x);
+        let k = kernel(a, body, &["p"], KernelKind::Map);
+        let e = TypedKernel::new(&k, &[ElemType::Bool], false).unwrap_err();
+        assert!(e.to_string().contains("use `~`"), "{e}");
+        // the interpreter's input types are checked
+        let mut a = ExprArena::new();
+        let body = a.input(0);
+        let k = kernel(a, body, &["x"], KernelKind::Map);
+        let t = TypedKernel::new(&k, &[ElemType::I64], false).unwrap();
+        let data = [1i32, 2, 3];
+        let bad = interpret(
+            &t,
+            &[TypedInput::I32(StridedInput {
+                data: &data,
+                offset: 0,
+                strides: vec![1],
+            })],
+            Start::Identity,
+        );
+        assert!(bad.is_err());
+    }
 }

@@ -116,6 +116,7 @@ fn kernel_1d(body: impl FnOnce(&mut ExprArena) -> NodeId, n: usize, kind: Kernel
         shape: vec![n],
         arena,
         body,
+        extra: Vec::new(),
         kind,
     }
 }
@@ -201,6 +202,7 @@ fn f32_sums_accumulate_in_f64() {
         shape: vec![1001],
         arena,
         body,
+        extra: Vec::new(),
         kind: KernelKind::Reduce {
             op: ReduceOp::Sum,
             axes: vec![0],
@@ -233,6 +235,7 @@ fn axis_reductions_and_bounds() {
         shape: vec![2, 3],
         arena,
         body,
+        extra: Vec::new(),
         kind: KernelKind::Reduce {
             op: ReduceOp::Sum,
             axes: vec![1],

@@ -42,11 +42,18 @@ struct Inner {
 }
 
 /// The hash of a key's parts, borrowed.
-fn key_hash(structure: &Structure, arena: &ExprArena, body: NodeId, schedule: Schedule) -> u64 {
+fn key_hash(
+    structure: &Structure,
+    arena: &ExprArena,
+    body: NodeId,
+    extra: &[NodeId],
+    schedule: Schedule,
+) -> u64 {
     let mut h = rustc_hash::FxHasher::default();
     structure.hash(&mut h);
     arena.hash(&mut h);
     body.hash(&mut h);
+    extra.hash(&mut h);
     schedule.hash(&mut h);
     h.finish()
 }
@@ -63,6 +70,7 @@ impl Inner {
         self.map.get_mut(&hash)?.iter_mut().find(|e| {
             e.key.schedule == schedule
                 && e.key.body == kernel.body
+                && e.key.extra == kernel.extra
                 && e.key.structure == *structure
                 && e.key.arena == kernel.arena
         })
@@ -120,7 +128,7 @@ impl KernelCache {
     ) -> Result<Arc<CompiledKernel>> {
         let schedule = schedule.normalised(kernel.dtype);
         let structure = Structure::new(kernel, plan)?;
-        let hash = key_hash(&structure, &kernel.arena, kernel.body, schedule);
+        let hash = key_hash(&structure, &kernel.arena, kernel.body, &kernel.extra, schedule);
         {
             let mut inner = self.lock();
             inner.tick += 1;

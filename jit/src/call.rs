@@ -28,6 +28,13 @@
 //!   it writes (checked): each element is loaded, in the iteration (and the unit) that stores it,
 //!   before it is stored (the stored value depends on the load), and no other unit or iteration
 //!   touches it;
+//! - a map of several outputs ([`kiln_ir::KernelIR::extra`]) finds output `1 + k`'s pointer at
+//!   `ins[n_in + k]`, after the input pointers (execute.rs fills them from the caller's slices, each
+//!   checked by `check_run` to hold `n` elements of the dtype); an input read in place from any
+//!   output ([`crate::InputRef::Output`]) obeys the rule above, and the compiled loop computes every
+//!   output of a point (so loads every input of it) before it stores any output of that point
+//!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
+//!   whichever output reads it;
 //! - `zeroed_output` only advises the kernel (madvise) about memory it owns.
 #![allow(unsafe_code)]
 
@@ -208,6 +215,44 @@ pub(crate) fn dispatch<T: Elem>(
         ));
     }
     Ok(())
+}
+
+/// Calls `code` once over `unit` of a map with the parameter block `params`, on the calling thread,
+/// writing output 0 through `out0`: the call of a [`crate::SerialMap`]. `ins` holds the inputs'
+/// pointers, then those of outputs 1, 2, ... (`ins[n_in + k]` is output `1 + k`'s, as execute.rs lays
+/// them out).
+#[inline]
+pub(crate) fn call_unit<T: Elem>(
+    code: &Code,
+    _checked: Checked,
+    params: &[i64],
+    ins: &[*const u8],
+    out0: *mut u8,
+    unit: (usize, usize, usize, usize),
+) {
+    const { assert!(std::mem::size_of::<T>() == T::DTYPE.size()) };
+    let (sb, se, lo, hi) = unit;
+    // SAFETY: as `dispatch`'s call, for the one unit of a run plan of one unit (`SerialMap` made
+    // `params` and `unit` from `RunPlan::new` of the bound structure and geometry, whose structure
+    // the code was checked to be compiled for): `check::check_serial` proved every input slice holds
+    // the elements the plan reads (the bound element count, or `n` where materialised), every output
+    // holds `n` elements of the dtype (the map's segment geometry writes exactly points `0..n`), and
+    // an input read in place from an output is one the map reads at every point at that point alone
+    // (contiguous of the iteration shape, or a one-point splat loaded in the entry block), which the
+    // code loads before it stores any output of that point (skeleton.rs `item`). The buffers are
+    // borrowed by the caller for the whole call, on this thread.
+    unsafe {
+        (code.entry)(
+            ins.as_ptr(),
+            out0,
+            std::ptr::null_mut(),
+            params.as_ptr(),
+            sb as i64,
+            se as i64,
+            lo as i64,
+            hi as i64,
+        )
+    };
 }
 
 /// Outputs of at least this many bytes ask for transparent huge pages.

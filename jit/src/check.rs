@@ -17,6 +17,7 @@ pub(crate) struct Checked(());
 /// Checks a run of `kernel` over `inputs` with `cfg`, writing into `dest` if given: see the module
 /// doc.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_run<T: Elem>(
     st: &Structure,
     geo: &Geometry,
@@ -24,9 +25,14 @@ pub(crate) fn check_run<T: Elem>(
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
     dest: Option<&[T]>,
+    extra: &[&mut [T]],
     cfg: &RunConfig<'_>,
 ) -> Result<Checked> {
     check_inputs(st, geo, kernel, plan, inputs)?;
+    // a map of several outputs writes a logical output as 1 / 0 in the dtype, for its caller to type
+    let float_or_truth = |t: kiln_ir::OutputType| {
+        t == kiln_ir::OutputType::Float(T::DTYPE) || (!extra.is_empty() && t == kiln_ir::OutputType::Bool)
+    };
     let op = st.mode.reduce_op();
     if let Some(op) = op {
         cfg.start.check(op, geo.n_out)?;
@@ -48,13 +54,48 @@ pub(crate) fn check_run<T: Elem>(
         }));
     }
     let n_val = if st.mode.stores_points() { geo.n } else { geo.n_out };
-    if dest.is_none() && inputs.iter().any(|i| matches!(i, InputRef::Destination)) {
+    if dest.is_none()
+        && inputs
+            .iter()
+            .any(|i| matches!(i, InputRef::Destination | InputRef::Output(_)))
+    {
         return Err(JitError::Unsupported(
             "an input reads the destination but the run has none".into(),
         ));
     }
+    if let Some(k) = inputs.iter().find_map(|i| match i {
+        InputRef::Output(k) if *k > extra.len() => Some(*k),
+        _ => None,
+    }) {
+        return Err(JitError::Unsupported(format!(
+            "an input reads output {k} in place but the run writes {} outputs",
+            extra.len() + 1
+        )));
+    }
+    if kernel.extra.len() != extra.len() || (!extra.is_empty() && dest.is_none()) {
+        return Err(JitError::Unsupported(format!(
+            "the kernel has {} outputs but the run writes {}: a kernel of several outputs runs into \
+             one destination per output",
+            kernel.n_outputs(),
+            extra.len() + usize::from(dest.is_some())
+        )));
+    }
+    for (k, e) in extra.iter().enumerate() {
+        let out_type = kernel.output_type_of(k + 1);
+        if !float_or_truth(out_type) || e.len() != n_val {
+            return Err(JitError::BadInput {
+                index: kernel.inputs.len() + 1 + k,
+                name: format!("output {}", k + 1),
+                why: format!(
+                    "{} elements of {} given for a result of {n_val} {out_type}",
+                    e.len(),
+                    T::DTYPE
+                ),
+            });
+        }
+    }
     if let Some(d) = dest
-        && (op.is_some() || geo.out_type != kiln_ir::OutputType::Float(T::DTYPE) || d.len() != n_val)
+        && (op.is_some() || !float_or_truth(geo.out_type) || d.len() != n_val)
     {
         return Err(JitError::BadInput {
             index: kernel.inputs.len(),
@@ -101,9 +142,12 @@ fn check_inputs<T: Elem>(
             }
             // read where it is written: a map reading it at each point (the destination's length
             // is checked in `check_run`)
-            InputRef::Destination => {
+            InputRef::Destination | InputRef::Output(_) => {
+                // a splat of the iteration shape is its one point, loaded in the entry block before
+                // the loop stores anything
+                let one_point = st.inputs[i] == Access::Splat && decl.shape == kernel.shape;
                 if !matches!(st.mode, crate::layout::Mode::Map)
-                    || st.inputs[i] != Access::Contiguous
+                    || !(st.inputs[i] == Access::Contiguous || one_point)
                     || plan.inputs[i] == InputPlan::Materialise
                 {
                     return Err(bad(format!(
@@ -139,25 +183,36 @@ fn check_inputs<T: Elem>(
         if geo.n == 0 {
             continue;
         }
-        let need = match st.inputs[i] {
-            Access::Splat => 1,
-            Access::Contiguous => geo.n,
-            Access::RowRun | Access::RowSplat => {
-                let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
-                    return Err(bad("the plan changed under the kernel".into()));
-                };
-                let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
-                if lo < 0 {
-                    return Err(bad(format!("negative outer strides {outer_strides:?}")));
-                }
-                usize::try_from(hi + 1).map_err(|_| bad("row offsets overflow".into()))?
-            }
-        };
+        let need = needed(st, geo, plan, i).map_err(bad)?;
         if len < need {
             return Err(bad(format!("{len} elements, but the plan reads {need}")));
         }
     }
     Ok(())
+}
+
+/// The elements a C-contiguous buffer of input `i` must hold for the code to read it as `plan` says
+/// (over `geo.n > 0` points).
+pub(crate) fn needed(
+    st: &Structure,
+    geo: &Geometry,
+    plan: &BroadcastPlan,
+    i: usize,
+) -> std::result::Result<usize, String> {
+    Ok(match st.inputs[i] {
+        Access::Splat => 1,
+        Access::Contiguous => geo.n,
+        Access::RowRun | Access::RowSplat => {
+            let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+                return Err("the plan changed under the kernel".into());
+            };
+            let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
+            if lo < 0 {
+                return Err(format!("negative outer strides {outer_strides:?}"));
+            }
+            usize::try_from(hi + 1).map_err(|_| "row offsets overflow".to_string())?
+        }
+    })
 }
 
 /// Whether a view's elements lie one after another in C order from its base (every axis of more
@@ -267,4 +322,57 @@ fn check_view<T: Elem>(
         ));
     }
     Ok(())
+}
+
+/// Checks a call of a [`crate::SerialMap`]: `inputs` and `outs` of the bound counts, each output of
+/// `n` elements, each input slice of `lens[i]` elements, and an input read in place only where
+/// `in_place[i]` (a map reading it at every point at that point alone) and from an output of the call.
+#[inline]
+pub(crate) fn check_serial<T: Elem>(
+    lens: &[usize],
+    in_place: &[bool],
+    n: usize,
+    n_outputs: usize,
+    inputs: &[crate::Part<'_, T>],
+    outs: &[&mut [T]],
+) -> Result<Checked> {
+    if inputs.len() != lens.len() {
+        return Err(kiln_ir::IrError::Arity {
+            expected: lens.len(),
+            got: inputs.len(),
+        }
+        .into());
+    }
+    if outs.len() != n_outputs || outs.iter().any(|o| o.len() != n) {
+        return Err(JitError::BadInput {
+            index: lens.len(),
+            name: "output".into(),
+            why: format!(
+                "{} outputs of {:?} elements given for {n_outputs} of {n}",
+                outs.len(),
+                outs.iter().map(|o| o.len()).collect::<Vec<_>>()
+            ),
+        });
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        let ok = match *input {
+            crate::Part::Slice(s) => s.len() == lens[i],
+            crate::Part::Output(k) => in_place[i] && k < outs.len(),
+        };
+        if !ok {
+            return Err(JitError::BadInput {
+                index: i,
+                name: format!("input {i}"),
+                why: match *input {
+                    crate::Part::Slice(s) => format!("{} elements given, {} expected", s.len(), lens[i]),
+                    crate::Part::Output(k) => format!(
+                        "output {k} is read in place only by a map that reads it at every point, at \
+                         that point alone, among the {} outputs of the call",
+                        outs.len()
+                    ),
+                },
+            });
+        }
+    }
+    Ok(Checked(()))
 }

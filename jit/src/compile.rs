@@ -159,7 +159,7 @@ fn signature<M: Module>(module: &M) -> Signature {
 /// its mode.
 fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Result<()> {
     let st = &key.structure;
-    let order = key.arena.reachable(key.body);
+    let order = key.arena.reachable_all(&key.roots());
     let math = MathRefs::import(
         module,
         func,

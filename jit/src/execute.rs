@@ -28,29 +28,55 @@ pub(crate) fn execute<T: Elem>(
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
     dest: Option<&mut [T]>,
+    extra: &mut [&mut [T]],
     cfg: &RunConfig<'_>,
     ws: &mut Workspace,
 ) -> Result<Option<Tensor>> {
-    let checked = check::check_run(st, geo, kernel, plan, inputs, dest.as_deref(), cfg)?;
+    let checked = check::check_run(st, geo, kernel, plan, inputs, dest.as_deref(), extra, cfg)?;
     let run = RunPlan::new(st, geo, kernel, cfg, std::mem::size_of::<T>());
     let mut outputs = Outputs::new(st, &run, dest, ws);
     outputs.allocate(&run, cfg)?;
     let targets = outputs.targets(&run);
-    // the input pointers, on the stack for up to `STACK_INPUTS` inputs (no allocation per run); an
-    // input read in place from the destination takes the very pointer the code writes through
+    // the input pointers, then the further outputs' (a map of several outputs), on the stack for up
+    // to `STACK_INPUTS` of them (no allocation per run); an input read in place from an output takes
+    // the very pointer the code writes through
+    let mut out_stack = [std::ptr::null::<u8>(); STACK_INPUTS];
+    let out_heap: Vec<*const u8>;
+    let outs: &[*const u8] = if extra.len() < STACK_INPUTS {
+        out_stack[0] = targets.out_val.cast_const();
+        for (p, e) in out_stack[1..].iter_mut().zip(extra.iter_mut()) {
+            *p = e.as_mut_ptr().cast_const().cast();
+        }
+        &out_stack[..=extra.len()]
+    } else {
+        out_heap = std::iter::once(targets.out_val.cast_const())
+            .chain(extra.iter_mut().map(|e| e.as_mut_ptr().cast_const().cast()))
+            .collect();
+        &out_heap
+    };
+    let out_ptr = |k: usize| outs[k];
     let base = |i: &InputRef<'_, T>| match i {
-        InputRef::Destination => targets.out_val.cast_const(),
+        InputRef::Destination => out_ptr(0),
+        InputRef::Output(k) => out_ptr(*k),
         other => other.base(),
     };
+    let all = inputs.len() + extra.len();
     let mut stack = [std::ptr::null::<u8>(); STACK_INPUTS];
     let heap: Vec<*const u8>;
-    let ins: &[*const u8] = if inputs.len() <= STACK_INPUTS {
+    let ins: &[*const u8] = if all <= STACK_INPUTS {
         for (p, i) in stack.iter_mut().zip(inputs) {
             *p = base(i);
         }
-        &stack[..inputs.len()]
+        for k in 0..extra.len() {
+            stack[inputs.len() + k] = out_ptr(k + 1);
+        }
+        &stack[..all]
     } else {
-        heap = inputs.iter().map(base).collect();
+        heap = inputs
+            .iter()
+            .map(base)
+            .chain((0..extra.len()).map(|k| out_ptr(k + 1)))
+            .collect();
         &heap
     };
     call::dispatch::<T>(code, checked, &run, ins, &targets, cfg.spread)?;

@@ -60,7 +60,7 @@ impl<'k> Frame<'k> {
     /// Emits the entry block's loads and hoisted leaves (at the builder's current position).
     pub fn new(g: &mut Gen<'_, '_>, key: &'k KernelKey, entry: Block) -> Self {
         let st = &key.structure;
-        let order = key.arena.reachable(key.body);
+        let order = key.arena.reachable_all(&key.roots());
         let args = g.b.block_params(entry).to_vec();
         let params = args[3];
         let many = st.inputs.len() > MANY_INPUTS && !matches!(st.mode, Mode::Scan { .. });
@@ -117,7 +117,7 @@ impl<'k> Frame<'k> {
             splats,
             literals,
         };
-        let index_axes = key.arena.index_axes(key.body);
+        let index_axes = key.arena.index_axes_all(&key.roots());
         frame.axis = (0..st.rank)
             .map(|a| {
                 index_axes
@@ -159,6 +159,25 @@ impl<'k> Frame<'k> {
         off_bytes: i64,
         flat: Value,
     ) -> Value {
+        self.outputs(g, w, ptrs, many, splats, row_index, jb, off_bytes, flat)[0]
+    }
+
+    /// Every output's value (`body`, then `extra`) at the point(s) of [`Frame::body`]: the nodes of
+    /// all outputs emitted once, in one order, so every shared subexpression is computed once and
+    /// every input of the point(s) is loaded before any output is stored (see call.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub fn outputs(
+        &self,
+        g: &mut Gen<'_, '_>,
+        w: W,
+        ptrs: &[Option<Value>],
+        many: Option<&ManyInputs>,
+        splats: &[Option<[Value; 2]>],
+        row_index: &dyn Fn(usize) -> Option<[Value; 2]>,
+        jb: Value,
+        off_bytes: i64,
+        flat: Value,
+    ) -> Vec<Value> {
         let literals = |id: NodeId| self.literals[id.index()].expect("literal hoisted");
         let leaves = Leaves {
             ptrs,
@@ -179,7 +198,11 @@ impl<'k> Frame<'k> {
             off_bytes,
             flat,
             &mut scratch,
-        )
+        );
+        std::iter::once(self.key.body)
+            .chain(self.key.extra.iter().copied())
+            .map(|r| scratch[r.index()].expect("every output emitted"))
+            .collect()
     }
 
     /// `for s in seg_begin..seg_end { f(s) }`, then the function's return.

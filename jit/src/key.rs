@@ -14,6 +14,8 @@ pub struct KernelKey {
     pub(crate) structure: Structure,
     pub(crate) arena: ExprArena,
     pub(crate) body: NodeId,
+    /// The further outputs of a map of several (see [`KernelIR::extra`]).
+    pub(crate) extra: Vec<NodeId>,
     pub(crate) schedule: Schedule,
 }
 
@@ -24,7 +26,7 @@ impl KernelKey {
         // kiln-jit compiles float kernels: integer literals, casts and integer opcodes are a typed
         // kernel's (kiln_ir::typed), which the interpreter runs until integer code generation exists
         if let Some(why) = kiln_ir::typed::needs_typing(kernel).or_else(|| {
-            let reach = kernel.arena.reachable(kernel.body);
+            let reach = kernel.arena.reachable_all(&kernel.roots());
             reach
                 .iter()
                 .any(|&id| matches!(kernel.arena.node(id), kiln_ir::Node::Int(_)))
@@ -38,8 +40,16 @@ impl KernelKey {
             structure: Structure::new(kernel, plan)?,
             arena: kernel.arena.clone(),
             body: kernel.body,
+            extra: kernel.extra.clone(),
             schedule: schedule.normalised(kernel.dtype),
         })
+    }
+
+    /// Every output's body: `body`, then `extra`.
+    pub(crate) fn roots(&self) -> Vec<NodeId> {
+        std::iter::once(self.body)
+            .chain(self.extra.iter().copied())
+            .collect()
     }
 
     /// The structure of the kernel (plan, mode, rank) the code is for.

@@ -50,6 +50,7 @@
 //!     shape: vec![2, 3],
 //!     arena,
 //!     body,
+//!     extra: vec![],
 //!     kind: KernelKind::Reduce { op: ReduceOp::Sum, axes: vec![1] },
 //! };
 //! let layouts: Vec<InputLayout> = kernel.inputs.iter()
@@ -88,6 +89,7 @@ mod reduce;
 mod run;
 mod scan;
 mod schedule;
+mod serial;
 mod skeleton;
 mod vmath;
 
@@ -100,6 +102,7 @@ pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace};
 pub use schedule::Schedule;
+pub use serial::{Part, SerialMap};
 
 use crate::layout::Geometry;
 use kiln_ir::{BroadcastPlan, DType, KernelIR, Tensor};
@@ -181,7 +184,18 @@ impl CompiledKernel {
     ) -> Result<Tensor> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
         let inputs = slice_refs(inputs);
-        let tensor = execute::execute(&self.code, &st, &geo, kernel, plan, &inputs, None, cfg, ws)?;
+        let tensor = execute::execute(
+            &self.code,
+            &st,
+            &geo,
+            kernel,
+            plan,
+            &inputs,
+            None,
+            &mut [],
+            cfg,
+            ws,
+        )?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
     }
 
@@ -216,10 +230,34 @@ impl CompiledKernel {
             plan,
             &slice_refs(inputs),
             Some(out),
+            &mut [],
             cfg,
             &mut ws,
         )
         .map(|_| ())
+    }
+
+    /// Runs a map of several outputs ([`KernelIR::extra`]) into `outs`, one slice of exactly `n`
+    /// elements per output (C order), in one pass: every input is read once per point. A kernel of one
+    /// output takes one slice (as [`CompiledKernel::run_into`]).
+    pub fn run_into_many<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &[&[T]],
+        outs: &mut [&mut [T]],
+    ) -> Result<()> {
+        let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
+        run_many(
+            &self.code,
+            &st,
+            &geo,
+            kernel,
+            plan,
+            &slice_refs(inputs),
+            outs,
+            &RunConfig::default(),
+        )
     }
 
     /// Binds this code to one kernel and plan: their structure is checked and their geometry (the
@@ -246,7 +284,11 @@ impl CompiledKernel {
             });
         }
         let st = Structure::new(kernel, plan)?;
-        if st != self.key.structure || kernel.body != self.key.body || kernel.arena != self.key.arena {
+        if st != self.key.structure
+            || kernel.body != self.key.body
+            || kernel.extra != self.key.extra
+            || kernel.arena != self.key.arena
+        {
             return Err(JitError::WrongKernel(format!(
                 "compiled for {:?}, given {:?}",
                 self.key.structure, st
@@ -265,6 +307,40 @@ impl CompiledKernel {
     pub fn run_f32(&self, kernel: &KernelIR, plan: &BroadcastPlan, inputs: &[&[f32]]) -> Result<Tensor> {
         self.run(kernel, plan, inputs)
     }
+}
+
+/// A run into one destination per output (see [`CompiledKernel::run_into_many`]).
+#[allow(clippy::too_many_arguments)]
+fn run_many<T: Elem>(
+    code: &call::Code,
+    st: &Structure,
+    geo: &Geometry,
+    kernel: &KernelIR,
+    plan: &BroadcastPlan,
+    inputs: &[InputRef<'_, T>],
+    outs: &mut [&mut [T]],
+    cfg: &RunConfig<'_>,
+) -> Result<()> {
+    let Some((first, extra)) = outs.split_first_mut() else {
+        return Err(JitError::Unsupported(format!(
+            "no output given for a kernel of {} outputs",
+            kernel.n_outputs()
+        )));
+    };
+    let mut ws = Workspace::new();
+    execute::execute(
+        code,
+        st,
+        geo,
+        kernel,
+        plan,
+        inputs,
+        Some(&mut **first),
+        extra,
+        cfg,
+        &mut ws,
+    )
+    .map(|_| ())
 }
 
 /// Slices as run inputs.
@@ -308,8 +384,50 @@ impl BoundKernel {
     ) -> Result<Tensor> {
         self.dtype_is::<T>()?;
         let (k, p) = (&self.kernel, &self.plan);
-        let tensor = execute::execute(&self.code.code, &self.st, &self.geo, k, p, inputs, None, cfg, ws)?;
+        let tensor = execute::execute(
+            &self.code.code,
+            &self.st,
+            &self.geo,
+            k,
+            p,
+            inputs,
+            None,
+            &mut [],
+            cfg,
+            ws,
+        )?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
+    }
+
+    /// [`CompiledKernel::run_into_many`] for the bound kernel and plan, cut into work units run by
+    /// `cfg.spread`; an input may be read in place from an output ([`InputRef::Output`]).
+    pub fn run_into_many<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        outs: &mut [&mut [T]],
+        cfg: &RunConfig<'_>,
+    ) -> Result<()> {
+        self.dtype_is::<T>()?;
+        run_many(
+            &self.code.code,
+            &self.st,
+            &self.geo,
+            &self.kernel,
+            &self.plan,
+            inputs,
+            outs,
+            cfg,
+        )
+    }
+
+    /// The kernel this code is bound to.
+    pub fn kernel(&self) -> &KernelIR {
+        &self.kernel
+    }
+
+    /// The plan this code is bound to.
+    pub fn plan(&self) -> &BroadcastPlan {
+        &self.plan
     }
 
     /// [`CompiledKernel::run_into_with`] for the bound kernel and plan.
@@ -330,6 +448,7 @@ impl BoundKernel {
             p,
             inputs,
             Some(out),
+            &mut [],
             cfg,
             &mut ws,
         )

@@ -146,6 +146,29 @@ impl Gen<'_, '_> {
         }
     }
 
+    /// Folds the values `vs` of several reduced rows (in row order) into the sum accumulator `acc`
+    /// at once: `acc + ((v0 + v1) + (v2 + v3))`, each value widened to f64 first, the pairs combined
+    /// as a balanced tree so that the grouping depends only on the number of values. One add into
+    /// `acc` (one read-modify-write of a kept output) per group instead of one per row.
+    pub fn acc_update_rows(&mut self, w: W, acc: &[Value], vs: &[Value]) -> Vec<Value> {
+        let mut level: Vec<Vec<Value>> = vs.iter().map(|&v| self.widen(w, v)).collect();
+        while level.len() > 1 {
+            level = level
+                .chunks(2)
+                .map(|pair| match pair {
+                    [a, b] => a.iter().zip(b).map(|(&x, &y)| self.b.ins().fadd(x, y)).collect(),
+                    [a] => a.clone(),
+                    _ => unreachable!("chunks of two"),
+                })
+                .collect();
+        }
+        let sum = level.pop().expect("at least one row");
+        acc.iter()
+            .zip(sum)
+            .map(|(&a, x)| self.b.ins().fadd(a, x))
+            .collect()
+    }
+
     /// Order-independent merge of two scalar partial results `a` (the state) and `c`.
     pub fn acc_merge_scalar(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
         match op {

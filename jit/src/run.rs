@@ -143,6 +143,11 @@ pub enum InputRef<'a, T> {
     /// in a map that writes into a destination and reads this input contiguously at every point, so
     /// that each element is read, in the iteration that writes it, before it is written (checked).
     Destination,
+    /// Output `k` of a map of several outputs, read in place (`Output(0)` is the destination): as
+    /// [`InputRef::Destination`], for the outputs of one pass that update inputs (`p = p + v*dt;
+    /// v = v*0.99 + g*dt` into `p` and `v`). Every output of the map is computed from the loads of a
+    /// point before any is stored, so another output reading the same input sees its old value.
+    Output(usize),
 }
 
 impl<T> InputRef<'_, T> {
@@ -152,7 +157,7 @@ impl<T> InputRef<'_, T> {
             InputRef::Slice(s) => s.as_ptr().cast(),
             InputRef::View(v) => v.as_ptr().cast(),
             // the destination's address is taken where the outputs are (execute.rs)
-            InputRef::Destination => std::ptr::null(),
+            InputRef::Destination | InputRef::Output(_) => std::ptr::null(),
         }
     }
 }

@@ -32,8 +32,17 @@ use kiln_ir::ReduceOp;
 /// Emits a map or reduction kernel into the frame's function (after the entry block's loads).
 pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     let sk = Skeleton::new(g, frame);
-    frame.segments(g, |g, s| sk.segment(g, s));
+    if sk.groups_rows() {
+        sk.grouped_segments(g);
+    } else {
+        frame.segments(g, |g, s| sk.segment(g, s));
+    }
 }
+
+/// Reduced rows a kept sum adds together before they meet the output (see
+/// [`Skeleton::grouped_segments`]): a power of two. 8 measured best for column sums of 1e6 f64 (4:
+/// 0.114, 8: 0.104 ns/elem, against 0.159 row by row; BENCHMARKS.md, issue 14 items 2 and 7).
+const ROW_GROUP: i64 = 8;
 
 struct Skeleton<'f, 'k> {
     f: &'f Frame<'k>,
@@ -58,6 +67,8 @@ struct Row {
     splats: Vec<Option<[Value; 2]>>,
     row_index: Vec<Option<[Value; 2]>>,
     out_row: Option<Value>,
+    /// The row's start in each further output of a map of several (output `1 + k` at `ins[n_in + k]`).
+    extra_rows: Vec<Value>,
     /// Output element of the row's first point (kept reductions): `o_base + rs - s0`.
     kept_row: Option<Value>,
     /// Reduction index of the row's first point (trailing arg reductions): `r_base + rs - s0`.
@@ -142,28 +153,53 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .collect()
     }
 
-    fn segment(&self, g: &mut Gen<'_, '_>, s: Value) {
-        let s0 = g.b.ins().imul(s, self.seg_len);
-        let f0 = g.b.ins().iadd(s0, self.f.lo);
-        let f1 = g.b.ins().iadd(s0, self.f.hi);
-        let f1 = g.b.ins().smin(f1, self.n);
-        let op = self.st.mode.reduce_op();
+    /// The first output (`o_base`) and first reduction index (`r_base`) of segment `s`, whose first
+    /// point is `s0`.
+    fn locate(&self, g: &mut Gen<'_, '_>, s: Value, s0: Value) -> (Value, Value) {
         let zero = g.b.ins().iconst(types::I64, 0);
         let (mut o_base, mut r_base) = (zero, zero);
         if matches!(self.st.mode, Mode::Trailing(_)) && self.st.seg_axes == 0 {
             // a whole-array reduction: chunk s folds into slot s * part; flat index = reduction index
             o_base = g.b.ins().imul(s, self.part);
             r_base = s0;
-        } else if op.is_some() {
-            for &[dim, segcs, ostr, rstr] in &self.seg {
-                let q = g.b.ins().udiv(s, segcs);
-                let i = g.b.ins().urem(q, dim);
+        } else if self.st.mode.reduce_op().is_some() {
+            // no division where none is needed (a 64-bit divide costs tens of cycles on some
+            // cores, once per segment): the last segment axis has c-stride 1, and the first one's
+            // quotient is already below its dimension (s < n_seg)
+            let last = self.seg.len().saturating_sub(1);
+            for (b, &[dim, segcs, ostr, rstr]) in self.seg.iter().enumerate() {
+                let q = if b == last { s } else { g.b.ins().udiv(s, segcs) };
+                let i = if b == 0 { q } else { g.b.ins().urem(q, dim) };
                 let o = g.b.ins().imul(i, ostr);
                 o_base = g.b.ins().iadd(o_base, o);
                 let r = g.b.ins().imul(i, rstr);
                 r_base = g.b.ins().iadd(r_base, r);
             }
         }
+        (o_base, r_base)
+    }
+
+    /// The plan row that holds point `f0` of segment `s`, without a division where the structure
+    /// fixes it: every point is in row 0 when the plan has no outer axes, and rows are segments when
+    /// the plan's outer axes are the segment axes (`row_len == seg_len`).
+    fn row_of(&self, g: &mut Gen<'_, '_>, s: Value, f0: Value) -> Value {
+        let k = self.st.outer_axes;
+        if k == 0 {
+            g.b.ins().iconst(types::I64, 0)
+        } else if k == self.st.seg_axes {
+            s
+        } else {
+            g.b.ins().udiv(f0, self.row_len)
+        }
+    }
+
+    fn segment(&self, g: &mut Gen<'_, '_>, s: Value) {
+        let s0 = g.b.ins().imul(s, self.seg_len);
+        let f0 = g.b.ins().iadd(s0, self.f.lo);
+        let f1 = g.b.ins().iadd(s0, self.f.hi);
+        let f1 = g.b.ins().smin(f1, self.n);
+        let zero = g.b.ins().iconst(types::I64, 0);
+        let (o_base, r_base) = self.locate(g, s, s0);
         let slots = match self.st.mode {
             Mode::Trailing(op) => Some(self.new_slots(g, op)),
             _ => None,
@@ -177,7 +213,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         };
 
         let row_var = g.b.declare_var(types::I64);
-        let row0 = g.b.ins().udiv(f0, self.row_len);
+        let row0 = self.row_of(g, s, f0);
         g.b.def_var(row_var, row0);
         let row_body = g.b.create_block();
         let seg_done = g.b.create_block();
@@ -227,7 +263,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     ) -> Row {
         let st = self.st;
         let k = st.outer_axes;
-        let index_axes = self.f.key.arena.index_axes(self.f.key.body);
+        let index_axes = self.f.key.arena.index_axes_all(&self.f.key.roots());
         let needs_outer = st
             .inputs
             .iter()
@@ -300,9 +336,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             Mode::Kept(_) => (None, Some(g.b.ins().iadd(o_base, rel)), None),
             Mode::Trailing(op) => (None, None, op.is_arg().then(|| g.b.ins().iadd(r_base, rel))),
         };
+        let n_in = st.inputs.len();
+        let extra_rows = (0..self.f.key.extra.len())
+            .map(|k| {
+                let base = self.f.input_base(g, n_in + k);
+                g.elem_addr(base, rs, size)
+            })
+            .collect();
         Row {
             rs,
             ptrs,
+            extra_rows,
             many,
             splats,
             row_index,
@@ -384,7 +428,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             g.b.ins().iadd_imm_s(flat, off)
         };
         let size = g.size;
-        let v = self.f.body(
+        let vs = self.f.outputs(
             g,
             w,
             &r.ptrs,
@@ -395,10 +439,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             off * size,
             flat_off,
         );
+        let v = vs[0];
         match self.st.mode {
             Mode::Map | Mode::Scan { .. } => {
-                let addr = g.b.ins().iadd(r.out_row.expect("map rows have an output"), jb);
-                g.b.ins().store(mem(), v, addr, (off * size) as i32);
+                // every output's value is computed (every input of these points loaded) before the
+                // first store: an output may be an input updated in place (see call.rs)
+                let rows = std::iter::once(r.out_row.expect("map rows have an output"))
+                    .chain(r.extra_rows.iter().copied());
+                for (row, &v) in rows.zip(&vs) {
+                    let addr = g.b.ins().iadd(row, jb);
+                    g.b.ins().store(mem(), v, addr, (off * size) as i32);
+                }
             }
             Mode::Trailing(op) => {
                 let (vec_slots, scalar) = slots.expect("trailing reductions have slots");
@@ -430,5 +481,156 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 g.acc_store(op, w, self.f.out_val, self.f.out_idx, o, off, &new);
             }
         }
+    }
+}
+
+/// Kept sums, several reduced rows per pass.
+///
+/// A kept reduction (column sums: `sum(x, axis=0)`) folds every segment (one reduced row) into the
+/// same run of outputs. Row by row, every vector of x costs a load, an add and a store of the
+/// output besides its own load: the output row is read and written once per input row. A kept sum
+/// here adds [`ROW_GROUP`] rows first, `out += ((x[r] + x[r+1]) + (x[r+2] + x[r+3])) + ((x[r+4] +
+/// ...))`, a balanced tree ([`Gen::acc_update_rows`]): one read-modify-write of the output per group.
+///
+/// The groups are fixed by each segment's absolute index along the last segment axis (in a kept
+/// reduction always a reduced one, of c-stride 1 among the segments): a group starts where that index
+/// is a multiple of [`ROW_GROUP`] and holds the next [`ROW_GROUP`] rows of the axis; the rows left
+/// over (the end of the axis, or of a unit's range of segments) are added one at a time. So how
+/// every output is associated depends on the shape alone, never on how a run is cut into units
+/// (threads): a kept reduction's units are ranges of outputs that each run every segment.
+impl Skeleton<'_, '_> {
+    /// Whether this kernel adds rows in groups: a kept sum whose plan rows each hold whole segments
+    /// (so a segment's points are one run of every row pointer) and whose row pointers live in
+    /// registers.
+    fn groups_rows(&self) -> bool {
+        matches!(self.st.mode, Mode::Kept(ReduceOp::Sum))
+            && self.st.seg_axes > 0
+            && self.st.outer_axes <= self.st.seg_axes
+            && self.f.row_slot.is_none()
+    }
+
+    /// `for s in seg_begin..seg_end`, a group of [`ROW_GROUP`] segments at once where one starts at
+    /// `s` (see the impl's doc), else the one segment; then the function's return.
+    fn grouped_segments(&self, g: &mut Gen<'_, '_>) {
+        let f = self.f;
+        let ge = IntCC::SignedGreaterThanOrEqual;
+        let le = IntCC::SignedLessThanOrEqual;
+        let s_var = g.b.declare_var(types::I64);
+        g.b.def_var(s_var, f.seg_begin);
+        let head = g.b.create_block();
+        let grouped = g.b.create_block();
+        let single = g.b.create_block();
+        let next = g.b.create_block();
+        let exit = g.b.create_block();
+        let none = g.b.ins().icmp(ge, f.seg_begin, f.seg_end);
+        g.b.ins().brif(none, exit, &[], head, &[]);
+
+        g.b.switch_to_block(head);
+        let s = g.b.use_var(s_var);
+        let [dim, ..] = self.seg[self.st.seg_axes - 1];
+        // the row's index along the last segment axis (s itself when that is the only one)
+        let i = if self.st.seg_axes == 1 {
+            s
+        } else {
+            g.b.ins().urem(s, dim)
+        };
+        let rem = g.b.ins().band_imm_s(i, ROW_GROUP - 1);
+        let aligned = g.b.ins().icmp_imm_s(IntCC::Equal, rem, 0);
+        let i_end = g.b.ins().iadd_imm_s(i, ROW_GROUP);
+        let in_axis = g.b.ins().icmp(le, i_end, dim);
+        let s_end = g.b.ins().iadd_imm_s(s, ROW_GROUP);
+        let in_unit = g.b.ins().icmp(le, s_end, f.seg_end);
+        let ok = g.b.ins().band(aligned, in_axis);
+        let ok = g.b.ins().band(ok, in_unit);
+        g.b.ins().brif(ok, grouped, &[], single, &[]);
+
+        g.b.switch_to_block(grouped);
+        self.group(g, s);
+        g.b.def_var(s_var, s_end);
+        g.b.ins().jump(next, &[]);
+
+        g.b.switch_to_block(single);
+        self.segment(g, s);
+        let s_next = g.b.ins().iadd_imm_s(s, 1);
+        g.b.def_var(s_var, s_next);
+        g.b.ins().jump(next, &[]);
+
+        g.b.switch_to_block(next);
+        let s = g.b.use_var(s_var);
+        let done = g.b.ins().icmp(ge, s, f.seg_end);
+        g.b.ins().brif(done, exit, &[], head, &[]);
+
+        g.b.switch_to_block(exit);
+        g.b.ins().return_(&[]);
+    }
+
+    /// Segments `s .. s + ROW_GROUP` (one output run: they differ only along a reduced axis) over
+    /// `[lo, hi)`, each row read from its segment's first point.
+    fn group(&self, g: &mut Gen<'_, '_>, s: Value) {
+        let size = g.size;
+        let s0 = g.b.ins().imul(s, self.seg_len);
+        let (o_base, r_base) = self.locate(g, s, s0);
+        let hi = g.b.ins().smin(self.f.hi, self.seg_len);
+        let rows: Vec<Row> = (0..ROW_GROUP)
+            .map(|m| {
+                let step = g.b.ins().imul_imm_s(self.seg_len, m);
+                let sm = g.b.ins().iadd(s0, step);
+                let sm_index = g.b.ins().iadd_imm_s(s, m);
+                let row = self.row_of(g, sm_index, sm);
+                let rs = g.b.ins().imul(row, self.row_len);
+                let r = self.row_state(g, row, rs, sm, o_base, r_base, None);
+                // the segment starts `sm - rs` points into its plan row
+                let d = g.b.ins().isub(sm, rs);
+                let db = g.b.ins().imul_imm_s(d, size);
+                let ptrs = r.ptrs.iter().map(|p| p.map(|p| g.b.ins().iadd(p, db))).collect();
+                Row {
+                    rs: sm,
+                    ptrs,
+                    kept_row: Some(o_base),
+                    ..r
+                }
+            })
+            .collect();
+        let j_var = g.b.declare_var(types::I64);
+        g.b.def_var(j_var, self.f.lo);
+        if self.f.vector {
+            let sched = self.f.key.schedule;
+            let per_iter = sched.unroll.max(sched.accumulators) as i64;
+            self.group_loop(g, &rows, j_var, hi, per_iter, W::Vector);
+            if per_iter > 1 {
+                self.group_loop(g, &rows, j_var, hi, 1, W::Vector);
+            }
+        }
+        self.group_loop(g, &rows, j_var, hi, 1, W::Scalar);
+    }
+
+    /// One loop over a group's rows: `count` items of width `w` per iteration, each the rows'
+    /// values at one position added into the output there.
+    fn group_loop(&self, g: &mut Gen<'_, '_>, rows: &[Row], j_var: Variable, hi: Value, count: i64, w: W) {
+        let width = if w == W::Vector { self.f.lanes } else { 1 };
+        let size = g.size;
+        let (out_val, out_idx) = (self.f.out_val, self.f.out_idx);
+        counted_loop(g, j_var, hi, count * width, |g, j| {
+            let jb = g.b.ins().imul_imm_s(j, size);
+            let o =
+                g.b.ins()
+                    .iadd(rows[0].kept_row.expect("grouped rows have an output"), j);
+            for p in 0..count {
+                let off = p * width;
+                let vs: Vec<Value> = rows
+                    .iter()
+                    .map(|r| {
+                        let flat = g.b.ins().iadd(r.rs, j);
+                        let flat = g.b.ins().iadd_imm_s(flat, off);
+                        let row_index = |a: usize| r.row_index[a];
+                        self.f
+                            .body(g, w, &r.ptrs, None, &r.splats, &row_index, jb, off * size, flat)
+                    })
+                    .collect();
+                let acc = g.acc_load(ReduceOp::Sum, w, out_val, out_idx, o, off);
+                let new = g.acc_update_rows(w, &acc, &vs);
+                g.acc_store(ReduceOp::Sum, w, out_val, out_idx, o, off, &new);
+            }
+        });
     }
 }

@@ -182,6 +182,21 @@ fn sweeps<T: Elem>() {
             Tanh,
             log_uniform(&mut rng, N, -40.0, 4.5, true),
         ),
+        ("erf [-1,1]", Erf, uniform(&mut rng, N, -1.0, 1.0)),
+        ("erf [-6,6]", Erf, uniform(&mut rng, N, -6.0, 6.0)),
+        (
+            "erf log-uniform",
+            Erf,
+            log_uniform(&mut rng, N, -1074.0, 5.0, true),
+        ),
+        ("erfc [-1,1]", Erfc, uniform(&mut rng, N, -1.0, 1.0)),
+        ("erfc [-6,6]", Erfc, uniform(&mut rng, N, -6.0, 6.0)),
+        ("erfc [-28,28]", Erfc, uniform(&mut rng, N, -28.0, 28.0)),
+        (
+            "erfc log-uniform",
+            Erfc,
+            log_uniform(&mut rng, N, -60.0, 5.0, true),
+        ),
     ];
     for (name, op, xs) in &cases {
         ok &= check_sweep(name, Body::Unary(*op), xs, None);

@@ -598,6 +598,166 @@ fn chunked_scalar() {
     chunked::<f64>(Schedule::scalar());
 }
 
+/// Rows a kept sum adds per pass (skeleton.rs `ROW_GROUP`).
+const ROW_GROUP: usize = 8;
+
+/// `values` (a power of two of them) summed as a balanced tree of pairs (`(v0 + v1) + (v2 + v3)`,
+/// ...): the grouping of `Gen::acc_update_rows`.
+fn tree_sum(values: &[f64]) -> f64 {
+    match values {
+        [v] => *v,
+        _ => {
+            let half = values.len() / 2;
+            tree_sum(&values[..half]) + tree_sum(&values[half..])
+        }
+    }
+}
+
+/// The association kept sums promise (skeleton.rs, "Kept sums, several reduced rows per pass"):
+/// per output, over the reduced rows `r` of each block of the leading axes in order, `acc +=
+/// tree_sum(x[r..r + ROW_GROUP])` where `r` is a multiple of `ROW_GROUP` with that many rows left in
+/// the axis, else `acc += x[r]`, from -0.0, in f64; then the sign rule of `ReduceOp::finish`. `x` is
+/// `[a][r][c]` of shape `[blocks, rows, cols]`; `reduce_blocks` adds the blocks too (else one output
+/// row per block).
+fn grouped_reference<T: Elem>(
+    x: &[T],
+    blocks: usize,
+    rows: usize,
+    cols: usize,
+    reduce_blocks: bool,
+) -> Vec<f64> {
+    let at = |a: usize, r: usize, c: usize| x[(a * rows + r) * cols + c].to_f64();
+    let outs = if reduce_blocks { 1 } else { blocks };
+    let mut acc = vec![-0.0f64; outs * cols];
+    for a in 0..blocks {
+        let o = if reduce_blocks { 0 } else { a * cols };
+        let mut r = 0;
+        while r < rows {
+            let step = if r % ROW_GROUP == 0 && r + ROW_GROUP <= rows {
+                ROW_GROUP
+            } else {
+                1
+            };
+            for c in 0..cols {
+                let vs: Vec<f64> = (r..r + step).map(|r| at(a, r, c)).collect();
+                acc[o + c] += tree_sum(&vs);
+            }
+            r += step;
+        }
+    }
+    acc.into_iter()
+        .map(|s| T::from_f64(ReduceOp::Sum.finish(s, false)).to_f64())
+        .collect()
+}
+
+/// Kept sums (column sums, and sums over leading axes of 3-D arrays) add their rows in groups of
+/// `ROW_GROUP` by absolute row index: row counts 0..=9 and 17 around the group (partial groups, one
+/// row, two groups and a row), every
+/// column tail, NaN, ±inf, -0.0 and subnormals; bit for bit the documented association
+/// ([`grouped_reference`]), within the reduction bound of the interpreter, and bit-equal whatever
+/// the number of threads (1..=4 units on scrambled threads) and whether rows are plan rows or one
+/// flat run (the two plans); `x*y` with `y` a per-row broadcast against the interpreter likewise.
+fn kept_sums<T: Elem>(sched: Schedule) {
+    let mut rng = Rng::new(11);
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let y = arena.input(1);
+    let xy = arena.binary(BinaryOp::Mul, x, y);
+    for rows in (0..=9usize).chain([17]) {
+        for cols in [1usize, 2, 3, 5, 8, 33, 1003] {
+            for (blocks, reduce_blocks) in [(1, true), (3, false), (2, true)] {
+                let shape = if blocks == 1 {
+                    vec![rows, cols]
+                } else {
+                    vec![blocks, rows, cols]
+                };
+                let axes = match (blocks, reduce_blocks) {
+                    (1, _) => vec![0],
+                    (_, false) => vec![1],
+                    (_, true) => vec![0, 1],
+                };
+                let n = blocks * rows * cols;
+                let d = [Data::Special, Data::Plain, Data::Ties][rows % 3];
+                let mut xs = gen_data::<T>(&mut rng, n, d);
+                if cols > 2 {
+                    // one column of -0.0 only (its sum is +0.0), one of +inf and -inf (NaN)
+                    for i in (0..n).filter(|i| i % cols == 1) {
+                        xs[i] = T::from_f64(-0.0);
+                    }
+                    for i in (0..n).filter(|i| i % cols == 2) {
+                        xs[i] = T::from_f64(if (i / cols) % 2 == 0 {
+                            f64::INFINITY
+                        } else {
+                            f64::NEG_INFINITY
+                        });
+                    }
+                }
+                let ys = gen_data::<T>(&mut rng, cols, Data::Ties);
+                let what = format!("sum axes {axes:?} of {shape:?} {d:?}");
+                let want = grouped_reference(&xs, blocks, rows, cols, reduce_blocks);
+                for (body, name) in [(x, "x"), (xy, "x*y")] {
+                    let mut shapes: Vec<&[usize]> = vec![&shape];
+                    let ycols = [cols];
+                    if body == xy {
+                        shapes.push(&ycols);
+                    }
+                    let kind = KernelKind::Reduce {
+                        op: ReduceOp::Sum,
+                        axes: axes.clone(),
+                    };
+                    let k = kernel(T::DTYPE, &shapes, arena.clone(), body, kind);
+                    let data = if body == xy {
+                        vec![xs.clone(), ys.clone()]
+                    } else {
+                        vec![xs.clone()]
+                    };
+                    for min_row in [1, 64] {
+                        let p = plan(&k, min_row);
+                        let what = format!("{what} body {name} min_row={min_row}");
+                        check(&what, &k, &p, sched, &data);
+                        if p.inputs.contains(&InputPlan::Materialise) {
+                            continue;
+                        }
+                        let refs: Vec<&[T]> = data.iter().map(|b| b.as_slice()).collect();
+                        let compiled = kiln_jit::compile(&k, &p, sched).unwrap();
+                        let one = compiled.run(&k, &p, &refs).unwrap();
+                        if body == x {
+                            assert!(
+                                bits_equal(&one.values.to_f64(), &want),
+                                "{what}: not the documented association"
+                            );
+                        }
+                        for units in 1..=4 {
+                            let cfg = kiln_jit::RunConfig {
+                                max_units: units,
+                                spread: &Scrambled,
+                                ..Default::default()
+                            };
+                            let got = compiled
+                                .run_with(&k, &p, &refs, &cfg, &mut kiln_jit::Workspace::new())
+                                .unwrap();
+                            assert!(same_tensor(&one, &got), "{what}: {units} units differ from one");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn kept_sums_f64() {
+    kept_sums::<f64>(Schedule::for_kernel(&kernel_of(DType::F64, ReduceOp::Sum, 1)));
+    kept_sums::<f64>(Schedule::simd(DType::F64, 2, 3));
+    kept_sums::<f64>(Schedule::scalar());
+}
+
+#[test]
+fn kept_sums_f32() {
+    kept_sums::<f32>(Schedule::for_kernel(&kernel_of(DType::F32, ReduceOp::Sum, 1)));
+    kept_sums::<f32>(Schedule::simd(DType::F32, 1, 1));
+}
+
 /// A start (`initial`, or the previous outputs) is folded exactly once per output, as the
 /// interpreter folds it, chunked or not.
 #[test]

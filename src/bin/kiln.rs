@@ -20,7 +20,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Evaluate an expression over .npy inputs and print the result or write it as .npy.
+    /// Evaluate an expression over .npy inputs and print the result or write it as .npy. Several
+    /// expressions separated by `;` give one result each (printed one per line, or one --out each).
     ///
     /// Inputs may be f64, f32, int64 (<i8), int32 (<i4) or bool (|b1) arrays of any dimension, in C
     /// or Fortran order; other integer types (i1 i2 u1 u2 u4) are widened exactly to int64, and u8 to
@@ -83,9 +84,10 @@ struct EvalArgs {
     /// An input, NAME=PATH.npy (repeatable). Inputs the expression does not name are ignored.
     #[arg(long = "input", short = 'i', value_name = "NAME=PATH")]
     inputs: Vec<String>,
-    /// Write the result to this .npy file instead of printing it.
+    /// Write the result to this .npy file instead of printing it; one --out per result for several
+    /// expressions separated by `;` (`"call; put" --out call.npy --out put.npy`).
     #[arg(long, value_name = "PATH")]
-    out: Option<PathBuf>,
+    out: Vec<PathBuf>,
     /// The backend that runs the kernel.
     #[arg(long, default_value = "jit", value_parser = kiln::BACKENDS)]
     backend: String,
@@ -278,17 +280,33 @@ fn eval(args: EvalArgs) -> CliResult<()> {
         Some(t) => runner.with_threads(t as usize),
         None => runner,
     };
-    let inputs = load_inputs(&args.inputs)?;
-    let out = runner.run(&args_of(&inputs)).map_err(|e| e.to_string())?;
-    match args.out {
-        Some(path) => Ok(npy::write(&path, &out).map_err(|e| e.to_string())?),
-        None => {
-            let mut w = stdout();
-            print_output(&mut w, &out)?;
-            w.flush()?;
-            Ok(())
-        }
+    if !args.out.is_empty() && args.out.len() != runner.n_results() {
+        return Err(format!(
+            "{} --out given for {} results: give one per result, or none to print them",
+            args.out.len(),
+            runner.n_results()
+        )
+        .into());
     }
+    let inputs = load_inputs(&args.inputs)?;
+    let outs = if runner.n_results() == 1 {
+        vec![runner.run(&args_of(&inputs)).map_err(|e| e.to_string())?]
+    } else {
+        runner.run_many(&args_of(&inputs)).map_err(|e| e.to_string())?
+    };
+    if args.out.is_empty() {
+        // one result per line, in the order of the expressions
+        let mut w = stdout();
+        for out in &outs {
+            print_output(&mut w, out)?;
+        }
+        w.flush()?;
+        return Ok(());
+    }
+    for (path, out) in args.out.iter().zip(&outs) {
+        npy::write(path, out).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// Prints a result as nested brackets, `[[1.0, 2.0], [3.0, 4.0]]` (a 0-d array as its element),

@@ -48,7 +48,7 @@
 mod lexer;
 mod parser;
 
-pub use parser::{MAX_DEPTH, MAX_NESTING, parse};
+pub use parser::{MAX_DEPTH, MAX_NESTING, parse, parse_many};
 
 /// Whether `name` is a word of the language rather than a possible input name: the literals `inf`
 /// and `nan`, and `None`. Binding an input under such a name could never be read by an expression.

@@ -57,6 +57,56 @@ pub fn parse(src: &str) -> Result<Expr> {
     }
 }
 
+/// Parses `;`-separated expressions (`"call; put"`, one result each; a trailing `;` is allowed), as
+/// [`FusedRunner::compile_text`](crate::FusedRunner::compile_text) and [`FusedRunner::compile_many`](crate::FusedRunner::compile_many) take them.
+///
+/// ```
+/// let es = kiln::text::parse_many("x*2; sum(x*2)")?;
+/// assert_eq!(es.len(), 2);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`parse`], with positions counted from the start of `src`; an empty expression between two
+/// `;` is a parse error at the second.
+pub fn parse_many(src: &str) -> Result<Vec<Expr>> {
+    let mut parts: Vec<(usize, &str)> = Vec::new();
+    let mut start = 0;
+    for (i, c) in src.char_indices() {
+        if c == ';' {
+            parts.push((start, &src[start..i]));
+            start = i + 1;
+        }
+    }
+    if !src[start..].trim().is_empty() || parts.is_empty() {
+        parts.push((start, &src[start..]));
+    }
+    parts
+        .into_iter()
+        .map(|(at, part)| {
+            parse(part).map_err(|e| match e {
+                Error::Parse { pos, message } => Error::Parse {
+                    pos: pos + at,
+                    message,
+                },
+                Error::UnknownFunction { name, pos } => Error::UnknownFunction { name, pos: pos + at },
+                Error::Arity {
+                    name,
+                    expected,
+                    got,
+                    pos,
+                } => Error::Arity {
+                    name,
+                    expected,
+                    got,
+                    pos: pos + at,
+                },
+                other => other,
+            })
+        })
+        .collect()
+}
+
 fn parse_error(pos: usize, message: impl Into<String>) -> Error {
     Error::Parse {
         pos,

@@ -93,6 +93,7 @@ mod tests {
             shape: vec![3],
             arena,
             body,
+            extra: Vec::new(),
             kind: KernelKind::Map,
         }
     }

@@ -16,9 +16,11 @@ pub fn rebuild(
     mut replace: impl FnMut(&mut ExprArena, Node) -> Option<NodeId>,
 ) -> Option<KernelIR> {
     let mut arena = ExprArena::new();
-    let mut map: Vec<Option<NodeId>> = vec![None; kernel.body.index() + 1];
+    let roots = kernel.roots();
+    let top = roots.iter().map(|r| r.index()).max().unwrap_or(0);
+    let mut map: Vec<Option<NodeId>> = vec![None; top + 1];
     let mut replaced = false;
-    for id in kernel.arena.reachable(kernel.body) {
+    for id in kernel.arena.reachable_all(&roots) {
         let m = |o: NodeId| map[o.index()].expect("operands come first in post order");
         let node = match *kernel.arena.node(id) {
             node @ (Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
@@ -40,6 +42,11 @@ pub fn rebuild(
     replaced.then(|| KernelIR {
         arena,
         body: map[kernel.body.index()].expect("the body is reachable"),
+        extra: kernel
+            .extra
+            .iter()
+            .map(|e| map[e.index()].expect("every output is reachable"))
+            .collect(),
         ..kernel.clone()
     })
 }

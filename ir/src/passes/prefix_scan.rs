@@ -548,6 +548,7 @@ fn build(
         shape,
         body: map[&payload],
         arena,
+        extra: Vec::new(),
         kind: KernelKind::Scan(scan),
     }
 }

@@ -93,6 +93,25 @@ fn exp_reduce(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) ->
     (k, exp_poly(v, c, r))
 }
 
+/// `(k, s)` with `e^(x + lo) = (1 + s)·2^k` in f64 (`lo` a small correction): the reduction and
+/// polynomial of [`exp`] without the final `1 +` and scaling, for a caller that folds them into its
+/// own last operation (erfc's division keeps one rounding that way). No special values: `x` must be
+/// finite with |x| < 2^40 or so.
+pub(crate) fn exp_parts(v: &mut Vb<'_, '_>, x: Value, lo: Value) -> (Value, Value) {
+    let c = &F64;
+    let t = v.mulc(x, c.log2e);
+    let k = v.nearest(t);
+    let nk = v.neg(k);
+    let hi = v.c(c.ln2_hi);
+    let r = v.fma(nk, hi, x);
+    let lo2 = v.c(c.ln2_lo);
+    let r = v.fma(nk, lo2, r);
+    let r = v.add(r, lo);
+    let r2 = v.mul(r, r);
+    let q = v.poly2(r, r2, c.q);
+    (k, v.fma(r2, q, r))
+}
+
 /// `e^(x + lo)` in the precision of `c`, where `lo` is a small correction (or None): the exp of a
 /// double-double. The fast path, for |x| below `c.edge` (normal results), adds `k` into the
 /// exponent field of `e^r`; a vector with a lane beyond (or NaN) takes the general path: `x` clamped
@@ -101,8 +120,10 @@ fn exp_reduce(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) ->
 pub(crate) fn exp_with(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> Value {
     let (k, p) = exp_reduce(v, c, x, lo);
     let fast = v.ldexp_fast(p, k);
-    let ax = v.abs(x);
-    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, c.edge);
+    // |x| >= edge as x² >= edge² (NaN unordered): a multiply and a compare, where |x| costs a mask
+    // and an `and` more per vector (the exact boundary does not matter: both paths are right there)
+    let x2 = v.mul(x, x);
+    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, x2, c.edge * c.edge);
     v.guard(edge, fast, |v| {
         let x = clamp(v, x, c.clamp.0, c.clamp.1);
         let (k, p) = exp_reduce(v, c, x, lo);

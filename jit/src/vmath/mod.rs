@@ -11,10 +11,10 @@
 //!
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
-//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `f32x4.rs` (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
+//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `erf.rs` (erf, erfc), `f32x4.rs` (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
-//! The coefficients of the log, log1p, expm1 and trigonometric kernels are fdlibm's (Sun Microsystems,
+//! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
 //! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
 //! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp and
 //! pow polynomials are fitted here (exp: Chebyshev interpolation in mpmath) or Taylor series (the
@@ -30,6 +30,7 @@
 /// one as the interpreter's libm rather than `f64::NAN` (sign clear).
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
+mod erf;
 mod exp;
 mod f32x4;
 mod log;
@@ -48,7 +49,7 @@ pub fn has_vector(f: MathFn) -> bool {
     use MathFn::*;
     matches!(
         f,
-        Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Pow | Tanh
+        Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Pow | Tanh | Erf | Erfc
     )
 }
 
@@ -86,6 +87,8 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Tan => trig::tan(&mut v, x),
         MathFn::Tanh => tanh::tanh(&mut v, x),
         MathFn::Pow => pow::pow(&mut v, x, args[1]),
+        MathFn::Erf => erf::erf(&mut v, x),
+        MathFn::Erfc => erf::erfc(&mut v, x),
         _ => unreachable!("{f:?} has no vector implementation"),
     }
 }
@@ -332,6 +335,34 @@ impl Vb<'_, '_> {
         self.b.switch_to_block(cold);
         let r = slow(self);
         self.b.ins().jump(merge, &[BlockArg::Value(r)]);
+        self.b.switch_to_block(merge);
+        out
+    }
+
+    /// `cur`, or where any lane of `mask` is set, the values `f` computes (which select by `mask`
+    /// themselves): a branch around work that only some vectors need.
+    pub fn when(
+        &mut self,
+        mask: Value,
+        cur: &[Value],
+        f: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        let any = self.b.ins().vany_true(mask);
+        let then = self.b.create_block();
+        let merge = self.b.create_block();
+        let out: Vec<Value> = cur
+            .iter()
+            .map(|&c| {
+                let ty = self.b.func.dfg.value_type(c);
+                self.b.append_block_param(merge, ty)
+            })
+            .collect();
+        let args: Vec<BlockArg> = cur.iter().map(|&c| BlockArg::Value(c)).collect();
+        self.b.ins().brif(any, then, &[], merge, &args);
+        self.b.switch_to_block(then);
+        let new = f(self);
+        let args: Vec<BlockArg> = new.iter().map(|&c| BlockArg::Value(c)).collect();
+        self.b.ins().jump(merge, &args);
         self.b.switch_to_block(merge);
         out
     }

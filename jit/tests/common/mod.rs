@@ -84,6 +84,7 @@ pub fn kernel(
         shape,
         arena,
         body,
+        extra: Vec::new(),
         kind,
     }
 }

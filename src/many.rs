@@ -1,0 +1,259 @@
+//! Several results from one runner: [`FusedRunner::compile_many`] (or `;` in
+//! [`FusedRunner::compile_text`]) lowers every expression into one pipeline ([`Pipeline::lower_many`]),
+//! and [`FusedRunner::run_many`] computes them all: the stages they share once, and the results that
+//! are maps as one kernel of several outputs ([`crate::program::Fused`]) that reads each input once
+//! per point and computes each subexpression the maps share once.
+//!
+//! The maps share a kernel where they share an iteration space: each one's own inputs broadcast to
+//! the shape of all of them, and give the same dtype. Where they do not (`x*2; y*2` with `x` of 3
+//! elements and `y` of 4 by 3), each map runs as the kernel of its own stage: the results are what
+//! separate runners would give, either way.
+
+use crate::array::{ArrayArg, Float, Output};
+use crate::backend::RunCtx;
+use crate::error::{Error, Result};
+use crate::executor::{Specialised, bind, buffers, kernel_dtype};
+use crate::expr::Expr;
+use crate::program::{Fused, Pipeline, Source};
+use crate::runner::{FusedRunner, Temp, stage_args, temp_arg};
+use kiln_ir::Start;
+use kiln_ir::shape::broadcast_shapes;
+use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
+use std::sync::Arc;
+
+impl FusedRunner {
+    /// Compiles several expressions into one runner of several results (see the module doc): stages
+    /// they share are computed once, and their maps in one pass.
+    ///
+    /// ```
+    /// use kiln::{Expr, FusedRunner};
+    /// use ndarray::array;
+    /// let x = Expr::input("x");
+    /// let runner = FusedRunner::compile_many(&[&x * 2.0, (&x * 2.0).sum(), x.exp()])?;
+    /// let a = array![1.0, 2.0];
+    /// let outs = runner.run_many(&[("x", (&a).into())])?;
+    /// assert_eq!(outs[1].clone().into_f64().into_raw_vec_and_offset().0, vec![6.0]);
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// No expression, or the errors of [`FusedRunner::compile`] for any of them.
+    pub fn compile_many(exprs: &[Expr]) -> Result<FusedRunner> {
+        FusedRunner::of(Pipeline::lower_many(exprs)?)
+    }
+
+    /// How many results a run gives (1 unless compiled from several expressions).
+    pub fn n_results(&self) -> usize {
+        self.pipeline().results.len()
+    }
+
+    /// Errors if the runner has several results (`what` is the single-result method called).
+    pub(crate) fn single(&self, what: &str) -> Result<()> {
+        if self.pipeline().is_many() {
+            return Err(Error::Unsupported(format!(
+                "{what} gives one result but the runner has {}: use run_many, run_into_many or a \
+                 prepared handle's run_slices_many",
+                self.n_results()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Runs and returns every result, in the order of the expressions (a runner of one expression
+    /// gives one). Inputs are bound by name.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`].
+    pub fn run_many(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
+        let user = bind(self.input_names(), inputs)?;
+        self.run_many_bound(&user)
+    }
+
+    /// Runs into `outs`, one C-contiguous array per result, each of its result's shape and of float
+    /// type `A`.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run_many`], a count of outputs other than the results', and an output that
+    /// does not fit its result (its position says which).
+    pub fn run_into_many<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        outs: &mut [ArrayViewMut<'_, A, D>],
+    ) -> Result<()> {
+        if outs.len() != self.n_results() {
+            return Err(Error::Output(format!(
+                "{} outputs given for {} results",
+                outs.len(),
+                self.n_results()
+            )));
+        }
+        let results = self.run_many(inputs)?;
+        for (i, (r, out)) in results.into_iter().zip(outs.iter_mut()).enumerate() {
+            let got = match r {
+                Output::F64(a) if A::DTYPE == kiln_ir::DType::F64 => A::from_output(Output::F64(a))?,
+                Output::F32(a) if A::DTYPE == kiln_ir::DType::F32 => A::from_output(Output::F32(a))?,
+                other => {
+                    return Err(Error::Output(format!(
+                        "result {i} is {} but output {i} is {}",
+                        other.dtype_name(),
+                        A::DTYPE
+                    )));
+                }
+            };
+            if got.shape() != out.shape() {
+                return Err(Error::Output(format!(
+                    "result {i} has shape {:?} but output {i} has shape {:?}",
+                    got.shape(),
+                    out.shape()
+                )));
+            }
+            out.as_slice_mut()
+                .ok_or_else(|| Error::Output(format!("output {i} is not C-contiguous")))?
+                .copy_from_slice(got.as_slice().expect("a fresh result is C-contiguous"));
+        }
+        Ok(())
+    }
+
+    /// [`FusedRunner::run_many`] on the inputs in the order of [`FusedRunner::input_names`].
+    pub(crate) fn run_many_bound(&self, user: &[&ArrayArg<'_>]) -> Result<Vec<Output>> {
+        let p = self.pipeline();
+        let members: &[usize] = p.fused.as_ref().map_or(&[], |f| &f.members);
+        let is_result = |k: usize| {
+            p.results
+                .iter()
+                .any(|r| matches!(*r, Source::Stage(j) | Source::Dropped(j) | Source::Kept(j) if j == k))
+        };
+        let mut temps: Vec<Temp> = Vec::with_capacity(p.stages.len());
+        let mut outs: Vec<Option<Output>> = vec![None; p.stages.len()];
+        // every stage but the fused maps (which no stage reads), in order
+        for (k, stage) in p.stages.iter().enumerate() {
+            if members.contains(&k) {
+                temps.push(Temp::F64(ArrayD::zeros(IxDyn(&[0]))));
+                continue;
+            }
+            let out = self.stage_output(k, stage, user, &temps)?;
+            if is_result(k) {
+                outs[k] = Some(out.clone());
+            }
+            // an integer pipeline keeps its stages' types (see `Temp`)
+            let typed = matches!(out, Output::I32(_)) || user.iter().any(|a| !a.elem().is_float());
+            temps.push(Temp::of(out, typed));
+        }
+        if let Some(f) = &p.fused {
+            let args = stage_args(p, &f.stage, user, &temps)?;
+            let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+            match self.fused_spec(f, &refs)? {
+                Some(spec) => {
+                    let bufs = buffers(&spec, &refs)?;
+                    let ctx = RunCtx {
+                        start: Start::Identity,
+                        parallel: self.parallel(),
+                    };
+                    let ts = spec.exe.run_many(&spec.kernel, &spec.plan, &bufs, &ctx)?;
+                    for (&k, t) in f.members.iter().zip(ts) {
+                        outs[k] = Some(Output::try_from(t)?);
+                    }
+                }
+                None => {
+                    for &k in &f.members {
+                        outs[k] = Some(self.stage_output(k, &p.stages[k], user, &temps)?);
+                    }
+                }
+            }
+        }
+        p.results
+            .iter()
+            .map(|r| match *r {
+                Source::Stage(k) => Ok(outs[k].clone().expect("every result stage ran")),
+                Source::Dropped(k) | Source::Kept(k) => {
+                    let shape = temp_arg(p, *r, &temps)?.shape().to_vec();
+                    reshaped(outs[k].clone().expect("every result stage ran"), &shape)
+                }
+                Source::Input(_) => unreachable!("a result is a stage's"),
+            })
+            .collect()
+    }
+
+    /// Runs stage `k` on its arguments: its result, typed.
+    fn stage_output(
+        &self,
+        k: usize,
+        stage: &crate::program::Stage,
+        user: &[&ArrayArg<'_>],
+        temps: &[Temp],
+    ) -> Result<Output> {
+        let args = stage_args(self.pipeline(), stage, user, temps)?;
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+        Output::try_from(self.run_stage(k, &refs, Start::Identity)?.1)
+    }
+
+    /// The fused kernel's specialisation for `args` (its arguments), if the maps share one iteration
+    /// shape and dtype there: each member's own arguments broadcast to the shape of all, and give the
+    /// same dtype.
+    pub(crate) fn fused_spec(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<Option<Arc<Specialised>>> {
+        if !self.fused_applies(f, args)? {
+            return Ok(None);
+        }
+        let cache = &self.spec_caches()[self.pipeline().stages.len()];
+        Ok(Some(cache.get(
+            &f.stage.program,
+            self.backend(),
+            args,
+            self.plan_options(),
+            self.settings(),
+        )?))
+    }
+
+    /// Whether the maps of `f` would be a typed kernel for `args` (an integer or bool input, a cast, an
+    /// integer operator): a typed kernel has one output, so the maps run one by one, on the
+    /// interpreter.
+    pub(crate) fn fused_typed(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> bool {
+        let typed_op = |n: &kiln_ir::Node| {
+            matches!(
+                n,
+                kiln_ir::Node::Cast(..) | kiln_ir::Node::Unary(kiln_ir::UnaryOp::Invert, _)
+            ) || matches!(n, kiln_ir::Node::Binary(op, ..) if kiln_ir::BinaryOp::INTEGER.contains(op))
+        };
+        let arena = &f.stage.program.arena;
+        args.iter().any(|a| !a.elem().is_float()) || (0..arena.len()).any(|i| typed_op(arena.node_at(i)))
+    }
+
+    /// Whether the maps of `f` share one kernel for its arguments `args` (see
+    /// [`FusedRunner::fused_spec`]).
+    pub(crate) fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
+        if self.fused_typed(f, args) {
+            return Ok(false);
+        }
+        let p = self.pipeline();
+        let joint = broadcast_shapes(args.iter().map(|a| a.shape()))?;
+        let dtype = kernel_dtype(args);
+        for &k in &f.members {
+            let own: Vec<&ArrayArg<'_>> = p.stages[k]
+                .sources
+                .iter()
+                .map(|s| {
+                    let at = f.stage.sources.iter().position(|t| t == s);
+                    args[at.expect("a member's sources are the fused kernel's")]
+                })
+                .collect();
+            let shape = broadcast_shapes(own.iter().map(|a| a.shape()))?;
+            if shape != joint || kernel_dtype(&own) != dtype {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// A result reshaped to its keepdims twin's shape (same elements).
+fn reshaped(out: Output, shape: &[usize]) -> Result<Output> {
+    let s = IxDyn(shape);
+    let bad = |e: ndarray::ShapeError| Error::Output(e.to_string());
+    Ok(match out {
+        Output::F64(a) => Output::F64(a.into_shape_with_order(s).map_err(bad)?),
+        Output::F32(a) => Output::F32(a.into_shape_with_order(s).map_err(bad)?),
+        Output::I64(a) => Output::I64(a.into_shape_with_order(s).map_err(bad)?),
+        Output::I32(a) => Output::I32(a.into_shape_with_order(s).map_err(bad)?),
+        Output::Bool(a) => Output::Bool(a.into_shape_with_order(s).map_err(bad)?),
+    })
+}

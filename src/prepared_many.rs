@@ -1,0 +1,581 @@
+//! The calls of a [`Prepared`] handle that write several results, and those that update inputs in
+//! place.
+//!
+//! A handle of a runner of several results ([`FusedRunner::compile_many`]) is called with one output
+//! per result ([`Prepared::run_slices_many`], [`Prepared::run_into_many`]). Where every result is a map
+//! and the maps share one kernel of several outputs, compiled by the JIT, for inputs of the kernel's
+//! dtype read as they were bound (C-contiguous), a call checks the counts and lengths, puts the input
+//! slices in the kernel's order on the stack and calls the compiled code once, on the calling thread
+//! below the runner's threshold: no name lookup, no lock, no allocation. Everything else runs through
+//! [`FusedRunner::run_many`] and copies.
+//!
+//! [`FusedRunner::prepared_update`] binds a handle whose results overwrite some of its inputs (the
+//! particle step `p = p + v*dt; v = v*0.99 + g*dt` into `p` and `v`): [`Prepared::update`] takes those
+//! inputs as `&mut` slices, the others as slices. It is allowed only where it is safe, checked when
+//! bound: every result a map of the one compiled kernel, and each updated input read at every point
+//! at that point alone (its shape the iteration shape: no broadcast, C-contiguous, of the kernel's
+//! dtype), each updated by one result. The compiled loop loads every input of a point before it stores
+//! any output of that point (kiln-jit `call.rs`), so every result reads the old values.
+
+use crate::array::{ArrayArg, Float};
+use crate::error::{Error, Result};
+use crate::executor::Specialised;
+use crate::prepared::{Form, Prepared};
+use crate::program::Source;
+use crate::runner::FusedRunner;
+use kiln_ir::{InputPlan, KernelIR, OutputType, Start, Tensor};
+use kiln_jit::{InputRef, Part};
+use ndarray::{ArrayViewMut, Dimension};
+use std::sync::Arc;
+
+/// Kernels of at most this many inputs take their inputs from the stack (more: one allocation).
+const STACK_INPUTS: usize = 16;
+
+/// The shape, length and type of one result.
+#[derive(Debug, Clone)]
+struct ResultForm {
+    shape: Vec<usize>,
+    len: usize,
+    out_type: OutputType,
+}
+
+/// Where a kernel input comes from in a call.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// Input `k` of the call (`run_slices_many`); in `update`, the `k`-th of the inputs not updated.
+    Call(usize),
+    /// Output `o`, read in place (`update` only).
+    Output(usize),
+}
+
+/// What a handle knows of its results and of its one-kernel call.
+#[derive(Debug)]
+pub(crate) struct ManyBinding {
+    results: Vec<ResultForm>,
+    /// The one kernel that writes every result, where calls take the direct path.
+    direct: Option<Arc<Specialised>>,
+    /// Its points.
+    points: usize,
+    /// The kernel bound for calls on the calling thread, where the runner runs its points there.
+    serial: Option<Arc<kiln_jit::SerialMap>>,
+    /// Per kernel input: where it comes from in `run_slices_many`.
+    slots: Vec<Slot>,
+    /// Per kernel input: where it comes from in `update` (empty: the handle updates nothing).
+    update_slots: Vec<Slot>,
+    /// The call positions of the inputs not updated, in order (`update`'s `rest`).
+    rest: Vec<usize>,
+}
+
+impl ManyBinding {
+    /// The binding of a one-result runner's handle: its map kernel (`direct`, if the fast path
+    /// applies and the kernel is a map), and its result `t`.
+    pub(crate) fn single(
+        runner: &FusedRunner,
+        direct: Option<&Arc<Specialised>>,
+        order: &[usize],
+        t: &Tensor,
+    ) -> ManyBinding {
+        let stage = runner.pipeline().last();
+        let direct = direct
+            .filter(|s| s.kernel.kind == kiln_ir::KernelKind::Map)
+            .cloned();
+        ManyBinding::new(
+            runner,
+            vec![ResultForm {
+                shape: t.shape.clone(),
+                len: t.shape.iter().product(),
+                out_type: t.values.output_type(),
+            }],
+            direct,
+            &stage.sources,
+            order,
+        )
+    }
+
+    fn new(
+        runner: &FusedRunner,
+        results: Vec<ResultForm>,
+        direct: Option<Arc<Specialised>>,
+        sources: &[Source],
+        order: &[usize],
+    ) -> ManyBinding {
+        let points = direct
+            .as_ref()
+            .and_then(|s| kiln_ir::shape::checked_size(&s.kernel.shape).ok());
+        let direct = direct.filter(|_| points.is_some());
+        let slots = match &direct {
+            Some(_) => sources
+                .iter()
+                .map(|s| match s {
+                    Source::Input(u) => Slot::Call(order[*u]),
+                    _ => unreachable!("a direct kernel reads user inputs only"),
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let points = points.unwrap_or(0);
+        // below the runner's threshold (or on one thread) a call runs on the calling thread: bound
+        // once, with nothing but the buffers left to check
+        let serial = direct
+            .as_ref()
+            .filter(|_| runner.parallel().jit_config(points, Start::Identity).max_units == 1)
+            .and_then(|s| s.exe.bound_jit()?.serial_map().ok())
+            .map(Arc::new);
+        ManyBinding {
+            results,
+            direct,
+            points,
+            serial,
+            slots,
+            update_slots: Vec::new(),
+            rest: Vec::new(),
+        }
+    }
+}
+
+impl FusedRunner {
+    /// [`FusedRunner::prepared`] for a runner of several results.
+    pub(crate) fn prepared_many(
+        &self,
+        forms: Vec<Form>,
+        order: Vec<usize>,
+        user: &[&ArrayArg<'_>],
+    ) -> Result<Prepared> {
+        let outs = self.run_many_bound(user)?;
+        let results: Vec<ResultForm> = outs
+            .iter()
+            .map(|o| ResultForm {
+                shape: o.shape().to_vec(),
+                len: o.shape().iter().product(),
+                out_type: o.output_type(),
+            })
+            .collect();
+        let p = self.pipeline();
+        // the direct path: every result a member of the fused maps, and nothing else to compute
+        let direct = match &p.fused {
+            Some(f)
+                if f.members.len() == p.stages.len()
+                    && p.results.iter().all(|r| matches!(r, Source::Stage(_))) =>
+            {
+                let args = crate::runner::stage_args(p, &f.stage, user, &[])?;
+                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+                self.fused_spec(f, &refs)?.filter(|spec| direct_ok(spec, user))
+            }
+            _ => None,
+        };
+        let sources = p.fused.as_ref().map_or(&[][..], |f| &f.stage.sources[..]);
+        let many = ManyBinding::new(self, results, direct, sources, &order);
+        let first = &many.results[0];
+        Ok(Prepared {
+            runner: self.clone(),
+            forms,
+            order,
+            direct: None,
+            direct_points: None,
+            workspace: Arc::default(),
+            out_shape: first.shape.clone(),
+            out_len: first.len,
+            out_type: first.out_type,
+            many: Arc::new(many),
+        })
+    }
+
+    /// Binds a handle (as [`FusedRunner::prepared`]) whose results overwrite inputs: result `o` is
+    /// written into the input named `updated[o]`, in one pass ([`Prepared::update`]). `inputs` binds
+    /// every input, the updated ones included.
+    ///
+    /// ```
+    /// use kiln::FusedRunner;
+    /// use ndarray::{arr0, Array1};
+    /// let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?;
+    /// let (mut p, mut v) = (Array1::<f64>::zeros(64), Array1::<f64>::ones(64));
+    /// let (dt, g) = (arr0(0.01), arr0(-9.81));
+    /// let h = step.prepared_update(
+    ///     &[("p", (&p).into()), ("v", (&v).into()), ("dt", (&dt).into()), ("g", (&g).into())],
+    ///     &["p", "v"],
+    /// )?;
+    /// for _ in 0..10 {
+    ///     let (p, v) = (p.as_slice_mut().unwrap(), v.as_slice_mut().unwrap());
+    ///     h.update(&mut [p, v], &[dt.as_slice().unwrap(), g.as_slice().unwrap()])?;
+    /// }
+    /// assert!(p[0] > 0.0 && v[0] < 1.0);
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The errors of [`FusedRunner::prepared`]; an update count other than the results', a name
+    /// that is not bound or is updated twice; and an update that is not safe in place or not on the
+    /// direct path (the error says why: a result that is not a map of the one kernel, an input read
+    /// broadcast or of another shape than the iteration's, another dtype, a strided view).
+    pub fn prepared_update(&self, inputs: &[(&str, ArrayArg<'_>)], updated: &[&str]) -> Result<Prepared> {
+        let mut h = self.prepared(inputs)?;
+        let m = &h.many;
+        let refuse = |why: String| Err(Error::Unsupported(format!("cannot update in place: {why}")));
+        if updated.len() != m.results.len() {
+            return refuse(format!(
+                "{} inputs named for {} results (one per result)",
+                updated.len(),
+                m.results.len()
+            ));
+        }
+        let Some(spec) = &m.direct else {
+            return refuse(
+                "the results are not the maps of one compiled kernel over inputs of its dtype, read as \
+                 bound (a reduction, scan or other kernel among them, maps of different shapes, \
+                 mixed dtypes, a strided view, or a backend other than the JIT)"
+                    .into(),
+            );
+        };
+        let mut positions = Vec::with_capacity(updated.len());
+        for name in updated {
+            let Some(c) = h.forms.iter().position(|f| f.name == *name) else {
+                return refuse(format!("'{name}' is not a bound input"));
+            };
+            if positions.contains(&c) {
+                return refuse(format!("'{name}' is named twice"));
+            }
+            positions.push(c);
+        }
+        let kernel: &KernelIR = &spec.kernel;
+        let mut update_slots = Vec::with_capacity(m.slots.len());
+        for (i, slot) in m.slots.iter().enumerate() {
+            let Slot::Call(c) = *slot else {
+                unreachable!("a handle's slots are its call's")
+            };
+            match positions.iter().position(|&u| u == c) {
+                Some(o) => {
+                    let decl = &kernel.inputs[i];
+                    if decl.shape != kernel.shape || spec.plan.inputs[i] == InputPlan::Materialise {
+                        return refuse(format!(
+                            "'{}' of shape {:?} is read broadcast to the iteration shape {:?}: each \
+                             point would read elements other points write",
+                            decl.name, decl.shape, kernel.shape
+                        ));
+                    }
+                    update_slots.push(Slot::Output(o));
+                }
+                None => {
+                    let j = (0..h.forms.len())
+                        .filter(|k| !positions.contains(k))
+                        .position(|k| k == c)
+                        .expect("an input not updated is one of the rest");
+                    update_slots.push(Slot::Call(j));
+                }
+            }
+        }
+        for (o, r) in m.results.iter().enumerate() {
+            if r.out_type != OutputType::Float(kernel.dtype) {
+                return refuse(format!(
+                    "result {o} is {} but '{}' is {}",
+                    r.out_type, updated[o], kernel.dtype
+                ));
+            }
+        }
+        // an updated input the kernel does not read is still written with its result
+        for (o, &c) in positions.iter().enumerate() {
+            if h.forms[c].len != m.points || h.forms[c].dtype != kiln_ir::ElemType::of_float(kernel.dtype) {
+                return refuse(format!(
+                    "'{}' ({} of shape {:?}) does not hold result {o} ({} of shape {:?})",
+                    updated[o],
+                    h.forms[c].dtype.short_name(),
+                    h.forms[c].shape,
+                    kernel.dtype,
+                    m.results[o].shape
+                ));
+            }
+        }
+        let rest = (0..h.forms.len()).filter(|k| !positions.contains(k)).collect();
+        let mut binding = ManyBinding::new(&h.runner, m.results.clone(), m.direct.clone(), &[], &[]);
+        binding.slots = m.slots.clone();
+        binding.update_slots = update_slots;
+        binding.rest = rest;
+        h.many = Arc::new(binding);
+        Ok(h)
+    }
+}
+
+/// Whether calls of `spec` may take the direct path: the JIT, every input of the kernel's dtype,
+/// C-contiguous (a view is read through the runner), none materialised, every output a float or
+/// truth array of the dtype.
+fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
+    spec.exe.bound_jit().is_some()
+        && user
+            .iter()
+            .all(|a| a.dtype() == spec.kernel.dtype && crate::executor::is_standard(a))
+        && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
+        && (0..spec.kernel.n_outputs())
+            .all(|o| spec.kernel.output_type_of(o) == OutputType::Float(spec.kernel.dtype))
+}
+
+impl Prepared {
+    /// How many results a call writes.
+    pub fn n_results(&self) -> usize {
+        self.many.results.len()
+    }
+
+    /// The shape of result `o`.
+    ///
+    /// # Panics
+    /// If `o` is not below [`Prepared::n_results`].
+    pub fn result_shape(&self, o: usize) -> &[usize] {
+        &self.many.results[o].shape
+    }
+
+    /// Whether calls of several results (and updates) take the direct path (see the module doc).
+    pub fn is_direct_many(&self) -> bool {
+        self.many.direct.is_some()
+    }
+
+    /// Runs on C-contiguous slices (each input's elements in C order, in the order bound) into
+    /// `outs`, one slice per result (its elements in C order): the cheapest call of several results.
+    ///
+    /// # Errors
+    /// A count of inputs or outputs other than the bound ones, a slice whose length is not its
+    /// bound shape's element count or its result's, an input bound with another dtype than `A`, a
+    /// result that is not of type `A`, and the errors of [`FusedRunner::run_many`].
+    pub fn run_slices_many<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> Result<()> {
+        let m = &*self.many;
+        // the serial kernel checks what it reads; on an error, the checks below say what is wrong
+        if self.try_serial(inputs, outs) {
+            return Ok(());
+        }
+        self.check_slices(inputs, None, "input")?;
+        check_outs(m, outs)?;
+        if let Some(spec) = &m.direct
+            && A::DTYPE == spec.kernel.dtype
+        {
+            let input = |s: Slot| match s {
+                Slot::Call(k) => InputRef::Slice(inputs[k]),
+                Slot::Output(o) => InputRef::Output(o),
+            };
+            return self.call_many(spec, &m.slots, input, outs);
+        }
+        let arrays: Vec<ArrayArg<'_>> = inputs
+            .iter()
+            .zip(&self.forms)
+            .map(|(s, f)| A::arg(ndarray::ArrayViewD::from_shape(&f.shape[..], s).expect("lengths checked")))
+            .collect();
+        self.copy_many(&arrays, outs)
+    }
+
+    /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one C-contiguous
+    /// output per result.
+    ///
+    /// # Errors
+    /// As [`Prepared::run_slices_many`]; a non-contiguous output.
+    pub fn run_into_many<A: Float, D: Dimension>(
+        &self,
+        inputs: &[ArrayArg<'_>],
+        outs: &mut [ArrayViewMut<'_, A, D>],
+    ) -> Result<()> {
+        let mut slices: Vec<&mut [A]> = Vec::with_capacity(outs.len());
+        for (o, out) in outs.iter_mut().enumerate() {
+            if let Some(r) = self.many.results.get(o)
+                && out.shape() != r.shape.as_slice()
+            {
+                return Err(Error::Output(format!(
+                    "output {o} has shape {:?} but result {o} has shape {:?}",
+                    out.shape(),
+                    r.shape
+                )));
+            }
+            slices.push(
+                out.as_slice_mut()
+                    .ok_or_else(|| Error::Output(format!("output {o} is not C-contiguous")))?,
+            );
+        }
+        check_outs(&self.many, &slices)?;
+        let views: Option<Vec<&[A]>> = inputs
+            .iter()
+            .map(|a| A::view_of(a).and_then(|v| v.to_slice()))
+            .collect();
+        match views {
+            Some(v) if inputs.len() == self.forms.len() => self.run_slices_many(&v, &mut slices),
+            _ => {
+                if inputs.len() != self.forms.len() {
+                    return Err(self.count_error(inputs.len()));
+                }
+                self.copy_many(inputs, &mut slices)
+            }
+        }
+    }
+
+    /// Runs the bound update (see [`FusedRunner::prepared_update`]): `updated[o]` is the input result
+    /// `o` overwrites (its previous values read, its new ones written, in one pass), `rest` the other
+    /// inputs in the order bound.
+    ///
+    /// # Errors
+    /// A handle bound without updates, counts other than the bound ones, a slice whose length is not
+    /// its bound shape's element count, and an input bound with another dtype than `A`.
+    pub fn update<A: Float>(&self, updated: &mut [&mut [A]], rest: &[&[A]]) -> Result<()> {
+        let m = &*self.many;
+        let Some(spec) = m.direct.as_ref().filter(|_| !m.update_slots.is_empty()) else {
+            return Err(Error::Prepared(
+                "the handle updates no input: bind it with FusedRunner::prepared_update".into(),
+            ));
+        };
+        if let Some(serial) = &m.serial
+            && !m.update_slots.is_empty()
+            && rest.len() == m.rest.len()
+            && on_stack_serial(serial, &m.update_slots, |k| rest.get(k).copied(), updated)
+        {
+            return Ok(());
+        }
+        self.check_slices(rest, Some(&m.rest), "input not updated")?;
+        check_outs(m, updated)?;
+        if A::DTYPE != spec.kernel.dtype {
+            return Err(Error::Prepared(format!(
+                "the inputs were bound as {} but {} are given",
+                spec.kernel.dtype,
+                A::DTYPE
+            )));
+        }
+        let input = |s: Slot| match s {
+            Slot::Call(k) => InputRef::Slice(rest[k]),
+            Slot::Output(o) => InputRef::Output(o),
+        };
+        self.call_many(spec, &m.update_slots, input, updated)
+    }
+
+    /// Calls the serial kernel of a map below the threshold with `inputs` (in the order bound), if
+    /// there is one and the buffers are what it was bound for; whether it ran.
+    #[inline]
+    pub(crate) fn try_serial<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> bool {
+        let m = &*self.many;
+        match &m.serial {
+            Some(serial) if inputs.len() == self.forms.len() => {
+                on_stack_serial(serial, &m.slots, |k| inputs.get(k).copied(), outs)
+            }
+            _ => false,
+        }
+    }
+
+    /// Checks that `given[j]` holds the elements of the bound input `positions[j]`, of dtype `A`.
+    /// (`None`: every bound input, in order).
+    fn check_slices<A: Float>(&self, given: &[&[A]], positions: Option<&[usize]>, what: &str) -> Result<()> {
+        let bound = positions.map_or(self.forms.len(), <[usize]>::len);
+        if given.len() != bound {
+            return Err(Error::Prepared(format!(
+                "{} {what}s given, {bound} bound",
+                given.len()
+            )));
+        }
+        for (j, s) in given.iter().enumerate() {
+            let c = positions.map_or(j, |p| p[j]);
+            let f = &self.forms[c];
+            if f.dtype != kiln_ir::ElemType::of_float(A::DTYPE) || s.len() != f.len {
+                return Err(Error::Prepared(format!(
+                    "{what} {j} ('{}') is {} elements of {} but was bound as {} of shape {:?}",
+                    f.name,
+                    s.len(),
+                    A::DTYPE,
+                    f.dtype.short_name(),
+                    f.shape
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls the one kernel with its inputs from `slots` (through `input`), on the stack.
+    fn call_many<'i, A: Float>(
+        &self,
+        spec: &Specialised,
+        slots: &[Slot],
+        input: impl Fn(Slot) -> InputRef<'i, A>,
+        outs: &mut [&mut [A]],
+    ) -> Result<()> {
+        let code = spec.exe.bound_jit().expect("a direct kernel is the JIT's");
+        let cfg = self
+            .runner
+            .parallel()
+            .jit_config(self.many.points, Start::Identity);
+        let run = |refs: &[InputRef<'i, A>], outs: &mut [&mut [A]]| code.run_into_many(refs, outs, &cfg);
+        // a smaller array for the common case is less to fill and drop
+        if slots.len() <= 4 {
+            return on_stack::<A, 4>(slots, input, outs, run);
+        }
+        if slots.len() <= STACK_INPUTS {
+            return on_stack::<A, STACK_INPUTS>(slots, input, outs, run);
+        }
+        let refs: Vec<InputRef<'i, A>> = slots.iter().map(|&s| input(s)).collect();
+        Ok(run(&refs, outs)?)
+    }
+
+    /// Runs through the runner (inputs in the order bound) and copies each result into `outs`.
+    fn copy_many<A: Float>(&self, inputs: &[ArrayArg<'_>], outs: &mut [&mut [A]]) -> Result<()> {
+        let user: Vec<&ArrayArg<'_>> = self.order.iter().map(|&p| &inputs[p]).collect();
+        let results = self.runner.run_many_bound(&user)?;
+        for (o, (r, out)) in results.into_iter().zip(outs.iter_mut()).enumerate() {
+            let a = A::from_output(r)?;
+            out.copy_from_slice(
+                a.as_slice()
+                    .ok_or_else(|| Error::Output(format!("result {o} is not C-contiguous")))?,
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Calls the serial kernel with the inputs of `slots` (`Call(k)` is `given(k)`) on the stack;
+/// whether it ran (false: the buffers are not what it was bound for, or there are too many).
+#[inline]
+fn on_stack_serial<'i, A: Float>(
+    serial: &kiln_jit::SerialMap,
+    slots: &[Slot],
+    given: impl Fn(usize) -> Option<&'i [A]>,
+    outs: &mut [&mut [A]],
+) -> bool {
+    const K: usize = 8;
+    if slots.len() > K {
+        return false;
+    }
+    let mut parts: [Part<'i, A>; K] = [Part::Output(0); K];
+    for (p, &s) in parts.iter_mut().zip(slots) {
+        *p = match s {
+            Slot::Call(k) => match given(k) {
+                Some(x) => Part::Slice(x),
+                None => return false,
+            },
+            Slot::Output(o) => Part::Output(o),
+        };
+    }
+    serial.run(&parts[..slots.len()], outs).is_ok()
+}
+
+/// Calls `code` with the inputs of `slots` (at most `K`) in an array on the stack.
+fn on_stack<'i, A: Float, const K: usize>(
+    slots: &[Slot],
+    input: impl Fn(Slot) -> InputRef<'i, A>,
+    outs: &mut [&mut [A]],
+    run: impl FnOnce(&[InputRef<'i, A>], &mut [&mut [A]]) -> kiln_jit::Result<()>,
+) -> Result<()> {
+    let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
+    for (r, &s) in refs.iter_mut().zip(slots) {
+        *r = input(s);
+    }
+    Ok(run(&refs[..slots.len()], outs)?)
+}
+
+/// Checks the count, lengths and types of a call's outputs.
+fn check_outs<A: Float>(m: &ManyBinding, outs: &[&mut [A]]) -> Result<()> {
+    if outs.len() != m.results.len() {
+        return Err(Error::Output(format!(
+            "{} outputs given for {} results",
+            outs.len(),
+            m.results.len()
+        )));
+    }
+    for (o, (out, r)) in outs.iter().zip(&m.results).enumerate() {
+        if out.len() != r.len || r.out_type != OutputType::Float(A::DTYPE) {
+            return Err(Error::Output(format!(
+                "output {o} is {} elements of {} for result {o}: {} of shape {:?}",
+                out.len(),
+                A::DTYPE,
+                r.out_type,
+                r.shape
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,355 @@
+//! Runners of several results (issue 12 item 1): `compile_many` and `;` in `compile_text`, run on
+//! every backend, give bit for bit what one runner per expression gives (sums within the reduction
+//! bound); maps of one iteration space run as one kernel of several outputs, others as kernels of
+//! their own; the prepared handle's calls of several results and its in-place updates, accepted where
+//! safe and refused where not.
+
+#[macro_use]
+mod support;
+
+use kiln::{ArrayArg, Expr, FusedRunner, Output, backend_by_name};
+use ndarray::{Array0, Array1, Array2, ArrayD, IxDyn};
+use support::{Rng, bits_equal, close};
+
+/// Data with the edge values: NaN, ±inf, ±0, subnormals, among uniform values.
+fn data(rng: &mut Rng, shape: &[usize]) -> ArrayD<f64> {
+    let n: usize = shape.iter().product();
+    let specials = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        5e-324,
+        -1e-310,
+        1.0,
+    ];
+    let v = (0..n)
+        .map(|_| {
+            if rng.below(6) == 0 {
+                specials[rng.below(specials.len())]
+            } else {
+                rng.uniform(-3.0, 3.0)
+            }
+        })
+        .collect();
+    ArrayD::from_shape_vec(IxDyn(shape), v).unwrap()
+}
+
+fn values(o: &Output) -> Vec<f64> {
+    o.clone().into_f64().iter().copied().collect()
+}
+
+/// Each result of `src` (`;`-separated) against its own runner, on `backend`.
+fn check_against_separate(src: &str, backend: &str, inputs: &[(&str, ArrayArg<'_>)]) {
+    let b = || backend_by_name(backend).unwrap();
+    let many = FusedRunner::compile_text(src).unwrap().with_backend(b());
+    let got = many.run_many(inputs).unwrap();
+    let parts: Vec<&str> = src.split(';').collect();
+    assert_eq!(got.len(), parts.len(), "{src}");
+    for (i, part) in parts.iter().enumerate() {
+        let one = FusedRunner::compile_text(part).unwrap().with_backend(b());
+        let want = one.run(inputs).unwrap();
+        assert_eq!(got[i].shape(), want.shape(), "{src} result {i} on {backend}");
+        assert_eq!(
+            got[i].dtype_name(),
+            want.dtype_name(),
+            "{src} result {i} on {backend}"
+        );
+        let (g, w) = (values(&got[i]), values(&want));
+        let ok = if part.contains("sum") {
+            close(&g, &w, 1e-12)
+        } else {
+            bits_equal(&g, &w)
+        };
+        assert!(ok, "{src} result {i} on {backend}: {g:?} vs {w:?}");
+    }
+}
+
+fn maps_of_one_space(backend: &str) {
+    let mut rng = Rng::new(3);
+    for n in [0, 1, 2, 3, 5, 7, 8, 9, 33, 1000] {
+        let (x, y) = (data(&mut rng, &[n]), data(&mut rng, &[n]));
+        let a = Array0::from_elem((), 1.5);
+        let ins = [("x", (&x).into()), ("y", (&y).into()), ("a", (&a).into())];
+        check_against_separate("a*x + y; sqrt(abs(a*x)) - y; x > y", backend, &ins);
+        check_against_separate("x*2; sum(x*2); exp(x*2)", backend, &ins);
+    }
+}
+
+fn broadcasts_and_shapes(backend: &str) {
+    let mut rng = Rng::new(4);
+    let m = data(&mut rng, &[4, 5]);
+    let r = data(&mut rng, &[5]);
+    let c = data(&mut rng, &[4, 1]);
+    let ins = [("m", (&m).into()), ("r", (&r).into()), ("c", (&c).into())];
+    // one space (4 x 5): fused; then maps of different shapes (5 and 4 x 5): each its own kernel
+    check_against_separate("m*r + c; m - c; r*c", backend, &ins);
+    check_against_separate("r*2; m*r", backend, &ins);
+    // a reduction's result read by a map, an axis reduction beside a map, a scan, keepdims twins
+    check_against_separate(
+        "m - max(m, axis=1, keepdims=1); max(m, axis=1); cumsum(m, axis=1); m*3",
+        backend,
+        &ins,
+    );
+}
+
+fn f32_and_mixed_dtypes(backend: &str) {
+    let mut rng = Rng::new(5);
+    let x = data(&mut rng, &[37]).mapv(|v| v as f32);
+    let y = data(&mut rng, &[37]);
+    // f32 and f64 maps: one computes in f32, the other in f64, so each is its own kernel
+    let ins = [("x", (&x).into()), ("y", (&y).into())];
+    check_against_separate("x*x + 1; x*y", backend, &ins);
+    let ins = [("x", (&x).into())];
+    check_against_separate("x*x + 1; sin(x)*x", backend, &ins);
+}
+
+backend_suite!(maps_of_one_space, broadcasts_and_shapes, f32_and_mixed_dtypes);
+
+#[test]
+fn maps_of_one_space_share_one_kernel_and_its_nodes() {
+    let runner = FusedRunner::compile_text("a*x + y; (a*x)*(a*x); y - a*x").unwrap();
+    let p = runner.pipeline();
+    assert_eq!(p.stages.len(), 3);
+    let f = p.fused.as_ref().expect("three maps fused");
+    assert_eq!(f.members, [0, 1, 2]);
+    let x = Array1::<f64>::ones(8);
+    let a = Array0::from_elem((), 2.0);
+    let kernels = runner
+        .explain_all(&[("x", (&x).into()), ("y", (&x).into()), ("a", (&a).into())])
+        .unwrap();
+    let text = kernels.last().unwrap().0.to_string();
+    // `a*x` is one node for the three outputs
+    assert_eq!(text.matches(" mul ").count(), 2, "{text}");
+    assert!(text.contains("out2 %"), "{text}");
+}
+
+#[test]
+fn the_text_form_separates_results_with_semicolons() {
+    assert_eq!(FusedRunner::compile_text("x; x*2;").unwrap().n_results(), 2);
+    assert_eq!(FusedRunner::compile_text("x*2").unwrap().n_results(), 1);
+    let err = FusedRunner::compile_text("x*2; y +").unwrap_err().to_string();
+    assert!(err.contains("position 8"), "{err}");
+    assert!(FusedRunner::compile_text("x; ; y").is_err());
+    assert!(FusedRunner::compile_many(&[]).is_err());
+}
+
+#[test]
+fn single_result_methods_refuse_a_runner_of_several() {
+    let runner = FusedRunner::compile_text("x*2; x+1").unwrap();
+    let x = Array1::<f64>::ones(4);
+    let err = runner.run(&[("x", (&x).into())]).unwrap_err().to_string();
+    assert!(err.contains("run_many"), "{err}");
+    let mut out = Array1::<f64>::zeros(4);
+    assert!(runner.run_into(&[("x", (&x).into())], out.view_mut()).is_err());
+}
+
+#[test]
+fn run_into_many_writes_each_result_and_checks_each_output() {
+    let runner = FusedRunner::compile_many(&[Expr::input("x") * 2.0, Expr::input("x").sqrt()]).unwrap();
+    let x = Array1::from_vec(vec![0.0, 1.0, -2.0]);
+    let (mut a, mut b) = (Array1::<f64>::zeros(3), Array1::<f64>::zeros(3));
+    runner
+        .run_into_many(&[("x", (&x).into())], &mut [a.view_mut(), b.view_mut()])
+        .unwrap();
+    assert_eq!(a, x.mapv(|v| v * 2.0));
+    assert!(bits_equal(
+        b.as_slice().unwrap(),
+        x.mapv(f64::sqrt).as_slice().unwrap()
+    ));
+    let mut short = Array1::<f64>::zeros(2);
+    let err = runner
+        .run_into_many(&[("x", (&x).into())], &mut [a.view_mut(), short.view_mut()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("output 1"), "{err}");
+    let err = runner
+        .run_into_many(&[("x", (&x).into())], &mut [a.view_mut()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("1 outputs given for 2 results"), "{err}");
+}
+
+fn particle_inputs(n: usize) -> (Array1<f64>, Array1<f64>, Array0<f64>, Array0<f64>) {
+    let p = Array1::from_shape_fn(n, |i| (i as f64 * 0.3).sin());
+    let v = Array1::from_shape_fn(n, |i| (i as f64 * 0.7).cos());
+    (p, v, Array0::from_elem((), 0.01), Array0::from_elem((), -9.81))
+}
+
+#[test]
+fn the_prepared_handle_calls_several_results_and_updates_in_place() {
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt").unwrap();
+    for n in [0, 1, 3, 4, 64, 67, 4096] {
+        let (p0, v0, dt, g) = particle_inputs(n);
+        let bind = [
+            ("p", (&p0).into()),
+            ("v", (&v0).into()),
+            ("dt", (&dt).into()),
+            ("g", (&g).into()),
+        ];
+        // the reference: plain Rust, 5 steps
+        let (mut pw, mut vw) = (p0.clone(), v0.clone());
+        for _ in 0..5 {
+            ndarray::Zip::from(&mut pw).and(&mut vw).for_each(|p, v| {
+                let (p1, v1) = (*p + *v * 0.01, *v * 0.99 + -9.81 * 0.01);
+                *p = p1;
+                *v = v1;
+            });
+        }
+        let h = step.prepared(&bind).unwrap();
+        assert!(h.is_direct_many(), "n = {n}");
+        assert_eq!(h.n_results(), 2);
+        let (mut p, mut v) = (p0.clone(), v0.clone());
+        let (mut p_next, mut v_next) = (Array1::zeros(n), Array1::zeros(n));
+        for _ in 0..5 {
+            let ins = [
+                p.as_slice().unwrap(),
+                v.as_slice().unwrap(),
+                dt.as_slice().unwrap(),
+                g.as_slice().unwrap(),
+            ];
+            h.run_slices_many(
+                &ins,
+                &mut [p_next.as_slice_mut().unwrap(), v_next.as_slice_mut().unwrap()],
+            )
+            .unwrap();
+            std::mem::swap(&mut p, &mut p_next);
+            std::mem::swap(&mut v, &mut v_next);
+        }
+        assert_eq!((&p, &v), (&pw, &vw), "n = {n}: run_slices_many");
+        let u = step.prepared_update(&bind, &["p", "v"]).unwrap();
+        let (mut p, mut v) = (p0.clone(), v0.clone());
+        for _ in 0..5 {
+            let rest = [dt.as_slice().unwrap(), g.as_slice().unwrap()];
+            u.update(&mut [p.as_slice_mut().unwrap(), v.as_slice_mut().unwrap()], &rest)
+                .unwrap();
+        }
+        assert_eq!((&p, &v), (&pw, &vw), "n = {n}: update");
+    }
+}
+
+#[test]
+fn the_prepared_handle_checks_counts_lengths_and_dtypes() {
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt").unwrap();
+    let (p, v, dt, g) = particle_inputs(8);
+    let bind = [
+        ("p", (&p).into()),
+        ("v", (&v).into()),
+        ("dt", (&dt).into()),
+        ("g", (&g).into()),
+    ];
+    let h = step.prepared_update(&bind, &["p", "v"]).unwrap();
+    let (mut a, mut b) = (p.clone(), v.clone());
+    let (dts, gs) = (dt.as_slice().unwrap(), g.as_slice().unwrap());
+    let err = |r: kiln::Result<()>| r.unwrap_err().to_string();
+    let e = err(h.update(&mut [a.as_slice_mut().unwrap()], &[dts, gs]));
+    assert!(e.contains("1 outputs given for 2 results"), "{e}");
+    let e = err(h.update(
+        &mut [a.as_slice_mut().unwrap(), b.as_slice_mut().unwrap()],
+        &[dts],
+    ));
+    assert!(
+        e.contains("1 input not updateds given, 2 bound") || e.contains("given, 2 bound"),
+        "{e}"
+    );
+    let mut short = vec![0.0; 7];
+    let e = err(h.update(&mut [a.as_slice_mut().unwrap(), &mut short], &[dts, gs]));
+    assert!(e.contains("output 1 is 7 elements"), "{e}");
+    let e = err(h.update(
+        &mut [a.as_slice_mut().unwrap(), b.as_slice_mut().unwrap()],
+        &[gs, &[1.0, 2.0]],
+    ));
+    assert!(e.contains("('g') is 2 elements"), "{e}");
+    let (mut a32, mut b32) = (vec![0f32; 8], vec![0f32; 8]);
+    let e = err(h.update(&mut [&mut a32, &mut b32], &[&[0.1f32], &[1.0f32]]));
+    assert!(e.contains("f32"), "{e}");
+    // the handle of several results refuses the calls of one
+    let plain = step.prepared(&bind).unwrap();
+    let mut out = Array1::<f64>::zeros(8);
+    let ins = [(&p).into(), (&v).into(), (&dt).into(), (&g).into()];
+    assert!(plain.run_into(&ins, out.view_mut()).is_err());
+    let e = err(plain.update(
+        &mut [a.as_slice_mut().unwrap(), b.as_slice_mut().unwrap()],
+        &[dts, gs],
+    ));
+    assert!(e.contains("prepared_update"), "{e}");
+    // run_into_many checks its outputs' shapes
+    let mut wrong = Array1::<f64>::zeros(9);
+    let e = err(plain.run_into_many(&ins, &mut [out.view_mut(), wrong.view_mut()]));
+    assert!(e.contains("output 1 has shape [9]"), "{e}");
+}
+
+#[test]
+fn unsafe_updates_are_refused() {
+    let (p, v, dt, g) = particle_inputs(8);
+    let bind = [
+        ("p", (&p).into()),
+        ("v", (&v).into()),
+        ("dt", (&dt).into()),
+        ("g", (&g).into()),
+    ];
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt").unwrap();
+    let refused = |r: kiln::Result<kiln::Prepared>| r.unwrap_err().to_string();
+    // a scalar read broadcast at every point
+    let e = refused(step.prepared_update(&bind, &["p", "dt"]));
+    assert!(e.contains("'dt'") && e.contains("broadcast"), "{e}");
+    let e = refused(step.prepared_update(&bind, &["p"]));
+    assert!(e.contains("1 inputs named for 2 results"), "{e}");
+    let e = refused(step.prepared_update(&bind, &["p", "p"]));
+    assert!(e.contains("named twice"), "{e}");
+    let e = refused(step.prepared_update(&bind, &["p", "w"]));
+    assert!(e.contains("'w' is not a bound input"), "{e}");
+    // a reduction among the results
+    let red = FusedRunner::compile_text("p + v*dt; sum(v)").unwrap();
+    let e = refused(red.prepared_update(&bind, &["p", "v"]));
+    assert!(e.contains("not the maps of one compiled kernel"), "{e}");
+    // a row read broadcast down the columns of a 2-D iteration
+    let m = Array2::<f64>::ones((3, 512));
+    let r = Array1::<f64>::ones(512);
+    let bc = FusedRunner::compile_text("m + r; r*2 + m").unwrap();
+    let e = refused(bc.prepared_update(&[("m", (&m).into()), ("r", (&r).into())], &["m", "r"]));
+    assert!(e.contains("'r' of shape [512]"), "{e}");
+    // on the interpreter there is no compiled loop to update through
+    let interp = step.clone().with_backend(backend_by_name("interp").unwrap());
+    assert!(interp.prepared_update(&bind, &["p", "v"]).is_err());
+    // one result updating one input works too
+    let one = FusedRunner::compile_text("p + v*dt").unwrap();
+    let u = one
+        .prepared_update(
+            &[("p", (&p).into()), ("v", (&v).into()), ("dt", (&dt).into())],
+            &["p"],
+        )
+        .unwrap();
+    let mut q = p.clone();
+    u.update(
+        &mut [q.as_slice_mut().unwrap()],
+        &[v.as_slice().unwrap(), dt.as_slice().unwrap()],
+    )
+    .unwrap();
+    assert_eq!(q, &p + &(&v * 0.01));
+}
+
+#[test]
+fn fuse_many_returns_a_tuple_of_typed_arrays() {
+    use kiln::FuseManyExt;
+    let s = Array1::from_shape_fn(50, |i| 90.0 + i as f32);
+    let k = Array1::from_elem(50, 100.0f32);
+    let (up, down): (Array1<f32>, Array1<f32>) = (&s, &k)
+        .fuse_many(|(s, k)| ((&s - &k).maximum(0.0), (&k - &s).maximum(0.0)))
+        .unwrap();
+    assert_eq!(up, (&s - &k).mapv(|v| v.max(0.0)));
+    assert_eq!(down, (&k - &s).mapv(|v| v.max(0.0)));
+    let m = Array2::<f64>::ones((2, 3));
+    let v: Vec<Array2<f64>> = (&m,)
+        .fuse_many(|(m,)| vec![&m * 2.0, &m + 1.0, m.clone()])
+        .unwrap();
+    assert_eq!(v.len(), 3);
+    assert_eq!(v[1], Array2::from_elem((2, 3), 2.0));
+    // a reduction among the results: the error names it
+    let e = (&m,)
+        .fuse_many(|(m,)| (&m * 2.0, m.sum()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("result 1"), "{e}");
+}
