@@ -395,3 +395,27 @@ fn cli_reads_and_writes_integer_npy_and_explains_the_interpreted_kernel() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn several_outputs_over_integer_inputs_run_one_by_one() {
+    use kiln::{Expr, FuseManyExt};
+    use ndarray::Array1;
+    let (i, j) = (Expr::input("i"), Expr::input("j"));
+    let runner = FusedRunner::compile_many(&[&i + &j, (&i * 2).cast(kiln::ElemType::F32), i.sum()]).unwrap();
+    let (a, b) = (array![1i32, i32::MAX, -3], array![2i32, 1, 3]);
+    let outs = runner
+        .run_many(&[("i", (&a).into()), ("j", (&b).into())])
+        .unwrap();
+    assert_eq!(outs[0], Output::I32(array![3, i32::MIN, 0].into_dyn()));
+    assert_eq!(outs[1], Output::F32(array![2.0f32, -2.0, -6.0].into_dyn()));
+    assert_eq!(
+        outs[2],
+        Output::I64(ndarray::arr0(1 + i32::MAX as i64 - 3).into_dyn())
+    );
+    // the same maps over floats still share one compiled kernel
+    let (x, y) = (array![1.0, 2.0], array![3.0, 4.0]);
+    let (s, d): (Array1<f64>, Array1<f64>) = (&x, &y).fuse_many(|(x, y)| (&x + &y, x - y)).unwrap();
+    assert_eq!((s, d), (array![4.0, 6.0], array![-2.0, -2.0]));
+    let (s, d): (Array1<i32>, Array1<i32>) = (&a, &b).fuse_many(|(a, b)| (&a + &b, a - b)).unwrap();
+    assert_eq!((s, d), (array![3, i32::MIN, 0], array![-1, i32::MAX - 1, -6]));
+}
