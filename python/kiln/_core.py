@@ -1,11 +1,12 @@
 """What `kiln.evaluate` and `kiln.compile` share: binding Python values as kiln inputs, `out=`,
 `order=` and `casting=`, and the `Kernel` class.
 
-Inputs reach kiln as NumPy arrays of float64 or float32 in native byte order, read in place
-whatever their strides (C, Fortran, sliced, negative strides). Anything else is converted here
-once (a byte-swapped or unaligned array, a Python or NumPy float, a list) or refused with a
-`TypeError` (integer, bool, complex, float16 and long double data: kiln computes in float32 and
-float64; integer and bool types come with a later version of kiln).
+Inputs reach kiln as NumPy arrays of float64, float32, int64, int32 or bool in native byte order,
+read in place whatever their strides (C, Fortran, sliced, negative strides). Anything else is
+converted here once (a byte-swapped or unaligned array, a Python or NumPy float, a Python int as a
+0-d int64 array, a list; int8, int16, uint8, uint16 and uint32 widened exactly to int64, uint64 too
+when every value fits) or refused with a `TypeError` (complex, float16 and long double data, uint64
+beyond int64).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import _kiln
 
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
+_NATIVE = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.bool_))
 _ORDERS = ("K", "A", "C", "F")
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
@@ -25,7 +27,7 @@ def as_input(name, value):
     if type(value) is np.ndarray:
         dt = value.dtype
         # the builtin dtypes are singletons: a byte-swapped float64 is another object
-        if (dt is _F64 or dt is _F32) and value.flags.aligned:
+        if (dt is _F64 or dt is _F32 or dt in _NATIVE) and value.flags.aligned and dt.isnative:
             return value
     elif isinstance(value, float):
         # a Python float or NumPy float64 scalar: bound by kiln as a 0-d float64 array, with no
@@ -37,12 +39,22 @@ def as_input(name, value):
     if dt.kind == "f" and dt.itemsize in (4, 8):
         # byte-swapped or unaligned: converted once, to native order
         return np.require(value, dtype=dt.newbyteorder("="), requirements="A")
-    if dt.kind in "biu":
-        raise TypeError(
-            f"input '{name}' has dtype {dt}: kiln computes in float32 and float64 for now "
-            "(integer and bool types come later); convert it with .astype(np.float64)"
-        )
-    raise TypeError(f"input '{name}' has dtype {dt}: kiln computes in float32 and float64")
+    if dt.kind == "b":
+        return np.require(value, dtype=np.bool_, requirements="A")
+    if dt.kind == "i" and dt.itemsize in (4, 8):
+        return np.require(value, dtype=dt.newbyteorder("="), requirements="A")
+    if dt.kind in "iu" and dt.itemsize <= 4:
+        # int8, int16, uint8, uint16, uint32: every value fits int64
+        return value.astype(np.int64)
+    if dt.kind == "u":
+        if value.size and value.max() > np.iinfo(np.int64).max:
+            raise TypeError(
+                f"input '{name}' has dtype {dt} with values beyond int64: kiln has no unsigned type"
+            )
+        return value.astype(np.int64)
+    raise TypeError(
+        f"input '{name}' has dtype {dt}: kiln computes in bool, int32, int64, float32 and float64"
+    )
 
 
 def check_options(order, casting):

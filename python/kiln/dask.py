@@ -476,7 +476,11 @@ def _axis_text(axes):
 
 def _check_dask(name, a):
     if a.dtype.kind != "f" or a.dtype.itemsize not in (4, 8):
-        as_input(name, np.empty(0, a.dtype))  # the TypeError kiln's NumPy path gives
+        # kiln itself takes bool and integer arrays; kiln.dask's partial states are floats for now
+        raise TypeError(
+            f"input '{name}' has dtype {a.dtype}: kiln.dask computes in float32 and float64 "
+            "(bool and integer arrays run through kiln.evaluate)"
+        )
     if any(math.isnan(c) for cs in a.chunks for c in cs):
         raise ValueError(f"input '{name}' has unknown chunk sizes: call compute_chunk_sizes() first")
     return a

@@ -3,7 +3,7 @@
 //!
 //! It does three things and leaves the rest to the Python layer (`kiln/numexpr.py`): it compiles an
 //! expression once per (text, profile, threads) into a cache every Python thread shares, it binds
-//! float32 and float64 arrays of any strides as views (no copy; kiln's view plans read them in
+//! bool, int32, int64, float32 and float64 arrays of any strides as views (no copy; kiln's view plans read them in
 //! place or copy them once), and it runs with the GIL released. Names, frames, scalars, dtype
 //! conversions of unusual layouts (byte-swapped, unaligned) and `out=` fallbacks are Python's job,
 //! where they are cheap to state and to read.
@@ -56,6 +56,9 @@ fn py_err(e: Error, src: &str) -> PyErr {
 enum Held<'py> {
     F64(PyReadonlyArrayDyn<'py, f64>),
     F32(PyReadonlyArrayDyn<'py, f32>),
+    I64(PyReadonlyArrayDyn<'py, i64>),
+    I32(PyReadonlyArrayDyn<'py, i32>),
+    Bool(PyReadonlyArrayDyn<'py, bool>),
     /// A Python float (or NumPy float64 scalar), bound as a 0-d float64 array as numexpr binds it.
     Scalar([f64; 1]),
 }
@@ -65,6 +68,9 @@ impl Held<'_> {
         match self {
             Held::F64(a) => ArrayArg::F64(a.as_array()),
             Held::F32(a) => ArrayArg::F32(a.as_array()),
+            Held::I64(a) => ArrayArg::I64(a.as_array()),
+            Held::I32(a) => ArrayArg::I32(a.as_array()),
+            Held::Bool(a) => ArrayArg::Bool(a.as_array()),
             Held::Scalar(v) => ArrayArg::F64(
                 ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v).expect("one value fills a 0-d array"),
             ),
@@ -89,12 +95,21 @@ fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
     if let Ok(a) = obj.cast::<PyArrayDyn<f32>>() {
         return a.try_readonly().map(Held::F32).map_err(borrow_err);
     }
+    if let Ok(a) = obj.cast::<PyArrayDyn<i64>>() {
+        return a.try_readonly().map(Held::I64).map_err(borrow_err);
+    }
+    if let Ok(a) = obj.cast::<PyArrayDyn<i32>>() {
+        return a.try_readonly().map(Held::I32).map_err(borrow_err);
+    }
+    if let Ok(a) = obj.cast::<PyArrayDyn<bool>>() {
+        return a.try_readonly().map(Held::Bool).map_err(borrow_err);
+    }
     let what = match obj.getattr("dtype") {
         Ok(d) => d.str()?.to_string(),
         Err(_) => obj.get_type().name()?.to_string(),
     };
     Err(PyTypeError::new_err(format!(
-        "input '{name}' has type {what}: kiln computes in float32 and float64 (native byte order)"
+        "input '{name}' has type {what}: kiln computes in bool, int32, int64, float32 and float64 (native byte order)"
     )))
 }
 

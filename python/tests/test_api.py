@@ -51,9 +51,28 @@ def test_shapes_that_do_not_broadcast():
 
 
 def test_unsupported_types_are_type_errors():
-    for bad in (np.arange(3), np.ones(3, bool), np.ones(3, np.complex128), np.ones(3, np.float16), 2):
+    for bad in (np.ones(3, np.complex128), np.ones(3, np.float16), np.array([2**64 - 1], np.uint64)):
         with pytest.raises(TypeError):
             ne.evaluate("v * 2", local_dict={"v": bad})
+
+
+def test_integer_and_bool_inputs_have_numpys_types():
+    i = np.array([1, -7, 2**31 - 1], np.int32)
+    j = np.array([2, 2, 1], np.int32)
+    got = ne.evaluate("i + j")
+    assert got.dtype == np.int32 and got.tolist() == [3, -5, -(2**31)]  # wraps, as NumPy
+    assert ne.evaluate("i // j").tolist() == (i // j).tolist()
+    assert ne.evaluate("i / j").dtype == np.float64
+    assert ne.evaluate("i * 2").dtype == np.int32  # a literal is weak
+    assert ne.evaluate("sum(i)").dtype == np.int64
+    p = np.array([True, False, True])
+    assert ne.evaluate("p + p").dtype == np.bool_
+    assert ne.evaluate("where(p, i, 0)").dtype == np.int32
+    # int8 and uint16 are widened to int64 exactly
+    assert ne.evaluate("v * 2", local_dict={"v": np.array([-128, 127], np.int8)}).tolist() == [-256, 254]
+    assert ne.evaluate("v + 1", local_dict={"v": np.array([65535], np.uint16)}).dtype == np.int64
+    with pytest.raises(ValueError, match="out of range for int32"):
+        ne.evaluate("i + 3000000000")
 
 
 def test_broadcasting_and_0d():

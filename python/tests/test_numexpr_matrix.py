@@ -1,8 +1,7 @@
 """numexpr's own expression matrix (its `test_expressions` lists, restated as data in
 `data/numexpr_test_expressions.csv`; see `data/README.md` for the source and licence) through
 `kiln.numexpr.evaluate`, against NumPy, for float32 and float64 inputs and the three upstream
-`test_scalar` modes. Integer inputs raise `TypeError` until kiln has integer types: asserted, so
-that the issue adding them flips these expectations."""
+`test_scalar` modes, and for int64 inputs (values and dtype against NumPy 2's)."""
 
 import csv
 import pathlib
@@ -79,7 +78,7 @@ def assert_matches(got, want, dtype):
     want = np.asarray(want)
     assert got.shape == want.shape
     assert got.dtype == want.dtype, f"dtype {got.dtype}, NumPy {want.dtype}"
-    if want.dtype.kind == "b":
+    if want.dtype.kind in "biu":
         np.testing.assert_array_equal(got, want)
         return
     # NaN positions exactly (upstream only counts them), then upstream's closeness, tightened
@@ -129,11 +128,18 @@ INT_CASES = [
 
 
 @pytest.mark.parametrize("expr,test_scalar", INT_CASES)
-def test_int_rows_raise_type_error_until_kiln_has_integers(expr, test_scalar):
+def test_int_rows(expr, test_scalar):
     env = inputs(np.int64, test_scalar)
-    # `a2` alone (cos(a2)) or the scalar modes still leave an int input in every row that names one
-    with pytest.raises(TypeError, match="integer and bool types come later"):
-        ne.evaluate(expr, local_dict=env)
+    with np.errstate(all="ignore"):
+        try:
+            want = np.asarray(eval(expr, dict(NUMPY), dict(env)))
+        except (TypeError, ValueError) as e:
+            # NumPy refuses (a float function of a bool, a negative integer power): so does kiln
+            with pytest.raises(type(e)):
+                ne.evaluate(expr, local_dict=env)
+            return
+        got = ne.evaluate(expr, local_dict=env)
+    assert_matches(got, want, np.int64)
 
 
 def test_every_row_runs_somewhere():
