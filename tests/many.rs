@@ -407,3 +407,32 @@ fn a_handle_of_maps_of_two_shapes_runs_each_alone() {
             .is_err()
     );
 }
+
+#[test]
+fn a_sum_of_every_axis_shares_the_kernel_of_its_maps_for_any_thread_count() {
+    let runner = FusedRunner::compile_text("x*2; sum(x*2); mean(x*y); max(y)").unwrap();
+    let f = runner.pipeline().fused.as_ref().expect("fused");
+    // the first whole-array reduction (output 0) and the map; the others run as kernels of their own
+    assert_eq!(f.members.len(), 2, "{}", runner.pipeline());
+    assert!(matches!(f.stage.program.work, kiln::Work::Reduce(_)));
+    let mut rng = Rng::new(9);
+    let (x, y) = (data(&mut rng, &[300, 401]), data(&mut rng, &[300, 401]));
+    let ins = [("x", (&x).into()), ("y", (&y).into())];
+    let one = runner.clone().with_threads(1).run_many(&ins).unwrap();
+    let two = runner.with_threads(2).with_threshold(0).run_many(&ins).unwrap();
+    for (a, b) in one.iter().zip(&two) {
+        assert!(bits_equal(&values(a), &values(b)));
+    }
+    for backend in ["interp", "jit", "jit-scalar"] {
+        check_against_separate("x*2; sum(x*2); mean(x*y); max(y)", backend, &ins);
+        check_against_separate("sum(abs(x)); x*y; y > x", backend, &ins);
+    }
+}
+
+#[test]
+fn a_zero_dimensional_reduction_beside_maps_runs_alone() {
+    let x = Array0::from_elem((), -0.0f64);
+    for backend in ["interp", "jit", "jit-scalar"] {
+        check_against_separate("x*2; min(x); x + 1", backend, &[("x", (&x).into())]);
+    }
+}
