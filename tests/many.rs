@@ -436,3 +436,14 @@ fn a_zero_dimensional_reduction_beside_maps_runs_alone() {
         check_against_separate("x*2; min(x); x + 1", backend, &[("x", (&x).into())]);
     }
 }
+
+#[test]
+fn a_reduction_of_one_point_beside_maps() {
+    for shape in [&[1][..], &[1, 1], &[2, 1], &[1, 3]] {
+        let x = ArrayD::from_elem(IxDyn(shape), -0.5f64);
+        for backend in ["interp", "jit", "jit-scalar"] {
+            check_against_separate("x*2; min(x); x + 1", backend, &[("x", (&x).into())]);
+            check_against_separate("x*2; sum(x*2)", backend, &[("x", (&x).into())]);
+        }
+    }
+}
