@@ -24,9 +24,12 @@ pub const PER_SITE: usize = 4;
 
 type Site = &'static Location<'static>;
 
+/// The expressions of several results built at one call site, and their runner.
+type ManyEntry = (Vec<Expr>, FusedRunner);
+
 thread_local! {
     static CACHE: RefCell<FxHashMap<Site, Vec<(Expr, FusedRunner)>>> = RefCell::default();
-    static MANY: RefCell<FxHashMap<Site, Vec<(Vec<Expr>, FusedRunner)>>> = RefCell::default();
+    static MANY: RefCell<FxHashMap<Site, Vec<ManyEntry>>> = RefCell::default();
     static STATS: Cell<Stats> = const { Cell::new(Stats { hits: 0, misses: 0 }) };
 }
 

@@ -98,28 +98,37 @@ impl JitExecutable {
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<kiln_ir::Tensor>> {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
-        let cfg = ctx.parallel.jit_config(n, kiln_ir::Start::Identity);
+        let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));
         let mut outs = Vec::with_capacity(kernel.n_outputs());
-        for _ in 0..kernel.n_outputs() {
-            let what = "an output of a map of several";
+        let reduces = matches!(kernel.kind, KernelKind::Reduce { .. });
+        for _ in usize::from(reduces)..kernel.n_outputs() {
+            let what = "an output of a kernel of several";
             outs.push(kiln_ir::shape::try_filled(n, T::ZERO, what)?);
         }
         let mut slices: Vec<&mut [T]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
-        self.code.run_into_many(inputs, &mut slices, &cfg)?;
-        Ok(outs
-            .into_iter()
-            .enumerate()
-            .map(|(o, v)| {
-                let values = match kernel.output_type_of(o) {
-                    OutputType::Bool => kiln_ir::Values::Bool(v.iter().map(|x| x.to_f64() != 0.0).collect()),
-                    _ => T::values(v),
-                };
-                kiln_ir::Tensor {
-                    shape: kernel.shape.clone(),
-                    values,
-                }
+        // a reduction of every axis returns its value; its further outputs are maps
+        let first = if reduces {
+            let mut run = |ws: &mut Workspace| self.code.run_with_extra(inputs, &mut slices, &cfg, ws);
+            Some(match self.workspace.try_lock() {
+                Ok(mut ws) => run(&mut ws)?,
+                Err(_) => run(&mut Workspace::new())?,
             })
-            .collect())
+        } else {
+            self.code.run_into_many(inputs, &mut slices, &cfg)?;
+            None
+        };
+        let maps = outs.into_iter().enumerate().map(|(i, v)| {
+            let o = i + usize::from(reduces);
+            let values = match kernel.output_type_of(o) {
+                OutputType::Bool => kiln_ir::Values::Bool(v.iter().map(|x| x.to_f64() != 0.0).collect()),
+                _ => T::values(v),
+            };
+            kiln_ir::Tensor {
+                shape: kernel.shape.clone(),
+                values,
+            }
+        });
+        Ok(first.into_iter().chain(maps).collect())
     }
 }
 

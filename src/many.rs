@@ -1,8 +1,9 @@
 //! Several results from one runner: [`FusedRunner::compile_many`] (or `;` in
 //! [`FusedRunner::compile_text`]) lowers every expression into one pipeline ([`Pipeline::lower_many`]),
 //! and [`FusedRunner::run_many`] computes them all: the stages they share once, and the results that
-//! are maps as one kernel of several outputs ([`crate::program::Fused`]) that reads each input once
-//! per point and computes each subexpression the maps share once.
+//! are maps (with, as output 0, one sum, prod, min, max or mean of every axis that no other stage
+//! reads) as one kernel of several outputs ([`crate::program::Fused`]) that reads each input once per
+//! point and computes each subexpression they share once: `y = x*2; s = sum(x*2)` reads `x` once.
 //!
 //! The maps share a kernel where they share an iteration space: each one's own inputs broadcast to
 //! the shape of all of them, and give the same dtype. Where they do not (`x*2; y*2` with `x` of 3
@@ -150,7 +151,14 @@ impl FusedRunner {
                         parallel: self.parallel(),
                     };
                     let ts = spec.exe.run_many(&spec.kernel, &spec.plan, &bufs, &ctx)?;
-                    for (&k, t) in f.members.iter().zip(ts) {
+                    let reduction = f.stage.program.reduction();
+                    for (o, (&k, t)) in f.members.iter().zip(ts).enumerate() {
+                        // output 0 of a reduction's kernel is the reduction (finished: mean, keepdims)
+                        let t = if o == 0 {
+                            crate::runner::finish(t, &spec.kernel, reduction)
+                        } else {
+                            t
+                        };
                         outs[k] = Some(Output::try_from(t)?);
                     }
                 }
@@ -227,6 +235,10 @@ impl FusedRunner {
         let p = self.pipeline();
         let joint = broadcast_shapes(args.iter().map(|a| a.shape()))?;
         let dtype = kernel_dtype(args);
+        // a reduction's kernel takes further outputs over one axis or more (a 0-d one is a map)
+        if f.stage.program.reduction().is_some() && joint.is_empty() {
+            return Ok(false);
+        }
         for &k in &f.members {
             let own: Vec<&ArrayArg<'_>> = p.stages[k]
                 .sources

@@ -294,11 +294,13 @@ impl FusedRunner {
     }
 }
 
-/// Whether calls of `spec` may take the direct path: the JIT, every input of the kernel's dtype,
+/// Whether calls of `spec` may take the direct path: a map (a reduction's kernel runs through the
+/// runner), the JIT, every input of the kernel's dtype,
 /// C-contiguous (a view is read through the runner), none materialised, every output a float or
 /// truth array of the dtype.
 fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
-    spec.exe.bound_jit().is_some()
+    spec.kernel.kind == kiln_ir::KernelKind::Map
+        && spec.exe.bound_jit().is_some()
         && user
             .iter()
             .all(|a| a.dtype() == spec.kernel.dtype && crate::executor::is_standard(a))

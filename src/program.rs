@@ -211,9 +211,11 @@ pub struct Pipeline {
     pub fused: Option<Fused>,
 }
 
-/// Maps among a pipeline's results, computed as one map of several outputs: output `o` is the
-/// result of stage `members[o]` (each a map no other stage reads). The members stay stages of their
-/// own: a run whose maps do not share one iteration shape and dtype computes them one by one.
+/// Maps among a pipeline's results, computed as one kernel of several outputs: output `o` is the
+/// result of stage `members[o]` (each a map, or a sum, prod, min, max or mean of every axis, that no
+/// other stage reads; at most one reduction, output 0, whose kernel the maps become further outputs
+/// of: `y = x*2; s = sum(x*2)` reads `x` once). The members stay stages of their own: a run whose
+/// members do not share one iteration shape and dtype computes them one by one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Fused {
     pub stage: Stage,
@@ -255,6 +257,7 @@ impl Fused {
             }
             roots.push(map[p.body.index()].expect("the body is reachable"));
         }
+        let work = stages[members[0]].program.work.clone();
         Fused {
             stage: Stage {
                 program: Program {
@@ -262,7 +265,7 @@ impl Fused {
                     arena,
                     body: roots[0],
                     extra: roots[1..].to_vec(),
-                    work: Work::Map,
+                    work,
                     strong_f64: false,
                 },
                 sources,
@@ -306,16 +309,44 @@ impl Pipeline {
             .map(|e| b.stage(e))
             .collect::<Result<Vec<Source>>>()?;
         let mut members: Vec<usize> = Vec::new();
+        let mut reduction: Option<usize> = None;
+        let read = |k: usize| {
+            b.stages.iter().any(|s| {
+                s.sources
+                    .iter()
+                    .any(|x| matches!(*x, Source::Stage(j) | Source::Dropped(j) | Source::Kept(j) if j == k))
+            }) || results
+                .iter()
+                .any(|x| matches!(*x, Source::Dropped(j) | Source::Kept(j) if j == k))
+        };
         for r in &results {
             if let Source::Stage(k) = *r {
                 let p = &b.stages[k].program;
                 // a map computed in f64 because of a folded function of constants keeps its own kernel
-                if p.work == Work::Map && !p.strong_f64 && !members.contains(&k) {
-                    members.push(k);
+                if p.strong_f64 || members.contains(&k) || reduction == Some(k) {
+                    continue;
+                }
+                match &p.work {
+                    Work::Map => members.push(k),
+                    // one whole-array reduction no other stage reads becomes the kernel's output 0
+                    Work::Reduce(r)
+                        if reduction.is_none()
+                            && r.axes == Axes::All
+                            && r.initial.is_none()
+                            && matches!(
+                                r.op,
+                                ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max
+                            )
+                            && !read(k) =>
+                    {
+                        reduction = Some(k)
+                    }
+                    _ => {}
                 }
             }
         }
-        let fused = (members.len() >= 2).then(|| Fused::merge(&b.stages, members));
+        let fused = (!members.is_empty() && members.len() + usize::from(reduction.is_some()) >= 2)
+            .then(|| Fused::merge(&b.stages, reduction.into_iter().chain(members).collect()));
         Ok(Pipeline {
             names: b.names,
             stages: b.stages,
@@ -366,7 +397,7 @@ impl fmt::Display for Pipeline {
             };
             let fused = match &self.fused {
                 Some(fu) if fu.members.contains(&k) => format!(
-                    " (computed by kernel {} with the other maps where they share one iteration shape)",
+                    " (computed by kernel {} with the other results where they share one iteration shape)",
                     self.stages.len()
                 ),
                 _ => String::new(),
@@ -386,11 +417,15 @@ impl fmt::Display for Pipeline {
         }
         if let Some(fu) = &self.fused {
             let outs: Vec<String> = fu.members.iter().map(|k| format!("%{k}")).collect();
+            let what = match fu.stage.program.reduction() {
+                Some(r) if outs.len() == 2 => format!("reduce {r} and 1 map"),
+                Some(r) => format!("reduce {r} and {} maps", outs.len() - 1),
+                None => format!("map of {} outputs", outs.len()),
+            };
             writeln!(
                 f,
-                "kernel {}: map of {} outputs in one pass <- [{}] -> {}",
+                "kernel {}: {what} in one pass <- [{}] -> {}",
                 self.stages.len(),
-                outs.len(),
                 fu.stage.program.names.join(", "),
                 outs.join(", ")
             )?;

@@ -353,3 +353,97 @@ fn fuse_many_returns_a_tuple_of_typed_arrays() {
         .to_string();
     assert!(e.contains("result 1"), "{e}");
 }
+
+#[test]
+fn updates_cut_into_units_on_threads_match_one_thread() {
+    let n = 40_000;
+    let (p0, v0, dt, g) = particle_inputs(n);
+    let bind = [
+        ("p", (&p0).into()),
+        ("v", (&v0).into()),
+        ("dt", (&dt).into()),
+        ("g", (&g).into()),
+    ];
+    let one = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")
+        .unwrap()
+        .with_threads(1);
+    let two = one.clone().with_threads(2).with_threshold(0);
+    let mut results = Vec::new();
+    for runner in [one, two] {
+        let h = runner.prepared_update(&bind, &["p", "v"]).unwrap();
+        let (mut p, mut v) = (p0.clone(), v0.clone());
+        for _ in 0..3 {
+            let rest = [dt.as_slice().unwrap(), g.as_slice().unwrap()];
+            h.update(&mut [p.as_slice_mut().unwrap(), v.as_slice_mut().unwrap()], &rest)
+                .unwrap();
+        }
+        results.push((p, v));
+    }
+    assert_eq!(results[0], results[1]);
+}
+
+#[test]
+fn a_handle_of_maps_of_two_shapes_runs_each_alone() {
+    let r = Array1::from_shape_fn(5, |i| i as f64);
+    let m = Array2::from_shape_fn((3, 5), |(i, j)| (i * 5 + j) as f64 * 0.5);
+    let runner = FusedRunner::compile_text("r*2; m*r").unwrap();
+    let h = runner
+        .prepared(&[("r", (&r).into()), ("m", (&m).into())])
+        .unwrap();
+    assert!(!h.is_direct_many());
+    assert_eq!((h.result_shape(0), h.result_shape(1)), (&[5][..], &[3, 5][..]));
+    let (mut a, mut b) = (vec![0.0; 5], vec![0.0; 15]);
+    h.run_slices_many(
+        &[r.as_slice().unwrap(), m.as_slice().unwrap()],
+        &mut [&mut a, &mut b],
+    )
+    .unwrap();
+    assert_eq!(a, (&r * 2.0).to_vec());
+    assert_eq!(b, (&m * &r).into_raw_vec_and_offset().0);
+    // no in-place update where the maps do not share a kernel
+    assert!(
+        runner
+            .prepared_update(&[("r", (&r).into()), ("m", (&m).into())], &["r", "m"])
+            .is_err()
+    );
+}
+
+#[test]
+fn a_sum_of_every_axis_shares_the_kernel_of_its_maps_for_any_thread_count() {
+    let runner = FusedRunner::compile_text("x*2; sum(x*2); mean(x*y); max(y)").unwrap();
+    let f = runner.pipeline().fused.as_ref().expect("fused");
+    // the first whole-array reduction (output 0) and the map; the others run as kernels of their own
+    assert_eq!(f.members.len(), 2, "{}", runner.pipeline());
+    assert!(matches!(f.stage.program.work, kiln::Work::Reduce(_)));
+    let mut rng = Rng::new(9);
+    let (x, y) = (data(&mut rng, &[300, 401]), data(&mut rng, &[300, 401]));
+    let ins = [("x", (&x).into()), ("y", (&y).into())];
+    let one = runner.clone().with_threads(1).run_many(&ins).unwrap();
+    let two = runner.with_threads(2).with_threshold(0).run_many(&ins).unwrap();
+    for (a, b) in one.iter().zip(&two) {
+        assert!(bits_equal(&values(a), &values(b)));
+    }
+    for backend in ["interp", "jit", "jit-scalar"] {
+        check_against_separate("x*2; sum(x*2); mean(x*y); max(y)", backend, &ins);
+        check_against_separate("sum(abs(x)); x*y; y > x", backend, &ins);
+    }
+}
+
+#[test]
+fn a_zero_dimensional_reduction_beside_maps_runs_alone() {
+    let x = Array0::from_elem((), -0.0f64);
+    for backend in ["interp", "jit", "jit-scalar"] {
+        check_against_separate("x*2; min(x); x + 1", backend, &[("x", (&x).into())]);
+    }
+}
+
+#[test]
+fn a_reduction_of_one_point_beside_maps() {
+    for shape in [&[1][..], &[1, 1], &[2, 1], &[1, 3]] {
+        let x = ArrayD::from_elem(IxDyn(shape), -0.5f64);
+        for backend in ["interp", "jit", "jit-scalar"] {
+            check_against_separate("x*2; min(x); x + 1", backend, &[("x", (&x).into())]);
+            check_against_separate("x*2; sum(x*2)", backend, &[("x", (&x).into())]);
+        }
+    }
+}

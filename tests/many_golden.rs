@@ -13,8 +13,11 @@ use ndarray::{ArrayD, IxDyn};
 const BS_CALL: &str = "s*(0.5*erfc(-((log(s/k) + (r + 0.5*v*v)*t) / (v*sqrt(t)))*0.7071067811865476)) - k*exp(-r*t)*(0.5*erfc(-(((log(s/k) + (r + 0.5*v*v)*t) / (v*sqrt(t))) - v*sqrt(t))*0.7071067811865476))";
 const BS_PUT: &str = "k*exp(-r*t)*(0.5*erfc((((log(s/k) + (r + 0.5*v*v)*t) / (v*sqrt(t))) - v*sqrt(t))*0.7071067811865476)) - s*(0.5*erfc(((log(s/k) + (r + 0.5*v*v)*t) / (v*sqrt(t)))*0.7071067811865476))";
 
-/// (name, expressions, inputs as (name, shape), all f64)
-fn cases() -> Vec<(&'static str, String, Vec<(&'static str, Vec<usize>)>)> {
+/// Inputs as (name, shape), all f64.
+type Inputs = Vec<(&'static str, Vec<usize>)>;
+
+/// (name, expressions, inputs)
+fn cases() -> Vec<(&'static str, String, Inputs)> {
     vec![
         (
             "black_scholes_call_put",

@@ -262,9 +262,11 @@ pub struct KernelIR {
     pub arena: ExprArena,
     /// The body: output 0's value at each point.
     pub body: NodeId,
-    /// The bodies of a map's further outputs (outputs 1, 2, ...), in the same arena: each one more
+    /// The bodies of further outputs (outputs 1, 2, ...), in the same arena: each one more map, an
     /// array of the iteration shape, computed in the same pass as `body` (every node the outputs
-    /// share is evaluated once per point). Empty for a kernel of one output; only a map has more.
+    /// share is evaluated once per point). Empty for a kernel of one output. Only a map, or a
+    /// reduction of every axis (sum, prod, min, max: `y = x*2; s = sum(x*2)` reads `x` once), has
+    /// more.
     pub extra: Vec<NodeId>,
     pub kind: KernelKind,
 }
@@ -287,9 +289,9 @@ impl KernelIR {
                 max: crate::shape::MAX_DIMS,
             });
         }
-        if !self.extra.is_empty() && self.kind != KernelKind::Map {
+        if !self.extra.is_empty() && !self.takes_extra() {
             return Err(IrError::Malformed(format!(
-                "a kernel of {} outputs must be a map",
+                "a kernel of {} outputs must be a map or a sum, prod, min or max of every axis",
                 self.extra.len() + 1
             )));
         }
@@ -341,6 +343,21 @@ impl KernelIR {
         Ok(())
     }
 
+    /// Whether the kernel may have further map outputs: a map, or a sum, prod, min or max of every
+    /// axis of at least one.
+    pub fn takes_extra(&self) -> bool {
+        match &self.kind {
+            KernelKind::Map => true,
+            KernelKind::Reduce { op, axes } => {
+                !op.is_arg()
+                    && !matches!(op, ReduceOp::Any | ReduceOp::All)
+                    && !self.shape.is_empty()
+                    && axes.len() == self.shape.len()
+            }
+            KernelKind::Scan(_) => false,
+        }
+    }
+
     /// Every output's body: `body`, then `extra`.
     pub fn roots(&self) -> Vec<NodeId> {
         std::iter::once(self.body)
@@ -353,11 +370,17 @@ impl KernelIR {
         1 + self.extra.len()
     }
 
-    /// Output `o` alone: the same kernel with `roots()[o]` as its body and no other output.
+    /// Output `o` alone: the same kernel with `roots()[o]` as its body and no other output (a
+    /// further output is a map).
     pub fn output(&self, o: usize) -> KernelIR {
         KernelIR {
             body: self.roots()[o],
             extra: Vec::new(),
+            kind: if o == 0 {
+                self.kind.clone()
+            } else {
+                KernelKind::Map
+            },
             ..self.clone()
         }
     }

@@ -28,9 +28,11 @@
 //!   it writes (checked): each element is loaded, in the iteration (and the unit) that stores it,
 //!   before it is stored (the stored value depends on the load), and no other unit or iteration
 //!   touches it;
-//! - a map of several outputs ([`kiln_ir::KernelIR::extra`]) finds output `1 + k`'s pointer at
-//!   `ins[n_in + k]`, after the input pointers (execute.rs fills them from the caller's slices, each
-//!   checked by `check_run` to hold `n` elements of the dtype); an input read in place from any
+//! - a map of several outputs ([`kiln_ir::KernelIR::extra`]), or a reduction of every axis with
+//!   further map outputs, finds output `1 + k`'s pointer at `ins[n_in + k]`, after the input
+//!   pointers (execute.rs fills them from the caller's slices, each checked by `check_run` to hold
+//!   `n` elements of the dtype); each is written at the points of the unit's segments and ranges, so
+//!   distinct units write disjoint elements of it as of the map's output; an input read in place from any
 //!   output ([`crate::InputRef::Output`]) obeys the rule above, and the compiled loop computes every
 //!   output of a point (so loads every input of it) before it stores any output of that point
 //!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,

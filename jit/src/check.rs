@@ -72,7 +72,9 @@ pub(crate) fn check_run<T: Elem>(
             extra.len() + 1
         )));
     }
-    if kernel.extra.len() != extra.len() || (!extra.is_empty() && dest.is_none()) {
+    // a map of several outputs writes every one into a destination; a reduction of every axis
+    // returns its value and writes its further (map) outputs into destinations
+    if kernel.extra.len() != extra.len() || (!extra.is_empty() && op.is_none() && dest.is_none()) {
         return Err(JitError::Unsupported(format!(
             "the kernel has {} outputs but the run writes {}: a kernel of several outputs runs into \
              one destination per output",
@@ -82,14 +84,15 @@ pub(crate) fn check_run<T: Elem>(
     }
     for (k, e) in extra.iter().enumerate() {
         let out_type = kernel.output_type_of(k + 1);
-        if !float_or_truth(out_type) || e.len() != n_val {
+        if !float_or_truth(out_type) || e.len() != geo.n {
             return Err(JitError::BadInput {
                 index: kernel.inputs.len() + 1 + k,
                 name: format!("output {}", k + 1),
                 why: format!(
-                    "{} elements of {} given for a result of {n_val} {out_type}",
+                    "{} elements of {} given for a result of {} {out_type}",
                     e.len(),
-                    T::DTYPE
+                    T::DTYPE,
+                    geo.n
                 ),
             });
         }

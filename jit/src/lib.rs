@@ -260,6 +260,24 @@ impl CompiledKernel {
         )
     }
 
+    /// Runs a reduction of every axis with further map outputs ([`KernelIR::extra`]): its value as
+    /// [`CompiledKernel::run_with`] gives it, and each further output written into `extra` (`n`
+    /// elements each, C order), in one pass.
+    pub fn run_with_extra<T: Elem>(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        inputs: &[&[T]],
+        extra: &mut [&mut [T]],
+        cfg: &RunConfig<'_>,
+        ws: &mut Workspace,
+    ) -> Result<Tensor> {
+        let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
+        let inputs = slice_refs(inputs);
+        let tensor = execute::execute(&self.code, &st, &geo, kernel, plan, &inputs, None, extra, cfg, ws)?;
+        Ok(tensor.expect("a run without a destination returns its tensor"))
+    }
+
     /// Binds this code to one kernel and plan: their structure is checked and their geometry (the
     /// sizes the code is passed) computed once, so each run of the [`BoundKernel`] only checks its
     /// buffers. This is what an executor keeps per specialisation.
@@ -418,6 +436,31 @@ impl BoundKernel {
             outs,
             cfg,
         )
+    }
+
+    /// [`CompiledKernel::run_with_extra`] for the bound kernel and plan.
+    pub fn run_with_extra<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        extra: &mut [&mut [T]],
+        cfg: &RunConfig<'_>,
+        ws: &mut Workspace,
+    ) -> Result<Tensor> {
+        self.dtype_is::<T>()?;
+        let (k, p) = (&self.kernel, &self.plan);
+        let tensor = execute::execute(
+            &self.code.code,
+            &self.st,
+            &self.geo,
+            k,
+            p,
+            inputs,
+            None,
+            extra,
+            cfg,
+            ws,
+        )?;
+        Ok(tensor.expect("a run without a destination returns its tensor"))
     }
 
     /// The kernel this code is bound to.

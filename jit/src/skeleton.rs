@@ -452,6 +452,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 }
             }
             Mode::Trailing(op) => {
+                // the further outputs of a reduction of every axis are maps, stored at their points
+                // (after every value of the point is computed: see the map arm)
+                for (row, &x) in r.extra_rows.iter().zip(&vs[1..]) {
+                    let addr = g.b.ins().iadd(*row, jb);
+                    g.b.ins().store(mem(), x, addr, (off * size) as i32);
+                }
                 let (vec_slots, scalar) = slots.expect("trailing reductions have slots");
                 let vars = match w {
                     W::Vector => &vec_slots[p as usize % vec_slots.len()],

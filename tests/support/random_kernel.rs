@@ -498,7 +498,7 @@ impl Case {
         let got = got.clone();
         // the prepared handle, by position (its direct path where it applies), gives the same bits
         let h = tested
-            .prepared(&args)
+            .prepared(args)
             .map_err(|e| format!("prepared fails where run did not: {e}"))?;
         let positional: Vec<ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
         let again = match &got {
