@@ -55,6 +55,11 @@ pub trait Backend: Send + Sync + Debug {
     fn name(&self) -> &'static str;
     /// Readies `kernel`, to be read as `plan` says, for any number of runs.
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
+    /// Whether the backend runs compound reductions ([`kiln_ir::KernelKind::Compound`]): plans merge
+    /// sibling reductions into one pass ([`crate::siblings`]) only for backends that do.
+    fn compound_reductions(&self) -> bool {
+        false
+    }
 }
 
 /// How one run goes: where its reduction starts, and the threads it may use.
@@ -134,6 +139,10 @@ impl Backend for Interpreter {
 
     fn prepare(&self, _kernel: &KernelIR, _plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         Ok(Box::new(Interpreter))
+    }
+
+    fn compound_reductions(&self) -> bool {
+        true
     }
 }
 

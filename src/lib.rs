@@ -28,6 +28,7 @@ pub mod profile;
 pub mod program;
 pub mod runner;
 pub mod scan;
+pub mod siblings;
 pub mod text;
 pub mod update;
 

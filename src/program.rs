@@ -18,7 +18,8 @@ use crate::expr::{Axes, Expr, ExprNode};
 use crate::scan::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
 use kiln_ir::{
-    DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp, Scan, ScanOp, UnaryOp,
+    CompoundOp, DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp, Scan,
+    ScanOp, UnaryOp,
 };
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
@@ -148,6 +149,10 @@ pub enum Work {
     Scan(ScanOp, ScanOptions),
     /// A contraction: its index variables and input placements, and its fold.
     Contract(Contraction, Reduction),
+    /// Two statistics over `axes` in one pass (made by [`crate::siblings`] of two sibling
+    /// reductions): the result is both, along a leading axis of length 2, each with the reduced axes
+    /// kept as length 1; later stages read one of them ([`Source::Part`]).
+    Compound(CompoundOp, Axes),
 }
 
 impl Program {
@@ -155,7 +160,7 @@ impl Program {
     pub fn reduction(&self) -> Option<&Reduction> {
         match &self.work {
             Work::Reduce(r) | Work::Contract(_, r) => Some(r),
-            Work::Map | Work::Scan(..) => None,
+            Work::Map | Work::Scan(..) | Work::Compound(..) => None,
         }
     }
 
@@ -181,6 +186,32 @@ pub enum Source {
     /// The result of stage `k`, a reduction without keepdims over listed axes, with its reduced
     /// axes put back as length 1: what the same reduction with keepdims gives.
     Kept(usize),
+    /// Component `part` (0 or 1) of the result of stage `stage`, a compound reduction, with its
+    /// reduced axes kept as length 1 (`keepdims`) or dropped.
+    Part { stage: usize, part: u8, keepdims: bool },
+}
+
+impl Source {
+    /// The name a stage's body gives this input (a user input keeps the user's name).
+    pub(crate) fn stage_name(self, pipeline: &[Stage]) -> Option<String> {
+        Some(match self {
+            Source::Input(_) => return None,
+            Source::Stage(k) => format!("%{k}"),
+            Source::Dropped(k) => format!("%{k}.dropped"),
+            Source::Kept(k) => format!("%{k}.kept"),
+            Source::Part {
+                stage,
+                part,
+                keepdims,
+            } => {
+                let name = match &pipeline[stage].program.work {
+                    Work::Compound(op, _) => op.parts()[part as usize],
+                    _ => "?",
+                };
+                format!("%{stage}.{name}{}", if keepdims { ".kept" } else { "" })
+            }
+        })
+    }
 }
 
 /// One kernel of a pipeline and where each of its inputs comes from.
@@ -234,10 +265,23 @@ impl fmt::Display for Pipeline {
                     Source::Stage(j) => format!("%{j} (kernel {j})"),
                     Source::Dropped(j) => format!("%{j} (kernel {j}, reduced axes dropped)"),
                     Source::Kept(j) => format!("%{j} (kernel {j}, reduced axes kept)"),
+                    Source::Part { stage, keepdims, .. } => format!(
+                        "{} (kernel {stage}, reduced axes {})",
+                        s.stage_name(&self.stages).unwrap_or_default(),
+                        if *keepdims { "kept" } else { "dropped" }
+                    ),
                 })
                 .collect();
             let p = &stage.program;
             let what = match &p.work {
+                Work::Compound(op, axes) => {
+                    let axes = match axes {
+                        Axes::All => "None".to_string(),
+                        Axes::Some(list) => format!("{list:?}"),
+                    };
+                    let [a, b] = op.parts();
+                    format!("compound {} axis={axes} ({a}, {b}: one pass)", op.name())
+                }
                 Work::Contract(c, r) => format!("contract {r} index={:?}", c.index),
                 Work::Reduce(r) => format!("reduce {r}"),
                 Work::Scan(op, o) => format!(
@@ -301,6 +345,10 @@ impl Program {
                 KernelKind::Scan(scan)
             }
             Work::Map => KernelKind::Map,
+            Work::Compound(op, axes) => KernelKind::Compound {
+                op: *op,
+                axes: Reduction::new(ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?,
+            },
         };
         let inputs = self
             .names
@@ -688,12 +736,7 @@ impl Lowering {
                     }
                     // a reduction inside this kernel: a kernel of its own, whose result flows in
                     let source = pipeline.stage(e)?;
-                    let name = match source {
-                        Source::Stage(k) => format!("%{k}"),
-                        Source::Dropped(k) => format!("%{k}.dropped"),
-                        Source::Kept(k) => format!("%{k}.kept"),
-                        Source::Input(_) => unreachable!("a stage's result"),
-                    };
+                    let name = source.stage_name(&pipeline.stages).expect("a stage's result");
                     self.input(source, name, None)
                 }
             };

@@ -7,7 +7,7 @@ use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
 use crate::expr::Expr;
 use crate::parallel::Parallel;
 use crate::profile::{Profile, Settings};
-use crate::program::{Pipeline, Program, Reduction, Source, Stage};
+use crate::program::{Pipeline, Program, Reduction, Source, Stage, Work};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::Arc;
@@ -32,7 +32,13 @@ use std::sync::Arc;
 /// ```
 #[derive(Debug, Clone)]
 pub struct FusedRunner {
+    /// The plan as lowered, before the backend-dependent rewrites.
+    lowered: Arc<Pipeline>,
+    /// The plan that runs: `lowered`, with sibling reductions merged where the backend runs compound
+    /// reductions ([`crate::siblings`]).
     pipeline: Arc<Pipeline>,
+    /// What the backend-dependent rewrites did, for `kiln explain`.
+    plan_notes: Arc<Vec<String>>,
     backend: Arc<dyn Backend>,
     plan_options: PlanOptions,
     settings: Settings,
@@ -66,11 +72,15 @@ impl Temp {
 impl FusedRunner {
     /// Lowers `expr` into its kernels.
     pub fn compile(expr: &Expr) -> Result<FusedRunner> {
-        let pipeline = Pipeline::lower(expr)?;
+        let lowered = Arc::new(Pipeline::lower(expr)?);
+        let backend = crate::default_backend();
+        let (pipeline, notes) = plan_for(&lowered, &*backend);
         let caches = (0..pipeline.stages.len()).map(|_| SpecCache::default()).collect();
         Ok(FusedRunner {
-            pipeline: Arc::new(pipeline),
-            backend: crate::default_backend(),
+            lowered,
+            pipeline,
+            plan_notes: Arc::new(notes),
+            backend,
             plan_options: PlanOptions::default(),
             settings: Settings::default(),
             parallel: Arc::new(Parallel::default()),
@@ -92,6 +102,9 @@ impl FusedRunner {
 
     /// Runs on `backend` instead of the default one.
     pub fn with_backend(mut self, backend: Arc<dyn Backend>) -> FusedRunner {
+        let (pipeline, notes) = plan_for(&self.lowered, &*backend);
+        self.pipeline = pipeline;
+        self.plan_notes = Arc::new(notes);
         self.backend = backend;
         self.fresh_caches();
         self
@@ -177,6 +190,11 @@ impl FusedRunner {
     /// The kernels, in the order they run.
     pub fn pipeline(&self) -> &Pipeline {
         &self.pipeline
+    }
+
+    /// What the plan's rewrites did (sibling reductions merged), one line each, for `kiln explain`.
+    pub fn plan_notes(&self) -> &[String] {
+        &self.plan_notes
     }
 
     /// The backend this runner uses.
@@ -520,6 +538,23 @@ pub(crate) fn temp_arg<'t>(pipeline: &Pipeline, s: Source, temps: &'t [Temp]) ->
             };
             twin(temps[k].arg(), r, matches!(s, Source::Kept(_)))
         }
+        Source::Part {
+            stage,
+            part,
+            keepdims,
+        } => {
+            let Work::Compound(_, axes) = &pipeline.stages[stage].program.work else {
+                unreachable!("a component is of a compound stage");
+            };
+            let one = match temps[stage].arg() {
+                ArrayArg::F64(v) => ArrayArg::F64(v.index_axis_move(ndarray::Axis(0), part as usize)),
+                ArrayArg::F32(v) => ArrayArg::F32(v.index_axis_move(ndarray::Axis(0), part as usize)),
+            };
+            if keepdims {
+                return Ok(one);
+            }
+            twin(one, &Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()), false)
+        }
         Source::Input(_) => unreachable!("a user input is no stage's result"),
     }
 }
@@ -596,6 +631,11 @@ fn fold_previous(values: Values, prev: &[f64], op: kiln_ir::ScanOp) -> Values {
 /// The shape a stage gives: the kernel's output shape, with the reduced axes as 1 under keepdims.
 fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
     match (&kernel.kind, reduce) {
+        // both statistics, each with the reduced axes kept as 1 (a later stage drops them if it
+        // reads them dropped)
+        (KernelKind::Compound { axes, .. }, _) => std::iter::once(2)
+            .chain((0..kernel.shape.len()).map(|a| if axes.contains(&a) { 1 } else { kernel.shape[a] }))
+            .collect(),
         (KernelKind::Reduce { axes, .. }, Some(r)) => r.result_shape(&kernel.shape, axes),
         _ => kernel.output_shape(),
     }
@@ -605,6 +645,10 @@ fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
 /// NumPy's `mean`: the sum, in f64 for f32 data and rounded once, divided in the result's dtype; a
 /// sum of truth values gives f64), and reshaped for keepdims.
 pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
+    if let KernelKind::Compound { .. } = &kernel.kind {
+        t.shape = result_shape(kernel, None);
+        return t;
+    }
     let Some(r) = reduce else { return t };
     let KernelKind::Reduce { axes, .. } = &kernel.kind else {
         return t;
@@ -624,6 +668,16 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
     }
     t.shape = r.result_shape(&kernel.shape, axes);
     t
+}
+
+/// The plan that runs on `backend`: sibling reductions merged into compound stages where it runs
+/// them ([`Backend::compound_reductions`]), else the plan as lowered; and what the rewrite did.
+fn plan_for(lowered: &Arc<Pipeline>, backend: &dyn Backend) -> (Arc<Pipeline>, Vec<String>) {
+    if !backend.compound_reductions() {
+        return (lowered.clone(), Vec::new());
+    }
+    let (p, notes) = crate::siblings::merge_siblings(lowered);
+    (Arc::new(p), notes)
 }
 
 /// The interpreter backend, shared.

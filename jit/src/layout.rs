@@ -98,10 +98,7 @@ pub struct Geometry {
 
 /// The reduced axes of `kind` (none for a map).
 fn reduced_axes(kind: &KernelKind) -> &[usize] {
-    match kind {
-        KernelKind::Map | KernelKind::Scan(_) => &[],
-        KernelKind::Reduce { axes, .. } => axes,
-    }
+    kind.reduced_axes()
 }
 
 /// The start of the trailing block of axes that are all reduced or all kept, and whether it is reduced.
@@ -183,6 +180,12 @@ impl Structure {
                     },
                     0,
                 )
+            }
+            KernelKind::Compound { op, .. } => {
+                return Err(JitError::Unsupported(format!(
+                    "the compound reduction {} has no compiled loop yet (the plan keeps two passes on the JIT)",
+                    op.name()
+                )));
             }
             KernelKind::Reduce { op, axes } => {
                 let (m, reduced) = trailing_block(rank, axes);

@@ -10,7 +10,7 @@
 
 use crate::layout::{Geometry, Mode, Structure};
 use crate::run::{RunConfig, chunk_len};
-use kiln_ir::{KernelIR, KernelKind};
+use kiln_ir::KernelIR;
 use std::borrow::Cow;
 
 /// How a run is cut into work units.
@@ -142,10 +142,7 @@ fn choose_units(
         }
         Mode::Trailing(_) if chunked => Units::Segments { per: 1 },
         Mode::Trailing(_) => {
-            let axes = match &kernel.kind {
-                KernelKind::Reduce { axes, .. } => axes.as_slice(),
-                KernelKind::Map | KernelKind::Scan(_) => &[],
-            };
+            let axes = kernel.kind.reduced_axes();
             // segments fold into distinct outputs only when no segment axis is reduced
             if axes.iter().all(|&a| a >= st.seg_axes) {
                 Units::Segments {
