@@ -60,6 +60,12 @@ pub trait Backend: Send + Sync + Debug {
     fn compound_reductions(&self) -> bool {
         false
     }
+    /// Whether the backend runs a compound reduction over `axes` (sorted) of an iteration space of
+    /// rank `rank`; where it does not, the runner runs the two reductions it replaced.
+    fn runs_compound(&self, axes: &[usize], rank: usize) -> bool {
+        let _ = (axes, rank);
+        self.compound_reductions()
+    }
 }
 
 /// How one run goes: where its reduction starts, and the threads it may use.

@@ -42,7 +42,7 @@ pub use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 pub use parallel::Parallel;
 pub use prepared::Prepared;
 pub use profile::{Profile, Settings};
-pub use program::{Pipeline, Program, Reduction, Source, Stage, Work};
+pub use program::{Pipeline, Program, Reduction, Siblings, Source, Stage, Work};
 pub use runner::{FusedRunner, interpreter};
 pub use scan::ScanOptions;
 

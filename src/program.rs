@@ -151,8 +151,20 @@ pub enum Work {
     Contract(Contraction, Reduction),
     /// Two statistics over `axes` in one pass (made by [`crate::siblings`] of two sibling
     /// reductions): the result is both, along a leading axis of length 2, each with the reduced axes
-    /// kept as length 1; later stages read one of them ([`Source::Part`]).
-    Compound(CompoundOp, Axes),
+    /// kept as length 1; later stages read one of them ([`Source::Part`]). The two reductions it
+    /// replaced run instead where the backend does not compile it for the shapes at hand.
+    Compound(CompoundOp, Axes, Box<Siblings>),
+}
+
+/// The two stages a compound stage replaced, to run where a backend does not run it (the JIT for
+/// a reduction over leading axes): `first` reads the compound stage's inputs, `second` reads
+/// `first`'s result (with the reduced axes kept) as its input `m_input` and otherwise the compound
+/// stage's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Siblings {
+    pub first: Program,
+    pub second: Stage,
+    pub m_input: usize,
 }
 
 impl Program {
@@ -205,7 +217,7 @@ impl Source {
                 keepdims,
             } => {
                 let name = match &pipeline[stage].program.work {
-                    Work::Compound(op, _) => op.parts()[part as usize],
+                    Work::Compound(op, ..) => op.parts()[part as usize],
                     _ => "?",
                 };
                 format!("%{stage}.{name}{}", if keepdims { ".kept" } else { "" })
@@ -274,7 +286,7 @@ impl fmt::Display for Pipeline {
                 .collect();
             let p = &stage.program;
             let what = match &p.work {
-                Work::Compound(op, axes) => {
+                Work::Compound(op, axes, _) => {
                     let axes = match axes {
                         Axes::All => "None".to_string(),
                         Axes::Some(list) => format!("{list:?}"),
@@ -345,7 +357,7 @@ impl Program {
                 KernelKind::Scan(scan)
             }
             Work::Map => KernelKind::Map,
-            Work::Compound(op, axes) => KernelKind::Compound {
+            Work::Compound(op, axes, _) => KernelKind::Compound {
                 op: *op,
                 axes: Reduction::new(ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?,
             },

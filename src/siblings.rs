@@ -16,7 +16,7 @@
 //! written `mean(e*e) - m*m` (not the same computation).
 
 use crate::expr::Axes;
-use crate::program::{Pipeline, Program, Source, Stage, Work};
+use crate::program::{Pipeline, Program, Siblings, Source, Stage, Work};
 use kiln_ir::{BinaryOp, CompoundOp, ExprArena, Node, NodeId, ReduceOp, UnaryOp};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -90,6 +90,22 @@ fn sibling_of(program: &Program, sources: &[Source]) -> Option<(usize, NodeId, C
     }
 }
 
+/// The input number of `m` in a body `(e - m) * (e - m)` or `exp(e - m)` ([`sibling_of`] matched it).
+fn m_input_of(program: &Program) -> usize {
+    let arena = &program.arena;
+    let d = match *arena.node(program.body) {
+        Node::Binary(BinaryOp::Mul, d, _) | Node::Unary(UnaryOp::Exp, d) => d,
+        _ => unreachable!("a matched sibling"),
+    };
+    match *arena.node(d) {
+        Node::Binary(BinaryOp::Sub, _, m) => match *arena.node(m) {
+            Node::Input(j) => j as usize,
+            _ => unreachable!("a matched sibling"),
+        },
+        _ => unreachable!("a matched sibling"),
+    }
+}
+
 /// `root`'s subtree re-interned in a fresh arena in a fixed order (post order, operands left to
 /// right) with its inputs renumbered in order of first use, and the sources they read: equal for two
 /// subtrees that compute the same thing from the same sources, however their arenas were built.
@@ -140,8 +156,15 @@ fn merge(p: &mut Pipeline, a: usize, b: usize, op: CompoundOp) {
         Work::Reduce(r) => r.axes.clone(),
         _ => unreachable!("siblings are reductions"),
     };
-    p.stages[a].program.work = Work::Compound(op, axes);
-    p.stages.remove(b);
+    let first = p.stages[a].program.clone();
+    let second = p.stages.remove(b);
+    let m_input = m_input_of(&second.program);
+    let pair = Siblings {
+        first,
+        second,
+        m_input,
+    };
+    p.stages[a].program.work = Work::Compound(op, axes, Box::new(pair));
     let remap = |s: Source| -> Source {
         let part = |k: usize, part: u8, keepdims: bool| Source::Part {
             stage: k,
@@ -174,6 +197,11 @@ fn merge(p: &mut Pipeline, a: usize, b: usize, op: CompoundOp) {
     for k in a + 1..p.stages.len() {
         let sources: Vec<Source> = p.stages[k].sources.iter().map(|&s| remap(s)).collect();
         p.stages[k].sources = sources;
+        // a compound stage's replaced pair reads what it reads
+        if let Work::Compound(_, _, pair) = &mut p.stages[k].program.work {
+            let sources: Vec<Source> = pair.second.sources.iter().map(|&s| remap(s)).collect();
+            pair.second.sources = sources;
+        }
     }
     if b == p.stages.len() {
         // the plan's result was the second statistic: a last map copies it out

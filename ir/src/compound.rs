@@ -86,6 +86,72 @@ impl CompoundOp {
     }
 }
 
+/// Partial states as compiled code keeps them, four f64 per output slot: moments `(k, n, mean, m2)`
+/// (the mean and squared deviations of the values less `k`), max_sumexp `(max, sum, 0, 0)`.
+pub type Slot = [f64; 4];
+
+impl CompoundOp {
+    /// The state of no values.
+    pub fn empty_slot(self) -> Slot {
+        match self {
+            CompoundOp::Moments => [0.0; 4],
+            CompoundOp::MaxSumExp => [f64::NEG_INFINITY, 0.0, 0.0, 0.0],
+        }
+    }
+
+    /// Two partial states merged, `a`'s values first: Chan's formula keeping `a`'s shift (the means
+    /// differ by `(kb - ka) + (mean_b - mean_a)`, never a difference of two large absolute means; an
+    /// empty side gives the other), or the running-max rescaling.
+    pub fn merge_slots(self, a: Slot, b: Slot) -> Slot {
+        match self {
+            CompoundOp::Moments => {
+                let ([ka, na, ma, qa], [kb, nb, mb, qb]) = (a, b);
+                if nb == 0.0 {
+                    return a;
+                }
+                if na == 0.0 {
+                    return b;
+                }
+                let n = na + nb;
+                let d = (kb - ka) + (mb - ma);
+                let df = d * (nb / n);
+                [ka, n, ma + df, (qa + qb) + d * df * na]
+            }
+            CompoundOp::MaxSumExp => {
+                let s = MaxSumExp::merge(
+                    MaxSumExp { max: a[0], sum: a[1] },
+                    MaxSumExp { max: b[0], sum: b[1] },
+                );
+                [s.max, s.sum, 0.0, 0.0]
+            }
+        }
+    }
+
+    /// The two statistics of a merged state (f64): `(k + mean, m2 / n)` (NaN and NaN for no values;
+    /// a NaN variance where the mean is not finite, an infinity or NaN among the values),
+    /// or `(max, sum)` with the sum NaN where the maximum is NaN or ±inf (`Σ exp(x - max)` is NaN
+    /// there).
+    pub fn finish_slot(self, s: Slot) -> [f64; 2] {
+        match self {
+            CompoundOp::Moments => {
+                let [k, n, mean, m2] = s;
+                let mean = k + mean;
+                match n {
+                    0.0 => [f64::NAN, f64::NAN],
+                    // an infinity among the values: `x - mean` is NaN or infinite, the variance
+                    // NaN (Chan's merge of an infinite mean would give inf)
+                    _ if !mean.is_finite() => [mean, f64::NAN],
+                    _ => [mean, m2 / n],
+                }
+            }
+            CompoundOp::MaxSumExp => {
+                let sum = if s[0].is_finite() { s[1] } else { f64::NAN };
+                [s[0], sum]
+            }
+        }
+    }
+}
+
 /// A statistic's state that merges with another's (associative up to rounding).
 pub trait Merge: Copy {
     /// The state of no values.

@@ -150,11 +150,15 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let op = self.st.mode.reduce_op();
         let zero = g.b.ins().iconst(types::I64, 0);
         let (mut o_base, mut r_base) = (zero, zero);
-        if matches!(self.st.mode, Mode::Trailing(_)) && self.st.seg_axes == 0 {
+        let compound = match self.st.mode {
+            Mode::Compound(op) => Some(crate::compound::State::new(g, op, self.f.vector)),
+            _ => None,
+        };
+        if matches!(self.st.mode, Mode::Trailing(_) | Mode::Compound(_)) && self.st.seg_axes == 0 {
             // a whole-array reduction: chunk s folds into slot s * part; flat index = reduction index
             o_base = g.b.ins().imul(s, self.part);
             r_base = s0;
-        } else if op.is_some() {
+        } else if op.is_some() || compound.is_some() {
             for &[dim, segcs, ostr, rstr] in &self.seg {
                 let q = g.b.ins().udiv(s, segcs);
                 let i = g.b.ins().urem(q, dim);
@@ -193,7 +197,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let hi = g.b.ins().isub(f1, rs);
         let jhi = g.b.ins().smin(hi, self.row_len);
         let r = self.row_state(g, row, rs, s0, o_base, r_base, kept_ridx);
-        self.inner(g, &r, jlo, jhi, slots.as_ref());
+        self.inner(g, &r, jlo, jhi, slots.as_ref(), compound.as_ref());
         let row_next = g.b.ins().iadd_imm_s(row, 1);
         g.b.def_var(row_var, row_next);
         let rs_next = g.b.ins().iadd(rs, self.row_len);
@@ -201,6 +205,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.ins().brif(done, seg_done, &[], row_body, &[]);
 
         g.b.switch_to_block(seg_done);
+        if let Some(c) = &compound {
+            c.store(g, self.f.out_val, o_base);
+        }
         if let (Mode::Trailing(op), Some((vec_slots, scalar))) = (self.st.mode, &slots) {
             let vs: Vec<Vec<Value>> = vec_slots
                 .iter()
@@ -299,6 +306,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             Mode::Map | Mode::Scan { .. } => (Some(g.elem_addr(self.f.out_val, rs, size)), None, None),
             Mode::Kept(_) => (None, Some(g.b.ins().iadd(o_base, rel)), None),
             Mode::Trailing(op) => (None, None, op.is_arg().then(|| g.b.ins().iadd(r_base, rel))),
+            Mode::Compound(_) => (None, None, None),
         };
         Row {
             rs,
@@ -321,6 +329,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         jlo: Value,
         jhi: Value,
         slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+        compound: Option<&crate::compound::State>,
     ) {
         let j_var = g.b.declare_var(types::I64);
         g.b.def_var(j_var, jlo);
@@ -329,15 +338,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             // kept reductions update distinct outputs per vector: as many per iteration as a
             // trailing one folds, so column sums run as wide as row sums
             let per_iter = match self.st.mode {
-                Mode::Trailing(_) | Mode::Kept(_) => sched.unroll.max(sched.accumulators) as i64,
+                Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) => {
+                    sched.unroll.max(sched.accumulators) as i64
+                }
                 Mode::Map | Mode::Scan { .. } => sched.unroll as i64,
             };
-            self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots);
+            self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots, compound);
             if per_iter > 1 {
-                self.loop_(g, r, j_var, jhi, 1, W::Vector, slots);
+                self.loop_(g, r, j_var, jhi, 1, W::Vector, slots, compound);
             }
         }
-        self.loop_(g, r, j_var, jhi, 1, W::Scalar, slots);
+        self.loop_(g, r, j_var, jhi, 1, W::Scalar, slots, compound);
     }
 
     /// One loop: `count` items of width `w` per iteration while they fit before `jhi`.
@@ -351,16 +362,47 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         count: i64,
         w: W,
         slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+        compound: Option<&crate::compound::State>,
     ) {
         let width = if w == W::Vector { self.f.lanes } else { 1 };
         counted_loop(g, j_var, jhi, count * width, |g, j| {
             let jb = g.b.ins().imul_imm_s(j, g.size);
             let flat = g.b.ins().iadd(r.rs, j);
+            if let Some(c) = compound {
+                // the iteration's values, folded as one batch
+                let vs: Vec<Value> = (0..count)
+                    .map(|p| self.value(g, r, w, jb, flat, p * width))
+                    .collect();
+                c.update(g, w, &vs);
+                return;
+            }
             for p in 0..count {
                 let off = p * width;
                 self.item(g, r, w, j, jb, flat, off, p, slots);
             }
         });
+    }
+
+    /// The body's vector or scalar at row position `j + off` (`jb` the byte offset of `j`).
+    fn value(&self, g: &mut Gen<'_, '_>, r: &Row, w: W, jb: Value, flat: Value, off: i64) -> Value {
+        let row_index = |a: usize| r.row_index[a];
+        let flat_off = if off == 0 {
+            flat
+        } else {
+            g.b.ins().iadd_imm_s(flat, off)
+        };
+        let size = g.size;
+        self.f.body(
+            g,
+            w,
+            &r.ptrs,
+            r.many.as_ref(),
+            &r.splats,
+            &row_index,
+            jb,
+            off * size,
+            flat_off,
+        )
     }
 
     /// One vector or scalar at row position `j + off`; `p` picks the accumulator.
@@ -396,6 +438,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             flat_off,
         );
         match self.st.mode {
+            Mode::Compound(_) => unreachable!("compound batches are folded in loop_"),
             Mode::Map | Mode::Scan { .. } => {
                 let addr = g.b.ins().iadd(r.out_row.expect("map rows have an output"), jb);
                 g.b.ins().store(mem(), v, addr, (off * size) as i32);

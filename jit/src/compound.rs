@@ -1,0 +1,376 @@
+//! Compound reductions in the loop skeleton (see [`kiln_ir::compound`]): one pass that gives two
+//! statistics, for segments that each fold into one output (row statistics, whole arrays).
+//!
+//! Every lane keeps one running state, in f64 (f32 data is widened, as sums are), updated once per
+//! loop iteration with the batch of `B` vectors that iteration loads (`B = max(unroll,
+//! accumulators)` in the main loop, 1 in the remainder loop); the scalar tail keeps its own state.
+//! At the end of a segment the lanes' states, in lane order, then the tail's, are merged into one and
+//! stored in the segment's slot of four f64 ([`SLOT_F64S`]); chunked whole-array reductions merge the
+//! chunks' slots in chunk order (output.rs). Nothing depends on the thread count.
+//!
+//! - moments: per lane `(k, mean, M2)` of the values less `k` (the lane's first value: the running
+//!   mean stays near 0, so its rounding does not scale with an offset such as 1e8), and one count
+//!   for every lane. A batch merges by Chan's formula with its own mean and squared deviations,
+//!   needing one reciprocal of the new count per iteration (every lane has the same count), not a
+//!   division per value. The tail updates by Welford's. Slot: `(k, n, mean, M2)`.
+//! - max_sumexp: per lane the running maximum `m` (in the data type) and `s = Σ exp(x - m)` (f64). A
+//!   batch takes the maximum of its vectors, rescales `s` once by `exp(m - m')` (in f64) and adds
+//!   the batch's `exp(x - m')` (in the data type, each rounded once as the two-pass plan's), so about
+//!   `1 + 1/B` exponentials per value; while `m` is -inf, `s` stays 0. Slot: `(m, s, -, -)`. A maximum
+//!   that ends NaN or ±inf makes the sum NaN (output.rs), as `Σ exp(x - m)` is there.
+
+use crate::clif::mem;
+use crate::host::MathFn;
+use crate::lower::{Gen, W};
+use crate::vmath;
+use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::{InstBuilder, Value, types};
+use cranelift_frontend::Variable;
+use kiln_ir::{CompoundOp, DType};
+
+/// f64 words of one compound output slot.
+pub const SLOT_F64S: usize = 4;
+
+/// The running state of one segment, as variables.
+pub(crate) struct State {
+    op: CompoundOp,
+    /// Per f64 part of a vector (1 for f64 kernels, 2 for f32): moments `[k, mean, m2]`,
+    /// max_sumexp `[s]`.
+    parts: Vec<Vec<Variable>>,
+    /// moments: values per lane so far (f64); max_sumexp: the lanes' maximum (data type).
+    shared: Option<Variable>,
+    /// The scalar tail's state (f64): moments `[k, n, mean, m2]`, max_sumexp `[m, s]`.
+    tail: Vec<Variable>,
+}
+
+fn var(g: &mut Gen<'_, '_>, v: Value) -> Variable {
+    let ty = g.b.func.dfg.value_type(v);
+    let x = g.b.declare_var(ty);
+    g.b.def_var(x, v);
+    x
+}
+
+/// `exp` of an F64X2.
+fn exp2x(g: &mut Gen<'_, '_>, x: Value) -> Value {
+    vmath::emit(g.b, &g.math, MathFn::Exp, &[x])
+}
+
+/// `exp` of a vector of the kernel's dtype.
+fn exp_dt(g: &mut Gen<'_, '_>, x: Value) -> Value {
+    match g.dtype {
+        DType::F64 => vmath::emit(g.b, &g.math, MathFn::Exp, &[x]),
+        DType::F32 => vmath::emit_f32(g.b, &g.math, MathFn::Exp, &[x]),
+    }
+}
+
+/// `(exp(a), exp(b))` of two f64 scalars, with one vector exponential.
+fn exp_pair(g: &mut Gen<'_, '_>, a: Value, b: Value) -> (Value, Value) {
+    let v = g.b.ins().scalar_to_vector(types::F64X2, a);
+    let v = g.b.ins().insertlane(v, b, 1);
+    let e = exp2x(g, v);
+    (g.b.ins().extractlane(e, 0), g.b.ins().extractlane(e, 1))
+}
+
+/// A scalar of the kernel's dtype as f64.
+fn to_f64(g: &mut Gen<'_, '_>, x: Value) -> Value {
+    match g.dtype {
+        DType::F64 => x,
+        DType::F32 => g.b.ins().fpromote(types::F64, x),
+    }
+}
+
+impl State {
+    /// A fresh state (no values) for the loops of one segment; `vector`: whether vector code runs.
+    pub fn new(g: &mut Gen<'_, '_>, op: CompoundOp, vector: bool) -> State {
+        let n_parts = match (vector, g.dtype) {
+            (false, _) => 0,
+            (true, DType::F64) => 1,
+            (true, DType::F32) => 2,
+        };
+        let zero = g.f64const(W::Vector, 0.0);
+        let z = g.b.ins().f64const(0.0);
+        let (parts, shared, tail) = match op {
+            CompoundOp::Moments => {
+                let parts = (0..n_parts)
+                    .map(|_| (0..3).map(|_| var(g, zero)).collect())
+                    .collect();
+                let shared = vector.then(|| var(g, z));
+                (parts, shared, (0..4).map(|_| var(g, z)).collect())
+            }
+            CompoundOp::MaxSumExp => {
+                let parts = (0..n_parts).map(|_| vec![var(g, zero)]).collect();
+                let shared = vector.then(|| {
+                    let m = g.fconst(W::Vector, f64::NEG_INFINITY);
+                    var(g, m)
+                });
+                let ninf = g.b.ins().f64const(f64::NEG_INFINITY);
+                (parts, shared, vec![var(g, ninf), var(g, z)])
+            }
+        };
+        State {
+            op,
+            parts,
+            shared,
+            tail,
+        }
+    }
+
+    fn get(g: &mut Gen<'_, '_>, vars: &[Variable]) -> Vec<Value> {
+        vars.iter().map(|&v| g.b.use_var(v)).collect()
+    }
+
+    /// Folds one iteration's values: a batch of vectors (`W::Vector`) or one scalar.
+    pub fn update(&self, g: &mut Gen<'_, '_>, w: W, vs: &[Value]) {
+        match (self.op, w) {
+            (CompoundOp::Moments, W::Vector) => self.moments_batch(g, vs),
+            (CompoundOp::MaxSumExp, W::Vector) => self.max_sumexp_batch(g, vs),
+            (CompoundOp::Moments, W::Scalar) => {
+                let x = to_f64(g, vs[0]);
+                let [k, n, mean, m2] = <[Value; 4]>::try_from(Self::get(g, &self.tail)).expect("4");
+                let one = g.b.ins().f64const(1.0);
+                let zero = g.b.ins().f64const(0.0);
+                let first = g.b.ins().fcmp(FloatCC::Equal, n, zero);
+                let k = g.b.ins().select(first, x, k);
+                let y = g.b.ins().fsub(x, k);
+                let n = g.b.ins().fadd(n, one);
+                let d = g.b.ins().fsub(y, mean);
+                let q = g.b.ins().fdiv(d, n);
+                let mean = g.b.ins().fadd(mean, q);
+                let e = g.b.ins().fsub(y, mean);
+                let t = g.b.ins().fmul(d, e);
+                let m2 = g.b.ins().fadd(m2, t);
+                for (&v, x) in self.tail.iter().zip([k, n, mean, m2]) {
+                    g.b.def_var(v, x);
+                }
+            }
+            (CompoundOp::MaxSumExp, W::Scalar) => {
+                let x = to_f64(g, vs[0]);
+                let [m, s] = <[Value; 2]>::try_from(Self::get(g, &self.tail)).expect("2");
+                let m1 = g.maximum(m, x);
+                let a = g.b.ins().fsub(m, m1);
+                let b = g.b.ins().fsub(x, m1);
+                let (r, e) = exp_pair(g, a, b);
+                let sr = g.b.ins().fmul(s, r);
+                let s1 = g.b.ins().fadd(sr, e);
+                let s1 = zero_while_ninf(g, W::Scalar, m1, s1);
+                g.b.def_var(self.tail[0], m1);
+                g.b.def_var(self.tail[1], s1);
+            }
+        }
+    }
+
+    fn moments_batch(&self, g: &mut Gen<'_, '_>, vs: &[Value]) {
+        let c_var = self.shared.expect("vector state");
+        let c = g.b.use_var(c_var);
+        let bsz = vs.len() as f64;
+        let zero = g.b.ins().f64const(0.0);
+        let first = g.b.ins().fcmp(FloatCC::Equal, c, zero);
+        let bc = g.b.ins().f64const(bsz);
+        let c1 = g.b.ins().fadd(c, bc);
+        // the one division of the iteration: every lane has the same count
+        let r = g.b.ins().fdiv(bc, c1); // B / c'
+        let cr = g.b.ins().fmul(c, r); // c B / c'
+        let r = g.b.ins().splat(types::F64X2, r);
+        let cr = g.b.ins().splat(types::F64X2, cr);
+        let inv_b = g.f64const(W::Vector, 1.0 / bsz);
+        let wide: Vec<Vec<Value>> = vs.iter().map(|&v| g.widen(W::Vector, v)).collect();
+        for (p, vars) in self.parts.iter().enumerate() {
+            let [k, mean, m2] = <[Value; 3]>::try_from(Self::get(g, vars)).expect("3");
+            let k = g.b.ins().select(first, wide[0][p], k);
+            let ys: Vec<Value> = wide.iter().map(|w| g.b.ins().fsub(w[p], k)).collect();
+            let (mb, m2b) = if ys.len() == 1 {
+                (ys[0], None)
+            } else {
+                let sum = tree(g, &ys, |g, a, b| g.b.ins().fadd(a, b));
+                let mb = g.b.ins().fmul(sum, inv_b);
+                let sq: Vec<Value> = ys
+                    .iter()
+                    .map(|&y| {
+                        let d = g.b.ins().fsub(y, mb);
+                        g.b.ins().fmul(d, d)
+                    })
+                    .collect();
+                (mb, Some(tree(g, &sq, |g, a, b| g.b.ins().fadd(a, b))))
+            };
+            let d = g.b.ins().fsub(mb, mean);
+            let dr = g.b.ins().fmul(d, r);
+            let mean = g.b.ins().fadd(mean, dr);
+            let dd = g.b.ins().fmul(d, d);
+            let t = g.b.ins().fmul(dd, cr);
+            let m2 = match m2b {
+                Some(b) => {
+                    let s = g.b.ins().fadd(m2, b);
+                    g.b.ins().fadd(s, t)
+                }
+                None => g.b.ins().fadd(m2, t),
+            };
+            for (&v, x) in vars.iter().zip([k, mean, m2]) {
+                g.b.def_var(v, x);
+            }
+        }
+        g.b.def_var(c_var, c1);
+    }
+
+    fn max_sumexp_batch(&self, g: &mut Gen<'_, '_>, vs: &[Value]) {
+        let m_var = self.shared.expect("vector state");
+        let m = g.b.use_var(m_var);
+        let mx = tree(g, vs, |g, a, b| g.maximum(a, b));
+        let m1 = g.maximum(m, mx);
+        let terms: Vec<Value> = vs
+            .iter()
+            .map(|&v| {
+                let d = g.b.ins().fsub(v, m1);
+                exp_dt(g, d)
+            })
+            .collect();
+        let wide: Vec<Vec<Value>> = terms.iter().map(|&t| g.widen(W::Vector, t)).collect();
+        let m_old = g.widen(W::Vector, m);
+        let m_new = g.widen(W::Vector, m1);
+        for (p, vars) in self.parts.iter().enumerate() {
+            let s = g.b.use_var(vars[0]);
+            let a = g.b.ins().fsub(m_old[p], m_new[p]);
+            let r = exp2x(g, a);
+            let parts: Vec<Value> = wide.iter().map(|w| w[p]).collect();
+            let t = tree(g, &parts, |g, a, b| g.b.ins().fadd(a, b));
+            let sr = g.b.ins().fmul(s, r);
+            let s1 = g.b.ins().fadd(sr, t);
+            let s1 = zero_while_ninf(g, W::Vector, m_new[p], s1);
+            g.b.def_var(vars[0], s1);
+        }
+        g.b.def_var(m_var, m1);
+    }
+
+    /// Merges the lanes' states (in lane order) and the tail's into one, and stores it in slot `o`
+    /// of `out` (four f64 per slot).
+    pub fn store(&self, g: &mut Gen<'_, '_>, out: Value, o: Value) {
+        let mut acc: Vec<Value> = Self::get(g, &self.tail);
+        let mut lanes: Vec<Vec<Value>> = Vec::new();
+        match self.op {
+            CompoundOp::Moments => {
+                if let Some(c) = self.shared {
+                    let n = g.b.use_var(c);
+                    for vars in &self.parts {
+                        let [k, mean, m2] = <[Value; 3]>::try_from(Self::get(g, vars)).expect("3");
+                        for l in 0..2 {
+                            let k = g.b.ins().extractlane(k, l);
+                            let mean = g.b.ins().extractlane(mean, l);
+                            let m2 = g.b.ins().extractlane(m2, l);
+                            lanes.push(vec![k, n, mean, m2]);
+                        }
+                    }
+                }
+                if let Some(first) = lanes.first().cloned() {
+                    let mut state = first;
+                    for l in lanes.iter().skip(1) {
+                        state = moments_merge(g, &state, l);
+                    }
+                    acc = moments_merge(g, &state, &acc);
+                }
+            }
+            CompoundOp::MaxSumExp => {
+                if let Some(mv) = self.shared {
+                    let m = g.b.use_var(mv);
+                    let m = g.widen(W::Vector, m);
+                    for (p, vars) in self.parts.iter().enumerate() {
+                        let s = g.b.use_var(vars[0]);
+                        for l in 0..2 {
+                            let ml = g.b.ins().extractlane(m[p], l);
+                            let sl = g.b.ins().extractlane(s, l);
+                            lanes.push(vec![ml, sl]);
+                        }
+                    }
+                }
+                if let Some(first) = lanes.first().cloned() {
+                    let mut state = first;
+                    for l in lanes.iter().skip(1) {
+                        state = max_sumexp_merge(g, &state, l);
+                    }
+                    acc = max_sumexp_merge(g, &state, &acc);
+                }
+                let z = g.b.ins().f64const(0.0);
+                acc.extend([z, z]);
+            }
+        }
+        let off = g.b.ins().imul_imm_s(o, (SLOT_F64S * 8) as i64);
+        let addr = g.b.ins().iadd(out, off);
+        for (i, &x) in acc.iter().enumerate() {
+            g.b.ins().store(mem(), x, addr, (8 * i) as i32);
+        }
+    }
+}
+
+/// `s` where the maximum `m` is not -inf, else 0 (every value so far -inf: nothing added yet).
+fn zero_while_ninf(g: &mut Gen<'_, '_>, w: W, m: Value, s: Value) -> Value {
+    let ninf = g.b.ins().f64const(f64::NEG_INFINITY);
+    let zero = g.b.ins().f64const(0.0);
+    let (ninf, zero) = match w {
+        W::Scalar => (ninf, zero),
+        W::Vector => (
+            g.b.ins().splat(types::F64X2, ninf),
+            g.b.ins().splat(types::F64X2, zero),
+        ),
+    };
+    let is = g.b.ins().fcmp(FloatCC::Equal, m, ninf);
+    g.sel(w, is, zero, s)
+}
+
+/// Chan's merge of two shifted states `(k, n, mean, m2)` (f64 scalars), keeping `a`'s shift: the
+/// difference of the means is `(kb - ka) + (mean_b - mean_a)`, never a difference of two large
+/// absolute means. An empty side gives the other.
+fn moments_merge(g: &mut Gen<'_, '_>, a: &[Value], b: &[Value]) -> Vec<Value> {
+    let (ka, na, ma, qa) = (a[0], a[1], a[2], a[3]);
+    let (kb, nb, mb, qb) = (b[0], b[1], b[2], b[3]);
+    let n = g.b.ins().fadd(na, nb);
+    let fb = g.b.ins().fdiv(nb, n);
+    let dk = g.b.ins().fsub(kb, ka);
+    let dm = g.b.ins().fsub(mb, ma);
+    let d = g.b.ins().fadd(dk, dm);
+    let df = g.b.ins().fmul(d, fb);
+    let mean = g.b.ins().fadd(ma, df);
+    let dd = g.b.ins().fmul(d, df);
+    let t = g.b.ins().fmul(dd, na);
+    let q = g.b.ins().fadd(qa, qb);
+    let q = g.b.ins().fadd(q, t);
+    let zero = g.b.ins().f64const(0.0);
+    let a_empty = g.b.ins().fcmp(FloatCC::Equal, na, zero);
+    let b_empty = g.b.ins().fcmp(FloatCC::Equal, nb, zero);
+    [ka, n, mean, q]
+        .into_iter()
+        .zip(a.iter().zip(b))
+        .map(|(m, (&x, &y))| {
+            let m = g.b.ins().select(b_empty, x, m);
+            g.b.ins().select(a_empty, y, m)
+        })
+        .collect()
+}
+
+/// The merge of two `(m, s)` states (f64 scalars): `M = max`, `s = sa exp(ma - M) + sb exp(mb - M)`,
+/// 0 while `M` is -inf.
+fn max_sumexp_merge(g: &mut Gen<'_, '_>, a: &[Value], b: &[Value]) -> Vec<Value> {
+    let m = g.maximum(a[0], b[0]);
+    let da = g.b.ins().fsub(a[0], m);
+    let db = g.b.ins().fsub(b[0], m);
+    let (ra, rb) = exp_pair(g, da, db);
+    let sa = g.b.ins().fmul(a[1], ra);
+    let sb = g.b.ins().fmul(b[1], rb);
+    let s = g.b.ins().fadd(sa, sb);
+    let s = zero_while_ninf(g, W::Scalar, m, s);
+    vec![m, s]
+}
+
+/// `f` folded over `xs` as a balanced tree (`((x0 f x1) f (x2 f x3))`).
+fn tree(
+    g: &mut Gen<'_, '_>,
+    xs: &[Value],
+    f: impl Fn(&mut Gen<'_, '_>, Value, Value) -> Value + Copy,
+) -> Value {
+    match xs.len() {
+        1 => xs[0],
+        n => {
+            let (l, r) = xs.split_at(n.div_ceil(2));
+            let a = tree(g, l, f);
+            let b = tree(g, r, f);
+            f(g, a, b)
+        }
+    }
+}
