@@ -9,7 +9,8 @@
 //!
 //! `e` must be the same expression over the same inputs in both (compared in a canonical form, so
 //! the numbering of each stage's arena and inputs does not matter), the second must read `m` with the
-//! reduced axes kept (the broadcast of NumPy's `keepdims=True`), and neither may have an `initial`.
+//! reduced axes kept (the broadcast of NumPy's `keepdims=True`; a whole-array `m` is a scalar that
+//! broadcasts alike), and neither may have an `initial`.
 //! Every later reader of either result reads one component of the compound stage
 //! ([`Source::Part`]); a plan whose result was the second reduction gets a last map that copies it
 //! out. It declines anything else: a mean over other axes, a sum of `exp(e - m + 1)`, a variance
@@ -55,8 +56,10 @@ fn find_pair(p: &Pipeline) -> Option<(usize, usize, CompoundOp)> {
             CompoundOp::Moments => ra.mean && rb.mean && ra.op == ReduceOp::Sum && rb.op == ReduceOp::Sum,
             CompoundOp::MaxSumExp => !ra.mean && !rb.mean && ra.op == ReduceOp::Max && rb.op == ReduceOp::Sum,
         };
-        // m is read with the reduced axes kept: `Kept(a)`, or `Stage(a)` of a keepdims `a`
-        if !shapes_match || ra.initial.is_some() || ra.axes != rb.axes || !(kept || ra.keepdims) {
+        // m is read with the reduced axes kept: `Kept(a)`, `Stage(a)` of a keepdims `a`, or the
+        // scalar of a whole-array `a` (which broadcasts as its keepdims form does)
+        let broadcasts = kept || ra.keepdims || ra.axes == Axes::All;
+        if !shapes_match || ra.initial.is_some() || ra.axes != rb.axes || !broadcasts {
             continue;
         }
         if canonical(&sb.program.arena, e, &sb.sources)

@@ -68,6 +68,12 @@ const PLANS: &[(&str, &str)] = &[
          kernel 1: map <- [x, %0.max.kept (kernel 0, reduced axes kept), %0.sumexp.kept (kernel 0, reduced axes kept)] -> %1\n",
     ),
     (
+        // a whole-array max without keepdims is a scalar that broadcasts as the keepdims one
+        "exp(x - max(x)) / sum(exp(x - max(x)))",
+        "kernel 0: compound max_sumexp axis=None (max, sumexp: one pass) <- [x] -> %0\n\
+         kernel 1: map <- [x, %0.max (kernel 0, reduced axes dropped), %0.sumexp (kernel 0, reduced axes dropped)] -> %1\n",
+    ),
+    (
         LOGSUMEXP,
         "kernel 0: compound max_sumexp axis=[1] (max, sumexp: one pass) <- [x] -> %0\n\
          kernel 1: map <- [%0.max (kernel 0, reduced axes dropped), %0.sumexp (kernel 0, reduced axes dropped)] -> %1\n",
