@@ -417,3 +417,38 @@ fn one_pass_statistics_do_not_depend_on_the_thread_count() {
         assert!(near(&got, &want, 1e-12, 0.0), "{src}: {got} vs {want}");
     }
 }
+
+#[test]
+fn running_max_rescaling_keeps_the_two_pass_accuracy() {
+    // ascending rows (the maximum moves at every value: jumps of 0.7 and of 90, past the JIT's
+    // reference gap), slowly ascending ones (every rescaling factor near 1), a descending one, and
+    // a late jump of 1000
+    let cols = 1000;
+    let x = Array2::from_shape_fn((5, cols), |(r, c)| {
+        let c = c as f64;
+        match r {
+            0 => 0.7 * c,
+            1 => 90.0 * c - 5e4,
+            2 => 1e-6 * c,
+            3 => -0.3 * c,
+            _ => {
+                if c == 900.0 {
+                    1000.0
+                } else {
+                    (c * 0.37).sin()
+                }
+            }
+        }
+    });
+    let x32 = x.mapv(|v| v as f32);
+    for src in [SOFTMAX, LOGSUMEXP] {
+        let want = run(src, "interp", &x);
+        let want32 = run32(src, "interp", &x32);
+        for backend in ["jit", "jit-scalar"] {
+            let got = run(src, backend, &x);
+            assert!(near(&got, &want, 1e-13, 0.0), "{src} on {backend}");
+            let got = run32(src, backend, &x32);
+            assert!(near(&got, &want32, 4e-7, 1e-30), "{src} f32 on {backend}");
+        }
+    }
+}

@@ -130,7 +130,7 @@ impl CompoundOp {
     /// The two statistics of a merged state (f64): `(k + mean, m2 / n)` (NaN and NaN for no values;
     /// a NaN variance where the mean is not finite, an infinity or NaN among the values),
     /// or `(max, sum)` with the sum NaN where the maximum is NaN or ±inf (`Σ exp(x - max)` is NaN
-    /// there).
+    /// there), and `(-inf, NaN)` for a sum of 0 (only -inf values folded).
     pub fn finish_slot(self, s: Slot) -> [f64; 2] {
         match self {
             CompoundOp::Moments => {
@@ -144,6 +144,10 @@ impl CompoundOp {
                     _ => [mean, m2 / n],
                 }
             }
+            // no finite value folded (only -inf): the compiled lanes start their maximum at the
+            // lowest finite value and keep s = 0 until a finite value comes (s is at least 1 after:
+            // the maximum's own term)
+            CompoundOp::MaxSumExp if s[1] == 0.0 => [f64::NEG_INFINITY, f64::NAN],
             CompoundOp::MaxSumExp => {
                 let sum = if s[0].is_finite() { s[1] } else { f64::NAN };
                 [s[0], sum]

@@ -13,11 +13,14 @@
 //!   for every lane. A batch merges by Chan's formula with its own mean and squared deviations,
 //!   needing one reciprocal of the new count per iteration (every lane has the same count), not a
 //!   division per value. The tail updates by Welford's. Slot: `(k, n, mean, M2)`.
-//! - max_sumexp: per lane the running maximum `m` (in the data type) and `s = Σ exp(x - m)` (f64). A
-//!   batch takes the maximum of its vectors, rescales `s` once by `exp(m - m')` (in f64) and adds
-//!   the batch's `exp(x - m')` (in the data type, each rounded once as the two-pass plan's), so about
-//!   `1 + 1/B` exponentials per value; while `m` is -inf, `s` stays 0. Slot: `(m, s, -, -)`. A maximum
-//!   that ends NaN or ±inf makes the sum NaN (output.rs), as `Σ exp(x - m)` is there.
+//! - max_sumexp: per lane the running maximum `m` (in the data type, starting at the lowest finite
+//!   value) and `s = Σ exp(x - m)` (f64). A batch takes the maximum of its vectors, adds the batch's
+//!   `exp(x - m')` (in the data type, each rounded once as the two-pass plan's), and, only where some
+//!   lane's maximum moved (a branch: rare after the first iterations), rescales `s` by
+//!   `exp(m - m')` (in f64): at most `1 + 1/B` exponentials per value, about 1 on most data. A lane
+//!   of only -inf values keeps `s = 0` and the scalar tail keeps `s = 0` while its maximum is -inf;
+//!   a state with `s = 0` is read as the maximum -inf. Slot: `(m, s, -, -)`. A maximum that ends NaN
+//!   or ±inf makes the sum NaN (`finish_slot`), as `Σ exp(x - m)` is there.
 
 use crate::clif::mem;
 use crate::host::MathFn;
@@ -27,6 +30,10 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::{CompoundOp, DType};
+
+/// How far a lane's maximum may pass the reference its terms are taken against before its sum is
+/// rescaled: `exp(64)` is about 6e27, far below f32's overflow (3.4e38).
+const RESCALE_GAP: f64 = 64.0;
 
 /// f64 words of one compound output slot.
 pub const SLOT_F64S: usize = 4;
@@ -39,6 +46,8 @@ pub(crate) struct State {
     parts: Vec<Vec<Variable>>,
     /// moments: values per lane so far (f64); max_sumexp: the lanes' maximum (data type).
     shared: Option<Variable>,
+    /// max_sumexp: the lanes' reference maximum (data type): `s` is `Σ exp(x - reference)`.
+    reference: Option<Variable>,
     /// The scalar tail's state (f64): moments `[k, n, mean, m2]`, max_sumexp `[m, s]`.
     tail: Vec<Variable>,
 }
@@ -99,18 +108,36 @@ impl State {
             }
             CompoundOp::MaxSumExp => {
                 let parts = (0..n_parts).map(|_| vec![var(g, zero)]).collect();
+                // the lanes' maximum starts at the lowest finite value, not -inf, so no term is
+                // ever exp(-inf - -inf) (NaN): a lane of only -inf values keeps s = 0, which the
+                // result reads as the maximum -inf ([`kiln_ir::CompoundOp::finish_slot`])
+                let lowest = match g.dtype {
+                    DType::F64 => f64::MIN,
+                    DType::F32 => f64::from(f32::MIN),
+                };
                 let shared = vector.then(|| {
-                    let m = g.fconst(W::Vector, f64::NEG_INFINITY);
+                    let m = g.fconst(W::Vector, lowest);
+                    var(g, m)
+                });
+                let reference = vector.then(|| {
+                    let m = g.fconst(W::Vector, lowest);
                     var(g, m)
                 });
                 let ninf = g.b.ins().f64const(f64::NEG_INFINITY);
-                (parts, shared, vec![var(g, ninf), var(g, z)])
+                return State {
+                    op,
+                    parts,
+                    shared,
+                    reference,
+                    tail: vec![var(g, ninf), var(g, z)],
+                };
             }
         };
         State {
             op,
             parts,
             shared,
+            reference: None,
             tail,
         }
     }
@@ -213,31 +240,54 @@ impl State {
 
     fn max_sumexp_batch(&self, g: &mut Gen<'_, '_>, vs: &[Value]) {
         let m_var = self.shared.expect("vector state");
+        let r_var = self.reference.expect("vector state");
         let m = g.b.use_var(m_var);
         let mx = tree(g, vs, |g, a, b| g.maximum(a, b));
         let m1 = g.maximum(m, mx);
+        g.b.def_var(m_var, m1);
+        // the terms are `exp(x - reference)`, the reference trailing the maximum by at most
+        // RESCALE_GAP (no term above exp(64), far from overflow); only where some lane's maximum
+        // passed its reference by more is `s` rescaled (a cold branch around the f64 exponentials:
+        // a few times per extent at most)
+        let reference = g.b.use_var(r_var);
+        let gap = g.fconst(W::Vector, RESCALE_GAP);
+        let limit = g.b.ins().fadd(reference, gap);
+        let passed = g.b.ins().fcmp(FloatCC::GreaterThan, m1, limit);
+        let any = g.b.ins().vany_true(passed);
+        let rescale = g.b.create_block();
+        let join = g.b.create_block();
+        g.b.ins().brif(any, rescale, &[], join, &[]);
+        g.b.set_cold_block(rescale);
+        g.b.switch_to_block(rescale);
+        let moved = g.sel(W::Vector, passed, m1, reference);
+        let old = g.widen(W::Vector, reference);
+        let new = g.widen(W::Vector, moved);
+        for (p, vars) in self.parts.iter().enumerate() {
+            let s = g.b.use_var(vars[0]);
+            let a = g.b.ins().fsub(old[p], new[p]);
+            let r = exp2x(g, a);
+            let sr = g.b.ins().fmul(s, r);
+            g.b.def_var(vars[0], sr);
+        }
+        g.b.def_var(r_var, moved);
+        g.b.ins().jump(join, &[]);
+        g.b.switch_to_block(join);
+        let reference = g.b.use_var(r_var);
         let terms: Vec<Value> = vs
             .iter()
             .map(|&v| {
-                let d = g.b.ins().fsub(v, m1);
+                let d = g.b.ins().fsub(v, reference);
                 exp_dt(g, d)
             })
             .collect();
         let wide: Vec<Vec<Value>> = terms.iter().map(|&t| g.widen(W::Vector, t)).collect();
-        let m_old = g.widen(W::Vector, m);
-        let m_new = g.widen(W::Vector, m1);
         for (p, vars) in self.parts.iter().enumerate() {
             let s = g.b.use_var(vars[0]);
-            let a = g.b.ins().fsub(m_old[p], m_new[p]);
-            let r = exp2x(g, a);
             let parts: Vec<Value> = wide.iter().map(|w| w[p]).collect();
             let t = tree(g, &parts, |g, a, b| g.b.ins().fadd(a, b));
-            let sr = g.b.ins().fmul(s, r);
-            let s1 = g.b.ins().fadd(sr, t);
-            let s1 = zero_while_ninf(g, W::Vector, m_new[p], s1);
+            let s1 = g.b.ins().fadd(s, t);
             g.b.def_var(vars[0], s1);
         }
-        g.b.def_var(m_var, m1);
     }
 
     /// Merges the lanes' states (in lane order) and the tail's into one, and stores it in slot `o`
@@ -268,11 +318,17 @@ impl State {
                 }
             }
             CompoundOp::MaxSumExp => {
-                if let Some(mv) = self.shared {
+                if let (Some(mv), Some(rv)) = (self.shared, self.reference) {
                     let m = g.b.use_var(mv);
                     let m = g.widen(W::Vector, m);
+                    let r = g.b.use_var(rv);
+                    let r = g.widen(W::Vector, r);
                     for (p, vars) in self.parts.iter().enumerate() {
+                        // s of the reference, as s of the maximum: s exp(reference - max)
                         let s = g.b.use_var(vars[0]);
+                        let d = g.b.ins().fsub(r[p], m[p]);
+                        let f = exp2x(g, d);
+                        let s = g.b.ins().fmul(s, f);
                         for l in 0..2 {
                             let ml = g.b.ins().extractlane(m[p], l);
                             let sl = g.b.ins().extractlane(s, l);
