@@ -8,19 +8,23 @@
 //! stored in the segment's slot of four f64 ([`SLOT_F64S`]); chunked whole-array reductions merge the
 //! chunks' slots in chunk order (output.rs). Nothing depends on the thread count.
 //!
-//! - moments: per lane `(k, mean, M2)` of the values less `k` (the lane's first value: the running
-//!   mean stays near 0, so its rounding does not scale with an offset such as 1e8), and one count
+//! - moments: per lane `(k, mean, M2)` of the values less `k` (for f64 data the lane's first value:
+//!   the running mean stays near 0, so its rounding does not scale with an offset such as 1e8; for
+//!   f32 data 0, as the f64 state's rounding is far below the f32 result's), and one count
 //!   for every lane. A batch merges by Chan's formula with its own mean and squared deviations,
 //!   needing one reciprocal of the new count per iteration (every lane has the same count), not a
 //!   division per value. The tail updates by Welford's. Slot: `(k, n, mean, M2)`.
 //! - max_sumexp: per lane the running maximum `m` (in the data type, starting at the lowest finite
-//!   value) and `s = Σ exp(x - m)` (f64). A batch takes the maximum of its vectors, adds the batch's
-//!   `exp(x - m')` (in the data type, each rounded once as the two-pass plan's), and, only where some
-//!   lane's maximum moved (a branch: rare after the first iterations), rescales `s` by
-//!   `exp(m - m')` (in f64): at most `1 + 1/B` exponentials per value, about 1 on most data. A lane
-//!   of only -inf values keeps `s = 0` and the scalar tail keeps `s = 0` while its maximum is -inf;
-//!   a state with `s = 0` is read as the maximum -inf. Slot: `(m, s, -, -)`. A maximum that ends NaN
-//!   or ±inf makes the sum NaN (`finish_slot`), as `Σ exp(x - m)` is there.
+//!   value), a reference `r` and `s = Σ exp(x - r)` (f64). A batch takes the maximum of its vectors;
+//!   where some lane's maximum passed its reference by more than [`RESCALE_GAP`] (a cold branch, a
+//!   few times per extent: the first values, and jumps of more than 64), that lane's reference
+//!   moves to its maximum and `s` is rescaled by `exp(r - r')` (in f64); then the batch's
+//!   `exp(x - r)` (in the data type, each rounded once as the two-pass plan's, none above
+//!   `exp(64)`) are added. So about one exponential per value; at the segment's end each lane's `s`
+//!   becomes `s exp(r - m)` (f64). A lane of only -inf values keeps `s = 0`, and the scalar tail
+//!   keeps `s = 0` while its maximum is -inf; a state with `s = 0` is read as the maximum -inf.
+//!   Slot: `(m, s, -, -)`. A maximum that ends NaN or ±inf makes the sum NaN (`finish_slot`), as
+//!   `Σ exp(x - m)` is there.
 
 use crate::clif::mem;
 use crate::host::MathFn;
@@ -203,8 +207,14 @@ impl State {
         let wide: Vec<Vec<Value>> = vs.iter().map(|&v| g.widen(W::Vector, v)).collect();
         for (p, vars) in self.parts.iter().enumerate() {
             let [k, mean, m2] = <[Value; 3]>::try_from(Self::get(g, vars)).expect("3");
-            let k = g.b.ins().select(first, wide[0][p], k);
-            let ys: Vec<Value> = wide.iter().map(|w| g.b.ins().fsub(w[p], k)).collect();
+            // f64 data: the values less the lane's first (see the module doc); f32 data widened
+            // to f64 has 29 spare bits, so its running mean's rounding is far below f32's: k = 0
+            let (k, ys): (Value, Vec<Value>) = if g.dtype == DType::F64 {
+                let k = g.b.ins().select(first, wide[0][p], k);
+                (k, wide.iter().map(|w| g.b.ins().fsub(w[p], k)).collect())
+            } else {
+                (k, wide.iter().map(|w| w[p]).collect())
+            };
             let (mb, m2b) = if ys.len() == 1 {
                 (ys[0], None)
             } else {
