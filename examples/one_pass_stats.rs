@@ -61,7 +61,10 @@ fn main() -> kiln::Result<()> {
             Ok(best * 1e3)
         };
         let (a, b) = (time(one)?, time(two)?);
-        println!("{name:12} one pass {a:7.3} ms   two passes {b:7.3} ms   ratio {:.2}", b / a);
+        println!(
+            "{name:12} one pass {a:7.3} ms   two passes {b:7.3} ms   ratio {:.2}",
+            b / a
+        );
     }
     Ok(())
 }

@@ -86,16 +86,18 @@ impl CompoundOp {
     }
 }
 
-/// Partial states as compiled code keeps them, four f64 per output slot: moments `(k, n, mean, m2)`
-/// (the mean and squared deviations of the values less `k`), max_sumexp `(max, sum, 0, 0)`.
-pub type Slot = [f64; 4];
+/// Partial states as compiled code keeps them, five f64 per output slot: moments
+/// `(k, n, mean, m2, sum)` (the mean and squared deviations of the values less `k`, and the plain
+/// sum of the values, which gives the mean where an infinity or NaN is among them), max_sumexp
+/// `(max, sum, 0, 0, 0)`.
+pub type Slot = [f64; 5];
 
 impl CompoundOp {
     /// The state of no values.
     pub fn empty_slot(self) -> Slot {
         match self {
-            CompoundOp::Moments => [0.0; 4],
-            CompoundOp::MaxSumExp => [f64::NEG_INFINITY, 0.0, 0.0, 0.0],
+            CompoundOp::Moments => [0.0; 5],
+            CompoundOp::MaxSumExp => [f64::NEG_INFINITY, 0.0, 0.0, 0.0, 0.0],
         }
     }
 
@@ -105,7 +107,7 @@ impl CompoundOp {
     pub fn merge_slots(self, a: Slot, b: Slot) -> Slot {
         match self {
             CompoundOp::Moments => {
-                let ([ka, na, ma, qa], [kb, nb, mb, qb]) = (a, b);
+                let ([ka, na, ma, qa, sa], [kb, nb, mb, qb, sb]) = (a, b);
                 if nb == 0.0 {
                     return a;
                 }
@@ -115,33 +117,32 @@ impl CompoundOp {
                 let n = na + nb;
                 let d = (kb - ka) + (mb - ma);
                 let df = d * (nb / n);
-                [ka, n, ma + df, (qa + qb) + d * df * na]
+                [ka, n, ma + df, (qa + qb) + d * df * na, sa + sb]
             }
             CompoundOp::MaxSumExp => {
                 let s = MaxSumExp::merge(
                     MaxSumExp { max: a[0], sum: a[1] },
                     MaxSumExp { max: b[0], sum: b[1] },
                 );
-                [s.max, s.sum, 0.0, 0.0]
+                [s.max, s.sum, 0.0, 0.0, 0.0]
             }
         }
     }
 
     /// The two statistics of a merged state (f64): `(k + mean, m2 / n)` (NaN and NaN for no values;
-    /// a NaN variance where the mean is not finite, an infinity or NaN among the values),
+    /// `(sum / n, NaN)` where the plain sum is not finite: an infinity or NaN among the values),
     /// or `(max, sum)` with the sum NaN where the maximum is NaN or ±inf (`Σ exp(x - max)` is NaN
     /// there), and `(-inf, NaN)` for a sum of 0 (only -inf values folded).
     pub fn finish_slot(self, s: Slot) -> [f64; 2] {
         match self {
             CompoundOp::Moments => {
-                let [k, n, mean, m2] = s;
-                let mean = k + mean;
+                let [k, n, mean, m2, sum] = s;
                 match n {
                     0.0 => [f64::NAN, f64::NAN],
-                    // an infinity among the values: `x - mean` is NaN or infinite, the variance
-                    // NaN (Chan's merge of an infinite mean would give inf)
-                    _ if !mean.is_finite() => [mean, f64::NAN],
-                    _ => [mean, m2 / n],
+                    // an infinity or NaN among the values: the mean is the plain sum's (inf, -inf
+                    // or NaN, as NumPy's), the variance NaN (`x - mean` is NaN or infinite there)
+                    _ if !sum.is_finite() => [sum / n, f64::NAN],
+                    _ => [k + mean, m2 / n],
                 }
             }
             // no finite value folded (only -inf): the compiled lanes start their maximum at the

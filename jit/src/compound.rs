@@ -5,7 +5,7 @@
 //! loop iteration with the batch of `B` vectors that iteration loads (`B = max(unroll,
 //! accumulators)` in the main loop, 1 in the remainder loop); the scalar tail keeps its own state.
 //! At the end of a segment the lanes' states, in lane order, then the tail's, are merged into one and
-//! stored in the segment's slot of four f64 ([`SLOT_F64S`]); chunked whole-array reductions merge the
+//! stored in the segment's slot of five f64 ([`SLOT_F64S`]); chunked whole-array reductions merge the
 //! chunks' slots in chunk order (output.rs). Nothing depends on the thread count.
 //!
 //! - moments: per lane `(k, mean, M2)` of the values less `k` (for f64 data the lane's first value:
@@ -13,7 +13,9 @@
 //!   f32 data 0, as the f64 state's rounding is far below the f32 result's), and one count
 //!   for every lane. A batch merges by Chan's formula with its own mean and squared deviations,
 //!   needing one reciprocal of the new count per iteration (every lane has the same count), not a
-//!   division per value. The tail updates by Welford's. Slot: `(k, n, mean, M2)`.
+//!   division per value. The tail updates by Welford's. Each lane also keeps the plain sum of its
+//!   values, which gives the mean where an infinity or NaN is among them. Slot:
+//!   `(k, n, mean, M2, sum)`.
 //! - max_sumexp: per lane the running maximum `m` (in the data type, starting at the lowest finite
 //!   value), a reference `r` and `s = Σ exp(x - r)` (f64). A batch takes the maximum of its vectors;
 //!   where some lane's maximum passed its reference by more than [`RESCALE_GAP`] (a cold branch, a
@@ -23,7 +25,7 @@
 //!   `exp(64)`) are added. So about one exponential per value; at the segment's end each lane's `s`
 //!   becomes `s exp(r - m)` (f64). A lane of only -inf values keeps `s = 0`, and the scalar tail
 //!   keeps `s = 0` while its maximum is -inf; a state with `s = 0` is read as the maximum -inf.
-//!   Slot: `(m, s, -, -)`. A maximum that ends NaN or ±inf makes the sum NaN (`finish_slot`), as
+//!   Slot: `(m, s, -, -, -)`. A maximum that ends NaN or ±inf makes the sum NaN (`finish_slot`), as
 //!   `Σ exp(x - m)` is there.
 
 use crate::clif::mem;
@@ -40,19 +42,19 @@ use kiln_ir::{CompoundOp, DType};
 const RESCALE_GAP: f64 = 64.0;
 
 /// f64 words of one compound output slot.
-pub const SLOT_F64S: usize = 4;
+pub const SLOT_F64S: usize = 5;
 
 /// The running state of one segment, as variables.
 pub(crate) struct State {
     op: CompoundOp,
-    /// Per f64 part of a vector (1 for f64 kernels, 2 for f32): moments `[k, mean, m2]`,
+    /// Per f64 part of a vector (1 for f64 kernels, 2 for f32): moments `[k, mean, m2, sum]`,
     /// max_sumexp `[s]`.
     parts: Vec<Vec<Variable>>,
     /// moments: values per lane so far (f64); max_sumexp: the lanes' maximum (data type).
     shared: Option<Variable>,
     /// max_sumexp: the lanes' reference maximum (data type): `s` is `Σ exp(x - reference)`.
     reference: Option<Variable>,
-    /// The scalar tail's state (f64): moments `[k, n, mean, m2]`, max_sumexp `[m, s]`.
+    /// The scalar tail's state (f64): moments `[k, n, mean, m2, sum]`, max_sumexp `[m, s]`.
     tail: Vec<Variable>,
 }
 
@@ -105,10 +107,10 @@ impl State {
         let (parts, shared, tail) = match op {
             CompoundOp::Moments => {
                 let parts = (0..n_parts)
-                    .map(|_| (0..3).map(|_| var(g, zero)).collect())
+                    .map(|_| (0..4).map(|_| var(g, zero)).collect())
                     .collect();
                 let shared = vector.then(|| var(g, z));
-                (parts, shared, (0..4).map(|_| var(g, z)).collect())
+                (parts, shared, (0..5).map(|_| var(g, z)).collect())
             }
             CompoundOp::MaxSumExp => {
                 let parts = (0..n_parts).map(|_| vec![var(g, zero)]).collect();
@@ -157,7 +159,8 @@ impl State {
             (CompoundOp::MaxSumExp, W::Vector) => self.max_sumexp_batch(g, vs),
             (CompoundOp::Moments, W::Scalar) => {
                 let x = to_f64(g, vs[0]);
-                let [k, n, mean, m2] = <[Value; 4]>::try_from(Self::get(g, &self.tail)).expect("4");
+                let [k, n, mean, m2, total] = <[Value; 5]>::try_from(Self::get(g, &self.tail)).expect("5");
+                let total = g.b.ins().fadd(total, x);
                 let one = g.b.ins().f64const(1.0);
                 let zero = g.b.ins().f64const(0.0);
                 let first = g.b.ins().fcmp(FloatCC::Equal, n, zero);
@@ -170,7 +173,7 @@ impl State {
                 let e = g.b.ins().fsub(y, mean);
                 let t = g.b.ins().fmul(d, e);
                 let m2 = g.b.ins().fadd(m2, t);
-                for (&v, x) in self.tail.iter().zip([k, n, mean, m2]) {
+                for (&v, x) in self.tail.iter().zip([k, n, mean, m2, total]) {
                     g.b.def_var(v, x);
                 }
             }
@@ -206,7 +209,10 @@ impl State {
         let inv_b = g.f64const(W::Vector, 1.0 / bsz);
         let wide: Vec<Vec<Value>> = vs.iter().map(|&v| g.widen(W::Vector, v)).collect();
         for (p, vars) in self.parts.iter().enumerate() {
-            let [k, mean, m2] = <[Value; 3]>::try_from(Self::get(g, vars)).expect("3");
+            let [k, mean, m2, total] = <[Value; 4]>::try_from(Self::get(g, vars)).expect("4");
+            let ws: Vec<Value> = wide.iter().map(|w| w[p]).collect();
+            let plain = tree(g, &ws, |g, a, b| g.b.ins().fadd(a, b));
+            let total = g.b.ins().fadd(total, plain);
             // f64 data: the values less the lane's first (see the module doc); f32 data widened
             // to f64 has 29 spare bits, so its running mean's rounding is far below f32's: k = 0
             let (k, ys): (Value, Vec<Value>) = if g.dtype == DType::F64 {
@@ -241,7 +247,7 @@ impl State {
                 }
                 None => g.b.ins().fadd(m2, t),
             };
-            for (&v, x) in vars.iter().zip([k, mean, m2]) {
+            for (&v, x) in vars.iter().zip([k, mean, m2, total]) {
                 g.b.def_var(v, x);
             }
         }
@@ -301,7 +307,7 @@ impl State {
     }
 
     /// Merges the lanes' states (in lane order) and the tail's into one, and stores it in slot `o`
-    /// of `out` (four f64 per slot).
+    /// of `out` ([`SLOT_F64S`] f64 per slot).
     pub fn store(&self, g: &mut Gen<'_, '_>, out: Value, o: Value) {
         let mut acc: Vec<Value> = Self::get(g, &self.tail);
         let mut lanes: Vec<Vec<Value>> = Vec::new();
@@ -310,12 +316,13 @@ impl State {
                 if let Some(c) = self.shared {
                     let n = g.b.use_var(c);
                     for vars in &self.parts {
-                        let [k, mean, m2] = <[Value; 3]>::try_from(Self::get(g, vars)).expect("3");
+                        let [k, mean, m2, total] = <[Value; 4]>::try_from(Self::get(g, vars)).expect("4");
                         for l in 0..2 {
                             let k = g.b.ins().extractlane(k, l);
                             let mean = g.b.ins().extractlane(mean, l);
                             let m2 = g.b.ins().extractlane(m2, l);
-                            lanes.push(vec![k, n, mean, m2]);
+                            let total = g.b.ins().extractlane(total, l);
+                            lanes.push(vec![k, n, mean, m2, total]);
                         }
                     }
                 }
@@ -354,7 +361,7 @@ impl State {
                     acc = max_sumexp_merge(g, &state, &acc);
                 }
                 let z = g.b.ins().f64const(0.0);
-                acc.extend([z, z]);
+                acc.extend([z, z, z]);
             }
         }
         let off = g.b.ins().imul_imm_s(o, (SLOT_F64S * 8) as i64);
@@ -386,6 +393,7 @@ fn zero_while_ninf(g: &mut Gen<'_, '_>, w: W, m: Value, s: Value) -> Value {
 fn moments_merge(g: &mut Gen<'_, '_>, a: &[Value], b: &[Value]) -> Vec<Value> {
     let (ka, na, ma, qa) = (a[0], a[1], a[2], a[3]);
     let (kb, nb, mb, qb) = (b[0], b[1], b[2], b[3]);
+    let total = g.b.ins().fadd(a[4], b[4]);
     let n = g.b.ins().fadd(na, nb);
     let fb = g.b.ins().fdiv(nb, n);
     let dk = g.b.ins().fsub(kb, ka);
@@ -400,14 +408,16 @@ fn moments_merge(g: &mut Gen<'_, '_>, a: &[Value], b: &[Value]) -> Vec<Value> {
     let zero = g.b.ins().f64const(0.0);
     let a_empty = g.b.ins().fcmp(FloatCC::Equal, na, zero);
     let b_empty = g.b.ins().fcmp(FloatCC::Equal, nb, zero);
-    [ka, n, mean, q]
+    let mut merged: Vec<Value> = [ka, n, mean, q]
         .into_iter()
         .zip(a.iter().zip(b))
         .map(|(m, (&x, &y))| {
             let m = g.b.ins().select(b_empty, x, m);
             g.b.ins().select(a_empty, y, m)
         })
-        .collect()
+        .collect();
+    merged.push(total);
+    merged
 }
 
 /// The merge of two `(m, s)` states (f64 scalars): `M = max`, `s = sa exp(ma - M) + sb exp(mb - M)`,

@@ -152,14 +152,14 @@ impl<'a, T: Elem> Outputs<'a, T> {
             } else {
                 &val_f64
             };
-            let merged: Vec<[f64; 4]> = if self.chunked {
+            let merged: Vec<kiln_ir::compound::Slot> = if self.chunked {
                 vec![slots.chunks_exact(SLOT_F64S).fold(c.empty_slot(), |a, s| {
-                    c.merge_slots(a, s.try_into().expect("four words"))
+                    c.merge_slots(a, s.try_into().expect("a slot's words"))
                 })]
             } else {
                 slots
                     .chunks_exact(SLOT_F64S)
-                    .map(|s| s.try_into().expect("four words"))
+                    .map(|s| s.try_into().expect("a slot's words"))
                     .collect()
             };
             let n = merged.len();
