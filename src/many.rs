@@ -175,7 +175,8 @@ impl FusedRunner {
                     let shape = temp_arg(p, *r, &temps)?.shape().to_vec();
                     reshaped(outs[k].clone().expect("every result stage ran"), &shape)
                 }
-                Source::Input(_) => unreachable!("a result is a stage's"),
+                // the sibling rewrite reads a statistic that is a result out by a map of its own
+                Source::Input(_) | Source::Part { .. } => unreachable!("a result is a stage's"),
             })
             .collect()
     }

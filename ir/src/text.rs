@@ -25,6 +25,7 @@ impl fmt::Display for KernelIR {
         match &self.kind {
             KernelKind::Map => write!(f, "kernel map")?,
             KernelKind::Reduce { op, axes } => write!(f, "kernel reduce {} axes={axes:?}", op.name())?,
+            KernelKind::Compound { op, axes } => write!(f, "kernel compound {} axes={axes:?}", op.name())?,
             KernelKind::Scan(s) => {
                 write!(f, "kernel scan {}", s.op.name())?;
                 match s.axis {
