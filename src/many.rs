@@ -215,7 +215,11 @@ impl FusedRunner {
     /// [`FusedRunner::fused_spec`]).
     pub(crate) fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
         let p = self.pipeline();
-        let joint = broadcast_shapes(args.iter().map(|a| a.shape()))?;
+        // maps whose shapes do not broadcast together (a row statistic of shape [6] beside a map of
+        // [6, 9]) each run alone; a member's own shapes are checked when it runs
+        let Ok(joint) = broadcast_shapes(args.iter().map(|a| a.shape())) else {
+            return Ok(false);
+        };
         let dtype = kernel_dtype(args);
         // a reduction's kernel takes further outputs over one axis or more (a 0-d one is a map)
         if f.stage.program.reduction().is_some() && joint.is_empty() {
