@@ -76,6 +76,17 @@ pub trait Backend: Send + Sync + Debug {
     fn name(&self) -> &'static str;
     /// Readies `kernel`, to be read as `plan` says, for any number of runs.
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
+    /// Whether the backend runs compound reductions ([`kiln_ir::KernelKind::Compound`]): plans merge
+    /// sibling reductions into one pass ([`crate::siblings`]) only for backends that do.
+    fn compound_reductions(&self) -> bool {
+        false
+    }
+    /// Whether the backend runs a compound reduction over `axes` (sorted) of an iteration space of
+    /// rank `rank`; where it does not, the runner runs the two reductions it replaced.
+    fn runs_compound(&self, axes: &[usize], rank: usize) -> bool {
+        let _ = (axes, rank);
+        self.compound_reductions()
+    }
 }
 
 /// How one run goes: where its reduction starts, and the threads it may use.
@@ -166,6 +177,10 @@ impl Backend for Interpreter {
 
     fn prepare(&self, _kernel: &KernelIR, _plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         Ok(Box::new(Interpreter))
+    }
+
+    fn compound_reductions(&self) -> bool {
+        true
     }
 }
 

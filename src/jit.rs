@@ -43,6 +43,16 @@ impl Backend for Jit {
         }
     }
 
+    fn compound_reductions(&self) -> bool {
+        true
+    }
+
+    /// Compound reductions compile where every reduced axis is trailing (row statistics, whole
+    /// arrays); a reduction over leading axes (columns) runs as the two reductions it replaced.
+    fn runs_compound(&self, axes: &[usize], rank: usize) -> bool {
+        kiln_jit::compiles_compound(axes, rank)
+    }
+
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
         Ok(Box::new(JitExecutable {

@@ -30,6 +30,7 @@ pub mod profile;
 pub mod program;
 pub mod runner;
 pub mod scan;
+pub mod siblings;
 pub mod text;
 pub mod update;
 
@@ -43,7 +44,7 @@ pub use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 pub use parallel::Parallel;
 pub use prepared::Prepared;
 pub use profile::{Profile, Settings};
-pub use program::{Fused, Pipeline, Program, Reduction, Source, Stage, Work};
+pub use program::{Fused, Pipeline, Program, Reduction, Siblings, Source, Stage, Work};
 pub use runner::{FusedRunner, interpreter};
 pub use scan::ScanOptions;
 

@@ -177,7 +177,8 @@ impl FusedRunner {
                     let shape = temp_arg(p, *r, &temps)?.shape().to_vec();
                     reshaped(outs[k].clone().expect("every result stage ran"), &shape)
                 }
-                Source::Input(_) => unreachable!("a result is a stage's"),
+                // the sibling rewrite reads a statistic that is a result out by a map of its own
+                Source::Input(_) | Source::Part { .. } => unreachable!("a result is a stage's"),
             })
             .collect()
     }
@@ -233,7 +234,11 @@ impl FusedRunner {
             return Ok(false);
         }
         let p = self.pipeline();
-        let joint = broadcast_shapes(args.iter().map(|a| a.shape()))?;
+        // maps whose shapes do not broadcast together (a row statistic of shape [6] beside a map of
+        // [6, 9]) each run alone; a member's own shapes are checked when it runs
+        let Ok(joint) = broadcast_shapes(args.iter().map(|a| a.shape())) else {
+            return Ok(false);
+        };
         let dtype = kernel_dtype(args);
         // a reduction's kernel takes further outputs over one axis or more (a 0-d one is a map)
         if f.stage.program.reduction().is_some() && joint.is_empty() {

@@ -22,8 +22,8 @@ use crate::expr::{Axes, Expr, ExprNode};
 use crate::scan::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
 use kiln_ir::{
-    BinaryOp, DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp, Scan, ScanOp,
-    UnaryOp,
+    BinaryOp, CompoundOp, DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp,
+    Scan, ScanOp, UnaryOp,
 };
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
@@ -155,6 +155,22 @@ pub enum Work {
     Scan(ScanOp, ScanOptions),
     /// A contraction: its index variables and input placements, and its fold.
     Contract(Contraction, Reduction),
+    /// Two statistics over `axes` in one pass (made by [`crate::siblings`] of two sibling
+    /// reductions): the result is both, along a leading axis of length 2, each with the reduced axes
+    /// kept as length 1; later stages read one of them ([`Source::Part`]). The two reductions it
+    /// replaced run instead where the backend does not compile it for the shapes at hand.
+    Compound(CompoundOp, Axes, Box<Siblings>),
+}
+
+/// The two stages a compound stage replaced, to run where a backend does not run it (the JIT for
+/// a reduction over leading axes): `first` reads the compound stage's inputs, `second` reads
+/// `first`'s result (with the reduced axes kept) as its input `m_input` and otherwise the compound
+/// stage's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Siblings {
+    pub first: Program,
+    pub second: Stage,
+    pub m_input: usize,
 }
 
 impl Program {
@@ -162,7 +178,7 @@ impl Program {
     pub fn reduction(&self) -> Option<&Reduction> {
         match &self.work {
             Work::Reduce(r) | Work::Contract(_, r) => Some(r),
-            Work::Map | Work::Scan(..) => None,
+            Work::Map | Work::Scan(..) | Work::Compound(..) => None,
         }
     }
 
@@ -188,6 +204,32 @@ pub enum Source {
     /// The result of stage `k`, a reduction without keepdims over listed axes, with its reduced
     /// axes put back as length 1: what the same reduction with keepdims gives.
     Kept(usize),
+    /// Component `part` (0 or 1) of the result of stage `stage`, a compound reduction, with its
+    /// reduced axes kept as length 1 (`keepdims`) or dropped.
+    Part { stage: usize, part: u8, keepdims: bool },
+}
+
+impl Source {
+    /// The name a stage's body gives this input (a user input keeps the user's name).
+    pub(crate) fn stage_name(self, pipeline: &[Stage]) -> Option<String> {
+        Some(match self {
+            Source::Input(_) => return None,
+            Source::Stage(k) => format!("%{k}"),
+            Source::Dropped(k) => format!("%{k}.dropped"),
+            Source::Kept(k) => format!("%{k}.kept"),
+            Source::Part {
+                stage,
+                part,
+                keepdims,
+            } => {
+                let name = match &pipeline[stage].program.work {
+                    Work::Compound(op, ..) => op.parts()[part as usize],
+                    _ => "?",
+                };
+                format!("%{stage}.{name}{}", if keepdims { ".kept" } else { "" })
+            }
+        })
+    }
 }
 
 /// One kernel of a pipeline and where each of its inputs comes from.
@@ -223,6 +265,51 @@ pub struct Fused {
 }
 
 impl Fused {
+    /// The results of `stages` that can be one kernel of several outputs: the maps among `results`
+    /// and one whole-array sum, prod, min or max no other stage reads (output 0), when there are two
+    /// or more of them.
+    pub fn choose(stages: &[Stage], results: &[Source]) -> Option<Fused> {
+        let mut members: Vec<usize> = Vec::new();
+        let mut reduction: Option<usize> = None;
+        let read = |k: usize| {
+            stages.iter().any(|s| {
+                s.sources
+                    .iter()
+                    .any(|x| matches!(*x, Source::Stage(j) | Source::Dropped(j) | Source::Kept(j) if j == k))
+            }) || results
+                .iter()
+                .any(|x| matches!(*x, Source::Dropped(j) | Source::Kept(j) if j == k))
+        };
+        for r in results {
+            if let Source::Stage(k) = *r {
+                let p = &stages[k].program;
+                // a map computed in f64 because of a folded function of constants keeps its own kernel
+                if p.strong_f64 || members.contains(&k) || reduction == Some(k) {
+                    continue;
+                }
+                match &p.work {
+                    Work::Map => members.push(k),
+                    // one whole-array reduction no other stage reads becomes the kernel's output 0
+                    Work::Reduce(r)
+                        if reduction.is_none()
+                            && r.axes == Axes::All
+                            && r.initial.is_none()
+                            && matches!(
+                                r.op,
+                                ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max
+                            )
+                            && !read(k) =>
+                    {
+                        reduction = Some(k)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (!members.is_empty() && members.len() + usize::from(reduction.is_some()) >= 2)
+            .then(|| Fused::merge(stages, reduction.into_iter().chain(members).collect()))
+    }
+
     /// Merges the map stages `members` of `stages` into one stage of several outputs: their inputs
     /// (user inputs and earlier results) once each, their bodies interned into one arena (so a
     /// subexpression they share is one node).
@@ -308,45 +395,7 @@ impl Pipeline {
             .iter()
             .map(|e| b.stage(e))
             .collect::<Result<Vec<Source>>>()?;
-        let mut members: Vec<usize> = Vec::new();
-        let mut reduction: Option<usize> = None;
-        let read = |k: usize| {
-            b.stages.iter().any(|s| {
-                s.sources
-                    .iter()
-                    .any(|x| matches!(*x, Source::Stage(j) | Source::Dropped(j) | Source::Kept(j) if j == k))
-            }) || results
-                .iter()
-                .any(|x| matches!(*x, Source::Dropped(j) | Source::Kept(j) if j == k))
-        };
-        for r in &results {
-            if let Source::Stage(k) = *r {
-                let p = &b.stages[k].program;
-                // a map computed in f64 because of a folded function of constants keeps its own kernel
-                if p.strong_f64 || members.contains(&k) || reduction == Some(k) {
-                    continue;
-                }
-                match &p.work {
-                    Work::Map => members.push(k),
-                    // one whole-array reduction no other stage reads becomes the kernel's output 0
-                    Work::Reduce(r)
-                        if reduction.is_none()
-                            && r.axes == Axes::All
-                            && r.initial.is_none()
-                            && matches!(
-                                r.op,
-                                ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max
-                            )
-                            && !read(k) =>
-                    {
-                        reduction = Some(k)
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let fused = (!members.is_empty() && members.len() + usize::from(reduction.is_some()) >= 2)
-            .then(|| Fused::merge(&b.stages, reduction.into_iter().chain(members).collect()));
+        let fused = Fused::choose(&b.stages, &results);
         Ok(Pipeline {
             names: b.names,
             stages: b.stages,
@@ -380,10 +429,23 @@ impl fmt::Display for Pipeline {
                     Source::Stage(j) => format!("%{j} (kernel {j})"),
                     Source::Dropped(j) => format!("%{j} (kernel {j}, reduced axes dropped)"),
                     Source::Kept(j) => format!("%{j} (kernel {j}, reduced axes kept)"),
+                    Source::Part { stage, keepdims, .. } => format!(
+                        "{} (kernel {stage}, reduced axes {})",
+                        s.stage_name(&self.stages).unwrap_or_default(),
+                        if *keepdims { "kept" } else { "dropped" }
+                    ),
                 })
                 .collect();
             let p = &stage.program;
             let what = match &p.work {
+                Work::Compound(op, axes, _) => {
+                    let axes = match axes {
+                        Axes::All => "None".to_string(),
+                        Axes::Some(list) => format!("{list:?}"),
+                    };
+                    let [a, b] = op.parts();
+                    format!("compound {} axis={axes} ({a}, {b}: one pass)", op.name())
+                }
                 Work::Contract(c, r) => format!("contract {r} index={:?}", c.index),
                 Work::Reduce(r) => format!("reduce {r}"),
                 Work::Scan(op, o) => format!(
@@ -411,6 +473,7 @@ impl fmt::Display for Pipeline {
                 .map(|s| match s {
                     Source::Input(i) => self.names[*i].clone(),
                     Source::Stage(j) | Source::Dropped(j) | Source::Kept(j) => format!("%{j}"),
+                    Source::Part { .. } => s.stage_name(&self.stages).unwrap_or_default(),
                 })
                 .collect();
             writeln!(f, "results: {}", results.join(", "))?;
@@ -480,6 +543,10 @@ impl Program {
                 KernelKind::Scan(scan)
             }
             Work::Map => KernelKind::Map,
+            Work::Compound(op, axes, _) => KernelKind::Compound {
+                op: *op,
+                axes: Reduction::new(ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?,
+            },
         };
         let inputs = self
             .names
@@ -924,12 +991,7 @@ impl Lowering {
                     }
                     // a reduction inside this kernel: a kernel of its own, whose result flows in
                     let source = pipeline.stage(e)?;
-                    let name = match source {
-                        Source::Stage(k) => format!("%{k}"),
-                        Source::Dropped(k) => format!("%{k}.dropped"),
-                        Source::Kept(k) => format!("%{k}.kept"),
-                        Source::Input(_) => unreachable!("a stage's result"),
-                    };
+                    let name = source.stage_name(&pipeline.stages).expect("a stage's result");
                     self.input(source, name, None)
                 }
             };

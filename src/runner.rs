@@ -7,7 +7,8 @@ use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
 use crate::expr::Expr;
 use crate::parallel::Parallel;
 use crate::profile::{Profile, Settings};
-use crate::program::{Pipeline, Program, Reduction, Source, Stage};
+use crate::program::{Pipeline, Program, Reduction, Siblings, Source, Stage, Work};
+use kiln_ir::shape::broadcast_shapes;
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::Arc;
@@ -32,13 +33,22 @@ use std::sync::Arc;
 /// ```
 #[derive(Debug, Clone)]
 pub struct FusedRunner {
+    /// The plan as lowered, before the backend-dependent rewrites.
+    lowered: Arc<Pipeline>,
+    /// The plan that runs: `lowered`, with sibling reductions merged where the backend runs compound
+    /// reductions ([`crate::siblings`]).
     pipeline: Arc<Pipeline>,
+    /// What the backend-dependent rewrites did, for `kiln explain`.
+    plan_notes: Arc<Vec<String>>,
     backend: Arc<dyn Backend>,
     plan_options: PlanOptions,
     settings: Settings,
     parallel: Arc<Parallel>,
     /// One cache of specialisations per stage.
     specialised: Arc<Vec<SpecCache>>,
+    /// Per stage, the caches of the two reductions a compound stage replaced (used where the backend
+    /// does not run it: [`Backend::runs_compound`]).
+    fallback: Arc<Vec<[SpecCache; 2]>>,
 }
 
 /// A stage's result on its way to the next stage: floats as they are; the int64 and bool results of
@@ -75,14 +85,22 @@ impl FusedRunner {
         FusedRunner::of(Pipeline::lower(expr)?)
     }
 
-    /// A runner of `pipeline`: one cache of specialisations per stage, and one for its fused maps.
-    pub(crate) fn of(pipeline: Pipeline) -> Result<FusedRunner> {
+    /// A runner of `lowered`, planned for the default backend (sibling reductions merged where it
+    /// runs compound reductions): one cache of specialisations per stage, and one for its fused maps.
+    pub(crate) fn of(lowered: Pipeline) -> Result<FusedRunner> {
+        let lowered = Arc::new(lowered);
+        let backend = crate::default_backend();
+        let (pipeline, notes) = plan_for(&lowered, &*backend);
         let caches = (0..pipeline.stages.len() + 1)
             .map(|_| SpecCache::default())
             .collect();
+        let fallback = (0..pipeline.stages.len()).map(|_| Default::default()).collect();
         Ok(FusedRunner {
-            pipeline: Arc::new(pipeline),
-            backend: crate::default_backend(),
+            fallback: Arc::new(fallback),
+            lowered,
+            pipeline,
+            plan_notes: Arc::new(notes),
+            backend,
             plan_options: PlanOptions::default(),
             settings: Settings::default(),
             parallel: Arc::new(Parallel::default()),
@@ -115,10 +133,17 @@ impl FusedRunner {
             .map(|_| SpecCache::default())
             .collect();
         self.specialised = Arc::new(caches);
+        let fallback = (0..self.pipeline.stages.len())
+            .map(|_| Default::default())
+            .collect();
+        self.fallback = Arc::new(fallback);
     }
 
     /// Runs on `backend` instead of the default one.
     pub fn with_backend(mut self, backend: Arc<dyn Backend>) -> FusedRunner {
+        let (pipeline, notes) = plan_for(&self.lowered, &*backend);
+        self.pipeline = pipeline;
+        self.plan_notes = Arc::new(notes);
         self.backend = backend;
         self.fresh_caches();
         self
@@ -206,6 +231,11 @@ impl FusedRunner {
         &self.pipeline
     }
 
+    /// What the plan's rewrites did (sibling reductions merged), one line each, for `kiln explain`.
+    pub fn plan_notes(&self) -> &[String] {
+        &self.plan_notes
+    }
+
     /// The backend this runner uses.
     pub fn backend(&self) -> &dyn Backend {
         &*self.backend
@@ -236,6 +266,22 @@ impl FusedRunner {
         let mut out = Vec::new();
         let temps = self.for_stages(&user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
+            // a compound stage over integer or bool inputs runs as its two reductions (typed kernels
+            // have no compound form): the first is shown, and the stage runs for its result
+            if let Work::Compound(_, _, pair) = &program.work
+                && args.iter().any(|a| !a.elem().is_float())
+            {
+                let (kernel, plan, mut notes, _) =
+                    specialise(&pair.first, args, self.plan_options, self.settings)?;
+                notes.insert(
+                    0,
+                    "compound: declined for integer or bool inputs: its two reductions run one after the \
+                     other (the first shown)"
+                        .into(),
+                );
+                out.push((kernel, plan, notes));
+                return self.run_temp(k, args);
+            }
             let (kernel, plan, notes, typed) = specialise(program, args, self.plan_options, self.settings)?;
             let shape = result_shape(&kernel, program.reduction());
             // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
@@ -393,8 +439,85 @@ impl FusedRunner {
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
     fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
+        if let Work::Compound(_, axes, pair) = &self.pipeline.stages[k].program.work {
+            let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
+            let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
+            // a typed kernel (integer or bool inputs) has no compound form: the two reductions
+            let typed = args.iter().any(|a| !a.elem().is_float());
+            if typed || !self.backend.runs_compound(&axes, shape.len()) {
+                return self.run_siblings(k, pair, args, &shape, &axes);
+            }
+        }
         let (spec, t) = self.run_stage(k, args, Start::Identity)?;
         Ok(Temp::of(Output::try_from(t)?, spec.typed.is_some()))
+    }
+
+    /// A compound stage `k` that the backend does not run for these shapes, as the two reductions it
+    /// replaced (two passes): their results side by side, as the compound stage gives them.
+    fn run_siblings(
+        &self,
+        k: usize,
+        pair: &Siblings,
+        args: &[&ArrayArg<'_>],
+        shape: &[usize],
+        axes: &[usize],
+    ) -> Result<Temp> {
+        let caches = &self.fallback[k];
+        let first = self
+            .run_program(&pair.first, &caches[0], args, Start::Identity)?
+            .1;
+        let typed = args.iter().any(|a| !a.elem().is_float());
+        let first = Temp::of(Output::try_from(first)?, typed);
+        let r = pair.first.reduction().expect("a sibling is a reduction");
+        let m = if r.keepdims {
+            first.arg()
+        } else {
+            twin(first.arg(), r, true)?
+        };
+        let stage = &self.pipeline.stages[k];
+        let second_args = pair
+            .second
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(n, s)| {
+                if n == pair.m_input {
+                    return Ok(m.clone());
+                }
+                let i = stage.sources.iter().position(|x| x == s).ok_or_else(|| {
+                    Error::Unsupported("a merged reduction reads an input its sibling does not".into())
+                })?;
+                Ok(args[i].reborrow())
+            })
+            .collect::<Result<Vec<ArrayArg<'_>>>>()?;
+        let refs: Vec<&ArrayArg<'_>> = second_args.iter().collect();
+        let second = self
+            .run_program(&pair.second.program, &caches[1], &refs, Start::Identity)?
+            .1;
+        let second = Temp::of(Output::try_from(second)?, typed);
+        let kept: Vec<usize> = std::iter::once(2)
+            .chain((0..shape.len()).map(|a| if axes.contains(&a) { 1 } else { shape[a] }))
+            .collect();
+        let both = match (&first, &second) {
+            (Temp::F32(a), Temp::F32(b)) => Temp::F32(
+                ArrayD::from_shape_vec(IxDyn(&kept), a.iter().chain(b.iter()).copied().collect())
+                    .map_err(|e| Error::Output(e.to_string()))?,
+            ),
+            _ => {
+                let f = |t: &Temp| -> Vec<f64> {
+                    match t {
+                        Temp::F64(a) => a.iter().copied().collect(),
+                        Temp::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
+                        // an integer pipeline's sums: the compound result is a float array
+                        Temp::Typed(o) => o.clone().into_f64().iter().copied().collect(),
+                    }
+                };
+                let mut v = f(&first);
+                v.extend(f(&second));
+                Temp::F64(ArrayD::from_shape_vec(IxDyn(&kept), v).map_err(|e| Error::Output(e.to_string()))?)
+            }
+        };
+        Ok(both)
     }
 
     /// Runs stage `k` on `args`; its tensor, finished (mean, keepdims).
@@ -404,16 +527,25 @@ impl FusedRunner {
         args: &[&ArrayArg<'_>],
         start: Start<'_>,
     ) -> Result<(Arc<Specialised>, Tensor)> {
-        let stage = &self.pipeline.stages[k];
-        let spec = self.specialised[k].get(
-            &stage.program,
-            &*self.backend,
+        self.run_program(
+            &self.pipeline.stages[k].program,
+            &self.specialised[k],
             args,
-            self.plan_options,
-            self.settings,
-        )?;
+            start,
+        )
+    }
+
+    /// Runs `program` (specialised through `cache`) on `args`; its tensor, finished (mean, keepdims).
+    fn run_program(
+        &self,
+        program: &Program,
+        cache: &SpecCache,
+        args: &[&ArrayArg<'_>],
+        start: Start<'_>,
+    ) -> Result<(Arc<Specialised>, Tensor)> {
+        let spec = cache.get(program, &*self.backend, args, self.plan_options, self.settings)?;
         let bufs = buffers(&spec, args)?;
-        let start = match (start, stage.program.reduction().and_then(|r| r.initial)) {
+        let start = match (start, program.reduction().and_then(|r| r.initial)) {
             (Start::Identity, Some(v)) => Start::Initial(v),
             (s, _) => s,
         };
@@ -432,7 +564,7 @@ impl FusedRunner {
         if let (Some(prev), KernelKind::Scan(scan)) = (previous, &spec.kernel.kind) {
             t.values = fold_previous(t.values, prev, scan.op);
         }
-        let t = finish(t, &spec.kernel, stage.program.reduction());
+        let t = finish(t, &spec.kernel, program.reduction());
         Ok((spec, t))
     }
 
@@ -581,6 +713,20 @@ pub(crate) fn temp_arg<'t>(pipeline: &Pipeline, s: Source, temps: &'t [Temp]) ->
             };
             twin(temps[k].arg(), r, matches!(s, Source::Kept(_)))
         }
+        Source::Part {
+            stage,
+            part,
+            keepdims,
+        } => {
+            let Work::Compound(_, axes, _) = &pipeline.stages[stage].program.work else {
+                unreachable!("a component is of a compound stage");
+            };
+            let one = crate::array::map_view!(temps[stage].arg(), v => v.index_axis_move(ndarray::Axis(0), part as usize));
+            if keepdims {
+                return Ok(one);
+            }
+            twin(one, &Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()), false)
+        }
         Source::Input(_) => unreachable!("a user input is no stage's result"),
     }
 }
@@ -647,6 +793,11 @@ fn fold_previous(values: Values, prev: &[f64], op: kiln_ir::ScanOp) -> Values {
 /// The shape a stage gives: the kernel's output shape, with the reduced axes as 1 under keepdims.
 fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
     match (&kernel.kind, reduce) {
+        // both statistics, each with the reduced axes kept as 1 (a later stage drops them if it
+        // reads them dropped)
+        (KernelKind::Compound { axes, .. }, _) => std::iter::once(2)
+            .chain((0..kernel.shape.len()).map(|a| if axes.contains(&a) { 1 } else { kernel.shape[a] }))
+            .collect(),
         (KernelKind::Reduce { axes, .. }, Some(r)) => r.result_shape(&kernel.shape, axes),
         _ => kernel.output_shape(),
     }
@@ -656,6 +807,10 @@ fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
 /// NumPy's `mean`: the sum, in f64 for f32 data and rounded once, divided in the result's dtype; a
 /// sum of truth values gives f64), and reshaped for keepdims.
 pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
+    if let KernelKind::Compound { .. } = &kernel.kind {
+        t.shape = result_shape(kernel, None);
+        return t;
+    }
     let Some(r) = reduce else { return t };
     let KernelKind::Reduce { axes, .. } = &kernel.kind else {
         return t;
@@ -676,6 +831,16 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
     }
     t.shape = r.result_shape(&kernel.shape, axes);
     t
+}
+
+/// The plan that runs on `backend`: sibling reductions merged into compound stages where it runs
+/// them ([`Backend::compound_reductions`]), else the plan as lowered; and what the rewrite did.
+fn plan_for(lowered: &Arc<Pipeline>, backend: &dyn Backend) -> (Arc<Pipeline>, Vec<String>) {
+    if !backend.compound_reductions() {
+        return (lowered.clone(), Vec::new());
+    }
+    let (p, notes) = crate::siblings::merge_siblings(lowered);
+    (Arc::new(p), notes)
 }
 
 /// The interpreter backend, shared.

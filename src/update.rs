@@ -149,5 +149,6 @@ fn work_name(w: &crate::program::Work) -> &'static str {
         crate::program::Work::Reduce(_) => "reduction",
         crate::program::Work::Scan(..) => "scan",
         crate::program::Work::Contract(..) => "contraction",
+        crate::program::Work::Compound(..) => "compound reduction",
     }
 }

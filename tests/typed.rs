@@ -419,3 +419,31 @@ fn several_outputs_over_integer_inputs_run_one_by_one() {
     let (s, d): (Array1<i32>, Array1<i32>) = (&a, &b).fuse_many(|(a, b)| (&a + &b, a - b)).unwrap();
     assert_eq!((s, d), (array![3, i32::MIN, 0], array![-1, i32::MAX - 1, -6]));
 }
+
+#[test]
+fn statistics_of_integers_run_their_two_reductions() {
+    // main's compound `moments` kernel is for floats; over int32 the mean and the variance are the
+    // two typed reductions, in float64 as NumPy's (values from NumPy 2.4.6)
+    let i = array![1i32, -7, i32::MAX, 0, 5];
+    for (text, want) in [
+        ("var(i)", 7.37869762432986e17),
+        ("std(i) * std(i)", 7.37869762432986e17),
+    ] {
+        let runner = FusedRunner::compile_text(text).unwrap();
+        let got = runner
+            .run(&[("i", (&i).into())])
+            .unwrap()
+            .into_typed::<f64>()
+            .unwrap();
+        let got = got.into_iter().next().unwrap();
+        assert!((got - want).abs() <= want * 1e-15, "{text}: {got}");
+        let notes = runner.explain_rewrites(&[("i", (&i).into())]).unwrap();
+        assert!(
+            notes
+                .iter()
+                .flat_map(|n| &n.2)
+                .any(|n| n.starts_with("compound: declined")),
+            "{text}"
+        );
+    }
+}

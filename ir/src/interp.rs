@@ -11,6 +11,7 @@
 //! line in scan order (see [`crate::scan`]). It is written to be obviously right,
 //! not fast.
 
+use crate::compound::CompoundOp;
 use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{Node, NodeId};
@@ -139,6 +140,15 @@ pub fn interpret_from<T: Real>(
             })
         }
         KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, out_type, start),
+        KernelKind::Compound { op, axes } => {
+            if start != Start::Identity {
+                return Err(IrError::InvalidReduction(format!(
+                    "the compound reduction {} takes no start value",
+                    op.name()
+                )));
+            }
+            compound(kernel, *op, axes, &mut eval)
+        }
         KernelKind::Scan(scan) => {
             if start != Start::Identity {
                 return Err(IrError::InvalidReduction(
@@ -268,6 +278,48 @@ fn reduce<T: Real>(
     Ok(Tensor {
         shape: out_shape,
         values,
+    })
+}
+
+/// A compound reduction: each extent's two statistics ([`CompoundOp::fold`]), component 0 of every
+/// output first, then component 1.
+fn compound<T: Real>(
+    kernel: &KernelIR,
+    op: CompoundOp,
+    axes: &[usize],
+    eval: &mut Evaluator<'_, '_, T>,
+) -> Result<Tensor> {
+    let shape = &kernel.shape;
+    let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
+    let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+    let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
+    let n_out = checked_size(&out_shape)?;
+    let n_red = checked_size(&red_shape)?;
+    if n_red == 0 && n_out > 0 && !op.has_identity() {
+        return Err(IrError::EmptyReduction { op: "max" });
+    }
+    let mut out = try_filled(n_out.saturating_mul(2), T::ZERO, "the result")?;
+    let (mut idx, mut out_idx, mut red_idx) =
+        (vec![0; shape.len()], vec![0; kept.len()], vec![0; axes.len()]);
+    for o in 0..n_out {
+        unravel(o, &out_shape, &mut out_idx);
+        for (&a, &i) in kept.iter().zip(&out_idx) {
+            idx[a] = i;
+        }
+        let values = (0..n_red).map(|r| {
+            unravel(r, &red_shape, &mut red_idx);
+            for (&a, &i) in axes.iter().zip(&red_idx) {
+                idx[a] = i;
+            }
+            eval.at(&idx)
+        });
+        let [a, b] = op.fold(values);
+        out[o] = a;
+        out[n_out + o] = b;
+    }
+    Ok(Tensor {
+        shape: kernel.output_shape(),
+        values: float_values(out),
     })
 }
 

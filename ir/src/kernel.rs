@@ -1,5 +1,6 @@
 //! KernelIR: one kernel, its inputs, its iteration space, its body and what it does with the values.
 
+use crate::compound::CompoundOp;
 use crate::dtype::{DType, Real};
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
@@ -191,6 +192,19 @@ pub enum KernelKind {
     /// A cumulative sum, product, max or min of the body's values along one axis (or over the
     /// flattened space): one output per point (see [`crate::scan`]).
     Scan(Scan),
+    /// Two statistics of the body's values over `axes` (sorted, distinct) in one pass (see
+    /// [`crate::compound`]): the result has a leading axis of length 2, then the kept axes.
+    Compound { op: CompoundOp, axes: Vec<usize> },
+}
+
+impl KernelKind {
+    /// The reduced axes (none for a map or a scan).
+    pub fn reduced_axes(&self) -> &[usize] {
+        match self {
+            KernelKind::Map | KernelKind::Scan(_) => &[],
+            KernelKind::Reduce { axes, .. } | KernelKind::Compound { axes, .. } => axes,
+        }
+    }
 }
 
 /// The element type of a kernel's result, as NumPy would type it.
@@ -327,7 +341,7 @@ impl KernelIR {
                 rank,
             });
         }
-        if let KernelKind::Reduce { axes, .. } = &self.kind {
+        if let KernelKind::Reduce { axes, .. } | KernelKind::Compound { axes, .. } = &self.kind {
             for (i, &a) in axes.iter().enumerate() {
                 if a >= rank {
                     return Err(IrError::AxisOutOfRange {
@@ -354,7 +368,7 @@ impl KernelIR {
                     && !self.shape.is_empty()
                     && axes.len() == self.shape.len()
             }
-            KernelKind::Scan(_) => false,
+            KernelKind::Scan(_) | KernelKind::Compound { .. } => false,
         }
     }
 
@@ -407,6 +421,15 @@ impl KernelIR {
                 .filter(|(i, _)| !axes.contains(i))
                 .map(|(_, &d)| d)
                 .collect(),
+            KernelKind::Compound { axes, .. } => std::iter::once(2)
+                .chain(
+                    self.shape
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| !axes.contains(i))
+                        .map(|(_, &d)| d),
+                )
+                .collect(),
         }
     }
 
@@ -417,7 +440,7 @@ impl KernelIR {
             KernelKind::Map if logical => OutputType::Bool,
             KernelKind::Map => OutputType::Float(self.dtype),
             // a scan of truth values is a float scan (NumPy would give int64 for cumsum of bools)
-            KernelKind::Scan(_) => OutputType::Float(self.dtype),
+            KernelKind::Scan(_) | KernelKind::Compound { .. } => OutputType::Float(self.dtype),
             KernelKind::Reduce { op, .. } => match op {
                 ReduceOp::Any | ReduceOp::All => OutputType::Bool,
                 ReduceOp::ArgMin | ReduceOp::ArgMax => OutputType::Int64,

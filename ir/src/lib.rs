@@ -4,6 +4,8 @@
 //! - [`op`]: the opcodes, each documenting its NaN, ±0 and ±inf behaviour;
 //! - [`expr`]: the hash-consed arena of scalar nodes;
 //! - [`kernel`]: [`KernelIR`], a body over an iteration space, mapped or reduced;
+//! - [`compound`]: reductions that give two statistics in one pass (mean and variance; softmax's
+//!   max and sum of exponentials);
 //! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
 //! - [`int`]: NumPy's integer arithmetic for int32 and int64 (wrapping, floor division, shifts, casts);
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
@@ -35,6 +37,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod compound;
 pub mod dtype;
 pub mod error;
 pub mod expr;
@@ -51,6 +54,7 @@ pub mod tensor;
 pub mod text;
 pub mod typed;
 
+pub use compound::CompoundOp;
 pub use dtype::{DType, Real};
 pub use error::{IrError, Result};
 pub use expr::{ExprArena, Node, NodeId};

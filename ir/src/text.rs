@@ -46,6 +46,7 @@ pub fn write_kind(f: &mut impl fmt::Write, kind: &KernelKind) -> fmt::Result {
     match kind {
         KernelKind::Map => write!(f, "kernel map")?,
         KernelKind::Reduce { op, axes } => write!(f, "kernel reduce {} axes={axes:?}", op.name())?,
+        KernelKind::Compound { op, axes } => write!(f, "kernel compound {} axes={axes:?}", op.name())?,
         KernelKind::Scan(s) => {
             write!(f, "kernel scan {}", s.op.name())?;
             match s.axis {

@@ -308,6 +308,13 @@ impl TypedKernel {
     /// malformed kernel.
     pub fn new(kernel: &KernelIR, inputs: &[ElemType], mean: bool) -> Result<TypedKernel> {
         kernel.validate()?;
+        if let KernelKind::Compound { op, .. } = &kernel.kind {
+            return Err(IrError::Type(format!(
+                "the compound reduction {} of integer or bool values (the runner computes its two \
+                 reductions instead)",
+                op.name()
+            )));
+        }
         if !kernel.extra.is_empty() {
             return Err(IrError::Type(
                 "a kernel of several outputs with integer or bool values (typed kernels have one output \
@@ -413,6 +420,8 @@ impl TypedKernel {
                 ScanOp::Sum | ScanOp::Prod if !v.is_float() => ElemType::I64,
                 _ => v,
             },
+            // `TypedKernel::new` refuses compound kernels
+            KernelKind::Compound { .. } => ElemType::F64,
         }
     }
 
@@ -769,6 +778,10 @@ pub fn interpret(kernel: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'
             })
         }
         KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, start),
+        KernelKind::Compound { op, .. } => Err(IrError::Type(format!(
+            "the compound reduction {} of a typed kernel",
+            op.name()
+        ))),
         KernelKind::Scan(scan) => {
             if start != Start::Identity {
                 return Err(IrError::InvalidReduction(

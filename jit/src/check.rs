@@ -34,6 +34,13 @@ pub(crate) fn check_run<T: Elem>(
         t == kiln_ir::OutputType::Float(T::DTYPE) || (!extra.is_empty() && t == kiln_ir::OutputType::Bool)
     };
     let op = st.mode.reduce_op();
+    if let crate::layout::Mode::Compound(c) = st.mode
+        && geo.n_red == 0
+        && geo.n_out > 0
+        && !c.has_identity()
+    {
+        return Err(kiln_ir::IrError::EmptyReduction { op: "max" }.into());
+    }
     if let Some(op) = op {
         cfg.start.check(op, geo.n_out)?;
         if geo.n_red == 0 && geo.n_out > 0 && !op.has_identity() && cfg.start == Start::Identity {
@@ -98,7 +105,10 @@ pub(crate) fn check_run<T: Elem>(
         }
     }
     if let Some(d) = dest
-        && (op.is_some() || !float_or_truth(geo.out_type) || d.len() != n_val)
+        && (op.is_some()
+            || matches!(st.mode, crate::layout::Mode::Compound(_))
+            || !float_or_truth(geo.out_type)
+            || d.len() != n_val)
     {
         return Err(JitError::BadInput {
             index: kernel.inputs.len(),

@@ -178,7 +178,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         let frame = Frame::new(&mut g, key, entry);
         match st.mode {
             Mode::Scan { .. } => scan::emit(&mut g, &frame),
-            Mode::Map | Mode::Trailing(_) | Mode::Kept(_) => skeleton::emit(&mut g, &frame),
+            Mode::Map | Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) => {
+                skeleton::emit(&mut g, &frame)
+            }
         }
     }
     b.seal_all_blocks();

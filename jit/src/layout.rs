@@ -19,7 +19,7 @@
 
 use crate::error::{JitError, Result};
 use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
-use kiln_ir::{DType, InputPlan, KernelIR, KernelKind, OutputType, ReduceOp, RowAccess, Scan};
+use kiln_ir::{CompoundOp, DType, InputPlan, KernelIR, KernelKind, OutputType, ReduceOp, RowAccess, Scan};
 
 /// How the inner row reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,12 +47,15 @@ pub enum Mode {
     /// carried state: one line in vectors (`columns: false`, `inner == 1`), or `inner` lines side by
     /// side, vectorised across them (`columns: true`). See scan.rs.
     Scan { scan: Scan, columns: bool },
+    /// Fold a whole segment into one output's two statistics (see compound.rs): every reduced axis
+    /// is in the trailing block, so each segment is one output, or one chunk of a whole array.
+    Compound(CompoundOp),
 }
 
 impl Mode {
     pub fn reduce_op(self) -> Option<ReduceOp> {
         match self {
-            Mode::Map | Mode::Scan { .. } => None,
+            Mode::Map | Mode::Scan { .. } | Mode::Compound(_) => None,
             Mode::Trailing(op) | Mode::Kept(op) => Some(op),
         }
     }
@@ -98,10 +101,7 @@ pub struct Geometry {
 
 /// The reduced axes of `kind` (none for a map).
 fn reduced_axes(kind: &KernelKind) -> &[usize] {
-    match kind {
-        KernelKind::Map | KernelKind::Scan(_) => &[],
-        KernelKind::Reduce { axes, .. } => axes,
-    }
+    kind.reduced_axes()
 }
 
 /// The start of the trailing block of axes that are all reduced or all kept, and whether it is reduced.
@@ -183,6 +183,17 @@ impl Structure {
                     },
                     0,
                 )
+            }
+            KernelKind::Compound { op, axes } => {
+                let (m, reduced) = trailing_block(rank, axes);
+                if !reduced || axes.iter().any(|&a| a < m) {
+                    return Err(JitError::Unsupported(format!(
+                        "the compound reduction {} over axes {axes:?} of rank {rank}: compiled only where \
+                         every reduced axis is trailing (rows, whole arrays)",
+                        op.name()
+                    )));
+                }
+                (Mode::Compound(*op), m)
             }
             KernelKind::Reduce { op, axes } => {
                 let (m, reduced) = trailing_block(rank, axes);

@@ -75,6 +75,7 @@ mod call;
 mod check;
 mod clif;
 mod compile;
+mod compound;
 mod error;
 mod execute;
 mod frame;
@@ -103,6 +104,12 @@ pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace};
 pub use schedule::Schedule;
 pub use serial::{Part, SerialMap};
+
+/// Whether a compound reduction over `axes` (sorted, distinct) of a rank-`rank` iteration space
+/// compiles: every reduced axis trailing (rows, whole arrays), at least one.
+pub fn compiles_compound(axes: &[usize], rank: usize) -> bool {
+    !axes.is_empty() && axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i)
+}
 
 use crate::layout::Geometry;
 use kiln_ir::{BroadcastPlan, DType, KernelIR, Tensor};

@@ -6,16 +6,20 @@
 //! [`ReduceOp::finish`]'s sign rule.
 
 use crate::call::{Targets, zeroed_output};
+use crate::compound::SLOT_F64S;
 use crate::error::{Result, oom};
+use crate::layout::Mode;
 use crate::layout::{Geometry, Structure};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Workspace};
-use kiln_ir::{KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
+use kiln_ir::{CompoundOp, KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
 
 /// The buffers one run writes: the value output (the caller's slice, a fresh buffer, or the
 /// workspace's partials), the indices of arg reductions, and the scans' carried states.
 pub(crate) struct Outputs<'a, T: Elem> {
     op: Option<ReduceOp>,
+    /// A compound reduction: four f64 per slot in the f64 buffer (see compound.rs).
+    compound: Option<CompoundOp>,
     chunked: bool,
     dest: Option<&'a mut [T]>,
     ws: &'a mut Workspace,
@@ -33,6 +37,10 @@ impl<'a, T: Elem> Outputs<'a, T> {
     pub fn new(st: &Structure, plan: &RunPlan, dest: Option<&'a mut [T]>, ws: &'a mut Workspace) -> Self {
         Outputs {
             op: st.mode.reduce_op(),
+            compound: match st.mode {
+                Mode::Compound(op) => Some(op),
+                _ => None,
+            },
             chunked: plan.chunks.is_some(),
             dest,
             ws,
@@ -57,7 +65,12 @@ impl<'a, T: Elem> Outputs<'a, T> {
         } else {
             (&mut o.val_t, &mut o.val_f64, &mut o.idx)
         };
+        let compound = o.compound;
         match op {
+            None if let Some(c) = compound => {
+                let empty = c.empty_slot();
+                refill(vf, n.saturating_mul(SLOT_F64S), |i| empty[i % SLOT_F64S])?;
+            }
             // every element of a fresh map or scan output is written by the code before it is read
             None if o.dest.is_none() => *vt = zeroed_output(n)?,
             None => {}
@@ -92,6 +105,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut self.val_t, &mut self.val_f64, &mut self.idx)
         };
         let (out_val, val_bytes): (*mut u8, usize) = match (self.op, self.dest.as_mut()) {
+            _ if self.compound.is_some() => (vf.as_mut_ptr().cast(), vf.len() * 8),
             (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
             (Some(ReduceOp::Sum | ReduceOp::Prod), _) => (vf.as_mut_ptr().cast(), vf.len() * 8),
             _ => (vt.as_mut_ptr().cast(), vt.len() * size),
@@ -132,6 +146,35 @@ impl<'a, T: Elem> Outputs<'a, T> {
         let mut val_t = std::mem::take(&mut self.val_t);
         let mut val_f64 = std::mem::take(&mut self.val_f64);
         let mut idx = std::mem::take(&mut self.idx);
+        if let Some(c) = self.compound {
+            let slots: &[f64] = if self.chunked {
+                T::partials(self.ws).0
+            } else {
+                &val_f64
+            };
+            let merged: Vec<kiln_ir::compound::Slot> = if self.chunked {
+                vec![slots.chunks_exact(SLOT_F64S).fold(c.empty_slot(), |a, s| {
+                    c.merge_slots(a, s.try_into().expect("a slot's words"))
+                })]
+            } else {
+                slots
+                    .chunks_exact(SLOT_F64S)
+                    .map(|s| s.try_into().expect("a slot's words"))
+                    .collect()
+            };
+            let n = merged.len();
+            let mut out = vec![T::ZERO; 2 * n];
+            for (o, s) in merged.into_iter().enumerate() {
+                let [a, b] = c.finish_slot(s);
+                out[o] = T::from_f64(a);
+                out[n + o] = T::from_f64(b);
+            }
+            let shape = std::iter::once(2).chain(geo.out_shape.iter().copied()).collect();
+            return Some(Tensor {
+                shape,
+                values: T::values(out),
+            });
+        }
         if self.chunked {
             let op = self.op.expect("chunks are reductions");
             let (acc, vals, ids) = T::partials(self.ws);

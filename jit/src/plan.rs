@@ -10,7 +10,7 @@
 
 use crate::layout::{Geometry, Mode, Structure};
 use crate::run::{RunConfig, chunk_len};
-use kiln_ir::{KernelIR, KernelKind};
+use kiln_ir::KernelIR;
 use std::borrow::Cow;
 
 /// How a run is cut into work units.
@@ -54,7 +54,7 @@ impl<'g> RunPlan<'g> {
         cfg: &RunConfig<'_>,
         elem_bytes: usize,
     ) -> RunPlan<'g> {
-        let whole = matches!(st.mode, Mode::Trailing(_)) && st.seg_axes == 0;
+        let whole = matches!(st.mode, Mode::Trailing(_) | Mode::Compound(_)) && st.seg_axes == 0;
         let chunks = if whole && geo.n > 0 {
             let c = chunk_len(geo.n, cfg.target_partials, cfg.min_chunk);
             let k = geo.n.div_ceil(c);
@@ -140,12 +140,9 @@ fn choose_units(
                 per: n_seg.div_ceil(units).max(1),
             }
         }
-        Mode::Trailing(_) if chunked => Units::Segments { per: 1 },
-        Mode::Trailing(_) => {
-            let axes = match &kernel.kind {
-                KernelKind::Reduce { axes, .. } => axes.as_slice(),
-                KernelKind::Map | KernelKind::Scan(_) => &[],
-            };
+        Mode::Trailing(_) | Mode::Compound(_) if chunked => Units::Segments { per: 1 },
+        Mode::Trailing(_) | Mode::Compound(_) => {
+            let axes = kernel.kind.reduced_axes();
             // segments fold into distinct outputs only when no segment axis is reduced
             if axes.iter().all(|&a| a >= st.seg_axes) {
                 Units::Segments {

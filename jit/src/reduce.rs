@@ -77,7 +77,7 @@ impl Gen<'_, '_> {
     }
 
     /// `v` widened to f64 parts matching a sum / prod accumulator at width `w`.
-    fn widen(&mut self, w: W, v: Value) -> Vec<Value> {
+    pub(crate) fn widen(&mut self, w: W, v: Value) -> Vec<Value> {
         match (self.dtype, w) {
             (DType::F64, _) => vec![v],
             (DType::F32, W::Scalar) => vec![self.b.ins().fpromote(types::F64, v)],

@@ -63,7 +63,7 @@ impl Schedule {
         }
         match kernel.kind {
             KernelKind::Map | KernelKind::Scan(_) => Schedule::simd(kernel.dtype, 4, 1),
-            KernelKind::Reduce { .. } => Schedule::simd(kernel.dtype, 1, 4),
+            KernelKind::Reduce { .. } | KernelKind::Compound { .. } => Schedule::simd(kernel.dtype, 1, 4),
         }
     }
 

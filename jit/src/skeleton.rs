@@ -158,11 +158,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     fn locate(&self, g: &mut Gen<'_, '_>, s: Value, s0: Value) -> (Value, Value) {
         let zero = g.b.ins().iconst(types::I64, 0);
         let (mut o_base, mut r_base) = (zero, zero);
-        if matches!(self.st.mode, Mode::Trailing(_)) && self.st.seg_axes == 0 {
+        if matches!(self.st.mode, Mode::Trailing(_) | Mode::Compound(_)) && self.st.seg_axes == 0 {
             // a whole-array reduction: chunk s folds into slot s * part; flat index = reduction index
             o_base = g.b.ins().imul(s, self.part);
             r_base = s0;
-        } else if self.st.mode.reduce_op().is_some() {
+        } else if self.st.mode.reduce_op().is_some() || matches!(self.st.mode, Mode::Compound(_)) {
             // no division where none is needed (a 64-bit divide costs tens of cycles on some
             // cores, once per segment): the last segment axis has c-stride 1, and the first one's
             // quotient is already below its dimension (s < n_seg)
@@ -200,6 +200,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let f1 = g.b.ins().smin(f1, self.n);
         let zero = g.b.ins().iconst(types::I64, 0);
         let (o_base, r_base) = self.locate(g, s, s0);
+        let compound = match self.st.mode {
+            Mode::Compound(op) => Some(crate::compound::State::new(g, op, self.f.vector)),
+            _ => None,
+        };
         let slots = match self.st.mode {
             Mode::Trailing(op) => Some(self.new_slots(g, op)),
             _ => None,
@@ -229,7 +233,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let hi = g.b.ins().isub(f1, rs);
         let jhi = g.b.ins().smin(hi, self.row_len);
         let r = self.row_state(g, row, rs, s0, o_base, r_base, kept_ridx);
-        self.inner(g, &r, jlo, jhi, slots.as_ref());
+        self.inner(g, &r, jlo, jhi, slots.as_ref(), compound.as_ref());
         let row_next = g.b.ins().iadd_imm_s(row, 1);
         g.b.def_var(row_var, row_next);
         let rs_next = g.b.ins().iadd(rs, self.row_len);
@@ -237,6 +241,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.ins().brif(done, seg_done, &[], row_body, &[]);
 
         g.b.switch_to_block(seg_done);
+        if let Some(c) = &compound {
+            c.store(g, self.f.out_val, o_base);
+        }
         if let (Mode::Trailing(op), Some((vec_slots, scalar))) = (self.st.mode, &slots) {
             let vs: Vec<Vec<Value>> = vec_slots
                 .iter()
@@ -335,6 +342,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             Mode::Map | Mode::Scan { .. } => (Some(g.elem_addr(self.f.out_val, rs, size)), None, None),
             Mode::Kept(_) => (None, Some(g.b.ins().iadd(o_base, rel)), None),
             Mode::Trailing(op) => (None, None, op.is_arg().then(|| g.b.ins().iadd(r_base, rel))),
+            Mode::Compound(_) => (None, None, None),
         };
         let n_in = st.inputs.len();
         let extra_rows = (0..self.f.key.extra.len())
@@ -365,6 +373,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         jlo: Value,
         jhi: Value,
         slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+        compound: Option<&crate::compound::State>,
     ) {
         let j_var = g.b.declare_var(types::I64);
         g.b.def_var(j_var, jlo);
@@ -373,15 +382,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             // kept reductions update distinct outputs per vector: as many per iteration as a
             // trailing one folds, so column sums run as wide as row sums
             let per_iter = match self.st.mode {
-                Mode::Trailing(_) | Mode::Kept(_) => sched.unroll.max(sched.accumulators) as i64,
+                Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) => {
+                    sched.unroll.max(sched.accumulators) as i64
+                }
                 Mode::Map | Mode::Scan { .. } => sched.unroll as i64,
             };
-            self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots);
+            self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots, compound);
             if per_iter > 1 {
-                self.loop_(g, r, j_var, jhi, 1, W::Vector, slots);
+                self.loop_(g, r, j_var, jhi, 1, W::Vector, slots, compound);
             }
         }
-        self.loop_(g, r, j_var, jhi, 1, W::Scalar, slots);
+        self.loop_(g, r, j_var, jhi, 1, W::Scalar, slots, compound);
     }
 
     /// One loop: `count` items of width `w` per iteration while they fit before `jhi`.
@@ -395,16 +406,47 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         count: i64,
         w: W,
         slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+        compound: Option<&crate::compound::State>,
     ) {
         let width = if w == W::Vector { self.f.lanes } else { 1 };
         counted_loop(g, j_var, jhi, count * width, |g, j| {
             let jb = g.b.ins().imul_imm_s(j, g.size);
             let flat = g.b.ins().iadd(r.rs, j);
+            if let Some(c) = compound {
+                // the iteration's values, folded as one batch
+                let vs: Vec<Value> = (0..count)
+                    .map(|p| self.value(g, r, w, jb, flat, p * width))
+                    .collect();
+                c.update(g, w, &vs);
+                return;
+            }
             for p in 0..count {
                 let off = p * width;
                 self.item(g, r, w, j, jb, flat, off, p, slots);
             }
         });
+    }
+
+    /// The body's vector or scalar at row position `j + off` (`jb` the byte offset of `j`).
+    fn value(&self, g: &mut Gen<'_, '_>, r: &Row, w: W, jb: Value, flat: Value, off: i64) -> Value {
+        let row_index = |a: usize| r.row_index[a];
+        let flat_off = if off == 0 {
+            flat
+        } else {
+            g.b.ins().iadd_imm_s(flat, off)
+        };
+        let size = g.size;
+        self.f.body(
+            g,
+            w,
+            &r.ptrs,
+            r.many.as_ref(),
+            &r.splats,
+            &row_index,
+            jb,
+            off * size,
+            flat_off,
+        )
     }
 
     /// One vector or scalar at row position `j + off`; `p` picks the accumulator.
@@ -441,6 +483,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         );
         let v = vs[0];
         match self.st.mode {
+            Mode::Compound(_) => unreachable!("compound batches are folded in loop_"),
             Mode::Map | Mode::Scan { .. } => {
                 // every output's value is computed (every input of these points loaded) before the
                 // first store: an output may be an input updated in place (see call.rs)

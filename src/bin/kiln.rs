@@ -132,8 +132,9 @@ struct ExplainArgs {
     /// Also print the compiled kernel's machine code (Cranelift's lowered VCode listing).
     #[arg(long)]
     asm: bool,
-    /// The JIT schedule the dumps are for: `jit` (SIMD) or `jit-scalar`.
-    #[arg(long, default_value = "jit", value_parser = ["jit", "jit-scalar"])]
+    /// The backend the plan is for (`interp` runs compound reductions: sibling reductions merged),
+    /// and the JIT schedule the dumps are for: `jit` (SIMD) or `jit-scalar`.
+    #[arg(long, default_value = "jit", value_parser = ["jit", "jit-scalar", "interp"])]
     backend: String,
     #[command(flatten)]
     rewrites: RewriteArgs,
@@ -351,7 +352,8 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     let mut w = stdout();
     let runner = FusedRunner::compile_text(&args.expr)
         .map_err(|e| e.to_string())?
-        .with_settings(args.rewrites.settings()?);
+        .with_settings(args.rewrites.settings()?)
+        .with_backend(kiln::backend_by_name(&args.backend).map_err(|e| e.to_string())?);
     let mut inputs = load_inputs(&args.inputs)?;
     let assumed: &[usize] = if inputs.is_empty() { &[1024] } else { &[] };
     for name in runner.input_names() {
@@ -395,6 +397,9 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             write!(w, "{kernel}{plan}")
         }
     };
+    for n in runner.plan_notes() {
+        writeln!(w, "# rewrite {n}")?;
+    }
     if all.len() > 1 {
         // several kernels: the plan (what flows between them), then each kernel
         write!(w, "{}", runner.pipeline())?;
