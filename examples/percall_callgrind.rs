@@ -2,7 +2,8 @@
 //! `valgrind --tool=callgrind target/release/examples/percall_callgrind axpy 10000` (and with 0
 //! calls: the difference over 10000 is the instructions of one call). `particle` is the prepared
 //! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
-//! and `v`).
+//! and `v`), `particle-plain` the plain `Zip` loop it is compared with; a third argument gives
+//! their n (`particle 10000 4096`).
 
 use kiln::{ArrayArg, FusedRunner};
 use ndarray::{Array1, arr0};
@@ -14,11 +15,14 @@ fn main() -> kiln::Result<()> {
     let calls: usize = argv
         .next()
         .map_or(10_000, |s| s.parse().expect("a count of calls"));
+    let n: usize = argv
+        .next()
+        .map_or(64, |s| s.parse().expect("a count of particles"));
     if which == "particle" {
-        return particle(calls);
+        return particle(calls, n);
     }
     if which == "particle-plain" {
-        particle_plain(calls);
+        particle_plain(calls, n);
         return Ok(());
     }
     let n = 100;
@@ -61,9 +65,9 @@ fn main() -> kiln::Result<()> {
     Ok(())
 }
 
-/// One step of the particle program per call: `Prepared::update` of `p` and `v` at n = 64.
-fn particle(calls: usize) -> kiln::Result<()> {
-    let n = 64;
+/// One step of the particle program per call: `Prepared::update` of `p` and `v` (n = 64 unless
+/// given).
+fn particle(calls: usize, n: usize) -> kiln::Result<()> {
     let mut p: Vec<f64> = (0..n).map(|i| i as f64 * 0.01).collect();
     let mut v: Vec<f64> = (0..n).map(|i| 1.0 - i as f64 * 0.02).collect();
     let (dt, g) = ([0.001], [-9.81]);
@@ -91,8 +95,7 @@ fn particle(calls: usize) -> kiln::Result<()> {
 }
 
 /// The plain Rust step the particle program compares with: one `Zip` loop in place.
-fn particle_plain(calls: usize) {
-    let n = 64;
+fn particle_plain(calls: usize, n: usize) {
     let mut p = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
     let mut v = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
     let (dt, g) = (black_box(0.001), black_box(-9.81));

@@ -127,7 +127,74 @@ fn statistics_among_results(backend: &str) {
     }
 }
 
+/// Arguments of erfc in every range of `jit/src/vmath/erf.rs`, both sides of each boundary, the
+/// special values, and uniform values in [-6, 6] (`data`'s specials among them).
+fn erfc_arguments(rng: &mut Rng, n: usize) -> ArrayD<f64> {
+    let edges = [
+        0.84375,
+        1.25,
+        f64::from_bits(0x4006_db6d_0000_0000),
+        28.0,
+        0.25,
+        3.725290298461914e-09,
+        1e-300,
+        6.0,
+        27.5,
+        40.0,
+    ];
+    let mut x = data(rng, &[n]);
+    for (i, v) in x.iter_mut().enumerate() {
+        match rng.below(4) {
+            0 => {
+                let e = edges[rng.below(edges.len())];
+                let e = [
+                    e,
+                    f64::from_bits(e.to_bits() - 1),
+                    f64::from_bits(e.to_bits() + 1),
+                ][i % 3];
+                *v = if rng.below(2) == 0 { e } else { -e };
+            }
+            1 => *v = rng.uniform(-6.0, 6.0),
+            _ => {}
+        }
+    }
+    x
+}
+
+/// erfc of an argument and of its exact negation (Black-Scholes' `N(d)` and `N(-d)`), which the JIT
+/// computes as one pair sharing everything but the sign's last steps: the same bits as each alone.
+fn erfc_of_negated_arguments(backend: &str) {
+    let mut rng = Rng::new(7);
+    for n in [0, 1, 2, 3, 5, 8, 9, 33, 1000] {
+        let (x, y) = (erfc_arguments(&mut rng, n), erfc_arguments(&mut rng, n));
+        let ins = [("x", (&x).into()), ("y", (&y).into())];
+        check_against_separate("erfc(-x); erfc(x)", backend, &ins);
+        check_against_separate(
+            "erfc(-(x)*0.7071067811865476); erfc(-(-x)*0.7071067811865476); x*2",
+            backend,
+            &ins,
+        );
+        check_against_separate("erfc(x*-1.5); erfc(x/y); erfc(x*1.5); erfc(-x/y)", backend, &ins);
+        // the two in one result
+        let b = || backend_by_name(backend).unwrap();
+        let run = |src: &str| {
+            let r = FusedRunner::compile_text(src).unwrap().with_backend(b());
+            values(&r.run(&ins).unwrap())
+        };
+        let both = run("erfc(x/y) + erfc(-x/y)");
+        let (e, ne) = (run("erfc(x/y)"), run("erfc(-x/y)"));
+        let want: Vec<f64> = e.iter().zip(&ne).map(|(a, b)| a + b).collect();
+        assert!(
+            bits_equal(&both, &want),
+            "n = {n} on {backend}: {both:?} vs {want:?}"
+        );
+        let xf = x.mapv(|v| v as f32);
+        check_against_separate("erfc(-x); erfc(x)", backend, &[("x", (&xf).into())]);
+    }
+}
+
 backend_suite!(
+    erfc_of_negated_arguments,
     maps_of_one_space,
     broadcasts_and_shapes,
     f32_and_mixed_dtypes,

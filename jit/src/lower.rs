@@ -438,7 +438,30 @@ pub fn emit_body(
     flat: Value,
     scratch: &mut [Option<Value>],
 ) -> Value {
+    let pairs = if g.math.inline && g.dtype == DType::F64 {
+        erfc_pairs(arena, order)
+    } else {
+        Vec::new()
+    };
     for &id in order {
+        if let Some(&(first, second)) = pairs.iter().find(|p| p.0 == id || p.1 == id) {
+            if id == second {
+                // computed with `first`
+                debug_assert!(
+                    scratch[id.index()].is_some(),
+                    "the pair emitted at its first node"
+                );
+                continue;
+            }
+            let Node::Unary(UnaryOp::Erfc, a) = *arena.node(first) else {
+                unreachable!("a pair is of two erfc nodes")
+            };
+            let a = scratch[a.index()].expect("operand emitted");
+            let (r, nr) = math::lower_erfc_pair(g.b, &g.math, a);
+            scratch[first.index()] = Some(r);
+            scratch[second.index()] = Some(nr);
+            continue;
+        }
         let val = match *arena.node(id) {
             Node::Input(i) => {
                 let i = i as usize;
@@ -492,4 +515,103 @@ pub fn emit_body(
         scratch[id.index()] = Some(val);
     }
     scratch[order.last().expect("a body has a root").index()].expect("root emitted")
+}
+
+/// The pairs `(e1, e2)` of erfc nodes in `order`, `e1` first, whose arguments are exact negations
+/// of each other (see [`negation`]): the normal CDF's `N(d)` and `N(-d)` as
+/// `erfc(-d*c)` and `erfc(d*c)`. Each pair is emitted as one [`math::lower_erfc_pair`], whose two
+/// results are bit for bit those of the two nodes (NaN aside, whose sign the negation flips); each
+/// node is in one pair at most.
+fn erfc_pairs(arena: &ExprArena, order: &[NodeId]) -> Vec<(NodeId, NodeId)> {
+    let erfc_arg = |id: NodeId| match *arena.node(id) {
+        Node::Unary(UnaryOp::Erfc, a) => Some(a),
+        _ => None,
+    };
+    let nodes: Vec<(NodeId, NodeId)> = order
+        .iter()
+        .filter_map(|&id| erfc_arg(id).map(|a| (id, a)))
+        .collect();
+    let mut pairs: Vec<(NodeId, NodeId)> = Vec::new();
+    let taken = |pairs: &[(NodeId, NodeId)], id: NodeId| pairs.iter().any(|p| p.0 == id || p.1 == id);
+    for (i, &(e1, a1)) in nodes.iter().enumerate() {
+        for &(e2, a2) in &nodes[i + 1..] {
+            if !taken(&pairs, e1) && !taken(&pairs, e2) && negation(arena, a1, a2, 8) == Some(true) {
+                pairs.push((e1, e2));
+            }
+        }
+    }
+    pairs
+}
+
+/// Whether `b` is, bit for bit, `a` (`Some(false)`) or `-a` (`Some(true)`) for every input, NaN
+/// aside, by the structure of the two (`None`: not known): `-x` negates, and so does negating one
+/// operand of a product or a quotient (IEEE rounds the magnitude alone, the sign is the exclusive
+/// or of the operands' signs: `(-x)*c == -(x*c)` exactly, zeros and infinities included); two
+/// literals of opposite signs. A difference is not: `a - b` and `b - a` are both `+0.0` where
+/// `a == b`. `depth` bounds the search.
+fn negation(arena: &ExprArena, a: NodeId, b: NodeId, depth: u32) -> Option<bool> {
+    if a == b {
+        return Some(false);
+    }
+    if depth == 0 {
+        return None;
+    }
+    let d = depth - 1;
+    match (*arena.node(a), *arena.node(b)) {
+        (Node::Unary(UnaryOp::Neg, x), _) => negation(arena, x, b, d).map(|s| !s),
+        (_, Node::Unary(UnaryOp::Neg, y)) => negation(arena, a, y, d).map(|s| !s),
+        (Node::Literal(x), Node::Literal(y)) => {
+            (x ^ y == 1 << 63 && !f64::from_bits(x).is_nan()).then_some(true)
+        }
+        (Node::Binary(op1, x1, x2), Node::Binary(op2, y1, y2))
+            if op1 == op2 && matches!(op1, BinaryOp::Mul | BinaryOp::Div) =>
+        {
+            let s1 = negation(arena, x1, y1, d)?;
+            let s2 = negation(arena, x2, y2, d)?;
+            Some(s1 != s2)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negations_by_structure() {
+        let mut ar = ExprArena::new();
+        let x = ar.intern(Node::Input(0));
+        let y = ar.intern(Node::Input(1));
+        let c = ar.intern(Node::literal(0.5));
+        let nc = ar.intern(Node::literal(-0.5));
+        let nx = ar.intern(Node::Unary(UnaryOp::Neg, x));
+        let nnx = ar.intern(Node::Unary(UnaryOp::Neg, nx));
+        let xc = ar.intern(Node::Binary(BinaryOp::Mul, x, c));
+        let nxc = ar.intern(Node::Binary(BinaryOp::Mul, nx, c));
+        let x_nc = ar.intern(Node::Binary(BinaryOp::Mul, x, nc));
+        let nx_nc = ar.intern(Node::Binary(BinaryOp::Mul, nx, nc));
+        let q = ar.intern(Node::Binary(BinaryOp::Div, nnx, y));
+        let nq = ar.intern(Node::Binary(BinaryOp::Div, x, y));
+        let d1 = ar.intern(Node::Binary(BinaryOp::Sub, x, y));
+        let d2 = ar.intern(Node::Binary(BinaryOp::Sub, y, x));
+        let sum = ar.intern(Node::Binary(BinaryOp::Add, x, c));
+        assert_eq!(negation(&ar, x, nx, 8), Some(true));
+        assert_eq!(negation(&ar, x, nnx, 8), Some(false));
+        assert_eq!(negation(&ar, xc, nxc, 8), Some(true));
+        assert_eq!(negation(&ar, xc, x_nc, 8), Some(true));
+        assert_eq!(negation(&ar, xc, nx_nc, 8), Some(false));
+        assert_eq!(negation(&ar, q, nq, 8), Some(false));
+        assert_eq!(
+            negation(&ar, d1, d2, 8),
+            None,
+            "x - y and y - x are both +0 at x == y"
+        );
+        assert_eq!(negation(&ar, sum, nx, 8), None);
+        assert_eq!(negation(&ar, xc, nxc, 1), None, "the depth bound");
+        let e = |ar: &mut ExprArena, a| ar.intern(Node::Unary(UnaryOp::Erfc, a));
+        let (e1, e2, e3, e4) = (e(&mut ar, nxc), e(&mut ar, xc), e(&mut ar, x_nc), e(&mut ar, d1));
+        // e3 is a negation of e2's argument too, but e2 is taken; e1 and e3 are equal arguments
+        assert_eq!(erfc_pairs(&ar, &[x, e1, e2, e3, e4]), vec![(e1, e2)]);
+    }
 }

@@ -133,6 +133,24 @@ pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Va
     out
 }
 
+/// `(erfc(x), erfc(-x))` for an f64 scalar or F64X2 `x`: one evaluation of what the two share where
+/// the vector math is inline (the same bits as two [`lower`]s, see `vmath::erf::erfc_pair`), else
+/// two calls.
+pub fn lower_erfc_pair(b: &mut FunctionBuilder<'_>, refs: &MathRefs, x: Value) -> (Value, Value) {
+    let ty = b.func.dfg.value_type(x);
+    if !(refs.inline && (ty == types::F64X2 || ty == types::F64)) {
+        let nx = b.ins().fneg(x);
+        let r = lower(b, refs, MathFn::Erfc, &[x]);
+        return (r, lower(b, refs, MathFn::Erfc, &[nx]));
+    }
+    if ty == types::F64 {
+        let xs = b.ins().splat(types::F64X2, x);
+        let (r, nr) = vmath::emit_erfc_pair(b, refs, xs);
+        return (b.ins().extractlane(r, 0), b.ins().extractlane(nr, 0));
+    }
+    vmath::emit_erfc_pair(b, refs, x)
+}
+
 /// Lanes 2 and 3 of an F32X4 moved to lanes 0 and 1.
 fn high_half(b: &mut FunctionBuilder<'_>, v: Value) -> Value {
     let cast = cast();

@@ -41,7 +41,8 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
 
 /// Reduced rows a kept sum adds together before they meet the output (see
 /// [`Skeleton::grouped_segments`]): a power of two. 8 measured best for column sums of 1e6 f64 (4:
-/// 0.114, 8: 0.104 ns/elem, against 0.159 row by row; BENCHMARKS.md, issue 14 items 2 and 7).
+/// 0.114, 8: 0.104 ns/elem, against 0.159 row by row, with groups of adjacent rows; BENCHMARKS.md,
+/// issue 14 items 2 and 7).
 const ROW_GROUP: i64 = 8;
 
 struct Skeleton<'f, 'k> {
@@ -541,12 +542,20 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 /// here adds [`ROW_GROUP`] rows first, `out += ((x[r] + x[r+1]) + (x[r+2] + x[r+3])) + ((x[r+4] +
 /// ...))`, a balanced tree ([`Gen::acc_update_rows`]): one read-modify-write of the output per group.
 ///
-/// The groups are fixed by each segment's absolute index along the last segment axis (in a kept
-/// reduction always a reduced one, of c-stride 1 among the segments): a group starts where that index
-/// is a multiple of [`ROW_GROUP`] and holds the next [`ROW_GROUP`] rows of the axis; the rows left
-/// over (the end of the axis, or of a unit's range of segments) are added one at a time. So how
-/// every output is associated depends on the shape alone, never on how a run is cut into units
-/// (threads): a kept reduction's units are ranges of outputs that each run every segment.
+/// The rows of a group are a band apart: in a block of `dim` rows (the last segment axis, in a kept
+/// reduction always a reduced one, of c-stride 1 among the segments), `band = dim / ROW_GROUP`, and
+/// row `i < band` heads the group of rows `i, i + band, ..., i + (ROW_GROUP - 1) * band`; the groups
+/// run in order of `i`, then the last `dim % ROW_GROUP` rows are added one at a time. So each of the
+/// group's [`ROW_GROUP`] row pointers walks its band of rows as one long sequential stream, which the
+/// hardware prefetchers follow. Groups of adjacent rows (`x[r..r + 8]`, as before) made every pointer
+/// a stream of one 8000-byte row, restarted at every group: column sums of 1e7 f64 (80 MB) ran at
+/// 0.36-0.40 ns/elem against 0.28 for row sums; in bands they run at 0.28 (BENCHMARKS.md, issue 14,
+/// "Column sums in bands").
+///
+/// The bands are fixed by the shape alone: a block is banded when the unit runs it whole (a kept
+/// reduction's units are ranges of outputs that each run every segment, so always), else its rows
+/// are added one at a time. So how every output is associated never depends on how a run is cut
+/// into units (threads).
 impl Skeleton<'_, '_> {
     /// Whether this kernel adds rows in groups: a kept sum whose plan rows each hold whole segments
     /// (so a segment's points are one run of every row pointer) and whose row pointers live in
@@ -558,8 +567,11 @@ impl Skeleton<'_, '_> {
             && self.f.row_slot.is_none()
     }
 
-    /// `for s in seg_begin..seg_end`, a group of [`ROW_GROUP`] segments at once where one starts at
-    /// `s` (see the impl's doc), else the one segment; then the function's return.
+    /// `for s in seg_begin..seg_end`: in a block of `dim` rows (the last segment axis) that the unit
+    /// runs whole, the first `band = dim / ROW_GROUP` rows each head a group (rows `i, i + band, ...,
+    /// i + (ROW_GROUP - 1) * band`), the rows the groups took are skipped, and the last `dim %
+    /// ROW_GROUP` rows are added one by one; any other segment is added alone. Then the function's
+    /// return.
     fn grouped_segments(&self, g: &mut Gen<'_, '_>) {
         let f = self.f;
         let ge = IntCC::SignedGreaterThanOrEqual;
@@ -571,31 +583,38 @@ impl Skeleton<'_, '_> {
         let single = g.b.create_block();
         let next = g.b.create_block();
         let exit = g.b.create_block();
+        let [dim, ..] = self.seg[self.st.seg_axes - 1];
+        let band = g.b.ins().ushr_imm_u(dim, i64::from(ROW_GROUP.trailing_zeros()));
         let none = g.b.ins().icmp(ge, f.seg_begin, f.seg_end);
         g.b.ins().brif(none, exit, &[], head, &[]);
 
         g.b.switch_to_block(head);
         let s = g.b.use_var(s_var);
-        let [dim, ..] = self.seg[self.st.seg_axes - 1];
         // the row's index along the last segment axis (s itself when that is the only one)
         let i = if self.st.seg_axes == 1 {
             s
         } else {
             g.b.ins().urem(s, dim)
         };
-        let rem = g.b.ins().band_imm_s(i, ROW_GROUP - 1);
-        let aligned = g.b.ins().icmp_imm_s(IntCC::Equal, rem, 0);
-        let i_end = g.b.ins().iadd_imm_s(i, ROW_GROUP);
-        let in_axis = g.b.ins().icmp(le, i_end, dim);
-        let s_end = g.b.ins().iadd_imm_s(s, ROW_GROUP);
-        let in_unit = g.b.ins().icmp(le, s_end, f.seg_end);
-        let ok = g.b.ins().band(aligned, in_axis);
-        let ok = g.b.ins().band(ok, in_unit);
+        let block = g.b.ins().isub(s, i);
+        let block_end = g.b.ins().iadd(block, dim);
+        let whole = g.b.ins().icmp(ge, block, f.seg_begin);
+        let whole_end = g.b.ins().icmp(le, block_end, f.seg_end);
+        let heads = g.b.ins().icmp(IntCC::SignedLessThan, i, band);
+        let ok = g.b.ins().band(whole, whole_end);
+        let ok = g.b.ins().band(ok, heads);
         g.b.ins().brif(ok, grouped, &[], single, &[]);
 
         g.b.switch_to_block(grouped);
-        self.group(g, s);
-        g.b.def_var(s_var, s_end);
+        self.group(g, s, band);
+        // after the last head, past the rows its groups took
+        let s_next = g.b.ins().iadd_imm_s(s, 1);
+        let i_next = g.b.ins().iadd_imm_s(i, 1);
+        let last = g.b.ins().icmp(IntCC::Equal, i_next, band);
+        let taken = g.b.ins().imul_imm_s(band, ROW_GROUP - 1);
+        let past = g.b.ins().iadd(s_next, taken);
+        let s_next = g.b.ins().select(last, past, s_next);
+        g.b.def_var(s_var, s_next);
         g.b.ins().jump(next, &[]);
 
         g.b.switch_to_block(single);
@@ -613,18 +632,21 @@ impl Skeleton<'_, '_> {
         g.b.ins().return_(&[]);
     }
 
-    /// Segments `s .. s + ROW_GROUP` (one output run: they differ only along a reduced axis) over
-    /// `[lo, hi)`, each row read from its segment's first point.
-    fn group(&self, g: &mut Gen<'_, '_>, s: Value) {
+    /// The group headed by segment `s`: segments `s, s + band, ..., s + (ROW_GROUP - 1) * band` (one
+    /// output run: they differ only along a reduced axis) over `[lo, hi)`, each row read from its
+    /// segment's first point.
+    fn group(&self, g: &mut Gen<'_, '_>, s: Value, band: Value) {
         let size = g.size;
         let s0 = g.b.ins().imul(s, self.seg_len);
         let (o_base, r_base) = self.locate(g, s, s0);
         let hi = g.b.ins().smin(self.f.hi, self.seg_len);
+        let band_len = g.b.ins().imul(band, self.seg_len);
         let rows: Vec<Row> = (0..ROW_GROUP)
             .map(|m| {
-                let step = g.b.ins().imul_imm_s(self.seg_len, m);
+                let step = g.b.ins().imul_imm_s(band_len, m);
                 let sm = g.b.ins().iadd(s0, step);
-                let sm_index = g.b.ins().iadd_imm_s(s, m);
+                let band_m = g.b.ins().imul_imm_s(band, m);
+                let sm_index = g.b.ins().iadd(s, band_m);
                 let row = self.row_of(g, sm_index, sm);
                 let rs = g.b.ins().imul(row, self.row_len);
                 let r = self.row_state(g, row, rs, sm, o_base, r_base, None);

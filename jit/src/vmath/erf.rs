@@ -131,7 +131,9 @@ const HUGE: f64 = 28.0;
 
 /// What both functions share, per lane: `x` clamped to [-28, 28], the masks of the two
 /// inner ranges, the selected ratio `y` (P/Q, P1/Q1, or R/S by range) and `erfc(|x|)` by the tail
-/// formula (meaningful for |x| >= 1.25).
+/// formula (meaningful for |x| >= 1.25). All but `x` depend on |x| alone, so `erfc(-x)` is `x`
+/// negated with the rest kept (see [`erfc_pair`]).
+#[derive(Clone, Copy)]
 struct Parts {
     x: Value,
     small: Value,
@@ -213,6 +215,18 @@ fn tail(v: &mut Vb<'_, '_>, ax: Value, z: Value, y: Value) -> Value {
     v.scale(m, k)
 }
 
+/// The small range's `(P(x²), Q(x²))` and their ratio `y`, and the mask of lanes outside that
+/// range (|x| >= 0.84375 or NaN), the same for `x` and `-x`.
+fn small_rational(v: &mut Vb<'_, '_>, x: Value) -> ((Value, Value), Value, Value) {
+    let ax = v.abs(x);
+    let z = v.mul(x, x);
+    let ps = v.poly(z, &PP);
+    let qs = v.poly(z, &QQ);
+    let y = v.div(ps, qs);
+    let out = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, SMALL);
+    ((ps, qs), y, out)
+}
+
 /// `f(x)` by the small range's formula `small` alone where every lane has |x| < 0.84375 (no exp,
 /// one rational), else by `general` for the whole vector: a branch taken only then. Arguments of
 /// erf and erfc cluster near 0 in many programs (Black-Scholes' normal CDF: 92% of its arguments in
@@ -223,14 +237,9 @@ fn small_or_general(
     small: fn(&mut Vb<'_, '_>, Value, Value) -> Value,
     general: fn(&mut Vb<'_, '_>, Value, (Value, Value)) -> Value,
 ) -> Value {
-    let ax = v.abs(x);
-    let z = v.mul(x, x);
-    let ps = v.poly(z, &PP);
-    let qs = v.poly(z, &QQ);
-    let y = v.div(ps, qs);
+    let (pq, y, out) = small_rational(v, x);
     let fast = small(v, x, y);
-    let out = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, ax, SMALL);
-    v.guard(out, fast, |v| general(v, x, (ps, qs)))
+    v.guard(out, fast, |v| general(v, x, pq))
 }
 
 pub(crate) fn erf(v: &mut Vb<'_, '_>, x: Value) -> Value {
@@ -239,6 +248,22 @@ pub(crate) fn erf(v: &mut Vb<'_, '_>, x: Value) -> Value {
 
 pub(crate) fn erfc(v: &mut Vb<'_, '_>, x: Value) -> Value {
     small_or_general(v, x, erfc_small, erfc_general)
+}
+
+/// `(erfc(x), erfc(-x))` for the price of about one: everything but the last steps depends on |x|
+/// alone (the ratios, the tail's exp, the range masks), and each result is assembled exactly as
+/// [`erfc`] assembles it, from the same values, so the two are bit for bit `erfc(x)` and
+/// `erfc(-x)` (the normal CDF's `N(d)` and `N(-d)`, both in Black-Scholes' call and put).
+pub(crate) fn erfc_pair(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
+    let (pq, y, out) = small_rational(v, x);
+    let nx = v.neg(x);
+    let fast = [erfc_small(v, x, y), erfc_small(v, nx, y)];
+    let r = v.guard_many(out, &fast, |v| {
+        let p = parts(v, x, pq);
+        let np = Parts { x: v.neg(p.x), ..p };
+        vec![erfc_of(v, &p), erfc_of(v, &np)]
+    });
+    (r[0], r[1])
 }
 
 /// erf for |x| < 0.84375 from `y = P(x²)/Q(x²)`: `x + x·y`, or `(8x + EFX8·x)/8` below 2^-28.
@@ -281,6 +306,11 @@ fn erf_general(v: &mut Vb<'_, '_>, x0: Value, small: (Value, Value)) -> Value {
 
 fn erfc_general(v: &mut Vb<'_, '_>, x0: Value, small: (Value, Value)) -> Value {
     let p = parts(v, x0, small);
+    erfc_of(v, &p)
+}
+
+/// erfc of `p.x` from its parts, lane by lane by range.
+fn erfc_of(v: &mut Vb<'_, '_>, p: &Parts) -> Value {
     let one = v.c(1.0);
     let neg = v.cmpc(FloatCC::LessThan, p.x, 0.0);
     let r_small = erfc_small(v, p.x, p.y);

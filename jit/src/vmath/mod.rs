@@ -93,6 +93,12 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
     }
 }
 
+/// `(erfc(x), erfc(-x))` on one F64X2 `x`, sharing the work of the two (see `erf::erfc_pair`).
+pub fn emit_erfc_pair(b: &mut FunctionBuilder<'_>, refs: &MathRefs, x: Value) -> (Value, Value) {
+    let mut v = Vb { b, refs, f32: false };
+    erf::erfc_pair(&mut v, x)
+}
+
 /// A small assembler for F64X2 / I64X2 arithmetic: constants, lane masks, selects, bit operations.
 pub(crate) struct Vb<'x, 'a> {
     pub b: &'x mut FunctionBuilder<'a>,
@@ -325,16 +331,35 @@ impl Vb<'_, '_> {
     /// to a cold block, so that a fast path may skip the work its rare lanes (special values, the
     /// edges of a range) need.
     pub fn guard(&mut self, mask: Value, fast: Value, slow: impl FnOnce(&mut Self) -> Value) -> Value {
+        self.guard_many(mask, &[fast], |v| vec![slow(v)])[0]
+    }
+
+    /// [`Vb::guard`] of several values: `fast`, or where any lane of `mask` is set, the values
+    /// `slow` computes (as many, of the same types).
+    pub fn guard_many(
+        &mut self,
+        mask: Value,
+        fast: &[Value],
+        slow: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
         let any = self.b.ins().vany_true(mask);
         let cold = self.b.create_block();
         let merge = self.b.create_block();
-        let ft = self.ft();
-        let out = self.b.append_block_param(merge, ft);
-        self.b.ins().brif(any, cold, &[], merge, &[BlockArg::Value(fast)]);
+        let out: Vec<Value> = fast
+            .iter()
+            .map(|&f| {
+                let ty = self.b.func.dfg.value_type(f);
+                self.b.append_block_param(merge, ty)
+            })
+            .collect();
+        let args: Vec<BlockArg> = fast.iter().map(|&f| BlockArg::Value(f)).collect();
+        self.b.ins().brif(any, cold, &[], merge, &args);
         self.b.set_cold_block(cold);
         self.b.switch_to_block(cold);
         let r = slow(self);
-        self.b.ins().jump(merge, &[BlockArg::Value(r)]);
+        debug_assert_eq!(r.len(), fast.len(), "a guard's two paths give as many values");
+        let args: Vec<BlockArg> = r.iter().map(|&v| BlockArg::Value(v)).collect();
+        self.b.ins().jump(merge, &args);
         self.b.switch_to_block(merge);
         out
     }
