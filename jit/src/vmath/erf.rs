@@ -239,7 +239,7 @@ fn small_or_general(
 ) -> Value {
     let (pq, y, out) = small_rational(v, x);
     let fast = small(v, x, y);
-    v.guard(out, fast, |v| general(v, x, pq))
+    v.guard_shared(out, fast, |v| general(v, x, pq))
 }
 
 pub(crate) fn erf(v: &mut Vb<'_, '_>, x: Value) -> Value {
@@ -258,7 +258,7 @@ pub(crate) fn erfc_pair(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
     let (pq, y, out) = small_rational(v, x);
     let nx = v.neg(x);
     let fast = [erfc_small(v, x, y), erfc_small(v, nx, y)];
-    let r = v.guard_many(out, &fast, |v| {
+    let r = v.guard_many_shared(out, &fast, |v| {
         let p = parts(v, x, pq);
         let np = Parts { x: v.neg(p.x), ..p };
         vec![erfc_of(v, &p), erfc_of(v, &np)]

@@ -88,7 +88,7 @@ fn fast_or_general(
     let small = v.cmpc(FloatCC::UnorderedOrLessThan, x, MIN_NORMAL);
     let inf = v.cmpc(FloatCC::Equal, x, f64::INFINITY);
     let edge = v.or(small, inf);
-    v.guard(edge, fast, |v| {
+    v.guard_shared(edge, fast, |v| {
         let (fr, k) = reduce(v, x);
         let y = f(v, x, fr, k);
         specials(v, x, y)

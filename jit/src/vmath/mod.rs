@@ -60,7 +60,12 @@ pub fn has_f32(f: MathFn) -> bool {
 
 /// Emits `f(args)` on F32X4 values (`has_f32(f)` must hold).
 pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
-    let mut v = Vb { b, refs, f32: true };
+    let mut v = Vb {
+        b,
+        refs,
+        f32: true,
+        cold: None,
+    };
     match f {
         MathFn::Exp => f32x4::exp(&mut v, args[0]),
         MathFn::Log => f32x4::log(&mut v, args[0]),
@@ -72,7 +77,12 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
 
 /// Emits `f(args)` on F64X2 values (`has_vector(f)` must hold).
 pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
-    let mut v = Vb { b, refs, f32: false };
+    let mut v = Vb {
+        b,
+        refs,
+        f32: false,
+        cold: None,
+    };
     let x = args[0];
     match f {
         MathFn::Exp => exp::exp(&mut v, x),
@@ -95,7 +105,12 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
 
 /// `(erfc(x), erfc(-x))` on one F64X2 `x`, sharing the work of the two (see `erf::erfc_pair`).
 pub fn emit_erfc_pair(b: &mut FunctionBuilder<'_>, refs: &MathRefs, x: Value) -> (Value, Value) {
-    let mut v = Vb { b, refs, f32: false };
+    let mut v = Vb {
+        b,
+        refs,
+        f32: false,
+        cold: None,
+    };
     erf::erfc_pair(&mut v, x)
 }
 
@@ -105,6 +120,9 @@ pub(crate) struct Vb<'x, 'a> {
     pub refs: &'x MathRefs,
     /// F32X4 / I32X4 rather than F64X2 / I64X2.
     pub f32: bool,
+    /// Inside a cold block ([`Vb::guard_many`]): a scalar zero (I64) the compiler cannot prove zero,
+    /// which the constants made here depend on (see [`Vb::c`]).
+    pub cold: Option<Value>,
 }
 
 impl Vb<'_, '_> {
@@ -117,8 +135,24 @@ impl Vb<'_, '_> {
         if self.f32 { types::I32X4 } else { types::I64X2 }
     }
     /// A splatted float constant (rounded to f32 on F32X4).
+    ///
+    /// A constant is a pure value with no arguments, which Cranelift hoists out of the loop (and
+    /// merges with an equal one elsewhere), so a cold block's constants would be live, and take
+    /// registers or spill slots, across the whole loop. Inside a cold block, the constant's bits are
+    /// therefore or-ed with [`Vb::cold`], a zero computed in that block from the branch condition:
+    /// the constant then stays in the block that uses it, costing a few instructions when taken.
     pub fn c(&mut self, x: f64) -> Value {
         let ft = self.ft();
+        if let Some(z) = self.cold {
+            let (it, ty, bits) = if self.f32 {
+                (types::I32, types::F32, (x as f32).to_bits() as i64)
+            } else {
+                (types::I64, types::F64, x.to_bits() as i64)
+            };
+            let s = self.cold_bits(it, z, bits);
+            let s = self.b.ins().bitcast(ty, cast(), s);
+            return self.b.ins().splat(ft, s);
+        }
         let s = if self.f32 {
             self.b.ins().f32const(x as f32)
         } else {
@@ -129,12 +163,32 @@ impl Vb<'_, '_> {
     /// A splatted integer constant (its low 32 bits on I32X4).
     pub fn ci(&mut self, x: i64) -> Value {
         let it = self.it();
+        if let Some(z) = self.cold {
+            let (st, bits) = if self.f32 {
+                (types::I32, x as i32 as u32 as i64)
+            } else {
+                (types::I64, x)
+            };
+            let s = self.cold_bits(st, z, bits);
+            return self.b.ins().splat(it, s);
+        }
         let s = if self.f32 {
             self.b.ins().iconst(types::I32, x as i32 as u32 as i64)
         } else {
             self.b.ins().iconst(types::I64, x)
         };
         self.b.ins().splat(it, s)
+    }
+    /// `bits` as a scalar of type `it` (I64 or I32) that depends on the cold block's zero `z`, so
+    /// that Cranelift neither hoists it out of the block nor merges it with the fast path's.
+    fn cold_bits(&mut self, it: types::Type, z: Value, bits: i64) -> Value {
+        let z = if it == types::I64 {
+            z
+        } else {
+            self.b.ins().ireduce(it, z)
+        };
+        let k = self.b.ins().iconst(it, bits);
+        self.b.ins().bor(k, z)
     }
     pub fn add(&mut self, a: Value, b: Value) -> Value {
         self.b.ins().fadd(a, b)
@@ -329,7 +383,8 @@ impl Vb<'_, '_> {
 
     /// `fast`, or where any lane of `mask` is set, the value `slow` computes for all lanes: a branch
     /// to a cold block, so that a fast path may skip the work its rare lanes (special values, the
-    /// edges of a range) need.
+    /// edges of a range) need. The cold block makes its own constants (see [`Vb::c`]), so that they
+    /// take no register or spill slot across the loop.
     pub fn guard(&mut self, mask: Value, fast: Value, slow: impl FnOnce(&mut Self) -> Value) -> Value {
         self.guard_many(mask, &[fast], |v| vec![slow(v)])[0]
     }
@@ -340,6 +395,37 @@ impl Vb<'_, '_> {
         &mut self,
         mask: Value,
         fast: &[Value],
+        slow: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        self.branch(mask, fast, true, slow)
+    }
+
+    /// [`Vb::guard`] whose slow path uses the constants of the fast path (hoisted and shared as
+    /// usual), for a path taken often (erf's ranges beyond the small one: most vectors of arguments
+    /// spread over [-3, 3]) or one that redoes the fast path's work with few constants of its own
+    /// (log's): made in the block, each constant costs a few instructions every time it is taken
+    /// (erf of such arguments measured 171 instructions per element that way, against 100), and
+    /// log's loop measured a quarter of an instruction per element more.
+    pub fn guard_shared(&mut self, mask: Value, fast: Value, slow: impl FnOnce(&mut Self) -> Value) -> Value {
+        self.branch(mask, &[fast], false, |v| vec![slow(v)])[0]
+    }
+
+    /// [`Vb::guard_many`] with the fast path's constants (see [`Vb::guard_shared`]).
+    pub fn guard_many_shared(
+        &mut self,
+        mask: Value,
+        fast: &[Value],
+        slow: impl FnOnce(&mut Self) -> Vec<Value>,
+    ) -> Vec<Value> {
+        self.branch(mask, fast, false, slow)
+    }
+
+    /// The branch of the guards: `own_constants` when the block is rare enough to make its own.
+    fn branch(
+        &mut self,
+        mask: Value,
+        fast: &[Value],
+        own_constants: bool,
         slow: impl FnOnce(&mut Self) -> Vec<Value>,
     ) -> Vec<Value> {
         let any = self.b.ins().vany_true(mask);
@@ -356,7 +442,15 @@ impl Vb<'_, '_> {
         self.b.ins().brif(any, cold, &[], merge, &args);
         self.b.set_cold_block(cold);
         self.b.switch_to_block(cold);
+        // `any` is 1 here (`vany_true` gives 0 or 1), so this is 0, which the compiler cannot see:
+        // the cold block's constants are made from it and stay in the block (see `Vb::c`)
+        let outer = self.cold;
+        if own_constants {
+            let any = self.b.ins().uextend(types::I64, any);
+            self.cold = Some(self.b.ins().ushr_imm_u(any, 1));
+        }
         let r = slow(self);
+        self.cold = outer;
         debug_assert_eq!(r.len(), fast.len(), "a guard's two paths give as many values");
         let args: Vec<BlockArg> = r.iter().map(|&v| BlockArg::Value(v)).collect();
         self.b.ins().jump(merge, &args);
