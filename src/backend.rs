@@ -216,6 +216,15 @@ impl Executable for Interpreter {
     }
 }
 
+/// A buffer of a whole input read from its first element with `strides`.
+fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
+    StridedInput {
+        data,
+        offset: 0,
+        strides,
+    }
+}
+
 /// A typed kernel (an integer or bool value, or a cast), evaluated by kiln-ir's typed interpreter
 /// whatever the backend: the JIT compiles float kernels only (integer code generation is to come).
 #[derive(Debug)]
@@ -241,31 +250,11 @@ impl Executable for TypedExecutable {
             .map(|b| {
                 let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
                 Ok(match &b.data {
-                    TypedData::Bool(d) => TypedInput::Bool(StridedInput {
-                        data: d,
-                        offset: 0,
-                        strides,
-                    }),
-                    TypedData::I32(d) => TypedInput::I32(StridedInput {
-                        data: d,
-                        offset: 0,
-                        strides,
-                    }),
-                    TypedData::I64(d) => TypedInput::I64(StridedInput {
-                        data: d,
-                        offset: 0,
-                        strides,
-                    }),
-                    TypedData::F32(d) => TypedInput::F32(StridedInput {
-                        data: d,
-                        offset: 0,
-                        strides,
-                    }),
-                    TypedData::F64(d) => TypedInput::F64(StridedInput {
-                        data: d,
-                        offset: 0,
-                        strides,
-                    }),
+                    TypedData::Bool(d) => TypedInput::Bool(whole(d, strides)),
+                    TypedData::I32(d) => TypedInput::I32(whole(d, strides)),
+                    TypedData::I64(d) => TypedInput::I64(whole(d, strides)),
+                    TypedData::F32(d) => TypedInput::F32(whole(d, strides)),
+                    TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
                 })
             })
             .collect::<Result<Vec<_>>>()?;
