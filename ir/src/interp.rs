@@ -197,6 +197,61 @@ pub(crate) fn float_values<T: Real>(v: Vec<T>) -> Values {
     }
 }
 
+/// The points of a reduction over `axes` of an iteration space: the output points (the kept axes,
+/// in C order) and each one's extent (the reduced axes, in C order).
+pub(crate) struct Extents {
+    kept: Vec<usize>,
+    axes: Vec<usize>,
+    rank: usize,
+    pub out_shape: Vec<usize>,
+    red_shape: Vec<usize>,
+    pub n_out: usize,
+    pub n_red: usize,
+}
+
+impl Extents {
+    pub(crate) fn new(shape: &[usize], axes: &[usize]) -> Result<Extents> {
+        let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
+        let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+        let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
+        Ok(Extents {
+            n_out: checked_size(&out_shape)?,
+            n_red: checked_size(&red_shape)?,
+            kept,
+            axes: axes.to_vec(),
+            rank: shape.len(),
+            out_shape,
+            red_shape,
+        })
+    }
+
+    /// Calls `each(o, values)` for every output `o` in order, `values` being what `at` gives at
+    /// the points of its extent, in order.
+    pub(crate) fn for_each<V>(
+        &self,
+        mut at: impl FnMut(&[usize]) -> V,
+        mut each: impl FnMut(usize, &mut dyn Iterator<Item = V>) -> Result<()>,
+    ) -> Result<()> {
+        let mut idx = vec![0; self.rank];
+        let (mut out_idx, mut red_idx) = (vec![0; self.kept.len()], vec![0; self.axes.len()]);
+        for o in 0..self.n_out {
+            unravel(o, &self.out_shape, &mut out_idx);
+            for (&a, &i) in self.kept.iter().zip(&out_idx) {
+                idx[a] = i;
+            }
+            let mut values = (0..self.n_red).map(|r| {
+                unravel(r, &self.red_shape, &mut red_idx);
+                for (&a, &i) in self.axes.iter().zip(&red_idx) {
+                    idx[a] = i;
+                }
+                at(&idx)
+            });
+            each(o, &mut values)?;
+        }
+        Ok(())
+    }
+}
+
 /// The value of one reduced extent.
 pub(crate) enum Folded<T> {
     Float(T),
@@ -212,38 +267,24 @@ fn reduce<T: Real>(
     out_type: OutputType,
     start: Start<'_>,
 ) -> Result<Tensor> {
-    let shape = &kernel.shape;
-    let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
-    let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
-    let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
-    let n_out = checked_size(&out_shape)?;
-    let n_red = checked_size(&red_shape)?;
+    let ext = Extents::new(&kernel.shape, axes)?;
+    let n_out = ext.n_out;
     start.check(op, n_out)?;
-    if n_red == 0 && n_out > 0 && !op.has_identity() && start == Start::Identity {
+    if ext.n_red == 0 && n_out > 0 && !op.has_identity() && start == Start::Identity {
         return Err(IrError::EmptyReduction { op: op.name() });
     }
-    let mut idx = vec![0; shape.len()];
-    let mut out_idx = vec![0; kept.len()];
-    let mut red_idx = vec![0; axes.len()];
     let mut folded = Vec::new();
     folded.try_reserve_exact(n_out).map_err(|_| IrError::Allocation {
         what: "the result".into(),
         elements: n_out,
     })?;
-    for o in 0..n_out {
-        unravel(o, &out_shape, &mut out_idx);
-        for (&a, &i) in kept.iter().zip(&out_idx) {
-            idx[a] = i;
-        }
-        let values = (0..n_red).map(|r| {
-            unravel(r, &red_shape, &mut red_idx);
-            for (&a, &i) in axes.iter().zip(&red_idx) {
-                idx[a] = i;
-            }
-            eval.at(&idx)
-        });
-        folded.push(fold(op, values, start.at(o)));
-    }
+    ext.for_each(
+        |idx| eval.at(idx),
+        |o, values| {
+            folded.push(fold(op, values, start.at(o)));
+            Ok(())
+        },
+    )?;
     let values = match out_type {
         OutputType::Float(_) => float_values(
             folded
@@ -276,7 +317,7 @@ fn reduce<T: Real>(
         ),
     };
     Ok(Tensor {
-        shape: out_shape,
+        shape: ext.out_shape,
         values,
     })
 }
@@ -289,34 +330,21 @@ fn compound<T: Real>(
     axes: &[usize],
     eval: &mut Evaluator<'_, '_, T>,
 ) -> Result<Tensor> {
-    let shape = &kernel.shape;
-    let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
-    let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
-    let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
-    let n_out = checked_size(&out_shape)?;
-    let n_red = checked_size(&red_shape)?;
-    if n_red == 0 && n_out > 0 && !op.has_identity() {
+    let ext = Extents::new(&kernel.shape, axes)?;
+    let n_out = ext.n_out;
+    if ext.n_red == 0 && n_out > 0 && !op.has_identity() {
         return Err(IrError::EmptyReduction { op: "max" });
     }
     let mut out = try_filled(n_out.saturating_mul(2), T::ZERO, "the result")?;
-    let (mut idx, mut out_idx, mut red_idx) =
-        (vec![0; shape.len()], vec![0; kept.len()], vec![0; axes.len()]);
-    for o in 0..n_out {
-        unravel(o, &out_shape, &mut out_idx);
-        for (&a, &i) in kept.iter().zip(&out_idx) {
-            idx[a] = i;
-        }
-        let values = (0..n_red).map(|r| {
-            unravel(r, &red_shape, &mut red_idx);
-            for (&a, &i) in axes.iter().zip(&red_idx) {
-                idx[a] = i;
-            }
-            eval.at(&idx)
-        });
-        let [a, b] = op.fold(values);
-        out[o] = a;
-        out[n_out + o] = b;
-    }
+    ext.for_each(
+        |idx| eval.at(idx),
+        |o, values| {
+            let [a, b] = op.fold(values);
+            out[o] = a;
+            out[n_out + o] = b;
+            Ok(())
+        },
+    )?;
     Ok(Tensor {
         shape: kernel.output_shape(),
         values: float_values(out),

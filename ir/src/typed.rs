@@ -32,7 +32,7 @@ use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
 use crate::int::Int;
-use crate::interp::{Folded, StridedInput, fold};
+use crate::interp::{Extents, Folded, StridedInput, fold};
 use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp, Start};
 use crate::op::{BinaryOp, UnaryOp};
 use crate::promote::{self, ElemType, Operand, PromoteError, PromoteOp};
@@ -853,40 +853,27 @@ fn reduce(
     eval: &mut Evaluator<'_, '_>,
     start: Start<'_>,
 ) -> Result<Tensor> {
-    let shape = &kernel.kernel.shape;
-    let kept: Vec<usize> = (0..shape.len()).filter(|a| !axes.contains(a)).collect();
-    let out_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
-    let red_shape: Vec<usize> = axes.iter().map(|&a| shape[a]).collect();
-    let n_out = checked_size(&out_shape)?;
-    let n_red = checked_size(&red_shape)?;
+    let ext = Extents::new(&kernel.kernel.shape, axes)?;
+    let n_out = ext.n_out;
     start.check(op, n_out)?;
-    if n_red == 0 && n_out > 0 && !op.has_identity() && start == Start::Identity {
+    if ext.n_red == 0 && n_out > 0 && !op.has_identity() && start == Start::Identity {
         return Err(IrError::EmptyReduction { op: op.name() });
     }
     let vt = kernel.value_type();
-    let mut idx = vec![0; shape.len()];
-    let (mut out_idx, mut red_idx) = (vec![0; kept.len()], vec![0; axes.len()]);
     let mut out = Vec::new();
     out.try_reserve_exact(n_out).map_err(|_| IrError::Allocation {
         what: "the result".into(),
         elements: n_out,
     })?;
-    for o in 0..n_out {
-        unravel(o, &out_shape, &mut out_idx);
-        for (&a, &i) in kept.iter().zip(&out_idx) {
-            idx[a] = i;
-        }
-        let values = (0..n_red).map(|r| {
-            unravel(r, &red_shape, &mut red_idx);
-            for (&a, &i) in axes.iter().zip(&red_idx) {
-                idx[a] = i;
-            }
-            eval.at(&idx)
-        });
-        out.push(fold_typed(op, vt, values, start.at(o))?);
-    }
+    ext.for_each(
+        |idx| eval.at(idx),
+        |o, values| {
+            out.push(fold_typed(op, vt, values, start.at(o))?);
+            Ok(())
+        },
+    )?;
     Ok(Tensor {
-        shape: out_shape,
+        shape: ext.out_shape,
         values: collect(out, kernel.output_type()),
     })
 }
