@@ -24,12 +24,12 @@ pub const PER_SITE: usize = 4;
 
 type Site = &'static Location<'static>;
 
-/// The expressions of several results built at one call site, and their runner.
-type ManyEntry = (Vec<Expr>, FusedRunner);
+/// The expressions built at one call site (one for `fuse`, several for `fuse_many`), and their runner.
+type Entry = (Vec<Expr>, FusedRunner);
 
 thread_local! {
-    static CACHE: RefCell<FxHashMap<Site, Vec<(Expr, FusedRunner)>>> = RefCell::default();
-    static MANY: RefCell<FxHashMap<Site, Vec<ManyEntry>>> = RefCell::default();
+    /// Per call site and kind (`true`: several results), the entries most recently used first.
+    static CACHE: RefCell<FxHashMap<(Site, bool), Vec<Entry>>> = RefCell::default();
     static STATS: Cell<Stats> = const { Cell::new(Stats { hits: 0, misses: 0 }) };
 }
 
@@ -60,38 +60,29 @@ fn count(hit: bool) {
 /// The runner of `expr` built at `site`: the cached one if `expr` equals one built there before,
 /// else a new one (remembered).
 pub(crate) fn runner(site: Site, expr: Expr) -> Result<FusedRunner> {
-    let hit = CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let entries = c.get_mut(&site)?;
-        let i = entries.iter().position(|(e, _)| same(e, &expr))?;
-        if i > 0 {
-            let e = entries.remove(i);
-            entries.insert(0, e);
-        }
-        Some(entries[0].1.clone())
-    });
-    count(hit.is_some());
-    if let Some(r) = hit {
-        return Ok(r);
-    }
-    let runner = FusedRunner::compile(&expr)?;
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let entries = c.entry(site).or_default();
-        entries.insert(0, (expr, runner.clone()));
-        entries.truncate(PER_SITE);
-    });
-    Ok(runner)
+    cached((site, false), std::slice::from_ref(&expr), |e| {
+        FusedRunner::compile(&e[0])
+    })
 }
 
 /// The runner of several results `exprs` built at `site` (`fuse_many`), cached as [`runner`] is.
 pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<FusedRunner> {
-    let hit = MANY.with(|c| {
+    cached((site, true), &exprs, FusedRunner::compile_many)
+}
+
+/// The runner of `exprs` at `key`: a cached one whose expressions equal these (moved to the front),
+/// else `build`'s, remembered in front of at most [`PER_SITE`] - 1 others.
+fn cached(
+    key: (Site, bool),
+    exprs: &[Expr],
+    build: impl FnOnce(&[Expr]) -> Result<FusedRunner>,
+) -> Result<FusedRunner> {
+    let hit = CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        let entries = c.get_mut(&site)?;
+        let entries = c.get_mut(&key)?;
         let i = entries
             .iter()
-            .position(|(es, _)| es.len() == exprs.len() && es.iter().zip(&exprs).all(|(a, b)| same(a, b)))?;
+            .position(|(es, _)| es.len() == exprs.len() && es.iter().zip(exprs).all(|(a, b)| same(a, b)))?;
         if i > 0 {
             let e = entries.remove(i);
             entries.insert(0, e);
@@ -102,11 +93,11 @@ pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<FusedRunner> {
     if let Some(r) = hit {
         return Ok(r);
     }
-    let runner = FusedRunner::compile_many(&exprs)?;
-    MANY.with(|c| {
+    let runner = build(exprs)?;
+    CACHE.with(|c| {
         let mut c = c.borrow_mut();
-        let entries = c.entry(site).or_default();
-        entries.insert(0, (exprs, runner.clone()));
+        let entries = c.entry(key).or_default();
+        entries.insert(0, (exprs.to_vec(), runner.clone()));
         entries.truncate(PER_SITE);
     });
     Ok(runner)

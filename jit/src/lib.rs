@@ -189,21 +189,7 @@ impl CompiledKernel {
         cfg: &RunConfig<'_>,
         ws: &mut Workspace,
     ) -> Result<Tensor> {
-        let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
-        let inputs = slice_refs(inputs);
-        let tensor = execute::execute(
-            &self.code,
-            &st,
-            &geo,
-            kernel,
-            plan,
-            &inputs,
-            None,
-            &mut [],
-            cfg,
-            ws,
-        )?;
-        Ok(tensor.expect("a run without a destination returns its tensor"))
+        self.run_with_extra(kernel, plan, inputs, &mut [], cfg, ws)
     }
 
     /// Runs a map or scan whose result is a float array straight into `out` (exactly `n` elements, C
@@ -407,21 +393,7 @@ impl BoundKernel {
         cfg: &RunConfig<'_>,
         ws: &mut Workspace,
     ) -> Result<Tensor> {
-        self.dtype_is::<T>()?;
-        let (k, p) = (&self.kernel, &self.plan);
-        let tensor = execute::execute(
-            &self.code.code,
-            &self.st,
-            &self.geo,
-            k,
-            p,
-            inputs,
-            None,
-            &mut [],
-            cfg,
-            ws,
-        )?;
-        Ok(tensor.expect("a run without a destination returns its tensor"))
+        self.run_with_extra(inputs, &mut [], cfg, ws)
     }
 
     /// [`CompiledKernel::run_into_many`] for the bound kernel and plan, cut into work units run by
