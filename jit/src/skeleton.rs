@@ -430,6 +430,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 
     /// The body's vector or scalar at row position `j + off` (`jb` the byte offset of `j`).
     fn value(&self, g: &mut Gen<'_, '_>, r: &Row, w: W, jb: Value, flat: Value, off: i64) -> Value {
+        self.values(g, r, w, jb, flat, off)[0]
+    }
+
+    /// Every output's vector or scalar at row position `j + off` (see [`Frame::outputs`]).
+    fn values(&self, g: &mut Gen<'_, '_>, r: &Row, w: W, jb: Value, flat: Value, off: i64) -> Vec<Value> {
         let row_index = |a: usize| r.row_index[a];
         let flat_off = if off == 0 {
             flat
@@ -437,7 +442,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             g.b.ins().iadd_imm_s(flat, off)
         };
         let size = g.size;
-        self.f.body(
+        self.f.outputs(
             g,
             w,
             &r.ptrs,
@@ -464,24 +469,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         p: i64,
         slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
     ) {
-        let row_index = |a: usize| r.row_index[a];
-        let flat_off = if off == 0 {
-            flat
-        } else {
-            g.b.ins().iadd_imm_s(flat, off)
-        };
+        let vs = self.values(g, r, w, jb, flat, off);
         let size = g.size;
-        let vs = self.f.outputs(
-            g,
-            w,
-            &r.ptrs,
-            r.many.as_ref(),
-            &r.splats,
-            &row_index,
-            jb,
-            off * size,
-            flat_off,
-        );
         let v = vs[0];
         match self.st.mode {
             Mode::Compound(_) => unreachable!("compound batches are folded in loop_"),
