@@ -185,16 +185,19 @@ fn a_failed_out_leaves_no_file_behind() {
     let out = dir().join("out.npy");
     let _ = std::fs::remove_file(&out);
     // a file-size limit of 100 blocks (51200 bytes), SIGXFSZ ignored: the write fails with EFBIG
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "trap '' XFSZ; ulimit -f 100; exec '{}' eval 'x*2' -i 'x={}' --out '{}'",
-            env!("CARGO_BIN_EXE_kiln"),
-            input.display(),
-            out.display()
-        ))
-        .output()
-        .unwrap();
+    let under_limit = || {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "trap '' XFSZ; ulimit -f 100; exec '{}' eval 'x*2' -i 'x={}' --out '{}'",
+                env!("CARGO_BIN_EXE_kiln"),
+                input.display(),
+                out.display()
+            ))
+            .output()
+            .unwrap()
+    };
+    let o = under_limit();
     fails_cleanly(&o, "out.npy");
     assert!(!out.exists(), "a truncated out.npy was left behind");
     let leftovers: Vec<_> = std::fs::read_dir(dir())
@@ -205,16 +208,7 @@ fn a_failed_out_leaves_no_file_behind() {
     assert!(leftovers.is_empty(), "temporaries left: {leftovers:?}");
     // an existing file is replaced only by a complete one
     std::fs::write(&out, b"previous").unwrap();
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "trap '' XFSZ; ulimit -f 100; exec '{}' eval 'x*2' -i 'x={}' --out '{}'",
-            env!("CARGO_BIN_EXE_kiln"),
-            input.display(),
-            out.display()
-        ))
-        .output()
-        .unwrap();
+    let o = under_limit();
     fails_cleanly(&o, "out.npy");
     assert_eq!(std::fs::read(&out).unwrap(), b"previous");
     // and a successful write replaces it
