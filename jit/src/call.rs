@@ -37,13 +37,16 @@
 //!   output of a point (so loads every input of it) before it stores any output of that point
 //!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
 //!   whichever output reads it;
-//! - `zeroed_output` only advises the kernel (madvise) about memory it owns.
+//! - `zeroed_output` only advises the kernel (madvise) about memory it owns;
+//! - the wide routines (`run_wide`) are `#[target_feature]` functions, called only after the host is
+//!   checked for their features; compiled code calls `wide_block` only on its own stack slot.
 #![allow(unsafe_code)]
 
 use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
+use crate::wide::{Level, Routine, WideElem};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::sync::Mutex;
@@ -286,4 +289,46 @@ pub(crate) fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
         }
     }
     Ok(v)
+}
+
+/// Runs the wide routine `r` at `level` over `xs` in place: an error if the host lacks `level`.
+pub(crate) fn run_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result<()> {
+    if !level.on_host() {
+        return Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )));
+    }
+    let routine = T::routine(r, level);
+    // SAFETY: `routine` is one of wide.rs's `#[target_feature]` functions compiled for `level`
+    // (`WideElem::routine` maps each level to its own), and the host has every feature of `level`
+    // (checked above); apart from those features they are safe functions of a slice.
+    unsafe { routine(xs) };
+    Ok(())
+}
+
+/// The function compiled code calls on a block (see block.rs): `r` of the `n` elements at `p`, in
+/// place, at [`crate::wide::level`].
+extern "C" fn wide_block<T: WideElem, const LOG: bool>(p: *mut T, n: i64) {
+    let r = if LOG { Routine::Log } else { Routine::Exp };
+    // SAFETY: this function's address is given to compiled code only by `wide_block_address`, whose
+    // symbol block.rs calls with `p` the address of the kernel's own stack slot of `block::BLOCK`
+    // elements of `T` (aligned to 64 bytes, written by the same iteration before the call) and
+    // `0 <= n <= block::BLOCK`; nothing else reads or writes the slot during the call.
+    let xs = unsafe { std::slice::from_raw_parts_mut(p, n as usize) };
+    // registered only where `level()` is some, which implies the host has it: `run_wide` cannot
+    // fail (and a panic may not unwind out of an `extern "C"` function)
+    if let Some(level) = crate::wide::level() {
+        let _ = run_wide(r, level, xs);
+    }
+}
+
+/// The address of the function compiled code calls for `r` on `dtype`'s blocks.
+pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8 {
+    use kiln_ir::DType;
+    match (r, dtype) {
+        (Routine::Exp, DType::F64) => wide_block::<f64, false> as *const u8,
+        (Routine::Log, DType::F64) => wide_block::<f64, true> as *const u8,
+        (Routine::Exp, DType::F32) => wide_block::<f32, false> as *const u8,
+        (Routine::Log, DType::F32) => wide_block::<f32, true> as *const u8,
+    }
 }

@@ -160,12 +160,15 @@ fn signature<M: Module>(module: &M) -> Signature {
 fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Result<()> {
     let st = &key.structure;
     let order = key.arena.reachable_all(&key.roots());
+    let inline = math::inline_vector_math(&key.arena, &order);
+    let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline);
     let math = MathRefs::import(
         module,
         func,
         st.dtype,
         &MathFn::used_by(&key.arena, &order),
-        math::inline_vector_math(&key.arena, &order),
+        inline,
+        &wide,
     )?;
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();

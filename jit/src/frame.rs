@@ -159,14 +159,29 @@ impl<'k> Frame<'k> {
         off_bytes: i64,
         flat: Value,
     ) -> Value {
-        self.outputs(g, w, ptrs, many, splats, row_index, jb, off_bytes, flat)[0]
+        let roots = self.key.roots();
+        self.values_of(
+            g,
+            w,
+            ptrs,
+            many,
+            splats,
+            row_index,
+            jb,
+            off_bytes,
+            flat,
+            &[],
+            &roots[..1],
+        )[0]
     }
 
-    /// Every output's value (`body`, then `extra`) at the point(s) of [`Frame::body`]: the nodes of
-    /// all outputs emitted once, in one order, so every shared subexpression is computed once and
-    /// every input of the point(s) is loaded before any output is stored (see call.rs).
+    /// The values of `roots` (nodes of the body) at the point(s) of [`Frame::body`], the nodes in
+    /// `staged` read at their pointers (plus `jb + off_bytes`) instead of computed: the nodes they
+    /// reach emitted once, in one order, so every shared subexpression is computed once and every
+    /// input of the point(s) is loaded before any output is stored (see call.rs). Given every
+    /// output's root (`body`, then `extra`: [`KernelKey::roots`]), every output's value.
     #[allow(clippy::too_many_arguments)]
-    pub fn outputs(
+    pub fn values_of(
         &self,
         g: &mut Gen<'_, '_>,
         w: W,
@@ -177,6 +192,8 @@ impl<'k> Frame<'k> {
         jb: Value,
         off_bytes: i64,
         flat: Value,
+        staged: &[(NodeId, Value)],
+        roots: &[NodeId],
     ) -> Vec<Value> {
         let literals = |id: NodeId| self.literals[id.index()].expect("literal hoisted");
         let leaves = Leaves {
@@ -186,23 +203,45 @@ impl<'k> Frame<'k> {
             literals: &literals,
             row_index,
             axis_params: &self.axis,
+            staged,
         };
         let mut scratch = vec![None; self.key.arena.len()];
+        let order = self.order_of(roots, staged);
         emit_body(
             g,
             w,
             &self.key.arena,
-            &self.order,
+            &order,
             &leaves,
             jb,
             off_bytes,
             flat,
             &mut scratch,
         );
-        std::iter::once(self.key.body)
-            .chain(self.key.extra.iter().copied())
-            .map(|r| scratch[r.index()].expect("every output emitted"))
+        roots
+            .iter()
+            .map(|r| scratch[r.index()].expect("every root emitted"))
             .collect()
+    }
+
+    /// The nodes of [`Frame::order`] that `roots` reach without passing through a node of `staged`
+    /// (which are leaves here), in that order.
+    fn order_of(&self, roots: &[NodeId], staged: &[(NodeId, Value)]) -> Vec<NodeId> {
+        if staged.is_empty() && roots == self.key.roots() {
+            return self.order.clone();
+        }
+        let mut live = vec![false; self.key.arena.len()];
+        for r in roots {
+            live[r.index()] = true;
+        }
+        for &id in self.order.iter().rev() {
+            if live[id.index()] && !staged.iter().any(|s| s.0 == id) {
+                for op in self.key.arena.node(id).operands() {
+                    live[op.index()] = true;
+                }
+            }
+        }
+        self.order.iter().copied().filter(|id| live[id.index()]).collect()
     }
 
     /// `for s in seg_begin..seg_end { f(s) }`, then the function's return.

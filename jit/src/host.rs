@@ -4,6 +4,7 @@
 //! ([`MathRefs`]). Which functions are called rather than computed inline is the policy of
 //! [`crate::math`].
 
+use crate::wide::Routine;
 use cranelift_codegen::ir::{AbiParam, FuncRef, Signature, Type, types};
 use cranelift_jit::JITBuilder;
 use cranelift_module::{Linkage, Module};
@@ -114,11 +115,20 @@ impl MathFn {
     }
 }
 
-/// Registers every host math symbol with a JIT module under construction.
+/// Registers every host math symbol with a JIT module under construction, and the wide routines'
+/// block functions where the host has a wide level.
 pub fn register_symbols(builder: &mut JITBuilder) {
     for dtype in [DType::F64, DType::F32] {
         for &f in MathFn::ALL {
             builder.symbol(f.symbol(dtype), f.address(dtype));
+        }
+        if crate::wide::level().is_some() {
+            for r in [Routine::Exp, Routine::Log] {
+                builder.symbol(
+                    crate::wide::symbol(r, dtype),
+                    crate::call::wide_block_address(r, dtype),
+                );
+            }
         }
     }
 }
@@ -127,19 +137,22 @@ pub fn register_symbols(builder: &mut JITBuilder) {
 /// inline or per-lane libm calls.
 pub struct MathRefs {
     refs: HashMap<(MathFn, DType), FuncRef>,
+    /// The wide routines' block functions the kernel calls, `fn(ptr, n)` (see `skeleton/block.rs`).
+    wide: HashMap<Routine, FuncRef>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
     pub inline: bool,
 }
 
 impl MathRefs {
     /// Declares in `module` and imports into `func` every function in `used`, for `dtype` and (for the
-    /// slow paths of the vector code) f64.
+    /// slow paths of the vector code) f64, and the block function of every routine in `wide`.
     pub fn import<M: Module>(
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
         dtype: DType,
         used: &[MathFn],
         inline: bool,
+        wide: &[Routine],
     ) -> crate::Result<MathRefs> {
         let mut refs = HashMap::new();
         for &f in used {
@@ -157,7 +170,24 @@ impl MathRefs {
                 refs.insert((f, dt), module.declare_func_in_func(id, func));
             }
         }
-        Ok(MathRefs { refs, inline })
+        let mut wide_refs = HashMap::new();
+        for &r in wide {
+            let mut sig = Signature::new(module.isa().default_call_conv());
+            sig.params.push(AbiParam::new(types::I64));
+            sig.params.push(AbiParam::new(types::I64));
+            let id = module.declare_function(&crate::wide::symbol(r, dtype), Linkage::Import, &sig)?;
+            wide_refs.insert(r, module.declare_func_in_func(id, func));
+        }
+        Ok(MathRefs {
+            refs,
+            wide: wide_refs,
+            inline,
+        })
+    }
+
+    /// The block function of the wide routine `r`, if the kernel imported it.
+    pub fn wide(&self, r: Routine) -> Option<FuncRef> {
+        self.wide.get(&r).copied()
     }
 
     /// The host function `f` for `dtype` (imported by [`MathRefs::import`]).

@@ -12,7 +12,8 @@
 //! kernel's function shares: entry loads, hoisted leaves, the bottom-tested loop), `skeleton` (the
 //! loops of maps and reductions), `scan` (the loops of scans), `lower` (opcodes), `math` (how each
 //! transcendental is lowered), `vmath` (vector polynomials for exp, log, sin, cos, tan, pow, ...),
-//! `reduce` (accumulators); and to run them: `run` (the safe run API), `check` (input checks), `plan`
+//! `reduce` (accumulators), `wide` (exp and log at the host's full vector width, compiled by rustc,
+//! which `skeleton/block.rs` calls on blocks of a row); and to run them: `run` (the safe run API), `check` (input checks), `plan`
 //! (the cut into work units), `output` (buffers and result types), `execute` (one run), `call` (the
 //! only unsafe code).
 //!
@@ -93,6 +94,7 @@ mod schedule;
 mod serial;
 mod skeleton;
 mod vmath;
+pub mod wide;
 
 pub use cache::{CacheStats, KernelCache, global};
 pub use call::live_modules;

@@ -373,6 +373,7 @@ pub fn fconst(b: &mut FunctionBuilder<'_>, dtype: DType, x: f64) -> Value {
 /// offset, a per-row input's from a stack slot written once per row. No load is a candidate for
 /// hoisting or forwarding out of the loop (none is `readonly`, and nothing loaded the same address
 /// before it), so no pointer lives across the inner loop.
+#[derive(Clone)]
 pub struct ManyInputs {
     /// The `ins` argument: the array of input pointers.
     pub ins: Value,
@@ -422,6 +423,9 @@ pub struct Leaves<'v> {
     /// `(dim, c-stride)` of each axis the body's `Index` nodes read (loaded once), for `Index` on
     /// inner axes.
     pub axis_params: &'v [Option<(Value, Value)>],
+    /// Nodes computed beforehand for the block (see `skeleton/block.rs`), each read at its pointer
+    /// plus the point's byte offset like a contiguous input.
+    pub staged: &'v [(NodeId, Value)],
 }
 
 /// Emits the body at width `w` for the point(s) starting at flat position `flat` (i64) whose byte
@@ -460,6 +464,11 @@ pub fn emit_body(
             let (r, nr) = math::lower_erfc_pair(g.b, &g.math, a);
             scratch[first.index()] = Some(r);
             scratch[second.index()] = Some(nr);
+            continue;
+        }
+        if let Some(&(_, ptr)) = leaves.staged.iter().find(|s| s.0 == id) {
+            let addr = g.b.ins().iadd(ptr, jb);
+            scratch[id.index()] = Some(g.load(w, addr, off_bytes));
             continue;
         }
         let val = match *arena.node(id) {

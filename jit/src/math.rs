@@ -59,6 +59,30 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
         <= MAX_INLINE_MATH
 }
 
+/// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp and log
+/// nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
+/// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
+/// reductions and scans keep the inline path); none otherwise.
+pub fn wide_routines(
+    arena: &kiln_ir::ExprArena,
+    order: &[kiln_ir::NodeId],
+    mode: crate::layout::Mode,
+    schedule: crate::Schedule,
+    inline: bool,
+) -> Vec<crate::wide::Routine> {
+    use crate::layout::Mode;
+    if !(inline && schedule.wide && matches!(mode, Mode::Map | Mode::Trailing(_))) {
+        return Vec::new();
+    }
+    let mut rs = Vec::new();
+    for &id in order {
+        if let kiln_ir::Node::Unary(op, _) = *arena.node(id) {
+            rs.extend(crate::wide::Routine::of_unary(op).filter(|r| !rs.contains(r)));
+        }
+    }
+    rs
+}
+
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).
 pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
     let ty = b.func.dfg.value_type(args[0]);

@@ -4,7 +4,9 @@
 //! vectors Cranelift 0.135 lowers on x86-64). `unroll` is how many independent vectors one iteration of
 //! the hot loop handles; `accumulators` is how many independent vector accumulators a reduction keeps
 //! (a reduction's hot loop handles `max(unroll, accumulators)` vectors per iteration, vector `p` going
-//! to accumulator `p % accumulators`). The schedule is part of the kernel cache key.
+//! to accumulator `p % accumulators`). `wide` asks for exp and log at the host's full vector width
+//! on blocks (see `wide` and `skeleton/block.rs`), where the host has it. The schedule is part of the
+//! kernel cache key.
 
 use kiln_ir::{DType, KernelIR, KernelKind};
 
@@ -25,6 +27,9 @@ pub struct Schedule {
     pub unroll: u8,
     /// Independent vector accumulators of a reduction (at least 1).
     pub accumulators: u8,
+    /// exp and log by the wide routines on blocks, where the host has a wide level (else, and after
+    /// [`Schedule::normalised`] on such a host, false): the same bits as the inline path.
+    pub wide: bool,
 }
 
 impl Schedule {
@@ -34,16 +39,24 @@ impl Schedule {
             lanes: 1,
             unroll: 1,
             accumulators: 1,
+            wide: false,
         }
     }
 
-    /// Vector code for `dtype` with `unroll` vectors per iteration and `accumulators` accumulators.
+    /// Vector code for `dtype` with `unroll` vectors per iteration and `accumulators` accumulators,
+    /// exp and log at full width where the host has it.
     pub fn simd(dtype: DType, unroll: u8, accumulators: u8) -> Schedule {
         Schedule {
             lanes: Self::vector_lanes(dtype),
             unroll,
             accumulators,
+            wide: true,
         }
+    }
+
+    /// This schedule with exp and log at full width (`true`, where the host has it) or inline.
+    pub fn with_wide(self, wide: bool) -> Schedule {
+        Schedule { wide, ..self }
     }
 
     /// The lanes of one 128-bit vector of `dtype`.
@@ -67,7 +80,8 @@ impl Schedule {
         }
     }
 
-    /// This schedule made valid for `dtype`: lanes either 1 or the vector width, counts at least 1.
+    /// This schedule made valid for `dtype`: lanes either 1 or the vector width, counts at least 1,
+    /// `wide` only where the host has a wide level ([`crate::wide::level`]).
     pub fn normalised(self, dtype: DType) -> Schedule {
         let lanes = if self.lanes <= 1 {
             1
@@ -78,6 +92,7 @@ impl Schedule {
             lanes,
             unroll: self.unroll.max(1),
             accumulators: self.accumulators.max(1),
+            wide: self.wide && crate::wide::level().is_some(),
         }
     }
 

@@ -29,6 +29,8 @@ use cranelift_codegen::ir::{InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::ReduceOp;
 
+mod block;
+
 /// Emits a map or reduction kernel into the frame's function (after the entry block's loads).
 pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     let sk = Skeleton::new(g, frame);
@@ -57,9 +59,14 @@ struct Skeleton<'f, 'k> {
     strides: Vec<Vec<Value>>,
     seg: Vec<[Value; 4]>,
     iota: Option<Value>,
+    /// Every output's root (`body`, then `extra`).
+    roots: Vec<kiln_ir::NodeId>,
+    /// The exp and log nodes run on blocks by the wide routines, with their stack slots (block.rs).
+    blocked: Vec<block::Staged>,
 }
 
 /// Per-row state of the inner loop.
+#[derive(Clone)]
 struct Row {
     rs: Value,
     ptrs: Vec<Option<Value>>,
@@ -76,6 +83,8 @@ struct Row {
     rpos: Option<Value>,
     /// The index vector of a kept arg reduction's segment (`r_base` per width).
     kept_ridx: Option<[Value; 2]>,
+    /// The nodes of the body computed beforehand for the current block, and where (see block.rs).
+    staged: Vec<(kiln_ir::NodeId, Value)>,
 }
 
 impl<'f, 'k> Skeleton<'f, 'k> {
@@ -125,6 +134,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             strides,
             seg,
             iota,
+            roots: f.key.roots(),
+            blocked: block::staged(g, f),
         }
     }
 
@@ -234,7 +245,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let hi = g.b.ins().isub(f1, rs);
         let jhi = g.b.ins().smin(hi, self.row_len);
         let r = self.row_state(g, row, rs, s0, o_base, r_base, kept_ridx);
-        self.inner(g, &r, jlo, jhi, slots.as_ref(), compound.as_ref());
+        if self.blocked.is_empty() || compound.is_some() {
+            self.inner(g, &r, jlo, jhi, slots.as_ref(), compound.as_ref());
+        } else {
+            self.blocks(g, &r, jlo, jhi, slots.as_ref());
+        }
         let row_next = g.b.ins().iadd_imm_s(row, 1);
         g.b.def_var(row_var, row_next);
         let rs_next = g.b.ins().iadd(rs, self.row_len);
@@ -363,6 +378,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             kept_row,
             rpos,
             kept_ridx,
+            staged: Vec::new(),
         }
     }
 
@@ -442,7 +458,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             g.b.ins().iadd_imm_s(flat, off)
         };
         let size = g.size;
-        self.f.outputs(
+        self.f.values_of(
             g,
             w,
             &r.ptrs,
@@ -452,6 +468,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             jb,
             off * size,
             flat_off,
+            &r.staged,
+            &self.roots,
         )
     }
 

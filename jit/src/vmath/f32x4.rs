@@ -32,7 +32,7 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 /// f32 exp (`exp.rs`'s algorithm): ln 2 in two floats (the float nearest ln 2, and the float nearest
 /// the rest); `Q` of degree 4, f32 coefficients; the general path from |x| >= 87, clamped to
 /// [-104, 89].
-const F32: ExpConsts = ExpConsts {
+pub(crate) const F32: ExpConsts = ExpConsts {
     log2e: 1.4426950216293335,
     ln2_hi: 0.6931471824645996,
     ln2_lo: -1.9046542121259336e-09,
@@ -51,10 +51,10 @@ pub(crate) fn exp(v: &mut Vb<'_, '_>, x: Value) -> Value {
     exp_with(v, &F32, x, None)
 }
 
-const LG: [f64; 4] = [0.66666662693, 0.40000972152, 0.28498786688, 0.24279078841];
-const FD_LN2_HI: f64 = 6.9313812256e-01;
-const FD_LN2_LO: f64 = 9.0580006145e-06;
-const MIN_NORMAL: f64 = 1.1754943508222875e-38;
+pub(crate) const LG: [f64; 4] = [0.66666662693, 0.40000972152, 0.28498786688, 0.24279078841];
+pub(crate) const FD_LN2_HI: f64 = 6.9313812256e-01;
+pub(crate) const FD_LN2_LO: f64 = 9.0580006145e-06;
+pub(crate) const MIN_NORMAL: f64 = 1.1754943508222875e-38;
 
 /// musl's `logf` for positive normal finite `x`.
 fn log_normal(v: &mut Vb<'_, '_>, x: Value, kadj: Option<Value>) -> Value {

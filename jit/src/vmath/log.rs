@@ -21,7 +21,7 @@ use super::Vb;
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
-const LG: [f64; 7] = [
+pub(crate) const LG: [f64; 7] = [
     6.666666666666735130e-01,
     3.999999999940941908e-01,
     2.857142874366239149e-01,
@@ -30,8 +30,8 @@ const LG: [f64; 7] = [
     1.531383769920937332e-01,
     1.479819860511658591e-01,
 ];
-const LN2_HI: f64 = 6.93147180369123816490e-01;
-const LN2_LO: f64 = 1.90821492927058770002e-10;
+pub(crate) const LN2_HI: f64 = 6.93147180369123816490e-01;
+pub(crate) const LN2_LO: f64 = 1.90821492927058770002e-10;
 const IVLN2HI: f64 = 1.44269504072144627571e+00;
 const IVLN2LO: f64 = 1.67517131648865118353e-10;
 const IVLN10HI: f64 = 4.34294481878168880939e-01;
@@ -39,7 +39,7 @@ const IVLN10LO: f64 = 2.50829467116452752298e-11;
 const LOG10_2HI: f64 = 3.01029995663611771306e-01;
 const LOG10_2LO: f64 = 3.69423907715893078616e-13;
 /// The smallest normal f64.
-const MIN_NORMAL: f64 = 2.2250738585072014e-308;
+pub(crate) const MIN_NORMAL: f64 = 2.2250738585072014e-308;
 
 /// `(f, k)`: `x = 2^k · (1 + f)` with `1 + f` in [sqrt(2)/2, sqrt(2)), for positive finite `x`
 /// (other lanes give garbage, replaced by the caller); subnormal `x` only if `subnormals`.

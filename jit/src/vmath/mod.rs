@@ -31,9 +31,9 @@
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
 mod erf;
-mod exp;
-mod f32x4;
-mod log;
+pub(crate) mod exp;
+pub(crate) mod f32x4;
+pub(crate) mod log;
 mod pow;
 mod tanh;
 mod trig;

@@ -1,0 +1,188 @@
+//! Rows in blocks: exp and log at the host's full vector width.
+//!
+//! A map or a reduction of rows (or of every axis) whose body holds exp or log nodes, where the
+//! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
+//! of at least [`MIN_ROW`] points in blocks of [`BLOCK`] points:
+//!
+//! ```text
+//! for each block [b, e) of the row:
+//!     for each exp or log node, in the body's order (an operand's node first):
+//!         for j in b..e: slot[j - b] = the node's argument at j   (vectors, then scalars; the
+//!                                                                 nodes done before read from
+//!                                                                 their slots)
+//!         wide routine(slot, e - b)                               // in place, 8 f64 lanes per
+//!                                                                 // instruction on AVX-512
+//!     the row's usual loops over [b, e), each such node read from its slot instead of computed
+//! ```
+//!
+//! The rest of the body is computed again in the last phase from the inputs (the block has just
+//! been read, so they are in L1) rather than kept in further slots. A slot is a stack slot of
+//! [`BLOCK`] elements: the block, in L1, is the one place where kiln writes values between two
+//! phases of a kernel, never an array of the iteration's size. The wide routines give the inline
+//! vector math's bits (`wide`), so a point's value does not depend on which route its row took, nor
+//! on where a block ends; a reduction folds the block's values in the row's own order (a block is
+//! a whole number of the hot loop's iterations), so its sums are those of the unblocked loop.
+//! Shorter rows take the inline path.
+
+use super::{Row, Skeleton};
+use crate::frame::{Frame, counted_loop};
+use crate::lower::{Gen, W};
+use crate::wide::Routine;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{FuncRef, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
+use cranelift_frontend::Variable;
+use kiln_ir::{Node, NodeId};
+
+/// Points per block: 256 f64 are 2 KiB per slot.
+pub(crate) const BLOCK: i64 = 256;
+
+/// Rows shorter than this take the inline path (a call per block costs more than it saves there).
+const MIN_ROW: i64 = 16;
+
+/// An exp or log node run on blocks: the node, its operand, the block function, the slot.
+pub(super) struct Staged {
+    node: NodeId,
+    arg: NodeId,
+    call: FuncRef,
+    slot: StackSlot,
+}
+
+/// The body's exp and log nodes whose routines the kernel imported (`math::wide_routines`), each
+/// with a stack slot of [`BLOCK`] elements.
+pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
+    let mut out = Vec::new();
+    for &id in &f.order {
+        let Node::Unary(op, arg) = *f.key.arena.node(id) else {
+            continue;
+        };
+        let Some(call) = Routine::of_unary(op).and_then(|r| g.math.wide(r)) else {
+            continue;
+        };
+        let bytes = (BLOCK * g.size) as u32;
+        let slot =
+            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6));
+        out.push(Staged {
+            node: id,
+            arg,
+            call,
+            slot,
+        });
+    }
+    out
+}
+
+impl Skeleton<'_, '_> {
+    /// The inner loops of one row over `[jlo, jhi)`: in blocks where the row has at least
+    /// [`MIN_ROW`] points, else inline.
+    pub(super) fn blocks(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        jlo: Value,
+        jhi: Value,
+        slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+    ) {
+        let blocked = g.b.create_block();
+        let short = g.b.create_block();
+        let done = g.b.create_block();
+        let len = g.b.ins().isub(jhi, jlo);
+        let small = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, len, MIN_ROW);
+        g.b.ins().brif(small, short, &[], blocked, &[]);
+
+        g.b.switch_to_block(short);
+        self.inner(g, r, jlo, jhi, slots, None);
+        g.b.ins().jump(done, &[]);
+
+        g.b.switch_to_block(blocked);
+        // do { e = min(b + BLOCK, jhi); phases; b = e } while b < jhi (at least MIN_ROW points)
+        let b_var = g.b.declare_var(types::I64);
+        g.b.def_var(b_var, jlo);
+        let body = g.b.create_block();
+        g.b.ins().jump(body, &[]);
+        g.b.switch_to_block(body);
+        let b = g.b.use_var(b_var);
+        let e = g.b.ins().iadd_imm_s(b, self.block_len());
+        let e = g.b.ins().smin(e, jhi);
+        let count = g.b.ins().isub(e, b);
+        // a slot's pointer for the block: the point at row position j is at `ptr + j * size`
+        let b_bytes = g.b.ins().imul_imm_s(b, g.size);
+        let mut row = r.clone();
+        for st in &self.blocked {
+            let slot = g.b.ins().stack_addr(types::I64, st.slot, 0);
+            let ptr = g.b.ins().isub(slot, b_bytes);
+            self.phase(g, &row, b, e, st.arg, ptr);
+            g.b.ins().call(st.call, &[slot, count]);
+            row.staged.push((st.node, ptr));
+        }
+        self.inner(g, &row, b, e, slots, None);
+        g.b.def_var(b_var, e);
+        let more = g.b.ins().icmp(IntCC::SignedLessThan, e, jhi);
+        g.b.ins().brif(more, body, &[], done, &[]);
+
+        g.b.switch_to_block(done);
+    }
+
+    /// Points per block: [`BLOCK`] rounded down to a whole number of the hot loop's iterations, so
+    /// that a reduction folds every point into the accumulator the unblocked loop would.
+    fn block_len(&self) -> i64 {
+        let sched = self.f.key.schedule;
+        let per_iter = match self.st.mode {
+            crate::layout::Mode::Map => sched.unroll,
+            _ => sched.unroll.max(sched.accumulators),
+        };
+        let step = if self.f.vector {
+            i64::from(per_iter) * self.f.lanes
+        } else {
+            1
+        };
+        BLOCK - BLOCK % step
+    }
+
+    /// `ptr[j] = arg(j)` for `j` in `[b, e)`: the schedule's unroll of vectors per iteration, one
+    /// vector, then scalars.
+    fn phase(&self, g: &mut Gen<'_, '_>, r: &Row, b: Value, e: Value, arg: NodeId, ptr: Value) {
+        let j_var = g.b.declare_var(types::I64);
+        g.b.def_var(j_var, b);
+        let unroll = i64::from(self.f.key.schedule.unroll);
+        let mut loops = Vec::new();
+        if self.f.vector {
+            loops.push((W::Vector, unroll));
+            if unroll > 1 {
+                loops.push((W::Vector, 1));
+            }
+        }
+        loops.push((W::Scalar, 1));
+        for (w, count) in loops {
+            let width = if w == W::Vector { self.f.lanes } else { 1 };
+            counted_loop(g, j_var, e, count * width, |g, j| {
+                let jb = g.b.ins().imul_imm_s(j, g.size);
+                let flat = g.b.ins().iadd(r.rs, j);
+                let addr = g.b.ins().iadd(ptr, jb);
+                let row_index = |a: usize| r.row_index[a];
+                for p in 0..count {
+                    let off = p * width;
+                    let flat = if off == 0 {
+                        flat
+                    } else {
+                        g.b.ins().iadd_imm_s(flat, off)
+                    };
+                    let v = self.f.values_of(
+                        g,
+                        w,
+                        &r.ptrs,
+                        r.many.as_ref(),
+                        &r.splats,
+                        &row_index,
+                        jb,
+                        off * g.size,
+                        flat,
+                        &r.staged,
+                        &[arg],
+                    )[0];
+                    g.b.ins()
+                        .store(crate::clif::mem(), v, addr, (off * g.size) as i32);
+                }
+            });
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! exp and log at the host's full vector width: the inline vector math's algorithms
+//! (`vmath::exp`, `vmath::log`, `vmath::f32x4`) compiled by rustc for AVX-512 (8 f64 lanes) and for
+//! AVX2 + FMA (4 lanes), over slices, for kernels that run their exp and log nodes on blocks (see
+//! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
+//! runs wider.
+//!
+//! **Bit-identical to the inline path, by construction.** Each routine is one scalar function per
+//! lane (`lanes.rs`) that performs, in the same order, with the same constants (read from the vmath
+//! files themselves) and the same fused multiply-adds, the operations the inline code performs on
+//! one lane; rustc vectorises the loop over the slice (the assembly holds `vfmadd...pd zmm`,
+//! `vrndscalepd`, `vpsllq` on zmm or ymm registers), and the remainder of a slice runs the same
+//! function on scalars. The inline code branches per vector to a general path when a lane needs it
+//! (exp: |x| >= 708 or NaN; log: not positive, normal and finite); the general path gives every
+//! other lane the same bits as the fast path (exp: `p·2^k` by two exact scalings or by adding `k` to
+//! the exponent is the same normal number; log: the subnormal scaling and the special-value selects
+//! leave a normal positive lane as it was), so a lane's result never depends on its neighbours, and
+//! the routines here take the general path for every lane (a few more instructions, no branch).
+//! FMA is fused in both (`vfmadd`, or under `KILN_JIT_NO_FMA` Cranelift's call of libm's `fma`, which
+//! rounds once as well), so the bits are the same on every host, and the `reproducible` profile is
+//! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
+//! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, every length
+//! 0..=40).
+//!
+//! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
+//! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and
+//! [`crate::NO_FMA_ENV`] turns it off (it stands for a host without FMA). The unsafe calls of these
+//! `#[target_feature]` functions are in call.rs, behind the host's feature check.
+
+mod lanes;
+
+use std::sync::OnceLock;
+
+/// `KILN_JIT_WIDE=off` (or `0`) keeps every kernel on the inline 128-bit path; `avx2` uses the AVX2 +
+/// FMA routines even where the host has AVX-512. Read once, when the first kernel is compiled.
+pub const WIDE_ENV: &str = "KILN_JIT_WIDE";
+
+/// An instruction-set level the routines are compiled for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// AVX2 and FMA: 4 f64 or 8 f32 lanes.
+    Avx2,
+    /// AVX-512 F, DQ and VL (with AVX2 and FMA): 8 f64 or 16 f32 lanes.
+    Avx512,
+}
+
+impl Level {
+    /// Every level, narrowest first.
+    pub const ALL: [Level; 2] = [Level::Avx2, Level::Avx512];
+
+    /// Whether this host's processor has the features of `self` (whatever the environment says).
+    pub fn on_host(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 =
+                std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+            match self {
+                Level::Avx2 => avx2,
+                Level::Avx512 => {
+                    avx2 && std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx512dq")
+                        && std::arch::is_x86_feature_detected!("avx512vl")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            false
+        }
+    }
+
+    /// The widest level this host has, if any.
+    pub fn best_on_host() -> Option<Level> {
+        Level::ALL.into_iter().rev().find(|l| l.on_host())
+    }
+}
+
+/// The level compiled kernels use: the best the host has, as [`WIDE_ENV`] allows; none under
+/// [`crate::NO_FMA_ENV`] or on a host without AVX2 and FMA.
+pub fn level() -> Option<Level> {
+    static LEVEL: OnceLock<Option<Level>> = OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        if std::env::var_os(crate::NO_FMA_ENV).is_some_and(|v| v != "0") {
+            return None;
+        }
+        let best = Level::best_on_host()?;
+        match std::env::var(WIDE_ENV).as_deref() {
+            Ok("off" | "0") => None,
+            Ok("avx2") => Some(Level::Avx2),
+            _ => Some(best),
+        }
+    })
+}
+
+/// A function with a wide routine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Routine {
+    Exp,
+    Log,
+}
+
+impl Routine {
+    /// The routine of a unary opcode, if it has one.
+    pub fn of_unary(op: kiln_ir::UnaryOp) -> Option<Routine> {
+        match op {
+            kiln_ir::UnaryOp::Exp => Some(Routine::Exp),
+            kiln_ir::UnaryOp::Log => Some(Routine::Log),
+            _ => None,
+        }
+    }
+}
+
+/// A float type with wide routines.
+pub trait WideElem: Copy + Sized {
+    /// The dtype of `Self`.
+    const DTYPE: kiln_ir::DType;
+    /// The slice function of `r` at `level`: unsafe to call unless the host has `level`
+    /// ([`Level::on_host`]), which call.rs checks.
+    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [Self]);
+}
+
+impl WideElem for f64 {
+    const DTYPE: kiln_ir::DType = kiln_ir::DType::F64;
+    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f64]) {
+        match (r, level) {
+            (Routine::Exp, Level::Avx2) => lanes::exp_f64_avx2,
+            (Routine::Exp, Level::Avx512) => lanes::exp_f64_avx512,
+            (Routine::Log, Level::Avx2) => lanes::log_f64_avx2,
+            (Routine::Log, Level::Avx512) => lanes::log_f64_avx512,
+        }
+    }
+}
+
+impl WideElem for f32 {
+    const DTYPE: kiln_ir::DType = kiln_ir::DType::F32;
+    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f32]) {
+        match (r, level) {
+            (Routine::Exp, Level::Avx2) => lanes::exp_f32_avx2,
+            (Routine::Exp, Level::Avx512) => lanes::exp_f32_avx512,
+            (Routine::Log, Level::Avx2) => lanes::log_f32_avx2,
+            (Routine::Log, Level::Avx512) => lanes::log_f32_avx512,
+        }
+    }
+}
+
+/// `r` of every element of `xs`, in place, at `level`: the bits of the inline vector math. An error
+/// if the host lacks `level`.
+pub fn apply<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> crate::Result<()> {
+    crate::call::run_wide(r, level, xs)
+}
+
+/// The symbol compiled code calls for `r` on `dtype` (registered by `host::register_symbols` where
+/// [`level`] is some).
+pub(crate) fn symbol(r: Routine, dtype: kiln_ir::DType) -> String {
+    format!("kiln_wide_{r:?}_{dtype}").to_lowercase()
+}

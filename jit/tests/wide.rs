@@ -1,0 +1,418 @@
+//! exp and log at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
+//! (each level this host has, f64 and f32, dense sweeps and NumPy's special values, every length
+//! 0..=40 at every offset), and kernels run in blocks give the inline kernels' bits and stay within
+//! the documented ULP bounds of the interpreter (lengths around the block, empty, one element,
+//! broadcast inputs, reductions, nested and repeated nodes). The inline route is reached by
+//! `Schedule::with_wide(false)` here and by `KILN_JIT_WIDE=off` in `tests/no_fma.rs` (kiln's), so both
+//! routes are tested on any host; on a host without AVX2 and FMA both are the inline one.
+
+mod common;
+
+use common::*;
+use kiln_ir::*;
+use kiln_jit::wide::{self, Level, Routine, WideElem};
+use kiln_jit::{Elem, Schedule};
+
+/// Points per block (`skeleton/block.rs`).
+const BLOCK: usize = 256;
+
+/// NumPy's special values for exp and log (its `umath-validation-set` edges) and the edges of
+/// both precisions' ranges: zeros, subnormals, the largest finite values, where exp overflows and
+/// underflows (and its general path starts), infinities and NaNs of both signs.
+fn specials() -> Vec<f64> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        5e-324,
+        -5e-324,
+        f64::from_bits(0x000f_ffff_ffff_ffff),
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::MIN,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        1e-300,
+        1e300,
+        f32::MIN_POSITIVE as f64,
+        1e-45,
+        1.4e-45,
+        f32::MAX as f64,
+        f32::EPSILON as f64,
+        f64::EPSILON,
+        std::f64::consts::LN_2,
+        std::f64::consts::SQRT_2,
+        std::f64::consts::FRAC_1_SQRT_2,
+    ];
+    for e in [
+        708.0,
+        708.3964185322641,
+        709.782712893384,
+        709.7827128933841,
+        710.0,
+        -708.0,
+        -708.3964185322641,
+        -744.4400719213812,
+        -745.1332191019411,
+        -745.1332191019412,
+        -746.0,
+        87.0,
+        88.72283,
+        88.72284,
+        89.0,
+        -87.0,
+        -87.33654,
+        -103.27893,
+        -103.97208,
+        -104.0,
+    ] {
+        v.push(e);
+        v.push(f64::from_bits(e.to_bits() + 1));
+        v.push(f64::from_bits(e.to_bits() - 1));
+    }
+    v
+}
+
+/// `n` points spread over `[lo, hi]`, then the same number of random ones there.
+fn sweep(rng: &mut Rng, lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let mut v: Vec<f64> = (0..n)
+        .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
+        .collect();
+    v.extend((0..n).map(|_| rng.uniform(lo, hi)));
+    v
+}
+
+/// Inputs for `r`: specials, dense sweeps over the ranges that matter, and for log every binade.
+fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
+    let mut v = specials();
+    match r {
+        Routine::Exp => {
+            v.extend(sweep(rng, -750.0, 750.0, 20_000));
+            v.extend(sweep(rng, -110.0, 95.0, 20_000));
+            v.extend(sweep(rng, -1.0, 1.0, 5_000));
+            v.extend(sweep(rng, -1e-6, 1e-6, 1_000));
+        }
+        Routine::Log => {
+            v.extend(sweep(rng, 0.0, 4.0, 20_000));
+            v.extend(sweep(rng, 0.5, 1.5, 10_000));
+            v.extend(sweep(rng, -2.0, 0.0, 500));
+            for e in -1074..1024 {
+                for _ in 0..4 {
+                    v.push(f64::from(e).exp2() * rng.uniform(1.0, 2.0));
+                }
+            }
+        }
+    }
+    v
+}
+
+fn body(r: Routine) -> (ExprArena, NodeId) {
+    let mut a = ExprArena::new();
+    let x = a.input(0);
+    let op = match r {
+        Routine::Exp => UnaryOp::Exp,
+        Routine::Log => UnaryOp::Log,
+    };
+    let b = a.unary(op, x);
+    (a, b)
+}
+
+/// `r` of every element of `xs` by a kernel compiled with `sched` (a map over one input).
+fn by_kernel<T: Elem>(r: Routine, xs: &[T], sched: Schedule) -> Vec<f64> {
+    let (arena, b) = body(r);
+    let k = kernel(T::DTYPE, &[&[xs.len()]], arena, b, KernelKind::Map);
+    let p = plan(&k, 1);
+    jit(&k, &p, sched, &[xs.to_vec()]).unwrap().values.to_f64()
+}
+
+/// The inline vector math: the schedule's default loops without the wide routines.
+fn inline<T: Elem>(r: Routine, xs: &[T]) -> Vec<f64> {
+    by_kernel(r, xs, Schedule::simd(T::DTYPE, 4, 1).with_wide(false))
+}
+
+/// Whether `a` and `b` are the same bits, any NaN equal to any NaN (the sign of a NaN follows the
+/// operand order of the fused multiply-adds, which differs between rustc's and Cranelift's code and
+/// between `vfmadd` and libm's `fma`, see `tests/no_fma.rs`).
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+fn assert_same(what: &str, xs: &[f64], got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for i in 0..want.len() {
+        assert!(
+            same(got[i], want[i]),
+            "{what}: x = {:e} ({:#x}): wide {:e} ({:#x}) vs inline {:e} ({:#x})",
+            xs[i],
+            xs[i].to_bits(),
+            got[i],
+            got[i].to_bits(),
+            want[i],
+            want[i].to_bits()
+        );
+    }
+}
+
+fn levels() -> Vec<Level> {
+    Level::ALL.into_iter().filter(|l| l.on_host()).collect()
+}
+
+fn routines_match<T: Elem + WideElem>() {
+    let mut rng = Rng::new(14);
+    for r in [Routine::Exp, Routine::Log] {
+        let xs: Vec<T> = inputs(r, &mut rng).into_iter().map(T::from_f64).collect();
+        let x64: Vec<f64> = xs.iter().map(|x| x.to_f64()).collect();
+        let want = inline(r, &xs);
+        for level in levels() {
+            let mut got = xs.clone();
+            wide::apply(r, level, &mut got).unwrap();
+            let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
+            assert_same(
+                &format!("{r:?} {:?} {level:?}", <T as WideElem>::DTYPE),
+                &x64,
+                &got,
+                &want,
+            );
+        }
+    }
+}
+
+#[test]
+fn routines_give_the_inline_bits_f64() {
+    routines_match::<f64>();
+}
+
+#[test]
+fn routines_give_the_inline_bits_f32() {
+    routines_match::<f32>();
+}
+
+/// Every length 0..=40 at offsets 0..8 of a buffer: the vector loop, its remainder and the scalar
+/// tail of the routine, all with the inline bits.
+fn every_length<T: Elem + WideElem>() {
+    let mut rng = Rng::new(15);
+    for r in [Routine::Exp, Routine::Log] {
+        let mut base = specials();
+        base.extend(sweep(&mut rng, -3.0, 3.0, 30));
+        let xs: Vec<T> = base.into_iter().map(T::from_f64).collect();
+        let want = inline(r, &xs);
+        for level in levels() {
+            for len in 0..=40 {
+                for off in 0..8 {
+                    let mut got = xs[off..off + len].to_vec();
+                    wide::apply(r, level, &mut got).unwrap();
+                    let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
+                    let x64: Vec<f64> = xs[off..off + len].iter().map(|x| x.to_f64()).collect();
+                    let what = format!("{r:?} {:?} {level:?} len {len} at {off}", <T as WideElem>::DTYPE);
+                    assert_same(&what, &x64, &got, &want[off..off + len]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_length_and_offset_f64() {
+    every_length::<f64>();
+}
+
+#[test]
+fn every_length_and_offset_f32() {
+    every_length::<f32>();
+}
+
+#[test]
+fn a_level_the_host_lacks_is_an_error() {
+    for level in Level::ALL.into_iter().filter(|l| !l.on_host()) {
+        let mut xs = [1.0f64];
+        assert!(wide::apply(Routine::Exp, level, &mut xs).is_err());
+        assert_eq!(xs, [1.0], "nothing computed");
+    }
+    assert_eq!(Level::best_on_host().is_some(), levels().contains(&Level::Avx2));
+}
+
+/// Bodies with exp and log nodes: (name, arity, builder).
+type BodyFn = fn(&mut ExprArena) -> NodeId;
+
+fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
+    vec![
+        ("1/(1+exp(-x))", 1, |a| {
+            let x = a.input(0);
+            let n = a.unary(UnaryOp::Neg, x);
+            let e = a.unary(UnaryOp::Exp, n);
+            let one = a.literal(1.0);
+            let d = a.binary(BinaryOp::Add, one, e);
+            a.binary(BinaryOp::Div, one, d)
+        }),
+        ("exp(x - y)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let d = a.binary(BinaryOp::Sub, x, y);
+            a.unary(UnaryOp::Exp, d)
+        }),
+        ("log(x/y) + exp(-y*x)*x", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let q = a.binary(BinaryOp::Div, x, y);
+            let l = a.unary(UnaryOp::Log, q);
+            let ny = a.unary(UnaryOp::Neg, y);
+            let p = a.binary(BinaryOp::Mul, ny, x);
+            let e = a.unary(UnaryOp::Exp, p);
+            let m = a.binary(BinaryOp::Mul, e, x);
+            a.binary(BinaryOp::Add, l, m)
+        }),
+        ("exp(log(abs(x)) * 0.5) + log(1 + exp(x))", 1, |a| {
+            let x = a.input(0);
+            let ab = a.unary(UnaryOp::Abs, x);
+            let l = a.unary(UnaryOp::Log, ab);
+            let h = a.literal(0.5);
+            let m = a.binary(BinaryOp::Mul, l, h);
+            let e1 = a.unary(UnaryOp::Exp, m);
+            let e2 = a.unary(UnaryOp::Exp, x);
+            let one = a.literal(1.0);
+            let s = a.binary(BinaryOp::Add, one, e2);
+            let l2 = a.unary(UnaryOp::Log, s);
+            a.binary(BinaryOp::Add, e1, l2)
+        }),
+        ("exp(x) * sin(y) + exp(x)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let e = a.unary(UnaryOp::Exp, x);
+            let s = a.unary(UnaryOp::Sin, y);
+            let m = a.binary(BinaryOp::Mul, e, s);
+            a.binary(BinaryOp::Add, m, e)
+        }),
+        ("log(x)", 1, |a| {
+            let x = a.input(0);
+            a.unary(UnaryOp::Log, x)
+        }),
+    ]
+}
+
+/// Shapes of the inputs (all of the body's arity take the first, the rest as given): 1-D lengths
+/// around the block, then broadcasts (a row read per row, a column splat per row, a scalar).
+fn cases(arity: usize) -> Vec<Vec<Vec<usize>>> {
+    let mut v: Vec<Vec<Vec<usize>>> = [
+        0,
+        1,
+        2,
+        15,
+        16,
+        17,
+        BLOCK - 1,
+        BLOCK,
+        BLOCK + 1,
+        2 * BLOCK + 3,
+        1000,
+    ]
+    .into_iter()
+    .map(|n| vec![vec![n]; arity])
+    .collect();
+    if arity == 2 {
+        v.push(vec![vec![5, 300], vec![300]]);
+        v.push(vec![vec![5, 300], vec![5, 1]]);
+        v.push(vec![vec![3, 2 * BLOCK + 3], vec![]]);
+        v.push(vec![vec![40, 7], vec![7]]);
+    } else {
+        v.push(vec![vec![3, 2 * BLOCK + 3]]);
+    }
+    v
+}
+
+/// Every body over every case, as a map and as sums of rows and of everything, both schedules of
+/// maps: the blocked kernel has the inline kernel's bits and is within the bound of the interpreter.
+fn kernels_match<T: Elem>() {
+    // the bodies of one rounded function of exact arguments (and logistic, whose `1 + e` and
+    // division add half an ULP each on both sides): within the bound of the interpreter
+    let single = ["1/(1+exp(-x))", "exp(x - y)", "log(x)"];
+    let mut rng = Rng::new(16);
+    for (name, arity, build) in bodies() {
+        for shapes in cases(arity) {
+            let data: Vec<Vec<T>> = shapes
+                .iter()
+                .map(|s| gen_data(&mut rng, s.iter().product(), Data::Special))
+                .collect();
+            let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+            let mut kinds = vec![KernelKind::Map];
+            if rank > 0 {
+                kinds.push(KernelKind::Reduce {
+                    op: ReduceOp::Sum,
+                    axes: vec![rank - 1],
+                });
+                kinds.push(KernelKind::Reduce {
+                    op: ReduceOp::Max,
+                    axes: (0..rank).collect(),
+                });
+            }
+            for kind in kinds {
+                let mut a = ExprArena::new();
+                let b = build(&mut a);
+                let refs: Vec<&[usize]> = shapes.iter().map(|s| s.as_slice()).collect();
+                let k = kernel(T::DTYPE, &refs, a, b, kind.clone());
+                for min_row in [1, 64] {
+                    let p = plan(&k, min_row);
+                    for sched in [
+                        Schedule::simd(T::DTYPE, 4, 1),
+                        Schedule::simd(T::DTYPE, 1, 4),
+                        Schedule::simd(T::DTYPE, 3, 2),
+                        Schedule::scalar().with_wide(true),
+                    ] {
+                        let what = format!(
+                            "{name} {:?} {shapes:?} {kind:?} min_row {min_row} {sched:?}",
+                            T::DTYPE
+                        );
+                        let (wide, inl) = match (
+                            jit(&k, &p, sched, &data),
+                            jit(&k, &p, sched.with_wide(false), &data),
+                        ) {
+                            (Ok(a), Ok(b)) => (a, b),
+                            (Err(_), Err(_)) => continue,
+                            (a, b) => panic!("{what}: blocked {a:?} vs inline {b:?}"),
+                        };
+                        let (g, w) = (wide.values.to_f64(), inl.values.to_f64());
+                        assert_eq!(wide.shape, inl.shape, "{what}");
+                        let points = vec![f64::NAN; g.len()];
+                        assert_same(&what, &points, &g, &w);
+                        if kind == KernelKind::Map && single.contains(&name) {
+                            let bound = body_ulp_bound(&k.arena, k.body) as u64 + 1;
+                            check_ulp(&what, &k, &p, sched, &data, bound);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn blocked_kernels_give_the_inline_bits_f64() {
+    kernels_match::<f64>();
+}
+
+#[test]
+fn blocked_kernels_give_the_inline_bits_f32() {
+    kernels_match::<f32>();
+}
+
+/// The route is visible in the code: a kernel with exp calls the block function (the one import
+/// of signature `(i64, i64)`: a pointer and a count) where the host has a wide level and the schedule
+/// asks for it, and never with `with_wide(false)`.
+#[test]
+fn the_route_shows_in_the_code() {
+    let (arena, b) = body(Routine::Exp);
+    let k = kernel(DType::F64, &[&[1000]], arena, b, KernelKind::Map);
+    let p = plan(&k, 1);
+    let calls_block = |s: Schedule| {
+        let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+        c.dumps().unwrap().clif.contains("= (i64, i64) ")
+    };
+    let sched = Schedule::simd(DType::F64, 4, 1);
+    assert_eq!(calls_block(sched), wide::level().is_some());
+    assert!(!calls_block(sched.with_wide(false)));
+    assert_eq!(sched.normalised(DType::F64).wide, wide::level().is_some());
+}
