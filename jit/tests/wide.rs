@@ -192,18 +192,22 @@ fn routines_give_the_inline_bits_f32() {
     routines_match::<f32>();
 }
 
-/// Every length 0..=40 at offsets 0..8 of a buffer: the vector loop, its remainder and the scalar
-/// tail of the routine, all with the inline bits.
+/// Every length 0..=40 at eight offsets in each of three places of a buffer (ordinary values, the
+/// specials, both): the chunks of the fast and the general path and the remainder, all with the
+/// inline bits.
 fn every_length<T: Elem + WideElem>() {
     let mut rng = Rng::new(15);
     for r in [Routine::Exp, Routine::Log] {
-        let mut base = specials();
-        base.extend(sweep(&mut rng, -3.0, 3.0, 30));
+        // ordinary values, then the specials, then ordinary ones: a slice holds chunks of the fast
+        // path, of the general path, or both
+        let mut base = sweep(&mut rng, -3.0, 3.0, 30);
+        base.extend(specials());
+        base.extend(sweep(&mut rng, 0.5, 3.0, 30));
         let xs: Vec<T> = base.into_iter().map(T::from_f64).collect();
         let want = inline(r, &xs);
         for level in levels() {
             for len in 0..=40 {
-                for off in 0..8 {
+                for off in (0..8).chain(50..58).chain(140..148) {
                     let mut got = xs[off..off + len].to_vec();
                     wide::apply(r, level, &mut got).unwrap();
                     let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();

@@ -25,6 +25,9 @@ trait Lane:
     fn floor(self) -> Self;
     /// `2^j` for integers `j` that give a normal result (`vmath::Vb::pow2`).
     fn pow2(self) -> Self;
+    /// `self · 2^k` for integers `k` that keep it normal: `k` added into the exponent field
+    /// (`vmath::Vb::ldexp_fast`).
+    fn ldexp_fast(self, k: Self) -> Self;
 }
 
 impl Lane for f64 {
@@ -49,6 +52,13 @@ impl Lane for f64 {
         // j + (1.5·2^52 + 1023) holds j + 1023 in its low mantissa bits; shifting by 52 keeps just them
         f64::from_bits((self + (6755399441055744.0 + 1023.0)).to_bits() << 52)
     }
+    #[inline(always)]
+    fn ldexp_fast(self, k: f64) -> f64 {
+        f64::from_bits(
+            self.to_bits()
+                .wrapping_add((k + 6755399441055744.0).to_bits() << 52),
+        )
+    }
 }
 
 impl Lane for f32 {
@@ -71,6 +81,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn pow2(self) -> f32 {
         f32::from_bits((self + (12582912.0 + 127.0) as f32).to_bits() << 23)
+    }
+    #[inline(always)]
+    fn ldexp_fast(self, k: f32) -> f32 {
+        f32::from_bits(self.to_bits().wrapping_add((k + 12582912.0).to_bits() << 23))
     }
 }
 
@@ -107,16 +121,9 @@ fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -
     o.mul_add(x, e)
 }
 
-/// `vmath::exp::exp_with` (no correction) on the general path: clamp, reduction, polynomial, two
-/// exact scalings.
+/// `vmath::exp::exp_reduce` (no correction): `(k, e^r)` with `x = k·ln2 + r`.
 #[inline(always)]
-fn exp_lane<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> T {
-    // clamp (keeps NaN)
-    let hi = T::c(c.clamp.1);
-    let x = sel(x > hi, hi, x);
-    let lo = T::c(c.clamp.0);
-    let x = sel(x < lo, lo, x);
-    // exp_reduce
+fn exp_reduce<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> (T, T) {
     let k = (x * T::c(c.log2e)).round_ties_even();
     let nk = -k;
     let r = nk.mul_add(T::c(c.ln2_hi), x);
@@ -125,29 +132,43 @@ fn exp_lane<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> T {
     let r2 = r * r;
     let q = poly2::<T, E, O>(r, r2, c.q);
     let s = r2.mul_add(q, r);
-    let p = s + T::c(1.0);
+    (k, s + T::c(1.0))
+}
+
+/// Whether `x` takes `vmath::exp::exp_with`'s fast path: `x² < edge²` (NaN does not).
+#[inline(always)]
+fn exp_fast_ok<T: Lane>(c: &ExpConsts, x: T) -> bool {
+    x * x < T::c(c.edge * c.edge)
+}
+
+/// `vmath::exp::exp_with`'s fast path: `k` added into the exponent field.
+#[inline(always)]
+fn exp_fast<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> T {
+    let (k, p) = exp_reduce::<T, E, O>(c, x);
+    p.ldexp_fast(k)
+}
+
+/// `vmath::exp::exp_with`'s general path: clamp, reduction, polynomial, two exact scalings.
+#[inline(always)]
+fn exp_general<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> T {
+    // clamp (keeps NaN)
+    let hi = T::c(c.clamp.1);
+    let x = sel(x > hi, hi, x);
+    let lo = T::c(c.clamp.0);
+    let x = sel(x < lo, lo, x);
+    let (k, p) = exp_reduce::<T, E, O>(c, x);
     // scale
     let k1 = (k * T::c(0.5)).floor();
     let k2 = k - k1;
     p * k1.pow2() * k2.pow2()
 }
 
+/// `vmath::log::log`: on the fast path (`general` false) `reduce_with(x, false)` and `log_reduced`,
+/// on the general path `reduce` (subnormals scaled by 2^54), `log_reduced` and `specials`.
 #[inline(always)]
-fn exp_f64(x: f64) -> f64 {
-    exp_lane::<f64, 5, 5>(&EXP64, x)
-}
-
-#[inline(always)]
-fn exp_f32(x: f32) -> f32 {
-    exp_lane::<f32, 3, 2>(&EXP32, x)
-}
-
-/// `vmath::log::log` on the general path: `reduce` (subnormals scaled by 2^54), `log_reduced`,
-/// `specials`.
-#[inline(always)]
-fn log_f64(x: f64) -> f64 {
-    // reduce_with(x, true)
-    let sub = x < MIN_NORMAL_64;
+fn log_f64_lane(x: f64, general: bool) -> f64 {
+    // reduce_with(x, general)
+    let sub = general & (x < MIN_NORMAL_64);
     let xs = x * 18014398509481984.0; // 2^54
     let xx = sel(sub, xs, x);
     let kadj = sel(sub, -54.0, 0.0);
@@ -155,7 +176,7 @@ fn log_f64(x: f64) -> f64 {
     let e = u >> 52;
     let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
     let kf = f64::from_bits(kb) + -6755399441055744.0;
-    let k = kf + kadj;
+    let k = if general { kf + kadj } else { kf };
     let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
     let f = f64::from_bits(m) + -1.0;
     // kernel
@@ -173,6 +194,9 @@ fn log_f64(x: f64) -> f64 {
     let a = a - hfsq;
     let a = a + f;
     let y = k.mul_add(LN2_HI_64, a);
+    if !general {
+        return y;
+    }
     // specials
     let ok = (x > 0.0) & (x < f64::INFINITY);
     let sp = sel(x < 0.0, crate::vmath::INVALID, x);
@@ -180,12 +204,13 @@ fn log_f64(x: f64) -> f64 {
     sel(ok, y, sp)
 }
 
-/// `vmath::f32x4::log` on the general path (subnormals scaled by 2^25, `log_normal`, special values).
+/// `vmath::f32x4::log`: on the fast path (`general` false) `log_normal(x, None)`, on the general
+/// path subnormals scaled by 2^25, `log_normal(x, Some(kadj))` and the special values.
 #[inline(always)]
-fn log_f32(x: f32) -> f32 {
+fn log_f32_lane(x: f32, general: bool) -> f32 {
     let c = <f32 as Lane>::c;
     let fin = x < f32::INFINITY;
-    let sub = x < c(MIN_NORMAL_32);
+    let sub = general & (x < c(MIN_NORMAL_32));
     let xs = x * 33554432.0; // 2^25
     let xx = sel(sub, xs, x);
     let kadj = sel(sub, -25.0, 0.0);
@@ -194,7 +219,7 @@ fn log_f32(x: f32) -> f32 {
     let e = u >> 23;
     let kb = e.wrapping_add(0x4b40_0000 - 0x7f);
     let kf = f32::from_bits(kb) + -12582912.0;
-    let k = kf + kadj;
+    let k = if general { kf + kadj } else { kf };
     let m = (u & 0x007f_ffff).wrapping_add(0x3f3504f3);
     let f = f32::from_bits(m) + -1.0;
     let two = f + 2.0;
@@ -210,6 +235,9 @@ fn log_f32(x: f32) -> f32 {
     let a = a - hfsq;
     let a = a + f;
     let y = k.mul_add(c(LN2_HI_32), a);
+    if !general {
+        return y;
+    }
     // specials
     let ok = (x > 0.0) & fin;
     let sp = sel(x < 0.0, c(crate::vmath::INVALID), x);
@@ -217,11 +245,83 @@ fn log_f32(x: f32) -> f32 {
     sel(ok, y, sp)
 }
 
+/// Lanes per chunk: two AVX-512 vectors of f64, one of f32, four AVX2 vectors of f64.
+const CHUNK: usize = 16;
+
+/// `xs[i] = general(xs[i])`, or `fast(xs[i])` for every element of a chunk of [`CHUNK`] where
+/// `fast_ok` holds for all of them: the inline path's branch, taken per chunk rather than per
+/// vector (where `fast_ok` holds, both give the same bits). The remainder takes `general`.
 #[inline(always)]
-fn map<T: Copy>(xs: &mut [T], f: impl Fn(T) -> T) {
-    for x in xs {
-        *x = f(*x);
+fn map<T: Copy>(xs: &mut [T], fast_ok: impl Fn(T) -> bool, fast: impl Fn(T) -> T, general: impl Fn(T) -> T) {
+    let mut chunks = xs.chunks_exact_mut(CHUNK);
+    for c in &mut chunks {
+        let mut ok = true;
+        for &x in c.iter() {
+            ok &= fast_ok(x);
+        }
+        if ok {
+            for x in c.iter_mut() {
+                *x = fast(*x);
+            }
+        } else {
+            for x in c.iter_mut() {
+                *x = general(*x);
+            }
+        }
     }
+    for x in chunks.into_remainder() {
+        *x = general(*x);
+    }
+}
+
+#[inline(always)]
+fn exp_f64(xs: &mut [f64]) {
+    let c = &EXP64;
+    map(
+        xs,
+        |x| exp_fast_ok(c, x),
+        |x| exp_fast::<f64, 5, 5>(c, x),
+        |x| exp_general::<f64, 5, 5>(c, x),
+    );
+}
+
+#[inline(always)]
+fn exp_f32(xs: &mut [f32]) {
+    let c = &EXP32;
+    map(
+        xs,
+        |x| exp_fast_ok(c, x),
+        |x| exp_fast::<f32, 3, 2>(c, x),
+        |x| exp_general::<f32, 3, 2>(c, x),
+    );
+}
+
+/// Whether `x` takes `vmath::log`'s fast path: positive, normal and finite (`fast_or_general`),
+/// as `min_normal <= x <= max` (`x < inf` is turned by LLVM into a test of the bits that it does not
+/// vectorise here).
+#[inline(always)]
+fn log_fast_ok<T: Lane>(x: T, min_normal: f64, max: f64) -> bool {
+    (x >= T::c(min_normal)) & (x <= T::c(max))
+}
+
+#[inline(always)]
+fn log_f64(xs: &mut [f64]) {
+    map(
+        xs,
+        |x| log_fast_ok(x, MIN_NORMAL_64, f64::MAX),
+        |x| log_f64_lane(x, false),
+        |x| log_f64_lane(x, true),
+    );
+}
+
+#[inline(always)]
+fn log_f32(xs: &mut [f32]) {
+    map(
+        xs,
+        |x| log_fast_ok(x, MIN_NORMAL_32, f32::MAX as f64),
+        |x| log_f32_lane(x, false),
+        |x| log_f32_lane(x, true),
+    );
 }
 
 macro_rules! levels {
@@ -230,14 +330,14 @@ macro_rules! levels {
             pub(super) mod $name {
                 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
                 pub(in crate::wide) fn avx2(xs: &mut [$t]) {
-                    super::map(xs, super::$f)
+                    super::$f(xs)
                 }
                 #[cfg_attr(
                     target_arch = "x86_64",
                     target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
                 )]
                 pub(in crate::wide) fn avx512(xs: &mut [$t]) {
-                    super::map(xs, super::$f)
+                    super::$f(xs)
                 }
             }
         )*
