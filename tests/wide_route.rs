@@ -1,0 +1,149 @@
+//! exp and log at full width (kiln-jit's `wide`) against the inline path, through the CLI with
+//! `KILN_JIT_WIDE` (each `kiln` process reads it once): unset (AVX-512 or AVX2 where the host has
+//! it), `avx2`, and `off` (the inline 128-bit path: what a host without AVX2 and FMA runs) give the
+//! same bits in every profile (any NaN equals any NaN), over lengths that end in and between blocks,
+//! with special values; and the switch shows in the machine code (the call of the block function).
+
+use ndarray::{ArrayD, IxDyn};
+use ndarray_npy::{ReadNpyExt, WriteNpyExt};
+use std::path::PathBuf;
+use std::process::Command;
+
+#[path = "support/kit.rs"]
+mod kit;
+
+const WIDE: &str = "KILN_JIT_WIDE";
+
+fn kiln(args: &[&str], wide: Option<&str>) -> Vec<u8> {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
+    c.args(args).env_remove("KILN_JIT_NO_FMA");
+    match wide {
+        Some(w) => c.env(WIDE, w),
+        None => c.env_remove(WIDE),
+    };
+    let o = c.output().expect("kiln runs");
+    assert!(
+        o.status.success(),
+        "kiln {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o.stdout
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kiln-wide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn values(n: usize) -> Vec<f64> {
+    let special = [
+        0.0,
+        -0.0,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        5e-324,
+        -1e-310,
+        709.8,
+        -745.2,
+        88.8,
+        -104.0,
+        1e300,
+    ];
+    let mut rng = kit::Rng::new(0x5eed);
+    (0..n)
+        .map(|i| {
+            if i % 37 == 0 {
+                special[rng.below(special.len())]
+            } else {
+                rng.uniform(-4.0, 4.0)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn every_route_gives_the_same_bits() {
+    let exprs = [
+        "1/(1+exp(-x))",
+        "exp(x)",
+        "log(x)",
+        "log(abs(x)) + exp(-x*x)",
+        "exp(x - 1.5)",
+        "sum(exp(x))",
+    ];
+    let mut checked = 0;
+    for n in [1, 255, 257, 515, 1001] {
+        let v = values(n);
+        let (x64, x32) = (tmp(&format!("x64_{n}.npy")), tmp(&format!("x32_{n}.npy")));
+        let a = ArrayD::from_shape_vec(IxDyn(&[n]), v.clone()).unwrap();
+        a.write_npy(std::fs::File::create(&x64).unwrap()).unwrap();
+        a.mapv(|x| x as f32)
+            .write_npy(std::fs::File::create(&x32).unwrap())
+            .unwrap();
+        for expr in exprs {
+            for (dtype, x) in [("f64", &x64), ("f32", &x32)] {
+                for profile in ["default", "reproducible"] {
+                    let routes = [None, Some("avx2"), Some("off")];
+                    let outs: Vec<Vec<(u64, bool)>> = routes
+                        .iter()
+                        .enumerate()
+                        .map(|(r, &wide)| {
+                            let o = tmp(&format!("{checked}_{r}.npy"));
+                            let xa = format!("x={}", x.display());
+                            let args = [
+                                "eval",
+                                expr,
+                                "-i",
+                                &xa,
+                                "--threads",
+                                "1",
+                                "--profile",
+                                profile,
+                                "--out",
+                                o.to_str().unwrap(),
+                            ];
+                            kiln(&args, wide);
+                            let f = std::fs::File::open(&o).unwrap();
+                            if dtype == "f64" {
+                                let a = ArrayD::<f64>::read_npy(f).unwrap();
+                                a.iter().map(|v| (v.to_bits(), v.is_nan())).collect()
+                            } else {
+                                let a = ArrayD::<f32>::read_npy(f).unwrap();
+                                a.iter().map(|v| (v.to_bits() as u64, v.is_nan())).collect()
+                            }
+                        })
+                        .collect();
+                    for (r, out) in outs.iter().enumerate().skip(1) {
+                        assert_eq!(out.len(), outs[0].len());
+                        for (i, (p, q)) in outs[0].iter().zip(out).enumerate() {
+                            assert!(
+                                p.0 == q.0 || p.1 && q.1,
+                                "{expr} {dtype} {profile} n {n} at {i}: {:#x} by default, {:#x} with {WIDE}={:?}",
+                                p.0,
+                                q.0,
+                                routes[r]
+                            );
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 5 * 6 * 2 * 2);
+}
+
+#[test]
+fn the_switch_takes_the_call_out_of_the_machine_code() {
+    let asm = |wide| String::from_utf8(kiln(&["explain", "exp(x)", "--asm"], wide)).unwrap();
+    let off = asm(Some("off"));
+    assert!(!off.contains("call    "), "{off}");
+    // the call needs a host with AVX2 and FMA
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        let on = asm(None);
+        assert!(on.contains("call    "), "{on}");
+    }
+}
