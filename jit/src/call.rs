@@ -38,7 +38,7 @@
 //!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
 //!   whichever output reads it;
 //! - `zeroed_output` only advises the kernel (madvise) about memory it owns;
-//! - the wide routines (`run_wide`) are `#[target_feature]` functions, called only after the host is
+//! - the wide routines (`apply_wide`) are `#[target_feature]` functions, called only after the host is
 //!   checked for their features; compiled code calls `wide_block` only on its own stack slot.
 #![allow(unsafe_code)]
 
@@ -291,8 +291,9 @@ pub(crate) fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
-/// Runs the wide routine `r` at `level` over `xs` in place: an error if the host lacks `level`.
-pub(crate) fn run_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result<()> {
+/// `r` of every element of `xs`, in place, by the wide routine of `level` ([`crate::wide`]): the
+/// bits of the inline vector math. An error if the host lacks `level`.
+pub fn apply_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result<()> {
     if !level.on_host() {
         return Err(JitError::Unsupported(format!(
             "the wide routines of level {level:?} need processor features this host lacks"
@@ -318,7 +319,7 @@ extern "C" fn wide_block<T: WideElem, const LOG: bool>(p: *mut T, n: i64) {
     // registered only where `level()` is some, which implies the host has it: `run_wide` cannot
     // fail (and a panic may not unwind out of an `extern "C"` function)
     if let Some(level) = crate::wide::level() {
-        let _ = run_wide(r, level, xs);
+        let _ = apply_wide(r, level, xs);
     }
 }
 

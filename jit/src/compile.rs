@@ -97,6 +97,13 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
     };
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     host::register_symbols(&mut jb);
+    if crate::wide::level().is_some() {
+        for r in crate::wide::Routine::ALL {
+            for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
+                jb.symbol(r.math_fn().wide_symbol(dtype), call::wide_block_address(r, dtype));
+            }
+        }
+    }
     let mut module = JITModule::new(jb);
     match define(&mut module, key, dumps) {
         Ok((id, dumps)) => {

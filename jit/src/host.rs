@@ -4,7 +4,6 @@
 //! ([`MathRefs`]). Which functions are called rather than computed inline is the policy of
 //! [`crate::math`].
 
-use crate::wide::Routine;
 use cranelift_codegen::ir::{AbiParam, FuncRef, Signature, Type, types};
 use cranelift_jit::JITBuilder;
 use cranelift_module::{Linkage, Module};
@@ -96,6 +95,12 @@ impl MathFn {
         format!("kiln_{self:?}_{dtype}").to_lowercase()
     }
 
+    /// The symbol of the block function of `self`'s wide routine on `dtype` (registered by
+    /// compile.rs where the host has a wide level, see `crate::wide`).
+    pub(crate) fn wide_symbol(self, dtype: DType) -> String {
+        format!("kiln_wide_{self:?}_{dtype}").to_lowercase()
+    }
+
     /// The math function node `id` calls, if any.
     pub(crate) fn of_node(arena: &kiln_ir::ExprArena, id: kiln_ir::NodeId) -> Option<MathFn> {
         match *arena.node(id) {
@@ -115,20 +120,11 @@ impl MathFn {
     }
 }
 
-/// Registers every host math symbol with a JIT module under construction, and the wide routines'
-/// block functions where the host has a wide level.
+/// Registers every host math symbol with a JIT module under construction.
 pub fn register_symbols(builder: &mut JITBuilder) {
     for dtype in [DType::F64, DType::F32] {
         for &f in MathFn::ALL {
             builder.symbol(f.symbol(dtype), f.address(dtype));
-        }
-        if crate::wide::level().is_some() {
-            for r in [Routine::Exp, Routine::Log] {
-                builder.symbol(
-                    crate::wide::symbol(r, dtype),
-                    crate::call::wide_block_address(r, dtype),
-                );
-            }
         }
     }
 }
@@ -137,8 +133,9 @@ pub fn register_symbols(builder: &mut JITBuilder) {
 /// inline or per-lane libm calls.
 pub struct MathRefs {
     refs: HashMap<(MathFn, DType), FuncRef>,
-    /// The wide routines' block functions the kernel calls, `fn(ptr, n)` (see `skeleton/block.rs`).
-    wide: HashMap<Routine, FuncRef>,
+    /// The block functions of the wide routines the kernel calls, `fn(ptr, n)` (see
+    /// `skeleton/block.rs`), by the function they compute.
+    wide: HashMap<MathFn, FuncRef>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
     pub inline: bool,
 }
@@ -152,7 +149,7 @@ impl MathRefs {
         dtype: DType,
         used: &[MathFn],
         inline: bool,
-        wide: &[Routine],
+        wide: &[MathFn],
     ) -> crate::Result<MathRefs> {
         let mut refs = HashMap::new();
         for &f in used {
@@ -171,12 +168,12 @@ impl MathRefs {
             }
         }
         let mut wide_refs = HashMap::new();
-        for &r in wide {
+        for &f in wide {
             let mut sig = Signature::new(module.isa().default_call_conv());
             sig.params.push(AbiParam::new(types::I64));
             sig.params.push(AbiParam::new(types::I64));
-            let id = module.declare_function(&crate::wide::symbol(r, dtype), Linkage::Import, &sig)?;
-            wide_refs.insert(r, module.declare_func_in_func(id, func));
+            let id = module.declare_function(&f.wide_symbol(dtype), Linkage::Import, &sig)?;
+            wide_refs.insert(f, module.declare_func_in_func(id, func));
         }
         Ok(MathRefs {
             refs,
@@ -185,9 +182,9 @@ impl MathRefs {
         })
     }
 
-    /// The block function of the wide routine `r`, if the kernel imported it.
-    pub fn wide(&self, r: Routine) -> Option<FuncRef> {
-        self.wide.get(&r).copied()
+    /// The block function of the wide routine of `f`, if the kernel imported it.
+    pub fn wide(&self, f: MathFn) -> Option<FuncRef> {
+        self.wide.get(&f).copied()
     }
 
     /// The host function `f` for `dtype` (imported by [`MathRefs::import`]).

@@ -69,7 +69,7 @@ pub fn wide_routines(
     mode: crate::layout::Mode,
     schedule: crate::Schedule,
     inline: bool,
-) -> Vec<crate::wide::Routine> {
+) -> Vec<MathFn> {
     use crate::layout::Mode;
     if !(inline && schedule.wide && matches!(mode, Mode::Map | Mode::Trailing(_))) {
         return Vec::new();
@@ -77,7 +77,8 @@ pub fn wide_routines(
     let mut rs = Vec::new();
     for &id in order {
         if let kiln_ir::Node::Unary(op, _) = *arena.node(id) {
-            rs.extend(crate::wide::Routine::of_unary(op).filter(|r| !rs.contains(r)));
+            let f = crate::wide::Routine::of_unary(op).map(|r| r.math_fn());
+            rs.extend(f.filter(|f| !rs.contains(f)));
         }
     }
     rs

@@ -170,7 +170,7 @@ fn routines_match<T: Elem + WideElem>() {
         let want = inline(r, &xs);
         for level in levels() {
             let mut got = xs.clone();
-            wide::apply(r, level, &mut got).unwrap();
+            kiln_jit::apply_wide(r, level, &mut got).unwrap();
             let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
             assert_same(
                 &format!("{r:?} {:?} {level:?}", <T as WideElem>::DTYPE),
@@ -209,7 +209,7 @@ fn every_length<T: Elem + WideElem>() {
             for len in 0..=40 {
                 for off in (0..8).chain(50..58).chain(140..148) {
                     let mut got = xs[off..off + len].to_vec();
-                    wide::apply(r, level, &mut got).unwrap();
+                    kiln_jit::apply_wide(r, level, &mut got).unwrap();
                     let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
                     let x64: Vec<f64> = xs[off..off + len].iter().map(|x| x.to_f64()).collect();
                     let what = format!("{r:?} {:?} {level:?} len {len} at {off}", <T as WideElem>::DTYPE);
@@ -234,7 +234,7 @@ fn every_length_and_offset_f32() {
 fn a_level_the_host_lacks_is_an_error() {
     for level in Level::ALL.into_iter().filter(|l| !l.on_host()) {
         let mut xs = [1.0f64];
-        assert!(wide::apply(Routine::Exp, level, &mut xs).is_err());
+        assert!(kiln_jit::apply_wide(Routine::Exp, level, &mut xs).is_err());
         assert_eq!(xs, [1.0], "nothing computed");
     }
     assert_eq!(Level::best_on_host().is_some(), levels().contains(&Level::Avx2));

@@ -26,8 +26,8 @@
 
 use super::{Row, Skeleton};
 use crate::frame::{Frame, counted_loop};
+use crate::host::MathFn;
 use crate::lower::{Gen, W};
-use crate::wide::Routine;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{FuncRef, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
 use cranelift_frontend::Variable;
@@ -55,7 +55,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         let Node::Unary(op, arg) = *f.key.arena.node(id) else {
             continue;
         };
-        let Some(call) = Routine::of_unary(op).and_then(|r| g.math.wide(r)) else {
+        let Some(call) = MathFn::of_unary(op).and_then(|f| g.math.wide(f)) else {
             continue;
         };
         let bytes = (BLOCK * g.size) as u32;

@@ -26,7 +26,9 @@
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and
 //! [`crate::NO_FMA_ENV`] turns it off (it stands for a host without FMA). The unsafe calls of these
-//! `#[target_feature]` functions are in call.rs, behind the host's feature check.
+//! `#[target_feature]` functions are in call.rs, behind the host's feature check: the block
+//! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
+//! over a slice (for tests and measurements).
 
 mod lanes;
 
@@ -102,6 +104,17 @@ pub enum Routine {
 }
 
 impl Routine {
+    /// Every routine.
+    pub const ALL: [Routine; 2] = [Routine::Exp, Routine::Log];
+
+    /// The function the routine computes.
+    pub(crate) fn math_fn(self) -> crate::host::MathFn {
+        match self {
+            Routine::Exp => crate::host::MathFn::Exp,
+            Routine::Log => crate::host::MathFn::Log,
+        }
+    }
+
     /// The routine of a unary opcode, if it has one.
     pub fn of_unary(op: kiln_ir::UnaryOp) -> Option<Routine> {
         match op {
@@ -143,16 +156,4 @@ impl WideElem for f32 {
             (Routine::Log, Level::Avx512) => lanes::log_f32_avx512,
         }
     }
-}
-
-/// `r` of every element of `xs`, in place, at `level`: the bits of the inline vector math. An error
-/// if the host lacks `level`.
-pub fn apply<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> crate::Result<()> {
-    crate::call::run_wide(r, level, xs)
-}
-
-/// The symbol compiled code calls for `r` on `dtype` (registered by `host::register_symbols` where
-/// [`level`] is some).
-pub(crate) fn symbol(r: Routine, dtype: kiln_ir::DType) -> String {
-    format!("kiln_wide_{r:?}_{dtype}").to_lowercase()
 }
