@@ -1,9 +1,9 @@
 //! One expression of `x` over N points into a reused output on one thread, timed as the minimum over
 //! SAMPLES samples of about 100 us each (on a busy shared machine the minimum is the time the code
 //! takes when nothing else runs on its core, where a median still moves with the load):
-//! `target/release/examples/expr_cycles '1/(1+exp(-x))' 10000 400 f64` prints ns per element. x is
-//! uniform in [-3, 3]. Also, under valgrind, a fixed count of calls: SAMPLES calls, untimed, with
-//! `--calls`.
+//! `target/release/examples/expr_cycles '1/(1+exp(-x))' 10000 400 f64` prints ns per element of x
+//! (`1000x1000` for a 2-D x). x is uniform in [-3, 3]. With a fifth argument `--calls`, SAMPLES
+//! calls, untimed (for valgrind).
 
 use kiln::{ArrayArg, FusedRunner};
 use ndarray::Array1;
@@ -13,9 +13,13 @@ use std::time::Instant;
 fn main() -> kiln::Result<()> {
     let mut argv = std::env::args().skip(1);
     let text = argv.next().unwrap_or_else(|| "1/(1+exp(-x))".into());
-    let n: usize = argv
-        .next()
-        .map_or(10_000, |s| s.parse().expect("a count of points"));
+    // N, or ROWSxCOLS for a 2-D x
+    let shape: Vec<usize> = argv.next().map_or(vec![10_000], |s| {
+        s.split('x')
+            .map(|d| d.parse().expect("a count of points"))
+            .collect()
+    });
+    let n: usize = shape.iter().product();
     let samples: usize = argv
         .next()
         .map_or(400, |s| s.parse().expect("a count of samples"));
@@ -31,10 +35,14 @@ fn main() -> kiln::Result<()> {
         (s >> 11) as f64 / (1u64 << 53) as f64 * 6.0 - 3.0
     };
     if f32 {
-        let x = Array1::from_iter((0..n).map(|_| next() as f32));
+        let x = Array1::from_iter((0..n).map(|_| next() as f32))
+            .into_shape_with_order(ndarray::IxDyn(&shape))
+            .unwrap();
         run(&runner, ArrayArg::from(&x), x.as_slice().unwrap(), samples, calls)
     } else {
-        let x = Array1::from_iter((0..n).map(|_| next()));
+        let x = Array1::from_iter((0..n).map(|_| next()))
+            .into_shape_with_order(ndarray::IxDyn(&shape))
+            .unwrap();
         run(&runner, ArrayArg::from(&x), x.as_slice().unwrap(), samples, calls)
     }
 }
@@ -47,7 +55,7 @@ fn run<T: kiln::Float>(
     calls: bool,
 ) -> kiln::Result<()> {
     let h = runner.prepared(&[("x", arg)])?;
-    let mut out = vec![T::from_f64(0.0); x.len()];
+    let mut out = vec![T::from_f64(0.0); h.output_shape().iter().product()];
     h.run_slices(&[x], &mut out)?;
     if calls {
         for _ in 0..samples {
@@ -65,6 +73,7 @@ fn run<T: kiln::Float>(
         for _ in 0..reps {
             h.run_slices(black_box(&[x]), &mut out)?;
         }
+        // per point of x
         best = best.min(t.elapsed().as_nanos() as f64 / (reps * x.len()) as f64);
     }
     black_box(&out);
