@@ -352,6 +352,10 @@ fn kernels_match<T: Elem>() {
                     op: ReduceOp::Max,
                     axes: (0..rank).collect(),
                 });
+                kinds.push(KernelKind::Reduce {
+                    op: ReduceOp::ArgMin,
+                    axes: vec![rank - 1],
+                });
             }
             for kind in kinds {
                 let mut a = ExprArena::new();
@@ -419,4 +423,90 @@ fn the_route_shows_in_the_code() {
     assert_eq!(calls_block(sched), wide::level().is_some());
     assert!(!calls_block(sched.with_wide(false)));
     assert_eq!(sched.normalised(DType::F64).wide, wide::level().is_some());
+}
+
+/// A map of several outputs (each an exp or log node, or reading one) and a whole-array sum with
+/// further map outputs: every output has the inline kernel's bits.
+#[test]
+fn several_outputs_give_the_inline_bits() {
+    let mut rng = Rng::new(17);
+    for n in [1, 17, BLOCK + 1, 2 * BLOCK + 3] {
+        let mut a = ExprArena::new();
+        let x = a.input(0);
+        let y = a.input(1);
+        let e = a.unary(UnaryOp::Exp, x);
+        let ay = a.unary(UnaryOp::Abs, y);
+        let l = a.unary(UnaryOp::Log, ay);
+        let m = a.binary(BinaryOp::Mul, e, l);
+        let data: Vec<Vec<f64>> = (0..2).map(|_| gen_data(&mut rng, n, Data::Special)).collect();
+        let refs: Vec<&[f64]> = data.iter().map(|d| d.as_slice()).collect();
+        for kind in [
+            KernelKind::Map,
+            KernelKind::Reduce {
+                op: ReduceOp::Sum,
+                axes: vec![0],
+            },
+        ] {
+            let mut k = kernel(DType::F64, &[&[n], &[n]], a.clone(), m, kind.clone());
+            k.extra = vec![e, l];
+            let p = plan(&k, 1);
+            let run = |sched: Schedule| {
+                let code = kiln_jit::compile(&k, &p, sched).unwrap();
+                let (mut e0, mut e1) = (vec![0.0; n], vec![0.0; n]);
+                if kind == KernelKind::Map {
+                    let mut o = vec![0.0; n];
+                    code.run_into_many(&k, &p, &refs, &mut [&mut o, &mut e0, &mut e1])
+                        .unwrap();
+                    return (o, e0, e1);
+                }
+                let t = code
+                    .run_with_extra(
+                        &k,
+                        &p,
+                        &refs,
+                        &mut [&mut e0, &mut e1],
+                        &kiln_jit::RunConfig::default(),
+                        &mut kiln_jit::Workspace::new(),
+                    )
+                    .unwrap();
+                (t.values.to_f64(), e0, e1)
+            };
+            let sched = Schedule::simd(DType::F64, 4, 1);
+            let (w, i) = (run(sched), run(sched.with_wide(false)));
+            let what = format!("n {n} {kind:?}");
+            let points = vec![f64::NAN; n];
+            assert_same(&format!("{what} output 0"), &points, &w.0, &i.0);
+            assert_same(&format!("{what} output 1"), &data[0], &w.1, &i.1);
+            assert_same(&format!("{what} output 2"), &data[1], &w.2, &i.2);
+        }
+    }
+}
+
+/// A kernel of more than 64 inputs (row pointers loaded where they are read): exp of their sum.
+#[test]
+fn many_inputs_give_the_inline_bits() {
+    let mut rng = Rng::new(18);
+    let n = 2 * BLOCK + 3;
+    let mut a = ExprArena::new();
+    let mut sum = a.input(0);
+    for i in 1..70 {
+        let x = a.input(i);
+        sum = a.binary(BinaryOp::Add, sum, x);
+    }
+    let scale = a.literal(0.1);
+    let arg = a.binary(BinaryOp::Mul, sum, scale);
+    let body = a.unary(UnaryOp::Exp, arg);
+    let shape = [n];
+    let shapes: Vec<&[usize]> = (0..70).map(|_| &shape[..]).collect();
+    let k = kernel(DType::F64, &shapes, a, body, KernelKind::Map);
+    let p = plan(&k, 1);
+    let data: Vec<Vec<f64>> = (0..70).map(|_| gen_data(&mut rng, n, Data::Plain)).collect();
+    let sched = Schedule::for_kernel(&k);
+    let w = jit(&k, &p, sched, &data).unwrap().values.to_f64();
+    let i = jit(&k, &p, sched.with_wide(false), &data)
+        .unwrap()
+        .values
+        .to_f64();
+    assert_same("exp of a sum of 70 inputs", &vec![f64::NAN; n], &w, &i);
+    check_ulp("exp of a sum of 70 inputs", &k, &p, sched, &data, 2);
 }
