@@ -248,52 +248,83 @@ fn log_f32_lane(x: f32, general: bool) -> f32 {
 /// Lanes per chunk: two AVX-512 vectors of f64, one of f32, four AVX2 vectors of f64.
 const CHUNK: usize = 16;
 
-/// `xs[i] = general(xs[i])`, or `fast(xs[i])` for every element of a chunk of [`CHUNK`] where
-/// `fast_ok` holds for all of them: the inline path's branch, taken per chunk rather than per
-/// vector (where `fast_ok` holds, both give the same bits). The remainder takes `general`.
+/// One function on one type: which lanes may take the fast path, the fast path, the general path.
+/// Function items rather than closures, so that each is inlined into the `#[target_feature]`
+/// function (an outlined closure is compiled without its features: libm's `fma` per lane).
+trait Paths<T: Copy> {
+    fn fast_ok(x: T) -> bool;
+    fn fast(x: T) -> T;
+    fn general(x: T) -> T;
+}
+
+/// The chunk's lanes by the fast path if every one of them allows it, else by the general path:
+/// the inline path's branch, taken per chunk rather than per vector (where `fast_ok` holds, both
+/// give the same bits).
 #[inline(always)]
-fn map<T: Copy>(xs: &mut [T], fast_ok: impl Fn(T) -> bool, fast: impl Fn(T) -> T, general: impl Fn(T) -> T) {
+fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
+    let mut ok = true;
+    for &x in c.iter() {
+        ok &= P::fast_ok(x);
+    }
+    if ok {
+        for x in c.iter_mut() {
+            *x = P::fast(*x);
+        }
+    } else {
+        for x in c.iter_mut() {
+            *x = P::general(*x);
+        }
+    }
+}
+
+/// [`chunk`] over the slice; the remainder (fewer than [`CHUNK`] lanes) is copied into a chunk
+/// padded with its first element, computed, and copied back.
+#[inline(always)]
+fn map<T: Copy, P: Paths<T>>(xs: &mut [T]) {
     let mut chunks = xs.chunks_exact_mut(CHUNK);
     for c in &mut chunks {
-        let mut ok = true;
-        for &x in c.iter() {
-            ok &= fast_ok(x);
-        }
-        if ok {
-            for x in c.iter_mut() {
-                *x = fast(*x);
-            }
-        } else {
-            for x in c.iter_mut() {
-                *x = general(*x);
-            }
-        }
+        chunk::<T, P>(c.try_into().expect("a chunk of CHUNK lanes"));
     }
-    for x in chunks.into_remainder() {
-        *x = general(*x);
+    let rem = chunks.into_remainder();
+    if let Some(&first) = rem.first() {
+        let mut buf = [first; CHUNK];
+        buf[..rem.len()].copy_from_slice(rem);
+        chunk::<T, P>(&mut buf);
+        rem.copy_from_slice(&buf[..rem.len()]);
     }
 }
 
-#[inline(always)]
-fn exp_f64(xs: &mut [f64]) {
-    let c = &EXP64;
-    map(
-        xs,
-        |x| exp_fast_ok(c, x),
-        |x| exp_fast::<f64, 5, 5>(c, x),
-        |x| exp_general::<f64, 5, 5>(c, x),
-    );
+struct Exp;
+struct Log;
+
+impl Paths<f64> for Exp {
+    #[inline(always)]
+    fn fast_ok(x: f64) -> bool {
+        exp_fast_ok(&EXP64, x)
+    }
+    #[inline(always)]
+    fn fast(x: f64) -> f64 {
+        exp_fast::<f64, 5, 5>(&EXP64, x)
+    }
+    #[inline(always)]
+    fn general(x: f64) -> f64 {
+        exp_general::<f64, 5, 5>(&EXP64, x)
+    }
 }
 
-#[inline(always)]
-fn exp_f32(xs: &mut [f32]) {
-    let c = &EXP32;
-    map(
-        xs,
-        |x| exp_fast_ok(c, x),
-        |x| exp_fast::<f32, 3, 2>(c, x),
-        |x| exp_general::<f32, 3, 2>(c, x),
-    );
+impl Paths<f32> for Exp {
+    #[inline(always)]
+    fn fast_ok(x: f32) -> bool {
+        exp_fast_ok(&EXP32, x)
+    }
+    #[inline(always)]
+    fn fast(x: f32) -> f32 {
+        exp_fast::<f32, 3, 2>(&EXP32, x)
+    }
+    #[inline(always)]
+    fn general(x: f32) -> f32 {
+        exp_general::<f32, 3, 2>(&EXP32, x)
+    }
 }
 
 /// Whether `x` takes `vmath::log`'s fast path: positive, normal and finite (`fast_or_general`),
@@ -304,24 +335,34 @@ fn log_fast_ok<T: Lane>(x: T, min_normal: f64, max: f64) -> bool {
     (x >= T::c(min_normal)) & (x <= T::c(max))
 }
 
-#[inline(always)]
-fn log_f64(xs: &mut [f64]) {
-    map(
-        xs,
-        |x| log_fast_ok(x, MIN_NORMAL_64, f64::MAX),
-        |x| log_f64_lane(x, false),
-        |x| log_f64_lane(x, true),
-    );
+impl Paths<f64> for Log {
+    #[inline(always)]
+    fn fast_ok(x: f64) -> bool {
+        log_fast_ok(x, MIN_NORMAL_64, f64::MAX)
+    }
+    #[inline(always)]
+    fn fast(x: f64) -> f64 {
+        log_f64_lane(x, false)
+    }
+    #[inline(always)]
+    fn general(x: f64) -> f64 {
+        log_f64_lane(x, true)
+    }
 }
 
-#[inline(always)]
-fn log_f32(xs: &mut [f32]) {
-    map(
-        xs,
-        |x| log_fast_ok(x, MIN_NORMAL_32, f32::MAX as f64),
-        |x| log_f32_lane(x, false),
-        |x| log_f32_lane(x, true),
-    );
+impl Paths<f32> for Log {
+    #[inline(always)]
+    fn fast_ok(x: f32) -> bool {
+        log_fast_ok(x, MIN_NORMAL_32, f32::MAX as f64)
+    }
+    #[inline(always)]
+    fn fast(x: f32) -> f32 {
+        log_f32_lane(x, false)
+    }
+    #[inline(always)]
+    fn general(x: f32) -> f32 {
+        log_f32_lane(x, true)
+    }
 }
 
 macro_rules! levels {
@@ -330,14 +371,14 @@ macro_rules! levels {
             pub(super) mod $name {
                 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
                 pub(in crate::wide) fn avx2(xs: &mut [$t]) {
-                    super::$f(xs)
+                    super::map::<$t, super::$f>(xs)
                 }
                 #[cfg_attr(
                     target_arch = "x86_64",
                     target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
                 )]
                 pub(in crate::wide) fn avx512(xs: &mut [$t]) {
-                    super::$f(xs)
+                    super::map::<$t, super::$f>(xs)
                 }
             }
         )*
@@ -345,10 +386,10 @@ macro_rules! levels {
 }
 
 levels! {
-    exp64: f64, exp_f64;
-    exp32: f32, exp_f32;
-    log64: f64, log_f64;
-    log32: f32, log_f32;
+    exp64: f64, Exp;
+    exp32: f32, Exp;
+    log64: f64, Log;
+    log32: f32, Log;
 }
 
 pub(super) use exp32::{avx2 as exp_f32_avx2, avx512 as exp_f32_avx512};

@@ -9,14 +9,13 @@
 //! same constants (read from the vmath files themselves) and the same fused multiply-adds; rustc
 //! vectorises the loops over a chunk of 16 lanes (the assembly holds `vfmadd...pd zmm`,
 //! `vrndscalepd`, `vpsllq` on zmm or ymm registers, and the chunk's test is one compare into a mask
-//! and `kortest`), and the remainder of a slice runs the same function on scalars. The inline code
+//! and `kortest`), and the remainder of a slice is copied into a padded chunk. The inline code
 //! branches per vector to a general path when a lane needs it (exp: |x| >= 708 or NaN; log: not
 //! positive, normal and finite); the general path gives every other lane the same bits as the fast
 //! path (exp: `p·2^k` by two exact scalings or by adding `k` to the exponent is the same normal
 //! number; log: the subnormal scaling and the special-value selects leave a normal positive lane as
 //! it was), so a lane's result never depends on its neighbours, and the routines here take the same
-//! branch per chunk of 16 lanes instead of per vector of 2 or 4 (the remainder of a slice, fewer
-//! than 16, takes the general path).
+//! branch per chunk of 16 lanes instead of per vector of 2 or 4.
 //! FMA is fused in both (`vfmadd`, or under `KILN_JIT_NO_FMA` Cranelift's call of libm's `fma`, which
 //! rounds once as well), so the bits are the same on every host, and the `reproducible` profile is
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
