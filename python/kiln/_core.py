@@ -118,10 +118,11 @@ class Kernel:
     Python threads at once: it releases the GIL while it runs.
     """
 
-    __slots__ = ("_kernel", "names", "expression")
+    __slots__ = ("_kernel", "_call", "names", "expression")
 
     def __init__(self, kernel):
         self._kernel = kernel
+        self._call = kernel.call
         self.names = tuple(kernel.names)
         self.expression = kernel.expression
 
@@ -142,9 +143,13 @@ class Kernel:
 
     def __call__(self, out=None, order="K", casting="safe", **arrays):
         """Runs on the named arrays; into `out` if given (returned)."""
-        args = self._args(arrays)
         if out is None and order == "K" and casting == "safe":
-            return self._kernel.run(args)
+            # the common call, in one step: kiln looks the names up in `arrays` and binds them
+            try:
+                return self._call(arrays)
+            except KeyError:
+                pass  # a name missing: `_args` says which, and what was given
+        args = self._args(arrays)
         return run(self._kernel, args, out, order, casting)
 
     def explain(self, clif=False, asm=False, **arrays):

@@ -13,13 +13,16 @@
 //! do not broadcast and other errors of the inputs a `ValueError`, an unsupported dtype a
 //! `TypeError`.
 
-use kiln::{ArrayArg, Error, FusedRunner, Output, Profile};
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use kiln::kiln_ir::{DType, OutputType};
+use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
+use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A kernel cache key: the expression's text, the profile's name and the thread count.
 type Key = (String, Option<String>, Option<usize>);
@@ -113,6 +116,86 @@ fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
     )))
 }
 
+/// Whether `obj` is bound as it is (an aligned NumPy array of a dtype kiln computes in, or a Python
+/// float), so that the Python layer's conversion (`kiln._core.as_input`) need not be called.
+fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
+    if obj.is_instance_of::<pyo3::types::PyFloat>() {
+        return true;
+    }
+    let aligned = |a: &Bound<'_, numpy::PyUntypedArray>| a.is_aligned();
+    match obj.cast::<numpy::PyUntypedArray>() {
+        Ok(a) => {
+            aligned(a)
+                && (obj.cast::<PyArrayDyn<f64>>().is_ok()
+                    || obj.cast::<PyArrayDyn<f32>>().is_ok()
+                    || obj.cast::<PyArrayDyn<i64>>().is_ok()
+                    || obj.cast::<PyArrayDyn<i32>>().is_ok()
+                    || obj.cast::<PyArrayDyn<bool>>().is_ok())
+        }
+        Err(_) => false,
+    }
+}
+
+/// The value of `name` in `local`, else in `global` (each a dict or another mapping, or None), as
+/// numexpr resolves names; a `KeyError` naming it where neither has it.
+fn lookup<'py>(
+    name: &Bound<'py, PyString>,
+    local: Option<&Bound<'py, PyAny>>,
+    global: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    for scope in [local, global].into_iter().flatten() {
+        if let Ok(d) = scope.cast::<PyDict>() {
+            if let Some(v) = d.get_item(name)? {
+                return Ok(v);
+            }
+            continue;
+        }
+        // another mapping (a frame's locals proxy on newer Pythons)
+        match scope.get_item(name) {
+            Ok(v) => return Ok(v),
+            Err(e) if e.is_instance_of::<PyKeyError>(scope.py()) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(PyKeyError::new_err(name.clone().unbind()))
+}
+
+/// The Python layer's conversion of a value kiln does not bind as it is (`kiln._core.as_input`).
+fn as_input<'py>(py: Python<'py>) -> PyResult<&'py Bound<'py, PyAny>> {
+    static AS_INPUT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    AS_INPUT.import(py, "kiln._core", "as_input")
+}
+
+/// Calls through a prepared handle whose inputs and result all have fewer elements than this run
+/// without releasing the GIL, as NumPy's ufuncs do below 500 elements: releasing and taking it back
+/// costs about 0.1 us, a fifth of such a call, while another Python thread gains at most that long.
+const DETACH_ELEMENTS: usize = 1024;
+
+thread_local! {
+    /// This thread's last `evaluate` (a [`Kernel`]) or the state the Python layer recorded for its
+    /// other calls (`set_last`), for `re_evaluate`. A Python thread is an OS thread, so a thread-local
+    /// is per Python thread, as numexpr's record is.
+    static LAST: std::cell::RefCell<Option<Py<PyAny>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// This thread's last expression for `re_evaluate`: a `Kernel` (an `evaluate` that took the common
+/// path) or what `set_last` recorded; None before any.
+#[pyfunction]
+fn last(py: Python<'_>) -> Option<Py<PyAny>> {
+    LAST.with_borrow(|l| l.as_ref().map(|s| s.clone_ref(py)))
+}
+
+/// Records `state` as this thread's last expression (the Python layer's `evaluate` with `out=` or
+/// other options, and `validate`).
+#[pyfunction]
+fn set_last(state: Py<PyAny>) {
+    LAST.with_borrow_mut(|l| *l = Some(state));
+}
+
+/// The most prepared handles a [`Kernel`] keeps (one per form of its inputs: dtypes, shapes and
+/// layouts); the oldest goes when a new form comes.
+const HANDLES: usize = 8;
+
 /// A kiln result as a NumPy array (moved, not copied).
 fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
     use numpy::PyArray;
@@ -126,10 +209,19 @@ fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
 }
 
 /// A compiled expression: call it with its inputs, in the order of [`Kernel::names`].
+///
+/// A call binds its inputs to a [`Prepared`] handle of their form (made on the first call of that
+/// form, from that call's run, and kept: at most [`HANDLES`]), which runs the compiled code with
+/// no name lookup or specialisation, into an output NumPy allocates (no zeroing, and NumPy's own
+/// cache of small blocks).
 #[pyclass(frozen, module = "kiln._kiln")]
 struct Kernel {
     runner: FusedRunner,
     expr: String,
+    /// The input names as interned Python strings, for the lookups of [`Kernel::call`].
+    py_names: Vec<Py<PyString>>,
+    /// The handles of recent input forms, the most recently made last.
+    handles: Mutex<Vec<Arc<Prepared>>>,
 }
 
 #[pymethods]
@@ -152,14 +244,55 @@ impl Kernel {
         self.runner.pipeline().stages.len()
     }
 
-    /// Runs on `args` (one float32 or float64 array per name, in order) and returns a new array.
+    /// Runs on `args` (one array or Python float per name, in order, as `kiln._core.as_input`
+    /// makes them) and returns a new array.
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let held = self.hold_all(&args)?;
-        let bound = self.bind(&held);
-        let out = py
-            .detach(|| self.runner.run(&bound))
-            .map_err(|e| py_err(e, &self.expr))?;
-        Ok(to_numpy(py, out))
+        self.run_held(py, &held)
+    }
+
+    /// Runs on the inputs given by name in the dict `arrays` (`kernel(**arrays)`): a `KeyError`
+    /// naming an input it lacks, a `TypeError` naming those it has and the expression does not
+    /// use. Values are bound as [`Kernel::evaluate`] binds them. Returns a new array.
+    fn call(&self, py: Python<'_>, arrays: Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        if arrays.len() != self.py_names.len() {
+            let names = self.runner.input_names();
+            let mut extra: Vec<String> = Vec::new();
+            for k in arrays.keys() {
+                let k = k.str()?.to_string();
+                if !names.contains(&k) {
+                    extra.push(k);
+                }
+            }
+            if !extra.is_empty() {
+                extra.sort();
+                let uses = if names.is_empty() {
+                    "no inputs".to_string()
+                } else {
+                    names.join(", ")
+                };
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected input(s) {}: the expression uses {uses}",
+                    extra.join(", ")
+                )));
+            }
+        }
+        self.call_with(py, Some(arrays.as_any()), None)
+    }
+
+    /// numexpr's `evaluate` once its dicts are known: runs on the inputs found by name in `local`,
+    /// then in `global` (dicts or other mappings; a `KeyError` for a name in neither), as numexpr
+    /// resolves names, and becomes this thread's last expression (for `re_evaluate`, see
+    /// [`last`]). Values other than aligned arrays of kiln's dtypes and Python floats go through
+    /// `kiln._core.as_input` first. Returns a new array.
+    #[pyo3(signature = (local, global=None))]
+    fn evaluate(
+        slf: &Bound<'_, Self>,
+        local: Option<Bound<'_, PyAny>>,
+        global: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        LAST.with_borrow_mut(|l| *l = Some(slf.clone().into_any().unbind()));
+        slf.get().call_with(slf.py(), local.as_ref(), global.as_ref())
     }
 
     /// Runs on `args` straight into `out`, a writeable C-contiguous float64 or float32 array of the
@@ -221,6 +354,104 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// Looks the inputs up (see [`Kernel::evaluate`]), binds and runs them.
+    fn call_with(
+        &self,
+        py: Python<'_>,
+        local: Option<&Bound<'_, PyAny>>,
+        global: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut values = Vec::with_capacity(self.py_names.len());
+        for name in &self.py_names {
+            let name = name.bind(py);
+            let v = lookup(name, local, global)?;
+            values.push(if holds_as_is(&v) {
+                v
+            } else {
+                as_input(py)?.call1((name, v))?
+            });
+        }
+        let held = self.hold_all(&values)?;
+        self.run_held(py, &held)
+    }
+
+    fn new(py: Python<'_>, runner: FusedRunner, expr: String) -> Kernel {
+        let py_names = runner
+            .input_names()
+            .iter()
+            .map(|n| PyString::intern(py, n).unbind())
+            .collect();
+        Kernel {
+            runner,
+            expr,
+            py_names,
+            handles: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs on `held` (in the order of the names) and returns a new array: through the handle of
+    /// their form into an array NumPy allocates, or, on the first call of a form, through the run
+    /// that prepares its handle.
+    fn run_held(&self, py: Python<'_>, held: &[Held<'_>]) -> PyResult<Py<PyAny>> {
+        let args: Vec<ArrayArg<'_>> = held.iter().map(Held::arg).collect();
+        let found = {
+            let handles = self.handles.lock().expect("the handle cache lock");
+            handles.iter().rev().find(|h| h.accepts(&args)).cloned()
+        };
+        let Some(handle) = found else {
+            let bound: Vec<(&str, ArrayArg<'_>)> = self
+                .runner
+                .input_names()
+                .iter()
+                .map(String::as_str)
+                .zip(args.iter().cloned())
+                .collect();
+            let (handle, out) = py
+                .detach(|| self.runner.run_prepared(&bound))
+                .map_err(|e| py_err(e, &self.expr))?;
+            let mut handles = self.handles.lock().expect("the handle cache lock");
+            if handles.len() >= HANDLES {
+                handles.remove(0);
+            }
+            handles.push(Arc::new(handle));
+            return Ok(to_numpy(py, out));
+        };
+        match handle.output_type() {
+            OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, &args),
+            OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, &args),
+            _ => {
+                let out = py
+                    .detach(|| handle.run(&args))
+                    .map_err(|e| py_err(e, &self.expr))?;
+                Ok(to_numpy(py, out))
+            }
+        }
+    }
+
+    /// Runs `handle` on `args` into a new NumPy array of its result's shape and dtype `A`.
+    fn run_fresh<A: kiln::Float + numpy::Element>(
+        &self,
+        py: Python<'_>,
+        handle: &Prepared,
+        args: &[ArrayArg<'_>],
+    ) -> PyResult<Py<PyAny>> {
+        // SAFETY: `PyArray::new` leaves the elements uninitialised. The array is made here and is not
+        // seen by Python, nor borrowed elsewhere, until this function returns it; it is returned only
+        // after `run_into` returned Ok, which writes every element of its output (a map each point, a
+        // reduction its finished result), so Python never reads an uninitialised element. Its
+        // mutable view is the only one while the code runs.
+        let out = unsafe { numpy::PyArray::<A, _>::new(py, handle.output_shape(), false) };
+        let view = unsafe { out.as_array_mut() };
+        let small = |shape: &[usize]| shape.iter().product::<usize>() < DETACH_ELEMENTS;
+        let result = if args.iter().all(|a| small(a.shape())) && small(view.shape()) {
+            handle.run_into(args, view)
+        } else {
+            py.detach(|| handle.run_into(args, view))
+        };
+        result.map_err(|e| py_err(e, &self.expr))?;
+        Ok(out.into_any().unbind())
+    }
+
     fn hold_all<'py>(&self, args: &[Bound<'py, PyAny>]) -> PyResult<Vec<Held<'py>>> {
         let names = self.runner.input_names();
         if args.len() != names.len() {
@@ -298,11 +529,9 @@ fn compile(py: Python<'_>, ex: &str, profile: Option<&str>, threads: Option<usiz
         return Err(PyValueError::new_err("threads must be at least 1"));
     }
     let key: Key = (ex.to_string(), profile.map(|p| p.to_string()), threads);
-    if let Some(r) = cache().lock().expect("the kernel cache lock").get(&key) {
-        return Ok(Kernel {
-            runner: r.clone(),
-            expr: key.0,
-        });
+    let hit = cache().lock().expect("the kernel cache lock").get(&key).cloned();
+    if let Some(r) = hit {
+        return Ok(Kernel::new(py, r, key.0));
     }
     let runner = py
         .detach(|| {
@@ -322,7 +551,8 @@ fn compile(py: Python<'_>, ex: &str, profile: Option<&str>, threads: Option<usiz
         cache.clear();
     }
     let runner = cache.entry(key.clone()).or_insert(runner).clone();
-    Ok(Kernel { runner, expr: key.0 })
+    drop(cache);
+    Ok(Kernel::new(py, runner, key.0))
 }
 
 /// The number of cores kiln's thread pool uses by default.
@@ -352,6 +582,8 @@ fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(detect_number_of_cores, m)?)?;
     m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
     m.add_function(wrap_pyfunction!(cache_size, m)?)?;
+    m.add_function(wrap_pyfunction!(last, m)?)?;
+    m.add_function(wrap_pyfunction!(set_last, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
