@@ -264,7 +264,7 @@ const HUGE_OUTPUT_BYTES: usize = 4 << 20;
 /// maps zero pages) and, on Linux, advised to use transparent huge pages before the kernel first
 /// writes it: a 1e7-element output then takes about forty 2 MiB page faults instead of twenty
 /// thousand 4 KiB ones, which cost more than the kernel itself.
-pub(crate) fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
+pub fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
     // ask first, on a throwaway reservation, so memory that cannot be had is an error, not an abort;
     // then `vec!` of zeros, which the allocator serves from fresh zero pages (calloc): no page is
     // touched until the kernel writes it (filling it here costs a 1e7 output ten times the kernel)

@@ -95,7 +95,7 @@ mod skeleton;
 mod vmath;
 
 pub use cache::{CacheStats, KernelCache, global};
-pub use call::live_modules;
+pub use call::{live_modules, zeroed_output};
 pub use compile::{Dumps, NO_FMA_ENV};
 pub use error::{JitError, Result};
 pub use key::KernelKey;

@@ -192,6 +192,133 @@ fn set_last(state: Py<PyAny>) {
     LAST.with_borrow_mut(|l| *l = Some(state));
 }
 
+/// Results of at least this many bytes get their memory from kiln's output pool (see [`Pooled`]);
+/// smaller ones from NumPy, whose allocator reuses small blocks itself.
+const POOL_MIN_BYTES: usize = 4 << 20;
+/// The pool keeps at most this many buffers, and this many bytes in all.
+const POOL_BUFFERS: usize = 4;
+const POOL_BYTES: usize = 512 << 20;
+
+/// The memory of a large result: the base object of the NumPy array kiln returns. When NumPy frees
+/// the array (and every view of it), this object is freed and its buffer goes back to a small
+/// bounded pool, where the next call of that size and dtype finds it: its pages are already mapped
+/// and written, so the call does not pay the OS for zeroing fresh pages (glibc returns blocks above
+/// 32 MiB to the OS at free, and a fresh 80 MB output cost about twice the kernel that fills it).
+#[pyclass(frozen, module = "kiln._kiln")]
+struct Pooled {
+    buffer: Option<Buffer>,
+}
+
+/// A pooled buffer of one dtype.
+enum Buffer {
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+}
+
+impl Buffer {
+    fn bytes(&self) -> usize {
+        match self {
+            Buffer::F64(v) => v.len() * 8,
+            Buffer::F32(v) => v.len() * 4,
+        }
+    }
+}
+
+/// A float type kiln's results come in, with its pool slot.
+trait PoolElem: kiln::Float + kiln_jit::Elem + numpy::Element {
+    fn wrap(v: Vec<Self>) -> Buffer;
+    fn unwrap(b: Buffer) -> Result<Vec<Self>, Buffer>;
+    /// The length of a buffer of this type; None for the other.
+    fn len_of(b: &Buffer) -> Option<usize>;
+}
+
+impl PoolElem for f64 {
+    fn wrap(v: Vec<f64>) -> Buffer {
+        Buffer::F64(v)
+    }
+    fn unwrap(b: Buffer) -> Result<Vec<f64>, Buffer> {
+        match b {
+            Buffer::F64(v) => Ok(v),
+            other => Err(other),
+        }
+    }
+    fn len_of(b: &Buffer) -> Option<usize> {
+        match b {
+            Buffer::F64(v) => Some(v.len()),
+            Buffer::F32(_) => None,
+        }
+    }
+}
+
+impl PoolElem for f32 {
+    fn wrap(v: Vec<f32>) -> Buffer {
+        Buffer::F32(v)
+    }
+    fn unwrap(b: Buffer) -> Result<Vec<f32>, Buffer> {
+        match b {
+            Buffer::F32(v) => Ok(v),
+            other => Err(other),
+        }
+    }
+    fn len_of(b: &Buffer) -> Option<usize> {
+        match b {
+            Buffer::F32(v) => Some(v.len()),
+            Buffer::F64(_) => None,
+        }
+    }
+}
+
+/// The pool of buffers freed by NumPy, the most recently freed last.
+fn pool() -> &'static Mutex<Vec<Buffer>> {
+    static POOL: OnceLock<Mutex<Vec<Buffer>>> = OnceLock::new();
+    POOL.get_or_init(Default::default)
+}
+
+/// A buffer of `n` elements of `T` for a result: one from the pool if it has one of that size,
+/// else a new one (untouched zero pages, advised to use huge pages: kiln-jit's fresh output).
+fn pooled_buffer<T: PoolElem>(n: usize) -> kiln::Result<Vec<T>> {
+    let mut pool = pool().lock().expect("the output pool lock");
+    if let Some(i) = pool.iter().rposition(|b| T::len_of(b) == Some(n)) {
+        if let Ok(v) = T::unwrap(pool.remove(i)) {
+            return Ok(v);
+        }
+    }
+    drop(pool);
+    kiln_jit::zeroed_output::<T>(n).map_err(|e| Error::Jit(e.to_string()))
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        let Some(b) = self.buffer.take() else {
+            return;
+        };
+        let bytes = b.bytes();
+        if bytes > POOL_BYTES {
+            return;
+        }
+        let mut pool = pool().lock().expect("the output pool lock");
+        // the oldest go first, until this one fits both bounds
+        while pool.len() >= POOL_BUFFERS || pool.iter().map(Buffer::bytes).sum::<usize>() + bytes > POOL_BYTES
+        {
+            pool.remove(0);
+        }
+        pool.push(b);
+    }
+}
+
+/// The number of buffers in kiln's output pool and their bytes (for tests and diagnostics).
+#[pyfunction]
+fn output_pool() -> (usize, usize) {
+    let pool = pool().lock().expect("the output pool lock");
+    (pool.len(), pool.iter().map(Buffer::bytes).sum())
+}
+
+/// Frees the buffers in kiln's output pool (results still alive keep theirs).
+#[pyfunction]
+fn clear_output_pool() {
+    pool().lock().expect("the output pool lock").clear();
+}
+
 /// The most prepared handles a [`Kernel`] keeps (one per form of its inputs: dtypes, shapes and
 /// layouts); the oldest goes when a new form comes.
 const HANDLES: usize = 8;
@@ -428,13 +555,40 @@ impl Kernel {
         }
     }
 
-    /// Runs `handle` on `args` into a new NumPy array of its result's shape and dtype `A`.
-    fn run_fresh<A: kiln::Float + numpy::Element>(
+    /// Runs `handle` on `args` into a new NumPy array of its result's shape and dtype `A`: a large
+    /// one in a buffer of kiln's output pool, a small one allocated by NumPy.
+    fn run_fresh<A: PoolElem>(
         &self,
         py: Python<'_>,
         handle: &Prepared,
         args: &[ArrayArg<'_>],
     ) -> PyResult<Py<PyAny>> {
+        let shape = handle.output_shape();
+        let n: usize = shape.iter().product();
+        if n * std::mem::size_of::<A>() >= POOL_MIN_BYTES {
+            let mut buffer = pooled_buffer::<A>(n).map_err(|e| py_err(e, &self.expr))?;
+            let view = ndarray::ArrayViewMutD::from_shape(shape, &mut buffer[..])
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            py.detach(|| handle.run_into(args, view))
+                .map_err(|e| py_err(e, &self.expr))?;
+            let data = buffer.as_ptr();
+            let base = Bound::new(
+                py,
+                Pooled {
+                    buffer: Some(A::wrap(buffer)),
+                },
+            )?;
+            // SAFETY: the view covers the `n` elements of the buffer now owned by `base` (moved
+            // there as a Vec: its heap block, which `data` points at, did not move), laid out in C
+            // order as `shape` says. `base` becomes the NumPy array's base object, so the block
+            // lives as long as the array and every view of it; it returns to the pool only when
+            // `base` is freed, after them.
+            let array = unsafe {
+                let view = ndarray::ArrayViewD::from_shape_ptr(ndarray::IxDyn(shape), data);
+                numpy::PyArray::borrow_from_array(&view, base.into_any())
+            };
+            return Ok(array.into_any().unbind());
+        }
         // SAFETY: `PyArray::new` leaves the elements uninitialised. The array is made here and is not
         // seen by Python, nor borrowed elsewhere, until this function returns it; it is returned only
         // after `run_into` returned Ok, which writes every element of its output (a map each point, a
@@ -583,6 +737,8 @@ fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
     m.add_function(wrap_pyfunction!(cache_size, m)?)?;
     m.add_function(wrap_pyfunction!(last, m)?)?;
+    m.add_function(wrap_pyfunction!(output_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_output_pool, m)?)?;
     m.add_function(wrap_pyfunction!(set_last, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

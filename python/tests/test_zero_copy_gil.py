@@ -108,3 +108,55 @@ def test_the_gil_is_released_while_a_kernel_runs():
         sys.setswitchinterval(old)
         t.join()
     assert advanced > 0
+
+
+def test_large_results_come_from_a_bounded_pool_and_stay_valid():
+    # a result of at least 4 MiB lives in a kiln buffer that returns to a small pool when NumPy frees
+    # the array (and every view of it); the next result of that size and dtype reuses it
+    from kiln import _kiln
+
+    _kiln.clear_output_pool()
+    n = 1 << 20  # 8 MiB of float64
+    x = np.linspace(-1, 1, n)
+    k = kiln.compile("x * 2 + 1")
+    k(x=x)  # the first call of a form returns the run that prepares its handle: not pooled
+    assert _kiln.output_pool() == (0, 0)
+    r = k(x=x)
+    assert _kiln.output_pool() == (0, 0)
+    view = r[::3]
+    want = x * 2 + 1
+    del r
+    assert _kiln.output_pool() == (0, 0), "a view keeps the buffer"
+    r2 = k(x=x)  # a new buffer: the first is still the view's
+    np.testing.assert_array_equal(view, want[::3])
+    del view
+    assert _kiln.output_pool() == (1, 8 * n)
+    r3 = k(x=x + 1)  # reuses the pooled buffer
+    assert _kiln.output_pool() == (0, 0)
+    np.testing.assert_array_equal(r2, want)
+    np.testing.assert_array_equal(r3, (x + 1) * 2 + 1)
+    assert r3.flags.writeable and r3.flags.c_contiguous
+    r3[:] = 0  # written by NumPy, then pooled, then filled by the next call
+    del r2, r3
+    assert _kiln.output_pool() == (2, 16 * n)
+    # float32 buffers are another pool entry; the pool keeps at most 4 buffers
+    x32 = x.astype(np.float32)
+    f32 = [kiln.evaluate("v * 2", local_dict={"v": x32}) for _ in range(3)]
+    many = [k(x=x) for _ in range(5)]
+    for m in many:
+        np.testing.assert_array_equal(m, want)
+    np.testing.assert_array_equal(f32[0], x32 * 2)
+    del f32, many
+    count, size = _kiln.output_pool()
+    assert count == 4 and size <= 4 * 8 * n
+    # a reduction's result and small results do not use it
+    assert kiln.evaluate("sum(x * x)") == pytest_approx((x * x).sum())
+    assert _kiln.output_pool() == (count, size)
+    _kiln.clear_output_pool()
+    assert _kiln.output_pool() == (0, 0)
+
+
+def pytest_approx(v):
+    import pytest
+
+    return pytest.approx(v, rel=1e-12, abs=1e-12)
