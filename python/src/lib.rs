@@ -278,10 +278,10 @@ fn pool() -> &'static Mutex<Vec<Buffer>> {
 /// else a new one (untouched zero pages, advised to use huge pages: kiln-jit's fresh output).
 fn pooled_buffer<T: PoolElem>(n: usize) -> kiln::Result<Vec<T>> {
     let mut pool = pool().lock().expect("the output pool lock");
-    if let Some(i) = pool.iter().rposition(|b| T::len_of(b) == Some(n)) {
-        if let Ok(v) = T::unwrap(pool.remove(i)) {
-            return Ok(v);
-        }
+    if let Some(i) = pool.iter().rposition(|b| T::len_of(b) == Some(n))
+        && let Ok(v) = T::unwrap(pool.remove(i))
+    {
+        return Ok(v);
     }
     drop(pool);
     kiln_jit::zeroed_output::<T>(n).map_err(|e| Error::Jit(e.to_string()))
@@ -669,6 +669,59 @@ impl Kernel {
     }
 }
 
+/// The base class of the Python `kiln.Kernel` (kiln/_core.py): its call, `kernel(**arrays)`, made
+/// here so that the common call (no `out`, `order='K'`, `casting='safe'`) runs without a Python
+/// frame; any other call goes to the subclass's `_call_slow(out, order, casting, arrays)`.
+#[pyclass(subclass, frozen, module = "kiln._kiln")]
+struct Callable {
+    kernel: Py<Kernel>,
+}
+
+#[pymethods]
+impl Callable {
+    #[new]
+    fn new(kernel: Py<Kernel>) -> Callable {
+        Callable { kernel }
+    }
+
+    /// The compiled expression (a `kiln._kiln.Kernel`).
+    #[getter]
+    fn _kernel(&self, py: Python<'_>) -> Py<Kernel> {
+        self.kernel.clone_ref(py)
+    }
+
+    /// `kernel(out=None, order="K", casting="safe", **arrays)`: runs on the named arrays; into
+    /// `out` if given (returned).
+    #[pyo3(signature = (out=None, order=None, casting=None, **arrays))]
+    fn __call__(
+        slf: &Bound<'_, Self>,
+        out: Option<Bound<'_, PyAny>>,
+        order: Option<Bound<'_, PyAny>>,
+        casting: Option<Bound<'_, PyAny>>,
+        arrays: Option<Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let is = |v: &Option<Bound<'_, PyAny>>, want: &str| {
+            v.as_ref().is_none_or(|v| {
+                v.cast::<PyString>()
+                    .is_ok_and(|s| s.to_str().is_ok_and(|s| s == want))
+            })
+        };
+        let arrays = arrays.unwrap_or_else(|| PyDict::new(py));
+        if out.is_none() && is(&order, "K") && is(&casting, "safe") {
+            match slf.get().kernel.get().call(py, arrays.clone()) {
+                // a name missing: the slow path says which, and what was given
+                Err(e) if e.is_instance_of::<PyKeyError>(py) => {}
+                result => return result,
+            }
+        }
+        let order = order.map_or_else(|| PyString::new(py, "K").into_any(), |o| o);
+        let casting = casting.map_or_else(|| PyString::new(py, "safe").into_any(), |c| c);
+        slf.call_method1("_call_slow", (out, order, casting, arrays))
+            .map(Bound::unbind)
+    }
+}
+
 /// Compiles `ex` (kiln's text language, a superset of numexpr's) under `profile` ("default",
 /// "reproducible", ...) on `threads` threads (None: every core). Compiled once per process: later
 /// calls, from any thread, get the cached kernel. The GIL is released while it compiles.
@@ -732,6 +785,7 @@ fn cache_size() -> usize {
 #[pymodule]
 fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Kernel>()?;
+    m.add_class::<Callable>()?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(detect_number_of_cores, m)?)?;
     m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
