@@ -715,8 +715,8 @@ impl Callable {
                 result => return result,
             }
         }
-        let order = order.map_or_else(|| PyString::new(py, "K").into_any(), |o| o);
-        let casting = casting.map_or_else(|| PyString::new(py, "safe").into_any(), |c| c);
+        let order = order.unwrap_or_else(|| PyString::new(py, "K").into_any());
+        let casting = casting.unwrap_or_else(|| PyString::new(py, "safe").into_any());
         slf.call_method1("_call_slow", (out, order, casting, arrays))
             .map(Bound::unbind)
     }
