@@ -83,8 +83,8 @@ pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
 
 /// The element strides of a view that is not C-contiguous, for the planner to read it in place (per
 /// row, with these strides, where its rows are contiguous): None where the kernel reads it in another
-/// shape (a rewrite dropped size-1 axes), which is then materialised. The planner declines negative
-/// strides and rows that are not contiguous.
+/// shape (a rewrite dropped size-1 axes), which is then materialised. The planner declines rows that
+/// are not consecutive elements in order (a negative or strided last axis, a transposed array).
 fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
     let (s, strides) = on_view!(a, v => (v.shape(), v.strides()));
     same(s, shape).then(|| strides.to_vec())

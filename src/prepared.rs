@@ -83,6 +83,24 @@ impl FusedRunner {
     /// # Errors
     /// As [`FusedRunner::run`] (the expression runs once, so that every kernel sees its inputs).
     pub fn prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Prepared> {
+        self.bind_prepared(inputs).map(|(p, _)| p)
+    }
+
+    /// [`FusedRunner::run`] that also returns a handle bound to the forms of `inputs`: preparing runs
+    /// the expression once, and this keeps that run's result instead of running again (a caller that
+    /// prepares on the first call of a form, such as the Python package, pays for one run).
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`].
+    pub fn run_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Output)> {
+        self.single("run")?;
+        let (p, t) = self.bind_prepared(inputs)?;
+        let t = t.ok_or_else(|| Error::Prepared("an expression of several results".into()))?;
+        Ok((p, Output::try_from(t)?))
+    }
+
+    /// The handle, and the result of the run that made it (None for several results).
+    fn bind_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Option<kiln_ir::Tensor>)> {
         let user = bind(self.input_names(), inputs)?;
         let order: Vec<usize> = self
             .input_names()
@@ -106,7 +124,7 @@ impl FusedRunner {
             })
             .collect();
         if self.pipeline().is_many() {
-            return self.prepared_many(forms, order, &user);
+            return Ok((self.prepared_many(forms, order, &user)?, None));
         }
         let (spec, t) = self.run_stages(&user)?;
         let direct = (self.pipeline().stages.len() == 1
@@ -130,7 +148,7 @@ impl FusedRunner {
             &order,
             &t,
         ));
-        Ok(Prepared {
+        let prepared = Prepared {
             runner: self.clone(),
             forms,
             order,
@@ -141,7 +159,8 @@ impl FusedRunner {
             out_shape: t.shape.clone(),
             out_len: t.shape.iter().product(),
             out_type: t.values.output_type(),
-        })
+        };
+        Ok((prepared, Some(t)))
     }
 }
 
@@ -164,6 +183,19 @@ impl Prepared {
     /// Whether calls take the fast path (see the module doc).
     pub fn is_direct(&self) -> bool {
         self.direct.is_some()
+    }
+
+    /// Whether `inputs` (in the bound order) have the count, dtypes, shapes and layouts (C-contiguous,
+    /// or the same strides) this handle was bound with: the test of a cache of handles, which calls
+    /// the one whose forms its inputs have.
+    pub fn accepts(&self, inputs: &[ArrayArg<'_>]) -> bool {
+        inputs.len() == self.forms.len()
+            && inputs.iter().zip(&self.forms).all(|(a, f)| {
+                a.elem() == f.dtype
+                    && same(a.shape(), &f.shape)
+                    && f.standard == is_standard(a)
+                    && (f.standard || same(strides(a), &f.strides))
+            })
     }
 
     /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.

@@ -12,10 +12,12 @@
 //!   copied once into a C-contiguous buffer of the iteration shape before the kernel runs.
 //!
 //! A strided view (an [`InputLayout`] with `strides`) is read in place, as a per-row input whose outer
-//! strides are the view's own element strides (0 on broadcast axes), when its inner axes are
-//! C-contiguous (the row is a run of consecutive elements, or a single element per row) and every
-//! stride is non-negative: column slices (`x[:, :500]`) and row steps (`x[::2, :]`) are reduced and
-//! mapped without a copy. Other views (negative strides, rows that are not contiguous) are materialised.
+//! strides are the view's own element strides (0 on broadcast axes, negative where the view steps
+//! backwards: a row's start is then below the view's first element), when its inner axes are
+//! C-contiguous (the row is a run of consecutive elements, or a single element per row): column
+//! slices (`x[:, :500]`), row steps (`x[::2, :]`) and reversed rows (`x[::-1, :]`) are reduced and
+//! mapped without a copy. Views whose rows are not consecutive elements in order (a reversed or
+//! strided last axis, a transposed or Fortran-ordered array) are materialised.
 //!
 //! The planner picks the smallest `k` at which every input is readable without a copy. When that row is
 //! shorter than `min_row` elements, it plans one flat loop instead (`k = 0`) and materialises the inputs
@@ -171,10 +173,11 @@ fn access_at(input: &InputLayout, shape: &[usize], k: usize) -> Option<InputPlan
 
 /// How a strided view is read with `k` outer axes: per row, in place, when its row is a run of
 /// consecutive elements (its inner axes C-contiguous and aligned with the iteration shape's) or one
-/// element, and every stride is non-negative; None if it must be copied.
+/// element; None if it must be copied. Outer strides may be negative (the backend passes the address
+/// of the view's first element, and the run checks every row against the view's extent).
 fn strided_at(input: &InputLayout, shape: &[usize], k: usize, lead: usize) -> Option<InputPlan> {
     let strides = input.strides.as_ref()?;
-    if strides.len() != input.shape.len() || input.shape.iter().zip(strides).any(|(&d, &s)| d > 1 && s < 0) {
+    if strides.len() != input.shape.len() {
         return None;
     }
     // the strides the kernel reads with at each point of the iteration shape (0 on broadcast axes)

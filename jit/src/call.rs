@@ -37,7 +37,12 @@
 //!   output of a point (so loads every input of it) before it stores any output of that point
 //!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
 //!   whichever output reads it;
-//! - `zeroed_output` only advises the kernel (madvise) about memory it owns;
+//! - `zeroed_output` and `uninit_output` only advise the kernel (madvise) about memory they own;
+//! - a fresh map or scan output is allocated uninitialised (`uninit_output`, length 0) and given its
+//!   length only by `written_output`, which takes the proof ([`Ran`]) that `dispatch` ran every work
+//!   unit of the run to completion: a map's or scan's segment geometry writes every point `0..n` of
+//!   output 0 (the plan's `n_slots`), each exactly once, so after such a run every element is
+//!   initialised (execute.rs calls it only for that output, of that run);
 //! - the wide routines (`apply_wide`) are `#[target_feature]` functions, called only after the host is
 //!   checked for their features; compiled code calls `wide_block` only on its own stack slot.
 #![allow(unsafe_code)]
@@ -144,13 +149,13 @@ pub(crate) fn dispatch<T: Elem>(
     ins: &[*const u8],
     out: &Targets,
     spread: &dyn Spread,
-) -> Result<()> {
+) -> Result<Ran> {
     // the code steps DTYPE-sized elements and indices; `Real` is sealed to f64 and f32, which these
     // assertions restate where the pointers are used
     const { assert!(std::mem::size_of::<T>() == T::DTYPE.size()) };
     const { assert!(std::mem::size_of::<T::Idx>() == std::mem::size_of::<T>()) };
     if !plan.runs {
-        return Ok(());
+        return Ok(Ran(()));
     }
     let n_units = plan.n_units;
     // the outputs hold what the plan writes: the values of every slot (f64 accumulators are as wide
@@ -219,8 +224,12 @@ pub(crate) fn dispatch<T: Elem>(
             "the executor did not run every work unit".into(),
         ));
     }
-    Ok(())
+    Ok(Ran(()))
 }
+
+/// Proof that [`dispatch`] ran every work unit of its run plan to completion (or that the plan runs
+/// no code: no point to write), which only `dispatch` makes.
+pub(crate) struct Ran(());
 
 /// Calls `code` once over `unit` of a map with the parameter block `params`, on the calling thread,
 /// writing output 0 through `out0`: the call of a [`crate::SerialMap`]. `ins` holds the inputs'
@@ -267,28 +276,62 @@ const HUGE_OUTPUT_BYTES: usize = 4 << 20;
 /// maps zero pages) and, on Linux, advised to use transparent huge pages before the kernel first
 /// writes it: a 1e7-element output then takes about forty 2 MiB page faults instead of twenty
 /// thousand 4 KiB ones, which cost more than the kernel itself.
-pub(crate) fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
+pub fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
     // ask first, on a throwaway reservation, so memory that cannot be had is an error, not an abort;
     // then `vec!` of zeros, which the allocator serves from fresh zero pages (calloc): no page is
     // touched until the kernel writes it (filling it here costs a 1e7 output ten times the kernel)
     Vec::<T>::new().try_reserve_exact(n).map_err(|_| oom(n))?;
     let v = vec![T::ZERO; n];
+    advise_huge(v.as_ptr(), n);
+    Ok(v)
+}
+
+/// Room for a fresh map or scan output of `n` elements, none initialised (length 0): the allocator
+/// neither zeroes it (calloc clears a block it reuses, 8 MB at 1e6 elements, about half the cost of
+/// a map over them) nor is it touched before the code writes it; huge pages advised as
+/// [`zeroed_output`]. [`written_output`] gives it its length after the run.
+pub(crate) fn uninit_output<T: Elem>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::<T>::new();
+    v.try_reserve_exact(n).map_err(|_| oom(n))?;
+    advise_huge(v.as_ptr(), n);
+    Ok(v)
+}
+
+/// Gives `v`, an [`uninit_output`] of `n` elements that the run proven by `_ran` wrote as its output
+/// 0, its `n` elements (see the module's invariants).
+pub(crate) fn written_output<T: Elem>(v: &mut Vec<T>, n: usize, _ran: &Ran) {
+    assert!(
+        v.capacity() >= n && v.is_empty(),
+        "a fresh output of {n} elements"
+    );
+    // SAFETY: `v` has room for `n` elements (asserted), and the run `_ran` proves complete wrote every
+    // one of them (a map's or scan's geometry writes each point `0..n` of output 0, and `dispatch`
+    // checked that every work unit ran); `T` is f64 or f32, for which any written bits are a value.
+    unsafe { v.set_len(n) };
+}
+
+/// Advises the kernel to back the `n` elements at `p` (a buffer of ours) with transparent huge pages
+/// when they are at least [`HUGE_OUTPUT_BYTES`]: a 1e7-element output then takes about forty 2 MiB
+/// page faults instead of twenty thousand 4 KiB ones, which cost more than the kernel itself.
+fn advise_huge<T>(p: *const T, n: usize) {
     #[cfg(target_os = "linux")]
     if n * std::mem::size_of::<T>() >= HUGE_OUTPUT_BYTES {
         const HUGE: usize = 2 << 20;
-        let start = v.as_ptr() as usize;
+        let start = p as usize;
         let end = start + n * std::mem::size_of::<T>();
         let (lo, hi) = (start.div_ceil(HUGE) * HUGE, end / HUGE * HUGE);
         if hi > lo {
-            // SAFETY: `[lo, hi)` lies within `v`'s allocation, which this function owns; MADV_HUGEPAGE
-            // is advice about how pages are backed and never changes their contents (untouched pages
-            // still read as zero). Its result is ignored: without huge pages the buffer is as valid.
+            // SAFETY: `[lo, hi)` lies within the allocation at `p`, which the caller owns;
+            // MADV_HUGEPAGE is advice about how pages are backed and never changes their contents
+            // (untouched pages still read as zero). Its result is ignored: without huge pages the
+            // buffer is as valid.
             unsafe {
                 libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
             }
         }
     }
-    Ok(v)
+    #[cfg(not(target_os = "linux"))]
+    let _ = (p, n);
 }
 
 /// `r` of every element of `xs`, in place, by the wide routine of `level` ([`crate::wide`]): the

@@ -260,11 +260,11 @@ fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], access: Access) -> (
 }
 
 /// Checks a view read in place (see [`InputRef::View`]) before any call: the plan reads it per row,
-/// the view has the declared shape and non-negative strides, the plan's outer strides are exactly the
-/// view's strides broadcast to the iteration shape, and a run's inner axes step as the view's
-/// (C-contiguous within the row), so every offset the code reads is the offset of an element of the
-/// view; and (again, in i128) every such offset lies within `[0, span)`, where `span` is one past the
-/// largest offset of an element of the view.
+/// the view has the declared shape, the plan's outer strides are exactly the view's strides
+/// broadcast to the iteration shape, and a run's inner axes step as the view's (C-contiguous within
+/// the row), so every offset the code reads (from the view's first element, `as_ptr`) is the offset
+/// of an element of the view; and (again, in i128) every such offset lies within `[lo, hi]`, the
+/// least and greatest offsets of the view's elements (below zero where a stride is negative).
 fn check_view<T: Elem>(
     st: &Structure,
     geo: &Geometry,
@@ -296,9 +296,6 @@ fn check_view<T: Elem>(
         };
     }
     let strides = view.strides();
-    if view.shape().iter().zip(strides).any(|(&d, &s)| d > 1 && s < 0) {
-        return Err(format!("negative strides {strides:?}"));
-    }
     // the strides with which the kernel's points map to the view's elements (0 on broadcast axes)
     let shape = &kernel.shape;
     let full = kiln_ir::shape::broadcast_strides(decl, strides, shape).map_err(|e| e.to_string())?;
@@ -322,16 +319,15 @@ fn check_view<T: Elem>(
             &full[k..]
         ));
     }
-    let span = 1 + view
-        .shape()
-        .iter()
-        .zip(strides)
-        .map(|(&d, &s)| (d as i128 - 1) * s.max(0) as i128)
-        .sum::<i128>();
+    let (mut first, mut last) = (0i128, 0i128);
+    for (&d, &s) in view.shape().iter().zip(strides) {
+        let reach = (d as i128 - 1) * s as i128;
+        if reach < 0 { first += reach } else { last += reach }
+    }
     let (lo, hi) = row_reach(plan, outer_strides, access);
-    if lo < 0 || hi >= span {
+    if lo < first || hi > last {
         return Err(format!(
-            "the plan reads offsets {lo}..={hi}, but the view spans {span}"
+            "the plan reads offsets {lo}..={hi}, but the view's elements lie at {first}..={last}"
         ));
     }
     Ok(())

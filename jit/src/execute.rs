@@ -79,6 +79,7 @@ pub(crate) fn execute<T: Elem>(
             .collect();
         &heap
     };
-    call::dispatch::<T>(code, checked, &run, ins, &targets, cfg.spread)?;
+    let ran = call::dispatch::<T>(code, checked, &run, ins, &targets, cfg.spread)?;
+    outputs.written(&ran);
     Ok(outputs.finish(kernel, st, geo, cfg))
 }

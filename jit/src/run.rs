@@ -137,7 +137,7 @@ pub enum InputRef<'a, T> {
     Slice(&'a [T]),
     /// A view read in place: a C-contiguous one as the slice of its elements, any other through its
     /// own strides, where the plan reads it per row with the view's strides as outer strides (its rows
-    /// contiguous, its strides non-negative).
+    /// contiguous; an outer stride may be negative, a row then starting below the element at index 0).
     View(ArrayViewD<'a, T>),
     /// The run's own destination, read in place (an in-place update, `p = p + v*dt` into `p`): only
     /// in a map that writes into a destination and reads this input contiguously at every point, so

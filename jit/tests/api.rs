@@ -283,7 +283,8 @@ fn print_dump() {
 }
 
 /// A view read in place: the plan's outer strides are the view's, and every other view is refused
-/// before any code runs (wrong strides, negative strides, a plan that does not read it per row).
+/// before any code runs (wrong strides, strides of the other sign, a plan that does not read it per
+/// row); a plan of negative outer strides reads a view of reversed rows in place.
 #[test]
 fn strided_views_are_checked_against_the_plan() {
     use kiln_jit::{InputRef, RunConfig, Workspace};
@@ -357,6 +358,31 @@ fn strided_views_are_checked_against_the_plan() {
             &mut Workspace::new(),
         )
         .unwrap_err();
+    assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+    // reversed rows: planned with their negative stride, read from the view's first element (the
+    // last row in memory), and the forward view refused by that plan
+    let reversed = data.slice(s![..;-2, 10..110]).into_dyn();
+    let pr = BroadcastPlan::new(&k.shape, &[layout(reversed.strides())], PlanOptions::default()).unwrap();
+    assert_eq!(
+        pr.inputs[0],
+        InputPlan::PerRow {
+            row: RowAccess::Run,
+            outer_strides: vec![-600]
+        }
+    );
+    let br = kiln_jit::compile(&k, &pr, Schedule::for_kernel(&k))
+        .unwrap()
+        .bind(&k, &pr)
+        .unwrap();
+    let run_r = |v: ndarray::ArrayViewD<'_, f64>| {
+        br.run_with(&[InputRef::View(v)], &RunConfig::default(), &mut Workspace::new())
+    };
+    let out = run_r(reversed.view()).unwrap();
+    let want: Vec<f64> = (0..6)
+        .map(|i| (10..110).map(|j| ((11 - 2 * i) * 1000 + j) as f64).sum())
+        .collect();
+    assert_eq!(out.values, Values::F64(want));
+    let e = run_r(view.view()).unwrap_err();
     assert!(matches!(e, JitError::BadInput { .. }), "{e}");
 }
 

@@ -109,7 +109,7 @@ def run_out(kernel, args, out, casting):
     return out
 
 
-class Kernel:
+class Kernel(_kiln.Callable):
     """An expression compiled by `kiln.compile`: call it with its inputs by name.
 
     `kernel(x=..., y=...)` returns a new array, `kernel(out=o, x=..., y=...)` writes into `o` and
@@ -118,10 +118,10 @@ class Kernel:
     Python threads at once: it releases the GIL while it runs.
     """
 
-    __slots__ = ("_kernel", "names", "expression")
+    # `_kernel` (the compiled `_kiln.Kernel`) and the call itself are the base class's, in kiln
+    __slots__ = ("names", "expression")
 
     def __init__(self, kernel):
-        self._kernel = kernel
         self.names = tuple(kernel.names)
         self.expression = kernel.expression
 
@@ -140,11 +140,13 @@ class Kernel:
             raise TypeError(f"unexpected input(s) {', '.join(extra)}: the expression uses {', '.join(self.names) or 'no inputs'}")
         return args
 
-    def __call__(self, out=None, order="K", casting="safe", **arrays):
-        """Runs on the named arrays; into `out` if given (returned)."""
+    # `kernel(out=None, order="K", casting="safe", **arrays)` is the base class's `__call__`, in
+    # kiln (not overridden here, so that a call makes no Python frame): the common call (no out=,
+    # order 'K', casting 'safe') runs there, and any other comes back to `_call_slow`
+
+    def _call_slow(self, out, order, casting, arrays):
+        """A call with `out=`, another `order` or `casting`, or an input missing."""
         args = self._args(arrays)
-        if out is None and order == "K" and casting == "safe":
-            return self._kernel.run(args)
         return run(self._kernel, args, out, order, casting)
 
     def explain(self, clif=False, asm=False, **arrays):

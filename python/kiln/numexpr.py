@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 
 import numpy as np
 from . import _kiln
@@ -64,23 +63,25 @@ def _initial_threads():
 #: The number of threads runs use (numexpr's `NUMEXPR_NUM_THREADS` is honoured at import).
 nthreads = _initial_threads()
 
+# the compiled kernels of each thread count, by expression: (kernel, its input names); `_current`
+# is the dict of the current `nthreads`, so that a call's lookup is one dict access
 _kernels = {}
+_current = _kernels.setdefault(nthreads, {})
 _MAX_CACHED = 4096
-_last = threading.local()
 
 
 def _kernel(ex, threads):
     """The compiled kernel of `ex` for `threads` threads, and its input names."""
-    key = (ex, threads)
-    hit = _kernels.get(key)
+    cache = _kernels.setdefault(threads, {})
+    hit = cache.get(ex)
     if hit is None:
         if not isinstance(ex, str):
             raise TypeError(f"the expression must be a str, not {type(ex).__name__}")
         kernel = _kiln.compile(ex, None, None if threads == ncores else threads)
         hit = (kernel, tuple(kernel.names))
-        if len(_kernels) >= _MAX_CACHED:
-            _kernels.clear()
-        _kernels[key] = hit
+        if len(cache) >= _MAX_CACHED:
+            cache.clear()
+        cache[ex] = hit
     return hit
 
 
@@ -123,21 +124,32 @@ def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", casting
     for a bad expression, `ValueError` for shapes that do not broadcast, `TypeError` for an
     unsupported type (integer and bool data for now).
     """
-    hit = _kernels.get((ex, nthreads))
+    hit = _current.get(ex)
     kernel, names = hit if hit is not None else _kernel(ex, nthreads)
-    args = _arguments(names, local_dict, global_dict, _frame_depth)
-    _last.state = (kernel, names, out, order, casting)
+    if names and (local_dict is None or global_dict is None):
+        frame = sys._getframe(_frame_depth)
+        if local_dict is None:
+            local_dict = frame.f_locals
+        if global_dict is None:
+            global_dict = frame.f_globals
+        del frame
     if out is None and order == "K" and casting == "safe":
-        return kernel.run(args)
+        # the common call, in one step: names looked up, values bound, the kernel run and recorded
+        # as this thread's last (for re_evaluate) in kiln
+        return kernel.evaluate(local_dict, global_dict)
+    _kiln.set_last((kernel, names, out, order, casting))
+    args = _arguments(names, local_dict, global_dict, _frame_depth)
     return run(kernel, args, out, order, casting)
 
 
 def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
     """Runs the expression of this thread's last `evaluate` or `validate` again (with its `out`,
     `order` and `casting`), on the names as they are now."""
-    state = getattr(_last, "state", None)
+    state = _kiln.last()
     if state is None:
         raise RuntimeError("no previous evaluate() or validate() in this thread: call one of them before re_evaluate()")
+    if isinstance(state, _kiln.Kernel):
+        state = (state, tuple(state.names), None, "K", "safe")
     kernel, names, out, order, casting = state
     args = _arguments(names, local_dict, global_dict, _frame_depth)
     return run(kernel, args, out, order, casting)
@@ -155,17 +167,18 @@ def validate(ex, local_dict=None, global_dict=None, out=None, order="K", casting
         kernel.prepare(args)
     except (KeyError, SyntaxError, ValueError, TypeError) as e:
         return e
-    _last.state = (kernel, names, out, order, casting)
+    _kiln.set_last((kernel, names, out, order, casting))
     return None
 
 
 def set_num_threads(n):
     """Sets the number of threads runs use; returns the previous number."""
-    global nthreads
+    global nthreads, _current
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"the number of threads must be a positive int, got {n!r}")
     old = nthreads
     nthreads = n
+    _current = _kernels.setdefault(n, {})
     package = sys.modules.get("kiln")
     if package is not None:
         package.nthreads = n

@@ -1,25 +1,32 @@
 //! `kiln._kiln`, the extension module behind the `kiln` Python package: kiln's [`FusedRunner`]
 //! over NumPy arrays, read in place.
 //!
-//! It does three things and leaves the rest to the Python layer (`kiln/numexpr.py`): it compiles an
-//! expression once per (text, profile, threads) into a cache every Python thread shares, it binds
-//! bool, int32, int64, float32 and float64 arrays of any strides as views (no copy; kiln's view plans read them in
-//! place or copy them once), and it runs with the GIL released. Names, frames, scalars, dtype
-//! conversions of unusual layouts (byte-swapped, unaligned) and `out=` fallbacks are Python's job,
-//! where they are cheap to state and to read.
+//! It compiles an expression once per (text, profile, threads) into a cache every Python thread
+//! shares; it looks the inputs up by name in the dicts the Python layer found (the caller's frame's,
+//! as numexpr) and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no
+//! copy; kiln's view plans read them in place or copy them once); it runs each form of inputs
+//! through a [`Prepared`] handle into a result NumPy allocates, or a large one into a buffer of a
+//! small pool ([`Pooled`]), with the GIL released (above [`DETACH_ELEMENTS`]); and it makes the
+//! common call of a compiled kernel ([`Callable`]) and keeps numexpr's per-thread last expression.
+//! Frames, scalar and dtype conversions of unusual values (byte-swapped, unaligned, lists) and `out=`
+//! fallbacks are the Python layer's job (`kiln/numexpr.py`, `kiln/_core.py`), where they are cheap to
+//! state and to read.
 //!
 //! Errors map onto the exception types numexpr raises: a bad expression is a `SyntaxError` (with
 //! its position) or a `ValueError` (an unknown function), a wrong arity a `TypeError`, shapes that
 //! do not broadcast and other errors of the inputs a `ValueError`, an unsupported dtype a
 //! `TypeError`.
 
-use kiln::{ArrayArg, Error, FusedRunner, Output, Profile};
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use kiln::kiln_ir::{DType, OutputType};
+use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
+use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A kernel cache key: the expression's text, the profile's name and the thread count.
 type Key = (String, Option<String>, Option<usize>);
@@ -113,6 +120,213 @@ fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
     )))
 }
 
+/// Whether `obj` is bound as it is (an aligned NumPy array of a dtype kiln computes in, or a Python
+/// float), so that the Python layer's conversion (`kiln._core.as_input`) need not be called.
+fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
+    if obj.is_instance_of::<pyo3::types::PyFloat>() {
+        return true;
+    }
+    let aligned = |a: &Bound<'_, numpy::PyUntypedArray>| a.is_aligned();
+    match obj.cast::<numpy::PyUntypedArray>() {
+        Ok(a) => {
+            aligned(a)
+                && (obj.cast::<PyArrayDyn<f64>>().is_ok()
+                    || obj.cast::<PyArrayDyn<f32>>().is_ok()
+                    || obj.cast::<PyArrayDyn<i64>>().is_ok()
+                    || obj.cast::<PyArrayDyn<i32>>().is_ok()
+                    || obj.cast::<PyArrayDyn<bool>>().is_ok())
+        }
+        Err(_) => false,
+    }
+}
+
+/// The value of `name` in `local`, else in `global` (each a dict or another mapping, or None), as
+/// numexpr resolves names; a `KeyError` naming it where neither has it.
+fn lookup<'py>(
+    name: &Bound<'py, PyString>,
+    local: Option<&Bound<'py, PyAny>>,
+    global: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    for scope in [local, global].into_iter().flatten() {
+        if let Ok(d) = scope.cast::<PyDict>() {
+            if let Some(v) = d.get_item(name)? {
+                return Ok(v);
+            }
+            continue;
+        }
+        // another mapping (a frame's locals proxy on newer Pythons)
+        match scope.get_item(name) {
+            Ok(v) => return Ok(v),
+            Err(e) if e.is_instance_of::<PyKeyError>(scope.py()) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(PyKeyError::new_err(name.clone().unbind()))
+}
+
+/// The Python layer's conversion of a value kiln does not bind as it is (`kiln._core.as_input`).
+fn as_input<'py>(py: Python<'py>) -> PyResult<&'py Bound<'py, PyAny>> {
+    static AS_INPUT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    AS_INPUT.import(py, "kiln._core", "as_input")
+}
+
+/// Calls through a prepared handle whose inputs and result all have fewer elements than this run
+/// without releasing the GIL, as NumPy's ufuncs do below 500 elements: releasing and taking it back
+/// costs about 0.1 us, a fifth of such a call, while another Python thread gains at most that long.
+const DETACH_ELEMENTS: usize = 1024;
+
+thread_local! {
+    /// This thread's last `evaluate` (a [`Kernel`]) or the state the Python layer recorded for its
+    /// other calls (`set_last`), for `re_evaluate`. A Python thread is an OS thread, so a thread-local
+    /// is per Python thread, as numexpr's record is.
+    static LAST: std::cell::RefCell<Option<Py<PyAny>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// This thread's last expression for `re_evaluate`: a `Kernel` (an `evaluate` that took the common
+/// path) or what `set_last` recorded; None before any.
+#[pyfunction]
+fn last(py: Python<'_>) -> Option<Py<PyAny>> {
+    LAST.with_borrow(|l| l.as_ref().map(|s| s.clone_ref(py)))
+}
+
+/// Records `state` as this thread's last expression (the Python layer's `evaluate` with `out=` or
+/// other options, and `validate`).
+#[pyfunction]
+fn set_last(state: Py<PyAny>) {
+    LAST.with_borrow_mut(|l| *l = Some(state));
+}
+
+/// Results of at least this many bytes get their memory from kiln's output pool (see [`Pooled`]);
+/// smaller ones from NumPy, whose allocator reuses small blocks itself.
+const POOL_MIN_BYTES: usize = 4 << 20;
+/// The pool keeps at most this many buffers, and this many bytes in all.
+const POOL_BUFFERS: usize = 4;
+const POOL_BYTES: usize = 512 << 20;
+
+/// The memory of a large result: the base object of the NumPy array kiln returns. When NumPy frees
+/// the array (and every view of it), this object is freed and its buffer goes back to a small
+/// bounded pool, where the next call of that size and dtype finds it: its pages are already mapped
+/// and written, so the call does not pay the OS for zeroing fresh pages (glibc returns blocks above
+/// 32 MiB to the OS at free, and a fresh 80 MB output cost about twice the kernel that fills it).
+#[pyclass(frozen, module = "kiln._kiln")]
+struct Pooled {
+    buffer: Option<Buffer>,
+}
+
+/// A pooled buffer of one dtype.
+enum Buffer {
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+}
+
+impl Buffer {
+    fn bytes(&self) -> usize {
+        match self {
+            Buffer::F64(v) => v.len() * 8,
+            Buffer::F32(v) => v.len() * 4,
+        }
+    }
+}
+
+/// A float type kiln's results come in, with its pool slot.
+trait PoolElem: kiln::Float + kiln_jit::Elem + numpy::Element {
+    fn wrap(v: Vec<Self>) -> Buffer;
+    fn unwrap(b: Buffer) -> Result<Vec<Self>, Buffer>;
+    /// The length of a buffer of this type; None for the other.
+    fn len_of(b: &Buffer) -> Option<usize>;
+}
+
+impl PoolElem for f64 {
+    fn wrap(v: Vec<f64>) -> Buffer {
+        Buffer::F64(v)
+    }
+    fn unwrap(b: Buffer) -> Result<Vec<f64>, Buffer> {
+        match b {
+            Buffer::F64(v) => Ok(v),
+            other => Err(other),
+        }
+    }
+    fn len_of(b: &Buffer) -> Option<usize> {
+        match b {
+            Buffer::F64(v) => Some(v.len()),
+            Buffer::F32(_) => None,
+        }
+    }
+}
+
+impl PoolElem for f32 {
+    fn wrap(v: Vec<f32>) -> Buffer {
+        Buffer::F32(v)
+    }
+    fn unwrap(b: Buffer) -> Result<Vec<f32>, Buffer> {
+        match b {
+            Buffer::F32(v) => Ok(v),
+            other => Err(other),
+        }
+    }
+    fn len_of(b: &Buffer) -> Option<usize> {
+        match b {
+            Buffer::F32(v) => Some(v.len()),
+            Buffer::F64(_) => None,
+        }
+    }
+}
+
+/// The pool of buffers freed by NumPy, the most recently freed last.
+fn pool() -> &'static Mutex<Vec<Buffer>> {
+    static POOL: OnceLock<Mutex<Vec<Buffer>>> = OnceLock::new();
+    POOL.get_or_init(Default::default)
+}
+
+/// A buffer of `n` elements of `T` for a result: one from the pool if it has one of that size,
+/// else a new one (untouched zero pages, advised to use huge pages: kiln-jit's fresh output).
+fn pooled_buffer<T: PoolElem>(n: usize) -> kiln::Result<Vec<T>> {
+    let mut pool = pool().lock().expect("the output pool lock");
+    if let Some(i) = pool.iter().rposition(|b| T::len_of(b) == Some(n))
+        && let Ok(v) = T::unwrap(pool.remove(i))
+    {
+        return Ok(v);
+    }
+    drop(pool);
+    kiln_jit::zeroed_output::<T>(n).map_err(|e| Error::Jit(e.to_string()))
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        let Some(b) = self.buffer.take() else {
+            return;
+        };
+        let bytes = b.bytes();
+        if bytes > POOL_BYTES {
+            return;
+        }
+        let mut pool = pool().lock().expect("the output pool lock");
+        // the oldest go first, until this one fits both bounds
+        while pool.len() >= POOL_BUFFERS || pool.iter().map(Buffer::bytes).sum::<usize>() + bytes > POOL_BYTES
+        {
+            pool.remove(0);
+        }
+        pool.push(b);
+    }
+}
+
+/// The number of buffers in kiln's output pool and their bytes (for tests and diagnostics).
+#[pyfunction]
+fn output_pool() -> (usize, usize) {
+    let pool = pool().lock().expect("the output pool lock");
+    (pool.len(), pool.iter().map(Buffer::bytes).sum())
+}
+
+/// Frees the buffers in kiln's output pool (results still alive keep theirs).
+#[pyfunction]
+fn clear_output_pool() {
+    pool().lock().expect("the output pool lock").clear();
+}
+
+/// The most prepared handles a [`Kernel`] keeps (one per form of its inputs: dtypes, shapes and
+/// layouts); the oldest goes when a new form comes.
+const HANDLES: usize = 8;
+
 /// A kiln result as a NumPy array (moved, not copied).
 fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
     use numpy::PyArray;
@@ -126,10 +340,19 @@ fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
 }
 
 /// A compiled expression: call it with its inputs, in the order of [`Kernel::names`].
+///
+/// A call binds its inputs to a [`Prepared`] handle of their form (made on the first call of that
+/// form, from that call's run, and kept: at most [`HANDLES`]), which runs the compiled code with
+/// no name lookup or specialisation, into an output NumPy allocates (no zeroing, and NumPy's own
+/// cache of small blocks).
 #[pyclass(frozen, module = "kiln._kiln")]
 struct Kernel {
     runner: FusedRunner,
     expr: String,
+    /// The input names as interned Python strings, for the lookups of [`Kernel::call`].
+    py_names: Vec<Py<PyString>>,
+    /// The handles of recent input forms, the most recently made last.
+    handles: Mutex<Vec<Arc<Prepared>>>,
 }
 
 #[pymethods]
@@ -152,14 +375,55 @@ impl Kernel {
         self.runner.pipeline().stages.len()
     }
 
-    /// Runs on `args` (one float32 or float64 array per name, in order) and returns a new array.
+    /// Runs on `args` (one array or Python float per name, in order, as `kiln._core.as_input`
+    /// makes them) and returns a new array.
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let held = self.hold_all(&args)?;
-        let bound = self.bind(&held);
-        let out = py
-            .detach(|| self.runner.run(&bound))
-            .map_err(|e| py_err(e, &self.expr))?;
-        Ok(to_numpy(py, out))
+        self.run_held(py, &held)
+    }
+
+    /// Runs on the inputs given by name in the dict `arrays` (`kernel(**arrays)`): a `KeyError`
+    /// naming an input it lacks, a `TypeError` naming those it has and the expression does not
+    /// use. Values are bound as [`Kernel::evaluate`] binds them. Returns a new array.
+    fn call(&self, py: Python<'_>, arrays: Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+        if arrays.len() != self.py_names.len() {
+            let names = self.runner.input_names();
+            let mut extra: Vec<String> = Vec::new();
+            for k in arrays.keys() {
+                let k = k.str()?.to_string();
+                if !names.contains(&k) {
+                    extra.push(k);
+                }
+            }
+            if !extra.is_empty() {
+                extra.sort();
+                let uses = if names.is_empty() {
+                    "no inputs".to_string()
+                } else {
+                    names.join(", ")
+                };
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected input(s) {}: the expression uses {uses}",
+                    extra.join(", ")
+                )));
+            }
+        }
+        self.call_with(py, Some(arrays.as_any()), None)
+    }
+
+    /// numexpr's `evaluate` once its dicts are known: runs on the inputs found by name in `local`,
+    /// then in `global` (dicts or other mappings; a `KeyError` for a name in neither), as numexpr
+    /// resolves names, and becomes this thread's last expression (for `re_evaluate`, see
+    /// [`last`]). Values other than aligned arrays of kiln's dtypes and Python floats go through
+    /// `kiln._core.as_input` first. Returns a new array.
+    #[pyo3(signature = (local, global=None))]
+    fn evaluate(
+        slf: &Bound<'_, Self>,
+        local: Option<Bound<'_, PyAny>>,
+        global: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        LAST.with_borrow_mut(|l| *l = Some(slf.clone().into_any().unbind()));
+        slf.get().call_with(slf.py(), local.as_ref(), global.as_ref())
     }
 
     /// Runs on `args` straight into `out`, a writeable C-contiguous float64 or float32 array of the
@@ -221,6 +485,131 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// Looks the inputs up (see [`Kernel::evaluate`]), binds and runs them.
+    fn call_with(
+        &self,
+        py: Python<'_>,
+        local: Option<&Bound<'_, PyAny>>,
+        global: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let mut values = Vec::with_capacity(self.py_names.len());
+        for name in &self.py_names {
+            let name = name.bind(py);
+            let v = lookup(name, local, global)?;
+            values.push(if holds_as_is(&v) {
+                v
+            } else {
+                as_input(py)?.call1((name, v))?
+            });
+        }
+        let held = self.hold_all(&values)?;
+        self.run_held(py, &held)
+    }
+
+    fn new(py: Python<'_>, runner: FusedRunner, expr: String) -> Kernel {
+        let py_names = runner
+            .input_names()
+            .iter()
+            .map(|n| PyString::intern(py, n).unbind())
+            .collect();
+        Kernel {
+            runner,
+            expr,
+            py_names,
+            handles: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs on `held` (in the order of the names) and returns a new array: through the handle of
+    /// their form into an array NumPy allocates, or, on the first call of a form, through the run
+    /// that prepares its handle.
+    fn run_held(&self, py: Python<'_>, held: &[Held<'_>]) -> PyResult<Py<PyAny>> {
+        let args: Vec<ArrayArg<'_>> = held.iter().map(Held::arg).collect();
+        let found = {
+            let handles = self.handles.lock().expect("the handle cache lock");
+            handles.iter().rev().find(|h| h.accepts(&args)).cloned()
+        };
+        let Some(handle) = found else {
+            let bound: Vec<(&str, ArrayArg<'_>)> = self
+                .runner
+                .input_names()
+                .iter()
+                .map(String::as_str)
+                .zip(args.iter().cloned())
+                .collect();
+            let (handle, out) = py
+                .detach(|| self.runner.run_prepared(&bound))
+                .map_err(|e| py_err(e, &self.expr))?;
+            let mut handles = self.handles.lock().expect("the handle cache lock");
+            if handles.len() >= HANDLES {
+                handles.remove(0);
+            }
+            handles.push(Arc::new(handle));
+            return Ok(to_numpy(py, out));
+        };
+        match handle.output_type() {
+            OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, &args),
+            OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, &args),
+            _ => {
+                let out = py
+                    .detach(|| handle.run(&args))
+                    .map_err(|e| py_err(e, &self.expr))?;
+                Ok(to_numpy(py, out))
+            }
+        }
+    }
+
+    /// Runs `handle` on `args` into a new NumPy array of its result's shape and dtype `A`: a large
+    /// one in a buffer of kiln's output pool, a small one allocated by NumPy.
+    fn run_fresh<A: PoolElem>(
+        &self,
+        py: Python<'_>,
+        handle: &Prepared,
+        args: &[ArrayArg<'_>],
+    ) -> PyResult<Py<PyAny>> {
+        let shape = handle.output_shape();
+        let n: usize = shape.iter().product();
+        if n * std::mem::size_of::<A>() >= POOL_MIN_BYTES {
+            let mut buffer = pooled_buffer::<A>(n).map_err(|e| py_err(e, &self.expr))?;
+            let view = ndarray::ArrayViewMutD::from_shape(shape, &mut buffer[..])
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            py.detach(|| handle.run_into(args, view))
+                .map_err(|e| py_err(e, &self.expr))?;
+            let data = buffer.as_ptr();
+            let base = Bound::new(
+                py,
+                Pooled {
+                    buffer: Some(A::wrap(buffer)),
+                },
+            )?;
+            // SAFETY: the view covers the `n` elements of the buffer now owned by `base` (moved
+            // there as a Vec: its heap block, which `data` points at, did not move), laid out in C
+            // order as `shape` says. `base` becomes the NumPy array's base object, so the block
+            // lives as long as the array and every view of it; it returns to the pool only when
+            // `base` is freed, after them.
+            let array = unsafe {
+                let view = ndarray::ArrayViewD::from_shape_ptr(ndarray::IxDyn(shape), data);
+                numpy::PyArray::borrow_from_array(&view, base.into_any())
+            };
+            return Ok(array.into_any().unbind());
+        }
+        // SAFETY: `PyArray::new` leaves the elements uninitialised. The array is made here and is not
+        // seen by Python, nor borrowed elsewhere, until this function returns it; it is returned only
+        // after `run_into` returned Ok, which writes every element of its output (a map each point, a
+        // reduction its finished result), so Python never reads an uninitialised element. Its
+        // mutable view is the only one while the code runs.
+        let out = unsafe { numpy::PyArray::<A, _>::new(py, handle.output_shape(), false) };
+        let view = unsafe { out.as_array_mut() };
+        let small = |shape: &[usize]| shape.iter().product::<usize>() < DETACH_ELEMENTS;
+        let result = if args.iter().all(|a| small(a.shape())) && small(view.shape()) {
+            handle.run_into(args, view)
+        } else {
+            py.detach(|| handle.run_into(args, view))
+        };
+        result.map_err(|e| py_err(e, &self.expr))?;
+        Ok(out.into_any().unbind())
+    }
+
     fn hold_all<'py>(&self, args: &[Bound<'py, PyAny>]) -> PyResult<Vec<Held<'py>>> {
         let names = self.runner.input_names();
         if args.len() != names.len() {
@@ -284,6 +673,59 @@ impl Kernel {
     }
 }
 
+/// The base class of the Python `kiln.Kernel` (kiln/_core.py): its call, `kernel(**arrays)`, made
+/// here so that the common call (no `out`, `order='K'`, `casting='safe'`) runs without a Python
+/// frame; any other call goes to the subclass's `_call_slow(out, order, casting, arrays)`.
+#[pyclass(subclass, frozen, module = "kiln._kiln")]
+struct Callable {
+    kernel: Py<Kernel>,
+}
+
+#[pymethods]
+impl Callable {
+    #[new]
+    fn new(kernel: Py<Kernel>) -> Callable {
+        Callable { kernel }
+    }
+
+    /// The compiled expression (a `kiln._kiln.Kernel`).
+    #[getter]
+    fn _kernel(&self, py: Python<'_>) -> Py<Kernel> {
+        self.kernel.clone_ref(py)
+    }
+
+    /// `kernel(out=None, order="K", casting="safe", **arrays)`: runs on the named arrays; into
+    /// `out` if given (returned).
+    #[pyo3(signature = (out=None, order=None, casting=None, **arrays))]
+    fn __call__(
+        slf: &Bound<'_, Self>,
+        out: Option<Bound<'_, PyAny>>,
+        order: Option<Bound<'_, PyAny>>,
+        casting: Option<Bound<'_, PyAny>>,
+        arrays: Option<Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let is = |v: &Option<Bound<'_, PyAny>>, want: &str| {
+            v.as_ref().is_none_or(|v| {
+                v.cast::<PyString>()
+                    .is_ok_and(|s| s.to_str().is_ok_and(|s| s == want))
+            })
+        };
+        let arrays = arrays.unwrap_or_else(|| PyDict::new(py));
+        if out.is_none() && is(&order, "K") && is(&casting, "safe") {
+            match slf.get().kernel.get().call(py, arrays.clone()) {
+                // a name missing: the slow path says which, and what was given
+                Err(e) if e.is_instance_of::<PyKeyError>(py) => {}
+                result => return result,
+            }
+        }
+        let order = order.unwrap_or_else(|| PyString::new(py, "K").into_any());
+        let casting = casting.unwrap_or_else(|| PyString::new(py, "safe").into_any());
+        slf.call_method1("_call_slow", (out, order, casting, arrays))
+            .map(Bound::unbind)
+    }
+}
+
 /// Compiles `ex` (kiln's text language, a superset of numexpr's) under `profile` ("default",
 /// "reproducible", ...) on `threads` threads (None: every core). Compiled once per process: later
 /// calls, from any thread, get the cached kernel. The GIL is released while it compiles.
@@ -298,11 +740,9 @@ fn compile(py: Python<'_>, ex: &str, profile: Option<&str>, threads: Option<usiz
         return Err(PyValueError::new_err("threads must be at least 1"));
     }
     let key: Key = (ex.to_string(), profile.map(|p| p.to_string()), threads);
-    if let Some(r) = cache().lock().expect("the kernel cache lock").get(&key) {
-        return Ok(Kernel {
-            runner: r.clone(),
-            expr: key.0,
-        });
+    let hit = cache().lock().expect("the kernel cache lock").get(&key).cloned();
+    if let Some(r) = hit {
+        return Ok(Kernel::new(py, r, key.0));
     }
     let runner = py
         .detach(|| {
@@ -322,7 +762,8 @@ fn compile(py: Python<'_>, ex: &str, profile: Option<&str>, threads: Option<usiz
         cache.clear();
     }
     let runner = cache.entry(key.clone()).or_insert(runner).clone();
-    Ok(Kernel { runner, expr: key.0 })
+    drop(cache);
+    Ok(Kernel::new(py, runner, key.0))
 }
 
 /// The number of cores kiln's thread pool uses by default.
@@ -348,10 +789,15 @@ fn cache_size() -> usize {
 #[pymodule]
 fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Kernel>()?;
+    m.add_class::<Callable>()?;
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(detect_number_of_cores, m)?)?;
     m.add_function(wrap_pyfunction!(clear_cache, m)?)?;
     m.add_function(wrap_pyfunction!(cache_size, m)?)?;
+    m.add_function(wrap_pyfunction!(last, m)?)?;
+    m.add_function(wrap_pyfunction!(output_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(clear_output_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(set_last, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -282,3 +282,55 @@ def test_the_kernel_cache_is_bounded():
         kiln.compile(f"x + {i}")
     assert 0 < _kiln.cache_size() <= 4096
     np.testing.assert_array_equal(kiln.compile("x + 4199")(x=np.zeros(2)), [4199.0, 4199.0])
+
+
+def test_a_kernel_called_on_more_forms_than_it_keeps_handles_for():
+    # each form of the inputs (dtype, shape, layout) gets a prepared handle, at most 8 kept: cycling
+    # through 11 forms twice makes every call after the first round a hit or a replaced handle
+    k = kiln.compile("2*x + y")
+    base = np.linspace(-3, 3, 600)
+    forms = [
+        lambda: (base[:100], base[100:200]),
+        lambda: (base[:7], base[7:14]),
+        lambda: (base[:1], base[1:2]),
+        lambda: (base[:0], base[1:1]),
+        lambda: (base.reshape(20, 30), base[:30]),
+        lambda: (base.reshape(20, 30)[:, :10], base[:10]),
+        lambda: (base.reshape(20, 30)[::2], base[:30]),
+        lambda: (base.astype(np.float32)[:50], base.astype(np.float32)[50:100]),
+        lambda: (base[:50], np.float64(0.5)),
+        lambda: (base[:50].reshape(5, 10).T, base[:5]),
+        lambda: (base[::3][:100], base[:100]),
+    ]
+    for _ in range(2):
+        for make in forms:
+            x, y = make()
+            np.testing.assert_array_equal(k(x=x, y=y), 2 * x + y)
+            np.testing.assert_array_equal(ne.evaluate("2*x + y"), 2 * x + y)
+
+
+def test_small_and_large_calls_agree_with_numpy():
+    # below the GIL threshold (1024 elements) the call runs without releasing the GIL, above it with
+    x = np.linspace(-2, 2, 5000)
+    for n in (1023, 1024, 1025, 5000):
+        np.testing.assert_array_equal(ne.evaluate("v*3 - 1", local_dict={"v": x[:n]}), x[:n] * 3 - 1)
+        np.testing.assert_allclose(kiln.evaluate("sum(v)", local_dict={"v": x[:n]}), x[:n].sum(), rtol=1e-12, atol=1e-12)
+
+
+def test_re_evaluate_after_the_common_path_is_per_thread():
+    import threading
+
+    results = {}
+
+    def work(i):
+        v = np.full(3, float(i))  # noqa: F841 (found by evaluate in this frame)
+        ne.evaluate("v + %d" % i)
+        results[i] = ne.re_evaluate(local_dict={"v": np.zeros(3)})
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(4):
+        np.testing.assert_array_equal(results[i], np.full(3, float(i)))

@@ -1,6 +1,7 @@
 """Zero-copy and the GIL: a NumPy view whose rows are contiguous is read in place by the kernel
-(its plan says so); views kiln's planner declines (negative strides, Fortran order, strided rows)
-are copied once by kiln and still give NumPy's results; the GIL is released while a kernel runs."""
+(its plan says so), rows stepped backwards (`x[::-1]`, a negative outer stride) included; views
+kiln's planner declines (a reversed or strided last axis, Fortran order) are copied once by kiln and
+still give NumPy's results; the GIL is released while a kernel runs."""
 
 import sys
 import threading
@@ -24,9 +25,47 @@ def test_views_with_contiguous_rows_are_read_in_place():
         np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": view}), view * 2)
 
 
+def test_rows_stepped_backwards_are_read_in_place():
+    x = np.arange(8 * 1000.0).reshape(8, 1000)
+    y = np.arange(4 * 6 * 200.0).reshape(4, 6, 200)
+    cases = [
+        (x[::-1], "[-1000]"),
+        (x[::-2, 100:900], "[-2000]"),
+        (x[6:1:-3, :700], "[-3000]"),
+        (y[::-1, :, 20:], "[-1200, 200]"),
+        (y[:, ::-2], "[1200, -400]"),
+        (y[::-1, ::-1], "[-1200, -200]"),
+    ]
+    for view, strides in cases:
+        assert plan_of(view) == f"in0: per-row run, outer strides {strides}", plan_of(view)
+        np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": view}), view * 2)
+        np.testing.assert_allclose(kiln.evaluate("sum(v, axis=-1)", local_dict={"v": view}), view.sum(axis=-1), rtol=1e-12)
+        np.testing.assert_allclose(kiln.evaluate("sum(v, axis=0)", local_dict={"v": view}), view.sum(axis=0), rtol=1e-12)
+        np.testing.assert_array_equal(kiln.evaluate("max(v, axis=-1)", local_dict={"v": view}), view.max(axis=-1))
+
+
+def test_every_stride_pattern_agrees_with_numpy():
+    # every combination of a start, a stop and a step (negative included) on each axis of a 2-D
+    # array, empty and one-element views among them, through a map, a row and column sum and a
+    # whole-array sum; in place or copied, the values are NumPy's
+    x = np.random.default_rng(5).standard_normal((9, 130))
+    steps = [None, 1, 2, -1, -2, -5]
+    bounds = [(None, None), (3, None), (None, 1), (4, 5), (5, 5), (8, 2)]
+    for s0 in steps:
+        for b0 in bounds:
+            for s1 in steps:
+                for b1 in [(None, None), (7, 100), (64, 65), (10, 10)]:
+                    v = x[slice(b0[0], b0[1], s0), slice(b1[0], b1[1], s1)]
+                    got = kiln.evaluate("v * 3 - 1", local_dict={"v": v})
+                    np.testing.assert_array_equal(got, v * 3 - 1)
+                    np.testing.assert_allclose(kiln.evaluate("sum(v, axis=1)", local_dict={"v": v}), v.sum(axis=1), rtol=1e-12, atol=1e-12)
+                    np.testing.assert_allclose(kiln.evaluate("sum(v, axis=0)", local_dict={"v": v}), v.sum(axis=0), rtol=1e-12, atol=1e-12)
+                    np.testing.assert_allclose(kiln.evaluate("sum(v)", local_dict={"v": v}), v.sum(), rtol=1e-12, atol=1e-12)
+
+
 def test_other_layouts_are_copied_once_and_correct():
     x = np.arange(8 * 1000.0).reshape(8, 1000)
-    for view in (x[::-1], x[:, ::-1], np.asfortranarray(x), x[:, ::2], x[::-2, ::-3]):
+    for view in (x[:, ::-1], np.asfortranarray(x), x.T, x[:, ::2], x[::-2, ::-3]):
         assert plan_of(view) == "in0: materialise"
         np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": view}), view * 2)
 
@@ -69,3 +108,55 @@ def test_the_gil_is_released_while_a_kernel_runs():
         sys.setswitchinterval(old)
         t.join()
     assert advanced > 0
+
+
+def test_large_results_come_from_a_bounded_pool_and_stay_valid():
+    # a result of at least 4 MiB lives in a kiln buffer that returns to a small pool when NumPy frees
+    # the array (and every view of it); the next result of that size and dtype reuses it
+    from kiln import _kiln
+
+    _kiln.clear_output_pool()
+    n = 1 << 20  # 8 MiB of float64
+    x = np.linspace(-1, 1, n)
+    k = kiln.compile("x * 2 + 1")
+    k(x=x)  # the first call of a form returns the run that prepares its handle: not pooled
+    assert _kiln.output_pool() == (0, 0)
+    r = k(x=x)
+    assert _kiln.output_pool() == (0, 0)
+    view = r[::3]
+    want = x * 2 + 1
+    del r
+    assert _kiln.output_pool() == (0, 0), "a view keeps the buffer"
+    r2 = k(x=x)  # a new buffer: the first is still the view's
+    np.testing.assert_array_equal(view, want[::3])
+    del view
+    assert _kiln.output_pool() == (1, 8 * n)
+    r3 = k(x=x + 1)  # reuses the pooled buffer
+    assert _kiln.output_pool() == (0, 0)
+    np.testing.assert_array_equal(r2, want)
+    np.testing.assert_array_equal(r3, (x + 1) * 2 + 1)
+    assert r3.flags.writeable and r3.flags.c_contiguous
+    r3[:] = 0  # written by NumPy, then pooled, then filled by the next call
+    del r2, r3
+    assert _kiln.output_pool() == (2, 16 * n)
+    # float32 buffers are another pool entry; the pool keeps at most 4 buffers
+    x32 = x.astype(np.float32)
+    f32 = [kiln.evaluate("v * 2", local_dict={"v": x32}) for _ in range(3)]
+    many = [k(x=x) for _ in range(5)]
+    for m in many:
+        np.testing.assert_array_equal(m, want)
+    np.testing.assert_array_equal(f32[0], x32 * 2)
+    del f32, many
+    count, size = _kiln.output_pool()
+    assert count == 4 and size <= 4 * 8 * n
+    # a reduction's result and small results do not use it
+    assert kiln.evaluate("sum(x * x)") == pytest_approx((x * x).sum())
+    assert _kiln.output_pool() == (count, size)
+    _kiln.clear_output_pool()
+    assert _kiln.output_pool() == (0, 0)
+
+
+def pytest_approx(v):
+    import pytest
+
+    return pytest.approx(v, rel=1e-12, abs=1e-12)
