@@ -51,10 +51,12 @@ const ROW_GROUP: i64 = crate::wide::GROUP as i64;
 /// at full width (the call costs more than it saves there).
 const WIDE_ROW_MIN: i64 = 16;
 
-/// Blocks of more bytes than this (the reduced rows of one output run: at most about a core's L2)
-/// keep a kept sum's inline loop: streamed from L3 or memory the row steps at full width measured
-/// no faster, from L3 slower (column sums of 1e6 f64, 8 MB: 0.099-0.102 ns/elem against 0.090-0.092
-/// inline; BENCHMARKS.md, "Column sums at full width").
+/// f64 blocks of more bytes than this (the reduced rows of one output run: at most about a core's
+/// L2) keep a kept sum's inline loop: streamed from L3 or memory the row steps at full width
+/// measured no faster, from L3 slower (column sums of 1e6 f64, 8 MB: 0.099-0.102 ns/elem against
+/// 0.090-0.092 inline; BENCHMARKS.md, "Column sums at full width"). f32 blocks of any size take
+/// the steps: the inline loop widens every vector to two f64 halves and is bound by that, not by
+/// memory (1e6 f32: 0.10 against 0.23, 1e7: 0.14 against 0.18-0.20).
 const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 
 struct Skeleton<'f, 'k> {
@@ -723,9 +725,10 @@ impl Skeleton<'_, '_> {
 
     /// A kept sum's rows over columns `[jlo, jhi)` by the row step at full width `step` (`wide`,
     /// `rows.rs`: the group of [`ROW_GROUP`] rows, or one), where the run has at least
-    /// [`WIDE_ROW_MIN`] columns and the block at most [`WIDE_ROW_MAX_BYTES`], else by `inline`. `xs` are the rows' pointers (column `j` of row
-    /// `m` at `xs[m] + j * size`), the output of column `j` at `out_val + (o + j) * 8`. The step
-    /// gives the inline loop's bits, so the choice never shows in a result.
+    /// [`WIDE_ROW_MIN`] columns and (f64) the block at most [`WIDE_ROW_MAX_BYTES`], else by
+    /// `inline`. `xs` are the rows' pointers (column `j` of row `m` at `xs[m] + j * size`), the
+    /// output of column `j` at `out_val + (o + j) * 8`. The step gives the inline loop's bits, so
+    /// the choice never shows in a result.
     #[allow(clippy::too_many_arguments)]
     fn wide_rows(
         &self,
@@ -744,17 +747,20 @@ impl Skeleton<'_, '_> {
         let long =
             g.b.ins()
                 .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, WIDE_ROW_MIN);
-        // the block's bytes: its rows (the last segment axis) of `seg_len` points
-        let dim = match self.seg.last() {
-            Some(&[dim, ..]) => dim,
-            None => g.b.ins().iconst(types::I64, 1),
+        let wide = if g.dtype == kiln_ir::DType::F64 {
+            // the block's bytes: its rows (the last segment axis) of `seg_len` points
+            let dim = match self.seg.last() {
+                Some(&[dim, ..]) => dim,
+                None => g.b.ins().iconst(types::I64, 1),
+            };
+            let points = g.b.ins().imul(dim, self.seg_len);
+            let bytes = g.b.ins().imul_imm_s(points, g.size);
+            let max = WIDE_ROW_MAX_BYTES;
+            let fits = g.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, bytes, max);
+            g.b.ins().band(long, fits)
+        } else {
+            long
         };
-        let points = g.b.ins().imul(dim, self.seg_len);
-        let bytes = g.b.ins().imul_imm_s(points, g.size);
-        let fits =
-            g.b.ins()
-                .icmp_imm_s(IntCC::SignedLessThanOrEqual, bytes, WIDE_ROW_MAX_BYTES);
-        let wide = g.b.ins().band(long, fits);
         g.b.ins().brif(wide, called, &[], short, &[]);
 
         g.b.switch_to_block(called);
