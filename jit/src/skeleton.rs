@@ -590,6 +590,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 /// 0.36-0.40 ns/elem against 0.28 for row sums; in bands they run at 0.28 (BENCHMARKS.md, issue 14,
 /// "Column sums in bands").
 ///
+/// Where the body is a plain read of an input (`sum(x, axis=0)`) and the host has a wide level, the
+/// group's loop (and a row added alone) is a call of the row step at full width, compiled by rustc
+/// (`wide/rows.rs`, [`Skeleton::wide_rows`]): the same additions in the same association, so the
+/// same bits, 8 f64 lanes per instruction on AVX-512.
+///
 /// The bands are fixed by the shape alone: a block is banded when the unit runs it whole (a kept
 /// reduction's units are ranges of outputs that each run every segment, so always), else its rows
 /// are added one at a time. So how every output is associated never depends on how a run is cut
