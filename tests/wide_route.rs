@@ -147,3 +147,83 @@ fn the_switch_takes_the_call_out_of_the_machine_code() {
         assert!(on.contains("call    "), "{on}");
     }
 }
+
+/// Column sums of a plain input (`sum(x, axis=0)`, and a sum over both leading axes of a 3-D x)
+/// call the kept sum's row steps at full width (kiln-jit `wide/rows.rs`): every route and 1-4
+/// threads give the bits of the inline path on one thread (any NaN equals any NaN), f64 and f32,
+/// row counts around the group of eight (0, 1, 8, 9, 17, 26) and column runs below, at and above
+/// the steps' threshold of 16 with every tail of a vector of 8.
+#[test]
+fn column_sums_give_the_same_bits_on_every_route_and_thread_count() {
+    let mut checked = 0;
+    let shapes: [&[usize]; 8] = [
+        &[0, 40],
+        &[1, 40],
+        &[8, 23],
+        &[9, 16],
+        &[17, 1003],
+        &[26, 41],
+        &[26, 15],
+        &[3, 9, 37],
+    ];
+    for shape in shapes {
+        let n: usize = shape.iter().product();
+        let v = values(n);
+        let name = shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+        let (x64, x32) = (tmp(&format!("c64_{name}.npy")), tmp(&format!("c32_{name}.npy")));
+        let a = ArrayD::from_shape_vec(IxDyn(shape), v).unwrap();
+        a.write_npy(std::fs::File::create(&x64).unwrap()).unwrap();
+        a.mapv(|x| x as f32)
+            .write_npy(std::fs::File::create(&x32).unwrap())
+            .unwrap();
+        let expr = if shape.len() == 3 {
+            "sum(x, axis=(0, 1))"
+        } else {
+            "sum(x, axis=0)"
+        };
+        for (dtype, x) in [("f64", &x64), ("f32", &x32)] {
+            let run = |wide: Option<&str>, threads: usize| -> Vec<(u64, bool)> {
+                let o = tmp(&format!("col_{checked}_{}_{threads}.npy", wide.unwrap_or("best")));
+                let xa = format!("x={}", x.display());
+                let t = threads.to_string();
+                let args = [
+                    "eval",
+                    expr,
+                    "-i",
+                    &xa,
+                    "--threads",
+                    &t,
+                    "--out",
+                    o.to_str().unwrap(),
+                ];
+                kiln(&args, wide);
+                let f = std::fs::File::open(&o).unwrap();
+                if dtype == "f64" {
+                    let a = ArrayD::<f64>::read_npy(f).unwrap();
+                    a.iter().map(|v| (v.to_bits(), v.is_nan())).collect()
+                } else {
+                    let a = ArrayD::<f32>::read_npy(f).unwrap();
+                    a.iter().map(|v| (v.to_bits() as u64, v.is_nan())).collect()
+                }
+            };
+            let want = run(Some("off"), 1);
+            assert_eq!(want.len(), *shape.last().unwrap());
+            for wide in [None, Some("avx2"), Some("off")] {
+                for threads in 1..=4 {
+                    let got = run(wide, threads);
+                    assert_eq!(got.len(), want.len());
+                    for (i, (p, q)) in want.iter().zip(&got).enumerate() {
+                        assert!(
+                            p.0 == q.0 || p.1 && q.1,
+                            "{expr} of {shape:?} {dtype} column {i}: {:#x} inline, {:#x} with {WIDE}={wide:?} on {threads} threads",
+                            p.0,
+                            q.0
+                        );
+                    }
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 8 * 2);
+}

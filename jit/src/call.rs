@@ -44,7 +44,10 @@
 //!   output 0 (the plan's `n_slots`), each exactly once, so after such a run every element is
 //!   initialised (execute.rs calls it only for that output, of that run);
 //! - the wide routines (`apply_wide`) are `#[target_feature]` functions, called only after the host is
-//!   checked for their features; compiled code calls `wide_block` only on its own stack slot.
+//!   checked for their features; compiled code calls `wide_block` only on its own stack slot, and
+//!   the kept sum's row steps (`kept_group`, `kept_single`) only over the input elements and
+//!   outputs its own loop would read and write (the one place where an input's run is made into a
+//!   slice: a plain run of a checked row, read-only, in another allocation than the output).
 #![allow(unsafe_code)]
 
 use crate::check::Checked;
@@ -374,5 +377,114 @@ pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8
         (Routine::Log, DType::F64) => wide_block::<f64, true> as *const u8,
         (Routine::Exp, DType::F32) => wide_block::<f32, false> as *const u8,
         (Routine::Log, DType::F32) => wide_block::<f32, true> as *const u8,
+    }
+}
+
+/// The kept sum's row steps at `level` ([`crate::wide`], `rows.rs`): with eight rows, `out[j] +=
+/// ((r0[j] + r1[j]) + (r2[j] + r3[j])) + ((r4[j] + r5[j]) + (r6[j] + r7[j]))`, with one, `out[j] +=
+/// x[j]`, for every `j` of `out`, each value widened to f64: the inline path's bits. An error if the
+/// host lacks `level`, if the rows are not one or eight, or if a row is shorter than `out`.
+pub fn apply_kept_rows<T: WideElem>(level: Level, rows: &[&[T]], out: &mut [f64]) -> Result<()> {
+    if !level.on_host() {
+        return Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )));
+    }
+    if let Some(r) = rows.iter().find(|r| r.len() < out.len()) {
+        return Err(JitError::WrongKernel(format!(
+            "a kept sum's row of {} elements is shorter than its output run of {}",
+            r.len(),
+            out.len()
+        )));
+    }
+    match rows {
+        [x] => {
+            let step = T::single(level);
+            // SAFETY: `step` is one of rows.rs's `#[target_feature]` functions compiled for `level`
+            // (`WideElem::single` maps each level to its own), and the host has every feature of
+            // `level` (checked above); apart from those features it is a safe function of slices.
+            unsafe { step(x, out) };
+        }
+        _ => {
+            let Ok(group) = <[&[T]; crate::wide::GROUP]>::try_from(rows) else {
+                return Err(JitError::WrongKernel(format!(
+                    "a kept sum's row step takes 1 or {} rows, not {}",
+                    crate::wide::GROUP,
+                    rows.len()
+                )));
+            };
+            let step = T::group(level);
+            // SAFETY: as above, for `WideElem::group`.
+            unsafe { step(group, out) };
+        }
+    }
+    Ok(())
+}
+
+/// The function compiled code calls for a kept sum's group of rows (skeleton.rs `group`):
+/// [`apply_kept_rows`] of the eight rows at `r0..r7` over the `n` outputs at `out`, at
+/// [`crate::wide::level`].
+#[allow(clippy::too_many_arguments)]
+extern "C" fn kept_group<T: WideElem>(
+    r0: *const T,
+    r1: *const T,
+    r2: *const T,
+    r3: *const T,
+    r4: *const T,
+    r5: *const T,
+    r6: *const T,
+    r7: *const T,
+    out: *mut f64,
+    n: i64,
+) {
+    // SAFETY: this function's address is given to compiled code only by `kept_rows_address`,
+    // whose symbol skeleton.rs calls (for a kept sum whose body is a plain read of one input) in
+    // place of its own loop over a group's columns `[lo, hi)`, with `n = hi - lo > 0`, each `r_m`
+    // the group's row `m` of that input at column `lo` and `out` the f64 accumulator of column
+    // `lo`: exactly the elements that loop reads (in a checked input: see `dispatch`) and the
+    // outputs it reads and writes (this unit's alone, see the module doc). The rows are only read
+    // during the call, by every thread (no unit writes an input: kept sums read no destination),
+    // and the output run is in a different allocation from every input (output.rs allocates it),
+    // so the shared slices and the one mutable slice do not alias.
+    let (rows, out) = unsafe {
+        let n = n as usize;
+        let rows = [r0, r1, r2, r3, r4, r5, r6, r7].map(|r| std::slice::from_raw_parts(r, n));
+        (rows, std::slice::from_raw_parts_mut(out, n))
+    };
+    // registered only where `level()` is some, which implies the host has it, with eight rows as
+    // long as the output run: `apply_kept_rows` cannot fail (and a panic may not unwind out of an
+    // `extern "C"` function)
+    if let Some(level) = crate::wide::level() {
+        let _ = apply_kept_rows(level, &rows, out);
+    }
+}
+
+/// The function compiled code calls for a kept sum's row added alone (skeleton.rs `segment`):
+/// [`apply_kept_rows`] of the row at `x` over the `n` outputs at `out`.
+extern "C" fn kept_single<T: WideElem>(x: *const T, out: *mut f64, n: i64) {
+    // SAFETY: as `kept_group`'s, for one row: skeleton.rs calls it in place of its own inner loop
+    // over a row's columns `[jlo, jhi)`, `n = jhi - jlo > 0`, `x` the row's input at `jlo`, `out`
+    // the accumulator of that column.
+    let (x, out) = unsafe {
+        let n = n as usize;
+        (
+            std::slice::from_raw_parts(x, n),
+            std::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    if let Some(level) = crate::wide::level() {
+        let _ = apply_kept_rows(level, &[x], out);
+    }
+}
+
+/// The address of the function compiled code calls for a kept sum's group of rows (`group`) or
+/// single row on `dtype`.
+pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::DType) -> *const u8 {
+    use kiln_ir::DType;
+    match (group, dtype) {
+        (true, DType::F64) => kept_group::<f64> as *const u8,
+        (true, DType::F32) => kept_group::<f32> as *const u8,
+        (false, DType::F64) => kept_single::<f64> as *const u8,
+        (false, DType::F32) => kept_single::<f32> as *const u8,
     }
 }

@@ -103,6 +103,14 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                 jb.symbol(r.math_fn().wide_symbol(dtype), call::wide_block_address(r, dtype));
             }
         }
+        for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
+            for group in [true, false] {
+                jb.symbol(
+                    host::kept_rows_symbol(group, dtype),
+                    call::kept_rows_address(group, dtype),
+                );
+            }
+        }
     }
     let mut module = JITModule::new(jb);
     match define(&mut module, key, dumps) {
@@ -169,7 +177,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     let order = key.arena.reachable_all(&key.roots());
     let inline = math::inline_vector_math(&key.arena, &order);
     let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline);
-    let math = MathRefs::import(
+    let mut math = MathRefs::import(
         module,
         func,
         st.dtype,
@@ -177,6 +185,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         inline,
         &wide,
     )?;
+    if math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
+        math.import_kept_rows(module, func, st.dtype)?;
+    }
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(func, &mut fctx);

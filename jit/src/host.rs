@@ -120,6 +120,13 @@ impl MathFn {
     }
 }
 
+/// The symbol of the kept sum's row step (`group`: of [`crate::wide::GROUP`] rows, else of one) on
+/// `dtype` (registered by compile.rs where the host has a wide level).
+pub(crate) fn kept_rows_symbol(group: bool, dtype: DType) -> String {
+    let what = if group { "group" } else { "single" };
+    format!("kiln_wide_kept_{what}_{dtype}").to_lowercase()
+}
+
 /// Registers every host math symbol with a JIT module under construction.
 pub fn register_symbols(builder: &mut JITBuilder) {
     for dtype in [DType::F64, DType::F32] {
@@ -136,6 +143,9 @@ pub struct MathRefs {
     /// The block functions of the wide routines the kernel calls, `fn(ptr, n)` (see
     /// `skeleton/block.rs`), by the function they compute.
     wide: HashMap<MathFn, FuncRef>,
+    /// The kept sum's row steps at full width, `fn(r0, ..., r7, out, n)` and `fn(x, out, n)` (see
+    /// `wide/rows.rs` and skeleton.rs), where [`MathRefs::import_kept_rows`] imported them.
+    kept: Option<[FuncRef; 2]>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
     pub inline: bool,
 }
@@ -178,8 +188,36 @@ impl MathRefs {
         Ok(MathRefs {
             refs,
             wide: wide_refs,
+            kept: None,
             inline,
         })
+    }
+
+    /// Declares in `module` and imports into `func` the kept sum's row steps on `dtype` (registered
+    /// by compile.rs where the host has a wide level): the group of [`crate::wide::GROUP`] rows and
+    /// the single row.
+    pub fn import_kept_rows<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        dtype: DType,
+    ) -> crate::Result<()> {
+        let mut refs = Vec::new();
+        for (group, rows) in [(true, crate::wide::GROUP), (false, 1)] {
+            let mut sig = Signature::new(module.isa().default_call_conv());
+            for _ in 0..rows + 2 {
+                sig.params.push(AbiParam::new(types::I64));
+            }
+            let id = module.declare_function(&kept_rows_symbol(group, dtype), Linkage::Import, &sig)?;
+            refs.push(module.declare_func_in_func(id, func));
+        }
+        self.kept = Some([refs[0], refs[1]]);
+        Ok(())
+    }
+
+    /// The kept sum's row steps (group, single), if the kernel imported them.
+    pub fn kept_rows(&self) -> Option<[FuncRef; 2]> {
+        self.kept
     }
 
     /// The block function of the wide routine of `f`, if the kernel imported it.

@@ -84,6 +84,22 @@ pub fn wide_routines(
     rs
 }
 
+/// Whether a kernel runs the kept sum's row steps at full width (`wide/rows.rs`, skeleton.rs
+/// "Kept sums, several reduced rows per pass"): a kept sum whose body is a plain read of an input
+/// (`sum(x, axis=0)`), where its schedule asks for the wide routines (normalised: and the host
+/// has them). A computed body keeps the inline path.
+pub fn wide_kept_rows(
+    arena: &kiln_ir::ExprArena,
+    body: kiln_ir::NodeId,
+    mode: crate::layout::Mode,
+    schedule: crate::Schedule,
+) -> bool {
+    use crate::layout::Mode;
+    schedule.wide
+        && matches!(mode, Mode::Kept(kiln_ir::ReduceOp::Sum))
+        && matches!(arena.node(body), kiln_ir::Node::Input(_))
+}
+
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).
 pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
     let ty = b.func.dfg.value_type(args[0]);

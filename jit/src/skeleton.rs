@@ -25,7 +25,7 @@ use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, ManyInputs, W};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, Value, types};
+use cranelift_codegen::ir::{FuncRef, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::ReduceOp;
 
@@ -45,7 +45,19 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
 /// [`Skeleton::grouped_segments`]): a power of two. 8 measured best for column sums of 1e6 f64 (4:
 /// 0.114, 8: 0.104 ns/elem, against 0.159 row by row, with groups of adjacent rows; BENCHMARKS.md,
 /// issue 14 items 2 and 7).
-const ROW_GROUP: i64 = 8;
+const ROW_GROUP: i64 = crate::wide::GROUP as i64;
+
+/// Runs of fewer columns than this keep a kept sum's inline loop where it could call the row step
+/// at full width (the call costs more than it saves there).
+const WIDE_ROW_MIN: i64 = 16;
+
+/// f64 blocks of more bytes than this (the reduced rows of one output run: at most about a core's
+/// L2) keep a kept sum's inline loop: streamed from L3 or memory the row steps at full width
+/// measured no faster, from L3 slower (column sums of 1e6 f64, 8 MB: 0.099-0.102 ns/elem against
+/// 0.090-0.092 inline; BENCHMARKS.md, "Column sums at full width"). f32 blocks of any size take
+/// the steps: the inline loop widens every vector to two f64 halves and is bound by that, not by
+/// memory (1e6 f32: 0.10 against 0.23, 1e7: 0.14 against 0.18-0.20).
+const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 
 struct Skeleton<'f, 'k> {
     f: &'f Frame<'k>,
@@ -63,6 +75,9 @@ struct Skeleton<'f, 'k> {
     roots: Vec<kiln_ir::NodeId>,
     /// The exp and log nodes run on blocks by the wide routines, with their stack slots (block.rs).
     blocked: Vec<block::Staged>,
+    /// A kept sum of a plain read of input `i`, and the row steps at full width it calls (group,
+    /// single): see [`Skeleton::wide_rows`].
+    kept_wide: Option<(usize, [FuncRef; 2])>,
 }
 
 /// Per-row state of the inner loop.
@@ -136,6 +151,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             iota,
             roots: f.key.roots(),
             blocked: block::staged(g, f),
+            kept_wide: g
+                .math
+                .kept_rows()
+                .and_then(|refs| match *f.key.arena.node(f.key.body) {
+                    kiln_ir::Node::Input(i) => Some((i as usize, refs)),
+                    _ => None,
+                }),
         }
     }
 
@@ -245,7 +267,16 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let hi = g.b.ins().isub(f1, rs);
         let jhi = g.b.ins().smin(hi, self.row_len);
         let r = self.row_state(g, row, rs, s0, o_base, r_base, kept_ridx);
-        if self.blocked.is_empty() || compound.is_some() {
+        // a kept sum's row of a plain input by the single-row step at full width
+        let wide_single = self
+            .kept_wide
+            .and_then(|(i, [_, single])| r.ptrs[i].map(|x| (single, x)));
+        if let Some((single, x)) = wide_single {
+            let o = r.kept_row.expect("kept rows have an output");
+            self.wide_rows(g, jlo, jhi, single, &[x], o, |g| {
+                self.inner(g, &r, jlo, jhi, None, None)
+            });
+        } else if self.blocked.is_empty() || compound.is_some() {
             self.inner(g, &r, jlo, jhi, slots.as_ref(), compound.as_ref());
         } else {
             self.blocks(g, &r, jlo, jhi, slots.as_ref());
@@ -559,6 +590,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 /// 0.36-0.40 ns/elem against 0.28 for row sums; in bands they run at 0.28 (BENCHMARKS.md, issue 14,
 /// "Column sums in bands").
 ///
+/// Where the body is a plain read of an input (`sum(x, axis=0)`) and the host has a wide level, the
+/// group's loop (and a row added alone) is a call of the row step at full width, compiled by rustc
+/// (`wide/rows.rs`, [`Skeleton::wide_rows`]): the same additions in the same association, so the
+/// same bits, 8 f64 lanes per instruction on AVX-512.
+///
 /// The bands are fixed by the shape alone: a block is banded when the unit runs it whole (a kept
 /// reduction's units are ranges of outputs that each run every segment, so always), else its rows
 /// are added one at a time. So how every output is associated never depends on how a run is cut
@@ -669,17 +705,85 @@ impl Skeleton<'_, '_> {
                 }
             })
             .collect();
-        let j_var = g.b.declare_var(types::I64);
-        g.b.def_var(j_var, self.f.lo);
-        if self.f.vector {
-            let sched = self.f.key.schedule;
-            let per_iter = sched.unroll.max(sched.accumulators) as i64;
-            self.group_loop(g, &rows, j_var, hi, per_iter, W::Vector);
-            if per_iter > 1 {
-                self.group_loop(g, &rows, j_var, hi, 1, W::Vector);
+        let inline = |g: &mut Gen<'_, '_>| {
+            let j_var = g.b.declare_var(types::I64);
+            g.b.def_var(j_var, self.f.lo);
+            if self.f.vector {
+                let sched = self.f.key.schedule;
+                let per_iter = sched.unroll.max(sched.accumulators) as i64;
+                self.group_loop(g, &rows, j_var, hi, per_iter, W::Vector);
+                if per_iter > 1 {
+                    self.group_loop(g, &rows, j_var, hi, 1, W::Vector);
+                }
             }
+            self.group_loop(g, &rows, j_var, hi, 1, W::Scalar);
+        };
+        let wide = self.kept_wide.and_then(|(i, [group, _])| {
+            let xs: Option<Vec<Value>> = rows.iter().map(|r| r.ptrs[i]).collect();
+            xs.map(|xs| (group, xs))
+        });
+        match wide {
+            Some((group, xs)) => self.wide_rows(g, self.f.lo, hi, group, &xs, o_base, inline),
+            None => inline(g),
         }
-        self.group_loop(g, &rows, j_var, hi, 1, W::Scalar);
+    }
+
+    /// A kept sum's rows over columns `[jlo, jhi)` by the row step at full width `step` (`wide`,
+    /// `rows.rs`: the group of [`ROW_GROUP`] rows, or one), where the run has at least
+    /// [`WIDE_ROW_MIN`] columns and (f64) the block at most [`WIDE_ROW_MAX_BYTES`], else by
+    /// `inline`. `xs` are the rows' pointers (column `j` of row `m` at `xs[m] + j * size`), the
+    /// output of column `j` at `out_val + (o + j) * 8`. The step gives the inline loop's bits, so
+    /// the choice never shows in a result.
+    #[allow(clippy::too_many_arguments)]
+    fn wide_rows(
+        &self,
+        g: &mut Gen<'_, '_>,
+        jlo: Value,
+        jhi: Value,
+        step: FuncRef,
+        xs: &[Value],
+        o: Value,
+        inline: impl FnOnce(&mut Gen<'_, '_>),
+    ) {
+        let called = g.b.create_block();
+        let short = g.b.create_block();
+        let done = g.b.create_block();
+        let len = g.b.ins().isub(jhi, jlo);
+        let long =
+            g.b.ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, WIDE_ROW_MIN);
+        let wide = if g.dtype == kiln_ir::DType::F64 {
+            // the block's bytes: its rows (the last segment axis) of `seg_len` points
+            let dim = match self.seg.last() {
+                Some(&[dim, ..]) => dim,
+                None => g.b.ins().iconst(types::I64, 1),
+            };
+            let points = g.b.ins().imul(dim, self.seg_len);
+            let bytes = g.b.ins().imul_imm_s(points, g.size);
+            let max = WIDE_ROW_MAX_BYTES;
+            let fits = g.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, bytes, max);
+            g.b.ins().band(long, fits)
+        } else {
+            long
+        };
+        g.b.ins().brif(wide, called, &[], short, &[]);
+
+        g.b.switch_to_block(called);
+        let size = g.size;
+        let jb = g.b.ins().imul_imm_s(jlo, size);
+        let mut args: Vec<Value> = xs.iter().map(|&x| g.b.ins().iadd(x, jb)).collect();
+        let oj = g.b.ins().iadd(o, jlo);
+        let ab = crate::reduce::acc_bytes(ReduceOp::Sum, g.dtype);
+        args.push(g.elem_addr(self.f.out_val, oj, ab));
+        args.push(len);
+        g.b.ins().call(step, &args);
+        g.b.ins().jump(done, &[]);
+
+        g.b.switch_to_block(short);
+        inline(g);
+        g.b.ins().jump(done, &[]);
+
+        g.b.switch_to_block(done);
     }
 
     /// One loop over a group's rows: `count` items of width `w` per iteration, each the rows'

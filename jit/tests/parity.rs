@@ -652,7 +652,8 @@ fn grouped_reference<T: Elem>(
 /// Kept sums (column sums, and sums over leading axes of 3-D arrays) add their rows in groups of
 /// `ROW_GROUP` rows a band apart, fixed by the row count: row counts 0..=9, 17 and 26 around the
 /// group (no group, one row, one group and a row, bands of 2 and 3 rows and the rows left), every
-/// column tail, NaN, ±inf, -0.0 and subnormals; bit for bit the documented association
+/// column tail (of the vectors, and of the row steps at full width, which take runs of 16 columns
+/// and more: the same association whichever route, `with_wide(false)` the inline one), NaN, ±inf, -0.0 and subnormals; bit for bit the documented association
 /// ([`grouped_reference`]), within the reduction bound of the interpreter, and bit-equal whatever
 /// the number of threads (1..=4 units on scrambled threads) and whether rows are plan rows or one
 /// flat run (the two plans); `x*y` with `y` a per-row broadcast against the interpreter likewise.
@@ -663,7 +664,7 @@ fn kept_sums<T: Elem>(sched: Schedule) {
     let y = arena.input(1);
     let xy = arena.binary(BinaryOp::Mul, x, y);
     for rows in (0..=9usize).chain([17, 26]) {
-        for cols in [1usize, 2, 3, 5, 8, 33, 1003] {
+        for cols in [1usize, 2, 3, 5, 8, 16, 17, 23, 33, 1003] {
             for (blocks, reduce_blocks) in [(1, true), (3, false), (2, true)] {
                 let shape = if blocks == 1 {
                     vec![rows, cols]
@@ -746,14 +747,18 @@ fn kept_sums<T: Elem>(sched: Schedule) {
 
 #[test]
 fn kept_sums_f64() {
-    kept_sums::<f64>(Schedule::for_kernel(&kernel_of(DType::F64, ReduceOp::Sum, 1)));
+    let sched = Schedule::for_kernel(&kernel_of(DType::F64, ReduceOp::Sum, 1));
+    kept_sums::<f64>(sched);
+    kept_sums::<f64>(sched.with_wide(false));
     kept_sums::<f64>(Schedule::simd(DType::F64, 2, 3));
     kept_sums::<f64>(Schedule::scalar());
 }
 
 #[test]
 fn kept_sums_f32() {
-    kept_sums::<f32>(Schedule::for_kernel(&kernel_of(DType::F32, ReduceOp::Sum, 1)));
+    let sched = Schedule::for_kernel(&kernel_of(DType::F32, ReduceOp::Sum, 1));
+    kept_sums::<f32>(sched);
+    kept_sums::<f32>(sched.with_wide(false));
     kept_sums::<f32>(Schedule::simd(DType::F32, 1, 1));
 }
 

@@ -510,3 +510,137 @@ fn many_inputs_give_the_inline_bits() {
     assert_same("exp of a sum of 70 inputs", &vec![f64::NAN; n], &w, &i);
     check_ulp("exp of a sum of 70 inputs", &k, &p, sched, &data, 2);
 }
+
+/// Rows a kept sum's group step adds (`kiln_jit::wide::GROUP`, skeleton.rs `ROW_GROUP`).
+const GROUP: usize = kiln_jit::wide::GROUP;
+
+/// Values for the kept sum's row steps: ordinary ones of mixed magnitude and sign (so that the
+/// association shows in the bits), and the specials (NaN, ±inf, -0.0, subnormals, the extremes).
+fn sum_values(rng: &mut Rng, n: usize) -> Vec<f64> {
+    let sp = specials();
+    (0..n)
+        .map(|i| match i % 5 {
+            0 => sp[rng.below(sp.len())],
+            1 => rng.uniform(-1.0, 1.0) * 1e16,
+            _ => rng.uniform(-3.0, 3.0),
+        })
+        .collect()
+}
+
+/// The kept sum's row steps (`apply_kept_rows`) at every level this host has, f64 and f32 rows,
+/// every length 0..=40 and 1000 at several offsets: bit for bit the inline code's per-lane
+/// operations (`Gen::acc_update_rows`: `acc + (((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)))`,
+/// `Gen::acc_update`: `acc + x`, each value widened to f64 first), any NaN equal to any NaN.
+fn kept_row_steps<T: Elem + WideElem>() {
+    let mut rng = Rng::new(16);
+    let len_max = 1000 + 16;
+    let rows: Vec<Vec<T>> = (0..GROUP)
+        .map(|_| {
+            sum_values(&mut rng, len_max)
+                .into_iter()
+                .map(T::from_f64)
+                .collect()
+        })
+        .collect();
+    let acc0 = sum_values(&mut rng, len_max);
+    let x = |m: usize, j: usize| rows[m][j].to_f64();
+    for level in levels() {
+        for len in (0..=40).chain([1000]) {
+            for off in [0, 1, 3, 8, 13] {
+                let what = format!("{:?} {level:?} len {len} at {off}", <T as WideElem>::DTYPE);
+                let run: Vec<&[T]> = rows.iter().map(|r| &r[off..off + len]).collect();
+                // a group of eight rows
+                let mut got = acc0[off..off + len].to_vec();
+                kiln_jit::apply_kept_rows(level, &run, &mut got).unwrap();
+                let want: Vec<f64> = (off..off + len)
+                    .map(|j| {
+                        let a = (x(0, j) + x(1, j)) + (x(2, j) + x(3, j));
+                        let b = (x(4, j) + x(5, j)) + (x(6, j) + x(7, j));
+                        acc0[j] + (a + b)
+                    })
+                    .collect();
+                assert_same(&format!("group {what}"), &acc0[off..off + len], &got, &want);
+                // a single row
+                let mut got = acc0[off..off + len].to_vec();
+                kiln_jit::apply_kept_rows(level, &run[..1], &mut got).unwrap();
+                let want: Vec<f64> = (off..off + len).map(|j| acc0[j] + x(0, j)).collect();
+                assert_same(&format!("single {what}"), &acc0[off..off + len], &got, &want);
+            }
+        }
+    }
+}
+
+#[test]
+fn kept_row_steps_give_the_inline_bits_f64() {
+    kept_row_steps::<f64>();
+}
+
+#[test]
+fn kept_row_steps_give_the_inline_bits_f32() {
+    kept_row_steps::<f32>();
+}
+
+/// The row steps refuse what they cannot do, computing nothing: a level the host lacks, a number
+/// of rows other than 1 and 8, a row shorter than the output run.
+#[test]
+fn kept_row_steps_refuse_bad_arguments() {
+    let row = [1.0f64; 4];
+    for level in Level::ALL {
+        let mut out = [0.5f64; 4];
+        let three: Vec<&[f64]> = vec![&row; 3];
+        let r = kiln_jit::apply_kept_rows(level, &three, &mut out);
+        assert!(r.is_err(), "{level:?}: three rows");
+        let short: Vec<&[f64]> = vec![&row[..3]; GROUP];
+        assert!(
+            kiln_jit::apply_kept_rows(level, &short, &mut out).is_err(),
+            "{level:?}: short rows"
+        );
+        let eight: Vec<&[f64]> = vec![&row; GROUP];
+        assert_eq!(
+            kiln_jit::apply_kept_rows(level, &eight, &mut out).is_ok(),
+            level.on_host()
+        );
+        let want = if level.on_host() { 8.5 } else { 0.5 };
+        assert_eq!(out, [want; 4], "{level:?}");
+    }
+}
+
+/// The route of a kept sum is visible in the code: `sum(x, axis=0)` calls the group step (the
+/// import of ten i64: eight rows, the output, the count) and the single-row step where the host
+/// has a wide level and the schedule asks for it; never with `with_wide(false)`, and never for a
+/// computed body (`sum(x*x, axis=0)` keeps the inline path). The sums are the same bits either way.
+#[test]
+fn the_kept_sum_route_shows_in_the_code() {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    let group_sig = format!("= ({}) ", ["i64"; GROUP + 2].join(", "));
+    let kind = KernelKind::Reduce {
+        op: ReduceOp::Sum,
+        axes: vec![0],
+    };
+    let mut rng = Rng::new(17);
+    let xs: Vec<f64> = sum_values(&mut rng, 37 * 100);
+    for (body, plain) in [(x, true), (xx, false)] {
+        let k = kernel(DType::F64, &[&[37, 100]], arena.clone(), body, kind.clone());
+        let p = plan(&k, 1);
+        let calls_step = |s: Schedule| {
+            let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+            let clif = &c.dumps().unwrap().clif;
+            (clif.contains(&group_sig), clif.contains("= (i64, i64, i64) "))
+        };
+        let sched = Schedule::for_kernel(&k);
+        let on = plain && wide::level().is_some();
+        assert_eq!(calls_step(sched), (on, on), "plain {plain}");
+        assert_eq!(calls_step(sched.with_wide(false)), (false, false));
+        let a = jit(&k, &p, sched, std::slice::from_ref(&xs))
+            .unwrap()
+            .values
+            .to_f64();
+        let b = jit(&k, &p, sched.with_wide(false), std::slice::from_ref(&xs))
+            .unwrap()
+            .values
+            .to_f64();
+        assert_same(&format!("plain {plain}"), &a, &a, &b);
+    }
+}

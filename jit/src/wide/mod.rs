@@ -22,6 +22,12 @@
 //! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, every length
 //! 0..=40).
 //!
+//! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
+//! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
+//! inline balanced tree into an f64 output run, and a row added alone, which a kept sum of a plain
+//! read of an input calls over runs of columns (`crate::apply_kept_rows` for tests); plain
+//! additions in the inline order, so the same bits by construction as well.
+//!
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and
 //! [`crate::NO_FMA_ENV`] turns it off (it stands for a host without FMA). The unsafe calls of these
@@ -30,6 +36,9 @@
 //! over a slice (for tests and measurements).
 
 mod lanes;
+mod rows;
+
+pub use rows::GROUP;
 
 use std::sync::OnceLock;
 
@@ -131,6 +140,12 @@ pub trait WideElem: Copy + Sized {
     /// The slice function of `r` at `level`: unsafe to call unless the host has `level`
     /// ([`Level::on_host`]), which call.rs checks.
     fn routine(r: Routine, level: Level) -> unsafe fn(&mut [Self]);
+    /// The kept sum's group step at `level` (`rows.rs`): `out[j] += tree(rows[0][j], ...,
+    /// rows[7][j])` over `out`, in f64. Unsafe to call unless the host has `level`.
+    fn group(level: Level) -> unsafe fn([&[Self]; GROUP], &mut [f64]);
+    /// The kept sum's single-row step at `level` (`rows.rs`): `out[j] += x[j]` over `out`, in f64.
+    /// Unsafe to call unless the host has `level`.
+    fn single(level: Level) -> unsafe fn(&[Self], &mut [f64]);
 }
 
 impl WideElem for f64 {
@@ -143,6 +158,18 @@ impl WideElem for f64 {
             (Routine::Log, Level::Avx512) => lanes::log_f64_avx512,
         }
     }
+    fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
+        match level {
+            Level::Avx2 => rows::rows64::group_avx2,
+            Level::Avx512 => rows::rows64::group_avx512,
+        }
+    }
+    fn single(level: Level) -> unsafe fn(&[f64], &mut [f64]) {
+        match level {
+            Level::Avx2 => rows::rows64::single_avx2,
+            Level::Avx512 => rows::rows64::single_avx512,
+        }
+    }
 }
 
 impl WideElem for f32 {
@@ -153,6 +180,18 @@ impl WideElem for f32 {
             (Routine::Exp, Level::Avx512) => lanes::exp_f32_avx512,
             (Routine::Log, Level::Avx2) => lanes::log_f32_avx2,
             (Routine::Log, Level::Avx512) => lanes::log_f32_avx512,
+        }
+    }
+    fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
+        match level {
+            Level::Avx2 => rows::rows32::group_avx2,
+            Level::Avx512 => rows::rows32::group_avx512,
+        }
+    }
+    fn single(level: Level) -> unsafe fn(&[f32], &mut [f64]) {
+        match level {
+            Level::Avx2 => rows::rows32::single_avx2,
+            Level::Avx512 => rows::rows32::single_avx512,
         }
     }
 }
