@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release --example stream_reduce -- [N ...]` (default 1e4 1e6 1e7); pin it with
 //! `taskset -c 0`. Prints one line per case: ns per element, minimum and median. `COLS=1024` reads
-//! the rowsum / colsum matrix with that many columns instead of 1000.
+//! the rowsum / colsum matrix with that many columns instead of 1000; `THREADS=k` runs the map with k
+//! threads (default 1: where a fresh output's first touch is spread over the threads writing it).
 use kiln::FusedRunner;
 use ndarray::{Array1, ArrayD, IxDyn};
 use std::time::Instant;
@@ -58,7 +59,13 @@ fn main() {
             println!("{name:7} n={n:<9} min {:.3} med {:.3} ns/elem", lo * ns, med * ns);
         }
         // a map into a fresh output against a reused one
-        let r = FusedRunner::compile_text("2.5*x + 1").unwrap().with_threads(1);
+        let threads = std::env::var("THREADS")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(1);
+        let r = FusedRunner::compile_text("2.5*x + 1")
+            .unwrap()
+            .with_threads(threads);
         let args = [("x", (&x).into())];
         let mut out = ArrayD::<f64>::zeros(IxDyn(&[n]));
         let reps = reps.min(200);
@@ -67,7 +74,7 @@ fn main() {
             std::hint::black_box(r.run(&args).unwrap());
         });
         println!(
-            "map     n={n:<9} reused min {:.3} med {:.3} ms, fresh min {:.3} med {:.3} ms, fresh/reused (medians) {:.2}",
+            "map     n={n:<9} threads={threads} reused min {:.3} med {:.3} ms, fresh min {:.3} med {:.3} ms, fresh/reused (medians) {:.2}",
             rlo * 1e3,
             rmed * 1e3,
             flo * 1e3,
