@@ -44,14 +44,14 @@ pub(crate) fn order_free(pipeline: &Pipeline) -> bool {
 
 /// The axis order (`order[i]` is the input axis that becomes axis `i`) under which every input,
 /// given as many leading length-1 axes as the broadcast rank asks, is C-contiguous, where that
-/// order is not the identity; None where the inputs are all C-contiguous already, where no one
-/// order makes them all so, or where the inputs' ranks are over 32 (NumPy's limit is 64).
+/// order is not the identity; None where the inputs are all C-contiguous already, or where no one
+/// order makes them all so.
 pub fn common_order(args: &[&ArrayArg<'_>]) -> Option<Vec<usize>> {
     if args.iter().all(|a| is_standard(a)) {
         return None;
     }
     let rank = args.iter().map(|a| a.shape().len()).max()?;
-    if rank < 2 || rank > 32 {
+    if rank < 2 {
         return None;
     }
     // the order is read off the largest input that is not C-contiguous: its axes by decreasing
