@@ -316,6 +316,19 @@ fn typed_buffers(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Vec<TypedB
         .collect()
 }
 
+/// Appends the elements of `v` in C order, row by row along its last axis: a one-dimensional
+/// strided loop per row rather than a dynamic-rank index per element (which cost about 50 ns an
+/// element on a transposed 1000x1000 array, against about 10 ns).
+fn extend_c_order<T: Copy>(data: &mut Vec<T>, v: &ndarray::ArrayViewD<'_, T>) {
+    if v.ndim() == 0 {
+        data.extend(v.iter().copied());
+        return;
+    }
+    for row in v.rows() {
+        data.extend(row.iter().copied());
+    }
+}
+
 /// One buffer per input: the caller's memory where it is C-contiguous, or where the plan reads the
 /// caller's strided view in place (per row, with the view's strides); else a copy.
 fn prepare<'a, T: Float>(
@@ -353,7 +366,7 @@ fn prepare<'a, T: Float>(
                         ),
                         elements: expanded.len(),
                     })?;
-                data.extend(expanded.iter().copied());
+                extend_c_order(&mut data, &expanded);
                 let data = BufferData::Contiguous(Cow::Owned(data));
                 return Ok(Buffer {
                     data,
@@ -382,7 +395,7 @@ fn prepare<'a, T: Float>(
                                 what: format!("a contiguous copy of input '{}'", kernel.inputs[i].name),
                                 elements: v.len(),
                             })?;
-                        data.extend(v.iter().copied());
+                        extend_c_order(&mut data, &v);
                         BufferData::Contiguous(Cow::Owned(data))
                     }
                 },

@@ -22,6 +22,7 @@ pub mod ext;
 pub mod fuse_cache;
 pub mod jit;
 mod many;
+pub mod memory_order;
 pub mod npy;
 pub mod parallel;
 pub mod prepared;

@@ -5,6 +5,7 @@ use crate::backend::{Backend, Interpreter, RunCtx};
 use crate::error::{Error, Result};
 use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
 use crate::expr::Expr;
+use crate::memory_order;
 use crate::parallel::Parallel;
 use crate::profile::{Profile, Settings};
 use crate::program::{Pipeline, Program, Reduction, Siblings, Source, Stage, Work};
@@ -263,6 +264,20 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
     ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
         let user = bind(&self.pipeline.names, inputs)?;
+        // the kernels as a run specialises them: on the inputs in memory order, where they share one
+        let order = self.memory_order(&user);
+        let moved: Vec<ArrayArg<'_>> = match &order {
+            Some(order) => user
+                .iter()
+                .map(|a| memory_order::in_order(a, order.len(), order))
+                .collect(),
+            None => Vec::new(),
+        };
+        let user: Vec<&ArrayArg<'_>> = if order.is_some() {
+            moved.iter().collect()
+        } else {
+            user
+        };
         let mut out = Vec::new();
         let temps = self.for_stages(&user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
@@ -282,7 +297,11 @@ impl FusedRunner {
                 out.push((kernel, plan, notes));
                 return self.run_temp(k, args);
             }
-            let (kernel, plan, notes, typed) = specialise(program, args, self.plan_options, self.settings)?;
+            let (kernel, plan, mut notes, typed) =
+                specialise(program, args, self.plan_options, self.settings)?;
+            if let Some(order) = &order {
+                notes.insert(0, memory_order::note(order));
+            }
             let shape = result_shape(&kernel, program.reduction());
             // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
             let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
@@ -376,8 +395,27 @@ impl FusedRunner {
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
         self.single("run")?;
         let user = bind(&self.pipeline.names, inputs)?;
+        if let Some(order) = self.memory_order(&user) {
+            let moved: Vec<ArrayArg<'_>> = user
+                .iter()
+                .map(|a| memory_order::in_order(a, order.len(), &order))
+                .collect();
+            let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
+            let (_, t) = self.run_stages(&refs)?;
+            return Ok(memory_order::restore(Output::try_from(t)?, &order));
+        }
         let (_, t) = self.run_stages(&user)?;
         Output::try_from(t)
+    }
+
+    /// The axis order in which the expression runs on these inputs (in the order of
+    /// [`FusedRunner::input_names`]), where it is not their own: where every input is C-contiguous
+    /// with its axes permuted alike (Fortran or transposed arrays) and the expression's value does not
+    /// depend on the order of the axes (see [`memory_order`]). A run then reads each input in place
+    /// in that order and gives its result back in the inputs' axes (a Fortran result for Fortran
+    /// inputs, as NumPy's `order='K'`).
+    pub fn memory_order(&self, inputs: &[&ArrayArg<'_>]) -> Option<Vec<usize>> {
+        memory_order::common_order(inputs).filter(|_| memory_order::order_free(&self.pipeline))
     }
 
     /// Runs every stage but the last, then the last, on the inputs in the order of
@@ -615,6 +653,27 @@ impl FusedRunner {
     ) -> Result<()> {
         self.single(if accumulate { "run_accumulate" } else { "run_into" })?;
         let user = bind(&self.pipeline.names, inputs)?;
+        if let Some(order) = self.memory_order(&user) {
+            let rank = order.len();
+            let out = out.into_dyn();
+            // the result is written in memory order where `out` permuted alike is C-contiguous (a
+            // result of lower rank, a reduction's, is written as it is); else the inputs are read
+            // in their own order
+            if out.ndim() != rank || out.view().permuted_axes(IxDyn(&order)).is_standard_layout() {
+                let out = if out.ndim() == rank {
+                    out.permuted_axes(IxDyn(&order))
+                } else {
+                    out
+                };
+                let moved: Vec<ArrayArg<'_>> = user
+                    .iter()
+                    .map(|a| memory_order::in_order(a, rank, &order))
+                    .collect();
+                let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
+                return self.run_into_bound(&refs, out, accumulate);
+            }
+            return self.run_into_bound(&user, out, accumulate);
+        }
         self.run_into_bound(&user, out, accumulate)
     }
 

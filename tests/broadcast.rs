@@ -157,11 +157,22 @@ fn strided_offset_and_reversed_views() {
         .unwrap()
         .into_f64();
     assert_eq!(out, (&tt * 2.0).into_dyn());
-    // the plan copies a strided view once
+    // `to_owned` keeps the transpose's layout: both inputs are read in place in memory order
     let (_, p) = runner
         .explain(&[("a", t.into()), ("b", tt.view().into())])
         .unwrap();
+    assert_eq!(p.inputs, [InputPlan::Contiguous, InputPlan::Contiguous]);
+    // beside a C array, the plan copies the transpose once
+    let tc = base.t().as_standard_layout().into_owned();
+    let (_, p) = runner
+        .explain(&[("a", t.into()), ("b", tc.view().into())])
+        .unwrap();
     assert_eq!(p.inputs[0], InputPlan::Materialise);
+    let out = runner
+        .run(&[("a", t.into()), ("b", tc.view().into())])
+        .unwrap()
+        .into_f64();
+    assert_eq!(out, (&tc * 2.0).into_dyn());
 }
 
 #[test]

@@ -1,8 +1,11 @@
 //! Strided and offset views read in place: a view whose rows are contiguous (innermost stride 1) is
 //! planned per row with its own strides, negative ones included (no copy), and the JIT's results
 //! match the interpreter's (which copies it): bit-exact for maps, min, max and argmax, within the
-//! reduction suite's relative bound for sums. Other views (a reversed or strided last axis, a
-//! transposed array) are still materialised, and still right.
+//! reduction suite's relative bound for sums. Fortran-ordered and transposed inputs of an expression
+//! whose value does not depend on the order of the axes (maps, whole-array reductions) run in memory
+//! order (each input C-contiguous, the result in the inputs' layout). Other views (a reversed or
+//! strided last axis, a transposed array under an axis reduction) are still materialised, and still
+//! right.
 
 use kiln::kiln_ir::{InputPlan, RowAccess};
 mod support;
@@ -367,6 +370,213 @@ fn empty_and_one_element_views_with_negative_strides() {
                     b.is_ok()
                 ),
             }
+        }
+    }
+}
+
+/// The interpreter's result on C-contiguous copies of the inputs (the oracle of a memory-order run).
+fn oracle(expr: &str, inputs: &[(&str, ArrayViewD<'_, f64>)]) -> (Vec<usize>, Vec<f64>) {
+    let copies: Vec<_> = inputs
+        .iter()
+        .map(|(n, v)| (*n, v.as_standard_layout().into_owned()))
+        .collect();
+    let args: Vec<(&str, ArrayArg<'_>)> = copies
+        .iter()
+        .map(|(n, c)| (*n, ArrayArg::from(c.view())))
+        .collect();
+    values(runner(expr, "interp").run(&args).unwrap())
+}
+
+/// Runs `expr` on the JIT (one and three threads) and compares with the oracle: bit-exact for maps,
+/// max and min, within 1e-12 of the sum of magnitudes for sums and means. The result, for its layout.
+fn check_layout_run(expr: &str, inputs: &[(&str, ArrayViewD<'_, f64>)], what: &str) -> Output {
+    let want = oracle(expr, inputs);
+    let args: Vec<(&str, ArrayArg<'_>)> = inputs
+        .iter()
+        .map(|(n, v)| (*n, ArrayArg::from(v.view())))
+        .collect();
+    let mut last = None;
+    for threads in [1, 3] {
+        let out = runner(expr, "jit")
+            .with_threads(threads)
+            .with_threshold(0)
+            .run(&args)
+            .unwrap_or_else(|e| panic!("{expr} on {what}: {e}"));
+        let got = values(out.clone());
+        assert_eq!(got.0, want.0, "{expr} on {what}");
+        let ok = if expr.starts_with("sum") || expr.starts_with("mean") {
+            got.1
+                .iter()
+                .zip(&want.1)
+                .all(|(g, w)| (g - w).abs() <= 1e-12 * (1.0 + w.abs()) * 1e3)
+        } else {
+            bits_equal(&got.1, &want.1)
+        };
+        assert!(
+            ok,
+            "{expr} on {what}, {threads} threads: {:?} vs {:?}",
+            &got.1[..got.1.len().min(4)],
+            &want.1[..want.1.len().min(4)]
+        );
+        last = Some(out);
+    }
+    last.unwrap()
+}
+
+/// The plans and rewrite notes of a run, and whether it runs in memory order.
+fn layout_plans(expr: &str, inputs: &[(&str, ArrayViewD<'_, f64>)]) -> (Vec<InputPlan>, String, bool) {
+    let args: Vec<(&str, ArrayArg<'_>)> = inputs
+        .iter()
+        .map(|(n, v)| (*n, ArrayArg::from(v.view())))
+        .collect();
+    let r = runner(expr, "jit");
+    let all = r.explain_rewrites(&args).unwrap();
+    let (_, plan, notes) = all.last().unwrap();
+    let bound: Vec<&ArrayArg<'_>> = r
+        .input_names()
+        .iter()
+        .map(|n| &args.iter().find(|(m, _)| m == n).unwrap().1)
+        .collect();
+    (
+        plan.inputs.clone(),
+        notes.join("\n"),
+        r.memory_order(&bound).is_some(),
+    )
+}
+
+const ORDER_FREE: [&str; 7] = [
+    "x * 2.5 - 1",
+    "sqrt(abs(x)) + x * x",
+    "where(x > 0, x, -x * 3)",
+    "max(x)",
+    "min(x * 2)",
+    "sum(x)",
+    "mean(x * x)",
+];
+
+#[test]
+fn fortran_and_transposed_inputs_run_in_memory_order() {
+    let x = data(200, 300, 11);
+    let fortran = x.t().as_standard_layout().into_owned().reversed_axes();
+    let mut rng = Rng::new(12);
+    let cube = Array3::from_shape_fn((7, 5, 40), |_| rng.uniform(-1.0, 1.0));
+    let views: [(&str, ArrayViewD<'_, f64>); 4] = [
+        ("transposed", x.t().into_dyn()),
+        ("Fortran", fortran.view().into_dyn()),
+        ("3-D permuted", cube.view().permuted_axes([2, 0, 1]).into_dyn()),
+        ("3-D Fortran", cube.t().into_dyn()),
+    ];
+    for (what, v) in views {
+        assert!(v.as_slice().is_none(), "{what} is not C-contiguous");
+        for expr in ORDER_FREE {
+            let (plans, notes, ordered) = layout_plans(expr, &[("x", v.view())]);
+            assert!(ordered, "{expr} on {what}");
+            assert_eq!(plans, [InputPlan::Contiguous], "{expr} on {what}");
+            assert!(notes.contains("memory order"), "{expr} on {what}: {notes}");
+            let out = check_layout_run(expr, &[("x", v.view())], what);
+            if out.shape().len() == 2 || out.shape().len() == 3 {
+                // the result is laid out as the input (NumPy's order='K')
+                let out = out.into_f64();
+                assert_eq!(
+                    out.strides().iter().map(|s| s.signum()).collect::<Vec<_>>(),
+                    vec![1; out.ndim()]
+                );
+                let mut order: Vec<usize> = (0..out.ndim()).collect();
+                order.sort_by_key(|&i| std::cmp::Reverse(v.strides()[i]));
+                assert!(
+                    out.view().permuted_axes(order.as_slice()).is_standard_layout(),
+                    "{expr} on {what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn memory_order_beside_broadcast_inputs_and_mixed_layouts() {
+    let x = data(120, 90, 13);
+    let f = x.t().as_standard_layout().into_owned().reversed_axes(); // Fortran (120, 90)
+    let g = data(90, 120, 14).reversed_axes(); // the transpose of a C array: Fortran-like (120, 90)
+    let row = data(1, 90, 15).into_shape_with_order(90).unwrap();
+    let col = data(120, 1, 16);
+    let zero_d = ndarray::arr0(0.75);
+    let c = data(120, 90, 17);
+    let same = [("x", f.view().into_dyn()), ("y", g.view().into_dyn())];
+    let broadcast = [
+        ("x", f.view().into_dyn()),
+        ("y", row.view().into_dyn()),
+        ("z", col.view().into_dyn()),
+        ("w", zero_d.view().into_dyn()),
+    ];
+    for expr in ["x * y - 1", "sum(x * y)", "max(x - y)"] {
+        let (plans, _, ordered) = layout_plans(expr, &same);
+        assert!(
+            ordered && plans.iter().all(|p| *p == InputPlan::Contiguous),
+            "{expr}: {plans:?}"
+        );
+        check_layout_run(expr, &same, "two Fortran inputs");
+    }
+    for expr in ["x * y + z * w", "sum(x + y * z - w)", "where(x > y, z, w)"] {
+        let (plans, _, ordered) = layout_plans(expr, &broadcast);
+        assert!(ordered, "{expr}");
+        assert!(
+            plans.iter().all(|p| *p != InputPlan::Materialise),
+            "{expr}: {plans:?}"
+        );
+        check_layout_run(expr, &broadcast, "Fortran beside broadcast inputs");
+    }
+    // one C and one Fortran input: no common order; each input read as before, and right
+    let mixed = [("x", f.view().into_dyn()), ("y", c.view().into_dyn())];
+    for expr in ["x * y - 1", "sum(x * y)"] {
+        let (plans, notes, ordered) = layout_plans(expr, &mixed);
+        assert!(!ordered && !notes.contains("memory order"), "{expr}");
+        assert_eq!(plans[1], InputPlan::Contiguous, "{expr}");
+        check_layout_run(expr, &mixed, "Fortran beside C");
+    }
+    // an axis reduction, a scan, argmax and an index depend on the axes' order: run as before
+    for expr in [
+        "sum(x, axis=0)",
+        "max(x * y, axis=1)",
+        "argmax(x)",
+        "cumsum(x, axis=1)",
+    ] {
+        let (_, notes, ordered) = layout_plans(expr, &same);
+        assert!(!ordered && !notes.contains("memory order"), "{expr}");
+        let want = oracle(expr, &same);
+        let args: Vec<(&str, ArrayArg<'_>)> =
+            same.iter().map(|(n, v)| (*n, ArrayArg::from(v.view()))).collect();
+        let got = values(runner(expr, "jit").run(&args).unwrap());
+        assert_eq!(got.0, want.0, "{expr}");
+        assert!(close(&got.1, &want.1, 1e-12), "{expr}");
+    }
+}
+
+#[test]
+fn memory_order_into_an_output_and_small_views() {
+    let x = data(64, 48, 18);
+    let f = x.t().as_standard_layout().into_owned().reversed_axes();
+    let r = runner("x * 3 + 1", "jit");
+    // a Fortran output of a Fortran input is written in memory order; a C one as before
+    let mut out_f = ndarray::Array2::<f64>::zeros((48, 64)).reversed_axes();
+    r.run_into(&[("x", f.view().into())], out_f.view_mut()).unwrap();
+    assert!(bits_equal(
+        &out_f.iter().copied().collect::<Vec<_>>(),
+        &x.mapv(|v| v * 3.0 + 1.0).iter().copied().collect::<Vec<_>>()
+    ));
+    let mut out_c = ndarray::Array2::<f64>::zeros((64, 48));
+    r.run_into(&[("x", f.view().into())], out_c.view_mut()).unwrap();
+    assert_eq!(out_c, out_f);
+    // empty and one-element transposed views
+    let e = ndarray::Array2::<f64>::zeros((0, 5));
+    let one = ndarray::Array2::<f64>::from_elem((1, 1), -2.0);
+    let tall = data(1, 7, 19);
+    for (what, v) in [
+        ("empty", e.t().into_dyn()),
+        ("one element", one.t().into_dyn()),
+        ("one row", tall.t().into_dyn()),
+    ] {
+        for expr in ["x * 2.5 - 1", "sum(x)"] {
+            check_layout_run(expr, &[("x", v.view())], what);
         }
     }
 }

@@ -72,7 +72,9 @@ def run(kernel, args, out, order, casting):
             return kernel.run(args)
         check_options(order, casting)
         result = kernel.run(args)
-        return np.asfortranarray(result) if order == "F" else result
+        if order == "F":
+            return np.asfortranarray(result)
+        return np.ascontiguousarray(result) if order == "C" or not (result.flags.c_contiguous or result.flags.f_contiguous) else result
     check_options(order, casting)
     return run_out(kernel, args, out, casting)
 

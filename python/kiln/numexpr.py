@@ -116,8 +116,10 @@ def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", casting
     Names are looked up in `local_dict`, then `global_dict`; each defaults to the caller's frame.
     Values may be NumPy arrays of float32 or float64 (any strides), 0-d arrays, NumPy scalars or
     Python floats; shapes broadcast as NumPy's. `out`, if given, must have the result's shape and
-    a dtype the result casts to under `casting`. `order='F'` returns a Fortran-ordered result;
-    other orders give C order. `sanitize` is accepted for numexpr's signature: kiln's parser never
+    a dtype the result casts to under `casting`. `order='K'` (the default) returns a result laid out as the
+    inputs where they all share one (Fortran or transposed inputs of an elementwise expression give
+    a Fortran or transposed result, as numexpr's), else in C order; `order='C'` and `order='F'`
+    force one. `sanitize` is accepted for numexpr's signature: kiln's parser never
     evaluates Python, so there is nothing to sanitise.
 
     Raises `KeyError` for a name found nowhere, `SyntaxError` (with the position) or `ValueError`

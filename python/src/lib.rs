@@ -23,7 +23,7 @@ use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -525,6 +525,28 @@ impl Kernel {
     /// that prepares its handle.
     fn run_held(&self, py: Python<'_>, held: &[Held<'_>]) -> PyResult<Py<PyAny>> {
         let args: Vec<ArrayArg<'_>> = held.iter().map(Held::arg).collect();
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+        let Some(order) = self.runner.memory_order(&refs) else {
+            return self.run_args(py, args);
+        };
+        // Fortran or transposed inputs: run on them in memory order (each read in place as a
+        // C-contiguous array, through the handle of that form), and give the result back in the
+        // inputs' axes (a transposed view: NumPy's order='K')
+        let moved = args
+            .iter()
+            .map(|a| kiln::memory_order::in_order(a, order.len(), &order))
+            .collect();
+        let out = self.run_args(py, moved)?;
+        let out = out.bind(py);
+        if out.getattr("ndim")?.extract::<usize>()? != order.len() {
+            return Ok(out.clone().unbind());
+        }
+        let inverse = PyTuple::new(py, kiln::memory_order::inverse(&order))?;
+        Ok(out.call_method1("transpose", (inverse,))?.unbind())
+    }
+
+    /// [`Kernel::run_held`] on the inputs as kiln reads them.
+    fn run_args(&self, py: Python<'_>, args: Vec<ArrayArg<'_>>) -> PyResult<Py<PyAny>> {
         let found = {
             let handles = self.handles.lock().expect("the handle cache lock");
             handles.iter().rev().find(|h| h.accepts(&args)).cloned()

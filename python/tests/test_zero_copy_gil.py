@@ -1,7 +1,8 @@
 """Zero-copy and the GIL: a NumPy view whose rows are contiguous is read in place by the kernel
-(its plan says so), rows stepped backwards (`x[::-1]`, a negative outer stride) included; views
-kiln's planner declines (a reversed or strided last axis, Fortran order) are copied once by kiln and
-still give NumPy's results; the GIL is released while a kernel runs."""
+(its plan says so), rows stepped backwards (`x[::-1]`, a negative outer stride) included;
+Fortran-ordered and transposed inputs of maps and whole-array reductions run in memory order (read in
+place, the result in their layout); views kiln's planner declines (a reversed or strided last axis)
+are copied once by kiln and still give NumPy's results; the GIL is released while a kernel runs."""
 
 import sys
 import threading
@@ -61,13 +62,68 @@ def test_every_stride_pattern_agrees_with_numpy():
                     np.testing.assert_allclose(kiln.evaluate("sum(v, axis=1)", local_dict={"v": v}), v.sum(axis=1), rtol=1e-12, atol=1e-12)
                     np.testing.assert_allclose(kiln.evaluate("sum(v, axis=0)", local_dict={"v": v}), v.sum(axis=0), rtol=1e-12, atol=1e-12)
                     np.testing.assert_allclose(kiln.evaluate("sum(v)", local_dict={"v": v}), v.sum(), rtol=1e-12, atol=1e-12)
+                    # its transpose, and a Fortran copy: read in memory order where the layout allows
+                    for w in (v.T, np.asfortranarray(v)):
+                        np.testing.assert_array_equal(kiln.evaluate("w * 3 - 1", local_dict={"w": w}), w * 3 - 1)
+                        np.testing.assert_allclose(kiln.evaluate("sum(w, axis=0)", local_dict={"w": w}), w.sum(axis=0), rtol=1e-12, atol=1e-12)
+                        np.testing.assert_allclose(kiln.evaluate("sum(w)", local_dict={"w": w}), w.sum(), rtol=1e-12, atol=1e-12)
 
 
 def test_other_layouts_are_copied_once_and_correct():
     x = np.arange(8 * 1000.0).reshape(8, 1000)
-    for view in (x[:, ::-1], np.asfortranarray(x), x.T, x[:, ::2], x[::-2, ::-3]):
+    for view in (x[:, ::-1], x[:, ::2], x[::-2, ::-3]):
         assert plan_of(view) == "in0: materialise"
         np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": view}), view * 2)
+
+
+def explain(expr, **arrays):
+    return kiln.compile(expr).explain(**arrays)
+
+
+def test_fortran_and_transposed_inputs_are_read_in_memory_order():
+    # every input C-contiguous under one permutation of its axes: the kernel runs on that order
+    # (each input read in place), and the result has the inputs' layout, as NumPy's and numexpr's
+    # order='K' (a Fortran result for Fortran inputs)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((80, 130))
+    cube = rng.standard_normal((5, 6, 70))
+    for v in (np.asfortranarray(x), x.T, np.asfortranarray(cube), cube.transpose(2, 0, 1), x.T[:, :1], x[:1].T):
+        for expr, want in (("v * 3 - 1", v * 3 - 1), ("where(v > 0, sqrt(v), -v)", np.where(v > 0, np.sqrt(np.abs(v)), -v))):
+            got = kiln.evaluate(expr, local_dict={"v": v})
+            np.testing.assert_array_equal(got, want)
+            assert got.strides == want.strides or v.size <= 1 or min(v.shape) == 1, (got.strides, want.strides)
+        np.testing.assert_allclose(kiln.evaluate("sum(v)", local_dict={"v": v}), v.sum(), rtol=1e-12)
+        assert kiln.evaluate("max(v)", local_dict={"v": v}) == v.max()
+        np.testing.assert_allclose(kiln.evaluate("sum(v, axis=0)", local_dict={"v": v}), v.sum(axis=0), rtol=1e-12, atol=1e-12)
+    f = np.asfortranarray(x)
+    for v in (f, x.T):
+        text = explain("v * 2", v=v)
+        assert "memory order" in text and "in0: contiguous" in text, text
+    # two Fortran inputs, with a row, a column and a 0-d array broadcast beside them
+    g = np.asfortranarray(rng.standard_normal((80, 130)))
+    row, col, zero_d = rng.standard_normal(130), rng.standard_normal((80, 1)), np.array(0.5)
+    env = {"a": f, "b": g, "r": row, "c": col, "z": zero_d}
+    got = kiln.evaluate("a * b + r * c - z", local_dict=env)
+    np.testing.assert_array_equal(got, f * g + row * col - zero_d)
+    assert got.flags.f_contiguous and not got.flags.c_contiguous
+    text = explain("a * b + r * c - z", **env)
+    assert "memory order" in text and "materialise" not in text, text
+    np.testing.assert_allclose(kiln.evaluate("sum(a * b)", local_dict=env), (f * g).sum(), rtol=1e-12)
+    # a C input beside a Fortran one: no common order, a C result as NumPy's
+    got = kiln.evaluate("a + x", local_dict={"a": f, "x": x})
+    np.testing.assert_array_equal(got, f + x)
+    assert got.flags.c_contiguous
+    assert "memory order" not in explain("a + x", a=f, x=x)
+    # order= and out= still give what they say
+    assert kiln.evaluate("a * 2", local_dict={"a": f}, order="C").flags.c_contiguous
+    assert kiln.evaluate("a * 2", local_dict={"a": x}, order="F").flags.f_contiguous
+    for out in (np.empty_like(f), np.empty((80, 130))):
+        kiln.evaluate("a * b", local_dict=env, out=out)
+        np.testing.assert_array_equal(out, f * g)
+    # empty and one-element transposed views
+    for v in (np.zeros((0, 4)).T, np.ones((1, 1)).T, np.asfortranarray(np.zeros((3, 0)))):
+        np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": v}), v * 2)
+        assert kiln.evaluate("sum(v)", local_dict={"v": v}) == v.sum()
 
 
 def test_byte_swapped_input_is_converted_and_left_alone():
