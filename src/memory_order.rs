@@ -20,6 +20,7 @@ use crate::array::{ArrayArg, Output, map_view, on_view};
 use crate::executor::is_standard;
 use crate::expr::Axes;
 use crate::program::{Pipeline, Work};
+use kiln_ir::shape::broadcast_shapes;
 use kiln_ir::{Node, ReduceOp};
 use ndarray::{Axis, IxDyn};
 
@@ -44,10 +45,11 @@ pub(crate) fn order_free(pipeline: &Pipeline) -> bool {
 
 /// The axis order (`order[i]` is the input axis that becomes axis `i`) under which every input,
 /// given as many leading length-1 axes as the broadcast rank asks, is C-contiguous, where that
-/// order is not the identity; None where the inputs are all C-contiguous already, or where no one
-/// order makes them all so.
+/// order is not the identity; None where the inputs are all C-contiguous already, where no one
+/// order makes them all so, or where their shapes do not broadcast (the run in the user's order then
+/// reports the shapes as the user gave them).
 pub fn common_order(args: &[&ArrayArg<'_>]) -> Option<Vec<usize>> {
-    if args.iter().all(|a| is_standard(a)) {
+    if args.iter().all(|a| is_standard(a)) || broadcast_shapes(args.iter().map(|a| a.shape())).is_err() {
         return None;
     }
     let rank = args.iter().map(|a| a.shape().len()).max()?;

@@ -580,3 +580,17 @@ fn memory_order_into_an_output_and_small_views() {
         }
     }
 }
+
+#[test]
+fn fortran_inputs_that_do_not_broadcast_report_the_shapes_as_given() {
+    // (3, 5) and (4, 5) as Fortran arrays: no one order helps, and the error names the user's shapes
+    let a = data(5, 3, 21).reversed_axes();
+    let b = data(5, 4, 22).reversed_axes();
+    let r = runner("a + b", "jit");
+    let err = r
+        .run(&[("a", a.view().into()), ("b", b.view().into())])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("[3, 5]") && err.contains("[4, 5]"), "{err}");
+    assert!(!err.contains("[5, 3]") && !err.contains("[5, 4]"), "{err}");
+}
