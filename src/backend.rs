@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
 use kiln_ir::typed::{TypedInput, TypedKernel};
-use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
+use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Real, Start, StridedInput, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -225,11 +225,161 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
     }
 }
 
-/// A typed kernel (an integer or bool value, or a cast), evaluated by kiln-ir's typed interpreter
-/// whatever the backend: the JIT compiles float kernels only (integer code generation is to come).
+/// A typed kernel (an integer or bool value, or a cast): compiled by kiln-jit's typed code generator
+/// where it compiles ([`kiln_jit::typed::why_not`]) and the backend is a JIT, else evaluated by
+/// kiln-ir's typed interpreter. A compiled run that the code does not cover (a reduction with an
+/// `initial` value or the previous outputs as its start, or an empty `min` / `max`) is interpreted.
 #[derive(Debug)]
 pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
+    /// The compiled code (None: the interpreter runs every call).
+    pub jit: Option<kiln_jit::typed::TypedCode>,
+}
+
+impl TypedExecutable {
+    /// The executable of `typed` for `backend`: compiled for the JIT backends where it compiles
+    /// (input `i` splat where the kernel declares it of one element).
+    pub fn new(typed: std::sync::Arc<TypedKernel>, backend: &dyn Backend) -> Result<TypedExecutable> {
+        let jit = match backend.name() {
+            "jit" | "jit-scalar" if kiln_jit::typed::why_not(&typed).is_none() => {
+                let splat: Vec<bool> = typed
+                    .kernel
+                    .inputs
+                    .iter()
+                    .map(|d| d.shape.iter().product::<usize>() == 1)
+                    .collect();
+                Some(kiln_jit::typed::compile_typed(
+                    &typed,
+                    &splat,
+                    backend.name() == "jit-scalar",
+                    false,
+                )?)
+            }
+            _ => None,
+        };
+        Ok(TypedExecutable { typed, jit })
+    }
+
+    /// Runs the compiled code, or None where this run is the interpreter's.
+    fn run_compiled(
+        &self,
+        code: &kiln_jit::typed::TypedCode,
+        kernel: &KernelIR,
+        bufs: &[TypedBuffer],
+        ctx: &RunCtx<'_>,
+    ) -> Result<Option<Tensor>> {
+        use kiln_jit::typed::{TypedSlice, TypedSliceMut};
+        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+        // every input as the code reads it: n elements in C order, or one (splat)
+        let expanded: Vec<Option<TypedData>> = bufs
+            .iter()
+            .map(|b| {
+                let size: usize = b.shape.iter().product();
+                if size == n || size == 1 {
+                    return Ok(None);
+                }
+                let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
+                Ok(Some(expand(&b.data, &strides, &kernel.shape, n)?))
+            })
+            .collect::<Result<_>>()?;
+        let inputs: Vec<TypedSlice<'_>> = bufs
+            .iter()
+            .zip(&expanded)
+            .map(|(b, e)| match e.as_ref().unwrap_or(&b.data) {
+                TypedData::Bool(d) => TypedSlice::Bool(d),
+                TypedData::I32(d) => TypedSlice::I32(d),
+                TypedData::I64(d) => TypedSlice::I64(d),
+                TypedData::F32(d) => TypedSlice::F32(d),
+                TypedData::F64(d) => TypedSlice::F64(d),
+            })
+            .collect();
+        let jc = ctx.parallel.jit_config(n, ctx.start);
+        match &kernel.kind {
+            KernelKind::Map => {
+                fn fresh<T: Clone>(n: usize, zero: T) -> Result<Vec<T>> {
+                    let mut v = Vec::new();
+                    v.try_reserve_exact(n).map_err(|_| kiln_ir::IrError::Allocation {
+                        what: "the result".into(),
+                        elements: n,
+                    })?;
+                    v.resize(n, zero);
+                    Ok(v)
+                }
+                let values = match self.typed.value_type() {
+                    ElemType::Bool => {
+                        let mut o = fresh(n, false)?;
+                        code.run_map(&inputs, TypedSliceMut::Bool(&mut o), jc.max_units, jc.spread)?;
+                        Values::Bool(o)
+                    }
+                    ElemType::I32 => {
+                        let mut o = fresh(n, 0i32)?;
+                        code.run_map(&inputs, TypedSliceMut::I32(&mut o), jc.max_units, jc.spread)?;
+                        Values::I32(o)
+                    }
+                    ElemType::I64 => {
+                        let mut o = fresh(n, 0i64)?;
+                        code.run_map(&inputs, TypedSliceMut::I64(&mut o), jc.max_units, jc.spread)?;
+                        Values::I64(o)
+                    }
+                    ElemType::F32 => {
+                        let mut o = fresh(n, 0f32)?;
+                        code.run_map(&inputs, TypedSliceMut::F32(&mut o), jc.max_units, jc.spread)?;
+                        Values::F32(o)
+                    }
+                    ElemType::F64 => {
+                        let mut o = fresh(n, 0f64)?;
+                        code.run_map(&inputs, TypedSliceMut::F64(&mut o), jc.max_units, jc.spread)?;
+                        Values::F64(o)
+                    }
+                };
+                Ok(Some(Tensor {
+                    shape: kernel.shape.clone(),
+                    values,
+                }))
+            }
+            KernelKind::Reduce { op, axes } => {
+                let row: usize = axes.iter().map(|&a| kernel.shape[a]).product();
+                let out_shape = kernel.output_shape();
+                let n_out: usize = out_shape.iter().product();
+                // a start other than the identity, or a min / max over nothing: the interpreter's
+                if ctx.start != Start::Identity || (row == 0 && n_out > 0 && !op.has_identity()) {
+                    return Ok(None);
+                }
+                let values = code.run_reduce(&inputs, n_out, row, jc.max_units, jc.spread)?;
+                Ok(Some(Tensor {
+                    shape: out_shape,
+                    values,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// The elements of `data` (read with `strides`) at every point of `shape`, in C order.
+fn expand(data: &TypedData, strides: &[isize], shape: &[usize], n: usize) -> Result<TypedData> {
+    fn gather<T: Copy>(d: &[T], strides: &[isize], shape: &[usize], n: usize) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(n)
+            .map_err(|_| kiln_ir::IrError::Allocation {
+                what: "a broadcast input".into(),
+                elements: n,
+            })?;
+        let mut idx = vec![0usize; shape.len()];
+        for flat in 0..n {
+            kiln_ir::shape::unravel(flat, shape, &mut idx);
+            let at: isize = idx.iter().zip(strides).map(|(&i, &s)| i as isize * s).sum();
+            out.push(d[at as usize]);
+        }
+        Ok(out)
+    }
+    Ok(match data {
+        TypedData::Bool(d) => TypedData::Bool(gather(d, strides, shape, n)?),
+        TypedData::I32(d) => TypedData::I32(gather(d, strides, shape, n)?),
+        TypedData::I64(d) => TypedData::I64(gather(d, strides, shape, n)?),
+        TypedData::F32(d) => TypedData::F32(gather(d, strides, shape, n)?),
+        TypedData::F64(d) => TypedData::F64(gather(d, strides, shape, n)?),
+    })
 }
 
 impl Executable for TypedExecutable {
@@ -245,6 +395,11 @@ impl Executable for TypedExecutable {
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
+        if let Some(code) = &self.jit
+            && let Some(t) = self.run_compiled(code, kernel, bufs, ctx)?
+        {
+            return Ok(t);
+        }
         let inputs = bufs
             .iter()
             .map(|b| {

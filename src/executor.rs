@@ -96,7 +96,8 @@ pub(crate) type Specialisation = (KernelIR, BroadcastPlan, Vec<String>, Option<T
 
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
 /// rewrite did, for `kiln explain`. A kernel with an integer or bool input, or a cast or an integer
-/// operator, is typed ([`kiln_ir::typed`]) and runs on the interpreter, without rewrites.
+/// operator, is typed ([`kiln_ir::typed`]), without rewrites: compiled by the JIT's typed code generator
+/// where it compiles, else run on the typed interpreter (see [`TypedExecutable`]).
 pub(crate) fn specialise(
     program: &Program,
     args: &[&ArrayArg<'_>],
@@ -119,10 +120,7 @@ pub(crate) fn specialise(
     if let Some(why) = why {
         let mean = program.reduction().is_some_and(|r| r.mean);
         let typed = TypedKernel::new(&kernel, &elems, mean)?;
-        notes.push(format!(
-            "interpreted: {why}, and the JIT compiles float kernels only (integer code generation is to come); the typed kernel:\n{}",
-            typed.to_string().trim_end()
-        ));
+        notes.push(typed_note(&typed, &why));
         let layouts: Vec<InputLayout> = typed
             .kernel
             .inputs
@@ -199,6 +197,25 @@ pub(crate) fn specialise(
     Ok((kernel, plan, notes, None))
 }
 
+/// What `kiln explain` says of a typed kernel (typed because of `why`): which engine runs it under
+/// the JIT backends and why, then the typed kernel. Under `--backend interp` the interpreter runs
+/// every kernel.
+fn typed_note(typed: &TypedKernel, why: &str) -> String {
+    let engine = match kiln_jit::typed::why_not(typed) {
+        None => {
+            let lanes = kiln_jit::typed::lanes_of(typed);
+            let how = match lanes {
+                4 => "4 lanes: i32x4 / f32x4, bools as i32x4 masks".to_string(),
+                2 => "2 lanes: i64x2 / f64x2, bools as i64x2 masks".to_string(),
+                _ => "in scalars: it mixes 32- and 64-bit values".to_string(),
+            };
+            format!("compiled: typed kernel ({why}), compiled by the JIT ({how})")
+        }
+        Some(not) => format!("interpreted: {why}, and the JIT does not compile {not}"),
+    };
+    format!("{engine}; the typed kernel:\n{}", typed.to_string().trim_end())
+}
+
 /// A kernel specialised for one form of inputs, readied by a backend.
 #[derive(Debug)]
 pub(crate) struct Specialised {
@@ -248,7 +265,7 @@ impl SpecCache {
         let (kernel, plan, _, typed) = specialise(program, args, options, settings)?;
         let typed = typed.map(std::sync::Arc::new);
         let exe: Box<dyn Executable> = match &typed {
-            Some(t) => Box::new(TypedExecutable { typed: t.clone() }),
+            Some(t) => Box::new(TypedExecutable::new(t.clone(), backend)?),
             None => backend.prepare(&kernel, &plan)?,
         };
         let signature = args

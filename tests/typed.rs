@@ -4,8 +4,8 @@
 //! literals 3 and 2.5 under `+ * / // % ** < & where`), integer edge values, wrap-around, division by
 //! zero, shifts, casts, and the accumulator types of reductions and scans. The dtype must be NumPy's
 //! and the values bit for bit (any NaN equal to any NaN); where NumPy raises, kiln must give an error.
-//! On the default backend (the JIT) and on the interpreter: a typed kernel runs on the interpreter
-//! on both, which `kiln explain` states.
+//! On the default backend (the JIT: kiln-jit's typed code generator, or the interpreter where it
+//! declines, as `kiln explain` states) and on the interpreter.
 
 use kiln::{ArrayArg, FusedRunner, Output};
 use ndarray::{Array1, ArrayD, array};
@@ -162,16 +162,27 @@ fn numpy_types_and_values() {
 }
 
 #[test]
-fn explain_says_the_typed_kernel_is_interpreted() {
+fn explain_says_which_engine_runs_the_typed_kernel() {
     let runner = FusedRunner::compile_text("(i * 3 + j) % 7").unwrap();
     let (i, j) = (array![1i32, 2, 3], array![4i32, 5, 6]);
     let all = runner
         .explain_rewrites(&[("i", (&i).into()), ("j", (&j).into())])
         .unwrap();
     let notes = all[0].2.join("\n");
-    assert!(notes.contains("interpreted: input 'i' is int32"), "{notes}");
+    assert!(
+        notes.contains("compiled: typed kernel (input 'i' is int32), compiled by the JIT (4 lanes"),
+        "{notes}"
+    );
     assert!(notes.contains("in0 i: i32 [3]"), "{notes}");
     assert!(notes.contains("cast %"), "{notes}");
+    // what the typed code generator declines runs on the interpreter, and the note says why
+    let runner = FusedRunner::compile_text("cumsum(i)").unwrap();
+    let all = runner.explain_rewrites(&[("i", (&i).into())]).unwrap();
+    let notes = all[0].2.join("\n");
+    assert!(
+        notes.contains("interpreted: input 'i' is int32, and the JIT does not compile the scan cumsum"),
+        "{notes}"
+    );
     // a float kernel compiles as before: no note
     let x = array![1.0, 2.0];
     let runner = FusedRunner::compile_text("x * 3 + 1").unwrap();
@@ -347,7 +358,7 @@ fn npy_round_trips_of_every_type() {
 }
 
 #[test]
-fn cli_reads_and_writes_integer_npy_and_explains_the_interpreted_kernel() {
+fn cli_reads_and_writes_integer_npy_and_explains_the_typed_kernel() {
     use kiln::npy::{self, NpyArray};
     let dir = std::env::temp_dir().join(format!("kiln-typed-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -388,7 +399,10 @@ fn cli_reads_and_writes_integer_npy_and_explains_the_interpreted_kernel() {
         "i=i64[8]",
     ]);
     let text = String::from_utf8_lossy(&r.stdout);
-    assert!(text.contains("# interpreted: input 'p' is bool"), "{text}");
+    assert!(
+        text.contains("# compiled: typed kernel (input 'p' is bool), compiled by the JIT (2 lanes"),
+        "{text}"
+    );
     assert!(
         text.contains("kernel reduce sum axes=[0] i64 [8] -> i64 []"),
         "{text}"

@@ -287,3 +287,52 @@ pub(crate) fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
     }
     Ok(v)
 }
+
+/// Runs a typed kernel's `code` (`typed.rs`) over each range of `ranges` through `spread`: range `u`
+/// computes points `[lo, hi)` into `out` (a map, `unit_bytes` 0) or into its own slot `out + u *
+/// unit_bytes` (a reduction's int64 partial).
+pub(crate) fn dispatch_typed(
+    code: &Code,
+    _checked: crate::typed::TypedChecked,
+    ins: &[*const u8],
+    out: *mut u8,
+    unit_bytes: usize,
+    ranges: &[(usize, usize)],
+    spread: &dyn Spread,
+) {
+    let shared = Shared {
+        ins: ins.as_ptr(),
+        out_val: out,
+        out_idx: std::ptr::null_mut(),
+        params: std::ptr::null(),
+    };
+    let entry = code.entry;
+    let work = |u: usize| {
+        let Some(&(lo, hi)) = ranges.get(u) else {
+            return;
+        };
+        let sh = shared;
+        // SAFETY: `TypedCode::check` (the only maker of `TypedChecked`) proved every input buffer
+        // holds the compiled type and `n` elements (one for a splat input, which the code reads once
+        // at offset 0); every range lies within `0..n` (made by `typed.rs` from `n`), and the code
+        // reads input elements and writes output elements at the points of its range only. A map's
+        // `out` holds `n` elements of the value type (checked by `run_map`), and ranges are disjoint,
+        // so distinct units write distinct elements; a reduction's `out` holds one 8-byte slot per
+        // range (allocated by `run_reduce`), unit `u` writing slot `u` alone. `ins` holds one pointer
+        // per input, read-only; the code never reads `out_idx` or `params` in a typed kernel. Every
+        // buffer outlives `spread`, which returns when every unit has.
+        unsafe {
+            entry(
+                sh.ins,
+                sh.out_val.add(u * unit_bytes),
+                sh.out_idx,
+                sh.params,
+                0,
+                0,
+                lo as i64,
+                hi as i64,
+            )
+        };
+    };
+    spread.spread(ranges.len(), &work);
+}

@@ -92,6 +92,8 @@ mod scan;
 mod schedule;
 mod serial;
 mod skeleton;
+pub mod typed;
+mod typed_lower;
 mod vmath;
 
 pub use cache::{CacheStats, KernelCache, global};

@@ -375,8 +375,9 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         settings.profile,
         if settings.prefix_scan { "on" } else { "off" }
     )?;
-    // a typed kernel (an integer or bool value) is interpreted: its note holds the typed kernel,
-    // printed in place of the float kernel's text
+    // a typed kernel (an integer or bool value) is compiled by the typed code generator or
+    // interpreted: its note says which and holds the typed kernel, printed in place of the float
+    // kernel's text
     let show = |w: &mut dyn Write,
                 kernel: &kiln::kiln_ir::KernelIR,
                 plan: &kiln::kiln_ir::BroadcastPlan,
@@ -384,7 +385,7 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
      -> std::io::Result<()> {
         let mut typed = false;
         for n in notes {
-            if n.starts_with("interpreted:") {
+            if n.starts_with("interpreted:") || n.starts_with("compiled: typed") {
                 typed = true;
                 writeln!(w, "# {n}")?;
             } else {
@@ -414,6 +415,13 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     }
     if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("interpreted:")) {
         writeln!(w, "# no compiled code: the kernel is interpreted")?;
+        return Ok(());
+    }
+    if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("compiled: typed")) {
+        writeln!(
+            w,
+            "# typed kernels show no CLIF here yet (kiln_jit::typed::compile_typed keeps it)"
+        )?;
         return Ok(());
     }
     if args.clif || args.asm {

@@ -1,0 +1,751 @@
+//! Compiled typed kernels (issue 13): maps and reductions of bool, int32 and int64 values (and the
+//! floats and casts a typed kernel mixes in), bit-identical to kiln-ir's typed interpreter
+//! ([`kiln_ir::typed::interpret`]).
+//!
+//! **Lanes.** A kernel whose values are all 32 bits wide (int32, float32; bools beside them) runs
+//! 4 lanes per iteration (`i32x4` / `f32x4`, bools as `i32x4` lane masks); one whose values are all
+//! 64 bits wide (int64, float64) runs 2 (`i64x2` / `f64x2`, bools as `i64x2` masks); a kernel of
+//! bools alone runs 4. A kernel that mixes 32- and 64-bit values (an int32 cast to int64, int32 +
+//! float64...) runs one element per iteration, in scalars: SIMD across two lane counts would need
+//! half-filled vectors and a widening at every cast, left for later. The tail of a vector loop
+//! (fewer than `lanes` points) runs the same body in scalars. See `typed_lower` for the opcodes.
+//!
+//! **Inputs.** Every input is a C-contiguous buffer of the iteration shape, or one element read once
+//! and splat (an input of one element): the caller materialises any other broadcast or strided view
+//! first (kiln's typed buffers are C-order copies already).
+//!
+//! **Kinds.** A map writes its values (bools one byte 0 / 1 each). A reduction over trailing axes
+//! (whole arrays included) of bool or integer values reduces each row of `row` points into one int64
+//! slot: `sum` / `prod` wrapping in int64 (NumPy's accumulator; integer sums are exact and
+//! associative, so any cut into chunks gives the same bits), `min` / `max` in the data type, `any` /
+//! `all`. What does not compile ([`why_not`]: scans, reductions of floats or over leading axes,
+//! `argmin` / `argmax`, transcendentals, an index) runs on the typed interpreter.
+//!
+//! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
+//! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the
+//! flat points to compute).
+
+use crate::call::{self, Code};
+use crate::error::{JitError, Result};
+use crate::run::Spread;
+use crate::typed_lower::{
+    TypedGen, bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles, scalar_type,
+};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, UserFuncName, Value, types};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use kiln_ir::typed::{Scalar, TypedKernel};
+use kiln_ir::{ElemType, KernelKind, Node, ReduceOp, Values};
+use std::time::{Duration, Instant};
+
+/// Why `kernel` does not compile, if it does not (it then runs on the typed interpreter).
+pub fn why_not(kernel: &TypedKernel) -> Option<String> {
+    let k = &kernel.kernel;
+    match &k.kind {
+        KernelKind::Map => {}
+        KernelKind::Reduce { op, axes } => {
+            let rank = k.shape.len();
+            if !axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i) {
+                return Some("a reduction over leading axes (the JIT reduces trailing axes)".into());
+            }
+            if kernel.value_type().is_float() {
+                return Some(format!(
+                    "a reduction of {} values (the JIT reduces bools and integers)",
+                    kernel.value_type()
+                ));
+            }
+            if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
+                return Some(format!("{} of integers", op.name()));
+            }
+        }
+        KernelKind::Scan(s) => return Some(format!("the scan {}", s.op.name())),
+        KernelKind::Compound { op, .. } => return Some(format!("the compound reduction {}", op.name())),
+    }
+    if !k.extra.is_empty() {
+        return Some("several outputs".into());
+    }
+    for id in k.arena.reachable(k.body) {
+        let t = |x| kernel.type_of(x);
+        match *k.arena.node(id) {
+            Node::Input(_) | Node::Where(..) => {}
+            Node::Cast(_, a) => {
+                if matches!(k.arena.node(a), Node::Int(_) | Node::Literal(_))
+                    && constant(kernel, id).is_none()
+                {
+                    return Some("a literal it cannot type".into());
+                }
+            }
+            Node::Int(_) | Node::Literal(_) => {
+                // only read through the cast that types them (constants); a bare literal is refused
+                let typed = k
+                    .arena
+                    .reachable(k.body)
+                    .into_iter()
+                    .any(|u| matches!(*k.arena.node(u), Node::Cast(_, a) if a == id));
+                if !typed || id == k.body {
+                    return Some("an untyped literal".into());
+                }
+            }
+            Node::Index(_) => return Some("an index (`index(axis)`)".into()),
+            Node::Fma(..) => return Some("fma".into()),
+            Node::Unary(op, a) => {
+                if t(a).is_float() && !float_unary_compiles(op) {
+                    return Some(format!("{op} of {}", t(a)));
+                }
+            }
+            Node::Binary(op, a, _) => {
+                let ta = t(a);
+                if (ta.is_float() && !float_binary_compiles(op))
+                    || (ta.is_integer() && !int_binary_compiles(op))
+                {
+                    return Some(format!("{op} of {ta}"));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The lane count of `kernel` (see the module doc): 4, 2, or 1 where it mixes widths.
+pub fn lanes_of(kernel: &TypedKernel) -> u8 {
+    let k = &kernel.kernel;
+    let mut widths = k
+        .arena
+        .reachable(k.body)
+        .into_iter()
+        .filter(|&id| !matches!(k.arena.node(id), Node::Int(_) | Node::Literal(_)))
+        .map(|id| kernel.type_of(id))
+        .filter(|&t| t != ElemType::Bool)
+        .map(bits)
+        .collect::<Vec<_>>();
+    widths.sort_unstable();
+    widths.dedup();
+    match widths[..] {
+        [] | [32] => 4,
+        [64] => 2,
+        _ => 1,
+    }
+}
+
+/// A compiled typed kernel (see the module doc), runnable from many threads at once.
+pub struct TypedCode {
+    code: Code,
+    lanes: u8,
+    input_types: Vec<ElemType>,
+    splat: Vec<bool>,
+    value: ElemType,
+    reduce: Option<ReduceOp>,
+    compile_time: Duration,
+    clif: Option<String>,
+}
+
+impl std::fmt::Debug for TypedCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedCode")
+            .field("lanes", &self.lanes)
+            .field("input_types", &self.input_types)
+            .field("splat", &self.splat)
+            .field("reduce", &self.reduce)
+            .finish()
+    }
+}
+
+/// One input of a compiled typed kernel: `n` elements (C order), or one (splat).
+#[derive(Debug, Clone, Copy)]
+pub enum TypedSlice<'a> {
+    Bool(&'a [bool]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    F32(&'a [f32]),
+    F64(&'a [f64]),
+}
+
+/// A map's output: `n` elements of the kernel's value type.
+#[derive(Debug)]
+pub enum TypedSliceMut<'a> {
+    Bool(&'a mut [bool]),
+    I32(&'a mut [i32]),
+    I64(&'a mut [i64]),
+    F32(&'a mut [f32]),
+    F64(&'a mut [f64]),
+}
+
+impl TypedSlice<'_> {
+    fn ty(&self) -> ElemType {
+        match self {
+            TypedSlice::Bool(_) => ElemType::Bool,
+            TypedSlice::I32(_) => ElemType::I32,
+            TypedSlice::I64(_) => ElemType::I64,
+            TypedSlice::F32(_) => ElemType::F32,
+            TypedSlice::F64(_) => ElemType::F64,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            TypedSlice::Bool(s) => s.len(),
+            TypedSlice::I32(s) => s.len(),
+            TypedSlice::I64(s) => s.len(),
+            TypedSlice::F32(s) => s.len(),
+            TypedSlice::F64(s) => s.len(),
+        }
+    }
+
+    fn ptr(&self) -> *const u8 {
+        match self {
+            TypedSlice::Bool(s) => s.as_ptr().cast(),
+            TypedSlice::I32(s) => s.as_ptr().cast(),
+            TypedSlice::I64(s) => s.as_ptr().cast(),
+            TypedSlice::F32(s) => s.as_ptr().cast(),
+            TypedSlice::F64(s) => s.as_ptr().cast(),
+        }
+    }
+}
+
+impl TypedSliceMut<'_> {
+    fn ty(&self) -> ElemType {
+        match self {
+            TypedSliceMut::Bool(_) => ElemType::Bool,
+            TypedSliceMut::I32(_) => ElemType::I32,
+            TypedSliceMut::I64(_) => ElemType::I64,
+            TypedSliceMut::F32(_) => ElemType::F32,
+            TypedSliceMut::F64(_) => ElemType::F64,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            TypedSliceMut::Bool(s) => s.len(),
+            TypedSliceMut::I32(s) => s.len(),
+            TypedSliceMut::I64(s) => s.len(),
+            TypedSliceMut::F32(s) => s.len(),
+            TypedSliceMut::F64(s) => s.len(),
+        }
+    }
+
+    fn ptr(&mut self) -> *mut u8 {
+        match self {
+            TypedSliceMut::Bool(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::I32(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::I64(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::F32(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::F64(s) => s.as_mut_ptr().cast(),
+        }
+    }
+}
+
+/// Proof that a typed run's buffers were checked against the code (see [`TypedCode::check`]).
+pub(crate) struct TypedChecked(());
+
+/// Compiles `kernel` (which [`why_not`] accepts), input `i` read as one splat element where
+/// `splat[i]`; `scalar`: one lane whatever the types (the `jit-scalar` backend); `dump`: keep the CLIF.
+///
+/// # Errors
+/// [`JitError::Unsupported`] with [`why_not`]'s reason, and Cranelift's errors.
+pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: bool) -> Result<TypedCode> {
+    if let Some(why) = why_not(kernel) {
+        return Err(JitError::Unsupported(format!("the typed kernel holds {why}")));
+    }
+    if splat.len() != kernel.input_types.len() {
+        return Err(JitError::Unsupported(format!(
+            "{} splat flags for {} inputs",
+            splat.len(),
+            kernel.input_types.len()
+        )));
+    }
+    let start = Instant::now();
+    let lanes = if scalar { 1 } else { lanes_of(kernel) };
+    let reduce = match &kernel.kernel.kind {
+        KernelKind::Reduce { op, .. } => Some(*op),
+        _ => None,
+    };
+    let isa = crate::compile::isa()?;
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    for _ in 0..8 {
+        sig.params.push(AbiParam::new(types::I64));
+    }
+    let defined = (|| -> Result<_> {
+        let id = module.declare_function("kiln_typed_kernel", Linkage::Local, &sig)?;
+        let mut ctx = module.make_context();
+        ctx.func.signature = sig.clone();
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        {
+            let mut fctx = FunctionBuilderContext::new();
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let mut g = TypedGen {
+                b: &mut b,
+                k: kernel,
+                lanes,
+            };
+            build(&mut g, splat, reduce);
+            b.seal_all_blocks();
+            b.finalize(module.target_config());
+        }
+        let clif = dump.then(|| ctx.func.display().to_string());
+        module
+            .define_function(id, &mut ctx)
+            .map_err(|e| JitError::Codegen {
+                kernel: "a typed kernel".into(),
+                message: match e {
+                    cranelift_module::ModuleError::Compilation(err) => {
+                        cranelift_codegen::print_errors::pretty_error(&ctx.func, err)
+                    }
+                    other => other.to_string(),
+                },
+            })?;
+        module.clear_context(&mut ctx);
+        Ok((id, clif))
+    })();
+    let (id, clif) = match defined {
+        Ok(d) => d,
+        Err(e) => {
+            call::discard(module);
+            return Err(e);
+        }
+    };
+    Ok(TypedCode {
+        code: Code::new(module, id)?,
+        lanes,
+        input_types: kernel.input_types.clone(),
+        splat: splat.to_vec(),
+        value: kernel.value_type(),
+        reduce,
+        compile_time: start.elapsed(),
+        clif,
+    })
+}
+
+/// The accumulator of a reduction at one width: its identity and how a value folds into it.
+fn identity(op: ReduceOp, vt: ElemType) -> Scalar {
+    match (op, vt) {
+        (ReduceOp::Sum, _) => Scalar::I64(0),
+        (ReduceOp::Prod, _) => Scalar::I64(1),
+        (ReduceOp::Any, _) | (ReduceOp::Max, ElemType::Bool) => Scalar::Bool(false),
+        (ReduceOp::All, _) | (ReduceOp::Min, ElemType::Bool) => Scalar::Bool(true),
+        (ReduceOp::Min, ElemType::I32) => Scalar::I32(i32::MAX),
+        (ReduceOp::Max, ElemType::I32) => Scalar::I32(i32::MIN),
+        (ReduceOp::Min, _) => Scalar::I64(i64::MAX),
+        (ReduceOp::Max, _) => Scalar::I64(i64::MIN),
+        (ReduceOp::ArgMin | ReduceOp::ArgMax, _) => unreachable!("why_not refuses arg reductions"),
+    }
+}
+
+/// The function: entry loads, the vector loop (lanes > 1), the scalar loop, and a reduction's store.
+fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
+    let k = g.k;
+    let entry = g.b.create_block();
+    g.b.append_block_params_for_function_params(entry);
+    g.b.switch_to_block(entry);
+    let params = g.b.block_params(entry).to_vec();
+    let (ins, out, lo, hi) = (params[0], params[1], params[6], params[7]);
+    let ptrs: Vec<Value> = (0..k.input_types.len())
+        .map(|i| {
+            g.b.ins()
+                .load(types::I64, crate::clif::mem(), ins, (8 * i) as i32)
+        })
+        .collect();
+    // splat inputs: one element, loaded once, at both widths
+    let splats: Vec<Option<[Value; 2]>> = (0..k.input_types.len())
+        .map(|i| {
+            splat[i].then(|| {
+                let t = k.input_types[i];
+                let s = g.load(t, ptrs[i], false);
+                let v = if g.lanes == 1 {
+                    s
+                } else if t == ElemType::Bool {
+                    let lane = if g.lanes == 4 { types::I32 } else { types::I64 };
+                    let w = g.b.ins().uextend(lane, s);
+                    let m = g.b.ins().ineg(w);
+                    let vt = g.ty(t, true);
+                    g.b.ins().splat(vt, m)
+                } else {
+                    let vt = g.ty(t, true);
+                    g.b.ins().splat(vt, s)
+                };
+                [s, v]
+            })
+        })
+        .collect();
+    let vt = k.value_type();
+    let kv = g.b.declare_var(types::I64);
+    g.b.def_var(kv, lo);
+    // accumulators: a vector one (the kernel's lanes; sums and products in i64x2) and a scalar one
+    let acc_types = reduce.map(|op| {
+        let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
+        let st = if wide {
+            types::I64
+        } else {
+            scalar_type(identity(op, vt).ty())
+        };
+        let vty = match (wide, g.lanes) {
+            (true, _) | (false, 1) => types::I64X2,
+            (false, _) => g.ty(identity(op, vt).ty(), true),
+        };
+        (st, vty)
+    });
+    let accs = reduce.zip(acc_types).map(|(op, (st, vty))| {
+        let s = g.b.declare_var(st);
+        let id = identity(op, vt);
+        let s0 = g.konst(id, false);
+        g.b.def_var(s, s0);
+        let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
+        let v = (g.lanes > 1).then(|| {
+            let v = g.b.declare_var(vty);
+            let v0 = if wide {
+                let x = g.konst(id, false);
+                g.b.ins().splat(types::I64X2, x)
+            } else {
+                g.konst(id, true)
+            };
+            g.b.def_var(v, v0);
+            v
+        });
+        (s, v)
+    });
+    let tail = g.b.create_block();
+    if g.lanes > 1 {
+        let head = g.b.create_block();
+        let body = g.b.create_block();
+        g.b.ins().jump(head, &[]);
+        g.b.switch_to_block(head);
+        let kk = g.b.use_var(kv);
+        let next = g.b.ins().iadd_imm_s(kk, g.lanes as i64);
+        let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+        g.b.ins().brif(fits, body, &[], tail, &[]);
+        g.b.switch_to_block(body);
+        let kk = g.b.use_var(kv);
+        let v = eval(g, &ptrs, &splats, kk, true);
+        match (reduce, accs) {
+            (Some(op), Some((_, Some(acc)))) => {
+                let a = g.b.use_var(acc);
+                let a = fold_vector(g, op, a, v, vt);
+                g.b.def_var(acc, a);
+            }
+            _ => {
+                let addr = address(g, out, kk, vt);
+                g.store(vt, v, addr);
+            }
+        }
+        let next = g.b.ins().iadd_imm_s(kk, g.lanes as i64);
+        g.b.def_var(kv, next);
+        g.b.ins().jump(head, &[]);
+    } else {
+        g.b.ins().jump(tail, &[]);
+    }
+    g.b.switch_to_block(tail);
+    let kk = g.b.use_var(kv);
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, kk, hi);
+    let body = g.b.create_block();
+    let exit = g.b.create_block();
+    g.b.ins().brif(more, body, &[], exit, &[]);
+    g.b.switch_to_block(body);
+    let kk = g.b.use_var(kv);
+    let v = eval(g, &ptrs, &splats, kk, false);
+    match (reduce, accs) {
+        (Some(op), Some((acc, _))) => {
+            let a = g.b.use_var(acc);
+            let a = fold_scalar(g, op, a, v, vt);
+            g.b.def_var(acc, a);
+        }
+        _ => {
+            let addr = address(g, out, kk, vt);
+            g.store(vt, v, addr);
+        }
+    }
+    let next = g.b.ins().iadd_imm_s(kk, 1);
+    g.b.def_var(kv, next);
+    g.b.ins().jump(tail, &[]);
+    g.b.switch_to_block(exit);
+    if let (Some(op), Some((s, v))) = (reduce, accs) {
+        let mut a = g.b.use_var(s);
+        if let Some(v) = v {
+            let vec = g.b.use_var(v);
+            let lanes = g.b.func.dfg.value_type(vec).lane_count();
+            for l in 0..lanes {
+                let x = g.b.ins().extractlane(vec, l as u8);
+                let x = if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
+                    x
+                } else if identity(op, vt).ty() == ElemType::Bool {
+                    g.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
+                } else {
+                    x
+                };
+                a = combine(g, op, a, x, vt);
+            }
+        }
+        let t = g.b.func.dfg.value_type(a);
+        let wide = if t == types::I64 {
+            a
+        } else if t == types::I8 {
+            g.b.ins().uextend(types::I64, a)
+        } else {
+            g.b.ins().sextend(types::I64, a)
+        };
+        g.b.ins().store(crate::clif::mem(), wide, out, 0);
+    }
+    g.b.ins().return_(&[]);
+}
+
+/// The address of element `k` of a buffer of `t` at `base`.
+fn address(g: &mut TypedGen<'_, '_>, base: Value, k: Value, t: ElemType) -> Value {
+    let off = g.b.ins().imul_imm_s(k, (bits(t) / 8) as i64);
+    g.b.ins().iadd(base, off)
+}
+
+/// The body's value at point `k` (scalar) or points `k .. k + lanes` (vector).
+fn eval(
+    g: &mut TypedGen<'_, '_>,
+    ptrs: &[Value],
+    splats: &[Option<[Value; 2]>],
+    k: Value,
+    vector: bool,
+) -> Value {
+    let kernel = g.k;
+    let arena = &kernel.kernel.arena;
+    let order = arena.reachable(kernel.kernel.body);
+    let mut vals: Vec<Option<Value>> = vec![None; kernel.kernel.body.index() + 1];
+    for id in order {
+        let get = |x: kiln_ir::NodeId| vals[x.index()].expect("operands come first in post order");
+        let t = |x| kernel.type_of(x);
+        let v = match *arena.node(id) {
+            Node::Input(n) => {
+                let n = n as usize;
+                match splats[n] {
+                    Some(s) => s[vector as usize],
+                    None => {
+                        let addr = address(g, ptrs[n], k, kernel.input_types[n]);
+                        g.load(kernel.input_types[n], addr, vector)
+                    }
+                }
+            }
+            Node::Int(_) | Node::Literal(_) => continue,
+            Node::Cast(to, a) => match constant(kernel, id) {
+                Some(c) => g.konst(c, vector),
+                None => g.cast(get(a), t(a), to),
+            },
+            Node::Unary(op, a) => g.unary(op, get(a), t(a)),
+            Node::Binary(op, a, b) => {
+                let c = constant(kernel, b);
+                g.binary(op, get(a), get(b), t(a), c)
+            }
+            Node::Where(c, a, b) => g.select(get(c), get(a), get(b)),
+            Node::Index(_) | Node::Fma(..) => unreachable!("why_not refuses them"),
+        };
+        vals[id.index()] = Some(v);
+    }
+    vals[kernel.kernel.body.index()].expect("the body is evaluated")
+}
+
+/// A vector of values folded into the vector accumulator.
+fn fold_vector(g: &mut TypedGen<'_, '_>, op: ReduceOp, acc: Value, v: Value, vt: ElemType) -> Value {
+    match op {
+        ReduceOp::Sum | ReduceOp::Prod => {
+            // the values as int64 lanes: masks to 0 / 1, int32 widened (two i64x2)
+            let v = if vt == ElemType::Bool {
+                g.b.ins().ineg(v)
+            } else {
+                v
+            };
+            let parts = if g.lanes == 4 {
+                vec![g.b.ins().swiden_low(v), g.b.ins().swiden_high(v)]
+            } else {
+                vec![v]
+            };
+            parts.into_iter().fold(acc, |a, p| {
+                if op == ReduceOp::Sum {
+                    g.b.ins().iadd(a, p)
+                } else {
+                    g.b.ins().imul(a, p)
+                }
+            })
+        }
+        ReduceOp::Min if vt == ElemType::Bool => g.b.ins().band(acc, v),
+        ReduceOp::Max if vt == ElemType::Bool => g.b.ins().bor(acc, v),
+        ReduceOp::Min => g.b.ins().smin(acc, v),
+        ReduceOp::Max => g.b.ins().smax(acc, v),
+        ReduceOp::Any | ReduceOp::All => {
+            let m = g.cast(v, vt, ElemType::Bool);
+            if op == ReduceOp::Any {
+                g.b.ins().bor(acc, m)
+            } else {
+                g.b.ins().band(acc, m)
+            }
+        }
+        ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("why_not refuses arg reductions"),
+    }
+}
+
+/// A scalar value folded into the scalar accumulator.
+fn fold_scalar(g: &mut TypedGen<'_, '_>, op: ReduceOp, acc: Value, v: Value, vt: ElemType) -> Value {
+    let x = match op {
+        ReduceOp::Sum | ReduceOp::Prod => g.cast(v, vt, ElemType::I64),
+        ReduceOp::Any | ReduceOp::All => g.cast(v, vt, ElemType::Bool),
+        _ => v,
+    };
+    combine(g, op, acc, x, vt)
+}
+
+/// Two scalar accumulators (or an accumulator and a value in the accumulator's type) combined.
+fn combine(g: &mut TypedGen<'_, '_>, op: ReduceOp, a: Value, x: Value, vt: ElemType) -> Value {
+    let boolean = identity(op, vt).ty() == ElemType::Bool;
+    match op {
+        ReduceOp::Sum => g.b.ins().iadd(a, x),
+        ReduceOp::Prod => g.b.ins().imul(a, x),
+        ReduceOp::Min | ReduceOp::All if boolean => g.b.ins().band(a, x),
+        ReduceOp::Max | ReduceOp::Any if boolean => g.b.ins().bor(a, x),
+        ReduceOp::Min => g.b.ins().smin(a, x),
+        ReduceOp::Max => g.b.ins().smax(a, x),
+        _ => unreachable!("any / all accumulate bools"),
+    }
+}
+
+/// A run-time error about the buffers of a typed run.
+fn bad(why: String) -> JitError {
+    JitError::BadInput {
+        index: 0,
+        name: "typed kernel".into(),
+        why,
+    }
+}
+
+/// Points per work unit of a map at least: shorter runs stay in one unit.
+const MIN_UNIT: usize = 1 << 14;
+
+impl TypedCode {
+    /// The lanes per iteration (1: scalars).
+    pub fn lanes(&self) -> u8 {
+        self.lanes
+    }
+
+    pub fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+
+    /// The CLIF text, where compiled with `dump`.
+    pub fn clif(&self) -> Option<&str> {
+        self.clif.as_deref()
+    }
+
+    /// Checks `inputs` for `n` points: the compiled types, and `n` elements each (one if splat).
+    fn check(&self, inputs: &[TypedSlice<'_>], n: usize) -> Result<TypedChecked> {
+        if inputs.len() != self.input_types.len() {
+            return Err(bad(format!(
+                "{} inputs given for a kernel of {}",
+                inputs.len(),
+                self.input_types.len()
+            )));
+        }
+        for (i, input) in inputs.iter().enumerate() {
+            if input.ty() != self.input_types[i] {
+                return Err(bad(format!(
+                    "input {i}: {} given for a {} input",
+                    input.ty(),
+                    self.input_types[i]
+                )));
+            }
+            let want = if self.splat[i] { 1 } else { n };
+            if input.len() != want {
+                return Err(bad(format!(
+                    "input {i}: {} elements where the kernel reads {want}",
+                    input.len()
+                )));
+            }
+        }
+        Ok(TypedChecked(()))
+    }
+
+    /// Runs a map into `out` (its `n` elements, of the kernel's value type), cut into at most
+    /// `max_units` ranges run by `spread`.
+    ///
+    /// # Errors
+    /// [`JitError::BadInput`] for inputs or an output that do not fit the code.
+    pub fn run_map(
+        &self,
+        inputs: &[TypedSlice<'_>],
+        mut out: TypedSliceMut<'_>,
+        max_units: usize,
+        spread: &dyn Spread,
+    ) -> Result<()> {
+        if self.reduce.is_some() {
+            return Err(bad("run_map of a reduction".into()));
+        }
+        if out.ty() != self.value {
+            return Err(bad(format!("a {} output for a map of {}", out.ty(), self.value)));
+        }
+        let n = out.len();
+        let checked = self.check(inputs, n)?;
+        let units = max_units.clamp(1, n.div_ceil(MIN_UNIT).max(1));
+        // unit lengths a multiple of 4 lanes, so only the last unit has a tail
+        let per = n.div_ceil(units).div_ceil(4) * 4;
+        let ranges: Vec<(usize, usize)> = (0..units)
+            .map(|u| ((u * per).min(n), ((u + 1) * per).min(n)))
+            .collect();
+        let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
+        call::dispatch_typed(&self.code, checked, &ins, out.ptr(), 0, &ranges, spread);
+        Ok(())
+    }
+
+    /// Runs a reduction of `n_out` rows of `row` points each (C order: row `o` is points `o * row ..
+    /// (o + 1) * row`), from the identity. A whole array (one row) is cut into at most `max_units`
+    /// chunks run by `spread`, their partials combined after (exact: integer folds are associative).
+    /// The result has the kernel's output type.
+    ///
+    /// # Errors
+    /// [`JitError::BadInput`] for inputs that do not fit the code.
+    pub fn run_reduce(
+        &self,
+        inputs: &[TypedSlice<'_>],
+        n_out: usize,
+        row: usize,
+        max_units: usize,
+        spread: &dyn Spread,
+    ) -> Result<Values> {
+        let Some(op) = self.reduce else {
+            return Err(bad("run_reduce of a map".into()));
+        };
+        let n = n_out
+            .checked_mul(row)
+            .ok_or_else(|| bad("too many points".into()))?;
+        let checked = self.check(inputs, n)?;
+        let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
+        let ranges: Vec<(usize, usize)> = if n_out == 1 {
+            let units = max_units.clamp(1, n.div_ceil(MIN_UNIT).max(1));
+            let per = n.div_ceil(units).div_ceil(4) * 4;
+            (0..units)
+                .map(|u| ((u * per).min(n), ((u + 1) * per).min(n)))
+                .collect()
+        } else {
+            (0..n_out).map(|o| (o * row, (o + 1) * row)).collect()
+        };
+        let mut slots = vec![0i64; ranges.len()];
+        call::dispatch_typed(
+            &self.code,
+            checked,
+            &ins,
+            slots.as_mut_ptr().cast(),
+            8,
+            &ranges,
+            if n_out == 1 { spread } else { &crate::Serial },
+        );
+        let fold = |a: i64, b: i64| match op {
+            ReduceOp::Sum => a.wrapping_add(b),
+            ReduceOp::Prod => a.wrapping_mul(b),
+            ReduceOp::Min | ReduceOp::All => a.min(b),
+            _ => a.max(b),
+        };
+        if n_out == 1 {
+            slots = vec![slots.into_iter().reduce(fold).unwrap_or(0)];
+        }
+        Ok(match (op, self.value) {
+            (ReduceOp::Sum | ReduceOp::Prod, _) => Values::I64(slots),
+            (ReduceOp::Any | ReduceOp::All, _) | (_, ElemType::Bool) => {
+                Values::Bool(slots.into_iter().map(|s| s != 0).collect())
+            }
+            (_, ElemType::I32) => Values::I32(slots.into_iter().map(|s| s as i32).collect()),
+            _ => Values::I64(slots),
+        })
+    }
+}

@@ -1,0 +1,646 @@
+//! Lowering of a typed kernel's body (bool, int32, int64, float32, float64 values; see
+//! [`kiln_ir::typed`]) to Cranelift IR, at one width: scalars, or one 128-bit vector per value with
+//! the kernel's lane count.
+//!
+//! Representations. A scalar bool is an `i8` holding 0 or 1; int32, int64, float32 and float64 are
+//! Cranelift's `i32 i64 f32 f64`. In a vector kernel of 4 lanes (every value 32 bits wide) int32 is
+//! `i32x4`, float32 `f32x4` and bool a lane mask `i32x4` (0 or -1 per lane, what `icmp` and `fcmp`
+//! give); in one of 2 lanes (every value 64 bits wide) int64 is `i64x2`, float64 `f64x2` and bool an
+//! `i64x2` mask. A kernel mixing 32- and 64-bit values runs in scalars (see `typed.rs`).
+//!
+//! Every opcode computes what [`kiln_ir::int`] and the float opcodes' `eval` compute, bit for bit:
+//! `+ - *` and unary `-` wrap (Cranelift's integer ops do); `//`, `%` and `fmod` divide per lane
+//! (x86 has no vector integer division) with a divisor made safe first (0 and -1 replaced by 1,
+//! their results chosen after: 0 for a zero divisor, `-a` wrapping for -1) and the floor / sign
+//! correction after; shifts give NumPy's results for counts outside `0..bits` (0 for `<<`, the sign
+//! for `>>`), on vectors with an immediate count where the count is a literal and per lane otherwise;
+//! `**` is square and multiply over every bit of the exponent (branch-free, so it vectorises);
+//! a float cast to an integer truncates and gives `MIN` for NaN, ±inf and out-of-range values (x86's
+//! "integer indefinite", [`kiln_ir::int::Int::from_f64`]). Operations Cranelift does not lower on
+//! 128-bit x64 vectors (integer division, int64 <-> float64 conversions, shifts by a vector of counts)
+//! run per lane: each lane extracted, computed as a scalar, and put back.
+
+use crate::clif::{cast, mem};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use kiln_ir::typed::{Scalar, TypedKernel};
+use kiln_ir::{BinaryOp, ElemType, Node, NodeId, UnaryOp};
+
+/// The float opcodes a typed kernel compiles (the others, transcendentals and NumPy's float `//`,
+/// `%`, `**`, run on the typed interpreter).
+pub(crate) fn float_unary_compiles(op: UnaryOp) -> bool {
+    use UnaryOp::*;
+    matches!(
+        op,
+        Neg | Abs | Sqrt | Floor | Ceil | Trunc | Round | IsNan | IsInf | IsFinite | Not
+    )
+}
+
+pub(crate) fn float_binary_compiles(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    matches!(
+        op,
+        Add | Sub | Mul | Div | Min | Max | Lt | Le | Gt | Ge | Eq | Ne
+    )
+}
+
+/// The integer opcodes a typed kernel compiles: all the typing gives integers.
+pub(crate) fn int_binary_compiles(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    matches!(
+        op,
+        Add | Sub
+            | Mul
+            | FloorDiv
+            | Rem
+            | Fmod
+            | Pow
+            | Min
+            | Max
+            | Fmin
+            | Fmax
+            | BitAnd
+            | BitOr
+            | BitXor
+            | Shl
+            | Shr
+            | Lt
+            | Le
+            | Gt
+            | Ge
+            | Eq
+            | Ne
+    )
+}
+
+/// A node's value as a compile-time constant: a literal cast to its type, computed by the
+/// interpreter's own cast (so the constant is the interpreter's, bit for bit).
+pub(crate) fn constant(k: &TypedKernel, id: NodeId) -> Option<Scalar> {
+    let arena = &k.kernel.arena;
+    match *arena.node(id) {
+        Node::Cast(t, a) => match *arena.node(a) {
+            Node::Int(v) => Some(Scalar::I64(v).cast(t)),
+            // a Python float takes float32 by rounding once (as the interpreter's cast)
+            Node::Literal(bits) if t == ElemType::F32 => Some(Scalar::F32(f64::from_bits(bits) as f32)),
+            Node::Literal(bits) => Some(Scalar::F64(f64::from_bits(bits)).cast(t)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The bits a value of type `t` takes in memory and in a scalar register.
+pub(crate) fn bits(t: ElemType) -> u32 {
+    match t {
+        ElemType::Bool => 8,
+        ElemType::I32 | ElemType::F32 => 32,
+        ElemType::I64 | ElemType::F64 => 64,
+    }
+}
+
+/// The scalar Cranelift type of `t`.
+pub(crate) fn scalar_type(t: ElemType) -> Type {
+    match t {
+        ElemType::Bool => types::I8,
+        ElemType::I32 => types::I32,
+        ElemType::I64 => types::I64,
+        ElemType::F32 => types::F32,
+        ElemType::F64 => types::F64,
+    }
+}
+
+/// The generator of one typed kernel's body.
+pub(crate) struct TypedGen<'a, 'b> {
+    pub b: &'b mut FunctionBuilder<'a>,
+    pub k: &'b TypedKernel,
+    /// 1 (scalars only), 2 (64-bit values) or 4 (32-bit values).
+    pub lanes: u8,
+}
+
+impl TypedGen<'_, '_> {
+    /// The type of a value of `t` at `vector` width.
+    pub fn ty(&self, t: ElemType, vector: bool) -> Type {
+        if !vector {
+            return scalar_type(t);
+        }
+        match (t, self.lanes) {
+            (ElemType::Bool | ElemType::I32, 4) => types::I32X4,
+            (ElemType::F32, 4) => types::F32X4,
+            (ElemType::Bool | ElemType::I64, 2) => types::I64X2,
+            (ElemType::F64, 2) => types::F64X2,
+            _ => unreachable!("a vector kernel holds values of its lane width only (typed.rs lanes)"),
+        }
+    }
+
+    /// The integer lane type of a vector of `lanes` lanes (what masks are).
+    fn mask_lane(&self) -> Type {
+        if self.lanes == 4 { types::I32 } else { types::I64 }
+    }
+
+    fn is_vector(&self, v: Value) -> bool {
+        self.b.func.dfg.value_type(v).is_vector()
+    }
+
+    /// A constant of type `t`, as a scalar or splat.
+    pub fn konst(&mut self, s: Scalar, vector: bool) -> Value {
+        let t = s.ty();
+        let x = match s {
+            Scalar::Bool(v) if vector => {
+                let lane = self.mask_lane();
+                self.b.ins().iconst(lane, if v { -1 } else { 0 })
+            }
+            Scalar::Bool(v) => self.b.ins().iconst(types::I8, v as i64),
+            Scalar::I32(v) => self.b.ins().iconst(types::I32, v as i64),
+            Scalar::I64(v) => self.b.ins().iconst(types::I64, v),
+            Scalar::F32(v) => self.b.ins().f32const(v),
+            Scalar::F64(v) => self.b.ins().f64const(v),
+        };
+        if vector {
+            let vt = self.ty(t, true);
+            self.b.ins().splat(vt, x)
+        } else {
+            x
+        }
+    }
+
+    /// Loads one element of type `t` at `addr` (scalar) or `lanes` elements (vector; bools one byte
+    /// each, made into a mask).
+    pub fn load(&mut self, t: ElemType, addr: Value, vector: bool) -> Value {
+        if t == ElemType::Bool {
+            if !vector {
+                return self.b.ins().load(types::I8, mem(), addr, 0);
+            }
+            let lane = self.mask_lane();
+            let mut v = None;
+            for l in 0..self.lanes {
+                let byte = self.b.ins().uload8(lane, mem(), addr, l as i32);
+                let m = self.b.ins().ineg(byte);
+                v = Some(match v {
+                    None => {
+                        let vt = self.ty(t, true);
+                        self.b.ins().splat(vt, m)
+                    }
+                    Some(v) => self.b.ins().insertlane(v, m, l),
+                });
+            }
+            return v.expect("a vector has lanes");
+        }
+        let ty = self.ty(t, vector);
+        self.b.ins().load(ty, mem(), addr, 0)
+    }
+
+    /// Stores `v` (of type `t`) at `addr`: bools as one byte 0 / 1 each.
+    pub fn store(&mut self, t: ElemType, v: Value, addr: Value) {
+        if t == ElemType::Bool && self.is_vector(v) {
+            for l in 0..self.lanes {
+                let m = self.b.ins().extractlane(v, l);
+                let one = self.b.ins().band_imm_s(m, 1);
+                self.b.ins().istore8(mem(), one, addr, l as i32);
+            }
+            return;
+        }
+        self.b.ins().store(mem(), v, addr, 0);
+    }
+
+    /// Bitwise select on masks or a scalar select on a bool (`i8` 0 / 1).
+    fn pick(&mut self, c: Value, a: Value, b: Value) -> Value {
+        if !self.is_vector(a) {
+            return self.b.ins().select(c, a, b);
+        }
+        let (ta, tc) = (self.b.func.dfg.value_type(a), self.b.func.dfg.value_type(c));
+        if ta == tc {
+            return self.b.ins().bitselect(c, a, b);
+        }
+        let c = self.b.ins().bitcast(ta, cast(), c);
+        self.b.ins().bitselect(c, a, b)
+    }
+
+    fn not_bool(&mut self, x: Value) -> Value {
+        if self.is_vector(x) {
+            self.b.ins().bnot(x)
+        } else {
+            self.b.ins().bxor_imm_s(x, 1)
+        }
+    }
+
+    /// `x == 0` of a bool: the mask of lanes that are false.
+    fn int_zero(&mut self, t: ElemType, vector: bool) -> Value {
+        let s = Scalar::I64(0).cast(t);
+        self.konst(s, vector)
+    }
+
+    /// Per lane: each lane of `args` (of types `ts`) extracted as a scalar, `f` applied, the results
+    /// (of type `out`) put back into a vector.
+    fn per_lane(
+        &mut self,
+        out: ElemType,
+        args: &[(Value, ElemType)],
+        f: &mut dyn FnMut(&mut Self, &[Value]) -> Value,
+    ) -> Value {
+        let mut v = None;
+        for l in 0..self.lanes {
+            let xs: Vec<Value> = args
+                .iter()
+                .map(|&(a, t)| {
+                    let x = self.b.ins().extractlane(a, l);
+                    if t == ElemType::Bool {
+                        self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let mut r = f(self, &xs);
+            if out == ElemType::Bool {
+                let lane = self.mask_lane();
+                let w = self.b.ins().uextend(lane, r);
+                r = self.b.ins().ineg(w);
+            }
+            v = Some(match v {
+                None => {
+                    let vt = self.ty(out, true);
+                    self.b.ins().splat(vt, r)
+                }
+                Some(v) => self.b.ins().insertlane(v, r, l),
+            });
+        }
+        v.expect("a vector has lanes")
+    }
+
+    /// Converts `x` of type `from` to `to`, as [`Scalar::cast`].
+    pub fn cast(&mut self, x: Value, from: ElemType, to: ElemType) -> Value {
+        use ElemType::*;
+        if from == to {
+            return x;
+        }
+        let vector = self.is_vector(x);
+        match (from, to) {
+            (_, Bool) if from.is_float() => {
+                let z = self.konst(Scalar::F64(0.0).cast(from), vector);
+                self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+            }
+            (_, Bool) => {
+                let z = self.int_zero(from, vector);
+                self.b.ins().icmp(IntCC::NotEqual, x, z)
+            }
+            (Bool, I32 | I64) if vector => self.b.ins().ineg(x),
+            (Bool, I32 | I64) => self.b.ins().uextend(scalar_type(to), x),
+            (Bool, F32 | F64) if vector => {
+                let one = self.konst(Scalar::F64(1.0).cast(to), true);
+                let it = self.b.func.dfg.value_type(x);
+                let bits = self.b.ins().bitcast(it, cast(), one);
+                let m = self.b.ins().band(x, bits);
+                let vt = self.ty(to, true);
+                self.b.ins().bitcast(vt, cast(), m)
+            }
+            (Bool, F32 | F64) => {
+                let w = self.b.ins().uextend(types::I32, x);
+                self.b.ins().fcvt_from_sint(scalar_type(to), w)
+            }
+            _ if vector => self.cast_vector(x, from, to),
+            (I32, I64) => self.b.ins().sextend(types::I64, x),
+            (I64, I32) => self.b.ins().ireduce(types::I32, x),
+            (I32 | I64, F32 | F64) => self.b.ins().fcvt_from_sint(scalar_type(to), x),
+            (F32, F64) => self.b.ins().fpromote(types::F64, x),
+            (F64, F32) => self.b.ins().fdemote(types::F32, x),
+            (F32 | F64, I32 | I64) => self.float_to_int(x, from, to),
+            _ => unreachable!("every pair of types is above"),
+        }
+    }
+
+    /// A vector cast between two types of the kernel's lane width.
+    fn cast_vector(&mut self, x: Value, from: ElemType, to: ElemType) -> Value {
+        use ElemType::*;
+        match (from, to) {
+            (I32, F32) => self.b.ins().fcvt_from_sint(types::F32X4, x),
+            (F32, I32) => {
+                // truncation saturates; NaN and values outside [-2**31, 2**31) give MIN instead
+                let t = self.b.ins().fcvt_to_sint_sat(types::I32X4, x);
+                let lo = self.konst(Scalar::F32(-2147483648.0), true);
+                let hi = self.konst(Scalar::F32(2147483648.0), true);
+                let ge = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, lo);
+                let lt = self.b.ins().fcmp(FloatCC::LessThan, x, hi);
+                let ok = self.b.ins().band(ge, lt);
+                let min = self.konst(Scalar::I32(i32::MIN), true);
+                self.b.ins().bitselect(ok, t, min)
+            }
+            // int64 <-> float64 has no 128-bit lowering without AVX-512: per lane
+            _ => self.per_lane(to, &[(x, from)], &mut |g, xs| g.cast(xs[0], from, to)),
+        }
+    }
+
+    /// A float truncated toward zero into an integer; `MIN` for NaN, ±inf and out of range.
+    fn float_to_int(&mut self, x: Value, from: ElemType, to: ElemType) -> Value {
+        let x = if from == ElemType::F32 {
+            self.b.ins().fpromote(types::F64, x)
+        } else {
+            x
+        };
+        let limit = (1u64 << (bits(to) - 1)) as f64;
+        let lo = self.b.ins().f64const(-limit - 1.0);
+        let hi = self.b.ins().f64const(limit);
+        let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, lo);
+        let lt = self.b.ins().fcmp(FloatCC::LessThan, x, hi);
+        let ok = self.b.ins().band(gt, lt);
+        let ty = scalar_type(to);
+        let t = self.b.ins().fcvt_to_sint_sat(ty, x);
+        let min = self.b.ins().iconst(
+            ty,
+            if to == ElemType::I32 {
+                i32::MIN as i64
+            } else {
+                i64::MIN
+            },
+        );
+        self.b.ins().select(ok, t, min)
+    }
+
+    /// A unary opcode on `x` of type `t` (the operand's), giving a value of type `out`.
+    pub fn unary(&mut self, op: UnaryOp, x: Value, t: ElemType) -> Value {
+        use UnaryOp::*;
+        let vector = self.is_vector(x);
+        if t == ElemType::Bool {
+            return match op {
+                Not | Invert => self.not_bool(x),
+                Abs => x,
+                IsNan | IsInf => self.konst(Scalar::Bool(false), vector),
+                IsFinite => self.konst(Scalar::Bool(true), vector),
+                _ => unreachable!("the typing casts bool operands of {op} to float64"),
+            };
+        }
+        if t.is_float() {
+            return match op {
+                Neg => self.b.ins().fneg(x),
+                Abs => self.b.ins().fabs(x),
+                Sqrt => self.b.ins().sqrt(x),
+                Floor => self.b.ins().floor(x),
+                Ceil => self.b.ins().ceil(x),
+                Trunc => self.b.ins().trunc(x),
+                Round => self.b.ins().nearest(x),
+                IsNan => self.b.ins().fcmp(FloatCC::Unordered, x, x),
+                IsInf | IsFinite => {
+                    let a = self.b.ins().fabs(x);
+                    let inf = self.konst(Scalar::F64(f64::INFINITY).cast(t), vector);
+                    let cc = if op == IsInf {
+                        FloatCC::Equal
+                    } else {
+                        FloatCC::LessThan
+                    };
+                    self.b.ins().fcmp(cc, a, inf)
+                }
+                // kiln's logical not of a float: true where the value is 0 (NaN is true)
+                Not => {
+                    let z = self.konst(Scalar::F64(0.0).cast(t), vector);
+                    self.b.ins().fcmp(FloatCC::Equal, x, z)
+                }
+                _ => unreachable!("typed.rs routes {op} of floats to the interpreter"),
+            };
+        }
+        match op {
+            Neg => self.b.ins().ineg(x),
+            Abs => self.b.ins().iabs(x),
+            Invert => self.b.ins().bnot(x),
+            Sign => {
+                // (x < 0) - (x > 0) on masks (-1 / 0); (x > 0) - (x < 0) on 0 / 1 flags
+                let z = self.int_zero(t, vector);
+                let gt = self.b.ins().icmp(IntCC::SignedGreaterThan, x, z);
+                let lt = self.b.ins().icmp(IntCC::SignedLessThan, x, z);
+                if vector {
+                    self.b.ins().isub(lt, gt)
+                } else {
+                    let ty = scalar_type(t);
+                    let (gt, lt) = (self.b.ins().uextend(ty, gt), self.b.ins().uextend(ty, lt));
+                    self.b.ins().isub(gt, lt)
+                }
+            }
+            Floor | Ceil | Trunc | Round => x,
+            IsNan | IsInf => self.konst(Scalar::Bool(false), vector),
+            IsFinite => self.konst(Scalar::Bool(true), vector),
+            _ => unreachable!("the typing casts integer operands of {op} to float64"),
+        }
+    }
+
+    /// A binary opcode on `a` and `b` of type `t`; `b_const`: `b` as a compile-time constant.
+    pub fn binary(
+        &mut self,
+        op: BinaryOp,
+        a: Value,
+        b: Value,
+        t: ElemType,
+        b_const: Option<Scalar>,
+    ) -> Value {
+        use BinaryOp::*;
+        if t == ElemType::Bool {
+            return match op {
+                Add | Max | Fmax | Or | BitOr => self.b.ins().bor(a, b),
+                Mul | Min | Fmin | And | BitAnd => self.b.ins().band(a, b),
+                BitXor | Ne => self.b.ins().bxor(a, b),
+                Eq => {
+                    let x = self.b.ins().bxor(a, b);
+                    self.not_bool(x)
+                }
+                Lt => {
+                    let na = self.not_bool(a);
+                    self.b.ins().band(na, b)
+                }
+                Le => {
+                    let na = self.not_bool(a);
+                    self.b.ins().bor(na, b)
+                }
+                Gt => {
+                    let nb = self.not_bool(b);
+                    self.b.ins().band(a, nb)
+                }
+                Ge => {
+                    let nb = self.not_bool(b);
+                    self.b.ins().bor(a, nb)
+                }
+                _ => unreachable!("the typing refuses {op} of two bools"),
+            };
+        }
+        if t.is_float() {
+            let cmp = |cc| Some(cc);
+            let cc = match op {
+                Lt => cmp(FloatCC::LessThan),
+                Le => cmp(FloatCC::LessThanOrEqual),
+                Gt => cmp(FloatCC::GreaterThan),
+                Ge => cmp(FloatCC::GreaterThanOrEqual),
+                Eq => cmp(FloatCC::Equal),
+                Ne => cmp(FloatCC::NotEqual),
+                _ => None,
+            };
+            if let Some(cc) = cc {
+                return self.b.ins().fcmp(cc, a, b);
+            }
+            return match op {
+                Add => self.b.ins().fadd(a, b),
+                Sub => self.b.ins().fsub(a, b),
+                Mul => self.b.ins().fmul(a, b),
+                Div => self.b.ins().fdiv(a, b),
+                // NumPy's minimum / maximum: `a` where `a < b` (`a > b`) or `a` is NaN, else `b`
+                Min | Max => {
+                    let cc = if op == Min {
+                        FloatCC::LessThan
+                    } else {
+                        FloatCC::GreaterThan
+                    };
+                    let better = self.b.ins().fcmp(cc, a, b);
+                    let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
+                    let m = self.b.ins().bor(better, nan);
+                    self.pick(m, a, b)
+                }
+                _ => unreachable!("typed.rs routes {op} of floats to the interpreter"),
+            };
+        }
+        let vector = self.is_vector(a);
+        let icmp = |cc| Some(cc);
+        let cc = match op {
+            Lt => icmp(IntCC::SignedLessThan),
+            Le => icmp(IntCC::SignedLessThanOrEqual),
+            Gt => icmp(IntCC::SignedGreaterThan),
+            Ge => icmp(IntCC::SignedGreaterThanOrEqual),
+            Eq => icmp(IntCC::Equal),
+            Ne => icmp(IntCC::NotEqual),
+            _ => None,
+        };
+        if let Some(cc) = cc {
+            return self.b.ins().icmp(cc, a, b);
+        }
+        match op {
+            Add => self.b.ins().iadd(a, b),
+            Sub => self.b.ins().isub(a, b),
+            Mul => self.b.ins().imul(a, b),
+            Min | Fmin => self.b.ins().smin(a, b),
+            Max | Fmax => self.b.ins().smax(a, b),
+            BitAnd => self.b.ins().band(a, b),
+            BitOr => self.b.ins().bor(a, b),
+            BitXor => self.b.ins().bxor(a, b),
+            Shl | Shr => match b_const {
+                Some(c) => self.shift_by(op, a, t, c),
+                None if vector => {
+                    self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.shift(op, xs[0], xs[1], t))
+                }
+                None => self.shift(op, a, b, t),
+            },
+            FloorDiv | Rem | Fmod if vector => {
+                self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t))
+            }
+            FloorDiv | Rem | Fmod => self.divide(op, a, b, t),
+            Pow => self.pow(a, b, t, b_const),
+            _ => unreachable!("typed.rs routes {op} of integers to the interpreter"),
+        }
+    }
+
+    /// A shift by a compile-time count (immediate on vectors).
+    fn shift_by(&mut self, op: BinaryOp, a: Value, t: ElemType, c: Scalar) -> Value {
+        let count = match c {
+            Scalar::I32(v) => v as i64,
+            Scalar::I64(v) => v,
+            _ => unreachable!("a shift count of the operand's integer type"),
+        };
+        let w = bits(t) as i64;
+        let inside = (0..w).contains(&count);
+        match (op, inside) {
+            (BinaryOp::Shl, true) => self.b.ins().ishl_imm_s(a, count),
+            (BinaryOp::Shl, false) => self.int_zero(t, self.is_vector(a)),
+            (_, true) => self.b.ins().sshr_imm_s(a, count),
+            (_, false) => self.b.ins().sshr_imm_s(a, w - 1),
+        }
+    }
+
+    /// A scalar shift by a count known at run time.
+    fn shift(&mut self, op: BinaryOp, a: Value, count: Value, t: ElemType) -> Value {
+        let w = bits(t) as i64;
+        // an unsigned compare puts negative counts outside too
+        let inside = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, count, w);
+        if op == BinaryOp::Shl {
+            let s = self.b.ins().ishl(a, count);
+            let z = self.int_zero(t, false);
+            self.b.ins().select(inside, s, z)
+        } else {
+            let last = self.b.ins().iconst(scalar_type(t), w - 1);
+            let c = self.b.ins().select(inside, count, last);
+            self.b.ins().sshr(a, c)
+        }
+    }
+
+    /// Scalar `//`, `%` (the divisor's sign) or `fmod` (the dividend's sign) as [`kiln_ir::int`].
+    fn divide(&mut self, op: BinaryOp, a: Value, b: Value, t: ElemType) -> Value {
+        let ty = scalar_type(t);
+        let zero = self.b.ins().iconst(ty, 0);
+        let b_zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+        let b_m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+        let unsafe_divisor = self.b.ins().bor(b_zero, b_m1);
+        let one = self.b.ins().iconst(ty, 1);
+        let safe = self.b.ins().select(unsafe_divisor, one, b);
+        // with the divisor 1 for 0 and -1: q = a, r = 0, which the selects below correct
+        let q = self.b.ins().sdiv(a, safe);
+        let r = self.b.ins().srem(a, safe);
+        if op == BinaryOp::Fmod {
+            return r;
+        }
+        // the floor correction: a nonzero remainder whose sign differs from the divisor's
+        let r_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+        let b_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
+        let differ = self.b.ins().bxor(r_neg, b_neg);
+        let r_nz = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+        let fix = self.b.ins().band(differ, r_nz);
+        if op == BinaryOp::Rem {
+            let rb = self.b.ins().iadd(r, b);
+            return self.b.ins().select(fix, rb, r);
+        }
+        let q1 = self.b.ins().iadd_imm_s(q, -1);
+        let q = self.b.ins().select(fix, q1, q);
+        let neg = self.b.ins().ineg(a);
+        let q = self.b.ins().select(b_m1, neg, q);
+        self.b.ins().select(b_zero, zero, q)
+    }
+
+    /// `a ** e`, wrapping: square and multiply over every bit of the exponent (a negative exponent
+    /// reads as 0, as [`kiln_ir::int::Int::pow`]); unrolled over the bits a constant exponent has.
+    fn pow(&mut self, a: Value, e: Value, t: ElemType, e_const: Option<Scalar>) -> Value {
+        let vector = self.is_vector(a);
+        let one = self.konst(Scalar::I64(1).cast(t), vector);
+        if let Some(c) = e_const {
+            let mut e = match c {
+                Scalar::I32(v) => (v as i64).max(0),
+                Scalar::I64(v) => v.max(0),
+                _ => unreachable!("an exponent of the base's integer type"),
+            };
+            let (mut acc, mut base) = (None::<Value>, a);
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = Some(match acc {
+                        None => base,
+                        Some(x) => self.b.ins().imul(x, base),
+                    });
+                }
+                e >>= 1;
+                if e > 0 {
+                    base = self.b.ins().imul(base, base);
+                }
+            }
+            return acc.unwrap_or(one);
+        }
+        let z = self.int_zero(t, vector);
+        let mut e = self.b.ins().smax(e, z);
+        let (mut acc, mut base) = (one, a);
+        for step in 0..bits(t) - 1 {
+            let bit = self.b.ins().band(e, one);
+            let set = self.b.ins().icmp(IntCC::NotEqual, bit, z);
+            let m = self.b.ins().imul(acc, base);
+            acc = self.pick(set, m, acc);
+            if step + 2 < bits(t) {
+                base = self.b.ins().imul(base, base);
+                e = self.b.ins().sshr_imm_s(e, 1);
+            }
+        }
+        acc
+    }
+
+    /// `where(c, a, b)`: `c` a bool.
+    pub fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
+        self.pick(c, a, b)
+    }
+}

@@ -1,0 +1,405 @@
+//! Compiled typed kernels (issue 13, item 6) against the typed interpreter, bit for bit: every
+//! integer and bool opcode and every cast, over every pair of input types (bool, int32, int64,
+//! float32, float64), on edge values (0, -1, 1, MIN, MAX, 2**31, 2**53 + 1, shift counts -1, 0,
+//! width - 1, width, width + 1, divisors 0 and -1, NaN, ±inf, -0.0, floats out of every integer
+//! range), at lengths 0, 1, below the vector width, with tails, and with splat, broadcast and strided
+//! inputs; then the integer reductions (whole arrays and trailing axes). Each case runs on the `jit`
+//! backend (SIMD), `jit-scalar` (one lane) and `interp` (the oracle), which must agree (any NaN equal
+//! to any NaN); where the typing refuses a case, all three must refuse it. `kiln explain` must say
+//! the JIT compiled the kernels that compile, so a silent fallback to the interpreter fails here.
+
+use kiln::{ArrayArg, FusedRunner, Output};
+use ndarray::{Array1, Array2, ArrayD, IxDyn, s};
+
+const TYPES: [&str; 5] = ["bool", "int32", "int64", "float32", "float64"];
+
+/// Edge values of each type, cycled to any length.
+fn edges(ty: &str) -> Vec<f64> {
+    match ty {
+        "bool" => vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0],
+        "int32" => vec![
+            0.0,
+            -1.0,
+            1.0,
+            -2147483648.0,
+            2147483647.0,
+            31.0,
+            32.0,
+            33.0,
+            7.0,
+            -7.0,
+            3.0,
+            -3.0,
+            2.0,
+            65.0,
+        ],
+        "int64" => vec![
+            0.0,
+            -1.0,
+            1.0,
+            -9.223372036854776e18,
+            9.223372036854775e18,
+            63.0,
+            64.0,
+            65.0,
+            2147483648.0,
+            7.0,
+            -7.0,
+            3.0,
+            -2.0,
+            31.0,
+        ],
+        _ => vec![
+            0.5,
+            -1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.0,
+            2147483648.0,
+            -2147483649.0,
+            9.3e18,
+            3.0,
+            -7.25,
+            1e30,
+            2.5,
+            -2147483648.0,
+        ],
+    }
+}
+
+/// An array of `ty` with `n` elements from the edge values, starting at `shift`.
+fn array(ty: &str, shape: &[usize], shift: usize) -> Arr {
+    let e = edges(ty);
+    let n: usize = shape.iter().product();
+    let at = |i: usize| e[(i * 5 + shift) % e.len()];
+    match ty {
+        "bool" => Arr::Bool(from(n, |i| at(i) != 0.0, shape)),
+        "int32" => Arr::I32(from(n, |i| at(i) as i32, shape)),
+        "int64" => Arr::I64(from(
+            n,
+            |i| {
+                // the extremes exactly, and 2**53 + 1, which f64 cannot hold
+                match at(i) {
+                    v if v == -9.223372036854776e18 => i64::MIN,
+                    v if v == 9.223372036854775e18 => i64::MAX,
+                    v if v == 2147483648.0 && i % 2 == 1 => (1 << 53) + 1,
+                    v => v as i64,
+                }
+            },
+            shape,
+        )),
+        "float32" => Arr::F32(from(n, |i| at(i) as f32, shape)),
+        _ => Arr::F64(from(n, at, shape)),
+    }
+}
+
+fn from<T>(n: usize, f: impl Fn(usize) -> T, shape: &[usize]) -> ArrayD<T> {
+    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(f).collect()).unwrap()
+}
+
+/// An owned input of any type.
+#[derive(Clone)]
+enum Arr {
+    Bool(ArrayD<bool>),
+    I32(ArrayD<i32>),
+    I64(ArrayD<i64>),
+    F32(ArrayD<f32>),
+    F64(ArrayD<f64>),
+}
+
+impl Arr {
+    fn arg(&self) -> ArrayArg<'_> {
+        match self {
+            Arr::Bool(a) => a.into(),
+            Arr::I32(a) => a.into(),
+            Arr::I64(a) => a.into(),
+            Arr::F32(a) => a.into(),
+            Arr::F64(a) => a.into(),
+        }
+    }
+}
+
+/// Bitwise equality of two outputs, any NaN equal to any NaN.
+fn same(a: &Output, b: &Output) -> bool {
+    fn floats<T: Copy + PartialEq>(
+        x: &ArrayD<T>,
+        y: &ArrayD<T>,
+        bits: impl Fn(T) -> u64,
+        nan: impl Fn(T) -> bool,
+    ) -> bool {
+        x.shape() == y.shape()
+            && x.iter()
+                .zip(y)
+                .all(|(&p, &q)| (nan(p) && nan(q)) || bits(p) == bits(q))
+    }
+    match (a, b) {
+        (Output::F64(x), Output::F64(y)) => floats(x, y, f64::to_bits, f64::is_nan),
+        (Output::F32(x), Output::F32(y)) => floats(x, y, |v| v.to_bits() as u64, f32::is_nan),
+        (Output::I64(x), Output::I64(y)) => x == y,
+        (Output::I32(x), Output::I32(y)) => x == y,
+        (Output::Bool(x), Output::Bool(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Runs `expr` over `inputs` on the three backends; all agree or all refuse. Returns whether the
+/// kernel ran (typed) and the JIT's note.
+fn check(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Option<String> {
+    let run = |backend: &str| {
+        let r = FusedRunner::compile_text(expr)
+            .map_err(|e| e.to_string())?
+            .with_backend(kiln::backend_by_name(backend).unwrap());
+        r.run(inputs).map_err(|e| e.to_string())
+    };
+    let oracle = run("interp");
+    for backend in ["jit", "jit-scalar"] {
+        let got = run(backend);
+        match (&oracle, &got) {
+            (Ok(a), Ok(b)) => assert!(
+                same(a, b),
+                "{expr} on {backend}, inputs {:?}:\n interp {a:?}\n {backend} {b:?}",
+                inputs
+                    .iter()
+                    .map(|(n, a)| (n, a.elem(), a.shape().to_vec()))
+                    .collect::<Vec<_>>()
+            ),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{expr} on {backend}: interp {oracle:?}, {backend} {got:?}"),
+        }
+    }
+    oracle.ok()?;
+    let runner = FusedRunner::compile_text(expr).unwrap();
+    let notes = runner.explain_rewrites(inputs).ok()?;
+    Some(notes.last()?.2.join("\n"))
+}
+
+const BINARY: [&str; 22] = [
+    "a + b",
+    "a - b",
+    "a * b",
+    "minimum(a, b)",
+    "maximum(a, b)",
+    "a < b",
+    "a <= b",
+    "a > b",
+    "a >= b",
+    "a == b",
+    "a != b",
+    "a & b",
+    "a | b",
+    "a ^ b",
+    "a << b",
+    "a >> b",
+    "a // b",
+    "a % b",
+    "fmod(a, b)",
+    "a ** b",
+    "where(p, a, b)",
+    "(a * 3 + b) % 7",
+];
+
+const UNARY: [&str; 24] = [
+    "-a",
+    "abs(a)",
+    "sign(a)",
+    "~a",
+    "a << 3",
+    "a >> 3",
+    "a << 31",
+    "a << 32",
+    "a >> 63",
+    "a >> 64",
+    "a << 65",
+    "a // 7",
+    "a % 7",
+    "a // -1",
+    "a % -1",
+    "a ** 3",
+    "a ** 0",
+    "int32(a)",
+    "int64(a)",
+    "float32(a)",
+    "float64(a)",
+    "bool(a)",
+    "where(a, 1, 2)",
+    "floor(a) + ceil(a) - trunc(a) * round(a)",
+];
+
+/// Whether a kernel of these input types is expected to compile (every op above does for integer
+/// and bool operands; floats only where the op is one the typed JIT lowers).
+fn expect_compiled(expr: &str, types: &[&str]) -> bool {
+    let floats = types.iter().any(|t| t.starts_with("float"));
+    !floats
+        || !["//", "%", "fmod", "**", "sign", "^", "<<", ">>", "~"]
+            .iter()
+            .any(|o| expr.contains(o))
+}
+
+#[test]
+fn every_binary_opcode_on_every_pair_of_types() {
+    let mut compiled = 0;
+    for expr in BINARY {
+        for ta in TYPES {
+            for tb in TYPES {
+                // two float inputs make a float kernel, whose parity (a ULP bound for `**`) is
+                // jit/tests/parity.rs's
+                if ta.starts_with("float") && tb.starts_with("float") {
+                    continue;
+                }
+                for n in [0usize, 1, 3, 4, 5, 9, 31] {
+                    let (a, b) = (array(ta, &[n], 0), array(tb, &[n], 3));
+                    let p = array("bool", &[n], 1);
+                    let got = check(expr, &[("a", a.arg()), ("b", b.arg()), ("p", p.arg())]);
+                    if let Some(note) = got
+                        && n == 9
+                        && expect_compiled(expr, &[ta, tb])
+                        && note.starts_with("compiled")
+                    {
+                        compiled += 1;
+                    }
+                }
+            }
+        }
+    }
+    // every integer and bool pair of every op at least compiles (the refusals of the typing aside)
+    assert!(compiled >= 300, "{compiled} kernels compiled");
+}
+
+#[test]
+fn every_unary_opcode_and_cast_on_every_type() {
+    for expr in UNARY {
+        for ta in TYPES {
+            for n in [0usize, 1, 2, 3, 4, 5, 8, 13, 30] {
+                let a = array(ta, &[n], 0);
+                let note = check(expr, &[("a", a.arg())]);
+                if let Some(note) = note
+                    && (ta == "int32" || ta == "int64")
+                {
+                    assert!(note.starts_with("compiled"), "{expr} of {ta}: {note}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shift_counts_and_divisors_at_the_edges() {
+    // every count from -2 to width + 2 against every edge value, by array and by literal
+    for (ty, width) in [("int32", 32i64), ("int64", 64)] {
+        let values = array(ty, &[14], 0);
+        for count in [-2i64, -1, 0, 1, width - 1, width, width + 1, width + 2] {
+            let counts: Arr = match ty {
+                "int32" => Arr::I32(ArrayD::from_elem(IxDyn(&[14]), count as i32)),
+                _ => Arr::I64(ArrayD::from_elem(IxDyn(&[14]), count)),
+            };
+            for expr in ["a << b", "a >> b"] {
+                check(expr, &[("a", values.arg()), ("b", counts.arg())]);
+            }
+            for expr in [format!("a << {count}"), format!("a >> {count}")] {
+                check(&expr, &[("a", values.arg())]);
+            }
+        }
+        for d in [0i64, -1, 1, -2, 7, -7] {
+            let div: Arr = match ty {
+                "int32" => Arr::I32(ArrayD::from_elem(IxDyn(&[14]), d as i32)),
+                _ => Arr::I64(ArrayD::from_elem(IxDyn(&[14]), d)),
+            };
+            for expr in ["a // b", "a % b", "fmod(a, b)", "b // a", "b % a"] {
+                check(expr, &[("a", values.arg()), ("b", div.arg())]);
+            }
+        }
+        for e in [0i64, 1, 2, 3, 5, 31, 62, 63, 64] {
+            check(&format!("a ** {e}"), &[("a", values.arg())]);
+        }
+    }
+}
+
+#[test]
+fn splat_broadcast_and_strided_inputs() {
+    for (ta, tb) in [
+        ("int32", "int32"),
+        ("int64", "int64"),
+        ("int32", "int64"),
+        ("bool", "int32"),
+    ] {
+        let a2 = array(ta, &[5, 7], 0);
+        let row = array(tb, &[7], 2);
+        let col = array(tb, &[5, 1], 4);
+        let one = array(tb, &[1], 3);
+        for expr in ["a * b + 3", "where(a > b, a, b) // 3", "(a ^ b) >> 1"] {
+            check(expr, &[("a", a2.arg()), ("b", row.arg())]);
+            check(expr, &[("a", a2.arg()), ("b", col.arg())]);
+            check(expr, &[("a", a2.arg()), ("b", one.arg())]);
+        }
+    }
+    // strided views: every other element, and a transposed matrix
+    let base: Array1<i32> = (0..40).map(|i| i * 7919 - 130_000).collect();
+    let other: Array2<i64> = Array2::from_shape_fn((5, 8), |(i, j)| (i as i64 - 2) << (j * 8));
+    let strided = base.slice(s![..;2]);
+    let t = other.t();
+    let cols: Array2<i32> = Array2::from_shape_fn((8, 5), |(i, j)| (i * 5 + j) as i32);
+    check("a * 3 + 1", &[("a", strided.into())]);
+    check("(a + b) % 5", &[("a", t.into()), ("b", (&cols).into())]);
+}
+
+#[test]
+fn integer_reductions_whole_arrays_and_trailing_axes() {
+    for ty in ["bool", "int32", "int64"] {
+        for n in [0usize, 1, 3, 4, 7, 64, 1001] {
+            let a = array(ty, &[n], 0);
+            let p = array("bool", &[n], 2);
+            for expr in [
+                "sum(a)",
+                "prod(a)",
+                "min(a)",
+                "max(a)",
+                "any(a)",
+                "all(a)",
+                "sum(where(p, a, 0))",
+                "sum(a * 3)",
+            ] {
+                let note = check(expr, &[("a", a.arg()), ("p", p.arg())]);
+                if let Some(note) = note
+                    && n > 0
+                {
+                    assert!(note.starts_with("compiled"), "{expr} of {ty}: {note}");
+                }
+            }
+        }
+        for shape in [[3usize, 5], [4, 1], [2, 0], [6, 9]] {
+            let a = array(ty, &shape, 1);
+            for expr in [
+                "sum(a, axis=1)",
+                "max(a, axis=1)",
+                "min(a, axis=-1)",
+                "any(a, axis=1)",
+                "sum(a, axis=0)",
+                "prod(a, axis=1)",
+            ] {
+                check(expr, &[("a", a.arg())]);
+            }
+        }
+    }
+    // a start other than the identity runs on the interpreter, with the same result
+    let a = array("int32", &[9], 0);
+    check("sum(a, initial=5)", &[("a", a.arg())]);
+    check("max(a, initial=3)", &[("a", a.arg())]);
+}
+
+#[test]
+fn large_maps_and_sums_cut_into_work_units_agree() {
+    // long enough for several work units on threads: each unit's range and partial exact
+    let n = 200_003;
+    let i: Array1<i32> = (0..n as i32)
+        .map(|k| k.wrapping_mul(2_654_435_761u32 as i32))
+        .collect();
+    let j: Array1<i32> = (0..n as i32).map(|k| k % 1000 - 500).collect();
+    let p: Array1<bool> = (0..n).map(|k| k % 3 == 0).collect();
+    let k64: Array1<i64> = i.mapv(|v| (v as i64) << 20);
+    check("(i * 3 + j) % 7", &[("i", (&i).into()), ("j", (&j).into())]);
+    check("sum(where(p, i, 0))", &[("p", (&p).into()), ("i", (&i).into())]);
+    check("sum(where(p, k, 0))", &[("p", (&p).into()), ("k", (&k64).into())]);
+    check("prod(j | 1)", &[("j", (&j).into())]);
+    check("max(k // (i | 1))", &[("k", (&k64).into()), ("i", (&i).into())]);
+}
