@@ -39,25 +39,25 @@ pub enum BufferData<'a, T: Clone> {
 pub enum Buffers<'a> {
     F64(Vec<Buffer<'a, f64>>),
     F32(Vec<Buffer<'a, f32>>),
-    Typed(Vec<TypedBuffer>),
+    Typed(Vec<TypedBuffer<'a>>),
 }
 
 /// One input of a typed kernel ([`kiln_ir::typed`]): its elements in its own type, C order, and the
 /// shape the kernel reads it in.
 #[derive(Debug, Clone)]
-pub struct TypedBuffer {
-    pub data: TypedData,
+pub struct TypedBuffer<'a> {
+    pub data: TypedData<'a>,
     pub shape: Vec<usize>,
 }
 
-/// The elements of a typed input.
+/// The elements of a typed input: the caller's memory where it is C-contiguous, else a copy.
 #[derive(Debug, Clone)]
-pub enum TypedData {
-    Bool(Vec<bool>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
+pub enum TypedData<'a> {
+    Bool(Cow<'a, [bool]>),
+    I32(Cow<'a, [i32]>),
+    I64(Cow<'a, [i64]>),
+    F32(Cow<'a, [f32]>),
+    F64(Cow<'a, [f64]>),
 }
 
 /// A caller's output buffer: C-contiguous, of the kernel's output shape and element type.
@@ -265,13 +265,13 @@ impl TypedExecutable {
         &self,
         code: &kiln_jit::typed::TypedCode,
         kernel: &KernelIR,
-        bufs: &[TypedBuffer],
+        bufs: &[TypedBuffer<'_>],
         ctx: &RunCtx<'_>,
     ) -> Result<Option<Tensor>> {
         use kiln_jit::typed::{TypedSlice, TypedSliceMut};
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         // every input as the code reads it: n elements in C order, or one (splat)
-        let expanded: Vec<Option<TypedData>> = bufs
+        let expanded: Vec<Option<TypedData<'_>>> = bufs
             .iter()
             .map(|b| {
                 let size: usize = b.shape.iter().product();
@@ -296,14 +296,8 @@ impl TypedExecutable {
         let jc = ctx.parallel.jit_config(n, ctx.start);
         match &kernel.kind {
             KernelKind::Map => {
-                fn fresh<T: Clone>(n: usize, zero: T) -> Result<Vec<T>> {
-                    let mut v = Vec::new();
-                    v.try_reserve_exact(n).map_err(|_| kiln_ir::IrError::Allocation {
-                        what: "the result".into(),
-                        elements: n,
-                    })?;
-                    v.resize(n, zero);
-                    Ok(v)
+                fn fresh<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
+                    Ok(kiln_jit::typed::zeroed_output(n, zero)?)
                 }
                 let values = match self.typed.value_type() {
                     ElemType::Bool => {
@@ -357,7 +351,7 @@ impl TypedExecutable {
 }
 
 /// The elements of `data` (read with `strides`) at every point of `shape`, in C order.
-fn expand(data: &TypedData, strides: &[isize], shape: &[usize], n: usize) -> Result<TypedData> {
+fn expand(data: &TypedData<'_>, strides: &[isize], shape: &[usize], n: usize) -> Result<TypedData<'static>> {
     fn gather<T: Copy>(d: &[T], strides: &[isize], shape: &[usize], n: usize) -> Result<Vec<T>> {
         let mut out = Vec::new();
         out.try_reserve_exact(n)
@@ -374,11 +368,11 @@ fn expand(data: &TypedData, strides: &[isize], shape: &[usize], n: usize) -> Res
         Ok(out)
     }
     Ok(match data {
-        TypedData::Bool(d) => TypedData::Bool(gather(d, strides, shape, n)?),
-        TypedData::I32(d) => TypedData::I32(gather(d, strides, shape, n)?),
-        TypedData::I64(d) => TypedData::I64(gather(d, strides, shape, n)?),
-        TypedData::F32(d) => TypedData::F32(gather(d, strides, shape, n)?),
-        TypedData::F64(d) => TypedData::F64(gather(d, strides, shape, n)?),
+        TypedData::Bool(d) => TypedData::Bool(gather(d, strides, shape, n)?.into()),
+        TypedData::I32(d) => TypedData::I32(gather(d, strides, shape, n)?.into()),
+        TypedData::I64(d) => TypedData::I64(gather(d, strides, shape, n)?.into()),
+        TypedData::F32(d) => TypedData::F32(gather(d, strides, shape, n)?.into()),
+        TypedData::F64(d) => TypedData::F64(gather(d, strides, shape, n)?.into()),
     })
 }
 

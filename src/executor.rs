@@ -301,10 +301,13 @@ pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<
     })
 }
 
-/// A typed kernel's inputs: each copied in C order in its own type (the interpreter is the oracle,
-/// not a fast path), read in the shape the kernel declares.
-fn typed_buffers(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Vec<TypedBuffer>> {
-    fn copy<T: Copy>(v: &ndarray::ArrayViewD<'_, T>, name: &str) -> Result<Vec<T>> {
+/// A typed kernel's inputs in C order, read in the shape the kernel declares: the caller's memory
+/// where it is C-contiguous, else a copy.
+fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<TypedBuffer<'a>>> {
+    fn view<'a, T: Copy>(v: &ndarray::ArrayViewD<'a, T>, name: &str) -> Result<Cow<'a, [T]>> {
+        if let Some(s) = v.to_slice() {
+            return Ok(Cow::Borrowed(s));
+        }
         let mut data = Vec::new();
         data.try_reserve_exact(v.len())
             .map_err(|_| kiln_ir::IrError::Allocation {
@@ -312,18 +315,18 @@ fn typed_buffers(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Vec<TypedB
                 elements: v.len(),
             })?;
         data.extend(v.iter().copied());
-        Ok(data)
+        Ok(Cow::Owned(data))
     }
     args.iter()
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
             let n = &decl.name;
             let data = match a {
-                ArrayArg::Bool(v) => TypedData::Bool(copy(v, n)?),
-                ArrayArg::I32(v) => TypedData::I32(copy(v, n)?),
-                ArrayArg::I64(v) => TypedData::I64(copy(v, n)?),
-                ArrayArg::F32(v) => TypedData::F32(copy(v, n)?),
-                ArrayArg::F64(v) => TypedData::F64(copy(v, n)?),
+                ArrayArg::Bool(v) => TypedData::Bool(view(v, n)?),
+                ArrayArg::I32(v) => TypedData::I32(view(v, n)?),
+                ArrayArg::I64(v) => TypedData::I64(view(v, n)?),
+                ArrayArg::F32(v) => TypedData::F32(view(v, n)?),
+                ArrayArg::F64(v) => TypedData::F64(view(v, n)?),
             };
             Ok(TypedBuffer {
                 data,

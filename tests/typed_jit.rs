@@ -316,6 +316,55 @@ fn shift_counts_and_divisors_at_the_edges() {
 }
 
 #[test]
+fn division_by_literals_in_simd() {
+    // int32 `//`, `%` and `fmod` by a literal divide in SIMD (a shift or a magic multiply, then the
+    // floor correction); int64 by a literal per lane: every sign, powers of two, the extremes
+    let mut v32: Vec<i32> = (-1030..1030).collect();
+    v32.extend([
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX,
+        i32::MAX - 1,
+        1 << 30,
+        -(1 << 30),
+        123_456_789,
+    ]);
+    v32.extend((0..500).map(|k: i32| k.wrapping_mul(-1_640_531_527)));
+    let a32 = Array1::from(v32);
+    let a64 = a32.mapv(|v| (v as i64) * 3_000_000_007);
+    for d in [
+        2i64,
+        -2,
+        3,
+        -3,
+        4,
+        5,
+        7,
+        -7,
+        8,
+        -8,
+        10,
+        641,
+        -641,
+        1 << 30,
+        -(1 << 30),
+        2147483647,
+        -2147483647,
+        -2147483648,
+        1_000_000_007,
+        0,
+        1,
+        -1,
+    ] {
+        for expr in [format!("a // {d}"), format!("a % {d}"), format!("fmod(a, {d})")] {
+            let note = check(&expr, &[("a", (&a32).into())]).unwrap();
+            assert!(note.starts_with("compiled"), "{expr}: {note}");
+            check(&expr, &[("a", (&a64).into())]).unwrap();
+        }
+    }
+}
+
+#[test]
 fn splat_broadcast_and_strided_inputs() {
     for (ta, tb) in [
         ("int32", "int32"),

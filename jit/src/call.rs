@@ -265,11 +265,16 @@ const HUGE_OUTPUT_BYTES: usize = 4 << 20;
 /// writes it: a 1e7-element output then takes about forty 2 MiB page faults instead of twenty
 /// thousand 4 KiB ones, which cost more than the kernel itself.
 pub(crate) fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
+    zeroed(n, T::ZERO)
+}
+
+/// [`zeroed_output`] of any element type whose `zero` is all zero bits (the integers, bool, floats).
+pub(crate) fn zeroed<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
     // ask first, on a throwaway reservation, so memory that cannot be had is an error, not an abort;
     // then `vec!` of zeros, which the allocator serves from fresh zero pages (calloc): no page is
     // touched until the kernel writes it (filling it here costs a 1e7 output ten times the kernel)
     Vec::<T>::new().try_reserve_exact(n).map_err(|_| oom(n))?;
-    let v = vec![T::ZERO; n];
+    let v = vec![zero; n];
     #[cfg(target_os = "linux")]
     if n * std::mem::size_of::<T>() >= HUGE_OUTPUT_BYTES {
         const HUGE: usize = 2 << 20;

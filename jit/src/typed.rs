@@ -272,6 +272,7 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
         let mut ctx = module.make_context();
         ctx.func.signature = sig.clone();
         ctx.func.name = UserFuncName::user(0, id.as_u32());
+        ctx.set_disasm(dump);
         {
             let mut fctx = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
@@ -296,6 +297,13 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
                     other => other.to_string(),
                 },
             })?;
+        let clif = clif.map(|c| {
+            let vcode = ctx
+                .compiled_code()
+                .and_then(|c| c.vcode.clone())
+                .unwrap_or_default();
+            format!("{c}\n; machine code\n{vcode}")
+        });
         module.clear_context(&mut ctx);
         Ok((id, clif))
     })();
@@ -602,6 +610,15 @@ fn combine(g: &mut TypedGen<'_, '_>, op: ReduceOp, a: Value, x: Value, vt: ElemT
     }
 }
 
+/// A zeroed output of `n` elements for a typed map, as the float kernels' fresh outputs (calloc's
+/// untouched zero pages; transparent huge pages for large ones): `zero` must be all zero bits.
+///
+/// # Errors
+/// An allocation error where `n` elements cannot be had.
+pub fn zeroed_output<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
+    call::zeroed(n, zero)
+}
+
 /// A run-time error about the buffers of a typed run.
 fn bad(why: String) -> JitError {
     JitError::BadInput {
@@ -624,7 +641,7 @@ impl TypedCode {
         self.compile_time
     }
 
-    /// The CLIF text, where compiled with `dump`.
+    /// The CLIF text and the machine code (Cranelift's VCode), where compiled with `dump`.
     pub fn clif(&self) -> Option<&str> {
         self.clif.as_deref()
     }

@@ -523,9 +523,16 @@ impl TypedGen<'_, '_> {
                 }
                 None => self.shift(op, a, b, t),
             },
-            FloorDiv | Rem | Fmod if vector => {
-                self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t))
-            }
+            FloorDiv | Rem | Fmod if vector => match b_const {
+                Some(Scalar::I32(d)) if d != i32::MIN => self.divide_i32x4_by(op, a, d),
+                // a constant divisor per lane stays a constant, which Cranelift divides by
+                // multiplying (its magic numbers)
+                Some(c) => self.per_lane(t, &[(a, t)], &mut |g, xs| {
+                    let d = g.konst(c, false);
+                    g.divide(op, xs[0], d, t)
+                }),
+                None => self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t)),
+            },
             FloorDiv | Rem | Fmod => self.divide(op, a, b, t),
             Pow => self.pow(a, b, t, b_const),
             _ => unreachable!("typed.rs routes {op} of integers to the interpreter"),
@@ -597,6 +604,86 @@ impl TypedGen<'_, '_> {
         self.b.ins().select(b_zero, zero, q)
     }
 
+    /// `//`, `%` or `fmod` of an `i32x4` by the constant `d` (not `i32::MIN`) in SIMD: the truncated
+    /// quotient by a shift (`|d|` a power of two) or a multiply-high by Hacker's Delight's magic
+    /// number (`magic_s32`, as Cranelift's own scalar rewrite), the remainder `a - q * d`, then the
+    /// floor correction where the remainder's sign differs from `d`'s. `d` of 0 gives 0; -1 gives
+    /// `-a` (wrapping) and remainder 0; 1 gives `a` and 0.
+    fn divide_i32x4_by(&mut self, op: BinaryOp, a: Value, d: i32) -> Value {
+        let zero = self.konst(Scalar::I32(0), true);
+        let q = match d {
+            0 => return zero,
+            -1 | 1 if op != BinaryOp::FloorDiv => return zero,
+            -1 => return self.b.ins().ineg(a),
+            1 => return a,
+            _ if d.unsigned_abs().is_power_of_two() => {
+                let k = d.unsigned_abs().trailing_zeros() as i64;
+                // round toward zero: add |d| - 1 to negative dividends before the shift
+                let t1 = self.b.ins().sshr_imm_s(a, k - 1);
+                let t2 = self.b.ins().ushr_imm_s(t1, 32 - k);
+                let t3 = self.b.ins().iadd(a, t2);
+                let q = self.b.ins().sshr_imm_s(t3, k);
+                if d < 0 { self.b.ins().ineg(q) } else { q }
+            }
+            _ => {
+                let (m, shift) = magic_s32(d);
+                let mv = self.konst(Scalar::I32(m), true);
+                let mut q = self.mulhs_i32x4(a, mv);
+                if d > 0 && m < 0 {
+                    q = self.b.ins().iadd(q, a);
+                } else if d < 0 && m > 0 {
+                    q = self.b.ins().isub(q, a);
+                }
+                let q = self.b.ins().sshr_imm_s(q, shift as i64);
+                let sign = self.b.ins().ushr_imm_s(q, 31);
+                self.b.ins().iadd(q, sign)
+            }
+        };
+        let dv = self.konst(Scalar::I32(d), true);
+        let qd = self.b.ins().imul(q, dv);
+        let r = self.b.ins().isub(a, qd);
+        if op == BinaryOp::Fmod {
+            return r;
+        }
+        // the floor correction: a remainder of the other sign than d (-1 in the mask's lanes)
+        let cc = if d > 0 {
+            IntCC::SignedLessThan
+        } else {
+            IntCC::SignedGreaterThan
+        };
+        let fix = self.b.ins().icmp(cc, r, zero);
+        if op == BinaryOp::FloorDiv {
+            return self.b.ins().iadd(q, fix);
+        }
+        let add = self.b.ins().band(fix, dv);
+        self.b.ins().iadd(r, add)
+    }
+
+    /// The high 32 bits of each lane's signed 64-bit product (`pmuldq` on the even and odd lanes).
+    fn mulhs_i32x4(&mut self, a: Value, m: Value) -> Value {
+        let (al, ml) = (self.b.ins().swiden_low(a), self.b.ins().swiden_low(m));
+        let lo = self.b.ins().imul(al, ml);
+        let (ah, mh) = (self.b.ins().swiden_high(a), self.b.ins().swiden_high(m));
+        let hi = self.b.ins().imul(ah, mh);
+        let lo = self.b.ins().bitcast(types::I8X16, cast(), lo);
+        let hi = self.b.ins().bitcast(types::I8X16, cast(), hi);
+        // lanes 1 and 3 of each product vector: the high halves, in order
+        let mut mask = [0u8; 16];
+        for (i, lane) in [1u8, 3, 5, 7].into_iter().enumerate() {
+            for byte in 0..4 {
+                mask[i * 4 + byte] = lane * 4 + byte as u8;
+            }
+        }
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(cranelift_codegen::ir::ConstantData::from(&mask[..]));
+        let high = self.b.ins().shuffle(lo, hi, imm);
+        self.b.ins().bitcast(types::I32X4, cast(), high)
+    }
+
     /// `a ** e`, wrapping: square and multiply over every bit of the exponent (a negative exponent
     /// reads as 0, as [`kiln_ir::int::Int::pow`]); unrolled over the bits a constant exponent has.
     fn pow(&mut self, a: Value, e: Value, t: ElemType, e_const: Option<Scalar>) -> Value {
@@ -643,4 +730,37 @@ impl TypedGen<'_, '_> {
     pub fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
         self.pick(c, a, b)
     }
+}
+
+/// Hacker's Delight's magic number and shift for signed 32-bit division by `d` (`|d| >= 2`), as
+/// Cranelift's `magic_s32` (cranelift-codegen `opts/div_const.rs`, private there).
+fn magic_s32(d: i32) -> (i32, i32) {
+    let two31: u32 = 0x8000_0000;
+    let mut p: i32 = 31;
+    let ad = d.unsigned_abs();
+    let t = two31 + ((d as u32) >> 31);
+    let anc = (t - 1).wrapping_sub(t % ad);
+    let (mut q1, mut q2) = (two31 / anc, two31 / ad);
+    let (mut r1, mut r2) = (two31 - q1 * anc, two31 - q2 * ad);
+    loop {
+        p += 1;
+        q1 = q1.wrapping_mul(2);
+        r1 = r1.wrapping_mul(2);
+        if r1 >= anc {
+            q1 = q1.wrapping_add(1);
+            r1 = r1.wrapping_sub(anc);
+        }
+        q2 = q2.wrapping_mul(2);
+        r2 = r2.wrapping_mul(2);
+        if r2 >= ad {
+            q2 = q2.wrapping_add(1);
+            r2 = r2.wrapping_sub(ad);
+        }
+        let delta = ad - r2;
+        if !(q1 < delta || (q1 == delta && r1 == 0)) {
+            break;
+        }
+    }
+    let m = q2.wrapping_add(1);
+    ((if d < 0 { m.wrapping_neg() } else { m }) as i32, p - 32)
 }

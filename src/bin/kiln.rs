@@ -26,8 +26,9 @@ enum Command {
     /// Inputs may be f64, f32, int64 (<i8), int32 (<i4) or bool (|b1) arrays of any dimension, in C
     /// or Fortran order; other integer types (i1 i2 u1 u2 u4) are widened exactly to int64, and u8 to
     /// int64 when every value fits (else an error). Types follow NumPy 2 (NEP 50): int32 + int32 is
-    /// int32, int32 + float32 float64, literals are weak; a kernel with an integer or bool value runs
-    /// on the interpreter. The result keeps its type (--out writes it in that type); argmin/argmax
+    /// int32, int32 + float32 float64, literals are weak; a kernel with an integer or bool value is
+    /// compiled by the JIT's typed code generator, or interpreted where it declines (`kiln explain`
+    /// says which). The result keeps its type (--out writes it in that type); argmin/argmax
     /// give int64; any, all, comparisons and logical results give bool. An expression with no array
     /// input gives a 0-d array.
     Eval(EvalArgs),
@@ -418,10 +419,42 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         return Ok(());
     }
     if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("compiled: typed")) {
+        // the kernel is the typed one (casts explicit): typing it again for the same input types
+        // gives it back, which the typed code generator compiles
+        let elems = kernel
+            .inputs
+            .iter()
+            .map(|d| {
+                let (_, a) = inputs
+                    .iter()
+                    .find(|(n, _)| *n == d.name)
+                    .ok_or_else(|| format!("input '{}' not given", d.name))?;
+                Ok(a.arg().elem())
+            })
+            .collect::<CliResult<Vec<_>>>()?;
+        let typed =
+            kiln::kiln_ir::typed::TypedKernel::new(&kernel, &elems, false).map_err(|e| e.to_string())?;
+        let splat: Vec<bool> = kernel
+            .inputs
+            .iter()
+            .map(|d| d.shape.iter().product::<usize>() == 1)
+            .collect();
+        let code = kiln_jit::typed::compile_typed(&typed, &splat, args.backend == "jit-scalar", true)
+            .map_err(|e| e.to_string())?;
         writeln!(
             w,
-            "# typed kernels show no CLIF here yet (kiln_jit::typed::compile_typed keeps it)"
+            "typed kernel, {} lane(s), compiled in {:?}",
+            code.lanes(),
+            code.compile_time()
         )?;
+        let text = code.clif().unwrap_or_default();
+        let (clif, asm) = text.split_once("\n; machine code\n").unwrap_or((text, ""));
+        if args.clif {
+            writeln!(w, "; clif\n{clif}")?;
+        }
+        if args.asm {
+            writeln!(w, "; machine code\n{asm}")?;
+        }
         return Ok(());
     }
     if args.clif || args.asm {
