@@ -295,39 +295,55 @@ impl TypedExecutable {
             .collect();
         let jc = ctx.parallel.jit_config(n, ctx.start);
         match &kernel.kind {
-            KernelKind::Map => {
+            KernelKind::Map | KernelKind::Scan(_) => {
                 fn fresh<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
                     Ok(kiln_jit::typed::zeroed_output(n, zero)?)
                 }
-                let values = match self.typed.value_type() {
+                let scan = match &kernel.kind {
+                    KernelKind::Scan(s) => Some(*s),
+                    _ => None,
+                };
+                if scan.is_some() && ctx.start != Start::Identity {
+                    return Ok(None);
+                }
+                let shape = &kernel.shape;
+                let run = |out: TypedSliceMut<'_>| match scan {
+                    Some(_) => code.run_scan(&inputs, shape, out, jc.max_units, jc.spread),
+                    None => code.run_map(&inputs, out, jc.max_units, jc.spread),
+                };
+                let vt = match scan {
+                    Some(s) if s.op.wide() => ElemType::I64,
+                    _ => self.typed.value_type(),
+                };
+                let values = match vt {
                     ElemType::Bool => {
                         let mut o = fresh(n, false)?;
-                        code.run_map(&inputs, TypedSliceMut::Bool(&mut o), jc.max_units, jc.spread)?;
+                        run(TypedSliceMut::Bool(&mut o))?;
                         Values::Bool(o)
                     }
                     ElemType::I32 => {
                         let mut o = fresh(n, 0i32)?;
-                        code.run_map(&inputs, TypedSliceMut::I32(&mut o), jc.max_units, jc.spread)?;
+                        run(TypedSliceMut::I32(&mut o))?;
                         Values::I32(o)
                     }
                     ElemType::I64 => {
                         let mut o = fresh(n, 0i64)?;
-                        code.run_map(&inputs, TypedSliceMut::I64(&mut o), jc.max_units, jc.spread)?;
+                        run(TypedSliceMut::I64(&mut o))?;
                         Values::I64(o)
                     }
                     ElemType::F32 => {
                         let mut o = fresh(n, 0f32)?;
-                        code.run_map(&inputs, TypedSliceMut::F32(&mut o), jc.max_units, jc.spread)?;
+                        run(TypedSliceMut::F32(&mut o))?;
                         Values::F32(o)
                     }
                     ElemType::F64 => {
                         let mut o = fresh(n, 0f64)?;
-                        code.run_map(&inputs, TypedSliceMut::F64(&mut o), jc.max_units, jc.spread)?;
+                        run(TypedSliceMut::F64(&mut o))?;
                         Values::F64(o)
                     }
                 };
                 Ok(Some(Tensor {
-                    shape: kernel.shape.clone(),
+                    shape: kernel.output_shape(),
                     values,
                 }))
             }

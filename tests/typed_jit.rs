@@ -3,7 +3,8 @@
 //! float32, float64), on edge values (0, -1, 1, MIN, MAX, 2**31, 2**53 + 1, shift counts -1, 0,
 //! width - 1, width, width + 1, divisors 0 and -1, NaN, ±inf, -0.0, floats out of every integer
 //! range), at lengths 0, 1, below the vector width, with tails, and with splat, broadcast and strided
-//! inputs; then the integer reductions (whole arrays and trailing axes). Each case runs on the `jit`
+//! inputs; then the integer reductions (whole arrays and trailing axes), the integer scans (every
+//! axis, exclusive and reversed forms) and the prepared handles. Each case runs on the `jit`
 //! backend (SIMD), `jit-scalar` (one lane) and `interp` (the oracle), which must agree (any NaN equal
 //! to any NaN); where the typing refuses a case, all three must refuse it. `kiln explain` must say
 //! the JIT compiled the kernels that compile, so a silent fallback to the interpreter fails here.
@@ -451,4 +452,55 @@ fn large_maps_and_sums_cut_into_work_units_agree() {
     check("sum(where(p, k, 0))", &[("p", (&p).into()), ("k", (&k64).into())]);
     check("prod(j | 1)", &[("j", (&j).into())]);
     check("max(k // (i | 1))", &[("k", (&k64).into()), ("i", (&i).into())]);
+}
+
+#[test]
+fn integer_scans_on_every_axis() {
+    for ty in ["bool", "int32", "int64"] {
+        for shape in [
+            vec![0usize],
+            vec![1],
+            vec![7],
+            vec![3, 5],
+            vec![2, 3, 4],
+            vec![4, 0],
+        ] {
+            let a = array(ty, &shape, 2);
+            let rank = shape.len() as i64;
+            for op in ["cumsum", "cumprod", "cummax", "cummin"] {
+                let mut exprs = vec![format!("{op}(a)"), format!("{op}(a * 3)")];
+                for axis in -rank..rank {
+                    exprs.push(format!("{op}(a, axis={axis})"));
+                }
+                for expr in exprs {
+                    let note = check(&expr, &[("a", a.arg())]);
+                    if let Some(note) = note {
+                        assert!(note.starts_with("compiled"), "{expr} of {ty}: {note}");
+                    }
+                }
+            }
+        }
+    }
+    // a scan with an initial value runs on the interpreter
+    let a = array("int32", &[9], 0);
+    check("cumsum(a, initial=5)", &[("a", a.arg())]);
+}
+
+#[test]
+fn prepared_handles_of_integer_inputs_run_the_compiled_kernel() {
+    let i: Array1<i32> = (0..1000).map(|k| k * 7919 - 3_000_000).collect();
+    let j: Array1<i32> = (0..1000).map(|k| k % 13 - 6).collect();
+    for expr in ["(i * 3 + j) % 7", "sum(where(j > 0, i, 0))", "cumsum(i)"] {
+        let runner = FusedRunner::compile_text(expr).unwrap();
+        let h = runner
+            .prepared(&[("i", (&i).into()), ("j", (&j).into())])
+            .unwrap();
+        let got = h.run(&[(&i).into(), (&j).into()]).unwrap();
+        let want = FusedRunner::compile_text(expr)
+            .unwrap()
+            .with_backend(kiln::interpreter())
+            .run(&[("i", (&i).into()), ("j", (&j).into())])
+            .unwrap();
+        assert!(same(&got, &want), "{expr}: {got:?} {want:?}");
+    }
 }

@@ -294,14 +294,16 @@ pub(crate) fn zeroed<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
 }
 
 /// Runs a typed kernel's `code` (`typed.rs`) over each range of `ranges` through `spread`: range `u`
-/// computes points `[lo, hi)` into `out` (a map, `unit_bytes` 0) or into its own slot `out + u *
-/// unit_bytes` (a reduction's int64 partial).
+/// computes points `[lo, hi)` into `out` (a map, `unit_bytes` 0), lines `[lo, hi)` (a scan, its
+/// sizes in `params`), or into its own slot `out + u * unit_bytes` (a reduction's int64 partial).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn dispatch_typed(
     code: &Code,
     _checked: crate::typed::TypedChecked,
     ins: &[*const u8],
     out: *mut u8,
     unit_bytes: usize,
+    params: &[i64],
     ranges: &[(usize, usize)],
     spread: &dyn Spread,
 ) {
@@ -309,7 +311,7 @@ pub(crate) fn dispatch_typed(
         ins: ins.as_ptr(),
         out_val: out,
         out_idx: std::ptr::null_mut(),
-        params: std::ptr::null(),
+        params: params.as_ptr(),
     };
     let entry = code.entry;
     let work = |u: usize| {
@@ -323,9 +325,12 @@ pub(crate) fn dispatch_typed(
         // reads input elements and writes output elements at the points of its range only. A map's
         // `out` holds `n` elements of the value type (checked by `run_map`), and ranges are disjoint,
         // so distinct units write distinct elements; a reduction's `out` holds one 8-byte slot per
-        // range (allocated by `run_reduce`), unit `u` writing slot `u` alone. `ins` holds one pointer
-        // per input, read-only; the code never reads `out_idx` or `params` in a typed kernel. Every
-        // buffer outlives `spread`, which returns when every unit has.
+        // range (allocated by `run_reduce`), unit `u` writing slot `u` alone. A scan's ranges are of
+        // lines (`run_scan`: below `outer * inner` for the checked shape, whose `len` and `inner`
+        // are `params`), each line's points within `0..n` and distinct lines' points distinct.
+        // `ins` holds one pointer per input, read-only; the code never reads `out_idx`, and reads
+        // `params` only in a scan (two values). Every buffer outlives `spread`, which returns when
+        // every unit has.
         unsafe {
             entry(
                 sh.ins,

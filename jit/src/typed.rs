@@ -36,6 +36,7 @@ use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, UserFuncName, Valu
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
+use kiln_ir::scan::{Scan, ScanOp};
 use kiln_ir::typed::{Scalar, TypedKernel};
 use kiln_ir::{ElemType, KernelKind, Node, ReduceOp, Values};
 use std::time::{Duration, Instant};
@@ -60,7 +61,18 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
                 return Some(format!("{} of integers", op.name()));
             }
         }
-        KernelKind::Scan(s) => return Some(format!("the scan {}", s.op.name())),
+        KernelKind::Scan(s) => {
+            if kernel.value_type().is_float() {
+                return Some(format!(
+                    "the scan {} of {} values (the JIT scans bools and integers)",
+                    s.op.name(),
+                    kernel.value_type()
+                ));
+            }
+            if s.initial().is_some() {
+                return Some(format!("the scan {} with an initial value", s.op.name()));
+            }
+        }
         KernelKind::Compound { op, .. } => return Some(format!("the compound reduction {}", op.name())),
     }
     if !k.extra.is_empty() {
@@ -137,6 +149,8 @@ pub struct TypedCode {
     splat: Vec<bool>,
     value: ElemType,
     reduce: Option<ReduceOp>,
+    /// The scan, where the kernel is one.
+    scan: Option<Scan>,
     compile_time: Duration,
     clif: Option<String>,
 }
@@ -281,7 +295,10 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
                 k: kernel,
                 lanes,
             };
-            build(&mut g, splat, reduce);
+            match &kernel.kernel.kind {
+                KernelKind::Scan(scan) => build_scan(&mut g, splat, scan),
+                _ => build(&mut g, splat, reduce),
+            }
             b.seal_all_blocks();
             b.finalize(module.target_config());
         }
@@ -321,6 +338,10 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
         splat: splat.to_vec(),
         value: kernel.value_type(),
         reduce,
+        scan: match &kernel.kernel.kind {
+            KernelKind::Scan(s) => Some(*s),
+            _ => None,
+        },
         compile_time: start.elapsed(),
         clif,
     })
@@ -494,6 +515,138 @@ fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
         };
         g.b.ins().store(crate::clif::mem(), wide, out, 0);
     }
+    g.b.ins().return_(&[]);
+}
+
+/// Loads input pointers and splat inputs in the entry block.
+fn entry_loads(
+    g: &mut TypedGen<'_, '_>,
+    ins: Value,
+    splat: &[bool],
+) -> (Vec<Value>, Vec<Option<[Value; 2]>>) {
+    let k = g.k;
+    let ptrs: Vec<Value> = (0..k.input_types.len())
+        .map(|i| {
+            g.b.ins()
+                .load(types::I64, crate::clif::mem(), ins, (8 * i) as i32)
+        })
+        .collect();
+    let splats = (0..k.input_types.len())
+        .map(|i| {
+            splat[i].then(|| {
+                let t = k.input_types[i];
+                let s = g.load(t, ptrs[i], false);
+                [s, s]
+            })
+        })
+        .collect();
+    (ptrs, splats)
+}
+
+/// A scan's function: for each line `lo..hi` (line `l` is `o * inner + c`; `params` holds the line
+/// length and `inner`), the carried state from the neutral element over the line's points in order
+/// (reversed where the scan is), each point's output the state after it (before it where exclusive):
+/// sums and products in int64 (wrapping), `cummax` / `cummin` in the data type. Scalar: a scan's
+/// state is sequential.
+fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
+    let vt = g.k.value_type();
+    let wide = scan.op.wide();
+    let ot = if wide { ElemType::I64 } else { vt };
+    let entry = g.b.create_block();
+    g.b.append_block_params_for_function_params(entry);
+    g.b.switch_to_block(entry);
+    let params = g.b.block_params(entry).to_vec();
+    let (ins, out, sizes, lo, hi) = (params[0], params[1], params[3], params[6], params[7]);
+    let (ptrs, splats) = entry_loads(g, ins, splat);
+    let mem = crate::clif::mem();
+    let len = g.b.ins().load(types::I64, mem, sizes, 0);
+    let inner = g.b.ins().load(types::I64, mem, sizes, 8);
+    let neutral = match (scan.op, vt) {
+        (ScanOp::Sum, _) => Scalar::I64(0),
+        (ScanOp::Prod, _) => Scalar::I64(1),
+        (ScanOp::Max, ElemType::Bool) => Scalar::Bool(false),
+        (ScanOp::Min, ElemType::Bool) => Scalar::Bool(true),
+        (ScanOp::Max, ElemType::I32) => Scalar::I32(i32::MIN),
+        (ScanOp::Min, ElemType::I32) => Scalar::I32(i32::MAX),
+        (ScanOp::Max, _) => Scalar::I64(i64::MIN),
+        (ScanOp::Min, _) => Scalar::I64(i64::MAX),
+    };
+    let line = g.b.declare_var(types::I64);
+    let at = g.b.declare_var(types::I64);
+    let t = g.b.declare_var(types::I64);
+    let acc = g.b.declare_var(scalar_type(ot));
+    g.b.def_var(line, lo);
+    let (line_head, line_body, point_head, point_body, line_end, exit) = (
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+    );
+    g.b.ins().jump(line_head, &[]);
+    // per line: its first point (its last where reversed) and the step between points
+    g.b.switch_to_block(line_head);
+    let l = g.b.use_var(line);
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, l, hi);
+    g.b.ins().brif(more, line_body, &[], exit, &[]);
+    g.b.switch_to_block(line_body);
+    let l = g.b.use_var(line);
+    let o = g.b.ins().sdiv(l, inner);
+    let c = g.b.ins().srem(l, inner);
+    let ol = g.b.ins().imul(o, len);
+    let oli = g.b.ins().imul(ol, inner);
+    let first = g.b.ins().iadd(oli, c);
+    let first = if scan.reverse {
+        let last = g.b.ins().iadd_imm_s(len, -1);
+        let off = g.b.ins().imul(last, inner);
+        g.b.ins().iadd(first, off)
+    } else {
+        first
+    };
+    let step = if scan.reverse {
+        g.b.ins().ineg(inner)
+    } else {
+        inner
+    };
+    g.b.def_var(at, first);
+    let zero = g.b.ins().iconst(types::I64, 0);
+    g.b.def_var(t, zero);
+    let n0 = g.konst(neutral, false);
+    g.b.def_var(acc, n0);
+    g.b.ins().jump(point_head, &[]);
+    g.b.switch_to_block(point_head);
+    let tv = g.b.use_var(t);
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, tv, len);
+    g.b.ins().brif(more, point_body, &[], line_end, &[]);
+    g.b.switch_to_block(point_body);
+    let k = g.b.use_var(at);
+    let v = eval(g, &ptrs, &splats, k, false);
+    let a = g.b.use_var(acc);
+    let x = if wide { g.cast(v, vt, ElemType::I64) } else { v };
+    let next = match scan.op {
+        ScanOp::Sum => g.b.ins().iadd(a, x),
+        ScanOp::Prod => g.b.ins().imul(a, x),
+        ScanOp::Max if vt == ElemType::Bool => g.b.ins().bor(a, x),
+        ScanOp::Min if vt == ElemType::Bool => g.b.ins().band(a, x),
+        ScanOp::Max => g.b.ins().smax(a, x),
+        ScanOp::Min => g.b.ins().smin(a, x),
+    };
+    let addr = address(g, out, k, ot);
+    let stored = if scan.exclusive { a } else { next };
+    g.store(ot, stored, addr);
+    g.b.def_var(acc, next);
+    let k1 = g.b.ins().iadd(k, step);
+    g.b.def_var(at, k1);
+    let t1 = g.b.ins().iadd_imm_s(tv, 1);
+    g.b.def_var(t, t1);
+    g.b.ins().jump(point_head, &[]);
+    g.b.switch_to_block(line_end);
+    let l = g.b.use_var(line);
+    let l1 = g.b.ins().iadd_imm_s(l, 1);
+    g.b.def_var(line, l1);
+    g.b.ins().jump(line_head, &[]);
+    g.b.switch_to_block(exit);
     g.b.ins().return_(&[]);
 }
 
@@ -686,8 +839,8 @@ impl TypedCode {
         max_units: usize,
         spread: &dyn Spread,
     ) -> Result<()> {
-        if self.reduce.is_some() {
-            return Err(bad("run_map of a reduction".into()));
+        if self.reduce.is_some() || self.scan.is_some() {
+            return Err(bad("run_map of a reduction or a scan".into()));
         }
         if out.ty() != self.value {
             return Err(bad(format!("a {} output for a map of {}", out.ty(), self.value)));
@@ -701,7 +854,46 @@ impl TypedCode {
             .map(|u| ((u * per).min(n), ((u + 1) * per).min(n)))
             .collect();
         let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
-        call::dispatch_typed(&self.code, checked, &ins, out.ptr(), 0, &ranges, spread);
+        call::dispatch_typed(&self.code, checked, &ins, out.ptr(), 0, &[], &ranges, spread);
+        Ok(())
+    }
+
+    /// Runs a scan over `shape` (the kernel's iteration shape) into `out` (`n` elements: int64 for
+    /// `cumsum` / `cumprod`, the value type for `cummax` / `cummin`), its lines cut into at most
+    /// `max_units` ranges run by `spread` (lines are independent).
+    ///
+    /// # Errors
+    /// [`JitError::BadInput`] for inputs or an output that do not fit the code.
+    pub fn run_scan(
+        &self,
+        inputs: &[TypedSlice<'_>],
+        shape: &[usize],
+        mut out: TypedSliceMut<'_>,
+        max_units: usize,
+        spread: &dyn Spread,
+    ) -> Result<()> {
+        let Some(scan) = self.scan else {
+            return Err(bad("run_scan of a kernel that is not a scan".into()));
+        };
+        let want = if scan.op.wide() { ElemType::I64 } else { self.value };
+        if out.ty() != want {
+            return Err(bad(format!("a {} output for a scan of {want}", out.ty())));
+        }
+        let n = out.len();
+        if shape.iter().product::<usize>() != n || scan.axis.is_some_and(|a| a >= shape.len()) {
+            return Err(bad(format!("an output of {n} for a scan over {shape:?}")));
+        }
+        let checked = self.check(inputs, n)?;
+        let (outer, len, inner) = scan.lines(shape);
+        let lines = outer * inner;
+        let units = max_units.clamp(1, lines.max(1)).min(n.div_ceil(MIN_UNIT).max(1));
+        let per = lines.div_ceil(units).max(1);
+        let ranges: Vec<(usize, usize)> = (0..units)
+            .map(|u| ((u * per).min(lines), ((u + 1) * per).min(lines)))
+            .collect();
+        let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
+        let params = [len as i64, inner.max(1) as i64];
+        call::dispatch_typed(&self.code, checked, &ins, out.ptr(), 0, &params, &ranges, spread);
         Ok(())
     }
 
@@ -744,6 +936,7 @@ impl TypedCode {
             &ins,
             slots.as_mut_ptr().cast(),
             8,
+            &[],
             &ranges,
             if n_out == 1 { spread } else { &crate::Serial },
         );
