@@ -366,6 +366,30 @@ fn division_by_literals_in_simd() {
 }
 
 #[test]
+fn division_by_arrays_in_simd() {
+    // int32 `//`, `%` and `fmod` of two arrays divide in float64 in SIMD: every pair of a sweep of
+    // dividends and divisors (every sign, 0, -1, the extremes, large quotients and tiny ones)
+    let mut vals: Vec<i32> = (-40..40).collect();
+    vals.extend([
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX,
+        i32::MAX - 1,
+        1 << 30,
+        -(1 << 30),
+        46341,
+        -46341,
+    ]);
+    vals.extend((0..40).map(|k: i32| k.wrapping_mul(-1_640_531_527)));
+    let a: Array1<i32> = vals.iter().flat_map(|&x| vals.iter().map(move |_| x)).collect();
+    let b: Array1<i32> = vals.iter().flat_map(|_| vals.iter().copied()).collect();
+    for expr in ["a // b", "a % b", "fmod(a, b)"] {
+        let note = check(expr, &[("a", (&a).into()), ("b", (&b).into())]).unwrap();
+        assert!(note.starts_with("compiled"), "{expr}: {note}");
+    }
+}
+
+#[test]
 fn splat_broadcast_and_strided_inputs() {
     for (ta, tb) in [
         ("int32", "int32"),
@@ -471,7 +495,11 @@ fn integer_scans_on_every_axis() {
                 let mut exprs = vec![format!("{op}(a)"), format!("{op}(a * 3)")];
                 for axis in -rank..rank {
                     exprs.push(format!("{op}(a, axis={axis})"));
+                    exprs.push(format!("{op}(a, axis={axis}, exclusive=True)"));
+                    exprs.push(format!("{op}(a, axis={axis}, reverse=True)"));
+                    exprs.push(format!("{op}(a, axis={axis}, exclusive=1, reverse=1)"));
                 }
+                exprs.push(format!("{op}(a, exclusive=True, reverse=True)"));
                 for expr in exprs {
                     let note = check(&expr, &[("a", a.arg())]);
                     if let Some(note) = note {

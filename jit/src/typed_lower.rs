@@ -531,6 +531,7 @@ impl TypedGen<'_, '_> {
                     let d = g.konst(c, false);
                     g.divide(op, xs[0], d, t)
                 }),
+                None if t == ElemType::I32 => self.divide_i32x4(op, a, b),
                 None => self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t)),
             },
             FloorDiv | Rem | Fmod => self.divide(op, a, b, t),
@@ -657,6 +658,87 @@ impl TypedGen<'_, '_> {
         }
         let add = self.b.ins().band(fix, dv);
         self.b.ins().iadd(r, add)
+    }
+
+    /// `//`, `%` or `fmod` of two `i32x4` in SIMD, through float64: an int32 quotient divided in
+    /// float64 is correctly rounded and never within rounding of an integer it does not equal
+    /// (`|a| < 2**31` makes its error below `2**-22 / |b|`, while a non-integral quotient is at least
+    /// `1 / |b|` from an integer), so `floor` (`trunc` for `fmod`) of it is the exact quotient. The
+    /// remainder is `a - q * b` (wrapping); a zero divisor gives 0 and -1 gives `-a` and 0, chosen by
+    /// masks after (the float quotient of those lanes is discarded).
+    fn divide_i32x4(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
+        let (a0, a1) = self.i32x4_to_f64x2(a);
+        let (b0, b1) = self.i32x4_to_f64x2(b);
+        let (q0, q1) = (self.b.ins().fdiv(a0, b0), self.b.ins().fdiv(a1, b1));
+        let (q0, q1) = if op == BinaryOp::Fmod {
+            (self.b.ins().trunc(q0), self.b.ins().trunc(q1))
+        } else {
+            (self.b.ins().floor(q0), self.b.ins().floor(q1))
+        };
+        let q = self.f64x2_to_i32x4(q0, q1);
+        let zero = self.konst(Scalar::I32(0), true);
+        let m1 = self.konst(Scalar::I32(-1), true);
+        let b_zero = self.b.ins().icmp(IntCC::Equal, b, zero);
+        let b_m1 = self.b.ins().icmp(IntCC::Equal, b, m1);
+        let neg = self.b.ins().ineg(a);
+        let q = self.b.ins().bitselect(b_m1, neg, q);
+        let q = self.b.ins().band_not(q, b_zero);
+        if op == BinaryOp::FloorDiv {
+            return q;
+        }
+        let qb = self.b.ins().imul(q, b);
+        let r = self.b.ins().isub(a, qb);
+        self.b.ins().band_not(r, b_zero)
+    }
+
+    /// A byte shuffle of two 128-bit vectors (`mask`: bytes 0-15 of `x`, 16-31 of `y`), as `ty`.
+    fn shuffle_bytes(&mut self, x: Value, y: Value, mask: [u8; 16], ty: Type) -> Value {
+        let (x, y) = (
+            self.b.ins().bitcast(types::I8X16, cast(), x),
+            self.b.ins().bitcast(types::I8X16, cast(), y),
+        );
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(cranelift_codegen::ir::ConstantData::from(&mask[..]));
+        let r = self.b.ins().shuffle(x, y, imm);
+        self.b.ins().bitcast(ty, cast(), r)
+    }
+
+    /// The four lanes of an `i32x4` as two `f64x2` (exact; `cvtdq2pd` on each half).
+    fn i32x4_to_f64x2(&mut self, a: Value) -> (Value, Value) {
+        let lo = self.b.ins().swiden_low(a);
+        let lo = self.b.ins().fcvt_from_sint(types::F64X2, lo);
+        let mut mask = [0u8; 16];
+        for (i, m) in mask.iter_mut().enumerate() {
+            *m = 8 + (i % 8) as u8;
+        }
+        let high = self.shuffle_bytes(a, a, mask, types::I32X4);
+        let hi = self.b.ins().swiden_low(high);
+        let hi = self.b.ins().fcvt_from_sint(types::F64X2, hi);
+        (lo, hi)
+    }
+
+    /// Two `f64x2` of integral values inside int32's range as one `i32x4` (`cvttpd2dq` on each).
+    fn f64x2_to_i32x4(&mut self, lo: Value, hi: Value) -> Value {
+        let zeros = self
+            .b
+            .func
+            .dfg
+            .constants
+            .insert(cranelift_codegen::ir::ConstantData::from(&[0u8; 16][..]));
+        let z = self.b.ins().vconst(types::I64X2, zeros);
+        let lo = self.b.ins().fcvt_to_sint_sat(types::I64X2, lo);
+        let lo = self.b.ins().snarrow(lo, z);
+        let hi = self.b.ins().fcvt_to_sint_sat(types::I64X2, hi);
+        let hi = self.b.ins().snarrow(hi, z);
+        let mut mask = [0u8; 16];
+        for (i, m) in mask.iter_mut().enumerate() {
+            *m = if i < 8 { i as u8 } else { 8 + i as u8 };
+        }
+        self.shuffle_bytes(lo, hi, mask, types::I32X4)
     }
 
     /// The high 32 bits of each lane's signed 64-bit product (`pmuldq` on the even and odd lanes).
