@@ -234,6 +234,18 @@ pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
     /// The compiled code (None: the interpreter runs every call).
     pub jit: Option<kiln_jit::typed::TypedCode>,
+    /// A reduction of float values (`mean(i)`, `sum(i * 0.5)`): its values by a compiled typed map,
+    /// then the float reduction by the backend ([`kiln_jit::typed::split_float_reduction`]).
+    pub split: Option<FloatSplit>,
+}
+
+/// The two kernels of a typed reduction of float values.
+#[derive(Debug)]
+pub(crate) struct FloatSplit {
+    map: kiln_jit::typed::TypedCode,
+    reduce: KernelIR,
+    plan: BroadcastPlan,
+    exe: Box<dyn Executable>,
 }
 
 impl TypedExecutable {
@@ -257,7 +269,32 @@ impl TypedExecutable {
             }
             _ => None,
         };
-        Ok(TypedExecutable { typed, jit })
+        let split = match backend.name() {
+            "jit" | "jit-scalar" if jit.is_none() => match kiln_jit::typed::split_float_reduction(&typed) {
+                Some((map, reduce)) => {
+                    let splat: Vec<bool> = map
+                        .kernel
+                        .inputs
+                        .iter()
+                        .map(|d| d.shape.iter().product::<usize>() == 1)
+                        .collect();
+                    let code =
+                        kiln_jit::typed::compile_typed(&map, &splat, backend.name() == "jit-scalar", false)?;
+                    let layout = kiln_ir::InputLayout::contiguous(&reduce.shape);
+                    let plan = BroadcastPlan::new(&reduce.shape, &[layout], kiln_ir::PlanOptions::default())?;
+                    let exe = backend.prepare(&reduce, &plan)?;
+                    Some(FloatSplit {
+                        map: code,
+                        reduce,
+                        plan,
+                        exe,
+                    })
+                }
+                None => None,
+            },
+            _ => None,
+        };
+        Ok(TypedExecutable { typed, jit, split })
     }
 
     /// Runs the compiled code, or None where this run is the interpreter's.
@@ -366,6 +403,16 @@ impl TypedExecutable {
     }
 }
 
+impl FloatSplit {
+    /// `kernel` (the typed reduction) as the map whose values it reduces.
+    fn map_kernel(&self, kernel: &KernelIR) -> KernelIR {
+        KernelIR {
+            kind: KernelKind::Map,
+            ..kernel.clone()
+        }
+    }
+}
+
 /// The elements of `data` (read with `strides`) at every point of `shape`, in C order.
 fn expand(data: &TypedData<'_>, strides: &[isize], shape: &[usize], n: usize) -> Result<TypedData<'static>> {
     fn gather<T: Copy>(d: &[T], strides: &[isize], shape: &[usize], n: usize) -> Result<Vec<T>> {
@@ -409,6 +456,31 @@ impl Executable for TypedExecutable {
             && let Some(t) = self.run_compiled(code, kernel, bufs, ctx)?
         {
             return Ok(t);
+        }
+        if let Some(split) = &self.split {
+            let values = self.run_compiled(&split.map, &split.map_kernel(kernel), bufs, ctx)?;
+            let Some(Tensor { values, shape }) = values else {
+                return Err(Error::Output(
+                    "the typed map of a float reduction did not run".into(),
+                ));
+            };
+            let buffers = match values {
+                Values::F64(v) => Buffers::F64(vec![Buffer {
+                    data: BufferData::Contiguous(Cow::Owned(v)),
+                    shape,
+                }]),
+                Values::F32(v) => Buffers::F32(vec![Buffer {
+                    data: BufferData::Contiguous(Cow::Owned(v)),
+                    shape,
+                }]),
+                other => {
+                    return Err(Error::Output(format!(
+                        "float values expected of the typed map, got {}",
+                        other.output_type()
+                    )));
+                }
+            };
+            return split.exe.run(&split.reduce, &split.plan, &buffers, ctx);
         }
         let inputs = bufs
             .iter()

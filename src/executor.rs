@@ -211,7 +211,20 @@ fn typed_note(typed: &TypedKernel, why: &str) -> String {
             };
             format!("compiled: typed kernel ({why}), compiled by the JIT ({how})")
         }
-        Some(not) => format!("interpreted: {why}, and the JIT does not compile {not}"),
+        Some(not) => match kiln_jit::typed::split_float_reduction(typed) {
+            Some((map, reduce)) => format!(
+                "compiled: typed kernel ({why}), in two kernels as the JIT does not compile {not}: its \
+                 {} values by the JIT's typed code generator ({} lane(s)), then the float reduction {} by \
+                 the JIT",
+                map.value_type(),
+                kiln_jit::typed::lanes_of(&map),
+                match &reduce.kind {
+                    kiln_ir::KernelKind::Reduce { op, .. } => op.name(),
+                    _ => "",
+                }
+            ),
+            None => format!("interpreted: {why}, and the JIT does not compile {not}"),
+        },
     };
     format!("{engine}; the typed kernel:\n{}", typed.to_string().trim_end())
 }

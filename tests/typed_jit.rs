@@ -532,3 +532,65 @@ fn prepared_handles_of_integer_inputs_run_the_compiled_kernel() {
         assert!(same(&got, &want), "{expr}: {got:?} {want:?}");
     }
 }
+
+#[test]
+fn float_reductions_of_typed_values_run_as_a_typed_map_then_the_float_reduction() {
+    // mean of integers, sums of float expressions of integers: the values by the typed JIT, the sum
+    // by the float JIT (reassociated: a relative bound); min, max and argmin/argmax exactly
+    let close = |a: &Output, b: &Output| match (a, b) {
+        (Output::F64(x), Output::F64(y)) => x
+            .iter()
+            .zip(y)
+            .all(|(p, q)| (p.is_nan() && q.is_nan()) || (p - q).abs() <= 1e-12 * p.abs().max(1.0)),
+        (Output::F32(x), Output::F32(y)) => x
+            .iter()
+            .zip(y)
+            .all(|(p, q)| (p.is_nan() && q.is_nan()) || (p - q).abs() <= 1e-5 * p.abs().max(1.0)),
+        _ => same(a, b),
+    };
+    for n in [1usize, 3, 4, 5, 100, 4097] {
+        let i: Array1<i32> = (0..n as i32)
+            .map(|k| k.wrapping_mul(7919) % 100_003 - 50_000)
+            .collect();
+        let k: Array1<i64> = i.mapv(|v| v as i64 * 1_000_003);
+        for expr in [
+            "mean(i)",
+            "sum(i * 0.5)",
+            "var(i)",
+            "std(k)",
+            "min(i / 3)",
+            "max(k * 0.25)",
+            "argmax(i * 1.5)",
+            "argmin(float32(i))",
+            "sum(float32(i), axis=0)",
+            "mean(where(i > 0, i, 0))",
+        ] {
+            let inputs = [("i", (&i).into()), ("k", (&k).into())];
+            let run = |b: &str| {
+                FusedRunner::compile_text(expr)
+                    .unwrap()
+                    .with_backend(kiln::backend_by_name(b).unwrap())
+                    .run(&inputs)
+                    .unwrap()
+            };
+            let want = run("interp");
+            for b in ["jit", "jit-scalar"] {
+                let got = run(b);
+                assert!(close(&got, &want), "{expr} at n = {n} on {b}: {got:?} {want:?}");
+            }
+            let notes = FusedRunner::compile_text(expr)
+                .unwrap()
+                .explain_rewrites(&inputs)
+                .unwrap();
+            let note: String = notes
+                .iter()
+                .map(|k| k.2.join("\n"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(
+                note.contains("compiled: typed") && !note.contains("interpreted"),
+                "{expr}: {note}"
+            );
+        }
+    }
+}

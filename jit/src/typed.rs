@@ -120,6 +120,45 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     None
 }
 
+/// A reduction of float values in a typed kernel (`mean(i)`, `sum(i * 0.5)`, `var` of integers),
+/// which [`why_not`] declines, as two kernels: its body as a typed map (where that compiles), and
+/// the float reduction of the map's values (input 0, `values`, of the iteration shape) for the
+/// float JIT. None where the kernel is not such a reduction or its map does not compile.
+pub fn split_float_reduction(kernel: &TypedKernel) -> Option<(TypedKernel, kiln_ir::KernelIR)> {
+    let k = &kernel.kernel;
+    let KernelKind::Reduce { op, axes } = &k.kind else {
+        return None;
+    };
+    let dtype = kernel.value_type().float()?;
+    // the typed kernel typed again as a map gives its own body back (its casts are explicit)
+    let map = kiln_ir::KernelIR {
+        kind: KernelKind::Map,
+        ..k.clone()
+    };
+    let map = TypedKernel::new(&map, &kernel.input_types, false).ok()?;
+    if map.value_type() != kernel.value_type() || why_not(&map).is_some() {
+        return None;
+    }
+    let mut arena = kiln_ir::ExprArena::new();
+    let body = arena.input(0);
+    let reduce = kiln_ir::KernelIR {
+        dtype,
+        inputs: vec![kiln_ir::InputDecl {
+            name: "values".into(),
+            shape: k.shape.clone(),
+        }],
+        shape: k.shape.clone(),
+        arena,
+        body,
+        extra: Vec::new(),
+        kind: KernelKind::Reduce {
+            op: *op,
+            axes: axes.clone(),
+        },
+    };
+    Some((map, reduce))
+}
+
 /// The lane count of `kernel` (see the module doc): 4, 2, or 1 where it mixes widths.
 pub fn lanes_of(kernel: &TypedKernel) -> u8 {
     let k = &kernel.kernel;

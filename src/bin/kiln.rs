@@ -439,6 +439,20 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             .iter()
             .map(|d| d.shape.iter().product::<usize>() == 1)
             .collect();
+        // a reduction of float values compiles its map (the float reduction is the JIT's)
+        let typed = match kiln_jit::typed::why_not(&typed) {
+            Some(_) => match kiln_jit::typed::split_float_reduction(&typed) {
+                Some((map, _)) => {
+                    writeln!(
+                        w,
+                        "# the typed map of the values (the float reduction is the JIT's)"
+                    )?;
+                    map
+                }
+                None => typed,
+            },
+            None => typed,
+        };
         let code = kiln_jit::typed::compile_typed(&typed, &splat, args.backend == "jit-scalar", true)
             .map_err(|e| e.to_string())?;
         writeln!(
