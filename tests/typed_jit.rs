@@ -81,11 +81,15 @@ fn array(ty: &str, shape: &[usize], shift: usize) -> Arr {
             n,
             |i| {
                 // the extremes exactly, and 2**53 + 1, which f64 cannot hold
-                match at(i) {
-                    v if v == -9.223372036854776e18 => i64::MIN,
-                    v if v == 9.223372036854775e18 => i64::MAX,
-                    v if v == 2147483648.0 && i % 2 == 1 => (1 << 53) + 1,
-                    v => v as i64,
+                let v = at(i);
+                if v <= -9.2e18 {
+                    i64::MIN
+                } else if v >= 9.2e18 {
+                    i64::MAX
+                } else if v == 2147483648.0 && i % 2 == 1 {
+                    (1 << 53) + 1
+                } else {
+                    v as i64
                 }
             },
             shape,
@@ -464,7 +468,7 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
 #[test]
 fn large_maps_and_sums_cut_into_work_units_agree() {
     // long enough for several work units on threads: each unit's range and partial exact
-    let n = 200_003;
+    let n: usize = 200_003;
     let i: Array1<i32> = (0..n as i32)
         .map(|k| k.wrapping_mul(2_654_435_761u32 as i32))
         .collect();
