@@ -202,22 +202,16 @@ pub(crate) fn specialise(
 /// every kernel.
 fn typed_note(typed: &TypedKernel, why: &str) -> String {
     let engine = match kiln_jit::typed::why_not(typed) {
-        None => {
-            let lanes = kiln_jit::typed::lanes_of(typed);
-            let how = match lanes {
-                4 => "4 lanes: i32x4 / f32x4, bools as i32x4 masks".to_string(),
-                2 => "2 lanes: i64x2 / f64x2, bools as i64x2 masks".to_string(),
-                _ => "in scalars: it mixes 32- and 64-bit values".to_string(),
-            };
-            format!("compiled: typed kernel ({why}), compiled by the JIT ({how})")
-        }
+        None => format!(
+            "compiled: typed kernel ({why}), compiled by the JIT ({})",
+            kiln_jit::typed::describe_lanes(typed)
+        ),
         Some(not) => match kiln_jit::typed::split_float_reduction(typed) {
             Some((map, reduce)) => format!(
                 "compiled: typed kernel ({why}), in two kernels as the JIT does not compile {not}: its \
-                 {} values by the JIT's typed code generator ({} lane(s)), then the float reduction {} by \
-                 the JIT",
+                 {} values by the JIT's typed code generator ({}), then the float reduction {} by the JIT",
                 map.value_type(),
-                kiln_jit::typed::lanes_of(&map),
+                kiln_jit::typed::describe_lanes(&map),
                 match &reduce.kind {
                     kiln_ir::KernelKind::Reduce { op, .. } => op.name(),
                     _ => "",

@@ -459,6 +459,30 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
             }
         }
     }
+    // kernels mixing 32- and 64-bit values (2 lanes, int32 half-filled)
+    for n in [1usize, 2, 3, 5, 8, 33] {
+        let (i, k, f) = (
+            array("int32", &[n], 0),
+            array("int64", &[n], 3),
+            array("float64", &[n], 1),
+        );
+        let inputs = [("i", i.arg()), ("k", k.arg()), ("f", f.arg())];
+        for expr in [
+            "sum(i + k)",
+            "max(int32(k))",
+            "min(int32(f) // 3)",
+            "any(i > k)",
+            "all(i != k)",
+            "prod(int32(k) | 1)",
+            "sum(where(f > 0, i, 0))",
+            "max(where(i > 0, k, i))",
+            "where(f > 1, i, int32(k)) * 3",
+            "float32(i) + float32(f)",
+        ] {
+            let note = check(expr, &inputs).unwrap();
+            assert!(note.contains("compiled by the JIT (2 lanes"), "{expr}: {note}");
+        }
+    }
     // a start other than the identity runs on the interpreter, with the same result
     let a = array("int32", &[9], 0);
     check("sum(a, initial=5)", &[("a", a.arg())]);

@@ -3,12 +3,16 @@
 //! ([`kiln_ir::typed::interpret`]).
 //!
 //! **Lanes.** A kernel whose values are all 32 bits wide (int32, float32; bools beside them) runs
-//! 4 lanes per iteration (`i32x4` / `f32x4`, bools as `i32x4` lane masks); one whose values are all
-//! 64 bits wide (int64, float64) runs 2 (`i64x2` / `f64x2`, bools as `i64x2` masks); a kernel of
-//! bools alone runs 4. A kernel that mixes 32- and 64-bit values (an int32 cast to int64, int32 +
-//! float64...) runs one element per iteration, in scalars: SIMD across two lane counts would need
-//! half-filled vectors and a widening at every cast, left for later. The tail of a vector loop
-//! (fewer than `lanes` points) runs the same body in scalars. See `typed_lower` for the opcodes.
+//! 4 lanes per iteration (`i32x4` / `f32x4`, bools as `i32x4` lane masks); any other runs 2:
+//! int64 and float64 as `i64x2` / `f64x2`, bools as `i64x2` masks, and where the kernel mixes
+//! widths (an int32 cast to float64, int32 + int64), its 32-bit values half-filled: an `i32x4` /
+//! `f32x4` whose lanes 0 and 1 hold the two points (loaded and stored as one 64-bit word; lanes 2
+//! and 3 hold copies or garbage that no result reads). Casts between widths are `swiden_low`, a
+//! lane shuffle, `cvtdq2pd`, `cvttpd2dq`, `fvpromote_low` and `fvdemote`; a comparison of
+//! half-filled values gives an `i32x4` mask, widened to the kernel's `i64x2` bool, and narrowed back
+//! where a bool chooses between 32-bit values. The tail of a vector loop (fewer than `lanes`
+//! points) runs the same body in scalars; the `jit-scalar` backend runs scalars only. See
+//! `typed_lower` for the opcodes.
 //!
 //! **Inputs.** Every input is a C-contiguous buffer of the iteration shape, or one element read once
 //! and splat (an input of one element): the caller materialises any other broadcast or strided view
@@ -159,6 +163,21 @@ pub fn split_float_reduction(kernel: &TypedKernel) -> Option<(TypedKernel, kiln_
     Some((map, reduce))
 }
 
+/// How `kernel`'s values are held (see the module doc), for `kiln explain`.
+pub fn describe_lanes(kernel: &TypedKernel) -> &'static str {
+    let k = &kernel.kernel;
+    let has32 = k
+        .arena
+        .reachable(k.body)
+        .into_iter()
+        .any(|id| matches!(kernel.type_of(id), ElemType::I32 | ElemType::F32));
+    match (lanes_of(kernel), has32) {
+        (4, _) => "4 lanes: i32x4 / f32x4, bools as i32x4 masks",
+        (_, false) => "2 lanes: i64x2 / f64x2, bools as i64x2 masks",
+        _ => "2 lanes: i64x2 / f64x2, 32-bit values half-filled i32x4 / f32x4, bools as i64x2 masks",
+    }
+}
+
 /// The lane count of `kernel` (see the module doc): 4, 2, or 1 where it mixes widths.
 pub fn lanes_of(kernel: &TypedKernel) -> u8 {
     let k = &kernel.kernel;
@@ -175,8 +194,7 @@ pub fn lanes_of(kernel: &TypedKernel) -> u8 {
     widths.dedup();
     match widths[..] {
         [] | [32] => 4,
-        [64] => 2,
-        _ => 1,
+        _ => 2,
     }
 }
 
@@ -531,7 +549,8 @@ fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
         let mut a = g.b.use_var(s);
         if let Some(v) = v {
             let vec = g.b.use_var(v);
-            let lanes = g.b.func.dfg.value_type(vec).lane_count();
+            // the kernel's lanes (a half-filled int32 accumulator's lanes 2 and 3 are not values)
+            let lanes = g.b.func.dfg.value_type(vec).lane_count().min(g.lanes as u32);
             for l in 0..lanes {
                 let x = g.b.ins().extractlane(vec, l as u8);
                 let x = if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
@@ -734,6 +753,12 @@ fn eval(
             Node::Where(c, a, b) => g.select(get(c), get(a), get(b)),
             Node::Index(_) | Node::Fma(..) => unreachable!("why_not refuses them"),
         };
+        // a comparison of half-filled 32-bit values gives an i32x4 mask: the kernel's bools are i64x2
+        let v = if kernel.type_of(id) == ElemType::Bool && vector {
+            g.bool_mask(v)
+        } else {
+            v
+        };
         vals[id.index()] = Some(v);
     }
     vals[kernel.kernel.body.index()].expect("the body is evaluated")
@@ -749,10 +774,11 @@ fn fold_vector(g: &mut TypedGen<'_, '_>, op: ReduceOp, acc: Value, v: Value, vt:
             } else {
                 v
             };
-            let parts = if g.lanes == 4 {
-                vec![g.b.ins().swiden_low(v), g.b.ins().swiden_high(v)]
-            } else {
-                vec![v]
+            let parts = match (g.b.func.dfg.value_type(v), g.lanes) {
+                (types::I32X4, 4) => vec![g.b.ins().swiden_low(v), g.b.ins().swiden_high(v)],
+                // half-filled int32: lanes 0 and 1
+                (types::I32X4, _) => vec![g.b.ins().swiden_low(v)],
+                _ => vec![v],
             };
             parts.into_iter().fold(acc, |a, p| {
                 if op == ReduceOp::Sum {

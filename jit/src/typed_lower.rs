@@ -129,7 +129,10 @@ impl TypedGen<'_, '_> {
             (ElemType::F32, 4) => types::F32X4,
             (ElemType::Bool | ElemType::I64, 2) => types::I64X2,
             (ElemType::F64, 2) => types::F64X2,
-            _ => unreachable!("a vector kernel holds values of its lane width only (typed.rs lanes)"),
+            // a 32-bit value in a kernel of 2 lanes: its lanes 0 and 1 (half-filled)
+            (ElemType::I32, 2) => types::I32X4,
+            (ElemType::F32, 2) => types::F32X4,
+            _ => unreachable!("a vector kernel has 2 or 4 lanes (typed.rs lanes_of)"),
         }
     }
 
@@ -140,6 +143,31 @@ impl TypedGen<'_, '_> {
 
     fn is_vector(&self, v: Value) -> bool {
         self.b.func.dfg.value_type(v).is_vector()
+    }
+
+    /// Whether values of `t` are half-filled vectors here: 32 bits wide in a kernel of 2 lanes.
+    fn half(&self, t: ElemType) -> bool {
+        self.lanes == 2 && bits(t) == 32
+    }
+
+    /// A mask of a half-filled comparison (`i32x4`, lanes 0 and 1) as the kernel's bool (`i64x2`);
+    /// any other value unchanged.
+    pub fn bool_mask(&mut self, m: Value) -> Value {
+        if self.lanes == 2 && self.b.func.dfg.value_type(m) == types::I32X4 {
+            self.b.ins().swiden_low(m)
+        } else {
+            m
+        }
+    }
+
+    /// The low 32 bits of each lane of an `i64x2` as the half-filled `i32x4` (lanes 0 and 1;
+    /// wrapping: an int64 narrowed to int32, or a mask for 32-bit data).
+    fn narrow_lanes(&mut self, v: Value) -> Value {
+        let mut mask = [0u8; 16];
+        for (i, m) in mask.iter_mut().enumerate() {
+            *m = ((i / 4) % 2 * 8 + i % 4) as u8;
+        }
+        self.shuffle_bytes(v, v, mask, types::I32X4)
     }
 
     /// A constant of type `t`, as a scalar or splat.
@@ -186,6 +214,13 @@ impl TypedGen<'_, '_> {
             }
             return v.expect("a vector has lanes");
         }
+        if vector && self.half(t) {
+            // two 32-bit elements: one 64-bit load, splat (lanes 2 and 3 repeat lanes 0 and 1)
+            let x = self.b.ins().load(types::I64, mem(), addr, 0);
+            let v = self.b.ins().splat(types::I64X2, x);
+            let ty = self.ty(t, true);
+            return self.b.ins().bitcast(ty, cast(), v);
+        }
         let ty = self.ty(t, vector);
         self.b.ins().load(ty, mem(), addr, 0)
     }
@@ -200,6 +235,12 @@ impl TypedGen<'_, '_> {
             }
             return;
         }
+        if self.is_vector(v) && self.half(t) {
+            let w = self.b.ins().bitcast(types::I64X2, cast(), v);
+            let x = self.b.ins().extractlane(w, 0);
+            self.b.ins().store(mem(), x, addr, 0);
+            return;
+        }
         self.b.ins().store(mem(), v, addr, 0);
     }
 
@@ -209,6 +250,13 @@ impl TypedGen<'_, '_> {
             return self.b.ins().select(c, a, b);
         }
         let (ta, tc) = (self.b.func.dfg.value_type(a), self.b.func.dfg.value_type(c));
+        // a bool (i64x2) choosing between half-filled 32-bit values
+        let c = if ta.lane_count() == 4 && tc == types::I64X2 {
+            self.narrow_lanes(c)
+        } else {
+            c
+        };
+        let tc = self.b.func.dfg.value_type(c);
         if ta == tc {
             return self.b.ins().bitselect(c, a, b);
         }
@@ -278,11 +326,24 @@ impl TypedGen<'_, '_> {
         match (from, to) {
             (_, Bool) if from.is_float() => {
                 let z = self.konst(Scalar::F64(0.0).cast(from), vector);
-                self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+                let m = self.b.ins().fcmp(FloatCC::NotEqual, x, z);
+                self.bool_mask(m)
             }
             (_, Bool) => {
                 let z = self.int_zero(from, vector);
-                self.b.ins().icmp(IntCC::NotEqual, x, z)
+                let m = self.b.ins().icmp(IntCC::NotEqual, x, z);
+                self.bool_mask(m)
+            }
+            (Bool, _) if vector && self.half(to) => {
+                let x = self.narrow_lanes(x);
+                if to == I32 {
+                    self.b.ins().ineg(x)
+                } else {
+                    let one = self.konst(Scalar::F32(1.0), true);
+                    let bits = self.b.ins().bitcast(types::I32X4, cast(), one);
+                    let m = self.b.ins().band(x, bits);
+                    self.b.ins().bitcast(types::F32X4, cast(), m)
+                }
             }
             (Bool, I32 | I64) if vector => self.b.ins().ineg(x),
             (Bool, I32 | I64) => self.b.ins().uextend(scalar_type(to), x),
@@ -314,6 +375,35 @@ impl TypedGen<'_, '_> {
         use ElemType::*;
         match (from, to) {
             (I32, F32) => self.b.ins().fcvt_from_sint(types::F32X4, x),
+            // between widths (a kernel of 2 lanes, 32-bit values half-filled)
+            (I32, I64) => self.b.ins().swiden_low(x),
+            (I64, I32) => self.narrow_lanes(x),
+            (I32, F64) => {
+                let w = self.b.ins().swiden_low(x);
+                self.b.ins().fcvt_from_sint(types::F64X2, w)
+            }
+            (F32, F64) => self.b.ins().fvpromote_low(x),
+            (F64, F32) => self.b.ins().fvdemote(x),
+            (F64, I32) => {
+                // truncation saturates; NaN and values outside (-2**31 - 1, 2**31) give MIN instead
+                let zeros = self
+                    .b
+                    .func
+                    .dfg
+                    .constants
+                    .insert(cranelift_codegen::ir::ConstantData::from(&[0u8; 16][..]));
+                let z = self.b.ins().vconst(types::I64X2, zeros);
+                let t = self.b.ins().fcvt_to_sint_sat(types::I64X2, x);
+                let t = self.b.ins().snarrow(t, z);
+                let lo = self.konst(Scalar::F64(-2147483649.0), true);
+                let hi = self.konst(Scalar::F64(2147483648.0), true);
+                let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, lo);
+                let lt = self.b.ins().fcmp(FloatCC::LessThan, x, hi);
+                let ok = self.b.ins().band(gt, lt);
+                let ok = self.narrow_lanes(ok);
+                let min = self.konst(Scalar::I32(i32::MIN), true);
+                self.b.ins().bitselect(ok, t, min)
+            }
             (F32, I32) => {
                 // truncation saturates; NaN and values outside [-2**31, 2**31) give MIN instead
                 let t = self.b.ins().fcvt_to_sint_sat(types::I32X4, x);
