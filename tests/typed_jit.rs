@@ -445,7 +445,7 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
                 }
             }
         }
-        for shape in [[3usize, 5], [4, 1], [2, 0], [6, 9]] {
+        for shape in [[3usize, 5], [4, 1], [2, 0], [6, 9], [1, 7], [0, 3]] {
             let a = array(ty, &shape, 1);
             for expr in [
                 "sum(a, axis=1)",
@@ -454,9 +454,26 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
                 "any(a, axis=1)",
                 "sum(a, axis=0)",
                 "prod(a, axis=1)",
+                "prod(a, axis=0)",
+                "min(a, axis=0)",
+                "max(a * 3, axis=0)",
+                "all(a, axis=0)",
+                "any(a, axis=0)",
             ] {
-                check(expr, &[("a", a.arg())]);
+                let note = check(expr, &[("a", a.arg())]);
+                if let Some(note) = note {
+                    assert!(note.starts_with("compiled"), "{expr} of {ty}: {note}");
+                }
             }
+        }
+        let a3 = array(ty, &[3, 4, 5], 2);
+        for expr in [
+            "sum(a, axis=(0, 1))",
+            "max(a, axis=(1, 2))",
+            "min(a, axis=0)",
+            "sum(a, axis=(0, 2))",
+        ] {
+            check(expr, &[("a", a3.arg())]);
         }
     }
     // kernels mixing 32- and 64-bit values (2 lanes, int32 half-filled)

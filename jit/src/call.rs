@@ -328,8 +328,11 @@ pub(crate) fn dispatch_typed(
         // range (allocated by `run_reduce`), unit `u` writing slot `u` alone. A scan's ranges are of
         // lines (`run_scan`: below `outer * inner` for the checked shape, whose `len` and `inner`
         // are `params`), each line's points within `0..n` and distinct lines' points distinct.
+        // A reduction over leading axes (`run_reduce`, `columns`) writes `n_out` int64 slots, each
+        // range a range of columns (below `n_out`) whose slots only its unit reads and writes, at
+        // points `row * n_out + column` within `0..n` (`params`: the rows and `n_out`).
         // `ins` holds one pointer per input, read-only; the code never reads `out_idx`, and reads
-        // `params` only in a scan (two values). Every buffer outlives `spread`, which returns when
+        // `params` only in a scan or a column reduction (two values). Every buffer outlives `spread`, which returns when
         // every unit has.
         unsafe {
             entry(

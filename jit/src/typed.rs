@@ -22,8 +22,11 @@
 //! (whole arrays included) of bool or integer values reduces each row of `row` points into one int64
 //! slot: `sum` / `prod` wrapping in int64 (NumPy's accumulator; integer sums are exact and
 //! associative, so any cut into chunks gives the same bits), `min` / `max` in the data type, `any` /
-//! `all`. What does not compile ([`why_not`]: scans, reductions of floats or over leading axes,
-//! `argmin` / `argmax`, transcendentals, an index) runs on the typed interpreter.
+//! `all`; one over leading axes folds each row into a slot per column (scalar, `build_columns`). A
+//! scan (`cumsum` / `cumprod` in int64, `cummax` / `cummin` in the type) runs each line in scalars.
+//! What does not compile ([`why_not`]: reductions of float values (see [`split_float_reduction`]) or
+//! over axes neither leading nor trailing, `argmin` / `argmax`, a scan with `initial`,
+//! transcendentals, an index) runs on the typed interpreter.
 //!
 //! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
 //! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the
@@ -51,9 +54,12 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     match &k.kind {
         KernelKind::Map => {}
         KernelKind::Reduce { op, axes } => {
-            let rank = k.shape.len();
-            if !axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i) {
-                return Some("a reduction over leading axes (the JIT reduces trailing axes)".into());
+            if reduced_axes(&k.shape, axes).is_none() {
+                return Some(
+                    "a reduction over axes neither leading nor trailing (the JIT reduces trailing \
+                     axes, or leading ones)"
+                        .into(),
+                );
             }
             if kernel.value_type().is_float() {
                 return Some(format!(
@@ -163,6 +169,20 @@ pub fn split_float_reduction(kernel: &TypedKernel) -> Option<(TypedKernel, kiln_
     Some((map, reduce))
 }
 
+/// Which axes a reduction over `axes` of `shape` folds, as the code generator reads them: `Some(false)`
+/// trailing axes (rows of consecutive points, whole arrays included), `Some(true)` leading axes
+/// (columns: each output one of the `cols` trailing points of every row), None neither.
+fn reduced_axes(shape: &[usize], axes: &[usize]) -> Option<bool> {
+    let rank = shape.len();
+    if axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i) {
+        Some(false)
+    } else if axes.iter().enumerate().all(|(i, &a)| a == i) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
 /// How `kernel`'s values are held (see the module doc), for `kiln explain`.
 pub fn describe_lanes(kernel: &TypedKernel) -> &'static str {
     let k = &kernel.kernel;
@@ -208,6 +228,8 @@ pub struct TypedCode {
     reduce: Option<ReduceOp>,
     /// The scan, where the kernel is one.
     scan: Option<Scan>,
+    /// A reduction over leading axes (one output per trailing point; see `build_columns`).
+    columns: bool,
     compile_time: Duration,
     clif: Option<String>,
 }
@@ -328,6 +350,10 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
     }
     let start = Instant::now();
     let lanes = if scalar { 1 } else { lanes_of(kernel) };
+    let columns = match &kernel.kernel.kind {
+        KernelKind::Reduce { axes, .. } => reduced_axes(&kernel.kernel.shape, axes) == Some(true),
+        _ => false,
+    };
     let reduce = match &kernel.kernel.kind {
         KernelKind::Reduce { op, .. } => Some(*op),
         _ => None,
@@ -354,6 +380,7 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
             };
             match &kernel.kernel.kind {
                 KernelKind::Scan(scan) => build_scan(&mut g, splat, scan),
+                KernelKind::Reduce { op, .. } if columns => build_columns(&mut g, splat, *op),
                 _ => build(&mut g, splat, reduce),
             }
             b.seal_all_blocks();
@@ -399,6 +426,7 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
             KernelKind::Scan(s) => Some(*s),
             _ => None,
         },
+        columns,
         compile_time: start.elapsed(),
         clif,
     })
@@ -708,6 +736,79 @@ fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
     g.b.ins().return_(&[]);
 }
 
+/// A reduction over leading axes: for each row `0..rows` (`params[0]`; a row is `cols = params[1]`
+/// consecutive points) and each column `lo..hi`, the point's value folded into that column's int64
+/// slot of `out` (pre-filled with the identity by `run_reduce`): sums and products wrapping in
+/// int64, `min` / `max` on the values sign-extended (the same extreme), `any` / `all` on 0 / 1. Rows
+/// in order, so each slot folds its column's values in row order; columns may be cut into units.
+fn build_columns(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
+    let vt = g.k.value_type();
+    let entry = g.b.create_block();
+    g.b.append_block_params_for_function_params(entry);
+    g.b.switch_to_block(entry);
+    let params = g.b.block_params(entry).to_vec();
+    let (ins, out, sizes, lo, hi) = (params[0], params[1], params[3], params[6], params[7]);
+    let (ptrs, splats) = entry_loads(g, ins, splat);
+    let mem = crate::clif::mem();
+    let rows = g.b.ins().load(types::I64, mem, sizes, 0);
+    let cols = g.b.ins().load(types::I64, mem, sizes, 8);
+    let (r, j) = (g.b.declare_var(types::I64), g.b.declare_var(types::I64));
+    let zero = g.b.ins().iconst(types::I64, 0);
+    g.b.def_var(r, zero);
+    let (row_head, row_body, col_head, col_body, row_end, exit) = (
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+        g.b.create_block(),
+    );
+    g.b.ins().jump(row_head, &[]);
+    g.b.switch_to_block(row_head);
+    let rv = g.b.use_var(r);
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, rv, rows);
+    g.b.ins().brif(more, row_body, &[], exit, &[]);
+    g.b.switch_to_block(row_body);
+    g.b.def_var(j, lo);
+    g.b.ins().jump(col_head, &[]);
+    g.b.switch_to_block(col_head);
+    let jv = g.b.use_var(j);
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, jv, hi);
+    g.b.ins().brif(more, col_body, &[], row_end, &[]);
+    g.b.switch_to_block(col_body);
+    let (rv, jv) = (g.b.use_var(r), g.b.use_var(j));
+    let base = g.b.ins().imul(rv, cols);
+    let k = g.b.ins().iadd(base, jv);
+    let v = eval(g, &ptrs, &splats, k, false);
+    let x = match op {
+        ReduceOp::Any | ReduceOp::All => {
+            let t = g.cast(v, vt, ElemType::Bool);
+            g.b.ins().uextend(types::I64, t)
+        }
+        _ => g.cast(v, vt, ElemType::I64),
+    };
+    let slot = address(g, out, jv, ElemType::I64);
+    let a = g.b.ins().load(types::I64, mem, slot, 0);
+    let a = match op {
+        ReduceOp::Sum => g.b.ins().iadd(a, x),
+        ReduceOp::Prod => g.b.ins().imul(a, x),
+        ReduceOp::Min | ReduceOp::All => g.b.ins().smin(a, x),
+        ReduceOp::Max | ReduceOp::Any => g.b.ins().smax(a, x),
+        ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("why_not refuses arg reductions"),
+    };
+    g.b.ins().store(mem, a, slot, 0);
+    let j1 = g.b.ins().iadd_imm_s(jv, 1);
+    g.b.def_var(j, j1);
+    g.b.ins().jump(col_head, &[]);
+    g.b.switch_to_block(row_end);
+    let rv = g.b.use_var(r);
+    let r1 = g.b.ins().iadd_imm_s(rv, 1);
+    g.b.def_var(r, r1);
+    g.b.ins().jump(row_head, &[]);
+    g.b.switch_to_block(exit);
+    g.b.ins().return_(&[]);
+}
+
 /// The address of element `k` of a buffer of `t` at `base`.
 fn address(g: &mut TypedGen<'_, '_>, base: Value, k: Value, t: ElemType) -> Value {
     let off = g.b.ins().imul_imm_s(k, (bits(t) / 8) as i64);
@@ -985,6 +1086,43 @@ impl TypedCode {
             .ok_or_else(|| bad("too many points".into()))?;
         let checked = self.check(inputs, n)?;
         let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
+        let convert = |slots: Vec<i64>| match (op, self.value) {
+            (ReduceOp::Sum | ReduceOp::Prod, _) => Values::I64(slots),
+            (ReduceOp::Any | ReduceOp::All, _) | (_, ElemType::Bool) => {
+                Values::Bool(slots.into_iter().map(|s| s != 0).collect())
+            }
+            (_, ElemType::I32) => Values::I32(slots.into_iter().map(|s| s as i32).collect()),
+            _ => Values::I64(slots),
+        };
+        if self.columns {
+            // one slot per column from the identity, columns cut into units
+            let start = match op {
+                ReduceOp::Sum | ReduceOp::Any => 0,
+                ReduceOp::Prod | ReduceOp::All => 1,
+                ReduceOp::Min if self.value == ElemType::Bool => 1,
+                ReduceOp::Max if self.value == ElemType::Bool => 0,
+                ReduceOp::Min => i64::MAX,
+                _ => i64::MIN,
+            };
+            let mut slots = vec![start; n_out];
+            let units = max_units.clamp(1, n_out.max(1)).min(n.div_ceil(MIN_UNIT).max(1));
+            let per = n_out.div_ceil(units).max(1);
+            let ranges: Vec<(usize, usize)> = (0..units)
+                .map(|u| ((u * per).min(n_out), ((u + 1) * per).min(n_out)))
+                .collect();
+            let params = [row as i64, n_out as i64];
+            call::dispatch_typed(
+                &self.code,
+                checked,
+                &ins,
+                slots.as_mut_ptr().cast(),
+                0,
+                &params,
+                &ranges,
+                spread,
+            );
+            return Ok(convert(slots));
+        }
         let ranges: Vec<(usize, usize)> = if n_out == 1 {
             let units = max_units.clamp(1, n.div_ceil(MIN_UNIT).max(1));
             let per = n.div_ceil(units).div_ceil(4) * 4;
@@ -1014,13 +1152,6 @@ impl TypedCode {
         if n_out == 1 {
             slots = vec![slots.into_iter().reduce(fold).unwrap_or(0)];
         }
-        Ok(match (op, self.value) {
-            (ReduceOp::Sum | ReduceOp::Prod, _) => Values::I64(slots),
-            (ReduceOp::Any | ReduceOp::All, _) | (_, ElemType::Bool) => {
-                Values::Bool(slots.into_iter().map(|s| s != 0).collect())
-            }
-            (_, ElemType::I32) => Values::I32(slots.into_iter().map(|s| s as i32).collect()),
-            _ => Values::I64(slots),
-        })
+        Ok(convert(slots))
     }
 }
