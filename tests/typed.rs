@@ -176,11 +176,13 @@ fn explain_says_which_engine_runs_the_typed_kernel() {
     assert!(notes.contains("in0 i: i32 [3]"), "{notes}");
     assert!(notes.contains("cast %"), "{notes}");
     // what the typed code generator declines runs on the interpreter, and the note says why
-    let runner = FusedRunner::compile_text("argmax(i)").unwrap();
+    let runner = FusedRunner::compile_text("cumsum(i, initial=5)").unwrap();
     let all = runner.explain_rewrites(&[("i", (&i).into())]).unwrap();
     let notes = all[0].2.join("\n");
     assert!(
-        notes.contains("interpreted: input 'i' is int32, and the JIT does not compile argmax of integers"),
+        notes.contains(
+            "interpreted: input 'i' is int32, and the JIT does not compile the scan cumsum with an initial value"
+        ),
         "{notes}"
     );
     // a float kernel compiles as before: no note

@@ -436,6 +436,9 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
                 "all(a)",
                 "sum(where(p, a, 0))",
                 "sum(a * 3)",
+                "argmin(a)",
+                "argmax(a)",
+                "argmax(where(p, a, 0))",
             ] {
                 let note = check(expr, &[("a", a.arg()), ("p", p.arg())]);
                 if let Some(note) = note
@@ -459,6 +462,8 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
                 "max(a * 3, axis=0)",
                 "all(a, axis=0)",
                 "any(a, axis=0)",
+                "argmin(a, axis=1)",
+                "argmax(a * 3, axis=-1)",
             ] {
                 let note = check(expr, &[("a", a.arg())]);
                 if let Some(note) = note {
@@ -472,6 +477,8 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
             "max(a, axis=(1, 2))",
             "min(a, axis=0)",
             "sum(a, axis=(0, 2))",
+            "argmax(a, axis=0)",
+            "argmin(a, axis=(1, 2))",
         ] {
             check(expr, &[("a", a3.arg())]);
         }
@@ -521,6 +528,9 @@ fn large_maps_and_sums_cut_into_work_units_agree() {
     check("sum(where(p, k, 0))", &[("p", (&p).into()), ("k", (&k64).into())]);
     check("prod(j | 1)", &[("j", (&j).into())]);
     check("max(k // (i | 1))", &[("k", (&k64).into()), ("i", (&i).into())]);
+    check("argmax(i)", &[("i", (&i).into())]);
+    check("argmin(j)", &[("j", (&j).into())]);
+    check("argmax(j)", &[("j", (&j).into())]);
 }
 
 #[test]

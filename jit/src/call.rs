@@ -324,8 +324,9 @@ pub(crate) fn dispatch_typed(
         // at offset 0); every range lies within `0..n` (made by `typed.rs` from `n`), and the code
         // reads input elements and writes output elements at the points of its range only. A map's
         // `out` holds `n` elements of the value type (checked by `run_map`), and ranges are disjoint,
-        // so distinct units write distinct elements; a reduction's `out` holds one 8-byte slot per
-        // range (allocated by `run_reduce`), unit `u` writing slot `u` alone. A scan's ranges are of
+        // so distinct units write distinct elements; a reduction's `out` holds one `unit_bytes` slot per
+        // range (8 bytes, 16 for argmin / argmax; allocated by `run_reduce`), unit `u` writing slot
+        // `u` alone. A scan's ranges are of
         // lines (`run_scan`: below `outer * inner` for the checked shape, whose `len` and `inner`
         // are `params`), each line's points within `0..n` and distinct lines' points distinct.
         // A reduction over leading axes (`run_reduce`, `columns`) writes `n_out` int64 slots, each

@@ -24,9 +24,10 @@
 //! associative, so any cut into chunks gives the same bits), `min` / `max` in the data type, `any` /
 //! `all`; one over leading axes folds each row into a slot per column (scalar, `build_columns`). A
 //! scan (`cumsum` / `cumprod` in int64, `cummax` / `cummin` in the type) runs each line in scalars.
-//! What does not compile ([`why_not`]: reductions of float values (see [`split_float_reduction`]) or
-//! over axes neither leading nor trailing, `argmin` / `argmax`, a scan with `initial`,
-//! transcendentals, an index) runs on the typed interpreter.
+//! `argmin` / `argmax` (whole arrays and trailing axes) keep the extreme and its first index per
+//! range (scalar, `build_arg`). What does not compile ([`why_not`]: reductions of float values (see
+//! [`split_float_reduction`]) or over axes neither leading nor trailing, `argmin` / `argmax` over
+//! leading axes, a scan with `initial`, transcendentals, an index) runs on the typed interpreter.
 //!
 //! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
 //! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the
@@ -67,8 +68,11 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
                     kernel.value_type()
                 ));
             }
-            if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
-                return Some(format!("{} of integers", op.name()));
+            if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax)
+                && reduced_axes(&k.shape, axes) == Some(true)
+                && axes.len() < k.shape.len()
+            {
+                return Some(format!("{} over leading axes", op.name()));
             }
         }
         KernelKind::Scan(s) => {
@@ -351,7 +355,9 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
     let start = Instant::now();
     let lanes = if scalar { 1 } else { lanes_of(kernel) };
     let columns = match &kernel.kernel.kind {
-        KernelKind::Reduce { axes, .. } => reduced_axes(&kernel.kernel.shape, axes) == Some(true),
+        KernelKind::Reduce { axes, .. } => {
+            reduced_axes(&kernel.kernel.shape, axes) == Some(true) && axes.len() < kernel.kernel.shape.len()
+        }
         _ => false,
     };
     let reduce = match &kernel.kernel.kind {
@@ -381,6 +387,10 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
             match &kernel.kernel.kind {
                 KernelKind::Scan(scan) => build_scan(&mut g, splat, scan),
                 KernelKind::Reduce { op, .. } if columns => build_columns(&mut g, splat, *op),
+                KernelKind::Reduce {
+                    op: op @ (ReduceOp::ArgMin | ReduceOp::ArgMax),
+                    ..
+                } => build_arg(&mut g, splat, *op),
                 _ => build(&mut g, splat, reduce),
             }
             b.seal_all_blocks();
@@ -733,6 +743,66 @@ fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
     g.b.def_var(line, l1);
     g.b.ins().jump(line_head, &[]);
     g.b.switch_to_block(exit);
+    g.b.ins().return_(&[]);
+}
+
+/// `argmin` / `argmax` of the points `lo..hi`: the extreme (as int64) and the flat index of its first
+/// occurrence, stored as two int64 at `out` (the extreme starts at the identity and the index at
+/// `lo`, so a range of equal extremes keeps `lo`). Scalar: the strict compare is sequential.
+fn build_arg(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
+    let vt = g.k.value_type();
+    let entry = g.b.create_block();
+    g.b.append_block_params_for_function_params(entry);
+    g.b.switch_to_block(entry);
+    let params = g.b.block_params(entry).to_vec();
+    let (ins, out, lo, hi) = (params[0], params[1], params[6], params[7]);
+    let (ptrs, splats) = entry_loads(g, ins, splat);
+    let (k, best, at) = (
+        g.b.declare_var(types::I64),
+        g.b.declare_var(types::I64),
+        g.b.declare_var(types::I64),
+    );
+    g.b.def_var(k, lo);
+    g.b.def_var(at, lo);
+    let start = g.b.ins().iconst(
+        types::I64,
+        if op == ReduceOp::ArgMin {
+            i64::MAX
+        } else {
+            i64::MIN
+        },
+    );
+    g.b.def_var(best, start);
+    let (head, body, exit) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
+    g.b.ins().jump(head, &[]);
+    g.b.switch_to_block(head);
+    let kv = g.b.use_var(k);
+    let more = g.b.ins().icmp(IntCC::SignedLessThan, kv, hi);
+    g.b.ins().brif(more, body, &[], exit, &[]);
+    g.b.switch_to_block(body);
+    let kv = g.b.use_var(k);
+    let v = eval(g, &ptrs, &splats, kv, false);
+    let x = g.cast(v, vt, ElemType::I64);
+    let b = g.b.use_var(best);
+    let cc = if op == ReduceOp::ArgMin {
+        IntCC::SignedLessThan
+    } else {
+        IntCC::SignedGreaterThan
+    };
+    let better = g.b.ins().icmp(cc, x, b);
+    let b1 = g.b.ins().select(better, x, b);
+    g.b.def_var(best, b1);
+    let a = g.b.use_var(at);
+    let a1 = g.b.ins().select(better, kv, a);
+    g.b.def_var(at, a1);
+    let k1 = g.b.ins().iadd_imm_s(kv, 1);
+    g.b.def_var(k, k1);
+    g.b.ins().jump(head, &[]);
+    g.b.switch_to_block(exit);
+    let (b, a) = (g.b.use_var(best), g.b.use_var(at));
+    let mem = crate::clif::mem();
+    g.b.ins().store(mem, b, out, 0);
+    g.b.ins().store(mem, a, out, 8);
     g.b.ins().return_(&[]);
 }
 
@@ -1122,6 +1192,46 @@ impl TypedCode {
                 spread,
             );
             return Ok(convert(slots));
+        }
+        if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
+            // (extreme, index) per range: rows, or chunks of a whole array combined in order, the
+            // first of equal extremes kept
+            let ranges: Vec<(usize, usize)> = if n_out == 1 {
+                let units = max_units.clamp(1, n.div_ceil(MIN_UNIT).max(1));
+                let per = n.div_ceil(units).max(1);
+                (0..units)
+                    .map(|u| ((u * per).min(n), ((u + 1) * per).min(n)))
+                    .filter(|(lo, hi)| lo < hi)
+                    .collect()
+            } else {
+                (0..n_out).map(|o| (o * row, (o + 1) * row)).collect()
+            };
+            let mut slots = vec![0i64; 2 * ranges.len()];
+            call::dispatch_typed(
+                &self.code,
+                checked,
+                &ins,
+                slots.as_mut_ptr().cast(),
+                16,
+                &[],
+                &ranges,
+                if n_out == 1 { spread } else { &crate::Serial },
+            );
+            let pairs = slots.chunks(2).map(|p| (p[0], p[1]));
+            let idx: Vec<i64> = if n_out == 1 {
+                let first = pairs.reduce(|a, b| {
+                    let better = if op == ReduceOp::ArgMin {
+                        b.0 < a.0
+                    } else {
+                        b.0 > a.0
+                    };
+                    if better { b } else { a }
+                });
+                vec![first.map_or(0, |p| p.1)]
+            } else {
+                pairs.enumerate().map(|(o, p)| p.1 - (o * row) as i64).collect()
+            };
+            return Ok(Values::I64(idx));
         }
         let ranges: Vec<(usize, usize)> = if n_out == 1 {
             let units = max_units.clamp(1, n.div_ceil(MIN_UNIT).max(1));
