@@ -199,20 +199,20 @@ impl TypedGen<'_, '_> {
             if !vector {
                 return self.b.ins().load(types::I8, mem(), addr, 0);
             }
-            let lane = self.mask_lane();
-            let mut v = None;
-            for l in 0..self.lanes {
-                let byte = self.b.ins().uload8(lane, mem(), addr, l as i32);
-                let m = self.b.ins().ineg(byte);
-                v = Some(match v {
-                    None => {
-                        let vt = self.ty(t, true);
-                        self.b.ins().splat(vt, m)
-                    }
-                    Some(v) => self.b.ins().insertlane(v, m, l),
-                });
+            // `lanes` bytes in one load, zero-extended lane by lane to the mask's width, negated
+            let word = if self.lanes == 4 {
+                self.b.ins().load(types::I32, mem(), addr, 0)
+            } else {
+                self.b.ins().uload16(types::I32, mem(), addr, 0)
+            };
+            let v = self.b.ins().splat(types::I32X4, word);
+            let v = self.b.ins().bitcast(types::I8X16, cast(), v);
+            let v = self.b.ins().uwiden_low(v);
+            let mut v = self.b.ins().uwiden_low(v);
+            if self.lanes == 2 {
+                v = self.b.ins().uwiden_low(v);
             }
-            return v.expect("a vector has lanes");
+            return self.b.ins().ineg(v);
         }
         if vector && self.half(t) {
             // two 32-bit elements: one 64-bit load, splat (lanes 2 and 3 repeat lanes 0 and 1)
@@ -228,10 +228,19 @@ impl TypedGen<'_, '_> {
     /// Stores `v` (of type `t`) at `addr`: bools as one byte 0 / 1 each.
     pub fn store(&mut self, t: ElemType, v: Value, addr: Value) {
         if t == ElemType::Bool && self.is_vector(v) {
-            for l in 0..self.lanes {
-                let m = self.b.ins().extractlane(v, l);
-                let one = self.b.ins().band_imm_s(m, 1);
-                self.b.ins().istore8(mem(), one, addr, l as i32);
+            // masks to 0 / 1, narrowed to bytes (unsigned saturation keeps 0 and 1), stored at once
+            let v = if self.lanes == 2 { self.narrow_lanes(v) } else { v };
+            let v = self.b.ins().ineg(v);
+            let z = self.konst(Scalar::I32(0), true);
+            let h = self.b.ins().unarrow(v, z);
+            let hz = self.b.ins().bitcast(types::I16X8, cast(), z);
+            let bytes = self.b.ins().unarrow(h, hz);
+            let words = self.b.ins().bitcast(types::I32X4, cast(), bytes);
+            let w = self.b.ins().extractlane(words, 0);
+            if self.lanes == 4 {
+                self.b.ins().store(mem(), w, addr, 0);
+            } else {
+                self.b.ins().istore16(mem(), w, addr, 0);
             }
             return;
         }
