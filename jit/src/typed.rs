@@ -1008,11 +1008,16 @@ pub fn zeroed_output<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
     call::zeroed(n, zero)
 }
 
-/// A run-time error about the buffers of a typed run.
+/// A typed run whose call or output does not fit the code.
 fn bad(why: String) -> JitError {
+    JitError::WrongKernel(why)
+}
+
+/// A typed run's input `index` that does not fit the code.
+fn bad_input(index: usize, ty: ElemType, why: String) -> JitError {
     JitError::BadInput {
-        index: 0,
-        name: "typed kernel".into(),
+        index,
+        name: format!("a {ty} input of a typed kernel"),
         why,
     }
 }
@@ -1045,19 +1050,17 @@ impl TypedCode {
             )));
         }
         for (i, input) in inputs.iter().enumerate() {
-            if input.ty() != self.input_types[i] {
-                return Err(bad(format!(
-                    "input {i}: {} given for a {} input",
-                    input.ty(),
-                    self.input_types[i]
-                )));
+            let t = self.input_types[i];
+            if input.ty() != t {
+                return Err(bad_input(i, t, format!("{} given", input.ty())));
             }
             let want = if self.splat[i] { 1 } else { n };
             if input.len() != want {
-                return Err(bad(format!(
-                    "input {i}: {} elements where the kernel reads {want}",
-                    input.len()
-                )));
+                return Err(bad_input(
+                    i,
+                    t,
+                    format!("{} elements where the kernel reads {want}", input.len()),
+                ));
             }
         }
         Ok(TypedChecked(()))
