@@ -27,7 +27,7 @@
 //! `argmin` / `argmax` (whole arrays and trailing axes) keep the extreme and its first index per
 //! range (scalar, `build_arg`). What does not compile ([`why_not`]: reductions of float values (see
 //! [`split_float_reduction`]) or over axes neither leading nor trailing, `argmin` / `argmax` over
-//! leading axes, a scan with `initial`, transcendentals, an index) runs on the typed interpreter.
+//! leading axes, a scan with `initial`, float `sign copysign fmax fmin`, an index) runs on the typed interpreter.
 //!
 //! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
 //! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the
@@ -35,6 +35,7 @@
 
 use crate::call::{self, Code};
 use crate::error::{JitError, Result};
+use crate::host::{MathFn, MathRefs};
 use crate::run::Spread;
 use crate::typed_lower::{
     TypedGen, bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles, scalar_type,
@@ -365,7 +366,9 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
         _ => None,
     };
     let isa = crate::compile::isa()?;
-    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
+    crate::host::register_symbols(&mut jb);
+    let mut module = JITModule::new(jb);
     let mut sig = Signature::new(module.isa().default_call_conv());
     for _ in 0..8 {
         sig.params.push(AbiParam::new(types::I64));
@@ -376,6 +379,10 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
         ctx.func.signature = sig.clone();
         ctx.func.name = UserFuncName::user(0, id.as_u32());
         ctx.set_disasm(dump);
+        // the libm functions of float values (the interpreter's own, so bit-exact), f32 and f64
+        let order = kernel.kernel.arena.reachable(kernel.kernel.body);
+        let used = MathFn::used_by(&kernel.kernel.arena, &order);
+        let math = MathRefs::import(&mut module, &mut ctx.func, kiln_ir::DType::F32, &used, false)?;
         {
             let mut fctx = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
@@ -383,6 +390,7 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
                 b: &mut b,
                 k: kernel,
                 lanes,
+                math: &math,
             };
             match &kernel.kernel.kind {
                 KernelKind::Scan(scan) => build_scan(&mut g, splat, scan),

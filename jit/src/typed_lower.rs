@@ -18,23 +18,28 @@
 //! a float cast to an integer truncates and gives `MIN` for NaN, ±inf and out-of-range values (x86's
 //! "integer indefinite", [`kiln_ir::int::Int::from_f64`]). Operations Cranelift does not lower on
 //! 128-bit x64 vectors (integer division, int64 <-> float64 conversions, shifts by a vector of counts)
-//! run per lane: each lane extracted, computed as a scalar, and put back.
+//! run per lane: each lane extracted, computed as a scalar, and put back. So do the libm functions
+//! of float values (transcendentals, NumPy's float `//`, `%`, `**`): calls of the host functions
+//! that are the interpreter's own `eval` ([`crate::host`]), bit-exact by construction.
 
 use crate::clif::{cast, mem};
+use crate::host::{MathFn, MathRefs};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::typed::{Scalar, TypedKernel};
 use kiln_ir::{BinaryOp, ElemType, Node, NodeId, UnaryOp};
 
-/// The float opcodes a typed kernel compiles (the others, transcendentals and NumPy's float `//`,
-/// `%`, `**`, run on the typed interpreter).
+/// The float opcodes a typed kernel compiles: IEEE operations inline, and the libm functions
+/// (transcendentals, NumPy's float `//`, `%`, `**`...) as calls of the interpreter's own function,
+/// per lane on vectors (so bit-exact by construction). The others (`sign`, `copysign`, `fmax`...)
+/// run on the typed interpreter.
 pub(crate) fn float_unary_compiles(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Neg | Abs | Sqrt | Floor | Ceil | Trunc | Round | IsNan | IsInf | IsFinite | Not
-    )
+        Neg | Abs | Sqrt | Floor | Ceil | Trunc | Round | IsNan | IsInf | IsFinite | Not | Recip
+    ) || MathFn::of_unary(op).is_some()
 }
 
 pub(crate) fn float_binary_compiles(op: BinaryOp) -> bool {
@@ -42,7 +47,7 @@ pub(crate) fn float_binary_compiles(op: BinaryOp) -> bool {
     matches!(
         op,
         Add | Sub | Mul | Div | Min | Max | Lt | Le | Gt | Ge | Eq | Ne
-    )
+    ) || MathFn::of_binary(op).is_some()
 }
 
 /// The integer opcodes a typed kernel compiles: all the typing gives integers.
@@ -116,6 +121,8 @@ pub(crate) struct TypedGen<'a, 'b> {
     pub k: &'b TypedKernel,
     /// 1 (scalars only), 2 (64-bit values) or 4 (32-bit values).
     pub lanes: u8,
+    /// The host math functions the kernel calls.
+    pub math: &'b MathRefs,
 }
 
 impl TypedGen<'_, '_> {
@@ -493,7 +500,14 @@ impl TypedGen<'_, '_> {
                     let z = self.konst(Scalar::F64(0.0).cast(t), vector);
                     self.b.ins().fcmp(FloatCC::Equal, x, z)
                 }
-                _ => unreachable!("typed.rs routes {op} of floats to the interpreter"),
+                Recip => {
+                    let one = self.konst(Scalar::F64(1.0).cast(t), vector);
+                    self.b.ins().fdiv(one, x)
+                }
+                _ => match MathFn::of_unary(op) {
+                    Some(f) => self.call_math(f, t, &[x]),
+                    None => unreachable!("typed.rs routes {op} of floats to the interpreter"),
+                },
             };
         }
         match op {
@@ -589,7 +603,10 @@ impl TypedGen<'_, '_> {
                     let m = self.b.ins().bor(better, nan);
                     self.pick(m, a, b)
                 }
-                _ => unreachable!("typed.rs routes {op} of floats to the interpreter"),
+                _ => match MathFn::of_binary(op) {
+                    Some(f) => self.call_math(f, t, &[a, b]),
+                    None => unreachable!("typed.rs routes {op} of floats to the interpreter"),
+                },
             };
         }
         let vector = self.is_vector(a);
@@ -905,6 +922,18 @@ impl TypedGen<'_, '_> {
             }
         }
         acc
+    }
+
+    /// The host function `f` of float type `t` on `args` (scalars), or per lane on vectors.
+    fn call_math(&mut self, f: MathFn, t: ElemType, args: &[Value]) -> Value {
+        let dtype = t.float().expect("a float operation");
+        if self.is_vector(args[0]) {
+            let typed: Vec<(Value, ElemType)> = args.iter().map(|&a| (a, t)).collect();
+            return self.per_lane(t, &typed, &mut |g, xs| g.call_math(f, t, xs));
+        }
+        let func = self.math.host(f, dtype);
+        let call = self.b.ins().call(func, args);
+        self.b.inst_results(call)[0]
     }
 
     /// `where(c, a, b)`: `c` a bool.
