@@ -27,7 +27,7 @@
 //! `argmin` / `argmax` (whole arrays and trailing axes) keep the extreme and its first index per
 //! range (scalar, `build_arg`). What does not compile ([`why_not`]: reductions of float values (see
 //! [`split_float_reduction`]) or over axes neither leading nor trailing, `argmin` / `argmax` over
-//! leading axes, a scan with `initial`, float `sign copysign fmax fmin`, an index) runs on the typed interpreter.
+//! leading axes, a scan with `initial`, an index, `fma`) runs on the typed interpreter.
 //!
 //! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
 //! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the

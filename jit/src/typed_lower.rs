@@ -32,13 +32,25 @@ use kiln_ir::{BinaryOp, ElemType, Node, NodeId, UnaryOp};
 
 /// The float opcodes a typed kernel compiles: IEEE operations inline, and the libm functions
 /// (transcendentals, NumPy's float `//`, `%`, `**`...) as calls of the interpreter's own function,
-/// per lane on vectors (so bit-exact by construction). The others (`sign`, `copysign`, `fmax`...)
-/// run on the typed interpreter.
+/// per lane on vectors (so bit-exact by construction).
 pub(crate) fn float_unary_compiles(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Neg | Abs | Sqrt | Floor | Ceil | Trunc | Round | IsNan | IsInf | IsFinite | Not | Recip
+        Neg | Abs
+            | Sqrt
+            | Floor
+            | Ceil
+            | Trunc
+            | Round
+            | IsNan
+            | IsInf
+            | IsFinite
+            | Not
+            | Recip
+            | Sign
+            | Deg2Rad
+            | Rad2Deg
     ) || MathFn::of_unary(op).is_some()
 }
 
@@ -46,7 +58,7 @@ pub(crate) fn float_binary_compiles(op: BinaryOp) -> bool {
     use BinaryOp::*;
     matches!(
         op,
-        Add | Sub | Mul | Div | Min | Max | Lt | Le | Gt | Ge | Eq | Ne
+        Add | Sub | Mul | Div | Min | Max | Fmax | Fmin | Copysign | Lt | Le | Gt | Ge | Eq | Ne
     ) || MathFn::of_binary(op).is_some()
 }
 
@@ -504,6 +516,31 @@ impl TypedGen<'_, '_> {
                     let one = self.konst(Scalar::F64(1.0).cast(t), vector);
                     self.b.ins().fdiv(one, x)
                 }
+                // the constant as `eval` rounds it, in the value's type
+                Deg2Rad | Rad2Deg => {
+                    let c = match (op, t) {
+                        (Deg2Rad, ElemType::F32) => Scalar::F32(std::f32::consts::PI / 180.0),
+                        (Rad2Deg, ElemType::F32) => Scalar::F32(180.0 / std::f32::consts::PI),
+                        (Deg2Rad, _) => Scalar::F64(std::f64::consts::PI / 180.0),
+                        _ => Scalar::F64(180.0 / std::f64::consts::PI),
+                    };
+                    let c = self.konst(c, vector);
+                    self.b.ins().fmul(x, c)
+                }
+                // NaN stays NaN; else (x > 0) - (x < 0), so ±0 gives +0
+                Sign => {
+                    let (one, zero) = (
+                        self.konst(Scalar::F64(1.0).cast(t), vector),
+                        self.konst(Scalar::F64(0.0).cast(t), vector),
+                    );
+                    let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, zero);
+                    let lt = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
+                    let g = self.pick(gt, one, zero);
+                    let l = self.pick(lt, one, zero);
+                    let r = self.b.ins().fsub(g, l);
+                    let nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+                    self.pick(nan, x, r)
+                }
                 _ => match MathFn::of_unary(op) {
                     Some(f) => self.call_math(f, t, &[x]),
                     None => unreachable!("typed.rs routes {op} of floats to the interpreter"),
@@ -602,6 +639,24 @@ impl TypedGen<'_, '_> {
                     let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
                     let m = self.b.ins().bor(better, nan);
                     self.pick(m, a, b)
+                }
+                // C's fmax / fmin: `a` where `a >= b` (`a <= b`) or `b` is NaN, else `b`
+                Fmax | Fmin => {
+                    let cc = if op == Fmax {
+                        FloatCC::GreaterThanOrEqual
+                    } else {
+                        FloatCC::LessThanOrEqual
+                    };
+                    let keep = self.b.ins().fcmp(cc, a, b);
+                    let nan = self.b.ins().fcmp(FloatCC::Unordered, b, b);
+                    let m = self.b.ins().bor(keep, nan);
+                    self.pick(m, a, b)
+                }
+                Copysign if !self.is_vector(a) => self.b.ins().fcopysign(a, b),
+                // on vectors (no `fcopysign` lowering for them): `a`'s bits but the sign bit of `b`
+                Copysign => {
+                    let sign = self.konst(Scalar::F64(-0.0).cast(t), true);
+                    self.b.ins().bitselect(sign, b, a)
                 }
                 _ => match MathFn::of_binary(op) {
                     Some(f) => self.call_math(f, t, &[a, b]),
