@@ -817,8 +817,10 @@ fn build_arg(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
 /// A reduction over leading axes: for each row `0..rows` (`params[0]`; a row is `cols = params[1]`
 /// consecutive points) and each column `lo..hi`, the point's value folded into that column's int64
 /// slot of `out` (pre-filled with the identity by `run_reduce`): sums and products wrapping in
-/// int64, `min` / `max` on the values sign-extended (the same extreme), `any` / `all` on 0 / 1. Rows
-/// in order, so each slot folds its column's values in row order; columns may be cut into units.
+/// int64, `min` / `max` on the values sign-extended (the same extreme), `any` / `all` on 0 / 1; a
+/// vector of `lanes` columns at a time (its values widened into `i64x2` slots), then the columns
+/// left one by one. Rows in order, so each slot folds its column's values in row order; columns may
+/// be cut into units.
 fn build_columns(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
     let vt = g.k.value_type();
     let entry = g.b.create_block();
@@ -848,7 +850,51 @@ fn build_columns(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
     g.b.ins().brif(more, row_body, &[], exit, &[]);
     g.b.switch_to_block(row_body);
     g.b.def_var(j, lo);
-    g.b.ins().jump(col_head, &[]);
+    if g.lanes > 1 {
+        // `lanes` columns at a time: the values widened to int64 lanes, folded into i64x2 slots
+        let (vhead, vbody) = (g.b.create_block(), g.b.create_block());
+        g.b.ins().jump(vhead, &[]);
+        g.b.switch_to_block(vhead);
+        let jv = g.b.use_var(j);
+        let next = g.b.ins().iadd_imm_s(jv, g.lanes as i64);
+        let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
+        g.b.ins().brif(fits, vbody, &[], col_head, &[]);
+        g.b.switch_to_block(vbody);
+        let (rv, jv) = (g.b.use_var(r), g.b.use_var(j));
+        let base = g.b.ins().imul(rv, cols);
+        let k = g.b.ins().iadd(base, jv);
+        let v = eval(g, &ptrs, &splats, k, true);
+        let x = match op {
+            ReduceOp::Any | ReduceOp::All => {
+                let m = g.cast(v, vt, ElemType::Bool);
+                g.b.ins().ineg(m)
+            }
+            _ if vt == ElemType::Bool => g.b.ins().ineg(v),
+            _ => v,
+        };
+        let parts = match (g.b.func.dfg.value_type(x), g.lanes) {
+            (types::I32X4, 4) => vec![g.b.ins().swiden_low(x), g.b.ins().swiden_high(x)],
+            (types::I32X4, _) => vec![g.b.ins().swiden_low(x)],
+            _ => vec![x],
+        };
+        let slot = address(g, out, jv, ElemType::I64);
+        for (q, p) in parts.into_iter().enumerate() {
+            let a = g.b.ins().load(types::I64X2, mem, slot, 16 * q as i32);
+            let a = match op {
+                ReduceOp::Sum => g.b.ins().iadd(a, p),
+                ReduceOp::Prod => g.b.ins().imul(a, p),
+                ReduceOp::Min | ReduceOp::All => g.b.ins().smin(a, p),
+                ReduceOp::Max | ReduceOp::Any => g.b.ins().smax(a, p),
+                ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("why_not refuses arg reductions"),
+            };
+            g.b.ins().store(mem, a, slot, 16 * q as i32);
+        }
+        let next = g.b.ins().iadd_imm_s(jv, g.lanes as i64);
+        g.b.def_var(j, next);
+        g.b.ins().jump(vhead, &[]);
+    } else {
+        g.b.ins().jump(col_head, &[]);
+    }
     g.b.switch_to_block(col_head);
     let jv = g.b.use_var(j);
     let more = g.b.ins().icmp(IntCC::SignedLessThan, jv, hi);
