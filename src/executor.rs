@@ -223,6 +223,29 @@ fn typed_note(typed: &TypedKernel, why: &str) -> String {
     format!("{engine}; the typed kernel:\n{}", typed.to_string().trim_end())
 }
 
+/// The explained kernels as `backend` runs them: under `interp` the interpreter runs every typed
+/// kernel, which its note then says instead of the JIT's engine.
+pub(crate) fn notes_for_backend<K, P>(
+    mut kernels: Vec<(K, P, Vec<String>)>,
+    backend: &str,
+) -> Vec<(K, P, Vec<String>)> {
+    if backend == "interp" {
+        for (_, _, notes) in &mut kernels {
+            for n in notes.iter_mut() {
+                if let Some(rest) = n.strip_prefix("compiled: typed kernel (")
+                    && let Some((why, tail)) = rest.split_once("), ")
+                {
+                    let typed = tail.split_once("; the typed kernel:").map_or("", |(_, t)| t);
+                    *n = format!(
+                        "interpreted: {why}, and the backend is the interpreter; the typed kernel:{typed}"
+                    );
+                }
+            }
+        }
+    }
+    kernels
+}
+
 /// A kernel specialised for one form of inputs, readied by a backend.
 #[derive(Debug)]
 pub(crate) struct Specialised {

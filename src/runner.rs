@@ -327,7 +327,7 @@ impl FusedRunner {
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
             // typed maps run one by one, on the interpreter (their kernels are above)
             if self.fused_typed(f, &refs) {
-                return Ok(out);
+                return Ok(crate::executor::notes_for_backend(out, self.backend.name()));
             }
             let (kernel, plan, mut notes, _) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
@@ -337,7 +337,7 @@ impl FusedRunner {
             }
             out.push((kernel, plan, notes));
         }
-        Ok(out)
+        Ok(crate::executor::notes_for_backend(out, self.backend.name()))
     }
 
     /// Specialises and readies the kernels for inputs of this form (the JIT compiles them here)

@@ -175,6 +175,19 @@ fn explain_says_which_engine_runs_the_typed_kernel() {
     );
     assert!(notes.contains("in0 i: i32 [3]"), "{notes}");
     assert!(notes.contains("cast %"), "{notes}");
+    // under the interpreter backend the note says so
+    let all = FusedRunner::compile_text("(i * 3 + j) % 7")
+        .unwrap()
+        .with_backend(kiln::interpreter())
+        .explain_rewrites(&[("i", (&i).into()), ("j", (&j).into())])
+        .unwrap();
+    let notes = all[0].2.join("\n");
+    assert!(
+        notes.contains(
+            "interpreted: input 'i' is int32, and the backend is the interpreter; the typed kernel:"
+        ),
+        "{notes}"
+    );
     // what the typed code generator declines runs on the interpreter, and the note says why
     let runner = FusedRunner::compile_text("cumsum(i, initial=5)").unwrap();
     let all = runner.explain_rewrites(&[("i", (&i).into())]).unwrap();
