@@ -679,3 +679,23 @@ fn libm_functions_of_typed_values_call_the_interpreters_own() {
         }
     }
 }
+
+#[test]
+fn contractions_over_integer_inputs_read_their_indices() {
+    // named indices (`x[i]`, `index=`) are int64 values of the point's position along an axis
+    for n in [1usize, 2, 3, 4, 7, 33] {
+        let x: Array1<i32> = (0..n as i32).map(|v| v * 7 - 11).collect();
+        let p: Array1<bool> = (0..n).map(|v| v % 3 == 0).collect();
+        for expr in [
+            "sum(where(i <= o, x[i], 0), index=(i, o), axis=i)",
+            "sum(x[i] * (i <= o), index=(i, o), axis=i)",
+            "max(where(p[i], x[i] * o, -5), index=(i, o), axis=i)",
+        ] {
+            let inputs = [("x", (&x).into()), ("p", (&p).into())];
+            let got = check(expr, &inputs);
+            if let Some(note) = got {
+                assert!(note.contains("compiled"), "{expr}: {note}");
+            }
+        }
+    }
+}

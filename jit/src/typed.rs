@@ -27,7 +27,8 @@
 //! `argmin` / `argmax` (whole arrays and trailing axes) keep the extreme and its first index per
 //! range (scalar, `build_arg`). What does not compile ([`why_not`]: reductions of float values (see
 //! [`split_float_reduction`]) or over axes neither leading nor trailing, `argmin` / `argmax` over
-//! leading axes, a scan with `initial`, an index, `fma`) runs on the typed interpreter.
+//! leading axes, a scan with `initial`, `fma`) runs on the typed interpreter. An index (a named
+//! index of a contraction) is computed from the kernel's shape, so the code is for that shape.
 //!
 //! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
 //! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the
@@ -115,7 +116,7 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
                     return Some("an untyped literal".into());
                 }
             }
-            Node::Index(_) => return Some("an index (`index(axis)`)".into()),
+            Node::Index(_) => {}
             Node::Fma(..) => return Some("fma".into()),
             Node::Unary(op, a) => {
                 if t(a).is_float() && !float_unary_compiles(op) {
@@ -473,34 +474,7 @@ fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
     g.b.switch_to_block(entry);
     let params = g.b.block_params(entry).to_vec();
     let (ins, out, lo, hi) = (params[0], params[1], params[6], params[7]);
-    let ptrs: Vec<Value> = (0..k.input_types.len())
-        .map(|i| {
-            g.b.ins()
-                .load(types::I64, crate::clif::mem(), ins, (8 * i) as i32)
-        })
-        .collect();
-    // splat inputs: one element, loaded once, at both widths
-    let splats: Vec<Option<[Value; 2]>> = (0..k.input_types.len())
-        .map(|i| {
-            splat[i].then(|| {
-                let t = k.input_types[i];
-                let s = g.load(t, ptrs[i], false);
-                let v = if g.lanes == 1 {
-                    s
-                } else if t == ElemType::Bool {
-                    let lane = if g.lanes == 4 { types::I32 } else { types::I64 };
-                    let w = g.b.ins().uextend(lane, s);
-                    let m = g.b.ins().ineg(w);
-                    let vt = g.ty(t, true);
-                    g.b.ins().splat(vt, m)
-                } else {
-                    let vt = g.ty(t, true);
-                    g.b.ins().splat(vt, s)
-                };
-                [s, v]
-            })
-        })
-        .collect();
+    let (ptrs, splats) = entry_loads(g, ins, splat);
     let vt = k.value_type();
     let kv = g.b.declare_var(types::I64);
     g.b.def_var(kv, lo);
@@ -635,12 +609,25 @@ fn entry_loads(
                 .load(types::I64, crate::clif::mem(), ins, (8 * i) as i32)
         })
         .collect();
+    // splat inputs: one element, loaded once, at both widths
     let splats = (0..k.input_types.len())
         .map(|i| {
             splat[i].then(|| {
                 let t = k.input_types[i];
                 let s = g.load(t, ptrs[i], false);
-                [s, s]
+                let v = if g.lanes == 1 {
+                    s
+                } else if t == ElemType::Bool {
+                    let lane = if g.lanes == 4 { types::I32 } else { types::I64 };
+                    let w = g.b.ins().uextend(lane, s);
+                    let m = g.b.ins().ineg(w);
+                    let vt = g.ty(t, true);
+                    g.b.ins().splat(vt, m)
+                } else {
+                    let vt = g.ty(t, true);
+                    g.b.ins().splat(vt, s)
+                };
+                [s, v]
             })
         })
         .collect();
@@ -976,7 +963,8 @@ fn eval(
                 g.binary(op, get(a), get(b), t(a), c)
             }
             Node::Where(c, a, b) => g.select(get(c), get(a), get(b)),
-            Node::Index(_) | Node::Fma(..) => unreachable!("why_not refuses them"),
+            Node::Index(axis) => index(g, k, axis as usize, vector),
+            Node::Fma(..) => unreachable!("why_not refuses it"),
         };
         // a comparison of half-filled 32-bit values gives an i32x4 mask: the kernel's bools are i64x2
         let v = if kernel.type_of(id) == ElemType::Bool && vector {
@@ -987,6 +975,42 @@ fn eval(
         vals[id.index()] = Some(v);
     }
     vals[kernel.kernel.body.index()].expect("the body is evaluated")
+}
+
+/// The index along `axis` of point `k` (scalar) or of points `k .. k + lanes` (an `i64x2`: an index
+/// is int64, so its kernel has 2 lanes), from the kernel's shape: `(k / stride) % extent`, the
+/// divisions by constants (Cranelift multiplies), per lane.
+fn index(g: &mut TypedGen<'_, '_>, k: Value, axis: usize, vector: bool) -> Value {
+    let shape = &g.k.kernel.shape;
+    let stride: usize = shape[axis + 1..].iter().product();
+    let extent = shape[axis];
+    let one = |g: &mut TypedGen<'_, '_>, k: Value| {
+        let q = if stride > 1 {
+            let s = g.b.ins().iconst(types::I64, stride as i64);
+            g.b.ins().udiv(k, s)
+        } else {
+            k
+        };
+        if axis > 0 && extent > 0 {
+            let e = g.b.ins().iconst(types::I64, extent as i64);
+            g.b.ins().urem(q, e)
+        } else {
+            q
+        }
+    };
+    if !vector {
+        return one(g, k);
+    }
+    let mut v = None;
+    for l in 0..g.lanes {
+        let kl = g.b.ins().iadd_imm_s(k, l as i64);
+        let x = one(g, kl);
+        v = Some(match v {
+            None => g.b.ins().splat(types::I64X2, x),
+            Some(v) => g.b.ins().insertlane(v, x, l),
+        });
+    }
+    v.expect("a vector has lanes")
 }
 
 /// A vector of values folded into the vector accumulator.
