@@ -9,6 +9,9 @@ use kiln::{FusedRunner, Output};
 use ndarray::{Array1, Array2, Zip};
 use std::time::Instant;
 
+/// An expression, the types it runs on, and its named inputs.
+type Kernel<'a> = (&'static str, &'static str, Vec<(&'static str, kiln::ArrayArg<'a>)>);
+
 /// The best of `reps` runs of `f`, in ns per element of `n`.
 fn best(n: usize, reps: usize, mut f: impl FnMut()) -> f64 {
     let mut b = f64::MAX;
@@ -23,24 +26,51 @@ fn best(n: usize, reps: usize, mut f: impl FnMut()) -> f64 {
 fn main() {
     let mut args = std::env::args().skip(1);
     let threads: usize = args.next().map_or(1, |s| s.parse().expect("threads"));
-    let n: usize = args.next().map_or(1_000_000, |s| s.parse::<f64>().expect("n") as usize);
+    let n: usize = args
+        .next()
+        .map_or(1_000_000, |s| s.parse::<f64>().expect("n") as usize);
     let side = (n as f64).sqrt() as usize;
-    let i: Array1<i32> = (0..n as i64).map(|k| ((k * 2_654_435_761) % 2000 - 1000) as i32).collect();
-    let j: Array1<i32> = (0..n as i64).map(|k| ((k * 40_503) % 2000 - 1000) as i32).collect();
+    let i: Array1<i32> = (0..n as i64)
+        .map(|k| ((k * 2_654_435_761) % 2000 - 1000) as i32)
+        .collect();
+    let j: Array1<i32> = (0..n as i64)
+        .map(|k| ((k * 40_503) % 2000 - 1000) as i32)
+        .collect();
     let jz: Array1<i32> = j.mapv(|v| v | 1);
     let k: Array1<i64> = i.mapv(|v| v as i64 * 1_000_003);
     let l: Array1<i64> = j.mapv(|v| v as i64 * 7_919);
     let p: Array1<bool> = (0..n).map(|x| (x * 7) % 3 == 0).collect();
-    let m: Array2<i32> = Array2::from_shape_fn((side, side), |(r, c)| ((r * 31 + c * 17) % 1000) as i32 - 500);
-    let kernels: Vec<(&str, &str, Vec<(&str, kiln::ArrayArg<'_>)>)> = vec![
-        ("(i*3 + j) % 7", "int32", vec![("i", (&i).into()), ("j", (&j).into())]),
-        ("sum(where(p, k, 0))", "int64/bool", vec![("p", (&p).into()), ("k", (&k).into())]),
-        ("sum(where(p, i, 0))", "int32/bool", vec![("p", (&p).into()), ("i", (&i).into())]),
+    let m: Array2<i32> =
+        Array2::from_shape_fn((side, side), |(r, c)| ((r * 31 + c * 17) % 1000) as i32 - 500);
+    let kernels: Vec<Kernel<'_>> = vec![
+        (
+            "(i*3 + j) % 7",
+            "int32",
+            vec![("i", (&i).into()), ("j", (&j).into())],
+        ),
+        (
+            "sum(where(p, k, 0))",
+            "int64/bool",
+            vec![("p", (&p).into()), ("k", (&k).into())],
+        ),
+        (
+            "sum(where(p, i, 0))",
+            "int32/bool",
+            vec![("p", (&p).into()), ("i", (&i).into())],
+        ),
         ("k * 3 + l", "int64", vec![("k", (&k).into()), ("l", (&l).into())]),
         ("i // j", "int32", vec![("i", (&i).into()), ("j", (&jz).into())]),
         ("k // 7", "int64", vec![("k", (&k).into())]),
-        ("(i << 3) ^ (j >> 1)", "int32", vec![("i", (&i).into()), ("j", (&j).into())]),
-        ("float64(i) * 0.5 + k", "int32/int64", vec![("i", (&i).into()), ("k", (&k).into())]),
+        (
+            "(i << 3) ^ (j >> 1)",
+            "int32",
+            vec![("i", (&i).into()), ("j", (&j).into())],
+        ),
+        (
+            "float64(i) * 0.5 + k",
+            "int32/int64",
+            vec![("i", (&i).into()), ("k", (&k).into())],
+        ),
         ("mean(i)", "int32", vec![("i", (&i).into())]),
         ("cumsum(i)", "int32", vec![("i", (&i).into())]),
         ("sum(m, axis=0)", "int32", vec![("m", (&m).into())]),
@@ -63,7 +93,11 @@ fn main() {
         for (b, reps) in [("jit", 30), ("jit-scalar", 30), ("interp", 2)] {
             let r = runner(b);
             let out = r.run(inputs).unwrap();
-            assert_eq!(format!("{out:?}").len(), format!("{oracle:?}").len(), "{expr} on {b}");
+            assert_eq!(
+                format!("{out:?}").len(),
+                format!("{oracle:?}").len(),
+                "{expr} on {b}"
+            );
             let t = best(n, reps, || {
                 std::hint::black_box(r.run(inputs).unwrap());
             });
