@@ -699,3 +699,38 @@ fn contractions_over_integer_inputs_read_their_indices() {
         }
     }
 }
+
+#[test]
+fn splat_inputs_in_every_kind_of_kernel() {
+    // a one-element input beside a matrix: maps, reductions over rows, columns and everything,
+    // scans and arg reductions, at every lane count
+    for (ta, tb) in [
+        ("int32", "int32"),
+        ("int64", "int64"),
+        ("int32", "int64"),
+        ("bool", "int32"),
+        ("int64", "bool"),
+    ] {
+        for shape in [[3usize, 5], [5, 9], [1, 4]] {
+            let a = array(ta, &shape, 1);
+            let b = array(tb, &[1], 2);
+            for expr in [
+                "a * b + 1",
+                "sum(a * b, axis=0)",
+                "sum(a + b, axis=1)",
+                "max(a - b, axis=0)",
+                "any(a > b, axis=0)",
+                "cumsum(a - b, axis=0)",
+                "cummax(a | b, axis=1)",
+                "argmax(a ^ b, axis=1)",
+                "min(a * b)",
+                "prod(where(a > b, 1, 2))",
+            ] {
+                let note = check(expr, &[("a", a.arg()), ("b", b.arg())]);
+                if let Some(note) = note {
+                    assert!(note.starts_with("compiled"), "{expr} of {ta}, {tb}: {note}");
+                }
+            }
+        }
+    }
+}
