@@ -513,7 +513,7 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
 #[test]
 fn large_maps_and_sums_cut_into_work_units_agree() {
     // long enough for several work units on threads: each unit's range and partial exact
-    let n: usize = 200_003;
+    let n: usize = 600_003;
     let i: Array1<i32> = (0..n as i32)
         .map(|k| k.wrapping_mul(2_654_435_761u32 as i32))
         .collect();
@@ -528,6 +528,32 @@ fn large_maps_and_sums_cut_into_work_units_agree() {
     check("argmax(i)", &[("i", (&i).into())]);
     check("argmin(j)", &[("j", (&j).into())]);
     check("argmax(j)", &[("j", (&j).into())]);
+    // on three threads (work units run on a pool), against the interpreter
+    let m = Array2::from_shape_fn((1000, 601), |(r, c)| {
+        ((r * 601 + c) as i32).wrapping_mul(-1_640_531_527)
+    });
+    for (expr, inputs) in [
+        ("(i * 3 + j) % 7", vec![("i", (&i).into()), ("j", (&j).into())]),
+        (
+            "sum(where(p, k, 0))",
+            vec![("p", (&p).into()), ("k", (&k64).into())],
+        ),
+        ("argmin(j)", vec![("j", (&j).into())]),
+        ("cumsum(m, axis=1)", vec![("m", (&m).into())]),
+        ("sum(m, axis=0)", vec![("m", (&m).into())]),
+        ("max(m, axis=1)", vec![("m", (&m).into())]),
+    ] {
+        let run = |b: &str, threads: usize| {
+            FusedRunner::compile_text(expr)
+                .unwrap()
+                .with_backend(kiln::backend_by_name(b).unwrap())
+                .with_threads(threads)
+                .run(&inputs)
+                .unwrap()
+        };
+        let (want, got) = (run("interp", 1), run("jit", 3));
+        assert!(same(&want, &got), "{expr} on 3 threads");
+    }
 }
 
 #[test]
