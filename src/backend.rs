@@ -232,21 +232,15 @@ pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
 }
 
-impl Executable for TypedExecutable {
-    fn run(
-        &self,
-        kernel: &KernelIR,
-        _plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
+impl TypedExecutable {
+    /// The typed interpreter's inputs: each buffer read whole, broadcast to the kernel's shape.
+    fn inputs<'a>(kernel: &KernelIR, inputs: &'a Buffers<'_>) -> Result<Vec<TypedInput<'a>>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        let inputs = bufs
-            .iter()
+        bufs.iter()
             .map(|b| {
                 let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
                 Ok(match &b.data {
@@ -257,24 +251,36 @@ impl Executable for TypedExecutable {
                     TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
                 })
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect()
+    }
+}
+
+impl Executable for TypedExecutable {
+    fn run(
+        &self,
+        kernel: &KernelIR,
+        _plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        let inputs = Self::inputs(kernel, inputs)?;
         Ok(kiln_ir::typed::interpret(&self.typed, &inputs, ctx.start)?)
     }
 
-    /// Never reached: a typed kernel has one output (`fused_applies` declines typed maps).
+    /// Every output, each of its own type: several maps, or a reduction of every axis and maps.
     fn run_many(
         &self,
         kernel: &KernelIR,
-        plan: &BroadcastPlan,
+        _plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if !kernel.extra.is_empty() {
-            return Err(Error::Unsupported(
-                "a typed kernel of several outputs (typed kernels have one output for now)".into(),
-            ));
-        }
-        Ok(vec![self.run(kernel, plan, inputs, ctx)?])
+        let inputs = Self::inputs(kernel, inputs)?;
+        Ok(kiln_ir::typed::interpret_outputs(
+            &self.typed,
+            &inputs,
+            ctx.start,
+        )?)
     }
 }
 
