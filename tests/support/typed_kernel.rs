@@ -531,6 +531,18 @@ impl TypedCase {
         r.run(&self.args()).ok()
     }
 
+    /// What `kiln explain` says runs the kernel on `backend` (the typed kernel's note up to the
+    /// kernel's text: compiled, or interpreted and why), or None for a float kernel or an error.
+    pub fn engine(&self, backend: &str) -> Option<String> {
+        let r = FusedRunner::compile(&self.expr)
+            .ok()?
+            .with_backend(kiln::backend_by_name(backend).ok()?);
+        let all = r.explain_rewrites(&self.args()).ok()?;
+        let notes = &all.last()?.2;
+        let note = notes.iter().find(|n| n.contains("the typed kernel:"))?;
+        Some(note[..note.find("; the typed kernel:").unwrap_or(note.len())].to_string())
+    }
+
     /// Runs the case on `backend` and on the interpreter; `Err` describes a disagreement.
     pub fn check(&self, backend: &str) -> std::result::Result<(), String> {
         let args = self.args();
