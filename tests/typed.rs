@@ -535,3 +535,49 @@ fn statistics_of_integers_run_their_two_reductions() {
         );
     }
 }
+
+#[test]
+fn in_place_updates_of_integer_and_bool_arrays() {
+    use kiln::FuseAssignExt;
+    // fuse_assign of an int32 array: the result is int32 (NumPy 2), written over the input
+    let mut i = array![1i32, -7, i32::MAX, i32::MIN, 0];
+    let j = array![5i32, 2, 1, -1, 9];
+    i.fuse_assign(&(&j,), |i, (j,)| (i * 3 + j) % 7).unwrap();
+    assert_eq!(i, array![1, 2, 0, 1, 2]);
+    // run_update of an int64 array with a bool mask, and of a bool array
+    let step = FusedRunner::compile_text("where(p, k << 1, k - 1)").unwrap();
+    let mut k = array![1i64, i64::MAX, -1, 3];
+    let p = array![true, true, false, false];
+    step.run_update("k", &[("p", (&p).into())], k.view_mut()).unwrap();
+    assert_eq!(k, array![2, -2, -2, 2]);
+    let mut q = array![true, false, true];
+    let flip = FusedRunner::compile_text("q ^ r").unwrap();
+    flip.run_update("q", &[("r", (&array![true, true, false]).into())], q.view_mut())
+        .unwrap();
+    assert_eq!(q, array![false, true, true]);
+    // a strided (non-contiguous) integer target is written in place too
+    let mut m = ndarray::Array2::<i32>::from_shape_fn((3, 4), |(r, c)| (r * 4 + c) as i32);
+    FusedRunner::compile_text("m << 2")
+        .unwrap()
+        .run_update("m", &[], m.slice_mut(ndarray::s![.., ..;2]))
+        .unwrap();
+    assert_eq!(m, array![[0, 1, 8, 3], [16, 5, 24, 7], [32, 9, 40, 11]]);
+    // refused as for floats: another result type, a reduction reading all of it, a broadcast input
+    let mut i = array![1i32, 2, 3];
+    let e = i
+        .fuse_assign(&(&array![1i64, 2, 3],), |i, (k,)| i + k)
+        .unwrap_err();
+    assert!(e.to_string().contains("int64"), "{e}");
+    let e = FusedRunner::compile_text("i - sum(i)")
+        .unwrap()
+        .run_update("i", &[], i.view_mut())
+        .unwrap_err();
+    assert!(e.to_string().contains("reads all of it"), "{e}");
+    let mut one = array![1i32];
+    let e = one
+        .fuse_assign(&(&array![1i32, 2, 3],), |o, (i,)| o + i)
+        .unwrap_err();
+    assert!(e.to_string().contains("broadcast"), "{e}");
+    assert_eq!(i, array![1, 2, 3]);
+    assert_eq!(one, array![1]);
+}

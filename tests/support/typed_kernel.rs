@@ -569,7 +569,54 @@ impl TypedCase {
             .and_then(|h| h.run(&positional))
             .map_err(|e| format!("the prepared handle fails where run did not: {e}"))?;
         same(&got, &again).map_err(|e| format!("prepared: {e}"))?;
+        self.check_updates(&args, &tested, &got)?;
         self.check_siblings(&args, backend, &got)
+    }
+
+    /// An in-place update of each input of the result's type and shape: refused, or the result
+    /// `tested` gave (`got`).
+    fn check_updates(
+        &self,
+        args: &[(&str, ArrayArg<'_>)],
+        tested: &FusedRunner,
+        got: &Output,
+    ) -> std::result::Result<(), String> {
+        fn update<T: Element>(
+            tested: &FusedRunner,
+            name: &str,
+            others: &[(&str, ArrayArg<'_>)],
+            previous: ndarray::ArrayViewD<'_, T>,
+            wrap: fn(ArrayD<T>) -> Output,
+        ) -> Option<Output> {
+            let mut target = previous.to_owned();
+            tested
+                .run_update(name, others, target.view_mut())
+                .ok()
+                .map(|_| wrap(target))
+        }
+        for (k, (name, arg)) in args.iter().enumerate() {
+            if arg.shape() != got.shape() {
+                continue;
+            }
+            let others: Vec<(&str, ArrayArg<'_>)> = args
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .map(|(_, (n, a))| (*n, a.clone()))
+                .collect();
+            let updated = match (arg, got) {
+                (ArrayArg::Bool(v), Output::Bool(_)) => update(tested, name, &others, v.view(), Output::Bool),
+                (ArrayArg::I32(v), Output::I32(_)) => update(tested, name, &others, v.view(), Output::I32),
+                (ArrayArg::I64(v), Output::I64(_)) => update(tested, name, &others, v.view(), Output::I64),
+                (ArrayArg::F32(v), Output::F32(_)) => update(tested, name, &others, v.view(), Output::F32),
+                (ArrayArg::F64(v), Output::F64(_)) => update(tested, name, &others, v.view(), Output::F64),
+                _ => None,
+            };
+            if let Some(u) = updated {
+                same(got, &u).map_err(|e| format!("run_update of '{name}': {e}"))?;
+            }
+        }
+        Ok(())
     }
 
     /// `expr` and the siblings as one runner of several results on `backend`: each result as the
