@@ -366,3 +366,55 @@ fn typed_edge_values_match_the_interpreter() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Typed kernels over more points than one thread takes (2**18), split over threads on the JIT,
+/// give the interpreter's bits: maps, integer division by a literal, masked and plain reductions.
+#[test]
+fn threaded_typed_kernels_match_the_interpreter() {
+    use kiln::{FusedRunner, interpreter};
+    use ndarray::Array1;
+    let n = (1 << 18) + 77;
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let i = Array1::from_shape_fn(n, |_| next() as i32);
+    let j = Array1::from_shape_fn(n, |_| (next() % 2000) as i32 - 1000);
+    let k = Array1::from_shape_fn(n, |_| next() as i64);
+    let p = Array1::from_shape_fn(n, |_| next() >> 63 == 1);
+    let args = [
+        ("i", (&i).into()),
+        ("j", (&j).into()),
+        ("k", (&k).into()),
+        ("p", (&p).into()),
+    ];
+    for text in [
+        "(i*3 + j) % 7",
+        "i // j",
+        "k // 7",
+        "k % -3",
+        "where(p, k, i)",
+        "float32(k) + j",
+        "sum(where(p, k, 0))",
+        "prod(j | 1)",
+        "max(i ^ j)",
+        "any(k == 0)",
+    ] {
+        let runner = FusedRunner::compile_text(text).unwrap();
+        let want = runner.clone().with_backend(interpreter()).run(&args).unwrap();
+        for backend in ["jit", "jit-scalar"] {
+            let got = runner
+                .clone()
+                .with_backend(kiln::backend_by_name(backend).unwrap())
+                .with_threads(2)
+                .run(&args)
+                .unwrap();
+            if let Err(e) = typed_kernel::same(&want, &got) {
+                panic!("{text} on {backend}, 2 threads: {e}");
+            }
+        }
+    }
+}
