@@ -439,51 +439,15 @@ fn expand(data: &TypedData<'_>, strides: &[isize], shape: &[usize], n: usize) ->
     })
 }
 
-impl Executable for TypedExecutable {
-    fn run(
-        &self,
-        kernel: &KernelIR,
-        _plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
+impl TypedExecutable {
+    /// The typed interpreter's inputs: each buffer read whole, broadcast to the kernel's shape.
+    fn inputs<'a>(kernel: &KernelIR, inputs: &'a Buffers<'_>) -> Result<Vec<TypedInput<'a>>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        if let Some(code) = &self.jit
-            && let Some(t) = self.run_compiled(code, kernel, bufs, ctx)?
-        {
-            return Ok(t);
-        }
-        if let Some(split) = &self.split {
-            let values = self.run_compiled(&split.map, &split.map_kernel(kernel), bufs, ctx)?;
-            let Some(Tensor { values, shape }) = values else {
-                return Err(Error::Output(
-                    "the typed map of a float reduction did not run".into(),
-                ));
-            };
-            let buffers = match values {
-                Values::F64(v) => Buffers::F64(vec![Buffer {
-                    data: BufferData::Contiguous(Cow::Owned(v)),
-                    shape,
-                }]),
-                Values::F32(v) => Buffers::F32(vec![Buffer {
-                    data: BufferData::Contiguous(Cow::Owned(v)),
-                    shape,
-                }]),
-                other => {
-                    return Err(Error::Output(format!(
-                        "float values expected of the typed map, got {}",
-                        other.output_type()
-                    )));
-                }
-            };
-            return split.exe.run(&split.reduce, &split.plan, &buffers, ctx);
-        }
-        let inputs = bufs
-            .iter()
+        bufs.iter()
             .map(|b| {
                 let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
                 Ok(match &b.data {
@@ -494,24 +458,80 @@ impl Executable for TypedExecutable {
                     TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
                 })
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect()
+    }
+
+    /// The compiled run (the typed code, or a float reduction's map then its reduction), or None
+    /// where this run is the interpreter's.
+    fn run_jit(&self, kernel: &KernelIR, inputs: &Buffers<'_>, ctx: &RunCtx<'_>) -> Result<Option<Tensor>> {
+        let Buffers::Typed(bufs) = inputs else {
+            return Err(Error::Output(
+                "a float kernel's inputs given to a typed kernel".into(),
+            ));
+        };
+        if let Some(code) = &self.jit
+            && let Some(t) = self.run_compiled(code, kernel, bufs, ctx)?
+        {
+            return Ok(Some(t));
+        }
+        let Some(split) = &self.split else {
+            return Ok(None);
+        };
+        let values = self.run_compiled(&split.map, &split.map_kernel(kernel), bufs, ctx)?;
+        let Some(Tensor { values, shape }) = values else {
+            return Err(Error::Output(
+                "the typed map of a float reduction did not run".into(),
+            ));
+        };
+        let buffers = match values {
+            Values::F64(v) => Buffers::F64(vec![Buffer {
+                data: BufferData::Contiguous(Cow::Owned(v)),
+                shape,
+            }]),
+            Values::F32(v) => Buffers::F32(vec![Buffer {
+                data: BufferData::Contiguous(Cow::Owned(v)),
+                shape,
+            }]),
+            other => {
+                return Err(Error::Output(format!(
+                    "float values expected of the typed map, got {}",
+                    other.output_type()
+                )));
+            }
+        };
+        split.exe.run(&split.reduce, &split.plan, &buffers, ctx).map(Some)
+    }
+}
+
+impl Executable for TypedExecutable {
+    fn run(
+        &self,
+        kernel: &KernelIR,
+        _plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        if let Some(t) = self.run_jit(kernel, inputs, ctx)? {
+            return Ok(t);
+        }
+        let inputs = Self::inputs(kernel, inputs)?;
         Ok(kiln_ir::typed::interpret(&self.typed, &inputs, ctx.start)?)
     }
 
-    /// Never reached: a typed kernel has one output (`fused_applies` declines typed maps).
+    /// Every output, each of its own type: several maps, or a reduction of every axis and maps.
     fn run_many(
         &self,
         kernel: &KernelIR,
-        plan: &BroadcastPlan,
+        _plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if !kernel.extra.is_empty() {
-            return Err(Error::Unsupported(
-                "a typed kernel of several outputs (typed kernels have one output for now)".into(),
-            ));
-        }
-        Ok(vec![self.run(kernel, plan, inputs, ctx)?])
+        let inputs = Self::inputs(kernel, inputs)?;
+        Ok(kiln_ir::typed::interpret_outputs(
+            &self.typed,
+            &inputs,
+            ctx.start,
+        )?)
     }
 }
 

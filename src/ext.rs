@@ -41,7 +41,7 @@
 //! # Ok::<(), kiln::Error>(())
 //! ```
 
-use crate::array::{ArrayArg, Element, Float, Output};
+use crate::array::{ArrayArg, Element, Output};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
 use crate::fuse_cache;
@@ -586,13 +586,14 @@ impl<'a, A: Element, D: Dimension> FuseInputs for [ArrayView<'a, A, D>] {
 /// assert!(p.fuse_assign(&(&v,), |p, (v,)| &p - p.sum() + v).is_err());
 /// # Ok::<(), kiln::Error>(())
 /// ```
-pub trait FuseAssignExt<A: Float, D: Dimension> {
+pub trait FuseAssignExt<A: Element, D: Dimension> {
     /// Evaluates `f(self, others)` and writes it into `self`.
     ///
     /// # Errors
     /// As [`FusedRunner::run_update`]: the update is not safe in place (a reduction or scan of
     /// `self`, or `self` broadcast to a larger result; the error says which), `self` is not
-    /// C-contiguous of the result's shape, or the closure's result is of another float type.
+    /// C-contiguous of the result's shape (a float `self`), or the closure's result is of another
+    /// type (`i32` stays `i32` under `i * 3 + 1`, as NumPy's).
     fn fuse_assign<I: FuseInputs + ?Sized>(
         &mut self,
         others: &I,
@@ -600,7 +601,7 @@ pub trait FuseAssignExt<A: Float, D: Dimension> {
     ) -> Result<()>;
 }
 
-impl<A: Float, D: Dimension> FuseAssignExt<A, D> for ArrayRef<A, D> {
+impl<A: Element, D: Dimension> FuseAssignExt<A, D> for ArrayRef<A, D> {
     #[track_caller]
     fn fuse_assign<I: FuseInputs + ?Sized>(
         &mut self,

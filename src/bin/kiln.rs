@@ -39,7 +39,9 @@ enum Command {
     Explain(ExplainArgs),
     /// Race the seed kernels: fused SIMD, fused scalar, unfused ndarray and a hand-written loop.
     ///
-    /// Every variant is checked against the interpreter before it is timed. Prints a table (ns per
+    /// The float kernels run in each --dtype (f64, f32); the integer kernels intmod and masksum have
+    /// fixed types (int32; int64 and bool) and run once per N where --dtype is not given or names
+    /// `int`. Every variant is checked against the interpreter before it is timed. Prints a table (ns per
     /// element, GB/s of compulsory traffic, ratios to ndarray and to the loop), or JSON lines.
     Bench(BenchArgs),
 }
@@ -47,13 +49,16 @@ enum Command {
 #[derive(Args)]
 struct BenchArgs {
     /// Comma-separated kernels: axpy, horner, sumsq, logistic, trig, cumsum, rowsum (an (N/1000, 1000)
-    /// array summed along axis 1), colsum (the same along axis 0).
+    /// array summed along axis 1), colsum (the same along axis 0); and the integer kernels intmod
+    /// (`(i*3 + j) % 7`, int32) and masksum (`sum(where(p, i, 0))`, int64 i, bool p).
     #[arg(long, value_delimiter = ',')]
     kernels: Option<Vec<String>>,
     /// Comma-separated sizes, `10000` or `1e4`.
     #[arg(long, value_delimiter = ',')]
     n: Option<Vec<String>>,
-    /// Comma-separated dtypes: f64, f32.
+    /// Comma-separated dtypes: f64, f32 (the float kernels' type), int (the integer kernels, which
+    /// have fixed types: intmod int32, masksum int64 and bool, each run once per N). Default: all
+    /// three; a list without `int` leaves the integer kernels out, one without f64 or f32 the float ones.
     #[arg(long, value_delimiter = ',')]
     dtype: Option<Vec<String>>,
     /// Threads of the kiln variants (default 1, as the baselines, which always run on one).
@@ -513,7 +518,7 @@ fn parse_size(s: &str) -> CliResult<usize> {
 }
 
 fn bench(args: BenchArgs) -> CliResult<()> {
-    use kiln::bench::{self, kernels::Kernel};
+    use kiln::bench::{self, ints::IntKernel, kernels::Kernel};
     let mut config = bench::Config {
         threads: args.threads,
         profile: kiln::Profile::from_name(&args.profile).map_err(|e| e.to_string())?,
@@ -521,23 +526,33 @@ fn bench(args: BenchArgs) -> CliResult<()> {
     };
     config.budget = std::time::Duration::from_millis(args.budget_ms.max(1));
     if let Some(names) = &args.kernels {
-        config.kernels = names
-            .iter()
-            .map(|k| Kernel::from_name(k.trim()).ok_or_else(|| format!("--kernels: unknown kernel '{k}'")))
-            .collect::<Result<_, String>>()?;
+        config.kernels.clear();
+        config.int_kernels.clear();
+        for k in names {
+            match (Kernel::from_name(k.trim()), IntKernel::from_name(k.trim())) {
+                (Some(f), _) => config.kernels.push(f),
+                (None, Some(i)) => config.int_kernels.push(i),
+                (None, None) => return Err(format!("--kernels: unknown kernel '{k}'").into()),
+            }
+        }
     }
     if let Some(ns) = &args.n {
         config.ns = ns.iter().map(|s| parse_size(s)).collect::<CliResult<_>>()?;
     }
     if let Some(dtypes) = &args.dtype {
-        config.dtypes = dtypes
-            .iter()
-            .map(|d| match d.trim() {
-                "f64" => Ok(kiln::kiln_ir::DType::F64),
-                "f32" => Ok(kiln::kiln_ir::DType::F32),
-                other => Err(format!("--dtype: '{other}' is not f64 or f32")),
-            })
-            .collect::<Result<_, String>>()?;
+        let mut int = false;
+        config.dtypes.clear();
+        for d in dtypes {
+            match d.trim() {
+                "f64" => config.dtypes.push(kiln::kiln_ir::DType::F64),
+                "f32" => config.dtypes.push(kiln::kiln_ir::DType::F32),
+                "int" => int = true,
+                other => return Err(format!("--dtype: '{other}' is not f64, f32 or int").into()),
+            }
+        }
+        if !int {
+            config.int_kernels.clear();
+        }
     }
     let json = args.json;
     if args.programs {
