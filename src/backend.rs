@@ -237,6 +237,9 @@ pub(crate) struct TypedExecutable {
     /// A reduction of float values (`mean(i)`, `sum(i * 0.5)`): its values by a compiled typed map,
     /// then the float reduction by the backend ([`kiln_jit::typed::split_float_reduction`]).
     pub split: Option<FloatSplit>,
+    /// A kernel of several outputs ([`KernelIR::extra`]): one executable per output, each compiled
+    /// alone (each reads the inputs again: the typed code generator writes one output per kernel).
+    pub outputs: Vec<TypedExecutable>,
 }
 
 /// The two kernels of a typed reduction of float values.
@@ -252,6 +255,17 @@ impl TypedExecutable {
     /// The executable of `typed` for `backend`: compiled for the JIT backends where it compiles
     /// (input `i` splat where the kernel declares it of one element).
     pub fn new(typed: std::sync::Arc<TypedKernel>, backend: &dyn Backend) -> Result<TypedExecutable> {
+        if !typed.kernel.extra.is_empty() && backend.name() != "interp" {
+            let outputs = (0..typed.kernel.n_outputs())
+                .map(|o| TypedExecutable::new(std::sync::Arc::new(typed.output(o)), backend))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(TypedExecutable {
+                typed,
+                jit: None,
+                split: None,
+                outputs,
+            });
+        }
         let jit = match backend.name() {
             "jit" | "jit-scalar" if kiln_jit::typed::why_not(&typed).is_none() => {
                 let splat: Vec<bool> = typed
@@ -294,7 +308,12 @@ impl TypedExecutable {
             },
             _ => None,
         };
-        Ok(TypedExecutable { typed, jit, split })
+        Ok(TypedExecutable {
+            typed,
+            jit,
+            split,
+            outputs: Vec::new(),
+        })
     }
 
     /// Runs the compiled code, or None where this run is the interpreter's.
@@ -522,10 +541,24 @@ impl Executable for TypedExecutable {
     fn run_many(
         &self,
         kernel: &KernelIR,
-        _plan: &BroadcastPlan,
+        plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
+        if !self.outputs.is_empty() {
+            return self
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(o, exe)| {
+                    let ctx = RunCtx {
+                        start: if o == 0 { ctx.start } else { Start::Identity },
+                        parallel: ctx.parallel,
+                    };
+                    exe.run(&kernel.output(o), plan, inputs, &ctx)
+                })
+                .collect();
+        }
         let inputs = Self::inputs(kernel, inputs)?;
         Ok(kiln_ir::typed::interpret_outputs(
             &self.typed,

@@ -201,7 +201,40 @@ pub(crate) fn specialise(
 /// the JIT backends and why, then the typed kernel. Under `--backend interp` the interpreter runs
 /// every kernel.
 fn typed_note(typed: &TypedKernel, why: &str) -> String {
-    let engine = match kiln_jit::typed::why_not(typed) {
+    if !typed.kernel.extra.is_empty() {
+        // one kernel per output: each output's engine
+        let engines: Vec<String> = (0..typed.kernel.n_outputs())
+            .map(|o| engine(&typed.output(o), why))
+            .collect();
+        let all = engines.iter().all(|e| e.starts_with("compiled"));
+        let each: Vec<String> = engines
+            .iter()
+            .enumerate()
+            .map(|(o, e)| {
+                format!(
+                    "output {o}: {}",
+                    e.split_once(", ").map_or(e.as_str(), |(_, rest)| rest)
+                )
+            })
+            .collect();
+        let head = if all { "compiled" } else { "interpreted" };
+        return format!(
+            "{head}: typed kernel ({why}), {} outputs, one kernel each ({}); the typed kernel:\n{}",
+            typed.kernel.n_outputs(),
+            each.join("; "),
+            typed.to_string().trim_end()
+        );
+    }
+    format!(
+        "{}; the typed kernel:\n{}",
+        engine(typed, why),
+        typed.to_string().trim_end()
+    )
+}
+
+/// Which engine runs a typed kernel of one output, and why.
+fn engine(typed: &TypedKernel, why: &str) -> String {
+    match kiln_jit::typed::why_not(typed) {
         None => format!(
             "compiled: typed kernel ({why}), compiled by the JIT ({})",
             kiln_jit::typed::describe_lanes(typed)
@@ -219,8 +252,7 @@ fn typed_note(typed: &TypedKernel, why: &str) -> String {
             ),
             None => format!("interpreted: {why}, and the JIT does not compile {not}"),
         },
-    };
-    format!("{engine}; the typed kernel:\n{}", typed.to_string().trim_end())
+    }
 }
 
 /// The explained kernels as `backend` runs them: under `interp` the interpreter runs every typed

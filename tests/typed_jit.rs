@@ -760,3 +760,46 @@ fn splat_inputs_in_every_kind_of_kernel() {
         }
     }
 }
+
+#[test]
+fn several_typed_outputs_compile_one_kernel_each() {
+    for n in [1usize, 3, 4, 9, 1000] {
+        let (i, j) = (array("int32", &[n], 0), array("int32", &[n], 5));
+        let k = array("int64", &[n], 2);
+        let inputs = [("i", i.arg()), ("j", j.arg()), ("k", k.arg())];
+        for expr in [
+            "i * 3 + j; i // j; i > j",
+            "sum(i); k * i; float64(i) * 0.5",
+            "i; k",
+        ] {
+            let run = |b: &str| {
+                FusedRunner::compile_text(expr)
+                    .unwrap()
+                    .with_backend(kiln::backend_by_name(b).unwrap())
+                    .run_many(&inputs)
+                    .unwrap()
+            };
+            let want = run("interp");
+            for b in ["jit", "jit-scalar"] {
+                let got = run(b);
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same(g, w), "{expr} on {b}: {g:?} {w:?}");
+                }
+            }
+            let notes = FusedRunner::compile_text(expr)
+                .unwrap()
+                .explain_rewrites(&inputs)
+                .unwrap();
+            let note: String = notes
+                .iter()
+                .map(|k| k.2.join("\n"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(
+                note.contains("compiled: typed kernel") && !note.contains("interpreted"),
+                "{expr}: {note}"
+            );
+        }
+    }
+}

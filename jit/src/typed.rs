@@ -609,10 +609,20 @@ fn entry_loads(
                 .load(types::I64, crate::clif::mem(), ins, (8 * i) as i32)
         })
         .collect();
-    // splat inputs: one element, loaded once, at both widths
+    // splat inputs the body reads: one element, loaded once, at both widths (an input the body does
+    // not read, beside others in a kernel of several outputs, may be of a width the lanes do not hold)
+    let read: Vec<bool> = {
+        let mut read = vec![false; k.input_types.len()];
+        for id in k.kernel.arena.reachable(k.kernel.body) {
+            if let Node::Input(n) = *k.kernel.arena.node(id) {
+                read[n as usize] = true;
+            }
+        }
+        read
+    };
     let splats = (0..k.input_types.len())
         .map(|i| {
-            splat[i].then(|| {
+            (splat[i] && read[i]).then(|| {
                 let t = k.input_types[i];
                 let s = g.load(t, ptrs[i], false);
                 let v = if g.lanes == 1 {
