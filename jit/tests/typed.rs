@@ -189,5 +189,8 @@ fn buffers_that_do_not_fit_the_code_are_errors() {
     let k = kernel(ar, body, &[vec![4]], &[4], KernelKind::Scan(scan));
     let t = TypedKernel::new(&k, &[ElemType::I32], false).unwrap();
     let e = compile_typed(&t, &[false], false, false).unwrap_err();
-    assert!(e.to_string().contains("the scan cumsum with an initial value"), "{e}");
+    assert!(
+        e.to_string().contains("the scan cumsum with an initial value"),
+        "{e}"
+    );
 }
