@@ -10,7 +10,11 @@ use ndarray::{Array1, Array2, Zip};
 use std::time::Instant;
 
 /// An expression, the types it runs on, and its named inputs.
-type Kernel<'a> = (&'static str, &'static str, Vec<(&'static str, kiln::ArrayArg<'a>)>);
+type Kernel<'a> = (
+    &'static str,
+    &'static str,
+    Vec<(&'static str, kiln::ArrayArg<'a>)>,
+);
 
 /// The best of `reps` runs of `f`, in ns per element of `n`.
 fn best(n: usize, reps: usize, mut f: impl FnMut()) -> f64 {
