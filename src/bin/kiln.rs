@@ -444,6 +444,17 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             .iter()
             .map(|d| d.shape.iter().product::<usize>() == 1)
             .collect();
+        // several outputs compile one kernel each: the first is shown
+        let typed = if typed.kernel.extra.is_empty() {
+            typed
+        } else {
+            writeln!(
+                w,
+                "# output 0 of {} (each output is its own kernel)",
+                typed.kernel.n_outputs()
+            )?;
+            typed.output(0)
+        };
         // a reduction of float values compiles its map (the float reduction is the JIT's)
         let typed = match kiln_jit::typed::why_not(&typed) {
             Some(_) => match kiln_jit::typed::split_float_reduction(&typed) {
