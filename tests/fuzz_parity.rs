@@ -324,6 +324,24 @@ fn typed_edge_values_match_the_interpreter() {
         "int64(x) < y",
         "where(x > y, int32(x), int32(y))",
     ];
+    // the same pairs as matrices, reduced along each axis (a slot per column, or per row)
+    let side = I32.len();
+    let (a, b) = (
+        i.clone().into_shape_with_order((side, side)).unwrap(),
+        j.clone().into_shape_with_order((side, side)).unwrap(),
+    );
+    let exprs_2d = [
+        "sum(a, axis=0)",
+        "sum(a * b, axis=0)",
+        "prod(b, axis=0)",
+        "max(a ^ b, axis=0)",
+        "min(a, axis=1)",
+        "any(a, axis=0)",
+        "all(b, axis=1)",
+        "sum(a, axis=1)",
+        "sum(int64(a) << 40, axis=0)",
+        "max(a // b, axis=0)",
+    ];
     let runs: Vec<(&str, Vec<(&str, kiln::ArrayArg<'_>)>)> = exprs
         .iter()
         .map(|e| {
@@ -345,6 +363,11 @@ fn typed_edge_values_match_the_interpreter() {
             exprs_f
                 .iter()
                 .map(|e| (*e, vec![("x", (&x).into()), ("y", (&y).into())])),
+        )
+        .chain(
+            exprs_2d
+                .iter()
+                .map(|e| (*e, vec![("a", (&a).into()), ("b", (&b).into())])),
         )
         .collect();
     let mut failures = Vec::new();
