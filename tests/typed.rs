@@ -189,12 +189,12 @@ fn explain_says_which_engine_runs_the_typed_kernel() {
         "{notes}"
     );
     // what the typed code generator declines runs on the interpreter, and the note says why
-    let runner = FusedRunner::compile_text("cumsum(i, initial=5)").unwrap();
+    let runner = FusedRunner::compile_text("cumsum(i, initial=2.5)").unwrap();
     let all = runner.explain_rewrites(&[("i", (&i).into())]).unwrap();
     let notes = all[0].2.join("\n");
     assert!(
         notes.contains(
-            "interpreted: input 'i' is int32, and the JIT does not compile the scan cumsum with an initial value"
+            "interpreted: input 'i' is int32, and the JIT does not compile the scan cumsum with an initial value its accumulator does not hold"
         ),
         "{notes}"
     );

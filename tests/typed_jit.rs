@@ -587,9 +587,21 @@ fn integer_scans_on_every_axis() {
             }
         }
     }
-    // a scan with an initial value runs on the interpreter
-    let a = array("int32", &[9], 0);
-    check("cumsum(a, initial=5)", &[("a", a.arg())]);
+    // initial values: compiled where the accumulator holds them, else the interpreter's error
+    for ty in ["bool", "int32", "int64"] {
+        let a = array(ty, &[9], 0);
+        for expr in [
+            "cumsum(a, initial=5)",
+            "cumprod(a, initial=-2, exclusive=True)",
+            "cummax(a, initial=3)",
+            "cummin(a, initial=0, reverse=True)",
+            "cummax(a, initial=1)",
+            "cumsum(a, initial=2.5)",
+            "cummax(a, initial=3000000000)",
+        ] {
+            check(expr, &[("a", a.arg())]);
+        }
+    }
 }
 
 #[test]

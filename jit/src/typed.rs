@@ -22,13 +22,15 @@
 //! (whole arrays included) of bool or integer values reduces each row of `row` points into one int64
 //! slot: `sum` / `prod` wrapping in int64 (NumPy's accumulator; integer sums are exact and
 //! associative, so any cut into chunks gives the same bits), `min` / `max` in the data type, `any` /
-//! `all`; one over leading axes folds each row into a slot per column (scalar, `build_columns`). A
-//! scan (`cumsum` / `cumprod` in int64, `cummax` / `cummin` in the type) runs each line in scalars.
-//! `argmin` / `argmax` (whole arrays and trailing axes) keep the extreme and its first index per
-//! range (scalar, `build_arg`). What does not compile ([`why_not`]: reductions of float values (see
+//! `all`; one over leading axes folds each row into a slot per column (`lanes` columns at a time,
+//! `build_columns`). A scan (`cumsum` / `cumprod` in int64, `cummax` / `cummin` in the type, from
+//! its `initial` value where it has one) runs each line in scalars. `argmin` / `argmax` (whole
+//! arrays and trailing axes) keep the extreme and its first index per range (scalar,
+//! `build_arg`). What does not compile ([`why_not`]: reductions of float values (see
 //! [`split_float_reduction`]) or over axes neither leading nor trailing, `argmin` / `argmax` over
-//! leading axes, a scan with `initial`, `fma`) runs on the typed interpreter. An index (a named
-//! index of a contraction) is computed from the kernel's shape, so the code is for that shape.
+//! leading axes, a scan whose `initial` its accumulator cannot hold, `fma`) runs on the typed
+//! interpreter. An index (a named index of a contraction) is computed from the kernel's shape, so
+//! the code is for that shape.
 //!
 //! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
 //! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the
@@ -85,8 +87,11 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
                     kernel.value_type()
                 ));
             }
-            if s.initial().is_some() {
-                return Some(format!("the scan {} with an initial value", s.op.name()));
+            if s.initial().is_some() && scan_start(s, kernel.value_type()).is_none() {
+                return Some(format!(
+                    "the scan {} with an initial value its accumulator does not hold",
+                    s.op.name()
+                ));
             }
         }
         KernelKind::Compound { op, .. } => return Some(format!("the compound reduction {}", op.name())),
@@ -644,6 +649,30 @@ fn entry_loads(
     (ptrs, splats)
 }
 
+/// A scan's starting state, as the typed interpreter's: its `initial` value where it has one (an
+/// integral value int64 holds for `cumsum` / `cumprod`; one the data type holds for `cummax` /
+/// `cummin`, 0 or 1 for bools), else the neutral element; None for an `initial` the interpreter
+/// refuses (it then runs, and gives the error).
+fn scan_start(scan: &Scan, vt: ElemType) -> Option<Scalar> {
+    let integral =
+        |v: f64| (v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63)).then_some(v as i64);
+    Some(match (scan.initial(), scan.op, vt) {
+        (None, ScanOp::Sum, _) => Scalar::I64(0),
+        (None, ScanOp::Prod, _) => Scalar::I64(1),
+        (None, ScanOp::Max, ElemType::Bool) => Scalar::Bool(false),
+        (None, ScanOp::Min, ElemType::Bool) => Scalar::Bool(true),
+        (None, ScanOp::Max, ElemType::I32) => Scalar::I32(i32::MIN),
+        (None, ScanOp::Min, ElemType::I32) => Scalar::I32(i32::MAX),
+        (None, ScanOp::Max, _) => Scalar::I64(i64::MIN),
+        (None, ScanOp::Min, _) => Scalar::I64(i64::MAX),
+        (Some(v), ScanOp::Sum | ScanOp::Prod, _) => Scalar::I64(integral(v)?),
+        (Some(v), _, ElemType::Bool) if v == 0.0 || v == 1.0 => Scalar::Bool(v == 1.0),
+        (Some(_), _, ElemType::Bool) => return None,
+        (Some(v), _, ElemType::I32) => Scalar::I32(i32::try_from(integral(v)?).ok()?),
+        (Some(v), _, _) => Scalar::I64(integral(v)?),
+    })
+}
+
 /// A scan's function: for each line `lo..hi` (line `l` is `o * inner + c`; `params` holds the line
 /// length and `inner`), the carried state from the neutral element over the line's points in order
 /// (reversed where the scan is), each point's output the state after it (before it where exclusive):
@@ -662,16 +691,7 @@ fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
     let mem = crate::clif::mem();
     let len = g.b.ins().load(types::I64, mem, sizes, 0);
     let inner = g.b.ins().load(types::I64, mem, sizes, 8);
-    let neutral = match (scan.op, vt) {
-        (ScanOp::Sum, _) => Scalar::I64(0),
-        (ScanOp::Prod, _) => Scalar::I64(1),
-        (ScanOp::Max, ElemType::Bool) => Scalar::Bool(false),
-        (ScanOp::Min, ElemType::Bool) => Scalar::Bool(true),
-        (ScanOp::Max, ElemType::I32) => Scalar::I32(i32::MIN),
-        (ScanOp::Min, ElemType::I32) => Scalar::I32(i32::MAX),
-        (ScanOp::Max, _) => Scalar::I64(i64::MIN),
-        (ScanOp::Min, _) => Scalar::I64(i64::MAX),
-    };
+    let neutral = scan_start(scan, vt).expect("why_not checked the scan's start");
     let line = g.b.declare_var(types::I64);
     let at = g.b.declare_var(types::I64);
     let t = g.b.declare_var(types::I64);

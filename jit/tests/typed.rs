@@ -185,12 +185,13 @@ fn buffers_that_do_not_fit_the_code_are_errors() {
     // a kernel the code generator declines is an error naming why, not a panic
     let mut ar = ExprArena::new();
     let body = ar.input(0);
-    let scan = kiln_ir::scan::Scan::new(kiln_ir::scan::ScanOp::Sum, None).with_initial(Some(5.0));
+    let scan = kiln_ir::scan::Scan::new(kiln_ir::scan::ScanOp::Sum, None).with_initial(Some(2.5));
     let k = kernel(ar, body, &[vec![4]], &[4], KernelKind::Scan(scan));
     let t = TypedKernel::new(&k, &[ElemType::I32], false).unwrap();
     let e = compile_typed(&t, &[false], false, false).unwrap_err();
     assert!(
-        e.to_string().contains("the scan cumsum with an initial value"),
+        e.to_string()
+            .contains("the scan cumsum with an initial value its accumulator does not hold"),
         "{e}"
     );
 }
