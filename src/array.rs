@@ -94,6 +94,18 @@ pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     ) -> bool {
         false
     }
+    /// Runs `runner`'s in-place update of input `name` into `target` on the float path (the JIT
+    /// reading and writing the one buffer where it can), for the float types; None for the others,
+    /// which [`crate::FusedRunner::run_update`] computes from a copy of the previous values.
+    #[doc(hidden)]
+    fn run_update_float(
+        _runner: &crate::FusedRunner,
+        _name: &str,
+        _inputs: &[(&str, ArrayArg<'_>)],
+        _target: ndarray::ArrayViewMutD<'_, Self>,
+    ) -> Option<Result<()>> {
+        None
+    }
 }
 
 mod element_sealed {
@@ -107,7 +119,18 @@ mod element_sealed {
 
 macro_rules! element {
     ($t:ty, $variant:ident, $convert:expr, $direct:expr) => {
+        element!($t, $variant, $convert, $direct, |_, _, _, _| None);
+    };
+    ($t:ty, $variant:ident, $convert:expr, $direct:expr, $update:expr) => {
         impl Element for $t {
+            fn run_update_float(
+                runner: &crate::FusedRunner,
+                name: &str,
+                inputs: &[(&str, ArrayArg<'_>)],
+                target: ndarray::ArrayViewMutD<'_, $t>,
+            ) -> Option<Result<()>> {
+                $update(runner, name, inputs, target)
+            }
             fn convert_output(out: Output) -> Result<ArrayD<$t>> {
                 $convert(out)
             }
@@ -159,8 +182,17 @@ fn refuse<T>(out: &Output, to: ElemType) -> Result<ArrayD<T>> {
     )))
 }
 
-element!(f64, F64, f64::from_output, direct::<f64>);
-element!(f32, F32, f32::from_output, direct::<f32>);
+fn update_float<T: Float>(
+    runner: &crate::FusedRunner,
+    name: &str,
+    inputs: &[(&str, ArrayArg<'_>)],
+    target: ndarray::ArrayViewMutD<'_, T>,
+) -> Option<Result<()>> {
+    Some(runner.run_update_float(name, inputs, target))
+}
+
+element!(f64, F64, f64::from_output, direct::<f64>, update_float::<f64>);
+element!(f32, F32, f32::from_output, direct::<f32>, update_float::<f32>);
 element!(
     i64,
     I64,

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
 use kiln_ir::typed::{TypedInput, TypedKernel};
-use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
+use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Real, Start, StridedInput, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -39,25 +39,25 @@ pub enum BufferData<'a, T: Clone> {
 pub enum Buffers<'a> {
     F64(Vec<Buffer<'a, f64>>),
     F32(Vec<Buffer<'a, f32>>),
-    Typed(Vec<TypedBuffer>),
+    Typed(Vec<TypedBuffer<'a>>),
 }
 
 /// One input of a typed kernel ([`kiln_ir::typed`]): its elements in its own type, C order, and the
 /// shape the kernel reads it in.
 #[derive(Debug, Clone)]
-pub struct TypedBuffer {
-    pub data: TypedData,
+pub struct TypedBuffer<'a> {
+    pub data: TypedData<'a>,
     pub shape: Vec<usize>,
 }
 
-/// The elements of a typed input.
+/// The elements of a typed input: the caller's memory where it is C-contiguous, else a copy.
 #[derive(Debug, Clone)]
-pub enum TypedData {
-    Bool(Vec<bool>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
+pub enum TypedData<'a> {
+    Bool(Cow<'a, [bool]>),
+    I32(Cow<'a, [i32]>),
+    I64(Cow<'a, [i64]>),
+    F32(Cow<'a, [f32]>),
+    F64(Cow<'a, [f64]>),
 }
 
 /// A caller's output buffer: C-contiguous, of the kernel's output shape and element type.
@@ -225,28 +225,248 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
     }
 }
 
-/// A typed kernel (an integer or bool value, or a cast), evaluated by kiln-ir's typed interpreter
-/// whatever the backend: the JIT compiles float kernels only (integer code generation is to come).
+/// A typed kernel (an integer or bool value, or a cast): compiled by kiln-jit's typed code generator
+/// where it compiles ([`kiln_jit::typed::why_not`]) and the backend is a JIT, else evaluated by
+/// kiln-ir's typed interpreter. A compiled run that the code does not cover (a reduction with an
+/// `initial` value or the previous outputs as its start, or an empty `min` / `max`) is interpreted.
 #[derive(Debug)]
 pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
+    /// The compiled code (None: the interpreter runs every call).
+    pub jit: Option<kiln_jit::typed::TypedCode>,
+    /// A reduction of float values (`mean(i)`, `sum(i * 0.5)`): its values by a compiled typed map,
+    /// then the float reduction by the backend ([`kiln_jit::typed::split_float_reduction`]).
+    pub split: Option<FloatSplit>,
+    /// A kernel of several outputs ([`KernelIR::extra`]): one executable per output, each compiled
+    /// alone (each reads the inputs again: the typed code generator writes one output per kernel).
+    pub outputs: Vec<TypedExecutable>,
 }
 
-impl Executable for TypedExecutable {
-    fn run(
+/// The two kernels of a typed reduction of float values.
+#[derive(Debug)]
+pub(crate) struct FloatSplit {
+    map: kiln_jit::typed::TypedCode,
+    reduce: KernelIR,
+    plan: BroadcastPlan,
+    exe: Box<dyn Executable>,
+}
+
+impl TypedExecutable {
+    /// The executable of `typed` for `backend`: compiled for the JIT backends where it compiles
+    /// (input `i` splat where the kernel declares it of one element).
+    pub fn new(typed: std::sync::Arc<TypedKernel>, backend: &dyn Backend) -> Result<TypedExecutable> {
+        if !typed.kernel.extra.is_empty() && backend.name() != "interp" {
+            let outputs = (0..typed.kernel.n_outputs())
+                .map(|o| TypedExecutable::new(std::sync::Arc::new(typed.output(o)), backend))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(TypedExecutable {
+                typed,
+                jit: None,
+                split: None,
+                outputs,
+            });
+        }
+        let jit = match backend.name() {
+            "jit" | "jit-scalar" if kiln_jit::typed::why_not(&typed).is_none() => {
+                let splat: Vec<bool> = typed
+                    .kernel
+                    .inputs
+                    .iter()
+                    .map(|d| d.shape.iter().product::<usize>() == 1)
+                    .collect();
+                Some(kiln_jit::typed::compile_typed(
+                    &typed,
+                    &splat,
+                    backend.name() == "jit-scalar",
+                    false,
+                )?)
+            }
+            _ => None,
+        };
+        let split = match backend.name() {
+            "jit" | "jit-scalar" if jit.is_none() => match kiln_jit::typed::split_float_reduction(&typed) {
+                Some((map, reduce)) => {
+                    let splat: Vec<bool> = map
+                        .kernel
+                        .inputs
+                        .iter()
+                        .map(|d| d.shape.iter().product::<usize>() == 1)
+                        .collect();
+                    let code =
+                        kiln_jit::typed::compile_typed(&map, &splat, backend.name() == "jit-scalar", false)?;
+                    let layout = kiln_ir::InputLayout::contiguous(&reduce.shape);
+                    let plan = BroadcastPlan::new(&reduce.shape, &[layout], kiln_ir::PlanOptions::default())?;
+                    let exe = backend.prepare(&reduce, &plan)?;
+                    Some(FloatSplit {
+                        map: code,
+                        reduce,
+                        plan,
+                        exe,
+                    })
+                }
+                None => None,
+            },
+            _ => None,
+        };
+        Ok(TypedExecutable {
+            typed,
+            jit,
+            split,
+            outputs: Vec::new(),
+        })
+    }
+
+    /// Runs the compiled code, or None where this run is the interpreter's.
+    fn run_compiled(
         &self,
+        code: &kiln_jit::typed::TypedCode,
         kernel: &KernelIR,
-        _plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
+        bufs: &[TypedBuffer<'_>],
         ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
+    ) -> Result<Option<Tensor>> {
+        use kiln_jit::typed::{TypedSlice, TypedSliceMut};
+        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
+        // every input as the code reads it: n elements in C order, or one (splat)
+        let expanded: Vec<Option<TypedData<'_>>> = bufs
+            .iter()
+            .map(|b| {
+                let size: usize = b.shape.iter().product();
+                if size == n || size == 1 {
+                    return Ok(None);
+                }
+                let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
+                Ok(Some(expand(&b.data, &strides, &kernel.shape, n)?))
+            })
+            .collect::<Result<_>>()?;
+        let inputs: Vec<TypedSlice<'_>> = bufs
+            .iter()
+            .zip(&expanded)
+            .map(|(b, e)| match e.as_ref().unwrap_or(&b.data) {
+                TypedData::Bool(d) => TypedSlice::Bool(d),
+                TypedData::I32(d) => TypedSlice::I32(d),
+                TypedData::I64(d) => TypedSlice::I64(d),
+                TypedData::F32(d) => TypedSlice::F32(d),
+                TypedData::F64(d) => TypedSlice::F64(d),
+            })
+            .collect();
+        let jc = ctx.parallel.jit_config(n, ctx.start);
+        match &kernel.kind {
+            KernelKind::Map | KernelKind::Scan(_) => {
+                fn fresh<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
+                    Ok(kiln_jit::typed::zeroed_output(n, zero)?)
+                }
+                let scan = match &kernel.kind {
+                    KernelKind::Scan(s) => Some(*s),
+                    _ => None,
+                };
+                if scan.is_some() && ctx.start != Start::Identity {
+                    return Ok(None);
+                }
+                let shape = &kernel.shape;
+                let run = |out: TypedSliceMut<'_>| match scan {
+                    Some(_) => code.run_scan(&inputs, shape, out, jc.max_units, jc.spread),
+                    None => code.run_map(&inputs, out, jc.max_units, jc.spread),
+                };
+                let vt = match scan {
+                    Some(s) if s.op.wide() => ElemType::I64,
+                    _ => self.typed.value_type(),
+                };
+                let values = match vt {
+                    ElemType::Bool => {
+                        let mut o = fresh(n, false)?;
+                        run(TypedSliceMut::Bool(&mut o))?;
+                        Values::Bool(o)
+                    }
+                    ElemType::I32 => {
+                        let mut o = fresh(n, 0i32)?;
+                        run(TypedSliceMut::I32(&mut o))?;
+                        Values::I32(o)
+                    }
+                    ElemType::I64 => {
+                        let mut o = fresh(n, 0i64)?;
+                        run(TypedSliceMut::I64(&mut o))?;
+                        Values::I64(o)
+                    }
+                    ElemType::F32 => {
+                        let mut o = fresh(n, 0f32)?;
+                        run(TypedSliceMut::F32(&mut o))?;
+                        Values::F32(o)
+                    }
+                    ElemType::F64 => {
+                        let mut o = fresh(n, 0f64)?;
+                        run(TypedSliceMut::F64(&mut o))?;
+                        Values::F64(o)
+                    }
+                };
+                Ok(Some(Tensor {
+                    shape: kernel.output_shape(),
+                    values,
+                }))
+            }
+            KernelKind::Reduce { op, axes } => {
+                let row: usize = axes.iter().map(|&a| kernel.shape[a]).product();
+                let out_shape = kernel.output_shape();
+                let n_out: usize = out_shape.iter().product();
+                // a start other than the identity, or a min / max over nothing: the interpreter's
+                if ctx.start != Start::Identity || (row == 0 && n_out > 0 && !op.has_identity()) {
+                    return Ok(None);
+                }
+                let values = code.run_reduce(&inputs, n_out, row, jc.max_units, jc.spread)?;
+                Ok(Some(Tensor {
+                    shape: out_shape,
+                    values,
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+impl FloatSplit {
+    /// `kernel` (the typed reduction) as the map whose values it reduces.
+    fn map_kernel(&self, kernel: &KernelIR) -> KernelIR {
+        KernelIR {
+            kind: KernelKind::Map,
+            ..kernel.clone()
+        }
+    }
+}
+
+/// The elements of `data` (read with `strides`) at every point of `shape`, in C order.
+fn expand(data: &TypedData<'_>, strides: &[isize], shape: &[usize], n: usize) -> Result<TypedData<'static>> {
+    fn gather<T: Copy>(d: &[T], strides: &[isize], shape: &[usize], n: usize) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(n)
+            .map_err(|_| kiln_ir::IrError::Allocation {
+                what: "a broadcast input".into(),
+                elements: n,
+            })?;
+        let mut idx = vec![0usize; shape.len()];
+        for flat in 0..n {
+            kiln_ir::shape::unravel(flat, shape, &mut idx);
+            let at: isize = idx.iter().zip(strides).map(|(&i, &s)| i as isize * s).sum();
+            out.push(d[at as usize]);
+        }
+        Ok(out)
+    }
+    Ok(match data {
+        TypedData::Bool(d) => TypedData::Bool(gather(d, strides, shape, n)?.into()),
+        TypedData::I32(d) => TypedData::I32(gather(d, strides, shape, n)?.into()),
+        TypedData::I64(d) => TypedData::I64(gather(d, strides, shape, n)?.into()),
+        TypedData::F32(d) => TypedData::F32(gather(d, strides, shape, n)?.into()),
+        TypedData::F64(d) => TypedData::F64(gather(d, strides, shape, n)?.into()),
+    })
+}
+
+impl TypedExecutable {
+    /// The typed interpreter's inputs: each buffer read whole, broadcast to the kernel's shape.
+    fn inputs<'a>(kernel: &KernelIR, inputs: &'a Buffers<'_>) -> Result<Vec<TypedInput<'a>>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        let inputs = bufs
-            .iter()
+        bufs.iter()
             .map(|b| {
                 let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
                 Ok(match &b.data {
@@ -257,11 +477,67 @@ impl Executable for TypedExecutable {
                     TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
                 })
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect()
+    }
+
+    /// The compiled run (the typed code, or a float reduction's map then its reduction), or None
+    /// where this run is the interpreter's.
+    fn run_jit(&self, kernel: &KernelIR, inputs: &Buffers<'_>, ctx: &RunCtx<'_>) -> Result<Option<Tensor>> {
+        let Buffers::Typed(bufs) = inputs else {
+            return Err(Error::Output(
+                "a float kernel's inputs given to a typed kernel".into(),
+            ));
+        };
+        if let Some(code) = &self.jit
+            && let Some(t) = self.run_compiled(code, kernel, bufs, ctx)?
+        {
+            return Ok(Some(t));
+        }
+        let Some(split) = &self.split else {
+            return Ok(None);
+        };
+        let values = self.run_compiled(&split.map, &split.map_kernel(kernel), bufs, ctx)?;
+        let Some(Tensor { values, shape }) = values else {
+            return Err(Error::Output(
+                "the typed map of a float reduction did not run".into(),
+            ));
+        };
+        let buffers = match values {
+            Values::F64(v) => Buffers::F64(vec![Buffer {
+                data: BufferData::Contiguous(Cow::Owned(v)),
+                shape,
+            }]),
+            Values::F32(v) => Buffers::F32(vec![Buffer {
+                data: BufferData::Contiguous(Cow::Owned(v)),
+                shape,
+            }]),
+            other => {
+                return Err(Error::Output(format!(
+                    "float values expected of the typed map, got {}",
+                    other.output_type()
+                )));
+            }
+        };
+        split.exe.run(&split.reduce, &split.plan, &buffers, ctx).map(Some)
+    }
+}
+
+impl Executable for TypedExecutable {
+    fn run(
+        &self,
+        kernel: &KernelIR,
+        _plan: &BroadcastPlan,
+        inputs: &Buffers<'_>,
+        ctx: &RunCtx<'_>,
+    ) -> Result<Tensor> {
+        if let Some(t) = self.run_jit(kernel, inputs, ctx)? {
+            return Ok(t);
+        }
+        let inputs = Self::inputs(kernel, inputs)?;
         Ok(kiln_ir::typed::interpret(&self.typed, &inputs, ctx.start)?)
     }
 
-    /// Never reached: a typed kernel has one output (`fused_applies` declines typed maps).
+    /// Every output, each of its own type: several maps, or a reduction of every axis and maps.
     fn run_many(
         &self,
         kernel: &KernelIR,
@@ -269,12 +545,26 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if !kernel.extra.is_empty() {
-            return Err(Error::Unsupported(
-                "a typed kernel of several outputs (typed kernels have one output for now)".into(),
-            ));
+        if !self.outputs.is_empty() {
+            return self
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(o, exe)| {
+                    let ctx = RunCtx {
+                        start: if o == 0 { ctx.start } else { Start::Identity },
+                        parallel: ctx.parallel,
+                    };
+                    exe.run(&kernel.output(o), plan, inputs, &ctx)
+                })
+                .collect();
         }
-        Ok(vec![self.run(kernel, plan, inputs, ctx)?])
+        let inputs = Self::inputs(kernel, inputs)?;
+        Ok(kiln_ir::typed::interpret_outputs(
+            &self.typed,
+            &inputs,
+            ctx.start,
+        )?)
     }
 }
 

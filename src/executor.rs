@@ -96,7 +96,8 @@ pub(crate) type Specialisation = (KernelIR, BroadcastPlan, Vec<String>, Option<T
 
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
 /// rewrite did, for `kiln explain`. A kernel with an integer or bool input, or a cast or an integer
-/// operator, is typed ([`kiln_ir::typed`]) and runs on the interpreter, without rewrites.
+/// operator, is typed ([`kiln_ir::typed`]), without rewrites: compiled by the JIT's typed code generator
+/// where it compiles, else run on the typed interpreter (see [`TypedExecutable`]).
 pub(crate) fn specialise(
     program: &Program,
     args: &[&ArrayArg<'_>],
@@ -119,10 +120,7 @@ pub(crate) fn specialise(
     if let Some(why) = why {
         let mean = program.reduction().is_some_and(|r| r.mean);
         let typed = TypedKernel::new(&kernel, &elems, mean)?;
-        notes.push(format!(
-            "interpreted: {why}, and the JIT compiles float kernels only (integer code generation is to come); the typed kernel:\n{}",
-            typed.to_string().trim_end()
-        ));
+        notes.push(typed_note(&typed, &why));
         let layouts: Vec<InputLayout> = typed
             .kernel
             .inputs
@@ -199,6 +197,87 @@ pub(crate) fn specialise(
     Ok((kernel, plan, notes, None))
 }
 
+/// What `kiln explain` says of a typed kernel (typed because of `why`): which engine runs it under
+/// the JIT backends and why, then the typed kernel. Under `--backend interp` the interpreter runs
+/// every kernel.
+fn typed_note(typed: &TypedKernel, why: &str) -> String {
+    if !typed.kernel.extra.is_empty() {
+        // one kernel per output: each output's engine
+        let engines: Vec<String> = (0..typed.kernel.n_outputs())
+            .map(|o| engine(&typed.output(o), why))
+            .collect();
+        let all = engines.iter().all(|e| e.starts_with("compiled"));
+        let each: Vec<String> = engines
+            .iter()
+            .enumerate()
+            .map(|(o, e)| {
+                format!(
+                    "output {o}: {}",
+                    e.split_once(", ").map_or(e.as_str(), |(_, rest)| rest)
+                )
+            })
+            .collect();
+        let head = if all { "compiled" } else { "interpreted" };
+        return format!(
+            "{head}: typed kernel ({why}), {} outputs, one kernel each ({}); the typed kernel:\n{}",
+            typed.kernel.n_outputs(),
+            each.join("; "),
+            typed.to_string().trim_end()
+        );
+    }
+    format!(
+        "{}; the typed kernel:\n{}",
+        engine(typed, why),
+        typed.to_string().trim_end()
+    )
+}
+
+/// Which engine runs a typed kernel of one output, and why.
+fn engine(typed: &TypedKernel, why: &str) -> String {
+    match kiln_jit::typed::why_not(typed) {
+        None => format!(
+            "compiled: typed kernel ({why}), compiled by the JIT ({})",
+            kiln_jit::typed::describe_lanes(typed)
+        ),
+        Some(not) => match kiln_jit::typed::split_float_reduction(typed) {
+            Some((map, reduce)) => format!(
+                "compiled: typed kernel ({why}), in two kernels as the JIT does not compile {not}: its \
+                 {} values by the JIT's typed code generator ({}), then the float reduction {} by the JIT",
+                map.value_type(),
+                kiln_jit::typed::describe_lanes(&map),
+                match &reduce.kind {
+                    kiln_ir::KernelKind::Reduce { op, .. } => op.name(),
+                    _ => "",
+                }
+            ),
+            None => format!("interpreted: {why}, and the JIT does not compile {not}"),
+        },
+    }
+}
+
+/// The explained kernels as `backend` runs them: under `interp` the interpreter runs every typed
+/// kernel, which its note then says instead of the JIT's engine.
+pub(crate) fn notes_for_backend<K, P>(
+    mut kernels: Vec<(K, P, Vec<String>)>,
+    backend: &str,
+) -> Vec<(K, P, Vec<String>)> {
+    if backend == "interp" {
+        for (_, _, notes) in &mut kernels {
+            for n in notes.iter_mut() {
+                if let Some(rest) = n.strip_prefix("compiled: typed kernel (")
+                    && let Some((why, tail)) = rest.split_once("), ")
+                {
+                    let typed = tail.split_once("; the typed kernel:").map_or("", |(_, t)| t);
+                    *n = format!(
+                        "interpreted: {why}, and the backend is the interpreter; the typed kernel:{typed}"
+                    );
+                }
+            }
+        }
+    }
+    kernels
+}
+
 /// A kernel specialised for one form of inputs, readied by a backend.
 #[derive(Debug)]
 pub(crate) struct Specialised {
@@ -248,7 +327,7 @@ impl SpecCache {
         let (kernel, plan, _, typed) = specialise(program, args, options, settings)?;
         let typed = typed.map(std::sync::Arc::new);
         let exe: Box<dyn Executable> = match &typed {
-            Some(t) => Box::new(TypedExecutable { typed: t.clone() }),
+            Some(t) => Box::new(TypedExecutable::new(t.clone(), backend)?),
             None => backend.prepare(&kernel, &plan)?,
         };
         let signature = args
@@ -284,10 +363,13 @@ pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<
     })
 }
 
-/// A typed kernel's inputs: each copied in C order in its own type (the interpreter is the oracle,
-/// not a fast path), read in the shape the kernel declares.
-fn typed_buffers(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Vec<TypedBuffer>> {
-    fn copy<T: Copy>(v: &ndarray::ArrayViewD<'_, T>, name: &str) -> Result<Vec<T>> {
+/// A typed kernel's inputs in C order, read in the shape the kernel declares: the caller's memory
+/// where it is C-contiguous, else a copy.
+fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<TypedBuffer<'a>>> {
+    fn view<'a, T: Copy>(v: &ndarray::ArrayViewD<'a, T>, name: &str) -> Result<Cow<'a, [T]>> {
+        if let Some(s) = v.to_slice() {
+            return Ok(Cow::Borrowed(s));
+        }
         let mut data = Vec::new();
         data.try_reserve_exact(v.len())
             .map_err(|_| kiln_ir::IrError::Allocation {
@@ -295,18 +377,18 @@ fn typed_buffers(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Vec<TypedB
                 elements: v.len(),
             })?;
         data.extend(v.iter().copied());
-        Ok(data)
+        Ok(Cow::Owned(data))
     }
     args.iter()
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
             let n = &decl.name;
             let data = match a {
-                ArrayArg::Bool(v) => TypedData::Bool(copy(v, n)?),
-                ArrayArg::I32(v) => TypedData::I32(copy(v, n)?),
-                ArrayArg::I64(v) => TypedData::I64(copy(v, n)?),
-                ArrayArg::F32(v) => TypedData::F32(copy(v, n)?),
-                ArrayArg::F64(v) => TypedData::F64(copy(v, n)?),
+                ArrayArg::Bool(v) => TypedData::Bool(view(v, n)?),
+                ArrayArg::I32(v) => TypedData::I32(view(v, n)?),
+                ArrayArg::I64(v) => TypedData::I64(view(v, n)?),
+                ArrayArg::F32(v) => TypedData::F32(view(v, n)?),
+                ArrayArg::F64(v) => TypedData::F64(view(v, n)?),
             };
             Ok(TypedBuffer {
                 data,

@@ -41,7 +41,7 @@
 //! # Ok::<(), kiln::Error>(())
 //! ```
 
-use crate::array::{ArrayArg, Element, Float, Output};
+use crate::array::{ArrayArg, Element, Output};
 use crate::error::{Error, Result};
 use crate::expr::Expr;
 use crate::fuse_cache;
@@ -68,7 +68,8 @@ pub trait FuseExt<A: Element, D: Dimension> {
     /// Evaluates `f(x)` elementwise; the result has `x`'s shape and dimension type. Truth values come
     /// back as 1 / 0 (as `true`/`false` for bool). On an integer or bool array the result must be of
     /// a type `A` holds (`i.fuse(|i| i * 3 + 1)` on int32 is int32; `i / 2` is float64: an error that
-    /// says so, use `fuse_dyn`), and the kernel runs on the interpreter for now.
+    /// says so, use `fuse_dyn`); the kernel is compiled by the JIT's typed code generator where it
+    /// can be, else run on the typed interpreter.
     ///
     /// # Errors
     /// As [`FusedRunner::run`], and if the closure reduces (the error names `fuse_reduced`,
@@ -585,13 +586,14 @@ impl<'a, A: Element, D: Dimension> FuseInputs for [ArrayView<'a, A, D>] {
 /// assert!(p.fuse_assign(&(&v,), |p, (v,)| &p - p.sum() + v).is_err());
 /// # Ok::<(), kiln::Error>(())
 /// ```
-pub trait FuseAssignExt<A: Float, D: Dimension> {
+pub trait FuseAssignExt<A: Element, D: Dimension> {
     /// Evaluates `f(self, others)` and writes it into `self`.
     ///
     /// # Errors
     /// As [`FusedRunner::run_update`]: the update is not safe in place (a reduction or scan of
     /// `self`, or `self` broadcast to a larger result; the error says which), `self` is not
-    /// C-contiguous of the result's shape, or the closure's result is of another float type.
+    /// C-contiguous of the result's shape (a float `self`), or the closure's result is of another
+    /// type (`i32` stays `i32` under `i * 3 + 1`, as NumPy's).
     fn fuse_assign<I: FuseInputs + ?Sized>(
         &mut self,
         others: &I,
@@ -599,7 +601,7 @@ pub trait FuseAssignExt<A: Float, D: Dimension> {
     ) -> Result<()>;
 }
 
-impl<A: Float, D: Dimension> FuseAssignExt<A, D> for ArrayRef<A, D> {
+impl<A: Element, D: Dimension> FuseAssignExt<A, D> for ArrayRef<A, D> {
     #[track_caller]
     fn fuse_assign<I: FuseInputs + ?Sized>(
         &mut self,

@@ -213,26 +213,15 @@ impl FusedRunner {
         )?))
     }
 
-    /// Whether the maps of `f` would be a typed kernel for `args` (an integer or bool input, a cast, an
-    /// integer operator): a typed kernel has one output, so the maps run one by one, on the
-    /// interpreter.
+    /// Whether the maps of `f` would be a typed kernel for `args` (see [`typed_for`]).
     pub(crate) fn fused_typed(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> bool {
-        let typed_op = |n: &kiln_ir::Node| {
-            matches!(
-                n,
-                kiln_ir::Node::Cast(..) | kiln_ir::Node::Unary(kiln_ir::UnaryOp::Invert, _)
-            ) || matches!(n, kiln_ir::Node::Binary(op, ..) if kiln_ir::BinaryOp::INTEGER.contains(op))
-        };
-        let arena = &f.stage.program.arena;
-        args.iter().any(|a| !a.elem().is_float()) || (0..arena.len()).any(|i| typed_op(arena.node_at(i)))
+        typed_for(&f.stage.program, args)
     }
 
     /// Whether the maps of `f` share one kernel for its arguments `args` (see
     /// [`FusedRunner::fused_spec`]).
     pub(crate) fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
-        if self.fused_typed(f, args) {
-            return Ok(false);
-        }
+        let typed = self.fused_typed(f, args);
         let p = self.pipeline();
         // maps whose shapes do not broadcast together (a row statistic of shape [6] beside a map of
         // [6, 9]) each run alone; a member's own shapes are checked when it runs
@@ -254,12 +243,34 @@ impl FusedRunner {
                 })
                 .collect();
             let shape = broadcast_shapes(own.iter().map(|a| a.shape()))?;
-            if shape != joint || kernel_dtype(&own) != dtype {
+            // a typed kernel types each output on its own, whatever the float dtype of the others;
+            // but a map that alone is a float kernel (float inputs, no cast or integer operator)
+            // computes in its inputs' float dtype, where typed it would follow NumPy's promotion (an
+            // index or an integer literal is int64 there): it runs alone
+            let fits = if typed {
+                typed_for(&p.stages[k].program, &own)
+            } else {
+                kernel_dtype(&own) == dtype
+            };
+            if shape != joint || !fits {
                 return Ok(false);
             }
         }
         Ok(true)
     }
+}
+
+/// Whether `program` over `args` is a typed kernel ([`kiln_ir::typed`]): an integer or bool input,
+/// a cast, or an integer operator.
+fn typed_for(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> bool {
+    let typed_op = |n: &kiln_ir::Node| {
+        matches!(
+            n,
+            kiln_ir::Node::Cast(..) | kiln_ir::Node::Unary(kiln_ir::UnaryOp::Invert, _)
+        ) || matches!(n, kiln_ir::Node::Binary(op, ..) if kiln_ir::BinaryOp::INTEGER.contains(op))
+    };
+    let arena = &program.arena;
+    args.iter().any(|a| !a.elem().is_float()) || (0..arena.len()).any(|i| typed_op(arena.node_at(i)))
 }
 
 /// A result reshaped to its keepdims twin's shape (same elements).

@@ -344,10 +344,6 @@ impl FusedRunner {
         if let Some(f) = &self.pipeline.fused {
             let args = stage_args(&self.pipeline, &f.stage, &user, &temps)?;
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-            // typed maps run one by one, on the interpreter (their kernels are above)
-            if self.fused_typed(f, &refs) {
-                return Ok(out);
-            }
             let (kernel, plan, mut notes, _) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
             if !self.fused_applies(f, &refs)? {
@@ -356,7 +352,7 @@ impl FusedRunner {
             }
             out.push((kernel, plan, notes));
         }
-        Ok(out)
+        Ok(crate::executor::notes_for_backend(out, self.backend.name()))
     }
 
     /// Specialises and readies the kernels for inputs of this form (the JIT compiles them here)

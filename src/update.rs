@@ -11,19 +11,21 @@
 //! `InputRef::Destination`, checked there again). Other backends, and inputs that would need a
 //! conversion or a copy, run on a copy of the input's previous values: the same result.
 
-use crate::array::{ArrayArg, Float};
+use crate::array::{ArrayArg, Element, Float};
 use crate::error::{Error, Result};
 use crate::executor::{bind, same};
 use crate::program::Source;
 use crate::runner::FusedRunner;
 use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
 use kiln_jit::InputRef;
-use ndarray::{ArrayViewMut, Dimension};
+use ndarray::{ArrayViewMut, ArrayViewMutD, Dimension};
 
 impl FusedRunner {
     /// Evaluates the expression and writes the result into `target`, which is also the value of the
-    /// input named `name` (not given in `inputs`): `p = f(p, ...)` in place. `target` must be
-    /// C-contiguous, of the result's shape and float type (as [`FusedRunner::run_into`]).
+    /// input named `name` (not given in `inputs`): `p = f(p, ...)` in place. `target` must be of the
+    /// result's shape and type; a float target C-contiguous (as [`FusedRunner::run_into`]). An
+    /// integer or bool target (`i = (i*3 + j) % 7` over int32) takes the result computed from a copy
+    /// of its previous values.
     ///
     /// ```
     /// use kiln::FusedRunner;
@@ -38,13 +40,38 @@ impl FusedRunner {
     /// # Errors
     /// `name` is not an input of the expression, or is also given in `inputs`; the update is not safe
     /// in place (the error says why: a reduction or scan reads the input, or the map reads it
-    /// broadcast); and the errors of [`FusedRunner::run_into`].
-    pub fn run_update<A: Float, D: Dimension>(
+    /// broadcast); a result of another type than `A`; and the errors of [`FusedRunner::run_into`].
+    pub fn run_update<A: Element, D: Dimension>(
         &self,
         name: &str,
         inputs: &[(&str, ArrayArg<'_>)],
         mut target: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
+        if let Some(done) = A::run_update_float(self, name, inputs, target.view_mut().into_dyn()) {
+            return done;
+        }
+        // integers and bools: a run over a copy of the previous values, then written back
+        self.update_checks(name, inputs)?;
+        let previous = target.to_owned().into_dyn();
+        let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
+        all.push((name, A::arg(previous.view())));
+        let result = A::take(self.run(&all)?)?;
+        if result.shape() != target.shape() {
+            return Err(Error::Unsupported(format!(
+                "cannot update '{name}' in place: it has shape {:?} but the result {:?} (a \
+                 broadcast input would be read at other elements than the one written)",
+                target.shape(),
+                result.shape()
+            )));
+        }
+        target.view_mut().into_dyn().assign(&result);
+        Ok(())
+    }
+
+    /// The checks of an in-place update of input `name` that need no run: it is an input, not given
+    /// again in `inputs`, read by the last kernel only, which is a map. Its position among the
+    /// expression's inputs.
+    fn update_checks(&self, name: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Result<usize> {
         self.single("run_update")?;
         let names = &self.pipeline().names;
         let Some(t) = names.iter().position(|n| n == name) else {
@@ -75,6 +102,19 @@ impl FusedRunner {
                 work_name(&self.pipeline().last().program.work)
             )));
         }
+        Ok(t)
+    }
+
+    /// [`FusedRunner::run_update`] of a float target: the JIT reads the input through the pointer
+    /// it writes where it can, else a run into the target from a copy of its previous values.
+    pub(crate) fn run_update_float<A: Float>(
+        &self,
+        name: &str,
+        inputs: &[(&str, ArrayArg<'_>)],
+        mut target: ArrayViewMutD<'_, A>,
+    ) -> Result<()> {
+        let t = self.update_checks(name, inputs)?;
+        let names = &self.pipeline().names;
         // the previous values: the caller's array, read through a view while the kernels are readied
         let (spec, temps, direct) = {
             let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();

@@ -361,3 +361,66 @@ fn explain_of_several_results_shows_the_fused_kernel_and_its_outputs() {
     assert!(text.contains("results: %0, %1"), "{text}");
     assert!(text.contains("  out0 %") && text.contains("  out1 %"), "{text}");
 }
+
+#[test]
+fn bench_races_the_integer_kernels_at_their_own_types() {
+    let o = kiln(&[
+        "bench",
+        "--kernels",
+        "intmod,masksum,axpy",
+        "--n",
+        "1003",
+        "--budget-ms",
+        "1",
+        "--json",
+    ]);
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().collect();
+    // axpy in f64 and f32, the integer kernels once each, four variants apiece
+    assert_eq!(rows.len(), 4 * 4, "{out}");
+    for (kernel, dtype) in [("intmod", "i32"), ("masksum", "i64")] {
+        let mine: Vec<&&str> = rows
+            .iter()
+            .filter(|r| r.contains(&format!(r#""kernel":"{kernel}""#)))
+            .collect();
+        assert_eq!(mine.len(), 4, "{out}");
+        for r in mine {
+            assert!(r.contains(&format!(r#""dtype":"{dtype}""#)), "{r}");
+            assert!(r.contains(r#""ok":true"#), "{r}");
+        }
+    }
+    // --dtype picks the float kernels' type; `int` names the integer kernels
+    let o = kiln(&[
+        "bench",
+        "--kernels",
+        "intmod,axpy",
+        "--n",
+        "10",
+        "--budget-ms",
+        "1",
+        "--json",
+        "--dtype",
+        "f32",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(out.lines().all(|r| r.contains(r#""dtype":"f32""#)), "{out}");
+    let o = kiln(&[
+        "bench",
+        "--kernels",
+        "intmod,axpy",
+        "--n",
+        "10",
+        "--budget-ms",
+        "1",
+        "--json",
+        "--dtype",
+        "int",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(out.lines().all(|r| r.contains(r#""kernel":"intmod""#)), "{out}");
+    let o = kiln(&["bench", "--dtype", "i16"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not f64, f32 or int"));
+}

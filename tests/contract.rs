@@ -239,6 +239,7 @@ fn bench_under_approximate_checks_kiln_against_its_own_profile() {
     use kiln::bench::{Config, kernels::Kernel, run};
     let config = Config {
         kernels: vec![Kernel::Axpy, Kernel::Horner],
+        int_kernels: Vec::new(),
         ns: vec![1001],
         dtypes: vec![kiln::kiln_ir::DType::F64, kiln::kiln_ir::DType::F32],
         threads: 1,

@@ -4,8 +4,8 @@
 //! literals 3 and 2.5 under `+ * / // % ** < & where`), integer edge values, wrap-around, division by
 //! zero, shifts, casts, and the accumulator types of reductions and scans. The dtype must be NumPy's
 //! and the values bit for bit (any NaN equal to any NaN); where NumPy raises, kiln must give an error.
-//! On the default backend (the JIT) and on the interpreter: a typed kernel runs on the interpreter
-//! on both, which `kiln explain` states.
+//! On the default backend (the JIT: kiln-jit's typed code generator, or the interpreter where it
+//! declines, as `kiln explain` states) and on the interpreter.
 
 use kiln::{ArrayArg, FusedRunner, Output};
 use ndarray::{Array1, ArrayD, array};
@@ -162,16 +162,42 @@ fn numpy_types_and_values() {
 }
 
 #[test]
-fn explain_says_the_typed_kernel_is_interpreted() {
+fn explain_says_which_engine_runs_the_typed_kernel() {
     let runner = FusedRunner::compile_text("(i * 3 + j) % 7").unwrap();
     let (i, j) = (array![1i32, 2, 3], array![4i32, 5, 6]);
     let all = runner
         .explain_rewrites(&[("i", (&i).into()), ("j", (&j).into())])
         .unwrap();
     let notes = all[0].2.join("\n");
-    assert!(notes.contains("interpreted: input 'i' is int32"), "{notes}");
+    assert!(
+        notes.contains("compiled: typed kernel (input 'i' is int32), compiled by the JIT (4 lanes"),
+        "{notes}"
+    );
     assert!(notes.contains("in0 i: i32 [3]"), "{notes}");
     assert!(notes.contains("cast %"), "{notes}");
+    // under the interpreter backend the note says so
+    let all = FusedRunner::compile_text("(i * 3 + j) % 7")
+        .unwrap()
+        .with_backend(kiln::interpreter())
+        .explain_rewrites(&[("i", (&i).into()), ("j", (&j).into())])
+        .unwrap();
+    let notes = all[0].2.join("\n");
+    assert!(
+        notes.contains(
+            "interpreted: input 'i' is int32, and the backend is the interpreter; the typed kernel:"
+        ),
+        "{notes}"
+    );
+    // what the typed code generator declines runs on the interpreter, and the note says why
+    let runner = FusedRunner::compile_text("cumsum(i, initial=2.5)").unwrap();
+    let all = runner.explain_rewrites(&[("i", (&i).into())]).unwrap();
+    let notes = all[0].2.join("\n");
+    assert!(
+        notes.contains(
+            "interpreted: input 'i' is int32, and the JIT does not compile the scan cumsum with an initial value its accumulator does not hold"
+        ),
+        "{notes}"
+    );
     // a float kernel compiles as before: no note
     let x = array![1.0, 2.0];
     let runner = FusedRunner::compile_text("x * 3 + 1").unwrap();
@@ -347,7 +373,7 @@ fn npy_round_trips_of_every_type() {
 }
 
 #[test]
-fn cli_reads_and_writes_integer_npy_and_explains_the_interpreted_kernel() {
+fn cli_reads_and_writes_integer_npy_and_explains_the_typed_kernel() {
     use kiln::npy::{self, NpyArray};
     let dir = std::env::temp_dir().join(format!("kiln-typed-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -388,7 +414,10 @@ fn cli_reads_and_writes_integer_npy_and_explains_the_interpreted_kernel() {
         "i=i64[8]",
     ]);
     let text = String::from_utf8_lossy(&r.stdout);
-    assert!(text.contains("# interpreted: input 'p' is bool"), "{text}");
+    assert!(
+        text.contains("# compiled: typed kernel (input 'p' is bool), compiled by the JIT (2 lanes"),
+        "{text}"
+    );
     assert!(
         text.contains("kernel reduce sum axes=[0] i64 [8] -> i64 []"),
         "{text}"
@@ -397,27 +426,115 @@ fn cli_reads_and_writes_integer_npy_and_explains_the_interpreted_kernel() {
 }
 
 #[test]
-fn several_outputs_over_integer_inputs_run_one_by_one() {
+fn several_outputs_over_integer_inputs_are_one_typed_kernel() {
     use kiln::{Expr, FuseManyExt};
     use ndarray::Array1;
     let (i, j) = (Expr::input("i"), Expr::input("j"));
     let runner = FusedRunner::compile_many(&[&i + &j, (&i * 2).cast(kiln::ElemType::F32), i.sum()]).unwrap();
     let (a, b) = (array![1i32, i32::MAX, -3], array![2i32, 1, 3]);
-    let outs = runner
-        .run_many(&[("i", (&a).into()), ("j", (&b).into())])
-        .unwrap();
+    let args = [("i", (&a).into()), ("j", (&b).into())];
+    let outs = runner.run_many(&args).unwrap();
     assert_eq!(outs[0], Output::I32(array![3, i32::MIN, 0].into_dyn()));
     assert_eq!(outs[1], Output::F32(array![2.0f32, -2.0, -6.0].into_dyn()));
     assert_eq!(
         outs[2],
         Output::I64(ndarray::arr0(1 + i32::MAX as i64 - 3).into_dyn())
     );
+    // the sum of every axis and the two maps are one typed kernel of three outputs, each of its type
+    let all = runner.explain_rewrites(&args).unwrap();
+    let (fused, _, notes) = all.last().unwrap();
+    assert_eq!(fused.n_outputs(), 3, "{fused:?}");
+    let notes = notes.join("\n");
+    assert_eq!(notes.matches("  out %").count(), 3, "{notes}");
+    assert!(!notes.contains("fused: declined"), "{notes}");
     // the same maps over floats still share one compiled kernel
     let (x, y) = (array![1.0, 2.0], array![3.0, 4.0]);
     let (s, d): (Array1<f64>, Array1<f64>) = (&x, &y).fuse_many(|(x, y)| (&x + &y, x - y)).unwrap();
     assert_eq!((s, d), (array![4.0, 6.0], array![-2.0, -2.0]));
     let (s, d): (Array1<i32>, Array1<i32>) = (&a, &b).fuse_many(|(a, b)| (&a + &b, a - b)).unwrap();
     assert_eq!((s, d), (array![3, i32::MIN, 0], array![-1, i32::MAX - 1, -6]));
+}
+
+#[test]
+fn several_typed_outputs_each_as_alone() {
+    use kiln::FuseManyExt;
+    use ndarray::Array1;
+    // int32, int64, bool and float inputs; maps of every result type, mixed with floats
+    let text = "(i * 3 + j) % 7; k << 3; p & (i > 0); where(p, k, 0); x * i; ~k ^ i; i // 0; float32(i) + y";
+    let runner = FusedRunner::compile_text(text).unwrap();
+    let i = array![1i32, -7, i32::MAX, i32::MIN, 0];
+    let j = array![5i32, 2, 1, -1, 9];
+    let k = array![1i64 << 53 | 1, -1, i64::MAX, 3, i64::MIN];
+    let p = array![true, false, true, true, false];
+    let x = array![0.5, -1.5, 2.0, f64::NAN, -0.0];
+    let y = array![1.5f32, 2.0, -0.5, 0.0, 3.0];
+    let args = [
+        ("i", (&i).into()),
+        ("j", (&j).into()),
+        ("k", (&k).into()),
+        ("p", (&p).into()),
+        ("x", (&x).into()),
+        ("y", (&y).into()),
+    ];
+    let outs = runner.run_many(&args).unwrap();
+    let types: Vec<&str> = outs.iter().map(Output::dtype_name).collect();
+    assert_eq!(
+        types,
+        [
+            "int32", "int64", "bool", "int64", "float64", "int64", "int32", "float32"
+        ]
+    );
+    // values as NumPy 2.x gives them
+    assert_eq!(outs[0], Output::I32(array![1, 2, 0, 1, 2].into_dyn()));
+    assert_eq!(
+        outs[1],
+        Output::I64(array![8 << 53 | 8, -8, -8, 24, 0].into_dyn())
+    );
+    assert_eq!(
+        outs[2],
+        Output::Bool(array![true, false, true, false, false].into_dyn())
+    );
+    assert_eq!(
+        outs[3],
+        Output::I64(array![1i64 << 53 | 1, 0, i64::MAX, 3, 0].into_dyn())
+    );
+    assert_eq!(outs[6], Output::I32(array![0, 0, 0, 0, 0].into_dyn()));
+    // one kernel of eight outputs, each output what it gives alone on the interpreter
+    let all = runner.explain_rewrites(&args).unwrap();
+    assert_eq!(all.last().unwrap().0.n_outputs(), 8);
+    for (o, part) in text.split("; ").enumerate() {
+        let alone = FusedRunner::compile_text(part)
+            .unwrap()
+            .with_backend(kiln::interpreter())
+            .run(&args)
+            .unwrap();
+        match (&alone, &outs[o]) {
+            (Output::F64(a), Output::F64(b)) => {
+                assert!(
+                    a.iter()
+                        .zip(b)
+                        .all(|(x, y)| x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan())
+                )
+            }
+            _ => assert_eq!(alone, outs[o], "{part}"),
+        }
+    }
+    // the ndarray front end of several results: int32 with int64 gives int64 (NumPy 2)
+    let (m, q): (Array1<i64>, Array1<i64>) = (&i, &k)
+        .fuse_many(|(i, k)| (&i + &k, k.binary(kiln::BinaryOp::Shr, i)))
+        .unwrap();
+    assert_eq!(
+        m,
+        array![
+            (1i64 << 53) + 2,
+            -8,
+            i64::MAX.wrapping_add(i32::MAX as i64),
+            3 + i32::MIN as i64,
+            i64::MIN
+        ]
+    );
+    // a count outside 0..64 gives the sign (0 or -1), as NumPy's
+    assert_eq!(q, array![1i64 << 52, -1, 0, 0, i64::MIN]);
 }
 
 #[test]
@@ -446,4 +563,50 @@ fn statistics_of_integers_run_their_two_reductions() {
             "{text}"
         );
     }
+}
+
+#[test]
+fn in_place_updates_of_integer_and_bool_arrays() {
+    use kiln::FuseAssignExt;
+    // fuse_assign of an int32 array: the result is int32 (NumPy 2), written over the input
+    let mut i = array![1i32, -7, i32::MAX, i32::MIN, 0];
+    let j = array![5i32, 2, 1, -1, 9];
+    i.fuse_assign(&(&j,), |i, (j,)| (i * 3 + j) % 7).unwrap();
+    assert_eq!(i, array![1, 2, 0, 1, 2]);
+    // run_update of an int64 array with a bool mask, and of a bool array
+    let step = FusedRunner::compile_text("where(p, k << 1, k - 1)").unwrap();
+    let mut k = array![1i64, i64::MAX, -1, 3];
+    let p = array![true, true, false, false];
+    step.run_update("k", &[("p", (&p).into())], k.view_mut()).unwrap();
+    assert_eq!(k, array![2, -2, -2, 2]);
+    let mut q = array![true, false, true];
+    let flip = FusedRunner::compile_text("q ^ r").unwrap();
+    flip.run_update("q", &[("r", (&array![true, true, false]).into())], q.view_mut())
+        .unwrap();
+    assert_eq!(q, array![false, true, true]);
+    // a strided (non-contiguous) integer target is written in place too
+    let mut m = ndarray::Array2::<i32>::from_shape_fn((3, 4), |(r, c)| (r * 4 + c) as i32);
+    FusedRunner::compile_text("m << 2")
+        .unwrap()
+        .run_update("m", &[], m.slice_mut(ndarray::s![.., ..;2]))
+        .unwrap();
+    assert_eq!(m, array![[0, 1, 8, 3], [16, 5, 24, 7], [32, 9, 40, 11]]);
+    // refused as for floats: another result type, a reduction reading all of it, a broadcast input
+    let mut i = array![1i32, 2, 3];
+    let e = i
+        .fuse_assign(&(&array![1i64, 2, 3],), |i, (k,)| i + k)
+        .unwrap_err();
+    assert!(e.to_string().contains("int64"), "{e}");
+    let e = FusedRunner::compile_text("i - sum(i)")
+        .unwrap()
+        .run_update("i", &[], i.view_mut())
+        .unwrap_err();
+    assert!(e.to_string().contains("reads all of it"), "{e}");
+    let mut one = array![1i32];
+    let e = one
+        .fuse_assign(&(&array![1i32, 2, 3],), |o, (i,)| o + i)
+        .unwrap_err();
+    assert!(e.to_string().contains("broadcast"), "{e}");
+    assert_eq!(i, array![1, 2, 3]);
+    assert_eq!(one, array![1]);
 }

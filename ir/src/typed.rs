@@ -46,7 +46,7 @@ use std::fmt;
 pub fn needs_typing(kernel: &KernelIR) -> Option<String> {
     kernel
         .arena
-        .reachable(kernel.body)
+        .reachable_all(&kernel.roots())
         .into_iter()
         .find_map(|id| match *kernel.arena.node(id) {
             Node::Cast(t, _) => Some(format!("a cast to {t}")),
@@ -315,45 +315,66 @@ impl TypedKernel {
                 op.name()
             )));
         }
-        if !kernel.extra.is_empty() {
-            return Err(IrError::Type(
-                "a kernel of several outputs with integer or bool values (typed kernels have one output \
-                 for now)"
-                    .into(),
-            ));
-        }
         if inputs.len() != kernel.inputs.len() {
             return Err(IrError::Arity {
                 expected: kernel.inputs.len(),
                 got: inputs.len(),
             });
         }
+        let roots = kernel.roots();
+        let top = roots.iter().map(|r| r.index()).max().unwrap_or(0);
         let mut t = Typer {
             old: &kernel.arena,
             inputs,
             arena: ExprArena::new(),
-            map: vec![None; kernel.body.index() + 1],
+            map: vec![None; top + 1],
         };
-        for id in kernel.arena.reachable(kernel.body) {
+        for id in kernel.arena.reachable_all(&roots) {
             let typed = t.node(id)?;
             t.map[id.index()] = Some(typed);
         }
-        let (_, ty) = t.get(kernel.body);
-        let mut value = ty.resolved();
-        if mean && !value.is_float() {
-            value = ElemType::F64;
+        // each output takes its own type: a literal alone its default type (int64, float64), a
+        // reduction of integers meant as a mean float64
+        let mut new_roots = Vec::with_capacity(roots.len());
+        for (o, &root) in roots.iter().enumerate() {
+            let mut value = t.get(root).1.resolved();
+            if o == 0 && mean && !value.is_float() {
+                value = ElemType::F64;
+            }
+            let mut r = t.at(root, value);
+            // a literal alone still needs a typed node to evaluate
+            if matches!(t.arena.node(r), Node::Int(_) | Node::Literal(_)) {
+                r = t.arena.cast(value, r);
+            }
+            new_roots.push(r);
         }
-        let body = t.at(kernel.body, value);
-        let mut arena = t.arena;
-        // a body that is a literal alone still needs a typed node to evaluate
-        if matches!(arena.node(body), Node::Int(_) | Node::Literal(_)) {
-            let b = arena.cast(value, body);
-            return Self::finish(kernel, inputs, arena, b);
-        }
-        Self::finish(kernel, inputs, arena, body)
+        Self::finish(kernel, inputs, t.arena, new_roots)
     }
 
-    fn finish(kernel: &KernelIR, inputs: &[ElemType], arena: ExprArena, body: NodeId) -> Result<TypedKernel> {
+    /// Output `o` alone (see [`KernelIR::output`]): a map, or for `o == 0` the kernel's own kind.
+    pub fn output(&self, o: usize) -> TypedKernel {
+        TypedKernel {
+            kernel: self.kernel.output(o),
+            input_types: self.input_types.clone(),
+            types: self.types.clone(),
+        }
+    }
+
+    /// The element type of output `o`: [`TypedKernel::output_type`] for the first, the value type
+    /// of a further one (a map).
+    pub fn output_type_of(&self, o: usize) -> ElemType {
+        match o.checked_sub(1) {
+            None => self.output_type(),
+            Some(e) => self.type_of(self.kernel.extra[e]),
+        }
+    }
+
+    fn finish(
+        kernel: &KernelIR,
+        inputs: &[ElemType],
+        arena: ExprArena,
+        roots: Vec<NodeId>,
+    ) -> Result<TypedKernel> {
         let mut types: Vec<ElemType> = Vec::with_capacity(arena.len());
         for i in 0..arena.len() {
             let ty = match *arena.node(NodeId::at(i)) {
@@ -384,7 +405,8 @@ impl TypedKernel {
         let kernel = KernelIR {
             dtype: float,
             arena,
-            body,
+            body: roots[0],
+            extra: roots[1..].to_vec(),
             ..kernel.clone()
         };
         Ok(TypedKernel {
@@ -430,7 +452,7 @@ impl TypedKernel {
     pub fn is_float_only(&self) -> bool {
         self.kernel
             .arena
-            .reachable(self.kernel.body)
+            .reachable_all(&self.kernel.roots())
             .into_iter()
             .all(|id| self.type_of(id).is_float() && !matches!(self.kernel.arena.node(id), Node::Cast(..)))
     }
@@ -459,7 +481,7 @@ impl fmt::Display for TypedKernel {
             )?;
         }
         let mut names = std::collections::HashMap::new();
-        for id in k.arena.reachable(k.body) {
+        for id in k.arena.reachable_all(&k.roots()) {
             let n = names.len();
             names.insert(id, n);
             let r = |id: NodeId| names[&id];
@@ -476,7 +498,10 @@ impl fmt::Display for TypedKernel {
                 Node::Fma(a, b, c) => writeln!(f, "  %{n}: {t} = fma %{} %{} %{}", r(a), r(b), r(c))?,
             }
         }
-        writeln!(f, "  out %{}", names[&k.body])
+        for root in k.roots() {
+            writeln!(f, "  out %{}", names[&root])?;
+        }
+        Ok(())
     }
 }
 
@@ -791,6 +816,23 @@ pub fn interpret(kernel: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'
             scan_kernel(kernel, scan, &mut eval)
         }
     }
+}
+
+/// Evaluates every output of a typed kernel (see [`KernelIR::extra`]): one tensor per output, in
+/// order, each of its own type, each what [`interpret`] gives for that output alone (the oracle of
+/// a typed kernel of several outputs; `start` is the first output's, a reduction's).
+pub fn interpret_outputs(
+    kernel: &TypedKernel,
+    inputs: &[TypedInput<'_>],
+    start: Start<'_>,
+) -> Result<Vec<Tensor>> {
+    kernel.kernel.validate()?;
+    (0..kernel.kernel.n_outputs())
+        .map(|o| {
+            let start = if o == 0 { start } else { Start::Identity };
+            interpret(&kernel.output(o), inputs, start)
+        })
+        .collect()
 }
 
 /// Values of one type gathered into [`Values`].

@@ -280,11 +280,16 @@ const HUGE_OUTPUT_BYTES: usize = 4 << 20;
 /// writes it: a 1e7-element output then takes about forty 2 MiB page faults instead of twenty
 /// thousand 4 KiB ones, which cost more than the kernel itself.
 pub fn zeroed_output<T: Elem>(n: usize) -> Result<Vec<T>> {
+    zeroed(n, T::ZERO)
+}
+
+/// [`zeroed_output`] of any element type whose `zero` is all zero bits (the integers, bool, floats).
+pub(crate) fn zeroed<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
     // ask first, on a throwaway reservation, so memory that cannot be had is an error, not an abort;
     // then `vec!` of zeros, which the allocator serves from fresh zero pages (calloc): no page is
     // touched until the kernel writes it (filling it here costs a 1e7 output ten times the kernel)
     Vec::<T>::new().try_reserve_exact(n).map_err(|_| oom(n))?;
-    let v = vec![T::ZERO; n];
+    let v = vec![zero; n];
     advise_huge(v.as_ptr(), n);
     Ok(v)
 }
@@ -487,4 +492,62 @@ pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::DType) -> *const u8
         (false, DType::F64) => kept_single::<f64> as *const u8,
         (false, DType::F32) => kept_single::<f32> as *const u8,
     }
+}
+
+/// Runs a typed kernel's `code` (`typed.rs`) over each range of `ranges` through `spread`: range `u`
+/// computes points `[lo, hi)` into `out` (a map, `unit_bytes` 0), lines `[lo, hi)` (a scan, its
+/// sizes in `params`), or into its own slot `out + u * unit_bytes` (a reduction's int64 partial).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dispatch_typed(
+    code: &Code,
+    _checked: crate::typed::TypedChecked,
+    ins: &[*const u8],
+    out: *mut u8,
+    unit_bytes: usize,
+    params: &[i64],
+    ranges: &[(usize, usize)],
+    spread: &dyn Spread,
+) {
+    let shared = Shared {
+        ins: ins.as_ptr(),
+        out_val: out,
+        out_idx: std::ptr::null_mut(),
+        params: params.as_ptr(),
+    };
+    let entry = code.entry;
+    let work = |u: usize| {
+        let Some(&(lo, hi)) = ranges.get(u) else {
+            return;
+        };
+        let sh = shared;
+        // SAFETY: `TypedCode::check` (the only maker of `TypedChecked`) proved every input buffer
+        // holds the compiled type and `n` elements (one for a splat input, which the code reads once
+        // at offset 0); every range lies within `0..n` (made by `typed.rs` from `n`), and the code
+        // reads input elements and writes output elements at the points of its range only. A map's
+        // `out` holds `n` elements of the value type (checked by `run_map`), and ranges are disjoint,
+        // so distinct units write distinct elements; a reduction's `out` holds one `unit_bytes` slot per
+        // range (8 bytes, 16 for argmin / argmax; allocated by `run_reduce`), unit `u` writing slot
+        // `u` alone. A scan's ranges are of
+        // lines (`run_scan`: below `outer * inner` for the checked shape, whose `len` and `inner`
+        // are `params`), each line's points within `0..n` and distinct lines' points distinct.
+        // A reduction over leading axes (`run_reduce`, `columns`) writes `n_out` int64 slots, each
+        // range a range of columns (below `n_out`) whose slots only its unit reads and writes, at
+        // points `row * n_out + column` within `0..n` (`params`: the rows and `n_out`).
+        // `ins` holds one pointer per input, read-only; the code never reads `out_idx`, and reads
+        // `params` only in a scan or a column reduction (two values). Every buffer outlives `spread`, which returns when
+        // every unit has.
+        unsafe {
+            entry(
+                sh.ins,
+                sh.out_val.add(u * unit_bytes),
+                sh.out_idx,
+                sh.params,
+                0,
+                0,
+                lo as i64,
+                hi as i64,
+            )
+        };
+    };
+    spread.spread(ranges.len(), &work);
 }

@@ -23,8 +23,8 @@ impl KernelKey {
     /// The key of `kernel` read through `plan` with `schedule` (normalised for the dtype).
     pub fn new(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
         kernel.validate()?;
-        // kiln-jit compiles float kernels: integer literals, casts and integer opcodes are a typed
-        // kernel's (kiln_ir::typed), which the interpreter runs until integer code generation exists
+        // this key is a float kernel's: integer literals, casts and integer opcodes are a typed
+        // kernel's (kiln_ir::typed), which the typed code generator compiles (crate::typed)
         if let Some(why) = kiln_ir::typed::needs_typing(kernel).or_else(|| {
             let reach = kernel.arena.reachable_all(&kernel.roots());
             reach
@@ -33,7 +33,7 @@ impl KernelKey {
                 .then(|| "an integer literal (give it as a float literal)".to_string())
         }) {
             return Err(JitError::Unsupported(format!(
-                "kiln-jit compiles float kernels only, and this one holds {why}"
+                "a float kernel's key, and this kernel holds {why}: compile its typed kernel (kiln_jit::typed)"
             )));
         }
         Ok(KernelKey {

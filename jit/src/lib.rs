@@ -15,7 +15,9 @@
 //! `reduce` (accumulators), `wide` (exp and log at the host's full vector width, compiled by rustc,
 //! which `skeleton/block.rs` calls on blocks of a row); and to run them: `run` (the safe run API), `check` (input checks), `plan`
 //! (the cut into work units), `output` (buffers and result types), `execute` (one run), `call` (the
-//! only unsafe code).
+//! only unsafe code). Typed kernels (bool, int32 and int64 values beside floats, [`kiln_ir::typed`])
+//! have their own generator on the same ISA and call: [`typed`] (kinds, lanes, runs) and
+//! `typed_lower` (opcodes).
 //!
 //! # ABI of a compiled kernel
 //! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
@@ -93,6 +95,8 @@ mod scan;
 mod schedule;
 mod serial;
 mod skeleton;
+pub mod typed;
+mod typed_lower;
 mod vmath;
 pub mod wide;
 

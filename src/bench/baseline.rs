@@ -55,7 +55,7 @@ pub fn has_avx2_fma() -> bool {
 
 /// Runs `f` inside a function compiled for AVX2 + FMA when the CPU has them.
 #[inline(always)]
-fn dispatch<R>(f: impl FnOnce() -> R) -> R {
+pub(super) fn dispatch<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2,fma")]

@@ -6,10 +6,14 @@
 //! enabled where the CPU has them). Every variant's result is checked against the interpreter before it
 //! is timed; every variant but `ndarray` writes into a preallocated output reused across repetitions.
 //!
+//! The integer kernels (`intmod`, `masksum`: [`ints`]) run the same four variants at their own fixed
+//! types, once per N.
+//!
 //! Every variant runs on one thread unless `threads` says otherwise; then the kiln variants use that
 //! many and the baselines (which have no threaded form) stay on one. Each row records its own count.
 
 pub mod baseline;
+pub mod ints;
 pub mod kernels;
 pub mod plot;
 pub mod programs;
@@ -21,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::profile::Profile;
 use crate::runner::FusedRunner;
 use baseline::StdMath;
+use ints::IntKernel;
 use kernels::{Inputs, Kernel, Tolerance};
 use kiln_ir::DType;
 use ndarray::{Array1, ArrayD, IxDyn, arr0};
@@ -32,7 +37,10 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct Config {
     pub kernels: Vec<Kernel>,
+    /// The integer kernels, each at its own fixed types (not multiplied by `dtypes`).
+    pub int_kernels: Vec<IntKernel>,
     pub ns: Vec<usize>,
+    /// The float types of the float kernels.
     pub dtypes: Vec<DType>,
     /// Threads of the kiln variants (the baselines always run on one).
     pub threads: usize,
@@ -46,6 +54,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             kernels: Kernel::ALL.to_vec(),
+            int_kernels: IntKernel::ALL.to_vec(),
             ns: vec![100, 10_000, 1_000_000, 10_000_000],
             dtypes: vec![DType::F64, DType::F32],
             threads: 1,
@@ -76,6 +85,18 @@ pub fn run(config: &Config, mut progress: impl FnMut(&str)) -> Result<Vec<Row>> 
                     DType::F32 => rows.extend(one::<f32>(kernel, n, config, backends)?),
                 }
             }
+        }
+    }
+    for &kernel in &config.int_kernels {
+        for &n in &config.ns {
+            progress(&format!("{} {} n={n}", kernel.name(), kernel.dtype()));
+            rows.extend(ints::one(
+                kernel,
+                n,
+                config.threads,
+                config.budget,
+                [&simd, &scalar],
+            )?);
         }
     }
     Ok(rows)
@@ -257,7 +278,8 @@ mod tests {
             ..Default::default()
         };
         let rows = run(&config, |_| {}).expect("bench runs");
-        assert_eq!(rows.len(), Kernel::ALL.len() * 5 * 2 * VARIANTS.len());
+        let per_n = Kernel::ALL.len() * 2 + IntKernel::ALL.len();
+        assert_eq!(rows.len(), per_n * 5 * VARIANTS.len());
         for r in &rows {
             assert!(
                 r.ok,

@@ -26,8 +26,9 @@ enum Command {
     /// Inputs may be f64, f32, int64 (<i8), int32 (<i4) or bool (|b1) arrays of any dimension, in C
     /// or Fortran order; other integer types (i1 i2 u1 u2 u4) are widened exactly to int64, and u8 to
     /// int64 when every value fits (else an error). Types follow NumPy 2 (NEP 50): int32 + int32 is
-    /// int32, int32 + float32 float64, literals are weak; a kernel with an integer or bool value runs
-    /// on the interpreter. The result keeps its type (--out writes it in that type); argmin/argmax
+    /// int32, int32 + float32 float64, literals are weak; a kernel with an integer or bool value is
+    /// compiled by the JIT's typed code generator, or interpreted where it declines (`kiln explain`
+    /// says which). The result keeps its type (--out writes it in that type); argmin/argmax
     /// give int64; any, all, comparisons and logical results give bool. An expression with no array
     /// input gives a 0-d array.
     Eval(EvalArgs),
@@ -38,7 +39,9 @@ enum Command {
     Explain(ExplainArgs),
     /// Race the seed kernels: fused SIMD, fused scalar, unfused ndarray and a hand-written loop.
     ///
-    /// Every variant is checked against the interpreter before it is timed. Prints a table (ns per
+    /// The float kernels run in each --dtype (f64, f32); the integer kernels intmod and masksum have
+    /// fixed types (int32; int64 and bool) and run once per N where --dtype is not given or names
+    /// `int`. Every variant is checked against the interpreter before it is timed. Prints a table (ns per
     /// element, GB/s of compulsory traffic, ratios to ndarray and to the loop), or JSON lines.
     Bench(BenchArgs),
 }
@@ -46,13 +49,16 @@ enum Command {
 #[derive(Args)]
 struct BenchArgs {
     /// Comma-separated kernels: axpy, horner, sumsq, logistic, trig, cumsum, rowsum (an (N/1000, 1000)
-    /// array summed along axis 1), colsum (the same along axis 0).
+    /// array summed along axis 1), colsum (the same along axis 0); and the integer kernels intmod
+    /// (`(i*3 + j) % 7`, int32) and masksum (`sum(where(p, i, 0))`, int64 i, bool p).
     #[arg(long, value_delimiter = ',')]
     kernels: Option<Vec<String>>,
     /// Comma-separated sizes, `10000` or `1e4`.
     #[arg(long, value_delimiter = ',')]
     n: Option<Vec<String>>,
-    /// Comma-separated dtypes: f64, f32.
+    /// Comma-separated dtypes: f64, f32 (the float kernels' type), int (the integer kernels, which
+    /// have fixed types: intmod int32, masksum int64 and bool, each run once per N). Default: all
+    /// three; a list without `int` leaves the integer kernels out, one without f64 or f32 the float ones.
     #[arg(long, value_delimiter = ',')]
     dtype: Option<Vec<String>>,
     /// Threads of the kiln variants (default 1, as the baselines, which always run on one).
@@ -375,8 +381,9 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         settings.profile,
         if settings.prefix_scan { "on" } else { "off" }
     )?;
-    // a typed kernel (an integer or bool value) is interpreted: its note holds the typed kernel,
-    // printed in place of the float kernel's text
+    // a typed kernel (an integer or bool value) is compiled by the typed code generator or
+    // interpreted: its note says which and holds the typed kernel, printed in place of the float
+    // kernel's text
     let show = |w: &mut dyn Write,
                 kernel: &kiln::kiln_ir::KernelIR,
                 plan: &kiln::kiln_ir::BroadcastPlan,
@@ -384,7 +391,7 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
      -> std::io::Result<()> {
         let mut typed = false;
         for n in notes {
-            if n.starts_with("interpreted:") {
+            if n.starts_with("interpreted:") || n.starts_with("compiled: typed") {
                 typed = true;
                 writeln!(w, "# {n}")?;
             } else {
@@ -414,6 +421,70 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     }
     if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("interpreted:")) {
         writeln!(w, "# no compiled code: the kernel is interpreted")?;
+        return Ok(());
+    }
+    if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("compiled: typed")) {
+        // the kernel is the typed one (casts explicit): typing it again for the same input types
+        // gives it back, which the typed code generator compiles
+        let elems = kernel
+            .inputs
+            .iter()
+            .map(|d| {
+                let (_, a) = inputs
+                    .iter()
+                    .find(|(n, _)| *n == d.name)
+                    .ok_or_else(|| format!("input '{}' not given", d.name))?;
+                Ok(a.arg().elem())
+            })
+            .collect::<CliResult<Vec<_>>>()?;
+        let typed =
+            kiln::kiln_ir::typed::TypedKernel::new(&kernel, &elems, false).map_err(|e| e.to_string())?;
+        let splat: Vec<bool> = kernel
+            .inputs
+            .iter()
+            .map(|d| d.shape.iter().product::<usize>() == 1)
+            .collect();
+        // several outputs compile one kernel each: the first is shown
+        let typed = if typed.kernel.extra.is_empty() {
+            typed
+        } else {
+            writeln!(
+                w,
+                "# output 0 of {} (each output is its own kernel)",
+                typed.kernel.n_outputs()
+            )?;
+            typed.output(0)
+        };
+        // a reduction of float values compiles its map (the float reduction is the JIT's)
+        let typed = match kiln_jit::typed::why_not(&typed) {
+            Some(_) => match kiln_jit::typed::split_float_reduction(&typed) {
+                Some((map, _)) => {
+                    writeln!(
+                        w,
+                        "# the typed map of the values (the float reduction is the JIT's)"
+                    )?;
+                    map
+                }
+                None => typed,
+            },
+            None => typed,
+        };
+        let code = kiln_jit::typed::compile_typed(&typed, &splat, args.backend == "jit-scalar", true)
+            .map_err(|e| e.to_string())?;
+        writeln!(
+            w,
+            "typed kernel, {} lane(s), compiled in {:?}",
+            code.lanes(),
+            code.compile_time()
+        )?;
+        let text = code.clif().unwrap_or_default();
+        let (clif, asm) = text.split_once("\n; machine code\n").unwrap_or((text, ""));
+        if args.clif {
+            writeln!(w, "; clif\n{clif}")?;
+        }
+        if args.asm {
+            writeln!(w, "; machine code\n{asm}")?;
+        }
         return Ok(());
     }
     if args.clif || args.asm {
@@ -458,7 +529,7 @@ fn parse_size(s: &str) -> CliResult<usize> {
 }
 
 fn bench(args: BenchArgs) -> CliResult<()> {
-    use kiln::bench::{self, kernels::Kernel};
+    use kiln::bench::{self, ints::IntKernel, kernels::Kernel};
     let mut config = bench::Config {
         threads: args.threads,
         profile: kiln::Profile::from_name(&args.profile).map_err(|e| e.to_string())?,
@@ -466,23 +537,33 @@ fn bench(args: BenchArgs) -> CliResult<()> {
     };
     config.budget = std::time::Duration::from_millis(args.budget_ms.max(1));
     if let Some(names) = &args.kernels {
-        config.kernels = names
-            .iter()
-            .map(|k| Kernel::from_name(k.trim()).ok_or_else(|| format!("--kernels: unknown kernel '{k}'")))
-            .collect::<Result<_, String>>()?;
+        config.kernels.clear();
+        config.int_kernels.clear();
+        for k in names {
+            match (Kernel::from_name(k.trim()), IntKernel::from_name(k.trim())) {
+                (Some(f), _) => config.kernels.push(f),
+                (None, Some(i)) => config.int_kernels.push(i),
+                (None, None) => return Err(format!("--kernels: unknown kernel '{k}'").into()),
+            }
+        }
     }
     if let Some(ns) = &args.n {
         config.ns = ns.iter().map(|s| parse_size(s)).collect::<CliResult<_>>()?;
     }
     if let Some(dtypes) = &args.dtype {
-        config.dtypes = dtypes
-            .iter()
-            .map(|d| match d.trim() {
-                "f64" => Ok(kiln::kiln_ir::DType::F64),
-                "f32" => Ok(kiln::kiln_ir::DType::F32),
-                other => Err(format!("--dtype: '{other}' is not f64 or f32")),
-            })
-            .collect::<Result<_, String>>()?;
+        let mut int = false;
+        config.dtypes.clear();
+        for d in dtypes {
+            match d.trim() {
+                "f64" => config.dtypes.push(kiln::kiln_ir::DType::F64),
+                "f32" => config.dtypes.push(kiln::kiln_ir::DType::F32),
+                "int" => int = true,
+                other => return Err(format!("--dtype: '{other}' is not f64, f32 or int").into()),
+            }
+        }
+        if !int {
+            config.int_kernels.clear();
+        }
     }
     let json = args.json;
     if args.programs {

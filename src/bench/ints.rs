@@ -1,0 +1,213 @@
+//! The integer kernels of `kiln bench` (issue 13): `(i*3 + j) % 7` over int32 (a map) and
+//! `sum(where(p, i, 0))` over int64 `i` and bool `p` (a masked reduction), raced as the float kernels
+//! are (`kiln-simd`, `kiln-scalar`, the unfused ndarray expression, a hand loop), each checked bit
+//! for bit against the interpreter before it is timed.
+//!
+//! Their types are fixed (NumPy's: int32 stays int32 under `* 3 + j % 7`; a sum of int64 is int64),
+//! so `--dtype` does not multiply them: they run once per N where `--dtype` is not given or names
+//! `int`. `%` is NumPy's (floored: the divisor's sign), which the baselines write as
+//! `rem_euclid(7)`. The kiln variants return their result (the typed front ends have no `run_into`
+//! for integers), so they allocate it as the ndarray variant does; the hand loop (AVX2 where the
+//! CPU has it) writes into a preallocated output.
+
+use super::kernels::try_array;
+use super::report::Row;
+use super::timing;
+use crate::array::Output;
+use crate::error::{Error, Result};
+use crate::runner::FusedRunner;
+use ndarray::{Array1, Zip};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// An integer kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntKernel {
+    /// `(i*3 + j) % 7`, `i` and `j` int32 in [-1000, 1000).
+    Mod7,
+    /// `sum(where(p, i, 0))`, `i` int64 in [-10**9, 10**9), `p` bool (true about half the time).
+    MaskSum,
+}
+
+impl IntKernel {
+    pub const ALL: [IntKernel; 2] = [IntKernel::Mod7, IntKernel::MaskSum];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IntKernel::Mod7 => "intmod",
+            IntKernel::MaskSum => "masksum",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<IntKernel> {
+        IntKernel::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The text expression kiln compiles.
+    pub fn expr(self) -> &'static str {
+        match self {
+            IntKernel::Mod7 => "(i*3 + j) % 7",
+            IntKernel::MaskSum => "sum(where(p, i, 0))",
+        }
+    }
+
+    /// The type of the result, as the table's `type` column shows it.
+    pub fn dtype(self) -> &'static str {
+        match self {
+            IntKernel::Mod7 => "i32",
+            IntKernel::MaskSum => "i64",
+        }
+    }
+
+    /// Bytes of compulsory memory traffic per element: two int32 read and one written; an int64 and
+    /// a bool read.
+    pub fn bytes_per_elem(self) -> usize {
+        match self {
+            IntKernel::Mod7 => 12,
+            IntKernel::MaskSum => 9,
+        }
+    }
+}
+
+/// The inputs at size `n`: deterministic, as the float kernels' (xorshift64*).
+struct Inputs {
+    i32s: Array1<i32>,
+    j32s: Array1<i32>,
+    i64s: Array1<i64>,
+    mask: Array1<bool>,
+}
+
+impl Inputs {
+    fn new(n: usize) -> Result<Inputs> {
+        let mut s = 0x9e37_79b9_7f4a_7c15 ^ n as u64;
+        let mut next = move || {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        let i32s = try_array(n, "the benchmark input i", || (next() % 2000) as i32 - 1000)?;
+        let j32s = try_array(n, "the benchmark input j", || (next() % 2000) as i32 - 1000)?;
+        let i64s = try_array(n, "the benchmark input i", || {
+            (next() % 2_000_000_000) as i64 - 1_000_000_000
+        })?;
+        let mask = try_array(n, "the benchmark input p", || next() >> 63 == 1)?;
+        Ok(Inputs {
+            i32s,
+            j32s,
+            i64s,
+            mask,
+        })
+    }
+
+    fn args(&self, k: IntKernel) -> Vec<(&'static str, crate::ArrayArg<'_>)> {
+        match k {
+            IntKernel::Mod7 => vec![("i", (&self.i32s).into()), ("j", (&self.j32s).into())],
+            IntKernel::MaskSum => vec![("i", (&self.i64s).into()), ("p", (&self.mask).into())],
+        }
+    }
+}
+
+/// The unfused ndarray expression: a temporary per operation (`rem_euclid` is NumPy's `%` for a
+/// positive divisor).
+fn ndarray_variant(k: IntKernel, x: &Inputs) -> Output {
+    match k {
+        IntKernel::Mod7 => Output::I32((&x.i32s * 3 + &x.j32s).mapv_into(|v| v.rem_euclid(7)).into_dyn()),
+        IntKernel::MaskSum => {
+            let masked = Zip::from(&x.mask)
+                .and(&x.i64s)
+                .map_collect(|&p, &i| if p { i } else { 0 });
+            Output::I64(ndarray::arr0(masked.sum()).into_dyn())
+        }
+    }
+}
+
+/// The hand loop: one pass, into `out` (the map) or returned (the sum), compiled for AVX2 where the
+/// CPU has it (as the float kernels' loops).
+fn loop_variant(k: IntKernel, x: &Inputs, out: &mut [i32]) -> i64 {
+    super::baseline::dispatch(|| match k {
+        IntKernel::Mod7 => {
+            let (i, j) = (
+                x.i32s.as_slice().expect("owned"),
+                x.j32s.as_slice().expect("owned"),
+            );
+            for ((o, &a), &b) in out.iter_mut().zip(i).zip(j) {
+                *o = a.wrapping_mul(3).wrapping_add(b).rem_euclid(7);
+            }
+            0
+        }
+        IntKernel::MaskSum => {
+            let (i, p) = (
+                x.i64s.as_slice().expect("owned"),
+                x.mask.as_slice().expect("owned"),
+            );
+            i.iter()
+                .zip(p)
+                .fold(0i64, |s, (&v, &m)| s.wrapping_add(if m { v } else { 0 }))
+        }
+    })
+}
+
+/// All variants of one integer kernel at one N.
+pub(super) fn one(
+    k: IntKernel,
+    n: usize,
+    threads: usize,
+    budget: Duration,
+    backends: [&Arc<dyn crate::Backend>; 2],
+) -> Result<Vec<Row>> {
+    let inputs = Inputs::new(n)?;
+    let args = inputs.args(k);
+    let oracle = FusedRunner::compile_text(k.expr())?
+        .with_backend(crate::interpreter())
+        .run(&args)?;
+    let bytes = (k.bytes_per_elem() * n) as f64;
+    let mut rows = Vec::new();
+    let mut push = |variant: &'static str, threads: usize, ns: f64, ok: bool| {
+        rows.push(Row {
+            kernel: k.name(),
+            n,
+            dtype: k.dtype(),
+            variant,
+            threads,
+            ns_per_elem: ns / n.max(1) as f64,
+            gbps: bytes / ns,
+            ok,
+        })
+    };
+    for (variant, backend) in super::VARIANTS[..2].iter().zip(backends) {
+        let runner = FusedRunner::compile_text(k.expr())?
+            .with_backend(backend.clone())
+            .with_threads(threads);
+        let ok = runner.run(&args)? == oracle;
+        let ns = timing::median_ns(
+            || drop(std::hint::black_box(runner.run(&args).expect("ran once already"))),
+            budget,
+        );
+        push(variant, threads, ns, ok);
+    }
+    let ok = ndarray_variant(k, &inputs) == oracle;
+    let ns = timing::median_ns(|| drop(std::hint::black_box(ndarray_variant(k, &inputs))), budget);
+    push("ndarray", 1, ns, ok);
+    let mut out = try_array(
+        if k == IntKernel::Mod7 { n } else { 0 },
+        "the benchmark output",
+        || 0i32,
+    )?;
+    let out = out
+        .as_slice_mut()
+        .ok_or_else(|| Error::Output("not contiguous".into()))?;
+    let sum = loop_variant(k, &inputs, out);
+    let ok = match k {
+        IntKernel::Mod7 => Output::I32(Array1::from(out.to_vec()).into_dyn()) == oracle,
+        IntKernel::MaskSum => Output::I64(ndarray::arr0(sum).into_dyn()) == oracle,
+    };
+    let ns = timing::median_ns(
+        || {
+            std::hint::black_box(loop_variant(k, &inputs, out));
+        },
+        budget,
+    );
+    push("rust-loop", 1, ns, ok);
+    Ok(rows)
+}

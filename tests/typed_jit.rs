@@ -1,0 +1,817 @@
+//! Compiled typed kernels (issue 13, item 6) against the typed interpreter, bit for bit: every
+//! integer and bool opcode and every cast, over every pair of input types (bool, int32, int64,
+//! float32, float64), on edge values (0, -1, 1, MIN, MAX, 2**31, 2**53 + 1, shift counts -1, 0,
+//! width - 1, width, width + 1, divisors 0 and -1, NaN, ±inf, -0.0, floats out of every integer
+//! range), at lengths 0, 1, below the vector width, with tails, and with splat, broadcast and strided
+//! inputs; then the integer reductions (whole arrays and trailing axes), the integer scans (every
+//! axis, exclusive and reversed forms) and the prepared handles. Each case runs on the `jit`
+//! backend (SIMD), `jit-scalar` (one lane) and `interp` (the oracle), which must agree (any NaN equal
+//! to any NaN); where the typing refuses a case, all three must refuse it. `kiln explain` must say
+//! the JIT compiled the kernels that compile, so a silent fallback to the interpreter fails here.
+
+use kiln::{ArrayArg, FusedRunner, Output};
+use ndarray::{Array1, Array2, ArrayD, IxDyn, s};
+
+const TYPES: [&str; 5] = ["bool", "int32", "int64", "float32", "float64"];
+
+/// Edge values of each type, cycled to any length.
+fn edges(ty: &str) -> Vec<f64> {
+    match ty {
+        "bool" => vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0],
+        "int32" => vec![
+            0.0,
+            -1.0,
+            1.0,
+            -2147483648.0,
+            2147483647.0,
+            31.0,
+            32.0,
+            33.0,
+            7.0,
+            -7.0,
+            3.0,
+            -3.0,
+            2.0,
+            65.0,
+        ],
+        "int64" => vec![
+            0.0,
+            -1.0,
+            1.0,
+            -9.223372036854776e18,
+            9.223372036854775e18,
+            63.0,
+            64.0,
+            65.0,
+            2147483648.0,
+            7.0,
+            -7.0,
+            3.0,
+            -2.0,
+            31.0,
+        ],
+        _ => vec![
+            0.5,
+            -1.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.0,
+            2147483648.0,
+            -2147483649.0,
+            9.3e18,
+            3.0,
+            -7.25,
+            1e30,
+            2.5,
+            -2147483648.0,
+        ],
+    }
+}
+
+/// An array of `ty` with `n` elements from the edge values, starting at `shift`.
+fn array(ty: &str, shape: &[usize], shift: usize) -> Arr {
+    let e = edges(ty);
+    let n: usize = shape.iter().product();
+    let at = |i: usize| e[(i * 5 + shift) % e.len()];
+    match ty {
+        "bool" => Arr::Bool(from(n, |i| at(i) != 0.0, shape)),
+        "int32" => Arr::I32(from(n, |i| at(i) as i32, shape)),
+        "int64" => Arr::I64(from(
+            n,
+            |i| {
+                // the extremes exactly, and 2**53 + 1, which f64 cannot hold
+                let v = at(i);
+                if v <= -9.2e18 {
+                    i64::MIN
+                } else if v >= 9.2e18 {
+                    i64::MAX
+                } else if v == 2147483648.0 && i % 2 == 1 {
+                    (1 << 53) + 1
+                } else {
+                    v as i64
+                }
+            },
+            shape,
+        )),
+        "float32" => Arr::F32(from(n, |i| at(i) as f32, shape)),
+        _ => Arr::F64(from(n, at, shape)),
+    }
+}
+
+fn from<T>(n: usize, f: impl Fn(usize) -> T, shape: &[usize]) -> ArrayD<T> {
+    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(f).collect()).unwrap()
+}
+
+/// An owned input of any type.
+#[derive(Clone)]
+enum Arr {
+    Bool(ArrayD<bool>),
+    I32(ArrayD<i32>),
+    I64(ArrayD<i64>),
+    F32(ArrayD<f32>),
+    F64(ArrayD<f64>),
+}
+
+impl Arr {
+    fn arg(&self) -> ArrayArg<'_> {
+        match self {
+            Arr::Bool(a) => a.into(),
+            Arr::I32(a) => a.into(),
+            Arr::I64(a) => a.into(),
+            Arr::F32(a) => a.into(),
+            Arr::F64(a) => a.into(),
+        }
+    }
+}
+
+/// Bitwise equality of two outputs, any NaN equal to any NaN.
+fn same(a: &Output, b: &Output) -> bool {
+    fn floats<T: Copy + PartialEq>(
+        x: &ArrayD<T>,
+        y: &ArrayD<T>,
+        bits: impl Fn(T) -> u64,
+        nan: impl Fn(T) -> bool,
+    ) -> bool {
+        x.shape() == y.shape()
+            && x.iter()
+                .zip(y)
+                .all(|(&p, &q)| (nan(p) && nan(q)) || bits(p) == bits(q))
+    }
+    match (a, b) {
+        (Output::F64(x), Output::F64(y)) => floats(x, y, f64::to_bits, f64::is_nan),
+        (Output::F32(x), Output::F32(y)) => floats(x, y, |v| v.to_bits() as u64, f32::is_nan),
+        (Output::I64(x), Output::I64(y)) => x == y,
+        (Output::I32(x), Output::I32(y)) => x == y,
+        (Output::Bool(x), Output::Bool(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Runs `expr` over `inputs` on the three backends; all agree or all refuse. Returns whether the
+/// kernel ran (typed) and the JIT's note.
+fn check(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Option<String> {
+    let run = |backend: &str| {
+        let r = FusedRunner::compile_text(expr)
+            .map_err(|e| e.to_string())?
+            .with_backend(kiln::backend_by_name(backend).unwrap());
+        r.run(inputs).map_err(|e| e.to_string())
+    };
+    let oracle = run("interp");
+    for backend in ["jit", "jit-scalar"] {
+        let got = run(backend);
+        match (&oracle, &got) {
+            (Ok(a), Ok(b)) => assert!(
+                same(a, b),
+                "{expr} on {backend}, inputs {:?}:\n interp {a:?}\n {backend} {b:?}",
+                inputs
+                    .iter()
+                    .map(|(n, a)| (n, a.elem(), a.shape().to_vec()))
+                    .collect::<Vec<_>>()
+            ),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{expr} on {backend}: interp {oracle:?}, {backend} {got:?}"),
+        }
+    }
+    oracle.ok()?;
+    let runner = FusedRunner::compile_text(expr).unwrap();
+    let notes = runner.explain_rewrites(inputs).ok()?;
+    Some(notes.last()?.2.join("\n"))
+}
+
+const BINARY: [&str; 22] = [
+    "a + b",
+    "a - b",
+    "a * b",
+    "minimum(a, b)",
+    "maximum(a, b)",
+    "a < b",
+    "a <= b",
+    "a > b",
+    "a >= b",
+    "a == b",
+    "a != b",
+    "a & b",
+    "a | b",
+    "a ^ b",
+    "a << b",
+    "a >> b",
+    "a // b",
+    "a % b",
+    "fmod(a, b)",
+    "a ** b",
+    "where(p, a, b)",
+    "(a * 3 + b) % 7",
+];
+
+const UNARY: [&str; 24] = [
+    "-a",
+    "abs(a)",
+    "sign(a)",
+    "~a",
+    "a << 3",
+    "a >> 3",
+    "a << 31",
+    "a << 32",
+    "a >> 63",
+    "a >> 64",
+    "a << 65",
+    "a // 7",
+    "a % 7",
+    "a // -1",
+    "a % -1",
+    "a ** 3",
+    "a ** 0",
+    "int32(a)",
+    "int64(a)",
+    "float32(a)",
+    "float64(a)",
+    "bool(a)",
+    "where(a, 1, 2)",
+    "floor(a) + ceil(a) - trunc(a) * round(a)",
+];
+
+/// Whether a kernel of these input types is expected to compile (every op above does for integer
+/// and bool operands; floats only where the op is one the typed JIT lowers).
+fn expect_compiled(expr: &str, types: &[&str]) -> bool {
+    let floats = types.iter().any(|t| t.starts_with("float"));
+    !floats || !["^", "<<", ">>", "~"].iter().any(|o| expr.contains(o))
+}
+
+#[test]
+fn every_binary_opcode_on_every_pair_of_types() {
+    let mut compiled = 0;
+    for expr in BINARY {
+        for ta in TYPES {
+            for tb in TYPES {
+                // two float inputs make a float kernel, whose parity (a ULP bound for `**`) is
+                // jit/tests/parity.rs's
+                if ta.starts_with("float") && tb.starts_with("float") {
+                    continue;
+                }
+                for n in [0usize, 1, 3, 4, 5, 9, 31] {
+                    let (a, b) = (array(ta, &[n], 0), array(tb, &[n], 3));
+                    let p = array("bool", &[n], 1);
+                    let got = check(expr, &[("a", a.arg()), ("b", b.arg()), ("p", p.arg())]);
+                    if let Some(note) = got
+                        && n == 9
+                        && expect_compiled(expr, &[ta, tb])
+                        && note.starts_with("compiled")
+                    {
+                        compiled += 1;
+                    }
+                }
+            }
+        }
+    }
+    // every integer and bool pair of every op at least compiles (the refusals of the typing aside)
+    assert!(compiled >= 300, "{compiled} kernels compiled");
+}
+
+#[test]
+fn every_unary_opcode_and_cast_on_every_type() {
+    for expr in UNARY {
+        for ta in TYPES {
+            for n in [0usize, 1, 2, 3, 4, 5, 8, 13, 30] {
+                let a = array(ta, &[n], 0);
+                let note = check(expr, &[("a", a.arg())]);
+                if let Some(note) = note
+                    && (ta == "int32" || ta == "int64")
+                {
+                    assert!(note.starts_with("compiled"), "{expr} of {ta}: {note}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn shift_counts_and_divisors_at_the_edges() {
+    // every count from -2 to width + 2 against every edge value, by array and by literal
+    for (ty, width) in [("int32", 32i64), ("int64", 64)] {
+        let values = array(ty, &[14], 0);
+        for count in [-2i64, -1, 0, 1, width - 1, width, width + 1, width + 2] {
+            let counts: Arr = match ty {
+                "int32" => Arr::I32(ArrayD::from_elem(IxDyn(&[14]), count as i32)),
+                _ => Arr::I64(ArrayD::from_elem(IxDyn(&[14]), count)),
+            };
+            for expr in ["a << b", "a >> b"] {
+                check(expr, &[("a", values.arg()), ("b", counts.arg())]);
+            }
+            for expr in [format!("a << {count}"), format!("a >> {count}")] {
+                check(&expr, &[("a", values.arg())]);
+            }
+        }
+        for d in [0i64, -1, 1, -2, 7, -7] {
+            let div: Arr = match ty {
+                "int32" => Arr::I32(ArrayD::from_elem(IxDyn(&[14]), d as i32)),
+                _ => Arr::I64(ArrayD::from_elem(IxDyn(&[14]), d)),
+            };
+            for expr in ["a // b", "a % b", "fmod(a, b)", "b // a", "b % a"] {
+                check(expr, &[("a", values.arg()), ("b", div.arg())]);
+            }
+        }
+        for e in [0i64, 1, 2, 3, 5, 31, 62, 63, 64] {
+            check(&format!("a ** {e}"), &[("a", values.arg())]);
+        }
+    }
+}
+
+#[test]
+fn division_by_literals_in_simd() {
+    // int32 `//`, `%` and `fmod` by a literal divide in SIMD (a shift or a magic multiply, then the
+    // floor correction); int64 by a literal per lane: every sign, powers of two, the extremes
+    let mut v32: Vec<i32> = (-1030..1030).collect();
+    v32.extend([
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX,
+        i32::MAX - 1,
+        1 << 30,
+        -(1 << 30),
+        123_456_789,
+    ]);
+    v32.extend((0..500).map(|k: i32| k.wrapping_mul(-1_640_531_527)));
+    let a32 = Array1::from(v32);
+    let a64 = a32.mapv(|v| (v as i64) * 3_000_000_007);
+    for d in [
+        2i64,
+        -2,
+        3,
+        -3,
+        4,
+        5,
+        7,
+        -7,
+        8,
+        -8,
+        10,
+        641,
+        -641,
+        1 << 30,
+        -(1 << 30),
+        2147483647,
+        -2147483647,
+        -2147483648,
+        1_000_000_007,
+        0,
+        1,
+        -1,
+    ] {
+        for expr in [format!("a // {d}"), format!("a % {d}"), format!("fmod(a, {d})")] {
+            let note = check(&expr, &[("a", (&a32).into())]).unwrap();
+            assert!(note.starts_with("compiled"), "{expr}: {note}");
+            check(&expr, &[("a", (&a64).into())]).unwrap();
+        }
+    }
+}
+
+#[test]
+fn division_by_arrays_in_simd() {
+    // int32 `//`, `%` and `fmod` of two arrays divide in float64 in SIMD: every pair of a sweep of
+    // dividends and divisors (every sign, 0, -1, the extremes, large quotients and tiny ones)
+    let mut vals: Vec<i32> = (-40..40).collect();
+    vals.extend([
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX,
+        i32::MAX - 1,
+        1 << 30,
+        -(1 << 30),
+        46341,
+        -46341,
+    ]);
+    vals.extend((0..40).map(|k: i32| k.wrapping_mul(-1_640_531_527)));
+    let a: Array1<i32> = vals.iter().flat_map(|&x| vals.iter().map(move |_| x)).collect();
+    let b: Array1<i32> = vals.iter().flat_map(|_| vals.iter().copied()).collect();
+    for expr in ["a // b", "a % b", "fmod(a, b)"] {
+        let note = check(expr, &[("a", (&a).into()), ("b", (&b).into())]).unwrap();
+        assert!(note.starts_with("compiled"), "{expr}: {note}");
+    }
+}
+
+#[test]
+fn splat_broadcast_and_strided_inputs() {
+    for (ta, tb) in [
+        ("int32", "int32"),
+        ("int64", "int64"),
+        ("int32", "int64"),
+        ("bool", "int32"),
+    ] {
+        let a2 = array(ta, &[5, 7], 0);
+        let row = array(tb, &[7], 2);
+        let col = array(tb, &[5, 1], 4);
+        let one = array(tb, &[1], 3);
+        for expr in ["a * b + 3", "where(a > b, a, b) // 3", "(a ^ b) >> 1"] {
+            check(expr, &[("a", a2.arg()), ("b", row.arg())]);
+            check(expr, &[("a", a2.arg()), ("b", col.arg())]);
+            check(expr, &[("a", a2.arg()), ("b", one.arg())]);
+        }
+    }
+    // strided views: every other element, and a transposed matrix
+    let base: Array1<i32> = (0..40).map(|i| i * 7919 - 130_000).collect();
+    let other: Array2<i64> = Array2::from_shape_fn((5, 8), |(i, j)| (i as i64 - 2) << (j * 8));
+    let strided = base.slice(s![..;2]);
+    let t = other.t();
+    let cols: Array2<i32> = Array2::from_shape_fn((8, 5), |(i, j)| (i * 5 + j) as i32);
+    check("a * 3 + 1", &[("a", strided.into())]);
+    check("(a + b) % 5", &[("a", t.into()), ("b", (&cols).into())]);
+}
+
+#[test]
+fn integer_reductions_whole_arrays_and_trailing_axes() {
+    for ty in ["bool", "int32", "int64"] {
+        for n in [0usize, 1, 3, 4, 7, 64, 1001] {
+            let a = array(ty, &[n], 0);
+            let p = array("bool", &[n], 2);
+            for expr in [
+                "sum(a)",
+                "prod(a)",
+                "min(a)",
+                "max(a)",
+                "any(a)",
+                "all(a)",
+                "sum(where(p, a, 0))",
+                "sum(a * 3)",
+                "argmin(a)",
+                "argmax(a)",
+                "argmax(where(p, a, 0))",
+            ] {
+                let note = check(expr, &[("a", a.arg()), ("p", p.arg())]);
+                if let Some(note) = note
+                    && n > 0
+                {
+                    assert!(note.starts_with("compiled"), "{expr} of {ty}: {note}");
+                }
+            }
+        }
+        for shape in [[3usize, 5], [4, 1], [2, 0], [6, 9], [1, 7], [0, 3]] {
+            let a = array(ty, &shape, 1);
+            for expr in [
+                "sum(a, axis=1)",
+                "max(a, axis=1)",
+                "min(a, axis=-1)",
+                "any(a, axis=1)",
+                "sum(a, axis=0)",
+                "prod(a, axis=1)",
+                "prod(a, axis=0)",
+                "min(a, axis=0)",
+                "max(a * 3, axis=0)",
+                "all(a, axis=0)",
+                "any(a, axis=0)",
+                "argmin(a, axis=1)",
+                "argmax(a * 3, axis=-1)",
+            ] {
+                let note = check(expr, &[("a", a.arg())]);
+                if let Some(note) = note {
+                    assert!(note.starts_with("compiled"), "{expr} of {ty}: {note}");
+                }
+            }
+        }
+        let a3 = array(ty, &[3, 4, 5], 2);
+        for expr in [
+            "sum(a, axis=(0, 1))",
+            "max(a, axis=(1, 2))",
+            "min(a, axis=0)",
+            "sum(a, axis=(0, 2))",
+            "argmax(a, axis=0)",
+            "argmin(a, axis=(1, 2))",
+        ] {
+            check(expr, &[("a", a3.arg())]);
+        }
+    }
+    // kernels mixing 32- and 64-bit values (2 lanes, int32 half-filled)
+    for n in [1usize, 2, 3, 5, 8, 33] {
+        let (i, k, f) = (
+            array("int32", &[n], 0),
+            array("int64", &[n], 3),
+            array("float64", &[n], 1),
+        );
+        let inputs = [("i", i.arg()), ("k", k.arg()), ("f", f.arg())];
+        for expr in [
+            "sum(i + k)",
+            "max(int32(k))",
+            "min(int32(f) // 3)",
+            "any(i > k)",
+            "all(i != k)",
+            "prod(int32(k) | 1)",
+            "sum(where(f > 0, i, 0))",
+            "max(where(i > 0, k, i))",
+            "where(f > 1, i, int32(k)) * 3",
+            "float32(i) + float32(f)",
+        ] {
+            let note = check(expr, &inputs).unwrap();
+            assert!(note.contains("compiled by the JIT (2 lanes"), "{expr}: {note}");
+        }
+    }
+    // a start other than the identity runs on the interpreter, with the same result
+    let a = array("int32", &[9], 0);
+    check("sum(a, initial=5)", &[("a", a.arg())]);
+    check("max(a, initial=3)", &[("a", a.arg())]);
+}
+
+#[test]
+fn large_maps_and_sums_cut_into_work_units_agree() {
+    // long enough for several work units on threads: each unit's range and partial exact
+    let n: usize = 600_003;
+    let i: Array1<i32> = (0..n as i32)
+        .map(|k| k.wrapping_mul(2_654_435_761u32 as i32))
+        .collect();
+    let j: Array1<i32> = (0..n as i32).map(|k| k % 1000 - 500).collect();
+    let p: Array1<bool> = (0..n).map(|k| k % 3 == 0).collect();
+    let k64: Array1<i64> = i.mapv(|v| (v as i64) << 20);
+    check("(i * 3 + j) % 7", &[("i", (&i).into()), ("j", (&j).into())]);
+    check("sum(where(p, i, 0))", &[("p", (&p).into()), ("i", (&i).into())]);
+    check("sum(where(p, k, 0))", &[("p", (&p).into()), ("k", (&k64).into())]);
+    check("prod(j | 1)", &[("j", (&j).into())]);
+    check("max(k // (i | 1))", &[("k", (&k64).into()), ("i", (&i).into())]);
+    check("argmax(i)", &[("i", (&i).into())]);
+    check("argmin(j)", &[("j", (&j).into())]);
+    check("argmax(j)", &[("j", (&j).into())]);
+    // on three threads (work units run on a pool), against the interpreter
+    let m = Array2::from_shape_fn((1000, 601), |(r, c)| {
+        ((r * 601 + c) as i32).wrapping_mul(-1_640_531_527)
+    });
+    for (expr, inputs) in [
+        ("(i * 3 + j) % 7", vec![("i", (&i).into()), ("j", (&j).into())]),
+        (
+            "sum(where(p, k, 0))",
+            vec![("p", (&p).into()), ("k", (&k64).into())],
+        ),
+        ("argmin(j)", vec![("j", (&j).into())]),
+        ("cumsum(m, axis=1)", vec![("m", (&m).into())]),
+        ("sum(m, axis=0)", vec![("m", (&m).into())]),
+        ("max(m, axis=1)", vec![("m", (&m).into())]),
+    ] {
+        let run = |b: &str, threads: usize| {
+            FusedRunner::compile_text(expr)
+                .unwrap()
+                .with_backend(kiln::backend_by_name(b).unwrap())
+                .with_threads(threads)
+                .run(&inputs)
+                .unwrap()
+        };
+        let (want, got) = (run("interp", 1), run("jit", 3));
+        assert!(same(&want, &got), "{expr} on 3 threads");
+    }
+}
+
+#[test]
+fn integer_scans_on_every_axis() {
+    for ty in ["bool", "int32", "int64"] {
+        for shape in [
+            vec![0usize],
+            vec![1],
+            vec![7],
+            vec![3, 5],
+            vec![2, 3, 4],
+            vec![4, 0],
+        ] {
+            let a = array(ty, &shape, 2);
+            let rank = shape.len() as i64;
+            for op in ["cumsum", "cumprod", "cummax", "cummin"] {
+                let mut exprs = vec![format!("{op}(a)"), format!("{op}(a * 3)")];
+                for axis in -rank..rank {
+                    exprs.push(format!("{op}(a, axis={axis})"));
+                    exprs.push(format!("{op}(a, axis={axis}, exclusive=True)"));
+                    exprs.push(format!("{op}(a, axis={axis}, reverse=True)"));
+                    exprs.push(format!("{op}(a, axis={axis}, exclusive=1, reverse=1)"));
+                }
+                exprs.push(format!("{op}(a, exclusive=True, reverse=True)"));
+                for expr in exprs {
+                    let note = check(&expr, &[("a", a.arg())]);
+                    if let Some(note) = note {
+                        assert!(note.starts_with("compiled"), "{expr} of {ty}: {note}");
+                    }
+                }
+            }
+        }
+    }
+    // initial values: compiled where the accumulator holds them, else the interpreter's error
+    for ty in ["bool", "int32", "int64"] {
+        let a = array(ty, &[9], 0);
+        for expr in [
+            "cumsum(a, initial=5)",
+            "cumprod(a, initial=-2, exclusive=True)",
+            "cummax(a, initial=3)",
+            "cummin(a, initial=0, reverse=True)",
+            "cummax(a, initial=1)",
+            "cumsum(a, initial=2.5)",
+            "cummax(a, initial=3000000000)",
+        ] {
+            check(expr, &[("a", a.arg())]);
+        }
+    }
+}
+
+#[test]
+fn prepared_handles_of_integer_inputs_run_the_compiled_kernel() {
+    let i: Array1<i32> = (0..1000).map(|k| k * 7919 - 3_000_000).collect();
+    let j: Array1<i32> = (0..1000).map(|k| k % 13 - 6).collect();
+    for expr in ["(i * 3 + j) % 7", "sum(where(j > 0, i, 0))", "cumsum(i)"] {
+        let runner = FusedRunner::compile_text(expr).unwrap();
+        let h = runner
+            .prepared(&[("i", (&i).into()), ("j", (&j).into())])
+            .unwrap();
+        let got = h.run(&[(&i).into(), (&j).into()]).unwrap();
+        let want = FusedRunner::compile_text(expr)
+            .unwrap()
+            .with_backend(kiln::interpreter())
+            .run(&[("i", (&i).into()), ("j", (&j).into())])
+            .unwrap();
+        assert!(same(&got, &want), "{expr}: {got:?} {want:?}");
+    }
+}
+
+#[test]
+fn float_reductions_of_typed_values_run_as_a_typed_map_then_the_float_reduction() {
+    // mean of integers, sums of float expressions of integers: the values by the typed JIT, the sum
+    // by the float JIT (reassociated: a relative bound); min, max and argmin/argmax exactly
+    let close = |a: &Output, b: &Output| match (a, b) {
+        (Output::F64(x), Output::F64(y)) => x
+            .iter()
+            .zip(y)
+            .all(|(p, q)| (p.is_nan() && q.is_nan()) || (p - q).abs() <= 1e-12 * p.abs().max(1.0)),
+        (Output::F32(x), Output::F32(y)) => x
+            .iter()
+            .zip(y)
+            .all(|(p, q)| (p.is_nan() && q.is_nan()) || (p - q).abs() <= 1e-5 * p.abs().max(1.0)),
+        _ => same(a, b),
+    };
+    for n in [1usize, 3, 4, 5, 100, 4097] {
+        let i: Array1<i32> = (0..n as i32)
+            .map(|k| k.wrapping_mul(7919) % 100_003 - 50_000)
+            .collect();
+        let k: Array1<i64> = i.mapv(|v| v as i64 * 1_000_003);
+        for expr in [
+            "mean(i)",
+            "sum(i * 0.5)",
+            "var(i)",
+            "std(k)",
+            "min(i / 3)",
+            "max(k * 0.25)",
+            "argmax(i * 1.5)",
+            "argmin(float32(i))",
+            "sum(float32(i), axis=0)",
+            "mean(where(i > 0, i, 0))",
+        ] {
+            let inputs = [("i", (&i).into()), ("k", (&k).into())];
+            let run = |b: &str| {
+                FusedRunner::compile_text(expr)
+                    .unwrap()
+                    .with_backend(kiln::backend_by_name(b).unwrap())
+                    .run(&inputs)
+                    .unwrap()
+            };
+            let want = run("interp");
+            for b in ["jit", "jit-scalar"] {
+                let got = run(b);
+                assert!(close(&got, &want), "{expr} at n = {n} on {b}: {got:?} {want:?}");
+            }
+            let notes = FusedRunner::compile_text(expr)
+                .unwrap()
+                .explain_rewrites(&inputs)
+                .unwrap();
+            let note: String = notes
+                .iter()
+                .map(|k| k.2.join("\n"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(
+                note.contains("compiled: typed") && !note.contains("interpreted"),
+                "{expr}: {note}"
+            );
+        }
+    }
+}
+
+#[test]
+fn libm_functions_of_typed_values_call_the_interpreters_own() {
+    // transcendentals and float `// % **` in a typed kernel: per-lane calls of the same host
+    // functions the interpreter's `eval` is, so bit for bit
+    for n in [1usize, 3, 4, 5, 9, 33] {
+        let (i, k) = (array("int32", &[n], 0), array("int64", &[n], 2));
+        let f = array("float32", &[n], 1);
+        let inputs = [("i", i.arg()), ("k", k.arg()), ("f", f.arg())];
+        for expr in [
+            "sin(i)",
+            "exp(i * 0.001)",
+            "i ** 0.5",
+            "float32(i) ** 2.5",
+            "arctan2(i, k)",
+            "(i * 0.5) % 3.0",
+            "(k * 1.5) // 2.5",
+            "fmod(i * 0.25, -1.5)",
+            "log1p(abs(k))",
+            "1 / (1 + exp(-float32(i)))",
+            "tanh(f) + i",
+            "where(i > 0, cos(f), 1 / f)",
+            "sign(f * i)",
+            "sign(i * 0.0) + sign(k - 1.5)",
+            "copysign(i, f)",
+            "fmax(f, i) + fmin(k * 0.5, f)",
+            "deg2rad(i) + rad2deg(float32(k))",
+        ] {
+            let note = check(expr, &inputs).unwrap();
+            assert!(note.starts_with("compiled"), "{expr}: {note}");
+        }
+    }
+}
+
+#[test]
+fn contractions_over_integer_inputs_read_their_indices() {
+    // named indices (`x[i]`, `index=`) are int64 values of the point's position along an axis
+    for n in [1usize, 2, 3, 4, 7, 33] {
+        let x: Array1<i32> = (0..n as i32).map(|v| v * 7 - 11).collect();
+        let p: Array1<bool> = (0..n).map(|v| v % 3 == 0).collect();
+        for expr in [
+            "sum(where(i <= o, x[i], 0), index=(i, o), axis=i)",
+            "sum(x[i] * (i <= o), index=(i, o), axis=i)",
+            "max(where(p[i], x[i] * o, -5), index=(i, o), axis=i)",
+        ] {
+            let inputs = [("x", (&x).into()), ("p", (&p).into())];
+            let got = check(expr, &inputs);
+            if let Some(note) = got {
+                assert!(note.contains("compiled"), "{expr}: {note}");
+            }
+        }
+    }
+}
+
+#[test]
+fn splat_inputs_in_every_kind_of_kernel() {
+    // a one-element input beside a matrix: maps, reductions over rows, columns and everything,
+    // scans and arg reductions, at every lane count
+    for (ta, tb) in [
+        ("int32", "int32"),
+        ("int64", "int64"),
+        ("int32", "int64"),
+        ("bool", "int32"),
+        ("int64", "bool"),
+    ] {
+        for shape in [[3usize, 5], [5, 9], [1, 4]] {
+            let a = array(ta, &shape, 1);
+            let b = array(tb, &[1], 2);
+            for expr in [
+                "a * b + 1",
+                "sum(a * b, axis=0)",
+                "sum(a + b, axis=1)",
+                "max(a - b, axis=0)",
+                "any(a > b, axis=0)",
+                "cumsum(a - b, axis=0)",
+                "cummax(a | b, axis=1)",
+                "argmax(a ^ b, axis=1)",
+                "min(a * b)",
+                "prod(where(a > b, 1, 2))",
+            ] {
+                let note = check(expr, &[("a", a.arg()), ("b", b.arg())]);
+                if let Some(note) = note {
+                    assert!(note.starts_with("compiled"), "{expr} of {ta}, {tb}: {note}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn several_typed_outputs_compile_one_kernel_each() {
+    for n in [1usize, 3, 4, 9, 1000] {
+        let (i, j) = (array("int32", &[n], 0), array("int32", &[n], 5));
+        let k = array("int64", &[n], 2);
+        let inputs = [("i", i.arg()), ("j", j.arg()), ("k", k.arg())];
+        for expr in [
+            "i * 3 + j; i // j; i > j",
+            "sum(i); k * i; float64(i) * 0.5",
+            "i; k",
+        ] {
+            let run = |b: &str| {
+                FusedRunner::compile_text(expr)
+                    .unwrap()
+                    .with_backend(kiln::backend_by_name(b).unwrap())
+                    .run_many(&inputs)
+                    .unwrap()
+            };
+            let want = run("interp");
+            for b in ["jit", "jit-scalar"] {
+                let got = run(b);
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same(g, w), "{expr} on {b}: {g:?} {w:?}");
+                }
+            }
+            let notes = FusedRunner::compile_text(expr)
+                .unwrap()
+                .explain_rewrites(&inputs)
+                .unwrap();
+            let note: String = notes
+                .iter()
+                .map(|k| k.2.join("\n"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(
+                note.contains("compiled: typed kernel") && !note.contains("interpreted"),
+                "{expr}: {note}"
+            );
+        }
+    }
+}
