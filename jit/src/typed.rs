@@ -388,7 +388,7 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
         // the libm functions of float values (the interpreter's own, so bit-exact), f32 and f64
         let order = kernel.kernel.arena.reachable(kernel.kernel.body);
         let used = MathFn::used_by(&kernel.kernel.arena, &order);
-        let math = MathRefs::import(&mut module, &mut ctx.func, kiln_ir::DType::F32, &used, false)?;
+        let math = MathRefs::import(&mut module, &mut ctx.func, kiln_ir::DType::F32, &used, false, &[])?;
         {
             let mut fctx = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
