@@ -474,12 +474,14 @@ fn identity(op: ReduceOp, vt: ElemType) -> Scalar {
 /// The function: entry loads, the vector loop (lanes > 1), the scalar loop, and a reduction's store.
 fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
     let k = g.k;
-    let entry = g.b.create_block();
-    g.b.append_block_params_for_function_params(entry);
-    g.b.switch_to_block(entry);
-    let params = g.b.block_params(entry).to_vec();
-    let (ins, out, lo, hi) = (params[0], params[1], params[6], params[7]);
-    let (ptrs, splats) = entry_loads(g, ins, splat);
+    let Entry {
+        out,
+        lo,
+        hi,
+        ptrs,
+        splats,
+        ..
+    } = enter(g, splat);
     let vt = k.value_type();
     let kv = g.b.declare_var(types::I64);
     g.b.def_var(kv, lo);
@@ -601,12 +603,25 @@ fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
     g.b.ins().return_(&[]);
 }
 
-/// Loads input pointers and splat inputs in the entry block.
-fn entry_loads(
-    g: &mut TypedGen<'_, '_>,
-    ins: Value,
-    splat: &[bool],
-) -> (Vec<Value>, Vec<Option<[Value; 2]>>) {
+/// What every typed function starts from: the entry block's parameters it reads (the signature's:
+/// output pointer, sizes block, unit range `lo..hi`), the input pointers and the splat inputs.
+struct Entry {
+    out: Value,
+    sizes: Value,
+    lo: Value,
+    hi: Value,
+    ptrs: Vec<Value>,
+    /// Per input: where it is a splat the body reads, its one element as a scalar and as a vector.
+    splats: Vec<Option<[Value; 2]>>,
+}
+
+/// Makes the entry block and loads the input pointers and splat inputs in it.
+fn enter(g: &mut TypedGen<'_, '_>, splat: &[bool]) -> Entry {
+    let entry = g.b.create_block();
+    g.b.append_block_params_for_function_params(entry);
+    g.b.switch_to_block(entry);
+    let params = g.b.block_params(entry).to_vec();
+    let ins = params[0];
     let k = g.k;
     let ptrs: Vec<Value> = (0..k.input_types.len())
         .map(|i| {
@@ -646,7 +661,14 @@ fn entry_loads(
             })
         })
         .collect();
-    (ptrs, splats)
+    Entry {
+        out: params[1],
+        sizes: params[3],
+        lo: params[6],
+        hi: params[7],
+        ptrs,
+        splats,
+    }
 }
 
 /// A scan's starting state, as the typed interpreter's: its `initial` value where it has one (an
@@ -682,12 +704,14 @@ fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
     let vt = g.k.value_type();
     let wide = scan.op.wide();
     let ot = if wide { ElemType::I64 } else { vt };
-    let entry = g.b.create_block();
-    g.b.append_block_params_for_function_params(entry);
-    g.b.switch_to_block(entry);
-    let params = g.b.block_params(entry).to_vec();
-    let (ins, out, sizes, lo, hi) = (params[0], params[1], params[3], params[6], params[7]);
-    let (ptrs, splats) = entry_loads(g, ins, splat);
+    let Entry {
+        out,
+        sizes,
+        lo,
+        hi,
+        ptrs,
+        splats,
+    } = enter(g, splat);
     let mem = crate::clif::mem();
     let len = g.b.ins().load(types::I64, mem, sizes, 0);
     let inner = g.b.ins().load(types::I64, mem, sizes, 8);
@@ -776,12 +800,14 @@ fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
 /// `lo`, so a range of equal extremes keeps `lo`). Scalar: the strict compare is sequential.
 fn build_arg(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
     let vt = g.k.value_type();
-    let entry = g.b.create_block();
-    g.b.append_block_params_for_function_params(entry);
-    g.b.switch_to_block(entry);
-    let params = g.b.block_params(entry).to_vec();
-    let (ins, out, lo, hi) = (params[0], params[1], params[6], params[7]);
-    let (ptrs, splats) = entry_loads(g, ins, splat);
+    let Entry {
+        out,
+        lo,
+        hi,
+        ptrs,
+        splats,
+        ..
+    } = enter(g, splat);
     let (k, best, at) = (
         g.b.declare_var(types::I64),
         g.b.declare_var(types::I64),
@@ -840,12 +866,14 @@ fn build_arg(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
 /// be cut into units.
 fn build_columns(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
     let vt = g.k.value_type();
-    let entry = g.b.create_block();
-    g.b.append_block_params_for_function_params(entry);
-    g.b.switch_to_block(entry);
-    let params = g.b.block_params(entry).to_vec();
-    let (ins, out, sizes, lo, hi) = (params[0], params[1], params[3], params[6], params[7]);
-    let (ptrs, splats) = entry_loads(g, ins, splat);
+    let Entry {
+        out,
+        sizes,
+        lo,
+        hi,
+        ptrs,
+        splats,
+    } = enter(g, splat);
     let mem = crate::clif::mem();
     let rows = g.b.ins().load(types::I64, mem, sizes, 0);
     let cols = g.b.ins().load(types::I64, mem, sizes, 8);
