@@ -141,7 +141,9 @@ fn float(u: &mut Unstructured<'_>) -> Result<f64> {
     })
 }
 
-fn shape(u: &mut Unstructured<'_>) -> Result<Vec<usize>> {
+/// A shape of rank 0 to 3, its axes mostly short, up to `longest` (typed_kernel.rs draws its
+/// shapes here too).
+pub(crate) fn shape(u: &mut Unstructured<'_>, longest: usize) -> Result<Vec<usize>> {
     let rank = u.int_in_range(0..=3usize)?;
     (0..rank)
         .map(|_| {
@@ -149,14 +151,14 @@ fn shape(u: &mut Unstructured<'_>) -> Result<Vec<usize>> {
                 0 => 0,
                 1..=3 => 1,
                 4..=7 => u.int_in_range(2..=9usize)?,
-                _ => u.int_in_range(10..=70usize)?,
+                _ => u.int_in_range(10..=longest)?,
             })
         })
         .collect()
 }
 
 /// A shape that broadcasts to `full`: some leading axes dropped, some axes set to 1.
-fn sub_shape(u: &mut Unstructured<'_>, full: &[usize]) -> Result<Vec<usize>> {
+pub(crate) fn sub_shape(u: &mut Unstructured<'_>, full: &[usize]) -> Result<Vec<usize>> {
     let drop = u.int_in_range(0..=full.len())?;
     full[drop..]
         .iter()
@@ -226,7 +228,7 @@ fn exact_tree(u: &mut Unstructured<'_>, names: &[String], rank: usize, depth: u3
 impl Case {
     /// A random case drawn from `u`.
     pub fn arbitrary(u: &mut Unstructured<'_>) -> Result<Case> {
-        let full = shape(u)?;
+        let full = shape(u, 70)?;
         let n_inputs = u.int_in_range(1..=3usize)?;
         let all_f32 = u.ratio(1, 3)?;
         let mut inputs = Vec::new();

@@ -14,6 +14,7 @@
 
 #![allow(dead_code)] // each includer uses a different part
 
+use super::random_kernel::{shape, sub_shape};
 use arbitrary::{Result, Unstructured};
 use kiln::kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 use kiln::{ArrayArg, Axes, Element, Expr, FusedRunner, Output, ScanOptions};
@@ -238,29 +239,6 @@ fn int32(u: &mut Unstructured<'_>) -> Result<i32> {
     })
 }
 
-fn shape(u: &mut Unstructured<'_>) -> Result<Vec<usize>> {
-    let rank = u.int_in_range(0..=3usize)?;
-    (0..rank)
-        .map(|_| {
-            Ok(match u.int_in_range(0..=9u8)? {
-                0 => 0,
-                1..=3 => 1,
-                4..=7 => u.int_in_range(2..=9usize)?,
-                _ => u.int_in_range(10..=40usize)?,
-            })
-        })
-        .collect()
-}
-
-/// A shape that broadcasts to `full`: some leading axes dropped, some axes set to 1.
-fn sub_shape(u: &mut Unstructured<'_>, full: &[usize]) -> Result<Vec<usize>> {
-    let drop = u.int_in_range(0..=full.len())?;
-    full[drop..]
-        .iter()
-        .map(|&d| Ok(if u.ratio(1, 4)? { 1 } else { d }))
-        .collect()
-}
-
 /// The buffer behind an input of `shape` handed over as `view` (twice as long along the last axis
 /// for a stepped view, Fortran order for a transposed one).
 fn array<T>(
@@ -423,7 +401,7 @@ impl Kind {
 impl TypedCase {
     /// A random typed case drawn from `u`.
     pub fn arbitrary(u: &mut Unstructured<'_>) -> Result<TypedCase> {
-        let full = shape(u)?;
+        let full = shape(u, 40)?;
         let n_inputs = u.int_in_range(1..=3usize)?;
         let mut inputs = Vec::new();
         for i in 0..n_inputs {
