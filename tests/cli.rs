@@ -390,36 +390,23 @@ fn bench_races_the_integer_kernels_at_their_own_types() {
         }
     }
     // --dtype picks the float kernels' type; `int` names the integer kernels
-    let o = kiln(&[
-        "bench",
-        "--kernels",
-        "intmod,axpy",
-        "--n",
-        "10",
-        "--budget-ms",
-        "1",
-        "--json",
-        "--dtype",
-        "f32",
-    ]);
-    let out = stdout(&o);
-    assert_eq!(out.lines().count(), 4, "{out}");
-    assert!(out.lines().all(|r| r.contains(r#""dtype":"f32""#)), "{out}");
-    let o = kiln(&[
-        "bench",
-        "--kernels",
-        "intmod,axpy",
-        "--n",
-        "10",
-        "--budget-ms",
-        "1",
-        "--json",
-        "--dtype",
-        "int",
-    ]);
-    let out = stdout(&o);
-    assert_eq!(out.lines().count(), 4, "{out}");
-    assert!(out.lines().all(|r| r.contains(r#""kernel":"intmod""#)), "{out}");
+    for (dtype, every_row) in [("f32", r#""dtype":"f32""#), ("int", r#""kernel":"intmod""#)] {
+        let o = kiln(&[
+            "bench",
+            "--kernels",
+            "intmod,axpy",
+            "--n",
+            "10",
+            "--budget-ms",
+            "1",
+            "--json",
+            "--dtype",
+            dtype,
+        ]);
+        let out = stdout(&o);
+        assert_eq!(out.lines().count(), 4, "{out}");
+        assert!(out.lines().all(|r| r.contains(every_row)), "{out}");
+    }
     let o = kiln(&["bench", "--dtype", "i16"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not f64, f32 or int"));

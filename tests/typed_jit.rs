@@ -179,6 +179,19 @@ fn check(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Option<String> {
     Some(notes.last()?.2.join("\n"))
 }
 
+/// Every note `explain_rewrites` gives for `expr` over `inputs`, each stage's joined.
+fn all_notes(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> String {
+    let notes = FusedRunner::compile_text(expr)
+        .unwrap()
+        .explain_rewrites(inputs)
+        .unwrap();
+    notes
+        .iter()
+        .map(|k| k.2.join("\n"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 const BINARY: [&str; 22] = [
     "a + b",
     "a - b",
@@ -668,15 +681,7 @@ fn float_reductions_of_typed_values_run_as_a_typed_map_then_the_float_reduction(
                 let got = run(b);
                 assert!(close(&got, &want), "{expr} at n = {n} on {b}: {got:?} {want:?}");
             }
-            let notes = FusedRunner::compile_text(expr)
-                .unwrap()
-                .explain_rewrites(&inputs)
-                .unwrap();
-            let note: String = notes
-                .iter()
-                .map(|k| k.2.join("\n"))
-                .collect::<Vec<_>>()
-                .join("\n");
+            let note = all_notes(expr, &inputs);
             assert!(
                 note.contains("compiled: typed") && !note.contains("interpreted"),
                 "{expr}: {note}"
@@ -799,15 +804,7 @@ fn several_typed_outputs_compile_one_kernel_each() {
                     assert!(same(g, w), "{expr} on {b}: {g:?} {w:?}");
                 }
             }
-            let notes = FusedRunner::compile_text(expr)
-                .unwrap()
-                .explain_rewrites(&inputs)
-                .unwrap();
-            let note: String = notes
-                .iter()
-                .map(|k| k.2.join("\n"))
-                .collect::<Vec<_>>()
-                .join("\n");
+            let note = all_notes(expr, &inputs);
             assert!(
                 note.contains("compiled: typed kernel") && !note.contains("interpreted"),
                 "{expr}: {note}"
