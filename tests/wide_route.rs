@@ -63,6 +63,18 @@ fn values(n: usize) -> Vec<f64> {
         .collect()
 }
 
+/// The bits of each value of the .npy file at `path` (f64, or f32 widened), and whether it is NaN.
+fn bits(path: &std::path::Path, dtype: &str) -> Vec<(u64, bool)> {
+    let f = std::fs::File::open(path).unwrap();
+    if dtype == "f64" {
+        let a = ArrayD::<f64>::read_npy(f).unwrap();
+        a.iter().map(|v| (v.to_bits(), v.is_nan())).collect()
+    } else {
+        let a = ArrayD::<f32>::read_npy(f).unwrap();
+        a.iter().map(|v| (v.to_bits() as u64, v.is_nan())).collect()
+    }
+}
+
 #[test]
 fn every_route_gives_the_same_bits() {
     let exprs = [
@@ -105,14 +117,7 @@ fn every_route_gives_the_same_bits() {
                                 o.to_str().unwrap(),
                             ];
                             kiln(&args, wide);
-                            let f = std::fs::File::open(&o).unwrap();
-                            if dtype == "f64" {
-                                let a = ArrayD::<f64>::read_npy(f).unwrap();
-                                a.iter().map(|v| (v.to_bits(), v.is_nan())).collect()
-                            } else {
-                                let a = ArrayD::<f32>::read_npy(f).unwrap();
-                                a.iter().map(|v| (v.to_bits() as u64, v.is_nan())).collect()
-                            }
+                            bits(&o, dtype)
                         })
                         .collect();
                     for (r, out) in outs.iter().enumerate().skip(1) {
@@ -197,14 +202,7 @@ fn column_sums_give_the_same_bits_on_every_route_and_thread_count() {
                     o.to_str().unwrap(),
                 ];
                 kiln(&args, wide);
-                let f = std::fs::File::open(&o).unwrap();
-                if dtype == "f64" {
-                    let a = ArrayD::<f64>::read_npy(f).unwrap();
-                    a.iter().map(|v| (v.to_bits(), v.is_nan())).collect()
-                } else {
-                    let a = ArrayD::<f32>::read_npy(f).unwrap();
-                    a.iter().map(|v| (v.to_bits() as u64, v.is_nan())).collect()
-                }
+                bits(&o, dtype)
             };
             let want = run(Some("off"), 1);
             assert_eq!(want.len(), *shape.last().unwrap());
