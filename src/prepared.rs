@@ -12,11 +12,17 @@
 //! run by the JIT, where every input has the kernel's dtype and the layout it was bound with (a
 //! C-contiguous array, or a view of the same strides). Everything else (reductions, several kernels,
 //! mixed dtypes, the interpreter) runs through the runner's own stage loop, still without names.
+//!
+//! A handle bound to Fortran or transposed inputs that share one axis order runs in memory order
+//! (see [`crate::memory_order`]): it holds the permutation and a handle of the remapped plan bound to
+//! the permuted views (C-contiguous: the fast path where it applies), and a call permutes its inputs
+//! (views, no copy), runs that handle, and gives the result in the inputs' layout.
 
 use crate::array::{ArrayArg, Float, Output};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
-use crate::runner::FusedRunner;
+use crate::memory_order;
+use crate::runner::{FusedRunner, MemoryRun};
 use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
 use kiln_jit::InputRef;
 use ndarray::{ArrayViewMut, Dimension};
@@ -74,6 +80,16 @@ pub struct Prepared {
     pub(crate) out_shape: Vec<usize>,
     pub(crate) out_len: usize,
     pub(crate) out_type: OutputType,
+    /// Where the inputs are read in memory order: the run, and the handle it calls.
+    pub(crate) memory: Option<Arc<InMemory>>,
+}
+
+/// A handle's run in memory order: the permutation (and the result's), and the handle of the
+/// remapped plan bound to the permuted inputs.
+#[derive(Debug)]
+pub(crate) struct InMemory {
+    run: MemoryRun,
+    inner: Prepared,
 }
 
 impl FusedRunner {
@@ -94,13 +110,13 @@ impl FusedRunner {
     /// As [`FusedRunner::run`].
     pub fn run_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Output)> {
         self.single("run")?;
-        let (p, t) = self.bind_prepared(inputs)?;
-        let t = t.ok_or_else(|| Error::Prepared("an expression of several results".into()))?;
-        Ok((p, Output::try_from(t)?))
+        let (p, out) = self.bind_prepared(inputs)?;
+        let out = out.ok_or_else(|| Error::Prepared("an expression of several results".into()))?;
+        Ok((p, out))
     }
 
     /// The handle, and the result of the run that made it (None for several results).
-    fn bind_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Option<kiln_ir::Tensor>)> {
+    fn bind_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Option<Output>)> {
         let user = bind(self.input_names(), inputs)?;
         let order: Vec<usize> = self
             .input_names()
@@ -126,6 +142,37 @@ impl FusedRunner {
         if self.pipeline().is_many() {
             return Ok((self.prepared_many(forms, order, &user)?, None));
         }
+        if let Some(run) = self.in_memory_order(&user) {
+            // the handle of the remapped plan, bound to the inputs in memory order
+            let moved: Vec<(&str, ArrayArg<'_>)> = inputs
+                .iter()
+                .map(|(n, a)| (*n, memory_order::in_order(a, run.order.len(), &run.order)))
+                .collect();
+            let (inner, out) = run.runner.bind_prepared(&moved)?;
+            let out = run.restore(out.expect("one result"));
+            let shape = out.shape().to_vec();
+            let many = Arc::new(crate::prepared_many::ManyBinding::single(
+                self,
+                None,
+                &order,
+                &shape,
+                inner.out_type,
+            ));
+            let prepared = Prepared {
+                runner: self.clone(),
+                forms,
+                order,
+                many,
+                direct: None,
+                direct_points: None,
+                workspace: Arc::default(),
+                out_len: shape.iter().product(),
+                out_shape: shape,
+                out_type: inner.out_type,
+                memory: Some(Arc::new(InMemory { run, inner })),
+            };
+            return Ok((prepared, Some(out)));
+        }
         let (spec, t) = self.run_stages(&user)?;
         let direct = (self.pipeline().stages.len() == 1
             && matches!(
@@ -146,7 +193,8 @@ impl FusedRunner {
             self,
             direct.as_ref(),
             &order,
-            &t,
+            &t.shape,
+            t.values.output_type(),
         ));
         let prepared = Prepared {
             runner: self.clone(),
@@ -159,8 +207,9 @@ impl FusedRunner {
             out_shape: t.shape.clone(),
             out_len: t.shape.iter().product(),
             out_type: t.values.output_type(),
+            memory: None,
         };
-        Ok((prepared, Some(t)))
+        Ok((prepared, Some(Output::try_from(t)?)))
     }
 }
 
@@ -180,9 +229,20 @@ impl Prepared {
         self.out_type
     }
 
-    /// Whether calls take the fast path (see the module doc).
+    /// Whether calls take the fast path (see the module doc): for a handle in memory order, whether
+    /// the handle it calls does.
     pub fn is_direct(&self) -> bool {
-        self.direct.is_some()
+        match &self.memory {
+            Some(m) => m.inner.is_direct(),
+            None => self.direct.is_some(),
+        }
+    }
+
+    /// The axis order in which calls read the inputs (see [`FusedRunner::memory_order`]), where it
+    /// is not their own: the handle was bound to Fortran or transposed inputs, and gives its result
+    /// in their layout.
+    pub fn memory_order(&self) -> Option<&[usize]> {
+        self.memory.as_ref().map(|m| m.run.order.as_slice())
     }
 
     /// Whether `inputs` (in the bound order) have the count, dtypes, shapes and layouts (C-contiguous,
@@ -232,6 +292,9 @@ impl Prepared {
     ) -> Result<()> {
         self.check(inputs)?;
         self.runner.single("run_into")?;
+        if let Some(m) = &self.memory {
+            return m.run_into(inputs, out.into_dyn());
+        }
         if let Some(spec) = &self.direct
             && A::DTYPE == spec.kernel.dtype
             && inputs.len() <= STACK_INPUTS
@@ -374,6 +437,10 @@ impl Prepared {
     pub fn run(&self, inputs: &[ArrayArg<'_>]) -> Result<Output> {
         self.check(inputs)?;
         self.runner.single("run")?;
+        if let Some(m) = &self.memory {
+            let moved = m.inputs(inputs);
+            return Ok(m.run.restore(m.inner.run(&moved)?));
+        }
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }
 
@@ -391,5 +458,38 @@ impl Prepared {
         }
         let user: Vec<&ArrayArg<'_>> = self.order.iter().map(|&p| &inputs[p]).collect();
         f(&user)
+    }
+}
+
+impl InMemory {
+    /// A call's inputs (in the order bound) as the inner handle reads them: views in memory order.
+    fn inputs<'a>(&self, inputs: &[ArrayArg<'a>]) -> Vec<ArrayArg<'a>> {
+        let rank = self.run.order.len();
+        inputs
+            .iter()
+            .map(|a| memory_order::in_order(a, rank, &self.run.order))
+            .collect()
+    }
+
+    /// Runs into `out` (of the result's shape, checked by the inner handle): in memory order where
+    /// `out` with its axes in the result's order is C-contiguous (a Fortran output of Fortran
+    /// inputs), else into a fresh result copied into `out`.
+    fn run_into<A: Float>(&self, inputs: &[ArrayArg<'_>], out: ndarray::ArrayViewMutD<'_, A>) -> Result<()> {
+        let moved = self.inputs(inputs);
+        let order = ndarray::IxDyn(&self.run.result);
+        if out.ndim() == self.run.result.len() && out.view().permuted_axes(order.clone()).is_standard_layout() {
+            return self.inner.run_into(&moved, out.permuted_axes(order));
+        }
+        let mut out = out;
+        let got = A::from_output(self.run.restore(self.inner.run(&moved)?))?;
+        if got.shape() != out.shape() {
+            return Err(Error::Output(format!(
+                "the output has shape {:?} but the result has shape {:?}",
+                out.shape(),
+                got.shape()
+            )));
+        }
+        out.assign(&got);
+        Ok(())
     }
 }

@@ -23,7 +23,7 @@ use crate::executor::Specialised;
 use crate::prepared::{Form, Prepared};
 use crate::program::Source;
 use crate::runner::FusedRunner;
-use kiln_ir::{InputPlan, KernelIR, OutputType, Start, Tensor};
+use kiln_ir::{InputPlan, KernelIR, OutputType, Start};
 use kiln_jit::{InputRef, Part};
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
@@ -73,7 +73,8 @@ impl ManyBinding {
         runner: &FusedRunner,
         direct: Option<&Arc<Specialised>>,
         order: &[usize],
-        t: &Tensor,
+        shape: &[usize],
+        out_type: OutputType,
     ) -> ManyBinding {
         let stage = runner.pipeline().last();
         let direct = direct
@@ -82,9 +83,9 @@ impl ManyBinding {
         ManyBinding::new(
             runner,
             vec![ResultForm {
-                shape: t.shape.clone(),
-                len: t.shape.iter().product(),
-                out_type: t.values.output_type(),
+                shape: shape.to_vec(),
+                len: shape.iter().product(),
+                out_type,
             }],
             direct,
             &stage.sources,
@@ -177,6 +178,7 @@ impl FusedRunner {
             out_len: first.len,
             out_type: first.out_type,
             many: Arc::new(many),
+            memory: None,
         })
     }
 

@@ -12,7 +12,7 @@ use crate::program::{Pipeline, Program, Reduction, Siblings, Source, Stage, Work
 use kiln_ir::shape::broadcast_shapes;
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A fused expression, ready to run on named inputs.
 ///
@@ -50,6 +50,51 @@ pub struct FusedRunner {
     /// Per stage, the caches of the two reductions a compound stage replaced (used where the backend
     /// does not run it: [`Backend::runs_compound`]).
     fallback: Arc<Vec<[SpecCache; 2]>>,
+    /// The plan with its axes mapped for runs in memory order, per layout (see [`memory_order`]),
+    /// each with its own caches: made on first use, the most recent [`REMAPPED`] kept.
+    remapped: Arc<Mutex<Vec<Remapped>>>,
+}
+
+/// At most this many remapped plans are kept per runner (one per layout of inputs seen).
+const REMAPPED: usize = 8;
+
+/// The plan remapped for one layout, and its caches.
+#[derive(Debug, Clone)]
+struct Remapped {
+    stages: Vec<Vec<usize>>,
+    pipeline: Arc<Pipeline>,
+    specialised: Arc<Vec<SpecCache>>,
+    fallback: Arc<Vec<[SpecCache; 2]>>,
+}
+
+/// A run in memory order (see [`memory_order`]): the permutation that makes every input
+/// C-contiguous, the runner of the plan with its axes mapped through it, and the order of the
+/// result's axes.
+#[derive(Debug, Clone)]
+pub(crate) struct MemoryRun {
+    pub(crate) order: Vec<usize>,
+    pub(crate) result: Vec<usize>,
+    pub(crate) runner: FusedRunner,
+    /// The result is an arg-reduction's indices, which NumPy gives in C order.
+    c_result: bool,
+}
+
+impl MemoryRun {
+    /// The user's inputs (in the runner's order) as the run reads them: views in memory order.
+    pub(crate) fn inputs<'a>(&self, user: &[&ArrayArg<'a>]) -> Vec<ArrayArg<'a>> {
+        user.iter()
+            .map(|a| memory_order::in_order(a, self.order.len(), &self.order))
+            .collect()
+    }
+
+    /// A result computed in memory order, in the user's axes (an arg-reduction's in C order).
+    pub(crate) fn restore(&self, out: Output) -> Output {
+        let out = memory_order::restore(out, &self.result);
+        if self.c_result {
+            return memory_order::in_c_order(out);
+        }
+        out
+    }
 }
 
 /// A stage's result on its way to the next stage: floats as they are; the int64 and bool results of
@@ -106,6 +151,7 @@ impl FusedRunner {
             settings: Settings::default(),
             parallel: Arc::new(Parallel::default()),
             specialised: Arc::new(caches),
+            remapped: Arc::default(),
         })
     }
 
@@ -138,6 +184,7 @@ impl FusedRunner {
             .map(|_| Default::default())
             .collect();
         self.fallback = Arc::new(fallback);
+        self.remapped = Arc::default();
     }
 
     /// Runs on `backend` instead of the default one.
@@ -265,21 +312,23 @@ impl FusedRunner {
     ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
         let user = bind(&self.pipeline.names, inputs)?;
         // the kernels as a run specialises them: on the inputs in memory order, where they share one
-        let order = self.memory_order(&user);
-        let moved: Vec<ArrayArg<'_>> = match &order {
-            Some(order) => user
-                .iter()
-                .map(|a| memory_order::in_order(a, order.len(), order))
-                .collect(),
-            None => Vec::new(),
-        };
-        let user: Vec<&ArrayArg<'_>> = if order.is_some() {
-            moved.iter().collect()
-        } else {
-            user
-        };
+        if let Some(m) = self.in_memory_order(&user) {
+            let moved = m.inputs(&user);
+            let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
+            return m.runner.explain_bound(&refs, Some(&m.order));
+        }
+        self.explain_bound(&user, None)
+    }
+
+    /// [`FusedRunner::explain_rewrites`] on the inputs in the order of
+    /// [`FusedRunner::input_names`]; `order`: they are in memory order, in that order.
+    fn explain_bound(
+        &self,
+        user: &[&ArrayArg<'_>],
+        order: Option<&[usize]>,
+    ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
         let mut out = Vec::new();
-        let temps = self.for_stages(&user, self.pipeline.stages.len(), |k, args| {
+        let temps = self.for_stages(user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
             // a compound stage over integer or bool inputs runs as its two reductions (typed kernels
             // have no compound form): the first is shown, and the stage runs for its result
@@ -299,7 +348,7 @@ impl FusedRunner {
             }
             let (kernel, plan, mut notes, typed) =
                 specialise(program, args, self.plan_options, self.settings)?;
-            if let Some(order) = &order {
+            if let Some(order) = order {
                 notes.insert(0, memory_order::note(order));
             }
             let shape = result_shape(&kernel, program.reduction());
@@ -342,7 +391,7 @@ impl FusedRunner {
             Ok(temp)
         })?;
         if let Some(f) = &self.pipeline.fused {
-            let args = stage_args(&self.pipeline, &f.stage, &user, &temps)?;
+            let args = stage_args(&self.pipeline, &f.stage, user, &temps)?;
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
             let (kernel, plan, mut notes, _) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
@@ -364,9 +413,20 @@ impl FusedRunner {
             // as a run: every kernel runs
             return self.run_many_bound(&user).map(|_| ());
         }
+        if let Some(m) = self.in_memory_order(&user) {
+            let moved = m.inputs(&user);
+            let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
+            return m.runner.prepare_bound(&refs);
+        }
+        self.prepare_bound(&user)
+    }
+
+    /// [`FusedRunner::prepare`] of one result, on the inputs in the order of
+    /// [`FusedRunner::input_names`].
+    fn prepare_bound(&self, user: &[&ArrayArg<'_>]) -> Result<()> {
         let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(&user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(&self.pipeline, self.pipeline.last(), &user, &temps)?;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
+        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         if k > 0 {
             // as a run: the last kernel runs too
@@ -391,14 +451,11 @@ impl FusedRunner {
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
         self.single("run")?;
         let user = bind(&self.pipeline.names, inputs)?;
-        if let Some(order) = self.memory_order(&user) {
-            let moved: Vec<ArrayArg<'_>> = user
-                .iter()
-                .map(|a| memory_order::in_order(a, order.len(), &order))
-                .collect();
+        if let Some(m) = self.in_memory_order(&user) {
+            let moved = m.inputs(&user);
             let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-            let (_, t) = self.run_stages(&refs)?;
-            return Ok(memory_order::restore(Output::try_from(t)?, &order));
+            let (_, t) = m.runner.run_stages(&refs)?;
+            return Ok(m.restore(Output::try_from(t)?));
         }
         let (_, t) = self.run_stages(&user)?;
         Output::try_from(t)
@@ -406,12 +463,70 @@ impl FusedRunner {
 
     /// The axis order in which the expression runs on these inputs (in the order of
     /// [`FusedRunner::input_names`]), where it is not their own: where every input is C-contiguous
-    /// with its axes permuted alike (Fortran or transposed arrays) and the expression's value does not
-    /// depend on the order of the axes (see [`memory_order`]). A run then reads each input in place
-    /// in that order and gives its result back in the inputs' axes (a Fortran result for Fortran
-    /// inputs, as NumPy's `order='K'`).
+    /// with its axes permuted alike (Fortran or transposed arrays) and the expression does not
+    /// depend on C order itself (a flat index, a contraction: see [`memory_order`]). A run then reads
+    /// each input in place in that order, its axis reductions and scans along the axes mapped
+    /// alike, and gives its result back in the inputs' axes (a Fortran result for Fortran inputs,
+    /// as NumPy's `order='K'`).
     pub fn memory_order(&self, inputs: &[&ArrayArg<'_>]) -> Option<Vec<usize>> {
-        memory_order::common_order(inputs).filter(|_| memory_order::order_free(&self.pipeline))
+        self.in_memory_order(inputs).map(|m| m.order)
+    }
+
+    /// The run in memory order of these inputs (see [`FusedRunner::memory_order`]), if they have
+    /// one: its runner is this one where no kernel names an axis, else the one of the plan remapped
+    /// for the layout (made once per layout).
+    pub(crate) fn in_memory_order(&self, inputs: &[&ArrayArg<'_>]) -> Option<MemoryRun> {
+        let order = memory_order::common_order(inputs)?;
+        let ranks: Vec<usize> = inputs.iter().map(|a| a.shape().len()).collect();
+        let layout = memory_order::layout(&self.pipeline, &ranks, &order)?;
+        let c_result = self
+            .pipeline
+            .last()
+            .program
+            .reduction()
+            .is_some_and(|r| r.op.is_arg());
+        let runner = if layout.names_axes {
+            self.remapped(&layout)
+        } else {
+            self.clone()
+        };
+        Some(MemoryRun {
+            order,
+            result: layout.result,
+            runner,
+            c_result,
+        })
+    }
+
+    /// This runner with the plan remapped for `layout` (and its caches): made on the first run of
+    /// the layout, kept for the next.
+    fn remapped(&self, layout: &memory_order::Layout) -> FusedRunner {
+        let mut kept = self.remapped.lock().unwrap_or_else(|e| e.into_inner());
+        let r = match kept.iter().find(|r| r.stages == layout.stages) {
+            Some(r) => r.clone(),
+            None => {
+                let pipeline = memory_order::remap(&self.pipeline, layout);
+                let n = pipeline.stages.len();
+                let r = Remapped {
+                    stages: layout.stages.clone(),
+                    pipeline: Arc::new(pipeline),
+                    specialised: Arc::new((0..n + 1).map(|_| SpecCache::default()).collect()),
+                    fallback: Arc::new((0..n).map(|_| Default::default()).collect()),
+                };
+                if kept.len() >= REMAPPED {
+                    kept.remove(0);
+                }
+                kept.push(r.clone());
+                r
+            }
+        };
+        FusedRunner {
+            pipeline: r.pipeline,
+            specialised: r.specialised,
+            fallback: r.fallback,
+            remapped: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// Runs every stage but the last, then the last, on the inputs in the order of
@@ -649,24 +764,15 @@ impl FusedRunner {
     ) -> Result<()> {
         self.single(if accumulate { "run_accumulate" } else { "run_into" })?;
         let user = bind(&self.pipeline.names, inputs)?;
-        if let Some(order) = self.memory_order(&user) {
-            let rank = order.len();
+        if let Some(m) = self.in_memory_order(&user) {
             let out = out.into_dyn();
-            // the result is written in memory order where `out` permuted alike is C-contiguous (a
-            // result of lower rank, a reduction's, is written as it is); else the inputs are read
-            // in their own order
-            if out.ndim() != rank || out.view().permuted_axes(IxDyn(&order)).is_standard_layout() {
-                let out = if out.ndim() == rank {
-                    out.permuted_axes(IxDyn(&order))
-                } else {
-                    out
-                };
-                let moved: Vec<ArrayArg<'_>> = user
-                    .iter()
-                    .map(|a| memory_order::in_order(a, rank, &order))
-                    .collect();
+            // the result is written in memory order where `out` with its axes in the result's
+            // order is C-contiguous; else the inputs are read in their own order
+            if out.ndim() == m.result.len() && out.view().permuted_axes(IxDyn(&m.result)).is_standard_layout() {
+                let out = out.permuted_axes(IxDyn(&m.result));
+                let moved = m.inputs(&user);
                 let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-                return self.run_into_bound(&refs, out, accumulate);
+                return m.runner.run_into_bound(&refs, out, accumulate);
             }
             return self.run_into_bound(&user, out, accumulate);
         }

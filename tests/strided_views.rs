@@ -3,9 +3,9 @@
 //! match the interpreter's (which copies it): bit-exact for maps, min, max and argmax, within the
 //! reduction suite's relative bound for sums. Fortran-ordered and transposed inputs of an expression
 //! whose value does not depend on the order of the axes (maps, whole-array reductions) run in memory
-//! order (each input C-contiguous, the result in the inputs' layout). Other views (a reversed or
-//! strided last axis, a transposed array under an axis reduction) are still materialised, and still
-//! right.
+//! order (each input C-contiguous, the result in the inputs' layout); axis reductions and scans too,
+//! their axes mapped (tests/memory_order.rs covers them). Other views (a reversed or strided last
+//! axis) are still materialised, and still right.
 
 use kiln::kiln_ir::{InputPlan, RowAccess};
 mod support;
@@ -193,19 +193,16 @@ fn a_view_broadcast_against_other_inputs() {
 #[test]
 fn other_views_are_materialised_and_right() {
     let x = data(200, 300, 6);
-    let views: [(&str, ArrayViewD<'_, f64>); 5] = [
-        ("reversed columns", x.slice(s![.., ..;-1]).into_dyn()),
-        ("reversed rows and columns", x.slice(s![..;-1, ..;-1]).into_dyn()),
-        ("column step", x.slice(s![.., ..;2]).into_dyn()),
-        ("transposed", x.t().into_dyn()),
-        ("short rows", x.slice(s![.., ..10]).into_dyn()),
+    let views: [(&str, ArrayViewD<'_, f64>, InputPlan); 5] = [
+        ("reversed columns", x.slice(s![.., ..;-1]).into_dyn(), InputPlan::Materialise),
+        ("reversed rows and columns", x.slice(s![..;-1, ..;-1]).into_dyn(), InputPlan::Materialise),
+        ("column step", x.slice(s![.., ..;2]).into_dyn(), InputPlan::Materialise),
+        // read in memory order, the reduction along the mapped axis
+        ("transposed", x.t().into_dyn(), InputPlan::Contiguous),
+        ("short rows", x.slice(s![.., ..10]).into_dyn(), InputPlan::Materialise),
     ];
-    for (what, v) in views {
-        assert_eq!(
-            plan_of("sum(x, axis=1)", v.view().into()),
-            InputPlan::Materialise,
-            "{what}"
-        );
+    for (what, v, plan) in views {
+        assert_eq!(plan_of("sum(x, axis=1)", v.view().into()), plan, "{what}");
         check_against_interpreter(v.view().into(), what);
     }
 }
@@ -533,15 +530,18 @@ fn memory_order_beside_broadcast_inputs_and_mixed_layouts() {
         assert_eq!(plans[1], InputPlan::Contiguous, "{expr}");
         check_layout_run(expr, &mixed, "Fortran beside C");
     }
-    // an axis reduction, a scan, argmax and an index depend on the axes' order: run as before
-    for expr in [
-        "sum(x, axis=0)",
-        "max(x * y, axis=1)",
-        "argmax(x)",
-        "cumsum(x, axis=1)",
+    // an axis reduction and a scan run in memory order with their axes mapped; a flat index and a
+    // point's position depend on C order: run as before
+    for (expr, in_memory) in [
+        ("sum(x, axis=0)", true),
+        ("max(x * y, axis=1)", true),
+        ("cumsum(x, axis=1)", true),
+        ("argmax(x)", false),
+        ("argmin(x * y)", false),
     ] {
         let (_, notes, ordered) = layout_plans(expr, &same);
-        assert!(!ordered && !notes.contains("memory order"), "{expr}");
+        assert_eq!(ordered, in_memory, "{expr}");
+        assert_eq!(notes.contains("memory order"), in_memory, "{expr}");
         let want = oracle(expr, &same);
         let args: Vec<(&str, ArrayArg<'_>)> =
             same.iter().map(|(n, v)| (*n, ArrayArg::from(v.view()))).collect();

@@ -23,7 +23,7 @@ use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::{PyDict, PyString};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -522,27 +522,10 @@ impl Kernel {
 
     /// Runs on `held` (in the order of the names) and returns a new array: through the handle of
     /// their form into an array NumPy allocates, or, on the first call of a form, through the run
-    /// that prepares its handle.
+    /// that prepares its handle. Fortran or transposed inputs are read in memory order by their
+    /// handle, which gives the result in their layout (NumPy's order='K').
     fn run_held(&self, py: Python<'_>, held: &[Held<'_>]) -> PyResult<Py<PyAny>> {
-        let args: Vec<ArrayArg<'_>> = held.iter().map(Held::arg).collect();
-        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        let Some(order) = self.runner.memory_order(&refs) else {
-            return self.run_args(py, args);
-        };
-        // Fortran or transposed inputs: run on them in memory order (each read in place as a
-        // C-contiguous array, through the handle of that form), and give the result back in the
-        // inputs' axes (a transposed view: NumPy's order='K')
-        let moved = args
-            .iter()
-            .map(|a| kiln::memory_order::in_order(a, order.len(), &order))
-            .collect();
-        let out = self.run_args(py, moved)?;
-        let out = out.bind(py);
-        if out.getattr("ndim")?.extract::<usize>()? != order.len() {
-            return Ok(out.clone().unbind());
-        }
-        let inverse = PyTuple::new(py, kiln::memory_order::inverse(&order))?;
-        Ok(out.call_method1("transpose", (inverse,))?.unbind())
+        self.run_args(py, held.iter().map(Held::arg).collect())
     }
 
     /// [`Kernel::run_held`] on the inputs as kiln reads them.
@@ -570,6 +553,13 @@ impl Kernel {
             return Ok(to_numpy(py, out));
         };
         match handle.output_type() {
+            // a handle in memory order allocates its result in the inputs' layout
+            _ if handle.memory_order().is_some() => {
+                let out = py
+                    .detach(|| handle.run(&args))
+                    .map_err(|e| py_err(e, &self.expr))?;
+                Ok(to_numpy(py, out))
+            }
             OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, &args),
             OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, &args),
             _ => {
