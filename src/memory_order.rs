@@ -86,9 +86,7 @@ pub(crate) fn layout(pipeline: &Pipeline, ranks: &[usize], order: &[usize]) -> O
                     kept(&stages_of(&stages, k)?, &axes)
                 }
                 Source::Part {
-                    stage: k,
-                    keepdims,
-                    ..
+                    stage: k, keepdims, ..
                 } => {
                     let Work::Compound(_, axes, _) = &pipeline.stages[k].program.work else {
                         return None;
@@ -110,7 +108,8 @@ pub(crate) fn layout(pipeline: &Pipeline, ranks: &[usize], order: &[usize]) -> O
         // input of fewer axes, padded) would be broadcast otherwise than there, unless the stage
         // folds every axis into one value (then the axes' count and order do not matter)
         let rank = inputs.iter().map(|(u, _)| *u).max().unwrap_or(0);
-        let whole = matches!(&p.work, Work::Reduce(r) if r.axes == Axes::All && !r.keepdims && !r.op.is_arg());
+        let whole =
+            matches!(&p.work, Work::Reduce(r) if r.axes == Axes::All && !r.keepdims && !r.op.is_arg());
         let mut sigma: Option<&Vec<usize>> = None;
         for (_, o) in &inputs {
             if o.is_empty() {
@@ -149,7 +148,9 @@ pub(crate) fn layout(pipeline: &Pipeline, ranks: &[usize], order: &[usize]) -> O
                 Flow::Of(sigma.clone())
             }
             Work::Compound(_, axes, _) => {
-                Reduction::new(ReduceOp::Sum, axes.clone()).resolve_axes(rank).ok()?;
+                Reduction::new(ReduceOp::Sum, axes.clone())
+                    .resolve_axes(rank)
+                    .ok()?;
                 names_axes |= matches!(axes, Axes::Some(_));
                 Flow::Pair
             }

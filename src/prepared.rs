@@ -297,22 +297,11 @@ impl Prepared {
         }
         if let Some(spec) = &self.direct
             && A::DTYPE == spec.kernel.dtype
-            && inputs.len() <= STACK_INPUTS
-            && inputs
-                .iter()
-                .zip(&self.forms)
-                .all(|(a, f)| f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides)))
+            && self.laid_out_as_bound(inputs)
             && same(out.shape(), &self.out_shape)
             && let Some(slice) = out.as_slice_mut()
         {
-            let code = spec.exe.bound_jit().expect("checked when prepared");
-            // kiln-jit reads a C-contiguous view as the slice of its elements
-            let input = |pos: usize| InputRef::View(A::view_of(&inputs[pos]).expect("dtypes checked"));
-            return if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(spec, code, input, slice)
-            } else {
-                self.call_direct::<A, STACK_INPUTS>(spec, code, input, slice)
-            };
+            return self.call_views::<A>(spec, inputs, Some(slice)).map(|_| ());
         }
         self.with_user(inputs, |user| {
             self.runner.run_into_bound(user, out.view_mut(), false)
@@ -362,11 +351,12 @@ impl Prepared {
         {
             let code = spec.exe.bound_jit().expect("checked when prepared");
             let input = |pos: usize| InputRef::Slice(inputs[pos]);
-            return if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(spec, code, input, out)
+            let done = if self.order.len() <= 4 {
+                self.call_direct::<A, 4>(spec, code, input, Some(out))
             } else {
-                self.call_direct::<A, STACK_INPUTS>(spec, code, input, out)
+                self.call_direct::<A, STACK_INPUTS>(spec, code, input, Some(out))
             };
+            return done.map(|_| ());
         }
         let arrays: Vec<ArrayArg<'_>> = inputs
             .iter()
@@ -392,30 +382,60 @@ impl Prepared {
         ))
     }
 
+    /// Whether `inputs` have the layouts the handle was bound with (C-contiguous, or the same
+    /// strides), few enough for the stack: the direct path's condition on a call's views.
+    fn laid_out_as_bound(&self, inputs: &[ArrayArg<'_>]) -> bool {
+        inputs.len() <= STACK_INPUTS
+            && inputs
+                .iter()
+                .zip(&self.forms)
+                .all(|(a, f)| f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides)))
+    }
+
+    /// [`Prepared::call_direct`] on views of dtype `A` (checked).
+    fn call_views<A: Float>(
+        &self,
+        spec: &Specialised,
+        inputs: &[ArrayArg<'_>],
+        out: Option<&mut [A]>,
+    ) -> Result<Option<kiln_ir::Tensor>> {
+        let code = spec.exe.bound_jit().expect("checked when prepared");
+        // kiln-jit reads a C-contiguous view as the slice of its elements
+        let input = |pos: usize| InputRef::View(A::view_of(&inputs[pos]).expect("dtypes checked"));
+        if self.order.len() <= 4 {
+            self.call_direct::<A, 4>(spec, code, input, out)
+        } else {
+            self.call_direct::<A, STACK_INPUTS>(spec, code, input, out)
+        }
+    }
+
     /// Calls the compiled code with the runner's inputs in its order, on the stack (`K` of them at
-    /// most: a smaller array for the common case is less to fill and drop).
+    /// most: a smaller array for the common case is less to fill and drop), into `out`, or (None)
+    /// into a fresh result, returned.
     fn call_direct<'i, A: Float, const K: usize>(
         &self,
         spec: &Specialised,
         code: &kiln_jit::BoundKernel,
         input: impl Fn(usize) -> InputRef<'i, A>,
-        out: &mut [A],
-    ) -> Result<()> {
+        out: Option<&mut [A]>,
+    ) -> Result<Option<kiln_ir::Tensor>> {
         let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
         for (r, &pos) in refs.iter_mut().zip(&self.order) {
             *r = input(pos);
         }
         let refs = &refs[..self.order.len()];
-        let KernelKind::Reduce { .. } = spec.kernel.kind else {
+        let reduce = matches!(spec.kernel.kind, KernelKind::Reduce { .. });
+        if !reduce && let Some(out) = out {
             let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
-            return Ok(code.run_into_with(refs, out, &cfg)?);
-        };
-        // a reduction: its partials in the handle's workspace (a fresh one if another thread holds
-        // it), finished (mean, keepdims) and copied into `out`
+            code.run_into_with(refs, out, &cfg)?;
+            return Ok(None);
+        }
+        // a reduction (its partials), or a fresh result: in the handle's workspace (a fresh one if
+        // another thread holds it), finished (mean, keepdims) and copied into `out` if given
         let reduction = self.runner.pipeline().last().program.reduction();
         let start = match reduction.and_then(|r| r.initial) {
-            Some(v) => Start::Initial(v),
-            None => Start::Identity,
+            Some(v) if reduce => Start::Initial(v),
+            _ => Start::Identity,
         };
         let n = match self.direct_points {
             Some(n) => n,
@@ -427,7 +447,10 @@ impl Prepared {
             Err(_) => code.run_with(refs, &cfg, &mut kiln_jit::Workspace::new())?,
         };
         let t = crate::runner::finish(t, &spec.kernel, reduction);
-        crate::backend::copy_into(t.values, A::out_slice(out))
+        match out {
+            Some(out) => crate::backend::copy_into(t.values, A::out_slice(out)).map(|_| None),
+            None => Ok(Some(t)),
+        }
     }
 
     /// Runs and returns the result (allocated).
@@ -440,6 +463,16 @@ impl Prepared {
         if let Some(m) = &self.memory {
             let moved = m.inputs(inputs);
             return Ok(m.run.restore(m.inner.run(&moved)?));
+        }
+        if let Some(spec) = &self.direct
+            && self.laid_out_as_bound(inputs)
+        {
+            // the compiled code into a fresh result (not zeroed: the run writes every element)
+            let t = match spec.kernel.dtype {
+                kiln_ir::DType::F64 => self.call_views::<f64>(spec, inputs, None)?,
+                kiln_ir::DType::F32 => self.call_views::<f32>(spec, inputs, None)?,
+            };
+            return Output::try_from(t.expect("a run without an output returns its result"));
         }
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }
@@ -477,7 +510,8 @@ impl InMemory {
     fn run_into<A: Float>(&self, inputs: &[ArrayArg<'_>], out: ndarray::ArrayViewMutD<'_, A>) -> Result<()> {
         let moved = self.inputs(inputs);
         let order = ndarray::IxDyn(&self.run.result);
-        if out.ndim() == self.run.result.len() && out.view().permuted_axes(order.clone()).is_standard_layout() {
+        if out.ndim() == self.run.result.len() && out.view().permuted_axes(order.clone()).is_standard_layout()
+        {
             return self.inner.run_into(&moved, out.permuted_axes(order));
         }
         let mut out = out;

@@ -768,7 +768,8 @@ impl FusedRunner {
             let out = out.into_dyn();
             // the result is written in memory order where `out` with its axes in the result's
             // order is C-contiguous; else the inputs are read in their own order
-            if out.ndim() == m.result.len() && out.view().permuted_axes(IxDyn(&m.result)).is_standard_layout() {
+            if out.ndim() == m.result.len() && out.view().permuted_axes(IxDyn(&m.result)).is_standard_layout()
+            {
                 let out = out.permuted_axes(IxDyn(&m.result));
                 let moved = m.inputs(&user);
                 let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();

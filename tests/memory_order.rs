@@ -63,7 +63,9 @@ fn agree(expr: &str, got: &(Vec<usize>, Vec<f64>), want: &(Vec<usize>, Vec<f64>)
         bits_equal(&got.1, &want.1)
     } else {
         got.1.iter().zip(&want.1).all(|(g, w)| {
-            (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= 1e-12 * (n as f64 + 1.0) * (1.0 + w.abs())
+            (g.is_nan() && w.is_nan())
+                || g == w
+                || (g - w).abs() <= 1e-12 * (n as f64 + 1.0) * (1.0 + w.abs())
         })
     };
     assert!(
@@ -112,10 +114,20 @@ fn check(expr: &str, inputs: &[(&str, ArrayViewD<'_, f64>)], what: &str, in_memo
             .iter()
             .map(|n| &a.iter().find(|(m, _)| m == n).unwrap().1)
             .collect();
-        assert_eq!(r.memory_order(&bound).is_some(), in_memory, "{expr} on {what}: in memory order");
+        assert_eq!(
+            r.memory_order(&bound).is_some(),
+            in_memory,
+            "{expr} on {what}: in memory order"
+        );
         match (r.run(&a), &want) {
             (Ok(out), Ok(want)) => {
-                agree(expr, &values(out.clone()), want, n, &format!("{what}, {backend} x{threads}"));
+                agree(
+                    expr,
+                    &values(out.clone()),
+                    want,
+                    n,
+                    &format!("{what}, {backend} x{threads}"),
+                );
                 last = Some(out);
             }
             (Err(_), Err(_)) => {}
@@ -141,7 +153,9 @@ fn axis_exprs(rank: usize) -> Vec<String> {
     let mut out = Vec::new();
     let axes: Vec<isize> = (0..rank as isize).chain([-1, -(rank as isize)]).collect();
     for a in axes {
-        for f in ["sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "any", "all"] {
+        for f in [
+            "sum", "prod", "min", "max", "mean", "var", "std", "argmin", "argmax", "any", "all",
+        ] {
             out.push(format!("{f}(x, axis={a})"));
         }
         for f in ["sum", "max", "mean", "std"] {
@@ -185,14 +199,24 @@ const PIPELINES: [&str; 8] = [
 ];
 
 /// The 2-D and 3-D Fortran and transposed views the tests run on.
-fn views<'a>(x: &'a Array2<f64>, f: &'a Array2<f64>, cube: &'a Array3<f64>) -> Vec<(&'static str, ArrayViewD<'a, f64>)> {
+fn views<'a>(
+    x: &'a Array2<f64>,
+    f: &'a Array2<f64>,
+    cube: &'a Array3<f64>,
+) -> Vec<(&'static str, ArrayViewD<'a, f64>)> {
     vec![
         ("Fortran", f.view().into_dyn()),
         (".t()", x.t().into_dyn()),
         ("reversed_axes", x.view().reversed_axes().into_dyn()),
         ("3-D Fortran", cube.t().into_dyn()),
-        ("3-D permuted (2, 0, 1)", cube.view().permuted_axes([2, 0, 1]).into_dyn()),
-        ("3-D permuted (1, 0, 2)", cube.view().permuted_axes([1, 0, 2]).into_dyn()),
+        (
+            "3-D permuted (2, 0, 1)",
+            cube.view().permuted_axes([2, 0, 1]).into_dyn(),
+        ),
+        (
+            "3-D permuted (1, 0, 2)",
+            cube.view().permuted_axes([1, 0, 2]).into_dyn(),
+        ),
     ]
 }
 
@@ -218,7 +242,11 @@ fn axis_reductions_and_scans_run_in_memory_order() {
                 } else {
                     k_order(v.strides(), &from)
                 };
-                assert!(laid_out(&out, &want), "{expr} on {what}: {:?}", out.clone().into_f64().strides());
+                assert!(
+                    laid_out(&out, &want),
+                    "{expr} on {what}: {:?}",
+                    out.clone().into_f64().strides()
+                );
             }
         }
     }
@@ -227,7 +255,13 @@ fn axis_reductions_and_scans_run_in_memory_order() {
 /// The input axis each result axis of `expr` (one reduction or scan of `x`, from [`axis_exprs`])
 /// comes from.
 fn result_axes(expr: &str, rank: usize) -> Vec<usize> {
-    let norm = |a: isize| if a < 0 { (a + rank as isize) as usize } else { a as usize };
+    let norm = |a: isize| {
+        if a < 0 {
+            (a + rank as isize) as usize
+        } else {
+            a as usize
+        }
+    };
     if expr.starts_with("sum(sum(") {
         return vec![2];
     }
@@ -335,20 +369,29 @@ fn explain_states_the_run_in_memory_order() {
     for (expr, axis) in [
         ("sum(x, axis=0)", "reduce sum axes=[1] f64 [20, 30]"),
         ("cumsum(x, axis=0)", "axis 1"),
-        ("x - mean(x, axis=1, keepdims=True)", "reduce sum axes=[0] f64 [20, 30]"),
+        (
+            "x - mean(x, axis=1, keepdims=True)",
+            "reduce sum axes=[0] f64 [20, 30]",
+        ),
     ] {
         let r = runner(expr, "jit");
         let all = r.explain_rewrites(&a).unwrap();
         for (kernel, plan, notes) in &all {
             let text = notes.join("\n");
-            assert!(text.contains("memory order") && text.contains("[1, 0]"), "{expr}: {text}");
+            assert!(
+                text.contains("memory order") && text.contains("[1, 0]"),
+                "{expr}: {text}"
+            );
             // x is read in place (a broadcast result may be expanded, as in C order)
             assert_eq!(plan.inputs[0], InputPlan::Contiguous, "{expr}");
             // the kernel runs over the axes in memory order: (20, 30)
             assert_eq!(kernel.shape, [20, 30], "{expr}");
         }
         let first = format!("{}", all[0].0);
-        assert!(first.contains(axis) || expr.starts_with("cumsum"), "{expr}: {first}");
+        assert!(
+            first.contains(axis) || expr.starts_with("cumsum"),
+            "{expr}: {first}"
+        );
     }
 }
 
@@ -358,7 +401,11 @@ fn outputs_written_in_memory_order_or_copied() {
     let c = f.as_standard_layout().into_owned();
     let a = [("x", ArrayArg::from(f.view()))];
     let ca = [("x", ArrayArg::from(c.view()))];
-    for expr in ["cumsum(x, axis=0)", "x - mean(x, axis=1, keepdims=1)", "max(x, axis=1, keepdims=1)"] {
+    for expr in [
+        "cumsum(x, axis=0)",
+        "x - mean(x, axis=1, keepdims=1)",
+        "max(x, axis=1, keepdims=1)",
+    ] {
         let r = runner(expr, "jit");
         let want = r.run(&ca).unwrap().into_f64();
         let shape = want.shape().to_vec();
@@ -383,9 +430,13 @@ fn outputs_written_in_memory_order_or_copied() {
     let t = cube.t(); // (7, 6, 5)
     let r = runner("sum(x, axis=0)", "jit");
     let mut out = Array2::<f64>::zeros((5, 6)).reversed_axes(); // (6, 5) Fortran
-    r.run_into(&[("x", ArrayArg::from(t.view()))], out.view_mut()).unwrap();
+    r.run_into(&[("x", ArrayArg::from(t.view()))], out.view_mut())
+        .unwrap();
     let want = t.as_standard_layout().sum_axis(ndarray::Axis(0));
-    assert!(out.iter().zip(want.iter()).all(|(g, w)| (g - w).abs() < 1e-12), "{out} vs {want}");
+    assert!(
+        out.iter().zip(want.iter()).all(|(g, w)| (g - w).abs() < 1e-12),
+        "{out} vs {want}"
+    );
 }
 
 #[test]
@@ -421,7 +472,11 @@ fn a_prepared_handle_reads_fortran_inputs_in_memory_order() {
             let got = h.run(&plain).unwrap();
             let by_runner = r.run(&a).unwrap();
             assert_eq!(values(got.clone()), values(by_runner.clone()), "{expr}");
-            assert_eq!(got.clone().into_f64().strides(), by_runner.into_f64().strides(), "{expr}");
+            assert_eq!(
+                got.clone().into_f64().strides(),
+                by_runner.into_f64().strides(),
+                "{expr}"
+            );
             if got.elem().is_float() {
                 // into an output of the result's layout (in memory order) and into a C one
                 let shape = h.output_shape().to_vec();
@@ -444,13 +499,28 @@ fn a_prepared_handle_reads_fortran_inputs_in_memory_order() {
                 assert_eq!(view.shape(), shape.as_slice());
                 h.run_into(&plain, view).unwrap();
                 let written = buffer.view().permuted_axes(IxDyn(&inv)).to_owned();
-                agree(expr, &(shape.clone(), written.iter().copied().collect()), &values(got.clone()), 0, "into memory order");
+                agree(
+                    expr,
+                    &(shape.clone(), written.iter().copied().collect()),
+                    &values(got.clone()),
+                    0,
+                    "into memory order",
+                );
                 let mut c = ArrayD::<f64>::zeros(IxDyn(&shape));
                 h.run_into(&plain, c.view_mut()).unwrap();
-                agree(expr, &(shape.clone(), c.iter().copied().collect()), &values(got.clone()), 0, "into C");
+                agree(
+                    expr,
+                    &(shape.clone(), c.iter().copied().collect()),
+                    &values(got.clone()),
+                    0,
+                    "into C",
+                );
             }
             // C-contiguous copies are another form: not accepted, and run by a handle of their own
-            let copies: Vec<ArrayD<f64>> = inputs.iter().map(|(_, v)| v.as_standard_layout().into_owned()).collect();
+            let copies: Vec<ArrayD<f64>> = inputs
+                .iter()
+                .map(|(_, v)| v.as_standard_layout().into_owned())
+                .collect();
             let plain_c: Vec<ArrayArg<'_>> = copies.iter().map(|c| ArrayArg::from(c.view())).collect();
             assert!(!h.accepts(&plain_c), "{expr}");
         }

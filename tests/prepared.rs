@@ -224,3 +224,37 @@ fn an_empty_transposed_view_takes_the_fast_path() {
         assert!(same_bits(&out, &want), "{src}");
     }
 }
+
+/// `Prepared::run` of a direct handle calls the compiled code into a fresh result (not zeroed):
+/// every element is the run's, at every size (vector tails, one element, empty, several work units).
+#[test]
+fn a_direct_run_fills_its_fresh_result() {
+    for src in [
+        "x * 2.5 + 1",
+        "cumsum(x)",
+        "sum(x)",
+        "mean(x)",
+        "max(x * x, initial=0.5)",
+    ] {
+        let runner = FusedRunner::compile_text(src)
+            .unwrap()
+            .with_threads(3)
+            .with_threshold(0);
+        for n in [0usize, 1, 3, 8, 17, 1000, 4099, 100_000] {
+            let x = data(n, n as f64 * 0.1);
+            // a freed result of other values just before
+            drop(runner.run(&[("x", (&Array1::from_elem(n, 1e300)).into())]));
+            let want = runner.run(&[("x", (&x).into())]);
+            let h = runner.prepared(&[("x", (&x).into())]);
+            match (want, h) {
+                (Ok(want), Ok(h)) => {
+                    assert!(h.is_direct(), "{src}");
+                    let got = h.run(&[(&x).into()]).unwrap().into_f64();
+                    assert!(same_bits(&got, &want.into_f64()), "{src} over {n}");
+                }
+                (Err(_), Err(_)) => {}
+                (w, h) => panic!("{src} over {n}: {:?} vs {:?}", w.is_ok(), h.is_ok()),
+            }
+        }
+    }
+}

@@ -194,12 +194,28 @@ fn a_view_broadcast_against_other_inputs() {
 fn other_views_are_materialised_and_right() {
     let x = data(200, 300, 6);
     let views: [(&str, ArrayViewD<'_, f64>, InputPlan); 5] = [
-        ("reversed columns", x.slice(s![.., ..;-1]).into_dyn(), InputPlan::Materialise),
-        ("reversed rows and columns", x.slice(s![..;-1, ..;-1]).into_dyn(), InputPlan::Materialise),
-        ("column step", x.slice(s![.., ..;2]).into_dyn(), InputPlan::Materialise),
+        (
+            "reversed columns",
+            x.slice(s![.., ..;-1]).into_dyn(),
+            InputPlan::Materialise,
+        ),
+        (
+            "reversed rows and columns",
+            x.slice(s![..;-1, ..;-1]).into_dyn(),
+            InputPlan::Materialise,
+        ),
+        (
+            "column step",
+            x.slice(s![.., ..;2]).into_dyn(),
+            InputPlan::Materialise,
+        ),
         // read in memory order, the reduction along the mapped axis
         ("transposed", x.t().into_dyn(), InputPlan::Contiguous),
-        ("short rows", x.slice(s![.., ..10]).into_dyn(), InputPlan::Materialise),
+        (
+            "short rows",
+            x.slice(s![.., ..10]).into_dyn(),
+            InputPlan::Materialise,
+        ),
     ];
     for (what, v, plan) in views {
         assert_eq!(plan_of("sum(x, axis=1)", v.view().into()), plan, "{what}");

@@ -1,7 +1,7 @@
 """Zero-copy and the GIL: a NumPy view whose rows are contiguous is read in place by the kernel
 (its plan says so), rows stepped backwards (`x[::-1]`, a negative outer stride) included;
-Fortran-ordered and transposed inputs of maps and whole-array reductions run in memory order (read in
-place, the result in their layout); views kiln's planner declines (a reversed or strided last axis)
+Fortran-ordered and transposed inputs run in memory order (read in place, axis reductions and scans
+along the mapped axes, the result in their layout); views kiln's planner declines (a reversed or strided last axis)
 are copied once by kiln and still give NumPy's results; the GIL is released while a kernel runs."""
 
 import sys
@@ -124,6 +124,72 @@ def test_fortran_and_transposed_inputs_are_read_in_memory_order():
     for v in (np.zeros((0, 4)).T, np.ones((1, 1)).T, np.asfortranarray(np.zeros((3, 0)))):
         np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": v}), v * 2)
         assert kiln.evaluate("sum(v)", local_dict={"v": v}) == v.sum()
+
+
+def _flags(a):
+    return (a.flags.c_contiguous, a.flags.f_contiguous)
+
+
+def test_axis_reductions_scans_and_pipelines_of_fortran_inputs_run_in_memory_order():
+    # axis reductions, arg-reductions along an axis, scans along an axis and pipelines of several
+    # kernels on Fortran and transposed inputs: read in place (each kernel's axes mapped), NumPy's
+    # values and NumPy's layout (order='K': a Fortran result of Fortran inputs; argmin and argmax
+    # in C order), on the first call of a form and through its handle after
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((40, 70))
+    cube = rng.standard_normal((5, 6, 30))
+    views = [np.asfortranarray(x), x.T, np.asfortranarray(cube), cube.transpose(2, 0, 1), cube.transpose(1, 0, 2)]
+    for v in views:
+        env = {"v": v}
+        cases = []
+        for axis in list(range(v.ndim)) + [-1]:
+            cases += [
+                (f"sum(v, axis={axis})", np.sum(v, axis=axis)),
+                (f"prod(v, axis={axis})", np.prod(v, axis=axis)),
+                (f"max(v, axis={axis})", np.max(v, axis=axis)),
+                (f"min(v, axis={axis}, keepdims=True)", np.min(v, axis=axis, keepdims=True)),
+                (f"mean(v, axis={axis})", np.mean(v, axis=axis)),
+                (f"var(v, axis={axis})", np.var(v, axis=axis)),
+                (f"std(v, axis={axis}, keepdims=True)", np.std(v, axis=axis, keepdims=True)),
+                (f"sum(v, axis={axis}, initial=1.5)", np.sum(v, axis=axis, initial=1.5)),
+                (f"argmax(v, axis={axis})", np.argmax(v, axis=axis)),
+                (f"argmin(v, axis={axis})", np.argmin(v, axis=axis)),
+                (f"cumsum(v, axis={axis})", np.cumsum(v, axis=axis)),
+                (f"cummax(v, axis={axis})", np.maximum.accumulate(v, axis=axis)),
+            ]
+        cases += [
+            ("v - mean(v, axis=1, keepdims=True)", v - np.mean(v, axis=1, keepdims=True)),
+            (
+                "exp(v - max(v, axis=-1, keepdims=1)) / sum(exp(v - max(v, axis=-1, keepdims=1)), axis=-1, keepdims=1)",
+                np.exp(v - v.max(axis=-1, keepdims=True)) / np.exp(v - v.max(axis=-1, keepdims=True)).sum(axis=-1, keepdims=True),
+            ),
+            ("std(v, axis=0)", np.std(v, axis=0)),
+            ("sqrt(sum(v * v, axis=0))", np.sqrt(np.sum(v * v, axis=0))),
+            ("sum(v, axis=(0, 1))", np.sum(v, axis=(0, 1))),
+        ]
+        for expr, want in cases:
+            for _ in range(2):
+                got = kiln.evaluate(expr, local_dict=env)
+                np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=expr)
+                assert got.dtype == want.dtype, (expr, got.dtype, want.dtype)
+                assert got.shape == want.shape, (expr, got.shape, want.shape)
+                assert _flags(got) == _flags(want), (expr, v.strides, got.strides, want.strides)
+        for expr in ("sum(v, axis=0)", "cumsum(v, axis=1)", "v - mean(v, axis=1, keepdims=True)"):
+            text = explain(expr, v=v)
+            assert "memory order" in text and "in0: contiguous" in text, text
+    # a flat index depends on C order: run as before, and NumPy's
+    f = np.asfortranarray(x)
+    for expr, want in (("argmax(v)", np.argmax(f)), ("cumsum(v)", np.cumsum(f))):
+        np.testing.assert_allclose(kiln.evaluate(expr, local_dict={"v": f}), want, rtol=1e-10, atol=1e-12)
+        assert "memory order" not in explain(expr, v=f)
+    # out=: a Fortran output written in memory order, a C one in the user's order
+    for out in (np.empty((70,), order="F"), np.empty((40, 1), order="F"), np.empty((40, 1))):
+        expr = "sum(v, axis=0)" if out.ndim == 1 else "sum(v, axis=1, keepdims=True)"
+        kiln.evaluate(expr, local_dict={"v": f}, out=out)
+        np.testing.assert_allclose(out, f.sum(axis=0) if out.ndim == 1 else f.sum(axis=1, keepdims=True), rtol=1e-12)
+    for out in (np.empty_like(f), np.empty((40, 70))):
+        kiln.evaluate("cumsum(v, axis=0)", local_dict={"v": f}, out=out)
+        np.testing.assert_allclose(out, np.cumsum(f, axis=0), rtol=1e-12, atol=1e-12)
 
 
 def test_byte_swapped_input_is_converted_and_left_alone():
