@@ -106,7 +106,8 @@ pub(crate) fn layout(pipeline: &Pipeline, ranks: &[usize], order: &[usize]) -> O
         }
         // the stage's rank in the user's run; every input of another rank in memory order (a user
         // input of fewer axes, padded) would be broadcast otherwise than there, unless the stage
-        // folds every axis into one value (then the axes' count and order do not matter)
+        // folds every axis into one value of inputs of one order (all padded alike: the pairs of
+        // elements are the user's, and the count and order of the axes do not matter)
         let rank = inputs.iter().map(|(u, _)| *u).max().unwrap_or(0);
         let whole =
             matches!(&p.work, Work::Reduce(r) if r.axes == Axes::All && !r.keepdims && !r.op.is_arg());
@@ -121,7 +122,6 @@ pub(crate) fn layout(pipeline: &Pipeline, ranks: &[usize], order: &[usize]) -> O
             match sigma {
                 None => sigma = Some(o),
                 Some(s) if s == o => {}
-                Some(_) if whole => {}
                 Some(_) => return None,
             }
         }

@@ -327,6 +327,8 @@ fn broadcast_and_zero_d_inputs_beside_fortran_ones() {
         "sum(x, axis=1, keepdims=1) + sum(r, axis=0)",
         "sum(x) + r",
         "std(x, axis=0) * r",
+        "sum(std(x, axis=0) * r)",
+        "max(sum(x, axis=1) * c)",
         "argmax(x)",
         "cumsum(x)",
     ] {
