@@ -316,13 +316,13 @@ pub(crate) fn in_c_order(out: Output) -> Output {
     }
 }
 
-/// The line `kiln explain` prints for a run in memory order.
-pub fn note(order: &[usize]) -> String {
+/// The line `kiln explain` prints for a kernel run in memory order: the inputs' order, and the
+/// kernel's own axes (`axes[i]` is the user's axis that is its axis `i`).
+pub fn note(order: &[usize], axes: &[usize]) -> String {
     format!(
         "memory order: every input is C-contiguous with its axes in the order {order:?} (Fortran or \
-         transposed): the kernels run on them in that order, reading each in place (the user's axis a \
-         is axis {:?}[a] there, and axis reductions and scans fold along it), and the result is given \
-         back in the inputs' axes (order='K')",
-        inverse(order)
+         transposed): the kernels run on them in that order, reading each in place; this kernel's axes \
+         are its axes {axes:?} in the user's order (its reductions and scans fold along the ones the \
+         user named), and the result is given back in the user's axes (order='K')"
     )
 }

@@ -73,6 +73,8 @@ struct Remapped {
 #[derive(Debug, Clone)]
 pub(crate) struct MemoryRun {
     pub(crate) order: Vec<usize>,
+    /// Each kernel's axes: the user's axis that is its axis `i` ([`memory_order::Layout`]).
+    pub(crate) stages: Vec<Vec<usize>>,
     pub(crate) result: Vec<usize>,
     pub(crate) runner: FusedRunner,
     /// The result is an arg-reduction's indices, which NumPy gives in C order.
@@ -315,17 +317,18 @@ impl FusedRunner {
         if let Some(m) = self.in_memory_order(&user) {
             let moved = m.inputs(&user);
             let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-            return m.runner.explain_bound(&refs, Some(&m.order));
+            return m.runner.explain_bound(&refs, Some((&m.order, &m.stages)));
         }
         self.explain_bound(&user, None)
     }
 
     /// [`FusedRunner::explain_rewrites`] on the inputs in the order of
-    /// [`FusedRunner::input_names`]; `order`: they are in memory order, in that order.
+    /// [`FusedRunner::input_names`]; `memory`: they are in memory order, in that order, and each
+    /// kernel's axes are the user's listed.
     fn explain_bound(
         &self,
         user: &[&ArrayArg<'_>],
-        order: Option<&[usize]>,
+        memory: Option<(&[usize], &[Vec<usize>])>,
     ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
         let mut out = Vec::new();
         let temps = self.for_stages(user, self.pipeline.stages.len(), |k, args| {
@@ -348,8 +351,8 @@ impl FusedRunner {
             }
             let (kernel, plan, mut notes, typed) =
                 specialise(program, args, self.plan_options, self.settings)?;
-            if let Some(order) = order {
-                notes.insert(0, memory_order::note(order));
+            if let Some((order, axes)) = memory {
+                notes.insert(0, memory_order::note(order, &axes[k]));
             }
             let shape = result_shape(&kernel, program.reduction());
             // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
@@ -492,6 +495,7 @@ impl FusedRunner {
         };
         Some(MemoryRun {
             order,
+            stages: layout.stages,
             result: layout.result,
             runner,
             c_result,

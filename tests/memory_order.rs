@@ -528,3 +528,33 @@ fn a_prepared_handle_reads_fortran_inputs_in_memory_order() {
         }
     }
 }
+
+#[test]
+fn integer_and_bool_inputs_in_memory_order() {
+    // typed kernels run on the permuted views alike; integer results are exact
+    let c = ndarray::Array2::from_shape_fn((23, 17), |(i, j)| (i as i64 * 37 + j as i64 * 11) % 19 - 9);
+    let f = c.t().as_standard_layout().into_owned().reversed_axes(); // (23, 17) Fortran
+    assert!(!f.is_standard_layout());
+    for expr in [
+        "sum(x, axis=0)",
+        "cumsum(x, axis=1)",
+        "x - max(x, axis=1, keepdims=1)",
+        "argmax(x, axis=0)",
+        "any(x > 3, axis=1)",
+        "prod(x % 3 + 1, axis=0)",
+    ] {
+        let r = runner(expr, "jit");
+        let want = r.run(&[("x", ArrayArg::from(c.view()))]).unwrap();
+        let bound = ArrayArg::from(f.view());
+        assert!(r.memory_order(&[&bound]).is_some(), "{expr}");
+        let got = r.run(&[("x", ArrayArg::from(f.view()))]).unwrap();
+        assert_eq!(got, want, "{expr}");
+        let h = r.prepared(&[("x", ArrayArg::from(f.view()))]).unwrap();
+        assert!(h.memory_order().is_some(), "{expr}");
+        assert_eq!(
+            h.run(&[ArrayArg::from(f.view())]).unwrap(),
+            want,
+            "{expr}: prepared"
+        );
+    }
+}
