@@ -525,6 +525,19 @@ fn a_prepared_handle_reads_fortran_inputs_in_memory_order() {
                 .collect();
             let plain_c: Vec<ArrayArg<'_>> = copies.iter().map(|c| ArrayArg::from(c.view())).collect();
             assert!(!h.accepts(&plain_c), "{expr}");
+            // still right when called with them (off the fast path), and from C-ordered slices
+            assert_eq!(
+                values(h.run(&plain_c).unwrap()),
+                values(got.clone()),
+                "{expr}: C inputs"
+            );
+            if got.elem().is_float() {
+                let slices: Vec<&[f64]> = copies.iter().map(|c| c.as_slice().unwrap()).collect();
+                let mut out = vec![0.0; h.output_shape().iter().product()];
+                h.run_slices(&slices, &mut out).unwrap();
+                let want = values(got.clone()).1;
+                assert!(bits_equal(&out, &want), "{expr}: run_slices");
+            }
         }
     }
 }
