@@ -3,9 +3,10 @@
 //! match the interpreter's (which copies it): bit-exact for maps, min, max and argmax, within the
 //! reduction suite's relative bound for sums. Fortran-ordered and transposed inputs of an expression
 //! whose value does not depend on the order of the axes (maps, whole-array reductions) run in memory
-//! order (each input C-contiguous, the result in the inputs' layout). Other views (a reversed or
-//! strided last axis, a transposed array under an axis reduction) are still materialised, and still
-//! right.
+//! order (each input C-contiguous, the result in the inputs' layout). A reversed or stepped last
+//! axis, and the last axis of a transposed input beside a C one, is a strided row, read in place
+//! too. Views whose inner axes do not step alike, and rows too short for an outer loop, are
+//! materialised, and still right.
 
 use kiln::kiln_ir::{InputPlan, RowAccess};
 mod support;
@@ -191,14 +192,99 @@ fn a_view_broadcast_against_other_inputs() {
 }
 
 #[test]
-fn other_views_are_materialised_and_right() {
+fn views_with_strided_rows_are_read_in_place() {
+    // a reversed or stepped last axis is a strided row (gathered lane by lane; a reversed one by a
+    // load and a lane reversal); a row whose every axis steps alike flattens into one row (k = 0)
     let x = data(200, 300, 6);
-    let views: [(&str, ArrayViewD<'_, f64>); 5] = [
-        ("reversed columns", x.slice(s![.., ..;-1]).into_dyn()),
-        ("reversed rows and columns", x.slice(s![..;-1, ..;-1]).into_dyn()),
-        ("column step", x.slice(s![.., ..;2]).into_dyn()),
-        ("transposed", x.t().into_dyn()),
+    let x32 = x.mapv(|v| v as f32);
+    let views: [(&str, ArrayViewD<'_, f64>, isize, Vec<isize>); 8] = [
+        (
+            "reversed columns",
+            x.slice(s![.., ..;-1]).into_dyn(),
+            -1,
+            vec![300],
+        ),
+        // the whole array backwards: one row of 60000 points
+        (
+            "reversed rows and columns",
+            x.slice(s![..;-1, ..;-1]).into_dyn(),
+            -1,
+            vec![],
+        ),
+        // 150 columns 2 apart in rows 300 apart: one row of 30000 points 2 apart
+        ("column step", x.slice(s![.., ..;2]).into_dyn(), 2, vec![]),
+        (
+            "column step 3",
+            x.slice(s![.., 1..290;3]).into_dyn(),
+            3,
+            vec![300],
+        ),
+        (
+            "reversed column step 3",
+            x.slice(s![.., ..;-3]).into_dyn(),
+            -3,
+            vec![300],
+        ),
+        (
+            "reversed rows, reversed column step",
+            x.slice(s![..;-1, ..;-2]).into_dyn(),
+            -2,
+            vec![],
+        ),
+        (
+            "reversed rows, column step 3",
+            x.slice(s![..;-2, ..;3]).into_dyn(),
+            3,
+            vec![-600],
+        ),
+        (
+            "row and column steps",
+            x.slice(s![3..;4, 5..;2]).into_dyn(),
+            2,
+            vec![1200],
+        ),
+    ];
+    for (what, v, stride, outer) in views {
+        let want = InputPlan::PerRow {
+            row: RowAccess::Strided { stride },
+            outer_strides: outer,
+        };
+        for expr in ["sum(x, axis=1)", "sum(x, axis=0)", "x * 2"] {
+            assert_eq!(plan_of(expr, v.view().into()), want, "{expr} on {what}");
+        }
+        // the compound kernel of a variance is the first stage (a map of its statistics follows)
+        let stages = runner("var(x, axis=1)", "jit")
+            .explain_all(&[("x", v.view().into())])
+            .unwrap();
+        assert_eq!(stages[0].1.inputs[0], want, "var on {what}");
+        check_against_interpreter(v.view().into(), what);
+    }
+    for (what, v) in [
+        ("f32 reversed columns", x32.slice(s![.., ..;-1]).into_dyn()),
+        ("f32 column step", x32.slice(s![..;2, 1..;2]).into_dyn()),
+        (
+            "f32 reversed column step 3",
+            x32.slice(s![..;-1, ..;-3]).into_dyn(),
+        ),
+    ] {
+        assert!(matches!(
+            plan_of("sum(x, axis=1)", v.view().into()),
+            InputPlan::PerRow {
+                row: RowAccess::Strided { .. },
+                ..
+            }
+        ));
+        check_against_interpreter(v.view().into(), what);
+    }
+}
+
+#[test]
+fn views_that_step_unevenly_or_have_short_rows_are_materialised_and_right() {
+    let x = data(200, 300, 6);
+    let y = data(30, 40, 7).into_shape_with_order((30, 4, 10)).unwrap();
+    let views: [(&str, ArrayViewD<'_, f64>); 2] = [
         ("short rows", x.slice(s![.., ..10]).into_dyn()),
+        ("short strided rows", x.slice(s![.., ..20;-2]).into_dyn()),
     ];
     for (what, v) in views {
         assert_eq!(
@@ -208,6 +294,24 @@ fn other_views_are_materialised_and_right() {
         );
         check_against_interpreter(v.view().into(), what);
     }
+    // two inner axes that do not step alike (a row of 4 x 10 with the 10 reversed) read as one
+    // row: copied (row sums over both inner axes)
+    let v = y.slice(s![.., .., ..;-1]).into_dyn();
+    let (_, plan) = runner("sum(x, axis=(1, 2))", "jit")
+        .explain(&[("x", v.view().into())])
+        .unwrap();
+    assert_eq!(plan.inputs[0], InputPlan::Materialise, "{plan}");
+    let a = values(
+        runner("sum(x, axis=(1, 2))", "jit")
+            .run(&[("x", v.view().into())])
+            .unwrap(),
+    );
+    let b = values(
+        runner("sum(x, axis=(1, 2))", "interp")
+            .run(&[("x", v.view().into())])
+            .unwrap(),
+    );
+    assert!(close(&a.1, &b.1, 1e-12));
 }
 
 #[test]

@@ -54,6 +54,8 @@ pub struct Frame<'k> {
     pub splats: Vec<Option<[Value; 2]>>,
     /// Per node: its value per width, if it is a literal.
     literals: Vec<Option<[Value; 2]>>,
+    /// Per input: the element stride of a strided row ([`Access::RowStrided`]), else None.
+    row_strides: Vec<Option<isize>>,
 }
 
 impl<'k> Frame<'k> {
@@ -116,6 +118,7 @@ impl<'k> Frame<'k> {
             axis: Vec::new(),
             splats,
             literals,
+            row_strides: st.inputs.iter().map(|a| a.row_stride()).collect(),
         };
         let index_axes = key.arena.index_axes_all(&key.roots());
         frame.axis = (0..st.rank)
@@ -204,6 +207,7 @@ impl<'k> Frame<'k> {
             row_index,
             axis_params: &self.axis,
             staged,
+            row_strides: &self.row_strides,
         };
         let mut scratch = vec![None; self.key.arena.len()];
         let order = self.order_of(roots, staged);

@@ -32,6 +32,26 @@ pub enum Access {
     RowRun,
     /// One element per row, splatted once per row.
     RowSplat,
+    /// `row_len` elements per row, this many elements apart (neither 0 nor 1; negative steps
+    /// backwards), starting at the row's offset: gathered lane by lane (stride -1: one contiguous
+    /// load and a lane reversal). The stride is part of the structure, so each stride compiles its
+    /// own code, with the lane offsets as constants.
+    RowStrided(isize),
+}
+
+impl Access {
+    /// Whether the input is read per row, from a row start given by its outer strides.
+    pub fn per_row(self) -> bool {
+        matches!(self, Access::RowRun | Access::RowSplat | Access::RowStrided(_))
+    }
+
+    /// The element stride of a strided row, None for every other access.
+    pub fn row_stride(self) -> Option<isize> {
+        match self {
+            Access::RowStrided(s) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 /// What the kernel does with each value of the body.
@@ -157,9 +177,17 @@ impl Structure {
                             outer_strides.len()
                         )));
                     }
-                    Ok(match row {
+                    Ok(match *row {
                         RowAccess::Run => Access::RowRun,
                         RowAccess::Splat => Access::RowSplat,
+                        RowAccess::Strided { stride } if stride != 0 && stride != 1 => {
+                            Access::RowStrided(stride)
+                        }
+                        RowAccess::Strided { stride } => {
+                            return Err(JitError::PlanMismatch(format!(
+                                "input {i} is read as a strided row of element stride {stride}"
+                            )));
+                        }
                     })
                 }
             })
@@ -167,10 +195,13 @@ impl Structure {
         let (mode, seg_axes) = match &kernel.kind {
             KernelKind::Map => (Mode::Map, 0),
             KernelKind::Scan(scan) => {
-                if inputs
-                    .iter()
-                    .any(|a| matches!(a, Access::RowRun | Access::RowSplat))
-                {
+                // a strided row of no outer axes is the whole iteration space, point f at f * stride:
+                // read at the flat index like a contiguous input
+                let per_row = |a: &Access| {
+                    matches!(a, Access::RowRun | Access::RowSplat)
+                        || (k > 0 && matches!(a, Access::RowStrided(_)))
+                };
+                if inputs.iter().any(per_row) {
                     return Err(JitError::Unsupported(
                         "a scan reads its inputs flat (plan it with no outer axes)".into(),
                     ));

@@ -13,7 +13,7 @@ use crate::clif::{cast, mem};
 use crate::host::{MathFn, MathRefs};
 use crate::math;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
 
@@ -171,6 +171,60 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn load(&mut self, w: W, addr: Value, offset: i64) -> Value {
         let ty = self.ty(w);
         self.b.ins().load(ty, mem(), addr, offset as i32)
+    }
+
+    /// Loads the element(s) of a strided row at row positions `j + off_bytes / size` onwards: lane
+    /// `l` at `row + (j + off + l) * stride` elements, `jb` being `j * size`. A vector is gathered
+    /// by one scalar load per lane and `insertlane` (Cranelift has no gather), except for stride -1,
+    /// whose lanes are one contiguous block in reverse: one vector load and a lane reversal. The
+    /// caller checked that every lane the run reads is an element of the input (check.rs), so the
+    /// wrapping arithmetic of offsets that are never read does not matter.
+    pub fn load_strided(&mut self, w: W, row: Value, jb: Value, off_bytes: i64, stride: isize) -> Value {
+        let stride = stride as i64;
+        let scaled = self.b.ins().imul_imm_s(jb, stride);
+        let at = self.b.ins().iadd(row, scaled);
+        let first = off_bytes.wrapping_mul(stride);
+        let lanes = i64::from(self.lanes);
+        match w {
+            W::Scalar => self.load_far(self.t, at, first),
+            W::Vector if stride == -1 => {
+                // lanes l = 0.. at first - l * size: the block from lane lanes-1 upwards, reversed
+                let low = first - (lanes - 1) * self.size;
+                let v = self.load_far(self.v, at, low);
+                let bytes = self.b.ins().bitcast(types::I8X16, cast(), v);
+                let size = self.size as u8;
+                let mask: Vec<u8> = (0..lanes as u8)
+                    .rev()
+                    .flat_map(|l| (0..size).map(move |b| l * size + b))
+                    .collect();
+                let imm = self.b.func.dfg.immediates.push(ConstantData::from(mask));
+                let r = self.b.ins().shuffle(bytes, bytes, imm);
+                self.b.ins().bitcast(self.v, cast(), r)
+            }
+            W::Vector => {
+                let step = self.size.wrapping_mul(stride);
+                let x = self.load_far(self.t, at, first);
+                let mut v = self.b.ins().scalar_to_vector(self.v, x);
+                for l in 1..self.lanes {
+                    let off = first.wrapping_add(step.wrapping_mul(i64::from(l)));
+                    let x = self.load_far(self.t, at, off);
+                    v = self.b.ins().insertlane(v, x, l);
+                }
+                v
+            }
+        }
+    }
+
+    /// Loads a `ty` at `addr + offset` bytes, an offset beyond the load's 32-bit immediate added to
+    /// the address first.
+    fn load_far(&mut self, ty: Type, addr: Value, offset: i64) -> Value {
+        match i32::try_from(offset) {
+            Ok(o) => self.b.ins().load(ty, mem(), addr, o),
+            Err(_) => {
+                let a = self.b.ins().iadd_imm_s(addr, offset);
+                self.b.ins().load(ty, mem(), a, 0)
+            }
+        }
     }
 
     /// The unary opcode `op` applied to `x`.
@@ -426,6 +480,9 @@ pub struct Leaves<'v> {
     /// Nodes computed beforehand for the block (see `skeleton/block.rs`), each read at its pointer
     /// plus the point's byte offset like a contiguous input.
     pub staged: &'v [(NodeId, Value)],
+    /// Per input: the element stride of a strided row (see [`Gen::load_strided`]), or None where
+    /// the row is contiguous.
+    pub row_strides: &'v [Option<isize>],
 }
 
 /// Emits the body at width `w` for the point(s) starting at flat position `flat` (i64) whose byte
@@ -482,8 +539,13 @@ pub fn emit_body(
                         (None, Some(m)) => m.row_pointer(g, i),
                         (None, None) => unreachable!("a contiguous input has a row pointer"),
                     };
-                    let addr = g.b.ins().iadd(base, jb);
-                    g.load(w, addr, off_bytes)
+                    match leaves.row_strides[i] {
+                        Some(stride) => g.load_strided(w, base, jb, off_bytes, stride),
+                        None => {
+                            let addr = g.b.ins().iadd(base, jb);
+                            g.load(w, addr, off_bytes)
+                        }
+                    }
                 }
             }
             Node::Literal(_) => (leaves.literals)(id)[w as usize],
