@@ -698,3 +698,251 @@ fn fortran_inputs_that_do_not_broadcast_report_the_shapes_as_given() {
     assert!(err.contains("[3, 5]") && err.contains("[4, 5]"), "{err}");
     assert!(!err.contains("[5, 3]") && !err.contains("[5, 4]"), "{err}");
 }
+
+/// Runs `expr` (results separated by `;`) over `inputs` on the JIT (one and three threads, every
+/// run on threads) and on the interpreter: bit-exact for maps, min, max, the arg-reductions and
+/// cummax / cummin; sums, products, means, var, std and their scans within `1e-9` relative (the
+/// data is of one sign where a sum is compared, so no cancellation).
+fn agree(expr: &str, inputs: &[(&str, ArrayArg<'_>)], what: &str) {
+    let want: Vec<(Vec<usize>, Vec<f64>)> = runner(expr, "interp")
+        .run_many(inputs)
+        .unwrap_or_else(|e| panic!("{expr} on {what}: {e}"))
+        .into_iter()
+        .map(values)
+        .collect();
+    let exact = ["sum", "prod", "mean", "var", "std", "cumsum", "cumprod"]
+        .iter()
+        .all(|f| !expr.contains(&format!("{f}(")));
+    for threads in [1, 3] {
+        let got: Vec<(Vec<usize>, Vec<f64>)> = runner(expr, "jit")
+            .with_threads(threads)
+            .with_threshold(0)
+            .run_many(inputs)
+            .unwrap_or_else(|e| panic!("{expr} on {what}: {e}"))
+            .into_iter()
+            .map(values)
+            .collect();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.0, w.0, "{expr} on {what}");
+            let ok = if exact {
+                bits_equal(&g.1, &w.1)
+            } else {
+                close(&g.1, &w.1, 1e-9)
+            };
+            assert!(
+                ok,
+                "{expr} on {what}, {threads} threads: {:?} vs {:?}",
+                &g.1[..g.1.len().min(6)],
+                &w.1[..w.1.len().min(6)]
+            );
+        }
+    }
+}
+
+/// `n` values: of one sign (positive, so sums do not cancel), or with NaN, infinities and signed
+/// zeros among them (`special`).
+fn vector(n: usize, seed: u64, special: bool) -> ndarray::Array1<f64> {
+    let mut rng = Rng::new(seed);
+    let odd = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, -2.5];
+    ndarray::Array1::from_shape_fn(n, |i| {
+        if special && i % 5 == 2 {
+            odd[rng.below(odd.len())]
+        } else if special {
+            rng.uniform(-2.0, 2.0)
+        } else {
+            rng.uniform(0.5, 2.0)
+        }
+    })
+}
+
+const ONE_D: [&str; 16] = [
+    "x * 2.5 - 1",
+    "where(x > 0, x, -x * 3)",
+    "sqrt(abs(x)) + x * x",
+    "max(x)",
+    "min(x * 2)",
+    "argmax(x)",
+    "argmin(x)",
+    "sum(x)",
+    "sum(x * x)",
+    "mean(x)",
+    "var(x)",
+    "std(x)",
+    "cumsum(x)",
+    "cummax(x)",
+    "cumprod(x / 2)",
+    "x * 2; sum(x * 2)",
+];
+
+#[test]
+fn one_dimensional_reversed_and_stepped_views() {
+    // lengths below the vector width, with tails, one element and none; steps both ways
+    for n in [0, 1, 2, 3, 5, 8, 17, 203] {
+        for step in [-1isize, 2, -2, 3, -3, 16] {
+            for special in [false, true] {
+                let base = vector(n * step.unsigned_abs() + 2, n as u64 * 31 + 7, special);
+                let base32 = base.mapv(|v| v as f32);
+                let v = base.slice(s![1..;step]);
+                let v = v.slice(s![..n]).into_dyn();
+                let v32 = base32.slice(s![1..;step]);
+                let v32 = v32.slice(s![..n]).into_dyn();
+                assert_eq!(v.len(), n);
+                if n >= 2 {
+                    for x in [ArrayArg::from(v.view()), ArrayArg::from(v32.view())] {
+                        assert_eq!(
+                            plan_of("x * 2", x),
+                            InputPlan::PerRow {
+                                row: RowAccess::Strided { stride: step },
+                                outer_strides: vec![],
+                            },
+                            "x[::{step}] of {n}"
+                        );
+                    }
+                }
+                for expr in ONE_D {
+                    if special && (expr.starts_with("cumprod") || expr.contains("; sum")) {
+                        continue;
+                    }
+                    // min, max and the statistics over no element are errors (on both)
+                    let needs_one = ["max(", "min(", "arg", "mean(", "var(", "std("];
+                    if n == 0 && needs_one.iter().any(|f| expr.contains(f)) {
+                        continue;
+                    }
+                    let what = format!("x[::{step}] of {n} (special {special})");
+                    agree(expr, &[("x", v.view().into())], &what);
+                    agree(expr, &[("x", v32.view().into())], &format!("f32 {what}"));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn two_dimensional_strided_rows_under_every_kernel_kind() {
+    let x = data(60, 250, 31).mapv(|v| v + 1.5);
+    let views: [(&str, ArrayViewD<'_, f64>); 5] = [
+        ("x[:, ::-1]", x.slice(s![.., ..;-1]).into_dyn()),
+        ("x[:, ::2]", x.slice(s![.., ..;2]).into_dyn()),
+        ("x[::-1, ::-2]", x.slice(s![..;-1, ..;-2]).into_dyn()),
+        ("x[::2, 3::3]", x.slice(s![..;2, 3..;3]).into_dyn()),
+        ("x[::-3, :200:-3]", x.slice(s![..;-3, ..200;-3]).into_dyn()),
+    ];
+    let exprs = [
+        "x * 2.5 - 1",
+        "sum(x, axis=1)",
+        "sum(x, axis=0)",
+        "sum(x, axis=1, keepdims=1)",
+        "max(x, axis=0)",
+        "argmin(x, axis=1)",
+        "prod(x / 2, axis=1)",
+        "mean(x, axis=1)",
+        "var(x, axis=1)",
+        "std(x)",
+        "mean(x, axis=0)",
+        "cumsum(x, axis=1)",
+        "cumsum(x, axis=0)",
+        "cummin(x, axis=1)",
+        "cumsum(x)",
+        "x * 2; sum(x * 2)",
+        "x - 1; x + 1; max(x - 1)",
+    ];
+    for (what, v) in views {
+        let v32 = v.mapv(|e| e as f32);
+        let v32 = ndarray::Array2::from_shape_vec(
+            (v.shape()[0], v.shape()[1] * 2),
+            v32.iter().flat_map(|&e| [e, -7.0]).collect(),
+        )
+        .unwrap();
+        // the f32 view: every other column of a wider array, reversed
+        let v32 = v32.slice(s![.., ..;-2]).into_dyn();
+        for expr in exprs {
+            agree(expr, &[("x", v.view().into())], what);
+            agree(expr, &[("x", v32.view().into())], &format!("f32 {what}"));
+        }
+    }
+}
+
+#[test]
+fn strided_rows_beside_broadcast_and_zero_dimensional_inputs() {
+    let x = data(80, 300, 41).mapv(|v| v + 1.5);
+    let w = vector(300, 42, false);
+    let c = data(80, 1, 43).mapv(|v| v + 1.5);
+    let z = ndarray::arr0(0.75);
+    let v = x.slice(s![..;-1, ..;-2]);
+    let row = w.slice(s![..;-2]);
+    let args = [
+        ("x", ArrayArg::from(v.view())),
+        ("w", ArrayArg::from(row.view())),
+        ("c", ArrayArg::from(c.view())),
+        ("z", ArrayArg::from(z.view())),
+    ];
+    for expr in [
+        "x * w + c * z",
+        "sum(x * w, axis=1)",
+        "sum(x - w * z, axis=0)",
+        "max(x * c - w)",
+        "var(x + w, axis=1)",
+        "cumsum(x * w, axis=1)",
+    ] {
+        let r = runner(expr, "jit");
+        let (_, plan) = r.explain(&args).unwrap();
+        let wi = r.input_names().iter().position(|n| n == "w").unwrap();
+        agree(
+            expr,
+            &args,
+            "a strided view beside a strided row, a column and a 0-d input",
+        );
+        if !expr.starts_with("cumsum") && !expr.starts_with("var") {
+            // the reversed vector is one strided row re-read by every row (outer stride 0)
+            assert_eq!(
+                plan.inputs[wi],
+                InputPlan::PerRow {
+                    row: RowAccess::Strided { stride: -2 },
+                    outer_strides: vec![0],
+                },
+                "{expr}: {plan}"
+            );
+            assert!(!plan.to_string().contains("materialise"), "{expr}: {plan}");
+        }
+    }
+}
+
+#[test]
+fn a_c_input_beside_a_fortran_or_transposed_one_is_read_in_place() {
+    let c = data(120, 90, 51).mapv(|v| v + 1.5);
+    let f = data(120, 90, 52).mapv(|v| v + 1.5);
+    let f = f.t().as_standard_layout().into_owned().reversed_axes(); // Fortran (120, 90)
+    let t = data(90, 120, 53).mapv(|v| v + 1.5); // t.t(): a transposed C array
+    for (what, odd) in [("Fortran", f.view()), ("transposed", t.t())] {
+        let args = [("a", ArrayArg::from(c.view())), ("b", ArrayArg::from(odd))];
+        for expr in [
+            "a + 2 * b",
+            "sum(a * b)",
+            "sum(a * b, axis=1)",
+            "sum(a - b, axis=0)",
+            "max(a / b, axis=1)",
+            "mean(a * b, axis=1)",
+            "a * b; sum(a * b)",
+        ] {
+            let r = runner(expr, "jit");
+            let stages = r.explain_all(&args).unwrap();
+            let (_, plan) = &stages[0];
+            assert_eq!(plan.inputs[0], InputPlan::Contiguous, "{expr} on {what}: {plan}");
+            // the odd input's row steps by a whole column of 120
+            assert_eq!(
+                plan.inputs[1],
+                InputPlan::PerRow {
+                    row: RowAccess::Strided { stride: 120 },
+                    outer_strides: vec![1],
+                },
+                "{expr} on {what}: {plan}"
+            );
+            assert!(
+                !plan.to_string().contains("materialise"),
+                "{expr} on {what}: {plan}"
+            );
+            agree(expr, &args, &format!("C beside {what}"));
+        }
+    }
+}

@@ -203,8 +203,19 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             W::Vector => {
                 let step = self.size.wrapping_mul(stride);
-                let x = self.load_far(self.t, at, first);
-                let mut v = self.b.ins().scalar_to_vector(self.v, x);
+                // lane 0 into a vector, the others inserted (x64: `vinsertps` from memory, f64's
+                // lane 1 `vmovlhps`). Lane 0 as x64 lowers it best (a float `scalar_to_vector`
+                // zeroes a register and merges into it: two more instructions): f32 as an i32
+                // into a zeroed vector (one `vmovss` from memory), f64 splatted (`vmovsd` and
+                // `vpshufd`; as an i64 it goes through a general register)
+                let mut v = if self.dtype == DType::F32 {
+                    let x = self.load_far(self.it, at, first);
+                    let x = self.b.ins().scalar_to_vector(self.iv, x);
+                    self.b.ins().bitcast(self.v, cast(), x)
+                } else {
+                    let x = self.load_far(self.t, at, first);
+                    self.b.ins().splat(self.v, x)
+                };
                 for l in 1..self.lanes {
                     let off = first.wrapping_add(step.wrapping_mul(i64::from(l)));
                     let x = self.load_far(self.t, at, off);
