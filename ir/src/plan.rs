@@ -207,7 +207,7 @@ fn strided_at(input: &InputLayout, shape: &[usize], k: usize, lead: usize) -> Op
     } else {
         // the innermost axis of more than one point sets the step (its C stride is 1); every other
         // inner axis must step that many whole rows of the axes after it
-        let last = inner().last()?;
+        let last = inner().next_back()?;
         let stride = strides[last];
         let uniform = inner().all(|a| stride.checked_mul(cs[a]) == Some(strides[a]));
         if stride == 0 || !uniform {
