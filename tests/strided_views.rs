@@ -443,12 +443,18 @@ fn views_with_negative_outer_strides_are_read_in_place() {
 #[test]
 fn empty_and_one_element_views_with_negative_strides() {
     let x = data(20, 300, 13);
-    let views: [(&str, ArrayViewD<'_, f64>); 5] = [
+    let views: [(&str, ArrayViewD<'_, f64>); 10] = [
         ("no rows", x.slice(s![5..5;-1, ..]).into_dyn()),
         ("no columns", x.slice(s![..;-1, 7..7]).into_dyn()),
         ("one row", x.slice(s![3..4;-1, ..]).into_dyn()),
         ("one element", x.slice(s![3..4;-1, 9..10]).into_dyn()),
         ("one column", x.slice(s![..;-1, 9..10]).into_dyn()),
+        // strided rows: reversed or stepped columns
+        ("no rows, reversed columns", x.slice(s![5..5, ..;-1]).into_dyn()),
+        ("no columns, stepped", x.slice(s![.., 7..7;-2]).into_dyn()),
+        ("one row, reversed", x.slice(s![3..4, ..;-1]).into_dyn()),
+        ("one row, stepped by 3", x.slice(s![3..4;-1, 1..;3]).into_dyn()),
+        ("one stepped column", x.slice(s![..;-1, 9..10;-2]).into_dyn()),
     ];
     for (what, v) in views {
         for expr in ["x * 2 + 1", "sum(x, axis=1)", "sum(x, axis=0)", "max(x, axis=1)"] {
