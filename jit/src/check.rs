@@ -9,7 +9,7 @@
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
 use crate::run::{Elem, InputRef, RunConfig};
-use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, Start};
+use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, RowAccess, Start};
 use ndarray::ArrayViewD;
 
 /// Proof that a run's inputs were checked against its kernel, plan and geometry.
@@ -216,11 +216,11 @@ pub(crate) fn needed(
     Ok(match st.inputs[i] {
         Access::Splat => 1,
         Access::Contiguous => geo.n,
-        Access::RowRun | Access::RowSplat | Access::RowStrided(_) => {
-            let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+        Access::RowRun | Access::RowSplat | Access::RowStrided { .. } => {
+            let InputPlan::PerRow { outer_strides, row } = &plan.inputs[i] else {
                 return Err("the plan changed under the kernel".into());
             };
-            let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
+            let (lo, hi) = row_reach(plan, outer_strides, *row);
             if lo < 0 {
                 return Err(format!(
                     "the plan reads below the buffer's start (outer strides {outer_strides:?}, {})",
@@ -254,12 +254,12 @@ fn c_contiguous<T>(view: &ArrayViewD<'_, T>) -> bool {
 /// lane from its first, `(row_len - 1) * stride` (1 for a run, 0 for a splat; below the row's start
 /// for a negative stride). Every lane of a row lies between its first and last, so these bound
 /// every offset read.
-fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], access: Access) -> (i128, i128) {
+fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], row: RowAccess) -> (i128, i128) {
     let (mut lo, mut hi) = (0i128, 0i128);
-    let lane_stride = match access {
-        Access::RowRun => 1,
-        Access::RowStrided(s) => s as i128,
-        _ => 0,
+    let lane_stride = match row {
+        RowAccess::Run => 1,
+        RowAccess::Strided { stride } => stride as i128,
+        RowAccess::Splat => 0,
     };
     let spans = plan
         .outer_shape()
@@ -293,7 +293,7 @@ fn check_view<T: Elem>(
     if view.shape() != &decl[..] {
         return Err(format!("a view of shape {:?} for shape {decl:?}", view.shape()));
     }
-    let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+    let InputPlan::PerRow { outer_strides, row } = &plan.inputs[i] else {
         return Err(format!(
             "a strided view is read in place only per row, not as {}",
             plan.inputs[i]
@@ -327,8 +327,11 @@ fn check_view<T: Elem>(
         // point j of a row is at row start + j: each inner axis must step as in a C-contiguous row
         Access::RowRun => (k..shape.len()).all(|a| shape[a] == 1 || full[a] == cs[a]),
         // point j of a row is at row start + j * stride
-        Access::RowStrided(s) => {
-            (k..shape.len()).all(|a| shape[a] == 1 || full[a] as i128 == s as i128 * cs[a] as i128)
+        Access::RowStrided { .. } => {
+            let RowAccess::Strided { stride } = *row else {
+                return Err("the plan changed under the kernel".into());
+            };
+            (k..shape.len()).all(|a| shape[a] == 1 || full[a] as i128 == stride as i128 * cs[a] as i128)
         }
         // a row reads its first point only: the row's other points are the same element
         _ => (k..shape.len()).all(|a| full[a] == 0),
@@ -344,7 +347,7 @@ fn check_view<T: Elem>(
         let reach = (d as i128 - 1) * s as i128;
         if reach < 0 { first += reach } else { last += reach }
     }
-    let (lo, hi) = row_reach(plan, outer_strides, access);
+    let (lo, hi) = row_reach(plan, outer_strides, *row);
     if lo < first || hi > last {
         return Err(format!(
             "the plan reads offsets {lo}..={hi}, but the view's elements lie at {first}..={last}"

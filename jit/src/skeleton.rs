@@ -156,9 +156,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 .math
                 .kept_rows()
                 .and_then(|refs| match *f.key.arena.node(f.key.body) {
-                    kiln_ir::Node::Input(i) if st.inputs[i as usize].row_stride().is_none() => {
-                        Some((i as usize, refs))
-                    }
+                    kiln_ir::Node::Input(i) if !st.inputs[i as usize].strided() => Some((i as usize, refs)),
                     _ => None,
                 }),
         }
@@ -359,7 +357,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             match acc {
                 Access::Splat => {}
                 Access::Contiguous => ptrs[i] = Some(g.elem_addr(base, rs, size)),
-                Access::RowRun | Access::RowStrided(_) => ptrs[i] = Some(row_off(g)),
+                Access::RowRun | Access::RowStrided { .. } => ptrs[i] = Some(row_off(g)),
                 Access::RowSplat => {
                     let addr = row_off(g);
                     let s = g.load(W::Scalar, addr, 0);
@@ -695,11 +693,14 @@ impl Skeleton<'_, '_> {
                 // the segment starts `sm - rs` points into its plan row (`stride` elements apart in a
                 // strided row)
                 let d = g.b.ins().isub(sm, rs);
-                let ptrs = (r.ptrs.iter().zip(&self.st.inputs))
-                    .map(|(p, acc)| {
-                        p.map(|p| {
-                            let step = size.wrapping_mul(acc.row_stride().unwrap_or(1) as i64);
-                            let db = g.b.ins().imul_imm_s(d, step);
+                let ptrs = (0..r.ptrs.len())
+                    .map(|i| {
+                        r.ptrs[i].map(|p| {
+                            let d = match self.f.row_stride(g, i) {
+                                Some(stride) => g.b.ins().imul(d, stride),
+                                None => d,
+                            };
+                            let db = g.b.ins().imul_imm_s(d, size);
                             g.b.ins().iadd(p, db)
                         })
                     })

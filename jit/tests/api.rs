@@ -466,6 +466,28 @@ fn strided_rows_are_checked_against_the_plan() {
             .unwrap_err();
         assert!(matches!(e, JitError::BadInput { .. }), "{e}");
     }
+    // one compiled kernel serves every stride but -1 (a run-time parameter): x[:, ::2] and
+    // x[:, ::3] share code, each bound with its own plan; the reversed row has code of its own
+    let plan_of = |v: &ndarray::ArrayViewD<'_, f64>| {
+        BroadcastPlan::new(&k.shape, &[layout(v.strides())], PlanOptions::default()).unwrap()
+    };
+    let by3 = data.slice(s![1..;2, ..;3]).into_dyn();
+    let (p2, p3, pr) = (plan_of(&stepped), plan_of(&by3), plan_of(&reversed));
+    let c2 = kiln_jit::compile(&k, &p2, Schedule::for_kernel(&k)).unwrap();
+    let c3 = kiln_jit::compile(&k, &p3, Schedule::for_kernel(&k)).unwrap();
+    let cr = kiln_jit::compile(&k, &pr, Schedule::for_kernel(&k)).unwrap();
+    assert!(Arc::ptr_eq(&c2, &c3) && !Arc::ptr_eq(&c2, &cr));
+    let out = c3
+        .bind(&k, &p3)
+        .unwrap()
+        .run_with(
+            &[InputRef::View(by3.view())],
+            &RunConfig::default(),
+            &mut Workspace::new(),
+        )
+        .unwrap();
+    let want: Vec<f64> = by3.rows().into_iter().map(|r| r.iter().sum()).collect();
+    assert_eq!(out.values, Values::F64(want));
     // a plan that says a row steps by 0 or 1 is not a strided row: refused when compiled
     for stride in [0, 1] {
         let p = BroadcastPlan {
