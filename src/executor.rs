@@ -82,9 +82,9 @@ pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
 }
 
 /// The element strides of a view that is not C-contiguous, for the planner to read it in place (per
-/// row, with these strides, where its rows are contiguous): None where the kernel reads it in another
-/// shape (a rewrite dropped size-1 axes), which is then materialised. The planner declines rows that
-/// are not consecutive elements in order (a negative or strided last axis, a transposed array).
+/// row, with these strides: a run where its rows are contiguous, a strided row where its inner axes
+/// step alike, a reversed, stepped or transposed last axis): None where the kernel reads it in
+/// another shape (a rewrite dropped size-1 axes), which is then materialised.
 fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
     let (s, strides) = on_view!(a, v => (v.shape(), v.strides()));
     same(s, shape).then(|| strides.to_vec())

@@ -411,3 +411,39 @@ fn bench_races_the_integer_kernels_at_their_own_types() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not f64, f32 or int"));
 }
+
+#[test]
+fn explain_shows_a_fortran_input_beside_a_c_one_read_in_place() {
+    // a C input beside a Fortran .npy: no common memory order, and the Fortran one's rows step by a
+    // whole column (a strided row, read in place: no copy in the plan)
+    let f = tmp("strided_f.npy");
+    let c = ArrayD::from_shape_fn(IxDyn(&[70, 90]), |i| (i[0] * 90 + i[1]) as f64);
+    save(&f, &c.t().as_standard_layout().into_owned().reversed_axes());
+    let header = std::fs::read(&f).unwrap();
+    assert!(String::from_utf8_lossy(&header[..80]).contains("'fortran_order': True"));
+    let text = stdout(&kiln(&[
+        "explain",
+        "a + 2 * b",
+        "-i",
+        "a=f64[70,90]",
+        "-i",
+        &format!("b={}", f.display()),
+    ]));
+    assert!(
+        text.contains("in1: per-row strided, in place (element stride 70), outer strides [1]"),
+        "{text}"
+    );
+    assert!(!text.contains("materialise"), "{text}");
+    let out = tmp("strided_out.npy");
+    stdout(&kiln(&[
+        "eval",
+        "sum(b * 2, axis=1)",
+        "-i",
+        &format!("b={}", f.display()),
+        "--out",
+        &out.to_string_lossy(),
+    ]));
+    let got = ArrayD::<f64>::read_npy(std::fs::File::open(&out).unwrap()).unwrap();
+    let want = c.sum_axis(ndarray::Axis(1)).mapv(|v| v * 2.0);
+    assert_eq!(got, want);
+}

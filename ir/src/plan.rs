@@ -13,11 +13,20 @@
 //!
 //! A strided view (an [`InputLayout`] with `strides`) is read in place, as a per-row input whose outer
 //! strides are the view's own element strides (0 on broadcast axes, negative where the view steps
-//! backwards: a row's start is then below the view's first element), when its inner axes are
-//! C-contiguous (the row is a run of consecutive elements, or a single element per row): column
-//! slices (`x[:, :500]`), row steps (`x[::2, :]`) and reversed rows (`x[::-1, :]`) are reduced and
-//! mapped without a copy. Views whose rows are not consecutive elements in order (a reversed or
-//! strided last axis, a transposed or Fortran-ordered array) are materialised.
+//! backwards: a row's start is then below the view's first element):
+//! - as a [`RowAccess::Run`] when its inner axes are C-contiguous (the row is a run of consecutive
+//!   elements): column slices (`x[:, :500]`), row steps (`x[::2, :]`) and reversed rows
+//!   (`x[::-1, :]`);
+//! - as a [`RowAccess::Strided`] row when its inner axes step uniformly by `stride` elements (each
+//!   inner axis's stride is `stride` times its C stride in the iteration shape): a reversed or
+//!   stepped last axis (`x[::-1]`, `x[:, ::2]`, `x[::-1, ::-2]`), and the last axis of a transposed
+//!   or Fortran-ordered input beside a C one (`a + b.T`: `b.T`'s row steps by a whole column). The
+//!   code generator gathers such a row's lanes with scalar loads (a contiguous load and a lane
+//!   reversal for stride -1);
+//! - as a [`RowAccess::Splat`] where it is constant along the row.
+//!
+//! Only views whose inner axes do not step uniformly (a transposed block read as one row) are
+//! materialised.
 //!
 //! The planner picks the smallest `k` at which every input is readable without a copy. When that row is
 //! shorter than `min_row` elements, it plans one flat loop instead (`k = 0`) and materialises the inputs
@@ -34,6 +43,9 @@ pub enum RowAccess {
     Run,
     /// One element per row, splatted across it.
     Splat,
+    /// `row_len` elements `stride` elements apart (any stride but 0 and 1, negative included),
+    /// starting at the row's offset: a reversed or stepped last axis, or a transposed one.
+    Strided { stride: isize },
 }
 
 /// How one input is read.
@@ -171,10 +183,12 @@ fn access_at(input: &InputLayout, shape: &[usize], k: usize) -> Option<InputPlan
     Some(InputPlan::PerRow { row, outer_strides })
 }
 
-/// How a strided view is read with `k` outer axes: per row, in place, when its row is a run of
-/// consecutive elements (its inner axes C-contiguous and aligned with the iteration shape's) or one
-/// element; None if it must be copied. Outer strides may be negative (the backend passes the address
-/// of the view's first element, and the run checks every row against the view's extent).
+/// How a strided view is read with `k` outer axes: per row, in place, when its inner axes step
+/// uniformly (each one `stride` times its C stride in the iteration shape: a run of consecutive
+/// elements for stride 1, a strided row otherwise) or not at all (one element per row); None if it
+/// must be copied. Outer and row strides may be negative (the backend passes the address of the
+/// view's first element, and the run checks every row's first and last element against the view's
+/// extent).
 fn strided_at(input: &InputLayout, shape: &[usize], k: usize, lead: usize) -> Option<InputPlan> {
     let strides = input.strides.as_ref()?;
     if strides.len() != input.shape.len() {
@@ -183,14 +197,23 @@ fn strided_at(input: &InputLayout, shape: &[usize], k: usize, lead: usize) -> Op
     // the strides the kernel reads with at each point of the iteration shape (0 on broadcast axes)
     let strides = broadcast_strides(&input.shape, strides, shape).ok()?;
     let cs = c_strides(shape);
-    let row = if (k..shape.len()).all(|a| shape[a] == 1 || (a >= lead && strides[a] == cs[a])) {
+    let inner = || (k..shape.len()).filter(|&a| shape[a] > 1);
+    let row = if inner().all(|a| a >= lead && strides[a] == cs[a]) {
         // each inner axis steps as in a C-contiguous row: the row is consecutive elements
         RowAccess::Run
     } else if (k..shape.len()).all(|a| strides[a] == 0) {
         // constant along the row (a broadcast or size-1 inner block): one element per row
         RowAccess::Splat
     } else {
-        return None;
+        // the innermost axis of more than one point sets the step (its C stride is 1); every other
+        // inner axis must step that many whole rows of the axes after it
+        let last = inner().next_back()?;
+        let stride = strides[last];
+        let uniform = inner().all(|a| stride.checked_mul(cs[a]) == Some(strides[a]));
+        if stride == 0 || !uniform {
+            return None;
+        }
+        RowAccess::Strided { stride }
     };
     Some(InputPlan::PerRow {
         row,
@@ -218,6 +241,15 @@ impl fmt::Display for InputPlan {
                 outer_strides,
             } => {
                 write!(f, "per-row splat, outer strides {outer_strides:?}")
+            }
+            InputPlan::PerRow {
+                row: RowAccess::Strided { stride },
+                outer_strides,
+            } => {
+                write!(
+                    f,
+                    "per-row strided, in place (element stride {stride}), outer strides {outer_strides:?}"
+                )
             }
             InputPlan::Materialise => f.write_str("materialise"),
         }

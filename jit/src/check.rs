@@ -1,14 +1,15 @@
 //! The checks a run passes before any compiled code is called (the invariants call.rs relies on):
 //! the run's start and destination suit the kernel, and every input holds every element the plan
 //! makes the code read (contiguous: `n`; per-row runs: the furthest row start plus `row_len`; per-row
-//! splats: the furthest row start; splats: one), a view read in place included (see [`check_view`]).
+//! strided rows: the lowest and highest of every row's first and last lanes; per-row splats: the
+//! furthest row start; splats: one), a view read in place included (see [`check_view`]).
 //! A successful check returns [`Checked`], which only this module makes and which
 //! `call::dispatch` takes.
 
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
 use crate::run::{Elem, InputRef, RunConfig};
-use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, Start};
+use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, RowAccess, Start};
 use ndarray::ArrayViewD;
 
 /// Proof that a run's inputs were checked against its kernel, plan and geometry.
@@ -215,13 +216,16 @@ pub(crate) fn needed(
     Ok(match st.inputs[i] {
         Access::Splat => 1,
         Access::Contiguous => geo.n,
-        Access::RowRun | Access::RowSplat => {
-            let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+        Access::RowRun | Access::RowSplat | Access::RowStrided { .. } => {
+            let InputPlan::PerRow { outer_strides, row } = &plan.inputs[i] else {
                 return Err("the plan changed under the kernel".into());
             };
-            let (lo, hi) = row_reach(plan, outer_strides, st.inputs[i]);
+            let (lo, hi) = row_reach(plan, outer_strides, *row);
             if lo < 0 {
-                return Err(format!("negative outer strides {outer_strides:?}"));
+                return Err(format!(
+                    "the plan reads below the buffer's start (outer strides {outer_strides:?}, {})",
+                    plan.inputs[i]
+                ));
             }
             usize::try_from(hi + 1).map_err(|_| "row offsets overflow".to_string())?
         }
@@ -245,26 +249,38 @@ fn c_contiguous<T>(view: &ArrayViewD<'_, T>) -> bool {
     true
 }
 
-/// The lowest and highest element offsets a per-row input is read at (computed in i128, so no
-/// overflow): the extreme row starts, plus `row_len - 1` for a run.
-fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], access: Access) -> (i128, i128) {
+/// The lowest and highest element offsets a per-row input is read at, over a plan of at least one
+/// point (computed in i128, so no overflow): the extreme row starts, plus the reach of a row's last
+/// lane from its first, `(row_len - 1) * stride` (1 for a run, 0 for a splat; below the row's start
+/// for a negative stride). Every lane of a row lies between its first and last, so these bound
+/// every offset read.
+fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], row: RowAccess) -> (i128, i128) {
     let (mut lo, mut hi) = (0i128, 0i128);
-    for (&d, &s) in plan.outer_shape().iter().zip(outer_strides) {
-        let span = (d as i128 - 1) * s as i128;
+    let lane_stride = match row {
+        RowAccess::Run => 1,
+        RowAccess::Strided { stride } => stride as i128,
+        RowAccess::Splat => 0,
+    };
+    let spans = plan
+        .outer_shape()
+        .iter()
+        .zip(outer_strides)
+        .map(|(&d, &s)| (d as i128 - 1) * s as i128)
+        .chain(std::iter::once((plan.row_len as i128 - 1) * lane_stride));
+    for span in spans {
         if span < 0 { lo += span } else { hi += span }
-    }
-    if access == Access::RowRun {
-        hi += plan.row_len as i128 - 1;
     }
     (lo, hi)
 }
 
 /// Checks a view read in place (see [`InputRef::View`]) before any call: the plan reads it per row,
 /// the view has the declared shape, the plan's outer strides are exactly the view's strides
-/// broadcast to the iteration shape, and a run's inner axes step as the view's (C-contiguous within
-/// the row), so every offset the code reads (from the view's first element, `as_ptr`) is the offset
-/// of an element of the view; and (again, in i128) every such offset lies within `[lo, hi]`, the
-/// least and greatest offsets of the view's elements (below zero where a stride is negative).
+/// broadcast to the iteration shape, and a row's inner axes step as the view's (a run: C-contiguous
+/// within the row; a strided row of stride `s`: each inner axis `s` times its C stride), so every
+/// offset the code reads (from the view's first element, `as_ptr`) is the offset of an element of
+/// the view; and (again, in i128) the lowest and highest offsets read, the first and last lanes of
+/// the extreme rows ([`row_reach`]), lie within `[first, last]`, the least and greatest offsets of
+/// the view's elements (below zero where a stride is negative).
 fn check_view<T: Elem>(
     st: &Structure,
     geo: &Geometry,
@@ -277,14 +293,14 @@ fn check_view<T: Elem>(
     if view.shape() != &decl[..] {
         return Err(format!("a view of shape {:?} for shape {decl:?}", view.shape()));
     }
-    let InputPlan::PerRow { outer_strides, .. } = &plan.inputs[i] else {
+    let InputPlan::PerRow { outer_strides, row } = &plan.inputs[i] else {
         return Err(format!(
             "a strided view is read in place only per row, not as {}",
             plan.inputs[i]
         ));
     };
     let access = st.inputs[i];
-    if !matches!(access, Access::RowRun | Access::RowSplat) {
+    if !access.per_row() {
         return Err("the plan changed under the kernel".into());
     }
     if geo.n == 0 || view.is_empty() {
@@ -310,6 +326,13 @@ fn check_view<T: Elem>(
     let inner_ok = match access {
         // point j of a row is at row start + j: each inner axis must step as in a C-contiguous row
         Access::RowRun => (k..shape.len()).all(|a| shape[a] == 1 || full[a] == cs[a]),
+        // point j of a row is at row start + j * stride
+        Access::RowStrided { .. } => {
+            let RowAccess::Strided { stride } = *row else {
+                return Err("the plan changed under the kernel".into());
+            };
+            (k..shape.len()).all(|a| shape[a] == 1 || full[a] as i128 == stride as i128 * cs[a] as i128)
+        }
         // a row reads its first point only: the row's other points are the same element
         _ => (k..shape.len()).all(|a| full[a] == 0),
     };
@@ -324,7 +347,7 @@ fn check_view<T: Elem>(
         let reach = (d as i128 - 1) * s as i128;
         if reach < 0 { first += reach } else { last += reach }
     }
-    let (lo, hi) = row_reach(plan, outer_strides, access);
+    let (lo, hi) = row_reach(plan, outer_strides, *row);
     if lo < first || hi > last {
         return Err(format!(
             "the plan reads offsets {lo}..={hi}, but the view's elements lie at {first}..={last}"

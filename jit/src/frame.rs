@@ -14,7 +14,7 @@
 use crate::clif::mem;
 use crate::key::KernelKey;
 use crate::layout::{Access, Mode, Structure};
-use crate::lower::{Gen, Leaves, ManyInputs, W, emit_body};
+use crate::lower::{Gen, Leaves, ManyInputs, RowStep, W, emit_body};
 use crate::schedule::MANY_INPUTS;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
@@ -54,6 +54,8 @@ pub struct Frame<'k> {
     pub splats: Vec<Option<[Value; 2]>>,
     /// Per node: its value per width, if it is a literal.
     literals: Vec<Option<[Value; 2]>>,
+    /// Per input: how a strided row ([`Access::RowStrided`]) steps, else None.
+    row_steps: Vec<Option<RowStep>>,
 }
 
 impl<'k> Frame<'k> {
@@ -116,7 +118,20 @@ impl<'k> Frame<'k> {
             axis: Vec::new(),
             splats,
             literals,
+            row_steps: Vec::new(),
         };
+        // a run-time stride loaded once here, or (many inputs: no value lives across the loops)
+        // where it is read
+        frame.row_steps = (0..st.inputs.len())
+            .map(|i| match st.inputs[i] {
+                Access::RowStrided { reversed: true } => Some(RowStep::Reversed),
+                Access::RowStrided { reversed: false } if many => Some(RowStep::Param(st.p_row_stride(i))),
+                Access::RowStrided { reversed: false } => {
+                    Some(RowStep::By(frame.param(g, st.p_row_stride(i))))
+                }
+                _ => None,
+            })
+            .collect();
         let index_axes = key.arena.index_axes_all(&key.roots());
         frame.axis = (0..st.rank)
             .map(|a| {
@@ -126,6 +141,12 @@ impl<'k> Frame<'k> {
             })
             .collect();
         frame
+    }
+
+    /// The element stride of input `i`'s strided row, as a value at the current position (None for
+    /// any other access).
+    pub fn row_stride(&self, g: &mut Gen<'_, '_>, i: usize) -> Option<Value> {
+        self.row_steps[i].map(|step| step.elements(g, self.params))
     }
 
     /// Input `i`'s base address: the entry block's load, or a load where it is needed for a kernel
@@ -204,6 +225,8 @@ impl<'k> Frame<'k> {
             row_index,
             axis_params: &self.axis,
             staged,
+            row_steps: &self.row_steps,
+            params: self.params,
         };
         let mut scratch = vec![None; self.key.arena.len()];
         let order = self.order_of(roots, staged);

@@ -32,6 +32,27 @@ pub enum Access {
     RowRun,
     /// One element per row, splatted once per row.
     RowSplat,
+    /// `row_len` elements per row, a stride of elements apart (neither 0 nor 1; negative steps
+    /// backwards), starting at the row's offset. `reversed` (stride -1) is fixed in the code: one
+    /// contiguous load and a lane reversal per vector. Any other stride is the run-time parameter
+    /// [`Structure::p_row_stride`] and its lanes are gathered one by one, so one compiled kernel
+    /// serves every stride (a transposed input's stride is its column length: a size).
+    RowStrided { reversed: bool },
+}
+
+impl Access {
+    /// Whether the input is read per row, from a row start given by its outer strides.
+    pub fn per_row(self) -> bool {
+        matches!(
+            self,
+            Access::RowRun | Access::RowSplat | Access::RowStrided { .. }
+        )
+    }
+
+    /// Whether the input is read as a strided row.
+    pub fn strided(self) -> bool {
+        matches!(self, Access::RowStrided { .. })
+    }
 }
 
 /// What the kernel does with each value of the body.
@@ -157,9 +178,17 @@ impl Structure {
                             outer_strides.len()
                         )));
                     }
-                    Ok(match row {
+                    Ok(match *row {
                         RowAccess::Run => Access::RowRun,
                         RowAccess::Splat => Access::RowSplat,
+                        RowAccess::Strided { stride } if stride != 0 && stride != 1 => Access::RowStrided {
+                            reversed: stride == -1,
+                        },
+                        RowAccess::Strided { stride } => {
+                            return Err(JitError::PlanMismatch(format!(
+                                "input {i} is read as a strided row of element stride {stride}"
+                            )));
+                        }
                     })
                 }
             })
@@ -167,10 +196,11 @@ impl Structure {
         let (mode, seg_axes) = match &kernel.kind {
             KernelKind::Map => (Mode::Map, 0),
             KernelKind::Scan(scan) => {
-                if inputs
-                    .iter()
-                    .any(|a| matches!(a, Access::RowRun | Access::RowSplat))
-                {
+                // a strided row of no outer axes is the whole iteration space, point f at f * stride:
+                // read at the flat index like a contiguous input
+                let per_row =
+                    |a: &Access| matches!(a, Access::RowRun | Access::RowSplat) || (k > 0 && a.strided());
+                if inputs.iter().any(per_row) {
                     return Err(JitError::Unsupported(
                         "a scan reads its inputs flat (plan it with no outer axes)".into(),
                     ));
@@ -216,7 +246,8 @@ impl Structure {
     }
 
     // ---- parameter layout: [row_len, seg_len, n, part, (dim, ocs) per outer axis, strides per input
-    // ---- per outer axis, (dim, segcs, ostr, rstr) per segment axis, (dim, cstride) per axis]
+    // ---- per outer axis, row stride per input, (dim, segcs, ostr, rstr) per segment axis, (dim,
+    // ---- cstride) per axis]
 
     pub const ROW_LEN: usize = 0;
     pub const SEG_LEN: usize = 1;
@@ -241,9 +272,14 @@ impl Structure {
     pub fn p_stride(&self, i: usize, a: usize) -> usize {
         Self::HEAD + 2 * self.outer_axes + i * self.outer_axes + a
     }
+    /// The element stride of input `i`'s strided row ([`Access::RowStrided`]; 0 for any other
+    /// access).
+    pub fn p_row_stride(&self, i: usize) -> usize {
+        Self::HEAD + 2 * self.outer_axes + self.inputs.len() * self.outer_axes + i
+    }
     /// `(dim, segment stride, output stride, reduction stride)` of segment axis `b`: `p..p + 4`.
     pub fn p_seg(&self, b: usize) -> usize {
-        Self::HEAD + 2 * self.outer_axes + self.inputs.len() * self.outer_axes + 4 * b
+        self.p_row_stride(self.inputs.len()) + 4 * b
     }
     /// `(dim, c-stride)` of iteration axis `a` (for `Index`).
     pub fn p_axis(&self, a: usize) -> usize {
@@ -267,9 +303,12 @@ impl Structure {
             p[self.p_outer(a) + 1] = outer_cs[a] as i64;
         }
         for (i, ip) in plan.inputs.iter().enumerate() {
-            if let InputPlan::PerRow { outer_strides, .. } = ip {
+            if let InputPlan::PerRow { outer_strides, row } = ip {
                 for a in 0..k {
                     p[self.p_stride(i, a)] = outer_strides[a] as i64;
+                }
+                if let RowAccess::Strided { stride } = *row {
+                    p[self.p_row_stride(i)] = stride as i64;
                 }
             }
         }

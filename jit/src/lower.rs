@@ -13,7 +13,7 @@ use crate::clif::{cast, mem};
 use crate::host::{MathFn, MathRefs};
 use crate::math;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
 
@@ -171,6 +171,94 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn load(&mut self, w: W, addr: Value, offset: i64) -> Value {
         let ty = self.ty(w);
         self.b.ins().load(ty, mem(), addr, offset as i32)
+    }
+
+    /// Loads the element(s) of a strided row at row positions `j + off_bytes / size` onwards: lane
+    /// `l` at `row + (j + off + l) * stride` elements, `jb` being `j * size`. A reversed row's lanes
+    /// are one contiguous block backwards: one vector load and a lane reversal. Any other stride
+    /// (an i64 value) is gathered by one scalar load per lane and `insertlane` (Cranelift has no
+    /// gather), each lane's address the last one's plus the stride in bytes. The caller checked
+    /// that every lane the run reads is an element of the input (check.rs), so the wrapping
+    /// arithmetic of addresses that are never read does not matter.
+    pub fn load_strided(
+        &mut self,
+        w: W,
+        row: Value,
+        jb: Value,
+        off_bytes: i64,
+        step: RowStep,
+        params: Value,
+    ) -> Value {
+        let lanes = i64::from(self.lanes);
+        if let RowStep::Reversed = step {
+            let back = self.b.ins().ineg(jb);
+            let at = self.b.ins().iadd(row, back);
+            let first = -off_bytes;
+            return match w {
+                W::Scalar => self.load_far(self.t, at, first),
+                W::Vector => {
+                    // lanes l = 0.. at first - l * size: the block from lane lanes-1 up, reversed
+                    let low = first - (lanes - 1) * self.size;
+                    let v = self.load_far(self.v, at, low);
+                    let bytes = self.b.ins().bitcast(types::I8X16, cast(), v);
+                    let size = self.size as u8;
+                    let mask: Vec<u8> = (0..lanes as u8)
+                        .rev()
+                        .flat_map(|l| (0..size).map(move |b| l * size + b))
+                        .collect();
+                    let imm = self.b.func.dfg.immediates.push(ConstantData::from(mask));
+                    let r = self.b.ins().shuffle(bytes, bytes, imm);
+                    self.b.ins().bitcast(self.v, cast(), r)
+                }
+            };
+        }
+        let stride = step.elements(self, params);
+        let scaled = self.b.ins().imul(jb, stride);
+        let at = self.b.ins().iadd(row, scaled);
+        let step_bytes = self.b.ins().imul_imm_s(stride, self.size);
+        let mut addr = match off_bytes / self.size {
+            0 => at,
+            off => {
+                let o = self.b.ins().imul_imm_s(step_bytes, off);
+                self.b.ins().iadd(at, o)
+            }
+        };
+        match w {
+            W::Scalar => self.b.ins().load(self.t, mem(), addr, 0),
+            W::Vector => {
+                // lane 0 into a vector, the others inserted (x64: `vinsertps` from memory, f64's
+                // lane 1 `vmovlhps`). Lane 0 as x64 lowers it best (a float `scalar_to_vector`
+                // zeroes a register and merges into it: two more instructions): f32 as an i32
+                // into a zeroed vector (one `vmovss` from memory), f64 splatted (`vmovsd` and
+                // `vpshufd`; as an i64 it goes through a general register)
+                let mut v = if self.dtype == DType::F32 {
+                    let x = self.b.ins().load(self.it, mem(), addr, 0);
+                    let x = self.b.ins().scalar_to_vector(self.iv, x);
+                    self.b.ins().bitcast(self.v, cast(), x)
+                } else {
+                    let x = self.b.ins().load(self.t, mem(), addr, 0);
+                    self.b.ins().splat(self.v, x)
+                };
+                for l in 1..self.lanes {
+                    addr = self.b.ins().iadd(addr, step_bytes);
+                    let x = self.b.ins().load(self.t, mem(), addr, 0);
+                    v = self.b.ins().insertlane(v, x, l);
+                }
+                v
+            }
+        }
+    }
+
+    /// Loads a `ty` at `addr + offset` bytes, an offset beyond the load's 32-bit immediate added to
+    /// the address first.
+    fn load_far(&mut self, ty: Type, addr: Value, offset: i64) -> Value {
+        match i32::try_from(offset) {
+            Ok(o) => self.b.ins().load(ty, mem(), addr, o),
+            Err(_) => {
+                let a = self.b.ins().iadd_imm_s(addr, offset);
+                self.b.ins().load(ty, mem(), a, 0)
+            }
+        }
     }
 
     /// The unary opcode `op` applied to `x`.
@@ -426,6 +514,33 @@ pub struct Leaves<'v> {
     /// Nodes computed beforehand for the block (see `skeleton/block.rs`), each read at its pointer
     /// plus the point's byte offset like a contiguous input.
     pub staged: &'v [(NodeId, Value)],
+    /// Per input: how a strided row steps (see [`Gen::load_strided`]), or None where the row is
+    /// contiguous.
+    pub row_steps: &'v [Option<RowStep>],
+    /// The parameter block (for a [`RowStep::Param`]).
+    pub params: Value,
+}
+
+/// How a strided row steps from one point to the next.
+#[derive(Debug, Clone, Copy)]
+pub enum RowStep {
+    /// Backwards by one element (fixed in the code).
+    Reversed,
+    /// By this many elements (an i64 loaded from the parameter block in the entry block).
+    By(Value),
+    /// By parameter `p` of the parameter block, loaded where it is read (kernels of many inputs).
+    Param(usize),
+}
+
+impl RowStep {
+    /// The step in elements, as an i64 value at the current position.
+    pub fn elements(self, g: &mut Gen<'_, '_>, params: Value) -> Value {
+        match self {
+            RowStep::Reversed => g.b.ins().iconst(types::I64, -1),
+            RowStep::By(v) => v,
+            RowStep::Param(p) => g.b.ins().load(types::I64, mem(), params, (8 * p) as i32),
+        }
+    }
 }
 
 /// Emits the body at width `w` for the point(s) starting at flat position `flat` (i64) whose byte
@@ -482,8 +597,13 @@ pub fn emit_body(
                         (None, Some(m)) => m.row_pointer(g, i),
                         (None, None) => unreachable!("a contiguous input has a row pointer"),
                     };
-                    let addr = g.b.ins().iadd(base, jb);
-                    g.load(w, addr, off_bytes)
+                    match leaves.row_steps[i] {
+                        Some(step) => g.load_strided(w, base, jb, off_bytes, step, leaves.params),
+                        None => {
+                            let addr = g.b.ins().iadd(base, jb);
+                            g.load(w, addr, off_bytes)
+                        }
+                    }
                 }
             }
             Node::Literal(_) => (leaves.literals)(id)[w as usize],

@@ -29,9 +29,9 @@
 //! scan walks the line from its end with the mirrored shifts. Lines are never split between work
 //! units, so the bits never depend on the thread count.
 //!
-//! Inputs are read at the flat index (contiguous or materialised) or splatted: a scan's plan is flat
-//! (the executor plans scans with no outer loop), and a plan with per-row inputs is refused
-//! ([`Structure::new`]).
+//! Inputs are read at the flat index (contiguous or materialised; a strided row of no outer axes,
+//! `x[::-1]`, at the flat index times its stride) or splatted: a scan's plan is flat (the executor
+//! plans scans with no outer loop), and a plan with per-row inputs is refused ([`Structure::new`]).
 
 use crate::clif::{cast, mem};
 use crate::frame::{Frame, counted_loop};

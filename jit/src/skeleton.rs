@@ -115,7 +115,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .collect();
         let strides = (0..st.inputs.len())
             .map(|i| match st.inputs[i] {
-                Access::RowRun | Access::RowSplat => (0..k).map(|a| f.param(g, st.p_stride(i, a))).collect(),
+                acc if acc.per_row() => (0..k).map(|a| f.param(g, st.p_stride(i, a))).collect(),
                 _ => Vec::new(),
             })
             .collect();
@@ -151,11 +151,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             iota,
             roots: f.key.roots(),
             blocked: block::staged(g, f),
+            // the row steps read their rows as contiguous runs: a strided row keeps the inline loop
             kept_wide: g
                 .math
                 .kept_rows()
                 .and_then(|refs| match *f.key.arena.node(f.key.body) {
-                    kiln_ir::Node::Input(i) => Some((i as usize, refs)),
+                    kiln_ir::Node::Input(i) if !st.inputs[i as usize].strided() => Some((i as usize, refs)),
                     _ => None,
                 }),
         }
@@ -318,11 +319,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let st = self.st;
         let k = st.outer_axes;
         let index_axes = self.f.key.arena.index_axes_all(&self.f.key.roots());
-        let needs_outer = st
-            .inputs
-            .iter()
-            .any(|a| matches!(a, Access::RowRun | Access::RowSplat))
-            || index_axes.iter().any(|&a| a < k);
+        let needs_outer = st.inputs.iter().any(|a| a.per_row()) || index_axes.iter().any(|&a| a < k);
         let outer_idx: Vec<Value> = if needs_outer {
             self.outer
                 .iter()
@@ -360,7 +357,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             match acc {
                 Access::Splat => {}
                 Access::Contiguous => ptrs[i] = Some(g.elem_addr(base, rs, size)),
-                Access::RowRun => ptrs[i] = Some(row_off(g)),
+                Access::RowRun | Access::RowStrided { .. } => ptrs[i] = Some(row_off(g)),
                 Access::RowSplat => {
                     let addr = row_off(g);
                     let s = g.load(W::Scalar, addr, 0);
@@ -693,10 +690,21 @@ impl Skeleton<'_, '_> {
                 let row = self.row_of(g, sm_index, sm);
                 let rs = g.b.ins().imul(row, self.row_len);
                 let r = self.row_state(g, row, rs, sm, o_base, r_base, None);
-                // the segment starts `sm - rs` points into its plan row
+                // the segment starts `sm - rs` points into its plan row (`stride` elements apart in a
+                // strided row)
                 let d = g.b.ins().isub(sm, rs);
-                let db = g.b.ins().imul_imm_s(d, size);
-                let ptrs = r.ptrs.iter().map(|p| p.map(|p| g.b.ins().iadd(p, db))).collect();
+                let ptrs = (0..r.ptrs.len())
+                    .map(|i| {
+                        r.ptrs[i].map(|p| {
+                            let d = match self.f.row_stride(g, i) {
+                                Some(stride) => g.b.ins().imul(d, stride),
+                                None => d,
+                            };
+                            let db = g.b.ins().imul_imm_s(d, size);
+                            g.b.ins().iadd(p, db)
+                        })
+                    })
+                    .collect();
                 Row {
                     rs: sm,
                     ptrs,

@@ -386,6 +386,124 @@ fn strided_views_are_checked_against_the_plan() {
     assert!(matches!(e, JitError::BadInput { .. }), "{e}");
 }
 
+/// A strided row (a reversed or stepped last axis) read in place: the plan's row stride and outer
+/// strides are the view's, and every view or buffer the code could read out of bounds with is
+/// refused with an error before any code runs: another inner stride (the other sign, another
+/// step), other outer strides, another shape, a C buffer the rows reach below or past, and a plan
+/// whose row stride is 0 or 1 (not a strided row).
+#[test]
+fn strided_rows_are_checked_against_the_plan() {
+    use kiln_jit::{InputRef, RunConfig, Workspace};
+    use ndarray::{Array2, s};
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let kind = KernelKind::Reduce {
+        op: ReduceOp::Sum,
+        axes: vec![1],
+    };
+    let k = kernel(DType::F64, &[&[6, 100]], arena, x, kind);
+    let data = Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
+    let layout = |strides: &[isize]| InputLayout {
+        shape: vec![6, 100],
+        contiguous: false,
+        strides: Some(strides.to_vec()),
+    };
+    let compiled = |p: &BroadcastPlan| {
+        kiln_jit::compile(&k, p, Schedule::for_kernel(&k))
+            .unwrap()
+            .bind(&k, p)
+            .unwrap()
+    };
+    let reversed = data.slice(s![..;2, 10..110;-1]).into_dyn();
+    let stepped = data.slice(s![..;2, 10..210;2]).into_dyn();
+    for (v, stride, first) in [(&reversed, -1isize, 109usize), (&stepped, 2, 10)] {
+        let p = BroadcastPlan::new(&k.shape, &[layout(v.strides())], PlanOptions::default()).unwrap();
+        assert_eq!(
+            p.inputs[0],
+            InputPlan::PerRow {
+                row: RowAccess::Strided { stride },
+                outer_strides: vec![600]
+            }
+        );
+        let bound = compiled(&p);
+        let run = |v: ndarray::ArrayViewD<'_, f64>| {
+            bound.run_with(&[InputRef::View(v)], &RunConfig::default(), &mut Workspace::new())
+        };
+        let out = run(v.view()).unwrap();
+        let want: Vec<f64> = (0..6)
+            .map(|i| {
+                (0..100)
+                    .map(|j| (2 * i * 1000) as f64 + (first as isize + j * stride) as f64)
+                    .sum()
+            })
+            .collect();
+        assert_eq!(out.values, Values::F64(want));
+        // the other row strides, the forward rows, other outer strides, another shape: refused
+        let others = [
+            data.slice(s![..;2, 10..110]).into_dyn(),
+            data.slice(s![..;2, 10..110;-1]).into_dyn(),
+            data.slice(s![..;2, 10..210;2]).into_dyn(),
+            data.slice(s![..;2, 10..210;-2]).into_dyn(),
+            data.slice(s![..;-2, 10..110;-1]).into_dyn(),
+            data.slice(s![..6, 10..210;2]).into_dyn(),
+        ];
+        for o in others.iter().filter(|o| o.strides() != v.strides()) {
+            let e = run(o.view()).unwrap_err();
+            assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+        }
+        let short = data.slice(s![..;2, 10..109;-1]).into_dyn();
+        let e = run(short).unwrap_err();
+        assert!(e.to_string().contains("shape"), "{e}");
+        // a C buffer of the declared size: a backwards row reads below its start, a stepped one
+        // past its end
+        let flat: Vec<f64> = v.iter().copied().collect();
+        let e = bound
+            .run_with(
+                &[InputRef::Slice(&flat)],
+                &RunConfig::default(),
+                &mut Workspace::new(),
+            )
+            .unwrap_err();
+        assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+    }
+    // one compiled kernel serves every stride but -1 (a run-time parameter): x[:, ::2] and
+    // x[:, ::3] share code, each bound with its own plan; the reversed row has code of its own
+    let plan_of = |v: &ndarray::ArrayViewD<'_, f64>| {
+        BroadcastPlan::new(&k.shape, &[layout(v.strides())], PlanOptions::default()).unwrap()
+    };
+    let by3 = data.slice(s![1..;2, ..;3]).into_dyn();
+    let (p2, p3, pr) = (plan_of(&stepped), plan_of(&by3), plan_of(&reversed));
+    let c2 = kiln_jit::compile(&k, &p2, Schedule::for_kernel(&k)).unwrap();
+    let c3 = kiln_jit::compile(&k, &p3, Schedule::for_kernel(&k)).unwrap();
+    let cr = kiln_jit::compile(&k, &pr, Schedule::for_kernel(&k)).unwrap();
+    assert!(Arc::ptr_eq(&c2, &c3) && !Arc::ptr_eq(&c2, &cr));
+    let out = c3
+        .bind(&k, &p3)
+        .unwrap()
+        .run_with(
+            &[InputRef::View(by3.view())],
+            &RunConfig::default(),
+            &mut Workspace::new(),
+        )
+        .unwrap();
+    let want: Vec<f64> = by3.rows().into_iter().map(|r| r.iter().sum()).collect();
+    assert_eq!(out.values, Values::F64(want));
+    // a plan that says a row steps by 0 or 1 is not a strided row: refused when compiled
+    for stride in [0, 1] {
+        let p = BroadcastPlan {
+            shape: vec![6, 100],
+            outer_axes: 1,
+            row_len: 100,
+            inputs: vec![InputPlan::PerRow {
+                row: RowAccess::Strided { stride },
+                outer_strides: vec![600],
+            }],
+        };
+        let e = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)).err().unwrap();
+        assert!(matches!(e, JitError::PlanMismatch(_)), "{e}");
+    }
+}
+
 /// An input read from the run's own destination (an in-place update): a map reading it at every
 /// point updates it exactly as a run into another buffer; a run without a destination, a reduction
 /// and a broadcast read are refused before any code runs.

@@ -1,8 +1,9 @@
 """Zero-copy and the GIL: a NumPy view whose rows are contiguous is read in place by the kernel
-(its plan says so), rows stepped backwards (`x[::-1]`, a negative outer stride) included;
-Fortran-ordered and transposed inputs run in memory order (read in place, axis reductions and scans
-along the mapped axes, the result in their layout); views kiln's planner declines (a reversed or strided last axis)
-are copied once by kiln and still give NumPy's results; the GIL is released while a kernel runs."""
+(its plan says so), rows stepped backwards (`x[::-1]`, a negative outer stride) included; a reversed
+or stepped last axis, and a transposed or Fortran input beside a C one, is read in place as strided
+rows; Fortran-ordered and transposed inputs run in memory order (read in place, axis reductions and
+scans along the mapped axes, the result in their layout); rows too short for an outer loop are
+copied once by kiln and still give NumPy's results; the GIL is released while a kernel runs."""
 
 import sys
 import threading
@@ -67,13 +68,69 @@ def test_every_stride_pattern_agrees_with_numpy():
                         np.testing.assert_array_equal(kiln.evaluate("w * 3 - 1", local_dict={"w": w}), w * 3 - 1)
                         np.testing.assert_allclose(kiln.evaluate("sum(w, axis=0)", local_dict={"w": w}), w.sum(axis=0), rtol=1e-12, atol=1e-12)
                         np.testing.assert_allclose(kiln.evaluate("sum(w)", local_dict={"w": w}), w.sum(), rtol=1e-12, atol=1e-12)
+                    # beside a C array of its shape, a Fortran input is a strided row
+                    c = np.ascontiguousarray(v[::-1])
+                    f = np.asfortranarray(v)
+                    np.testing.assert_array_equal(kiln.evaluate("c + 2 * f", local_dict={"c": c, "f": f}), c + 2 * f)
+                    np.testing.assert_allclose(kiln.evaluate("sum(c * f, axis=1)", local_dict={"c": c, "f": f}), (c * f).sum(axis=1), rtol=1e-12, atol=1e-12)
+    # every kernel kind over reversed and stepped last axes (1-D and 2-D, f64 and f32, NaN, infinities
+    # and signed zeros among the values; lengths below a vector, with tails, one element, none)
+    rng = np.random.default_rng(9)
+    # (NumPy's own statistics of the special values warn: inf - inf)
+    with np.errstate(invalid="ignore"):
+        for dtype in (np.float64, np.float32):
+            base = rng.uniform(0.5, 2.0, 3 * 203 + 4).astype(dtype)
+            odd = base.copy()
+            specials = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=dtype)
+            odd[2::7] = np.resize(specials, len(odd[2::7]))
+            m = rng.uniform(0.5, 2.0, (40, 210)).astype(dtype)
+            views = [d[1 : 1 + n * st : st] if st > 0 else d[n * -st : 0 : st] for d in (base, odd) for n in (0, 1, 3, 5, 17, 203) for st in (-1, 2, -2, 3, -3)]
+            views += [m[:, ::-1], m[:, ::2], m[::-1, ::-2], m[3::2, 1::3], m[::-3, 200::-3]]
+            tol = dict(rtol=1e-5 if dtype == np.float32 else 1e-11, atol=0)
+            for v in views:
+                env = {"v": v}
+                np.testing.assert_array_equal(kiln.evaluate("where(v > 0, v * 2.5, -v)", local_dict=env), np.where(v > 0, v * np.asarray(2.5, dtype), -v))
+                if v.size == 0:
+                    continue
+                np.testing.assert_array_equal(kiln.evaluate("max(v)", local_dict=env), v.max())
+                assert kiln.evaluate("argmin(v)", local_dict=env) == np.argmin(v)
+                np.testing.assert_allclose(kiln.evaluate("sum(v)", local_dict=env), v.sum(dtype=np.float64), **tol)
+                for name in ("mean", "var", "std"):
+                    np.testing.assert_allclose(kiln.evaluate(f"{name}(v)", local_dict=env), getattr(np, name)(v.astype(np.float64)), **tol)
+                np.testing.assert_allclose(kiln.evaluate("cumsum(v, axis=-1)", local_dict=env), np.cumsum(v.astype(np.float64), axis=-1), **tol)
+                np.testing.assert_array_equal(kiln.evaluate("max(v, axis=-1)", local_dict=env), v.max(axis=-1))
+                if v.ndim == 2:
+                    np.testing.assert_allclose(kiln.evaluate("sum(v, axis=0)", local_dict=env), v.sum(axis=0, dtype=np.float64), **tol)
+                    np.testing.assert_allclose(kiln.evaluate("var(v, axis=1)", local_dict=env), np.var(v.astype(np.float64), axis=1), **tol)
+                    np.testing.assert_allclose(kiln.evaluate("cumsum(v, axis=0)", local_dict=env), np.cumsum(v.astype(np.float64), axis=0), **tol)
 
 
-def test_other_layouts_are_copied_once_and_correct():
+def test_strided_last_axes_are_read_in_place():
     x = np.arange(8 * 1000.0).reshape(8, 1000)
-    for view in (x[:, ::-1], x[:, ::2], x[::-2, ::-3]):
-        assert plan_of(view) == "in0: materialise"
+    cases = [
+        (x[:, ::-1], "-1", "[1000]"),
+        # 500 columns 2 apart in rows 1000 apart: one row of 4000 points 2 apart
+        (x[:, ::2], "2", "[]"),
+        (x[::-2, ::-3], "-3", "[-2000]"),
+        (x[::-1, ::-1], "-1", "[]"),
+        (x[0, ::-4], "-4", "[]"),
+    ]
+    for view, stride, outer in cases:
+        want = f"in0: per-row strided, in place (element stride {stride}), outer strides {outer}"
+        assert plan_of(view) == want, plan_of(view)
         np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": view}), view * 2)
+        np.testing.assert_allclose(kiln.evaluate("sum(v, axis=-1)", local_dict={"v": view}), view.sum(axis=-1), rtol=1e-12)
+    # a C input beside a Fortran or transposed one: the odd one's rows step by a whole column
+    c = np.arange(80 * 130.0).reshape(80, 130)
+    for odd in (np.asfortranarray(c * 0.5), np.ascontiguousarray((c * 0.25).T).T):
+        text = explain("a + b", a=c, b=odd)
+        assert "in1: per-row strided, in place (element stride 80), outer strides [1]" in text, text
+        assert "materialise" not in text, text
+        np.testing.assert_array_equal(kiln.evaluate("a + b", local_dict={"a": c, "b": odd}), c + odd)
+    # rows too short for an outer loop are still copied once, and right
+    short = x[:, 20::-2]
+    assert plan_of(short) == "in0: materialise", plan_of(short)
+    np.testing.assert_array_equal(kiln.evaluate("v * 2", local_dict={"v": short}), short * 2)
 
 
 def explain(expr, **arrays):
@@ -113,7 +170,8 @@ def test_fortran_and_transposed_inputs_are_read_in_memory_order():
     got = kiln.evaluate("a + x", local_dict={"a": f, "x": x})
     np.testing.assert_array_equal(got, f + x)
     assert got.flags.c_contiguous
-    assert "memory order" not in explain("a + x", a=f, x=x)
+    text = explain("a + x", a=f, x=x)
+    assert "memory order" not in text and "in0: per-row strided" in text and "materialise" not in text, text
     # order= and out= still give what they say
     assert kiln.evaluate("a * 2", local_dict={"a": f}, order="C").flags.c_contiguous
     assert kiln.evaluate("a * 2", local_dict={"a": x}, order="F").flags.f_contiguous

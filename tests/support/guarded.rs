@@ -7,7 +7,7 @@
 use super::random_kernel::{self, Data, View};
 use arbitrary::Unstructured;
 use kiln::{ArrayArg, FusedRunner};
-use ndarray::{ArrayViewD, ArrayViewMutD, Axis, IxDyn, ShapeBuilder, Slice};
+use ndarray::{ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
 
 const PAGE: usize = 4096;
 
@@ -76,20 +76,7 @@ fn guarded_view<'a, T: Copy>(g: &'a Guarded<T>, a: &ndarray::ArrayD<T>, view: Vi
         }
     };
     debug_assert_eq!(g.n, a.len());
-    match view {
-        View::Stepped if v.ndim() > 0 => {
-            let last = v.ndim() - 1;
-            let mut v = v;
-            v.slice_axis_inplace(Axis(last), Slice::new(0, None, 2));
-            v
-        }
-        View::Reversed if v.ndim() > 0 => {
-            let mut v = v;
-            v.invert_axis(Axis(0));
-            v
-        }
-        _ => v,
-    }
+    view.of(v)
 }
 
 fn memory_order<T: Copy>(a: &ndarray::ArrayD<T>) -> Vec<T> {

@@ -44,14 +44,64 @@ pub struct Case {
     pub siblings: Vec<Expr>,
 }
 
-/// How an input is handed over: as it is, transposed (a Fortran-order view), every other element, or
-/// reversed along its first axis.
+/// How an input is handed over: as it is, transposed (a Fortran-order view), every other element
+/// along its last axis, reversed along its first axis, or every axis backwards with every other
+/// element of the last (`a[::-1, ..., ::-2]`: a strided row of negative stride).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum View {
     Plain,
     Transposed,
     Stepped,
     Reversed,
+    Backwards,
+}
+
+impl View {
+    /// The view of input `i` drawn from `u`: plain twice as often as each other; a stepped view of
+    /// an odd input is the backwards one (the same buffer, so the bytes of a committed input decode
+    /// to the same values as before it was added).
+    pub fn draw(u: &mut Unstructured<'_>, i: usize) -> Result<View> {
+        let view = *u.choose(&[
+            View::Plain,
+            View::Plain,
+            View::Transposed,
+            View::Stepped,
+            View::Reversed,
+        ])?;
+        Ok(if view == View::Stepped && i % 2 == 1 {
+            View::Backwards
+        } else {
+            view
+        })
+    }
+
+    /// How many buffer elements the view's last axis steps over per element.
+    pub fn last_step(self) -> usize {
+        match self {
+            View::Stepped | View::Backwards => 2,
+            _ => 1,
+        }
+    }
+
+    /// The view this says of `v` (a buffer built with [`View::last_step`], or a view of one laid
+    /// out as it: the guarded copies).
+    pub fn of<T>(self, v: ndarray::ArrayViewD<'_, T>) -> ndarray::ArrayViewD<'_, T> {
+        let mut v = v;
+        let rank = v.ndim();
+        if rank == 0 {
+            return v;
+        }
+        match self {
+            View::Stepped => v.slice_each_axis_inplace(|ax| step_last(ax, rank)),
+            View::Reversed => v.invert_axis(ndarray::Axis(0)),
+            View::Backwards => v.slice_each_axis_inplace(|ax| {
+                let step = if ax.axis.index() == rank - 1 { -2 } else { -1 };
+                ndarray::Slice::new(0, None, step)
+            }),
+            View::Plain | View::Transposed => {}
+        }
+        v
+    }
 }
 
 /// Values the generator picks often (besides raw f64 and f32 bit patterns): the special bit patterns
@@ -173,12 +223,12 @@ fn array<T: Copy + num_like::Zero>(
     conv: fn(f64) -> T,
 ) -> Result<ArrayD<T>> {
     let n: usize = shape.iter().product();
-    let (buf_shape, len) = match view {
-        View::Stepped if !shape.is_empty() => {
+    let (buf_shape, len) = match view.last_step() {
+        step if step > 1 && !shape.is_empty() => {
             let mut s = shape.to_vec();
             let last = s.len() - 1;
-            s[last] *= 2;
-            (s, n * 2)
+            s[last] *= step;
+            (s, n * step)
         }
         _ => (shape.to_vec(), n),
     };
@@ -238,13 +288,7 @@ impl Case {
             } else {
                 sub_shape(u, &full)?
             };
-            let view = *u.choose(&[
-                View::Plain,
-                View::Plain,
-                View::Transposed,
-                View::Stepped,
-                View::Reversed,
-            ])?;
+            let view = View::draw(u, i)?;
             let f32_input = all_f32 || u.ratio(1, 6)?;
             let data = if f32_input {
                 Data::F32(array(u, &s, view, |v| v as f32)?)
@@ -312,25 +356,9 @@ impl Case {
         self.inputs
             .iter()
             .map(|(name, data, view)| {
-                let arg: ArrayArg<'_> = match (data, view) {
-                    (Data::F64(a), View::Stepped) if a.ndim() > 0 => {
-                        ArrayArg::F64(a.slice_each_axis(|ax| step_last(ax, a.ndim())))
-                    }
-                    (Data::F32(a), View::Stepped) if a.ndim() > 0 => {
-                        ArrayArg::F32(a.slice_each_axis(|ax| step_last(ax, a.ndim())))
-                    }
-                    (Data::F64(a), View::Reversed) if a.ndim() > 0 => {
-                        let mut v = a.view();
-                        v.invert_axis(ndarray::Axis(0));
-                        ArrayArg::F64(v)
-                    }
-                    (Data::F32(a), View::Reversed) if a.ndim() > 0 => {
-                        let mut v = a.view();
-                        v.invert_axis(ndarray::Axis(0));
-                        ArrayArg::F32(v)
-                    }
-                    (Data::F64(a), _) => ArrayArg::F64(a.view()),
-                    (Data::F32(a), _) => ArrayArg::F32(a.view()),
+                let arg: ArrayArg<'_> = match data {
+                    Data::F64(a) => ArrayArg::F64(view.of(a.view())),
+                    Data::F32(a) => ArrayArg::F32(view.of(a.view())),
                 };
                 (name.as_str(), arg)
             })

@@ -14,6 +14,7 @@
 
 #![allow(dead_code)] // each includer uses a different part
 
+pub use super::random_kernel::View;
 use super::random_kernel::{shape, sub_shape};
 use arbitrary::{Result, Unstructured};
 use kiln::kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
@@ -28,16 +29,6 @@ pub enum Data {
     I64(ArrayD<i64>),
     F32(ArrayD<f32>),
     F64(ArrayD<f64>),
-}
-
-/// How an input is handed over (as `random_kernel.rs`): as it is, transposed (a Fortran-order
-/// view), every other element of its last axis, or reversed along its first axis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
-    Plain,
-    Transposed,
-    Stepped,
-    Reversed,
 }
 
 /// A random typed kernel, its inputs and its sibling results.
@@ -248,10 +239,8 @@ fn array<T>(
     mut value: impl FnMut(&mut Unstructured<'_>) -> Result<T>,
 ) -> Result<ArrayD<T>> {
     let mut buf = shape.to_vec();
-    if view == View::Stepped
-        && let Some(last) = buf.last_mut()
-    {
-        *last *= 2;
+    if let Some(last) = buf.last_mut() {
+        *last *= view.last_step();
     }
     let len: usize = buf.iter().product();
     let mut data = Vec::with_capacity(len);
@@ -266,21 +255,7 @@ fn array<T>(
 
 /// The view of `a` that `view` says.
 fn viewed<T: Element>(a: &ArrayD<T>, view: View) -> ArrayArg<'_> {
-    let v: ArrayViewD<'_, T> = match view {
-        View::Stepped if a.ndim() > 0 => a.slice_each_axis(|ax| {
-            if ax.axis.index() == a.ndim() - 1 {
-                ndarray::Slice::new(0, None, 2)
-            } else {
-                ndarray::Slice::from(..)
-            }
-        }),
-        View::Reversed if a.ndim() > 0 => {
-            let mut v = a.view();
-            v.invert_axis(ndarray::Axis(0));
-            v
-        }
-        _ => a.view(),
-    };
+    let v: ArrayViewD<'_, T> = view.of(a.view());
     T::arg(v)
 }
 
@@ -410,13 +385,7 @@ impl TypedCase {
             } else {
                 sub_shape(u, &full)?
             };
-            let view = *u.choose(&[
-                View::Plain,
-                View::Plain,
-                View::Transposed,
-                View::Stepped,
-                View::Reversed,
-            ])?;
+            let view = View::draw(u, i)?;
             // integers and bools twice as often as floats
             let data = match u.int_in_range(0..=7u8)? {
                 0 | 1 => Data::I32(array(u, &s, view, int32)?),
