@@ -19,7 +19,10 @@
 
 use kiln::kiln_ir::{DType, OutputType};
 use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -59,57 +62,93 @@ fn py_err(e: Error, src: &str) -> PyErr {
     }
 }
 
-/// An input array, borrowed from NumPy for the length of one call.
-enum Held<'py> {
-    F64(PyReadonlyArrayDyn<'py, f64>),
-    F32(PyReadonlyArrayDyn<'py, f32>),
-    I64(PyReadonlyArrayDyn<'py, i64>),
-    I32(PyReadonlyArrayDyn<'py, i32>),
-    Bool(PyReadonlyArrayDyn<'py, bool>),
+/// The dtypes kiln reads NumPy arrays of in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    F64,
+    F32,
+    I64,
+    I32,
+    Bool,
+}
+
+/// An input for the length of one call: an array kiln reads in place, or a Python float.
+enum Held<'a, 'py> {
+    /// A NumPy array of one of kiln's dtypes, native byte order and aligned (see [`kind_of`]).
+    Array(Kind, &'a Bound<'py, numpy::PyUntypedArray>),
     /// A Python float (or NumPy float64 scalar), bound as a 0-d float64 array as numexpr binds it.
     Scalar([f64; 1]),
 }
 
-impl Held<'_> {
+impl Held<'_, '_> {
     fn arg(&self) -> ArrayArg<'_> {
-        match self {
-            Held::F64(a) => ArrayArg::F64(a.as_array()),
-            Held::F32(a) => ArrayArg::F32(a.as_array()),
-            Held::I64(a) => ArrayArg::I64(a.as_array()),
-            Held::I32(a) => ArrayArg::I32(a.as_array()),
-            Held::Bool(a) => ArrayArg::Bool(a.as_array()),
-            Held::Scalar(v) => ArrayArg::F64(
-                ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v).expect("one value fills a 0-d array"),
-            ),
+        let (kind, a) = match self {
+            Held::Array(kind, a) => (*kind, *a),
+            Held::Scalar(v) => {
+                return ArrayArg::F64(
+                    ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
+                        .expect("one value fills a 0-d array"),
+                );
+            }
+        };
+        // SAFETY: the one place kiln takes NumPy's data pointers for its inputs. `kind_of` checked
+        // that `a` is an aligned array in native byte order whose elements are the `kind`'s type,
+        // so the cast names its real element type, and NumPy's shape and strides describe memory
+        // the array owns (or its base does, which the array keeps alive); `a` is borrowed for the
+        // view's lifetime, so neither is freed while the view lives. No NumPy borrow flag is taken
+        // (the `numpy` crate's tracking cost 1.7k instructions of a 12.5k call): kiln only reads
+        // inputs, and the fresh result a call allocates cannot alias them. What the flags guarded
+        // against is another thread writing an input while kiln reads it; NumPy's own ufuncs, and
+        // any C extension, write arrays without those flags, so they never excluded that; such a
+        // race gives unspecified values, as in NumPy, and cannot make kiln read or write outside
+        // the arrays: every bound kiln checks comes from shapes and strides, not from the data.
+        // A call that writes `out=` (`Kernel::run_into`) takes NumPy's flags for its inputs too,
+        // so that an input aliasing that `out` is refused there, as before.
+        unsafe {
+            match kind {
+                Kind::F64 => ArrayArg::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_array()),
+                Kind::F32 => ArrayArg::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_array()),
+                Kind::I64 => ArrayArg::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_array()),
+                Kind::I32 => ArrayArg::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_array()),
+                Kind::Bool => ArrayArg::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_array()),
+            }
         }
     }
 }
 
-/// Borrows `obj`, named `name`, as a float32 or float64 array (a `TypeError` for anything else:
-/// the Python layer has converted what it can).
-fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
-    let borrow_err = |e: numpy::BorrowError| {
-        PyValueError::new_err(format!(
-            "input '{name}' cannot be read: {e} (is it another call's out=?)"
-        ))
+/// The dtype of `obj` if kiln reads it in place: a NumPy array (or subclass) of bool, int32, int64,
+/// float32 or float64 (NumPy's builtin types, native byte order) whose data is aligned.
+fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, numpy::PyUntypedArray>)> {
+    let a = obj.cast::<numpy::PyUntypedArray>().ok()?;
+    if !a.is_aligned() {
+        return None;
+    }
+    let d = a.dtype();
+    // builtin types only (a user-defined dtype numbers from NPY_USERDEF), native order
+    if d.num() >= numpy::npyffi::NPY_TYPES::NPY_USERDEF as std::ffi::c_int
+        || d.is_native_byteorder() == Some(false)
+    {
+        return None;
+    }
+    let kind = match (d.kind(), d.itemsize()) {
+        (b'f', 8) => Kind::F64,
+        (b'f', 4) => Kind::F32,
+        (b'i', 8) => Kind::I64,
+        (b'i', 4) => Kind::I32,
+        (b'b', 1) => Kind::Bool,
+        _ => return None,
     };
-    if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
-        return a.try_readonly().map(Held::F64).map_err(borrow_err);
+    Some((kind, a))
+}
+
+/// Holds `obj`, named `name`, as an input (a `TypeError` for anything [`kind_of`] refuses and that
+/// is not a Python float: the Python layer has converted what it can).
+fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'py>> {
+    if let Some((kind, a)) = kind_of(obj) {
+        return Ok(Held::Array(kind, a));
     }
     if let Ok(v) = obj.cast::<pyo3::types::PyFloat>() {
         return Ok(Held::Scalar([v.value()]));
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<f32>>() {
-        return a.try_readonly().map(Held::F32).map_err(borrow_err);
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<i64>>() {
-        return a.try_readonly().map(Held::I64).map_err(borrow_err);
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<i32>>() {
-        return a.try_readonly().map(Held::I32).map_err(borrow_err);
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<bool>>() {
-        return a.try_readonly().map(Held::Bool).map_err(borrow_err);
     }
     let what = match obj.getattr("dtype") {
         Ok(d) => d.str()?.to_string(),
@@ -123,21 +162,43 @@ fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
 /// Whether `obj` is bound as it is (an aligned NumPy array of a dtype kiln computes in, or a Python
 /// float), so that the Python layer's conversion (`kiln._core.as_input`) need not be called.
 fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
-    if obj.is_instance_of::<pyo3::types::PyFloat>() {
-        return true;
-    }
-    let aligned = |a: &Bound<'_, numpy::PyUntypedArray>| a.is_aligned();
-    match obj.cast::<numpy::PyUntypedArray>() {
-        Ok(a) => {
-            aligned(a)
-                && (obj.cast::<PyArrayDyn<f64>>().is_ok()
-                    || obj.cast::<PyArrayDyn<f32>>().is_ok()
-                    || obj.cast::<PyArrayDyn<i64>>().is_ok()
-                    || obj.cast::<PyArrayDyn<i32>>().is_ok()
-                    || obj.cast::<PyArrayDyn<bool>>().is_ok())
+    kind_of(obj).is_some() || obj.is_instance_of::<pyo3::types::PyFloat>()
+}
+
+/// NumPy's read flags on the arrays of a call that writes `out=` (see [`Held::arg`]), held for
+/// its length: an input that is that `out` (or shares its memory) is refused when `out` is taken
+/// for writing.
+#[derive(Default)]
+struct ReadFlags<'py> {
+    _f64: Vec<PyReadonlyArrayDyn<'py, f64>>,
+    _f32: Vec<PyReadonlyArrayDyn<'py, f32>>,
+    _i64: Vec<PyReadonlyArrayDyn<'py, i64>>,
+    _i32: Vec<PyReadonlyArrayDyn<'py, i32>>,
+    _bool: Vec<PyReadonlyArrayDyn<'py, bool>>,
+}
+
+/// Takes NumPy's read flag on every array among `args` (a `ValueError` where another call writes one).
+fn read_flags<'py>(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<ReadFlags<'py>> {
+    let mut f = ReadFlags::default();
+    for (a, name) in args.iter().zip(names) {
+        let err = |e: numpy::BorrowError| {
+            PyValueError::new_err(format!(
+                "input '{name}' cannot be read: {e} (is it another call's out=?)"
+            ))
+        };
+        if let Ok(a) = a.cast::<PyArrayDyn<f64>>() {
+            f._f64.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<f32>>() {
+            f._f32.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<i64>>() {
+            f._i64.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<i32>>() {
+            f._i32.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<bool>>() {
+            f._bool.push(a.try_readonly().map_err(err)?);
         }
-        Err(_) => false,
     }
+    Ok(f)
 }
 
 /// The value of `name` in `local`, else in `global` (each a dict or another mapping, or None), as
@@ -194,6 +255,141 @@ fn last(py: Python<'_>) -> Option<Py<PyAny>> {
 #[pyfunction]
 fn set_last(state: Py<PyAny>) {
     LAST.with_borrow_mut(|l| *l = Some(state));
+}
+
+/// `kiln.numexpr`'s compiled expressions for its current thread count (a dict: the text to
+/// `(kernel, names)`), registered by `kiln.numexpr` at import and by `set_num_threads`
+/// ([`set_evaluate_cache`]); [`evaluate`] looks a call's expression up there.
+static EVALUATE_CACHE: Mutex<Option<Py<PyDict>>> = Mutex::new(None);
+
+/// Registers `cache` (`kiln.numexpr`'s dict of compiled expressions for its current thread count)
+/// as the one [`evaluate`] looks expressions up in.
+#[pyfunction]
+fn set_evaluate_cache(cache: Py<PyDict>) {
+    *EVALUATE_CACHE.lock().expect("the evaluate cache lock") = Some(cache);
+}
+
+/// The compiled kernel of `ex` in the registered cache, if it is there.
+fn cached_kernel<'py>(ex: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, Kernel>>> {
+    let py = ex.py();
+    // the dict is taken out of the lock before the lookup, which may run Python code (a str
+    // subclass's __eq__) that calls evaluate again
+    let Some(cache) = EVALUATE_CACHE
+        .lock()
+        .expect("the evaluate cache lock")
+        .as_ref()
+        .map(|c| c.clone_ref(py))
+    else {
+        return Ok(None);
+    };
+    let Some(hit) = cache.bind(py).get_item(ex)? else {
+        return Ok(None);
+    };
+    let Ok(hit) = hit.cast_into::<PyTuple>() else {
+        return Ok(None);
+    };
+    Ok(hit.get_item(0)?.cast_into::<Kernel>().ok())
+}
+
+/// The caller's frame's locals (`globals` false) or globals (true): the frame that called
+/// [`evaluate`], which being a builtin makes no frame of its own; None where there is no Python
+/// frame. The locals of a function's frame are a snapshot (as `frame.f_locals` in Python), taken
+/// only when needed: it holds a reference to each local until the frame ends or takes another.
+fn caller_scope(py: Python<'_>, globals: bool) -> PyResult<Option<Bound<'_, PyAny>>> {
+    // SAFETY: both return a borrowed reference (owned by the executing frame, which outlives this
+    // call) or NULL (no frame, or an error set); `from_borrowed_ptr_or_opt` takes a new reference.
+    let scope = unsafe {
+        let scope = if globals {
+            pyo3::ffi::PyEval_GetGlobals()
+        } else {
+            pyo3::ffi::PyEval_GetLocals()
+        };
+        Bound::from_borrowed_ptr_or_opt(py, scope)
+    };
+    match scope {
+        Some(scope) => Ok(Some(scope)),
+        None => PyErr::take(py).map_or(Ok(None), Err),
+    }
+}
+
+/// Evaluates the array expression `ex` and returns a new array (or `out`, written in place).
+///
+/// Names are looked up in `local_dict`, then `global_dict`; each defaults to the caller's frame.
+/// Values may be NumPy arrays of bool, int32, int64, float32 or float64 (any strides; other
+/// integer types widened), 0-d arrays, NumPy scalars or Python numbers; shapes broadcast as
+/// NumPy's. `out`, if given, must have the result's shape and a dtype the result casts to under
+/// `casting`. `order='K'` (the default) returns a result laid out as the inputs where they all
+/// share one (Fortran or transposed inputs of an elementwise expression give a Fortran or
+/// transposed result, as numexpr's), else in C order; `order='C'` and `order='F'` force one.
+/// `sanitize` is accepted for numexpr's signature: kiln's parser never evaluates Python, so there
+/// is nothing to sanitise.
+///
+/// Raises `KeyError` for a name found nowhere, `SyntaxError` (with the position) or `ValueError`
+/// for a bad expression, `ValueError` for shapes that do not broadcast, `TypeError` for an
+/// unsupported type.
+///
+/// (`kiln.numexpr.evaluate` and `kiln.evaluate` are this builtin: the common call, an expression
+/// compiled before with no `out`, `order`, `casting` or `sanitize` given, runs here without a
+/// Python frame; any other goes to `kiln.numexpr._evaluate`.)
+#[pyfunction]
+#[pyo3(
+    signature = (ex, local_dict=None, global_dict=None, out=None, order=None, casting=None, sanitize=None, _frame_depth=None),
+    text_signature = "(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe', sanitize=None, _frame_depth=1)"
+)]
+#[allow(clippy::too_many_arguments)] // numexpr's signature
+fn evaluate<'py>(
+    py: Python<'py>,
+    ex: &Bound<'py, PyAny>,
+    local_dict: Option<Bound<'py, PyAny>>,
+    global_dict: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] out: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] order: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] casting: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] sanitize: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] _frame_depth: Option<Bound<'py, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let options = [
+        ("out", out),
+        ("order", order),
+        ("casting", casting),
+        ("sanitize", sanitize),
+        ("_frame_depth", _frame_depth),
+    ];
+    let common = options.iter().all(|(_, v)| v.is_none());
+    let kernel = if common { cached_kernel(ex)? } else { None };
+    if let Some(kernel) = kernel {
+        let k = kernel.get();
+        let (mut local, mut global) = (local_dict.clone(), global_dict.clone());
+        if !k.py_names.is_empty() {
+            if local.is_none() {
+                local = caller_scope(py, false)?;
+            }
+            if global.is_none() {
+                global = caller_scope(py, true)?;
+            }
+        }
+        // without a frame (called from outside Python code) the Python layer raises as it does
+        if k.py_names.is_empty() || (local.is_some() && global.is_some()) {
+            LAST.with_borrow_mut(|l| *l = Some(kernel.clone().into_any().unbind()));
+            return k.call_with(py, local.as_ref(), global.as_ref());
+        }
+    }
+    static SLOW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let slow = SLOW.import(py, "kiln.numexpr", "_evaluate")?;
+    let kwargs = PyDict::new(py);
+    for (name, value) in options {
+        if let Some(v) = value {
+            kwargs.set_item(name, v)?;
+        }
+    }
+    slow.call((ex, local_dict, global_dict), Some(&kwargs))
+        .map(Bound::unbind)
+}
+
+/// An optional argument as given, `None` included (for [`evaluate`], which tells an argument
+/// given as `None` from one not given, as the Python layer's defaults do).
+fn given<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(Some(v.clone()))
 }
 
 /// Results of at least this many bytes get their memory from kiln's output pool (see [`Pooled`]);
@@ -430,6 +626,7 @@ impl Kernel {
     /// result's shape and dtype (a `ValueError` otherwise: the Python layer checks first).
     fn run_into(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>, out: Bound<'_, PyAny>) -> PyResult<()> {
         let held = self.hold_all(&args)?;
+        let _flags = read_flags(&args, self.runner.input_names())?;
         let bound = self.bind(&held);
         let borrow_err = |e: numpy::BorrowError| {
             PyValueError::new_err(format!(
@@ -523,7 +720,7 @@ impl Kernel {
     /// Runs on `held` (in the order of the names) and returns a new array: through the handle of
     /// their form into an array NumPy allocates, or, on the first call of a form, through the run
     /// that prepares its handle.
-    fn run_held(&self, py: Python<'_>, held: &[Held<'_>]) -> PyResult<Py<PyAny>> {
+    fn run_held(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> PyResult<Py<PyAny>> {
         let args: Vec<ArrayArg<'_>> = held.iter().map(Held::arg).collect();
         let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
         let Some(order) = self.runner.memory_order(&refs) else {
@@ -632,7 +829,7 @@ impl Kernel {
         Ok(out.into_any().unbind())
     }
 
-    fn hold_all<'py>(&self, args: &[Bound<'py, PyAny>]) -> PyResult<Vec<Held<'py>>> {
+    fn hold_all<'a, 'py>(&self, args: &'a [Bound<'py, PyAny>]) -> PyResult<Vec<Held<'a, 'py>>> {
         let names = self.runner.input_names();
         if args.len() != names.len() {
             return Err(PyTypeError::new_err(format!(
@@ -645,7 +842,7 @@ impl Kernel {
         args.iter().zip(names).map(|(a, n)| hold(a, n)).collect()
     }
 
-    fn bind<'a>(&'a self, held: &'a [Held<'_>]) -> Vec<(&'a str, ArrayArg<'a>)> {
+    fn bind<'a>(&'a self, held: &'a [Held<'_, '_>]) -> Vec<(&'a str, ArrayArg<'a>)> {
         self.runner
             .input_names()
             .iter()
@@ -820,6 +1017,8 @@ fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(output_pool, m)?)?;
     m.add_function(wrap_pyfunction!(clear_output_pool, m)?)?;
     m.add_function(wrap_pyfunction!(set_last, m)?)?;
+    m.add_function(wrap_pyfunction!(set_evaluate_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
