@@ -17,7 +17,7 @@
 //! do not broadcast and other errors of the inputs a `ValueError`, an unsupported dtype a
 //! `TypeError`.
 
-use kiln::kiln_ir::{DType, OutputType};
+use kiln::kiln_ir::{DType, ElemType, OutputType};
 use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
 use numpy::{
     PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
@@ -111,6 +111,40 @@ impl Held<'_, '_> {
                 Kind::I64 => ArrayArg::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_array()),
                 Kind::I32 => ArrayArg::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_array()),
                 Kind::Bool => ArrayArg::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_array()),
+            }
+        }
+    }
+}
+
+impl Held<'_, '_> {
+    /// The elements of a C-contiguous array of `A`, or of a Python float where `A` is float64, as a
+    /// slice in C order; None for anything else.
+    fn slice<A: PoolElem>(&self) -> Option<&[A]> {
+        match self {
+            Held::Scalar(v) => A::scalar(v),
+            Held::Array(kind, a) if *kind == A::KIND && a.is_c_contiguous() => {
+                // SAFETY: as in `Held::arg` (the same cast to the checked element type, and the same
+                // reasons the data may be read without NumPy's flags): `as_slice` gives the `len`
+                // elements of a C-contiguous aligned array, which `a` keeps alive while borrowed.
+                unsafe { a.cast_unchecked::<PyArrayDyn<A>>().as_slice().ok() }
+            }
+            Held::Array(..) => None,
+        }
+    }
+
+    /// The dtype and shape kiln binds this input with.
+    fn form(&self) -> (ElemType, &[usize]) {
+        match self {
+            Held::Scalar(_) => (ElemType::F64, &[]),
+            Held::Array(kind, a) => {
+                let elem = match kind {
+                    Kind::F64 => ElemType::F64,
+                    Kind::F32 => ElemType::F32,
+                    Kind::I64 => ElemType::I64,
+                    Kind::I32 => ElemType::I32,
+                    Kind::Bool => ElemType::Bool,
+                };
+                (elem, a.shape())
             }
         }
     }
@@ -426,6 +460,11 @@ impl Buffer {
 
 /// A float type kiln's results come in, with its pool slot.
 trait PoolElem: kiln::Float + kiln_jit::Elem + numpy::Element {
+    /// The kind of a NumPy array of this type.
+    const KIND: Kind;
+    /// A Python float's value as a slice of one of this type (None for float32: kiln binds a
+    /// Python float as float64).
+    fn scalar(v: &[f64; 1]) -> Option<&[Self]>;
     fn wrap(v: Vec<Self>) -> Buffer;
     fn unwrap(b: Buffer) -> Result<Vec<Self>, Buffer>;
     /// The length of a buffer of this type; None for the other.
@@ -433,6 +472,10 @@ trait PoolElem: kiln::Float + kiln_jit::Elem + numpy::Element {
 }
 
 impl PoolElem for f64 {
+    const KIND: Kind = Kind::F64;
+    fn scalar(v: &[f64; 1]) -> Option<&[f64]> {
+        Some(v)
+    }
     fn wrap(v: Vec<f64>) -> Buffer {
         Buffer::F64(v)
     }
@@ -451,6 +494,10 @@ impl PoolElem for f64 {
 }
 
 impl PoolElem for f32 {
+    const KIND: Kind = Kind::F32;
+    fn scalar(_: &[f64; 1]) -> Option<&[f32]> {
+        None
+    }
     fn wrap(v: Vec<f32>) -> Buffer {
         Buffer::F32(v)
     }
@@ -523,6 +570,28 @@ fn clear_output_pool() {
 /// layouts); the oldest goes when a new form comes.
 const HANDLES: usize = 8;
 
+/// A prepared handle of a [`Kernel`], and the dtypes and shapes of its inputs where every one was
+/// C-contiguous: a call whose inputs are C-contiguous of those dtypes and shapes runs it on their
+/// elements as slices ([`Prepared::run_slices`]), without views or the handle's own checks of them.
+struct Handle {
+    prepared: Arc<Prepared>,
+    contiguous: Option<Vec<(ElemType, Vec<usize>)>>,
+}
+
+/// Whether kiln reads `a` as the slice of its elements in C order (ndarray's standard layout).
+fn is_c_order(a: &ArrayArg<'_>) -> bool {
+    match a {
+        ArrayArg::F64(v) => v.is_standard_layout(),
+        ArrayArg::F32(v) => v.is_standard_layout(),
+        ArrayArg::I64(v) => v.is_standard_layout(),
+        ArrayArg::I32(v) => v.is_standard_layout(),
+        ArrayArg::Bool(v) => v.is_standard_layout(),
+    }
+}
+
+/// The most inputs a call on slices passes on the stack (more take the call through views).
+const SLICE_INPUTS: usize = 8;
+
 /// A kiln result as a NumPy array (moved, not copied).
 fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
     use numpy::PyArray;
@@ -548,7 +617,7 @@ struct Kernel {
     /// The input names as interned Python strings, for the lookups of [`Kernel::call`].
     py_names: Vec<Py<PyString>>,
     /// The handles of recent input forms, the most recently made last.
-    handles: Mutex<Vec<Arc<Prepared>>>,
+    handles: Mutex<Vec<Handle>>,
 }
 
 #[pymethods]
@@ -575,6 +644,9 @@ impl Kernel {
     /// makes them) and returns a new array.
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let held = self.hold_all(&args)?;
+        if let Some(result) = self.run_contiguous(py, &held) {
+            return result;
+        }
         self.run_held(py, &held)
     }
 
@@ -700,6 +772,9 @@ impl Kernel {
             });
         }
         let held = self.hold_all(&values)?;
+        if let Some(result) = self.run_contiguous(py, &held) {
+            return result;
+        }
         self.run_held(py, &held)
     }
 
@@ -746,7 +821,11 @@ impl Kernel {
     fn run_args(&self, py: Python<'_>, args: Vec<ArrayArg<'_>>) -> PyResult<Py<PyAny>> {
         let found = {
             let handles = self.handles.lock().expect("the handle cache lock");
-            handles.iter().rev().find(|h| h.accepts(&args)).cloned()
+            handles
+                .iter()
+                .rev()
+                .find(|h| h.prepared.accepts(&args))
+                .map(|h| h.prepared.clone())
         };
         let Some(handle) = found else {
             let bound: Vec<(&str, ArrayArg<'_>)> = self
@@ -763,12 +842,29 @@ impl Kernel {
             if handles.len() >= HANDLES {
                 handles.remove(0);
             }
-            handles.push(Arc::new(handle));
+            let contiguous = args
+                .iter()
+                .all(is_c_order)
+                .then(|| args.iter().map(|a| (a.elem(), a.shape().to_vec())).collect());
+            handles.push(Handle {
+                prepared: Arc::new(handle),
+                contiguous,
+            });
             return Ok(to_numpy(py, out));
         };
+        let small = args
+            .iter()
+            .all(|a| a.shape().iter().product::<usize>() < DETACH_ELEMENTS);
+        fn view<'o, A>(shape: &[usize], out: &'o mut [A]) -> kiln::Result<ndarray::ArrayViewMutD<'o, A>> {
+            ndarray::ArrayViewMutD::from_shape(shape, out).map_err(|e| Error::Output(e.to_string()))
+        }
         match handle.output_type() {
-            OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, &args),
-            OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, &args),
+            OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, small, |out| {
+                handle.run_into(&args, view(handle.output_shape(), out)?)
+            }),
+            OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, small, |out| {
+                handle.run_into(&args, view(handle.output_shape(), out)?)
+            }),
             _ => {
                 let out = py
                     .detach(|| handle.run(&args))
@@ -778,21 +874,22 @@ impl Kernel {
         }
     }
 
-    /// Runs `handle` on `args` into a new NumPy array of its result's shape and dtype `A`: a large
-    /// one in a buffer of kiln's output pool, a small one allocated by NumPy.
+    /// Runs `run` (a call of `handle`) into a new NumPy array of the handle's result shape and
+    /// dtype `A`, given as its elements in C order: a large one in a buffer of kiln's output pool, a
+    /// small one allocated by NumPy. The GIL is released unless the inputs (`small_inputs`) and the
+    /// result all have fewer than [`DETACH_ELEMENTS`] elements.
     fn run_fresh<A: PoolElem>(
         &self,
         py: Python<'_>,
         handle: &Prepared,
-        args: &[ArrayArg<'_>],
+        small_inputs: bool,
+        run: impl FnOnce(&mut [A]) -> kiln::Result<()> + Send,
     ) -> PyResult<Py<PyAny>> {
         let shape = handle.output_shape();
         let n: usize = shape.iter().product();
         if n * std::mem::size_of::<A>() >= POOL_MIN_BYTES {
             let mut buffer = pooled_buffer::<A>(n).map_err(|e| py_err(e, &self.expr))?;
-            let view = ndarray::ArrayViewMutD::from_shape(shape, &mut buffer[..])
-                .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            py.detach(|| handle.run_into(args, view))
+            py.detach(|| run(&mut buffer[..]))
                 .map_err(|e| py_err(e, &self.expr))?;
             let data = buffer.as_ptr();
             let base = Bound::new(
@@ -814,19 +911,59 @@ impl Kernel {
         }
         // SAFETY: `PyArray::new` leaves the elements uninitialised. The array is made here and is not
         // seen by Python, nor borrowed elsewhere, until this function returns it; it is returned only
-        // after `run_into` returned Ok, which writes every element of its output (a map each point, a
+        // after `run` returned Ok, which writes every element of its output (a map each point, a
         // reduction its finished result), so Python never reads an uninitialised element. Its
-        // mutable view is the only one while the code runs.
-        let out = unsafe { numpy::PyArray::<A, _>::new(py, handle.output_shape(), false) };
-        let view = unsafe { out.as_array_mut() };
-        let small = |shape: &[usize]| shape.iter().product::<usize>() < DETACH_ELEMENTS;
-        let result = if args.iter().all(|a| small(a.shape())) && small(view.shape()) {
-            handle.run_into(args, view)
+        // mutable slice (C order: a new array is C-contiguous) is the only one while the code runs.
+        let out = unsafe { numpy::PyArray::<A, _>::new(py, shape, false) };
+        let elements = unsafe { out.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let result = if small_inputs && n < DETACH_ELEMENTS {
+            run(elements)
         } else {
-            py.detach(|| handle.run_into(args, view))
+            py.detach(|| run(elements))
         };
         result.map_err(|e| py_err(e, &self.expr))?;
         Ok(out.into_any().unbind())
+    }
+
+    /// Runs on `held` through a handle made for C-contiguous inputs of their dtypes and shapes, on
+    /// their elements as slices (the cheapest call: no views), if they are all C-contiguous arrays
+    /// of one float type (Python floats with float64) and such a handle exists; None otherwise.
+    fn run_contiguous(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> Option<PyResult<Py<PyAny>>> {
+        match held.first()?.form().0 {
+            ElemType::F64 => self.run_slices::<f64>(py, held),
+            ElemType::F32 => self.run_slices::<f32>(py, held),
+            _ => None,
+        }
+    }
+
+    /// [`Kernel::run_contiguous`] for inputs of `A`.
+    fn run_slices<A: PoolElem>(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> Option<PyResult<Py<PyAny>>> {
+        if held.len() > SLICE_INPUTS {
+            return None;
+        }
+        let mut slices: [&[A]; SLICE_INPUTS] = [&[]; SLICE_INPUTS];
+        for (s, h) in slices.iter_mut().zip(held) {
+            *s = h.slice::<A>()?;
+        }
+        let slices = &slices[..held.len()];
+        let handle = {
+            let handles = self.handles.lock().expect("the handle cache lock");
+            let fits = |h: &&Handle| {
+                h.contiguous.as_ref().is_some_and(|forms| {
+                    forms.len() == held.len()
+                        && forms.iter().zip(held).all(|((e, shape), h)| {
+                            let (elem, given) = h.form();
+                            elem == *e && given == &shape[..]
+                        })
+                })
+            };
+            handles.iter().rev().find(fits)?.prepared.clone()
+        };
+        if handle.output_type() != OutputType::Float(A::DTYPE) {
+            return None;
+        }
+        let small = slices.iter().all(|s| s.len() < DETACH_ELEMENTS);
+        Some(self.run_fresh::<A>(py, &handle, small, |out| handle.run_slices(slices, out)))
     }
 
     fn hold_all<'a, 'py>(&self, args: &'a [Bound<'py, PyAny>]) -> PyResult<Vec<Held<'a, 'py>>> {
