@@ -2,15 +2,17 @@
 //! over NumPy arrays, read in place.
 //!
 //! It compiles an expression once per (text, profile, threads) into a cache every Python thread
-//! shares; it looks the inputs up by name in the dicts the Python layer found (the caller's frame's,
-//! as numexpr) and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no
-//! copy; kiln's view plans read them in place or copy them once); it runs each form of inputs
-//! through a [`Prepared`] handle into a result NumPy allocates, or a large one into a buffer of a
+//! shares; it looks the inputs up by name in the dicts given or the caller's frame's, as numexpr,
+//! and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no copy, no
+//! NumPy borrow flag: see [`Held::arg`]; kiln's view plans read them in place or copy them once);
+//! it runs each form of inputs through a [`Prepared`] handle (C-contiguous inputs of one float type
+//! on their elements as slices) into a result NumPy allocates, or a large one into a buffer of a
 //! small pool ([`Pooled`]), with the GIL released (above [`DETACH_ELEMENTS`]); and it makes the
-//! common call of a compiled kernel ([`Callable`]) and keeps numexpr's per-thread last expression.
-//! Frames, scalar and dtype conversions of unusual values (byte-swapped, unaligned, lists) and `out=`
-//! fallbacks are the Python layer's job (`kiln/numexpr.py`, `kiln/_core.py`), where they are cheap to
-//! state and to read.
+//! common calls of numexpr's `evaluate` ([`evaluate`]) and of a compiled kernel ([`Callable`])
+//! without a Python frame, and keeps numexpr's per-thread last expression. The first call of an
+//! expression, other options, scalar and dtype conversions of unusual values (byte-swapped,
+//! unaligned, lists) and `out=` fallbacks are the Python layer's job (`kiln/numexpr.py`,
+//! `kiln/_core.py`), where they are cheap to state and to read.
 //!
 //! Errors map onto the exception types numexpr raises: a bad expression is a `SyntaxError` (with
 //! its position) or a `ValueError` (an unknown function), a wrong arity a `TypeError`, shapes that
