@@ -93,11 +93,11 @@ impl Held<'_, '_> {
                 );
             }
         };
-        // SAFETY: the one place kiln takes NumPy's data pointers for its inputs. `kind_of` checked
-        // that `a` is an aligned array in native byte order whose elements are the `kind`'s type,
-        // so the cast names its real element type, and NumPy's shape and strides describe memory
-        // the array owns (or its base does, which the array keeps alive); `a` is borrowed for the
-        // view's lifetime, so neither is freed while the view lives. No NumPy borrow flag is taken
+        // SAFETY: kiln takes NumPy's data pointers for its inputs here and in `Held::slice` only.
+        // `kind_of` checked that `a` is an aligned array in native byte order whose elements are
+        // the `kind`'s type, so the cast names its real element type, and NumPy's shape and
+        // strides describe memory the array owns (or its base does, which the array keeps alive);
+        // `a` is borrowed for the view's lifetime, so neither is freed while the view lives. No NumPy borrow flag is taken
         // (the `numpy` crate's tracking cost 1.7k instructions of a 12.5k call): kiln only reads
         // inputs, and the fresh result a call allocates cannot alias them. What the flags guarded
         // against is another thread writing an input while kiln reads it; NumPy's own ufuncs, and
@@ -116,9 +116,7 @@ impl Held<'_, '_> {
             }
         }
     }
-}
 
-impl Held<'_, '_> {
     /// The elements of a C-contiguous array of `A`, or of a Python float where `A` is float64, as a
     /// slice in C order; None for anything else.
     fn slice<A: PoolElem>(&self) -> Option<&[A]> {
