@@ -80,6 +80,8 @@ enum Held<'a, 'py> {
     Array(Kind, &'a Bound<'py, numpy::PyUntypedArray>),
     /// A Python float (or NumPy float64 scalar), bound as a 0-d float64 array as numexpr binds it.
     Scalar([f64; 1]),
+    /// A NumPy float32 scalar, bound as a 0-d float32 array (as `np.asarray` makes it).
+    Scalar32([f32; 1]),
 }
 
 impl Held<'_, '_> {
@@ -88,6 +90,12 @@ impl Held<'_, '_> {
             Held::Array(kind, a) => (*kind, *a),
             Held::Scalar(v) => {
                 return ArrayArg::F64(
+                    ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
+                        .expect("one value fills a 0-d array"),
+                );
+            }
+            Held::Scalar32(v) => {
+                return ArrayArg::F32(
                     ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
                         .expect("one value fills a 0-d array"),
                 );
@@ -117,11 +125,12 @@ impl Held<'_, '_> {
         }
     }
 
-    /// The elements of a C-contiguous array of `A`, or of a Python float where `A` is float64, as a
-    /// slice in C order; None for anything else.
+    /// The elements of a C-contiguous array of `A`, or of a scalar of `A` (a Python float is a
+    /// float64), as a slice in C order; None for anything else.
     fn slice<A: PoolElem>(&self) -> Option<&[A]> {
         match self {
             Held::Scalar(v) => A::scalar(v),
+            Held::Scalar32(v) => A::scalar32(v),
             Held::Array(kind, a) if *kind == A::KIND && a.is_c_contiguous() => {
                 // SAFETY: as in `Held::arg` (the same cast to the checked element type, and the same
                 // reasons the data may be read without NumPy's flags): `as_slice` gives the `len`
@@ -136,6 +145,7 @@ impl Held<'_, '_> {
     fn form(&self) -> (ElemType, &[usize]) {
         match self {
             Held::Scalar(_) => (ElemType::F64, &[]),
+            Held::Scalar32(_) => (ElemType::F32, &[]),
             Held::Array(kind, a) => {
                 let elem = match kind {
                     Kind::F64 => ElemType::F64,
@@ -184,6 +194,10 @@ fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'p
     if let Ok(v) = obj.cast::<pyo3::types::PyFloat>() {
         return Ok(Held::Scalar([v.value()]));
     }
+    if is_float32_scalar(obj)? {
+        // exact: a float32 converts to a float64 and back unchanged
+        return Ok(Held::Scalar32([obj.extract::<f32>()?]));
+    }
     let what = match obj.getattr("dtype") {
         Ok(d) => d.str()?.to_string(),
         Err(_) => obj.get_type().name()?.to_string(),
@@ -193,10 +207,19 @@ fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'p
     )))
 }
 
+/// Whether `obj` is a NumPy float32 scalar (`np.float32(0.5)`, as `x[0]` of a float32 array gives).
+fn is_float32_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static FLOAT32: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let float32 = FLOAT32.import(obj.py(), "numpy", "float32")?;
+    Ok(obj.get_type().is(float32))
+}
+
 /// Whether `obj` is bound as it is (an aligned NumPy array of a dtype kiln computes in, or a Python
 /// float), so that the Python layer's conversion (`kiln._core.as_input`) need not be called.
 fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
-    kind_of(obj).is_some() || obj.is_instance_of::<pyo3::types::PyFloat>()
+    kind_of(obj).is_some()
+        || obj.is_instance_of::<pyo3::types::PyFloat>()
+        || is_float32_scalar(obj).unwrap_or(false)
 }
 
 /// NumPy's read flags on the arrays of a call that writes `out=` (see [`Held::arg`]), held for
@@ -465,6 +488,8 @@ trait PoolElem: kiln::Float + kiln_jit::Elem + numpy::Element {
     /// A Python float's value as a slice of one of this type (None for float32: kiln binds a
     /// Python float as float64).
     fn scalar(v: &[f64; 1]) -> Option<&[Self]>;
+    /// A NumPy float32 scalar's value as a slice of one of this type (None for float64).
+    fn scalar32(v: &[f32; 1]) -> Option<&[Self]>;
     fn wrap(v: Vec<Self>) -> Buffer;
     fn unwrap(b: Buffer) -> Result<Vec<Self>, Buffer>;
     /// The length of a buffer of this type; None for the other.
@@ -475,6 +500,9 @@ impl PoolElem for f64 {
     const KIND: Kind = Kind::F64;
     fn scalar(v: &[f64; 1]) -> Option<&[f64]> {
         Some(v)
+    }
+    fn scalar32(_: &[f32; 1]) -> Option<&[f64]> {
+        None
     }
     fn wrap(v: Vec<f64>) -> Buffer {
         Buffer::F64(v)
@@ -497,6 +525,9 @@ impl PoolElem for f32 {
     const KIND: Kind = Kind::F32;
     fn scalar(_: &[f64; 1]) -> Option<&[f32]> {
         None
+    }
+    fn scalar32(v: &[f32; 1]) -> Option<&[f32]> {
+        Some(v)
     }
     fn wrap(v: Vec<f32>) -> Buffer {
         Buffer::F32(v)

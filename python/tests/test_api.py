@@ -416,3 +416,23 @@ def test_run_into_refuses_an_input_that_is_its_out():
     with pytest.raises(ValueError, match="out= cannot be written"):
         k.run_into([x], x)
     np.testing.assert_array_equal(x, np.arange(4.0))
+
+
+def test_float32_scalars_bind_as_0d_float32_arrays():
+    import sys
+
+    x = np.arange(5, dtype=np.float32)
+    s = np.float32(0.1)
+    env = {"s": s, "x": x}
+    refs = sys.getrefcount(s)
+    for _ in range(1000):
+        r = ne.evaluate("s*x + s", local_dict=env)
+    assert sys.getrefcount(s) == refs
+    r = ne.evaluate("s*x + s")
+    assert r.dtype == np.float32
+    np.testing.assert_array_equal(r, s * x + s)
+    k = kiln.compile("s*x")
+    assert k(s=s, x=x).dtype == np.float32
+    assert k(s=s, x=np.arange(3.0)).dtype == np.float64
+    assert ne.evaluate("s + 1").dtype == np.float32
+    np.testing.assert_array_equal(ne.evaluate("s*2.5"), np.asarray(s) * 2.5)
