@@ -68,6 +68,8 @@ nthreads = _initial_threads()
 _kernels = {}
 _current = _kernels.setdefault(nthreads, {})
 _MAX_CACHED = 4096
+# `evaluate` (kiln's, without a Python frame) looks expressions up in `_current`
+_kiln.set_evaluate_cache(_current)
 
 
 def _kernel(ex, threads):
@@ -110,22 +112,10 @@ def _arguments(names, local_dict, global_dict, depth):
     return args
 
 
-def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", casting="safe", sanitize=None, _frame_depth=1):
-    """Evaluates the array expression `ex` and returns a new array (or `out`, written in place).
-
-    Names are looked up in `local_dict`, then `global_dict`; each defaults to the caller's frame.
-    Values may be NumPy arrays of float32 or float64 (any strides), 0-d arrays, NumPy scalars or
-    Python floats; shapes broadcast as NumPy's. `out`, if given, must have the result's shape and
-    a dtype the result casts to under `casting`. `order='K'` (the default) returns a result laid out as the
-    inputs where they all share one (Fortran or transposed inputs of an elementwise expression give
-    a Fortran or transposed result, as numexpr's), else in C order; `order='C'` and `order='F'`
-    force one. `sanitize` is accepted for numexpr's signature: kiln's parser never
-    evaluates Python, so there is nothing to sanitise.
-
-    Raises `KeyError` for a name found nowhere, `SyntaxError` (with the position) or `ValueError`
-    for a bad expression, `ValueError` for shapes that do not broadcast, `TypeError` for an
-    unsupported type (integer and bool data for now).
-    """
+def _evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", casting="safe", sanitize=None, _frame_depth=1):
+    """`evaluate`'s calls that kiln's own does not make: the first of an expression (it compiles it),
+    those with `out`, `order`, `casting`, `sanitize` or `_frame_depth` given, or with no Python frame.
+    `_frame_depth` counts from this function, which `evaluate` calls without a frame of its own."""
     hit = _current.get(ex)
     kernel, names = hit if hit is not None else _kernel(ex, nthreads)
     if names and (local_dict is None or global_dict is None):
@@ -142,6 +132,12 @@ def evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", casting
     _kiln.set_last((kernel, names, out, order, casting))
     args = _arguments(names, local_dict, global_dict, _frame_depth)
     return run(kernel, args, out, order, casting)
+
+
+#: `evaluate(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe',
+#: sanitize=None)`: kiln's builtin, whose common call (an expression seen before, no `out`,
+#: `order` or `casting`) makes no Python frame; the rest go to `_evaluate`. See its docstring.
+evaluate = _kiln.evaluate
 
 
 def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
@@ -181,6 +177,7 @@ def set_num_threads(n):
     old = nthreads
     nthreads = n
     _current = _kernels.setdefault(n, {})
+    _kiln.set_evaluate_cache(_current)
     package = sys.modules.get("kiln")
     if package is not None:
         package.nthreads = n

@@ -2,28 +2,33 @@
 //! over NumPy arrays, read in place.
 //!
 //! It compiles an expression once per (text, profile, threads) into a cache every Python thread
-//! shares; it looks the inputs up by name in the dicts the Python layer found (the caller's frame's,
-//! as numexpr) and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no
-//! copy; kiln's view plans read them in place or copy them once); it runs each form of inputs
-//! through a [`Prepared`] handle into a result NumPy allocates, or a large one into a buffer of a
+//! shares; it looks the inputs up by name in the dicts given or the caller's frame's, as numexpr,
+//! and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no copy, no
+//! NumPy borrow flag: see [`Held::arg`]; kiln's view plans read them in place or copy them once);
+//! it runs each form of inputs through a [`Prepared`] handle (C-contiguous inputs of one float type
+//! on their elements as slices) into a result NumPy allocates, or a large one into a buffer of a
 //! small pool ([`Pooled`]), with the GIL released (above [`DETACH_ELEMENTS`]); and it makes the
-//! common call of a compiled kernel ([`Callable`]) and keeps numexpr's per-thread last expression.
-//! Frames, scalar and dtype conversions of unusual values (byte-swapped, unaligned, lists) and `out=`
-//! fallbacks are the Python layer's job (`kiln/numexpr.py`, `kiln/_core.py`), where they are cheap to
-//! state and to read.
+//! common calls of numexpr's `evaluate` ([`evaluate`]) and of a compiled kernel ([`Callable`])
+//! without a Python frame, and keeps numexpr's per-thread last expression. The first call of an
+//! expression, other options, scalar and dtype conversions of unusual values (byte-swapped,
+//! unaligned, lists) and `out=` fallbacks are the Python layer's job (`kiln/numexpr.py`,
+//! `kiln/_core.py`), where they are cheap to state and to read.
 //!
 //! Errors map onto the exception types numexpr raises: a bad expression is a `SyntaxError` (with
 //! its position) or a `ValueError` (an unknown function), a wrong arity a `TypeError`, shapes that
 //! do not broadcast and other errors of the inputs a `ValueError`, an unsupported dtype a
 //! `TypeError`.
 
-use kiln::kiln_ir::{DType, OutputType};
+use kiln::kiln_ir::{DType, ElemType, OutputType};
 use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
-use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArrayMethods};
+use numpy::{
+    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -59,57 +64,139 @@ fn py_err(e: Error, src: &str) -> PyErr {
     }
 }
 
-/// An input array, borrowed from NumPy for the length of one call.
-enum Held<'py> {
-    F64(PyReadonlyArrayDyn<'py, f64>),
-    F32(PyReadonlyArrayDyn<'py, f32>),
-    I64(PyReadonlyArrayDyn<'py, i64>),
-    I32(PyReadonlyArrayDyn<'py, i32>),
-    Bool(PyReadonlyArrayDyn<'py, bool>),
-    /// A Python float (or NumPy float64 scalar), bound as a 0-d float64 array as numexpr binds it.
-    Scalar([f64; 1]),
+/// The dtypes kiln reads NumPy arrays of in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    F64,
+    F32,
+    I64,
+    I32,
+    Bool,
 }
 
-impl Held<'_> {
+/// An input for the length of one call: an array kiln reads in place, or a Python float.
+enum Held<'a, 'py> {
+    /// A NumPy array of one of kiln's dtypes, native byte order and aligned (see [`kind_of`]).
+    Array(Kind, &'a Bound<'py, numpy::PyUntypedArray>),
+    /// A Python float (or NumPy float64 scalar), bound as a 0-d float64 array as numexpr binds it.
+    Scalar([f64; 1]),
+    /// A NumPy float32 scalar, bound as a 0-d float32 array (as `np.asarray` makes it).
+    Scalar32([f32; 1]),
+}
+
+impl Held<'_, '_> {
     fn arg(&self) -> ArrayArg<'_> {
+        let (kind, a) = match self {
+            Held::Array(kind, a) => (*kind, *a),
+            Held::Scalar(v) => {
+                return ArrayArg::F64(
+                    ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
+                        .expect("one value fills a 0-d array"),
+                );
+            }
+            Held::Scalar32(v) => {
+                return ArrayArg::F32(
+                    ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
+                        .expect("one value fills a 0-d array"),
+                );
+            }
+        };
+        // SAFETY: kiln takes NumPy's data pointers for its inputs here and in `Held::slice` only.
+        // `kind_of` checked that `a` is an aligned array in native byte order whose elements are
+        // the `kind`'s type, so the cast names its real element type, and NumPy's shape and
+        // strides describe memory the array owns (or its base does, which the array keeps alive);
+        // `a` is borrowed for the view's lifetime, so neither is freed while the view lives. No NumPy borrow flag is taken
+        // (the `numpy` crate's tracking cost 1.7k instructions of a 12.5k call): kiln only reads
+        // inputs, and the fresh result a call allocates cannot alias them. What the flags guarded
+        // against is another thread writing an input while kiln reads it; NumPy's own ufuncs, and
+        // any C extension, write arrays without those flags, so they never excluded that; such a
+        // race gives unspecified values, as in NumPy, and cannot make kiln read or write outside
+        // the arrays: every bound kiln checks comes from shapes and strides, not from the data.
+        // A call that writes `out=` (`Kernel::run_into`) takes NumPy's flags for its inputs too,
+        // so that an input aliasing that `out` is refused there, as before.
+        unsafe {
+            match kind {
+                Kind::F64 => ArrayArg::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_array()),
+                Kind::F32 => ArrayArg::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_array()),
+                Kind::I64 => ArrayArg::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_array()),
+                Kind::I32 => ArrayArg::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_array()),
+                Kind::Bool => ArrayArg::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_array()),
+            }
+        }
+    }
+
+    /// The elements of a C-contiguous array of `A`, or of a scalar of `A` (a Python float is a
+    /// float64), as a slice in C order; None for anything else.
+    fn slice<A: PoolElem>(&self) -> Option<&[A]> {
         match self {
-            Held::F64(a) => ArrayArg::F64(a.as_array()),
-            Held::F32(a) => ArrayArg::F32(a.as_array()),
-            Held::I64(a) => ArrayArg::I64(a.as_array()),
-            Held::I32(a) => ArrayArg::I32(a.as_array()),
-            Held::Bool(a) => ArrayArg::Bool(a.as_array()),
-            Held::Scalar(v) => ArrayArg::F64(
-                ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v).expect("one value fills a 0-d array"),
-            ),
+            Held::Scalar(v) => A::scalar(v),
+            Held::Scalar32(v) => A::scalar32(v),
+            Held::Array(kind, a) if *kind == A::KIND && a.is_c_contiguous() => {
+                // SAFETY: as in `Held::arg` (the same cast to the checked element type, and the same
+                // reasons the data may be read without NumPy's flags): `as_slice` gives the `len`
+                // elements of a C-contiguous aligned array, which `a` keeps alive while borrowed.
+                unsafe { a.cast_unchecked::<PyArrayDyn<A>>().as_slice().ok() }
+            }
+            Held::Array(..) => None,
+        }
+    }
+
+    /// The dtype and shape kiln binds this input with.
+    fn form(&self) -> (ElemType, &[usize]) {
+        match self {
+            Held::Scalar(_) => (ElemType::F64, &[]),
+            Held::Scalar32(_) => (ElemType::F32, &[]),
+            Held::Array(kind, a) => {
+                let elem = match kind {
+                    Kind::F64 => ElemType::F64,
+                    Kind::F32 => ElemType::F32,
+                    Kind::I64 => ElemType::I64,
+                    Kind::I32 => ElemType::I32,
+                    Kind::Bool => ElemType::Bool,
+                };
+                (elem, a.shape())
+            }
         }
     }
 }
 
-/// Borrows `obj`, named `name`, as a float32 or float64 array (a `TypeError` for anything else:
-/// the Python layer has converted what it can).
-fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
-    let borrow_err = |e: numpy::BorrowError| {
-        PyValueError::new_err(format!(
-            "input '{name}' cannot be read: {e} (is it another call's out=?)"
-        ))
+/// The dtype of `obj` if kiln reads it in place: a NumPy array (or subclass) of bool, int32, int64,
+/// float32 or float64 (NumPy's builtin types, native byte order) whose data is aligned.
+fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, numpy::PyUntypedArray>)> {
+    let a = obj.cast::<numpy::PyUntypedArray>().ok()?;
+    if !a.is_aligned() {
+        return None;
+    }
+    let d = a.dtype();
+    // builtin types only (a user-defined dtype numbers from NPY_USERDEF), native order
+    if d.num() >= numpy::npyffi::NPY_TYPES::NPY_USERDEF as std::ffi::c_int
+        || d.is_native_byteorder() == Some(false)
+    {
+        return None;
+    }
+    let kind = match (d.kind(), d.itemsize()) {
+        (b'f', 8) => Kind::F64,
+        (b'f', 4) => Kind::F32,
+        (b'i', 8) => Kind::I64,
+        (b'i', 4) => Kind::I32,
+        (b'b', 1) => Kind::Bool,
+        _ => return None,
     };
-    if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
-        return a.try_readonly().map(Held::F64).map_err(borrow_err);
+    Some((kind, a))
+}
+
+/// Holds `obj`, named `name`, as an input (a `TypeError` for anything [`kind_of`] refuses and that
+/// is not a Python float: the Python layer has converted what it can).
+fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'py>> {
+    if let Some((kind, a)) = kind_of(obj) {
+        return Ok(Held::Array(kind, a));
     }
     if let Ok(v) = obj.cast::<pyo3::types::PyFloat>() {
         return Ok(Held::Scalar([v.value()]));
     }
-    if let Ok(a) = obj.cast::<PyArrayDyn<f32>>() {
-        return a.try_readonly().map(Held::F32).map_err(borrow_err);
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<i64>>() {
-        return a.try_readonly().map(Held::I64).map_err(borrow_err);
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<i32>>() {
-        return a.try_readonly().map(Held::I32).map_err(borrow_err);
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<bool>>() {
-        return a.try_readonly().map(Held::Bool).map_err(borrow_err);
+    if is_float32_scalar(obj)? {
+        // exact: a float32 converts to a float64 and back unchanged
+        return Ok(Held::Scalar32([obj.extract::<f32>()?]));
     }
     let what = match obj.getattr("dtype") {
         Ok(d) => d.str()?.to_string(),
@@ -120,24 +207,55 @@ fn hold<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Held<'py>> {
     )))
 }
 
+/// Whether `obj` is a NumPy float32 scalar (`np.float32(0.5)`, as `x[0]` of a float32 array gives).
+fn is_float32_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static FLOAT32: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let float32 = FLOAT32.import(obj.py(), "numpy", "float32")?;
+    Ok(obj.get_type().is(float32))
+}
+
 /// Whether `obj` is bound as it is (an aligned NumPy array of a dtype kiln computes in, or a Python
 /// float), so that the Python layer's conversion (`kiln._core.as_input`) need not be called.
 fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
-    if obj.is_instance_of::<pyo3::types::PyFloat>() {
-        return true;
-    }
-    let aligned = |a: &Bound<'_, numpy::PyUntypedArray>| a.is_aligned();
-    match obj.cast::<numpy::PyUntypedArray>() {
-        Ok(a) => {
-            aligned(a)
-                && (obj.cast::<PyArrayDyn<f64>>().is_ok()
-                    || obj.cast::<PyArrayDyn<f32>>().is_ok()
-                    || obj.cast::<PyArrayDyn<i64>>().is_ok()
-                    || obj.cast::<PyArrayDyn<i32>>().is_ok()
-                    || obj.cast::<PyArrayDyn<bool>>().is_ok())
+    kind_of(obj).is_some()
+        || obj.is_instance_of::<pyo3::types::PyFloat>()
+        || is_float32_scalar(obj).unwrap_or(false)
+}
+
+/// NumPy's read flags on the arrays of a call that writes `out=` (see [`Held::arg`]), held for
+/// its length: an input that is that `out` (or shares its memory) is refused when `out` is taken
+/// for writing.
+#[derive(Default)]
+struct ReadFlags<'py> {
+    _f64: Vec<PyReadonlyArrayDyn<'py, f64>>,
+    _f32: Vec<PyReadonlyArrayDyn<'py, f32>>,
+    _i64: Vec<PyReadonlyArrayDyn<'py, i64>>,
+    _i32: Vec<PyReadonlyArrayDyn<'py, i32>>,
+    _bool: Vec<PyReadonlyArrayDyn<'py, bool>>,
+}
+
+/// Takes NumPy's read flag on every array among `args` (a `ValueError` where another call writes one).
+fn read_flags<'py>(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<ReadFlags<'py>> {
+    let mut f = ReadFlags::default();
+    for (a, name) in args.iter().zip(names) {
+        let err = |e: numpy::BorrowError| {
+            PyValueError::new_err(format!(
+                "input '{name}' cannot be read: {e} (is it another call's out=?)"
+            ))
+        };
+        if let Ok(a) = a.cast::<PyArrayDyn<f64>>() {
+            f._f64.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<f32>>() {
+            f._f32.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<i64>>() {
+            f._i64.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<i32>>() {
+            f._i32.push(a.try_readonly().map_err(err)?);
+        } else if let Ok(a) = a.cast::<PyArrayDyn<bool>>() {
+            f._bool.push(a.try_readonly().map_err(err)?);
         }
-        Err(_) => false,
     }
+    Ok(f)
 }
 
 /// The value of `name` in `local`, else in `global` (each a dict or another mapping, or None), as
@@ -196,6 +314,141 @@ fn set_last(state: Py<PyAny>) {
     LAST.with_borrow_mut(|l| *l = Some(state));
 }
 
+/// `kiln.numexpr`'s compiled expressions for its current thread count (a dict: the text to
+/// `(kernel, names)`), registered by `kiln.numexpr` at import and by `set_num_threads`
+/// ([`set_evaluate_cache`]); [`evaluate`] looks a call's expression up there.
+static EVALUATE_CACHE: Mutex<Option<Py<PyDict>>> = Mutex::new(None);
+
+/// Registers `cache` (`kiln.numexpr`'s dict of compiled expressions for its current thread count)
+/// as the one [`evaluate`] looks expressions up in.
+#[pyfunction]
+fn set_evaluate_cache(cache: Py<PyDict>) {
+    *EVALUATE_CACHE.lock().expect("the evaluate cache lock") = Some(cache);
+}
+
+/// The compiled kernel of `ex` in the registered cache, if it is there.
+fn cached_kernel<'py>(ex: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, Kernel>>> {
+    let py = ex.py();
+    // the dict is taken out of the lock before the lookup, which may run Python code (a str
+    // subclass's __eq__) that calls evaluate again
+    let Some(cache) = EVALUATE_CACHE
+        .lock()
+        .expect("the evaluate cache lock")
+        .as_ref()
+        .map(|c| c.clone_ref(py))
+    else {
+        return Ok(None);
+    };
+    let Some(hit) = cache.bind(py).get_item(ex)? else {
+        return Ok(None);
+    };
+    let Ok(hit) = hit.cast_into::<PyTuple>() else {
+        return Ok(None);
+    };
+    Ok(hit.get_item(0)?.cast_into::<Kernel>().ok())
+}
+
+/// The caller's frame's locals (`globals` false) or globals (true): the frame that called
+/// [`evaluate`], which being a builtin makes no frame of its own; None where there is no Python
+/// frame. The locals of a function's frame are a snapshot (as `frame.f_locals` in Python), taken
+/// only when needed: it holds a reference to each local until the frame ends or takes another.
+fn caller_scope(py: Python<'_>, globals: bool) -> PyResult<Option<Bound<'_, PyAny>>> {
+    // SAFETY: both return a borrowed reference (owned by the executing frame, which outlives this
+    // call) or NULL (no frame, or an error set); `from_borrowed_ptr_or_opt` takes a new reference.
+    let scope = unsafe {
+        let scope = if globals {
+            pyo3::ffi::PyEval_GetGlobals()
+        } else {
+            pyo3::ffi::PyEval_GetLocals()
+        };
+        Bound::from_borrowed_ptr_or_opt(py, scope)
+    };
+    match scope {
+        Some(scope) => Ok(Some(scope)),
+        None => PyErr::take(py).map_or(Ok(None), Err),
+    }
+}
+
+/// Evaluates the array expression `ex` and returns a new array (or `out`, written in place).
+///
+/// Names are looked up in `local_dict`, then `global_dict`; each defaults to the caller's frame.
+/// Values may be NumPy arrays of bool, int32, int64, float32 or float64 (any strides; other
+/// integer types widened), 0-d arrays, NumPy scalars or Python numbers; shapes broadcast as
+/// NumPy's. `out`, if given, must have the result's shape and a dtype the result casts to under
+/// `casting`. `order='K'` (the default) returns a result laid out as the inputs where they all
+/// share one (Fortran or transposed inputs of an elementwise expression give a Fortran or
+/// transposed result, as numexpr's), else in C order; `order='C'` and `order='F'` force one.
+/// `sanitize` is accepted for numexpr's signature: kiln's parser never evaluates Python, so there
+/// is nothing to sanitise.
+///
+/// Raises `KeyError` for a name found nowhere, `SyntaxError` (with the position) or `ValueError`
+/// for a bad expression, `ValueError` for shapes that do not broadcast, `TypeError` for an
+/// unsupported type.
+///
+/// (`kiln.numexpr.evaluate` and `kiln.evaluate` are this builtin: the common call, an expression
+/// compiled before with no `out`, `order`, `casting` or `sanitize` given, runs here without a
+/// Python frame; any other goes to `kiln.numexpr._evaluate`.)
+#[pyfunction]
+#[pyo3(
+    signature = (ex, local_dict=None, global_dict=None, out=None, order=None, casting=None, sanitize=None, _frame_depth=None),
+    text_signature = "(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe', sanitize=None, _frame_depth=1)"
+)]
+#[allow(clippy::too_many_arguments)] // numexpr's signature
+fn evaluate<'py>(
+    py: Python<'py>,
+    ex: &Bound<'py, PyAny>,
+    local_dict: Option<Bound<'py, PyAny>>,
+    global_dict: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] out: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] order: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] casting: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] sanitize: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] _frame_depth: Option<Bound<'py, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let options = [
+        ("out", out),
+        ("order", order),
+        ("casting", casting),
+        ("sanitize", sanitize),
+        ("_frame_depth", _frame_depth),
+    ];
+    let common = options.iter().all(|(_, v)| v.is_none());
+    let kernel = if common { cached_kernel(ex)? } else { None };
+    if let Some(kernel) = kernel {
+        let k = kernel.get();
+        let (mut local, mut global) = (local_dict.clone(), global_dict.clone());
+        if !k.py_names.is_empty() {
+            if local.is_none() {
+                local = caller_scope(py, false)?;
+            }
+            if global.is_none() {
+                global = caller_scope(py, true)?;
+            }
+        }
+        // without a frame (called from outside Python code) the Python layer raises as it does
+        if k.py_names.is_empty() || (local.is_some() && global.is_some()) {
+            LAST.with_borrow_mut(|l| *l = Some(kernel.clone().into_any().unbind()));
+            return k.call_with(py, local.as_ref(), global.as_ref());
+        }
+    }
+    static SLOW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let slow = SLOW.import(py, "kiln.numexpr", "_evaluate")?;
+    let kwargs = PyDict::new(py);
+    for (name, value) in options {
+        if let Some(v) = value {
+            kwargs.set_item(name, v)?;
+        }
+    }
+    slow.call((ex, local_dict, global_dict), Some(&kwargs))
+        .map(Bound::unbind)
+}
+
+/// An optional argument as given, `None` included (for [`evaluate`], which tells an argument
+/// given as `None` from one not given, as the Python layer's defaults do).
+fn given<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    Ok(Some(v.clone()))
+}
+
 /// Results of at least this many bytes get their memory from kiln's output pool (see [`Pooled`]);
 /// smaller ones from NumPy, whose allocator reuses small blocks itself.
 const POOL_MIN_BYTES: usize = 4 << 20;
@@ -230,6 +483,13 @@ impl Buffer {
 
 /// A float type kiln's results come in, with its pool slot.
 trait PoolElem: kiln::Float + kiln_jit::Elem + numpy::Element {
+    /// The kind of a NumPy array of this type.
+    const KIND: Kind;
+    /// A Python float's value as a slice of one of this type (None for float32: kiln binds a
+    /// Python float as float64).
+    fn scalar(v: &[f64; 1]) -> Option<&[Self]>;
+    /// A NumPy float32 scalar's value as a slice of one of this type (None for float64).
+    fn scalar32(v: &[f32; 1]) -> Option<&[Self]>;
     fn wrap(v: Vec<Self>) -> Buffer;
     fn unwrap(b: Buffer) -> Result<Vec<Self>, Buffer>;
     /// The length of a buffer of this type; None for the other.
@@ -237,6 +497,13 @@ trait PoolElem: kiln::Float + kiln_jit::Elem + numpy::Element {
 }
 
 impl PoolElem for f64 {
+    const KIND: Kind = Kind::F64;
+    fn scalar(v: &[f64; 1]) -> Option<&[f64]> {
+        Some(v)
+    }
+    fn scalar32(_: &[f32; 1]) -> Option<&[f64]> {
+        None
+    }
     fn wrap(v: Vec<f64>) -> Buffer {
         Buffer::F64(v)
     }
@@ -255,6 +522,13 @@ impl PoolElem for f64 {
 }
 
 impl PoolElem for f32 {
+    const KIND: Kind = Kind::F32;
+    fn scalar(_: &[f64; 1]) -> Option<&[f32]> {
+        None
+    }
+    fn scalar32(v: &[f32; 1]) -> Option<&[f32]> {
+        Some(v)
+    }
     fn wrap(v: Vec<f32>) -> Buffer {
         Buffer::F32(v)
     }
@@ -327,6 +601,28 @@ fn clear_output_pool() {
 /// layouts); the oldest goes when a new form comes.
 const HANDLES: usize = 8;
 
+/// A prepared handle of a [`Kernel`], and the dtypes and shapes of its inputs where every one was
+/// C-contiguous: a call whose inputs are C-contiguous of those dtypes and shapes runs it on their
+/// elements as slices ([`Prepared::run_slices`]), without views or the handle's own checks of them.
+struct Handle {
+    prepared: Arc<Prepared>,
+    contiguous: Option<Vec<(ElemType, Vec<usize>)>>,
+}
+
+/// Whether kiln reads `a` as the slice of its elements in C order (ndarray's standard layout).
+fn is_c_order(a: &ArrayArg<'_>) -> bool {
+    match a {
+        ArrayArg::F64(v) => v.is_standard_layout(),
+        ArrayArg::F32(v) => v.is_standard_layout(),
+        ArrayArg::I64(v) => v.is_standard_layout(),
+        ArrayArg::I32(v) => v.is_standard_layout(),
+        ArrayArg::Bool(v) => v.is_standard_layout(),
+    }
+}
+
+/// The most inputs a call on slices passes on the stack (more take the call through views).
+const SLICE_INPUTS: usize = 8;
+
 /// A kiln result as a NumPy array (moved, not copied).
 fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
     use numpy::PyArray;
@@ -352,7 +648,7 @@ struct Kernel {
     /// The input names as interned Python strings, for the lookups of [`Kernel::call`].
     py_names: Vec<Py<PyString>>,
     /// The handles of recent input forms, the most recently made last.
-    handles: Mutex<Vec<Arc<Prepared>>>,
+    handles: Mutex<Vec<Handle>>,
 }
 
 #[pymethods]
@@ -379,6 +675,9 @@ impl Kernel {
     /// makes them) and returns a new array.
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let held = self.hold_all(&args)?;
+        if let Some(result) = self.run_contiguous(py, &held) {
+            return result;
+        }
         self.run_held(py, &held)
     }
 
@@ -430,6 +729,7 @@ impl Kernel {
     /// result's shape and dtype (a `ValueError` otherwise: the Python layer checks first).
     fn run_into(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>, out: Bound<'_, PyAny>) -> PyResult<()> {
         let held = self.hold_all(&args)?;
+        let _flags = read_flags(&args, self.runner.input_names())?;
         let bound = self.bind(&held);
         let borrow_err = |e: numpy::BorrowError| {
             PyValueError::new_err(format!(
@@ -503,6 +803,9 @@ impl Kernel {
             });
         }
         let held = self.hold_all(&values)?;
+        if let Some(result) = self.run_contiguous(py, &held) {
+            return result;
+        }
         self.run_held(py, &held)
     }
 
@@ -524,7 +827,7 @@ impl Kernel {
     /// their form into an array NumPy allocates, or, on the first call of a form, through the run
     /// that prepares its handle. Fortran or transposed inputs are read in memory order by their
     /// handle, which gives the result in their layout (NumPy's order='K').
-    fn run_held(&self, py: Python<'_>, held: &[Held<'_>]) -> PyResult<Py<PyAny>> {
+    fn run_held(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> PyResult<Py<PyAny>> {
         self.run_args(py, held.iter().map(Held::arg).collect())
     }
 
@@ -532,7 +835,11 @@ impl Kernel {
     fn run_args(&self, py: Python<'_>, args: Vec<ArrayArg<'_>>) -> PyResult<Py<PyAny>> {
         let found = {
             let handles = self.handles.lock().expect("the handle cache lock");
-            handles.iter().rev().find(|h| h.accepts(&args)).cloned()
+            handles
+                .iter()
+                .rev()
+                .find(|h| h.prepared.accepts(&args))
+                .map(|h| h.prepared.clone())
         };
         let Some(handle) = found else {
             let bound: Vec<(&str, ArrayArg<'_>)> = self
@@ -549,9 +856,22 @@ impl Kernel {
             if handles.len() >= HANDLES {
                 handles.remove(0);
             }
-            handles.push(Arc::new(handle));
+            let contiguous = args
+                .iter()
+                .all(is_c_order)
+                .then(|| args.iter().map(|a| (a.elem(), a.shape().to_vec())).collect());
+            handles.push(Handle {
+                prepared: Arc::new(handle),
+                contiguous,
+            });
             return Ok(to_numpy(py, out));
         };
+        let small = args
+            .iter()
+            .all(|a| a.shape().iter().product::<usize>() < DETACH_ELEMENTS);
+        fn view<'o, A>(shape: &[usize], out: &'o mut [A]) -> kiln::Result<ndarray::ArrayViewMutD<'o, A>> {
+            ndarray::ArrayViewMutD::from_shape(shape, out).map_err(|e| Error::Output(e.to_string()))
+        }
         match handle.output_type() {
             // a handle in memory order allocates its result in the inputs' layout
             _ if handle.memory_order().is_some() => {
@@ -560,8 +880,12 @@ impl Kernel {
                     .map_err(|e| py_err(e, &self.expr))?;
                 Ok(to_numpy(py, out))
             }
-            OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, &args),
-            OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, &args),
+            OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, small, |out| {
+                handle.run_into(&args, view(handle.output_shape(), out)?)
+            }),
+            OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, small, |out| {
+                handle.run_into(&args, view(handle.output_shape(), out)?)
+            }),
             _ => {
                 let out = py
                     .detach(|| handle.run(&args))
@@ -571,21 +895,22 @@ impl Kernel {
         }
     }
 
-    /// Runs `handle` on `args` into a new NumPy array of its result's shape and dtype `A`: a large
-    /// one in a buffer of kiln's output pool, a small one allocated by NumPy.
+    /// Runs `run` (a call of `handle`) into a new NumPy array of the handle's result shape and
+    /// dtype `A`, given as its elements in C order: a large one in a buffer of kiln's output pool, a
+    /// small one allocated by NumPy. The GIL is released unless the inputs (`small_inputs`) and the
+    /// result all have fewer than [`DETACH_ELEMENTS`] elements.
     fn run_fresh<A: PoolElem>(
         &self,
         py: Python<'_>,
         handle: &Prepared,
-        args: &[ArrayArg<'_>],
+        small_inputs: bool,
+        run: impl FnOnce(&mut [A]) -> kiln::Result<()> + Send,
     ) -> PyResult<Py<PyAny>> {
         let shape = handle.output_shape();
         let n: usize = shape.iter().product();
         if n * std::mem::size_of::<A>() >= POOL_MIN_BYTES {
             let mut buffer = pooled_buffer::<A>(n).map_err(|e| py_err(e, &self.expr))?;
-            let view = ndarray::ArrayViewMutD::from_shape(shape, &mut buffer[..])
-                .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            py.detach(|| handle.run_into(args, view))
+            py.detach(|| run(&mut buffer[..]))
                 .map_err(|e| py_err(e, &self.expr))?;
             let data = buffer.as_ptr();
             let base = Bound::new(
@@ -607,22 +932,62 @@ impl Kernel {
         }
         // SAFETY: `PyArray::new` leaves the elements uninitialised. The array is made here and is not
         // seen by Python, nor borrowed elsewhere, until this function returns it; it is returned only
-        // after `run_into` returned Ok, which writes every element of its output (a map each point, a
+        // after `run` returned Ok, which writes every element of its output (a map each point, a
         // reduction its finished result), so Python never reads an uninitialised element. Its
-        // mutable view is the only one while the code runs.
-        let out = unsafe { numpy::PyArray::<A, _>::new(py, handle.output_shape(), false) };
-        let view = unsafe { out.as_array_mut() };
-        let small = |shape: &[usize]| shape.iter().product::<usize>() < DETACH_ELEMENTS;
-        let result = if args.iter().all(|a| small(a.shape())) && small(view.shape()) {
-            handle.run_into(args, view)
+        // mutable slice (C order: a new array is C-contiguous) is the only one while the code runs.
+        let out = unsafe { numpy::PyArray::<A, _>::new(py, shape, false) };
+        let elements = unsafe { out.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let result = if small_inputs && n < DETACH_ELEMENTS {
+            run(elements)
         } else {
-            py.detach(|| handle.run_into(args, view))
+            py.detach(|| run(elements))
         };
         result.map_err(|e| py_err(e, &self.expr))?;
         Ok(out.into_any().unbind())
     }
 
-    fn hold_all<'py>(&self, args: &[Bound<'py, PyAny>]) -> PyResult<Vec<Held<'py>>> {
+    /// Runs on `held` through a handle made for C-contiguous inputs of their dtypes and shapes, on
+    /// their elements as slices (the cheapest call: no views), if they are all C-contiguous arrays
+    /// of one float type (Python floats with float64) and such a handle exists; None otherwise.
+    fn run_contiguous(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> Option<PyResult<Py<PyAny>>> {
+        match held.first()?.form().0 {
+            ElemType::F64 => self.run_slices::<f64>(py, held),
+            ElemType::F32 => self.run_slices::<f32>(py, held),
+            _ => None,
+        }
+    }
+
+    /// [`Kernel::run_contiguous`] for inputs of `A`.
+    fn run_slices<A: PoolElem>(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> Option<PyResult<Py<PyAny>>> {
+        if held.len() > SLICE_INPUTS {
+            return None;
+        }
+        let mut slices: [&[A]; SLICE_INPUTS] = [&[]; SLICE_INPUTS];
+        for (s, h) in slices.iter_mut().zip(held) {
+            *s = h.slice::<A>()?;
+        }
+        let slices = &slices[..held.len()];
+        let handle = {
+            let handles = self.handles.lock().expect("the handle cache lock");
+            let fits = |h: &&Handle| {
+                h.contiguous.as_ref().is_some_and(|forms| {
+                    forms.len() == held.len()
+                        && forms.iter().zip(held).all(|((e, shape), h)| {
+                            let (elem, given) = h.form();
+                            elem == *e && given == &shape[..]
+                        })
+                })
+            };
+            handles.iter().rev().find(fits)?.prepared.clone()
+        };
+        if handle.output_type() != OutputType::Float(A::DTYPE) {
+            return None;
+        }
+        let small = slices.iter().all(|s| s.len() < DETACH_ELEMENTS);
+        Some(self.run_fresh::<A>(py, &handle, small, |out| handle.run_slices(slices, out)))
+    }
+
+    fn hold_all<'a, 'py>(&self, args: &'a [Bound<'py, PyAny>]) -> PyResult<Vec<Held<'a, 'py>>> {
         let names = self.runner.input_names();
         if args.len() != names.len() {
             return Err(PyTypeError::new_err(format!(
@@ -635,7 +1000,7 @@ impl Kernel {
         args.iter().zip(names).map(|(a, n)| hold(a, n)).collect()
     }
 
-    fn bind<'a>(&'a self, held: &'a [Held<'_>]) -> Vec<(&'a str, ArrayArg<'a>)> {
+    fn bind<'a>(&'a self, held: &'a [Held<'_, '_>]) -> Vec<(&'a str, ArrayArg<'a>)> {
         self.runner
             .input_names()
             .iter()
@@ -810,6 +1175,8 @@ fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(output_pool, m)?)?;
     m.add_function(wrap_pyfunction!(clear_output_pool, m)?)?;
     m.add_function(wrap_pyfunction!(set_last, m)?)?;
+    m.add_function(wrap_pyfunction!(set_evaluate_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

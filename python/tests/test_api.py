@@ -334,3 +334,105 @@ def test_re_evaluate_after_the_common_path_is_per_thread():
         t.join()
     for i in range(4):
         np.testing.assert_array_equal(results[i], np.full(3, float(i)))
+
+
+def test_evaluate_is_a_builtin_with_numexprs_signature():
+    import inspect
+
+    assert kiln.evaluate is ne.evaluate
+    params = list(inspect.signature(ne.evaluate).parameters)
+    assert params == ["ex", "local_dict", "global_dict", "out", "order", "casting", "sanitize", "_frame_depth"]
+    assert "local_dict" in ne.evaluate.__doc__
+    x = np.arange(4.0)
+    ne.evaluate("x - 1")  # compiled: the calls below take the builtin's own path where they can
+    np.testing.assert_array_equal(ne.evaluate("x - 1", _frame_depth=1), x - 1)
+    np.testing.assert_array_equal(ne.evaluate("x - 1", None, None), x - 1)
+    np.testing.assert_array_equal(ne.evaluate("x - 1", sanitize=True), x - 1)
+    # an option given as None is not an option left out: numexpr's checks still run on it
+    with pytest.raises(ValueError, match="order"):
+        ne.evaluate("x - 1", order=None)
+    with pytest.raises(ValueError, match="casting"):
+        ne.evaluate("x - 1", casting=None)
+    with pytest.raises(TypeError, match="must be a str"):
+        ne.evaluate(None)
+
+
+def test_evaluate_takes_only_the_frame_scopes_it_is_not_given():
+    q = np.arange(3.0)
+    np.testing.assert_array_equal(ne.evaluate("q + G"), q + G)
+    np.testing.assert_array_equal(ne.evaluate("q + G"), q + G)
+    # local_dict given: G from the frame's globals, q not from the frame's locals
+    with pytest.raises(KeyError, match="q"):
+        ne.evaluate("q + G", local_dict={})
+    np.testing.assert_array_equal(ne.evaluate("q + G", global_dict={"G": q}), 2 * q)
+
+
+def test_evaluate_follows_set_num_threads():
+    old = ne.set_num_threads(1)
+    try:
+        x = np.arange(5.0)
+        for _ in range(2):
+            np.testing.assert_array_equal(ne.evaluate("x * 3 + 0.5"), x * 3 + 0.5)
+        assert "x * 3 + 0.5" in ne._kernels[1]
+        assert kiln._kiln.last() is ne._kernels[1]["x * 3 + 0.5"][0]
+    finally:
+        ne.set_num_threads(old)
+    np.testing.assert_array_equal(ne.evaluate("x * 3 + 0.5"), x * 3 + 0.5)
+    assert kiln._kiln.last() is ne._kernels[old]["x * 3 + 0.5"][0]
+
+
+def test_contiguous_calls_use_only_the_handle_of_their_form():
+    # a handle made for C-contiguous inputs is called on their elements as slices: inputs of the
+    # same element count but another shape, or the same shape but not C-contiguous, take their own
+    k = kiln.compile("2*x + y")
+    base = np.linspace(-3, 3, 400)
+    cases = [
+        (base[:100], base[100:200]),
+        (base[:100].reshape(10, 10), base[100:110]),
+        (base[:100].reshape(4, 25), base[100:125]),
+        (base[:100].reshape(10, 10).T, base[100:110]),
+        (base[::4], base[100:200]),
+        (base[:100].reshape(10, 10), base[100:200].reshape(10, 10)),
+        (base[:100].reshape(10, 10)[::-1], base[100:200].reshape(10, 10)),
+        (base[:100].astype(np.float32), base[100:200].astype(np.float32)),
+        (base[:100].astype(np.float32), 0.5),
+        (base[:100], 0.5),
+        (base[:100], np.float64(0.5)),
+        (base[:100].astype(np.float32), np.float32(0.5)),
+    ]
+    for _ in range(2):
+        for x, y in cases:
+            # kiln binds a Python float as a 0-d float64 array, as numexpr does
+            want = 2 * np.asarray(x) + np.asarray(y)
+            got = k(x=x, y=y)
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(ne.evaluate("2*x + y"), want)
+
+
+def test_run_into_refuses_an_input_that_is_its_out():
+    k = kiln.compile("x + 1")._kernel
+    x = np.arange(4.0)
+    with pytest.raises(ValueError, match="out= cannot be written"):
+        k.run_into([x], x)
+    np.testing.assert_array_equal(x, np.arange(4.0))
+
+
+def test_float32_scalars_bind_as_0d_float32_arrays():
+    import sys
+
+    x = np.arange(5, dtype=np.float32)
+    s = np.float32(0.1)
+    env = {"s": s, "x": x}
+    refs = sys.getrefcount(s)
+    for _ in range(1000):
+        r = ne.evaluate("s*x + s", local_dict=env)
+    assert sys.getrefcount(s) == refs
+    r = ne.evaluate("s*x + s")
+    assert r.dtype == np.float32
+    np.testing.assert_array_equal(r, s * x + s)
+    k = kiln.compile("s*x")
+    assert k(s=s, x=x).dtype == np.float32
+    assert k(s=s, x=np.arange(3.0)).dtype == np.float64
+    assert ne.evaluate("s + 1").dtype == np.float32
+    np.testing.assert_array_equal(ne.evaluate("s*2.5"), np.asarray(s) * 2.5)
