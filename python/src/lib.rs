@@ -31,6 +31,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A kernel cache key: the expression's text, the profile's name and the thread count.
@@ -103,17 +104,17 @@ impl Held<'_, '_> {
         };
         // SAFETY: kiln takes NumPy's data pointers for its inputs here and in `Held::slice` only.
         // `kind_of` checked that `a` is an aligned array in native byte order whose elements are
-        // the `kind`'s type, so the cast names its real element type, and NumPy's shape and
-        // strides describe memory the array owns (or its base does, which the array keeps alive);
-        // `a` is borrowed for the view's lifetime, so neither is freed while the view lives. No NumPy borrow flag is taken
-        // (the `numpy` crate's tracking cost 1.7k instructions of a 12.5k call): kiln only reads
-        // inputs, and the fresh result a call allocates cannot alias them. What the flags guarded
-        // against is another thread writing an input while kiln reads it; NumPy's own ufuncs, and
-        // any C extension, write arrays without those flags, so they never excluded that; such a
-        // race gives unspecified values, as in NumPy, and cannot make kiln read or write outside
-        // the arrays: every bound kiln checks comes from shapes and strides, not from the data.
-        // A call that writes `out=` (`Kernel::run_into`) takes NumPy's flags for its inputs too,
-        // so that an input aliasing that `out` is refused there, as before.
+        // the `kind`'s type, and `hold` that a bool array's bytes are all 0 or 1 (the values a Rust
+        // `bool` may hold), so the cast names its real element type; NumPy's shape and strides
+        // describe memory the array owns (or its base does, which the array keeps alive), and `a`
+        // is borrowed for the view's lifetime, so neither is freed while the view lives.
+        // Aliasing: the views are shared references, so nothing may write the arrays while they
+        // live. kiln's only writer of a caller's array is an `out=` call (`Kernel::run_into`): a
+        // call reads without NumPy's borrow flags (they cost 1.7k instructions of a 12.5k call)
+        // only while no such call is in flight, and such a call waits until no flagless call is
+        // in flight before it takes `out` (see [`Reading`]); otherwise the flags are taken, and
+        // an input that is another call's `out` is refused. Writers outside kiln (NumPy's ufuncs,
+        // other C extensions) take no flags and were never excluded by them.
         unsafe {
             match kind {
                 Kind::F64 => ArrayArg::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_array()),
@@ -139,6 +140,18 @@ impl Held<'_, '_> {
             }
             Held::Array(..) => None,
         }
+    }
+
+    /// Whether every byte of the bool array `a` is 0 or 1, the only values a Rust `bool` may hold
+    /// (NumPy makes no others, but a view of other data as bool can hold any byte).
+    fn bools_valid(a: &Bound<'_, numpy::PyUntypedArray>) -> bool {
+        // SAFETY: `kind_of` checked that `a` has one-byte elements, and every byte is a valid `u8`;
+        // the read is covered by the call's `Reading`, as `Held::arg`'s
+        let bytes = unsafe { a.cast_unchecked::<PyArrayDyn<u8>>() };
+        if let Ok(s) = unsafe { bytes.as_slice() } {
+            return s.iter().fold(0u8, |m, &b| m | b) <= 1;
+        }
+        unsafe { bytes.as_array() }.iter().fold(0u8, |m, &b| m | b) <= 1
     }
 
     /// The dtype and shape kiln binds this input with.
@@ -189,6 +202,12 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
 /// is not a Python float: the Python layer has converted what it can).
 fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'py>> {
     if let Some((kind, a)) = kind_of(obj) {
+        if kind == Kind::Bool && !Held::bools_valid(a) {
+            return Err(PyValueError::new_err(format!(
+                "input '{name}' is a bool array holding bytes other than 0 and 1 (a view of other \
+                 data as bool?): give kiln `{name} != 0` or `{name}.view(np.uint8) != 0` instead"
+            )));
+        }
         return Ok(Held::Array(kind, a));
     }
     if let Ok(v) = obj.cast::<pyo3::types::PyFloat>() {
@@ -222,8 +241,8 @@ fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
         || is_float32_scalar(obj).unwrap_or(false)
 }
 
-/// NumPy's read flags on the arrays of a call that writes `out=` (see [`Held::arg`]), held for
-/// its length: an input that is that `out` (or shares its memory) is refused when `out` is taken
+/// NumPy's read flags on the arrays of a call that writes `out=` or runs beside one (see
+/// [`Reading`]), held for its length: an input that is that `out` (or shares its memory) is refused when `out` is taken
 /// for writing.
 #[derive(Default)]
 struct ReadFlags<'py> {
@@ -256,6 +275,96 @@ fn read_flags<'py>(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<Rea
         }
     }
     Ok(f)
+}
+
+/// Calls in flight that read their inputs without NumPy's read flags (see [`Reading`]).
+static FLAGLESS_READS: AtomicUsize = AtomicUsize::new(0);
+/// `out=` calls in flight ([`Kernel::run_into`]), from before they take `out` until they return.
+static WRITES: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// How many of [`FLAGLESS_READS`] are this thread's (a finaliser run by an allocation during a
+    /// flagless call could call `out=` on the same thread, which must not wait for itself).
+    static OWN_FLAGLESS_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How a call reads its inputs, held for the call's length. Without NumPy's read flags while no
+/// `out=` call is in flight (the common case, and the cheap one); with them otherwise, so that an
+/// input that is a running call's `out` is refused as before. A flagless call counts itself in
+/// [`FLAGLESS_READS`] before it looks at [`WRITES`], and an `out=` call counts itself in
+/// [`WRITES`] before it looks at [`FLAGLESS_READS`] ([`Writing::begin`]); with sequentially
+/// consistent counters at least one of two such calls sees the other, so a flagless read and a
+/// write by kiln never overlap.
+struct Reading<'py> {
+    _flagless: Option<Flagless>,
+    _flags: Option<ReadFlags<'py>>,
+}
+
+/// A flagless call's place in [`FLAGLESS_READS`], given back when the call ends.
+struct Flagless;
+
+impl Flagless {
+    fn enter() -> Flagless {
+        FLAGLESS_READS.fetch_add(1, Ordering::SeqCst);
+        OWN_FLAGLESS_READS.with(|c| c.set(c.get() + 1));
+        Flagless
+    }
+}
+
+impl Drop for Flagless {
+    fn drop(&mut self) {
+        OWN_FLAGLESS_READS.with(|c| c.set(c.get() - 1));
+        FLAGLESS_READS.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl<'py> Reading<'py> {
+    /// How a call of `args` (named `names`) reads them: flagless unless an `out=` call is in flight.
+    fn begin(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<Reading<'py>> {
+        let flagless = Flagless::enter();
+        if WRITES.load(Ordering::SeqCst) == 0 {
+            return Ok(Reading {
+                _flagless: Some(flagless),
+                _flags: None,
+            });
+        }
+        drop(flagless);
+        Reading::flagged(args, names)
+    }
+
+    /// Reading `args` with NumPy's read flags (a `ValueError` where another call writes one).
+    fn flagged(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<Reading<'py>> {
+        Ok(Reading {
+            _flagless: None,
+            _flags: Some(read_flags(args, names)?),
+        })
+    }
+}
+
+/// An `out=` call's place in [`WRITES`], given back when the call ends.
+struct Writing;
+
+impl Writing {
+    /// Counts an `out=` call in, then waits, with the GIL released, until every flagless call of
+    /// other threads has ended (later ones see this call and take the flags).
+    fn begin(py: Python<'_>) -> Writing {
+        WRITES.fetch_add(1, Ordering::SeqCst);
+        let own = OWN_FLAGLESS_READS.with(|c| c.get());
+        if FLAGLESS_READS.load(Ordering::SeqCst) > own {
+            py.detach(|| {
+                while FLAGLESS_READS.load(Ordering::SeqCst) > own {
+                    std::thread::yield_now();
+                }
+            });
+        }
+        Writing
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        WRITES.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The value of `name` in `local`, else in `global` (each a dict or another mapping, or None), as
@@ -674,7 +783,7 @@ impl Kernel {
     /// Runs on `args` (one array or Python float per name, in order, as `kiln._core.as_input`
     /// makes them) and returns a new array.
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        let held = self.hold_all(&args)?;
+        let (held, _reading) = self.hold_all(&args, false)?;
         if let Some(result) = self.run_contiguous(py, &held) {
             return result;
         }
@@ -728,14 +837,15 @@ impl Kernel {
     /// Runs on `args` straight into `out`, a writeable C-contiguous float64 or float32 array of the
     /// result's shape and dtype (a `ValueError` otherwise: the Python layer checks first).
     fn run_into(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>, out: Bound<'_, PyAny>) -> PyResult<()> {
-        let held = self.hold_all(&args)?;
-        let _flags = read_flags(&args, self.runner.input_names())?;
+        let (held, _reading) = self.hold_all(&args, true)?;
         let bound = self.bind(&held);
         let borrow_err = |e: numpy::BorrowError| {
             PyValueError::new_err(format!(
                 "out= cannot be written: {e} (is it in use by another call?)"
             ))
         };
+        // no flagless call of another thread reads while `out` is written (see [`Reading`])
+        let _writing = Writing::begin(py);
         let result = if let Ok(o) = out.cast::<PyArrayDyn<f64>>() {
             let mut w: PyReadwriteArrayDyn<'_, f64> = o.try_readwrite().map_err(borrow_err)?;
             let view = w.as_array_mut();
@@ -753,7 +863,7 @@ impl Kernel {
     /// Specialises and compiles the kernels for inputs of this form without running them (for
     /// `validate`): shapes that do not broadcast, axes out of range and the like are found here.
     fn prepare(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
-        let held = self.hold_all(&args)?;
+        let (held, _reading) = self.hold_all(&args, false)?;
         let bound = self.bind(&held);
         py.detach(|| self.runner.prepare(&bound))
             .map_err(|e| py_err(e, &self.expr))
@@ -769,7 +879,7 @@ impl Kernel {
         clif: bool,
         asm: bool,
     ) -> PyResult<String> {
-        let held = self.hold_all(&args)?;
+        let (held, _reading) = self.hold_all(&args, false)?;
         let bound = self.bind(&held);
         py.detach(|| self.explain_text(&bound, clif, asm))
             .map_err(|e| py_err(e, &self.expr))
@@ -802,7 +912,7 @@ impl Kernel {
                 as_input(py)?.call1((name, v))?
             });
         }
-        let held = self.hold_all(&values)?;
+        let (held, _reading) = self.hold_all(&values, false)?;
         if let Some(result) = self.run_contiguous(py, &held) {
             return result;
         }
@@ -987,7 +1097,14 @@ impl Kernel {
         Some(self.run_fresh::<A>(py, &handle, small, |out| handle.run_slices(slices, out)))
     }
 
-    fn hold_all<'a, 'py>(&self, args: &'a [Bound<'py, PyAny>]) -> PyResult<Vec<Held<'a, 'py>>> {
+    /// Holds `args` (one per name) as inputs, and says how they are read for the call's length
+    /// (see [`Reading`]): with NumPy's read flags where `flags` asks (a call writing `out=`), else
+    /// flagless unless an `out=` call is in flight.
+    fn hold_all<'a, 'py>(
+        &self,
+        args: &'a [Bound<'py, PyAny>],
+        flags: bool,
+    ) -> PyResult<(Vec<Held<'a, 'py>>, Reading<'py>)> {
         let names = self.runner.input_names();
         if args.len() != names.len() {
             return Err(PyTypeError::new_err(format!(
@@ -997,7 +1114,17 @@ impl Kernel {
                 args.len()
             )));
         }
-        args.iter().zip(names).map(|(a, n)| hold(a, n)).collect()
+        let reading = if flags {
+            Reading::flagged(args, names)?
+        } else {
+            Reading::begin(args, names)?
+        };
+        let held = args
+            .iter()
+            .zip(names)
+            .map(|(a, n)| hold(a, n))
+            .collect::<PyResult<_>>()?;
+        Ok((held, reading))
     }
 
     fn bind<'a>(&'a self, held: &'a [Held<'_, '_>]) -> Vec<(&'a str, ArrayArg<'a>)> {

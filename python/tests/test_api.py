@@ -75,6 +75,20 @@ def test_integer_and_bool_inputs_have_numpys_types():
         ne.evaluate("i + 3000000000")
 
 
+
+def test_a_bool_view_of_other_bytes_is_refused_not_misread():
+    # a Rust bool may only hold 0 or 1: a view of other data as bool is refused with the fix, on
+    # every path (evaluate, a compiled kernel, strided), before any value is read as bool
+    raw = np.array([0, 2, 1, 255], np.uint8)
+    for m in (raw.view(np.bool_), np.repeat(raw, 2).view(np.bool_)[::2]):
+        with pytest.raises(ValueError, match="bytes other than 0 and 1"):
+            ne.evaluate("where(m, 1.0, 0.0)")
+        with pytest.raises(ValueError, match="bytes other than 0 and 1"):
+            kiln.compile("where(m, 1.0, 0.0)")(m=m)
+        np.testing.assert_array_equal(ne.evaluate("where(m != 0, 1.0, 0.0)", local_dict={"m": m.view(np.uint8)}), [0, 1, 1, 1])
+    ok = np.array([0, 1, 1, 0], np.uint8).view(np.bool_)
+    np.testing.assert_array_equal(ne.evaluate("where(ok, 1.0, 0.0)"), [0, 1, 1, 0])
+
 def test_broadcasting_and_0d():
     x = np.arange(6.0).reshape(2, 3)
     y = np.arange(3.0)

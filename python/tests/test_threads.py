@@ -59,3 +59,39 @@ def test_out_arrays_per_thread():
     with ThreadPoolExecutor(max_workers=6) as pool:
         for i, out in pool.map(into, range(120)):
             np.testing.assert_array_equal(out, x * i)
+
+
+def test_readers_beside_a_writer_of_their_input_read_whole_values_or_are_refused():
+    # one thread writes `b` through out= (the GIL released: 200k elements) while others read `b`,
+    # small (flagless unless a write is in flight) and large: each read either runs (every value
+    # one that `b` held: the old or the new, per element) or is refused as reading another call's
+    # out=, and every out= call either runs or is refused for the same reason; nothing else happens
+    n = 200_000
+    a = np.full(n, 3.0)
+    b = np.full(n, 1.0)
+    small = b[:100]
+
+    def write(i):
+        try:
+            ne.evaluate("a * 2", local_dict={"a": a}, out=b)
+            return "wrote"
+        except ValueError as e:
+            assert "another call" in str(e) or "in use" in str(e), e
+            return "refused"
+
+    def read(i):
+        try:
+            got = ne.evaluate("x + 0", local_dict={"x": small if i % 2 else b})
+        except ValueError as e:
+            assert "another call's out=" in str(e), e
+            return "refused"
+        assert np.isin(got, [1.0, 6.0]).all()
+        return "read"
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        jobs = [pool.submit(write if i % 5 == 0 else read, i) for i in range(300)]
+        outcomes = [j.result() for j in jobs]
+    assert "wrote" in outcomes and "read" in outcomes
+    np.testing.assert_array_equal(b, np.full(n, 6.0))
+    # with no out= call in flight, reading `b` runs
+    np.testing.assert_array_equal(ne.evaluate("x + 0", local_dict={"x": small}), np.full(100, 6.0))
