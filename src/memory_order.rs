@@ -1,8 +1,8 @@
 //! Memory order: running an expression on Fortran-ordered or transposed inputs in place.
 //!
-//! The planner reads a view in place when its rows are runs of consecutive elements; a Fortran array
-//! (or the `.T` of a C array) has none, and used to be copied into C order before the kernel ran.
-//! Where every input shares one axis permutation under which it is C-contiguous (all Fortran, all
+//! The planner reads a view in place per row (a run of consecutive elements, or lanes gathered at a
+//! stride); a Fortran array (or the `.T` of a C array) read in C order is all strided rows, one
+//! element per cache line in the worst case. Where every input shares one axis permutation under which it is C-contiguous (all Fortran, all
 //! transposed the same way, with broadcast, size-1 and 0-d inputs beside them), the expression runs
 //! on the permuted views (the axes reordered so that memory order is C order) and its result is
 //! permuted back: every kernel then reads its inputs as C-contiguous slices, and the result comes
@@ -17,8 +17,8 @@
 //! axes it keeps, so `std(x, axis=0)` and `x - mean(x, axis=1, keepdims=True)` run every kernel in
 //! memory order. The runner keeps the remapped plan per permutation.
 //!
-//! It declines (and the inputs are read as before: in place per row where the rows allow, else
-//! copied once) where the inputs' layouts mix (a C and a Fortran input), where an input steps
+//! It declines (and the inputs are read in the user's order: per row in place, strided where the
+//! last axis is, else copied once) where the inputs' layouts mix (a C and a Fortran input), where an input steps
 //! backwards or with gaps, and for what depends on C order itself: a flat index (`argmin` or
 //! `argmax` without an axis, a scan without an axis), the position of a point (`Index`), a
 //! contraction, several results, and a kernel that broadcasts an input of fewer axes than its own

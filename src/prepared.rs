@@ -8,10 +8,11 @@
 //! before it calls the compiled code.
 //!
 //! The fast path (no name lookup, no lock, no allocation, no thread pool below the runner's
-//! threshold) is taken by a one-kernel expression whose kernel is a map or a scan with a float result,
-//! run by the JIT, where every input has the kernel's dtype and the layout it was bound with (a
-//! C-contiguous array, or a view of the same strides). Everything else (reductions, several kernels,
-//! mixed dtypes, the interpreter) runs through the runner's own stage loop, still without names.
+//! threshold) is taken by a one-kernel expression whose kernel is a map, a scan or a reduction with a
+//! float result, run by the JIT, where every input has the kernel's dtype and the layout it was
+//! bound with (a C-contiguous array, or a view of the same strides); [`Prepared::run`] takes it too,
+//! into a fresh result. Everything else (several kernels, mixed dtypes, the interpreter) runs
+//! through the runner's own stage loop, still without names.
 //!
 //! A handle bound to Fortran or transposed inputs that share one axis order runs in memory order
 //! (see [`crate::memory_order`]): it holds the permutation and a handle of the remapped plan bound to
@@ -21,7 +22,6 @@
 use crate::array::{ArrayArg, Float, Output};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
-use crate::memory_order;
 use crate::runner::{FusedRunner, MemoryRun};
 use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
 use kiln_jit::InputRef;
@@ -146,7 +146,8 @@ impl FusedRunner {
             // the handle of the remapped plan, bound to the inputs in memory order
             let moved: Vec<(&str, ArrayArg<'_>)> = inputs
                 .iter()
-                .map(|(n, a)| (*n, memory_order::in_order(a, run.order.len(), &run.order)))
+                .map(|(n, _)| *n)
+                .zip(run.inputs(inputs.iter().map(|(_, a)| a)))
                 .collect();
             let (inner, out) = run.runner.bind_prepared(&moved)?;
             let out = run.restore(out.expect("one result"));
@@ -497,11 +498,7 @@ impl Prepared {
 impl InMemory {
     /// A call's inputs (in the order bound) as the inner handle reads them: views in memory order.
     fn inputs<'a>(&self, inputs: &[ArrayArg<'a>]) -> Vec<ArrayArg<'a>> {
-        let rank = self.run.order.len();
-        inputs
-            .iter()
-            .map(|a| memory_order::in_order(a, rank, &self.run.order))
-            .collect()
+        self.run.inputs(inputs)
     }
 
     /// Runs into `out` (of the result's shape, checked by the inner handle): in memory order where

@@ -83,8 +83,11 @@ pub(crate) struct MemoryRun {
 
 impl MemoryRun {
     /// The user's inputs (in the runner's order) as the run reads them: views in memory order.
-    pub(crate) fn inputs<'a>(&self, user: &[&ArrayArg<'a>]) -> Vec<ArrayArg<'a>> {
-        user.iter()
+    pub(crate) fn inputs<'a, 'b: 'a>(
+        &self,
+        user: impl IntoIterator<Item = &'a ArrayArg<'b>>,
+    ) -> Vec<ArrayArg<'b>> {
+        user.into_iter()
             .map(|a| memory_order::in_order(a, self.order.len(), &self.order))
             .collect()
     }
@@ -315,7 +318,7 @@ impl FusedRunner {
         let user = bind(&self.pipeline.names, inputs)?;
         // the kernels as a run specialises them: on the inputs in memory order, where they share one
         if let Some(m) = self.in_memory_order(&user) {
-            let moved = m.inputs(&user);
+            let moved = m.inputs(user.iter().copied());
             let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
             return m.runner.explain_bound(&refs, Some((&m.order, &m.stages)));
         }
@@ -417,7 +420,7 @@ impl FusedRunner {
             return self.run_many_bound(&user).map(|_| ());
         }
         if let Some(m) = self.in_memory_order(&user) {
-            let moved = m.inputs(&user);
+            let moved = m.inputs(user.iter().copied());
             let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
             return m.runner.prepare_bound(&refs);
         }
@@ -455,7 +458,7 @@ impl FusedRunner {
         self.single("run")?;
         let user = bind(&self.pipeline.names, inputs)?;
         if let Some(m) = self.in_memory_order(&user) {
-            let moved = m.inputs(&user);
+            let moved = m.inputs(user.iter().copied());
             let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
             let (_, t) = m.runner.run_stages(&refs)?;
             return Ok(m.restore(Output::try_from(t)?));
@@ -775,7 +778,7 @@ impl FusedRunner {
             if out.ndim() == m.result.len() && out.view().permuted_axes(IxDyn(&m.result)).is_standard_layout()
             {
                 let out = out.permuted_axes(IxDyn(&m.result));
-                let moved = m.inputs(&user);
+                let moved = m.inputs(user.iter().copied());
                 let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
                 return m.runner.run_into_bound(&refs, out, accumulate);
             }
