@@ -506,6 +506,20 @@ impl InMemory {
     /// inputs), else into a fresh result copied into `out`.
     fn run_into<A: Float>(&self, inputs: &[ArrayArg<'_>], out: ndarray::ArrayViewMutD<'_, A>) -> Result<()> {
         let moved = self.inputs(inputs);
+        // the result's shape in the user's axes: the inner handle's, its axes put back
+        let inner = self.inner.output_shape();
+        if inner.len() == self.run.result.len() {
+            let mut want = vec![0; inner.len()];
+            for (&d, &axis) in inner.iter().zip(&self.run.result) {
+                want[axis] = d;
+            }
+            if out.shape() != want.as_slice() {
+                return Err(Error::Output(format!(
+                    "the output has shape {:?} but the result has shape {want:?}",
+                    out.shape()
+                )));
+            }
+        }
         let order = ndarray::IxDyn(&self.run.result);
         if out.ndim() == self.run.result.len() && out.view().permuted_axes(order.clone()).is_standard_layout()
         {

@@ -775,12 +775,18 @@ impl FusedRunner {
             let out = out.into_dyn();
             // the result is written in memory order where `out` with its axes in the result's
             // order is C-contiguous; else the inputs are read in their own order
+            let mut out = out;
             if out.ndim() == m.result.len() && out.view().permuted_axes(IxDyn(&m.result)).is_standard_layout()
             {
-                let out = out.permuted_axes(IxDyn(&m.result));
                 let moved = m.inputs(user.iter().copied());
                 let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-                return m.runner.run_into_bound(&refs, out, accumulate);
+                let permuted = out.view_mut().permuted_axes(IxDyn(&m.result));
+                match m.runner.run_into_bound(&refs, permuted, accumulate) {
+                    // an output that does not fit (checked before anything is written) is
+                    // reported by the run in the user's order, with the user's shapes
+                    Err(Error::Output(_)) => {}
+                    done => return done,
+                }
             }
             return self.run_into_bound(&user, out, accumulate);
         }

@@ -571,3 +571,28 @@ fn integer_and_bool_inputs_in_memory_order() {
         );
     }
 }
+
+#[test]
+fn an_output_that_does_not_fit_is_reported_in_the_users_axes() {
+    // `x` Fortran (3, 4): a (4, 3) Fortran `out` is C-contiguous in memory order but does not fit;
+    // the error names the shapes as the user gave them, from the runner and the prepared handle
+    let f = data2(4, 3, 15).reversed_axes(); // (3, 4) Fortran
+    let a = [("x", ArrayArg::from(f.view()))];
+    for expr in ["x * 2", "cumsum(x, axis=1)"] {
+        let r = runner(expr, "jit");
+        let mut out = ArrayD::<f64>::zeros(IxDyn(&[3, 4])).reversed_axes(); // (4, 3) Fortran
+        let e = r.run_into(&a, out.view_mut()).unwrap_err().to_string();
+        assert!(e.contains("[4, 3]") && e.contains("[3, 4]"), "{expr}: {e}");
+        assert!(
+            e.find("[4, 3]") < e.find("[3, 4]"),
+            "{expr}: the output's shape first: {e}"
+        );
+        let h = r.prepared(&a).unwrap();
+        let plain = [ArrayArg::from(f.view())];
+        let e = h.run_into(&plain, out.view_mut()).unwrap_err().to_string();
+        assert!(
+            e.contains("output has shape [4, 3] but the result has shape [3, 4]"),
+            "{expr}: {e}"
+        );
+    }
+}
