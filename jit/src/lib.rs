@@ -96,6 +96,7 @@ mod schedule;
 mod serial;
 mod skeleton;
 pub mod typed;
+mod typed_read;
 mod typed_lower;
 mod vmath;
 pub mod wide;
