@@ -7,11 +7,12 @@
 //!
 //! The strides are the specialisation's (kiln specialises a kernel per input strides), so they are
 //! constants of the code: axes of one point and broadcast axes drop out, axes that step as one are
-//! merged (`x[::-2]` of any rank whose rows follow each other is one axis), and the divisions are
-//! by constants (Cranelift multiplies). A vector of lanes reads a single merged axis of the flat
-//! index as a base and a step (`lanes` scalar loads, the lanes inserted: Cranelift has no gather;
-//! stride -1 one vector load and a lane reversal), any other geometry per lane from the lane's own
-//! point (lanes may cross a row). Bools are bytes: gathered as bytes, widened to lane masks.
+//! merged (`x[::-2, ::-1]` of contiguous rows is one axis), and the divisions are by constants. A
+//! vector of lanes on an innermost axis reads a base and a step (`lanes` scalar loads, the lanes
+//! inserted: Cranelift has no gather; stride -1 one vector load and a lane reversal) where its
+//! lanes lie in one row of that axis (one compare per vector), and each lane from its own point
+//! where they cross into the next row; any other geometry lane by lane. Bools are bytes: gathered
+//! as bytes, widened to lane masks.
 //!
 //! What is read is checked before every call by [`crate::check::check_typed_read`]: a view's
 //! strides over the kernel's shape are exactly the compiled ones (so every offset is one of the
@@ -19,6 +20,7 @@
 
 use crate::clif::cast;
 use crate::typed_lower::{TypedGen, bits};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Value, types};
 use kiln_ir::ElemType;
 use ndarray::ArrayViewD;
@@ -200,12 +202,42 @@ pub(crate) fn load(
         return g.load(t, addr, false);
     }
     let lanes = i64::from(g.lanes);
+    match axes.first() {
+        // one axis of the flat index itself: lane l at the first lane's offset plus l strides
+        Some(&ReadAxis { c: 1, d: None, s }) => {
+            let first = offset(g, axes, k);
+            along(g, base, first, s, t)
+        }
+        // rows of `d` points: where the lanes lie in one row (most vectors of long rows), the same;
+        // where they cross into the next, each lane from its own point
+        Some(&ReadAxis { c: 1, d: Some(d), s }) if d >= lanes => {
+            let vt = g.ty(t, true);
+            let (fast, slow, done) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
+            g.b.append_block_param(done, vt);
+            let j = g.b.ins().urem_imm_u(k, d);
+            let fits = g.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, j, d - lanes);
+            g.b.ins().brif(fits, fast, &[], slow, &[]);
+            g.b.switch_to_block(fast);
+            let first = offset(g, axes, k);
+            let v = along(g, base, first, s, t);
+            g.b.ins().jump(done, &[v.into()]);
+            g.b.switch_to_block(slow);
+            let v = each(g, base, axes, k, t);
+            g.b.ins().jump(done, &[v.into()]);
+            g.b.switch_to_block(done);
+            g.b.block_params(done)[0]
+        }
+        _ => each(g, base, axes, k, t),
+    }
+}
+
+/// The lanes at offsets `first + l * s`: for `s` -1 one vector load and a lane reversal (a vector
+/// of `lanes` full lanes, bools aside), else one scalar load per lane.
+fn along(g: &mut TypedGen<'_, '_>, base: Value, first: Value, s: i64, t: ElemType) -> Value {
+    let lanes = i64::from(g.lanes);
     let vt = g.ty(t, true);
-    // one axis of the flat index itself: lane l at the first lane's offset plus l strides
-    let linear = matches!(axes, [ReadAxis { c: 1, d: None, .. }]);
-    if linear && axes[0].s == -1 && t != ElemType::Bool && i64::from(vt.lane_count()) == lanes {
+    if s == -1 && t != ElemType::Bool && i64::from(vt.lane_count()) == lanes {
         // lanes l = 0.. at first - l: the block from lane lanes-1 up, one load, lanes reversed
-        let first = offset(g, axes, k);
         let low = g.b.ins().iadd_imm_s(first, 1 - lanes);
         let addr = at(g, base, low, t);
         let v = g.load(t, addr, true);
@@ -219,26 +251,36 @@ pub(crate) fn load(
         let r = g.b.ins().shuffle(bytes, bytes, imm);
         return g.b.ins().bitcast(vt, cast(), r);
     }
+    let mut addr = at(g, base, first, t);
+    let step = s * i64::from(bits(t) / 8);
     let mut scalars = Vec::with_capacity(lanes as usize);
-    if linear {
-        let first = offset(g, axes, k);
-        let mut addr = at(g, base, first, t);
-        let step = axes[0].s * i64::from(bits(t) / 8);
-        for l in 0..lanes {
-            if l > 0 {
-                addr = g.b.ins().iadd_imm_s(addr, step);
-            }
-            scalars.push(g.load(t, addr, false));
+    for l in 0..lanes {
+        if l > 0 {
+            addr = g.b.ins().iadd_imm_s(addr, step);
         }
-    } else {
-        for l in 0..lanes {
+        scalars.push(g.load(t, addr, false));
+    }
+    assemble(g, scalars, t)
+}
+
+/// The lanes each at its own point's offset.
+fn each(g: &mut TypedGen<'_, '_>, base: Value, axes: &[ReadAxis], k: Value, t: ElemType) -> Value {
+    let scalars = (0..i64::from(g.lanes))
+        .map(|l| {
             let kl = g.b.ins().iadd_imm_s(k, l);
             let off = offset(g, axes, kl);
             let addr = at(g, base, off, t);
-            scalars.push(g.load(t, addr, false));
-        }
-    }
-    // bools: each byte 0 / 1 widened to the lane's width and negated into a mask
+            g.load(t, addr, false)
+        })
+        .collect();
+    assemble(g, scalars, t)
+}
+
+/// One scalar per lane as the kernel's vector for `t`: bools (bytes 0 / 1) widened to the lane's
+/// width and negated into masks; lane 0 splat (a half-filled 32-bit vector's lanes 2 and 3 hold
+/// copies no result reads), the others inserted.
+fn assemble(g: &mut TypedGen<'_, '_>, scalars: Vec<Value>, t: ElemType) -> Value {
+    let vt = g.ty(t, true);
     let lane_ty = vt.lane_type();
     let scalars: Vec<Value> = if t == ElemType::Bool {
         scalars
@@ -251,7 +293,6 @@ pub(crate) fn load(
     } else {
         scalars
     };
-    // lane 0 splat (a half-filled 32-bit vector's lanes 2 and 3 hold copies no result reads)
     let mut v = g.b.ins().splat(vt, scalars[0]);
     for (l, &s) in scalars.iter().enumerate().skip(1) {
         v = g.b.ins().insertlane(v, s, l as u8);
