@@ -199,6 +199,19 @@ pub(crate) fn specialise(
         })
         .collect();
     let plan = BroadcastPlan::new(&kernel.shape, &layouts, options)?;
+    if let KernelKind::Scan(_) = kernel.kind {
+        // why a float scan copies a view the other kernels read in place
+        for ((layout, decl), input) in layouts.iter().zip(&kernel.inputs).zip(&plan.inputs) {
+            if !layout.contiguous && *input == InputPlan::Materialise {
+                notes.push(format!(
+                    "scan: input '{}' copied: the float scan's code reads its inputs at the flat index \
+                     (its plan has no outer loop, jit/src/scan.rs), and this view is not one run of \
+                     strided elements over the whole array (integer and bool scans read it in place)",
+                    decl.name
+                ));
+            }
+        }
+    }
     Ok((kernel, plan, notes, None))
 }
 

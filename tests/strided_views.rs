@@ -1050,6 +1050,7 @@ fn views2<T>(a: &ndarray::Array2<T>) -> Vec<(&'static str, ndarray::ArrayView2<'
         ("[::2, ::3]", a.slice(s![..;2, ..;3])),
         ("[::-2, ::-3]", a.slice(s![..;-2, ..;-3])),
         ("[:, ::2]", a.slice(s![.., ..;2])),
+        ("[::2, ::-1]", a.slice(s![..;2, ..;-1])),
         ("[1:2, ::-1]", a.slice(s![1..2, ..;-1])),
         ("[:1, :1]", a.slice(s![..1, ..1])),
         ("[:, 0:0]", a.slice(s![.., 0..0])),
@@ -1177,5 +1178,34 @@ fn typed_kernels_read_strided_views_in_place() {
                 typed_agrees(expr, &args, in_place, &format!("a[::{step}] of {m}"));
             }
         }
+    }
+}
+
+#[test]
+fn float_scans_say_why_they_copy_views_that_are_not_one_run() {
+    // a float scan plans flat: a view that is one strided run of the flattened array (`x[::-1]`,
+    // `x[::-1, ::-1]`) is read in place, any other is copied and `kiln explain` says why; the values
+    // are the interpreter's either way
+    let x = data(6, 40, 17);
+    let cases = [
+        ("cumsum(x, axis=1)", x.slice(s![.., ..;-1]), true),
+        ("cumprod(x, axis=0)", x.slice(s![..;2, ..;-1]), true),
+        ("cumsum(x, axis=1)", x.slice(s![..;-1, ..;-1]), false),
+    ];
+    for (expr, v, copied) in cases {
+        let args = [("x", ArrayArg::from(v))];
+        let notes = runner(expr, "jit").explain_rewrites(&args).unwrap();
+        let text = notes.last().unwrap().2.join("\n");
+        assert_eq!(text.contains("scan: input 'x' copied"), copied, "{expr}:\n{text}");
+        let want = runner(expr, "interp").run(&args).unwrap().into_f64();
+        let got = runner(expr, "jit").run(&args).unwrap().into_f64();
+        assert!(
+            close(
+                &got.iter().copied().collect::<Vec<_>>(),
+                &want.iter().copied().collect::<Vec<_>>(),
+                1e-12
+            ),
+            "{expr}"
+        );
     }
 }
