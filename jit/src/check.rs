@@ -2,7 +2,8 @@
 //! the run's start and destination suit the kernel, and every input holds every element the plan
 //! makes the code read (contiguous: `n`; per-row runs: the furthest row start plus `row_len`; per-row
 //! strided rows: the lowest and highest of every row's first and last lanes; per-row splats: the
-//! furthest row start; splats: one), a view read in place included (see [`check_view`]).
+//! furthest row start; splats: one), a view read in place included (see [`check_view`]); and
+//! every input of a compiled typed kernel as its read needs ([`check_typed_read`]).
 //! A successful check returns [`Checked`], which only this module makes and which
 //! `call::dispatch` takes.
 

@@ -1244,7 +1244,8 @@ impl TypedCode {
         self.clif.as_deref()
     }
 
-    /// Checks `inputs` for `n` points: the compiled types, and `n` elements each (one if splat).
+    /// Checks `inputs` for `n` points: the compiled types, and each as its read needs
+    /// ([`crate::check::check_typed_read`]: `n` elements, one if splat, every offset of a strided read).
     fn check(&self, inputs: &[TypedSlice<'_>], n: usize) -> Result<TypedChecked> {
         if inputs.len() != self.input_types.len() {
             return Err(bad(format!(
