@@ -96,8 +96,8 @@ mod schedule;
 mod serial;
 mod skeleton;
 pub mod typed;
-mod typed_read;
 mod typed_lower;
+mod typed_read;
 mod vmath;
 pub mod wide;
 
