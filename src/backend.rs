@@ -50,7 +50,8 @@ pub struct TypedBuffer<'a> {
     pub shape: Vec<usize>,
 }
 
-/// The elements of a typed input: the caller's memory where it is C-contiguous, else a copy.
+/// The elements of a typed input: the caller's memory where it is C-contiguous, the caller's view
+/// (read in place by the compiled code, copied for the interpreter), else a copy.
 #[derive(Debug, Clone)]
 pub enum TypedData<'a> {
     Bool(Cow<'a, [bool]>),
@@ -58,6 +59,57 @@ pub enum TypedData<'a> {
     I64(Cow<'a, [i64]>),
     F32(Cow<'a, [f32]>),
     F64(Cow<'a, [f64]>),
+    /// A strided view of the kernel's input shape.
+    View(kiln_jit::typed::TypedView<'a>),
+}
+
+impl TypedData<'_> {
+    /// The elements in C order, the caller's memory where they are already; a view copied.
+    fn c_order(&self) -> Result<TypedData<'_>> {
+        Ok(match self {
+            TypedData::Bool(d) => TypedData::Bool(Cow::Borrowed(d)),
+            TypedData::I32(d) => TypedData::I32(Cow::Borrowed(d)),
+            TypedData::I64(d) => TypedData::I64(Cow::Borrowed(d)),
+            TypedData::F32(d) => TypedData::F32(Cow::Borrowed(d)),
+            TypedData::F64(d) => TypedData::F64(Cow::Borrowed(d)),
+            TypedData::View(v) => copy_view(v)?,
+        })
+    }
+}
+
+/// The compiled code's input for `d`, borrowed.
+fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::typed::TypedSlice<'s> {
+    use kiln_jit::typed::TypedSlice;
+    match d {
+        TypedData::Bool(d) => TypedSlice::Bool(d),
+        TypedData::I32(d) => TypedSlice::I32(d),
+        TypedData::I64(d) => TypedSlice::I64(d),
+        TypedData::F32(d) => TypedSlice::F32(d),
+        TypedData::F64(d) => TypedSlice::F64(d),
+        TypedData::View(v) => TypedSlice::View(v.view()),
+    }
+}
+
+/// A strided view's elements copied in C order (fallibly).
+fn copy_view<'x>(v: &kiln_jit::typed::TypedView<'_>) -> Result<TypedData<'x>> {
+    use kiln_jit::typed::TypedView;
+    fn copy<T: Copy>(v: &ndarray::ArrayViewD<'_, T>) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(v.len())
+            .map_err(|_| kiln_ir::IrError::Allocation {
+                what: "a C-order copy of a strided input".into(),
+                elements: v.len(),
+            })?;
+        out.extend(v.iter().copied());
+        Ok(out)
+    }
+    Ok(match v {
+        TypedView::Bool(v) => TypedData::Bool(copy(v)?.into()),
+        TypedView::I32(v) => TypedData::I32(copy(v)?.into()),
+        TypedView::I64(v) => TypedData::I64(copy(v)?.into()),
+        TypedView::F32(v) => TypedData::F32(copy(v)?.into()),
+        TypedView::F64(v) => TypedData::F64(copy(v)?.into()),
+    })
 }
 
 /// A caller's output buffer: C-contiguous, of the kernel's output shape and element type.
@@ -252,12 +304,18 @@ pub(crate) struct FloatSplit {
 }
 
 impl TypedExecutable {
-    /// The executable of `typed` for `backend`: compiled for the JIT backends where it compiles
-    /// (input `i` splat where the kernel declares it of one element).
-    pub fn new(typed: std::sync::Arc<TypedKernel>, backend: &dyn Backend) -> Result<TypedExecutable> {
+    /// The executable of `typed` for `backend`: compiled for the JIT backends where it compiles,
+    /// input `i` read as [`kiln_jit::typed::TypedRead::of`] says: splat where the kernel declares it
+    /// of one element, in place with `views[i]`'s strides where the caller passes a strided view
+    /// ([`TypedData::View`]), broadcast in place, else contiguous.
+    pub fn new(
+        typed: std::sync::Arc<TypedKernel>,
+        backend: &dyn Backend,
+        views: &[Option<Vec<isize>>],
+    ) -> Result<TypedExecutable> {
         if !typed.kernel.extra.is_empty() && backend.name() != "interp" {
             let outputs = (0..typed.kernel.n_outputs())
-                .map(|o| TypedExecutable::new(std::sync::Arc::new(typed.output(o)), backend))
+                .map(|o| TypedExecutable::new(std::sync::Arc::new(typed.output(o)), backend, views))
                 .collect::<Result<Vec<_>>>()?;
             return Ok(TypedExecutable {
                 typed,
@@ -266,34 +324,31 @@ impl TypedExecutable {
                 outputs,
             });
         }
+        let reads = typed
+            .kernel
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let view = views.get(i).and_then(Option::as_deref);
+                kiln_jit::typed::TypedRead::of(&d.shape, view, &typed.kernel.shape)
+            })
+            .collect::<kiln_ir::Result<Vec<_>>>()?;
         let jit = match backend.name() {
-            "jit" | "jit-scalar" if kiln_jit::typed::why_not(&typed).is_none() => {
-                let splat: Vec<bool> = typed
-                    .kernel
-                    .inputs
-                    .iter()
-                    .map(|d| d.shape.iter().product::<usize>() == 1)
-                    .collect();
-                Some(kiln_jit::typed::compile_typed(
-                    &typed,
-                    &splat,
-                    backend.name() == "jit-scalar",
-                    false,
-                )?)
-            }
+            "jit" | "jit-scalar" if kiln_jit::typed::why_not(&typed).is_none() => Some(
+                kiln_jit::typed::compile_typed_reads(&typed, &reads, backend.name() == "jit-scalar", false)?,
+            ),
             _ => None,
         };
         let split = match backend.name() {
             "jit" | "jit-scalar" if jit.is_none() => match kiln_jit::typed::split_float_reduction(&typed) {
                 Some((map, reduce)) => {
-                    let splat: Vec<bool> = map
-                        .kernel
-                        .inputs
-                        .iter()
-                        .map(|d| d.shape.iter().product::<usize>() == 1)
-                        .collect();
-                    let code =
-                        kiln_jit::typed::compile_typed(&map, &splat, backend.name() == "jit-scalar", false)?;
+                    let code = kiln_jit::typed::compile_typed_reads(
+                        &map,
+                        &reads,
+                        backend.name() == "jit-scalar",
+                        false,
+                    )?;
                     let layout = kiln_ir::InputLayout::contiguous(&reduce.shape);
                     let plan = BroadcastPlan::new(&reduce.shape, &[layout], kiln_ir::PlanOptions::default())?;
                     let exe = backend.prepare(&reduce, &plan)?;
@@ -326,27 +381,25 @@ impl TypedExecutable {
     ) -> Result<Option<Tensor>> {
         use kiln_jit::typed::{TypedSlice, TypedSliceMut};
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
-        // every input as the code reads it: n elements in C order, or one (splat)
-        let expanded: Vec<Option<TypedData<'_>>> = bufs
+        // every input as the code reads it (n elements in C order, one, or strided in place: a
+        // view, or a buffer broadcast); a view the code reads contiguously is copied (the
+        // specialisation compiled a strided read for every view it was given, so none is)
+        let reads = code.reads();
+        let copies: Vec<Option<TypedData<'_>>> = bufs
             .iter()
-            .map(|b| {
-                let size: usize = b.shape.iter().product();
-                if size == n || size == 1 {
-                    return Ok(None);
-                }
-                let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
-                Ok(Some(expand(&b.data, &strides, &kernel.shape, n)?))
+            .enumerate()
+            .map(|(i, b)| match (&b.data, reads.get(i)) {
+                (TypedData::View(_), Some(kiln_jit::typed::TypedRead::Strided(_))) | (_, None) => Ok(None),
+                (TypedData::View(v), _) => copy_view(v).map(Some),
+                _ => Ok(None),
             })
             .collect::<Result<_>>()?;
         let inputs: Vec<TypedSlice<'_>> = bufs
             .iter()
-            .zip(&expanded)
-            .map(|(b, e)| match e.as_ref().unwrap_or(&b.data) {
-                TypedData::Bool(d) => TypedSlice::Bool(d),
-                TypedData::I32(d) => TypedSlice::I32(d),
-                TypedData::I64(d) => TypedSlice::I64(d),
-                TypedData::F32(d) => TypedSlice::F32(d),
-                TypedData::F64(d) => TypedSlice::F64(d),
+            .zip(&copies)
+            .map(|(b, e)| match e {
+                Some(c) => slice_of(c),
+                None => slice_of(&b.data),
             })
             .collect();
         let jc = ctx.parallel.jit_config(n, ctx.start);
@@ -432,32 +485,6 @@ impl FloatSplit {
     }
 }
 
-/// The elements of `data` (read with `strides`) at every point of `shape`, in C order.
-fn expand(data: &TypedData<'_>, strides: &[isize], shape: &[usize], n: usize) -> Result<TypedData<'static>> {
-    fn gather<T: Copy>(d: &[T], strides: &[isize], shape: &[usize], n: usize) -> Result<Vec<T>> {
-        let mut out = Vec::new();
-        out.try_reserve_exact(n)
-            .map_err(|_| kiln_ir::IrError::Allocation {
-                what: "a broadcast input".into(),
-                elements: n,
-            })?;
-        let mut idx = vec![0usize; shape.len()];
-        for flat in 0..n {
-            kiln_ir::shape::unravel(flat, shape, &mut idx);
-            let at: isize = idx.iter().zip(strides).map(|(&i, &s)| i as isize * s).sum();
-            out.push(d[at as usize]);
-        }
-        Ok(out)
-    }
-    Ok(match data {
-        TypedData::Bool(d) => TypedData::Bool(gather(d, strides, shape, n)?.into()),
-        TypedData::I32(d) => TypedData::I32(gather(d, strides, shape, n)?.into()),
-        TypedData::I64(d) => TypedData::I64(gather(d, strides, shape, n)?.into()),
-        TypedData::F32(d) => TypedData::F32(gather(d, strides, shape, n)?.into()),
-        TypedData::F64(d) => TypedData::F64(gather(d, strides, shape, n)?.into()),
-    })
-}
-
 impl TypedExecutable {
     /// The typed interpreter's inputs: each buffer read whole, broadcast to the kernel's shape.
     fn inputs<'a>(kernel: &KernelIR, inputs: &'a Buffers<'_>) -> Result<Vec<TypedInput<'a>>> {
@@ -468,6 +495,16 @@ impl TypedExecutable {
         };
         bufs.iter()
             .map(|b| {
+                let TypedData::View(_) = &b.data else {
+                    return Ok(b);
+                };
+                Err(Error::Output(
+                    "a strided view given to the typed interpreter (copied first)".into(),
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .map(|b| {
                 let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
                 Ok(match &b.data {
                     TypedData::Bool(d) => TypedInput::Bool(whole(d, strides)),
@@ -475,6 +512,7 @@ impl TypedExecutable {
                     TypedData::I64(d) => TypedInput::I64(whole(d, strides)),
                     TypedData::F32(d) => TypedInput::F32(whole(d, strides)),
                     TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
+                    TypedData::View(_) => unreachable!("views were refused above"),
                 })
             })
             .collect()
@@ -533,7 +571,11 @@ impl Executable for TypedExecutable {
         if let Some(t) = self.run_jit(kernel, inputs, ctx)? {
             return Ok(t);
         }
-        let inputs = Self::inputs(kernel, inputs)?;
+        let copied = without_views(inputs)?;
+        let inputs = match &copied {
+            Some(c) => Self::inputs(kernel, c)?,
+            None => Self::inputs(kernel, inputs)?,
+        };
         Ok(kiln_ir::typed::interpret(&self.typed, &inputs, ctx.start)?)
     }
 
@@ -559,13 +601,38 @@ impl Executable for TypedExecutable {
                 })
                 .collect();
         }
-        let inputs = Self::inputs(kernel, inputs)?;
+        let copied = without_views(inputs)?;
+        let inputs = match &copied {
+            Some(c) => Self::inputs(kernel, c)?,
+            None => Self::inputs(kernel, inputs)?,
+        };
         Ok(kiln_ir::typed::interpret_outputs(
             &self.typed,
             &inputs,
             ctx.start,
         )?)
     }
+}
+
+/// `inputs` with every strided view copied into C order (the typed interpreter reads buffers), or
+/// None where there is none.
+fn without_views<'b>(inputs: &'b Buffers<'_>) -> Result<Option<Buffers<'b>>> {
+    let Buffers::Typed(bufs) = inputs else {
+        return Ok(None);
+    };
+    if !bufs.iter().any(|b| matches!(b.data, TypedData::View(_))) {
+        return Ok(None);
+    }
+    let copied = bufs
+        .iter()
+        .map(|b| {
+            Ok(TypedBuffer {
+                data: b.data.c_order()?,
+                shape: b.shape.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(Buffers::Typed(copied)))
 }
 
 fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start<'_>) -> Result<Tensor> {

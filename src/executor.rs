@@ -120,7 +120,12 @@ pub(crate) fn specialise(
     if let Some(why) = why {
         let mean = program.reduction().is_some_and(|r| r.mean);
         let typed = TypedKernel::new(&kernel, &elems, mean)?;
-        notes.push(typed_note(&typed, &why));
+        let views: Vec<Option<Vec<isize>>> = args
+            .iter()
+            .zip(&typed.kernel.inputs)
+            .map(|(a, d)| in_place_view(&d.shape, a))
+            .collect();
+        notes.push(typed_note(&typed, &why, &views));
         let layouts: Vec<InputLayout> = typed
             .kernel
             .inputs
@@ -194,17 +199,30 @@ pub(crate) fn specialise(
         })
         .collect();
     let plan = BroadcastPlan::new(&kernel.shape, &layouts, options)?;
+    if let KernelKind::Scan(_) = kernel.kind {
+        // why a float scan copies a view the other kernels read in place
+        for ((layout, decl), input) in layouts.iter().zip(&kernel.inputs).zip(&plan.inputs) {
+            if !layout.contiguous && *input == InputPlan::Materialise {
+                notes.push(format!(
+                    "scan: input '{}' copied: the float scan's code reads its inputs at the flat index \
+                     (its plan has no outer loop, jit/src/scan.rs), and this view is not one run of \
+                     strided elements over the whole array (integer and bool scans read it in place)",
+                    decl.name
+                ));
+            }
+        }
+    }
     Ok((kernel, plan, notes, None))
 }
 
 /// What `kiln explain` says of a typed kernel (typed because of `why`): which engine runs it under
 /// the JIT backends and why, then the typed kernel. Under `--backend interp` the interpreter runs
 /// every kernel.
-fn typed_note(typed: &TypedKernel, why: &str) -> String {
+fn typed_note(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> String {
     if !typed.kernel.extra.is_empty() {
         // one kernel per output: each output's engine
         let engines: Vec<String> = (0..typed.kernel.n_outputs())
-            .map(|o| engine(&typed.output(o), why))
+            .map(|o| engine(&typed.output(o), why, views))
             .collect();
         let all = engines.iter().all(|e| e.starts_with("compiled"));
         let each: Vec<String> = engines
@@ -227,24 +245,29 @@ fn typed_note(typed: &TypedKernel, why: &str) -> String {
     }
     format!(
         "{}; the typed kernel:\n{}",
-        engine(typed, why),
+        engine(typed, why, views),
         typed.to_string().trim_end()
     )
 }
 
-/// Which engine runs a typed kernel of one output, and why.
-fn engine(typed: &TypedKernel, why: &str) -> String {
+/// Which engine runs a typed kernel of one output, and why; where the JIT compiles it, how the
+/// code reads each input (`views`: the strides of those given as strided views, see
+/// [`in_place_view`]).
+fn engine(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> String {
     match kiln_jit::typed::why_not(typed) {
         None => format!(
-            "compiled: typed kernel ({why}), compiled by the JIT ({})",
-            kiln_jit::typed::describe_lanes(typed)
+            "compiled: typed kernel ({why}), compiled by the JIT ({}), reading {}",
+            kiln_jit::typed::describe_lanes(typed),
+            typed_reads(typed, views)
         ),
         Some(not) => match kiln_jit::typed::split_float_reduction(typed) {
             Some((map, reduce)) => format!(
                 "compiled: typed kernel ({why}), in two kernels as the JIT does not compile {not}: its \
-                 {} values by the JIT's typed code generator ({}), then the float reduction {} by the JIT",
+                 {} values by the JIT's typed code generator ({}, reading {}), then the float \
+                 reduction {} by the JIT",
                 map.value_type(),
                 kiln_jit::typed::describe_lanes(&map),
+                typed_reads(&map, views),
                 match &reduce.kind {
                     kiln_ir::KernelKind::Reduce { op, .. } => op.name(),
                     _ => "",
@@ -327,7 +350,14 @@ impl SpecCache {
         let (kernel, plan, _, typed) = specialise(program, args, options, settings)?;
         let typed = typed.map(std::sync::Arc::new);
         let exe: Box<dyn Executable> = match &typed {
-            Some(t) => Box::new(TypedExecutable::new(t.clone(), backend)?),
+            Some(t) => {
+                let views: Vec<Option<Vec<isize>>> = args
+                    .iter()
+                    .zip(&kernel.inputs)
+                    .map(|(a, d)| in_place_view(&d.shape, a))
+                    .collect();
+                Box::new(TypedExecutable::new(t.clone(), backend, &views)?)
+            }
             None => backend.prepare(&kernel, &plan)?,
         };
         let signature = args
@@ -363,8 +393,36 @@ pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<
     })
 }
 
-/// A typed kernel's inputs in C order, read in the shape the kernel declares: the caller's memory
-/// where it is C-contiguous, else a copy.
+/// How the compiled code of `typed` reads each input, for `kiln explain`: "'x' in place, element
+/// strides [-1]; 'y' contiguous".
+fn typed_reads(typed: &TypedKernel, views: &[Option<Vec<isize>>]) -> String {
+    typed
+        .kernel
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let view = views.get(i).and_then(Option::as_deref);
+            match kiln_jit::typed::TypedRead::of(&d.shape, view, &typed.kernel.shape) {
+                Ok(r) => format!("'{}' {}", d.name, r.describe()),
+                Err(e) => format!("'{}': {e}", d.name),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The element strides with which a typed kernel reads an input in place ([`TypedData::View`]): a
+/// strided view of the shape the kernel declares for it (the compiled code reads it with them; the
+/// specialisation is for them); None where it is C-contiguous, or copied (a view whose shape the
+/// kernel rewrote, dropping axes of one element).
+fn in_place_view(decl: &[usize], a: &ArrayArg<'_>) -> Option<Vec<isize>> {
+    (!is_standard(a) && a.shape() == decl).then(|| strides(a).to_vec())
+}
+
+/// A typed kernel's inputs, read in the shape the kernel declares: the caller's memory where it is
+/// C-contiguous or a strided view of that shape (read in place, see [`in_place_view`]), else a
+/// copy in C order.
 fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<TypedBuffer<'a>>> {
     fn view<'a, T: Copy>(v: &ndarray::ArrayViewD<'a, T>, name: &str) -> Result<Cow<'a, [T]>> {
         if let Some(s) = v.to_slice() {
@@ -383,6 +441,20 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
             let n = &decl.name;
+            if in_place_view(&decl.shape, a).is_some() {
+                use kiln_jit::typed::TypedView;
+                let data = TypedData::View(match a {
+                    ArrayArg::Bool(v) => TypedView::Bool(v.clone()),
+                    ArrayArg::I32(v) => TypedView::I32(v.clone()),
+                    ArrayArg::I64(v) => TypedView::I64(v.clone()),
+                    ArrayArg::F32(v) => TypedView::F32(v.clone()),
+                    ArrayArg::F64(v) => TypedView::F64(v.clone()),
+                });
+                return Ok(TypedBuffer {
+                    data,
+                    shape: decl.shape.clone(),
+                });
+            }
             let data = match a {
                 ArrayArg::Bool(v) => TypedData::Bool(view(v, n)?),
                 ArrayArg::I32(v) => TypedData::I32(view(v, n)?),

@@ -1004,27 +1004,208 @@ fn strided_rows_through_blocked_transcendentals_and_many_inputs() {
     );
 }
 
+/// Runs `expr` over `args` on the typed interpreter (`interp`) and on `jit` and `jit-scalar`, which
+/// must agree bit for bit (the Debug text of the outputs: exact for integers and bools, and for
+/// floats any NaN equal to any NaN); `in_place`: the inputs `kiln explain` must say the compiled
+/// code reads in place (or all of them in memory order, each C-contiguous in its axes' order). A
+/// case the typing refuses is refused by all three.
+fn typed_agrees(expr: &str, args: &[(&str, ArrayArg<'_>)], in_place: &[&str], what: &str) {
+    let want = runner(expr, "interp").run(args).map(|o| format!("{o:?}"));
+    for backend in ["jit", "jit-scalar"] {
+        let got = runner(expr, backend).run(args).map(|o| format!("{o:?}"));
+        match (&want, &got) {
+            (Ok(w), Ok(g)) => assert_eq!(w, g, "{expr} on {what} ({backend})"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{expr} on {what} ({backend}): interp {want:?}, jit {got:?}"),
+        }
+    }
+    if want.is_err() {
+        return;
+    }
+    let notes = runner(expr, "jit").explain_rewrites(args).unwrap();
+    let text = notes.last().unwrap().2.join("\n");
+    if text.contains("interpreted:") {
+        // a kernel the typed code generator routes to the interpreter (`why_not`): as before
+        assert!(
+            text.contains("the JIT does not compile"),
+            "{expr} on {what}:\n{text}"
+        );
+        return;
+    }
+    for name in in_place {
+        assert!(
+            text.contains(&format!("'{name}' in place")) || text.contains("reading each in place"),
+            "{expr} on {what}: '{name}' not read in place:\n{text}"
+        );
+    }
+}
+
+/// The 2-D views of the typed pattern test: outer and inner reversed (alone and together), steps
+/// of 2 and 3 (negative too), transposed (Fortran), one row, one element, empty.
+fn views2<T>(a: &ndarray::Array2<T>) -> Vec<(&'static str, ndarray::ArrayView2<'_, T>)> {
+    vec![
+        ("[::-1, :]", a.slice(s![..;-1, ..])),
+        ("[:, ::-1]", a.slice(s![.., ..;-1])),
+        ("[::-1, ::-1]", a.slice(s![..;-1, ..;-1])),
+        ("[::2, ::3]", a.slice(s![..;2, ..;3])),
+        ("[::-2, ::-3]", a.slice(s![..;-2, ..;-3])),
+        ("[:, ::2]", a.slice(s![.., ..;2])),
+        ("[::2, ::-1]", a.slice(s![..;2, ..;-1])),
+        ("[1:2, ::-1]", a.slice(s![1..2, ..;-1])),
+        ("[:1, :1]", a.slice(s![..1, ..1])),
+        ("[:, 0:0]", a.slice(s![.., 0..0])),
+        (".T", a.t()),
+    ]
+}
+
 #[test]
-fn typed_kernels_copy_strided_views_and_are_right() {
-    // integer and bool inputs run typed kernels, whose plans read C-contiguous buffers: a strided
-    // view is copied into one first (the typed code generator has no strided rows), and the values
-    // are right
-    let i = ndarray::Array2::from_shape_fn((30, 200), |(r, c)| (r * 200 + c) as i32 - 3000);
-    let x = data(30, 200, 71);
-    let iv = i.slice(s![..;-1, ..;-3]);
-    let xv = x.slice(s![..;-1, ..;-3]);
-    let args = [("i", ArrayArg::from(iv.view())), ("x", ArrayArg::from(xv.view()))];
-    let got = runner("i * 3 + x", "jit").run(&args).unwrap().into_f64();
-    let want = iv.mapv(|v| f64::from(v) * 3.0) + xv;
-    assert_eq!(got.shape(), want.shape());
-    assert!(bits_equal(
-        &got.iter().copied().collect::<Vec<_>>(),
-        &want.iter().copied().collect::<Vec<_>>()
-    ));
-    let got = runner("sum(i, axis=1)", "jit")
-        .run(&[("i", ArrayArg::from(iv.view()))])
-        .unwrap()
-        .into_f64();
-    let want = iv.mapv(i64::from).sum_axis(Axis(1)).mapv(|v| v as f64);
-    assert_eq!(got, want.into_dyn());
+fn typed_kernels_read_strided_views_in_place() {
+    // integer and bool inputs run typed kernels, whose code reads a strided view in place (per-lane
+    // gathers, a lane reversal for stride -1): every pattern against the typed interpreter, with
+    // int32 MIN / -1, division by zero and wrapping overflow among the values, a C input, a
+    // broadcast row and a 0-d input beside the views
+    let (r, c) = (9, 14);
+    let edge = [i32::MIN, -1, 0, 7, i32::MAX, -7, 3, 2, 1, -3, 0, 65];
+    let i32s = ndarray::Array2::from_shape_fn((r, c), |(i, j)| edge[(i * 5 + j * 3) % edge.len()]);
+    let i64s = i32s.mapv(|v| i64::from(v) * 3_000_000_001);
+    let bools = i32s.mapv(|v| v % 3 == 0);
+    let floats = data(r, c, 91);
+    let maps = [
+        "x % 7 + y",
+        "x // y",
+        "x % y",
+        "x * y - x",
+        "where(b, x, y)",
+        "(x > y) & b",
+        "x * 0.5 + f",
+        "abs(x) + b",
+    ];
+    let reductions = [
+        "sum(x, axis=1)",
+        "max(x, axis=1)",
+        "sum(x, axis=0)",
+        "min(x * y, axis=0)",
+        "prod(x)",
+        "any(b & (x > 0))",
+        "argmax(x, axis=1)",
+        "argmin(x)",
+        "mean(x)",
+    ];
+    let scans = [
+        "cumsum(x, axis=1)",
+        "cumsum(x, axis=0)",
+        "cummax(x, axis=1)",
+        "cumprod(x, axis=0)",
+    ];
+    for (what, xv) in views2(&i32s) {
+        let shape = xv.raw_dim();
+        let n = shape[0] * shape[1];
+        // y: a C array of the view's shape, divisors 0 and -1 among its values
+        let y = ndarray::Array2::from_shape_fn(shape, |(i, j)| [3, 0, -1, 5, i32::MIN][(i + j) % 5]);
+        let bv = views2(&bools).into_iter().find(|v| v.0 == what).unwrap().1;
+        let fv = views2(&floats).into_iter().find(|v| v.0 == what).unwrap().1;
+        let lv = views2(&i64s).into_iter().find(|v| v.0 == what).unwrap().1;
+        let strided = n > 1;
+        let args = [
+            ("x", ArrayArg::from(xv)),
+            ("y", ArrayArg::from(y.view())),
+            ("b", ArrayArg::from(bv)),
+            ("f", ArrayArg::from(fv)),
+        ];
+        for expr in maps.iter().chain(&reductions).chain(&scans) {
+            let used: Vec<&str> = ["x", "b", "f"]
+                .into_iter()
+                .filter(|v| strided && expr.contains(v) && !(*v == "b" && expr.contains("abs")))
+                .collect();
+            let args: Vec<(&str, ArrayArg<'_>)> = args
+                .iter()
+                .filter(|(name, _)| expr.contains(name))
+                .map(|(name, a)| (*name, a.clone()))
+                .collect();
+            typed_agrees(expr, &args, &used, what);
+        }
+        // int64 views, with a broadcast row (its stride 0 on the outer axis) and a 0-d input
+        let row = ndarray::Array1::from_shape_fn(shape[1], |j| [2i64, 0, -1][j % 3]);
+        let zero_d = ndarray::arr0(-1i64);
+        for expr in [
+            "x // r + z",
+            "x * r",
+            "sum(x * z, axis=1)",
+            "cumsum(x - r, axis=1)",
+            "x % r",
+        ] {
+            let args = [
+                ("x", ArrayArg::from(lv)),
+                ("r", ArrayArg::from(row.view())),
+                ("z", ArrayArg::from(zero_d.view())),
+            ];
+            let args: Vec<(&str, ArrayArg<'_>)> = args
+                .iter()
+                .filter(|(name, _)| expr.contains(name))
+                .cloned()
+                .collect();
+            typed_agrees(expr, &args, if strided { &["x"] } else { &[] }, what);
+        }
+    }
+    // 1-D: lengths below the vector width and with tails, stepped by 1, 2 and 3 either way
+    for len in [1usize, 2, 3, 5, 8, 17, 40] {
+        let a = ndarray::Array1::from_shape_fn(len * 3, |i| edge[i % edge.len()]);
+        let bb = a.mapv(|v| v > 0);
+        for step in [-1isize, 2, -2, 3, -3] {
+            let xv = a.slice(s![..;step]);
+            let bv = bb.slice(s![..;step]);
+            let m = xv.len();
+            let y = ndarray::Array1::from_shape_fn(m, |i| [3, 0, -1, 7][i % 4]);
+            for expr in [
+                "x % 7 + y",
+                "x // y",
+                "where(b, x, -x)",
+                "sum(x)",
+                "cumsum(x)",
+                "max(x)",
+            ] {
+                let args = [
+                    ("x", ArrayArg::from(xv)),
+                    ("y", ArrayArg::from(y.view())),
+                    ("b", ArrayArg::from(bv)),
+                ];
+                let args: Vec<(&str, ArrayArg<'_>)> = args
+                    .iter()
+                    .filter(|(name, _)| expr.contains(name))
+                    .cloned()
+                    .collect();
+                let in_place: &[&str] = if m > 1 { &["x"] } else { &[] };
+                typed_agrees(expr, &args, in_place, &format!("a[::{step}] of {m}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn float_scans_say_why_they_copy_views_that_are_not_one_run() {
+    // a float scan plans flat: a view that is one strided run of the flattened array (`x[::-1]`,
+    // `x[::-1, ::-1]`) is read in place, any other is copied and `kiln explain` says why; the values
+    // are the interpreter's either way
+    let x = data(6, 40, 17);
+    let cases = [
+        ("cumsum(x, axis=1)", x.slice(s![.., ..;-1]), true),
+        ("cumprod(x, axis=0)", x.slice(s![..;2, ..;-1]), true),
+        ("cumsum(x, axis=1)", x.slice(s![..;-1, ..;-1]), false),
+    ];
+    for (expr, v, copied) in cases {
+        let args = [("x", ArrayArg::from(v))];
+        let notes = runner(expr, "jit").explain_rewrites(&args).unwrap();
+        let text = notes.last().unwrap().2.join("\n");
+        assert_eq!(text.contains("scan: input 'x' copied"), copied, "{expr}:\n{text}");
+        let want = runner(expr, "interp").run(&args).unwrap().into_f64();
+        let got = runner(expr, "jit").run(&args).unwrap().into_f64();
+        assert!(
+            close(
+                &got.iter().copied().collect::<Vec<_>>(),
+                &want.iter().copied().collect::<Vec<_>>(),
+                1e-12
+            ),
+            "{expr}"
+        );
+    }
 }

@@ -2,7 +2,8 @@
 //! the run's start and destination suit the kernel, and every input holds every element the plan
 //! makes the code read (contiguous: `n`; per-row runs: the furthest row start plus `row_len`; per-row
 //! strided rows: the lowest and highest of every row's first and last lanes; per-row splats: the
-//! furthest row start; splats: one), a view read in place included (see [`check_view`]).
+//! furthest row start; splats: one), a view read in place included (see [`check_view`]); and
+//! every input of a compiled typed kernel as its read needs ([`check_typed_read`]).
 //! A successful check returns [`Checked`], which only this module makes and which
 //! `call::dispatch` takes.
 
@@ -255,7 +256,6 @@ fn c_contiguous<T>(view: &ArrayViewD<'_, T>) -> bool {
 /// for a negative stride). Every lane of a row lies between its first and last, so these bound
 /// every offset read.
 fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], row: RowAccess) -> (i128, i128) {
-    let (mut lo, mut hi) = (0i128, 0i128);
     let lane_stride = match row {
         RowAccess::Run => 1,
         RowAccess::Strided { stride } => stride as i128,
@@ -267,10 +267,86 @@ fn row_reach(plan: &BroadcastPlan, outer_strides: &[isize], row: RowAccess) -> (
         .zip(outer_strides)
         .map(|(&d, &s)| (d as i128 - 1) * s as i128)
         .chain(std::iter::once((plan.row_len as i128 - 1) * lane_stride));
+    reach(spans)
+}
+
+/// The lowest and highest offsets (from the first point's) over axes whose last point lies `span`
+/// elements from the first (negative for a backward axis), in i128: each axis adds its span to one
+/// end. Every point lies between them.
+fn reach(spans: impl Iterator<Item = i128>) -> (i128, i128) {
+    let (mut lo, mut hi) = (0i128, 0i128);
     for span in spans {
         if span < 0 { lo += span } else { hi += span }
     }
     (lo, hi)
+}
+
+/// Checks one input of a compiled typed kernel of iteration shape `shape` over `n` points before
+/// any call (`typed.rs`, `typed_read.rs`): a flat read's buffer holds `n` elements, a splat's one;
+/// a strided read runs over the whole shape (`n` its points) and reads either a buffer holding
+/// every offset from its start ([`reach`] of the compiled strides, nothing below 0), or a view of
+/// the kernel's input whose strides broadcast to exactly the compiled ones, so that every offset
+/// read is the offset of one of its elements from its first (the same rule as [`check_view`]'s).
+pub(crate) fn check_typed_read(
+    read: &crate::typed::TypedRead,
+    shape: &[usize],
+    input: &crate::typed::TypedSlice<'_>,
+    n: usize,
+) -> std::result::Result<(), String> {
+    use crate::typed::{TypedRead, TypedSlice};
+    let strides = match (read, input) {
+        (TypedRead::Strided(s), _) => s,
+        (_, TypedSlice::View(_)) => {
+            return Err("a view given for an input the code reads contiguously".into());
+        }
+        (TypedRead::Flat | TypedRead::Splat, _) => {
+            let want = if *read == TypedRead::Splat { 1 } else { n };
+            return if input.len() == want {
+                Ok(())
+            } else {
+                Err(format!("{} elements where the kernel reads {want}", input.len()))
+            };
+        }
+    };
+    let points: usize = shape.iter().product();
+    if n != points || strides.len() != shape.len() {
+        return Err(format!(
+            "{n} points for a strided read compiled for the shape {shape:?} (strides {strides:?})"
+        ));
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    if let TypedSlice::View(v) = input {
+        let (vs, vst) = v.geometry();
+        let full = kiln_ir::shape::broadcast_strides(vs, vst, shape).map_err(|e| e.to_string())?;
+        // axes of one point are never stepped along: their strides do not matter
+        let same = full
+            .iter()
+            .zip(strides)
+            .zip(shape)
+            .all(|((a, b), &d)| d == 1 || a == b);
+        return if same {
+            Ok(())
+        } else {
+            Err(format!(
+                "a view of shape {vs:?} and strides {vst:?} read as {full:?} where the code reads {strides:?}"
+            ))
+        };
+    }
+    let (lo, hi) = reach(
+        shape
+            .iter()
+            .zip(strides)
+            .map(|(&d, &s)| (d as i128 - 1) * s as i128),
+    );
+    if lo < 0 || hi >= input.len() as i128 {
+        return Err(format!(
+            "{} elements, but the code reads offsets {lo}..={hi} (strides {strides:?})",
+            input.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a view read in place (see [`InputRef::View`]) before any call: the plan reads it per row,

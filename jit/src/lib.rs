@@ -97,6 +97,7 @@ mod serial;
 mod skeleton;
 pub mod typed;
 mod typed_lower;
+mod typed_read;
 mod vmath;
 pub mod wide;
 

@@ -14,9 +14,10 @@
 //! points) runs the same body in scalars; the `jit-scalar` backend runs scalars only. See
 //! `typed_lower` for the opcodes.
 //!
-//! **Inputs.** Every input is a C-contiguous buffer of the iteration shape, or one element read once
-//! and splat (an input of one element): the caller materialises any other broadcast or strided view
-//! first (kiln's typed buffers are C-order copies already).
+//! **Inputs.** Each input is read as its [`TypedRead`] says: a C-contiguous buffer of the iteration
+//! shape at the flat point, one element read once and splat, or in place with element strides over
+//! the iteration shape (a strided view, `x[::-1]` or `x[:, ::2]`, a transposed one, or a broadcast
+//! buffer): `typed_read` generates those loads, and `check.rs` checks every read before a call.
 //!
 //! **Kinds.** A map writes its values (bools one byte 0 / 1 each). A reduction over trailing axes
 //! (whole arrays included) of bool or integer values reduces each row of `row` points into one int64
@@ -43,6 +44,8 @@ use crate::run::Spread;
 use crate::typed_lower::{
     TypedGen, bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles, scalar_type,
 };
+use crate::typed_read::ReadAxis;
+pub use crate::typed_read::{TypedRead, TypedView};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, UserFuncName, Value, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -234,7 +237,9 @@ pub struct TypedCode {
     code: Code,
     lanes: u8,
     input_types: Vec<ElemType>,
-    splat: Vec<bool>,
+    reads: Vec<TypedRead>,
+    /// The kernel's iteration shape (strided reads are for it).
+    shape: Vec<usize>,
     value: ElemType,
     reduce: Option<ReduceOp>,
     /// The scan, where the kernel is one.
@@ -250,20 +255,24 @@ impl std::fmt::Debug for TypedCode {
         f.debug_struct("TypedCode")
             .field("lanes", &self.lanes)
             .field("input_types", &self.input_types)
-            .field("splat", &self.splat)
+            .field("reads", &self.reads)
             .field("reduce", &self.reduce)
             .finish()
     }
 }
 
-/// One input of a compiled typed kernel: `n` elements (C order), or one (splat).
-#[derive(Debug, Clone, Copy)]
+/// One input of a compiled typed kernel: `n` elements (C order), one (splat), or one the code reads
+/// strided ([`TypedRead::Strided`]): a buffer holding every offset read, or a view of the kernel's
+/// input shape whose strides are the compiled ones.
+#[derive(Debug, Clone)]
 pub enum TypedSlice<'a> {
     Bool(&'a [bool]),
     I32(&'a [i32]),
     I64(&'a [i64]),
     F32(&'a [f32]),
     F64(&'a [f64]),
+    /// A view read in place.
+    View(TypedView<'a>),
 }
 
 /// A map's output: `n` elements of the kernel's value type.
@@ -284,16 +293,18 @@ impl TypedSlice<'_> {
             TypedSlice::I64(_) => ElemType::I64,
             TypedSlice::F32(_) => ElemType::F32,
             TypedSlice::F64(_) => ElemType::F64,
+            TypedSlice::View(v) => v.ty(),
         }
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             TypedSlice::Bool(s) => s.len(),
             TypedSlice::I32(s) => s.len(),
             TypedSlice::I64(s) => s.len(),
             TypedSlice::F32(s) => s.len(),
             TypedSlice::F64(s) => s.len(),
+            TypedSlice::View(v) => v.geometry().0.iter().product(),
         }
     }
 
@@ -304,6 +315,7 @@ impl TypedSlice<'_> {
             TypedSlice::I64(s) => s.as_ptr().cast(),
             TypedSlice::F32(s) => s.as_ptr().cast(),
             TypedSlice::F64(s) => s.as_ptr().cast(),
+            TypedSlice::View(v) => v.ptr(),
         }
     }
 }
@@ -349,14 +361,46 @@ pub(crate) struct TypedChecked(());
 /// # Errors
 /// [`JitError::Unsupported`] with [`why_not`]'s reason, and Cranelift's errors.
 pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: bool) -> Result<TypedCode> {
+    let reads: Vec<TypedRead> = splat
+        .iter()
+        .map(|&s| if s { TypedRead::Splat } else { TypedRead::Flat })
+        .collect();
+    compile_typed_reads(kernel, &reads, scalar, dump)
+}
+
+/// Compiles `kernel` (which [`why_not`] accepts), input `i` read as `reads[i]` says (a strided
+/// read's strides are over the kernel's shape); `scalar` and `dump` as [`compile_typed`]'s.
+///
+/// # Errors
+/// [`JitError::Unsupported`] with [`why_not`]'s reason or for reads that do not fit the kernel, and
+/// Cranelift's errors.
+pub fn compile_typed_reads(
+    kernel: &TypedKernel,
+    reads: &[TypedRead],
+    scalar: bool,
+    dump: bool,
+) -> Result<TypedCode> {
     if let Some(why) = why_not(kernel) {
         return Err(JitError::Unsupported(format!("the typed kernel holds {why}")));
     }
-    if splat.len() != kernel.input_types.len() {
+    if reads.len() != kernel.input_types.len() {
         return Err(JitError::Unsupported(format!(
-            "{} splat flags for {} inputs",
-            splat.len(),
+            "{} reads for {} inputs",
+            reads.len(),
             kernel.input_types.len()
+        )));
+    }
+    let rank = kernel.kernel.shape.len();
+    if let Some(i) = reads
+        .iter()
+        .position(|r| matches!(r, TypedRead::Strided(s) if s.len() != rank))
+    {
+        return Err(JitError::Unsupported(format!(
+            "input {i} read with strides for {} axes in a kernel of {rank}",
+            match &reads[i] {
+                TypedRead::Strided(s) => s.len(),
+                _ => 0,
+            }
         )));
     }
     let start = Instant::now();
@@ -399,13 +443,13 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
                 math: &math,
             };
             match &kernel.kernel.kind {
-                KernelKind::Scan(scan) => build_scan(&mut g, splat, scan),
-                KernelKind::Reduce { op, .. } if columns => build_columns(&mut g, splat, *op),
+                KernelKind::Scan(scan) => build_scan(&mut g, reads, scan),
+                KernelKind::Reduce { op, .. } if columns => build_columns(&mut g, reads, *op),
                 KernelKind::Reduce {
                     op: op @ (ReduceOp::ArgMin | ReduceOp::ArgMax),
                     ..
-                } => build_arg(&mut g, splat, *op),
-                _ => build(&mut g, splat, reduce),
+                } => build_arg(&mut g, reads, *op),
+                _ => build(&mut g, reads, reduce),
             }
             b.seal_all_blocks();
             b.finalize(module.target_config());
@@ -443,7 +487,8 @@ pub fn compile_typed(kernel: &TypedKernel, splat: &[bool], scalar: bool, dump: b
         code: Code::new(module, id)?,
         lanes,
         input_types: kernel.input_types.clone(),
-        splat: splat.to_vec(),
+        reads: reads.to_vec(),
+        shape: kernel.kernel.shape.clone(),
         value: kernel.value_type(),
         reduce,
         scan: match &kernel.kernel.kind {
@@ -472,7 +517,7 @@ fn identity(op: ReduceOp, vt: ElemType) -> Scalar {
 }
 
 /// The function: entry loads, the vector loop (lanes > 1), the scalar loop, and a reduction's store.
-fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
+fn build(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], reduce: Option<ReduceOp>) {
     let k = g.k;
     let Entry {
         out,
@@ -481,7 +526,7 @@ fn build(g: &mut TypedGen<'_, '_>, splat: &[bool], reduce: Option<ReduceOp>) {
         ptrs,
         splats,
         ..
-    } = enter(g, splat);
+    } = enter(g, reads);
     let vt = k.value_type();
     let kv = g.b.declare_var(types::I64);
     g.b.def_var(kv, lo);
@@ -610,23 +655,36 @@ struct Entry {
     sizes: Value,
     lo: Value,
     hi: Value,
-    ptrs: Vec<Value>,
+    ptrs: Vec<Src>,
     /// Per input: where it is a splat the body reads, its one element as a scalar and as a vector.
     splats: Vec<Option<[Value; 2]>>,
 }
 
+/// Where an input is: its pointer (its first element), and the axes of a strided read.
+struct Src {
+    ptr: Value,
+    axes: Option<Vec<ReadAxis>>,
+}
+
 /// Makes the entry block and loads the input pointers and splat inputs in it.
-fn enter(g: &mut TypedGen<'_, '_>, splat: &[bool]) -> Entry {
+fn enter(g: &mut TypedGen<'_, '_>, reads: &[TypedRead]) -> Entry {
+    let shape = g.k.kernel.shape.clone();
     let entry = g.b.create_block();
     g.b.append_block_params_for_function_params(entry);
     g.b.switch_to_block(entry);
     let params = g.b.block_params(entry).to_vec();
     let ins = params[0];
     let k = g.k;
-    let ptrs: Vec<Value> = (0..k.input_types.len())
-        .map(|i| {
-            g.b.ins()
-                .load(types::I64, crate::clif::mem(), ins, (8 * i) as i32)
+    let ptrs: Vec<Src> = (0..k.input_types.len())
+        .map(|i| Src {
+            ptr: g
+                .b
+                .ins()
+                .load(types::I64, crate::clif::mem(), ins, (8 * i) as i32),
+            axes: match &reads[i] {
+                TypedRead::Strided(s) => Some(crate::typed_read::read_axes(&shape, s)),
+                _ => None,
+            },
         })
         .collect();
     // splat inputs the body reads: one element, loaded once, at both widths (an input the body does
@@ -642,9 +700,9 @@ fn enter(g: &mut TypedGen<'_, '_>, splat: &[bool]) -> Entry {
     };
     let splats = (0..k.input_types.len())
         .map(|i| {
-            (splat[i] && read[i]).then(|| {
+            (reads[i] == TypedRead::Splat && read[i]).then(|| {
                 let t = k.input_types[i];
-                let s = g.load(t, ptrs[i], false);
+                let s = g.load(t, ptrs[i].ptr, false);
                 let v = if g.lanes == 1 {
                     s
                 } else if t == ElemType::Bool {
@@ -700,7 +758,7 @@ fn scan_start(scan: &Scan, vt: ElemType) -> Option<Scalar> {
 /// (reversed where the scan is), each point's output the state after it (before it where exclusive):
 /// sums and products in int64 (wrapping), `cummax` / `cummin` in the data type. Scalar: a scan's
 /// state is sequential.
-fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
+fn build_scan(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], scan: &Scan) {
     let vt = g.k.value_type();
     let wide = scan.op.wide();
     let ot = if wide { ElemType::I64 } else { vt };
@@ -711,7 +769,7 @@ fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
         hi,
         ptrs,
         splats,
-    } = enter(g, splat);
+    } = enter(g, reads);
     let mem = crate::clif::mem();
     let len = g.b.ins().load(types::I64, mem, sizes, 0);
     let inner = g.b.ins().load(types::I64, mem, sizes, 8);
@@ -798,7 +856,7 @@ fn build_scan(g: &mut TypedGen<'_, '_>, splat: &[bool], scan: &Scan) {
 /// `argmin` / `argmax` of the points `lo..hi`: the extreme (as int64) and the flat index of its first
 /// occurrence, stored as two int64 at `out` (the extreme starts at the identity and the index at
 /// `lo`, so a range of equal extremes keeps `lo`). Scalar: the strict compare is sequential.
-fn build_arg(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
+fn build_arg(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], op: ReduceOp) {
     let vt = g.k.value_type();
     let Entry {
         out,
@@ -807,7 +865,7 @@ fn build_arg(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
         ptrs,
         splats,
         ..
-    } = enter(g, splat);
+    } = enter(g, reads);
     let (k, best, at) = (
         g.b.declare_var(types::I64),
         g.b.declare_var(types::I64),
@@ -864,7 +922,7 @@ fn build_arg(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
 /// vector of `lanes` columns at a time (its values widened into `i64x2` slots), then the columns
 /// left one by one. Rows in order, so each slot folds its column's values in row order; columns may
 /// be cut into units.
-fn build_columns(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
+fn build_columns(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], op: ReduceOp) {
     let vt = g.k.value_type();
     let Entry {
         out,
@@ -873,7 +931,7 @@ fn build_columns(g: &mut TypedGen<'_, '_>, splat: &[bool], op: ReduceOp) {
         hi,
         ptrs,
         splats,
-    } = enter(g, splat);
+    } = enter(g, reads);
     let mem = crate::clif::mem();
     let rows = g.b.ins().load(types::I64, mem, sizes, 0);
     let cols = g.b.ins().load(types::I64, mem, sizes, 8);
@@ -987,7 +1045,7 @@ fn address(g: &mut TypedGen<'_, '_>, base: Value, k: Value, t: ElemType) -> Valu
 /// The body's value at point `k` (scalar) or points `k .. k + lanes` (vector).
 fn eval(
     g: &mut TypedGen<'_, '_>,
-    ptrs: &[Value],
+    ptrs: &[Src],
     splats: &[Option<[Value; 2]>],
     k: Value,
     vector: bool,
@@ -1004,10 +1062,15 @@ fn eval(
                 let n = n as usize;
                 match splats[n] {
                     Some(s) => s[vector as usize],
-                    None => {
-                        let addr = address(g, ptrs[n], k, kernel.input_types[n]);
-                        g.load(kernel.input_types[n], addr, vector)
-                    }
+                    None => match &ptrs[n].axes {
+                        Some(axes) => {
+                            crate::typed_read::load(g, ptrs[n].ptr, axes, k, kernel.input_types[n], vector)
+                        }
+                        None => {
+                            let addr = address(g, ptrs[n].ptr, k, kernel.input_types[n]);
+                            g.load(kernel.input_types[n], addr, vector)
+                        }
+                    },
                 }
             }
             Node::Int(_) | Node::Literal(_) => continue,
@@ -1162,6 +1225,11 @@ fn bad_input(index: usize, ty: ElemType, why: String) -> JitError {
 const MIN_UNIT: usize = 1 << 14;
 
 impl TypedCode {
+    /// How the code reads each input.
+    pub fn reads(&self) -> &[TypedRead] {
+        &self.reads
+    }
+
     /// The lanes per iteration (1: scalars).
     pub fn lanes(&self) -> u8 {
         self.lanes
@@ -1176,7 +1244,8 @@ impl TypedCode {
         self.clif.as_deref()
     }
 
-    /// Checks `inputs` for `n` points: the compiled types, and `n` elements each (one if splat).
+    /// Checks `inputs` for `n` points: the compiled types, and each as its read needs
+    /// ([`crate::check::check_typed_read`]: `n` elements, one if splat, every offset of a strided read).
     fn check(&self, inputs: &[TypedSlice<'_>], n: usize) -> Result<TypedChecked> {
         if inputs.len() != self.input_types.len() {
             return Err(bad(format!(
@@ -1190,14 +1259,8 @@ impl TypedCode {
             if input.ty() != t {
                 return Err(bad_input(i, t, format!("{} given", input.ty())));
             }
-            let want = if self.splat[i] { 1 } else { n };
-            if input.len() != want {
-                return Err(bad_input(
-                    i,
-                    t,
-                    format!("{} elements where the kernel reads {want}", input.len()),
-                ));
-            }
+            crate::check::check_typed_read(&self.reads[i], &self.shape, input, n)
+                .map_err(|why| bad_input(i, t, why))?;
         }
         Ok(TypedChecked(()))
     }

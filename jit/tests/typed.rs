@@ -195,3 +195,93 @@ fn buffers_that_do_not_fit_the_code_are_errors() {
         "{e}"
     );
 }
+
+#[test]
+fn strided_reads_are_checked_before_the_call() {
+    // `(a * 3 + b) % 7` with `a` read in place backwards (strides [-1] over 8 points): a view of
+    // those strides runs and agrees with the interpreter; a buffer the offsets leave, a view of other
+    // strides, a strided read's view given for a contiguous read, and the wrong point count are
+    // errors (never a read out of bounds)
+    use kiln_jit::typed::{TypedRead, TypedView, compile_typed_reads};
+    let t = mod7(8, false);
+    let reads = [TypedRead::Strided(vec![-1]), TypedRead::Flat];
+    let data: Vec<i32> = (0..16i32)
+        .map(|k| k.wrapping_mul(1_000_000_007).wrapping_sub(5))
+        .collect();
+    let base = ndarray::ArrayView1::from(&data[..]);
+    let b: Vec<i32> = (0..8).map(|k| k - 3).collect();
+    for scalar in [false, true] {
+        let code = compile_typed_reads(&t, &reads, scalar, false).unwrap();
+        let reversed = base.slice(ndarray::s![..8;-1]).into_dyn();
+        let copy: Vec<i32> = reversed.iter().copied().collect();
+        let want = interpret(
+            &t,
+            &[
+                TypedInput::I32(whole(&copy, &[8], &[8])),
+                TypedInput::I32(whole(&b, &[8], &[8])),
+            ],
+            Start::Identity,
+        )
+        .unwrap();
+        let mut out = [0i32; 8];
+        code.run_map(
+            &[
+                TypedSlice::View(TypedView::I32(reversed.clone())),
+                TypedSlice::I32(&b),
+            ],
+            TypedSliceMut::I32(&mut out),
+            1,
+            &Serial,
+        )
+        .unwrap();
+        assert_eq!(want.values, Values::I32(out.to_vec()), "scalar {scalar}");
+        let run = |ins: &[TypedSlice<'_>], n: usize| {
+            let mut out = vec![0i32; n];
+            code.run_map(ins, TypedSliceMut::I32(&mut out), 1, &Serial)
+        };
+        // a buffer read from its start backwards: offsets -7..=0
+        let e = run(&[TypedSlice::I32(&data[..8]), TypedSlice::I32(&b)], 8).unwrap_err();
+        assert!(e.to_string().contains("reads offsets -7..=0"), "{e}");
+        let stepped = base.slice(ndarray::s![..;-2]).into_dyn();
+        let e = run(
+            &[TypedSlice::View(TypedView::I32(stepped)), TypedSlice::I32(&b)],
+            8,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("where the code reads [-1]"), "{e}");
+        let e = run(
+            &[
+                TypedSlice::View(TypedView::I32(reversed.clone())),
+                TypedSlice::View(TypedView::I32(reversed.clone())),
+            ],
+            8,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("a view given for an input the code reads contiguously"),
+            "{e}"
+        );
+        let e = run(
+            &[
+                TypedSlice::View(TypedView::I32(reversed.clone())),
+                TypedSlice::I32(&b[..4]),
+            ],
+            4,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("4 points for a strided read"), "{e}");
+    }
+    let e = compile_typed_reads(
+        &t,
+        &[TypedRead::Strided(vec![1, 1]), TypedRead::Flat],
+        false,
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("input 0 read with strides for 2 axes in a kernel of 1"),
+        "{e}"
+    );
+}
