@@ -10,19 +10,9 @@
 mod support;
 
 use kiln::kiln_ir::InputPlan;
-use kiln::{ArrayArg, FusedRunner, Output};
+use kiln::{ArrayArg, Output};
 use ndarray::{Array2, Array3, ArrayD, ArrayViewD, IxDyn};
-use support::{Rng, bits_equal};
-
-fn runner(expr: &str, backend: &str) -> FusedRunner {
-    FusedRunner::compile_text(expr)
-        .unwrap_or_else(|e| panic!("{expr}: {e}"))
-        .with_backend(kiln::backend_by_name(backend).unwrap())
-}
-
-fn values(out: Output) -> (Vec<usize>, Vec<f64>) {
-    (out.shape().to_vec(), out.into_f64().iter().copied().collect())
-}
+use support::{Rng, bits_equal, runner, values};
 
 fn args<'a>(inputs: &'a [(&'a str, ArrayViewD<'a, f64>)]) -> Vec<(&'a str, ArrayArg<'a>)> {
     inputs

@@ -12,19 +12,9 @@
 use kiln::kiln_ir::{InputPlan, RowAccess};
 mod support;
 
-use kiln::{ArrayArg, FusedRunner, Output};
+use kiln::{ArrayArg, Output};
 use ndarray::{Array2, Array3, ArrayViewD, Axis, s};
-use support::{Rng, bits_equal, close};
-
-fn runner(expr: &str, backend: &str) -> FusedRunner {
-    FusedRunner::compile_text(expr)
-        .unwrap_or_else(|e| panic!("{expr}: {e}"))
-        .with_backend(kiln::backend_by_name(backend).unwrap())
-}
-
-fn values(out: Output) -> (Vec<usize>, Vec<f64>) {
-    (out.shape().to_vec(), out.into_f64().iter().copied().collect())
-}
+use support::{Rng, bits_equal, close, runner, values};
 
 const EXACT: [&str; 7] = [
     "x * 2.5 - 1",

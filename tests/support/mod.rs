@@ -31,3 +31,15 @@ macro_rules! backend_suite {
         }
     };
 }
+
+/// The runner of a text expression on the backend named `backend` (panics on a bad expression).
+pub fn runner(expr: &str, backend: &str) -> kiln::FusedRunner {
+    kiln::FusedRunner::compile_text(expr)
+        .unwrap_or_else(|e| panic!("{expr}: {e}"))
+        .with_backend(kiln::backend_by_name(backend).unwrap())
+}
+
+/// A result's shape and its values as f64, in C order.
+pub fn values(out: kiln::Output) -> (Vec<usize>, Vec<f64>) {
+    (out.shape().to_vec(), out.into_f64().iter().copied().collect())
+}
