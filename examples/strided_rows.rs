@@ -8,28 +8,10 @@
 //! `cargo run --release --example strided_rows [-- --asm]`
 use kiln::{ArrayArg, FusedRunner};
 use ndarray::{Array1, Array2, ArrayViewD, s};
-use std::time::Instant;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Median microseconds of `f` per call, the three closures run in turn for `rounds` rounds.
-fn alternate(fs: &[&dyn Fn()], rounds: usize) -> Vec<f64> {
-    for f in fs {
-        f();
-    }
-    let mut times = vec![Vec::new(); fs.len()];
-    for _ in 0..rounds {
-        for (f, t) in fs.iter().zip(&mut times) {
-            let start = Instant::now();
-            f();
-            t.push(start.elapsed().as_secs_f64() * 1e6);
-        }
-    }
-    times.into_iter().map(median).collect()
-}
+#[path = "support/alternate.rs"]
+mod alternate;
+use alternate::alternate;
 
 fn case<T>(expr: &str, what: &str, views: &[(&str, ArrayViewD<'_, T>)], plan_of: usize)
 where

@@ -324,15 +324,8 @@ impl TypedExecutable {
                 outputs,
             });
         }
-        let reads = typed
-            .kernel
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let view = views.get(i).and_then(Option::as_deref);
-                kiln_jit::typed::TypedRead::of(&d.shape, view, &typed.kernel.shape)
-            })
+        let reads = (0..typed.kernel.inputs.len())
+            .map(|i| typed_read(&typed, views, i))
             .collect::<kiln_ir::Result<Vec<_>>>()?;
         let jit = match backend.name() {
             "jit" | "jit-scalar" if kiln_jit::typed::why_not(&typed).is_none() => Some(
@@ -662,4 +655,15 @@ fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(kiln_ir::interpret_from(kernel, &inputs, start)?)
+}
+
+/// How the compiled code of `typed` reads its input `i`: in place with the element strides of
+/// `views[i]` where the caller passes a view, else contiguous or as one element.
+pub(crate) fn typed_read(
+    typed: &TypedKernel,
+    views: &[Option<Vec<isize>>],
+    i: usize,
+) -> kiln_ir::Result<kiln_jit::typed::TypedRead> {
+    let view = views.get(i).and_then(Option::as_deref);
+    kiln_jit::typed::TypedRead::of(&typed.kernel.inputs[i].shape, view, &typed.kernel.shape)
 }

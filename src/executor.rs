@@ -401,12 +401,9 @@ fn typed_reads(typed: &TypedKernel, views: &[Option<Vec<isize>>]) -> String {
         .inputs
         .iter()
         .enumerate()
-        .map(|(i, d)| {
-            let view = views.get(i).and_then(Option::as_deref);
-            match kiln_jit::typed::TypedRead::of(&d.shape, view, &typed.kernel.shape) {
-                Ok(r) => format!("'{}' {}", d.name, r.describe()),
-                Err(e) => format!("'{}': {e}", d.name),
-            }
+        .map(|(i, d)| match crate::backend::typed_read(typed, views, i) {
+            Ok(r) => format!("'{}' {}", d.name, r.describe()),
+            Err(e) => format!("'{}': {e}", d.name),
         })
         .collect::<Vec<_>>()
         .join("; ")
