@@ -136,6 +136,31 @@ impl BroadcastPlan {
         })
     }
 
+    /// Plans how `inputs` are read with exactly `k` outer axes (at most the rank): each input in
+    /// place where it is readable per row of `shape[k..]`, materialised otherwise. Scans use it: their
+    /// code reads rows of one fixed geometry (see [`crate::Scan::row_axes`]).
+    pub fn with_outer_axes(shape: &[usize], inputs: &[InputLayout], k: usize) -> Result<BroadcastPlan> {
+        checked_size(shape)?;
+        for input in inputs {
+            broadcast_strides(&input.shape, &c_strides(&input.shape), shape)?;
+        }
+        let k = k.min(shape.len());
+        Ok(BroadcastPlan {
+            shape: shape.to_vec(),
+            outer_axes: k,
+            row_len: shape[k..].iter().product(),
+            inputs: inputs.iter().map(|input| plan_input(input, shape, k)).collect(),
+        })
+    }
+
+    /// The number of inputs copied before the kernel runs.
+    pub fn copies(&self) -> usize {
+        self.inputs
+            .iter()
+            .filter(|p| **p == InputPlan::Materialise)
+            .count()
+    }
+
     /// The outer shape walked by the outer loop.
     pub fn outer_shape(&self) -> &[usize] {
         &self.shape[..self.outer_axes]

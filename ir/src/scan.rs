@@ -143,6 +143,19 @@ impl Scan {
         }
     }
 
+    /// The outer axes of a per-row plan that this scan's code reads row by row (see
+    /// `jit/src/scan.rs`): along the last axis of more than one point (`inner == 1`) each line is a
+    /// row (`axis` outer axes); along an outer axis (`inner > 1`) each step of a block is a row of
+    /// `inner` points side by side (`axis + 1` outer axes); a scan of the flattened array reads it
+    /// flat (0).
+    pub fn row_axes(&self, shape: &[usize]) -> usize {
+        match self.axis {
+            None => 0,
+            Some(a) if self.lines(shape).2 > 1 => a + 1,
+            Some(a) => a,
+        }
+    }
+
     /// The flat positions of line (`o`, `c`) in scan order (reversed for a reverse scan).
     pub fn line(&self, shape: &[usize], o: usize, c: usize) -> impl Iterator<Item = usize> {
         let (_, len, inner) = self.lines(shape);
