@@ -6,7 +6,8 @@
 //! order (each input C-contiguous, the result in the inputs' layout); axis reductions and scans too,
 //! their axes mapped (tests/memory_order.rs covers them). A reversed or stepped last
 //! axis, and the last axis of a transposed input beside a C one, is a strided row, read in place
-//! too. Views whose inner axes do not step alike, and rows too short for an outer loop, are
+//! too. Float scans read views per row as well (one row per line, or per step of a block along an
+//! outer axis). Views whose inner axes do not step alike, and rows too short for an outer loop, are
 //! materialised, and still right.
 
 use kiln::kiln_ir::{InputPlan, RowAccess};
