@@ -201,8 +201,9 @@ pub(crate) fn specialise(
 }
 
 /// The plan of a float scan (see jit/src/scan.rs): flat (every point one row) where that copies
-/// nothing, else one row per line or per step of a block ([`kiln_ir::Scan::row_axes`] outer axes)
-/// where that copies fewer inputs and its rows hold at least `min_row` points (shorter rows cost an
+/// nothing, else the per-row plan ([`kiln_ir::Scan::row_axes`]: one row per line, or one or more per
+/// step of a block) that copies fewest inputs, of the fewest outer axes among those, where that is
+/// fewer than the flat plan's and its rows hold at least `min_row` points (shorter rows cost an
 /// outer index per few points: a copy is cheaper, as for maps). Says in `notes` why a view is still
 /// copied.
 fn scan_plan(
@@ -213,17 +214,19 @@ fn scan_plan(
     notes: &mut Vec<String>,
 ) -> Result<BroadcastPlan> {
     let shape = &kernel.shape;
-    let flat = BroadcastPlan::with_outer_axes(shape, layouts, 0)?;
-    let k = scan.row_axes(shape);
-    let mut plan = flat;
+    let mut plan = BroadcastPlan::with_outer_axes(shape, layouts, 0)?;
+    let rows = scan.row_axes(shape);
     let mut short = None;
-    if plan.copies() > 0 && k > 0 {
-        let rows = BroadcastPlan::with_outer_axes(shape, layouts, k)?;
-        if rows.copies() < plan.copies() {
-            if rows.row_len >= options.min_row {
-                plan = rows;
-            } else {
-                short = Some(rows.row_len);
+    if plan.copies() > 0 {
+        for k in rows.clone().filter(|&k| k > 0) {
+            let candidate = BroadcastPlan::with_outer_axes(shape, layouts, k)?;
+            if candidate.copies() >= plan.copies() {
+                continue;
+            }
+            if candidate.row_len >= options.min_row {
+                plan = candidate;
+            } else if short.is_none() {
+                short = Some(candidate.row_len);
             }
         }
     }
@@ -231,19 +234,19 @@ fn scan_plan(
         if layout.contiguous || *input != InputPlan::Materialise {
             continue;
         }
-        let why = match (short, k) {
-            (Some(len), _) => format!(
-                "its rows of {len} points are shorter than min_row {} (an outer loop around so few \
-                 points costs more than the copy)",
+        let why = match short {
+            Some(len) => format!(
+                "read in place, its rows would be of {len} points, shorter than min_row {} (an outer \
+                 loop around so few points costs more than the copy)",
                 options.min_row
             ),
-            (None, 0) => "the scan reads the whole array as one row (it scans the flattened array, or \
-                          its leading axis of lines), and this view is not one run of strided elements"
+            None if rows.clone().all(|k| k == 0) => "the scan reads the whole array as one row (it \
+                scans the flattened array, or its leading axis of lines), and this view is not one \
+                run of strided elements"
                 .to_string(),
-            (None, _) => format!(
-                "its axes from {k} on (the scan's rows) do not step uniformly, nor is it one run of \
-                 strided elements over the whole array"
-            ),
+            None => "it is read neither as one run of strided elements over the whole array nor per \
+                     row of the scan's lines or blocks"
+                .to_string(),
         };
         notes.push(format!("scan: input '{}' copied: {why}", decl.name));
     }

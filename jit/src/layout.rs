@@ -199,9 +199,9 @@ impl Structure {
                 // the code reads the whole space as one row (no outer axes) or rows of one fixed
                 // geometry: each line, or each step of a block of lines side by side
                 let rows = scan.row_axes(&kernel.shape);
-                if k != 0 && k != rows {
+                if k != 0 && !rows.contains(&k) {
                     return Err(JitError::Unsupported(format!(
-                        "a scan over axis {:?} of shape {:?} is planned with 0 or {rows} outer axes, \
+                        "a scan over axis {:?} of shape {:?} is planned with no outer axes or {rows:?}, \
                          not {k}",
                         scan.axis, kernel.shape
                     )));

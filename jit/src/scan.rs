@@ -41,6 +41,7 @@ use crate::clif::{cast, mem};
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, W};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::{DType, Scan, ScanOp};
@@ -412,32 +413,60 @@ impl Emitter<'_, '_> {
             } else {
                 t
             };
-            let r = g.b.ins().iadd(block, k);
-            let row0 = g.b.ins().imul(r, e.inner);
-            // a per-row plan's row `r` is this step of the block: its `inner` points side by side
-            let row = match &flat_row {
-                Some(row) => row.clone(),
-                None => e.row(g, r),
-            };
-            let row = &row;
-            let c_var = g.b.declare_var(types::I64);
-            let zero = g.b.ins().iconst(types::I64, 0);
-            g.b.def_var(c_var, zero);
-            if e.vector {
-                let lanes = g.lanes as i64;
-                counted_loop(g, c_var, e.inner, lanes, |g, c| {
-                    e.column_step(g, W::Vector, row, row0, c)
-                });
+            let step = g.b.ins().iadd(block, k);
+            let row0 = g.b.ins().imul(step, e.inner);
+            match &flat_row {
+                Some(row) => e.columns_of(g, row, row0, row0, e.inner),
+                None => {
+                    // a per-row plan's rows split the step's `inner` points into `per_step` rows of
+                    // `row_len` (one row where the plan's outer axes end at the scanned axis)
+                    let one = g.b.ins().iconst(types::I64, 1);
+                    let zero = g.b.ins().iconst(types::I64, 0);
+                    let empty = g.b.ins().icmp_imm_s(IntCC::Equal, e.row_len, 0);
+                    let div = g.b.ins().select(empty, one, e.row_len);
+                    let per_step = g.b.ins().udiv(e.inner, div);
+                    let first = g.b.ins().imul(step, per_step);
+                    let q_var = g.b.declare_var(types::I64);
+                    g.b.def_var(q_var, zero);
+                    counted_loop(g, q_var, per_step, 1, |g, q| {
+                        let r = g.b.ins().iadd(first, q);
+                        let row = e.row(g, r);
+                        let rs = row.rs;
+                        e.columns_of(g, &row, row0, rs, e.row_len);
+                    });
+                }
             }
-            counted_loop(g, c_var, e.inner, 1, |g, c| {
-                e.column_step(g, W::Scalar, row, row0, c)
-            });
         });
     }
 
-    /// Columns `c ..` of row `row0`: out = state ⊕ v (inclusive) or state (exclusive).
-    fn column_step(&self, g: &mut Gen<'_, '_>, w: W, row: &Row, row0: Value, c: Value) {
-        let flat = g.b.ins().iadd(row0, c);
+    /// The `count` points from flat position `from` of one step of a block whose first point is
+    /// `row0` (all in plan row `row`), each folded into its column's state (`flat - row0`), in
+    /// vectors then scalars.
+    fn columns_of(&self, g: &mut Gen<'_, '_>, row: &Row, row0: Value, from: Value, count: Value) {
+        let c_var = g.b.declare_var(types::I64);
+        let zero = g.b.ins().iconst(types::I64, 0);
+        g.b.def_var(c_var, zero);
+        let at = |g: &mut Gen<'_, '_>, c: Value| {
+            let flat = g.b.ins().iadd(from, c);
+            let col = g.b.ins().isub(flat, row0);
+            (flat, col)
+        };
+        if self.vector {
+            let lanes = g.lanes as i64;
+            counted_loop(g, c_var, count, lanes, |g, c| {
+                let (flat, col) = at(g, c);
+                self.column_step(g, W::Vector, row, flat, col)
+            });
+        }
+        counted_loop(g, c_var, count, 1, |g, c| {
+            let (flat, col) = at(g, c);
+            self.column_step(g, W::Scalar, row, flat, col)
+        });
+    }
+
+    /// The point(s) at `flat`, of column(s) `c ..`: out = state ⊕ v (inclusive) or state
+    /// (exclusive).
+    fn column_step(&self, g: &mut Gen<'_, '_>, w: W, row: &Row, flat: Value, c: Value) {
         let v = self.body(g, w, row, flat);
         let out_addr = g.elem_addr(self.f.out_val, flat, g.size);
         let wide = self.op().wide();

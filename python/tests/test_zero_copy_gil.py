@@ -131,7 +131,7 @@ def test_float_scans_of_strided_views_agree_with_numpy_read_in_place():
                 row = np.ascontiguousarray(m[0, : v.shape[-1]])
                 env = {"v": v, "r": row}
                 np.testing.assert_allclose(kiln.evaluate("cumsum(v * r, axis=-1)", local_dict=env), np.cumsum(wide * row, axis=-1).astype(dtype), **tol)
-            for v, axis in [(m[:, ::-1], 1), (m[:, :100], 1), (m[::-2, ::-1], 0), (m[::-1, ::2], 1), (c[::-1, ::2, :], 1)]:
+            for v, axis in [(m[:, ::-1], 1), (m[:, :100], 1), (m[::-2, ::-1], 0), (m[::-1, ::2], 1), (c[::-1, ::2, :], 1), (c[:, :, ::-1], 0), (c[::2, :, ::-2], 0)]:
                 row = np.ascontiguousarray(m[0, : v.shape[-1]])
                 for ex, env in ((f"cumsum(v, axis={axis})", {"v": v}), (f"cummax(v * r, axis={axis})", {"v": v, "r": row})):
                     text = kiln.compile(ex).explain(**env)
