@@ -31,8 +31,8 @@
 //! The planner picks the smallest `k` at which every input is readable without a copy. When that row is
 //! shorter than `min_row` elements, it plans one flat loop instead (`k = 0`) and materialises the inputs
 //! that need it: a copy is cheaper than an outer loop around rows of a few elements. Scans read rows
-//! of one fixed geometry ([`crate::Scan::row_axes`]) and are planned with that many outer axes or
-//! none ([`BroadcastPlan::with_outer_axes`]; the executor picks).
+//! that nest in their lines or blocks ([`crate::Scan::row_axes`]) and are planned with one of those
+//! numbers of outer axes or none ([`BroadcastPlan::with_outer_axes`]; the executor picks).
 
 use crate::error::Result;
 use crate::shape::{broadcast_strides, c_strides, checked_size};

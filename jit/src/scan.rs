@@ -32,8 +32,9 @@
 //! Inputs are read as the plan says, from the start of the row that holds the points: a flat plan
 //! (no outer axes) is one row of every point (contiguous or materialised inputs at the flat index, a
 //! strided run of the whole array, `x[::-1]`, at the flat index times its stride); a per-row plan
-//! ([`kiln_ir::Scan::row_axes`] outer axes) has a row per line (`inner == 1`) or a row per step of a
-//! block (`inner > 1`: the `inner` points side by side), so every input is read per row in place as
+//! ([`kiln_ir::Scan::row_axes`] outer axes) has a row per line (`inner == 1`) or, per step of a block
+//! (`inner > 1`: the `inner` points side by side), one row of them or several rows of the axes after
+//! (`inner / row_len` rows, each its own row start), so every input is read per row in place as
 //! a map's rows are (runs, strided rows, splats; each row's start from its outer strides, any sign,
 //! at run time). Every read is a point of a plan row, which check.rs bounds before the call.
 
