@@ -1283,16 +1283,20 @@ fn float_scans_read_strided_views_in_place() {
             let what = format!("{what} {rows}x{cols}");
             let c = v.as_standard_layout().into_owned();
             let c32 = v32.as_standard_layout().into_owned();
-            for (op, exact_line) in [
-                ("cumsum", false),
-                ("cumprod", false),
-                ("cummax", true),
-                ("cummin", true),
+            for (op, options, exact_line) in [
+                ("cumsum", "", false),
+                ("cumprod", "", false),
+                ("cummax", "", true),
+                ("cummin", "", true),
+                ("cumsum", ", reverse=1", false),
+                ("cumprod", ", exclusive=1, reverse=1", false),
+                ("cummax", ", exclusive=1, initial=0", true),
+                ("cummin", ", reverse=1, initial=0.5", true),
             ] {
                 // along the first axis of more than one column, the columns fold side by side in
                 // order (exact); of one column, it is one line in vectors
                 for (axis, exact) in [(1, exact_line), (0, exact_line || cols > 1)] {
-                    let expr = format!("{op}(x, axis={axis})");
+                    let expr = format!("{op}(x, axis={axis}{options})");
                     let args = [("x", ArrayArg::from(v.view()))];
                     let copies = [("x", ArrayArg::from(c.view()))];
                     check_scan_in_place(&expr, &args, &copies, exact, &what);
