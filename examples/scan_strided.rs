@@ -1,11 +1,13 @@
 //! Times a float scan over views that are not one strided run, on one thread: `cumsum(x[:, ::-1],
 //! axis=1)` of a 1000 x 1000 f64 array (each line a reversed row: one vector load and a lane reversal
 //! per 2 lanes) and `cumsum(x[:, :1000], axis=1)` of a 1000 x 2000 one (a column slice: each line a
-//! run). Read in place, against the view copied to C order first (ndarray's `as_standard_layout`,
+//! run); also along the first axis, `cumsum(x[:, ::-1], axis=0)` of 1000 x 1000 (each step of a
+//! block one row) and `cumsum(x[:, :, ::-1], axis=0)` of 100 x 100 x 100 (each step of a block 100
+//! rows of the last axis). Read in place, against the view copied to C order first (ndarray's `as_standard_layout`,
 //! then the scan on the copy) and the scan of a C-contiguous `x` (the floor). The three alternate for
-//! 31 rounds; medians printed. One case per process (the argument, 0-1), as in `typed_strided`.
+//! 31 rounds; medians printed. One case per process (the argument, 0-3), as in `typed_strided`.
 //!
-//! `for c in 0 1; do cargo run --release --example scan_strided -- $c; done`
+//! `for c in 0 1 2 3; do cargo run --release --example scan_strided -- $c; done`
 use kiln::{ArrayArg, FusedRunner};
 use ndarray::{Array2, ArrayViewD, s};
 use std::time::Instant;
@@ -31,10 +33,8 @@ fn alternate(fs: &[&dyn Fn()], rounds: usize) -> Vec<f64> {
     times.into_iter().map(median).collect()
 }
 
-fn case(what: &str, x: ArrayViewD<'_, f64>) {
-    let run = FusedRunner::compile_text("cumsum(x, axis=1)")
-        .unwrap()
-        .with_threads(1);
+fn case(what: &str, expr: &str, x: ArrayViewD<'_, f64>) {
+    let run = FusedRunner::compile_text(expr).unwrap().with_threads(1);
     let c = x.as_standard_layout().into_owned();
     let t = alternate(
         &[
@@ -65,11 +65,26 @@ fn main() {
     match which {
         0 => case(
             "cumsum(x[:, ::-1], axis=1) 1000x1000",
+            "cumsum(x, axis=1)",
             m.slice(s![.., ..1000;-1]).into_dyn(),
         ),
-        _ => case(
+        1 => case(
             "cumsum(x[:, :1000], axis=1) of 2000",
+            "cumsum(x, axis=1)",
             m.slice(s![.., ..1000]).into_dyn(),
         ),
+        2 => case(
+            "cumsum(x[:, ::-1], axis=0) 1000x1000",
+            "cumsum(x, axis=0)",
+            m.slice(s![.., ..1000;-1]).into_dyn(),
+        ),
+        _ => {
+            let cube = m.into_shape_with_order((100, 100, 200)).unwrap();
+            case(
+                "cumsum(x[:, :, ::-1], axis=0) 100^3",
+                "cumsum(x, axis=0)",
+                cube.slice(s![.., .., ..100;-1]).into_dyn(),
+            )
+        }
     }
 }
