@@ -181,11 +181,6 @@ pub(crate) fn specialise(
             kernel = fused;
         }
     }
-    // scans read their inputs flat: no outer loop (a broadcast input is materialised)
-    let options = match kernel.kind {
-        KernelKind::Scan(_) => PlanOptions { min_row: usize::MAX },
-        _ => options,
-    };
     let layouts: Vec<InputLayout> = args
         .iter()
         .zip(&kernel.inputs)
@@ -198,21 +193,64 @@ pub(crate) fn specialise(
             }
         })
         .collect();
-    let plan = BroadcastPlan::new(&kernel.shape, &layouts, options)?;
-    if let KernelKind::Scan(_) = kernel.kind {
-        // why a float scan copies a view the other kernels read in place
-        for ((layout, decl), input) in layouts.iter().zip(&kernel.inputs).zip(&plan.inputs) {
-            if !layout.contiguous && *input == InputPlan::Materialise {
-                notes.push(format!(
-                    "scan: input '{}' copied: the float scan's code reads its inputs at the flat index \
-                     (its plan has no outer loop, jit/src/scan.rs), and this view is not one run of \
-                     strided elements over the whole array (integer and bool scans read it in place)",
-                    decl.name
-                ));
+    let plan = match kernel.kind {
+        KernelKind::Scan(scan) => scan_plan(&kernel, &scan, &layouts, options, &mut notes)?,
+        _ => BroadcastPlan::new(&kernel.shape, &layouts, options)?,
+    };
+    Ok((kernel, plan, notes, None))
+}
+
+/// The plan of a float scan (see jit/src/scan.rs): flat (every point one row) where that copies
+/// nothing, else the per-row plan ([`kiln_ir::Scan::row_axes`]: one row per line, or one or more per
+/// step of a block) that copies fewest inputs, of the fewest outer axes among those, where that is
+/// fewer than the flat plan's and its rows hold at least `min_row` points (shorter rows cost an
+/// outer index per few points: a copy is cheaper, as for maps). Says in `notes` why a view is still
+/// copied.
+fn scan_plan(
+    kernel: &KernelIR,
+    scan: &kiln_ir::Scan,
+    layouts: &[InputLayout],
+    options: PlanOptions,
+    notes: &mut Vec<String>,
+) -> Result<BroadcastPlan> {
+    let shape = &kernel.shape;
+    let mut plan = BroadcastPlan::with_outer_axes(shape, layouts, 0)?;
+    let rows = scan.row_axes(shape);
+    let mut short = None;
+    if plan.copies() > 0 {
+        for k in rows.clone().filter(|&k| k > 0) {
+            let candidate = BroadcastPlan::with_outer_axes(shape, layouts, k)?;
+            if candidate.copies() >= plan.copies() {
+                continue;
+            }
+            if candidate.row_len >= options.min_row {
+                plan = candidate;
+            } else if short.is_none() {
+                short = Some(candidate.row_len);
             }
         }
     }
-    Ok((kernel, plan, notes, None))
+    for ((layout, decl), input) in layouts.iter().zip(&kernel.inputs).zip(&plan.inputs) {
+        if layout.contiguous || *input != InputPlan::Materialise {
+            continue;
+        }
+        let why = match short {
+            Some(len) => format!(
+                "read in place, its rows would be of {len} points, shorter than min_row {} (an outer \
+                 loop around so few points costs more than the copy)",
+                options.min_row
+            ),
+            None if rows.clone().all(|k| k == 0) => "the scan reads the whole array as one row (it \
+                scans the flattened array, or its leading axis of lines), and this view is not one \
+                run of strided elements"
+                .to_string(),
+            None => "it is read neither as one run of strided elements over the whole array nor per \
+                     row of the scan's lines or blocks"
+                .to_string(),
+        };
+        notes.push(format!("scan: input '{}' copied: {why}", decl.name));
+    }
+    Ok(plan)
 }
 
 /// What `kiln explain` says of a typed kernel (typed because of `why`): which engine runs it under

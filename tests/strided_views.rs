@@ -6,7 +6,8 @@
 //! order (each input C-contiguous, the result in the inputs' layout); axis reductions and scans too,
 //! their axes mapped (tests/memory_order.rs covers them). A reversed or stepped last
 //! axis, and the last axis of a transposed input beside a C one, is a strided row, read in place
-//! too. Views whose inner axes do not step alike, and rows too short for an outer loop, are
+//! too. Float scans read views per row as well (one row per line, or per step of a block along an
+//! outer axis). Views whose inner axes do not step alike, and rows too short for an outer loop, are
 //! materialised, and still right.
 
 use kiln::kiln_ir::{InputPlan, RowAccess};
@@ -1171,31 +1172,228 @@ fn typed_kernels_read_strided_views_in_place() {
     }
 }
 
-#[test]
-fn float_scans_say_why_they_copy_views_that_are_not_one_run() {
-    // a float scan plans flat: a view that is one strided run of the flattened array (`x[::-1]`,
-    // `x[::-1, ::-1]`) is read in place, any other is copied and `kiln explain` says why; the values
-    // are the interpreter's either way
-    let x = data(6, 40, 17);
-    let cases = [
-        ("cumsum(x, axis=1)", x.slice(s![.., ..;-1]), true),
-        ("cumprod(x, axis=0)", x.slice(s![..;2, ..;-1]), true),
-        ("cumsum(x, axis=1)", x.slice(s![..;-1, ..;-1]), false),
+/// 2-D data with NaN, ±inf and -0.0 among the values.
+fn spicy(rows: usize, cols: usize, seed: u64) -> Array2<f64> {
+    let mut x = data(rows, cols, seed);
+    let special = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0];
+    for (i, v) in x.iter_mut().enumerate() {
+        if i % 11 == 5 {
+            *v = special[(i / 11) % special.len()];
+        }
+    }
+    x
+}
+
+/// Runs `expr` over `args` with rows of any length read per row (`min_row` 1): the JIT's plan reads
+/// every input in place and copies nothing (`kiln explain` has no copy note), and its values are
+/// bit-exact against the JIT over `copies` (C-contiguous copies of the same inputs: the same code
+/// order, read flat), and against the interpreter: bit-exact for cummax / cummin and scans along an
+/// outer axis (each column folds in order), within the innermost sum's bound (jit/src/scan.rs)
+/// otherwise.
+fn check_scan_in_place(
+    expr: &str,
+    args: &[(&str, ArrayArg<'_>)],
+    copies: &[(&str, ArrayArg<'_>)],
+    exact: bool,
+    what: &str,
+) -> kiln::kiln_ir::BroadcastPlan {
+    let opts = kiln::kiln_ir::PlanOptions { min_row: 1 };
+    let jit = |t: usize| {
+        runner(expr, "jit")
+            .with_plan_options(opts)
+            .with_threads(t)
+            .with_threshold(0)
+    };
+    let (_, plan) = jit(1).explain(args).unwrap();
+    // (an empty space copies nothing: a materialised input of no points is no copy)
+    if !plan.shape.contains(&0) {
+        assert_eq!(plan.copies(), 0, "{expr} on {what}:\n{plan}");
+    }
+    let notes = jit(1).explain_rewrites(args).unwrap();
+    let text = notes.last().unwrap().2.join("\n");
+    assert!(!text.contains("copied"), "{expr} on {what}:\n{text}");
+    let flat: Vec<f64> = jit(1).run(copies).unwrap().into_f64().iter().copied().collect();
+    let want = runner(expr, "interp").run(args).unwrap();
+    let is_f32 = want.output_type() == kiln::kiln_ir::OutputType::Float(kiln::kiln_ir::DType::F32);
+    let want: Vec<f64> = want.into_f64().iter().copied().collect();
+    for threads in [1, 3] {
+        let got: Vec<f64> = jit(threads)
+            .run(args)
+            .unwrap()
+            .into_f64()
+            .iter()
+            .copied()
+            .collect();
+        assert!(
+            bits_equal(&got, &flat),
+            "{expr} on {what}, {threads} threads: in place vs copied\n{got:?}\n{flat:?}"
+        );
+        let ok = if exact {
+            bits_equal(&got, &want)
+        } else {
+            close(&got, &want, if is_f32 { 1e-5 } else { 1e-12 })
+        };
+        assert!(ok, "{expr} on {what}, {threads} threads:\n{got:?}\n{want:?}");
+    }
+    plan
+}
+
+/// Views of `rows x cols` of `x` (which has at least `2 * rows + 1` rows and `3 * cols + 2`
+/// columns) that are not one strided run: reversed, stepped by 2 and 3, column slices, negative
+/// outer strides.
+fn scan_views<T>(x: &Array2<T>, rows: usize, cols: usize) -> Vec<(&'static str, ArrayViewD<'_, T>)> {
+    let views = [
+        ("reversed columns", x.slice(s![..rows, ..cols;-1])),
+        ("rows by 2, columns reversed", x.slice(s![..;2, ..cols;-1])),
+        ("column slice", x.slice(s![..rows, ..cols])),
+        (
+            "rows reversed, columns by 2",
+            x.slice(s![..rows;-1, ..2 * cols;2]),
+        ),
+        ("columns by 3", x.slice(s![..rows, ..3 * cols;3])),
+        ("rows by -2, columns by -3", x.slice(s![..;-2, ..;-3])),
     ];
-    for (expr, v, copied) in cases {
+    views
+        .into_iter()
+        .map(|(what, v)| (what, v.slice_move(s![..rows, ..cols]).into_dyn()))
+        .collect()
+}
+
+#[test]
+fn float_scans_read_strided_views_in_place() {
+    // lengths below the vector width, with tails, one element, empty; f64 and f32
+    for (rows, cols) in [(7, 1), (6, 3), (5, 9), (9, 67), (1, 1), (0, 5), (4, 0)] {
+        let x = spicy(2 * rows + 1, 3 * cols + 2, (rows * 100 + cols) as u64);
+        let x32 = x.mapv(|v| v as f32);
+        let y = spicy(1, cols, 7).into_shape_with_order(cols).unwrap();
+        let y32 = y.mapv(|v| v as f32);
+        let f64s = scan_views(&x, rows, cols);
+        let f32s = scan_views(&x32, rows, cols);
+        for ((what, v), (_, v32)) in f64s.into_iter().zip(f32s) {
+            let what = format!("{what} {rows}x{cols}");
+            let c = v.as_standard_layout().into_owned();
+            let c32 = v32.as_standard_layout().into_owned();
+            for (op, options, exact_line) in [
+                ("cumsum", "", false),
+                ("cumprod", "", false),
+                ("cummax", "", true),
+                ("cummin", "", true),
+                ("cumsum", ", reverse=1", false),
+                ("cumprod", ", exclusive=1, reverse=1", false),
+                ("cummax", ", exclusive=1, initial=0", true),
+                ("cummin", ", reverse=1, initial=0.5", true),
+            ] {
+                // along the first axis of more than one column, the columns fold side by side in
+                // order (exact); of one column, it is one line in vectors
+                for (axis, exact) in [(1, exact_line), (0, exact_line || cols > 1)] {
+                    let expr = format!("{op}(x, axis={axis}{options})");
+                    let args = [("x", ArrayArg::from(v.view()))];
+                    let copies = [("x", ArrayArg::from(c.view()))];
+                    check_scan_in_place(&expr, &args, &copies, exact, &what);
+                    let args = [("x", ArrayArg::from(v32.view()))];
+                    let copies = [("x", ArrayArg::from(c32.view()))];
+                    check_scan_in_place(&expr, &args, &copies, exact, &format!("{what} f32"));
+                }
+            }
+            // a broadcast row beside the view is read in place too
+            let expr = "cumsum(x * y, axis=1)";
+            let yv = y.view().into_dyn();
+            let args = [("x", ArrayArg::from(v.view())), ("y", ArrayArg::from(yv.view()))];
+            let copies = [("x", ArrayArg::from(c.view())), ("y", ArrayArg::from(yv.view()))];
+            check_scan_in_place(expr, &args, &copies, false, &what);
+            let yv = y32.view().into_dyn();
+            let args = [
+                ("x", ArrayArg::from(v32.view())),
+                ("y", ArrayArg::from(yv.view())),
+            ];
+            let copies = [
+                ("x", ArrayArg::from(c32.view())),
+                ("y", ArrayArg::from(yv.view())),
+            ];
+            check_scan_in_place(expr, &args, &copies, false, &format!("{what} f32"));
+        }
+    }
+}
+
+#[test]
+fn float_scans_read_3d_views_in_place_along_each_axis() {
+    let x = spicy(9 * 7, 23, 31).into_shape_with_order((9, 7, 23)).unwrap();
+    // whether the two inner axes step uniformly: a scan along the first axis reads them as one row
+    // per step of a block, else as rows of the last axis, several per step
+    let views: [(&str, ndarray::ArrayView3<'_, f64>, bool); 5] = [
+        ("reversed last axis", x.slice(s![..4, .., ..;-1]), false),
+        ("stepped 2, 3, -1", x.slice(s![..;2, ..;3, ..;-1]), false),
+        ("reversed first, last by 2", x.slice(s![..;-1, 1.., ..;2]), false),
+        ("middle reversed", x.slice(s![2..7, ..;-1, ..]), false),
+        ("first by -2", x.slice(s![..;-2, .., ..]), true),
+    ];
+    for (what, v, uniform) in views {
+        let c = v.as_standard_layout().into_owned();
+        for (op, exact_last) in [
+            ("cumsum", false),
+            ("cumprod", false),
+            ("cummax", true),
+            ("cummin", true),
+        ] {
+            for axis in 0..3 {
+                let expr = format!("{op}(x, axis={axis})");
+                let exact = axis < 2 || exact_last;
+                let args = [("x", ArrayArg::from(v.into_dyn()))];
+                let copies = [("x", ArrayArg::from(c.view().into_dyn()))];
+                let plan = check_scan_in_place(&expr, &args, &copies, exact, what);
+                let rows = if axis == 0 && uniform { 1 } else { 2 };
+                assert_eq!(plan.outer_axes, rows, "{expr} on {what}:\n{plan}");
+            }
+        }
+    }
+}
+
+#[test]
+fn float_scans_say_why_they_still_copy() {
+    // scanned along the first axis, a block's rows are the two inner axes: a column slice of them
+    // does not step uniformly and is copied; lines shorter than min_row are copied under the
+    // default plan options; the values are the interpreter's either way
+    let x = spicy(4 * 5, 20, 3).into_shape_with_order((4, 5, 20)).unwrap();
+    let x2 = spicy(6, 40, 17);
+    let cases: [(&str, ArrayViewD<'_, f64>, &str); 3] = [
+        (
+            "cummax(x, axis=0)",
+            x.slice(s![.., .., ..5]).into_dyn(),
+            "rows would be of 5 points",
+        ),
+        (
+            "cumsum(x, axis=1)",
+            x2.slice(s![.., ..;-1]).into_dyn(),
+            "shorter than min_row 64",
+        ),
+        ("cummin(x)", x2.slice(s![..;2, ..;-1]).into_dyn(), "one row"),
+    ];
+    for (expr, v, why) in cases {
         let args = [("x", ArrayArg::from(v))];
         let notes = runner(expr, "jit").explain_rewrites(&args).unwrap();
         let text = notes.last().unwrap().2.join("\n");
-        assert_eq!(text.contains("scan: input 'x' copied"), copied, "{expr}:\n{text}");
+        assert!(
+            text.contains("scan: input 'x' copied") && text.contains(why),
+            "{expr}:\n{text}"
+        );
         let want = runner(expr, "interp").run(&args).unwrap().into_f64();
         let got = runner(expr, "jit").run(&args).unwrap().into_f64();
-        assert!(
-            close(
-                &got.iter().copied().collect::<Vec<_>>(),
-                &want.iter().copied().collect::<Vec<_>>(),
-                1e-12
-            ),
-            "{expr}"
-        );
+        let (got, want): (Vec<f64>, Vec<f64>) =
+            (got.iter().copied().collect(), want.iter().copied().collect());
+        assert!(close(&got, &want, 1e-12), "{expr}");
     }
+    // long lines are read in place under the default options
+    let x3 = spicy(10, 300, 5);
+    let v = x3.slice(s![.., ..200;-1]).into_dyn();
+    let (_, plan) = runner("cumsum(x, axis=1)", "jit")
+        .explain(&[("x", v.into())])
+        .unwrap();
+    assert_eq!(
+        plan.inputs[0],
+        InputPlan::PerRow {
+            row: RowAccess::Strided { stride: -1 },
+            outer_strides: vec![300]
+        },
+        "{plan}"
+    );
 }

@@ -30,7 +30,9 @@
 //!
 //! The planner picks the smallest `k` at which every input is readable without a copy. When that row is
 //! shorter than `min_row` elements, it plans one flat loop instead (`k = 0`) and materialises the inputs
-//! that need it: a copy is cheaper than an outer loop around rows of a few elements.
+//! that need it: a copy is cheaper than an outer loop around rows of a few elements. Scans read rows
+//! that nest in their lines or blocks ([`crate::Scan::row_axes`]) and are planned with one of those
+//! numbers of outer axes or none ([`BroadcastPlan::with_outer_axes`]; the executor picks).
 
 use crate::error::Result;
 use crate::shape::{broadcast_strides, c_strides, checked_size};
@@ -134,6 +136,31 @@ impl BroadcastPlan {
             row_len: row_len(k),
             inputs: plans,
         })
+    }
+
+    /// Plans how `inputs` are read with exactly `k` outer axes (at most the rank): each input in
+    /// place where it is readable per row of `shape[k..]`, materialised otherwise. Scans use it: their
+    /// code reads rows of one fixed geometry (see [`crate::Scan::row_axes`]).
+    pub fn with_outer_axes(shape: &[usize], inputs: &[InputLayout], k: usize) -> Result<BroadcastPlan> {
+        checked_size(shape)?;
+        for input in inputs {
+            broadcast_strides(&input.shape, &c_strides(&input.shape), shape)?;
+        }
+        let k = k.min(shape.len());
+        Ok(BroadcastPlan {
+            shape: shape.to_vec(),
+            outer_axes: k,
+            row_len: shape[k..].iter().product(),
+            inputs: inputs.iter().map(|input| plan_input(input, shape, k)).collect(),
+        })
+    }
+
+    /// The number of inputs copied before the kernel runs.
+    pub fn copies(&self) -> usize {
+        self.inputs
+            .iter()
+            .filter(|p| **p == InputPlan::Materialise)
+            .count()
     }
 
     /// The outer shape walked by the outer loop.

@@ -143,6 +143,19 @@ impl Scan {
         }
     }
 
+    /// The outer axes a per-row plan of this scan may have (see `jit/src/scan.rs`), fewest first:
+    /// along the last axis of more than one point (`inner == 1`) each line is a row (`axis` outer
+    /// axes); along an outer axis (`inner > 1`) each step of a block is one row of `inner` points
+    /// side by side (`axis + 1` outer axes) or several rows of the axes after (up to the rank); a
+    /// scan of the flattened array reads it flat (`0..=0`).
+    pub fn row_axes(&self, shape: &[usize]) -> std::ops::RangeInclusive<usize> {
+        match self.axis {
+            None => 0..=0,
+            Some(a) if self.lines(shape).2 > 1 => a + 1..=shape.len(),
+            Some(a) => a..=a,
+        }
+    }
+
     /// The flat positions of line (`o`, `c`) in scan order (reversed for a reverse scan).
     pub fn line(&self, shape: &[usize], o: usize, c: usize) -> impl Iterator<Item = usize> {
         let (_, len, inner) = self.lines(shape);

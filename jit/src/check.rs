@@ -3,7 +3,9 @@
 //! makes the code read (contiguous: `n`; per-row runs: the furthest row start plus `row_len`; per-row
 //! strided rows: the lowest and highest of every row's first and last lanes; per-row splats: the
 //! furthest row start; splats: one), a view read in place included (see [`check_view`]); and
-//! every input of a compiled typed kernel as its read needs ([`check_typed_read`]).
+//! every input of a compiled typed kernel as its read needs ([`check_typed_read`]). A scan's code
+//! reads the plan's rows as a map's does (scan.rs: each line, or each step of a block, is one plan
+//! row), so the same bounds hold for it.
 //! A successful check returns [`Checked`], which only this module makes and which
 //! `call::dispatch` takes.
 

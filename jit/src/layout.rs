@@ -196,14 +196,15 @@ impl Structure {
         let (mode, seg_axes) = match &kernel.kind {
             KernelKind::Map => (Mode::Map, 0),
             KernelKind::Scan(scan) => {
-                // a strided row of no outer axes is the whole iteration space, point f at f * stride:
-                // read at the flat index like a contiguous input
-                let per_row =
-                    |a: &Access| matches!(a, Access::RowRun | Access::RowSplat) || (k > 0 && a.strided());
-                if inputs.iter().any(per_row) {
-                    return Err(JitError::Unsupported(
-                        "a scan reads its inputs flat (plan it with no outer axes)".into(),
-                    ));
+                // the code reads the whole space as one row (no outer axes) or rows of one fixed
+                // geometry: each line, or each step of a block of lines side by side
+                let rows = scan.row_axes(&kernel.shape);
+                if k != 0 && !rows.contains(&k) {
+                    return Err(JitError::Unsupported(format!(
+                        "a scan over axis {:?} of shape {:?} is planned with no outer axes or {rows:?}, \
+                         not {k}",
+                        scan.axis, kernel.shape
+                    )));
                 }
                 let (_, _, inner) = scan.lines(&kernel.shape);
                 (

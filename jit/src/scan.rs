@@ -29,14 +29,20 @@
 //! scan walks the line from its end with the mirrored shifts. Lines are never split between work
 //! units, so the bits never depend on the thread count.
 //!
-//! Inputs are read at the flat index (contiguous or materialised; a strided row of no outer axes,
-//! `x[::-1]`, at the flat index times its stride) or splatted: a scan's plan is flat (the executor
-//! plans scans with no outer loop), and a plan with per-row inputs is refused ([`Structure::new`]).
+//! Inputs are read as the plan says, from the start of the row that holds the points: a flat plan
+//! (no outer axes) is one row of every point (contiguous or materialised inputs at the flat index, a
+//! strided run of the whole array, `x[::-1]`, at the flat index times its stride); a per-row plan
+//! ([`kiln_ir::Scan::row_axes`] outer axes) has a row per line (`inner == 1`) or, per step of a block
+//! (`inner > 1`: the `inner` points side by side), one row of them or several rows of the axes after
+//! (`inner / row_len` rows, each its own row start), so every input is read per row in place as
+//! a map's rows are (runs, strided rows, splats; each row's start from its outer strides, any sign,
+//! at run time). Every read is a point of a plan row, which check.rs bounds before the call.
 
 use crate::clif::{cast, mem};
 use crate::frame::{Frame, counted_loop};
-use crate::layout::{Mode, Structure};
+use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, W};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::{DType, Scan, ScanOp};
@@ -46,12 +52,24 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     let Mode::Scan { scan, columns } = frame.st.mode else {
         unreachable!("scan::emit is called for scan kernels only")
     };
+    let st = frame.st;
+    let k = st.outer_axes;
     let e = Emitter {
         f: frame,
         scan,
         vector: frame.vector,
         len: frame.param(g, Structure::LINE_LEN),
         inner: frame.param(g, Structure::LINE_STRIDE),
+        row_len: frame.param(g, Structure::ROW_LEN),
+        outer: (0..k)
+            .map(|a| (frame.param(g, st.p_outer(a)), frame.param(g, st.p_outer(a) + 1)))
+            .collect(),
+        strides: (0..st.inputs.len())
+            .map(|i| match st.inputs[i] {
+                acc if acc.per_row() => (0..k).map(|a| frame.param(g, st.p_stride(i, a))).collect(),
+                _ => Vec::new(),
+            })
+            .collect(),
     };
     frame.segments(g, |g, o| {
         if columns {
@@ -69,17 +87,79 @@ struct Emitter<'f, 'k> {
     /// Points along a line, and the distance between them.
     len: Value,
     inner: Value,
+    /// The plan's row length, the `(dim, row-count stride)` of each outer axis and each per-row
+    /// input's outer strides (loaded once in the entry block; none for a flat plan).
+    row_len: Value,
+    outer: Vec<(Value, Value)>,
+    strides: Vec<Vec<Value>>,
+}
+
+/// Where the inputs of one plan row are: the row's first flat point, each read input's row start
+/// (None for splats) and each splatted input's value (kernel-wide or per row).
+#[derive(Clone)]
+struct Row {
+    rs: Value,
+    ptrs: Vec<Option<Value>>,
+    splats: Vec<Option<[Value; 2]>>,
 }
 
 impl Emitter<'_, '_> {
-    /// The body at width `w` for the point(s) at flat position `flat`.
-    fn body(&self, g: &mut Gen<'_, '_>, w: W, flat: Value) -> Value {
-        let ptrs: Vec<Option<Value>> = (self.f.ins.iter().zip(&self.f.splats))
-            .map(|(&p, s)| s.is_none().then_some(p))
+    /// Plan row `r` (0 for a flat plan): its first point and its inputs' row starts, as the map
+    /// skeleton's rows (skeleton.rs `row_state`): outer index `(r / ocs) % dim` per outer axis times
+    /// the input's outer stride there.
+    fn row(&self, g: &mut Gen<'_, '_>, r: Value) -> Row {
+        let st = self.f.st;
+        let size = g.size;
+        let outer_idx: Vec<Value> = (self.outer.iter())
+            .map(|&(dim, ocs)| {
+                let q = g.b.ins().udiv(r, ocs);
+                g.b.ins().urem(q, dim)
+            })
             .collect();
-        let jb = g.b.ins().imul_imm_s(flat, g.size);
+        let rs = g.b.ins().imul(r, self.row_len);
+        let mut ptrs = vec![None; st.inputs.len()];
+        let mut splats = self.f.splats.clone();
+        for (i, &acc) in st.inputs.iter().enumerate() {
+            let base = self.f.ins[i];
+            let row_start = |g: &mut Gen<'_, '_>| {
+                let mut off = g.b.ins().iconst(types::I64, 0);
+                for (a, &ix) in outer_idx.iter().enumerate() {
+                    let t = g.b.ins().imul(ix, self.strides[i][a]);
+                    off = g.b.ins().iadd(off, t);
+                }
+                g.elem_addr(base, off, size)
+            };
+            match acc {
+                Access::Splat => {}
+                Access::Contiguous => ptrs[i] = Some(g.elem_addr(base, rs, size)),
+                Access::RowRun | Access::RowStrided { .. } => ptrs[i] = Some(row_start(g)),
+                Access::RowSplat => {
+                    let addr = row_start(g);
+                    let s = g.load(W::Scalar, addr, 0);
+                    splats[i] = Some([s, g.splat(W::Vector, s)]);
+                }
+            }
+        }
+        Row { rs, ptrs, splats }
+    }
+
+    /// The row holding block `o`'s line (`inner == 1`): the line itself on a per-row plan, the
+    /// whole space on a flat one.
+    fn line_row(&self, g: &mut Gen<'_, '_>, o: Value) -> Row {
+        let r = if self.outer.is_empty() {
+            g.b.ins().iconst(types::I64, 0)
+        } else {
+            o
+        };
+        self.row(g, r)
+    }
+
+    /// The body at width `w` for the point(s) at flat position `flat` of row `row`.
+    fn body(&self, g: &mut Gen<'_, '_>, w: W, row: &Row, flat: Value) -> Value {
+        let pos = g.b.ins().isub(flat, row.rs);
+        let jb = g.b.ins().imul_imm_s(pos, g.size);
         self.f
-            .body(g, w, &ptrs, None, &self.f.splats, &|_| None, jb, 0, flat)
+            .body(g, w, &row.ptrs, None, &row.splats, &|_| None, jb, 0, flat)
     }
 
     fn op(&self) -> ScanOp {
@@ -200,6 +280,7 @@ impl Emitter<'_, '_> {
     /// One line (`inner == 1`): block `o` holds points `o * len .. (o + 1) * len`.
     fn line(&self, g: &mut Gen<'_, '_>, o: Value) {
         let base = g.b.ins().imul(o, self.len);
+        let row = self.line_row(g, o);
         let ty = self.state_ty(g);
         let carry = g.b.declare_var(ty);
         let start = self.state_const(g, self.scan.start());
@@ -224,7 +305,7 @@ impl Emitter<'_, '_> {
                     t
                 };
                 let flat = g.b.ins().iadd(base, k);
-                e.line_vector(g, flat, carry, prev);
+                e.line_vector(g, &row, flat, carry, prev);
             });
             // the value an exclusive scan held back joins the state before the scalar tail
             if self.scan.exclusive {
@@ -243,7 +324,7 @@ impl Emitter<'_, '_> {
                 t
             };
             let flat = g.b.ins().iadd(base, k);
-            let v = e.body(g, W::Scalar, flat);
+            let v = e.body(g, W::Scalar, &row, flat);
             let c = g.b.use_var(carry);
             let addr = g.elem_addr(e.f.out_val, flat, g.size);
             let (out, next) = if e.scan.exclusive {
@@ -258,8 +339,8 @@ impl Emitter<'_, '_> {
     }
 
     /// One vector of a line: the body, the exclusive shift, the prefix and the carry.
-    fn line_vector(&self, g: &mut Gen<'_, '_>, flat: Value, carry: Variable, prev: Variable) {
-        let mut v = self.body(g, W::Vector, flat);
+    fn line_vector(&self, g: &mut Gen<'_, '_>, row: &Row, flat: Value, carry: Variable, prev: Variable) {
+        let mut v = self.body(g, W::Vector, row, flat);
         let id = self.op().identity();
         if self.scan.exclusive {
             let p = g.b.use_var(prev);
@@ -308,6 +389,11 @@ impl Emitter<'_, '_> {
     fn columns(&self, g: &mut Gen<'_, '_>, o: Value) {
         let sb = if self.op().wide() { 8 } else { g.size };
         let block = g.b.ins().imul(o, self.len);
+        // a flat plan is one row of every point, computed once per block
+        let flat_row = self.outer.is_empty().then(|| {
+            let zero = g.b.ins().iconst(types::I64, 0);
+            self.row(g, zero)
+        });
         // reset the state row
         let start = self.state_const(g, self.scan.start());
         let c_var = g.b.declare_var(types::I64);
@@ -328,25 +414,61 @@ impl Emitter<'_, '_> {
             } else {
                 t
             };
-            let row = g.b.ins().iadd(block, k);
-            let row0 = g.b.ins().imul(row, e.inner);
-            let c_var = g.b.declare_var(types::I64);
-            let zero = g.b.ins().iconst(types::I64, 0);
-            g.b.def_var(c_var, zero);
-            if e.vector {
-                let lanes = g.lanes as i64;
-                counted_loop(g, c_var, e.inner, lanes, |g, c| {
-                    e.column_step(g, W::Vector, row0, c)
-                });
+            let step = g.b.ins().iadd(block, k);
+            let row0 = g.b.ins().imul(step, e.inner);
+            match &flat_row {
+                Some(row) => e.columns_of(g, row, row0, row0, e.inner),
+                None => {
+                    // a per-row plan's rows split the step's `inner` points into `per_step` rows of
+                    // `row_len` (one row where the plan's outer axes end at the scanned axis)
+                    let one = g.b.ins().iconst(types::I64, 1);
+                    let zero = g.b.ins().iconst(types::I64, 0);
+                    let empty = g.b.ins().icmp_imm_s(IntCC::Equal, e.row_len, 0);
+                    let div = g.b.ins().select(empty, one, e.row_len);
+                    let per_step = g.b.ins().udiv(e.inner, div);
+                    let first = g.b.ins().imul(step, per_step);
+                    let q_var = g.b.declare_var(types::I64);
+                    g.b.def_var(q_var, zero);
+                    counted_loop(g, q_var, per_step, 1, |g, q| {
+                        let r = g.b.ins().iadd(first, q);
+                        let row = e.row(g, r);
+                        let rs = row.rs;
+                        e.columns_of(g, &row, row0, rs, e.row_len);
+                    });
+                }
             }
-            counted_loop(g, c_var, e.inner, 1, |g, c| e.column_step(g, W::Scalar, row0, c));
         });
     }
 
-    /// Columns `c ..` of row `row0`: out = state ⊕ v (inclusive) or state (exclusive).
-    fn column_step(&self, g: &mut Gen<'_, '_>, w: W, row0: Value, c: Value) {
-        let flat = g.b.ins().iadd(row0, c);
-        let v = self.body(g, w, flat);
+    /// The `count` points from flat position `from` of one step of a block whose first point is
+    /// `row0` (all in plan row `row`), each folded into its column's state (`flat - row0`), in
+    /// vectors then scalars.
+    fn columns_of(&self, g: &mut Gen<'_, '_>, row: &Row, row0: Value, from: Value, count: Value) {
+        let c_var = g.b.declare_var(types::I64);
+        let zero = g.b.ins().iconst(types::I64, 0);
+        g.b.def_var(c_var, zero);
+        let at = |g: &mut Gen<'_, '_>, c: Value| {
+            let flat = g.b.ins().iadd(from, c);
+            let col = g.b.ins().isub(flat, row0);
+            (flat, col)
+        };
+        if self.vector {
+            let lanes = g.lanes as i64;
+            counted_loop(g, c_var, count, lanes, |g, c| {
+                let (flat, col) = at(g, c);
+                self.column_step(g, W::Vector, row, flat, col)
+            });
+        }
+        counted_loop(g, c_var, count, 1, |g, c| {
+            let (flat, col) = at(g, c);
+            self.column_step(g, W::Scalar, row, flat, col)
+        });
+    }
+
+    /// The point(s) at `flat`, of column(s) `c ..`: out = state ⊕ v (inclusive) or state
+    /// (exclusive).
+    fn column_step(&self, g: &mut Gen<'_, '_>, w: W, row: &Row, flat: Value, c: Value) {
+        let v = self.body(g, w, row, flat);
         let out_addr = g.elem_addr(self.f.out_val, flat, g.size);
         let wide = self.op().wide();
         let sb = if wide { 8 } else { g.size };

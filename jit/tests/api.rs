@@ -392,6 +392,139 @@ fn strided_views_are_checked_against_the_plan() {
 /// step), other outer strides, another shape, a C buffer the rows reach below or past, and a plan
 /// whose row stride is 0 or 1 (not a strided row).
 #[test]
+fn scan_rows_are_checked_against_the_plan() {
+    // a float scan reads a strided view per row (one row per line along the last axis, one row per
+    // step of a block along an outer axis): every read is bounded by the plan, checked first
+    use kiln_jit::{InputRef, RunConfig, Workspace};
+    use ndarray::{Array2, s};
+    let data = Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
+    let layout = |v: &ndarray::ArrayViewD<'_, f64>| InputLayout {
+        shape: v.shape().to_vec(),
+        contiguous: false,
+        strides: Some(v.strides().to_vec()),
+    };
+    let reversed = data.slice(s![..;2, 10..110;-1]).into_dyn();
+    let stepped = data.slice(s![..;-2, 10..210;2]).into_dyn();
+    for axis in [1, 0] {
+        let mut arena = ExprArena::new();
+        let x = arena.input(0);
+        let kind = KernelKind::Scan(Scan::new(ScanOp::Sum, Some(axis)));
+        let k = kernel(DType::F64, &[&[6, 100]], arena, x, kind);
+        let scan = Scan::new(ScanOp::Sum, Some(axis));
+        assert!(scan.row_axes(&k.shape).contains(&1));
+        for (v, stride, outer) in [(&reversed, -1isize, 600isize), (&stepped, 2, -600)] {
+            let p = BroadcastPlan::with_outer_axes(&k.shape, &[layout(v)], 1).unwrap();
+            assert_eq!(
+                p.inputs[0],
+                InputPlan::PerRow {
+                    row: RowAccess::Strided { stride },
+                    outer_strides: vec![outer]
+                }
+            );
+            let bound = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+                .unwrap()
+                .bind(&k, &p)
+                .unwrap();
+            let run = |v: ndarray::ArrayViewD<'_, f64>| {
+                bound.run_with(&[InputRef::View(v)], &RunConfig::default(), &mut Workspace::new())
+            };
+            // integers: every partial sum is exact, in any order
+            let out = run(v.view()).unwrap();
+            let mut want = v.to_owned();
+            want.accumulate_axis_inplace(ndarray::Axis(axis), |&a, b| *b += a);
+            assert_eq!(
+                out.values,
+                Values::F64(want.iter().copied().collect()),
+                "axis {axis}"
+            );
+            // other strides, another shape: refused before any read
+            let others = [
+                data.slice(s![..;2, 10..110]).into_dyn(),
+                data.slice(s![..;2, 10..110;-1]).into_dyn(),
+                data.slice(s![..;-2, 10..210;2]).into_dyn(),
+                data.slice(s![..;2, 10..210;-2]).into_dyn(),
+                data.slice(s![..6, 10..210;2]).into_dyn(),
+            ];
+            for o in others.iter().filter(|o| o.strides() != v.strides()) {
+                let e = run(o.view()).unwrap_err();
+                assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+            }
+            let e = run(data.slice(s![..;2, 10..109;-1]).into_dyn()).unwrap_err();
+            assert!(e.to_string().contains("shape"), "{e}");
+            // a C buffer of the declared size: the rows reach below its start or past its end
+            let flat: Vec<f64> = v.iter().copied().collect();
+            let e = bound
+                .run_with(
+                    &[InputRef::Slice(&flat)],
+                    &RunConfig::default(),
+                    &mut Workspace::new(),
+                )
+                .unwrap_err();
+            assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+        }
+    }
+    // along the first axis of a 3-D view whose inner axes do not step alike: each step of a block
+    // is several plan rows of the last axis, each checked
+    let cube = ndarray::Array3::from_shape_fn((4, 6, 120), |(i, j, l)| (i * 100_000 + j * 1000 + l) as f64);
+    let v = cube.slice(s![..;-1, ..;2, 10..110;-1]).into_dyn();
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let kind = KernelKind::Scan(Scan::new(ScanOp::Sum, Some(0)));
+    let k = kernel(DType::F64, &[&[4, 3, 100]], arena, x, kind);
+    assert_eq!(
+        BroadcastPlan::with_outer_axes(&k.shape, &[layout(&v)], 1)
+            .unwrap()
+            .copies(),
+        1
+    );
+    let p = BroadcastPlan::with_outer_axes(&k.shape, &[layout(&v)], 2).unwrap();
+    assert_eq!(
+        p.inputs[0],
+        InputPlan::PerRow {
+            row: RowAccess::Strided { stride: -1 },
+            outer_strides: vec![-720, 240]
+        }
+    );
+    let bound = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+        .unwrap()
+        .bind(&k, &p)
+        .unwrap();
+    let out = bound
+        .run_with(
+            &[InputRef::View(v.view())],
+            &RunConfig::default(),
+            &mut Workspace::new(),
+        )
+        .unwrap();
+    let mut want = v.to_owned();
+    want.accumulate_axis_inplace(ndarray::Axis(0), |&a, b| *b += a);
+    assert_eq!(out.values, Values::F64(want.iter().copied().collect()));
+    let flat: Vec<f64> = v.iter().copied().collect();
+    let e = bound
+        .run_with(
+            &[InputRef::Slice(&flat)],
+            &RunConfig::default(),
+            &mut Workspace::new(),
+        )
+        .unwrap_err();
+    assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+    // a plan of other outer axes than the scan's rows is refused at compile time
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let kind = KernelKind::Scan(Scan::new(ScanOp::Max, Some(2)));
+    let k = kernel(DType::F64, &[&[3, 4, 100]], arena, x, kind);
+    let p = BroadcastPlan::with_outer_axes(&k.shape, &[InputLayout::contiguous(&[3, 4, 100])], 1).unwrap();
+    let Err(e) = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)) else {
+        panic!("a scan along axis 2 compiled over one outer axis")
+    };
+    assert!(
+        e.to_string()
+            .contains("planned with no outer axes or 2..=2, not 1"),
+        "{e}"
+    );
+}
+
+#[test]
 fn strided_rows_are_checked_against_the_plan() {
     use kiln_jit::{InputRef, RunConfig, Workspace};
     use ndarray::{Array2, s};

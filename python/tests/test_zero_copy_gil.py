@@ -105,6 +105,40 @@ def test_every_stride_pattern_agrees_with_numpy():
                     np.testing.assert_allclose(kiln.evaluate("cumsum(v, axis=0)", local_dict=env), np.cumsum(v.astype(np.float64), axis=0), **tol)
 
 
+def test_float_scans_of_strided_views_agree_with_numpy_read_in_place():
+    # cumsum / cumprod / cummax / cummin along each axis of 2-D and 3-D float views (reversed,
+    # stepped, column slices, negative outer strides; NaN, infinities and signed zeros among the
+    # values), a broadcast row beside: the values are NumPy's, and rows of at least 64 points are
+    # read in place (kiln explain copies nothing)
+    rng = np.random.default_rng(21)
+    specials = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    with np.errstate(invalid="ignore", over="ignore"):
+        for dtype in (np.float64, np.float32):
+            m = rng.uniform(0.5, 1.5, (13, 310)).astype(dtype)
+            m.flat[5::97] = np.resize(np.array(specials, dtype), len(m.flat[5::97]))
+            c = rng.uniform(0.5, 1.5, (6, 5, 140)).astype(dtype)
+            views = [m[:, ::-1], m[::2, ::-1], m[:, :100], m[::-1, ::2], m[::-3, 300::-3], m[1:2, ::-1], m[:, 5:8], m[:, 0:0], m[:1, :1]]
+            views += [c[:, :, ::-1], c[::-1, ::2, :], c[::2, :, ::3], c[:, ::-1, :70]]
+            tol = dict(rtol=1e-5 if dtype == np.float32 else 1e-11, atol=0)
+            for v in views:
+                wide = v.astype(np.float64)
+                for axis in range(v.ndim):
+                    env = {"v": v}
+                    np.testing.assert_allclose(kiln.evaluate(f"cumsum(v, axis={axis})", local_dict=env), np.cumsum(wide, axis=axis).astype(dtype), **tol)
+                    np.testing.assert_allclose(kiln.evaluate(f"cumprod(v, axis={axis})", local_dict=env), np.cumprod(wide, axis=axis).astype(dtype), **tol)
+                    np.testing.assert_array_equal(kiln.evaluate(f"cummax(v, axis={axis})", local_dict=env), np.maximum.accumulate(v, axis=axis))
+                    np.testing.assert_array_equal(kiln.evaluate(f"cummin(v, axis={axis})", local_dict=env), np.minimum.accumulate(v, axis=axis))
+                row = np.ascontiguousarray(m[0, : v.shape[-1]])
+                env = {"v": v, "r": row}
+                np.testing.assert_allclose(kiln.evaluate("cumsum(v * r, axis=-1)", local_dict=env), np.cumsum(wide * row, axis=-1).astype(dtype), **tol)
+            for v, axis in [(m[:, ::-1], 1), (m[:, :100], 1), (m[::-2, ::-1], 0), (m[::-1, ::2], 1), (c[::-1, ::2, :], 1), (c[:, :, ::-1], 0), (c[::2, :, ::-2], 0)]:
+                row = np.ascontiguousarray(m[0, : v.shape[-1]])
+                for ex, env in ((f"cumsum(v, axis={axis})", {"v": v}), (f"cummax(v * r, axis={axis})", {"v": v, "r": row})):
+                    text = kiln.compile(ex).explain(**env)
+                    assert "copied" not in text and "materialise" not in text, text
+                    assert "per-row" in text, text
+
+
 def test_integer_and_bool_views_agree_with_numpy_read_in_place():
     # int32, int64 and bool views (reversed and stepped either way on each axis, outer and inner
     # reversed together, one row, one element, empty; 1-D below a vector and with tails) beside a C
