@@ -10,28 +10,10 @@
 //! `for c in 0 1 2 3; do cargo run --release --example scan_strided -- $c; done`
 use kiln::{ArrayArg, FusedRunner};
 use ndarray::{Array2, ArrayViewD, s};
-use std::time::Instant;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Median microseconds of each closure per call, run in turn for `rounds` rounds.
-fn alternate(fs: &[&dyn Fn()], rounds: usize) -> Vec<f64> {
-    for f in fs {
-        f();
-    }
-    let mut times = vec![Vec::new(); fs.len()];
-    for _ in 0..rounds {
-        for (f, t) in fs.iter().zip(&mut times) {
-            let start = Instant::now();
-            f();
-            t.push(start.elapsed().as_secs_f64() * 1e6);
-        }
-    }
-    times.into_iter().map(median).collect()
-}
+#[path = "support/alternate.rs"]
+mod alternate;
+use alternate::alternate;
 
 fn case(what: &str, expr: &str, x: ArrayViewD<'_, f64>) {
     let run = FusedRunner::compile_text(expr).unwrap().with_threads(1);
