@@ -360,8 +360,8 @@ pub fn apply_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result
 
 /// The function compiled code calls on a block (see block.rs): `r` of the `n` elements at `p`, in
 /// place, at [`crate::wide::level`].
-extern "C" fn wide_block<T: WideElem, const LOG: bool>(p: *mut T, n: i64) {
-    let r = if LOG { Routine::Log } else { Routine::Exp };
+extern "C" fn wide_block<T: WideElem, const R: usize>(p: *mut T, n: i64) {
+    let r = Routine::ALL[R];
     // SAFETY: this function's address is given to compiled code only by `wide_block_address`, whose
     // symbol block.rs calls with `p` the address of the kernel's own stack slot of `block::BLOCK`
     // elements of `T` (aligned to 64 bytes, written by the same iteration before the call) and
@@ -377,12 +377,18 @@ extern "C" fn wide_block<T: WideElem, const LOG: bool>(p: *mut T, n: i64) {
 /// The address of the function compiled code calls for `r` on `dtype`'s blocks.
 pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8 {
     use kiln_ir::DType;
-    match (r, dtype) {
-        (Routine::Exp, DType::F64) => wide_block::<f64, false> as *const u8,
-        (Routine::Log, DType::F64) => wide_block::<f64, true> as *const u8,
-        (Routine::Exp, DType::F32) => wide_block::<f32, false> as *const u8,
-        (Routine::Log, DType::F32) => wide_block::<f32, true> as *const u8,
+    // `R` is the routine's discriminant, its index in `Routine::ALL` (the order of declaration)
+    macro_rules! addresses {
+        ($($r:ident)*) => {
+            match (r, dtype) {
+                $(
+                    (Routine::$r, DType::F64) => wide_block::<f64, { Routine::$r as usize }> as *const u8,
+                    (Routine::$r, DType::F32) => wide_block::<f32, { Routine::$r as usize }> as *const u8,
+                )*
+            }
+        };
     }
+    addresses!(Exp Log Sin Cos Tan)
 }
 
 /// The kept sum's row steps at `level` ([`crate::wide`], `rows.rs`): with eight rows, `out[j] +=

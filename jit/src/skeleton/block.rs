@@ -1,12 +1,12 @@
-//! Rows in blocks: exp and log at the host's full vector width.
+//! Rows in blocks: exp, log, sin, cos and tan at the host's full vector width.
 //!
-//! A map or a reduction of rows (or of every axis) whose body holds exp or log nodes, where the
+//! A map or a reduction of rows (or of every axis) whose body holds exp, log, sin, cos or tan nodes, where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
 //! of at least [`MIN_ROW`] points in blocks of [`BLOCK`] points:
 //!
 //! ```text
 //! for each block [b, e) of the row:
-//!     for each exp or log node, in the body's order (an operand's node first):
+//!     for each such node, in the body's order (an operand's node first):
 //!         for j in b..e: slot[j - b] = the node's argument at j   (vectors, then scalars; the
 //!                                                                 nodes done before read from
 //!                                                                 their slots)
@@ -39,7 +39,7 @@ pub(crate) const BLOCK: i64 = 256;
 /// Rows shorter than this take the inline path (a call per block costs more than it saves there).
 const MIN_ROW: i64 = 16;
 
-/// An exp or log node run on blocks: the node, its operand, the block function, the slot.
+/// An exp, log or trig node run on blocks: the node, its operand, the block function, the slot.
 pub(super) struct Staged {
     node: NodeId,
     arg: NodeId,
@@ -47,7 +47,7 @@ pub(super) struct Staged {
     slot: StackSlot,
 }
 
-/// The body's exp and log nodes whose routines the kernel imported (`math::wide_routines`), each
+/// The body's exp, log and trig nodes whose routines the kernel imported (`math::wide_routines`), each
 /// with a stack slot of [`BLOCK`] elements.
 pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
     let mut out = Vec::new();
