@@ -391,6 +391,58 @@ pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8
     addresses!(Exp Log Sin Cos Tan)
 }
 
+/// sin of every element of `xs` in place and cos of it into `ys`, by the wide routine of `level`
+/// that computes both ([`crate::wide`], `WideElem::sincos`): the bits of [`Routine::Sin`] and
+/// [`Routine::Cos`]. An error if the host lacks `level` or if `ys` is not as long as `xs`.
+pub fn apply_wide_sincos<T: WideElem>(level: Level, xs: &mut [T], ys: &mut [T]) -> Result<()> {
+    if !level.on_host() {
+        return Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )));
+    }
+    if xs.len() != ys.len() {
+        return Err(JitError::WrongKernel(format!(
+            "sin and cos of {} elements into an output of {}",
+            xs.len(),
+            ys.len()
+        )));
+    }
+    let routine = T::sincos(level);
+    // SAFETY: as in `apply_wide`: `routine` is compiled for `level`, which the host has (checked
+    // above), and is otherwise a safe function of two slices (of equal length, checked above).
+    unsafe { routine(xs, ys) };
+    Ok(())
+}
+
+/// The function compiled code calls on a block whose sin and cos nodes share their argument (see
+/// block.rs): `q[j] = cos(p[j])`, `p[j] = sin(p[j])` for the `n` elements at `p` and `q`.
+extern "C" fn wide_sincos_block<T: WideElem>(p: *mut T, q: *mut T, n: i64) {
+    // SAFETY: this function's address is given to compiled code only by `wide_sincos_address`,
+    // whose symbol block.rs calls with `p` and `q` the addresses of two distinct stack slots of the
+    // kernel, each of `block::BLOCK` elements of `T` (aligned to 64 bytes; `p` written by the same
+    // iteration before the call), and `0 <= n <= block::BLOCK`; nothing else reads or writes the
+    // slots during the call.
+    let (xs, ys) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(p, n as usize),
+            std::slice::from_raw_parts_mut(q, n as usize),
+        )
+    };
+    // registered only where `level()` is some (see `wide_block`): cannot fail
+    if let Some(level) = crate::wide::level() {
+        let _ = apply_wide_sincos(level, xs, ys);
+    }
+}
+
+/// The address of the function compiled code calls for sin and cos of one argument on `dtype`'s
+/// blocks.
+pub(crate) fn wide_sincos_address(dtype: kiln_ir::DType) -> *const u8 {
+    match dtype {
+        kiln_ir::DType::F64 => wide_sincos_block::<f64> as *const u8,
+        kiln_ir::DType::F32 => wide_sincos_block::<f32> as *const u8,
+    }
+}
+
 /// The kept sum's row steps at `level` ([`crate::wide`], `rows.rs`): with eight rows, `out[j] +=
 /// ((r0[j] + r1[j]) + (r2[j] + r3[j])) + ((r4[j] + r5[j]) + (r6[j] + r7[j]))`, with one, `out[j] +=
 /// x[j]`, for every `j` of `out`, each value widened to f64: the inline path's bits. An error if the

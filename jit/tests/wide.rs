@@ -296,6 +296,100 @@ fn every_length_and_offset_f32() {
     every_length::<f32>();
 }
 
+/// sin and cos of one argument by one routine (`apply_wide_sincos`, what a kernel holding both
+/// calls): the bits of the sin and the cos routines' inline paths, at every level, over the trig
+/// inputs and every length 0..=40 at several offsets (libm lanes among them).
+fn sincos_match<T: Elem + WideElem>() {
+    let mut rng = Rng::new(19);
+    let mut base = inputs(Routine::Sin, &mut rng);
+    // libm lanes early in the slices the lengths cut
+    base[3] = 1e7;
+    base[70] = -7e4;
+    let xs: Vec<T> = base.into_iter().map(T::from_f64).collect();
+    let x64: Vec<f64> = xs.iter().map(|x| x.to_f64()).collect();
+    let (want_s, want_c) = (inline(Routine::Sin, &xs), inline(Routine::Cos, &xs));
+    let dt = <T as WideElem>::DTYPE;
+    for level in levels() {
+        let (mut s, mut c) = (xs.clone(), vec![T::from_f64(0.5); xs.len()]);
+        kiln_jit::apply_wide_sincos(level, &mut s, &mut c).unwrap();
+        let f = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+        assert_same(&format!("sin of sincos {dt:?} {level:?}"), &x64, &f(&s), &want_s);
+        assert_same(&format!("cos of sincos {dt:?} {level:?}"), &x64, &f(&c), &want_c);
+        for len in 0..=40 {
+            for off in (0..8).chain(60..68) {
+                let r = off..off + len;
+                let (mut s, mut c) = (xs[r.clone()].to_vec(), vec![T::from_f64(0.5); len]);
+                kiln_jit::apply_wide_sincos(level, &mut s, &mut c).unwrap();
+                let what = format!("sincos {dt:?} {level:?} len {len} at {off}");
+                assert_same(&what, &x64[r.clone()], &f(&s), &want_s[r.clone()]);
+                assert_same(&what, &x64[r.clone()], &f(&c), &want_c[r]);
+            }
+        }
+        // outputs of another length: an error, nothing computed
+        let (mut s, mut c) = (xs[..5].to_vec(), vec![T::from_f64(0.5); 4]);
+        assert!(kiln_jit::apply_wide_sincos(level, &mut s, &mut c).is_err());
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        assert_eq!(bits(&f(&s)), bits(&x64[..5]), "nothing computed");
+    }
+    for level in Level::ALL.into_iter().filter(|l| !l.on_host()) {
+        let (mut s, mut c) = (xs[..5].to_vec(), xs[..5].to_vec());
+        assert!(kiln_jit::apply_wide_sincos(level, &mut s, &mut c).is_err());
+    }
+}
+
+#[test]
+fn sincos_gives_the_inline_bits_f64() {
+    sincos_match::<f64>();
+}
+
+#[test]
+fn sincos_gives_the_inline_bits_f32() {
+    sincos_match::<f32>();
+}
+
+/// A kernel with sin and cos of one argument calls the routine of both (three arguments: two
+/// slots and a count) where the host has a wide level, never with `with_wide(false)`, and not when
+/// the arguments differ (`cos(sin(x))`: a call of the routine of each function, two arguments).
+#[test]
+fn sin_and_cos_of_one_argument_share_a_call() {
+    let shared = |build: BodyFn, arity: usize, dtype: DType, sched: Schedule| {
+        let mut a = ExprArena::new();
+        let b = build(&mut a);
+        let shape = [1000];
+        let shapes: Vec<&[usize]> = vec![&shape; arity];
+        let k = kernel(dtype, &shapes, a, b, KernelKind::Map);
+        let p = plan(&k, 1);
+        let c = kiln_jit::CompiledKernel::explain(&k, &p, sched).unwrap();
+        let clif = &c.dumps().unwrap().clif;
+        // the block functions return nothing (`call fnN(..)` without a result; libm's calls on
+        // the slow paths give one): the arities of their calls
+        let block_calls = |n: usize| {
+            clif.lines()
+                .filter_map(|l| l.trim_start().strip_prefix("call fn"))
+                .any(|rest| rest.matches(',').count() == n - 1)
+        };
+        (block_calls(3), block_calls(2))
+    };
+    let on = wide::level().is_some();
+    for dtype in [DType::F64, DType::F32] {
+        let sched = Schedule::simd(dtype, 4, 1);
+        for (name, arity, build) in bodies() {
+            let want = match name {
+                "sin(x)*cos(x) + sqrt(abs(x))" | "cos(x) - sin(x)" => (on, false),
+                "sin(x*y) + cos(x*y) * sin(x) + tan(x*y)" => (on, on),
+                "cos(sin(x))" => (false, on),
+                _ => continue,
+            };
+            assert_eq!(shared(build, arity, dtype, sched), want, "{name} {dtype:?}");
+            assert_eq!(
+                shared(build, arity, dtype, sched.with_wide(false)),
+                (false, false),
+                "{name} {dtype:?}"
+            );
+        }
+    }
+}
+
 /// `Routine::ALL` lists the routines in the order of declaration (the block functions are
 /// instantiated by discriminant and look their routine up in it), each once.
 #[test]
@@ -385,6 +479,24 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
             let y = a.input(1);
             let m = a.binary(BinaryOp::Mul, x, y);
             a.unary(UnaryOp::Tan, m)
+        }),
+        ("cos(x) - sin(x)", 1, |a| {
+            let x = a.input(0);
+            let c = a.unary(UnaryOp::Cos, x);
+            let s = a.unary(UnaryOp::Sin, x);
+            a.binary(BinaryOp::Sub, c, s)
+        }),
+        ("sin(x*y) + cos(x*y) * sin(x) + tan(x*y)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let m = a.binary(BinaryOp::Mul, x, y);
+            let s = a.unary(UnaryOp::Sin, m);
+            let c = a.unary(UnaryOp::Cos, m);
+            let sx = a.unary(UnaryOp::Sin, x);
+            let p = a.binary(BinaryOp::Mul, c, sx);
+            let t = a.unary(UnaryOp::Tan, m);
+            let q = a.binary(BinaryOp::Add, s, p);
+            a.binary(BinaryOp::Add, q, t)
         }),
         ("cos(sin(x))", 1, |a| {
             let x = a.input(0);

@@ -637,6 +637,88 @@ impl Paths<f32> for Tan {
     }
 }
 
+/// sin and cos of one argument, `xs` in place to sin, `ys` to cos: per chunk the same branch as
+/// [`Sin`] and [`Cos`] (their fast paths' condition is the same), each lane the pair of bits they
+/// give; the reduction and the kernels the two share are computed once (LLVM merges the identical
+/// operations of the inlined fast paths). `ys` is at least as long as `xs` (call.rs checks).
+#[inline(always)]
+fn map_sincos<T: Copy>(xs: &mut [T], ys: &mut [T])
+where
+    Sin: Paths<T>,
+    Cos: Paths<T>,
+{
+    let ys = &mut ys[..xs.len()];
+    let mut xc = xs.chunks_exact_mut(CHUNK);
+    let mut yc = ys.chunks_exact_mut(CHUNK);
+    for (x, y) in (&mut xc).zip(&mut yc) {
+        let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
+        let y: &mut [T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
+        sincos_chunk(x, y);
+    }
+    let (xr, yr) = (xc.into_remainder(), yc.into_remainder());
+    if let Some(&first) = xr.first() {
+        let mut bx = [first; CHUNK];
+        let mut by = [first; CHUNK];
+        bx[..xr.len()].copy_from_slice(xr);
+        sincos_chunk(&mut bx, &mut by);
+        xr.copy_from_slice(&bx[..xr.len()]);
+        yr.copy_from_slice(&by[..yr.len()]);
+    }
+}
+
+#[inline(always)]
+fn sincos_chunk<T: Copy>(x: &mut [T; CHUNK], y: &mut [T; CHUNK])
+where
+    Sin: Paths<T>,
+    Cos: Paths<T>,
+{
+    let mut ok = true;
+    for &v in x.iter() {
+        ok &= <Sin as Paths<T>>::fast_ok(v);
+    }
+    if ok {
+        for (a, b) in x.iter_mut().zip(y.iter_mut()) {
+            let v = *a;
+            *a = <Sin as Paths<T>>::fast(v);
+            *b = <Cos as Paths<T>>::fast(v);
+        }
+    } else {
+        for (a, b) in x.iter_mut().zip(y.iter_mut()) {
+            let v = *a;
+            *a = <Sin as Paths<T>>::general(v);
+            *b = <Cos as Paths<T>>::general(v);
+        }
+    }
+}
+
+macro_rules! sincos_levels {
+    ($($name:ident: $t:ty;)*) => {
+        $(
+            pub(super) mod $name {
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &mut [$t]) {
+                    super::map_sincos::<$t>(xs, ys)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &mut [$t]) {
+                    super::map_sincos::<$t>(xs, ys)
+                }
+            }
+        )*
+    };
+}
+
+sincos_levels! {
+    sincos64: f64;
+    sincos32: f32;
+}
+
+pub(super) use sincos32::{avx2 as sincos_f32_avx2, avx512 as sincos_f32_avx512};
+pub(super) use sincos64::{avx2 as sincos_f64_avx2, avx512 as sincos_f64_avx512};
+
 macro_rules! levels {
     ($($name:ident: $t:ty, $f:ident;)*) => {
         $(

@@ -166,6 +166,10 @@ pub trait WideElem: Copy + Sized {
     /// The kept sum's single-row step at `level` (`rows.rs`): `out[j] += x[j]` over `out`, in f64.
     /// Unsafe to call unless the host has `level`.
     fn single(level: Level) -> unsafe fn(&[Self], &mut [f64]);
+    /// sin and cos of one argument at `level` (`lanes.rs`): `xs[j]` to `sin(xs[j])` in place and
+    /// `ys[j]` to `cos` of it, for every `j` of `xs` (`ys` at least as long), the bits of
+    /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
+    fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self]);
 }
 
 impl WideElem for f64 {
@@ -196,6 +200,12 @@ impl WideElem for f64 {
             Level::Avx512 => rows::rows64::single_avx512,
         }
     }
+    fn sincos(level: Level) -> unsafe fn(&mut [f64], &mut [f64]) {
+        match level {
+            Level::Avx2 => lanes::sincos_f64_avx2,
+            Level::Avx512 => lanes::sincos_f64_avx512,
+        }
+    }
 }
 
 impl WideElem for f32 {
@@ -224,6 +234,12 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => rows::rows32::single_avx2,
             Level::Avx512 => rows::rows32::single_avx512,
+        }
+    }
+    fn sincos(level: Level) -> unsafe fn(&mut [f32], &mut [f32]) {
+        match level {
+            Level::Avx2 => lanes::sincos_f32_avx2,
+            Level::Avx512 => lanes::sincos_f32_avx512,
         }
     }
 }
