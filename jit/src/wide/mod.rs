@@ -20,7 +20,9 @@
 //! `vmath::f32x4` (f32 sin and cos): the reduction, kernels, quadrant selects and sign flips per
 //! lane; their slow path is the inline code's per-lane call of the host function where
 //! |x| > 2^20 (f64) or 2^16 (f32), which replaces just those lanes, so a chunk holding such a lane
-//! computes each lane by the same rule.
+//! computes each lane by the same rule. A kernel with sin and cos of one argument calls
+//! [`WideElem::sincos`] once for both (`block.rs`): the two fast paths inlined into one loop, whose
+//! shared operations LLVM computes once.
 //! FMA is fused in both (`vfmadd`, or under `KILN_JIT_NO_FMA` Cranelift's call of libm's `fma`, which
 //! rounds once as well), so the bits are the same on every host, and the `reproducible` profile is
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
