@@ -360,8 +360,8 @@ pub fn apply_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result
 
 /// The function compiled code calls on a block (see block.rs): `r` of the `n` elements at `p`, in
 /// place, at [`crate::wide::level`].
-extern "C" fn wide_block<T: WideElem, const LOG: bool>(p: *mut T, n: i64) {
-    let r = if LOG { Routine::Log } else { Routine::Exp };
+extern "C" fn wide_block<T: WideElem, const R: usize>(p: *mut T, n: i64) {
+    let r = Routine::ALL[R];
     // SAFETY: this function's address is given to compiled code only by `wide_block_address`, whose
     // symbol block.rs calls with `p` the address of the kernel's own stack slot of `block::BLOCK`
     // elements of `T` (aligned to 64 bytes, written by the same iteration before the call) and
@@ -377,11 +377,69 @@ extern "C" fn wide_block<T: WideElem, const LOG: bool>(p: *mut T, n: i64) {
 /// The address of the function compiled code calls for `r` on `dtype`'s blocks.
 pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8 {
     use kiln_ir::DType;
-    match (r, dtype) {
-        (Routine::Exp, DType::F64) => wide_block::<f64, false> as *const u8,
-        (Routine::Log, DType::F64) => wide_block::<f64, true> as *const u8,
-        (Routine::Exp, DType::F32) => wide_block::<f32, false> as *const u8,
-        (Routine::Log, DType::F32) => wide_block::<f32, true> as *const u8,
+    // `R` is the routine's discriminant, its index in `Routine::ALL` (the order of declaration)
+    macro_rules! addresses {
+        ($($r:ident)*) => {
+            match (r, dtype) {
+                $(
+                    (Routine::$r, DType::F64) => wide_block::<f64, { Routine::$r as usize }> as *const u8,
+                    (Routine::$r, DType::F32) => wide_block::<f32, { Routine::$r as usize }> as *const u8,
+                )*
+            }
+        };
+    }
+    addresses!(Exp Log Sin Cos Tan)
+}
+
+/// sin of every element of `xs` in place and cos of it into `ys`, by the wide routine of `level`
+/// that computes both ([`crate::wide`], `WideElem::sincos`): the bits of [`Routine::Sin`] and
+/// [`Routine::Cos`]. An error if the host lacks `level` or if `ys` is not as long as `xs`.
+pub fn apply_wide_sincos<T: WideElem>(level: Level, xs: &mut [T], ys: &mut [T]) -> Result<()> {
+    if !level.on_host() {
+        return Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )));
+    }
+    if xs.len() != ys.len() {
+        return Err(JitError::WrongKernel(format!(
+            "sin and cos of {} elements into an output of {}",
+            xs.len(),
+            ys.len()
+        )));
+    }
+    let routine = T::sincos(level);
+    // SAFETY: as in `apply_wide`: `routine` is compiled for `level`, which the host has (checked
+    // above), and is otherwise a safe function of two slices (of equal length, checked above).
+    unsafe { routine(xs, ys) };
+    Ok(())
+}
+
+/// The function compiled code calls on a block whose sin and cos nodes share their argument (see
+/// block.rs): `q[j] = cos(p[j])`, `p[j] = sin(p[j])` for the `n` elements at `p` and `q`.
+extern "C" fn wide_sincos_block<T: WideElem>(p: *mut T, q: *mut T, n: i64) {
+    // SAFETY: this function's address is given to compiled code only by `wide_sincos_address`,
+    // whose symbol block.rs calls with `p` and `q` the addresses of two distinct stack slots of the
+    // kernel, each of `block::BLOCK` elements of `T` (aligned to 64 bytes; `p` written by the same
+    // iteration before the call), and `0 <= n <= block::BLOCK`; nothing else reads or writes the
+    // slots during the call.
+    let (xs, ys) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(p, n as usize),
+            std::slice::from_raw_parts_mut(q, n as usize),
+        )
+    };
+    // registered only where `level()` is some (see `wide_block`): cannot fail
+    if let Some(level) = crate::wide::level() {
+        let _ = apply_wide_sincos(level, xs, ys);
+    }
+}
+
+/// The address of the function compiled code calls for sin and cos of one argument on `dtype`'s
+/// blocks.
+pub(crate) fn wide_sincos_address(dtype: kiln_ir::DType) -> *const u8 {
+    match dtype {
+        kiln_ir::DType::F64 => wide_sincos_block::<f64> as *const u8,
+        kiln_ir::DType::F32 => wide_sincos_block::<f32> as *const u8,
     }
 }
 

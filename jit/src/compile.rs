@@ -104,6 +104,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             }
         }
         for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
+            jb.symbol(host::sincos_symbol(dtype), call::wide_sincos_address(dtype));
             for group in [true, false] {
                 jb.symbol(
                     host::kept_rows_symbol(group, dtype),

@@ -127,6 +127,12 @@ pub(crate) fn kept_rows_symbol(group: bool, dtype: DType) -> String {
     format!("kiln_wide_kept_{what}_{dtype}").to_lowercase()
 }
 
+/// The symbol of the block function of sin and cos of one argument on `dtype` (registered by
+/// compile.rs where the host has a wide level).
+pub(crate) fn sincos_symbol(dtype: DType) -> String {
+    format!("kiln_wide_sincos_{dtype}").to_lowercase()
+}
+
 /// Registers every host math symbol with a JIT module under construction.
 pub fn register_symbols(builder: &mut JITBuilder) {
     for dtype in [DType::F64, DType::F32] {
@@ -143,6 +149,9 @@ pub struct MathRefs {
     /// The block functions of the wide routines the kernel calls, `fn(ptr, n)` (see
     /// `skeleton/block.rs`), by the function they compute.
     wide: HashMap<MathFn, FuncRef>,
+    /// The block function of sin and cos of one argument, `fn(ptr, ptr, n)`, where `wide` holds
+    /// both sin and cos.
+    sincos: Option<FuncRef>,
     /// The kept sum's row steps at full width, `fn(r0, ..., r7, out, n)` and `fn(x, out, n)` (see
     /// `wide/rows.rs` and skeleton.rs), where [`MathRefs::import_kept_rows`] imported them.
     kept: Option<[FuncRef; 2]>,
@@ -185,9 +194,17 @@ impl MathRefs {
             let id = module.declare_function(&f.wide_symbol(dtype), Linkage::Import, &sig)?;
             wide_refs.insert(f, module.declare_func_in_func(id, func));
         }
+        let mut sincos = None;
+        if wide.contains(&MathFn::Sin) && wide.contains(&MathFn::Cos) {
+            let mut sig = Signature::new(module.isa().default_call_conv());
+            sig.params.extend([AbiParam::new(types::I64); 3]);
+            let id = module.declare_function(&sincos_symbol(dtype), Linkage::Import, &sig)?;
+            sincos = Some(module.declare_func_in_func(id, func));
+        }
         Ok(MathRefs {
             refs,
             wide: wide_refs,
+            sincos,
             kept: None,
             inline,
         })
@@ -223,6 +240,11 @@ impl MathRefs {
     /// The block function of the wide routine of `f`, if the kernel imported it.
     pub fn wide(&self, f: MathFn) -> Option<FuncRef> {
         self.wide.get(&f).copied()
+    }
+
+    /// The block function of sin and cos of one argument, if the kernel imported it.
+    pub fn wide_sincos(&self) -> Option<FuncRef> {
+        self.sincos
     }
 
     /// The host function `f` for `dtype` (imported by [`MathRefs::import`]).

@@ -59,8 +59,8 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
         <= MAX_INLINE_MATH
 }
 
-/// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp and log
-/// nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
+/// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp, log, sin,
+/// cos and tan nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
 /// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
 /// reductions and scans keep the inline path); none otherwise.
 pub fn wide_routines(

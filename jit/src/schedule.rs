@@ -4,7 +4,7 @@
 //! vectors Cranelift 0.135 lowers on x86-64). `unroll` is how many independent vectors one iteration of
 //! the hot loop handles; `accumulators` is how many independent vector accumulators a reduction keeps
 //! (a reduction's hot loop handles `max(unroll, accumulators)` vectors per iteration, vector `p` going
-//! to accumulator `p % accumulators`). `wide` asks for exp and log at the host's full vector width
+//! to accumulator `p % accumulators`). `wide` asks for exp, log, sin, cos and tan at the host's full vector width
 //! on blocks (see `wide` and `skeleton/block.rs`), where the host has it. The schedule is part of the
 //! kernel cache key.
 
@@ -27,7 +27,7 @@ pub struct Schedule {
     pub unroll: u8,
     /// Independent vector accumulators of a reduction (at least 1).
     pub accumulators: u8,
-    /// exp and log by the wide routines on blocks, where the host has a wide level (else, and after
+    /// exp, log, sin, cos and tan by the wide routines on blocks, where the host has a wide level (else, and after
     /// [`Schedule::normalised`] on such a host, false): the same bits as the inline path.
     pub wide: bool,
 }
@@ -44,7 +44,7 @@ impl Schedule {
     }
 
     /// Vector code for `dtype` with `unroll` vectors per iteration and `accumulators` accumulators,
-    /// exp and log at full width where the host has it.
+    /// exp, log and trig at full width where the host has it.
     pub fn simd(dtype: DType, unroll: u8, accumulators: u8) -> Schedule {
         Schedule {
             lanes: Self::vector_lanes(dtype),
@@ -54,7 +54,7 @@ impl Schedule {
         }
     }
 
-    /// This schedule with exp and log at full width (`true`, where the host has it) or inline.
+    /// This schedule with the wide routines (`true`, where the host has it) or inline.
     pub fn with_wide(self, wide: bool) -> Schedule {
         Schedule { wide, ..self }
     }

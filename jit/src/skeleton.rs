@@ -73,7 +73,7 @@ struct Skeleton<'f, 'k> {
     iota: Option<Value>,
     /// Every output's root (`body`, then `extra`).
     roots: Vec<kiln_ir::NodeId>,
-    /// The exp and log nodes run on blocks by the wide routines, with their stack slots (block.rs).
+    /// The exp, log and trig nodes run on blocks by the wide routines, with their stack slots (block.rs).
     blocked: Vec<block::Staged>,
     /// A kept sum of a plain read of input `i`, and the row steps at full width it calls (group,
     /// single): see [`Skeleton::wide_rows`].

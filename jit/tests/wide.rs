@@ -1,4 +1,4 @@
-//! exp and log at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
+//! exp, log, sin, cos and tan at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
 //! (each level this host has, f64 and f32, dense sweeps and NumPy's special values, every length
 //! 0..=40 at every offset), and kernels run in blocks give the inline kernels' bits and stay within
 //! the documented ULP bounds of the interpreter (lengths around the block, empty, one element,
@@ -107,6 +107,66 @@ fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
                 }
             }
         }
+        Routine::Sin | Routine::Cos | Routine::Tan => v.extend(trig_inputs(rng)),
+    }
+    v
+}
+
+/// Inputs for sin, cos and tan: dense sweeps over the first periods and over wider ranges, the
+/// multiples of pi/4 and pi/2 (where the reduction cancels most) and their neighbours, the edges
+/// of the tiny-argument shortcut (2^-27 in f64, 2^-12 in f32), of tan's pi/4 - y transformation
+/// (0.6744), and of the fast path (|x| = 2^16 in f32, 2^20 in f64, beyond which libm is called),
+/// every binade of both signs, and huge arguments.
+fn trig_inputs(rng: &mut Rng) -> Vec<f64> {
+    let mut v = Vec::new();
+    v.extend(sweep(rng, -7.0, 7.0, 20_000));
+    v.extend(sweep(rng, -1.0, 1.0, 5_000));
+    v.extend(sweep(rng, -1e4, 1e4, 20_000));
+    v.extend(sweep(rng, -70_000.0, 70_000.0, 5_000));
+    v.extend(sweep(rng, 65_000.0, 66_000.0, 2_000));
+    v.extend(sweep(rng, -1.05e6, -1.04e6, 2_000));
+    v.extend(sweep(rng, 1e6, 1.1e6, 2_000));
+    for k in -2000..=2000 {
+        let m = f64::from(k) * std::f64::consts::FRAC_PI_4;
+        let mf = (m as f32) as f64;
+        for y in [m, mf] {
+            v.push(y);
+            v.push(f64::from_bits(y.to_bits() + 1));
+            v.push(f64::from_bits(y.to_bits().wrapping_sub(1)));
+            let yf = y as f32;
+            v.push(f32::from_bits(yf.to_bits() + 1) as f64);
+            v.push(f32::from_bits(yf.to_bits().wrapping_sub(1)) as f64);
+        }
+    }
+    for k in [1e5, 1e6, 1e7, 1e10, 1e15, 1e20, 1e100, 1e300] {
+        v.push(k * std::f64::consts::FRAC_PI_2);
+    }
+    for edge in [
+        7.450580596923828e-9,
+        2.44140625e-4,
+        f64::from_bits(0x3FE5942800000000),
+        65536.0,
+        1048576.0,
+        3.0e38,
+    ] {
+        for sign in [1.0, -1.0] {
+            let e = sign * edge;
+            v.push(e);
+            for d in 1..4u64 {
+                v.push(f64::from_bits(e.to_bits() + d));
+                v.push(f64::from_bits(e.to_bits() - d));
+                let ef = e as f32;
+                v.push(f32::from_bits(ef.to_bits() + d as u32) as f64);
+                v.push(f32::from_bits(ef.to_bits() - d as u32) as f64);
+            }
+        }
+    }
+    for e in -1074..1024 {
+        for _ in 0..2 {
+            let x = f64::from(e).exp2() * rng.uniform(1.0, 2.0);
+            v.push(x);
+            v.push(-x);
+        }
     }
     v
 }
@@ -117,6 +177,9 @@ fn body(r: Routine) -> (ExprArena, NodeId) {
     let op = match r {
         Routine::Exp => UnaryOp::Exp,
         Routine::Log => UnaryOp::Log,
+        Routine::Sin => UnaryOp::Sin,
+        Routine::Cos => UnaryOp::Cos,
+        Routine::Tan => UnaryOp::Tan,
     };
     let b = a.unary(op, x);
     (a, b)
@@ -164,7 +227,7 @@ fn levels() -> Vec<Level> {
 
 fn routines_match<T: Elem + WideElem>() {
     let mut rng = Rng::new(14);
-    for r in [Routine::Exp, Routine::Log] {
+    for r in Routine::ALL {
         let xs: Vec<T> = inputs(r, &mut rng).into_iter().map(T::from_f64).collect();
         let x64: Vec<f64> = xs.iter().map(|x| x.to_f64()).collect();
         let want = inline(r, &xs);
@@ -197,11 +260,14 @@ fn routines_give_the_inline_bits_f32() {
 /// inline bits.
 fn every_length<T: Elem + WideElem>() {
     let mut rng = Rng::new(15);
-    for r in [Routine::Exp, Routine::Log] {
+    for r in Routine::ALL {
         // ordinary values, then the specials, then ordinary ones: a slice holds chunks of the fast
         // path, of the general path, or both
         let mut base = sweep(&mut rng, -3.0, 3.0, 30);
         base.extend(specials());
+        // beyond the trig fast path's limits (2^16, 2^20): chunks that call libm
+        base[10] = 1e7;
+        base[22] = -7e4;
         base.extend(sweep(&mut rng, 0.5, 3.0, 30));
         let xs: Vec<T> = base.into_iter().map(T::from_f64).collect();
         let want = inline(r, &xs);
@@ -228,6 +294,110 @@ fn every_length_and_offset_f64() {
 #[test]
 fn every_length_and_offset_f32() {
     every_length::<f32>();
+}
+
+/// sin and cos of one argument by one routine (`apply_wide_sincos`, what a kernel holding both
+/// calls): the bits of the sin and the cos routines' inline paths, at every level, over the trig
+/// inputs and every length 0..=40 at several offsets (libm lanes among them).
+fn sincos_match<T: Elem + WideElem>() {
+    let mut rng = Rng::new(19);
+    let mut base = inputs(Routine::Sin, &mut rng);
+    // libm lanes early in the slices the lengths cut
+    base[3] = 1e7;
+    base[70] = -7e4;
+    let xs: Vec<T> = base.into_iter().map(T::from_f64).collect();
+    let x64: Vec<f64> = xs.iter().map(|x| x.to_f64()).collect();
+    let (want_s, want_c) = (inline(Routine::Sin, &xs), inline(Routine::Cos, &xs));
+    let dt = <T as WideElem>::DTYPE;
+    for level in levels() {
+        let (mut s, mut c) = (xs.clone(), vec![T::from_f64(0.5); xs.len()]);
+        kiln_jit::apply_wide_sincos(level, &mut s, &mut c).unwrap();
+        let f = |v: &[T]| v.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+        assert_same(&format!("sin of sincos {dt:?} {level:?}"), &x64, &f(&s), &want_s);
+        assert_same(&format!("cos of sincos {dt:?} {level:?}"), &x64, &f(&c), &want_c);
+        for len in 0..=40 {
+            for off in (0..8).chain(60..68) {
+                let r = off..off + len;
+                let (mut s, mut c) = (xs[r.clone()].to_vec(), vec![T::from_f64(0.5); len]);
+                kiln_jit::apply_wide_sincos(level, &mut s, &mut c).unwrap();
+                let what = format!("sincos {dt:?} {level:?} len {len} at {off}");
+                assert_same(&what, &x64[r.clone()], &f(&s), &want_s[r.clone()]);
+                assert_same(&what, &x64[r.clone()], &f(&c), &want_c[r]);
+            }
+        }
+        // outputs of another length: an error, nothing computed
+        let (mut s, mut c) = (xs[..5].to_vec(), vec![T::from_f64(0.5); 4]);
+        assert!(kiln_jit::apply_wide_sincos(level, &mut s, &mut c).is_err());
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        assert_eq!(bits(&f(&s)), bits(&x64[..5]), "nothing computed");
+    }
+    for level in Level::ALL.into_iter().filter(|l| !l.on_host()) {
+        let (mut s, mut c) = (xs[..5].to_vec(), xs[..5].to_vec());
+        assert!(kiln_jit::apply_wide_sincos(level, &mut s, &mut c).is_err());
+    }
+}
+
+#[test]
+fn sincos_gives_the_inline_bits_f64() {
+    sincos_match::<f64>();
+}
+
+#[test]
+fn sincos_gives_the_inline_bits_f32() {
+    sincos_match::<f32>();
+}
+
+/// A kernel with sin and cos of one argument calls the routine of both (three arguments: two
+/// slots and a count) where the host has a wide level, never with `with_wide(false)`, and not when
+/// the arguments differ (`cos(sin(x))`: a call of the routine of each function, two arguments).
+#[test]
+fn sin_and_cos_of_one_argument_share_a_call() {
+    let shared = |build: BodyFn, arity: usize, dtype: DType, sched: Schedule| {
+        let mut a = ExprArena::new();
+        let b = build(&mut a);
+        let shape = [1000];
+        let shapes: Vec<&[usize]> = vec![&shape; arity];
+        let k = kernel(dtype, &shapes, a, b, KernelKind::Map);
+        let p = plan(&k, 1);
+        let c = kiln_jit::CompiledKernel::explain(&k, &p, sched).unwrap();
+        let clif = &c.dumps().unwrap().clif;
+        // the block functions return nothing (`call fnN(..)` without a result; libm's calls on
+        // the slow paths give one): the arities of their calls
+        let block_calls = |n: usize| {
+            clif.lines()
+                .filter_map(|l| l.trim_start().strip_prefix("call fn"))
+                .any(|rest| rest.matches(',').count() == n - 1)
+        };
+        (block_calls(3), block_calls(2))
+    };
+    let on = wide::level().is_some();
+    for dtype in [DType::F64, DType::F32] {
+        let sched = Schedule::simd(dtype, 4, 1);
+        for (name, arity, build) in bodies() {
+            let want = match name {
+                "sin(x)*cos(x) + sqrt(abs(x))" | "cos(x) - sin(x)" => (on, false),
+                "sin(x*y) + cos(x*y) * sin(x) + tan(x*y)" => (on, on),
+                "cos(sin(x))" => (false, on),
+                _ => continue,
+            };
+            assert_eq!(shared(build, arity, dtype, sched), want, "{name} {dtype:?}");
+            assert_eq!(
+                shared(build, arity, dtype, sched.with_wide(false)),
+                (false, false),
+                "{name} {dtype:?}"
+            );
+        }
+    }
+}
+
+/// `Routine::ALL` lists the routines in the order of declaration (the block functions are
+/// instantiated by discriminant and look their routine up in it), each once.
+#[test]
+fn the_routines_are_listed_in_order() {
+    for (i, r) in Routine::ALL.into_iter().enumerate() {
+        assert_eq!(r as usize, i, "{r:?}");
+        assert_eq!(Routine::ALL.iter().filter(|&&x| x == r).count(), 1, "{r:?}");
+    }
 }
 
 #[test]
@@ -295,6 +465,44 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
             let x = a.input(0);
             a.unary(UnaryOp::Log, x)
         }),
+        ("sin(x)*cos(x) + sqrt(abs(x))", 1, |a| {
+            let x = a.input(0);
+            let s = a.unary(UnaryOp::Sin, x);
+            let c = a.unary(UnaryOp::Cos, x);
+            let m = a.binary(BinaryOp::Mul, s, c);
+            let ab = a.unary(UnaryOp::Abs, x);
+            let r = a.unary(UnaryOp::Sqrt, ab);
+            a.binary(BinaryOp::Add, m, r)
+        }),
+        ("tan(x * y)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let m = a.binary(BinaryOp::Mul, x, y);
+            a.unary(UnaryOp::Tan, m)
+        }),
+        ("cos(x) - sin(x)", 1, |a| {
+            let x = a.input(0);
+            let c = a.unary(UnaryOp::Cos, x);
+            let s = a.unary(UnaryOp::Sin, x);
+            a.binary(BinaryOp::Sub, c, s)
+        }),
+        ("sin(x*y) + cos(x*y) * sin(x) + tan(x*y)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let m = a.binary(BinaryOp::Mul, x, y);
+            let s = a.unary(UnaryOp::Sin, m);
+            let c = a.unary(UnaryOp::Cos, m);
+            let sx = a.unary(UnaryOp::Sin, x);
+            let p = a.binary(BinaryOp::Mul, c, sx);
+            let t = a.unary(UnaryOp::Tan, m);
+            let q = a.binary(BinaryOp::Add, s, p);
+            a.binary(BinaryOp::Add, q, t)
+        }),
+        ("cos(sin(x))", 1, |a| {
+            let x = a.input(0);
+            let s = a.unary(UnaryOp::Sin, x);
+            a.unary(UnaryOp::Cos, s)
+        }),
     ]
 }
 
@@ -333,7 +541,7 @@ fn cases(arity: usize) -> Vec<Vec<Vec<usize>>> {
 fn kernels_match<T: Elem>() {
     // the bodies of one rounded function of exact arguments (and logistic, whose `1 + e` and
     // division add half an ULP each on both sides): within the bound of the interpreter
-    let single = ["1/(1+exp(-x))", "exp(x - y)", "log(x)"];
+    let single = ["1/(1+exp(-x))", "exp(x - y)", "log(x)", "tan(x * y)"];
     let mut rng = Rng::new(16);
     for (name, arity, build) in bodies() {
         for shapes in cases(arity) {

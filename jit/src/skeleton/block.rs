@@ -1,12 +1,13 @@
-//! Rows in blocks: exp and log at the host's full vector width.
+//! Rows in blocks: exp, log, sin, cos and tan at the host's full vector width.
 //!
-//! A map or a reduction of rows (or of every axis) whose body holds exp or log nodes, where the
+//! A map or a reduction of rows (or of every axis) whose body holds exp, log, sin, cos or tan nodes, where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
 //! of at least [`MIN_ROW`] points in blocks of [`BLOCK`] points:
 //!
 //! ```text
 //! for each block [b, e) of the row:
-//!     for each exp or log node, in the body's order (an operand's node first):
+//!     for each such node, in the body's order (an operand's node first; a sin and a cos node
+//!     of one argument as one, both computed by one call from one reduction):
 //!         for j in b..e: slot[j - b] = the node's argument at j   (vectors, then scalars; the
 //!                                                                 nodes done before read from
 //!                                                                 their slots)
@@ -39,34 +40,79 @@ pub(crate) const BLOCK: i64 = 256;
 /// Rows shorter than this take the inline path (a call per block costs more than it saves there).
 const MIN_ROW: i64 = 16;
 
-/// An exp or log node run on blocks: the node, its operand, the block function, the slot.
+/// An exp, log or trig node run on blocks: the node, its operand, the block function, the slot;
+/// for a sin node whose argument a cos node shares, that cos node and its slot too (`call` is
+/// then the block function computing both, `fn(sin slot, cos slot, n)`).
 pub(super) struct Staged {
     node: NodeId,
     arg: NodeId,
     call: FuncRef,
     slot: StackSlot,
+    cos: Option<(NodeId, StackSlot)>,
 }
 
-/// The body's exp and log nodes whose routines the kernel imported (`math::wide_routines`), each
+/// The body's exp, log and trig nodes whose routines the kernel imported (`math::wide_routines`), each
 /// with a stack slot of [`BLOCK`] elements.
+///
+/// A sin node and a cos node of the same argument are staged as one, at the place of the first of
+/// the two (their argument precedes both), by the block function that computes both from one
+/// reduction (`wide::WideElem::sincos`), where the kernel imported it.
 pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
+    let arena = &f.key.arena;
+    // the cos node of each argument with a sin node and a cos node
+    let unary_of = |op: kiln_ir::UnaryOp, arg: NodeId| {
+        f.order
+            .iter()
+            .copied()
+            .find(|&id| *arena.node(id) == Node::Unary(op, arg))
+    };
     let mut out = Vec::new();
+    let mut paired: Vec<NodeId> = Vec::new();
     for &id in &f.order {
-        let Node::Unary(op, arg) = *f.key.arena.node(id) else {
+        let Node::Unary(op, arg) = *arena.node(id) else {
             continue;
         };
+        if paired.contains(&id) {
+            continue;
+        }
         let Some(call) = MathFn::of_unary(op).and_then(|f| g.math.wide(f)) else {
             continue;
         };
         let bytes = (BLOCK * g.size) as u32;
-        let slot =
-            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6));
-        out.push(Staged {
-            node: id,
-            arg,
-            call,
-            slot,
-        });
+        let mut slot = || {
+            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
+        };
+        let pair = match (op, g.math.wide_sincos()) {
+            (kiln_ir::UnaryOp::Sin | kiln_ir::UnaryOp::Cos, Some(both)) => {
+                let sin = unary_of(kiln_ir::UnaryOp::Sin, arg);
+                let cos = unary_of(kiln_ir::UnaryOp::Cos, arg);
+                sin.zip(cos).map(|p| (p, both))
+            }
+            _ => None,
+        };
+        match pair {
+            Some(((sin, cos), both)) => {
+                paired.extend([sin, cos]);
+                let (s_slot, c_slot) = (slot(), slot());
+                out.push(Staged {
+                    node: sin,
+                    arg,
+                    call: both,
+                    slot: s_slot,
+                    cos: Some((cos, c_slot)),
+                });
+            }
+            None => {
+                let slot = slot();
+                out.push(Staged {
+                    node: id,
+                    arg,
+                    call,
+                    slot,
+                    cos: None,
+                });
+            }
+        }
     }
     out
 }
@@ -111,7 +157,14 @@ impl Skeleton<'_, '_> {
             let slot = g.b.ins().stack_addr(types::I64, st.slot, 0);
             let ptr = g.b.ins().isub(slot, b_bytes);
             self.phase(g, &row, b, e, st.arg, ptr);
-            g.b.ins().call(st.call, &[slot, count]);
+            if let Some((cos, cos_slot)) = st.cos {
+                let cslot = g.b.ins().stack_addr(types::I64, cos_slot, 0);
+                g.b.ins().call(st.call, &[slot, cslot, count]);
+                let cptr = g.b.ins().isub(cslot, b_bytes);
+                row.staged.push((cos, cptr));
+            } else {
+                g.b.ins().call(st.call, &[slot, count]);
+            }
             row.staged.push((st.node, ptr));
         }
         self.inner(g, &row, b, e, slots, None);

@@ -121,22 +121,22 @@ pub(crate) fn log(v: &mut Vb<'_, '_>, x: Value) -> Value {
 // sin and cos
 
 /// pi/2 in three floats (72 bits), and 2/pi rounded to f32.
-const PIO2_1: f64 = 1.5707963705062866;
-const PIO2_2: f64 = -4.371138828673793e-08;
-const PIO2_3: f64 = -1.7151245100058819e-15;
-const TWO_OVER_PI: f64 = 0.6366197466850281;
+pub(crate) const PIO2_1: f64 = 1.5707963705062866;
+pub(crate) const PIO2_2: f64 = -4.371138828673793e-08;
+pub(crate) const PIO2_3: f64 = -1.7151245100058819e-15;
+pub(crate) const TWO_OVER_PI: f64 = 0.6366197466850281;
 /// Above this, the reduction is left to libm (`sinf`, `cosf`).
-const REDUCE_MAX: f64 = 65536.0;
+pub(crate) const REDUCE_MAX: f64 = 65536.0;
 /// Below this, sin(x) rounds to x in f32.
-const TINY: f64 = 2.44140625e-4;
+pub(crate) const TINY: f64 = 2.44140625e-4;
 /// musl's `__sindf` and `__cosdf` polynomials (fdlibm's `k_sinf.c`, `k_cosf.c`), rounded to f32.
-const S: [f64; 4] = [
+pub(crate) const S: [f64; 4] = [
     -0.166666666416265235595,
     0.0083333293858894631756,
     -0.000198393348360966317347,
     0.0000027183114939898219064,
 ];
-const C: [f64; 4] = [
+pub(crate) const C: [f64; 4] = [
     -0.499999997251031003120,
     0.0416666233237390631894,
     -0.00138867637746099294692,

@@ -36,7 +36,7 @@ pub(crate) mod f32x4;
 pub(crate) mod log;
 mod pow;
 mod tanh;
-mod trig;
+pub(crate) mod trig;
 
 use crate::clif::cast;
 use crate::host::{MathFn, MathRefs};

@@ -22,16 +22,16 @@ use crate::host::MathFn;
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 
-const TWO_OVER_PI: f64 = 0.6366197723675814;
-const C1: f64 = 1.5707963267948966;
-const C2: f64 = 6.123233995736766e-17;
-const C3: f64 = -1.4973849048591698e-33;
+pub(crate) const TWO_OVER_PI: f64 = 0.6366197723675814;
+pub(crate) const C1: f64 = 1.5707963267948966;
+pub(crate) const C2: f64 = 6.123233995736766e-17;
+pub(crate) const C3: f64 = -1.4973849048591698e-33;
 /// Above this, the reduction is left to libm.
-const REDUCE_MAX: f64 = 1048576.0;
+pub(crate) const REDUCE_MAX: f64 = 1048576.0;
 /// Below this, sin(x) and tan(x) round to x.
-const TINY: f64 = 7.450580596923828e-9;
+pub(crate) const TINY: f64 = 7.450580596923828e-9;
 
-const S: [f64; 6] = [
+pub(crate) const S: [f64; 6] = [
     -1.66666666666666324348e-01,
     8.33333333332248946124e-03,
     -1.98412698298579493134e-04,
@@ -39,7 +39,7 @@ const S: [f64; 6] = [
     -2.50507602534068634195e-08,
     1.58969099521155010221e-10,
 ];
-const C: [f64; 6] = [
+pub(crate) const C: [f64; 6] = [
     4.16666666666666019037e-02,
     -1.38888888888741095749e-03,
     2.48015872894767294178e-05,
@@ -47,7 +47,7 @@ const C: [f64; 6] = [
     2.08757232129817482790e-09,
     -1.13596475577881948265e-11,
 ];
-const T: [f64; 13] = [
+pub(crate) const T: [f64; 13] = [
     3.33333333333334091986e-01,
     1.33333333333201242699e-01,
     5.39682539762260521377e-02,
@@ -62,8 +62,8 @@ const T: [f64; 13] = [
     -1.85586374855275456654e-05,
     2.59073051863633712884e-05,
 ];
-const PIO4: f64 = 7.85398163397448278999e-01;
-const PIO4_LO: f64 = 3.06161699786838301793e-17;
+pub(crate) const PIO4: f64 = 7.85398163397448278999e-01;
+pub(crate) const PIO4_LO: f64 = 3.06161699786838301793e-17;
 
 /// `(yh, yl, n)`: `x - q·pi/2 = yh + yl`, `n = q mod 4` as I64X2.
 fn reduce(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value, Value) {

@@ -4,9 +4,17 @@
 
 use crate::vmath::exp::{ExpConsts, F64 as EXP64};
 use crate::vmath::f32x4::{
+    C as T32_C, PIO2_1 as T32_PIO2_1, PIO2_2 as T32_PIO2_2, PIO2_3 as T32_PIO2_3,
+    REDUCE_MAX as T32_REDUCE_MAX, S as T32_S, TINY as T32_TINY, TWO_OVER_PI as T32_TWO_OVER_PI,
+};
+use crate::vmath::f32x4::{
     F32 as EXP32, FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, LG as LG32, MIN_NORMAL as MIN_NORMAL_32,
 };
 use crate::vmath::log::{LG as LG64, LN2_HI as LN2_HI_64, LN2_LO as LN2_LO_64, MIN_NORMAL as MIN_NORMAL_64};
+use crate::vmath::trig::{
+    C as T64_C, C1 as T64_C1, C2 as T64_C2, C3 as T64_C3, PIO4 as T64_PIO4, PIO4_LO as T64_PIO4_LO,
+    REDUCE_MAX as T64_REDUCE_MAX, S as T64_S, T as T64_T, TINY as T64_TINY, TWO_OVER_PI as T64_TWO_OVER_PI,
+};
 
 /// The operations the algorithms need, on f64 and on f32 (constants rounded to the type as
 /// `vmath::Vb::c` rounds them).
@@ -365,6 +373,352 @@ impl Paths<f32> for Log {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// sin, cos, tan
+
+/// `vmath::trig::reduce`: `(yh, yl, n)` with `x - q·pi/2 = yh + yl` (three-part Cody-Waite, TwoSum,
+/// Fast2Sum) and `n = q mod 4` from `Vb::int_of`'s bits.
+#[inline(always)]
+fn trig_reduce64(x: f64) -> (f64, f64, u64) {
+    let q = (x * T64_TWO_OVER_PI).round_ties_even();
+    let nq = -q;
+    let r1 = nq.mul_add(T64_C1, x);
+    let p = q * T64_C2;
+    let np = -p;
+    let pe = q.mul_add(T64_C2, np);
+    // two_sum(r1, np)
+    let s = r1 + np;
+    let bb = s - r1;
+    let t = s - bb;
+    let ea = r1 - t;
+    let eb = np - bb;
+    let e1 = ea + eb;
+    let lo = e1 - pe;
+    let lo = nq.mul_add(T64_C3, lo);
+    // fast_two_sum(s, lo)
+    let yh = s + lo;
+    let t = yh - s;
+    let yl = lo - t;
+    // int_of(q) & 3
+    let qi = (q + 6755399441055744.0)
+        .to_bits()
+        .wrapping_add((-0x4338_0000_0000_0000i64) as u64);
+    (yh, yl, qi & 3)
+}
+
+/// `vmath::trig::k_sin`: fdlibm's `__kernel_sin(x, y, 1)`.
+#[inline(always)]
+fn k_sin64(x: f64, y: f64) -> f64 {
+    let z = x * x;
+    let w = z * z;
+    let r1 = poly(z, &T64_S[1..4]);
+    let r2 = poly(z, &T64_S[4..6]);
+    let zw = z * w;
+    let r2 = zw * r2;
+    let r = r1 + r2;
+    let vv = z * x;
+    let hy = y * 0.5;
+    let vr = vv * r;
+    let a = hy - vr;
+    let a = z * a;
+    let a = a - y;
+    let vs = vv * T64_S[0];
+    let a = a - vs;
+    x - a
+}
+
+/// `vmath::trig::k_cos`: fdlibm's `__kernel_cos(x, y)`.
+#[inline(always)]
+fn k_cos64(x: f64, y: f64) -> f64 {
+    let z = x * x;
+    let w = z * z;
+    let r1 = poly(z, &T64_C[0..3]);
+    let r1 = z * r1;
+    let r2 = poly(z, &T64_C[3..6]);
+    let ww = w * w;
+    let r2 = ww * r2;
+    let r = r1 + r2;
+    let hz = z * 0.5;
+    let w = 1.0 - hz;
+    let a = 1.0 - w;
+    let a = a - hz;
+    let zr = z * r;
+    let xy = x * y;
+    let b = zr - xy;
+    let a = a + b;
+    w + a
+}
+
+/// `vmath::trig::flip`: the sign of `r` flipped where bit 1 of `n` is set.
+#[inline(always)]
+fn flip64(r: f64, n: u64) -> f64 {
+    f64::from_bits(r.to_bits() ^ ((n & 2) << 62))
+}
+
+/// `vmath::trig::sin` before its slow path.
+#[inline(always)]
+fn sin64_fast(x: f64) -> f64 {
+    let (yh, yl, n) = trig_reduce64(x);
+    let s = k_sin64(yh, yl);
+    let c = k_cos64(yh, yl);
+    let r = sel(n & 1 == 1, c, s);
+    let r = flip64(r, n);
+    sel(x.abs() < T64_TINY, x, r)
+}
+
+/// `vmath::trig::cos` before its slow path.
+#[inline(always)]
+fn cos64_fast(x: f64) -> f64 {
+    let (yh, yl, n) = trig_reduce64(x);
+    let s = k_sin64(yh, yl);
+    let c = k_cos64(yh, yl);
+    let r = sel(n & 1 == 1, s, c);
+    flip64(r, n.wrapping_add(1))
+}
+
+/// `vmath::trig::tan` before its slow path: fdlibm's `__kernel_tan(yh, yl, odd)`, its branches as
+/// selects.
+#[inline(always)]
+fn tan64_fast(x: f64) -> f64 {
+    let (yh, yl, n) = trig_reduce64(x);
+    let odd = n & 1 == 1;
+    let ay = yh.abs();
+    let big = ay >= f64::from_bits(0x3FE5942800000000);
+    let neg = (yh.to_bits() as i64) < 0;
+    let yls = sel(neg, -yl, yl);
+    let a = T64_PIO4 - ay;
+    let b = T64_PIO4_LO - yls;
+    let xb = a + b;
+    let x1 = sel(big, xb, yh);
+    let y1 = sel(big, 0.0, yl);
+    let z = x1 * x1;
+    let w = z * z;
+    let t = &T64_T;
+    let r = poly(w, &[t[1], t[3], t[5], t[7], t[9], t[11]]);
+    let vv = poly(w, &[t[2], t[4], t[6], t[8], t[10], t[12]]);
+    let vv = z * vv;
+    let s = z * x1;
+    let rv = r + vv;
+    let a = s * rv;
+    let a = a + y1;
+    let a = z * a;
+    let a = y1 + a;
+    let st = s * t[0];
+    let r = a + st;
+    let w = x1 + r;
+    // big
+    let sg = sel(odd, -1.0, 1.0);
+    let ww = w * w;
+    let ws = w + sg;
+    let q = ww / ws;
+    let q = r - q;
+    let q = x1 + q;
+    let q = q * 2.0;
+    let vb = sg - q;
+    let r_big = sel(neg, -vb, vb);
+    // odd: -1/(x+r) accurately
+    let mask = (-1i64 << 32) as u64;
+    let w0 = f64::from_bits(w.to_bits() & mask);
+    let d = w0 - x1;
+    let vo = r - d;
+    let a = -1.0 / w;
+    let a0 = f64::from_bits(a.to_bits() & mask);
+    let t1 = a0 * w0;
+    let t1 = 1.0 + t1;
+    let t2 = a0 * vo;
+    let t = t1 + t2;
+    let t = a * t;
+    let r_odd = a0 + t;
+    let r_small = sel(odd, r_odd, w);
+    let res = sel(big, r_big, r_small);
+    sel(x.abs() < T64_TINY, x, res)
+}
+
+/// `vmath::f32x4::sincos_reduced`: `(sin r, cos r, n)` for `x = q·pi/2 + r`, `n = q mod 4`.
+#[inline(always)]
+fn sincos_reduced32(x: f32) -> (f32, f32, u32) {
+    let c = <f32 as Lane>::c;
+    let q = (x * c(T32_TWO_OVER_PI)).round_ties_even();
+    let nq = -q;
+    let r = nq.mul_add(c(T32_PIO2_1), x);
+    let r = nq.mul_add(c(T32_PIO2_2), r);
+    let r = nq.mul_add(c(T32_PIO2_3), r);
+    let n = (q + 12582912.0).to_bits() & 3;
+    let z = r * r;
+    let s = poly(z, &T32_S);
+    let r3 = z * r;
+    let sin = r3.mul_add(s, r);
+    let cc = poly(z, &T32_C);
+    let cos = z.mul_add(cc, 1.0);
+    (sin, cos, n)
+}
+
+/// `vmath::f32x4::quadrant`.
+#[inline(always)]
+fn quadrant32(sin: f32, cos: f32, n: u32) -> f32 {
+    let r = sel(n & 1 == 1, cos, sin);
+    f32::from_bits(r.to_bits() ^ ((n & 2) << 30))
+}
+
+/// `vmath::f32x4::sin` before its slow path.
+#[inline(always)]
+fn sin32_fast(x: f32) -> f32 {
+    let (s, c, n) = sincos_reduced32(x);
+    let r = quadrant32(s, c, n);
+    sel(x.abs() < T32_TINY as f32, x, r)
+}
+
+/// `vmath::f32x4::cos` before its slow path.
+#[inline(always)]
+fn cos32_fast(x: f32) -> f32 {
+    let (s, c, n) = sincos_reduced32(x);
+    quadrant32(s, c, n.wrapping_add(1))
+}
+
+/// Whether `x` stays off the inline trig's slow path (`Vb::slow_path` where `|x| > max`; NaN does
+/// not take it).
+#[inline(always)]
+fn trig_fast_ok<T: Lane>(x: T, max: f64) -> bool {
+    let ax = sel(x < T::c(0.0), -x, x);
+    // NaN takes the fast path (the inline mask is `|x| > max`, false for NaN), hence the negation
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    let ok = !(ax > T::c(max));
+    ok
+}
+
+struct Sin;
+struct Cos;
+struct Tan;
+
+macro_rules! trig_paths {
+    ($($f:ident: $t:ty, $max:expr, $fast:expr, $op:ident;)*) => {
+        $(
+            impl Paths<$t> for $f {
+                #[inline(always)]
+                fn fast_ok(x: $t) -> bool {
+                    trig_fast_ok(x, $max)
+                }
+                #[inline(always)]
+                fn fast(x: $t) -> $t {
+                    $fast(x)
+                }
+                #[inline(always)]
+                fn general(x: $t) -> $t {
+                    // the host function `Vb::slow_path` calls where |x| > max
+                    if trig_fast_ok(x, $max) { $fast(x) } else { kiln_ir::UnaryOp::$op.eval(x) }
+                }
+            }
+        )*
+    };
+}
+
+trig_paths! {
+    Sin: f64, T64_REDUCE_MAX, sin64_fast, Sin;
+    Cos: f64, T64_REDUCE_MAX, cos64_fast, Cos;
+    Tan: f64, T64_REDUCE_MAX, tan64_fast, Tan;
+    Sin: f32, T32_REDUCE_MAX, sin32_fast, Sin;
+    Cos: f32, T32_REDUCE_MAX, cos32_fast, Cos;
+}
+
+/// f32 tan as the inline code computes it: f64 tan of the widened lane (with f64's slow path),
+/// rounded once.
+impl Paths<f32> for Tan {
+    #[inline(always)]
+    fn fast_ok(x: f32) -> bool {
+        trig_fast_ok(x as f64, T64_REDUCE_MAX)
+    }
+    #[inline(always)]
+    fn fast(x: f32) -> f32 {
+        tan64_fast(x as f64) as f32
+    }
+    #[inline(always)]
+    fn general(x: f32) -> f32 {
+        <Tan as Paths<f64>>::general(x as f64) as f32
+    }
+}
+
+/// sin and cos of one argument, `xs` in place to sin, `ys` to cos: per chunk the same branch as
+/// [`Sin`] and [`Cos`] (their fast paths' condition is the same), each lane the pair of bits they
+/// give; the reduction and the kernels the two share are computed once (LLVM merges the identical
+/// operations of the inlined fast paths). `ys` is at least as long as `xs` (call.rs checks).
+#[inline(always)]
+fn map_sincos<T: Copy>(xs: &mut [T], ys: &mut [T])
+where
+    Sin: Paths<T>,
+    Cos: Paths<T>,
+{
+    let ys = &mut ys[..xs.len()];
+    let mut xc = xs.chunks_exact_mut(CHUNK);
+    let mut yc = ys.chunks_exact_mut(CHUNK);
+    for (x, y) in (&mut xc).zip(&mut yc) {
+        let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
+        let y: &mut [T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
+        sincos_chunk(x, y);
+    }
+    let (xr, yr) = (xc.into_remainder(), yc.into_remainder());
+    if let Some(&first) = xr.first() {
+        let mut bx = [first; CHUNK];
+        let mut by = [first; CHUNK];
+        bx[..xr.len()].copy_from_slice(xr);
+        sincos_chunk(&mut bx, &mut by);
+        xr.copy_from_slice(&bx[..xr.len()]);
+        yr.copy_from_slice(&by[..yr.len()]);
+    }
+}
+
+#[inline(always)]
+fn sincos_chunk<T: Copy>(x: &mut [T; CHUNK], y: &mut [T; CHUNK])
+where
+    Sin: Paths<T>,
+    Cos: Paths<T>,
+{
+    let mut ok = true;
+    for &v in x.iter() {
+        ok &= <Sin as Paths<T>>::fast_ok(v);
+    }
+    if ok {
+        for (a, b) in x.iter_mut().zip(y.iter_mut()) {
+            let v = *a;
+            *a = <Sin as Paths<T>>::fast(v);
+            *b = <Cos as Paths<T>>::fast(v);
+        }
+    } else {
+        for (a, b) in x.iter_mut().zip(y.iter_mut()) {
+            let v = *a;
+            *a = <Sin as Paths<T>>::general(v);
+            *b = <Cos as Paths<T>>::general(v);
+        }
+    }
+}
+
+macro_rules! sincos_levels {
+    ($($name:ident: $t:ty;)*) => {
+        $(
+            pub(super) mod $name {
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &mut [$t]) {
+                    super::map_sincos::<$t>(xs, ys)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &mut [$t]) {
+                    super::map_sincos::<$t>(xs, ys)
+                }
+            }
+        )*
+    };
+}
+
+sincos_levels! {
+    sincos64: f64;
+    sincos32: f32;
+}
+
+pub(super) use sincos32::{avx2 as sincos_f32_avx2, avx512 as sincos_f32_avx512};
+pub(super) use sincos64::{avx2 as sincos_f64_avx2, avx512 as sincos_f64_avx512};
+
 macro_rules! levels {
     ($($name:ident: $t:ty, $f:ident;)*) => {
         $(
@@ -390,9 +744,21 @@ levels! {
     exp32: f32, Exp;
     log64: f64, Log;
     log32: f32, Log;
+    sin64: f64, Sin;
+    sin32: f32, Sin;
+    cos64: f64, Cos;
+    cos32: f32, Cos;
+    tan64: f64, Tan;
+    tan32: f32, Tan;
 }
 
+pub(super) use cos32::{avx2 as cos_f32_avx2, avx512 as cos_f32_avx512};
+pub(super) use cos64::{avx2 as cos_f64_avx2, avx512 as cos_f64_avx512};
 pub(super) use exp32::{avx2 as exp_f32_avx2, avx512 as exp_f32_avx512};
 pub(super) use exp64::{avx2 as exp_f64_avx2, avx512 as exp_f64_avx512};
 pub(super) use log32::{avx2 as log_f32_avx2, avx512 as log_f32_avx512};
 pub(super) use log64::{avx2 as log_f64_avx2, avx512 as log_f64_avx512};
+pub(super) use sin32::{avx2 as sin_f32_avx2, avx512 as sin_f32_avx512};
+pub(super) use sin64::{avx2 as sin_f64_avx2, avx512 as sin_f64_avx512};
+pub(super) use tan32::{avx2 as tan_f32_avx2, avx512 as tan_f32_avx512};
+pub(super) use tan64::{avx2 as tan_f64_avx2, avx512 as tan_f64_avx512};

@@ -1,6 +1,6 @@
-//! exp and log at the host's full vector width: the inline vector math's algorithms
-//! (`vmath::exp`, `vmath::log`, `vmath::f32x4`) compiled by rustc for AVX-512 (8 f64 lanes) and for
-//! AVX2 + FMA (4 lanes), over slices, for kernels that run their exp and log nodes on blocks (see
+//! exp, log, sin, cos and tan at the host's full vector width: the inline vector math's algorithms
+//! (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`) compiled by rustc for AVX-512 (8 f64
+//! lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
 //! runs wider.
 //!
@@ -15,12 +15,19 @@
 //! path (exp: `p·2^k` by two exact scalings or by adding `k` to the exponent is the same normal
 //! number; log: the subnormal scaling and the special-value selects leave a normal positive lane as
 //! it was), so a lane's result never depends on its neighbours, and the routines here take the same
-//! branch per chunk of 16 lanes instead of per vector of 2 or 4.
+//! branch per chunk of 16 lanes instead of per vector of 2 or 4. sin, cos and tan follow
+//! `vmath::trig` (f64, and f32 tan, which the inline code computes in f64 and rounds once) and
+//! `vmath::f32x4` (f32 sin and cos): the reduction, kernels, quadrant selects and sign flips per
+//! lane; their slow path is the inline code's per-lane call of the host function where
+//! |x| > 2^20 (f64) or 2^16 (f32), which replaces just those lanes, so a chunk holding such a lane
+//! computes each lane by the same rule. A kernel with sin and cos of one argument calls
+//! [`WideElem::sincos`] once for both (`block.rs`): the two fast paths inlined into one loop, whose
+//! shared operations LLVM computes once.
 //! FMA is fused in both (`vfmadd`, or under `KILN_JIT_NO_FMA` Cranelift's call of libm's `fma`, which
 //! rounds once as well), so the bits are the same on every host, and the `reproducible` profile is
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
-//! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, every length
-//! 0..=40).
+//! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, multiples
+//! of pi/4 and the edges of the trig fast path, every length 0..=40).
 //!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
@@ -109,17 +116,29 @@ pub fn level() -> Option<Level> {
 pub enum Routine {
     Exp,
     Log,
+    Sin,
+    Cos,
+    Tan,
 }
 
 impl Routine {
-    /// Every routine.
-    pub const ALL: [Routine; 2] = [Routine::Exp, Routine::Log];
+    /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
+    pub const ALL: [Routine; 5] = [
+        Routine::Exp,
+        Routine::Log,
+        Routine::Sin,
+        Routine::Cos,
+        Routine::Tan,
+    ];
 
     /// The function the routine computes.
     pub(crate) fn math_fn(self) -> crate::host::MathFn {
         match self {
             Routine::Exp => crate::host::MathFn::Exp,
             Routine::Log => crate::host::MathFn::Log,
+            Routine::Sin => crate::host::MathFn::Sin,
+            Routine::Cos => crate::host::MathFn::Cos,
+            Routine::Tan => crate::host::MathFn::Tan,
         }
     }
 
@@ -128,6 +147,9 @@ impl Routine {
         match op {
             kiln_ir::UnaryOp::Exp => Some(Routine::Exp),
             kiln_ir::UnaryOp::Log => Some(Routine::Log),
+            kiln_ir::UnaryOp::Sin => Some(Routine::Sin),
+            kiln_ir::UnaryOp::Cos => Some(Routine::Cos),
+            kiln_ir::UnaryOp::Tan => Some(Routine::Tan),
             _ => None,
         }
     }
@@ -146,6 +168,10 @@ pub trait WideElem: Copy + Sized {
     /// The kept sum's single-row step at `level` (`rows.rs`): `out[j] += x[j]` over `out`, in f64.
     /// Unsafe to call unless the host has `level`.
     fn single(level: Level) -> unsafe fn(&[Self], &mut [f64]);
+    /// sin and cos of one argument at `level` (`lanes.rs`): `xs[j]` to `sin(xs[j])` in place and
+    /// `ys[j]` to `cos` of it, for every `j` of `xs` (`ys` at least as long), the bits of
+    /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
+    fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self]);
 }
 
 impl WideElem for f64 {
@@ -156,6 +182,12 @@ impl WideElem for f64 {
             (Routine::Exp, Level::Avx512) => lanes::exp_f64_avx512,
             (Routine::Log, Level::Avx2) => lanes::log_f64_avx2,
             (Routine::Log, Level::Avx512) => lanes::log_f64_avx512,
+            (Routine::Sin, Level::Avx2) => lanes::sin_f64_avx2,
+            (Routine::Sin, Level::Avx512) => lanes::sin_f64_avx512,
+            (Routine::Cos, Level::Avx2) => lanes::cos_f64_avx2,
+            (Routine::Cos, Level::Avx512) => lanes::cos_f64_avx512,
+            (Routine::Tan, Level::Avx2) => lanes::tan_f64_avx2,
+            (Routine::Tan, Level::Avx512) => lanes::tan_f64_avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -170,6 +202,12 @@ impl WideElem for f64 {
             Level::Avx512 => rows::rows64::single_avx512,
         }
     }
+    fn sincos(level: Level) -> unsafe fn(&mut [f64], &mut [f64]) {
+        match level {
+            Level::Avx2 => lanes::sincos_f64_avx2,
+            Level::Avx512 => lanes::sincos_f64_avx512,
+        }
+    }
 }
 
 impl WideElem for f32 {
@@ -180,6 +218,12 @@ impl WideElem for f32 {
             (Routine::Exp, Level::Avx512) => lanes::exp_f32_avx512,
             (Routine::Log, Level::Avx2) => lanes::log_f32_avx2,
             (Routine::Log, Level::Avx512) => lanes::log_f32_avx512,
+            (Routine::Sin, Level::Avx2) => lanes::sin_f32_avx2,
+            (Routine::Sin, Level::Avx512) => lanes::sin_f32_avx512,
+            (Routine::Cos, Level::Avx2) => lanes::cos_f32_avx2,
+            (Routine::Cos, Level::Avx512) => lanes::cos_f32_avx512,
+            (Routine::Tan, Level::Avx2) => lanes::tan_f32_avx2,
+            (Routine::Tan, Level::Avx512) => lanes::tan_f32_avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
@@ -192,6 +236,12 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => rows::rows32::single_avx2,
             Level::Avx512 => rows::rows32::single_avx512,
+        }
+    }
+    fn sincos(level: Level) -> unsafe fn(&mut [f32], &mut [f32]) {
+        match level {
+            Level::Avx2 => lanes::sincos_f32_avx2,
+            Level::Avx512 => lanes::sincos_f32_avx512,
         }
     }
 }
