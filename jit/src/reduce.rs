@@ -351,6 +351,18 @@ impl Gen<'_, '_> {
         self.b.ins().iadd(base, off)
     }
 
+    /// The address of an input's row: `base` plus the row's outer multi-index `idx` times the
+    /// input's outer strides (in elements of `bytes`; run-time values of any sign, one per axis).
+    pub fn row_addr(&mut self, base: Value, idx: &[Value], strides: &[Value], bytes: i64) -> Value {
+        debug_assert_eq!(idx.len(), strides.len());
+        let mut off = self.b.ins().iconst(types::I64, 0);
+        for (&ix, &s) in idx.iter().zip(strides) {
+            let t = self.b.ins().imul(ix, s);
+            off = self.b.ins().iadd(off, t);
+        }
+        self.elem_addr(base, off, bytes)
+    }
+
     /// An i64 index narrowed to the index type, at width `w` (`lane` added per lane for vectors).
     pub fn index_lanes(&mut self, w: W, r: Value, iota: Value) -> Value {
         let s = if self.it == types::I64 {

@@ -121,14 +121,7 @@ impl Emitter<'_, '_> {
         let mut splats = self.f.splats.clone();
         for (i, &acc) in st.inputs.iter().enumerate() {
             let base = self.f.ins[i];
-            let row_start = |g: &mut Gen<'_, '_>| {
-                let mut off = g.b.ins().iconst(types::I64, 0);
-                for (a, &ix) in outer_idx.iter().enumerate() {
-                    let t = g.b.ins().imul(ix, self.strides[i][a]);
-                    off = g.b.ins().iadd(off, t);
-                }
-                g.elem_addr(base, off, size)
-            };
+            let row_start = |g: &mut Gen<'_, '_>| g.row_addr(base, &outer_idx, &self.strides[i], size);
             match acc {
                 Access::Splat => {}
                 Access::Contiguous => ptrs[i] = Some(g.elem_addr(base, rs, size)),
