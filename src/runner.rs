@@ -782,9 +782,10 @@ impl FusedRunner {
                 let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
                 let permuted = out.view_mut().permuted_axes(IxDyn(&m.result));
                 match m.runner.run_into_bound(&refs, permuted, accumulate) {
-                    // an output that does not fit (checked before anything is written) is
-                    // reported by the run in the user's order, with the user's shapes
-                    Err(Error::Output(_)) => {}
+                    // an output that does not fit is reported by the run in the user's order,
+                    // with the user's shapes (which overwrites whatever this run wrote; an
+                    // accumulating run reports its own error rather than add twice)
+                    Err(Error::Output(_)) if !accumulate => {}
                     done => return done,
                 }
             }

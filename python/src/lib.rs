@@ -3,8 +3,8 @@
 //!
 //! It compiles an expression once per (text, profile, threads) into a cache every Python thread
 //! shares; it looks the inputs up by name in the dicts given or the caller's frame's, as numexpr,
-//! and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no copy, no
-//! NumPy borrow flag: see [`Held::arg`]; kiln's view plans read them in place or copy them once);
+//! and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no copy,
+//! claimed for reading: see [`Held::arg`]; kiln's view plans read them in place or copy them once);
 //! it runs each form of inputs through a [`Prepared`] handle (C-contiguous inputs of one float type
 //! on their elements as slices) into a result NumPy allocates, or a large one into a buffer of a
 //! small pool ([`Pooled`]), with the GIL released (above [`DETACH_ELEMENTS`]); and it makes the
@@ -19,19 +19,18 @@
 //! do not broadcast and other errors of the inputs a `ValueError`, an unsupported dtype a
 //! `TypeError`.
 
+mod claims;
+
+use claims::Claims;
 use kiln::kiln_ir::{DType, ElemType, OutputType};
 use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
-use numpy::{
-    PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn,
-    PyUntypedArrayMethods,
-};
+use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A kernel cache key: the expression's text, the profile's name and the thread count.
@@ -75,6 +74,17 @@ enum Kind {
     Bool,
 }
 
+impl Kind {
+    /// The bytes of one element.
+    fn itemsize(self) -> usize {
+        match self {
+            Kind::F64 | Kind::I64 => 8,
+            Kind::F32 | Kind::I32 => 4,
+            Kind::Bool => 1,
+        }
+    }
+}
+
 /// An input for the length of one call: an array kiln reads in place, or a Python float.
 enum Held<'a, 'py> {
     /// A NumPy array of one of kiln's dtypes, native byte order and aligned (see [`kind_of`]).
@@ -109,12 +119,12 @@ impl Held<'_, '_> {
         // describe memory the array owns (or its base does, which the array keeps alive), and `a`
         // is borrowed for the view's lifetime, so neither is freed while the view lives.
         // Aliasing: the views are shared references, so nothing may write the arrays while they
-        // live. kiln's only writer of a caller's array is an `out=` call (`Kernel::run_into`): a
-        // call reads without NumPy's borrow flags (they cost 1.7k instructions of a 12.5k call)
-        // only while no such call is in flight, and such a call waits until no flagless call is
-        // in flight before it takes `out` (see [`Reading`]); otherwise the flags are taken, and
-        // an input that is another call's `out` is refused. Writers outside kiln (NumPy's ufuncs,
-        // other C extensions) take no flags and were never excluded by them.
+        // live. Every call claims its input arrays' bytes for reading for its length
+        // (`Kernel::hold_all`, see `claims`), and kiln's only writer of a caller's array, an
+        // `out=` call, claims `out` for writing first: claims of the two kinds never overlap, so
+        // kiln never writes an array a running call reads. Writers outside kiln (NumPy's ufuncs,
+        // other C extensions) take no claims and are not excluded, as with the `numpy` crate's
+        // own flags.
         unsafe {
             match kind {
                 Kind::F64 => ArrayArg::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_array()),
@@ -146,7 +156,7 @@ impl Held<'_, '_> {
     /// (NumPy makes no others, but a view of other data as bool can hold any byte).
     fn bools_valid(a: &Bound<'_, numpy::PyUntypedArray>) -> bool {
         // SAFETY: `kind_of` checked that `a` has one-byte elements, and every byte is a valid `u8`;
-        // the read is covered by the call's `Reading`, as `Held::arg`'s
+        // the read is covered by the call's read claim, as `Held::arg`'s
         let bytes = unsafe { a.cast_unchecked::<PyArrayDyn<u8>>() };
         if let Ok(s) = unsafe { bytes.as_slice() } {
             return s.iter().fold(0u8, |m, &b| m | b) <= 1;
@@ -202,12 +212,6 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
 /// is not a Python float: the Python layer has converted what it can).
 fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'py>> {
     if let Some((kind, a)) = kind_of(obj) {
-        if kind == Kind::Bool && !Held::bools_valid(a) {
-            return Err(PyValueError::new_err(format!(
-                "input '{name}' is a bool array holding bytes other than 0 and 1 (a view of other \
-                 data as bool?): give kiln `{name} != 0` or `{name}.view(np.uint8) != 0` instead"
-            )));
-        }
         return Ok(Held::Array(kind, a));
     }
     if let Ok(v) = obj.cast::<pyo3::types::PyFloat>() {
@@ -239,132 +243,6 @@ fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
     kind_of(obj).is_some()
         || obj.is_instance_of::<pyo3::types::PyFloat>()
         || is_float32_scalar(obj).unwrap_or(false)
-}
-
-/// NumPy's read flags on the arrays of a call that writes `out=` or runs beside one (see
-/// [`Reading`]), held for its length: an input that is that `out` (or shares its memory) is refused when `out` is taken
-/// for writing.
-#[derive(Default)]
-struct ReadFlags<'py> {
-    _f64: Vec<PyReadonlyArrayDyn<'py, f64>>,
-    _f32: Vec<PyReadonlyArrayDyn<'py, f32>>,
-    _i64: Vec<PyReadonlyArrayDyn<'py, i64>>,
-    _i32: Vec<PyReadonlyArrayDyn<'py, i32>>,
-    _bool: Vec<PyReadonlyArrayDyn<'py, bool>>,
-}
-
-/// Takes NumPy's read flag on every array among `args` (a `ValueError` where another call writes one).
-fn read_flags<'py>(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<ReadFlags<'py>> {
-    let mut f = ReadFlags::default();
-    for (a, name) in args.iter().zip(names) {
-        let err = |e: numpy::BorrowError| {
-            PyValueError::new_err(format!(
-                "input '{name}' cannot be read: {e} (is it another call's out=?)"
-            ))
-        };
-        if let Ok(a) = a.cast::<PyArrayDyn<f64>>() {
-            f._f64.push(a.try_readonly().map_err(err)?);
-        } else if let Ok(a) = a.cast::<PyArrayDyn<f32>>() {
-            f._f32.push(a.try_readonly().map_err(err)?);
-        } else if let Ok(a) = a.cast::<PyArrayDyn<i64>>() {
-            f._i64.push(a.try_readonly().map_err(err)?);
-        } else if let Ok(a) = a.cast::<PyArrayDyn<i32>>() {
-            f._i32.push(a.try_readonly().map_err(err)?);
-        } else if let Ok(a) = a.cast::<PyArrayDyn<bool>>() {
-            f._bool.push(a.try_readonly().map_err(err)?);
-        }
-    }
-    Ok(f)
-}
-
-/// Calls in flight that read their inputs without NumPy's read flags (see [`Reading`]).
-static FLAGLESS_READS: AtomicUsize = AtomicUsize::new(0);
-/// `out=` calls in flight ([`Kernel::run_into`]), from before they take `out` until they return.
-static WRITES: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// How many of [`FLAGLESS_READS`] are this thread's (a finaliser run by an allocation during a
-    /// flagless call could call `out=` on the same thread, which must not wait for itself).
-    static OWN_FLAGLESS_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// How a call reads its inputs, held for the call's length. Without NumPy's read flags while no
-/// `out=` call is in flight (the common case, and the cheap one); with them otherwise, so that an
-/// input that is a running call's `out` is refused as before. A flagless call counts itself in
-/// [`FLAGLESS_READS`] before it looks at [`WRITES`], and an `out=` call counts itself in
-/// [`WRITES`] before it looks at [`FLAGLESS_READS`] ([`Writing::begin`]); with sequentially
-/// consistent counters at least one of two such calls sees the other, so a flagless read and a
-/// write by kiln never overlap.
-struct Reading<'py> {
-    _flagless: Option<Flagless>,
-    _flags: Option<ReadFlags<'py>>,
-}
-
-/// A flagless call's place in [`FLAGLESS_READS`], given back when the call ends.
-struct Flagless;
-
-impl Flagless {
-    fn enter() -> Flagless {
-        FLAGLESS_READS.fetch_add(1, Ordering::SeqCst);
-        OWN_FLAGLESS_READS.with(|c| c.set(c.get() + 1));
-        Flagless
-    }
-}
-
-impl Drop for Flagless {
-    fn drop(&mut self) {
-        OWN_FLAGLESS_READS.with(|c| c.set(c.get() - 1));
-        FLAGLESS_READS.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl<'py> Reading<'py> {
-    /// How a call of `args` (named `names`) reads them: flagless unless an `out=` call is in flight.
-    fn begin(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<Reading<'py>> {
-        let flagless = Flagless::enter();
-        if WRITES.load(Ordering::SeqCst) == 0 {
-            return Ok(Reading {
-                _flagless: Some(flagless),
-                _flags: None,
-            });
-        }
-        drop(flagless);
-        Reading::flagged(args, names)
-    }
-
-    /// Reading `args` with NumPy's read flags (a `ValueError` where another call writes one).
-    fn flagged(args: &[Bound<'py, PyAny>], names: &[String]) -> PyResult<Reading<'py>> {
-        Ok(Reading {
-            _flagless: None,
-            _flags: Some(read_flags(args, names)?),
-        })
-    }
-}
-
-/// An `out=` call's place in [`WRITES`], given back when the call ends.
-struct Writing;
-
-impl Writing {
-    /// Counts an `out=` call in, then waits, with the GIL released, until every flagless call of
-    /// other threads has ended (later ones see this call and take the flags).
-    fn begin(py: Python<'_>) -> Writing {
-        WRITES.fetch_add(1, Ordering::SeqCst);
-        let own = OWN_FLAGLESS_READS.with(|c| c.get());
-        if FLAGLESS_READS.load(Ordering::SeqCst) > own {
-            py.detach(|| {
-                while FLAGLESS_READS.load(Ordering::SeqCst) > own {
-                    std::thread::yield_now();
-                }
-            });
-        }
-        Writing
-    }
-}
-
-impl Drop for Writing {
-    fn drop(&mut self) {
-        WRITES.fetch_sub(1, Ordering::SeqCst);
-    }
 }
 
 /// The value of `name` in `local`, else in `global` (each a dict or another mapping, or None), as
@@ -783,7 +661,7 @@ impl Kernel {
     /// Runs on `args` (one array or Python float per name, in order, as `kiln._core.as_input`
     /// makes them) and returns a new array.
     fn run(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-        let (held, _reading) = self.hold_all(&args, false)?;
+        let (held, _reading) = self.hold_all(&args)?;
         if let Some(result) = self.run_contiguous(py, &held) {
             return result;
         }
@@ -837,15 +715,19 @@ impl Kernel {
     /// Runs on `args` straight into `out`, a writeable C-contiguous float64 or float32 array of the
     /// result's shape and dtype (a `ValueError` otherwise: the Python layer checks first).
     fn run_into(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>, out: Bound<'_, PyAny>) -> PyResult<()> {
-        let (held, _reading) = self.hold_all(&args, true)?;
+        let (held, _reading) = self.hold_all(&args)?;
         let bound = self.bind(&held);
         let borrow_err = |e: numpy::BorrowError| {
             PyValueError::new_err(format!(
                 "out= cannot be written: {e} (is it in use by another call?)"
             ))
         };
-        // no flagless call of another thread reads while `out` is written (see [`Reading`])
-        let _writing = Writing::begin(py);
+        // `out` claimed for writing: refused if a call in flight (this one's inputs included)
+        // reads or writes any of its bytes
+        let _writing = match kind_of(&out) {
+            Some((kind, o)) => Claims::write(claims::extent(o, kind.itemsize()))?,
+            None => return Err(PyTypeError::new_err("out= must be a float64 or float32 array")),
+        };
         let result = if let Ok(o) = out.cast::<PyArrayDyn<f64>>() {
             let mut w: PyReadwriteArrayDyn<'_, f64> = o.try_readwrite().map_err(borrow_err)?;
             let view = w.as_array_mut();
@@ -863,7 +745,7 @@ impl Kernel {
     /// Specialises and compiles the kernels for inputs of this form without running them (for
     /// `validate`): shapes that do not broadcast, axes out of range and the like are found here.
     fn prepare(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
-        let (held, _reading) = self.hold_all(&args, false)?;
+        let (held, _reading) = self.hold_all(&args)?;
         let bound = self.bind(&held);
         py.detach(|| self.runner.prepare(&bound))
             .map_err(|e| py_err(e, &self.expr))
@@ -879,7 +761,7 @@ impl Kernel {
         clif: bool,
         asm: bool,
     ) -> PyResult<String> {
-        let (held, _reading) = self.hold_all(&args, false)?;
+        let (held, _reading) = self.hold_all(&args)?;
         let bound = self.bind(&held);
         py.detach(|| self.explain_text(&bound, clif, asm))
             .map_err(|e| py_err(e, &self.expr))
@@ -912,7 +794,7 @@ impl Kernel {
                 as_input(py)?.call1((name, v))?
             });
         }
-        let (held, _reading) = self.hold_all(&values, false)?;
+        let (held, _reading) = self.hold_all(&values)?;
         if let Some(result) = self.run_contiguous(py, &held) {
             return result;
         }
@@ -1097,14 +979,10 @@ impl Kernel {
         Some(self.run_fresh::<A>(py, &handle, small, |out| handle.run_slices(slices, out)))
     }
 
-    /// Holds `args` (one per name) as inputs, and says how they are read for the call's length
-    /// (see [`Reading`]): with NumPy's read flags where `flags` asks (a call writing `out=`), else
-    /// flagless unless an `out=` call is in flight.
-    fn hold_all<'a, 'py>(
-        &self,
-        args: &'a [Bound<'py, PyAny>],
-        flags: bool,
-    ) -> PyResult<(Vec<Held<'a, 'py>>, Reading<'py>)> {
+    /// Holds `args` (one per name) as inputs, claimed for reading for the call's length (see
+    /// [`claims`]): a `ValueError` for an array another call is writing, or a bool array holding
+    /// other bytes than 0 and 1.
+    fn hold_all<'a, 'py>(&self, args: &'a [Bound<'py, PyAny>]) -> PyResult<(Vec<Held<'a, 'py>>, Claims)> {
         let names = self.runner.input_names();
         if args.len() != names.len() {
             return Err(PyTypeError::new_err(format!(
@@ -1114,17 +992,27 @@ impl Kernel {
                 args.len()
             )));
         }
-        let reading = if flags {
-            Reading::flagged(args, names)?
-        } else {
-            Reading::begin(args, names)?
-        };
-        let held = args
+        let held: Vec<Held<'a, 'py>> = args
             .iter()
             .zip(names)
             .map(|(a, n)| hold(a, n))
             .collect::<PyResult<_>>()?;
-        Ok((held, reading))
+        let claims = Claims::read(held.iter().zip(names).filter_map(|(h, n)| match h {
+            Held::Array(kind, a) => Some((claims::extent(a, kind.itemsize())?, n.as_str())),
+            _ => None,
+        }))?;
+        // read under the claim: a Rust `bool` may only hold 0 or 1
+        for (h, name) in held.iter().zip(names) {
+            if let Held::Array(Kind::Bool, a) = h
+                && !Held::bools_valid(a)
+            {
+                return Err(PyValueError::new_err(format!(
+                    "input '{name}' is a bool array holding bytes other than 0 and 1 (a view of other \
+                     data as bool?): give kiln `{name} != 0` or `{name}.view(np.uint8) != 0` instead"
+                )));
+            }
+        }
+        Ok((held, claims))
     }
 
     fn bind<'a>(&'a self, held: &'a [Held<'_, '_>]) -> Vec<(&'a str, ArrayArg<'a>)> {
