@@ -202,10 +202,11 @@ pub(crate) fn specialise(
 
 /// The plan of a float scan (see jit/src/scan.rs): flat (every point one row) where that copies
 /// nothing, else the per-row plan ([`kiln_ir::Scan::row_axes`]: one row per line, or one or more per
-/// step of a block) that copies fewest inputs, of the fewest outer axes among those, where that is
-/// fewer than the flat plan's and its rows hold at least `min_row` points (shorter rows cost an
-/// outer index per few points: a copy is cheaper, as for maps). Says in `notes` why a view is still
-/// copied.
+/// step of a block, or rows of the flattened array's one line) that copies fewest inputs, of the
+/// fewest outer axes among those, where that is fewer than the flat plan's and its rows hold at
+/// least `min_row` points (shorter rows cost an outer index per few points: a copy is cheaper, as
+/// for maps) and, for a sum or product of the flattened array, whole vectors (so the bits are the
+/// flat walk's). Says in `notes` why a view is still copied.
 fn scan_plan(
     kernel: &KernelIR,
     scan: &kiln_ir::Scan,

@@ -36,7 +36,12 @@
 //! (`inner > 1`: the `inner` points side by side), one row of them or several rows of the axes after
 //! (`inner / row_len` rows, each its own row start), so every input is read per row in place as
 //! a map's rows are (runs, strided rows, splats; each row's start from its outer strides, any sign,
-//! at run time). Every read is a point of a plan row, which check.rs bounds before the call.
+//! at run time). A scan of the flattened array planned per row (rows of the trailing axes after
+//! its outer axes) walks its one line row by row in scan order (rows reversed for a reverse scan),
+//! the carry and an exclusive scan's held-back value going on from one row into the next: where
+//! every row holds whole vectors (the planner's condition for a sum or product, src/executor.rs)
+//! its vectors are those of the flat walk, so the bits are those of the flat walk over a copy.
+//! Every read is a point of a plan row, which check.rs bounds before the call.
 
 use crate::clif::{cast, mem};
 use crate::frame::{Frame, counted_loop};
