@@ -3,11 +3,12 @@
 //! per 2 lanes) and `cumsum(x[:, :1000], axis=1)` of a 1000 x 2000 one (a column slice: each line a
 //! run); also along the first axis, `cumsum(x[:, ::-1], axis=0)` of 1000 x 1000 (each step of a
 //! block one row) and `cumsum(x[:, :, ::-1], axis=0)` of 100 x 100 x 100 (each step of a block 100
-//! rows of the last axis). Read in place, against the view copied to C order first (ndarray's `as_standard_layout`,
+//! rows of the last axis); of the flattened array, `cumsum(x[:, ::-1])` of 1000 x 1000 and
+//! `cumsum(x[:, :1000])` of 1000 x 2000 (the one line walked row by row). Read in place, against the view copied to C order first (ndarray's `as_standard_layout`,
 //! then the scan on the copy) and the scan of a C-contiguous `x` (the floor). The three alternate for
-//! 31 rounds; medians printed. One case per process (the argument, 0-3), as in `typed_strided`.
+//! 31 rounds; medians printed. One case per process (the argument, 0-5), as in `typed_strided`.
 //!
-//! `for c in 0 1 2 3; do cargo run --release --example scan_strided -- $c; done`
+//! `for c in 0 1 2 3 4 5; do cargo run --release --example scan_strided -- $c; done`
 use kiln::{ArrayArg, FusedRunner};
 use ndarray::{Array2, ArrayViewD, s};
 
@@ -59,6 +60,16 @@ fn main() {
             "cumsum(x[:, ::-1], axis=0) 1000x1000",
             "cumsum(x, axis=0)",
             m.slice(s![.., ..1000;-1]).into_dyn(),
+        ),
+        4 => case(
+            "cumsum(x[:, ::-1]) 1000x1000",
+            "cumsum(x)",
+            m.slice(s![.., ..1000;-1]).into_dyn(),
+        ),
+        5 => case(
+            "cumsum(x[:, :1000]) of 2000",
+            "cumsum(x)",
+            m.slice(s![.., ..1000]).into_dyn(),
         ),
         _ => {
             let cube = m.into_shape_with_order((100, 100, 200)).unwrap();

@@ -202,10 +202,11 @@ pub(crate) fn specialise(
 
 /// The plan of a float scan (see jit/src/scan.rs): flat (every point one row) where that copies
 /// nothing, else the per-row plan ([`kiln_ir::Scan::row_axes`]: one row per line, or one or more per
-/// step of a block) that copies fewest inputs, of the fewest outer axes among those, where that is
-/// fewer than the flat plan's and its rows hold at least `min_row` points (shorter rows cost an
-/// outer index per few points: a copy is cheaper, as for maps). Says in `notes` why a view is still
-/// copied.
+/// step of a block, or rows of the flattened array's one line) that copies fewest inputs, of the
+/// fewest outer axes among those, where that is fewer than the flat plan's and its rows hold at
+/// least `min_row` points (shorter rows cost an outer index per few points: a copy is cheaper, as
+/// for maps) and, for a sum or product of the flattened array, whole vectors (so the bits are the
+/// flat walk's). Says in `notes` why a view is still copied.
 fn scan_plan(
     kernel: &KernelIR,
     scan: &kiln_ir::Scan,
@@ -217,13 +218,20 @@ fn scan_plan(
     let mut plan = BroadcastPlan::with_outer_axes(shape, layouts, 0)?;
     let rows = scan.row_axes(shape);
     let mut short = None;
+    // a flattened array's line walked row by row keeps the flat walk's vectors (and so its bits)
+    // only where every row holds whole vectors: a sum or product reassociates within a vector (see
+    // jit/src/scan.rs); max and min give the same bits in any grouping
+    let lanes = 16 / kernel.dtype.size();
+    let mut split = None;
     if plan.copies() > 0 {
         for k in rows.clone().filter(|&k| k > 0) {
             let candidate = BroadcastPlan::with_outer_axes(shape, layouts, k)?;
             if candidate.copies() >= plan.copies() {
                 continue;
             }
-            if candidate.row_len >= options.min_row {
+            if scan.axis.is_none() && scan.op.wide() && candidate.row_len % lanes != 0 {
+                split.get_or_insert(candidate.row_len);
+            } else if candidate.row_len >= options.min_row {
                 plan = candidate;
             } else if short.is_none() {
                 short = Some(candidate.row_len);
@@ -234,17 +242,21 @@ fn scan_plan(
         if layout.contiguous || *input != InputPlan::Materialise {
             continue;
         }
-        let why = match short {
-            Some(len) => format!(
+        let why = match (short, split) {
+            (_, Some(len)) => format!(
+                "read in place, its rows would be of {len} points, not whole vectors of {lanes}: the \
+                 sum's vectors would straddle rows and group the flattened array otherwise than the \
+                 copy's walk (the copy keeps its bits)"
+            ),
+            (Some(len), None) => format!(
                 "read in place, its rows would be of {len} points, shorter than min_row {} (an outer \
                  loop around so few points costs more than the copy)",
                 options.min_row
             ),
-            None if rows.clone().all(|k| k == 0) => "the scan reads the whole array as one row (it \
-                scans the flattened array, or its leading axis of lines), and this view is not one \
-                run of strided elements"
+            (None, None) if rows.clone().all(|k| k == 0) => "the scan reads the whole array as one \
+                row (its leading axis of lines), and this view is not one run of strided elements"
                 .to_string(),
-            None => "it is read neither as one run of strided elements over the whole array nor per \
+            (None, None) => "it is read neither as one run of strided elements over the whole array nor per \
                      row of the scan's lines or blocks"
                 .to_string(),
         };

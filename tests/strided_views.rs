@@ -1366,7 +1366,11 @@ fn float_scans_say_why_they_still_copy() {
             x2.slice(s![.., ..;-1]).into_dyn(),
             "shorter than min_row 64",
         ),
-        ("cummin(x)", x2.slice(s![..;2, ..;-1]).into_dyn(), "one row"),
+        (
+            "cumsum(x)",
+            x2.slice(s![..;2, ..25;-1]).into_dyn(),
+            "not whole vectors of 2",
+        ),
     ];
     for (expr, v, why) in cases {
         let args = [("x", ArrayArg::from(v))];
@@ -1396,4 +1400,164 @@ fn float_scans_say_why_they_still_copy() {
         },
         "{plan}"
     );
+}
+
+/// Whether the JIT's plan of `expr` over `args` (rows of any length, `min_row` 1) copies an input,
+/// and its explain notes.
+fn copy_notes(expr: &str, args: &[(&str, ArrayArg<'_>)]) -> Option<String> {
+    let opts = kiln::kiln_ir::PlanOptions { min_row: 1 };
+    let notes = runner(expr, "jit")
+        .with_plan_options(opts)
+        .explain_rewrites(args)
+        .unwrap();
+    let text = notes.last().unwrap().2.join("\n");
+    text.contains("copied").then_some(text)
+}
+
+#[test]
+fn scans_of_the_flattened_array_read_strided_views_in_place() {
+    // the one line is walked row by row, the carry (and an exclusive scan's held-back value) going
+    // on from one row into the next: bit-exact against the flat walk of a C copy. A sum or product
+    // whose rows are not whole vectors keeps the copy (its vectors would straddle rows) and says so;
+    // lengths below the vector width, with tails, one element, empty; f64 and f32
+    let mut in_place = 0;
+    for (rows, cols) in [
+        (3, 4),
+        (5, 8),
+        (1, 4),
+        (9, 68),
+        (2, 2),
+        (7, 1),
+        (6, 3),
+        (5, 9),
+        (1, 1),
+        (0, 5),
+        (4, 0),
+    ] {
+        let x = spicy(2 * rows + 1, 3 * cols + 2, (rows * 100 + cols) as u64 + 7);
+        let x32 = x.mapv(|v| v as f32);
+        let f64s = scan_views(&x, rows, cols);
+        let f32s = scan_views(&x32, rows, cols);
+        for ((what, v), (_, v32)) in f64s.into_iter().zip(f32s) {
+            let what = format!("{what} {rows}x{cols}");
+            let c = v.as_standard_layout().into_owned();
+            let c32 = v32.as_standard_layout().into_owned();
+            for (op, options, exact) in [
+                ("cumsum", "", false),
+                ("cumprod", "", false),
+                ("cummax", "", true),
+                ("cummin", "", true),
+                ("cumsum", ", reverse=1", false),
+                ("cumsum", ", exclusive=1", false),
+                ("cumprod", ", exclusive=1, reverse=1", false),
+                ("cumsum", ", initial=0.25", false),
+                ("cummax", ", exclusive=1, initial=0", true),
+                ("cummin", ", reverse=1, initial=0.5", true),
+            ] {
+                let expr = format!("{op}(x{options})");
+                let wide = matches!(op, "cumsum" | "cumprod");
+                let cases = [
+                    (ArrayArg::from(v.view()), ArrayArg::from(c.view()), 2, "f64"),
+                    (ArrayArg::from(v32.view()), ArrayArg::from(c32.view()), 4, "f32"),
+                ];
+                for (arg, copy, lanes, ty) in cases {
+                    let what = format!("{what} {ty}");
+                    let args = [("x", arg)];
+                    let copies = [("x", copy)];
+                    match copy_notes(&expr, &args) {
+                        Some(text) => {
+                            // only a sum or product of rows that are not whole vectors is copied
+                            assert!(wide && cols % lanes != 0, "{expr} on {what}:\n{text}");
+                            assert!(text.contains("not whole vectors"), "{expr} on {what}:\n{text}");
+                            let got = runner(&expr, "jit").run(&args).unwrap().into_f64();
+                            let want = runner(&expr, "jit").run(&copies).unwrap().into_f64();
+                            let (got, want): (Vec<f64>, Vec<f64>) =
+                                (got.iter().copied().collect(), want.iter().copied().collect());
+                            assert!(bits_equal(&got, &want), "{expr} on {what}");
+                        }
+                        None => {
+                            let plan = check_scan_in_place(&expr, &args, &copies, exact, &what);
+                            in_place += usize::from(plan.outer_axes > 0);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(in_place > 300, "{in_place} flat scans read per row");
+    // 3-D views (rows of the last axis, or of the two last axes where they step alike), a Fortran
+    // array and a C input beside a transposed one (read in C order)
+    let x = spicy(9 * 7, 24, 31).into_shape_with_order((9, 7, 24)).unwrap();
+    let views: [(&str, ndarray::ArrayView3<'_, f64>, usize); 4] = [
+        ("reversed last axis", x.slice(s![..4, .., ..;-1]), 2),
+        ("stepped 2, 3, -2", x.slice(s![..;2, ..;3, ..;-2]), 2),
+        ("first by -2", x.slice(s![..;-2, .., ..]), 1),
+        ("middle reversed", x.slice(s![2..7, ..;-1, ..]), 2),
+    ];
+    for (what, v, axes) in views {
+        let c = v.as_standard_layout().into_owned();
+        for (op, exact) in [
+            ("cumsum", false),
+            ("cumprod", false),
+            ("cummax", true),
+            ("cummin", true),
+        ] {
+            let expr = format!("{op}(x)");
+            let args = [("x", ArrayArg::from(v.into_dyn()))];
+            let copies = [("x", ArrayArg::from(c.view().into_dyn()))];
+            let plan = check_scan_in_place(&expr, &args, &copies, exact, what);
+            assert_eq!(plan.outer_axes, axes, "{expr} on {what}:\n{plan}");
+        }
+    }
+    let a = spicy(12, 40, 3);
+    let f = a.t().as_standard_layout().into_owned().reversed_axes();
+    let t = spicy(40, 12, 4);
+    let (fc, tc) = (
+        f.as_standard_layout().into_owned(),
+        t.t().as_standard_layout().into_owned(),
+    );
+    for expr in [
+        "cumsum(x)",
+        "cumsum(a + x, reverse=1)",
+        "cummax(a * x, exclusive=1)",
+    ] {
+        let args = [
+            ("a", ArrayArg::from(a.view().into_dyn())),
+            ("x", ArrayArg::from(f.view().into_dyn())),
+        ];
+        let copies = [
+            ("a", ArrayArg::from(a.view().into_dyn())),
+            ("x", ArrayArg::from(fc.view().into_dyn())),
+        ];
+        let args = if expr == "cumsum(x)" {
+            &args[1..]
+        } else {
+            &args[..]
+        };
+        let copies = if expr == "cumsum(x)" {
+            &copies[1..]
+        } else {
+            &copies[..]
+        };
+        check_scan_in_place(expr, args, copies, expr.contains("max"), "Fortran");
+        let args = [
+            ("a", ArrayArg::from(a.view().into_dyn())),
+            ("x", ArrayArg::from(t.t().into_dyn())),
+        ];
+        let copies = [
+            ("a", ArrayArg::from(a.view().into_dyn())),
+            ("x", ArrayArg::from(tc.view().into_dyn())),
+        ];
+        let args = if expr == "cumsum(x)" {
+            &args[1..]
+        } else {
+            &args[..]
+        };
+        let copies = if expr == "cumsum(x)" {
+            &copies[1..]
+        } else {
+            &copies[..]
+        };
+        check_scan_in_place(expr, args, copies, expr.contains("max"), "transposed");
+    }
 }

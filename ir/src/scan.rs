@@ -147,10 +147,11 @@ impl Scan {
     /// along the last axis of more than one point (`inner == 1`) each line is a row (`axis` outer
     /// axes); along an outer axis (`inner > 1`) each step of a block is one row of `inner` points
     /// side by side (`axis + 1` outer axes) or several rows of the axes after (up to the rank); a
-    /// scan of the flattened array reads it flat (`0..=0`).
+    /// scan of the flattened array reads it flat (`0`) or as its one line walked row by row, the
+    /// rows of the axes after `k` outer axes (`1..rank`), the carry going on from row to row.
     pub fn row_axes(&self, shape: &[usize]) -> std::ops::RangeInclusive<usize> {
         match self.axis {
-            None => 0..=0,
+            None => 0..=shape.len().saturating_sub(1),
             Some(a) if self.lines(shape).2 > 1 => a + 1..=shape.len(),
             Some(a) => a..=a,
         }

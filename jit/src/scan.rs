@@ -36,7 +36,12 @@
 //! (`inner > 1`: the `inner` points side by side), one row of them or several rows of the axes after
 //! (`inner / row_len` rows, each its own row start), so every input is read per row in place as
 //! a map's rows are (runs, strided rows, splats; each row's start from its outer strides, any sign,
-//! at run time). Every read is a point of a plan row, which check.rs bounds before the call.
+//! at run time). A scan of the flattened array planned per row (rows of the trailing axes after
+//! its outer axes) walks its one line row by row in scan order (rows reversed for a reverse scan),
+//! the carry and an exclusive scan's held-back value going on from one row into the next: where
+//! every row holds whole vectors (the planner's condition for a sum or product, src/executor.rs)
+//! its vectors are those of the flat walk, so the bits are those of the flat walk over a copy.
+//! Every read is a point of a plan row, which check.rs bounds before the call.
 
 use crate::clif::{cast, mem};
 use crate::frame::{Frame, counted_loop};
@@ -272,8 +277,6 @@ impl Emitter<'_, '_> {
 
     /// One line (`inner == 1`): block `o` holds points `o * len .. (o + 1) * len`.
     fn line(&self, g: &mut Gen<'_, '_>, o: Value) {
-        let base = g.b.ins().imul(o, self.len);
-        let row = self.line_row(g, o);
         let ty = self.state_ty(g);
         let carry = g.b.declare_var(ty);
         let start = self.state_const(g, self.scan.start());
@@ -282,42 +285,90 @@ impl Emitter<'_, '_> {
         let prev = g.b.declare_var(g.t);
         let id_t = g.fconst(W::Scalar, self.op().identity());
         g.b.def_var(prev, id_t);
-        // t counts points done from the scan's start
         let t_var = g.b.declare_var(types::I64);
+        if self.scan.axis.is_some() || self.outer.is_empty() {
+            let base = g.b.ins().imul(o, self.len);
+            let row = self.line_row(g, o);
+            self.walk(g, &row, base, self.len, [carry, prev, t_var], false);
+            return;
+        }
+        // the flattened array read per row (the one line is the plan's rows in scan order), the
+        // carry and an exclusive scan's held-back value going on from row to row: where every row
+        // holds whole vectors (the planner's condition for a sum or product) the vectors are those
+        // of the flat walk, so the bits are the same
+        let zero = g.b.ins().iconst(types::I64, 0);
+        let one = g.b.ins().iconst(types::I64, 1);
+        let empty = g.b.ins().icmp_imm_s(IntCC::Equal, self.row_len, 0);
+        let div = g.b.ins().select(empty, one, self.row_len);
+        let rows = g.b.ins().udiv(self.len, div);
+        let q_var = g.b.declare_var(types::I64);
+        g.b.def_var(q_var, zero);
+        counted_loop(g, q_var, rows, 1, |g, q| {
+            let e = self;
+            let r = if e.scan.reverse {
+                let r = g.b.ins().isub(rows, q);
+                g.b.ins().iadd_imm_s(r, -1)
+            } else {
+                q
+            };
+            let row = e.row(g, r);
+            let rs = row.rs;
+            e.walk(g, &row, rs, e.row_len, [carry, prev, t_var], true);
+        });
+    }
+
+    /// Points `base .. base + len` of one line (all in plan row `row`) in scan order, in vectors then
+    /// a scalar tail, from and into the state in `vars` (`[carry, prev, t]`); `more` where further
+    /// rows of the same line follow: an exclusive scan's held-back value then joins the carry only
+    /// before a tail, so a row of whole vectors hands it to the next row as the flat walk does.
+    fn walk(&self, g: &mut Gen<'_, '_>, row: &Row, base: Value, len: Value, vars: [Variable; 3], more: bool) {
+        let [carry, prev, t_var] = vars;
+        // t counts points done from the scan's start (of this row)
         let zero = g.b.ins().iconst(types::I64, 0);
         g.b.def_var(t_var, zero);
         if self.vector {
             let lanes = g.lanes as i64;
-            counted_loop(g, t_var, self.len, lanes, |g, t| {
+            counted_loop(g, t_var, len, lanes, |g, t| {
                 let e = self;
                 // forward: points [t, t + lanes); reverse: [len - t - lanes, len - t)
                 let k = if e.scan.reverse {
-                    let r = g.b.ins().isub(e.len, t);
+                    let r = g.b.ins().isub(len, t);
                     g.b.ins().iadd_imm_s(r, -lanes)
                 } else {
                     t
                 };
                 let flat = g.b.ins().iadd(base, k);
-                e.line_vector(g, &row, flat, carry, prev);
+                e.line_vector(g, row, flat, carry, prev);
             });
-            // the value an exclusive scan held back joins the state before the scalar tail
+            // the value an exclusive scan held back joins the state before the scalar tail (only
+            // where there is one when rows follow; the held-back slot is then the identity again)
             if self.scan.exclusive {
                 let c = g.b.use_var(carry);
                 let p = g.b.use_var(prev);
-                let c = self.push_scalar(g, c, p);
-                g.b.def_var(carry, c);
+                let folded = self.push_scalar(g, c, p);
+                if more {
+                    let t = g.b.use_var(t_var);
+                    let tail = g.b.ins().icmp(IntCC::SignedLessThan, t, len);
+                    let c = g.b.ins().select(tail, folded, c);
+                    let id_t = g.fconst(W::Scalar, self.op().identity());
+                    let p = g.b.ins().select(tail, id_t, p);
+                    g.b.def_var(carry, c);
+                    g.b.def_var(prev, p);
+                } else {
+                    g.b.def_var(carry, folded);
+                }
             }
         }
-        counted_loop(g, t_var, self.len, 1, |g, t| {
+        counted_loop(g, t_var, len, 1, |g, t| {
             let e = self;
             let k = if e.scan.reverse {
-                let r = g.b.ins().isub(e.len, t);
+                let r = g.b.ins().isub(len, t);
                 g.b.ins().iadd_imm_s(r, -1)
             } else {
                 t
             };
             let flat = g.b.ins().iadd(base, k);
-            let v = e.body(g, W::Scalar, &row, flat);
+            let v = e.body(g, W::Scalar, row, flat);
             let c = g.b.use_var(carry);
             let addr = g.elem_addr(e.f.out_val, flat, g.size);
             let (out, next) = if e.scan.exclusive {

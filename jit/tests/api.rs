@@ -508,6 +508,38 @@ fn scan_rows_are_checked_against_the_plan() {
         )
         .unwrap_err();
     assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+    // the flattened array walked row by row (one plan row per row of the last axis, the carry going
+    // on from one into the next): every read bounded by the plan, checked first
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let flat_scan = Scan::new(ScanOp::Sum, None);
+    let k = kernel(DType::F64, &[&[6, 100]], arena, x, KernelKind::Scan(flat_scan));
+    assert_eq!(flat_scan.row_axes(&k.shape), 0..=1);
+    for (v, other) in [(&reversed, &stepped), (&stepped, &reversed)] {
+        let p = BroadcastPlan::with_outer_axes(&k.shape, &[layout(v)], 1).unwrap();
+        assert!(matches!(p.inputs[0], InputPlan::PerRow { .. }), "{p}");
+        let bound = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+            .unwrap()
+            .bind(&k, &p)
+            .unwrap();
+        let run =
+            |input: InputRef<'_, f64>| bound.run_with(&[input], &RunConfig::default(), &mut Workspace::new());
+        // integers: every partial sum is exact, in any order
+        let out = run(InputRef::View(v.view())).unwrap();
+        let want: Vec<f64> = v
+            .iter()
+            .scan(0.0, |s, &x| {
+                *s += x;
+                Some(*s)
+            })
+            .collect();
+        assert_eq!(out.values, Values::F64(want));
+        let e = run(InputRef::View(other.view())).unwrap_err();
+        assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+        let flat: Vec<f64> = v.iter().copied().collect();
+        let e = run(InputRef::Slice(&flat)).unwrap_err();
+        assert!(matches!(e, JitError::BadInput { .. }), "{e}");
+    }
     // a plan of other outer axes than the scan's rows is refused at compile time
     let mut arena = ExprArena::new();
     let x = arena.input(0);

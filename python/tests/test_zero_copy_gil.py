@@ -139,6 +139,38 @@ def test_float_scans_of_strided_views_agree_with_numpy_read_in_place():
                     assert "per-row" in text, text
 
 
+def test_scans_of_the_flattened_array_agree_with_numpy_read_in_place():
+    # cumsum / cumprod / cummax / cummin of the flattened array (no axis) of 2-D and 3-D views that
+    # are not one strided run (reversed, stepped, column slices, negative outer strides, Fortran, a
+    # transposed array): the values are NumPy's; the one line is walked row by row in place where
+    # the rows hold whole vectors (kiln explain copies nothing), else the copy says why
+    rng = np.random.default_rng(33)
+    specials = [np.nan, np.inf, -np.inf, -0.0, 0.0]
+    with np.errstate(invalid="ignore", over="ignore"):
+        for dtype in (np.float64, np.float32):
+            m = rng.uniform(0.5, 1.5, (13, 320)).astype(dtype)
+            m.flat[5::97] = np.resize(np.array(specials, dtype), len(m.flat[5::97]))
+            c = rng.uniform(0.5, 1.5, (6, 5, 144)).astype(dtype)
+            f = np.asfortranarray(m[:, :100])
+            views = [m[:, ::-1], m[::2, ::-1], m[:, :100], m[::-1, ::2], m[::-3, 300::-3], m[:, 5:8], m[:, 0:0], m[:1, :1], f, m[:40, :12].T]
+            views += [c[:, :, ::-1], c[::-1, ::2, :], c[::2, :, ::3], c[:, ::-1, :72]]
+            tol = dict(rtol=1e-5 if dtype == np.float32 else 1e-11, atol=0)
+            for v in views:
+                wide = v.astype(np.float64)
+                env = {"v": v}
+                np.testing.assert_allclose(kiln.evaluate("cumsum(v)", local_dict=env), np.cumsum(wide).astype(dtype), **tol)
+                np.testing.assert_allclose(kiln.evaluate("cumprod(v)", local_dict=env), np.cumprod(wide).astype(dtype), **tol)
+                np.testing.assert_array_equal(kiln.evaluate("cummax(v)", local_dict=env), np.maximum.accumulate(v.ravel()))
+                np.testing.assert_array_equal(kiln.evaluate("cummin(v)", local_dict=env), np.minimum.accumulate(v.ravel()))
+            for v in (m[:, ::-1], m[:, :100], m[::-1, ::2], f, c[:, ::-1, :72], c[::-1, ::2, :]):
+                for ex in ("cumsum(v)", "cummax(v)"):
+                    text = kiln.compile(ex).explain(v=v)
+                    assert "copied" not in text and "materialise" not in text, text
+                    assert "per-row" in text, text
+            text = kiln.compile("cumsum(v)").explain(v=m[:, 5:10])
+            assert "not whole vectors" in text, text
+
+
 def test_integer_and_bool_views_agree_with_numpy_read_in_place():
     # int32, int64 and bool views (reversed and stepped either way on each axis, outer and inner
     # reversed together, one row, one element, empty; 1-D below a vector and with tails) beside a C
