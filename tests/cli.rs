@@ -163,7 +163,7 @@ fn errors_go_to_stderr_with_failure() {
 /// A .npy file with this header text and `data` after it.
 fn raw_npy(path: &Path, dict: &str, data: &[u8]) {
     let mut h = dict.to_string();
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');

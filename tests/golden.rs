@@ -11,8 +11,11 @@ use ndarray::{ArrayD, IxDyn};
 mod golden;
 use golden::Golden;
 
-/// (name, expression, inputs as (name, dtype, shape))
-const CASES: &[(&str, &str, &[(&str, &str, &[usize])])] = &[
+/// An input of a case: its name, dtype and shape.
+type Input = (&'static str, &'static str, &'static [usize]);
+
+/// (name, expression, inputs)
+const CASES: &[(&str, &str, &[Input])] = &[
     (
         "axpy",
         "a*x + y",

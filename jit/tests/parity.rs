@@ -785,7 +785,7 @@ fn starts() {
                 x,
                 KernelKind::Reduce { op, axes },
             );
-            let data = vec![gen_data::<f64>(&mut rng, shape.iter().product(), Data::NearOne)];
+            let data = [gen_data::<f64>(&mut rng, shape.iter().product(), Data::NearOne)];
             let p = plan(&k, 64);
             let compiled = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
             let n_out = k.output_shape().iter().product::<usize>();
