@@ -282,13 +282,9 @@ fn print_dump() {
     println!("{}\n----\n{}", d.clif, d.vcode.as_deref().unwrap_or(""));
 }
 
-/// A view read in place: the plan's outer strides are the view's, and every other view is refused
-/// before any code runs (wrong strides, strides of the other sign, a plan that does not read it per
-/// row); a plan of negative outer strides reads a view of reversed rows in place.
-#[test]
-fn strided_views_are_checked_against_the_plan() {
-    use kiln_jit::{InputRef, RunConfig, Workspace};
-    use ndarray::{Array2, s};
+/// The row sum of a 6 x 100 f64 input (`sum(x, axis=1)`) that the strided-view tests plan, and a
+/// 12 x 300 buffer (element (i, j) is `i * 1000 + j`) to take its views of.
+fn row_sum_of_views() -> (KernelIR, ndarray::Array2<f64>) {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let kind = KernelKind::Reduce {
@@ -296,13 +292,29 @@ fn strided_views_are_checked_against_the_plan() {
         axes: vec![1],
     };
     let k = kernel(DType::F64, &[&[6, 100]], arena, x, kind);
-    let data = Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
-    let view = data.slice(s![..;2, 10..110]).into_dyn();
-    let layout = |strides: &[isize]| InputLayout {
-        shape: vec![6, 100],
+    let data = ndarray::Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
+    (k, data)
+}
+
+/// The layout of a view of `shape` with element `strides`, read in place.
+fn view_layout(shape: &[usize], strides: &[isize]) -> InputLayout {
+    InputLayout {
+        shape: shape.to_vec(),
         contiguous: false,
         strides: Some(strides.to_vec()),
-    };
+    }
+}
+
+/// A view read in place: the plan's outer strides are the view's, and every other view is refused
+/// before any code runs (wrong strides, strides of the other sign, a plan that does not read it per
+/// row); a plan of negative outer strides reads a view of reversed rows in place.
+#[test]
+fn strided_views_are_checked_against_the_plan() {
+    use kiln_jit::{InputRef, RunConfig, Workspace};
+    use ndarray::s;
+    let (k, data) = row_sum_of_views();
+    let view = data.slice(s![..;2, 10..110]).into_dyn();
+    let layout = |strides: &[isize]| view_layout(&[6, 100], strides);
     let p = BroadcastPlan::new(&k.shape, &[layout(view.strides())], PlanOptions::default()).unwrap();
     assert_eq!(
         p.inputs[0],
@@ -386,11 +398,6 @@ fn strided_views_are_checked_against_the_plan() {
     assert!(matches!(e, JitError::BadInput { .. }), "{e}");
 }
 
-/// A strided row (a reversed or stepped last axis) read in place: the plan's row stride and outer
-/// strides are the view's, and every view or buffer the code could read out of bounds with is
-/// refused with an error before any code runs: another inner stride (the other sign, another
-/// step), other outer strides, another shape, a C buffer the rows reach below or past, and a plan
-/// whose row stride is 0 or 1 (not a strided row).
 #[test]
 fn scan_rows_are_checked_against_the_plan() {
     // a float scan reads a strided view per row (one row per line along the last axis, one row per
@@ -398,11 +405,7 @@ fn scan_rows_are_checked_against_the_plan() {
     use kiln_jit::{InputRef, RunConfig, Workspace};
     use ndarray::{Array2, s};
     let data = Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
-    let layout = |v: &ndarray::ArrayViewD<'_, f64>| InputLayout {
-        shape: v.shape().to_vec(),
-        contiguous: false,
-        strides: Some(v.strides().to_vec()),
-    };
+    let layout = |v: &ndarray::ArrayViewD<'_, f64>| view_layout(v.shape(), v.strides());
     let reversed = data.slice(s![..;2, 10..110;-1]).into_dyn();
     let stepped = data.slice(s![..;-2, 10..210;2]).into_dyn();
     for axis in [1, 0] {
@@ -556,23 +559,17 @@ fn scan_rows_are_checked_against_the_plan() {
     );
 }
 
+/// A strided row (a reversed or stepped last axis) read in place: the plan's row stride and outer
+/// strides are the view's, and every view or buffer the code could read out of bounds with is
+/// refused with an error before any code runs: another inner stride (the other sign, another
+/// step), other outer strides, another shape, a C buffer the rows reach below or past, and a plan
+/// whose row stride is 0 or 1 (not a strided row).
 #[test]
 fn strided_rows_are_checked_against_the_plan() {
     use kiln_jit::{InputRef, RunConfig, Workspace};
-    use ndarray::{Array2, s};
-    let mut arena = ExprArena::new();
-    let x = arena.input(0);
-    let kind = KernelKind::Reduce {
-        op: ReduceOp::Sum,
-        axes: vec![1],
-    };
-    let k = kernel(DType::F64, &[&[6, 100]], arena, x, kind);
-    let data = Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
-    let layout = |strides: &[isize]| InputLayout {
-        shape: vec![6, 100],
-        contiguous: false,
-        strides: Some(strides.to_vec()),
-    };
+    use ndarray::s;
+    let (k, data) = row_sum_of_views();
+    let layout = |strides: &[isize]| view_layout(&[6, 100], strides);
     let compiled = |p: &BroadcastPlan| {
         kiln_jit::compile(&k, p, Schedule::for_kernel(&k))
             .unwrap()
