@@ -9,7 +9,10 @@
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{ReadNpyExt, WriteNpyExt};
 use std::path::PathBuf;
-use std::process::Command;
+
+#[path = "support/kiln_cli.rs"]
+mod kiln_cli;
+use kiln_cli::{kiln_with, tmp_in};
 
 #[path = "support/kit.rs"]
 #[allow(dead_code)]
@@ -18,26 +21,11 @@ mod kit;
 const NO_FMA: &str = "KILN_JIT_NO_FMA";
 
 fn kiln(args: &[&str], no_fma: bool) -> Vec<u8> {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    c.args(args);
-    if no_fma {
-        c.env(NO_FMA, "1");
-    } else {
-        c.env_remove(NO_FMA);
-    }
-    let o = c.output().expect("kiln runs");
-    assert!(
-        o.status.success(),
-        "kiln {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o.stdout
+    kiln_with(args, &[(NO_FMA, no_fma.then_some("1"))])
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kiln-nofma-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    tmp_in("nofma", name)
 }
 
 /// Values over the ranges the functions reduce (tiny, ordinary, large, near the edges of exp's

@@ -7,7 +7,10 @@
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{ReadNpyExt, WriteNpyExt};
 use std::path::PathBuf;
-use std::process::Command;
+
+#[path = "support/kiln_cli.rs"]
+mod kiln_cli;
+use kiln_cli::{kiln_with, tmp_in};
 
 #[path = "support/kit.rs"]
 mod kit;
@@ -15,25 +18,11 @@ mod kit;
 const WIDE: &str = "KILN_JIT_WIDE";
 
 fn kiln(args: &[&str], wide: Option<&str>) -> Vec<u8> {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kiln"));
-    c.args(args).env_remove("KILN_JIT_NO_FMA");
-    match wide {
-        Some(w) => c.env(WIDE, w),
-        None => c.env_remove(WIDE),
-    };
-    let o = c.output().expect("kiln runs");
-    assert!(
-        o.status.success(),
-        "kiln {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o.stdout
+    kiln_with(args, &[("KILN_JIT_NO_FMA", None), (WIDE, wide)])
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kiln-wide-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    tmp_in("wide", name)
 }
 
 fn values(n: usize) -> Vec<f64> {
