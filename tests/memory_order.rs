@@ -12,29 +12,13 @@ mod support;
 use kiln::kiln_ir::InputPlan;
 use kiln::{ArrayArg, Output};
 use ndarray::{Array2, Array3, ArrayD, ArrayViewD, IxDyn};
-use support::{Rng, bits_equal, runner, values};
+use support::{Rng, bits_equal, oracle, runner, values};
 
 fn args<'a>(inputs: &'a [(&'a str, ArrayViewD<'a, f64>)]) -> Vec<(&'a str, ArrayArg<'a>)> {
     inputs
         .iter()
         .map(|(n, v)| (*n, ArrayArg::from(v.view())))
         .collect()
-}
-
-/// The interpreter's result on C-contiguous copies of the inputs, or its error.
-fn oracle(expr: &str, inputs: &[(&str, ArrayViewD<'_, f64>)]) -> Result<(Vec<usize>, Vec<f64>), String> {
-    let copies: Vec<(&str, ArrayD<f64>)> = inputs
-        .iter()
-        .map(|(n, v)| (*n, v.as_standard_layout().into_owned()))
-        .collect();
-    let args: Vec<(&str, ArrayArg<'_>)> = copies
-        .iter()
-        .map(|(n, c)| (*n, ArrayArg::from(c.view())))
-        .collect();
-    runner(expr, "interp")
-        .run(&args)
-        .map(values)
-        .map_err(|e| e.to_string())
 }
 
 /// Whether `expr`'s value is the same whatever order its folds run in (maps, min, max, their arg

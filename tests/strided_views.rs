@@ -15,7 +15,7 @@ mod support;
 
 use kiln::{ArrayArg, Output};
 use ndarray::{Array2, Array3, ArrayViewD, Axis, s};
-use support::{Rng, bits_equal, close, runner, values};
+use support::{Rng, bits_equal, close, oracle, runner, values};
 
 const EXACT: [&str; 7] = [
     "x * 2.5 - 1",
@@ -480,23 +480,10 @@ fn empty_and_one_element_views_with_negative_strides() {
     }
 }
 
-/// The interpreter's result on C-contiguous copies of the inputs (the oracle of a memory-order run).
-fn oracle(expr: &str, inputs: &[(&str, ArrayViewD<'_, f64>)]) -> (Vec<usize>, Vec<f64>) {
-    let copies: Vec<_> = inputs
-        .iter()
-        .map(|(n, v)| (*n, v.as_standard_layout().into_owned()))
-        .collect();
-    let args: Vec<(&str, ArrayArg<'_>)> = copies
-        .iter()
-        .map(|(n, c)| (*n, ArrayArg::from(c.view())))
-        .collect();
-    values(runner(expr, "interp").run(&args).unwrap())
-}
-
 /// Runs `expr` on the JIT (one and three threads) and compares with the oracle: bit-exact for maps,
 /// max and min, within 1e-12 of the sum of magnitudes for sums and means. The result, for its layout.
 fn check_layout_run(expr: &str, inputs: &[(&str, ArrayViewD<'_, f64>)], what: &str) -> Output {
-    let want = oracle(expr, inputs);
+    let want = oracle(expr, inputs).unwrap();
     let args: Vec<(&str, ArrayArg<'_>)> = inputs
         .iter()
         .map(|(n, v)| (*n, ArrayArg::from(v.view())))
@@ -651,7 +638,7 @@ fn memory_order_beside_broadcast_inputs_and_mixed_layouts() {
         let (_, notes, ordered) = layout_plans(expr, &same);
         assert_eq!(ordered, in_memory, "{expr}");
         assert_eq!(notes.contains("memory order"), in_memory, "{expr}");
-        let want = oracle(expr, &same);
+        let want = oracle(expr, &same).unwrap();
         let args: Vec<(&str, ArrayArg<'_>)> =
             same.iter().map(|(n, v)| (*n, ArrayArg::from(v.view()))).collect();
         let got = values(runner(expr, "jit").run(&args).unwrap());

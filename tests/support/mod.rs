@@ -43,3 +43,22 @@ pub fn runner(expr: &str, backend: &str) -> kiln::FusedRunner {
 pub fn values(out: kiln::Output) -> (Vec<usize>, Vec<f64>) {
     (out.shape().to_vec(), out.into_f64().iter().copied().collect())
 }
+
+/// The interpreter's result on C-contiguous copies of the inputs, or its error.
+pub fn oracle(
+    expr: &str,
+    inputs: &[(&str, ndarray::ArrayViewD<'_, f64>)],
+) -> Result<(Vec<usize>, Vec<f64>), String> {
+    let copies: Vec<(&str, ndarray::ArrayD<f64>)> = inputs
+        .iter()
+        .map(|(n, v)| (*n, v.as_standard_layout().into_owned()))
+        .collect();
+    let args: Vec<(&str, kiln::ArrayArg<'_>)> = copies
+        .iter()
+        .map(|(n, c)| (*n, kiln::ArrayArg::from(c.view())))
+        .collect();
+    runner(expr, "interp")
+        .run(&args)
+        .map(values)
+        .map_err(|e| e.to_string())
+}
