@@ -5,14 +5,20 @@ use kiln_ir::{DType, ElemType, Tensor, Values};
 use ndarray::{ArrayD, ArrayRef, ArrayViewD, Dimension, IxDyn};
 
 /// An input array of any element type kiln has (f64, f32, i64, i32, bool), any dimension, any
-/// strides. A kernel with an integer or bool input is typed as NumPy 2 types it and runs on the
-/// interpreter (`kiln explain` says so); float kernels compile.
+/// strides. A kernel with an integer or bool input is typed as NumPy 2 types it and compiled by the
+/// JIT's typed code generator where it can be, else run on the typed interpreter (`kiln explain`
+/// says which, and why).
 #[derive(Debug, Clone)]
 pub enum ArrayArg<'a> {
+    /// A float64 view.
     F64(ArrayViewD<'a, f64>),
+    /// A float32 view.
     F32(ArrayViewD<'a, f32>),
+    /// An int64 view.
     I64(ArrayViewD<'a, i64>),
+    /// An int32 view.
     I32(ArrayViewD<'a, i32>),
+    /// A bool view.
     Bool(ArrayViewD<'a, bool>),
 }
 
@@ -65,6 +71,7 @@ impl ArrayArg<'_> {
         }
     }
 
+    /// The input's shape.
     pub fn shape(&self) -> &[usize] {
         on_view!(self, a => a.shape())
     }
@@ -325,7 +332,9 @@ impl<'a, A: Element> From<&'a [A]> for ArrayArg<'a> {
 /// A kernel's result, typed as NumPy would type it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
+    /// float64: float arithmetic and functions of float64 (or mixed) inputs, means of integers.
     F64(ArrayD<f64>),
+    /// float32: arithmetic and functions of float32 inputs and literals.
     F32(ArrayD<f32>),
     /// argmin / argmax, sums of truth values, int64 arithmetic.
     I64(ArrayD<i64>),
@@ -336,6 +345,7 @@ pub enum Output {
 }
 
 impl Output {
+    /// The result's shape.
     pub fn shape(&self) -> &[usize] {
         match self {
             Output::F64(a) => a.shape(),

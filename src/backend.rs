@@ -20,7 +20,9 @@ use std::fmt::Debug;
 /// One input, ready to run: its elements and their shape.
 #[derive(Debug, Clone)]
 pub struct Buffer<'a, T: Clone> {
+    /// The elements, C-contiguous or a strided view.
     pub data: BufferData<'a, T>,
+    /// The shape the kernel reads the input in.
     pub shape: Vec<usize>,
 }
 
@@ -37,8 +39,11 @@ pub enum BufferData<'a, T: Clone> {
 /// The inputs of one run, in the kernel's dtype; a typed kernel's in each input's own type.
 #[derive(Debug, Clone)]
 pub enum Buffers<'a> {
+    /// The inputs of a float64 kernel.
     F64(Vec<Buffer<'a, f64>>),
+    /// The inputs of a float32 kernel.
     F32(Vec<Buffer<'a, f32>>),
+    /// The inputs of a typed kernel, each in its own type.
     Typed(Vec<TypedBuffer<'a>>),
 }
 
@@ -46,7 +51,9 @@ pub enum Buffers<'a> {
 /// shape the kernel reads it in.
 #[derive(Debug, Clone)]
 pub struct TypedBuffer<'a> {
+    /// The elements.
     pub data: TypedData<'a>,
+    /// The shape the kernel reads the input in.
     pub shape: Vec<usize>,
 }
 
@@ -54,10 +61,15 @@ pub struct TypedBuffer<'a> {
 /// (read in place by the compiled code, copied for the interpreter), else a copy.
 #[derive(Debug, Clone)]
 pub enum TypedData<'a> {
+    /// bool elements.
     Bool(Cow<'a, [bool]>),
+    /// int32 elements.
     I32(Cow<'a, [i32]>),
+    /// int64 elements.
     I64(Cow<'a, [i64]>),
+    /// float32 elements.
     F32(Cow<'a, [f32]>),
+    /// float64 elements.
     F64(Cow<'a, [f64]>),
     /// A strided view of the kernel's input shape.
     View(kiln_jit::typed::TypedView<'a>),
@@ -115,10 +127,15 @@ fn copy_view<'x>(v: &kiln_jit::typed::TypedView<'_>) -> Result<TypedData<'x>> {
 /// A caller's output buffer: C-contiguous, of the kernel's output shape and element type.
 #[derive(Debug)]
 pub enum OutSlice<'a> {
+    /// A float64 output.
     F64(&'a mut [f64]),
+    /// A float32 output.
     F32(&'a mut [f32]),
+    /// An int64 output.
     I64(&'a mut [i64]),
+    /// An int32 output.
     I32(&'a mut [i32]),
+    /// A bool output.
     Bool(&'a mut [bool]),
 }
 

@@ -71,6 +71,7 @@ impl Expr {
 /// some input subscripts, and where each input's axes go.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Contraction {
+    /// The index variables, in the order of the iteration axes.
     pub index: Vec<String>,
     /// The folded axis.
     pub reduced: usize,

@@ -10,27 +10,54 @@ pub enum Error {
     Ir(#[from] kiln_ir::IrError),
     /// A text expression that does not parse: the byte position and what was expected there.
     #[error("parse error at position {pos}: {message}")]
-    Parse { pos: usize, message: String },
+    Parse {
+        /// The byte offset in the text.
+        pos: usize,
+        /// What was expected there.
+        message: String,
+    },
     /// A function name the text language does not know, with its position.
     #[error("unknown function '{name}' at position {pos}")]
-    UnknownFunction { name: String, pos: usize },
+    UnknownFunction {
+        /// The name.
+        name: String,
+        /// Its byte offset in the text.
+        pos: usize,
+    },
     /// A function called with the wrong number of arguments.
     #[error("{name}() takes {expected} argument(s) but {got} were given (at position {pos})")]
     Arity {
+        /// The function.
         name: String,
+        /// The argument counts it takes.
         expected: String,
+        /// The arguments given.
         got: usize,
+        /// The call's byte offset in the text.
         pos: usize,
     },
     /// An expression names an input that was not bound when it ran.
     #[error("no input named '{name}' was given")]
-    MissingInput { name: String },
+    MissingInput {
+        /// The input's name.
+        name: String,
+    },
     /// The same input bound twice.
     #[error("input '{name}' is given twice")]
-    DuplicateInput { name: String },
+    DuplicateInput {
+        /// The input's name.
+        name: String,
+    },
     /// An element type kiln does not compute in.
-    #[error("unsupported dtype {dtype} for '{name}': kiln computes in f32 and f64")]
-    UnsupportedDType { name: String, dtype: String },
+    #[error(
+        "unsupported dtype {dtype} for '{name}': kiln computes in bool, int32, int64, float32 and float64"
+    )]
+    UnsupportedDType {
+        /// The input's name.
+        name: String,
+        /// Its element type.
+        dtype: String,
+    },
     /// A construct this version does not support yet, such as a reduction inside an expression.
     #[error("unsupported: {0}")]
     Unsupported(String),
@@ -46,7 +73,12 @@ pub enum Error {
     Jit(String),
     /// Reading or writing a .npy file.
     #[error("{path}: {message}")]
-    Npy { path: String, message: String },
+    Npy {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
 }
 
 /// The result type of kiln.

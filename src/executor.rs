@@ -358,7 +358,8 @@ pub(crate) struct Specialised {
     /// plan may read it in place with them).
     signature: Vec<(ElemType, Vec<usize>, bool, Vec<isize>)>,
     pub kernel: KernelIR,
-    /// The typed kernel, where the kernel is one (it runs on kiln-ir's typed interpreter).
+    /// The typed kernel, where the kernel is one (compiled by the typed code generator, or run on
+    /// kiln-ir's typed interpreter where that declines: [`TypedExecutable`]).
     pub typed: Option<std::sync::Arc<TypedKernel>>,
     pub plan: BroadcastPlan,
     pub exe: Box<dyn Executable>,

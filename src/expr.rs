@@ -38,29 +38,43 @@ pub enum ExprNode {
     Cast(ElemType, Expr),
     /// The position along an axis of the iteration space.
     Index(usize),
+    /// A unary operation.
     Unary(UnaryOp, Expr),
+    /// A binary operation (NumPy's broadcasting between the operands).
     Binary(BinaryOp, Expr, Expr),
+    /// `where(cond, a, b)`: `a` where `cond` is nonzero (NaN included), else `b`.
     Where(Expr, Expr, Expr),
     /// A reduction of `arg` over `axes`; `keepdims` keeps each reduced axis with length 1 (NumPy's
     /// `keepdims=True`); `initial` (sum, prod, min, max only) starts each output's fold.
     Reduce {
+        /// The reduction.
         op: ReduceOp,
+        /// The axes reduced.
         axes: Axes,
+        /// The reduced expression.
         arg: Expr,
+        /// Whether each reduced axis stays, with length 1.
         keepdims: bool,
+        /// The start of each output's fold, if any.
         initial: Option<f64>,
     },
     /// The arithmetic mean of `arg` over `axes`: the sum (in f64 for f32 data) divided by the
     /// number of values reduced, as NumPy's `mean` (NaN over nothing).
     Mean {
+        /// The axes averaged over.
         axes: Axes,
+        /// The averaged expression.
         arg: Expr,
+        /// Whether each reduced axis stays, with length 1.
         keepdims: bool,
     },
     /// A scan (cumulative sum, product, max or min) of `arg` (see [`crate::scan`]).
     Scan {
+        /// The scan's operation.
         op: ScanOp,
+        /// Its axis, direction and start.
         options: ScanOptions,
+        /// The scanned expression.
         arg: Expr,
     },
     /// An index variable of the enclosing contraction (see [`crate::contract`]).
@@ -70,10 +84,15 @@ pub enum ExprNode {
     /// A contraction: `y[free..] = ⊕_{reduced} arg(index..)` over the index variables `index`
     /// (the iteration axes, in order), `reduced` folded (see [`crate::contract`]).
     Contract {
+        /// The fold.
         op: ReduceOp,
+        /// The index variables, the iteration axes in order.
         index: Vec<String>,
+        /// The folded index variable.
         reduced: String,
+        /// The folded expression.
         arg: Expr,
+        /// The start of each output's fold, if any.
         initial: Option<f64>,
     },
 }
@@ -145,27 +164,35 @@ impl Expr {
         Expr::new(ExprNode::Where(cond.into(), a.into(), b.into()))
     }
 
+    /// The absolute value, elementwise (NumPy's `absolute`).
     pub fn abs(&self) -> Expr {
         self.unary(UnaryOp::Abs)
     }
+    /// The square root, elementwise (NumPy's `sqrt`).
     pub fn sqrt(&self) -> Expr {
         self.unary(UnaryOp::Sqrt)
     }
+    /// The sine, elementwise (NumPy's `sin`).
     pub fn sin(&self) -> Expr {
         self.unary(UnaryOp::Sin)
     }
+    /// The cosine, elementwise (NumPy's `cos`).
     pub fn cos(&self) -> Expr {
         self.unary(UnaryOp::Cos)
     }
+    /// The tangent, elementwise (NumPy's `tan`).
     pub fn tan(&self) -> Expr {
         self.unary(UnaryOp::Tan)
     }
+    /// `e**x`, elementwise (NumPy's `exp`).
     pub fn exp(&self) -> Expr {
         self.unary(UnaryOp::Exp)
     }
+    /// The natural logarithm, elementwise (NumPy's `log`).
     pub fn log(&self) -> Expr {
         self.unary(UnaryOp::Log)
     }
+    /// `1/x`, elementwise (NumPy's `reciprocal`).
     pub fn recip(&self) -> Expr {
         self.unary(UnaryOp::Recip)
     }
@@ -174,54 +201,71 @@ impl Expr {
     pub fn not(&self) -> Expr {
         self.unary(UnaryOp::Not)
     }
+    /// The hyperbolic tangent, elementwise (NumPy's `tanh`).
     pub fn tanh(&self) -> Expr {
         self.unary(UnaryOp::Tanh)
     }
+    /// `2**x`, elementwise (NumPy's `exp2`).
     pub fn exp2(&self) -> Expr {
         self.unary(UnaryOp::Exp2)
     }
+    /// The base-2 logarithm, elementwise (NumPy's `log2`).
     pub fn log2(&self) -> Expr {
         self.unary(UnaryOp::Log2)
     }
+    /// The base-10 logarithm, elementwise (NumPy's `log10`).
     pub fn log10(&self) -> Expr {
         self.unary(UnaryOp::Log10)
     }
+    /// `exp(x) - 1`, accurate near 0, elementwise (NumPy's `expm1`).
     pub fn expm1(&self) -> Expr {
         self.unary(UnaryOp::Expm1)
     }
+    /// `log(1 + x)`, accurate near 0, elementwise (NumPy's `log1p`).
     pub fn log1p(&self) -> Expr {
         self.unary(UnaryOp::Log1p)
     }
+    /// The arcsine, elementwise (NumPy's `arcsin`).
     pub fn arcsin(&self) -> Expr {
         self.unary(UnaryOp::Arcsin)
     }
+    /// The arccosine, elementwise (NumPy's `arccos`).
     pub fn arccos(&self) -> Expr {
         self.unary(UnaryOp::Arccos)
     }
+    /// The arctangent, elementwise (NumPy's `arctan`).
     pub fn arctan(&self) -> Expr {
         self.unary(UnaryOp::Arctan)
     }
+    /// The hyperbolic sine, elementwise (NumPy's `sinh`).
     pub fn sinh(&self) -> Expr {
         self.unary(UnaryOp::Sinh)
     }
+    /// The hyperbolic cosine, elementwise (NumPy's `cosh`).
     pub fn cosh(&self) -> Expr {
         self.unary(UnaryOp::Cosh)
     }
+    /// The inverse hyperbolic sine, elementwise (NumPy's `arcsinh`).
     pub fn arcsinh(&self) -> Expr {
         self.unary(UnaryOp::Arcsinh)
     }
+    /// The inverse hyperbolic cosine, elementwise (NumPy's `arccosh`).
     pub fn arccosh(&self) -> Expr {
         self.unary(UnaryOp::Arccosh)
     }
+    /// The inverse hyperbolic tangent, elementwise (NumPy's `arctanh`).
     pub fn arctanh(&self) -> Expr {
         self.unary(UnaryOp::Arctanh)
     }
+    /// Rounds toward -inf, elementwise (NumPy's `floor`).
     pub fn floor(&self) -> Expr {
         self.unary(UnaryOp::Floor)
     }
+    /// Rounds toward +inf, elementwise (NumPy's `ceil`).
     pub fn ceil(&self) -> Expr {
         self.unary(UnaryOp::Ceil)
     }
+    /// Rounds toward zero, elementwise (NumPy's `trunc`).
     pub fn trunc(&self) -> Expr {
         self.unary(UnaryOp::Trunc)
     }
@@ -350,21 +394,27 @@ impl Expr {
         }
         self.binary(BinaryOp::Pow, e)
     }
+    /// `self < rhs`, elementwise, a bool (IEEE: NaN compares unequal to everything).
     pub fn lt(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Lt, rhs)
     }
+    /// `self <= rhs`, elementwise, a bool (IEEE: NaN compares unequal to everything).
     pub fn le(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Le, rhs)
     }
+    /// `self > rhs`, elementwise, a bool (IEEE: NaN compares unequal to everything).
     pub fn gt(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Gt, rhs)
     }
+    /// `self >= rhs`, elementwise, a bool (IEEE: NaN compares unequal to everything).
     pub fn ge(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Ge, rhs)
     }
+    /// `self == rhs`, elementwise, a bool (IEEE: NaN compares unequal to everything).
     pub fn eq(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Eq, rhs)
     }
+    /// `self != rhs`, elementwise, a bool (IEEE: NaN compares unequal to everything).
     pub fn ne(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Ne, rhs)
     }
@@ -432,6 +482,7 @@ impl Expr {
     pub fn sum(&self) -> Expr {
         self.reduce(ReduceOp::Sum, Axes::All)
     }
+    /// The product of every element.
     pub fn prod(&self) -> Expr {
         self.reduce(ReduceOp::Prod, Axes::All)
     }

@@ -229,6 +229,7 @@ fn assign<A: Element>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>)
 /// f32 with f32 stays f32, an integer with any float is f64 (int32 with f32 too, as NumPy 2), bool
 /// with anything is the other.
 pub trait Promote<B: Element>: Element {
+    /// The promoted type.
     type Out: Element;
 }
 

@@ -36,7 +36,9 @@ thread_local! {
 /// How often this thread's `fuse` calls found their runner cached, and how often they compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Stats {
+    /// Calls that found their runner cached.
     pub hits: u64,
+    /// Calls that compiled one.
     pub misses: u64,
 }
 

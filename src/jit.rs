@@ -13,6 +13,7 @@ use std::sync::Mutex;
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Jit {
+    /// The schedule for every kernel, or `None` for kiln-jit's choice.
     pub schedule: Option<Schedule>,
 }
 

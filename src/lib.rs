@@ -10,6 +10,7 @@
 //! Every kernel runs on a [`Backend`]; the [`Interpreter`] is the oracle the compiled backends are
 //! tested against.
 #![deny(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod array;
 pub mod backend;

@@ -10,7 +10,7 @@
 //! inputs).
 //!
 //! An expression whose value depends on the order of the axes runs with its axes mapped through the
-//! permutation ([`layout`], [`remap`]): each kernel's iteration axes have an order (the user's axis
+//! permutation (`layout`, `remap`): each kernel's iteration axes have an order (the user's axis
 //! each of its axes is), from its inputs' (the permutation for the user's inputs, the order of an
 //! earlier kernel's result for that result), and an axis reduction, arg-reduction or scan along user
 //! axis `a` folds along the kernel's axis that is `a`. A reduction's result keeps the order of the

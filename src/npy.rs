@@ -24,10 +24,15 @@ use std::path::{Path, PathBuf};
 /// An array read from a `.npy` file.
 #[derive(Debug, Clone)]
 pub enum NpyArray {
+    /// A float64 array (`<f8`).
     F64(ArrayD<f64>),
+    /// A float32 array (`<f4`).
     F32(ArrayD<f32>),
+    /// An int64 array (`<i8`, or a narrower integer type widened).
     I64(ArrayD<i64>),
+    /// An int32 array (`<i4`).
     I32(ArrayD<i32>),
+    /// A bool array (`|b1`).
     Bool(ArrayD<bool>),
 }
 
@@ -43,6 +48,7 @@ impl NpyArray {
         }
     }
 
+    /// The array's shape.
     pub fn shape(&self) -> &[usize] {
         match self {
             NpyArray::F64(a) => a.shape(),
@@ -53,10 +59,12 @@ impl NpyArray {
         }
     }
 
+    /// The number of elements.
     pub fn len(&self) -> usize {
         self.shape().iter().product()
     }
 
+    /// Whether the array has no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

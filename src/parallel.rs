@@ -103,6 +103,7 @@ impl Parallel {
         }
     }
 
+    /// The number of threads runs may use.
     pub fn threads(&self) -> usize {
         self.threads
     }

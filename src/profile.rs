@@ -23,15 +23,20 @@ use std::fmt;
 /// A profile: which rewrites and which freedoms of order a runner allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Profile {
+    /// Exact rewrites only (NumPy's fast paths of `**`); the prefix-scan rewrite off unless asked.
     #[default]
     Default,
+    /// The prefix-scan rewrite on, integer powers as multiplication chains, FMA contraction.
     Approximate,
+    /// The same bits on any machine and thread count: the prefix-scan rewrite pinned off, reductions chunked by the default tuning.
     Reproducible,
 }
 
 impl Profile {
+    /// Every profile.
     pub const ALL: [Profile; 3] = [Profile::Default, Profile::Approximate, Profile::Reproducible];
 
+    /// The name `--profile` takes.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Default => "default",
@@ -62,6 +67,7 @@ impl fmt::Display for Profile {
 /// A runner's settings: its profile and the rewrites it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Settings {
+    /// The profile.
     pub profile: Profile,
     /// Replace triangular-mask contractions by scans ([`kiln_ir::passes::prefix_scan`]).
     pub prefix_scan: bool,

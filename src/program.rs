@@ -32,7 +32,9 @@ use std::hash::{Hash, Hasher};
 /// A kernel's reduction: its op and axes, how its result is shaped and finished.
 #[derive(Debug, Clone)]
 pub struct Reduction {
+    /// The reduction.
     pub op: ReduceOp,
+    /// The reduced axes.
     pub axes: Axes,
     /// Keep each reduced axis with length 1.
     pub keepdims: bool,
@@ -132,7 +134,9 @@ pub struct Program {
     /// Input names, in order of first appearance; input `i` of the body is `names[i]` (a user input,
     /// or `%k`, the result of stage `k`).
     pub names: Vec<String>,
+    /// The body's hash-consed nodes.
     pub arena: ExprArena,
+    /// The body: the stage's value at each point.
     pub body: NodeId,
     /// The further outputs of a map of several ([`KernelIR::extra`]); empty for one output.
     pub extra: Vec<NodeId>,
@@ -168,8 +172,11 @@ pub enum Work {
 /// stage's inputs.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Siblings {
+    /// The first of the two stages (the mean, or the max).
     pub first: Program,
+    /// The second (the squared deviations' mean, or the sum of exponentials).
     pub second: Stage,
+    /// The input of `second` that reads `first`'s result.
     pub m_input: usize,
 }
 
@@ -206,7 +213,14 @@ pub enum Source {
     Kept(usize),
     /// Component `part` (0 or 1) of the result of stage `stage`, a compound reduction, with its
     /// reduced axes kept as length 1 (`keepdims`) or dropped.
-    Part { stage: usize, part: u8, keepdims: bool },
+    Part {
+        /// The compound stage.
+        stage: usize,
+        /// The component, 0 or 1.
+        part: u8,
+        /// Whether the reduced axes are kept as length 1.
+        keepdims: bool,
+    },
 }
 
 impl Source {
@@ -235,7 +249,9 @@ impl Source {
 /// One kernel of a pipeline and where each of its inputs comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Stage {
+    /// The kernel.
     pub program: Program,
+    /// Where each of its inputs comes from, in the order of its names.
     pub sources: Vec<Source>,
 }
 
@@ -245,6 +261,7 @@ pub struct Stage {
 pub struct Pipeline {
     /// The user's input names, in order of first appearance.
     pub names: Vec<String>,
+    /// The kernels, in the order they run.
     pub stages: Vec<Stage>,
     /// Where each result comes from: one for an expression (its last stage), one per expression of
     /// [`Pipeline::lower_many`].
@@ -260,7 +277,9 @@ pub struct Pipeline {
 /// members do not share one iteration shape and dtype computes them one by one.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Fused {
+    /// The kernel of several outputs.
     pub stage: Stage,
+    /// Output `o` is the result of stage `members[o]`.
     pub members: Vec<usize>,
 }
 

@@ -28,7 +28,9 @@ use std::hash::{Hash, Hasher};
 pub struct ScanOptions {
     /// The scanned axis (negative counts from the end); `None` scans the flattened array.
     pub axis: Option<isize>,
+    /// Whether output `k` excludes element `k`.
     pub exclusive: bool,
+    /// Whether the scan runs from the end.
     pub reverse: bool,
     /// The start of every line (see [`kiln_ir::scan`]).
     pub initial: Option<f64>,

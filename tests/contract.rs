@@ -7,7 +7,6 @@ use kiln::{ArrayArg, FusedRunner, Output, Profile, interpreter};
 use ndarray::{ArrayD, IxDyn};
 
 #[path = "support/kit.rs"]
-#[allow(dead_code)]
 mod kit;
 
 /// Values where one rounding and two differ (`1 + 2^-30` squared), specials, and a spread.

@@ -15,7 +15,6 @@ mod kiln_cli;
 use kiln_cli::{kiln_with, tmp_in};
 
 #[path = "support/kit.rs"]
-#[allow(dead_code)]
 mod kit;
 
 const NO_FMA: &str = "KILN_JIT_NO_FMA";

@@ -170,8 +170,11 @@ pub trait Merge: Copy {
 /// Welford's state: the count, the mean and the sum of squared deviations from it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Welford {
+    /// The number of values folded (a float: merges weigh counts).
     pub n: f64,
+    /// The mean of the values.
     pub mean: f64,
+    /// The sum of squared deviations from the mean (the variance is `m2 / n`).
     pub m2: f64,
 }
 
@@ -229,7 +232,9 @@ impl Merge for Welford {
 /// module doc for the special values; the sum stays 0 while the maximum is `-inf`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MaxSumExp {
+    /// The running maximum.
     pub max: f64,
+    /// The sum of `exp(x - max)` over the values folded.
     pub sum: f64,
 }
 
@@ -273,7 +278,7 @@ impl Merge for MaxSumExp {
 /// The leaf length of [`counter_fold`] (the pairwise sum's).
 const LEAF: usize = 128;
 
-/// The state of `xs`: pushed in order within leaves of [`LEAF`] values, the leaves merged like a
+/// The state of `xs`: pushed in order within leaves of `LEAF` (128) values, the leaves merged like a
 /// binary counter (two states of as many leaves merged as soon as both exist, the earlier first; what
 /// remains merged from the latest to the earliest), the shape of [`crate::interp::pairwise_sum`].
 pub fn counter_fold<S: Merge>(xs: &[f64]) -> S {

@@ -8,7 +8,9 @@ use std::fmt;
 /// The element type a kernel computes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// float32.
     F32,
+    /// float64.
     F64,
 }
 
@@ -68,49 +70,85 @@ pub trait Real:
 {
     /// The dtype tag of this type.
     const DTYPE: DType;
+    /// 0.
     const ZERO: Self;
+    /// 1.
     const ONE: Self;
+    /// +inf.
     const INFINITY: Self;
+    /// -inf.
     const NEG_INFINITY: Self;
     /// Rounds an f64 (a literal, an index) to this type, as NumPy casts a Python scalar.
     fn from_f64(v: f64) -> Self;
     /// Widens to f64 exactly.
     fn to_f64(self) -> f64;
+    /// Whether the value is a NaN (either sign, quiet or signalling).
     fn is_nan(self) -> bool;
+    /// `|self|` (clears the sign bit, NaN included).
     fn abs(self) -> Self;
     /// `self * a + b` with one rounding (IEEE fusedMultiplyAdd).
     fn mul_add(self, a: Self, b: Self) -> Self;
+    /// The square root (IEEE, correctly rounded).
     fn sqrt(self) -> Self;
+    /// The sine, as libm computes it (the reference the compiled math is bounded against).
     fn sin(self) -> Self;
+    /// The cosine, as libm computes it (the reference the compiled math is bounded against).
     fn cos(self) -> Self;
+    /// The tangent, as libm computes it (the reference the compiled math is bounded against).
     fn tan(self) -> Self;
+    /// `e**self`, as libm computes it (the reference the compiled math is bounded against).
     fn exp(self) -> Self;
+    /// The natural logarithm, as libm computes it (the reference the compiled math is bounded against).
     fn ln(self) -> Self;
+    /// C99 `pow(self, e)`, as libm computes it (the reference the compiled math is bounded against).
     fn pow(self, e: Self) -> Self;
+    /// The hyperbolic tangent, as libm computes it (the reference the compiled math is bounded against).
     fn tanh(self) -> Self;
+    /// `2**self`, as libm computes it (the reference the compiled math is bounded against).
     fn exp2(self) -> Self;
+    /// The base-2 logarithm, as libm computes it (the reference the compiled math is bounded against).
     fn log2(self) -> Self;
+    /// The base-10 logarithm, as libm computes it (the reference the compiled math is bounded against).
     fn log10(self) -> Self;
+    /// `exp(self) - 1`, accurate near 0, as libm computes it (the reference the compiled math is bounded against).
     fn expm1(self) -> Self;
+    /// `ln(1 + self)`, accurate near 0, as libm computes it (the reference the compiled math is bounded against).
     fn log1p(self) -> Self;
+    /// The arcsine, as libm computes it (the reference the compiled math is bounded against).
     fn asin(self) -> Self;
+    /// The arccosine, as libm computes it (the reference the compiled math is bounded against).
     fn acos(self) -> Self;
+    /// The arctangent, as libm computes it (the reference the compiled math is bounded against).
     fn atan(self) -> Self;
+    /// The hyperbolic sine, as libm computes it (the reference the compiled math is bounded against).
     fn sinh(self) -> Self;
+    /// The hyperbolic cosine, as libm computes it (the reference the compiled math is bounded against).
     fn cosh(self) -> Self;
+    /// The inverse hyperbolic sine, as libm computes it (the reference the compiled math is bounded against).
     fn asinh(self) -> Self;
+    /// The inverse hyperbolic cosine, as libm computes it (the reference the compiled math is bounded against).
     fn acosh(self) -> Self;
+    /// The inverse hyperbolic tangent, as libm computes it (the reference the compiled math is bounded against).
     fn atanh(self) -> Self;
+    /// The error function, as libm computes it (the reference the compiled math is bounded against).
     fn erf(self) -> Self;
+    /// The complementary error function, `1 - erf(self)` without cancellation, as libm computes it (the reference the compiled math is bounded against).
     fn erfc(self) -> Self;
+    /// The cube root, as libm computes it (the reference the compiled math is bounded against).
     fn cbrt(self) -> Self;
+    /// Rounds toward -inf.
     fn floor(self) -> Self;
+    /// Rounds toward +inf.
     fn ceil(self) -> Self;
+    /// Rounds toward zero.
     fn trunc(self) -> Self;
     /// Round to nearest, ties to even.
     fn round_even(self) -> Self;
+    /// The angle of the point `(b, self)`, C99 `atan2(self, b)`, as libm computes it (the reference the compiled math is bounded against).
     fn atan2(self, b: Self) -> Self;
+    /// `sqrt(self**2 + b**2)` without undue overflow, as libm computes it (the reference the compiled math is bounded against).
     fn hypot(self, b: Self) -> Self;
+    /// `self` with the sign of `sign`.
     fn copysign(self, sign: Self) -> Self;
     /// C's `fmod` (exact; the sign of `self`).
     fn fmod(self, b: Self) -> Self;

@@ -7,25 +7,54 @@ use thiserror::Error;
 pub enum IrError {
     /// Two or more shapes that NumPy's rules cannot broadcast together.
     #[error("shapes {left:?} and {right:?} cannot be broadcast together")]
-    Broadcast { left: Vec<usize>, right: Vec<usize> },
+    Broadcast {
+        /// The first shape.
+        left: Vec<usize>,
+        /// The shape it does not broadcast with.
+        right: Vec<usize>,
+    },
     /// An axis outside the iteration shape.
     #[error("axis {axis} is out of range for an array of rank {rank}")]
-    AxisOutOfRange { axis: isize, rank: usize },
+    AxisOutOfRange {
+        /// The axis as given (negative counts from the end).
+        axis: isize,
+        /// The rank of the array.
+        rank: usize,
+    },
     /// The same axis named twice in one reduction.
     #[error("axis {axis} is repeated in the reduction's axes")]
-    DuplicateAxis { axis: usize },
+    DuplicateAxis {
+        /// The repeated axis.
+        axis: usize,
+    },
     /// min, max, argmin or argmax over an empty extent.
     #[error("zero-size reduction: {op} of an empty extent has no identity")]
-    EmptyReduction { op: &'static str },
+    EmptyReduction {
+        /// The reduction's name.
+        op: &'static str,
+    },
     /// A shape whose element count does not fit in memory sizes.
     #[error("size overflow: the shape {shape:?} has more elements (or bytes) than can be addressed")]
-    SizeOverflow { shape: Vec<usize> },
+    SizeOverflow {
+        /// The shape.
+        shape: Vec<usize>,
+    },
     /// An input buffer that does not hold the elements its shape and strides reach.
     #[error("input {index} does not match its declaration: {why}")]
-    BadInput { index: usize, why: String },
+    BadInput {
+        /// The input's position.
+        index: usize,
+        /// What does not match.
+        why: String,
+    },
     /// The number of inputs bound differs from the kernel's declaration.
     #[error("the kernel takes {expected} inputs but {got} were given")]
-    Arity { expected: usize, got: usize },
+    Arity {
+        /// The inputs the kernel declares.
+        expected: usize,
+        /// The inputs given.
+        got: usize,
+    },
     /// A reduction that is not valid for this kernel (for example argmin over a tuple of axes).
     #[error("invalid reduction: {0}")]
     InvalidReduction(String),
@@ -34,17 +63,32 @@ pub enum IrError {
     Malformed(String),
     /// More dimensions than kiln supports (NumPy's limit, 64).
     #[error("{rank} dimensions: kiln supports at most {max}")]
-    TooManyDims { rank: usize, max: usize },
+    TooManyDims {
+        /// The rank asked for.
+        rank: usize,
+        /// The largest rank kiln supports.
+        max: usize,
+    },
     /// A buffer that could not be allocated.
     #[error("out of memory: cannot allocate {elements} elements for {what}")]
-    Allocation { what: String, elements: usize },
+    Allocation {
+        /// What the buffer was for.
+        what: String,
+        /// The elements asked for.
+        elements: usize,
+    },
     /// Operand types an operator does not take, as NumPy 2 refuses them (a float in `^`, `int32 +
     /// 3000000000`, an integer to a negative integer power), or an initial value of the wrong type.
     #[error("type error: {0}")]
     Type(String),
     /// An index expression naming an axis the iteration space does not have.
     #[error("index({axis}) names an axis outside the iteration space of rank {rank}")]
-    IndexAxis { axis: usize, rank: usize },
+    IndexAxis {
+        /// The axis named.
+        axis: usize,
+        /// The rank of the iteration space.
+        rank: usize,
+    },
 }
 
 /// The result type of kiln-ir.

@@ -41,9 +41,11 @@ pub enum Node {
     /// The current position along axis `n` of the iteration space, as a float.
     Index(u32),
     /// The operand converted to a type, as NumPy's `astype` (see [`crate::typed`]): only typed
-    /// kernels hold it; the JIT backend interprets a kernel with one.
+    /// kernels hold it (compiled by kiln-jit's typed code generator, `kiln_jit::typed`).
     Cast(ElemType, NodeId),
+    /// A unary operation of one operand.
     Unary(UnaryOp, NodeId),
+    /// A binary operation of two operands.
     Binary(BinaryOp, NodeId, NodeId),
     /// `where(c, a, b)`: `a` where `c` is true (nonzero or NaN), else `b`.
     Where(NodeId, NodeId, NodeId),
@@ -102,6 +104,7 @@ impl std::hash::Hash for ExprArena {
 }
 
 impl ExprArena {
+    /// An empty arena.
     pub fn new() -> Self {
         Self::default()
     }
@@ -126,9 +129,11 @@ impl ExprArena {
         id
     }
 
+    /// Input number `n` of the kernel (see [`Node::Input`]).
     pub fn input(&mut self, n: u32) -> NodeId {
         self.intern(Node::Input(n))
     }
+    /// A weak float literal (see [`Node::Literal`]).
     pub fn literal(&mut self, v: f64) -> NodeId {
         self.intern(Node::literal(v))
     }
@@ -136,21 +141,27 @@ impl ExprArena {
     pub fn int(&mut self, v: i64) -> NodeId {
         self.intern(Node::Int(v))
     }
+    /// `a` converted to `ty` (see [`Node::Cast`]).
     pub fn cast(&mut self, ty: ElemType, a: NodeId) -> NodeId {
         self.intern(Node::Cast(ty, a))
     }
+    /// The position along `axis` of the iteration space (see [`Node::Index`]).
     pub fn index(&mut self, axis: u32) -> NodeId {
         self.intern(Node::Index(axis))
     }
+    /// `op(a)`.
     pub fn unary(&mut self, op: UnaryOp, a: NodeId) -> NodeId {
         self.intern(Node::Unary(op, a))
     }
+    /// `op(a, b)`.
     pub fn binary(&mut self, op: BinaryOp, a: NodeId, b: NodeId) -> NodeId {
         self.intern(Node::Binary(op, a, b))
     }
+    /// `where(c, a, b)` (see [`Node::Where`]).
     pub fn select(&mut self, c: NodeId, a: NodeId, b: NodeId) -> NodeId {
         self.intern(Node::Where(c, a, b))
     }
+    /// `a * b + c`, rounded once (see [`Node::Fma`]).
     pub fn fma(&mut self, a: NodeId, b: NodeId, c: NodeId) -> NodeId {
         self.intern(Node::Fma(a, b, c))
     }
@@ -170,6 +181,7 @@ impl ExprArena {
         self.nodes.len()
     }
 
+    /// Whether the arena has no nodes.
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }

@@ -18,14 +18,22 @@
 
 /// An integer type kiln computes in (sealed: i32 and i64).
 pub trait Int: sealed::Sealed + Copy + Eq + Ord + std::fmt::Debug + Send + Sync + 'static {
+    /// The width in bits.
     const BITS: u32;
+    /// The most negative value, what a float out of range converts to.
     const MIN: Self;
+    /// Zero.
     const ZERO: Self;
+    /// One.
     const ONE: Self;
 
+    /// `self + b`, wrapping.
     fn add(self, b: Self) -> Self;
+    /// `self - b`, wrapping.
     fn sub(self, b: Self) -> Self;
+    /// `self * b`, wrapping.
     fn mul(self, b: Self) -> Self;
+    /// `-self`, wrapping (`-MIN == MIN`).
     fn neg(self) -> Self;
     /// Floor division; 0 for a zero divisor.
     fn floor_div(self, b: Self) -> Self;
@@ -37,12 +45,17 @@ pub trait Int: sealed::Sealed + Copy + Eq + Ord + std::fmt::Debug + Send + Sync 
     fn shl(self, count: Self) -> Self;
     /// Arithmetic right shift; the sign (0 or -1) for a count outside `0..BITS`.
     fn shr(self, count: Self) -> Self;
+    /// Bitwise and.
     fn and(self, b: Self) -> Self;
+    /// Bitwise or.
     fn or(self, b: Self) -> Self;
+    /// Bitwise exclusive or.
     fn xor(self, b: Self) -> Self;
+    /// Bitwise not (`~`).
     fn not(self) -> Self;
     /// `|self|`, wrapping (`abs(MIN) == MIN`).
     fn abs(self) -> Self;
+    /// -1, 0 or 1, as the sign of `self`.
     fn sign(self) -> Self;
     /// A float truncated toward zero; `MIN` for NaN, ±inf and values out of range.
     fn from_f64(v: f64) -> Self;

@@ -24,8 +24,11 @@ use crate::tensor::{Tensor, Values};
 /// `data[offset + Σ idx[d] * strides[d]]` (a stride is 0 along a broadcast axis).
 #[derive(Debug, Clone)]
 pub struct StridedInput<'a, T> {
+    /// The input's elements.
     pub data: &'a [T],
+    /// The position in `data` of the iteration space's first point.
     pub offset: usize,
+    /// Elements to step per axis of the iteration space (0 along a broadcast axis).
     pub strides: Vec<isize>,
 }
 
@@ -401,7 +404,7 @@ const LEAF: usize = 128;
 
 /// The sum of `values` in f64, pairwise, in a fixed order that depends only on their number:
 ///
-/// - the values are cut, in order, into leaves of [`LEAF`] (128) values (the last may be shorter);
+/// - the values are cut, in order, into leaves of `LEAF` (128) values (the last may be shorter);
 /// - a leaf is summed as NumPy's `pairwise_sum` sums a block: value `k` goes to accumulator `k % 8`
 ///   (each starting at -0.0, the identity of `+`), and the eight are added as
 ///   `((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))`;

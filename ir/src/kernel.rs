@@ -31,6 +31,7 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
+    /// Every reduction, in declaration order.
     pub const ALL: [ReduceOp; 8] = [
         ReduceOp::Sum,
         ReduceOp::Prod,
@@ -69,6 +70,7 @@ impl ReduceOp {
         )
     }
 
+    /// Whether the reduction gives an index (argmin, argmax) rather than a value.
     pub fn is_arg(self) -> bool {
         matches!(self, ReduceOp::ArgMin | ReduceOp::ArgMax)
     }
@@ -147,7 +149,9 @@ impl ReduceOp {
 /// empty extent are the start, and an empty sum is the start (not +0.0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Start<'a> {
+    /// The op's identity (0 for sum, 1 for prod, -inf for max, +inf for min).
     Identity,
+    /// NumPy's `initial`: one value for every output, applied once per output.
     Initial(f64),
     /// One value per output element, in C order.
     Each(&'a [f64]),
@@ -188,13 +192,23 @@ pub enum KernelKind {
     /// One output element per point of the iteration space.
     Map,
     /// Fold the values over `axes` (sorted, distinct); the other axes remain, in order.
-    Reduce { op: ReduceOp, axes: Vec<usize> },
+    Reduce {
+        /// The reduction.
+        op: ReduceOp,
+        /// The reduced axes, sorted and distinct.
+        axes: Vec<usize>,
+    },
     /// A cumulative sum, product, max or min of the body's values along one axis (or over the
     /// flattened space): one output per point (see [`crate::scan`]).
     Scan(Scan),
     /// Two statistics of the body's values over `axes` (sorted, distinct) in one pass (see
     /// [`crate::compound`]): the result has a leading axis of length 2, then the kept axes.
-    Compound { op: CompoundOp, axes: Vec<usize> },
+    Compound {
+        /// The pair of statistics.
+        op: CompoundOp,
+        /// The reduced axes, sorted and distinct.
+        axes: Vec<usize>,
+    },
 }
 
 impl KernelKind {
@@ -259,7 +273,9 @@ impl fmt::Display for OutputType {
 /// A named input: its name and its own shape (before broadcasting to the iteration shape).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct InputDecl {
+    /// The name the input is bound by.
     pub name: String,
+    /// The input's own shape, which broadcasts to the kernel's iteration shape.
     pub shape: Vec<usize>,
 }
 
@@ -269,10 +285,13 @@ pub struct InputDecl {
 /// kernel runs), and its shape broadcasts to `shape`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct KernelIR {
+    /// The element type the kernel computes in (every input is read in it).
     pub dtype: DType,
+    /// The inputs, in the order [`Node::Input`] numbers them.
     pub inputs: Vec<InputDecl>,
     /// The iteration shape: the broadcast of every input's shape.
     pub shape: Vec<usize>,
+    /// The hash-consed nodes of the body and of the extra outputs.
     pub arena: ExprArena,
     /// The body: output 0's value at each point.
     pub body: NodeId,
@@ -282,6 +301,7 @@ pub struct KernelIR {
     /// reduction of every axis (sum, prod, min, max: `y = x*2; s = sum(x*2)` reads `x` once), has
     /// more.
     pub extra: Vec<NodeId>,
+    /// What the kernel does with the body's value at each point.
     pub kind: KernelKind,
 }
 

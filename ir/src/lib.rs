@@ -36,6 +36,7 @@
 //! assert_eq!(out.values, kiln_ir::Values::F64(vec![2.0, 4.0, 6.0]));
 //! ```
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod compound;
 pub mod dtype;

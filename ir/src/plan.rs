@@ -47,25 +47,34 @@ pub enum RowAccess {
     Splat,
     /// `row_len` elements `stride` elements apart (any stride but 0 and 1, negative included),
     /// starting at the row's offset: a reversed or stepped last axis, or a transposed one.
-    Strided { stride: isize },
+    Strided {
+        /// Elements between two consecutive elements of a row.
+        stride: isize,
+    },
 }
 
 /// How one input is read.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum InputPlan {
+    /// One element, splatted across the whole iteration space (a scalar or an all-broadcast input).
     Splat,
+    /// C-contiguous with the iteration shape: read at the flat point.
     Contiguous,
     /// Read per row; `outer_strides` (in elements, one per outer axis) give each row's start.
     PerRow {
+        /// How each row is read.
         row: RowAccess,
+        /// Elements to step per outer axis to a row's start.
         outer_strides: Vec<isize>,
     },
+    /// Copied once into a C-contiguous buffer of the iteration shape before the kernel runs.
     Materialise,
 }
 
 /// An input as the planner sees it: its shape, and whether its buffer is C-contiguous.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputLayout {
+    /// The input's own shape.
     pub shape: Vec<usize>,
     /// False for a strided view, which is read per row in place when `strides` allow it, and
     /// materialised otherwise (unless it holds a single element).
@@ -109,6 +118,7 @@ pub struct BroadcastPlan {
     pub outer_axes: usize,
     /// The length of one inner row: the product of `shape[k..]`.
     pub row_len: usize,
+    /// Per input, how it is read.
     pub inputs: Vec<InputPlan>,
 }
 

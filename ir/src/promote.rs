@@ -26,10 +26,15 @@ use std::fmt;
 /// An element type of kiln's arrays, bool and the integers included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ElemType {
+    /// bool (`|b1`), stored as one byte.
     Bool,
+    /// int32 (`<i4`).
     I32,
+    /// int64 (`<i8`).
     I64,
+    /// float32 (`<f4`).
     F32,
+    /// float64 (`<f8`).
     F64,
 }
 
@@ -42,6 +47,7 @@ enum Kind {
 }
 
 impl ElemType {
+    /// Every element type, in promotion order.
     pub const ALL: [ElemType; 5] = [
         ElemType::Bool,
         ElemType::I32,
@@ -74,10 +80,12 @@ impl ElemType {
         }
     }
 
+    /// Whether this is int32 or int64.
     pub fn is_integer(self) -> bool {
         self.kind() == Kind::Int
     }
 
+    /// Whether this is float32 or float64.
     pub fn is_float(self) -> bool {
         self.kind() == Kind::Float
     }
@@ -136,22 +144,34 @@ impl fmt::Display for ElemType {
 /// One operand of an operator: an array of a type, or a Python-style literal (weak).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Operand {
+    /// An array (or 0-d array) of this type: strong.
     Array(ElemType),
+    /// A Python int literal: weak, it takes the other operand's type.
     Int(i128),
+    /// A Python float literal: weak, it takes a float operand's type.
     Float(f64),
 }
 
 /// The operators whose typing differs; `Arith` is `+` and `*` (and `min`/`max`-like binary functions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PromoteOp {
+    /// `+`, `*` and the binary functions typed alike (`minimum`, `maximum`, `fmax`, `fmin`, `fmod`, ...).
     Arith,
+    /// `-` (refused for two bools).
     Sub,
+    /// `/`, always a float.
     TrueDiv,
+    /// `//`.
     FloorDiv,
+    /// `%`.
     Rem,
+    /// `**` (refused for an integer to a negative integer literal).
     Pow,
+    /// The comparisons: bool results, operands promoted as `+` does.
     Compare,
+    /// `& | ^` and the shifts: bitwise on integers, logical on bools.
     Bitwise,
+    /// `where(c, a, b)`'s two branches, promoted as `+` does.
     Where,
 }
 
@@ -159,15 +179,29 @@ pub enum PromoteOp {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PromoteError {
     /// An integer literal outside the range of the integer type it takes (`OverflowError`).
-    LiteralOutOfRange { value: i128, ty: ElemType },
+    LiteralOutOfRange {
+        /// The literal.
+        value: i128,
+        /// The type it would take.
+        ty: ElemType,
+    },
     /// An integer raised to a negative integer literal (`ValueError`).
-    NegativeIntPower { exponent: i128 },
+    NegativeIntPower {
+        /// The exponent.
+        exponent: i128,
+    },
     /// `-` of two bools (`TypeError`: NumPy asks for `^` or `logical_xor`).
     BoolSubtract,
     /// A bitwise operator with a float operand (`TypeError`).
-    BitwiseFloat { ty: ElemType },
+    BitwiseFloat {
+        /// The float operand's type.
+        ty: ElemType,
+    },
     /// `//`, `%` or `**` of two bools, which NumPy types int8, a type kiln does not compute.
-    BoolToInt8 { op: PromoteOp },
+    BoolToInt8 {
+        /// The operator.
+        op: PromoteOp,
+    },
 }
 
 impl fmt::Display for PromoteError {

@@ -18,13 +18,18 @@ use crate::dtype::Real;
 /// The operation of a scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScanOp {
+    /// `cumsum`: running sums.
     Sum,
+    /// `cumprod`: running products.
     Prod,
+    /// `cummax`: running maxima (NaN propagates).
     Max,
+    /// `cummin`: running minima (NaN propagates).
     Min,
 }
 
 impl ScanOp {
+    /// Every scan operation.
     pub const ALL: [ScanOp; 4] = [ScanOp::Sum, ScanOp::Prod, ScanOp::Max, ScanOp::Min];
 
     /// The NumPy-style name: `cumsum`, `cumprod`, `cummax`, `cummin`.
@@ -89,11 +94,14 @@ impl ScanOp {
 /// A scan kernel's operation, axis and options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Scan {
+    /// The operation.
     pub op: ScanOp,
     /// The scanned axis of the iteration space; `None` scans the flattened array (C order) and
     /// gives a 1-D result.
     pub axis: Option<usize>,
+    /// Whether output `k` excludes element `k` (`y[0]` is the start).
     pub exclusive: bool,
+    /// Whether the scan runs from the end of the axis to its start.
     pub reverse: bool,
     /// The bits of the f64 initial value, if one was given.
     initial: Option<u64>,
@@ -117,6 +125,7 @@ impl Scan {
         self
     }
 
+    /// The initial value, if one was given.
     pub fn initial(&self) -> Option<f64> {
         self.initial.map(f64::from_bits)
     }
@@ -171,7 +180,9 @@ impl Scan {
 /// The state a scan carries along one line: f64 for sums and products, the data type otherwise.
 #[derive(Debug, Clone, Copy)]
 pub enum Carried<T> {
+    /// A sum's or product's state, carried in f64.
     Wide(ScanOp, f64),
+    /// A max's or min's state, carried in the data type.
     Narrow(ScanOp, T),
 }
 

@@ -6,14 +6,20 @@ use crate::kernel::OutputType;
 /// The elements of a result, in the type NumPy would give it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
+    /// float64 values.
     F64(Vec<f64>),
+    /// float32 values.
     F32(Vec<f32>),
+    /// int32 values.
     I32(Vec<i32>),
+    /// int64 values.
     I64(Vec<i64>),
+    /// bool values.
     Bool(Vec<bool>),
 }
 
 impl Values {
+    /// The number of elements.
     pub fn len(&self) -> usize {
         match self {
             Values::F64(v) => v.len(),
@@ -24,6 +30,7 @@ impl Values {
         }
     }
 
+    /// Whether there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -54,6 +61,8 @@ impl Values {
 /// A kernel's result: its shape and its row-major elements.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tensor {
+    /// The result's shape.
     pub shape: Vec<usize>,
+    /// The elements, in C order.
     pub values: Values,
 }

@@ -508,14 +508,20 @@ impl fmt::Display for TypedKernel {
 /// One value of a typed kernel.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
+    /// A bool.
     Bool(bool),
+    /// An int32.
     I32(i32),
+    /// An int64.
     I64(i64),
+    /// A float32.
     F32(f32),
+    /// A float64.
     F64(f64),
 }
 
 impl Scalar {
+    /// The value's type.
     pub fn ty(self) -> ElemType {
         match self {
             Scalar::Bool(_) => ElemType::Bool,
@@ -675,14 +681,20 @@ fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
 /// An input of a typed kernel: its elements in their own type, read as [`StridedInput`] says.
 #[derive(Debug, Clone)]
 pub enum TypedInput<'a> {
+    /// bool elements.
     Bool(StridedInput<'a, bool>),
+    /// int32 elements.
     I32(StridedInput<'a, i32>),
+    /// int64 elements.
     I64(StridedInput<'a, i64>),
+    /// float32 elements.
     F32(StridedInput<'a, f32>),
+    /// float64 elements.
     F64(StridedInput<'a, f64>),
 }
 
 impl TypedInput<'_> {
+    /// The elements' type.
     pub fn ty(&self) -> ElemType {
         match self {
             TypedInput::Bool(_) => ElemType::Bool,

@@ -19,9 +19,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Counters of a cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheStats {
+    /// Lookups that found a compiled kernel.
     pub hits: u64,
+    /// Lookups that compiled one.
     pub misses: u64,
+    /// Kernels dropped to stay within the capacity (least recently used first).
     pub evictions: u64,
+    /// Kernels held now.
     pub len: usize,
 }
 
@@ -190,6 +194,7 @@ impl KernelCache {
         drop(old);
     }
 
+    /// The most kernels the cache holds.
     pub fn capacity(&self) -> usize {
         self.capacity
     }

@@ -15,7 +15,12 @@ pub enum JitError {
     Isa(String),
     /// Cranelift rejected the generated function (verifier or lowering error).
     #[error("cranelift codegen failed for kernel `{kernel}`: {message}")]
-    Codegen { kernel: String, message: String },
+    Codegen {
+        /// The kernel's text form.
+        kernel: String,
+        /// Cranelift's message.
+        message: String,
+    },
     /// cranelift-module failed to declare, define or link a function.
     #[error("cranelift module error: {0}")]
     Module(#[from] Box<cranelift_module::ModuleError>),
@@ -27,11 +32,20 @@ pub enum JitError {
     WrongKernel(String),
     /// An input buffer whose length is not what its shape and plan require.
     #[error("input {index} ({name}): {why}")]
-    BadInput { index: usize, name: String, why: String },
+    BadInput {
+        /// The input's position.
+        index: usize,
+        /// The input's name.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// The element type of the buffers differs from the kernel's dtype.
     #[error("the kernel computes in {kernel} but the buffers are {given}")]
     DType {
+        /// The kernel's dtype.
         kernel: kiln_ir::DType,
+        /// The buffers' dtype.
         given: kiln_ir::DType,
     },
     /// A size the compiled code cannot index (for example an f32 argmin over 2^31 elements or more).

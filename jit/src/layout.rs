@@ -37,7 +37,10 @@ pub enum Access {
     /// contiguous load and a lane reversal per vector. Any other stride is the run-time parameter
     /// [`Structure::p_row_stride`] and its lanes are gathered one by one, so one compiled kernel
     /// serves every stride (a transposed input's stride is its column length: a size).
-    RowStrided { reversed: bool },
+    RowStrided {
+        /// Whether the stride is -1 (else it is a run-time parameter).
+        reversed: bool,
+    },
 }
 
 impl Access {
@@ -67,13 +70,19 @@ pub enum Mode {
     /// Scan each line of a segment (a block of `len` points `inner` apart) in order, storing every
     /// carried state: one line in vectors (`columns: false`, `inner == 1`), or `inner` lines side by
     /// side, vectorised across them (`columns: true`). See scan.rs.
-    Scan { scan: Scan, columns: bool },
+    Scan {
+        /// The scan's operation, axis and options.
+        scan: Scan,
+        /// Whether `inner` lines run side by side (an outer axis), else one line in vectors.
+        columns: bool,
+    },
     /// Fold a whole segment into one output's two statistics (see compound.rs): every reduced axis
     /// is in the trailing block, so each segment is one output, or one chunk of a whole array.
     Compound(CompoundOp),
 }
 
 impl Mode {
+    /// The reduction of a `Trailing` or `Kept` mode.
     pub fn reduce_op(self) -> Option<ReduceOp> {
         match self {
             Mode::Map | Mode::Scan { .. } | Mode::Compound(_) => None,
@@ -90,11 +99,15 @@ impl Mode {
 /// The size-independent structure of a kernel: part of the cache key, and the parameter layout.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Structure {
+    /// The element type of the kernel.
     pub dtype: DType,
+    /// The rank of the iteration space.
     pub rank: usize,
     /// `k`: the plan's outer axes, walked row by row.
     pub outer_axes: usize,
+    /// How each input is read.
     pub inputs: Vec<Access>,
+    /// The loops the kernel runs.
     pub mode: Mode,
     /// The axes before the trailing block, which locate a segment.
     pub seg_axes: usize,
@@ -250,7 +263,9 @@ impl Structure {
     // ---- per outer axis, row stride per input, (dim, segcs, ostr, rstr) per segment axis, (dim,
     // ---- cstride) per axis]
 
+    /// The parameter slot of the row length.
     pub const ROW_LEN: usize = 0;
+    /// The parameter slot of the segment length.
     pub const SEG_LEN: usize = 1;
     /// The number of points: a segment's range is clamped to it (the last chunk of a chunked
     /// whole-array reduction is shorter).
@@ -286,6 +301,7 @@ impl Structure {
     pub fn p_axis(&self, a: usize) -> usize {
         self.p_seg(self.seg_axes) + 2 * a
     }
+    /// The number of i64 parameters a run passes.
     pub fn param_count(&self) -> usize {
         self.p_axis(self.rank)
     }

@@ -72,6 +72,7 @@
 //! ```
 
 #![deny(unsafe_code)]
+#![deny(missing_docs)]
 
 mod cache;
 mod call;
@@ -166,10 +167,12 @@ impl CompiledKernel {
         self.dumps.as_ref()
     }
 
+    /// The cache key the kernel was compiled under.
     pub fn key(&self) -> &KernelKey {
         &self.key
     }
 
+    /// The schedule (lanes, unroll, accumulators) the kernel was compiled with.
     pub fn schedule(&self) -> Schedule {
         self.key.schedule
     }

@@ -32,12 +32,14 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
     })
 }
 
-/// [`ulp_bound`] of a unary opcode: 0 where the JIT is bit-exact against the interpreter.
+/// The ULP bound of a unary opcode's compiled math against the interpreter (`math::ulp_bound`, the
+/// table the accuracy tests check); 0 where the JIT is bit-exact.
 pub fn unary_ulp_bound(op: UnaryOp) -> u32 {
     MathFn::of_unary(op).and_then(ulp_bound).unwrap_or(0)
 }
 
-/// [`ulp_bound`] of a binary opcode: 0 where the JIT is bit-exact against the interpreter.
+/// The ULP bound of a binary opcode's compiled math against the interpreter (`math::ulp_bound`); 0
+/// where the JIT is bit-exact.
 pub fn binary_ulp_bound(op: BinaryOp) -> u32 {
     MathFn::of_binary(op).and_then(ulp_bound).unwrap_or(0)
 }

@@ -10,9 +10,11 @@ use ndarray::ArrayViewD;
 pub trait Elem: Real + Default {
     /// The index type of arg reductions, as wide as the float (lanes line up with the vectors).
     type Idx: Copy + Into<i64> + Send + Sync + 'static;
+    /// The index no element has yet (the start of an arg reduction's fold).
     const NO_INDEX: Self::Idx;
     /// The largest reduction extent whose indices the index type holds.
     const MAX_INDEX: usize;
+    /// The values as a result's elements.
     fn values(v: Vec<Self>) -> Values;
     /// The workspace's partial buffers: f64 accumulators, values and indices of this type.
     #[doc(hidden)]
@@ -56,6 +58,7 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// An empty workspace (its buffers grow on first use).
     pub fn new() -> Workspace {
         Workspace::default()
     }
@@ -92,6 +95,7 @@ pub struct RunConfig<'a> {
     /// At most this many units for maps and axis reductions (1: one call does everything). Any value
     /// gives the same bits: units never split an output's fold.
     pub max_units: usize,
+    /// How the units run: on the calling thread ([`Serial`]) or the caller's thread pool.
     pub spread: &'a dyn Spread,
 }
 

@@ -69,7 +69,7 @@ impl Schedule {
 
     /// The default choice: vectors, 4 per iteration for maps, 4 accumulators for reductions (the
     /// measured sweet spot on a Zen 3 core: see CRANELIFT.md); one vector per iteration for kernels
-    /// of more than [`MANY_INPUTS`] inputs, whose body is a long run of loads.
+    /// of more than `MANY_INPUTS` (64) inputs, whose body is a long run of loads.
     pub fn for_kernel(kernel: &KernelIR) -> Schedule {
         if kernel.inputs.len() > MANY_INPUTS {
             return Schedule::simd(kernel.dtype, 1, 1);

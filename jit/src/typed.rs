@@ -266,10 +266,15 @@ impl std::fmt::Debug for TypedCode {
 /// input shape whose strides are the compiled ones.
 #[derive(Debug, Clone)]
 pub enum TypedSlice<'a> {
+    /// bool elements.
     Bool(&'a [bool]),
+    /// int32 elements.
     I32(&'a [i32]),
+    /// int64 elements.
     I64(&'a [i64]),
+    /// float32 elements.
     F32(&'a [f32]),
+    /// float64 elements.
     F64(&'a [f64]),
     /// A view read in place.
     View(TypedView<'a>),
@@ -278,10 +283,15 @@ pub enum TypedSlice<'a> {
 /// A map's output: `n` elements of the kernel's value type.
 #[derive(Debug)]
 pub enum TypedSliceMut<'a> {
+    /// bool outputs.
     Bool(&'a mut [bool]),
+    /// int32 outputs.
     I32(&'a mut [i32]),
+    /// int64 outputs.
     I64(&'a mut [i64]),
+    /// float32 outputs.
     F32(&'a mut [f32]),
+    /// float64 outputs.
     F64(&'a mut [f64]),
 }
 
@@ -1235,6 +1245,7 @@ impl TypedCode {
         self.lanes
     }
 
+    /// How long compiling took.
     pub fn compile_time(&self) -> Duration {
         self.compile_time
     }

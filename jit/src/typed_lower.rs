@@ -6,7 +6,8 @@
 //! Cranelift's `i32 i64 f32 f64`. In a vector kernel of 4 lanes (every value 32 bits wide) int32 is
 //! `i32x4`, float32 `f32x4` and bool a lane mask `i32x4` (0 or -1 per lane, what `icmp` and `fcmp`
 //! give); in one of 2 lanes (every value 64 bits wide) int64 is `i64x2`, float64 `f64x2` and bool an
-//! `i64x2` mask. A kernel mixing 32- and 64-bit values runs in scalars (see `typed.rs`).
+//! `i64x2` mask. A kernel mixing 32- and 64-bit values runs 2 lanes, its 32-bit values half-filled
+//! (see `typed.rs`).
 //!
 //! Every opcode computes what [`kiln_ir::int`] and the float opcodes' `eval` compute, bit for bit:
 //! `+ - *` and unary `-` wrap (Cranelift's integer ops do); `//`, `%` and `fmod` divide per lane

@@ -77,10 +77,15 @@ impl TypedRead {
 /// A strided view given to a compiled typed kernel (its elements read in place).
 #[derive(Debug, Clone)]
 pub enum TypedView<'a> {
+    /// A bool view.
     Bool(ArrayViewD<'a, bool>),
+    /// An int32 view.
     I32(ArrayViewD<'a, i32>),
+    /// An int64 view.
     I64(ArrayViewD<'a, i64>),
+    /// A float32 view.
     F32(ArrayViewD<'a, f32>),
+    /// A float64 view.
     F64(ArrayViewD<'a, f64>),
 }
 

@@ -12,8 +12,11 @@ use crate::array::Float;
 
 /// std's math (glibc), which the loops call: for f32 that is `expf`, `sinf`, `cosf`.
 pub trait StdMath: Float + std::iter::Sum {
+    /// `exp` through std.
     fn std_exp(self) -> Self;
+    /// `sin` through std.
     fn std_sin(self) -> Self;
+    /// `cos` through std.
     fn std_cos(self) -> Self;
 }
 
@@ -70,6 +73,7 @@ pub(super) fn dispatch<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// `out = a*x + y`, the hand loop.
 pub fn axpy<T: Float>(a: T, x: &[T], y: &[T], out: &mut [T]) {
     dispatch(|| {
         for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
@@ -78,6 +82,7 @@ pub fn axpy<T: Float>(a: T, x: &[T], y: &[T], out: &mut [T]) {
     })
 }
 
+/// `out = ((a*x+b)*x+c)*x+d`, the hand loop.
 pub fn horner<T: Float>([a, b, c, d]: [T; 4], x: &[T], out: &mut [T]) {
     dispatch(|| {
         for (o, &x) in out.iter_mut().zip(x) {
@@ -86,10 +91,12 @@ pub fn horner<T: Float>([a, b, c, d]: [T; 4], x: &[T], out: &mut [T]) {
     })
 }
 
+/// `sum(x*x)`, accumulated in order in the data type (the strict loop a programmer writes).
 pub fn sumsq<T: StdMath>(x: &[T]) -> T {
     dispatch(|| x.iter().map(|&v| v * v).sum())
 }
 
+/// `out = 1/(1+exp(-x))` with std's `exp`.
 pub fn logistic<T: StdMath>(x: &[T], out: &mut [T]) {
     dispatch(|| {
         for (o, &x) in out.iter_mut().zip(x) {
@@ -98,6 +105,7 @@ pub fn logistic<T: StdMath>(x: &[T], out: &mut [T]) {
     })
 }
 
+/// `out = sin(x)*cos(x) + sqrt(abs(x))` with std's functions.
 pub fn trig<T: StdMath>(x: &[T], out: &mut [T]) {
     dispatch(|| {
         for (o, &x) in out.iter_mut().zip(x) {
@@ -106,6 +114,7 @@ pub fn trig<T: StdMath>(x: &[T], out: &mut [T]) {
     })
 }
 
+/// The running sum of `x`, in order.
 pub fn cumsum<T: StdMath>(x: &[T], out: &mut [T]) {
     dispatch(|| {
         let mut acc = T::ZERO;

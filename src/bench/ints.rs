@@ -30,8 +30,10 @@ pub enum IntKernel {
 }
 
 impl IntKernel {
+    /// Every integer kernel.
     pub const ALL: [IntKernel; 2] = [IntKernel::Mod7, IntKernel::MaskSum];
 
+    /// The name `--kernels` takes and rows carry.
     pub fn name(self) -> &'static str {
         match self {
             IntKernel::Mod7 => "intmod",
@@ -39,6 +41,7 @@ impl IntKernel {
         }
     }
 
+    /// The kernel of that name.
     pub fn from_name(name: &str) -> Option<IntKernel> {
         IntKernel::ALL.into_iter().find(|k| k.name() == name)
     }

@@ -12,13 +12,21 @@ use ndarray::{Array1, ArrayView2, Axis};
 /// A seed kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kernel {
+    /// `a*x + y`.
     Axpy,
+    /// `((a*x+b)*x+c)*x+d`.
     Horner,
+    /// `sum(x*x)`.
     Sumsq,
+    /// `1/(1+exp(-x))`.
     Logistic,
+    /// `sin(x)*cos(x) + sqrt(abs(x))`.
     Trig,
+    /// `cumsum(x)`.
     Cumsum,
+    /// `sum(x, axis=1)` of x as an `(N/1000, 1000)` matrix.
     Rowsum,
+    /// `sum(x, axis=0)` of x as an `(N/1000, 1000)` matrix.
     Colsum,
 }
 
@@ -34,6 +42,7 @@ pub enum Tolerance {
 }
 
 impl Kernel {
+    /// Every seed kernel, in the order they are printed.
     pub const ALL: [Kernel; 8] = [
         Kernel::Axpy,
         Kernel::Horner,
@@ -45,6 +54,7 @@ impl Kernel {
         Kernel::Colsum,
     ];
 
+    /// The name `--kernels` takes and rows carry.
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Axpy => "axpy",
@@ -58,6 +68,7 @@ impl Kernel {
         }
     }
 
+    /// The kernel of that name.
     pub fn from_name(name: &str) -> Option<Kernel> {
         Kernel::ALL.into_iter().find(|k| k.name() == name)
     }
@@ -76,6 +87,7 @@ impl Kernel {
         }
     }
 
+    /// How its results are compared with the interpreter's.
     pub fn tolerance(self) -> Tolerance {
         match self {
             Kernel::Axpy | Kernel::Horner => Tolerance::Exact,
@@ -145,11 +157,17 @@ fn matrix<T>(k: Kernel, x: &Array1<T>) -> ArrayView2<'_, T> {
 /// The inputs of one benchmark: x uniform in [-3, 3], y in [0, 1), and run-time scalars.
 #[derive(Debug, Clone)]
 pub struct Inputs<T> {
+    /// The array input.
     pub x: Array1<T>,
+    /// The second array input (axpy's `y`).
     pub y: Array1<T>,
+    /// The scalar `a`.
     pub a: T,
+    /// The scalar `b`.
     pub b: T,
+    /// The scalar `c`.
     pub c: T,
+    /// The scalar `d`.
     pub d: T,
 }
 

@@ -36,9 +36,11 @@ use std::time::Duration;
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The float kernels.
     pub kernels: Vec<Kernel>,
     /// The integer kernels, each at its own fixed types (not multiplied by `dtypes`).
     pub int_kernels: Vec<IntKernel>,
+    /// The sizes N.
     pub ns: Vec<usize>,
     /// The float types of the float kernels.
     pub dtypes: Vec<DType>,

@@ -23,11 +23,15 @@ use super::timing::median_ns;
 /// One program's timings.
 #[derive(Debug, Clone)]
 pub struct ProgramRow {
+    /// The program.
     pub name: &'static str,
+    /// Its size and element type.
     pub size: String,
     /// The kiln API the program uses.
     pub api: &'static str,
+    /// kiln's median time, in ns.
     pub kiln_ns: f64,
+    /// The plain Rust version's median time, in ns.
     pub plain_ns: f64,
     /// The largest difference between the two results, relative to the larger magnitude (at least 1).
     pub max_rel_diff: f64,
@@ -37,6 +41,26 @@ impl ProgramRow {
     /// Plain time over kiln time: above 1, kiln is faster.
     pub fn ratio(&self) -> f64 {
         self.plain_ns / self.kiln_ns
+    }
+
+    /// One JSON object on one line (`kiln bench --programs --json`): the fields, times in ns.
+    pub fn json(&self) -> String {
+        use super::report::{json_number, json_string};
+        format!(
+            r#"{{"program":{},"size":{},"api":{},"kiln_ns":{},"plain_ns":{},"ratio":{},"max_rel_diff":{}}}"#,
+            json_string(self.name),
+            json_string(&self.size),
+            json_string(self.api),
+            json_number(self.kiln_ns),
+            json_number(self.plain_ns),
+            json_number(self.ratio()),
+            // a difference is small: four decimals would round it away
+            if self.max_rel_diff.is_finite() {
+                format!("{:e}", self.max_rel_diff)
+            } else {
+                "null".into()
+            }
+        )
     }
 }
 

@@ -6,11 +6,17 @@ use std::fmt::Write;
 /// One measurement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// The kernel's name.
     pub kernel: &'static str,
+    /// The size N (points of the iteration space).
     pub n: usize,
+    /// The element type (`f64`, `f32`; an integer kernel's own types).
     pub dtype: &'static str,
+    /// The variant: `kiln-simd`, `kiln-scalar`, `ndarray` or `rust-loop`.
     pub variant: &'static str,
+    /// The threads the variant ran on.
     pub threads: usize,
+    /// The median time per element, in ns.
     pub ns_per_elem: f64,
     /// Compulsory traffic (arrays read and written) per second, in GB/s.
     pub gbps: f64,
@@ -18,12 +24,31 @@ pub struct Row {
     pub ok: bool,
 }
 
-fn json_number(v: f64) -> String {
+/// A JSON number with four decimals, or `null` for a NaN or an infinity.
+pub(crate) fn json_number(v: f64) -> String {
     if v.is_finite() {
         format!("{v:.4}")
     } else {
         "null".into()
     }
+}
+
+/// A JSON string literal: `s` quoted, with `"`, `\\` and control characters escaped.
+pub(crate) fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 impl Row {
@@ -83,4 +108,32 @@ pub fn table(rows: &[Row]) -> String {
         i += group.len();
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::programs::ProgramRow;
+
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_string(r#"a "b" \c"#), r#""a \"b\" \\c""#);
+        assert_eq!(json_string("x\ny"), r#""x\u000ay""#);
+    }
+
+    #[test]
+    fn a_program_row_is_one_json_object() {
+        let row = ProgramRow {
+            name: "softmax rows",
+            size: "1000x1000 f32".into(),
+            api: "prepared handle, run_into",
+            kiln_ns: 2.0e6,
+            plain_ns: 5.0e6,
+            max_rel_diff: 5.6e-9,
+        };
+        assert_eq!(
+            row.json(),
+            r#"{"program":"softmax rows","size":"1000x1000 f32","api":"prepared handle, run_into","kiln_ns":2000000.0000,"plain_ns":5000000.0000,"ratio":2.5000,"max_rel_diff":5.6e-9}"#
+        );
+    }
 }

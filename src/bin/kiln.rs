@@ -70,7 +70,8 @@ struct BenchArgs {
     /// Milliseconds spent timing each variant.
     #[arg(long, default_value_t = 150)]
     budget_ms: u64,
-    /// Print one JSON object per line instead of the table (progress goes to stderr).
+    /// Print one JSON object per line instead of the table (progress goes to stderr); with
+    /// --programs, one per program.
     #[arg(long)]
     json: bool,
     /// Also draw throughput against N as an SVG file.
@@ -571,7 +572,13 @@ fn bench(args: BenchArgs) -> CliResult<()> {
         let rows = bench::programs::run(config.threads, budget, |step| eprintln!("# {step}"))
             .map_err(|e| e.to_string())?;
         let mut w = stdout();
-        write!(w, "{}", bench::programs::table(&rows))?;
+        if json {
+            for r in &rows {
+                writeln!(w, "{}", r.json())?;
+            }
+        } else {
+            write!(w, "{}", bench::programs::table(&rows))?;
+        }
         w.flush()?;
         return Ok(());
     }

@@ -763,11 +763,15 @@ impl<'a> Parser<'a> {
             Tok::Ident("True") => true,
             Tok::Ident("False") => false,
             Tok::Num {
-                value, integer: true, ..
-            } if value == 1.0 => true,
+                value: 1.0,
+                integer: true,
+                ..
+            } => true,
             Tok::Num {
-                value, integer: true, ..
-            } if value == 0.0 => false,
+                value: 0.0,
+                integer: true,
+                ..
+            } => false,
             _ => return Err(self.expected(&format!("True, False, 1 or 0 for {keyword}"))),
         };
         self.bump();

@@ -114,10 +114,15 @@ pub fn level() -> Option<Level> {
 /// A function with a wide routine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Routine {
+    /// `exp`.
     Exp,
+    /// `log` (natural).
     Log,
+    /// `sin`.
     Sin,
+    /// `cos`.
     Cos,
+    /// `tan`.
     Tan,
 }
 
