@@ -75,3 +75,8 @@ pub fn backend_by_name(name: &str) -> Result<std::sync::Arc<dyn Backend>> {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The examples of `docs/performance.md` (the hot-loop calls), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/performance.md")]
+pub struct PerformanceDoctests;

@@ -5,8 +5,9 @@ in `local_dict` / `global_dict`, as numexpr does, compiles the expression once i
 kernel (cached for the process, shared by all threads) and runs it with the GIL released. The
 language, result dtypes, broadcasting, `out=` and the exception types are numexpr's; kiln's own
 additions (reductions anywhere with `axis=`, `keepdims`, `initial`, scans, contractions, `mean`,
-`var`, `std`) work in the same call. Inputs must be float32 or float64 for now: integer and bool
-arrays raise `TypeError` until kiln has those types.
+`var`, `std`) work in the same call. Inputs may be bool, int32, int64, float32 or float64 arrays,
+typed as NumPy 2 types them (int8, int16, uint8, uint16 and uint32 are widened exactly to int64,
+uint64 where every value fits); complex, float16 and long double arrays raise `TypeError`.
 """
 
 from __future__ import annotations
