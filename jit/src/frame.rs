@@ -14,7 +14,7 @@
 use crate::clif::mem;
 use crate::key::KernelKey;
 use crate::layout::{Access, Mode, Structure};
-use crate::lower::{Gen, Leaves, ManyInputs, RowStep, W, emit_body};
+use crate::lower::{Gen, Leaves, Literal, ManyInputs, RowStep, W, emit_body};
 use crate::schedule::MANY_INPUTS;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
@@ -52,11 +52,18 @@ pub struct Frame<'k> {
     pub axis: Vec<Option<(Value, Value)>>,
     /// Per input: its value per width, if the whole kernel reads one element of it.
     pub splats: Vec<Option<[Value; 2]>>,
-    /// Per node: its value per width, if it is a literal.
-    literals: Vec<Option<[Value; 2]>>,
+    /// Per node: where its value is, if it is a literal.
+    literals: Vec<Option<Literal>>,
     /// Per input: how a strided row ([`Access::RowStrided`]) steps, else None.
     row_steps: Vec<Option<RowStep>>,
 }
+
+/// The most literals a kernel keeps in registers across its loops; the rest are stored once into a
+/// stack slot in the entry block and loaded where they are read. Every hoisted value is live across
+/// the whole loop: a few thousand (a chain `x*c0 + x*c1 + ...` of distinct literals) made register
+/// allocation superlinear (2,000 took 7 s to compile, 10,000 several minutes), and past the sixteen
+/// vector registers the allocator spills them anyway.
+pub const HOISTED_LITERALS: usize = 32;
 
 impl<'k> Frame<'k> {
     /// Emits the entry block's loads and hoisted leaves (at the builder's current position).
@@ -93,11 +100,32 @@ impl<'k> Frame<'k> {
             })
             .collect();
         let mut literals = vec![None; key.arena.len()];
-        for &id in &order {
-            if let Node::Literal(bits) = *key.arena.node(id) {
-                let s = g.fconst(W::Scalar, f64::from_bits(bits));
-                literals[id.index()] = Some([s, g.splat(W::Vector, s)]);
-            }
+        let lits: Vec<(NodeId, u64)> = order
+            .iter()
+            .filter_map(|&id| match *key.arena.node(id) {
+                Node::Literal(bits) => Some((id, bits)),
+                _ => None,
+            })
+            .collect();
+        let spilled = lits.len().saturating_sub(HOISTED_LITERALS);
+        let slot = (spilled > 0).then(|| {
+            let bytes =
+                u32::try_from(spilled * g.size as usize).expect("a kernel's literals fit a stack slot");
+            let slot =
+                g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 3));
+            g.b.ins().stack_addr(types::I64, slot, 0)
+        });
+        for (k, &(id, bits)) in lits.iter().enumerate() {
+            let s = g.fconst(W::Scalar, f64::from_bits(bits));
+            literals[id.index()] = Some(match (k.checked_sub(HOISTED_LITERALS), slot) {
+                (Some(j), Some(base)) => {
+                    let offset =
+                        i32::try_from(j as i64 * g.size).expect("a kernel's literals fit a stack slot");
+                    g.b.ins().store(mem(), s, base, offset);
+                    Literal::Slot(base, offset)
+                }
+                _ => Literal::Hoisted([s, g.splat(W::Vector, s)]),
+            });
         }
         let mut frame = Frame {
             key,
@@ -216,7 +244,7 @@ impl<'k> Frame<'k> {
         staged: &[(NodeId, Value)],
         roots: &[NodeId],
     ) -> Vec<Value> {
-        let literals = |id: NodeId| self.literals[id.index()].expect("literal hoisted");
+        let literals = |id: NodeId| self.literals[id.index()].expect("literal placed");
         let leaves = Leaves {
             ptrs,
             many,

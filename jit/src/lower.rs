@@ -495,6 +495,16 @@ impl ManyInputs {
     }
 }
 
+/// Where a literal's value is read.
+#[derive(Debug, Clone, Copy)]
+pub enum Literal {
+    /// In registers, per width, defined in the entry block.
+    Hoisted([Value; 2]),
+    /// In the entry block's literal slot, whose address is the value, at this byte offset (see
+    /// `frame::HOISTED_LITERALS`): a load where it is read, which Cranelift does not hoist.
+    Slot(Value, i32),
+}
+
 /// Where the body's leaves come from at one point of one row.
 pub struct Leaves<'v> {
     /// Per input: the row's base address (contiguous reads) or None.
@@ -504,8 +514,8 @@ pub struct Leaves<'v> {
     pub many: Option<&'v ManyInputs>,
     /// Per input: the value splatted for the row or the kernel, per width, or None.
     pub splats: &'v [Option<[Value; 2]>],
-    /// Per literal node: its value per width (hoisted).
-    pub literals: &'v dyn Fn(NodeId) -> [Value; 2],
+    /// Per literal node: where its value is (see `frame::HOISTED_LITERALS`).
+    pub literals: &'v dyn Fn(NodeId) -> Literal,
     /// Per outer axis used by `Index`: its value for the row, per width.
     pub row_index: &'v dyn Fn(usize) -> Option<[Value; 2]>,
     /// `(dim, c-stride)` of each axis the body's `Index` nodes read (loaded once), for `Index` on
@@ -606,7 +616,16 @@ pub fn emit_body(
                     }
                 }
             }
-            Node::Literal(_) => (leaves.literals)(id)[w as usize],
+            Node::Literal(_) => match (leaves.literals)(id) {
+                Literal::Hoisted(v) => v[w as usize],
+                Literal::Slot(base, offset) => {
+                    let s = g.load(W::Scalar, base, offset as i64);
+                    match w {
+                        W::Scalar => s,
+                        W::Vector => g.splat(W::Vector, s),
+                    }
+                }
+            },
             Node::Int(_) | Node::Cast(..) => unreachable!("KernelKey::new refuses typed kernels"),
             Node::Index(axis) => {
                 let axis = axis as usize;

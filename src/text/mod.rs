@@ -42,13 +42,14 @@
 //! - `<<`, `>>` and `^` are not supported and say so (they come with integer types); `None` stands only as an axis, and
 //!   a number run into a name (`1x`, `0x10`) is an invalid literal.
 //!
-//! Nesting is limited ([`MAX_NESTING`], [`MAX_DEPTH`]) so that any input, however long or deep,
-//! gives `Ok` or an error and never overflows the stack.
+//! Nesting (parentheses, calls, unary operators, `**`'s right operand) is limited ([`MAX_NESTING`])
+//! so that any input gives `Ok` or an error and never overflows the stack; a flat chain
+//! `a + b + c + ...` may be of any length.
 
 mod lexer;
 mod parser;
 
-pub use parser::{MAX_DEPTH, MAX_NESTING, parse, parse_many};
+pub use parser::{MAX_NESTING, parse, parse_many};
 
 /// Whether `name` is a word of the language rather than a possible input name: the literals `inf`
 /// and `nan`, and `None`. Binding an input under such a name could never be read by an expression.

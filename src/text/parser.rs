@@ -2,8 +2,9 @@
 //! operator precedence and numexpr's functions and reductions.
 //!
 //! Every recursion (a parenthesis, a call, a unary operator, the right operand of `**`) counts
-//! towards [`MAX_NESTING`], and every tree it builds is at most [`MAX_DEPTH`] nodes deep, so no
-//! input can overflow the stack, here or in whatever later walks the tree.
+//! towards [`MAX_NESTING`], so no input can overflow the parser's stack. A tree may be as deep as
+//! its text is long (a chain `a + b + c + ...` of any length): everything that walks it later does
+//! so with a stack of its own, not by recursion (`tests/deep_chains.rs`).
 
 use super::lexer::{Tok, Token, tokenize};
 use crate::error::{Error, Result};
@@ -14,10 +15,6 @@ use kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
 /// The most parentheses, calls, unary operators and `**` right operands that may enclose one
 /// another. One more is a parse error, "expression nested too deeply".
 pub const MAX_NESTING: usize = 256;
-
-/// The deepest expression tree the parser builds (a long chain `a + b + c + ...` is as deep as it
-/// is long). A deeper one is a parse error, "expression nested too deeply".
-pub const MAX_DEPTH: usize = 1024;
 
 /// Parses a numexpr-style expression into an [`Expr`].
 ///
@@ -51,7 +48,7 @@ pub fn parse(src: &str) -> Result<Expr> {
     }
     let node = parser.expression()?;
     match parser.peek() {
-        Tok::End => Ok(node.expr),
+        Tok::End => Ok(node),
         Tok::RParen => Err(parse_error(parser.pos(), "unmatched ')'")),
         _ => Err(parser.expected("an operator or the end of the input")),
     }
@@ -112,12 +109,6 @@ fn parse_error(pos: usize, message: impl Into<String>) -> Error {
         pos,
         message: message.into(),
     }
-}
-
-/// An expression and the depth of its tree.
-struct Node {
-    expr: Expr,
-    depth: usize,
 }
 
 /// The functions of the text language.
@@ -249,7 +240,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `expression := binary(0)`
-    fn expression(&mut self) -> Result<Node> {
+    fn expression(&mut self) -> Result<Expr> {
         self.binary(0)
     }
 
@@ -268,7 +259,7 @@ impl<'a> Parser<'a> {
     /// Python's precedence: `^` between `&` and `|`, shifts between `+ -` and `&`.
     ///
     /// One function rather than one per level keeps the stack shallow per parenthesis.
-    fn binary(&mut self, min: u8) -> Result<Node> {
+    fn binary(&mut self, min: u8) -> Result<Expr> {
         let mut lhs = self.unary()?;
         let mut compared = false;
         while let Some((op, precedence)) = infix(self.peek()) {
@@ -289,14 +280,14 @@ impl<'a> Parser<'a> {
             self.bump();
             // Left-associative: the right operand binds only tighter operators.
             let rhs = self.binary(precedence + 1)?;
-            lhs = combine(op, lhs, rhs, pos)?;
+            lhs = lhs.binary(op, rhs);
         }
         Ok(lhs)
     }
 
     /// `unary := ('-' | '+' | '~') unary | power`. A minus on a literal gives the negated
     /// literal, as numexpr folds it; a plus is nothing.
-    fn unary(&mut self) -> Result<Node> {
+    fn unary(&mut self) -> Result<Expr> {
         let op = match self.peek() {
             Tok::Minus => Some(UnaryOp::Neg),
             Tok::Plus => None,
@@ -309,23 +300,17 @@ impl<'a> Parser<'a> {
         let operand = self.unary();
         self.leave();
         let operand = operand?;
-        match (op, operand.expr.node()) {
+        match (op, operand.node()) {
             (None, _) => Ok(operand),
-            (Some(UnaryOp::Neg), ExprNode::Literal(v)) => Ok(leaf(Expr::lit(-v))),
-            (Some(UnaryOp::Neg), ExprNode::Int(v)) if *v != i64::MIN => Ok(leaf(Expr::int(-v))),
-            (Some(op), _) => {
-                let depth = deeper(operand.depth, pos)?;
-                Ok(Node {
-                    expr: operand.expr.unary(op),
-                    depth,
-                })
-            }
+            (Some(UnaryOp::Neg), ExprNode::Literal(v)) => Ok(Expr::lit(-v)),
+            (Some(UnaryOp::Neg), ExprNode::Int(v)) if *v != i64::MIN => Ok(Expr::int(-v)),
+            (Some(op), _) => Ok(operand.unary(op)),
         }
     }
 
     /// `power := attribute ['**' unary]`: right-associative, and tighter than a unary operator on
     /// its left but not on its right (`-a**-b` is `-(a**(-b))`).
-    fn power(&mut self) -> Result<Node> {
+    fn power(&mut self) -> Result<Expr> {
         let base = self.attribute()?;
         if *self.peek() != Tok::StarStar {
             return Ok(base);
@@ -336,27 +321,20 @@ impl<'a> Parser<'a> {
         let exponent = self.unary();
         self.leave();
         let exponent = exponent?;
-        let depth = deeper(base.depth.max(exponent.depth), pos)?;
         // `Expr::pow` turns an exponent of the literal 0.5 into `sqrt`, which is no deeper.
-        Ok(Node {
-            expr: base.expr.pow(exponent.expr),
-            depth,
-        })
+        Ok(base.pow(exponent))
     }
 
     /// `attribute := primary ('.' ('real' | 'imag'))*`: numexpr's attribute forms on real values, the
     /// value itself and zeros of its shape (as NumPy's `real` and `imag` of a real array).
-    fn attribute(&mut self) -> Result<Node> {
+    fn attribute(&mut self) -> Result<Expr> {
         let mut node = self.primary()?;
         while *self.peek() == Tok::Dot {
             self.bump();
             let pos = self.pos();
             node = match *self.peek() {
                 Tok::Ident("real") => node,
-                Tok::Ident("imag") => Node {
-                    expr: node.expr.zeros_like(),
-                    depth: deeper(node.depth, pos)?,
-                },
+                Tok::Ident("imag") => node.zeros_like(),
                 Tok::Ident(name) => {
                     return Err(parse_error(
                         pos,
@@ -371,7 +349,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `primary := number | 'inf' | 'nan' | name | call | '(' expression ')'`
-    fn primary(&mut self) -> Result<Node> {
+    fn primary(&mut self) -> Result<Expr> {
         let pos = self.pos();
         match *self.peek() {
             // an integer is a Python int (weak); one beyond int64 reads as the nearest float
@@ -379,26 +357,26 @@ impl<'a> Parser<'a> {
                 text, integer: true, ..
             } if text.parse::<i64>().is_ok() => {
                 self.bump();
-                Ok(leaf(Expr::int(text.parse().expect("checked"))))
+                Ok(Expr::int(text.parse().expect("checked")))
             }
             Tok::Num { value, .. } => {
                 self.bump();
-                Ok(leaf(Expr::lit(value)))
+                Ok(Expr::lit(value))
             }
             Tok::Ident(name) if *self.peek2() == Tok::LParen => self.call(name, pos),
             Tok::Ident("inf") => {
                 self.bump();
-                Ok(leaf(Expr::lit(f64::INFINITY)))
+                Ok(Expr::lit(f64::INFINITY))
             }
             Tok::Ident("nan") => {
                 self.bump();
-                Ok(leaf(Expr::lit(f64::NAN)))
+                Ok(Expr::lit(f64::NAN))
             }
             Tok::Ident("None") => Err(parse_error(pos, "None is only allowed as axis=None")),
             Tok::Ident(name) if *self.peek2() == Tok::LBracket => self.subscript(name),
             Tok::Ident(name) => {
                 self.bump();
-                Ok(leaf(Expr::input(name)))
+                Ok(Expr::input(name))
             }
             Tok::LParen => {
                 self.bump();
@@ -418,7 +396,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `call := name '(' arguments ')'`, the current token being the name.
-    fn call(&mut self, name: &'a str, pos: usize) -> Result<Node> {
+    fn call(&mut self, name: &'a str, pos: usize) -> Result<Expr> {
         let Some(function) = Function::named(name) else {
             return Err(Error::UnknownFunction {
                 name: name.to_string(),
@@ -439,7 +417,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The arguments of an elementwise function, `(expression, ...)`, and the call.
-    fn elementwise(&mut self, function: Function, name: &str, pos: usize) -> Result<Node> {
+    fn elementwise(&mut self, function: Function, name: &str, pos: usize) -> Result<Expr> {
         let mut args = Vec::new();
         self.arguments(name, &[], &[], |p, _| {
             args.push(p.expression()?);
@@ -466,8 +444,7 @@ impl<'a> Parser<'a> {
                 pos,
             });
         }
-        let depth = deeper(args.iter().map(|a| a.depth).max().unwrap_or(0), pos)?;
-        let mut args = args.into_iter().map(|a| a.expr);
+        let mut args = args.into_iter();
         let mut arg = || args.next().expect("the arity was checked");
         let expr = match function {
             Function::Unary(op) => arg().unary(op),
@@ -485,14 +462,14 @@ impl<'a> Parser<'a> {
                 unreachable!("reductions and scans are parsed by `reduction` and `scan`")
             }
         };
-        Ok(Node { expr, depth })
+        Ok(expr)
     }
 
     /// The arguments of a reduction, `(expression [, axis] [, keyword=value]* [,])`, and the reduction.
     /// The keywords, in any order: `axis` (an integer, `None`, or a tuple of integers), `keepdims`
     /// (`1`, `0`, `True`, `False`) and, for sum, prod, min and max, `initial` (a signed number).
-    fn reduction(&mut self, op: std::result::Result<ReduceOp, Stat>, name: &str, pos: usize) -> Result<Node> {
-        let mut arg: Option<Node> = None;
+    fn reduction(&mut self, op: std::result::Result<ReduceOp, Stat>, name: &str, pos: usize) -> Result<Expr> {
+        let mut arg: Option<Expr> = None;
         let mut axes: Option<(Axes, bool)> = None;
         let mut keepdims: Option<bool> = None;
         let mut initial: Option<f64> = None;
@@ -567,20 +544,13 @@ impl<'a> Parser<'a> {
             ));
         }
         let keepdims = keepdims.unwrap_or(false);
-        let depth = deeper(arg.depth, pos)?;
-        // var and std are several nodes deep over the argument
-        let depth = if op.is_err() {
-            deeper(deeper(depth, pos)?, pos)?
-        } else {
-            depth
-        };
         let expr = match op {
-            Ok(op) => arg.expr.reduce_with(op, axes, keepdims, initial),
-            Err(Stat::Mean) => arg.expr.mean_axes(axes, keepdims),
-            Err(Stat::Var) => arg.expr.var_axes(axes, keepdims),
-            Err(Stat::Std) => arg.expr.std_axes(axes, keepdims),
+            Ok(op) => arg.reduce_with(op, axes, keepdims, initial),
+            Err(Stat::Mean) => arg.mean_axes(axes, keepdims),
+            Err(Stat::Var) => arg.var_axes(axes, keepdims),
+            Err(Stat::Std) => arg.std_axes(axes, keepdims),
         };
-        Ok(Node { expr, depth })
+        Ok(expr)
     }
 
     /// A contraction: `op(body, index=(i, o), axis=i [, initial=v])`; the names in `index` are the
@@ -589,14 +559,14 @@ impl<'a> Parser<'a> {
     fn contraction(
         &self,
         op: std::result::Result<ReduceOp, Stat>,
-        arg: Node,
+        arg: Expr,
         index: Option<Vec<String>>,
         folded: Option<String>,
         keepdims: Option<bool>,
         initial: Option<f64>,
         name: &str,
         pos: usize,
-    ) -> Result<Node> {
+    ) -> Result<Expr> {
         let Ok(op) = op else {
             return Err(parse_error(pos, format!("{name}() cannot be a contraction")));
         };
@@ -611,13 +581,9 @@ impl<'a> Parser<'a> {
         if keepdims.is_some() {
             return Err(parse_error(pos, "a contraction takes no keepdims"));
         }
-        let body = bind_indices(&arg.expr, &index);
+        let body = bind_indices(&arg, &index);
         let refs: Vec<&str> = index.iter().map(String::as_str).collect();
-        let depth = deeper(arg.depth, pos)?;
-        Ok(Node {
-            expr: Expr::contract_with(op, &refs, &folded, body, initial),
-            depth,
-        })
+        Ok(Expr::contract_with(op, &refs, &folded, body, initial))
     }
 
     /// `'(' name (',' name)* [','] ')'`: the index variables of a contraction.
@@ -639,7 +605,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `name '[' name (',' name)* ']'`: an input read at index variables.
-    fn subscript(&mut self, name: &'a str) -> Result<Node> {
+    fn subscript(&mut self, name: &'a str) -> Result<Expr> {
         self.bump(); // the name
         self.bump(); // '['
         let mut indices: Vec<String> = Vec::new();
@@ -654,14 +620,14 @@ impl<'a> Parser<'a> {
         }
         self.expect(Tok::RBracket, "an index name or ']'")?;
         let refs: Vec<&str> = indices.iter().map(String::as_str).collect();
-        Ok(leaf(Expr::subscript(name, &refs)))
+        Ok(Expr::subscript(name, &refs))
     }
 
     /// The arguments of a scan, `(expression [, axis] [, keyword=value]*)`: `axis` (an integer or
     /// None, the default: the flattened array), `exclusive` and `reverse` (1, 0, True, False) and
     /// `initial` (a signed number), keywords in any order.
-    fn scan(&mut self, op: ScanOp, name: &str, pos: usize) -> Result<Node> {
-        let mut arg: Option<Node> = None;
+    fn scan(&mut self, op: ScanOp, name: &str, pos: usize) -> Result<Expr> {
+        let mut arg: Option<Expr> = None;
         let mut options = ScanOptions::default();
         let keywords = ["axis", "exclusive", "reverse", "initial"];
         let got = self.arguments(name, &["", "axis"], &keywords, |p, a| {
@@ -684,11 +650,7 @@ impl<'a> Parser<'a> {
                 pos,
             });
         };
-        let depth = deeper(arg.depth, pos)?;
-        Ok(Node {
-            expr: arg.expr.scan(op, options),
-            depth,
-        })
+        Ok(arg.scan(op, options))
     }
 
     /// A scan's axis: an integer or None.
@@ -892,32 +854,6 @@ fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
         Tok::Percent => (BinaryOp::Rem, 6),
         Tok::SlashSlash => (BinaryOp::FloorDiv, 6),
         _ => return None,
-    })
-}
-
-fn leaf(expr: Expr) -> Node {
-    Node { expr, depth: 1 }
-}
-
-/// The depth of a node over a child `depth` deep, if within [`MAX_DEPTH`].
-fn deeper(depth: usize, pos: usize) -> Result<usize> {
-    if depth >= MAX_DEPTH {
-        return Err(parse_error(
-            pos,
-            format!(
-                "expression nested too deeply: its tree is more than {MAX_DEPTH} operations deep (kiln's \
-                 limit; a chain a + b + c + ... is one level per operator: group it in parentheses)"
-            ),
-        ));
-    }
-    Ok(depth + 1)
-}
-
-fn combine(op: BinaryOp, lhs: Node, rhs: Node, pos: usize) -> Result<Node> {
-    let depth = deeper(lhs.depth.max(rhs.depth), pos)?;
-    Ok(Node {
-        expr: lhs.expr.binary(op, rhs.expr),
-        depth,
     })
 }
 
