@@ -110,6 +110,9 @@ def round_to(v, dtype):
         mant, emin, fmax = 24, -149, F32_MAX
     if v == 0:
         return float(v)
+    if abs(v) >= 2 * mpmath.mpf(fmax):
+        # far beyond the largest finite value (sinh of 1e300): inf, without an integer of 10^300 digits
+        return float("inf") if v > 0 else float("-inf")
     e = int(mpmath.floor(mpmath.log(abs(v), 2)))
     # the quantum at v's binade, never below the smallest subnormal's
     q = max(e - mant + 1, emin)

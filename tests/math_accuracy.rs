@@ -2,11 +2,13 @@
 //!
 //! - NumPy's ULP validation sets (`tests/data/umath/umath-validation-set-*.csv`, copied from NumPy with
 //!   its license): correctly rounded outputs; f64 within 1 ULP for exp, log, sin, cos, tan, exp2,
-//!   log2, log10, expm1, log1p and 2 for tanh; f32 within each file's own bound (2 to 4 ULP);
+//!   log2, log10, log1p, 2 for expm1 and tanh; f32 within each file's own bound (2 to 4 ULP);
+//! - mpmath's correctly rounded values (`tests/data/ulp/<name>.csv`, `scripts/mpmath_reference.py`)
+//!   for tanh, sinh, cosh, exp2 and expm1, within the documented bounds the files state;
 //! - NumPy's special-value table (`tests/data/umath/special_values.csv`): exact (tanh within 3 ULP,
 //!   as upstream), in f64 and f32;
 //! - C99 Annex F's special cases of `pow` (the `**` of the text language), and the special values of
-//!   the fourteen vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
+//!   the sixteen vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
 //!   arguments) against the interpreter's libm: bit for bit where libm's result is NaN, ±inf, ±0 or
 //!   ±1, else within the function's bound + 1.
 //!
@@ -58,11 +60,13 @@ fn hex(s: &str) -> u64 {
     u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).unwrap()
 }
 
-/// One of NumPy's validation files: (f32 rows, f64 rows, f32 tolerance) as (input, expected) bits.
+/// One of NumPy's validation files (or of `tests/data/ulp/`, in the same format): (f32 rows, f64
+/// rows) as (input, expected) bits, and the largest tolerance of each type's rows.
 struct Validation {
     f32: Vec<(u32, u32)>,
     f64: Vec<(u64, u64)>,
     tol32: u64,
+    tol64: u64,
 }
 
 fn parse_validation(text: &str) -> Validation {
@@ -70,6 +74,7 @@ fn parse_validation(text: &str) -> Validation {
         f32: vec![],
         f64: vec![],
         tol32: 0,
+        tol64: 0,
     };
     for line in text.lines() {
         let line = line.trim();
@@ -82,7 +87,10 @@ fn parse_validation(text: &str) -> Validation {
                 v.f32.push((hex(f[1]) as u32, hex(f[2]) as u32));
                 v.tol32 = v.tol32.max(f[3].trim().parse().unwrap());
             }
-            "np.float64" => v.f64.push((hex(f[1]), hex(f[2]))),
+            "np.float64" => {
+                v.f64.push((hex(f[1]), hex(f[2])));
+                v.tol64 = v.tol64.max(f[3].trim().parse().unwrap());
+            }
             other => panic!("unknown dtype {other}"),
         }
     }
@@ -100,7 +108,7 @@ macro_rules! validation_sets {
 validation_sets! {
     exp: "exp", 1;
     exp2: "exp2", 1;
-    expm1: "expm1", 1;
+    expm1: "expm1", 2;
     log: "log", 1;
     log2: "log2", 1;
     log10: "log10", 1;
@@ -111,67 +119,117 @@ validation_sets! {
     tanh: "tanh", 2;
 }
 
+/// Checks kiln's `name(x)` against the correctly rounded rows of `v`, f64 within `tol64` and f32
+/// within `tol32` ULP, pushing a line per failure; prints each type's maximum (and libm's).
+fn check_rows(name: &str, v: &Validation, tol64: u64, tol32: u64, failures: &mut Vec<String>) {
+    let runner = FusedRunner::compile_text(&format!("{name}(x)")).unwrap();
+    let oracle = FusedRunner::compile_text(&format!("{name}(x)"))
+        .unwrap()
+        .with_backend(interpreter());
+    // f64
+    let x: Vec<f64> = v.f64.iter().map(|&(i, _)| f64::from_bits(i)).collect();
+    let got = run_f64(&runner, &x);
+    let libm = run_f64(&oracle, &x);
+    let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+    for (i, &(_, want)) in v.f64.iter().enumerate() {
+        let want = f64::from_bits(want);
+        let d = ulp64(got[i], want);
+        max_libm = max_libm.max(ulp64(libm[i], want));
+        sum += d.min(1000) as f64;
+        if d > tol64 {
+            failures.push(format!(
+                "{name} f64 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol64}",
+                x[i],
+                x[i].to_bits(),
+                got[i]
+            ));
+        }
+        max = max.max(d);
+    }
+    println!(
+        "{name:>6} f64: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol64}",
+        x.len(),
+        sum / x.len().max(1) as f64
+    );
+    // f32
+    let x: Vec<f32> = v.f32.iter().map(|&(i, _)| f32::from_bits(i)).collect();
+    let got = run_f32(&runner, &x);
+    let libm = run_f32(&oracle, &x);
+    let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+    for (i, &(_, want)) in v.f32.iter().enumerate() {
+        let want = f32::from_bits(want);
+        let d = ulp32(got[i], want);
+        max_libm = max_libm.max(ulp32(libm[i], want));
+        sum += d.min(1000) as f64;
+        if d > tol32 {
+            failures.push(format!(
+                "{name} f32 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol32}",
+                x[i],
+                x[i].to_bits(),
+                got[i],
+            ));
+        }
+        max = max.max(d);
+    }
+    println!(
+        "{name:>6} f32: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol32}",
+        x.len(),
+        sum / x.len().max(1) as f64,
+    );
+}
+
 #[test]
 fn numpy_validation_sets() {
     let mut failures = Vec::new();
     for &(name, text, tol64) in VALIDATION {
         let v = parse_validation(text);
-        let runner = FusedRunner::compile_text(&format!("{name}(x)")).unwrap();
-        let oracle = FusedRunner::compile_text(&format!("{name}(x)"))
-            .unwrap()
-            .with_backend(interpreter());
-        // f64
-        let x: Vec<f64> = v.f64.iter().map(|&(i, _)| f64::from_bits(i)).collect();
-        let got = run_f64(&runner, &x);
-        let libm = run_f64(&oracle, &x);
-        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
-        for (i, &(_, want)) in v.f64.iter().enumerate() {
-            let want = f64::from_bits(want);
-            let d = ulp64(got[i], want);
-            max_libm = max_libm.max(ulp64(libm[i], want));
-            sum += d.min(1000) as f64;
-            if d > tol64 {
-                failures.push(format!(
-                    "{name} f64 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol64}",
-                    x[i],
-                    x[i].to_bits(),
-                    got[i]
-                ));
-            }
-            max = max.max(d);
-        }
-        println!(
-            "{name:>6} f64: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol64}",
-            x.len(),
-            sum / x.len() as f64
+        check_rows(name, &v, tol64, v.tol32, &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+macro_rules! reference_sets {
+    ($($f:literal)*) => {
+        const REFERENCE: &[(&str, &str)] = &[
+            $(($f, include_str!(concat!("data/ulp/", $f, ".csv"))),)*
+        ];
+    };
+}
+
+// `scripts/mpmath_reference.py NAME --tol64 B --tol32 B` (mpmath at 256 bits, rounded once)
+reference_sets! {
+    "tanh" "sinh" "cosh" "exp2" "expm1"
+}
+
+/// kiln against mpmath's correctly rounded values (`tests/data/ulp/`), within the bounds the files
+/// state (the documented ones: `kiln_jit::unary_ulp_bound` in f64, 1 in f32, whose result is the
+/// f64 algorithm's rounded once), over sweeps of each function's whole domain.
+#[test]
+fn mpmath_reference_sets() {
+    let mut failures = Vec::new();
+    for &(name, text) in REFERENCE {
+        let v = parse_validation(text);
+        assert!(
+            v.f64.len() > 1000 && v.f32.len() > 1000,
+            "{name}: {} rows",
+            v.f64.len()
         );
-        // f32
-        let x: Vec<f32> = v.f32.iter().map(|&(i, _)| f32::from_bits(i)).collect();
-        let got = run_f32(&runner, &x);
-        let libm = run_f32(&oracle, &x);
-        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
-        for (i, &(_, want)) in v.f32.iter().enumerate() {
-            let want = f32::from_bits(want);
-            let d = ulp32(got[i], want);
-            max_libm = max_libm.max(ulp32(libm[i], want));
-            sum += d.min(1000) as f64;
-            if d > v.tol32 {
-                failures.push(format!(
-                    "{name} f32 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {}",
-                    x[i],
-                    x[i].to_bits(),
-                    got[i],
-                    v.tol32
-                ));
-            }
-            max = max.max(d);
-        }
-        println!(
-            "{name:>6} f32: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {}",
-            x.len(),
-            sum / x.len() as f64,
-            v.tol32
+        let op = kiln_ir::UnaryOp::ALL
+            .iter()
+            .copied()
+            .find(|op| op.name() == name)
+            .unwrap();
+        assert_eq!(
+            v.tol64,
+            kiln_jit::unary_ulp_bound(op) as u64,
+            "{name}: the file's f64 bound"
         );
+        check_rows(name, &v, v.tol64, v.tol32, &mut failures);
     }
     assert!(
         failures.is_empty(),
@@ -423,9 +481,10 @@ fn special_values_against_libm() {
     let mut failures = Vec::new();
     for name in [
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "erf", "erfc",
+        "sinh", "cosh",
     ] {
         let bound = match name {
-            "tanh" => 3,
+            "tanh" | "sinh" | "cosh" | "expm1" => 3,
             "erfc" => 4,
             _ => 2,
         };

@@ -1,4 +1,4 @@
-//! exp, log, sin, cos and tan at full width (kiln-jit's `wide`) against the inline path, through the CLI with
+//! exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at full width (kiln-jit's `wide`) against the inline path, through the CLI with
 //! `KILN_JIT_WIDE` (each `kiln` process reads it once): unset (AVX-512 or AVX2 where the host has
 //! it), `avx2`, and `off` (the inline 128-bit path: what a host without AVX2 and FMA runs) give the
 //! same bits in every profile (any NaN equals any NaN), over lengths that end in and between blocks,
@@ -78,6 +78,10 @@ fn every_route_gives_the_same_bits() {
         "sin(x)*cos(x) + sqrt(abs(x))",
         "tan(x)",
         "sum(cos(x))",
+        "tanh(x)*2 + x**2",
+        "expm1(x) - exp2(x * 300)",
+        "sinh(x * 200) + cosh(x * 200)",
+        "sum(tanh(x)) + sum(expm1(x))",
     ];
     let mut checked = 0;
     for n in [1, 255, 257, 515, 1001] {

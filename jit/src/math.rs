@@ -1,12 +1,12 @@
 //! How transcendentals are lowered: the one place that decides it.
 //!
-//! - exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, tanh, erf, erfc and pow are computed
-//!   in vector registers by the IR polynomials of [`crate::vmath`] on F64X2: f64 vectors directly, a scalar
+//! - exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, tanh, erf, erfc, pow, sinh and cosh
+//!   are computed in vector registers by the IR polynomials of [`crate::vmath`] on F64X2: f64 vectors directly, a scalar
 //!   splatted into a vector (so a kernel's scalar tail gives the same bits as its vector body); f32
 //!   exp and log natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
 //!   the result rounded once to f32, which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
-//! - Every other libm function (arcsin, arccos, arctan, sinh, cosh, arcsinh, arccosh, arctanh, cbrt,
+//! - Every other libm function (arcsin, arccos, arctan, arcsinh, arccosh, arctanh, cbrt,
 //!   arctan2, hypot, fmod, NumPy's remainder and floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols
 //!   registered with each JIT module), so those are bit-exact against it. The vector code's own slow
@@ -25,6 +25,9 @@ use kiln_ir::{BinaryOp, DType, UnaryOp};
 fn ulp_bound(f: MathFn) -> Option<u32> {
     vmath::has_vector(f).then_some(match f {
         MathFn::Tanh | MathFn::Pow => 2,
+        // expm1: the reduction's `2^k·s + (2^k - 1)` near |x| = 0.35 (`vmath::exp`); sinh and cosh:
+        // exp's error and the last rounding of `e/2 ± (1/2)/e` (`vmath::hyperbolic`)
+        MathFn::Expm1 | MathFn::Sinh | MathFn::Cosh => 2,
         // libm's (fdlibm's) erfc is itself up to about 2.6 ULP from the correctly rounded value in
         // its tail (mpmath, 200 bits); the vector erfc's own error measured there is below 0.7 ULP
         MathFn::Erfc => 3,
@@ -62,7 +65,7 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
 }
 
 /// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp, log, sin,
-/// cos and tan nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
+/// cos, tan, exp2, expm1, tanh, sinh and cosh nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
 /// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
 /// reductions and scans keep the inline path); none otherwise.
 pub fn wide_routines(

@@ -4,7 +4,7 @@
 //! vectors Cranelift 0.135 lowers on x86-64). `unroll` is how many independent vectors one iteration of
 //! the hot loop handles; `accumulators` is how many independent vector accumulators a reduction keeps
 //! (a reduction's hot loop handles `max(unroll, accumulators)` vectors per iteration, vector `p` going
-//! to accumulator `p % accumulators`). `wide` asks for exp, log, sin, cos and tan at the host's full vector width
+//! to accumulator `p % accumulators`). `wide` asks for exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at the host's full vector width
 //! on blocks (see `wide` and `skeleton/block.rs`), where the host has it. The schedule is part of the
 //! kernel cache key.
 
@@ -27,7 +27,7 @@ pub struct Schedule {
     pub unroll: u8,
     /// Independent vector accumulators of a reduction (at least 1).
     pub accumulators: u8,
-    /// exp, log, sin, cos and tan by the wide routines on blocks, where the host has a wide level (else, and after
+    /// exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh by the wide routines on blocks, where the host has a wide level (else, and after
     /// [`Schedule::normalised`] on such a host, false): the same bits as the inline path.
     pub wide: bool,
 }

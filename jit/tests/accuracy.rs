@@ -197,6 +197,23 @@ fn sweeps<T: Elem>() {
             Erfc,
             log_uniform(&mut rng, N, -60.0, 5.0, true),
         ),
+        ("sinh [-3,3]", Sinh, uniform(&mut rng, N, -3.0, 3.0)),
+        ("sinh full", Sinh, uniform(&mut rng, N, -emax - 0.69, emax + 0.69)),
+        (
+            "sinh log-uniform",
+            Sinh,
+            log_uniform(&mut rng, N, -60.0, 9.5, true),
+        ),
+        ("cosh [-3,3]", Cosh, uniform(&mut rng, N, -3.0, 3.0)),
+        ("cosh full", Cosh, uniform(&mut rng, N, -emax - 0.69, emax + 0.69)),
+        (
+            "cosh log-uniform",
+            Cosh,
+            log_uniform(&mut rng, N, -60.0, 9.5, true),
+        ),
+        ("expm1 [-1,1]", Expm1, uniform(&mut rng, N, -1.0, 1.0)),
+        ("expm1 full", Expm1, uniform(&mut rng, N, -50.0, emax)),
+        ("tanh [-1,1]", Tanh, uniform(&mut rng, N, -1.0, 1.0)),
     ];
     for (name, op, xs) in &cases {
         ok &= check_sweep(name, Body::Unary(*op), xs, None);

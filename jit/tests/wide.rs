@@ -1,4 +1,4 @@
-//! exp, log, sin, cos and tan at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
+//! exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
 //! (each level this host has, f64 and f32, dense sweeps and NumPy's special values, every length
 //! 0..=40 at every offset), and kernels run in blocks give the inline kernels' bits and stay within
 //! the documented ULP bounds of the interpreter (lengths around the block, empty, one element,
@@ -108,6 +108,72 @@ fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
             }
         }
         Routine::Sin | Routine::Cos | Routine::Tan => v.extend(trig_inputs(rng)),
+        Routine::Exp2 | Routine::Expm1 | Routine::Tanh | Routine::Sinh | Routine::Cosh => {
+            v.extend(exp_family_inputs(r, rng))
+        }
+    }
+    v
+}
+
+/// Inputs for exp2, expm1, tanh, sinh and cosh: sweeps over the working ranges and the whole
+/// range of results, every binade of both signs, and both sides of each edge: the ranges of
+/// expm1 (0.35), tanh (0.5493, 20) and sinh (2), where the general paths start (exp2: |x| = 1020;
+/// expm1, sinh, cosh: 708), where the results overflow (exp2: 1024; expm1: 709.78; sinh and cosh:
+/// 710.4758) and underflow (exp2: -1022, -1074, -1075), and f32's (exp2: 128, -126, -149; expm1:
+/// 88.72; sinh and cosh: 89.4).
+fn exp_family_inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
+    let mut v = Vec::new();
+    let (lo, hi) = match r {
+        Routine::Exp2 => (-1100.0, 1100.0),
+        Routine::Expm1 => (-60.0, 712.0),
+        Routine::Tanh => (-25.0, 25.0),
+        _ => (-712.0, 712.0),
+    };
+    v.extend(sweep(rng, lo, hi, 20_000));
+    v.extend(sweep(rng, -3.0, 3.0, 20_000));
+    v.extend(sweep(rng, -0.6, 0.6, 5_000));
+    v.extend(sweep(rng, -160.0, 160.0, 5_000));
+    for e in -1074..11 {
+        for _ in 0..2 {
+            let x = f64::from(e).exp2() * rng.uniform(1.0, 2.0);
+            v.push(x);
+            v.push(-x);
+        }
+    }
+    for edge in [
+        0.35,
+        0.5493,
+        2.0,
+        20.0,
+        708.0,
+        709.782712893384,
+        710.4758600739439,
+        711.0,
+        1020.0,
+        1022.0,
+        1024.0,
+        1074.0,
+        1075.0,
+        1080.0,
+        60.0,
+        88.72283,
+        89.41599,
+        126.0,
+        128.0,
+        149.0,
+        150.0,
+    ] {
+        for sign in [1.0, -1.0] {
+            let e: f64 = sign * edge;
+            v.push(e);
+            for d in 1..4u64 {
+                v.push(f64::from_bits(e.to_bits() + d));
+                v.push(f64::from_bits(e.to_bits() - d));
+                let ef = e as f32;
+                v.push(f32::from_bits(ef.to_bits() + d as u32) as f64);
+                v.push(f32::from_bits(ef.to_bits() - d as u32) as f64);
+            }
+        }
     }
     v
 }
@@ -180,6 +246,11 @@ fn body(r: Routine) -> (ExprArena, NodeId) {
         Routine::Sin => UnaryOp::Sin,
         Routine::Cos => UnaryOp::Cos,
         Routine::Tan => UnaryOp::Tan,
+        Routine::Exp2 => UnaryOp::Exp2,
+        Routine::Expm1 => UnaryOp::Expm1,
+        Routine::Tanh => UnaryOp::Tanh,
+        Routine::Sinh => UnaryOp::Sinh,
+        Routine::Cosh => UnaryOp::Cosh,
     };
     let b = a.unary(op, x);
     (a, b)
@@ -502,6 +573,31 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
             let x = a.input(0);
             let s = a.unary(UnaryOp::Sin, x);
             a.unary(UnaryOp::Cos, s)
+        }),
+        ("tanh(x)*2 + x*x", 1, |a| {
+            let x = a.input(0);
+            let t = a.unary(UnaryOp::Tanh, x);
+            let two = a.literal(2.0);
+            let m = a.binary(BinaryOp::Mul, t, two);
+            let sq = a.binary(BinaryOp::Mul, x, x);
+            a.binary(BinaryOp::Add, m, sq)
+        }),
+        ("sinh(x*y) - cosh(x) + expm1(y) * exp2(x)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let m = a.binary(BinaryOp::Mul, x, y);
+            let s = a.unary(UnaryOp::Sinh, m);
+            let c = a.unary(UnaryOp::Cosh, x);
+            let e = a.unary(UnaryOp::Expm1, y);
+            let t = a.unary(UnaryOp::Exp2, x);
+            let d = a.binary(BinaryOp::Sub, s, c);
+            let p = a.binary(BinaryOp::Mul, e, t);
+            a.binary(BinaryOp::Add, d, p)
+        }),
+        ("tanh(exp2(x))", 1, |a| {
+            let x = a.input(0);
+            let e = a.unary(UnaryOp::Exp2, x);
+            a.unary(UnaryOp::Tanh, e)
         }),
     ]
 }

@@ -161,14 +161,16 @@ fn exact_unary() -> Vec<UnaryOp> {
         .collect()
 }
 
-/// `op`, or for erf and erfc, which the JIT now computes as vector polynomials (within a ULP bound,
-/// not bit for bit), an exact op in their place (sign, abs): the generator keeps drawing from the
-/// same list, so that the committed seeds and regressions still decode to the kernels they were
-/// found as, while no exact tree holds a function that is not exact.
+/// `op`, or for erf, erfc, sinh and cosh, which the JIT now computes as vector polynomials (within
+/// a ULP bound, not bit for bit), an exact op in their place (sign, abs, neg, abs): the generator
+/// keeps drawing from the same list, so that the committed seeds and regressions still decode to
+/// the kernels they were found as, while no exact tree holds a function that is not exact.
 fn exact_stand_in(op: UnaryOp) -> UnaryOp {
     match op {
         UnaryOp::Erf => UnaryOp::Sign,
         UnaryOp::Erfc => UnaryOp::Abs,
+        UnaryOp::Sinh => UnaryOp::Neg,
+        UnaryOp::Cosh => UnaryOp::Abs,
         op => op,
     }
 }

@@ -204,7 +204,7 @@ fn tail(v: &mut Vb<'_, '_>, ax: Value, z: Value, y: Value) -> Value {
     // (1 + s)·2^k / |x| with one rounding: q = 1/|x| and its residual 1 - q·|x| (exact by FMA),
     // (1 + s)/|x| = q·(1 + s)(1 + res + ...) = q + q·(s + res·(1 + s)); the scaling by two exact
     // powers of two rounds once more only where the result is subnormal, and gives 0 beyond
-    let (k, es) = exp_parts(v, s2, e);
+    let (k, es) = exp_parts(v, &super::exp::F64, s2, Some(e));
     let one = v.c(1.0);
     let q = v.div(one, ax);
     let nq = v.neg(q);

@@ -11,13 +11,15 @@
 //! max 1 ULP.
 //!
 //! **exp2**: `k = nearest(x)`, `r = x - k` exactly, `t = r·ln2` as a double-double (`fma` residual),
-//! `2^x = e^t_hi · (1 + t_lo) · 2^k` with the same polynomial and scaling. Measured: max 1 ULP.
+//! `2^x = e^t_hi · (1 + t_lo) · 2^k` with the same polynomial; for |x| < 1020 `k` is added into the
+//! exponent field, and a vector with a lane beyond (or NaN) takes the general path (clamp and two
+//! exact scalings, the same bits for normal results). Measured: max 1 ULP.
 //!
-//! **expm1**: fdlibm's `s_expm1.c` (FreeBSD msun, via musl / the Rust `libm` crate), every branch
-//! computed and selected lane by lane: reduction `x = k·ln2 + r` with the rounding error `c` of `r`
-//! kept, the rational approximation with fdlibm's Q1..Q5 (a Remez fit, error below 2^-61.8), then the
-//! branch of the reconstruction that fits `k` (0, ±1, 2..19, 20..56, other). fdlibm states an error
-//! below 1 ULP. Measured: max 1 ULP.
+//! **expm1**: on |x| < 0.35 the polynomial `x + x²·(1/2 + x·P(x))` (Chebyshev interpolation in
+//! mpmath, `scripts/fexp_fit.py`, relative error 2^-58.5); beyond, exp's reduction `e^x = (1 +
+//! s)·2^k` and `2^k·s + (2^k - 1)` in one `fma` (k is never 0 there); the sign of x last. x >= 708 or
+//! NaN takes a branch to `exp(x) - 1`. No division and no select per range of k, where fdlibm's
+//! `s_expm1.c` (the previous method here) needs both. Measured: see `math::ulp_bound`.
 
 use super::Vb;
 use cranelift_codegen::ir::Value;
@@ -78,8 +80,11 @@ pub(crate) fn clamp(v: &mut Vb<'_, '_>, x: Value, lo: f64, hi: f64) -> Value {
     v.selc(small, lo, x)
 }
 
-/// `(k, e^r)` with `x + lo = k·ln2 + r` (`lo` a small correction, or None).
-fn exp_reduce(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> (Value, Value) {
+/// `(k, s)` with `e^(x + lo) = (1 + s)·2^k` (`lo` a small correction, or None): the reduction
+/// `x + lo = k·ln2 + r` and `s = r + r²·Q(r)`, without the final `1 +` and scaling, for a caller
+/// that folds them into its own last operation (erfc's division, expm1's `2^k·s + (2^k - 1)`). No
+/// special values: `x` must be finite with |x| < 2^40 or so.
+pub(crate) fn exp_parts(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> (Value, Value) {
     let t = v.mulc(x, c.log2e);
     let k = v.nearest(t);
     let nk = v.neg(k);
@@ -90,26 +95,16 @@ fn exp_reduce(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) ->
     if let Some(lo) = lo {
         r = v.add(r, lo);
     }
-    (k, exp_poly(v, c, r))
-}
-
-/// `(k, s)` with `e^(x + lo) = (1 + s)·2^k` in f64 (`lo` a small correction): the reduction and
-/// polynomial of [`exp`] without the final `1 +` and scaling, for a caller that folds them into its
-/// own last operation (erfc's division keeps one rounding that way). No special values: `x` must be
-/// finite with |x| < 2^40 or so.
-pub(crate) fn exp_parts(v: &mut Vb<'_, '_>, x: Value, lo: Value) -> (Value, Value) {
-    let c = &F64;
-    let t = v.mulc(x, c.log2e);
-    let k = v.nearest(t);
-    let nk = v.neg(k);
-    let hi = v.c(c.ln2_hi);
-    let r = v.fma(nk, hi, x);
-    let lo2 = v.c(c.ln2_lo);
-    let r = v.fma(nk, lo2, r);
-    let r = v.add(r, lo);
     let r2 = v.mul(r, r);
     let q = v.poly2(r, r2, c.q);
     (k, v.fma(r2, q, r))
+}
+
+/// `(k, e^r)` with `x + lo = k·ln2 + r` (`lo` a small correction, or None): [`exp_parts`] and the
+/// `1 +` of [`exp_poly`].
+pub(crate) fn exp_reduce(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> (Value, Value) {
+    let (k, s) = exp_parts(v, c, x, lo);
+    (k, v.addc(s, 1.0))
 }
 
 /// `e^(x + lo)` in the precision of `c`, where `lo` is a small correction (or None): the exp of a
@@ -140,8 +135,9 @@ pub(crate) fn exp(v: &mut Vb<'_, '_>, x: Value) -> Value {
     exp_dd(v, x, None)
 }
 
-pub(crate) fn exp2(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    let x = clamp(v, x, -1080.0, 1025.0);
+/// `(k, p)` with `2^x = p·2^k` (`k = nearest(x)`): `r = x - k` exactly, `t = r·ln2` as a
+/// double-double (`fma` residual), `p = e^t_hi · (1 + t_lo)`.
+fn exp2_parts(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
     let k = v.nearest(x);
     let r = v.sub(x, k);
     let ln2 = v.c(F64.ln2_hi);
@@ -151,106 +147,87 @@ pub(crate) fn exp2(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let ln2lo = v.c(F64.ln2_lo);
     let tl = v.fma(r, ln2lo, e);
     let p = exp_poly(v, &F64, t);
-    let p = v.fma(p, tl, p);
-    v.scale(p, k)
+    (k, v.fma(p, tl, p))
 }
 
-// fdlibm s_expm1.c constants.
-const O_THRESHOLD: f64 = 7.09782712893383973096e+02;
-const FD_LN2_HI: f64 = 6.93147180369123816490e-01;
-const FD_LN2_LO: f64 = 1.90821492927058770002e-10;
-const INVLN2: f64 = 1.44269504088896338700e+00;
-const Q: [f64; 6] = [
-    1.0,
-    -3.33333333333331316428e-02,
-    1.58730158725481460165e-03,
-    -7.93650757867487942473e-05,
-    4.00821782732936239552e-06,
-    -2.01099218183624371326e-07,
+/// The |x| from which exp2 takes its general path: below, `p·2^k` is normal.
+pub(crate) const EXP2_EDGE: f64 = 1020.0;
+
+/// `2^x`: for |x| < [`EXP2_EDGE`], [`exp2_parts`] with `k` added into the exponent field; a vector
+/// with a lane beyond (or NaN) takes the general path: `x` clamped to [-1080, 1025] and two exact
+/// scalings, which give a normal lane the same bits.
+pub(crate) fn exp2(v: &mut Vb<'_, '_>, x: Value) -> Value {
+    let (k, p) = exp2_parts(v, x);
+    let fast = v.ldexp_fast(p, k);
+    let x2 = v.mul(x, x);
+    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, x2, EXP2_EDGE * EXP2_EDGE);
+    v.guard(edge, fast, |v| {
+        let x = clamp(v, x, -1080.0, 1025.0);
+        let (k, p) = exp2_parts(v, x);
+        v.scale(p, k)
+    })
+}
+
+/// expm1's polynomial on |x| < [`EXPM1_SMALL`]: `P` with `expm1(x) ≈ x + x²·(1/2 + x·P(x))`,
+/// Chebyshev interpolation of `(expm1(x) - x - x²/2)/x³` on [-0.35, 0.35] (mpmath `chebyfit`,
+/// 200-bit arithmetic, degree 9, `scripts/fexp_fit.py`), rounded to doubles: the whole
+/// approximation is within 2^-58.5 of expm1 (relative), measured over the interval.
+pub(crate) const EXPM1_P: [f64; 10] = [
+    0.16666666666666669,
+    0.041666666666666664,
+    0.008333333333329796,
+    0.0013888888888886363,
+    0.00019841269864364933,
+    2.4801587318080937e-05,
+    2.7557266442353424e-06,
+    2.7557281528710364e-07,
+    2.5101335854788522e-08,
+    2.0911915299044694e-09,
 ];
 
-pub(crate) fn expm1(v: &mut Vb<'_, '_>, x0: Value) -> Value {
+/// The |x| below which expm1 takes its polynomial (above ln2/2, so that the other range has
+/// `k != 0`).
+pub(crate) const EXPM1_SMALL: f64 = 0.35;
+
+/// The x from which expm1 takes its general path (exp's fast path ends at 708).
+pub(crate) const EXPM1_EDGE: f64 = 708.0;
+
+/// Below this x, expm1 is -1 (e^-60 is far below half an ULP of 1): the reduction's `x` is clamped
+/// to it, so that `2^k` stays normal.
+pub(crate) const EXPM1_LOW: f64 = -60.0;
+
+/// `e^x - 1`: on |x| < [`EXPM1_SMALL`] the polynomial `x + x²·(1/2 + x·P(x))`; beyond, exp's
+/// reduction `e^x = (1 + s)·2^k` with `expm1 = 2^k·s + (2^k - 1)` in one `fma` (`2^k - 1` is exact
+/// for the `k` that matter, `x` clamped below at [`EXPM1_LOW`]); the sign of x copied last (the
+/// sign of expm1 is the sign of x: -0.0 stays -0.0). A vector with a lane of x >= [`EXPM1_EDGE`]
+/// or NaN branches to the general path, `exp(x) - 1` for those lanes (inf beyond 709.78, NaN for NaN).
+pub(crate) fn expm1(v: &mut Vb<'_, '_>, x: Value) -> Value {
     use FloatCC::*;
-    // beyond [-50, 710] the result is -1 or inf
-    let x = clamp(v, x0, -50.0, 710.0);
-    let t = v.mulc(x, INVLN2);
-    let k = v.nearest(t);
-    let nk = v.neg(k);
-    let c_hi = v.c(FD_LN2_HI);
-    let hi = v.fma(nk, c_hi, x); // exact: ln2_hi has 32 trailing zero bits
-    let lo = v.mulc(k, FD_LN2_LO);
-    let xr = v.sub(hi, lo);
-    let d = v.sub(hi, xr);
-    let c = v.sub(d, lo);
-    // x is now in primary range
-    let hfx = v.mulc(xr, 0.5);
-    let hxs = v.mul(xr, hfx);
-    let r1 = v.poly(hxs, &Q);
-    let r1h = v.mul(r1, hfx);
-    let three = v.c(3.0);
-    let t = v.sub(three, r1h);
-    let xt = v.mul(xr, t);
-    let six = v.c(6.0);
-    let den = v.sub(six, xt);
-    let num = v.sub(r1, t);
-    let q = v.div(num, den);
-    let e = v.mul(hxs, q);
-    // k == 0: x - (x*e - hxs)
-    let xe = v.mul(xr, e);
-    let xe = v.sub(xe, hxs);
-    let r_k0 = v.sub(xr, xe);
-    // e = x*(e-c) - c - hxs
-    let ec = v.sub(e, c);
-    let e2 = v.mul(xr, ec);
-    let e2 = v.sub(e2, c);
-    let e2 = v.sub(e2, hxs);
-    let xme = v.sub(xr, e2);
-    // k == -1: 0.5*(x-e) - 0.5
-    let h = v.mulc(xme, 0.5);
-    let r_km1 = v.addc(h, -0.5);
-    // k == 1: x < -0.25 ? -2*(e-(x+0.5)) : 1 + 2*(x-e)
-    let xh = v.addc(xr, 0.5);
-    let a = v.sub(e2, xh);
-    let a = v.mulc(a, -2.0);
-    let b2 = v.mulc(xme, 2.0);
-    let b2 = v.addc(b2, 1.0);
-    let lt = v.cmpc(LessThan, xr, -0.25);
-    let r_k1 = v.sel(lt, a, b2);
-    // 2^-k for 2 <= k <= 56 (other lanes hold a harmless power of two)
-    let kc = clamp(v, k, 0.0, 60.0);
-    let nkc = v.neg(kc);
-    let uf = v.pow2(nkc);
-    // 2 <= k < 20: (x - e + (1 - 2^-k)) * 2^k
-    let one = v.c(1.0);
-    let omu = v.sub(one, uf);
-    let y_lo = v.add(xme, omu);
-    // 20 <= k <= 56: (x - (e + 2^-k) + 1) * 2^k
-    let eu = v.add(e2, uf);
-    let y_mid = v.sub(xr, eu);
-    let y_mid = v.addc(y_mid, 1.0);
-    // otherwise: (x - e + 1) * 2^k - 1
-    let y_far = v.addc(xme, 1.0);
-    let k_lt20 = v.cmpc(LessThan, k, 20.0);
-    let y = v.sel(k_lt20, y_lo, y_mid);
-    let k_in = v.cmpc(GreaterThanOrEqual, k, 2.0);
-    let k_le56 = v.cmpc(LessThanOrEqual, k, 56.0);
-    let k_in = v.and(k_in, k_le56);
-    let y = v.sel(k_in, y, y_far);
-    let y = v.scale(y, k);
-    let y_m1 = v.addc(y, -1.0);
-    let mut r = v.sel(k_in, y, y_m1);
-    let is1 = v.cmpc(Equal, k, 1.0);
-    r = v.sel(is1, r_k1, r);
-    let ism1 = v.cmpc(Equal, k, -1.0);
-    r = v.sel(ism1, r_km1, r);
-    let is0 = v.cmpc(Equal, k, 0.0);
-    r = v.sel(is0, r_k0, r);
-    // |x| < 2^-54: x itself (keeps -0.0 and the subnormals); NaN: NaN; overflow: inf
-    let ax = v.abs(x0);
-    let tiny = v.cmpc(LessThan, ax, 5.551115123125783e-17);
-    let nan = v.cmp(Unordered, x0, x0);
-    let tiny = v.or(tiny, nan);
-    r = v.sel(tiny, x0, r);
-    let over = v.cmpc(GreaterThan, x0, O_THRESHOLD);
-    v.selc(over, f64::INFINITY, r)
+    let fast = expm1_fast(v, x);
+    let edge = v.cmpc(UnorderedOrGreaterThanOrEqual, x, EXPM1_EDGE);
+    v.guard(edge, fast, |v| {
+        let e = exp(v, x);
+        let e = v.addc(e, -1.0);
+        v.sel(edge, e, fast)
+    })
+}
+
+/// [`expm1`] for x < [`EXPM1_EDGE`].
+fn expm1_fast(v: &mut Vb<'_, '_>, x: Value) -> Value {
+    use FloatCC::*;
+    let x2 = v.mul(x, x);
+    let p = v.poly2(x, x2, &EXPM1_P);
+    let half = v.c(0.5);
+    let t = v.fma(x, p, half);
+    let small = v.fma(x2, t, x);
+    let low = v.cmpc(LessThan, x, EXPM1_LOW);
+    let xc = v.selc(low, EXPM1_LOW, x);
+    let (k, s) = exp_parts(v, &F64, xc, None);
+    let tk = v.pow2(k);
+    let tk1 = v.addc(tk, -1.0);
+    let big = v.fma(tk, s, tk1);
+    let ax = v.abs(x);
+    let is_small = v.cmpc(LessThan, ax, EXPM1_SMALL);
+    let r = v.sel(is_small, small, big);
+    v.copysign(r, x)
 }

@@ -11,14 +11,16 @@
 //!
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
-//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `erf.rs` (erf, erfc), `f32x4.rs` (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
+//! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
+//! (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
-//! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
+//! The coefficients of the log, log1p, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
 //! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
-//! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp and
-//! pow polynomials are fitted here (exp: Chebyshev interpolation in mpmath) or Taylor series (the
-//! tail of pow's double-double log), whose coefficients are exact facts.
+//! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp,
+//! expm1, tanh, sinh and pow polynomials are fitted here (Chebyshev interpolation in mpmath,
+//! `scripts/fexp_fit.py` for expm1, tanh and sinh) or Taylor series (the tail of pow's double-double
+//! log), whose coefficients are exact facts.
 
 // The coefficients are quoted with the digits their sources give (fdlibm prints 21), and fdlibm's
 // constants near log2(e) or ln 2 are its own splits, not approximations of std's.
@@ -33,9 +35,9 @@ pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 mod erf;
 pub(crate) mod exp;
 pub(crate) mod f32x4;
+pub(crate) mod hyperbolic;
 pub(crate) mod log;
 mod pow;
-mod tanh;
 pub(crate) mod trig;
 
 use crate::clif::cast;
@@ -49,7 +51,21 @@ pub fn has_vector(f: MathFn) -> bool {
     use MathFn::*;
     matches!(
         f,
-        Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Pow | Tanh | Erf | Erfc
+        Exp | Exp2
+            | Expm1
+            | Log
+            | Log2
+            | Log10
+            | Log1p
+            | Sin
+            | Cos
+            | Tan
+            | Pow
+            | Tanh
+            | Erf
+            | Erfc
+            | Sinh
+            | Cosh
     )
 }
 
@@ -95,10 +111,12 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Sin => trig::sin(&mut v, x),
         MathFn::Cos => trig::cos(&mut v, x),
         MathFn::Tan => trig::tan(&mut v, x),
-        MathFn::Tanh => tanh::tanh(&mut v, x),
+        MathFn::Tanh => hyperbolic::tanh(&mut v, x),
         MathFn::Pow => pow::pow(&mut v, x, args[1]),
         MathFn::Erf => erf::erf(&mut v, x),
         MathFn::Erfc => erf::erfc(&mut v, x),
+        MathFn::Sinh => hyperbolic::sinh(&mut v, x),
+        MathFn::Cosh => hyperbolic::cosh(&mut v, x),
         _ => unreachable!("{f:?} has no vector implementation"),
     }
 }

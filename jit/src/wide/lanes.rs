@@ -18,7 +18,7 @@ use crate::vmath::trig::{
 
 /// The operations the algorithms need, on f64 and on f32 (constants rounded to the type as
 /// `vmath::Vb::c` rounds them).
-trait Lane:
+pub(super) trait Lane:
     Copy
     + PartialOrd
     + std::ops::Add<Output = Self>
@@ -97,13 +97,13 @@ impl Lane for f32 {
 }
 
 #[inline(always)]
-fn sel<T>(m: bool, a: T, b: T) -> T {
+pub(super) fn sel<T>(m: bool, a: T, b: T) -> T {
     if m { a } else { b }
 }
 
 /// `vmath::Vb::poly`: Horner's rule with FMA, coefficients ascending.
 #[inline(always)]
-fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
+pub(super) fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
     let (&last, rest) = coeffs.split_last().expect("a polynomial has coefficients");
     let mut acc = T::c(last);
     for &c in rest.iter().rev() {
@@ -114,7 +114,7 @@ fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
 
 /// `vmath::Vb::poly2`: even and odd halves.
 #[inline(always)]
-fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -> T {
+pub(super) fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -> T {
     let mut even = [0.0; E];
     let mut odd = [0.0; O];
     for (i, &c) in coeffs.iter().enumerate() {
@@ -129,18 +129,40 @@ fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -
     o.mul_add(x, e)
 }
 
-/// `vmath::exp::exp_reduce` (no correction): `(k, e^r)` with `x = k·ln2 + r`.
+/// `vmath::exp::exp_parts` (no correction): `(k, s)` with `e^x = (1 + s)·2^k`.
 #[inline(always)]
-fn exp_reduce<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> (T, T) {
+pub(super) fn exp_parts<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> (T, T) {
     let k = (x * T::c(c.log2e)).round_ties_even();
     let nk = -k;
     let r = nk.mul_add(T::c(c.ln2_hi), x);
     let r = nk.mul_add(T::c(c.ln2_lo), r);
-    // exp_poly
     let r2 = r * r;
     let q = poly2::<T, E, O>(r, r2, c.q);
-    let s = r2.mul_add(q, r);
+    (k, r2.mul_add(q, r))
+}
+
+/// `vmath::exp::exp_reduce` (no correction): `(k, e^r)` with `x = k·ln2 + r`.
+#[inline(always)]
+pub(super) fn exp_reduce<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> (T, T) {
+    let (k, s) = exp_parts::<T, E, O>(c, x);
     (k, s + T::c(1.0))
+}
+
+/// `vmath::exp::clamp`: `x` into `[lo, hi]`, keeping NaN.
+#[inline(always)]
+pub(super) fn clamp<T: Lane>(x: T, lo: f64, hi: f64) -> T {
+    let hi = T::c(hi);
+    let x = sel(x > hi, hi, x);
+    let lo = T::c(lo);
+    sel(x < lo, lo, x)
+}
+
+/// `vmath::Vb::scale`: `p·2^k` by two exact scalings.
+#[inline(always)]
+pub(super) fn scale<T: Lane>(p: T, k: T) -> T {
+    let k1 = (k * T::c(0.5)).floor();
+    let k2 = k - k1;
+    p * k1.pow2() * k2.pow2()
 }
 
 /// Whether `x` takes `vmath::exp::exp_with`'s fast path: `x² < edge²` (NaN does not).
@@ -158,17 +180,10 @@ fn exp_fast<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> T {
 
 /// `vmath::exp::exp_with`'s general path: clamp, reduction, polynomial, two exact scalings.
 #[inline(always)]
-fn exp_general<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> T {
-    // clamp (keeps NaN)
-    let hi = T::c(c.clamp.1);
-    let x = sel(x > hi, hi, x);
-    let lo = T::c(c.clamp.0);
-    let x = sel(x < lo, lo, x);
+pub(super) fn exp_general<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> T {
+    let x = clamp(x, c.clamp.0, c.clamp.1);
     let (k, p) = exp_reduce::<T, E, O>(c, x);
-    // scale
-    let k1 = (k * T::c(0.5)).floor();
-    let k2 = k - k1;
-    p * k1.pow2() * k2.pow2()
+    scale(p, k)
 }
 
 /// `vmath::log::log`: on the fast path (`general` false) `reduce_with(x, false)` and `log_reduced`,
@@ -259,7 +274,7 @@ const CHUNK: usize = 16;
 /// One function on one type: which lanes may take the fast path, the fast path, the general path.
 /// Function items rather than closures, so that each is inlined into the `#[target_feature]`
 /// function (an outlined closure is compiled without its features: libm's `fma` per lane).
-trait Paths<T: Copy> {
+pub(super) trait Paths<T: Copy> {
     fn fast_ok(x: T) -> bool;
     fn fast(x: T) -> T;
     fn general(x: T) -> T;
@@ -288,7 +303,7 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
 /// [`chunk`] over the slice; the remainder (fewer than [`CHUNK`] lanes) is copied into a chunk
 /// padded with its first element, computed, and copied back.
 #[inline(always)]
-fn map<T: Copy, P: Paths<T>>(xs: &mut [T]) {
+pub(super) fn map<T: Copy, P: Paths<T>>(xs: &mut [T]) {
     let mut chunks = xs.chunks_exact_mut(CHUNK);
     for c in &mut chunks {
         chunk::<T, P>(c.try_into().expect("a chunk of CHUNK lanes"));
@@ -719,6 +734,8 @@ sincos_levels! {
 pub(super) use sincos32::{avx2 as sincos_f32_avx2, avx512 as sincos_f32_avx512};
 pub(super) use sincos64::{avx2 as sincos_f64_avx2, avx512 as sincos_f64_avx512};
 
+/// The `#[target_feature]` slice functions of each level for a [`Paths`] type (`map` and the
+/// type must be in scope where it is invoked).
 macro_rules! levels {
     ($($name:ident: $t:ty, $f:ident;)*) => {
         $(
@@ -738,6 +755,8 @@ macro_rules! levels {
         )*
     };
 }
+
+pub(super) use levels;
 
 levels! {
     exp64: f64, Exp;

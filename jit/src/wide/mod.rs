@@ -1,5 +1,6 @@
-//! exp, log, sin, cos and tan at the host's full vector width: the inline vector math's algorithms
-//! (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`) compiled by rustc for AVX-512 (8 f64
+//! exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at the host's full vector width: the
+//! inline vector math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`,
+//! `vmath::hyperbolic`; `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh) compiled by rustc for AVX-512 (8 f64
 //! lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
 //! runs wider.
@@ -42,6 +43,7 @@
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
 
+mod exp_family;
 mod lanes;
 mod rows;
 
@@ -124,16 +126,26 @@ pub enum Routine {
     Cos,
     /// `tan`.
     Tan,
+    Exp2,
+    Expm1,
+    Tanh,
+    Sinh,
+    Cosh,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 5] = [
+    pub const ALL: [Routine; 10] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
         Routine::Cos,
         Routine::Tan,
+        Routine::Exp2,
+        Routine::Expm1,
+        Routine::Tanh,
+        Routine::Sinh,
+        Routine::Cosh,
     ];
 
     /// The function the routine computes.
@@ -144,6 +156,11 @@ impl Routine {
             Routine::Sin => crate::host::MathFn::Sin,
             Routine::Cos => crate::host::MathFn::Cos,
             Routine::Tan => crate::host::MathFn::Tan,
+            Routine::Exp2 => crate::host::MathFn::Exp2,
+            Routine::Expm1 => crate::host::MathFn::Expm1,
+            Routine::Tanh => crate::host::MathFn::Tanh,
+            Routine::Sinh => crate::host::MathFn::Sinh,
+            Routine::Cosh => crate::host::MathFn::Cosh,
         }
     }
 
@@ -155,6 +172,11 @@ impl Routine {
             kiln_ir::UnaryOp::Sin => Some(Routine::Sin),
             kiln_ir::UnaryOp::Cos => Some(Routine::Cos),
             kiln_ir::UnaryOp::Tan => Some(Routine::Tan),
+            kiln_ir::UnaryOp::Exp2 => Some(Routine::Exp2),
+            kiln_ir::UnaryOp::Expm1 => Some(Routine::Expm1),
+            kiln_ir::UnaryOp::Tanh => Some(Routine::Tanh),
+            kiln_ir::UnaryOp::Sinh => Some(Routine::Sinh),
+            kiln_ir::UnaryOp::Cosh => Some(Routine::Cosh),
             _ => None,
         }
     }
@@ -193,6 +215,16 @@ impl WideElem for f64 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f64_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f64_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f64_avx512,
+            (Routine::Exp2, Level::Avx2) => exp_family::exp2_64::avx2,
+            (Routine::Exp2, Level::Avx512) => exp_family::exp2_64::avx512,
+            (Routine::Expm1, Level::Avx2) => exp_family::expm1_64::avx2,
+            (Routine::Expm1, Level::Avx512) => exp_family::expm1_64::avx512,
+            (Routine::Tanh, Level::Avx2) => exp_family::tanh64::avx2,
+            (Routine::Tanh, Level::Avx512) => exp_family::tanh64::avx512,
+            (Routine::Sinh, Level::Avx2) => exp_family::sinh64::avx2,
+            (Routine::Sinh, Level::Avx512) => exp_family::sinh64::avx512,
+            (Routine::Cosh, Level::Avx2) => exp_family::cosh64::avx2,
+            (Routine::Cosh, Level::Avx512) => exp_family::cosh64::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -229,6 +261,16 @@ impl WideElem for f32 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f32_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f32_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f32_avx512,
+            (Routine::Exp2, Level::Avx2) => exp_family::exp2_32::avx2,
+            (Routine::Exp2, Level::Avx512) => exp_family::exp2_32::avx512,
+            (Routine::Expm1, Level::Avx2) => exp_family::expm1_32::avx2,
+            (Routine::Expm1, Level::Avx512) => exp_family::expm1_32::avx512,
+            (Routine::Tanh, Level::Avx2) => exp_family::tanh32::avx2,
+            (Routine::Tanh, Level::Avx512) => exp_family::tanh32::avx512,
+            (Routine::Sinh, Level::Avx2) => exp_family::sinh32::avx2,
+            (Routine::Sinh, Level::Avx512) => exp_family::sinh32::avx512,
+            (Routine::Cosh, Level::Avx2) => exp_family::cosh32::avx2,
+            (Routine::Cosh, Level::Avx512) => exp_family::cosh32::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {

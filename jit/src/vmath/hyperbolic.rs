@@ -1,0 +1,147 @@
+//! tanh, sinh and cosh on F64X2, on exp's reduction (`exp.rs`).
+//!
+//! **tanh**: on |x| < [`TANH_SMALL`] (log(3)/2, where tanh is 1/2) the odd polynomial
+//! `x + x³·P(x²)`; beyond, `1 - 2/(e^(2|x|) + 1)` (a result in [1/2, 1), where the division's error
+//! is at most a quarter of an ULP of the result) with the sign of x, |x| clamped to 20 first (tanh(20)
+//! rounds to 1, and `e^40` stays on exp's fast path); NaN takes the polynomial (NaN stays NaN), the
+//! subnormals give themselves through it, and the sign of x is copied last (tanh(-0.0) = -0.0). No
+//! branch.
+//!
+//! **sinh**: on |x| < [`SINH_SMALL`] the odd polynomial `x + x³·P(x²)`; beyond, `e/2 - (1/2)/e` with
+//! `e = e^|x|` and the sign of x (the errors of `e` and `1/e` are of opposite signs and cancel to
+//! `coth(2)`, 1.04, times exp's). **cosh**: `e/2 + (1/2)/e` everywhere (the same cancellation makes
+//! it exact near 0: cosh(0) = 1). A vector with a lane of |x| >= 708 (cosh: or NaN) branches to the
+//! general path: |x| clamped to 711, `e^|x|/2` as `(1 + s)·2^(k-1)` by two exact scalings (finite up
+//! to 710.4758, inf beyond), the other lanes the fast path's bits.
+//!
+//! Coefficients: Chebyshev interpolation in mpmath (`chebyfit`, 200-bit arithmetic,
+//! `scripts/fexp_fit.py`), rounded to doubles; the relative error of each whole polynomial
+//! approximation over its interval, measured in exact arithmetic: tanh 2^-57.6 (degree 10 in x²),
+//! sinh 2^-55.3 (degree 8; bounded by the rounding of 1/6). Measured against glibc over a million
+//! points (`jit/tests/accuracy.rs`) and against mpmath's correctly rounded values
+//! (`tests/math_accuracy.rs`): see `math::ulp_bound`.
+
+use super::Vb;
+use super::exp::{F64, exp_reduce};
+use cranelift_codegen::ir::Value;
+use cranelift_codegen::ir::condcodes::FloatCC;
+
+/// The |x| from which tanh is `1 - 2/(e^(2|x|) + 1)`: log(3)/2 rounded down.
+pub(crate) const TANH_SMALL: f64 = 0.5493;
+
+/// tanh's `P`: `tanh(x) ≈ x + x³·P(x²)` on |x| <= 0.5493.
+pub(crate) const TANH_P: [f64; 11] = [
+    -0.3333333333333333,
+    0.13333333333332728,
+    -0.05396825396745134,
+    0.02186948849445927,
+    -0.008863234416113615,
+    0.0035921106202983504,
+    -0.0014556637641338977,
+    0.000588945598897686,
+    -0.0002346631274569021,
+    8.515973036928387e-05,
+    -2.0635184405443472e-05,
+];
+
+/// Beyond this |x|, tanh is ±1 (the argument of its exp is clamped to twice it).
+pub(crate) const TANH_ONE: f64 = 20.0;
+
+/// The |x| below which sinh is its polynomial.
+pub(crate) const SINH_SMALL: f64 = 2.0;
+
+/// sinh's `P`: `sinh(x) ≈ x + x³·P(x²)` on |x| <= 2.
+pub(crate) const SINH_P: [f64; 9] = [
+    0.16666666666666666,
+    0.008333333333333331,
+    0.00019841269841270936,
+    2.7557319223705004e-06,
+    2.505210842152821e-08,
+    1.6059041233681633e-10,
+    7.647273957195198e-13,
+    2.8087409252747675e-15,
+    8.580357849794261e-18,
+];
+
+/// The |x| from which sinh and cosh take their general path (exp's fast path ends at 708).
+pub(crate) const HYP_EDGE: f64 = 708.0;
+
+/// The general path clamps |x| to this: sinh and cosh overflow from 710.4758.
+pub(crate) const HYP_CLAMP: f64 = 711.0;
+
+/// `x + x³·P(x²)` (`z = x²`), its halves in two chains.
+fn odd_poly(v: &mut Vb<'_, '_>, x: Value, z: Value, p: &[f64]) -> Value {
+    let z2 = v.mul(z, z);
+    let q = v.poly2(z, z2, p);
+    let x3 = v.mul(x, z);
+    v.fma(x3, q, x)
+}
+
+pub(crate) fn tanh(v: &mut Vb<'_, '_>, x: Value) -> Value {
+    use FloatCC::*;
+    let z = v.mul(x, x);
+    let small = odd_poly(v, x, z, &TANH_P);
+    let ax = v.abs(x);
+    let one = v.cmpc(GreaterThan, ax, TANH_ONE);
+    let a = v.selc(one, TANH_ONE, ax);
+    let a2 = v.add(a, a);
+    let (k, p) = exp_reduce(v, &F64, a2, None);
+    let e = v.ldexp_fast(p, k);
+    let e1 = v.addc(e, 1.0);
+    let two = v.c(2.0);
+    let q = v.div(two, e1);
+    let onec = v.c(1.0);
+    let big = v.sub(onec, q);
+    let is_small = v.cmpc(UnorderedOrLessThan, ax, TANH_SMALL);
+    let r = v.sel(is_small, small, big);
+    // the sign of x: the polynomial's `-0.0 + +0.0` is +0.0
+    v.copysign(r, x)
+}
+
+/// `e/2 ± (1/2)/e` for `e = e^|x|` (`plus`: cosh's sum, else sinh's difference), with the general
+/// path for lanes of |x| >= [`HYP_EDGE`] (or, where `nan_general`, NaN).
+fn exp_pair(v: &mut Vb<'_, '_>, ax: Value, plus: bool, nan_general: bool) -> Value {
+    use FloatCC::*;
+    let combine = |v: &mut Vb<'_, '_>, e: Value| {
+        let h = v.mulc(e, 0.5);
+        let half = v.c(0.5);
+        let q = v.div(half, e);
+        if plus { v.add(h, q) } else { v.sub(h, q) }
+    };
+    let (k, p) = exp_reduce(v, &F64, ax, None);
+    let e = v.ldexp_fast(p, k);
+    let fast = combine(v, e);
+    let cc = if nan_general {
+        UnorderedOrGreaterThanOrEqual
+    } else {
+        GreaterThanOrEqual
+    };
+    let edge = v.cmpc(cc, ax, HYP_EDGE);
+    v.guard(edge, fast, |v| {
+        let big = v.cmpc(GreaterThan, ax, HYP_CLAMP);
+        let a = v.selc(big, HYP_CLAMP, ax);
+        let (k, p) = exp_reduce(v, &F64, a, None);
+        let e = v.scale(p, k);
+        let r = combine(v, e);
+        let k1 = v.addc(k, -1.0);
+        let h = v.scale(p, k1);
+        let far = v.cmpc(GreaterThanOrEqual, a, HYP_EDGE);
+        v.sel(far, h, r)
+    })
+}
+
+pub(crate) fn sinh(v: &mut Vb<'_, '_>, x: Value) -> Value {
+    use FloatCC::*;
+    let z = v.mul(x, x);
+    let small = odd_poly(v, x, z, &SINH_P);
+    let ax = v.abs(x);
+    let big = exp_pair(v, ax, false, false);
+    let big = v.copysign(big, x);
+    let is_small = v.cmpc(UnorderedOrLessThan, ax, SINH_SMALL);
+    v.sel(is_small, small, big)
+}
+
+pub(crate) fn cosh(v: &mut Vb<'_, '_>, x: Value) -> Value {
+    let ax = v.abs(x);
+    exp_pair(v, ax, true, true)
+}
