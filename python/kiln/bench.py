@@ -99,14 +99,21 @@ def check(name, fns, env, dtype):
             raise SystemExit(f"{name} N={len(env['x'])}: {label} disagrees with NumPy")
 
 
+#: the clock samples are read from: wall time (`time.perf_counter`), or with `--cpu-time` this
+#: process's CPU time (`time.process_time`), which a loaded machine's other processes do not inflate
+#: (every variant here runs on one thread)
+CLOCK = [time.perf_counter]
+
+
 def loops_for(fn, target_s):
     """How many calls make one sample of about `target_s` seconds."""
+    clock = CLOCK[0]
     loops = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(loops):
             fn()
-        dt = time.perf_counter() - t0
+        dt = clock() - t0
         if dt >= target_s or loops >= 1 << 20:
             return max(1, int(loops * target_s / max(dt, 1e-9)))
         loops *= 4
@@ -114,6 +121,7 @@ def loops_for(fn, target_s):
 
 def measure(fns, rounds, target_s):
     """Median seconds per call of each variant, over `rounds` interleaved rounds."""
+    clock = CLOCK[0]
     loops = [loops_for(fn, target_s) for _, fn in fns]
     samples = [[] for _ in fns]
     for r in range(rounds):
@@ -122,10 +130,10 @@ def measure(fns, rounds, target_s):
         for i in order:
             fn = fns[i][1]
             n = loops[i]
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 fn()
-            samples[i].append((time.perf_counter() - t0) / n)
+            samples[i].append((clock() - t0) / n)
     return [statistics.median(s) for s in samples]
 
 
@@ -322,7 +330,10 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="one JSON object per measurement instead of the table")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds; the median is reported")
     p.add_argument("--sample-ms", type=float, default=5.0, help="time per sample (calls are repeated to fill it)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time by this process's CPU time, not wall time (one-thread runs on a loaded machine)")
     args = p.parse_args(argv)
+    CLOCK[0] = time.process_time if args.cpu_time else time.perf_counter
     types = {"f64": [("f64", np.float64)], "f32": [("f32", np.float32)]}
     types["both"] = types["f64"] + types["f32"]
     if args.programs:

@@ -5,7 +5,8 @@
 //!
 //! std's methods are glibc's libm for both types (`tanhf` for f32). The interpreter, the oracle
 //! both are checked against, is std for f64 except `arcsinh`, `arccosh`, `arctanh` (the `libm`
-//! crate's, more accurate than std's formulas: std's `acosh` near 1 is hundreds of ULP off) and uses
+//! crate's, more accurate than std's formulas: std's `acosh` near 1 is hundreds of ULP off, its
+//! `atanh` near -1 far more, in f64 and f32 alike, as std computes both types by one formula) and uses
 //! the `libm` crate for every f32 function (`kiln_ir::Real`), so a loop agrees with it within a
 //! looser bound than kiln's ([`super::functions::LOOP_ULP`]), not bit for bit.
 //!
