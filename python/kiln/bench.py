@@ -183,9 +183,9 @@ def agrees(got, want, dtype, atol=None):
     return got.shape == want.shape and bool(np.allclose(got.astype(np.float64), want, rtol=rtol, atol=atol, equal_nan=True))
 
 
-def json_row(kernel, n, dtype, variant, seconds, ok=True, **extra):
+def json_row(kernel, n, dtype, variant, seconds, ok=True, threads=1, **extra):
     """One measurement as the JSON object `kiln bench --json` prints (its keys, and these extra)."""
-    row = {"kernel": kernel, "n": n, "dtype": dtype, "variant": variant, "threads": 1,
+    row = {"kernel": kernel, "n": n, "dtype": dtype, "variant": variant, "threads": threads,
            "ns_per_elem": round(seconds * 1e9 / max(n, 1), 4), "ok": ok}
     row.update(extra)
     return json.dumps(row)
@@ -300,7 +300,10 @@ def run_kernels(args, names, dtype, sizes, emit):
             by = dict(zip((label for label, _ in fns), times))
             for (label, _), t in zip(fns, times):
                 if args.json:
-                    emit(json_row(name, n, dname, label, t))
+                    # the seed kernels run kiln and numexpr on their default thread counts
+                    threads = {"numexpr": numexpr.get_num_threads() if numexpr else 1, "numpy": 1}.get(
+                        label, kiln.get_num_threads())
+                    emit(json_row(name, n, dname, label, t, threads=threads))
                     continue
                 vs_np = f"{by['numpy'] / t:8.2f}x"
                 vs_ne = f"{by['numexpr'] / t:9.2f}x" if "numexpr" in by else f"{'-':>10}"

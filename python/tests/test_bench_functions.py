@@ -75,3 +75,12 @@ def test_bad_domain_kind_is_an_error():
         assert "cubic" in str(e)
     else:
         raise AssertionError("no error")
+
+
+def test_seed_kernels_json_in_both_types():
+    out = run_bench("--kernels", "axpy", "--sizes", "100", "--dtype", "both", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {r["dtype"] for r in rows} == {"f64", "f32"}
+    assert {"kiln.evaluate", "kiln.compile", "numpy"} <= {r["variant"] for r in rows}
+    assert all(r["kernel"] == "axpy" and r["ok"] and r["threads"] >= 1 for r in rows)
+    assert [r["threads"] for r in rows if r["variant"] == "numpy"] == [1, 1]
