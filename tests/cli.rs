@@ -412,6 +412,68 @@ fn bench_races_the_integer_kernels_at_their_own_types() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not f64, f32 or int"));
 }
 
+/// `kiln bench --functions` once at a small N: every function of the table in both types, kiln and
+/// std's loop, each checked against the interpreter (kiln within its documented ULP bound) before
+/// it is timed; `--kernels` picks functions, an unknown name is an error.
+#[test]
+fn bench_functions_checks_every_function_against_the_interpreter() {
+    let o = kiln(&[
+        "bench",
+        "--functions",
+        "--n",
+        "1003",
+        "--budget-ms",
+        "1",
+        "--json",
+    ]);
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().collect();
+    let table = kiln::bench::functions::FUNCTIONS;
+    assert_eq!(rows.len(), table.len() * 2 * 2, "{out}");
+    for r in &rows {
+        assert!(r.contains(r#""ok":true"#), "{r}");
+        assert!(r.contains(r#""n":1003"#), "{r}");
+    }
+    for f in table {
+        for dtype in ["f64", "f32"] {
+            for variant in ["kiln-simd", "rust-loop"] {
+                let want = format!(
+                    r#""kernel":"{}","n":1003,"dtype":"{dtype}","variant":"{variant}""#,
+                    f.name
+                );
+                assert!(rows.iter().any(|r| r.contains(&want)), "{want} missing:\n{out}");
+            }
+        }
+    }
+    let o = kiln(&[
+        "bench",
+        "--functions",
+        "--kernels",
+        "tanh,x**y",
+        "--dtype",
+        "f32",
+        "--n",
+        "100",
+        "--budget-ms",
+        "1",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("tanh ")).count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("x**y ")).count(),
+        2,
+        "{text}"
+    );
+    assert!(!text.contains("WRONG"), "{text}");
+    let o = kiln(&["bench", "--functions", "--kernels", "erf"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown function 'erf'"));
+}
+
 #[test]
 fn explain_shows_a_fortran_input_beside_a_c_one_read_in_place() {
     // a C input beside a Fortran .npy: no common memory order, and the Fortran one's rows step by a

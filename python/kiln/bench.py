@@ -7,14 +7,30 @@ it, a `kiln.compile(ex)` kernel called with keywords, `numexpr.evaluate` (if num
 and the NumPy expression. Every variant's result is checked against NumPy's first. The table gives
 the median time per call, nanoseconds per element and the speed relative to NumPy and numexpr.
 
+`--functions` times every function of numexpr's set that kiln computes, one at a time, from the
+table `kiln bench --functions` uses (`kiln._kiln.bench_functions()`: each function's expression and
+the domains its inputs are drawn from), in float64 and float32 at N = 1e4 and 1e6 on one thread:
+`kiln.evaluate`, `numexpr.evaluate` (one thread; where numexpr has the function) and NumPy's ufunc
+(the expression evaluated in NumPy's namespace: `tanh(x)` is `np.tanh(x)`), each result checked first
+against NumPy's in float64 on the same inputs (relative 1e-12 for float64, 1e-5 for float32). The
+speeds are NumPy's (numexpr's) time over kiln's: above 1, kiln is faster.
+
+`--programs` times small whole programs (`tanh(M)*2 + M**2` over a 1000 x 1000 float64 matrix) the
+same way. `--json` prints one JSON object per measurement instead of a table, in every mode but
+`--dask`.
+
     python -m kiln.bench                       # N = 1e2..1e7, float64
     python -m kiln.bench --dtype f32 --sizes 100,1e6 --rounds 9
+    python -m kiln.bench --functions           # the function table, f64 and f32, N = 1e4 and 1e6
+    python -m kiln.bench --functions --kernels tanh,x**y --dtype f32 --json
+    python -m kiln.bench --programs
     python -m kiln.bench --dask                # kiln.dask against plain Dask (kiln.dask_bench)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -30,6 +46,11 @@ KERNELS = {
     "sumsq": ("sum(x*x)", lambda a, b, c, d, x, y: np.sum(x * x)),
     "logistic": ("1/(1+exp(-x))", lambda a, b, c, d, x, y: 1 / (1 + np.exp(-x))),
     "trig": ("sin(x)*cos(x) + sqrt(abs(x))", lambda a, b, c, d, x, y: np.sin(x) * np.cos(x) + np.sqrt(np.abs(x))),
+}
+
+# small whole programs: (expression, its inputs' shapes), all float64, values uniform on [-3, 3)
+PROGRAMS = {
+    "tanh(M)*2 + M**2": {"M": (1000, 1000)},
 }
 
 # the scalars of kiln's seed kernels; passed as NumPy scalars of the data's type, so that every
@@ -78,14 +99,21 @@ def check(name, fns, env, dtype):
             raise SystemExit(f"{name} N={len(env['x'])}: {label} disagrees with NumPy")
 
 
+#: the clock samples are read from: wall time (`time.perf_counter`), or with `--cpu-time` this
+#: process's CPU time (`time.process_time`), which a loaded machine's other processes do not inflate
+#: (every variant here runs on one thread)
+CLOCK = [time.perf_counter]
+
+
 def loops_for(fn, target_s):
     """How many calls make one sample of about `target_s` seconds."""
+    clock = CLOCK[0]
     loops = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = clock()
         for _ in range(loops):
             fn()
-        dt = time.perf_counter() - t0
+        dt = clock() - t0
         if dt >= target_s or loops >= 1 << 20:
             return max(1, int(loops * target_s / max(dt, 1e-9)))
         loops *= 4
@@ -93,6 +121,7 @@ def loops_for(fn, target_s):
 
 def measure(fns, rounds, target_s):
     """Median seconds per call of each variant, over `rounds` interleaved rounds."""
+    clock = CLOCK[0]
     loops = [loops_for(fn, target_s) for _, fn in fns]
     samples = [[] for _ in fns]
     for r in range(rounds):
@@ -101,15 +130,189 @@ def measure(fns, rounds, target_s):
         for i in order:
             fn = fns[i][1]
             n = loops[i]
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 fn()
-            samples[i].append((time.perf_counter() - t0) / n)
+            samples[i].append((clock() - t0) / n)
     return [statistics.median(s) for s in samples]
+
+
+def numexpr_module():
+    """numexpr, or None where it is not installed."""
+    try:
+        import numexpr  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return numexpr
+
+
+def numpy_eval(ex, env):
+    """The expression evaluated by NumPy: its names are NumPy's (`tanh`, `arctan2`, `hypot`)."""
+    return eval(ex, {"__builtins__": {}, **vars(np)}, env)  # noqa: S307 (kiln's own table)
+
+
+def draw(domain, n, rng, dtype):
+    """n values from a domain of the function table: ("uniform" | "log" | "signed-log", lo, hi)."""
+    kind, lo, hi = domain
+    u = rng.random(n)
+    if kind == "uniform":
+        v = lo + (hi - lo) * u
+    else:
+        v = np.clip(np.exp(np.log(lo) + (np.log(hi) - np.log(lo)) * u), lo, hi)
+        if kind == "signed-log":
+            v = np.where(rng.random(n) < 0.5, -v, v)
+        elif kind != "log":
+            raise ValueError(f"unknown domain kind {kind!r}")
+    return v.astype(dtype)
+
+
+def function_table():
+    """The function table of `kiln bench --functions`: (name, expression, x domains, y domains)."""
+    from . import _kiln
+
+    return _kiln.bench_functions()
+
+
+def agrees(got, want, dtype, atol=None):
+    """Whether a result agrees with NumPy's float64 one: relative 1e-12 (float64) or 1e-5
+    (float32), NaN where NumPy has NaN, the same shape; `atol` (default: that relative bound of the
+    smallest normal) for a program whose result may cancel to nearly zero."""
+    got = np.asarray(got)
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    atol = rtol * np.finfo(dtype).tiny if atol is None else atol
+    return got.shape == want.shape and bool(np.allclose(got.astype(np.float64), want, rtol=rtol, atol=atol, equal_nan=True))
+
+
+def json_row(kernel, n, dtype, variant, seconds, ok=True, threads=1, **extra):
+    """One measurement as the JSON object `kiln bench --json` prints (its keys, and these extra)."""
+    row = {"kernel": kernel, "n": n, "dtype": dtype, "variant": variant, "threads": threads,
+           "ns_per_elem": round(seconds * 1e9 / max(n, 1), 4), "ok": ok}
+    row.update(extra)
+    return json.dumps(row)
+
+
+def function_variants(ex, env, dtype, numexpr):
+    """What to time for one function: (label, callable); numexpr only where it has the function
+    (and gives a result of the inputs' type, as the other two do)."""
+    fns = [("kiln", lambda: kiln.evaluate(ex, local_dict=env))]
+    if numexpr is not None:
+        try:
+            r = numexpr.evaluate(ex, local_dict=env)
+        except Exception:  # noqa: BLE001 (a function numexpr lacks: its error types vary)
+            r = None
+        if r is not None and r.dtype == dtype:
+            fns.append(("numexpr", lambda: numexpr.evaluate(ex, local_dict=env)))
+    fns.append(("numpy", lambda: numpy_eval(ex, env)))
+    return fns
+
+
+def run_functions(args, names, dtypes, sizes, emit):
+    """The function table: per function, type and N, kiln, numexpr and NumPy, checked, timed."""
+    numexpr = numexpr_module()
+    if numexpr is not None:
+        numexpr.set_num_threads(1)
+    kiln.set_num_threads(1)
+    table = [f for f in function_table() if names is None or f[0] in names]
+    if names is not None:
+        unknown = set(names) - {f[0] for f in table}
+        if unknown:
+            raise SystemExit(f"unknown function(s) {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(f[0] for f in function_table())})")
+    if not args.json:
+        emit(f"{'function':<9} {'type':<4} {'N':>8} {'kiln':>8} {'numpy':>8} {'numexpr':>8} "
+             f"{'vs numpy':>9} {'vs numexpr':>10}   (ns/elem; vs: their time / kiln's, above 1 kiln is faster)")
+    for name, ex, xdom, ydom in table:
+        for dname, dtype in dtypes:
+            for n in sizes:
+                which = 1 if dtype == np.float32 else 0
+                rng = np.random.default_rng(n)
+                env = {"x": draw(xdom[which], n, rng, dtype)}
+                if ydom is not None:
+                    env["y"] = draw(ydom[which], n, rng, dtype)
+                want = np.asarray(numpy_eval(ex, {k: v.astype(np.float64) for k, v in env.items()}))
+                fns = function_variants(ex, env, dtype, numexpr)
+                for label, fn in fns:
+                    if not agrees(fn(), want, dtype):
+                        raise SystemExit(f"{name} {dname} N={n}: {label} disagrees with NumPy's float64")
+                times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
+                if args.json:
+                    for label, t in times.items():
+                        emit(json_row(name, n, dname, label, t))
+                    continue
+                ns = {k: t * 1e9 / n for k, t in times.items()}
+                ne = f"{ns['numexpr']:8.3f}" if "numexpr" in ns else f"{'-':>8}"
+                vs_ne = f"{ns['numexpr'] / ns['kiln']:9.2f}x" if "numexpr" in ns else f"{'-':>10}"
+                emit(f"{name:<9} {dname:<4} {n:>8} {ns['kiln']:8.3f} {ns['numpy']:8.3f} {ne} "
+                     f"{ns['numpy'] / ns['kiln']:8.2f}x {vs_ne}")
+
+
+def run_programs(args, emit):
+    """The small programs: kiln.evaluate, numexpr (one thread) and NumPy, checked, timed."""
+    numexpr = numexpr_module()
+    if numexpr is not None:
+        numexpr.set_num_threads(1)
+    kiln.set_num_threads(1)
+    if not args.json:
+        emit(f"{'program':<20} {'size':<10} {'kiln ms':>9} {'numpy ms':>9} {'numexpr ms':>10} {'vs numpy':>9} {'vs numexpr':>10}")
+    for ex, shapes in PROGRAMS.items():
+        rng = np.random.default_rng(0)
+        env = {k: rng.random(shape) * 6 - 3 for k, shape in shapes.items()}
+        n = max(v.size for v in env.values())
+        want = np.asarray(numpy_eval(ex, env))
+        fns = function_variants(ex, env, np.float64, numexpr)
+        for label, fn in fns:
+            # values of order 1 (|M| < 3) that may cancel: an absolute bound, as `kiln bench --programs`
+            if not agrees(fn(), want, np.float64, atol=1e-12):
+                raise SystemExit(f"{ex}: {label} disagrees with NumPy")
+        times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
+        size_text = "x".join(map(str, next(iter(shapes.values()))))
+        if args.json:
+            for label, t in times.items():
+                emit(json_row(ex, n, "f64", label, t, ms=round(t * 1e3, 4)))
+            continue
+        ne = f"{times['numexpr'] * 1e3:10.3f}" if "numexpr" in times else f"{'-':>10}"
+        vs_ne = f"{times['numexpr'] / times['kiln']:9.2f}x" if "numexpr" in times else f"{'-':>10}"
+        emit(f"{ex:<20} {size_text:<10} {times['kiln'] * 1e3:9.3f} {times['numpy'] * 1e3:9.3f} {ne} "
+             f"{times['numpy'] / times['kiln']:8.2f}x {vs_ne}")
 
 
 def size(text):
     return int(float(text))
+
+
+def run_kernels(args, names, dtype, sizes, emit):
+    """The seed kernels: per N and kernel, the four variants, checked, timed."""
+    dname = "f32" if dtype == np.float32 else "f64"
+    numexpr = numexpr_module()
+    peer = f"numexpr {numexpr.__version__} ({numexpr.get_num_threads()} threads)" if numexpr else "numexpr not installed"
+    if not args.json:
+        emit(f"# kiln {kiln.__version__}, numpy {np.__version__}, {peer}; Python {sys.version.split()[0]}, "
+             f"{os.cpu_count()} cores, {dname}, median of {args.rounds} interleaved rounds")
+        header = f"{'kernel':<9} {'N':>9} {'variant':<14} {'us/call':>10} {'ns/elem':>8} {'vs numpy':>9} {'vs numexpr':>10}"
+        emit(header)
+        emit("-" * len(header))
+    for n in sizes:
+        for name in names:
+            env = inputs(n, dtype)
+            fns = variants(name, env)
+            check(name, fns, env, dtype)
+            times = measure(fns, args.rounds, args.sample_ms / 1e3)
+            by = dict(zip((label for label, _ in fns), times))
+            for (label, _), t in zip(fns, times):
+                if args.json:
+                    # the seed kernels run kiln and numexpr on their default thread counts
+                    threads = {"numexpr": numexpr.get_num_threads() if numexpr else 1, "numpy": 1}.get(
+                        label, kiln.get_num_threads())
+                    emit(json_row(name, n, dname, label, t, threads=threads))
+                    continue
+                vs_np = f"{by['numpy'] / t:8.2f}x"
+                vs_ne = f"{by['numexpr'] / t:9.2f}x" if "numexpr" in by else f"{'-':>10}"
+                emit(f"{name:<9} {n:>9} {label:<14} {t * 1e6:>10.2f} {t * 1e9 / n:>8.3f} {vs_np} {vs_ne}")
+
+
+def emit(line):
+    print(line)
+    sys.stdout.flush()
 
 
 def main(argv=None):
@@ -120,41 +323,35 @@ def main(argv=None):
 
         return dask_bench.main([a for a in argv if a != "--dask"])
     p = argparse.ArgumentParser(prog="python -m kiln.bench", description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", default="1e2,1e3,1e4,1e5,1e6,1e7", help="comma-separated N (default 1e2..1e7)")
-    p.add_argument("--dtype", choices=["f64", "f32"], default="f64")
-    p.add_argument("--kernels", default=",".join(KERNELS), help="comma-separated seed kernels")
+    p.add_argument("--sizes", help="comma-separated N (default 1e2..1e7; with --functions 1e4,1e6)")
+    p.add_argument("--dtype", choices=["f64", "f32", "both"],
+                   help="the data's type (default f64; with --functions both)")
+    p.add_argument("--kernels", help="comma-separated seed kernels (with --functions: function names)")
+    p.add_argument("--functions", action="store_true",
+                   help="the function table of `kiln bench --functions` against NumPy and numexpr, one thread")
+    p.add_argument("--programs", action="store_true", help="small whole programs against NumPy and numexpr")
+    p.add_argument("--json", action="store_true", help="one JSON object per measurement instead of the table")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds; the median is reported")
     p.add_argument("--sample-ms", type=float, default=5.0, help="time per sample (calls are repeated to fill it)")
+    p.add_argument("--cpu-time", action="store_true",
+                   help="time by this process's CPU time, not wall time (one-thread runs on a loaded machine)")
     args = p.parse_args(argv)
-    dtype = np.float64 if args.dtype == "f64" else np.float32
-    sizes = [size(s) for s in args.sizes.split(",")]
-    names = args.kernels.split(",")
+    CLOCK[0] = time.process_time if args.cpu_time else time.perf_counter
+    types = {"f64": [("f64", np.float64)], "f32": [("f32", np.float32)]}
+    types["both"] = types["f64"] + types["f32"]
+    if args.programs:
+        return run_programs(args, emit)
+    if args.functions:
+        sizes = [size(s) for s in (args.sizes or "1e4,1e6").split(",")]
+        names = args.kernels.split(",") if args.kernels else None
+        return run_functions(args, names, types[args.dtype or "both"], sizes, emit)
+    sizes = [size(s) for s in (args.sizes or "1e2,1e3,1e4,1e5,1e6,1e7").split(",")]
+    names = (args.kernels or ",".join(KERNELS)).split(",")
     for n in names:
         if n not in KERNELS:
             p.error(f"unknown kernel {n!r} (known: {', '.join(KERNELS)})")
-    try:
-        import numexpr  # type: ignore[import-untyped]
-
-        peer = f"numexpr {numexpr.__version__} ({numexpr.get_num_threads()} threads)"
-    except ImportError:
-        peer = "numexpr not installed"
-    print(f"# kiln {kiln.__version__}, numpy {np.__version__}, {peer}; Python {sys.version.split()[0]}, "
-          f"{os.cpu_count()} cores, {args.dtype}, median of {args.rounds} interleaved rounds")
-    header = f"{'kernel':<9} {'N':>9} {'variant':<14} {'us/call':>10} {'ns/elem':>8} {'vs numpy':>9} {'vs numexpr':>10}"
-    print(header)
-    print("-" * len(header))
-    for n in sizes:
-        for name in names:
-            env = inputs(n, dtype)
-            fns = variants(name, env)
-            check(name, fns, env, dtype)
-            times = measure(fns, args.rounds, args.sample_ms / 1e3)
-            by = dict(zip((label for label, _ in fns), times))
-            for (label, _), t in zip(fns, times):
-                vs_np = f"{by['numpy'] / t:8.2f}x"
-                vs_ne = f"{by['numexpr'] / t:9.2f}x" if "numexpr" in by else f"{'-':>10}"
-                print(f"{name:<9} {n:>9} {label:<14} {t * 1e6:>10.2f} {t * 1e9 / n:>8.3f} {vs_np} {vs_ne}")
-            sys.stdout.flush()
+    for _, dtype in types[args.dtype or "f64"]:
+        run_kernels(args, names, dtype, sizes, emit)
 
 
 if __name__ == "__main__":

@@ -584,6 +584,20 @@ fn clear_output_pool() {
     pool().lock().expect("the output pool lock").clear();
 }
 
+/// A domain as `(kind, lo, hi)`: see [`kiln::bench::functions::Domain::parts`].
+type Domain = (&'static str, f64, f64);
+
+/// `kiln bench --functions`' table, for `python -m kiln.bench --functions`: per function its name,
+/// its expression (`tanh(x)`, `x ** y`: NumPy's and numexpr's names too), and the domains of `x`
+/// and of `y` (`None` for one argument), each as `[f64's, f32's]`. One table for both benchmarks.
+#[pyfunction]
+fn bench_functions() -> Vec<(&'static str, String, [Domain; 2], Option<[Domain; 2]>)> {
+    kiln::bench::functions::FUNCTIONS
+        .iter()
+        .map(|f| (f.name, f.form.expr(), f.x.map(|d| d.parts()), f.y.map(|y| y.map(|d| d.parts()))))
+        .collect()
+}
+
 /// The most prepared handles a [`Kernel`] keeps (one per form of its inputs: dtypes, shapes and
 /// layouts); the oldest goes when a new form comes.
 const HANDLES: usize = 8;
@@ -1192,6 +1206,7 @@ fn _kiln(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_last, m)?)?;
     m.add_function(wrap_pyfunction!(set_evaluate_cache, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_functions, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -172,10 +172,11 @@ pub struct Inputs<T> {
 }
 
 /// A small deterministic generator (xorshift64*), so runs are repeatable without a dependency.
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn unit(&mut self) -> f64 {
+    /// The next value, uniform on `[0, 1)`.
+    pub(super) fn unit(&mut self) -> f64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;

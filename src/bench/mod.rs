@@ -9,15 +9,20 @@
 //! The integer kernels (`intmod`, `masksum`: [`ints`]) run the same four variants at their own fixed
 //! types, once per N.
 //!
+//! `kiln bench --functions` ([`functions`]) races every function of numexpr's set, one at a time,
+//! against std's scalar loop, into the same [`Row`]s.
+//!
 //! Every variant runs on one thread unless `threads` says otherwise; then the kiln variants use that
 //! many and the baselines (which have no threaded form) stay on one. Each row records its own count.
 
 pub mod baseline;
+pub mod functions;
 pub mod ints;
 pub mod kernels;
 pub mod plot;
 pub mod programs;
 pub mod report;
+pub mod std_loops;
 pub mod timing;
 
 use crate::array::Float;

@@ -9,7 +9,9 @@
 //! - layer norm over the rows of a 4096 x 1024 f32 array (`(x - mean) / sqrt(var + 1e-5)`);
 //! - the particle step `p += v*dt; v = v*0.99 + g*dt` at n = 64 (100k steps) and n = 4096 (10k
 //!   steps): kiln with one prepared call per step that updates `p` and `v` in place
-//!   ([`FusedRunner::prepared_update`]), plain Rust one `Zip` loop in place.
+//!   ([`FusedRunner::prepared_update`]), plain Rust one `Zip` loop in place;
+//! - `tanh(M)*2 + M**2` over a 1000 x 1000 f64 matrix (issue 22's small program): kiln one prepared
+//!   kernel into a preallocated output, plain Rust one `Zip` loop of std's `tanh`.
 
 use crate::array::ArrayArg;
 use crate::error::{Error, Result};
@@ -110,6 +112,8 @@ pub fn run(threads: usize, budget: Duration, mut progress: impl FnMut(&str)) -> 
         progress("particle-step");
         rows.push(particles(n, steps, threads, budget)?);
     }
+    progress("tanh-square");
+    rows.push(tanh_square(1000, 1000, threads, budget)?);
     Ok(rows)
 }
 
@@ -352,6 +356,35 @@ fn particles(n: usize, steps: usize, threads: usize, budget: Duration) -> Result
         name: "particle step",
         size: format!("n={n} f64, {steps} steps"),
         api: "one prepared update of p and v in place",
+        kiln_ns,
+        plain_ns,
+        max_rel_diff: diff,
+    })
+}
+
+fn tanh_square(rows: usize, cols: usize, threads: usize, budget: Duration) -> Result<ProgramRow> {
+    let m = Array2::from_shape_fn((rows, cols), |(i, j)| spread(i * cols + j, -3.0, 3.0));
+    let h = FusedRunner::compile_text("tanh(M)*2 + M**2")?
+        .with_threads(threads)
+        .prepared(&[("M", (&m).into())])?;
+    let ms = [ArrayArg::from(&m)];
+    let mut out = Array2::<f64>::zeros((rows, cols));
+    h.run_into(&ms, out.view_mut())?;
+    let mut want = Array2::<f64>::zeros((rows, cols));
+    let plain = |want: &mut Array2<f64>| {
+        Zip::from(want)
+            .and(&m)
+            .for_each(|o, &v| *o = v.tanh() * 2.0 + v * v);
+    };
+    plain(&mut want);
+    let diff = max_rel_diff(out.iter(), want.iter());
+    check("tanh-square", diff, 1e-12)?;
+    let kiln_ns = median_ns(|| h.run_into(&ms, out.view_mut()).expect("ran once"), budget);
+    let plain_ns = median_ns(|| plain(&mut want), budget);
+    Ok(ProgramRow {
+        name: "tanh(M)*2 + M**2",
+        size: format!("{rows}x{cols} f64"),
+        api: "prepared handle, run_into",
         kiln_ns,
         plain_ns,
         max_rel_diff: diff,

@@ -78,9 +78,15 @@ struct BenchArgs {
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
     /// Time whole programs instead (Black-Scholes, softmax, logsumexp, layer norm, the particle
-    /// step), each against plain ndarray/Rust, checked to agree first.
+    /// step, `tanh(M)*2 + M**2`), each against plain ndarray/Rust, checked to agree first.
     #[arg(long)]
     programs: bool,
+    /// Time every function of numexpr's set instead (exp, log, sin, cos, tan, sqrt, tanh, sinh,
+    /// cosh, arcsin, arccos, arctan, arcsinh, arccosh, arctanh, log1p, expm1, log2, log10, exp2,
+    /// cbrt, arctan2, hypot, x**y, x**1.5, 2.5**x), kiln's call against std's scalar loop, each
+    /// checked against the interpreter first; `--kernels` picks functions by name. Default N 1e6.
+    #[arg(long, conflicts_with = "programs")]
+    functions: bool,
 }
 
 #[derive(Args)]
@@ -537,7 +543,21 @@ fn bench(args: BenchArgs) -> CliResult<()> {
         ..Default::default()
     };
     config.budget = std::time::Duration::from_millis(args.budget_ms.max(1));
-    if let Some(names) = &args.kernels {
+    let mut functions: Vec<&'static bench::functions::Function> = Vec::new();
+    if args.functions {
+        use bench::functions::{FUNCTIONS, Function};
+        functions = match &args.kernels {
+            None => FUNCTIONS.iter().collect(),
+            Some(names) => names
+                .iter()
+                .map(|k| {
+                    Function::from_name(k.trim())
+                        .ok_or_else(|| format!("--kernels: unknown function '{k}' (with --functions)"))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        config.ns = vec![1_000_000];
+    } else if let Some(names) = &args.kernels {
         config.kernels.clear();
         config.int_kernels.clear();
         for k in names {
@@ -582,11 +602,16 @@ fn bench(args: BenchArgs) -> CliResult<()> {
         w.flush()?;
         return Ok(());
     }
-    let rows = bench::run(&config, |step| {
+    let progress = |step: &str| {
         if json {
             eprintln!("# {step}");
         }
-    })
+    };
+    let rows = if args.functions {
+        bench::functions::run(&config, &functions, progress)
+    } else {
+        bench::run(&config, progress)
+    }
     .map_err(|e| e.to_string())?;
     let mut w = stdout();
     if json {
