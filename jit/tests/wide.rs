@@ -108,6 +108,29 @@ fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
             }
         }
         Routine::Sin | Routine::Cos | Routine::Tan => v.extend(trig_inputs(rng)),
+        Routine::Cbrt => v.extend(cbrt_inputs(rng)),
+    }
+    v
+}
+
+/// Inputs for cbrt: dense sweeps of both signs, the cubes of small integers and their neighbours
+/// (exact results), the edges of the exponent's residue `r` (powers of two 2^(3q+r)), and every
+/// binade, subnormals included.
+fn cbrt_inputs(rng: &mut Rng) -> Vec<f64> {
+    let mut v = sweep(rng, -10.0, 10.0, 20_000);
+    v.extend(sweep(rng, -1e-3, 1e-3, 2_000));
+    for i in 1..200i32 {
+        let c = f64::from(i * i * i);
+        for x in [c, -c, c.next_up(), c.next_down(), 1.0 / c] {
+            v.push(x);
+        }
+    }
+    for e in -1074..1024 {
+        let p = f64::from(e).exp2();
+        v.extend([p, -p, p.next_up(), p.next_down()]);
+        for _ in 0..4 {
+            v.push(p * rng.uniform(1.0, 2.0) * if rng.below(2) == 1 { -1.0 } else { 1.0 });
+        }
     }
     v
 }
@@ -180,6 +203,7 @@ fn body(r: Routine) -> (ExprArena, NodeId) {
         Routine::Sin => UnaryOp::Sin,
         Routine::Cos => UnaryOp::Cos,
         Routine::Tan => UnaryOp::Tan,
+        Routine::Cbrt => UnaryOp::Cbrt,
     };
     let b = a.unary(op, x);
     (a, b)
@@ -502,6 +526,15 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
             let x = a.input(0);
             let s = a.unary(UnaryOp::Sin, x);
             a.unary(UnaryOp::Cos, s)
+        }),
+        ("cbrt(x*y) - exp(cbrt(x))", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let m = a.binary(BinaryOp::Mul, x, y);
+            let c = a.unary(UnaryOp::Cbrt, m);
+            let cx = a.unary(UnaryOp::Cbrt, x);
+            let e = a.unary(UnaryOp::Exp, cx);
+            a.binary(BinaryOp::Sub, c, e)
         }),
     ]
 }

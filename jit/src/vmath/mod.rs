@@ -11,7 +11,8 @@
 //!
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
-//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `erf.rs` (erf, erfc), `f32x4.rs` (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
+//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `erf.rs` (erf, erfc), `f32x4.rs` (f32 exp, log, sin, cos),
+//! `cbrt.rs` (a division-free cube root: a polynomial seed and two Newton steps), `hypot.rs`. FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
 //! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
@@ -30,11 +31,13 @@
 /// one as the interpreter's libm rather than `f64::NAN` (sign clear).
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
+pub(crate) mod cbrt;
 mod erf;
 pub(crate) mod exp;
 pub(crate) mod f32x4;
+pub(crate) mod hypot;
 pub(crate) mod log;
-mod pow;
+pub(crate) mod pow;
 mod tanh;
 pub(crate) mod trig;
 
@@ -49,7 +52,21 @@ pub fn has_vector(f: MathFn) -> bool {
     use MathFn::*;
     matches!(
         f,
-        Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Pow | Tanh | Erf | Erfc
+        Exp | Exp2
+            | Expm1
+            | Log
+            | Log2
+            | Log10
+            | Log1p
+            | Sin
+            | Cos
+            | Tan
+            | Pow
+            | Tanh
+            | Erf
+            | Erfc
+            | Cbrt
+            | Hypot
     )
 }
 
@@ -99,8 +116,25 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Pow => pow::pow(&mut v, x, args[1]),
         MathFn::Erf => erf::erf(&mut v, x),
         MathFn::Erfc => erf::erfc(&mut v, x),
+        MathFn::Cbrt => cbrt::cbrt(&mut v, x),
+        MathFn::Hypot => hypot::hypot(&mut v, x, args[1]),
         _ => unreachable!("{f:?} has no vector implementation"),
     }
+}
+
+/// Emits `f(args)` on f32 values widened to F64X2, for a result the caller rounds once to f32: the
+/// f32 algorithm computed in f64 where `f` has one (pow: `pow::pow_f32`), else [`emit`]'s.
+pub fn emit_widened(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
+    if f != MathFn::Pow {
+        return emit(b, refs, f, args);
+    }
+    let mut v = Vb {
+        b,
+        refs,
+        f32: false,
+        cold: None,
+    };
+    pow::pow_f32(&mut v, args[0], args[1])
 }
 
 /// `(erfc(x), erfc(-x))` on one F64X2 `x`, sharing the work of the two (see `erf::erfc_pair`).

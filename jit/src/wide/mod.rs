@@ -1,5 +1,5 @@
-//! exp, log, sin, cos and tan at the host's full vector width: the inline vector math's algorithms
-//! (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`) compiled by rustc for AVX-512 (8 f64
+//! exp, log, sin, cos, tan and cbrt at the host's full vector width: the inline vector math's
+//! algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`, `vmath::cbrt`) compiled by rustc for AVX-512 (8 f64
 //! lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
 //! runs wider.
@@ -27,7 +27,8 @@
 //! rounds once as well), so the bits are the same on every host, and the `reproducible` profile is
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
 //! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, multiples
-//! of pi/4 and the edges of the trig fast path, every length 0..=40).
+//! of pi/4 and the edges of the trig fast path, every length 0..=40). cbrt (`cbrt.rs`) has one path
+//! for every lane, lane selects and no branch, so its chunks need no test.
 //!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
@@ -42,6 +43,7 @@
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
 
+mod cbrt;
 mod lanes;
 mod rows;
 
@@ -119,16 +121,18 @@ pub enum Routine {
     Sin,
     Cos,
     Tan,
+    Cbrt,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 5] = [
+    pub const ALL: [Routine; 6] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
         Routine::Cos,
         Routine::Tan,
+        Routine::Cbrt,
     ];
 
     /// The function the routine computes.
@@ -139,6 +143,7 @@ impl Routine {
             Routine::Sin => crate::host::MathFn::Sin,
             Routine::Cos => crate::host::MathFn::Cos,
             Routine::Tan => crate::host::MathFn::Tan,
+            Routine::Cbrt => crate::host::MathFn::Cbrt,
         }
     }
 
@@ -150,6 +155,7 @@ impl Routine {
             kiln_ir::UnaryOp::Sin => Some(Routine::Sin),
             kiln_ir::UnaryOp::Cos => Some(Routine::Cos),
             kiln_ir::UnaryOp::Tan => Some(Routine::Tan),
+            kiln_ir::UnaryOp::Cbrt => Some(Routine::Cbrt),
             _ => None,
         }
     }
@@ -188,6 +194,8 @@ impl WideElem for f64 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f64_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f64_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f64_avx512,
+            (Routine::Cbrt, Level::Avx2) => cbrt::cbrt64::avx2,
+            (Routine::Cbrt, Level::Avx512) => cbrt::cbrt64::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -224,6 +232,8 @@ impl WideElem for f32 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f32_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f32_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f32_avx512,
+            (Routine::Cbrt, Level::Avx2) => cbrt::cbrt32::avx2,
+            (Routine::Cbrt, Level::Avx512) => cbrt::cbrt32::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
