@@ -4,7 +4,7 @@
 //!   are computed
 //!   in vector registers by the IR polynomials of [`crate::vmath`] on F64X2: f64 vectors directly, a scalar
 //!   splatted into a vector (so a kernel's scalar tail gives the same bits as its vector body); f32
-//!   exp and log natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
+//!   exp, log, sin, cos and cbrt natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
 //!   the result rounded once to f32 (pow by an f32 algorithm in f64, `vmath::pow::pow_f32`), which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
 //! - Every other libm function (arcsin, arccos, arctan, sinh, cosh, arcsinh, arccosh, arctanh,

@@ -1,6 +1,6 @@
 //! Vector math: transcendentals as straight-line Cranelift IR on F64X2, with no call on the fast path.
 //!
-//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin and cos, four f32
+//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin, cos and cbrt, four f32
 //! lanes: `f32x4.rs`) from range reduction, a polynomial and reconstruction by exponent arithmetic.
 //! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
 //! would slow the common case, by a branch to a general path taken only when some lane of the vector
@@ -12,7 +12,8 @@
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `tanh.rs`, `erf.rs` (erf, erfc), `f32x4.rs` (f32 exp, log, sin, cos),
-//! `cbrt.rs` (a division-free cube root: a polynomial seed and two Newton steps), `hypot.rs`. FMA is used freely inside these approximations; it never
+//! `cbrt.rs` (a division-free cube root: a polynomial seed and two Newton steps, f64 and native
+//! f32), `hypot.rs`. FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
 //! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
@@ -72,7 +73,10 @@ pub fn has_vector(f: MathFn) -> bool {
 
 /// Whether `f` has a native F32X4 implementation (else f32 goes through F64X2).
 pub fn has_f32(f: MathFn) -> bool {
-    matches!(f, MathFn::Exp | MathFn::Log | MathFn::Sin | MathFn::Cos)
+    matches!(
+        f,
+        MathFn::Exp | MathFn::Log | MathFn::Sin | MathFn::Cos | MathFn::Cbrt
+    )
 }
 
 /// Emits `f(args)` on F32X4 values (`has_f32(f)` must hold).
@@ -88,6 +92,7 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Log => f32x4::log(&mut v, args[0]),
         MathFn::Sin => f32x4::sin(&mut v, args[0]),
         MathFn::Cos => f32x4::cos(&mut v, args[0]),
+        MathFn::Cbrt => cbrt::cbrt(&mut v, args[0]),
         _ => unreachable!("{f:?} has no F32X4 implementation"),
     }
 }
