@@ -30,6 +30,7 @@
 /// one as the interpreter's libm rather than `f64::NAN` (sign clear).
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
+pub(crate) mod atan;
 mod erf;
 pub(crate) mod exp;
 pub(crate) mod f32x4;
@@ -49,13 +50,39 @@ pub fn has_vector(f: MathFn) -> bool {
     use MathFn::*;
     matches!(
         f,
-        Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Pow | Tanh | Erf | Erfc
+        Exp | Exp2
+            | Expm1
+            | Log
+            | Log2
+            | Log10
+            | Log1p
+            | Sin
+            | Cos
+            | Tan
+            | Pow
+            | Tanh
+            | Erf
+            | Erfc
+            | Arcsin
+            | Arccos
+            | Arctan
+            | Arctan2
     )
 }
 
 /// Whether `f` has a native F32X4 implementation (else f32 goes through F64X2).
 pub fn has_f32(f: MathFn) -> bool {
-    matches!(f, MathFn::Exp | MathFn::Log | MathFn::Sin | MathFn::Cos)
+    matches!(
+        f,
+        MathFn::Exp
+            | MathFn::Log
+            | MathFn::Sin
+            | MathFn::Cos
+            | MathFn::Arcsin
+            | MathFn::Arccos
+            | MathFn::Arctan
+            | MathFn::Arctan2
+    )
 }
 
 /// Emits `f(args)` on F32X4 values (`has_f32(f)` must hold).
@@ -71,6 +98,10 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Log => f32x4::log(&mut v, args[0]),
         MathFn::Sin => f32x4::sin(&mut v, args[0]),
         MathFn::Cos => f32x4::cos(&mut v, args[0]),
+        MathFn::Arcsin => atan::asin(&mut v, args[0]),
+        MathFn::Arccos => atan::acos(&mut v, args[0]),
+        MathFn::Arctan => atan::atan(&mut v, args[0]),
+        MathFn::Arctan2 => atan::atan2(&mut v, args[0], args[1]),
         _ => unreachable!("{f:?} has no F32X4 implementation"),
     }
 }
@@ -99,6 +130,10 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Pow => pow::pow(&mut v, x, args[1]),
         MathFn::Erf => erf::erf(&mut v, x),
         MathFn::Erfc => erf::erfc(&mut v, x),
+        MathFn::Arcsin => atan::asin(&mut v, x),
+        MathFn::Arccos => atan::acos(&mut v, x),
+        MathFn::Arctan => atan::atan(&mut v, x),
+        MathFn::Arctan2 => atan::atan2(&mut v, x, args[1]),
         _ => unreachable!("{f:?} has no vector implementation"),
     }
 }

@@ -18,7 +18,7 @@ use crate::vmath::trig::{
 
 /// The operations the algorithms need, on f64 and on f32 (constants rounded to the type as
 /// `vmath::Vb::c` rounds them).
-trait Lane:
+pub(super) trait Lane:
     Copy
     + PartialOrd
     + std::ops::Add<Output = Self>
@@ -97,13 +97,13 @@ impl Lane for f32 {
 }
 
 #[inline(always)]
-fn sel<T>(m: bool, a: T, b: T) -> T {
+pub(super) fn sel<T>(m: bool, a: T, b: T) -> T {
     if m { a } else { b }
 }
 
 /// `vmath::Vb::poly`: Horner's rule with FMA, coefficients ascending.
 #[inline(always)]
-fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
+pub(super) fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
     let (&last, rest) = coeffs.split_last().expect("a polynomial has coefficients");
     let mut acc = T::c(last);
     for &c in rest.iter().rev() {
@@ -254,14 +254,17 @@ fn log_f32_lane(x: f32, general: bool) -> f32 {
 }
 
 /// Lanes per chunk: two AVX-512 vectors of f64, one of f32, four AVX2 vectors of f64.
-const CHUNK: usize = 16;
+pub(super) const CHUNK: usize = 16;
 
 /// One function on one type: which lanes may take the fast path, the fast path, the general path.
 /// Function items rather than closures, so that each is inlined into the `#[target_feature]`
 /// function (an outlined closure is compiled without its features: libm's `fma` per lane).
-trait Paths<T: Copy> {
+pub(super) trait Paths<T: Copy> {
+    /// Whether `x` may take the fast path.
     fn fast_ok(x: T) -> bool;
+    /// The fast path.
     fn fast(x: T) -> T;
+    /// The general path.
     fn general(x: T) -> T;
 }
 
@@ -288,7 +291,7 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
 /// [`chunk`] over the slice; the remainder (fewer than [`CHUNK`] lanes) is copied into a chunk
 /// padded with its first element, computed, and copied back.
 #[inline(always)]
-fn map<T: Copy, P: Paths<T>>(xs: &mut [T]) {
+pub(super) fn map<T: Copy, P: Paths<T>>(xs: &mut [T]) {
     let mut chunks = xs.chunks_exact_mut(CHUNK);
     for c in &mut chunks {
         chunk::<T, P>(c.try_into().expect("a chunk of CHUNK lanes"));
@@ -738,6 +741,8 @@ macro_rules! levels {
         )*
     };
 }
+
+pub(super) use levels;
 
 levels! {
     exp64: f64, Exp;

@@ -42,6 +42,8 @@
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
 
+mod atan;
+mod binary;
 mod lanes;
 mod rows;
 
@@ -119,16 +121,22 @@ pub enum Routine {
     Sin,
     Cos,
     Tan,
+    Arcsin,
+    Arccos,
+    Arctan,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 5] = [
+    pub const ALL: [Routine; 8] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
         Routine::Cos,
         Routine::Tan,
+        Routine::Arcsin,
+        Routine::Arccos,
+        Routine::Arctan,
     ];
 
     /// The function the routine computes.
@@ -139,6 +147,9 @@ impl Routine {
             Routine::Sin => crate::host::MathFn::Sin,
             Routine::Cos => crate::host::MathFn::Cos,
             Routine::Tan => crate::host::MathFn::Tan,
+            Routine::Arcsin => crate::host::MathFn::Arcsin,
+            Routine::Arccos => crate::host::MathFn::Arccos,
+            Routine::Arctan => crate::host::MathFn::Arctan,
         }
     }
 
@@ -150,6 +161,37 @@ impl Routine {
             kiln_ir::UnaryOp::Sin => Some(Routine::Sin),
             kiln_ir::UnaryOp::Cos => Some(Routine::Cos),
             kiln_ir::UnaryOp::Tan => Some(Routine::Tan),
+            kiln_ir::UnaryOp::Arcsin => Some(Routine::Arcsin),
+            kiln_ir::UnaryOp::Arccos => Some(Routine::Arccos),
+            kiln_ir::UnaryOp::Arctan => Some(Routine::Arctan),
+            _ => None,
+        }
+    }
+}
+
+/// A function of two arguments with a wide routine (`binary.rs`): `xs[j] = f(xs[j], ys[j])`, the
+/// first argument's slot receiving the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Binary {
+    Arctan2,
+}
+
+impl Binary {
+    /// Every routine of two arguments, in the order of declaration (`call.rs` indexes it by
+    /// discriminant).
+    pub const ALL: [Binary; 1] = [Binary::Arctan2];
+
+    /// The function the routine computes.
+    pub(crate) fn math_fn(self) -> crate::host::MathFn {
+        match self {
+            Binary::Arctan2 => crate::host::MathFn::Arctan2,
+        }
+    }
+
+    /// The routine of a binary opcode, if it has one.
+    pub fn of_binary(op: kiln_ir::BinaryOp) -> Option<Binary> {
+        match op {
+            kiln_ir::BinaryOp::Arctan2 => Some(Binary::Arctan2),
             _ => None,
         }
     }
@@ -172,6 +214,10 @@ pub trait WideElem: Copy + Sized {
     /// `ys[j]` to `cos` of it, for every `j` of `xs` (`ys` at least as long), the bits of
     /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
     fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self]);
+    /// The slice function of the routine of two arguments `r` at `level` (`binary.rs`):
+    /// `xs[j] = f(xs[j], ys[j])` for every `j` of `xs` (`ys` at least as long). Unsafe to call
+    /// unless the host has `level`.
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [Self], &[Self]);
 }
 
 impl WideElem for f64 {
@@ -188,6 +234,12 @@ impl WideElem for f64 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f64_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f64_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f64_avx512,
+            (Routine::Arcsin, Level::Avx2) => atan::asin64::avx2,
+            (Routine::Arcsin, Level::Avx512) => atan::asin64::avx512,
+            (Routine::Arccos, Level::Avx2) => atan::acos64::avx2,
+            (Routine::Arccos, Level::Avx512) => atan::acos64::avx512,
+            (Routine::Arctan, Level::Avx2) => atan::atan64::avx2,
+            (Routine::Arctan, Level::Avx512) => atan::atan64::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -208,6 +260,12 @@ impl WideElem for f64 {
             Level::Avx512 => lanes::sincos_f64_avx512,
         }
     }
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f64], &[f64]) {
+        match (r, level) {
+            (Binary::Arctan2, Level::Avx2) => atan::atan2_64::avx2,
+            (Binary::Arctan2, Level::Avx512) => atan::atan2_64::avx512,
+        }
+    }
 }
 
 impl WideElem for f32 {
@@ -224,6 +282,12 @@ impl WideElem for f32 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f32_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f32_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f32_avx512,
+            (Routine::Arcsin, Level::Avx2) => atan::asin32::avx2,
+            (Routine::Arcsin, Level::Avx512) => atan::asin32::avx512,
+            (Routine::Arccos, Level::Avx2) => atan::acos32::avx2,
+            (Routine::Arccos, Level::Avx512) => atan::acos32::avx512,
+            (Routine::Arctan, Level::Avx2) => atan::atan32::avx2,
+            (Routine::Arctan, Level::Avx512) => atan::atan32::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
@@ -242,6 +306,12 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => lanes::sincos_f32_avx2,
             Level::Avx512 => lanes::sincos_f32_avx512,
+        }
+    }
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f32], &[f32]) {
+        match (r, level) {
+            (Binary::Arctan2, Level::Avx2) => atan::atan2_32::avx2,
+            (Binary::Arctan2, Level::Avx512) => atan::atan2_32::avx512,
         }
     }
 }
