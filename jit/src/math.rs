@@ -29,6 +29,9 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         // libm's (fdlibm's) erfc is itself up to about 2.6 ULP from the correctly rounded value in
         // its tail (mpmath, 200 bits); the vector erfc's own error measured there is below 0.7 ULP
         MathFn::Erfc => 3,
+        // arcsin(x) = arctan2(x, sqrt(1 - x²)): the rounded square root adds up to about a ULP
+        // (`vmath::atan`); measured 2 against glibc over [-1, 1]
+        MathFn::Arcsin | MathFn::Arccos => 2,
         // below 0.6 ULP from the correctly rounded value (cbrt.rs, hypot.rs); glibc's own error
         // makes the distance from libm up to 1
         MathFn::Cbrt | MathFn::Hypot => 1,
@@ -64,7 +67,7 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
 }
 
 /// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp, log, sin,
-/// cos, tan and cbrt nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
+/// cos, tan, cbrt, pow and hypot nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
 /// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
 /// reductions and scans keep the inline path); none otherwise.
 pub fn wide_routines(
@@ -80,10 +83,12 @@ pub fn wide_routines(
     }
     let mut rs = Vec::new();
     for &id in order {
-        if let kiln_ir::Node::Unary(op, _) = *arena.node(id) {
-            let f = crate::wide::Routine::of_unary(op).map(|r| r.math_fn());
-            rs.extend(f.filter(|f| !rs.contains(f)));
-        }
+        let f = match *arena.node(id) {
+            kiln_ir::Node::Unary(op, _) => crate::wide::Routine::of_unary(op).map(|r| r.math_fn()),
+            kiln_ir::Node::Binary(op, _, _) => crate::wide::Binary::of_binary(op).map(|r| r.math_fn()),
+            _ => None,
+        };
+        rs.extend(f.filter(|f| !rs.contains(f)));
     }
     rs
 }

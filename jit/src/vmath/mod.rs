@@ -32,6 +32,7 @@
 /// one as the interpreter's libm rather than `f64::NAN` (sign clear).
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
+pub(crate) mod atan;
 pub(crate) mod cbrt;
 mod erf;
 pub(crate) mod exp;
@@ -66,6 +67,10 @@ pub fn has_vector(f: MathFn) -> bool {
             | Tanh
             | Erf
             | Erfc
+            | Arcsin
+            | Arccos
+            | Arctan
+            | Arctan2
             | Cbrt
             | Hypot
     )
@@ -75,7 +80,15 @@ pub fn has_vector(f: MathFn) -> bool {
 pub fn has_f32(f: MathFn) -> bool {
     matches!(
         f,
-        MathFn::Exp | MathFn::Log | MathFn::Sin | MathFn::Cos | MathFn::Cbrt
+        MathFn::Exp
+            | MathFn::Log
+            | MathFn::Sin
+            | MathFn::Cos
+            | MathFn::Arcsin
+            | MathFn::Arccos
+            | MathFn::Arctan
+            | MathFn::Arctan2
+            | MathFn::Cbrt
     )
 }
 
@@ -92,6 +105,10 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Log => f32x4::log(&mut v, args[0]),
         MathFn::Sin => f32x4::sin(&mut v, args[0]),
         MathFn::Cos => f32x4::cos(&mut v, args[0]),
+        MathFn::Arcsin => atan::asin(&mut v, args[0]),
+        MathFn::Arccos => atan::acos(&mut v, args[0]),
+        MathFn::Arctan => atan::atan(&mut v, args[0]),
+        MathFn::Arctan2 => atan::atan2(&mut v, args[0], args[1]),
         MathFn::Cbrt => cbrt::cbrt(&mut v, args[0]),
         _ => unreachable!("{f:?} has no F32X4 implementation"),
     }
@@ -121,6 +138,10 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Pow => pow::pow(&mut v, x, args[1]),
         MathFn::Erf => erf::erf(&mut v, x),
         MathFn::Erfc => erf::erfc(&mut v, x),
+        MathFn::Arcsin => atan::asin(&mut v, x),
+        MathFn::Arccos => atan::acos(&mut v, x),
+        MathFn::Arctan => atan::atan(&mut v, x),
+        MathFn::Arctan2 => atan::atan2(&mut v, x, args[1]),
         MathFn::Cbrt => cbrt::cbrt(&mut v, x),
         MathFn::Hypot => hypot::hypot(&mut v, x, args[1]),
         _ => unreachable!("{f:?} has no vector implementation"),

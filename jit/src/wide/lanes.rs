@@ -114,7 +114,7 @@ pub(super) fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
 
 /// `vmath::Vb::poly2`: even and odd halves.
 #[inline(always)]
-fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -> T {
+pub(super) fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -> T {
     let mut even = [0.0; E];
     let mut odd = [0.0; O];
     for (i, &c) in coeffs.iter().enumerate() {

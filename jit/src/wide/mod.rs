@@ -1,6 +1,7 @@
-//! exp, log, sin, cos, tan and cbrt at the host's full vector width: the inline vector math's
-//! algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`, `vmath::cbrt`) compiled by rustc for AVX-512 (8 f64
-//! lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run these nodes on blocks (see
+//! exp, log, sin, cos, tan, cbrt, pow and hypot at the host's full vector width: the inline vector
+//! math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`, `vmath::cbrt`,
+//! `vmath::pow`, `vmath::hypot`) compiled by rustc for AVX-512 (8 f64 lanes) and for AVX2 + FMA (4
+//! lanes), over slices, for kernels that run these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
 //! runs wider.
 //!
@@ -28,7 +29,9 @@
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
 //! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, multiples
 //! of pi/4 and the edges of the trig fast path, every length 0..=40). cbrt (`cbrt.rs`) has one path
-//! for every lane, lane selects and no branch, so its chunks need no test.
+//! for every lane, lane selects and no branch, so its chunks need no test; so do pow and hypot
+//! (`pow.rs`, routines of two arguments: pow's one branch, in its exp, gives a lane below the edge
+//! the same bits either way, so every lane takes the general path).
 //!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
@@ -43,8 +46,11 @@
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
 
+mod atan;
+mod binary;
 mod cbrt;
 mod lanes;
+mod pow;
 mod rows;
 
 pub use rows::GROUP;
@@ -121,17 +127,23 @@ pub enum Routine {
     Sin,
     Cos,
     Tan,
+    Arcsin,
+    Arccos,
+    Arctan,
     Cbrt,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 6] = [
+    pub const ALL: [Routine; 9] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
         Routine::Cos,
         Routine::Tan,
+        Routine::Arcsin,
+        Routine::Arccos,
+        Routine::Arctan,
         Routine::Cbrt,
     ];
 
@@ -143,6 +155,9 @@ impl Routine {
             Routine::Sin => crate::host::MathFn::Sin,
             Routine::Cos => crate::host::MathFn::Cos,
             Routine::Tan => crate::host::MathFn::Tan,
+            Routine::Arcsin => crate::host::MathFn::Arcsin,
+            Routine::Arccos => crate::host::MathFn::Arccos,
+            Routine::Arctan => crate::host::MathFn::Arctan,
             Routine::Cbrt => crate::host::MathFn::Cbrt,
         }
     }
@@ -155,7 +170,44 @@ impl Routine {
             kiln_ir::UnaryOp::Sin => Some(Routine::Sin),
             kiln_ir::UnaryOp::Cos => Some(Routine::Cos),
             kiln_ir::UnaryOp::Tan => Some(Routine::Tan),
+            kiln_ir::UnaryOp::Arcsin => Some(Routine::Arcsin),
+            kiln_ir::UnaryOp::Arccos => Some(Routine::Arccos),
+            kiln_ir::UnaryOp::Arctan => Some(Routine::Arctan),
             kiln_ir::UnaryOp::Cbrt => Some(Routine::Cbrt),
+            _ => None,
+        }
+    }
+}
+
+/// A function of two arguments with a wide routine (`binary.rs`): `xs[j] = f(xs[j], ys[j])`, the
+/// first argument's slot receiving the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Binary {
+    Arctan2,
+    Pow,
+    Hypot,
+}
+
+impl Binary {
+    /// Every routine of two arguments, in the order of declaration (`call.rs` indexes it by
+    /// discriminant).
+    pub const ALL: [Binary; 3] = [Binary::Arctan2, Binary::Pow, Binary::Hypot];
+
+    /// The function the routine computes.
+    pub(crate) fn math_fn(self) -> crate::host::MathFn {
+        match self {
+            Binary::Arctan2 => crate::host::MathFn::Arctan2,
+            Binary::Pow => crate::host::MathFn::Pow,
+            Binary::Hypot => crate::host::MathFn::Hypot,
+        }
+    }
+
+    /// The routine of a binary opcode, if it has one.
+    pub fn of_binary(op: kiln_ir::BinaryOp) -> Option<Binary> {
+        match op {
+            kiln_ir::BinaryOp::Arctan2 => Some(Binary::Arctan2),
+            kiln_ir::BinaryOp::Pow => Some(Binary::Pow),
+            kiln_ir::BinaryOp::Hypot => Some(Binary::Hypot),
             _ => None,
         }
     }
@@ -178,6 +230,10 @@ pub trait WideElem: Copy + Sized {
     /// `ys[j]` to `cos` of it, for every `j` of `xs` (`ys` at least as long), the bits of
     /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
     fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self]);
+    /// The slice function of the routine of two arguments `r` at `level` (`binary.rs`):
+    /// `xs[j] = f(xs[j], ys[j])` for every `j` of `xs` (`ys` at least as long). Unsafe to call
+    /// unless the host has `level`.
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [Self], &[Self]);
 }
 
 impl WideElem for f64 {
@@ -194,6 +250,12 @@ impl WideElem for f64 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f64_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f64_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f64_avx512,
+            (Routine::Arcsin, Level::Avx2) => atan::asin64::avx2,
+            (Routine::Arcsin, Level::Avx512) => atan::asin64::avx512,
+            (Routine::Arccos, Level::Avx2) => atan::acos64::avx2,
+            (Routine::Arccos, Level::Avx512) => atan::acos64::avx512,
+            (Routine::Arctan, Level::Avx2) => atan::atan64::avx2,
+            (Routine::Arctan, Level::Avx512) => atan::atan64::avx512,
             (Routine::Cbrt, Level::Avx2) => cbrt::cbrt64::avx2,
             (Routine::Cbrt, Level::Avx512) => cbrt::cbrt64::avx512,
         }
@@ -216,6 +278,16 @@ impl WideElem for f64 {
             Level::Avx512 => lanes::sincos_f64_avx512,
         }
     }
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f64], &[f64]) {
+        match (r, level) {
+            (Binary::Arctan2, Level::Avx2) => atan::atan2_64::avx2,
+            (Binary::Arctan2, Level::Avx512) => atan::atan2_64::avx512,
+            (Binary::Pow, Level::Avx2) => pow::pow64::avx2,
+            (Binary::Pow, Level::Avx512) => pow::pow64::avx512,
+            (Binary::Hypot, Level::Avx2) => pow::hypot64::avx2,
+            (Binary::Hypot, Level::Avx512) => pow::hypot64::avx512,
+        }
+    }
 }
 
 impl WideElem for f32 {
@@ -232,6 +304,12 @@ impl WideElem for f32 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f32_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f32_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f32_avx512,
+            (Routine::Arcsin, Level::Avx2) => atan::asin32::avx2,
+            (Routine::Arcsin, Level::Avx512) => atan::asin32::avx512,
+            (Routine::Arccos, Level::Avx2) => atan::acos32::avx2,
+            (Routine::Arccos, Level::Avx512) => atan::acos32::avx512,
+            (Routine::Arctan, Level::Avx2) => atan::atan32::avx2,
+            (Routine::Arctan, Level::Avx512) => atan::atan32::avx512,
             (Routine::Cbrt, Level::Avx2) => cbrt::cbrt32::avx2,
             (Routine::Cbrt, Level::Avx512) => cbrt::cbrt32::avx512,
         }
@@ -252,6 +330,16 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => lanes::sincos_f32_avx2,
             Level::Avx512 => lanes::sincos_f32_avx512,
+        }
+    }
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f32], &[f32]) {
+        match (r, level) {
+            (Binary::Arctan2, Level::Avx2) => atan::atan2_32::avx2,
+            (Binary::Arctan2, Level::Avx512) => atan::atan2_32::avx512,
+            (Binary::Pow, Level::Avx2) => pow::pow32::avx2,
+            (Binary::Pow, Level::Avx512) => pow::pow32::avx512,
+            (Binary::Hypot, Level::Avx2) => pow::hypot32::avx2,
+            (Binary::Hypot, Level::Avx512) => pow::hypot32::avx512,
         }
     }
 }
