@@ -165,10 +165,22 @@ fn exact_unary() -> Vec<UnaryOp> {
 /// not bit for bit), an exact op in their place (sign, abs): the generator keeps drawing from the
 /// same list, so that the committed seeds and regressions still decode to the kernels they were
 /// found as, while no exact tree holds a function that is not exact.
-fn exact_stand_in(op: UnaryOp) -> UnaryOp {
+pub(crate) fn exact_stand_in(op: UnaryOp) -> UnaryOp {
     match op {
         UnaryOp::Erf => UnaryOp::Sign,
         UnaryOp::Erfc => UnaryOp::Abs,
+        // vectorised since (cbrt, and the inverse trigonometric functions)
+        UnaryOp::Cbrt => UnaryOp::Neg,
+        UnaryOp::Arcsin | UnaryOp::Arccos | UnaryOp::Arctan => UnaryOp::Abs,
+        op => op,
+    }
+}
+
+/// The same for the binary ops vectorised since the seeds were committed (hypot, arctan2): an
+/// exact op in their place.
+pub(crate) fn exact_binary_stand_in(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Hypot | BinaryOp::Arctan2 => BinaryOp::Fmax,
         op => op,
     }
 }
@@ -267,7 +279,7 @@ fn exact_tree(u: &mut Unstructured<'_>, names: &[String], rank: usize, depth: u3
             exact_tree(u, names, rank, depth - 1)?,
         ),
         _ => {
-            let op = *u.choose(&exact_binary())?;
+            let op = exact_binary_stand_in(*u.choose(&exact_binary())?);
             let a = exact_tree(u, names, rank, depth - 1)?;
             let b = exact_tree(u, names, rank, depth - 1)?;
             a.binary(op, b)

@@ -28,12 +28,7 @@ pub(crate) fn pow(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
     let (lh, ll) = log_dd(v, ax);
-    // log|x| for 0, inf and NaN
-    let pos = v.cmpc(GreaterThan, ax, 0.0);
-    let fin = v.cmpc(LessThan, ax, f64::INFINITY);
-    let ok = v.and(pos, fin);
-    let zero = v.cmpc(Equal, ax, 0.0);
-    let sp = v.selc(zero, f64::NEG_INFINITY, ax);
+    let (ok, sp) = log_edges(v, ax);
     let lh = v.sel(ok, lh, sp);
     let z0 = v.c(0.0);
     let ll = v.sel(ok, ll, z0);
@@ -71,7 +66,6 @@ pub(crate) const LOG_F32: [f64; 7] = [
 /// in near-halfway cases. The sign and C99's special cases are [`annex_f`]'s, as in f64. Measured
 /// against the interpreter's `powf` over the sweeps of `tests/accuracy.rs`: max 1 ULP.
 pub(crate) fn pow_f32(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
-    use FloatCC::*;
     let ax = v.abs(x);
     let (f, k) = super::log::reduce_normal(v, ax);
     let two = v.addc(f, 2.0);
@@ -80,16 +74,22 @@ pub(crate) fn pow_f32(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     let p = v.poly(z, &LOG_F32);
     let kl = v.mulc(k, std::f64::consts::LN_2);
     let l = v.fma(s, p, kl);
-    // log|x| for 0, inf and NaN
-    let pos = v.cmpc(GreaterThan, ax, 0.0);
-    let fin = v.cmpc(LessThan, ax, f64::INFINITY);
-    let ok = v.and(pos, fin);
-    let zero = v.cmpc(Equal, ax, 0.0);
-    let sp = v.selc(zero, f64::NEG_INFINITY, ax);
+    let (ok, sp) = log_edges(v, ax);
     let l = v.sel(ok, l, sp);
     let t = v.mul(y, l);
     let r = exp_dd(v, t, None);
     annex_f(v, x, y, r)
+}
+
+/// `(ok, sp)` for `ax = |x|`: the lanes where `log ax` is computed (positive and finite), and the
+/// value of the others (`log 0 = -inf`, `log inf = inf`, NaN for NaN).
+fn log_edges(v: &mut Vb<'_, '_>, ax: Value) -> (Value, Value) {
+    use FloatCC::*;
+    let pos = v.cmpc(GreaterThan, ax, 0.0);
+    let fin = v.cmpc(LessThan, ax, f64::INFINITY);
+    let ok = v.and(pos, fin);
+    let zero = v.cmpc(Equal, ax, 0.0);
+    (ok, v.selc(zero, f64::NEG_INFINITY, ax))
 }
 
 /// `r = |x|^y` given the sign and C99 Annex F's special cases: a negative base (the sign bit, so

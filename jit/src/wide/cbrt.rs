@@ -109,34 +109,30 @@ pub(super) fn cbrt_f32_lane(x: f32) -> f32 {
 /// cbrt's one path (see the module docs).
 pub(super) struct Cbrt;
 
-impl Paths<f64> for Cbrt {
-    #[inline(always)]
-    fn fast_ok(_: f64) -> bool {
-        true
-    }
-    #[inline(always)]
-    fn fast(x: f64) -> f64 {
-        cbrt_lane(x)
-    }
-    #[inline(always)]
-    fn general(x: f64) -> f64 {
-        cbrt_lane(x)
-    }
+macro_rules! one_path {
+    ($($t:ty: $lane:ident;)*) => {
+        $(
+            impl Paths<$t> for Cbrt {
+                #[inline(always)]
+                fn fast_ok(_: $t) -> bool {
+                    true
+                }
+                #[inline(always)]
+                fn fast(x: $t) -> $t {
+                    $lane(x)
+                }
+                #[inline(always)]
+                fn general(x: $t) -> $t {
+                    $lane(x)
+                }
+            }
+        )*
+    };
 }
 
-impl Paths<f32> for Cbrt {
-    #[inline(always)]
-    fn fast_ok(_: f32) -> bool {
-        true
-    }
-    #[inline(always)]
-    fn fast(x: f32) -> f32 {
-        cbrt_f32_lane(x)
-    }
-    #[inline(always)]
-    fn general(x: f32) -> f32 {
-        cbrt_f32_lane(x)
-    }
+one_path! {
+    f64: cbrt_lane;
+    f32: cbrt_f32_lane;
 }
 
 levels! {

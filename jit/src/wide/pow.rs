@@ -117,8 +117,7 @@ fn exp_dd(x: f64, lo: Option<f64>) -> f64 {
 pub(super) fn pow_lane(x: f64, y: f64) -> f64 {
     let ax = x.abs();
     let (lh, ll) = log_dd(ax);
-    let ok = (ax > 0.0) & (ax <= f64::MAX);
-    let sp = sel(ax == 0.0, f64::NEG_INFINITY, ax);
+    let (ok, sp) = log_edges(ax);
     let lh = sel(ok, lh, sp);
     let ll = sel(ok, ll, 0.0);
     let zh = y * lh;
@@ -147,12 +146,18 @@ pub(super) fn pow_f32_lane(x: f64, y: f64) -> f64 {
     let p = poly(z, &LOG_F32);
     let kl = k * std::f64::consts::LN_2;
     let l = s.mul_add(p, kl);
-    let ok = (ax > 0.0) & (ax <= f64::MAX);
-    let sp = sel(ax == 0.0, f64::NEG_INFINITY, ax);
+    let (ok, sp) = log_edges(ax);
     let l = sel(ok, l, sp);
     let t = y * l;
     let r = exp_dd(t, None);
     annex_f(x, y, r)
+}
+
+/// `vmath::pow::log_edges`: where `log ax` is computed, and the others' value.
+#[inline(always)]
+fn log_edges(ax: f64) -> (bool, f64) {
+    let ok = (ax > 0.0) & (ax <= f64::MAX);
+    (ok, sel(ax == 0.0, f64::NEG_INFINITY, ax))
 }
 
 /// `vmath::pow::annex_f`: the sign and C99's special cases.
@@ -165,7 +170,7 @@ fn annex_f(x: f64, y: f64, r: f64) -> f64 {
     let yodd = yint & !even;
     let negx = (x.to_bits() as i64) < 0;
     let r = sel(negx & yodd, -r, r);
-    let bad = (x < 0.0) & (x >= f64::MIN) & !yint;
+    let bad = (f64::MIN..0.0).contains(&x) & !yint;
     let r = sel(bad, crate::vmath::INVALID, r);
     let one = (y == 0.0) | (x == 1.0) | ((x == -1.0) & (y.abs() > f64::MAX));
     sel(one, 1.0, r)
