@@ -17,6 +17,11 @@
 //! double-double log is what the 1 ULP bound costs (an error of 2^-53 in `log|x|` becomes
 //! `|y·log|x||·2^-53`, up to 745 times that, in the result). f32 needs no double-double:
 //! [`pow_f32`] is about half the work.
+//! Measured on this branch (AVX-512 host under heavy load, N = 1e6, the minimum of 25 calls,
+//! `run_into`; NumPy and numexpr one thread in the same window): `x ** y` f64 13.8 ns/elem with the
+//! wide routine (NumPy 2.9, numexpr 32), f32 3.5 (NumPy 0.8, numexpr 10.2): short of NumPy's
+//! table-driven AVX-512 loops by 4-5x; a cheaper f64 log (one division, no double-double tail)
+//! is what is left to try.
 
 use super::Vb;
 use super::exp::exp_dd;
