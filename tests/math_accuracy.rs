@@ -3,12 +3,13 @@
 //! - NumPy's ULP validation sets (`tests/data/umath/umath-validation-set-*.csv`, copied from NumPy with
 //!   its license): correctly rounded outputs; f64 within 1 ULP for exp, log, sin, cos, tan, exp2,
 //!   log2, log10, log1p, 2 for expm1 and tanh; f32 within each file's own bound (2 to 4 ULP);
-//! - mpmath's correctly rounded values (`tests/data/ulp/<name>.csv`, `scripts/mpmath_reference.py`)
-//!   for tanh, sinh, cosh, exp2 and expm1, within the documented bounds the files state;
 //! - NumPy's special-value table (`tests/data/umath/special_values.csv`): exact (tanh within 3 ULP,
 //!   as upstream), in f64 and f32;
-//! - C99 Annex F's special cases of `pow` (the `**` of the text language), and the special values of
-//!   the sixteen vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
+//! - the correctly rounded references of `scripts/mpmath_reference.py` (`tests/data/ulp/`: cbrt,
+//!   hypot, pow, tanh, sinh, cosh, exp2, expm1, ...), within each function's documented bound in f64
+//!   and f32;
+//! - C99 Annex F's special cases of `pow` (the `**` of the text language), hypot of every pair of
+//!   special values, and the special values of the vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
 //!   arguments) against the interpreter's libm: bit for bit where libm's result is NaN, ±inf, ±0 or
 //!   ±1, else within the function's bound + 1.
 //!
@@ -56,21 +57,31 @@ fn run_f64_2(runner: &FusedRunner, x: &[f64], y: &[f64]) -> Vec<f64> {
     }
 }
 
+fn run_f32_2(runner: &FusedRunner, x: &[f32], y: &[f32]) -> Vec<f32> {
+    let a = ArrayD::from_shape_vec(vec![x.len()], x.to_vec()).unwrap();
+    let b = ArrayD::from_shape_vec(vec![y.len()], y.to_vec()).unwrap();
+    match runner.run(&[("x", (&a).into()), ("y", (&b).into())]).unwrap() {
+        Output::F32(o) => o.iter().copied().collect(),
+        o => panic!("f32 input gave {}", o.dtype_name()),
+    }
+}
+
 fn hex(s: &str) -> u64 {
     u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).unwrap()
 }
 
-/// One of NumPy's validation files (or of `tests/data/ulp/`, in the same format): (f32 rows, f64
-/// rows) as (input, expected) bits, and the largest tolerance of each type's rows.
-struct Validation {
-    f32: Vec<(u32, u32)>,
-    f64: Vec<(u64, u64)>,
+/// One of NumPy's validation files, or of `scripts/mpmath_reference.py`'s (`tests/data/ulp/`, the
+/// same format with one or two inputs a row): per dtype, the rows as (input bits, correctly rounded output bits), and the
+/// documented bound of each dtype.
+struct Reference {
+    f32: Vec<(Vec<u64>, u64)>,
+    f64: Vec<(Vec<u64>, u64)>,
     tol32: u64,
     tol64: u64,
 }
 
-fn parse_validation(text: &str) -> Validation {
-    let mut v = Validation {
+fn parse_reference(text: &str) -> Reference {
+    let mut r = Reference {
         f32: vec![],
         f64: vec![],
         tol32: 0,
@@ -82,19 +93,22 @@ fn parse_validation(text: &str) -> Validation {
             continue;
         }
         let f: Vec<&str> = line.split(',').collect();
+        let n = f.len();
+        let inputs: Vec<u64> = f[1..n - 2].iter().map(|s| hex(s)).collect();
+        let (out, tol): (u64, u64) = (hex(f[n - 2]), f[n - 1].trim().parse().unwrap());
         match f[0] {
             "np.float32" => {
-                v.f32.push((hex(f[1]) as u32, hex(f[2]) as u32));
-                v.tol32 = v.tol32.max(f[3].trim().parse().unwrap());
+                r.f32.push((inputs, out));
+                r.tol32 = r.tol32.max(tol);
             }
             "np.float64" => {
-                v.f64.push((hex(f[1]), hex(f[2])));
-                v.tol64 = v.tol64.max(f[3].trim().parse().unwrap());
+                r.f64.push((inputs, out));
+                r.tol64 = r.tol64.max(tol);
             }
             other => panic!("unknown dtype {other}"),
         }
     }
-    v
+    r
 }
 
 macro_rules! validation_sets {
@@ -119,71 +133,67 @@ validation_sets! {
     tanh: "tanh", 2;
 }
 
-/// Checks kiln's `name(x)` against the correctly rounded rows of `v`, f64 within `tol64` and f32
-/// within `tol32` ULP, pushing a line per failure; prints each type's maximum (and libm's).
-fn check_rows(name: &str, v: &Validation, tol64: u64, tol32: u64, failures: &mut Vec<String>) {
-    let runner = FusedRunner::compile_text(&format!("{name}(x)")).unwrap();
-    let oracle = FusedRunner::compile_text(&format!("{name}(x)"))
-        .unwrap()
-        .with_backend(interpreter());
-    // f64
-    let x: Vec<f64> = v.f64.iter().map(|&(i, _)| f64::from_bits(i)).collect();
-    let got = run_f64(&runner, &x);
-    let libm = run_f64(&oracle, &x);
-    let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
-    for (i, &(_, want)) in v.f64.iter().enumerate() {
-        let want = f64::from_bits(want);
-        let d = ulp64(got[i], want);
-        max_libm = max_libm.max(ulp64(libm[i], want));
-        sum += d.min(1000) as f64;
-        if d > tol64 {
-            failures.push(format!(
-                "{name} f64 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol64}",
-                x[i],
-                x[i].to_bits(),
-                got[i]
-            ));
-        }
-        max = max.max(d);
-    }
-    println!(
-        "{name:>6} f64: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol64}",
-        x.len(),
-        sum / x.len().max(1) as f64
-    );
-    // f32
-    let x: Vec<f32> = v.f32.iter().map(|&(i, _)| f32::from_bits(i)).collect();
-    let got = run_f32(&runner, &x);
-    let libm = run_f32(&oracle, &x);
-    let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
-    for (i, &(_, want)) in v.f32.iter().enumerate() {
-        let want = f32::from_bits(want);
-        let d = ulp32(got[i], want);
-        max_libm = max_libm.max(ulp32(libm[i], want));
-        sum += d.min(1000) as f64;
-        if d > tol32 {
-            failures.push(format!(
-                "{name} f32 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol32}",
-                x[i],
-                x[i].to_bits(),
-                got[i],
-            ));
-        }
-        max = max.max(d);
-    }
-    println!(
-        "{name:>6} f32: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol32}",
-        x.len(),
-        sum / x.len().max(1) as f64,
-    );
-}
-
 #[test]
 fn numpy_validation_sets() {
     let mut failures = Vec::new();
     for &(name, text, tol64) in VALIDATION {
-        let v = parse_validation(text);
-        check_rows(name, &v, tol64, v.tol32, &mut failures);
+        let v = parse_reference(text);
+        let runner = FusedRunner::compile_text(&format!("{name}(x)")).unwrap();
+        let oracle = FusedRunner::compile_text(&format!("{name}(x)"))
+            .unwrap()
+            .with_backend(interpreter());
+        // f64
+        let x: Vec<f64> = v.f64.iter().map(|(i, _)| f64::from_bits(i[0])).collect();
+        let got = run_f64(&runner, &x);
+        let libm = run_f64(&oracle, &x);
+        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+        for (i, &(_, want)) in v.f64.iter().enumerate() {
+            let want = f64::from_bits(want);
+            let d = ulp64(got[i], want);
+            max_libm = max_libm.max(ulp64(libm[i], want));
+            sum += d.min(1000) as f64;
+            if d > tol64 {
+                failures.push(format!(
+                    "{name} f64 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol64}",
+                    x[i],
+                    x[i].to_bits(),
+                    got[i]
+                ));
+            }
+            max = max.max(d);
+        }
+        println!(
+            "{name:>6} f64: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol64}",
+            x.len(),
+            sum / x.len() as f64
+        );
+        // f32
+        let x: Vec<f32> = v.f32.iter().map(|(i, _)| f32::from_bits(i[0] as u32)).collect();
+        let got = run_f32(&runner, &x);
+        let libm = run_f32(&oracle, &x);
+        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+        for (i, &(_, want)) in v.f32.iter().enumerate() {
+            let want = f32::from_bits(want as u32);
+            let d = ulp32(got[i], want);
+            max_libm = max_libm.max(ulp32(libm[i], want));
+            sum += d.min(1000) as f64;
+            if d > v.tol32 {
+                failures.push(format!(
+                    "{name} f32 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {}",
+                    x[i],
+                    x[i].to_bits(),
+                    got[i],
+                    v.tol32
+                ));
+            }
+            max = max.max(d);
+        }
+        println!(
+            "{name:>6} f32: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {}",
+            x.len(),
+            sum / x.len() as f64,
+            v.tol32
+        );
     }
     assert!(
         failures.is_empty(),
@@ -193,43 +203,97 @@ fn numpy_validation_sets() {
     );
 }
 
-macro_rules! reference_sets {
-    ($($f:literal)*) => {
-        const REFERENCE: &[(&str, &str)] = &[
-            $(($f, include_str!(concat!("data/ulp/", $f, ".csv"))),)*
-        ];
-    };
-}
+/// The correctly rounded references of `scripts/mpmath_reference.py` (mpmath, 256 bits): (the
+/// expression, the file).
+const REFERENCES: &[(&str, &str)] = &[
+    ("cbrt(x)", include_str!("data/ulp/cbrt.csv")),
+    ("hypot(x, y)", include_str!("data/ulp/hypot.csv")),
+    ("x ** y", include_str!("data/ulp/power.csv")),
+    ("tanh(x)", include_str!("data/ulp/tanh.csv")),
+    ("sinh(x)", include_str!("data/ulp/sinh.csv")),
+    ("cosh(x)", include_str!("data/ulp/cosh.csv")),
+    ("exp2(x)", include_str!("data/ulp/exp2.csv")),
+    ("expm1(x)", include_str!("data/ulp/expm1.csv")),
+];
 
-// `scripts/mpmath_reference.py NAME --tol64 B --tol32 B` (mpmath at 256 bits, rounded once)
-reference_sets! {
-    "tanh" "sinh" "cosh" "exp2" "expm1"
-}
-
-/// kiln against mpmath's correctly rounded values (`tests/data/ulp/`), within the bounds the files
-/// state (the documented ones: `kiln_jit::unary_ulp_bound` in f64, 1 in f32, whose result is the
-/// f64 algorithm's rounded once), over sweeps of each function's whole domain.
+/// Each function's maximum ULP against the correctly rounded reference, within the bound the file
+/// carries (kiln's documented one), in f64 and f32; libm's own maximum printed beside it.
 #[test]
-fn mpmath_reference_sets() {
+fn correctly_rounded_references() {
     let mut failures = Vec::new();
-    for &(name, text) in REFERENCE {
-        let v = parse_validation(text);
+    for &(src, text) in REFERENCES {
+        let r = parse_reference(text);
         assert!(
-            v.f64.len() > 1000 && v.f32.len() > 1000,
-            "{name}: {} rows",
-            v.f64.len()
+            r.f64.len() > 100 && r.f32.len() > 100,
+            "{src}: {} rows",
+            r.f64.len()
         );
-        let op = kiln_ir::UnaryOp::ALL
-            .iter()
-            .copied()
-            .find(|op| op.name() == name)
-            .unwrap();
-        assert_eq!(
-            v.tol64,
-            kiln_jit::unary_ulp_bound(op) as u64,
-            "{name}: the file's f64 bound"
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let oracle = FusedRunner::compile_text(src)
+            .unwrap()
+            .with_backend(interpreter());
+        let arg = |rows: &[(Vec<u64>, u64)], k: usize| -> Vec<u64> {
+            rows.iter().map(|(i, _)| i[k.min(i.len() - 1)]).collect()
+        };
+        // f64
+        let x: Vec<f64> = arg(&r.f64, 0).into_iter().map(f64::from_bits).collect();
+        let y: Vec<f64> = arg(&r.f64, 1).into_iter().map(f64::from_bits).collect();
+        let two = r.f64[0].0.len() == 2;
+        let (got, libm) = if two {
+            (run_f64_2(&runner, &x, &y), run_f64_2(&oracle, &x, &y))
+        } else {
+            (run_f64(&runner, &x), run_f64(&oracle, &x))
+        };
+        let (mut max, mut max_libm) = (0, 0);
+        for (i, (_, want)) in r.f64.iter().enumerate() {
+            let want = f64::from_bits(*want);
+            let d = ulp64(got[i], want);
+            max = d.max(max);
+            max_libm = ulp64(libm[i], want).max(max_libm);
+            if d > r.tol64 {
+                failures.push(format!(
+                    "{src} f64 x={:e} y={:e}: kiln {:e}, want {want:e}: {d} ULP > {}",
+                    x[i], y[i], got[i], r.tol64
+                ));
+            }
+        }
+        println!(
+            "{src:>12} f64: {} rows, kiln max {max} ULP, libm max {max_libm}, bound {}",
+            x.len(),
+            r.tol64
         );
-        check_rows(name, &v, v.tol64, v.tol32, &mut failures);
+        // f32
+        let x: Vec<f32> = arg(&r.f32, 0)
+            .into_iter()
+            .map(|b| f32::from_bits(b as u32))
+            .collect();
+        let y: Vec<f32> = arg(&r.f32, 1)
+            .into_iter()
+            .map(|b| f32::from_bits(b as u32))
+            .collect();
+        let (got, libm) = if two {
+            (run_f32_2(&runner, &x, &y), run_f32_2(&oracle, &x, &y))
+        } else {
+            (run_f32(&runner, &x), run_f32(&oracle, &x))
+        };
+        let (mut max, mut max_libm) = (0, 0);
+        for (i, (_, want)) in r.f32.iter().enumerate() {
+            let want = f32::from_bits(*want as u32);
+            let d = ulp32(got[i], want);
+            max = d.max(max);
+            max_libm = ulp32(libm[i], want).max(max_libm);
+            if d > r.tol32 {
+                failures.push(format!(
+                    "{src} f32 x={:e} y={:e}: kiln {:e}, want {want:e}: {d} ULP > {}",
+                    x[i], y[i], got[i], r.tol32
+                ));
+            }
+        }
+        println!(
+            "{src:>12} f32: {} rows, kiln max {max} ULP, libm max {max_libm}, bound {}",
+            x.len(),
+            r.tol32
+        );
     }
     assert!(
         failures.is_empty(),
@@ -379,6 +443,27 @@ fn pow_annex_f() {
             failures.push(format!("libm pow({x:?}, {y:?}) = {:?}, want {want:?}", libm[i]));
         }
     }
+    // f32 (its own algorithm, vmath::pow::pow_f32): the same cases against the interpreter's f32
+    // pow, bit for bit where that gives NaN, ±inf, ±0 or ±1, else within the bound
+    let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let y32: Vec<f32> = y.iter().map(|&v| v as f32).collect();
+    let got = run_f32_2(&runner, &x32, &y32);
+    let libm = run_f32_2(&oracle, &x32, &y32);
+    for i in 0..x32.len() {
+        let (g, w) = (got[i], libm[i]);
+        let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
+        let ok = if special {
+            (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+        } else {
+            ulp32(g, w) <= 2
+        };
+        if !ok {
+            failures.push(format!(
+                "kiln f32 pow({:?}, {:?}) = {g:?}, libm {w:?}",
+                x32[i], y32[i]
+            ));
+        }
+    }
     // NumPy computes x ** 0.5 as sqrt: so does kiln (pow(-0.0, 0.5) would be +0.0, sqrt gives -0.0)
     let sqrt = FusedRunner::compile_text("x ** 0.5").unwrap();
     let got = run_f64(&sqrt, &[-0.0, -4.0, 2.0]);
@@ -481,7 +566,7 @@ fn special_values_against_libm() {
     let mut failures = Vec::new();
     for name in [
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "erf", "erfc",
-        "sinh", "cosh",
+        "cbrt", "sinh", "cosh",
     ] {
         let bound = match name {
             "tanh" | "sinh" | "cosh" | "expm1" => 3,
@@ -521,6 +606,86 @@ fn special_values_against_libm() {
             if !ok {
                 failures.push(format!("{name} f32 ({:?}): kiln {g:?}, libm {w:?}", s32[i]));
             }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// hypot of every pair of special values (NaN, ±inf, ±0, subnormals, the largest and smallest
+/// normals, the edges of its scaling), f64 and f32, against the interpreter's libm: bit for bit
+/// where libm's result is NaN, ±inf, ±0 or ±1 (an infinite operand gives +inf even beside a NaN),
+/// else within the bound + 1.
+#[test]
+fn hypot_special_pairs() {
+    let specials = [
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        5e-324,
+        -5e-324,
+        1e-310,
+        2.2250738585072014e-308,
+        1e-300,
+        3.054936363499605e-151,
+        3.054936363499605e-151f64.next_down(),
+        1e-45,
+        1.0,
+        -1.0,
+        3.0,
+        -4.0,
+        1e20,
+        3.273390607896142e150,
+        3.273390607896142e150f64.next_up(),
+        1e300,
+        f64::MAX,
+        f64::MIN,
+        3.4028234663852886e38,
+    ];
+    let (x, y): (Vec<f64>, Vec<f64>) = specials
+        .iter()
+        .flat_map(|&a| specials.iter().map(move |&b| (a, b)))
+        .unzip();
+    let runner = FusedRunner::compile_text("hypot(x, y)").unwrap();
+    let oracle = FusedRunner::compile_text("hypot(x, y)")
+        .unwrap()
+        .with_backend(interpreter());
+    let special = |w: f64| w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
+    let mut failures = Vec::new();
+    let (got, want) = (run_f64_2(&runner, &x, &y), run_f64_2(&oracle, &x, &y));
+    for i in 0..x.len() {
+        let (g, w) = (got[i], want[i]);
+        let ok = if special(w) {
+            (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+        } else {
+            ulp64(g, w) <= 2
+        };
+        if !ok {
+            failures.push(format!(
+                "hypot f64 ({:?}, {:?}): kiln {g:?}, libm {w:?}",
+                x[i], y[i]
+            ));
+        }
+    }
+    let (x, y): (Vec<f32>, Vec<f32>) = (
+        x.iter().map(|&v| v as f32).collect(),
+        y.iter().map(|&v| v as f32).collect(),
+    );
+    let (got, want) = (run_f32_2(&runner, &x, &y), run_f32_2(&oracle, &x, &y));
+    for i in 0..x.len() {
+        let (g, w) = (got[i], want[i]);
+        let ok = if special(w as f64) {
+            (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+        } else {
+            ulp32(g, w) <= 2
+        };
+        if !ok {
+            failures.push(format!(
+                "hypot f32 ({:?}, {:?}): kiln {g:?}, libm {w:?}",
+                x[i], y[i]
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

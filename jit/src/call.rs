@@ -54,7 +54,7 @@ use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
-use crate::wide::{Level, Routine, WideElem};
+use crate::wide::{Binary, Level, Routine, WideElem};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::sync::Mutex;
@@ -388,7 +388,69 @@ pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8
             }
         };
     }
-    addresses!(Exp Log Sin Cos Tan Exp2 Expm1 Tanh Sinh Cosh)
+    addresses!(Exp Log Sin Cos Tan Exp2 Expm1 Tanh Sinh Cosh Arcsin Arccos Arctan Cbrt)
+}
+
+/// `r` of every pair `(xs[j], ys[j])`, into `xs[j]`, by the wide routine of two arguments of `level`
+/// ([`crate::wide`], `binary.rs`): the bits of the inline vector math. An error if the host lacks
+/// `level` or if `ys` is not as long as `xs`.
+pub fn apply_wide_binary<T: WideElem>(r: Binary, level: Level, xs: &mut [T], ys: &[T]) -> Result<()> {
+    if !level.on_host() {
+        return Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )));
+    }
+    if xs.len() != ys.len() {
+        return Err(JitError::WrongKernel(format!(
+            "{r:?} of {} first arguments and {} second ones",
+            xs.len(),
+            ys.len()
+        )));
+    }
+    let routine = T::binary(r, level);
+    // SAFETY: as in `apply_wide`: `routine` is compiled for `level`, which the host has (checked
+    // above), and is otherwise a safe function of two slices (of equal length, checked above).
+    unsafe { routine(xs, ys) };
+    Ok(())
+}
+
+/// The function compiled code calls on a block for a routine of two arguments (see block.rs):
+/// `p[j] = r(p[j], q[j])` for the `n` elements at `p` and `q`, at [`crate::wide::level`].
+extern "C" fn wide_binary_block<T: WideElem, const R: usize>(p: *mut T, q: *const T, n: i64) {
+    let r = Binary::ALL[R];
+    // SAFETY: this function's address is given to compiled code only by
+    // `wide_binary_block_address`, whose symbol block.rs calls with `p` and `q` the addresses of two
+    // distinct stack slots of the kernel, each of `block::BLOCK` elements of `T` (aligned to 64
+    // bytes, both written by the same iteration before the call), and `0 <= n <= block::BLOCK`;
+    // nothing else reads or writes the slots during the call.
+    let (xs, ys) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(p, n as usize),
+            std::slice::from_raw_parts(q, n as usize),
+        )
+    };
+    // registered only where `level()` is some (see `wide_block`): cannot fail
+    if let Some(level) = crate::wide::level() {
+        let _ = apply_wide_binary(r, level, xs, ys);
+    }
+}
+
+/// The address of the function compiled code calls for the routine of two arguments `r` on
+/// `dtype`'s blocks.
+pub(crate) fn wide_binary_block_address(r: Binary, dtype: kiln_ir::DType) -> *const u8 {
+    use kiln_ir::DType;
+    // `R` is the routine's discriminant, its index in `Binary::ALL` (the order of declaration)
+    macro_rules! addresses {
+        ($($r:ident)*) => {
+            match (r, dtype) {
+                $(
+                    (Binary::$r, DType::F64) => wide_binary_block::<f64, { Binary::$r as usize }> as *const u8,
+                    (Binary::$r, DType::F32) => wide_binary_block::<f32, { Binary::$r as usize }> as *const u8,
+                )*
+            }
+        };
+    }
+    addresses!(Arctan2 Pow Hypot)
 }
 
 /// sin of every element of `xs` in place and cos of it into `ys`, by the wide routine of `level`

@@ -103,6 +103,14 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                 jb.symbol(r.math_fn().wide_symbol(dtype), call::wide_block_address(r, dtype));
             }
         }
+        for r in crate::wide::Binary::ALL {
+            for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
+                jb.symbol(
+                    r.math_fn().wide_symbol(dtype),
+                    call::wide_binary_block_address(r, dtype),
+                );
+            }
+        }
         for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
             jb.symbol(host::sincos_symbol(dtype), call::wide_sincos_address(dtype));
             for group in [true, false] {

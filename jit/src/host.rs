@@ -146,8 +146,8 @@ pub fn register_symbols(builder: &mut JITBuilder) {
 /// inline or per-lane libm calls.
 pub struct MathRefs {
     refs: HashMap<(MathFn, DType), FuncRef>,
-    /// The block functions of the wide routines the kernel calls, `fn(ptr, n)` (see
-    /// `skeleton/block.rs`), by the function they compute.
+    /// The block functions of the wide routines the kernel calls, `fn(ptr, n)`, or `fn(ptr, ptr, n)`
+    /// for a function of two arguments (see `skeleton/block.rs`), by the function they compute.
     wide: HashMap<MathFn, FuncRef>,
     /// The block function of sin and cos of one argument, `fn(ptr, ptr, n)`, where `wide` holds
     /// both sin and cos.
@@ -188,9 +188,9 @@ impl MathRefs {
         }
         let mut wide_refs = HashMap::new();
         for &f in wide {
+            // a slot per argument, then the count
             let mut sig = Signature::new(module.isa().default_call_conv());
-            sig.params.push(AbiParam::new(types::I64));
-            sig.params.push(AbiParam::new(types::I64));
+            sig.params.extend(vec![AbiParam::new(types::I64); f.arity() + 1]);
             let id = module.declare_function(&f.wide_symbol(dtype), Linkage::Import, &sig)?;
             wide_refs.insert(f, module.declare_func_in_func(id, func));
         }

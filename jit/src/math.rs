@@ -1,13 +1,14 @@
 //! How transcendentals are lowered: the one place that decides it.
 //!
-//! - exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, tanh, erf, erfc, pow, sinh and cosh
-//!   are computed in vector registers by the IR polynomials of [`crate::vmath`] on F64X2: f64 vectors directly, a scalar
+//! - exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, tanh, sinh, cosh, arcsin, arccos,
+//!   arctan, arctan2, erf, erfc, pow, cbrt and hypot are computed
+//!   in vector registers by the IR polynomials of [`crate::vmath`] on F64X2: f64 vectors directly, a scalar
 //!   splatted into a vector (so a kernel's scalar tail gives the same bits as its vector body); f32
-//!   exp and log natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
-//!   the result rounded once to f32, which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
+//!   exp, log, sin, cos and cbrt natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
+//!   the result rounded once to f32 (pow by an f32 algorithm in f64, `vmath::pow::pow_f32`), which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
-//! - Every other libm function (arcsin, arccos, arctan, arcsinh, arccosh, arctanh, cbrt,
-//!   arctan2, hypot, fmod, NumPy's remainder and floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
+//! - Every other libm function (arcsinh, arccosh, arctanh, fmod, NumPy's remainder and
+//!   floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols
 //!   registered with each JIT module), so those are bit-exact against it. The vector code's own slow
 //!   paths (sin, cos, tan of huge arguments) call the same f64 host symbols.
@@ -31,6 +32,12 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         // libm's (fdlibm's) erfc is itself up to about 2.6 ULP from the correctly rounded value in
         // its tail (mpmath, 200 bits); the vector erfc's own error measured there is below 0.7 ULP
         MathFn::Erfc => 3,
+        // arcsin(x) = arctan2(x, sqrt(1 - x²)): the rounded square root adds up to about a ULP
+        // (`vmath::atan`); measured 2 against glibc over [-1, 1]
+        MathFn::Arcsin | MathFn::Arccos => 2,
+        // below 0.6 ULP from the correctly rounded value (cbrt.rs, hypot.rs); glibc's own error
+        // makes the distance from libm up to 1
+        MathFn::Cbrt | MathFn::Hypot => 1,
         _ => 1,
     })
 }
@@ -65,7 +72,7 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
 }
 
 /// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp, log, sin,
-/// cos, tan, exp2, expm1, tanh, sinh and cosh nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
+/// cos, tan and the other nodes with a wide routine (`wide::Routine`, `wide::Binary`), where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
 /// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
 /// reductions and scans keep the inline path); none otherwise.
 pub fn wide_routines(
@@ -81,10 +88,12 @@ pub fn wide_routines(
     }
     let mut rs = Vec::new();
     for &id in order {
-        if let kiln_ir::Node::Unary(op, _) = *arena.node(id) {
-            let f = crate::wide::Routine::of_unary(op).map(|r| r.math_fn());
-            rs.extend(f.filter(|f| !rs.contains(f)));
-        }
+        let f = match *arena.node(id) {
+            kiln_ir::Node::Unary(op, _) => crate::wide::Routine::of_unary(op).map(|r| r.math_fn()),
+            kiln_ir::Node::Binary(op, _, _) => crate::wide::Binary::of_binary(op).map(|r| r.math_fn()),
+            _ => None,
+        };
+        rs.extend(f.filter(|f| !rs.contains(f)));
     }
     rs
 }
@@ -130,7 +139,7 @@ pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Va
                         b.ins().splat(types::F64X2, d)
                     })
                     .collect();
-                let r = vmath::emit(b, refs, f, &xs);
+                let r = vmath::emit_widened(b, refs, f, &xs);
                 let r = b.ins().extractlane(r, 0);
                 b.ins().fdemote(types::F32, r)
             }
@@ -143,8 +152,8 @@ pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Va
                         b.ins().fvpromote_low(h)
                     })
                     .collect();
-                let r_lo = vmath::emit(b, refs, f, &lo);
-                let r_hi = vmath::emit(b, refs, f, &hi);
+                let r_lo = vmath::emit_widened(b, refs, f, &lo);
+                let r_hi = vmath::emit_widened(b, refs, f, &hi);
                 let d_lo = b.ins().fvdemote(r_lo);
                 let d_hi = b.ins().fvdemote(r_hi);
                 let cast = cast();

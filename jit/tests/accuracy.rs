@@ -128,7 +128,7 @@ fn sweeps<T: Elem>() {
     let mut ok = true;
     let f32 = T::DTYPE == DType::F32;
     let (emax, emin) = if f32 { (88.7, -103.9) } else { (709.7, -745.0) };
-    let cases: Vec<(&str, UnaryOp, Vec<T>)> = vec![
+    let mut cases: Vec<(&str, UnaryOp, Vec<T>)> = vec![
         ("exp [-10,10]", Exp, uniform(&mut rng, N, -10.0, 10.0)),
         ("exp full", Exp, uniform(&mut rng, N, emin, emax)),
         (
@@ -215,6 +215,14 @@ fn sweeps<T: Elem>() {
         ("expm1 full", Expm1, uniform(&mut rng, N, -50.0, emax)),
         ("tanh [-1,1]", Tanh, uniform(&mut rng, N, -1.0, 1.0)),
     ];
+    cases.extend([
+        ("cbrt [-10,10]", Cbrt, uniform(&mut rng, N, -10.0, 10.0)),
+        (
+            "cbrt log-uniform",
+            Cbrt,
+            log_uniform(&mut rng, N, -1074.0, 1023.9, true),
+        ),
+    ]);
     for (name, op, xs) in &cases {
         ok &= check_sweep(name, Body::Unary(*op), xs, None);
     }
@@ -232,6 +240,22 @@ fn sweeps<T: Elem>() {
     let xs: Vec<T> = log_uniform(&mut rng, N, -20.0, 20.0, false);
     let ys: Vec<T> = uniform(&mut rng, N, -50.0, 50.0);
     ok &= check_sweep("pow log-uniform x", Body::Binary(BinaryOp::Pow), &xs, Some(&ys));
+    let xs: Vec<T> = uniform(&mut rng, N, -10.0, 10.0);
+    let ys: Vec<T> = uniform(&mut rng, N, -10.0, 10.0);
+    ok &= check_sweep("hypot [-10,10]²", Body::Binary(BinaryOp::Hypot), &xs, Some(&ys));
+    let xs: Vec<T> = log_uniform(&mut rng, N, -1074.0, 1023.9, true);
+    let ys: Vec<T> = log_uniform(&mut rng, N, -1074.0, 1023.9, true);
+    ok &= check_sweep("hypot log-uniform", Body::Binary(BinaryOp::Hypot), &xs, Some(&ys));
+    let ys: Vec<T> = xs
+        .iter()
+        .map(|&x| T::from_f64(x.to_f64() * rng.uniform(0.5, 2.0)))
+        .collect();
+    ok &= check_sweep(
+        "hypot near |x| = |y|",
+        Body::Binary(BinaryOp::Hypot),
+        &xs,
+        Some(&ys),
+    );
     assert!(ok, "a sweep exceeded its bound + 1");
 }
 

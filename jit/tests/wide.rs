@@ -111,6 +111,31 @@ fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
         Routine::Exp2 | Routine::Expm1 | Routine::Tanh | Routine::Sinh | Routine::Cosh => {
             v.extend(exp_family_inputs(r, rng))
         }
+        Routine::Arcsin | Routine::Arccos => v.extend(asin_inputs(rng)),
+        Routine::Arctan => v.extend(atan_inputs(rng)),
+        Routine::Cbrt => v.extend(cbrt_inputs(rng)),
+    }
+    v
+}
+
+/// Inputs for cbrt: dense sweeps of both signs, the cubes of small integers and their neighbours
+/// (exact results), the edges of the exponent's residue `r` (powers of two 2^(3q+r)), and every
+/// binade, subnormals included.
+fn cbrt_inputs(rng: &mut Rng) -> Vec<f64> {
+    let mut v = sweep(rng, -10.0, 10.0, 20_000);
+    v.extend(sweep(rng, -1e-3, 1e-3, 2_000));
+    for i in 1..200i32 {
+        let c = f64::from(i * i * i);
+        for x in [c, -c, c.next_up(), c.next_down(), 1.0 / c] {
+            v.push(x);
+        }
+    }
+    for e in -1074..1024 {
+        let p = f64::from(e).exp2();
+        v.extend([p, -p, p.next_up(), p.next_down()]);
+        for _ in 0..4 {
+            v.push(p * rng.uniform(1.0, 2.0) * if rng.below(2) == 1 { -1.0 } else { 1.0 });
+        }
     }
     v
 }
@@ -174,6 +199,51 @@ fn exp_family_inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
                 v.push(f32::from_bits(ef.to_bits() - d as u32) as f64);
             }
         }
+    }
+    v
+}
+
+/// Inputs for arcsin and arccos: dense sweeps of [-1, 1] and a little beyond (NaN there), the
+/// neighbours of ±1, ±1/2 and 0, and every binade below 1 of both signs.
+fn asin_inputs(rng: &mut Rng) -> Vec<f64> {
+    let mut v = sweep(rng, -1.0, 1.0, 20_000);
+    v.extend(sweep(rng, -1.2, 1.2, 2_000));
+    v.extend(sweep(rng, 0.99, 1.0, 2_000));
+    for e in [1.0f64, -1.0, 0.5, -0.5, 0.0] {
+        let mut y = e;
+        let mut z = e;
+        for _ in 0..40 {
+            y = f64::from_bits(y.to_bits() + 1);
+            z = f64::from_bits(z.to_bits().wrapping_sub(1));
+            v.extend([y, z, y as f32 as f64, z as f32 as f64]);
+        }
+    }
+    for e in -1074..0 {
+        let m = f64::from(e).exp2() * rng.uniform(1.0, 2.0);
+        v.extend([m, -m]);
+    }
+    v
+}
+
+/// Inputs for arctan: dense sweeps near 0 and over wide ranges, the kernel's range cuts (7/16,
+/// 11/16, 19/16, 39/16) and their neighbours, and every binade of both signs.
+fn atan_inputs(rng: &mut Rng) -> Vec<f64> {
+    let mut v = sweep(rng, -4.0, 4.0, 20_000);
+    v.extend(sweep(rng, -1e6, 1e6, 2_000));
+    for c in [7.0f64 / 16.0, 11.0 / 16.0, 19.0 / 16.0, 39.0 / 16.0, 1.0] {
+        for s in [1.0f64, -1.0] {
+            let mut y = c * s;
+            let mut z = c * s;
+            for _ in 0..20 {
+                y = f64::from_bits(y.to_bits() + 1);
+                z = f64::from_bits(z.to_bits() - 1);
+                v.extend([y, z, y as f32 as f64, z as f32 as f64]);
+            }
+        }
+    }
+    for e in -1074..1024 {
+        let m = f64::from(e).exp2() * rng.uniform(1.0, 2.0);
+        v.extend([m, -m]);
     }
     v
 }
@@ -251,6 +321,10 @@ fn body(r: Routine) -> (ExprArena, NodeId) {
         Routine::Tanh => UnaryOp::Tanh,
         Routine::Sinh => UnaryOp::Sinh,
         Routine::Cosh => UnaryOp::Cosh,
+        Routine::Arcsin => UnaryOp::Arcsin,
+        Routine::Arccos => UnaryOp::Arccos,
+        Routine::Arctan => UnaryOp::Arctan,
+        Routine::Cbrt => UnaryOp::Cbrt,
     };
     let b = a.unary(op, x);
     (a, b)
@@ -599,6 +673,53 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
             let e = a.unary(UnaryOp::Exp2, x);
             a.unary(UnaryOp::Tanh, e)
         }),
+        ("arctan2(x, y)", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            a.binary(BinaryOp::Arctan2, x, y)
+        }),
+        (
+            "arcsin(x) + arccos(y) * arctan(x) + arctan2(y, arctan(x))",
+            2,
+            |a| {
+                let x = a.input(0);
+                let y = a.input(1);
+                let s = a.unary(UnaryOp::Arcsin, x);
+                let c = a.unary(UnaryOp::Arccos, y);
+                let t = a.unary(UnaryOp::Arctan, x);
+                let m = a.binary(BinaryOp::Mul, c, t);
+                let q = a.binary(BinaryOp::Arctan2, y, t);
+                let p = a.binary(BinaryOp::Add, s, m);
+                a.binary(BinaryOp::Add, p, q)
+            },
+        ),
+        ("x ** y + hypot(x, y) * y ** 1.5", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let p = a.binary(BinaryOp::Pow, x, y);
+            let h = a.binary(BinaryOp::Hypot, x, y);
+            let c = a.literal(1.5);
+            let q = a.binary(BinaryOp::Pow, y, c);
+            let m = a.binary(BinaryOp::Mul, h, q);
+            a.binary(BinaryOp::Add, p, m)
+        }),
+        ("2.5 ** x - hypot(x, 3)", 1, |a| {
+            let x = a.input(0);
+            let b = a.literal(2.5);
+            let p = a.binary(BinaryOp::Pow, b, x);
+            let t = a.literal(3.0);
+            let h = a.binary(BinaryOp::Hypot, x, t);
+            a.binary(BinaryOp::Sub, p, h)
+        }),
+        ("cbrt(x*y) - exp(cbrt(x))", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let m = a.binary(BinaryOp::Mul, x, y);
+            let c = a.unary(UnaryOp::Cbrt, m);
+            let cx = a.unary(UnaryOp::Cbrt, x);
+            let e = a.unary(UnaryOp::Exp, cx);
+            a.binary(BinaryOp::Sub, c, e)
+        }),
     ]
 }
 
@@ -637,7 +758,13 @@ fn cases(arity: usize) -> Vec<Vec<Vec<usize>>> {
 fn kernels_match<T: Elem>() {
     // the bodies of one rounded function of exact arguments (and logistic, whose `1 + e` and
     // division add half an ULP each on both sides): within the bound of the interpreter
-    let single = ["1/(1+exp(-x))", "exp(x - y)", "log(x)", "tan(x * y)"];
+    let single = [
+        "1/(1+exp(-x))",
+        "exp(x - y)",
+        "log(x)",
+        "tan(x * y)",
+        "arctan2(x, y)",
+    ];
     let mut rng = Rng::new(16);
     for (name, arity, build) in bodies() {
         for shapes in cases(arity) {
@@ -946,5 +1073,184 @@ fn the_kept_sum_route_shows_in_the_code() {
             .values
             .to_f64();
         assert_same(&format!("plain {plain}"), &a, &a, &b);
+    }
+}
+
+/// Pairs for the routines of two arguments: every pair of the specials, the specials against
+/// ordinary values of both signs, random pairs of magnitudes spread over the whole range (so
+/// that both the fast path and the scaled general path are taken, in chunks and in vectors), and
+/// pairs whose ratio straddles the kernel's range cuts.
+fn binary_inputs(rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
+    let sp = specials();
+    let (mut ys, mut xs) = (Vec::new(), Vec::new());
+    for &a in &sp {
+        for &b in &sp {
+            ys.push(a);
+            xs.push(b);
+        }
+        for b in [0.3, -0.3, 7.0, -7.0] {
+            ys.extend([a, b]);
+            xs.extend([b, a]);
+        }
+    }
+    for _ in 0..20_000 {
+        let ey = rng.uniform(-1080.0, 1030.0).floor();
+        let ex = rng.uniform(-1080.0, 1030.0).floor();
+        let sy = if rng.uniform(0.0, 1.0) < 0.5 { -1.0 } else { 1.0 };
+        let sx = if rng.uniform(0.0, 1.0) < 0.5 { -1.0 } else { 1.0 };
+        ys.push(sy * ey.exp2() * rng.uniform(1.0, 2.0));
+        xs.push(sx * ex.exp2() * rng.uniform(1.0, 2.0));
+    }
+    for _ in 0..20_000 {
+        let x = rng.uniform(-10.0, 10.0);
+        xs.push(x);
+        ys.push(x * rng.uniform(-3.0, 3.0));
+    }
+    for c in [7.0 / 16.0, 11.0 / 16.0, 19.0 / 16.0, 39.0 / 16.0] {
+        for _ in 0..200 {
+            let x = rng.uniform(0.1, 10.0);
+            let y = x * c;
+            for d in [-2i64, -1, 0, 1, 2] {
+                xs.push(x);
+                ys.push(f64::from_bits((y.to_bits() as i64 + d) as u64));
+            }
+        }
+    }
+    (ys, xs)
+}
+
+/// More pairs `(x, y)` for `x ** y` (pushed as `ys`, `xs`): bases in [0, 4] and [0, 100] with
+/// exponents in [-40, 40], negative bases with integer exponents (odd and even) and with
+/// fractional ones (NaN), bases near 1 with huge exponents, and `|y·log x|` on both sides of 708,
+/// where the inline exp takes its general path, and of overflow and underflow (f64 and f32).
+fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
+    for _ in 0..10_000 {
+        ys.push(rng.uniform(0.0, 4.0));
+        xs.push(rng.uniform(-40.0, 40.0));
+        ys.push(rng.uniform(0.0, 100.0));
+        xs.push(rng.uniform(-40.0, 40.0));
+        ys.push(-rng.uniform(0.0, 10.0));
+        xs.push(rng.below(41) as f64 - 20.0);
+        ys.push(-rng.uniform(0.0, 10.0));
+        xs.push(rng.uniform(-5.0, 5.0));
+        ys.push(1.0 + rng.uniform(-1e-9, 1e-9));
+        xs.push(rng.uniform(-1e12, 1e12));
+    }
+    for edge in [708.0f64, 709.78, 745.13, 88.72, 103.97, 87.0] {
+        for _ in 0..500 {
+            let x = rng.uniform(1.5, 50.0);
+            let y = edge / x.ln() * rng.uniform(0.999, 1.001);
+            for s in [1.0, -1.0] {
+                ys.push(x);
+                xs.push(s * y);
+            }
+        }
+    }
+}
+
+/// The binary opcode of a routine of two arguments.
+fn binary_op(r: wide::Binary) -> BinaryOp {
+    match r {
+        wide::Binary::Arctan2 => BinaryOp::Arctan2,
+        wide::Binary::Pow => BinaryOp::Pow,
+        wide::Binary::Hypot => BinaryOp::Hypot,
+    }
+}
+
+/// `r(ys[j], xs[j])` by the inline kernel (a map over two inputs).
+fn inline_binary<T: Elem>(r: wide::Binary, ys: &[T], xs: &[T]) -> Vec<f64> {
+    let mut a = ExprArena::new();
+    let (y, x) = (a.input(0), a.input(1));
+    let b = a.binary(binary_op(r), y, x);
+    let n = ys.len();
+    let k = kernel(T::DTYPE, &[&[n], &[n]], a, b, KernelKind::Map);
+    let p = plan(&k, 1);
+    let sched = Schedule::simd(T::DTYPE, 4, 1).with_wide(false);
+    jit(&k, &p, sched, &[ys.to_vec(), xs.to_vec()])
+        .unwrap()
+        .values
+        .to_f64()
+}
+
+/// The routines of two arguments give the inline bits: over [`binary_inputs`], and every length
+/// 0..=40 at offsets into the specials' pairs and ordinary ones.
+fn binary_routines_match<T: Elem + WideElem>() {
+    let mut rng = Rng::new(18);
+    for r in wide::Binary::ALL {
+        let (mut ys, mut xs) = binary_inputs(&mut rng);
+        if r == wide::Binary::Pow {
+            pow_inputs(&mut rng, &mut ys, &mut xs);
+        }
+        let ys: Vec<T> = ys.into_iter().map(T::from_f64).collect();
+        let xs: Vec<T> = xs.into_iter().map(T::from_f64).collect();
+        let y64: Vec<f64> = ys.iter().map(|x| x.to_f64()).collect();
+        let want = inline_binary(r, &ys, &xs);
+        for level in levels() {
+            let what = format!("{r:?} {:?} {level:?}", <T as WideElem>::DTYPE);
+            let mut got = ys.clone();
+            kiln_jit::apply_wide_binary(r, level, &mut got, &xs).unwrap();
+            let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
+            assert_same(&what, &y64, &got, &want);
+            for len in 0..=40 {
+                for off in (0..8).chain(700..708).chain(40_000..40_008) {
+                    let mut got = ys[off..off + len].to_vec();
+                    kiln_jit::apply_wide_binary(r, level, &mut got, &xs[off..off + len]).unwrap();
+                    let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
+                    let what = format!("{what} len {len} at {off}");
+                    assert_same(&what, &y64[off..off + len], &got, &want[off..off + len]);
+                }
+            }
+            // a second argument of another length is an error, and computes nothing
+            let mut one = ys[..3].to_vec();
+            assert!(kiln_jit::apply_wide_binary(r, level, &mut one, &xs[..2]).is_err());
+            assert_eq!(
+                one.iter().map(|x| x.to_f64().to_bits()).collect::<Vec<_>>(),
+                y64[..3].iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+            );
+        }
+        for level in Level::ALL.into_iter().filter(|l| !l.on_host()) {
+            let mut one = ys[..3].to_vec();
+            assert!(kiln_jit::apply_wide_binary(r, level, &mut one, &xs[..3]).is_err());
+        }
+    }
+}
+
+#[test]
+fn binary_routines_give_the_inline_bits_f64() {
+    binary_routines_match::<f64>();
+}
+
+#[test]
+fn binary_routines_give_the_inline_bits_f32() {
+    binary_routines_match::<f32>();
+}
+
+/// `Binary::ALL` lists the routines of two arguments in the order of declaration, each once.
+#[test]
+fn the_binary_routines_are_listed_in_order() {
+    for (i, r) in wide::Binary::ALL.into_iter().enumerate() {
+        assert_eq!(r as usize, i, "{r:?}");
+        assert_eq!(wide::Binary::ALL.iter().filter(|&&x| x == r).count(), 1, "{r:?}");
+    }
+}
+
+/// A kernel with a function of two arguments calls its block function (the one import of signature
+/// `(i64, i64, i64)`: two slots and a count) where the host has a wide level and the schedule asks
+/// for it, and never with `with_wide(false)`.
+#[test]
+fn the_binary_route_shows_in_the_code() {
+    for r in wide::Binary::ALL {
+        let mut a = ExprArena::new();
+        let (y, x) = (a.input(0), a.input(1));
+        let b = a.binary(binary_op(r), y, x);
+        let k = kernel(DType::F64, &[&[1000], &[1000]], a, b, KernelKind::Map);
+        let p = plan(&k, 1);
+        let calls_block = |s: Schedule| {
+            let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+            c.dumps().unwrap().clif.contains("= (i64, i64, i64) ")
+        };
+        let sched = Schedule::simd(DType::F64, 4, 1);
+        assert_eq!(calls_block(sched), wide::level().is_some(), "{r:?}");
+        assert!(!calls_block(sched.with_wide(false)), "{r:?}");
     }
 }

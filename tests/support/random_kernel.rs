@@ -161,16 +161,28 @@ fn exact_unary() -> Vec<UnaryOp> {
         .collect()
 }
 
-/// `op`, or for erf, erfc, sinh and cosh, which the JIT now computes as vector polynomials (within
-/// a ULP bound, not bit for bit), an exact op in their place (sign, abs, neg, abs): the generator
-/// keeps drawing from the same list, so that the committed seeds and regressions still decode to
-/// the kernels they were found as, while no exact tree holds a function that is not exact.
-fn exact_stand_in(op: UnaryOp) -> UnaryOp {
+/// `op`, or for the functions the JIT now computes as vector polynomials (within a ULP bound, not
+/// bit for bit: erf, erfc, sinh, cosh, cbrt and the inverse trigonometric functions), an exact op in
+/// their place (sign, abs, neg): the generator keeps drawing from the same list, so that the
+/// committed seeds and regressions still decode to the kernels they were found as, while no exact
+/// tree holds a function that is not exact.
+pub(crate) fn exact_stand_in(op: UnaryOp) -> UnaryOp {
     match op {
         UnaryOp::Erf => UnaryOp::Sign,
         UnaryOp::Erfc => UnaryOp::Abs,
         UnaryOp::Sinh => UnaryOp::Neg,
         UnaryOp::Cosh => UnaryOp::Abs,
+        UnaryOp::Cbrt => UnaryOp::Neg,
+        UnaryOp::Arcsin | UnaryOp::Arccos | UnaryOp::Arctan => UnaryOp::Abs,
+        op => op,
+    }
+}
+
+/// The same for the binary ops vectorised since the seeds were committed (hypot, arctan2): an
+/// exact op in their place.
+pub(crate) fn exact_binary_stand_in(op: BinaryOp) -> BinaryOp {
+    match op {
+        BinaryOp::Hypot | BinaryOp::Arctan2 => BinaryOp::Fmax,
         op => op,
     }
 }
@@ -269,7 +281,7 @@ fn exact_tree(u: &mut Unstructured<'_>, names: &[String], rank: usize, depth: u3
             exact_tree(u, names, rank, depth - 1)?,
         ),
         _ => {
-            let op = *u.choose(&exact_binary())?;
+            let op = exact_binary_stand_in(*u.choose(&exact_binary())?);
             let a = exact_tree(u, names, rank, depth - 1)?;
             let b = exact_tree(u, names, rank, depth - 1)?;
             a.binary(op, b)

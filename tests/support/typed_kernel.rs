@@ -15,7 +15,7 @@
 #![allow(dead_code)] // each includer uses a different part
 
 pub use super::random_kernel::View;
-use super::random_kernel::{shape, sub_shape};
+use super::random_kernel::{exact_binary_stand_in, exact_stand_in, shape, sub_shape};
 use arbitrary::{Result, Unstructured};
 use kiln::kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 use kiln::{ArrayArg, Axes, Element, Expr, FusedRunner, Output, ScanOptions};
@@ -294,7 +294,7 @@ fn tree(
             (sub(u)?.0.cast(t), kind_of(t))
         }
         1 => {
-            let op = *u.choose(&exact_unary())?;
+            let op = exact_stand_in(*u.choose(&exact_unary())?);
             let (a, k) = sub(u)?;
             match op {
                 UnaryOp::Invert => {
@@ -338,7 +338,7 @@ fn tree(
             (base.pow(e), k)
         }
         _ => {
-            let op = *u.choose(&exact_binary())?;
+            let op = exact_binary_stand_in(*u.choose(&exact_binary())?);
             let (mut a, mut b) = (sub(u)?, sub(u)?);
             if BinaryOp::INTEGER.contains(&op) {
                 a = integer(u, a)?;

@@ -1,5 +1,6 @@
-//! Rows in blocks: exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at the host's full
-//! vector width.
+//! Rows in blocks: the functions with a wide routine (exp, log, sin, cos, tan, exp2, expm1, tanh,
+//! sinh, cosh, the inverse trigonometric functions, cbrt, pow, hypot: `wide::Routine` and
+//! `wide::Binary`) at the host's full vector width.
 //!
 //! A map or a reduction of rows (or of every axis) whose body holds nodes of those functions, where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
@@ -41,15 +42,18 @@ pub(crate) const BLOCK: i64 = 256;
 /// Rows shorter than this take the inline path (a call per block costs more than it saves there).
 const MIN_ROW: i64 = 16;
 
-/// An exp, log or trig node run on blocks: the node, its operand, the block function, the slot;
+/// A node run on blocks: the node, its (first) operand, the block function, the slot;
 /// for a sin node whose argument a cos node shares, that cos node and its slot too (`call` is
-/// then the block function computing both, `fn(sin slot, cos slot, n)`).
+/// then the block function computing both, `fn(sin slot, cos slot, n)`); for a function of two
+/// arguments, the second operand and its slot (`call` is `fn(first slot, second slot, n)`, the
+/// result written over the first slot).
 pub(super) struct Staged {
     node: NodeId,
     arg: NodeId,
     call: FuncRef,
     slot: StackSlot,
     cos: Option<(NodeId, StackSlot)>,
+    second: Option<(NodeId, StackSlot)>,
 }
 
 /// The body's exp, log and trig nodes whose routines the kernel imported (`math::wide_routines`), each
@@ -69,19 +73,34 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
     };
     let mut out = Vec::new();
     let mut paired: Vec<NodeId> = Vec::new();
+    let bytes = (BLOCK * g.size) as u32;
     for &id in &f.order {
-        let Node::Unary(op, arg) = *arena.node(id) else {
-            continue;
+        let mut slot = || {
+            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
+        };
+        let (op, arg) = match *arena.node(id) {
+            Node::Unary(op, arg) => (op, arg),
+            Node::Binary(op, a, b) => {
+                if let Some(call) = MathFn::of_binary(op).and_then(|f| g.math.wide(f)) {
+                    let (first, second) = (slot(), slot());
+                    out.push(Staged {
+                        node: id,
+                        arg: a,
+                        call,
+                        slot: first,
+                        cos: None,
+                        second: Some((b, second)),
+                    });
+                }
+                continue;
+            }
+            _ => continue,
         };
         if paired.contains(&id) {
             continue;
         }
         let Some(call) = MathFn::of_unary(op).and_then(|f| g.math.wide(f)) else {
             continue;
-        };
-        let bytes = (BLOCK * g.size) as u32;
-        let mut slot = || {
-            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
         };
         let pair = match (op, g.math.wide_sincos()) {
             (kiln_ir::UnaryOp::Sin | kiln_ir::UnaryOp::Cos, Some(both)) => {
@@ -101,6 +120,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                     call: both,
                     slot: s_slot,
                     cos: Some((cos, c_slot)),
+                    second: None,
                 });
             }
             None => {
@@ -111,6 +131,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                     call,
                     slot,
                     cos: None,
+                    second: None,
                 });
             }
         }
@@ -158,7 +179,12 @@ impl Skeleton<'_, '_> {
             let slot = g.b.ins().stack_addr(types::I64, st.slot, 0);
             let ptr = g.b.ins().isub(slot, b_bytes);
             self.phase(g, &row, b, e, st.arg, ptr);
-            if let Some((cos, cos_slot)) = st.cos {
+            if let Some((arg2, slot2)) = st.second {
+                let slot2 = g.b.ins().stack_addr(types::I64, slot2, 0);
+                let ptr2 = g.b.ins().isub(slot2, b_bytes);
+                self.phase(g, &row, b, e, arg2, ptr2);
+                g.b.ins().call(st.call, &[slot, slot2, count]);
+            } else if let Some((cos, cos_slot)) = st.cos {
                 let cslot = g.b.ins().stack_addr(types::I64, cos_slot, 0);
                 g.b.ins().call(st.call, &[slot, cslot, count]);
                 let cptr = g.b.ins().isub(cslot, b_bytes);

@@ -72,6 +72,11 @@ fn reduce_with(v: &mut Vb<'_, '_>, x: Value, subnormals: bool) -> (Value, Value)
     (f, k)
 }
 
+/// `(f, k)` of [`reduce_with`] for positive normal finite `x` (no subnormal scaling).
+pub(crate) fn reduce_normal(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
+    reduce_with(v, x, false)
+}
+
 fn reduce(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
     reduce_with(v, x, true)
 }
@@ -254,7 +259,7 @@ pub(crate) fn log1p(v: &mut Vb<'_, '_>, x: Value) -> Value {
 }
 
 /// Coefficients 2/(2j+1), j = 2..=13, of the tail of log(m) = 2·atanh(s).
-const ATANH_TAIL: [f64; 12] = [
+pub(crate) const ATANH_TAIL: [f64; 12] = [
     0.4,
     0.2857142857142857,
     0.2222222222222222,

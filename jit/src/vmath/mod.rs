@@ -1,6 +1,6 @@
 //! Vector math: transcendentals as straight-line Cranelift IR on F64X2, with no call on the fast path.
 //!
-//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin and cos, four f32
+//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin, cos and cbrt, four f32
 //! lanes: `f32x4.rs`) from range reduction, a polynomial and reconstruction by exponent arithmetic.
 //! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
 //! would slow the common case, by a branch to a general path taken only when some lane of the vector
@@ -12,7 +12,9 @@
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
-//! (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
+//! (f32 exp, log, sin, cos), `atan.rs` (arcsin, arccos, arctan, arctan2), `cbrt.rs` (a
+//! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`.
+//! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
 //! The coefficients of the log, log1p, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
@@ -32,12 +34,15 @@
 /// one as the interpreter's libm rather than `f64::NAN` (sign clear).
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
+pub(crate) mod atan;
+pub(crate) mod cbrt;
 mod erf;
 pub(crate) mod exp;
 pub(crate) mod f32x4;
 pub(crate) mod hyperbolic;
+pub(crate) mod hypot;
 pub(crate) mod log;
-mod pow;
+pub(crate) mod pow;
 pub(crate) mod trig;
 
 use crate::clif::cast;
@@ -66,12 +71,29 @@ pub fn has_vector(f: MathFn) -> bool {
             | Erfc
             | Sinh
             | Cosh
+            | Arcsin
+            | Arccos
+            | Arctan
+            | Arctan2
+            | Cbrt
+            | Hypot
     )
 }
 
 /// Whether `f` has a native F32X4 implementation (else f32 goes through F64X2).
 pub fn has_f32(f: MathFn) -> bool {
-    matches!(f, MathFn::Exp | MathFn::Log | MathFn::Sin | MathFn::Cos)
+    matches!(
+        f,
+        MathFn::Exp
+            | MathFn::Log
+            | MathFn::Sin
+            | MathFn::Cos
+            | MathFn::Arcsin
+            | MathFn::Arccos
+            | MathFn::Arctan
+            | MathFn::Arctan2
+            | MathFn::Cbrt
+    )
 }
 
 /// Emits `f(args)` on F32X4 values (`has_f32(f)` must hold).
@@ -87,6 +109,11 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Log => f32x4::log(&mut v, args[0]),
         MathFn::Sin => f32x4::sin(&mut v, args[0]),
         MathFn::Cos => f32x4::cos(&mut v, args[0]),
+        MathFn::Arcsin => atan::asin(&mut v, args[0]),
+        MathFn::Arccos => atan::acos(&mut v, args[0]),
+        MathFn::Arctan => atan::atan(&mut v, args[0]),
+        MathFn::Arctan2 => atan::atan2(&mut v, args[0], args[1]),
+        MathFn::Cbrt => cbrt::cbrt(&mut v, args[0]),
         _ => unreachable!("{f:?} has no F32X4 implementation"),
     }
 }
@@ -117,8 +144,29 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Erfc => erf::erfc(&mut v, x),
         MathFn::Sinh => hyperbolic::sinh(&mut v, x),
         MathFn::Cosh => hyperbolic::cosh(&mut v, x),
+        MathFn::Arcsin => atan::asin(&mut v, x),
+        MathFn::Arccos => atan::acos(&mut v, x),
+        MathFn::Arctan => atan::atan(&mut v, x),
+        MathFn::Arctan2 => atan::atan2(&mut v, x, args[1]),
+        MathFn::Cbrt => cbrt::cbrt(&mut v, x),
+        MathFn::Hypot => hypot::hypot(&mut v, x, args[1]),
         _ => unreachable!("{f:?} has no vector implementation"),
     }
+}
+
+/// Emits `f(args)` on f32 values widened to F64X2, for a result the caller rounds once to f32: the
+/// f32 algorithm computed in f64 where `f` has one (pow: `pow::pow_f32`), else [`emit`]'s.
+pub fn emit_widened(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
+    if f != MathFn::Pow {
+        return emit(b, refs, f, args);
+    }
+    let mut v = Vb {
+        b,
+        refs,
+        f32: false,
+        cold: None,
+    };
+    pow::pow_f32(&mut v, args[0], args[1])
 }
 
 /// `(erfc(x), erfc(-x))` on one F64X2 `x`, sharing the work of the two (see `erf::erfc_pair`).

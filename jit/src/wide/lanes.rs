@@ -269,14 +269,17 @@ fn log_f32_lane(x: f32, general: bool) -> f32 {
 }
 
 /// Lanes per chunk: two AVX-512 vectors of f64, one of f32, four AVX2 vectors of f64.
-const CHUNK: usize = 16;
+pub(super) const CHUNK: usize = 16;
 
 /// One function on one type: which lanes may take the fast path, the fast path, the general path.
 /// Function items rather than closures, so that each is inlined into the `#[target_feature]`
 /// function (an outlined closure is compiled without its features: libm's `fma` per lane).
 pub(super) trait Paths<T: Copy> {
+    /// Whether `x` may take the fast path.
     fn fast_ok(x: T) -> bool;
+    /// The fast path.
     fn fast(x: T) -> T;
+    /// The general path.
     fn general(x: T) -> T;
 }
 

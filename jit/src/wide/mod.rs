@@ -1,7 +1,10 @@
-//! exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at the host's full vector width: the
-//! inline vector math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`,
-//! `vmath::hyperbolic`; `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh) compiled by rustc for AVX-512 (8 f64
-//! lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run these nodes on blocks (see
+//! The functions of `Routine` and `Binary` at the host's full vector width: the inline vector
+//! math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`,
+//! `vmath::hyperbolic`, `vmath::atan`, `vmath::cbrt`, `vmath::pow`, `vmath::hypot`; here
+//! `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh, `atan.rs` the inverse trigonometric
+//! functions, `cbrt.rs`, `pow.rs` pow and hypot, `binary.rs` the routines of two arguments) compiled
+//! by rustc for AVX-512 (8 f64 lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run
+//! these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
 //! runs wider.
 //!
@@ -28,7 +31,10 @@
 //! rounds once as well), so the bits are the same on every host, and the `reproducible` profile is
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
 //! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, multiples
-//! of pi/4 and the edges of the trig fast path, every length 0..=40).
+//! of pi/4 and the edges of the trig fast path, every length 0..=40). cbrt (`cbrt.rs`) has one path
+//! for every lane, lane selects and no branch, so its chunks need no test; so do pow and hypot
+//! (`pow.rs`, routines of two arguments: pow's one branch, in its exp, gives a lane below the edge
+//! the same bits either way, so every lane takes the general path).
 //!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
@@ -43,8 +49,12 @@
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
 
+mod atan;
+mod binary;
+mod cbrt;
 mod exp_family;
 mod lanes;
+mod pow;
 mod rows;
 
 pub use rows::GROUP;
@@ -126,16 +136,29 @@ pub enum Routine {
     Cos,
     /// `tan`.
     Tan,
+    /// `exp2`.
     Exp2,
+    /// `expm1`.
     Expm1,
+    /// `tanh`.
     Tanh,
+    /// `sinh`.
     Sinh,
+    /// `cosh`.
     Cosh,
+    /// `arcsin`.
+    Arcsin,
+    /// `arccos`.
+    Arccos,
+    /// `arctan`.
+    Arctan,
+    /// `cbrt`.
+    Cbrt,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 10] = [
+    pub const ALL: [Routine; 14] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
@@ -146,6 +169,10 @@ impl Routine {
         Routine::Tanh,
         Routine::Sinh,
         Routine::Cosh,
+        Routine::Arcsin,
+        Routine::Arccos,
+        Routine::Arctan,
+        Routine::Cbrt,
     ];
 
     /// The function the routine computes.
@@ -161,6 +188,10 @@ impl Routine {
             Routine::Tanh => crate::host::MathFn::Tanh,
             Routine::Sinh => crate::host::MathFn::Sinh,
             Routine::Cosh => crate::host::MathFn::Cosh,
+            Routine::Arcsin => crate::host::MathFn::Arcsin,
+            Routine::Arccos => crate::host::MathFn::Arccos,
+            Routine::Arctan => crate::host::MathFn::Arctan,
+            Routine::Cbrt => crate::host::MathFn::Cbrt,
         }
     }
 
@@ -177,6 +208,47 @@ impl Routine {
             kiln_ir::UnaryOp::Tanh => Some(Routine::Tanh),
             kiln_ir::UnaryOp::Sinh => Some(Routine::Sinh),
             kiln_ir::UnaryOp::Cosh => Some(Routine::Cosh),
+            kiln_ir::UnaryOp::Arcsin => Some(Routine::Arcsin),
+            kiln_ir::UnaryOp::Arccos => Some(Routine::Arccos),
+            kiln_ir::UnaryOp::Arctan => Some(Routine::Arctan),
+            kiln_ir::UnaryOp::Cbrt => Some(Routine::Cbrt),
+            _ => None,
+        }
+    }
+}
+
+/// A function of two arguments with a wide routine (`binary.rs`): `xs[j] = f(xs[j], ys[j])`, the
+/// first argument's slot receiving the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Binary {
+    /// arctan2 (`atan2(x0, x1)`).
+    Arctan2,
+    /// pow (`x ** y`).
+    Pow,
+    /// `hypot`.
+    Hypot,
+}
+
+impl Binary {
+    /// Every routine of two arguments, in the order of declaration (`call.rs` indexes it by
+    /// discriminant).
+    pub const ALL: [Binary; 3] = [Binary::Arctan2, Binary::Pow, Binary::Hypot];
+
+    /// The function the routine computes.
+    pub(crate) fn math_fn(self) -> crate::host::MathFn {
+        match self {
+            Binary::Arctan2 => crate::host::MathFn::Arctan2,
+            Binary::Pow => crate::host::MathFn::Pow,
+            Binary::Hypot => crate::host::MathFn::Hypot,
+        }
+    }
+
+    /// The routine of a binary opcode, if it has one.
+    pub fn of_binary(op: kiln_ir::BinaryOp) -> Option<Binary> {
+        match op {
+            kiln_ir::BinaryOp::Arctan2 => Some(Binary::Arctan2),
+            kiln_ir::BinaryOp::Pow => Some(Binary::Pow),
+            kiln_ir::BinaryOp::Hypot => Some(Binary::Hypot),
             _ => None,
         }
     }
@@ -199,6 +271,10 @@ pub trait WideElem: Copy + Sized {
     /// `ys[j]` to `cos` of it, for every `j` of `xs` (`ys` at least as long), the bits of
     /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
     fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self]);
+    /// The slice function of the routine of two arguments `r` at `level` (`binary.rs`):
+    /// `xs[j] = f(xs[j], ys[j])` for every `j` of `xs` (`ys` at least as long). Unsafe to call
+    /// unless the host has `level`.
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [Self], &[Self]);
 }
 
 impl WideElem for f64 {
@@ -225,6 +301,14 @@ impl WideElem for f64 {
             (Routine::Sinh, Level::Avx512) => exp_family::sinh64::avx512,
             (Routine::Cosh, Level::Avx2) => exp_family::cosh64::avx2,
             (Routine::Cosh, Level::Avx512) => exp_family::cosh64::avx512,
+            (Routine::Arcsin, Level::Avx2) => atan::asin64::avx2,
+            (Routine::Arcsin, Level::Avx512) => atan::asin64::avx512,
+            (Routine::Arccos, Level::Avx2) => atan::acos64::avx2,
+            (Routine::Arccos, Level::Avx512) => atan::acos64::avx512,
+            (Routine::Arctan, Level::Avx2) => atan::atan64::avx2,
+            (Routine::Arctan, Level::Avx512) => atan::atan64::avx512,
+            (Routine::Cbrt, Level::Avx2) => cbrt::cbrt64::avx2,
+            (Routine::Cbrt, Level::Avx512) => cbrt::cbrt64::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -243,6 +327,16 @@ impl WideElem for f64 {
         match level {
             Level::Avx2 => lanes::sincos_f64_avx2,
             Level::Avx512 => lanes::sincos_f64_avx512,
+        }
+    }
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f64], &[f64]) {
+        match (r, level) {
+            (Binary::Arctan2, Level::Avx2) => atan::atan2_64::avx2,
+            (Binary::Arctan2, Level::Avx512) => atan::atan2_64::avx512,
+            (Binary::Pow, Level::Avx2) => pow::pow64::avx2,
+            (Binary::Pow, Level::Avx512) => pow::pow64::avx512,
+            (Binary::Hypot, Level::Avx2) => pow::hypot64::avx2,
+            (Binary::Hypot, Level::Avx512) => pow::hypot64::avx512,
         }
     }
 }
@@ -271,6 +365,14 @@ impl WideElem for f32 {
             (Routine::Sinh, Level::Avx512) => exp_family::sinh32::avx512,
             (Routine::Cosh, Level::Avx2) => exp_family::cosh32::avx2,
             (Routine::Cosh, Level::Avx512) => exp_family::cosh32::avx512,
+            (Routine::Arcsin, Level::Avx2) => atan::asin32::avx2,
+            (Routine::Arcsin, Level::Avx512) => atan::asin32::avx512,
+            (Routine::Arccos, Level::Avx2) => atan::acos32::avx2,
+            (Routine::Arccos, Level::Avx512) => atan::acos32::avx512,
+            (Routine::Arctan, Level::Avx2) => atan::atan32::avx2,
+            (Routine::Arctan, Level::Avx512) => atan::atan32::avx512,
+            (Routine::Cbrt, Level::Avx2) => cbrt::cbrt32::avx2,
+            (Routine::Cbrt, Level::Avx512) => cbrt::cbrt32::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
@@ -289,6 +391,16 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => lanes::sincos_f32_avx2,
             Level::Avx512 => lanes::sincos_f32_avx512,
+        }
+    }
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f32], &[f32]) {
+        match (r, level) {
+            (Binary::Arctan2, Level::Avx2) => atan::atan2_32::avx2,
+            (Binary::Arctan2, Level::Avx512) => atan::atan2_32::avx512,
+            (Binary::Pow, Level::Avx2) => pow::pow32::avx2,
+            (Binary::Pow, Level::Avx512) => pow::pow32::avx512,
+            (Binary::Hypot, Level::Avx2) => pow::hypot32::avx2,
+            (Binary::Hypot, Level::Avx512) => pow::hypot32::avx512,
         }
     }
 }

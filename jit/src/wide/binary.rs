@@ -1,0 +1,90 @@
+//! The wide routines of two arguments (arctan2, and pow and hypot): the slice loop, its chunks and
+//! the `#[target_feature]` functions, as `lanes.rs` has them for one argument.
+//!
+//! A routine of two arguments transforms `xs` in place, `xs[j] = f(xs[j], ys[j])`, for every `j` of
+//! `xs` (`ys` as long: call.rs checks): the first argument's slot receives the result, as a unary
+//! routine's does (`skeleton/block.rs` stages both arguments, each into a slot of its own). Per
+//! chunk of [`CHUNK`] lanes the same rule as a unary routine: the fast path where every lane of the
+//! chunk allows it, else the general path, which gives a lane that allows the fast path the fast
+//! path's bits (so a lane's result never depends on its neighbours, nor on the vector width).
+//! It declines the algorithms themselves, which live in their families' files (`atan.rs`).
+
+use super::lanes::CHUNK;
+
+/// One function of two arguments on one type: which pairs may take the fast path, the fast path,
+/// the general path. Function items rather than closures, so that each is inlined into the
+/// `#[target_feature]` function (see `lanes::Paths`).
+pub(super) trait Paths2<T: Copy> {
+    /// Whether `(x, y)` may take the fast path.
+    fn fast_ok(x: T, y: T) -> bool;
+    /// The fast path.
+    fn fast(x: T, y: T) -> T;
+    /// The general path.
+    fn general(x: T, y: T) -> T;
+}
+
+/// The chunk's pairs by the fast path if every one of them allows it, else by the general path.
+#[inline(always)]
+fn chunk2<T: Copy, P: Paths2<T>>(x: &mut [T; CHUNK], y: &[T; CHUNK]) {
+    let mut ok = true;
+    for (&a, &b) in x.iter().zip(y.iter()) {
+        ok &= P::fast_ok(a, b);
+    }
+    if ok {
+        for (a, &b) in x.iter_mut().zip(y.iter()) {
+            *a = P::fast(*a, b);
+        }
+    } else {
+        for (a, &b) in x.iter_mut().zip(y.iter()) {
+            *a = P::general(*a, b);
+        }
+    }
+}
+
+/// [`chunk2`] over the slices (`ys` at least as long as `xs`); the remainder is copied into chunks
+/// padded with its first pair, computed, and copied back.
+#[inline(always)]
+pub(super) fn map2<T: Copy, P: Paths2<T>>(xs: &mut [T], ys: &[T]) {
+    let ys = &ys[..xs.len()];
+    let mut xc = xs.chunks_exact_mut(CHUNK);
+    let mut yc = ys.chunks_exact(CHUNK);
+    for (x, y) in (&mut xc).zip(&mut yc) {
+        let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
+        let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
+        chunk2::<T, P>(x, y);
+    }
+    let (xr, yr) = (xc.into_remainder(), yc.remainder());
+    if let (Some(&fx), Some(&fy)) = (xr.first(), yr.first()) {
+        let mut bx = [fx; CHUNK];
+        let mut by = [fy; CHUNK];
+        bx[..xr.len()].copy_from_slice(xr);
+        by[..yr.len()].copy_from_slice(yr);
+        chunk2::<T, P>(&mut bx, &by);
+        xr.copy_from_slice(&bx[..xr.len()]);
+    }
+}
+
+/// The `#[target_feature]` functions of routines of two arguments: `name: type, Paths2 impl;` makes
+/// `name::avx2` and `name::avx512`, `fn(&mut [type], &[type])`, in the invoking module (which has
+/// `map2` in scope).
+macro_rules! levels2 {
+    ($($name:ident: $t:ty, $f:ident;)*) => {
+        $(
+            pub(super) mod $name {
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &[$t]) {
+                    super::map2::<$t, super::$f>(xs, ys)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &[$t]) {
+                    super::map2::<$t, super::$f>(xs, ys)
+                }
+            }
+        )*
+    };
+}
+
+pub(super) use levels2;
