@@ -16,13 +16,16 @@ and kiln's own, an expression compiled once and called many times:
 Over Dask arrays (chunk by chunk, on any Dask scheduler or cluster): `import kiln.dask` (needs Dask).
 """
 
-from . import numexpr
+from . import _kiln, numexpr
 from ._core import Kernel, compile
 from .numexpr import (
-    __version__,
+    MAX_THREADS,
+    NumExpr,
     detect_number_of_cores,
+    disassemble,
     evaluate,
     get_num_threads,
+    get_vml_num_threads,
     get_vml_version,
     ncores,
     nthreads,
@@ -34,6 +37,9 @@ from .numexpr import (
     validate,
 )
 
+#: kiln's version (`kiln.numexpr.__version__` is numexpr's API level with this as its local label).
+__version__ = _kiln.__version__
+
 __all__ = [
     "Kernel",
     "compile",
@@ -41,14 +47,18 @@ __all__ = [
     "evaluate",
     "re_evaluate",
     "validate",
+    "NumExpr",
+    "disassemble",
     "set_num_threads",
     "get_num_threads",
     "detect_number_of_cores",
     "ncores",
     "nthreads",
+    "MAX_THREADS",
     "use_vml",
     "set_vml_accuracy_mode",
     "set_vml_num_threads",
+    "get_vml_num_threads",
     "get_vml_version",
     "__version__",
 ]

@@ -68,7 +68,7 @@ def check_options(order, casting):
 def run(kernel, args, out, order, casting):
     """Runs `kernel` (a `_kiln.Kernel`) on `args`, into `out` if given; the result."""
     if out is None:
-        if order == "K" and casting == "safe":
+        if order == "K" and (casting == "safe" or casting == "same_kind"):
             return kernel.run(args)
         check_options(order, casting)
         result = kernel.run(args)
@@ -79,9 +79,18 @@ def run(kernel, args, out, order, casting):
     return run_out(kernel, args, out, casting)
 
 
+def _broadcast_shape(a, b):
+    """The broadcast shape of `a` and `b`, None where they do not broadcast."""
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        return None
+
+
 def run_out(kernel, args, out, casting):
     """Writes the result into `out`: in place (no temporary) when `out` is a C-contiguous float
-    array of the result's dtype that no input overlaps, otherwise through one temporary."""
+    array of the result's dtype that no input overlaps, otherwise through one temporary. A result
+    whose shape broadcasts to `out`'s is broadcast into it (numexpr's `evaluate('3', out=a)`)."""
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a NumPy array, not {type(out).__name__}")
     if not out.flags.writeable:
@@ -101,7 +110,7 @@ def run_out(kernel, args, out, casting):
             if not str(e).startswith("result mismatch"):
                 raise
     result = kernel.run(args)
-    if result.shape != out.shape:
+    if result.shape != out.shape and _broadcast_shape(result.shape, out.shape) != out.shape:
         raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}")
     if not np.can_cast(result.dtype, out.dtype, casting):
         raise TypeError(
