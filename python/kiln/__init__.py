@@ -21,6 +21,7 @@ from ._core import Kernel, compile
 from .numexpr import (
     MAX_THREADS,
     NumExpr,
+    UnsupportedTypeError,
     detect_number_of_cores,
     disassemble,
     evaluate,
@@ -40,25 +41,7 @@ from .numexpr import (
 #: kiln's version (`kiln.numexpr.__version__` is numexpr's API level with this as its local label).
 __version__ = _kiln.__version__
 
-__all__ = [
-    "Kernel",
-    "compile",
-    "numexpr",
-    "evaluate",
-    "re_evaluate",
-    "validate",
-    "NumExpr",
-    "disassemble",
-    "set_num_threads",
-    "get_num_threads",
-    "detect_number_of_cores",
-    "ncores",
-    "nthreads",
-    "MAX_THREADS",
-    "use_vml",
-    "set_vml_accuracy_mode",
-    "set_vml_num_threads",
-    "get_vml_num_threads",
-    "get_vml_version",
-    "__version__",
-]
+# numexpr's names, as kiln.numexpr has them, but for those only a numexpr drop-in needs
+__all__ = ["Kernel", "compile", "numexpr"] + [
+    n for n in numexpr.__all__ if n not in ("__version__", "kiln_version", "install", "utils")
+] + ["__version__"]

@@ -9,6 +9,7 @@ from . import numexpr as numexpr
 from .numexpr import (
     MAX_THREADS as MAX_THREADS,
     NumExpr as NumExpr,
+    UnsupportedTypeError as UnsupportedTypeError,
     detect_number_of_cores as detect_number_of_cores,
     disassemble as disassemble,
     evaluate as evaluate,

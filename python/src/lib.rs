@@ -838,7 +838,7 @@ impl Kernel {
             values.push(if holds_as_is(&v) {
                 v
             } else {
-                as_input(py)?.call1((name, v))?
+                as_input(py)?.call1((name, v, &self.expr))?
             });
         }
         let (held, _reading) = self.hold_all(&values)?;

@@ -224,10 +224,23 @@ def test_an_int_literal_beyond_int64_is_an_overflow_error():
     np.testing.assert_array_equal(ne.evaluate("f + 99999999999999999999999"), f + 99999999999999999999999)
 
 
+def test_unsupported_types_raise_a_type_error_naming_the_expression():
+    sarr = np.array([b"foo", b"ba"])  # noqa: F841
+    narr = np.arange(2, dtype=np.int32)  # noqa: F841
+    z = np.ones(2, np.complex128)  # noqa: F841
+    for ex, what in (("sarr >= narr", "string"), ("z < 1", "complex"), ("sarr + sarr", "string")):
+        with pytest.raises(ne.UnsupportedTypeError) as info:
+            ne.evaluate(ex)
+        assert isinstance(info.value, TypeError) and not isinstance(info.value, NotImplementedError)
+        assert f"in '{ex}'" in str(info.value) and what in str(info.value), info.value
+    assert isinstance(ne.validate("z < 1"), ne.UnsupportedTypeError)
+
+
 def test_nothing_is_written_to_out_on_an_error():
     a = np.arange(4.0)
     b = np.arange(3.0)  # noqa: F841
     i = np.arange(4, dtype=np.int64)  # noqa: F841
+    z = np.ones(4, np.complex128)  # noqa: F841
     out = np.full(4, -7.0)
     bad = [
         ("a + b", ValueError),  # shapes that do not broadcast
@@ -236,6 +249,7 @@ def test_nothing_is_written_to_out_on_an_error():
         ("sum(a, axis=3)", ValueError),
         ("a +", SyntaxError),
         ("a ^ 1", TypeError),  # a bitwise operator of a float
+        ("a + z", TypeError),  # a complex input
     ]
     for ex, err in bad:
         with pytest.raises(err):

@@ -6,7 +6,8 @@ kernel (cached for the process, shared by all threads) and runs it with the GIL 
 language, result dtypes, broadcasting, `out=` and the exception types are numexpr's; kiln's own
 additions (reductions anywhere with `axis=`, `keepdims`, `initial`, scans, contractions, `mean`,
 `var`, `std`) work in the same call. Inputs are bool, integer and float arrays (see
-`kiln._core.as_input`); complex and byte-string arrays raise `TypeError` until kiln has those types.
+`kiln._core.as_input`); complex and byte-string arrays raise `UnsupportedTypeError` (a `TypeError`
+naming the input and the expression) until kiln has those types.
 
 numexpr's whole surface is here: `evaluate` with every keyword of numexpr 2.14 (`optimization`,
 `truediv` and `disable_cache` accepted and checked as numexpr checks them: kiln always optimises,
@@ -27,7 +28,7 @@ import weakref
 
 import numpy as np
 from .. import _kiln
-from .._core import _F32, _F64, as_input, check_options, run
+from .._core import _F32, _F64, UnsupportedTypeError, as_input, check_options, run
 
 _ndarray = np.ndarray
 
@@ -50,6 +51,7 @@ __all__ = [
     "get_vml_num_threads",
     "get_vml_version",
     "utils",
+    "UnsupportedTypeError",
     "kiln_version",
     "__version__",
 ]
@@ -171,7 +173,7 @@ def _check_context(kwargs):
         raise ValueError(f"Unknown keyword argument '{d.popitem()[0]}'")
 
 
-def _arguments(names, local_dict, global_dict, depth):
+def _arguments(names, local_dict, global_dict, depth, expression=None):
     """The values of `names`: from `local_dict`, then `global_dict`, each defaulting to the frame
     `depth` levels above the caller (numexpr's rule). Arrays kiln reads as they are pass straight
     through (the common case, kept free of function calls); the rest go through `as_input`."""
@@ -191,7 +193,7 @@ def _arguments(names, local_dict, global_dict, depth):
         else:
             raise KeyError(name)
         if type(value) is not _ndarray or not (value.dtype is _F64 or value.dtype is _F32) or not value.flags.aligned:
-            value = as_input(name, value)
+            value = as_input(name, value, expression)
         args.append(value)
     return args
 
@@ -215,7 +217,7 @@ def _evaluate(ex, local_dict=None, global_dict=None, out=None, order="K", castin
         # the common call, in one step: names looked up, values bound, the kernel run and recorded
         # as this thread's last (for re_evaluate) in kiln
         return kernel.evaluate(local_dict, global_dict)
-    args = _arguments(names, local_dict, global_dict, _frame_depth)
+    args = _arguments(names, local_dict, global_dict, _frame_depth, ex)
     result = run(kernel, args, out, order, casting)
     # recorded only once it ran: a failed call leaves the last expression as it was
     _kiln.set_last((kernel, names, _weak(out), order, casting))
@@ -247,7 +249,7 @@ def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
     if out is not None:
         # numexpr keeps no reference to `out`: one freed since is not written
         out = out()
-    args = _arguments(names, local_dict, global_dict, _frame_depth)
+    args = _arguments(names, local_dict, global_dict, _frame_depth, kernel.expression)
     return run(kernel, args, out, order, casting)
 
 
@@ -260,7 +262,7 @@ def validate(ex, local_dict=None, global_dict=None, out=None, order="K", casting
         _check_context(kwargs)
         check_options(order, casting)
         kernel, names = _kernel(ex, nthreads, sanitize)
-        args = _arguments(names, local_dict, global_dict, _frame_depth)
+        args = _arguments(names, local_dict, global_dict, _frame_depth, ex)
         kernel.prepare(args)
     except (KeyError, SyntaxError, ValueError, TypeError, OverflowError) as e:
         return e

@@ -8,6 +8,9 @@ import numpy.typing as npt
 from . import utils as utils
 from .necompiler import NumExpr as NumExpr, disassemble as disassemble
 
+class UnsupportedTypeError(TypeError):
+    """An input of a type kiln has no kernels for (complex, strings, float16, ...)."""
+
 __version__: str
 kiln_version: str
 use_vml: bool

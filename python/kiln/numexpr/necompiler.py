@@ -150,7 +150,7 @@ class NumExpr:
                 if not np.can_cast(a.dtype, t, "same_kind") and not (a.dtype.kind in "biu" and t.kind == "f"):
                     raise TypeError(f"input '{name}' of dtype {a.dtype} does not cast to the signature's {t}")
                 a = a.astype(t)
-            values.append(as_input(name, a))
+            values.append(as_input(name, a, self.expression))
         return [values[i] for i in self._gather]
 
     def run(self, *args, out=None, order="K", casting="safe", ex_uses_vml=False):
