@@ -94,21 +94,6 @@ fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
 /// explain`), and the typed kernel where the kernel is one (an integer or bool input, or a cast).
 pub(crate) type Specialisation = (KernelIR, BroadcastPlan, Vec<String>, Option<TypedKernel>);
 
-/// Why a kernel of float inputs (of float type `dtype`) is run by the typed path for its literals'
-/// sake: where NumPy's type of its result is another than the float path gives, as for integer
-/// literals alone (`1 + 1` is int64) or a truth value scaled by a float literal beside float32
-/// inputs (`0.25 * (a < 5)` is float64: a Python float with a bool array). None otherwise.
-fn literal_typing(kernel: &KernelIR, elems: &[ElemType], dtype: DType, mean: bool) -> Option<String> {
-    let t = TypedKernel::new(kernel, elems, mean).ok()?.output_type();
-    let float = match dtype {
-        DType::F64 => ElemType::F64,
-        DType::F32 => ElemType::F32,
-    };
-    let integer_literals = elems.is_empty() && matches!(t, ElemType::I64 | ElemType::I32);
-    let widened = dtype == DType::F32 && t == ElemType::F64;
-    (integer_literals || widened).then(|| format!("its literals give NumPy's result type {t}, not {float}"))
-}
-
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
 /// rewrite did, for `kiln explain`. A kernel with an integer or bool input, or a cast or an integer
 /// operator, is typed ([`kiln_ir::typed`]), without rewrites: compiled by the JIT's typed code generator
@@ -128,12 +113,12 @@ pub(crate) fn specialise(
     let kernel = program.kernel(dtype, &shapes)?;
     let mut notes = Vec::new();
     let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
-    let mean = program.reduction().is_some_and(|r| r.mean);
     let why = match elems.iter().position(|t| !t.is_float()) {
         Some(i) => Some(format!("input '{}' is {}", program.names[i], elems[i])),
-        None => needs_typing(&kernel).or_else(|| literal_typing(&kernel, &elems, dtype, mean)),
+        None => needs_typing(&kernel),
     };
     if let Some(why) = why {
+        let mean = program.reduction().is_some_and(|r| r.mean);
         let typed = TypedKernel::new(&kernel, &elems, mean)?;
         let views: Vec<Option<Vec<isize>>> = args
             .iter()
