@@ -16,13 +16,17 @@ and kiln's own, an expression compiled once and called many times:
 Over Dask arrays (chunk by chunk, on any Dask scheduler or cluster): `import kiln.dask` (needs Dask).
 """
 
-from . import numexpr
+from . import _kiln, numexpr
 from ._core import Kernel, compile
 from .numexpr import (
-    __version__,
+    MAX_THREADS,
+    NumExpr,
+    UnsupportedTypeError,
     detect_number_of_cores,
+    disassemble,
     evaluate,
     get_num_threads,
+    get_vml_num_threads,
     get_vml_version,
     ncores,
     nthreads,
@@ -34,21 +38,10 @@ from .numexpr import (
     validate,
 )
 
-__all__ = [
-    "Kernel",
-    "compile",
-    "numexpr",
-    "evaluate",
-    "re_evaluate",
-    "validate",
-    "set_num_threads",
-    "get_num_threads",
-    "detect_number_of_cores",
-    "ncores",
-    "nthreads",
-    "use_vml",
-    "set_vml_accuracy_mode",
-    "set_vml_num_threads",
-    "get_vml_version",
-    "__version__",
-]
+#: kiln's version (`kiln.numexpr.__version__` is numexpr's API level with this as its local label).
+__version__ = _kiln.__version__
+
+# numexpr's names, as kiln.numexpr has them, but for those only a numexpr drop-in needs
+__all__ = ["Kernel", "compile", "numexpr"] + [
+    n for n in numexpr.__all__ if n not in ("__version__", "kiln_version", "install", "utils")
+] + ["__version__"]

@@ -7,10 +7,14 @@ import numpy.typing as npt
 
 from . import numexpr as numexpr
 from .numexpr import (
-    __version__ as __version__,
+    MAX_THREADS as MAX_THREADS,
+    NumExpr as NumExpr,
+    UnsupportedTypeError as UnsupportedTypeError,
     detect_number_of_cores as detect_number_of_cores,
+    disassemble as disassemble,
     evaluate as evaluate,
     get_num_threads as get_num_threads,
+    get_vml_num_threads as get_vml_num_threads,
     get_vml_version as get_vml_version,
     ncores as ncores,
     nthreads as nthreads,
@@ -21,6 +25,8 @@ from .numexpr import (
     use_vml as use_vml,
     validate as validate,
 )
+
+__version__: str
 
 class Kernel:
     """An expression compiled by `kiln.compile`: call it with its inputs by name."""

@@ -20,12 +20,15 @@
 //! `TypeError`.
 
 mod claims;
+mod literals;
 
 use claims::Claims;
 use kiln::kiln_ir::{DType, ElemType, OutputType};
 use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
 use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadwriteArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyKeyError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyKeyError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -60,6 +63,15 @@ fn py_err(e: Error, src: &str) -> PyErr {
         Error::Arity { .. } | Error::UnsupportedDType { .. } => PyTypeError::new_err(msg),
         Error::MissingInput { name } => PyKeyError::new_err(name),
         Error::Jit(_) => PyRuntimeError::new_err(msg),
+        // NumPy's exceptions for the operand types an operator refuses (kiln_ir's promote.rs)
+        Error::Ir(kiln::kiln_ir::IrError::Type(ref m)) if m.contains("is out of range for") => {
+            PyOverflowError::new_err(msg)
+        }
+        Error::Ir(kiln::kiln_ir::IrError::Type(ref m))
+            if m.contains("bitwise operators take") || m.contains("of two bools") =>
+        {
+            PyTypeError::new_err(msg)
+        }
         _ => PyValueError::new_err(msg),
     }
 }
@@ -361,24 +373,31 @@ fn caller_scope(py: Python<'_>, globals: bool) -> PyResult<Option<Bound<'_, PyAn
 /// Names are looked up in `local_dict`, then `global_dict`; each defaults to the caller's frame.
 /// Values may be NumPy arrays of bool, int32, int64, float32 or float64 (any strides; other
 /// integer types widened), 0-d arrays, NumPy scalars or Python numbers; shapes broadcast as
-/// NumPy's. `out`, if given, must have the result's shape and a dtype the result casts to under
-/// `casting`. `order='K'` (the default) returns a result laid out as the inputs where they all
+/// NumPy's. `out`, if given, must have the result's shape (or one it broadcasts to) and a dtype the
+/// result casts to under `casting` ('same_kind' by default, as numexpr 2.14's). `order='K'` (the default) returns a result laid out as the inputs where they all
 /// share one (Fortran or transposed inputs of an elementwise expression give a Fortran or
 /// transposed result, as numexpr's), else in C order; `order='C'` and `order='F'` force one.
-/// `sanitize` is accepted for numexpr's signature: kiln's parser never evaluates Python, so there
-/// is nothing to sanitise.
+/// `sanitize` (numexpr's sanitiser of the text: `;`, `:`, `[` other than kiln's `v[i]`, dunders and
+/// attribute access other than `.real` / `.imag` are a `ValueError` unless it is off; kiln's parser
+/// never evaluates Python, but refuses what numexpr refuses), `optimization` ('none', 'moderate', 'aggressive') and
+/// `truediv` (False, True, 'auto') are numexpr's and checked as numexpr checks them: kiln always
+/// optimises, and `/` is true division (as numexpr's on Python 3). `disable_cache` is accepted:
+/// kiln's cache is bounded and keeps no reference to inputs or `out`.
 ///
 /// Raises `KeyError` for a name found nowhere, `SyntaxError` (with the position) or `ValueError`
-/// for a bad expression, `ValueError` for shapes that do not broadcast, `TypeError` for an
-/// unsupported type.
+/// for a bad expression, `ValueError` for shapes that do not broadcast or an unknown keyword,
+/// `TypeError` for an unsupported type, `OverflowError` for an integer literal out of range.
 ///
 /// (`kiln.numexpr.evaluate` and `kiln.evaluate` are this builtin: the common call, an expression
-/// compiled before with no `out`, `order`, `casting` or `sanitize` given, runs here without a
-/// Python frame; any other goes to `kiln.numexpr._evaluate`.)
+/// compiled before with no `out`, `order` other than 'K', `casting` other than 'same_kind' (numexpr
+/// 2.14's default) or 'safe', or
+/// `_frame_depth` given, runs here without a Python frame, whatever `sanitize`, `disable_cache`
+/// and the valid values of `optimization` and `truediv`, which change nothing there; any other goes
+/// to `kiln.numexpr._evaluate`.)
 #[pyfunction]
 #[pyo3(
-    signature = (ex, local_dict=None, global_dict=None, out=None, order=None, casting=None, sanitize=None, _frame_depth=None),
-    text_signature = "(ex, local_dict=None, global_dict=None, out=None, order='K', casting='safe', sanitize=None, _frame_depth=1)"
+    signature = (ex, local_dict=None, global_dict=None, out=None, order=None, casting=None, sanitize=None, _frame_depth=None, optimization=None, truediv=None, disable_cache=None, **kwargs),
+    text_signature = "(ex, local_dict=None, global_dict=None, out=None, order='K', casting='same_kind', sanitize=None, _frame_depth=1, optimization='aggressive', truediv='auto', disable_cache=False, **kwargs)"
 )]
 #[allow(clippy::too_many_arguments)] // numexpr's signature
 fn evaluate<'py>(
@@ -391,15 +410,29 @@ fn evaluate<'py>(
     #[pyo3(from_py_with = given)] casting: Option<Bound<'py, PyAny>>,
     #[pyo3(from_py_with = given)] sanitize: Option<Bound<'py, PyAny>>,
     #[pyo3(from_py_with = given)] _frame_depth: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] optimization: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] truediv: Option<Bound<'py, PyAny>>,
+    #[pyo3(from_py_with = given)] disable_cache: Option<Bound<'py, PyAny>>,
+    kwargs: Option<Bound<'py, PyDict>>,
 ) -> PyResult<Py<PyAny>> {
-    let options = [
-        ("out", out),
-        ("order", order),
-        ("casting", casting),
-        ("sanitize", sanitize),
-        ("_frame_depth", _frame_depth),
-    ];
-    let common = options.iter().all(|(_, v)| v.is_none());
+    let is_str = |v: &Option<Bound<'py, PyAny>>, allowed: &[&str]| {
+        v.as_ref().is_none_or(|v| {
+            v.cast::<PyString>()
+                .is_ok_and(|s| s.to_str().is_ok_and(|s| allowed.contains(&s)))
+        })
+    };
+    // the options that change nothing in the builtin's call where their values are valid
+    let common = out.is_none()
+        && _frame_depth.is_none()
+        && kwargs.as_ref().is_none_or(|k| k.is_empty())
+        && is_str(&order, &["K"])
+        && is_str(&casting, &["safe", "same_kind"])
+        && is_str(&optimization, &["none", "moderate", "aggressive"])
+        && truediv.as_ref().is_none_or(|t| {
+            t.cast::<pyo3::types::PyBool>().is_ok()
+                || t.cast::<PyString>()
+                    .is_ok_and(|s| s.to_str().is_ok_and(|s| s == "auto"))
+        });
     let kernel = if common { cached_kernel(ex)? } else { None };
     if let Some(kernel) = kernel {
         let k = kernel.get();
@@ -414,19 +447,31 @@ fn evaluate<'py>(
         }
         // without a frame (called from outside Python code) the Python layer raises as it does
         if k.py_names.is_empty() || (local.is_some() && global.is_some()) {
+            let result = k.call_with(py, local.as_ref(), global.as_ref())?;
+            // recorded only once it ran: a failed call leaves the last expression as it was
             LAST.with_borrow_mut(|l| *l = Some(kernel.clone().into_any().unbind()));
-            return k.call_with(py, local.as_ref(), global.as_ref());
+            return Ok(result);
         }
     }
     static SLOW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let slow = SLOW.import(py, "kiln.numexpr", "_evaluate")?;
-    let kwargs = PyDict::new(py);
+    let options = [
+        ("out", out),
+        ("order", order),
+        ("casting", casting),
+        ("sanitize", sanitize),
+        ("_frame_depth", _frame_depth),
+        ("optimization", optimization),
+        ("truediv", truediv),
+        ("disable_cache", disable_cache),
+    ];
+    let slow_kwargs = kwargs.unwrap_or_else(|| PyDict::new(py));
     for (name, value) in options {
         if let Some(v) = value {
-            kwargs.set_item(name, v)?;
+            slow_kwargs.set_item(name, v)?;
         }
     }
-    slow.call((ex, local_dict, global_dict), Some(&kwargs))
+    slow.call((ex, local_dict, global_dict), Some(&slow_kwargs))
         .map(Bound::unbind)
 }
 
@@ -650,6 +695,8 @@ struct Kernel {
     py_names: Vec<Py<PyString>>,
     /// The handles of recent input forms, the most recently made last.
     handles: Mutex<Vec<Handle>>,
+    /// An integer literal of the text beyond int64, refused beside integer inputs (see [`literals`]).
+    beyond_int64: Option<String>,
 }
 
 #[pymethods]
@@ -805,7 +852,7 @@ impl Kernel {
             values.push(if holds_as_is(&v) {
                 v
             } else {
-                as_input(py)?.call1((name, v))?
+                as_input(py)?.call1((name, v, &self.expr))?
             });
         }
         let (held, _reading) = self.hold_all(&values)?;
@@ -821,11 +868,13 @@ impl Kernel {
             .iter()
             .map(|n| PyString::intern(py, n).unbind())
             .collect();
+        let beyond_int64 = literals::beyond_int64(&expr).map(str::to_string);
         Kernel {
             runner,
             expr,
             py_names,
             handles: Mutex::new(Vec::new()),
+            beyond_int64,
         }
     }
 
@@ -1011,6 +1060,19 @@ impl Kernel {
             .zip(names)
             .map(|(a, n)| hold(a, n))
             .collect::<PyResult<_>>()?;
+        if let Some(literal) = &self.beyond_int64
+            && (held.is_empty()
+                || held
+                    .iter()
+                    .any(|h| matches!(h, Held::Array(Kind::I64 | Kind::I32 | Kind::Bool, _))))
+        {
+            return Err(PyOverflowError::new_err(format!(
+                "the integer literal {literal} of '{}' is beyond int64 (Python int too large to convert \
+                 to int64): NumPy and numexpr raise OverflowError beside integer inputs; write it as a \
+                 float ({literal}.0) to compute in float64",
+                self.expr
+            )));
+        }
         let claims = Claims::read(held.iter().zip(names).filter_map(|(h, n)| match h {
             Held::Array(kind, a) => Some((claims::extent(a, kind.itemsize())?, n.as_str())),
             _ => None,

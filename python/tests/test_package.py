@@ -29,13 +29,16 @@ def stub_names(path):
 def test_stubs_cover_the_public_names():
     assert (PKG / "py.typed").exists()
     assert set(kiln.__all__) <= stub_names(PKG / "__init__.pyi")
-    assert set(ne.__all__) <= stub_names(PKG / "numexpr.pyi")
+    assert set(ne.__all__) <= stub_names(PKG / "numexpr" / "__init__.pyi")
+    for sub in (ne.utils, ne.necompiler):
+        stub = PKG / "numexpr" / (sub.__name__.rsplit(".", 1)[1] + ".pyi")
+        assert set(getattr(sub, "__all__", ())) | {n for n in dir(sub) if n[0] != "_" and callable(getattr(sub, n)) and getattr(sub, n).__module__ == sub.__name__} <= stub_names(stub), sub
     public = {n for n in dir(_kiln) if not n.startswith("_")}
     assert public <= stub_names(PKG / "_kiln.pyi")
 
 
 def test_docstrings_on_every_public_callable():
-    for mod in (kiln, ne, _kiln):
+    for mod in (kiln, ne, ne.utils, ne.necompiler, _kiln):
         assert mod.__doc__
         for name in dir(mod):
             obj = getattr(mod, name)

@@ -5,10 +5,18 @@ from typing import Any, Literal, Mapping
 import numpy as np
 import numpy.typing as npt
 
+from . import utils as utils
+from .necompiler import NumExpr as NumExpr, disassemble as disassemble
+
+class UnsupportedTypeError(TypeError):
+    """An input of a type kiln has no kernels for (complex, strings, float16, ...)."""
+
 __version__: str
+kiln_version: str
 use_vml: bool
 ncores: int
 nthreads: int
+MAX_THREADS: int
 
 _Order = Literal["K", "A", "C", "F"]
 _Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
@@ -22,6 +30,9 @@ def evaluate(
     casting: _Casting = "safe",
     sanitize: bool | None = None,
     _frame_depth: int = 1,
+    optimization: Literal["none", "moderate", "aggressive"] = "aggressive",
+    truediv: bool | Literal["auto"] = "auto",
+    disable_cache: bool = False,
 ) -> npt.NDArray[Any]:
     """Evaluates the array expression `ex`; names come from the caller's frame or the dicts."""
 
@@ -41,6 +52,8 @@ def validate(
     casting: _Casting = "safe",
     sanitize: bool | None = None,
     _frame_depth: int = 1,
+    optimization: Literal["none", "moderate", "aggressive"] = "aggressive",
+    truediv: bool | Literal["auto"] = "auto",
 ) -> Exception | None:
     """None if `ex` would evaluate on these names, else the exception evaluate would raise."""
 
@@ -58,6 +71,12 @@ def set_vml_accuracy_mode(mode: str | None) -> None:
 
 def set_vml_num_threads(n: int) -> None:
     """A no-op: kiln has no VML."""
+
+def get_vml_num_threads() -> None:
+    """None: kiln has no VML."""
+
+def install() -> None:
+    """Makes `import numexpr` give kiln.numexpr (call before pandas is imported)."""
 
 def get_vml_version() -> None:
     """None: kiln has no VML."""
