@@ -6,9 +6,13 @@
 //! - NumPy's special-value table (`tests/data/umath/special_values.csv`): exact (tanh within 3 ULP,
 //!   as upstream), in f64 and f32;
 //! - C99 Annex F's special cases of `pow` (the `**` of the text language), and the special values of
-//!   the fourteen vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
+//!   the vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
 //!   arguments) against the interpreter's libm: bit for bit where libm's result is NaN, ±inf, ±0 or
 //!   ±1, else within the function's bound + 1.
+//!
+//! - `scripts/mpmath_reference.py`'s correctly rounded references (`tests/data/ulp/<name>.csv`,
+//!   mpmath at 256 bits): within each function's documented bound (log2, log10, log1p 1 ULP in f64,
+//!   arcsinh, arccosh, arctanh 2; 1 in f32, computed in f64 and rounded once);
 //!
 //! Every function and dtype prints its maximum ULP error. The dense million-point sweeps against libm
 //! are in `jit/tests/accuracy.rs`.
@@ -58,11 +62,13 @@ fn hex(s: &str) -> u64 {
     u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).unwrap()
 }
 
-/// One of NumPy's validation files: (f32 rows, f64 rows, f32 tolerance) as (input, expected) bits.
+/// One of NumPy's validation files (or `scripts/mpmath_reference.py`'s, the same format): (f32 rows,
+/// f64 rows, f32 and f64 tolerances) as (input, expected) bits.
 struct Validation {
     f32: Vec<(u32, u32)>,
     f64: Vec<(u64, u64)>,
     tol32: u64,
+    tol64: u64,
 }
 
 fn parse_validation(text: &str) -> Validation {
@@ -70,6 +76,7 @@ fn parse_validation(text: &str) -> Validation {
         f32: vec![],
         f64: vec![],
         tol32: 0,
+        tol64: 0,
     };
     for line in text.lines() {
         let line = line.trim();
@@ -82,7 +89,10 @@ fn parse_validation(text: &str) -> Validation {
                 v.f32.push((hex(f[1]) as u32, hex(f[2]) as u32));
                 v.tol32 = v.tol32.max(f[3].trim().parse().unwrap());
             }
-            "np.float64" => v.f64.push((hex(f[1]), hex(f[2]))),
+            "np.float64" => {
+                v.f64.push((hex(f[1]), hex(f[2])));
+                v.tol64 = v.tol64.max(f[3].trim().parse().unwrap());
+            }
             other => panic!("unknown dtype {other}"),
         }
     }
@@ -115,69 +125,104 @@ validation_sets! {
 fn numpy_validation_sets() {
     let mut failures = Vec::new();
     for &(name, text, tol64) in VALIDATION {
-        let v = parse_validation(text);
-        let runner = FusedRunner::compile_text(&format!("{name}(x)")).unwrap();
-        let oracle = FusedRunner::compile_text(&format!("{name}(x)"))
-            .unwrap()
-            .with_backend(interpreter());
-        // f64
-        let x: Vec<f64> = v.f64.iter().map(|&(i, _)| f64::from_bits(i)).collect();
-        let got = run_f64(&runner, &x);
-        let libm = run_f64(&oracle, &x);
-        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
-        for (i, &(_, want)) in v.f64.iter().enumerate() {
-            let want = f64::from_bits(want);
-            let d = ulp64(got[i], want);
-            max_libm = max_libm.max(ulp64(libm[i], want));
-            sum += d.min(1000) as f64;
-            if d > tol64 {
-                failures.push(format!(
-                    "{name} f64 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol64}",
-                    x[i],
-                    x[i].to_bits(),
-                    got[i]
-                ));
-            }
-            max = max.max(d);
-        }
-        println!(
-            "{name:>6} f64: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol64}",
-            x.len(),
-            sum / x.len() as f64
-        );
-        // f32
-        let x: Vec<f32> = v.f32.iter().map(|&(i, _)| f32::from_bits(i)).collect();
-        let got = run_f32(&runner, &x);
-        let libm = run_f32(&oracle, &x);
-        let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
-        for (i, &(_, want)) in v.f32.iter().enumerate() {
-            let want = f32::from_bits(want);
-            let d = ulp32(got[i], want);
-            max_libm = max_libm.max(ulp32(libm[i], want));
-            sum += d.min(1000) as f64;
-            if d > v.tol32 {
-                failures.push(format!(
-                    "{name} f32 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {}",
-                    x[i],
-                    x[i].to_bits(),
-                    got[i],
-                    v.tol32
-                ));
-            }
-            max = max.max(d);
-        }
-        println!(
-            "{name:>6} f32: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {}",
-            x.len(),
-            sum / x.len() as f64,
-            v.tol32
-        );
+        check_validation(name, &parse_validation(text), tol64, &mut failures);
     }
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// `scripts/mpmath_reference.py`'s correctly rounded references (`tests/data/ulp/<name>.csv`),
+/// each row's tolerance the documented bound of the function and type.
+macro_rules! ulp_references {
+    ($($f:literal)*) => {
+        const ULP_REFERENCES: &[(&str, &str)] = &[
+            $(($f, include_str!(concat!("data/ulp/", $f, ".csv"))),)*
+        ];
+    };
+}
+
+ulp_references! {
+    "log2" "log10" "log1p" "arcsinh" "arccosh" "arctanh"
+}
+
+#[test]
+fn mpmath_references() {
+    let mut failures = Vec::new();
+    for &(name, text) in ULP_REFERENCES {
+        let v = parse_validation(text);
+        assert!(v.f64.len() > 1000 && v.f32.len() > 1000, "{name}: few rows");
+        check_validation(name, &v, v.tol64, &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// kiln's `name(x)` on every row of `v` within `tol64` (f64) and the file's own f32 tolerance,
+/// each failure pushed onto `failures`; prints the maxima of kiln and of libm.
+fn check_validation(name: &str, v: &Validation, tol64: u64, failures: &mut Vec<String>) {
+    let runner = FusedRunner::compile_text(&format!("{name}(x)")).unwrap();
+    let oracle = FusedRunner::compile_text(&format!("{name}(x)"))
+        .unwrap()
+        .with_backend(interpreter());
+    // f64
+    let x: Vec<f64> = v.f64.iter().map(|&(i, _)| f64::from_bits(i)).collect();
+    let got = run_f64(&runner, &x);
+    let libm = run_f64(&oracle, &x);
+    let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+    for (i, &(_, want)) in v.f64.iter().enumerate() {
+        let want = f64::from_bits(want);
+        let d = ulp64(got[i], want);
+        max_libm = max_libm.max(ulp64(libm[i], want));
+        sum += d.min(1000) as f64;
+        if d > tol64 {
+            failures.push(format!(
+                "{name} f64 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {tol64}",
+                x[i],
+                x[i].to_bits(),
+                got[i]
+            ));
+        }
+        max = max.max(d);
+    }
+    println!(
+        "{name:>7} f64: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {tol64}",
+        x.len(),
+        sum / x.len() as f64
+    );
+    // f32
+    let x: Vec<f32> = v.f32.iter().map(|&(i, _)| f32::from_bits(i)).collect();
+    let got = run_f32(&runner, &x);
+    let libm = run_f32(&oracle, &x);
+    let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
+    for (i, &(_, want)) in v.f32.iter().enumerate() {
+        let want = f32::from_bits(want);
+        let d = ulp32(got[i], want);
+        max_libm = max_libm.max(ulp32(libm[i], want));
+        sum += d.min(1000) as f64;
+        if d > v.tol32 {
+            failures.push(format!(
+                "{name} f32 x={:e} ({:#x}): kiln {:e}, want {want:e}: {d} ULP > {}",
+                x[i],
+                x[i].to_bits(),
+                got[i],
+                v.tol32
+            ));
+        }
+        max = max.max(d);
+    }
+    println!(
+        "{name:>7} f32: {} rows, kiln max {max} ULP (mean {:.3}), libm max {max_libm}, bound {}",
+        x.len(),
+        sum / x.len() as f64,
+        v.tol32
     );
 }
 
@@ -419,13 +464,24 @@ fn special_values_against_libm() {
         0.25,
         0.24999999999999997,
         -0.25,
+        // the log family's edges: around 1 and -1 (arccosh, arctanh, log1p), the arctanh branch at
+        // 0.5, the tiny and huge arguments of the inverse hyperbolic functions (2^-28, 2^28)
+        1.0000000000000002,
+        0.9999999999999999,
+        -1.0000000000000002,
+        0.49999999999999994,
+        268435456.0,
+        268435455.99999997,
+        -268435456.0,
+        -3.725290298461914e-9,
     ];
     let mut failures = Vec::new();
     for name in [
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "erf", "erfc",
+        "arcsinh", "arccosh", "arctanh",
     ] {
         let bound = match name {
-            "tanh" => 3,
+            "tanh" | "arcsinh" | "arccosh" | "arctanh" => 3,
             "erfc" => 4,
             _ => 2,
         };

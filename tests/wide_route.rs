@@ -41,6 +41,8 @@ fn values(n: usize) -> Vec<f64> {
         1e300,
         7e4,
         -2e6,
+        1.0,
+        -1.0,
     ];
     let mut rng = kit::Rng::new(0x5eed);
     (0..n)
@@ -78,6 +80,13 @@ fn every_route_gives_the_same_bits() {
         "sin(x)*cos(x) + sqrt(abs(x))",
         "tan(x)",
         "sum(cos(x))",
+        "log2(x)",
+        "log10(x)",
+        "log1p(x)",
+        "arcsinh(x)",
+        "arccosh(x)",
+        "arctanh(x)",
+        "sum(log1p(abs(x)))",
     ];
     let mut checked = 0;
     for n in [1, 255, 257, 515, 1001] {

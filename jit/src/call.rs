@@ -388,7 +388,7 @@ pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8
             }
         };
     }
-    addresses!(Exp Log Sin Cos Tan)
+    addresses!(Exp Log Sin Cos Tan Log2 Log10 Log1p Arcsinh Arccosh Arctanh)
 }
 
 /// sin of every element of `xs` in place and cos of it into `ys`, by the wide routine of `level`

@@ -197,6 +197,29 @@ fn sweeps<T: Elem>() {
             Erfc,
             log_uniform(&mut rng, N, -60.0, 5.0, true),
         ),
+        ("log2 (0,10]", Log2, uniform(&mut rng, N, 0.0, 10.0)),
+        ("log10 (0,10]", Log10, uniform(&mut rng, N, 0.0, 10.0)),
+        ("log1p (-1,1]", Log1p, uniform(&mut rng, N, -1.0, 1.0)),
+        ("arcsinh [-4,4]", Arcsinh, uniform(&mut rng, N, -4.0, 4.0)),
+        (
+            "arcsinh log-uniform",
+            Arcsinh,
+            log_uniform(&mut rng, N, -1074.0, 1023.9, true),
+        ),
+        ("arccosh [1,3]", Arccosh, uniform(&mut rng, N, 1.0, 3.0)),
+        ("arccosh [1,1.01]", Arccosh, uniform(&mut rng, N, 1.0, 1.01)),
+        (
+            "arccosh log-uniform",
+            Arccosh,
+            log_uniform(&mut rng, N, 0.0, 1023.9, false),
+        ),
+        ("arctanh (-1,1)", Arctanh, uniform(&mut rng, N, -1.0, 1.0)),
+        ("arctanh [0.99,1)", Arctanh, uniform(&mut rng, N, 0.99, 1.0)),
+        (
+            "arctanh log-uniform",
+            Arctanh,
+            log_uniform(&mut rng, N, -1074.0, 0.0, true),
+        ),
     ];
     for (name, op, xs) in &cases {
         ok &= check_sweep(name, Body::Unary(*op), xs, None);

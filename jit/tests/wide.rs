@@ -1,4 +1,4 @@
-//! exp, log, sin, cos and tan at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
+//! exp, log, sin, cos, tan, log2, log10, log1p, arcsinh, arccosh and arctanh at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
 //! (each level this host has, f64 and f32, dense sweeps and NumPy's special values, every length
 //! 0..=40 at every offset), and kernels run in blocks give the inline kernels' bits and stay within
 //! the documented ULP bounds of the interpreter (lengths around the block, empty, one element,
@@ -108,6 +108,57 @@ fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
             }
         }
         Routine::Sin | Routine::Cos | Routine::Tan => v.extend(trig_inputs(rng)),
+        Routine::Log2
+        | Routine::Log10
+        | Routine::Log1p
+        | Routine::Arcsinh
+        | Routine::Arccosh
+        | Routine::Arctanh => v.extend(log_family_inputs(rng)),
+    }
+    v
+}
+
+/// Inputs for log2, log10, log1p and the inverse hyperbolic functions: dense sweeps over their
+/// working ranges, every binade of both signs, and their domain edges and branch points with their
+/// neighbours: -1, 0, 1 (log1p's pole, arccosh's and arctanh's edges), sqrt(2)/2 - 1 and sqrt(2) - 1
+/// (log1p's k = 0 range), 0.5 and 2 (the arctanh and arcsinh/arccosh branches), 2^±28 (the tiny and
+/// huge arguments), 2^53 and 2^54 (log1p's correction).
+fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
+    let mut v = sweep(rng, -1.0, 1.0, 20_000);
+    v.extend(sweep(rng, -1.0, 4.0, 10_000));
+    v.extend(sweep(rng, 1.0, 100.0, 10_000));
+    v.extend(sweep(rng, -100.0, 100.0, 5_000));
+    for e in -1074..1024 {
+        for _ in 0..2 {
+            let m = f64::from(e).exp2() * rng.uniform(1.0, 2.0);
+            v.push(m);
+            v.push(-m);
+        }
+    }
+    for e in [
+        -1.0,
+        0.0,
+        1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        std::f64::consts::FRAC_1_SQRT_2 - 1.0,
+        std::f64::consts::SQRT_2 - 1.0,
+        -0.2928932188134524,
+        0.41421356237309503,
+        3.725290298461914e-9,
+        -3.725290298461914e-9,
+        268435456.0,
+        -268435456.0,
+        1.1102230246251565e-16,
+        -1.1102230246251565e-16,
+        9007199254740992.0,
+        18014398509481984.0,
+    ] {
+        v.push(e);
+        v.push(f64::from_bits(e.to_bits() + 1));
+        v.push(f64::from_bits(e.to_bits().wrapping_sub(1)));
     }
     v
 }
@@ -180,6 +231,12 @@ fn body(r: Routine) -> (ExprArena, NodeId) {
         Routine::Sin => UnaryOp::Sin,
         Routine::Cos => UnaryOp::Cos,
         Routine::Tan => UnaryOp::Tan,
+        Routine::Log2 => UnaryOp::Log2,
+        Routine::Log10 => UnaryOp::Log10,
+        Routine::Log1p => UnaryOp::Log1p,
+        Routine::Arcsinh => UnaryOp::Arcsinh,
+        Routine::Arccosh => UnaryOp::Arccosh,
+        Routine::Arctanh => UnaryOp::Arctanh,
     };
     let b = a.unary(op, x);
     (a, b)
@@ -503,6 +560,31 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
             let s = a.unary(UnaryOp::Sin, x);
             a.unary(UnaryOp::Cos, s)
         }),
+        ("arcsinh(x)", 1, |a| {
+            let x = a.input(0);
+            a.unary(UnaryOp::Arcsinh, x)
+        }),
+        ("log1p(x*x) - arctanh(y) * log2(abs(x))", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let xx = a.binary(BinaryOp::Mul, x, x);
+            let l = a.unary(UnaryOp::Log1p, xx);
+            let t = a.unary(UnaryOp::Arctanh, y);
+            let ab = a.unary(UnaryOp::Abs, x);
+            let l2 = a.unary(UnaryOp::Log2, ab);
+            let m = a.binary(BinaryOp::Mul, t, l2);
+            a.binary(BinaryOp::Sub, l, m)
+        }),
+        ("arccosh(1 + abs(x)) + log10(arccosh(abs(x)))", 1, |a| {
+            let x = a.input(0);
+            let ab = a.unary(UnaryOp::Abs, x);
+            let one = a.literal(1.0);
+            let s = a.binary(BinaryOp::Add, one, ab);
+            let c = a.unary(UnaryOp::Arccosh, s);
+            let c2 = a.unary(UnaryOp::Arccosh, ab);
+            let l = a.unary(UnaryOp::Log10, c2);
+            a.binary(BinaryOp::Add, c, l)
+        }),
     ]
 }
 
@@ -541,7 +623,13 @@ fn cases(arity: usize) -> Vec<Vec<Vec<usize>>> {
 fn kernels_match<T: Elem>() {
     // the bodies of one rounded function of exact arguments (and logistic, whose `1 + e` and
     // division add half an ULP each on both sides): within the bound of the interpreter
-    let single = ["1/(1+exp(-x))", "exp(x - y)", "log(x)", "tan(x * y)"];
+    let single = [
+        "1/(1+exp(-x))",
+        "exp(x - y)",
+        "log(x)",
+        "tan(x * y)",
+        "arcsinh(x)",
+    ];
     let mut rng = Rng::new(16);
     for (name, arity, build) in bodies() {
         for shapes in cases(arity) {

@@ -1,6 +1,8 @@
-//! Rows in blocks: exp, log, sin, cos and tan at the host's full vector width.
+//! Rows in blocks: exp, log, sin, cos, tan, log2, log10, log1p, arcsinh, arccosh and arctanh at the
+//! host's full vector width.
 //!
-//! A map or a reduction of rows (or of every axis) whose body holds exp, log, sin, cos or tan nodes, where the
+//! A map or a reduction of rows (or of every axis) whose body holds such nodes (those with a
+//! `wide::Routine`), where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
 //! of at least [`MIN_ROW`] points in blocks of [`BLOCK`] points:
 //!

@@ -11,10 +11,12 @@
 //!
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
-//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `erf.rs` (erf, erfc), `f32x4.rs` (f32 exp, log, sin, cos). FMA is used freely inside these approximations; it never
+//! (sin, cos, tan), `pow.rs`, `tanh.rs`, `erf.rs` (erf, erfc), `f32x4.rs` (f32 exp, log, sin, cos),
+//! `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument). FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
-//! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
+//! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels (and the
+//! formulas of the inverse hyperbolic functions) are fdlibm's (Sun Microsystems,
 //! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
 //! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp and
 //! pow polynomials are fitted here (exp: Chebyshev interpolation in mpmath) or Taylor series (the
@@ -30,6 +32,7 @@
 /// one as the interpreter's libm rather than `f64::NAN` (sign clear).
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
+pub(crate) mod arc_hyp;
 mod erf;
 pub(crate) mod exp;
 pub(crate) mod f32x4;
@@ -49,7 +52,22 @@ pub fn has_vector(f: MathFn) -> bool {
     use MathFn::*;
     matches!(
         f,
-        Exp | Exp2 | Expm1 | Log | Log2 | Log10 | Log1p | Sin | Cos | Tan | Pow | Tanh | Erf | Erfc
+        Exp | Exp2
+            | Expm1
+            | Log
+            | Log2
+            | Log10
+            | Log1p
+            | Sin
+            | Cos
+            | Tan
+            | Pow
+            | Tanh
+            | Erf
+            | Erfc
+            | Arcsinh
+            | Arccosh
+            | Arctanh
     )
 }
 
@@ -99,6 +117,9 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Pow => pow::pow(&mut v, x, args[1]),
         MathFn::Erf => erf::erf(&mut v, x),
         MathFn::Erfc => erf::erfc(&mut v, x),
+        MathFn::Arcsinh => arc_hyp::asinh(&mut v, x),
+        MathFn::Arccosh => arc_hyp::acosh(&mut v, x),
+        MathFn::Arctanh => arc_hyp::atanh(&mut v, x),
         _ => unreachable!("{f:?} has no vector implementation"),
     }
 }
@@ -219,6 +240,10 @@ impl Vb<'_, '_> {
     }
     pub fn abs(&mut self, a: Value) -> Value {
         self.b.ins().fabs(a)
+    }
+    /// The correctly rounded square root.
+    pub fn sqrt(&mut self, a: Value) -> Value {
+        self.b.ins().sqrt(a)
     }
     /// Round to the nearest integer, ties to even.
     pub fn nearest(&mut self, a: Value) -> Value {

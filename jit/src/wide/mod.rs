@@ -1,5 +1,6 @@
-//! exp, log, sin, cos and tan at the host's full vector width: the inline vector math's algorithms
-//! (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`) compiled by rustc for AVX-512 (8 f64
+//! exp, log, sin, cos, tan, log2, log10, log1p, arcsinh, arccosh and arctanh at the host's full
+//! vector width: the inline vector math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`,
+//! `vmath::f32x4`, `vmath::arc_hyp`) compiled by rustc for AVX-512 (8 f64
 //! lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
 //! runs wider.
@@ -43,6 +44,7 @@
 //! over a slice (for tests and measurements).
 
 mod lanes;
+mod logs;
 mod rows;
 
 pub use rows::GROUP;
@@ -119,16 +121,28 @@ pub enum Routine {
     Sin,
     Cos,
     Tan,
+    Log2,
+    Log10,
+    Log1p,
+    Arcsinh,
+    Arccosh,
+    Arctanh,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 5] = [
+    pub const ALL: [Routine; 11] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
         Routine::Cos,
         Routine::Tan,
+        Routine::Log2,
+        Routine::Log10,
+        Routine::Log1p,
+        Routine::Arcsinh,
+        Routine::Arccosh,
+        Routine::Arctanh,
     ];
 
     /// The function the routine computes.
@@ -139,6 +153,12 @@ impl Routine {
             Routine::Sin => crate::host::MathFn::Sin,
             Routine::Cos => crate::host::MathFn::Cos,
             Routine::Tan => crate::host::MathFn::Tan,
+            Routine::Log2 => crate::host::MathFn::Log2,
+            Routine::Log10 => crate::host::MathFn::Log10,
+            Routine::Log1p => crate::host::MathFn::Log1p,
+            Routine::Arcsinh => crate::host::MathFn::Arcsinh,
+            Routine::Arccosh => crate::host::MathFn::Arccosh,
+            Routine::Arctanh => crate::host::MathFn::Arctanh,
         }
     }
 
@@ -150,6 +170,12 @@ impl Routine {
             kiln_ir::UnaryOp::Sin => Some(Routine::Sin),
             kiln_ir::UnaryOp::Cos => Some(Routine::Cos),
             kiln_ir::UnaryOp::Tan => Some(Routine::Tan),
+            kiln_ir::UnaryOp::Log2 => Some(Routine::Log2),
+            kiln_ir::UnaryOp::Log10 => Some(Routine::Log10),
+            kiln_ir::UnaryOp::Log1p => Some(Routine::Log1p),
+            kiln_ir::UnaryOp::Arcsinh => Some(Routine::Arcsinh),
+            kiln_ir::UnaryOp::Arccosh => Some(Routine::Arccosh),
+            kiln_ir::UnaryOp::Arctanh => Some(Routine::Arctanh),
             _ => None,
         }
     }
@@ -188,6 +214,18 @@ impl WideElem for f64 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f64_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f64_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f64_avx512,
+            (Routine::Log2, Level::Avx2) => logs::log2_64::avx2,
+            (Routine::Log2, Level::Avx512) => logs::log2_64::avx512,
+            (Routine::Log10, Level::Avx2) => logs::log10_64::avx2,
+            (Routine::Log10, Level::Avx512) => logs::log10_64::avx512,
+            (Routine::Log1p, Level::Avx2) => logs::log1p64::avx2,
+            (Routine::Log1p, Level::Avx512) => logs::log1p64::avx512,
+            (Routine::Arcsinh, Level::Avx2) => logs::asinh64::avx2,
+            (Routine::Arcsinh, Level::Avx512) => logs::asinh64::avx512,
+            (Routine::Arccosh, Level::Avx2) => logs::acosh64::avx2,
+            (Routine::Arccosh, Level::Avx512) => logs::acosh64::avx512,
+            (Routine::Arctanh, Level::Avx2) => logs::atanh64::avx2,
+            (Routine::Arctanh, Level::Avx512) => logs::atanh64::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -224,6 +262,18 @@ impl WideElem for f32 {
             (Routine::Cos, Level::Avx512) => lanes::cos_f32_avx512,
             (Routine::Tan, Level::Avx2) => lanes::tan_f32_avx2,
             (Routine::Tan, Level::Avx512) => lanes::tan_f32_avx512,
+            (Routine::Log2, Level::Avx2) => logs::log2_32::avx2,
+            (Routine::Log2, Level::Avx512) => logs::log2_32::avx512,
+            (Routine::Log10, Level::Avx2) => logs::log10_32::avx2,
+            (Routine::Log10, Level::Avx512) => logs::log10_32::avx512,
+            (Routine::Log1p, Level::Avx2) => logs::log1p32::avx2,
+            (Routine::Log1p, Level::Avx512) => logs::log1p32::avx512,
+            (Routine::Arcsinh, Level::Avx2) => logs::asinh32::avx2,
+            (Routine::Arcsinh, Level::Avx512) => logs::asinh32::avx512,
+            (Routine::Arccosh, Level::Avx2) => logs::acosh32::avx2,
+            (Routine::Arccosh, Level::Avx512) => logs::acosh32::avx512,
+            (Routine::Arctanh, Level::Avx2) => logs::atanh32::avx2,
+            (Routine::Arctanh, Level::Avx512) => logs::atanh32::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
