@@ -9,7 +9,7 @@
 //! inline, so their fast and general paths are one. f32 is, as inline, the f64 algorithm of the
 //! widened lane rounded once.
 
-use super::lanes::{Paths, log_fast_ok, log_kernel64, log_reduce64, log_specials64, map, sel};
+use super::lanes::{Lane, Paths, log_fast_ok, log_kernel64, log_reduce64, log_specials64, map, poly, sel};
 use crate::vmath::arc_hyp::{HUGE, TINY};
 use crate::vmath::log::{
     IVLN2HI, IVLN2LO, IVLN10HI, IVLN10LO, LN2_HI, LN2_LO, LOG10_2HI, LOG10_2LO, MIN_NORMAL,
@@ -77,19 +77,21 @@ fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
     let u1 = u + -1.0;
     let c_small = x - u1;
     let c = sel(k >= 2.0, c_big, c_small);
-    let c = c / u;
-    let c = sel(k < 54.0, c, 0.0);
     let m = (ub & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
     let f = f64::from_bits(m) + -1.0;
     let near = (x > -f64::from_bits(0x3fd2bec500000000)) & (x < f64::from_bits(0x3fda827a00000000));
     let f = sel(near, x, f);
+    let (hfsq, s, r) = log_kernel64(f);
+    let inv = poly(s, &[1.0, -2.0, 2.0, -2.0]);
+    let c = c * (-k).pow2();
+    let c = c * inv;
+    let c = sel(k < 54.0, c, 0.0);
+    let c = sel(near, 0.0, c);
     let k = sel(near, 0.0, k);
     let k = match kextra {
         Some(ke) => k + ke,
         None => k,
     };
-    let c = sel(near, 0.0, c);
-    let (hfsq, s, r) = log_kernel64(f);
     let a = hfsq + r;
     let a = s * a;
     let b = k * LN2_LO;
@@ -144,9 +146,7 @@ pub(super) fn acosh(x: f64) -> f64 {
     let sb = x.mul_add(x, -1.0);
     let sq = sel(small, ss, sb).sqrt();
     let a_small = t + sq;
-    let d = 1.0 / (x + sq);
-    let w = x + x;
-    let w = w - d;
+    let w = x + sq;
     let a_big = w + -1.0;
     let a = sel(small, a_small, a_big);
     let a = sel(huge, t, a);
