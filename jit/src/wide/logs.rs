@@ -133,7 +133,10 @@ pub(super) fn asinh(x: f64) -> f64 {
     let a = sel(huge, y + -1.0, a);
     let r = log1p_core(a, Some(sel(huge, 1.0, 0.0)));
     let r = r.copysign(x);
-    sel((y >= TINY) & (y < f64::INFINITY), r, x)
+    // `&` of the two compares as the inline code's `band` (what LLVM vectorises)
+    #[allow(clippy::manual_range_contains)]
+    let ok = (y >= TINY) & (y < f64::INFINITY);
+    sel(ok, r, x)
 }
 
 /// `vmath::arc_hyp::acosh`.
@@ -151,6 +154,7 @@ pub(super) fn acosh(x: f64) -> f64 {
     let a = sel(small, a_small, a_big);
     let a = sel(huge, t, a);
     let r = log1p_core(a, Some(sel(huge, 1.0, 0.0)));
+    #[allow(clippy::manual_range_contains)]
     let ok = (x >= 1.0) & (x < f64::INFINITY);
     let sp = sel(x == f64::INFINITY, f64::INFINITY, x);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
