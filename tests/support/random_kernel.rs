@@ -161,7 +161,7 @@ fn exact_unary() -> Vec<UnaryOp> {
         .collect()
 }
 
-/// `op`, or for erf and erfc, which the JIT now computes as vector polynomials (within a ULP bound,
+/// `op`, or for erf, erfc, arcsinh, arccosh and arctanh, which the JIT now computes as vector polynomials (within a ULP bound,
 /// not bit for bit), an exact op in their place (sign, abs): the generator keeps drawing from the
 /// same list, so that the committed seeds and regressions still decode to the kernels they were
 /// found as, while no exact tree holds a function that is not exact.
@@ -169,6 +169,10 @@ fn exact_stand_in(op: UnaryOp) -> UnaryOp {
     match op {
         UnaryOp::Erf => UnaryOp::Sign,
         UnaryOp::Erfc => UnaryOp::Abs,
+        // likewise arcsinh, arccosh and arctanh (vector code since issue 22)
+        UnaryOp::Arcsinh => UnaryOp::Neg,
+        UnaryOp::Arccosh => UnaryOp::Floor,
+        UnaryOp::Arctanh => UnaryOp::Ceil,
         op => op,
     }
 }
