@@ -6,8 +6,8 @@
 //! - NumPy's special-value table (`tests/data/umath/special_values.csv`): exact (tanh within 3 ULP,
 //!   as upstream), in f64 and f32;
 //! - the correctly rounded references of `scripts/mpmath_reference.py` (`tests/data/ulp/`: cbrt,
-//!   hypot, pow, tanh, sinh, cosh, exp2, expm1, ...), within each function's documented bound in f64
-//!   and f32;
+//!   hypot, pow, tanh, sinh, cosh, exp2, expm1, log2, log10, log1p, arcsinh, arccosh, arctanh,
+//!   ...), within each function's documented bound in f64 and f32;
 //! - C99 Annex F's special cases of `pow` (the `**` of the text language), hypot of every pair of
 //!   special values, and the special values of the vectorised functions (NaN, ±inf, ±0, subnormals, overflow, underflow, huge
 //!   arguments) against the interpreter's libm: bit for bit where libm's result is NaN, ±inf, ±0 or
@@ -214,6 +214,12 @@ const REFERENCES: &[(&str, &str)] = &[
     ("cosh(x)", include_str!("data/ulp/cosh.csv")),
     ("exp2(x)", include_str!("data/ulp/exp2.csv")),
     ("expm1(x)", include_str!("data/ulp/expm1.csv")),
+    ("log2(x)", include_str!("data/ulp/log2.csv")),
+    ("log10(x)", include_str!("data/ulp/log10.csv")),
+    ("log1p(x)", include_str!("data/ulp/log1p.csv")),
+    ("arcsinh(x)", include_str!("data/ulp/arcsinh.csv")),
+    ("arccosh(x)", include_str!("data/ulp/arccosh.csv")),
+    ("arctanh(x)", include_str!("data/ulp/arctanh.csv")),
 ];
 
 /// Each function's maximum ULP against the correctly rounded reference, within the bound the file
@@ -562,14 +568,24 @@ fn special_values_against_libm() {
         0.25,
         0.24999999999999997,
         -0.25,
+        // the log family's edges: around 1 and -1 (arccosh, arctanh, log1p), the arctanh branch at
+        // 0.5, the tiny and huge arguments of the inverse hyperbolic functions (2^-28, 2^28)
+        1.0000000000000002,
+        0.9999999999999999,
+        -1.0000000000000002,
+        0.49999999999999994,
+        268435456.0,
+        268435455.99999997,
+        -268435456.0,
+        -3.725290298461914e-9,
     ];
     let mut failures = Vec::new();
     for name in [
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "erf", "erfc",
-        "cbrt", "sinh", "cosh",
+        "cbrt", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
     ] {
         let bound = match name {
-            "tanh" | "sinh" | "cosh" | "expm1" => 3,
+            "tanh" | "sinh" | "cosh" | "expm1" | "arcsinh" | "arccosh" | "arctanh" => 3,
             "erfc" => 4,
             _ => 2,
         };

@@ -214,6 +214,29 @@ fn sweeps<T: Elem>() {
         ("expm1 [-1,1]", Expm1, uniform(&mut rng, N, -1.0, 1.0)),
         ("expm1 full", Expm1, uniform(&mut rng, N, -50.0, emax)),
         ("tanh [-1,1]", Tanh, uniform(&mut rng, N, -1.0, 1.0)),
+        ("log2 (0,10]", Log2, uniform(&mut rng, N, 0.0, 10.0)),
+        ("log10 (0,10]", Log10, uniform(&mut rng, N, 0.0, 10.0)),
+        ("log1p (-1,1]", Log1p, uniform(&mut rng, N, -1.0, 1.0)),
+        ("arcsinh [-4,4]", Arcsinh, uniform(&mut rng, N, -4.0, 4.0)),
+        (
+            "arcsinh log-uniform",
+            Arcsinh,
+            log_uniform(&mut rng, N, -1074.0, 1023.9, true),
+        ),
+        ("arccosh [1,3]", Arccosh, uniform(&mut rng, N, 1.0, 3.0)),
+        ("arccosh [1,1.01]", Arccosh, uniform(&mut rng, N, 1.0, 1.01)),
+        (
+            "arccosh log-uniform",
+            Arccosh,
+            log_uniform(&mut rng, N, 0.0, 1023.9, false),
+        ),
+        ("arctanh (-1,1)", Arctanh, uniform(&mut rng, N, -1.0, 1.0)),
+        ("arctanh [0.99,1)", Arctanh, uniform(&mut rng, N, 0.99, 1.0)),
+        (
+            "arctanh log-uniform",
+            Arctanh,
+            log_uniform(&mut rng, N, -1074.0, 0.0, true),
+        ),
     ];
     cases.extend([
         ("cbrt [-10,10]", Cbrt, uniform(&mut rng, N, -10.0, 10.0)),

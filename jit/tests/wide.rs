@@ -1,4 +1,4 @@
-//! exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at full width (`kiln_jit::wide`): the routines give the inline vector math's bits
+//! The wide routines (`kiln_jit::wide`: exp, log, sin, cos, tan, the exp, log, hyperbolic and inverse families, cbrt, pow, hypot) at full width: the routines give the inline vector math's bits
 //! (each level this host has, f64 and f32, dense sweeps and NumPy's special values, every length
 //! 0..=40 at every offset), and kernels run in blocks give the inline kernels' bits and stay within
 //! the documented ULP bounds of the interpreter (lengths around the block, empty, one element,
@@ -114,6 +114,12 @@ fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
         Routine::Arcsin | Routine::Arccos => v.extend(asin_inputs(rng)),
         Routine::Arctan => v.extend(atan_inputs(rng)),
         Routine::Cbrt => v.extend(cbrt_inputs(rng)),
+        Routine::Log2
+        | Routine::Log10
+        | Routine::Log1p
+        | Routine::Arcsinh
+        | Routine::Arccosh
+        | Routine::Arctanh => v.extend(log_family_inputs(rng)),
     }
     v
 }
@@ -248,6 +254,51 @@ fn atan_inputs(rng: &mut Rng) -> Vec<f64> {
     v
 }
 
+/// Inputs for log2, log10, log1p and the inverse hyperbolic functions: dense sweeps over their
+/// working ranges, every binade of both signs, and their domain edges and branch points with their
+/// neighbours: -1, 0, 1 (log1p's pole, arccosh's and arctanh's edges), sqrt(2)/2 - 1 and sqrt(2) - 1
+/// (log1p's k = 0 range), 0.5 and 2 (the arctanh and arcsinh/arccosh branches), 2^±28 (the tiny and
+/// huge arguments), 2^53 and 2^54 (log1p's correction).
+fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
+    let mut v = sweep(rng, -1.0, 1.0, 20_000);
+    v.extend(sweep(rng, -1.0, 4.0, 10_000));
+    v.extend(sweep(rng, 1.0, 100.0, 10_000));
+    v.extend(sweep(rng, -100.0, 100.0, 5_000));
+    for e in -1074..1024 {
+        for _ in 0..2 {
+            let m = f64::from(e).exp2() * rng.uniform(1.0, 2.0);
+            v.push(m);
+            v.push(-m);
+        }
+    }
+    for e in [
+        -1.0,
+        0.0,
+        1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        std::f64::consts::FRAC_1_SQRT_2 - 1.0,
+        std::f64::consts::SQRT_2 - 1.0,
+        -0.2928932188134524,
+        0.41421356237309503,
+        3.725290298461914e-9,
+        -3.725290298461914e-9,
+        268435456.0,
+        -268435456.0,
+        1.1102230246251565e-16,
+        -1.1102230246251565e-16,
+        9007199254740992.0,
+        18014398509481984.0,
+    ] {
+        v.push(e);
+        v.push(f64::from_bits(e.to_bits() + 1));
+        v.push(f64::from_bits(e.to_bits().wrapping_sub(1)));
+    }
+    v
+}
+
 /// Inputs for sin, cos and tan: dense sweeps over the first periods and over wider ranges, the
 /// multiples of pi/4 and pi/2 (where the reduction cancels most) and their neighbours, the edges
 /// of the tiny-argument shortcut (2^-27 in f64, 2^-12 in f32), of tan's pi/4 - y transformation
@@ -325,6 +376,12 @@ fn body(r: Routine) -> (ExprArena, NodeId) {
         Routine::Arccos => UnaryOp::Arccos,
         Routine::Arctan => UnaryOp::Arctan,
         Routine::Cbrt => UnaryOp::Cbrt,
+        Routine::Log2 => UnaryOp::Log2,
+        Routine::Log10 => UnaryOp::Log10,
+        Routine::Log1p => UnaryOp::Log1p,
+        Routine::Arcsinh => UnaryOp::Arcsinh,
+        Routine::Arccosh => UnaryOp::Arccosh,
+        Routine::Arctanh => UnaryOp::Arctanh,
     };
     let b = a.unary(op, x);
     (a, b)
@@ -720,6 +777,31 @@ fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
             let e = a.unary(UnaryOp::Exp, cx);
             a.binary(BinaryOp::Sub, c, e)
         }),
+        ("arcsinh(x)", 1, |a| {
+            let x = a.input(0);
+            a.unary(UnaryOp::Arcsinh, x)
+        }),
+        ("log1p(x*x) - arctanh(y) * log2(abs(x))", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let xx = a.binary(BinaryOp::Mul, x, x);
+            let l = a.unary(UnaryOp::Log1p, xx);
+            let t = a.unary(UnaryOp::Arctanh, y);
+            let ab = a.unary(UnaryOp::Abs, x);
+            let l2 = a.unary(UnaryOp::Log2, ab);
+            let m = a.binary(BinaryOp::Mul, t, l2);
+            a.binary(BinaryOp::Sub, l, m)
+        }),
+        ("arccosh(1 + abs(x)) + log10(arccosh(abs(x)))", 1, |a| {
+            let x = a.input(0);
+            let ab = a.unary(UnaryOp::Abs, x);
+            let one = a.literal(1.0);
+            let s = a.binary(BinaryOp::Add, one, ab);
+            let c = a.unary(UnaryOp::Arccosh, s);
+            let c2 = a.unary(UnaryOp::Arccosh, ab);
+            let l = a.unary(UnaryOp::Log10, c2);
+            a.binary(BinaryOp::Add, c, l)
+        }),
     ]
 }
 
@@ -764,6 +846,7 @@ fn kernels_match<T: Elem>() {
         "log(x)",
         "tan(x * y)",
         "arctan2(x, y)",
+        "arcsinh(x)",
     ];
     let mut rng = Rng::new(16);
     for (name, arity, build) in bodies() {

@@ -162,8 +162,8 @@ fn exact_unary() -> Vec<UnaryOp> {
 }
 
 /// `op`, or for the functions the JIT now computes as vector polynomials (within a ULP bound, not
-/// bit for bit: erf, erfc, sinh, cosh, cbrt and the inverse trigonometric functions), an exact op in
-/// their place (sign, abs, neg): the generator keeps drawing from the same list, so that the
+/// bit for bit: erf, erfc, sinh, cosh, cbrt, the inverse trigonometric and inverse hyperbolic functions), an exact op in
+/// their place (sign, abs, neg, floor, ceil): the generator keeps drawing from the same list, so that the
 /// committed seeds and regressions still decode to the kernels they were found as, while no exact
 /// tree holds a function that is not exact.
 pub(crate) fn exact_stand_in(op: UnaryOp) -> UnaryOp {
@@ -174,6 +174,9 @@ pub(crate) fn exact_stand_in(op: UnaryOp) -> UnaryOp {
         UnaryOp::Cosh => UnaryOp::Abs,
         UnaryOp::Cbrt => UnaryOp::Neg,
         UnaryOp::Arcsin | UnaryOp::Arccos | UnaryOp::Arctan => UnaryOp::Abs,
+        UnaryOp::Arcsinh => UnaryOp::Neg,
+        UnaryOp::Arccosh => UnaryOp::Floor,
+        UnaryOp::Arctanh => UnaryOp::Ceil,
         op => op,
     }
 }

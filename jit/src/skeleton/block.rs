@@ -1,5 +1,6 @@
 //! Rows in blocks: the functions with a wide routine (exp, log, sin, cos, tan, exp2, expm1, tanh,
-//! sinh, cosh, the inverse trigonometric functions, cbrt, pow, hypot: `wide::Routine` and
+//! sinh, cosh, the inverse trigonometric functions, log2, log10, log1p,
+//! arcsinh, arccosh, arctanh, cbrt, pow, hypot: `wide::Routine` and
 //! `wide::Binary`) at the host's full vector width.
 //!
 //! A map or a reduction of rows (or of every axis) whose body holds nodes of those functions, where the

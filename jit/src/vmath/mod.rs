@@ -13,11 +13,12 @@
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
 //! (f32 exp, log, sin, cos), `atan.rs` (arcsin, arccos, arctan, arctan2), `cbrt.rs` (a
-//! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`.
+//! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument).
 //! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
-//! The coefficients of the log, log1p, erf, erfc and trigonometric kernels are fdlibm's (Sun Microsystems,
+//! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels (and the
+//! formulas of the inverse hyperbolic functions) are fdlibm's (Sun Microsystems,
 //! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
 //! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp,
 //! expm1, tanh, sinh and pow polynomials are fitted here (Chebyshev interpolation in mpmath,
@@ -34,6 +35,7 @@
 /// one as the interpreter's libm rather than `f64::NAN` (sign clear).
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
+pub(crate) mod arc_hyp;
 pub(crate) mod atan;
 pub(crate) mod cbrt;
 mod erf;
@@ -77,6 +79,9 @@ pub fn has_vector(f: MathFn) -> bool {
             | Arctan2
             | Cbrt
             | Hypot
+            | Arcsinh
+            | Arccosh
+            | Arctanh
     )
 }
 
@@ -150,6 +155,9 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Arctan2 => atan::atan2(&mut v, x, args[1]),
         MathFn::Cbrt => cbrt::cbrt(&mut v, x),
         MathFn::Hypot => hypot::hypot(&mut v, x, args[1]),
+        MathFn::Arcsinh => arc_hyp::asinh(&mut v, x),
+        MathFn::Arccosh => arc_hyp::acosh(&mut v, x),
+        MathFn::Arctanh => arc_hyp::atanh(&mut v, x),
         _ => unreachable!("{f:?} has no vector implementation"),
     }
 }
@@ -285,6 +293,10 @@ impl Vb<'_, '_> {
     }
     pub fn abs(&mut self, a: Value) -> Value {
         self.b.ins().fabs(a)
+    }
+    /// The correctly rounded square root.
+    pub fn sqrt(&mut self, a: Value) -> Value {
+        self.b.ins().sqrt(a)
     }
     /// Round to the nearest integer, ties to even.
     pub fn nearest(&mut self, a: Value) -> Value {

@@ -186,11 +186,10 @@ pub(super) fn exp_general<T: Lane, const E: usize, const O: usize>(c: &ExpConsts
     scale(p, k)
 }
 
-/// `vmath::log::log`: on the fast path (`general` false) `reduce_with(x, false)` and `log_reduced`,
-/// on the general path `reduce` (subnormals scaled by 2^54), `log_reduced` and `specials`.
+/// `vmath::log::reduce_with(x, general)`: `(f, k)` with `x = 2^k·(1 + f)`, subnormals scaled by
+/// 2^54 first on the general path.
 #[inline(always)]
-fn log_f64_lane(x: f64, general: bool) -> f64 {
-    // reduce_with(x, general)
+pub(super) fn log_reduce64(x: f64, general: bool) -> (f64, f64) {
     let sub = general & (x < MIN_NORMAL_64);
     let xs = x * 18014398509481984.0; // 2^54
     let xx = sel(sub, xs, x);
@@ -202,7 +201,12 @@ fn log_f64_lane(x: f64, general: bool) -> f64 {
     let k = if general { kf + kadj } else { kf };
     let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
     let f = f64::from_bits(m) + -1.0;
-    // kernel
+    (f, k)
+}
+
+/// `vmath::log::kernel`: `(hfsq, s, R)` of fdlibm's kernel for `f`.
+#[inline(always)]
+pub(super) fn log_kernel64(f: f64) -> (f64, f64, f64) {
     let half = f * 0.5;
     let hfsq = half * f;
     let two = f + 2.0;
@@ -210,6 +214,24 @@ fn log_f64_lane(x: f64, general: bool) -> f64 {
     let z = s * s;
     let r = poly(z, &LG64);
     let r = z * r;
+    (hfsq, s, r)
+}
+
+/// `vmath::log::specials`: `y` where `x` is positive and finite, else log's special values.
+#[inline(always)]
+pub(super) fn log_specials64(x: f64, y: f64) -> f64 {
+    let ok = (x > 0.0) & (x < f64::INFINITY);
+    let sp = sel(x < 0.0, crate::vmath::INVALID, x);
+    let sp = sel(x == 0.0, f64::NEG_INFINITY, sp);
+    sel(ok, y, sp)
+}
+
+/// `vmath::log::log`: on the fast path (`general` false) `reduce_with(x, false)` and `log_reduced`,
+/// on the general path `reduce` (subnormals scaled by 2^54), `log_reduced` and `specials`.
+#[inline(always)]
+fn log_f64_lane(x: f64, general: bool) -> f64 {
+    let (f, k) = log_reduce64(x, general);
+    let (hfsq, s, r) = log_kernel64(f);
     // log_reduced
     let a = hfsq + r;
     let b = k * LN2_LO_64;
@@ -220,11 +242,7 @@ fn log_f64_lane(x: f64, general: bool) -> f64 {
     if !general {
         return y;
     }
-    // specials
-    let ok = (x > 0.0) & (x < f64::INFINITY);
-    let sp = sel(x < 0.0, crate::vmath::INVALID, x);
-    let sp = sel(x == 0.0, f64::NEG_INFINITY, sp);
-    sel(ok, y, sp)
+    log_specials64(x, y)
 }
 
 /// `vmath::f32x4::log`: on the fast path (`general` false) `log_normal(x, None)`, on the general
@@ -357,7 +375,7 @@ impl Paths<f32> for Exp {
 /// as `min_normal <= x <= max` (`x < inf` is turned by LLVM into a test of the bits that it does not
 /// vectorise here).
 #[inline(always)]
-fn log_fast_ok<T: Lane>(x: T, min_normal: f64, max: f64) -> bool {
+pub(super) fn log_fast_ok<T: Lane>(x: T, min_normal: f64, max: f64) -> bool {
     (x >= T::c(min_normal)) & (x <= T::c(max))
 }
 

@@ -1,8 +1,10 @@
 //! The functions of `Routine` and `Binary` at the host's full vector width: the inline vector
 //! math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`,
-//! `vmath::hyperbolic`, `vmath::atan`, `vmath::cbrt`, `vmath::pow`, `vmath::hypot`; here
+//! `vmath::hyperbolic`, `vmath::atan`, `vmath::arc_hyp`, `vmath::cbrt`, `vmath::pow`,
+//! `vmath::hypot`; here
 //! `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh, `atan.rs` the inverse trigonometric
-//! functions, `cbrt.rs`, `pow.rs` pow and hypot, `binary.rs` the routines of two arguments) compiled
+//! functions, `logs.rs` log2, log10, log1p and the inverse hyperbolic functions, `cbrt.rs`,
+//! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments) compiled
 //! by rustc for AVX-512 (8 f64 lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run
 //! these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
@@ -54,6 +56,7 @@ mod binary;
 mod cbrt;
 mod exp_family;
 mod lanes;
+mod logs;
 mod pow;
 mod rows;
 
@@ -154,11 +157,23 @@ pub enum Routine {
     Arctan,
     /// `cbrt`.
     Cbrt,
+    /// `log2`.
+    Log2,
+    /// `log10`.
+    Log10,
+    /// `log1p`.
+    Log1p,
+    /// `arcsinh`.
+    Arcsinh,
+    /// `arccosh`.
+    Arccosh,
+    /// `arctanh`.
+    Arctanh,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 14] = [
+    pub const ALL: [Routine; 20] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
@@ -173,6 +188,12 @@ impl Routine {
         Routine::Arccos,
         Routine::Arctan,
         Routine::Cbrt,
+        Routine::Log2,
+        Routine::Log10,
+        Routine::Log1p,
+        Routine::Arcsinh,
+        Routine::Arccosh,
+        Routine::Arctanh,
     ];
 
     /// The function the routine computes.
@@ -192,6 +213,12 @@ impl Routine {
             Routine::Arccos => crate::host::MathFn::Arccos,
             Routine::Arctan => crate::host::MathFn::Arctan,
             Routine::Cbrt => crate::host::MathFn::Cbrt,
+            Routine::Log2 => crate::host::MathFn::Log2,
+            Routine::Log10 => crate::host::MathFn::Log10,
+            Routine::Log1p => crate::host::MathFn::Log1p,
+            Routine::Arcsinh => crate::host::MathFn::Arcsinh,
+            Routine::Arccosh => crate::host::MathFn::Arccosh,
+            Routine::Arctanh => crate::host::MathFn::Arctanh,
         }
     }
 
@@ -212,6 +239,12 @@ impl Routine {
             kiln_ir::UnaryOp::Arccos => Some(Routine::Arccos),
             kiln_ir::UnaryOp::Arctan => Some(Routine::Arctan),
             kiln_ir::UnaryOp::Cbrt => Some(Routine::Cbrt),
+            kiln_ir::UnaryOp::Log2 => Some(Routine::Log2),
+            kiln_ir::UnaryOp::Log10 => Some(Routine::Log10),
+            kiln_ir::UnaryOp::Log1p => Some(Routine::Log1p),
+            kiln_ir::UnaryOp::Arcsinh => Some(Routine::Arcsinh),
+            kiln_ir::UnaryOp::Arccosh => Some(Routine::Arccosh),
+            kiln_ir::UnaryOp::Arctanh => Some(Routine::Arctanh),
             _ => None,
         }
     }
@@ -309,6 +342,18 @@ impl WideElem for f64 {
             (Routine::Arctan, Level::Avx512) => atan::atan64::avx512,
             (Routine::Cbrt, Level::Avx2) => cbrt::cbrt64::avx2,
             (Routine::Cbrt, Level::Avx512) => cbrt::cbrt64::avx512,
+            (Routine::Log2, Level::Avx2) => logs::log2_64::avx2,
+            (Routine::Log2, Level::Avx512) => logs::log2_64::avx512,
+            (Routine::Log10, Level::Avx2) => logs::log10_64::avx2,
+            (Routine::Log10, Level::Avx512) => logs::log10_64::avx512,
+            (Routine::Log1p, Level::Avx2) => logs::log1p64::avx2,
+            (Routine::Log1p, Level::Avx512) => logs::log1p64::avx512,
+            (Routine::Arcsinh, Level::Avx2) => logs::asinh64::avx2,
+            (Routine::Arcsinh, Level::Avx512) => logs::asinh64::avx512,
+            (Routine::Arccosh, Level::Avx2) => logs::acosh64::avx2,
+            (Routine::Arccosh, Level::Avx512) => logs::acosh64::avx512,
+            (Routine::Arctanh, Level::Avx2) => logs::atanh64::avx2,
+            (Routine::Arctanh, Level::Avx512) => logs::atanh64::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -373,6 +418,18 @@ impl WideElem for f32 {
             (Routine::Arctan, Level::Avx512) => atan::atan32::avx512,
             (Routine::Cbrt, Level::Avx2) => cbrt::cbrt32::avx2,
             (Routine::Cbrt, Level::Avx512) => cbrt::cbrt32::avx512,
+            (Routine::Log2, Level::Avx2) => logs::log2_32::avx2,
+            (Routine::Log2, Level::Avx512) => logs::log2_32::avx512,
+            (Routine::Log10, Level::Avx2) => logs::log10_32::avx2,
+            (Routine::Log10, Level::Avx512) => logs::log10_32::avx512,
+            (Routine::Log1p, Level::Avx2) => logs::log1p32::avx2,
+            (Routine::Log1p, Level::Avx512) => logs::log1p32::avx512,
+            (Routine::Arcsinh, Level::Avx2) => logs::asinh32::avx2,
+            (Routine::Arcsinh, Level::Avx512) => logs::asinh32::avx512,
+            (Routine::Arccosh, Level::Avx2) => logs::acosh32::avx2,
+            (Routine::Arccosh, Level::Avx512) => logs::acosh32::avx512,
+            (Routine::Arctanh, Level::Avx2) => logs::atanh32::avx2,
+            (Routine::Arctanh, Level::Avx512) => logs::atanh32::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
