@@ -10,6 +10,11 @@
 //!   arguments) against the interpreter's libm: bit for bit where libm's result is NaN, ±inf, ±0 or
 //!   ±1, else within the function's bound + 1.
 //!
+//! - the correctly rounded references of `scripts/mpmath_reference.py` (`tests/data/ulp/<name>.csv`,
+//!   mpmath at 256 bits, the same format with one or two inputs): arcsin, arccos, arctan and arctan2
+//!   within each file's tolerance (the documented bound), and arctan2 over every pair of special
+//!   values (C99 Annex F) against libm.
+//!
 //! Every function and dtype prints its maximum ULP error. The dense million-point sweeps against libm
 //! are in `jit/tests/accuracy.rs`.
 
@@ -58,11 +63,23 @@ fn hex(s: &str) -> u64 {
     u64::from_str_radix(s.trim().trim_start_matches("0x"), 16).unwrap()
 }
 
-/// One of NumPy's validation files: (f32 rows, f64 rows, f32 tolerance) as (input, expected) bits.
+fn run_f32_2(runner: &FusedRunner, x: &[f32], y: &[f32]) -> Vec<f32> {
+    let a = ArrayD::from_shape_vec(vec![x.len()], x.to_vec()).unwrap();
+    let b = ArrayD::from_shape_vec(vec![y.len()], y.to_vec()).unwrap();
+    match runner.run(&[("x", (&a).into()), ("y", (&b).into())]).unwrap() {
+        Output::F32(o) => o.iter().copied().collect(),
+        o => panic!("f32 input gave {}", o.dtype_name()),
+    }
+}
+
+/// One of NumPy's validation files, or a correctly rounded reference of `scripts/mpmath_reference.py`
+/// (`tests/data/ulp/`, the same format with one or two inputs): (f32 rows, f64 rows, each type's
+/// tolerance) as (inputs, expected) bits.
 struct Validation {
-    f32: Vec<(u32, u32)>,
-    f64: Vec<(u64, u64)>,
+    f32: Vec<(Vec<u32>, u32)>,
+    f64: Vec<(Vec<u64>, u64)>,
     tol32: u64,
+    tol64: u64,
 }
 
 fn parse_validation(text: &str) -> Validation {
@@ -70,6 +87,7 @@ fn parse_validation(text: &str) -> Validation {
         f32: vec![],
         f64: vec![],
         tol32: 0,
+        tol64: 0,
     };
     for line in text.lines() {
         let line = line.trim();
@@ -77,12 +95,20 @@ fn parse_validation(text: &str) -> Validation {
             continue;
         }
         let f: Vec<&str> = line.split(',').collect();
+        // dtype, the inputs, the output, the tolerance
+        let n = f.len();
+        let tol: u64 = f[n - 1].trim().parse().unwrap();
+        let ins = || f[1..n - 2].iter().map(|s| hex(s));
         match f[0] {
             "np.float32" => {
-                v.f32.push((hex(f[1]) as u32, hex(f[2]) as u32));
-                v.tol32 = v.tol32.max(f[3].trim().parse().unwrap());
+                v.f32
+                    .push((ins().map(|i| i as u32).collect(), hex(f[n - 2]) as u32));
+                v.tol32 = v.tol32.max(tol);
             }
-            "np.float64" => v.f64.push((hex(f[1]), hex(f[2]))),
+            "np.float64" => {
+                v.f64.push((ins().collect(), hex(f[n - 2])));
+                v.tol64 = v.tol64.max(tol);
+            }
             other => panic!("unknown dtype {other}"),
         }
     }
@@ -121,7 +147,7 @@ fn numpy_validation_sets() {
             .unwrap()
             .with_backend(interpreter());
         // f64
-        let x: Vec<f64> = v.f64.iter().map(|&(i, _)| f64::from_bits(i)).collect();
+        let x: Vec<f64> = v.f64.iter().map(|(i, _)| f64::from_bits(i[0])).collect();
         let got = run_f64(&runner, &x);
         let libm = run_f64(&oracle, &x);
         let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
@@ -146,7 +172,7 @@ fn numpy_validation_sets() {
             sum / x.len() as f64
         );
         // f32
-        let x: Vec<f32> = v.f32.iter().map(|&(i, _)| f32::from_bits(i)).collect();
+        let x: Vec<f32> = v.f32.iter().map(|(i, _)| f32::from_bits(i[0])).collect();
         let got = run_f32(&runner, &x);
         let libm = run_f32(&oracle, &x);
         let (mut max, mut max_libm, mut sum) = (0u64, 0u64, 0f64);
@@ -423,6 +449,7 @@ fn special_values_against_libm() {
     let mut failures = Vec::new();
     for name in [
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "erf", "erfc",
+        "arcsin", "arccos", "arctan",
     ] {
         let bound = match name {
             "tanh" => 3,
@@ -461,6 +488,159 @@ fn special_values_against_libm() {
             };
             if !ok {
                 failures.push(format!("{name} f32 ({:?}): kiln {g:?}, libm {w:?}", s32[i]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The correctly rounded references of `scripts/mpmath_reference.py` (`tests/data/ulp/`, mpmath at 256
+/// bits, rounded once): kiln within the file's tolerance (the function's documented bound), f64 and
+/// f32, printing kiln's and libm's maxima.
+const REFERENCES: &[(&str, &str)] = &[
+    ("arcsin", include_str!("data/ulp/arcsin.csv")),
+    ("arccos", include_str!("data/ulp/arccos.csv")),
+    ("arctan", include_str!("data/ulp/arctan.csv")),
+    ("arctan2", include_str!("data/ulp/arctan2.csv")),
+];
+
+/// `runner` over the argument columns `cols` (one or two, as f64), in f32 where `f32`, the results
+/// widened to f64.
+fn run_cols(runner: &FusedRunner, cols: &[Vec<f64>], f32: bool) -> Vec<f64> {
+    let narrow = |c: &Vec<f64>| -> Vec<f32> { c.iter().map(|&v| v as f32).collect() };
+    let widen = |v: Vec<f32>| -> Vec<f64> { v.into_iter().map(f64::from).collect() };
+    match (cols, f32) {
+        ([x], false) => run_f64(runner, x),
+        ([x, y], false) => run_f64_2(runner, x, y),
+        ([x], true) => widen(run_f32(runner, &narrow(x))),
+        ([x, y], true) => widen(run_f32_2(runner, &narrow(x), &narrow(y))),
+        _ => panic!("{} argument columns", cols.len()),
+    }
+}
+
+#[test]
+fn correctly_rounded_references() {
+    let mut failures = Vec::new();
+    for &(name, text) in REFERENCES {
+        let v = parse_validation(text);
+        let arity = v.f64[0].0.len();
+        let src = if arity == 2 {
+            format!("{name}(x, y)")
+        } else {
+            format!("{name}(x)")
+        };
+        let runner = FusedRunner::compile_text(&src).unwrap();
+        let oracle = FusedRunner::compile_text(&src)
+            .unwrap()
+            .with_backend(interpreter());
+        // (inputs, expected) as f64 for both types
+        let rows64: Vec<(Vec<f64>, f64)> = v
+            .f64
+            .iter()
+            .map(|(i, o)| (i.iter().map(|&b| f64::from_bits(b)).collect(), f64::from_bits(*o)))
+            .collect();
+        let rows32: Vec<(Vec<f64>, f64)> = v
+            .f32
+            .iter()
+            .map(|(i, o)| {
+                let w = |b: u32| f64::from(f32::from_bits(b));
+                (i.iter().map(|&b| w(b)).collect(), w(*o))
+            })
+            .collect();
+        for (f32, rows, tol) in [(false, rows64, v.tol64), (true, rows32, v.tol32)] {
+            let cols: Vec<Vec<f64>> = (0..arity)
+                .map(|j| rows.iter().map(|r| r.0[j]).collect())
+                .collect();
+            let got = run_cols(&runner, &cols, f32);
+            let libm = run_cols(&oracle, &cols, f32);
+            let ulp = |a: f64, b: f64| support::ulp_distance(a, b, f32);
+            let (mut max, mut max_libm) = (0u64, 0u64);
+            for (i, (x, want)) in rows.iter().enumerate() {
+                let d = ulp(got[i], *want);
+                max_libm = max_libm.max(ulp(libm[i], *want));
+                if d > tol {
+                    failures.push(format!(
+                        "{src} f32 {f32} at {x:?}: kiln {:e}, want {want:e}: {d} ULP > {tol}",
+                        got[i]
+                    ));
+                }
+                max = max.max(d);
+            }
+            let ty = if f32 { "f32" } else { "f64" };
+            println!(
+                "{name:>8} {ty}: {} rows, kiln max {max} ULP, libm max {max_libm}, bound {tol}",
+                rows.len()
+            );
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// arctan2 over every pair of special values (C99 Annex F: signed zeros, infinities, NaN, and the
+/// subnormal, tiny and huge magnitudes of the general path), f64 and f32, against the interpreter's
+/// libm: bit for bit where libm gives NaN, ±inf, ±0 or ±1, else within the bound + 1.
+#[test]
+fn arctan2_special_values_against_libm() {
+    let specials = [
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        5e-324,
+        -5e-324,
+        1e-310,
+        2.2250738585072014e-308,
+        1e-300,
+        -1e-300,
+        1e-40,
+        1e-20,
+        0.4375,
+        -0.6875,
+        1.0,
+        -1.0,
+        1.1875,
+        2.4375,
+        -3.0,
+        1e20,
+        3e38,
+        1e300,
+        -1e300,
+        f64::MAX,
+        f64::MIN,
+    ];
+    let (x, y): (Vec<f64>, Vec<f64>) = specials
+        .iter()
+        .flat_map(|&a| specials.iter().map(move |&b| (a, b)))
+        .unzip();
+    let runner = FusedRunner::compile_text("arctan2(x, y)").unwrap();
+    let oracle = FusedRunner::compile_text("arctan2(x, y)")
+        .unwrap()
+        .with_backend(interpreter());
+    let bound = kiln_jit::binary_ulp_bound(kiln_ir::BinaryOp::Arctan2) as u64 + 1;
+    let mut failures = Vec::new();
+    for f32 in [false, true] {
+        let cols = [x.clone(), y.clone()];
+        let (got, want) = (run_cols(&runner, &cols, f32), run_cols(&oracle, &cols, f32));
+        for i in 0..x.len() {
+            let (g, w) = (got[i], want[i]);
+            let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
+            let ok = if special {
+                (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+            } else {
+                support::ulp_distance(g, w, f32) <= bound
+            };
+            if !ok {
+                failures.push(format!(
+                    "arctan2 f32 {f32} ({:?}, {:?}): kiln {g:?}, libm {w:?}",
+                    x[i], y[i]
+                ));
             }
         }
     }

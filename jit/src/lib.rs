@@ -12,7 +12,7 @@
 //! kernel's function shares: entry loads, hoisted leaves, the bottom-tested loop), `skeleton` (the
 //! loops of maps and reductions), `scan` (the loops of scans), `lower` (opcodes), `math` (how each
 //! transcendental is lowered), `vmath` (vector polynomials for exp, log, sin, cos, tan, pow, ...),
-//! `reduce` (accumulators), `wide` (exp, log, sin, cos and tan at the host's full vector width, compiled by rustc,
+//! `reduce` (accumulators), `wide` (exp, log, sin, cos, tan and the inverse trigonometric functions at the host's full vector width, compiled by rustc,
 //! which `skeleton/block.rs` calls on blocks of a row); and to run them: `run` (the safe run API), `check` (input checks), `plan`
 //! (the cut into work units), `output` (buffers and result types), `execute` (one run), `call` (the
 //! only unsafe code). Typed kernels (bool, int32 and int64 values beside floats, [`kiln_ir::typed`])

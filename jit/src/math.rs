@@ -1,13 +1,14 @@
 //! How transcendentals are lowered: the one place that decides it.
 //!
-//! - exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, tanh, erf, erfc and pow are computed
+//! - exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, tanh, erf, erfc, pow, arcsin, arccos,
+//!   arctan and arctan2 are computed
 //!   in vector registers by the IR polynomials of [`crate::vmath`] on F64X2: f64 vectors directly, a scalar
 //!   splatted into a vector (so a kernel's scalar tail gives the same bits as its vector body); f32
-//!   exp and log natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
+//!   exp, log, sin, cos, arcsin, arccos, arctan and arctan2 natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
 //!   the result rounded once to f32, which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
-//! - Every other libm function (arcsin, arccos, arctan, sinh, cosh, arcsinh, arccosh, arctanh, cbrt,
-//!   arctan2, hypot, fmod, NumPy's remainder and floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
+//! - Every other libm function (sinh, cosh, arcsinh, arccosh, arctanh, cbrt,
+//!   hypot, fmod, NumPy's remainder and floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols
 //!   registered with each JIT module), so those are bit-exact against it. The vector code's own slow
 //!   paths (sin, cos, tan of huge arguments) call the same f64 host symbols.
@@ -29,7 +30,8 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         // its tail (mpmath, 200 bits); the vector erfc's own error measured there is below 0.7 ULP
         MathFn::Erfc => 3,
         // arcsin(x) = arctan2(x, sqrt(1 - x²)): the rounded square root adds up to about a ULP
-        // (`vmath::atan`); measured 2 against glibc over [-1, 1]
+        // (`vmath::atan`); measured 2 against libm over [-1, 1], 1 against the correctly rounded
+        // value (tests/math_accuracy.rs); arctan and arctan2 measured 1 against both
         MathFn::Arcsin | MathFn::Arccos => 2,
         _ => 1,
     })
@@ -63,7 +65,7 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
 }
 
 /// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp, log, sin,
-/// cos and tan nodes, where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
+/// cos, tan, arcsin, arccos, arctan and arctan2 nodes (`wide::Routine`, `wide::Binary`), where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
 /// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
 /// reductions and scans keep the inline path); none otherwise.
 pub fn wide_routines(

@@ -1,6 +1,7 @@
-//! Rows in blocks: exp, log, sin, cos and tan at the host's full vector width.
+//! Rows in blocks: exp, log, sin, cos, tan, arcsin, arccos, arctan and arctan2 at the host's full
+//! vector width.
 //!
-//! A map or a reduction of rows (or of every axis) whose body holds exp, log, sin, cos or tan nodes, where the
+//! A map or a reduction of rows (or of every axis) whose body holds such nodes, where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
 //! of at least [`MIN_ROW`] points in blocks of [`BLOCK`] points:
 //!
@@ -10,9 +11,13 @@
 //!     of one argument as one, both computed by one call from one reduction):
 //!         for j in b..e: slot[j - b] = the node's argument at j   (vectors, then scalars; the
 //!                                                                 nodes done before read from
-//!                                                                 their slots)
+//!                                                                 their slots; a node of two
+//!                                                                 arguments fills a second slot
+//!                                                                 with its second)
 //!         wide routine(slot, e - b)                               // in place, 8 f64 lanes per
 //!                                                                 // instruction on AVX-512
+//!                                                                 // (two arguments: (slot,
+//!                                                                 // slot2, e - b), into slot)
 //!     the row's usual loops over [b, e), each such node read from its slot instead of computed
 //! ```
 //!

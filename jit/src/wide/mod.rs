@@ -1,5 +1,6 @@
-//! exp, log, sin, cos and tan at the host's full vector width: the inline vector math's algorithms
-//! (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`) compiled by rustc for AVX-512 (8 f64
+//! exp, log, sin, cos, tan, arcsin, arccos, arctan and arctan2 at the host's full vector width: the
+//! inline vector math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`,
+//! `vmath::atan`) compiled by rustc for AVX-512 (8 f64
 //! lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
 //! runs wider.
@@ -28,6 +29,13 @@
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
 //! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, multiples
 //! of pi/4 and the edges of the trig fast path, every length 0..=40).
+//!
+//! **Two arguments.** A function of two arguments ([`Binary`]: arctan2) has a routine
+//! `fn(&mut [T], &[T])`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and the
+//! `#[target_feature]` functions); a kernel stages both operands, each into a slot of its own, and
+//! the result is written over the first (`block.rs`). arcsin, arccos, arctan and arctan2 are in
+//! `atan.rs`: `vmath::atan` per lane, its fast path per chunk where the inline code takes it per
+//! vector.
 //!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
