@@ -178,12 +178,12 @@ fn core(v: &mut Vb<'_, '_>, ay: Value, ax: Value, left: Option<Value>) -> Value 
     let mut kk = zero;
     let mut hi = zero;
     let mut lo = zero;
-    for i in 0..4 {
+    for (i, &mi) in m.iter().enumerate() {
         if i < 3 {
-            kk = v.selc(m[i], 0.5 * (i + 1) as f64, kk);
+            kk = v.selc(mi, 0.5 * (i + 1) as f64, kk);
         }
-        hi = v.selc(m[i], k.hi[i], hi);
-        lo = v.selc(m[i], k.lo[i], lo);
+        hi = v.selc(mi, k.hi[i], hi);
+        lo = v.selc(mi, k.lo[i], lo);
     }
     let nk = v.neg(kk);
     let num = v.fma(nk, ax, ay);
@@ -195,9 +195,9 @@ fn core(v: &mut Vb<'_, '_>, ay: Value, ax: Value, left: Option<Value>) -> Value 
     if let Some(left) = left {
         let mut lh = v.c(k.left_hi[0]);
         let mut ll = v.c(k.left_lo[0]);
-        for i in 0..3 {
-            lh = v.selc(m[i], k.left_hi[i + 1], lh);
-            ll = v.selc(m[i], k.left_lo[i + 1], ll);
+        for (i, &mi) in m[..3].iter().enumerate() {
+            lh = v.selc(mi, k.left_hi[i + 1], lh);
+            ll = v.selc(mi, k.left_lo[i + 1], ll);
         }
         lh = v.selc(m[3], k.hi[3], lh);
         ll = v.selc(m[3], k.lo[3], ll);

@@ -80,12 +80,12 @@ fn core<T: AtanLane>(ay: T, ax: T, left: Option<bool>) -> T {
     }
     let zero = T::c(0.0);
     let (mut kk, mut hi, mut lo) = (zero, zero, zero);
-    for i in 0..4 {
+    for (i, &mi) in m.iter().enumerate() {
         if i < 3 {
-            kk = sel(m[i], T::c(0.5 * (i + 1) as f64), kk);
+            kk = sel(mi, T::c(0.5 * (i + 1) as f64), kk);
         }
-        hi = sel(m[i], T::c(k.hi[i]), hi);
-        lo = sel(m[i], T::c(k.lo[i]), lo);
+        hi = sel(mi, T::c(k.hi[i]), hi);
+        lo = sel(mi, T::c(k.lo[i]), lo);
     }
     let num = (-kk).mul_add(ax, ay);
     let den = kk.mul_add(ay, ax);
@@ -95,9 +95,9 @@ fn core<T: AtanLane>(ay: T, ax: T, left: Option<bool>) -> T {
     if let Some(left) = left {
         let mut lh = T::c(k.left_hi[0]);
         let mut ll = T::c(k.left_lo[0]);
-        for i in 0..3 {
-            lh = sel(m[i], T::c(k.left_hi[i + 1]), lh);
-            ll = sel(m[i], T::c(k.left_lo[i + 1]), ll);
+        for (i, &mi) in m[..3].iter().enumerate() {
+            lh = sel(mi, T::c(k.left_hi[i + 1]), lh);
+            ll = sel(mi, T::c(k.left_lo[i + 1]), ll);
         }
         lh = sel(m[3], T::c(k.hi[3]), lh);
         ll = sel(m[3], T::c(k.lo[3]), ll);
