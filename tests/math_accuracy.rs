@@ -356,6 +356,17 @@ fn pow_annex_f() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Whether kiln's `g` agrees with libm's `w` (f32 values widened where `f32`): bit for bit where `w`
+/// is NaN (any NaN), ±inf, ±0 or ±1, else within `bound` ULP.
+fn agrees_with_libm(g: f64, w: f64, f32: bool, bound: u64) -> bool {
+    let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
+    if special {
+        (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+    } else {
+        support::ulp_distance(g, w, f32) <= bound
+    }
+}
+
 /// Special inputs of every vectorised function, f64 and f32, against the interpreter's libm.
 #[test]
 fn special_values_against_libm() {
@@ -465,13 +476,7 @@ fn special_values_against_libm() {
         let want = run_f64(&oracle, &specials);
         for i in 0..specials.len() {
             let (g, w) = (got[i], want[i]);
-            let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
-            let ok = if special {
-                (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
-            } else {
-                ulp64(g, w) <= bound
-            };
-            if !ok {
+            if !agrees_with_libm(g, w, false, bound) {
                 failures.push(format!("{name} f64 ({:?}): kiln {g:?}, libm {w:?}", specials[i]));
             }
         }
@@ -480,13 +485,7 @@ fn special_values_against_libm() {
         let want = run_f32(&oracle, &s32);
         for i in 0..s32.len() {
             let (g, w) = (got[i], want[i]);
-            let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
-            let ok = if special {
-                (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
-            } else {
-                ulp32(g, w) <= bound
-            };
-            if !ok {
+            if !agrees_with_libm(g as f64, w as f64, true, bound) {
                 failures.push(format!("{name} f32 ({:?}): kiln {g:?}, libm {w:?}", s32[i]));
             }
         }
@@ -630,13 +629,7 @@ fn arctan2_special_values_against_libm() {
         let (got, want) = (run_cols(&runner, &cols, f32), run_cols(&oracle, &cols, f32));
         for i in 0..x.len() {
             let (g, w) = (got[i], want[i]);
-            let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
-            let ok = if special {
-                (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
-            } else {
-                support::ulp_distance(g, w, f32) <= bound
-            };
-            if !ok {
+            if !agrees_with_libm(g, w, f32, bound) {
                 failures.push(format!(
                     "arctan2 f32 {f32} ({:?}, {:?}): kiln {g:?}, libm {w:?}",
                     x[i], y[i]
