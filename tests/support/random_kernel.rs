@@ -169,6 +169,10 @@ fn exact_stand_in(op: UnaryOp) -> UnaryOp {
     match op {
         UnaryOp::Erf => UnaryOp::Sign,
         UnaryOp::Erfc => UnaryOp::Abs,
+        // vector polynomials too, within their bounds of libm
+        UnaryOp::Arcsin => UnaryOp::Sign,
+        UnaryOp::Arccos => UnaryOp::Abs,
+        UnaryOp::Arctan => UnaryOp::Neg,
         op => op,
     }
 }
@@ -267,7 +271,12 @@ fn exact_tree(u: &mut Unstructured<'_>, names: &[String], rank: usize, depth: u3
             exact_tree(u, names, rank, depth - 1)?,
         ),
         _ => {
-            let op = *u.choose(&exact_binary())?;
+            // arctan2 is a vector polynomial (within its bound, not bit for bit): max in its place,
+            // so that committed seeds decode to the same trees
+            let op = match *u.choose(&exact_binary())? {
+                BinaryOp::Arctan2 => BinaryOp::Max,
+                op => op,
+            };
             let a = exact_tree(u, names, rank, depth - 1)?;
             let b = exact_tree(u, names, rank, depth - 1)?;
             a.binary(op, b)
