@@ -220,6 +220,10 @@ const REFERENCES: &[(&str, &str)] = &[
     ("arcsinh(x)", include_str!("data/ulp/arcsinh.csv")),
     ("arccosh(x)", include_str!("data/ulp/arccosh.csv")),
     ("arctanh(x)", include_str!("data/ulp/arctanh.csv")),
+    ("arcsin(x)", include_str!("data/ulp/arcsin.csv")),
+    ("arccos(x)", include_str!("data/ulp/arccos.csv")),
+    ("arctan(x)", include_str!("data/ulp/arctan.csv")),
+    ("arctan2(x, y)", include_str!("data/ulp/arctan2.csv")),
 ];
 
 /// Each function's maximum ULP against the correctly rounded reference, within the bound the file
@@ -582,10 +586,10 @@ fn special_values_against_libm() {
     let mut failures = Vec::new();
     for name in [
         "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh", "erf", "erfc",
-        "cbrt", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+        "cbrt", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arcsin", "arccos", "arctan",
     ] {
         let bound = match name {
-            "tanh" | "sinh" | "cosh" | "expm1" | "arcsinh" | "arccosh" | "arctanh" => 3,
+            "tanh" | "sinh" | "cosh" | "expm1" | "arcsinh" | "arccosh" | "arctanh" | "arcsin" | "arccos" => 3,
             "erfc" => 4,
             _ => 2,
         };
@@ -702,6 +706,77 @@ fn hypot_special_pairs() {
                 "hypot f32 ({:?}, {:?}): kiln {g:?}, libm {w:?}",
                 x[i], y[i]
             ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Whether kiln's `g` agrees with libm's `w` (f32 values widened where `f32`): bit for bit where `w`
+/// is NaN (any NaN), ±inf, ±0 or ±1, else within `bound` ULP.
+fn agrees_with_libm(g: f64, w: f64, f32: bool, bound: u64) -> bool {
+    let special = w.is_nan() || w.is_infinite() || w == 0.0 || w.abs() == 1.0;
+    if special {
+        (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits()
+    } else {
+        support::ulp_distance(g, w, f32) <= bound
+    }
+}
+
+/// arctan2 over every pair of special values (C99 Annex F: signed zeros, infinities, NaN, and the
+/// subnormal, tiny and huge magnitudes of the general path), f64 and f32, against the interpreter's
+/// libm: bit for bit where libm gives NaN, ±inf, ±0 or ±1, else within the bound + 1.
+#[test]
+fn arctan2_special_values_against_libm() {
+    let specials = [
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        5e-324,
+        -5e-324,
+        1e-310,
+        2.2250738585072014e-308,
+        1e-300,
+        -1e-300,
+        1e-40,
+        1e-20,
+        0.4375,
+        -0.6875,
+        1.0,
+        -1.0,
+        1.1875,
+        2.4375,
+        -3.0,
+        1e20,
+        3e38,
+        1e300,
+        -1e300,
+        f64::MAX,
+        f64::MIN,
+    ];
+    let (x, y): (Vec<f64>, Vec<f64>) = specials
+        .iter()
+        .flat_map(|&a| specials.iter().map(move |&b| (a, b)))
+        .unzip();
+    let runner = FusedRunner::compile_text("arctan2(x, y)").unwrap();
+    let oracle = FusedRunner::compile_text("arctan2(x, y)")
+        .unwrap()
+        .with_backend(interpreter());
+    let bound = kiln_jit::binary_ulp_bound(kiln_ir::BinaryOp::Arctan2) as u64 + 1;
+    let mut failures = Vec::new();
+    for f32 in [false, true] {
+        let cols = [x.clone(), y.clone()];
+        let (got, want) = (run_cols(&runner, &cols, f32), run_cols(&oracle, &cols, f32));
+        for i in 0..x.len() {
+            let (g, w) = (got[i], want[i]);
+            if !agrees_with_libm(g, w, f32, bound) {
+                failures.push(format!(
+                    "arctan2 f32 {f32} ({:?}, {:?}): kiln {g:?}, libm {w:?}",
+                    x[i], y[i]
+                ));
+            }
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -237,6 +237,24 @@ fn sweeps<T: Elem>() {
             Arctanh,
             log_uniform(&mut rng, N, -1074.0, 0.0, true),
         ),
+        ("arcsin [-1,1]", Arcsin, uniform(&mut rng, N, -1.0, 1.0)),
+        (
+            "arcsin log-uniform",
+            Arcsin,
+            log_uniform(&mut rng, N, -1074.0, 0.0, true),
+        ),
+        ("arccos [-1,1]", Arccos, uniform(&mut rng, N, -1.0, 1.0)),
+        (
+            "arccos log-uniform",
+            Arccos,
+            log_uniform(&mut rng, N, -1074.0, 0.0, true),
+        ),
+        ("arctan [-4,4]", Arctan, uniform(&mut rng, N, -4.0, 4.0)),
+        (
+            "arctan log-uniform",
+            Arctan,
+            log_uniform(&mut rng, N, -1074.0, 1023.9, true),
+        ),
     ];
     cases.extend([
         ("cbrt [-10,10]", Cbrt, uniform(&mut rng, N, -10.0, 10.0)),
@@ -279,6 +297,14 @@ fn sweeps<T: Elem>() {
         &xs,
         Some(&ys),
     );
+    let atan2 = Body::Binary(BinaryOp::Arctan2);
+    let xs: Vec<T> = uniform(&mut rng, N, -10.0, 10.0);
+    let ys: Vec<T> = uniform(&mut rng, N, -10.0, 10.0);
+    ok &= check_sweep("arctan2 [-10,10]^2", atan2, &xs, Some(&ys));
+    let (e0, e1) = if f32 { (-149.0, 127.9) } else { (-1074.0, 1023.9) };
+    let xs: Vec<T> = log_uniform(&mut rng, N, e0, e1, true);
+    let ys: Vec<T> = log_uniform(&mut rng, N, e0, e1, true);
+    ok &= check_sweep("arctan2 log-uniform", atan2, &xs, Some(&ys));
     assert!(ok, "a sweep exceeded its bound + 1");
 }
 

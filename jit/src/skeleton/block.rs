@@ -13,9 +13,13 @@
 //!     of one argument as one, both computed by one call from one reduction):
 //!         for j in b..e: slot[j - b] = the node's argument at j   (vectors, then scalars; the
 //!                                                                 nodes done before read from
-//!                                                                 their slots)
+//!                                                                 their slots; a node of two
+//!                                                                 arguments fills a second slot
+//!                                                                 with its second)
 //!         wide routine(slot, e - b)                               // in place, 8 f64 lanes per
 //!                                                                 // instruction on AVX-512
+//!                                                                 // (two arguments: (slot,
+//!                                                                 // slot2, e - b), into slot)
 //!     the row's usual loops over [b, e), each such node read from its slot instead of computed
 //! ```
 //!

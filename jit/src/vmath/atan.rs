@@ -12,7 +12,8 @@
 //! - **arctan(x)** = the kernel of `(|x|, 1)` with the sign of x: branch-free (NaN propagates through
 //!   the arithmetic, ±inf lands in the last range and gives ±pi/2, a tiny or subnormal x gives x).
 //! - **arctan2(y, x)** (C's `atan2`, NumPy's `arctan2(x0 = y, x1 = x)`) = the kernel of `(|y|, |x|)`,
-//!   then `pi - (r - pi_lo)` where `x < 0` and the sign of y (fdlibm's `atan2.c`). The fast path needs
+//!   where `x < 0` `pi - atan(|y|/|x|)` by the same reduction from `pi - atan(k)` (so that
+//!   `arctan2(1, -0.0)` is pi/2 exactly and the left half-plane as accurate), and the sign of y. The fast path needs
 //!   both magnitudes at most 2^1020 and one at least 2^-968 (f32: 2^124, 2^-100), so that the
 //!   denominator cannot overflow and the numerator's cancellation stays exact; a vector with another
 //!   lane (a zero pair, ±inf, NaN, huge or tiny magnitudes) branches to the general path, which scales
@@ -39,12 +40,14 @@ pub(crate) struct AtanConsts {
     pub hi: [f64; 4],
     /// Their tails.
     pub lo: [f64; 4],
+    /// pi - atan(k) for k = 0, 1/2, 1, 3/2 (the left half-plane, `x < 0`), rounded, and the tails.
+    pub left_hi: [f64; 4],
+    pub left_lo: [f64; 4],
     /// The even and odd coefficients of the polynomial in `w = t^4`.
     pub even: &'static [f64],
     pub odd: &'static [f64],
-    /// pi and its tail (`pi - (r - pi_lo)`).
+    /// pi rounded (atan2 of zeros and infinities).
     pub pi: f64,
-    pub pi_lo: f64,
     /// pi/2, pi/4 and 3pi/4 rounded (atan2 of infinities).
     pub pio2: f64,
     pub pio4: f64,
@@ -75,6 +78,18 @@ pub(crate) const F64: AtanConsts = AtanConsts {
         1.39033110312309984516e-17,
         6.12323399573676603587e-17,
     ],
+    left_hi: [
+        3.141592653589793,
+        2.677945044588987,
+        2.356194490192345,
+        2.158798930342464,
+    ],
+    left_lo: [
+        1.2246467991473532e-16,
+        1.5527705369303147e-16,
+        9.184850993605148e-17,
+        2.1958367134601997e-16,
+    ],
     even: &[
         3.33333333333329318027e-01,
         1.42857142725034663711e-01,
@@ -91,7 +106,6 @@ pub(crate) const F64: AtanConsts = AtanConsts {
         -3.65315727442169155270e-02,
     ],
     pi: 3.1415926535897931160e+00,
-    pi_lo: 1.2246467991473531772e-16,
     pio2: 1.57079632679489655800e+00,
     pio4: 7.85398163397448278999e-01,
     three_pio4: 2.356194490192344837,
@@ -116,6 +130,18 @@ pub(crate) const F32: AtanConsts = AtanConsts {
         3.4473217170e-08_f32 as f64,
         7.5497894159e-08_f32 as f64,
     ],
+    left_hi: [
+        3.1415927410125732,
+        2.677945137023926,
+        2.356194496154785,
+        2.158798933029175,
+    ],
+    left_lo: [
+        -8.742277657347586e-08,
+        -9.243493792610025e-08,
+        -5.962440319251527e-09,
+        -2.6867106317496336e-09,
+    ],
     even: &[
         3.3333328366e-01_f32 as f64,
         1.4253635705e-01_f32 as f64,
@@ -123,7 +149,6 @@ pub(crate) const F32: AtanConsts = AtanConsts {
     ],
     odd: &[-1.9999158382e-01_f32 as f64, -1.0648017377e-01_f32 as f64],
     pi: 3.1415927410e+00_f32 as f64,
-    pi_lo: -8.7422776573e-08_f32 as f64,
     pio2: 1.5707963705e+00_f32 as f64,
     pio4: 7.8539818525e-01_f32 as f64,
     three_pio4: 2.3561944962e+00_f32 as f64,
@@ -138,8 +163,9 @@ fn consts(v: &Vb<'_, '_>) -> &'static AtanConsts {
 }
 
 /// `atan(ay / ax)` in [0, pi/2] for `ay, ax >= 0` within the fast path's range (see the module
-/// docs).
-fn core(v: &mut Vb<'_, '_>, ay: Value, ax: Value) -> Value {
+/// docs), or where the lane mask `left` is set, `pi - atan(ay / ax)`: the same reduction with
+/// `pi - atan(k)` as `hi + lo` and `-t` for `t`, so that the left half-plane is as accurate.
+fn core(v: &mut Vb<'_, '_>, ay: Value, ax: Value, left: Option<Value>) -> Value {
     use FloatCC::GreaterThanOrEqual as Ge;
     let k = consts(v);
     let mut m = [ay; 4];
@@ -152,12 +178,12 @@ fn core(v: &mut Vb<'_, '_>, ay: Value, ax: Value) -> Value {
     let mut kk = zero;
     let mut hi = zero;
     let mut lo = zero;
-    for i in 0..4 {
+    for (i, &mi) in m.iter().enumerate() {
         if i < 3 {
-            kk = v.selc(m[i], 0.5 * (i + 1) as f64, kk);
+            kk = v.selc(mi, 0.5 * (i + 1) as f64, kk);
         }
-        hi = v.selc(m[i], k.hi[i], hi);
-        lo = v.selc(m[i], k.lo[i], lo);
+        hi = v.selc(mi, k.hi[i], hi);
+        lo = v.selc(mi, k.lo[i], lo);
     }
     let nk = v.neg(kk);
     let num = v.fma(nk, ax, ay);
@@ -165,7 +191,21 @@ fn core(v: &mut Vb<'_, '_>, ay: Value, ax: Value) -> Value {
     let nax = v.neg(ax);
     let num = v.sel(m[3], nax, num);
     let den = v.sel(m[3], ay, den);
-    let t = v.div(num, den);
+    let mut t = v.div(num, den);
+    if let Some(left) = left {
+        let mut lh = v.c(k.left_hi[0]);
+        let mut ll = v.c(k.left_lo[0]);
+        for (i, &mi) in m[..3].iter().enumerate() {
+            lh = v.selc(mi, k.left_hi[i + 1], lh);
+            ll = v.selc(mi, k.left_lo[i + 1], ll);
+        }
+        lh = v.selc(m[3], k.hi[3], lh);
+        ll = v.selc(m[3], k.lo[3], ll);
+        hi = v.sel(left, lh, hi);
+        lo = v.sel(left, ll, lo);
+        let nt = v.neg(t);
+        t = v.sel(left, nt, t);
+    }
     let z = v.mul(t, t);
     let w = v.mul(z, z);
     let s1 = v.poly(w, k.even);
@@ -180,21 +220,11 @@ fn core(v: &mut Vb<'_, '_>, ay: Value, ax: Value) -> Value {
     v.sub(hi, a)
 }
 
-/// `r` moved to the left half-plane where `x < 0`: `pi - (r - pi_lo)`.
-fn left(v: &mut Vb<'_, '_>, x: Value, r: Value) -> Value {
-    let k = consts(v);
-    let neg = v.cmpc(FloatCC::LessThan, x, 0.0);
-    let a = v.addc(r, -k.pi_lo);
-    let pi = v.c(k.pi);
-    let l = v.sub(pi, a);
-    v.sel(neg, l, r)
-}
-
 /// arctan on F64X2 or F32X4.
 pub(crate) fn atan(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let ax = v.abs(x);
     let one = v.c(1.0);
-    let r = core(v, ax, one);
+    let r = core(v, ax, one, None);
     v.copysign(r, x)
 }
 
@@ -212,8 +242,8 @@ pub(crate) fn atan2(v: &mut Vb<'_, '_>, y: Value, x: Value) -> Value {
     let big = v.or(bx, by);
     let ok = v.and(ok, big);
     let edge = v.not(ok);
-    let r = core(v, ay, ax);
-    let r = left(v, x, r);
+    let neg = v.cmpc(LessThan, x, 0.0);
+    let r = core(v, ay, ax, Some(neg));
     let fast = v.copysign(r, y);
     v.guard(edge, fast, |v| {
         let k = consts(v);
@@ -226,13 +256,11 @@ pub(crate) fn atan2(v: &mut Vb<'_, '_>, y: Value, x: Value) -> Value {
         let f = v.selc(huge, k.down, f);
         let sx = v.mul(ax, f);
         let sy = v.mul(ay, f);
-        let r = core(v, sy, sx);
-        let r = left(v, x, r);
+        let r = core(v, sy, sx, Some(neg));
         // special cases, as magnitudes
         let inf = f64::INFINITY;
         let ix = v.cmpc(Equal, ax, inf);
         let iy = v.cmpc(Equal, ay, inf);
-        let neg = v.cmpc(LessThan, x, 0.0);
         let pi = v.c(k.pi);
         let zero = v.c(0.0);
         let r_xinf = v.sel(neg, pi, zero);
@@ -281,7 +309,7 @@ fn domain(v: &mut Vb<'_, '_>, x: Value, ax: Value, fast: Value) -> Value {
 pub(crate) fn asin(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let ax = v.abs(x);
     let s = cofactor(v, ax);
-    let r = core(v, ax, s);
+    let r = core(v, ax, s, None);
     let r = v.copysign(r, x);
     domain(v, x, ax, r)
 }
@@ -290,7 +318,7 @@ pub(crate) fn asin(v: &mut Vb<'_, '_>, x: Value) -> Value {
 pub(crate) fn acos(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let ax = v.abs(x);
     let s = cofactor(v, ax);
-    let r = core(v, s, ax);
-    let r = left(v, x, r);
+    let neg = v.cmpc(FloatCC::LessThan, x, 0.0);
+    let r = core(v, s, ax, Some(neg));
     domain(v, x, ax, r)
 }

@@ -1,7 +1,7 @@
 //! Vector math: transcendentals as straight-line Cranelift IR on F64X2, with no call on the fast path.
 //!
 //! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin, cos and cbrt, four f32
-//! lanes: `f32x4.rs`) from range reduction, a polynomial and reconstruction by exponent arithmetic.
+//! lanes: `f32x4.rs`, `cbrt.rs`; for f32 arcsin, arccos, arctan and arctan2 `atan.rs` on F32X4) from range reduction, a polynomial and reconstruction by exponent arithmetic.
 //! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
 //! would slow the common case, by a branch to a general path taken only when some lane of the vector
 //! needs it; the few arguments a function cannot reduce accurately (sin, cos and tan of |x| > 2^20, or
@@ -12,12 +12,12 @@
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
-//! (f32 exp, log, sin, cos), `atan.rs` (arcsin, arccos, arctan, arctan2), `cbrt.rs` (a
+//! (f32 exp, log, sin, cos), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
 //! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument).
 //! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
-//! The coefficients of the log, log1p, expm1, erf, erfc and trigonometric kernels (and the
+//! The coefficients of the log, log1p, expm1, erf, erfc, trigonometric and arctangent kernels (and the
 //! formulas of the inverse hyperbolic functions) are fdlibm's (Sun Microsystems,
 //! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
 //! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp,

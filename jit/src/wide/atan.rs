@@ -70,9 +70,9 @@ impl AtanLane for f32 {
     }
 }
 
-/// `vmath::atan::core`: `atan(ay / ax)` for `ay, ax >= 0`.
+/// `vmath::atan::core`: `atan(ay / ax)` for `ay, ax >= 0`, or `pi -` it where `left`.
 #[inline(always)]
-fn core<T: AtanLane>(ay: T, ax: T) -> T {
+fn core<T: AtanLane>(ay: T, ax: T, left: Option<bool>) -> T {
     let k = T::K;
     let mut m = [false; 4];
     for (i, &c) in k.cut.iter().enumerate() {
@@ -80,31 +80,37 @@ fn core<T: AtanLane>(ay: T, ax: T) -> T {
     }
     let zero = T::c(0.0);
     let (mut kk, mut hi, mut lo) = (zero, zero, zero);
-    for i in 0..4 {
+    for (i, &mi) in m.iter().enumerate() {
         if i < 3 {
-            kk = sel(m[i], T::c(0.5 * (i + 1) as f64), kk);
+            kk = sel(mi, T::c(0.5 * (i + 1) as f64), kk);
         }
-        hi = sel(m[i], T::c(k.hi[i]), hi);
-        lo = sel(m[i], T::c(k.lo[i]), lo);
+        hi = sel(mi, T::c(k.hi[i]), hi);
+        lo = sel(mi, T::c(k.lo[i]), lo);
     }
     let num = (-kk).mul_add(ax, ay);
     let den = kk.mul_add(ay, ax);
     let num = sel(m[3], -ax, num);
     let den = sel(m[3], ay, den);
-    let t = num / den;
+    let mut t = num / den;
+    if let Some(left) = left {
+        let mut lh = T::c(k.left_hi[0]);
+        let mut ll = T::c(k.left_lo[0]);
+        for (i, &mi) in m[..3].iter().enumerate() {
+            lh = sel(mi, T::c(k.left_hi[i + 1]), lh);
+            ll = sel(mi, T::c(k.left_lo[i + 1]), ll);
+        }
+        lh = sel(m[3], T::c(k.hi[3]), lh);
+        ll = sel(m[3], T::c(k.lo[3]), ll);
+        hi = sel(left, lh, hi);
+        lo = sel(left, ll, lo);
+        t = sel(left, -t, t);
+    }
     let z = t * t;
     let w = z * z;
     let s1 = z * poly(w, k.even);
     let s2 = w * poly(w, k.odd);
     let s = s1 + s2;
     hi - ((t * s - lo) - t)
-}
-
-/// `vmath::atan::left`: `pi - (r - pi_lo)` where `x < 0`.
-#[inline(always)]
-fn left<T: AtanLane>(x: T, r: T) -> T {
-    let k = T::K;
-    sel(x < T::c(0.0), T::c(k.pi) - (r + T::c(-k.pi_lo)), r)
 }
 
 /// `vmath::atan::atan2`'s fast-path test.
@@ -119,8 +125,7 @@ fn atan2_fast_ok<T: AtanLane>(y: T, x: T) -> bool {
 
 #[inline(always)]
 fn atan2_fast<T: AtanLane>(y: T, x: T) -> T {
-    let r = core(y.abs(), x.abs());
-    left(x, r).copysign(y)
+    core(y.abs(), x.abs(), Some(x < T::c(0.0))).copysign(y)
 }
 
 /// `vmath::atan::atan2`'s general path: scaling, the kernel, the special cases.
@@ -132,11 +137,10 @@ fn atan2_general<T: AtanLane>(y: T, x: T) -> T {
     let huge = (ax > T::c(k.big)) | (ay > T::c(k.big));
     let f = sel(big, T::c(1.0), T::c(k.up));
     let f = sel(huge, T::c(k.down), f);
-    let r = core(ay * f, ax * f);
-    let r = left(x, r);
+    let neg = x < T::c(0.0);
+    let r = core(ay * f, ax * f, Some(neg));
     let inf = T::c(f64::INFINITY);
     let (ix, iy) = (ax == inf, ay == inf);
-    let neg = x < T::c(0.0);
     let pi = T::c(k.pi);
     let zero = T::c(0.0);
     let r = sel(ix, sel(neg, pi, zero), r);
@@ -164,13 +168,13 @@ fn domain<T: AtanLane>(x: T, r: T) -> T {
 #[inline(always)]
 fn asin_fast<T: AtanLane>(x: T) -> T {
     let ax = x.abs();
-    core(ax, cofactor(ax)).copysign(x)
+    core(ax, cofactor(ax), None).copysign(x)
 }
 
 #[inline(always)]
 fn acos_fast<T: AtanLane>(x: T) -> T {
     let ax = x.abs();
-    left(x, core(cofactor(ax), ax))
+    core(cofactor(ax), ax, Some(x < T::c(0.0)))
 }
 
 pub(super) struct Arcsin;
@@ -188,7 +192,7 @@ macro_rules! paths {
                 }
                 #[inline(always)]
                 fn fast(x: $t) -> $t {
-                    core(x.abs(), 1.0).copysign(x)
+                    core(x.abs(), 1.0, None).copysign(x)
                 }
                 #[inline(always)]
                 fn general(x: $t) -> $t {

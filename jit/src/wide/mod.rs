@@ -38,6 +38,13 @@
 //! (`pow.rs`, routines of two arguments: pow's one branch, in its exp, gives a lane below the edge
 //! the same bits either way, so every lane takes the general path).
 //!
+//! **Two arguments.** A function of two arguments ([`Binary`]: arctan2) has a routine
+//! `fn(&mut [T], &[T])`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and the
+//! `#[target_feature]` functions); a kernel stages both operands, each into a slot of its own, and
+//! the result is written over the first (`block.rs`). arcsin, arccos, arctan and arctan2 are in
+//! `atan.rs`: `vmath::atan` per lane, its fast path per chunk where the inline code takes it per
+//! vector.
+//!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
 //! inline balanced tree into an f64 output run, and a row added alone, which a kept sum of a plain
