@@ -126,6 +126,7 @@ impl Domain {
 pub struct Function {
     /// The row's name (`tanh`, `x**y`, `x**1.5`, `2.5**x`).
     pub name: &'static str,
+    /// How the function is written as an expression.
     pub form: Form,
     /// The domain of `x`: `[f64, f32]`.
     pub x: [Domain; 2],
