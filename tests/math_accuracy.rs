@@ -711,6 +711,20 @@ fn hypot_special_pairs() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `runner` over the argument columns `cols` (one or two, as f64), in f32 where `f32`, the results
+/// widened to f64.
+fn run_cols(runner: &FusedRunner, cols: &[Vec<f64>], f32: bool) -> Vec<f64> {
+    let narrow = |c: &Vec<f64>| -> Vec<f32> { c.iter().map(|&v| v as f32).collect() };
+    let widen = |v: Vec<f32>| -> Vec<f64> { v.into_iter().map(f64::from).collect() };
+    match (cols, f32) {
+        ([x], false) => run_f64(runner, x),
+        ([x, y], false) => run_f64_2(runner, x, y),
+        ([x], true) => widen(run_f32(runner, &narrow(x))),
+        ([x, y], true) => widen(run_f32_2(runner, &narrow(x), &narrow(y))),
+        _ => panic!("{} argument columns", cols.len()),
+    }
+}
+
 /// Whether kiln's `g` agrees with libm's `w` (f32 values widened where `f32`): bit for bit where `w`
 /// is NaN (any NaN), ±inf, ±0 or ±1, else within `bound` ULP.
 fn agrees_with_libm(g: f64, w: f64, f32: bool, bound: u64) -> bool {
