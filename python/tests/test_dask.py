@@ -381,7 +381,7 @@ def test_stub_and_docstrings():
 def test_readme_dask_example_runs(capsys):
     import pathlib
 
-    text = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
+    text = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
     start = text.index("```python\n", text.index("## Scaling out with Dask")) + len("```python\n")
     code = text[start : text.index("```", start)]
     exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
