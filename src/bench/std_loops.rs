@@ -1,6 +1,6 @@
 //! The scalar loops `kiln bench --functions` races kiln against: the loop a Rust programmer writes,
 //! `for (o, x) in out.iter_mut().zip(x) { *o = x.tanh() }`, std's method for the function applied
-//! to one element at a time (inside [`baseline::dispatch`], compiled with AVX2 and FMA where the CPU
+//! to one element at a time (inside `baseline::dispatch`, compiled with AVX2 and FMA where the CPU
 //! has them, as every `rust-loop` of `kiln bench`).
 //!
 //! std's methods are glibc's libm for both types (`tanhf` for f32). The interpreter, the oracle
