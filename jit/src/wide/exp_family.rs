@@ -7,7 +7,9 @@
 //! x >= 708 or NaN; sinh: |x| >= 708; cosh: |x| >= 708 or NaN), the general path gives the other
 //! lanes the fast path's bits, so the chunk of 16 lanes takes it instead; tanh has no branch.
 
-use super::lanes::{Lane, Paths, clamp, exp_general, exp_parts, exp_reduce, map, poly2, scale, sel};
+use super::lanes::{
+    Lane, Paths, clamp, exp_general, exp_parts, exp_reduce, map, poly2, scale, sel, widened_f32,
+};
 use crate::vmath::exp::{EXP2_EDGE, EXPM1_EDGE, EXPM1_LOW, EXPM1_P, EXPM1_SMALL, F64 as EXP64};
 use crate::vmath::hyperbolic::{HYP_CLAMP, HYP_EDGE, SINH_P, SINH_SMALL, TANH_ONE, TANH_P, TANH_SMALL};
 
@@ -194,29 +196,6 @@ impl Paths<f64> for Cosh {
     fn general(x: f64) -> f64 {
         pair_general(x.abs(), true)
     }
-}
-
-/// f32 as the inline code computes it: the f64 algorithm on the widened lane (with f64's general
-/// path), rounded once.
-macro_rules! widened_f32 {
-    ($($f:ident)*) => {
-        $(
-            impl Paths<f32> for $f {
-                #[inline(always)]
-                fn fast_ok(x: f32) -> bool {
-                    <$f as Paths<f64>>::fast_ok(x as f64)
-                }
-                #[inline(always)]
-                fn fast(x: f32) -> f32 {
-                    <$f as Paths<f64>>::fast(x as f64) as f32
-                }
-                #[inline(always)]
-                fn general(x: f32) -> f32 {
-                    <$f as Paths<f64>>::general(x as f64) as f32
-                }
-            }
-        )*
-    };
 }
 
 widened_f32!(Exp2 Expm1 Tanh Sinh Cosh);

@@ -779,6 +779,30 @@ macro_rules! levels {
 
 pub(super) use levels;
 
+/// `Paths<f32>` of each of these families as the inline code computes f32: the f64 paths of the
+/// widened lane (with f64's general path), rounded once (`exp_family.rs`, `logs.rs`).
+macro_rules! widened_f32 {
+    ($($f:ident)*) => {
+        $(
+            impl Paths<f32> for $f {
+                #[inline(always)]
+                fn fast_ok(x: f32) -> bool {
+                    <$f as Paths<f64>>::fast_ok(x as f64)
+                }
+                #[inline(always)]
+                fn fast(x: f32) -> f32 {
+                    <$f as Paths<f64>>::fast(x as f64) as f32
+                }
+                #[inline(always)]
+                fn general(x: f32) -> f32 {
+                    <$f as Paths<f64>>::general(x as f64) as f32
+                }
+            }
+        )*
+    };
+}
+pub(super) use widened_f32;
+
 levels! {
     exp64: f64, Exp;
     exp32: f32, Exp;

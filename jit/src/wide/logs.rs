@@ -9,7 +9,9 @@
 //! inline, so their fast and general paths are one. f32 is, as inline, the f64 algorithm of the
 //! widened lane rounded once.
 
-use super::lanes::{Lane, Paths, log_fast_ok, log_kernel64, log_reduce64, log_specials64, map, poly, sel};
+use super::lanes::{
+    Lane, Paths, log_fast_ok, log_kernel64, log_reduce64, log_specials64, map, poly, sel, widened_f32,
+};
 use crate::vmath::arc_hyp::{HUGE, TINY};
 use crate::vmath::log::{
     IVLN2HI, IVLN2LO, IVLN10HI, IVLN10LO, LN2_HI, LN2_LO, LOG10_2HI, LOG10_2LO, MIN_NORMAL,
@@ -248,29 +250,7 @@ one_path! {
     Atanh, atanh;
 }
 
-/// f32 as the inline code computes it: the f64 paths of the widened lane, rounded once.
-macro_rules! widened {
-    ($($f:ident)*) => {
-        $(
-            impl Paths<f32> for $f {
-                #[inline(always)]
-                fn fast_ok(x: f32) -> bool {
-                    <$f as Paths<f64>>::fast_ok(x as f64)
-                }
-                #[inline(always)]
-                fn fast(x: f32) -> f32 {
-                    <$f as Paths<f64>>::fast(x as f64) as f32
-                }
-                #[inline(always)]
-                fn general(x: f32) -> f32 {
-                    <$f as Paths<f64>>::general(x as f64) as f32
-                }
-            }
-        )*
-    };
-}
-
-widened!(Log2 Log10 Log1p Asinh Acosh Atanh);
+widened_f32!(Log2 Log10 Log1p Asinh Acosh Atanh);
 
 super::lanes::levels! {
     log2_64: f64, Log2;
