@@ -18,7 +18,7 @@
 //! this benchmark's.
 
 use super::kernels::{Rng, Tolerance, try_array};
-use super::report::Row;
+use super::report::{Row, Timed};
 use super::std_loops::StdLoops;
 use super::{Config, agrees, timing};
 use crate::error::{Error, Result};
@@ -305,15 +305,11 @@ fn one<T: StdLoops>(f: &'static Function, n: usize, config: &Config) -> Result<V
         .collect();
     let mut out = try_array(n, "the benchmark output", || T::ZERO)?;
     let bytes = ((1 + usize::from(y.is_some()) + 1) * n * std::mem::size_of::<T>()) as f64;
-    let row = |variant: &'static str, threads: usize, ns: f64, ok: bool| Row {
+    let timed = Timed {
         kernel: f.name,
         n,
         dtype: T::DTYPE.name(),
-        variant,
-        threads,
-        ns_per_elem: ns / n.max(1) as f64,
-        gbps: bytes / ns,
-        ok,
+        bytes,
     };
     let runner = FusedRunner::compile_text(&expr)?
         .with_profile(config.profile)
@@ -324,7 +320,7 @@ fn one<T: StdLoops>(f: &'static Function, n: usize, config: &Config) -> Result<V
         || runner.run_into(&args, out.view_mut()).expect("ran once already"),
         config.budget,
     );
-    let mut rows = vec![row("kiln-simd", config.threads, kiln_ns, ok)];
+    let mut rows = vec![timed.row("kiln-simd", config.threads, kiln_ns, ok)];
     let (xs, ys): (&[T], &[T]) = (slice(&x), y.as_ref().map_or(&[], slice));
     let go = |out: &mut Array1<T>| f.form.std_loop(xs, ys, out.as_slice_mut().expect("contiguous"));
     if go(&mut out) {
@@ -335,7 +331,7 @@ fn one<T: StdLoops>(f: &'static Function, n: usize, config: &Config) -> Result<V
             },
             config.budget,
         );
-        rows.push(row("rust-loop", 1, ns, ok));
+        rows.push(timed.row("rust-loop", 1, ns, ok));
     }
     Ok(rows)
 }

@@ -11,7 +11,7 @@
 //! CPU has it) writes into a preallocated output.
 
 use super::kernels::try_array;
-use super::report::Row;
+use super::report::{Row, Timed};
 use super::timing;
 use crate::array::Output;
 use crate::error::{Error, Result};
@@ -166,17 +166,14 @@ pub(super) fn one(
         .run(&args)?;
     let bytes = (k.bytes_per_elem() * n) as f64;
     let mut rows = Vec::new();
+    let timed = Timed {
+        kernel: k.name(),
+        n,
+        dtype: k.dtype(),
+        bytes,
+    };
     let mut push = |variant: &'static str, threads: usize, ns: f64, ok: bool| {
-        rows.push(Row {
-            kernel: k.name(),
-            n,
-            dtype: k.dtype(),
-            variant,
-            threads,
-            ns_per_elem: ns / n.max(1) as f64,
-            gbps: bytes / ns,
-            ok,
-        })
+        rows.push(timed.row(variant, threads, ns, ok))
     };
     for (variant, backend) in super::VARIANTS[..2].iter().zip(backends) {
         let runner = FusedRunner::compile_text(k.expr())?

@@ -35,6 +35,7 @@ use kernels::{Inputs, Kernel, Tolerance};
 use kiln_ir::DType;
 use ndarray::{Array1, ArrayD, IxDyn, arr0};
 pub use report::Row;
+use report::Timed;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -159,17 +160,14 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
     drop(probe);
     let bytes = (kernel.arrays_touched() * n * std::mem::size_of::<T>()) as f64;
     let mut rows = Vec::new();
+    let timed = Timed {
+        kernel: kernel.name(),
+        n,
+        dtype: T::DTYPE.name(),
+        bytes,
+    };
     let mut push = |variant: &'static str, threads: usize, ns: f64, ok: bool| {
-        rows.push(Row {
-            kernel: kernel.name(),
-            n,
-            dtype: T::DTYPE.name(),
-            variant,
-            threads,
-            ns_per_elem: ns / n.max(1) as f64,
-            gbps: bytes / ns,
-            ok,
-        })
+        rows.push(timed.row(variant, threads, ns, ok))
     };
     for (variant, backend) in VARIANTS[..2].iter().zip(backends) {
         let runner = FusedRunner::compile_text(kernel.expr())?

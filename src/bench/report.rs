@@ -24,6 +24,35 @@ pub struct Row {
     pub ok: bool,
 }
 
+/// What the rows of one kernel, size and element type share: each variant's row is its median time
+/// over these, per element and as GB/s of the compulsory traffic.
+pub(crate) struct Timed {
+    /// The kernel's name.
+    pub kernel: &'static str,
+    /// The size N.
+    pub n: usize,
+    /// The element type.
+    pub dtype: &'static str,
+    /// The bytes the kernel must read and write, once.
+    pub bytes: f64,
+}
+
+impl Timed {
+    /// The row of `variant` on `threads` threads, `ns` a median call's time.
+    pub(crate) fn row(&self, variant: &'static str, threads: usize, ns: f64, ok: bool) -> Row {
+        Row {
+            kernel: self.kernel,
+            n: self.n,
+            dtype: self.dtype,
+            variant,
+            threads,
+            ns_per_elem: ns / self.n.max(1) as f64,
+            gbps: self.bytes / ns,
+            ok,
+        }
+    }
+}
+
 /// A JSON number with four decimals, or `null` for a NaN or an infinity.
 pub(crate) fn json_number(v: f64) -> String {
     if v.is_finite() {
