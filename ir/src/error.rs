@@ -81,6 +81,15 @@ pub enum IrError {
     /// 3000000000`, an integer to a negative integer power), or an initial value of the wrong type.
     #[error("type error: {0}")]
     Type(String),
+    /// Operand types NumPy 2's promotion refuses for an operator (`what` names the node); the
+    /// refusal says which exception NumPy raises ([`crate::promote::PromoteError::numpy_exception`]).
+    #[error("type error: {what}: {error}")]
+    Promote {
+        /// The node, as the typing names it.
+        what: String,
+        /// Why it has no result type.
+        error: crate::promote::PromoteError,
+    },
     /// An index expression naming an axis the iteration space does not have.
     #[error("index({axis}) names an axis outside the iteration space of rank {rank}")]
     IndexAxis {

@@ -197,7 +197,8 @@ pub enum PromoteError {
         /// The float operand's type.
         ty: ElemType,
     },
-    /// `//`, `%` or `**` of two bools, which NumPy types int8, a type kiln does not compute.
+    /// `//`, `%`, `**` or a shift of two bools, which NumPy types int8, a type kiln does not
+    /// compute.
     BoolToInt8 {
         /// The operator.
         op: PromoteOp,
@@ -221,21 +222,37 @@ impl fmt::Display for PromoteError {
             PromoteError::BitwiseFloat { ty } => {
                 write!(f, "bitwise operators take bool or integer operands, not {ty}")
             }
-            PromoteError::BoolToInt8 { op } => write!(
-                f,
-                "{} of two bools is int8 in NumPy, a type kiln does not compute: cast an operand \
-                 to int32 or int64",
-                match op {
-                    PromoteOp::FloorDiv => "`//`",
-                    PromoteOp::Rem => "`%`",
-                    _ => "`**`",
-                }
-            ),
+            PromoteError::BoolToInt8 { op } => {
+                let (what, verb) = match op {
+                    PromoteOp::FloorDiv => ("`//`", "is"),
+                    PromoteOp::Rem => ("`%`", "is"),
+                    PromoteOp::Bitwise => ("shifts", "are"),
+                    _ => ("`**`", "is"),
+                };
+                write!(
+                    f,
+                    "{what} of two bools {verb} int8 in NumPy, a type kiln does not compute: cast an \
+                     operand to int32 or int64"
+                )
+            }
         }
     }
 }
 
 impl std::error::Error for PromoteError {}
+
+impl PromoteError {
+    /// The exception NumPy raises where kiln refuses (`"int8"` where NumPy computes a result of a
+    /// type kiln lacks).
+    pub fn numpy_exception(&self) -> &'static str {
+        match self {
+            PromoteError::LiteralOutOfRange { .. } => "OverflowError",
+            PromoteError::NegativeIntPower { .. } => "ValueError",
+            PromoteError::BoolSubtract | PromoteError::BitwiseFloat { .. } => "TypeError",
+            PromoteError::BoolToInt8 { .. } => "int8",
+        }
+    }
+}
 
 /// NumPy's `result_type` of two arrays.
 pub fn result_type(a: ElemType, b: ElemType) -> ElemType {

@@ -102,7 +102,10 @@ impl Ty {
 }
 
 fn type_error(e: PromoteError, what: impl fmt::Display) -> IrError {
-    IrError::Type(format!("{what}: {e}"))
+    IrError::Promote {
+        what: what.to_string(),
+        error: e,
+    }
 }
 
 /// The promotion rule of a binary opcode, and whether an integer result is cast to float64 (the
@@ -268,11 +271,12 @@ impl Typer<'_> {
             ));
         }
         if matches!(op, BinaryOp::Shl | BinaryOp::Shr) && t == Bool {
-            return Err(IrError::Type(format!(
-                "{}: shifts of two bools are int8 in NumPy, a type kiln does not compute: cast an operand \
-                 to int32 or int64",
-                what()
-            )));
+            return Err(type_error(
+                PromoteError::BoolToInt8 {
+                    op: PromoteOp::Bitwise,
+                },
+                what(),
+            ));
         }
         if to_float && !t.is_float() {
             t = F64;

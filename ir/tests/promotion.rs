@@ -31,16 +31,6 @@ fn op(name: &str) -> PromoteOp {
     }
 }
 
-/// The exception NumPy raises for each of kiln's refusals.
-fn numpy_exception(e: &PromoteError) -> &'static str {
-    match e {
-        PromoteError::LiteralOutOfRange { .. } => "OverflowError",
-        PromoteError::NegativeIntPower { .. } => "ValueError",
-        PromoteError::BoolSubtract | PromoteError::BitwiseFloat { .. } => "TypeError",
-        PromoteError::BoolToInt8 { .. } => "int8",
-    }
-}
-
 #[test]
 fn every_row_of_numpys_table() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/numpy_promotion.csv");
@@ -56,7 +46,7 @@ fn every_row_of_numpys_table() {
             (Ok(t), _) => assert_eq!(t.name(), numpy, "{line}"),
             // NumPy's int8 for `//`, `%`, `**` of two bools: kiln refuses with a message
             (Err(e @ PromoteError::BoolToInt8 { .. }), "int8") => {
-                assert_eq!(numpy_exception(e), "int8");
+                assert_eq!(e.numpy_exception(), "int8");
                 int8 += 1;
             }
             // where(c, int32, 3000000000): NumPy wraps the literal to int32; kiln refuses it as the
@@ -65,7 +55,7 @@ fn every_row_of_numpys_table() {
                 wrapped += 1;
             }
             (Err(e), _) => assert_eq!(
-                Some(numpy_exception(e)),
+                Some(e.numpy_exception()),
                 numpy.strip_prefix("error:"),
                 "{line}: kiln says {e}"
             ),

@@ -63,15 +63,13 @@ fn py_err(e: Error, src: &str) -> PyErr {
         Error::Arity { .. } | Error::UnsupportedDType { .. } => PyTypeError::new_err(msg),
         Error::MissingInput { name } => PyKeyError::new_err(name),
         Error::Jit(_) => PyRuntimeError::new_err(msg),
-        // NumPy's exceptions for the operand types an operator refuses (kiln_ir's promote.rs)
-        Error::Ir(kiln::kiln_ir::IrError::Type(ref m)) if m.contains("is out of range for") => {
-            PyOverflowError::new_err(msg)
-        }
-        Error::Ir(kiln::kiln_ir::IrError::Type(ref m))
-            if m.contains("bitwise operators take") || m.contains("of two bools") =>
-        {
-            PyTypeError::new_err(msg)
-        }
+        // NumPy's exceptions for the operand types an operator refuses (kiln_ir's promote.rs); the
+        // int8 results of bools NumPy computes and kiln does not are a TypeError
+        Error::Ir(kiln::kiln_ir::IrError::Promote { ref error, .. }) => match error.numpy_exception() {
+            "OverflowError" => PyOverflowError::new_err(msg),
+            "ValueError" => PyValueError::new_err(msg),
+            _ => PyTypeError::new_err(msg),
+        },
         _ => PyValueError::new_err(msg),
     }
 }
@@ -632,14 +630,24 @@ fn clear_output_pool() {
 /// A domain as `(kind, lo, hi)`: see [`kiln::bench::functions::Domain::parts`].
 type Domain = (&'static str, f64, f64);
 
+/// One function of the table: its name, its expression, the domains of `x` and of `y`.
+type FunctionRow = (&'static str, String, [Domain; 2], Option<[Domain; 2]>);
+
 /// `kiln bench --functions`' table, for `python -m kiln.bench --functions`: per function its name,
 /// its expression (`tanh(x)`, `x ** y`: NumPy's and numexpr's names too), and the domains of `x`
 /// and of `y` (`None` for one argument), each as `[f64's, f32's]`. One table for both benchmarks.
 #[pyfunction]
-fn bench_functions() -> Vec<(&'static str, String, [Domain; 2], Option<[Domain; 2]>)> {
+fn bench_functions() -> Vec<FunctionRow> {
     kiln::bench::functions::FUNCTIONS
         .iter()
-        .map(|f| (f.name, f.form.expr(), f.x.map(|d| d.parts()), f.y.map(|y| y.map(|d| d.parts()))))
+        .map(|f| {
+            (
+                f.name,
+                f.form.expr(),
+                f.x.map(|d| d.parts()),
+                f.y.map(|y| y.map(|d| d.parts())),
+            )
+        })
         .collect()
 }
 
