@@ -47,18 +47,26 @@ pub(crate) const BLOCK: i64 = 256;
 /// Rows shorter than this take the inline path (a call per block costs more than it saves there).
 const MIN_ROW: i64 = 16;
 
-/// A node run on blocks: the node, its (first) operand, the block function, the slot;
-/// for a sin node whose argument a cos node shares, that cos node and its slot too (`call` is
-/// then the block function computing both, `fn(sin slot, cos slot, n)`); for a function of two
-/// arguments, the second operand and its slot (`call` is `fn(first slot, second slot, n)`, the
-/// result written over the first slot).
+/// A node run on blocks: the node, its (first) operand, the block function, the slot, and what
+/// else the call takes.
 pub(super) struct Staged {
     node: NodeId,
     arg: NodeId,
     call: FuncRef,
     slot: StackSlot,
-    cos: Option<(NodeId, StackSlot)>,
-    second: Option<(NodeId, StackSlot)>,
+    with: With,
+}
+
+/// The second slot of a staged call, if any.
+enum With {
+    /// One argument: `call` is `fn(slot, n)`.
+    Alone,
+    /// A sin node whose argument this cos node shares, and the cos node's slot: `call` computes
+    /// both, `fn(sin slot, cos slot, n)`.
+    Cos(NodeId, StackSlot),
+    /// A function of two arguments: the second operand and its slot; `call` is `fn(first slot,
+    /// second slot, n)`, the result written over the first slot.
+    Second(NodeId, StackSlot),
 }
 
 /// The body's exp, log and trig nodes whose routines the kernel imported (`math::wide_routines`), each
@@ -93,8 +101,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                         arg: a,
                         call,
                         slot: first,
-                        cos: None,
-                        second: Some((b, second)),
+                        with: With::Second(b, second),
                     });
                 }
                 continue;
@@ -124,8 +131,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                     arg,
                     call: both,
                     slot: s_slot,
-                    cos: Some((cos, c_slot)),
-                    second: None,
+                    with: With::Cos(cos, c_slot),
                 });
             }
             None => {
@@ -135,8 +141,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                     arg,
                     call,
                     slot,
-                    cos: None,
-                    second: None,
+                    with: With::Alone,
                 });
             }
         }
@@ -184,18 +189,22 @@ impl Skeleton<'_, '_> {
             let slot = g.b.ins().stack_addr(types::I64, st.slot, 0);
             let ptr = g.b.ins().isub(slot, b_bytes);
             self.phase(g, &row, b, e, st.arg, ptr);
-            if let Some((arg2, slot2)) = st.second {
-                let slot2 = g.b.ins().stack_addr(types::I64, slot2, 0);
-                let ptr2 = g.b.ins().isub(slot2, b_bytes);
-                self.phase(g, &row, b, e, arg2, ptr2);
-                g.b.ins().call(st.call, &[slot, slot2, count]);
-            } else if let Some((cos, cos_slot)) = st.cos {
-                let cslot = g.b.ins().stack_addr(types::I64, cos_slot, 0);
-                g.b.ins().call(st.call, &[slot, cslot, count]);
-                let cptr = g.b.ins().isub(cslot, b_bytes);
-                row.staged.push((cos, cptr));
-            } else {
-                g.b.ins().call(st.call, &[slot, count]);
+            match st.with {
+                With::Second(arg2, slot2) => {
+                    let slot2 = g.b.ins().stack_addr(types::I64, slot2, 0);
+                    let ptr2 = g.b.ins().isub(slot2, b_bytes);
+                    self.phase(g, &row, b, e, arg2, ptr2);
+                    g.b.ins().call(st.call, &[slot, slot2, count]);
+                }
+                With::Cos(cos, cos_slot) => {
+                    let cslot = g.b.ins().stack_addr(types::I64, cos_slot, 0);
+                    g.b.ins().call(st.call, &[slot, cslot, count]);
+                    let cptr = g.b.ins().isub(cslot, b_bytes);
+                    row.staged.push((cos, cptr));
+                }
+                With::Alone => {
+                    g.b.ins().call(st.call, &[slot, count]);
+                }
             }
             row.staged.push((st.node, ptr));
         }
