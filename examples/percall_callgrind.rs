@@ -1,6 +1,8 @@
 //! The per-call cost of the prepared handle's `run_slices` at N = 100, for callgrind:
 //! `valgrind --tool=callgrind target/release/examples/percall_callgrind axpy 10000` (and with 0
-//! calls: the difference over 10000 is the instructions of one call). `particle` is the prepared
+//! calls: the difference over 10000 is the instructions of one call). `axpy-ordinary` (and
+//! `horner-ordinary`, `sumsq-ordinary`) times the ordinary call instead: `FusedRunner::run_into` by
+//! name into a given array (`run` for the sum), and `axpy-ndarray` the unfused ndarray expression. `particle` is the prepared
 //! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
 //! and `v`), `particle-plain` the plain `Zip` loop it is compared with; a third argument gives
 //! their n (`particle 10000 4096`).
@@ -21,10 +23,17 @@ fn main() -> kiln::Result<()> {
     if which == "particle" {
         return particle(calls, n);
     }
+    if which == "particle-ordinary" {
+        return particle_ordinary(calls, n);
+    }
     if which == "particle-plain" {
         particle_plain(calls, n);
         return Ok(());
     }
+    let (which, ordinary) = match which.strip_suffix("-ordinary") {
+        Some(w) => (w.to_string(), true),
+        None => (which, false),
+    };
     let n = 100;
     let x = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
     let y = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
@@ -45,9 +54,27 @@ fn main() -> kiln::Result<()> {
             ],
         ),
         "sumsq" => ("sum(x*x)", vec![("x", (&x).into())]),
+        "axpy-ndarray" => {
+            for _ in 0..calls {
+                black_box(black_box(&a)[()] * black_box(&x) + black_box(&y));
+            }
+            return Ok(());
+        }
         other => panic!("unknown kernel {other}"),
     };
     let runner = FusedRunner::compile_text(text)?;
+    if ordinary {
+        let mut out = Array1::<f64>::zeros(n);
+        for _ in 0..calls.max(1) {
+            if text.starts_with("sum") {
+                black_box(runner.run(black_box(&args))?);
+            } else {
+                runner.run_into(black_box(&args), out.view_mut())?;
+            }
+        }
+        black_box(&out);
+        return Ok(());
+    }
     let h = runner.prepared(&args)?;
     let slices: Vec<&[f64]> = args
         .iter()
@@ -89,6 +116,35 @@ fn particle(calls: usize, n: usize) -> kiln::Result<()> {
             black_box(&mut [&mut p[..], &mut v[..]]),
             black_box(&[&dt[..], &g[..]]),
         )?;
+    }
+    black_box((&p, &v));
+    Ok(())
+}
+
+/// One step of the particle program per call through the ordinary call: two runners, `run_into` by
+/// name into a second pair of arrays, swapped after the step.
+fn particle_ordinary(calls: usize, n: usize) -> kiln::Result<()> {
+    let mut p = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
+    let mut v = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
+    let (mut pn, mut vn) = (p.clone(), v.clone());
+    let (dt, g) = (arr0(0.001), arr0(-9.81));
+    let pr = FusedRunner::compile_text("p + v*dt")?;
+    let vr = FusedRunner::compile_text("v*0.99 + g*dt")?;
+    for _ in 0..calls {
+        pr.run_into(
+            &[
+                ("p", p.view().into()),
+                ("v", v.view().into()),
+                ("dt", (&dt).into()),
+            ],
+            pn.view_mut(),
+        )?;
+        vr.run_into(
+            &[("v", v.view().into()), ("g", (&g).into()), ("dt", (&dt).into())],
+            vn.view_mut(),
+        )?;
+        std::mem::swap(&mut p, &mut pn);
+        std::mem::swap(&mut v, &mut vn);
     }
     black_box((&p, &v));
     Ok(())

@@ -241,6 +241,9 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// The view of an argument of this dtype.
     #[doc(hidden)]
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, Self>>;
+    /// The elements of a C-contiguous argument of this dtype, without copying its view.
+    #[doc(hidden)]
+    fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [Self]>;
 }
 
 mod sealed {
@@ -256,6 +259,12 @@ impl Float for f64 {
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f64>> {
         match arg {
             ArrayArg::F64(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+    fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [f64]> {
+        match arg {
+            ArrayArg::F64(v) => v.to_slice(),
             _ => None,
         }
     }
@@ -277,6 +286,12 @@ impl Float for f32 {
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f32>> {
         match arg {
             ArrayArg::F32(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+    fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [f32]> {
+        match arg {
+            ArrayArg::F32(v) => v.to_slice(),
             _ => None,
         }
     }

@@ -394,6 +394,15 @@ impl Expr {
         }
         self.binary(BinaryOp::Pow, e)
     }
+    /// `self ** n` for an integer `n`, as `f64::powi` is written: [`Expr::pow`] of the weak integer
+    /// `n` (the array's type kept; `x.powi(2)` is `x*x`).
+    pub fn powi(&self, n: i32) -> Expr {
+        self.pow(Expr::int(n.into()))
+    }
+    /// `self ** e` for a float `e`, as `f64::powf` is written: [`Expr::pow`] of the weak float `e`.
+    pub fn powf(&self, e: f64) -> Expr {
+        self.pow(Expr::lit(e))
+    }
     /// `self < rhs`, elementwise, a bool (IEEE: NaN compares unequal to everything).
     pub fn lt(&self, rhs: impl Into<Expr>) -> Expr {
         self.binary(BinaryOp::Lt, rhs)
@@ -612,10 +621,11 @@ impl From<&Expr> for Expr {
 }
 
 /// `+ - * / %` for `Expr` and `&Expr` on the left with anything that becomes an `Expr` (`Expr`,
-/// `&Expr`, `f64`, `f32`, and `i64`, `i32` as weak Python ints) on the right, and `f64`, `f32`,
-/// `i64` or `i32` on the left. With both float types on the
-/// left, a bare literal first in a group a method is then called on (`(2.0 * &x).sqrt()`) is
-/// ambiguous to Rust: write `2.0f64 * &x` or `&x * 2.0`.
+/// `&Expr`, `f64`, `f32`, and `i64`, `i32` as weak Python ints) on the right, and an `f64` or `i64`
+/// on the left. Scalars are NumPy's weak scalars: `0.5 * &x`, `&x * 2`, `2 * &x` keep `x`'s type (an
+/// f32 array times 0.5 is f32, an int32 array times 2 is int32). One float type and one integer
+/// type on the left is what lets Rust infer a bare literal there (`(-0.5 * &x * &x).exp()`): an
+/// `f32` or `i32` value on the left is written on the right (`&x * v`), or widened (`f64::from(v)`).
 macro_rules! binary_operator {
     ($trait:ident, $method:ident, $op:expr) => {
         impl<R: Into<Expr>> std::ops::$trait<R> for Expr {
@@ -642,18 +652,6 @@ macro_rules! binary_operator {
                 Expr::lit(self).binary($op, rhs)
             }
         }
-        impl std::ops::$trait<Expr> for f32 {
-            type Output = Expr;
-            fn $method(self, rhs: Expr) -> Expr {
-                Expr::lit(self as f64).binary($op, rhs)
-            }
-        }
-        impl std::ops::$trait<&Expr> for f32 {
-            type Output = Expr;
-            fn $method(self, rhs: &Expr) -> Expr {
-                Expr::lit(self as f64).binary($op, rhs)
-            }
-        }
         impl std::ops::$trait<Expr> for i64 {
             type Output = Expr;
             fn $method(self, rhs: Expr) -> Expr {
@@ -664,18 +662,6 @@ macro_rules! binary_operator {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
                 Expr::int(self).binary($op, rhs)
-            }
-        }
-        impl std::ops::$trait<Expr> for i32 {
-            type Output = Expr;
-            fn $method(self, rhs: Expr) -> Expr {
-                Expr::int(self.into()).binary($op, rhs)
-            }
-        }
-        impl std::ops::$trait<&Expr> for i32 {
-            type Output = Expr;
-            fn $method(self, rhs: &Expr) -> Expr {
-                Expr::int(self.into()).binary($op, rhs)
             }
         }
     };

@@ -15,6 +15,7 @@
 pub mod array;
 pub mod backend;
 pub mod bench;
+mod bindings;
 pub mod contract;
 pub mod error;
 mod executor;

@@ -31,6 +31,33 @@ use std::sync::Arc;
 /// Inputs up to this count are reordered on the stack (more take one allocation per call).
 const STACK_INPUTS: usize = 16;
 
+/// A call's inputs by position: arrays (a handle's own call), or named arrays in the order the
+/// handle was bound with (a runner's call that found its binding: see [`crate::bindings`]).
+pub(crate) trait Args<'a> {
+    /// How many inputs the call passes.
+    fn count(&self) -> usize;
+    /// Input `i`.
+    fn at(&self, i: usize) -> &ArrayArg<'a>;
+}
+
+impl<'a> Args<'a> for [ArrayArg<'a>] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> &ArrayArg<'a> {
+        &self[i]
+    }
+}
+
+impl<'a> Args<'a> for [(&str, ArrayArg<'a>)] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> &ArrayArg<'a> {
+        &self[i].1
+    }
+}
+
 /// One input as it was bound: name, dtype, shape, and whether it was C-contiguous.
 #[derive(Debug, Clone)]
 pub(crate) struct Form {
@@ -82,6 +109,9 @@ pub struct Prepared {
     pub(crate) out_type: OutputType,
     /// Where the inputs are read in memory order: the run, and the handle it calls.
     pub(crate) memory: Option<Arc<InMemory>>,
+    /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
+    /// handle has a serial kernel (see [`Prepared::run_into_checked`]).
+    pub(crate) serial: Option<kiln_ir::DType>,
 }
 
 /// A handle's run in memory order: the permutation (and the result's), and the handle of the
@@ -118,27 +148,7 @@ impl FusedRunner {
     /// The handle, and the result of the run that made it (None for several results).
     fn bind_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Option<Output>)> {
         let user = bind(self.input_names(), inputs)?;
-        let order: Vec<usize> = self
-            .input_names()
-            .iter()
-            .map(|n| {
-                inputs
-                    .iter()
-                    .position(|(m, _)| m == n)
-                    .expect("bind found every name")
-            })
-            .collect();
-        let forms = inputs
-            .iter()
-            .map(|(name, a)| Form {
-                name: name.to_string(),
-                dtype: a.elem(),
-                shape: a.shape().to_vec(),
-                len: a.shape().iter().product(),
-                standard: is_standard(a),
-                strides: strides(a).to_vec(),
-            })
-            .collect();
+        let (forms, order) = self.forms_of(inputs);
         if self.pipeline().is_many() {
             return Ok((self.prepared_many(forms, order, &user)?, None));
         }
@@ -171,10 +181,74 @@ impl FusedRunner {
                 out_shape: shape,
                 out_type: inner.out_type,
                 memory: Some(Arc::new(InMemory { run, inner })),
+                serial: None,
             };
             return Ok((prepared, Some(out)));
         }
         let (spec, t) = self.run_stages(&user)?;
+        let out_type = t.values.output_type();
+        let prepared = self.handle(forms, order, &user, spec, t.shape.clone(), out_type);
+        Ok((prepared, Some(Output::try_from(t)?)))
+    }
+
+    /// A handle bound to `inputs` without running them, where that can be known without a run:
+    /// an expression of one kernel whose inputs are not run in memory order (None otherwise: a run
+    /// binds those, [`FusedRunner::run_prepared`]).
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], before anything runs.
+    pub(crate) fn bind_without_run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Option<Prepared>> {
+        if self.pipeline().is_many() || self.pipeline().stages.len() != 1 {
+            return Ok(None);
+        }
+        let user = bind(self.input_names(), inputs)?;
+        if self.in_memory_order(&user).is_some() {
+            return Ok(None);
+        }
+        let (forms, order) = self.forms_of(inputs);
+        let (spec, _) = self.ready_last(&user)?;
+        let (shape, out_type) = crate::runner::result_form(&spec, self.pipeline().last().program.reduction());
+        Ok(Some(self.handle(forms, order, &user, spec, shape, out_type)))
+    }
+
+    /// The forms of a named call's inputs, in its order; and for each of the runner's inputs, its
+    /// position in the call (every name bound, checked by [`bind`]).
+    fn forms_of(&self, inputs: &[(&str, ArrayArg<'_>)]) -> (Vec<Form>, Vec<usize>) {
+        let order: Vec<usize> = self
+            .input_names()
+            .iter()
+            .map(|n| {
+                inputs
+                    .iter()
+                    .position(|(m, _)| m == n)
+                    .expect("bind found every name")
+            })
+            .collect();
+        let forms = inputs
+            .iter()
+            .map(|(name, a)| Form {
+                name: name.to_string(),
+                dtype: a.elem(),
+                shape: a.shape().to_vec(),
+                len: a.shape().iter().product(),
+                standard: is_standard(a),
+                strides: strides(a).to_vec(),
+            })
+            .collect();
+        (forms, order)
+    }
+
+    /// The handle of a one-result plan whose last kernel is `spec`, of a result of `shape` and
+    /// `out_type`: the fast path where it applies (see the module doc).
+    fn handle(
+        &self,
+        forms: Vec<Form>,
+        order: Vec<usize>,
+        user: &[&ArrayArg<'_>],
+        spec: Arc<Specialised>,
+        shape: Vec<usize>,
+        out_type: OutputType,
+    ) -> Prepared {
         let direct = (self.pipeline().stages.len() == 1
             && matches!(
                 spec.kernel.kind,
@@ -194,10 +268,16 @@ impl FusedRunner {
             self,
             direct.as_ref(),
             &order,
-            &t.shape,
-            t.values.output_type(),
+            &shape,
+            out_type,
         ));
-        let prepared = Prepared {
+        // the serial kernel reads slices: where every input was bound C-contiguous (a call's
+        // layouts are checked against the bound ones)
+        let serial = direct
+            .as_ref()
+            .filter(|_| many.has_serial() && forms.iter().all(|f| f.standard))
+            .map(|s| s.kernel.dtype);
+        Prepared {
             runner: self.clone(),
             forms,
             order,
@@ -205,12 +285,12 @@ impl FusedRunner {
             direct,
             direct_points,
             workspace: Arc::default(),
-            out_shape: t.shape.clone(),
-            out_len: t.shape.iter().product(),
-            out_type: t.values.output_type(),
+            out_len: shape.iter().product(),
+            out_shape: shape,
+            out_type,
             memory: None,
-        };
-        Ok((prepared, Some(Output::try_from(t)?)))
+            serial,
+        }
     }
 }
 
@@ -259,12 +339,27 @@ impl Prepared {
             })
     }
 
+    /// Whether a runner's named call passes the names this handle was bound with, in the same order,
+    /// with the count, dtypes, shapes and layouts it was bound with ([`Prepared::accepts`]): the test
+    /// of the runner's own bindings ([`crate::bindings`]).
+    pub(crate) fn accepts_named(&self, inputs: &[(&str, ArrayArg<'_>)]) -> bool {
+        inputs.len() == self.forms.len()
+            && inputs.iter().zip(&self.forms).all(|((name, a), f)| {
+                same(name.as_bytes(), f.name.as_bytes())
+                    && a.elem() == f.dtype
+                    && same(a.shape(), &f.shape)
+                    && f.standard == is_standard(a)
+                    && (f.standard || same(strides(a), &f.strides))
+            })
+    }
+
     /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.
-    fn check(&self, inputs: &[ArrayArg<'_>]) -> Result<()> {
-        if inputs.len() != self.forms.len() {
-            return Err(self.count_error(inputs.len()));
+    fn check<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<()> {
+        if inputs.count() != self.forms.len() {
+            return Err(self.count_error(inputs.count()));
         }
-        for (i, (a, f)) in inputs.iter().zip(&self.forms).enumerate() {
+        for (i, f) in self.forms.iter().enumerate() {
+            let a = inputs.at(i);
             if a.elem() != f.dtype || !same(a.shape(), &f.shape) {
                 return Err(Error::Prepared(format!(
                     "input {i} ('{}') is {} of shape {:?} but was bound as {} of shape {:?}",
@@ -289,12 +384,40 @@ impl Prepared {
     pub fn run_into<A: Float, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
-        mut out: ArrayViewMut<'_, A, D>,
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        self.run_into_args(inputs, out)
+    }
+
+    /// [`Prepared::run_into`] of any [`Args`]: a map on the calling thread whose inputs are the
+    /// C-contiguous arrays it was bound with calls its serial kernel on their slices (as
+    /// [`Prepared::run_slices`]); a one-kernel run in the layouts bound calls the compiled code.
+    pub(crate) fn run_into_args<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
         self.check(inputs)?;
+        self.run_into_checked(inputs, out)
+    }
+
+    /// [`Prepared::run_into_args`] of inputs whose count, dtypes and shapes are checked (by
+    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
+    pub(crate) fn run_into_checked<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        mut out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
         self.runner.single("run_into")?;
         if let Some(m) = &self.memory {
             return m.run_into(inputs, out.into_dyn());
+        }
+        if self.serial_inputs::<A>()
+            && same(out.shape(), &self.out_shape)
+            && let Some(slice) = out.as_slice_mut()
+            && self.try_serial_with(|k| A::slice_of(inputs.at(k)), &mut [slice])
+        {
+            return Ok(());
         }
         if let Some(spec) = &self.direct
             && A::DTYPE == spec.kernel.dtype
@@ -302,11 +425,18 @@ impl Prepared {
             && same(out.shape(), &self.out_shape)
             && let Some(slice) = out.as_slice_mut()
         {
-            return self.call_views::<A>(spec, inputs, Some(slice)).map(|_| ());
+            return self.call_views::<A, I>(spec, inputs, Some(slice)).map(|_| ());
         }
         self.with_user(inputs, |user| {
             self.runner.run_into_bound(user, out.view_mut(), false)
         })
+    }
+
+    /// Whether every input was bound C-contiguous and of dtype `A`: the condition (with the call's
+    /// arrays laid out alike, which `check` and a slice of each ensure) on which a call may hand
+    /// their slices to the serial kernel.
+    fn serial_inputs<A: Float>(&self) -> bool {
+        self.serial == Some(A::DTYPE)
     }
 
     /// Runs on C-contiguous slices (each input's elements in C order; a scalar is a slice of one)
@@ -385,24 +515,30 @@ impl Prepared {
 
     /// Whether `inputs` have the layouts the handle was bound with (C-contiguous, or the same
     /// strides), few enough for the stack: the direct path's condition on a call's views.
-    fn laid_out_as_bound(&self, inputs: &[ArrayArg<'_>]) -> bool {
-        inputs.len() <= STACK_INPUTS
-            && inputs
-                .iter()
-                .zip(&self.forms)
-                .all(|(a, f)| f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides)))
+    fn laid_out_as_bound<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> bool {
+        inputs.count() <= STACK_INPUTS
+            && self.forms.iter().enumerate().all(|(i, f)| {
+                let a = inputs.at(i);
+                f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides))
+            })
     }
 
     /// [`Prepared::call_direct`] on views of dtype `A` (checked).
-    fn call_views<A: Float>(
+    fn call_views<'a, A: Float, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
-        inputs: &[ArrayArg<'_>],
+        inputs: &I,
         out: Option<&mut [A]>,
     ) -> Result<Option<kiln_ir::Tensor>> {
         let code = spec.exe.bound_jit().expect("checked when prepared");
         // kiln-jit reads a C-contiguous view as the slice of its elements
-        let input = |pos: usize| InputRef::View(A::view_of(&inputs[pos]).expect("dtypes checked"));
+        let input = |pos: usize| {
+            let a = inputs.at(pos);
+            match A::slice_of(a) {
+                Some(s) => InputRef::Slice(s),
+                None => InputRef::View(A::view_of(a).expect("dtypes checked")),
+            }
+        };
         if self.order.len() <= 4 {
             self.call_direct::<A, 4>(spec, code, input, out)
         } else {
@@ -459,7 +595,17 @@ impl Prepared {
     /// # Errors
     /// As [`Prepared::run_into`].
     pub fn run(&self, inputs: &[ArrayArg<'_>]) -> Result<Output> {
+        self.run_args(inputs)
+    }
+
+    /// [`Prepared::run`] of any [`Args`].
+    pub(crate) fn run_args<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Output> {
         self.check(inputs)?;
+        self.run_checked(inputs)
+    }
+
+    /// [`Prepared::run_args`] of inputs whose count, dtypes and shapes are checked.
+    pub(crate) fn run_checked<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Output> {
         self.runner.single("run")?;
         if let Some(m) = &self.memory {
             let moved = m.inputs(inputs);
@@ -470,8 +616,8 @@ impl Prepared {
         {
             // the compiled code into a fresh result (not zeroed: the run writes every element)
             let t = match spec.kernel.dtype {
-                kiln_ir::DType::F64 => self.call_views::<f64>(spec, inputs, None)?,
-                kiln_ir::DType::F32 => self.call_views::<f32>(spec, inputs, None)?,
+                kiln_ir::DType::F64 => self.call_views::<f64, I>(spec, inputs, None)?,
+                kiln_ir::DType::F32 => self.call_views::<f32, I>(spec, inputs, None)?,
             };
             return Output::try_from(t.expect("a run without an output returns its result"));
         }
@@ -479,32 +625,36 @@ impl Prepared {
     }
 
     /// Calls `f` with the inputs in the runner's order.
-    fn with_user<R>(
+    fn with_user<'a, R, I: Args<'a> + ?Sized>(
         &self,
-        inputs: &[ArrayArg<'_>],
-        f: impl FnOnce(&[&ArrayArg<'_>]) -> Result<R>,
+        inputs: &I,
+        f: impl FnOnce(&[&ArrayArg<'a>]) -> Result<R>,
     ) -> Result<R> {
         let k = self.order.len();
-        if k <= STACK_INPUTS && !inputs.is_empty() {
-            let user: [&ArrayArg<'_>; STACK_INPUTS] =
-                std::array::from_fn(|i| &inputs[self.order.get(i).copied().unwrap_or(0)]);
+        if k <= STACK_INPUTS && inputs.count() > 0 {
+            let user: [&ArrayArg<'a>; STACK_INPUTS] =
+                std::array::from_fn(|i| inputs.at(self.order.get(i).copied().unwrap_or(0)));
             return f(&user[..k]);
         }
-        let user: Vec<&ArrayArg<'_>> = self.order.iter().map(|&p| &inputs[p]).collect();
+        let user: Vec<&ArrayArg<'a>> = self.order.iter().map(|&p| inputs.at(p)).collect();
         f(&user)
     }
 }
 
 impl InMemory {
     /// A call's inputs (in the order bound) as the inner handle reads them: views in memory order.
-    fn inputs<'a>(&self, inputs: &[ArrayArg<'a>]) -> Vec<ArrayArg<'a>> {
-        self.run.inputs(inputs)
+    fn inputs<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Vec<ArrayArg<'a>> {
+        self.run.inputs((0..inputs.count()).map(|i| inputs.at(i)))
     }
 
     /// Runs into `out` (of the result's shape, checked by the inner handle): in memory order where
     /// `out` with its axes in the result's order is C-contiguous (a Fortran output of Fortran
     /// inputs), else into a fresh result copied into `out`.
-    fn run_into<A: Float>(&self, inputs: &[ArrayArg<'_>], out: ndarray::ArrayViewMutD<'_, A>) -> Result<()> {
+    fn run_into<'a, A: Float, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        out: ndarray::ArrayViewMutD<'_, A>,
+    ) -> Result<()> {
         let moved = self.inputs(inputs);
         // the result's shape in the user's axes: the inner handle's, its axes put back
         let inner = self.inner.output_shape();

@@ -134,6 +134,13 @@ impl ManyBinding {
     }
 }
 
+impl ManyBinding {
+    /// Whether calls on the calling thread have a serial kernel bound.
+    pub(crate) fn has_serial(&self) -> bool {
+        self.serial.is_some()
+    }
+}
+
 impl FusedRunner {
     /// [`FusedRunner::prepared`] for a runner of several results.
     pub(crate) fn prepared_many(
@@ -179,6 +186,7 @@ impl FusedRunner {
             out_type: first.out_type,
             many: Arc::new(many),
             memory: None,
+            serial: None,
         })
     }
 
@@ -445,12 +453,19 @@ impl Prepared {
     /// there is one and the buffers are what it was bound for; whether it ran.
     #[inline]
     pub(crate) fn try_serial<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> bool {
+        inputs.len() == self.forms.len() && self.try_serial_with(|k| inputs.get(k).copied(), outs)
+    }
+
+    /// [`Prepared::try_serial`] with call input `k` given by `given` (None: not a slice of `A`).
+    pub(crate) fn try_serial_with<'i, A: Float>(
+        &self,
+        given: impl Fn(usize) -> Option<&'i [A]>,
+        outs: &mut [&mut [A]],
+    ) -> bool {
         let m = &*self.many;
         match &m.serial {
-            Some(serial) if inputs.len() == self.forms.len() => {
-                on_stack_serial(serial, &m.slots, |k| inputs.get(k).copied(), outs)
-            }
-            _ => false,
+            Some(serial) => on_stack_serial(serial, &m.slots, given, outs),
+            None => false,
         }
     }
 

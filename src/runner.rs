@@ -2,6 +2,7 @@
 
 use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, Interpreter, RunCtx};
+use crate::bindings::Bindings;
 use crate::error::{Error, Result};
 use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
 use crate::expr::Expr;
@@ -53,6 +54,9 @@ pub struct FusedRunner {
     /// The plan with its axes mapped for runs in memory order, per layout (see [`memory_order`]),
     /// each with its own caches: made on first use, the most recent [`REMAPPED`] kept.
     remapped: Arc<Mutex<Vec<Remapped>>>,
+    /// The handles of the last call signatures, which `run` and `run_into` go straight to (see
+    /// [`crate::bindings`]); a fresh set for every change of settings.
+    bindings: Arc<Bindings>,
 }
 
 /// At most this many remapped plans are kept per runner (one per layout of inputs seen).
@@ -157,6 +161,7 @@ impl FusedRunner {
             parallel: Arc::new(Parallel::default()),
             specialised: Arc::new(caches),
             remapped: Arc::default(),
+            bindings: Arc::default(),
         })
     }
 
@@ -190,6 +195,7 @@ impl FusedRunner {
             .collect();
         self.fallback = Arc::new(fallback);
         self.remapped = Arc::default();
+        self.bindings = Arc::default();
     }
 
     /// Runs on `backend` instead of the default one.
@@ -261,6 +267,7 @@ impl FusedRunner {
             parallel.min_chunk = crate::parallel::DEFAULT_MIN_CHUNK;
         }
         self.parallel = Arc::new(parallel.ready());
+        self.bindings = Arc::default();
         self
     }
 
@@ -455,16 +462,21 @@ impl FusedRunner {
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
     /// argmin or argmax over an empty extent (without `initial`), a size overflow, or a backend failure.
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
-        self.single("run")?;
-        let user = bind(&self.pipeline.names, inputs)?;
-        if let Some(m) = self.in_memory_order(&user) {
-            let moved = m.inputs(user.iter().copied());
-            let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-            let (_, t) = m.runner.run_stages(&refs)?;
-            return Ok(m.restore(Output::try_from(t)?));
+        if let Some(handle) = self.bindings.find(inputs) {
+            return handle.run_checked(inputs);
         }
-        let (_, t) = self.run_stages(&user)?;
-        Output::try_from(t)
+        self.single("run")?;
+        let (handle, out) = self.unbound().run_prepared(inputs)?;
+        self.bindings.keep(handle);
+        Ok(out)
+    }
+
+    /// This runner without its bindings (a handle it keeps holds a runner that keeps none).
+    fn unbound(&self) -> FusedRunner {
+        FusedRunner {
+            bindings: Arc::default(),
+            ..self.clone()
+        }
     }
 
     /// The axis order in which the expression runs on these inputs (in the order of
@@ -532,6 +544,7 @@ impl FusedRunner {
             specialised: r.specialised,
             fallback: r.fallback,
             remapped: Arc::default(),
+            bindings: Arc::default(),
             ..self.clone()
         }
     }
@@ -735,7 +748,15 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        self.run_into_impl(inputs, out, false)
+        if let Some(handle) = self.bindings.find(inputs) {
+            return handle.run_into_checked(inputs, out);
+        }
+        self.run_into_impl(inputs, out, false)?;
+        // a one-kernel signature is bound now (its specialisation was made by the run)
+        if let Ok(Some(handle)) = self.unbound().bind_without_run(inputs) {
+            self.bindings.keep(handle);
+        }
+        Ok(())
     }
 
     /// Folds the result into `out`: `out = out ⊕ reduce(...)` for an expression whose last kernel is
@@ -814,12 +835,7 @@ impl FusedRunner {
             self.plan_options,
             self.settings,
         )?;
-        let reduce = stage.program.reduction();
-        let want = result_shape(&spec.kernel, reduce);
-        let out_type = match reduce {
-            Some(r) if r.mean => OutputType::Float(spec.kernel.dtype),
-            _ => spec.kernel.output_type(),
-        };
+        let (want, out_type) = result_form(&spec, stage.program.reduction());
         if out.shape() != want.as_slice() || out_type != OutputType::Float(A::DTYPE) {
             return Err(Error::Output(format!(
                 "the output is {}{:?} but the kernel gives {}{:?}",
@@ -964,6 +980,16 @@ fn fold_previous(values: Values, prev: &[f64], op: kiln_ir::ScanOp) -> Values {
         Values::F32(v) => Values::F32(v.iter().zip(prev).map(|(&s, &p)| f(s as f64, p) as f32).collect()),
         other => other,
     }
+}
+
+/// The shape and type of the result a stage whose kernel is `spec` gives.
+pub(crate) fn result_form(spec: &Specialised, reduce: Option<&Reduction>) -> (Vec<usize>, OutputType) {
+    let shape = result_shape(&spec.kernel, reduce);
+    let out_type = match reduce {
+        Some(r) if r.mean => OutputType::Float(spec.kernel.dtype),
+        _ => spec.kernel.output_type(),
+    };
+    (shape, out_type)
 }
 
 /// The shape a stage gives: the kernel's output shape, with the reduced axes as 1 under keepdims.

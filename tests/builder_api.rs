@@ -1,5 +1,5 @@
 //! The builder and the ndarray front end read like maths: methods on `&Expr`, operators for every
-//! combination of `Expr`, `&Expr`, `f64` and `f32`, axis reductions with `keepdims` without kiln-ir,
+//! combination of `Expr`, `&Expr` and scalars (weak, as NumPy's), axis reductions with `keepdims` without kiln-ir,
 //! any number of inputs (tuples up to 8, slices), results typed as the user holds them, a hint to the
 //! right method in every dimension error, and `fuse` cached per call site.
 
@@ -21,16 +21,17 @@ fn operators_on_every_combination() {
     let x = Expr::input("x");
     let a = array![1.0, 2.0, 4.0];
     let want = a.mapv(|v| 2.0 * v);
-    // Expr, &Expr, f64 and f32 on either side, every operator
+    // Expr, &Expr and scalars on either side (f64 and f32 on the right; on the left an f64, an
+    // i64 or a bare literal), every operator
     let forms: Vec<Expr> = vec![
         &x * 2.0,
         &x * 2.0f32,
         2.0f64 * &x,
-        2.0f32 * &x,
+        2.0 * &x,
         x.clone() * 2.0,
         x.clone() * 2.0f32,
         2.0f64 * x.clone(),
-        2.0f32 * x.clone(),
+        2 * x.clone(),
         &x + &x,
         &x + x.clone(),
         x.clone() + &x,
@@ -40,9 +41,9 @@ fn operators_on_every_combination() {
         assert_eq!(eval(f, &a), want);
     }
     let ops: Vec<(Expr, Array1<f64>)> = vec![
-        (1.0f32 - &x, a.mapv(|v| 1.0 - v)),
-        (8.0f32 / &x, a.mapv(|v| 8.0 / v)),
-        (5.0f32 % &x, a.mapv(|v| 5.0 % v)),
+        (1.0 - &x, a.mapv(|v| 1.0 - v)),
+        (8 / &x, a.mapv(|v| 8.0 / v)),
+        (5.0 % &x, a.mapv(|v| 5.0 % v)),
         (&x - 1.0f32, a.mapv(|v| v - 1.0)),
         (&x / 2.0f32, a.mapv(|v| v / 2.0)),
         (-&x, a.mapv(|v| -v)),
@@ -50,6 +51,52 @@ fn operators_on_every_combination() {
     ];
     for (e, w) in ops {
         assert_eq!(eval(&e, &a), w);
+    }
+}
+
+/// Runs `e` on `x` (whatever its element type) and returns the result as the runner gives it.
+fn run_on(e: &Expr, x: kiln::ArrayArg<'_>) -> kiln::Output {
+    FusedRunner::compile(e).unwrap().run(&[("x", x)]).unwrap()
+}
+
+#[test]
+fn bare_literals_are_weak_scalars_that_keep_the_arrays_type() {
+    let x = Expr::input("x");
+    // no annotation anywhere: a bare literal first in a group a method is then called on compiles
+    let gauss = (-0.5 * &x * &x).exp();
+    let a = array![1.0f32, 2.0, 4.0];
+    let exact: Vec<(Expr, Array1<f32>)> = vec![
+        (0.5 * &x, a.mapv(|v| 0.5 * v)),
+        (&x * 2, a.mapv(|v| v * 2.0)),
+        (2 * &x, a.mapv(|v| 2.0 * v)),
+        (-&x, a.mapv(|v| -v)),
+        (x.powi(2), a.mapv(|v| v * v)),
+        ((2.0 * &x).sqrt(), a.mapv(|v| (2.0 * v).sqrt())),
+    ];
+    for (e, want) in exact {
+        // `into_typed` refuses anything but float32
+        let got = run_on(&e, (&a).into()).into_typed::<f32>().unwrap();
+        assert_eq!(got.into_raw_vec_and_offset().0, want.to_vec(), "{e:?}");
+    }
+    let g = run_on(&gauss, (&a).into()).into_typed::<f32>().unwrap();
+    for (got, v) in g.iter().zip(&a) {
+        let want = (-0.5 * v * v).exp();
+        assert!((got - want).abs() <= 4.0 * f32::EPSILON * want, "{got} vs {want}");
+    }
+    let p = run_on(&x.powf(1.5), (&a).into()).into_typed::<f32>().unwrap();
+    for (got, v) in p.iter().zip(&a) {
+        assert!((got - v.powf(1.5)).abs() <= 4.0 * f32::EPSILON * v.powf(1.5));
+    }
+    // an integer array stays integer under an integer literal on either side
+    let i = array![1i32, -2, 3];
+    for (e, want) in [
+        (&x * 2, [2, -4, 6]),
+        (2 * &x, [2, -4, 6]),
+        (-&x, [-1, 2, -3]),
+        (x.powi(2), [1, 4, 9]),
+    ] {
+        let got = run_on(&e, (&i).into()).into_typed::<i32>().unwrap();
+        assert_eq!(got.into_raw_vec_and_offset().0, want.to_vec(), "{e:?}");
     }
 }
 

@@ -72,6 +72,11 @@ impl Default for Config {
     }
 }
 
+/// The call the kiln variants time, as the table's last line says it: the ordinary call a user writes.
+pub const KILN_CALL: &str = "kiln-*: the ordinary call, inputs by name: runner.run_into(&[(\"x\", x.view().into()), ...], \
+     out.view_mut()) for maps and scans, runner.run(&[...]) for reductions (a fresh result); the runner \
+     compiled once, before the timing";
+
 /// The variants, in the order they are printed.
 pub const VARIANTS: [&str; 4] = ["kiln-simd", "kiln-scalar", "ndarray", "rust-loop"];
 

@@ -8,8 +8,9 @@
 //! - softmax and logsumexp over the rows of a 1000 x 1000 f32 array;
 //! - layer norm over the rows of a 4096 x 1024 f32 array (`(x - mean) / sqrt(var + 1e-5)`);
 //! - the particle step `p += v*dt; v = v*0.99 + g*dt` at n = 64 (100k steps) and n = 4096 (10k
-//!   steps): kiln with one prepared call per step that updates `p` and `v` in place
-//!   ([`FusedRunner::prepared_update`]), plain Rust one `Zip` loop in place;
+//!   steps), plain Rust one `Zip` loop in place, kiln three ways: one prepared call per step that
+//!   updates `p` and `v` in place ([`FusedRunner::prepared_update`]), the ordinary call (two
+//!   runners, `run_into` by name, as README's first examples write it), and `fuse_assign`;
 //! - `tanh(M)*2 + M**2` over a 1000 x 1000 f64 matrix (issue 22's small program): kiln one prepared
 //!   kernel into a preallocated output, plain Rust one `Zip` loop of std's `tanh`.
 
@@ -110,7 +111,7 @@ pub fn run(threads: usize, budget: Duration, mut progress: impl FnMut(&str)) -> 
     rows.push(layer_norm(4096, 1024, threads, budget)?);
     for (n, steps) in [(64, 100_000), (4096, 10_000)] {
         progress("particle-step");
-        rows.push(particles(n, steps, threads, budget)?);
+        rows.extend(particles(n, steps, threads, budget)?);
     }
     progress("tanh-square");
     rows.push(tanh_square(1000, 1000, threads, budget)?);
@@ -299,31 +300,32 @@ fn layer_norm(rows: usize, cols: usize, threads: usize, budget: Duration) -> Res
     )
 }
 
-fn particles(n: usize, steps: usize, threads: usize, budget: Duration) -> Result<ProgramRow> {
+/// How the particle step calls kiln.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// One prepared kernel of two outputs that overwrite `p` and `v` ([`FusedRunner::prepared_update`]).
+    Update,
+    /// The ordinary call a README reader writes: two runners, `run_into` by name each step into a
+    /// second pair of arrays, swapped after the step.
+    Ordinary,
+    /// `fuse_assign` on `p`, then on `v`, each step.
+    Fuse,
+}
+
+impl Step {
+    fn api(self) -> &'static str {
+        match self {
+            Step::Update => "one prepared update of p and v in place",
+            Step::Ordinary => "two runners, run_into by name each step (the ordinary call)",
+            Step::Fuse => "p.fuse_assign, then v.fuse_assign, each step",
+        }
+    }
+}
+
+fn particles(n: usize, steps: usize, threads: usize, budget: Duration) -> Result<Vec<ProgramRow>> {
     let (dt, g) = (0.001, -9.81);
     let p0 = Array1::from_iter((0..n).map(|i| spread(i, -1.0, 1.0)));
     let v0 = Array1::from_iter((0..n).map(|i| spread(i + n, -1.0, 1.0)));
-    let (dta, ga) = (arr0(dt), arr0(g));
-    // one kernel of two outputs that overwrite p and v: every input of a point is loaded before
-    // either output of it is stored, so the velocity update reads the old v as the plain loop does
-    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?
-        .with_threads(threads)
-        .prepared_update(
-            &[
-                ("p", (&p0).into()),
-                ("v", (&v0).into()),
-                ("dt", (&dta).into()),
-                ("g", (&ga).into()),
-            ],
-            &["p", "v"],
-        )?;
-    let (dts, gs) = ([dt], [g]);
-    let kiln = |p: &mut Vec<f64>, v: &mut Vec<f64>| -> Result<()> {
-        for _ in 0..steps {
-            step.update(&mut [&mut p[..], &mut v[..]], &[&dts[..], &gs[..]])?;
-        }
-        Ok(())
-    };
     let plain = |p: &mut Array1<f64>, v: &mut Array1<f64>| {
         for _ in 0..steps {
             Zip::from(&mut *p).and(&mut *v).for_each(|p, v| {
@@ -332,19 +334,8 @@ fn particles(n: usize, steps: usize, threads: usize, budget: Duration) -> Result
             });
         }
     };
-    let (mut kp, mut kv) = (p0.to_vec(), v0.to_vec());
-    kiln(&mut kp, &mut kv)?;
     let (mut pp, mut pv) = (p0.clone(), v0.clone());
     plain(&mut pp, &mut pv);
-    let diff = max_rel_diff(kp.iter(), pp.iter()).max(max_rel_diff(kv.iter(), pv.iter()));
-    check("particle-step", diff, 1e-12)?;
-    let kiln_ns = median_ns(
-        || {
-            let (mut p, mut v) = (p0.to_vec(), v0.to_vec());
-            kiln(&mut p, &mut v).expect("ran once")
-        },
-        budget,
-    );
     let plain_ns = median_ns(
         || {
             let (mut p, mut v) = (p0.clone(), v0.clone());
@@ -352,13 +343,91 @@ fn particles(n: usize, steps: usize, threads: usize, budget: Duration) -> Result
         },
         budget,
     );
-    Ok(ProgramRow {
-        name: "particle step",
-        size: format!("n={n} f64, {steps} steps"),
-        api: "one prepared update of p and v in place",
-        kiln_ns,
-        plain_ns,
-        max_rel_diff: diff,
+    let mut rows = Vec::new();
+    for how in [Step::Update, Step::Ordinary, Step::Fuse] {
+        let kiln = particle_steps(how, dt, g, steps, threads, (&p0, &v0))?;
+        let (kp, kv) = kiln(p0.clone(), v0.clone())?;
+        let diff = max_rel_diff(kp.iter(), pp.iter()).max(max_rel_diff(kv.iter(), pv.iter()));
+        check("particle-step", diff, 1e-12)?;
+        let kiln_ns = median_ns(|| drop(kiln(p0.clone(), v0.clone()).expect("ran once")), budget);
+        rows.push(ProgramRow {
+            name: "particle step",
+            size: format!("n={n} f64, {steps} steps"),
+            api: how.api(),
+            kiln_ns,
+            plain_ns,
+            max_rel_diff: diff,
+        });
+    }
+    Ok(rows)
+}
+
+/// The particle loop `how` writes it: `steps` steps from the given `p` and `v`, their final values.
+type Steps<'r> = Box<dyn Fn(Array1<f64>, Array1<f64>) -> Result<(Array1<f64>, Array1<f64>)> + 'r>;
+
+fn particle_steps<'r>(
+    how: Step,
+    dt: f64,
+    g: f64,
+    steps: usize,
+    threads: usize,
+    (p0, v0): (&Array1<f64>, &Array1<f64>),
+) -> Result<Steps<'r>> {
+    use crate::ext::FuseAssignExt;
+    let (dta, ga) = (arr0(dt), arr0(g));
+    Ok(match how {
+        Step::Update => {
+            // one kernel of two outputs that overwrite p and v: every input of a point is loaded
+            // before either output of it is stored, so the velocity update reads the old v as the
+            // plain loop does
+            let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?
+                .with_threads(threads)
+                .prepared_update(
+                    &[
+                        ("p", p0.into()),
+                        ("v", v0.into()),
+                        ("dt", (&dta).into()),
+                        ("g", (&ga).into()),
+                    ],
+                    &["p", "v"],
+                )?;
+            let (dts, gs) = ([dt], [g]);
+            Box::new(move |p, v| {
+                let (mut p, mut v) = (p.to_vec(), v.to_vec());
+                for _ in 0..steps {
+                    step.update(&mut [&mut p[..], &mut v[..]], &[&dts[..], &gs[..]])?;
+                }
+                Ok((Array1::from_vec(p), Array1::from_vec(v)))
+            })
+        }
+        Step::Ordinary => {
+            let pr = FusedRunner::compile_text("p + v*dt")?.with_threads(threads);
+            let vr = FusedRunner::compile_text("v*0.99 + g*dt")?.with_threads(threads);
+            Box::new(move |mut p, mut v| {
+                let (mut pn, mut vn) = (p.clone(), v.clone());
+                for _ in 0..steps {
+                    let args = [
+                        ("p", p.view().into()),
+                        ("v", v.view().into()),
+                        ("dt", (&dta).into()),
+                    ];
+                    pr.run_into(&args, pn.view_mut())?;
+                    let args = [("v", v.view().into()), ("g", (&ga).into()), ("dt", (&dta).into())];
+                    vr.run_into(&args, vn.view_mut())?;
+                    std::mem::swap(&mut p, &mut pn);
+                    std::mem::swap(&mut v, &mut vn);
+                }
+                Ok((p, v))
+            })
+        }
+        Step::Fuse => Box::new(move |mut p, mut v| {
+            let none: [&Array1<f64>; 0] = [];
+            for _ in 0..steps {
+                p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)?;
+                v.fuse_assign(&none[..], |v, _| v * 0.99 + g * dt)?;
+            }
+            Ok((p, v))
+        }),
     })
 }
 

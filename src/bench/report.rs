@@ -136,6 +136,7 @@ pub fn table(rows: &[Row]) -> String {
         }
         i += group.len();
     }
+    let _ = writeln!(out, "{}", super::KILN_CALL);
     out
 }
 

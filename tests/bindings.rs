@@ -1,0 +1,176 @@
+//! The ordinary call is the fast one (issue 24 item 2): `FusedRunner::run` and `run_into` keep the
+//! bindings of their last call signatures and go straight to them. Whatever the order of calls
+//! (signatures alternating past what is kept, names reordered, extra names, strided and Fortran
+//! views, another dtype, a reduction), every call gives the interpreter's result, bit for bit where
+//! the kernel is exact; and a wrong call after a bound one is still an error naming what is wrong.
+
+use kiln::{Error, FusedRunner};
+use ndarray::{Array0, Array1, Array2, ArrayD, IxDyn, ShapeBuilder, s};
+
+fn data(n: usize, seed: f64) -> Array1<f64> {
+    Array1::from_iter((0..n).map(|i| ((i as f64 + seed) * 0.37).sin() * 3.0))
+}
+
+/// Bit equality, any NaN equal to any NaN.
+fn same_bits(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
+    a.shape() == b.shape()
+        && a.iter()
+            .zip(b.iter())
+            .all(|(x, y)| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()))
+}
+
+#[test]
+fn alternating_signatures_give_the_interpreters_bits() {
+    let runner = FusedRunner::compile_text("a*x + y").unwrap();
+    let oracle = FusedRunner::compile_text("a*x + y")
+        .unwrap()
+        .with_backend(kiln::interpreter());
+    let a = Array0::from_elem((), 2.5);
+    // more signatures than a runner keeps, visited three times over in both calls
+    let sizes = [0, 1, 3, 17, 100, 1027];
+    let xs: Vec<Array1<f64>> = sizes.iter().map(|&n| data(n, 0.0)).collect();
+    let ys: Vec<Array1<f64>> = sizes.iter().map(|&n| data(n, 7.0)).collect();
+    for round in 0..3 {
+        for ((x, y), &n) in xs.iter().zip(&ys).zip(&sizes) {
+            let args = [("x", x.into()), ("y", y.into()), ("a", (&a).into())];
+            let want = oracle.run(&args).unwrap().into_f64();
+            let got = runner.run(&args).unwrap().into_f64();
+            assert!(same_bits(&got, &want), "run, n = {n}, round {round}");
+            let mut out = Array1::<f64>::from_elem(n, f64::NAN);
+            runner.run_into(&args, out.view_mut()).unwrap();
+            assert!(
+                same_bits(&out.into_dyn(), &want),
+                "run_into, n = {n}, round {round}"
+            );
+        }
+    }
+}
+
+#[test]
+fn names_reordered_extra_names_views_and_dtypes_are_signatures_of_their_own() {
+    let runner = FusedRunner::compile_text("a*x + y").unwrap();
+    let oracle = FusedRunner::compile_text("a*x + y")
+        .unwrap()
+        .with_backend(kiln::interpreter());
+    let a = Array0::from_elem((), -1.5);
+    let (x, y) = (data(64, 1.0), data(64, 2.0));
+    let wide = data(128, 3.0);
+    let strided = wide.slice(s![..;2]);
+    let (x32, y32) = (x.mapv(|v| v as f32), y.mapv(|v| v as f32));
+    let unused = Array2::<i64>::zeros((2, 2));
+    let calls: Vec<Vec<(&str, kiln::ArrayArg<'_>)>> = vec![
+        vec![("x", (&x).into()), ("y", (&y).into()), ("a", (&a).into())],
+        vec![("a", (&a).into()), ("y", (&y).into()), ("x", (&x).into())],
+        vec![
+            ("x", (&x).into()),
+            ("y", (&y).into()),
+            ("a", (&a).into()),
+            ("b", (&unused).into()),
+        ],
+        vec![("x", strided.into()), ("y", (&y).into()), ("a", (&a).into())],
+        vec![("x", (&x32).into()), ("y", (&y32).into()), ("a", (&a).into())],
+        vec![("x", (&x).into()), ("y", (&y32).into()), ("a", (&a).into())],
+    ];
+    for round in 0..3 {
+        for (k, args) in calls.iter().enumerate() {
+            let want = oracle.run(args).unwrap();
+            let got = runner.run(args).unwrap();
+            assert_eq!(got.elem(), want.elem(), "call {k}, round {round}");
+            assert!(
+                same_bits(&got.into_f64(), &want.into_f64()),
+                "call {k}, round {round}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fortran_inputs_and_reductions_through_the_bound_call() {
+    let m = Array2::from_shape_vec((6, 5).f(), (0..30).map(|i| (i as f64 * 0.7).cos()).collect()).unwrap();
+    let runner = FusedRunner::compile_text("x*2 + 1").unwrap();
+    let first = runner.run(&[("x", (&m).into())]).unwrap().into_f64();
+    let again = runner.run(&[("x", (&m).into())]).unwrap().into_f64();
+    assert!(same_bits(&first, &again));
+    // NumPy's order='K': a Fortran result for a Fortran input
+    assert!(again.t().is_standard_layout());
+    assert!(same_bits(&again, &m.mapv(|v| v * 2.0 + 1.0).into_dyn()));
+
+    let sum = FusedRunner::compile_text("sum(x*x)").unwrap();
+    let x = data(1000, 0.5);
+    let want = FusedRunner::compile_text("sum(x*x)")
+        .unwrap()
+        .with_backend(kiln::interpreter())
+        .run(&[("x", (&x).into())])
+        .unwrap()
+        .into_f64()[IxDyn(&[])];
+    let runs: Vec<f64> = (0..4)
+        .map(|_| sum.run(&[("x", (&x).into())]).unwrap().into_f64()[IxDyn(&[])])
+        .collect();
+    assert!(runs.iter().all(|r| r.to_bits() == runs[0].to_bits()), "{runs:?}");
+    assert!(
+        (runs[0] - want).abs() <= 1e-12 * want.abs(),
+        "{} vs {want}",
+        runs[0]
+    );
+}
+
+#[test]
+fn a_wrong_call_after_a_bound_one_is_still_an_error() {
+    let runner = FusedRunner::compile_text("a*x + y").unwrap();
+    let a = Array0::from_elem((), 2.0);
+    let (x, y) = (data(10, 0.0), data(10, 1.0));
+    let args = [("x", (&x).into()), ("y", (&y).into()), ("a", (&a).into())];
+    let mut out = Array1::<f64>::zeros(10);
+    runner.run_into(&args, out.view_mut()).unwrap();
+    runner.run_into(&args, out.view_mut()).unwrap();
+    // an output of another shape, or another dtype, or not C-contiguous
+    let mut short = Array1::<f64>::zeros(9);
+    assert!(matches!(
+        runner.run_into(&args, short.view_mut()),
+        Err(Error::Output(_))
+    ));
+    let mut f32_out = Array1::<f32>::zeros(10);
+    assert!(matches!(
+        runner.run_into(&args, f32_out.view_mut()),
+        Err(Error::Output(_))
+    ));
+    let mut wide = Array1::<f64>::zeros(20);
+    let e = runner.run_into(&args, wide.slice_mut(s![..;2])).unwrap_err();
+    assert!(e.to_string().contains("C-contiguous"), "{e}");
+    // a missing name, a repeated one, a shape that does not broadcast
+    let e = runner.run(&[("x", (&x).into()), ("a", (&a).into())]).unwrap_err();
+    assert!(matches!(&e, Error::MissingInput { name } if name == "y"), "{e}");
+    let e = runner
+        .run(&[
+            ("x", (&x).into()),
+            ("y", (&y).into()),
+            ("a", (&a).into()),
+            ("x", (&x).into()),
+        ])
+        .unwrap_err();
+    assert!(matches!(e, Error::DuplicateInput { .. }), "{e}");
+    let y3 = data(3, 0.0);
+    assert!(
+        runner
+            .run(&[("x", (&x).into()), ("y", (&y3).into()), ("a", (&a).into())])
+            .is_err()
+    );
+    // and the bound signature still runs, unharmed
+    runner.run_into(&args, out.view_mut()).unwrap();
+    assert_eq!(out[3], 2.0 * x[3] + y[3]);
+}
+
+#[test]
+fn a_runner_with_other_settings_keeps_its_own_bindings() {
+    let runner = FusedRunner::compile_text("x*3").unwrap();
+    let x = data(50, 0.0);
+    runner.run(&[("x", (&x).into())]).unwrap();
+    // the same signature on the interpreter and on one thread: each its own binding, same values
+    let interp = runner.clone().with_backend(kiln::interpreter());
+    let one = runner.clone().with_threads(1);
+    for r in [&runner, &interp, &one, &runner] {
+        let got = r.run(&[("x", (&x).into())]).unwrap().into_f64();
+        assert!(same_bits(&got, &x.mapv(|v| v * 3.0).into_dyn()));
+    }
+    assert_eq!(interp.backend().name(), "interp");
+}
