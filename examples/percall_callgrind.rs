@@ -23,6 +23,19 @@ fn main() -> kiln::Result<()> {
     if which == "particle" {
         return particle(calls, n);
     }
+    if which == "particle-fuse" {
+        use kiln::FuseAssignExt;
+        let mut p = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
+        let mut v = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
+        let (dt, g) = (0.001, -9.81);
+        let none: [&Array1<f64>; 0] = [];
+        for _ in 0..calls {
+            p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)?;
+            v.fuse_assign(&none[..], |v, _| v * 0.99 + g * dt)?;
+        }
+        black_box((&p, &v));
+        return Ok(());
+    }
     if which == "particle-ordinary" {
         return particle_ordinary(calls, n);
     }

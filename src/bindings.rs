@@ -10,11 +10,14 @@
 //!
 //! A call with a new signature binds it: `run` keeps the handle its run made (one run, as before),
 //! `run_into` binds one without running where the expression is one kernel (several kernels are
-//! bound by the next `run`). Everything a call checks on the caller's buffers (count, dtypes,
+//! bound by the next `run`). [`FusedRunner::run_update`] (and so `fuse_assign`) keeps update
+//! handles alike ([`FusedRunner::prepared_update`] of the one updated input, bound without a run):
+//! a repeated update of the same signature calls [`Prepared::update`]. Everything a call checks on the caller's buffers (count, dtypes,
 //! shapes, layouts, the output's fit) is checked at every call, bound or not.
 
 use crate::array::ArrayArg;
 use crate::prepared::Prepared;
+use kiln_ir::ElemType;
 use std::sync::{Arc, Mutex};
 
 /// At most this many signatures are kept per runner, the most recent first.
@@ -24,24 +27,53 @@ const KEPT: usize = 4;
 #[derive(Debug, Default)]
 pub(crate) struct Bindings {
     recent: Mutex<Vec<Arc<Prepared>>>,
+    /// The update handles of [`FusedRunner::run_update`]'s last signatures (the updated input bound
+    /// last).
+    updates: Mutex<Vec<Arc<Prepared>>>,
 }
 
 impl Bindings {
     /// The handle bound to the signature of `inputs`, if one is kept (moved to the front).
     pub(crate) fn find(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Option<Arc<Prepared>> {
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        let i = recent.iter().position(|p| p.accepts_named(inputs))?;
-        if i > 0 {
-            let p = recent.remove(i);
-            recent.insert(0, p);
-        }
-        Some(recent[0].clone())
+        front(&self.recent, |p| p.accepts_named(inputs))
     }
 
     /// Keeps `handle` in front of at most [`KEPT`] - 1 others.
     pub(crate) fn keep(&self, handle: Prepared) {
-        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
-        recent.insert(0, Arc::new(handle));
-        recent.truncate(KEPT);
+        push(&self.recent, handle);
     }
+
+    /// The update handle bound to an update of `name` (C-contiguous, of `dtype` and `shape`) from
+    /// `inputs`, if one is kept.
+    pub(crate) fn find_update(
+        &self,
+        name: &str,
+        inputs: &[(&str, ArrayArg<'_>)],
+        dtype: ElemType,
+        shape: &[usize],
+    ) -> Option<Arc<Prepared>> {
+        front(&self.updates, |p| p.accepts_update(name, inputs, dtype, shape))
+    }
+
+    /// Keeps an update handle.
+    pub(crate) fn keep_update(&self, handle: Prepared) {
+        push(&self.updates, handle);
+    }
+}
+
+/// The first handle of `list` that `fits`, moved to the front.
+fn front(list: &Mutex<Vec<Arc<Prepared>>>, fits: impl Fn(&Prepared) -> bool) -> Option<Arc<Prepared>> {
+    let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
+    let i = list.iter().position(|p| fits(p))?;
+    if i > 0 {
+        let p = list.remove(i);
+        list.insert(0, p);
+    }
+    Some(list[0].clone())
+}
+
+fn push(list: &Mutex<Vec<Arc<Prepared>>>, handle: Prepared) {
+    let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
+    list.insert(0, Arc::new(handle));
+    list.truncate(KEPT);
 }

@@ -14,6 +14,7 @@
 
 pub use crate::scan::ScanOptions;
 use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
+use std::cell::Cell;
 use std::sync::Arc;
 
 /// Which axes a reduction folds.
@@ -687,16 +688,37 @@ impl std::ops::Neg for &Expr {
     }
 }
 
-/// Drops a deep tree without deep recursion: children of uniquely owned nodes are moved onto a
-/// heap stack first, so a chain of a million additions drops without overflowing the thread's stack.
+/// Drops a deep tree without deep recursion: up to [`DROP_DEPTH`] levels each node's children are
+/// dropped by the call that drops it (no allocation for the small trees a closure builds per call);
+/// below that, children of uniquely owned nodes are moved onto a heap stack first, so a chain of a
+/// million additions drops without overflowing the thread's stack.
 impl Drop for Expr {
     fn drop(&mut self) {
+        let depth = DROPPING.with(Cell::get);
+        if depth < DROP_DEPTH {
+            let Some(node) = Arc::get_mut(&mut self.0) else {
+                return;
+            };
+            DROPPING.with(|d| d.set(depth + 1));
+            // the children drop here, one level deeper
+            drop(std::mem::replace(node, ExprNode::Literal(0.0)));
+            DROPPING.with(|d| d.set(depth));
+            return;
+        }
         let mut stack = Vec::new();
         take_children(&mut self.0, &mut stack);
         while let Some(mut e) = stack.pop() {
             take_children(&mut e.0, &mut stack);
         }
     }
+}
+
+/// Levels of an expression dropped by recursion before the heap stack takes over.
+const DROP_DEPTH: u32 = 128;
+
+thread_local! {
+    /// How many levels of [`Expr::drop`] this thread is inside.
+    static DROPPING: Cell<u32> = const { Cell::new(0) };
 }
 
 fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {

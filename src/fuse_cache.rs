@@ -18,14 +18,16 @@ use crate::runner::FusedRunner;
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
+use std::sync::Arc;
 
 /// How many expressions one call site keeps (a generic helper called with several closures).
 pub const PER_SITE: usize = 4;
 
 type Site = &'static Location<'static>;
 
-/// The expressions built at one call site (one for `fuse`, several for `fuse_many`), and their runner.
-type Entry = (Vec<Expr>, FusedRunner);
+/// The expressions built at one call site (one for `fuse`, several for `fuse_many`), and their runner
+/// (shared: a hit hands out the runner for one count, not a clone of its parts).
+type Entry = (Vec<Expr>, Arc<FusedRunner>);
 
 thread_local! {
     /// Per call site and kind (`true`: several results), the entries most recently used first.
@@ -61,14 +63,14 @@ fn count(hit: bool) {
 
 /// The runner of `expr` built at `site`: the cached one if `expr` equals one built there before,
 /// else a new one (remembered).
-pub(crate) fn runner(site: Site, expr: Expr) -> Result<FusedRunner> {
+pub(crate) fn runner(site: Site, expr: Expr) -> Result<Arc<FusedRunner>> {
     cached((site, false), std::slice::from_ref(&expr), |e| {
         FusedRunner::compile(&e[0])
     })
 }
 
 /// The runner of several results `exprs` built at `site` (`fuse_many`), cached as [`runner`] is.
-pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<FusedRunner> {
+pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<Arc<FusedRunner>> {
     cached((site, true), &exprs, FusedRunner::compile_many)
 }
 
@@ -78,7 +80,7 @@ fn cached(
     key: (Site, bool),
     exprs: &[Expr],
     build: impl FnOnce(&[Expr]) -> Result<FusedRunner>,
-) -> Result<FusedRunner> {
+) -> Result<Arc<FusedRunner>> {
     let hit = CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let entries = c.get_mut(&key)?;
@@ -95,7 +97,7 @@ fn cached(
     if let Some(r) = hit {
         return Ok(r);
     }
-    let runner = build(exprs)?;
+    let runner = Arc::new(build(exprs)?);
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let entries = c.entry(key).or_default();

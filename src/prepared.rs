@@ -71,6 +71,18 @@ pub(crate) struct Form {
     strides: Vec<isize>,
 }
 
+impl Form {
+    /// Whether input `name` of a call is `a` of this form: the same name, dtype, shape and layout
+    /// (C-contiguous, or the same strides).
+    fn accepts(&self, name: &str, a: &ArrayArg<'_>) -> bool {
+        same(name.as_bytes(), self.name.as_bytes())
+            && a.elem() == self.dtype
+            && same(a.shape(), &self.shape)
+            && self.standard == is_standard(a)
+            && (self.standard || same(strides(a), &self.strides))
+    }
+}
+
 /// A [`FusedRunner`] bound to the names, dtypes and shapes of its inputs: each call passes the inputs
 /// by position. See the module doc for what a call costs.
 ///
@@ -344,13 +356,49 @@ impl Prepared {
     /// of the runner's own bindings ([`crate::bindings`]).
     pub(crate) fn accepts_named(&self, inputs: &[(&str, ArrayArg<'_>)]) -> bool {
         inputs.len() == self.forms.len()
-            && inputs.iter().zip(&self.forms).all(|((name, a), f)| {
-                same(name.as_bytes(), f.name.as_bytes())
-                    && a.elem() == f.dtype
-                    && same(a.shape(), &f.shape)
-                    && f.standard == is_standard(a)
-                    && (f.standard || same(strides(a), &f.strides))
-            })
+            && inputs
+                .iter()
+                .zip(&self.forms)
+                .all(|((name, a), f)| f.accepts(name, a))
+    }
+
+    /// Whether an in-place update's call (`inputs`, then the updated input `name` as the C-contiguous
+    /// `target` of dtype `dtype` and shape `shape`) is the one this update handle was bound with:
+    /// the test of the runner's update bindings ([`crate::bindings`]).
+    pub(crate) fn accepts_update(
+        &self,
+        name: &str,
+        inputs: &[(&str, ArrayArg<'_>)],
+        dtype: kiln_ir::ElemType,
+        shape: &[usize],
+    ) -> bool {
+        let Some((last, rest)) = self.forms.split_last() else {
+            return false;
+        };
+        inputs.len() == rest.len()
+            && same(name.as_bytes(), last.name.as_bytes())
+            && last.dtype == dtype
+            && last.standard
+            && same(shape, &last.shape)
+            && inputs.iter().zip(rest).all(|((n, a), f)| f.accepts(n, a))
+    }
+
+    /// [`Prepared::update`] of the one updated input (bound last), `target`, from the other inputs
+    /// of a named call in the bound order; None where an input is not a C-contiguous array of `A`
+    /// (the caller then runs the general update).
+    pub(crate) fn update_named<A: Float>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        target: &mut [A],
+    ) -> Option<Result<()>> {
+        if inputs.len() > STACK_INPUTS {
+            return None;
+        }
+        let mut rest: [&[A]; STACK_INPUTS] = [&[]; STACK_INPUTS];
+        for (r, (_, a)) in rest.iter_mut().zip(inputs) {
+            *r = A::slice_of(a)?;
+        }
+        Some(self.update(&mut [target], &rest[..inputs.len()]))
     }
 
     /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.

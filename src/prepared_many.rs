@@ -218,7 +218,11 @@ impl FusedRunner {
     /// direct path (the error says why: a result that is not a map of the one kernel, an input read
     /// broadcast or of another shape than the iteration's, another dtype, a strided view).
     pub fn prepared_update(&self, inputs: &[(&str, ArrayArg<'_>)], updated: &[&str]) -> Result<Prepared> {
-        let mut h = self.prepared(inputs)?;
+        // a one-kernel plan is bound without a run (the run would compute a result nobody reads)
+        let mut h = match self.bind_without_run(inputs)? {
+            Some(h) => h,
+            None => self.prepared(inputs)?,
+        };
         let m = &h.many;
         let refuse = |why: String| Err(Error::Unsupported(format!("cannot update in place: {why}")));
         if updated.len() != m.results.len() {

@@ -56,7 +56,7 @@ pub struct FusedRunner {
     remapped: Arc<Mutex<Vec<Remapped>>>,
     /// The handles of the last call signatures, which `run` and `run_into` go straight to (see
     /// [`crate::bindings`]); a fresh set for every change of settings.
-    bindings: Arc<Bindings>,
+    pub(crate) bindings: Arc<Bindings>,
 }
 
 /// At most this many remapped plans are kept per runner (one per layout of inputs seen).
@@ -472,7 +472,7 @@ impl FusedRunner {
     }
 
     /// This runner without its bindings (a handle it keeps holds a runner that keeps none).
-    fn unbound(&self) -> FusedRunner {
+    pub(crate) fn unbound(&self) -> FusedRunner {
         FusedRunner {
             bindings: Arc::default(),
             ..self.clone()

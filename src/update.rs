@@ -113,6 +113,30 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         mut target: ArrayViewMutD<'_, A>,
     ) -> Result<()> {
+        let dtype = kiln_ir::ElemType::of_float(A::DTYPE);
+        if let Some(h) = self.bindings.find_update(name, inputs, dtype, target.shape())
+            && let Some(slice) = target.as_slice_mut()
+            && let Some(done) = h.update_named(inputs, slice)
+        {
+            return done;
+        }
+        self.run_update_general(name, inputs, target.view_mut())?;
+        // bind the signature for the next call (where the update is one compiled map)
+        let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
+        all.push((name, A::arg(target.view())));
+        if let Ok(h) = self.unbound().prepared_update(&all, &[name]) {
+            self.bindings.keep_update(h);
+        }
+        Ok(())
+    }
+
+    /// [`FusedRunner::run_update_float`] through the stage loop.
+    fn run_update_general<A: Float>(
+        &self,
+        name: &str,
+        inputs: &[(&str, ArrayArg<'_>)],
+        mut target: ArrayViewMutD<'_, A>,
+    ) -> Result<()> {
         let t = self.update_checks(name, inputs)?;
         let names = &self.pipeline().names;
         // the previous values: the caller's array, read through a view while the kernels are readied

@@ -174,3 +174,50 @@ fn a_runner_with_other_settings_keeps_its_own_bindings() {
     }
     assert_eq!(interp.backend().name(), "interp");
 }
+
+#[test]
+fn repeated_updates_in_place_match_the_interpreter() {
+    use kiln::FuseAssignExt;
+    let runner = FusedRunner::compile_text("p + v*dt").unwrap();
+    let oracle = FusedRunner::compile_text("p + v*dt")
+        .unwrap()
+        .with_backend(kiln::interpreter());
+    let dt = Array0::from_elem((), 0.01);
+    for n in [0, 1, 7, 64, 1000] {
+        let v = data(n, 2.0);
+        let (mut p, mut want) = (data(n, 0.0), data(n, 0.0));
+        for step in 0..5 {
+            let args = [("v", (&v).into()), ("dt", (&dt).into())];
+            runner.run_update("p", &args, p.view_mut()).unwrap();
+            let next = oracle
+                .run(&[("p", (&want).into()), ("v", (&v).into()), ("dt", (&dt).into())])
+                .unwrap()
+                .into_f64();
+            want.assign(&next);
+            assert!(
+                same_bits(&p.clone().into_dyn(), &want.clone().into_dyn()),
+                "n = {n}, step {step}"
+            );
+        }
+    }
+    // fuse_assign goes the same way: a particle step, 100 times, against plain Rust
+    let (mut p, mut v) = (data(64, 0.0), data(64, 1.0));
+    let (mut pp, mut pv) = (p.clone(), v.clone());
+    let none: [&Array1<f64>; 0] = [];
+    for _ in 0..100 {
+        p.fuse_assign(&(&v,), |p, (v,)| p + v * 0.001).unwrap();
+        v.fuse_assign(&none[..], |v, _| v * 0.99 + -9.81 * 0.001).unwrap();
+        pp.zip_mut_with(&pv, |p, v| *p += v * 0.001);
+        pv.mapv_inplace(|v| v * 0.99 + -9.81 * 0.001);
+    }
+    assert_eq!(p, pp);
+    assert_eq!(v, pv);
+    // after bound updates, an unsafe one (p broadcast against a longer v) is still refused, and a
+    // target of another shape than the result is an error
+    let mut short = data(1, 0.0);
+    let v = data(8, 0.0);
+    let e = runner
+        .run_update("p", &[("v", (&v).into()), ("dt", (&dt).into())], short.view_mut())
+        .unwrap_err();
+    assert!(e.to_string().contains("cannot update 'p' in place"), "{e}");
+}
