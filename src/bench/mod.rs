@@ -133,8 +133,14 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
         .view()
         .into_shape_with_order(IxDyn(&kernel.x_shape(n)))
         .map_err(|e| Error::Unsupported(format!("bench input shape: {e}")))?;
-    let mut args: Vec<(&str, crate::ArrayArg<'_>)> = vec![("x", x.into()), ("y", (&inputs.y).into())];
-    args.extend(scalars.iter().map(|(name, v)| (*name, v.into())));
+    let mut all: Vec<(&str, crate::ArrayArg<'_>)> = vec![("x", x.into()), ("y", (&inputs.y).into())];
+    all.extend(scalars.iter().map(|(name, v)| (*name, v.into())));
+    // the inputs the kernel reads, as a user passes them
+    let used = FusedRunner::compile_text(kernel.expr())?;
+    let args: Vec<(&str, crate::ArrayArg<'_>)> = all
+        .into_iter()
+        .filter(|(name, _)| used.input_names().iter().any(|n| n == name))
+        .collect();
     // the interpreter under the kiln variants' profile checks them (bit for bit where exact: under
     // `approximate` it contracts `a*x + y` as they do); the baselines, written as the user wrote the
     // expression, against the default profile's
@@ -183,6 +189,8 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
             if kernel.reduces() {
                 out[0] = flat(T::from_output(runner.run(&args)?)?)[0];
                 Ok(())
+            } else if out_shape.len() == 1 {
+                runner.run_into(&args, out.view_mut())
             } else {
                 let view = out
                     .view_mut()
