@@ -244,6 +244,9 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// The elements of a C-contiguous argument of this dtype, without copying its view.
     #[doc(hidden)]
     fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [Self]>;
+    /// A zero-dimensional result holding `v`.
+    #[doc(hidden)]
+    fn scalar_output(v: Self) -> Output;
 }
 
 mod sealed {
@@ -261,6 +264,9 @@ impl Float for f64 {
             ArrayArg::F64(v) => Some(v.clone()),
             _ => None,
         }
+    }
+    fn scalar_output(v: f64) -> Output {
+        Output::F64(ndarray::arr0(v).into_dyn())
     }
     fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [f64]> {
         match arg {
@@ -288,6 +294,9 @@ impl Float for f32 {
             ArrayArg::F32(v) => Some(v.clone()),
             _ => None,
         }
+    }
+    fn scalar_output(v: f32) -> Output {
+        Output::F32(ndarray::arr0(v).into_dyn())
     }
     fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [f32]> {
         match arg {

@@ -688,7 +688,7 @@ impl std::ops::Neg for &Expr {
     }
 }
 
-/// Drops a deep tree without deep recursion: up to [`DROP_DEPTH`] levels each node's children are
+/// Drops a deep tree without deep recursion: up to `DROP_DEPTH` (128) levels each node's children are
 /// dropped by the call that drops it (no allocation for the small trees a closure builds per call);
 /// below that, children of uniquely owned nodes are moved onto a heap stack first, so a chain of a
 /// million additions drops without overflowing the thread's stack.

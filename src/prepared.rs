@@ -124,6 +124,9 @@ pub struct Prepared {
     /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
     /// handle has a serial kernel (see [`Prepared::run_into_checked`]).
     pub(crate) serial: Option<kiln_ir::DType>,
+    /// A whole-array sum, product, min or max on the calling thread into a scalar result, bound for
+    /// calls on C-contiguous inputs (see [`Prepared::run_checked`]).
+    pub(crate) serial_reduce: Option<Arc<kiln_jit::SerialReduce>>,
 }
 
 /// A handle's run in memory order: the permutation (and the result's), and the handle of the
@@ -194,6 +197,7 @@ impl FusedRunner {
                 out_type: inner.out_type,
                 memory: Some(Arc::new(InMemory { run, inner })),
                 serial: None,
+                serial_reduce: None,
             };
             return Ok((prepared, Some(out)));
         }
@@ -289,6 +293,21 @@ impl FusedRunner {
             .as_ref()
             .filter(|_| many.has_serial() && forms.iter().all(|f| f.standard))
             .map(|s| s.kernel.dtype);
+        // a scalar result of a plain reduction (no initial, mean or keepdims) below the threshold
+        let plain = self
+            .pipeline()
+            .last()
+            .program
+            .reduction()
+            .is_some_and(|r| r.initial.is_none() && !r.mean && !r.keepdims);
+        let serial_reduce = match (&direct, direct_points) {
+            (Some(spec), Some(n)) if plain && shape.is_empty() && forms.iter().all(|f| f.standard) => {
+                let cfg = self.parallel().jit_config(n, Start::Identity);
+                let code = spec.exe.bound_jit().filter(|_| cfg.max_units == 1);
+                code.and_then(|c| c.serial_reduce(&cfg).ok()).map(Arc::new)
+            }
+            _ => None,
+        };
         Prepared {
             runner: self.clone(),
             forms,
@@ -302,6 +321,7 @@ impl FusedRunner {
             out_type,
             memory: None,
             serial,
+            serial_reduce,
         }
     }
 }
@@ -659,6 +679,15 @@ impl Prepared {
             let moved = m.inputs(inputs);
             return Ok(m.run.restore(m.inner.run(&moved)?));
         }
+        if let Some(r) = &self.serial_reduce
+            && let Some(done) = match self.direct.as_ref().map(|s| s.kernel.dtype) {
+                Some(kiln_ir::DType::F64) => self.reduce_serially::<f64, I>(r, inputs),
+                Some(kiln_ir::DType::F32) => self.reduce_serially::<f32, I>(r, inputs),
+                None => None,
+            }
+        {
+            return done;
+        }
         if let Some(spec) = &self.direct
             && self.laid_out_as_bound(inputs)
         {
@@ -670,6 +699,28 @@ impl Prepared {
             return Output::try_from(t.expect("a run without an output returns its result"));
         }
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
+    }
+
+    /// The serial reduction of the inputs (their slices, in the kernel's order, on the stack) into a
+    /// scalar result; None where an input is not a C-contiguous array of `A` (the caller then runs
+    /// the general path).
+    fn reduce_serially<'a, A: Float, I: Args<'a> + ?Sized>(
+        &self,
+        r: &kiln_jit::SerialReduce,
+        inputs: &I,
+    ) -> Option<Result<Output>> {
+        if self.order.len() > STACK_INPUTS {
+            return None;
+        }
+        let mut parts: [kiln_jit::Part<'a, A>; STACK_INPUTS] = [kiln_jit::Part::Slice(&[]); STACK_INPUTS];
+        for (p, &pos) in parts.iter_mut().zip(&self.order) {
+            *p = kiln_jit::Part::Slice(A::slice_of(inputs.at(pos))?);
+        }
+        let v = match r.run(&parts[..self.order.len()]) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e.into())),
+        };
+        Some(Ok(A::scalar_output(v)))
     }
 
     /// Calls `f` with the inputs in the runner's order.

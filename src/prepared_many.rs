@@ -187,6 +187,7 @@ impl FusedRunner {
             many: Arc::new(many),
             memory: None,
             serial: None,
+            serial_reduce: None,
         })
     }
 

@@ -221,3 +221,74 @@ fn repeated_updates_in_place_match_the_interpreter() {
         .unwrap_err();
     assert!(e.to_string().contains("cannot update 'p' in place"), "{e}");
 }
+
+/// Values with the edge cases a reduction meets: signed zeros, a subnormal, large and small.
+fn edgy(n: usize, seed: f64) -> Array1<f64> {
+    Array1::from_iter((0..n).map(|i| match (i + seed as usize) % 11 {
+        0 => -0.0,
+        1 => 0.0,
+        2 => 5e-324,
+        3 => 1e300,
+        4 => -1e-300,
+        _ => ((i as f64 + seed) * 0.37).sin() * 3.0,
+    }))
+}
+
+#[test]
+fn a_bound_whole_reduction_gives_the_general_runs_bits() {
+    for text in [
+        "sum(x*x)",
+        "sum(x)",
+        "prod(x*0.5 + 1)",
+        "min(x)",
+        "max(x*2)",
+        "sum(-x*0)",
+    ] {
+        let serial = FusedRunner::compile_text(text).unwrap().with_threads(1);
+        // spread over a pool from the first point: the general run (the same chunks, by n alone)
+        let general = FusedRunner::compile_text(text)
+            .unwrap()
+            .with_threads(2)
+            .with_threshold(0);
+        let oracle = FusedRunner::compile_text(text)
+            .unwrap()
+            .with_backend(kiln::interpreter());
+        for n in [1, 2, 3, 17, 100, 1000, 40_000] {
+            for with_nan in [false, true] {
+                let mut x = edgy(n, 1.0);
+                if with_nan {
+                    x[n / 2] = f64::NAN;
+                }
+                let x32 = x.mapv(|v| v as f32);
+                for arg in [kiln::ArrayArg::from(&x), kiln::ArrayArg::from(&x32)] {
+                    let args = [("x", arg)];
+                    let want = general.run(&args).unwrap().into_f64();
+                    for call in 0..3 {
+                        let got = serial.run(&args).unwrap().into_f64();
+                        assert!(
+                            same_bits(&got, &want),
+                            "{text}, n = {n}, nan {with_nan}, call {call}: {got} vs {want}"
+                        );
+                    }
+                    let o = oracle.run(&args).unwrap().into_f64()[IxDyn(&[])];
+                    let g = want[IxDyn(&[])];
+                    let close =
+                        (g.is_nan() && o.is_nan()) || g == o || (g - o).abs() <= 1e-6 * o.abs().max(1e-300);
+                    assert!(close, "{text}, n = {n}: {g} vs the interpreter's {o}");
+                }
+            }
+        }
+    }
+    // an empty sum is 0 and an empty max an error, bound or not
+    let e = Array1::<f64>::zeros(0);
+    let sum = FusedRunner::compile_text("sum(x)").unwrap();
+    for _ in 0..2 {
+        assert_eq!(
+            sum.run(&[("x", (&e).into())]).unwrap().into_f64()[IxDyn(&[])],
+            0.0
+        );
+    }
+    let max = FusedRunner::compile_text("max(x)").unwrap();
+    assert!(max.run(&[("x", (&e).into())]).is_err());
+    assert!(max.run(&[("x", (&e).into())]).is_err());
+}

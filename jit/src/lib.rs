@@ -113,7 +113,7 @@ pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace};
 pub use schedule::Schedule;
-pub use serial::{Part, SerialMap};
+pub use serial::{Part, SerialMap, SerialReduce};
 
 /// Whether a compound reduction over `axes` (sorted, distinct) of a rank-`rank` iteration space
 /// compiles: every reduced axis trailing (rows, whole arrays), at least one.

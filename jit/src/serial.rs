@@ -3,7 +3,8 @@
 //! whether it may be read in place from an output. A call checks the buffers against those
 //! (check.rs `check_serial`), puts their pointers on the stack and calls the code once (call.rs
 //! `call_unit`): no run plan, no output allocation, no thread pool. The call of a prepared handle in a
-//! hot loop (issue 12: the particle step at n = 64).
+//! hot loop (issue 12: the particle step at n = 64). [`SerialReduce`] is the same for a whole-array
+//! sum, product, min or max into one accumulator on the stack (issue 24: `sum(x*x)` at N = 100).
 
 use crate::call;
 use crate::check;
@@ -12,7 +13,7 @@ use crate::layout::{Access, Mode};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Serial};
 use crate::{BoundKernel, CompiledKernel};
-use kiln_ir::{DType, InputPlan};
+use kiln_ir::{DType, InputPlan, OutputType, ReduceOp, Start};
 use std::sync::Arc;
 
 /// One input of a [`SerialMap`] call: a slice, or an output of the call read in place.
@@ -24,6 +25,10 @@ pub enum Part<'a, T> {
     /// reads the input at every point at that point alone (checked).
     Output(usize),
 }
+
+/// Per input of a serial call: the elements its slice must hold, and whether it may be read in place
+/// from an output.
+type SerialLens = (Box<[usize]>, Box<[bool]>);
 
 /// Runs of at most this many inputs and outputs pass their pointers from the stack.
 const STACK_POINTERS: usize = 16;
@@ -52,7 +57,7 @@ impl BoundKernel {
     /// The kernel is not a map, or an input is read per row in place from a strided view (a
     /// `SerialMap` takes slices: use [`BoundKernel::run_into_many`]).
     pub fn serial_map(&self) -> Result<SerialMap> {
-        let (st, geo, kernel, plan) = (&self.st, &self.geo, &self.kernel, &self.plan);
+        let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         if st.mode != Mode::Map {
             return Err(JitError::Unsupported("a serial map is a map".into()));
         }
@@ -63,6 +68,68 @@ impl BoundKernel {
         };
         let run = RunPlan::new(st, geo, kernel, &cfg, kernel.dtype.size());
         debug_assert!(run.n_units <= 1, "one unit (or none) when max_units is 1");
+        let (lens, in_place) = self.serial_lens()?;
+        Ok(SerialMap {
+            code: self.code.clone(),
+            params: run.params.to_vec().into_boxed_slice(),
+            unit: run.runs.then(|| run.unit(0)),
+            dtype: kernel.dtype,
+            n: geo.n,
+            n_outputs: kernel.n_outputs(),
+            lens,
+            in_place,
+        })
+    }
+
+    /// This bound whole-array reduction as a [`SerialReduce`], for runs under `cfg`'s chunking
+    /// (its `target_partials` and `min_chunk`; the run is one unit on the calling thread).
+    ///
+    /// # Errors
+    /// The kernel is not a sum, product, min or max of the whole array with a float result, the run
+    /// would be cut into chunks (their partials are merged by the general run), or an input is read
+    /// per row in place from a strided view.
+    pub fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Result<SerialReduce> {
+        let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
+        let op = match st.mode {
+            Mode::Trailing(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
+                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == OutputType::Float(kernel.dtype) =>
+            {
+                op
+            }
+            _ => {
+                return Err(JitError::Unsupported(
+                    "a serial reduction is a sum, product, min or max of the whole array".into(),
+                ));
+            }
+        };
+        let cfg = RunConfig {
+            start: Start::Identity,
+            max_units: 1,
+            spread: &Serial,
+            ..*cfg
+        };
+        let run = RunPlan::new(st, geo, kernel, &cfg, kernel.dtype.size());
+        if run.chunks.is_some() || run.n_units > 1 || run.n_slots != 1 || run.state_row_bytes > 0 {
+            return Err(JitError::Unsupported(
+                "a serial reduction is one chunk of one unit, into one slot".into(),
+            ));
+        }
+        let (lens, in_place) = self.serial_lens()?;
+        Ok(SerialReduce {
+            code: self.code.clone(),
+            params: run.params.to_vec().into_boxed_slice(),
+            unit: run.runs.then(|| run.unit(0)),
+            dtype: kernel.dtype,
+            op,
+            lens,
+            in_place,
+        })
+    }
+
+    /// Per input of a serial call: the elements its slice must hold, and whether it may be read in
+    /// place from an output (read at every point at that point alone).
+    fn serial_lens(&self) -> Result<SerialLens> {
+        let (st, geo, kernel, plan) = (&self.st, &self.geo, &self.kernel, &self.plan);
         let mut lens = Vec::with_capacity(kernel.inputs.len());
         let mut in_place = Vec::with_capacity(kernel.inputs.len());
         for (i, decl) in kernel.inputs.iter().enumerate() {
@@ -93,15 +160,77 @@ impl BoundKernel {
             let one_point = st.inputs[i] == Access::Splat && decl.shape == kernel.shape;
             in_place.push(!materialised && (st.inputs[i] == Access::Contiguous || one_point));
         }
-        Ok(SerialMap {
-            code: self.code.clone(),
-            params: run.params.to_vec().into_boxed_slice(),
-            unit: run.runs.then(|| run.unit(0)),
-            dtype: kernel.dtype,
-            n: geo.n,
-            n_outputs: kernel.n_outputs(),
-            lens: lens.into_boxed_slice(),
-            in_place: in_place.into_boxed_slice(),
+        Ok((lens.into_boxed_slice(), in_place.into_boxed_slice()))
+    }
+}
+
+/// A whole-array sum, product, min or max bound for calls on the calling thread: the parameter block
+/// and the one unit fixed when it is made, as for [`SerialMap`]. A call checks the input slices,
+/// folds into one accumulator slot on the stack (f64 for sums and products, the dtype for min and
+/// max, starting at the op's identity) and finishes it as the general run does (a sum rounded once,
+/// with [`ReduceOp::finish`]'s sign rule): the same bits as [`BoundKernel::run_with`] of an
+/// unchunked run.
+pub struct SerialReduce {
+    code: Arc<CompiledKernel>,
+    params: Box<[i64]>,
+    unit: Option<(usize, usize, usize, usize)>,
+    dtype: DType,
+    op: ReduceOp,
+    lens: Box<[usize]>,
+    in_place: Box<[bool]>,
+}
+
+impl std::fmt::Debug for SerialReduce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SerialReduce({}, {} inputs)", self.op.name(), self.lens.len())
+    }
+}
+
+impl SerialReduce {
+    /// The reduction of `inputs` (each its elements in C order), on the calling thread.
+    ///
+    /// # Errors
+    /// Another dtype than the kernel's, another count of inputs, a slice of another length than
+    /// bound, or an input given as an output (a reduction has none to read).
+    #[inline]
+    pub fn run<T: Elem>(&self, inputs: &[Part<'_, T>]) -> Result<T> {
+        if T::DTYPE != self.dtype {
+            return Err(JitError::DType {
+                kernel: self.dtype,
+                given: T::DTYPE,
+            });
+        }
+        let checked = check::check_serial(&self.lens, &self.in_place, 0, 0, inputs, &[])?;
+        let wide = matches!(self.op, ReduceOp::Sum | ReduceOp::Prod);
+        let mut acc_f64 = [self.op.identity()];
+        let mut acc_t = [T::from_f64(self.op.identity())];
+        if let Some(unit) = self.unit {
+            let out0: *mut u8 = if wide {
+                acc_f64.as_mut_ptr().cast()
+            } else {
+                acc_t.as_mut_ptr().cast()
+            };
+            let mut stack = [std::ptr::null::<u8>(); STACK_POINTERS];
+            let mut heap = Vec::new();
+            let ptrs: &mut [*const u8] = if inputs.len() <= STACK_POINTERS {
+                &mut stack[..inputs.len()]
+            } else {
+                heap.resize(inputs.len(), std::ptr::null());
+                &mut heap
+            };
+            for (p, input) in ptrs.iter_mut().zip(inputs) {
+                *p = match *input {
+                    Part::Slice(s) => s.as_ptr().cast(),
+                    Part::Output(_) => unreachable!("checked: a reduction reads no output"),
+                };
+            }
+            call::call_reduce_unit::<T>(&self.code.code, checked, &self.params, ptrs, out0, unit);
+        }
+        Ok(match self.op {
+            // as output.rs `tensor`: the sign rule decided by the answer for -0.0
+            op if wide && op.finish(-0.0, false).is_sign_positive() => T::from_f64(acc_f64[0] + 0.0),
+            _ if wide => T::from_f64(acc_f64[0]),
+            _ => acc_t[0],
         })
     }
 }
