@@ -2,9 +2,11 @@
 //! `valgrind --tool=callgrind target/release/examples/percall_callgrind axpy 10000` (and with 0
 //! calls: the difference over 10000 is the instructions of one call). `axpy-ordinary` (and
 //! `horner-ordinary`, `sumsq-ordinary`) times the ordinary call instead: `FusedRunner::run_into` by
-//! name into a given array (`run` for the sum), and `axpy-ndarray` the unfused ndarray expression. `particle` is the prepared
+//! name into a given array (`run` for the sum), and `axpy-ndarray` (`horner-ndarray`, `sumsq-ndarray`)
+//! the unfused ndarray expression. `particle` is the prepared
 //! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
-//! and `v`), `particle-plain` the plain `Zip` loop it is compared with; a third argument gives
+//! and `v`), `particle-ordinary` the same step by two runners' `run_into` by name, `particle-fuse`
+//! by two `fuse_assign` calls, `particle-plain` the plain `Zip` loop they are compared with; a third argument gives
 //! their n (`particle 10000 4096`).
 
 use kiln::{ArrayArg, FusedRunner};
@@ -70,6 +72,21 @@ fn main() -> kiln::Result<()> {
         "axpy-ndarray" => {
             for _ in 0..calls {
                 black_box(black_box(&a)[()] * black_box(&x) + black_box(&y));
+            }
+            return Ok(());
+        }
+        "horner-ndarray" => {
+            let (a, b, c, d) = (a[()], b[()], c[()], d[()]);
+            for _ in 0..calls {
+                let x = black_box(&x);
+                black_box(((a * x + b) * x + c) * x + d);
+            }
+            return Ok(());
+        }
+        "sumsq-ndarray" => {
+            for _ in 0..calls {
+                let x = black_box(&x);
+                black_box((x * x).sum());
             }
             return Ok(());
         }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes BENCHMARKS.md: runs kiln's benchmarks and renders their JSON rows as one results page.
 
-    cargo build --release --bin kiln
+    cargo build --release --bin kiln --example percall_callgrind
     python3 scripts/benchmarks.py                      # the full run, into BENCHMARKS.md and docs/*.svg
     python3 scripts/benchmarks.py --quick              # a short run (fewer sizes, shorter budgets)
     python3 scripts/benchmarks.py --python /tmp/venv/bin/python   # a Python where `kiln` is installed
@@ -14,6 +14,8 @@ target/benchmarks/):
 - `kiln bench --functions --json --plot docs/functions.svg`, where the binary has `--functions`: one
   row per math function and dtype, kiln against a loop over libm;
 - `kiln bench --programs --json`: whole programs against plain Rust;
+- where valgrind and `target/release/examples/percall_callgrind` are there, the instructions one call
+  costs (the ordinary call, the prepared handle, ndarray) at N = 100, counted by callgrind;
 - `PYTHON -m kiln.bench --json` (float64 and float32), `--functions --json` and `--programs --json`, where that Python
   imports kiln: kiln.evaluate and a compiled kernel against NumPy and numexpr;
 - with `--peers FILE.json` (the output of the peers' harness, `bench_py.py --out FILE.json`), its
@@ -31,7 +33,9 @@ import datetime
 import json
 import os
 import platform
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections import OrderedDict
@@ -153,6 +157,41 @@ def versions(kiln, python):
     return ", ".join(p.strip() for p in parts if p.strip())
 
 
+# the cost of one call at N = 100 (n = 64 for the particle step), in instructions from callgrind:
+# (row, column, examples/percall_callgrind.rs mode)
+PERCALL = [
+    ("axpy", "ordinary call", "axpy-ordinary"), ("axpy", "prepared run_slices", "axpy"),
+    ("axpy", "ndarray", "axpy-ndarray"),
+    ("horner", "ordinary call", "horner-ordinary"), ("horner", "prepared run_slices", "horner"),
+    ("horner", "ndarray", "horner-ndarray"),
+    ("sumsq", "ordinary call", "sumsq-ordinary"), ("sumsq", "prepared run_slices", "sumsq"),
+    ("sumsq", "ndarray", "sumsq-ndarray"),
+    ("particle step", "ordinary call", "particle-ordinary"), ("particle step", "prepared update", "particle"),
+    ("particle step", "fuse_assign", "particle-fuse"), ("particle step", "ndarray", "particle-plain"),
+]
+PERCALL_CALLS = 2000
+
+
+def callgrind_instructions(example, mode, calls):
+    """The instructions callgrind counts for `example mode calls`."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(example), mode,
+                           str(calls)], capture_output=True, text=True, check=True)
+    m = re.search(r"Collected : (\d+)", done.stderr)
+    if m is None:
+        sys.exit(f"benchmarks.py: no callgrind count for {mode}:\n{done.stderr[-2000:]}")
+    return int(m.group(1))
+
+
+def run_callgrind(example, raw: Path):
+    """Instructions a call of each PERCALL mode: (calls, then none) apart, over the calls."""
+    lines = []
+    for row, column, mode in PERCALL:
+        per = (callgrind_instructions(example, mode, PERCALL_CALLS) - callgrind_instructions(example, mode, 0)) / PERCALL_CALLS
+        log(f"callgrind {mode}: {per:,.0f} instructions a call")
+        lines.append(json.dumps({"kernel": row, "variant": column, "instructions": round(per)}))
+    (raw / "callgrind.jsonl").write_text("\n".join(lines) + "\n")
+
+
 # ------------------------------------------------------------------------------------------ tables
 
 
@@ -202,6 +241,43 @@ def kernel_table(rows, title_kernel="kernel"):
             if any(r["variant"] == v and r.get("ok") is False for r in group):
                 cells[i] += " WRONG"
         lines.append(f"| {kernel} | {dtype} | {n:.0e} | " + " | ".join(cells) + " |")
+    return [line.replace("e+0", "e") for line in lines], wrong
+
+
+def callgrind_table(rows):
+    """Instructions a call per program and call, with the ratio to the best of the row."""
+    variants = list(OrderedDict.fromkeys(r["variant"] for r in rows))
+    lines = ["| program | " + " | ".join(variants) + " |", "| --- | " + " | ".join("---:" for _ in variants) + " |"]
+    for kernel, group in grouped(rows, lambda r: r["kernel"]).items():
+        by = {v: None for v in variants}
+        for r in group:
+            by[r["variant"]] = r["instructions"]
+        lines.append(f"| {kernel} | " + " | ".join(ratio_cells(by)) + " |")
+    return lines
+
+
+def function_table(rows):
+    """Per function and N, both dtypes side by side: each variant's ns/elem, its ratio to the best of
+    its dtype."""
+    variants = list(OrderedDict.fromkeys(r["variant"] for r in rows))
+    dtypes = list(OrderedDict.fromkeys(r["dtype"] for r in rows))
+    cols = [(d, v) for d in dtypes for v in variants]
+    lines = ["| function | N | " + " | ".join(f"{d} {v}" for d, v in cols) + " |",
+             "| --- | ---: | " + " | ".join("---:" for _ in cols) + " |"]
+    wrong = []
+    for (kernel, n), group in grouped(rows, lambda r: (r["kernel"], r["n"])).items():
+        cells = []
+        for d in dtypes:
+            by = {v: None for v in variants}
+            bad = set()
+            for r in group:
+                if r["dtype"] == d:
+                    by[r["variant"]] = r.get("ns_per_elem")
+                    if r.get("ok") is False:
+                        bad.add(r["variant"])
+                        wrong.append(f"{kernel} {d} N={n} {r['variant']}")
+            cells += [c + (" WRONG" if v in bad else "") for c, v in zip(ratio_cells(by), variants)]
+        lines.append(f"| {kernel} | {n:.0e} | " + " | ".join(cells) + " |")
     return [line.replace("e+0", "e") for line in lines], wrong
 
 
@@ -289,7 +365,7 @@ def render(data, meta, commands):
           "expression, `rust-loop` a hand-written loop (AVX2 and FMA enabled where the CPU has them):",
           ""] + describe(kernel_names),
          "![throughput against N, one panel per kernel](docs/bench.svg)"),
-        ("functions", "Functions: `kiln bench --functions`", lambda rows: kernel_table(rows, "function"),
+        ("functions", "Functions: `kiln bench --functions`", function_table,
          ["ns per element of each math function over its natural domain, kiln's ordinary call into a",
           "preallocated output against a loop over libm (std's functions, the interpreter's)."],
          "![functions](docs/functions.svg)" if (ROOT / "docs" / "functions.svg").exists() else None),
@@ -297,12 +373,18 @@ def render(data, meta, commands):
          ["Whole programs, kiln against plain ndarray/Rust (`Zip`, iterators, std's math; no hand SIMD),",
           "checked to agree first (agreement: the largest relative difference). plain / kiln above 1",
           "means kiln is faster."], None),
+        ("callgrind", "The cost of one call: callgrind", callgrind_table,
+         ["Instructions a call at N = 100 (f64, one thread; the particle step at n = 64), counted by",
+          "callgrind (`examples/percall_callgrind.rs`, the difference of 2,000 calls and none): the",
+          "ordinary call is `FusedRunner::run_into` by name into a given array (`run` for the sum; two",
+          "runners for the particle step), `prepared` the bound handle on slices, `fuse_assign` the",
+          "closure per step, `ndarray` the natural unfused expression (a `Zip` loop for the particle",
+          "step)."], None),
         ("python", "From Python: `python -m kiln.bench`", python_table,
          ["Microseconds per call as a user calls each (every result allocated per call):",
           "`kiln.evaluate(ex, local_dict=...)`, a `kiln.compile(ex)` kernel called by keyword,",
           "`numexpr.evaluate` and the NumPy expression."], None),
-        ("python_functions", "Functions from Python: `python -m kiln.bench --functions`",
-         lambda rows: kernel_table(rows, "function"),
+        ("python_functions", "Functions from Python: `python -m kiln.bench --functions`", function_table,
          ["ns per element of each function through `kiln.evaluate`, NumPy and numexpr."], None),
         ("python_programs", "Programs from Python: `python -m kiln.bench --programs`", python_programs_table,
          ["Milliseconds per call of each program, every variant checked against NumPy first."], None),
@@ -323,7 +405,7 @@ def render(data, meta, commands):
             out += [figure, ""]
     out += ["## Regenerating this page", "",
             "```sh",
-            "cargo build --release --bin kiln",
+            "cargo build --release --bin kiln --example percall_callgrind",
             "python3 scripts/benchmarks.py --python PYTHON   # a Python with kiln installed (pip install ./python)",
             "```", "",
             "`--quick` makes a short run; `--peers FILE.json` adds the peers' harness; `--from DIR` re-renders",
@@ -369,6 +451,13 @@ def main(argv=None):
         cmd = bench + ["--programs"] + (["--budget-ms", "40"] if args.quick else [])
         show(["kiln"] + cmd[1:])
         run_json(cmd, raw, "programs")
+        example = kiln.parent / "examples" / "percall_callgrind"
+        if example.exists() and shutil.which("valgrind"):
+            show(["valgrind", "--tool=callgrind", "target/release/examples/percall_callgrind", "MODE", "CALLS"])
+            run_callgrind(example, raw)
+        else:
+            log(f"no {example} or no valgrind: no callgrind table "
+                "(cargo build --release --example percall_callgrind)")
         if python:
             env_cmd = [python, "-m", "kiln.bench", "--json"]
             for dtype in ("f64", "f32"):
@@ -390,6 +479,7 @@ def main(argv=None):
         "kernels": load(raw, "kernels"),
         "functions": load(raw, "functions"),
         "programs": load(raw, "programs"),
+        "callgrind": load(raw, "callgrind"),
         "python": load(raw, "python_f64") + load(raw, "python_f32"),
         "python_functions": load(raw, "python_functions"),
         "python_programs": load(raw, "python_programs"),
