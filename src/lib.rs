@@ -9,12 +9,11 @@
 //!
 //! Every kernel runs on a [`Backend`]; the [`Interpreter`] is the oracle the compiled backends are
 //! tested against.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod array;
 pub mod backend;
-pub mod bench;
 mod bindings;
 pub mod contract;
 pub mod error;

@@ -116,26 +116,6 @@ fn sibling_reductions_are_one_pass() {
     assert!(two.contains("reduce mean") && !two.contains("compound"), "{two}");
 }
 
-#[test]
-fn explain_shows_the_merge() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .args(["explain", LAYER_NORM, "-i", "x=f32[4,8]", "--backend", "interp"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success());
-    assert!(
-        text.contains(
-            "# rewrite siblings: kernels 0 (mean) and 1 (var) read the same data: one moments pass\n"
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("kernel compound moments axes=[1] f32 [4, 8] -> f32 [2, 4]\n"),
-        "{text}"
-    );
-}
-
 /// The exact variance of each row of `x` (all values `c + a·2^-26` with integers `a`, the grid of
 /// f64 near 1e8), in i128.
 fn exact_row_var(x: &Array2<f64>, c: f64) -> Vec<f64> {

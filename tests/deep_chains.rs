@@ -5,7 +5,7 @@
 //! left-to-right loop gives (NumPy evaluates `a + b + c` as `(a + b) + c`, and so does kiln).
 //!
 //! Only parentheses, calls and unary operators nest the parser itself; they stay limited
-//! (`kiln::text::MAX_NESTING`, tested in `hostile.rs`).
+//! (`kiln::text::MAX_NESTING`, tested in `cli/tests/hostile.rs`).
 
 mod support;
 

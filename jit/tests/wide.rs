@@ -3,7 +3,7 @@
 //! 0..=40 at every offset), and kernels run in blocks give the inline kernels' bits and stay within
 //! the documented ULP bounds of the interpreter (lengths around the block, empty, one element,
 //! broadcast inputs, reductions, nested and repeated nodes). The inline route is reached by
-//! `Schedule::with_wide(false)` here and by `KILN_JIT_WIDE=off` in `tests/no_fma.rs` (kiln's), so both
+//! `Schedule::with_wide(false)` here and by `KILN_JIT_WIDE=off` in `cli/tests/no_fma.rs` (kiln's), so both
 //! routes are tested on any host; on a host without AVX2 and FMA both are the inline one.
 
 mod common;
@@ -402,7 +402,7 @@ fn inline<T: Elem>(r: Routine, xs: &[T]) -> Vec<f64> {
 
 /// Whether `a` and `b` are the same bits, any NaN equal to any NaN (the sign of a NaN follows the
 /// operand order of the fused multiply-adds, which differs between rustc's and Cranelift's code and
-/// between `vfmadd` and libm's `fma`, see `tests/no_fma.rs`).
+/// between `vfmadd` and libm's `fma`, see `cli/tests/no_fma.rs`).
 fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }

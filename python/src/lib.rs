@@ -627,7 +627,7 @@ fn clear_output_pool() {
     pool().lock().expect("the output pool lock").clear();
 }
 
-/// A domain as `(kind, lo, hi)`: see [`kiln::bench::functions::Domain::parts`].
+/// A domain as `(kind, lo, hi)`: see [`kiln_cli::bench::functions::Domain::parts`].
 type Domain = (&'static str, f64, f64);
 
 /// One function of the table: its name, its expression, the domains of `x` and of `y`.
@@ -638,7 +638,7 @@ type FunctionRow = (&'static str, String, [Domain; 2], Option<[Domain; 2]>);
 /// and of `y` (`None` for one argument), each as `[f64's, f32's]`. One table for both benchmarks.
 #[pyfunction]
 fn bench_functions() -> Vec<FunctionRow> {
-    kiln::bench::functions::FUNCTIONS
+    kiln_cli::bench::functions::FUNCTIONS
         .iter()
         .map(|f| {
             (

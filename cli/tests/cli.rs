@@ -428,7 +428,7 @@ fn bench_functions_checks_every_function_against_the_interpreter() {
     ]);
     let out = stdout(&o);
     let rows: Vec<&str> = out.lines().collect();
-    let table = kiln::bench::functions::FUNCTIONS;
+    let table = kiln_cli::bench::functions::FUNCTIONS;
     assert_eq!(rows.len(), table.len() * 2 * 2, "{out}");
     for r in &rows {
         assert!(r.contains(r#""ok":true"#), "{r}");
@@ -508,4 +508,87 @@ fn explain_shows_a_fortran_input_beside_a_c_one_read_in_place() {
     let got = ArrayD::<f64>::read_npy(std::fs::File::open(&out).unwrap()).unwrap();
     let want = c.sum_axis(ndarray::Axis(1)).mapv(|v| v * 2.0);
     assert_eq!(got, want);
+}
+
+#[test]
+fn cli_reads_and_writes_integer_npy_and_explains_the_typed_kernel() {
+    use kiln::Output;
+    use kiln::npy::{self, NpyArray};
+    let dir = std::env::temp_dir().join(format!("kiln-typed-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (i, j, out) = (dir.join("i.npy"), dir.join("j.npy"), dir.join("out.npy"));
+    npy::write(&i, &Output::I32(array![i32::MAX, -7, 5].into_dyn())).unwrap();
+    npy::write(&j, &Output::I32(array![1, 2, 0].into_dyn())).unwrap();
+    let kiln = env!("CARGO_BIN_EXE_kiln");
+    let arg = |name: &str, p: &std::path::Path| format!("{name}={}", p.display());
+    let run = |args: &[&str]| std::process::Command::new(kiln).args(args).output().unwrap();
+    let r = run(&[
+        "eval",
+        "(i + j) // j",
+        "-i",
+        &arg("i", &i),
+        "-i",
+        &arg("j", &j),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    match npy::read(&out).unwrap() {
+        // MAX + 1 wraps to MIN; // 0 is 0, as NumPy's
+        NpyArray::I32(a) => assert_eq!(a, array![i32::MIN, -3, 0].into_dyn()),
+        other => panic!("{other:?}"),
+    }
+    let r = run(&["eval", "i + 3000000000", "-i", &arg("i", &i)]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        !r.status.success() && err.contains("out of range for int32"),
+        "{err}"
+    );
+    let r = run(&[
+        "explain",
+        "sum(where(p, i, 0))",
+        "-i",
+        "p=bool[8]",
+        "-i",
+        "i=i64[8]",
+    ]);
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        text.contains("# compiled: typed kernel (input 'p' is bool), compiled by the JIT (2 lanes"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kernel reduce sum axes=[0] i64 [8] -> i64 []"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The layer norm's mean and variance merged into one moments pass (tests/compound.rs has the
+/// plans themselves).
+#[test]
+fn explain_shows_the_merge() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args([
+            "explain",
+            "(x - mean(x, axis=1, keepdims=1)) / sqrt(var(x, axis=1, keepdims=1) + 1e-5)",
+            "-i",
+            "x=f32[4,8]",
+            "--backend",
+            "interp",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(
+        text.contains(
+            "# rewrite siblings: kernels 0 (mean) and 1 (var) read the same data: one moments pass\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("kernel compound moments axes=[1] f32 [4, 8] -> f32 [2, 4]\n"),
+        "{text}"
+    );
 }

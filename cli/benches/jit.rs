@@ -3,10 +3,10 @@
 //! call at N = 100, and the ndarray front end's cached `fuse` call. `cargo bench --bench jit`; BENCHMARKS.md records a run.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use kiln::bench::baseline;
-use kiln::bench::kernels::{Inputs, Kernel, ndarray_variant};
 use kiln::kiln_ir::PlanOptions;
 use kiln::{ArrayArg, Float, FusedRunner, Output};
+use kiln_cli::bench::baseline;
+use kiln_cli::bench::kernels::{Inputs, Kernel, ndarray_variant};
 use ndarray::{Array1, ArrayD, arr0};
 use std::hint::black_box;
 use std::time::Duration;
@@ -64,7 +64,9 @@ fn seed_kernel(c: &mut Criterion, kernel: Kernel, ns: &[usize]) {
             });
         }
         group.bench_with_input(BenchmarkId::new("rust-loop", n), &n, |b, _| {
-            b.iter(|| kiln::bench::kernels::loop_variant(kernel, &case.inputs, out.as_slice_mut().unwrap()))
+            b.iter(|| {
+                kiln_cli::bench::kernels::loop_variant(kernel, &case.inputs, out.as_slice_mut().unwrap())
+            })
         });
         group.bench_with_input(BenchmarkId::new("ndarray", n), &n, |b, _| {
             b.iter(|| black_box(ndarray_variant(kernel, &case.inputs)))

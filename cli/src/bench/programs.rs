@@ -14,9 +14,9 @@
 //! - `tanh(M)*2 + M**2` over a 1000 x 1000 f64 matrix (issue 22's small program): kiln one prepared
 //!   kernel into a preallocated output, plain Rust one `Zip` loop of std's `tanh`.
 
-use crate::array::ArrayArg;
-use crate::error::{Error, Result};
-use crate::runner::FusedRunner;
+use kiln::array::ArrayArg;
+use kiln::error::{Error, Result};
+use kiln::runner::FusedRunner;
 use kiln_ir::UnaryOp;
 use ndarray::{Array1, Array2, ArrayD, Axis, Zip, arr0};
 use std::time::Duration;
@@ -373,7 +373,7 @@ fn particle_steps<'r>(
     threads: usize,
     (p0, v0): (&Array1<f64>, &Array1<f64>),
 ) -> Result<Steps<'r>> {
-    use crate::ext::FuseAssignExt;
+    use kiln::ext::FuseAssignExt;
     let (dta, ga) = (arr0(dt), arr0(g));
     Ok(match how {
         Step::Update => {

@@ -14,7 +14,7 @@
 //! (erf, erfc) has no loop here.
 
 use super::baseline;
-use crate::array::Float;
+use kiln::array::Float;
 use kiln_ir::{BinaryOp, UnaryOp};
 
 /// std's scalar math over slices, for f64 and f32.

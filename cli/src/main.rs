@@ -536,7 +536,7 @@ fn parse_size(s: &str) -> CliResult<usize> {
 }
 
 fn bench(args: BenchArgs) -> CliResult<()> {
-    use kiln::bench::{self, ints::IntKernel, kernels::Kernel};
+    use kiln_cli::bench::{self, ints::IntKernel, kernels::Kernel};
     let mut config = bench::Config {
         threads: args.threads,
         profile: kiln::Profile::from_name(&args.profile).map_err(|e| e.to_string())?,

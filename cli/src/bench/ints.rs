@@ -13,9 +13,9 @@
 use super::kernels::try_array;
 use super::report::{Row, Timed};
 use super::timing;
-use crate::array::Output;
-use crate::error::{Error, Result};
-use crate::runner::FusedRunner;
+use kiln::array::Output;
+use kiln::error::{Error, Result};
+use kiln::runner::FusedRunner;
 use ndarray::{Array1, Zip};
 use std::sync::Arc;
 use std::time::Duration;
@@ -103,7 +103,7 @@ impl Inputs {
         })
     }
 
-    fn args(&self, k: IntKernel) -> Vec<(&'static str, crate::ArrayArg<'_>)> {
+    fn args(&self, k: IntKernel) -> Vec<(&'static str, kiln::ArrayArg<'_>)> {
         match k {
             IntKernel::Mod7 => vec![("i", (&self.i32s).into()), ("j", (&self.j32s).into())],
             IntKernel::MaskSum => vec![("i", (&self.i64s).into()), ("p", (&self.mask).into())],
@@ -157,12 +157,12 @@ pub(super) fn one(
     n: usize,
     threads: usize,
     budget: Duration,
-    backends: [&Arc<dyn crate::Backend>; 2],
+    backends: [&Arc<dyn kiln::Backend>; 2],
 ) -> Result<Vec<Row>> {
     let inputs = Inputs::new(n)?;
     let args = inputs.args(k);
     let oracle = FusedRunner::compile_text(k.expr())?
-        .with_backend(crate::interpreter())
+        .with_backend(kiln::interpreter())
         .run(&args)?;
     let bytes = (k.bytes_per_elem() * n) as f64;
     let mut rows = Vec::new();

@@ -21,8 +21,8 @@ use super::kernels::{Rng, Tolerance, try_array};
 use super::report::{Row, Timed};
 use super::std_loops::StdLoops;
 use super::{Config, agrees, timing};
-use crate::error::{Error, Result};
-use crate::runner::FusedRunner;
+use kiln::error::{Error, Result};
+use kiln::runner::FusedRunner;
 use kiln_ir::{BinaryOp, DType, UnaryOp};
 use ndarray::Array1;
 
@@ -290,13 +290,13 @@ fn inputs<T: StdLoops>(f: &Function, n: usize) -> Result<[Option<Array1<T>>; 2]>
 fn one<T: StdLoops>(f: &'static Function, n: usize, config: &Config) -> Result<Vec<Row>> {
     let [x, y] = inputs::<T>(f, n)?;
     let x = x.ok_or_else(|| Error::Unsupported(format!("function {}: no x domain", f.name)))?;
-    let mut args: Vec<(&str, crate::ArrayArg<'_>)> = vec![("x", (&x).into())];
+    let mut args: Vec<(&str, kiln::ArrayArg<'_>)> = vec![("x", (&x).into())];
     if let Some(y) = &y {
         args.push(("y", y.into()));
     }
     let expr = f.form.expr();
     let oracle: Vec<T> = FusedRunner::compile_text(&expr)?
-        .with_backend(crate::interpreter())
+        .with_backend(kiln::interpreter())
         .with_profile(config.profile)
         .run(&args)
         .and_then(T::from_output)?
@@ -370,13 +370,13 @@ mod tests {
         fn finite<T: StdLoops>(f: &Function) {
             let [x, y] = inputs::<T>(f, 2000).unwrap();
             let (x, y) = (x.unwrap(), y);
-            let mut args: Vec<(&str, crate::ArrayArg<'_>)> = vec![("x", (&x).into())];
+            let mut args: Vec<(&str, kiln::ArrayArg<'_>)> = vec![("x", (&x).into())];
             if let Some(y) = &y {
                 args.push(("y", y.into()));
             }
             let got = FusedRunner::compile_text(&f.form.expr())
                 .unwrap()
-                .with_backend(crate::interpreter())
+                .with_backend(kiln::interpreter())
                 .run(&args)
                 .and_then(T::from_output)
                 .unwrap();

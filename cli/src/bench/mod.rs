@@ -25,13 +25,13 @@ pub mod report;
 pub mod std_loops;
 pub mod timing;
 
-use crate::array::Float;
-use crate::error::{Error, Result};
-use crate::profile::Profile;
-use crate::runner::FusedRunner;
 use baseline::StdMath;
 use ints::IntKernel;
 use kernels::{Inputs, Kernel, Tolerance};
+use kiln::array::Float;
+use kiln::error::{Error, Result};
+use kiln::profile::Profile;
+use kiln::runner::FusedRunner;
 use kiln_ir::DType;
 use ndarray::{Array1, ArrayD, IxDyn, arr0};
 pub use report::Row;
@@ -85,8 +85,8 @@ pub fn run(config: &Config, mut progress: impl FnMut(&str)) -> Result<Vec<Row>> 
     if config.threads == 0 {
         return Err(Error::Unsupported("--threads 0: at least one thread".into()));
     }
-    let simd = crate::backend_by_name("jit")?;
-    let scalar = crate::backend_by_name("jit-scalar")?;
+    let simd = kiln::backend_by_name("jit")?;
+    let scalar = kiln::backend_by_name("jit-scalar")?;
     let mut rows = Vec::new();
     for &kernel in &config.kernels {
         for &dtype in &config.dtypes {
@@ -120,7 +120,7 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
     kernel: Kernel,
     n: usize,
     config: &Config,
-    backends: [&Arc<dyn crate::Backend>; 2],
+    backends: [&Arc<dyn kiln::Backend>; 2],
 ) -> Result<Vec<Row>> {
     let inputs = Inputs::<T>::new(n)?;
     let scalars: Vec<(&str, ArrayD<T>)> =
@@ -133,11 +133,11 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
         .view()
         .into_shape_with_order(IxDyn(&kernel.x_shape(n)))
         .map_err(|e| Error::Unsupported(format!("bench input shape: {e}")))?;
-    let mut all: Vec<(&str, crate::ArrayArg<'_>)> = vec![("x", x.into()), ("y", (&inputs.y).into())];
+    let mut all: Vec<(&str, kiln::ArrayArg<'_>)> = vec![("x", x.into()), ("y", (&inputs.y).into())];
     all.extend(scalars.iter().map(|(name, v)| (*name, v.into())));
     // the inputs the kernel reads, as a user passes them
     let used = FusedRunner::compile_text(kernel.expr())?;
-    let args: Vec<(&str, crate::ArrayArg<'_>)> = all
+    let args: Vec<(&str, kiln::ArrayArg<'_>)> = all
         .into_iter()
         .filter(|(name, _)| used.input_names().iter().any(|n| n == name))
         .collect();
@@ -146,7 +146,7 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
     // expression, against the default profile's
     let oracle_in = |profile: Profile| -> Result<Vec<T>> {
         let runner = FusedRunner::compile_text(kernel.expr())?
-            .with_backend(crate::interpreter())
+            .with_backend(kiln::interpreter())
             .with_profile(profile);
         Ok(flat(T::from_output(runner.run(&args)?)?))
     };

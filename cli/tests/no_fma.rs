@@ -14,7 +14,7 @@ use std::path::PathBuf;
 mod kiln_cli;
 use kiln_cli::{kiln_with, tmp_in};
 
-#[path = "support/kit.rs"]
+#[path = "../../tests/support/kit.rs"]
 mod kit;
 
 const NO_FMA: &str = "KILN_JIT_NO_FMA";

@@ -8,7 +8,7 @@
 // the one unsafe call of kiln: into a function compiled with AVX2 + FMA, after a run-time check
 #![allow(unsafe_code)]
 
-use crate::array::Float;
+use kiln::array::Float;
 
 /// std's math (glibc), which the loops call: for f32 that is `expf`, `sinf`, `cosf`.
 pub trait StdMath: Float + std::iter::Sum {

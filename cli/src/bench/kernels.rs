@@ -6,7 +6,7 @@
 //! 1000) and sum it along axis 1 or axis 0, as `../shared/peers/bench_py.py` does.
 
 use super::baseline::{self, StdMath};
-use crate::array::Float;
+use kiln::array::Float;
 use ndarray::{Array1, ArrayView2, Axis};
 
 /// A seed kernel.
@@ -185,7 +185,7 @@ impl Rng {
 }
 
 /// `n` values of `f`, or kiln's "out of memory" error if they cannot be allocated.
-pub fn try_array<T>(n: usize, what: &str, mut f: impl FnMut() -> T) -> crate::Result<Array1<T>> {
+pub fn try_array<T>(n: usize, what: &str, mut f: impl FnMut() -> T) -> kiln::Result<Array1<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| kiln_ir::IrError::Allocation {
         what: what.to_string(),
@@ -197,7 +197,7 @@ pub fn try_array<T>(n: usize, what: &str, mut f: impl FnMut() -> T) -> crate::Re
 
 impl<T: Float> Inputs<T> {
     /// The inputs at size `n`; an error, not an abort, if they do not fit in memory.
-    pub fn new(n: usize) -> crate::Result<Inputs<T>> {
+    pub fn new(n: usize) -> kiln::Result<Inputs<T>> {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ n as u64);
         let x = try_array(n, "the benchmark input x", || T::from_f64(rng.unit() * 6.0 - 3.0))?;
         let y = try_array(n, "the benchmark input y", || T::from_f64(rng.unit()))?;
