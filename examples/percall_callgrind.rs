@@ -31,7 +31,8 @@ fn main() -> kiln::Result<()> {
         let mut v = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
         let (dt, g) = (0.001, -9.81);
         let none: [&Array1<f64>; 0] = [];
-        for _ in 0..calls {
+        // one step more than asked: the kernels compiled, whatever the count
+        for _ in 0..=calls {
             p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)?;
             v.fuse_assign(&none[..], |v, _| v * 0.99 + g * dt)?;
         }
@@ -160,7 +161,8 @@ fn particle_ordinary(calls: usize, n: usize) -> kiln::Result<()> {
     let (dt, g) = (arr0(0.001), arr0(-9.81));
     let pr = FusedRunner::compile_text("p + v*dt")?;
     let vr = FusedRunner::compile_text("v*0.99 + g*dt")?;
-    for _ in 0..calls {
+    // one step more than asked: the signatures bound, whatever the count
+    for _ in 0..=calls {
         pr.run_into(
             &[
                 ("p", p.view().into()),

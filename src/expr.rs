@@ -29,8 +29,9 @@ pub enum Axes {
 /// A node of the builder's tree.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExprNode {
-    /// An input array, bound by name when the kernel runs.
-    Input(String),
+    /// An input array, bound by name when the kernel runs (a name known at compile time is kept
+    /// without an allocation).
+    Input(std::borrow::Cow<'static, str>),
     /// A float constant, weak as a Python float (NEP 50): it takes a float array's type.
     Literal(f64),
     /// An integer constant, weak as a Python int: it takes an integer or float array's type.
@@ -124,7 +125,13 @@ impl Expr {
 
     /// An input array named `name`.
     pub fn input(name: impl Into<String>) -> Expr {
-        Expr::new(ExprNode::Input(name.into()))
+        Expr::new(ExprNode::Input(std::borrow::Cow::Owned(name.into())))
+    }
+
+    /// An input array named by a static string: no allocation for the name (the `fuse` closures'
+    /// `x0`, `x1`, ..., and `self`, built at every call).
+    pub(crate) fn input_static(name: &'static str) -> Expr {
+        Expr::new(ExprNode::Input(std::borrow::Cow::Borrowed(name)))
     }
 
     /// A constant. It does not widen f32 inputs: it is rounded to the kernel's dtype.

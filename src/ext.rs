@@ -145,7 +145,7 @@ impl<A: Element, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
 /// Input `i` of a fused closure.
 fn x(i: usize) -> Expr {
     match NAMES.get(i) {
-        Some(s) => Expr::input(*s),
+        Some(s) => Expr::input_static(s),
         None => Expr::input(format!("x{i}")),
     }
 }
@@ -159,12 +159,14 @@ fn run_one<A: Element, D: Dimension>(
     fuse_cache::runner(site, expr)?.run(&[("x0", ArrayArg::from(a))])
 }
 
-/// Runs `expr` (built at `site`) on `args`, bound as `x0`, `x1`, ...
-fn run_at(site: &'static Location<'static>, args: &[ArrayArg<'_>], expr: Expr) -> Result<Output> {
+/// Runs `expr` (built at `site`) on the arrays of `inputs`, bound as `x0`, `x1`, ...
+fn run_at<I: FuseInputs + ?Sized>(
+    site: &'static Location<'static>,
+    inputs: &I,
+    expr: Expr,
+) -> Result<Output> {
     let runner = fuse_cache::runner(site, expr)?;
-    let names = names(args.len());
-    let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args.iter().cloned()).collect();
-    runner.run(&bound)
+    inputs.with_bound(|bound| runner.run(bound))
 }
 
 /// The result as an array of dimension `E`, or an error naming the method that returns its dimension.
@@ -260,8 +262,19 @@ pub trait FuseInputs {
     type Dim: Dimension;
     /// One input expression per array, `x0`, `x1`, ...
     fn exprs(&self) -> Self::Exprs;
-    /// The arrays, in order.
-    fn args(&self) -> Vec<ArrayArg<'_>>;
+    /// Calls `f` with the arrays in order, bound by the names of [`FuseInputs::exprs`] (`x0`, `x1`,
+    /// ...): an array on the stack for a tuple, one allocation for a slice.
+    fn with_bound<R>(&self, f: impl FnOnce(&[(&str, ArrayArg<'_>)]) -> R) -> R;
+}
+
+/// [`FuseInputs::with_bound`] of a slice's arrays.
+fn bound_slice<'a, R>(
+    args: impl ExactSizeIterator<Item = ArrayArg<'a>>,
+    f: impl FnOnce(&[(&str, ArrayArg<'_>)]) -> R,
+) -> R {
+    let names = names(args.len());
+    let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args).collect();
+    f(&bound)
 }
 
 /// Fuses a closure over several arrays into one kernel, broadcasting like NumPy.
@@ -306,7 +319,7 @@ pub trait FuseAllExt: FuseInputs {
 impl<T: FuseInputs + ?Sized> FuseAllExt for T {
     #[track_caller]
     fn fuse_all(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Array<Self::Elem, Self::Dim>> {
-        let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
+        let out = run_at(Location::caller(), self, f(self.exprs()))?;
         typed(Self::Elem::convert_output(out)?, "fuse_all").map_err(all_names)
     }
 
@@ -318,13 +331,13 @@ impl<T: FuseInputs + ?Sized> FuseAllExt for T {
     where
         Self::Dim: RemoveAxis,
     {
-        let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
+        let out = run_at(Location::caller(), self, f(self.exprs()))?;
         typed(Self::Elem::convert_output(out)?, "fuse_all_reduced").map_err(all_names)
     }
 
     #[track_caller]
     fn fuse_all_scalar(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Self::Elem> {
-        let out = run_at(Location::caller(), &self.args(), f(self.exprs()))?;
+        let out = run_at(Location::caller(), self, f(self.exprs()))?;
         scalar(Self::Elem::convert_output(out)?).map_err(all_names)
     }
 
@@ -335,15 +348,12 @@ impl<T: FuseInputs + ?Sized> FuseAllExt for T {
         f: impl FnOnce(Self::Exprs) -> Expr,
     ) -> Result<()> {
         let runner = fuse_cache::runner(Location::caller(), f(self.exprs()))?;
-        let args = self.args();
-        let names = names(args.len());
-        let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args).collect();
-        run_into_or_assign(&runner, &bound, out.view_mut().into_dyn())
+        self.with_bound(|bound| run_into_or_assign(&runner, bound, out.view_mut().into_dyn()))
     }
 
     #[track_caller]
     fn fuse_all_dyn(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Output> {
-        run_at(Location::caller(), &self.args(), f(self.exprs()))
+        run_at(Location::caller(), self, f(self.exprs()))
     }
 }
 
@@ -456,10 +466,7 @@ impl<T: FuseInputs + ?Sized> FuseManyExt for T {
         f: impl FnOnce(Self::Exprs) -> R,
     ) -> Result<R::Arrays<Self::Elem, Self::Dim>> {
         let runner = fuse_cache::runner_many(Location::caller(), f(self.exprs()).into_exprs())?;
-        let args = self.args();
-        let names = names(args.len());
-        let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args).collect();
-        R::arrays(runner.run_many(&bound)?)
+        R::arrays(self.with_bound(|bound| runner.run_many(bound))?)
     }
 }
 
@@ -494,8 +501,8 @@ macro_rules! fuse_tuple {
                 ($(x($i),)+)
             }
 
-            fn args(&self) -> Vec<ArrayArg<'_>> {
-                vec![$(ArrayArg::from(self.$i)),+]
+            fn with_bound<R>(&self, f: impl FnOnce(&[(&str, ArrayArg<'_>)]) -> R) -> R {
+                f(&[$((NAMES[$i], ArrayArg::from(self.$i))),+])
             }
         }
     };
@@ -551,8 +558,8 @@ impl<A: Element, S: Data<Elem = A>, D: Dimension> FuseInputs for [&ArrayBase<S, 
         (0..self.len()).map(x).collect()
     }
 
-    fn args(&self) -> Vec<ArrayArg<'_>> {
-        self.iter().map(|a| ArrayArg::from(*a)).collect()
+    fn with_bound<R>(&self, f: impl FnOnce(&[(&str, ArrayArg<'_>)]) -> R) -> R {
+        bound_slice(self.iter().map(|a| ArrayArg::from(*a)), f)
     }
 }
 
@@ -566,8 +573,8 @@ impl<'a, A: Element, D: Dimension> FuseInputs for [ArrayView<'a, A, D>] {
         (0..self.len()).map(x).collect()
     }
 
-    fn args(&self) -> Vec<ArrayArg<'_>> {
-        self.iter().map(|v| ArrayArg::from(v.view())).collect()
+    fn with_bound<R>(&self, f: impl FnOnce(&[(&str, ArrayArg<'_>)]) -> R) -> R {
+        bound_slice(self.iter().map(|v| ArrayArg::from(v.view())), f)
     }
 }
 
@@ -609,10 +616,7 @@ impl<A: Element, D: Dimension> FuseAssignExt<A, D> for ArrayRef<A, D> {
         others: &I,
         f: impl FnOnce(Expr, I::Exprs) -> Expr,
     ) -> Result<()> {
-        let runner = fuse_cache::runner(Location::caller(), f(Expr::input("self"), others.exprs()))?;
-        let args = others.args();
-        let names = names(args.len());
-        let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args.iter().cloned()).collect();
-        runner.run_update("self", &bound, self.view_mut())
+        let runner = fuse_cache::runner(Location::caller(), f(Expr::input_static("self"), others.exprs()))?;
+        others.with_bound(|bound| runner.run_update("self", bound, self.view_mut()))
     }
 }

@@ -16,6 +16,7 @@ use crate::error::Result;
 use crate::expr::{Expr, ExprNode};
 use crate::runner::FusedRunner;
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
 use std::sync::Arc;
@@ -111,8 +112,9 @@ fn cached(
 /// deep chain does not overflow the stack); a pair of shared subtrees is compared once, so a DAG that
 /// doubles at every level costs its size, not its unfolded size.
 fn same(a: &Expr, b: &Expr) -> bool {
-    let mut stack = vec![(a, b)];
-    let mut seen: Vec<(*const ExprNode, *const ExprNode)> = Vec::new();
+    // on the stack for the small trees of a closure (no allocation a call), on the heap beyond
+    let mut stack: SmallVec<[(&Expr, &Expr); 16]> = smallvec::smallvec![(a, b)];
+    let mut seen: SmallVec<[(*const ExprNode, *const ExprNode); 8]> = SmallVec::new();
     while let Some((a, b)) = stack.pop() {
         if a.ptr() == b.ptr() {
             continue;

@@ -543,6 +543,19 @@ impl Prepared {
                 self.out_shape
             )));
         }
+        // a whole-array reduction below the threshold: the serial fold, into the one element
+        if let Some(r) = &self.serial_reduce
+            && self.direct.as_ref().is_some_and(|s| s.kernel.dtype == A::DTYPE)
+            && self.order.len() <= STACK_INPUTS
+            && let [first] = out
+        {
+            let mut parts = [kiln_jit::Part::Slice(&[][..]); STACK_INPUTS];
+            for (p, &pos) in parts.iter_mut().zip(&self.order) {
+                *p = kiln_jit::Part::Slice(inputs[pos]);
+            }
+            *first = r.run(&parts[..self.order.len()])?;
+            return Ok(());
+        }
         if let Some(spec) = &self.direct
             && A::DTYPE == spec.kernel.dtype
             && self.order.len() <= STACK_INPUTS

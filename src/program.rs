@@ -925,7 +925,7 @@ impl Lowering {
                         )));
                     }
                     let k = pipeline.user_input(name);
-                    self.input(Source::Input(k), name.clone(), None)
+                    self.input(Source::Input(k), name.to_string(), None)
                 }
                 ExprNode::IndexVar(name) => {
                     let axis = self.index_axis(name)?;

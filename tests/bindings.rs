@@ -270,8 +270,27 @@ fn a_bound_whole_reduction_gives_the_general_runs_bits() {
                             "{text}, n = {n}, nan {with_nan}, call {call}: {got} vs {want}"
                         );
                     }
-                    let o = oracle.run(&args).unwrap().into_f64()[IxDyn(&[])];
+                    // the prepared handle's slices take the same serial fold
+                    let h = serial.prepared(&args).unwrap();
+                    let sliced = match &args[0].1 {
+                        kiln::ArrayArg::F64(v) => {
+                            let mut o = [7.0];
+                            h.run_slices(&[v.as_slice().unwrap()], &mut o).unwrap();
+                            o[0]
+                        }
+                        kiln::ArrayArg::F32(v) => {
+                            let mut o = [7.0f32];
+                            h.run_slices(&[v.as_slice().unwrap()], &mut o).unwrap();
+                            f64::from(o[0])
+                        }
+                        _ => unreachable!("the inputs here are floats"),
+                    };
                     let g = want[IxDyn(&[])];
+                    assert!(
+                        sliced.to_bits() == g.to_bits() || (sliced.is_nan() && g.is_nan()),
+                        "{text}, n = {n}, nan {with_nan}: run_slices {sliced} vs {g}"
+                    );
+                    let o = oracle.run(&args).unwrap().into_f64()[IxDyn(&[])];
                     let close =
                         (g.is_nan() && o.is_nan()) || g == o || (g - o).abs() <= 1e-6 * o.abs().max(1e-300);
                     assert!(close, "{text}, n = {n}: {g} vs the interpreter's {o}");

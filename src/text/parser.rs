@@ -861,7 +861,7 @@ fn infix(tok: &Tok<'_>) -> Option<(BinaryOp, u8)> {
 fn bind_indices(e: &Expr, index: &[String]) -> Expr {
     let map = |x: &Expr| bind_indices(x, index);
     match e.node() {
-        ExprNode::Input(n) if index.contains(n) => Expr::idx(n.clone()),
+        ExprNode::Input(n) if index.iter().any(|i| i == n) => Expr::idx(n.to_string()),
         ExprNode::Unary(op, a) => map(a).unary(*op),
         ExprNode::Binary(op, a, b) => map(a).binary(*op, map(b)),
         ExprNode::Where(c, a, b) => Expr::select(map(c), map(a), map(b)),
