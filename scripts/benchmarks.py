@@ -21,7 +21,8 @@ target/benchmarks/):
 - with `--peers FILE.json` (the output of the peers' harness, `bench_py.py --out FILE.json`), its
   systems (numba, JAX, ...) beside kiln's rows of the same kernels.
 
-`--from DIR` renders the JSON lines of an earlier run without running anything. The renderer takes
+`--from DIR` renders the JSON lines of an earlier run without running anything; `--only PART,...`
+runs just those parts and renders them with the others kept from the last run. The renderer takes
 rows generically: any kernel, dtype, size and variant; a kernel it has no description of is shown by
 name. Only the standard library is needed.
 """
@@ -156,6 +157,10 @@ def versions(kiln, python):
         parts.append(probe.stdout.strip())
     return ", ".join(p.strip() for p in parts if p.strip())
 
+
+# the parts of a run, each kept as --raw/PART.jsonl
+PARTS = ["kernels", "functions", "programs", "callgrind", "python_f64", "python_f32", "python_functions",
+         "python_programs"]
 
 # the cost of one call at N = 100 (n = 64 for the particle step), in instructions from callgrind:
 # (row, column, examples/percall_callgrind.rs mode)
@@ -345,7 +350,9 @@ def peer_rows(path: Path, kiln_rows):
 
 def render(data, meta, commands):
     out = ["# kiln benchmarks", ""]
-    out += ["Written by `scripts/benchmarks.py` (see the end of this page), from one run:", "",
+    rerun = meta.get("rerun")
+    once = "from one run" if not rerun else f"from one run, with {', '.join(rerun)} run again on the same machine"
+    out += [f"Written by `scripts/benchmarks.py` (see the end of this page), {once}:", "",
             f"- machine: {meta['machine']}",
             f"- date: {meta['date']}",
             f"- software: {meta['versions']}", ""]
@@ -409,8 +416,8 @@ def render(data, meta, commands):
             "python3 scripts/benchmarks.py --python PYTHON   # a Python with kiln installed (pip install ./python)",
             "```", "",
             "`--quick` makes a short run; `--peers FILE.json` adds the peers' harness; `--from DIR` re-renders",
-            "kept JSON lines. Older measurements, with the reasoning behind each change, are in the git",
-            "history of this file.", ""]
+            "kept JSON lines, `--only PART,...` runs just those parts. Older measurements, with the reasoning",
+            "behind each change, are in the git history of this file.", ""]
     return "\n".join(out)
 
 
@@ -422,6 +429,8 @@ def main(argv=None):
     p.add_argument("--peers", type=Path, action="append", default=[], help="JSON of the peers' harness (bench_py.py --out)")
     p.add_argument("--raw", type=Path, default=ROOT / "target" / "benchmarks", help="where the JSON lines are kept")
     p.add_argument("--from", dest="from_dir", type=Path, help="render the JSON lines in this directory, run nothing")
+    p.add_argument("--only", help="run just these parts (comma-separated: " + ", ".join(PARTS) + "), keep the "
+                   "others' JSON lines from the last run in --raw, and render them all")
     p.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
     args = p.parse_args(argv)
 
@@ -431,49 +440,56 @@ def main(argv=None):
     python = args.python if args.python and python_has_kiln(args.python) else None
     quick = ["--n", "1e4,1e6", "--budget-ms", "40"] if args.quick else []
     py_sizes = ["--sizes", "1e2,1e4,1e6", "--rounds", "3"] if args.quick else ["--sizes", "1e2,1e4,1e6,1e7"]
-    commands = []
-
-    def show(cmd):
-        commands.append(flag_line(cmd))
+    only = set(args.only.split(",")) if args.only else set(PARTS)
+    if not only <= set(PARTS):
+        sys.exit(f"benchmarks.py: --only: unknown part(s) {', '.join(sorted(only - set(PARTS)))}")
 
     load_avg = os.getloadavg()[0]
     if args.from_dir is None:
         if not kiln.exists():
             sys.exit(f"benchmarks.py: {kiln} not found: build it first (cargo build --release --bin kiln)")
+        # (part, its command as the page shows it, how to run it), in the order of the page
+        parts = []
         bench = [kiln, "bench", "--threads", "1", "--json"]
-        cmd = bench + quick + ["--plot", "docs/bench.svg"]
-        show(["kiln"] + cmd[1:])
-        run_json(cmd, raw, "kernels")
+        short = ["--budget-ms", "40"] if args.quick else []
+        parts.append(("kernels", bench + quick + ["--plot", "docs/bench.svg"], None))
         if has_flag([kiln, "bench"], "--functions"):
-            cmd = bench + ["--functions"] + (["--budget-ms", "40"] if args.quick else []) + ["--plot", "docs/functions.svg"]
-            show(["kiln"] + cmd[1:])
-            run_json(cmd, raw, "functions")
-        cmd = bench + ["--programs"] + (["--budget-ms", "40"] if args.quick else [])
-        show(["kiln"] + cmd[1:])
-        run_json(cmd, raw, "programs")
+            parts.append(("functions", bench + ["--functions"] + short + ["--plot", "docs/functions.svg"], None))
+        parts.append(("programs", bench + ["--programs"] + short, None))
         example = kiln.parent / "examples" / "percall_callgrind"
         if example.exists() and shutil.which("valgrind"):
-            show(["valgrind", "--tool=callgrind", "target/release/examples/percall_callgrind", "MODE", "CALLS"])
-            run_callgrind(example, raw)
+            parts.append(("callgrind", ["valgrind", "--tool=callgrind", "target/release/examples/percall_callgrind",
+                                        "MODE", "CALLS"], lambda: run_callgrind(example, raw)))
         else:
             log(f"no {example} or no valgrind: no callgrind table "
                 "(cargo build --release --example percall_callgrind)")
         if python:
             env_cmd = [python, "-m", "kiln.bench", "--json"]
             for dtype in ("f64", "f32"):
-                cmd = env_cmd + ["--dtype", dtype] + py_sizes
-                show(["python"] + cmd[1:])
-                run_json(cmd, raw, f"python_{dtype}", cwd="/")
+                parts.append((f"python_{dtype}", env_cmd + ["--dtype", dtype] + py_sizes, None))
             for mode in ("functions", "programs"):
                 if has_flag([python, "-m", "kiln.bench"], f"--{mode}"):
-                    cmd = env_cmd + [f"--{mode}"]
-                    show(["python"] + cmd[1:])
-                    run_json(cmd, raw, f"python_{mode}", cwd="/")
+                    parts.append((f"python_{mode}", env_cmd + [f"--{mode}"], None))
         else:
             log(f"{args.python} does not import kiln: no Python tables (pip install ./python)")
-        (raw / "commands.txt").write_text("\n".join(commands) + "\n")
+        kept_path = raw / "commands.json"
+        kept = json.loads(kept_path.read_text()) if kept_path.exists() and args.only else {}
+        shown = {}
+        for part, cmd, run in parts:
+            if part not in only:
+                if part in kept:
+                    shown[part] = kept[part]
+                continue
+            shown[part] = flag_line([Path(cmd[0]).name if part != "callgrind" else cmd[0]] + cmd[1:])
+            if run is not None:
+                run()
+            else:
+                run_json(cmd, raw, part, cwd="/" if part.startswith("python") else ROOT)
+        kept_path.write_text(json.dumps(shown))
+        commands = list(shown.values())
     else:
-        commands = (raw / "commands.txt").read_text().splitlines() if (raw / "commands.txt").exists() else []
+        kept_path = raw / "commands.json"
+        commands = list(json.loads(kept_path.read_text()).values()) if kept_path.exists() else []
 
     data = {
         "kernels": load(raw, "kernels"),
@@ -490,6 +506,8 @@ def main(argv=None):
         meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
                 "machine": f"{machine()}; load average {load_avg:.1f} when the run began",
                 "versions": versions(kiln, python)}
+        if args.only:
+            meta["rerun"] = [part for part in PARTS if part in only]
         meta_path.write_text(json.dumps(meta))
     else:
         meta = json.loads(meta_path.read_text())

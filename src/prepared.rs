@@ -549,11 +549,7 @@ impl Prepared {
             && self.order.len() <= STACK_INPUTS
             && let [first] = out
         {
-            let mut parts = [kiln_jit::Part::Slice(&[][..]); STACK_INPUTS];
-            for (p, &pos) in parts.iter_mut().zip(&self.order) {
-                *p = kiln_jit::Part::Slice(inputs[pos]);
-            }
-            *first = r.run(&parts[..self.order.len()])?;
+            *first = self.fold_slices(r, inputs)?;
             return Ok(());
         }
         if let Some(spec) = &self.direct
@@ -580,6 +576,16 @@ impl Prepared {
             .collect();
         let out = ndarray::ArrayViewMutD::from_shape(&self.out_shape[..], out).expect("length checked");
         self.run_into(&arrays, out)
+    }
+
+    /// The serial fold of a bound whole-array reduction over `inputs` (in the call's order, at most
+    /// [`STACK_INPUTS`]).
+    fn fold_slices<A: Float>(&self, r: &kiln_jit::SerialReduce, inputs: &[&[A]]) -> Result<A> {
+        let mut parts = [kiln_jit::Part::Slice(&[][..]); STACK_INPUTS];
+        for (p, &pos) in parts.iter_mut().zip(&self.order) {
+            *p = kiln_jit::Part::Slice(inputs[pos]);
+        }
+        Ok(r.run(&parts[..self.order.len()])?)
     }
 
     pub(crate) fn count_error(&self, given: usize) -> Error {

@@ -446,15 +446,41 @@ pub(crate) fn check_serial<T: Elem>(
     inputs: &[crate::Part<'_, T>],
     outs: &[&mut [T]],
 ) -> Result<Checked> {
+    let fits = |(i, input): (usize, &crate::Part<'_, T>)| match *input {
+        crate::Part::Slice(s) => s.len() == lens[i],
+        crate::Part::Output(k) => in_place[i] && k < outs.len(),
+    };
+    // the test inline (on every serial call), the message out of line (the cold error path)
+    if inputs.len() == lens.len()
+        && outs.len() == n_outputs
+        && outs.iter().all(|o| o.len() == n)
+        && inputs.iter().enumerate().all(fits)
+    {
+        return Ok(Checked(()));
+    }
+    Err(serial_error(lens, in_place, n, n_outputs, inputs, outs))
+}
+
+/// What [`check_serial`] found wrong.
+#[cold]
+#[inline(never)]
+fn serial_error<T: Elem>(
+    lens: &[usize],
+    in_place: &[bool],
+    n: usize,
+    n_outputs: usize,
+    inputs: &[crate::Part<'_, T>],
+    outs: &[&mut [T]],
+) -> JitError {
     if inputs.len() != lens.len() {
-        return Err(kiln_ir::IrError::Arity {
+        return kiln_ir::IrError::Arity {
             expected: lens.len(),
             got: inputs.len(),
         }
-        .into());
+        .into();
     }
     if outs.len() != n_outputs || outs.iter().any(|o| o.len() != n) {
-        return Err(JitError::BadInput {
+        return JitError::BadInput {
             index: lens.len(),
             name: "output".into(),
             why: format!(
@@ -462,7 +488,7 @@ pub(crate) fn check_serial<T: Elem>(
                 outs.len(),
                 outs.iter().map(|o| o.len()).collect::<Vec<_>>()
             ),
-        });
+        };
     }
     for (i, input) in inputs.iter().enumerate() {
         let ok = match *input {
@@ -470,7 +496,7 @@ pub(crate) fn check_serial<T: Elem>(
             crate::Part::Output(k) => in_place[i] && k < outs.len(),
         };
         if !ok {
-            return Err(JitError::BadInput {
+            return JitError::BadInput {
                 index: i,
                 name: format!("input {i}"),
                 why: match *input {
@@ -481,8 +507,8 @@ pub(crate) fn check_serial<T: Elem>(
                         outs.len()
                     ),
                 },
-            });
+            };
         }
     }
-    Ok(Checked(()))
+    unreachable!("serial_error is called only when check_serial found a mismatch")
 }
