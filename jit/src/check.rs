@@ -446,19 +446,33 @@ pub(crate) fn check_serial<T: Elem>(
     inputs: &[crate::Part<'_, T>],
     outs: &[&mut [T]],
 ) -> Result<Checked> {
-    let fits = |(i, input): (usize, &crate::Part<'_, T>)| match *input {
-        crate::Part::Slice(s) => s.len() == lens[i],
-        crate::Part::Output(k) => in_place[i] && k < outs.len(),
-    };
     // the test inline (on every serial call), the message out of line (the cold error path)
     if inputs.len() == lens.len()
         && outs.len() == n_outputs
         && outs.iter().all(|o| o.len() == n)
-        && inputs.iter().enumerate().all(fits)
+        && inputs
+            .iter()
+            .enumerate()
+            .all(|(i, input)| part_fits(lens, in_place, outs.len(), i, input))
     {
         return Ok(Checked(()));
     }
     Err(serial_error(lens, in_place, n, n_outputs, inputs, outs))
+}
+
+/// Whether input `i` of a serial call fits: a slice of its length, or an output it may read in place.
+#[inline]
+fn part_fits<T: Elem>(
+    lens: &[usize],
+    in_place: &[bool],
+    n_outs: usize,
+    i: usize,
+    input: &crate::Part<'_, T>,
+) -> bool {
+    match *input {
+        crate::Part::Slice(s) => s.len() == lens[i],
+        crate::Part::Output(k) => in_place[i] && k < n_outs,
+    }
 }
 
 /// What [`check_serial`] found wrong.
@@ -491,11 +505,7 @@ fn serial_error<T: Elem>(
         };
     }
     for (i, input) in inputs.iter().enumerate() {
-        let ok = match *input {
-            crate::Part::Slice(s) => s.len() == lens[i],
-            crate::Part::Output(k) => in_place[i] && k < outs.len(),
-        };
-        if !ok {
+        if !part_fits(lens, in_place, outs.len(), i, input) {
             return JitError::BadInput {
                 index: i,
                 name: format!("input {i}"),
