@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""The polynomial coefficients of kiln's vector tanh, sinh and expm1 (`jit/src/vmath/hyperbolic.rs`,
-`jit/src/vmath/exp.rs`): Chebyshev interpolation in mpmath (200-bit arithmetic), rounded to doubles,
-and the relative error of the whole approximation measured over the interval in exact arithmetic.
+"""The polynomial coefficients of kiln's vector tanh, sinh, expm1 and (f32) tan
+(`jit/src/vmath/hyperbolic.rs`, `jit/src/vmath/exp.rs`, `jit/src/vmath/f32x4.rs`): Chebyshev
+interpolation in mpmath (200-bit arithmetic), rounded to doubles (or with `f32`, to floats), and the
+relative error of the whole approximation measured over the interval in exact arithmetic with the
+rounded coefficients.
 
     /tmp/peers/bin/python scripts/fexp_fit.py tanh 10      # x + x^3 P(x^2), |x| <= 0.5493
     /tmp/peers/bin/python scripts/fexp_fit.py sinh 8       # x + x^3 P(x^2), |x| <= 2
     /tmp/peers/bin/python scripts/fexp_fit.py expm1 9      # x + x^2 (1/2 + x P(x)), |x| <= 0.35
+    /tmp/peers/bin/python scripts/fexp_fit.py tanh 4 f32   # the f32 kernels (and `tan`, |x| <= pi/4)
 
 Prints the measured error (as a power of two) and the coefficients, ascending.
 """
@@ -18,9 +21,12 @@ import numpy as np
 m.mp.prec = 200
 
 
+ROUND = float
+
+
 def fit(f, a, b, deg):
     c = m.chebyfit(f, [a, b], deg + 1)
-    return [float(x) for x in c][::-1]
+    return [ROUND(x) for x in c][::-1]
 
 
 def peval(c, x):
@@ -40,7 +46,7 @@ def odd(fn, t, deg):
 
 
 def expm1(t, deg):
-    c = fit(lambda x: (m.expm1(x) - x - x * x / 2) / x**3, m.mpf(-t), m.mpf(t), deg)
+    c = fit(lambda x: (m.expm1(x) - x - x * x / 2) / x**3 if x else m.mpf(1) / 6, m.mpf(-t), m.mpf(t), deg)
     worst = 0
     for x in np.linspace(-t, t, 4001):
         if x == 0:
@@ -51,11 +57,16 @@ def expm1(t, deg):
 
 
 def main():
+    global ROUND
     name, deg = sys.argv[1], int(sys.argv[2])
+    if sys.argv[3:] == ["f32"]:
+        ROUND = lambda x: float(np.float32(float(x)))  # noqa: E731
     if name == "tanh":
         c, worst = odd(m.tanh, 0.5493, deg)
     elif name == "sinh":
         c, worst = odd(m.sinh, 2.0, deg)
+    elif name == "tan":
+        c, worst = odd(m.tan, 0.7854, deg)
     elif name == "expm1":
         c, worst = expm1(0.35, deg)
     else:

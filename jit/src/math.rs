@@ -4,7 +4,8 @@
 //!   arctan, arctan2, arcsinh, arccosh, arctanh, erf, erfc, pow, cbrt and hypot are computed
 //!   in vector registers by the IR polynomials of [`crate::vmath`] on F64X2: f64 vectors directly, a scalar
 //!   splatted into a vector (so a kernel's scalar tail gives the same bits as its vector body); f32
-//!   exp, log, sin, cos, cbrt, arcsin, arccos, arctan and arctan2 natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
+//!   exp, exp2, expm1, log, sin, cos, tan, tanh, sinh, cosh, cbrt, arcsin, arccos, arctan and arctan2
+//!   natively on F32X4, the other f32 functions widened to f64 (two F64X2 per F32X4) with
 //!   the result rounded once to f32 (pow by an f32 algorithm in f64, `vmath::pow::pow_f32`), which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
 //! - Every other libm function (fmod, NumPy's remainder and
@@ -27,7 +28,9 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
     vmath::has_vector(f).then_some(match f {
         MathFn::Tanh | MathFn::Pow => 2,
         // expm1: the reduction's `2^k·s + (2^k - 1)` near |x| = 0.35 (`vmath::exp`); sinh and cosh:
-        // exp's error and the last rounding of `e/2 ± (1/2)/e` (`vmath::hyperbolic`)
+        // exp's error and the last rounding of `e/2 ± (1/2)/e` (`vmath::hyperbolic`). The same in
+        // f32 (native, `vmath::f32x4`): 2 against libm, 1 against the correctly rounded value for
+        // each of tanh, expm1, sinh and cosh; exp2 and tan (the `_` arm) 1 against both
         MathFn::Expm1 | MathFn::Sinh | MathFn::Cosh => 2,
         // libm's (fdlibm's) erfc is itself up to about 2.6 ULP from the correctly rounded value in
         // its tail (mpmath, 200 bits); the vector erfc's own error measured there is below 0.7 ULP

@@ -1,4 +1,5 @@
-//! exp, exp2, expm1 on F64X2.
+//! exp, exp2, expm1 on F64X2, and exp2 and expm1 on F32X4 with f32 constants (`f32x4.rs`:
+//! `FAMILY`; the same algorithms, the figures below are f64's).
 //!
 //! **exp**: `k = nearest(x·log2(e))`, `r = x - k·ln2` by Cody-Waite with FMA (`ln2` split in two
 //! doubles; the first `fma` is exact since `x` and `k·ln2_hi` are multiples of 2^-53 and `|r| < 0.35`),
@@ -135,40 +136,66 @@ pub(crate) fn exp(v: &mut Vb<'_, '_>, x: Value) -> Value {
     exp_dd(v, x, None)
 }
 
+/// The constants of exp2 and expm1 in one precision: exp's ([`ExpConsts`]), exp2's edge and
+/// clamp, expm1's polynomial and edge. [`FAMILY`] for f64, `f32x4::FAMILY` for f32; the algorithms
+/// are the same.
+pub(crate) struct ExpFamily {
+    pub exp: &'static ExpConsts,
+    /// The |x| from which exp2 takes its general path: below, `p·2^k` is normal.
+    pub exp2_edge: f64,
+    /// The interval exp2's general path clamps `x` into (beyond, the result is 0 or inf anyway).
+    pub exp2_clamp: (f64, f64),
+    /// expm1's `P` on |x| < [`EXPM1_SMALL`]: `expm1(x) ≈ x + x²·(1/2 + x·P(x))`.
+    pub expm1_p: &'static [f64],
+    /// The x from which expm1 takes its general path (where exp's fast path ends).
+    pub expm1_edge: f64,
+}
+
+/// f64's exp2 and expm1: exp2's general path from |x| >= 1020, clamped to [-1080, 1025];
+/// [`EXPM1_P`]; expm1's general path from x >= 708.
+pub(crate) const FAMILY: ExpFamily = ExpFamily {
+    exp: &F64,
+    exp2_edge: 1020.0,
+    exp2_clamp: (-1080.0, 1025.0),
+    expm1_p: &EXPM1_P,
+    expm1_edge: 708.0,
+};
+
 /// `(k, p)` with `2^x = p·2^k` (`k = nearest(x)`): `r = x - k` exactly, `t = r·ln2` as a
-/// double-double (`fma` residual), `p = e^t_hi · (1 + t_lo)`.
-fn exp2_parts(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
+/// double-double (`fma` residual; in f32 a pair of floats), `p = e^t_hi · (1 + t_lo)`.
+fn exp2_parts(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value) -> (Value, Value) {
     let k = v.nearest(x);
     let r = v.sub(x, k);
-    let ln2 = v.c(F64.ln2_hi);
+    let ln2 = v.c(c.ln2_hi);
     let t = v.mul(r, ln2);
     let nt = v.neg(t);
     let e = v.fma(r, ln2, nt);
-    let ln2lo = v.c(F64.ln2_lo);
+    let ln2lo = v.c(c.ln2_lo);
     let tl = v.fma(r, ln2lo, e);
-    let p = exp_poly(v, &F64, t);
+    let p = exp_poly(v, c, t);
     (k, v.fma(p, tl, p))
 }
 
-/// The |x| from which exp2 takes its general path: below, `p·2^k` is normal.
-pub(crate) const EXP2_EDGE: f64 = 1020.0;
-
-/// `2^x`: for |x| < [`EXP2_EDGE`], [`exp2_parts`] with `k` added into the exponent field; a vector
-/// with a lane beyond (or NaN) takes the general path: `x` clamped to [-1080, 1025] and two exact
+/// `2^x`: for |x| < `exp2_edge`, [`exp2_parts`] with `k` added into the exponent field; a vector
+/// with a lane beyond (or NaN) takes the general path: `x` clamped to `exp2_clamp` and two exact
 /// scalings, which give a normal lane the same bits.
-pub(crate) fn exp2(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    let (k, p) = exp2_parts(v, x);
+pub(crate) fn exp2(v: &mut Vb<'_, '_>, c: &ExpFamily, x: Value) -> Value {
+    let (k, p) = exp2_parts(v, c.exp, x);
     let fast = v.ldexp_fast(p, k);
     let x2 = v.mul(x, x);
-    let edge = v.cmpc(FloatCC::UnorderedOrGreaterThanOrEqual, x2, EXP2_EDGE * EXP2_EDGE);
+    let edge = v.cmpc(
+        FloatCC::UnorderedOrGreaterThanOrEqual,
+        x2,
+        c.exp2_edge * c.exp2_edge,
+    );
     v.guard(edge, fast, |v| {
-        let x = clamp(v, x, -1080.0, 1025.0);
-        let (k, p) = exp2_parts(v, x);
+        let x = clamp(v, x, c.exp2_clamp.0, c.exp2_clamp.1);
+        let (k, p) = exp2_parts(v, c.exp, x);
         v.scale(p, k)
     })
 }
 
-/// expm1's polynomial on |x| < [`EXPM1_SMALL`]: `P` with `expm1(x) ≈ x + x²·(1/2 + x·P(x))`,
+/// expm1's polynomial on |x| < [`EXPM1_SMALL`] in f64: `P` with `expm1(x) ≈ x + x²·(1/2 + x·P(x))`,
 /// Chebyshev interpolation of `(expm1(x) - x - x²/2)/x³` on [-0.35, 0.35] (mpmath `chebyfit`,
 /// 200-bit arithmetic, degree 9, `scripts/fexp_fit.py`), rounded to doubles: the whole
 /// approximation is within 2^-58.5 of expm1 (relative), measured over the interval.
@@ -189,40 +216,38 @@ pub(crate) const EXPM1_P: [f64; 10] = [
 /// `k != 0`).
 pub(crate) const EXPM1_SMALL: f64 = 0.35;
 
-/// The x from which expm1 takes its general path (exp's fast path ends at 708).
-pub(crate) const EXPM1_EDGE: f64 = 708.0;
-
-/// Below this x, expm1 is -1 (e^-60 is far below half an ULP of 1): the reduction's `x` is clamped
-/// to it, so that `2^k` stays normal.
+/// Below this x, expm1 is -1 (e^-60 is far below half an ULP of 1, in f64 and f32): the
+/// reduction's `x` is clamped to it, so that `2^k` stays normal.
 pub(crate) const EXPM1_LOW: f64 = -60.0;
 
 /// `e^x - 1`: on |x| < [`EXPM1_SMALL`] the polynomial `x + x²·(1/2 + x·P(x))`; beyond, exp's
 /// reduction `e^x = (1 + s)·2^k` with `expm1 = 2^k·s + (2^k - 1)` in one `fma` (`2^k - 1` is exact
 /// for the `k` that matter, `x` clamped below at [`EXPM1_LOW`]); the sign of x copied last (the
-/// sign of expm1 is the sign of x: -0.0 stays -0.0). A vector with a lane of x >= [`EXPM1_EDGE`]
-/// or NaN branches to the general path, `exp(x) - 1` for those lanes (inf beyond 709.78, NaN for NaN).
-pub(crate) fn expm1(v: &mut Vb<'_, '_>, x: Value) -> Value {
+/// sign of expm1 is the sign of x: -0.0 stays -0.0). A vector with a lane of x >= `expm1_edge`
+/// or NaN branches to the general path, `exp(x) - 1` for those lanes (inf beyond the overflow of
+/// exp, NaN for NaN).
+pub(crate) fn expm1(v: &mut Vb<'_, '_>, c: &ExpFamily, x: Value) -> Value {
     use FloatCC::*;
-    let fast = expm1_fast(v, x);
-    let edge = v.cmpc(UnorderedOrGreaterThanOrEqual, x, EXPM1_EDGE);
+    let fast = expm1_fast(v, c, x);
+    let edge = v.cmpc(UnorderedOrGreaterThanOrEqual, x, c.expm1_edge);
     v.guard(edge, fast, |v| {
-        let e = exp(v, x);
+        let e = exp_with(v, c.exp, x, None);
         let e = v.addc(e, -1.0);
         v.sel(edge, e, fast)
     })
 }
 
-/// [`expm1`] for x < [`EXPM1_EDGE`].
-fn expm1_fast(v: &mut Vb<'_, '_>, x: Value) -> Value {
+/// [`expm1`] for x < `expm1_edge`.
+fn expm1_fast(v: &mut Vb<'_, '_>, c: &ExpFamily, x: Value) -> Value {
     use FloatCC::*;
     let x2 = v.mul(x, x);
-    let p = v.poly2(x, x2, &EXPM1_P);
+    let p = v.poly2(x, x2, c.expm1_p);
     let half = v.c(0.5);
     let t = v.fma(x, p, half);
     let small = v.fma(x2, t, x);
     let low = v.cmpc(LessThan, x, EXPM1_LOW);
     let xc = v.selc(low, EXPM1_LOW, x);
-    let (k, s) = exp_parts(v, &F64, xc, None);
+    let (k, s) = exp_parts(v, c.exp, xc, None);
     let tk = v.pow2(k);
     let tk1 = v.addc(tk, -1.0);
     let big = v.fma(tk, s, tk1);

@@ -1,7 +1,8 @@
 //! Vector math: transcendentals as straight-line Cranelift IR on F64X2, with no call on the fast path.
 //!
-//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin, cos and cbrt, four f32
-//! lanes: `f32x4.rs`, `cbrt.rs`; for f32 arcsin, arccos, arctan and arctan2 `atan.rs` on F32X4) from range reduction, a polynomial and reconstruction by exponent arithmetic.
+//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin, cos, tan and cbrt,
+//! four f32 lanes: `f32x4.rs`, `cbrt.rs`; for f32 exp2, expm1, tanh, sinh and cosh `exp.rs` and
+//! `hyperbolic.rs` on f32 constants from `f32x4.rs`; for f32 arcsin, arccos, arctan and arctan2 `atan.rs` on F32X4) from range reduction, a polynomial and reconstruction by exponent arithmetic.
 //! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
 //! would slow the common case, by a branch to a general path taken only when some lane of the vector
 //! needs it; the few arguments a function cannot reduce accurately (sin, cos and tan of |x| > 2^20, or
@@ -12,7 +13,7 @@
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
-//! (f32 exp, log, sin, cos), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
+//! (f32 exp, log, sin, cos, tan, and the f32 constants of exp2, expm1, tanh, sinh, cosh), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
 //! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument).
 //! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
@@ -21,8 +22,8 @@
 //! formulas of the inverse hyperbolic functions) are fdlibm's (Sun Microsystems,
 //! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
 //! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp,
-//! expm1, tanh, sinh and pow polynomials are fitted here (Chebyshev interpolation in mpmath,
-//! `scripts/fexp_fit.py` for expm1, tanh and sinh) or Taylor series (the tail of pow's double-double
+//! expm1, tanh, sinh, f32 tan and pow polynomials are fitted here (Chebyshev interpolation in mpmath,
+//! `scripts/fexp_fit.py` for expm1, tanh, sinh and f32 tan) or Taylor series (the tail of pow's double-double
 //! log), whose coefficients are exact facts.
 
 // The coefficients are quoted with the digits their sources give (fdlibm prints 21), and fdlibm's
@@ -90,9 +91,15 @@ pub fn has_f32(f: MathFn) -> bool {
     matches!(
         f,
         MathFn::Exp
+            | MathFn::Exp2
+            | MathFn::Expm1
             | MathFn::Log
             | MathFn::Sin
             | MathFn::Cos
+            | MathFn::Tan
+            | MathFn::Tanh
+            | MathFn::Sinh
+            | MathFn::Cosh
             | MathFn::Arcsin
             | MathFn::Arccos
             | MathFn::Arctan
@@ -111,9 +118,15 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
     };
     match f {
         MathFn::Exp => f32x4::exp(&mut v, args[0]),
+        MathFn::Exp2 => exp::exp2(&mut v, &f32x4::FAMILY, args[0]),
+        MathFn::Expm1 => exp::expm1(&mut v, &f32x4::FAMILY, args[0]),
         MathFn::Log => f32x4::log(&mut v, args[0]),
         MathFn::Sin => f32x4::sin(&mut v, args[0]),
         MathFn::Cos => f32x4::cos(&mut v, args[0]),
+        MathFn::Tan => f32x4::tan(&mut v, args[0]),
+        MathFn::Tanh => hyperbolic::tanh(&mut v, &f32x4::HYP, args[0]),
+        MathFn::Sinh => hyperbolic::sinh(&mut v, &f32x4::HYP, args[0]),
+        MathFn::Cosh => hyperbolic::cosh(&mut v, &f32x4::HYP, args[0]),
         MathFn::Arcsin => atan::asin(&mut v, args[0]),
         MathFn::Arccos => atan::acos(&mut v, args[0]),
         MathFn::Arctan => atan::atan(&mut v, args[0]),
@@ -134,8 +147,8 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
     let x = args[0];
     match f {
         MathFn::Exp => exp::exp(&mut v, x),
-        MathFn::Exp2 => exp::exp2(&mut v, x),
-        MathFn::Expm1 => exp::expm1(&mut v, x),
+        MathFn::Exp2 => exp::exp2(&mut v, &exp::FAMILY, x),
+        MathFn::Expm1 => exp::expm1(&mut v, &exp::FAMILY, x),
         MathFn::Log => log::log(&mut v, x),
         MathFn::Log2 => log::log2(&mut v, x),
         MathFn::Log10 => log::log10(&mut v, x),
@@ -143,12 +156,12 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Sin => trig::sin(&mut v, x),
         MathFn::Cos => trig::cos(&mut v, x),
         MathFn::Tan => trig::tan(&mut v, x),
-        MathFn::Tanh => hyperbolic::tanh(&mut v, x),
+        MathFn::Tanh => hyperbolic::tanh(&mut v, &hyperbolic::HYP, x),
         MathFn::Pow => pow::pow(&mut v, x, args[1]),
         MathFn::Erf => erf::erf(&mut v, x),
         MathFn::Erfc => erf::erfc(&mut v, x),
-        MathFn::Sinh => hyperbolic::sinh(&mut v, x),
-        MathFn::Cosh => hyperbolic::cosh(&mut v, x),
+        MathFn::Sinh => hyperbolic::sinh(&mut v, &hyperbolic::HYP, x),
+        MathFn::Cosh => hyperbolic::cosh(&mut v, &hyperbolic::HYP, x),
         MathFn::Arcsin => atan::asin(&mut v, x),
         MathFn::Arccos => atan::acos(&mut v, x),
         MathFn::Arctan => atan::atan(&mut v, x),

@@ -1,4 +1,4 @@
-//! sin, cos, tan on F64X2 (f32 sin and cos are native in `f32x4.rs`; f32 tan widens to these).
+//! sin, cos, tan on F64X2 (f32 sin, cos and tan are native in `f32x4.rs`).
 //!
 //! Reduction (Cody-Waite with FMA, for |x| <= 2^20): `q = nearest(x·2/pi)`, then `x - q·pi/2` as a
 //! double-double `y = yh + yl`, with pi/2 split in three doubles C1 + C2 + C3 (159 bits): `x - q·C1` is

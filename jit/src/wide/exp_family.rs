@@ -1,112 +1,195 @@
 //! exp2, expm1, tanh, sinh and cosh at full width: `vmath::exp`'s exp2 and expm1 and
 //! `vmath::hyperbolic` written per lane (the operations in the order the inline code emits them,
 //! its constants, `mul_add` where it emits `fma`), compiled by `lanes.rs`'s loop for each level.
-//! f32 is the f64 algorithm on the widened lane, rounded once, as the inline code computes it.
+//! One algorithm for both types ([`Family`]): f64 on `vmath::exp::FAMILY` and
+//! `vmath::hyperbolic::HYP`, f32 natively on `vmath::f32x4::FAMILY` and `vmath::f32x4::HYP`, as
+//! the inline code computes each.
 //!
-//! Where the inline code branches per vector to a general path (exp2: |x| >= 1020 or NaN; expm1:
-//! x >= 708 or NaN; sinh: |x| >= 708; cosh: |x| >= 708 or NaN), the general path gives the other
-//! lanes the fast path's bits, so the chunk of 16 lanes takes it instead; tanh has no branch.
+//! Where the inline code branches per vector to a general path (exp2: |x| >= 1020, f32 125, or NaN;
+//! expm1: x >= 708, f32 87, or NaN; sinh: |x| >= 708, f32 88; cosh: the same or NaN), the general
+//! path gives the other lanes the fast path's bits, so the chunk of 16 lanes takes it instead; tanh
+//! has no branch.
 
-use super::lanes::{
-    Lane, Paths, clamp, exp_general, exp_parts, exp_reduce, map, poly2, scale, sel, widened_f32,
-};
-use crate::vmath::exp::{EXP2_EDGE, EXPM1_EDGE, EXPM1_LOW, EXPM1_P, EXPM1_SMALL, F64 as EXP64};
-use crate::vmath::hyperbolic::{HYP_CLAMP, HYP_EDGE, SINH_P, SINH_SMALL, TANH_ONE, TANH_P, TANH_SMALL};
+use super::lanes::{Lane, Paths, clamp, exp_general, exp_parts, map, poly2, scale, sel};
+use crate::vmath::exp::{EXPM1_LOW, EXPM1_SMALL, ExpFamily, FAMILY as FAM64};
+use crate::vmath::f32x4::{FAMILY as FAM32, HYP as HYP32};
+use crate::vmath::hyperbolic::{HYP as HYP64, Hyp, RECIP_MAX, SINH_SMALL, TANH_ONE, TANH_SMALL};
+
+/// One type's constants and polynomials (each polynomial split into even and odd halves by
+/// `poly2`, whose sizes are const parameters).
+trait Family: Lane + std::ops::Div<Output = Self> {
+    const FAM: &'static ExpFamily;
+    const HYP: &'static Hyp;
+    fn abs(self) -> Self;
+    /// `|self|` with the sign bit of `s` (`vmath::Vb::copysign`).
+    fn copysign(self, s: Self) -> Self;
+    /// exp's `Q(r)` (`r2 = r²`).
+    fn exp_q(r: Self, r2: Self) -> Self;
+    /// `lanes::exp_parts` on this type's exp.
+    fn exp_parts(x: Self) -> (Self, Self);
+    /// `lanes::exp_general` on this type's exp.
+    fn exp_general(x: Self) -> Self;
+    /// expm1's `P(x)` (`x2 = x²`).
+    fn expm1_p(x: Self, x2: Self) -> Self;
+    /// tanh's `P(z)` (`z2 = z²`).
+    fn tanh_p(z: Self, z2: Self) -> Self;
+    /// sinh's `P(z)` (`z2 = z²`).
+    fn sinh_p(z: Self, z2: Self) -> Self;
+}
+
+macro_rules! family {
+    ($t:ty, $fam:expr, $hyp:expr, $q:literal $qo:literal, $m:literal $mo:literal,
+     $th:literal $tho:literal, $sh:literal $sho:literal) => {
+        impl Family for $t {
+            const FAM: &'static ExpFamily = &$fam;
+            const HYP: &'static Hyp = &$hyp;
+            #[inline(always)]
+            fn abs(self) -> $t {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn copysign(self, s: $t) -> $t {
+                <$t>::copysign(self, s)
+            }
+            #[inline(always)]
+            fn exp_q(r: $t, r2: $t) -> $t {
+                poly2::<$t, $q, $qo>(r, r2, $fam.exp.q)
+            }
+            #[inline(always)]
+            fn exp_parts(x: $t) -> ($t, $t) {
+                exp_parts::<$t, $q, $qo>($fam.exp, x)
+            }
+            #[inline(always)]
+            fn exp_general(x: $t) -> $t {
+                exp_general::<$t, $q, $qo>($fam.exp, x)
+            }
+            #[inline(always)]
+            fn expm1_p(x: $t, x2: $t) -> $t {
+                poly2::<$t, $m, $mo>(x, x2, $fam.expm1_p)
+            }
+            #[inline(always)]
+            fn tanh_p(z: $t, z2: $t) -> $t {
+                poly2::<$t, $th, $tho>(z, z2, $hyp.tanh_p)
+            }
+            #[inline(always)]
+            fn sinh_p(z: $t, z2: $t) -> $t {
+                poly2::<$t, $sh, $sho>(z, z2, $hyp.sinh_p)
+            }
+        }
+    };
+}
+
+family!(f64, FAM64, HYP64, 5 5, 5 5, 6 5, 5 4);
+family!(f32, FAM32, HYP32, 3 2, 3 2, 3 2, 3 2);
+
+/// `vmath::exp::exp_reduce` (no correction): `(k, e^r)`.
+#[inline(always)]
+fn exp_reduce<T: Family>(x: T) -> (T, T) {
+    let (k, s) = T::exp_parts(x);
+    (k, s + T::c(1.0))
+}
 
 /// `vmath::exp::exp2_parts`: `(k, p)` with `2^x = p·2^k`.
 #[inline(always)]
-fn exp2_parts(x: f64) -> (f64, f64) {
+fn exp2_parts<T: Family>(x: T) -> (T, T) {
+    let c = T::FAM.exp;
     let k = x.round_ties_even();
     let r = x - k;
-    let t = r * EXP64.ln2_hi;
+    let ln2 = T::c(c.ln2_hi);
+    let t = r * ln2;
     let nt = -t;
-    let e = r.mul_add(EXP64.ln2_hi, nt);
-    let tl = r.mul_add(EXP64.ln2_lo, e);
+    let e = r.mul_add(ln2, nt);
+    let tl = r.mul_add(T::c(c.ln2_lo), e);
     // exp_poly(t)
     let t2 = t * t;
-    let q = poly2::<f64, 5, 5>(t, t2, EXP64.q);
+    let q = T::exp_q(t, t2);
     let s = t2.mul_add(q, t);
-    let p = s + 1.0;
+    let p = s + T::c(1.0);
     (k, p.mul_add(tl, p))
 }
 
-/// `vmath::hyperbolic::odd_poly`: `x + x³·P(x²)`.
+/// `vmath::hyperbolic::odd_poly`: `x + x³·P(x²)`, `P` tanh's or (`tanh` false) sinh's.
 #[inline(always)]
-fn odd_poly<const E: usize, const O: usize>(x: f64, z: f64, p: &[f64]) -> f64 {
+fn odd_poly<T: Family>(x: T, z: T, tanh: bool) -> T {
     let z2 = z * z;
-    let q = poly2::<f64, E, O>(z, z2, p);
+    let q = if tanh { T::tanh_p(z, z2) } else { T::sinh_p(z, z2) };
     let x3 = x * z;
     x3.mul_add(q, x)
 }
 
 /// `vmath::exp::expm1_fast`.
 #[inline(always)]
-fn expm1_fast(x: f64) -> f64 {
+fn expm1_fast<T: Family>(x: T) -> T {
     let x2 = x * x;
-    let p = poly2::<f64, 5, 5>(x, x2, &EXPM1_P);
-    let t = x.mul_add(p, 0.5);
+    let p = T::expm1_p(x, x2);
+    let t = x.mul_add(p, T::c(0.5));
     let small = x2.mul_add(t, x);
-    let xc = sel(x < EXPM1_LOW, EXPM1_LOW, x);
-    let (k, s) = exp_parts::<f64, 5, 5>(&EXP64, xc);
+    let low = T::c(EXPM1_LOW);
+    let xc = sel(x < low, low, x);
+    let (k, s) = T::exp_parts(xc);
     let tk = k.pow2();
-    let tk1 = tk + -1.0;
+    let tk1 = tk + T::c(-1.0);
     let big = tk.mul_add(s, tk1);
-    let r = sel(x.abs() < EXPM1_SMALL, small, big);
+    let r = sel(x.abs() < T::c(EXPM1_SMALL), small, big);
     r.copysign(x)
 }
 
 /// `vmath::hyperbolic::exp_pair`'s `e/2 ± (1/2)/e`.
 #[inline(always)]
-fn combine(e: f64, plus: bool) -> f64 {
-    let h = e * 0.5;
-    let q = 0.5 / e;
+fn combine<T: Family>(e: T, plus: bool) -> T {
+    let h = e * T::c(0.5);
+    let m = T::c(RECIP_MAX);
+    let ec = sel(e > m, m, e);
+    let q = T::c(0.5) / ec;
     if plus { h + q } else { h - q }
 }
 
 /// `vmath::hyperbolic::exp_pair`'s fast path.
 #[inline(always)]
-fn pair_fast(ax: f64, plus: bool) -> f64 {
-    let (k, p) = exp_reduce::<f64, 5, 5>(&EXP64, ax);
+fn pair_fast<T: Family>(ax: T, plus: bool) -> T {
+    let (k, p) = exp_reduce(ax);
     combine(p.ldexp_fast(k), plus)
 }
 
 /// `vmath::hyperbolic::exp_pair`'s general path.
 #[inline(always)]
-fn pair_general(ax: f64, plus: bool) -> f64 {
-    let a = sel(ax > HYP_CLAMP, HYP_CLAMP, ax);
-    let (k, p) = exp_reduce::<f64, 5, 5>(&EXP64, a);
+fn pair_general<T: Family>(ax: T, plus: bool) -> T {
+    let clamp = T::c(T::HYP.clamp);
+    let a = sel(ax > clamp, clamp, ax);
+    let (k, p) = exp_reduce(a);
     let r = combine(scale(p, k), plus);
-    let h = scale(p, k + -1.0);
-    sel(a >= HYP_EDGE, h, r)
+    let h = scale(p, k + T::c(-1.0));
+    sel(a >= T::c(T::HYP.edge), h, r)
 }
 
 /// `vmath::hyperbolic::sinh` with `big` the exp pair of |x|.
 #[inline(always)]
-fn sinh_with(x: f64, big: f64) -> f64 {
+fn sinh_with<T: Family>(x: T, big: T) -> T {
     let z = x * x;
-    let small = odd_poly::<5, 4>(x, z, &SINH_P);
+    let small = odd_poly(x, z, false);
     let big = big.copysign(x);
     // UnorderedOrLessThan: NaN takes the polynomial
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let is_small = !(x.abs() >= SINH_SMALL);
+    let is_small = !(x.abs() >= T::c(SINH_SMALL));
     sel(is_small, small, big)
 }
 
 /// `vmath::hyperbolic::tanh`.
 #[inline(always)]
-fn tanh_lane(x: f64) -> f64 {
+fn tanh_lane<T: Family>(x: T) -> T {
     let z = x * x;
-    let small = odd_poly::<6, 5>(x, z, &TANH_P);
+    let small = odd_poly(x, z, true);
     let ax = x.abs();
-    let a = sel(ax > TANH_ONE, TANH_ONE, ax);
+    let one = T::c(TANH_ONE);
+    let a = sel(ax > one, one, ax);
     let a2 = a + a;
-    let (k, p) = exp_reduce::<f64, 5, 5>(&EXP64, a2);
+    let (k, p) = exp_reduce(a2);
     let e = p.ldexp_fast(k);
-    let e1 = e + 1.0;
-    let q = 2.0 / e1;
-    let big = 1.0 - q;
+    let e1 = e + T::c(1.0);
+    let q = T::c(2.0) / e1;
+    let big = T::c(1.0) - q;
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let is_small = !(ax >= TANH_SMALL);
+    let is_small = !(ax >= T::c(TANH_SMALL));
     sel(is_small, small, big).copysign(x)
 }
 
@@ -116,89 +199,89 @@ pub(super) struct Tanh;
 pub(super) struct Sinh;
 pub(super) struct Cosh;
 
-impl Paths<f64> for Exp2 {
+impl<T: Family> Paths<T> for Exp2 {
     #[inline(always)]
-    fn fast_ok(x: f64) -> bool {
-        x * x < EXP2_EDGE * EXP2_EDGE
+    fn fast_ok(x: T) -> bool {
+        let e = T::FAM.exp2_edge;
+        x * x < T::c(e * e)
     }
     #[inline(always)]
-    fn fast(x: f64) -> f64 {
+    fn fast(x: T) -> T {
         let (k, p) = exp2_parts(x);
         p.ldexp_fast(k)
     }
     #[inline(always)]
-    fn general(x: f64) -> f64 {
-        let x = clamp(x, -1080.0, 1025.0);
+    fn general(x: T) -> T {
+        let (lo, hi) = T::FAM.exp2_clamp;
+        let x = clamp(x, lo, hi);
         let (k, p) = exp2_parts(x);
         scale(p, k)
     }
 }
 
-impl Paths<f64> for Expm1 {
+impl<T: Family> Paths<T> for Expm1 {
     #[inline(always)]
-    fn fast_ok(x: f64) -> bool {
-        x < EXPM1_EDGE
+    fn fast_ok(x: T) -> bool {
+        x < T::c(T::FAM.expm1_edge)
     }
     #[inline(always)]
-    fn fast(x: f64) -> f64 {
+    fn fast(x: T) -> T {
         expm1_fast(x)
     }
     #[inline(always)]
-    fn general(x: f64) -> f64 {
+    fn general(x: T) -> T {
         let fast = expm1_fast(x);
-        let e = exp_general::<f64, 5, 5>(&EXP64, x) + -1.0;
+        let e = T::exp_general(x) + T::c(-1.0);
         sel(Self::fast_ok(x), fast, e)
     }
 }
 
-impl Paths<f64> for Tanh {
+impl<T: Family> Paths<T> for Tanh {
     #[inline(always)]
-    fn fast_ok(_: f64) -> bool {
+    fn fast_ok(_: T) -> bool {
         true
     }
     #[inline(always)]
-    fn fast(x: f64) -> f64 {
+    fn fast(x: T) -> T {
         tanh_lane(x)
     }
     #[inline(always)]
-    fn general(x: f64) -> f64 {
+    fn general(x: T) -> T {
         tanh_lane(x)
     }
 }
 
-impl Paths<f64> for Sinh {
+impl<T: Family> Paths<T> for Sinh {
     #[inline(always)]
-    fn fast_ok(x: f64) -> bool {
+    fn fast_ok(x: T) -> bool {
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        let ok = !(x.abs() >= HYP_EDGE);
+        let ok = !(x.abs() >= T::c(T::HYP.edge));
         ok
     }
     #[inline(always)]
-    fn fast(x: f64) -> f64 {
+    fn fast(x: T) -> T {
         sinh_with(x, pair_fast(x.abs(), false))
     }
     #[inline(always)]
-    fn general(x: f64) -> f64 {
+    fn general(x: T) -> T {
         sinh_with(x, pair_general(x.abs(), false))
     }
 }
 
-impl Paths<f64> for Cosh {
+impl<T: Family> Paths<T> for Cosh {
     #[inline(always)]
-    fn fast_ok(x: f64) -> bool {
-        x.abs() < HYP_EDGE
+    fn fast_ok(x: T) -> bool {
+        x.abs() < T::c(T::HYP.edge)
     }
     #[inline(always)]
-    fn fast(x: f64) -> f64 {
+    fn fast(x: T) -> T {
         pair_fast(x.abs(), true)
     }
     #[inline(always)]
-    fn general(x: f64) -> f64 {
+    fn general(x: T) -> T {
         pair_general(x.abs(), true)
     }
 }
-
-widened_f32!(Exp2 Expm1 Tanh Sinh Cosh);
 
 super::lanes::levels! {
     exp2_64: f64, Exp2;

@@ -5,7 +5,7 @@
 use crate::vmath::exp::{ExpConsts, F64 as EXP64};
 use crate::vmath::f32x4::{
     C as T32_C, PIO2_1 as T32_PIO2_1, PIO2_2 as T32_PIO2_2, PIO2_3 as T32_PIO2_3,
-    REDUCE_MAX as T32_REDUCE_MAX, S as T32_S, TINY as T32_TINY, TWO_OVER_PI as T32_TWO_OVER_PI,
+    REDUCE_MAX as T32_REDUCE_MAX, S as T32_S, T as T32_T, TINY as T32_TINY, TWO_OVER_PI as T32_TWO_OVER_PI,
 };
 use crate::vmath::f32x4::{
     F32 as EXP32, FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, LG as LG32, MIN_NORMAL as MIN_NORMAL_32,
@@ -611,6 +611,49 @@ fn cos32_fast(x: f32) -> f32 {
     quadrant32(s, c, n.wrapping_add(1))
 }
 
+/// `vmath::f32x4::tan` before its slow path.
+#[inline(always)]
+fn tan32_fast(x: f32) -> f32 {
+    let c = <f32 as Lane>::c;
+    let q = (x * c(T32_TWO_OVER_PI)).round_ties_even();
+    let nq = -q;
+    let r1 = nq.mul_add(c(T32_PIO2_1), x);
+    let p2 = c(T32_PIO2_2);
+    let ph = nq * p2;
+    let nph = -ph;
+    let pl = nq.mul_add(p2, nph);
+    // two_sum(r1, ph)
+    let s = r1 + ph;
+    let bb = s - r1;
+    let t = s - bb;
+    let ea = r1 - t;
+    let eb = ph - bb;
+    let e = ea + eb;
+    let l = nq.mul_add(c(T32_PIO2_3), pl);
+    let lo = e + l;
+    // fast_two_sum(s, lo)
+    let r = s + lo;
+    let t = r - s;
+    let rl = lo - t;
+    let odd = (q + 12582912.0).to_bits() & 1 == 1;
+    let z = r * r;
+    let z2 = z * z;
+    let p = poly2::<f32, 4, 3>(z, z2, &T32_T);
+    let r3 = z * r;
+    let d = rl.mul_add(z, rl);
+    let cc = r3.mul_add(p, d);
+    // fast_two_sum(r, cc)
+    let w = r + cc;
+    let t = w - r;
+    let lo = cc - t;
+    let a = -1.0 / w;
+    let d = a.mul_add(w, 1.0);
+    let d = a.mul_add(lo, d);
+    let ro = a.mul_add(d, a);
+    let res = sel(odd, ro, w);
+    sel(x.abs() < T32_TINY as f32, x, res)
+}
+
 /// Whether `x` stays off the inline trig's slow path (`Vb::slow_path` where `|x| > max`; NaN does
 /// not take it).
 #[inline(always)]
@@ -654,23 +697,7 @@ trig_paths! {
     Tan: f64, T64_REDUCE_MAX, tan64_fast, Tan;
     Sin: f32, T32_REDUCE_MAX, sin32_fast, Sin;
     Cos: f32, T32_REDUCE_MAX, cos32_fast, Cos;
-}
-
-/// f32 tan as the inline code computes it: f64 tan of the widened lane (with f64's slow path),
-/// rounded once.
-impl Paths<f32> for Tan {
-    #[inline(always)]
-    fn fast_ok(x: f32) -> bool {
-        trig_fast_ok(x as f64, T64_REDUCE_MAX)
-    }
-    #[inline(always)]
-    fn fast(x: f32) -> f32 {
-        tan64_fast(x as f64) as f32
-    }
-    #[inline(always)]
-    fn general(x: f32) -> f32 {
-        <Tan as Paths<f64>>::general(x as f64) as f32
-    }
+    Tan: f32, T32_REDUCE_MAX, tan32_fast, Tan;
 }
 
 /// sin and cos of one argument, `xs` in place to sin, `ys` to cos: per chunk the same branch as
@@ -780,7 +807,7 @@ macro_rules! levels {
 pub(super) use levels;
 
 /// `Paths<f32>` of each of these families as the inline code computes f32: the f64 paths of the
-/// widened lane (with f64's general path), rounded once (`exp_family.rs`, `logs.rs`).
+/// widened lane (with f64's general path), rounded once (`logs.rs`).
 macro_rules! widened_f32 {
     ($($f:ident)*) => {
         $(

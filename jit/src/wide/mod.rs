@@ -22,8 +22,8 @@
 //! number; log: the subnormal scaling and the special-value selects leave a normal positive lane as
 //! it was), so a lane's result never depends on its neighbours, and the routines here take the same
 //! branch per chunk of 16 lanes instead of per vector of 2 or 4. sin, cos and tan follow
-//! `vmath::trig` (f64, and f32 tan, which the inline code computes in f64 and rounds once) and
-//! `vmath::f32x4` (f32 sin and cos): the reduction, kernels, quadrant selects and sign flips per
+//! `vmath::trig` (f64) and
+//! `vmath::f32x4` (f32 sin, cos and tan): the reduction, kernels, quadrant selects and sign flips per
 //! lane; their slow path is the inline code's per-lane call of the host function where
 //! |x| > 2^20 (f64) or 2^16 (f32), which replaces just those lanes, so a chunk holding such a lane
 //! computes each lane by the same rule. A kernel with sin and cos of one argument calls
