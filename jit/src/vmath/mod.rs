@@ -1,8 +1,10 @@
 //! Vector math: transcendentals as straight-line Cranelift IR on F64X2, with no call on the fast path.
 //!
-//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin, cos, tan and cbrt,
-//! four f32 lanes: `f32x4.rs`, `cbrt.rs`; for f32 exp2, expm1, tanh, sinh and cosh `exp.rs` and
-//! `hyperbolic.rs` on f32 constants from `f32x4.rs`; for f32 arcsin, arccos, arctan and arctan2 `atan.rs` on F32X4) from range reduction, a polynomial and reconstruction by exponent arithmetic.
+//! Every function here computes two f64 lanes at once (or, for f32 exp, log, log2, log10, log1p, sin,
+//! cos, tan and cbrt, four f32 lanes: `f32x4.rs`, `cbrt.rs`; for f32 exp2, expm1, tanh, sinh and
+//! cosh `exp.rs` and `hyperbolic.rs` on f32 constants from `f32x4.rs`; for f32 arcsin, arccos,
+//! arctan and arctan2 `atan.rs` on F32X4, for f32 arcsinh, arccosh and arctanh `arc_hyp.rs`) from
+//! range reduction, a polynomial and reconstruction by exponent arithmetic.
 //! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
 //! would slow the common case, by a branch to a general path taken only when some lane of the vector
 //! needs it; the few arguments a function cannot reduce accurately (sin, cos and tan of |x| > 2^20, or
@@ -13,8 +15,9 @@
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
-//! (f32 exp, log, sin, cos, tan, and the f32 constants of exp2, expm1, tanh, sinh, cosh), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
-//! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument).
+//! (f32 exp, log, log2, log10, log1p, sin, cos, tan, and the f32 constants of exp2, expm1, tanh,
+//! sinh, cosh), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
+//! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument, both types).
 //! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
@@ -94,6 +97,9 @@ pub fn has_f32(f: MathFn) -> bool {
             | MathFn::Exp2
             | MathFn::Expm1
             | MathFn::Log
+            | MathFn::Log2
+            | MathFn::Log10
+            | MathFn::Log1p
             | MathFn::Sin
             | MathFn::Cos
             | MathFn::Tan
@@ -105,6 +111,9 @@ pub fn has_f32(f: MathFn) -> bool {
             | MathFn::Arctan
             | MathFn::Arctan2
             | MathFn::Cbrt
+            | MathFn::Arcsinh
+            | MathFn::Arccosh
+            | MathFn::Arctanh
     )
 }
 
@@ -121,6 +130,9 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Exp2 => exp::exp2(&mut v, &f32x4::FAMILY, args[0]),
         MathFn::Expm1 => exp::expm1(&mut v, &f32x4::FAMILY, args[0]),
         MathFn::Log => f32x4::log(&mut v, args[0]),
+        MathFn::Log2 => f32x4::log2(&mut v, args[0]),
+        MathFn::Log10 => f32x4::log10(&mut v, args[0]),
+        MathFn::Log1p => f32x4::log1p(&mut v, args[0]),
         MathFn::Sin => f32x4::sin(&mut v, args[0]),
         MathFn::Cos => f32x4::cos(&mut v, args[0]),
         MathFn::Tan => f32x4::tan(&mut v, args[0]),
@@ -132,6 +144,9 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Arctan => atan::atan(&mut v, args[0]),
         MathFn::Arctan2 => atan::atan2(&mut v, args[0], args[1]),
         MathFn::Cbrt => cbrt::cbrt(&mut v, args[0]),
+        MathFn::Arcsinh => arc_hyp::asinh(&mut v, args[0]),
+        MathFn::Arccosh => arc_hyp::acosh(&mut v, args[0]),
+        MathFn::Arctanh => arc_hyp::atanh(&mut v, args[0]),
         _ => unreachable!("{f:?} has no F32X4 implementation"),
     }
 }
