@@ -36,7 +36,7 @@
 //! correctly rounded values of NumPy's validation set: max 1 ULP.
 //!
 //! **exp2, expm1, tanh, sinh, cosh**: `exp.rs`'s and `hyperbolic.rs`'s algorithms on [`F32`] with
-//! [`FAMILY`] and [`HYP`]: exp2 by exp2's `2^r` as `e^(r·ln2)` with `r·ln2` a pair of floats; expm1,
+//! [`FAMILY`] and [`HYP`]: exp2 as `2^k·e^(r·ln2)` with `r·ln2` a pair of floats; expm1,
 //! tanh and sinh with f32 polynomials of degree 4 for small |x| ([`EXPM1_P`], [`TANH_P`],
 //! [`SINH_P`], fitted by `scripts/fexp_fit.py NAME 4 f32`) and exp's core beyond; each general
 //! path's edges moved to where f32's exp leaves its fast path. Measured over a million points each
