@@ -43,7 +43,10 @@
 //! against the `libm` crate (`jit/tests/accuracy.rs`): exp2 max 1 ULP, expm1, tanh, sinh and cosh 2
 //! (libm's `expm1f`, `tanhf`, `sinhf`, `coshf` are themselves up to 1 ULP off); against the correctly
 //! rounded values (NumPy's validation sets and `tests/data/ulp`, `tests/math_accuracy.rs`): max 1
-//! ULP each.
+//! ULP each; over five million points each against std's f64 function rounded to f32 (tanh on
+//! [-10, 10], sinh and cosh [-89, 89], expm1 [-20, 88], exp2 [-150, 128], tan [-1e4, 1e4], and
+//! ±2^[-30, 0]): tanh, cosh, exp2 and tan max 1 ULP, sinh and expm1 2 (sinh near 5.9, expm1 just
+//! above 0.35, as in f64).
 
 use super::Vb;
 use super::exp::{ExpConsts, ExpFamily, exp_with};
