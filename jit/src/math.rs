@@ -30,8 +30,9 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         MathFn::Tanh | MathFn::Pow => 2,
         // expm1: the reduction's `2^k·s + (2^k - 1)` near |x| = 0.35 (`vmath::exp`); sinh and cosh:
         // exp's error and the last rounding of `e/2 ± (1/2)/e` (`vmath::hyperbolic`). The same in
-        // f32 (native, `vmath::f32x4`): 2 against libm, 1 against the correctly rounded value for
-        // each of tanh, expm1, sinh and cosh; exp2 and tan (the `_` arm) 1 against both
+        // f32 (native, `vmath::f32x4`): 2 against libm for each of tanh, expm1, sinh and cosh, and
+        // against the correctly rounded value 2 for expm1 and sinh, 1 for tanh and cosh; exp2 and
+        // tan (the `_` arm) 1 against both
         MathFn::Expm1 | MathFn::Sinh | MathFn::Cosh => 2,
         // libm's (fdlibm's) erfc is itself up to about 2.6 ULP from the correctly rounded value in
         // its tail (mpmath, 200 bits); the vector erfc's own error measured there is below 0.7 ULP

@@ -49,14 +49,17 @@
 //! correctly rounded values of NumPy's validation set: max 1 ULP.
 //!
 //! **exp2, expm1, tanh, sinh, cosh**: `exp.rs`'s and `hyperbolic.rs`'s algorithms on [`F32`] with
-//! [`FAMILY`] and [`HYP`]: exp2 by exp2's `2^r` as `e^(r·ln2)` with `r·ln2` a pair of floats; expm1,
+//! [`FAMILY`] and [`HYP`]: exp2 as `2^k·e^(r·ln2)` with `r·ln2` a pair of floats; expm1,
 //! tanh and sinh with f32 polynomials of degree 4 for small |x| ([`EXPM1_P`], [`TANH_P`],
 //! [`SINH_P`], fitted by `scripts/fexp_fit.py NAME 4 f32`) and exp's core beyond; each general
 //! path's edges moved to where f32's exp leaves its fast path. Measured over a million points each
 //! against the `libm` crate (`jit/tests/accuracy.rs`): exp2 max 1 ULP, expm1, tanh, sinh and cosh 2
 //! (libm's `expm1f`, `tanhf`, `sinhf`, `coshf` are themselves up to 1 ULP off); against the correctly
 //! rounded values (NumPy's validation sets and `tests/data/ulp`, `tests/math_accuracy.rs`): max 1
-//! ULP each.
+//! ULP each; over five million points each against std's f64 function rounded to f32 (tanh on
+//! [-10, 10], sinh and cosh [-89, 89], expm1 [-20, 88], exp2 [-150, 128], tan [-1e4, 1e4], and
+//! ±2^[-30, 0]): tanh, cosh, exp2 and tan max 1 ULP, sinh and expm1 2 (sinh near 5.9, expm1 just
+//! above 0.35, as in f64).
 
 use super::Vb;
 use super::exp::{ExpConsts, ExpFamily, exp_with};
