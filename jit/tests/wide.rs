@@ -258,7 +258,7 @@ fn atan_inputs(rng: &mut Rng) -> Vec<f64> {
 /// working ranges, every binade of both signs, and their domain edges and branch points with their
 /// neighbours: -1, 0, 1 (log1p's pole, arccosh's and arctanh's edges), sqrt(2)/2 - 1 and sqrt(2) - 1
 /// (log1p's k = 0 range), 0.5 and 2 (the arctanh and arcsinh/arccosh branches), 2^±28 (the tiny and
-/// huge arguments), 2^53 and 2^54 (log1p's correction).
+/// huge arguments), 2^53 and 2^54 (log1p's correction), f32's edges, and the f32 neighbours of each.
 fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
     let mut v = sweep(rng, -1.0, 1.0, 20_000);
     v.extend(sweep(rng, -1.0, 4.0, 10_000));
@@ -291,10 +291,28 @@ fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
         -1.1102230246251565e-16,
         9007199254740992.0,
         18014398509481984.0,
+        // f32's: 2^±12 (the inverse hyperbolic functions' tiny and huge arguments), 2^-24
+        // (log1p's tiny ones), musl's k = 0 range of log1pf, 2^24 and 2^25 (its correction)
+        2.44140625e-4,
+        -2.44140625e-4,
+        4096.0,
+        -4096.0,
+        5.960464477539063e-8,
+        -5.960464477539063e-8,
+        -0.2928932011127472,
+        0.4142136573791504,
+        16777216.0,
+        33554432.0,
+        f64::from(f32::MIN_POSITIVE),
     ] {
         v.push(e);
         v.push(f64::from_bits(e.to_bits() + 1));
         v.push(f64::from_bits(e.to_bits().wrapping_sub(1)));
+        let ef = e as f32;
+        for d in 1..4u32 {
+            v.push(f64::from(f32::from_bits(ef.to_bits() + d)));
+            v.push(f64::from(f32::from_bits(ef.to_bits().wrapping_sub(d))));
+        }
     }
     v
 }

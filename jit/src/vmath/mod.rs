@@ -1,7 +1,9 @@
 //! Vector math: transcendentals as straight-line Cranelift IR on F64X2, with no call on the fast path.
 //!
-//! Every function here computes two f64 lanes at once (or, for f32 exp, log, sin, cos and cbrt, four f32
-//! lanes: `f32x4.rs`, `cbrt.rs`; for f32 arcsin, arccos, arctan and arctan2 `atan.rs` on F32X4) from range reduction, a polynomial and reconstruction by exponent arithmetic.
+//! Every function here computes two f64 lanes at once (or, for f32 exp, log, log2, log10, log1p, sin,
+//! cos and cbrt, four f32 lanes: `f32x4.rs`, `cbrt.rs`; for f32 arcsin, arccos, arctan and arctan2
+//! `atan.rs` on F32X4, for f32 arcsinh, arccosh and arctanh `arc_hyp.rs`) from range reduction, a
+//! polynomial and reconstruction by exponent arithmetic.
 //! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
 //! would slow the common case, by a branch to a general path taken only when some lane of the vector
 //! needs it; the few arguments a function cannot reduce accurately (sin, cos and tan of |x| > 2^20, or
@@ -12,8 +14,8 @@
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
-//! (f32 exp, log, sin, cos), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
-//! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument).
+//! (f32 exp, log, log2, log10, log1p, sin, cos), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
+//! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument, both types).
 //! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
@@ -91,6 +93,9 @@ pub fn has_f32(f: MathFn) -> bool {
         f,
         MathFn::Exp
             | MathFn::Log
+            | MathFn::Log2
+            | MathFn::Log10
+            | MathFn::Log1p
             | MathFn::Sin
             | MathFn::Cos
             | MathFn::Arcsin
@@ -98,6 +103,9 @@ pub fn has_f32(f: MathFn) -> bool {
             | MathFn::Arctan
             | MathFn::Arctan2
             | MathFn::Cbrt
+            | MathFn::Arcsinh
+            | MathFn::Arccosh
+            | MathFn::Arctanh
     )
 }
 
@@ -112,6 +120,9 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
     match f {
         MathFn::Exp => f32x4::exp(&mut v, args[0]),
         MathFn::Log => f32x4::log(&mut v, args[0]),
+        MathFn::Log2 => f32x4::log2(&mut v, args[0]),
+        MathFn::Log10 => f32x4::log10(&mut v, args[0]),
+        MathFn::Log1p => f32x4::log1p(&mut v, args[0]),
         MathFn::Sin => f32x4::sin(&mut v, args[0]),
         MathFn::Cos => f32x4::cos(&mut v, args[0]),
         MathFn::Arcsin => atan::asin(&mut v, args[0]),
@@ -119,6 +130,9 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Arctan => atan::atan(&mut v, args[0]),
         MathFn::Arctan2 => atan::atan2(&mut v, args[0], args[1]),
         MathFn::Cbrt => cbrt::cbrt(&mut v, args[0]),
+        MathFn::Arcsinh => arc_hyp::asinh(&mut v, args[0]),
+        MathFn::Arccosh => arc_hyp::acosh(&mut v, args[0]),
+        MathFn::Arctanh => arc_hyp::atanh(&mut v, args[0]),
         _ => unreachable!("{f:?} has no F32X4 implementation"),
     }
 }

@@ -245,17 +245,14 @@ fn log_f64_lane(x: f64, general: bool) -> f64 {
     log_specials64(x, y)
 }
 
-/// `vmath::f32x4::log`: on the fast path (`general` false) `log_normal(x, None)`, on the general
-/// path subnormals scaled by 2^25, `log_normal(x, Some(kadj))` and the special values.
+/// `vmath::f32x4::reduce` (after `unsubnormal` on the general path): `(f, k)` with `x = 2^k·(1 + f)`,
+/// subnormals scaled by 2^25 first on the general path.
 #[inline(always)]
-fn log_f32_lane(x: f32, general: bool) -> f32 {
-    let c = <f32 as Lane>::c;
-    let fin = x < f32::INFINITY;
-    let sub = general & (x < c(MIN_NORMAL_32));
+pub(super) fn log_reduce32(x: f32, general: bool) -> (f32, f32) {
+    let sub = general & (x < MIN_NORMAL_32 as f32);
     let xs = x * 33554432.0; // 2^25
     let xx = sel(sub, xs, x);
     let kadj = sel(sub, -25.0, 0.0);
-    // log_normal(xx, Some(kadj))
     let u = xx.to_bits().wrapping_add(0x3f800000 - 0x3f3504f3);
     let e = u >> 23;
     let kb = e.wrapping_add(0x4b40_0000 - 0x7f);
@@ -263,6 +260,12 @@ fn log_f32_lane(x: f32, general: bool) -> f32 {
     let k = if general { kf + kadj } else { kf };
     let m = (u & 0x007f_ffff).wrapping_add(0x3f3504f3);
     let f = f32::from_bits(m) + -1.0;
+    (f, k)
+}
+
+/// `vmath::f32x4::kernel`: `(hfsq, s, R)` of fdlibm's single-precision kernel for `f`.
+#[inline(always)]
+pub(super) fn log_kernel32(f: f32) -> (f32, f32, f32) {
     let two = f + 2.0;
     let s = f / two;
     let z = s * s;
@@ -270,6 +273,25 @@ fn log_f32_lane(x: f32, general: bool) -> f32 {
     let r = z * r;
     let half = f * 0.5;
     let hfsq = half * f;
+    (hfsq, s, r)
+}
+
+/// `vmath::f32x4::specials`: `y` where `x` is positive and finite, else log's special values.
+#[inline(always)]
+pub(super) fn log_specials32(x: f32, y: f32) -> f32 {
+    let ok = (x > 0.0) & (x < f32::INFINITY);
+    let sp = sel(x < 0.0, crate::vmath::INVALID as f32, x);
+    let sp = sel(x == 0.0, f32::NEG_INFINITY, sp);
+    sel(ok, y, sp)
+}
+
+/// `vmath::f32x4::log`: on the fast path (`general` false) `log_normal(x, None)`, on the general
+/// path subnormals scaled by 2^25, `log_normal(x, Some(kadj))` and the special values.
+#[inline(always)]
+fn log_f32_lane(x: f32, general: bool) -> f32 {
+    let c = <f32 as Lane>::c;
+    let (f, k) = log_reduce32(x, general);
+    let (hfsq, s, r) = log_kernel32(f);
     let a = hfsq + r;
     let b = k * c(LN2_LO_32);
     let a = s.mul_add(a, b);
@@ -279,11 +301,7 @@ fn log_f32_lane(x: f32, general: bool) -> f32 {
     if !general {
         return y;
     }
-    // specials
-    let ok = (x > 0.0) & fin;
-    let sp = sel(x < 0.0, c(crate::vmath::INVALID), x);
-    let sp = sel(x == 0.0, f32::NEG_INFINITY, sp);
-    sel(ok, y, sp)
+    log_specials32(x, y)
 }
 
 /// Lanes per chunk: two AVX-512 vectors of f64, one of f32, four AVX2 vectors of f64.

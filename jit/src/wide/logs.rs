@@ -1,18 +1,24 @@
 //! log2, log10, log1p, arcsinh, arccosh and arctanh per lane, for the wide routines: `vmath::log`'s
-//! log2, log10 and log1p and `vmath::arc_hyp` written for one lane (the operations in the order
-//! they are emitted, the same constants, `mul_add` where they emit `fma`), the bits of the inline
-//! route by construction.
+//! log2, log10 and log1p (f64), `vmath::f32x4`'s (f32) and `vmath::arc_hyp` (both) written for one
+//! lane (the operations in the order they are emitted, the same constants, `mul_add` where they
+//! emit `fma`), the bits of the inline route by construction.
 //!
 //! log2 and log10 take the inline code's branch (a lane not positive, normal and finite sends the
 //! chunk to the general path: subnormals scaled, special values selected; a normal lane gets the
 //! fast path's bits there too); log1p and the inverse hyperbolic functions are straight-line selects
-//! inline, so their fast and general paths are one. f32 is, as inline, the f64 algorithm of the
-//! widened lane rounded once.
+//! inline, so their fast and general paths are one. f32 is, as inline, native single precision
+//! (musl's `log1pf`, fdlibm's single-precision kernel).
 
 use super::lanes::{
-    Lane, Paths, log_fast_ok, log_kernel64, log_reduce64, log_specials64, map, poly, sel, widened_f32,
+    Lane, Paths, log_fast_ok, log_kernel32, log_kernel64, log_reduce32, log_reduce64, log_specials32,
+    log_specials64, map, poly, sel,
 };
-use crate::vmath::arc_hyp::{HUGE, TINY};
+use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
+use crate::vmath::f32x4::{
+    FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, IVLN2_HI as IVLN2_HI_32, IVLN2_LO as IVLN2_LO_32,
+    IVLN10_HI as IVLN10_HI_32, IVLN10_LO as IVLN10_LO_32, LOG1P_NEAR_HI, LOG1P_NEAR_LO, LOG1P_TINY,
+    LOG10_2_HI as LOG10_2_HI_32, LOG10_2_LO as LOG10_2_LO_32, MIN_NORMAL as MIN_NORMAL_32,
+};
 use crate::vmath::log::{
     IVLN2HI, IVLN2LO, IVLN10HI, IVLN10LO, LN2_HI, LN2_LO, LOG10_2HI, LOG10_2LO, MIN_NORMAL,
 };
@@ -66,6 +72,41 @@ fn log10_reduced(f: f64, k: f64) -> f64 {
     val_lo + w
 }
 
+/// `vmath::f32x4::split`: `(hi, lo)` with `hi + lo = f - hfsq + s·(hfsq + R)`, `hi = f - hfsq`
+/// rounded.
+#[inline(always)]
+fn split32(f: f32) -> (f32, f32) {
+    let (hfsq, s, r) = log_kernel32(f);
+    let hi = f - hfsq;
+    let lo = f - hi;
+    let lo = lo - hfsq;
+    let a = hfsq + r;
+    (hi, s.mul_add(a, lo))
+}
+
+/// `vmath::f32x4::log2_reduced`.
+#[inline(always)]
+fn log2_reduced32(f: f32, k: f32) -> f32 {
+    let c = <f32 as Lane>::c;
+    let (hi, lo) = split32(f);
+    let t = hi * c(IVLN2_LO_32);
+    let t = lo.mul_add(c(IVLN2_HI_32), t);
+    let y = hi.mul_add(c(IVLN2_HI_32), t);
+    y + k
+}
+
+/// `vmath::f32x4::log10_reduced`.
+#[inline(always)]
+fn log10_reduced32(f: f32, k: f32) -> f32 {
+    let c = <f32 as Lane>::c;
+    let (hi, lo) = split32(f);
+    let t = k * c(LOG10_2_LO_32);
+    let t = hi.mul_add(c(IVLN10_LO_32), t);
+    let t = lo.mul_add(c(IVLN10_HI_32), t);
+    let y = hi.mul_add(c(IVLN10_HI_32), t);
+    k.mul_add(c(LOG10_2_HI_32), y)
+}
+
 /// `vmath::log::log1p_core`: fdlibm's log1p of finite `x > -1`, `kextra·ln2` added into `k`.
 #[inline(always)]
 fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
@@ -105,9 +146,102 @@ fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
     a + d
 }
 
+/// `vmath::f32x4::log1p_core`: musl's log1pf of finite `x > -1`, `kextra·ln2` added into `k`.
+#[inline(always)]
+fn log1p_core32(x: f32, kextra: Option<f32>) -> f32 {
+    let cc = <f32 as Lane>::c;
+    let u = x + 1.0;
+    let ub = u.to_bits().wrapping_add(0x3f800000 - 0x3f3504f3);
+    let e = ub >> 23;
+    let kb = e.wrapping_add(0x4b40_0000 - 0x7f);
+    let k = f32::from_bits(kb) + -12582912.0;
+    let um = u - x;
+    let c_big = 1.0 - um;
+    let u1 = u + -1.0;
+    let c_small = x - u1;
+    let c = sel(k >= 2.0, c_big, c_small);
+    let m = (ub & 0x007f_ffff).wrapping_add(0x3f3504f3);
+    let f = f32::from_bits(m) + -1.0;
+    let near = (x >= cc(LOG1P_NEAR_LO)) & (x < cc(LOG1P_NEAR_HI));
+    let f = sel(near, x, f);
+    let (hfsq, s, r) = log_kernel32(f);
+    let inv = poly(s, &[1.0, -2.0, 2.0, -2.0]);
+    let c = c * (-k).pow2();
+    let c = c * inv;
+    let c = sel(k < 25.0, c, 0.0);
+    let c = sel(near, 0.0, c);
+    let k = sel(near, 0.0, k);
+    let k = match kextra {
+        Some(ke) => k + ke,
+        None => k,
+    };
+    let a = hfsq + r;
+    let b = k.mul_add(cc(LN2_LO_32), c);
+    let a = s.mul_add(a, b);
+    let a = a - hfsq;
+    let a = a + f;
+    k.mul_add(cc(LN2_HI_32), a)
+}
+
+/// What the inverse hyperbolic functions need beyond [`Lane`], per type: the edges of their
+/// ranges, magnitude, square root, sign, and the log1p core of the type.
+trait ArcLane: Lane + std::ops::Div<Output = Self> {
+    /// `vmath::arc_hyp::TINY` or `TINY_F32`.
+    const TINY: f64;
+    /// `vmath::arc_hyp::HUGE` or `HUGE_F32`.
+    const HUGE: f64;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn copysign(self, s: Self) -> Self;
+    /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core`.
+    fn log1p_core(self, kextra: Option<Self>) -> Self;
+}
+
+impl ArcLane for f64 {
+    const TINY: f64 = TINY;
+    const HUGE: f64 = HUGE;
+    #[inline(always)]
+    fn abs(self) -> f64 {
+        f64::abs(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
+    #[inline(always)]
+    fn copysign(self, s: f64) -> f64 {
+        f64::copysign(self, s)
+    }
+    #[inline(always)]
+    fn log1p_core(self, kextra: Option<f64>) -> f64 {
+        log1p_core(self, kextra)
+    }
+}
+
+impl ArcLane for f32 {
+    const TINY: f64 = TINY_F32;
+    const HUGE: f64 = HUGE_F32;
+    #[inline(always)]
+    fn abs(self) -> f32 {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn copysign(self, s: f32) -> f32 {
+        f32::copysign(self, s)
+    }
+    #[inline(always)]
+    fn log1p_core(self, kextra: Option<f32>) -> f32 {
+        log1p_core32(self, kextra)
+    }
+}
+
 /// `vmath::log::log1p`.
 #[inline(always)]
-pub(super) fn log1p(x: f64) -> f64 {
+fn log1p(x: f64) -> f64 {
     let y = log1p_core(x, None);
     let y = sel(x.abs() < 1.1102230246251565e-16, x, y);
     let ok = (x > -1.0) & (x < f64::INFINITY);
@@ -116,72 +250,85 @@ pub(super) fn log1p(x: f64) -> f64 {
     sel(ok, y, sp)
 }
 
+/// `vmath::f32x4::log1p`.
+#[inline(always)]
+fn log1p32(x: f32) -> f32 {
+    let c = <f32 as Lane>::c;
+    let y = log1p_core32(x, None);
+    let y = sel(x.abs() < c(LOG1P_TINY), x, y);
+    let ok = (x > -1.0) & (x < f32::INFINITY);
+    let sp = sel(x < -1.0, c(crate::vmath::INVALID), x);
+    let sp = sel(x == -1.0, f32::NEG_INFINITY, sp);
+    sel(ok, y, sp)
+}
+
 /// `vmath::arc_hyp::asinh`.
 #[inline(always)]
-pub(super) fn asinh(x: f64) -> f64 {
+fn asinh<T: ArcLane>(x: T) -> T {
+    let c = T::c;
     let y = x.abs();
     let y2 = y * y;
-    let q = (y2 + 1.0).sqrt();
-    let small = y < 2.0;
-    let huge = y >= HUGE;
-    let num = sel(small, y2, 1.0);
-    let den = sel(small, q + 1.0, q + y);
+    let q = (y2 + c(1.0)).sqrt();
+    let small = y < c(2.0);
+    let huge = y >= c(T::HUGE);
+    let num = sel(small, y2, c(1.0));
+    let den = sel(small, q + c(1.0), q + y);
     let t = num / den;
     let a_small = y + t;
     let w = y + y;
     let w = w + t;
-    let a_big = w + -1.0;
+    let a_big = w + c(-1.0);
     let a = sel(small, a_small, a_big);
-    let a = sel(huge, y + -1.0, a);
-    let r = log1p_core(a, Some(sel(huge, 1.0, 0.0)));
+    let a = sel(huge, y + c(-1.0), a);
+    let r = a.log1p_core(Some(sel(huge, c(1.0), c(0.0))));
     let r = r.copysign(x);
     // `&` of the two compares as the inline code's `band` (what LLVM vectorises)
-    #[allow(clippy::manual_range_contains)]
-    let ok = (y >= TINY) & (y < f64::INFINITY);
+    let ok = (y >= c(T::TINY)) & (y < c(f64::INFINITY));
     sel(ok, r, x)
 }
 
 /// `vmath::arc_hyp::acosh`.
 #[inline(always)]
-pub(super) fn acosh(x: f64) -> f64 {
-    let t = x + -1.0;
-    let small = x < 2.0;
-    let huge = x >= HUGE;
+fn acosh<T: ArcLane>(x: T) -> T {
+    let c = T::c;
+    let t = x + c(-1.0);
+    let small = x < c(2.0);
+    let huge = x >= c(T::HUGE);
     let ss = t.mul_add(t, t + t);
-    let sb = x.mul_add(x, -1.0);
+    let sb = x.mul_add(x, c(-1.0));
     let sq = sel(small, ss, sb).sqrt();
     let a_small = t + sq;
     let w = x + sq;
-    let a_big = w + -1.0;
+    let a_big = w + c(-1.0);
     let a = sel(small, a_small, a_big);
     let a = sel(huge, t, a);
-    let r = log1p_core(a, Some(sel(huge, 1.0, 0.0)));
-    #[allow(clippy::manual_range_contains)]
-    let ok = (x >= 1.0) & (x < f64::INFINITY);
-    let sp = sel(x == f64::INFINITY, f64::INFINITY, x);
+    let r = a.log1p_core(Some(sel(huge, c(1.0), c(0.0))));
+    let ok = (x >= c(1.0)) & (x < c(f64::INFINITY));
+    let sp = sel(x == c(f64::INFINITY), c(f64::INFINITY), x);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let bad = !(x >= 1.0);
-    let sp = sel(bad, crate::vmath::INVALID, sp);
+    let bad = !(x >= c(1.0));
+    let sp = sel(bad, c(crate::vmath::INVALID), sp);
     sel(ok, r, sp)
 }
 
 /// `vmath::arc_hyp::atanh`.
 #[inline(always)]
-pub(super) fn atanh(x: f64) -> f64 {
+fn atanh<T: ArcLane>(x: T) -> T {
+    let c = T::c;
     let y = x.abs();
-    let den = 1.0 - y;
+    let den = c(1.0) - y;
     let d = y / den;
     let y2 = y + y;
     let a_small = y2.mul_add(d, y2);
     let a_big = d + d;
-    let a = sel(y < 0.5, a_small, a_big);
-    let r = log1p_core(a, None);
-    let r = r * 0.5;
+    let a = sel(y < c(0.5), a_small, a_big);
+    let r = a.log1p_core(None);
+    let r = r * c(0.5);
     let r = r.copysign(x);
-    let r = sel(y == 1.0, f64::INFINITY.copysign(x), r);
-    let r = sel(y > 1.0, crate::vmath::INVALID, r);
+    let r = sel(y == c(1.0), c(f64::INFINITY).copysign(x), r);
+    let r = sel(y > c(1.0), c(crate::vmath::INVALID), r);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let tiny = !(y >= TINY);
+    let tiny = !(y >= c(T::TINY));
     sel(tiny, x, r)
 }
 
@@ -193,23 +340,23 @@ pub(super) struct Acosh;
 pub(super) struct Atanh;
 
 macro_rules! log_paths {
-    ($($f:ident, $reduced:ident;)*) => {
+    ($($f:ident: $t:ty, $min:expr, $max:expr, $reduce:ident, $specials:ident, $reduced:ident;)*) => {
         $(
-            impl Paths<f64> for $f {
+            impl Paths<$t> for $f {
                 #[inline(always)]
-                fn fast_ok(x: f64) -> bool {
-                    log_fast_ok(x, MIN_NORMAL, f64::MAX)
+                fn fast_ok(x: $t) -> bool {
+                    log_fast_ok(x, $min, $max)
                 }
-                /// `vmath::log::fast_or_general`'s fast path: no subnormal scaling, no specials.
+                /// `fast_or_general`'s fast path: no subnormal scaling, no specials.
                 #[inline(always)]
-                fn fast(x: f64) -> f64 {
-                    let (f, k) = log_reduce64(x, false);
+                fn fast(x: $t) -> $t {
+                    let (f, k) = $reduce(x, false);
                     $reduced(f, k)
                 }
                 #[inline(always)]
-                fn general(x: f64) -> f64 {
-                    let (f, k) = log_reduce64(x, true);
-                    log_specials64(x, $reduced(f, k))
+                fn general(x: $t) -> $t {
+                    let (f, k) = $reduce(x, true);
+                    $specials(x, $reduced(f, k))
                 }
             }
         )*
@@ -217,25 +364,27 @@ macro_rules! log_paths {
 }
 
 log_paths! {
-    Log2, log2_reduced;
-    Log10, log10_reduced;
+    Log2: f64, MIN_NORMAL, f64::MAX, log_reduce64, log_specials64, log2_reduced;
+    Log10: f64, MIN_NORMAL, f64::MAX, log_reduce64, log_specials64, log10_reduced;
+    Log2: f32, MIN_NORMAL_32, f32::MAX as f64, log_reduce32, log_specials32, log2_reduced32;
+    Log10: f32, MIN_NORMAL_32, f32::MAX as f64, log_reduce32, log_specials32, log10_reduced32;
 }
 
 /// The functions whose inline code has no branch: one path.
 macro_rules! one_path {
-    ($($f:ident, $lane:ident;)*) => {
+    ($($f:ident: $t:ty, $lane:expr;)*) => {
         $(
-            impl Paths<f64> for $f {
+            impl Paths<$t> for $f {
                 #[inline(always)]
-                fn fast_ok(_: f64) -> bool {
+                fn fast_ok(_: $t) -> bool {
                     true
                 }
                 #[inline(always)]
-                fn fast(x: f64) -> f64 {
+                fn fast(x: $t) -> $t {
                     $lane(x)
                 }
                 #[inline(always)]
-                fn general(x: f64) -> f64 {
+                fn general(x: $t) -> $t {
                     $lane(x)
                 }
             }
@@ -244,13 +393,15 @@ macro_rules! one_path {
 }
 
 one_path! {
-    Log1p, log1p;
-    Asinh, asinh;
-    Acosh, acosh;
-    Atanh, atanh;
+    Log1p: f64, log1p;
+    Log1p: f32, log1p32;
+    Asinh: f64, asinh::<f64>;
+    Asinh: f32, asinh::<f32>;
+    Acosh: f64, acosh::<f64>;
+    Acosh: f32, acosh::<f32>;
+    Atanh: f64, atanh::<f64>;
+    Atanh: f32, atanh::<f32>;
 }
-
-widened_f32!(Log2 Log10 Log1p Asinh Acosh Atanh);
 
 super::lanes::levels! {
     log2_64: f64, Log2;
