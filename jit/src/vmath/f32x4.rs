@@ -314,21 +314,9 @@ pub(crate) const LOG1P_NEAR_HI: f64 = 0.4142136573791504;
 pub(crate) const LOG1P_TINY: f64 = 5.960464477539063e-8;
 
 pub(crate) fn log1p(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    use FloatCC::*;
-    let mut y = log1p_core(v, x, None);
+    let y = log1p_core(v, x, None);
     // |x| < 2^-24: x (keeps -0.0 and the subnormals)
-    let ax = v.abs(x);
-    let tiny = v.cmpc(LessThan, ax, LOG1P_TINY);
-    y = v.sel(tiny, x, y);
-    // x > -1 and finite: y; x = -1: -inf; x < -1: NaN; inf, NaN: x
-    let gt = v.cmpc(GreaterThan, x, -1.0);
-    let fin = v.cmpc(LessThan, x, f64::INFINITY);
-    let ok = v.and(gt, fin);
-    let below = v.cmpc(LessThan, x, -1.0);
-    let sp = v.selc(below, super::INVALID, x);
-    let m1 = v.cmpc(Equal, x, -1.0);
-    let sp = v.selc(m1, f64::NEG_INFINITY, sp);
-    v.sel(ok, y, sp)
+    super::log::log1p_specials(v, x, y, LOG1P_TINY)
 }
 
 /// musl's `log1pf` of finite `x > -1` with no special value handled (other lanes: garbage), plus

@@ -202,12 +202,18 @@ fn log10_reduced(v: &mut Vb<'_, '_>, _x: Value, f: Value, k: Value) -> Value {
 }
 
 pub(crate) fn log1p(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    use FloatCC::*;
-    let mut y = log1p_core(v, x, None);
+    let y = log1p_core(v, x, None);
     // |x| < 2^-53: x (keeps -0.0 and the subnormals)
+    log1p_specials(v, x, y, 1.1102230246251565e-16)
+}
+
+/// log1p's value from its core's `y` (either type): `x` where `|x| < tiny` (keeping -0.0 and the
+/// subnormals), and the special values.
+pub(crate) fn log1p_specials(v: &mut Vb<'_, '_>, x: Value, y: Value, tiny: f64) -> Value {
+    use FloatCC::*;
     let ax = v.abs(x);
-    let tiny = v.cmpc(LessThan, ax, 1.1102230246251565e-16);
-    y = v.sel(tiny, x, y);
+    let small = v.cmpc(LessThan, ax, tiny);
+    let y = v.sel(small, x, y);
     // x > -1 and finite: y; x = -1: -inf; x < -1: NaN; inf, NaN: x
     let gt = v.cmpc(GreaterThan, x, -1.0);
     let fin = v.cmpc(LessThan, x, f64::INFINITY);
