@@ -335,13 +335,7 @@ pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) ->
     let kb = v.iaddc(e, 0x4b40_0000 - 0x7f);
     let kf = v.float(kb);
     let k = v.addc(kf, -12582912.0);
-    let um = v.sub(u, x);
-    let one = v.c(1.0);
-    let c_big = v.sub(one, um); // k >= 2: 1 - (u - x)
-    let u1 = v.addc(u, -1.0);
-    let c_small = v.sub(x, u1); // k < 2: x - (u - 1)
-    let k2 = v.cmpc(GreaterThanOrEqual, k, 2.0);
-    let c = v.sel(k2, c_big, c_small);
+    let c = super::log::log1p_error(v, x, u, k);
     let m = v.andc(ub, 0x007f_ffff);
     let m = v.iaddc(m, 0x3f3504f3);
     let m = v.float(m);
@@ -351,20 +345,7 @@ pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) ->
     let near = v.and(lo, hi);
     let f = v.sel(near, x, f);
     let (hfsq, s, r) = kernel(v, f);
-    let inv = v.poly(s, &[1.0, -2.0, 2.0, -2.0]);
-    let nk = v.neg(k);
-    let sc = v.pow2(nk);
-    let c = v.mul(c, sc);
-    let c = v.mul(c, inv);
-    let k25 = v.cmpc(LessThan, k, 25.0);
-    let zero = v.c(0.0);
-    let c = v.sel(k25, c, zero);
-    let c = v.sel(near, zero, c);
-    let k = v.sel(near, zero, k);
-    let k = match kextra {
-        Some(ke) => v.add(k, ke),
-        None => k,
-    };
+    let (c, k) = super::log::log1p_correction(v, c, s, k, near, 25.0, kextra);
     // s*(hfsq+R) + (dk*ln2_lo + c) - hfsq + f + dk*ln2_hi, the products fused
     let a = v.add(hfsq, r);
     let l = v.c(FD_LN2_LO);

@@ -225,6 +225,50 @@ pub(crate) fn log1p_specials(v: &mut Vb<'_, '_>, x: Value, y: Value, tiny: f64) 
     v.sel(ok, y, sp)
 }
 
+/// The rounding error `c` of `u = 1 + x` (`u` of exponent `k`), either type: `1 - (u - x)` for
+/// `k >= 2`, `x - (u - 1)` below.
+pub(crate) fn log1p_error(v: &mut Vb<'_, '_>, x: Value, u: Value, k: Value) -> Value {
+    use FloatCC::*;
+    let um = v.sub(u, x);
+    let one = v.c(1.0);
+    let c_big = v.sub(one, um);
+    let u1 = v.addc(u, -1.0);
+    let c_small = v.sub(x, u1);
+    let k2 = v.cmpc(GreaterThanOrEqual, k, 2.0);
+    v.sel(k2, c_big, c_small)
+}
+
+/// log1p's correction `c/u` (either type) from the rounding error `c` of `u = 1 + x`, `s` of the
+/// kernel and the exponent `k` of `u`: `c·2^-k·(1 - 2s + 2s² - 2s³)`, 0 from `k = k_max` (where it
+/// is below half an ULP of the result) and in the `near` range (`k = 0` there too), with `kextra`
+/// added into `k` where given. Returns `(c/u, k)`.
+pub(crate) fn log1p_correction(
+    v: &mut Vb<'_, '_>,
+    c: Value,
+    s: Value,
+    k: Value,
+    near: Value,
+    k_max: f64,
+    kextra: Option<Value>,
+) -> (Value, Value) {
+    use FloatCC::*;
+    let inv = v.poly(s, &[1.0, -2.0, 2.0, -2.0]);
+    let nk = v.neg(k);
+    let sc = v.pow2(nk);
+    let c = v.mul(c, sc);
+    let c = v.mul(c, inv);
+    let below = v.cmpc(LessThan, k, k_max);
+    let zero = v.c(0.0);
+    let c = v.sel(below, c, zero);
+    let c = v.sel(near, zero, c);
+    let k = v.sel(near, zero, k);
+    let k = match kextra {
+        Some(ke) => v.add(k, ke),
+        None => k,
+    };
+    (c, k)
+}
+
 /// fdlibm's log1p of finite `x > -1` with no special value handled (other lanes: garbage), plus
 /// `kextra · ln2` (0 or 1 per lane) added into the exponent `k` where given: the inverse
 /// hyperbolic functions (`arc_hyp.rs`) take `log(2|x|)` of huge arguments as `log1p(|x| - 1)`
@@ -239,13 +283,7 @@ pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) ->
     let kb = v.iaddc(e, 0x4338_0000_0000_0000 - 0x3ff);
     let kf = v.float(kb);
     let k = v.addc(kf, -6755399441055744.0);
-    let um = v.sub(u, x);
-    let one = v.c(1.0);
-    let c_big = v.sub(one, um); // k >= 2: 1 - (u - x)
-    let u1 = v.addc(u, -1.0);
-    let c_small = v.sub(x, u1); // k < 2: x - (u - 1)
-    let k2 = v.cmpc(GreaterThanOrEqual, k, 2.0);
-    let c = v.sel(k2, c_big, c_small);
+    let c = log1p_error(v, x, u, k);
     let m = v.andc(ub, 0x000f_ffff_ffff_ffff);
     let m = v.iaddc(m, 0x3fe6a09e << 32);
     let m = v.float(m);
@@ -260,20 +298,7 @@ pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) ->
     // 0.172, relative error below 2s⁴ < 2^-9): c is at most half an ULP of u, so the error this
     // adds is below 2^-62 of a result of at least 0.34 (where k != 0): a multiply-add chain in
     // place of fdlibm's second division
-    let inv = v.poly(s, &[1.0, -2.0, 2.0, -2.0]);
-    let nk = v.neg(k);
-    let sc = v.pow2(nk);
-    let c = v.mul(c, sc);
-    let c = v.mul(c, inv);
-    let k54 = v.cmpc(LessThan, k, 54.0);
-    let zero = v.c(0.0);
-    let c = v.sel(k54, c, zero);
-    let c = v.sel(near, zero, c);
-    let k = v.sel(near, zero, k);
-    let k = match kextra {
-        Some(ke) => v.add(k, ke),
-        None => k,
-    };
+    let (c, k) = log1p_correction(v, c, s, k, near, 54.0, kextra);
     // s*(hfsq+R) + (dk*ln2_lo + c) - hfsq + f + dk*ln2_hi
     let a = v.add(hfsq, r);
     let a = v.mul(s, a);

@@ -9,14 +9,10 @@ use super::binary::{Paths2, levels2, map2};
 use super::lanes::{Lane, Paths, levels, map, poly, sel};
 use crate::vmath::atan::{AtanConsts, F32 as ATAN32, F64 as ATAN64};
 
-/// What the kernel needs beyond [`Lane`]: magnitude, sign, square root, NaN test.
-trait AtanLane: Lane + std::ops::Div<Output = Self> {
+/// What the kernel needs beyond [`Lane`]: its constants, the sign bit, the NaN test.
+trait AtanLane: Lane {
     /// The constants of this type's kernel.
     const K: &'static AtanConsts;
-    fn abs(self) -> Self;
-    fn sqrt(self) -> Self;
-    /// `|self|` with the sign bit of `s` (`vmath::Vb::copysign`).
-    fn copysign(self, s: Self) -> Self;
     /// The sign bit (`vmath::Vb::sign_mask`).
     fn sign_bit(self) -> bool;
     fn is_nan(self) -> bool;
@@ -24,18 +20,6 @@ trait AtanLane: Lane + std::ops::Div<Output = Self> {
 
 impl AtanLane for f64 {
     const K: &'static AtanConsts = &ATAN64;
-    #[inline(always)]
-    fn abs(self) -> f64 {
-        f64::abs(self)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> f64 {
-        f64::sqrt(self)
-    }
-    #[inline(always)]
-    fn copysign(self, s: f64) -> f64 {
-        f64::copysign(self, s)
-    }
     #[inline(always)]
     fn sign_bit(self) -> bool {
         self.is_sign_negative()
@@ -48,18 +32,6 @@ impl AtanLane for f64 {
 
 impl AtanLane for f32 {
     const K: &'static AtanConsts = &ATAN32;
-    #[inline(always)]
-    fn abs(self) -> f32 {
-        f32::abs(self)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> f32 {
-        f32::sqrt(self)
-    }
-    #[inline(always)]
-    fn copysign(self, s: f32) -> f32 {
-        f32::copysign(self, s)
-    }
     #[inline(always)]
     fn sign_bit(self) -> bool {
         self.is_sign_negative()

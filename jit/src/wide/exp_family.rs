@@ -17,12 +17,9 @@ use crate::vmath::hyperbolic::{HYP as HYP64, Hyp, RECIP_MAX, SINH_SMALL, TANH_ON
 
 /// One type's constants and polynomials (each polynomial split into even and odd halves by
 /// `poly2`, whose sizes are const parameters).
-trait Family: Lane + std::ops::Div<Output = Self> {
+trait Family: Lane {
     const FAM: &'static ExpFamily;
     const HYP: &'static Hyp;
-    fn abs(self) -> Self;
-    /// `|self|` with the sign bit of `s` (`vmath::Vb::copysign`).
-    fn copysign(self, s: Self) -> Self;
     /// exp's `Q(r)` (`r2 = r²`).
     fn exp_q(r: Self, r2: Self) -> Self;
     /// `lanes::exp_parts` on this type's exp.
@@ -43,14 +40,6 @@ macro_rules! family {
         impl Family for $t {
             const FAM: &'static ExpFamily = &$fam;
             const HYP: &'static Hyp = &$hyp;
-            #[inline(always)]
-            fn abs(self) -> $t {
-                <$t>::abs(self)
-            }
-            #[inline(always)]
-            fn copysign(self, s: $t) -> $t {
-                <$t>::copysign(self, s)
-            }
             #[inline(always)]
             fn exp_q(r: $t, r2: $t) -> $t {
                 poly2::<$t, $q, $qo>(r, r2, $fam.exp.q)

@@ -25,9 +25,14 @@ pub(super) trait Lane:
     + std::ops::Sub<Output = Self>
     + std::ops::Mul<Output = Self>
     + std::ops::Neg<Output = Self>
+    + std::ops::Div<Output = Self>
 {
     /// The float nearest the f64 `x` (`x as f32` on f32).
     fn c(x: f64) -> Self;
+    fn abs(self) -> Self;
+    fn sqrt(self) -> Self;
+    /// `|self|` with the sign bit of `s` (`vmath::Vb::copysign`).
+    fn copysign(self, s: Self) -> Self;
     fn mul_add(self, a: Self, b: Self) -> Self;
     fn round_ties_even(self) -> Self;
     fn floor(self) -> Self;
@@ -42,6 +47,18 @@ impl Lane for f64 {
     #[inline(always)]
     fn c(x: f64) -> f64 {
         x
+    }
+    #[inline(always)]
+    fn abs(self) -> f64 {
+        f64::abs(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
+    #[inline(always)]
+    fn copysign(self, s: f64) -> f64 {
+        f64::copysign(self, s)
     }
     #[inline(always)]
     fn mul_add(self, a: f64, b: f64) -> f64 {
@@ -73,6 +90,18 @@ impl Lane for f32 {
     #[inline(always)]
     fn c(x: f64) -> f32 {
         x as f32
+    }
+    #[inline(always)]
+    fn abs(self) -> f32 {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    fn copysign(self, s: f32) -> f32 {
+        f32::copysign(self, s)
     }
     #[inline(always)]
     fn mul_add(self, a: f32, b: f32) -> f32 {

@@ -115,26 +115,13 @@ fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
     let e = ub >> 52;
     let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
     let k = f64::from_bits(kb) + -6755399441055744.0;
-    let um = u - x;
-    let c_big = 1.0 - um;
-    let u1 = u + -1.0;
-    let c_small = x - u1;
-    let c = sel(k >= 2.0, c_big, c_small);
+    let c = log1p_error(x, u, k);
     let m = (ub & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
     let f = f64::from_bits(m) + -1.0;
     let near = (x > -f64::from_bits(0x3fd2bec500000000)) & (x < f64::from_bits(0x3fda827a00000000));
     let f = sel(near, x, f);
     let (hfsq, s, r) = log_kernel64(f);
-    let inv = poly(s, &[1.0, -2.0, 2.0, -2.0]);
-    let c = c * (-k).pow2();
-    let c = c * inv;
-    let c = sel(k < 54.0, c, 0.0);
-    let c = sel(near, 0.0, c);
-    let k = sel(near, 0.0, k);
-    let k = match kextra {
-        Some(ke) => k + ke,
-        None => k,
-    };
+    let (c, k) = log1p_correction(s, c, k, near, 54.0, kextra);
     let a = hfsq + r;
     let a = s * a;
     let b = k * LN2_LO;
@@ -146,6 +133,33 @@ fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
     a + d
 }
 
+/// `vmath::log::log1p_error`: the rounding error of `u = 1 + x`.
+#[inline(always)]
+fn log1p_error<T: Lane>(x: T, u: T, k: T) -> T {
+    let um = u - x;
+    let c_big = T::c(1.0) - um;
+    let u1 = u + T::c(-1.0);
+    let c_small = x - u1;
+    sel(k >= T::c(2.0), c_big, c_small)
+}
+
+/// `vmath::log::log1p_correction`: `(c/u, k)`.
+#[inline(always)]
+fn log1p_correction<T: Lane>(s: T, c: T, k: T, near: bool, k_max: f64, kextra: Option<T>) -> (T, T) {
+    let inv = poly(s, &[1.0, -2.0, 2.0, -2.0]);
+    let c = c * (-k).pow2();
+    let c = c * inv;
+    let zero = T::c(0.0);
+    let c = sel(k < T::c(k_max), c, zero);
+    let c = sel(near, zero, c);
+    let k = sel(near, zero, k);
+    let k = match kextra {
+        Some(ke) => k + ke,
+        None => k,
+    };
+    (c, k)
+}
+
 /// `vmath::f32x4::log1p_core`: musl's log1pf of finite `x > -1`, `kextra·ln2` added into `k`.
 #[inline(always)]
 fn log1p_core32(x: f32, kextra: Option<f32>) -> f32 {
@@ -155,26 +169,13 @@ fn log1p_core32(x: f32, kextra: Option<f32>) -> f32 {
     let e = ub >> 23;
     let kb = e.wrapping_add(0x4b40_0000 - 0x7f);
     let k = f32::from_bits(kb) + -12582912.0;
-    let um = u - x;
-    let c_big = 1.0 - um;
-    let u1 = u + -1.0;
-    let c_small = x - u1;
-    let c = sel(k >= 2.0, c_big, c_small);
+    let c = log1p_error(x, u, k);
     let m = (ub & 0x007f_ffff).wrapping_add(0x3f3504f3);
     let f = f32::from_bits(m) + -1.0;
     let near = (x >= cc(LOG1P_NEAR_LO)) & (x < cc(LOG1P_NEAR_HI));
     let f = sel(near, x, f);
     let (hfsq, s, r) = log_kernel32(f);
-    let inv = poly(s, &[1.0, -2.0, 2.0, -2.0]);
-    let c = c * (-k).pow2();
-    let c = c * inv;
-    let c = sel(k < 25.0, c, 0.0);
-    let c = sel(near, 0.0, c);
-    let k = sel(near, 0.0, k);
-    let k = match kextra {
-        Some(ke) => k + ke,
-        None => k,
-    };
+    let (c, k) = log1p_correction(s, c, k, near, 25.0, kextra);
     let a = hfsq + r;
     let b = k.mul_add(cc(LN2_LO_32), c);
     let a = s.mul_add(a, b);
@@ -184,15 +185,12 @@ fn log1p_core32(x: f32, kextra: Option<f32>) -> f32 {
 }
 
 /// What the inverse hyperbolic functions need beyond [`Lane`], per type: the edges of their
-/// ranges, magnitude, square root, sign, and the log1p core of the type.
-trait ArcLane: Lane + std::ops::Div<Output = Self> {
+/// ranges and the log1p core of the type.
+trait ArcLane: Lane {
     /// `vmath::arc_hyp::TINY` or `TINY_F32`.
     const TINY: f64;
     /// `vmath::arc_hyp::HUGE` or `HUGE_F32`.
     const HUGE: f64;
-    fn abs(self) -> Self;
-    fn sqrt(self) -> Self;
-    fn copysign(self, s: Self) -> Self;
     /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core`.
     fn log1p_core(self, kextra: Option<Self>) -> Self;
 }
@@ -200,18 +198,6 @@ trait ArcLane: Lane + std::ops::Div<Output = Self> {
 impl ArcLane for f64 {
     const TINY: f64 = TINY;
     const HUGE: f64 = HUGE;
-    #[inline(always)]
-    fn abs(self) -> f64 {
-        f64::abs(self)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> f64 {
-        f64::sqrt(self)
-    }
-    #[inline(always)]
-    fn copysign(self, s: f64) -> f64 {
-        f64::copysign(self, s)
-    }
     #[inline(always)]
     fn log1p_core(self, kextra: Option<f64>) -> f64 {
         log1p_core(self, kextra)
@@ -221,18 +207,6 @@ impl ArcLane for f64 {
 impl ArcLane for f32 {
     const TINY: f64 = TINY_F32;
     const HUGE: f64 = HUGE_F32;
-    #[inline(always)]
-    fn abs(self) -> f32 {
-        f32::abs(self)
-    }
-    #[inline(always)]
-    fn sqrt(self) -> f32 {
-        f32::sqrt(self)
-    }
-    #[inline(always)]
-    fn copysign(self, s: f32) -> f32 {
-        f32::copysign(self, s)
-    }
     #[inline(always)]
     fn log1p_core(self, kextra: Option<f32>) -> f32 {
         log1p_core32(self, kextra)
