@@ -110,7 +110,7 @@ fn main() -> kiln::Result<()> {
     let slices: Vec<&[f64]> = args
         .iter()
         .map(|(_, a)| match a {
-            ArrayArg::F64(v) => v.as_slice().unwrap(),
+            ArrayArg::F64(v) => v.to_slice().unwrap(),
             _ => unreachable!("the kernels here are f64"),
         })
         .collect();

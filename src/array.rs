@@ -1,6 +1,7 @@
 //! Arrays at kiln's boundary: inputs bound by name ([`ArrayArg`]) and results ([`Output`]).
 
 use crate::error::{Error, Result};
+use crate::view::View;
 use kiln_ir::{DType, ElemType, Tensor, Values};
 use ndarray::{ArrayD, ArrayRef, ArrayViewD, Dimension, IxDyn};
 
@@ -11,15 +12,15 @@ use ndarray::{ArrayD, ArrayRef, ArrayViewD, Dimension, IxDyn};
 #[derive(Debug, Clone)]
 pub enum ArrayArg<'a> {
     /// A float64 view.
-    F64(ArrayViewD<'a, f64>),
+    F64(View<'a, f64>),
     /// A float32 view.
-    F32(ArrayViewD<'a, f32>),
+    F32(View<'a, f32>),
     /// An int64 view.
-    I64(ArrayViewD<'a, i64>),
+    I64(View<'a, i64>),
     /// An int32 view.
-    I32(ArrayViewD<'a, i32>),
+    I32(View<'a, i32>),
     /// A bool view.
-    Bool(ArrayViewD<'a, bool>),
+    Bool(View<'a, bool>),
 }
 
 /// `$body` with `$v` bound to the view of whichever type `$arg` holds.
@@ -36,15 +37,31 @@ macro_rules! on_view {
 }
 pub(crate) use on_view;
 
-/// `$body` with `$v` bound to the view of `$arg`, rewrapped in the same variant.
+/// `$body` with `$v` bound to the `ArrayViewD` of `$arg` (see [`View::into_dyn`]), its resulting
+/// view rewrapped in the same variant: the slow paths that reshape an input.
 macro_rules! map_view {
     ($arg:expr, $v:ident => $body:expr) => {
         match $arg {
-            $crate::array::ArrayArg::F64($v) => $crate::array::ArrayArg::F64($body),
-            $crate::array::ArrayArg::F32($v) => $crate::array::ArrayArg::F32($body),
-            $crate::array::ArrayArg::I64($v) => $crate::array::ArrayArg::I64($body),
-            $crate::array::ArrayArg::I32($v) => $crate::array::ArrayArg::I32($body),
-            $crate::array::ArrayArg::Bool($v) => $crate::array::ArrayArg::Bool($body),
+            $crate::array::ArrayArg::F64(w) => $crate::array::ArrayArg::F64({
+                let $v = w.into_dyn();
+                $crate::view::View::from($body)
+            }),
+            $crate::array::ArrayArg::F32(w) => $crate::array::ArrayArg::F32({
+                let $v = w.into_dyn();
+                $crate::view::View::from($body)
+            }),
+            $crate::array::ArrayArg::I64(w) => $crate::array::ArrayArg::I64({
+                let $v = w.into_dyn();
+                $crate::view::View::from($body)
+            }),
+            $crate::array::ArrayArg::I32(w) => $crate::array::ArrayArg::I32({
+                let $v = w.into_dyn();
+                $crate::view::View::from($body)
+            }),
+            $crate::array::ArrayArg::Bool(w) => $crate::array::ArrayArg::Bool({
+                let $v = w.into_dyn();
+                $crate::view::View::from($body)
+            }),
         }
     };
 }
@@ -82,8 +99,8 @@ impl ArrayArg<'_> {
 pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     /// The element type.
     const ELEM: ElemType;
-    /// Wraps a view as an [`ArrayArg`].
-    fn arg(view: ArrayViewD<'_, Self>) -> ArrayArg<'_>;
+    /// Wraps a view of any dimension as an [`ArrayArg`].
+    fn arg<D: Dimension>(view: ndarray::ArrayView<'_, Self, D>) -> ArrayArg<'_>;
     /// Takes a result of exactly this type (NumPy's dtype); anything else is an error that names both.
     fn take(out: Output) -> Result<ArrayD<Self>>;
     /// Takes a result as an array of this type where that loses nothing NumPy's casting would keep:
@@ -149,8 +166,8 @@ macro_rules! element {
                 $direct(runner, args, out)
             }
             const ELEM: ElemType = ElemType::$variant;
-            fn arg(view: ArrayViewD<'_, $t>) -> ArrayArg<'_> {
-                ArrayArg::$variant(view)
+            fn arg<D: Dimension>(view: ndarray::ArrayView<'_, $t, D>) -> ArrayArg<'_> {
+                ArrayArg::$variant(View::from(view))
             }
             fn take(out: Output) -> Result<ArrayD<$t>> {
                 match out {
@@ -261,7 +278,7 @@ impl Float for f64 {
     }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f64>> {
         match arg {
-            ArrayArg::F64(v) => Some(v.clone()),
+            ArrayArg::F64(v) => Some(v.to_dyn()),
             _ => None,
         }
     }
@@ -291,7 +308,7 @@ impl Float for f32 {
     }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f32>> {
         match arg {
-            ArrayArg::F32(v) => Some(v.clone()),
+            ArrayArg::F32(v) => Some(v.to_dyn()),
             _ => None,
         }
     }
@@ -321,7 +338,7 @@ impl Float for f32 {
 
 impl<'a, A: Element, D: Dimension> From<&'a ArrayRef<A, D>> for ArrayArg<'a> {
     fn from(a: &'a ArrayRef<A, D>) -> ArrayArg<'a> {
-        A::arg(a.view().into_dyn())
+        A::arg(a.view())
     }
 }
 
@@ -329,27 +346,33 @@ impl<'a, A: Element, S: ndarray::Data<Elem = A>, D: Dimension> From<&'a ndarray:
     for ArrayArg<'a>
 {
     fn from(a: &'a ndarray::ArrayBase<S, D, A>) -> ArrayArg<'a> {
-        A::arg(a.view().into_dyn())
+        A::arg(a.view())
     }
 }
 
 impl<'a, A: Element, D: Dimension> From<ndarray::ArrayView<'a, A, D>> for ArrayArg<'a> {
     fn from(a: ndarray::ArrayView<'a, A, D>) -> ArrayArg<'a> {
-        A::arg(a.into_dyn())
+        A::arg(a)
     }
 }
 
 impl ArrayArg<'_> {
     /// The same input, borrowed for a shorter time.
     pub fn reborrow(&self) -> ArrayArg<'_> {
-        map_view!(self, v => v.view())
+        match self {
+            ArrayArg::F64(v) => ArrayArg::F64(v.view()),
+            ArrayArg::F32(v) => ArrayArg::F32(v.view()),
+            ArrayArg::I64(v) => ArrayArg::I64(v.view()),
+            ArrayArg::I32(v) => ArrayArg::I32(v.view()),
+            ArrayArg::Bool(v) => ArrayArg::Bool(v.view()),
+        }
     }
 }
 
 impl<'a, A: Element> From<&'a [A]> for ArrayArg<'a> {
     /// A slice, as a one-dimensional input.
     fn from(s: &'a [A]) -> ArrayArg<'a> {
-        A::arg(ndarray::ArrayView1::from(s).into_dyn())
+        A::arg(ndarray::ArrayView1::from(s))
     }
 }
 
@@ -480,7 +503,8 @@ pub trait Convert: Sized {
     fn convert<'a>(arg: &ArrayArg<'a>) -> Result<Converted<'a, Self>>;
 }
 
-fn converted<S: Copy, T>(v: &ArrayViewD<'_, S>, f: impl Fn(S) -> T) -> Result<ArrayD<T>> {
+fn converted<S: Copy, T>(v: &View<'_, S>, f: impl Fn(S) -> T) -> Result<ArrayD<T>> {
+    let v = v.to_dyn();
     let mut data: Vec<T> = Vec::new();
     data.try_reserve_exact(v.len())
         .map_err(|_| kiln_ir::IrError::Allocation {
@@ -494,7 +518,7 @@ fn converted<S: Copy, T>(v: &ArrayViewD<'_, S>, f: impl Fn(S) -> T) -> Result<Ar
 impl Convert for f64 {
     fn convert<'a>(arg: &ArrayArg<'a>) -> Result<Converted<'a, f64>> {
         Ok(match arg {
-            ArrayArg::F64(v) => Converted::View(v.clone()),
+            ArrayArg::F64(v) => Converted::View(v.to_dyn()),
             ArrayArg::F32(v) => Converted::Owned(converted(v, |x| x as f64)?),
             // integers and bools reach float kernels only through a typed kernel's cast; as astype
             ArrayArg::I64(v) => Converted::Owned(converted(v, |x| x as f64)?),
@@ -509,7 +533,7 @@ impl Convert for f32 {
         Ok(match arg {
             // only reached if a caller forces an f32 kernel over f64 data: round as NumPy's astype
             ArrayArg::F64(v) => Converted::Owned(converted(v, |x| x as f32)?),
-            ArrayArg::F32(v) => Converted::View(v.clone()),
+            ArrayArg::F32(v) => Converted::View(v.to_dyn()),
             ArrayArg::I64(v) => Converted::Owned(converted(v, |x| x as f32)?),
             ArrayArg::I32(v) => Converted::Owned(converted(v, |x| x as f32)?),
             ArrayArg::Bool(v) => Converted::Owned(converted(v, |x| u8::from(x) as f32)?),

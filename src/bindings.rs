@@ -6,7 +6,7 @@
 //! the [`Prepared`] handles of the last few call signatures (the names in the order given, and each
 //! input's dtype, shape and layout). A call whose signature is one of them goes straight to that
 //! handle, which calls the compiled code (see [`crate::prepared`]): a comparison of the names and
-//! forms, one uncontended lock, no hashing, and no allocation for a map or scan into a given output.
+//! forms, no lock for the first signature bound (one uncontended lock for the others), no hashing, and no allocation for a map or scan into a given output.
 //!
 //! A call with a new signature binds it: `run` keeps the handle its run made (one run, as before),
 //! `run_into` binds one without running where the expression is one kernel (several kernels are
@@ -18,29 +18,75 @@
 use crate::array::ArrayArg;
 use crate::prepared::Prepared;
 use kiln_ir::ElemType;
-use std::sync::{Arc, Mutex};
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// At most this many signatures are kept per runner, the most recent first.
+/// At most this many signatures are kept per runner besides the first, the most recent first.
 const KEPT: usize = 4;
 
 /// A runner's bound signatures (shared by its clones; a runner with other settings gets its own).
 #[derive(Debug, Default)]
 pub(crate) struct Bindings {
-    recent: Mutex<Vec<Arc<Prepared>>>,
-    /// The update handles of [`FusedRunner::run_update`]'s last signatures (the updated input bound
+    runs: Kept,
+    /// The update handles of [`FusedRunner::run_update`]'s signatures (the updated input bound
     /// last).
-    updates: Mutex<Vec<Arc<Prepared>>>,
+    updates: Kept,
+}
+
+/// One kind of bound handle: the first bound, and the most recent others.
+#[derive(Debug, Default)]
+struct Kept {
+    first: OnceLock<Prepared>,
+    recent: Mutex<Vec<Arc<Prepared>>>,
+}
+
+/// A kept handle, borrowed (the first) or shared (one of the recent, which a later bind may drop
+/// from the list while it runs).
+pub(crate) enum Bound<'a> {
+    First(&'a Prepared),
+    Recent(Arc<Prepared>),
+}
+
+impl Deref for Bound<'_> {
+    type Target = Prepared;
+    fn deref(&self) -> &Prepared {
+        match self {
+            Bound::First(p) => p,
+            Bound::Recent(p) => p,
+        }
+    }
+}
+
+impl Kept {
+    /// The handle that `fits`: the first, else the first of the recent (moved to the front).
+    #[inline]
+    fn find(&self, fits: impl Fn(&Prepared) -> bool) -> Option<Bound<'_>> {
+        match self.first.get() {
+            Some(p) if fits(p) => Some(Bound::First(p)),
+            // nothing is in the list before the first is set
+            None => None,
+            Some(_) => front(&self.recent, fits).map(Bound::Recent),
+        }
+    }
+
+    /// Keeps `handle`: as the first if none is, else in front of at most [`KEPT`] - 1 others.
+    fn keep(&self, handle: Prepared) {
+        if let Err(handle) = self.first.set(handle) {
+            push(&self.recent, handle);
+        }
+    }
 }
 
 impl Bindings {
-    /// The handle bound to the signature of `inputs`, if one is kept (moved to the front).
-    pub(crate) fn find(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Option<Arc<Prepared>> {
-        front(&self.recent, |p| p.accepts_named(inputs))
+    /// The handle bound to the signature of `inputs`, if one is kept.
+    #[inline]
+    pub(crate) fn find(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Option<Bound<'_>> {
+        self.runs.find(|p| p.accepts_named(inputs))
     }
 
-    /// Keeps `handle` in front of at most [`KEPT`] - 1 others.
+    /// Keeps `handle` (the first, or in front of at most [`KEPT`] - 1 others).
     pub(crate) fn keep(&self, handle: Prepared) {
-        push(&self.recent, handle);
+        self.runs.keep(handle);
     }
 
     /// The update handle bound to an update of `name` (C-contiguous, of `dtype` and `shape`) from
@@ -51,13 +97,14 @@ impl Bindings {
         inputs: &[(&str, ArrayArg<'_>)],
         dtype: ElemType,
         shape: &[usize],
-    ) -> Option<Arc<Prepared>> {
-        front(&self.updates, |p| p.accepts_update(name, inputs, dtype, shape))
+    ) -> Option<Bound<'_>> {
+        self.updates
+            .find(|p| p.accepts_update(name, inputs, dtype, shape))
     }
 
     /// Keeps an update handle.
     pub(crate) fn keep_update(&self, handle: Prepared) {
-        push(&self.updates, handle);
+        self.updates.keep(handle);
     }
 }
 

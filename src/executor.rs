@@ -472,7 +472,7 @@ fn in_place_view(decl: &[usize], a: &ArrayArg<'_>) -> Option<Vec<isize>> {
 /// C-contiguous or a strided view of that shape (read in place, see [`in_place_view`]), else a
 /// copy in C order.
 fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<TypedBuffer<'a>>> {
-    fn view<'a, T: Copy>(v: &ndarray::ArrayViewD<'a, T>, name: &str) -> Result<Cow<'a, [T]>> {
+    fn view<'a, T: Copy>(v: &crate::view::View<'a, T>, name: &str) -> Result<Cow<'a, [T]>> {
         if let Some(s) = v.to_slice() {
             return Ok(Cow::Borrowed(s));
         }
@@ -482,7 +482,7 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
                 what: format!("a copy of input '{name}'"),
                 elements: v.len(),
             })?;
-        data.extend(v.iter().copied());
+        data.extend(v.to_dyn().iter().copied());
         Ok(Cow::Owned(data))
     }
     args.iter()
@@ -492,11 +492,11 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
             if in_place_view(&decl.shape, a).is_some() {
                 use kiln_jit::typed::TypedView;
                 let data = TypedData::View(match a {
-                    ArrayArg::Bool(v) => TypedView::Bool(v.clone()),
-                    ArrayArg::I32(v) => TypedView::I32(v.clone()),
-                    ArrayArg::I64(v) => TypedView::I64(v.clone()),
-                    ArrayArg::F32(v) => TypedView::F32(v.clone()),
-                    ArrayArg::F64(v) => TypedView::F64(v.clone()),
+                    ArrayArg::Bool(v) => TypedView::Bool(v.to_dyn()),
+                    ArrayArg::I32(v) => TypedView::I32(v.to_dyn()),
+                    ArrayArg::I64(v) => TypedView::I64(v.to_dyn()),
+                    ArrayArg::F32(v) => TypedView::F32(v.to_dyn()),
+                    ArrayArg::F64(v) => TypedView::F64(v.to_dyn()),
                 });
                 return Ok(TypedBuffer {
                     data,

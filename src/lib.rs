@@ -35,6 +35,7 @@ pub mod scan;
 pub mod siblings;
 pub mod text;
 pub mod update;
+pub mod view;
 
 pub use array::{ArrayArg, Element, Float, Output};
 pub use backend::{Backend, Buffer, BufferData, Buffers, Executable, Interpreter, OutSlice, RunCtx};
@@ -49,6 +50,7 @@ pub use profile::{Profile, Settings};
 pub use program::{Fused, Pipeline, Program, Reduction, Siblings, Source, Stage, Work};
 pub use runner::{FusedRunner, interpreter};
 pub use scan::ScanOptions;
+pub use view::View;
 
 /// The backend runners use unless told otherwise: the JIT.
 pub fn default_backend() -> std::sync::Arc<dyn Backend> {

@@ -19,7 +19,7 @@
 //! the permuted views (C-contiguous: the fast path where it applies), and a call permutes its inputs
 //! (views, no copy), runs that handle, and gives the result in the inputs' layout.
 
-use crate::array::{ArrayArg, Float, Output};
+use crate::array::{ArrayArg, Float, Output, on_view};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
 use crate::runner::{FusedRunner, MemoryRun};
@@ -74,12 +74,20 @@ pub(crate) struct Form {
 impl Form {
     /// Whether input `name` of a call is `a` of this form: the same name, dtype, shape and layout
     /// (C-contiguous, or the same strides).
+    #[inline]
     fn accepts(&self, name: &str, a: &ArrayArg<'_>) -> bool {
-        same(name.as_bytes(), self.name.as_bytes())
-            && a.elem() == self.dtype
-            && same(a.shape(), &self.shape)
-            && self.standard == is_standard(a)
-            && (self.standard || same(strides(a), &self.strides))
+        same(name.as_bytes(), self.name.as_bytes()) && self.fits(a)
+    }
+
+    /// Whether `a` has this form's dtype, shape and layout. The strides it was bound with are the
+    /// quick test: the same shape with the same strides is the same layout; other strides are one
+    /// only where both are C-contiguous (a length-1 axis may have any stride).
+    #[inline]
+    fn fits(&self, a: &ArrayArg<'_>) -> bool {
+        let (shape, strides) = on_view!(a, v => (v.shape(), v.strides()));
+        a.elem() == self.dtype
+            && same(shape, &self.shape)
+            && (same(strides, &self.strides) || (self.standard && is_standard(a)))
     }
 }
 
@@ -362,13 +370,7 @@ impl Prepared {
     /// or the same strides) this handle was bound with: the test of a cache of handles, which calls
     /// the one whose forms its inputs have.
     pub fn accepts(&self, inputs: &[ArrayArg<'_>]) -> bool {
-        inputs.len() == self.forms.len()
-            && inputs.iter().zip(&self.forms).all(|(a, f)| {
-                a.elem() == f.dtype
-                    && same(a.shape(), &f.shape)
-                    && f.standard == is_standard(a)
-                    && (f.standard || same(strides(a), &f.strides))
-            })
+        inputs.len() == self.forms.len() && inputs.iter().zip(&self.forms).all(|(a, f)| f.fits(a))
     }
 
     /// Whether a runner's named call passes the names this handle was bound with, in the same order,

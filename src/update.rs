@@ -142,7 +142,7 @@ impl FusedRunner {
         // the previous values: the caller's array, read through a view while the kernels are readied
         let (spec, temps, direct) = {
             let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-            all.push((name, A::arg(target.view().into_dyn())));
+            all.push((name, A::arg(target.view())));
             let user = bind(names, &all)?;
             let (spec, temps) = self.ready_last(&user)?;
             let kernel = &spec.kernel;

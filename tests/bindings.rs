@@ -275,12 +275,12 @@ fn a_bound_whole_reduction_gives_the_general_runs_bits() {
                     let sliced = match &args[0].1 {
                         kiln::ArrayArg::F64(v) => {
                             let mut o = [7.0];
-                            h.run_slices(&[v.as_slice().unwrap()], &mut o).unwrap();
+                            h.run_slices(&[v.to_slice().unwrap()], &mut o).unwrap();
                             o[0]
                         }
                         kiln::ArrayArg::F32(v) => {
                             let mut o = [7.0f32];
-                            h.run_slices(&[v.as_slice().unwrap()], &mut o).unwrap();
+                            h.run_slices(&[v.to_slice().unwrap()], &mut o).unwrap();
                             f64::from(o[0])
                         }
                         _ => unreachable!("the inputs here are floats"),
@@ -310,4 +310,62 @@ fn a_bound_whole_reduction_gives_the_general_runs_bits() {
     let max = FusedRunner::compile_text("max(x)").unwrap();
     assert!(max.run(&[("x", (&e).into())]).is_err());
     assert!(max.run(&[("x", (&e).into())]).is_err());
+}
+
+#[test]
+fn views_of_any_dimensionality_and_layout_bind_alike() {
+    // a 1-d input passed as an Array1, a dynamic view, a slice and a unit-stride column; a 0-d one
+    // as an Array0 and a dynamic 0-d view; and, bound after a C-contiguous call, a view whose
+    // length-1 axis has another stride (the same layout) and a strided one (another signature)
+    let runner = FusedRunner::compile_text("a*x + y").unwrap();
+    let oracle = FusedRunner::compile_text("a*x + y")
+        .unwrap()
+        .with_backend(kiln::interpreter());
+    let (x, y) = (data(33, 1.0), data(33, 2.0));
+    let a = Array0::from_elem((), -1.5);
+    let ad = a.view().into_dyn();
+    let xd = x.view().into_dyn();
+    let col = Array2::from_shape_fn((33, 1), |(i, _)| x[i]);
+    let wide = Array2::from_shape_fn((33, 3), |(i, j)| if j == 0 { x[i] } else { f64::NAN });
+    let sliced = x.as_slice().unwrap();
+    let x2 = data(66, 1.0);
+    let strided = x2.slice(s![..;2]);
+    let calls: Vec<(&str, kiln::ArrayArg<'_>)> = vec![
+        ("array1", (&x).into()),
+        ("dynamic", xd.clone().into()),
+        ("slice", sliced.into()),
+        ("strided", strided.into()),
+    ];
+    for round in 0..2 {
+        for (what, xa) in &calls {
+            for aa in [kiln::ArrayArg::from(&a), ad.clone().into()] {
+                let args = [("a", aa), ("x", xa.reborrow()), ("y", (&y).into())];
+                let want = oracle.run(&args).unwrap().into_f64();
+                let mut out = Array1::<f64>::from_elem(33, f64::NAN);
+                runner.run_into(&args, out.view_mut()).unwrap();
+                assert!(same_bits(&out.into_dyn(), &want), "{what}, round {round}");
+                assert!(same_bits(&runner.run(&args).unwrap().into_f64(), &want), "{what}");
+            }
+        }
+        // two-dimensional: a C-contiguous column, then the first column of a wider array (rows
+        // 3 apart: another layout, so another signature), each against the interpreter
+        for (what, m) in [("column", col.view()), ("first column", wide.slice(s![.., 0..1]))] {
+            let ym = Array2::from_shape_fn((33, 1), |(i, _)| y[i]);
+            let args = [("a", (&a).into()), ("x", m.into()), ("y", (&ym).into())];
+            let want = oracle.run(&args).unwrap().into_f64();
+            let got = runner.run(&args).unwrap().into_f64();
+            assert!(same_bits(&got, &want), "{what}, round {round}");
+        }
+    }
+    // a length-1 axis with any stride is still C-contiguous: bound once, accepted by the other
+    let one = Array2::from_shape_fn((1, 33), |(_, j)| x[j]);
+    let big = Array2::from_shape_fn((2, 33), |(_, j)| x[j]);
+    let row = big.slice(s![0..1;2, ..]);
+    assert_ne!(one.strides(), row.strides());
+    assert!(row.is_standard_layout());
+    for m in [one.view(), row] {
+        let args = [("a", (&a).into()), ("x", m.into()), ("y", (&one).into())];
+        let want = oracle.run(&args).unwrap().into_f64();
+        assert!(same_bits(&runner.run(&args).unwrap().into_f64(), &want));
+    }
 }

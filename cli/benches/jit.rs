@@ -183,7 +183,7 @@ fn prepared_call(c: &mut Criterion) {
         let slices: Vec<&[f64]> = args
             .iter()
             .map(|(_, a)| match a {
-                ArrayArg::F64(v) => v.as_slice().unwrap(),
+                ArrayArg::F64(v) => v.to_slice().unwrap(),
                 _ => unreachable!("the bench's inputs are f64"),
             })
             .collect();

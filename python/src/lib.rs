@@ -110,13 +110,13 @@ impl Held<'_, '_> {
         let (kind, a) = match self {
             Held::Array(kind, a) => (*kind, *a),
             Held::Scalar(v) => {
-                return ArrayArg::F64(
+                return ArrayArg::from(
                     ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
                         .expect("one value fills a 0-d array"),
                 );
             }
             Held::Scalar32(v) => {
-                return ArrayArg::F32(
+                return ArrayArg::from(
                     ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
                         .expect("one value fills a 0-d array"),
                 );
@@ -137,11 +137,11 @@ impl Held<'_, '_> {
         // own flags.
         unsafe {
             match kind {
-                Kind::F64 => ArrayArg::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_array()),
-                Kind::F32 => ArrayArg::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_array()),
-                Kind::I64 => ArrayArg::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_array()),
-                Kind::I32 => ArrayArg::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_array()),
-                Kind::Bool => ArrayArg::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_array()),
+                Kind::F64 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<f64>>().as_array()),
+                Kind::F32 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<f32>>().as_array()),
+                Kind::I64 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<i64>>().as_array()),
+                Kind::I32 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<i32>>().as_array()),
+                Kind::Bool => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<bool>>().as_array()),
             }
         }
     }

@@ -108,8 +108,8 @@ pub fn check(data: &[u8]) {
         .iter()
         .map(|(name, d, view)| {
             let arg = match d {
-                Data::F64(a) => ArrayArg::F64(guarded_view(i64s.next().unwrap(), a, *view)),
-                Data::F32(a) => ArrayArg::F32(guarded_view(i32s.next().unwrap(), a, *view)),
+                Data::F64(a) => ArrayArg::from(guarded_view(i64s.next().unwrap(), a, *view)),
+                Data::F32(a) => ArrayArg::from(guarded_view(i32s.next().unwrap(), a, *view)),
             };
             (name.as_str(), arg)
         })

@@ -374,8 +374,8 @@ impl Case {
             .iter()
             .map(|(name, data, view)| {
                 let arg: ArrayArg<'_> = match data {
-                    Data::F64(a) => ArrayArg::F64(view.of(a.view())),
-                    Data::F32(a) => ArrayArg::F32(view.of(a.view())),
+                    Data::F64(a) => ArrayArg::from(view.of(a.view())),
+                    Data::F32(a) => ArrayArg::from(view.of(a.view())),
                 };
                 (name.as_str(), arg)
             })
@@ -571,14 +571,14 @@ impl Case {
                 .collect();
             let updated = match (arg, &got) {
                 (ArrayArg::F64(v), Output::F64(g)) if v.shape() == g.shape() => {
-                    let mut target = v.as_standard_layout().into_owned();
+                    let mut target = v.to_dyn().as_standard_layout().into_owned();
                     tested
                         .run_update(name, &others, target.view_mut())
                         .ok()
                         .map(|_| Output::F64(target))
                 }
                 (ArrayArg::F32(v), Output::F32(g)) if v.shape() == g.shape() => {
-                    let mut target = v.as_standard_layout().into_owned();
+                    let mut target = v.to_dyn().as_standard_layout().into_owned();
                     tested
                         .run_update(name, &others, target.view_mut())
                         .ok()

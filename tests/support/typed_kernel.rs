@@ -645,11 +645,13 @@ impl TypedCase {
                 .map(|(_, (n, a))| (*n, a.clone()))
                 .collect();
             let updated = match (arg, got) {
-                (ArrayArg::Bool(v), Output::Bool(_)) => update(tested, name, &others, v.view(), Output::Bool),
-                (ArrayArg::I32(v), Output::I32(_)) => update(tested, name, &others, v.view(), Output::I32),
-                (ArrayArg::I64(v), Output::I64(_)) => update(tested, name, &others, v.view(), Output::I64),
-                (ArrayArg::F32(v), Output::F32(_)) => update(tested, name, &others, v.view(), Output::F32),
-                (ArrayArg::F64(v), Output::F64(_)) => update(tested, name, &others, v.view(), Output::F64),
+                (ArrayArg::Bool(v), Output::Bool(_)) => {
+                    update(tested, name, &others, v.to_dyn(), Output::Bool)
+                }
+                (ArrayArg::I32(v), Output::I32(_)) => update(tested, name, &others, v.to_dyn(), Output::I32),
+                (ArrayArg::I64(v), Output::I64(_)) => update(tested, name, &others, v.to_dyn(), Output::I64),
+                (ArrayArg::F32(v), Output::F32(_)) => update(tested, name, &others, v.to_dyn(), Output::F32),
+                (ArrayArg::F64(v), Output::F64(_)) => update(tested, name, &others, v.to_dyn(), Output::F64),
                 _ => None,
             };
             if let Some(u) = updated {
