@@ -1,4 +1,4 @@
-//! arctan, arctan2, arcsin and arccos on F64X2 and F32X4, all four from one kernel.
+//! arctan and arctan2 on F64X2 and F32X4, both from one kernel.
 //!
 //! **The kernel** (`core`): `atan(ay/ax)` for `ay, ax >= 0`, fdlibm's `atan.c` with its five ranges
 //! as lane selects and the division folded into the reduction: the range of `ay/ax` is found by
@@ -19,9 +19,6 @@
 //!   lane (a zero pair, ±inf, NaN, huge or tiny magnitudes) branches to the general path, which scales
 //!   both arguments by a power of two and applies C99 Annex F's special cases by selects: NaN gives
 //!   `x + y`, `(±0, +0)` gives ±0 and `(±0, -0)` ±pi, infinities give ±pi/4, ±3pi/4, ±pi/2, ±0, ±pi.
-//! - **arcsin(x)** = arctan2(x, sqrt(1 - x²)) and **arccos(x)** = arctan2(sqrt(1 - x²), x), with
-//!   `1 - x²` one `fma` (so exact to a rounding up to |x| = 1); both on the kernel's fast path, with a
-//!   branch for |x| > 1 (NaN: libm's `INVALID`) and NaN (itself), taken only by a vector holding one.
 //!
 //! f32 is computed in f32 (atanf's constants and polynomial) on F32X4. Coefficients: fdlibm
 //! (`s_atan.c`, `s_atanf.c`, `e_atan2.c`, Sun Microsystems 1993, freely granted with this notice
@@ -29,8 +26,8 @@
 //! bounds; `wide/atan.rs` computes the same operations per lane at full width.
 
 use super::Vb;
+use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{InstBuilder, Value};
 
 /// The constants of one type's kernel (f32 ones written as the f32 values, widened exactly).
 pub(crate) struct AtanConsts {
@@ -283,42 +280,4 @@ pub(crate) fn atan2(v: &mut Vb<'_, '_>, y: Value, x: Value) -> Value {
         let nan = v.add(x, y);
         v.sel(nx, nan, r)
     })
-}
-
-/// `sqrt(1 - x²)` from `|x|`, with one rounding before the square root.
-fn cofactor(v: &mut Vb<'_, '_>, ax: Value) -> Value {
-    let nax = v.neg(ax);
-    let one = v.c(1.0);
-    let d = v.fma(nax, ax, one);
-    v.b.ins().sqrt(d)
-}
-
-/// The values of arcsin and arccos where |x| > 1 (libm's `INVALID`) or x is NaN (itself).
-fn domain(v: &mut Vb<'_, '_>, x: Value, ax: Value, fast: Value) -> Value {
-    let out = v.cmpc(FloatCC::LessThanOrEqual, ax, 1.0);
-    let out = v.not(out);
-    v.guard(out, fast, |v| {
-        let out = v.cmpc(FloatCC::GreaterThan, ax, 1.0);
-        let r = v.selc(out, super::INVALID, fast);
-        let nan = v.cmp(FloatCC::Unordered, x, x);
-        v.sel(nan, x, r)
-    })
-}
-
-/// arcsin on F64X2 or F32X4.
-pub(crate) fn asin(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    let ax = v.abs(x);
-    let s = cofactor(v, ax);
-    let r = core(v, ax, s, None);
-    let r = v.copysign(r, x);
-    domain(v, x, ax, r)
-}
-
-/// arccos on F64X2 or F32X4.
-pub(crate) fn acos(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    let ax = v.abs(x);
-    let s = cofactor(v, ax);
-    let neg = v.cmpc(FloatCC::LessThan, x, 0.0);
-    let r = core(v, s, ax, Some(neg));
-    domain(v, x, ax, r)
 }

@@ -40,6 +40,7 @@
 pub(crate) const INVALID: f64 = f64::from_bits(0xfff8_0000_0000_0000);
 
 pub(crate) mod arc_hyp;
+pub(crate) mod asin;
 pub(crate) mod atan;
 pub(crate) mod cbrt;
 mod erf;
@@ -139,8 +140,8 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
         MathFn::Tanh => hyperbolic::tanh(&mut v, &f32x4::HYP, args[0]),
         MathFn::Sinh => hyperbolic::sinh(&mut v, &f32x4::HYP, args[0]),
         MathFn::Cosh => hyperbolic::cosh(&mut v, &f32x4::HYP, args[0]),
-        MathFn::Arcsin => atan::asin(&mut v, args[0]),
-        MathFn::Arccos => atan::acos(&mut v, args[0]),
+        MathFn::Arcsin => asin::asin(&mut v, args[0]),
+        MathFn::Arccos => asin::acos(&mut v, args[0]),
         MathFn::Arctan => atan::atan(&mut v, args[0]),
         MathFn::Arctan2 => atan::atan2(&mut v, args[0], args[1]),
         MathFn::Cbrt => cbrt::cbrt(&mut v, args[0]),
@@ -177,8 +178,8 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
         MathFn::Erfc => erf::erfc(&mut v, x),
         MathFn::Sinh => hyperbolic::sinh(&mut v, &hyperbolic::HYP, x),
         MathFn::Cosh => hyperbolic::cosh(&mut v, &hyperbolic::HYP, x),
-        MathFn::Arcsin => atan::asin(&mut v, x),
-        MathFn::Arccos => atan::acos(&mut v, x),
+        MathFn::Arcsin => asin::asin(&mut v, x),
+        MathFn::Arccos => asin::acos(&mut v, x),
         MathFn::Arctan => atan::atan(&mut v, x),
         MathFn::Arctan2 => atan::atan2(&mut v, x, args[1]),
         MathFn::Cbrt => cbrt::cbrt(&mut v, x),

@@ -1,6 +1,6 @@
-//! arctan, arctan2, arcsin and arccos at full width: `vmath::atan` written for one lane (the
-//! operations in the order it emits them, its constants, `mul_add` where it emits `fma`), and their
-//! `#[target_feature]` functions. The fast path of arctan2, arcsin and arccos is taken per chunk of
+//! arctan and arctan2 at full width: `vmath::atan` written for one lane (the operations in the
+//! order it emits them, its constants, `mul_add` where it emits `fma`), and their
+//! `#[target_feature]` functions. The fast path of arctan2 is taken per chunk of
 //! lanes where the inline code takes it per vector; the general path gives a lane the fast path
 //! accepts the fast path's bits (a scaling by 1, selects that do not apply), so the bits are the
 //! inline route's on every host and at every width.
@@ -124,33 +124,6 @@ fn atan2_general<T: AtanLane>(y: T, x: T) -> T {
     sel(x.is_nan() | y.is_nan(), x + y, r)
 }
 
-/// `vmath::atan::cofactor`: `sqrt(1 - x²)` from `|x|`.
-#[inline(always)]
-fn cofactor<T: AtanLane>(ax: T) -> T {
-    (-ax).mul_add(ax, T::c(1.0)).sqrt()
-}
-
-/// `vmath::atan::domain`'s general path.
-#[inline(always)]
-fn domain<T: AtanLane>(x: T, r: T) -> T {
-    let r = sel(x.abs() > T::c(1.0), T::c(crate::vmath::INVALID), r);
-    sel(x.is_nan(), x, r)
-}
-
-#[inline(always)]
-fn asin_fast<T: AtanLane>(x: T) -> T {
-    let ax = x.abs();
-    core(ax, cofactor(ax), None).copysign(x)
-}
-
-#[inline(always)]
-fn acos_fast<T: AtanLane>(x: T) -> T {
-    let ax = x.abs();
-    core(cofactor(ax), ax, Some(x < T::c(0.0)))
-}
-
-pub(super) struct Arcsin;
-pub(super) struct Arccos;
 pub(super) struct Arctan;
 pub(super) struct Arctan2;
 
@@ -169,34 +142,6 @@ macro_rules! paths {
                 #[inline(always)]
                 fn general(x: $t) -> $t {
                     Self::fast(x)
-                }
-            }
-            impl Paths<$t> for Arcsin {
-                #[inline(always)]
-                fn fast_ok(x: $t) -> bool {
-                    x.abs() <= 1.0
-                }
-                #[inline(always)]
-                fn fast(x: $t) -> $t {
-                    asin_fast(x)
-                }
-                #[inline(always)]
-                fn general(x: $t) -> $t {
-                    domain(x, asin_fast(x))
-                }
-            }
-            impl Paths<$t> for Arccos {
-                #[inline(always)]
-                fn fast_ok(x: $t) -> bool {
-                    x.abs() <= 1.0
-                }
-                #[inline(always)]
-                fn fast(x: $t) -> $t {
-                    acos_fast(x)
-                }
-                #[inline(always)]
-                fn general(x: $t) -> $t {
-                    domain(x, acos_fast(x))
                 }
             }
             impl Paths2<$t> for Arctan2 {
@@ -220,10 +165,6 @@ macro_rules! paths {
 paths!(f64 f32);
 
 levels! {
-    asin64: f64, Arcsin;
-    asin32: f32, Arcsin;
-    acos64: f64, Arccos;
-    acos32: f32, Arccos;
     atan64: f64, Arctan;
     atan32: f32, Arctan;
 }

@@ -58,6 +58,7 @@
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
 
+mod asin;
 mod atan;
 mod binary;
 mod cbrt;
@@ -341,10 +342,10 @@ impl WideElem for f64 {
             (Routine::Sinh, Level::Avx512) => exp_family::sinh64::avx512,
             (Routine::Cosh, Level::Avx2) => exp_family::cosh64::avx2,
             (Routine::Cosh, Level::Avx512) => exp_family::cosh64::avx512,
-            (Routine::Arcsin, Level::Avx2) => atan::asin64::avx2,
-            (Routine::Arcsin, Level::Avx512) => atan::asin64::avx512,
-            (Routine::Arccos, Level::Avx2) => atan::acos64::avx2,
-            (Routine::Arccos, Level::Avx512) => atan::acos64::avx512,
+            (Routine::Arcsin, Level::Avx2) => asin::asin64::avx2,
+            (Routine::Arcsin, Level::Avx512) => asin::asin64::avx512,
+            (Routine::Arccos, Level::Avx2) => asin::acos64::avx2,
+            (Routine::Arccos, Level::Avx512) => asin::acos64::avx512,
             (Routine::Arctan, Level::Avx2) => atan::atan64::avx2,
             (Routine::Arctan, Level::Avx512) => atan::atan64::avx512,
             (Routine::Cbrt, Level::Avx2) => cbrt::cbrt64::avx2,
@@ -417,10 +418,10 @@ impl WideElem for f32 {
             (Routine::Sinh, Level::Avx512) => exp_family::sinh32::avx512,
             (Routine::Cosh, Level::Avx2) => exp_family::cosh32::avx2,
             (Routine::Cosh, Level::Avx512) => exp_family::cosh32::avx512,
-            (Routine::Arcsin, Level::Avx2) => atan::asin32::avx2,
-            (Routine::Arcsin, Level::Avx512) => atan::asin32::avx512,
-            (Routine::Arccos, Level::Avx2) => atan::acos32::avx2,
-            (Routine::Arccos, Level::Avx512) => atan::acos32::avx512,
+            (Routine::Arcsin, Level::Avx2) => asin::asin32::avx2,
+            (Routine::Arcsin, Level::Avx512) => asin::asin32::avx512,
+            (Routine::Arccos, Level::Avx2) => asin::acos32::avx2,
+            (Routine::Arccos, Level::Avx512) => asin::acos32::avx512,
             (Routine::Arctan, Level::Avx2) => atan::atan32::avx2,
             (Routine::Arctan, Level::Avx512) => atan::atan32::avx512,
             (Routine::Cbrt, Level::Avx2) => cbrt::cbrt32::avx2,
