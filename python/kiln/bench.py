@@ -119,8 +119,17 @@ def loops_for(fn, target_s):
         loops *= 4
 
 
+#: how long each variant runs untimed before each of its samples. A core that ran other code (or
+#: slept) runs the next few milliseconds of wide vector code slower, by up to half on the AVX-512
+#: Xeons seen (the first three arcsin calls at N = 1e6 after 20 ms of numexpr or of sleep: 2.1 ns
+#: per element, then 1.4, for kiln and for NumPy alike): without this, a sample of a few
+#: milliseconds measures that transition, and a variant that follows a similar one is favoured.
+WARM_S = 0.01
+
+
 def measure(fns, rounds, target_s):
-    """Median seconds per call of each variant, over `rounds` interleaved rounds."""
+    """Median seconds per call of each variant, over `rounds` interleaved rounds, each sample after
+    [`WARM_S`] of untimed calls of its variant."""
     clock = CLOCK[0]
     loops = [loops_for(fn, target_s) for _, fn in fns]
     samples = [[] for _ in fns]
@@ -130,6 +139,9 @@ def measure(fns, rounds, target_s):
         for i in order:
             fn = fns[i][1]
             n = loops[i]
+            t0 = time.perf_counter()
+            while time.perf_counter() - t0 < WARM_S:
+                fn()
             t0 = clock()
             for _ in range(n):
                 fn()
