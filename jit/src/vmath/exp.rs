@@ -86,19 +86,25 @@ pub(crate) fn clamp(v: &mut Vb<'_, '_>, x: Value, lo: f64, hi: f64) -> Value {
 /// that folds them into its own last operation (erfc's division, expm1's `2^k·s + (2^k - 1)`). No
 /// special values: `x` must be finite with |x| < 2^40 or so.
 pub(crate) fn exp_parts(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value, lo: Option<Value>) -> (Value, Value) {
-    let t = v.mulc(x, c.log2e);
-    let k = v.nearest(t);
-    let nk = v.neg(k);
-    let hi = v.c(c.ln2_hi);
-    let r = v.fma(nk, hi, x);
-    let lo2 = v.c(c.ln2_lo);
-    let mut r = v.fma(nk, lo2, r);
+    let (k, mut r) = exp_arg(v, c, x);
     if let Some(lo) = lo {
         r = v.add(r, lo);
     }
     let r2 = v.mul(r, r);
     let q = v.poly2(r, r2, c.q);
     (k, v.fma(r2, q, r))
+}
+
+/// `(k, r)` with `x = k·ln2 + r`, `k` an integer and |r| <= ln2/2 (a little beyond): exp's
+/// reduction (Cody-Waite with FMA).
+pub(crate) fn exp_arg(v: &mut Vb<'_, '_>, c: &ExpConsts, x: Value) -> (Value, Value) {
+    let t = v.mulc(x, c.log2e);
+    let k = v.nearest(t);
+    let nk = v.neg(k);
+    let hi = v.c(c.ln2_hi);
+    let r = v.fma(nk, hi, x);
+    let lo2 = v.c(c.ln2_lo);
+    (k, v.fma(nk, lo2, r))
 }
 
 /// `(k, e^r)` with `x + lo = k·ln2 + r` (`lo` a small correction, or None): [`exp_parts`] and the

@@ -11,10 +11,11 @@
 //!
 //! **sinh**: on |x| < [`SINH_SMALL`] the odd polynomial `x + x³·P(x²)`; beyond, `e/2 - (1/2)/e` with
 //! `e = e^|x|` and the sign of x (the errors of `e` and `1/e` are of opposite signs and cancel to
-//! `coth(2)`, 1.04, times exp's). **cosh**: `e/2 + (1/2)/e` everywhere (the same cancellation makes
-//! it exact near 0: cosh(0) = 1). A vector with a lane of |x| >= 708 (cosh: or NaN) branches to the
-//! general path: |x| clamped to 711, `e^|x|/2` as `(1 + s)·2^(k-1)` by two exact scalings (finite up
-//! to 710.4758, inf beyond), the other lanes the fast path's bits.
+//! `coth(2)`, 1.04, times exp's). **cosh**: `2^(k-1)·e^r + 2^(-k-1)·e^-r` from exp's one reduction
+//! `|x| = k·ln2 + r`, the two exponentials from the even and odd halves of exp's polynomial, with no
+//! division (`cosh_fast`; cosh(0) = 1 exactly). A vector with a lane of |x| >= 708 (cosh: or NaN)
+//! branches to the general path: |x| clamped to 711, `e^|x|/2` as `(1 + s)·2^(k-1)` by two exact
+//! scalings (finite up to 710.4758, inf beyond), the other lanes the fast path's bits.
 //!
 //! Coefficients: Chebyshev interpolation in mpmath (`chebyfit`, 200-bit arithmetic,
 //! `scripts/fexp_fit.py`), rounded to doubles; the relative error of each whole polynomial
@@ -24,7 +25,7 @@
 //! (`tests/math_accuracy.rs`): see `math::ulp_bound`.
 
 use super::Vb;
-use super::exp::{ExpConsts, F64, exp_reduce};
+use super::exp::{ExpConsts, F64, exp_arg, exp_reduce};
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
@@ -90,8 +91,8 @@ pub(crate) const SINH_P: [f64; 9] = [
     8.580357849794261e-18,
 ];
 
-/// The `e` beyond which `(1/2)/e` is computed as `(1/2)/2^64`: `e/2 ± (1/2)/e` rounds to `e/2` there
-/// either way (in f64 and f32), and the quotient stays normal (in f32 it would be subnormal from
+/// The `e` beyond which sinh's `(1/2)/e` is computed as `(1/2)/2^64`: `e/2 - (1/2)/e` rounds to
+/// `e/2` there either way (in f64 and f32), and the quotient stays normal (in f32 it would be subnormal from
 /// |x| = 86.6, and a subnormal result costs a microcode assist: f32 cosh and sinh of arguments
 /// spread over [-88, 88] measured 0.93 and 0.84 ns an element that way, 0.39 and 0.58 this way).
 pub(crate) const RECIP_MAX: f64 = 18446744073709551616.0;
@@ -125,9 +126,9 @@ pub(crate) fn tanh(v: &mut Vb<'_, '_>, c: &Hyp, x: Value) -> Value {
     v.copysign(r, x)
 }
 
-/// `e/2 ± (1/2)/e` for `e = e^|x|` (`plus`: cosh's sum, else sinh's difference), with the general
-/// path for lanes of |x| >= `c.edge` (or, where `nan_general`, NaN).
-fn exp_pair(v: &mut Vb<'_, '_>, c: &Hyp, ax: Value, plus: bool, nan_general: bool) -> Value {
+/// `e/2 - (1/2)/e` for `e = e^|x|` (sinh of |x| >= [`SINH_SMALL`]), with the general path for
+/// lanes of |x| >= `c.edge`.
+fn exp_pair(v: &mut Vb<'_, '_>, c: &Hyp, ax: Value) -> Value {
     use FloatCC::*;
     let combine = |v: &mut Vb<'_, '_>, e: Value| {
         let h = v.mulc(e, 0.5);
@@ -135,17 +136,12 @@ fn exp_pair(v: &mut Vb<'_, '_>, c: &Hyp, ax: Value, plus: bool, nan_general: boo
         let ec = v.selc(big, RECIP_MAX, e);
         let half = v.c(0.5);
         let q = v.div(half, ec);
-        if plus { v.add(h, q) } else { v.sub(h, q) }
+        v.sub(h, q)
     };
     let (k, p) = exp_reduce(v, c.exp, ax, None);
     let e = v.ldexp_fast(p, k);
     let fast = combine(v, e);
-    let cc = if nan_general {
-        UnorderedOrGreaterThanOrEqual
-    } else {
-        GreaterThanOrEqual
-    };
-    let edge = v.cmpc(cc, ax, c.edge);
+    let edge = v.cmpc(GreaterThanOrEqual, ax, c.edge);
     v.guard(edge, fast, |v| {
         let big = v.cmpc(GreaterThan, ax, c.clamp);
         let a = v.selc(big, c.clamp, ax);
@@ -159,18 +155,64 @@ fn exp_pair(v: &mut Vb<'_, '_>, c: &Hyp, ax: Value, plus: bool, nan_general: boo
     })
 }
 
+/// The `k` beyond which cosh's `2^(-k-1)` is taken as `2^-65`: the term `2^(-k-1)·e^-r` is then
+/// below 2^-128 of the result (2^-65 keeps it a normal number in f32 too).
+pub(crate) const COSH_K_MAX: f64 = 64.0;
+
+/// cosh(a) for `0 <= a < c.edge`, with no division: `a = k·ln2 + r` (exp's reduction), so that
+/// `cosh(a) = A·e^r + B·e^-r` with `A = 2^(k-1)`, `B = 2^(-k-1)`; exp's `e^r = 1 + s(r)`, `s(r) =
+/// r + r²·Q(r)`, with `Q(±r) = E(r²) ± r·O(r²)` from the even and odd halves of exp's polynomial,
+/// gives both exponentials, and `cosh(a) = A + (A·s(r) + (B + B·s(-r)))`: one rounding at the
+/// result's scale (the last addition), as exp's `1 + s`, and cosh(0) = 1. Emulated in exact
+/// arithmetic against mpmath over [0, 700] (`scripts/cosh_error.py`): at most 1.13 ULP from the true value (the quotient
+/// form `e/2 + (1/2)/e` it replaces: 1.39), so within 1 ULP of the correctly rounded value.
+fn cosh_fast(v: &mut Vb<'_, '_>, c: &Hyp, a: Value) -> Value {
+    use FloatCC::*;
+    let (k, r) = exp_arg(v, c.exp, a);
+    let r2 = v.mul(r, r);
+    let (e, o) = v.poly_halves(r2, c.exp.q);
+    let nr = v.neg(r);
+    let qp = v.fma(o, r, e);
+    let qm = v.fma(o, nr, e);
+    let sp = v.fma(r2, qp, r);
+    let sm = v.fma(r2, qm, nr);
+    let k1 = v.addc(k, -1.0);
+    let big = v.pow2(k1);
+    let far = v.cmpc(GreaterThan, k, COSH_K_MAX);
+    let kc = v.selc(far, COSH_K_MAX, k);
+    let nk = v.neg(kc);
+    let nk1 = v.addc(nk, -1.0);
+    let small = v.pow2(nk1);
+    let b = v.fma(small, sm, small);
+    let t = v.fma(big, sp, b);
+    v.add(big, t)
+}
+
 pub(crate) fn sinh(v: &mut Vb<'_, '_>, c: &Hyp, x: Value) -> Value {
     use FloatCC::*;
     let z = v.mul(x, x);
     let small = odd_poly(v, x, z, c.sinh_p);
     let ax = v.abs(x);
-    let big = exp_pair(v, c, ax, false, false);
+    let big = exp_pair(v, c, ax);
     let big = v.copysign(big, x);
     let is_small = v.cmpc(UnorderedOrLessThan, ax, SINH_SMALL);
     v.sel(is_small, small, big)
 }
 
+/// [`cosh_fast`]; a vector with a lane of |x| >= `c.edge` or NaN branches to the general path:
+/// those lanes `e^a/2` for `a = min(|x|, c.clamp)` (the `e^-a` term is far below their last bit),
+/// by two exact scalings (inf from 710.4758), the others the fast path's bits.
 pub(crate) fn cosh(v: &mut Vb<'_, '_>, c: &Hyp, x: Value) -> Value {
+    use FloatCC::*;
     let ax = v.abs(x);
-    exp_pair(v, c, ax, true, true)
+    let fast = cosh_fast(v, c, ax);
+    let edge = v.cmpc(UnorderedOrGreaterThanOrEqual, ax, c.edge);
+    v.guard(edge, fast, |v| {
+        let big = v.cmpc(GreaterThan, ax, c.clamp);
+        let a = v.selc(big, c.clamp, ax);
+        let (k, p) = exp_reduce(v, c.exp, a, None);
+        let k1 = v.addc(k, -1.0);
+        let h = v.scale(p, k1);
+        v.sel(edge, h, fast)
+    })
 }

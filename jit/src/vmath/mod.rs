@@ -596,11 +596,17 @@ impl Vb<'_, '_> {
     /// `c0 + c1 x + ...` split in even and odd parts (`E(x²) + x·O(x²)`): the same number of FMAs as
     /// Horner's rule in two independent chains of half the latency.
     pub fn poly2(&mut self, x: Value, x2: Value, coeffs: &[f64]) -> Value {
+        let (e, o) = self.poly_halves(x2, coeffs);
+        self.fma(o, x, e)
+    }
+    /// The even and odd halves `(E(x2), O(x2))` of the polynomial `P(x) = E(x²) + x·O(x²)`, each in
+    /// its own chain (what [`Vb::poly2`] combines).
+    pub fn poly_halves(&mut self, x2: Value, coeffs: &[f64]) -> (Value, Value) {
         let even: Vec<f64> = coeffs.iter().step_by(2).copied().collect();
         let odd: Vec<f64> = coeffs.iter().skip(1).step_by(2).copied().collect();
         let e = self.poly(x2, &even);
         let o = self.poly(x2, &odd);
-        self.fma(o, x, e)
+        (e, o)
     }
 
     /// Replaces `fast` by the host libm `f` computed lane by lane where any lane of `mask` is set:

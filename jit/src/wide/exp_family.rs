@@ -10,10 +10,12 @@
 //! path gives the other lanes the fast path's bits, so the chunk of 16 lanes takes it instead; tanh
 //! has no branch.
 
-use super::lanes::{Lane, Paths, clamp, exp_general, exp_parts, map, poly2, scale, sel};
+use super::lanes::{
+    Lane, Paths, clamp, exp_arg, exp_general, exp_parts, map, poly_halves, poly2, scale, sel,
+};
 use crate::vmath::exp::{EXPM1_LOW, EXPM1_SMALL, ExpFamily, FAMILY as FAM64};
 use crate::vmath::f32x4::{FAMILY as FAM32, HYP as HYP32};
-use crate::vmath::hyperbolic::{HYP as HYP64, Hyp, RECIP_MAX, SINH_SMALL, TANH_ONE, TANH_SMALL};
+use crate::vmath::hyperbolic::{COSH_K_MAX, HYP as HYP64, Hyp, RECIP_MAX, SINH_SMALL, TANH_ONE, TANH_SMALL};
 
 /// One type's constants and polynomials (each polynomial split into even and odd halves by
 /// `poly2`, whose sizes are const parameters).
@@ -22,6 +24,8 @@ trait Family: Lane {
     const HYP: &'static Hyp;
     /// exp's `Q(r)` (`r2 = r²`).
     fn exp_q(r: Self, r2: Self) -> Self;
+    /// The even and odd halves of exp's `Q` at `r2 = r²`.
+    fn exp_q_halves(r2: Self) -> (Self, Self);
     /// `lanes::exp_parts` on this type's exp.
     fn exp_parts(x: Self) -> (Self, Self);
     /// `lanes::exp_general` on this type's exp.
@@ -43,6 +47,10 @@ macro_rules! family {
             #[inline(always)]
             fn exp_q(r: $t, r2: $t) -> $t {
                 poly2::<$t, $q, $qo>(r, r2, $fam.exp.q)
+            }
+            #[inline(always)]
+            fn exp_q_halves(r2: $t) -> ($t, $t) {
+                poly_halves::<$t, $q, $qo>(r2, $fam.exp.q)
             }
             #[inline(always)]
             fn exp_parts(x: $t) -> ($t, $t) {
@@ -123,32 +131,65 @@ fn expm1_fast<T: Family>(x: T) -> T {
     r.copysign(x)
 }
 
-/// `vmath::hyperbolic::exp_pair`'s `e/2 ± (1/2)/e`.
+/// `vmath::hyperbolic::exp_pair`'s `e/2 - (1/2)/e`.
 #[inline(always)]
-fn combine<T: Family>(e: T, plus: bool) -> T {
+fn combine<T: Family>(e: T) -> T {
     let h = e * T::c(0.5);
     let m = T::c(RECIP_MAX);
     let ec = sel(e > m, m, e);
     let q = T::c(0.5) / ec;
-    if plus { h + q } else { h - q }
+    h - q
 }
 
 /// `vmath::hyperbolic::exp_pair`'s fast path.
 #[inline(always)]
-fn pair_fast<T: Family>(ax: T, plus: bool) -> T {
+fn pair_fast<T: Family>(ax: T) -> T {
     let (k, p) = exp_reduce(ax);
-    combine(p.ldexp_fast(k), plus)
+    combine(p.ldexp_fast(k))
 }
 
 /// `vmath::hyperbolic::exp_pair`'s general path.
 #[inline(always)]
-fn pair_general<T: Family>(ax: T, plus: bool) -> T {
+fn pair_general<T: Family>(ax: T) -> T {
     let clamp = T::c(T::HYP.clamp);
     let a = sel(ax > clamp, clamp, ax);
     let (k, p) = exp_reduce(a);
-    let r = combine(scale(p, k), plus);
+    let r = combine(scale(p, k));
     let h = scale(p, k + T::c(-1.0));
     sel(a >= T::c(T::HYP.edge), h, r)
+}
+
+/// `vmath::hyperbolic::cosh_fast`.
+#[inline(always)]
+fn cosh_fast<T: Family>(a: T) -> T {
+    let (k, r) = exp_arg(T::FAM.exp, a);
+    let r2 = r * r;
+    let (e, o) = T::exp_q_halves(r2);
+    let nr = -r;
+    let qp = o.mul_add(r, e);
+    let qm = o.mul_add(nr, e);
+    let sp = r2.mul_add(qp, r);
+    let sm = r2.mul_add(qm, nr);
+    let big = (k + T::c(-1.0)).pow2();
+    let kmax = T::c(COSH_K_MAX);
+    let kc = sel(k > kmax, kmax, k);
+    let small = (-kc + T::c(-1.0)).pow2();
+    let b = small.mul_add(sm, small);
+    let t = big.mul_add(sp, b);
+    big + t
+}
+
+/// `vmath::hyperbolic::cosh`'s general path: `e^a/2` for the lanes of |x| >= edge or NaN, the
+/// others [`cosh_fast`]'s bits.
+#[inline(always)]
+fn cosh_general<T: Family>(ax: T) -> T {
+    let clamp = T::c(T::HYP.clamp);
+    let a = sel(ax > clamp, clamp, ax);
+    let (k, p) = exp_reduce(a);
+    let h = scale(p, k + T::c(-1.0));
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    let edge = !(ax < T::c(T::HYP.edge));
+    sel(edge, h, cosh_fast(ax))
 }
 
 /// `vmath::hyperbolic::sinh` with `big` the exp pair of |x|.
@@ -249,11 +290,11 @@ impl<T: Family> Paths<T> for Sinh {
     }
     #[inline(always)]
     fn fast(x: T) -> T {
-        sinh_with(x, pair_fast(x.abs(), false))
+        sinh_with(x, pair_fast(x.abs()))
     }
     #[inline(always)]
     fn general(x: T) -> T {
-        sinh_with(x, pair_general(x.abs(), false))
+        sinh_with(x, pair_general(x.abs()))
     }
 }
 
@@ -264,11 +305,11 @@ impl<T: Family> Paths<T> for Cosh {
     }
     #[inline(always)]
     fn fast(x: T) -> T {
-        pair_fast(x.abs(), true)
+        cosh_fast(x.abs())
     }
     #[inline(always)]
     fn general(x: T) -> T {
-        pair_general(x.abs(), true)
+        cosh_general(x.abs())
     }
 }
 

@@ -144,6 +144,13 @@ pub(super) fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
 /// `vmath::Vb::poly2`: even and odd halves.
 #[inline(always)]
 pub(super) fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -> T {
+    let (e, o) = poly_halves::<T, E, O>(x2, coeffs);
+    o.mul_add(x, e)
+}
+
+/// `vmath::Vb::poly_halves`: `(E(x2), O(x2))`.
+#[inline(always)]
+pub(super) fn poly_halves<T: Lane, const E: usize, const O: usize>(x2: T, coeffs: &[f64]) -> (T, T) {
     let mut even = [0.0; E];
     let mut odd = [0.0; O];
     for (i, &c) in coeffs.iter().enumerate() {
@@ -153,18 +160,22 @@ pub(super) fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs
             odd[i / 2] = c;
         }
     }
-    let e = poly(x2, &even);
-    let o = poly(x2, &odd);
-    o.mul_add(x, e)
+    (poly(x2, &even), poly(x2, &odd))
+}
+
+/// `vmath::exp::exp_arg`: `(k, r)` with `x = k·ln2 + r`.
+#[inline(always)]
+pub(super) fn exp_arg<T: Lane>(c: &ExpConsts, x: T) -> (T, T) {
+    let k = (x * T::c(c.log2e)).round_ties_even();
+    let nk = -k;
+    let r = nk.mul_add(T::c(c.ln2_hi), x);
+    (k, nk.mul_add(T::c(c.ln2_lo), r))
 }
 
 /// `vmath::exp::exp_parts` (no correction): `(k, s)` with `e^x = (1 + s)·2^k`.
 #[inline(always)]
 pub(super) fn exp_parts<T: Lane, const E: usize, const O: usize>(c: &ExpConsts, x: T) -> (T, T) {
-    let k = (x * T::c(c.log2e)).round_ties_even();
-    let nk = -k;
-    let r = nk.mul_add(T::c(c.ln2_hi), x);
-    let r = nk.mul_add(T::c(c.ln2_lo), r);
+    let (k, r) = exp_arg(c, x);
     let r2 = r * r;
     let q = poly2::<T, E, O>(r, r2, c.q);
     (k, r2.mul_add(q, r))
