@@ -94,10 +94,49 @@ fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
 /// explain`), and the typed kernel where the kernel is one (an integer or bool input, or a cast).
 pub(crate) type Specialisation = (KernelIR, BroadcastPlan, Vec<String>, Option<TypedKernel>);
 
+/// The one typing rule of every path (a run, several outputs, a prepared handle): the typed
+/// kernel and why it is computed by the typed path ([`kiln_ir::typed`]), or `None` where the float
+/// path computes exactly NumPy's types and values. Typing by NumPy 2's rules always runs: a kernel
+/// with an integer or bool input, a cast or an integer operator is typed; so is a kernel of float
+/// inputs whose NumPy types the float path would not give ([`TypedKernel::float_path_differs`]:
+/// `1 + 1` is int64, `(a > 0) + (b > 0)` bool, `0.25 * (a < 5)` float64 beside float32 `a`).
+/// Left on the float path as before: a compound reduction (two statistics of float values in one
+/// pass), and a kernel whose constants fold to a strong float64 ([`Program::strong_f64`]).
+pub(crate) fn typing(
+    program: &Program,
+    kernel: &KernelIR,
+    elems: &[ElemType],
+) -> Result<Option<(String, TypedKernel)>> {
+    let mean = program.reduction().is_some_and(|r| r.mean);
+    let why = match elems.iter().position(|t| !t.is_float()) {
+        Some(i) => Some(format!("input '{}' is {}", program.names[i], elems[i])),
+        None => needs_typing(kernel),
+    };
+    if let Some(why) = why {
+        return Ok(Some((why, TypedKernel::new(kernel, elems, mean)?)));
+    }
+    if matches!(kernel.kind, KernelKind::Compound { .. }) || program.strong_f64 {
+        return Ok(None);
+    }
+    // float inputs are read in the kernel's float dtype (an f32 input beside an f64 one is widened
+    // once, before the kernel: docs/semantics.md), so they are typed as that dtype
+    let floats = vec![ElemType::of_float(kernel.dtype); elems.len()];
+    let typed = TypedKernel::new(kernel, &floats, mean)?;
+    // the float path's mean divides its sum in the float dtype (`mean(a > 0)` is float64 in both)
+    let float_output = if mean {
+        kiln_ir::OutputType::Float(kernel.dtype)
+    } else {
+        kernel.output_type()
+    };
+    Ok(typed
+        .float_path_differs(kernel.dtype, float_output)
+        .map(|why| (why, typed)))
+}
+
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
-/// rewrite did, for `kiln explain`. A kernel with an integer or bool input, or a cast or an integer
-/// operator, is typed ([`kiln_ir::typed`]), without rewrites: compiled by the JIT's typed code generator
-/// where it compiles, else run on the typed interpreter (see [`TypedExecutable`]).
+/// rewrite did, for `kiln explain`. A typed kernel ([`typing`]) takes no rewrites: it is compiled
+/// by the JIT's typed code generator where it compiles, else run on the typed interpreter (see
+/// [`TypedExecutable`]).
 pub(crate) fn specialise(
     program: &Program,
     args: &[&ArrayArg<'_>],
@@ -113,13 +152,7 @@ pub(crate) fn specialise(
     let kernel = program.kernel(dtype, &shapes)?;
     let mut notes = Vec::new();
     let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
-    let why = match elems.iter().position(|t| !t.is_float()) {
-        Some(i) => Some(format!("input '{}' is {}", program.names[i], elems[i])),
-        None => needs_typing(&kernel),
-    };
-    if let Some(why) = why {
-        let mean = program.reduction().is_some_and(|r| r.mean);
-        let typed = TypedKernel::new(&kernel, &elems, mean)?;
+    if let Some((why, typed)) = typing(program, &kernel, &elems)? {
         let views: Vec<Option<Vec<isize>>> = args
             .iter()
             .zip(&typed.kernel.inputs)
@@ -366,6 +399,15 @@ pub(crate) struct Specialised {
 }
 
 impl Specialised {
+    /// The element type of the kernel's result: the typed kernel's where it is one (NumPy's), the
+    /// float kernel's otherwise.
+    pub(crate) fn output_type(&self) -> kiln_ir::OutputType {
+        match &self.typed {
+            Some(t) => kiln_ir::typed::output_type(t),
+            None => self.kernel.output_type(),
+        }
+    }
+
     fn matches(&self, args: &[&ArrayArg<'_>]) -> bool {
         self.signature.len() == args.len()
             && self.signature.iter().zip(args).all(|((d, s, c, st), a)| {

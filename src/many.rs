@@ -243,15 +243,11 @@ impl FusedRunner {
                 })
                 .collect();
             let shape = broadcast_shapes(own.iter().map(|a| a.shape()))?;
-            // a typed kernel types each output on its own, whatever the float dtype of the others;
-            // but a map that alone is a float kernel (float inputs, no cast or integer operator)
-            // computes in its inputs' float dtype, where typed it would follow NumPy's promotion (an
-            // index or an integer literal is int64 there): it runs alone
-            let fits = if typed {
-                typed_for(&p.stages[k].program, &own)
-            } else {
-                kernel_dtype(&own) == dtype
-            };
+            // a member joins where it alone takes the fused kernel's path (the one typing rule): a
+            // typed kernel types each output on its own; a float one computes every output in its
+            // inputs' float dtype, which must then be the member's own
+            let alone_typed = typed_for(&p.stages[k].program, &own);
+            let fits = alone_typed == typed && (typed || kernel_dtype(&own) == dtype);
             if shape != joint || !fits {
                 return Ok(false);
             }
@@ -260,17 +256,20 @@ impl FusedRunner {
     }
 }
 
-/// Whether `program` over `args` is a typed kernel ([`kiln_ir::typed`]): an integer or bool input,
-/// a cast, or an integer operator.
+/// Whether `program` over `args` is a typed kernel: the one rule of [`crate::executor::typing`]
+/// (a kernel that does not type, which its own run reports, counts as typed: it runs alone).
 fn typed_for(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> bool {
-    let typed_op = |n: &kiln_ir::Node| {
-        matches!(
-            n,
-            kiln_ir::Node::Cast(..) | kiln_ir::Node::Unary(kiln_ir::UnaryOp::Invert, _)
-        ) || matches!(n, kiln_ir::Node::Binary(op, ..) if kiln_ir::BinaryOp::INTEGER.contains(op))
+    let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
+    let dtype = if program.strong_f64 {
+        kiln_ir::DType::F64
+    } else {
+        kernel_dtype(args)
     };
-    let arena = &program.arena;
-    args.iter().any(|a| !a.elem().is_float()) || (0..arena.len()).any(|i| typed_op(arena.node_at(i)))
+    let elems: Vec<kiln_ir::ElemType> = args.iter().map(|a| a.elem()).collect();
+    let typing = program
+        .kernel(dtype, &shapes)
+        .and_then(|k| crate::executor::typing(program, &k, &elems));
+    !matches!(typing, Ok(None))
 }
 
 /// A result reshaped to its keepdims twin's shape (same elements).

@@ -987,7 +987,7 @@ pub(crate) fn result_form(spec: &Specialised, reduce: Option<&Reduction>) -> (Ve
     let shape = result_shape(&spec.kernel, reduce);
     let out_type = match reduce {
         Some(r) if r.mean => OutputType::Float(spec.kernel.dtype),
-        _ => spec.kernel.output_type(),
+        _ => spec.output_type(),
     };
     (shape, out_type)
 }

@@ -24,29 +24,16 @@ use ndarray::{Array1, Array2, ArrayD, ArrayViewD, Axis, IxDyn, s};
 
 const NUMEXPR_CASES: &str = include_str!("data/numexpr_cases.txt");
 
-/// Input-free expressions whose NumPy value is a Python int. kiln has no integer dtype: an
-/// expression without inputs computes in f64, so these are compared by value as float64.
-const INTEGER_LITERALS: &[&str] = &["1", "1+1"];
-
 /// (expression, dtype, reason): where kiln deliberately differs from NumPy (a design decision). Each
 /// must still fail in every test_scalar variant: when one passes, the test says so. A bug is not
 /// listed here: its case fails until it is fixed.
-const NUMEXPR_KNOWN_DIVERGENCES: &[(&str, &str, &str)] = &[
-    (
-        "0.25 * (a < 5) + 0.33 * (a >= 5)",
-        "float32",
-        "kiln computes a truth value used as a number as 1 / 0 in the kernel's dtype (f32 here, so the \
-     result is f32 and 0.33 is rounded to f32); NumPy multiplies a bool array by a Python float in \
-     float64",
-    ),
-    (
-        "2*a + (cos(3)+5)*sinh(cos(b))",
-        "float32",
-        "kiln folds `cos(3)+5` in f64 to a strong float64, as NumPy 2 makes `cos(3)`, so the result \
+const NUMEXPR_KNOWN_DIVERGENCES: &[(&str, &str, &str)] = &[(
+    "2*a + (cos(3)+5)*sinh(cos(b))",
+    "float32",
+    "kiln folds `cos(3)+5` in f64 to a strong float64, as NumPy 2 makes `cos(3)`, so the result \
          is float64 as NumPy's; but kiln then computes the whole kernel in f64, `sinh(cos(b))` \
          included, where NumPy computes `sinh(cos(b))` in float32 and only then promotes",
-    ),
-];
+)];
 
 /// numexpr's inputs (`test_numexpr.py`, `test_expressions`): `a = arange(200)[::2]` (a strided
 /// view), `a2 = zeros((100, 100))`, `b = arange(100) / 100`, `c = d = e = arange(100)`.
@@ -94,18 +81,6 @@ impl<T: Float> NumexprInputs<T> {
     }
 }
 
-/// An integer expectation as the float64 kiln gives for an input-free expression.
-fn as_float64(want: &Expected) -> Expected {
-    match &want.values {
-        Values::I64(v) => Expected {
-            dtype: "float64".into(),
-            shape: want.shape.clone(),
-            values: Values::F64(v.iter().map(|&i| i as f64).collect()),
-        },
-        _ => want.clone(),
-    }
-}
-
 #[test]
 fn numexpr_expressions() {
     let cases = fixture::parse(NUMEXPR_CASES);
@@ -140,15 +115,10 @@ fn numexpr_expressions() {
             f64s.args(scalar)
         };
         let want = case.out.as_ref().expect("out");
-        let want = if INTEGER_LITERALS.contains(&case.expr.as_str()) {
-            as_float64(want)
-        } else {
-            want.clone()
-        };
         let result = FusedRunner::compile_text(&case.expr)
             .and_then(|r| r.run(&args))
             .map_err(|e| format!("error: {e}"))
-            .and_then(|out| fixture::compare(&out, &want, case.check, case.zeros_any));
+            .and_then(|out| fixture::compare(&out, want, case.check, case.zeros_any));
         let known = NUMEXPR_KNOWN_DIVERGENCES
             .iter()
             .find(|(e, d, _)| *e == case.expr && *d == dtype);

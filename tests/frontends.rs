@@ -107,12 +107,14 @@ fn f32_with_f64_gives_f64_and_literals_do_not_widen() {
 }
 
 #[test]
-fn no_inputs_gives_a_zero_d_f64() {
-    let out = FusedRunner::compile_text("2 ** 10 - 1")
-        .unwrap()
-        .run(&[])
-        .unwrap();
-    assert_eq!(out, Output::F64(ndarray::arr0(1023.0).into_dyn()));
+fn no_inputs_gives_numpys_zero_d_type() {
+    // integer literals alone are NumPy's int64; a float literal makes it float64
+    let run = |text: &str| FusedRunner::compile_text(text).unwrap().run(&[]).unwrap();
+    assert_eq!(run("2 ** 10 - 1"), Output::I64(ndarray::arr0(1023).into_dyn()));
+    assert_eq!(
+        run("2.0 ** 10 - 1"),
+        Output::F64(ndarray::arr0(1023.0).into_dyn())
+    );
 }
 
 #[test]

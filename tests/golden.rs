@@ -62,7 +62,7 @@ const CASES: &[(&str, &str, &[Input])] = &[
         "all(minimum(x, 1) == maximum(x, 1))",
         &[("x", "f64", &[3, 1, 100])],
     ),
-    ("literal_only", "1 + 2 * 3", &[]),
+    ("literal_only", "1.0 + 2 * 3", &[]),
     (
         "broadcast_outer_rows",
         "x * y",

@@ -557,3 +557,99 @@ fn in_place_updates_of_integer_and_bool_arrays() {
     assert_eq!(i, array![1, 2, 3]);
     assert_eq!(one, array![1]);
 }
+
+#[test]
+fn truth_values_of_float_inputs_take_numpys_types() {
+    // typing by NumPy 2's rules runs for every kernel: a comparison of floats is a bool array, so
+    // what is built on it is typed as NumPy types it (the one rule of run, run_many and prepare)
+    let a = array![-1.0, 2.0, 3.0];
+    let b = array![1.0, -2.0, 3.0];
+    let f = array![1.0f32, 7.0, 3.0];
+    let args: [(&str, ArrayArg<'_>); 3] = [("a", (&a).into()), ("b", (&b).into()), ("f", (&f).into())];
+    let cases: &[(&str, Output)] = &[
+        (
+            "(a > 0) + (b > 0)",
+            Output::Bool(array![true, true, true].into_dyn()),
+        ),
+        (
+            "(a > 0) * (b > 0)",
+            Output::Bool(array![false, false, true].into_dyn()),
+        ),
+        ("(a > 0) * 3", Output::I64(array![0, 3, 3].into_dyn())),
+        ("where(a > 0, 1, 0)", Output::I64(array![0, 1, 1].into_dyn())),
+        ("cumsum(a > 0)", Output::I64(array![0, 1, 2].into_dyn())),
+        (
+            "cummax(a > 0)",
+            Output::Bool(array![false, true, true].into_dyn()),
+        ),
+        ("sum(a > 0)", Output::I64(ndarray::arr0(2).into_dyn())),
+        ("mean(a > 0)", Output::F64(ndarray::arr0(2.0 / 3.0).into_dyn())),
+        ("mean(f > 2)", Output::F64(ndarray::arr0(2.0 / 3.0).into_dyn())),
+        ("1 + 1", Output::I64(ndarray::arr0(2).into_dyn())),
+        // a Python float with a bool array is float64, beside float32 inputs too
+        (
+            "0.25 * (f < 5) + 0.33 * (f >= 5)",
+            Output::F64(array![0.25, 0.33, 0.25].into_dyn()),
+        ),
+        // kernels the float path computes as NumPy types them keep it
+        ("(a > 0) * a", Output::F64(array![-0.0, 2.0, 3.0].into_dyn())),
+        (
+            "where(a > 0, a, 0)",
+            Output::F64(array![0.0, 2.0, 3.0].into_dyn()),
+        ),
+        ("f * 2 + 1", Output::F32(array![3.0f32, 15.0, 7.0].into_dyn())),
+        (
+            "(a > 0) & (b > 0)",
+            Output::Bool(array![false, false, true].into_dyn()),
+        ),
+    ];
+    for (text, want) in cases {
+        let used: Vec<(&str, ArrayArg<'_>)> = args
+            .iter()
+            .filter(|(n, _)| text.contains(n))
+            .map(|(n, a)| (*n, a.clone()))
+            .collect();
+        for backend in ["jit", "interp"] {
+            let runner = FusedRunner::compile_text(text)
+                .unwrap()
+                .with_backend(kiln::backend_by_name(backend).unwrap());
+            let got = runner.run(&used).unwrap();
+            assert_eq!(&got, want, "{text} on {backend}");
+            // several results: the same rule
+            let many = FusedRunner::compile_text(&format!("{text}; {text}"))
+                .unwrap()
+                .with_backend(kiln::backend_by_name(backend).unwrap());
+            for got in many.run_many(&used).unwrap() {
+                assert_eq!(&got, want, "{text}; {text} on {backend}");
+            }
+        }
+    }
+    // the float path keeps what it computed as NumPy types it: no typed kernel
+    for text in [
+        "(a > 0) * a",
+        "where(a > 0, a, 0)",
+        "sum(where(a > 0, a * b, 0))",
+        "mean(a > 0)",
+    ] {
+        let runner = FusedRunner::compile_text(text).unwrap();
+        let used: Vec<(&str, ArrayArg<'_>)> = args[..2]
+            .iter()
+            .filter(|(n, _)| text.contains(n))
+            .map(|(n, a)| (*n, a.clone()))
+            .collect();
+        let notes: Vec<String> = runner
+            .explain_rewrites(&used)
+            .unwrap()
+            .into_iter()
+            .flat_map(|k| k.2)
+            .collect();
+        let notes = notes.join("\n");
+        assert!(!notes.contains("typed kernel"), "{text}: {notes}");
+    }
+    // NumPy's refusal
+    let e = FusedRunner::compile_text("-(a > 0)")
+        .unwrap()
+        .run(&[("a", (&a).into())])
+        .unwrap_err();
+    assert!(e.to_string().contains("`-` of a bool"), "{e}");
+}

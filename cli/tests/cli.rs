@@ -96,12 +96,13 @@ fn eval_prints_and_writes_npy() {
     let r = ArrayD::<f64>::read_npy(std::fs::File::open(&o).unwrap()).unwrap();
     assert_eq!(r, ndarray::arr0(10.0).into_dyn());
     // an expression may start with a minus sign; ** binds tighter than it
-    assert_eq!(stdout(&kiln(&["eval", "-2**2"])).trim(), "-4.0");
-    // no array input: a 0-d f64
-    assert_eq!(stdout(&kiln(&["eval", "2 ** 3 + 1"])).trim(), "9.0");
+    assert_eq!(stdout(&kiln(&["eval", "-2**2.0"])).trim(), "-4.0");
+    // no array input: a 0-d array of NumPy's type, f64 for a float literal, i64 for integers alone
+    assert_eq!(stdout(&kiln(&["eval", "2.0 ** 3 + 1"])).trim(), "9.0");
+    assert_eq!(stdout(&kiln(&["eval", "2 ** 3 + 1"])).trim(), "9");
     // unused inputs are ignored
     assert_eq!(
-        stdout(&kiln(&["eval", "1 + 1", "-i", &format!("x={}", x.display())])).trim(),
+        stdout(&kiln(&["eval", "1.0 + 1", "-i", &format!("x={}", x.display())])).trim(),
         "2.0"
     );
 }

@@ -451,6 +451,72 @@ impl TypedKernel {
         }
     }
 
+    /// Why the float path (every value in `dtype`, truth values as 1 / 0 in it, `float_output` its
+    /// result type: [`KernelIR::output_type`] of the untyped kernel) would not compute this kernel,
+    /// if it would not; `None` where it computes exactly these values and this result type.
+    ///
+    /// The float path computes a typed kernel whose values are all of `dtype` or bool, where a bool
+    /// comes from a comparison or a logical operator and is used only as a truth value (a `where`
+    /// condition, an operand of a logical operator) or cast to `dtype` (1 / 0, what the float path
+    /// holds), and whose integers are leaves (indices, literals) compared or cast to `dtype`. Anything
+    /// else is NumPy's typing at work: `(a > 0) + (b > 0)` is a logical or, `(a > 0) * 3` int64,
+    /// `1 + 1` int64 without inputs, `0.25 * (a < 5)` float64 beside float32 `a`, `cumsum(a > 0)`
+    /// int64.
+    pub fn float_path_differs(&self, dtype: crate::DType, float_output: OutputType) -> Option<String> {
+        let f = ElemType::of_float(dtype);
+        let arena = &self.kernel.arena;
+        let literal = |id: NodeId| matches!(arena.node(id), Node::Int(_) | Node::Literal(_));
+        // in post order: a node is looked at after its operands, which fit (else it returned)
+        for id in arena.reachable_all(&self.kernel.roots()) {
+            let t = self.type_of(id);
+            let node = *arena.node(id);
+            let held = |x: NodeId| matches!(self.type_of(x), ty if ty == f || ty == ElemType::Bool || ty == ElemType::I64);
+            let fits = match node {
+                Node::Int(_) | Node::Index(_) | Node::Literal(_) => true,
+                Node::Input(_) => t == f,
+                // the float path holds truth values as 1 / 0 and integers (indices, literals and
+                // their arithmetic, exact in it) as floats
+                Node::Cast(to, a) => literal(a) || (to == f && held(a)) || (to == ElemType::Bool && held(a)),
+                Node::Binary(op, a, b) if t == ElemType::Bool => op.is_logical() && held(a) && held(b),
+                Node::Unary(op, _) if t == ElemType::Bool => op.is_logical(),
+                Node::Where(..) if t == ElemType::Bool || t == ElemType::I64 => true,
+                // index arithmetic (`o - i >= 0`, the triangular masks of the prefix-scan rewrite)
+                Node::Binary(
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max,
+                    ..,
+                )
+                | Node::Unary(UnaryOp::Neg | UnaryOp::Abs, _)
+                    if t == ElemType::I64 =>
+                {
+                    true
+                }
+                _ => t == f,
+            };
+            if !fits {
+                let what = match node {
+                    Node::Unary(op, _) => op.to_string(),
+                    Node::Binary(op, _, _) => op.to_string(),
+                    Node::Cast(to, a) => format!("the cast of {} to {to}", self.type_of(a)),
+                    Node::Where(..) => "where".into(),
+                    Node::Fma(..) => "fma".into(),
+                    _ => "an input".into(),
+                };
+                return Some(format!(
+                    "NumPy 2 types {what} as {t} (the float path computes in {f})"
+                ));
+            }
+        }
+        (0..self.kernel.n_outputs()).find_map(|o| {
+            let want = if o == 0 {
+                float_output
+            } else {
+                self.kernel.output_type_of(o)
+            };
+            let t = self.output_type_of(o);
+            (t != want.elem()).then(|| format!("NumPy's result type is {t}, not {want}"))
+        })
+    }
+
     /// Whether every value is a float (f32 or f64) and there is no cast: the kernel the float
     /// interpreter and the JIT compute the same way.
     pub fn is_float_only(&self) -> bool {

@@ -21,13 +21,6 @@ NAMES = ("a", "a2", "b", "c", "d", "e")
 # `.real`, `copy`, `ones_like`, `conj` and `nextafter` (kept so that a future gap is stated here).
 UNSUPPORTED: dict = {}
 
-# Rows whose result dtype differs from NumPy's, until kiln's integer types: kiln's literals are
-# floats, so an expression of integer literals alone is float64 where NumPy (and numexpr) give int64.
-INT_LITERALS = {"1+1", "1"}
-# A float32 truth value scaled by a float literal: NumPy 2 gives float64 (a Python float with bools),
-# kiln keeps the kernel's float32 (its literals never widen). (A function of literals, `cos(3)`, is
-# a strong float64 in kiln as in NumPy 2, so `2*a + (cos(3)+5)*sinh(cos(b))` agrees.)
-F32_KEEPS_LITERAL_TYPE = {"0.25 * (a < 5) + 0.33 * (a >= 5)"}
 # Mixed float32 and float64 (the strong float64 `cos(3)` with float32 `b`): the result is float64 in
 # both, but NumPy rounds `sinh(cos(b))` in float32 before widening, while kiln computes the whole
 # kernel in float64 from the float32 inputs (README: kiln's dtype rule), so they agree to float32's
@@ -106,12 +99,6 @@ def test_float_rows(expr, dtype, test_scalar):
     with np.errstate(all="ignore"):
         want = np.asarray(eval(expr, dict(NUMPY), dict(env)))
         got = ne.evaluate(expr, local_dict=env)
-    if expr in INT_LITERALS:
-        assert want.dtype == np.int64 and got.dtype == np.float64
-        want = want.astype(np.float64)
-    if expr in F32_KEEPS_LITERAL_TYPE and np.dtype(dtype) == np.float32:
-        assert want.dtype == np.float64 and got.dtype == np.float32
-        want = want.astype(np.float32)
     if expr in MIXED_ROUNDING and np.dtype(dtype) == np.float32:
         assert want.dtype == np.float64 and got.dtype == np.float64
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5)

@@ -153,15 +153,19 @@ def test_init_num_threads_reads_the_environment_now(monkeypatch):
 
 
 def test_constant_result_dtypes_are_numpys():
-    # kiln's differences (its README): integer literals alone compute in float64, where NumPy and
-    # numexpr give int64; beside float32 inputs its literals stay float32, where NumPy makes a truth
-    # value scaled by a Python float float64
-    assert ne.evaluate("1+1").dtype == np.float64 and ne.evaluate("1+1") == 2
-    assert ne.evaluate("7.0 < 5").dtype == np.bool_
+    # integer literals alone are NumPy's int64 (numexpr's expression matrix expects it for `1`)
+    for ex, want in (("1", 1), ("1+1", 2), ("2 ** 3 + 1", 9), ("-7 // 2", -4)):
+        got = ne.evaluate(ex)
+        assert got.dtype == np.int64 and got == want, ex
+    assert ne.evaluate("7.0 < 5").dtype == np.bool_ and ne.evaluate("2.0 + 1").dtype == np.float64
+    # a truth value scaled by a Python float is float64 beside float32 inputs, as NumPy gives
     a = np.arange(10, dtype=np.float32)  # noqa: F841
-    got = ne.evaluate("0.25 * (a < 5) + 0.33 * (a >= 5)")
-    assert got.dtype == np.float32
-    np.testing.assert_array_equal(got, (0.25 * (a < 5) + 0.33 * (a >= 5)).astype(np.float32))
+    for ex in ("0.25 * (a < 5) + 0.33 * (a >= 5)", "where(a < 5, 0.25, 0.5)"):
+        got = ne.evaluate(ex)
+        want = eval(ex, {"where": np.where}, {"a": a})
+        assert got.dtype == want.dtype == np.float64, ex
+        np.testing.assert_array_equal(got, want)
+    # while float32 arithmetic with literals stays float32
     assert ne.evaluate("a * 0.5 + 1").dtype == np.float32
     assert ne.evaluate("2**40") == 2**40
     assert ne.evaluate("1.5 * 2").dtype == np.float64
@@ -179,8 +183,7 @@ def test_unaligned_singleton_out():
     # numexpr's issue #397: a constant into an unaligned one-element int32 out
     out = np.empty(5, dtype=np.uint8)[1:].view(np.int32)
     assert not out.flags.aligned
-    # (the literal alone is float64 in kiln: unsafe casting takes it to int32)
-    assert ne.evaluate("3", out=out, casting="unsafe") is out
+    assert ne.evaluate("3", out=out) is out
     np.testing.assert_array_equal(out, 3)
 
 

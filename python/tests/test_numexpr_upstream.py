@@ -89,10 +89,6 @@ EXPECTED_FAILURES = {
     "test_evaluate::test_disassemble": DISASSEMBLE,
     "test_int32_int64::test_small_int": "numexpr types a small int literal alone (`2`) as int32; kiln gives "
     "NumPy's type, int64 (as numexpr's own expression matrix expects for `1`)",
-    "test_int32_int64::test_big_int": "an expression of integer literals alone computes in float64 in kiln "
-    "(NumPy and numexpr: int64)",
-    "test_evaluate::test_unaligned_singleton": "an expression of integer literals alone computes in float64 in "
-    "kiln, which does not cast to out's int32 under casting='same_kind'",
     **{f"test_strings::{name}": BYTES for name in (
         "test_null_chars", "test_compare_copy", "test_compare_array", "test_compare_variable",
         "test_compare_constant", "test_add_string_array", "test_empty_string1", "test_empty_string2",
