@@ -494,16 +494,14 @@ impl TypedKernel {
             };
             if !fits {
                 let what = match node {
-                    Node::Unary(op, _) => op.to_string(),
-                    Node::Binary(op, _, _) => op.to_string(),
-                    Node::Cast(to, a) => format!("the cast of {} to {to}", self.type_of(a)),
-                    Node::Where(..) => "where".into(),
-                    Node::Fma(..) => "fma".into(),
-                    _ => "an input".into(),
+                    Node::Unary(op, _) => format!("{op} in {t}"),
+                    Node::Binary(op, _, _) => format!("{op} in {t}"),
+                    Node::Cast(to, a) => format!("with a {} taken as {to}", self.type_of(a)),
+                    Node::Where(..) => format!("where in {t}"),
+                    Node::Fma(..) => format!("fma in {t}"),
+                    _ => format!("with an input of {t}"),
                 };
-                return Some(format!(
-                    "NumPy 2 types {what} as {t} (the float path computes in {f})"
-                ));
+                return Some(format!("NumPy computes {what}, where the float path has {f}"));
             }
         }
         (0..self.kernel.n_outputs()).find_map(|o| {
@@ -513,7 +511,8 @@ impl TypedKernel {
                 self.kernel.output_type_of(o)
             };
             let t = self.output_type_of(o);
-            (t != want.elem()).then(|| format!("NumPy's result type is {t}, not {want}"))
+            (t != want.elem())
+                .then(|| format!("NumPy's result type is {t}, where the float path gives {want}"))
         })
     }
 
