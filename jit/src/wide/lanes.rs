@@ -33,6 +33,8 @@ pub(super) trait Lane:
     fn sqrt(self) -> Self;
     /// `|self|` with the sign bit of `s` (`vmath::Vb::copysign`).
     fn copysign(self, s: Self) -> Self;
+    /// `self` (sign bit clear) with the sign bit of `s` or-ed in (`vmath::Vb::or_sign`).
+    fn or_sign(self, s: Self) -> Self;
     fn mul_add(self, a: Self, b: Self) -> Self;
     fn round_ties_even(self) -> Self;
     fn floor(self) -> Self;
@@ -59,6 +61,10 @@ impl Lane for f64 {
     #[inline(always)]
     fn copysign(self, s: f64) -> f64 {
         f64::copysign(self, s)
+    }
+    #[inline(always)]
+    fn or_sign(self, s: f64) -> f64 {
+        f64::from_bits(self.to_bits() | (s.to_bits() & (1 << 63)))
     }
     #[inline(always)]
     fn mul_add(self, a: f64, b: f64) -> f64 {
@@ -102,6 +108,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn copysign(self, s: f32) -> f32 {
         f32::copysign(self, s)
+    }
+    #[inline(always)]
+    fn or_sign(self, s: f32) -> f32 {
+        f32::from_bits(self.to_bits() | (s.to_bits() & (1 << 31)))
     }
     #[inline(always)]
     fn mul_add(self, a: f32, b: f32) -> f32 {
