@@ -2,12 +2,12 @@
 //! (`f32x4.rs`: `HYP`, polynomials of degree 4, the edges of f32's exp; the figures below are
 //! f64's).
 //!
-//! **tanh**: on |x| < [`TANH_SMALL`] (log(3)/2, where tanh is 1/2) the odd polynomial
+//! **tanh**: of |x|, on |x| < [`TANH_SMALL`] (log(3)/2, where tanh is 1/2) the odd polynomial
 //! `x + x³·P(x²)`; beyond, `1 - 2/(e^(2|x|) + 1)` (a result in [1/2, 1), where the division's error
-//! is at most a quarter of an ULP of the result) with the sign of x, |x| clamped to 20 first (tanh(20)
-//! rounds to 1, and `e^40` stays on exp's fast path); NaN takes the polynomial (NaN stays NaN), the
-//! subnormals give themselves through it, and the sign of x is copied last (tanh(-0.0) = -0.0). No
-//! branch.
+//! is at most a quarter of an ULP of the result; `e^(2|x|) + 1 = 2^k·s + (2^k + 1)` from exp's
+//! reduction, one rounding), |x| clamped to 20 first (tanh(20) rounds to 1, and `e^40` stays on
+//! exp's fast path); NaN takes the polynomial (NaN stays NaN), the subnormals give themselves
+//! through it, and the sign bit of x is or-ed in last (tanh(-0.0) = -0.0). No branch.
 //!
 //! **sinh**: on |x| < [`SINH_SMALL`] the odd polynomial `x + x³·P(x²)`; beyond, `e/2 - (1/2)/e` with
 //! `e = e^|x|` and the sign of x (the errors of `e` and `1/e` are of opposite signs and cancel to
@@ -25,7 +25,7 @@
 //! (`tests/math_accuracy.rs`): see `math::ulp_bound`.
 
 use super::Vb;
-use super::exp::{ExpConsts, F64, exp_arg, exp_reduce};
+use super::exp::{ExpConsts, F64, exp_arg, exp_parts, exp_reduce};
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
@@ -107,23 +107,25 @@ fn odd_poly(v: &mut Vb<'_, '_>, x: Value, z: Value, p: &[f64]) -> Value {
 
 pub(crate) fn tanh(v: &mut Vb<'_, '_>, c: &Hyp, x: Value) -> Value {
     use FloatCC::*;
-    let z = v.mul(x, x);
-    let small = odd_poly(v, x, z, c.tanh_p);
     let ax = v.abs(x);
+    let z = v.mul(ax, ax);
+    let small = odd_poly(v, ax, z, c.tanh_p);
     let one = v.cmpc(GreaterThan, ax, TANH_ONE);
     let a = v.selc(one, TANH_ONE, ax);
     let a2 = v.add(a, a);
-    let (k, p) = exp_reduce(v, c.exp, a2, None);
-    let e = v.ldexp_fast(p, k);
-    let e1 = v.addc(e, 1.0);
+    // e^(2a) + 1 = 2^k·s + (2^k + 1), one rounding
+    let (k, s) = exp_parts(v, c.exp, a2, None);
+    let tk = v.pow2(k);
+    let tk1 = v.addc(tk, 1.0);
+    let e1 = v.fma(tk, s, tk1);
     let two = v.c(2.0);
     let q = v.div(two, e1);
     let onec = v.c(1.0);
     let big = v.sub(onec, q);
     let is_small = v.cmpc(UnorderedOrLessThan, ax, TANH_SMALL);
     let r = v.sel(is_small, small, big);
-    // the sign of x: the polynomial's `-0.0 + +0.0` is +0.0
-    v.copysign(r, x)
+    // the sign of x, or-ed into tanh(|x|) (the polynomial of -x is minus that of x, bit for bit)
+    v.or_sign(r, x)
 }
 
 /// `e/2 - (1/2)/e` for `e = e^|x|` (sinh of |x| >= [`SINH_SMALL`]), with the general path for

@@ -411,6 +411,16 @@ impl Vb<'_, '_> {
         let r = self.or(ab, sb);
         self.float(r)
     }
+    /// `a` with the sign bit of `s` or-ed in (`a`'s own sign bit clear: [`Vb::copysign`] less one
+    /// operation).
+    pub fn or_sign(&mut self, a: Value, s: Value) -> Value {
+        let ab = self.bits(a);
+        let sb = self.bits(s);
+        let sign = if self.f32 { i32::MIN as i64 } else { i64::MIN };
+        let sb = self.andc(sb, sign);
+        let r = self.or(ab, sb);
+        self.float(r)
+    }
     /// The sign bit of `a` as a lane mask (true for -0.0 and negative NaNs too).
     pub fn sign_mask(&mut self, a: Value) -> Value {
         let ab = self.bits(a);

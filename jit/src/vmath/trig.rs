@@ -13,7 +13,10 @@
 //! transformation above 0.6744 and the careful -1/tan), each taking the tail `yl`; the quadrant
 //! `q mod 4` picks the kernel and the sign lane by lane. Coefficients from FreeBSD msun `k_sin.c`,
 //! `k_cos.c`, `k_tan.c` (Sun Microsystems 1993, freely granted with this notice preserved), as carried
-//! by musl and the Rust `libm` crate. fdlibm states errors below 1 ULP. Measured against glibc over a
+//! by musl and the Rust `libm` crate. fdlibm states errors below 1 ULP. tan takes one division per
+//! lane where fdlibm's branches take two: the lane's case picks the quotient (`w²/(w ± 1)` above
+//! 0.6744, `-1/w` below, in odd quadrants), and `-1/(w + tl)` is corrected by fused multiply-adds
+//! (`q + q·(1 + q·w + q·tl)`, the remainder `1 + q·w` exact) instead of fdlibm's split halves. Measured against glibc over a
 //! million points in [-1e4, 1e4] (and beyond, through the slow path): sin, cos, tan max 1 ULP.
 //! |x| < 2^-27 returns x for sin and tan (keeping -0.0); NaN and ±inf give NaN.
 
@@ -210,36 +213,30 @@ pub(crate) fn tan(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let st = v.mulc(s, T[0]);
     let r = v.add(a, st);
     let w = v.add(x1, r);
-    // big: s = 1 - 2*odd; v = s - 2*(x + (r - w*w/(w + s))); sign of yh
+    // x1 + r = w + tl exactly (|x1| >= |r|)
+    let d = v.sub(w, x1);
+    let tl = v.sub(r, d);
+    // one division, the one the lane's case needs: big, fdlibm's w²/(w + s) with s = 1 - 2*odd;
+    // small, -1/w (odd lanes; the even ones do not use it)
     let one = v.c(1.0);
     let mone = v.c(-1.0);
     let sg = v.sel(odd, mone, one);
     let ww = v.mul(w, w);
     let ws = v.add(w, sg);
-    let q = v.div(ww, ws);
-    let q = v.sub(r, q);
-    let q = v.add(x1, q);
-    let q = v.mulc(q, 2.0);
-    let vb = v.sub(sg, q);
+    let num = v.sel(big, ww, mone);
+    let den = v.sel(big, ws, w);
+    let q = v.div(num, den);
+    // big: v = s - 2*(x + (r - w*w/(w + s))), the sign of yh
+    let qb = v.sub(r, q);
+    let qb = v.add(x1, qb);
+    let qb = v.mulc(qb, 2.0);
+    let vb = v.sub(sg, qb);
     let nvb = v.neg(vb);
     let r_big = v.sel(neg, nvb, vb);
-    // odd: -1/(x+r) accurately
-    let mask = v.ci(-1i64 << 32);
-    let wb = v.bits(w);
-    let w0 = v.and(wb, mask);
-    let w0 = v.float(w0);
-    let d = v.sub(w0, x1);
-    let vo = v.sub(r, d);
-    let a = v.div(mone, w);
-    let ab = v.bits(a);
-    let a0 = v.and(ab, mask);
-    let a0 = v.float(a0);
-    let t1 = v.mul(a0, w0);
-    let t1 = v.add(one, t1);
-    let t2 = v.mul(a0, vo);
-    let t = v.add(t1, t2);
-    let t = v.mul(a, t);
-    let r_odd = v.add(a0, t);
+    // odd: -1/(w + tl) = q + q·f with f = 1 + q·(w + tl) (the remainder 1 + q·w is exact)
+    let f = v.fma(q, w, one);
+    let f = v.fma(q, tl, f);
+    let r_odd = v.fma(q, f, q);
     let r_small = v.sel(odd, r_odd, w);
     let res = v.sel(big, r_big, r_small);
     let ax = v.abs(x);

@@ -207,20 +207,20 @@ fn sinh_with<T: Family>(x: T, big: T) -> T {
 /// `vmath::hyperbolic::tanh`.
 #[inline(always)]
 fn tanh_lane<T: Family>(x: T) -> T {
-    let z = x * x;
-    let small = odd_poly(x, z, true);
     let ax = x.abs();
+    let z = ax * ax;
+    let small = odd_poly(ax, z, true);
     let one = T::c(TANH_ONE);
     let a = sel(ax > one, one, ax);
     let a2 = a + a;
-    let (k, p) = exp_reduce(a2);
-    let e = p.ldexp_fast(k);
-    let e1 = e + T::c(1.0);
+    let (k, s) = T::exp_parts(a2);
+    let tk = k.pow2();
+    let e1 = tk.mul_add(s, tk + T::c(1.0));
     let q = T::c(2.0) / e1;
     let big = T::c(1.0) - q;
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
     let is_small = !(ax >= T::c(TANH_SMALL));
-    sel(is_small, small, big).copysign(x)
+    sel(is_small, small, big).or_sign(x)
 }
 
 pub(super) struct Exp2;

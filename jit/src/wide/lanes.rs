@@ -33,6 +33,8 @@ pub(super) trait Lane:
     fn sqrt(self) -> Self;
     /// `|self|` with the sign bit of `s` (`vmath::Vb::copysign`).
     fn copysign(self, s: Self) -> Self;
+    /// `self` (sign bit clear) with the sign bit of `s` or-ed in (`vmath::Vb::or_sign`).
+    fn or_sign(self, s: Self) -> Self;
     fn mul_add(self, a: Self, b: Self) -> Self;
     fn round_ties_even(self) -> Self;
     fn floor(self) -> Self;
@@ -59,6 +61,10 @@ impl Lane for f64 {
     #[inline(always)]
     fn copysign(self, s: f64) -> f64 {
         f64::copysign(self, s)
+    }
+    #[inline(always)]
+    fn or_sign(self, s: f64) -> f64 {
+        f64::from_bits(self.to_bits() | (s.to_bits() & (1 << 63)))
     }
     #[inline(always)]
     fn mul_add(self, a: f64, b: f64) -> f64 {
@@ -102,6 +108,10 @@ impl Lane for f32 {
     #[inline(always)]
     fn copysign(self, s: f32) -> f32 {
         f32::copysign(self, s)
+    }
+    #[inline(always)]
+    fn or_sign(self, s: f32) -> f32 {
+        f32::from_bits(self.to_bits() | (s.to_bits() & (1 << 31)))
     }
     #[inline(always)]
     fn mul_add(self, a: f32, b: f32) -> f32 {
@@ -571,7 +581,7 @@ fn cos64_fast(x: f64) -> f64 {
 }
 
 /// `vmath::trig::tan` before its slow path: fdlibm's `__kernel_tan(yh, yl, odd)`, its branches as
-/// selects.
+/// selects sharing one division.
 #[inline(always)]
 fn tan64_fast(x: f64) -> f64 {
     let (yh, yl, n) = trig_reduce64(x);
@@ -600,29 +610,21 @@ fn tan64_fast(x: f64) -> f64 {
     let st = s * t[0];
     let r = a + st;
     let w = x1 + r;
-    // big
+    let tl = r - (w - x1);
     let sg = sel(odd, -1.0, 1.0);
     let ww = w * w;
     let ws = w + sg;
-    let q = ww / ws;
-    let q = r - q;
-    let q = x1 + q;
-    let q = q * 2.0;
-    let vb = sg - q;
+    let q = sel(big, ww, -1.0) / sel(big, ws, w);
+    // big
+    let qb = r - q;
+    let qb = x1 + qb;
+    let qb = qb * 2.0;
+    let vb = sg - qb;
     let r_big = sel(neg, -vb, vb);
-    // odd: -1/(x+r) accurately
-    let mask = (-1i64 << 32) as u64;
-    let w0 = f64::from_bits(w.to_bits() & mask);
-    let d = w0 - x1;
-    let vo = r - d;
-    let a = -1.0 / w;
-    let a0 = f64::from_bits(a.to_bits() & mask);
-    let t1 = a0 * w0;
-    let t1 = 1.0 + t1;
-    let t2 = a0 * vo;
-    let t = t1 + t2;
-    let t = a * t;
-    let r_odd = a0 + t;
+    // odd: -1/(w + tl) by fused multiply-adds
+    let f = q.mul_add(w, 1.0);
+    let f = q.mul_add(tl, f);
+    let r_odd = q.mul_add(f, q);
     let r_small = sel(odd, r_odd, w);
     let res = sel(big, r_big, r_small);
     sel(x.abs() < T64_TINY, x, res)

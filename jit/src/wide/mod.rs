@@ -33,10 +33,11 @@
 //! rounds once as well), so the bits are the same on every host, and the `reproducible` profile is
 //! unaffected: a host without FMA has no wide routine and computes the same bits inline. The tests
 //! check the identity directly (`tests/wide.rs`: dense sweeps, NumPy's special values, multiples
-//! of pi/4 and the edges of the trig fast path, every length 0..=40). cbrt (`cbrt.rs`) has one path
-//! for every lane, lane selects and no branch, so its chunks need no test; so do pow and hypot
-//! (`pow.rs`, routines of two arguments: pow's one branch, in its exp, gives a lane below the edge
-//! the same bits either way, so every lane takes the general path).
+//! of pi/4 and the edges of the trig fast path, every length 0..=40). cbrt (`cbrt.rs`) branches like
+//! log: its general path (subnormal, zero, infinite or NaN lanes) gives the other lanes the core's
+//! bits. pow and hypot (`pow.rs`, routines of two arguments) have one path for every lane: pow's
+//! one branch, in its exp, gives a lane below the edge the same bits either way, so every lane
+//! takes the general path.
 //!
 //! **Two arguments.** A function of two arguments ([`Binary`]: arctan2) has a routine
 //! `fn(&mut [T], &[T])`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and the
