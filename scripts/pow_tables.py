@@ -4,7 +4,7 @@ by the recipes of ARM's optimized-routines (`math/pow_log_data.c`, `math/exp_dat
 `math/powf_log2_data.c`, `math/exp2f_data.c`; Copyright (c) 2017-2018, Arm Limited, MIT OR
 Apache-2.0 WITH LLVM-exception), and checked against the properties the algorithm relies on.
 
-    /work/venv/bin/python scripts/pow_tables.py > jit/src/vmath/pow_tables.rs
+    python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs    # needs mpmath
 
 f64 log (128 entries): |x| = 2^k·z with z in [OFF, 2·OFF) (OFF = 0x3fe6955500000000 as bits, about
 0.7057), subinterval i of z (bits 45..51 of bits(x) - OFF); c near the subinterval's centre with 1/c
@@ -149,7 +149,7 @@ def main():
 //! by the recipes of ARM's optimized-routines (`math/pow_log_data.c`, `math/exp_data.c`,
 //! `math/powf_log2_data.c`, `math/exp2f_data.c`; Copyright (c) 2017-2018, Arm Limited, MIT OR
 //! Apache-2.0 WITH LLVM-exception): see the script for each one's definition and the properties it
-//! checks. Regenerate with `/work/venv/bin/python scripts/pow_tables.py > jit/src/vmath/pow_tables.rs`.
+//! checks. Regenerate with `python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs` (mpmath).
 //! Both routes read these same statics (the inline code by per-lane loads from their addresses,
 //! the wide routines by indexing), so the values agree by construction.
 """)

@@ -2,7 +2,7 @@
 //! by the recipes of ARM's optimized-routines (`math/pow_log_data.c`, `math/exp_data.c`,
 //! `math/powf_log2_data.c`, `math/exp2f_data.c`; Copyright (c) 2017-2018, Arm Limited, MIT OR
 //! Apache-2.0 WITH LLVM-exception): see the script for each one's definition and the properties it
-//! checks. Regenerate with `/work/venv/bin/python scripts/pow_tables.py > jit/src/vmath/pow_tables.rs`.
+//! checks. Regenerate with `python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs` (mpmath).
 //! Both routes read these same statics (the inline code by per-lane loads from their addresses,
 //! the wide routines by indexing), so the values agree by construction.
 
