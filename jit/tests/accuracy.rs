@@ -281,6 +281,25 @@ fn sweeps<T: Elem>() {
     let xs: Vec<T> = log_uniform(&mut rng, N, -20.0, 20.0, false);
     let ys: Vec<T> = uniform(&mut rng, N, -50.0, 50.0);
     ok &= check_sweep("pow log-uniform x", Body::Binary(BinaryOp::Pow), &xs, Some(&ys));
+    // |y·ln x| near the ends of the range, overflow and the subnormals (its own generator, so
+    // that the other sweeps keep their points)
+    let mut edge = Rng::new(22);
+    let (lo, hi) = if f32 { (80.0, 104.0) } else { (700.0, 746.0) };
+    let xs: Vec<T> = uniform(&mut edge, N, 1.5, 50.0);
+    let ys: Vec<T> = xs
+        .iter()
+        .map(|&x| {
+            let t = edge.uniform(lo, hi);
+            let s = if edge.below(2) == 1 { -1.0 } else { 1.0 };
+            T::from_f64(s * t / x.to_f64().ln())
+        })
+        .collect();
+    ok &= check_sweep(
+        "pow near over/underflow",
+        Body::Binary(BinaryOp::Pow),
+        &xs,
+        Some(&ys),
+    );
     let xs: Vec<T> = uniform(&mut rng, N, -10.0, 10.0);
     let ys: Vec<T> = uniform(&mut rng, N, -10.0, 10.0);
     ok &= check_sweep("hypot [-10,10]²", Body::Binary(BinaryOp::Hypot), &xs, Some(&ys));

@@ -1,4 +1,4 @@
-//! log, log2, log10, log1p on F64X2, and the double-double log that `pow` needs.
+//! log, log2, log10, log1p on F64X2.
 //!
 //! Method: fdlibm's (`e_log.c`, `e_log2.c`, `e_log10.c`, `s_log1p.c`; FreeBSD msun, via musl and the
 //! Rust `libm` crate), with every branch turned into lane selects. `x = 2^k · m` with `m` in
@@ -12,11 +12,6 @@
 //! short polynomial in `s` and `2^-k` rather than fdlibm's second division). fdlibm states an
 //! error below 1 ULP for each. Measured against glibc over a million points: log, log2, log10,
 //! log1p max 1 ULP.
-//!
-//! [`log_dd`] (for `pow`) returns `log(x)` as a double-double with a relative error near 2^-65:
-//! `s = f/(2+f)` as a double-double, `log(m) = 2s + (2/3)s³ + s⁵·Σ 2/(2j+1)·s^(2j-4)`, the first
-//! two terms in double-double and the tail (Taylor, exact coefficients 2/(2j+1), j <= 13, truncation
-//! below 2^-66) in double.
 
 use super::Vb;
 use cranelift_codegen::ir::Value;
@@ -71,11 +66,6 @@ fn reduce_with(v: &mut Vb<'_, '_>, x: Value, subnormals: bool) -> (Value, Value)
     let m = v.float(m);
     let f = v.addc(m, -1.0);
     (f, k)
-}
-
-/// `(f, k)` of [`reduce_with`] for positive normal finite `x` (no subnormal scaling).
-pub(crate) fn reduce_normal(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
-    reduce_with(v, x, false)
 }
 
 fn reduce(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
@@ -309,72 +299,4 @@ pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) ->
     let a = v.add(a, f);
     let d = v.mulc(k, LN2_HI);
     v.add(a, d)
-}
-
-/// Coefficients 2/(2j+1), j = 2..=13, of the tail of log(m) = 2·atanh(s).
-pub(crate) const ATANH_TAIL: [f64; 12] = [
-    0.4,
-    0.2857142857142857,
-    0.2222222222222222,
-    0.18181818181818182,
-    0.15384615384615385,
-    0.13333333333333333,
-    0.11764705882352941,
-    0.10526315789473684,
-    0.09523809523809523,
-    0.08695652173913043,
-    0.08,
-    0.07407407407407407,
-];
-
-/// `log(x)` as a double-double `(hi, lo)` for positive finite `x` (other lanes: garbage).
-pub(crate) fn log_dd(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
-    let (f, k) = reduce(v, x);
-    // d = 2 + f exactly as dh + dl
-    let two = v.c(2.0);
-    let (dh, dl) = v.fast_two_sum(two, f);
-    // s = f / d as sh + sl
-    let sh = v.div(f, dh);
-    let nsh = v.neg(sh);
-    let rem = v.fma(nsh, dh, f);
-    let rem = v.fma(nsh, dl, rem);
-    let sl = v.div(rem, dh);
-    // s² and s³ as double-doubles
-    let s2h = v.mul(sh, sh);
-    let ns2h = v.neg(s2h);
-    let s2l = v.fma(sh, sh, ns2h);
-    let t = v.mul(sh, sl);
-    let s2l = v.fma(t, two, s2l);
-    let s3h = v.mul(s2h, sh);
-    let ns3h = v.neg(s3h);
-    let s3l = v.fma(s2h, sh, ns3h);
-    let s3l = v.fma(s2l, sh, s3l);
-    let s3l = v.fma(s2h, sl, s3l);
-    // B = (2/3)·s³
-    let c_hi = v.c(0.6666666666666666);
-    let bh = v.mul(c_hi, s3h);
-    let nbh = v.neg(bh);
-    let bl = v.fma(c_hi, s3h, nbh);
-    let bl = v.fma(c_hi, s3l, bl);
-    let c_lo = v.c(3.700743415417188e-17);
-    let bl = v.fma(c_lo, s3h, bl);
-    // C = s⁵ · tail(s²)
-    let z = s2h;
-    let tail = v.poly(z, &ATANH_TAIL);
-    let s5 = v.mul(s3h, z);
-    let cc = v.mul(s5, tail);
-    // 2s + B + C
-    let ah = v.mulc(sh, 2.0);
-    let al = v.mulc(sl, 2.0);
-    let (h1, l1) = v.fast_two_sum(ah, bh);
-    let l1 = v.add(l1, al);
-    let l1 = v.add(l1, bl);
-    let l1 = v.add(l1, cc);
-    // + k·ln2 (fdlibm's ln2_hi times k is exact)
-    let kh = v.mulc(k, LN2_HI);
-    let (h2, l2) = v.two_sum(kh, h1);
-    let kl = v.mulc(k, LN2_LO);
-    let l2 = v.add(l2, l1);
-    let l2 = v.add(l2, kl);
-    v.fast_two_sum(h2, l2)
 }

@@ -21,6 +21,16 @@ pub(super) trait Paths2<T: Copy> {
     fn fast(x: T, y: T) -> T;
     /// The general path.
     fn general(x: T, y: T) -> T;
+    /// A chunk's pairs: [`chunk2`]'s rule by default. A routine whose lanes read tables computes
+    /// the chunk in stages instead (`pow.rs`), its lookups in loops of their own, so that the
+    /// arithmetic between them vectorises where the level has no gathers.
+    #[inline(always)]
+    fn chunk(x: &mut [T; CHUNK], y: &[T; CHUNK])
+    where
+        Self: Sized,
+    {
+        chunk2::<T, Self>(x, y)
+    }
 }
 
 /// The chunk's pairs by the fast path if every one of them allows it, else by the general path.
@@ -51,7 +61,7 @@ pub(super) fn map2<T: Copy, P: Paths2<T>>(xs: &mut [T], ys: &[T]) {
     for (x, y) in (&mut xc).zip(&mut yc) {
         let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
         let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
-        chunk2::<T, P>(x, y);
+        P::chunk(x, y);
     }
     let (xr, yr) = (xc.into_remainder(), yc.remainder());
     if let (Some(&fx), Some(&fy)) = (xr.first(), yr.first()) {
@@ -59,31 +69,39 @@ pub(super) fn map2<T: Copy, P: Paths2<T>>(xs: &mut [T], ys: &[T]) {
         let mut by = [fy; CHUNK];
         bx[..xr.len()].copy_from_slice(xr);
         by[..yr.len()].copy_from_slice(yr);
-        chunk2::<T, P>(&mut bx, &by);
+        P::chunk(&mut bx, &by);
         xr.copy_from_slice(&bx[..xr.len()]);
     }
 }
 
 /// The `#[target_feature]` functions of routines of two arguments: `name: type, Paths2 impl;` makes
 /// `name::avx2` and `name::avx512`, `fn(&mut [type], &[type])`, in the invoking module (which has
-/// `map2` in scope).
+/// `map2` in scope); `name: type, impl, impl512;` uses a second impl at AVX-512 (pow: its lanes
+/// whole, where LLVM gathers their table lookups, against its stages at AVX2, which has no fast
+/// gathers; the same operations, so the same bits).
 macro_rules! levels2 {
-    ($($name:ident: $t:ty, $f:ident;)*) => {
+    ($($name:ident: $t:ty, $f:ident $(, $f512:ident)?;)*) => {
         $(
-            pub(super) mod $name {
-                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-                pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &[$t]) {
-                    super::map2::<$t, super::$f>(xs, ys)
-                }
-                #[cfg_attr(
-                    target_arch = "x86_64",
-                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
-                )]
-                pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &[$t]) {
-                    super::map2::<$t, super::$f>(xs, ys)
-                }
-            }
+            levels2!(@one $name, $t, $f, $f $(, $f512)?);
         )*
+    };
+    (@one $name:ident, $t:ty, $f:ident, $_g:ident, $g:ident) => {
+        levels2!(@one $name, $t, $f, $g);
+    };
+    (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
+        pub(super) mod $name {
+            #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+            pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &[$t]) {
+                super::map2::<$t, super::$f>(xs, ys)
+            }
+            #[cfg_attr(
+                target_arch = "x86_64",
+                target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+            )]
+            pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &[$t]) {
+                super::map2::<$t, super::$g>(xs, ys)
+            }
+        }
     };
 }
 

@@ -2,155 +2,234 @@
 //! operations in the same order, their constants, `mul_add` where they emit `fma`), and their
 //! `#[target_feature]` loops over two slices (`binary.rs`).
 //!
-//! pow's inline code branches once, inside its exp (`vmath::exp::exp_with`: a vector with a lane
-//! whose `|y·log|x||` reaches 708, or NaN, takes the general path). That path gives a lane below
-//! the edge the fast path's bits (the clamp leaves it alone, and two exact scalings by powers of two
-//! make the same normal number as adding `k` to the exponent), so here every lane takes it: one
-//! path, no test per chunk. hypot has one path inline as well. f32 is the f64 lane of the widened
-//! values (pow: `vmath::pow::pow_f32`'s lane), rounded once, as the inline code computes it.
+//! pow's inline code has one path, no branch (its table lookups are scalar loads per lane; here
+//! the same statics are indexed, which rustc turns into gathers where the level has them), so
+//! every lane takes it here too and the chunks need no test; so has hypot. f32 is the f64 lane of
+//! the widened values (pow: `vmath::pow::pow_f32`'s lane), rounded once, as the inline code
+//! computes it.
 
 use super::binary::{Paths2, levels2, map2};
-use super::lanes::{Lane, poly, poly2, sel};
-use crate::vmath::exp::F64 as EXP64;
+use super::lanes::{CHUNK, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
-use crate::vmath::log::{ATANH_TAIL, LN2_HI, LN2_LO, MIN_NORMAL};
-use crate::vmath::pow::LOG_F32;
+use crate::vmath::log::MIN_NORMAL;
+use crate::vmath::pow::{
+    A, C, DOWN, DOWN_BITS, E, EXP_CLAMP, EXP2_CLAMP, F, INV_LN2_N, LN2_HI, LN2_LO, NEG_LN2_HI_N,
+    NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, SHIFT_F32, UP, UP_BITS,
+};
+use crate::vmath::pow_tables::{EXP, EXP2F, LOG, LOG2F};
 
-/// `vmath::Vb::two_sum`.
+/// `vmath::pow::split`: `(k, z, row)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    let t = s - bb;
-    let ea = a - t;
-    let eb = b - bb;
-    (s, ea + eb)
-}
-
-/// `vmath::Vb::fast_two_sum`.
-#[inline(always)]
-fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let t = s - a;
-    (s, b - t)
-}
-
-/// `vmath::log::log_dd`: `log(x)` as a double-double for positive finite `x`.
-#[inline(always)]
-fn log_dd(x: f64) -> (f64, f64) {
-    // reduce (subnormals scaled by 2^54)
-    let sub = x < MIN_NORMAL;
-    let xs = x * 18014398509481984.0;
-    let x = sel(sub, xs, x);
-    let kadj = sel(sub, -54.0, 0.0);
-    let u = x.to_bits().wrapping_add((0x3ff00000 - 0x3fe6a09e) << 32);
+fn split(x: f64, off: i64, shift: u32) -> (f64, f64, u64) {
+    let u = x.to_bits().wrapping_add((0x3ff0_0000_0000_0000 - off) as u64);
+    let row = u >> shift;
     let e = u >> 52;
     let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
-    let kf = f64::from_bits(kb) + -6755399441055744.0;
-    let k = kf + kadj;
-    let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
-    let f = f64::from_bits(m) + -1.0;
-    // s = f / (2 + f) as a double-double
-    let (dh, dl) = fast_two_sum(2.0, f);
-    let sh = f / dh;
-    let nsh = -sh;
-    let rem = nsh.mul_add(dh, f);
-    let rem = nsh.mul_add(dl, rem);
-    let sl = rem / dh;
-    let s2h = sh * sh;
-    let s2l = sh.mul_add(sh, -s2h);
-    let t = sh * sl;
-    let s2l = t.mul_add(2.0, s2l);
-    let s3h = s2h * sh;
-    let s3l = s2h.mul_add(sh, -s3h);
-    let s3l = s2l.mul_add(sh, s3l);
-    let s3l = s2h.mul_add(sl, s3l);
-    let c_hi = 0.6666666666666666;
-    let bh = c_hi * s3h;
-    let bl = f64::mul_add(c_hi, s3h, -bh);
-    let bl = f64::mul_add(c_hi, s3l, bl);
-    let bl = f64::mul_add(3.700743415417188e-17, s3h, bl);
-    let z = s2h;
-    let tail = poly(z, &ATANH_TAIL);
-    let s5 = s3h * z;
-    let cc = s5 * tail;
-    let ah = sh * 2.0;
-    let al = sl * 2.0;
-    let (h1, l1) = fast_two_sum(ah, bh);
-    let l1 = l1 + al;
-    let l1 = l1 + bl;
-    let l1 = l1 + cc;
-    let kh = k * LN2_HI;
-    let (h2, l2) = two_sum(kh, h1);
-    let kl = k * LN2_LO;
-    let l2 = l2 + l1;
-    let l2 = l2 + kl;
-    fast_two_sum(h2, l2)
+    let k = f64::from_bits(kb) + -6755399441055744.0;
+    let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(off as u64);
+    (k, f64::from_bits(m), row)
 }
 
-/// `vmath::exp::exp_with(F64, x, lo)`'s general path: clamp, reduction with the correction,
-/// polynomial, two exact scalings.
+/// `vmath::Vb::lookup`: the row `idx & (N - 1)` of the table.
 #[inline(always)]
-fn exp_dd(x: f64, lo: Option<f64>) -> f64 {
-    let c = &EXP64;
-    let x = sel(x > c.clamp.1, c.clamp.1, x);
-    let x = sel(x < c.clamp.0, c.clamp.0, x);
-    let k = (x * c.log2e).round_ties_even();
-    let nk = -k;
-    let r = nk.mul_add(c.ln2_hi, x);
-    let r = nk.mul_add(c.ln2_lo, r);
-    let r = match lo {
-        Some(lo) => r + lo,
-        None => r,
-    };
+fn lookup<const W: usize, const N: usize>(table: &'static [[f64; W]; N], idx: u64) -> [f64; W] {
+    table[(idx & (N as u64 - 1)) as usize]
+}
+
+/// `vmath::exp::clamp`: `x` clamped into `[lo, hi]`, NaN kept.
+#[inline(always)]
+fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
+    let x = sel(x > hi, hi, x);
+    sel(x < lo, lo, x)
+}
+
+// pow's lanes in three stages around their two table lookups (`vmath::pow::log_hl` and `exp_hl`
+// cut at the lookups), so that a chunk's lookups run in loops of their own ([`pow64_chunk`]): the
+// stages between them vectorise even where the level has no gathers (AVX2, where LLVM otherwise
+// leaves the whole lane function scalar).
+
+/// pow's f64 lane up to its log table: `(k, z, row)` of `|x|` (subnormals scaled by 2^54).
+#[inline(always)]
+fn pow_split(x: f64) -> (f64, f64, u64) {
+    let ax = x.abs();
+    let sub = ax < MIN_NORMAL;
+    let xs = ax * 18014398509481984.0;
+    let a = sel(sub, xs, ax);
+    let kadj = sel(sub, -54.0, 0.0);
+    let (k, z, row) = split(a, OFF, 45);
+    (k + kadj, z, row)
+}
+
+/// pow's f64 lane from its log table to its exp table: `log|x|` as `hi + lo` (`vmath::pow::log_hl`),
+/// `y·log|x|` as `ehi + elo`, and exp's reduction: `(r, kd, ki)`.
+#[inline(always)]
+fn pow_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64, u64) {
+    let r = z.mul_add(invc, -1.0);
+    let t1 = k.mul_add(LN2_HI, logc);
+    let t2 = t1 + r;
+    let lo1 = k.mul_add(LN2_LO, logctail);
+    let lo2 = (t1 - t2) + r;
+    let ar = r * -0.5;
+    let ar2 = r * ar;
+    let ar3 = r * ar2;
+    let hi = t2 + ar2;
+    let lo3 = ar.mul_add(r, -ar2);
+    let lo4 = (t2 - hi) + ar2;
+    let q56 = r.mul_add(A[5], A[4]);
+    let q34 = r.mul_add(A[3], A[2]);
+    let q12 = r.mul_add(A[1], A[0]);
+    let q = ar2.mul_add(q56, q34);
+    let q = ar2.mul_add(q, q12);
+    let p = ar3 * q;
+    let lo = lo1 + lo2;
+    let lo = lo + lo3;
+    let lo = lo + lo4;
+    let lo = lo + p;
+    let lh = hi + lo;
+    let ll = (hi - lh) + lo;
+    // vmath::pow::pow
+    let (ok, sp) = log_edges(x.abs());
+    let lh = sel(ok, lh, sp);
+    let ll = sel(ok, ll, 0.0);
+    let ehi = y * lh;
+    let elo = y.mul_add(lh, -ehi);
+    let elo = y.mul_add(ll, elo);
+    let elo = sel(ehi.abs() < 2000.0, elo, 0.0);
+    // vmath::pow::exp_hl up to its table
+    let x = clamp(ehi, -EXP_CLAMP, EXP_CLAMP);
+    let z = x * INV_LN2_N;
+    let kd = z + SHIFT;
+    let ki = kd.to_bits();
+    let kd = kd + -SHIFT;
+    let r = kd.mul_add(NEG_LN2_HI_N, x);
+    let r = kd.mul_add(NEG_LN2_LO_N, r);
+    (r + elo, kd, ki)
+}
+
+/// pow's f64 lane after its exp table: the scale, `e^r`, the two scalings and C99's cases.
+#[inline(always)]
+fn pow_end(x: f64, y: f64, r: f64, kd: f64, ki: u64, [tail, head]: [f64; 2]) -> f64 {
+    let top = ki << 45;
+    let sbits = head.to_bits().wrapping_add(top);
+    let pos = kd > 0.0;
+    let adj = sel(pos, UP_BITS, DOWN_BITS);
+    let scale = f64::from_bits(sbits.wrapping_add(adj as u64));
+    let f = sel(pos, UP, DOWN);
     let r2 = r * r;
-    let q = poly2::<f64, 5, 5>(r, r2, c.q);
-    let s = r2.mul_add(q, r);
-    let p = s + 1.0;
-    let k1 = (k * 0.5).floor();
-    let k2 = k - k1;
-    p * Lane::pow2(k1) * Lane::pow2(k2)
+    let p01 = r.mul_add(C[1], C[0]);
+    let p23 = r.mul_add(C[3], C[2]);
+    let t = tail + r;
+    let t = r2.mul_add(p01, t);
+    let r4 = r2 * r2;
+    let tmp = r4.mul_add(p23, t);
+    annex_f(x, y, scale.mul_add(tmp, scale) * f)
 }
 
 /// `vmath::pow::pow` on one f64 lane.
 #[inline(always)]
-pub(super) fn pow_lane(x: f64, y: f64) -> f64 {
-    let ax = x.abs();
-    let (lh, ll) = log_dd(ax);
-    let (ok, sp) = log_edges(ax);
-    let lh = sel(ok, lh, sp);
-    let ll = sel(ok, ll, 0.0);
-    let zh = y * lh;
-    let zl = y.mul_add(lh, -zh);
-    let zl = y.mul_add(ll, zl);
-    let zl = sel(zh.abs() < 2000.0, zl, 0.0);
-    let r = exp_dd(zh, Some(zl));
-    annex_f(x, y, r)
+fn pow_lane(x: f64, y: f64) -> f64 {
+    let (k, z, row) = pow_split(x);
+    let (r, kd, ki) = pow_mid(x, y, k, z, lookup(&LOG, row));
+    pow_end(x, y, r, kd, ki, lookup(&EXP, ki))
+}
+
+/// pow's f32 lane (on values widened to f64) up to its log2 table: `(k, z, row)` of `|x|`.
+#[inline(always)]
+fn pow32_split(x: f64) -> (f64, f64, u64) {
+    split(x.abs(), OFF_F32, 48)
+}
+
+/// pow's f32 lane from its log2 table to its exp2 table: `log2|x|`, `t = y·log2|x|` clamped, and
+/// exp2's reduction: `(r, ki)`.
+#[inline(always)]
+fn pow32_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc]: [f64; 2]) -> (f64, u64) {
+    let r = z.mul_add(invc, -1.0);
+    let y0 = logc + k;
+    let r2 = r * r;
+    let a = r.mul_add(F[0], F[1]);
+    let b = r.mul_add(F[2], F[3]);
+    let r4 = r2 * r2;
+    let q = r.mul_add(F[4], y0);
+    let q = b.mul_add(r2, q);
+    let l = a.mul_add(r4, q);
+    let (ok, sp) = log_edges(x.abs());
+    let l = sel(ok, l, sp);
+    let t = y * l;
+    let t = clamp(t, EXP2_CLAMP.0, EXP2_CLAMP.1);
+    let kd = t + SHIFT_F32;
+    let ki = kd.to_bits();
+    let kd = kd + -SHIFT_F32;
+    (t - kd, ki)
+}
+
+/// pow's f32 lane after its exp2 table: `2^r·2^(k/32)` and C99's cases (the result to be rounded
+/// to f32).
+#[inline(always)]
+fn pow32_end(x: f64, y: f64, r: f64, ki: u64, [head]: [f64; 1]) -> f64 {
+    let s = f64::from_bits(head.to_bits().wrapping_add(ki << 47));
+    let a = E[0].mul_add(r, E[1]);
+    let r2 = r * r;
+    let b = E[2].mul_add(r, 1.0);
+    let p = a.mul_add(r2, b);
+    annex_f(x, y, p * s)
 }
 
 /// `vmath::pow::pow_f32` on one lane of f32 values widened to f64 (the result to be rounded to
 /// f32).
 #[inline(always)]
-pub(super) fn pow_f32_lane(x: f64, y: f64) -> f64 {
-    let ax = x.abs();
-    // log::reduce_normal
-    let u = ax.to_bits().wrapping_add((0x3ff00000 - 0x3fe6a09e) << 32);
-    let e = u >> 52;
-    let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
-    let k = f64::from_bits(kb) + -6755399441055744.0;
-    let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
-    let f = f64::from_bits(m) + -1.0;
-    let two = f + 2.0;
-    let s = f / two;
-    let z = s * s;
-    let p = poly(z, &LOG_F32);
-    let kl = k * std::f64::consts::LN_2;
-    let l = s.mul_add(p, kl);
-    let (ok, sp) = log_edges(ax);
-    let l = sel(ok, l, sp);
-    let t = y * l;
-    let r = exp_dd(t, None);
-    annex_f(x, y, r)
+fn pow32_lane(x: f64, y: f64) -> f64 {
+    let (k, z, row) = pow32_split(x);
+    let (r, ki) = pow32_mid(x, y, k, z, lookup(&LOG2F, row));
+    pow32_end(x, y, r, ki, lookup(&EXP2F, ki))
+}
+
+/// A chunk of pow's lanes, `x[j] = pow(x[j], y[j])` in `T` (computed in f64), by the stages of
+/// [`pow_lane`] or [`pow32_lane`], each stage a loop over the chunk and each table lookup a loop
+/// of its own: `split`, `lookup1`, `mid`, `lookup2`, `end` are those stages.
+macro_rules! staged_chunk {
+    ($x:ident, $y:ident, $t:ty, $split:ident, $t1:ident, $mid:ident, $t2:ident, $end:ident, ($($m:ident),*)) => {{
+        let mut xd = [0.0f64; CHUNK];
+        let mut yd = [0.0f64; CHUNK];
+        for j in 0..CHUNK {
+            xd[j] = $x[j] as f64;
+            yd[j] = $y[j] as f64;
+        }
+        let mut k = [0.0f64; CHUNK];
+        let mut z = [0.0f64; CHUNK];
+        let mut row = [0u64; CHUNK];
+        for j in 0..CHUNK {
+            (k[j], z[j], row[j]) = $split(xd[j]);
+        }
+        let mut t1 = [[0.0f64; _]; CHUNK];
+        for j in 0..CHUNK {
+            t1[j] = lookup(&$t1, row[j]);
+        }
+        let mut r = [0.0f64; CHUNK];
+        let mut ki = [0u64; CHUNK];
+        $(let mut $m = [0.0f64; CHUNK];)*
+        for j in 0..CHUNK {
+            (r[j], $($m[j],)* ki[j]) = $mid(xd[j], yd[j], k[j], z[j], t1[j]);
+        }
+        let mut t2 = [[0.0f64; _]; CHUNK];
+        for j in 0..CHUNK {
+            t2[j] = lookup(&$t2, ki[j]);
+        }
+        for j in 0..CHUNK {
+            $x[j] = $end(xd[j], yd[j], r[j], $($m[j],)* ki[j], t2[j]) as $t;
+        }
+    }};
+}
+
+/// pow on a chunk of f64 lanes ([`staged_chunk`]).
+#[inline(always)]
+fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+    staged_chunk!(x, y, f64, pow_split, LOG, pow_mid, EXP, pow_end, (kd));
+}
+
+/// pow on a chunk of f32 lanes ([`staged_chunk`]).
+#[inline(always)]
+fn pow32_chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
+    staged_chunk!(x, y, f32, pow32_split, LOG2F, pow32_mid, EXP2F, pow32_end, ());
 }
 
 /// `vmath::pow::log_edges`: where `log ax` is computed, and the others' value.
@@ -198,8 +277,6 @@ pub(super) fn hypot_lane(x: f64, y: f64) -> f64 {
     sel((ax > f64::MAX) | (ay > f64::MAX), f64::INFINITY, r)
 }
 
-/// pow's one path (see the module docs).
-pub(super) struct Pow;
 /// hypot's one path.
 pub(super) struct Hypot;
 
@@ -239,13 +316,69 @@ macro_rules! one_path {
 }
 
 one_path! {
-    Pow: pow_lane, pow_f32_lane;
     Hypot: hypot_lane, hypot_lane;
 }
 
+/// pow by its stages per chunk ([`staged_chunk`]): AVX2.
+pub(super) struct Pow;
+/// pow lane by lane (LLVM gathers the lookups): AVX-512.
+pub(super) struct PowLanes;
+
+macro_rules! pow_paths {
+    ($($f:ident $(: $chunk64:ident, $chunk32:ident)?;)*) => {
+        $(
+            impl Paths2<f64> for $f {
+                #[inline(always)]
+                fn fast_ok(_: f64, _: f64) -> bool {
+                    true
+                }
+                #[inline(always)]
+                fn fast(x: f64, y: f64) -> f64 {
+                    pow_lane(x, y)
+                }
+                #[inline(always)]
+                fn general(x: f64, y: f64) -> f64 {
+                    pow_lane(x, y)
+                }
+                $(
+                    #[inline(always)]
+                    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+                        $chunk64(x, y)
+                    }
+                )?
+            }
+            impl Paths2<f32> for $f {
+                #[inline(always)]
+                fn fast_ok(_: f32, _: f32) -> bool {
+                    true
+                }
+                #[inline(always)]
+                fn fast(x: f32, y: f32) -> f32 {
+                    pow32_lane(x as f64, y as f64) as f32
+                }
+                #[inline(always)]
+                fn general(x: f32, y: f32) -> f32 {
+                    pow32_lane(x as f64, y as f64) as f32
+                }
+                $(
+                    #[inline(always)]
+                    fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
+                        $chunk32(x, y)
+                    }
+                )?
+            }
+        )*
+    };
+}
+
+pow_paths! {
+    Pow: pow64_chunk, pow32_chunk;
+    PowLanes;
+}
+
 levels2! {
-    pow64: f64, Pow;
-    pow32: f32, Pow;
+    pow64: f64, Pow, PowLanes;
+    pow32: f32, Pow, PowLanes;
     hypot64: f64, Hypot;
     hypot32: f32, Hypot;
 }
