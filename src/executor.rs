@@ -115,7 +115,10 @@ pub(crate) fn typing(
     if let Some(why) = why {
         return Ok(Some((why, TypedKernel::new(kernel, elems, mean)?)));
     }
-    if matches!(kernel.kind, KernelKind::Compound { .. }) || program.strong_f64 {
+    if matches!(kernel.kind, KernelKind::Compound { .. })
+        || program.strong_f64
+        || plainly_float(&kernel.arena)
+    {
         return Ok(None);
     }
     // float inputs are read in the kernel's float dtype (an f32 input beside an f64 one is widened
@@ -131,6 +134,19 @@ pub(crate) fn typing(
     Ok(typed
         .float_path_differs(kernel.dtype, float_output)
         .map(|why| (why, typed)))
+}
+
+/// Whether every node of `arena` is a float input or literal or an operation NumPy computes in the
+/// floats' own type (no integer literal, index, cast, comparison, logical operator or `where`):
+/// over float inputs the float path then computes NumPy's types, which [`typing`] need not check
+/// (a cheap test: [`crate::many`] asks at every call).
+pub(crate) fn plainly_float(arena: &kiln_ir::ExprArena) -> bool {
+    (0..arena.len()).all(|i| match *arena.node_at(i) {
+        Node::Input(_) | Node::Literal(_) | Node::Fma(..) => true,
+        Node::Unary(op, _) => !op.is_logical() && op != kiln_ir::UnaryOp::Invert,
+        Node::Binary(op, _, _) => !op.is_logical() && !kiln_ir::BinaryOp::INTEGER.contains(&op),
+        Node::Int(_) | Node::Index(_) | Node::Cast(..) | Node::Where(..) => false,
+    })
 }
 
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each

@@ -259,6 +259,9 @@ impl FusedRunner {
 /// Whether `program` over `args` is a typed kernel: the one rule of [`crate::executor::typing`]
 /// (a kernel that does not type, which its own run reports, counts as typed: it runs alone).
 fn typed_for(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> bool {
+    if args.iter().all(|a| a.elem().is_float()) && crate::executor::plainly_float(&program.arena) {
+        return false;
+    }
     let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
     let dtype = if program.strong_f64 {
         kiln_ir::DType::F64
