@@ -149,6 +149,18 @@ pub(crate) fn plainly_float(arena: &kiln_ir::ExprArena) -> bool {
     })
 }
 
+/// `program`'s kernel over `args`: their broadcast shape, in their float dtype (f64 where its
+/// constants fold to a strong float64).
+pub(crate) fn kernel_for(program: &Program, args: &[&ArrayArg<'_>]) -> Result<KernelIR> {
+    let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
+    let dtype = if program.strong_f64 {
+        DType::F64
+    } else {
+        kernel_dtype(args)
+    };
+    program.kernel(dtype, &shapes)
+}
+
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
 /// rewrite did, for `kiln explain`. A typed kernel ([`typing`]) takes no rewrites: it is compiled
 /// by the JIT's typed code generator where it compiles, else run on the typed interpreter (see
@@ -159,13 +171,7 @@ pub(crate) fn specialise(
     options: PlanOptions,
     settings: Settings,
 ) -> Result<Specialisation> {
-    let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-    let dtype = if program.strong_f64 {
-        DType::F64
-    } else {
-        kernel_dtype(args)
-    };
-    let kernel = program.kernel(dtype, &shapes)?;
+    let kernel = kernel_for(program, args)?;
     let mut notes = Vec::new();
     let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
     if let Some((why, typed)) = typing(program, &kernel, &elems)? {

@@ -262,16 +262,9 @@ fn typed_for(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> bool 
     if args.iter().all(|a| a.elem().is_float()) && crate::executor::plainly_float(&program.arena) {
         return false;
     }
-    let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
-    let dtype = if program.strong_f64 {
-        kiln_ir::DType::F64
-    } else {
-        kernel_dtype(args)
-    };
     let elems: Vec<kiln_ir::ElemType> = args.iter().map(|a| a.elem()).collect();
-    let typing = program
-        .kernel(dtype, &shapes)
-        .and_then(|k| crate::executor::typing(program, &k, &elems));
+    let typing =
+        crate::executor::kernel_for(program, args).and_then(|k| crate::executor::typing(program, &k, &elems));
     !matches!(typing, Ok(None))
 }
 

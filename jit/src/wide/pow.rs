@@ -280,52 +280,16 @@ pub(super) fn hypot_lane(x: f64, y: f64) -> f64 {
 /// hypot's one path.
 pub(super) struct Hypot;
 
-macro_rules! one_path {
-    ($($f:ident: $lane:ident, $lane32:ident;)*) => {
-        $(
-            impl Paths2<f64> for $f {
-                #[inline(always)]
-                fn fast_ok(_: f64, _: f64) -> bool {
-                    true
-                }
-                #[inline(always)]
-                fn fast(x: f64, y: f64) -> f64 {
-                    $lane(x, y)
-                }
-                #[inline(always)]
-                fn general(x: f64, y: f64) -> f64 {
-                    $lane(x, y)
-                }
-            }
-            impl Paths2<f32> for $f {
-                #[inline(always)]
-                fn fast_ok(_: f32, _: f32) -> bool {
-                    true
-                }
-                #[inline(always)]
-                fn fast(x: f32, y: f32) -> f32 {
-                    $lane32(x as f64, y as f64) as f32
-                }
-                #[inline(always)]
-                fn general(x: f32, y: f32) -> f32 {
-                    $lane32(x as f64, y as f64) as f32
-                }
-            }
-        )*
-    };
-}
-
-one_path! {
-    Hypot: hypot_lane, hypot_lane;
-}
-
 /// pow by its stages per chunk ([`staged_chunk`]): AVX2.
 pub(super) struct Pow;
 /// pow lane by lane (LLVM gathers the lookups): AVX-512.
 pub(super) struct PowLanes;
 
-macro_rules! pow_paths {
-    ($($f:ident $(: $chunk64:ident, $chunk32:ident)?;)*) => {
+/// The [`Paths2`] of routines with one path for every lane (lane selects, no branch: the fast
+/// and the general path alike), from their lane functions, and where given the chunk functions
+/// that run them in stages.
+macro_rules! one_path {
+    ($($f:ident: $lane:ident, $lane32:ident $(, $chunk64:ident, $chunk32:ident)?;)*) => {
         $(
             impl Paths2<f64> for $f {
                 #[inline(always)]
@@ -334,11 +298,11 @@ macro_rules! pow_paths {
                 }
                 #[inline(always)]
                 fn fast(x: f64, y: f64) -> f64 {
-                    pow_lane(x, y)
+                    $lane(x, y)
                 }
                 #[inline(always)]
                 fn general(x: f64, y: f64) -> f64 {
-                    pow_lane(x, y)
+                    $lane(x, y)
                 }
                 $(
                     #[inline(always)]
@@ -354,11 +318,11 @@ macro_rules! pow_paths {
                 }
                 #[inline(always)]
                 fn fast(x: f32, y: f32) -> f32 {
-                    pow32_lane(x as f64, y as f64) as f32
+                    $lane32(x as f64, y as f64) as f32
                 }
                 #[inline(always)]
                 fn general(x: f32, y: f32) -> f32 {
-                    pow32_lane(x as f64, y as f64) as f32
+                    $lane32(x as f64, y as f64) as f32
                 }
                 $(
                     #[inline(always)]
@@ -371,9 +335,10 @@ macro_rules! pow_paths {
     };
 }
 
-pow_paths! {
-    Pow: pow64_chunk, pow32_chunk;
-    PowLanes;
+one_path! {
+    Hypot: hypot_lane, hypot_lane;
+    Pow: pow_lane, pow32_lane, pow64_chunk, pow32_chunk;
+    PowLanes: pow_lane, pow32_lane;
 }
 
 levels2! {
