@@ -34,6 +34,10 @@ pub enum BufferData<'a, T: Clone> {
     /// The caller's view (of the buffer's shape), not C-contiguous: the plan reads it per row with its
     /// own element strides as outer strides (`InputPlan::PerRow`), its rows contiguous.
     Strided(ArrayViewD<'a, T>),
+    /// The caller's C-contiguous elements of another type than the kernel's
+    /// ([`kiln_ir::InputDecl::stored`]): the JIT converts each where it reads it; the interpreter
+    /// converts a copy first.
+    Stored(kiln_jit::Stored<'a>),
 }
 
 /// The inputs of one run, in the kernel's dtype; a typed kernel's in each input's own type.
@@ -303,7 +307,8 @@ pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
     /// The compiled code (None: the interpreter runs every call).
     pub jit: Option<kiln_jit::typed::TypedCode>,
-    /// A reduction of float values (`mean(i)`, `sum(i * 0.5)`): its values by a compiled typed map,
+    /// A reduction of float values computed in integers (`mean(i * 2)`; `mean(i)` is a float kernel
+    /// reading `i` stored): its values by a compiled typed map,
     /// then the float reduction by the backend ([`kiln_jit::typed::split_float_reduction`]).
     pub split: Option<FloatSplit>,
     /// A kernel of several outputs ([`KernelIR::extra`]): one executable per output, each compiled
@@ -652,6 +657,7 @@ fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start
         .map(|b| match &b.data {
             BufferData::Contiguous(_) => None,
             BufferData::Strided(v) => Some(v.iter().copied().collect()),
+            BufferData::Stored(s) => Some(converted(s)),
         })
         .collect();
     let inputs = buffers
@@ -662,7 +668,9 @@ fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start
             let data = match (&b.data, copy) {
                 (_, Some(c)) => &c[..],
                 (BufferData::Contiguous(d), None) => &d[..],
-                (BufferData::Strided(_), None) => unreachable!("every view was copied"),
+                (BufferData::Strided(_) | BufferData::Stored(_), None) => {
+                    unreachable!("every view and stored input was copied")
+                }
             };
             Ok(StridedInput {
                 data,
@@ -672,6 +680,20 @@ fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(kiln_ir::interpret_from(kernel, &inputs, start)?)
+}
+
+/// A stored input's elements converted to `T` as NumPy casts them (through f64: exact for bool,
+/// int32 and float32, int64 rounded to the nearest f64 as the JIT's conversion; float32 kernels
+/// store only bools).
+fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
+    use kiln_jit::Stored;
+    match s {
+        Stored::Bool(d) => d.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
+        Stored::I32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
+        Stored::I64(d) => d.iter().map(|&x| T::from_f64(x as f64)).collect(),
+        Stored::F32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
+        Stored::F64(d) => d.iter().map(|&x| T::from_f64(x)).collect(),
+    }
 }
 
 /// How the compiled code of `typed` reads its input `i`: in place with the element strides of

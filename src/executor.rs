@@ -94,35 +94,69 @@ fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
 /// explain`), and the typed kernel where the kernel is one (an integer or bool input, or a cast).
 pub(crate) type Specialisation = (KernelIR, BroadcastPlan, Vec<String>, Option<TypedKernel>);
 
-/// The one typing rule of every path (a run, several outputs, a prepared handle): the typed
-/// kernel and why it is computed by the typed path ([`kiln_ir::typed`]), or `None` where the float
-/// path computes exactly NumPy's types and values. Typing by NumPy 2's rules always runs: a kernel
-/// with an integer or bool input, a cast or an integer operator is typed; so is a kernel of float
-/// inputs whose NumPy types the float path would not give ([`TypedKernel::float_path_differs`]:
-/// `1 + 1` is int64, `(a > 0) + (b > 0)` bool, `0.25 * (a < 5)` float64 beside float32 `a`).
-/// Left on the float path as before: a compound reduction (two statistics of float values in one
+/// The path a kernel takes, by the one typing rule ([`typing`]).
+#[derive(Debug)]
+pub(crate) enum Path {
+    /// The float path, the kernel as it is.
+    Float,
+    /// The float path in this dtype, each input of another type (per input: `Some` of it) read by
+    /// the kernel where it is, converted as it is read ([`kiln_ir::InputDecl::stored`]).
+    Stored(DType, Vec<Option<ElemType>>),
+    /// The typed path ([`kiln_ir::typed`]), and why.
+    Typed(String, Box<TypedKernel>),
+}
+
+impl Path {
+    /// The float dtype a float path computes in (`kernel`'s where it is the kernel as it is);
+    /// None for the typed path.
+    pub(crate) fn float_dtype(&self, kernel: &KernelIR) -> Option<DType> {
+        match self {
+            Path::Float => Some(kernel.dtype),
+            Path::Stored(d, _) => Some(*d),
+            Path::Typed(..) => None,
+        }
+    }
+}
+
+/// The one typing rule of every path (a run, several outputs, a prepared handle): which path
+/// computes `kernel` over inputs of `elems` ([`Path`]). Typing by NumPy 2's rules always runs. A
+/// kernel with an integer or bool input takes the float path where NumPy computes it in a float
+/// type reading those inputs only cast to it ([`TypedKernel::stored_inputs`]: `mean(i)`,
+/// `sum(i * 0.5)`, `sin(i)`, `x32 * b`), each read converted where the kernel reads it; any other
+/// (a cast, an integer operator, `i + 1`, `i > 0`) the typed path. So does a kernel of float inputs
+/// whose NumPy types the float path would not give ([`TypedKernel::float_path_differs`]: `1 + 1` is
+/// int64, `(a > 0) + (b > 0)` bool, `0.25 * (a < 5)` float64 beside float32 `a`).
+/// Left on the float path as before: a compound reduction of float inputs (two statistics in one
 /// pass), and a kernel whose constants fold to a strong float64 ([`Program::strong_f64`]).
-pub(crate) fn typing(
-    program: &Program,
-    kernel: &KernelIR,
-    elems: &[ElemType],
-) -> Result<Option<(String, TypedKernel)>> {
+pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Path> {
+    let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
+    let elems = &elems[..];
     let mean = program.reduction().is_some_and(|r| r.mean);
     let why = match elems.iter().position(|t| !t.is_float()) {
         Some(i) => Some(format!("input '{}' is {}", program.names[i], elems[i])),
         None => needs_typing(kernel),
     };
     if let Some(why) = why {
-        return Ok(Some((why, TypedKernel::new(kernel, elems, mean)?)));
+        // the code reads a stored input where it is, C-contiguous (the typed path reads any other
+        // view in place)
+        let in_place = args.iter().all(|a| a.elem().is_float() || is_standard(a));
+        if elems.iter().any(|t| !t.is_float())
+            && in_place
+            && needs_typing(kernel).is_none()
+            && let Some(path) = stored_path(kernel, elems, mean)
+        {
+            return Ok(path);
+        }
+        return Ok(Path::Typed(why, Box::new(TypedKernel::new(kernel, elems, mean)?)));
     }
     if matches!(kernel.kind, KernelKind::Compound { .. })
         || program.strong_f64
         || plainly_float(&kernel.arena)
     {
-        return Ok(None);
+        return Ok(Path::Float);
     }
-    // float inputs are read in the kernel's float dtype (an f32 input beside an f64 one is widened
-    // once, before the kernel: docs/semantics.md), so they are typed as that dtype
+    // float inputs are read in the kernel's float dtype (an f32 input beside an f64 one widened as
+    // it is read, or into a copy where strided), so they are typed as that dtype
     let floats = vec![ElemType::of_float(kernel.dtype); elems.len()];
     let typed = TypedKernel::new(kernel, &floats, mean)?;
     // the float path's mean divides its sum in the float dtype (`mean(a > 0)` is float64 in both)
@@ -131,9 +165,78 @@ pub(crate) fn typing(
     } else {
         kernel.output_type()
     };
-    Ok(typed
-        .float_path_differs(kernel.dtype, float_output)
-        .map(|why| (why, typed)))
+    Ok(match typed.float_path_differs(kernel.dtype, float_output) {
+        Some(why) => Path::Typed(why, Box::new(typed)),
+        None => Path::Float,
+    })
+}
+
+/// The float path of a kernel over integer or bool inputs, where NumPy computes it in a float type
+/// reading them only cast to it ([`TypedKernel::stored_inputs`]); a compound reduction (the moments
+/// of `var(i)`) where its values are, as NumPy's mean and variance of integers, float64.
+fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path> {
+    let map;
+    let (typed_as, mean) = match kernel.kind {
+        KernelKind::Compound {
+            op: kiln_ir::CompoundOp::Moments,
+            ..
+        } => {
+            map = KernelIR {
+                kind: KernelKind::Map,
+                ..kernel.clone()
+            };
+            (&map, true)
+        }
+        KernelKind::Compound { .. } => return None,
+        _ => (kernel, mean),
+    };
+    let typed = TypedKernel::new(typed_as, elems, mean).ok()?;
+    let dtype = typed.kernel.dtype;
+    let float_output = match typed_as.output_type() {
+        _ if mean => kiln_ir::OutputType::Float(dtype),
+        kiln_ir::OutputType::Float(_) => kiln_ir::OutputType::Float(dtype),
+        other => other,
+    };
+    let stored = typed.stored_inputs(dtype, float_output).ok()?;
+    Some(Path::Stored(dtype, stored))
+}
+
+/// `kernel` in `dtype` reading its inputs stored as `stored` says (each a C-contiguous argument:
+/// [`typing`]).
+fn with_stored(kernel: KernelIR, dtype: DType, stored: &[Option<ElemType>]) -> KernelIR {
+    let mut kernel = KernelIR { dtype, ..kernel };
+    for (decl, &t) in kernel.inputs.iter_mut().zip(stored) {
+        decl.stored = t;
+    }
+    kernel
+}
+
+/// `kernel`, after a note for `kiln explain` of the inputs it reads stored in another type.
+fn stored_note(kernel: KernelIR, notes: &mut Vec<String>) -> KernelIR {
+    let read: Vec<String> = kernel
+        .inputs
+        .iter()
+        .filter_map(|d| d.stored.map(|t| format!("'{}' {t}", d.name)))
+        .collect();
+    if !read.is_empty() {
+        notes.push(format!(
+            "stored: the {} kernel reads {} in place, converting each element as it is read",
+            kernel.dtype,
+            read.join(", ")
+        ));
+    }
+    kernel
+}
+
+/// The float dtype `program` over `args` computes in, or None where it is a typed kernel: the one
+/// rule of [`typing`] (a kernel that does not type, which its own run reports,
+/// counts as typed: it runs alone).
+pub(crate) fn float_path_of(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> Option<DType> {
+    if args.iter().all(|a| a.elem().is_float()) && plainly_float(&program.arena) {
+        return Some(kernel_dtype(args));
+    }
+    let kernel = kernel_for(program, args).ok()?;
+    typing(program, &kernel, args).ok()?.float_dtype(&kernel)
 }
 
 /// Whether every node of `arena` is a float input or literal or an operation NumPy computes in the
@@ -173,27 +276,23 @@ pub(crate) fn specialise(
 ) -> Result<Specialisation> {
     let kernel = kernel_for(program, args)?;
     let mut notes = Vec::new();
-    let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
-    if let Some((why, typed)) = typing(program, &kernel, &elems)? {
-        let views: Vec<Option<Vec<isize>>> = args
-            .iter()
-            .zip(&typed.kernel.inputs)
-            .map(|(a, d)| in_place_view(&d.shape, a))
-            .collect();
-        notes.push(typed_note(&typed, &why, &views));
-        let layouts: Vec<InputLayout> = typed
-            .kernel
-            .inputs
-            .iter()
-            .map(|decl| InputLayout {
-                shape: decl.shape.clone(),
-                contiguous: true,
-                strides: None,
-            })
-            .collect();
-        let plan = BroadcastPlan::new(&typed.kernel.shape, &layouts, options)?;
-        return Ok((typed.kernel.clone(), plan, notes, Some(typed)));
-    }
+    let kernel = match typing(program, &kernel, args)? {
+        Path::Float => {
+            // a C-contiguous float32 input of a float64 kernel is read where it is, widened (exactly)
+            // as it is read; a strided one is widened into a copy
+            let stored: Vec<Option<ElemType>> = args
+                .iter()
+                .map(|a| {
+                    (kernel.dtype == DType::F64 && a.elem() == ElemType::F32 && is_standard(a))
+                        .then_some(ElemType::F32)
+                })
+                .collect();
+            let dtype = kernel.dtype;
+            stored_note(with_stored(kernel, dtype, &stored), &mut notes)
+        }
+        Path::Stored(dtype, stored) => stored_note(with_stored(kernel, dtype, &stored), &mut notes),
+        Path::Typed(why, typed) => return typed_specialisation(*typed, &why, args, options, notes),
+    };
     // a float kernel reads an integer literal as the nearest f64, as every float literal
     let kernel = kiln_ir::passes::rebuild(&kernel, |arena, node| match node {
         Node::Int(v) => Some(arena.literal(v as f64)),
@@ -240,7 +339,8 @@ pub(crate) fn specialise(
         .iter()
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
-            let contiguous = a.dtype() != kernel.dtype || is_standard(a);
+            // an input of another type is read where it is (stored) or converted into a copy
+            let contiguous = a.elem() != ElemType::of_float(kernel.dtype) || is_standard(a);
             InputLayout {
                 shape: decl.shape.clone(),
                 contiguous,
@@ -253,6 +353,34 @@ pub(crate) fn specialise(
         _ => BroadcastPlan::new(&kernel.shape, &layouts, options)?,
     };
     Ok((kernel, plan, notes, None))
+}
+
+/// The specialisation of a kernel the typed path computes (see [`typing`]).
+fn typed_specialisation(
+    typed: TypedKernel,
+    why: &str,
+    args: &[&ArrayArg<'_>],
+    options: PlanOptions,
+    mut notes: Vec<String>,
+) -> Result<Specialisation> {
+    let views: Vec<Option<Vec<isize>>> = args
+        .iter()
+        .zip(&typed.kernel.inputs)
+        .map(|(a, d)| in_place_view(&d.shape, a))
+        .collect();
+    notes.push(typed_note(&typed, why, &views));
+    let layouts: Vec<InputLayout> = typed
+        .kernel
+        .inputs
+        .iter()
+        .map(|decl| InputLayout {
+            shape: decl.shape.clone(),
+            contiguous: true,
+            strides: None,
+        })
+        .collect();
+    let plan = BroadcastPlan::new(&typed.kernel.shape, &layouts, options)?;
+    Ok((typed.kernel.clone(), plan, notes, Some(typed)))
 }
 
 /// The plan of a float scan (see jit/src/scan.rs): flat (every point one row) where that copies
@@ -606,6 +734,12 @@ fn prepare<'a, T: Float>(
         .zip(&plan.inputs)
         .enumerate()
         .map(|(i, (arg, input_plan))| {
+            if kernel.inputs[i].stored.is_some() && input_plan.reads_stored() {
+                return Ok(Buffer {
+                    data: BufferData::Stored(stored_elements(arg, &kernel.inputs[i].name)?),
+                    shape: kernel.inputs[i].shape.clone(),
+                });
+            }
             let conv = Converted::<T>::of(arg)?;
             // a rewrite may drop size-1 axes of an input: the same elements, in the same order
             let shape = kernel.inputs[i].shape.clone();
@@ -670,4 +804,18 @@ fn prepare<'a, T: Float>(
             Ok(Buffer { data, shape })
         })
         .collect()
+}
+
+/// The C-contiguous elements of an input the kernel reads in their own type
+/// ([`kiln_ir::InputDecl::stored`]: only a C-contiguous argument is).
+fn stored_elements<'a>(arg: &ArrayArg<'a>, name: &str) -> Result<kiln_jit::Stored<'a>> {
+    use kiln_jit::Stored;
+    let not_contiguous = || Error::Output(format!("input '{name}' is read in place but is not C-contiguous"));
+    Ok(match arg {
+        ArrayArg::Bool(v) => Stored::Bool(v.to_slice().ok_or_else(not_contiguous)?),
+        ArrayArg::I32(v) => Stored::I32(v.to_slice().ok_or_else(not_contiguous)?),
+        ArrayArg::I64(v) => Stored::I64(v.to_slice().ok_or_else(not_contiguous)?),
+        ArrayArg::F32(v) => Stored::F32(v.to_slice().ok_or_else(not_contiguous)?),
+        ArrayArg::F64(v) => Stored::F64(v.to_slice().ok_or_else(not_contiguous)?),
+    })
 }

@@ -71,13 +71,15 @@ struct JitExecutable {
     workspace: Mutex<Workspace>,
 }
 
-/// The inputs as kiln-jit takes them: slices, and views read in place (kiln-jit checks each view
-/// against the plan before any compiled code reads it).
+/// The inputs as kiln-jit takes them: slices, views read in place (kiln-jit checks each view
+/// against the plan before any compiled code reads it), and the elements of inputs stored in
+/// another type (converted where the code reads them).
 fn refs<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Vec<InputRef<'b, T>> {
     b.iter()
         .map(|b| match &b.data {
             BufferData::Contiguous(d) => InputRef::Slice(&d[..]),
             BufferData::Strided(v) => InputRef::View(v.view()),
+            BufferData::Stored(s) => InputRef::Stored(*s),
         })
         .collect()
 }

@@ -13,7 +13,7 @@
 use crate::array::{ArrayArg, Float, Output};
 use crate::backend::RunCtx;
 use crate::error::{Error, Result};
-use crate::executor::{Specialised, bind, buffers, kernel_dtype};
+use crate::executor::{Specialised, bind, buffers};
 use crate::expr::Expr;
 use crate::program::{Fused, Pipeline, Source};
 use crate::runner::{FusedRunner, Temp, stage_args, temp_arg};
@@ -213,22 +213,16 @@ impl FusedRunner {
         )?))
     }
 
-    /// Whether the maps of `f` would be a typed kernel for `args` (see [`typed_for`]).
-    pub(crate) fn fused_typed(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> bool {
-        typed_for(&f.stage.program, args)
-    }
-
     /// Whether the maps of `f` share one kernel for its arguments `args` (see
     /// [`FusedRunner::fused_spec`]).
     pub(crate) fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
-        let typed = self.fused_typed(f, args);
+        let path = crate::executor::float_path_of(&f.stage.program, args);
         let p = self.pipeline();
         // maps whose shapes do not broadcast together (a row statistic of shape [6] beside a map of
         // [6, 9]) each run alone; a member's own shapes are checked when it runs
         let Ok(joint) = broadcast_shapes(args.iter().map(|a| a.shape())) else {
             return Ok(false);
         };
-        let dtype = kernel_dtype(args);
         // a reduction's kernel takes further outputs over one axis or more (a 0-d one is a map)
         if f.stage.program.reduction().is_some() && joint.is_empty() {
             return Ok(false);
@@ -246,26 +240,13 @@ impl FusedRunner {
             // a member joins where it alone takes the fused kernel's path (the one typing rule): a
             // typed kernel types each output on its own; a float one computes every output in its
             // inputs' float dtype, which must then be the member's own
-            let alone_typed = typed_for(&p.stages[k].program, &own);
-            let fits = alone_typed == typed && (typed || kernel_dtype(&own) == dtype);
+            let fits = crate::executor::float_path_of(&p.stages[k].program, &own) == path;
             if shape != joint || !fits {
                 return Ok(false);
             }
         }
         Ok(true)
     }
-}
-
-/// Whether `program` over `args` is a typed kernel: the one rule of [`crate::executor::typing`]
-/// (a kernel that does not type, which its own run reports, counts as typed: it runs alone).
-fn typed_for(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> bool {
-    if args.iter().all(|a| a.elem().is_float()) && crate::executor::plainly_float(&program.arena) {
-        return false;
-    }
-    let elems: Vec<kiln_ir::ElemType> = args.iter().map(|a| a.elem()).collect();
-    let typing =
-        crate::executor::kernel_for(program, args).and_then(|k| crate::executor::typing(program, &k, &elems));
-    !matches!(typing, Ok(None))
 }
 
 /// A result reshaped to its keepdims twin's shape (same elements).

@@ -316,9 +316,9 @@ impl FusedRunner {
 fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
     spec.kernel.kind == kiln_ir::KernelKind::Map
         && spec.exe.bound_jit().is_some()
-        && user
-            .iter()
-            .all(|a| a.dtype() == spec.kernel.dtype && crate::executor::is_standard(a))
+        && user.iter().all(|a| {
+            a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype) && crate::executor::is_standard(a)
+        })
         && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
         && (0..spec.kernel.n_outputs())
             .all(|o| spec.kernel.output_type_of(o) == OutputType::Float(spec.kernel.dtype))

@@ -574,6 +574,7 @@ impl Program {
             .map(|(name, shape)| InputDecl {
                 name: name.clone(),
                 shape: shape.clone(),
+                stored: None,
             })
             .collect();
         let kernel = KernelIR {

@@ -346,14 +346,14 @@ impl FusedRunner {
             // a compound stage over integer or bool inputs runs as its two reductions (typed kernels
             // have no compound form): the first is shown, and the stage runs for its result
             if let Work::Compound(_, _, pair) = &program.work
-                && args.iter().any(|a| !a.elem().is_float())
+                && crate::executor::float_path_of(program, args).is_none()
             {
                 let (kernel, plan, mut notes, _) =
                     specialise(&pair.first, args, self.plan_options, self.settings)?;
                 notes.insert(
                     0,
-                    "compound: declined for integer or bool inputs: its two reductions run one after the \
-                     other (the first shown)"
+                    "compound: declined for the typed path: its two reductions run one after the other \
+                     (the first shown)"
                         .into(),
                 );
                 out.push((kernel, plan, notes));
@@ -611,8 +611,9 @@ impl FusedRunner {
         if let Work::Compound(_, axes, pair) = &self.pipeline.stages[k].program.work {
             let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
             let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
-            // a typed kernel (integer or bool inputs) has no compound form: the two reductions
-            let typed = args.iter().any(|a| !a.elem().is_float());
+            // a typed kernel has no compound form: the two reductions (integer or bool inputs take
+            // the float path where their values are float64: `var(i)`)
+            let typed = crate::executor::float_path_of(&self.pipeline.stages[k].program, args).is_none();
             if typed || !self.backend.runs_compound(&axes, shape.len()) {
                 return self.run_siblings(k, pair, args, &shape, &axes);
             }

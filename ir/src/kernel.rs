@@ -4,6 +4,7 @@ use crate::compound::CompoundOp;
 use crate::dtype::{DType, Real};
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
+use crate::promote::ElemType;
 use crate::scan::Scan;
 use crate::shape::checked_size;
 use std::fmt;
@@ -277,15 +278,33 @@ pub struct InputDecl {
     pub name: String,
     /// The input's own shape, which broadcasts to the kernel's iteration shape.
     pub shape: Vec<usize>,
+    /// The element type the input's memory holds where it is not the kernel's `dtype` (an integer
+    /// or bool array, a float32 one in a float64 kernel): each element is converted to the dtype
+    /// where it is read, as NumPy's cast (`int64` to the nearest `float64`, `bool` to 1 / 0), so
+    /// the kernel computes on the dtype's values and no converted copy is made. `None`: the input
+    /// holds the dtype (or was converted before the kernel, see the executor).
+    pub stored: Option<ElemType>,
+}
+
+impl InputDecl {
+    /// An input of `shape` holding the kernel's dtype.
+    pub fn new(name: impl Into<String>, shape: Vec<usize>) -> InputDecl {
+        InputDecl {
+            name: name.into(),
+            shape,
+            stored: None,
+        }
+    }
 }
 
 /// One kernel: a scalar body evaluated over an iteration space, mapped or reduced.
 ///
-/// Every input is read in the kernel's `dtype` (the executor converts mixed inputs once, before the
-/// kernel runs), and its shape broadcasts to `shape`.
+/// Every input is read in the kernel's `dtype` (converted where it is read where its memory holds
+/// another type: [`InputDecl::stored`]), and its shape broadcasts to `shape`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct KernelIR {
-    /// The element type the kernel computes in (every input is read in it).
+    /// The element type the kernel computes in (every input is read in it, see
+    /// [`InputDecl::stored`]).
     pub dtype: DType,
     /// The inputs, in the order [`Node::Input`] numbers them.
     pub inputs: Vec<InputDecl>,

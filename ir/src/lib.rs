@@ -24,7 +24,7 @@
 //! let body = arena.binary(BinaryOp::Mul, x, two);
 //! let kernel = KernelIR {
 //!     dtype: DType::F64,
-//!     inputs: vec![InputDecl { name: "x".into(), shape: vec![3] }],
+//!     inputs: vec![InputDecl::new("x", vec![3])],
 //!     shape: vec![3],
 //!     arena,
 //!     body,

@@ -262,6 +262,23 @@ fn plan_input(input: &InputLayout, shape: &[usize], k: usize) -> InputPlan {
     access_at(input, shape, k).unwrap_or(InputPlan::Materialise)
 }
 
+impl InputPlan {
+    /// Whether the input's own elements are read where they are (contiguous, one element, rows that
+    /// are runs or splats): an input stored in another type than the kernel's
+    /// ([`crate::InputDecl::stored`]) is then converted where it is read; a materialised input or a
+    /// strided row is converted into the dtype before the kernel runs.
+    pub fn reads_stored(&self) -> bool {
+        !matches!(
+            self,
+            InputPlan::Materialise
+                | InputPlan::PerRow {
+                    row: RowAccess::Strided { .. },
+                    ..
+                }
+        )
+    }
+}
+
 impl fmt::Display for InputPlan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -32,7 +32,11 @@ impl fmt::Display for KernelIR {
             self.output_shape()
         )?;
         for (i, input) in self.inputs.iter().enumerate() {
-            writeln!(f, "  in{i} {}: {:?}", input.name, input.shape)?;
+            write!(f, "  in{i} {}: {:?}", input.name, input.shape)?;
+            match input.stored {
+                Some(t) => writeln!(f, " stored {t}")?,
+                None => writeln!(f)?,
+            }
         }
         if self.extra.is_empty() {
             return write_body(f, &self.arena, self.body, "  ");

@@ -463,9 +463,84 @@ impl TypedKernel {
     /// `1 + 1` int64 without inputs, `0.25 * (a < 5)` float64 beside float32 `a`, `cumsum(a > 0)`
     /// int64.
     pub fn float_path_differs(&self, dtype: crate::DType, float_output: OutputType) -> Option<String> {
+        self.differs(dtype, float_output, &vec![None; self.input_types.len()])
+    }
+
+    /// Where the float path computes this kernel in `dtype` reading each input of another type
+    /// converted where it is read ([`crate::InputDecl::stored`]): each input's stored type (None:
+    /// the dtype); else why not.
+    ///
+    /// It does where [`TypedKernel::float_path_differs`] holds with such inputs, each of a type
+    /// `dtype` holds exactly (bool into either float; int32, int64 and float32 into float64) and
+    /// used only cast to `dtype` (`mean(i)`, `sum(i * 0.5)`, `sin(i)`, `x32 * b`), or, a bool, as a
+    /// truth value (a `where` condition, a logical operand). An integer input in integer arithmetic
+    /// or compared (`i + 1`, `i > 0`: exact in int64, not in float64) is the typed path's.
+    pub fn stored_inputs(
+        &self,
+        dtype: crate::DType,
+        float_output: OutputType,
+    ) -> std::result::Result<Vec<Option<ElemType>>, String> {
+        let f = ElemType::of_float(dtype);
+        let arena = &self.kernel.arena;
+        let mut stored = vec![None; self.input_types.len()];
+        for (i, &t) in self.input_types.iter().enumerate() {
+            let exact = match dtype {
+                crate::DType::F64 => t != ElemType::F64,
+                crate::DType::F32 => t == ElemType::Bool,
+            };
+            if t != f {
+                if !exact {
+                    return Err(format!(
+                        "input '{}' of {t} in a {f} kernel",
+                        self.kernel.inputs[i].name
+                    ));
+                }
+                stored[i] = Some(t);
+            }
+        }
+        let stored_input = |id: NodeId| match *arena.node(id) {
+            Node::Input(n) => stored[n as usize].map(|t| (t, &self.kernel.inputs[n as usize].name)),
+            _ => None,
+        };
+        let roots = self.kernel.roots();
+        for id in arena.reachable_all(&roots) {
+            let node = *arena.node(id);
+            for (k, op) in node.operands().enumerate() {
+                let Some((t, name)) = stored_input(op) else {
+                    continue;
+                };
+                let fits = match node {
+                    Node::Cast(to, _) => to == f,
+                    Node::Where(..) => k == 0 && t == ElemType::Bool,
+                    Node::Binary(o, ..) => o.is_logical() && t == ElemType::Bool,
+                    Node::Unary(o, _) => o.is_logical() && t == ElemType::Bool,
+                    _ => false,
+                };
+                if !fits {
+                    return Err(format!("NumPy computes with input '{name}' in {t}"));
+                }
+            }
+        }
+        if let Some((t, name)) = roots.iter().find_map(|&r| stored_input(r)) {
+            return Err(format!("input '{name}' of {t} is a result"));
+        }
+        match self.differs(dtype, float_output, &stored) {
+            None => Ok(stored),
+            Some(why) => Err(why),
+        }
+    }
+
+    fn differs(
+        &self,
+        dtype: crate::DType,
+        float_output: OutputType,
+        stored: &[Option<ElemType>],
+    ) -> Option<String> {
         let f = ElemType::of_float(dtype);
         let arena = &self.kernel.arena;
         let literal = |id: NodeId| matches!(arena.node(id), Node::Int(_) | Node::Literal(_));
+        let stored_operand =
+            |id: NodeId| matches!(*arena.node(id), Node::Input(n) if stored[n as usize].is_some());
         // in post order: a node is looked at after its operands, which fit (else it returned)
         for id in arena.reachable_all(&self.kernel.roots()) {
             let t = self.type_of(id);
@@ -473,10 +548,14 @@ impl TypedKernel {
             let held = |x: NodeId| matches!(self.type_of(x), ty if ty == f || ty == ElemType::Bool || ty == ElemType::I64);
             let fits = match node {
                 Node::Int(_) | Node::Index(_) | Node::Literal(_) => true,
-                Node::Input(_) => t == f,
+                Node::Input(n) => t == f || stored[n as usize].is_some(),
                 // the float path holds truth values as 1 / 0 and integers (indices, literals and
-                // their arithmetic, exact in it) as floats
-                Node::Cast(to, a) => literal(a) || (to == f && held(a)) || (to == ElemType::Bool && held(a)),
+                // their arithmetic, exact in it) as floats; a stored input is converted as it is read
+                Node::Cast(to, a) => {
+                    literal(a)
+                        || (to == f && (held(a) || stored_operand(a)))
+                        || (to == ElemType::Bool && held(a))
+                }
                 Node::Binary(op, a, b) if t == ElemType::Bool => op.is_logical() && held(a) && held(b),
                 Node::Unary(op, _) if t == ElemType::Bool => op.is_logical(),
                 Node::Where(..) if t == ElemType::Bool || t == ElemType::I64 => true,
@@ -1227,6 +1306,7 @@ mod tests {
                 .map(|n| InputDecl {
                     name: n.to_string(),
                     shape: vec![3],
+                    stored: None,
                 })
                 .collect(),
             shape: vec![3],

@@ -112,6 +112,7 @@ fn kernel_1d(body: impl FnOnce(&mut ExprArena) -> NodeId, n: usize, kind: Kernel
         inputs: vec![InputDecl {
             name: "x".into(),
             shape: vec![n],
+            stored: None,
         }],
         shape: vec![n],
         arena,
@@ -198,6 +199,7 @@ fn f32_sums_accumulate_in_f64() {
         inputs: vec![InputDecl {
             name: "x".into(),
             shape: vec![1001],
+            stored: None,
         }],
         shape: vec![1001],
         arena,
@@ -231,6 +233,7 @@ fn axis_reductions_and_bounds() {
         inputs: vec![InputDecl {
             name: "x".into(),
             shape: vec![2, 3],
+            stored: None,
         }],
         shape: vec![2, 3],
         arena,

@@ -148,8 +148,22 @@ fn check_inputs<T: Elem>(
             name: decl.name.clone(),
             why,
         };
+        // an input stored in another type is given as such, and only then (the code converts it)
+        let stored = match input {
+            InputRef::Stored(s) => Some(s.ty()),
+            _ => None,
+        };
+        if stored != st.stored[i] {
+            let of = |t: Option<kiln_ir::ElemType>| t.map_or(T::DTYPE.to_string(), |t| t.to_string());
+            return Err(bad(format!(
+                "elements of {} given where the kernel reads {}",
+                of(stored),
+                of(st.stored[i])
+            )));
+        }
         let len = match input {
             InputRef::Slice(buf) => buf.len(),
+            InputRef::Stored(s) => s.len(),
             // a C-contiguous view holds its `len()` elements one after another from its base: it is
             // checked (and read) as the slice of them
             InputRef::View(view) if c_contiguous(view) => view.len(),

@@ -94,7 +94,7 @@ impl<'k> Frame<'k> {
                         Some(&p) => p,
                         None => g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32),
                     };
-                    let s = g.load(W::Scalar, p, 0);
+                    let s = g.load_input(W::Scalar, p, 0, st.stored[i]);
                     [s, g.splat(W::Vector, s)]
                 })
             })
@@ -255,6 +255,7 @@ impl<'k> Frame<'k> {
             staged,
             row_steps: &self.row_steps,
             params: self.params,
+            stored: &self.st.stored,
         };
         let mut scratch = vec![None; self.key.arena.len()];
         let order = self.order_of(roots, staged);

@@ -19,7 +19,9 @@
 
 use crate::error::{JitError, Result};
 use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
-use kiln_ir::{CompoundOp, DType, InputPlan, KernelIR, KernelKind, OutputType, ReduceOp, RowAccess, Scan};
+use kiln_ir::{
+    CompoundOp, DType, ElemType, InputPlan, KernelIR, KernelKind, OutputType, ReduceOp, RowAccess, Scan,
+};
 
 /// How the inner row reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,6 +109,9 @@ pub struct Structure {
     pub outer_axes: usize,
     /// How each input is read.
     pub inputs: Vec<Access>,
+    /// Per input: the type its memory holds where that is not the dtype (converted where it is
+    /// read: [`kiln_ir::InputDecl::stored`], where the plan reads its elements in place).
+    pub stored: Vec<Option<ElemType>>,
     /// The loops the kernel runs.
     pub mode: Mode,
     /// The axes before the trailing block, which locate a segment.
@@ -131,6 +136,16 @@ pub struct Geometry {
     pub declared: Vec<Option<usize>>,
     /// The kernel's result type ([`KernelIR::output_type`]), computed once with the rest.
     pub out_type: OutputType,
+}
+
+/// Whether the code converts elements of `t` to `dtype` where it reads them: the conversions of
+/// NumPy's promotion into a float type no narrower (bool into either float; int32, int64 and
+/// float32 into float64).
+pub fn converts(t: ElemType, dtype: DType) -> bool {
+    match dtype {
+        DType::F64 => t != ElemType::F64,
+        DType::F32 => t == ElemType::Bool,
+    }
 }
 
 /// The reduced axes of `kind` (none for a map).
@@ -206,6 +221,25 @@ impl Structure {
                 }
             })
             .collect::<Result<Vec<_>>>()?;
+        let own = ElemType::of_float(kernel.dtype);
+        let stored = kernel
+            .inputs
+            .iter()
+            .zip(&plan.inputs)
+            .map(|(decl, p)| match decl.stored {
+                Some(t) if t != own && p.reads_stored() => {
+                    if converts(t, kernel.dtype) {
+                        Ok(Some(t))
+                    } else {
+                        Err(JitError::Unsupported(format!(
+                            "input '{}' stored as {t} in a {} kernel",
+                            decl.name, kernel.dtype
+                        )))
+                    }
+                }
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
         let (mode, seg_axes) = match &kernel.kind {
             KernelKind::Map => (Mode::Map, 0),
             KernelKind::Scan(scan) => {
@@ -254,6 +288,7 @@ impl Structure {
             rank,
             outer_axes: k,
             inputs,
+            stored,
             mode,
             seg_axes,
         })

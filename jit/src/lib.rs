@@ -47,8 +47,8 @@
 //! let kernel = KernelIR {
 //!     dtype: DType::F64,
 //!     inputs: vec![
-//!         InputDecl { name: "x".into(), shape: vec![2, 3] },
-//!         InputDecl { name: "y".into(), shape: vec![3] },
+//!         InputDecl::new("x", vec![2, 3]),
+//!         InputDecl::new("y", vec![3]),
 //!     ],
 //!     shape: vec![2, 3],
 //!     arena,
@@ -111,7 +111,7 @@ pub use error::{JitError, Result};
 pub use key::KernelKey;
 pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
-pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Workspace};
+pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, Workspace};
 pub use schedule::Schedule;
 pub use serial::{Part, SerialMap, SerialReduce};
 

@@ -15,7 +15,7 @@ use crate::math;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
-use kiln_ir::{BinaryOp, DType, ExprArena, Node, NodeId, UnaryOp};
+use kiln_ir::{BinaryOp, DType, ElemType, ExprArena, Node, NodeId, UnaryOp};
 
 /// A width at which code is generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -171,6 +171,94 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn load(&mut self, w: W, addr: Value, offset: i64) -> Value {
         let ty = self.ty(w);
         self.b.ins().load(ty, mem(), addr, offset as i32)
+    }
+
+    /// Loads one element (`Scalar`) or one vector of input values at `addr + offset` bytes, where
+    /// the input is stored as `stored` (None: the dtype): `addr` and `offset` count in elements of
+    /// the dtype ([`crate::InputRef::base`] shifted a stored input's address up as far), so the
+    /// address is shifted back by the same amount, and the elements converted as NumPy casts
+    /// (`int64` to the nearest `float64`, exactly as the interpreter's `as f64`; `bool` to 1 / 0).
+    pub fn load_input(&mut self, w: W, addr: Value, offset: i64, stored: Option<ElemType>) -> Value {
+        let Some(t) = stored else {
+            return self.load(w, addr, offset);
+        };
+        let shift = crate::run::stored_shift(self.size as usize, t);
+        let at = if shift == 0 {
+            addr
+        } else {
+            self.b.ins().ushr_imm_u(addr, i64::from(shift))
+        };
+        let off = (offset >> shift) as i32;
+        let vector = w == W::Vector;
+        match (t, self.dtype) {
+            // two float32 lanes as one 8-byte load, widened by one instruction (`cvtps2pd`)
+            (ElemType::F32, DType::F64) if vector => {
+                let v = self.load_low(types::I64, types::F32X4, at, off);
+                self.b.ins().fvpromote_low(v)
+            }
+            // two int32 lanes as one 8-byte load, converted by one instruction (`cvtdq2pd`)
+            (ElemType::I32, DType::F64) if vector => {
+                let v = self.load_low(types::I64, types::I32X4, at, off);
+                self.int32_lanes_to_f64(v)
+            }
+            // two bool bytes as one load, widened to int32 lanes, then as int32
+            (ElemType::Bool, DType::F64) if vector => {
+                let v = self.load_low(types::I16, types::I8X16, at, off);
+                let v = self.b.ins().uwiden_low(v);
+                let v = self.b.ins().uwiden_low(v);
+                self.int32_lanes_to_f64(v)
+            }
+            // four bool bytes as one load, widened to int32 lanes (`cvtdq2ps` converts them)
+            (ElemType::Bool, DType::F32) if vector => {
+                let v = self.load_low(types::I32, types::I8X16, at, off);
+                let v = self.b.ins().uwiden_low(v);
+                let v = self.b.ins().uwiden_low(v);
+                self.b.ins().fcvt_from_sint(types::F32X4, v)
+            }
+            // int64 lanes: Cranelift converts them one by one (x64 has no vector conversion before
+            // AVX-512)
+            (ElemType::I64, DType::F64) if vector => {
+                let v = self.b.ins().load(types::I64X2, mem(), at, off);
+                self.b.ins().fcvt_from_sint(types::F64X2, v)
+            }
+            _ => self.load_scalar_input(t, at, off),
+        }
+    }
+
+    /// A `bits`-wide load at `at + off` into the low lanes of a vector, as `vt`.
+    fn load_low(&mut self, bits: Type, vt: Type, at: Value, off: i32) -> Value {
+        let x = self.b.ins().load(bits, mem(), at, off);
+        let wide = match bits {
+            types::I16 => types::I16X8,
+            types::I32 => types::I32X4,
+            _ => types::I64X2,
+        };
+        let v = self.b.ins().scalar_to_vector(wide, x);
+        self.b.ins().bitcast(vt, cast(), v)
+    }
+
+    /// The low two int32 lanes of `v` as f64 lanes (one `cvtdq2pd`).
+    fn int32_lanes_to_f64(&mut self, v: Value) -> Value {
+        let low = self.b.ins().swiden_low(v);
+        self.b.ins().fcvt_from_sint(types::F64X2, low)
+    }
+
+    /// One element of type `t` at `at + off` (an address of its own type), as the dtype.
+    fn load_scalar_input(&mut self, t: ElemType, at: Value, off: i32) -> Value {
+        let x = match t {
+            ElemType::Bool => self.b.ins().uload8(types::I32, mem(), at, off),
+            ElemType::I32 => self.b.ins().load(types::I32, mem(), at, off),
+            ElemType::I64 => self.b.ins().load(types::I64, mem(), at, off),
+            ElemType::F32 => {
+                let x = self.b.ins().load(types::F32, mem(), at, off);
+                return match self.dtype {
+                    DType::F64 => self.b.ins().fpromote(types::F64, x),
+                    DType::F32 => x,
+                };
+            }
+            ElemType::F64 => return self.b.ins().load(types::F64, mem(), at, off),
+        };
+        self.b.ins().fcvt_from_sint(self.t, x)
     }
 
     /// Loads the element(s) of a strided row at row positions `j + off_bytes / size` onwards: lane
@@ -529,6 +617,8 @@ pub struct Leaves<'v> {
     pub row_steps: &'v [Option<RowStep>],
     /// The parameter block (for a [`RowStep::Param`]).
     pub params: Value,
+    /// Per input: the type its memory holds where that is not the dtype (see [`Gen::load_input`]).
+    pub stored: &'v [Option<ElemType>],
 }
 
 /// How a strided row steps from one point to the next.
@@ -611,7 +701,7 @@ pub fn emit_body(
                         Some(step) => g.load_strided(w, base, jb, off_bytes, step, leaves.params),
                         None => {
                             let addr = g.b.ins().iadd(base, jb);
-                            g.load(w, addr, off_bytes)
+                            g.load_input(w, addr, off_bytes, leaves.stored[i])
                         }
                     }
                 }

@@ -3,7 +3,7 @@
 //! reusable buffers of chunked reductions ([`Workspace`]). Nothing here calls compiled code: that is
 //! call.rs, after the checks of check.rs.
 
-use kiln_ir::{Real, Start, Values};
+use kiln_ir::{ElemType, Real, Start, Values};
 use ndarray::ArrayViewD;
 
 /// An element type kernels compute in: f64 or f32.
@@ -147,6 +147,9 @@ pub enum InputRef<'a, T> {
     /// in a map that writes into a destination and reads this input contiguously at every point, so
     /// that each element is read, in the iteration that writes it, before it is written (checked).
     Destination,
+    /// The elements, in C order, of an input stored in another type than the kernel's
+    /// ([`kiln_ir::InputDecl::stored`]): each converted to the kernel's type where it is read.
+    Stored(Stored<'a>),
     /// Output `k` of a map of several outputs, read in place (`Output(0)` is the destination): as
     /// [`InputRef::Destination`], for the outputs of one pass that update inputs (`p = p + v*dt;
     /// v = v*0.99 + g*dt` into `p` and `v`). Every output of the map is computed from the loads of a
@@ -155,13 +158,92 @@ pub enum InputRef<'a, T> {
 }
 
 impl<T> InputRef<'_, T> {
-    /// The address of the element at offset 0, the base the code adds its offsets to.
+    /// The address of the element at offset 0, the base the code adds its offsets to. A stored
+    /// input's is its address times `size_of::<T>() / its element size` (a power of two, at least
+    /// 1: check.rs refused any other): the code steps every input by offsets in elements of `T`,
+    /// and the stored input's load divides the sum back into its own address (lower.rs,
+    /// `Gen::load_input`), so a row's arithmetic is the same for every input.
     pub(crate) fn base(&self) -> *const u8 {
         match self {
             InputRef::Slice(s) => s.as_ptr().cast(),
             InputRef::View(v) => v.as_ptr().cast(),
+            InputRef::Stored(s) => {
+                let shift = stored_shift(std::mem::size_of::<T>(), s.ty());
+                // a user-space address (below 2^48) shifted by at most 3: it does not wrap; no Rust
+                // code dereferences it (the code shifts it back first)
+                std::ptr::without_provenance((s.as_ptr() as usize) << shift)
+            }
             // the destination's address is taken where the outputs are (execute.rs)
             InputRef::Destination | InputRef::Output(_) => std::ptr::null(),
+        }
+    }
+}
+
+/// How far a stored input's address is shifted for a kernel of elements of `size` bytes (see
+/// [`InputRef::base`]): `log2(size / t.size())`, 0 where `t` is not narrower.
+pub(crate) fn stored_shift(size: usize, t: ElemType) -> u32 {
+    (size / elem_size(t)).max(1).trailing_zeros()
+}
+
+/// The bytes of one element of `t`.
+pub(crate) fn elem_size(t: ElemType) -> usize {
+    match t {
+        ElemType::Bool => 1,
+        ElemType::I32 | ElemType::F32 => 4,
+        ElemType::I64 | ElemType::F64 => 8,
+    }
+}
+
+/// The elements of an input stored in another type than the kernel computes in, C order.
+#[derive(Debug, Clone, Copy)]
+pub enum Stored<'a> {
+    /// bool elements (one byte each, 0 or 1).
+    Bool(&'a [bool]),
+    /// int32 elements.
+    I32(&'a [i32]),
+    /// int64 elements.
+    I64(&'a [i64]),
+    /// float32 elements.
+    F32(&'a [f32]),
+    /// float64 elements.
+    F64(&'a [f64]),
+}
+
+impl Stored<'_> {
+    /// The element type.
+    pub fn ty(&self) -> ElemType {
+        match self {
+            Stored::Bool(_) => ElemType::Bool,
+            Stored::I32(_) => ElemType::I32,
+            Stored::I64(_) => ElemType::I64,
+            Stored::F32(_) => ElemType::F32,
+            Stored::F64(_) => ElemType::F64,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Stored::Bool(s) => s.len(),
+            Stored::I32(s) => s.len(),
+            Stored::I64(s) => s.len(),
+            Stored::F32(s) => s.len(),
+            Stored::F64(s) => s.len(),
+        }
+    }
+
+    /// Whether there is no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn as_ptr(&self) -> *const u8 {
+        match self {
+            Stored::Bool(s) => s.as_ptr().cast(),
+            Stored::I32(s) => s.as_ptr().cast(),
+            Stored::I64(s) => s.as_ptr().cast(),
+            Stored::F32(s) => s.as_ptr().cast(),
+            Stored::F64(s) => s.as_ptr().cast(),
         }
     }
 }

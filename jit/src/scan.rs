@@ -133,7 +133,7 @@ impl Emitter<'_, '_> {
                 Access::RowRun | Access::RowStrided { .. } => ptrs[i] = Some(row_start(g)),
                 Access::RowSplat => {
                     let addr = row_start(g);
-                    let s = g.load(W::Scalar, addr, 0);
+                    let s = g.load_input(W::Scalar, addr, 0, st.stored[i]);
                     splats[i] = Some([s, g.splat(W::Vector, s)]);
                 }
             }

@@ -156,7 +156,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 .math
                 .kept_rows()
                 .and_then(|refs| match *f.key.arena.node(f.key.body) {
-                    kiln_ir::Node::Input(i) if !st.inputs[i as usize].strided() => Some((i as usize, refs)),
+                    kiln_ir::Node::Input(i)
+                        if !st.inputs[i as usize].strided() && st.stored[i as usize].is_none() =>
+                    {
+                        Some((i as usize, refs))
+                    }
                     _ => None,
                 }),
         }
@@ -353,7 +357,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 Access::RowRun | Access::RowStrided { .. } => ptrs[i] = Some(row_off(g)),
                 Access::RowSplat => {
                     let addr = row_off(g);
-                    let s = g.load(W::Scalar, addr, 0);
+                    let s = g.load_input(W::Scalar, addr, 0, st.stored[i]);
                     splats[i] = Some([s, g.splat(W::Vector, s)]);
                 }
             }

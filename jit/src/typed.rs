@@ -144,7 +144,8 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     None
 }
 
-/// A reduction of float values in a typed kernel (`mean(i)`, `sum(i * 0.5)`, `var` of integers),
+/// A reduction of float values in a typed kernel (`mean(i * 2)`; `mean(i)` and `var(i)` are float
+/// kernels reading `i` stored),
 /// which [`why_not`] declines, as two kernels: its body as a typed map (where that compiles), and
 /// the float reduction of the map's values (input 0, `values`, of the iteration shape) for the
 /// float JIT. None where the kernel is not such a reduction or its map does not compile.
@@ -170,6 +171,7 @@ pub fn split_float_reduction(kernel: &TypedKernel) -> Option<(TypedKernel, kiln_
         inputs: vec![kiln_ir::InputDecl {
             name: "values".into(),
             shape: k.shape.clone(),
+            stored: None,
         }],
         shape: k.shape.clone(),
         arena,

@@ -24,6 +24,7 @@ fn kernel(
             .map(|(i, s)| InputDecl {
                 name: format!("in{i}"),
                 shape: s.clone(),
+                stored: None,
             })
             .collect(),
         shape: shape.to_vec(),

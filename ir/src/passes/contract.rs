@@ -88,6 +88,7 @@ mod tests {
                 .map(|i| InputDecl {
                     name: format!("x{i}"),
                     shape: vec![3],
+                    stored: None,
                 })
                 .collect(),
             shape: vec![3],

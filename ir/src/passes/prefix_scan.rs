@@ -528,6 +528,7 @@ fn build(
             InputDecl {
                 name: input.name.clone(),
                 shape,
+                stored: input.stored,
             }
         })
         .collect();

@@ -79,6 +79,7 @@ pub fn kernel(
             .map(|(i, s)| InputDecl {
                 name: format!("in{i}"),
                 shape: s.to_vec(),
+                stored: None,
             })
             .collect(),
         shape,
