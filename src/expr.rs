@@ -12,7 +12,7 @@
 //! # let _ = (y, total);
 //! ```
 
-pub use crate::scan::ScanOptions;
+pub use crate::scan_options::ScanOptions;
 use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -70,7 +70,7 @@ pub enum ExprNode {
         /// Whether each reduced axis stays, with length 1.
         keepdims: bool,
     },
-    /// A scan (cumulative sum, product, max or min) of `arg` (see [`crate::scan`]).
+    /// A scan (cumulative sum, product, max or min) of `arg` (see scan.rs).
     Scan {
         /// The scan's operation.
         op: ScanOp,

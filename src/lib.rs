@@ -32,6 +32,7 @@ pub mod profile;
 pub mod program;
 pub mod runner;
 pub mod scan;
+mod scan_options;
 pub mod siblings;
 pub mod text;
 pub mod update;

@@ -19,7 +19,7 @@
 use crate::contract::Contraction;
 use crate::error::{Error, Result};
 use crate::expr::{Axes, Expr, ExprNode};
-use crate::scan::ScanOptions;
+use crate::scan_options::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
 use kiln_ir::{
     BinaryOp, CompoundOp, DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp,

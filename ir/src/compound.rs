@@ -2,7 +2,7 @@
 //! needs two reductions (the second reading the data again, with the first's result).
 //!
 //! - [`CompoundOp::Moments`]: `(mean(x), var(x))` (ddof 0). The mean is the plain `mean`: the sum in
-//!   f64 ([`crate::interp::pairwise_sum`]'s order, rounded once to the dtype) divided by the count
+//!   f64 ([`crate::sum::pairwise_sum`]'s order, rounded once to the dtype) divided by the count
 //!   in the dtype, bit for bit what `mean` gives. The variance is Welford's `M2 / n`, in f64: each
 //!   value updates `(n, mean, M2)` as `d = x - mean; mean += d / n; M2 += d * (x - mean)`, and two
 //!   states merge with Chan's formula `M2 = M2a + M2b + δ² na nb / n` (`δ = mean_b - mean_a`). Values
@@ -25,6 +25,7 @@
 //! mean or the max, component 1 the variance or the sum), each in the kernel's dtype.
 
 use crate::dtype::Real;
+use crate::sum::LEAF;
 
 /// A reduction that gives two statistics in one pass (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,7 +71,7 @@ impl CompoundOp {
                 let n = xs.len() as f64;
                 // the plain mean: the f64 sum (from +0.0, as NumPy's) rounded once, then divided in
                 // the dtype
-                let sum = crate::interp::pairwise_sum(xs.iter().copied()) + 0.0;
+                let sum = crate::sum::pairwise_sum(xs.iter().copied()) + 0.0;
                 [T::from_f64(sum) / T::from_f64(n), T::from_f64(m.var())]
             }
             CompoundOp::MaxSumExp => {
@@ -275,12 +276,9 @@ impl Merge for MaxSumExp {
     }
 }
 
-/// The leaf length of [`counter_fold`] (the pairwise sum's).
-const LEAF: usize = 128;
-
 /// The state of `xs`: pushed in order within leaves of `LEAF` (128) values, the leaves merged like a
 /// binary counter (two states of as many leaves merged as soon as both exist, the earlier first; what
-/// remains merged from the latest to the earliest), the shape of [`crate::interp::pairwise_sum`].
+/// remains merged from the latest to the earliest), the shape of [`crate::sum::pairwise_sum`].
 pub fn counter_fold<S: Merge>(xs: &[f64]) -> S {
     // (leaves, merged state), leaves strictly decreasing down the stack
     let mut stack: Vec<(u64, S)> = Vec::with_capacity(64);

@@ -4,10 +4,11 @@ use crate::compound::CompoundOp;
 use crate::dtype::{DType, Real};
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
+use crate::op::{BinaryOp, UnaryOp};
 use crate::promote::ElemType;
 use crate::scan::Scan;
 use crate::shape::checked_size;
-use std::fmt;
+pub use crate::tensor::OutputType;
 
 /// A reduction that folds the body's values over some axes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -222,55 +223,6 @@ impl KernelKind {
     }
 }
 
-/// The element type of a kernel's result, as NumPy would type it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OutputType {
-    /// A float array in the kernel's dtype.
-    Float(DType),
-    /// A bool array: a comparison or logical result, any, all, or min/max of truth values.
-    Bool,
-    /// An int64 array: argmin, argmax, or a sum or product of truth values.
-    Int64,
-    /// An int32 array (typed kernels only: [`crate::typed`]).
-    Int32,
-}
-
-impl OutputType {
-    /// The element type.
-    pub fn elem(self) -> crate::promote::ElemType {
-        use crate::promote::ElemType;
-        match self {
-            OutputType::Float(d) => ElemType::of_float(d),
-            OutputType::Bool => ElemType::Bool,
-            OutputType::Int64 => ElemType::I64,
-            OutputType::Int32 => ElemType::I32,
-        }
-    }
-
-    /// The output type of an element type.
-    pub fn of(t: crate::promote::ElemType) -> OutputType {
-        use crate::promote::ElemType;
-        match t {
-            ElemType::Bool => OutputType::Bool,
-            ElemType::I32 => OutputType::Int32,
-            ElemType::I64 => OutputType::Int64,
-            ElemType::F32 => OutputType::Float(DType::F32),
-            ElemType::F64 => OutputType::Float(DType::F64),
-        }
-    }
-}
-
-impl fmt::Display for OutputType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OutputType::Float(d) => write!(f, "{d}"),
-            OutputType::Bool => f.write_str("bool"),
-            OutputType::Int64 => f.write_str("i64"),
-            OutputType::Int32 => f.write_str("i32"),
-        }
-    }
-}
-
 /// A named input: its name and its own shape (before broadcasting to the iteration shape).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct InputDecl {
@@ -325,6 +277,22 @@ pub struct KernelIR {
 }
 
 impl KernelIR {
+    /// Why the kernel must be typed before it runs (an opcode of integers, or a cast), if it must:
+    /// the float interpreter and the JIT take the rest (the typed ones: [`crate::typed`]).
+    pub fn needs_typing(&self) -> Option<String> {
+        self.arena
+            .reachable_all(&self.roots())
+            .into_iter()
+            .find_map(|id| match *self.arena.node(id) {
+                Node::Cast(t, _) => Some(format!("a cast to {t}")),
+                Node::Binary(op, _, _) if BinaryOp::INTEGER.contains(&op) => {
+                    Some(format!("the integer operator {op}"))
+                }
+                Node::Unary(UnaryOp::Invert, _) => Some("the integer operator invert".into()),
+                _ => None,
+            })
+    }
+
     /// Checks the kernel's invariants: input numbers and index axes in range, reduction axes valid.
     pub fn validate(&self) -> Result<()> {
         if self.body.index() >= self.arena.len() {

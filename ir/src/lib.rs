@@ -51,6 +51,7 @@ pub mod plan;
 pub mod promote;
 pub mod scan;
 pub mod shape;
+mod sum;
 pub mod tensor;
 pub mod text;
 pub mod typed;

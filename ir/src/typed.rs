@@ -42,20 +42,9 @@ use crate::tensor::{Tensor, Values};
 use std::fmt;
 
 /// Why a kernel must be typed before it runs (an opcode of integers, or a cast), if it must: the
-/// float interpreter and the JIT take the rest.
+/// float interpreter and the JIT take the rest ([`KernelIR::needs_typing`]).
 pub fn needs_typing(kernel: &KernelIR) -> Option<String> {
-    kernel
-        .arena
-        .reachable_all(&kernel.roots())
-        .into_iter()
-        .find_map(|id| match *kernel.arena.node(id) {
-            Node::Cast(t, _) => Some(format!("a cast to {t}")),
-            Node::Binary(op, _, _) if BinaryOp::INTEGER.contains(&op) => {
-                Some(format!("the integer operator {op}"))
-            }
-            Node::Unary(UnaryOp::Invert, _) => Some("the integer operator invert".into()),
-            _ => None,
-        })
+    kernel.needs_typing()
 }
 
 /// A kernel whose every node has a type: see the module doc.

@@ -656,7 +656,7 @@ pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::DType) -> *const u8
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dispatch_typed(
     code: &Code,
-    _checked: crate::typed::TypedChecked,
+    _checked: crate::check::TypedChecked,
     ins: &[*const u8],
     out: *mut u8,
     unit_bytes: usize,
@@ -676,7 +676,7 @@ pub(crate) fn dispatch_typed(
             return;
         };
         let sh = shared;
-        // SAFETY: `TypedCode::check` (the only maker of `TypedChecked`) proved every input buffer
+        // SAFETY: `check::check_typed` (the only maker of `TypedChecked`) proved every input buffer
         // holds the compiled type and `n` elements (one for a splat input, which the code reads once
         // at offset 0); every range lies within `0..n` (made by `typed.rs` from `n`), and the code
         // reads input elements and writes output elements at the points of its range only. A map's

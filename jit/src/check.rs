@@ -12,6 +12,7 @@
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
 use crate::run::{Elem, InputRef, RunConfig};
+use crate::typed_read::{TypedRead, TypedSlice};
 use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, RowAccess, Start};
 use ndarray::ArrayViewD;
 
@@ -297,6 +298,39 @@ fn reach(spans: impl Iterator<Item = i128>) -> (i128, i128) {
     (lo, hi)
 }
 
+/// Proof that a typed run's buffers were checked against the code ([`check_typed`]).
+pub(crate) struct TypedChecked(());
+
+/// Checks the inputs of a compiled typed kernel, of types `types` read as `reads`, for `n` points
+/// of `shape`: the compiled types, and each as its read needs ([`check_typed_read`]).
+pub(crate) fn check_typed(
+    types: &[kiln_ir::ElemType],
+    reads: &[TypedRead],
+    shape: &[usize],
+    inputs: &[TypedSlice<'_>],
+    n: usize,
+) -> Result<TypedChecked> {
+    if inputs.len() != types.len() {
+        return Err(JitError::WrongKernel(format!(
+            "{} inputs given for a kernel of {}",
+            inputs.len(),
+            types.len()
+        )));
+    }
+    for (i, (input, &t)) in inputs.iter().zip(types).enumerate() {
+        let bad = |why: String| JitError::BadInput {
+            index: i,
+            name: format!("a {t} input of a typed kernel"),
+            why,
+        };
+        if input.ty() != t {
+            return Err(bad(format!("{} given", input.ty())));
+        }
+        check_typed_read(&reads[i], shape, input, n).map_err(bad)?;
+    }
+    Ok(TypedChecked(()))
+}
+
 /// Checks one input of a compiled typed kernel of iteration shape `shape` over `n` points before
 /// any call (`typed.rs`, `typed_read.rs`): a flat read's buffer holds `n` elements, a splat's one;
 /// a strided read runs over the whole shape (`n` its points) and reads either a buffer holding
@@ -304,12 +338,11 @@ fn reach(spans: impl Iterator<Item = i128>) -> (i128, i128) {
 /// the kernel's input whose strides broadcast to exactly the compiled ones, so that every offset
 /// read is the offset of one of its elements from its first (the same rule as [`check_view`]'s).
 pub(crate) fn check_typed_read(
-    read: &crate::typed::TypedRead,
+    read: &TypedRead,
     shape: &[usize],
-    input: &crate::typed::TypedSlice<'_>,
+    input: &TypedSlice<'_>,
     n: usize,
 ) -> std::result::Result<(), String> {
-    use crate::typed::{TypedRead, TypedSlice};
     let strides = match (read, input) {
         (TypedRead::Strided(s), _) => s,
         (_, TypedSlice::View(_)) => {

@@ -195,7 +195,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         &wide,
     )?;
     if math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
-        math.import_kept_rows(module, func, st.dtype)?;
+        math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
     }
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 macro_rules! math_fns {
     (unary: $($u:ident),* ; binary: $($b:ident),*) => {
-        /// A function computed by libm (or, on the vector path, by [`crate::vmath`]: see [`crate::math`]).
+        /// A function computed by libm (or, on the vector path, by the polynomials of vmath/: see [`crate::math`]).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum MathFn {
             $($u,)*
@@ -96,7 +96,7 @@ impl MathFn {
     }
 
     /// The symbol of the block function of `self`'s wide routine on `dtype` (registered by
-    /// compile.rs where the host has a wide level, see `crate::wide`).
+    /// compile.rs where the host has a wide level, see wide/).
     pub(crate) fn wide_symbol(self, dtype: DType) -> String {
         format!("kiln_wide_{self:?}_{dtype}").to_lowercase()
     }
@@ -120,7 +120,7 @@ impl MathFn {
     }
 }
 
-/// The symbol of the kept sum's row step (`group`: of [`crate::wide::GROUP`] rows, else of one) on
+/// The symbol of the kept sum's row step (`group`: of a group of rows, wide/rows.rs, else of one) on
 /// `dtype` (registered by compile.rs where the host has a wide level).
 pub(crate) fn kept_rows_symbol(group: bool, dtype: DType) -> String {
     let what = if group { "group" } else { "single" };
@@ -211,16 +211,17 @@ impl MathRefs {
     }
 
     /// Declares in `module` and imports into `func` the kept sum's row steps on `dtype` (registered
-    /// by compile.rs where the host has a wide level): the group of [`crate::wide::GROUP`] rows and
-    /// the single row.
+    /// by compile.rs where the host has a wide level): the group of `group_rows` rows (wide/rows.rs)
+    /// and the single row.
     pub fn import_kept_rows<M: Module>(
         &mut self,
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
         dtype: DType,
+        group_rows: usize,
     ) -> crate::Result<()> {
         let mut refs = Vec::new();
-        for (group, rows) in [(true, crate::wide::GROUP), (false, 1)] {
+        for (group, rows) in [(true, group_rows), (false, 1)] {
             let mut sig = Signature::new(module.isa().default_call_conv());
             for _ in 0..rows + 2 {
                 sig.params.push(AbiParam::new(types::I64));

@@ -38,6 +38,7 @@
 //! flat points to compute).
 
 use crate::call::{self, Code};
+use crate::check::TypedChecked;
 use crate::error::{JitError, Result};
 use crate::host::{MathFn, MathRefs};
 use crate::run::Spread;
@@ -45,7 +46,7 @@ use crate::typed_lower::{
     TypedGen, bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles, scalar_type,
 };
 use crate::typed_read::ReadAxis;
-pub use crate::typed_read::{TypedRead, TypedView};
+pub use crate::typed_read::{TypedRead, TypedSlice, TypedSliceMut, TypedView};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, UserFuncName, Value, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -262,110 +263,6 @@ impl std::fmt::Debug for TypedCode {
             .finish()
     }
 }
-
-/// One input of a compiled typed kernel: `n` elements (C order), one (splat), or one the code reads
-/// strided ([`TypedRead::Strided`]): a buffer holding every offset read, or a view of the kernel's
-/// input shape whose strides are the compiled ones.
-#[derive(Debug, Clone)]
-pub enum TypedSlice<'a> {
-    /// bool elements.
-    Bool(&'a [bool]),
-    /// int32 elements.
-    I32(&'a [i32]),
-    /// int64 elements.
-    I64(&'a [i64]),
-    /// float32 elements.
-    F32(&'a [f32]),
-    /// float64 elements.
-    F64(&'a [f64]),
-    /// A view read in place.
-    View(TypedView<'a>),
-}
-
-/// A map's output: `n` elements of the kernel's value type.
-#[derive(Debug)]
-pub enum TypedSliceMut<'a> {
-    /// bool outputs.
-    Bool(&'a mut [bool]),
-    /// int32 outputs.
-    I32(&'a mut [i32]),
-    /// int64 outputs.
-    I64(&'a mut [i64]),
-    /// float32 outputs.
-    F32(&'a mut [f32]),
-    /// float64 outputs.
-    F64(&'a mut [f64]),
-}
-
-impl TypedSlice<'_> {
-    fn ty(&self) -> ElemType {
-        match self {
-            TypedSlice::Bool(_) => ElemType::Bool,
-            TypedSlice::I32(_) => ElemType::I32,
-            TypedSlice::I64(_) => ElemType::I64,
-            TypedSlice::F32(_) => ElemType::F32,
-            TypedSlice::F64(_) => ElemType::F64,
-            TypedSlice::View(v) => v.ty(),
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        match self {
-            TypedSlice::Bool(s) => s.len(),
-            TypedSlice::I32(s) => s.len(),
-            TypedSlice::I64(s) => s.len(),
-            TypedSlice::F32(s) => s.len(),
-            TypedSlice::F64(s) => s.len(),
-            TypedSlice::View(v) => v.geometry().0.iter().product(),
-        }
-    }
-
-    fn ptr(&self) -> *const u8 {
-        match self {
-            TypedSlice::Bool(s) => s.as_ptr().cast(),
-            TypedSlice::I32(s) => s.as_ptr().cast(),
-            TypedSlice::I64(s) => s.as_ptr().cast(),
-            TypedSlice::F32(s) => s.as_ptr().cast(),
-            TypedSlice::F64(s) => s.as_ptr().cast(),
-            TypedSlice::View(v) => v.ptr(),
-        }
-    }
-}
-
-impl TypedSliceMut<'_> {
-    fn ty(&self) -> ElemType {
-        match self {
-            TypedSliceMut::Bool(_) => ElemType::Bool,
-            TypedSliceMut::I32(_) => ElemType::I32,
-            TypedSliceMut::I64(_) => ElemType::I64,
-            TypedSliceMut::F32(_) => ElemType::F32,
-            TypedSliceMut::F64(_) => ElemType::F64,
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            TypedSliceMut::Bool(s) => s.len(),
-            TypedSliceMut::I32(s) => s.len(),
-            TypedSliceMut::I64(s) => s.len(),
-            TypedSliceMut::F32(s) => s.len(),
-            TypedSliceMut::F64(s) => s.len(),
-        }
-    }
-
-    fn ptr(&mut self) -> *mut u8 {
-        match self {
-            TypedSliceMut::Bool(s) => s.as_mut_ptr().cast(),
-            TypedSliceMut::I32(s) => s.as_mut_ptr().cast(),
-            TypedSliceMut::I64(s) => s.as_mut_ptr().cast(),
-            TypedSliceMut::F32(s) => s.as_mut_ptr().cast(),
-            TypedSliceMut::F64(s) => s.as_mut_ptr().cast(),
-        }
-    }
-}
-
-/// Proof that a typed run's buffers were checked against the code (see [`TypedCode::check`]).
-pub(crate) struct TypedChecked(());
 
 /// Compiles `kernel` (which [`why_not`] accepts), input `i` read as one splat element where
 /// `splat[i]`; `scalar`: one lane whatever the types (the `jit-scalar` backend); `dump`: keep the CLIF.
@@ -1224,15 +1121,6 @@ fn bad(why: String) -> JitError {
     JitError::WrongKernel(why)
 }
 
-/// A typed run's input `index` that does not fit the code.
-fn bad_input(index: usize, ty: ElemType, why: String) -> JitError {
-    JitError::BadInput {
-        index,
-        name: format!("a {ty} input of a typed kernel"),
-        why,
-    }
-}
-
 /// Points per work unit of a map at least: shorter runs stay in one unit.
 const MIN_UNIT: usize = 1 << 14;
 
@@ -1257,25 +1145,9 @@ impl TypedCode {
         self.clif.as_deref()
     }
 
-    /// Checks `inputs` for `n` points: the compiled types, and each as its read needs
-    /// ([`crate::check::check_typed_read`]: `n` elements, one if splat, every offset of a strided read).
+    /// Checks `inputs` for `n` points ([`crate::check::check_typed`]).
     fn check(&self, inputs: &[TypedSlice<'_>], n: usize) -> Result<TypedChecked> {
-        if inputs.len() != self.input_types.len() {
-            return Err(bad(format!(
-                "{} inputs given for a kernel of {}",
-                inputs.len(),
-                self.input_types.len()
-            )));
-        }
-        for (i, input) in inputs.iter().enumerate() {
-            let t = self.input_types[i];
-            if input.ty() != t {
-                return Err(bad_input(i, t, format!("{} given", input.ty())));
-            }
-            crate::check::check_typed_read(&self.reads[i], &self.shape, input, n)
-                .map_err(|why| bad_input(i, t, why))?;
-        }
-        Ok(TypedChecked(()))
+        crate::check::check_typed(&self.input_types, &self.reads, &self.shape, inputs, n)
     }
 
     /// Runs a map into `out` (its `n` elements, of the kernel's value type), cut into at most

@@ -304,3 +304,104 @@ fn assemble(g: &mut TypedGen<'_, '_>, scalars: Vec<Value>, t: ElemType) -> Value
     }
     v
 }
+
+/// One input of a compiled typed kernel: `n` elements (C order), one (splat), or one the code reads
+/// strided ([`TypedRead::Strided`]): a buffer holding every offset read, or a view of the kernel's
+/// input shape whose strides are the compiled ones.
+#[derive(Debug, Clone)]
+pub enum TypedSlice<'a> {
+    /// bool elements.
+    Bool(&'a [bool]),
+    /// int32 elements.
+    I32(&'a [i32]),
+    /// int64 elements.
+    I64(&'a [i64]),
+    /// float32 elements.
+    F32(&'a [f32]),
+    /// float64 elements.
+    F64(&'a [f64]),
+    /// A view read in place.
+    View(TypedView<'a>),
+}
+
+/// A map's output: `n` elements of the kernel's value type.
+#[derive(Debug)]
+pub enum TypedSliceMut<'a> {
+    /// bool outputs.
+    Bool(&'a mut [bool]),
+    /// int32 outputs.
+    I32(&'a mut [i32]),
+    /// int64 outputs.
+    I64(&'a mut [i64]),
+    /// float32 outputs.
+    F32(&'a mut [f32]),
+    /// float64 outputs.
+    F64(&'a mut [f64]),
+}
+
+impl TypedSlice<'_> {
+    pub(crate) fn ty(&self) -> ElemType {
+        match self {
+            TypedSlice::Bool(_) => ElemType::Bool,
+            TypedSlice::I32(_) => ElemType::I32,
+            TypedSlice::I64(_) => ElemType::I64,
+            TypedSlice::F32(_) => ElemType::F32,
+            TypedSlice::F64(_) => ElemType::F64,
+            TypedSlice::View(v) => v.ty(),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            TypedSlice::Bool(s) => s.len(),
+            TypedSlice::I32(s) => s.len(),
+            TypedSlice::I64(s) => s.len(),
+            TypedSlice::F32(s) => s.len(),
+            TypedSlice::F64(s) => s.len(),
+            TypedSlice::View(v) => v.geometry().0.iter().product(),
+        }
+    }
+
+    pub(crate) fn ptr(&self) -> *const u8 {
+        match self {
+            TypedSlice::Bool(s) => s.as_ptr().cast(),
+            TypedSlice::I32(s) => s.as_ptr().cast(),
+            TypedSlice::I64(s) => s.as_ptr().cast(),
+            TypedSlice::F32(s) => s.as_ptr().cast(),
+            TypedSlice::F64(s) => s.as_ptr().cast(),
+            TypedSlice::View(v) => v.ptr(),
+        }
+    }
+}
+
+impl TypedSliceMut<'_> {
+    pub(crate) fn ty(&self) -> ElemType {
+        match self {
+            TypedSliceMut::Bool(_) => ElemType::Bool,
+            TypedSliceMut::I32(_) => ElemType::I32,
+            TypedSliceMut::I64(_) => ElemType::I64,
+            TypedSliceMut::F32(_) => ElemType::F32,
+            TypedSliceMut::F64(_) => ElemType::F64,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            TypedSliceMut::Bool(s) => s.len(),
+            TypedSliceMut::I32(s) => s.len(),
+            TypedSliceMut::I64(s) => s.len(),
+            TypedSliceMut::F32(s) => s.len(),
+            TypedSliceMut::F64(s) => s.len(),
+        }
+    }
+
+    pub(crate) fn ptr(&mut self) -> *mut u8 {
+        match self {
+            TypedSliceMut::Bool(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::I32(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::I64(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::F32(s) => s.as_mut_ptr().cast(),
+            TypedSliceMut::F64(s) => s.as_mut_ptr().cast(),
+        }
+    }
+}
