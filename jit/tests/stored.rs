@@ -271,3 +271,43 @@ fn a_conversion_the_code_does_not_make_is_refused_when_compiled() {
     };
     assert!(e.to_string().contains("stored as int64 in a f32 kernel"), "{e}");
 }
+
+#[test]
+fn int64_converts_as_numpy_casts_at_every_magnitude() {
+    // the vector conversion rounds once, to nearest even, as `x as f64`: values of every bit
+    // length, both signs, ties (2^53 + 1, ..) and the extremes
+    let mut rng = Rng::new(64);
+    let mut xs: Vec<i64> = vec![
+        i64::MIN,
+        i64::MAX,
+        i64::MIN + 1,
+        0,
+        -1,
+        1,
+        (1 << 53) + 1,
+        (1 << 54) + 2,
+    ];
+    for bits in 0..64u32 {
+        for _ in 0..40 {
+            let r = rng.next_u64();
+            let v = if bits == 0 { 0 } else { (r >> (64 - bits)) as i64 };
+            xs.push(v);
+            xs.push(v.wrapping_neg());
+        }
+    }
+    let mut arena = ExprArena::new();
+    let body = arena.input(0);
+    let n = xs.len();
+    let mut k = kernel(DType::F64, &[&[n]], arena, body, KernelKind::Map);
+    k.inputs[0].stored = Some(ElemType::I64);
+    let p = plan(&k, 1);
+    for schedule in [Schedule::for_kernel(&k), Schedule::scalar()] {
+        let got = run::<f64>(&k, &p, schedule, &[InputRef::Stored(Stored::I64(&xs))]);
+        let Values::F64(got) = got.values else {
+            panic!("a float64 result")
+        };
+        for (x, g) in xs.iter().zip(&got) {
+            assert_eq!(g.to_bits(), (*x as f64).to_bits(), "{x}");
+        }
+    }
+}
