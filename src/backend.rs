@@ -686,13 +686,21 @@ fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start
 /// int32 and float32, int64 rounded to the nearest f64 as the JIT's conversion; float32 kernels
 /// store only bools).
 fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
-    use kiln_jit::Stored;
+    use kiln_jit::{Stored, TypedView};
     match s {
         Stored::Bool(d) => d.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
         Stored::I32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
         Stored::I64(d) => d.iter().map(|&x| T::from_f64(x as f64)).collect(),
         Stored::F32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
         Stored::F64(d) => d.iter().map(|&x| T::from_f64(x)).collect(),
+        // a view's elements in C order
+        Stored::View(v) => match v {
+            TypedView::Bool(v) => v.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
+            TypedView::I32(v) => v.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
+            TypedView::I64(v) => v.iter().map(|&x| T::from_f64(x as f64)).collect(),
+            TypedView::F32(v) => v.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
+            TypedView::F64(v) => v.iter().map(|&x| T::from_f64(x)).collect(),
+        },
     }
 }
 

@@ -137,11 +137,7 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
         None => needs_typing(kernel),
     };
     if let Some(why) = why {
-        // the code reads a stored input where it is, C-contiguous (the typed path reads any other
-        // view in place)
-        let in_place = args.iter().all(|a| a.elem().is_float() || is_standard(a));
         if elems.iter().any(|t| !t.is_float())
-            && in_place
             && needs_typing(kernel).is_none()
             && let Some(path) = stored_path(kernel, elems, mean)
         {
@@ -201,8 +197,7 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
     Some(Path::Stored(dtype, stored))
 }
 
-/// `kernel` in `dtype` reading its inputs stored as `stored` says (each a C-contiguous argument:
-/// [`typing`]).
+/// `kernel` in `dtype` reading its inputs stored as `stored` says.
 fn with_stored(kernel: KernelIR, dtype: DType, stored: &[Option<ElemType>]) -> KernelIR {
     let mut kernel = KernelIR { dtype, ..kernel };
     for (decl, &t) in kernel.inputs.iter_mut().zip(stored) {
@@ -278,14 +273,11 @@ pub(crate) fn specialise(
     let mut notes = Vec::new();
     let kernel = match typing(program, &kernel, args)? {
         Path::Float => {
-            // a C-contiguous float32 input of a float64 kernel is read where it is, widened (exactly)
-            // as it is read; a strided one is widened into a copy
+            // a float32 input of a float64 kernel is read where it is, widened (exactly) as it is
+            // read
             let stored: Vec<Option<ElemType>> = args
                 .iter()
-                .map(|a| {
-                    (kernel.dtype == DType::F64 && a.elem() == ElemType::F32 && is_standard(a))
-                        .then_some(ElemType::F32)
-                })
+                .map(|a| (kernel.dtype == DType::F64 && a.elem() == ElemType::F32).then_some(ElemType::F32))
                 .collect();
             let dtype = kernel.dtype;
             stored_note(with_stored(kernel, dtype, &stored), &mut notes)
@@ -339,8 +331,9 @@ pub(crate) fn specialise(
         .iter()
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
-            // an input of another type is read where it is (stored) or converted into a copy
-            let contiguous = a.elem() != ElemType::of_float(kernel.dtype) || is_standard(a);
+            // an input of another type is read where it is (stored), or converted into a copy
+            let converted = a.elem() != ElemType::of_float(kernel.dtype) && decl.stored.is_none();
+            let contiguous = converted || is_standard(a);
             InputLayout {
                 shape: decl.shape.clone(),
                 contiguous,
@@ -735,8 +728,9 @@ fn prepare<'a, T: Float>(
         .enumerate()
         .map(|(i, (arg, input_plan))| {
             if kernel.inputs[i].stored.is_some() && input_plan.reads_stored() {
+                let per_row = matches!(input_plan, InputPlan::PerRow { .. });
                 return Ok(Buffer {
-                    data: BufferData::Stored(stored_elements(arg, &kernel.inputs[i].name)?),
+                    data: BufferData::Stored(stored_elements(arg, &kernel.inputs[i], per_row)?),
                     shape: kernel.inputs[i].shape.clone(),
                 });
             }
@@ -806,16 +800,36 @@ fn prepare<'a, T: Float>(
         .collect()
 }
 
-/// The C-contiguous elements of an input the kernel reads in their own type
-/// ([`kiln_ir::InputDecl::stored`]: only a C-contiguous argument is).
-fn stored_elements<'a>(arg: &ArrayArg<'a>, name: &str) -> Result<kiln_jit::Stored<'a>> {
-    use kiln_jit::Stored;
-    let not_contiguous = || Error::Output(format!("input '{name}' is read in place but is not C-contiguous"));
+/// The elements of an input the kernel reads in their own type ([`kiln_ir::InputDecl::stored`]):
+/// C-contiguous, or the caller's view where the plan reads it per row with the view's strides
+/// (`per_row`; kiln-jit checks them against the plan).
+fn stored_elements<'a>(
+    arg: &ArrayArg<'a>,
+    decl: &kiln_ir::InputDecl,
+    per_row: bool,
+) -> Result<kiln_jit::Stored<'a>> {
+    use kiln_jit::{Stored, TypedView};
+    macro_rules! slice_or_view {
+        ($v:expr, $slice:ident) => {
+            match $v.to_slice() {
+                Some(s) => Stored::$slice(s),
+                None if per_row && $v.shape() == &decl.shape[..] => {
+                    Stored::View(TypedView::$slice($v.to_dyn()))
+                }
+                None => {
+                    return Err(Error::Output(format!(
+                        "input '{}' is read in place but is neither C-contiguous nor read per row",
+                        decl.name
+                    )));
+                }
+            }
+        };
+    }
     Ok(match arg {
-        ArrayArg::Bool(v) => Stored::Bool(v.to_slice().ok_or_else(not_contiguous)?),
-        ArrayArg::I32(v) => Stored::I32(v.to_slice().ok_or_else(not_contiguous)?),
-        ArrayArg::I64(v) => Stored::I64(v.to_slice().ok_or_else(not_contiguous)?),
-        ArrayArg::F32(v) => Stored::F32(v.to_slice().ok_or_else(not_contiguous)?),
-        ArrayArg::F64(v) => Stored::F64(v.to_slice().ok_or_else(not_contiguous)?),
+        ArrayArg::Bool(v) => slice_or_view!(v, Bool),
+        ArrayArg::I32(v) => slice_or_view!(v, I32),
+        ArrayArg::I64(v) => slice_or_view!(v, I64),
+        ArrayArg::F32(v) => slice_or_view!(v, F32),
+        ArrayArg::F64(v) => slice_or_view!(v, F64),
     })
 }

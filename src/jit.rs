@@ -79,7 +79,7 @@ fn refs<'b, T: Clone>(b: &'b [Buffer<'_, T>]) -> Vec<InputRef<'b, T>> {
         .map(|b| match &b.data {
             BufferData::Contiguous(d) => InputRef::Slice(&d[..]),
             BufferData::Strided(v) => InputRef::View(v.view()),
-            BufferData::Stored(s) => InputRef::Stored(*s),
+            BufferData::Stored(s) => InputRef::Stored(s.view()),
         })
         .collect()
 }

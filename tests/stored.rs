@@ -6,8 +6,9 @@
 //!
 //! Each result must be, bit for bit and in NumPy's dtype, the same expression's over the inputs
 //! converted to the kernel's float type first (what NumPy's cast gives), on every backend, for
-//! C-ordered, broadcast, strided and Fortran-ordered inputs, through `run`, `run_many` and a prepared
-//! handle; and `kiln explain` says which inputs are read stored, and nothing is typed or interpreted.
+//! C-ordered, broadcast, strided and Fortran-ordered inputs (read in place, per row), through `run`,
+//! `run_many` and a prepared handle; and `kiln explain` says which inputs are read stored, and
+//! nothing is typed or interpreted.
 
 mod support;
 
@@ -224,21 +225,54 @@ fn strided_fortran_and_broadcast_inputs_and_every_length() {
         f.assign(&t);
         f
     };
-    let stepped = v.i32.slice(ndarray::s![.., ..;2]).into_dyn();
+    // rows long enough to be read in place (shorter ones are copied, as float views are)
+    let long_i32: ArrayD<i32> =
+        ArrayD::from_shape_fn(IxDyn(&[3, 402]), |k| k[1] as i32 * 7 - k[0] as i32 * 1000);
+    let long_b: ArrayD<bool> = ArrayD::from_shape_fn(IxDyn(&[3, 203]), |k| (k[0] + k[1]) % 3 == 0);
+    let stepped = long_i32.slice(ndarray::s![.., ..;2]).into_dyn();
+    let reversed = long_b.slice(ndarray::s![.., ..;-1]).into_dyn();
     let row = v.b.slice(ndarray::s![0, ..]).into_dyn();
     let col = v.i.slice(ndarray::s![.., 0..1]).into_dyn();
     for backend in BACKENDS {
         let r = runner("sum(t * 0.5, axis=0) + 1", backend);
         let got = r.run(&[("t", ArrayArg::from(it.view()))]).unwrap();
+        // read where it is (in memory order: the runner walks a Fortran array as its transpose)
+        let kernels = r.explain_rewrites(&[("t", ArrayArg::from(it.view()))]).unwrap();
+        let (_, plan, notes) = &kernels[0];
+        assert!(notes.iter().any(|n| n.starts_with("stored: ")), "{notes:?}");
+        assert!(plan.inputs.iter().all(|p| p.reads_stored()), "{plan}");
         let want_in = it.mapv(|x| x as f64);
         let want = r.run(&[("t", ArrayArg::from(want_in.view()))]).unwrap();
         assert!(same_bits(&got, &want), "fortran {backend}");
 
         let r = runner("s * 0.25 + 1", backend);
         let got = r.run(&[("s", ArrayArg::from(stepped.view()))]).unwrap();
+        // a stepped row is read in place, lane by lane
+        let kernels = r
+            .explain_rewrites(&[("s", ArrayArg::from(stepped.view()))])
+            .unwrap();
+        let plan = &kernels[0].1;
+        assert!(
+            matches!(&plan.inputs[0], kiln::kiln_ir::InputPlan::PerRow { .. }),
+            "{plan}"
+        );
         let want_in = stepped.mapv(f64::from);
         let want = r.run(&[("s", ArrayArg::from(want_in.view()))]).unwrap();
         assert!(same_bits(&got, &want), "stepped {backend}");
+
+        let r = runner("s * 0.5 + 1", backend);
+        let got = r.run(&[("s", ArrayArg::from(reversed.view()))]).unwrap();
+        let kernels = r
+            .explain_rewrites(&[("s", ArrayArg::from(reversed.view()))])
+            .unwrap();
+        let plan = &kernels[0].1;
+        assert!(
+            matches!(&plan.inputs[0], kiln::kiln_ir::InputPlan::PerRow { .. }),
+            "{plan}"
+        );
+        let want_in = reversed.mapv(|x| f64::from(u8::from(x)));
+        let want = r.run(&[("s", ArrayArg::from(want_in.view()))]).unwrap();
+        assert!(same_bits(&got, &want), "reversed {backend}");
 
         let r = runner("x * r + c * 0.5", backend);
         let got = r

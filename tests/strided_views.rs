@@ -1010,6 +1010,11 @@ fn typed_agrees(expr: &str, args: &[(&str, ArrayArg<'_>)], in_place: &[&str], wh
         );
         return;
     }
+    if text.contains("stored: ") {
+        // a float kernel reading integer or bool inputs converted (tests/stored.rs): its plan reads
+        // a view in place as a float view's would (short rows copied, converted)
+        return;
+    }
     for name in in_place {
         assert!(
             text.contains(&format!("'{name}' in place")) || text.contains("reading each in place"),

@@ -263,19 +263,12 @@ fn plan_input(input: &InputLayout, shape: &[usize], k: usize) -> InputPlan {
 }
 
 impl InputPlan {
-    /// Whether the input's own elements are read where they are (contiguous, one element, rows that
-    /// are runs or splats): an input stored in another type than the kernel's
-    /// ([`crate::InputDecl::stored`]) is then converted where it is read; a materialised input or a
-    /// strided row is converted into the dtype before the kernel runs.
+    /// Whether the input's own elements are read where they are (contiguous, one element, per
+    /// row): an input stored in another type than the kernel's ([`crate::InputDecl::stored`]) is
+    /// then converted where it is read; a materialised input is converted into the dtype before
+    /// the kernel runs.
     pub fn reads_stored(&self) -> bool {
-        !matches!(
-            self,
-            InputPlan::Materialise
-                | InputPlan::PerRow {
-                    row: RowAccess::Strided { .. },
-                    ..
-                }
-        )
+        *self != InputPlan::Materialise
     }
 }
 

@@ -11,10 +11,9 @@
 
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
-use crate::run::{Elem, InputRef, RunConfig};
+use crate::run::{Elem, InputRef, RunConfig, Stored};
 use crate::typed_read::{TypedRead, TypedSlice};
 use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, RowAccess, Start};
-use ndarray::ArrayViewD;
 
 /// Proof that a run's inputs were checked against its kernel, plan and geometry.
 pub(crate) struct Checked(());
@@ -164,12 +163,16 @@ fn check_inputs<T: Elem>(
         }
         let len = match input {
             InputRef::Slice(buf) => buf.len(),
-            InputRef::Stored(s) => s.len(),
             // a C-contiguous view holds its `len()` elements one after another from its base: it is
             // checked (and read) as the slice of them
-            InputRef::View(view) if c_contiguous(view) => view.len(),
+            InputRef::Stored(Stored::View(v)) if !c_contiguous(v.geometry()) => {
+                check_view(st, geo, kernel, plan, i, v.geometry()).map_err(bad)?;
+                continue;
+            }
+            InputRef::Stored(s) => s.len(),
+            InputRef::View(view) if c_contiguous((view.shape(), view.strides())) => view.len(),
             InputRef::View(view) => {
-                check_view(st, geo, kernel, plan, i, view).map_err(bad)?;
+                check_view(st, geo, kernel, plan, i, (view.shape(), view.strides())).map_err(bad)?;
                 continue;
             }
             // read where it is written: a map reading it at each point (the destination's length
@@ -253,12 +256,12 @@ pub(crate) fn needed(
 /// Whether a view's elements lie one after another in C order from its base (every axis of more
 /// than one element has the stride of the axes after it; an empty view holds none), computed
 /// without allocating.
-fn c_contiguous<T>(view: &ArrayViewD<'_, T>) -> bool {
-    if view.shape().contains(&0) {
+fn c_contiguous((shape, strides): (&[usize], &[isize])) -> bool {
+    if shape.contains(&0) {
         return true;
     }
     let mut expect = 1isize;
-    for (&d, &s) in view.shape().iter().zip(view.strides()).rev() {
+    for (&d, &s) in shape.iter().zip(strides).rev() {
         if d > 1 && s != expect {
             return false;
         }
@@ -406,17 +409,17 @@ pub(crate) fn check_typed_read(
 /// the view; and (again, in i128) the lowest and highest offsets read, the first and last lanes of
 /// the extreme rows ([`row_reach`]), lie within `[first, last]`, the least and greatest offsets of
 /// the view's elements (below zero where a stride is negative).
-fn check_view<T: Elem>(
+fn check_view(
     st: &Structure,
     geo: &Geometry,
     kernel: &KernelIR,
     plan: &BroadcastPlan,
     i: usize,
-    view: &ArrayViewD<'_, T>,
+    (view_shape, strides): (&[usize], &[isize]),
 ) -> std::result::Result<(), String> {
     let decl = &kernel.inputs[i].shape;
-    if view.shape() != &decl[..] {
-        return Err(format!("a view of shape {:?} for shape {decl:?}", view.shape()));
+    if view_shape != &decl[..] {
+        return Err(format!("a view of shape {view_shape:?} for shape {decl:?}"));
     }
     let InputPlan::PerRow { outer_strides, row } = &plan.inputs[i] else {
         return Err(format!(
@@ -428,7 +431,7 @@ fn check_view<T: Elem>(
     if !access.per_row() {
         return Err("the plan changed under the kernel".into());
     }
-    if geo.n == 0 || view.is_empty() {
+    if geo.n == 0 || view_shape.contains(&0) {
         // nothing is read (an empty view broadcasts only to an empty iteration shape)
         return if geo.n == 0 {
             Ok(())
@@ -436,7 +439,6 @@ fn check_view<T: Elem>(
             Err("an empty view read by a non-empty kernel".into())
         };
     }
-    let strides = view.strides();
     // the strides with which the kernel's points map to the view's elements (0 on broadcast axes)
     let shape = &kernel.shape;
     let full = kiln_ir::shape::broadcast_strides(decl, strides, shape).map_err(|e| e.to_string())?;
@@ -468,7 +470,7 @@ fn check_view<T: Elem>(
         ));
     }
     let (mut first, mut last) = (0i128, 0i128);
-    for (&d, &s) in view.shape().iter().zip(strides) {
+    for (&d, &s) in view_shape.iter().zip(strides) {
         let reach = (d as i128 - 1) * s as i128;
         if reach < 0 { first += reach } else { last += reach }
     }

@@ -111,7 +111,7 @@ pub use error::{JitError, Result};
 pub use key::KernelKey;
 pub use layout::{Access, Mode, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
-pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, Workspace};
+pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
 pub use schedule::Schedule;
 pub use serial::{Part, SerialMap, SerialReduce};
 

@@ -288,6 +288,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// gather), each lane's address the last one's plus the stride in bytes. The caller checked
     /// that every lane the run reads is an element of the input (check.rs), so the wrapping
     /// arithmetic of addresses that are never read does not matter.
+    #[allow(clippy::too_many_arguments)]
     pub fn load_strided(
         &mut self,
         w: W,
@@ -296,7 +297,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         off_bytes: i64,
         step: RowStep,
         params: Value,
+        stored: Option<ElemType>,
     ) -> Value {
+        if let Some(t) = stored {
+            return self.load_strided_stored(w, row, jb, off_bytes, step, params, t);
+        }
         let lanes = i64::from(self.lanes);
         if let RowStep::Reversed = step {
             let back = self.b.ins().ineg(jb);
@@ -355,6 +360,43 @@ impl<'a, 'b> Gen<'a, 'b> {
                 v
             }
         }
+    }
+
+    /// [`Gen::load_strided`] of an input stored as `t` ([`Gen::load_input`]): lane by lane, each
+    /// lane's address (in the dtype's units, as every stored input's) shifted back to the input's
+    /// own and its element converted.
+    #[allow(clippy::too_many_arguments)]
+    fn load_strided_stored(
+        &mut self,
+        w: W,
+        row: Value,
+        jb: Value,
+        off_bytes: i64,
+        step: RowStep,
+        params: Value,
+        t: ElemType,
+    ) -> Value {
+        let shift = i64::from(crate::run::stored_shift(self.size as usize, t));
+        let stride = step.elements(self, params);
+        let scaled = self.b.ins().imul(jb, stride);
+        let step_bytes = self.b.ins().imul_imm_s(stride, self.size);
+        let at = self.b.ins().iadd(row, scaled);
+        let first = self.b.ins().imul_imm_s(step_bytes, off_bytes / self.size);
+        let mut addr = self.b.ins().iadd(at, first);
+        let lanes = if w == W::Vector { self.lanes } else { 1 };
+        let mut v = self.zero[w as usize];
+        for l in 0..lanes {
+            if l > 0 {
+                addr = self.b.ins().iadd(addr, step_bytes);
+            }
+            let real = self.b.ins().ushr_imm_u(addr, shift);
+            let x = self.load_scalar_input(t, real, 0);
+            v = match w {
+                W::Scalar => x,
+                W::Vector => self.b.ins().insertlane(v, x, l),
+            };
+        }
+        v
     }
 
     /// Loads a `ty` at `addr + offset` bytes, an offset beyond the load's 32-bit immediate added to
@@ -718,7 +760,9 @@ pub fn emit_body(
                         (None, None) => unreachable!("a contiguous input has a row pointer"),
                     };
                     match leaves.row_steps[i] {
-                        Some(step) => g.load_strided(w, base, jb, off_bytes, step, leaves.params),
+                        Some(step) => {
+                            g.load_strided(w, base, jb, off_bytes, step, leaves.params, leaves.stored[i])
+                        }
                         None => {
                             let addr = g.b.ins().iadd(base, jb);
                             g.load_input(w, addr, off_bytes, leaves.stored[i])

@@ -194,8 +194,9 @@ pub(crate) fn elem_size(t: ElemType) -> usize {
     }
 }
 
-/// The elements of an input stored in another type than the kernel computes in, C order.
-#[derive(Debug, Clone, Copy)]
+/// The elements of an input stored in another type than the kernel computes in: C order, or a view
+/// read in place per row.
+#[derive(Debug, Clone)]
 pub enum Stored<'a> {
     /// bool elements (one byte each, 0 or 1).
     Bool(&'a [bool]),
@@ -207,9 +208,84 @@ pub enum Stored<'a> {
     F32(&'a [f32]),
     /// float64 elements.
     F64(&'a [f64]),
+    /// A view read in place, per row (its strides the plan's), not C-contiguous.
+    View(TypedView<'a>),
+}
+
+/// A view of any element type, read in place (by a compiled typed kernel, or as a stored input
+/// of a float kernel: [`Stored::View`]).
+#[derive(Debug, Clone)]
+pub enum TypedView<'a> {
+    /// A bool view.
+    Bool(ArrayViewD<'a, bool>),
+    /// An int32 view.
+    I32(ArrayViewD<'a, i32>),
+    /// An int64 view.
+    I64(ArrayViewD<'a, i64>),
+    /// A float32 view.
+    F32(ArrayViewD<'a, f32>),
+    /// A float64 view.
+    F64(ArrayViewD<'a, f64>),
+}
+
+impl TypedView<'_> {
+    /// The same view, borrowed.
+    pub fn view(&self) -> TypedView<'_> {
+        match self {
+            TypedView::Bool(v) => TypedView::Bool(v.view()),
+            TypedView::I32(v) => TypedView::I32(v.view()),
+            TypedView::I64(v) => TypedView::I64(v.view()),
+            TypedView::F32(v) => TypedView::F32(v.view()),
+            TypedView::F64(v) => TypedView::F64(v.view()),
+        }
+    }
+
+    pub(crate) fn ty(&self) -> ElemType {
+        match self {
+            TypedView::Bool(_) => ElemType::Bool,
+            TypedView::I32(_) => ElemType::I32,
+            TypedView::I64(_) => ElemType::I64,
+            TypedView::F32(_) => ElemType::F32,
+            TypedView::F64(_) => ElemType::F64,
+        }
+    }
+
+    /// The view's shape and element strides.
+    pub(crate) fn geometry(&self) -> (&[usize], &[isize]) {
+        match self {
+            TypedView::Bool(v) => (v.shape(), v.strides()),
+            TypedView::I32(v) => (v.shape(), v.strides()),
+            TypedView::I64(v) => (v.shape(), v.strides()),
+            TypedView::F32(v) => (v.shape(), v.strides()),
+            TypedView::F64(v) => (v.shape(), v.strides()),
+        }
+    }
+
+    /// Its first element's address.
+    pub(crate) fn ptr(&self) -> *const u8 {
+        match self {
+            TypedView::Bool(v) => v.as_ptr().cast(),
+            TypedView::I32(v) => v.as_ptr().cast(),
+            TypedView::I64(v) => v.as_ptr().cast(),
+            TypedView::F32(v) => v.as_ptr().cast(),
+            TypedView::F64(v) => v.as_ptr().cast(),
+        }
+    }
 }
 
 impl Stored<'_> {
+    /// The same elements, borrowed.
+    pub fn view(&self) -> Stored<'_> {
+        match self {
+            Stored::Bool(s) => Stored::Bool(s),
+            Stored::I32(s) => Stored::I32(s),
+            Stored::I64(s) => Stored::I64(s),
+            Stored::F32(s) => Stored::F32(s),
+            Stored::F64(s) => Stored::F64(s),
+            Stored::View(v) => Stored::View(v.view()),
+        }
+    }
+
     /// The element type.
     pub fn ty(&self) -> ElemType {
         match self {
@@ -218,6 +294,7 @@ impl Stored<'_> {
             Stored::I64(_) => ElemType::I64,
             Stored::F32(_) => ElemType::F32,
             Stored::F64(_) => ElemType::F64,
+            Stored::View(v) => v.ty(),
         }
     }
 
@@ -229,6 +306,7 @@ impl Stored<'_> {
             Stored::I64(s) => s.len(),
             Stored::F32(s) => s.len(),
             Stored::F64(s) => s.len(),
+            Stored::View(v) => v.geometry().0.iter().product(),
         }
     }
 
@@ -244,6 +322,7 @@ impl Stored<'_> {
             Stored::I64(s) => s.as_ptr().cast(),
             Stored::F32(s) => s.as_ptr().cast(),
             Stored::F64(s) => s.as_ptr().cast(),
+            Stored::View(v) => v.ptr(),
         }
     }
 }

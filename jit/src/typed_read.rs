@@ -19,11 +19,11 @@
 //! view's elements), a buffer holds every offset read.
 
 use crate::clif::cast;
+pub use crate::run::TypedView;
 use crate::typed_lower::{TypedGen, bits};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Value, types};
 use kiln_ir::ElemType;
-use ndarray::ArrayViewD;
 
 /// How a compiled typed kernel reads one input.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -70,66 +70,6 @@ impl TypedRead {
             TypedRead::Flat => "contiguous".into(),
             TypedRead::Splat => "one element, splat".into(),
             TypedRead::Strided(s) => format!("in place, element strides {s:?}"),
-        }
-    }
-}
-
-/// A strided view given to a compiled typed kernel (its elements read in place).
-#[derive(Debug, Clone)]
-pub enum TypedView<'a> {
-    /// A bool view.
-    Bool(ArrayViewD<'a, bool>),
-    /// An int32 view.
-    I32(ArrayViewD<'a, i32>),
-    /// An int64 view.
-    I64(ArrayViewD<'a, i64>),
-    /// A float32 view.
-    F32(ArrayViewD<'a, f32>),
-    /// A float64 view.
-    F64(ArrayViewD<'a, f64>),
-}
-
-impl TypedView<'_> {
-    /// The same view, borrowed.
-    pub fn view(&self) -> TypedView<'_> {
-        match self {
-            TypedView::Bool(v) => TypedView::Bool(v.view()),
-            TypedView::I32(v) => TypedView::I32(v.view()),
-            TypedView::I64(v) => TypedView::I64(v.view()),
-            TypedView::F32(v) => TypedView::F32(v.view()),
-            TypedView::F64(v) => TypedView::F64(v.view()),
-        }
-    }
-
-    pub(crate) fn ty(&self) -> ElemType {
-        match self {
-            TypedView::Bool(_) => ElemType::Bool,
-            TypedView::I32(_) => ElemType::I32,
-            TypedView::I64(_) => ElemType::I64,
-            TypedView::F32(_) => ElemType::F32,
-            TypedView::F64(_) => ElemType::F64,
-        }
-    }
-
-    /// The view's shape and element strides.
-    pub(crate) fn geometry(&self) -> (&[usize], &[isize]) {
-        match self {
-            TypedView::Bool(v) => (v.shape(), v.strides()),
-            TypedView::I32(v) => (v.shape(), v.strides()),
-            TypedView::I64(v) => (v.shape(), v.strides()),
-            TypedView::F32(v) => (v.shape(), v.strides()),
-            TypedView::F64(v) => (v.shape(), v.strides()),
-        }
-    }
-
-    /// Its first element's address.
-    pub(crate) fn ptr(&self) -> *const u8 {
-        match self {
-            TypedView::Bool(v) => v.as_ptr().cast(),
-            TypedView::I32(v) => v.as_ptr().cast(),
-            TypedView::I64(v) => v.as_ptr().cast(),
-            TypedView::F32(v) => v.as_ptr().cast(),
-            TypedView::F64(v) => v.as_ptr().cast(),
         }
     }
 }
