@@ -56,6 +56,8 @@ KERNELS = {
     "colsum": "`sum(x, axis=0)` of x as (N/1000, 1000)",
     "intmod": "`(i*3 + j) % 7` of int32",
     "masksum": "`sum(where(p, i, 0))` of int64 `i` and bool `p`",
+    "midsum": "`sum(i, axis=1)` of int64 `i` as (N/160, 16, 10)",
+    "intcumsum": "`cumsum(i)` of int64",
 }
 # the peers' harness names some kernels otherwise
 PEER_KERNELS = {"rowsum_ax1": "rowsum", "rowsum_ax0": "colsum"}

@@ -39,9 +39,9 @@ enum Command {
     Explain(ExplainArgs),
     /// Race the seed kernels: fused SIMD, fused scalar, unfused ndarray and a hand-written loop.
     ///
-    /// The float kernels run in each --dtype (f64, f32); the integer kernels intmod and masksum have
-    /// fixed types (int32; int64 and bool) and run once per N where --dtype is not given or names
-    /// `int`. Every variant is checked against the interpreter before it is timed. Prints a table (ns per
+    /// The float kernels run in each --dtype (f64, f32); the integer kernels intmod, masksum, midsum
+    /// and intcumsum have fixed types (int32; int64 and bool; int64; int64) and run once per N where
+    /// --dtype is not given or names `int`. Every variant is checked against the interpreter before it is timed. Prints a table (ns per
     /// element, GB/s of compulsory traffic, ratios to ndarray and to the loop), or JSON lines.
     Bench(BenchArgs),
 }
@@ -50,14 +50,16 @@ enum Command {
 struct BenchArgs {
     /// Comma-separated kernels: axpy, horner, sumsq, logistic, trig, cumsum, rowsum (an (N/1000, 1000)
     /// array summed along axis 1), colsum (the same along axis 0); and the integer kernels intmod
-    /// (`(i*3 + j) % 7`, int32) and masksum (`sum(where(p, i, 0))`, int64 i, bool p).
+    /// (`(i*3 + j) % 7`, int32), masksum (`sum(where(p, i, 0))`, int64 i, bool p), midsum
+    /// (`sum(i, axis=1)` of int64 i as (N/160, 16, 10)) and intcumsum (`cumsum(i)`, int64 i).
     #[arg(long, value_delimiter = ',')]
     kernels: Option<Vec<String>>,
     /// Comma-separated sizes, `10000` or `1e4`.
     #[arg(long, value_delimiter = ',')]
     n: Option<Vec<String>>,
     /// Comma-separated dtypes: f64, f32 (the float kernels' type), int (the integer kernels, which
-    /// have fixed types: intmod int32, masksum int64 and bool, each run once per N). Default: all
+    /// have fixed types: intmod int32, masksum int64 and bool, midsum and intcumsum int64, each run
+    /// once per N). Default: all
     /// three; a list without `int` leaves the integer kernels out, one without f64 or f32 the float ones.
     #[arg(long, value_delimiter = ',')]
     dtype: Option<Vec<String>>,

@@ -1,6 +1,7 @@
-//! The integer kernels of `kiln bench` (issue 13): `(i*3 + j) % 7` over int32 (a map) and
-//! `sum(where(p, i, 0))` over int64 `i` and bool `p` (a masked reduction), raced as the float kernels
-//! are (`kiln-simd`, `kiln-scalar`, the unfused ndarray expression, a hand loop), each checked bit
+//! The integer kernels of `kiln bench` (issue 13): `(i*3 + j) % 7` over int32 (a map),
+//! `sum(where(p, i, 0))` over int64 `i` and bool `p` (a masked reduction), `sum(i, axis=1)` of a
+//! 3-D int64 array (a middle axis) and `cumsum(i)` of int64 (a scan; issue 23), raced as the float
+//! kernels are (`kiln-simd`, `kiln-scalar`, the unfused ndarray expression, a hand loop), each checked bit
 //! for bit against the interpreter before it is timed.
 //!
 //! Their types are fixed (NumPy's: int32 stays int32 under `* 3 + j % 7`; a sum of int64 is int64),
@@ -27,17 +28,28 @@ pub enum IntKernel {
     Mod7,
     /// `sum(where(p, i, 0))`, `i` int64 in [-10**9, 10**9), `p` bool (true about half the time).
     MaskSum,
+    /// `sum(i, axis=1)`, `i` int64 of shape [N / 160, 16, 10] (the middle axis), as `MaskSum`'s.
+    MidSum,
+    /// `cumsum(i)`, `i` int64 (the flattened array), as `MaskSum`'s.
+    CumSum,
 }
 
 impl IntKernel {
     /// Every integer kernel.
-    pub const ALL: [IntKernel; 2] = [IntKernel::Mod7, IntKernel::MaskSum];
+    pub const ALL: [IntKernel; 4] = [
+        IntKernel::Mod7,
+        IntKernel::MaskSum,
+        IntKernel::MidSum,
+        IntKernel::CumSum,
+    ];
 
     /// The name `--kernels` takes and rows carry.
     pub fn name(self) -> &'static str {
         match self {
             IntKernel::Mod7 => "intmod",
             IntKernel::MaskSum => "masksum",
+            IntKernel::MidSum => "midsum",
+            IntKernel::CumSum => "intcumsum",
         }
     }
 
@@ -51,6 +63,8 @@ impl IntKernel {
         match self {
             IntKernel::Mod7 => "(i*3 + j) % 7",
             IntKernel::MaskSum => "sum(where(p, i, 0))",
+            IntKernel::MidSum => "sum(i, axis=1)",
+            IntKernel::CumSum => "cumsum(i)",
         }
     }
 
@@ -58,16 +72,18 @@ impl IntKernel {
     pub fn dtype(self) -> &'static str {
         match self {
             IntKernel::Mod7 => "i32",
-            IntKernel::MaskSum => "i64",
+            IntKernel::MaskSum | IntKernel::MidSum | IntKernel::CumSum => "i64",
         }
     }
 
     /// Bytes of compulsory memory traffic per element: two int32 read and one written; an int64 and
-    /// a bool read.
+    /// a bool read; an int64 read (a sixteenth of one written); an int64 read and one written.
     pub fn bytes_per_elem(self) -> usize {
         match self {
             IntKernel::Mod7 => 12,
             IntKernel::MaskSum => 9,
+            IntKernel::MidSum => 8,
+            IntKernel::CumSum => 16,
         }
     }
 }
@@ -107,9 +123,22 @@ impl Inputs {
         match k {
             IntKernel::Mod7 => vec![("i", (&self.i32s).into()), ("j", (&self.j32s).into())],
             IntKernel::MaskSum => vec![("i", (&self.i64s).into()), ("p", (&self.mask).into())],
+            IntKernel::MidSum => vec![("i", self.cube().into())],
+            IntKernel::CumSum => vec![("i", (&self.i64s).into())],
         }
     }
+
+    /// The int64 values as a 3-D array of [N / 160, 16, 10] (the first N / 160 * 160 of them).
+    fn cube(&self) -> ndarray::ArrayView3<'_, i64> {
+        let outer = self.i64s.len() / MID_INNER;
+        let flat = self.i64s.slice(ndarray::s![..outer * MID_INNER]);
+        let data = flat.to_slice().expect("owned");
+        ndarray::ArrayView3::from_shape((outer, 16, 10), data).expect("the shape's elements")
+    }
 }
+
+/// Points of one outer index of `sum(i, axis=1)`'s array ([16, 10]).
+const MID_INNER: usize = 160;
 
 /// The unfused ndarray expression: a temporary per operation (`rem_euclid` is NumPy's `%` for a
 /// positive divisor).
@@ -122,12 +151,18 @@ fn ndarray_variant(k: IntKernel, x: &Inputs) -> Output {
                 .map_collect(|&p, &i| if p { i } else { 0 });
             Output::I64(ndarray::arr0(masked.sum()).into_dyn())
         }
+        IntKernel::MidSum => Output::I64(x.cube().sum_axis(ndarray::Axis(1)).into_dyn()),
+        IntKernel::CumSum => {
+            let mut c = x.i64s.clone();
+            c.accumulate_axis_inplace(ndarray::Axis(0), |&prev, cur| *cur = cur.wrapping_add(prev));
+            Output::I64(c.into_dyn())
+        }
     }
 }
 
-/// The hand loop: one pass, into `out` (the map) or returned (the sum), compiled for AVX2 where the
-/// CPU has it (as the float kernels' loops).
-fn loop_variant(k: IntKernel, x: &Inputs, out: &mut [i32]) -> i64 {
+/// The hand loop: one pass, into `out` (the map) or `out64` (a row sum or the scan) or returned
+/// (the sum), compiled for AVX2 where the CPU has it (as the float kernels' loops).
+fn loop_variant(k: IntKernel, x: &Inputs, out: &mut [i32], out64: &mut [i64]) -> i64 {
     super::baseline::dispatch(|| match k {
         IntKernel::Mod7 => {
             let (i, j) = (
@@ -147,6 +182,28 @@ fn loop_variant(k: IntKernel, x: &Inputs, out: &mut [i32]) -> i64 {
             i.iter()
                 .zip(p)
                 .fold(0i64, |s, (&v, &m)| s.wrapping_add(if m { v } else { 0 }))
+        }
+        IntKernel::MidSum => {
+            // each outer block of [16, 10]: its 16 rows of 10 added into 10 sums
+            let i = x.i64s.as_slice().expect("owned");
+            for (block, o) in i.chunks_exact(MID_INNER).zip(out64.chunks_exact_mut(10)) {
+                o.fill(0);
+                for row in block.chunks_exact(10) {
+                    for (s, &v) in o.iter_mut().zip(row) {
+                        *s = s.wrapping_add(v);
+                    }
+                }
+            }
+            0
+        }
+        IntKernel::CumSum => {
+            let i = x.i64s.as_slice().expect("owned");
+            let mut s = 0i64;
+            for (o, &v) in out64.iter_mut().zip(i) {
+                s = s.wrapping_add(v);
+                *o = s;
+            }
+            0
         }
     })
 }
@@ -197,14 +254,28 @@ pub(super) fn one(
     let out = out
         .as_slice_mut()
         .ok_or_else(|| Error::Output("not contiguous".into()))?;
-    let sum = loop_variant(k, &inputs, out);
+    let n64 = match k {
+        IntKernel::MidSum => n / MID_INNER * 10,
+        IntKernel::CumSum => n,
+        _ => 0,
+    };
+    let mut out64 = try_array(n64, "the benchmark output", || 0i64)?;
+    let out64 = out64
+        .as_slice_mut()
+        .ok_or_else(|| Error::Output("not contiguous".into()))?;
+    let sum = loop_variant(k, &inputs, out, out64);
     let ok = match k {
         IntKernel::Mod7 => Output::I32(Array1::from(out.to_vec()).into_dyn()) == oracle,
         IntKernel::MaskSum => Output::I64(ndarray::arr0(sum).into_dyn()) == oracle,
+        IntKernel::MidSum => {
+            let shape = ndarray::IxDyn(&[n / MID_INNER, 10]);
+            Output::I64(ndarray::ArrayD::from_shape_vec(shape, out64.to_vec()).expect("sized")) == oracle
+        }
+        IntKernel::CumSum => Output::I64(Array1::from(out64.to_vec()).into_dyn()) == oracle,
     };
     let ns = timing::median_ns(
         || {
-            std::hint::black_box(loop_variant(k, &inputs, out));
+            std::hint::black_box(loop_variant(k, &inputs, out, out64));
         },
         budget,
     );
