@@ -32,6 +32,7 @@ pub mod profile;
 pub mod program;
 pub mod runner;
 pub mod scan;
+pub mod sibling_pass;
 pub mod siblings;
 pub mod text;
 pub mod update;
