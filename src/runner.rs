@@ -622,7 +622,7 @@ impl FusedRunner {
     }
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
-    fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
+    pub(crate) fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
         if let Work::Compound(_, axes, pair) = &self.pipeline.stages[k].program.work {
             let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
             let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
