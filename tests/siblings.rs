@@ -167,3 +167,20 @@ fn thread_counts_give_the_same_bits() {
         check_group(src, "jit", &x);
     }
 }
+
+#[test]
+fn integer_inputs_run_the_reductions_one_by_one() {
+    // the plan merges them; integer inputs take the typed path, where each runs alone
+    let i = Array2::from_shape_fn((3, 37), |(r, c)| (r as i64 * 37 + c as i64) * 7 % 23 - 11);
+    for backend in ["jit", "interp"] {
+        for src in ["sum(i); min(i); max(i)", "sum(i, axis=1); max(i, axis=1); mean(i, axis=1)"] {
+            let merged = runner(src, backend);
+            assert!(merged.pipeline().to_string().contains("siblings"), "{src}");
+            let got = merged.run_many(&[("i", (&i).into())]).unwrap();
+            for (k, e) in src.split(';').enumerate() {
+                let want = runner(e.trim(), backend).run(&[("i", (&i).into())]).unwrap();
+                assert_eq!(format!("{:?}", got[k]), format!("{want:?}"), "{src} result {k} on {backend}");
+            }
+        }
+    }
+}
