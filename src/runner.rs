@@ -360,15 +360,15 @@ impl FusedRunner {
                 return self.run_temp(k, args);
             }
             if let Work::Siblings(parts) = &program.work
-                && args.iter().any(|a| !a.elem().is_float())
+                && self.runs_apart(k, args)?.is_some()
             {
                 let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
                 let (kernel, plan, mut notes, _) =
                     specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
                 notes.insert(
                     0,
-                    "siblings: declined for integer or bool inputs: the reductions run one after the \
-                     other (the first shown)"
+                    "siblings: declined for integer or bool inputs, or axes the backend does not \
+                     reduce in one pass: the reductions run one after the other (the first shown)"
                         .into(),
                 );
                 out.push((kernel, plan, notes));
@@ -623,25 +623,33 @@ impl FusedRunner {
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
     pub(crate) fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
-        if let Work::Compound(_, axes, pair) = &self.pipeline.stages[k].program.work {
-            let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
-            let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
-            // a typed kernel (integer or bool inputs) has no compound form: the two reductions
-            let typed = args.iter().any(|a| !a.elem().is_float());
-            if typed || !self.backend.runs_compound(&axes, shape.len()) {
-                return self.run_siblings(k, pair, args, &shape, &axes);
-            }
-        }
-        if let Work::Siblings(parts) = &self.pipeline.stages[k].program.work {
-            let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
-            let axes = parts[0].reduction().resolve_axes(shape.len())?;
-            let typed = args.iter().any(|a| !a.elem().is_float());
-            if typed || !self.backend.runs_siblings(&axes, shape.len(), parts.len()) {
-                return self.run_components(k, parts, args);
+        if let Some((shape, axes)) = self.runs_apart(k, args)? {
+            match &self.pipeline.stages[k].program.work {
+                Work::Compound(_, _, pair) => return self.run_siblings(k, pair, args, &shape, &axes),
+                Work::Siblings(parts) => return self.run_components(k, parts, args),
+                _ => unreachable!("only compound and sibling stages run apart"),
             }
         }
         let (spec, t) = self.run_stage(k, args, Start::Identity)?;
         Ok(Temp::of(Output::try_from(t)?, spec.typed.is_some()))
+    }
+
+    /// Whether compound or sibling stage `k` runs as the reductions it merged on `args`: for
+    /// integer or bool inputs (a typed kernel has no such form), or where the backend does not
+    /// run its one pass over these axes; then the iteration shape and the reduced axes.
+    fn runs_apart(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Option<(Vec<usize>, Vec<usize>)>> {
+        let program = &self.pipeline.stages[k].program;
+        let Some(axes) = program.component_axes() else {
+            return Ok(None);
+        };
+        let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
+        let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
+        let typed = args.iter().any(|a| !a.elem().is_float());
+        let one_pass = match &program.work {
+            Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
+            _ => self.backend.runs_compound(&axes, shape.len()),
+        };
+        Ok((typed || !one_pass).then_some((shape, axes)))
     }
 
     /// A sibling stage `k` that the backend does not run for these inputs, as the reductions it

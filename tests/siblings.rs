@@ -184,3 +184,18 @@ fn integer_inputs_run_the_reductions_one_by_one() {
         }
     }
 }
+
+#[test]
+fn explain_of_a_pass_the_jit_declines_shows_the_first_reduction() {
+    // over a leading axis the JIT runs the reductions one by one: explain says so
+    let x = data(4, 50, 1, false);
+    let r = runner("sum(x, axis=0) + max(x, axis=0)", "jit");
+    let kernels = r.explain_rewrites(&[("x", (&x).into())]).unwrap();
+    let text = kernels[0].0.to_string();
+    assert!(text.starts_with("kernel reduce sum axes=[0]"), "{text}");
+    assert!(kernels[0].2[0].starts_with("siblings: declined"), "{:?}", kernels[0].2);
+    let got = r.run(&[("x", (&x).into())]).unwrap().into_f64();
+    let want = runner("sum(x, axis=0)", "jit").run(&[("x", (&x).into())]).unwrap().into_f64()
+        + runner("max(x, axis=0)", "jit").run(&[("x", (&x).into())]).unwrap().into_f64();
+    assert!(same_bits(&got, &want));
+}
