@@ -117,8 +117,10 @@ pub(crate) fn typing(
     }
     // sibling reductions of float inputs: the plan merged only bodies the float path computes as
     // each alone would ([`crate::sibling_pass`])
-    if matches!(kernel.kind, KernelKind::Compound { .. } | KernelKind::Siblings { .. })
-        || program.strong_f64
+    if matches!(
+        kernel.kind,
+        KernelKind::Compound { .. } | KernelKind::Siblings { .. }
+    ) || program.strong_f64
         || plainly_float(&kernel.arena)
     {
         return Ok(None);

@@ -966,9 +966,15 @@ pub(crate) fn temp_arg<'t>(pipeline: &Pipeline, s: Source, temps: &'t [Temp]) ->
                 // a component run alone: its result as its reduction shaped it
                 let r = parts[part as usize].reduction();
                 let one = each[part as usize].arg();
-                return if r.keepdims == keepdims { Ok(one) } else { twin(one, r, keepdims) };
+                return if r.keepdims == keepdims {
+                    Ok(one)
+                } else {
+                    twin(one, r, keepdims)
+                };
             }
-            let axes = program.component_axes().expect("a component is of a compound or sibling stage");
+            let axes = program
+                .component_axes()
+                .expect("a component is of a compound or sibling stage");
             let one = crate::array::map_view!(temps[stage].arg(), v => v.index_axis_move(ndarray::Axis(0), part as usize));
             if keepdims {
                 return Ok(one);

@@ -10,9 +10,9 @@
 //! component as it read the stage ([`Source::Part`]). At most [`MAX_PARTS`] stages merge into one;
 //! the merged stage's component `c` gives exactly the bits stage `c` gave alone.
 
+use crate::executor::float_node;
 use crate::expr::Axes;
 use crate::program::{Pipeline, Program, Sibling, Source, Stage, Work};
-use crate::executor::float_node;
 use crate::siblings::rewire;
 use kiln_ir::{ExprArena, KernelIR, Node, NodeId};
 
@@ -40,11 +40,7 @@ fn candidate(stage: &Stage) -> bool {
     let Work::Reduce(r) = &p.work else {
         return false;
     };
-    r.initial.is_none()
-        && KernelIR::sibling_op(r.op)
-        && !p.strong_f64
-        && p.extra.is_empty()
-        && float_body(p)
+    r.initial.is_none() && KernelIR::sibling_op(r.op) && !p.strong_f64 && p.extra.is_empty() && float_body(p)
 }
 
 /// Whether `p`'s body reads an input and is computed in the float dtype as NumPy types it (its
@@ -158,7 +154,13 @@ fn merge(p: &mut Pipeline, group: &[usize]) {
     let a = group[0];
     let keep: Vec<bool> = group
         .iter()
-        .map(|&k| p.stages[k].program.reduction().expect("a candidate reduces").keepdims)
+        .map(|&k| {
+            p.stages[k]
+                .program
+                .reduction()
+                .expect("a candidate reduces")
+                .keepdims
+        })
         .collect();
     p.stages[a] = merged(p, group);
     for &k in group[1..].iter().rev() {

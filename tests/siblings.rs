@@ -28,7 +28,11 @@ fn results(r: &FusedRunner, x: ArrayArg<'_>) -> Vec<ArrayD<f64>> {
 }
 
 fn same_bits(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
-    a.shape() == b.shape() && kit::bits_equal(&a.iter().copied().collect::<Vec<_>>(), &b.iter().copied().collect::<Vec<_>>())
+    a.shape() == b.shape()
+        && kit::bits_equal(
+            &a.iter().copied().collect::<Vec<_>>(),
+            &b.iter().copied().collect::<Vec<_>>(),
+        )
 }
 
 /// Several expressions whose reductions merge, each also run alone.
@@ -67,7 +71,9 @@ fn check_group(src: &str, backend: &str, x: &Array2<f64>) {
             Ok(v) => v.into_iter().map(|o| o.into_f64()).collect::<Vec<_>>(),
             Err(e) => {
                 // an empty min or max is an error alone too
-                let each = alone.iter().any(|r| r.run(&[("x", alone_arg.reborrow())]).is_err());
+                let each = alone
+                    .iter()
+                    .any(|r| r.run(&[("x", alone_arg.reborrow())]).is_err());
                 assert!(each, "{src} on {backend} {:?}: {e}", x.shape());
                 continue;
             }
@@ -87,7 +93,16 @@ fn check_group(src: &str, backend: &str, x: &Array2<f64>) {
 
 #[test]
 fn merged_reductions_give_the_bits_of_each_alone() {
-    let shapes = [(1, 0), (1, 1), (2, 3), (3, 7), (2, 8), (4, 17), (3, 100), (5, 1001)];
+    let shapes = [
+        (1, 0),
+        (1, 1),
+        (2, 3),
+        (3, 7),
+        (2, 8),
+        (4, 17),
+        (3, 100),
+        (5, 1001),
+    ];
     for backend in ["jit", "interp"] {
         for &(rows, cols) in &shapes {
             for special in [false, true] {
@@ -127,10 +142,19 @@ fn the_plan_is_one_pass() {
          kernel 1: map <- [%0.sum0 (kernel 0, reduced axes dropped), %0.max1 (kernel 0, reduced axes dropped)] -> %1\n"
     );
     let p = plan("sum(x); min(x); max(x)");
-    assert!(p.starts_with("kernel 0: siblings [sum axis=None, min axis=None, max axis=None] (one pass) <- [x] -> %0\n"), "{p}");
+    assert!(
+        p.starts_with(
+            "kernel 0: siblings [sum axis=None, min axis=None, max axis=None] (one pass) <- [x] -> %0\n"
+        ),
+        "{p}"
+    );
     assert_eq!(p.matches("<- [x]").count(), 1, "{p}");
     // different inputs, axes or an initial value: separate passes
-    for src in ["sum(x) + max(y)", "sum(x, axis=0) + max(x, axis=1)", "sum(x, initial=1) + max(x)"] {
+    for src in [
+        "sum(x) + max(y)",
+        "sum(x, axis=0) + max(x, axis=1)",
+        "sum(x, initial=1) + max(x)",
+    ] {
         assert!(!plan(src).contains("siblings"), "{src}: {}", plan(src));
     }
 }
@@ -143,7 +167,10 @@ fn explain_shows_one_kernel_reading_x_once() {
         let kernels = r.explain_rewrites(&[("x", (&x).into())]).unwrap();
         assert_eq!(kernels.len(), 2, "{backend}");
         let text = kernels[0].0.to_string();
-        assert!(text.starts_with("kernel siblings sum,max axes=[0, 1] f64 [4, 50] -> f64 [2]"), "{text}");
+        assert!(
+            text.starts_with("kernel siblings sum,max axes=[0, 1] f64 [4, 50] -> f64 [2]"),
+            "{text}"
+        );
         assert_eq!(text.matches("= in0").count(), 1, "{text}");
     }
 }
@@ -173,13 +200,20 @@ fn integer_inputs_run_the_reductions_one_by_one() {
     // the plan merges them; integer inputs take the typed path, where each runs alone
     let i = Array2::from_shape_fn((3, 37), |(r, c)| (r as i64 * 37 + c as i64) * 7 % 23 - 11);
     for backend in ["jit", "interp"] {
-        for src in ["sum(i); min(i); max(i)", "sum(i, axis=1); max(i, axis=1); mean(i, axis=1)"] {
+        for src in [
+            "sum(i); min(i); max(i)",
+            "sum(i, axis=1); max(i, axis=1); mean(i, axis=1)",
+        ] {
             let merged = runner(src, backend);
             assert!(merged.pipeline().to_string().contains("siblings"), "{src}");
             let got = merged.run_many(&[("i", (&i).into())]).unwrap();
             for (k, e) in src.split(';').enumerate() {
                 let want = runner(e.trim(), backend).run(&[("i", (&i).into())]).unwrap();
-                assert_eq!(format!("{:?}", got[k]), format!("{want:?}"), "{src} result {k} on {backend}");
+                assert_eq!(
+                    format!("{:?}", got[k]),
+                    format!("{want:?}"),
+                    "{src} result {k} on {backend}"
+                );
             }
         }
     }
@@ -193,9 +227,19 @@ fn explain_of_a_pass_the_jit_declines_shows_the_first_reduction() {
     let kernels = r.explain_rewrites(&[("x", (&x).into())]).unwrap();
     let text = kernels[0].0.to_string();
     assert!(text.starts_with("kernel reduce sum axes=[0]"), "{text}");
-    assert!(kernels[0].2[0].starts_with("siblings: declined"), "{:?}", kernels[0].2);
+    assert!(
+        kernels[0].2[0].starts_with("siblings: declined"),
+        "{:?}",
+        kernels[0].2
+    );
     let got = r.run(&[("x", (&x).into())]).unwrap().into_f64();
-    let want = runner("sum(x, axis=0)", "jit").run(&[("x", (&x).into())]).unwrap().into_f64()
-        + runner("max(x, axis=0)", "jit").run(&[("x", (&x).into())]).unwrap().into_f64();
+    let want = runner("sum(x, axis=0)", "jit")
+        .run(&[("x", (&x).into())])
+        .unwrap()
+        .into_f64()
+        + runner("max(x, axis=0)", "jit")
+            .run(&[("x", (&x).into())])
+            .unwrap()
+            .into_f64();
     assert!(same_bits(&got, &want));
 }

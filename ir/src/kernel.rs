@@ -420,7 +420,10 @@ impl KernelIR {
             )));
         }
         let bad_op = ops.iter().find(|op| !Self::sibling_op(**op));
-        let logical = self.roots().into_iter().any(|r| self.arena.node(r).is_logical(&self.arena));
+        let logical = self
+            .roots()
+            .into_iter()
+            .any(|r| self.arena.node(r).is_logical(&self.arena));
         if bad_op.is_some() || logical {
             return Err(IrError::Malformed(
                 "sibling reductions are sums, products, minima and maxima of values".into(),
@@ -509,15 +512,17 @@ impl KernelIR {
                 .filter(|(i, _)| !axes.contains(i))
                 .map(|(_, &d)| d)
                 .collect(),
-            KernelKind::Compound { axes, .. } | KernelKind::Siblings { axes, .. } => std::iter::once(self.components())
-                .chain(
-                    self.shape
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| !axes.contains(i))
-                        .map(|(_, &d)| d),
-                )
-                .collect(),
+            KernelKind::Compound { axes, .. } | KernelKind::Siblings { axes, .. } => {
+                std::iter::once(self.components())
+                    .chain(
+                        self.shape
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| !axes.contains(i))
+                            .map(|(_, &d)| d),
+                    )
+                    .collect()
+            }
         }
     }
 

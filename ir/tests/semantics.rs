@@ -450,8 +450,13 @@ fn sibling_reductions_give_each_reductions_bits_and_print() {
             other => panic!("{other:?}"),
         }
     }
-    let Values::F64(got) = got.values else { panic!("f64") };
-    assert!(got.iter().zip(&want).all(|(a, b)| same(*a, *b)), "{got:?} vs {want:?}");
+    let Values::F64(got) = got.values else {
+        panic!("f64")
+    };
+    assert!(
+        got.iter().zip(&want).all(|(a, b)| same(*a, *b)),
+        "{got:?} vs {want:?}"
+    );
     assert_eq!(
         k.to_string(),
         "kernel siblings sum,max,prod axes=[1] f64 [2, 3] -> f64 [3, 2]\n  in0 x: [2, 3]\n  \

@@ -117,7 +117,10 @@ pub(crate) fn check_run<T: Elem>(
     }
     if let Some(d) = dest
         && (op.is_some()
-            || matches!(st.mode, crate::layout::Mode::Compound(_) | crate::layout::Mode::Siblings(_))
+            || matches!(
+                st.mode,
+                crate::layout::Mode::Compound(_) | crate::layout::Mode::Siblings(_)
+            )
             || !float_or_truth(geo.out_type)
             || d.len() != n_val)
     {

@@ -8,8 +8,8 @@
 use crate::call::{Ran, Targets, uninit_output, written_output};
 use crate::compound::SLOT_F64S;
 use crate::error::{Result, oom};
-use crate::layout::{Mode, Parts};
 use crate::layout::{Geometry, Structure};
+use crate::layout::{Mode, Parts};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Workspace};
 use kiln_ir::{CompoundOp, KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
@@ -250,7 +250,13 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Ge
     for (c, &op) in ops.iter().enumerate() {
         let column = (0..n_slots).map(|s| words[s * k + c]);
         let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
-        let finish = |x: f64| if wide { T::from_f64(op.finish(x, false)) } else { T::from_f64(x) };
+        let finish = |x: f64| {
+            if wide {
+                T::from_f64(op.finish(x, false))
+            } else {
+                T::from_f64(x)
+            }
+        };
         if !chunked {
             out.extend(column.map(finish));
         } else if wide {

@@ -248,7 +248,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             Mode::Compound(op) => Some(crate::compound::State::new(g, op, self.f.vector)),
             _ => None,
         };
-        let slots: Vec<Acc> = self.st.mode.folds().iter().map(|&op| self.new_acc(g, op)).collect();
+        let slots: Vec<Acc> = self
+            .st
+            .mode
+            .folds()
+            .iter()
+            .map(|&op| self.new_acc(g, op))
+            .collect();
         let kept_ridx = match self.st.mode {
             Mode::Kept(op) if op.is_arg() => {
                 let s = g.index_lanes(W::Scalar, r_base, zero);

@@ -151,14 +151,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
 impl Skeleton<'_, '_> {
     /// The inner loops of one row over `[jlo, jhi)`: in blocks where the row has at least
     /// [`MIN_ROW`] points, else inline.
-    pub(super) fn blocks(
-        &self,
-        g: &mut Gen<'_, '_>,
-        r: &Row,
-        jlo: Value,
-        jhi: Value,
-        slots: &[Acc],
-    ) {
+    pub(super) fn blocks(&self, g: &mut Gen<'_, '_>, r: &Row, jlo: Value, jhi: Value, slots: &[Acc]) {
         let blocked = g.b.create_block();
         let short = g.b.create_block();
         let done = g.b.create_block();
