@@ -312,7 +312,8 @@ pub struct KernelIR {
     /// array of the iteration shape, computed in the same pass as `body` (every node the outputs
     /// share is evaluated once per point). Empty for a kernel of one output. Only a map, or a
     /// reduction of every axis (sum, prod, min, max: `y = x*2; s = sum(x*2)` reads `x` once), has
-    /// more.
+    /// more; in [`KernelKind::Siblings`] they are instead the roots of components 1, 2, ... of the
+    /// one result ([`KernelIR::map_extra`] is empty there).
     pub extra: Vec<NodeId>,
     /// What the kernel does with the body's value at each point.
     pub kind: KernelKind,
