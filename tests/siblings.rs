@@ -1,8 +1,8 @@
 //! Sibling reductions in one pass (issue 23 item 5): reductions of the same data over the same axes,
 //! whatever their operations, are one kernel (`sum(x*2) + max(x)` reads x once; `sum(x); min(x);
 //! max(x)` is one pass), and each component gives exactly the bits the reduction run alone gives,
-//! on the JIT and the interpreter, in f32 and f64, for every length (empty, 1, below the vector
-//! width, tails), NaN, ±inf and -0.0, whole arrays and axes, and any thread count.
+//! on the JIT (SIMD and scalar) and the interpreter, in f32 and f64, for every length (empty, 1,
+//! below the vector width, tails), NaN, ±inf and -0.0, whole arrays and axes, and any thread count.
 
 #[path = "support/kit.rs"]
 mod kit;
@@ -103,7 +103,7 @@ fn merged_reductions_give_the_bits_of_each_alone() {
         (3, 100),
         (5, 1001),
     ];
-    for backend in ["jit", "interp"] {
+    for backend in ["jit", "jit-scalar", "interp"] {
         for &(rows, cols) in &shapes {
             for special in [false, true] {
                 let x = data(rows, cols, (rows * 31 + cols) as u64, special);
@@ -123,7 +123,7 @@ fn signed_zeros_and_all_nan_rows() {
         vec![f64::NAN; 5],
         vec![f64::NEG_INFINITY, f64::INFINITY, 1.0],
     ];
-    for backend in ["jit", "interp"] {
+    for backend in ["jit", "jit-scalar", "interp"] {
         for row in &rows {
             let x = Array2::from_shape_vec((1, row.len()), row.clone()).unwrap();
             for src in GROUPS {
