@@ -160,6 +160,13 @@ pub trait Backend: Send + Sync + Debug {
         let _ = (axes, rank);
         self.compound_reductions()
     }
+    /// Whether the backend runs `parts` sibling reductions ([`kiln_ir::KernelKind::Siblings`])
+    /// over `axes` (sorted) of an iteration space of rank `rank` in one pass; where it does not,
+    /// the runner runs them one by one.
+    fn runs_siblings(&self, axes: &[usize], rank: usize, parts: usize) -> bool {
+        let _ = parts;
+        self.runs_compound(axes, rank)
+    }
 }
 
 /// How one run goes: where its reduction starts, and the threads it may use.

@@ -145,8 +145,12 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
         }
         return Ok(Path::Typed(why, Box::new(TypedKernel::new(kernel, elems, mean)?)));
     }
-    if matches!(kernel.kind, KernelKind::Compound { .. })
-        || program.strong_f64
+    // sibling reductions of float inputs: the plan merged only bodies the float path computes as
+    // each alone would ([`crate::sibling_pass`])
+    if matches!(
+        kernel.kind,
+        KernelKind::Compound { .. } | KernelKind::Siblings { .. }
+    ) || program.strong_f64
         || plainly_float(&kernel.arena)
     {
         return Ok(Path::Float);
@@ -239,12 +243,20 @@ pub(crate) fn float_path_of(program: &crate::program::Program, args: &[&ArrayArg
 /// over float inputs the float path then computes NumPy's types, which [`typing`] need not check
 /// (a cheap test: [`crate::many`] asks at every call).
 pub(crate) fn plainly_float(arena: &kiln_ir::ExprArena) -> bool {
-    (0..arena.len()).all(|i| match *arena.node_at(i) {
+    (0..arena.len()).all(|i| float_node(*arena.node_at(i), false))
+}
+
+/// Whether `node` is computed in the float dtype whatever else the kernel holds: an input, a float
+/// literal, a float operation (not logical, not integer), and where `weak_ints`, an integer
+/// literal (a weak Python int beside the float values it meets: `x * 2`).
+pub(crate) fn float_node(node: Node, weak_ints: bool) -> bool {
+    match node {
         Node::Input(_) | Node::Literal(_) | Node::Fma(..) => true,
         Node::Unary(op, _) => !op.is_logical() && op != kiln_ir::UnaryOp::Invert,
         Node::Binary(op, _, _) => !op.is_logical() && !kiln_ir::BinaryOp::INTEGER.contains(&op),
-        Node::Int(_) | Node::Index(_) | Node::Cast(..) | Node::Where(..) => false,
-    })
+        Node::Int(_) => weak_ints,
+        Node::Index(_) | Node::Cast(..) | Node::Where(..) => false,
+    }
 }
 
 /// `program`'s kernel over `args`: their broadcast shape, in their float dtype (f64 where its

@@ -54,6 +54,11 @@ impl Backend for Jit {
         kiln_jit::compiles_compound(axes, rank)
     }
 
+    /// Sibling reductions compile where compound ones do, up to `kiln_jit`'s number of components.
+    fn runs_siblings(&self, axes: &[usize], rank: usize, parts: usize) -> bool {
+        kiln_jit::compiles_siblings(axes, rank, parts)
+    }
+
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
         Ok(Box::new(JitExecutable {

@@ -33,6 +33,7 @@ pub mod program;
 pub mod runner;
 pub mod scan;
 mod scan_options;
+pub mod sibling_pass;
 pub mod siblings;
 pub mod text;
 pub mod update;

@@ -15,7 +15,7 @@ use crate::backend::RunCtx;
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, buffers};
 use crate::expr::Expr;
-use crate::program::{Fused, Pipeline, Source};
+use crate::program::{Fused, Pipeline, Source, Work};
 use crate::runner::{FusedRunner, Temp, stage_args, temp_arg};
 use kiln_ir::Start;
 use kiln_ir::shape::broadcast_shapes;
@@ -130,6 +130,18 @@ impl FusedRunner {
         for (k, stage) in p.stages.iter().enumerate() {
             if members.contains(&k) {
                 temps.push(Temp::F64(ArrayD::zeros(IxDyn(&[0]))));
+                continue;
+            }
+            // a compound or sibling stage is read one component at a time, never a result: it
+            // runs as an earlier stage does (as the reductions it merged where the backend
+            // does not run its one pass)
+            if matches!(stage.program.work, Work::Compound(..) | Work::Siblings(_)) {
+                let t = {
+                    let args = stage_args(p, stage, user, &temps)?;
+                    let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+                    self.run_temp(k, &refs)?
+                };
+                temps.push(t);
                 continue;
             }
             let out = self.stage_output(k, stage, user, &temps)?;

@@ -154,7 +154,7 @@ pub(crate) fn layout(pipeline: &Pipeline, ranks: &[usize], order: &[usize]) -> O
                 names_axes |= matches!(axes, Axes::Some(_));
                 Flow::Pair
             }
-            Work::Contract(..) => return None,
+            Work::Contract(..) | Work::Siblings(_) => return None,
         };
         flows.push(flow);
         stages.push(sigma);
@@ -216,6 +216,8 @@ fn remap_program(p: &mut Program, inv: &[usize]) {
     match &mut p.work {
         Work::Reduce(r) | Work::Contract(_, r) => map(&mut r.axes),
         Work::Compound(_, axes, _) => map(axes),
+        // `layout` declines plans of several roots per stage
+        Work::Siblings(_) => unreachable!("sibling stages are not remapped"),
         Work::Scan(_, o) => {
             if let Some(a) = o.axis {
                 let a = normalize_axes(&[a], rank).expect("axis checked by layout")[0];

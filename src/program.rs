@@ -164,6 +164,34 @@ pub enum Work {
     /// kept as length 1; later stages read one of them ([`Source::Part`]). The two reductions it
     /// replaced run instead where the backend does not compile it for the shapes at hand.
     Compound(CompoundOp, Axes, Box<Siblings>),
+    /// Several reductions over the same inputs and axes in one pass (made by
+    /// [`crate::sibling_pass`]): component `c` reduces root `c` (`body`, then `extra`) as
+    /// `parts[c]` did alone. The result is every component along a leading axis, each with the
+    /// reduced axes kept as length 1; later stages read one ([`Source::Part`]). The reductions run
+    /// one by one where the backend does not run the pass for the shapes and types at hand.
+    Siblings(Vec<Sibling>),
+}
+
+/// One component of a [`Work::Siblings`] stage: the reduction stage it was.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Sibling {
+    /// The stage's program as it was (run alone where the backend does not run the pass).
+    pub program: Program,
+    /// For each of `program`'s inputs, the input of the merged stage it is.
+    pub inputs: Vec<usize>,
+}
+
+impl Sibling {
+    /// The component's reduction.
+    pub fn reduction(&self) -> &Reduction {
+        self.program.reduction().expect("a sibling is a reduction")
+    }
+
+    /// The name of component `c` in plans (`sum0`, `mean1`, ...).
+    pub fn name(&self, c: usize) -> String {
+        let r = self.reduction();
+        format!("{}{c}", if r.mean { "mean" } else { r.op.name() })
+    }
 }
 
 /// The two stages a compound stage replaced, to run where a backend does not run it (the JIT for
@@ -185,7 +213,16 @@ impl Program {
     pub fn reduction(&self) -> Option<&Reduction> {
         match &self.work {
             Work::Reduce(r) | Work::Contract(_, r) => Some(r),
-            Work::Map | Work::Scan(..) | Work::Compound(..) => None,
+            Work::Map | Work::Scan(..) | Work::Compound(..) | Work::Siblings(_) => None,
+        }
+    }
+
+    /// The axes a compound or sibling stage reduces (each component alike), if it is one.
+    pub fn component_axes(&self) -> Option<&Axes> {
+        match &self.work {
+            Work::Compound(_, axes, _) => Some(axes),
+            Work::Siblings(parts) => Some(&parts[0].reduction().axes),
+            _ => None,
         }
     }
 
@@ -237,8 +274,9 @@ impl Source {
                 keepdims,
             } => {
                 let name = match &pipeline[stage].program.work {
-                    Work::Compound(op, ..) => op.parts()[part as usize],
-                    _ => "?",
+                    Work::Compound(op, ..) => op.parts()[part as usize].to_string(),
+                    Work::Siblings(parts) => parts[part as usize].name(part as usize),
+                    _ => "?".into(),
                 };
                 format!("%{stage}.{name}{}", if keepdims { ".kept" } else { "" })
             }
@@ -465,6 +503,10 @@ impl fmt::Display for Pipeline {
                     let [a, b] = op.parts();
                     format!("compound {} axis={axes} ({a}, {b}: one pass)", op.name())
                 }
+                Work::Siblings(parts) => {
+                    let each: Vec<String> = parts.iter().map(|s| s.reduction().to_string()).collect();
+                    format!("siblings [{}] (one pass)", each.join(", "))
+                }
                 Work::Contract(c, r) => format!("contract {r} index={:?}", c.index),
                 Work::Reduce(r) => format!("reduce {r}"),
                 Work::Scan(op, o) => format!(
@@ -565,6 +607,10 @@ impl Program {
             Work::Compound(op, axes, _) => KernelKind::Compound {
                 op: *op,
                 axes: Reduction::new(ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?,
+            },
+            Work::Siblings(parts) => KernelKind::Siblings {
+                ops: parts.iter().map(|s| s.reduction().op).collect(),
+                axes: parts[0].reduction().resolve_axes(shape.len())?,
             },
         };
         let inputs = self

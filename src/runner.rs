@@ -9,7 +9,7 @@ use crate::expr::Expr;
 use crate::memory_order;
 use crate::parallel::Parallel;
 use crate::profile::{Profile, Settings};
-use crate::program::{Pipeline, Program, Reduction, Siblings, Source, Stage, Work};
+use crate::program::{Pipeline, Program, Reduction, Sibling, Siblings, Source, Stage, Work};
 use kiln_ir::shape::broadcast_shapes;
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
@@ -50,7 +50,7 @@ pub struct FusedRunner {
     specialised: Arc<Vec<SpecCache>>,
     /// Per stage, the caches of the two reductions a compound stage replaced (used where the backend
     /// does not run it: [`Backend::runs_compound`]).
-    fallback: Arc<Vec<[SpecCache; 2]>>,
+    fallback: Arc<Vec<Vec<SpecCache>>>,
     /// The plan with its axes mapped for runs in memory order, per layout (see [`memory_order`]),
     /// each with its own caches: made on first use, the most recent [`REMAPPED`] kept.
     remapped: Arc<Mutex<Vec<Remapped>>>,
@@ -68,7 +68,7 @@ struct Remapped {
     stages: Vec<Vec<usize>>,
     pipeline: Arc<Pipeline>,
     specialised: Arc<Vec<SpecCache>>,
-    fallback: Arc<Vec<[SpecCache; 2]>>,
+    fallback: Arc<Vec<Vec<SpecCache>>>,
 }
 
 /// A run in memory order (see [`memory_order`]): the permutation that makes every input
@@ -113,6 +113,9 @@ pub(crate) enum Temp {
     F64(ArrayD<f64>),
     F32(ArrayD<f32>),
     Typed(Output),
+    /// Each component of a sibling stage run one by one, as its reduction gives it (see
+    /// [`FusedRunner::run_components`]); read only one component at a time ([`temp_arg`]).
+    Parts(Vec<Temp>),
 }
 
 impl Temp {
@@ -130,6 +133,7 @@ impl Temp {
             Temp::F64(a) => ArrayArg::from(a),
             Temp::F32(a) => ArrayArg::from(a),
             Temp::Typed(o) => o.arg(),
+            Temp::Parts(_) => unreachable!("sibling components are read one at a time"),
         }
     }
 }
@@ -149,9 +153,8 @@ impl FusedRunner {
         let caches = (0..pipeline.stages.len() + 1)
             .map(|_| SpecCache::default())
             .collect();
-        let fallback = (0..pipeline.stages.len()).map(|_| Default::default()).collect();
         Ok(FusedRunner {
-            fallback: Arc::new(fallback),
+            fallback: fallback_caches(&pipeline),
             lowered,
             pipeline,
             plan_notes: Arc::new(notes),
@@ -190,10 +193,7 @@ impl FusedRunner {
             .map(|_| SpecCache::default())
             .collect();
         self.specialised = Arc::new(caches);
-        let fallback = (0..self.pipeline.stages.len())
-            .map(|_| Default::default())
-            .collect();
-        self.fallback = Arc::new(fallback);
+        self.fallback = fallback_caches(&self.pipeline);
         self.remapped = Arc::default();
         self.bindings = Arc::default();
     }
@@ -354,6 +354,21 @@ impl FusedRunner {
                     0,
                     "compound: declined for the typed path: its two reductions run one after the other \
                      (the first shown)"
+                        .into(),
+                );
+                out.push((kernel, plan, notes));
+                return self.run_temp(k, args);
+            }
+            if let Work::Siblings(parts) = &program.work
+                && self.runs_apart(k, args)?.is_some()
+            {
+                let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
+                let (kernel, plan, mut notes, _) =
+                    specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
+                notes.insert(
+                    0,
+                    "siblings: declined for integer or bool inputs, or axes the backend does not \
+                     reduce in one pass: the reductions run one after the other (the first shown)"
                         .into(),
                 );
                 out.push((kernel, plan, notes));
@@ -528,9 +543,9 @@ impl FusedRunner {
                 let n = pipeline.stages.len();
                 let r = Remapped {
                     stages: layout.stages.clone(),
+                    fallback: fallback_caches(&pipeline),
                     pipeline: Arc::new(pipeline),
                     specialised: Arc::new((0..n + 1).map(|_| SpecCache::default()).collect()),
-                    fallback: Arc::new((0..n).map(|_| Default::default()).collect()),
                 };
                 if kept.len() >= REMAPPED {
                     kept.remove(0);
@@ -607,19 +622,55 @@ impl FusedRunner {
     }
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
-    fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
-        if let Work::Compound(_, axes, pair) = &self.pipeline.stages[k].program.work {
-            let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
-            let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
-            // a typed kernel has no compound form: the two reductions (integer or bool inputs take
-            // the float path where their values are float64: `var(i)`)
-            let typed = crate::executor::float_path_of(&self.pipeline.stages[k].program, args).is_none();
-            if typed || !self.backend.runs_compound(&axes, shape.len()) {
-                return self.run_siblings(k, pair, args, &shape, &axes);
+    pub(crate) fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
+        if let Some((shape, axes)) = self.runs_apart(k, args)? {
+            match &self.pipeline.stages[k].program.work {
+                Work::Compound(_, _, pair) => return self.run_siblings(k, pair, args, &shape, &axes),
+                Work::Siblings(parts) => return self.run_components(k, parts, args),
+                _ => unreachable!("only compound and sibling stages run apart"),
             }
         }
         let (spec, t) = self.run_stage(k, args, Start::Identity)?;
         Ok(Temp::of(Output::try_from(t)?, spec.typed.is_some()))
+    }
+
+    /// Whether compound or sibling stage `k` runs as the reductions it merged on `args`: for
+    /// integer or bool inputs (a typed kernel has no such form), or where the backend does not
+    /// run its one pass over these axes; then the iteration shape and the reduced axes.
+    fn runs_apart(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Option<(Vec<usize>, Vec<usize>)>> {
+        let program = &self.pipeline.stages[k].program;
+        let Some(axes) = program.component_axes() else {
+            return Ok(None);
+        };
+        let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
+        let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
+        // integer or bool inputs: a compound stage runs as one pass where the float path reads them
+        // converted (`var(i)`); a sibling stage runs apart
+        let typed = match &program.work {
+            Work::Compound(..) => crate::executor::float_path_of(program, args).is_none(),
+            _ => args.iter().any(|a| !a.elem().is_float()),
+        };
+        let one_pass = match &program.work {
+            Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
+            _ => self.backend.runs_compound(&axes, shape.len()),
+        };
+        Ok((typed || !one_pass).then_some((shape, axes)))
+    }
+
+    /// A sibling stage `k` that the backend does not run for these inputs, as the reductions it
+    /// merged, one pass each: each component's result as its reduction gives it.
+    fn run_components(&self, k: usize, parts: &[Sibling], args: &[&ArrayArg<'_>]) -> Result<Temp> {
+        let typed = args.iter().any(|a| !a.elem().is_float());
+        let temps = parts
+            .iter()
+            .zip(self.fallback[k].iter())
+            .map(|(part, cache)| {
+                let own: Vec<&ArrayArg<'_>> = part.inputs.iter().map(|&i| args[i]).collect();
+                let t = self.run_program(&part.program, cache, &own, Start::Identity)?.1;
+                Ok(Temp::of(Output::try_from(t)?, typed))
+            })
+            .collect::<Result<Vec<Temp>>>()?;
+        Ok(Temp::Parts(temps))
     }
 
     /// A compound stage `k` that the backend does not run for these shapes, as the two reductions it
@@ -680,6 +731,7 @@ impl FusedRunner {
                         Temp::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
                         // an integer pipeline's sums: the compound result is a float array
                         Temp::Typed(o) => o.clone().into_f64().iter().copied().collect(),
+                        Temp::Parts(_) => unreachable!("a reduction's result is one array"),
                     }
                 };
                 let mut v = f(&first);
@@ -734,7 +786,10 @@ impl FusedRunner {
         if let (Some(prev), KernelKind::Scan(scan)) = (previous, &spec.kernel.kind) {
             t.values = fold_previous(t.values, prev, scan.op);
         }
-        let t = finish(t, &spec.kernel, program.reduction());
+        let t = match &program.work {
+            Work::Siblings(parts) => finish_siblings(t, &spec.kernel, parts),
+            _ => finish(t, &spec.kernel, program.reduction()),
+        };
         Ok((spec, t))
     }
 
@@ -911,9 +966,20 @@ pub(crate) fn temp_arg<'t>(pipeline: &Pipeline, s: Source, temps: &'t [Temp]) ->
             part,
             keepdims,
         } => {
-            let Work::Compound(_, axes, _) = &pipeline.stages[stage].program.work else {
-                unreachable!("a component is of a compound stage");
-            };
+            let program = &pipeline.stages[stage].program;
+            if let (Temp::Parts(each), Work::Siblings(parts)) = (&temps[stage], &program.work) {
+                // a component run alone: its result as its reduction shaped it
+                let r = parts[part as usize].reduction();
+                let one = each[part as usize].arg();
+                return if r.keepdims == keepdims {
+                    Ok(one)
+                } else {
+                    twin(one, r, keepdims)
+                };
+            }
+            let axes = program
+                .component_axes()
+                .expect("a component is of a compound or sibling stage");
             let one = crate::array::map_view!(temps[stage].arg(), v => v.index_axis_move(ndarray::Axis(0), part as usize));
             if keepdims {
                 return Ok(one);
@@ -998,9 +1064,11 @@ fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
     match (&kernel.kind, reduce) {
         // both statistics, each with the reduced axes kept as 1 (a later stage drops them if it
         // reads them dropped)
-        (KernelKind::Compound { axes, .. }, _) => std::iter::once(2)
-            .chain((0..kernel.shape.len()).map(|a| if axes.contains(&a) { 1 } else { kernel.shape[a] }))
-            .collect(),
+        (KernelKind::Compound { axes, .. } | KernelKind::Siblings { axes, .. }, _) => {
+            std::iter::once(kernel.components())
+                .chain((0..kernel.shape.len()).map(|a| if axes.contains(&a) { 1 } else { kernel.shape[a] }))
+                .collect()
+        }
         (KernelKind::Reduce { axes, .. }, Some(r)) => r.result_shape(&kernel.shape, axes),
         _ => kernel.output_shape(),
     }
@@ -1010,7 +1078,7 @@ fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
 /// NumPy's `mean`: the sum, in f64 for f32 data and rounded once, divided in the result's dtype; a
 /// sum of truth values gives f64), and reshaped for keepdims.
 pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
-    if let KernelKind::Compound { .. } = &kernel.kind {
+    if let KernelKind::Compound { .. } | KernelKind::Siblings { .. } = &kernel.kind {
         t.shape = result_shape(kernel, None);
         return t;
     }
@@ -1036,13 +1104,51 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
     t
 }
 
+/// A sibling stage's tensor finished: every component with the reduced axes kept as 1, a mean's
+/// divided by the count of values reduced into each output, as [`finish`] divides a mean alone.
+fn finish_siblings(mut t: Tensor, kernel: &KernelIR, parts: &[Sibling]) -> Tensor {
+    t.shape = result_shape(kernel, None);
+    let axes = kernel.kind.reduced_axes();
+    let count: usize = axes.iter().map(|&a| kernel.shape[a]).product();
+    let n_out = t.shape[1..].iter().product::<usize>();
+    for (c, part) in parts.iter().enumerate() {
+        if !part.reduction().mean || n_out == 0 {
+            continue;
+        }
+        let range = c * n_out..(c + 1) * n_out;
+        match &mut t.values {
+            Values::F64(v) => v[range].iter_mut().for_each(|x| *x /= count as f64),
+            Values::F32(v) => v[range].iter_mut().for_each(|x| *x /= count as f32),
+            _ => unreachable!("sibling components are float reductions"),
+        }
+    }
+    t
+}
+
+/// One cache per reduction a compound or sibling stage replaced, per stage (used where the
+/// backend does not run the stage's one pass).
+fn fallback_caches(p: &Pipeline) -> Arc<Vec<Vec<SpecCache>>> {
+    let per = |s: &Stage| match &s.program.work {
+        Work::Siblings(parts) => parts.len(),
+        _ => 2,
+    };
+    Arc::new(
+        p.stages
+            .iter()
+            .map(|s| (0..per(s)).map(|_| SpecCache::default()).collect())
+            .collect(),
+    )
+}
+
 /// The plan that runs on `backend`: sibling reductions merged into compound stages where it runs
 /// them ([`Backend::compound_reductions`]), else the plan as lowered; and what the rewrite did.
 fn plan_for(lowered: &Arc<Pipeline>, backend: &dyn Backend) -> (Arc<Pipeline>, Vec<String>) {
     if !backend.compound_reductions() {
         return (lowered.clone(), Vec::new());
     }
-    let (p, notes) = crate::siblings::merge_siblings(lowered);
+    let (p, mut notes) = crate::siblings::merge_siblings(lowered);
+    let (p, more) = crate::sibling_pass::merge_reductions(&p);
+    notes.extend(more);
     (Arc::new(p), notes)
 }
 

@@ -198,7 +198,15 @@ fn merge(p: &mut Pipeline, a: usize, b: usize, op: CompoundOp) {
             },
         }
     };
-    for k in a + 1..p.stages.len() {
+    rewire(p, a + 1, remap);
+}
+
+/// After stages were merged into stage `a` (`from = a + 1`): every stage from `from` on, the
+/// fallback stage a compound stage keeps, and the results read through `remap`; a result that is
+/// a component gets a last map of its own that copies it out; the fused maps chosen again; the
+/// names of stage inputs renumbered.
+pub(crate) fn rewire(p: &mut Pipeline, from: usize, remap: impl Fn(Source) -> Source) {
+    for k in from..p.stages.len() {
         let sources: Vec<Source> = p.stages[k].sources.iter().map(|&s| remap(s)).collect();
         p.stages[k].sources = sources;
         // a compound stage's replaced pair reads what it reads
@@ -207,9 +215,30 @@ fn merge(p: &mut Pipeline, a: usize, b: usize, op: CompoundOp) {
             pair.second.sources = sources;
         }
     }
-    // a result that was either statistic is read out of its component by a last map of its own
     let results: Vec<Source> = p.results.iter().map(|&r| remap(r)).collect();
     p.results = results;
+    copy_out_parts(p);
+    // the maps that share a kernel, chosen again over the new stages
+    if p.fused.is_some() {
+        p.fused = Fused::choose(&p.stages, &p.results);
+    }
+    // the names of stage inputs follow the new numbering
+    for k in from..p.stages.len() {
+        let names: Vec<String> = p.stages[k]
+            .sources
+            .iter()
+            .enumerate()
+            .map(|(n, s)| {
+                s.stage_name(&p.stages)
+                    .unwrap_or_else(|| p.stages[k].program.names[n].clone())
+            })
+            .collect();
+        p.stages[k].program.names = names;
+    }
+}
+
+/// Each result that is a component ([`Source::Part`]) read out by a last map of its own.
+fn copy_out_parts(p: &mut Pipeline) {
     for r in 0..p.results.len() {
         if let Source::Part { .. } = p.results[r] {
             let mut arena = ExprArena::new();
@@ -227,22 +256,5 @@ fn merge(p: &mut Pipeline, a: usize, b: usize, op: CompoundOp) {
             });
             p.results[r] = Source::Stage(p.stages.len() - 1);
         }
-    }
-    // the maps that share a kernel, chosen again over the new stages
-    if p.fused.is_some() {
-        p.fused = Fused::choose(&p.stages, &p.results);
-    }
-    // the names of stage inputs follow the new numbering
-    for k in a + 1..p.stages.len() {
-        let names: Vec<String> = p.stages[k]
-            .sources
-            .iter()
-            .enumerate()
-            .map(|(n, s)| {
-                s.stage_name(&p.stages)
-                    .unwrap_or_else(|| p.stages[k].program.names[n].clone())
-            })
-            .collect();
-        p.stages[k].program.names = names;
     }
 }

@@ -214,5 +214,6 @@ fn work_name(w: &crate::program::Work) -> &'static str {
         crate::program::Work::Scan(..) => "scan",
         crate::program::Work::Contract(..) => "contraction",
         crate::program::Work::Compound(..) => "compound reduction",
+        crate::program::Work::Siblings(_) => "sibling reductions",
     }
 }

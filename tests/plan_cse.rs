@@ -48,18 +48,18 @@ const PLANS: &[(&str, &str)] = &[
          kernel 1: map <- [%0 (kernel 0), x, %0 (kernel 0, reduced axes dropped)] -> %1\n",
     ),
     (
+        // not twins, but siblings: one pass (issue 23 item 5)
         "sum(x) + x * sum(x, keepdims=1)",
-        "kernel 0: reduce sum axis=None <- [x] -> %0\n\
-         kernel 1: reduce sum axis=None keepdims <- [x] -> %1\n\
-         kernel 2: map <- [%0 (kernel 0), x, %1 (kernel 1)] -> %2\n",
+        "kernel 0: siblings [sum axis=None, sum axis=None keepdims] (one pass) <- [x] -> %0\n\
+         kernel 1: map <- [%0.sum0 (kernel 0, reduced axes dropped), x, %0.sum1.kept (kernel 0, reduced axes kept)] -> %1\n",
     ),
     (
         // other axes, another op, or axis=1 against axis=-1: not the same reduction
         "max(x, axis=1, keepdims=1) + min(x, axis=1) + max(x, axis=0)",
-        "kernel 0: reduce max axis=[1] keepdims <- [x] -> %0\n\
-         kernel 1: reduce min axis=[1] <- [x] -> %1\n\
-         kernel 2: reduce max axis=[0] <- [x] -> %2\n\
-         kernel 3: map <- [%0 (kernel 0), %1 (kernel 1), %2 (kernel 2)] -> %3\n",
+        // (the two over axis 1 are siblings: one pass)
+        "kernel 0: siblings [max axis=[1] keepdims, min axis=[1]] (one pass) <- [x] -> %0\n\
+         kernel 1: reduce max axis=[0] <- [x] -> %1\n\
+         kernel 2: map <- [%0.max0.kept (kernel 0, reduced axes kept), %0.min1 (kernel 0, reduced axes dropped), %1 (kernel 1)] -> %2\n",
     ),
 ];
 

@@ -153,6 +153,14 @@ pub fn interpret_from<T: Real>(
             }
             compound(kernel, *op, axes, &mut eval)
         }
+        KernelKind::Siblings { ops, .. } => {
+            if start != Start::Identity {
+                return Err(IrError::InvalidReduction(
+                    "sibling reductions take no start value".into(),
+                ));
+            }
+            siblings(kernel, ops.len(), inputs)
+        }
         KernelKind::Scan(scan) => {
             if start != Start::Identity {
                 return Err(IrError::InvalidReduction(
@@ -349,6 +357,23 @@ fn compound<T: Real>(
             Ok(())
         },
     )?;
+    Ok(Tensor {
+        shape: kernel.output_shape(),
+        values: float_values(out),
+    })
+}
+
+/// Sibling reductions: component `c` is what the reduction of root `c` alone gives (the same
+/// order, so the same bits), every output of component 0 first, then component 1, ...
+fn siblings<T: Real>(kernel: &KernelIR, n: usize, inputs: &[StridedInput<'_, T>]) -> Result<Tensor> {
+    let mut out: Vec<T> = Vec::new();
+    for c in 0..n {
+        match interpret(&kernel.component(c), inputs)?.values {
+            Values::F64(v) => out.extend(v.into_iter().map(T::from_f64)),
+            Values::F32(v) => out.extend(v.into_iter().map(|x| T::from_f64(f64::from(x)))),
+            _ => unreachable!("sibling components are float reductions"),
+        }
+    }
     Ok(Tensor {
         shape: kernel.output_shape(),
         values: float_values(out),

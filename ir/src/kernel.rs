@@ -211,6 +211,17 @@ pub enum KernelKind {
         /// The reduced axes, sorted and distinct.
         axes: Vec<usize>,
     },
+    /// Several reductions over the same iteration space and `axes` (sorted, distinct) in one pass
+    /// (sibling reductions): component `c` folds the values of root `c` (`body`, then `extra`, in
+    /// the one arena: a node they share is evaluated once per point) with `ops[c]`, giving exactly
+    /// the bits the reduction of that root alone gives. The result has a leading axis of
+    /// `ops.len()`, then the kept axes. Sum, prod, min and max of values (not truth values).
+    Siblings {
+        /// Each component's reduction.
+        ops: Vec<ReduceOp>,
+        /// The reduced axes, sorted and distinct.
+        axes: Vec<usize>,
+    },
 }
 
 impl KernelKind {
@@ -218,7 +229,9 @@ impl KernelKind {
     pub fn reduced_axes(&self) -> &[usize] {
         match self {
             KernelKind::Map | KernelKind::Scan(_) => &[],
-            KernelKind::Reduce { axes, .. } | KernelKind::Compound { axes, .. } => axes,
+            KernelKind::Reduce { axes, .. }
+            | KernelKind::Compound { axes, .. }
+            | KernelKind::Siblings { axes, .. } => axes,
         }
     }
 }
@@ -270,7 +283,8 @@ pub struct KernelIR {
     /// array of the iteration shape, computed in the same pass as `body` (every node the outputs
     /// share is evaluated once per point). Empty for a kernel of one output. Only a map, or a
     /// reduction of every axis (sum, prod, min, max: `y = x*2; s = sum(x*2)` reads `x` once), has
-    /// more.
+    /// more; in [`KernelKind::Siblings`] they are instead the roots of components 1, 2, ... of the
+    /// one result ([`KernelIR::map_extra`] is empty there).
     pub extra: Vec<NodeId>,
     /// What the kernel does with the body's value at each point.
     pub kind: KernelKind,
@@ -310,7 +324,9 @@ impl KernelIR {
                 max: crate::shape::MAX_DIMS,
             });
         }
-        if !self.extra.is_empty() && !self.takes_extra() {
+        if let KernelKind::Siblings { ops, .. } = &self.kind {
+            self.validate_siblings(ops)?;
+        } else if !self.extra.is_empty() && !self.takes_extra() {
             return Err(IrError::Malformed(format!(
                 "a kernel of {} outputs must be a map or a sum, prod, min or max of every axis",
                 self.extra.len() + 1
@@ -348,7 +364,10 @@ impl KernelIR {
                 rank,
             });
         }
-        if let KernelKind::Reduce { axes, .. } | KernelKind::Compound { axes, .. } = &self.kind {
+        if let KernelKind::Reduce { axes, .. }
+        | KernelKind::Compound { axes, .. }
+        | KernelKind::Siblings { axes, .. } = &self.kind
+        {
             for (i, &a) in axes.iter().enumerate() {
                 if a >= rank {
                     return Err(IrError::AxisOutOfRange {
@@ -375,7 +394,60 @@ impl KernelIR {
                     && !self.shape.is_empty()
                     && axes.len() == self.shape.len()
             }
-            KernelKind::Scan(_) | KernelKind::Compound { .. } => false,
+            KernelKind::Scan(_) | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => false,
+        }
+    }
+
+    /// Checks a sibling kernel: one root per component, each a sum, prod, min or max of values.
+    fn validate_siblings(&self, ops: &[ReduceOp]) -> Result<()> {
+        if ops.len() != self.extra.len() + 1 || ops.len() < 2 {
+            return Err(IrError::Malformed(format!(
+                "sibling reductions of {} ops over {} bodies",
+                ops.len(),
+                self.extra.len() + 1
+            )));
+        }
+        let bad_op = ops.iter().find(|op| !Self::sibling_op(**op));
+        let logical = self
+            .roots()
+            .into_iter()
+            .any(|r| self.arena.node(r).is_logical(&self.arena));
+        if bad_op.is_some() || logical {
+            return Err(IrError::Malformed(
+                "sibling reductions are sums, products, minima and maxima of values".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether `op` may be a component of [`KernelKind::Siblings`].
+    pub fn sibling_op(op: ReduceOp) -> bool {
+        matches!(op, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max)
+    }
+
+    /// Component `c` of a sibling kernel alone: the reduction of root `c` (the oracle of that
+    /// component, which the merged pass gives bit for bit).
+    pub fn component(&self, c: usize) -> KernelIR {
+        let KernelKind::Siblings { ops, axes } = &self.kind else {
+            unreachable!("a component of sibling reductions");
+        };
+        KernelIR {
+            body: self.roots()[c],
+            extra: Vec::new(),
+            kind: KernelKind::Reduce {
+                op: ops[c],
+                axes: axes.clone(),
+            },
+            ..self.clone()
+        }
+    }
+
+    /// The bodies of further map outputs (see [`KernelIR::extra`]; none for sibling reductions,
+    /// whose further roots are components of the one result).
+    pub fn map_extra(&self) -> &[NodeId] {
+        match self.kind {
+            KernelKind::Siblings { .. } => &[],
+            _ => &self.extra,
         }
     }
 
@@ -388,7 +460,7 @@ impl KernelIR {
 
     /// The number of outputs.
     pub fn n_outputs(&self) -> usize {
-        1 + self.extra.len()
+        1 + self.map_extra().len()
     }
 
     /// Output `o` alone: the same kernel with `roots()[o]` as its body and no other output (a
@@ -428,15 +500,26 @@ impl KernelIR {
                 .filter(|(i, _)| !axes.contains(i))
                 .map(|(_, &d)| d)
                 .collect(),
-            KernelKind::Compound { axes, .. } => std::iter::once(2)
-                .chain(
-                    self.shape
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, _)| !axes.contains(i))
-                        .map(|(_, &d)| d),
-                )
-                .collect(),
+            KernelKind::Compound { axes, .. } | KernelKind::Siblings { axes, .. } => {
+                std::iter::once(self.components())
+                    .chain(
+                        self.shape
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| !axes.contains(i))
+                            .map(|(_, &d)| d),
+                    )
+                    .collect()
+            }
+        }
+    }
+
+    /// The length of the leading axis of a compound or sibling result (1 for any other kernel).
+    pub fn components(&self) -> usize {
+        match &self.kind {
+            KernelKind::Compound { .. } => 2,
+            KernelKind::Siblings { ops, .. } => ops.len(),
+            _ => 1,
         }
     }
 
@@ -447,7 +530,9 @@ impl KernelIR {
             KernelKind::Map if logical => OutputType::Bool,
             KernelKind::Map => OutputType::Float(self.dtype),
             // a scan of truth values is a float scan (NumPy would give int64 for cumsum of bools)
-            KernelKind::Scan(_) | KernelKind::Compound { .. } => OutputType::Float(self.dtype),
+            KernelKind::Scan(_) | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => {
+                OutputType::Float(self.dtype)
+            }
             KernelKind::Reduce { op, .. } => match op {
                 ReduceOp::Any | ReduceOp::All => OutputType::Bool,
                 ReduceOp::ArgMin | ReduceOp::ArgMax => OutputType::Int64,

@@ -51,6 +51,10 @@ pub fn write_kind(f: &mut impl fmt::Write, kind: &KernelKind) -> fmt::Result {
         KernelKind::Map => write!(f, "kernel map")?,
         KernelKind::Reduce { op, axes } => write!(f, "kernel reduce {} axes={axes:?}", op.name())?,
         KernelKind::Compound { op, axes } => write!(f, "kernel compound {} axes={axes:?}", op.name())?,
+        KernelKind::Siblings { ops, axes } => {
+            let names: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+            write!(f, "kernel siblings {} axes={axes:?}", names.join(","))?
+        }
         KernelKind::Scan(s) => {
             write!(f, "kernel scan {}", s.op.name())?;
             match s.axis {

@@ -308,6 +308,13 @@ impl TypedKernel {
                 op.name()
             )));
         }
+        if let KernelKind::Siblings { .. } = &kernel.kind {
+            return Err(IrError::Type(
+                "sibling reductions of integer or bool values (the runner computes each reduction \
+                 instead)"
+                    .into(),
+            ));
+        }
         if inputs.len() != kernel.inputs.len() {
             return Err(IrError::Arity {
                 expected: kernel.inputs.len(),
@@ -436,7 +443,7 @@ impl TypedKernel {
                 _ => v,
             },
             // `TypedKernel::new` refuses compound kernels
-            KernelKind::Compound { .. } => ElemType::F64,
+            KernelKind::Compound { .. } | KernelKind::Siblings { .. } => ElemType::F64,
         }
     }
 
@@ -956,6 +963,7 @@ pub fn interpret(kernel: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'
             "the compound reduction {} of a typed kernel",
             op.name()
         ))),
+        KernelKind::Siblings { .. } => Err(IrError::Type("sibling reductions of a typed kernel".into())),
         KernelKind::Scan(scan) => {
             if start != Start::Identity {
                 return Err(IrError::InvalidReduction(

@@ -415,3 +415,64 @@ fn reduce_op_identity_merge_and_finish() {
     assert!(same(ReduceOp::Sum.finish(-0.0, true), -0.0));
     assert!(same(ReduceOp::Prod.finish(-0.0, false), -0.0));
 }
+
+#[test]
+fn sibling_reductions_give_each_reductions_bits_and_print() {
+    // sum(x*2), max(x) and prod(x*2) over the rows of a 2x3 input: one kernel, x*2 one node
+    let data = [1.5, -0.0, f64::NAN, 4.0, 5.0, -6.0];
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let two = arena.literal(2.0);
+    let x2 = arena.binary(BinaryOp::Mul, x, two);
+    let k = KernelIR {
+        dtype: DType::F64,
+        inputs: vec![InputDecl {
+            name: "x".into(),
+            shape: vec![2, 3],
+        }],
+        shape: vec![2, 3],
+        arena,
+        body: x2,
+        extra: vec![x, x2],
+        kind: KernelKind::Siblings {
+            ops: vec![ReduceOp::Sum, ReduceOp::Max, ReduceOp::Prod],
+            axes: vec![1],
+        },
+    };
+    let input = [StridedInput {
+        data: &data,
+        offset: 0,
+        strides: vec![3, 1],
+    }];
+    let got = interpret(&k, &input).unwrap();
+    assert_eq!(got.shape, vec![3, 2]);
+    let mut want = Vec::new();
+    for c in 0..3 {
+        match interpret(&k.component(c), &input).unwrap().values {
+            Values::F64(v) => want.extend(v),
+            other => panic!("{other:?}"),
+        }
+    }
+    let Values::F64(got) = got.values else {
+        panic!("f64")
+    };
+    assert!(
+        got.iter().zip(&want).all(|(a, b)| same(*a, *b)),
+        "{got:?} vs {want:?}"
+    );
+    assert_eq!(
+        k.to_string(),
+        "kernel siblings sum,max,prod axes=[1] f64 [2, 3] -> f64 [3, 2]\n  in0 x: [2, 3]\n  \
+         %0 = in0\n  %1 = lit 2.0\n  %2 = mul %0 %1\n  out0 %2\n  out1 %0\n  out2 %2\n"
+    );
+    // one op per root, and values, not truth values
+    let mut bad = k.clone();
+    bad.extra.pop();
+    assert!(bad.validate().is_err());
+    let mut bad = k.clone();
+    bad.kind = KernelKind::Siblings {
+        ops: vec![ReduceOp::Sum, ReduceOp::ArgMax, ReduceOp::Prod],
+        axes: vec![1],
+    };
+    assert!(bad.validate().is_err());
+}

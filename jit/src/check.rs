@@ -45,6 +45,13 @@ pub(crate) fn check_run<T: Elem>(
     {
         return Err(kiln_ir::IrError::EmptyReduction { op: "max" }.into());
     }
+    if let crate::layout::Mode::Siblings(parts) = st.mode
+        && geo.n_red == 0
+        && geo.n_out > 0
+        && let Some(op) = parts.ops().iter().find(|op| !op.has_identity())
+    {
+        return Err(kiln_ir::IrError::EmptyReduction { op: op.name() }.into());
+    }
     if let Some(op) = op {
         cfg.start.check(op, geo.n_out)?;
         if geo.n_red == 0 && geo.n_out > 0 && !op.has_identity() && cfg.start == Start::Identity {
@@ -85,7 +92,7 @@ pub(crate) fn check_run<T: Elem>(
     }
     // a map of several outputs writes every one into a destination; a reduction of every axis
     // returns its value and writes its further (map) outputs into destinations
-    if kernel.extra.len() != extra.len() || (!extra.is_empty() && op.is_none() && dest.is_none()) {
+    if kernel.map_extra().len() != extra.len() || (!extra.is_empty() && op.is_none() && dest.is_none()) {
         return Err(JitError::Unsupported(format!(
             "the kernel has {} outputs but the run writes {}: a kernel of several outputs runs into \
              one destination per output",
@@ -110,7 +117,10 @@ pub(crate) fn check_run<T: Elem>(
     }
     if let Some(d) = dest
         && (op.is_some()
-            || matches!(st.mode, crate::layout::Mode::Compound(_))
+            || matches!(
+                st.mode,
+                crate::layout::Mode::Compound(_) | crate::layout::Mode::Siblings(_)
+            )
             || !float_or_truth(geo.out_type)
             || d.len() != n_val)
     {

@@ -208,7 +208,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         let frame = Frame::new(&mut g, key, entry);
         match st.mode {
             Mode::Scan { .. } => scan::emit(&mut g, &frame),
-            Mode::Map | Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) => {
+            Mode::Map | Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) | Mode::Siblings(_) => {
                 skeleton::emit(&mut g, &frame)
             }
         }

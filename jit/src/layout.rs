@@ -81,15 +81,63 @@ pub enum Mode {
     /// Fold a whole segment into one output's two statistics (see compound.rs): every reduced axis
     /// is in the trailing block, so each segment is one output, or one chunk of a whole array.
     Compound(CompoundOp),
+    /// Fold a whole segment into one output element per component (sibling reductions, see
+    /// [`Parts`]): every reduced axis is in the trailing block, as for `Compound`.
+    Siblings(Parts),
+}
+
+/// The reductions of a sibling kernel's components ([`KernelKind::Siblings`]), in order: at most
+/// [`Parts::MAX`]. Each keeps the accumulators its reduction alone would (see skeleton.rs), and
+/// its partials in word `c` of each output slot of `Parts::len` f64 words (output.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Parts {
+    n: u8,
+    ops: [ReduceOp; Parts::MAX],
+}
+
+impl Parts {
+    /// The most components one compiled kernel folds.
+    pub const MAX: usize = 8;
+
+    /// The components of `ops`, if they are at most [`Parts::MAX`].
+    pub fn new(ops: &[ReduceOp]) -> Option<Parts> {
+        let mut all = [ReduceOp::Sum; Parts::MAX];
+        all.get_mut(..ops.len())?.copy_from_slice(ops);
+        Some(Parts {
+            n: ops.len() as u8,
+            ops: all,
+        })
+    }
+
+    /// Each component's reduction.
+    pub fn ops(&self) -> &[ReduceOp] {
+        &self.ops[..usize::from(self.n)]
+    }
 }
 
 impl Mode {
     /// The reduction of a `Trailing` or `Kept` mode.
     pub fn reduce_op(self) -> Option<ReduceOp> {
         match self {
-            Mode::Map | Mode::Scan { .. } | Mode::Compound(_) => None,
+            Mode::Map | Mode::Scan { .. } | Mode::Compound(_) | Mode::Siblings(_) => None,
             Mode::Trailing(op) | Mode::Kept(op) => Some(op),
         }
+    }
+
+    /// The reductions whose accumulators a segment folds into: a trailing reduction's one, each
+    /// component's of sibling reductions, none otherwise.
+    pub fn folds(&self) -> &[ReduceOp] {
+        match self {
+            Mode::Trailing(op) => std::slice::from_ref(op),
+            Mode::Siblings(parts) => parts.ops(),
+            _ => &[],
+        }
+    }
+
+    /// Whether each segment folds into one output element (or one chunk's partial of a whole
+    /// array): trailing, compound and sibling reductions.
+    pub fn folds_segments(self) -> bool {
+        matches!(self, Mode::Trailing(_) | Mode::Compound(_) | Mode::Siblings(_))
     }
 
     /// Whether every point's value is stored at its flat position (maps and scans).
@@ -272,6 +320,19 @@ impl Structure {
                     )));
                 }
                 (Mode::Compound(*op), m)
+            }
+            KernelKind::Siblings { ops, axes } => {
+                let (m, reduced) = trailing_block(rank, axes);
+                let parts = Parts::new(ops).filter(|_| reduced && axes.iter().all(|&a| a >= m));
+                let Some(parts) = parts else {
+                    return Err(JitError::Unsupported(format!(
+                        "{} sibling reductions over axes {axes:?} of rank {rank}: compiled only where \
+                         every reduced axis is trailing (rows, whole arrays), at most {}",
+                        ops.len(),
+                        Parts::MAX
+                    )));
+                };
+                (Mode::Siblings(parts), m)
             }
             KernelKind::Reduce { op, axes } => {
                 let (m, reduced) = trailing_block(rank, axes);

@@ -121,6 +121,12 @@ pub fn compiles_compound(axes: &[usize], rank: usize) -> bool {
     !axes.is_empty() && axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i)
 }
 
+/// Whether `parts` sibling reductions over `axes` (sorted, distinct) of a rank-`rank` iteration
+/// space compile in one pass: as [`compiles_compound`], at most [`layout::Parts::MAX`] of them.
+pub fn compiles_siblings(axes: &[usize], rank: usize, parts: usize) -> bool {
+    compiles_compound(axes, rank) && parts <= layout::Parts::MAX
+}
+
 use crate::layout::Geometry;
 use kiln_ir::{BroadcastPlan, DType, KernelIR, Tensor};
 use std::sync::Arc;

@@ -105,7 +105,7 @@ pub fn wide_routines(
     inline: bool,
 ) -> Vec<MathFn> {
     use crate::layout::Mode;
-    if !(inline && schedule.wide && matches!(mode, Mode::Map | Mode::Trailing(_))) {
+    if !(inline && schedule.wide && matches!(mode, Mode::Map | Mode::Trailing(_) | Mode::Siblings(_))) {
         return Vec::new();
     }
     let mut rs = Vec::new();

@@ -8,8 +8,8 @@
 use crate::call::{Ran, Targets, uninit_output, written_output};
 use crate::compound::SLOT_F64S;
 use crate::error::{Result, oom};
-use crate::layout::Mode;
 use crate::layout::{Geometry, Structure};
+use crate::layout::{Mode, Parts};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Workspace};
 use kiln_ir::{CompoundOp, KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
@@ -20,6 +20,9 @@ pub(crate) struct Outputs<'a, T: Elem> {
     op: Option<ReduceOp>,
     /// A compound reduction: four f64 per slot in the f64 buffer (see compound.rs).
     compound: Option<CompoundOp>,
+    /// Sibling reductions: one f64 word per component in each slot of the f64 buffer (see
+    /// [`Parts`]).
+    siblings: Option<Parts>,
     chunked: bool,
     dest: Option<&'a mut [T]>,
     ws: &'a mut Workspace,
@@ -42,6 +45,10 @@ impl<'a, T: Elem> Outputs<'a, T> {
             op: st.mode.reduce_op(),
             compound: match st.mode {
                 Mode::Compound(op) => Some(op),
+                _ => None,
+            },
+            siblings: match st.mode {
+                Mode::Siblings(parts) => Some(parts),
                 _ => None,
             },
             chunked: plan.chunks.is_some(),
@@ -70,8 +77,12 @@ impl<'a, T: Elem> Outputs<'a, T> {
         } else {
             (&mut o.val_t, &mut o.val_f64, &mut o.idx)
         };
-        let compound = o.compound;
+        let (compound, siblings) = (o.compound, o.siblings);
         match op {
+            None if let Some(p) = siblings => {
+                let ops = p.ops();
+                refill(vf, n.saturating_mul(ops.len()), |i| ops[i % ops.len()].identity())?;
+            }
             None if let Some(c) = compound => {
                 let empty = c.empty_slot();
                 refill(vf, n.saturating_mul(SLOT_F64S), |i| empty[i % SLOT_F64S])?;
@@ -117,7 +128,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut self.val_t, &mut self.val_f64, &mut self.idx)
         };
         let (out_val, val_bytes): (*mut u8, usize) = match (self.op, self.dest.as_mut()) {
-            _ if self.compound.is_some() => (vf.as_mut_ptr().cast(), vf.len() * 8),
+            _ if self.compound.is_some() || self.siblings.is_some() => (vf.as_mut_ptr().cast(), vf.len() * 8),
             (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
             (Some(ReduceOp::Sum | ReduceOp::Prod), _) => (vf.as_mut_ptr().cast(), vf.len() * 8),
             // a fresh map or scan output: its room, which the run fills
@@ -196,6 +207,14 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 values: T::values(out),
             });
         }
+        if let Some(parts) = self.siblings {
+            let words: &[f64] = if self.chunked {
+                T::partials(self.ws).0
+            } else {
+                &val_f64
+            };
+            return Some(siblings_tensor::<T>(parts, words, self.chunked, geo));
+        }
         if self.chunked {
             let op = self.op.expect("chunks are reductions");
             let (acc, vals, ids) = T::partials(self.ws);
@@ -215,6 +234,41 @@ impl<'a, T: Elem> Outputs<'a, T> {
             }
         }
         Some(tensor::<T>(kernel, st, geo, val_t, val_f64, idx, started))
+    }
+}
+
+/// The result of sibling reductions from their words (`words[s * k + c]`: component `c` of slot
+/// `s`): each component as its reduction alone gives it: the chunks' partials merged in chunk
+/// order from the identity (sums and products in f64, min and max in `T`), a sum rounded once with
+/// [`ReduceOp::finish`]'s sign rule; component-major, then the kept axes.
+fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Geometry) -> Tensor {
+    let ops = parts.ops();
+    let k = ops.len();
+    let n_slots = words.len() / k;
+    let n_out = if chunked { 1 } else { n_slots };
+    let mut out = Vec::with_capacity(k * n_out);
+    for (c, &op) in ops.iter().enumerate() {
+        let column = (0..n_slots).map(|s| words[s * k + c]);
+        let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
+        let finish = |x: f64| {
+            if wide {
+                T::from_f64(op.finish(x, false))
+            } else {
+                T::from_f64(x)
+            }
+        };
+        if !chunked {
+            out.extend(column.map(finish));
+        } else if wide {
+            out.push(finish(column.fold(op.identity(), |a, p| op.merge(a, p))));
+        } else {
+            let id = T::from_f64(op.identity());
+            out.push(column.fold(id, |a, p| op.merge(a, T::from_f64(p))));
+        }
+    }
+    Tensor {
+        shape: std::iter::once(k).chain(geo.out_shape.iter().copied()).collect(),
+        values: T::values(out),
     }
 }
 

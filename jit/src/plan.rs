@@ -54,7 +54,7 @@ impl<'g> RunPlan<'g> {
         cfg: &RunConfig<'_>,
         elem_bytes: usize,
     ) -> RunPlan<'g> {
-        let whole = matches!(st.mode, Mode::Trailing(_) | Mode::Compound(_)) && st.seg_axes == 0;
+        let whole = st.mode.folds_segments() && st.seg_axes == 0;
         let chunks = if whole && geo.n > 0 {
             let c = chunk_len(geo.n, cfg.target_partials, cfg.min_chunk);
             let k = geo.n.div_ceil(c);
@@ -140,8 +140,8 @@ fn choose_units(
                 per: n_seg.div_ceil(units).max(1),
             }
         }
-        Mode::Trailing(_) | Mode::Compound(_) if chunked => Units::Segments { per: 1 },
-        Mode::Trailing(_) | Mode::Compound(_) => {
+        Mode::Trailing(_) | Mode::Compound(_) | Mode::Siblings(_) if chunked => Units::Segments { per: 1 },
+        Mode::Trailing(_) | Mode::Compound(_) | Mode::Siblings(_) => {
             let axes = kernel.kind.reduced_axes();
             // segments fold into distinct outputs only when no segment axis is reduced
             if axes.iter().all(|&a| a >= st.seg_axes) {

@@ -76,7 +76,9 @@ impl Schedule {
         }
         match kernel.kind {
             KernelKind::Map | KernelKind::Scan(_) => Schedule::simd(kernel.dtype, 4, 1),
-            KernelKind::Reduce { .. } | KernelKind::Compound { .. } => Schedule::simd(kernel.dtype, 1, 4),
+            KernelKind::Reduce { .. } | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => {
+                Schedule::simd(kernel.dtype, 1, 4)
+            }
         }
     }
 

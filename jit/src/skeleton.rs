@@ -80,6 +80,15 @@ struct Skeleton<'f, 'k> {
     kept_wide: Option<(usize, [FuncRef; 2])>,
 }
 
+/// The accumulators of one reduction over a segment: K vectors (if vector code) and one scalar,
+/// as variables. A trailing reduction has one; sibling reductions one per component, each what the
+/// component's reduction alone keeps (so the same bits).
+struct Acc {
+    op: ReduceOp,
+    vector: Vec<Vec<Variable>>,
+    scalar: Vec<Variable>,
+}
+
 /// Per-row state of the inner loop.
 #[derive(Clone)]
 struct Row {
@@ -166,18 +175,18 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         }
     }
 
-    /// The accumulator slots: K vectors (if vector code) and one scalar, as variables.
-    fn new_slots(&self, g: &mut Gen<'_, '_>, op: ReduceOp) -> (Vec<Vec<Variable>>, Vec<Variable>) {
-        let mut vec_slots = Vec::new();
+    /// The accumulators of `op`: K vectors (if vector code) and one scalar, as variables.
+    fn new_acc(&self, g: &mut Gen<'_, '_>, op: ReduceOp) -> Acc {
+        let mut vector = Vec::new();
         if self.f.vector {
             for _ in 0..self.f.key.schedule.accumulators {
                 let init = g.acc_identity(op, W::Vector);
-                vec_slots.push(self.vars(g, op, W::Vector, &init));
+                vector.push(self.vars(g, op, W::Vector, &init));
             }
         }
         let init = g.acc_identity(op, W::Scalar);
         let scalar = self.vars(g, op, W::Scalar, &init);
-        (vec_slots, scalar)
+        Acc { op, vector, scalar }
     }
 
     fn vars(&self, g: &mut Gen<'_, '_>, op: ReduceOp, w: W, init: &[Value]) -> Vec<Variable> {
@@ -197,11 +206,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     fn locate(&self, g: &mut Gen<'_, '_>, s: Value, s0: Value) -> (Value, Value) {
         let zero = g.b.ins().iconst(types::I64, 0);
         let (mut o_base, mut r_base) = (zero, zero);
-        if matches!(self.st.mode, Mode::Trailing(_) | Mode::Compound(_)) && self.st.seg_axes == 0 {
+        if self.st.mode.folds_segments() && self.st.seg_axes == 0 {
             // a whole-array reduction: chunk s folds into slot s * part; flat index = reduction index
             o_base = g.b.ins().imul(s, self.part);
             r_base = s0;
-        } else if self.st.mode.reduce_op().is_some() || matches!(self.st.mode, Mode::Compound(_)) {
+        } else if self.st.mode.reduce_op().is_some() || self.st.mode.folds_segments() {
             // no division where none is needed (a 64-bit divide costs tens of cycles on some
             // cores, once per segment): the last segment axis has c-stride 1, and the first one's
             // quotient is already below its dimension (s < n_seg)
@@ -243,10 +252,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             Mode::Compound(op) => Some(crate::compound::State::new(g, op, self.f.vector)),
             _ => None,
         };
-        let slots = match self.st.mode {
-            Mode::Trailing(op) => Some(self.new_slots(g, op)),
-            _ => None,
-        };
+        let slots: Vec<Acc> = self
+            .st
+            .mode
+            .folds()
+            .iter()
+            .map(|&op| self.new_acc(g, op))
+            .collect();
         let kept_ridx = match self.st.mode {
             Mode::Kept(op) if op.is_arg() => {
                 let s = g.index_lanes(W::Scalar, r_base, zero);
@@ -279,12 +291,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         if let Some((single, x)) = wide_single {
             let o = r.kept_row.expect("kept rows have an output");
             self.wide_rows(g, jlo, jhi, single, &[x], o, |g| {
-                self.inner(g, &r, jlo, jhi, None, None)
+                self.inner(g, &r, jlo, jhi, &[], None)
             });
         } else if self.blocked.is_empty() || compound.is_some() {
-            self.inner(g, &r, jlo, jhi, slots.as_ref(), compound.as_ref());
+            self.inner(g, &r, jlo, jhi, &slots, compound.as_ref());
         } else {
-            self.blocks(g, &r, jlo, jhi, slots.as_ref());
+            self.blocks(g, &r, jlo, jhi, &slots);
         }
         let row_next = g.b.ins().iadd_imm_s(row, 1);
         g.b.def_var(row_var, row_next);
@@ -296,17 +308,46 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         if let Some(c) = &compound {
             c.store(g, self.f.out_val, o_base);
         }
-        if let (Mode::Trailing(op), Some((vec_slots, scalar))) = (self.st.mode, &slots) {
-            let vs: Vec<Vec<Value>> = vec_slots
-                .iter()
-                .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
-                .collect();
-            let tail: Vec<Value> = scalar.iter().map(|&v| g.b.use_var(v)).collect();
-            let partial = g.acc_fold(op, &vs, tail);
-            let state = g.acc_load(op, W::Scalar, self.f.out_val, self.f.out_idx, o_base, 0);
-            let merged = g.acc_merge_scalar(op, &state, &partial);
-            g.acc_store(op, W::Scalar, self.f.out_val, self.f.out_idx, o_base, 0, &merged);
+        for (c, acc) in slots.iter().enumerate() {
+            self.fold_out(g, acc, c, o_base);
         }
+    }
+
+    /// Folds `acc` (component `c`) into its output: the vector accumulators and the scalar one
+    /// merged into one partial, merged into the output element `o_base` (a trailing reduction's
+    /// buffer, or word `c` of slot `o_base` of sibling reductions: see [`crate::layout::Parts`]).
+    fn fold_out(&self, g: &mut Gen<'_, '_>, acc: &Acc, c: usize, o_base: Value) {
+        let op = acc.op;
+        let vs: Vec<Vec<Value>> = acc
+            .vector
+            .iter()
+            .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
+            .collect();
+        let tail: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
+        let partial = g.acc_fold(op, &vs, tail);
+        let (out_val, out_idx) = (self.f.out_val, self.f.out_idx);
+        let Mode::Siblings(parts) = self.st.mode else {
+            let state = g.acc_load(op, W::Scalar, out_val, out_idx, o_base, 0);
+            let merged = g.acc_merge_scalar(op, &state, &partial);
+            g.acc_store(op, W::Scalar, out_val, out_idx, o_base, 0, &merged);
+            return;
+        };
+        // a component's word is f64 (min and max of f32 held exactly, widened)
+        let slot = g.elem_addr(out_val, o_base, 8 * parts.ops().len() as i64);
+        let word = g.b.ins().load(types::F64, mem(), slot, 8 * c as i32);
+        let narrow = matches!(op, ReduceOp::Min | ReduceOp::Max) && g.dtype == kiln_ir::DType::F32;
+        let state = if narrow {
+            g.b.ins().fdemote(types::F32, word)
+        } else {
+            word
+        };
+        let merged = g.acc_merge_scalar(op, &[state], &partial)[0];
+        let merged = if narrow {
+            g.b.ins().fpromote(types::F64, merged)
+        } else {
+            merged
+        };
+        g.b.ins().store(mem(), merged, slot, 8 * c as i32);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -383,10 +424,15 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             Mode::Map | Mode::Scan { .. } => (Some(g.elem_addr(self.f.out_val, rs, size)), None, None),
             Mode::Kept(_) => (None, Some(g.b.ins().iadd(o_base, rel)), None),
             Mode::Trailing(op) => (None, None, op.is_arg().then(|| g.b.ins().iadd(r_base, rel))),
-            Mode::Compound(_) => (None, None, None),
+            Mode::Compound(_) | Mode::Siblings(_) => (None, None, None),
         };
         let n_in = st.inputs.len();
-        let extra_rows = (0..self.f.key.extra.len())
+        // sibling reductions' further roots are components, not outputs of their own
+        let n_extra = match st.mode {
+            Mode::Siblings(_) => 0,
+            _ => self.f.key.extra.len(),
+        };
+        let extra_rows = (0..n_extra)
             .map(|k| {
                 let base = self.f.input_base(g, n_in + k);
                 g.elem_addr(base, rs, size)
@@ -414,7 +460,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         r: &Row,
         jlo: Value,
         jhi: Value,
-        slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+        slots: &[Acc],
         compound: Option<&crate::compound::State>,
     ) {
         let j_var = g.b.declare_var(types::I64);
@@ -424,7 +470,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             // kept reductions update distinct outputs per vector: as many per iteration as a
             // trailing one folds, so column sums run as wide as row sums
             let per_iter = match self.st.mode {
-                Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) => {
+                Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) | Mode::Siblings(_) => {
                     sched.unroll.max(sched.accumulators) as i64
                 }
                 Mode::Map | Mode::Scan { .. } => sched.unroll as i64,
@@ -447,7 +493,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         jhi: Value,
         count: i64,
         w: W,
-        slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+        slots: &[Acc],
         compound: Option<&crate::compound::State>,
     ) {
         let width = if w == W::Vector { self.f.lanes } else { 1 };
@@ -510,7 +556,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         flat: Value,
         off: i64,
         p: i64,
-        slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
+        slots: &[Acc],
     ) {
         let vs = self.values(g, r, w, jb, flat, off);
         let size = g.size;
@@ -527,19 +573,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                     g.b.ins().store(mem(), v, addr, (off * size) as i32);
                 }
             }
-            Mode::Trailing(op) => {
+            Mode::Trailing(_) | Mode::Siblings(_) => {
                 // the further outputs of a reduction of every axis are maps, stored at their points
                 // (after every value of the point is computed: see the map arm)
                 for (row, &x) in r.extra_rows.iter().zip(&vs[1..]) {
                     let addr = g.b.ins().iadd(*row, jb);
                     g.b.ins().store(mem(), x, addr, (off * size) as i32);
                 }
-                let (vec_slots, scalar) = slots.expect("trailing reductions have slots");
-                let vars = match w {
-                    W::Vector => &vec_slots[p as usize % vec_slots.len()],
-                    W::Scalar => scalar,
-                };
-                let acc: Vec<Value> = vars.iter().map(|&x| g.b.use_var(x)).collect();
                 let ridx = r.rpos.map(|rpos| {
                     let pos = g.b.ins().iadd(rpos, j);
                     let pos = if off == 0 {
@@ -550,9 +590,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                     let iota = self.iota.unwrap_or(pos);
                     g.index_lanes(w, pos, iota)
                 });
-                let new = g.acc_update(op, w, &acc, v, ridx);
-                for (&x, y) in vars.iter().zip(new) {
-                    g.b.def_var(x, y);
+                // each accumulator folds its own root's value (a trailing reduction's one: the body)
+                for (acc, &v) in slots.iter().zip(&vs) {
+                    let vars = match w {
+                        W::Vector => &acc.vector[p as usize % acc.vector.len()],
+                        W::Scalar => &acc.scalar,
+                    };
+                    let old: Vec<Value> = vars.iter().map(|&x| g.b.use_var(x)).collect();
+                    let new = g.acc_update(acc.op, w, &old, v, ridx);
+                    for (&x, y) in vars.iter().zip(new) {
+                        g.b.def_var(x, y);
+                    }
                 }
             }
             Mode::Kept(op) => {

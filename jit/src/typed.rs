@@ -99,6 +99,7 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
             }
         }
         KernelKind::Compound { op, .. } => return Some(format!("the compound reduction {}", op.name())),
+        KernelKind::Siblings { .. } => return Some("sibling reductions".into()),
     }
     if !k.extra.is_empty() {
         return Some("several outputs".into());

@@ -32,13 +32,12 @@
 //! a whole number of the hot loop's iterations), so its sums are those of the unblocked loop.
 //! Shorter rows take the inline path.
 
-use super::{Row, Skeleton};
+use super::{Acc, Row, Skeleton};
 use crate::frame::{Frame, counted_loop};
 use crate::host::MathFn;
 use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{FuncRef, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
-use cranelift_frontend::Variable;
 use kiln_ir::{Node, NodeId};
 
 /// Points per block: 256 f64 are 2 KiB per slot.
@@ -152,14 +151,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
 impl Skeleton<'_, '_> {
     /// The inner loops of one row over `[jlo, jhi)`: in blocks where the row has at least
     /// [`MIN_ROW`] points, else inline.
-    pub(super) fn blocks(
-        &self,
-        g: &mut Gen<'_, '_>,
-        r: &Row,
-        jlo: Value,
-        jhi: Value,
-        slots: Option<&(Vec<Vec<Variable>>, Vec<Variable>)>,
-    ) {
+    pub(super) fn blocks(&self, g: &mut Gen<'_, '_>, r: &Row, jlo: Value, jhi: Value, slots: &[Acc]) {
         let blocked = g.b.create_block();
         let short = g.b.create_block();
         let done = g.b.create_block();

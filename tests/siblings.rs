@@ -1,0 +1,245 @@
+//! Sibling reductions in one pass (issue 23 item 5): reductions of the same data over the same axes,
+//! whatever their operations, are one kernel (`sum(x*2) + max(x)` reads x once; `sum(x); min(x);
+//! max(x)` is one pass), and each component gives exactly the bits the reduction run alone gives,
+//! on the JIT (SIMD and scalar) and the interpreter, in f32 and f64, for every length (empty, 1,
+//! below the vector width, tails), NaN, ±inf and -0.0, whole arrays and axes, and any thread count.
+
+#[path = "support/kit.rs"]
+mod kit;
+
+use kiln::array::ArrayArg;
+use kiln::{FusedRunner, backend_by_name};
+use kit::Rng;
+use ndarray::{Array2, ArrayD};
+
+fn runner(src: &str, backend: &str) -> FusedRunner {
+    FusedRunner::compile_text(src)
+        .unwrap()
+        .with_backend(backend_by_name(backend).unwrap())
+}
+
+/// Every result of `src` (one expression or several) on `x`, as f64 (exact for f32 results).
+fn results(r: &FusedRunner, x: ArrayArg<'_>) -> Vec<ArrayD<f64>> {
+    r.run_many(&[("x", x)])
+        .unwrap()
+        .into_iter()
+        .map(|o| o.into_f64())
+        .collect()
+}
+
+fn same_bits(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
+    a.shape() == b.shape()
+        && kit::bits_equal(
+            &a.iter().copied().collect::<Vec<_>>(),
+            &b.iter().copied().collect::<Vec<_>>(),
+        )
+}
+
+/// Several expressions whose reductions merge, each also run alone.
+const GROUPS: &[&str] = &[
+    "sum(x*2); max(x); min(x); prod(x*0.5); mean(x)",
+    "sum(x*2) + max(x); min(x)",
+    "sum(x, axis=1); max(x*3, axis=1, keepdims=1); mean(x, axis=1); prod(x, axis=1)",
+    "sum(x, axis=(0, 1)); min(x, axis=(0, 1))",
+    // over a leading axis the JIT runs the reductions one by one; the plan still merges them
+    "sum(x, axis=0); max(x, axis=0); mean(x, axis=0, keepdims=1)",
+];
+
+/// Rows of values with the special values mixed in at a few places.
+fn data(rows: usize, cols: usize, seed: u64, special: bool) -> Array2<f64> {
+    let mut rng = Rng::new(seed);
+    let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0];
+    Array2::from_shape_fn((rows, cols), |(r, c)| {
+        let k = r * cols + c;
+        if special && k % 13 == 5 {
+            specials[(k / 13) % specials.len()]
+        } else {
+            rng.uniform(-2.0, 2.0)
+        }
+    })
+}
+
+fn check_group(src: &str, backend: &str, x: &Array2<f64>) {
+    let merged = runner(src, backend);
+    let alone: Vec<FusedRunner> = src.split(';').map(|e| runner(e.trim(), backend)).collect();
+    let x32 = x.mapv(|v| v as f32);
+    for (arg, alone_arg) in [
+        (ArrayArg::from(x), ArrayArg::from(x)),
+        (ArrayArg::from(&x32), ArrayArg::from(&x32)),
+    ] {
+        let got = match merged.run_many(&[("x", arg)]) {
+            Ok(v) => v.into_iter().map(|o| o.into_f64()).collect::<Vec<_>>(),
+            Err(e) => {
+                // an empty min or max is an error alone too
+                let each = alone
+                    .iter()
+                    .any(|r| r.run(&[("x", alone_arg.reborrow())]).is_err());
+                assert!(each, "{src} on {backend} {:?}: {e}", x.shape());
+                continue;
+            }
+        };
+        for (k, r) in alone.iter().enumerate() {
+            let want = r.run(&[("x", alone_arg.reborrow())]).unwrap().into_f64();
+            assert!(
+                same_bits(&got[k], &want),
+                "{src} result {k} on {backend} {:?}: {} vs {}",
+                x.shape(),
+                got[k],
+                want
+            );
+        }
+    }
+}
+
+#[test]
+fn merged_reductions_give_the_bits_of_each_alone() {
+    let shapes = [
+        (1, 0),
+        (1, 1),
+        (2, 3),
+        (3, 7),
+        (2, 8),
+        (4, 17),
+        (3, 100),
+        (5, 1001),
+    ];
+    for backend in ["jit", "jit-scalar", "interp"] {
+        for &(rows, cols) in &shapes {
+            for special in [false, true] {
+                let x = data(rows, cols, (rows * 31 + cols) as u64, special);
+                for src in GROUPS {
+                    check_group(src, backend, &x);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn signed_zeros_and_all_nan_rows() {
+    let rows = [
+        vec![-0.0; 9],
+        vec![0.0, -0.0, 0.0],
+        vec![f64::NAN; 5],
+        vec![f64::NEG_INFINITY, f64::INFINITY, 1.0],
+    ];
+    for backend in ["jit", "jit-scalar", "interp"] {
+        for row in &rows {
+            let x = Array2::from_shape_vec((1, row.len()), row.clone()).unwrap();
+            for src in GROUPS {
+                check_group(src, backend, &x);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_plan_is_one_pass() {
+    let plan = |src: &str| runner(src, "jit").pipeline().to_string();
+    assert_eq!(
+        plan("sum(x*2) + max(x)"),
+        "kernel 0: siblings [sum axis=None, max axis=None] (one pass) <- [x] -> %0\n\
+         kernel 1: map <- [%0.sum0 (kernel 0, reduced axes dropped), %0.max1 (kernel 0, reduced axes dropped)] -> %1\n"
+    );
+    let p = plan("sum(x); min(x); max(x)");
+    assert!(
+        p.starts_with(
+            "kernel 0: siblings [sum axis=None, min axis=None, max axis=None] (one pass) <- [x] -> %0\n"
+        ),
+        "{p}"
+    );
+    assert_eq!(p.matches("<- [x]").count(), 1, "{p}");
+    // different inputs, axes or an initial value: separate passes
+    for src in [
+        "sum(x) + max(y)",
+        "sum(x, axis=0) + max(x, axis=1)",
+        "sum(x, initial=1) + max(x)",
+    ] {
+        assert!(!plan(src).contains("siblings"), "{src}: {}", plan(src));
+    }
+}
+
+#[test]
+fn explain_shows_one_kernel_reading_x_once() {
+    let x = data(4, 50, 1, false);
+    for backend in ["jit", "interp"] {
+        let r = runner("sum(x*2) + max(x)", backend);
+        let kernels = r.explain_rewrites(&[("x", (&x).into())]).unwrap();
+        assert_eq!(kernels.len(), 2, "{backend}");
+        let text = kernels[0].0.to_string();
+        assert!(
+            text.starts_with("kernel siblings sum,max axes=[0, 1] f64 [4, 50] -> f64 [2]"),
+            "{text}"
+        );
+        assert_eq!(text.matches("= in0").count(), 1, "{text}");
+    }
+}
+
+#[test]
+fn thread_counts_give_the_same_bits() {
+    // large enough for threads and for a whole-array reduction in chunks
+    let x = data(600, 1000, 7, false);
+    let x32 = x.mapv(|v| v as f32);
+    for src in GROUPS {
+        let at = |threads: usize| {
+            let r = runner(src, "jit").with_threads(threads);
+            (results(&r, (&x).into()), results(&r, (&x32).into()))
+        };
+        let (a1, b1) = at(1);
+        let (a4, b4) = at(4);
+        for k in 0..a1.len() {
+            assert!(same_bits(&a1[k], &a4[k]), "{src} f64 result {k}");
+            assert!(same_bits(&b1[k], &b4[k]), "{src} f32 result {k}");
+        }
+        check_group(src, "jit", &x);
+    }
+}
+
+#[test]
+fn integer_inputs_run_the_reductions_one_by_one() {
+    // the plan merges them; integer inputs take the typed path, where each runs alone
+    let i = Array2::from_shape_fn((3, 37), |(r, c)| (r as i64 * 37 + c as i64) * 7 % 23 - 11);
+    for backend in ["jit", "interp"] {
+        for src in [
+            "sum(i); min(i); max(i)",
+            "sum(i, axis=1); max(i, axis=1); mean(i, axis=1)",
+        ] {
+            let merged = runner(src, backend);
+            assert!(merged.pipeline().to_string().contains("siblings"), "{src}");
+            let got = merged.run_many(&[("i", (&i).into())]).unwrap();
+            for (k, e) in src.split(';').enumerate() {
+                let want = runner(e.trim(), backend).run(&[("i", (&i).into())]).unwrap();
+                assert_eq!(
+                    format!("{:?}", got[k]),
+                    format!("{want:?}"),
+                    "{src} result {k} on {backend}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn explain_of_a_pass_the_jit_declines_shows_the_first_reduction() {
+    // over a leading axis the JIT runs the reductions one by one: explain says so
+    let x = data(4, 50, 1, false);
+    let r = runner("sum(x, axis=0) + max(x, axis=0)", "jit");
+    let kernels = r.explain_rewrites(&[("x", (&x).into())]).unwrap();
+    let text = kernels[0].0.to_string();
+    assert!(text.starts_with("kernel reduce sum axes=[0]"), "{text}");
+    assert!(
+        kernels[0].2[0].starts_with("siblings: declined"),
+        "{:?}",
+        kernels[0].2
+    );
+    let got = r.run(&[("x", (&x).into())]).unwrap().into_f64();
+    let want = runner("sum(x, axis=0)", "jit")
+        .run(&[("x", (&x).into())])
+        .unwrap()
+        .into_f64()
+        + runner("max(x, axis=0)", "jit")
+            .run(&[("x", (&x).into())])
+            .unwrap()
+            .into_f64();
+    assert!(same_bits(&got, &want));
+}
