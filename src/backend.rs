@@ -34,9 +34,9 @@ pub enum BufferData<'a, T: Clone> {
     /// The caller's view (of the buffer's shape), not C-contiguous: the plan reads it per row with its
     /// own element strides as outer strides (`InputPlan::PerRow`), its rows contiguous.
     Strided(ArrayViewD<'a, T>),
-    /// The caller's C-contiguous elements of another type than the kernel's
-    /// ([`kiln_ir::InputDecl::stored`]): the JIT converts each where it reads it; the interpreter
-    /// converts a copy first.
+    /// The caller's elements of another type than the kernel's ([`kiln_ir::InputDecl::stored`]),
+    /// C-contiguous or a view the plan reads per row: the JIT converts each where it reads it; the
+    /// interpreter converts a copy first.
     Stored(kiln_jit::Stored<'a>),
 }
 

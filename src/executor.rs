@@ -91,7 +91,7 @@ fn in_place_strides(a: &ArrayArg<'_>, shape: &[usize]) -> Option<Vec<isize>> {
 }
 
 /// A kernel specialised for its arguments: the kernel and plan, what each rewrite did (for `kiln
-/// explain`), and the typed kernel where the kernel is one (an integer or bool input, or a cast).
+/// explain`), and the typed kernel where the typed path computes it ([`typing`]).
 pub(crate) type Specialisation = (KernelIR, BroadcastPlan, Vec<String>, Option<TypedKernel>);
 
 /// The path a kernel takes, by the one typing rule ([`typing`]).
@@ -205,7 +205,7 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
 fn with_stored(kernel: KernelIR, dtype: DType, stored: &[Option<ElemType>]) -> KernelIR {
     let mut kernel = KernelIR { dtype, ..kernel };
     for (decl, &t) in kernel.inputs.iter_mut().zip(stored) {
-        decl.stored = t;
+        decl.stored = t.filter(|&t| kiln_jit::converts_stored(t, dtype));
     }
     kernel
 }
@@ -292,9 +292,9 @@ pub(crate) fn specialise(
                 .map(|a| (kernel.dtype == DType::F64 && a.elem() == ElemType::F32).then_some(ElemType::F32))
                 .collect();
             let dtype = kernel.dtype;
-            stored_note(with_stored(kernel, dtype, &stored), &mut notes)
+            with_stored(kernel, dtype, &stored)
         }
-        Path::Stored(dtype, stored) => stored_note(with_stored(kernel, dtype, &stored), &mut notes),
+        Path::Stored(dtype, stored) => with_stored(kernel, dtype, &stored),
         Path::Typed(why, typed) => return typed_specialisation(*typed, &why, args, options, notes),
     };
     // a float kernel reads an integer literal as the nearest f64, as every float literal
@@ -357,6 +357,11 @@ pub(crate) fn specialise(
         KernelKind::Scan(scan) => scan_plan(&kernel, &scan, &layouts, options, &mut notes)?,
         _ => BroadcastPlan::new(&kernel.shape, &layouts, options)?,
     };
+    // an input the plan materialises is converted into the copy: the kernel reads the dtype there
+    for (decl, p) in kernel.inputs.iter_mut().zip(&plan.inputs) {
+        decl.stored = decl.stored.filter(|_| p.reads_stored());
+    }
+    let kernel = stored_note(kernel, &mut notes);
     Ok((kernel, plan, notes, None))
 }
 
@@ -739,7 +744,8 @@ fn prepare<'a, T: Float>(
         .zip(&plan.inputs)
         .enumerate()
         .map(|(i, (arg, input_plan))| {
-            if kernel.inputs[i].stored.is_some() && input_plan.reads_stored() {
+            // `specialise` keeps `stored` only where the plan reads the input in place
+            if kernel.inputs[i].stored.is_some() {
                 let per_row = matches!(input_plan, InputPlan::PerRow { .. });
                 return Ok(Buffer {
                     data: BufferData::Stored(stored_elements(arg, &kernel.inputs[i], per_row)?),

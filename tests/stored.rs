@@ -274,6 +274,24 @@ fn strided_fortran_and_broadcast_inputs_and_every_length() {
         let want = r.run(&[("s", ArrayArg::from(want_in.view()))]).unwrap();
         assert!(same_bits(&got, &want), "reversed {backend}");
 
+        // a float32 kernel's four lanes of a reversed bool row, one by one
+        let y32: ArrayD<f32> = ArrayD::from_shape_fn(IxDyn(&[3, 203]), |k| k[1] as f32 * 0.25 - 9.0);
+        let r = runner("y * s", backend);
+        let a = [
+            ("y", ArrayArg::from(y32.view())),
+            ("s", ArrayArg::from(reversed.view())),
+        ];
+        let got = r.run(&a).unwrap();
+        assert_eq!(dtype_of(&got), "f32", "y * s {backend}");
+        let want_in = reversed.mapv(|x| f32::from(u8::from(x)));
+        let want = r
+            .run(&[
+                ("y", ArrayArg::from(y32.view())),
+                ("s", ArrayArg::from(want_in.view())),
+            ])
+            .unwrap();
+        assert!(same_bits(&got, &want), "f32 reversed {backend}");
+
         let r = runner("x * r + c * 0.5", backend);
         let got = r
             .run(&[

@@ -697,9 +697,12 @@ fn float_reductions_of_typed_values_are_compiled() {
 }
 
 #[test]
-fn libm_functions_of_typed_values_call_the_interpreters_own() {
-    // transcendentals and float `// % **` in a typed kernel: per-lane calls of the same host
-    // functions the interpreter's `eval` is, so bit for bit
+fn libm_functions_of_typed_values_are_compiled() {
+    // transcendentals and float `// % **` of integer values: in a typed kernel (`i ** 0.5` of a
+    // value computed in integers, `tanh(f) + i`) per-lane calls of the same host functions the
+    // interpreter's `eval` is, so bit for bit; where NumPy casts the integers first (`sin(i)`,
+    // `exp(i * 0.001)`) a float kernel reading them converted, its functions within their bounds
+    // (equal to the interpreter's on these inputs)
     for n in [1usize, 3, 4, 5, 9, 33] {
         let (i, k) = (array("int32", &[n], 0), array("int64", &[n], 2));
         let f = array("float32", &[n], 1);

@@ -379,7 +379,12 @@ fn bench_races_the_integer_kernels_at_their_own_types() {
     let rows: Vec<&str> = out.lines().collect();
     // axpy in f64 and f32, the integer kernels once each, four variants apiece
     assert_eq!(rows.len(), 6 * 4, "{out}");
-    for (kernel, dtype) in [("intmod", "i32"), ("masksum", "i64"), ("midsum", "i64"), ("intcumsum", "i64")] {
+    for (kernel, dtype) in [
+        ("intmod", "i32"),
+        ("masksum", "i64"),
+        ("midsum", "i64"),
+        ("intcumsum", "i64"),
+    ] {
         let mine: Vec<&&str> = rows
             .iter()
             .filter(|r| r.contains(&format!(r#""kernel":"{kernel}""#)))

@@ -467,7 +467,8 @@ impl TypedKernel {
     /// the dtype); else why not.
     ///
     /// It does where [`TypedKernel::float_path_differs`] holds with such inputs, each of a type
-    /// `dtype` holds exactly (bool into either float; int32, int64 and float32 into float64) and
+    /// NumPy casts into `dtype` (bool into either float; int32, int64 and float32 into float64;
+    /// int64 rounded to the nearest, as the cast does) and
     /// used only cast to `dtype` (`mean(i)`, `sum(i * 0.5)`, `sin(i)`, `x32 * b`), or, a bool, as a
     /// truth value (a `where` condition, a logical operand). An integer input in integer arithmetic
     /// or compared (`i + 1`, `i > 0`: exact in int64, not in float64) is the typed path's.
@@ -480,12 +481,13 @@ impl TypedKernel {
         let arena = &self.kernel.arena;
         let mut stored = vec![None; self.input_types.len()];
         for (i, &t) in self.input_types.iter().enumerate() {
-            let exact = match dtype {
+            // NumPy's promotions into a float type no narrower (kiln_jit::converts_stored)
+            let cast = match dtype {
                 crate::DType::F64 => t != ElemType::F64,
                 crate::DType::F32 => t == ElemType::Bool,
             };
             if t != f {
-                if !exact {
+                if !cast {
                     return Err(format!(
                         "input '{}' of {t} in a {f} kernel",
                         self.kernel.inputs[i].name

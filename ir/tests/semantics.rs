@@ -426,10 +426,7 @@ fn sibling_reductions_give_each_reductions_bits_and_print() {
     let x2 = arena.binary(BinaryOp::Mul, x, two);
     let k = KernelIR {
         dtype: DType::F64,
-        inputs: vec![InputDecl {
-            name: "x".into(),
-            shape: vec![2, 3],
-        }],
+        inputs: vec![InputDecl::new("x", vec![2, 3])],
         shape: vec![2, 3],
         arena,
         body: x2,

@@ -10,7 +10,12 @@
 //!   plan makes the code read (contiguous: `n`; per-row runs: the furthest row start plus `row_len`;
 //!   per-row splats: the furthest row start; splats: one), and a view read in place
 //!   ([`crate::InputRef::View`]) is never made into a slice and is read only at offsets of its own
-//!   elements (`check_view`). The geometry ([`crate::layout::Geometry`]) is computed by kiln-jit itself
+//!   elements (`check_view`). An input stored in another type than the kernel's
+//!   ([`crate::InputRef::Stored`]) is checked to be of exactly the type the code reads (check.rs)
+//!   and to hold the same elements in its own type; its pointer is passed scaled up by the ratio of
+//!   the element sizes (`InputRef::base`), never dereferenced by Rust, and the code shifts every
+//!   address it computes from it back before it loads (exact: every offset is a multiple of the
+//!   dtype's size). The serial handles (serial.rs) refuse such kernels. The geometry ([`crate::layout::Geometry`]) is computed by kiln-jit itself
 //!   from the checked kernel shape, never taken from the caller;
 //! - the output buffers ([`Targets`], allocated by output.rs from the run plan) hold exactly the
 //!   elements the segment geometry makes the code write: `dispatch` checks their sizes against the

@@ -189,7 +189,7 @@ pub struct Geometry {
 /// Whether the code converts elements of `t` to `dtype` where it reads them: the conversions of
 /// NumPy's promotion into a float type no narrower (bool into either float; int32, int64 and
 /// float32 into float64).
-pub fn converts(t: ElemType, dtype: DType) -> bool {
+pub fn converts_stored(t: ElemType, dtype: DType) -> bool {
     match dtype {
         DType::F64 => t != ElemType::F64,
         DType::F32 => t == ElemType::Bool,
@@ -276,7 +276,7 @@ impl Structure {
             .zip(&plan.inputs)
             .map(|(decl, p)| match decl.stored {
                 Some(t) if t != own && p.reads_stored() => {
-                    if converts(t, kernel.dtype) {
+                    if converts_stored(t, kernel.dtype) {
                         Ok(Some(t))
                     } else {
                         Err(JitError::Unsupported(format!(

@@ -147,8 +147,9 @@ pub enum InputRef<'a, T> {
     /// in a map that writes into a destination and reads this input contiguously at every point, so
     /// that each element is read, in the iteration that writes it, before it is written (checked).
     Destination,
-    /// The elements, in C order, of an input stored in another type than the kernel's
-    /// ([`kiln_ir::InputDecl::stored`]): each converted to the kernel's type where it is read.
+    /// The elements of an input stored in another type than the kernel's
+    /// ([`kiln_ir::InputDecl::stored`]), C order or a view read per row: each converted to the
+    /// kernel's type where it is read.
     Stored(Stored<'a>),
     /// Output `k` of a map of several outputs, read in place (`Output(0)` is the destination): as
     /// [`InputRef::Destination`], for the outputs of one pass that update inputs (`p = p + v*dt;
@@ -160,7 +161,8 @@ pub enum InputRef<'a, T> {
 impl<T> InputRef<'_, T> {
     /// The address of the element at offset 0, the base the code adds its offsets to. A stored
     /// input's is its address times `size_of::<T>() / its element size` (a power of two, at least
-    /// 1: check.rs refused any other): the code steps every input by offsets in elements of `T`,
+    /// 1: `Structure::new` refused any other conversion, check.rs any other type): the code steps
+    /// every input by offsets in elements of `T`,
     /// and the stored input's load divides the sum back into its own address (lower.rs,
     /// `Gen::load_input`), so a row's arithmetic is the same for every input.
     pub(crate) fn base(&self) -> *const u8 {

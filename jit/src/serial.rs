@@ -130,6 +130,14 @@ impl BoundKernel {
     /// place from an output (read at every point at that point alone).
     fn serial_lens(&self) -> Result<SerialLens> {
         let (st, geo, kernel, plan) = (&self.st, &self.geo, &self.kernel, &self.plan);
+        // a serial call's slices are of the dtype and passed as they are: an input the code reads
+        // in another type (its address scaled, `InputRef::base`) runs through `run_with`
+        if let Some(i) = st.stored.iter().position(Option::is_some) {
+            return Err(JitError::Unsupported(format!(
+                "a serial call of a kernel reading input '{}' stored in another type",
+                kernel.inputs[i].name
+            )));
+        }
         let mut lens = Vec::with_capacity(kernel.inputs.len());
         let mut in_place = Vec::with_capacity(kernel.inputs.len());
         for (i, decl) in kernel.inputs.iter().enumerate() {

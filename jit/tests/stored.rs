@@ -312,3 +312,35 @@ fn int64_converts_as_numpy_casts_at_every_magnitude() {
         }
     }
 }
+
+#[test]
+fn serial_handles_refuse_a_kernel_of_stored_inputs() {
+    // a serial call passes slices of the dtype as they are: a stored input's scaled address is
+    // `run_with`'s alone
+    let map = kernel_of(DType::F64, ElemType::I32, &[8], &[8], KernelKind::Map);
+    let p = plan(&map, 1);
+    let code = kiln_jit::compile(&map, &p, Schedule::for_kernel(&map))
+        .unwrap()
+        .bind(&map, &p)
+        .unwrap();
+    assert!(matches!(code.serial_map(), Err(JitError::Unsupported(_))));
+    let sum = kernel_of(
+        DType::F64,
+        ElemType::Bool,
+        &[8],
+        &[8],
+        KernelKind::Reduce {
+            op: ReduceOp::Sum,
+            axes: vec![0],
+        },
+    );
+    let p = plan(&sum, 1);
+    let code = kiln_jit::compile(&sum, &p, Schedule::for_kernel(&sum))
+        .unwrap()
+        .bind(&sum, &p)
+        .unwrap();
+    assert!(matches!(
+        code.serial_reduce(&RunConfig::default()),
+        Err(JitError::Unsupported(_))
+    ));
+}
