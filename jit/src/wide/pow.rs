@@ -2,32 +2,33 @@
 //! operations in the same order, their constants, `mul_add` where they emit `fma`), and their
 //! `#[target_feature]` loops over two slices (`binary.rs`).
 //!
-//! pow's inline code has one path, no branch (its table lookups are scalar loads per lane; here
-//! the same statics are indexed, which rustc turns into gathers where the level has them), so
-//! every lane takes it here too and the chunks need no test; so has hypot. f32 is the f64 lane of
-//! the widened values (pow: `vmath::pow::pow_f32`'s lane), rounded once, as the inline code
-//! computes it.
+//! f64 pow's inline code has one path, no branch (its table lookups are scalar loads per lane;
+//! here the same statics are indexed, which rustc turns into gathers where the level has them), so
+//! every lane takes it here too and the chunks need no test; so has hypot. f32 pow
+//! (`vmath::pow::pow_f32`, no table, computed on the widened values and rounded once) has a fast
+//! path for positive finite bases and finite exponents and a general path, chosen per chunk of 16
+//! lanes where the inline code chooses per vector (the same bits either way); f32 hypot is the f64
+//! lane of the widened values, rounded once.
 
 use super::binary::{Paths2, levels2, map2};
-use super::lanes::{CHUNK, sel};
+use super::lanes::{CHUNK, poly, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
 use crate::vmath::pow::{
-    A, C, DOWN, DOWN_BITS, E, EXP_CLAMP, EXP2_CLAMP, F, INV_LN2_N, LN2_HI, LN2_LO, NEG_LN2_HI_N,
-    NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, SHIFT_F32, UP, UP_BITS,
+    A, C, DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, INV_LN2_N, LN2_HI, LN2_LO, LOG2_Q, NEG_LN2_HI_N,
+    NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, UP, UP_BITS,
 };
-use crate::vmath::pow_tables::{EXP, EXP2F, LOG, LOG2F};
+use crate::vmath::pow_tables::{EXP, LOG};
 
-/// `vmath::pow::split`: `(k, z, row)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
+/// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
-fn split(x: f64, off: i64, shift: u32) -> (f64, f64, u64) {
+fn split(x: f64, off: i64) -> (f64, f64, u64) {
     let u = x.to_bits().wrapping_add((0x3ff0_0000_0000_0000 - off) as u64);
-    let row = u >> shift;
     let e = u >> 52;
     let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
     let k = f64::from_bits(kb) + -6755399441055744.0;
     let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(off as u64);
-    (k, f64::from_bits(m), row)
+    (k, f64::from_bits(m), u)
 }
 
 /// `vmath::Vb::lookup`: the row `idx & (N - 1)` of the table.
@@ -56,8 +57,8 @@ fn pow_split(x: f64) -> (f64, f64, u64) {
     let xs = ax * 18014398509481984.0;
     let a = sel(sub, xs, ax);
     let kadj = sel(sub, -54.0, 0.0);
-    let (k, z, row) = split(a, OFF, 45);
-    (k + kadj, z, row)
+    let (k, z, u) = split(a, OFF);
+    (k + kadj, z, u >> 45)
 }
 
 /// pow's f64 lane from its log table to its exp table: `log|x|` as `hi + lo` (`vmath::pow::log_hl`),
@@ -133,54 +134,44 @@ fn pow_lane(x: f64, y: f64) -> f64 {
     pow_end(x, y, r, kd, ki, lookup(&EXP, ki))
 }
 
-/// pow's f32 lane (on values widened to f64) up to its log2 table: `(k, z, row)` of `|x|`.
+/// `vmath::pow::log2_f32`: `log2 ax` for a positive finite `ax` that is an f32 widened.
 #[inline(always)]
-fn pow32_split(x: f64) -> (f64, f64, u64) {
-    split(x.abs(), OFF_F32, 48)
+fn log2_f32(ax: f64) -> f64 {
+    let (k, z, _) = split(ax, OFF_F32);
+    let s = (z + -1.0) / (z + 1.0);
+    let w = s * s;
+    let q: f64 = poly(w, &LOG2_Q);
+    s.mul_add(q, k)
 }
 
-/// pow's f32 lane from its log2 table to its exp2 table: `log2|x|`, `t = y·log2|x|` clamped, and
-/// exp2's reduction: `(r, ki)`.
+/// `vmath::pow::exp2_f32`: `2^(y·l)` in f64, for a result to be rounded to f32.
 #[inline(always)]
-fn pow32_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc]: [f64; 2]) -> (f64, u64) {
-    let r = z.mul_add(invc, -1.0);
-    let y0 = logc + k;
-    let r2 = r * r;
-    let a = r.mul_add(F[0], F[1]);
-    let b = r.mul_add(F[2], F[3]);
-    let r4 = r2 * r2;
-    let q = r.mul_add(F[4], y0);
-    let q = b.mul_add(r2, q);
-    let l = a.mul_add(r4, q);
-    let (ok, sp) = log_edges(x.abs());
-    let l = sel(ok, l, sp);
-    let t = y * l;
-    let t = clamp(t, EXP2_CLAMP.0, EXP2_CLAMP.1);
-    let kd = t + SHIFT_F32;
+fn exp2_f32(y: f64, l: f64) -> f64 {
+    let t = clamp(y * l, EXP2_CLAMP.0, EXP2_CLAMP.1);
+    let kd = t + SHIFT;
     let ki = kd.to_bits();
-    let kd = kd + -SHIFT_F32;
-    (t - kd, ki)
+    let kd = kd + -SHIFT;
+    let r = t - kd;
+    let p: f64 = poly(r, &EXP2_E);
+    f64::from_bits(p.to_bits().wrapping_add(ki << 52))
 }
 
-/// pow's f32 lane after its exp2 table: `2^r·2^(k/32)` and C99's cases (the result to be rounded
-/// to f32).
+/// `vmath::pow::pow_f32`'s fast path on one lane of f32 values widened to f64: positive finite
+/// `x`, finite `y`.
 #[inline(always)]
-fn pow32_end(x: f64, y: f64, r: f64, ki: u64, [head]: [f64; 1]) -> f64 {
-    let s = f64::from_bits(head.to_bits().wrapping_add(ki << 47));
-    let a = E[0].mul_add(r, E[1]);
-    let r2 = r * r;
-    let b = E[2].mul_add(r, 1.0);
-    let p = a.mul_add(r2, b);
-    annex_f(x, y, p * s)
+fn pow32_fast(x: f64, y: f64) -> f64 {
+    exp2_f32(y, log2_f32(x.abs()))
 }
 
-/// `vmath::pow::pow_f32` on one lane of f32 values widened to f64 (the result to be rounded to
-/// f32).
+/// `vmath::pow::pow_f32`'s general path on one lane of f32 values widened to f64 (the result to
+/// be rounded to f32).
 #[inline(always)]
-fn pow32_lane(x: f64, y: f64) -> f64 {
-    let (k, z, row) = pow32_split(x);
-    let (r, ki) = pow32_mid(x, y, k, z, lookup(&LOG2F, row));
-    pow32_end(x, y, r, ki, lookup(&EXP2F, ki))
+fn pow32_general(x: f64, y: f64) -> f64 {
+    let ax = x.abs();
+    let l = log2_f32(ax);
+    let (ok, sp) = log_edges(ax);
+    let l = sel(ok, l, sp);
+    annex_f(x, y, exp2_f32(y, l))
 }
 
 /// A chunk of pow's lanes, `x[j] = pow(x[j], y[j])` in `T` (computed in f64), by the stages of
@@ -224,12 +215,6 @@ macro_rules! staged_chunk {
 #[inline(always)]
 fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
     staged_chunk!(x, y, f64, pow_split, LOG, pow_mid, EXP, pow_end, (kd));
-}
-
-/// pow on a chunk of f32 lanes ([`staged_chunk`]).
-#[inline(always)]
-fn pow32_chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
-    staged_chunk!(x, y, f32, pow32_split, LOG2F, pow32_mid, EXP2F, pow32_end, ());
 }
 
 /// `vmath::pow::log_edges`: where `log ax` is computed, and the others' value.
@@ -280,70 +265,125 @@ pub(super) fn hypot_lane(x: f64, y: f64) -> f64 {
 /// hypot's one path.
 pub(super) struct Hypot;
 
-/// pow by its stages per chunk ([`staged_chunk`]): AVX2.
-pub(super) struct Pow;
-/// pow lane by lane (LLVM gathers the lookups): AVX-512.
-pub(super) struct PowLanes;
-
-/// The [`Paths2`] of routines with one path for every lane (lane selects, no branch: the fast
-/// and the general path alike), from their lane functions, and where given the chunk functions
-/// that run them in stages.
-macro_rules! one_path {
-    ($($f:ident: $lane:ident, $lane32:ident $(, $chunk64:ident, $chunk32:ident)?;)*) => {
-        $(
-            impl Paths2<f64> for $f {
-                #[inline(always)]
-                fn fast_ok(_: f64, _: f64) -> bool {
-                    true
-                }
-                #[inline(always)]
-                fn fast(x: f64, y: f64) -> f64 {
-                    $lane(x, y)
-                }
-                #[inline(always)]
-                fn general(x: f64, y: f64) -> f64 {
-                    $lane(x, y)
-                }
-                $(
-                    #[inline(always)]
-                    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
-                        $chunk64(x, y)
-                    }
-                )?
-            }
-            impl Paths2<f32> for $f {
-                #[inline(always)]
-                fn fast_ok(_: f32, _: f32) -> bool {
-                    true
-                }
-                #[inline(always)]
-                fn fast(x: f32, y: f32) -> f32 {
-                    $lane32(x as f64, y as f64) as f32
-                }
-                #[inline(always)]
-                fn general(x: f32, y: f32) -> f32 {
-                    $lane32(x as f64, y as f64) as f32
-                }
-                $(
-                    #[inline(always)]
-                    fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
-                        $chunk32(x, y)
-                    }
-                )?
-            }
-        )*
-    };
+impl<T: Copy + Into<f64> + FromF64> Paths2<T> for Hypot {
+    #[inline(always)]
+    fn fast_ok(_: T, _: T) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn fast(x: T, y: T) -> T {
+        T::from_f64(hypot_lane(x.into(), y.into()))
+    }
+    #[inline(always)]
+    fn general(x: T, y: T) -> T {
+        T::from_f64(hypot_lane(x.into(), y.into()))
+    }
 }
 
-one_path! {
-    Hypot: hypot_lane, hypot_lane;
-    Pow: pow_lane, pow32_lane, pow64_chunk, pow32_chunk;
-    PowLanes: pow_lane, pow32_lane;
+/// f64 from f64 (itself) or rounded to f32.
+pub(super) trait FromF64 {
+    fn from_f64(x: f64) -> Self;
+}
+
+impl FromF64 for f64 {
+    #[inline(always)]
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+impl FromF64 for f32 {
+    #[inline(always)]
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+/// f64 pow by its stages per chunk ([`staged_chunk`]): AVX2. One path for every lane (lane
+/// selects, no branch), so the chunk needs no test.
+pub(super) struct Pow;
+/// f64 pow lane by lane (LLVM gathers the lookups): AVX-512.
+pub(super) struct PowLanes;
+
+impl Paths2<f64> for Pow {
+    #[inline(always)]
+    fn fast_ok(_: f64, _: f64) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn fast(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn general(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+        pow64_chunk(x, y)
+    }
+}
+
+impl Paths2<f64> for PowLanes {
+    #[inline(always)]
+    fn fast_ok(_: f64, _: f64) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn fast(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn general(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+}
+
+/// f32 pow (`vmath::pow::pow_f32`, no table): the fast path where every lane of the chunk has a
+/// positive finite `x` and a finite `y`, else the general path.
+pub(super) struct Pow32;
+
+impl Paths2<f32> for Pow32 {
+    #[inline(always)]
+    fn fast_ok(x: f32, y: f32) -> bool {
+        (x > 0.0) & (x < f32::INFINITY) & (y.abs() < f32::INFINITY)
+    }
+    #[inline(always)]
+    fn fast(x: f32, y: f32) -> f32 {
+        pow32_fast(x as f64, y as f64) as f32
+    }
+    #[inline(always)]
+    fn general(x: f32, y: f32) -> f32 {
+        pow32_general(x as f64, y as f64) as f32
+    }
+    /// [`Paths2::fast_ok`] for the chunk as one unsigned maximum of the bits: `bits(x) - 1` below
+    /// `bits(f32::MAX)` where `x` is positive and finite (0 wraps around), `bits(|y|) - 1` there too
+    /// where `y` is finite and not ±0 (LLVM left the three comparisons and their conjunction
+    /// partly scalar; ±0 exponents, which the fast path would give 1 as well, take the general
+    /// path, with the same bits).
+    #[inline(always)]
+    fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
+        let mut m = 0u32;
+        for (&a, &b) in x.iter().zip(y.iter()) {
+            let xa = a.to_bits().wrapping_sub(1);
+            let ya = (b.to_bits() & 0x7fff_ffff).wrapping_sub(1);
+            m = m.max(xa).max(ya);
+        }
+        if m < f32::MAX.to_bits() {
+            for (a, &b) in x.iter_mut().zip(y.iter()) {
+                *a = Self::fast(*a, b);
+            }
+        } else {
+            for (a, &b) in x.iter_mut().zip(y.iter()) {
+                *a = Self::general(*a, b);
+            }
+        }
+    }
 }
 
 levels2! {
     pow64: f64, Pow, PowLanes;
-    pow32: f32, Pow, PowLanes;
+    pow32: f32, Pow32;
     hypot64: f64, Hypot;
     hypot32: f32, Hypot;
 }
