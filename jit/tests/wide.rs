@@ -1222,7 +1222,8 @@ fn binary_inputs(rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
 
 /// More pairs `(x, y)` for `x ** y` (pushed as `ys`, `xs`): bases in [0, 4] and [0, 100] with
 /// exponents in [-40, 40], negative bases with integer exponents (odd and even) and with
-/// fractional ones (NaN), bases near 1 with huge exponents, and `|y·log x|` on both sides of 708,
+/// fractional ones (NaN), bases near 1 with huge exponents, runs of positive bases (the fast
+/// paths, by chunks), and `|y·log x|` on both sides of 708,
 /// where the inline exp takes its general path, and of overflow and underflow (f64 and f32).
 fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
     for _ in 0..10_000 {
@@ -1236,6 +1237,16 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
         xs.push(rng.uniform(-5.0, 5.0));
         ys.push(1.0 + rng.uniform(-1e-9, 1e-9));
         xs.push(rng.uniform(-1e12, 1e12));
+    }
+    // runs of positive bases and finite exponents, so that whole chunks take the fast paths, with
+    // |y·log x| beyond 708 (f64's fast path, `vmath::pow::FAST_EXP`) now and then
+    for _ in 0..20_000 {
+        ys.push(rng.uniform(0.01, 100.0));
+        xs.push(rng.uniform(-40.0, 40.0));
+    }
+    for _ in 0..20_000 {
+        ys.push(rng.uniform(0.01, 100.0));
+        xs.push(rng.uniform(-160.0, 160.0));
     }
     for edge in [708.0f64, 709.78, 745.13, 88.72, 103.97, 87.0] {
         for _ in 0..500 {

@@ -18,7 +18,11 @@
 //! select for every lane: `ehi` clamped to [-760, 760], the scale built as `2^(e-1009)` or
 //! `2^(e+1022)` (k > 0 or not) and the `fma`'s result multiplied by `2^1009` or `2^-1022`, which is
 //! exact for a normal result (so the same bits as ARM's fast path) and rounds once more into the
-//! subnormals. ARM states 0.52 ULP for its pow.
+//! subnormals. ARM states 0.52 ULP for its pow. That general path, with [`annex_f`]'s selects and the
+//! subnormal scaling, is taken by a vector (a chunk of the wide routines) with a lane whose base is
+//! not positive, normal and finite, whose exponent is not finite, or whose `|y·log x|` is at least
+//! [`FAST_EXP`]; the others take ARM's fast path alone (no selects, the scale in one integer
+//! addition), with the same bits.
 //!
 //! **f32** ([`pow_f32`], in f64 on the widened values; no table): `|x| = 2^k·z` with `z` in
 //! [0.7071, 1.4142), `s = (z - 1)/(z + 1)` (one division, `z ± 1` exact) and `log2|x| = k +
@@ -77,6 +81,12 @@ pub(crate) const C: [f64; 4] = [
     0.0416666808410674,
     0.008333335853059549,
 ];
+/// f64's fast path holds where `|y·log x|` is below this (and the base is positive, normal and
+/// finite, the exponent finite): the scale `H·2^(k>>7)` is normal (`k>>7` in [-1022, 1021]) and so
+/// is the result (`e^-708` is above the least normal), so the general path's two scalings are
+/// exact and its selects leave the fast path's bits. (ARM's pow leaves its fast path at 512; a
+/// bound there sent every chunk of `2.5**x` over x in [-700, 700] down both paths.)
+pub(crate) const FAST_EXP: f64 = 708.0;
 /// The interval `y·log|x|` is clamped into: beyond, the result is 0 or inf anyway, and `k >> 7`
 /// stays within what the two scalings reach.
 pub(crate) const EXP_CLAMP: f64 = 760.0;
@@ -116,6 +126,39 @@ pub(crate) const EXP2_CLAMP: (f64, f64) = (-160.0, 130.0);
 pub(crate) fn pow(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
+    // the fast path: ARM's, for a positive normal finite x, a finite y and |y·log x| < FAST_EXP
+    let (k, z, u) = split(v, ax, OFF);
+    let row = v.ushr(u, 45);
+    let (lh, ll) = log_core(v, k, z, row);
+    let ehi = v.mul(y, lh);
+    let nehi = v.neg(ehi);
+    let elo = v.fma(y, lh, nehi);
+    let elo = v.fma(y, ll, elo);
+    let (r, _, ki) = exp_reduce(v, ehi, elo);
+    let [tail, head] = v.lookup(&EXP, ki);
+    let top = v.shl(ki, 45);
+    let hb = v.bits(head);
+    let sb = v.iadd(hb, top);
+    let scale = v.float(sb);
+    let tmp = exp_tmp(v, r, tail);
+    let fast = v.fma(scale, tmp, scale);
+    let xn = v.cmpc(GreaterThanOrEqual, x, super::log::MIN_NORMAL);
+    let xf = v.cmpc(LessThan, x, f64::INFINITY);
+    let ay = v.abs(y);
+    let yf = v.cmpc(LessThan, ay, f64::INFINITY);
+    let aehi = v.abs(ehi);
+    let ef = v.cmpc(LessThan, aehi, FAST_EXP);
+    let ok = v.and(xn, xf);
+    let ok2 = v.and(yf, ef);
+    let ok = v.and(ok, ok2);
+    let edge = v.not(ok);
+    v.guard_shared(edge, fast, |v| pow_general(v, x, y, ax))
+}
+
+/// pow's general path: every lane by selects (subnormal bases, zeros, infinities, NaN, negative
+/// bases, results near or beyond overflow and underflow); a lane of the fast path gets its bits.
+fn pow_general(v: &mut Vb<'_, '_>, x: Value, y: Value, ax: Value) -> Value {
+    use FloatCC::*;
     let (lh, ll) = log_hl(v, ax);
     let (ok, sp) = log_edges(v, ax);
     let lh = v.sel(ok, lh, sp);
@@ -162,6 +205,12 @@ fn log_hl(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
     let (k, z, u) = split(v, x, OFF);
     let row = v.ushr(u, 45);
     let k = v.add(k, kadj);
+    log_core(v, k, z, row)
+}
+
+/// `log(2^k·z)` as `(hi, lo)`, the table's row `row` read for `z`: ARM's `log_inline` after its
+/// reduction.
+fn log_core(v: &mut Vb<'_, '_>, k: Value, z: Value, row: Value) -> (Value, Value) {
     let [invc, logc, logctail] = v.lookup(&LOG, row);
     let m1 = v.c(-1.0);
     let r = v.fma(z, invc, m1);
@@ -208,15 +257,7 @@ fn log_hl(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
 /// special case as a select for every lane (module docs).
 fn exp_hl(v: &mut Vb<'_, '_>, x: Value, lo: Value) -> Value {
     let x = super::exp::clamp(v, x, -EXP_CLAMP, EXP_CLAMP);
-    let z = v.mulc(x, INV_LN2_N);
-    let kd = v.addc(z, SHIFT);
-    let ki = v.bits(kd);
-    let kd = v.addc(kd, -SHIFT);
-    let hi = v.c(NEG_LN2_HI_N);
-    let r = v.fma(kd, hi, x);
-    let lo2 = v.c(NEG_LN2_LO_N);
-    let r = v.fma(kd, lo2, r);
-    let r = v.add(r, lo);
+    let (r, kd, ki) = exp_reduce(v, x, lo);
     let [tail, head] = v.lookup(&EXP, ki);
     // the scale H·2^(k>>7), its exponent moved for one of the two final scalings
     let top = v.shl(ki, 45);
@@ -230,7 +271,27 @@ fn exp_hl(v: &mut Vb<'_, '_>, x: Value, lo: Value) -> Value {
     let f = v.c(UP);
     let g = v.c(DOWN);
     let f = v.sel(pos, f, g);
-    // tmp = T + r + r²·(C0 + r·C1) + r⁴·(C2 + r·C3)
+    let tmp = exp_tmp(v, r, tail);
+    let y = v.fma(scale, tmp, scale);
+    v.mul(y, f)
+}
+
+/// exp's reduction of `x + lo`: `k = nearest(x·128/ln2)` as `kd` (a float) and `ki` (its bits'
+/// low part), `r = x - k·ln2/128 + lo`: `(r, kd, ki)`.
+fn exp_reduce(v: &mut Vb<'_, '_>, x: Value, lo: Value) -> (Value, Value, Value) {
+    let z = v.mulc(x, INV_LN2_N);
+    let kd = v.addc(z, SHIFT);
+    let ki = v.bits(kd);
+    let kd = v.addc(kd, -SHIFT);
+    let hi = v.c(NEG_LN2_HI_N);
+    let r = v.fma(kd, hi, x);
+    let lo2 = v.c(NEG_LN2_LO_N);
+    let r = v.fma(kd, lo2, r);
+    (v.add(r, lo), kd, ki)
+}
+
+/// `tmp = T + r + r²·(C0 + r·C1) + r⁴·(C2 + r·C3)`, `e^r·2^(i/128) ≈ H·(1 + tmp)`.
+fn exp_tmp(v: &mut Vb<'_, '_>, r: Value, tail: Value) -> Value {
     let r2 = v.mul(r, r);
     let c1 = v.c(C[1]);
     let c0 = v.c(C[0]);
@@ -241,9 +302,7 @@ fn exp_hl(v: &mut Vb<'_, '_>, x: Value, lo: Value) -> Value {
     let t = v.add(tail, r);
     let t = v.fma(r2, p01, t);
     let r4 = v.mul(r2, r2);
-    let tmp = v.fma(r4, p23, t);
-    let y = v.fma(scale, tmp, scale);
-    v.mul(y, f)
+    v.fma(r4, p23, t)
 }
 
 /// pow of f32 values widened to F64X2, for a result rounded once to f32 by the caller (module

@@ -2,9 +2,11 @@
 //! operations in the same order, their constants, `mul_add` where they emit `fma`), and their
 //! `#[target_feature]` loops over two slices (`binary.rs`).
 //!
-//! f64 pow's inline code has one path, no branch (its table lookups are scalar loads per lane;
-//! here the same statics are indexed, which rustc turns into gathers where the level has them), so
-//! every lane takes it here too and the chunks need no test; so has hypot. f32 pow
+//! f64 pow's table lookups are scalar loads per lane in the inline code; here the same statics
+//! are indexed, which rustc turns into gathers where the level has them. Its fast path (positive
+//! normal finite bases, finite exponents, `|y·log x|` below `vmath::pow::FAST_EXP`) is tested per
+//! chunk, the inputs first and `|y·log x|` after the log; its general path is one path for every
+//! lane (selects, no branch), as hypot's, which needs no test. f32 pow
 //! (`vmath::pow::pow_f32`, no table, computed on the widened values and rounded once) has a fast
 //! path for positive finite bases and finite exponents and a general path, chosen per chunk of 16
 //! lanes where the inline code chooses per vector (the same bits either way); f32 hypot is the f64
@@ -15,8 +17,8 @@ use super::lanes::{CHUNK, poly, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
 use crate::vmath::pow::{
-    A, C, DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, INV_LN2_N, LN2_HI, LN2_LO, LOG2_Q, NEG_LN2_HI_N,
-    NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, UP, UP_BITS,
+    A, C, DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, FAST_EXP, INV_LN2_N, LN2_HI, LN2_LO, LOG2_Q,
+    NEG_LN2_HI_N, NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, UP, UP_BITS,
 };
 use crate::vmath::pow_tables::{EXP, LOG};
 
@@ -61,10 +63,16 @@ fn pow_split(x: f64) -> (f64, f64, u64) {
     (k + kadj, z, u >> 45)
 }
 
-/// pow's f64 lane from its log table to its exp table: `log|x|` as `hi + lo` (`vmath::pow::log_hl`),
-/// `y·log|x|` as `ehi + elo`, and exp's reduction: `(r, kd, ki)`.
+/// pow's f64 fast path up to its log table: `(k, z, row)` of a positive normal finite `x`.
 #[inline(always)]
-fn pow_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64, u64) {
+fn pow_split_fast(x: f64) -> (f64, f64, u64) {
+    let (k, z, u) = split(x, OFF);
+    (k, z, u >> 45)
+}
+
+/// `vmath::pow::log_core`: `log|x|` as `hi + lo` from `(k, z)` and the log table's row.
+#[inline(always)]
+fn log_core(k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64) {
     let r = z.mul_add(invc, -1.0);
     let t1 = k.mul_add(LN2_HI, logc);
     let t2 = t1 + r;
@@ -88,6 +96,26 @@ fn pow_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> 
     let lo = lo + p;
     let lh = hi + lo;
     let ll = (hi - lh) + lo;
+    (lh, ll)
+}
+
+/// `vmath::pow::exp_reduce`: exp's reduction of `x + elo`: `(r, kd, ki)`.
+#[inline(always)]
+fn exp_reduce(x: f64, elo: f64) -> (f64, f64, u64) {
+    let z = x * INV_LN2_N;
+    let kd = z + SHIFT;
+    let ki = kd.to_bits();
+    let kd = kd + -SHIFT;
+    let r = kd.mul_add(NEG_LN2_HI_N, x);
+    let r = kd.mul_add(NEG_LN2_LO_N, r);
+    (r + elo, kd, ki)
+}
+
+/// pow's f64 lane from its log table to its exp table: `log|x|` as `hi + lo` (`vmath::pow::log_hl`),
+/// `y·log|x|` as `ehi + elo`, and exp's reduction: `(r, kd, ki)`.
+#[inline(always)]
+fn pow_mid(x: f64, y: f64, k: f64, z: f64, row: [f64; 3]) -> (f64, f64, u64) {
+    let (lh, ll) = log_core(k, z, row);
     // vmath::pow::pow
     let (ok, sp) = log_edges(x.abs());
     let lh = sel(ok, lh, sp);
@@ -97,14 +125,31 @@ fn pow_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> 
     let elo = y.mul_add(ll, elo);
     let elo = sel(ehi.abs() < 2000.0, elo, 0.0);
     // vmath::pow::exp_hl up to its table
-    let x = clamp(ehi, -EXP_CLAMP, EXP_CLAMP);
-    let z = x * INV_LN2_N;
-    let kd = z + SHIFT;
-    let ki = kd.to_bits();
-    let kd = kd + -SHIFT;
-    let r = kd.mul_add(NEG_LN2_HI_N, x);
-    let r = kd.mul_add(NEG_LN2_LO_N, r);
-    (r + elo, kd, ki)
+    exp_reduce(clamp(ehi, -EXP_CLAMP, EXP_CLAMP), elo)
+}
+
+/// pow's f64 fast path from its log table to its exp table: `(r, ki, |ehi|)`, the last for the
+/// chunk's test ([`FAST_EXP`]).
+#[inline(always)]
+fn pow_mid_fast(y: f64, k: f64, z: f64, row: [f64; 3]) -> (f64, u64, f64) {
+    let (lh, ll) = log_core(k, z, row);
+    let ehi = y * lh;
+    let elo = y.mul_add(lh, -ehi);
+    let elo = y.mul_add(ll, elo);
+    let (r, _, ki) = exp_reduce(ehi, elo);
+    (r, ki, ehi.abs())
+}
+
+/// `vmath::pow::exp_tmp`: `T + r + r²·(C0 + r·C1) + r⁴·(C2 + r·C3)`.
+#[inline(always)]
+fn exp_tmp(r: f64, tail: f64) -> f64 {
+    let r2 = r * r;
+    let p01 = r.mul_add(C[1], C[0]);
+    let p23 = r.mul_add(C[3], C[2]);
+    let t = tail + r;
+    let t = r2.mul_add(p01, t);
+    let r4 = r2 * r2;
+    r4.mul_add(p23, t)
 }
 
 /// pow's f64 lane after its exp table: the scale, `e^r`, the two scalings and C99's cases.
@@ -116,14 +161,17 @@ fn pow_end(x: f64, y: f64, r: f64, kd: f64, ki: u64, [tail, head]: [f64; 2]) -> 
     let adj = sel(pos, UP_BITS, DOWN_BITS);
     let scale = f64::from_bits(sbits.wrapping_add(adj as u64));
     let f = sel(pos, UP, DOWN);
-    let r2 = r * r;
-    let p01 = r.mul_add(C[1], C[0]);
-    let p23 = r.mul_add(C[3], C[2]);
-    let t = tail + r;
-    let t = r2.mul_add(p01, t);
-    let r4 = r2 * r2;
-    let tmp = r4.mul_add(p23, t);
+    let tmp = exp_tmp(r, tail);
     annex_f(x, y, scale.mul_add(tmp, scale) * f)
+}
+
+/// pow's f64 fast path after its exp table: `scale + scale·tmp`, the scale `H·2^(k>>7)` by one
+/// integer addition (a normal result: the general path's two scalings are exact).
+#[inline(always)]
+fn pow_end_fast(r: f64, ki: u64, [tail, head]: [f64; 2]) -> f64 {
+    let scale = f64::from_bits(head.to_bits().wrapping_add(ki << 45));
+    let tmp = exp_tmp(r, tail);
+    scale.mul_add(tmp, scale)
 }
 
 /// `vmath::pow::pow` on one f64 lane.
@@ -132,6 +180,33 @@ fn pow_lane(x: f64, y: f64) -> f64 {
     let (k, z, row) = pow_split(x);
     let (r, kd, ki) = pow_mid(x, y, k, z, lookup(&LOG, row));
     pow_end(x, y, r, kd, ki, lookup(&EXP, ki))
+}
+
+/// `vmath::pow::pow`'s fast path on one f64 lane (positive normal finite `x`, finite `y`), and
+/// `|y·log x|` (the fast path holds where it is below [`FAST_EXP`]).
+#[inline(always)]
+fn pow_lane_fast(x: f64, y: f64) -> (f64, f64) {
+    let (k, z, row) = pow_split_fast(x);
+    let (r, ki, aehi) = pow_mid_fast(y, k, z, lookup(&LOG, row));
+    (pow_end_fast(r, ki, lookup(&EXP, ki)), aehi)
+}
+
+/// Whether every pair of the chunk has a positive normal finite `x` and a finite `y`: on the bits
+/// as signed integers, `t = bits(x) - bits(MIN_NORMAL)` and `C = bits(MAX) - bits(MIN_NORMAL)`,
+/// `t` in `[0, C]` where `t` and `C - t` have their sign bits clear, and `bits(|y|) <= bits(MAX)`
+/// where `bits(MAX) - bits(|y|)` has; the sign bits or-ed over the chunk (a minimum and maximum
+/// of 64-bit integers was left scalar at AVX2, which has no such instructions).
+#[inline(always)]
+fn pow64_inputs_ok(x: &[f64; CHUNK], y: &[f64; CHUNK]) -> bool {
+    const MIN: i64 = MIN_NORMAL.to_bits() as i64;
+    const MAX: i64 = f64::MAX.to_bits() as i64;
+    let mut acc = 0i64;
+    for (&a, &b) in x.iter().zip(y.iter()) {
+        let t = (a.to_bits() as i64).wrapping_sub(MIN);
+        let u = (b.to_bits() & !(1 << 63)) as i64;
+        acc |= t | (MAX - MIN).wrapping_sub(t) | (MAX - u);
+    }
+    acc >= 0
 }
 
 /// `vmath::pow::log2_f32`: `log2 ax` for a positive finite `ax` that is an f32 widened.
@@ -211,10 +286,66 @@ macro_rules! staged_chunk {
     }};
 }
 
-/// pow on a chunk of f64 lanes ([`staged_chunk`]).
+/// pow on a chunk of f64 lanes by stages: the fast path's ([`pow_lane_fast`] cut at its lookups)
+/// where every pair allows it (the inputs first, then `|y·log x|` after the middle stage), else the
+/// general path's ([`staged_chunk`]).
 #[inline(always)]
 fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+    if pow64_inputs_ok(x, y) {
+        let mut k = [0.0f64; CHUNK];
+        let mut z = [0.0f64; CHUNK];
+        let mut row = [0u64; CHUNK];
+        for j in 0..CHUNK {
+            (k[j], z[j], row[j]) = pow_split_fast(x[j]);
+        }
+        let mut t1 = [[0.0f64; 3]; CHUNK];
+        for j in 0..CHUNK {
+            t1[j] = lookup(&LOG, row[j]);
+        }
+        let mut r = [0.0f64; CHUNK];
+        let mut ki = [0u64; CHUNK];
+        let mut ae = [0.0f64; CHUNK];
+        for j in 0..CHUNK {
+            (r[j], ki[j], ae[j]) = pow_mid_fast(y[j], k[j], z[j], t1[j]);
+        }
+        let mut ok = true;
+        for &a in &ae {
+            ok &= a < FAST_EXP;
+        }
+        if ok {
+            let mut t2 = [[0.0f64; 2]; CHUNK];
+            for j in 0..CHUNK {
+                t2[j] = lookup(&EXP, ki[j]);
+            }
+            for j in 0..CHUNK {
+                x[j] = pow_end_fast(r[j], ki[j], t2[j]);
+            }
+            return;
+        }
+    }
     staged_chunk!(x, y, f64, pow_split, LOG, pow_mid, EXP, pow_end, (kd));
+}
+
+/// pow on a chunk of f64 lanes lane by lane (AVX-512, where LLVM gathers the lookups): the fast
+/// path where every pair allows it, else the general path.
+#[inline(always)]
+fn pow64_chunk_lanes(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+    if pow64_inputs_ok(x, y) {
+        let mut out = [0.0f64; CHUNK];
+        let mut ok = true;
+        for j in 0..CHUNK {
+            let (v, ae) = pow_lane_fast(x[j], y[j]);
+            out[j] = v;
+            ok &= ae < FAST_EXP;
+        }
+        if ok {
+            *x = out;
+            return;
+        }
+    }
+    for j in 0..CHUNK {
+        x[j] = pow_lane(x[j], y[j]);
+    }
 }
 
 /// `vmath::pow::log_edges`: where `log ax` is computed, and the others' value.
@@ -299,10 +430,10 @@ impl FromF64 for f32 {
     }
 }
 
-/// f64 pow by its stages per chunk ([`staged_chunk`]): AVX2. One path for every lane (lane
-/// selects, no branch), so the chunk needs no test.
+/// f64 pow by its stages per chunk ([`pow64_chunk`]): AVX2. The general path has one path for
+/// every lane (lane selects, no branch); the fast path is tested per chunk.
 pub(super) struct Pow;
-/// f64 pow lane by lane (LLVM gathers the lookups): AVX-512.
+/// f64 pow lane by lane (LLVM gathers the lookups; [`pow64_chunk_lanes`]): AVX-512.
 pub(super) struct PowLanes;
 
 impl Paths2<f64> for Pow {
@@ -336,6 +467,10 @@ impl Paths2<f64> for PowLanes {
     #[inline(always)]
     fn general(x: f64, y: f64) -> f64 {
         pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+        pow64_chunk_lanes(x, y)
     }
 }
 
