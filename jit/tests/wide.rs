@@ -1327,6 +1327,44 @@ fn binary_routines_match<T: Elem + WideElem>() {
     }
 }
 
+/// pow of a constant base (`2.5**x`: every lane of a chunk one value, whose log the wide fast
+/// paths compute once per chunk) gives the inline bits: bases below, at and above 1, exponents
+/// with |y·log x| on both sides of f64's fast-path bound, and a few special exponents.
+fn pow_constant_base_matches<T: Elem + WideElem>() {
+    let mut rng = Rng::new(19);
+    for base in [2.5f64, 0.3, 1.0, 1e-5, 3.0e4, 10.0, 7.0, -2.0, 0.0, f64::INFINITY] {
+        let mut xs: Vec<f64> = (0..4000).map(|_| rng.uniform(-40.0, 40.0)).collect();
+        xs.extend((0..4000).map(|_| rng.uniform(-800.0, 800.0)));
+        xs.extend([
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            1.0,
+            -1.0,
+            0.5,
+        ]);
+        let xs: Vec<T> = xs.into_iter().map(T::from_f64).collect();
+        let ys: Vec<T> = vec![T::from_f64(base); xs.len()];
+        let y64: Vec<f64> = ys.iter().map(|x| x.to_f64()).collect();
+        let want = inline_binary(wide::Binary::Pow, &ys, &xs);
+        for level in levels() {
+            let mut got = ys.clone();
+            kiln_jit::apply_wide_binary(wide::Binary::Pow, level, &mut got, &xs).unwrap();
+            let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
+            let what = format!("pow {base}**x {:?} {level:?}", <T as WideElem>::DTYPE);
+            assert_same(&what, &y64, &got, &want);
+        }
+    }
+}
+
+#[test]
+fn pow_constant_base_gives_the_inline_bits() {
+    pow_constant_base_matches::<f64>();
+    pow_constant_base_matches::<f32>();
+}
+
 #[test]
 fn binary_routines_give_the_inline_bits_f64() {
     binary_routines_match::<f64>();

@@ -6,7 +6,10 @@
 //! are indexed, which rustc turns into gathers where the level has them. Its fast path (positive
 //! normal finite bases, finite exponents, `|y·log x|` below `vmath::pow::FAST_EXP`) is tested per
 //! chunk, the inputs first and `|y·log x|` after the log; its general path is one path for every
-//! lane (selects, no branch), as hypot's, which needs no test. f32 pow
+//! lane (selects, no branch), as hypot's, which needs no test. A slice whose bases are all one
+//! positive normal finite value (a constant base staged by the kernel: `2.5**x`) computes that
+//! log once ([`Paths2::constant_first`]) and each chunk from `y·log x` on, by the fast path where
+//! its exponents allow it: the same operations on the same values, so the same bits. f32 pow
 //! (`vmath::pow::pow_f32`, no table, computed on the widened values and rounded once) has a fast
 //! path for positive finite bases and finite exponents and a general path, chosen per chunk of 16
 //! lanes where the inline code chooses per vector (the same bits either way); f32 hypot is the f64
@@ -133,11 +136,175 @@ fn pow_mid(x: f64, y: f64, k: f64, z: f64, row: [f64; 3]) -> (f64, f64, u64) {
 #[inline(always)]
 fn pow_mid_fast(y: f64, k: f64, z: f64, row: [f64; 3]) -> (f64, u64, f64) {
     let (lh, ll) = log_core(k, z, row);
+    exp_mid_fast(y, lh, ll)
+}
+
+/// pow's f64 fast path from `log x = lh + ll` to its exp table: `(r, ki, |ehi|)`.
+#[inline(always)]
+fn exp_mid_fast(y: f64, lh: f64, ll: f64) -> (f64, u64, f64) {
     let ehi = y * lh;
     let elo = y.mul_add(lh, -ehi);
     let elo = y.mul_add(ll, elo);
     let (r, _, ki) = exp_reduce(ehi, elo);
     (r, ki, ehi.abs())
+}
+
+/// `log x` as `(hi, lo)` for a positive normal finite `x` (the fast path's), computed once for a
+/// slice whose bases are all `x` ([`Paths2::constant_first`]).
+#[inline(always)]
+fn log_fast(x: f64) -> (f64, f64) {
+    let (k, z, row) = pow_split_fast(x);
+    log_core(k, z, lookup(&LOG, row))
+}
+
+/// Whether every value of `xs` (not empty) has the bits of the first, by chunks.
+#[inline(always)]
+fn all_same64(xs: &[f64]) -> bool {
+    let b = xs[0].to_bits();
+    for c in xs.chunks(CHUNK) {
+        let mut d = 0u64;
+        for &a in c {
+            d |= a.to_bits() ^ b;
+        }
+        if d != 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// [`all_same64`] on f32.
+#[inline(always)]
+fn all_same32(xs: &[f32]) -> bool {
+    let b = xs[0].to_bits();
+    for c in xs.chunks(CHUNK) {
+        let mut d = 0u32;
+        for &a in c {
+            d |= a.to_bits() ^ b;
+        }
+        if d != 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// The slices `$xs`, `$ys` by chunks `$x`, `$y` of `$body`, the remainder padded as `map2` pads it
+/// (the base in every lane of `$xs` already). A macro, not a function of a closure: a closure is
+/// not inlined into the `#[target_feature]` function, and compiled without its features it calls
+/// `fma` out of line.
+macro_rules! const_chunks {
+    ($xs:ident, $ys:ident, |$x:ident, $y:ident| $body:block) => {{
+        let mut xc = $xs.chunks_exact_mut(CHUNK);
+        let mut yc = $ys.chunks_exact(CHUNK);
+        for (cx, cy) in (&mut xc).zip(&mut yc) {
+            let $x: &mut [_; CHUNK] = cx.try_into().expect("a chunk of CHUNK lanes");
+            let $y: &[_; CHUNK] = cy.try_into().expect("a chunk of CHUNK lanes");
+            $body
+        }
+        let (xr, yr) = (xc.into_remainder(), yc.remainder());
+        if let (Some(&fx), Some(&fy)) = (xr.first(), yr.first()) {
+            let mut bx = [fx; CHUNK];
+            let mut by = [fy; CHUNK];
+            bx[..xr.len()].copy_from_slice(xr);
+            by[..yr.len()].copy_from_slice(yr);
+            {
+                let $x = &mut bx;
+                let $y = &by;
+                $body
+            }
+            xr.copy_from_slice(&bx[..xr.len()]);
+        }
+    }};
+}
+
+/// Whether every exponent of the chunk is finite (or-ed sign bits of `bits(MAX) - bits(|y|)`).
+#[inline(always)]
+fn exps_finite64(y: &[f64; CHUNK]) -> bool {
+    const MAX: i64 = f64::MAX.to_bits() as i64;
+    let mut acc = 0i64;
+    for &b in y {
+        acc |= MAX - (b.to_bits() & !(1 << 63)) as i64;
+    }
+    acc >= 0
+}
+
+/// f64 pow of a constant base over whole slices: where the base is positive, normal and finite,
+/// its log once, each chunk by the fast path from `ehi` on where its exponents allow it (AVX2's
+/// stages where `staged`, AVX-512 lane by lane), else by `P`'s chunk rule.
+#[inline(always)]
+fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool) -> bool {
+    let Some(&b) = xs.first() else { return false };
+    if !((MIN_NORMAL..=f64::MAX).contains(&b) && all_same64(xs)) {
+        return false;
+    }
+    let (lh, ll) = log_fast(b);
+    const_chunks!(xs, ys, |x, y| {
+        'chunk: {
+            if exps_finite64(y) {
+                let mut out = [0.0f64; CHUNK];
+                let mut ok = true;
+                if staged {
+                    let mut r = [0.0f64; CHUNK];
+                    let mut ki = [0u64; CHUNK];
+                    let mut ae = [0.0f64; CHUNK];
+                    for j in 0..CHUNK {
+                        (r[j], ki[j], ae[j]) = exp_mid_fast(y[j], lh, ll);
+                    }
+                    for &a in &ae {
+                        ok &= a < FAST_EXP;
+                    }
+                    if ok {
+                        let mut t2 = [[0.0f64; 2]; CHUNK];
+                        for j in 0..CHUNK {
+                            t2[j] = lookup(&EXP, ki[j]);
+                        }
+                        for j in 0..CHUNK {
+                            out[j] = pow_end_fast(r[j], ki[j], t2[j]);
+                        }
+                    }
+                } else {
+                    for j in 0..CHUNK {
+                        let (r, ki, ae) = exp_mid_fast(y[j], lh, ll);
+                        out[j] = pow_end_fast(r, ki, lookup(&EXP, ki));
+                        ok &= ae < FAST_EXP;
+                    }
+                }
+                if ok {
+                    *x = out;
+                    break 'chunk;
+                }
+            }
+            P::chunk(x, y)
+        }
+    });
+    true
+}
+
+/// f32 pow of a constant base over whole slices: where the base is positive and finite, its log2
+/// once, each chunk by the fast path from `y·log2 x` on where its exponents allow it, else by the
+/// chunk's own rule.
+#[inline(always)]
+fn pow32_constant(xs: &mut [f32], ys: &[f32]) -> bool {
+    let Some(&b) = xs.first() else { return false };
+    if !(b > 0.0 && b < f32::INFINITY && all_same32(xs)) {
+        return false;
+    }
+    let l = log2_f32(b as f64);
+    const_chunks!(xs, ys, |x, y| {
+        let mut m = 0u32;
+        for &e in y {
+            m = m.max((e.to_bits() & 0x7fff_ffff).wrapping_sub(1));
+        }
+        if m < f32::MAX.to_bits() {
+            for (a, &e) in x.iter_mut().zip(y.iter()) {
+                *a = exp2_f32(e as f64, l) as f32;
+            }
+        } else {
+            <Pow32 as Paths2<f32>>::chunk(x, y)
+        }
+    });
+    true
 }
 
 /// `vmath::pow::exp_tmp`: `T + r + r²·(C0 + r·C1) + r⁴·(C2 + r·C3)`.
@@ -292,6 +459,9 @@ macro_rules! staged_chunk {
 #[inline(always)]
 fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
     if pow64_inputs_ok(x, y) {
+        let mut r = [0.0f64; CHUNK];
+        let mut ki = [0u64; CHUNK];
+        let mut ae = [0.0f64; CHUNK];
         let mut k = [0.0f64; CHUNK];
         let mut z = [0.0f64; CHUNK];
         let mut row = [0u64; CHUNK];
@@ -302,9 +472,6 @@ fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
         for j in 0..CHUNK {
             t1[j] = lookup(&LOG, row[j]);
         }
-        let mut r = [0.0f64; CHUNK];
-        let mut ki = [0u64; CHUNK];
-        let mut ae = [0.0f64; CHUNK];
         for j in 0..CHUNK {
             (r[j], ki[j], ae[j]) = pow_mid_fast(y[j], k[j], z[j], t1[j]);
         }
@@ -453,6 +620,10 @@ impl Paths2<f64> for Pow {
     fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
         pow64_chunk(x, y)
     }
+    #[inline(always)]
+    fn constant_first(xs: &mut [f64], ys: &[f64]) -> bool {
+        pow64_constant::<Self>(xs, ys, true)
+    }
 }
 
 impl Paths2<f64> for PowLanes {
@@ -471,6 +642,10 @@ impl Paths2<f64> for PowLanes {
     #[inline(always)]
     fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
         pow64_chunk_lanes(x, y)
+    }
+    #[inline(always)]
+    fn constant_first(xs: &mut [f64], ys: &[f64]) -> bool {
+        pow64_constant::<Self>(xs, ys, false)
     }
 }
 
@@ -496,6 +671,10 @@ impl Paths2<f32> for Pow32 {
     /// where `y` is finite and not ±0 (LLVM left the three comparisons and their conjunction
     /// partly scalar; ±0 exponents, which the fast path would give 1 as well, take the general
     /// path, with the same bits).
+    #[inline(always)]
+    fn constant_first(xs: &mut [f32], ys: &[f32]) -> bool {
+        pow32_constant(xs, ys)
+    }
     #[inline(always)]
     fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
         let mut m = 0u32;
