@@ -1222,7 +1222,8 @@ fn binary_inputs(rng: &mut Rng) -> (Vec<f64>, Vec<f64>) {
 
 /// More pairs `(x, y)` for `x ** y` (pushed as `ys`, `xs`): bases in [0, 4] and [0, 100] with
 /// exponents in [-40, 40], negative bases with integer exponents (odd and even) and with
-/// fractional ones (NaN), bases near 1 with huge exponents, and `|y·log x|` on both sides of 708,
+/// fractional ones (NaN), bases near 1 with huge exponents, runs of positive bases (the fast
+/// paths, by chunks), and `|y·log x|` on both sides of 708,
 /// where the inline exp takes its general path, and of overflow and underflow (f64 and f32).
 fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
     for _ in 0..10_000 {
@@ -1236,6 +1237,16 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
         xs.push(rng.uniform(-5.0, 5.0));
         ys.push(1.0 + rng.uniform(-1e-9, 1e-9));
         xs.push(rng.uniform(-1e12, 1e12));
+    }
+    // runs of positive bases and finite exponents, so that whole chunks take the fast paths, with
+    // |y·log x| beyond 708 (f64's fast path, `vmath::pow::FAST_EXP`) now and then
+    for _ in 0..20_000 {
+        ys.push(rng.uniform(0.01, 100.0));
+        xs.push(rng.uniform(-40.0, 40.0));
+    }
+    for _ in 0..20_000 {
+        ys.push(rng.uniform(0.01, 100.0));
+        xs.push(rng.uniform(-160.0, 160.0));
     }
     for edge in [708.0f64, 709.78, 745.13, 88.72, 103.97, 87.0] {
         for _ in 0..500 {
@@ -1314,6 +1325,44 @@ fn binary_routines_match<T: Elem + WideElem>() {
             assert!(kiln_jit::apply_wide_binary(r, level, &mut one, &xs[..3]).is_err());
         }
     }
+}
+
+/// pow of a constant base (`2.5**x`: every lane of a chunk one value, whose log the wide fast
+/// paths compute once per chunk) gives the inline bits: bases below, at and above 1, exponents
+/// with |y·log x| on both sides of f64's fast-path bound, and a few special exponents.
+fn pow_constant_base_matches<T: Elem + WideElem>() {
+    let mut rng = Rng::new(19);
+    for base in [2.5f64, 0.3, 1.0, 1e-5, 3.0e4, 10.0, 7.0, -2.0, 0.0, f64::INFINITY] {
+        let mut xs: Vec<f64> = (0..4000).map(|_| rng.uniform(-40.0, 40.0)).collect();
+        xs.extend((0..4000).map(|_| rng.uniform(-800.0, 800.0)));
+        xs.extend([
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            1.0,
+            -1.0,
+            0.5,
+        ]);
+        let xs: Vec<T> = xs.into_iter().map(T::from_f64).collect();
+        let ys: Vec<T> = vec![T::from_f64(base); xs.len()];
+        let y64: Vec<f64> = ys.iter().map(|x| x.to_f64()).collect();
+        let want = inline_binary(wide::Binary::Pow, &ys, &xs);
+        for level in levels() {
+            let mut got = ys.clone();
+            kiln_jit::apply_wide_binary(wide::Binary::Pow, level, &mut got, &xs).unwrap();
+            let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
+            let what = format!("pow {base}**x {:?} {level:?}", <T as WideElem>::DTYPE);
+            assert_same(&what, &y64, &got, &want);
+        }
+    }
+}
+
+#[test]
+fn pow_constant_base_gives_the_inline_bits() {
+    pow_constant_base_matches::<f64>();
+    pow_constant_base_matches::<f32>();
 }
 
 #[test]

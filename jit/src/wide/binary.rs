@@ -31,6 +31,13 @@ pub(super) trait Paths2<T: Copy> {
     {
         chunk2::<T, Self>(x, y)
     }
+    /// Computes the whole slices by a rule of its own and returns true, or returns false (the
+    /// default) for [`map2`]'s chunks: pow where every base is one value (`2.5**x`), whose log it
+    /// computes once (the same operations on the same value, so the same bits).
+    #[inline(always)]
+    fn constant_first(_xs: &mut [T], _ys: &[T]) -> bool {
+        false
+    }
 }
 
 /// The chunk's pairs by the fast path if every one of them allows it, else by the general path.
@@ -56,6 +63,9 @@ fn chunk2<T: Copy, P: Paths2<T>>(x: &mut [T; CHUNK], y: &[T; CHUNK]) {
 #[inline(always)]
 pub(super) fn map2<T: Copy, P: Paths2<T>>(xs: &mut [T], ys: &[T]) {
     let ys = &ys[..xs.len()];
+    if P::constant_first(xs, ys) {
+        return;
+    }
     let mut xc = xs.chunks_exact_mut(CHUNK);
     let mut yc = ys.chunks_exact(CHUNK);
     for (x, y) in (&mut xc).zip(&mut yc) {

@@ -2,32 +2,38 @@
 //! operations in the same order, their constants, `mul_add` where they emit `fma`), and their
 //! `#[target_feature]` loops over two slices (`binary.rs`).
 //!
-//! pow's inline code has one path, no branch (its table lookups are scalar loads per lane; here
-//! the same statics are indexed, which rustc turns into gathers where the level has them), so
-//! every lane takes it here too and the chunks need no test; so has hypot. f32 is the f64 lane of
-//! the widened values (pow: `vmath::pow::pow_f32`'s lane), rounded once, as the inline code
-//! computes it.
+//! f64 pow's table lookups are scalar loads per lane in the inline code; here the same statics
+//! are indexed, which rustc turns into gathers where the level has them. Its fast path (positive
+//! normal finite bases, finite exponents, `|y·log x|` below `vmath::pow::FAST_EXP`) is tested per
+//! chunk, the inputs first and `|y·log x|` after the log; its general path is one path for every
+//! lane (selects, no branch), as hypot's, which needs no test. A slice whose bases are all one
+//! positive normal finite value (a constant base staged by the kernel: `2.5**x`) computes that
+//! log once ([`Paths2::constant_first`]) and each chunk from `y·log x` on, by the fast path where
+//! its exponents allow it: the same operations on the same values, so the same bits. f32 pow
+//! (`vmath::pow::pow_f32`, no table, computed on the widened values and rounded once) has a fast
+//! path for positive finite bases and finite exponents and a general path, chosen per chunk of 16
+//! lanes where the inline code chooses per vector (the same bits either way); f32 hypot is the f64
+//! lane of the widened values, rounded once.
 
 use super::binary::{Paths2, levels2, map2};
-use super::lanes::{CHUNK, sel};
+use super::lanes::{CHUNK, poly, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
 use crate::vmath::pow::{
-    A, C, DOWN, DOWN_BITS, E, EXP_CLAMP, EXP2_CLAMP, F, INV_LN2_N, LN2_HI, LN2_LO, NEG_LN2_HI_N,
-    NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, SHIFT_F32, UP, UP_BITS,
+    A, C, DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, FAST_EXP, INV_LN2_N, LN2_HI, LN2_LO, LOG2_Q,
+    NEG_LN2_HI_N, NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, UP, UP_BITS,
 };
-use crate::vmath::pow_tables::{EXP, EXP2F, LOG, LOG2F};
+use crate::vmath::pow_tables::{EXP, LOG};
 
-/// `vmath::pow::split`: `(k, z, row)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
+/// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
-fn split(x: f64, off: i64, shift: u32) -> (f64, f64, u64) {
+fn split(x: f64, off: i64) -> (f64, f64, u64) {
     let u = x.to_bits().wrapping_add((0x3ff0_0000_0000_0000 - off) as u64);
-    let row = u >> shift;
     let e = u >> 52;
     let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
     let k = f64::from_bits(kb) + -6755399441055744.0;
     let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(off as u64);
-    (k, f64::from_bits(m), row)
+    (k, f64::from_bits(m), u)
 }
 
 /// `vmath::Vb::lookup`: the row `idx & (N - 1)` of the table.
@@ -56,14 +62,20 @@ fn pow_split(x: f64) -> (f64, f64, u64) {
     let xs = ax * 18014398509481984.0;
     let a = sel(sub, xs, ax);
     let kadj = sel(sub, -54.0, 0.0);
-    let (k, z, row) = split(a, OFF, 45);
-    (k + kadj, z, row)
+    let (k, z, u) = split(a, OFF);
+    (k + kadj, z, u >> 45)
 }
 
-/// pow's f64 lane from its log table to its exp table: `log|x|` as `hi + lo` (`vmath::pow::log_hl`),
-/// `y·log|x|` as `ehi + elo`, and exp's reduction: `(r, kd, ki)`.
+/// pow's f64 fast path up to its log table: `(k, z, row)` of a positive normal finite `x`.
 #[inline(always)]
-fn pow_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64, u64) {
+fn pow_split_fast(x: f64) -> (f64, f64, u64) {
+    let (k, z, u) = split(x, OFF);
+    (k, z, u >> 45)
+}
+
+/// `vmath::pow::log_core`: `log|x|` as `hi + lo` from `(k, z)` and the log table's row.
+#[inline(always)]
+fn log_core(k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64) {
     let r = z.mul_add(invc, -1.0);
     let t1 = k.mul_add(LN2_HI, logc);
     let t2 = t1 + r;
@@ -87,6 +99,26 @@ fn pow_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> 
     let lo = lo + p;
     let lh = hi + lo;
     let ll = (hi - lh) + lo;
+    (lh, ll)
+}
+
+/// `vmath::pow::exp_reduce`: exp's reduction of `x + elo`: `(r, kd, ki)`.
+#[inline(always)]
+fn exp_reduce(x: f64, elo: f64) -> (f64, f64, u64) {
+    let z = x * INV_LN2_N;
+    let kd = z + SHIFT;
+    let ki = kd.to_bits();
+    let kd = kd + -SHIFT;
+    let r = kd.mul_add(NEG_LN2_HI_N, x);
+    let r = kd.mul_add(NEG_LN2_LO_N, r);
+    (r + elo, kd, ki)
+}
+
+/// pow's f64 lane from its log table to its exp table: `log|x|` as `hi + lo` (`vmath::pow::log_hl`),
+/// `y·log|x|` as `ehi + elo`, and exp's reduction: `(r, kd, ki)`.
+#[inline(always)]
+fn pow_mid(x: f64, y: f64, k: f64, z: f64, row: [f64; 3]) -> (f64, f64, u64) {
+    let (lh, ll) = log_core(k, z, row);
     // vmath::pow::pow
     let (ok, sp) = log_edges(x.abs());
     let lh = sel(ok, lh, sp);
@@ -96,14 +128,195 @@ fn pow_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> 
     let elo = y.mul_add(ll, elo);
     let elo = sel(ehi.abs() < 2000.0, elo, 0.0);
     // vmath::pow::exp_hl up to its table
-    let x = clamp(ehi, -EXP_CLAMP, EXP_CLAMP);
-    let z = x * INV_LN2_N;
-    let kd = z + SHIFT;
-    let ki = kd.to_bits();
-    let kd = kd + -SHIFT;
-    let r = kd.mul_add(NEG_LN2_HI_N, x);
-    let r = kd.mul_add(NEG_LN2_LO_N, r);
-    (r + elo, kd, ki)
+    exp_reduce(clamp(ehi, -EXP_CLAMP, EXP_CLAMP), elo)
+}
+
+/// pow's f64 fast path from its log table to its exp table: `(r, ki, |ehi|)`, the last for the
+/// chunk's test ([`FAST_EXP`]).
+#[inline(always)]
+fn pow_mid_fast(y: f64, k: f64, z: f64, row: [f64; 3]) -> (f64, u64, f64) {
+    let (lh, ll) = log_core(k, z, row);
+    exp_mid_fast(y, lh, ll)
+}
+
+/// pow's f64 fast path from `log x = lh + ll` to its exp table: `(r, ki, |ehi|)`.
+#[inline(always)]
+fn exp_mid_fast(y: f64, lh: f64, ll: f64) -> (f64, u64, f64) {
+    let ehi = y * lh;
+    let elo = y.mul_add(lh, -ehi);
+    let elo = y.mul_add(ll, elo);
+    let (r, _, ki) = exp_reduce(ehi, elo);
+    (r, ki, ehi.abs())
+}
+
+/// `log x` as `(hi, lo)` for a positive normal finite `x` (the fast path's), computed once for a
+/// slice whose bases are all `x` ([`Paths2::constant_first`]).
+#[inline(always)]
+fn log_fast(x: f64) -> (f64, f64) {
+    let (k, z, row) = pow_split_fast(x);
+    log_core(k, z, lookup(&LOG, row))
+}
+
+/// Whether every value of `xs` (not empty) has the bits of the first, by chunks.
+#[inline(always)]
+fn all_same64(xs: &[f64]) -> bool {
+    let b = xs[0].to_bits();
+    for c in xs.chunks(CHUNK) {
+        let mut d = 0u64;
+        for &a in c {
+            d |= a.to_bits() ^ b;
+        }
+        if d != 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// [`all_same64`] on f32.
+#[inline(always)]
+fn all_same32(xs: &[f32]) -> bool {
+    let b = xs[0].to_bits();
+    for c in xs.chunks(CHUNK) {
+        let mut d = 0u32;
+        for &a in c {
+            d |= a.to_bits() ^ b;
+        }
+        if d != 0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// The slices `$xs`, `$ys` by chunks `$x`, `$y` of `$body`, the remainder padded as `map2` pads it
+/// (the base in every lane of `$xs` already). A macro, not a function of a closure: a closure is
+/// not inlined into the `#[target_feature]` function, and compiled without its features it calls
+/// `fma` out of line.
+macro_rules! const_chunks {
+    ($xs:ident, $ys:ident, |$x:ident, $y:ident| $body:block) => {{
+        let mut xc = $xs.chunks_exact_mut(CHUNK);
+        let mut yc = $ys.chunks_exact(CHUNK);
+        for (cx, cy) in (&mut xc).zip(&mut yc) {
+            let $x: &mut [_; CHUNK] = cx.try_into().expect("a chunk of CHUNK lanes");
+            let $y: &[_; CHUNK] = cy.try_into().expect("a chunk of CHUNK lanes");
+            $body
+        }
+        let (xr, yr) = (xc.into_remainder(), yc.remainder());
+        if let (Some(&fx), Some(&fy)) = (xr.first(), yr.first()) {
+            let mut bx = [fx; CHUNK];
+            let mut by = [fy; CHUNK];
+            bx[..xr.len()].copy_from_slice(xr);
+            by[..yr.len()].copy_from_slice(yr);
+            {
+                let $x = &mut bx;
+                let $y = &by;
+                $body
+            }
+            xr.copy_from_slice(&bx[..xr.len()]);
+        }
+    }};
+}
+
+/// Whether every exponent of the chunk is finite (or-ed sign bits of `bits(MAX) - bits(|y|)`).
+#[inline(always)]
+fn exps_finite64(y: &[f64; CHUNK]) -> bool {
+    const MAX: i64 = f64::MAX.to_bits() as i64;
+    let mut acc = 0i64;
+    for &b in y {
+        acc |= MAX - (b.to_bits() & !(1 << 63)) as i64;
+    }
+    acc >= 0
+}
+
+/// f64 pow of a constant base over whole slices: where the base is positive, normal and finite,
+/// its log once, each chunk by the fast path from `ehi` on where its exponents allow it (AVX2's
+/// stages where `staged`, AVX-512 lane by lane), else by `P`'s chunk rule.
+#[inline(always)]
+fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool) -> bool {
+    let Some(&b) = xs.first() else { return false };
+    if !((MIN_NORMAL..=f64::MAX).contains(&b) && all_same64(xs)) {
+        return false;
+    }
+    let (lh, ll) = log_fast(b);
+    const_chunks!(xs, ys, |x, y| {
+        'chunk: {
+            if exps_finite64(y) {
+                let mut out = [0.0f64; CHUNK];
+                let mut ok = true;
+                if staged {
+                    let mut r = [0.0f64; CHUNK];
+                    let mut ki = [0u64; CHUNK];
+                    let mut ae = [0.0f64; CHUNK];
+                    for j in 0..CHUNK {
+                        (r[j], ki[j], ae[j]) = exp_mid_fast(y[j], lh, ll);
+                    }
+                    for &a in &ae {
+                        ok &= a < FAST_EXP;
+                    }
+                    if ok {
+                        let mut t2 = [[0.0f64; 2]; CHUNK];
+                        for j in 0..CHUNK {
+                            t2[j] = lookup(&EXP, ki[j]);
+                        }
+                        for j in 0..CHUNK {
+                            out[j] = pow_end_fast(r[j], ki[j], t2[j]);
+                        }
+                    }
+                } else {
+                    for j in 0..CHUNK {
+                        let (r, ki, ae) = exp_mid_fast(y[j], lh, ll);
+                        out[j] = pow_end_fast(r, ki, lookup(&EXP, ki));
+                        ok &= ae < FAST_EXP;
+                    }
+                }
+                if ok {
+                    *x = out;
+                    break 'chunk;
+                }
+            }
+            P::chunk(x, y)
+        }
+    });
+    true
+}
+
+/// f32 pow of a constant base over whole slices: where the base is positive and finite, its log2
+/// once, each chunk by the fast path from `y·log2 x` on where its exponents allow it, else by the
+/// chunk's own rule.
+#[inline(always)]
+fn pow32_constant(xs: &mut [f32], ys: &[f32]) -> bool {
+    let Some(&b) = xs.first() else { return false };
+    if !(b > 0.0 && b < f32::INFINITY && all_same32(xs)) {
+        return false;
+    }
+    let l = log2_f32(b as f64);
+    const_chunks!(xs, ys, |x, y| {
+        let mut m = 0u32;
+        for &e in y {
+            m = m.max((e.to_bits() & 0x7fff_ffff).wrapping_sub(1));
+        }
+        if m < f32::MAX.to_bits() {
+            for (a, &e) in x.iter_mut().zip(y.iter()) {
+                *a = exp2_f32(e as f64, l) as f32;
+            }
+        } else {
+            <Pow32 as Paths2<f32>>::chunk(x, y)
+        }
+    });
+    true
+}
+
+/// `vmath::pow::exp_tmp`: `T + r + r²·(C0 + r·C1) + r⁴·(C2 + r·C3)`.
+#[inline(always)]
+fn exp_tmp(r: f64, tail: f64) -> f64 {
+    let r2 = r * r;
+    let p01 = r.mul_add(C[1], C[0]);
+    let p23 = r.mul_add(C[3], C[2]);
+    let t = tail + r;
+    let t = r2.mul_add(p01, t);
+    let r4 = r2 * r2;
+    r4.mul_add(p23, t)
 }
 
 /// pow's f64 lane after its exp table: the scale, `e^r`, the two scalings and C99's cases.
@@ -115,14 +328,17 @@ fn pow_end(x: f64, y: f64, r: f64, kd: f64, ki: u64, [tail, head]: [f64; 2]) -> 
     let adj = sel(pos, UP_BITS, DOWN_BITS);
     let scale = f64::from_bits(sbits.wrapping_add(adj as u64));
     let f = sel(pos, UP, DOWN);
-    let r2 = r * r;
-    let p01 = r.mul_add(C[1], C[0]);
-    let p23 = r.mul_add(C[3], C[2]);
-    let t = tail + r;
-    let t = r2.mul_add(p01, t);
-    let r4 = r2 * r2;
-    let tmp = r4.mul_add(p23, t);
+    let tmp = exp_tmp(r, tail);
     annex_f(x, y, scale.mul_add(tmp, scale) * f)
+}
+
+/// pow's f64 fast path after its exp table: `scale + scale·tmp`, the scale `H·2^(k>>7)` by one
+/// integer addition (a normal result: the general path's two scalings are exact).
+#[inline(always)]
+fn pow_end_fast(r: f64, ki: u64, [tail, head]: [f64; 2]) -> f64 {
+    let scale = f64::from_bits(head.to_bits().wrapping_add(ki << 45));
+    let tmp = exp_tmp(r, tail);
+    scale.mul_add(tmp, scale)
 }
 
 /// `vmath::pow::pow` on one f64 lane.
@@ -133,54 +349,71 @@ fn pow_lane(x: f64, y: f64) -> f64 {
     pow_end(x, y, r, kd, ki, lookup(&EXP, ki))
 }
 
-/// pow's f32 lane (on values widened to f64) up to its log2 table: `(k, z, row)` of `|x|`.
+/// `vmath::pow::pow`'s fast path on one f64 lane (positive normal finite `x`, finite `y`), and
+/// `|y·log x|` (the fast path holds where it is below [`FAST_EXP`]).
 #[inline(always)]
-fn pow32_split(x: f64) -> (f64, f64, u64) {
-    split(x.abs(), OFF_F32, 48)
+fn pow_lane_fast(x: f64, y: f64) -> (f64, f64) {
+    let (k, z, row) = pow_split_fast(x);
+    let (r, ki, aehi) = pow_mid_fast(y, k, z, lookup(&LOG, row));
+    (pow_end_fast(r, ki, lookup(&EXP, ki)), aehi)
 }
 
-/// pow's f32 lane from its log2 table to its exp2 table: `log2|x|`, `t = y·log2|x|` clamped, and
-/// exp2's reduction: `(r, ki)`.
+/// Whether every pair of the chunk has a positive normal finite `x` and a finite `y`: on the bits
+/// as signed integers, `t = bits(x) - bits(MIN_NORMAL)` and `C = bits(MAX) - bits(MIN_NORMAL)`,
+/// `t` in `[0, C]` where `t` and `C - t` have their sign bits clear, and `bits(|y|) <= bits(MAX)`
+/// where `bits(MAX) - bits(|y|)` has; the sign bits or-ed over the chunk (a minimum and maximum
+/// of 64-bit integers was left scalar at AVX2, which has no such instructions).
 #[inline(always)]
-fn pow32_mid(x: f64, y: f64, k: f64, z: f64, [invc, logc]: [f64; 2]) -> (f64, u64) {
-    let r = z.mul_add(invc, -1.0);
-    let y0 = logc + k;
-    let r2 = r * r;
-    let a = r.mul_add(F[0], F[1]);
-    let b = r.mul_add(F[2], F[3]);
-    let r4 = r2 * r2;
-    let q = r.mul_add(F[4], y0);
-    let q = b.mul_add(r2, q);
-    let l = a.mul_add(r4, q);
-    let (ok, sp) = log_edges(x.abs());
-    let l = sel(ok, l, sp);
-    let t = y * l;
-    let t = clamp(t, EXP2_CLAMP.0, EXP2_CLAMP.1);
-    let kd = t + SHIFT_F32;
+fn pow64_inputs_ok(x: &[f64; CHUNK], y: &[f64; CHUNK]) -> bool {
+    const MIN: i64 = MIN_NORMAL.to_bits() as i64;
+    const MAX: i64 = f64::MAX.to_bits() as i64;
+    let mut acc = 0i64;
+    for (&a, &b) in x.iter().zip(y.iter()) {
+        let t = (a.to_bits() as i64).wrapping_sub(MIN);
+        let u = (b.to_bits() & !(1 << 63)) as i64;
+        acc |= t | (MAX - MIN).wrapping_sub(t) | (MAX - u);
+    }
+    acc >= 0
+}
+
+/// `vmath::pow::log2_f32`: `log2 ax` for a positive finite `ax` that is an f32 widened.
+#[inline(always)]
+fn log2_f32(ax: f64) -> f64 {
+    let (k, z, _) = split(ax, OFF_F32);
+    let s = (z + -1.0) / (z + 1.0);
+    let w = s * s;
+    let q: f64 = poly(w, &LOG2_Q);
+    s.mul_add(q, k)
+}
+
+/// `vmath::pow::exp2_f32`: `2^(y·l)` in f64, for a result to be rounded to f32.
+#[inline(always)]
+fn exp2_f32(y: f64, l: f64) -> f64 {
+    let t = clamp(y * l, EXP2_CLAMP.0, EXP2_CLAMP.1);
+    let kd = t + SHIFT;
     let ki = kd.to_bits();
-    let kd = kd + -SHIFT_F32;
-    (t - kd, ki)
+    let kd = kd + -SHIFT;
+    let r = t - kd;
+    let p: f64 = poly(r, &EXP2_E);
+    f64::from_bits(p.to_bits().wrapping_add(ki << 52))
 }
 
-/// pow's f32 lane after its exp2 table: `2^r·2^(k/32)` and C99's cases (the result to be rounded
-/// to f32).
+/// `vmath::pow::pow_f32`'s fast path on one lane of f32 values widened to f64: positive finite
+/// `x`, finite `y`.
 #[inline(always)]
-fn pow32_end(x: f64, y: f64, r: f64, ki: u64, [head]: [f64; 1]) -> f64 {
-    let s = f64::from_bits(head.to_bits().wrapping_add(ki << 47));
-    let a = E[0].mul_add(r, E[1]);
-    let r2 = r * r;
-    let b = E[2].mul_add(r, 1.0);
-    let p = a.mul_add(r2, b);
-    annex_f(x, y, p * s)
+fn pow32_fast(x: f64, y: f64) -> f64 {
+    exp2_f32(y, log2_f32(x.abs()))
 }
 
-/// `vmath::pow::pow_f32` on one lane of f32 values widened to f64 (the result to be rounded to
-/// f32).
+/// `vmath::pow::pow_f32`'s general path on one lane of f32 values widened to f64 (the result to
+/// be rounded to f32).
 #[inline(always)]
-fn pow32_lane(x: f64, y: f64) -> f64 {
-    let (k, z, row) = pow32_split(x);
-    let (r, ki) = pow32_mid(x, y, k, z, lookup(&LOG2F, row));
-    pow32_end(x, y, r, ki, lookup(&EXP2F, ki))
+fn pow32_general(x: f64, y: f64) -> f64 {
+    let ax = x.abs();
+    let l = log2_f32(ax);
+    let (ok, sp) = log_edges(ax);
+    let l = sel(ok, l, sp);
+    annex_f(x, y, exp2_f32(y, l))
 }
 
 /// A chunk of pow's lanes, `x[j] = pow(x[j], y[j])` in `T` (computed in f64), by the stages of
@@ -220,16 +453,66 @@ macro_rules! staged_chunk {
     }};
 }
 
-/// pow on a chunk of f64 lanes ([`staged_chunk`]).
+/// pow on a chunk of f64 lanes by stages: the fast path's ([`pow_lane_fast`] cut at its lookups)
+/// where every pair allows it (the inputs first, then `|y·log x|` after the middle stage), else the
+/// general path's ([`staged_chunk`]).
 #[inline(always)]
 fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+    if pow64_inputs_ok(x, y) {
+        let mut r = [0.0f64; CHUNK];
+        let mut ki = [0u64; CHUNK];
+        let mut ae = [0.0f64; CHUNK];
+        let mut k = [0.0f64; CHUNK];
+        let mut z = [0.0f64; CHUNK];
+        let mut row = [0u64; CHUNK];
+        for j in 0..CHUNK {
+            (k[j], z[j], row[j]) = pow_split_fast(x[j]);
+        }
+        let mut t1 = [[0.0f64; 3]; CHUNK];
+        for j in 0..CHUNK {
+            t1[j] = lookup(&LOG, row[j]);
+        }
+        for j in 0..CHUNK {
+            (r[j], ki[j], ae[j]) = pow_mid_fast(y[j], k[j], z[j], t1[j]);
+        }
+        let mut ok = true;
+        for &a in &ae {
+            ok &= a < FAST_EXP;
+        }
+        if ok {
+            let mut t2 = [[0.0f64; 2]; CHUNK];
+            for j in 0..CHUNK {
+                t2[j] = lookup(&EXP, ki[j]);
+            }
+            for j in 0..CHUNK {
+                x[j] = pow_end_fast(r[j], ki[j], t2[j]);
+            }
+            return;
+        }
+    }
     staged_chunk!(x, y, f64, pow_split, LOG, pow_mid, EXP, pow_end, (kd));
 }
 
-/// pow on a chunk of f32 lanes ([`staged_chunk`]).
+/// pow on a chunk of f64 lanes lane by lane (AVX-512, where LLVM gathers the lookups): the fast
+/// path where every pair allows it, else the general path.
 #[inline(always)]
-fn pow32_chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
-    staged_chunk!(x, y, f32, pow32_split, LOG2F, pow32_mid, EXP2F, pow32_end, ());
+fn pow64_chunk_lanes(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+    if pow64_inputs_ok(x, y) {
+        let mut out = [0.0f64; CHUNK];
+        let mut ok = true;
+        for j in 0..CHUNK {
+            let (v, ae) = pow_lane_fast(x[j], y[j]);
+            out[j] = v;
+            ok &= ae < FAST_EXP;
+        }
+        if ok {
+            *x = out;
+            return;
+        }
+    }
+    for j in 0..CHUNK {
+        x[j] = pow_lane(x[j], y[j]);
+    }
 }
 
 /// `vmath::pow::log_edges`: where `log ax` is computed, and the others' value.
@@ -280,70 +563,141 @@ pub(super) fn hypot_lane(x: f64, y: f64) -> f64 {
 /// hypot's one path.
 pub(super) struct Hypot;
 
-/// pow by its stages per chunk ([`staged_chunk`]): AVX2.
-pub(super) struct Pow;
-/// pow lane by lane (LLVM gathers the lookups): AVX-512.
-pub(super) struct PowLanes;
-
-/// The [`Paths2`] of routines with one path for every lane (lane selects, no branch: the fast
-/// and the general path alike), from their lane functions, and where given the chunk functions
-/// that run them in stages.
-macro_rules! one_path {
-    ($($f:ident: $lane:ident, $lane32:ident $(, $chunk64:ident, $chunk32:ident)?;)*) => {
-        $(
-            impl Paths2<f64> for $f {
-                #[inline(always)]
-                fn fast_ok(_: f64, _: f64) -> bool {
-                    true
-                }
-                #[inline(always)]
-                fn fast(x: f64, y: f64) -> f64 {
-                    $lane(x, y)
-                }
-                #[inline(always)]
-                fn general(x: f64, y: f64) -> f64 {
-                    $lane(x, y)
-                }
-                $(
-                    #[inline(always)]
-                    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
-                        $chunk64(x, y)
-                    }
-                )?
-            }
-            impl Paths2<f32> for $f {
-                #[inline(always)]
-                fn fast_ok(_: f32, _: f32) -> bool {
-                    true
-                }
-                #[inline(always)]
-                fn fast(x: f32, y: f32) -> f32 {
-                    $lane32(x as f64, y as f64) as f32
-                }
-                #[inline(always)]
-                fn general(x: f32, y: f32) -> f32 {
-                    $lane32(x as f64, y as f64) as f32
-                }
-                $(
-                    #[inline(always)]
-                    fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
-                        $chunk32(x, y)
-                    }
-                )?
-            }
-        )*
-    };
+impl<T: Copy + Into<f64> + FromF64> Paths2<T> for Hypot {
+    #[inline(always)]
+    fn fast_ok(_: T, _: T) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn fast(x: T, y: T) -> T {
+        T::from_f64(hypot_lane(x.into(), y.into()))
+    }
+    #[inline(always)]
+    fn general(x: T, y: T) -> T {
+        T::from_f64(hypot_lane(x.into(), y.into()))
+    }
 }
 
-one_path! {
-    Hypot: hypot_lane, hypot_lane;
-    Pow: pow_lane, pow32_lane, pow64_chunk, pow32_chunk;
-    PowLanes: pow_lane, pow32_lane;
+/// f64 from f64 (itself) or rounded to f32.
+pub(super) trait FromF64 {
+    fn from_f64(x: f64) -> Self;
+}
+
+impl FromF64 for f64 {
+    #[inline(always)]
+    fn from_f64(x: f64) -> f64 {
+        x
+    }
+}
+
+impl FromF64 for f32 {
+    #[inline(always)]
+    fn from_f64(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+/// f64 pow by its stages per chunk ([`pow64_chunk`]): AVX2. The general path has one path for
+/// every lane (lane selects, no branch); the fast path is tested per chunk.
+pub(super) struct Pow;
+/// f64 pow lane by lane (LLVM gathers the lookups; [`pow64_chunk_lanes`]): AVX-512.
+pub(super) struct PowLanes;
+
+impl Paths2<f64> for Pow {
+    #[inline(always)]
+    fn fast_ok(_: f64, _: f64) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn fast(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn general(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+        pow64_chunk(x, y)
+    }
+    #[inline(always)]
+    fn constant_first(xs: &mut [f64], ys: &[f64]) -> bool {
+        pow64_constant::<Self>(xs, ys, true)
+    }
+}
+
+impl Paths2<f64> for PowLanes {
+    #[inline(always)]
+    fn fast_ok(_: f64, _: f64) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn fast(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn general(x: f64, y: f64) -> f64 {
+        pow_lane(x, y)
+    }
+    #[inline(always)]
+    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+        pow64_chunk_lanes(x, y)
+    }
+    #[inline(always)]
+    fn constant_first(xs: &mut [f64], ys: &[f64]) -> bool {
+        pow64_constant::<Self>(xs, ys, false)
+    }
+}
+
+/// f32 pow (`vmath::pow::pow_f32`, no table): the fast path where every lane of the chunk has a
+/// positive finite `x` and a finite `y`, else the general path.
+pub(super) struct Pow32;
+
+impl Paths2<f32> for Pow32 {
+    #[inline(always)]
+    fn fast_ok(x: f32, y: f32) -> bool {
+        (x > 0.0) & (x < f32::INFINITY) & (y.abs() < f32::INFINITY)
+    }
+    #[inline(always)]
+    fn fast(x: f32, y: f32) -> f32 {
+        pow32_fast(x as f64, y as f64) as f32
+    }
+    #[inline(always)]
+    fn general(x: f32, y: f32) -> f32 {
+        pow32_general(x as f64, y as f64) as f32
+    }
+    /// [`Paths2::fast_ok`] for the chunk as one unsigned maximum of the bits: `bits(x) - 1` below
+    /// `bits(f32::MAX)` where `x` is positive and finite (0 wraps around), `bits(|y|) - 1` there too
+    /// where `y` is finite and not ±0 (LLVM left the three comparisons and their conjunction
+    /// partly scalar; ±0 exponents, which the fast path would give 1 as well, take the general
+    /// path, with the same bits).
+    #[inline(always)]
+    fn constant_first(xs: &mut [f32], ys: &[f32]) -> bool {
+        pow32_constant(xs, ys)
+    }
+    #[inline(always)]
+    fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
+        let mut m = 0u32;
+        for (&a, &b) in x.iter().zip(y.iter()) {
+            let xa = a.to_bits().wrapping_sub(1);
+            let ya = (b.to_bits() & 0x7fff_ffff).wrapping_sub(1);
+            m = m.max(xa).max(ya);
+        }
+        if m < f32::MAX.to_bits() {
+            for (a, &b) in x.iter_mut().zip(y.iter()) {
+                *a = Self::fast(*a, b);
+            }
+        } else {
+            for (a, &b) in x.iter_mut().zip(y.iter()) {
+                *a = Self::general(*a, b);
+            }
+        }
+    }
 }
 
 levels2! {
     pow64: f64, Pow, PowLanes;
-    pow32: f32, Pow, PowLanes;
+    pow32: f32, Pow32;
     hypot64: f64, Hypot;
     hypot32: f32, Hypot;
 }
