@@ -94,15 +94,15 @@ impl TypedData<'_> {
 }
 
 /// The compiled code's input for `d`, borrowed.
-fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::typed::TypedSlice<'s> {
-    use kiln_jit::typed::TypedSlice;
+fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
+    use kiln_jit::Stored;
     match d {
-        TypedData::Bool(d) => TypedSlice::Bool(d),
-        TypedData::I32(d) => TypedSlice::I32(d),
-        TypedData::I64(d) => TypedSlice::I64(d),
-        TypedData::F32(d) => TypedSlice::F32(d),
-        TypedData::F64(d) => TypedSlice::F64(d),
-        TypedData::View(v) => TypedSlice::View(v.view()),
+        TypedData::Bool(d) => Stored::Bool(d),
+        TypedData::I32(d) => Stored::I32(d),
+        TypedData::I64(d) => Stored::I64(d),
+        TypedData::F32(d) => Stored::F32(d),
+        TypedData::F64(d) => Stored::F64(d),
+        TypedData::View(v) => Stored::View(v.view()),
     }
 }
 
@@ -401,7 +401,8 @@ impl TypedExecutable {
         bufs: &[TypedBuffer<'_>],
         ctx: &RunCtx<'_>,
     ) -> Result<Option<Tensor>> {
-        use kiln_jit::typed::{TypedSlice, TypedSliceMut};
+        use kiln_jit::Stored;
+        use kiln_jit::typed::TypedSliceMut;
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         // every input as the code reads it (n elements in C order, one, or strided in place: a
         // view, or a buffer broadcast); a view the code reads contiguously is copied (the
@@ -416,7 +417,7 @@ impl TypedExecutable {
                 _ => Ok(None),
             })
             .collect::<Result<_>>()?;
-        let inputs: Vec<TypedSlice<'_>> = bufs
+        let inputs: Vec<Stored<'_>> = bufs
             .iter()
             .zip(&copies)
             .map(|(b, e)| match e {

@@ -12,7 +12,7 @@
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
 use crate::run::{Elem, InputRef, RunConfig, Stored};
-use crate::typed_read::{TypedRead, TypedSlice};
+use crate::typed_read::TypedRead;
 use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, RowAccess, Start};
 
 /// Proof that a run's inputs were checked against its kernel, plan and geometry.
@@ -320,7 +320,7 @@ pub(crate) fn check_typed(
     types: &[kiln_ir::ElemType],
     reads: &[TypedRead],
     shape: &[usize],
-    inputs: &[TypedSlice<'_>],
+    inputs: &[Stored<'_>],
     n: usize,
 ) -> Result<TypedChecked> {
     if inputs.len() != types.len() {
@@ -353,12 +353,12 @@ pub(crate) fn check_typed(
 pub(crate) fn check_typed_read(
     read: &TypedRead,
     shape: &[usize],
-    input: &TypedSlice<'_>,
+    input: &Stored<'_>,
     n: usize,
 ) -> std::result::Result<(), String> {
     let strides = match (read, input) {
         (TypedRead::Strided(s), _) => s,
-        (_, TypedSlice::View(_)) => {
+        (_, Stored::View(_)) => {
             return Err("a view given for an input the code reads contiguously".into());
         }
         (TypedRead::Flat | TypedRead::Splat, _) => {
@@ -379,7 +379,7 @@ pub(crate) fn check_typed_read(
     if n == 0 {
         return Ok(());
     }
-    if let TypedSlice::View(v) = input {
+    if let Stored::View(v) = input {
         let (vs, vst) = v.geometry();
         let full = kiln_ir::shape::broadcast_strides(vs, vst, shape).map_err(|e| e.to_string())?;
         // axes of one point are never stepped along: their strides do not matter

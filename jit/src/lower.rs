@@ -325,17 +325,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 }
             };
         }
-        let stride = step.elements(self, params);
-        let scaled = self.b.ins().imul(jb, stride);
-        let at = self.b.ins().iadd(row, scaled);
-        let step_bytes = self.b.ins().imul_imm_s(stride, self.size);
-        let mut addr = match off_bytes / self.size {
-            0 => at,
-            off => {
-                let o = self.b.ins().imul_imm_s(step_bytes, off);
-                self.b.ins().iadd(at, o)
-            }
-        };
+        let (mut addr, step_bytes) = self.first_lane(row, jb, off_bytes, step, params);
         match w {
             W::Scalar => self.b.ins().load(self.t, mem(), addr, 0),
             W::Vector => {
@@ -362,6 +352,30 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    /// The address of a strided row's first lane at row positions `j + off_bytes / size` (`jb`
+    /// being `j * size`), and the step to the next lane, in bytes.
+    fn first_lane(
+        &mut self,
+        row: Value,
+        jb: Value,
+        off_bytes: i64,
+        step: RowStep,
+        params: Value,
+    ) -> (Value, Value) {
+        let stride = step.elements(self, params);
+        let scaled = self.b.ins().imul(jb, stride);
+        let at = self.b.ins().iadd(row, scaled);
+        let step_bytes = self.b.ins().imul_imm_s(stride, self.size);
+        let addr = match off_bytes / self.size {
+            0 => at,
+            off => {
+                let o = self.b.ins().imul_imm_s(step_bytes, off);
+                self.b.ins().iadd(at, o)
+            }
+        };
+        (addr, step_bytes)
+    }
+
     /// [`Gen::load_strided`] of an input stored as `t` ([`Gen::load_input`]): lane by lane, each
     /// lane's address (in the dtype's units, as every stored input's) shifted back to the input's
     /// own and its element converted.
@@ -377,12 +391,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         t: ElemType,
     ) -> Value {
         let shift = i64::from(crate::run::stored_shift(self.size as usize, t));
-        let stride = step.elements(self, params);
-        let scaled = self.b.ins().imul(jb, stride);
-        let step_bytes = self.b.ins().imul_imm_s(stride, self.size);
-        let at = self.b.ins().iadd(row, scaled);
-        let first = self.b.ins().imul_imm_s(step_bytes, off_bytes / self.size);
-        let mut addr = self.b.ins().iadd(at, first);
+        let (mut addr, step_bytes) = self.first_lane(row, jb, off_bytes, step, params);
         let lanes = if w == W::Vector { self.lanes } else { 1 };
         let mut v = self.zero[w as usize];
         for l in 0..lanes {

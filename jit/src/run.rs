@@ -173,7 +173,7 @@ impl<T> InputRef<'_, T> {
                 let shift = stored_shift(std::mem::size_of::<T>(), s.ty());
                 // a user-space address (below 2^48) shifted by at most 3: it does not wrap; no Rust
                 // code dereferences it (the code shifts it back first)
-                std::ptr::without_provenance((s.as_ptr() as usize) << shift)
+                std::ptr::without_provenance((s.ptr() as usize) << shift)
             }
             // the destination's address is taken where the outputs are (execute.rs)
             InputRef::Destination | InputRef::Output(_) => std::ptr::null(),
@@ -196,8 +196,9 @@ pub(crate) fn elem_size(t: ElemType) -> usize {
     }
 }
 
-/// The elements of an input stored in another type than the kernel computes in: C order, or a view
-/// read in place per row.
+/// An input's elements in their own type: an input of a float kernel stored in another type than
+/// the kernel computes in ([`InputRef::Stored`]), and every input of a compiled typed kernel. C
+/// order (or one element, splat), or a view read in place.
 #[derive(Debug, Clone)]
 pub enum Stored<'a> {
     /// bool elements (one byte each, 0 or 1).
@@ -317,7 +318,7 @@ impl Stored<'_> {
         self.len() == 0
     }
 
-    fn as_ptr(&self) -> *const u8 {
+    pub(crate) fn ptr(&self) -> *const u8 {
         match self {
             Stored::Bool(s) => s.as_ptr().cast(),
             Stored::I32(s) => s.as_ptr().cast(),

@@ -42,11 +42,12 @@ use crate::check::TypedChecked;
 use crate::error::{JitError, Result};
 use crate::host::{MathFn, MathRefs};
 use crate::run::Spread;
+use crate::run::Stored;
 use crate::typed_lower::{
     TypedGen, bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles, scalar_type,
 };
 use crate::typed_read::ReadAxis;
-pub use crate::typed_read::{TypedRead, TypedSlice, TypedSliceMut, TypedView};
+pub use crate::typed_read::{TypedRead, TypedSliceMut, TypedView};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, UserFuncName, Value, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -1147,7 +1148,7 @@ impl TypedCode {
     }
 
     /// Checks `inputs` for `n` points ([`crate::check::check_typed`]).
-    fn check(&self, inputs: &[TypedSlice<'_>], n: usize) -> Result<TypedChecked> {
+    fn check(&self, inputs: &[Stored<'_>], n: usize) -> Result<TypedChecked> {
         crate::check::check_typed(&self.input_types, &self.reads, &self.shape, inputs, n)
     }
 
@@ -1158,7 +1159,7 @@ impl TypedCode {
     /// [`JitError::BadInput`] for inputs or an output that do not fit the code.
     pub fn run_map(
         &self,
-        inputs: &[TypedSlice<'_>],
+        inputs: &[Stored<'_>],
         mut out: TypedSliceMut<'_>,
         max_units: usize,
         spread: &dyn Spread,
@@ -1177,7 +1178,7 @@ impl TypedCode {
         let ranges: Vec<(usize, usize)> = (0..units)
             .map(|u| ((u * per).min(n), ((u + 1) * per).min(n)))
             .collect();
-        let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
+        let ins: Vec<*const u8> = inputs.iter().map(Stored::ptr).collect();
         call::dispatch_typed(&self.code, checked, &ins, out.ptr(), 0, &[], &ranges, spread);
         Ok(())
     }
@@ -1190,7 +1191,7 @@ impl TypedCode {
     /// [`JitError::BadInput`] for inputs or an output that do not fit the code.
     pub fn run_scan(
         &self,
-        inputs: &[TypedSlice<'_>],
+        inputs: &[Stored<'_>],
         shape: &[usize],
         mut out: TypedSliceMut<'_>,
         max_units: usize,
@@ -1215,7 +1216,7 @@ impl TypedCode {
         let ranges: Vec<(usize, usize)> = (0..units)
             .map(|u| ((u * per).min(lines), ((u + 1) * per).min(lines)))
             .collect();
-        let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
+        let ins: Vec<*const u8> = inputs.iter().map(Stored::ptr).collect();
         let params = [len as i64, inner.max(1) as i64];
         call::dispatch_typed(&self.code, checked, &ins, out.ptr(), 0, &params, &ranges, spread);
         Ok(())
@@ -1230,7 +1231,7 @@ impl TypedCode {
     /// [`JitError::BadInput`] for inputs that do not fit the code.
     pub fn run_reduce(
         &self,
-        inputs: &[TypedSlice<'_>],
+        inputs: &[Stored<'_>],
         n_out: usize,
         row: usize,
         max_units: usize,
@@ -1243,7 +1244,7 @@ impl TypedCode {
             .checked_mul(row)
             .ok_or_else(|| bad("too many points".into()))?;
         let checked = self.check(inputs, n)?;
-        let ins: Vec<*const u8> = inputs.iter().map(TypedSlice::ptr).collect();
+        let ins: Vec<*const u8> = inputs.iter().map(Stored::ptr).collect();
         let convert = |slots: Vec<i64>| match (op, self.value) {
             (ReduceOp::Sum | ReduceOp::Prod, _) => Values::I64(slots),
             (ReduceOp::Any | ReduceOp::All, _) | (_, ElemType::Bool) => {

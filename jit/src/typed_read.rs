@@ -245,25 +245,6 @@ fn assemble(g: &mut TypedGen<'_, '_>, scalars: Vec<Value>, t: ElemType) -> Value
     v
 }
 
-/// One input of a compiled typed kernel: `n` elements (C order), one (splat), or one the code reads
-/// strided ([`TypedRead::Strided`]): a buffer holding every offset read, or a view of the kernel's
-/// input shape whose strides are the compiled ones.
-#[derive(Debug, Clone)]
-pub enum TypedSlice<'a> {
-    /// bool elements.
-    Bool(&'a [bool]),
-    /// int32 elements.
-    I32(&'a [i32]),
-    /// int64 elements.
-    I64(&'a [i64]),
-    /// float32 elements.
-    F32(&'a [f32]),
-    /// float64 elements.
-    F64(&'a [f64]),
-    /// A view read in place.
-    View(TypedView<'a>),
-}
-
 /// A map's output: `n` elements of the kernel's value type.
 #[derive(Debug)]
 pub enum TypedSliceMut<'a> {
@@ -277,41 +258,6 @@ pub enum TypedSliceMut<'a> {
     F32(&'a mut [f32]),
     /// float64 outputs.
     F64(&'a mut [f64]),
-}
-
-impl TypedSlice<'_> {
-    pub(crate) fn ty(&self) -> ElemType {
-        match self {
-            TypedSlice::Bool(_) => ElemType::Bool,
-            TypedSlice::I32(_) => ElemType::I32,
-            TypedSlice::I64(_) => ElemType::I64,
-            TypedSlice::F32(_) => ElemType::F32,
-            TypedSlice::F64(_) => ElemType::F64,
-            TypedSlice::View(v) => v.ty(),
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        match self {
-            TypedSlice::Bool(s) => s.len(),
-            TypedSlice::I32(s) => s.len(),
-            TypedSlice::I64(s) => s.len(),
-            TypedSlice::F32(s) => s.len(),
-            TypedSlice::F64(s) => s.len(),
-            TypedSlice::View(v) => v.geometry().0.iter().product(),
-        }
-    }
-
-    pub(crate) fn ptr(&self) -> *const u8 {
-        match self {
-            TypedSlice::Bool(s) => s.as_ptr().cast(),
-            TypedSlice::I32(s) => s.as_ptr().cast(),
-            TypedSlice::I64(s) => s.as_ptr().cast(),
-            TypedSlice::F32(s) => s.as_ptr().cast(),
-            TypedSlice::F64(s) => s.as_ptr().cast(),
-            TypedSlice::View(v) => v.ptr(),
-        }
-    }
 }
 
 impl TypedSliceMut<'_> {

@@ -6,8 +6,8 @@
 
 use kiln_ir::typed::{TypedInput, TypedKernel, interpret};
 use kiln_ir::*;
-use kiln_jit::Serial;
-use kiln_jit::typed::{TypedSlice, TypedSliceMut, compile_typed, lanes_of, why_not};
+use kiln_jit::typed::{TypedSliceMut, compile_typed, lanes_of, why_not};
+use kiln_jit::{Serial, Stored};
 
 fn kernel(
     arena: ExprArena,
@@ -82,7 +82,7 @@ fn a_map_at_every_length_around_the_vector_width() {
                 let code = compile_typed(&t, &splat, scalar, false).unwrap();
                 let mut out = vec![0i32; n];
                 code.run_map(
-                    &[TypedSlice::I32(&a), TypedSlice::I32(&b)],
+                    &[Stored::I32(&a), Stored::I32(&b)],
                     TypedSliceMut::I32(&mut out),
                     3,
                     &Serial,
@@ -127,7 +127,7 @@ fn a_masked_sum_and_a_scan_of_int64_and_bool() {
             )
             .unwrap();
             let code = compile_typed(&t, &[false, false], false, false).unwrap();
-            let ins = [TypedSlice::Bool(&p), TypedSlice::I64(&k)];
+            let ins = [Stored::Bool(&p), Stored::I64(&k)];
             let got = match kind {
                 KernelKind::Reduce { .. } => code.run_reduce(&ins, 1, n, 4, &Serial).unwrap(),
                 _ => {
@@ -149,9 +149,9 @@ fn buffers_that_do_not_fit_the_code_are_errors() {
     let (a, b, short) = ([1i32; 8], [2i32; 8], [3i32; 7]);
     let wide = [1i64; 8];
     let mut out = [0i32; 8];
-    let run = |ins: &[TypedSlice<'_>], out: TypedSliceMut<'_>| code.run_map(ins, out, 1, &Serial);
+    let run = |ins: &[Stored<'_>], out: TypedSliceMut<'_>| code.run_map(ins, out, 1, &Serial);
     let e = run(
-        &[TypedSlice::I32(&a), TypedSlice::I32(&short)],
+        &[Stored::I32(&a), Stored::I32(&short)],
         TypedSliceMut::I32(&mut out),
     )
     .unwrap_err();
@@ -161,7 +161,7 @@ fn buffers_that_do_not_fit_the_code_are_errors() {
         "{e}"
     );
     let e = run(
-        &[TypedSlice::I32(&a), TypedSlice::I64(&wide)],
+        &[Stored::I32(&a), Stored::I64(&wide)],
         TypedSliceMut::I32(&mut out),
     )
     .unwrap_err();
@@ -170,17 +170,17 @@ fn buffers_that_do_not_fit_the_code_are_errors() {
             .contains("input 1 (a int32 input of a typed kernel): int64 given"),
         "{e}"
     );
-    let e = run(&[TypedSlice::I32(&a)], TypedSliceMut::I32(&mut out)).unwrap_err();
+    let e = run(&[Stored::I32(&a)], TypedSliceMut::I32(&mut out)).unwrap_err();
     assert!(e.to_string().contains("1 inputs given for a kernel of 2"), "{e}");
     let mut out64 = [0i64; 8];
     let e = run(
-        &[TypedSlice::I32(&a), TypedSlice::I32(&b)],
+        &[Stored::I32(&a), Stored::I32(&b)],
         TypedSliceMut::I64(&mut out64),
     )
     .unwrap_err();
     assert!(e.to_string().contains("a int64 output for a map of int32"), "{e}");
     let e = code
-        .run_reduce(&[TypedSlice::I32(&a), TypedSlice::I32(&b)], 1, 8, 1, &Serial)
+        .run_reduce(&[Stored::I32(&a), Stored::I32(&b)], 1, 8, 1, &Serial)
         .unwrap_err();
     assert!(e.to_string().contains("run_reduce of a map"), "{e}");
     // a kernel the code generator declines is an error naming why, not a panic
@@ -226,34 +226,27 @@ fn strided_reads_are_checked_before_the_call() {
         .unwrap();
         let mut out = [0i32; 8];
         code.run_map(
-            &[
-                TypedSlice::View(TypedView::I32(reversed.clone())),
-                TypedSlice::I32(&b),
-            ],
+            &[Stored::View(TypedView::I32(reversed.clone())), Stored::I32(&b)],
             TypedSliceMut::I32(&mut out),
             1,
             &Serial,
         )
         .unwrap();
         assert_eq!(want.values, Values::I32(out.to_vec()), "scalar {scalar}");
-        let run = |ins: &[TypedSlice<'_>], n: usize| {
+        let run = |ins: &[Stored<'_>], n: usize| {
             let mut out = vec![0i32; n];
             code.run_map(ins, TypedSliceMut::I32(&mut out), 1, &Serial)
         };
         // a buffer read from its start backwards: offsets -7..=0
-        let e = run(&[TypedSlice::I32(&data[..8]), TypedSlice::I32(&b)], 8).unwrap_err();
+        let e = run(&[Stored::I32(&data[..8]), Stored::I32(&b)], 8).unwrap_err();
         assert!(e.to_string().contains("reads offsets -7..=0"), "{e}");
         let stepped = base.slice(ndarray::s![..;-2]).into_dyn();
-        let e = run(
-            &[TypedSlice::View(TypedView::I32(stepped)), TypedSlice::I32(&b)],
-            8,
-        )
-        .unwrap_err();
+        let e = run(&[Stored::View(TypedView::I32(stepped)), Stored::I32(&b)], 8).unwrap_err();
         assert!(e.to_string().contains("where the code reads [-1]"), "{e}");
         let e = run(
             &[
-                TypedSlice::View(TypedView::I32(reversed.clone())),
-                TypedSlice::View(TypedView::I32(reversed.clone())),
+                Stored::View(TypedView::I32(reversed.clone())),
+                Stored::View(TypedView::I32(reversed.clone())),
             ],
             8,
         )
@@ -265,8 +258,8 @@ fn strided_reads_are_checked_before_the_call() {
         );
         let e = run(
             &[
-                TypedSlice::View(TypedView::I32(reversed.clone())),
-                TypedSlice::I32(&b[..4]),
+                Stored::View(TypedView::I32(reversed.clone())),
+                Stored::I32(&b[..4]),
             ],
             4,
         )
