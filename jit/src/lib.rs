@@ -109,7 +109,7 @@ pub use call::{
 pub use compile::{Dumps, NO_FMA_ENV};
 pub use error::{JitError, Result};
 pub use key::KernelKey;
-pub use layout::{Access, Mode, Structure, converts_stored};
+pub use layout::{Access, Mode, Parts, Structure, converts_stored};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
 pub use schedule::Schedule;
@@ -122,7 +122,7 @@ pub fn compiles_compound(axes: &[usize], rank: usize) -> bool {
 }
 
 /// Whether `parts` sibling reductions over `axes` (sorted, distinct) of a rank-`rank` iteration
-/// space compile in one pass: as [`compiles_compound`], at most [`layout::Parts::MAX`] of them.
+/// space compile in one pass: as [`compiles_compound`], at most [`Parts::MAX`] of them.
 pub fn compiles_siblings(axes: &[usize], rank: usize, parts: usize) -> bool {
     compiles_compound(axes, rank) && parts <= layout::Parts::MAX
 }
