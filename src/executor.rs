@@ -188,6 +188,14 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
             (&map, true)
         }
         KernelKind::Compound { .. } => return None,
+        // sibling reductions: their values, each root a map's output, each of the float type
+        KernelKind::Siblings { .. } => {
+            map = KernelIR {
+                kind: KernelKind::Map,
+                ..kernel.clone()
+            };
+            (&map, false)
+        }
         _ => (kernel, mean),
     };
     let typed = TypedKernel::new(typed_as, elems, mean).ok()?;

@@ -367,8 +367,9 @@ impl FusedRunner {
                     specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
                 notes.insert(
                     0,
-                    "siblings: declined for integer or bool inputs, or axes the backend does not \
-                     reduce in one pass: the reductions run one after the other (the first shown)"
+                    "siblings: declined for integer or bool values (the typed path), or axes the backend \
+                     does not reduce in one pass: the reductions run one after the other (the first \
+                     shown)"
                         .into(),
                 );
                 out.push((kernel, plan, notes));
@@ -644,12 +645,9 @@ impl FusedRunner {
         };
         let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
         let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
-        // integer or bool inputs: a compound stage runs as one pass where the float path reads them
-        // converted (`var(i)`); a sibling stage runs apart
-        let typed = match &program.work {
-            Work::Compound(..) => crate::executor::float_path_of(program, args).is_none(),
-            _ => args.iter().any(|a| !a.elem().is_float()),
-        };
+        // integer or bool inputs: a compound or sibling stage runs as one pass where the float path
+        // reads them converted (`var(i)`, `sum(i * 0.5) + max(i * 0.5)`), else apart (typed)
+        let typed = crate::executor::float_path_of(program, args).is_none();
         let one_pass = match &program.work {
             Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
             _ => self.backend.runs_compound(&axes, shape.len()),

@@ -197,7 +197,8 @@ fn thread_counts_give_the_same_bits() {
 
 #[test]
 fn integer_inputs_run_the_reductions_one_by_one() {
-    // the plan merges them; integer inputs take the typed path, where each runs alone
+    // the plan merges them; integer values take the typed path, where each runs alone (float
+    // values of integer inputs run in one pass: `integer_inputs_of_float_values_in_one_pass`)
     let i = Array2::from_shape_fn((3, 37), |(r, c)| (r as i64 * 37 + c as i64) * 7 % 23 - 11);
     for backend in ["jit", "interp"] {
         for src in [
@@ -242,4 +243,38 @@ fn explain_of_a_pass_the_jit_declines_shows_the_first_reduction() {
             .unwrap()
             .into_f64();
     assert!(same_bits(&got, &want));
+}
+
+#[test]
+fn integer_inputs_of_float_values_in_one_pass() {
+    // each reduction's values are float64 computed from the integers cast (a float kernel reading
+    // `i` stored): one pass, each result the bits of its reduction alone
+    let i = Array2::from_shape_fn((3, 37), |(r, c)| (r as i64 * 37 + c as i64) * 7919 % 2003 - 1000);
+    for backend in ["jit", "jit-scalar", "interp"] {
+        for src in [
+            "sum(i * 0.5, axis=1); max(i * 0.5, axis=1); min(sin(i), axis=1)",
+            "sum(i * 0.25); max(i / 3)",
+        ] {
+            let merged = runner(src, backend);
+            let got = merged.run_many(&[("i", (&i).into())]).unwrap();
+            for (k, e) in src.split(';').enumerate() {
+                let want = runner(e.trim(), backend).run(&[("i", (&i).into())]).unwrap();
+                assert_eq!(
+                    format!("{:?}", got[k]),
+                    format!("{want:?}"),
+                    "{src} result {k} on {backend}"
+                );
+            }
+            let kernels = merged.explain_rewrites(&[("i", (&i).into())]).unwrap();
+            let (kernel, _, notes) = &kernels[0];
+            assert!(
+                kernel.to_string().starts_with("kernel siblings"),
+                "{src}: {kernel}"
+            );
+            assert!(
+                notes.iter().any(|n| n.starts_with("stored: ")),
+                "{src}: {notes:?}"
+            );
+        }
+    }
 }
