@@ -213,7 +213,7 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
 fn with_stored(kernel: KernelIR, dtype: DType, stored: &[Option<ElemType>]) -> KernelIR {
     let mut kernel = KernelIR { dtype, ..kernel };
     for (decl, &t) in kernel.inputs.iter_mut().zip(stored) {
-        decl.stored = t.filter(|&t| kiln_jit::converts_stored(t, dtype));
+        decl.stored = t.filter(|&t| t.converts_into(dtype));
     }
     kernel
 }

@@ -379,7 +379,6 @@ impl Fused {
             let p = &st.program;
             let mut map: Vec<Option<NodeId>> = vec![None; p.body.index() + 1];
             for id in p.arena.reachable(p.body) {
-                let m = |o: NodeId| map[o.index()].expect("operands come first");
                 let node = match *p.arena.node(id) {
                     Node::Input(n) => {
                         let src = st.sources[n as usize];
@@ -390,12 +389,7 @@ impl Fused {
                         });
                         Node::Input(i as u32)
                     }
-                    node @ (Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
-                    Node::Cast(t, a) => Node::Cast(t, m(a)),
-                    Node::Unary(op, a) => Node::Unary(op, m(a)),
-                    Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
-                    Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
-                    Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
+                    node => node.map_operands(|o| map[o.index()].expect("operands come first")),
                 };
                 map[id.index()] = Some(arena.intern(node));
             }

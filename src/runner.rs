@@ -646,8 +646,10 @@ impl FusedRunner {
         let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
         let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
         // integer or bool inputs: a compound or sibling stage runs as one pass where the float path
-        // reads them converted (`var(i)`, `sum(i * 0.5) + max(i * 0.5)`), else apart (typed)
-        let typed = crate::executor::float_path_of(program, args).is_none();
+        // reads them converted (`var(i)`, `sum(i * 0.5) + max(i * 0.5)`), else apart (typed); float
+        // inputs always take the float path (asked first: this runs at every call)
+        let typed = !args.iter().all(|a| a.elem().is_float())
+            && crate::executor::float_path_of(program, args).is_none();
         let one_pass = match &program.work {
             Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
             _ => self.backend.runs_compound(&axes, shape.len()),

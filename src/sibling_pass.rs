@@ -133,15 +133,9 @@ fn merged(p: &Pipeline, group: &[usize]) -> Stage {
 fn intern(arena: &mut ExprArena, program: &Program, inputs: &[usize]) -> NodeId {
     let mut map: Vec<Option<NodeId>> = vec![None; program.body.index() + 1];
     for id in program.arena.reachable(program.body) {
-        let m = |o: NodeId| map[o.index()].expect("operands come first");
         let node = match *program.arena.node(id) {
             Node::Input(n) => Node::Input(inputs[n as usize] as u32),
-            node @ (Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
-            Node::Cast(t, a) => Node::Cast(t, m(a)),
-            Node::Unary(op, a) => Node::Unary(op, m(a)),
-            Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
-            Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
-            Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
+            node => node.map_operands(|o| map[o.index()].expect("operands come first")),
         };
         map[id.index()] = Some(arena.intern(node));
     }

@@ -71,6 +71,19 @@ impl Node {
         ops.into_iter().take(n)
     }
 
+    /// The node with each operand `o` replaced by `f(o)` (a leaf as it is): how a pass copies a node
+    /// into another arena whose operands it has already copied.
+    pub fn map_operands(self, mut f: impl FnMut(NodeId) -> NodeId) -> Node {
+        match self {
+            node @ (Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
+            Node::Cast(t, a) => Node::Cast(t, f(a)),
+            Node::Unary(op, a) => Node::Unary(op, f(a)),
+            Node::Binary(op, a, b) => Node::Binary(op, f(a), f(b)),
+            Node::Where(c, a, b) => Node::Where(f(c), f(a), f(b)),
+            Node::Fma(a, b, c) => Node::Fma(f(a), f(b), f(c)),
+        }
+    }
+
     /// Whether the node's value is a truth value (1 / 0) that NumPy would type as bool.
     pub fn is_logical(&self, arena: &ExprArena) -> bool {
         match *self {

@@ -107,6 +107,16 @@ impl ElemType {
         }
     }
 
+    /// Whether a kernel computing in `dtype` reads an input of this type converted where it reads
+    /// it ([`crate::InputDecl::stored`]): NumPy's promotions into a float type no narrower (bool
+    /// into either float; int32, int64 and float32 into float64; int64 rounded to the nearest).
+    pub fn converts_into(self, dtype: crate::DType) -> bool {
+        match dtype {
+            crate::DType::F64 => self != ElemType::F64,
+            crate::DType::F32 => self == ElemType::Bool,
+        }
+    }
+
     /// kiln's short name, as the IR's text form prints it (`bool i32 i64 f32 f64`).
     pub fn short_name(self) -> &'static str {
         match self {

@@ -481,13 +481,8 @@ impl TypedKernel {
         let arena = &self.kernel.arena;
         let mut stored = vec![None; self.input_types.len()];
         for (i, &t) in self.input_types.iter().enumerate() {
-            // NumPy's promotions into a float type no narrower (kiln_jit::converts_stored)
-            let cast = match dtype {
-                crate::DType::F64 => t != ElemType::F64,
-                crate::DType::F32 => t == ElemType::Bool,
-            };
             if t != f {
-                if !cast {
+                if !t.converts_into(dtype) {
                     return Err(format!(
                         "input '{}' of {t} in a {f} kernel",
                         self.kernel.inputs[i].name

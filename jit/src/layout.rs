@@ -186,16 +186,6 @@ pub struct Geometry {
     pub out_type: OutputType,
 }
 
-/// Whether the code converts elements of `t` to `dtype` where it reads them: the conversions of
-/// NumPy's promotion into a float type no narrower (bool into either float; int32, int64 and
-/// float32 into float64).
-pub fn converts_stored(t: ElemType, dtype: DType) -> bool {
-    match dtype {
-        DType::F64 => t != ElemType::F64,
-        DType::F32 => t == ElemType::Bool,
-    }
-}
-
 /// The reduced axes of `kind` (none for a map).
 fn reduced_axes(kind: &KernelKind) -> &[usize] {
     kind.reduced_axes()
@@ -276,7 +266,7 @@ impl Structure {
             .zip(&plan.inputs)
             .map(|(decl, p)| match decl.stored {
                 Some(t) if t != own && p.reads_stored() => {
-                    if converts_stored(t, kernel.dtype) {
+                    if t.converts_into(kernel.dtype) {
                         Ok(Some(t))
                     } else {
                         Err(JitError::Unsupported(format!(

@@ -109,7 +109,7 @@ pub use call::{
 pub use compile::{Dumps, NO_FMA_ENV};
 pub use error::{JitError, Result};
 pub use key::KernelKey;
-pub use layout::{Access, Mode, Parts, Structure, converts_stored};
+pub use layout::{Access, Mode, Parts, Structure};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
 pub use schedule::Schedule;

@@ -21,15 +21,10 @@ pub fn rebuild(
     let mut map: Vec<Option<NodeId>> = vec![None; top + 1];
     let mut replaced = false;
     for id in kernel.arena.reachable_all(&roots) {
-        let m = |o: NodeId| map[o.index()].expect("operands come first in post order");
-        let node = match *kernel.arena.node(id) {
-            node @ (Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
-            Node::Cast(t, a) => Node::Cast(t, m(a)),
-            Node::Unary(op, a) => Node::Unary(op, m(a)),
-            Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
-            Node::Where(c, a, b) => Node::Where(m(c), m(a), m(b)),
-            Node::Fma(a, b, c) => Node::Fma(m(a), m(b), m(c)),
-        };
+        let node = kernel
+            .arena
+            .node(id)
+            .map_operands(|o| map[o.index()].expect("operands come first in post order"));
         let new = match replace(&mut arena, node) {
             Some(r) => {
                 replaced = true;
