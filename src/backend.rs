@@ -149,6 +149,14 @@ pub trait Backend: Send + Sync + Debug {
     fn name(&self) -> &'static str;
     /// Readies `kernel`, to be read as `plan` says, for any number of runs.
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
+    /// Readies a typed kernel (a map or a reduction) in the form [`kiln_jit::compile_typed`] compiles (its
+    /// arena typed, float64 lanes, each input of another type stored as it), read as `plan` says
+    /// (every input where it is), where the backend compiles one; None where it does not (the
+    /// typed interpreter then runs it).
+    fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
+        let _ = (kernel, plan);
+        Ok(None)
+    }
     /// Whether the backend runs compound reductions ([`kiln_ir::KernelKind::Compound`]): plans merge
     /// sibling reductions into one pass ([`crate::siblings`]) only for backends that do.
     fn compound_reductions(&self) -> bool {
@@ -305,31 +313,108 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
     }
 }
 
-/// A typed kernel (an integer or bool value, or a cast): compiled by kiln-jit's typed code generator
-/// where it compiles ([`kiln_jit::typed::why_not`]) and the backend is a JIT, else evaluated by
-/// kiln-ir's typed interpreter. A compiled run that the code does not cover (a reduction with an
-/// `initial` value or the previous outputs as its start, or an empty `min` / `max`) is interpreted.
+/// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: a reduction
+/// compiled by the main code generator ([`kiln_jit::compile_typed`]), a map or scan by kiln-jit's
+/// typed code generator ([`kiln_jit::typed::why_not`]); else evaluated by kiln-ir's typed
+/// interpreter. A compiled run that the code does not cover (a reduction with an `initial` value or
+/// the previous outputs as its start, or an empty `min` / `max`) is interpreted.
 #[derive(Debug)]
 pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
-    /// The compiled code (None: the interpreter runs every call).
+    /// The compiled map or scan (None: the interpreter runs every call).
     pub jit: Option<kiln_jit::typed::TypedCode>,
-    /// A reduction of float values computed in integers (`mean(i * 2)`; `mean(i)` is a float kernel
-    /// reading `i` stored): its values by a compiled typed map,
-    /// then the float reduction by the backend ([`kiln_jit::typed::split_float_reduction`]).
-    pub split: Option<FloatSplit>,
+    /// The compiled map or reduction (the main code generator).
+    pub main: Option<MainKernel>,
     /// A kernel of several outputs ([`KernelIR::extra`]): one executable per output, each compiled
     /// alone (each reads the inputs again: the typed code generator writes one output per kernel).
     pub outputs: Vec<TypedExecutable>,
 }
 
-/// The two kernels of a typed reduction of float values.
+/// A typed map or reduction on the main code generator: the kernel in its form there (see
+/// [`Backend::prepare_typed`]), its plan (every input read where it is), and the executable.
 #[derive(Debug)]
-pub(crate) struct FloatSplit {
-    map: kiln_jit::typed::TypedCode,
-    reduce: KernelIR,
+pub(crate) struct MainKernel {
+    kernel: KernelIR,
     plan: BroadcastPlan,
     exe: Box<dyn Executable>,
+}
+
+impl MainKernel {
+    /// The reduction of `typed` on `backend`'s main code generator, input `i` read in place with
+    /// `views[i]`'s strides where the caller passes a strided view; None where the backend does not
+    /// compile it.
+    fn new(
+        typed: &TypedKernel,
+        backend: &dyn Backend,
+        views: &[Option<Vec<isize>>],
+    ) -> Result<Option<MainKernel>> {
+        let dtype = kiln_jit::typed::lanes_dtype(typed);
+        let mut kernel = KernelIR {
+            dtype,
+            ..typed.kernel.clone()
+        };
+        for (decl, &t) in kernel.inputs.iter_mut().zip(&typed.input_types) {
+            decl.stored = (t != ElemType::of_float(dtype)).then_some(t);
+        }
+        let layouts: Vec<kiln_ir::InputLayout> = kernel
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let strides = views.get(i).cloned().flatten();
+                kiln_ir::InputLayout {
+                    shape: d.shape.clone(),
+                    contiguous: strides.is_none(),
+                    strides,
+                }
+            })
+            .collect();
+        // every input where it is: rows of the last axis read any broadcast and any view in place
+        let mut plan = BroadcastPlan::new(&kernel.shape, &layouts, kiln_ir::PlanOptions::default())?;
+        if plan.copies() > 0 {
+            let rows = kernel.shape.len().saturating_sub(1);
+            plan = BroadcastPlan::with_outer_axes(&kernel.shape, &layouts, rows)?;
+        }
+        if plan.copies() > 0 {
+            return Ok(None);
+        }
+        Ok(backend
+            .prepare_typed(&kernel, &plan)?
+            .map(|exe| MainKernel { kernel, plan, exe }))
+    }
+
+    /// Runs over the typed kernel's buffers: inputs of the kernel's float dtype as a float kernel's,
+    /// any other stored.
+    fn run(&self, bufs: &[TypedBuffer<'_>], ctx: &RunCtx<'_>) -> Result<Tensor> {
+        use kiln_jit::typed::TypedView;
+        let inputs = match self.kernel.dtype {
+            kiln_ir::DType::F64 => Buffers::F64(
+                bufs.iter()
+                    .map(|b| Buffer {
+                        data: match &b.data {
+                            TypedData::F64(d) => BufferData::Contiguous(Cow::Borrowed(&d[..])),
+                            TypedData::View(TypedView::F64(v)) => BufferData::Strided(v.view()),
+                            other => BufferData::Stored(slice_of(other)),
+                        },
+                        shape: b.shape.clone(),
+                    })
+                    .collect(),
+            ),
+            kiln_ir::DType::F32 => Buffers::F32(
+                bufs.iter()
+                    .map(|b| Buffer {
+                        data: match &b.data {
+                            TypedData::F32(d) => BufferData::Contiguous(Cow::Borrowed(&d[..])),
+                            TypedData::View(TypedView::F32(v)) => BufferData::Strided(v.view()),
+                            other => BufferData::Stored(slice_of(other)),
+                        },
+                        shape: b.shape.clone(),
+                    })
+                    .collect(),
+            ),
+        };
+        self.exe.run(&self.kernel, &self.plan, &inputs, ctx)
+    }
 }
 
 impl TypedExecutable {
@@ -349,8 +434,19 @@ impl TypedExecutable {
             return Ok(TypedExecutable {
                 typed,
                 jit: None,
-                split: None,
+                main: None,
                 outputs,
+            });
+        }
+        if let KernelKind::Reduce { .. } | KernelKind::Map = typed.kernel.kind
+            && kiln_jit::typed::main_why_not(&typed).is_none()
+            && let Some(main) = MainKernel::new(&typed, backend, views)?
+        {
+            return Ok(TypedExecutable {
+                typed,
+                jit: None,
+                main: Some(main),
+                outputs: Vec::new(),
             });
         }
         let reads = (0..typed.kernel.inputs.len())
@@ -362,33 +458,10 @@ impl TypedExecutable {
             ),
             _ => None,
         };
-        let split = match backend.name() {
-            "jit" | "jit-scalar" if jit.is_none() => match kiln_jit::typed::split_float_reduction(&typed) {
-                Some((map, reduce)) => {
-                    let code = kiln_jit::typed::compile_typed_reads(
-                        &map,
-                        &reads,
-                        backend.name() == "jit-scalar",
-                        false,
-                    )?;
-                    let layout = kiln_ir::InputLayout::contiguous(&reduce.shape);
-                    let plan = BroadcastPlan::new(&reduce.shape, &[layout], kiln_ir::PlanOptions::default())?;
-                    let exe = backend.prepare(&reduce, &plan)?;
-                    Some(FloatSplit {
-                        map: code,
-                        reduce,
-                        plan,
-                        exe,
-                    })
-                }
-                None => None,
-            },
-            _ => None,
-        };
         Ok(TypedExecutable {
             typed,
             jit,
-            split,
+            main: None,
             outputs: Vec::new(),
         })
     }
@@ -479,31 +552,7 @@ impl TypedExecutable {
                     values,
                 }))
             }
-            KernelKind::Reduce { op, axes } => {
-                let row: usize = axes.iter().map(|&a| kernel.shape[a]).product();
-                let out_shape = kernel.output_shape();
-                let n_out: usize = out_shape.iter().product();
-                // a start other than the identity, or a min / max over nothing: the interpreter's
-                if ctx.start != Start::Identity || (row == 0 && n_out > 0 && !op.has_identity()) {
-                    return Ok(None);
-                }
-                let values = code.run_reduce(&inputs, n_out, row, jc.max_units, jc.spread)?;
-                Ok(Some(Tensor {
-                    shape: out_shape,
-                    values,
-                }))
-            }
             _ => Ok(None),
-        }
-    }
-}
-
-impl FloatSplit {
-    /// `kernel` (the typed reduction) as the map whose values it reduces.
-    fn map_kernel(&self, kernel: &KernelIR) -> KernelIR {
-        KernelIR {
-            kind: KernelKind::Map,
-            ..kernel.clone()
         }
     }
 }
@@ -541,45 +590,32 @@ impl TypedExecutable {
             .collect()
     }
 
-    /// The compiled run (the typed code, or a float reduction's map then its reduction), or None
-    /// where this run is the interpreter's.
+    /// The compiled run, or None where this run is the interpreter's.
     fn run_jit(&self, kernel: &KernelIR, inputs: &Buffers<'_>, ctx: &RunCtx<'_>) -> Result<Option<Tensor>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        if let Some(code) = &self.jit
-            && let Some(t) = self.run_compiled(code, kernel, bufs, ctx)?
-        {
-            return Ok(Some(t));
-        }
-        let Some(split) = &self.split else {
-            return Ok(None);
-        };
-        let values = self.run_compiled(&split.map, &split.map_kernel(kernel), bufs, ctx)?;
-        let Some(Tensor { values, shape }) = values else {
-            return Err(Error::Output(
-                "the typed map of a float reduction did not run".into(),
-            ));
-        };
-        let buffers = match values {
-            Values::F64(v) => Buffers::F64(vec![Buffer {
-                data: BufferData::Contiguous(Cow::Owned(v)),
-                shape,
-            }]),
-            Values::F32(v) => Buffers::F32(vec![Buffer {
-                data: BufferData::Contiguous(Cow::Owned(v)),
-                shape,
-            }]),
-            other => {
-                return Err(Error::Output(format!(
-                    "float values expected of the typed map, got {}",
-                    other.output_type()
-                )));
+        if let Some(main) = &self.main {
+            // a start other than the identity, or a min / max over nothing: the interpreter's
+            let empty_extreme = match &kernel.kind {
+                KernelKind::Reduce { op, axes } => {
+                    !op.has_identity()
+                        && axes.iter().any(|&a| kernel.shape[a] == 0)
+                        && kernel.output_shape().iter().all(|&d| d > 0)
+                }
+                _ => false,
+            };
+            if ctx.start != Start::Identity || empty_extreme {
+                return Ok(None);
             }
-        };
-        split.exe.run(&split.reduce, &split.plan, &buffers, ctx).map(Some)
+            return main.run(bufs, ctx).map(Some);
+        }
+        match &self.jit {
+            Some(code) => self.run_compiled(code, kernel, bufs, ctx),
+            None => Ok(None),
+        }
     }
 }
 

@@ -505,27 +505,37 @@ fn typed_note(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> S
 /// code reads each input (`views`: the strides of those given as strided views, see
 /// [`in_place_view`]).
 fn engine(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> String {
+    if let KernelKind::Reduce { .. } | KernelKind::Map = typed.kernel.kind {
+        let lanes = match kiln_jit::typed::lanes_dtype(typed) {
+            DType::F32 => 4,
+            DType::F64 => 2,
+        };
+        return match kiln_jit::typed::main_why_not(typed) {
+            None if typed.kernel.kind == KernelKind::Map => format!(
+                "compiled: typed kernel ({why}), a map of {} values by the JIT's main code generator \
+                 ({lanes} lanes), reading each in place",
+                typed.value_type(),
+            ),
+            None => format!(
+                "compiled: typed kernel ({why}), a reduction of {} values by the JIT's main code \
+                 generator ({} accumulators, {lanes} lanes), reading each in place",
+                typed.value_type(),
+                if typed.value_type().is_float() {
+                    "float"
+                } else {
+                    "int64"
+                }
+            ),
+            Some(not) => format!("interpreted: {why}, and the JIT does not compile {not}"),
+        };
+    }
     match kiln_jit::typed::why_not(typed) {
         None => format!(
             "compiled: typed kernel ({why}), compiled by the JIT ({}), reading {}",
             kiln_jit::typed::describe_lanes(typed),
             typed_reads(typed, views)
         ),
-        Some(not) => match kiln_jit::typed::split_float_reduction(typed) {
-            Some((map, reduce)) => format!(
-                "compiled: typed kernel ({why}), in two kernels as the JIT does not compile {not}: its \
-                 {} values by the JIT's typed code generator ({}, reading {}), then the float \
-                 reduction {} by the JIT",
-                map.value_type(),
-                kiln_jit::typed::describe_lanes(&map),
-                typed_reads(&map, views),
-                match &reduce.kind {
-                    kiln_ir::KernelKind::Reduce { op, .. } => op.name(),
-                    _ => "",
-                }
-            ),
-            None => format!("interpreted: {why}, and the JIT does not compile {not}"),
-        },
+        Some(not) => format!("interpreted: {why}, and the JIT does not compile {not}"),
     }
 }
 

@@ -66,6 +66,14 @@ impl Backend for Jit {
             workspace: Mutex::default(),
         }))
     }
+
+    fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
+        let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
+        Ok(Some(Box::new(JitExecutable {
+            code: kiln_jit::compile_typed(kernel, plan, schedule)?.bind(kernel, plan)?,
+            workspace: Mutex::default(),
+        })))
+    }
 }
 
 /// A compiled kernel (a map, reduction or scan, shared with kiln-jit's cache) bound to its

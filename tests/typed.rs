@@ -173,7 +173,10 @@ fn explain_says_which_engine_runs_the_typed_kernel() {
         .unwrap();
     let notes = all[0].2.join("\n");
     assert!(
-        notes.contains("compiled: typed kernel (input 'i' is int32), compiled by the JIT (4 lanes"),
+        notes.contains(
+            "compiled: typed kernel (input 'i' is int32), a map of int32 values by the JIT's main code \
+             generator (4 lanes)"
+        ),
         "{notes}"
     );
     assert!(notes.contains("in0 i: i32 [3]"), "{notes}");

@@ -521,13 +521,77 @@ fn integer_reductions_whole_arrays_and_trailing_axes() {
             "float32(i) + float32(f)",
         ] {
             let note = check(expr, &inputs).unwrap();
-            assert!(note.contains("compiled by the JIT (2 lanes"), "{expr}: {note}");
+            assert!(note.contains("2 lanes"), "{expr}: {note}");
         }
     }
     // a start other than the identity runs on the interpreter, with the same result
     let a = array("int32", &[9], 0);
     check("sum(a, initial=5)", &[("a", a.arg())]);
     check("max(a, initial=3)", &[("a", a.arg())]);
+}
+
+/// Reductions of bool and integer values over every axis and pair of axes (leading, middle,
+/// trailing), of C-contiguous inputs, strided views read in place and broadcast inputs: compiled by
+/// the main code generator (int64 accumulators), bit for bit the interpreter's.
+#[test]
+fn integer_reductions_over_every_axis_are_compiled() {
+    let ops = ["sum", "prod", "min", "max", "any", "all"];
+    for ty in ["bool", "int32", "int64"] {
+        for shape in [[8usize, 9, 10], [3, 1, 4], [2, 0, 3], [1, 1, 1]] {
+            let a = array(ty, &shape, 3);
+            let b = array("int64", &[shape[1], 1], 1);
+            let Arr::I64(bb) = &b else { unreachable!() };
+            let mut exprs = Vec::new();
+            for op in ops {
+                for axes in ["0", "1", "2", "(0, 1)", "(0, 2)", "(1, 2)"] {
+                    exprs.push(format!("{op}(a, axis={axes})"));
+                }
+                exprs.push(format!("{op}(a)"));
+            }
+            for axis in 0..3 {
+                exprs.push(format!("argmin(a, axis={axis})"));
+                exprs.push(format!("argmax(a * 3, axis={axis})"));
+                exprs.push(format!("sum(a + b, axis={axis})"));
+                exprs.push(format!("max(where(a > 0, b, a), axis={axis})"));
+            }
+            for expr in &exprs {
+                let inputs = [("a", a.arg()), ("b", bb.into())];
+                if let Some(note) = check(expr, &inputs)
+                    && !shape.contains(&0)
+                {
+                    assert!(is_compiled(&note), "{expr} of {ty} {shape:?}: {note}");
+                }
+            }
+            // strided views read in place: a reversed middle axis, a transposed array
+            let views: Vec<ArrayD<i64>> = match &a {
+                Arr::I64(x) => vec![x.slice(s![.., ..;-1, ..]).to_owned().into_dyn(), x.t().to_owned()],
+                _ => Vec::new(),
+            };
+            if let Arr::I64(x) = &a {
+                let rev = x.slice(s![.., ..;-1, ..]).into_dyn();
+                let tr = x.t().into_dyn();
+                for (v, owned) in [rev, tr].iter().zip(&views) {
+                    for expr in [
+                        "sum(a, axis=1)",
+                        "min(a, axis=0)",
+                        "argmax(a, axis=2)",
+                        "prod(a, axis=(0, 2))",
+                    ] {
+                        let got = FusedRunner::compile_text(expr).unwrap().run(&[("a", v.into())]);
+                        let want = FusedRunner::compile_text(expr)
+                            .unwrap()
+                            .with_backend(kiln::backend_by_name("interp").unwrap())
+                            .run(&[("a", owned.into())]);
+                        match (got, want) {
+                            (Ok(g), Ok(w)) => assert!(same(&g, &w), "{expr} of a view {:?}", v.strides()),
+                            (Err(_), Err(_)) => {}
+                            (g, w) => panic!("{expr} of a view: {g:?} against {w:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]

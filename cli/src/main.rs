@@ -464,20 +464,10 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             )?;
             typed.output(0)
         };
-        // a reduction of float values compiles its map (the float reduction is the JIT's)
-        let typed = match kiln_jit::typed::why_not(&typed) {
-            Some(_) => match kiln_jit::typed::split_float_reduction(&typed) {
-                Some((map, _)) => {
-                    writeln!(
-                        w,
-                        "# the typed map of the values (the float reduction is the JIT's)"
-                    )?;
-                    map
-                }
-                None => typed,
-            },
-            None => typed,
-        };
+        if let Some(why) = kiln_jit::typed::why_not(&typed) {
+            writeln!(w, "# no typed map or scan code to show: {why}")?;
+            return Ok(());
+        }
         let code = kiln_jit::typed::compile_typed(&typed, &splat, args.backend == "jit-scalar", true)
             .map_err(|e| e.to_string())?;
         writeln!(

@@ -351,6 +351,25 @@ impl TypedKernel {
         Self::finish(kernel, inputs, t.arena, new_roots)
     }
 
+    /// The typed kernel whose arena is `kernel`'s own, already typed (casts explicit, as
+    /// [`TypedKernel::new`] leaves them): each node's type follows from its operands' and the
+    /// inputs' (`inputs`, one per declared input), nothing is retyped. The JIT compiles a typed
+    /// kernel from this form (its key holds the arena, the inputs' types travel as
+    /// [`crate::InputDecl::stored`]).
+    ///
+    /// # Errors
+    /// A malformed kernel, or a count of input types other than the kernel's inputs.
+    pub fn of_arena(kernel: &KernelIR, inputs: &[ElemType]) -> Result<TypedKernel> {
+        kernel.validate()?;
+        if inputs.len() != kernel.inputs.len() {
+            return Err(IrError::Arity {
+                expected: kernel.inputs.len(),
+                got: inputs.len(),
+            });
+        }
+        Self::finish(kernel, inputs, kernel.arena.clone(), kernel.roots())
+    }
+
     /// Output `o` alone (see [`KernelIR::output`]): a map, or for `o == 0` the kernel's own kind.
     pub fn output(&self, o: usize) -> TypedKernel {
         TypedKernel {

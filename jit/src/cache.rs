@@ -130,8 +130,33 @@ impl KernelCache {
         plan: &BroadcastPlan,
         schedule: Schedule,
     ) -> Result<Arc<CompiledKernel>> {
+        self.get_or_compile_as(kernel, plan, schedule, false)
+    }
+
+    /// The compiled kernel of a typed kernel's `kernel` (see [`crate::compile_typed`]) over `plan`
+    /// with `schedule`, compiling it on a miss.
+    pub fn get_or_compile_typed(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        schedule: Schedule,
+    ) -> Result<Arc<CompiledKernel>> {
+        self.get_or_compile_as(kernel, plan, schedule, true)
+    }
+
+    fn get_or_compile_as(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        schedule: Schedule,
+        typed: bool,
+    ) -> Result<Arc<CompiledKernel>> {
         let schedule = schedule.normalised(kernel.dtype);
-        let structure = Structure::new(kernel, plan)?;
+        let structure = if typed {
+            Structure::typed(kernel, plan)?.0
+        } else {
+            Structure::new(kernel, plan)?
+        };
         let hash = key_hash(&structure, &kernel.arena, kernel.body, &kernel.extra, schedule);
         {
             let mut inner = self.lock();
@@ -146,7 +171,11 @@ impl KernelCache {
             }
             inner.stats.misses += 1;
         }
-        let key = KernelKey::new(kernel, plan, schedule)?;
+        let key = if typed {
+            KernelKey::typed(kernel, plan, schedule)?
+        } else {
+            KernelKey::new(kernel, plan, schedule)?
+        };
         let compiled = Arc::new(CompiledKernel::compile_uncached(key.clone())?);
         let mut evicted = Vec::new();
         let result = {

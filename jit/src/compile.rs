@@ -20,6 +20,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
+use kiln_ir::KernelIR;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -184,17 +185,22 @@ fn signature<M: Module>(module: &M) -> Signature {
 fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Result<()> {
     let st = &key.structure;
     let order = key.arena.reachable_all(&key.roots());
-    let inline = math::inline_vector_math(&key.arena, &order);
-    let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline);
-    let mut math = MathRefs::import(
-        module,
-        func,
-        st.dtype,
-        &MathFn::used_by(&key.arena, &order),
-        inline,
-        &wide,
-    )?;
-    if math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
+    let used = MathFn::used_by(&key.arena, &order);
+    // a typed kernel's float functions are the interpreter's own, called per lane in either float
+    // type (typed_lower.rs): no inline vector math, no wide routine, no row step
+    let typed = match st.typed {
+        Some(_) => Some(typed_kernel(key)?),
+        None => None,
+    };
+    let mut math = match typed {
+        Some(_) => MathRefs::import(module, func, kiln_ir::DType::F32, &used, false, &[])?,
+        None => {
+            let inline = math::inline_vector_math(&key.arena, &order);
+            let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline);
+            MathRefs::import(module, func, st.dtype, &used, inline, &wide)?
+        }
+    };
+    if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
         math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
     }
     let config = module.target_config();
@@ -205,6 +211,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     b.switch_to_block(entry);
     {
         let mut g = Gen::new(&mut b, st.dtype, math);
+        g.typed = typed.as_ref();
         let frame = Frame::new(&mut g, key, entry);
         match st.mode {
             Mode::Scan { .. } => scan::emit(&mut g, &frame),
@@ -216,4 +223,29 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     b.seal_all_blocks();
     b.finalize(config);
     Ok(())
+}
+
+/// The typed kernel of `key` (a typed structure's): its arena typed from the inputs' types.
+fn typed_kernel(key: &KernelKey) -> Result<kiln_ir::typed::TypedKernel> {
+    let st = &key.structure;
+    let inputs: Vec<kiln_ir::ElemType> = st
+        .stored
+        .iter()
+        .map(|t| t.unwrap_or(kiln_ir::ElemType::of_float(st.dtype)))
+        .collect();
+    let kernel = KernelIR {
+        dtype: st.dtype,
+        inputs: inputs
+            .iter()
+            .enumerate()
+            .map(|(i, _)| kiln_ir::InputDecl::new(format!("in{i}"), Vec::new()))
+            .collect(),
+        // the rank alone matters (the `Index` axes it validates)
+        shape: vec![1; st.rank],
+        arena: key.arena.clone(),
+        body: key.body,
+        extra: key.extra.clone(),
+        kind: kiln_ir::KernelKind::Map,
+    };
+    Ok(kiln_ir::typed::TypedKernel::of_arena(&kernel, &inputs)?)
 }

@@ -95,7 +95,7 @@ impl<'k> Frame<'k> {
                         None => g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32),
                     };
                     let s = g.load_input(W::Scalar, p, 0, st.stored[i]);
-                    [s, g.splat(W::Vector, s)]
+                    [s, g.splat_input(s, st.stored[i])]
                 })
             })
             .collect();

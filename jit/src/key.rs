@@ -36,13 +36,24 @@ impl KernelKey {
                 "a float kernel's key, and this kernel holds {why}: compile its typed kernel (kiln_jit::typed)"
             )));
         }
-        Ok(KernelKey {
-            structure: Structure::new(kernel, plan)?,
+        Ok(Self::of(Structure::new(kernel, plan)?, kernel, schedule))
+    }
+
+    /// The key of a typed kernel's `kernel` read through `plan` with `schedule` (see
+    /// [`Structure::typed`]).
+    pub fn typed(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
+        Ok(Self::of(Structure::typed(kernel, plan)?.0, kernel, schedule))
+    }
+
+    /// The key of `kernel` of structure `structure`.
+    fn of(structure: Structure, kernel: &KernelIR, schedule: Schedule) -> KernelKey {
+        KernelKey {
+            structure,
             arena: kernel.arena.clone(),
             body: kernel.body,
             extra: kernel.extra.clone(),
             schedule: schedule.normalised(kernel.dtype),
-        })
+        }
     }
 
     /// Every output's body: `body`, then `extra`.

@@ -164,6 +164,31 @@ pub struct Structure {
     pub mode: Mode,
     /// The axes before the trailing block, which locate a segment.
     pub seg_axes: usize,
+    /// A typed kernel's value and result types ([`Structure::typed`]); None for a float kernel.
+    pub typed: Option<TypedValues>,
+}
+
+/// What a typed kernel computes ([`kiln_ir::typed`]: bool, integer and float values, compiled by
+/// [`crate::compile_typed`]): the type of its values and of its result. Its code holds every value
+/// in the registers its type takes at the lanes of its dtype ([`crate::typed::lanes_dtype`]: 4, a
+/// float32 kernel's, for a map of 32-bit values, else 2, a float64 kernel's: `i64x2`, `f64x2`,
+/// bools as masks, 32-bit values half-filled, as `typed_lower` lowers them), reads every input in
+/// its own type where it is ([`Structure::stored`]), and folds integer and bool values in int64
+/// accumulators (int_acc.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TypedValues {
+    /// The type of the body's values.
+    pub values: ElemType,
+    /// The type of the result.
+    pub output: OutputType,
+}
+
+impl TypedValues {
+    /// Whether the values fold in int64 accumulators (bool and integer values); float values fold
+    /// as a float kernel's.
+    pub fn int_acc(self) -> bool {
+        !self.values.is_float()
+    }
 }
 
 /// The run-time sizes of one call.
@@ -208,6 +233,12 @@ fn trailing_block(rank: usize, axes: &[usize]) -> (usize, bool) {
 impl Structure {
     /// The structure of `kernel` read through `plan`; checks that the plan describes the kernel.
     pub fn new(kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Structure> {
+        Self::build(kernel, plan, false)
+    }
+
+    /// [`Structure::new`]; `typed`: a typed kernel's, whose stored inputs are read in their own
+    /// type (any type), not converted into the dtype.
+    fn build(kernel: &KernelIR, plan: &BroadcastPlan, typed: bool) -> Result<Structure> {
         kernel.validate()?;
         if plan.shape != kernel.shape {
             return Err(JitError::PlanMismatch(format!(
@@ -266,7 +297,7 @@ impl Structure {
             .zip(&plan.inputs)
             .map(|(decl, p)| match decl.stored {
                 Some(t) if t != own && p.reads_stored() => {
-                    if t.converts_into(kernel.dtype) {
+                    if typed || t.converts_into(kernel.dtype) {
                         Ok(Some(t))
                     } else {
                         Err(JitError::Unsupported(format!(
@@ -342,7 +373,49 @@ impl Structure {
             stored,
             mode,
             seg_axes,
+            typed: None,
         })
+    }
+
+    /// The structure of a typed kernel's `kernel` (its arena typed, casts explicit; its dtype
+    /// float64, the kernel's lanes; each input of another type than float64 declared
+    /// [`kiln_ir::InputDecl::stored`] as it) read through `plan`, and the typed kernel: what
+    /// [`Structure::new`] checks, and that the code generator compiles it
+    /// ([`crate::typed::main_why_not`]) and the plan reads every input where it is.
+    ///
+    /// # Errors
+    /// What [`Structure::new`] refuses, [`JitError::Unsupported`] for a kernel the code generator
+    /// does not compile, and a plan that materialises an input.
+    pub fn typed(
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+    ) -> Result<(Structure, kiln_ir::typed::TypedKernel)> {
+        let own = ElemType::of_float(kernel.dtype);
+        let inputs: Vec<ElemType> = kernel.inputs.iter().map(|d| d.stored.unwrap_or(own)).collect();
+        let typed = kiln_ir::typed::TypedKernel::of_arena(kernel, &inputs)?;
+        if let Some(why) = crate::typed::main_why_not(&typed) {
+            return Err(JitError::Unsupported(format!("the typed kernel holds {why}")));
+        }
+        if kernel.dtype != crate::typed::lanes_dtype(&typed) {
+            return Err(JitError::Unsupported(format!(
+                "a typed kernel in {} lanes where its values take {}",
+                kernel.dtype,
+                crate::typed::lanes_dtype(&typed)
+            )));
+        }
+        if let Some(i) = plan.inputs.iter().position(|p| !p.reads_stored()) {
+            return Err(JitError::Unsupported(format!(
+                "input '{}' of a typed kernel planned as a copy (a typed kernel reads every input \
+                 where it is)",
+                kernel.inputs[i].name
+            )));
+        }
+        let mut st = Structure::build(kernel, plan, true)?;
+        st.typed = Some(TypedValues {
+            values: typed.value_type(),
+            output: OutputType::of(typed.output_type()),
+        });
+        Ok((st, typed))
     }
 
     // ---- parameter layout: [row_len, seg_len, n, part, (dim, ocs) per outer axis, strides per input
@@ -476,7 +549,7 @@ impl Structure {
             n_red,
             out_shape,
             declared,
-            out_type: kernel.output_type(),
+            out_type: self.typed.map_or_else(|| kernel.output_type(), |t| t.output),
         })
     }
 }

@@ -16,8 +16,8 @@
 //! which `skeleton/block.rs` calls on blocks of a row); and to run them: `run` (the safe run API), `check` (input checks), `plan`
 //! (the cut into work units), `output` (buffers and result types), `execute` (one run), `call` (the
 //! only unsafe code). Typed kernels (bool, int32 and int64 values beside floats, [`kiln_ir::typed`])
-//! have their own generator on the same ISA and call: [`typed`] (kinds, lanes, runs) and
-//! `typed_lower` (opcodes).
+//! lower their opcodes by `typed_lower`: their reductions on this framework ([`compile_typed`],
+//! int64 accumulators in `int_acc`), their maps and scans still by their own loops in [`typed`].
 //!
 //! # ABI of a compiled kernel
 //! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
@@ -84,6 +84,7 @@ mod error;
 mod execute;
 mod frame;
 mod host;
+mod int_acc;
 mod key;
 mod layout;
 mod lower;
@@ -109,7 +110,7 @@ pub use call::{
 pub use compile::{Dumps, NO_FMA_ENV};
 pub use error::{JitError, Result};
 pub use key::KernelKey;
-pub use layout::{Access, Mode, Parts, Structure};
+pub use layout::{Access, Mode, Parts, Structure, TypedValues};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
 pub use schedule::Schedule;
@@ -144,6 +145,21 @@ pub struct CompiledKernel {
 /// Compiles `kernel` read through `plan` with `schedule`, through the global [`KernelCache`].
 pub fn compile(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<Arc<CompiledKernel>> {
     cache::global().get_or_compile(kernel, plan, schedule)
+}
+
+/// Compiles a typed kernel ([`kiln_ir::typed`]: bool and integer values, casts explicit) read
+/// through `plan` with `schedule`, through the global [`KernelCache`]: `kernel` is the typed
+/// kernel's own ([`kiln_ir::typed::TypedKernel::kernel`]) in float64 (its lanes), each input of
+/// another type declared [`kiln_ir::InputDecl::stored`] as it and read where it is, as the float
+/// kernels read their stored inputs. It runs as a float64 kernel does ([`CompiledKernel::bind`],
+/// inputs as [`InputRef::Stored`] where stored), and gives the typed kernel's result type. Kernels
+/// [`typed::main_why_not`] accepts: reductions over any axes of bool, integer and float64 values.
+pub fn compile_typed(
+    kernel: &KernelIR,
+    plan: &BroadcastPlan,
+    schedule: Schedule,
+) -> Result<Arc<CompiledKernel>> {
+    cache::global().get_or_compile_typed(kernel, plan, schedule)
 }
 
 impl CompiledKernel {
@@ -312,7 +328,11 @@ impl CompiledKernel {
                 given,
             });
         }
-        let st = Structure::new(kernel, plan)?;
+        let st = if self.key.structure.typed.is_some() {
+            Structure::typed(kernel, plan)?.0
+        } else {
+            Structure::new(kernel, plan)?
+        };
         if st != self.key.structure
             || kernel.body != self.key.body
             || kernel.extra != self.key.extra

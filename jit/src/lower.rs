@@ -12,9 +12,11 @@
 use crate::clif::{cast, mem};
 use crate::host::{MathFn, MathRefs};
 use crate::math;
+use crate::typed_lower::{TypedGen, constant};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
+use kiln_ir::typed::TypedKernel;
 use kiln_ir::{BinaryOp, DType, ElemType, ExprArena, Node, NodeId, UnaryOp};
 
 /// A width at which code is generated.
@@ -42,6 +44,9 @@ pub struct Gen<'a, 'b> {
     pub zero: [Value; 2],
     /// The bits of 1.0 as a mask-typed vector, for mask -> 1.0/0.0.
     pub one_bits: Value,
+    /// A typed kernel's types (see [`crate::layout::TypedValues`]): its values are lowered as
+    /// `typed_lower` lowers them, its inputs loaded in their own types. None for a float kernel.
+    pub typed: Option<&'b TypedKernel>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -69,7 +74,29 @@ impl<'a, 'b> Gen<'a, 'b> {
             one: [one_s, one_v],
             zero: [zero_s, zero_v],
             one_bits,
+            typed: None,
         }
+    }
+
+    /// The typed lowering over this function (a typed kernel's: 2 lanes, the float64 kernel's).
+    pub(crate) fn tg(&mut self) -> TypedGen<'a, '_> {
+        TypedGen {
+            b: &mut *self.b,
+            k: self.typed.expect("a typed kernel's generator"),
+            lanes: self.lanes,
+            math: &self.math,
+        }
+    }
+
+    /// A scalar input element `s` (as [`Gen::load_input`] gives it) splat to a vector: a typed
+    /// kernel's bool (`i8` 0 / 1) as its lane mask.
+    pub fn splat_input(&mut self, s: Value, stored: Option<ElemType>) -> Value {
+        if self.typed.is_some() && stored == Some(ElemType::Bool) {
+            let wide = self.b.ins().uextend(self.it, s);
+            let mask = self.b.ins().ineg(wide);
+            return self.b.ins().splat(self.iv, mask);
+        }
+        self.splat(W::Vector, s)
     }
 
     pub fn ty(&self, w: W) -> Type {
@@ -167,6 +194,25 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    /// Stores a map's value(s) `v` at `addr + offset` bytes: a typed kernel's in its value type,
+    /// at the address shifted back as an input stored in that type is read ([`Gen::load_input`]:
+    /// its output's base was shifted up as far, output.rs), bools one byte each.
+    pub fn store_value(&mut self, v: Value, addr: Value, offset: i64) {
+        let Some(tk) = self.typed else {
+            self.b.ins().store(mem(), v, addr, offset as i32);
+            return;
+        };
+        let t = tk.value_type();
+        let shift = crate::run::stored_shift(self.size as usize, t);
+        let at = self.b.ins().iadd_imm_s(addr, offset);
+        let at = if shift == 0 {
+            at
+        } else {
+            self.b.ins().ushr_imm_u(at, i64::from(shift))
+        };
+        self.tg().store(t, v, at);
+    }
+
     /// Loads one element (`Scalar`) or one vector at `addr + offset` bytes.
     pub fn load(&mut self, w: W, addr: Value, offset: i64) -> Value {
         let ty = self.ty(w);
@@ -190,6 +236,15 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         let off = (offset >> shift) as i32;
         let vector = w == W::Vector;
+        if self.typed.is_some() {
+            // a typed kernel's input in its own type, as the typed lowering holds it
+            let at = if off == 0 {
+                at
+            } else {
+                self.b.ins().iadd_imm_s(at, i64::from(off))
+            };
+            return self.tg().load(t, at, vector);
+        }
         match (t, self.dtype) {
             // two float32 lanes as one 8-byte load, widened by one instruction (`cvtps2pd`)
             (ElemType::F32, DType::F64) if vector => {
@@ -393,6 +448,22 @@ impl<'a, 'b> Gen<'a, 'b> {
         let shift = i64::from(crate::run::stored_shift(self.size as usize, t));
         let (mut addr, step_bytes) = self.first_lane(row, jb, off_bytes, step, params);
         let lanes = if w == W::Vector { self.lanes } else { 1 };
+        if self.typed.is_some() {
+            // a typed kernel's lanes in the input's own type, gathered as the typed lowering holds
+            // them (bools widened into masks)
+            let mut scalars = Vec::with_capacity(usize::from(lanes));
+            for l in 0..lanes {
+                if l > 0 {
+                    addr = self.b.ins().iadd(addr, step_bytes);
+                }
+                let real = self.b.ins().ushr_imm_u(addr, shift);
+                scalars.push(self.tg().load(t, real, false));
+            }
+            return match w {
+                W::Scalar => scalars[0],
+                W::Vector => crate::typed_read::assemble(&mut self.tg(), scalars, t),
+            };
+        }
         let mut v = self.zero[w as usize];
         for l in 0..lanes {
             if l > 0 {
@@ -601,6 +672,28 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    /// The position `pos` along an axis of `dim` points and c-stride `cs` (as [`Gen::index_value`])
+    /// as an int64: a typed kernel's index (`i64x2` at vector width).
+    pub fn index_i64(&mut self, w: W, pos: Value, cs: Value, dim: Value) -> Value {
+        let one = |g: &mut Self, p: Value| {
+            let q = g.b.ins().udiv(p, cs);
+            g.b.ins().urem(q, dim)
+        };
+        match w {
+            W::Scalar => one(self, pos),
+            W::Vector => {
+                let x = one(self, pos);
+                let mut out = self.b.ins().splat(types::I64X2, x);
+                for lane in 1..self.lanes {
+                    let p = self.b.ins().iadd_imm_s(pos, lane as i64);
+                    let x = one(self, p);
+                    out = self.b.ins().insertlane(out, x, lane);
+                }
+                out
+            }
+        }
+    }
+
     /// Integer compare on index values.
     pub fn icmp(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
         self.b.ins().icmp(cc, a, b)
@@ -728,6 +821,9 @@ pub fn emit_body(
     flat: Value,
     scratch: &mut [Option<Value>],
 ) -> Value {
+    if let Some(tk) = g.typed {
+        return emit_typed_body(g, w, tk, arena, order, leaves, jb, off_bytes, flat, scratch);
+    }
     let pairs = if g.math.inline && g.dtype == DType::F64 {
         erfc_pairs(arena, order)
     } else {
@@ -758,27 +854,7 @@ pub fn emit_body(
             continue;
         }
         let val = match *arena.node(id) {
-            Node::Input(i) => {
-                let i = i as usize;
-                if let Some(s) = leaves.splats[i] {
-                    s[w as usize]
-                } else {
-                    let base = match (leaves.ptrs[i], leaves.many) {
-                        (Some(p), _) => p,
-                        (None, Some(m)) => m.row_pointer(g, i),
-                        (None, None) => unreachable!("a contiguous input has a row pointer"),
-                    };
-                    match leaves.row_steps[i] {
-                        Some(step) => {
-                            g.load_strided(w, base, jb, off_bytes, step, leaves.params, leaves.stored[i])
-                        }
-                        None => {
-                            let addr = g.b.ins().iadd(base, jb);
-                            g.load_input(w, addr, off_bytes, leaves.stored[i])
-                        }
-                    }
-                }
-            }
+            Node::Input(i) => input_value(g, w, i as usize, leaves, jb, off_bytes),
             Node::Literal(_) => match (leaves.literals)(id) {
                 Literal::Hoisted(v) => v[w as usize],
                 Literal::Slot(base, offset) => {
@@ -822,6 +898,85 @@ pub fn emit_body(
                 let c = scratch[c.index()].expect("operand emitted");
                 g.b.ins().fma(a, b, c)
             }
+        };
+        scratch[id.index()] = Some(val);
+    }
+    scratch[order.last().expect("a body has a root").index()].expect("root emitted")
+}
+
+/// Input `i`'s value at width `w` at the point(s) whose byte offset in a contiguous row is `jb`
+/// plus `off_bytes`.
+fn input_value(g: &mut Gen<'_, '_>, w: W, i: usize, leaves: &Leaves<'_>, jb: Value, off_bytes: i64) -> Value {
+    if let Some(s) = leaves.splats[i] {
+        return s[w as usize];
+    }
+    let base = match (leaves.ptrs[i], leaves.many) {
+        (Some(p), _) => p,
+        (None, Some(m)) => m.row_pointer(g, i),
+        (None, None) => unreachable!("a contiguous input has a row pointer"),
+    };
+    match leaves.row_steps[i] {
+        Some(step) => g.load_strided(w, base, jb, off_bytes, step, leaves.params, leaves.stored[i]),
+        None => {
+            let addr = g.b.ins().iadd(base, jb);
+            g.load_input(w, addr, off_bytes, leaves.stored[i])
+        }
+    }
+}
+
+/// [`emit_body`] of a typed kernel `tk`: each node lowered by the typed lowering in its own type
+/// (a constant cast as its value, computed by the interpreter's cast), `Index` as int64.
+#[allow(clippy::too_many_arguments)]
+fn emit_typed_body(
+    g: &mut Gen<'_, '_>,
+    w: W,
+    tk: &TypedKernel,
+    arena: &ExprArena,
+    order: &[NodeId],
+    leaves: &Leaves<'_>,
+    jb: Value,
+    off_bytes: i64,
+    flat: Value,
+    scratch: &mut [Option<Value>],
+) -> Value {
+    let vector = w == W::Vector;
+    for &id in order {
+        let get = |x: NodeId| scratch[x.index()].expect("operand emitted");
+        let t = |x: NodeId| tk.type_of(x);
+        let val = match *arena.node(id) {
+            Node::Input(i) => input_value(g, w, i as usize, leaves, jb, off_bytes),
+            // read only through the cast that types them (a constant)
+            Node::Int(_) | Node::Literal(_) => continue,
+            Node::Cast(to, a) => match constant(tk, id) {
+                Some(c) => g.tg().konst(c, vector),
+                None => {
+                    let x = get(a);
+                    g.tg().cast(x, t(a), to)
+                }
+            },
+            Node::Index(axis) => {
+                let (dim, cs) = leaves.axis_params[axis as usize].expect("the frame loads every Index axis");
+                g.index_i64(w, flat, cs, dim)
+            }
+            Node::Unary(op, a) => {
+                let x = get(a);
+                g.tg().unary(op, x, t(a))
+            }
+            Node::Binary(op, a, b) => {
+                let (x, y) = (get(a), get(b));
+                g.tg().binary(op, x, y, t(a), constant(tk, b))
+            }
+            Node::Where(c, a, b) => {
+                let (c, x, y) = (get(c), get(a), get(b));
+                g.tg().select(c, x, y)
+            }
+            Node::Fma(..) => unreachable!("typed::main_why_not refuses fma"),
+        };
+        // a comparison of half-filled 32-bit values gives an i32x4 mask: the kernel's bools are i64x2
+        let val = if vector && tk.type_of(id) == ElemType::Bool {
+            g.tg().bool_mask(val)
+        } else {
+            val
         };
         scratch[id.index()] = Some(val);
     }

@@ -12,7 +12,7 @@ use crate::layout::{Geometry, Structure};
 use crate::layout::{Mode, Parts};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Workspace};
-use kiln_ir::{CompoundOp, KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
+use kiln_ir::{CompoundOp, ElemType, KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
 
 /// The buffers one run writes: the value output (the caller's slice, a fresh buffer, or the
 /// workspace's partials), the indices of arg reductions, and the scans' carried states.
@@ -23,6 +23,9 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// Sibling reductions: one f64 word per component in each slot of the f64 buffer (see
     /// [`Parts`]).
     siblings: Option<Parts>,
+    /// A typed kernel's reduction of bool or integer values (their type): one int64 word per slot
+    /// in the f64 buffer (see int_acc.rs).
+    ints: Option<ElemType>,
     chunked: bool,
     dest: Option<&'a mut [T]>,
     ws: &'a mut Workspace,
@@ -32,6 +35,12 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// Scans along an outer axis: one row of carried states per unit (f64 words hold either state
     /// type at any alignment the code needs).
     state: Vec<f64>,
+    /// A typed map's result type, and its fresh output (zeroed elements of that type, written by the
+    /// code through its address shifted up as a stored input's: see [`Gen::store_value`]).
+    ///
+    /// [`Gen::store_value`]: crate::lower::Gen::store_value
+    typed_map: Option<ElemType>,
+    typed_out: Option<Values>,
     /// The element count of a fresh map or scan output (`val_t`, allocated uninitialised: the run
     /// writes every element, and [`Outputs::written`] gives it its length).
     fresh: Option<usize>,
@@ -51,6 +60,12 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 Mode::Siblings(parts) => Some(parts),
                 _ => None,
             },
+            ints: st
+                .typed
+                .filter(|t| t.int_acc() && st.mode.reduce_op().is_some())
+                .map(|t| t.values),
+            typed_map: st.typed.filter(|_| st.mode == Mode::Map).map(|t| t.output.elem()),
+            typed_out: None,
             chunked: plan.chunks.is_some(),
             dest,
             ws,
@@ -78,6 +93,20 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut o.val_t, &mut o.val_f64, &mut o.idx)
         };
         let (compound, siblings) = (o.compound, o.siblings);
+        if let (Some(op), Some(_)) = (op, o.ints) {
+            // a typed reduction starts at its identity (the executor runs any other start on the
+            // typed interpreter)
+            if cfg.start != Start::Identity {
+                return Err(crate::JitError::Unsupported(
+                    "a reduction of bool or integer values from a start other than its identity".into(),
+                ));
+            }
+            fill(vf, n, f64::from_bits(int_identity(op) as u64))?;
+            if op.is_arg() {
+                refill(vi, n, |_| T::NO_INDEX)?;
+            }
+            return Ok(());
+        }
         match op {
             None if let Some(p) = siblings => {
                 let ops = p.ops();
@@ -86,6 +115,9 @@ impl<'a, T: Elem> Outputs<'a, T> {
             None if let Some(c) = compound => {
                 let empty = c.empty_slot();
                 refill(vf, n.saturating_mul(SLOT_F64S), |i| empty[i % SLOT_F64S])?;
+            }
+            None if let Some(t) = o.typed_map.filter(|_| o.dest.is_none()) => {
+                o.typed_out = Some(typed_fresh(t, n)?);
             }
             // every element of a fresh map or scan output is written by the code before it is read
             None if o.dest.is_none() => {
@@ -128,8 +160,21 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut self.val_t, &mut self.val_f64, &mut self.idx)
         };
         let (out_val, val_bytes): (*mut u8, usize) = match (self.op, self.dest.as_mut()) {
-            _ if self.compound.is_some() || self.siblings.is_some() => (vf.as_mut_ptr().cast(), vf.len() * 8),
+            _ if self.compound.is_some() || self.siblings.is_some() || self.ints.is_some() => {
+                (vf.as_mut_ptr().cast(), vf.len() * 8)
+            }
             (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
+            // a typed map's output: its address shifted up as far as a stored input's (run.rs,
+            // `InputRef::base`), so the code steps it in elements of `T` and shifts each store's
+            // address back; as many bytes as elements of `T` it holds, which is what it steps over
+            _ if let Some(v) = self.typed_out.as_mut() => {
+                let (ptr, len, t) = values_ptr(v);
+                let shift = crate::run::stored_shift(size, t);
+                // an exposed user-space address (below 2^48) shifted by at most 3 does not wrap;
+                // no Rust code dereferences it
+                let addr = ptr.expose_provenance() << shift;
+                (std::ptr::without_provenance_mut(addr), len * size)
+            }
             (Some(ReduceOp::Sum | ReduceOp::Prod), _) => (vf.as_mut_ptr().cast(), vf.len() * 8),
             // a fresh map or scan output: its room, which the run fills
             _ if self.fresh.is_some() => (vt.as_mut_ptr().cast(), vt.capacity() * size),
@@ -171,6 +216,12 @@ impl<'a, T: Elem> Outputs<'a, T> {
         geo: &Geometry,
         cfg: &RunConfig<'_>,
     ) -> Option<Tensor> {
+        if let Some(values) = self.typed_out.take() {
+            return Some(Tensor {
+                shape: kernel.shape.clone(),
+                values,
+            });
+        }
         if self.dest.is_some() {
             return None;
         }
@@ -206,6 +257,15 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 shape,
                 values: T::values(out),
             });
+        }
+        if let (Some(vt), Some(op)) = (self.ints, self.op) {
+            let (words, idx): (&[f64], Vec<i64>) = if self.chunked {
+                let (acc, _, ids) = T::partials(self.ws);
+                (acc, ids.iter().map(|&i| i.into()).collect())
+            } else {
+                (&val_f64, idx.iter().map(|&i| i.into()).collect())
+            };
+            return Some(int_tensor(op, vt, words, &idx, self.chunked, geo));
         }
         if let Some(parts) = self.siblings {
             let words: &[f64] = if self.chunked {
@@ -272,6 +332,89 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Ge
     }
 }
 
+/// `n` zeroed elements of `t` (calloc's untouched zero pages, as the float maps' fresh outputs).
+fn typed_fresh(t: ElemType, n: usize) -> Result<Values> {
+    use crate::call::zeroed;
+    Ok(match t {
+        ElemType::Bool => Values::Bool(zeroed(n, false)?),
+        ElemType::I32 => Values::I32(zeroed(n, 0)?),
+        ElemType::I64 => Values::I64(zeroed(n, 0)?),
+        ElemType::F32 => Values::F32(zeroed(n, 0.0)?),
+        ElemType::F64 => Values::F64(zeroed(n, 0.0)?),
+    })
+}
+
+/// The first element's address, the length and the element type of `v`.
+fn values_ptr(v: &mut Values) -> (*mut u8, usize, ElemType) {
+    match v {
+        Values::Bool(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::Bool),
+        Values::I32(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::I32),
+        Values::I64(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::I64),
+        Values::F32(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::F32),
+        Values::F64(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::F64),
+    }
+}
+
+/// The identity of `op`'s int64 accumulator (int_acc.rs).
+fn int_identity(op: ReduceOp) -> i64 {
+    match op {
+        ReduceOp::Sum | ReduceOp::Any => 0,
+        ReduceOp::Prod | ReduceOp::All => 1,
+        ReduceOp::Min | ReduceOp::ArgMin => i64::MAX,
+        ReduceOp::Max | ReduceOp::ArgMax => i64::MIN,
+    }
+}
+
+/// The result of a reduction of bool or integer values of type `vt` from its int64 words (and
+/// indices, arg reductions): a chunked whole array's partials merged in chunk order (the first
+/// extreme kept), then each word as the result type: sums and products int64, min and max the
+/// value type, any and all bool, arg reductions their indices.
+fn int_tensor(
+    op: ReduceOp,
+    vt: ElemType,
+    words: &[f64],
+    idx: &[i64],
+    chunked: bool,
+    geo: &Geometry,
+) -> Tensor {
+    let ints = words.iter().map(|w| w.to_bits() as i64);
+    let (vals, idx): (Vec<i64>, Vec<i64>) = if !chunked {
+        (ints.collect(), idx.to_vec())
+    } else if op.is_arg() {
+        let mut best: Option<(i64, i64)> = None;
+        for (v, &i) in ints.zip(idx) {
+            let better = |b: i64| if op == ReduceOp::ArgMin { v < b } else { v > b };
+            if i >= 0 && best.is_none_or(|(b, _)| better(b)) {
+                best = Some((v, i));
+            }
+        }
+        let (v, i) = best.unwrap_or((int_identity(op), -1));
+        (vec![v], vec![i])
+    } else {
+        let merge = |a: i64, b: i64| match op {
+            ReduceOp::Sum => a.wrapping_add(b),
+            ReduceOp::Prod => a.wrapping_mul(b),
+            ReduceOp::Min | ReduceOp::All => a.min(b),
+            _ => a.max(b),
+        };
+        (vec![ints.fold(int_identity(op), merge)], Vec::new())
+    };
+    let values = match op {
+        ReduceOp::Sum | ReduceOp::Prod => Values::I64(vals),
+        ReduceOp::Any | ReduceOp::All => Values::Bool(vals.into_iter().map(|v| v != 0).collect()),
+        ReduceOp::ArgMin | ReduceOp::ArgMax => Values::I64(idx),
+        ReduceOp::Min | ReduceOp::Max => match vt {
+            ElemType::Bool => Values::Bool(vals.into_iter().map(|v| v != 0).collect()),
+            ElemType::I32 => Values::I32(vals.into_iter().map(|v| v as i32).collect()),
+            _ => Values::I64(vals),
+        },
+    };
+    Tensor {
+        shape: geo.out_shape.clone(),
+        values,
+    }
+}
+
 /// `v` cleared and refilled with `n` values `f(0..n)`.
 fn refill<X>(v: &mut Vec<X>, n: usize, f: impl Fn(usize) -> X) -> Result<()> {
     v.clear();
@@ -323,6 +466,10 @@ fn tensor<T: Elem>(
     let floats = |v: Vec<T>| match out_type {
         OutputType::Bool => Values::Bool(v.iter().map(|x| x.is_true()).collect()),
         OutputType::Int64 | OutputType::Int32 => Values::I64(v.iter().map(|x| x.to_f64() as i64).collect()),
+        // a typed kernel's float32 values fold in its float64 lanes (exact; sums rounded once here)
+        OutputType::Float(kiln_ir::DType::F32) if T::DTYPE == kiln_ir::DType::F64 => {
+            Values::F32(v.iter().map(|x| x.to_f64() as f32).collect())
+        }
         OutputType::Float(_) => T::values(v),
     };
     let values = match st.mode.reduce_op() {

@@ -20,7 +20,7 @@ use crate::lower::{Gen, W};
 use cranelift_codegen::ir::ConstantData;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Immediate, InstBuilder, Type, Value, types};
-use kiln_ir::{DType, ReduceOp};
+use kiln_ir::{DType, ElemType, ReduceOp};
 
 /// Bytes per element of the value buffer of a reduction.
 pub fn acc_bytes(op: ReduceOp, dtype: DType) -> i64 {
@@ -33,6 +33,9 @@ pub fn acc_bytes(op: ReduceOp, dtype: DType) -> i64 {
 impl Gen<'_, '_> {
     /// The types of an accumulator of `op` at width `w`.
     pub fn acc_types(&self, op: ReduceOp, w: W) -> Vec<Type> {
+        if self.int_values().is_some() {
+            return Self::int_acc_types(op, w);
+        }
         match (op, w) {
             (ReduceOp::Sum | ReduceOp::Prod, W::Scalar) => vec![types::F64],
             (ReduceOp::Sum | ReduceOp::Prod, W::Vector) => match self.dtype {
@@ -48,6 +51,9 @@ impl Gen<'_, '_> {
 
     /// The identity of `op` at width `w`.
     pub fn acc_identity(&mut self, op: ReduceOp, w: W) -> Vec<Value> {
+        if self.int_values().is_some() {
+            return self.int_acc_identity(op, w);
+        }
         let n = self.acc_types(op, w).len();
         match op {
             // -0.0 is the exact identity of IEEE addition (the interpreter's, too)
@@ -64,6 +70,16 @@ impl Gen<'_, '_> {
             }
             ReduceOp::ArgMin => vec![self.fconst(w, f64::INFINITY), self.iconst(w, -1)],
             ReduceOp::ArgMax => vec![self.fconst(w, f64::NEG_INFINITY), self.iconst(w, -1)],
+        }
+    }
+
+    /// A typed kernel's float32 value as the float64 its accumulators fold (exactly: the kernel's
+    /// lanes are float64's, a float32 vector half-filled); any other value as it is.
+    fn typed_float(&mut self, w: W, v: Value) -> Value {
+        match (self.typed.map(|t| t.value_type()), w) {
+            (Some(ElemType::F32), W::Scalar) => self.b.ins().fpromote(types::F64, v),
+            (Some(ElemType::F32), W::Vector) => self.b.ins().fvpromote_low(v),
+            _ => v,
         }
     }
 
@@ -99,6 +115,10 @@ impl Gen<'_, '_> {
         v: Value,
         ridx: Option<Value>,
     ) -> Vec<Value> {
+        if let Some(vt) = self.int_values() {
+            return self.int_acc_update(op, vt, acc, v, ridx);
+        }
+        let v = self.typed_float(w, v);
         match op {
             ReduceOp::Sum | ReduceOp::Prod => {
                 let parts = self.widen(w, v);
@@ -151,6 +171,11 @@ impl Gen<'_, '_> {
     /// as a balanced tree so that the grouping depends only on the number of values. One add into
     /// `acc` (one read-modify-write of a kept output) per group instead of one per row.
     pub fn acc_update_rows(&mut self, w: W, acc: &[Value], vs: &[Value]) -> Vec<Value> {
+        if let Some(vt) = self.int_values() {
+            return self.int_acc_update_rows(vt, acc, vs);
+        }
+        let vs: Vec<Value> = vs.iter().map(|&v| self.typed_float(w, v)).collect();
+        let vs = &vs[..];
         let mut level: Vec<Vec<Value>> = vs.iter().map(|&v| self.widen(w, v)).collect();
         while level.len() > 1 {
             level = level
@@ -171,6 +196,9 @@ impl Gen<'_, '_> {
 
     /// Order-independent merge of two scalar partial results `a` (the state) and `c`.
     pub fn acc_merge_scalar(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
+        if self.int_values().is_some() {
+            return self.int_acc_merge_scalar(op, a, c);
+        }
         match op {
             ReduceOp::Sum => vec![self.b.ins().fadd(a[0], c[0])],
             ReduceOp::Prod => vec![self.b.ins().fmul(a[0], c[0])],
@@ -209,6 +237,9 @@ impl Gen<'_, '_> {
 
     /// Merges vector accumulators `slots` and the scalar accumulator `tail` into one scalar partial.
     pub fn acc_fold(&mut self, op: ReduceOp, slots: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
+        if self.int_values().is_some() {
+            return self.int_acc_fold(op, slots, tail);
+        }
         let mut state = tail;
         if slots.is_empty() {
             return state;
@@ -280,6 +311,9 @@ impl Gen<'_, '_> {
         o: Value,
         off: i64,
     ) -> Vec<Value> {
+        if self.int_values().is_some() {
+            return self.int_acc_load(op, w, out_val, out_idx, o, off);
+        }
         let ab = acc_bytes(op, self.dtype);
         let addr = self.elem_addr(out_val, o, ab);
         match op {
@@ -320,6 +354,9 @@ impl Gen<'_, '_> {
         off: i64,
         acc: &[Value],
     ) {
+        if self.int_values().is_some() {
+            return self.int_acc_store(op, out_val, out_idx, o, off, acc);
+        }
         let ab = acc_bytes(op, self.dtype);
         let addr = self.elem_addr(out_val, o, ab);
         match op {

@@ -399,7 +399,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 Access::RowSplat => {
                     let addr = row_off(g);
                     let s = g.load_input(W::Scalar, addr, 0, st.stored[i]);
-                    splats[i] = Some([s, g.splat(W::Vector, s)]);
+                    splats[i] = Some([s, g.splat_input(s, st.stored[i])]);
                 }
             }
         }
@@ -570,7 +570,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                     .chain(r.extra_rows.iter().copied());
                 for (row, &v) in rows.zip(&vs) {
                     let addr = g.b.ins().iadd(row, jb);
-                    g.b.ins().store(mem(), v, addr, (off * size) as i32);
+                    g.store_value(v, addr, off * size);
                 }
             }
             Mode::Trailing(_) | Mode::Siblings(_) => {

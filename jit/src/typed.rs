@@ -1,6 +1,8 @@
-//! Compiled typed kernels (issue 13): maps and reductions of bool, int32 and int64 values (and the
-//! floats and casts a typed kernel mixes in), bit-identical to kiln-ir's typed interpreter
-//! ([`kiln_ir::typed::interpret`]).
+//! Compiled typed maps and scans (issue 13) of bool, int32 and int64 values (and the floats and
+//! casts a typed kernel mixes in), bit-identical to kiln-ir's typed interpreter
+//! ([`kiln_ir::typed::interpret`]). Typed reductions compile on the main code generator instead
+//! ([`crate::compile_typed`]: its skeleton, plans and int64 accumulators, `int_acc.rs`), which
+//! lowers their bodies with the same `typed_lower`; maps and scans are to follow them there.
 //!
 //! **Lanes.** A kernel whose values are all 32 bits wide (int32, float32; bools beside them) runs
 //! 4 lanes per iteration (`i32x4` / `f32x4`, bools as `i32x4` lane masks); any other runs 2:
@@ -19,23 +21,14 @@
 //! the iteration shape (a strided view, `x[::-1]` or `x[:, ::2]`, a transposed one, or a broadcast
 //! buffer): `typed_read` generates those loads, and `check.rs` checks every read before a call.
 //!
-//! **Kinds.** A map writes its values (bools one byte 0 / 1 each). A reduction over trailing axes
-//! (whole arrays included) of bool or integer values reduces each row of `row` points into one int64
-//! slot: `sum` / `prod` wrapping in int64 (NumPy's accumulator; integer sums are exact and
-//! associative, so any cut into chunks gives the same bits), `min` / `max` in the data type, `any` /
-//! `all`; one over leading axes folds each row into a slot per column (`lanes` columns at a time,
-//! `build_columns`). A scan (`cumsum` / `cumprod` in int64, `cummax` / `cummin` in the type, from
-//! its `initial` value where it has one) runs each line in scalars. `argmin` / `argmax` (whole
-//! arrays and trailing axes) keep the extreme and its first index per range (scalar,
-//! `build_arg`). What does not compile ([`why_not`]: reductions of float values (see
-//! [`split_float_reduction`]) or over axes neither leading nor trailing, `argmin` / `argmax` over
-//! leading axes, a scan whose `initial` its accumulator cannot hold, `fma`) runs on the typed
-//! interpreter. An index (a named index of a contraction) is computed from the kernel's shape, so
-//! the code is for that shape.
+//! **Kinds.** A map writes its values (bools one byte 0 / 1 each). A scan (`cumsum` / `cumprod` in
+//! int64, `cummax` / `cummin` in the type, from its `initial` value where it has one) runs each line
+//! in scalars. What does not compile ([`why_not`]: a scan of float values or whose `initial` its
+//! accumulator cannot hold, `fma`) runs on the typed interpreter. An index (a named index of a
+//! contraction) is computed from the kernel's shape, so the code is for that shape.
 //!
 //! ABI: the float kernels' ([`crate`] doc), of which a typed kernel reads `ins` (input `i`'s buffer
-//! at `ins[i]`), `out_val` (the map's output, or the reduction's one int64 slot) and `[lo, hi)` (the
-//! flat points to compute).
+//! at `ins[i]`), `out_val` (the map's output) and `[lo, hi)` (the flat points to compute).
 
 use crate::call::{self, Code};
 use crate::check::TypedChecked;
@@ -55,34 +48,18 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use kiln_ir::scan::{Scan, ScanOp};
 use kiln_ir::typed::{Scalar, TypedKernel};
-use kiln_ir::{ElemType, KernelKind, Node, ReduceOp, Values};
+use kiln_ir::{ElemType, KernelKind, Node};
 use std::time::{Duration, Instant};
 
-/// Why `kernel` does not compile, if it does not (it then runs on the typed interpreter).
+/// Why `kernel` does not compile here, if it does not: a map or scan compiles here, a reduction on
+/// the main code generator ([`main_why_not`], [`crate::compile_typed`]); what neither compiles runs
+/// on the typed interpreter.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
     match &k.kind {
         KernelKind::Map => {}
-        KernelKind::Reduce { op, axes } => {
-            if reduced_axes(&k.shape, axes).is_none() {
-                return Some(
-                    "a reduction over axes neither leading nor trailing (the JIT reduces trailing \
-                     axes, or leading ones)"
-                        .into(),
-                );
-            }
-            if kernel.value_type().is_float() {
-                return Some(format!(
-                    "a reduction of {} values (the JIT reduces bools and integers)",
-                    kernel.value_type()
-                ));
-            }
-            if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax)
-                && reduced_axes(&k.shape, axes) == Some(true)
-                && axes.len() < k.shape.len()
-            {
-                return Some(format!("{} over leading axes", op.name()));
-            }
+        KernelKind::Reduce { .. } => {
+            return Some("a reduction (the main code generator compiles it: kiln_jit::compile_typed)".into());
         }
         KernelKind::Scan(s) => {
             if kernel.value_type().is_float() {
@@ -105,7 +82,39 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     if !k.extra.is_empty() {
         return Some("several outputs".into());
     }
-    for id in k.arena.reachable(k.body) {
+    body_why_not(kernel)
+}
+
+/// Why the main code generator does not compile the typed kernel `kernel` ([`crate::compile_typed`]),
+/// if it does not: it compiles reductions over any axes of bool, integer and float values (in
+/// float64 lanes: float32 values fold in float64, as a float32 kernel's sums do).
+pub fn main_why_not(kernel: &TypedKernel) -> Option<String> {
+    let k = &kernel.kernel;
+    if !matches!(k.kind, KernelKind::Reduce { .. } | KernelKind::Map) {
+        return Some(
+            "a kernel other than a map or a reduction (its scans compile by compile_typed_reads)".into(),
+        );
+    }
+    if !k.extra.is_empty() {
+        return Some("several outputs".into());
+    }
+    body_why_not(kernel)
+}
+
+/// The float dtype whose lanes the main code generator runs the typed kernel `kernel` in (the
+/// input of [`crate::compile_typed`]): float32's 4 for a map whose values are all 32 bits wide,
+/// else float64's 2 (reductions fold in 64-bit accumulators).
+pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::DType {
+    match kernel.kernel.kind {
+        KernelKind::Map if lanes_of(kernel) == 4 => kiln_ir::DType::F32,
+        _ => kiln_ir::DType::F64,
+    }
+}
+
+/// Why the typed lowering does not compile `kernel`'s body, if it does not.
+fn body_why_not(kernel: &TypedKernel) -> Option<String> {
+    let k = &kernel.kernel;
+    for id in k.arena.reachable_all(&k.roots()) {
         let t = |x| kernel.type_of(x);
         match *k.arena.node(id) {
             Node::Input(_) | Node::Where(..) => {}
@@ -145,61 +154,6 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
         }
     }
     None
-}
-
-/// A reduction of float values in a typed kernel (`mean(i * 2)`; `mean(i)` and `var(i)` are float
-/// kernels reading `i` stored),
-/// which [`why_not`] declines, as two kernels: its body as a typed map (where that compiles), and
-/// the float reduction of the map's values (input 0, `values`, of the iteration shape) for the
-/// float JIT. None where the kernel is not such a reduction or its map does not compile.
-pub fn split_float_reduction(kernel: &TypedKernel) -> Option<(TypedKernel, kiln_ir::KernelIR)> {
-    let k = &kernel.kernel;
-    let KernelKind::Reduce { op, axes } = &k.kind else {
-        return None;
-    };
-    let dtype = kernel.value_type().float()?;
-    // the typed kernel typed again as a map gives its own body back (its casts are explicit)
-    let map = kiln_ir::KernelIR {
-        kind: KernelKind::Map,
-        ..k.clone()
-    };
-    let map = TypedKernel::new(&map, &kernel.input_types, false).ok()?;
-    if map.value_type() != kernel.value_type() || why_not(&map).is_some() {
-        return None;
-    }
-    let mut arena = kiln_ir::ExprArena::new();
-    let body = arena.input(0);
-    let reduce = kiln_ir::KernelIR {
-        dtype,
-        inputs: vec![kiln_ir::InputDecl {
-            name: "values".into(),
-            shape: k.shape.clone(),
-            stored: None,
-        }],
-        shape: k.shape.clone(),
-        arena,
-        body,
-        extra: Vec::new(),
-        kind: KernelKind::Reduce {
-            op: *op,
-            axes: axes.clone(),
-        },
-    };
-    Some((map, reduce))
-}
-
-/// Which axes a reduction over `axes` of `shape` folds, as the code generator reads them: `Some(false)`
-/// trailing axes (rows of consecutive points, whole arrays included), `Some(true)` leading axes
-/// (columns: each output one of the `cols` trailing points of every row), None neither.
-fn reduced_axes(shape: &[usize], axes: &[usize]) -> Option<bool> {
-    let rank = shape.len();
-    if axes.iter().enumerate().all(|(i, &a)| a == rank - axes.len() + i) {
-        Some(false)
-    } else if axes.iter().enumerate().all(|(i, &a)| a == i) {
-        Some(true)
-    } else {
-        None
-    }
 }
 
 /// How `kernel`'s values are held (see the module doc), for `kiln explain`.
@@ -246,11 +200,8 @@ pub struct TypedCode {
     /// The kernel's iteration shape (strided reads are for it).
     shape: Vec<usize>,
     value: ElemType,
-    reduce: Option<ReduceOp>,
     /// The scan, where the kernel is one.
     scan: Option<Scan>,
-    /// A reduction over leading axes (one output per trailing point; see `build_columns`).
-    columns: bool,
     compile_time: Duration,
     clif: Option<String>,
 }
@@ -261,7 +212,7 @@ impl std::fmt::Debug for TypedCode {
             .field("lanes", &self.lanes)
             .field("input_types", &self.input_types)
             .field("reads", &self.reads)
-            .field("reduce", &self.reduce)
+            .field("scan", &self.scan)
             .finish()
     }
 }
@@ -316,16 +267,6 @@ pub fn compile_typed_reads(
     }
     let start = Instant::now();
     let lanes = if scalar { 1 } else { lanes_of(kernel) };
-    let columns = match &kernel.kernel.kind {
-        KernelKind::Reduce { axes, .. } => {
-            reduced_axes(&kernel.kernel.shape, axes) == Some(true) && axes.len() < kernel.kernel.shape.len()
-        }
-        _ => false,
-    };
-    let reduce = match &kernel.kernel.kind {
-        KernelKind::Reduce { op, .. } => Some(*op),
-        _ => None,
-    };
     let isa = crate::compile::isa()?;
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     crate::host::register_symbols(&mut jb);
@@ -355,12 +296,7 @@ pub fn compile_typed_reads(
             };
             match &kernel.kernel.kind {
                 KernelKind::Scan(scan) => build_scan(&mut g, reads, scan),
-                KernelKind::Reduce { op, .. } if columns => build_columns(&mut g, reads, *op),
-                KernelKind::Reduce {
-                    op: op @ (ReduceOp::ArgMin | ReduceOp::ArgMax),
-                    ..
-                } => build_arg(&mut g, reads, *op),
-                _ => build(&mut g, reads, reduce),
+                _ => build(&mut g, reads),
             }
             b.seal_all_blocks();
             b.finalize(module.target_config());
@@ -401,34 +337,17 @@ pub fn compile_typed_reads(
         reads: reads.to_vec(),
         shape: kernel.kernel.shape.clone(),
         value: kernel.value_type(),
-        reduce,
         scan: match &kernel.kernel.kind {
             KernelKind::Scan(s) => Some(*s),
             _ => None,
         },
-        columns,
         compile_time: start.elapsed(),
         clif,
     })
 }
 
-/// The accumulator of a reduction at one width: its identity and how a value folds into it.
-fn identity(op: ReduceOp, vt: ElemType) -> Scalar {
-    match (op, vt) {
-        (ReduceOp::Sum, _) => Scalar::I64(0),
-        (ReduceOp::Prod, _) => Scalar::I64(1),
-        (ReduceOp::Any, _) | (ReduceOp::Max, ElemType::Bool) => Scalar::Bool(false),
-        (ReduceOp::All, _) | (ReduceOp::Min, ElemType::Bool) => Scalar::Bool(true),
-        (ReduceOp::Min, ElemType::I32) => Scalar::I32(i32::MAX),
-        (ReduceOp::Max, ElemType::I32) => Scalar::I32(i32::MIN),
-        (ReduceOp::Min, _) => Scalar::I64(i64::MAX),
-        (ReduceOp::Max, _) => Scalar::I64(i64::MIN),
-        (ReduceOp::ArgMin | ReduceOp::ArgMax, _) => unreachable!("why_not refuses arg reductions"),
-    }
-}
-
-/// The function: entry loads, the vector loop (lanes > 1), the scalar loop, and a reduction's store.
-fn build(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], reduce: Option<ReduceOp>) {
+/// A map's function: entry loads, the vector loop (lanes > 1), then the scalar loop.
+fn build(g: &mut TypedGen<'_, '_>, reads: &[TypedRead]) {
     let k = g.k;
     let Entry {
         out,
@@ -441,39 +360,6 @@ fn build(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], reduce: Option<ReduceOp>
     let vt = k.value_type();
     let kv = g.b.declare_var(types::I64);
     g.b.def_var(kv, lo);
-    // accumulators: a vector one (the kernel's lanes; sums and products in i64x2) and a scalar one
-    let acc_types = reduce.map(|op| {
-        let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
-        let st = if wide {
-            types::I64
-        } else {
-            scalar_type(identity(op, vt).ty())
-        };
-        let vty = match (wide, g.lanes) {
-            (true, _) | (false, 1) => types::I64X2,
-            (false, _) => g.ty(identity(op, vt).ty(), true),
-        };
-        (st, vty)
-    });
-    let accs = reduce.zip(acc_types).map(|(op, (st, vty))| {
-        let s = g.b.declare_var(st);
-        let id = identity(op, vt);
-        let s0 = g.konst(id, false);
-        g.b.def_var(s, s0);
-        let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
-        let v = (g.lanes > 1).then(|| {
-            let v = g.b.declare_var(vty);
-            let v0 = if wide {
-                let x = g.konst(id, false);
-                g.b.ins().splat(types::I64X2, x)
-            } else {
-                g.konst(id, true)
-            };
-            g.b.def_var(v, v0);
-            v
-        });
-        (s, v)
-    });
     let tail = g.b.create_block();
     if g.lanes > 1 {
         let head = g.b.create_block();
@@ -487,17 +373,8 @@ fn build(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], reduce: Option<ReduceOp>
         g.b.switch_to_block(body);
         let kk = g.b.use_var(kv);
         let v = eval(g, &ptrs, &splats, kk, true);
-        match (reduce, accs) {
-            (Some(op), Some((_, Some(acc)))) => {
-                let a = g.b.use_var(acc);
-                let a = fold_vector(g, op, a, v, vt);
-                g.b.def_var(acc, a);
-            }
-            _ => {
-                let addr = address(g, out, kk, vt);
-                g.store(vt, v, addr);
-            }
-        }
+        let addr = address(g, out, kk, vt);
+        g.store(vt, v, addr);
         let next = g.b.ins().iadd_imm_s(kk, g.lanes as i64);
         g.b.def_var(kv, next);
         g.b.ins().jump(head, &[]);
@@ -513,49 +390,12 @@ fn build(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], reduce: Option<ReduceOp>
     g.b.switch_to_block(body);
     let kk = g.b.use_var(kv);
     let v = eval(g, &ptrs, &splats, kk, false);
-    match (reduce, accs) {
-        (Some(op), Some((acc, _))) => {
-            let a = g.b.use_var(acc);
-            let a = fold_scalar(g, op, a, v, vt);
-            g.b.def_var(acc, a);
-        }
-        _ => {
-            let addr = address(g, out, kk, vt);
-            g.store(vt, v, addr);
-        }
-    }
+    let addr = address(g, out, kk, vt);
+    g.store(vt, v, addr);
     let next = g.b.ins().iadd_imm_s(kk, 1);
     g.b.def_var(kv, next);
     g.b.ins().jump(tail, &[]);
     g.b.switch_to_block(exit);
-    if let (Some(op), Some((s, v))) = (reduce, accs) {
-        let mut a = g.b.use_var(s);
-        if let Some(v) = v {
-            let vec = g.b.use_var(v);
-            // the kernel's lanes (a half-filled int32 accumulator's lanes 2 and 3 are not values)
-            let lanes = g.b.func.dfg.value_type(vec).lane_count().min(g.lanes as u32);
-            for l in 0..lanes {
-                let x = g.b.ins().extractlane(vec, l as u8);
-                let x = if matches!(op, ReduceOp::Sum | ReduceOp::Prod) {
-                    x
-                } else if identity(op, vt).ty() == ElemType::Bool {
-                    g.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
-                } else {
-                    x
-                };
-                a = combine(g, op, a, x, vt);
-            }
-        }
-        let t = g.b.func.dfg.value_type(a);
-        let wide = if t == types::I64 {
-            a
-        } else if t == types::I8 {
-            g.b.ins().uextend(types::I64, a)
-        } else {
-            g.b.ins().sextend(types::I64, a)
-        };
-        g.b.ins().store(crate::clif::mem(), wide, out, 0);
-    }
     g.b.ins().return_(&[]);
 }
 
@@ -764,189 +604,6 @@ fn build_scan(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], scan: &Scan) {
     g.b.ins().return_(&[]);
 }
 
-/// `argmin` / `argmax` of the points `lo..hi`: the extreme (as int64) and the flat index of its first
-/// occurrence, stored as two int64 at `out` (the extreme starts at the identity and the index at
-/// `lo`, so a range of equal extremes keeps `lo`). Scalar: the strict compare is sequential.
-fn build_arg(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], op: ReduceOp) {
-    let vt = g.k.value_type();
-    let Entry {
-        out,
-        lo,
-        hi,
-        ptrs,
-        splats,
-        ..
-    } = enter(g, reads);
-    let (k, best, at) = (
-        g.b.declare_var(types::I64),
-        g.b.declare_var(types::I64),
-        g.b.declare_var(types::I64),
-    );
-    g.b.def_var(k, lo);
-    g.b.def_var(at, lo);
-    let start = g.b.ins().iconst(
-        types::I64,
-        if op == ReduceOp::ArgMin {
-            i64::MAX
-        } else {
-            i64::MIN
-        },
-    );
-    g.b.def_var(best, start);
-    let (head, body, exit) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
-    g.b.ins().jump(head, &[]);
-    g.b.switch_to_block(head);
-    let kv = g.b.use_var(k);
-    let more = g.b.ins().icmp(IntCC::SignedLessThan, kv, hi);
-    g.b.ins().brif(more, body, &[], exit, &[]);
-    g.b.switch_to_block(body);
-    let kv = g.b.use_var(k);
-    let v = eval(g, &ptrs, &splats, kv, false);
-    let x = g.cast(v, vt, ElemType::I64);
-    let b = g.b.use_var(best);
-    let cc = if op == ReduceOp::ArgMin {
-        IntCC::SignedLessThan
-    } else {
-        IntCC::SignedGreaterThan
-    };
-    let better = g.b.ins().icmp(cc, x, b);
-    let b1 = g.b.ins().select(better, x, b);
-    g.b.def_var(best, b1);
-    let a = g.b.use_var(at);
-    let a1 = g.b.ins().select(better, kv, a);
-    g.b.def_var(at, a1);
-    let k1 = g.b.ins().iadd_imm_s(kv, 1);
-    g.b.def_var(k, k1);
-    g.b.ins().jump(head, &[]);
-    g.b.switch_to_block(exit);
-    let (b, a) = (g.b.use_var(best), g.b.use_var(at));
-    let mem = crate::clif::mem();
-    g.b.ins().store(mem, b, out, 0);
-    g.b.ins().store(mem, a, out, 8);
-    g.b.ins().return_(&[]);
-}
-
-/// A reduction over leading axes: for each row `0..rows` (`params[0]`; a row is `cols = params[1]`
-/// consecutive points) and each column `lo..hi`, the point's value folded into that column's int64
-/// slot of `out` (pre-filled with the identity by `run_reduce`): sums and products wrapping in
-/// int64, `min` / `max` on the values sign-extended (the same extreme), `any` / `all` on 0 / 1; a
-/// vector of `lanes` columns at a time (its values widened into `i64x2` slots), then the columns
-/// left one by one. Rows in order, so each slot folds its column's values in row order; columns may
-/// be cut into units.
-fn build_columns(g: &mut TypedGen<'_, '_>, reads: &[TypedRead], op: ReduceOp) {
-    let vt = g.k.value_type();
-    let Entry {
-        out,
-        sizes,
-        lo,
-        hi,
-        ptrs,
-        splats,
-    } = enter(g, reads);
-    let mem = crate::clif::mem();
-    let rows = g.b.ins().load(types::I64, mem, sizes, 0);
-    let cols = g.b.ins().load(types::I64, mem, sizes, 8);
-    let (r, j) = (g.b.declare_var(types::I64), g.b.declare_var(types::I64));
-    let zero = g.b.ins().iconst(types::I64, 0);
-    g.b.def_var(r, zero);
-    let (row_head, row_body, col_head, col_body, row_end, exit) = (
-        g.b.create_block(),
-        g.b.create_block(),
-        g.b.create_block(),
-        g.b.create_block(),
-        g.b.create_block(),
-        g.b.create_block(),
-    );
-    g.b.ins().jump(row_head, &[]);
-    g.b.switch_to_block(row_head);
-    let rv = g.b.use_var(r);
-    let more = g.b.ins().icmp(IntCC::SignedLessThan, rv, rows);
-    g.b.ins().brif(more, row_body, &[], exit, &[]);
-    g.b.switch_to_block(row_body);
-    g.b.def_var(j, lo);
-    if g.lanes > 1 {
-        // `lanes` columns at a time: the values widened to int64 lanes, folded into i64x2 slots
-        let (vhead, vbody) = (g.b.create_block(), g.b.create_block());
-        g.b.ins().jump(vhead, &[]);
-        g.b.switch_to_block(vhead);
-        let jv = g.b.use_var(j);
-        let next = g.b.ins().iadd_imm_s(jv, g.lanes as i64);
-        let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, next, hi);
-        g.b.ins().brif(fits, vbody, &[], col_head, &[]);
-        g.b.switch_to_block(vbody);
-        let (rv, jv) = (g.b.use_var(r), g.b.use_var(j));
-        let base = g.b.ins().imul(rv, cols);
-        let k = g.b.ins().iadd(base, jv);
-        let v = eval(g, &ptrs, &splats, k, true);
-        let x = match op {
-            ReduceOp::Any | ReduceOp::All => {
-                let m = g.cast(v, vt, ElemType::Bool);
-                g.b.ins().ineg(m)
-            }
-            _ if vt == ElemType::Bool => g.b.ins().ineg(v),
-            _ => v,
-        };
-        let parts = match (g.b.func.dfg.value_type(x), g.lanes) {
-            (types::I32X4, 4) => vec![g.b.ins().swiden_low(x), g.b.ins().swiden_high(x)],
-            (types::I32X4, _) => vec![g.b.ins().swiden_low(x)],
-            _ => vec![x],
-        };
-        let slot = address(g, out, jv, ElemType::I64);
-        for (q, p) in parts.into_iter().enumerate() {
-            let a = g.b.ins().load(types::I64X2, mem, slot, 16 * q as i32);
-            let a = match op {
-                ReduceOp::Sum => g.b.ins().iadd(a, p),
-                ReduceOp::Prod => g.b.ins().imul(a, p),
-                ReduceOp::Min | ReduceOp::All => g.b.ins().smin(a, p),
-                ReduceOp::Max | ReduceOp::Any => g.b.ins().smax(a, p),
-                ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("why_not refuses arg reductions"),
-            };
-            g.b.ins().store(mem, a, slot, 16 * q as i32);
-        }
-        let next = g.b.ins().iadd_imm_s(jv, g.lanes as i64);
-        g.b.def_var(j, next);
-        g.b.ins().jump(vhead, &[]);
-    } else {
-        g.b.ins().jump(col_head, &[]);
-    }
-    g.b.switch_to_block(col_head);
-    let jv = g.b.use_var(j);
-    let more = g.b.ins().icmp(IntCC::SignedLessThan, jv, hi);
-    g.b.ins().brif(more, col_body, &[], row_end, &[]);
-    g.b.switch_to_block(col_body);
-    let (rv, jv) = (g.b.use_var(r), g.b.use_var(j));
-    let base = g.b.ins().imul(rv, cols);
-    let k = g.b.ins().iadd(base, jv);
-    let v = eval(g, &ptrs, &splats, k, false);
-    let x = match op {
-        ReduceOp::Any | ReduceOp::All => {
-            let t = g.cast(v, vt, ElemType::Bool);
-            g.b.ins().uextend(types::I64, t)
-        }
-        _ => g.cast(v, vt, ElemType::I64),
-    };
-    let slot = address(g, out, jv, ElemType::I64);
-    let a = g.b.ins().load(types::I64, mem, slot, 0);
-    let a = match op {
-        ReduceOp::Sum => g.b.ins().iadd(a, x),
-        ReduceOp::Prod => g.b.ins().imul(a, x),
-        ReduceOp::Min | ReduceOp::All => g.b.ins().smin(a, x),
-        ReduceOp::Max | ReduceOp::Any => g.b.ins().smax(a, x),
-        ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("why_not refuses arg reductions"),
-    };
-    g.b.ins().store(mem, a, slot, 0);
-    let j1 = g.b.ins().iadd_imm_s(jv, 1);
-    g.b.def_var(j, j1);
-    g.b.ins().jump(col_head, &[]);
-    g.b.switch_to_block(row_end);
-    let rv = g.b.use_var(r);
-    let r1 = g.b.ins().iadd_imm_s(rv, 1);
-    g.b.def_var(r, r1);
-    g.b.ins().jump(row_head, &[]);
-    g.b.switch_to_block(exit);
-    g.b.ins().return_(&[]);
-}
-
 /// The address of element `k` of a buffer of `t` at `base`.
 fn address(g: &mut TypedGen<'_, '_>, base: Value, k: Value, t: ElemType) -> Value {
     let off = g.b.ins().imul_imm_s(k, (bits(t) / 8) as i64);
@@ -1045,70 +702,6 @@ fn index(g: &mut TypedGen<'_, '_>, k: Value, axis: usize, vector: bool) -> Value
     v.expect("a vector has lanes")
 }
 
-/// A vector of values folded into the vector accumulator.
-fn fold_vector(g: &mut TypedGen<'_, '_>, op: ReduceOp, acc: Value, v: Value, vt: ElemType) -> Value {
-    match op {
-        ReduceOp::Sum | ReduceOp::Prod => {
-            // the values as int64 lanes: masks to 0 / 1, int32 widened (two i64x2)
-            let v = if vt == ElemType::Bool {
-                g.b.ins().ineg(v)
-            } else {
-                v
-            };
-            let parts = match (g.b.func.dfg.value_type(v), g.lanes) {
-                (types::I32X4, 4) => vec![g.b.ins().swiden_low(v), g.b.ins().swiden_high(v)],
-                // half-filled int32: lanes 0 and 1
-                (types::I32X4, _) => vec![g.b.ins().swiden_low(v)],
-                _ => vec![v],
-            };
-            parts.into_iter().fold(acc, |a, p| {
-                if op == ReduceOp::Sum {
-                    g.b.ins().iadd(a, p)
-                } else {
-                    g.b.ins().imul(a, p)
-                }
-            })
-        }
-        ReduceOp::Min if vt == ElemType::Bool => g.b.ins().band(acc, v),
-        ReduceOp::Max if vt == ElemType::Bool => g.b.ins().bor(acc, v),
-        ReduceOp::Min => g.b.ins().smin(acc, v),
-        ReduceOp::Max => g.b.ins().smax(acc, v),
-        ReduceOp::Any | ReduceOp::All => {
-            let m = g.cast(v, vt, ElemType::Bool);
-            if op == ReduceOp::Any {
-                g.b.ins().bor(acc, m)
-            } else {
-                g.b.ins().band(acc, m)
-            }
-        }
-        ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("why_not refuses arg reductions"),
-    }
-}
-
-/// A scalar value folded into the scalar accumulator.
-fn fold_scalar(g: &mut TypedGen<'_, '_>, op: ReduceOp, acc: Value, v: Value, vt: ElemType) -> Value {
-    let x = match op {
-        ReduceOp::Sum | ReduceOp::Prod => g.cast(v, vt, ElemType::I64),
-        ReduceOp::Any | ReduceOp::All => g.cast(v, vt, ElemType::Bool),
-        _ => v,
-    };
-    combine(g, op, acc, x, vt)
-}
-
-/// Two scalar accumulators (or an accumulator and a value in the accumulator's type) combined.
-fn combine(g: &mut TypedGen<'_, '_>, op: ReduceOp, a: Value, x: Value, vt: ElemType) -> Value {
-    let boolean = identity(op, vt).ty() == ElemType::Bool;
-    match op {
-        ReduceOp::Sum => g.b.ins().iadd(a, x),
-        ReduceOp::Prod => g.b.ins().imul(a, x),
-        ReduceOp::Min | ReduceOp::All if boolean => g.b.ins().band(a, x),
-        ReduceOp::Max | ReduceOp::Any if boolean => g.b.ins().bor(a, x),
-        ReduceOp::Min => g.b.ins().smin(a, x),
-        ReduceOp::Max => g.b.ins().smax(a, x),
-        _ => unreachable!("any / all accumulate bools"),
-    }
-}
-
 /// A zeroed output of `n` elements for a typed map, as the float kernels' fresh outputs (calloc's
 /// untouched zero pages; transparent huge pages for large ones): `zero` must be all zero bits.
 ///
@@ -1164,8 +757,8 @@ impl TypedCode {
         max_units: usize,
         spread: &dyn Spread,
     ) -> Result<()> {
-        if self.reduce.is_some() || self.scan.is_some() {
-            return Err(bad("run_map of a reduction or a scan".into()));
+        if self.scan.is_some() {
+            return Err(bad("run_map of a scan".into()));
         }
         if out.ty() != self.value {
             return Err(bad(format!("a {} output for a map of {}", out.ty(), self.value)));
@@ -1220,137 +813,5 @@ impl TypedCode {
         let params = [len as i64, inner.max(1) as i64];
         call::dispatch_typed(&self.code, checked, &ins, out.ptr(), 0, &params, &ranges, spread);
         Ok(())
-    }
-
-    /// Runs a reduction of `n_out` rows of `row` points each (C order: row `o` is points `o * row ..
-    /// (o + 1) * row`), from the identity. A whole array (one row) is cut into at most `max_units`
-    /// chunks run by `spread`, their partials combined after (exact: integer folds are associative).
-    /// The result has the kernel's output type.
-    ///
-    /// # Errors
-    /// [`JitError::BadInput`] for inputs that do not fit the code.
-    pub fn run_reduce(
-        &self,
-        inputs: &[Stored<'_>],
-        n_out: usize,
-        row: usize,
-        max_units: usize,
-        spread: &dyn Spread,
-    ) -> Result<Values> {
-        let Some(op) = self.reduce else {
-            return Err(bad("run_reduce of a map".into()));
-        };
-        let n = n_out
-            .checked_mul(row)
-            .ok_or_else(|| bad("too many points".into()))?;
-        let checked = self.check(inputs, n)?;
-        let ins: Vec<*const u8> = inputs.iter().map(Stored::ptr).collect();
-        let convert = |slots: Vec<i64>| match (op, self.value) {
-            (ReduceOp::Sum | ReduceOp::Prod, _) => Values::I64(slots),
-            (ReduceOp::Any | ReduceOp::All, _) | (_, ElemType::Bool) => {
-                Values::Bool(slots.into_iter().map(|s| s != 0).collect())
-            }
-            (_, ElemType::I32) => Values::I32(slots.into_iter().map(|s| s as i32).collect()),
-            _ => Values::I64(slots),
-        };
-        if self.columns {
-            // one slot per column from the identity, columns cut into units
-            let start = match op {
-                ReduceOp::Sum | ReduceOp::Any => 0,
-                ReduceOp::Prod | ReduceOp::All => 1,
-                ReduceOp::Min if self.value == ElemType::Bool => 1,
-                ReduceOp::Max if self.value == ElemType::Bool => 0,
-                ReduceOp::Min => i64::MAX,
-                _ => i64::MIN,
-            };
-            let mut slots = vec![start; n_out];
-            let units = max_units.clamp(1, n_out.max(1)).min(n.div_ceil(MIN_UNIT).max(1));
-            let per = n_out.div_ceil(units).max(1);
-            let ranges: Vec<(usize, usize)> = (0..units)
-                .map(|u| ((u * per).min(n_out), ((u + 1) * per).min(n_out)))
-                .collect();
-            let params = [row as i64, n_out as i64];
-            call::dispatch_typed(
-                &self.code,
-                checked,
-                &ins,
-                slots.as_mut_ptr().cast(),
-                0,
-                &params,
-                &ranges,
-                spread,
-            );
-            return Ok(convert(slots));
-        }
-        if matches!(op, ReduceOp::ArgMin | ReduceOp::ArgMax) {
-            // (extreme, index) per range: rows, or chunks of a whole array combined in order, the
-            // first of equal extremes kept
-            let ranges: Vec<(usize, usize)> = if n_out == 1 {
-                let units = max_units.clamp(1, n.div_ceil(MIN_UNIT).max(1));
-                let per = n.div_ceil(units).max(1);
-                (0..units)
-                    .map(|u| ((u * per).min(n), ((u + 1) * per).min(n)))
-                    .filter(|(lo, hi)| lo < hi)
-                    .collect()
-            } else {
-                (0..n_out).map(|o| (o * row, (o + 1) * row)).collect()
-            };
-            let mut slots = vec![0i64; 2 * ranges.len()];
-            call::dispatch_typed(
-                &self.code,
-                checked,
-                &ins,
-                slots.as_mut_ptr().cast(),
-                16,
-                &[],
-                &ranges,
-                if n_out == 1 { spread } else { &crate::Serial },
-            );
-            let pairs = slots.chunks(2).map(|p| (p[0], p[1]));
-            let idx: Vec<i64> = if n_out == 1 {
-                let first = pairs.reduce(|a, b| {
-                    let better = if op == ReduceOp::ArgMin {
-                        b.0 < a.0
-                    } else {
-                        b.0 > a.0
-                    };
-                    if better { b } else { a }
-                });
-                vec![first.map_or(0, |p| p.1)]
-            } else {
-                pairs.enumerate().map(|(o, p)| p.1 - (o * row) as i64).collect()
-            };
-            return Ok(Values::I64(idx));
-        }
-        let ranges: Vec<(usize, usize)> = if n_out == 1 {
-            let units = max_units.clamp(1, n.div_ceil(MIN_UNIT).max(1));
-            let per = n.div_ceil(units).div_ceil(4) * 4;
-            (0..units)
-                .map(|u| ((u * per).min(n), ((u + 1) * per).min(n)))
-                .collect()
-        } else {
-            (0..n_out).map(|o| (o * row, (o + 1) * row)).collect()
-        };
-        let mut slots = vec![0i64; ranges.len()];
-        call::dispatch_typed(
-            &self.code,
-            checked,
-            &ins,
-            slots.as_mut_ptr().cast(),
-            8,
-            &[],
-            &ranges,
-            if n_out == 1 { spread } else { &crate::Serial },
-        );
-        let fold = |a: i64, b: i64| match op {
-            ReduceOp::Sum => a.wrapping_add(b),
-            ReduceOp::Prod => a.wrapping_mul(b),
-            ReduceOp::Min | ReduceOp::All => a.min(b),
-            _ => a.max(b),
-        };
-        if n_out == 1 {
-            slots = vec![slots.into_iter().reduce(fold).unwrap_or(0)];
-        }
-        Ok(convert(slots))
     }
 }

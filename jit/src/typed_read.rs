@@ -224,7 +224,7 @@ fn each(g: &mut TypedGen<'_, '_>, base: Value, axes: &[ReadAxis], k: Value, t: E
 /// One scalar per lane as the kernel's vector for `t`: bools (bytes 0 / 1) widened to the lane's
 /// width and negated into masks; lane 0 splat (a half-filled 32-bit vector's lanes 2 and 3 hold
 /// copies no result reads), the others inserted.
-fn assemble(g: &mut TypedGen<'_, '_>, scalars: Vec<Value>, t: ElemType) -> Value {
+pub(crate) fn assemble(g: &mut TypedGen<'_, '_>, scalars: Vec<Value>, t: ElemType) -> Value {
     let vt = g.ty(t, true);
     let lane_ty = vt.lane_type();
     let scalars: Vec<Value> = if t == ElemType::Bool {

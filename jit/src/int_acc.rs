@@ -1,0 +1,245 @@
+//! The accumulators of a typed kernel's bool and integer values (see [`crate::layout::TypedValues`]):
+//! the same folds as reduce.rs's float ones, in int64.
+//!
+//! Every value is first taken as an int64 lane (`i64x2` at vector width, `i64` in scalars): an
+//! integer sign-extended, a bool 0 / 1, and for `any` / `all` its truth as 0 / 1. Then:
+//! - sum / prod: wrapping `iadd` / `imul` (NumPy's int64 accumulator; integer sums are exact and
+//!   associative, so any cut into chunks, lanes or threads gives the same bits);
+//! - min / max: `smin` / `smax` (the result narrowed to the value type after; of bools, 0 / 1);
+//! - any / all: the or / and of the truths;
+//! - argmin / argmax: the best value and its index, a later value taken only where strictly better
+//!   (the first extreme kept); merges break ties on the lower index.
+//!
+//! In memory every accumulator is one int64 word per output (the f64 words of a float kernel's sums,
+//! as wide), an arg reduction's index beside it in the index buffer.
+
+use crate::clif::mem;
+use crate::lower::{Gen, W};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use kiln_ir::{ElemType, ReduceOp};
+
+impl Gen<'_, '_> {
+    /// The type of a typed kernel's values where they fold in int64 accumulators (bool and
+    /// integer values); None for float values and float kernels.
+    pub(crate) fn int_values(&self) -> Option<ElemType> {
+        self.typed.map(|t| t.value_type()).filter(|t| !t.is_float())
+    }
+
+    fn int_ty(w: W) -> Type {
+        match w {
+            W::Scalar => types::I64,
+            W::Vector => types::I64X2,
+        }
+    }
+
+    fn int_const(&mut self, w: W, x: i64) -> Value {
+        let s = self.b.ins().iconst(types::I64, x);
+        match w {
+            W::Scalar => s,
+            W::Vector => self.b.ins().splat(types::I64X2, s),
+        }
+    }
+
+    /// The types of an int64 accumulator of `op` at width `w`.
+    pub(crate) fn int_acc_types(op: ReduceOp, w: W) -> Vec<Type> {
+        let n = if op.is_arg() { 2 } else { 1 };
+        vec![Self::int_ty(w); n]
+    }
+
+    /// The identity of `op`'s int64 accumulator at width `w`.
+    pub(crate) fn int_acc_identity(&mut self, op: ReduceOp, w: W) -> Vec<Value> {
+        let (v, idx) = match op {
+            ReduceOp::Sum | ReduceOp::Any => (0, None),
+            ReduceOp::Prod | ReduceOp::All => (1, None),
+            ReduceOp::Min => (i64::MAX, None),
+            ReduceOp::Max => (i64::MIN, None),
+            ReduceOp::ArgMin => (i64::MAX, Some(-1)),
+            ReduceOp::ArgMax => (i64::MIN, Some(-1)),
+        };
+        let mut out = vec![self.int_const(w, v)];
+        if let Some(i) = idx {
+            out.push(self.int_const(w, i));
+        }
+        out
+    }
+
+    /// The value `v` (of type `vt`, as the typed lowering holds it) as int64 lanes for `op`: its
+    /// truth 0 / 1 for any / all, else the value widened (a bool 0 / 1).
+    fn int_lanes(&mut self, op: ReduceOp, vt: ElemType, v: Value) -> Value {
+        let v = if matches!(op, ReduceOp::Any | ReduceOp::All) {
+            self.tg().cast(v, vt, ElemType::Bool)
+        } else {
+            v
+        };
+        let from = if matches!(op, ReduceOp::Any | ReduceOp::All) {
+            ElemType::Bool
+        } else {
+            vt
+        };
+        self.tg().cast(v, from, ElemType::I64)
+    }
+
+    /// `m ? a : b` on int64 lanes, `m` an `icmp` result.
+    fn int_pick(&mut self, m: Value, a: Value, b: Value) -> Value {
+        if self.b.func.dfg.value_type(a).is_vector() {
+            self.b.ins().bitselect(m, a, b)
+        } else {
+            self.b.ins().select(m, a, b)
+        }
+    }
+
+    /// Folds the value `v` (at index `ridx` for arg reductions) into `acc`, in sequence.
+    pub(crate) fn int_acc_update(
+        &mut self,
+        op: ReduceOp,
+        vt: ElemType,
+        acc: &[Value],
+        v: Value,
+        ridx: Option<Value>,
+    ) -> Vec<Value> {
+        let x = self.int_lanes(op, vt, v);
+        match op {
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                let (best, idx) = (acc[0], acc[1]);
+                let ridx = ridx.expect("arg reductions pass the index");
+                let cc = if op == ReduceOp::ArgMin {
+                    IntCC::SignedLessThan
+                } else {
+                    IntCC::SignedGreaterThan
+                };
+                let better = self.b.ins().icmp(cc, x, best);
+                let w = if self.b.func.dfg.value_type(idx).is_vector() {
+                    W::Vector
+                } else {
+                    W::Scalar
+                };
+                let minus1 = self.int_const(w, -1);
+                let empty = self.b.ins().icmp(IntCC::Equal, idx, minus1);
+                let take = self.b.ins().bor(better, empty);
+                vec![self.int_pick(take, x, best), self.int_pick(take, ridx, idx)]
+            }
+            _ => vec![self.int_merge(op, acc[0], x)],
+        }
+    }
+
+    /// Two int64 accumulators of `op` (not arg) merged, or a value folded into one.
+    fn int_merge(&mut self, op: ReduceOp, a: Value, x: Value) -> Value {
+        match op {
+            ReduceOp::Sum => self.b.ins().iadd(a, x),
+            ReduceOp::Prod => self.b.ins().imul(a, x),
+            ReduceOp::Min => self.b.ins().smin(a, x),
+            ReduceOp::Max => self.b.ins().smax(a, x),
+            ReduceOp::Any => self.b.ins().bor(a, x),
+            ReduceOp::All => self.b.ins().band(a, x),
+            ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("arg accumulators merge in pairs"),
+        }
+    }
+
+    /// The values `vs` of several reduced rows folded into the sum accumulator `acc` at once (see
+    /// [`Gen::acc_update_rows`]; integer sums are associative, so the grouping changes no bit).
+    pub(crate) fn int_acc_update_rows(&mut self, vt: ElemType, acc: &[Value], vs: &[Value]) -> Vec<Value> {
+        let mut sum = acc[0];
+        for &v in vs {
+            let x = self.int_lanes(ReduceOp::Sum, vt, v);
+            sum = self.b.ins().iadd(sum, x);
+        }
+        vec![sum]
+    }
+
+    /// Order-independent merge of two scalar partial results `a` (the state) and `c`.
+    pub(crate) fn int_acc_merge_scalar(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
+        if !op.is_arg() {
+            return vec![self.int_merge(op, a[0], c[0])];
+        }
+        let (bv, bi, cv, ci) = (a[0], a[1], c[0], c[1]);
+        let c_valid = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, ci, 0);
+        let b_empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bi, 0);
+        let cc = if op == ReduceOp::ArgMin {
+            IntCC::SignedLessThan
+        } else {
+            IntCC::SignedGreaterThan
+        };
+        let better = self.b.ins().icmp(cc, cv, bv);
+        let eq = self.b.ins().icmp(IntCC::Equal, cv, bv);
+        let lower = self.b.ins().icmp(IntCC::SignedLessThan, ci, bi);
+        let tie = self.b.ins().band(eq, lower);
+        let t = self.b.ins().bor(better, tie);
+        let t = self.b.ins().bor(t, b_empty);
+        let take = self.b.ins().band(c_valid, t);
+        vec![
+            self.b.ins().select(take, cv, bv),
+            self.b.ins().select(take, ci, bi),
+        ]
+    }
+
+    /// Merges vector accumulators `slots` and the scalar accumulator `tail` into one scalar partial.
+    pub(crate) fn int_acc_fold(
+        &mut self,
+        op: ReduceOp,
+        slots: &[Vec<Value>],
+        tail: Vec<Value>,
+    ) -> Vec<Value> {
+        let mut state = tail;
+        if op.is_arg() {
+            for slot in slots {
+                for lane in 0..2 {
+                    let cv = self.b.ins().extractlane(slot[0], lane);
+                    let ci = self.b.ins().extractlane(slot[1], lane);
+                    state = self.int_acc_merge_scalar(op, &state, &[cv, ci]);
+                }
+            }
+            return state;
+        }
+        let Some((first, rest)) = slots.split_first() else {
+            return state;
+        };
+        let mut v = first[0];
+        for slot in rest {
+            v = self.int_merge(op, v, slot[0]);
+        }
+        for lane in 0..2 {
+            let x = self.b.ins().extractlane(v, lane);
+            state = vec![self.int_merge(op, state[0], x)];
+        }
+        state
+    }
+
+    /// Loads the int64 accumulator of `op` at width `w` of output element `o` (plus `off`).
+    pub(crate) fn int_acc_load(
+        &mut self,
+        op: ReduceOp,
+        w: W,
+        out_val: Value,
+        out_idx: Value,
+        o: Value,
+        off: i64,
+    ) -> Vec<Value> {
+        let ty = Self::int_ty(w);
+        let addr = self.elem_addr(out_val, o, 8);
+        let mut acc = vec![self.b.ins().load(ty, mem(), addr, (off * 8) as i32)];
+        if op.is_arg() {
+            let iaddr = self.elem_addr(out_idx, o, 8);
+            acc.push(self.b.ins().load(ty, mem(), iaddr, (off * 8) as i32));
+        }
+        acc
+    }
+
+    /// Stores an accumulator loaded by [`Gen::int_acc_load`] back.
+    pub(crate) fn int_acc_store(
+        &mut self,
+        op: ReduceOp,
+        out_val: Value,
+        out_idx: Value,
+        o: Value,
+        off: i64,
+        acc: &[Value],
+    ) {
+        let addr = self.elem_addr(out_val, o, 8);
+        self.b.ins().store(mem(), acc[0], addr, (off * 8) as i32);
+        if op.is_arg() {
+            let iaddr = self.elem_addr(out_idx, o, 8);
+            self.b.ins().store(mem(), acc[1], iaddr, (off * 8) as i32);
+        }
+    }
+}
