@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
 use kiln_ir::typed::{TypedInput, TypedKernel};
-use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Real, Start, StridedInput, Tensor, Values};
+use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, Real, Start, StridedInput, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -76,7 +76,7 @@ pub enum TypedData<'a> {
     /// float64 elements.
     F64(Cow<'a, [f64]>),
     /// A strided view of the kernel's input shape.
-    View(kiln_jit::typed::TypedView<'a>),
+    View(kiln_jit::TypedView<'a>),
 }
 
 impl TypedData<'_> {
@@ -107,8 +107,8 @@ fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
 }
 
 /// A strided view's elements copied in C order (fallibly).
-fn copy_view<'x>(v: &kiln_jit::typed::TypedView<'_>) -> Result<TypedData<'x>> {
-    use kiln_jit::typed::TypedView;
+fn copy_view<'x>(v: &kiln_jit::TypedView<'_>) -> Result<TypedData<'x>> {
+    use kiln_jit::TypedView;
     fn copy<T: Copy>(v: &ndarray::ArrayViewD<'_, T>) -> Result<Vec<T>> {
         let mut out = Vec::new();
         out.try_reserve_exact(v.len())
@@ -321,8 +321,6 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
 #[derive(Debug)]
 pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
-    /// The compiled map or scan (None: the interpreter runs every call).
-    pub jit: Option<kiln_jit::typed::TypedCode>,
     /// The compiled map or reduction (the main code generator).
     pub main: Option<MainKernel>,
     /// A kernel of several outputs ([`KernelIR::extra`]): one executable per output, each compiled
@@ -348,14 +346,7 @@ impl MainKernel {
         backend: &dyn Backend,
         views: &[Option<Vec<isize>>],
     ) -> Result<Option<MainKernel>> {
-        let dtype = kiln_jit::typed::lanes_dtype(typed);
-        let mut kernel = KernelIR {
-            dtype,
-            ..typed.kernel.clone()
-        };
-        for (decl, &t) in kernel.inputs.iter_mut().zip(&typed.input_types) {
-            decl.stored = (t != ElemType::of_float(dtype)).then_some(t);
-        }
+        let kernel = kiln_jit::typed::kernel_of(typed);
         let layouts: Vec<kiln_ir::InputLayout> = kernel
             .inputs
             .iter()
@@ -369,15 +360,9 @@ impl MainKernel {
                 }
             })
             .collect();
-        // every input where it is: rows of the last axis read any broadcast and any view in place
-        let mut plan = BroadcastPlan::new(&kernel.shape, &layouts, kiln_ir::PlanOptions::default())?;
-        if plan.copies() > 0 {
-            let rows = kernel.shape.len().saturating_sub(1);
-            plan = BroadcastPlan::with_outer_axes(&kernel.shape, &layouts, rows)?;
-        }
-        if plan.copies() > 0 {
+        let Some(plan) = kiln_jit::typed::plan(&kernel, &layouts)? else {
             return Ok(None);
-        }
+        };
         Ok(backend
             .prepare_typed(&kernel, &plan)?
             .map(|exe| MainKernel { kernel, plan, exe }))
@@ -386,7 +371,7 @@ impl MainKernel {
     /// Runs over the typed kernel's buffers: inputs of the kernel's float dtype as a float kernel's,
     /// any other stored.
     fn run(&self, bufs: &[TypedBuffer<'_>], ctx: &RunCtx<'_>) -> Result<Tensor> {
-        use kiln_jit::typed::TypedView;
+        use kiln_jit::TypedView;
         let inputs = match self.kernel.dtype {
             kiln_ir::DType::F64 => Buffers::F64(
                 bufs.iter()
@@ -433,127 +418,24 @@ impl TypedExecutable {
                 .collect::<Result<Vec<_>>>()?;
             return Ok(TypedExecutable {
                 typed,
-                jit: None,
                 main: None,
                 outputs,
             });
         }
-        if let KernelKind::Reduce { .. } | KernelKind::Map = typed.kernel.kind
-            && kiln_jit::typed::main_why_not(&typed).is_none()
+        if kiln_jit::typed::why_not(&typed).is_none()
             && let Some(main) = MainKernel::new(&typed, backend, views)?
         {
             return Ok(TypedExecutable {
                 typed,
-                jit: None,
                 main: Some(main),
                 outputs: Vec::new(),
             });
         }
-        let reads = (0..typed.kernel.inputs.len())
-            .map(|i| typed_read(&typed, views, i))
-            .collect::<kiln_ir::Result<Vec<_>>>()?;
-        let jit = match backend.name() {
-            "jit" | "jit-scalar" if kiln_jit::typed::why_not(&typed).is_none() => Some(
-                kiln_jit::typed::compile_typed_reads(&typed, &reads, backend.name() == "jit-scalar", false)?,
-            ),
-            _ => None,
-        };
         Ok(TypedExecutable {
             typed,
-            jit,
             main: None,
             outputs: Vec::new(),
         })
-    }
-
-    /// Runs the compiled code, or None where this run is the interpreter's.
-    fn run_compiled(
-        &self,
-        code: &kiln_jit::typed::TypedCode,
-        kernel: &KernelIR,
-        bufs: &[TypedBuffer<'_>],
-        ctx: &RunCtx<'_>,
-    ) -> Result<Option<Tensor>> {
-        use kiln_jit::Stored;
-        use kiln_jit::typed::TypedSliceMut;
-        let n = kiln_ir::shape::checked_size(&kernel.shape)?;
-        // every input as the code reads it (n elements in C order, one, or strided in place: a
-        // view, or a buffer broadcast); a view the code reads contiguously is copied (the
-        // specialisation compiled a strided read for every view it was given, so none is)
-        let reads = code.reads();
-        let copies: Vec<Option<TypedData<'_>>> = bufs
-            .iter()
-            .enumerate()
-            .map(|(i, b)| match (&b.data, reads.get(i)) {
-                (TypedData::View(_), Some(kiln_jit::typed::TypedRead::Strided(_))) | (_, None) => Ok(None),
-                (TypedData::View(v), _) => copy_view(v).map(Some),
-                _ => Ok(None),
-            })
-            .collect::<Result<_>>()?;
-        let inputs: Vec<Stored<'_>> = bufs
-            .iter()
-            .zip(&copies)
-            .map(|(b, e)| match e {
-                Some(c) => slice_of(c),
-                None => slice_of(&b.data),
-            })
-            .collect();
-        let jc = ctx.parallel.jit_config(n, ctx.start);
-        match &kernel.kind {
-            KernelKind::Map | KernelKind::Scan(_) => {
-                fn fresh<T: Copy>(n: usize, zero: T) -> Result<Vec<T>> {
-                    Ok(kiln_jit::typed::zeroed_output(n, zero)?)
-                }
-                let scan = match &kernel.kind {
-                    KernelKind::Scan(s) => Some(*s),
-                    _ => None,
-                };
-                if scan.is_some() && ctx.start != Start::Identity {
-                    return Ok(None);
-                }
-                let shape = &kernel.shape;
-                let run = |out: TypedSliceMut<'_>| match scan {
-                    Some(_) => code.run_scan(&inputs, shape, out, jc.max_units, jc.spread),
-                    None => code.run_map(&inputs, out, jc.max_units, jc.spread),
-                };
-                let vt = match scan {
-                    Some(s) if s.op.wide() => ElemType::I64,
-                    _ => self.typed.value_type(),
-                };
-                let values = match vt {
-                    ElemType::Bool => {
-                        let mut o = fresh(n, false)?;
-                        run(TypedSliceMut::Bool(&mut o))?;
-                        Values::Bool(o)
-                    }
-                    ElemType::I32 => {
-                        let mut o = fresh(n, 0i32)?;
-                        run(TypedSliceMut::I32(&mut o))?;
-                        Values::I32(o)
-                    }
-                    ElemType::I64 => {
-                        let mut o = fresh(n, 0i64)?;
-                        run(TypedSliceMut::I64(&mut o))?;
-                        Values::I64(o)
-                    }
-                    ElemType::F32 => {
-                        let mut o = fresh(n, 0f32)?;
-                        run(TypedSliceMut::F32(&mut o))?;
-                        Values::F32(o)
-                    }
-                    ElemType::F64 => {
-                        let mut o = fresh(n, 0f64)?;
-                        run(TypedSliceMut::F64(&mut o))?;
-                        Values::F64(o)
-                    }
-                };
-                Ok(Some(Tensor {
-                    shape: kernel.output_shape(),
-                    values,
-                }))
-            }
-            _ => Ok(None),
-        }
     }
 }
 
@@ -612,10 +494,7 @@ impl TypedExecutable {
             }
             return main.run(bufs, ctx).map(Some);
         }
-        match &self.jit {
-            Some(code) => self.run_compiled(code, kernel, bufs, ctx),
-            None => Ok(None),
-        }
+        Ok(None)
     }
 }
 
@@ -746,15 +625,4 @@ fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
             TypedView::F64(v) => v.iter().map(|&x| T::from_f64(x)).collect(),
         },
     }
-}
-
-/// How the compiled code of `typed` reads its input `i`: in place with the element strides of
-/// `views[i]` where the caller passes a view, else contiguous or as one element.
-pub(crate) fn typed_read(
-    typed: &TypedKernel,
-    views: &[Option<Vec<isize>>],
-    i: usize,
-) -> kiln_ir::Result<kiln_jit::typed::TypedRead> {
-    let view = views.get(i).and_then(Option::as_deref);
-    kiln_jit::typed::TypedRead::of(&typed.kernel.inputs[i].shape, view, &typed.kernel.shape)
 }

@@ -303,7 +303,7 @@ pub(crate) fn specialise(
             with_stored(kernel, dtype, &stored)
         }
         Path::Stored(dtype, stored) => with_stored(kernel, dtype, &stored),
-        Path::Typed(why, typed) => return typed_specialisation(*typed, &why, args, options, notes),
+        Path::Typed(why, typed) => return typed_specialisation(*typed, &why, options, notes),
     };
     // a float kernel reads an integer literal as the nearest f64, as every float literal
     let kernel = kiln_ir::passes::rebuild(&kernel, |arena, node| match node {
@@ -377,16 +377,10 @@ pub(crate) fn specialise(
 fn typed_specialisation(
     typed: TypedKernel,
     why: &str,
-    args: &[&ArrayArg<'_>],
     options: PlanOptions,
     mut notes: Vec<String>,
 ) -> Result<Specialisation> {
-    let views: Vec<Option<Vec<isize>>> = args
-        .iter()
-        .zip(&typed.kernel.inputs)
-        .map(|(a, d)| in_place_view(&d.shape, a))
-        .collect();
-    notes.push(typed_note(&typed, why, &views));
+    notes.push(typed_note(&typed, why));
     let layouts: Vec<InputLayout> = typed
         .kernel
         .inputs
@@ -469,11 +463,11 @@ fn scan_plan(
 /// What `kiln explain` says of a typed kernel (typed because of `why`): which engine runs it under
 /// the JIT backends and why, then the typed kernel. Under `--backend interp` the interpreter runs
 /// every kernel.
-fn typed_note(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> String {
+fn typed_note(typed: &TypedKernel, why: &str) -> String {
     if !typed.kernel.extra.is_empty() {
         // one kernel per output: each output's engine
         let engines: Vec<String> = (0..typed.kernel.n_outputs())
-            .map(|o| engine(&typed.output(o), why, views))
+            .map(|o| engine(&typed.output(o), why))
             .collect();
         let all = engines.iter().all(|e| e.starts_with("compiled"));
         let each: Vec<String> = engines
@@ -496,7 +490,7 @@ fn typed_note(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> S
     }
     format!(
         "{}; the typed kernel:\n{}",
-        engine(typed, why, views),
+        engine(typed, why),
         typed.to_string().trim_end()
     )
 }
@@ -504,39 +498,24 @@ fn typed_note(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> S
 /// Which engine runs a typed kernel of one output, and why; where the JIT compiles it, how the
 /// code reads each input (`views`: the strides of those given as strided views, see
 /// [`in_place_view`]).
-fn engine(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> String {
-    if let KernelKind::Reduce { .. } | KernelKind::Map = typed.kernel.kind {
-        let lanes = match kiln_jit::typed::lanes_dtype(typed) {
-            DType::F32 => 4,
-            DType::F64 => 2,
-        };
-        return match kiln_jit::typed::main_why_not(typed) {
-            None if typed.kernel.kind == KernelKind::Map => format!(
-                "compiled: typed kernel ({why}), a map of {} values by the JIT's main code generator \
-                 ({lanes} lanes), reading each in place",
-                typed.value_type(),
-            ),
-            None => format!(
-                "compiled: typed kernel ({why}), a reduction of {} values by the JIT's main code \
-                 generator ({} accumulators, {lanes} lanes), reading each in place",
-                typed.value_type(),
-                if typed.value_type().is_float() {
-                    "float"
-                } else {
-                    "int64"
-                }
-            ),
-            Some(not) => format!("interpreted: {why}, and the JIT does not compile {not}"),
-        };
+fn engine(typed: &TypedKernel, why: &str) -> String {
+    let lanes = match kiln_jit::typed::lanes_dtype(typed) {
+        DType::F32 => 4,
+        DType::F64 => 2,
+    };
+    let vt = typed.value_type();
+    if let Some(not) = kiln_jit::typed::why_not(typed) {
+        return format!("interpreted: {why}, and the JIT does not compile {not}");
     }
-    match kiln_jit::typed::why_not(typed) {
-        None => format!(
-            "compiled: typed kernel ({why}), compiled by the JIT ({}), reading {}",
-            kiln_jit::typed::describe_lanes(typed),
-            typed_reads(typed, views)
-        ),
-        Some(not) => format!("interpreted: {why}, and the JIT does not compile {not}"),
-    }
+    let what = match &typed.kernel.kind {
+        KernelKind::Map => format!("a map of {vt} values"),
+        KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
+        _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
+        _ => format!("a reduction of {vt} values (int64 accumulators)"),
+    };
+    format!(
+        "compiled: typed kernel ({why}), {what} by the JIT's main code generator ({lanes} lanes), reading each in place"
+    )
 }
 
 /// The explained kernels as `backend` runs them: under `interp` the interpreter runs every typed
@@ -664,22 +643,6 @@ pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<
     })
 }
 
-/// How the compiled code of `typed` reads each input, for `kiln explain`: "'x' in place, element
-/// strides [-1]; 'y' contiguous".
-fn typed_reads(typed: &TypedKernel, views: &[Option<Vec<isize>>]) -> String {
-    typed
-        .kernel
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| match crate::backend::typed_read(typed, views, i) {
-            Ok(r) => format!("'{}' {}", d.name, r.describe()),
-            Err(e) => format!("'{}': {e}", d.name),
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
 /// The element strides with which a typed kernel reads an input in place ([`TypedData::View`]): a
 /// strided view of the shape the kernel declares for it (the compiled code reads it with them; the
 /// specialisation is for them); None where it is C-contiguous, or copied (a view whose shape the
@@ -710,7 +673,7 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
         .map(|(a, decl)| {
             let n = &decl.name;
             if in_place_view(&decl.shape, a).is_some() {
-                use kiln_jit::typed::TypedView;
+                use kiln_jit::TypedView;
                 let data = TypedData::View(match a {
                     ArrayArg::Bool(v) => TypedView::Bool(v.to_dyn()),
                     ArrayArg::I32(v) => TypedView::I32(v.to_dyn()),

@@ -432,67 +432,59 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         writeln!(w, "# no compiled code: the kernel is interpreted")?;
         return Ok(());
     }
-    if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("compiled: typed")) {
-        // the kernel is the typed one (casts explicit): typing it again for the same input types
-        // gives it back, which the typed code generator compiles
-        let elems = kernel
-            .inputs
-            .iter()
-            .map(|d| {
-                let (_, a) = inputs
-                    .iter()
-                    .find(|(n, _)| *n == d.name)
-                    .ok_or_else(|| format!("input '{}' not given", d.name))?;
-                Ok(a.arg().elem())
-            })
-            .collect::<CliResult<Vec<_>>>()?;
-        let typed =
-            kiln::kiln_ir::typed::TypedKernel::new(&kernel, &elems, false).map_err(|e| e.to_string())?;
-        let splat: Vec<bool> = kernel
-            .inputs
-            .iter()
-            .map(|d| d.shape.iter().product::<usize>() == 1)
-            .collect();
-        // several outputs compile one kernel each: the first is shown
-        let typed = if typed.kernel.extra.is_empty() {
-            typed
-        } else {
-            writeln!(
-                w,
-                "# output 0 of {} (each output is its own kernel)",
-                typed.kernel.n_outputs()
-            )?;
-            typed.output(0)
-        };
-        if let Some(why) = kiln_jit::typed::why_not(&typed) {
-            writeln!(w, "# no typed map or scan code to show: {why}")?;
-            return Ok(());
-        }
-        let code = kiln_jit::typed::compile_typed(&typed, &splat, args.backend == "jit-scalar", true)
-            .map_err(|e| e.to_string())?;
-        writeln!(
-            w,
-            "typed kernel, {} lane(s), compiled in {:?}",
-            code.lanes(),
-            code.compile_time()
-        )?;
-        let text = code.clif().unwrap_or_default();
-        let (clif, asm) = text.split_once("\n; machine code\n").unwrap_or((text, ""));
-        if args.clif {
-            writeln!(w, "; clif\n{clif}")?;
-        }
-        if args.asm {
-            writeln!(w, "; machine code\n{asm}")?;
-        }
-        return Ok(());
-    }
     if args.clif || args.asm {
+        // a typed kernel (casts explicit: typing it again for the same input types gives it back)
+        // compiles in the form kiln_jit::compile_typed takes, read where its inputs are
+        let typed = if rewrites.iter().any(|n| n.starts_with("compiled: typed")) {
+            let elems = kernel
+                .inputs
+                .iter()
+                .map(|d| {
+                    let (_, a) = inputs
+                        .iter()
+                        .find(|(n, _)| *n == d.name)
+                        .ok_or_else(|| format!("input '{}' not given", d.name))?;
+                    Ok(a.arg().elem())
+                })
+                .collect::<CliResult<Vec<_>>>()?;
+            let typed =
+                kiln::kiln_ir::typed::TypedKernel::new(&kernel, &elems, false).map_err(|e| e.to_string())?;
+            // several outputs compile one kernel each: the first is shown
+            if !typed.kernel.extra.is_empty() {
+                writeln!(
+                    w,
+                    "# output 0 of {} (each output is its own kernel)",
+                    typed.kernel.n_outputs()
+                )?;
+            }
+            Some(typed.output(0))
+        } else {
+            None
+        };
+        let (kernel, plan) = match &typed {
+            Some(t) => {
+                let k = kiln_jit::typed::kernel_of(t);
+                let layouts: Vec<_> = k
+                    .inputs
+                    .iter()
+                    .map(|d| kiln::kiln_ir::InputLayout::contiguous(&d.shape))
+                    .collect();
+                let plan = kiln_jit::typed::plan(&k, &layouts)
+                    .map_err(|e| e.to_string())?
+                    .ok_or("no plan reads the typed kernel's inputs in place")?;
+                (k, plan)
+            }
+            None => (kernel, plan),
+        };
         let schedule = match args.backend.as_str() {
             "jit-scalar" => kiln_jit::Schedule::scalar(),
             _ => kiln_jit::Schedule::for_kernel(&kernel),
         };
-        let compiled =
-            kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule).map_err(|e| e.to_string())?;
+        let compiled = match typed {
+            Some(_) => kiln_jit::CompiledKernel::explain_typed(&kernel, &plan, schedule),
+            None => kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule),
+        }
+        .map_err(|e| e.to_string())?;
         writeln!(
             w,
             "schedule {:?}, compiled in {:?}",

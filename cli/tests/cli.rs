@@ -561,8 +561,8 @@ fn cli_reads_and_writes_integer_npy_and_explains_the_typed_kernel() {
     let text = String::from_utf8_lossy(&r.stdout);
     assert!(
         text.contains(
-            "# compiled: typed kernel (input 'p' is bool), a reduction of int64 values by the JIT's main \
-             code generator (int64 accumulators, 2 lanes)"
+            "# compiled: typed kernel (input 'p' is bool), a reduction of int64 values (int64 \
+             accumulators) by the JIT's main code generator (2 lanes)"
         ),
         "{text}"
     );

@@ -2,8 +2,7 @@
 //! the run's start and destination suit the kernel, and every input holds every element the plan
 //! makes the code read (contiguous: `n`; per-row runs: the furthest row start plus `row_len`; per-row
 //! strided rows: the lowest and highest of every row's first and last lanes; per-row splats: the
-//! furthest row start; splats: one), a view read in place included (see [`check_view`]); and
-//! every input of a compiled typed kernel as its read needs ([`check_typed_read`]). A scan's code
+//! furthest row start; splats: one), a view read in place included (see [`check_view`]). A scan's code
 //! reads the plan's rows as a map's does (scan.rs: each line, or each step of a block, is one plan
 //! row), so the same bounds hold for it.
 //! A successful check returns [`Checked`], which only this module makes and which
@@ -12,7 +11,6 @@
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
 use crate::run::{Elem, InputRef, RunConfig, Stored};
-use crate::typed_read::TypedRead;
 use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, RowAccess, Start};
 
 /// Proof that a run's inputs were checked against its kernel, plan and geometry.
@@ -309,106 +307,6 @@ fn reach(spans: impl Iterator<Item = i128>) -> (i128, i128) {
         if span < 0 { lo += span } else { hi += span }
     }
     (lo, hi)
-}
-
-/// Proof that a typed run's buffers were checked against the code ([`check_typed`]).
-pub(crate) struct TypedChecked(());
-
-/// Checks the inputs of a compiled typed kernel, of types `types` read as `reads`, for `n` points
-/// of `shape`: the compiled types, and each as its read needs ([`check_typed_read`]).
-pub(crate) fn check_typed(
-    types: &[kiln_ir::ElemType],
-    reads: &[TypedRead],
-    shape: &[usize],
-    inputs: &[Stored<'_>],
-    n: usize,
-) -> Result<TypedChecked> {
-    if inputs.len() != types.len() {
-        return Err(JitError::WrongKernel(format!(
-            "{} inputs given for a kernel of {}",
-            inputs.len(),
-            types.len()
-        )));
-    }
-    for (i, (input, &t)) in inputs.iter().zip(types).enumerate() {
-        let bad = |why: String| JitError::BadInput {
-            index: i,
-            name: format!("a {t} input of a typed kernel"),
-            why,
-        };
-        if input.ty() != t {
-            return Err(bad(format!("{} given", input.ty())));
-        }
-        check_typed_read(&reads[i], shape, input, n).map_err(bad)?;
-    }
-    Ok(TypedChecked(()))
-}
-
-/// Checks one input of a compiled typed kernel of iteration shape `shape` over `n` points before
-/// any call (`typed.rs`, `typed_read.rs`): a flat read's buffer holds `n` elements, a splat's one;
-/// a strided read runs over the whole shape (`n` its points) and reads either a buffer holding
-/// every offset from its start ([`reach`] of the compiled strides, nothing below 0), or a view of
-/// the kernel's input whose strides broadcast to exactly the compiled ones, so that every offset
-/// read is the offset of one of its elements from its first (the same rule as [`check_view`]'s).
-pub(crate) fn check_typed_read(
-    read: &TypedRead,
-    shape: &[usize],
-    input: &Stored<'_>,
-    n: usize,
-) -> std::result::Result<(), String> {
-    let strides = match (read, input) {
-        (TypedRead::Strided(s), _) => s,
-        (_, Stored::View(_)) => {
-            return Err("a view given for an input the code reads contiguously".into());
-        }
-        (TypedRead::Flat | TypedRead::Splat, _) => {
-            let want = if *read == TypedRead::Splat { 1 } else { n };
-            return if input.len() == want {
-                Ok(())
-            } else {
-                Err(format!("{} elements where the kernel reads {want}", input.len()))
-            };
-        }
-    };
-    let points: usize = shape.iter().product();
-    if n != points || strides.len() != shape.len() {
-        return Err(format!(
-            "{n} points for a strided read compiled for the shape {shape:?} (strides {strides:?})"
-        ));
-    }
-    if n == 0 {
-        return Ok(());
-    }
-    if let Stored::View(v) = input {
-        let (vs, vst) = v.geometry();
-        let full = kiln_ir::shape::broadcast_strides(vs, vst, shape).map_err(|e| e.to_string())?;
-        // axes of one point are never stepped along: their strides do not matter
-        let same = full
-            .iter()
-            .zip(strides)
-            .zip(shape)
-            .all(|((a, b), &d)| d == 1 || a == b);
-        return if same {
-            Ok(())
-        } else {
-            Err(format!(
-                "a view of shape {vs:?} and strides {vst:?} read as {full:?} where the code reads {strides:?}"
-            ))
-        };
-    }
-    let (lo, hi) = reach(
-        shape
-            .iter()
-            .zip(strides)
-            .map(|(&d, &s)| (d as i128 - 1) * s as i128),
-    );
-    if lo < 0 || hi >= input.len() as i128 {
-        return Err(format!(
-            "{} elements, but the code reads offsets {lo}..={hi} (strides {strides:?})",
-            input.len()
-        ));
-    }
-    Ok(())
 }
 
 /// Checks a view read in place (see [`InputRef::View`]) before any call: the plan reads it per row,

@@ -80,6 +80,15 @@ impl Gen<'_, '_> {
         self.tg().cast(v, from, ElemType::I64)
     }
 
+    /// The value `v` (of the typed kernel's value type, as the typed lowering holds it) widened to
+    /// int64 lanes (a bool 0 / 1).
+    pub(crate) fn int_value(&mut self, v: Value) -> Value {
+        let vt = self
+            .int_values()
+            .expect("a typed kernel of integer or bool values");
+        self.tg().cast(v, vt, ElemType::I64)
+    }
+
     /// `m ? a : b` on int64 lanes, `m` an `icmp` result.
     fn int_pick(&mut self, m: Value, a: Value, b: Value) -> Value {
         if self.b.func.dfg.value_type(a).is_vector() {

@@ -24,7 +24,7 @@ impl KernelKey {
     pub fn new(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
         kernel.validate()?;
         // this key is a float kernel's: integer literals, casts and integer opcodes are a typed
-        // kernel's (kiln_ir::typed), which the typed code generator compiles (crate::typed)
+        // kernel's (kiln_ir::typed), whose key is KernelKey::typed
         if let Some(why) = kiln_ir::typed::needs_typing(kernel).or_else(|| {
             let reach = kernel.arena.reachable_all(&kernel.roots());
             reach
@@ -33,7 +33,7 @@ impl KernelKey {
                 .then(|| "an integer literal (give it as a float literal)".to_string())
         }) {
             return Err(JitError::Unsupported(format!(
-                "a float kernel's key, and this kernel holds {why}: compile its typed kernel (kiln_jit::typed)"
+                "a float kernel's key, and this kernel holds {why}: compile its typed kernel (kiln_jit::compile_typed)"
             )));
         }
         Ok(Self::of(Structure::new(kernel, plan)?, kernel, schedule))

@@ -381,7 +381,7 @@ impl Structure {
     /// float64, the kernel's lanes; each input of another type than float64 declared
     /// [`kiln_ir::InputDecl::stored`] as it) read through `plan`, and the typed kernel: what
     /// [`Structure::new`] checks, and that the code generator compiles it
-    /// ([`crate::typed::main_why_not`]) and the plan reads every input where it is.
+    /// ([`crate::typed::why_not`]) and the plan reads every input where it is.
     ///
     /// # Errors
     /// What [`Structure::new`] refuses, [`JitError::Unsupported`] for a kernel the code generator
@@ -393,7 +393,7 @@ impl Structure {
         let own = ElemType::of_float(kernel.dtype);
         let inputs: Vec<ElemType> = kernel.inputs.iter().map(|d| d.stored.unwrap_or(own)).collect();
         let typed = kiln_ir::typed::TypedKernel::of_arena(kernel, &inputs)?;
-        if let Some(why) = crate::typed::main_why_not(&typed) {
+        if let Some(why) = crate::typed::why_not(&typed) {
             return Err(JitError::Unsupported(format!("the typed kernel holds {why}")));
         }
         if kernel.dtype != crate::typed::lanes_dtype(&typed) {

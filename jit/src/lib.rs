@@ -99,7 +99,6 @@ mod serial;
 mod skeleton;
 pub mod typed;
 mod typed_lower;
-mod typed_read;
 mod vmath;
 pub mod wide;
 
@@ -153,7 +152,7 @@ pub fn compile(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> R
 /// another type declared [`kiln_ir::InputDecl::stored`] as it and read where it is, as the float
 /// kernels read their stored inputs. It runs as a float64 kernel does ([`CompiledKernel::bind`],
 /// inputs as [`InputRef::Stored`] where stored), and gives the typed kernel's result type. Kernels
-/// [`typed::main_why_not`] accepts: reductions over any axes of bool, integer and float64 values.
+/// [`typed::why_not`] accepts: maps, reductions over any axes, scans of bool and integer values.
 pub fn compile_typed(
     kernel: &KernelIR,
     plan: &BroadcastPlan,
@@ -177,6 +176,22 @@ impl CompiledKernel {
     /// Compiles `kernel` (uncached) keeping its CLIF and VCode text, for `kiln explain`.
     pub fn explain(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<CompiledKernel> {
         let key = KernelKey::new(kernel, plan, schedule)?;
+        let c = compile::compile_key(&key, true)?;
+        Ok(CompiledKernel {
+            key,
+            code: c.code,
+            dumps: c.dumps,
+            compile_time: c.compile_time,
+        })
+    }
+
+    /// [`CompiledKernel::explain`] of a typed kernel's `kernel` (see [`compile_typed`]).
+    pub fn explain_typed(
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        schedule: Schedule,
+    ) -> Result<CompiledKernel> {
+        let key = KernelKey::typed(kernel, plan, schedule)?;
         let c = compile::compile_key(&key, true)?;
         Ok(CompiledKernel {
             key,

@@ -82,7 +82,6 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(crate) fn tg(&mut self) -> TypedGen<'a, '_> {
         TypedGen {
             b: &mut *self.b,
-            k: self.typed.expect("a typed kernel's generator"),
             lanes: self.lanes,
             math: &self.math,
         }
@@ -198,11 +197,16 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// at the address shifted back as an input stored in that type is read ([`Gen::load_input`]:
     /// its output's base was shifted up as far, output.rs), bools one byte each.
     pub fn store_value(&mut self, v: Value, addr: Value, offset: i64) {
-        let Some(tk) = self.typed else {
-            self.b.ins().store(mem(), v, addr, offset as i32);
-            return;
-        };
-        let t = tk.value_type();
+        match self.typed {
+            Some(tk) => self.store_typed(tk.value_type(), v, addr, offset),
+            None => {
+                self.b.ins().store(mem(), v, addr, offset as i32);
+            }
+        }
+    }
+
+    /// [`Gen::store_value`] of a typed kernel's value `v` of type `t`.
+    pub fn store_typed(&mut self, t: ElemType, v: Value, addr: Value, offset: i64) {
         let shift = crate::run::stored_shift(self.size as usize, t);
         let at = self.b.ins().iadd_imm_s(addr, offset);
         let at = if shift == 0 {
@@ -461,7 +465,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             return match w {
                 W::Scalar => scalars[0],
-                W::Vector => crate::typed_read::assemble(&mut self.tg(), scalars, t),
+                W::Vector => self.tg().assemble(scalars, t),
             };
         }
         let mut v = self.zero[w as usize];
@@ -970,7 +974,7 @@ fn emit_typed_body(
                 let (c, x, y) = (get(c), get(a), get(b));
                 g.tg().select(c, x, y)
             }
-            Node::Fma(..) => unreachable!("typed::main_why_not refuses fma"),
+            Node::Fma(..) => unreachable!("typed::why_not refuses fma"),
         };
         // a comparison of half-filled 32-bit values gives an i32x4 mask: the kernel's bools are i64x2
         let val = if vector && tk.type_of(id) == ElemType::Bool {

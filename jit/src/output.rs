@@ -35,7 +35,7 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// Scans along an outer axis: one row of carried states per unit (f64 words hold either state
     /// type at any alignment the code needs).
     state: Vec<f64>,
-    /// A typed map's result type, and its fresh output (zeroed elements of that type, written by the
+    /// A typed map's or scan's result type, and its fresh output (zeroed elements of that type, written by the
     /// code through its address shifted up as a stored input's: see [`Gen::store_value`]).
     ///
     /// [`Gen::store_value`]: crate::lower::Gen::store_value
@@ -64,7 +64,10 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 .typed
                 .filter(|t| t.int_acc() && st.mode.reduce_op().is_some())
                 .map(|t| t.values),
-            typed_map: st.typed.filter(|_| st.mode == Mode::Map).map(|t| t.output.elem()),
+            typed_map: st
+                .typed
+                .filter(|_| st.mode.stores_points())
+                .map(|t| t.output.elem()),
             typed_out: None,
             chunked: plan.chunks.is_some(),
             dest,
@@ -217,10 +220,11 @@ impl<'a, T: Elem> Outputs<'a, T> {
         cfg: &RunConfig<'_>,
     ) -> Option<Tensor> {
         if let Some(values) = self.typed_out.take() {
-            return Some(Tensor {
-                shape: kernel.shape.clone(),
-                values,
-            });
+            let shape = match st.mode {
+                Mode::Scan { .. } => geo.out_shape.clone(),
+                _ => kernel.shape.clone(),
+            };
+            return Some(Tensor { shape, values });
         }
         if self.dest.is_some() {
             return None;

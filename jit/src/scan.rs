@@ -50,7 +50,7 @@ use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
-use kiln_ir::{DType, Scan, ScanOp};
+use kiln_ir::{DType, ElemType, Scan, ScanOp};
 
 /// Emits a scan kernel into the frame's function (after the entry block's loads).
 pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
@@ -59,8 +59,25 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     };
     let st = frame.st;
     let k = st.outer_axes;
+    let ints = g.int_values().map(|vt| {
+        let int = |s: kiln_ir::typed::Scalar| match s {
+            kiln_ir::typed::Scalar::Bool(b) => i64::from(b),
+            kiln_ir::typed::Scalar::I32(v) => i64::from(v),
+            kiln_ir::typed::Scalar::I64(v) => v,
+            _ => unreachable!("integer states"),
+        };
+        let neutral = scan.with_initial(None);
+        let start = crate::typed::scan_start(&scan, vt).expect("typed::why_not checked the start");
+        let identity = crate::typed::scan_start(&neutral, vt).expect("a neutral element");
+        Ints {
+            out: if scan.op.wide() { ElemType::I64 } else { vt },
+            start: int(start),
+            identity: int(identity),
+        }
+    });
     let e = Emitter {
         f: frame,
+        ints,
         scan,
         vector: frame.vector,
         len: frame.param(g, Structure::LINE_LEN),
@@ -87,6 +104,8 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
 
 struct Emitter<'f, 'k> {
     f: &'f Frame<'k>,
+    /// A typed kernel's scan of bool or integer values: its int64 state (see [`Ints`]).
+    ints: Option<Ints>,
     scan: Scan,
     vector: bool,
     /// Points along a line, and the distance between them.
@@ -97,6 +116,18 @@ struct Emitter<'f, 'k> {
     row_len: Value,
     outer: Vec<(Value, Value)>,
     strides: Vec<Vec<Value>>,
+}
+
+/// The state of a typed kernel's scan of bool or integer values: int64 lanes (each value widened,
+/// a bool 0 / 1), sums and products wrapping, max and min exact; each output narrowed to its type
+/// (int64 for sums and products, the value type for max and min) where it is stored.
+#[derive(Clone, Copy)]
+struct Ints {
+    out: ElemType,
+    /// The state at a line's start (its `initial`, else the neutral element), and the neutral
+    /// element (an exclusive scan's held-back value before the first).
+    start: i64,
+    identity: i64,
 }
 
 /// Where the inputs of one plan row are: the row's first flat point, each read input's row start
@@ -134,7 +165,7 @@ impl Emitter<'_, '_> {
                 Access::RowSplat => {
                     let addr = row_start(g);
                     let s = g.load_input(W::Scalar, addr, 0, st.stored[i]);
-                    splats[i] = Some([s, g.splat(W::Vector, s)]);
+                    splats[i] = Some([s, g.splat_input(s, st.stored[i])]);
                 }
             }
         }
@@ -156,8 +187,52 @@ impl Emitter<'_, '_> {
     fn body(&self, g: &mut Gen<'_, '_>, w: W, row: &Row, flat: Value) -> Value {
         let pos = g.b.ins().isub(flat, row.rs);
         let jb = g.b.ins().imul_imm_s(pos, g.size);
-        self.f
-            .body(g, w, &row.ptrs, None, &row.splats, &|_| None, jb, 0, flat)
+        let v = self
+            .f
+            .body(g, w, &row.ptrs, None, &row.splats, &|_| None, jb, 0, flat);
+        // a typed scan folds int64 lanes
+        match self.ints {
+            Some(_) => g.int_value(v),
+            None => v,
+        }
+    }
+
+    /// Stores output value(s) `out` (of the state type) at `addr`: a typed scan's narrowed to its
+    /// output type.
+    fn store_out(&self, g: &mut Gen<'_, '_>, out: Value, addr: Value) {
+        match self.ints {
+            Some(i) => {
+                let v = g.tg().cast(out, ElemType::I64, i.out);
+                let v = if i.out == ElemType::Bool && g.b.func.dfg.value_type(v).is_vector() {
+                    g.tg().bool_mask(v)
+                } else {
+                    v
+                };
+                g.store_typed(i.out, v, addr, 0);
+            }
+            None => {
+                g.b.ins().store(mem(), out, addr, 0);
+            }
+        }
+    }
+
+    /// The neutral element as a scalar of the data type (an exclusive scan's held-back value).
+    fn identity_scalar(&self, g: &mut Gen<'_, '_>) -> Value {
+        match self.ints {
+            Some(i) => g.b.ins().iconst(types::I64, i.identity),
+            None => g.fconst(W::Scalar, self.op().identity()),
+        }
+    }
+
+    /// The neutral element splat to a vector of the data type.
+    fn identity_vector(&self, g: &mut Gen<'_, '_>) -> Value {
+        match self.ints {
+            Some(i) => {
+                let x = g.b.ins().iconst(types::I64, i.identity);
+                g.b.ins().splat(types::I64X2, x)
+            }
+            None => g.fconst(W::Vector, self.op().identity()),
+        }
     }
 
     fn op(&self) -> ScanOp {
@@ -166,6 +241,14 @@ impl Emitter<'_, '_> {
 
     /// `a ⊕ b` (vectors or scalars, state or data type).
     fn combine(&self, g: &mut Gen<'_, '_>, a: Value, b: Value) -> Value {
+        if self.ints.is_some() {
+            return match self.op() {
+                ScanOp::Sum => g.b.ins().iadd(a, b),
+                ScanOp::Prod => g.b.ins().imul(a, b),
+                ScanOp::Max => g.b.ins().smax(a, b),
+                ScanOp::Min => g.b.ins().smin(a, b),
+            };
+        }
         match self.op() {
             ScanOp::Sum => g.b.ins().fadd(a, b),
             ScanOp::Prod => g.b.ins().fmul(a, b),
@@ -176,11 +259,29 @@ impl Emitter<'_, '_> {
 
     /// The state type (scalar).
     fn state_ty(&self, g: &Gen<'_, '_>) -> types::Type {
-        if self.op().wide() { types::F64 } else { g.t }
+        if self.ints.is_some() {
+            types::I64
+        } else if self.op().wide() {
+            types::F64
+        } else {
+            g.t
+        }
+    }
+
+    /// Bytes of one state in the row of carried states (columns).
+    fn state_bytes(&self, g: &Gen<'_, '_>) -> i64 {
+        if self.ints.is_some() || self.op().wide() {
+            8
+        } else {
+            g.size
+        }
     }
 
     /// A scalar state constant.
     fn state_const(&self, g: &mut Gen<'_, '_>, x: f64) -> Value {
+        if let Some(i) = self.ints {
+            return g.b.ins().iconst(types::I64, i.start);
+        }
         if self.op().wide() {
             g.b.ins().f64const(x)
         } else {
@@ -190,7 +291,7 @@ impl Emitter<'_, '_> {
 
     /// A data value folded into a scalar state.
     fn push_scalar(&self, g: &mut Gen<'_, '_>, state: Value, v: Value) -> Value {
-        let v = if self.op().wide() && g.dtype == DType::F32 {
+        let v = if self.op().wide() && g.dtype == DType::F32 && self.ints.is_none() {
             g.b.ins().fpromote(types::F64, v)
         } else {
             v
@@ -200,7 +301,7 @@ impl Emitter<'_, '_> {
 
     /// A scalar state rounded to the data type.
     fn round_scalar(&self, g: &mut Gen<'_, '_>, state: Value) -> Value {
-        if self.op().wide() && g.dtype == DType::F32 {
+        if self.op().wide() && g.dtype == DType::F32 && self.ints.is_none() {
             g.b.ins().fdemote(types::F32, state)
         } else {
             state
@@ -282,8 +383,8 @@ impl Emitter<'_, '_> {
         let start = self.state_const(g, self.scan.start());
         g.b.def_var(carry, start);
         // exclusive scans shift the line by one: `prev` holds the last value not yet folded
-        let prev = g.b.declare_var(g.t);
-        let id_t = g.fconst(W::Scalar, self.op().identity());
+        let prev = g.b.declare_var(self.ints.map_or(g.t, |_| types::I64));
+        let id_t = self.identity_scalar(g);
         g.b.def_var(prev, id_t);
         let t_var = g.b.declare_var(types::I64);
         if self.scan.axis.is_some() || self.outer.is_empty() {
@@ -350,7 +451,7 @@ impl Emitter<'_, '_> {
                     let t = g.b.use_var(t_var);
                     let tail = g.b.ins().icmp(IntCC::SignedLessThan, t, len);
                     let c = g.b.ins().select(tail, folded, c);
-                    let id_t = g.fconst(W::Scalar, self.op().identity());
+                    let id_t = self.identity_scalar(g);
                     let p = g.b.ins().select(tail, id_t, p);
                     g.b.def_var(carry, c);
                     g.b.def_var(prev, p);
@@ -377,7 +478,7 @@ impl Emitter<'_, '_> {
                 let next = e.push_scalar(g, c, v);
                 (e.round_scalar(g, next), next)
             };
-            g.b.ins().store(mem(), out, addr, 0);
+            e.store_out(g, out, addr);
             g.b.def_var(carry, next);
         });
     }
@@ -388,14 +489,17 @@ impl Emitter<'_, '_> {
         let id = self.op().identity();
         if self.scan.exclusive {
             let p = g.b.use_var(prev);
-            let fill = g.splat(W::Vector, p);
+            let fill = match self.ints {
+                Some(_) => g.b.ins().splat(types::I64X2, p),
+                None => g.splat(W::Vector, p),
+            };
             let last = self.last_lane(g, v);
             v = self.shift(g, v, fill, 1);
             g.b.def_var(prev, last);
         }
         let c = g.b.use_var(carry);
         let addr = g.elem_addr(self.f.out_val, flat, g.size);
-        let out = if self.op().wide() && g.dtype == DType::F32 {
+        let out = if self.op().wide() && g.dtype == DType::F32 && self.ints.is_none() {
             let ident = g.f64const(W::Vector, id);
             let (lo, hi) = self.widen(g, v);
             let (first, second) = if self.scan.reverse { (hi, lo) } else { (lo, hi) };
@@ -415,9 +519,12 @@ impl Emitter<'_, '_> {
             let (lo, hi) = if self.scan.reverse { (o2, o1) } else { (o1, o2) };
             self.narrow(g, lo, hi)
         } else {
-            let ident = g.fconst(W::Vector, id);
+            let ident = self.identity_vector(g);
             let p = self.prefix(g, v, ident);
-            let cs = g.splat(W::Vector, c);
+            let cs = match self.ints {
+                Some(_) => g.b.ins().splat(types::I64X2, c),
+                None => g.splat(W::Vector, c),
+            };
             let out = self.combine(g, cs, p);
             // `out`'s last lane from the scalar carry (as above)
             let total = self.last_lane(g, p);
@@ -425,13 +532,13 @@ impl Emitter<'_, '_> {
             g.b.def_var(carry, next);
             out
         };
-        g.b.ins().store(mem(), out, addr, 0);
+        self.store_out(g, out, addr);
     }
 
     /// Columns (`inner > 1`): block `o` is `len` rows of `inner` independent lines, each carried in
     /// `state[c]` (f64 for sums and products), folded row by row in scan order.
     fn columns(&self, g: &mut Gen<'_, '_>, o: Value) {
-        let sb = if self.op().wide() { 8 } else { g.size };
+        let sb = self.state_bytes(g);
         let block = g.b.ins().imul(o, self.len);
         // a flat plan is one row of every point, computed once per block
         let flat_row = self.outer.is_empty().then(|| {
@@ -515,9 +622,15 @@ impl Emitter<'_, '_> {
         let v = self.body(g, w, row, flat);
         let out_addr = g.elem_addr(self.f.out_val, flat, g.size);
         let wide = self.op().wide();
-        let sb = if wide { 8 } else { g.size };
+        let sb = self.state_bytes(g);
         let st_addr = g.elem_addr(self.f.out_idx, c, sb);
         let out = match (w, wide, g.dtype) {
+            (W::Vector, _, _) if self.ints.is_some() => {
+                let s = g.b.ins().load(types::I64X2, mem(), st_addr, 0);
+                let next = self.combine(g, s, v);
+                g.b.ins().store(mem(), next, st_addr, 0);
+                if self.scan.exclusive { s } else { next }
+            }
             (W::Vector, true, DType::F32) => {
                 let s_lo = g.b.ins().load(types::F64X2, mem(), st_addr, 0);
                 let s_hi = g.b.ins().load(types::F64X2, mem(), st_addr, 16);
@@ -551,6 +664,6 @@ impl Emitter<'_, '_> {
                 if self.scan.exclusive { s } else { next }
             }
         };
-        g.b.ins().store(mem(), out, out_addr, 0);
+        self.store_out(g, out, out_addr);
     }
 }

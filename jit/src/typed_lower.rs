@@ -131,7 +131,6 @@ pub(crate) fn scalar_type(t: ElemType) -> Type {
 /// The generator of one typed kernel's body.
 pub(crate) struct TypedGen<'a, 'b> {
     pub b: &'b mut FunctionBuilder<'a>,
-    pub k: &'b TypedKernel,
     /// 1 (scalars only), 2 (64-bit values) or 4 (32-bit values).
     pub lanes: u8,
     /// The host math functions the kernel calls.
@@ -271,6 +270,31 @@ impl TypedGen<'_, '_> {
             return;
         }
         self.b.ins().store(mem(), v, addr, 0);
+    }
+
+    /// One scalar per lane (`lanes` of them, each as [`TypedGen::load`] gives a scalar) as the
+    /// kernel's vector for `t`: bools (bytes 0 / 1) widened to the lane's width and negated into
+    /// masks; lane 0 splat (a half-filled 32-bit vector's lanes 2 and 3 hold copies no result
+    /// reads), the others inserted.
+    pub fn assemble(&mut self, scalars: Vec<Value>, t: ElemType) -> Value {
+        let vt = self.ty(t, true);
+        let lane_ty = vt.lane_type();
+        let scalars: Vec<Value> = if t == ElemType::Bool {
+            scalars
+                .into_iter()
+                .map(|s| {
+                    let w = self.b.ins().uextend(lane_ty, s);
+                    self.b.ins().ineg(w)
+                })
+                .collect()
+        } else {
+            scalars
+        };
+        let mut v = self.b.ins().splat(vt, scalars[0]);
+        for (l, &s) in scalars.iter().enumerate().skip(1) {
+            v = self.b.ins().insertlane(v, s, l as u8);
+        }
+        v
     }
 
     /// Bitwise select on masks or a scalar select on a bool (`i8` 0 / 1).
