@@ -186,14 +186,19 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     let st = &key.structure;
     let order = key.arena.reachable_all(&key.roots());
     let used = MathFn::used_by(&key.arena, &order);
-    // a typed kernel's float functions are the interpreter's own, called per lane in either float
-    // type (typed_lower.rs): no inline vector math, no wide routine, no row step
+    // a typed kernel's float functions: inline vector math where they have it (lower.rs), else the
+    // interpreter's own called per lane (typed_lower.rs); no wide routine, no row step
     let typed = match st.typed {
         Some(_) => Some(typed_kernel(key)?),
         None => None,
     };
     let mut math = match typed {
-        Some(_) => MathRefs::import(module, func, kiln_ir::DType::F32, &used, false, &[])?,
+        // float32 and float64 functions both (a typed kernel may hold either), inline vector math
+        // as a float kernel's, no wide routine on blocks
+        Some(_) => {
+            let inline = math::inline_vector_math(&key.arena, &order);
+            MathRefs::import(module, func, kiln_ir::DType::F32, &used, inline, &[])?
+        }
         None => {
             let inline = math::inline_vector_math(&key.arena, &order);
             let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline);

@@ -12,6 +12,7 @@
 use crate::clif::{cast, mem};
 use crate::host::{MathFn, MathRefs};
 use crate::math;
+use crate::vmath;
 use crate::typed_lower::{TypedGen, constant};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
@@ -962,13 +963,23 @@ fn emit_typed_body(
                 let (dim, cs) = leaves.axis_params[axis as usize].expect("the frame loads every Index axis");
                 g.index_i64(w, flat, cs, dim)
             }
+            // a float function with a vector routine: the float kernels' (within its ULP bound),
+            // in the value's own float type; any other opcode as the typed lowering gives it
             Node::Unary(op, a) => {
                 let x = get(a);
-                g.tg().unary(op, x, t(a))
+                match MathFn::of_unary(op).filter(|&f| g.math.inline && t(a).is_float() && vmath::has_vector(f)) {
+                    Some(f) => math::lower(g.b, &g.math, f, &[x]),
+                    None => g.tg().unary(op, x, t(a)),
+                }
             }
             Node::Binary(op, a, b) => {
                 let (x, y) = (get(a), get(b));
-                g.tg().binary(op, x, y, t(a), constant(tk, b))
+                let vector_math = MathFn::of_binary(op)
+                    .filter(|&f| g.math.inline && t(a).is_float() && t(a) == t(b) && vmath::has_vector(f));
+                match vector_math {
+                    Some(f) => math::lower(g.b, &g.math, f, &[x, y]),
+                    None => g.tg().binary(op, x, y, t(a), constant(tk, b)),
+                }
             }
             Node::Where(c, a, b) => {
                 let (c, x, y) = (get(c), get(a), get(b));
