@@ -9,9 +9,10 @@
 //!   widened to f64 (two F64X2 per F32X4) with
 //!   the result rounded once to f32 (pow by an f32 algorithm in f64, `vmath::pow::pow_f32`), which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
-//! - pow by a literal exponent with its own code (`x**1.5`, `x**3`: `vmath::pow_const`, decided here
-//!   from the exponent's constant when the kernel is compiled) is a square root or products and
-//!   their exact residuals, inline on every route, within pow's bound.
+//! - pow by a literal exponent with its own code (`x**1.5`, `x**3`, `x**4`, `x**-0.5`, `x**-2`:
+//!   `vmath::pow_const`, decided here from the exponent's constant when the kernel is compiled) is
+//!   a square root, products or a quotient and their exact residuals, inline on every route,
+//!   within pow's bound.
 //! - Every other libm function (fmod, NumPy's remainder and
 //!   floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols

@@ -14,7 +14,7 @@
 //!
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
-//! (sin, cos, tan), `pow.rs`, `pow_const.rs` (pow by the literal exponents 1.5 and 3), `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
+//! (sin, cos, tan), `pow.rs`, `pow_const.rs` (pow by the literal exponents 1.5, 3, 4, -0.5 and -2), `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
 //! (f32 exp, log, log2, log10, log1p, sin, cos, tan, and the f32 constants of exp2, expm1, tanh,
 //! sinh, cosh), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
 //! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument, both types).
