@@ -9,6 +9,10 @@
 //!   widened to f64 (two F64X2 per F32X4) with
 //!   the result rounded once to f32 (pow by an f32 algorithm in f64, `vmath::pow::pow_f32`), which keeps them within a rounding of the correctly rounded value. Each differs from the interpreter's libm by
 //!   at most [`ulp_bound`] ULP.
+//! - pow by a literal exponent with its own code (`x**1.5`, `x**3`, `x**4`, `x**-0.5`, `x**-2`:
+//!   `vmath::pow_const`, decided here from the exponent's constant when the kernel is compiled) is
+//!   a square root, products or a quotient and their exact residuals, inline on every route,
+//!   within pow's bound.
 //! - Every other libm function (fmod, NumPy's remainder and
 //!   floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols
@@ -98,7 +102,9 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
 /// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp, log, sin,
 /// cos, tan and the other nodes with a wide routine (`wide::Routine`, `wide::Binary`), where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
 /// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
-/// reductions and scans keep the inline path); none otherwise.
+/// reductions and scans keep the inline path); none otherwise. pow is left out of a kernel with a
+/// pow by a literal exponent that has its own code (`x**1.5`, `vmath::pow_const`), which is
+/// computed inline on every route: its other pow nodes are then inline too (the same bits).
 pub fn wide_routines(
     arena: &kiln_ir::ExprArena,
     order: &[kiln_ir::NodeId],
@@ -111,12 +117,22 @@ pub fn wide_routines(
         return Vec::new();
     }
     let mut rs = Vec::new();
+    // a pow by a literal exponent with its own code (`vmath::pow_const`) is computed inline, so
+    // the kernel's pow nodes stay off the wide routine (a staged node would take the general pow)
+    let literal_pow = order.iter().any(|&id| match *arena.node(id) {
+        kiln_ir::Node::Binary(kiln_ir::BinaryOp::Pow, _, e) => matches!(
+            *arena.node(e),
+            kiln_ir::Node::Literal(bits) if vmath::pow_const::ConstExp::may_be(f64::from_bits(bits))
+        ),
+        _ => false,
+    });
     for &id in order {
         let f = match *arena.node(id) {
             kiln_ir::Node::Unary(op, _) => crate::wide::Routine::of_unary(op).map(|r| r.math_fn()),
             kiln_ir::Node::Binary(op, _, _) => crate::wide::Binary::of_binary(op).map(|r| r.math_fn()),
             _ => None,
         };
+        let f = f.filter(|&f| !(literal_pow && f == MathFn::Pow));
         rs.extend(f.filter(|f| !rs.contains(f)));
     }
     rs
@@ -141,6 +157,12 @@ pub fn wide_kept_rows(
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).
 pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
     let ty = b.func.dfg.value_type(args[0]);
+    if refs.inline && f == MathFn::Pow {
+        let e = vmath::pow_const::constant(b, args[1]).and_then(vmath::pow_const::ConstExp::of);
+        if let Some(e) = e {
+            return lower_pow_const(b, refs, args[0], e);
+        }
+    }
     if refs.inline && vmath::has_vector(f) {
         return match ty {
             types::F64X2 => vmath::emit(b, refs, f, args),
@@ -178,14 +200,7 @@ pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Va
                     .collect();
                 let r_lo = vmath::emit_widened(b, refs, f, &lo);
                 let r_hi = vmath::emit_widened(b, refs, f, &hi);
-                let d_lo = b.ins().fvdemote(r_lo);
-                let d_hi = b.ins().fvdemote(r_hi);
-                let cast = cast();
-                let il = b.ins().bitcast(types::I64X2, cast, d_lo);
-                let ih = b.ins().bitcast(types::I64X2, cast, d_hi);
-                let h = b.ins().extractlane(ih, 0);
-                let m = b.ins().insertlane(il, h, 1);
-                b.ins().bitcast(types::F32X4, cast, m)
+                join_halves(b, r_lo, r_hi)
             }
             _ => unreachable!("math on {ty}"),
         };
@@ -228,6 +243,53 @@ pub fn lower_erfc_pair(b: &mut FunctionBuilder<'_>, refs: &MathRefs, x: Value) -
         return (b.ins().extractlane(r, 0), b.ins().extractlane(nr, 0));
     }
     vmath::emit_erfc_pair(b, refs, x)
+}
+
+/// `x**e` for a literal exponent with its own code (`vmath::pow_const`): f64 on F64X2, f32 on the
+/// widened values (F64X2 halves of an F32X4), rounded once; a scalar through lane 0.
+fn lower_pow_const(
+    b: &mut FunctionBuilder<'_>,
+    refs: &MathRefs,
+    x: Value,
+    e: vmath::pow_const::ConstExp,
+) -> Value {
+    let ty = b.func.dfg.value_type(x);
+    match ty {
+        types::F64X2 => vmath::emit_pow_const(b, refs, x, e),
+        types::F64 => {
+            let xs = b.ins().splat(types::F64X2, x);
+            let r = vmath::emit_pow_const(b, refs, xs, e);
+            b.ins().extractlane(r, 0)
+        }
+        types::F32 => {
+            let d = b.ins().fpromote(types::F64, x);
+            let xs = b.ins().splat(types::F64X2, d);
+            let r = vmath::emit_pow_const_widened(b, refs, xs, e);
+            let r = b.ins().extractlane(r, 0);
+            b.ins().fdemote(types::F32, r)
+        }
+        types::F32X4 => {
+            let lo = b.ins().fvpromote_low(x);
+            let h = high_half(b, x);
+            let hi = b.ins().fvpromote_low(h);
+            let r_lo = vmath::emit_pow_const_widened(b, refs, lo, e);
+            let r_hi = vmath::emit_pow_const_widened(b, refs, hi, e);
+            join_halves(b, r_lo, r_hi)
+        }
+        _ => unreachable!("math on {ty}"),
+    }
+}
+
+/// The F32X4 of two F64X2 halves (lanes 0, 1 and 2, 3), each rounded to f32.
+fn join_halves(b: &mut FunctionBuilder<'_>, r_lo: Value, r_hi: Value) -> Value {
+    let d_lo = b.ins().fvdemote(r_lo);
+    let d_hi = b.ins().fvdemote(r_hi);
+    let cast = cast();
+    let il = b.ins().bitcast(types::I64X2, cast, d_lo);
+    let ih = b.ins().bitcast(types::I64X2, cast, d_hi);
+    let h = b.ins().extractlane(ih, 0);
+    let m = b.ins().insertlane(il, h, 1);
+    b.ins().bitcast(types::F32X4, cast, m)
 }
 
 /// Lanes 2 and 3 of an F32X4 moved to lanes 0 and 1.

@@ -14,7 +14,7 @@
 //!
 //! Files, one per family, each opening with its method, the source of its coefficients and the
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
-//! (sin, cos, tan), `pow.rs`, `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
+//! (sin, cos, tan), `pow.rs`, `pow_const.rs` (pow by the literal exponents 1.5, 3, 4, -0.5 and -2), `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
 //! (f32 exp, log, log2, log10, log1p, sin, cos, tan, and the f32 constants of exp2, expm1, tanh,
 //! sinh, cosh), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
 //! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument, both types).
@@ -52,6 +52,7 @@ pub(crate) mod hyperbolic;
 pub(crate) mod hypot;
 pub(crate) mod log;
 pub(crate) mod pow;
+pub(crate) mod pow_const;
 pub(crate) mod pow_tables;
 pub(crate) mod trig;
 
@@ -207,6 +208,39 @@ pub fn emit_widened(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, arg
         cold: None,
     };
     pow::pow_f32(&mut v, args[0], args[1])
+}
+
+/// `x**e` for a literal exponent with its own code (`pow_const`) on an F64X2 `x`.
+pub fn emit_pow_const(
+    b: &mut FunctionBuilder<'_>,
+    refs: &MathRefs,
+    x: Value,
+    e: pow_const::ConstExp,
+) -> Value {
+    let mut v = Vb {
+        b,
+        refs,
+        f32: false,
+        cold: None,
+    };
+    pow_const::pow_const(&mut v, x, e)
+}
+
+/// `x**e` for a literal exponent with its own code on f32 values widened to an F64X2 `x`, for a
+/// result the caller rounds once to f32 (`pow_const::pow_const_widened`).
+pub fn emit_pow_const_widened(
+    b: &mut FunctionBuilder<'_>,
+    refs: &MathRefs,
+    x: Value,
+    e: pow_const::ConstExp,
+) -> Value {
+    let mut v = Vb {
+        b,
+        refs,
+        f32: false,
+        cold: None,
+    };
+    pow_const::pow_const_widened(&mut v, x, e)
 }
 
 /// `(erfc(x), erfc(-x))` on one F64X2 `x`, sharing the work of the two (see `erf::erfc_pair`).
