@@ -15,6 +15,7 @@
 pub mod array;
 pub mod backend;
 mod bindings;
+mod compiled;
 pub mod contract;
 pub mod error;
 mod executor;
@@ -27,7 +28,6 @@ pub mod memory_order;
 pub mod npy;
 pub mod parallel;
 pub mod prepared;
-mod prepared_many;
 pub mod profile;
 pub mod program;
 pub mod runner;

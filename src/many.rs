@@ -12,35 +12,24 @@
 
 use crate::array::{ArrayArg, Float, Output};
 use crate::backend::RunCtx;
+use crate::compiled::{Compiled, Temp, stage_args, temp_arg};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, buffers};
 use crate::expr::Expr;
 use crate::program::{Fused, Pipeline, Source, Work};
-use crate::runner::{FusedRunner, Temp, stage_args, temp_arg};
 use kiln_ir::Start;
 use kiln_ir::shape::broadcast_shapes;
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::Arc;
 
-impl FusedRunner {
+impl Compiled {
     /// Compiles several expressions into one runner of several results (see the module doc): stages
     /// they share are computed once, and their maps in one pass.
     ///
-    /// ```
-    /// use kiln::{Expr, FusedRunner};
-    /// use ndarray::array;
-    /// let x = Expr::input("x");
-    /// let runner = FusedRunner::compile_many(&[&x * 2.0, (&x * 2.0).sum(), x.exp()])?;
-    /// let a = array![1.0, 2.0];
-    /// let outs = runner.run_many(&[("x", (&a).into())])?;
-    /// assert_eq!(outs[1].clone().into_f64().into_raw_vec_and_offset().0, vec![6.0]);
-    /// # Ok::<(), kiln::Error>(())
-    /// ```
-    ///
     /// # Errors
     /// No expression, or the errors of [`FusedRunner::compile`] for any of them.
-    pub fn compile_many(exprs: &[Expr]) -> Result<FusedRunner> {
-        FusedRunner::of(Pipeline::lower_many(exprs)?)
+    pub fn compile_many(exprs: &[Expr]) -> Result<Compiled> {
+        Compiled::of(Pipeline::lower_many(exprs)?)
     }
 
     /// How many results a run gives (1 unless compiled from several expressions).
@@ -167,7 +156,7 @@ impl FusedRunner {
                     for (o, (&k, t)) in f.members.iter().zip(ts).enumerate() {
                         // output 0 of a reduction's kernel is the reduction (finished: mean, keepdims)
                         let t = if o == 0 {
-                            crate::runner::finish(t, &spec.kernel, reduction)
+                            crate::compiled::finish(t, &spec.kernel, reduction)
                         } else {
                             t
                         };

@@ -20,13 +20,15 @@
 //! (views, no copy), runs that handle, and gives the result in the inputs' layout.
 
 use crate::array::{ArrayArg, Float, Output, on_view};
+use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
-use crate::runner::{FusedRunner, MemoryRun};
 use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
 use kiln_jit::InputRef;
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
+
+mod many;
 
 /// Inputs up to this count are reordered on the stack (more take one allocation per call).
 const STACK_INPUTS: usize = 16;
@@ -109,13 +111,13 @@ impl Form {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub(crate) runner: FusedRunner,
+    pub(crate) runner: Compiled,
     /// The inputs in the order of a call.
     pub(crate) forms: Vec<Form>,
     /// For each of the runner's inputs (in [`FusedRunner::input_names`] order), its position in a call.
     pub(crate) order: Vec<usize>,
-    /// The calls of several results (and of in-place updates): see prepared_many.rs.
-    pub(crate) many: Arc<crate::prepared_many::ManyBinding>,
+    /// The calls of several results (and of in-place updates): see prepared/many.rs.
+    pub(crate) many: Arc<many::ManyBinding>,
     /// The one kernel's specialisation, where the fast path applies (see the module doc).
     pub(crate) direct: Option<Arc<Specialised>>,
     /// The points of the direct kernel's iteration shape, computed when prepared (`None` where there
@@ -145,7 +147,7 @@ pub(crate) struct InMemory {
     inner: Prepared,
 }
 
-impl FusedRunner {
+impl Compiled {
     /// Binds this runner to the names, dtypes and shapes (and layouts) of `inputs`, and compiles its
     /// kernels for them: the handle's calls pass inputs of the same forms in the same order.
     ///
@@ -185,7 +187,7 @@ impl FusedRunner {
             let (inner, out) = run.runner.bind_prepared(&moved)?;
             let out = run.restore(out.expect("one result"));
             let shape = out.shape().to_vec();
-            let many = Arc::new(crate::prepared_many::ManyBinding::single(
+            let many = Arc::new(many::ManyBinding::single(
                 self,
                 None,
                 &order,
@@ -231,7 +233,8 @@ impl FusedRunner {
         }
         let (forms, order) = self.forms_of(inputs);
         let (spec, _) = self.ready_last(&user)?;
-        let (shape, out_type) = crate::runner::result_form(&spec, self.pipeline().last().program.reduction());
+        let (shape, out_type) =
+            crate::compiled::result_form(&spec, self.pipeline().last().program.reduction());
         Ok(Some(self.handle(forms, order, &user, spec, shape, out_type)))
     }
 
@@ -288,7 +291,7 @@ impl FusedRunner {
         let direct_points = direct
             .as_ref()
             .and_then(|s| kiln_ir::shape::checked_size(&s.kernel.shape).ok());
-        let many = Arc::new(crate::prepared_many::ManyBinding::single(
+        let many = Arc::new(many::ManyBinding::single(
             self,
             direct.as_ref(),
             &order,
@@ -672,7 +675,7 @@ impl Prepared {
             Ok(mut ws) => code.run_with(refs, &cfg, &mut ws)?,
             Err(_) => code.run_with(refs, &cfg, &mut kiln_jit::Workspace::new())?,
         };
-        let t = crate::runner::finish(t, &spec.kernel, reduction);
+        let t = crate::compiled::finish(t, &spec.kernel, reduction);
         match out {
             Some(out) => crate::backend::copy_into(t.values, A::out_slice(out)).map(|_| None),
             None => Ok(Some(t)),

@@ -17,12 +17,12 @@
 //! dtype), each updated by one result. The compiled loop loads every input of a point before it stores
 //! any output of that point (kiln-jit `call.rs`), so every result reads the old values.
 
+use super::{Form, Prepared};
 use crate::array::{ArrayArg, Float};
+use crate::compiled::Compiled;
 use crate::error::{Error, Result};
 use crate::executor::Specialised;
-use crate::prepared::{Form, Prepared};
 use crate::program::Source;
-use crate::runner::FusedRunner;
 use kiln_ir::{InputPlan, KernelIR, OutputType, Start};
 use kiln_jit::{InputRef, Part};
 use ndarray::{ArrayViewMut, Dimension};
@@ -70,7 +70,7 @@ impl ManyBinding {
     /// The binding of a one-result runner's handle: its map kernel (`direct`, if the fast path
     /// applies and the kernel is a map), and its result `t`.
     pub(crate) fn single(
-        runner: &FusedRunner,
+        runner: &Compiled,
         direct: Option<&Arc<Specialised>>,
         order: &[usize],
         shape: &[usize],
@@ -94,7 +94,7 @@ impl ManyBinding {
     }
 
     fn new(
-        runner: &FusedRunner,
+        runner: &Compiled,
         results: Vec<ResultForm>,
         direct: Option<Arc<Specialised>>,
         sources: &[Source],
@@ -141,7 +141,7 @@ impl ManyBinding {
     }
 }
 
-impl FusedRunner {
+impl Compiled {
     /// [`FusedRunner::prepared`] for a runner of several results.
     pub(crate) fn prepared_many(
         &self,
@@ -165,7 +165,7 @@ impl FusedRunner {
                 if f.members.len() == p.stages.len()
                     && p.results.iter().all(|r| matches!(r, Source::Stage(_))) =>
             {
-                let args = crate::runner::stage_args(p, &f.stage, user, &[])?;
+                let args = crate::compiled::stage_args(p, &f.stage, user, &[])?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
                 self.fused_spec(f, &refs)?.filter(|spec| direct_ok(spec, user))
             }
@@ -194,24 +194,6 @@ impl FusedRunner {
     /// Binds a handle (as [`FusedRunner::prepared`]) whose results overwrite inputs: result `o` is
     /// written into the input named `updated[o]`, in one pass ([`Prepared::update`]). `inputs` binds
     /// every input, the updated ones included.
-    ///
-    /// ```
-    /// use kiln::FusedRunner;
-    /// use ndarray::{arr0, Array1};
-    /// let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?;
-    /// let (mut p, mut v) = (Array1::<f64>::zeros(64), Array1::<f64>::ones(64));
-    /// let (dt, g) = (arr0(0.01), arr0(-9.81));
-    /// let h = step.prepared_update(
-    ///     &[("p", (&p).into()), ("v", (&v).into()), ("dt", (&dt).into()), ("g", (&g).into())],
-    ///     &["p", "v"],
-    /// )?;
-    /// for _ in 0..10 {
-    ///     let (p, v) = (p.as_slice_mut().unwrap(), v.as_slice_mut().unwrap());
-    ///     h.update(&mut [p, v], &[dt.as_slice().unwrap(), g.as_slice().unwrap()])?;
-    /// }
-    /// assert!(p[0] > 0.0 && v[0] < 1.0);
-    /// # Ok::<(), kiln::Error>(())
-    /// ```
     ///
     /// # Errors
     /// The errors of [`FusedRunner::prepared`]; an update count other than the results', a name
