@@ -40,7 +40,10 @@ pub mod update;
 pub mod view;
 
 pub use array::{ArrayArg, Element, Float, Output};
-pub use backend::{Backend, Buffer, BufferData, Buffers, Executable, Interpreter, OutSlice, RunCtx};
+pub use backend::{
+    Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, Interpreter, OutSlice,
+    RunCtx,
+};
 pub use error::{Error, Result};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs, FuseManyExt, FuseResults};

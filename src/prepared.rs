@@ -282,7 +282,7 @@ impl Compiled {
                 KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
             )
             && spec.kernel.output_type() == OutputType::Float(spec.kernel.dtype)
-            && spec.exe.bound_jit().is_some()
+            && spec.exe.direct()
             && user
                 .iter()
                 .all(|a| a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype))
@@ -314,8 +314,11 @@ impl Compiled {
         let serial_reduce = match (&direct, direct_points) {
             (Some(spec), Some(n)) if plain && shape.is_empty() && forms.iter().all(|f| f.standard) => {
                 let cfg = self.parallel().jit_config(n, Start::Identity);
-                let code = spec.exe.bound_jit().filter(|_| cfg.max_units == 1);
-                code.and_then(|c| c.serial_reduce(&cfg).ok()).map(Arc::new)
+                let serial = cfg.max_units == 1;
+                serial
+                    .then(|| spec.exe.serial_reduce(&cfg))
+                    .flatten()
+                    .map(Arc::new)
             }
             _ => None,
         };
@@ -562,12 +565,11 @@ impl Prepared {
             && self.order.len() <= STACK_INPUTS
             && self.forms.iter().all(|f| f.standard)
         {
-            let code = spec.exe.bound_jit().expect("checked when prepared");
             let input = |pos: usize| InputRef::Slice(inputs[pos]);
             let done = if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(spec, code, input, Some(out))
+                self.call_direct::<A, 4>(spec, input, Some(out))
             } else {
-                self.call_direct::<A, STACK_INPUTS>(spec, code, input, Some(out))
+                self.call_direct::<A, STACK_INPUTS>(spec, input, Some(out))
             };
             return done.map(|_| ());
         }
@@ -622,7 +624,6 @@ impl Prepared {
         inputs: &I,
         out: Option<&mut [A]>,
     ) -> Result<Option<kiln_ir::Tensor>> {
-        let code = spec.exe.bound_jit().expect("checked when prepared");
         // kiln-jit reads a C-contiguous view as the slice of its elements
         let input = |pos: usize| {
             let a = inputs.at(pos);
@@ -632,19 +633,18 @@ impl Prepared {
             }
         };
         if self.order.len() <= 4 {
-            self.call_direct::<A, 4>(spec, code, input, out)
+            self.call_direct::<A, 4>(spec, input, out)
         } else {
-            self.call_direct::<A, STACK_INPUTS>(spec, code, input, out)
+            self.call_direct::<A, STACK_INPUTS>(spec, input, out)
         }
     }
 
-    /// Calls the compiled code with the runner's inputs in its order, on the stack (`K` of them at
-    /// most: a smaller array for the common case is less to fill and drop), into `out`, or (None)
-    /// into a fresh result, returned.
+    /// The executable's direct call ([`crate::Executable::call_into`]) with the runner's inputs in
+    /// its order, on the stack (`K` of them at most: a smaller array for the common case is less to
+    /// fill and drop), into `out`, or (None) into a fresh result, returned.
     fn call_direct<'i, A: Float, const K: usize>(
         &self,
         spec: &Specialised,
-        code: &kiln_jit::BoundKernel,
         input: impl Fn(usize) -> InputRef<'i, A>,
         out: Option<&mut [A]>,
     ) -> Result<Option<kiln_ir::Tensor>> {
@@ -656,7 +656,8 @@ impl Prepared {
         let reduce = matches!(spec.kernel.kind, KernelKind::Reduce { .. });
         if !reduce && let Some(out) = out {
             let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
-            code.run_into_with(refs, out, &cfg)?;
+            spec.exe
+                .call_into(A::direct_inputs(refs), A::out_slice(out), &cfg)?;
             return Ok(None);
         }
         // a reduction (its partials), or a fresh result: in the handle's workspace (a fresh one if
@@ -672,8 +673,10 @@ impl Prepared {
         };
         let cfg = self.runner.parallel().jit_config(n, start);
         let t = match self.workspace.try_lock() {
-            Ok(mut ws) => code.run_with(refs, &cfg, &mut ws)?,
-            Err(_) => code.run_with(refs, &cfg, &mut kiln_jit::Workspace::new())?,
+            Ok(mut ws) => spec.exe.call(A::direct_inputs(refs), &cfg, &mut ws)?,
+            Err(_) => spec
+                .exe
+                .call(A::direct_inputs(refs), &cfg, &mut kiln_jit::Workspace::new())?,
         };
         let t = crate::compiled::finish(t, &spec.kernel, reduction);
         match out {

@@ -166,7 +166,7 @@ impl Compiled {
                 )));
             }
             let args = self.last_args(&user, &temps)?;
-            let direct = spec.exe.bound_jit().is_some()
+            let direct = spec.exe.direct()
                 && kernel.dtype == A::DTYPE
                 && kernel.output_type() == OutputType::Float(A::DTYPE)
                 && matches!(kernel.kind, KernelKind::Map)
@@ -204,9 +204,9 @@ impl Compiled {
             })
             .collect::<Result<_>>()?;
         let out = target.as_slice_mut().expect("checked C-contiguous");
-        let code = spec.exe.bound_jit().expect("checked above");
         let cfg = self.parallel().jit_config(out.len(), Start::Identity);
-        Ok(code.run_into_with(&refs, out, &cfg)?)
+        spec.exe
+            .call_into(A::direct_inputs(&refs), A::out_slice(out), &cfg)
     }
 }
 

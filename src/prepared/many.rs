@@ -120,7 +120,7 @@ impl ManyBinding {
         let serial = direct
             .as_ref()
             .filter(|_| runner.parallel().jit_config(points, Start::Identity).max_units == 1)
-            .and_then(|s| s.exe.bound_jit()?.serial_map().ok())
+            .and_then(|s| s.exe.serial_map())
             .map(Arc::new);
         ManyBinding {
             results,
@@ -297,7 +297,7 @@ impl Compiled {
 /// truth array of the dtype.
 fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
     spec.kernel.kind == kiln_ir::KernelKind::Map
-        && spec.exe.bound_jit().is_some()
+        && spec.exe.direct()
         && user.iter().all(|a| {
             a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype) && crate::executor::is_standard(a)
         })
@@ -491,12 +491,14 @@ impl Prepared {
         input: impl Fn(Slot) -> InputRef<'i, A>,
         outs: &mut [&mut [A]],
     ) -> Result<()> {
-        let code = spec.exe.bound_jit().expect("a direct kernel is the JIT's");
         let cfg = self
             .runner
             .parallel()
             .jit_config(self.many.points, Start::Identity);
-        let run = |refs: &[InputRef<'i, A>], outs: &mut [&mut [A]]| code.run_into_many(refs, outs, &cfg);
+        let run = |refs: &[InputRef<'i, A>], outs: &mut [&mut [A]]| {
+            spec.exe
+                .call_into_many(A::direct_inputs(refs), A::direct_outputs(outs), &cfg)
+        };
         // a smaller array for the common case is less to fill and drop
         if slots.len() <= 4 {
             return on_stack::<A, 4>(slots, input, outs, run);
@@ -505,7 +507,7 @@ impl Prepared {
             return on_stack::<A, STACK_INPUTS>(slots, input, outs, run);
         }
         let refs: Vec<InputRef<'i, A>> = slots.iter().map(|&s| input(s)).collect();
-        Ok(run(&refs, outs)?)
+        run(&refs, outs)
     }
 
     /// Runs through the runner (inputs in the order bound) and copies each result into `outs`.
@@ -554,13 +556,13 @@ fn on_stack<'i, A: Float, const K: usize>(
     slots: &[Slot],
     input: impl Fn(Slot) -> InputRef<'i, A>,
     outs: &mut [&mut [A]],
-    run: impl FnOnce(&[InputRef<'i, A>], &mut [&mut [A]]) -> kiln_jit::Result<()>,
+    run: impl FnOnce(&[InputRef<'i, A>], &mut [&mut [A]]) -> Result<()>,
 ) -> Result<()> {
     let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
     for (r, &s) in refs.iter_mut().zip(slots) {
         *r = input(s);
     }
-    Ok(run(&refs[..slots.len()], outs)?)
+    run(&refs[..slots.len()], outs)
 }
 
 /// Checks the count, lengths and types of a call's outputs.
