@@ -4,7 +4,8 @@
 use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, RunCtx};
 use crate::error::{Error, Result};
-use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
+use crate::executor::{SpecCache, Specialised, bind, buffers, explained, specialise};
+use crate::explain::Explained;
 use crate::expr::Expr;
 use crate::memory_order;
 use crate::parallel::Parallel;
@@ -300,11 +301,24 @@ impl Compiled {
     }
 
     /// [`FusedRunner::explain_all`], with what each rewrite did to each kernel (fired, declined and
-    /// why, or off).
+    /// why, or off), the engine's note last.
     pub fn explain_rewrites(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
     ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
+        Ok(self
+            .explain_kernels(inputs)?
+            .into_iter()
+            .map(|e| {
+                let notes = e.notes();
+                (e.kernel, e.plan, notes)
+            })
+            .collect())
+    }
+
+    /// Every kernel, in order, for these inputs, with its plan, what each rewrite did and how it
+    /// runs ([`Explained`]). Nothing runs but what later kernels read.
+    pub fn explain_kernels(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Explained>> {
         let user = bind(&self.pipeline.names, inputs)?;
         // the kernels as a run specialises them: on the inputs in memory order, where they share one
         if let Some(m) = self.in_memory_order(&user) {
@@ -322,7 +336,8 @@ impl Compiled {
         &self,
         user: &[&ArrayArg<'_>],
         memory: Option<(&[usize], &[Vec<usize>])>,
-    ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
+    ) -> Result<Vec<Explained>> {
+        let backend = self.backend.name();
         let mut out = Vec::new();
         let temps = self.for_stages(user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
@@ -331,38 +346,36 @@ impl Compiled {
             if let Work::Compound(_, _, pair) = &program.work
                 && crate::executor::float_path_of(program, args).is_none()
             {
-                let (kernel, plan, mut notes, _) =
+                let (kernel, plan, notes, typed) =
                     specialise(&pair.first, args, self.plan_options, self.settings)?;
-                notes.insert(
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                e.rewrites.insert(
                     0,
                     "compound: declined for the typed path: its two reductions run one after the other \
                      (the first shown)"
                         .into(),
                 );
-                out.push((kernel, plan, notes));
+                out.push(e);
                 return self.run_temp(k, args);
             }
             if let Work::Siblings(parts) = &program.work
                 && self.runs_apart(k, args)?.is_some()
             {
                 let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
-                let (kernel, plan, mut notes, _) =
+                let (kernel, plan, notes, typed) =
                     specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
-                notes.insert(
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                e.rewrites.insert(
                     0,
                     "siblings: declined for integer or bool values (the typed path), or axes the backend \
                      does not reduce in one pass: the reductions run one after the other (the first \
                      shown)"
                         .into(),
                 );
-                out.push((kernel, plan, notes));
+                out.push(e);
                 return self.run_temp(k, args);
             }
-            let (kernel, plan, mut notes, typed) =
-                specialise(program, args, self.plan_options, self.settings)?;
-            if let Some((order, axes)) = memory {
-                notes.insert(0, memory_order::note(order, &axes[k]));
-            }
+            let (kernel, plan, notes, typed) = specialise(program, args, self.plan_options, self.settings)?;
             let shape = result_shape(&kernel, program.reduction());
             // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
             let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
@@ -399,21 +412,26 @@ impl Compiled {
                     )
                 }
             };
-            out.push((kernel, plan, notes));
+            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+            if let Some((order, axes)) = memory {
+                e.rewrites.insert(0, memory_order::note(order, &axes[k]));
+            }
+            out.push(e);
             Ok(temp)
         })?;
         if let Some(f) = &self.pipeline.fused {
             let args = stage_args(&self.pipeline, &f.stage, user, &temps)?;
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-            let (kernel, plan, mut notes, _) =
+            let (kernel, plan, notes, typed) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
+            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
             if !self.fused_applies(f, &refs)? {
-                notes
+                e.rewrites
                     .push("fused: declined: the maps do not share one iteration shape and dtype here".into());
             }
-            out.push((kernel, plan, notes));
+            out.push(e);
         }
-        Ok(crate::executor::notes_for_backend(out, self.backend.name()))
+        Ok(out)
     }
 
     /// Specialises and readies the kernels for inputs of this form (the JIT compiles them here)

@@ -10,6 +10,7 @@ use crate::backend::{
     Backend, Buffer, BufferData, Buffers, Executable, TypedBuffer, TypedData, TypedExecutable,
 };
 use crate::error::{Error, Result};
+use crate::explain::{Engine, Explained};
 use crate::profile::Settings;
 use crate::program::Program;
 use kiln_ir::passes::{contract, prefix_scan, strength};
@@ -475,7 +476,8 @@ fn typed_note(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> S
         let engines: Vec<String> = (0..typed.kernel.n_outputs())
             .map(|o| engine(&typed.output(o), why, views))
             .collect();
-        let all = engines.iter().all(|e| e.starts_with("compiled"));
+        let all =
+            (0..typed.kernel.n_outputs()).all(|o| typed_engine(&typed.output(o)) == Engine::TypedCompiled);
         let each: Vec<String> = engines
             .iter()
             .enumerate()
@@ -499,6 +501,26 @@ fn typed_note(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> S
         engine(typed, why, views),
         typed.to_string().trim_end()
     )
+}
+
+/// Which engine runs `typed` under the JIT backends: compiled where the typed code generator
+/// compiles it, or its values and then a float reduction ([`kiln_jit::typed::split_float_reduction`]);
+/// else (for any output of several) the typed interpreter.
+pub(crate) fn typed_engine(typed: &TypedKernel) -> Engine {
+    if !typed.kernel.extra.is_empty() {
+        let all =
+            (0..typed.kernel.n_outputs()).all(|o| typed_engine(&typed.output(o)) == Engine::TypedCompiled);
+        return if all {
+            Engine::TypedCompiled
+        } else {
+            Engine::TypedInterpreted
+        };
+    }
+    if kiln_jit::typed::why_not(typed).is_none() || kiln_jit::typed::split_float_reduction(typed).is_some() {
+        Engine::TypedCompiled
+    } else {
+        Engine::TypedInterpreted
+    }
 }
 
 /// Which engine runs a typed kernel of one output, and why; where the JIT compiles it, how the
@@ -529,27 +551,44 @@ fn engine(typed: &TypedKernel, why: &str, views: &[Option<Vec<isize>>]) -> Strin
     }
 }
 
-/// The explained kernels as `backend` runs them: under `interp` the interpreter runs every typed
-/// kernel, which its note then says instead of the JIT's engine.
-pub(crate) fn notes_for_backend<K, P>(
-    mut kernels: Vec<(K, P, Vec<String>)>,
+/// A kernel as `kiln explain` shows it, on `backend`: its engine ([`Engine`]), and for a typed
+/// kernel the note its specialisation gave (`notes`' first: the typed path gives that one note,
+/// [`typed_note`]) as the engine's, said anew where the backend is the interpreter, which runs
+/// every typed kernel.
+pub(crate) fn explained(
+    kernel: KernelIR,
+    plan: BroadcastPlan,
+    mut notes: Vec<String>,
+    typed: Option<&TypedKernel>,
     backend: &str,
-) -> Vec<(K, P, Vec<String>)> {
-    if backend == "interp" {
-        for (_, _, notes) in &mut kernels {
-            for n in notes.iter_mut() {
-                if let Some(rest) = n.strip_prefix("compiled: typed kernel (")
-                    && let Some((why, tail)) = rest.split_once("), ")
-                {
-                    let typed = tail.split_once("; the typed kernel:").map_or("", |(_, t)| t);
-                    *n = format!(
-                        "interpreted: {why}, and the backend is the interpreter; the typed kernel:{typed}"
-                    );
+) -> Explained {
+    let (engine, engine_note) = match typed {
+        None => (Engine::Float, None),
+        Some(t) => {
+            let note = (!notes.is_empty()).then(|| notes.remove(0));
+            match typed_engine(t) {
+                // the interpreter backend runs a kernel the JIT would compile: the note says so, with
+                // the reason the kernel is typed (the text between "typed kernel (" and "), ")
+                Engine::TypedCompiled if backend == "interp" => {
+                    let note = note.map(|n| {
+                        let rest = n.split_once("typed kernel (").map_or("", |(_, r)| r);
+                        let why = rest.split_once("), ").map_or(rest, |(w, _)| w);
+                        let kernel = n.split_once("; the typed kernel:").map_or("", |(_, k)| k);
+                        format!("interpreted: {why}, and the backend is the interpreter; the typed kernel:{kernel}")
+                    });
+                    (Engine::TypedInterpreted, note)
                 }
+                engine => (engine, note),
             }
         }
+    };
+    Explained {
+        kernel,
+        plan,
+        rewrites: notes,
+        engine,
+        engine_note,
     }
-    kernels
 }
 
 /// A kernel specialised for one form of inputs, readied by a backend.

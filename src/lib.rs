@@ -19,6 +19,7 @@ mod compiled;
 pub mod contract;
 pub mod error;
 mod executor;
+pub mod explain;
 pub mod expr;
 pub mod ext;
 pub mod fuse_cache;
@@ -45,6 +46,7 @@ pub use backend::{
     RunCtx,
 };
 pub use error::{Error, Result};
+pub use explain::{Engine, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs, FuseManyExt, FuseResults};
 pub use kiln_ir;

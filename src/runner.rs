@@ -183,6 +183,13 @@ impl FusedRunner {
         self.compiled.explain_rewrites(inputs)
     }
 
+    /// Every kernel, in order, for these inputs: the kernel, its plan, what each rewrite did and how
+    /// it runs ([`crate::Engine`]: a float kernel, a typed one compiled, or one interpreted). Nothing
+    /// runs but what later kernels read.
+    pub fn explain_kernels(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<crate::Explained>> {
+        self.compiled.explain_kernels(inputs)
+    }
+
     /// Specialises and readies the kernels for inputs of this form (the JIT compiles them here)
     /// without running them; a later run on inputs of the same dtypes, shapes and layouts starts at
     /// once. (A multi-kernel expression is run once, so that every kernel sees its inputs' form.)
