@@ -4,7 +4,7 @@
 use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, RunCtx};
 use crate::error::{Error, Result};
-use crate::executor::{SpecCache, Specialised, bind, buffers, explained, specialise};
+use crate::executor::{Passes, SpecCache, Specialised, bind, buffers, explained, specialise};
 use crate::explain::Explained;
 use crate::expr::Expr;
 use crate::memory_order;
@@ -36,11 +36,10 @@ pub(crate) struct Compiled {
     plan_options: PlanOptions,
     settings: Settings,
     parallel: Arc<Parallel>,
-    /// One cache of specialisations per stage.
+    /// One cache of specialisations per stage (and one for the fused maps): the stage's kernels, the
+    /// reductions a compound or sibling stage merged (where it runs apart), and each form's decision
+    /// of which ([`SpecCache::decided`]).
     specialised: Arc<Vec<SpecCache>>,
-    /// Per stage, the caches of the two reductions a compound stage replaced (used where the backend
-    /// does not run it: [`Backend::runs_compound`]).
-    fallback: Arc<Vec<Vec<SpecCache>>>,
     /// The plan with its axes mapped for runs in memory order, per layout (see [`memory_order`]),
     /// each with its own caches: made on first use, the most recent [`REMAPPED`] kept.
     remapped: Arc<Mutex<Vec<Remapped>>>,
@@ -55,7 +54,6 @@ struct Remapped {
     stages: Vec<Vec<usize>>,
     pipeline: Arc<Pipeline>,
     specialised: Arc<Vec<SpecCache>>,
-    fallback: Arc<Vec<Vec<SpecCache>>>,
 }
 
 /// A run in memory order (see [`memory_order`]): the permutation that makes every input
@@ -141,7 +139,6 @@ impl Compiled {
             .map(|_| SpecCache::default())
             .collect();
         Ok(Compiled {
-            fallback: fallback_caches(&pipeline),
             lowered,
             pipeline,
             plan_notes: Arc::new(notes),
@@ -179,7 +176,6 @@ impl Compiled {
             .map(|_| SpecCache::default())
             .collect();
         self.specialised = Arc::new(caches);
-        self.fallback = fallback_caches(&self.pipeline);
         self.remapped = Arc::default();
     }
 
@@ -359,7 +355,7 @@ impl Compiled {
                 return self.run_temp(k, args);
             }
             if let Work::Siblings(parts) = &program.work
-                && self.runs_apart(k, args)?.is_some()
+                && self.passes(k, args)? != Passes::One
             {
                 let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
                 let (kernel, plan, notes, typed) =
@@ -522,7 +518,6 @@ impl Compiled {
                 let n = pipeline.stages.len();
                 let r = Remapped {
                     stages: layout.stages.clone(),
-                    fallback: fallback_caches(&pipeline),
                     pipeline: Arc::new(pipeline),
                     specialised: Arc::new((0..n + 1).map(|_| SpecCache::default()).collect()),
                 };
@@ -536,7 +531,6 @@ impl Compiled {
         Compiled {
             pipeline: r.pipeline,
             specialised: r.specialised,
-            fallback: r.fallback,
             remapped: Arc::default(),
             ..self.clone()
         }
@@ -601,7 +595,7 @@ impl Compiled {
 
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
     pub(crate) fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
-        if let Some((shape, axes)) = self.runs_apart(k, args)? {
+        if let Passes::Apart { shape, axes } = self.passes(k, args)? {
             match &self.pipeline.stages[k].program.work {
                 Work::Compound(_, _, pair) => return self.run_siblings(k, pair, args, &shape, &axes),
                 Work::Siblings(parts) => return self.run_components(k, parts, args),
@@ -612,26 +606,40 @@ impl Compiled {
         Ok(Temp::of(Output::try_from(t)?, spec.typed.is_some()))
     }
 
-    /// Whether compound or sibling stage `k` runs as the reductions it merged on `args`: for
-    /// integer or bool inputs (a typed kernel has no such form), or where the backend does not
-    /// run its one pass over these axes; then the iteration shape and the reduced axes.
-    fn runs_apart(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Option<(Vec<usize>, Vec<usize>)>> {
+    /// How stage `k` runs on arguments of the form of `args` ([`Passes`]), decided once per form
+    /// (its specialisation's dtypes, shapes and layouts) and kept in the stage's cache beside its
+    /// kernels: a compound or sibling stage runs as the reductions it merged for integer or bool
+    /// inputs the float path does not read (a typed kernel has no such form), or where the backend
+    /// does not run its one pass over these axes; every other stage in one pass.
+    fn passes(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Passes> {
         let program = &self.pipeline.stages[k].program;
+        if program.component_axes().is_none() {
+            return Ok(Passes::One);
+        }
+        self.specialised[k].decided(args, || self.decide_passes(program, args))
+    }
+
+    /// [`Compiled::passes`] of a compound or sibling stage's `program`, decided.
+    fn decide_passes(&self, program: &Program, args: &[&ArrayArg<'_>]) -> Result<Passes> {
         let Some(axes) = program.component_axes() else {
-            return Ok(None);
+            return Ok(Passes::One);
         };
         let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
         let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
         // integer or bool inputs: a compound or sibling stage runs as one pass where the float path
         // reads them converted (`var(i)`, `sum(i * 0.5) + max(i * 0.5)`), else apart (typed); float
-        // inputs always take the float path (asked first: this runs at every call)
+        // inputs always take the float path
         let typed = !args.iter().all(|a| a.elem().is_float())
             && crate::executor::float_path_of(program, args).is_none();
         let one_pass = match &program.work {
             Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
             _ => self.backend.runs_compound(&axes, shape.len()),
         };
-        Ok((typed || !one_pass).then_some((shape, axes)))
+        Ok(if typed || !one_pass {
+            Passes::Apart { shape, axes }
+        } else {
+            Passes::One
+        })
     }
 
     /// A sibling stage `k` that the backend does not run for these inputs, as the reductions it
@@ -640,10 +648,12 @@ impl Compiled {
         let typed = args.iter().any(|a| !a.elem().is_float());
         let temps = parts
             .iter()
-            .zip(self.fallback[k].iter())
-            .map(|(part, cache)| {
+            .enumerate()
+            .map(|(i, part)| {
                 let own: Vec<&ArrayArg<'_>> = part.inputs.iter().map(|&i| args[i]).collect();
-                let t = self.run_program(&part.program, cache, &own, Start::Identity)?.1;
+                let t = self
+                    .run_program(&part.program, (k, i + 1), &own, Start::Identity)?
+                    .1;
                 Ok(Temp::of(Output::try_from(t)?, typed))
             })
             .collect::<Result<Vec<Temp>>>()?;
@@ -660,10 +670,7 @@ impl Compiled {
         shape: &[usize],
         axes: &[usize],
     ) -> Result<Temp> {
-        let caches = &self.fallback[k];
-        let first = self
-            .run_program(&pair.first, &caches[0], args, Start::Identity)?
-            .1;
+        let first = self.run_program(&pair.first, (k, 1), args, Start::Identity)?.1;
         let typed = args.iter().any(|a| !a.elem().is_float());
         let first = Temp::of(Output::try_from(first)?, typed);
         let r = pair.first.reduction().expect("a sibling is a reduction");
@@ -690,7 +697,7 @@ impl Compiled {
             .collect::<Result<Vec<ArrayArg<'_>>>>()?;
         let refs: Vec<&ArrayArg<'_>> = second_args.iter().collect();
         let second = self
-            .run_program(&pair.second.program, &caches[1], &refs, Start::Identity)?
+            .run_program(&pair.second.program, (k, 2), &refs, Start::Identity)?
             .1;
         let second = Temp::of(Output::try_from(second)?, typed);
         let kept: Vec<usize> = std::iter::once(2)
@@ -726,23 +733,27 @@ impl Compiled {
         args: &[&ArrayArg<'_>],
         start: Start<'_>,
     ) -> Result<(Arc<Specialised>, Tensor)> {
-        self.run_program(
-            &self.pipeline.stages[k].program,
-            &self.specialised[k],
-            args,
-            start,
-        )
+        self.run_program(&self.pipeline.stages[k].program, (k, 0), args, start)
     }
 
-    /// Runs `program` (specialised through `cache`) on `args`; its tensor, finished (mean, keepdims).
+    /// Runs `program`, part `part` of stage `stage` (`at`: see [`SpecCache::get_part`]), on `args`;
+    /// its tensor, finished (mean, keepdims).
     fn run_program(
         &self,
         program: &Program,
-        cache: &SpecCache,
+        at: (usize, usize),
         args: &[&ArrayArg<'_>],
         start: Start<'_>,
     ) -> Result<(Arc<Specialised>, Tensor)> {
-        let spec = cache.get(program, &*self.backend, args, self.plan_options, self.settings)?;
+        let (stage, part) = at;
+        let spec = self.specialised[stage].get_part(
+            part,
+            program,
+            &*self.backend,
+            args,
+            self.plan_options,
+            self.settings,
+        )?;
         let bufs = buffers(&spec, args)?;
         let start = match (start, program.reduction().and_then(|r| r.initial)) {
             (Start::Identity, Some(v)) => Start::Initial(v),
@@ -1078,21 +1089,6 @@ fn finish_siblings(mut t: Tensor, kernel: &KernelIR, parts: &[Sibling]) -> Tenso
         }
     }
     t
-}
-
-/// One cache per reduction a compound or sibling stage replaced, per stage (used where the
-/// backend does not run the stage's one pass).
-fn fallback_caches(p: &Pipeline) -> Arc<Vec<Vec<SpecCache>>> {
-    let per = |s: &Stage| match &s.program.work {
-        Work::Siblings(parts) => parts.len(),
-        _ => 2,
-    };
-    Arc::new(
-        p.stages
-            .iter()
-            .map(|s| (0..per(s)).map(|_| SpecCache::default()).collect())
-            .collect(),
-    )
 }
 
 /// The plan that runs on `backend`: sibling reductions merged into compound stages where it runs
