@@ -16,13 +16,13 @@ use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Star
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::{Arc, Mutex};
 
-/// The compiled object behind a [`FusedRunner`] and its [`crate::Prepared`] handles: the plan
+/// The compiled object behind a [`FusedRunner`](crate::FusedRunner) and its [`crate::Prepared`] handles: the plan
 /// (lowered, and as it runs on the backend), the backend, the settings and threads, and the caches of
 /// specialisations; the stage loop every call runs through. A handle holds one of these, and a
-/// runner holds one beside the handles of its recent call signatures ([`FusedRunner`]'s bindings),
+/// runner holds one beside the handles of its recent call signatures ([`FusedRunner`](crate::FusedRunner)'s bindings),
 /// so nothing here refers to a handle.
 ///
-/// [`FusedRunner`]: crate::FusedRunner
+/// [`FusedRunner`](crate::FusedRunner): crate::FusedRunner
 #[derive(Debug, Clone)]
 pub(crate) struct Compiled {
     /// The plan as lowered, before the backend-dependent rewrites.
@@ -99,7 +99,7 @@ pub(crate) enum Temp {
     F32(ArrayD<f32>),
     Typed(Output),
     /// Each component of a sibling stage run one by one, as its reduction gives it (see
-    /// [`FusedRunner::run_components`]); read only one component at a time ([`temp_arg`]).
+    /// [`FusedRunner::run_components`](crate::FusedRunner::run_components)); read only one component at a time ([`temp_arg`]).
     Parts(Vec<Temp>),
 }
 
@@ -152,7 +152,7 @@ impl Compiled {
     }
 
     /// Parses a text expression (see [`crate::text`]) and compiles it; several separated by `;`
-    /// (`"call; put"`) compile as [`FusedRunner::compile_many`].
+    /// (`"call; put"`) compile as [`FusedRunner::compile_many`](crate::FusedRunner::compile_many).
     pub fn compile_text(src: &str) -> Result<Compiled> {
         let mut exprs = crate::text::parse_many(src)?;
         if exprs.len() == 1 {
@@ -296,7 +296,7 @@ impl Compiled {
             .collect())
     }
 
-    /// [`FusedRunner::explain_all`], with what each rewrite did to each kernel (fired, declined and
+    /// [`FusedRunner::explain_all`](crate::FusedRunner::explain_all), with what each rewrite did to each kernel (fired, declined and
     /// why, or off), the engine's note last.
     pub fn explain_rewrites(
         &self,
@@ -325,8 +325,8 @@ impl Compiled {
         self.explain_bound(&user, None)
     }
 
-    /// [`FusedRunner::explain_rewrites`] on the inputs in the order of
-    /// [`FusedRunner::input_names`]; `memory`: they are in memory order, in that order, and each
+    /// [`FusedRunner::explain_rewrites`](crate::FusedRunner::explain_rewrites) on the inputs in the order of
+    /// [`FusedRunner::input_names`](crate::FusedRunner::input_names); `memory`: they are in memory order, in that order, and each
     /// kernel's axes are the user's listed.
     fn explain_bound(
         &self,
@@ -447,8 +447,8 @@ impl Compiled {
         self.prepare_bound(&user)
     }
 
-    /// [`FusedRunner::prepare`] of one result, on the inputs in the order of
-    /// [`FusedRunner::input_names`].
+    /// [`FusedRunner::prepare`](crate::FusedRunner::prepare) of one result, on the inputs in the order of
+    /// [`FusedRunner::input_names`](crate::FusedRunner::input_names).
     fn prepare_bound(&self, user: &[&ArrayArg<'_>]) -> Result<()> {
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
@@ -470,7 +470,7 @@ impl Compiled {
     }
 
     /// The axis order in which the expression runs on these inputs (in the order of
-    /// [`FusedRunner::input_names`]), where it is not their own: where every input is C-contiguous
+    /// [`FusedRunner::input_names`](crate::FusedRunner::input_names)), where it is not their own: where every input is C-contiguous
     /// with its axes permuted alike (Fortran or transposed arrays) and the expression does not
     /// depend on C order itself (a flat index, a contraction: see [`memory_order`]). A run then reads
     /// each input in place in that order, its axis reductions and scans along the axes mapped
@@ -480,7 +480,7 @@ impl Compiled {
         self.in_memory_order(inputs).map(|m| m.order)
     }
 
-    /// The run in memory order of these inputs (see [`FusedRunner::memory_order`]), if they have
+    /// The run in memory order of these inputs (see [`FusedRunner::memory_order`](crate::FusedRunner::memory_order)), if they have
     /// one: its runner is this one where no kernel names an axis, else the one of the plan remapped
     /// for the layout (made once per layout).
     pub(crate) fn in_memory_order(&self, inputs: &[&ArrayArg<'_>]) -> Option<MemoryRun> {
@@ -537,7 +537,7 @@ impl Compiled {
     }
 
     /// Runs every stage but the last, then the last, on the inputs in the order of
-    /// [`FusedRunner::input_names`]; the last stage's tensor (finished).
+    /// [`FusedRunner::input_names`](crate::FusedRunner::input_names); the last stage's tensor (finished).
     pub(crate) fn run_stages(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Tensor)> {
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
@@ -787,7 +787,7 @@ impl Compiled {
     /// previous value, in the accumulator's type (f64 for sums and products), and is rounded once.
     ///
     /// # Errors
-    /// As [`FusedRunner::run_into`], and if the last kernel is not such a reduction, or has an
+    /// As [`FusedRunner::run_into`](crate::FusedRunner::run_into), and if the last kernel is not such a reduction, or has an
     /// `initial` of its own or is a mean.
     pub fn run_accumulate<A: Float, D: Dimension>(
         &self,
@@ -837,8 +837,8 @@ impl Compiled {
         self.run_into_bound(&user, out, accumulate)
     }
 
-    /// [`FusedRunner::run_into`] (or `run_accumulate`) on the inputs in the order of
-    /// [`FusedRunner::input_names`].
+    /// [`FusedRunner::run_into`](crate::FusedRunner::run_into) (or `run_accumulate`) on the inputs in the order of
+    /// [`FusedRunner::input_names`](crate::FusedRunner::input_names).
     pub(crate) fn run_into_bound<A: Float, D: Dimension>(
         &self,
         user: &[&ArrayArg<'_>],

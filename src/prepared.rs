@@ -1,9 +1,9 @@
 //! [`Prepared`]: a runner bound once to its inputs' names, dtypes and shapes, called by position.
 //!
-//! [`FusedRunner::run`] binds its inputs by name at every call, looks the specialisation up in the
+//! [`FusedRunner::run`](crate::FusedRunner::run) binds its inputs by name at every call, looks the specialisation up in the
 //! runner's cache and allocates its result: about half a microsecond, which is the whole cost of a
 //! kernel over a hundred elements. A [`Prepared`] handle does the naming, the specialisation and the
-//! compilation once ([`FusedRunner::prepared`]); a call ([`Prepared::run_into`]) passes the inputs in
+//! compilation once ([`FusedRunner::prepared`](crate::FusedRunner::prepared)); a call ([`Prepared::run_into`]) passes the inputs in
 //! the order they were bound and the output to write, and checks only their count, dtypes and shapes
 //! before it calls the compiled code.
 //!
@@ -93,7 +93,7 @@ impl Form {
     }
 }
 
-/// A [`FusedRunner`] bound to the names, dtypes and shapes of its inputs: each call passes the inputs
+/// A [`FusedRunner`](crate::FusedRunner) bound to the names, dtypes and shapes of its inputs: each call passes the inputs
 /// by position. See the module doc for what a call costs.
 ///
 /// ```
@@ -114,7 +114,7 @@ pub struct Prepared {
     pub(crate) runner: Compiled,
     /// The inputs in the order of a call.
     pub(crate) forms: Vec<Form>,
-    /// For each of the runner's inputs (in [`FusedRunner::input_names`] order), its position in a call.
+    /// For each of the runner's inputs (in [`FusedRunner::input_names`](crate::FusedRunner::input_names) order), its position in a call.
     pub(crate) order: Vec<usize>,
     /// The calls of several results (and of in-place updates): see prepared/many.rs.
     pub(crate) many: Arc<many::ManyBinding>,
@@ -152,17 +152,17 @@ impl Compiled {
     /// kernels for them: the handle's calls pass inputs of the same forms in the same order.
     ///
     /// # Errors
-    /// As [`FusedRunner::run`] (the expression runs once, so that every kernel sees its inputs).
+    /// As [`FusedRunner::run`](crate::FusedRunner::run) (the expression runs once, so that every kernel sees its inputs).
     pub fn prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Prepared> {
         self.bind_prepared(inputs).map(|(p, _)| p)
     }
 
-    /// [`FusedRunner::run`] that also returns a handle bound to the forms of `inputs`: preparing runs
+    /// [`FusedRunner::run`](crate::FusedRunner::run) that also returns a handle bound to the forms of `inputs`: preparing runs
     /// the expression once, and this keeps that run's result instead of running again (a caller that
     /// prepares on the first call of a form, such as the Python package, pays for one run).
     ///
     /// # Errors
-    /// As [`FusedRunner::run`].
+    /// As [`FusedRunner::run`](crate::FusedRunner::run).
     pub fn run_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Output)> {
         self.single("run")?;
         let (p, out) = self.bind_prepared(inputs)?;
@@ -219,10 +219,10 @@ impl Compiled {
 
     /// A handle bound to `inputs` without running them, where that can be known without a run:
     /// an expression of one kernel whose inputs are not run in memory order (None otherwise: a run
-    /// binds those, [`FusedRunner::run_prepared`]).
+    /// binds those, [`FusedRunner::run_prepared`](crate::FusedRunner::run_prepared)).
     ///
     /// # Errors
-    /// As [`FusedRunner::run`], before anything runs.
+    /// As [`FusedRunner::run`](crate::FusedRunner::run), before anything runs.
     pub(crate) fn bind_without_run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Option<Prepared>> {
         if self.pipeline().is_many() || self.pipeline().stages.len() != 1 {
             return Ok(None);
@@ -365,7 +365,7 @@ impl Prepared {
         }
     }
 
-    /// The axis order in which calls read the inputs (see [`FusedRunner::memory_order`]), where it
+    /// The axis order in which calls read the inputs (see [`FusedRunner::memory_order`](crate::FusedRunner::memory_order)), where it
     /// is not their own: the handle was bound to Fortran or transposed inputs, and gives its result
     /// in their layout.
     pub fn memory_order(&self) -> Option<&[usize]> {
@@ -451,12 +451,12 @@ impl Prepared {
     }
 
     /// Runs into `out`, which must be C-contiguous, of the result's shape and float type (as
-    /// [`FusedRunner::run_into`]); the inputs in the order they were bound.
+    /// [`FusedRunner::run_into`](crate::FusedRunner::run_into)); the inputs in the order they were bound.
     ///
     /// # Errors
     /// A count of inputs other than the bound one, an input of another dtype or shape than it was
     /// bound with (the error names its position and name), an `out` that does not fit the result, and
-    /// the errors of [`FusedRunner::run_into`].
+    /// the errors of [`FusedRunner::run_into`](crate::FusedRunner::run_into).
     pub fn run_into<A: Float, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
@@ -522,7 +522,7 @@ impl Prepared {
     /// # Errors
     /// A count of inputs other than the bound one, a slice whose length is not its bound shape's
     /// element count, an input bound with another dtype than `A`, an `out` whose length is not the
-    /// result's, and the errors of [`FusedRunner::run_into`].
+    /// result's, and the errors of [`FusedRunner::run_into`](crate::FusedRunner::run_into).
     pub fn run_slices<A: Float>(&self, inputs: &[&[A]], out: &mut [A]) -> Result<()> {
         // a map below the threshold: the serial kernel checks what it reads (on an error, the checks
         // below say what is wrong)

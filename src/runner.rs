@@ -1,6 +1,6 @@
 //! [`FusedRunner`]: an expression compiled once, run on many inputs, and the one object a caller
-//! holds: the [`Compiled`] plan and caches, and the handles bound to its last call signatures
-//! ([`crate::bindings`]), which make a repeated ordinary call the fast one.
+//! holds: the compiled plan and caches (what a [`crate::Prepared`] handle holds too), and the handles
+//! bound to its last call signatures, which make a repeated ordinary call the fast one.
 
 use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, Interpreter};
@@ -200,7 +200,7 @@ impl FusedRunner {
     /// The axis order in which the expression runs on these inputs (in the order of
     /// [`FusedRunner::input_names`]), where it is not their own: where every input is C-contiguous
     /// with its axes permuted alike (Fortran or transposed arrays) and the expression does not
-    /// depend on C order itself (a flat index, a contraction: see [`memory_order`]). A run then reads
+    /// depend on C order itself (a flat index, a contraction: see [`crate::memory_order`]). A run then reads
     /// each input in place in that order, its axis reductions and scans along the axes mapped
     /// alike, and gives its result back in the inputs' axes (a Fortran result for Fortran inputs,
     /// as NumPy's `order='K'`).
@@ -210,7 +210,7 @@ impl FusedRunner {
 
     /// Runs the kernel. Inputs are bound by name; names the expression does not use are ignored.
     /// A call whose signature (names in order, dtypes, shapes, layouts) is one of the last few goes
-    /// straight to the handle bound to it ([`crate::bindings`]); every check on the inputs still runs.
+    /// straight to the handle bound to it; every check on the inputs still runs.
     ///
     /// # Errors
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,

@@ -1,15 +1,15 @@
 //! The calls of a [`Prepared`] handle that write several results, and those that update inputs in
 //! place.
 //!
-//! A handle of a runner of several results ([`FusedRunner::compile_many`]) is called with one output
+//! A handle of a runner of several results ([`FusedRunner::compile_many`](crate::FusedRunner::compile_many)) is called with one output
 //! per result ([`Prepared::run_slices_many`], [`Prepared::run_into_many`]). Where every result is a map
 //! and the maps share one kernel of several outputs, compiled by the JIT, for inputs of the kernel's
 //! dtype read as they were bound (C-contiguous), a call checks the counts and lengths, puts the input
 //! slices in the kernel's order on the stack and calls the compiled code once, on the calling thread
 //! below the runner's threshold: no name lookup, no lock, no allocation. Everything else runs through
-//! [`FusedRunner::run_many`] and copies.
+//! [`FusedRunner::run_many`](crate::FusedRunner::run_many) and copies.
 //!
-//! [`FusedRunner::prepared_update`] binds a handle whose results overwrite some of its inputs (the
+//! [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) binds a handle whose results overwrite some of its inputs (the
 //! particle step `p = p + v*dt; v = v*0.99 + g*dt` into `p` and `v`): [`Prepared::update`] takes those
 //! inputs as `&mut` slices, the others as slices. It is allowed only where it is safe, checked when
 //! bound: every result a map of the one compiled kernel, and each updated input read at every point
@@ -142,7 +142,7 @@ impl ManyBinding {
 }
 
 impl Compiled {
-    /// [`FusedRunner::prepared`] for a runner of several results.
+    /// [`FusedRunner::prepared`](crate::FusedRunner::prepared) for a runner of several results.
     pub(crate) fn prepared_many(
         &self,
         forms: Vec<Form>,
@@ -191,12 +191,12 @@ impl Compiled {
         })
     }
 
-    /// Binds a handle (as [`FusedRunner::prepared`]) whose results overwrite inputs: result `o` is
+    /// Binds a handle (as [`FusedRunner::prepared`](crate::FusedRunner::prepared)) whose results overwrite inputs: result `o` is
     /// written into the input named `updated[o]`, in one pass ([`Prepared::update`]). `inputs` binds
     /// every input, the updated ones included.
     ///
     /// # Errors
-    /// The errors of [`FusedRunner::prepared`]; an update count other than the results', a name
+    /// The errors of [`FusedRunner::prepared`](crate::FusedRunner::prepared); an update count other than the results', a name
     /// that is not bound or is updated twice; and an update that is not safe in place or not on the
     /// direct path (the error says why: a result that is not a map of the one kernel, an input read
     /// broadcast or of another shape than the iteration's, another dtype, a strided view).
@@ -331,7 +331,7 @@ impl Prepared {
     /// # Errors
     /// A count of inputs or outputs other than the bound ones, a slice whose length is not its
     /// bound shape's element count or its result's, an input bound with another dtype than `A`, a
-    /// result that is not of type `A`, and the errors of [`FusedRunner::run_many`].
+    /// result that is not of type `A`, and the errors of [`FusedRunner::run_many`](crate::FusedRunner::run_many).
     pub fn run_slices_many<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> Result<()> {
         let m = &*self.many;
         // the serial kernel checks what it reads; on an error, the checks below say what is wrong
@@ -399,7 +399,7 @@ impl Prepared {
         }
     }
 
-    /// Runs the bound update (see [`FusedRunner::prepared_update`]): `updated[o]` is the input result
+    /// Runs the bound update (see [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)): `updated[o]` is the input result
     /// `o` overwrites (its previous values read, its new ones written, in one pass), `rest` the other
     /// inputs in the order bound.
     ///
