@@ -10,7 +10,8 @@
 //!
 //! A call with a new signature binds it: `run` keeps the handle its run made (one run, as before),
 //! `run_into` binds one without running where the expression is one kernel (several kernels are
-//! bound by the next `run`). [`FusedRunner::run_update`](crate::FusedRunner::run_update) (and so `fuse_assign`) keeps update
+//! bound by the next `run`); `run_into_many` binds with a second run on a new signature (several
+//! results: [`FusedRunner::prepared`](crate::FusedRunner::prepared)). [`FusedRunner::run_update`](crate::FusedRunner::run_update) (and so `fuse_assign`) keeps update
 //! handles alike ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) of the one updated input, bound without a run):
 //! a repeated update of the same signature calls [`Prepared::update`]. Everything a call checks on the caller's buffers (count, dtypes,
 //! shapes, layouts, the output's fit) is checked at every call, bound or not.

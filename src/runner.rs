@@ -274,7 +274,9 @@ impl FusedRunner {
     }
 
     /// Runs into `outs`, one C-contiguous array per result, each of its result's shape and of float
-    /// type `A`.
+    /// type `A`. A repeated signature of C-contiguous inputs of type `A` goes straight to the handle
+    /// bound to it, as [`FusedRunner::run`] (maps of one iteration space: one compiled pass into
+    /// `outs`, no result allocated or copied).
     ///
     /// # Errors
     /// As [`FusedRunner::run_many`], a count of outputs other than the results', and an output that
@@ -284,7 +286,18 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         outs: &mut [ArrayViewMut<'_, A, D>],
     ) -> Result<()> {
-        self.compiled.run_into_many(inputs, outs)
+        if let Some(handle) = self.bindings.find(inputs)
+            && let Some(done) = handle.run_into_many_named(inputs, outs)
+        {
+            return done;
+        }
+        self.compiled.run_into_many(inputs, outs)?;
+        // the signature is bound for the next call (binding runs the expression once more, as
+        // `prepared` does: a new signature costs two runs, a repeated one none of this)
+        if let Ok(handle) = self.compiled.prepared(inputs) {
+            self.bindings.keep(handle);
+        }
+        Ok(())
     }
 
     /// Binds this runner to the names, dtypes and shapes (and layouts) of `inputs`, and compiles its

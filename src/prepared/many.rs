@@ -357,6 +357,32 @@ impl Prepared {
         self.copy_many(&arrays, outs)
     }
 
+    /// [`Prepared::run_slices_many`] of a runner's named call whose inputs this handle accepts
+    /// ([`Prepared::accepts_named`]: the names, dtypes, shapes and layouts bound): None where an
+    /// input is not a C-contiguous array of `A`, or the outputs do not fit (a count, shape, type or
+    /// layout other than the results'), which the runner's general call then reports as it always
+    /// did.
+    pub(crate) fn run_into_many_named<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        outs: &mut [ArrayViewMut<'_, A, D>],
+    ) -> Option<Result<()>> {
+        let m = &*self.many;
+        if outs.len() != m.results.len() || inputs.len() != self.forms.len() {
+            return None;
+        }
+        let given: Option<Vec<&[A]>> = inputs.iter().map(|(_, a)| A::slice_of(a)).collect();
+        let given = given?;
+        let mut slices: Vec<&mut [A]> = Vec::with_capacity(outs.len());
+        for (out, r) in outs.iter_mut().zip(&m.results) {
+            if out.shape() != r.shape.as_slice() || r.out_type != OutputType::Float(A::DTYPE) {
+                return None;
+            }
+            slices.push(out.as_slice_mut()?);
+        }
+        Some(self.run_slices_many(&given, &mut slices))
+    }
+
     /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one C-contiguous
     /// output per result.
     ///
