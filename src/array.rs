@@ -264,6 +264,14 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// A zero-dimensional result holding `v`.
     #[doc(hidden)]
     fn scalar_output(v: Self) -> Output;
+    /// The inputs of a direct call ([`crate::Executable::call_into`]).
+    #[doc(hidden)]
+    fn direct_inputs<'r, 'i>(
+        inputs: &'r [kiln_jit::InputRef<'i, Self>],
+    ) -> crate::backend::DirectInputs<'r, 'i>;
+    /// The outputs of a direct call of several ([`crate::Executable::call_into_many`]).
+    #[doc(hidden)]
+    fn direct_outputs<'r, 'o>(outs: &'r mut [&'o mut [Self]]) -> crate::backend::DirectOutputs<'r, 'o>;
 }
 
 mod sealed {
@@ -275,6 +283,14 @@ mod sealed {
 impl Float for f64 {
     fn out_slice(s: &mut [f64]) -> crate::backend::OutSlice<'_> {
         crate::backend::OutSlice::F64(s)
+    }
+    fn direct_inputs<'r, 'i>(
+        inputs: &'r [kiln_jit::InputRef<'i, f64>],
+    ) -> crate::backend::DirectInputs<'r, 'i> {
+        crate::backend::DirectInputs::F64(inputs)
+    }
+    fn direct_outputs<'r, 'o>(outs: &'r mut [&'o mut [f64]]) -> crate::backend::DirectOutputs<'r, 'o> {
+        crate::backend::DirectOutputs::F64(outs)
     }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f64>> {
         match arg {
@@ -305,6 +321,14 @@ impl Float for f64 {
 impl Float for f32 {
     fn out_slice(s: &mut [f32]) -> crate::backend::OutSlice<'_> {
         crate::backend::OutSlice::F32(s)
+    }
+    fn direct_inputs<'r, 'i>(
+        inputs: &'r [kiln_jit::InputRef<'i, f32>],
+    ) -> crate::backend::DirectInputs<'r, 'i> {
+        crate::backend::DirectInputs::F32(inputs)
+    }
+    fn direct_outputs<'r, 'o>(outs: &'r mut [&'o mut [f32]]) -> crate::backend::DirectOutputs<'r, 'o> {
+        crate::backend::DirectOutputs::F32(outs)
     }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f32>> {
         match arg {

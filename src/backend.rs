@@ -199,9 +199,72 @@ pub trait Executable: Send + Sync + Debug {
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor>;
 
-    /// The JIT's compiled kernel bound to this specialisation, which a [`crate::Prepared`] handle
-    /// calls directly (None: every other backend).
-    fn bound_jit(&self) -> Option<&kiln_jit::BoundKernel> {
+    /// Whether this executable takes the direct calls below ([`Executable::call_into`],
+    /// [`Executable::call`], [`Executable::call_into_many`]): inputs of the kernel's float dtype as
+    /// slices or views in the kernel's order, nothing converted or copied. A bound handle
+    /// ([`crate::Prepared`]) calls them where every input is of that dtype; every other call takes
+    /// [`Executable::run`]. The JIT's float kernels do; the default is no.
+    fn direct(&self) -> bool {
+        false
+    }
+
+    /// The direct call of a map or scan into `out` (the result's elements in C order); an input
+    /// may be read through the output it is written to ([`kiln_jit::InputRef::Destination`]: an
+    /// in-place update). The kernel and plan are the ones this was made for.
+    ///
+    /// # Errors
+    /// A backend without direct calls ([`Executable::direct`]), an input or output of another
+    /// dtype than the kernel's, and the errors of [`Executable::run`].
+    fn call_into(
+        &self,
+        inputs: DirectInputs<'_, '_>,
+        out: OutSlice<'_>,
+        cfg: &kiln_jit::RunConfig<'_>,
+    ) -> Result<()> {
+        let _ = (inputs, out, cfg);
+        Err(no_direct_call())
+    }
+
+    /// The direct call into a fresh result (a reduction's partials in `ws`), unfinished: a mean not
+    /// yet divided, keepdims not applied ([`Executable::run`] alike).
+    ///
+    /// # Errors
+    /// As [`Executable::call_into`].
+    fn call(
+        &self,
+        inputs: DirectInputs<'_, '_>,
+        cfg: &kiln_jit::RunConfig<'_>,
+        ws: &mut kiln_jit::Workspace,
+    ) -> Result<Tensor> {
+        let _ = (inputs, cfg, ws);
+        Err(no_direct_call())
+    }
+
+    /// The direct call of a map of several outputs, one slice each; an input may be read in place
+    /// from an output ([`kiln_jit::InputRef::Output`]).
+    ///
+    /// # Errors
+    /// As [`Executable::call_into`].
+    fn call_into_many(
+        &self,
+        inputs: DirectInputs<'_, '_>,
+        outs: DirectOutputs<'_, '_>,
+        cfg: &kiln_jit::RunConfig<'_>,
+    ) -> Result<()> {
+        let _ = (inputs, outs, cfg);
+        Err(no_direct_call())
+    }
+
+    /// The map bound for calls on the calling thread on slices ([`kiln_jit::SerialMap`]), where
+    /// this executable has one (None: not a compiled float map read from slices).
+    fn serial_map(&self) -> Option<kiln_jit::SerialMap> {
+        None
+    }
+
+    /// The whole-array reduction bound for calls on the calling thread under `cfg`'s chunking
+    /// ([`kiln_jit::SerialReduce`]), where this executable has one.
+    fn serial_reduce(&self, cfg: &kiln_jit::RunConfig<'_>) -> Option<kiln_jit::SerialReduce> {
+        let _ = cfg;
         None
     }
 
@@ -226,6 +289,29 @@ pub trait Executable: Send + Sync + Debug {
     ) -> Result<()> {
         copy_into(self.run(kernel, plan, inputs, ctx)?.values, out)
     }
+}
+
+/// The inputs of a direct call ([`Executable::call_into`]), in the kernel's order, of its dtype.
+#[derive(Debug)]
+pub enum DirectInputs<'r, 'i> {
+    /// A float64 kernel's inputs.
+    F64(&'r [kiln_jit::InputRef<'i, f64>]),
+    /// A float32 kernel's inputs.
+    F32(&'r [kiln_jit::InputRef<'i, f32>]),
+}
+
+/// The outputs of a direct call of several ([`Executable::call_into_many`]), one slice each.
+#[derive(Debug)]
+pub enum DirectOutputs<'r, 'o> {
+    /// A float64 kernel's outputs.
+    F64(&'r mut [&'o mut [f64]]),
+    /// A float32 kernel's outputs.
+    F32(&'r mut [&'o mut [f32]]),
+}
+
+/// The error of a direct call to an executable without them.
+fn no_direct_call() -> Error {
+    Error::Unsupported("this backend's executable takes no direct calls (see Executable::direct)".into())
 }
 
 /// Copies a result into a caller's buffer of the same type and length.

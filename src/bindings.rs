@@ -1,6 +1,6 @@
 //! The bindings a runner keeps of its recent call signatures: what makes the ordinary call fast.
 //!
-//! A [`FusedRunner::run`] or [`FusedRunner::run_into`] names its inputs, and each name has to be
+//! A [`FusedRunner::run`](crate::FusedRunner::run) or [`FusedRunner::run_into`](crate::FusedRunner::run_into) names its inputs, and each name has to be
 //! found, the specialisation looked up and the plan's stages walked before the compiled code runs:
 //! about a microsecond, the whole cost of a kernel over a hundred elements. A runner therefore keeps
 //! the [`Prepared`] handles of the last few call signatures (the names in the order given, and each
@@ -10,8 +10,9 @@
 //!
 //! A call with a new signature binds it: `run` keeps the handle its run made (one run, as before),
 //! `run_into` binds one without running where the expression is one kernel (several kernels are
-//! bound by the next `run`). [`FusedRunner::run_update`] (and so `fuse_assign`) keeps update
-//! handles alike ([`FusedRunner::prepared_update`] of the one updated input, bound without a run):
+//! bound by the next `run`); `run_into_many` binds with a second run on a new signature (several
+//! results: [`FusedRunner::prepared`](crate::FusedRunner::prepared)). [`FusedRunner::run_update`](crate::FusedRunner::run_update) (and so `fuse_assign`) keeps update
+//! handles alike ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) of the one updated input, bound without a run):
 //! a repeated update of the same signature calls [`Prepared::update`]. Everything a call checks on the caller's buffers (count, dtypes,
 //! shapes, layouts, the output's fit) is checked at every call, bound or not.
 
@@ -28,7 +29,7 @@ const KEPT: usize = 4;
 #[derive(Debug, Default)]
 pub(crate) struct Bindings {
     runs: Kept,
-    /// The update handles of [`FusedRunner::run_update`]'s signatures (the updated input bound
+    /// The update handles of [`FusedRunner::run_update`](crate::FusedRunner::run_update)'s signatures (the updated input bound
     /// last).
     updates: Kept,
 }

@@ -10,6 +10,7 @@ use crate::backend::{
     Backend, Buffer, BufferData, Buffers, Executable, TypedBuffer, TypedData, TypedExecutable,
 };
 use crate::error::{Error, Result};
+use crate::explain::{Engine, Explained};
 use crate::profile::Settings;
 use crate::program::Program;
 use kiln_ir::passes::{contract, prefix_scan, strength};
@@ -469,7 +470,8 @@ fn typed_note(typed: &TypedKernel, why: &str) -> String {
         let engines: Vec<String> = (0..typed.kernel.n_outputs())
             .map(|o| engine(&typed.output(o), why))
             .collect();
-        let all = engines.iter().all(|e| e.starts_with("compiled"));
+        let all =
+            (0..typed.kernel.n_outputs()).all(|o| typed_engine(&typed.output(o)) == Engine::TypedCompiled);
         let each: Vec<String> = engines
             .iter()
             .enumerate()
@@ -495,9 +497,27 @@ fn typed_note(typed: &TypedKernel, why: &str) -> String {
     )
 }
 
-/// Which engine runs a typed kernel of one output, and why; where the JIT compiles it, how the
-/// code reads each input (`views`: the strides of those given as strided views, see
-/// [`in_place_view`]).
+/// Which engine runs `typed` under the JIT backends: compiled where the code generator compiles it
+/// ([`kiln_jit::typed::why_not`]; every output of several), else the typed interpreter.
+pub(crate) fn typed_engine(typed: &TypedKernel) -> Engine {
+    if !typed.kernel.extra.is_empty() {
+        let all =
+            (0..typed.kernel.n_outputs()).all(|o| typed_engine(&typed.output(o)) == Engine::TypedCompiled);
+        return if all {
+            Engine::TypedCompiled
+        } else {
+            Engine::TypedInterpreted
+        };
+    }
+    if kiln_jit::typed::why_not(typed).is_none() {
+        Engine::TypedCompiled
+    } else {
+        Engine::TypedInterpreted
+    }
+}
+
+/// Which engine runs a typed kernel of one output, and why; where the JIT compiles it, what it
+/// computes in which lanes.
 fn engine(typed: &TypedKernel, why: &str) -> String {
     let lanes = match kiln_jit::typed::lanes_dtype(typed) {
         DType::F32 => 4,
@@ -518,27 +538,44 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
     )
 }
 
-/// The explained kernels as `backend` runs them: under `interp` the interpreter runs every typed
-/// kernel, which its note then says instead of the JIT's engine.
-pub(crate) fn notes_for_backend<K, P>(
-    mut kernels: Vec<(K, P, Vec<String>)>,
+/// A kernel as `kiln explain` shows it, on `backend`: its engine ([`Engine`]), and for a typed
+/// kernel the note its specialisation gave (`notes`' first: the typed path gives that one note,
+/// [`typed_note`]) as the engine's, said anew where the backend is the interpreter, which runs
+/// every typed kernel.
+pub(crate) fn explained(
+    kernel: KernelIR,
+    plan: BroadcastPlan,
+    mut notes: Vec<String>,
+    typed: Option<&TypedKernel>,
     backend: &str,
-) -> Vec<(K, P, Vec<String>)> {
-    if backend == "interp" {
-        for (_, _, notes) in &mut kernels {
-            for n in notes.iter_mut() {
-                if let Some(rest) = n.strip_prefix("compiled: typed kernel (")
-                    && let Some((why, tail)) = rest.split_once("), ")
-                {
-                    let typed = tail.split_once("; the typed kernel:").map_or("", |(_, t)| t);
-                    *n = format!(
-                        "interpreted: {why}, and the backend is the interpreter; the typed kernel:{typed}"
-                    );
+) -> Explained {
+    let (engine, engine_note) = match typed {
+        None => (Engine::Float, None),
+        Some(t) => {
+            let note = (!notes.is_empty()).then(|| notes.remove(0));
+            match typed_engine(t) {
+                // the interpreter backend runs a kernel the JIT would compile: the note says so, with
+                // the reason the kernel is typed (the text between "typed kernel (" and "), ")
+                Engine::TypedCompiled if backend == "interp" => {
+                    let note = note.map(|n| {
+                        let rest = n.split_once("typed kernel (").map_or("", |(_, r)| r);
+                        let why = rest.split_once("), ").map_or(rest, |(w, _)| w);
+                        let kernel = n.split_once("; the typed kernel:").map_or("", |(_, k)| k);
+                        format!("interpreted: {why}, and the backend is the interpreter; the typed kernel:{kernel}")
+                    });
+                    (Engine::TypedInterpreted, note)
                 }
+                engine => (engine, note),
             }
         }
+    };
+    Explained {
+        kernel,
+        plan,
+        rewrites: notes,
+        engine,
+        engine_note,
     }
-    kernels
 }
 
 /// A kernel specialised for one form of inputs, readied by a backend.
@@ -546,7 +583,7 @@ pub(crate) fn notes_for_backend<K, P>(
 pub(crate) struct Specialised {
     /// Per input: dtype, shape, and whether it is C-contiguous; the strides of one that is not (the
     /// plan may read it in place with them).
-    signature: Vec<(ElemType, Vec<usize>, bool, Vec<isize>)>,
+    signature: Signature,
     pub kernel: KernelIR,
     /// The typed kernel, where the kernel is one (compiled by the typed code generator, or run on
     /// kiln-ir's typed interpreter where that declines: [`TypedExecutable`]).
@@ -566,23 +603,65 @@ impl Specialised {
     }
 
     fn matches(&self, args: &[&ArrayArg<'_>]) -> bool {
-        self.signature.len() == args.len()
-            && self.signature.iter().zip(args).all(|((d, s, c, st), a)| {
-                *d == a.elem() && same(s, a.shape()) && *c == is_standard(a) && (*c || same(st, strides(a)))
-            })
+        fits(&self.signature, args)
     }
 }
 
-/// The most recent specialisations of one runner.
+/// The one cache of a stage's specialisations: the kernels readied for the last few forms of its
+/// inputs, of the stage's own program (part 0) and of the reductions a compound or sibling stage
+/// merged (part 1, 2, ...: where the stage runs apart), and, per form, whether the stage runs in
+/// one pass or apart ([`SpecCache::decided`]): each decided once, when the form is first seen.
 #[derive(Debug, Default)]
 pub(crate) struct SpecCache {
-    entries: Mutex<Vec<Arc<Specialised>>>,
+    entries: Mutex<Vec<(usize, Arc<Specialised>)>>,
+    /// Per form of the stage's arguments (dtype, shape and layout of each): its plan decision.
+    decisions: Mutex<Vec<(Signature, Passes)>>,
 }
 
+/// How a compound or sibling stage runs for one form of its arguments, decided once per form
+/// ([`SpecCache::decided`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Passes {
+    /// In one pass, as planned (any other stage too).
+    One,
+    /// As the reductions it merged, one after the other, over an iteration space of `shape`
+    /// reducing `axes`: integer or bool values (the typed path has no such form), or axes the
+    /// backend does not reduce in one pass.
+    Apart {
+        /// The iteration shape.
+        shape: Vec<usize>,
+        /// The reduced axes, sorted.
+        axes: Vec<usize>,
+    },
+}
+
+/// Per input: dtype, shape, whether C-contiguous, and the strides of one that is not.
+type Signature = Vec<(ElemType, Vec<usize>, bool, Vec<isize>)>;
+
+/// The signature of `args`.
+fn signature(args: &[&ArrayArg<'_>]) -> Signature {
+    args.iter()
+        .map(|a| {
+            let c = is_standard(a);
+            let st = if c { Vec::new() } else { strides(a).to_vec() };
+            (a.elem(), a.shape().to_vec(), c, st)
+        })
+        .collect()
+}
+
+/// Whether `args` have the form `sig`.
+fn fits(sig: &Signature, args: &[&ArrayArg<'_>]) -> bool {
+    sig.len() == args.len()
+        && sig.iter().zip(args).all(|((d, s, c, st), a)| {
+            *d == a.elem() && same(s, a.shape()) && *c == is_standard(a) && (*c || same(st, strides(a)))
+        })
+}
+
+/// At most this many specialisations per part of a stage, and plan decisions per stage.
 const SPEC_CACHE_SIZE: usize = 8;
 
 impl SpecCache {
-    /// The specialisation for `args`, made (and remembered) if it is new.
+    /// The specialisation of the stage's own program for `args`, made (and remembered) if new.
     pub(crate) fn get(
         &self,
         program: &Program,
@@ -591,9 +670,23 @@ impl SpecCache {
         options: PlanOptions,
         settings: Settings,
     ) -> Result<Arc<Specialised>> {
+        self.get_part(0, program, backend, args, options, settings)
+    }
+
+    /// The specialisation of part `part` (0: the stage's program; `i` > 0: the `i`-th reduction a
+    /// compound or sibling stage merged, `program`) for `args`, made (and remembered) if new.
+    pub(crate) fn get_part(
+        &self,
+        part: usize,
+        program: &Program,
+        backend: &dyn Backend,
+        args: &[&ArrayArg<'_>],
+        options: PlanOptions,
+        settings: Settings,
+    ) -> Result<Arc<Specialised>> {
         {
             let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(hit) = entries.iter().find(|s| s.matches(args)) {
+            if let Some((_, hit)) = entries.iter().find(|(p, s)| *p == part && s.matches(args)) {
                 return Ok(hit.clone());
             }
         }
@@ -610,25 +703,47 @@ impl SpecCache {
             }
             None => backend.prepare(&kernel, &plan)?,
         };
-        let signature = args
-            .iter()
-            .map(|a| {
-                let c = is_standard(a);
-                let st = if c { Vec::new() } else { strides(a).to_vec() };
-                (a.elem(), a.shape().to_vec(), c, st)
-            })
-            .collect();
         let spec = Arc::new(Specialised {
-            signature,
+            signature: signature(args),
             kernel,
             typed,
             plan,
             exe,
         });
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.insert(0, spec.clone());
-        entries.truncate(SPEC_CACHE_SIZE);
+        entries.insert(0, (part, spec.clone()));
+        // the oldest of this part beyond the bound goes
+        if let Some(old) = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, (p, _))| *p == part)
+            .nth(SPEC_CACHE_SIZE)
+            .map(|(i, _)| i)
+        {
+            entries.remove(old);
+        }
         Ok(spec)
+    }
+
+    /// The stage's plan decision for arguments of the form of `args`: `decide`'s, made once per
+    /// form and remembered (the caller's buffers are still checked at every call: this decides
+    /// only how the stage runs).
+    pub(crate) fn decided(
+        &self,
+        args: &[&ArrayArg<'_>],
+        decide: impl FnOnce() -> Result<Passes>,
+    ) -> Result<Passes> {
+        {
+            let kept = self.decisions.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, d)) = kept.iter().find(|(sig, _)| fits(sig, args)) {
+                return Ok(d.clone());
+            }
+        }
+        let d = decide()?;
+        let mut kept = self.decisions.lock().unwrap_or_else(|e| e.into_inner());
+        kept.insert(0, (signature(args), d.clone()));
+        kept.truncate(SPEC_CACHE_SIZE);
+        Ok(d)
     }
 }
 

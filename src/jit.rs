@@ -4,10 +4,13 @@
 //! for the kernel's structure and schedule; runs pass the prepared buffers' slices, and strided views
 //! the plan reads in place (no copy), which kiln-jit bounds-checks against the plan before any compiled code reads them.
 
-use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable, OutSlice, RunCtx, copy_into};
+use crate::backend::{
+    Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, OutSlice, RunCtx,
+    copy_into,
+};
 use crate::error::{Error, Result};
 use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
-use kiln_jit::{BoundKernel, Elem, InputRef, JitError, Schedule, Workspace};
+use kiln_jit::{BoundKernel, Elem, InputRef, JitError, RunConfig, Schedule, Workspace};
 use std::sync::Mutex;
 
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
@@ -200,8 +203,50 @@ impl Executable for JitExecutable {
         }
     }
 
-    fn bound_jit(&self) -> Option<&BoundKernel> {
-        Some(&self.code)
+    fn direct(&self) -> bool {
+        true
+    }
+
+    fn call_into(&self, inputs: DirectInputs<'_, '_>, out: OutSlice<'_>, cfg: &RunConfig<'_>) -> Result<()> {
+        match (inputs, out) {
+            (DirectInputs::F64(i), OutSlice::F64(o)) => Ok(self.code.run_into_with(i, o, cfg)?),
+            (DirectInputs::F32(i), OutSlice::F32(o)) => Ok(self.code.run_into_with(i, o, cfg)?),
+            _ => Err(Error::Output(format!(
+                "the output of a direct call is not of the kernel's dtype {}",
+                self.code.kernel().dtype
+            ))),
+        }
+    }
+
+    fn call(&self, inputs: DirectInputs<'_, '_>, cfg: &RunConfig<'_>, ws: &mut Workspace) -> Result<Tensor> {
+        Ok(match inputs {
+            DirectInputs::F64(i) => self.code.run_with(i, cfg, ws)?,
+            DirectInputs::F32(i) => self.code.run_with(i, cfg, ws)?,
+        })
+    }
+
+    fn call_into_many(
+        &self,
+        inputs: DirectInputs<'_, '_>,
+        outs: DirectOutputs<'_, '_>,
+        cfg: &RunConfig<'_>,
+    ) -> Result<()> {
+        match (inputs, outs) {
+            (DirectInputs::F64(i), DirectOutputs::F64(o)) => Ok(self.code.run_into_many(i, o, cfg)?),
+            (DirectInputs::F32(i), DirectOutputs::F32(o)) => Ok(self.code.run_into_many(i, o, cfg)?),
+            _ => Err(Error::Output(format!(
+                "the outputs of a direct call are not of the kernel's dtype {}",
+                self.code.kernel().dtype
+            ))),
+        }
+    }
+
+    fn serial_map(&self) -> Option<kiln_jit::SerialMap> {
+        self.code.serial_map().ok()
+    }
+
+    fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Option<kiln_jit::SerialReduce> {
+        self.code.serial_reduce(cfg).ok()
     }
 
     fn run_into(

@@ -15,9 +15,11 @@
 pub mod array;
 pub mod backend;
 mod bindings;
+mod compiled;
 pub mod contract;
 pub mod error;
 mod executor;
+pub mod explain;
 pub mod expr;
 pub mod ext;
 pub mod fuse_cache;
@@ -27,7 +29,6 @@ pub mod memory_order;
 pub mod npy;
 pub mod parallel;
 pub mod prepared;
-mod prepared_many;
 pub mod profile;
 pub mod program;
 pub mod runner;
@@ -40,8 +41,12 @@ pub mod update;
 pub mod view;
 
 pub use array::{ArrayArg, Element, Float, Output};
-pub use backend::{Backend, Buffer, BufferData, Buffers, Executable, Interpreter, OutSlice, RunCtx};
+pub use backend::{
+    Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, Interpreter, OutSlice,
+    RunCtx,
+};
 pub use error::{Error, Result};
+pub use explain::{Engine, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs, FuseManyExt, FuseResults};
 pub use kiln_ir;

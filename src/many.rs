@@ -1,6 +1,6 @@
-//! Several results from one runner: [`FusedRunner::compile_many`] (or `;` in
-//! [`FusedRunner::compile_text`]) lowers every expression into one pipeline ([`Pipeline::lower_many`]),
-//! and [`FusedRunner::run_many`] computes them all: the stages they share once, and the results that
+//! Several results from one runner: [`FusedRunner::compile_many`](crate::FusedRunner::compile_many) (or `;` in
+//! [`FusedRunner::compile_text`](crate::FusedRunner::compile_text)) lowers every expression into one pipeline ([`Pipeline::lower_many`]),
+//! and [`FusedRunner::run_many`](crate::FusedRunner::run_many) computes them all: the stages they share once, and the results that
 //! are maps (with, as output 0, one sum, prod, min, max or mean of every axis that no other stage
 //! reads) as one kernel of several outputs ([`crate::program::Fused`]) that reads each input once per
 //! point and computes each subexpression they share once: `y = x*2; s = sum(x*2)` reads `x` once.
@@ -12,35 +12,24 @@
 
 use crate::array::{ArrayArg, Float, Output};
 use crate::backend::RunCtx;
+use crate::compiled::{Compiled, Temp, stage_args, temp_arg};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, buffers};
 use crate::expr::Expr;
 use crate::program::{Fused, Pipeline, Source, Work};
-use crate::runner::{FusedRunner, Temp, stage_args, temp_arg};
 use kiln_ir::Start;
 use kiln_ir::shape::broadcast_shapes;
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::Arc;
 
-impl FusedRunner {
+impl Compiled {
     /// Compiles several expressions into one runner of several results (see the module doc): stages
     /// they share are computed once, and their maps in one pass.
     ///
-    /// ```
-    /// use kiln::{Expr, FusedRunner};
-    /// use ndarray::array;
-    /// let x = Expr::input("x");
-    /// let runner = FusedRunner::compile_many(&[&x * 2.0, (&x * 2.0).sum(), x.exp()])?;
-    /// let a = array![1.0, 2.0];
-    /// let outs = runner.run_many(&[("x", (&a).into())])?;
-    /// assert_eq!(outs[1].clone().into_f64().into_raw_vec_and_offset().0, vec![6.0]);
-    /// # Ok::<(), kiln::Error>(())
-    /// ```
-    ///
     /// # Errors
-    /// No expression, or the errors of [`FusedRunner::compile`] for any of them.
-    pub fn compile_many(exprs: &[Expr]) -> Result<FusedRunner> {
-        FusedRunner::of(Pipeline::lower_many(exprs)?)
+    /// No expression, or the errors of [`FusedRunner::compile`](crate::FusedRunner::compile) for any of them.
+    pub fn compile_many(exprs: &[Expr]) -> Result<Compiled> {
+        Compiled::of(Pipeline::lower_many(exprs)?)
     }
 
     /// How many results a run gives (1 unless compiled from several expressions).
@@ -64,7 +53,7 @@ impl FusedRunner {
     /// gives one). Inputs are bound by name.
     ///
     /// # Errors
-    /// As [`FusedRunner::run`].
+    /// As [`FusedRunner::run`](crate::FusedRunner::run).
     pub fn run_many(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
         let user = bind(self.input_names(), inputs)?;
         self.run_many_bound(&user)
@@ -74,7 +63,7 @@ impl FusedRunner {
     /// type `A`.
     ///
     /// # Errors
-    /// As [`FusedRunner::run_many`], a count of outputs other than the results', and an output that
+    /// As [`FusedRunner::run_many`](crate::FusedRunner::run_many), a count of outputs other than the results', and an output that
     /// does not fit its result (its position says which).
     pub fn run_into_many<A: Float, D: Dimension>(
         &self,
@@ -115,7 +104,7 @@ impl FusedRunner {
         Ok(())
     }
 
-    /// [`FusedRunner::run_many`] on the inputs in the order of [`FusedRunner::input_names`].
+    /// [`FusedRunner::run_many`](crate::FusedRunner::run_many) on the inputs in the order of [`FusedRunner::input_names`](crate::FusedRunner::input_names).
     pub(crate) fn run_many_bound(&self, user: &[&ArrayArg<'_>]) -> Result<Vec<Output>> {
         let p = self.pipeline();
         let members: &[usize] = p.fused.as_ref().map_or(&[], |f| &f.members);
@@ -167,7 +156,7 @@ impl FusedRunner {
                     for (o, (&k, t)) in f.members.iter().zip(ts).enumerate() {
                         // output 0 of a reduction's kernel is the reduction (finished: mean, keepdims)
                         let t = if o == 0 {
-                            crate::runner::finish(t, &spec.kernel, reduction)
+                            crate::compiled::finish(t, &spec.kernel, reduction)
                         } else {
                             t
                         };
@@ -226,7 +215,7 @@ impl FusedRunner {
     }
 
     /// Whether the maps of `f` share one kernel for its arguments `args` (see
-    /// [`FusedRunner::fused_spec`]).
+    /// [`FusedRunner::fused_spec`](crate::FusedRunner::fused_spec)).
     pub(crate) fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
         let path = crate::executor::float_path_of(&f.stage.program, args);
         let p = self.pipeline();

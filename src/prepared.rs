@@ -1,9 +1,9 @@
 //! [`Prepared`]: a runner bound once to its inputs' names, dtypes and shapes, called by position.
 //!
-//! [`FusedRunner::run`] binds its inputs by name at every call, looks the specialisation up in the
+//! [`FusedRunner::run`](crate::FusedRunner::run) binds its inputs by name at every call, looks the specialisation up in the
 //! runner's cache and allocates its result: about half a microsecond, which is the whole cost of a
 //! kernel over a hundred elements. A [`Prepared`] handle does the naming, the specialisation and the
-//! compilation once ([`FusedRunner::prepared`]); a call ([`Prepared::run_into`]) passes the inputs in
+//! compilation once ([`FusedRunner::prepared`](crate::FusedRunner::prepared)); a call ([`Prepared::run_into`]) passes the inputs in
 //! the order they were bound and the output to write, and checks only their count, dtypes and shapes
 //! before it calls the compiled code.
 //!
@@ -20,13 +20,15 @@
 //! (views, no copy), runs that handle, and gives the result in the inputs' layout.
 
 use crate::array::{ArrayArg, Float, Output, on_view};
+use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
-use crate::runner::{FusedRunner, MemoryRun};
 use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
 use kiln_jit::InputRef;
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
+
+mod many;
 
 /// Inputs up to this count are reordered on the stack (more take one allocation per call).
 const STACK_INPUTS: usize = 16;
@@ -91,7 +93,7 @@ impl Form {
     }
 }
 
-/// A [`FusedRunner`] bound to the names, dtypes and shapes of its inputs: each call passes the inputs
+/// A [`FusedRunner`](crate::FusedRunner) bound to the names, dtypes and shapes of its inputs: each call passes the inputs
 /// by position. See the module doc for what a call costs.
 ///
 /// ```
@@ -109,13 +111,13 @@ impl Form {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub(crate) runner: FusedRunner,
+    pub(crate) runner: Compiled,
     /// The inputs in the order of a call.
     pub(crate) forms: Vec<Form>,
-    /// For each of the runner's inputs (in [`FusedRunner::input_names`] order), its position in a call.
+    /// For each of the runner's inputs (in [`FusedRunner::input_names`](crate::FusedRunner::input_names) order), its position in a call.
     pub(crate) order: Vec<usize>,
-    /// The calls of several results (and of in-place updates): see prepared_many.rs.
-    pub(crate) many: Arc<crate::prepared_many::ManyBinding>,
+    /// The calls of several results (and of in-place updates): see prepared/many.rs.
+    pub(crate) many: Arc<many::ManyBinding>,
     /// The one kernel's specialisation, where the fast path applies (see the module doc).
     pub(crate) direct: Option<Arc<Specialised>>,
     /// The points of the direct kernel's iteration shape, computed when prepared (`None` where there
@@ -145,22 +147,22 @@ pub(crate) struct InMemory {
     inner: Prepared,
 }
 
-impl FusedRunner {
+impl Compiled {
     /// Binds this runner to the names, dtypes and shapes (and layouts) of `inputs`, and compiles its
     /// kernels for them: the handle's calls pass inputs of the same forms in the same order.
     ///
     /// # Errors
-    /// As [`FusedRunner::run`] (the expression runs once, so that every kernel sees its inputs).
+    /// As [`FusedRunner::run`](crate::FusedRunner::run) (the expression runs once, so that every kernel sees its inputs).
     pub fn prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Prepared> {
         self.bind_prepared(inputs).map(|(p, _)| p)
     }
 
-    /// [`FusedRunner::run`] that also returns a handle bound to the forms of `inputs`: preparing runs
+    /// [`FusedRunner::run`](crate::FusedRunner::run) that also returns a handle bound to the forms of `inputs`: preparing runs
     /// the expression once, and this keeps that run's result instead of running again (a caller that
     /// prepares on the first call of a form, such as the Python package, pays for one run).
     ///
     /// # Errors
-    /// As [`FusedRunner::run`].
+    /// As [`FusedRunner::run`](crate::FusedRunner::run).
     pub fn run_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Output)> {
         self.single("run")?;
         let (p, out) = self.bind_prepared(inputs)?;
@@ -185,7 +187,7 @@ impl FusedRunner {
             let (inner, out) = run.runner.bind_prepared(&moved)?;
             let out = run.restore(out.expect("one result"));
             let shape = out.shape().to_vec();
-            let many = Arc::new(crate::prepared_many::ManyBinding::single(
+            let many = Arc::new(many::ManyBinding::single(
                 self,
                 None,
                 &order,
@@ -217,10 +219,10 @@ impl FusedRunner {
 
     /// A handle bound to `inputs` without running them, where that can be known without a run:
     /// an expression of one kernel whose inputs are not run in memory order (None otherwise: a run
-    /// binds those, [`FusedRunner::run_prepared`]).
+    /// binds those, [`FusedRunner::run_prepared`](crate::FusedRunner::run_prepared)).
     ///
     /// # Errors
-    /// As [`FusedRunner::run`], before anything runs.
+    /// As [`FusedRunner::run`](crate::FusedRunner::run), before anything runs.
     pub(crate) fn bind_without_run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Option<Prepared>> {
         if self.pipeline().is_many() || self.pipeline().stages.len() != 1 {
             return Ok(None);
@@ -231,7 +233,8 @@ impl FusedRunner {
         }
         let (forms, order) = self.forms_of(inputs);
         let (spec, _) = self.ready_last(&user)?;
-        let (shape, out_type) = crate::runner::result_form(&spec, self.pipeline().last().program.reduction());
+        let (shape, out_type) =
+            crate::compiled::result_form(&spec, self.pipeline().last().program.reduction());
         Ok(Some(self.handle(forms, order, &user, spec, shape, out_type)))
     }
 
@@ -279,7 +282,7 @@ impl FusedRunner {
                 KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
             )
             && spec.kernel.output_type() == OutputType::Float(spec.kernel.dtype)
-            && spec.exe.bound_jit().is_some()
+            && spec.exe.direct()
             && user
                 .iter()
                 .all(|a| a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype))
@@ -288,7 +291,7 @@ impl FusedRunner {
         let direct_points = direct
             .as_ref()
             .and_then(|s| kiln_ir::shape::checked_size(&s.kernel.shape).ok());
-        let many = Arc::new(crate::prepared_many::ManyBinding::single(
+        let many = Arc::new(many::ManyBinding::single(
             self,
             direct.as_ref(),
             &order,
@@ -311,8 +314,11 @@ impl FusedRunner {
         let serial_reduce = match (&direct, direct_points) {
             (Some(spec), Some(n)) if plain && shape.is_empty() && forms.iter().all(|f| f.standard) => {
                 let cfg = self.parallel().jit_config(n, Start::Identity);
-                let code = spec.exe.bound_jit().filter(|_| cfg.max_units == 1);
-                code.and_then(|c| c.serial_reduce(&cfg).ok()).map(Arc::new)
+                let serial = cfg.max_units == 1;
+                serial
+                    .then(|| spec.exe.serial_reduce(&cfg))
+                    .flatten()
+                    .map(Arc::new)
             }
             _ => None,
         };
@@ -359,7 +365,7 @@ impl Prepared {
         }
     }
 
-    /// The axis order in which calls read the inputs (see [`FusedRunner::memory_order`]), where it
+    /// The axis order in which calls read the inputs (see [`FusedRunner::memory_order`](crate::FusedRunner::memory_order)), where it
     /// is not their own: the handle was bound to Fortran or transposed inputs, and gives its result
     /// in their layout.
     pub fn memory_order(&self) -> Option<&[usize]> {
@@ -445,12 +451,12 @@ impl Prepared {
     }
 
     /// Runs into `out`, which must be C-contiguous, of the result's shape and float type (as
-    /// [`FusedRunner::run_into`]); the inputs in the order they were bound.
+    /// [`FusedRunner::run_into`](crate::FusedRunner::run_into)); the inputs in the order they were bound.
     ///
     /// # Errors
     /// A count of inputs other than the bound one, an input of another dtype or shape than it was
     /// bound with (the error names its position and name), an `out` that does not fit the result, and
-    /// the errors of [`FusedRunner::run_into`].
+    /// the errors of [`FusedRunner::run_into`](crate::FusedRunner::run_into).
     pub fn run_into<A: Float, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
@@ -516,7 +522,7 @@ impl Prepared {
     /// # Errors
     /// A count of inputs other than the bound one, a slice whose length is not its bound shape's
     /// element count, an input bound with another dtype than `A`, an `out` whose length is not the
-    /// result's, and the errors of [`FusedRunner::run_into`].
+    /// result's, and the errors of [`FusedRunner::run_into`](crate::FusedRunner::run_into).
     pub fn run_slices<A: Float>(&self, inputs: &[&[A]], out: &mut [A]) -> Result<()> {
         // a map below the threshold: the serial kernel checks what it reads (on an error, the checks
         // below say what is wrong)
@@ -559,12 +565,11 @@ impl Prepared {
             && self.order.len() <= STACK_INPUTS
             && self.forms.iter().all(|f| f.standard)
         {
-            let code = spec.exe.bound_jit().expect("checked when prepared");
             let input = |pos: usize| InputRef::Slice(inputs[pos]);
             let done = if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(spec, code, input, Some(out))
+                self.call_direct::<A, 4>(spec, input, Some(out))
             } else {
-                self.call_direct::<A, STACK_INPUTS>(spec, code, input, Some(out))
+                self.call_direct::<A, STACK_INPUTS>(spec, input, Some(out))
             };
             return done.map(|_| ());
         }
@@ -619,7 +624,6 @@ impl Prepared {
         inputs: &I,
         out: Option<&mut [A]>,
     ) -> Result<Option<kiln_ir::Tensor>> {
-        let code = spec.exe.bound_jit().expect("checked when prepared");
         // kiln-jit reads a C-contiguous view as the slice of its elements
         let input = |pos: usize| {
             let a = inputs.at(pos);
@@ -629,19 +633,18 @@ impl Prepared {
             }
         };
         if self.order.len() <= 4 {
-            self.call_direct::<A, 4>(spec, code, input, out)
+            self.call_direct::<A, 4>(spec, input, out)
         } else {
-            self.call_direct::<A, STACK_INPUTS>(spec, code, input, out)
+            self.call_direct::<A, STACK_INPUTS>(spec, input, out)
         }
     }
 
-    /// Calls the compiled code with the runner's inputs in its order, on the stack (`K` of them at
-    /// most: a smaller array for the common case is less to fill and drop), into `out`, or (None)
-    /// into a fresh result, returned.
+    /// The executable's direct call ([`crate::Executable::call_into`]) with the runner's inputs in
+    /// its order, on the stack (`K` of them at most: a smaller array for the common case is less to
+    /// fill and drop), into `out`, or (None) into a fresh result, returned.
     fn call_direct<'i, A: Float, const K: usize>(
         &self,
         spec: &Specialised,
-        code: &kiln_jit::BoundKernel,
         input: impl Fn(usize) -> InputRef<'i, A>,
         out: Option<&mut [A]>,
     ) -> Result<Option<kiln_ir::Tensor>> {
@@ -653,7 +656,8 @@ impl Prepared {
         let reduce = matches!(spec.kernel.kind, KernelKind::Reduce { .. });
         if !reduce && let Some(out) = out {
             let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
-            code.run_into_with(refs, out, &cfg)?;
+            spec.exe
+                .call_into(A::direct_inputs(refs), A::out_slice(out), &cfg)?;
             return Ok(None);
         }
         // a reduction (its partials), or a fresh result: in the handle's workspace (a fresh one if
@@ -669,10 +673,12 @@ impl Prepared {
         };
         let cfg = self.runner.parallel().jit_config(n, start);
         let t = match self.workspace.try_lock() {
-            Ok(mut ws) => code.run_with(refs, &cfg, &mut ws)?,
-            Err(_) => code.run_with(refs, &cfg, &mut kiln_jit::Workspace::new())?,
+            Ok(mut ws) => spec.exe.call(A::direct_inputs(refs), &cfg, &mut ws)?,
+            Err(_) => spec
+                .exe
+                .call(A::direct_inputs(refs), &cfg, &mut kiln_jit::Workspace::new())?,
         };
-        let t = crate::runner::finish(t, &spec.kernel, reduction);
+        let t = crate::compiled::finish(t, &spec.kernel, reduction);
         match out {
             Some(out) => crate::backend::copy_into(t.values, A::out_slice(out)).map(|_| None),
             None => Ok(Some(t)),

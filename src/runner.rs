@@ -1,19 +1,20 @@
-//! [`FusedRunner`]: an expression compiled once, run on many inputs.
+//! [`FusedRunner`]: an expression compiled once, run on many inputs, and the one object a caller
+//! holds: the compiled plan and caches (what a [`crate::Prepared`] handle holds too), and the handles
+//! bound to its last call signatures, which make a repeated ordinary call the fast one.
 
 use crate::array::{ArrayArg, Float, Output};
-use crate::backend::{Backend, Interpreter, RunCtx};
+use crate::backend::{Backend, Interpreter};
 use crate::bindings::Bindings;
-use crate::error::{Error, Result};
-use crate::executor::{SpecCache, Specialised, bind, buffers, specialise};
+use crate::compiled::Compiled;
+use crate::error::Result;
 use crate::expr::Expr;
-use crate::memory_order;
 use crate::parallel::Parallel;
+use crate::prepared::Prepared;
 use crate::profile::{Profile, Settings};
-use crate::program::{Pipeline, Program, Reduction, Sibling, Siblings, Source, Stage, Work};
-use kiln_ir::shape::broadcast_shapes;
-use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
-use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
-use std::sync::{Arc, Mutex};
+use crate::program::{Pipeline, Program};
+use kiln_ir::{BroadcastPlan, KernelIR, PlanOptions};
+use ndarray::{ArrayViewMut, Dimension};
+use std::sync::Arc;
 
 /// A fused expression, ready to run on named inputs.
 ///
@@ -35,285 +36,142 @@ use std::sync::{Arc, Mutex};
 /// ```
 #[derive(Debug, Clone)]
 pub struct FusedRunner {
-    /// The plan as lowered, before the backend-dependent rewrites.
-    lowered: Arc<Pipeline>,
-    /// The plan that runs: `lowered`, with sibling reductions merged where the backend runs compound
-    /// reductions ([`crate::siblings`]).
-    pipeline: Arc<Pipeline>,
-    /// What the backend-dependent rewrites did, for `kiln explain`.
-    plan_notes: Arc<Vec<String>>,
-    backend: Arc<dyn Backend>,
-    plan_options: PlanOptions,
-    settings: Settings,
-    parallel: Arc<Parallel>,
-    /// One cache of specialisations per stage.
-    specialised: Arc<Vec<SpecCache>>,
-    /// Per stage, the caches of the two reductions a compound stage replaced (used where the backend
-    /// does not run it: [`Backend::runs_compound`]).
-    fallback: Arc<Vec<Vec<SpecCache>>>,
-    /// The plan with its axes mapped for runs in memory order, per layout (see [`memory_order`]),
-    /// each with its own caches: made on first use, the most recent [`REMAPPED`] kept.
-    remapped: Arc<Mutex<Vec<Remapped>>>,
-    /// The handles of the last call signatures, which `run` and `run_into` go straight to (see
-    /// [`crate::bindings`]); a fresh set for every change of settings.
+    /// The plan, backend, settings and caches: what a handle holds too.
+    pub(crate) compiled: Compiled,
+    /// The handles of the last call signatures, which `run`, `run_into` and `run_update` go straight
+    /// to (see [`crate::bindings`]); shared by clones, a fresh set for every change of settings.
     pub(crate) bindings: Arc<Bindings>,
 }
 
-/// At most this many remapped plans are kept per runner (one per layout of inputs seen).
-const REMAPPED: usize = 8;
-
-/// The plan remapped for one layout, and its caches.
-#[derive(Debug, Clone)]
-struct Remapped {
-    stages: Vec<Vec<usize>>,
-    pipeline: Arc<Pipeline>,
-    specialised: Arc<Vec<SpecCache>>,
-    fallback: Arc<Vec<Vec<SpecCache>>>,
-}
-
-/// A run in memory order (see [`memory_order`]): the permutation that makes every input
-/// C-contiguous, the runner of the plan with its axes mapped through it, and the order of the
-/// result's axes.
-#[derive(Debug, Clone)]
-pub(crate) struct MemoryRun {
-    pub(crate) order: Vec<usize>,
-    /// Each kernel's axes: the user's axis that is its axis `i` ([`memory_order::Layout`]).
-    pub(crate) stages: Vec<Vec<usize>>,
-    pub(crate) result: Vec<usize>,
-    pub(crate) runner: FusedRunner,
-    /// The result is an arg-reduction's indices, which NumPy gives in C order.
-    c_result: bool,
-}
-
-impl MemoryRun {
-    /// The user's inputs (in the runner's order) as the run reads them: views in memory order.
-    pub(crate) fn inputs<'a, 'b: 'a>(
-        &self,
-        user: impl IntoIterator<Item = &'a ArrayArg<'b>>,
-    ) -> Vec<ArrayArg<'b>> {
-        user.into_iter()
-            .map(|a| memory_order::in_order(a, self.order.len(), &self.order))
-            .collect()
-    }
-
-    /// A result computed in memory order, in the user's axes (an arg-reduction's in C order).
-    pub(crate) fn restore(&self, out: Output) -> Output {
-        let out = memory_order::restore(out, &self.result);
-        if self.c_result {
-            return memory_order::in_c_order(out);
-        }
-        out
-    }
-}
-
-/// A stage's result on its way to the next stage: floats as they are; the int64 and bool results of
-/// a float kernel (argmax, `sum(x > 0)`) as f64, as they always flowed (the next kernel stays a float
-/// kernel, compiled); a typed kernel's results in their own type.
-pub(crate) enum Temp {
-    F64(ArrayD<f64>),
-    F32(ArrayD<f32>),
-    Typed(Output),
-    /// Each component of a sibling stage run one by one, as its reduction gives it (see
-    /// [`FusedRunner::run_components`]); read only one component at a time ([`temp_arg`]).
-    Parts(Vec<Temp>),
-}
-
-impl Temp {
-    pub(crate) fn of(out: Output, typed: bool) -> Temp {
-        match out {
-            Output::F32(a) => Temp::F32(a),
-            Output::F64(a) => Temp::F64(a),
-            other if typed => Temp::Typed(other),
-            other => Temp::F64(other.into_f64()),
-        }
-    }
-
-    fn arg(&self) -> ArrayArg<'_> {
-        match self {
-            Temp::F64(a) => ArrayArg::from(a),
-            Temp::F32(a) => ArrayArg::from(a),
-            Temp::Typed(o) => o.arg(),
-            Temp::Parts(_) => unreachable!("sibling components are read one at a time"),
-        }
-    }
-}
-
 impl FusedRunner {
+    /// A runner of `compiled`, with no signature bound yet.
+    pub(crate) fn new(compiled: Compiled) -> FusedRunner {
+        FusedRunner {
+            compiled,
+            bindings: Arc::default(),
+        }
+    }
+
     /// Lowers `expr` into its kernels.
     pub fn compile(expr: &Expr) -> Result<FusedRunner> {
-        FusedRunner::of(Pipeline::lower(expr)?)
-    }
-
-    /// A runner of `lowered`, planned for the default backend (sibling reductions merged where it
-    /// runs compound reductions): one cache of specialisations per stage, and one for its fused maps.
-    pub(crate) fn of(lowered: Pipeline) -> Result<FusedRunner> {
-        let lowered = Arc::new(lowered);
-        let backend = crate::default_backend();
-        let (pipeline, notes) = plan_for(&lowered, &*backend);
-        let caches = (0..pipeline.stages.len() + 1)
-            .map(|_| SpecCache::default())
-            .collect();
-        Ok(FusedRunner {
-            fallback: fallback_caches(&pipeline),
-            lowered,
-            pipeline,
-            plan_notes: Arc::new(notes),
-            backend,
-            plan_options: PlanOptions::default(),
-            settings: Settings::default(),
-            parallel: Arc::new(Parallel::default()),
-            specialised: Arc::new(caches),
-            remapped: Arc::default(),
-            bindings: Arc::default(),
-        })
+        Compiled::compile(expr).map(FusedRunner::new)
     }
 
     /// Parses a text expression (see [`crate::text`]) and compiles it; several separated by `;`
     /// (`"call; put"`) compile as [`FusedRunner::compile_many`].
     pub fn compile_text(src: &str) -> Result<FusedRunner> {
-        let mut exprs = crate::text::parse_many(src)?;
-        if exprs.len() == 1 {
-            return FusedRunner::compile(&exprs.pop().expect("one expression"));
-        }
-        FusedRunner::compile_many(&exprs)
+        Compiled::compile_text(src).map(FusedRunner::new)
     }
 
-    /// The caches of specialisations: one per stage, then the fused maps'.
-    pub(crate) fn spec_caches(&self) -> &[SpecCache] {
-        &self.specialised
-    }
-
-    /// How broadcasts are planned.
-    pub(crate) fn plan_options(&self) -> PlanOptions {
-        self.plan_options
-    }
-
-    fn fresh_caches(&mut self) {
-        let caches = (0..self.pipeline.stages.len() + 1)
-            .map(|_| SpecCache::default())
-            .collect();
-        self.specialised = Arc::new(caches);
-        self.fallback = fallback_caches(&self.pipeline);
-        self.remapped = Arc::default();
-        self.bindings = Arc::default();
+    /// Compiles several expressions into one runner of several results (see the module doc): stages
+    /// they share are computed once, and their maps in one pass.
+    ///
+    /// ```
+    /// use kiln::{Expr, FusedRunner};
+    /// use ndarray::array;
+    /// let x = Expr::input("x");
+    /// let runner = FusedRunner::compile_many(&[&x * 2.0, (&x * 2.0).sum(), x.exp()])?;
+    /// let a = array![1.0, 2.0];
+    /// let outs = runner.run_many(&[("x", (&a).into())])?;
+    /// assert_eq!(outs[1].clone().into_f64().into_raw_vec_and_offset().0, vec![6.0]);
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// No expression, or the errors of [`FusedRunner::compile`] for any of them.
+    pub fn compile_many(exprs: &[Expr]) -> Result<FusedRunner> {
+        Compiled::compile_many(exprs).map(FusedRunner::new)
     }
 
     /// Runs on `backend` instead of the default one.
-    pub fn with_backend(mut self, backend: Arc<dyn Backend>) -> FusedRunner {
-        let (pipeline, notes) = plan_for(&self.lowered, &*backend);
-        self.pipeline = pipeline;
-        self.plan_notes = Arc::new(notes);
-        self.backend = backend;
-        self.fresh_caches();
-        self
+    pub fn with_backend(self, backend: Arc<dyn Backend>) -> FusedRunner {
+        FusedRunner::new(self.compiled.with_backend(backend))
     }
 
     /// Changes how broadcasts are planned.
-    pub fn with_plan_options(mut self, options: PlanOptions) -> FusedRunner {
-        self.plan_options = options;
-        self.fresh_caches();
-        self
+    pub fn with_plan_options(self, options: PlanOptions) -> FusedRunner {
+        FusedRunner::new(self.compiled.with_plan_options(options))
     }
 
     /// Runs with `settings` (a profile and its rewrites; see [`crate::profile`]).
-    pub fn with_settings(mut self, settings: Settings) -> FusedRunner {
-        self.settings = settings;
-        self.fresh_caches();
-        if settings.reproducible() {
-            // the order of whole-array reductions is fixed by the default tuning, whatever was set
-            let p = (*self.parallel).clone();
-            return self.with_parallel(p);
-        }
-        self
+    pub fn with_settings(self, settings: Settings) -> FusedRunner {
+        FusedRunner::new(self.compiled.with_settings(settings))
     }
 
     /// Runs under `profile`, with its choice of `prefix_scan`.
     pub fn with_profile(self, profile: Profile) -> FusedRunner {
-        let settings = Settings::new(profile, None).expect("a profile's own choice is valid");
-        self.with_settings(settings)
+        FusedRunner::new(self.compiled.with_profile(profile))
     }
 
     /// Turns the prefix-scan rewrite on or off (an error under the reproducible profile).
     pub fn with_prefix_scan(self, on: bool) -> Result<FusedRunner> {
-        let settings = Settings::new(self.settings.profile, Some(on))?;
-        Ok(self.with_settings(settings))
-    }
-
-    /// The profile and rewrites this runner uses.
-    pub fn settings(&self) -> Settings {
-        self.settings
+        self.compiled.with_prefix_scan(on).map(FusedRunner::new)
     }
 
     /// Runs on `threads` threads (1: the calling thread only). Compiled kernels are kept.
     pub fn with_threads(self, threads: usize) -> FusedRunner {
-        let mut p = Parallel::new(threads);
-        p.threshold = self.parallel.threshold;
-        p.target_partials = self.parallel.target_partials;
-        p.min_chunk = self.parallel.min_chunk;
-        self.with_parallel(p)
+        FusedRunner::new(self.compiled.with_threads(threads))
     }
 
     /// Runs over fewer than `points` points stay on the calling thread (0: every run is spread).
     pub fn with_threshold(self, points: usize) -> FusedRunner {
-        let mut p = (*self.parallel).clone();
-        p.threshold = points;
-        self.with_parallel(p)
+        FusedRunner::new(self.compiled.with_threshold(points))
     }
 
     /// Every thread and reduction setting at once.
-    pub fn with_parallel(mut self, mut parallel: Parallel) -> FusedRunner {
-        if self.settings.reproducible() {
-            parallel.target_partials = crate::parallel::DEFAULT_TARGET_PARTIALS;
-            parallel.min_chunk = crate::parallel::DEFAULT_MIN_CHUNK;
-        }
-        self.parallel = Arc::new(parallel.ready());
-        self.bindings = Arc::default();
-        self
+    pub fn with_parallel(self, parallel: Parallel) -> FusedRunner {
+        FusedRunner::new(self.compiled.with_parallel(parallel))
+    }
+
+    /// The profile and rewrites this runner uses.
+    pub fn settings(&self) -> Settings {
+        self.compiled.settings()
     }
 
     /// The thread setting.
     pub fn parallel(&self) -> &Parallel {
-        &self.parallel
+        self.compiled.parallel()
     }
 
     /// The names of the inputs, in order of first appearance.
     pub fn input_names(&self) -> &[String] {
-        &self.pipeline.names
+        self.compiled.input_names()
     }
 
     /// The program of the last kernel (the only one for most expressions).
     pub fn program(&self) -> &Program {
-        &self.pipeline.last().program
+        self.compiled.program()
     }
 
     /// The kernels, in the order they run.
     pub fn pipeline(&self) -> &Pipeline {
-        &self.pipeline
+        self.compiled.pipeline()
     }
 
     /// What the plan's rewrites did (sibling reductions merged), one line each, for `kiln explain`.
     pub fn plan_notes(&self) -> &[String] {
-        &self.plan_notes
+        self.compiled.plan_notes()
     }
 
     /// The backend this runner uses.
     pub fn backend(&self) -> &dyn Backend {
-        &*self.backend
+        self.compiled.backend()
+    }
+
+    /// How many results a run gives (1 unless compiled from several expressions).
+    pub fn n_results(&self) -> usize {
+        self.compiled.n_results()
     }
 
     /// The kernel and broadcast plan of the last kernel for these inputs (for `kiln explain`).
     pub fn explain(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(KernelIR, BroadcastPlan)> {
-        Ok(self.explain_all(inputs)?.pop().expect("a pipeline has a stage"))
+        self.compiled.explain(inputs)
     }
 
     /// The kernel and broadcast plan of every kernel, in order, for these inputs. Nothing runs: the
     /// results that flow between kernels are stood in for by zeros of their dtype and shape.
     pub fn explain_all(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<(KernelIR, BroadcastPlan)>> {
-        Ok(self
-            .explain_rewrites(inputs)?
-            .into_iter()
-            .map(|(k, p, _)| (k, p))
-            .collect())
+        self.compiled.explain_all(inputs)
     }
 
     /// [`FusedRunner::explain_all`], with what each rewrite did to each kernel (fired, declined and
@@ -322,157 +180,37 @@ impl FusedRunner {
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
     ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
-        let user = bind(&self.pipeline.names, inputs)?;
-        // the kernels as a run specialises them: on the inputs in memory order, where they share one
-        if let Some(m) = self.in_memory_order(&user) {
-            let moved = m.inputs(user.iter().copied());
-            let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-            return m.runner.explain_bound(&refs, Some((&m.order, &m.stages)));
-        }
-        self.explain_bound(&user, None)
+        self.compiled.explain_rewrites(inputs)
     }
 
-    /// [`FusedRunner::explain_rewrites`] on the inputs in the order of
-    /// [`FusedRunner::input_names`]; `memory`: they are in memory order, in that order, and each
-    /// kernel's axes are the user's listed.
-    fn explain_bound(
-        &self,
-        user: &[&ArrayArg<'_>],
-        memory: Option<(&[usize], &[Vec<usize>])>,
-    ) -> Result<Vec<(KernelIR, BroadcastPlan, Vec<String>)>> {
-        let mut out = Vec::new();
-        let temps = self.for_stages(user, self.pipeline.stages.len(), |k, args| {
-            let program = &self.pipeline.stages[k].program;
-            // a compound stage over integer or bool inputs runs as its two reductions (typed kernels
-            // have no compound form): the first is shown, and the stage runs for its result
-            if let Work::Compound(_, _, pair) = &program.work
-                && crate::executor::float_path_of(program, args).is_none()
-            {
-                let (kernel, plan, mut notes, _) =
-                    specialise(&pair.first, args, self.plan_options, self.settings)?;
-                notes.insert(
-                    0,
-                    "compound: declined for the typed path: its two reductions run one after the other \
-                     (the first shown)"
-                        .into(),
-                );
-                out.push((kernel, plan, notes));
-                return self.run_temp(k, args);
-            }
-            if let Work::Siblings(parts) = &program.work
-                && self.runs_apart(k, args)?.is_some()
-            {
-                let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
-                let (kernel, plan, mut notes, _) =
-                    specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
-                notes.insert(
-                    0,
-                    "siblings: declined for integer or bool values (the typed path), or axes the backend \
-                     does not reduce in one pass: the reductions run one after the other (the first \
-                     shown)"
-                        .into(),
-                );
-                out.push((kernel, plan, notes));
-                return self.run_temp(k, args);
-            }
-            let (kernel, plan, mut notes, typed) =
-                specialise(program, args, self.plan_options, self.settings)?;
-            if let Some((order, axes)) = memory {
-                notes.insert(0, memory_order::note(order, &axes[k]));
-            }
-            let shape = result_shape(&kernel, program.reduction());
-            // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
-            let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
-            let what = "a stand-in for an intermediate result";
-            let out_type = match &typed {
-                Some(t) => kiln_ir::typed::output_type(t),
-                None => kernel.output_type(),
-            };
-            let temp = match (out_type, program.reduction()) {
-                (OutputType::Int64 | OutputType::Int32 | OutputType::Bool, r)
-                    if typed.is_some() && !r.is_some_and(|r| r.mean) =>
-                {
-                    let zeros = kiln_ir::shape::try_filled(n, 0i64, what)?;
-                    let a = ArrayD::from_shape_vec(IxDyn(&shape), zeros)
-                        .map_err(|e| Error::Output(e.to_string()))?;
-                    Temp::Typed(match out_type {
-                        OutputType::Int64 => Output::I64(a),
-                        OutputType::Int32 => Output::I32(a.mapv(|v| v as i32)),
-                        _ => Output::Bool(a.mapv(|v| v != 0)),
-                    })
-                }
-                (OutputType::Float(kiln_ir::DType::F32), r) if !r.is_some_and(|r| r.mean) => {
-                    let zeros = kiln_ir::shape::try_filled(n, 0.0f32, what)?;
-                    Temp::F32(
-                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
-                            .map_err(|e| Error::Output(e.to_string()))?,
-                    )
-                }
-                _ => {
-                    let zeros = kiln_ir::shape::try_filled(n, 0.0f64, what)?;
-                    Temp::F64(
-                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
-                            .map_err(|e| Error::Output(e.to_string()))?,
-                    )
-                }
-            };
-            out.push((kernel, plan, notes));
-            Ok(temp)
-        })?;
-        if let Some(f) = &self.pipeline.fused {
-            let args = stage_args(&self.pipeline, &f.stage, user, &temps)?;
-            let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-            let (kernel, plan, mut notes, _) =
-                specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
-            if !self.fused_applies(f, &refs)? {
-                notes
-                    .push("fused: declined: the maps do not share one iteration shape and dtype here".into());
-            }
-            out.push((kernel, plan, notes));
-        }
-        Ok(crate::executor::notes_for_backend(out, self.backend.name()))
+    /// Every kernel, in order, for these inputs: the kernel, its plan, what each rewrite did and how
+    /// it runs ([`crate::Engine`]: a float kernel, a typed one compiled, or one interpreted). Nothing
+    /// runs but what later kernels read.
+    pub fn explain_kernels(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<crate::Explained>> {
+        self.compiled.explain_kernels(inputs)
     }
 
     /// Specialises and readies the kernels for inputs of this form (the JIT compiles them here)
     /// without running them; a later run on inputs of the same dtypes, shapes and layouts starts at
     /// once. (A multi-kernel expression is run once, so that every kernel sees its inputs' form.)
     pub fn prepare(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
-        let user = bind(&self.pipeline.names, inputs)?;
-        if self.pipeline.is_many() {
-            // as a run: every kernel runs
-            return self.run_many_bound(&user).map(|_| ());
-        }
-        if let Some(m) = self.in_memory_order(&user) {
-            let moved = m.inputs(user.iter().copied());
-            let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-            return m.runner.prepare_bound(&refs);
-        }
-        self.prepare_bound(&user)
+        self.compiled.prepare(inputs)
     }
 
-    /// [`FusedRunner::prepare`] of one result, on the inputs in the order of
-    /// [`FusedRunner::input_names`].
-    fn prepare_bound(&self, user: &[&ArrayArg<'_>]) -> Result<()> {
-        let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
-        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        if k > 0 {
-            // as a run: the last kernel runs too
-            return self.run_stage(k, &refs, Start::Identity).map(|_| ());
-        }
-        self.specialised[k]
-            .get(
-                &self.pipeline.last().program,
-                &*self.backend,
-                &refs,
-                self.plan_options,
-                self.settings,
-            )
-            .map(|_| ())
+    /// The axis order in which the expression runs on these inputs (in the order of
+    /// [`FusedRunner::input_names`]), where it is not their own: where every input is C-contiguous
+    /// with its axes permuted alike (Fortran or transposed arrays) and the expression does not
+    /// depend on C order itself (a flat index, a contraction: see [`crate::memory_order`]). A run then reads
+    /// each input in place in that order, its axis reductions and scans along the axes mapped
+    /// alike, and gives its result back in the inputs' axes (a Fortran result for Fortran inputs,
+    /// as NumPy's `order='K'`).
+    pub fn memory_order(&self, inputs: &[&ArrayArg<'_>]) -> Option<Vec<usize>> {
+        self.compiled.memory_order(inputs)
     }
 
     /// Runs the kernel. Inputs are bound by name; names the expression does not use are ignored.
+    /// A call whose signature (names in order, dtypes, shapes, layouts) is one of the last few goes
+    /// straight to the handle bound to it; every check on the inputs still runs.
     ///
     /// # Errors
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
@@ -481,321 +219,16 @@ impl FusedRunner {
         if let Some(handle) = self.bindings.find(inputs) {
             return handle.run_checked(inputs);
         }
-        self.single("run")?;
-        let (handle, out) = self.unbound().run_prepared(inputs)?;
+        self.compiled.single("run")?;
+        let (handle, out) = self.compiled.run_prepared(inputs)?;
         self.bindings.keep(handle);
         Ok(out)
     }
 
-    /// This runner without its bindings (a handle it keeps holds a runner that keeps none).
-    pub(crate) fn unbound(&self) -> FusedRunner {
-        FusedRunner {
-            bindings: Arc::default(),
-            ..self.clone()
-        }
-    }
-
-    /// The axis order in which the expression runs on these inputs (in the order of
-    /// [`FusedRunner::input_names`]), where it is not their own: where every input is C-contiguous
-    /// with its axes permuted alike (Fortran or transposed arrays) and the expression does not
-    /// depend on C order itself (a flat index, a contraction: see [`memory_order`]). A run then reads
-    /// each input in place in that order, its axis reductions and scans along the axes mapped
-    /// alike, and gives its result back in the inputs' axes (a Fortran result for Fortran inputs,
-    /// as NumPy's `order='K'`).
-    pub fn memory_order(&self, inputs: &[&ArrayArg<'_>]) -> Option<Vec<usize>> {
-        self.in_memory_order(inputs).map(|m| m.order)
-    }
-
-    /// The run in memory order of these inputs (see [`FusedRunner::memory_order`]), if they have
-    /// one: its runner is this one where no kernel names an axis, else the one of the plan remapped
-    /// for the layout (made once per layout).
-    pub(crate) fn in_memory_order(&self, inputs: &[&ArrayArg<'_>]) -> Option<MemoryRun> {
-        let order = memory_order::common_order(inputs)?;
-        let ranks: Vec<usize> = inputs.iter().map(|a| a.shape().len()).collect();
-        let layout = memory_order::layout(&self.pipeline, &ranks, &order)?;
-        let c_result = self
-            .pipeline
-            .last()
-            .program
-            .reduction()
-            .is_some_and(|r| r.op.is_arg());
-        let runner = if layout.names_axes {
-            self.remapped(&layout)
-        } else {
-            self.clone()
-        };
-        Some(MemoryRun {
-            order,
-            stages: layout.stages,
-            result: layout.result,
-            runner,
-            c_result,
-        })
-    }
-
-    /// This runner with the plan remapped for `layout` (and its caches): made on the first run of
-    /// the layout, kept for the next.
-    fn remapped(&self, layout: &memory_order::Layout) -> FusedRunner {
-        let mut kept = self.remapped.lock().unwrap_or_else(|e| e.into_inner());
-        let r = match kept.iter().find(|r| r.stages == layout.stages) {
-            Some(r) => r.clone(),
-            None => {
-                let pipeline = memory_order::remap(&self.pipeline, layout);
-                let n = pipeline.stages.len();
-                let r = Remapped {
-                    stages: layout.stages.clone(),
-                    fallback: fallback_caches(&pipeline),
-                    pipeline: Arc::new(pipeline),
-                    specialised: Arc::new((0..n + 1).map(|_| SpecCache::default()).collect()),
-                };
-                if kept.len() >= REMAPPED {
-                    kept.remove(0);
-                }
-                kept.push(r.clone());
-                r
-            }
-        };
-        FusedRunner {
-            pipeline: r.pipeline,
-            specialised: r.specialised,
-            fallback: r.fallback,
-            remapped: Arc::default(),
-            bindings: Arc::default(),
-            ..self.clone()
-        }
-    }
-
-    /// Runs every stage but the last, then the last, on the inputs in the order of
-    /// [`FusedRunner::input_names`]; the last stage's tensor (finished).
-    pub(crate) fn run_stages(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Tensor)> {
-        let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
-        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        self.run_stage(k, &refs, Start::Identity)
-    }
-
-    /// The one stage loop (of run, run_into, prepare and explain): for each of the first `upto`
-    /// stages in order, its arguments (the user's inputs, and the results of the stages before it)
-    /// handed to `each`, whose result is what later stages read. The results, in order.
-    fn for_stages(
-        &self,
-        user: &[&ArrayArg<'_>],
-        upto: usize,
-        mut each: impl FnMut(usize, &[&ArrayArg<'_>]) -> Result<Temp>,
-    ) -> Result<Vec<Temp>> {
-        let mut temps: Vec<Temp> = Vec::new();
-        for (k, stage) in self.pipeline.stages[..upto].iter().enumerate() {
-            let t = {
-                let args = stage_args(&self.pipeline, stage, user, &temps)?;
-                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                each(k, &refs)?
-            };
-            temps.push(t);
-        }
-        Ok(temps)
-    }
-
-    /// Runs every stage but the last and readies the last (nothing of it runs): its specialisation,
-    /// and the earlier stages' results.
-    pub(crate) fn ready_last(&self, user: &[&ArrayArg<'_>]) -> Result<(Arc<Specialised>, Vec<Temp>)> {
-        let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
-        let args = stage_args(&self.pipeline, self.pipeline.last(), user, &temps)?;
-        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        let spec = self.specialised[k].get(
-            &self.pipeline.last().program,
-            &*self.backend,
-            &refs,
-            self.plan_options,
-            self.settings,
-        )?;
-        Ok((spec, temps))
-    }
-
-    /// The last stage's arguments.
-    pub(crate) fn last_args<'t>(
-        &self,
-        user: &[&'t ArrayArg<'_>],
-        temps: &'t [Temp],
-    ) -> Result<Vec<ArrayArg<'t>>> {
-        stage_args(&self.pipeline, self.pipeline.last(), user, temps)
-    }
-
-    /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
-    pub(crate) fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
-        if let Some((shape, axes)) = self.runs_apart(k, args)? {
-            match &self.pipeline.stages[k].program.work {
-                Work::Compound(_, _, pair) => return self.run_siblings(k, pair, args, &shape, &axes),
-                Work::Siblings(parts) => return self.run_components(k, parts, args),
-                _ => unreachable!("only compound and sibling stages run apart"),
-            }
-        }
-        let (spec, t) = self.run_stage(k, args, Start::Identity)?;
-        Ok(Temp::of(Output::try_from(t)?, spec.typed.is_some()))
-    }
-
-    /// Whether compound or sibling stage `k` runs as the reductions it merged on `args`: for
-    /// integer or bool inputs (a typed kernel has no such form), or where the backend does not
-    /// run its one pass over these axes; then the iteration shape and the reduced axes.
-    fn runs_apart(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Option<(Vec<usize>, Vec<usize>)>> {
-        let program = &self.pipeline.stages[k].program;
-        let Some(axes) = program.component_axes() else {
-            return Ok(None);
-        };
-        let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
-        let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
-        // integer or bool inputs: a compound or sibling stage runs as one pass where the float path
-        // reads them converted (`var(i)`, `sum(i * 0.5) + max(i * 0.5)`), else apart (typed); float
-        // inputs always take the float path (asked first: this runs at every call)
-        let typed = !args.iter().all(|a| a.elem().is_float())
-            && crate::executor::float_path_of(program, args).is_none();
-        let one_pass = match &program.work {
-            Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
-            _ => self.backend.runs_compound(&axes, shape.len()),
-        };
-        Ok((typed || !one_pass).then_some((shape, axes)))
-    }
-
-    /// A sibling stage `k` that the backend does not run for these inputs, as the reductions it
-    /// merged, one pass each: each component's result as its reduction gives it.
-    fn run_components(&self, k: usize, parts: &[Sibling], args: &[&ArrayArg<'_>]) -> Result<Temp> {
-        let typed = args.iter().any(|a| !a.elem().is_float());
-        let temps = parts
-            .iter()
-            .zip(self.fallback[k].iter())
-            .map(|(part, cache)| {
-                let own: Vec<&ArrayArg<'_>> = part.inputs.iter().map(|&i| args[i]).collect();
-                let t = self.run_program(&part.program, cache, &own, Start::Identity)?.1;
-                Ok(Temp::of(Output::try_from(t)?, typed))
-            })
-            .collect::<Result<Vec<Temp>>>()?;
-        Ok(Temp::Parts(temps))
-    }
-
-    /// A compound stage `k` that the backend does not run for these shapes, as the two reductions it
-    /// replaced (two passes): their results side by side, as the compound stage gives them.
-    fn run_siblings(
-        &self,
-        k: usize,
-        pair: &Siblings,
-        args: &[&ArrayArg<'_>],
-        shape: &[usize],
-        axes: &[usize],
-    ) -> Result<Temp> {
-        let caches = &self.fallback[k];
-        let first = self
-            .run_program(&pair.first, &caches[0], args, Start::Identity)?
-            .1;
-        let typed = args.iter().any(|a| !a.elem().is_float());
-        let first = Temp::of(Output::try_from(first)?, typed);
-        let r = pair.first.reduction().expect("a sibling is a reduction");
-        let m = if r.keepdims {
-            first.arg()
-        } else {
-            twin(first.arg(), r, true)?
-        };
-        let stage = &self.pipeline.stages[k];
-        let second_args = pair
-            .second
-            .sources
-            .iter()
-            .enumerate()
-            .map(|(n, s)| {
-                if n == pair.m_input {
-                    return Ok(m.clone());
-                }
-                let i = stage.sources.iter().position(|x| x == s).ok_or_else(|| {
-                    Error::Unsupported("a merged reduction reads an input its sibling does not".into())
-                })?;
-                Ok(args[i].reborrow())
-            })
-            .collect::<Result<Vec<ArrayArg<'_>>>>()?;
-        let refs: Vec<&ArrayArg<'_>> = second_args.iter().collect();
-        let second = self
-            .run_program(&pair.second.program, &caches[1], &refs, Start::Identity)?
-            .1;
-        let second = Temp::of(Output::try_from(second)?, typed);
-        let kept: Vec<usize> = std::iter::once(2)
-            .chain((0..shape.len()).map(|a| if axes.contains(&a) { 1 } else { shape[a] }))
-            .collect();
-        let both = match (&first, &second) {
-            (Temp::F32(a), Temp::F32(b)) => Temp::F32(
-                ArrayD::from_shape_vec(IxDyn(&kept), a.iter().chain(b.iter()).copied().collect())
-                    .map_err(|e| Error::Output(e.to_string()))?,
-            ),
-            _ => {
-                let f = |t: &Temp| -> Vec<f64> {
-                    match t {
-                        Temp::F64(a) => a.iter().copied().collect(),
-                        Temp::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
-                        // an integer pipeline's sums: the compound result is a float array
-                        Temp::Typed(o) => o.clone().into_f64().iter().copied().collect(),
-                        Temp::Parts(_) => unreachable!("a reduction's result is one array"),
-                    }
-                };
-                let mut v = f(&first);
-                v.extend(f(&second));
-                Temp::F64(ArrayD::from_shape_vec(IxDyn(&kept), v).map_err(|e| Error::Output(e.to_string()))?)
-            }
-        };
-        Ok(both)
-    }
-
-    /// Runs stage `k` on `args`; its tensor, finished (mean, keepdims).
-    pub(crate) fn run_stage(
-        &self,
-        k: usize,
-        args: &[&ArrayArg<'_>],
-        start: Start<'_>,
-    ) -> Result<(Arc<Specialised>, Tensor)> {
-        self.run_program(
-            &self.pipeline.stages[k].program,
-            &self.specialised[k],
-            args,
-            start,
-        )
-    }
-
-    /// Runs `program` (specialised through `cache`) on `args`; its tensor, finished (mean, keepdims).
-    fn run_program(
-        &self,
-        program: &Program,
-        cache: &SpecCache,
-        args: &[&ArrayArg<'_>],
-        start: Start<'_>,
-    ) -> Result<(Arc<Specialised>, Tensor)> {
-        let spec = cache.get(program, &*self.backend, args, self.plan_options, self.settings)?;
-        let bufs = buffers(&spec, args)?;
-        let start = match (start, program.reduction().and_then(|r| r.initial)) {
-            (Start::Identity, Some(v)) => Start::Initial(v),
-            (s, _) => s,
-        };
-        // a scan carries its start in the kernel (a rewritten contraction's `initial` too); folding
-        // into the previous outputs adds them once to each output: `y ⊕ s`
-        let (start, previous) = match (&spec.kernel.kind, start) {
-            (KernelKind::Scan(_), Start::Each(prev)) => (Start::Identity, Some(prev)),
-            (KernelKind::Scan(_), _) => (Start::Identity, None),
-            (_, s) => (s, None),
-        };
-        let ctx = RunCtx {
-            start,
-            parallel: &self.parallel,
-        };
-        let mut t = spec.exe.run(&spec.kernel, &spec.plan, &bufs, &ctx)?;
-        if let (Some(prev), KernelKind::Scan(scan)) = (previous, &spec.kernel.kind) {
-            t.values = fold_previous(t.values, prev, scan.op);
-        }
-        let t = match &program.work {
-            Work::Siblings(parts) => finish_siblings(t, &spec.kernel, parts),
-            _ => finish(t, &spec.kernel, program.reduction()),
-        };
-        Ok((spec, t))
-    }
-
     /// Runs the expression into `out`, which must be C-contiguous, of the result's shape and of the
     /// kernel's float dtype. An elementwise or scan last kernel writes straight into it (no allocation
-    /// for the result); a reduction's result is copied in.
+    /// for the result); a reduction's result is copied in. A repeated signature goes straight to
+    /// its bound handle, as [`FusedRunner::run`].
     ///
     /// # Errors
     /// As [`FusedRunner::run`], and if `out` does not fit the result.
@@ -807,9 +240,9 @@ impl FusedRunner {
         if let Some(handle) = self.bindings.find(inputs) {
             return handle.run_into_checked(inputs, out);
         }
-        self.run_into_impl(inputs, out, false)?;
+        self.compiled.run_into_impl(inputs, out, false)?;
         // a one-kernel signature is bound now (its specialisation was made by the run)
-        if let Ok(Some(handle)) = self.unbound().bind_without_run(inputs) {
+        if let Ok(Some(handle)) = self.compiled.bind_without_run(inputs) {
             self.bindings.keep(handle);
         }
         Ok(())
@@ -828,328 +261,94 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        match self.pipeline.last().program.reduction() {
-            Some(r) if r.op.takes_initial() && r.initial.is_none() && !r.mean => {}
-            _ => {
-                return Err(Error::Unsupported(
-                    "run_accumulate needs a sum, prod, min or max (without initial) as the last kernel"
-                        .into(),
-                ));
-            }
-        }
-        self.run_into_impl(inputs, out, true)
+        self.compiled.run_accumulate(inputs, out)
     }
 
-    fn run_into_impl<A: Float, D: Dimension>(
+    /// Runs and returns every result, in the order of the expressions (a runner of one expression
+    /// gives one). Inputs are bound by name.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`].
+    pub fn run_many(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
+        self.compiled.run_many(inputs)
+    }
+
+    /// Runs into `outs`, one C-contiguous array per result, each of its result's shape and of float
+    /// type `A`. A repeated signature of C-contiguous inputs of type `A` goes straight to the handle
+    /// bound to it, as [`FusedRunner::run`] (maps of one iteration space: one compiled pass into
+    /// `outs`, no result allocated or copied).
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run_many`], a count of outputs other than the results', and an output that
+    /// does not fit its result (its position says which).
+    pub fn run_into_many<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        out: ArrayViewMut<'_, A, D>,
-        accumulate: bool,
+        outs: &mut [ArrayViewMut<'_, A, D>],
     ) -> Result<()> {
-        self.single(if accumulate { "run_accumulate" } else { "run_into" })?;
-        let user = bind(&self.pipeline.names, inputs)?;
-        if let Some(m) = self.in_memory_order(&user) {
-            let out = out.into_dyn();
-            // the result is written in memory order where `out` with its axes in the result's
-            // order is C-contiguous; else the inputs are read in their own order
-            let mut out = out;
-            if out.ndim() == m.result.len() && out.view().permuted_axes(IxDyn(&m.result)).is_standard_layout()
-            {
-                let moved = m.inputs(user.iter().copied());
-                let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
-                let permuted = out.view_mut().permuted_axes(IxDyn(&m.result));
-                match m.runner.run_into_bound(&refs, permuted, accumulate) {
-                    // an output that does not fit is reported by the run in the user's order,
-                    // with the user's shapes (which overwrites whatever this run wrote; an
-                    // accumulating run reports its own error rather than add twice)
-                    Err(Error::Output(_)) if !accumulate => {}
-                    done => return done,
-                }
-            }
-            return self.run_into_bound(&user, out, accumulate);
+        if let Some(handle) = self.bindings.find(inputs)
+            && let Some(done) = handle.run_into_many_named(inputs, outs)
+        {
+            return done;
         }
-        self.run_into_bound(&user, out, accumulate)
+        self.compiled.run_into_many(inputs, outs)?;
+        // the signature is bound for the next call (binding runs the expression once more, as
+        // `prepared` does: a new signature costs two runs, a repeated one none of this)
+        if let Ok(handle) = self.compiled.prepared(inputs) {
+            self.bindings.keep(handle);
+        }
+        Ok(())
     }
 
-    /// [`FusedRunner::run_into`] (or `run_accumulate`) on the inputs in the order of
-    /// [`FusedRunner::input_names`].
-    pub(crate) fn run_into_bound<A: Float, D: Dimension>(
-        &self,
-        user: &[&ArrayArg<'_>],
-        mut out: ArrayViewMut<'_, A, D>,
-        accumulate: bool,
-    ) -> Result<()> {
-        let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
-        let stage = self.pipeline.last();
-        let args = stage_args(&self.pipeline, stage, user, &temps)?;
-        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        let spec = self.specialised[k].get(
-            &stage.program,
-            &*self.backend,
-            &refs,
-            self.plan_options,
-            self.settings,
-        )?;
-        let (want, out_type) = result_form(&spec, stage.program.reduction());
-        if out.shape() != want.as_slice() || out_type != OutputType::Float(A::DTYPE) {
-            return Err(Error::Output(format!(
-                "the output is {}{:?} but the kernel gives {}{:?}",
-                A::DTYPE,
-                out.shape(),
-                out_type,
-                want
-            )));
-        }
-        let slice = out
-            .as_slice_mut()
-            .ok_or_else(|| Error::Output("the output array is not C-contiguous".into()))?;
-        if accumulate {
-            let prev: Vec<f64> = slice.iter().map(|v| v.to_f64()).collect();
-            let t = self.run_stage(k, &refs, Start::Each(&prev))?.1;
-            return crate::backend::copy_into(t.values, A::out_slice(slice));
-        }
-        // maps and scans (a scan's start lives in its kernel) write straight into `out`
-        if matches!(spec.kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
-            let bufs = buffers(&spec, &refs)?;
-            let ctx = RunCtx {
-                start: Start::Identity,
-                parallel: &self.parallel,
-            };
-            return spec
-                .exe
-                .run_into(&spec.kernel, &spec.plan, &bufs, A::out_slice(slice), &ctx);
-        }
-        let t = self.run_stage(k, &refs, Start::Identity)?.1;
-        crate::backend::copy_into(t.values, A::out_slice(slice))
+    /// Binds this runner to the names, dtypes and shapes (and layouts) of `inputs`, and compiles its
+    /// kernels for them: the handle's calls pass inputs of the same forms in the same order.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`] (the expression runs once, so that every kernel sees its inputs).
+    pub fn prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Prepared> {
+        self.compiled.prepared(inputs)
     }
-}
 
-/// The arguments of a stage: user inputs as given (placed along their axes in a contraction),
-/// earlier results from `temps` (reshaped where the stage reads a reduction's keepdims twin).
-pub(crate) fn stage_args<'t>(
-    pipeline: &Pipeline,
-    stage: &Stage,
-    user: &[&'t ArrayArg<'_>],
-    temps: &'t [Temp],
-) -> Result<Vec<ArrayArg<'t>>> {
-    let contraction = stage.program.contraction();
-    stage
-        .sources
-        .iter()
-        .enumerate()
-        .map(|(n, s)| {
-            let arg = match *s {
-                Source::Input(i) => user[i].reborrow(),
-                _ => temp_arg(pipeline, *s, temps)?,
-            };
-            match contraction {
-                Some(c) => place(arg, &stage.program.names[n], &c.placements[n], c.index.len()),
-                None => Ok(arg),
-            }
-        })
-        .collect()
-}
-
-/// An earlier stage's result as `s` reads it (`s` is not a user input).
-pub(crate) fn temp_arg<'t>(pipeline: &Pipeline, s: Source, temps: &'t [Temp]) -> Result<ArrayArg<'t>> {
-    match s {
-        Source::Stage(k) => Ok(temps[k].arg()),
-        Source::Dropped(k) | Source::Kept(k) => {
-            let Some(r) = pipeline.stages[k].program.reduction() else {
-                unreachable!("a keepdims twin is a reduction");
-            };
-            twin(temps[k].arg(), r, matches!(s, Source::Kept(_)))
-        }
-        Source::Part {
-            stage,
-            part,
-            keepdims,
-        } => {
-            let program = &pipeline.stages[stage].program;
-            if let (Temp::Parts(each), Work::Siblings(parts)) = (&temps[stage], &program.work) {
-                // a component run alone: its result as its reduction shaped it
-                let r = parts[part as usize].reduction();
-                let one = each[part as usize].arg();
-                return if r.keepdims == keepdims {
-                    Ok(one)
-                } else {
-                    twin(one, r, keepdims)
-                };
-            }
-            let axes = program
-                .component_axes()
-                .expect("a component is of a compound or sibling stage");
-            let one = crate::array::map_view!(temps[stage].arg(), v => v.index_axis_move(ndarray::Axis(0), part as usize));
-            if keepdims {
-                return Ok(one);
-            }
-            twin(one, &Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()), false)
-        }
-        Source::Input(_) => unreachable!("a user input is no stage's result"),
+    /// [`FusedRunner::run`] that also returns a handle bound to the forms of `inputs`: preparing runs
+    /// the expression once, and this keeps that run's result instead of running again (a caller that
+    /// prepares on the first call of a form, such as the Python package, pays for one run).
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`].
+    pub fn run_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Output)> {
+        self.compiled.run_prepared(inputs)
     }
-}
 
-/// A reduction's result `arg` (of `r`'s keepdims) read as its keepdims twin: the reduced axes put
-/// back as length 1 (`keep`), or dropped. Views, no copy.
-fn twin<'t>(arg: ArrayArg<'t>, r: &Reduction, keep: bool) -> Result<ArrayArg<'t>> {
-    let rank = match (&r.axes, keep) {
-        (crate::expr::Axes::Some(a), true) => arg.shape().len() + a.len(),
-        _ => arg.shape().len(),
-    };
-    let axes = match &r.axes {
-        crate::expr::Axes::All => (0..rank).collect(),
-        crate::expr::Axes::Some(a) => kiln_ir::shape::normalize_axes(a, rank)?,
-    };
-    fn reshape<'v, T>(
-        mut v: ndarray::ArrayViewD<'v, T>,
-        axes: &[usize],
-        keep: bool,
-    ) -> ndarray::ArrayViewD<'v, T> {
-        if keep {
-            for &a in axes {
-                v.insert_axis_inplace(ndarray::Axis(a));
-            }
-        } else {
-            for &a in axes.iter().rev() {
-                v.index_axis_inplace(ndarray::Axis(a), 0);
-            }
-        }
-        v
+    /// Binds a handle (as [`FusedRunner::prepared`]) whose results overwrite inputs: result `o` is
+    /// written into the input named `updated[o]`, in one pass ([`Prepared::update`]). `inputs` binds
+    /// every input, the updated ones included.
+    ///
+    /// ```
+    /// use kiln::FusedRunner;
+    /// use ndarray::{arr0, Array1};
+    /// let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?;
+    /// let (mut p, mut v) = (Array1::<f64>::zeros(64), Array1::<f64>::ones(64));
+    /// let (dt, g) = (arr0(0.01), arr0(-9.81));
+    /// let h = step.prepared_update(
+    ///     &[("p", (&p).into()), ("v", (&v).into()), ("dt", (&dt).into()), ("g", (&g).into())],
+    ///     &["p", "v"],
+    /// )?;
+    /// for _ in 0..10 {
+    ///     let (p, v) = (p.as_slice_mut().unwrap(), v.as_slice_mut().unwrap());
+    ///     h.update(&mut [p, v], &[dt.as_slice().unwrap(), g.as_slice().unwrap()])?;
+    /// }
+    /// assert!(p[0] > 0.0 && v[0] < 1.0);
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The errors of [`FusedRunner::prepared`]; an update count other than the results', a name
+    /// that is not bound or is updated twice; and an update that is not safe in place or not on the
+    /// direct path (the error says why: a result that is not a map of the one kernel, an input read
+    /// broadcast or of another shape than the iteration's, another dtype, a strided view).
+    pub fn prepared_update(&self, inputs: &[(&str, ArrayArg<'_>)], updated: &[&str]) -> Result<Prepared> {
+        self.compiled.prepared_update(inputs, updated)
     }
-    Ok(crate::array::map_view!(arg, v => reshape(v, &axes, keep)))
-}
-
-/// `arg` with size-1 axes inserted so that its axes lie along `placement` of `rank` axes.
-fn place<'t>(arg: ArrayArg<'t>, name: &str, placement: &[usize], rank: usize) -> Result<ArrayArg<'t>> {
-    if arg.shape().len() != placement.len() {
-        return Err(Error::Unsupported(format!(
-            "input '{name}' has {} axes but is subscripted with {} indices",
-            arg.shape().len(),
-            placement.len()
-        )));
-    }
-    let missing: Vec<usize> = (0..rank).filter(|a| !placement.contains(a)).collect();
-    Ok(crate::array::map_view!(arg, v => {
-        let mut v = v;
-        for &a in &missing {
-            v.insert_axis_inplace(ndarray::Axis(a));
-        }
-        v
-    }))
-}
-
-/// `prev[o] ⊕ s[o]` per output, in f64, rounded once: a scan folded into the previous outputs.
-fn fold_previous(values: Values, prev: &[f64], op: kiln_ir::ScanOp) -> Values {
-    let f = |s: f64, p: f64| op.apply_f64(p, s);
-    match values {
-        Values::F64(v) => Values::F64(v.iter().zip(prev).map(|(&s, &p)| f(s, p)).collect()),
-        Values::F32(v) => Values::F32(v.iter().zip(prev).map(|(&s, &p)| f(s as f64, p) as f32).collect()),
-        other => other,
-    }
-}
-
-/// The shape and type of the result a stage whose kernel is `spec` gives.
-pub(crate) fn result_form(spec: &Specialised, reduce: Option<&Reduction>) -> (Vec<usize>, OutputType) {
-    let shape = result_shape(&spec.kernel, reduce);
-    let out_type = match reduce {
-        Some(r) if r.mean => OutputType::Float(spec.kernel.dtype),
-        _ => spec.output_type(),
-    };
-    (shape, out_type)
-}
-
-/// The shape a stage gives: the kernel's output shape, with the reduced axes as 1 under keepdims.
-fn result_shape(kernel: &KernelIR, reduce: Option<&Reduction>) -> Vec<usize> {
-    match (&kernel.kind, reduce) {
-        // both statistics, each with the reduced axes kept as 1 (a later stage drops them if it
-        // reads them dropped)
-        (KernelKind::Compound { axes, .. } | KernelKind::Siblings { axes, .. }, _) => {
-            std::iter::once(kernel.components())
-                .chain((0..kernel.shape.len()).map(|a| if axes.contains(&a) { 1 } else { kernel.shape[a] }))
-                .collect()
-        }
-        (KernelKind::Reduce { axes, .. }, Some(r)) => r.result_shape(&kernel.shape, axes),
-        _ => kernel.output_shape(),
-    }
-}
-
-/// A stage's tensor finished: a mean divided by the count of values reduced into each output (as
-/// NumPy's `mean`: the sum, in f64 for f32 data and rounded once, divided in the result's dtype; a
-/// sum of truth values gives f64), and reshaped for keepdims.
-pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction>) -> Tensor {
-    if let KernelKind::Compound { .. } | KernelKind::Siblings { .. } = &kernel.kind {
-        t.shape = result_shape(kernel, None);
-        return t;
-    }
-    let Some(r) = reduce else { return t };
-    let KernelKind::Reduce { axes, .. } = &kernel.kind else {
-        return t;
-    };
-    if r.mean {
-        let count: usize = axes.iter().map(|&a| kernel.shape[a]).product();
-        t.values = match t.values {
-            Values::F64(v) => Values::F64(v.into_iter().map(|x| x / count as f64).collect()),
-            Values::F32(v) => Values::F32(v.into_iter().map(|x| x / count as f32).collect()),
-            Values::I64(v) => Values::F64(v.into_iter().map(|x| x as f64 / count as f64).collect()),
-            Values::I32(v) => Values::F64(v.into_iter().map(|x| x as f64 / count as f64).collect()),
-            Values::Bool(v) => Values::F64(
-                v.into_iter()
-                    .map(|x| f64::from(u8::from(x)) / count as f64)
-                    .collect(),
-            ),
-        };
-    }
-    t.shape = r.result_shape(&kernel.shape, axes);
-    t
-}
-
-/// A sibling stage's tensor finished: every component with the reduced axes kept as 1, a mean's
-/// divided by the count of values reduced into each output, as [`finish`] divides a mean alone.
-fn finish_siblings(mut t: Tensor, kernel: &KernelIR, parts: &[Sibling]) -> Tensor {
-    t.shape = result_shape(kernel, None);
-    let axes = kernel.kind.reduced_axes();
-    let count: usize = axes.iter().map(|&a| kernel.shape[a]).product();
-    let n_out = t.shape[1..].iter().product::<usize>();
-    for (c, part) in parts.iter().enumerate() {
-        if !part.reduction().mean || n_out == 0 {
-            continue;
-        }
-        let range = c * n_out..(c + 1) * n_out;
-        match &mut t.values {
-            Values::F64(v) => v[range].iter_mut().for_each(|x| *x /= count as f64),
-            Values::F32(v) => v[range].iter_mut().for_each(|x| *x /= count as f32),
-            _ => unreachable!("sibling components are float reductions"),
-        }
-    }
-    t
-}
-
-/// One cache per reduction a compound or sibling stage replaced, per stage (used where the
-/// backend does not run the stage's one pass).
-fn fallback_caches(p: &Pipeline) -> Arc<Vec<Vec<SpecCache>>> {
-    let per = |s: &Stage| match &s.program.work {
-        Work::Siblings(parts) => parts.len(),
-        _ => 2,
-    };
-    Arc::new(
-        p.stages
-            .iter()
-            .map(|s| (0..per(s)).map(|_| SpecCache::default()).collect())
-            .collect(),
-    )
-}
-
-/// The plan that runs on `backend`: sibling reductions merged into compound stages where it runs
-/// them ([`Backend::compound_reductions`]), else the plan as lowered; and what the rewrite did.
-fn plan_for(lowered: &Arc<Pipeline>, backend: &dyn Backend) -> (Arc<Pipeline>, Vec<String>) {
-    if !backend.compound_reductions() {
-        return (lowered.clone(), Vec::new());
-    }
-    let (p, mut notes) = crate::siblings::merge_siblings(lowered);
-    let (p, more) = crate::sibling_pass::merge_reductions(&p);
-    notes.extend(more);
-    (Arc::new(p), notes)
 }
 
 /// The interpreter backend, shared.

@@ -12,6 +12,7 @@
 //! conversion or a copy, run on a copy of the input's previous values: the same result.
 
 use crate::array::{ArrayArg, Element, Float};
+use crate::compiled::Compiled;
 use crate::error::{Error, Result};
 use crate::executor::{bind, same};
 use crate::program::Source;
@@ -51,7 +52,7 @@ impl FusedRunner {
             return done;
         }
         // integers and bools: a run over a copy of the previous values, then written back
-        self.update_checks(name, inputs)?;
+        self.compiled.update_checks(name, inputs)?;
         let previous = target.to_owned().into_dyn();
         let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
         all.push((name, A::arg(previous.view())));
@@ -68,10 +69,38 @@ impl FusedRunner {
         Ok(())
     }
 
+    /// [`FusedRunner::run_update`] of a float target: the JIT reads the input through the pointer
+    /// it writes where it can, else a run into the target from a copy of its previous values.
+    pub(crate) fn run_update_float<A: Float>(
+        &self,
+        name: &str,
+        inputs: &[(&str, ArrayArg<'_>)],
+        mut target: ArrayViewMutD<'_, A>,
+    ) -> Result<()> {
+        let dtype = kiln_ir::ElemType::of_float(A::DTYPE);
+        if let Some(h) = self.bindings.find_update(name, inputs, dtype, target.shape())
+            && let Some(slice) = target.as_slice_mut()
+            && let Some(done) = h.update_named(inputs, slice)
+        {
+            return done;
+        }
+        self.compiled
+            .run_update_general(name, inputs, target.view_mut())?;
+        // bind the signature for the next call (where the update is one compiled map)
+        let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
+        all.push((name, A::arg(target.view())));
+        if let Ok(h) = self.compiled.prepared_update(&all, &[name]) {
+            self.bindings.keep_update(h);
+        }
+        Ok(())
+    }
+}
+
+impl Compiled {
     /// The checks of an in-place update of input `name` that need no run: it is an input, not given
     /// again in `inputs`, read by the last kernel only, which is a map. Its position among the
     /// expression's inputs.
-    fn update_checks(&self, name: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Result<usize> {
+    pub(crate) fn update_checks(&self, name: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Result<usize> {
         self.single("run_update")?;
         let names = &self.pipeline().names;
         let Some(t) = names.iter().position(|n| n == name) else {
@@ -105,33 +134,8 @@ impl FusedRunner {
         Ok(t)
     }
 
-    /// [`FusedRunner::run_update`] of a float target: the JIT reads the input through the pointer
-    /// it writes where it can, else a run into the target from a copy of its previous values.
-    pub(crate) fn run_update_float<A: Float>(
-        &self,
-        name: &str,
-        inputs: &[(&str, ArrayArg<'_>)],
-        mut target: ArrayViewMutD<'_, A>,
-    ) -> Result<()> {
-        let dtype = kiln_ir::ElemType::of_float(A::DTYPE);
-        if let Some(h) = self.bindings.find_update(name, inputs, dtype, target.shape())
-            && let Some(slice) = target.as_slice_mut()
-            && let Some(done) = h.update_named(inputs, slice)
-        {
-            return done;
-        }
-        self.run_update_general(name, inputs, target.view_mut())?;
-        // bind the signature for the next call (where the update is one compiled map)
-        let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-        all.push((name, A::arg(target.view())));
-        if let Ok(h) = self.unbound().prepared_update(&all, &[name]) {
-            self.bindings.keep_update(h);
-        }
-        Ok(())
-    }
-
     /// [`FusedRunner::run_update_float`] through the stage loop.
-    fn run_update_general<A: Float>(
+    pub(crate) fn run_update_general<A: Float>(
         &self,
         name: &str,
         inputs: &[(&str, ArrayArg<'_>)],
@@ -162,7 +166,7 @@ impl FusedRunner {
                 )));
             }
             let args = self.last_args(&user, &temps)?;
-            let direct = spec.exe.bound_jit().is_some()
+            let direct = spec.exe.direct()
                 && kernel.dtype == A::DTYPE
                 && kernel.output_type() == OutputType::Float(A::DTYPE)
                 && matches!(kernel.kind, KernelKind::Map)
@@ -194,15 +198,15 @@ impl FusedRunner {
                     let (_, a) = inputs.iter().find(|(m, _)| *m == names[i]).expect("bound above");
                     Ok(InputRef::View(A::view_of(a).expect("dtypes checked")))
                 }
-                other => A::view_of(&crate::runner::temp_arg(self.pipeline(), other, &temps)?)
+                other => A::view_of(&crate::compiled::temp_arg(self.pipeline(), other, &temps)?)
                     .map(InputRef::View)
                     .ok_or_else(|| Error::Output("an intermediate of another dtype".into())),
             })
             .collect::<Result<_>>()?;
         let out = target.as_slice_mut().expect("checked C-contiguous");
-        let code = spec.exe.bound_jit().expect("checked above");
         let cfg = self.parallel().jit_config(out.len(), Start::Identity);
-        Ok(code.run_into_with(&refs, out, &cfg)?)
+        spec.exe
+            .call_into(A::direct_inputs(&refs), A::out_slice(out), &cfg)
     }
 }
 

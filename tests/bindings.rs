@@ -369,3 +369,73 @@ fn views_of_any_dimensionality_and_layout_bind_alike() {
         assert!(same_bits(&runner.run(&args).unwrap().into_f64(), &want));
     }
 }
+
+/// The fast call is on the executable interface (issue 24 item 3): the JIT's executable takes the
+/// direct calls and gives its general run's bits; the interpreter's says it takes none, and a
+/// direct call to it is an error, not a panic.
+#[test]
+fn direct_calls_are_on_the_executable_trait() {
+    use kiln::{Backend, DirectInputs, Executable, OutSlice, Parallel, RunCtx};
+    use kiln_jit::{InputRef, RunConfig, Workspace};
+    let runner = FusedRunner::compile_text("a*x + y").unwrap();
+    let (x, y, a) = (data(37, 0.0), data(37, 1.0), Array0::from_elem((), 2.5));
+    let inputs = [("a", (&a).into()), ("x", (&x).into()), ("y", (&y).into())];
+    let (kernel, plan) = runner.explain(&inputs).unwrap();
+    // the kernel's inputs in its own order
+    let names: Vec<&str> = kernel.inputs.iter().map(|d| d.name.as_str()).collect();
+    let slice = |n: &str| match n {
+        "a" => a.as_slice().unwrap(),
+        "x" => x.as_slice().unwrap(),
+        _ => y.as_slice().unwrap(),
+    };
+    let refs: Vec<InputRef<'_, f64>> = names.iter().map(|n| InputRef::Slice(slice(n))).collect();
+    let bufs = kiln::Buffers::F64(
+        names
+            .iter()
+            .zip(&kernel.inputs)
+            .map(|(n, d)| kiln::Buffer {
+                data: kiln::BufferData::Contiguous(slice(n).into()),
+                shape: d.shape.clone(),
+            })
+            .collect(),
+    );
+    let parallel = Parallel::new(1);
+    let ctx = RunCtx {
+        start: kiln::kiln_ir::Start::Identity,
+        parallel: &parallel,
+    };
+    let cfg = RunConfig::default();
+
+    let jit: Box<dyn Executable> = kiln::jit::Jit::default().prepare(&kernel, &plan).unwrap();
+    assert!(jit.direct());
+    let general = jit.run(&kernel, &plan, &bufs, &ctx).unwrap();
+    let mut out = vec![0.0; 37];
+    jit.call_into(DirectInputs::F64(&refs), OutSlice::F64(&mut out), &cfg)
+        .unwrap();
+    let fresh = jit
+        .call(DirectInputs::F64(&refs), &cfg, &mut Workspace::new())
+        .unwrap();
+    let kiln::kiln_ir::Values::F64(want) = general.values else {
+        panic!("an f64 kernel gives f64 values")
+    };
+    let kiln::kiln_ir::Values::F64(got) = fresh.values else {
+        panic!("an f64 kernel gives f64 values")
+    };
+    assert!(want.iter().zip(&out).all(|(w, o)| w.to_bits() == o.to_bits()));
+    assert!(want.iter().zip(&got).all(|(w, o)| w.to_bits() == o.to_bits()));
+    assert!(jit.serial_map().is_some(), "a float map has a serial form");
+    // an output of another dtype than the kernel's: an error
+    let mut wrong = vec![0.0f32; 37];
+    assert!(
+        jit.call_into(DirectInputs::F64(&refs), OutSlice::F32(&mut wrong), &cfg)
+            .is_err()
+    );
+
+    let interp = kiln::Interpreter.prepare(&kernel, &plan).unwrap();
+    assert!(!interp.direct());
+    assert!(interp.serial_map().is_none());
+    let err = interp
+        .call_into(DirectInputs::F64(&refs), OutSlice::F64(&mut out), &cfg)
+        .unwrap_err();
+    assert!(matches!(err, Error::Unsupported(_)), "{err}");
+}

@@ -541,3 +541,58 @@ fn a_reduction_of_one_point_beside_maps() {
         }
     }
 }
+
+/// The ordinary call of several results into given arrays keeps the binding of its recent
+/// signatures (issue 24): repeated and alternating signatures give run_many's bits every time, and a
+/// wrong call after a bound one is still an error naming what is wrong.
+#[test]
+fn run_into_many_by_name_is_bound_and_gives_run_manys_bits() {
+    let runner = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt; sum(v*v)").unwrap();
+    let maps = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt").unwrap();
+    let mut rng = Rng::new(11);
+    let (dt, g) = (Array0::from_elem((), 0.01), Array0::from_elem((), -9.81));
+    for round in 0..3 {
+        for n in [1usize, 7, 64, 1000] {
+            let (p, v) = (data(&mut rng, &[n]), data(&mut rng, &[n]));
+            let named = [
+                ("p", ArrayArg::from(&p)),
+                ("v", ArrayArg::from(&v)),
+                ("dt", ArrayArg::from(&dt)),
+                ("g", ArrayArg::from(&g)),
+            ];
+            for r in [&runner, &maps] {
+                let want: Vec<ArrayD<f64>> = r
+                    .run_many(&named)
+                    .unwrap()
+                    .into_iter()
+                    .map(Output::into_f64)
+                    .collect();
+                let mut outs: Vec<ArrayD<f64>> = want.iter().map(|w| ArrayD::zeros(w.shape())).collect();
+                let mut views: Vec<_> = outs.iter_mut().map(|o| o.view_mut()).collect();
+                r.run_into_many(&named, &mut views).unwrap();
+                for (k, (o, w)) in outs.iter().zip(&want).enumerate() {
+                    assert!(
+                        bits_equal(o.as_slice().unwrap(), w.as_slice().unwrap()),
+                        "round {round}, n {n}, result {k}"
+                    );
+                }
+            }
+        }
+    }
+    // a wrong output after the signature is bound: an error, not a panic
+    let (p, v) = (data(&mut rng, &[64]), data(&mut rng, &[64]));
+    let named = [
+        ("p", ArrayArg::from(&p)),
+        ("v", ArrayArg::from(&v)),
+        ("dt", ArrayArg::from(&dt)),
+        ("g", ArrayArg::from(&g)),
+    ];
+    let mut a = ArrayD::<f64>::zeros(IxDyn(&[64]));
+    let mut b = ArrayD::<f64>::zeros(IxDyn(&[63]));
+    let err = maps
+        .run_into_many(&named, &mut [a.view_mut(), b.view_mut()])
+        .unwrap_err();
+    assert!(err.to_string().contains("output 1"), "{err}");
+    let err = maps.run_into_many(&named, &mut [a.view_mut()]).unwrap_err();
+    assert!(err.to_string().contains("1 outputs given for 2 results"), "{err}");
+}

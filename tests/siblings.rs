@@ -278,3 +278,34 @@ fn integer_inputs_of_float_values_in_one_pass() {
         }
     }
 }
+
+/// Whether a sibling or compound stage runs in one pass or as its reductions is decided once per
+/// form of its inputs (issue 24 item 4) and kept beside its kernels: one runner called with
+/// float, integer (run apart: the typed path), float32 and column-axis (apart: leading axes) forms in
+/// turn, each form more than once, gives every time what a fresh runner gives for that form alone.
+#[test]
+fn one_runner_decides_each_form_once_and_keeps_it_apart_from_the_others() {
+    for src in [
+        "sum(x, axis=1); max(x, axis=1); min(x, axis=1)",
+        "x - mean(x, axis=1, keepdims=1); var(x, axis=1)",
+        "sum(x, axis=0); max(x, axis=0)",
+    ] {
+        let kept = runner(src, "jit");
+        let mut rng = Rng::new(7);
+        let f = Array2::from_shape_fn((5, 7), |_| rng.uniform(-3.0, 3.0));
+        let i = f.mapv(|v| (v * 10.0) as i64);
+        let s = f.mapv(|v| v as f32);
+        let wide = Array2::from_shape_fn((3, 40), |_| rng.uniform(-3.0, 3.0));
+        let forms: [ArrayArg<'_>; 4] = [(&f).into(), (&i).into(), (&s).into(), (&wide).into()];
+        for round in 0..3 {
+            for (n, x) in forms.iter().enumerate() {
+                let got = results(&kept, x.reborrow());
+                let want = results(&runner(src, "jit"), x.reborrow());
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same_bits(g, w), "{src}, form {n}, round {round}: {g} vs {w}");
+                }
+            }
+        }
+    }
+}

@@ -164,6 +164,40 @@ fn numpy_types_and_values() {
     assert!(checked > 1000, "{checked} rows");
 }
 
+/// How each kernel runs is a value of `explain_kernels` (kiln::Engine), which the CLI reads
+/// rather than the wording of a note: a float kernel, a typed one the JIT compiles, one it declines
+/// and one under the interpreter backend.
+#[test]
+fn explain_kernels_give_the_engine_as_a_value() {
+    use kiln::Engine;
+    let (i, j) = (array![1i32, 2, 3], array![4i32, 5, 6]);
+    let x = array![1.0, 2.0];
+    let engine = |src: &str, inputs: &[(&str, kiln::ArrayArg<'_>)], interp: bool| {
+        let mut r = FusedRunner::compile_text(src).unwrap();
+        if interp {
+            r = r.with_backend(kiln::interpreter());
+        }
+        let all = r.explain_kernels(inputs).unwrap();
+        let last = all.last().unwrap();
+        // the engine's note is the last of explain_rewrites' notes, and only a typed kernel has one
+        assert_eq!(last.engine_note.is_some(), last.engine.is_typed(), "{src}");
+        assert_eq!(
+            last.notes().last(),
+            last.engine_note.as_ref().or(last.rewrites.last())
+        );
+        last.engine
+    };
+    let ij = [("i", (&i).into()), ("j", (&j).into())];
+    assert_eq!(engine("(i * 3 + j) % 7", &ij, false), Engine::TypedCompiled);
+    assert_eq!(engine("(i * 3 + j) % 7", &ij, true), Engine::TypedInterpreted);
+    assert_eq!(
+        engine("cumsum(i, initial=2.5)", &[("i", (&i).into())], false),
+        Engine::TypedInterpreted
+    );
+    assert_eq!(engine("x * 3 + 1", &[("x", (&x).into())], false), Engine::Float);
+    assert_eq!(engine("x * 3 + 1", &[("x", (&x).into())], true), Engine::Float);
+}
+
 #[test]
 fn explain_says_which_engine_runs_the_typed_kernel() {
     let runner = FusedRunner::compile_text("(i * 3 + j) % 7").unwrap();

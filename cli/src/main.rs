@@ -381,7 +381,7 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         }
     }
     let mut all = runner
-        .explain_rewrites(&args_of(&inputs))
+        .explain_kernels(&args_of(&inputs))
         .map_err(|e| e.to_string())?;
     let settings = runner.settings();
     writeln!(
@@ -391,26 +391,19 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         if settings.prefix_scan { "on" } else { "off" }
     )?;
     // a typed kernel (an integer or bool value) is compiled by the typed code generator or
-    // interpreted: its note says which and holds the typed kernel, printed in place of the float
-    // kernel's text
-    let show = |w: &mut dyn Write,
-                kernel: &kiln::kiln_ir::KernelIR,
-                plan: &kiln::kiln_ir::BroadcastPlan,
-                notes: &[String]|
-     -> std::io::Result<()> {
-        let mut typed = false;
-        for n in notes {
-            if n.starts_with("interpreted:") || n.starts_with("compiled: typed") {
-                typed = true;
-                writeln!(w, "# {n}")?;
-            } else {
-                writeln!(w, "# rewrite {n}")?;
-            }
+    // interpreted: its engine's note says which and holds the typed kernel, printed in place of the
+    // float kernel's text
+    let show = |w: &mut dyn Write, e: &kiln::Explained| -> std::io::Result<()> {
+        for n in &e.rewrites {
+            writeln!(w, "# rewrite {n}")?;
         }
-        if typed {
-            write!(w, "{plan}")
+        if let Some(n) = &e.engine_note {
+            writeln!(w, "# {n}")?;
+        }
+        if e.engine.is_typed() {
+            write!(w, "{}", e.plan)
         } else {
-            write!(w, "{kernel}{plan}")
+            write!(w, "{}{}", e.kernel, e.plan)
         }
     };
     for n in runner.plan_notes() {
@@ -419,23 +412,24 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     if all.len() > 1 {
         // several kernels: the plan (what flows between them), then each kernel
         write!(w, "{}", runner.pipeline())?;
-        for (k, (kernel, plan, rewrites)) in all.iter().enumerate() {
+        for (k, e) in all.iter().enumerate() {
             writeln!(w, "# kernel {k}")?;
-            show(&mut w, kernel, plan, rewrites)?;
+            show(&mut w, e)?;
         }
     }
-    let (kernel, plan, rewrites) = all.pop().expect("a pipeline has a kernel");
+    let last = all.pop().expect("a pipeline has a kernel");
     if runner.pipeline().stages.len() == 1 {
-        show(&mut w, &kernel, &plan, &rewrites)?;
+        show(&mut w, &last)?;
     }
-    if (args.clif || args.asm) && rewrites.iter().any(|n| n.starts_with("interpreted:")) {
+    if (args.clif || args.asm) && last.engine == kiln::Engine::TypedInterpreted {
         writeln!(w, "# no compiled code: the kernel is interpreted")?;
         return Ok(());
     }
+    let (kernel, plan) = (last.kernel, last.plan);
     if args.clif || args.asm {
         // a typed kernel (casts explicit: typing it again for the same input types gives it back)
         // compiles in the form kiln_jit::compile_typed takes, read where its inputs are
-        let typed = if rewrites.iter().any(|n| n.starts_with("compiled: typed")) {
+        let typed = if last.engine == kiln::Engine::TypedCompiled {
             let elems = kernel
                 .inputs
                 .iter()

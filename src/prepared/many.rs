@@ -1,15 +1,15 @@
 //! The calls of a [`Prepared`] handle that write several results, and those that update inputs in
 //! place.
 //!
-//! A handle of a runner of several results ([`FusedRunner::compile_many`]) is called with one output
+//! A handle of a runner of several results ([`FusedRunner::compile_many`](crate::FusedRunner::compile_many)) is called with one output
 //! per result ([`Prepared::run_slices_many`], [`Prepared::run_into_many`]). Where every result is a map
 //! and the maps share one kernel of several outputs, compiled by the JIT, for inputs of the kernel's
 //! dtype read as they were bound (C-contiguous), a call checks the counts and lengths, puts the input
 //! slices in the kernel's order on the stack and calls the compiled code once, on the calling thread
 //! below the runner's threshold: no name lookup, no lock, no allocation. Everything else runs through
-//! [`FusedRunner::run_many`] and copies.
+//! [`FusedRunner::run_many`](crate::FusedRunner::run_many) and copies.
 //!
-//! [`FusedRunner::prepared_update`] binds a handle whose results overwrite some of its inputs (the
+//! [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) binds a handle whose results overwrite some of its inputs (the
 //! particle step `p = p + v*dt; v = v*0.99 + g*dt` into `p` and `v`): [`Prepared::update`] takes those
 //! inputs as `&mut` slices, the others as slices. It is allowed only where it is safe, checked when
 //! bound: every result a map of the one compiled kernel, and each updated input read at every point
@@ -17,12 +17,12 @@
 //! dtype), each updated by one result. The compiled loop loads every input of a point before it stores
 //! any output of that point (kiln-jit `call.rs`), so every result reads the old values.
 
+use super::{Form, Prepared};
 use crate::array::{ArrayArg, Float};
+use crate::compiled::Compiled;
 use crate::error::{Error, Result};
 use crate::executor::Specialised;
-use crate::prepared::{Form, Prepared};
 use crate::program::Source;
-use crate::runner::FusedRunner;
 use kiln_ir::{InputPlan, KernelIR, OutputType, Start};
 use kiln_jit::{InputRef, Part};
 use ndarray::{ArrayViewMut, Dimension};
@@ -70,7 +70,7 @@ impl ManyBinding {
     /// The binding of a one-result runner's handle: its map kernel (`direct`, if the fast path
     /// applies and the kernel is a map), and its result `t`.
     pub(crate) fn single(
-        runner: &FusedRunner,
+        runner: &Compiled,
         direct: Option<&Arc<Specialised>>,
         order: &[usize],
         shape: &[usize],
@@ -94,7 +94,7 @@ impl ManyBinding {
     }
 
     fn new(
-        runner: &FusedRunner,
+        runner: &Compiled,
         results: Vec<ResultForm>,
         direct: Option<Arc<Specialised>>,
         sources: &[Source],
@@ -120,7 +120,7 @@ impl ManyBinding {
         let serial = direct
             .as_ref()
             .filter(|_| runner.parallel().jit_config(points, Start::Identity).max_units == 1)
-            .and_then(|s| s.exe.bound_jit()?.serial_map().ok())
+            .and_then(|s| s.exe.serial_map())
             .map(Arc::new);
         ManyBinding {
             results,
@@ -141,8 +141,8 @@ impl ManyBinding {
     }
 }
 
-impl FusedRunner {
-    /// [`FusedRunner::prepared`] for a runner of several results.
+impl Compiled {
+    /// [`FusedRunner::prepared`](crate::FusedRunner::prepared) for a runner of several results.
     pub(crate) fn prepared_many(
         &self,
         forms: Vec<Form>,
@@ -165,7 +165,7 @@ impl FusedRunner {
                 if f.members.len() == p.stages.len()
                     && p.results.iter().all(|r| matches!(r, Source::Stage(_))) =>
             {
-                let args = crate::runner::stage_args(p, &f.stage, user, &[])?;
+                let args = crate::compiled::stage_args(p, &f.stage, user, &[])?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
                 self.fused_spec(f, &refs)?.filter(|spec| direct_ok(spec, user))
             }
@@ -191,30 +191,12 @@ impl FusedRunner {
         })
     }
 
-    /// Binds a handle (as [`FusedRunner::prepared`]) whose results overwrite inputs: result `o` is
+    /// Binds a handle (as [`FusedRunner::prepared`](crate::FusedRunner::prepared)) whose results overwrite inputs: result `o` is
     /// written into the input named `updated[o]`, in one pass ([`Prepared::update`]). `inputs` binds
     /// every input, the updated ones included.
     ///
-    /// ```
-    /// use kiln::FusedRunner;
-    /// use ndarray::{arr0, Array1};
-    /// let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?;
-    /// let (mut p, mut v) = (Array1::<f64>::zeros(64), Array1::<f64>::ones(64));
-    /// let (dt, g) = (arr0(0.01), arr0(-9.81));
-    /// let h = step.prepared_update(
-    ///     &[("p", (&p).into()), ("v", (&v).into()), ("dt", (&dt).into()), ("g", (&g).into())],
-    ///     &["p", "v"],
-    /// )?;
-    /// for _ in 0..10 {
-    ///     let (p, v) = (p.as_slice_mut().unwrap(), v.as_slice_mut().unwrap());
-    ///     h.update(&mut [p, v], &[dt.as_slice().unwrap(), g.as_slice().unwrap()])?;
-    /// }
-    /// assert!(p[0] > 0.0 && v[0] < 1.0);
-    /// # Ok::<(), kiln::Error>(())
-    /// ```
-    ///
     /// # Errors
-    /// The errors of [`FusedRunner::prepared`]; an update count other than the results', a name
+    /// The errors of [`FusedRunner::prepared`](crate::FusedRunner::prepared); an update count other than the results', a name
     /// that is not bound or is updated twice; and an update that is not safe in place or not on the
     /// direct path (the error says why: a result that is not a map of the one kernel, an input read
     /// broadcast or of another shape than the iteration's, another dtype, a strided view).
@@ -315,7 +297,7 @@ impl FusedRunner {
 /// truth array of the dtype.
 fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
     spec.kernel.kind == kiln_ir::KernelKind::Map
-        && spec.exe.bound_jit().is_some()
+        && spec.exe.direct()
         && user.iter().all(|a| {
             a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype) && crate::executor::is_standard(a)
         })
@@ -349,7 +331,7 @@ impl Prepared {
     /// # Errors
     /// A count of inputs or outputs other than the bound ones, a slice whose length is not its
     /// bound shape's element count or its result's, an input bound with another dtype than `A`, a
-    /// result that is not of type `A`, and the errors of [`FusedRunner::run_many`].
+    /// result that is not of type `A`, and the errors of [`FusedRunner::run_many`](crate::FusedRunner::run_many).
     pub fn run_slices_many<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> Result<()> {
         let m = &*self.many;
         // the serial kernel checks what it reads; on an error, the checks below say what is wrong
@@ -373,6 +355,32 @@ impl Prepared {
             .map(|(s, f)| A::arg(ndarray::ArrayViewD::from_shape(&f.shape[..], s).expect("lengths checked")))
             .collect();
         self.copy_many(&arrays, outs)
+    }
+
+    /// [`Prepared::run_slices_many`] of a runner's named call whose inputs this handle accepts
+    /// ([`Prepared::accepts_named`]: the names, dtypes, shapes and layouts bound): None where an
+    /// input is not a C-contiguous array of `A`, or the outputs do not fit (a count, shape, type or
+    /// layout other than the results'), which the runner's general call then reports as it always
+    /// did.
+    pub(crate) fn run_into_many_named<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        outs: &mut [ArrayViewMut<'_, A, D>],
+    ) -> Option<Result<()>> {
+        let m = &*self.many;
+        if outs.len() != m.results.len() || inputs.len() != self.forms.len() {
+            return None;
+        }
+        let given: Option<Vec<&[A]>> = inputs.iter().map(|(_, a)| A::slice_of(a)).collect();
+        let given = given?;
+        let mut slices: Vec<&mut [A]> = Vec::with_capacity(outs.len());
+        for (out, r) in outs.iter_mut().zip(&m.results) {
+            if out.shape() != r.shape.as_slice() || r.out_type != OutputType::Float(A::DTYPE) {
+                return None;
+            }
+            slices.push(out.as_slice_mut()?);
+        }
+        Some(self.run_slices_many(&given, &mut slices))
     }
 
     /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one C-contiguous
@@ -417,7 +425,7 @@ impl Prepared {
         }
     }
 
-    /// Runs the bound update (see [`FusedRunner::prepared_update`]): `updated[o]` is the input result
+    /// Runs the bound update (see [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)): `updated[o]` is the input result
     /// `o` overwrites (its previous values read, its new ones written, in one pass), `rest` the other
     /// inputs in the order bound.
     ///
@@ -509,12 +517,14 @@ impl Prepared {
         input: impl Fn(Slot) -> InputRef<'i, A>,
         outs: &mut [&mut [A]],
     ) -> Result<()> {
-        let code = spec.exe.bound_jit().expect("a direct kernel is the JIT's");
         let cfg = self
             .runner
             .parallel()
             .jit_config(self.many.points, Start::Identity);
-        let run = |refs: &[InputRef<'i, A>], outs: &mut [&mut [A]]| code.run_into_many(refs, outs, &cfg);
+        let run = |refs: &[InputRef<'i, A>], outs: &mut [&mut [A]]| {
+            spec.exe
+                .call_into_many(A::direct_inputs(refs), A::direct_outputs(outs), &cfg)
+        };
         // a smaller array for the common case is less to fill and drop
         if slots.len() <= 4 {
             return on_stack::<A, 4>(slots, input, outs, run);
@@ -523,7 +533,7 @@ impl Prepared {
             return on_stack::<A, STACK_INPUTS>(slots, input, outs, run);
         }
         let refs: Vec<InputRef<'i, A>> = slots.iter().map(|&s| input(s)).collect();
-        Ok(run(&refs, outs)?)
+        run(&refs, outs)
     }
 
     /// Runs through the runner (inputs in the order bound) and copies each result into `outs`.
@@ -572,13 +582,13 @@ fn on_stack<'i, A: Float, const K: usize>(
     slots: &[Slot],
     input: impl Fn(Slot) -> InputRef<'i, A>,
     outs: &mut [&mut [A]],
-    run: impl FnOnce(&[InputRef<'i, A>], &mut [&mut [A]]) -> kiln_jit::Result<()>,
+    run: impl FnOnce(&[InputRef<'i, A>], &mut [&mut [A]]) -> Result<()>,
 ) -> Result<()> {
     let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
     for (r, &s) in refs.iter_mut().zip(slots) {
         *r = input(s);
     }
-    Ok(run(&refs[..slots.len()], outs)?)
+    run(&refs[..slots.len()], outs)
 }
 
 /// Checks the count, lengths and types of a call's outputs.
