@@ -263,6 +263,11 @@ pub fn common_order(args: &[&ArrayArg<'_>]) -> Option<Vec<usize>> {
 
 /// The view of `a` with leading length-1 axes up to `rank` and its axes in `order` (no copy).
 pub fn in_order<'a>(a: &ArrayArg<'a>, rank: usize, order: &[usize]) -> ArrayArg<'a> {
+    // an input of more axes than the run's iteration space is one the kernels do not read (a
+    // caller's extra input beside those of the expression): as it is
+    if a.shape().len() > rank {
+        return a.clone();
+    }
     map_view!(a.clone(), v => {
         let mut v = v;
         while v.ndim() < rank {

@@ -258,3 +258,28 @@ fn a_direct_run_fills_its_fresh_result() {
         }
     }
 }
+
+/// A handle bound to a transposed input beside an extra input of more axes, which the expression does
+/// not read (fuzz seed 2965 of the typed generator): the run in memory order leaves the extra input
+/// as it is, where it panicked permuting its three axes by the two-axis order.
+#[test]
+fn an_unread_input_of_more_axes_beside_a_transposed_one() {
+    let x = Array2::from_shape_fn((18, 7), |(i, j)| (i * 7 + j) as f64 - 60.0);
+    let xt = x.t();
+    let extra = ArrayD::<f64>::zeros(ndarray::IxDyn(&[1, 7, 18]));
+    let runner = FusedRunner::compile_text("sum(floor(x) * 0.5, axis=0)").unwrap();
+    let inputs = [("extra", (&extra).into()), ("x", xt.into())];
+    let want = FusedRunner::compile_text("sum(floor(x) * 0.5, axis=0)")
+        .unwrap()
+        .with_backend(kiln::interpreter())
+        .run(&[("x", (&xt.to_owned()).into())])
+        .unwrap();
+    // the ordinary call binds a handle on its first call and takes it on the second
+    for _ in 0..3 {
+        let got = runner.run(&inputs).unwrap();
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+    }
+    let h = runner.prepared(&inputs).unwrap();
+    let got = h.run(&[(&extra).into(), xt.into()]).unwrap();
+    assert_eq!(format!("{got:?}"), format!("{want:?}"));
+}

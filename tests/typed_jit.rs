@@ -155,10 +155,14 @@ fn within(a: &Output, b: &Output, tol: f64) -> bool {
         return same(a, b);
     }
     let near = |p: f64, q: f64| {
-        (p.is_nan() && q.is_nan()) || p == q || (p.is_finite() && q.is_finite() && (p - q).abs() <= tol * p.abs().max(q.abs()))
+        (p.is_nan() && q.is_nan())
+            || p == q
+            || (p.is_finite() && q.is_finite() && (p - q).abs() <= tol * p.abs().max(q.abs()))
     };
     match (a, b) {
-        (Output::F64(x), Output::F64(y)) => x.shape() == y.shape() && x.iter().zip(y).all(|(&p, &q)| near(p, q)),
+        (Output::F64(x), Output::F64(y)) => {
+            x.shape() == y.shape() && x.iter().zip(y).all(|(&p, &q)| near(p, q))
+        }
         (Output::F32(x), Output::F32(y)) => {
             x.shape() == y.shape() && x.iter().zip(y).all(|(&p, &q)| near(f64::from(p), f64::from(q)))
         }

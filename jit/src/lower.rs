@@ -12,8 +12,8 @@
 use crate::clif::{cast, mem};
 use crate::host::{MathFn, MathRefs};
 use crate::math;
-use crate::vmath;
 use crate::typed_lower::{TypedGen, constant};
+use crate::vmath;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -967,7 +967,9 @@ fn emit_typed_body(
             // in the value's own float type; any other opcode as the typed lowering gives it
             Node::Unary(op, a) => {
                 let x = get(a);
-                match MathFn::of_unary(op).filter(|&f| g.math.inline && t(a).is_float() && vmath::has_vector(f)) {
+                match MathFn::of_unary(op)
+                    .filter(|&f| g.math.inline && t(a).is_float() && vmath::has_vector(f))
+                {
                     Some(f) => math::lower(g.b, &g.math, f, &[x]),
                     None => g.tg().unary(op, x, t(a)),
                 }
