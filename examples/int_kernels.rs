@@ -1,4 +1,4 @@
-//! Integer kernels compiled by the typed code generator, timed on the `jit` (SIMD), `jit-scalar`
+//! Integer kernels compiled in their own types, timed on the `jit` (SIMD), `jit-scalar`
 //! and `interp` backends, beside the unfused ndarray expression where there is one (BENCHMARKS.md,
 //! "Integer kernels compiled"). Every variant's result is checked against the interpreter's first.
 //!

@@ -7,7 +7,7 @@ use ndarray::{ArrayD, ArrayRef, ArrayViewD, Dimension, IxDyn};
 
 /// An input array of any element type kiln has (f64, f32, i64, i32, bool), any dimension, any
 /// strides. A kernel with an integer or bool input is typed as NumPy 2 types it and compiled by the
-/// JIT's typed code generator where it can be, else run on the typed interpreter (`kiln explain`
+/// JIT in its values' own types where it can be, else run on the typed interpreter (`kiln explain`
 /// says which, and why).
 #[derive(Debug, Clone)]
 pub enum ArrayArg<'a> {

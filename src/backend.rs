@@ -149,10 +149,10 @@ pub trait Backend: Send + Sync + Debug {
     fn name(&self) -> &'static str;
     /// Readies `kernel`, to be read as `plan` says, for any number of runs.
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
-    /// Readies a typed kernel (a map or a reduction) in the form [`kiln_jit::compile_typed`] compiles (its
-    /// arena typed, float64 lanes, each input of another type stored as it), read as `plan` says
-    /// (every input where it is), where the backend compiles one; None where it does not (the
-    /// typed interpreter then runs it).
+    /// Readies a typed kernel (a map, reduction or scan) in the form [`kiln_jit::compile_typed`]
+    /// compiles ([`kiln_jit::typed::kernel_of`]: its arena typed, the float lanes of its values, each
+    /// input of another type stored as it), read as `plan` says (every input where it is), where the
+    /// backend compiles one; None where it does not (the typed interpreter then runs it).
     fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
         let _ = (kernel, plan);
         Ok(None)
@@ -401,20 +401,20 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
 
 /// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: a reduction
 /// compiled by the main code generator ([`kiln_jit::compile_typed`]), a map or scan by kiln-jit's
-/// typed code generator ([`kiln_jit::typed::why_not`]); else evaluated by kiln-ir's typed
+/// code generator in its values' own types ([`kiln_jit::typed::why_not`]); else evaluated by kiln-ir's typed
 /// interpreter. A compiled run that the code does not cover (a reduction with an `initial` value or
 /// the previous outputs as its start, or an empty `min` / `max`) is interpreted.
 #[derive(Debug)]
 pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
-    /// The compiled map or reduction (the main code generator).
+    /// The compiled map, reduction or scan.
     pub main: Option<MainKernel>,
     /// A kernel of several outputs ([`KernelIR::extra`]): one executable per output, each compiled
-    /// alone (each reads the inputs again: the typed code generator writes one output per kernel).
+    /// alone (each reads the inputs again).
     pub outputs: Vec<TypedExecutable>,
 }
 
-/// A typed map or reduction on the main code generator: the kernel in its form there (see
+/// A typed kernel on the JIT: the kernel in the form it compiles (see
 /// [`Backend::prepare_typed`]), its plan (every input read where it is), and the executable.
 #[derive(Debug)]
 pub(crate) struct MainKernel {
@@ -424,7 +424,7 @@ pub(crate) struct MainKernel {
 }
 
 impl MainKernel {
-    /// The reduction of `typed` on `backend`'s main code generator, input `i` read in place with
+    /// `typed` on `backend`'s code generator, input `i` read in place with
     /// `views[i]`'s strides where the caller passes a strided view; None where the backend does not
     /// compile it.
     fn new(
@@ -458,41 +458,38 @@ impl MainKernel {
     /// any other stored.
     fn run(&self, bufs: &[TypedBuffer<'_>], ctx: &RunCtx<'_>) -> Result<Tensor> {
         use kiln_jit::TypedView;
+        /// Each buffer as a buffer of `T`: its elements where they are `T`'s (`own`), else stored.
+        fn of<'s, T: Clone>(
+            bufs: &'s [TypedBuffer<'_>],
+            own: impl Fn(&'s TypedData<'_>) -> Option<BufferData<'s, T>>,
+        ) -> Vec<Buffer<'s, T>> {
+            bufs.iter()
+                .map(|b| Buffer {
+                    data: own(&b.data).unwrap_or_else(|| BufferData::Stored(slice_of(&b.data))),
+                    shape: b.shape.clone(),
+                })
+                .collect()
+        }
         let inputs = match self.kernel.dtype {
-            kiln_ir::DType::F64 => Buffers::F64(
-                bufs.iter()
-                    .map(|b| Buffer {
-                        data: match &b.data {
-                            TypedData::F64(d) => BufferData::Contiguous(Cow::Borrowed(&d[..])),
-                            TypedData::View(TypedView::F64(v)) => BufferData::Strided(v.view()),
-                            other => BufferData::Stored(slice_of(other)),
-                        },
-                        shape: b.shape.clone(),
-                    })
-                    .collect(),
-            ),
-            kiln_ir::DType::F32 => Buffers::F32(
-                bufs.iter()
-                    .map(|b| Buffer {
-                        data: match &b.data {
-                            TypedData::F32(d) => BufferData::Contiguous(Cow::Borrowed(&d[..])),
-                            TypedData::View(TypedView::F32(v)) => BufferData::Strided(v.view()),
-                            other => BufferData::Stored(slice_of(other)),
-                        },
-                        shape: b.shape.clone(),
-                    })
-                    .collect(),
-            ),
+            kiln_ir::DType::F64 => Buffers::F64(of(bufs, |d| match d {
+                TypedData::F64(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
+                TypedData::View(TypedView::F64(v)) => Some(BufferData::Strided(v.view())),
+                _ => None,
+            })),
+            kiln_ir::DType::F32 => Buffers::F32(of(bufs, |d| match d {
+                TypedData::F32(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
+                TypedData::View(TypedView::F32(v)) => Some(BufferData::Strided(v.view())),
+                _ => None,
+            })),
         };
         self.exe.run(&self.kernel, &self.plan, &inputs, ctx)
     }
 }
 
 impl TypedExecutable {
-    /// The executable of `typed` for `backend`: compiled for the JIT backends where it compiles,
-    /// input `i` read as [`kiln_jit::typed::TypedRead::of`] says: splat where the kernel declares it
-    /// of one element, in place with `views[i]`'s strides where the caller passes a strided view
-    /// ([`TypedData::View`]), broadcast in place, else contiguous.
+    /// The executable of `typed` for `backend`: compiled where the backend compiles it, input `i`
+    /// read in place with `views[i]`'s strides where the caller passes a strided view; else the
+    /// typed interpreter's.
     pub fn new(
         typed: std::sync::Arc<TypedKernel>,
         backend: &dyn Backend,

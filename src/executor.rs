@@ -282,7 +282,7 @@ pub(crate) fn kernel_for(program: &Program, args: &[&ArrayArg<'_>]) -> Result<Ke
 
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
 /// rewrite did, for `kiln explain`. A typed kernel ([`typing`]) takes no rewrites: it is compiled
-/// by the JIT's typed code generator where it compiles, else run on the typed interpreter (see
+/// by the JIT in its values' own types where it compiles, else run on the typed interpreter (see
 /// [`TypedExecutable`]).
 pub(crate) fn specialise(
     program: &Program,
@@ -585,7 +585,7 @@ pub(crate) struct Specialised {
     /// plan may read it in place with them).
     signature: Signature,
     pub kernel: KernelIR,
-    /// The typed kernel, where the kernel is one (compiled by the typed code generator, or run on
+    /// The typed kernel, where the kernel is one (compiled by the JIT, or run on
     /// kiln-ir's typed interpreter where that declines: [`TypedExecutable`]).
     pub typed: Option<std::sync::Arc<TypedKernel>>,
     pub plan: BroadcastPlan,

@@ -8,7 +8,7 @@ use kiln_ir::{BroadcastPlan, KernelIR};
 pub enum Engine {
     /// A float kernel, run by the backend: compiled by the JIT, or the interpreter backend's.
     Float,
-    /// A typed kernel ([`kiln_ir::typed`]) compiled by the JIT's typed code generator: as one
+    /// A typed kernel ([`kiln_ir::typed`]) compiled by the JIT in its values' own types: as one
     /// kernel, one kernel per output, or its values typed and then a float reduction.
     TypedCompiled,
     /// A typed kernel run by kiln-ir's typed interpreter (wholly, or for some of its outputs): the

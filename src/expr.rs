@@ -147,7 +147,7 @@ impl Expr {
     /// This value converted to `ty`, as NumPy's `astype`: floats truncate toward zero into integers
     /// (NaN, ±inf and values out of range give the type's MIN, as x86), integers wrap into a narrower
     /// integer and round to the nearest float, anything nonzero is true. A kernel with a cast is a
-    /// typed kernel (compiled by the JIT's typed code generator, or interpreted where it declines).
+    /// typed kernel (compiled by the JIT in its values' own types, or interpreted where it declines).
     pub fn cast(&self, ty: ElemType) -> Expr {
         Expr::new(ExprNode::Cast(ty, self.clone()))
     }

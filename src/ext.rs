@@ -68,7 +68,7 @@ pub trait FuseExt<A: Element, D: Dimension> {
     /// Evaluates `f(x)` elementwise; the result has `x`'s shape and dimension type. Truth values come
     /// back as 1 / 0 (as `true`/`false` for bool). On an integer or bool array the result must be of
     /// a type `A` holds (`i.fuse(|i| i * 3 + 1)` on int32 is int32; `i / 2` is float64: an error that
-    /// says so, use `fuse_dyn`); the kernel is compiled by the JIT's typed code generator where it
+    /// says so, use `fuse_dyn`); the kernel is compiled by the JIT in its values' own types where it
     /// can be, else run on the typed interpreter.
     ///
     /// # Errors

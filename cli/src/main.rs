@@ -27,7 +27,7 @@ enum Command {
     /// or Fortran order; other integer types (i1 i2 u1 u2 u4) are widened exactly to int64, and u8 to
     /// int64 when every value fits (else an error). Types follow NumPy 2 (NEP 50): int32 + int32 is
     /// int32, int32 + float32 float64, literals are weak; a kernel with an integer or bool value is
-    /// compiled by the JIT's typed code generator, or interpreted where it declines (`kiln explain`
+    /// compiled by the JIT in its values' own types, or interpreted where it declines (`kiln explain`
     /// says which). The result keeps its type (--out writes it in that type); argmin/argmax
     /// give int64; any, all, comparisons and logical results give bool. An expression with no array
     /// input gives a 0-d array.
@@ -390,7 +390,7 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
         settings.profile,
         if settings.prefix_scan { "on" } else { "off" }
     )?;
-    // a typed kernel (an integer or bool value) is compiled by the typed code generator or
+    // a typed kernel (an integer or bool value) is compiled in its values' own types or
     // interpreted: its engine's note says which and holds the typed kernel, printed in place of the
     // float kernel's text
     let show = |w: &mut dyn Write, e: &kiln::Explained| -> std::io::Result<()> {

@@ -41,7 +41,7 @@ pub enum Node {
     /// The current position along axis `n` of the iteration space, as a float.
     Index(u32),
     /// The operand converted to a type, as NumPy's `astype` (see [`crate::typed`]): only typed
-    /// kernels hold it (compiled by kiln-jit's typed code generator, `kiln_jit::typed`).
+    /// kernels hold it (compiled by kiln-jit in their own types, `kiln_jit::compile_typed`).
     Cast(ElemType, NodeId),
     /// A unary operation of one operand.
     Unary(UnaryOp, NodeId),

@@ -1031,6 +1031,34 @@ fn collect(v: Vec<Scalar>, t: ElemType) -> Values {
     }
 }
 
+/// The state a scan of bool or integer values of type `vt` starts from (the compiled code's too):
+/// a sum's or product's int64 (its `initial`, an integral value int64 holds, else 0 or 1); a
+/// cummax's or cummin's in the data type (its `initial`, exact in the type, else the neutral
+/// element: MIN for cummax, MAX for cummin, false / true for bools).
+///
+/// # Errors
+/// An `initial` the accumulator does not hold.
+pub fn scan_start(scan: &Scan, vt: ElemType) -> Result<Scalar> {
+    if scan.op.wide() {
+        return Ok(Scalar::I64(match scan.initial() {
+            Some(v) => int_start(v, scan.op.name())?,
+            None if scan.op == ScanOp::Prod => 1,
+            None => 0,
+        }));
+    }
+    Ok(match scan.initial() {
+        Some(v) => typed_start(v, vt, scan.op.name())?,
+        None => match (scan.op == ScanOp::Max, vt) {
+            (true, ElemType::Bool) => Scalar::Bool(false),
+            (false, ElemType::Bool) => Scalar::Bool(true),
+            (true, ElemType::I32) => Scalar::I32(i32::MIN),
+            (false, ElemType::I32) => Scalar::I32(i32::MAX),
+            (true, _) => Scalar::I64(i64::MIN),
+            (false, _) => Scalar::I64(i64::MAX),
+        },
+    })
+}
+
 /// An integer accumulator's start: an integral value that int64 holds exactly.
 fn int_start(v: f64, what: &str) -> Result<i64> {
     if v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63) {
@@ -1210,29 +1238,10 @@ impl State {
         Ok(match vt {
             ElemType::F64 => State::F64(Carried::start(scan)),
             ElemType::F32 => State::F32(Carried::start(scan)),
-            _ if scan.op.wide() => {
-                let s = match scan.initial() {
-                    Some(v) => int_start(v, scan.op.name())?,
-                    None if scan.op == ScanOp::Prod => 1,
-                    None => 0,
-                };
-                State::Wide(scan.op, s)
-            }
-            _ => {
-                let s = match scan.initial() {
-                    Some(v) => typed_start(v, vt, scan.op.name())?,
-                    // the neutral element in the data type: MIN for cummax, MAX for cummin
-                    None => match (scan.op == ScanOp::Max, vt) {
-                        (true, ElemType::Bool) => Scalar::Bool(false),
-                        (false, ElemType::Bool) => Scalar::Bool(true),
-                        (true, ElemType::I32) => Scalar::I32(i32::MIN),
-                        (false, ElemType::I32) => Scalar::I32(i32::MAX),
-                        (true, _) => Scalar::I64(i64::MIN),
-                        (false, _) => Scalar::I64(i64::MAX),
-                    },
-                };
-                State::Narrow(scan.op, s)
-            }
+            _ => match scan_start(scan, vt)? {
+                Scalar::I64(s) if scan.op.wide() => State::Wide(scan.op, s),
+                s => State::Narrow(scan.op, s),
+            },
         })
     }
 

@@ -100,10 +100,11 @@ impl<'k> Frame<'k> {
             })
             .collect();
         let mut literals = vec![None; key.arena.len()];
+        // a typed kernel reads a literal only through the cast that makes it a constant (lower.rs)
         let lits: Vec<(NodeId, u64)> = order
             .iter()
             .filter_map(|&id| match *key.arena.node(id) {
-                Node::Literal(bits) => Some((id, bits)),
+                Node::Literal(bits) if g.typed.is_none() => Some((id, bits)),
                 _ => None,
             })
             .collect();

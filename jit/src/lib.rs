@@ -16,8 +16,8 @@
 //! which `skeleton/block.rs` calls on blocks of a row); and to run them: `run` (the safe run API), `check` (input checks), `plan`
 //! (the cut into work units), `output` (buffers and result types), `execute` (one run), `call` (the
 //! only unsafe code). Typed kernels (bool, int32 and int64 values beside floats, [`kiln_ir::typed`])
-//! lower their opcodes by `typed_lower`: their reductions on this framework ([`compile_typed`],
-//! int64 accumulators in `int_acc`), their maps and scans still by their own loops in [`typed`].
+//! run on this framework too ([`compile_typed`]; the rules in [`typed`]), their opcodes lowered by
+//! `typed_lower`, bool and integer reductions and scans folding int64 lanes (`int_acc`, `scan`).
 //!
 //! # ABI of a compiled kernel
 //! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
@@ -148,11 +148,13 @@ pub fn compile(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> R
 
 /// Compiles a typed kernel ([`kiln_ir::typed`]: bool and integer values, casts explicit) read
 /// through `plan` with `schedule`, through the global [`KernelCache`]: `kernel` is the typed
-/// kernel's own ([`kiln_ir::typed::TypedKernel::kernel`]) in float64 (its lanes), each input of
-/// another type declared [`kiln_ir::InputDecl::stored`] as it and read where it is, as the float
-/// kernels read their stored inputs. It runs as a float64 kernel does ([`CompiledKernel::bind`],
-/// inputs as [`InputRef::Stored`] where stored), and gives the typed kernel's result type. Kernels
-/// [`typed::why_not`] accepts: maps, reductions over any axes, scans of bool and integer values.
+/// kernel's own ([`kiln_ir::typed::TypedKernel::kernel`]) in the float dtype of its lanes
+/// ([`typed::lanes_dtype`]: float32 for a map of 32-bit values, else float64; [`typed::kernel_of`]
+/// makes it), each input of another type declared [`kiln_ir::InputDecl::stored`] as it and read
+/// where it is, as the float kernels read their stored inputs. It runs as a kernel of that dtype
+/// does ([`CompiledKernel::bind`], inputs as [`InputRef::Stored`] where stored), and gives the
+/// typed kernel's result type. Kernels [`typed::why_not`] accepts: maps, reductions over any axes,
+/// scans of bool and integer values.
 pub fn compile_typed(
     kernel: &KernelIR,
     plan: &BroadcastPlan,
@@ -164,25 +166,12 @@ pub fn compile_typed(
 impl CompiledKernel {
     /// Compiles `key` into a fresh module, bypassing every cache.
     pub fn compile_uncached(key: KernelKey) -> Result<CompiledKernel> {
-        let c = compile::compile_key(&key, false)?;
-        Ok(CompiledKernel {
-            key,
-            code: c.code,
-            dumps: c.dumps,
-            compile_time: c.compile_time,
-        })
+        Self::of_key(key, false)
     }
 
     /// Compiles `kernel` (uncached) keeping its CLIF and VCode text, for `kiln explain`.
     pub fn explain(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<CompiledKernel> {
-        let key = KernelKey::new(kernel, plan, schedule)?;
-        let c = compile::compile_key(&key, true)?;
-        Ok(CompiledKernel {
-            key,
-            code: c.code,
-            dumps: c.dumps,
-            compile_time: c.compile_time,
-        })
+        Self::of_key(KernelKey::new(kernel, plan, schedule)?, true)
     }
 
     /// [`CompiledKernel::explain`] of a typed kernel's `kernel` (see [`compile_typed`]).
@@ -191,8 +180,12 @@ impl CompiledKernel {
         plan: &BroadcastPlan,
         schedule: Schedule,
     ) -> Result<CompiledKernel> {
-        let key = KernelKey::typed(kernel, plan, schedule)?;
-        let c = compile::compile_key(&key, true)?;
+        Self::of_key(KernelKey::typed(kernel, plan, schedule)?, true)
+    }
+
+    /// `key` compiled into a fresh module, keeping its CLIF and VCode text where `dumps`.
+    fn of_key(key: KernelKey, dumps: bool) -> Result<CompiledKernel> {
+        let c = compile::compile_key(&key, dumps)?;
         Ok(CompiledKernel {
             key,
             code: c.code,

@@ -79,7 +79,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// The typed lowering over this function (a typed kernel's: 2 lanes, the float64 kernel's).
+    /// The typed lowering over this function, at the kernel's lanes (2, or 4 for a map of 32-bit
+    /// values).
     pub(crate) fn tg(&mut self) -> TypedGen<'a, '_> {
         TypedGen {
             b: &mut *self.b,

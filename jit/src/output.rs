@@ -167,7 +167,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 (vf.as_mut_ptr().cast(), vf.len() * 8)
             }
             (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
-            // a typed map's output: its address shifted up as far as a stored input's (run.rs,
+            // a typed map's or scan's output: its address shifted up as far as a stored input's (run.rs,
             // `InputRef::base`), so the code steps it in elements of `T` and shifts each store's
             // address back; as many bytes as elements of `T` it holds, which is what it steps over
             _ if let Some(v) = self.typed_out.as_mut() => {

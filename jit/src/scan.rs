@@ -277,11 +277,13 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// A scalar state constant.
-    fn state_const(&self, g: &mut Gen<'_, '_>, x: f64) -> Value {
+    /// The state a line starts from, a scalar: the scan's start ([`Scan::start`], or a typed
+    /// scan's [`Ints::start`]).
+    fn start_state(&self, g: &mut Gen<'_, '_>) -> Value {
         if let Some(i) = self.ints {
             return g.b.ins().iconst(types::I64, i.start);
         }
+        let x = self.scan.start();
         if self.op().wide() {
             g.b.ins().f64const(x)
         } else {
@@ -380,7 +382,7 @@ impl Emitter<'_, '_> {
     fn line(&self, g: &mut Gen<'_, '_>, o: Value) {
         let ty = self.state_ty(g);
         let carry = g.b.declare_var(ty);
-        let start = self.state_const(g, self.scan.start());
+        let start = self.start_state(g);
         g.b.def_var(carry, start);
         // exclusive scans shift the line by one: `prev` holds the last value not yet folded
         let prev = g.b.declare_var(self.ints.map_or(g.t, |_| types::I64));
@@ -546,7 +548,7 @@ impl Emitter<'_, '_> {
             self.row(g, zero)
         });
         // reset the state row
-        let start = self.state_const(g, self.scan.start());
+        let start = self.start_state(g);
         let c_var = g.b.declare_var(types::I64);
         let zero = g.b.ins().iconst(types::I64, 0);
         g.b.def_var(c_var, zero);

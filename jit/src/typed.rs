@@ -13,7 +13,7 @@
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs).
 
 use crate::typed_lower::{bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles};
-use kiln_ir::scan::{Scan, ScanOp};
+use kiln_ir::scan::Scan;
 use kiln_ir::typed::{Scalar, TypedKernel};
 use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 
@@ -65,7 +65,19 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
     for id in k.arena.reachable_all(&k.roots()) {
         let t = |x| kernel.type_of(x);
         match *k.arena.node(id) {
-            Node::Input(_) | Node::Where(..) => {}
+            Node::Input(_) => {}
+            // the typing's forms, which a kernel built by hand may break: a bool condition between
+            // two branches of one type
+            Node::Where(c, a, b) => {
+                if t(c) != ElemType::Bool || t(a) != t(b) {
+                    return Some(format!(
+                        "a where of a {} condition between {} and {}",
+                        t(c),
+                        t(a),
+                        t(b)
+                    ));
+                }
+            }
             Node::Cast(_, a) => {
                 if matches!(k.arena.node(a), Node::Int(_) | Node::Literal(_))
                     && constant(kernel, id).is_none()
@@ -87,14 +99,48 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
             Node::Index(_) => {}
             Node::Fma(..) => return Some("fma".into()),
             Node::Unary(op, a) => {
-                if t(a).is_float() && !float_unary_compiles(op) {
+                use kiln_ir::UnaryOp::*;
+                let compiles = match t(a) {
+                    ElemType::Bool => matches!(op, Not | Invert | Abs | IsNan | IsInf | IsFinite),
+                    ta if ta.is_integer() => matches!(
+                        op,
+                        Neg | Abs | Invert | Sign | Floor | Ceil | Trunc | Round | IsNan | IsInf | IsFinite
+                    ),
+                    _ => float_unary_compiles(op),
+                };
+                if !compiles {
                     return Some(format!("{op} of {}", t(a)));
                 }
             }
-            Node::Binary(op, a, _) => {
+            // both operands of one type, as the typing casts them
+            Node::Binary(op, a, b) => {
+                use kiln_ir::BinaryOp::*;
                 let ta = t(a);
+                let bools = matches!(
+                    op,
+                    Add | Max
+                        | Fmax
+                        | Or
+                        | BitOr
+                        | Mul
+                        | Min
+                        | Fmin
+                        | And
+                        | BitAnd
+                        | BitXor
+                        | Ne
+                        | Eq
+                        | Lt
+                        | Le
+                        | Gt
+                        | Ge
+                );
+                if ta != t(b) {
+                    return Some(format!("{op} of {ta} and {}", t(b)));
+                }
                 if (ta.is_float() && !float_binary_compiles(op))
                     || (ta.is_integer() && !int_binary_compiles(op))
+                    || (ta == ElemType::Bool && !bools)
                 {
                     return Some(format!("{op} of {ta}"));
                 }
@@ -124,28 +170,10 @@ pub fn lanes_of(kernel: &TypedKernel) -> u8 {
     }
 }
 
-/// A scan's starting state, as the typed interpreter's: its `initial` value where it has one (an
-/// integral value int64 holds for `cumsum` / `cumprod`; one the data type holds for `cummax` /
-/// `cummin`, 0 or 1 for bools), else the neutral element; None for an `initial` the interpreter
-/// refuses (it then runs, and gives the error).
+/// A scan's starting state, the typed interpreter's ([`kiln_ir::typed::scan_start`]); None for an
+/// `initial` the interpreter refuses (it then runs, and gives the error).
 pub(crate) fn scan_start(scan: &Scan, vt: ElemType) -> Option<Scalar> {
-    let integral =
-        |v: f64| (v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63)).then_some(v as i64);
-    Some(match (scan.initial(), scan.op, vt) {
-        (None, ScanOp::Sum, _) => Scalar::I64(0),
-        (None, ScanOp::Prod, _) => Scalar::I64(1),
-        (None, ScanOp::Max, ElemType::Bool) => Scalar::Bool(false),
-        (None, ScanOp::Min, ElemType::Bool) => Scalar::Bool(true),
-        (None, ScanOp::Max, ElemType::I32) => Scalar::I32(i32::MIN),
-        (None, ScanOp::Min, ElemType::I32) => Scalar::I32(i32::MAX),
-        (None, ScanOp::Max, _) => Scalar::I64(i64::MIN),
-        (None, ScanOp::Min, _) => Scalar::I64(i64::MAX),
-        (Some(v), ScanOp::Sum | ScanOp::Prod, _) => Scalar::I64(integral(v)?),
-        (Some(v), _, ElemType::Bool) if v == 0.0 || v == 1.0 => Scalar::Bool(v == 1.0),
-        (Some(_), _, ElemType::Bool) => return None,
-        (Some(v), _, ElemType::I32) => Scalar::I32(i32::try_from(integral(v)?).ok()?),
-        (Some(v), _, _) => Scalar::I64(integral(v)?),
-    })
+    kiln_ir::typed::scan_start(scan, vt).ok()
 }
 
 /// The kernel [`crate::compile_typed`] compiles for the typed kernel `typed`: its own, in the float

@@ -284,3 +284,56 @@ fn strided_views_are_read_in_place_and_checked() {
         assert!(e.to_string().contains("input"), "{e}");
     }
 }
+
+/// Kernels built by hand in forms the typing never makes (operands of two types, an int32 `where`
+/// condition, `not` of an int64) are refused by `compile_typed`, never compiled into wrong code or a
+/// panic.
+#[test]
+fn hand_made_kernels_of_mismatched_types_are_refused() {
+    let build = |body: Body| {
+        let mut a = ExprArena::new();
+        let root = body(&mut a);
+        let mut k = kernel(a, root, &[vec![9], vec![9]], &[9], KernelKind::Map);
+        k.inputs[0].stored = Some(ElemType::I32);
+        k.inputs[1].stored = Some(ElemType::I64);
+        k
+    };
+    type Body = fn(&mut ExprArena) -> NodeId;
+    let cases: [(Body, &str); 3] = [
+        (
+            |a| {
+                let (x, y) = (a.input(0), a.input(1));
+                let ny = a.unary(UnaryOp::Neg, y);
+                a.select(x, y, ny)
+            },
+            "a where of a int32 condition",
+        ),
+        (
+            |a| {
+                let y = a.input(1);
+                a.unary(UnaryOp::Not, y)
+            },
+            "not of int64",
+        ),
+        (
+            |a| {
+                let (x, y) = (a.input(0), a.input(1));
+                a.binary(BinaryOp::Add, x, y)
+            },
+            "of int32 and int64",
+        ),
+    ];
+    for (body, why) in cases {
+        let k = build(body);
+        let layouts: Vec<_> = k
+            .inputs
+            .iter()
+            .map(|d| InputLayout::contiguous(&d.shape))
+            .collect();
+        let p = plan(&k, &layouts).unwrap().unwrap();
+        let Err(e) = kiln_jit::compile_typed(&k, &p, Schedule::for_kernel(&k)) else {
+            panic!("a kernel of mismatched types compiled ({why})")
+        };
+        assert!(e.to_string().contains(why), "{e}");
+    }
+}
