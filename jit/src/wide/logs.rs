@@ -9,7 +9,9 @@
 //! inline; here a chunk of ordinary lanes (f64 log1p: `-1 < x` finite, `|x|` not below its tiny
 //! bound; arcsinh: `TINY <= |x| < HUGE`; arccosh: `1 <= x < HUGE`; arctanh: `TINY <= |x| < 1`)
 //! skips the selects of the special values and of the huge arguments, which keep every such lane's
-//! value: the inline bits by construction, for 1-2 fewer instructions per element. f32 is, as
+//! value, and (the inverse hyperbolic functions, whose log1p argument is then not negative) the
+//! lower compare of log1p's `k = 0` range: the inline bits by construction, for 1-2 fewer
+//! instructions per element. f32 is, as
 //! inline, native single precision (musl's `log1pf`, fdlibm's single-precision kernel).
 
 use super::lanes::{
@@ -110,9 +112,11 @@ fn log10_reduced32(f: f32, k: f32) -> f32 {
     k.mul_add(c(LOG10_2_HI_32), y)
 }
 
-/// `vmath::log::log1p_core`: fdlibm's log1p of finite `x > -1`, `kextra·ln2` added into `k`.
+/// `vmath::log::log1p_core`: fdlibm's log1p of finite `x > -1`, `kextra·ln2` added into `k`;
+/// where `nonneg` (`x >= 0` or NaN, the inverse hyperbolic functions' fast paths), without the
+/// `k = 0` range's lower compare, which holds there.
 #[inline(always)]
-fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
+fn log1p_core(x: f64, kextra: Option<f64>, nonneg: bool) -> f64 {
     let u = x + 1.0;
     let ub = u.to_bits().wrapping_add((0x3ff00000 - 0x3fe6a09e) << 32);
     let e = ub >> 52;
@@ -121,7 +125,12 @@ fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
     let c = log1p_error(x, u, k);
     let m = (ub & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
     let f = f64::from_bits(m) + -1.0;
-    let near = (x > -f64::from_bits(0x3fd2bec500000000)) & (x < f64::from_bits(0x3fda827a00000000));
+    let below = x < f64::from_bits(0x3fda827a00000000);
+    let near = if nonneg {
+        below
+    } else {
+        (x > -f64::from_bits(0x3fd2bec500000000)) & below
+    };
     let f = sel(near, x, f);
     let (hfsq, s, r) = log_kernel64(f);
     let (c, k) = log1p_correction(s, c, k, near, 54.0, kextra);
@@ -163,9 +172,10 @@ fn log1p_correction<T: Lane>(s: T, c: T, k: T, near: bool, k_max: f64, kextra: O
     (c, k)
 }
 
-/// `vmath::f32x4::log1p_core`: musl's log1pf of finite `x > -1`, `kextra·ln2` added into `k`.
+/// `vmath::f32x4::log1p_core`: musl's log1pf of finite `x > -1`, `kextra·ln2` added into `k`;
+/// `nonneg` as [`log1p_core`]'s.
 #[inline(always)]
-fn log1p_core32(x: f32, kextra: Option<f32>) -> f32 {
+fn log1p_core32(x: f32, kextra: Option<f32>, nonneg: bool) -> f32 {
     let cc = <f32 as Lane>::c;
     let u = x + 1.0;
     let ub = u.to_bits().wrapping_add(0x3f800000 - 0x3f3504f3);
@@ -175,7 +185,12 @@ fn log1p_core32(x: f32, kextra: Option<f32>) -> f32 {
     let c = log1p_error(x, u, k);
     let m = (ub & 0x007f_ffff).wrapping_add(0x3f3504f3);
     let f = f32::from_bits(m) + -1.0;
-    let near = (x >= cc(LOG1P_NEAR_LO)) & (x < cc(LOG1P_NEAR_HI));
+    let below = x < cc(LOG1P_NEAR_HI);
+    let near = if nonneg {
+        below
+    } else {
+        (x >= cc(LOG1P_NEAR_LO)) & below
+    };
     let f = sel(near, x, f);
     let (hfsq, s, r) = log_kernel32(f);
     let (c, k) = log1p_correction(s, c, k, near, 25.0, kextra);
@@ -194,16 +209,16 @@ trait ArcLane: Lane {
     const TINY: f64;
     /// `vmath::arc_hyp::HUGE` or `HUGE_F32`.
     const HUGE: f64;
-    /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core`.
-    fn log1p_core(self, kextra: Option<Self>) -> Self;
+    /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core` ([`log1p_core`]'s `nonneg`).
+    fn log1p_core(self, kextra: Option<Self>, nonneg: bool) -> Self;
 }
 
 impl ArcLane for f64 {
     const TINY: f64 = TINY;
     const HUGE: f64 = HUGE;
     #[inline(always)]
-    fn log1p_core(self, kextra: Option<f64>) -> f64 {
-        log1p_core(self, kextra)
+    fn log1p_core(self, kextra: Option<f64>, nonneg: bool) -> f64 {
+        log1p_core(self, kextra, nonneg)
     }
 }
 
@@ -211,15 +226,15 @@ impl ArcLane for f32 {
     const TINY: f64 = TINY_F32;
     const HUGE: f64 = HUGE_F32;
     #[inline(always)]
-    fn log1p_core(self, kextra: Option<f32>) -> f32 {
-        log1p_core32(self, kextra)
+    fn log1p_core(self, kextra: Option<f32>, nonneg: bool) -> f32 {
+        log1p_core32(self, kextra, nonneg)
     }
 }
 
 /// `vmath::log::log1p`.
 #[inline(always)]
 fn log1p(x: f64) -> f64 {
-    let y = log1p_core(x, None);
+    let y = log1p_core(x, None, false);
     let y = sel(x.abs() < 1.1102230246251565e-16, x, y);
     let ok = (x > -1.0) & (x < f64::INFINITY);
     let sp = sel(x < -1.0, crate::vmath::INVALID, x);
@@ -231,7 +246,7 @@ fn log1p(x: f64) -> f64 {
 #[inline(always)]
 fn log1p32(x: f32) -> f32 {
     let c = <f32 as Lane>::c;
-    let y = log1p_core32(x, None);
+    let y = log1p_core32(x, None, false);
     let y = sel(x.abs() < c(LOG1P_TINY), x, y);
     let ok = (x > -1.0) & (x < f32::INFINITY);
     let sp = sel(x < -1.0, c(crate::vmath::INVALID), x);
@@ -247,7 +262,8 @@ fn log1p_fast_ok(x: f64) -> bool {
 }
 
 /// `vmath::arc_hyp::asinh` of `|x|` before its specials, without the huge arguments' selects
-/// where `!general` (lanes with `|x| < HUGE`: the selects keep `a` and add `0` into `k`, exact).
+/// where `!general` (lanes with `|x| < HUGE`: the selects keep `a` and add `0` into `k`, exact)
+/// nor the lower compare of log1p's `k = 0` range (`a >= 0`).
 #[inline(always)]
 fn asinh_core<T: ArcLane>(x: T, general: bool) -> T {
     let c = T::c;
@@ -266,9 +282,9 @@ fn asinh_core<T: ArcLane>(x: T, general: bool) -> T {
     let r = if general {
         let huge = y >= c(T::HUGE);
         let a = sel(huge, y + c(-1.0), a);
-        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))))
+        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))), false)
     } else {
-        a.log1p_core(None)
+        a.log1p_core(None, true)
     };
     r.copysign(x)
 }
@@ -301,9 +317,9 @@ fn acosh_core<T: ArcLane>(x: T, general: bool) -> T {
     if general {
         let huge = x >= c(T::HUGE);
         let a = sel(huge, t, a);
-        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))))
+        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))), false)
     } else {
-        a.log1p_core(None)
+        a.log1p_core(None, true)
     }
 }
 
@@ -320,9 +336,10 @@ fn acosh<T: ArcLane>(x: T) -> T {
     sel(ok, r, sp)
 }
 
-/// `vmath::arc_hyp::atanh` before its specials.
+/// `vmath::arc_hyp::atanh` before its specials; `fast` for lanes with `|x| < 1`, whose `a` is not
+/// negative.
 #[inline(always)]
-fn atanh_core<T: ArcLane>(x: T) -> T {
+fn atanh_core<T: ArcLane>(x: T, fast: bool) -> T {
     let c = T::c;
     let y = x.abs();
     let den = c(1.0) - y;
@@ -331,7 +348,7 @@ fn atanh_core<T: ArcLane>(x: T) -> T {
     let a_small = y2.mul_add(d, y2);
     let a_big = d + d;
     let a = sel(y < c(0.5), a_small, a_big);
-    let r = a.log1p_core(None);
+    let r = a.log1p_core(None, fast);
     let r = r * c(0.5);
     r.copysign(x)
 }
@@ -341,7 +358,7 @@ fn atanh_core<T: ArcLane>(x: T) -> T {
 fn atanh<T: ArcLane>(x: T) -> T {
     let c = T::c;
     let y = x.abs();
-    let r = atanh_core(x);
+    let r = atanh_core(x, false);
     let r = sel(y == c(1.0), c(f64::INFINITY).copysign(x), r);
     let r = sel(y > c(1.0), c(crate::vmath::INVALID), r);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -399,7 +416,7 @@ impl Paths<f64> for Log1p {
     }
     #[inline(always)]
     fn fast(x: f64) -> f64 {
-        log1p_core(x, None)
+        log1p_core(x, None, false)
     }
     #[inline(always)]
     fn general(x: f64) -> f64 {
@@ -466,7 +483,7 @@ impl<T: ArcLane> Paths<T> for Atanh {
     }
     #[inline(always)]
     fn fast(x: T) -> T {
-        atanh_core(x)
+        atanh_core(x, true)
     }
     #[inline(always)]
     fn general(x: T) -> T {
