@@ -10,7 +10,8 @@
 //! bound; arcsinh: `TINY <= |x|` finite; arccosh: `1 <= x` finite; arctanh: `TINY <= |x| < 1`)
 //! skips the selects of the special values, which keep every such lane's value, and (the inverse
 //! hyperbolic functions, whose log1p argument is then not negative) the lower compare of log1p's
-//! `k = 0` range: the inline bits by construction, for about one instruction per element fewer. f32 is, as
+//! `k = 0` range; arcsinh's chunks without huge arguments (`|x| < HUGE`) skip those selects too
+//! (the fastest path): the inline bits by construction, for 1-3 instructions per element fewer. f32 is, as
 //! inline, native single precision (musl's `log1pf`, fdlibm's single-precision kernel).
 
 use super::lanes::{
@@ -265,9 +266,10 @@ fn log1p_fast_ok(x: f64) -> bool {
 }
 
 /// `vmath::arc_hyp::asinh` before its specials; `fast` for lanes with `TINY <= |x| <= MAX`, whose
-/// log1p argument is not negative (log1p's `nonneg`).
+/// log1p argument is not negative (log1p's `nonneg`); `!huge` for lanes with `|x| < HUGE`, where
+/// the huge arguments' selects keep `a` and add `0` into `k` (exact).
 #[inline(always)]
-fn asinh_core<T: ArcLane>(x: T, fast: bool) -> T {
+fn asinh_core<T: ArcLane>(x: T, fast: bool, huge: bool) -> T {
     let c = T::c;
     let y = x.abs();
     let y2 = y * y;
@@ -281,9 +283,13 @@ fn asinh_core<T: ArcLane>(x: T, fast: bool) -> T {
     let w = w + t;
     let a_big = w + c(-1.0);
     let a = sel(small, a_small, a_big);
-    let huge = y >= c(T::HUGE);
-    let a = sel(huge, y + c(-1.0), a);
-    let r = a.log1p_core(Some(sel(huge, c(1.0), c(0.0))), fast);
+    let r = if huge {
+        let huge = y >= c(T::HUGE);
+        let a = sel(huge, y + c(-1.0), a);
+        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))), fast)
+    } else {
+        a.log1p_core(None, fast)
+    };
     r.copysign(x)
 }
 
@@ -292,14 +298,16 @@ fn asinh_core<T: ArcLane>(x: T, fast: bool) -> T {
 fn asinh<T: ArcLane>(x: T) -> T {
     let c = T::c;
     let y = x.abs();
-    let r = asinh_core(x, false);
+    let r = asinh_core(x, false, true);
     // `&` of the two compares as the inline code's `band` (what LLVM vectorises)
     let ok = (y >= c(T::TINY)) & (y < c(f64::INFINITY));
     sel(ok, r, x)
 }
 
 /// `vmath::arc_hyp::acosh` before its specials; `fast` for lanes with `1 <= x <= MAX` (as
-/// [`asinh_core`]'s).
+/// [`asinh_core`]'s). No path without the huge arguments' selects: over kiln bench's [1, 1e10]
+/// (log-uniform, a sixth of the lanes huge) its chunk test cost more than it saved (f64 4.9 -> 5.4
+/// ns per element, where `[1, 10]` gained 6% in instructions).
 #[inline(always)]
 fn acosh_core<T: ArcLane>(x: T, fast: bool) -> T {
     let c = T::c;
@@ -401,9 +409,10 @@ log_paths! {
 // log1p and the inverse hyperbolic functions: the inline code is straight-line selects, one path;
 // here a chunk whose lanes are all ordinary (no special value, no argument so small that the
 // result is `x`) skips those selects, whose every lane would keep the core's value: the same bits.
-// Huge arguments (arcsinh's and arccosh's `log(2|x|)` from HUGE on) stay on the fast path: a
-// chunk test at HUGE sent almost every chunk of arccosh over [1, 1e10] (the bench's) down the
-// general path, 10% slower than before.
+// Huge arguments (arcsinh's and arccosh's `log(2|x|)` from HUGE on) stay on the fast path (a
+// chunk test at HUGE alone sent almost every chunk of arccosh over [1, 1e10], the bench's, down
+// the general path, 10% slower than before); arcsinh's chunk with none takes the fastest path,
+// without their selects.
 
 impl Paths<f64> for Log1p {
     #[inline(always)]
@@ -446,7 +455,17 @@ impl<T: ArcLane> Paths<T> for Asinh {
     }
     #[inline(always)]
     fn fast(x: T) -> T {
-        asinh_core(x, true)
+        asinh_core(x, true, true)
+    }
+    /// `TINY <= |x| < HUGE`.
+    #[inline(always)]
+    fn fastest_ok(x: T) -> bool {
+        let y = x.abs();
+        (y >= T::c(T::TINY)) & (y < T::c(T::HUGE))
+    }
+    #[inline(always)]
+    fn fastest(x: T) -> T {
+        asinh_core(x, true, false)
     }
     #[inline(always)]
     fn general(x: T) -> T {
