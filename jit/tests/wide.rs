@@ -258,7 +258,8 @@ fn atan_inputs(rng: &mut Rng) -> Vec<f64> {
 /// working ranges, every binade of both signs, and their domain edges and branch points with their
 /// neighbours: -1, 0, 1 (log1p's pole, arccosh's and arctanh's edges), sqrt(2)/2 - 1 and sqrt(2) - 1
 /// (log1p's k = 0 range), 0.5 and 2 (the arctanh and arcsinh/arccosh branches), 2^±28 (the tiny and
-/// huge arguments), 2^53 and 2^54 (log1p's correction), f32's edges, and the f32 neighbours of each.
+/// huge arguments), 2^53 and 2^54 (log1p's correction), f32's edges, and the f32 neighbours of each,
+/// each also 32 times in a row (whole chunks of it).
 fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
     let mut v = sweep(rng, -1.0, 1.0, 20_000);
     v.extend(sweep(rng, -1.0, 4.0, 10_000));
@@ -271,6 +272,7 @@ fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
             v.push(-m);
         }
     }
+    let mut edges = Vec::new();
     for e in [
         -1.0,
         0.0,
@@ -305,14 +307,23 @@ fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
         33554432.0,
         f64::from(f32::MIN_POSITIVE),
     ] {
-        v.push(e);
-        v.push(f64::from_bits(e.to_bits() + 1));
-        v.push(f64::from_bits(e.to_bits().wrapping_sub(1)));
+        let mut near = vec![
+            e,
+            f64::from_bits(e.to_bits() + 1),
+            f64::from_bits(e.to_bits().wrapping_sub(1)),
+        ];
         let ef = e as f32;
         for d in 1..4u32 {
-            v.push(f64::from(f32::from_bits(ef.to_bits() + d)));
-            v.push(f64::from(f32::from_bits(ef.to_bits().wrapping_sub(d))));
+            near.push(f64::from(f32::from_bits(ef.to_bits() + d)));
+            near.push(f64::from(f32::from_bits(ef.to_bits().wrapping_sub(d))));
         }
+        v.extend(&near);
+        edges.extend(near);
+    }
+    // each edge and neighbour 32 times: whole chunks of it, so that the wide routines' chunk tests
+    // (the fast paths of log1p and the inverse hyperbolic functions) meet every edge
+    for e in edges {
+        v.extend(std::iter::repeat_n(e, 32));
     }
     v
 }

@@ -367,18 +367,35 @@ pub(super) trait Paths<T: Copy> {
     fn fast(x: T) -> T;
     /// The general path.
     fn general(x: T) -> T;
+    /// Whether `x` may take [`Paths::fastest`], a narrower case of the fast path (by default no
+    /// lane may, and the chunk's test of it folds away).
+    #[inline(always)]
+    fn fastest_ok(_x: T) -> bool {
+        false
+    }
+    /// The fastest path (by default the fast one).
+    #[inline(always)]
+    fn fastest(x: T) -> T {
+        Self::fast(x)
+    }
 }
 
-/// The chunk's lanes by the fast path if every one of them allows it, else by the general path:
-/// the inline path's branch, taken per chunk rather than per vector (where `fast_ok` holds, both
-/// give the same bits).
+/// The chunk's lanes by the fastest path if every one of them allows it, else by the fast path if
+/// every one allows that, else by the general path: the inline path's branch, taken per chunk
+/// rather than per vector (where `fast_ok` holds, the paths give the same bits).
 #[inline(always)]
 fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
     let mut ok = true;
+    let mut best = true;
     for &x in c.iter() {
         ok &= P::fast_ok(x);
+        best &= P::fastest_ok(x);
     }
-    if ok {
+    if best {
+        for x in c.iter_mut() {
+            *x = P::fastest(*x);
+        }
+    } else if ok {
         for x in c.iter_mut() {
             *x = P::fast(*x);
         }
