@@ -124,12 +124,7 @@ pub fn has_f32(f: MathFn) -> bool {
 
 /// Emits `f(args)` on F32X4 values (`has_f32(f)` must hold).
 pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
-    let mut v = Vb {
-        b,
-        refs,
-        f32: true,
-        cold: None,
-    };
+    let mut v = Vb::new(b, refs, true);
     match f {
         MathFn::Exp => f32x4::exp(&mut v, args[0]),
         MathFn::Exp2 => exp::exp2(&mut v, &f32x4::FAMILY, args[0]),
@@ -158,12 +153,7 @@ pub fn emit_f32(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &
 
 /// Emits `f(args)` on F64X2 values (`has_vector(f)` must hold).
 pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
-    let mut v = Vb {
-        b,
-        refs,
-        f32: false,
-        cold: None,
-    };
+    let mut v = Vb::new(b, refs, false);
     let x = args[0];
     match f {
         MathFn::Exp => exp::exp(&mut v, x),
@@ -201,12 +191,7 @@ pub fn emit_widened(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, arg
     if f != MathFn::Pow {
         return emit(b, refs, f, args);
     }
-    let mut v = Vb {
-        b,
-        refs,
-        f32: false,
-        cold: None,
-    };
+    let mut v = Vb::new(b, refs, false);
     pow::pow_f32(&mut v, args[0], args[1])
 }
 
@@ -217,12 +202,7 @@ pub fn emit_pow_const(
     x: Value,
     e: pow_const::ConstExp,
 ) -> Value {
-    let mut v = Vb {
-        b,
-        refs,
-        f32: false,
-        cold: None,
-    };
+    let mut v = Vb::new(b, refs, false);
     pow_const::pow_const(&mut v, x, e)
 }
 
@@ -234,23 +214,13 @@ pub fn emit_pow_const_widened(
     x: Value,
     e: pow_const::ConstExp,
 ) -> Value {
-    let mut v = Vb {
-        b,
-        refs,
-        f32: false,
-        cold: None,
-    };
+    let mut v = Vb::new(b, refs, false);
     pow_const::pow_const_widened(&mut v, x, e)
 }
 
 /// `(erfc(x), erfc(-x))` on one F64X2 `x`, sharing the work of the two (see `erf::erfc_pair`).
 pub fn emit_erfc_pair(b: &mut FunctionBuilder<'_>, refs: &MathRefs, x: Value) -> (Value, Value) {
-    let mut v = Vb {
-        b,
-        refs,
-        f32: false,
-        cold: None,
-    };
+    let mut v = Vb::new(b, refs, false);
     erf::erfc_pair(&mut v, x)
 }
 
@@ -263,6 +233,18 @@ pub(crate) struct Vb<'x, 'a> {
     /// Inside a cold block ([`Vb::guard_many`]): a scalar zero (I64) the compiler cannot prove zero,
     /// which the constants made here depend on (see [`Vb::c`]).
     pub cold: Option<Value>,
+}
+
+impl<'x, 'a> Vb<'x, 'a> {
+    /// A builder of vector code into `b`, of F32X4 where `f32` (else F64X2), outside any cold block.
+    pub fn new(b: &'x mut FunctionBuilder<'a>, refs: &'x MathRefs, f32: bool) -> Self {
+        Vb {
+            b,
+            refs,
+            f32,
+            cold: None,
+        }
+    }
 }
 
 impl Vb<'_, '_> {

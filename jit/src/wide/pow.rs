@@ -597,13 +597,16 @@ impl FromF64 for f32 {
     }
 }
 
-/// f64 pow by its stages per chunk ([`pow64_chunk`]): AVX2. The general path has one path for
-/// every lane (lane selects, no branch); the fast path is tested per chunk.
-pub(super) struct Pow;
-/// f64 pow lane by lane (LLVM gathers the lookups; [`pow64_chunk_lanes`]): AVX-512.
-pub(super) struct PowLanes;
+/// f64 pow: by its stages per chunk ([`pow64_chunk`]; `LANES` false: AVX2), or lane by lane (LLVM
+/// gathers the lookups; [`pow64_chunk_lanes`]; `LANES` true: AVX-512). The general path has one
+/// path for every lane (lane selects, no branch); the fast path is tested per chunk.
+pub(super) struct Pow64<const LANES: bool>;
+/// [`Pow64`] by stages: AVX2.
+pub(super) type Pow = Pow64<false>;
+/// [`Pow64`] lane by lane: AVX-512.
+pub(super) type PowLanes = Pow64<true>;
 
-impl Paths2<f64> for Pow {
+impl<const LANES: bool> Paths2<f64> for Pow64<LANES> {
     #[inline(always)]
     fn fast_ok(_: f64, _: f64) -> bool {
         true
@@ -618,34 +621,15 @@ impl Paths2<f64> for Pow {
     }
     #[inline(always)]
     fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
-        pow64_chunk(x, y)
+        if LANES {
+            pow64_chunk_lanes(x, y)
+        } else {
+            pow64_chunk(x, y)
+        }
     }
     #[inline(always)]
     fn constant_first(xs: &mut [f64], ys: &[f64]) -> bool {
-        pow64_constant::<Self>(xs, ys, true)
-    }
-}
-
-impl Paths2<f64> for PowLanes {
-    #[inline(always)]
-    fn fast_ok(_: f64, _: f64) -> bool {
-        true
-    }
-    #[inline(always)]
-    fn fast(x: f64, y: f64) -> f64 {
-        pow_lane(x, y)
-    }
-    #[inline(always)]
-    fn general(x: f64, y: f64) -> f64 {
-        pow_lane(x, y)
-    }
-    #[inline(always)]
-    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
-        pow64_chunk_lanes(x, y)
-    }
-    #[inline(always)]
-    fn constant_first(xs: &mut [f64], ys: &[f64]) -> bool {
-        pow64_constant::<Self>(xs, ys, false)
+        pow64_constant::<Self>(xs, ys, !LANES)
     }
 }
 
