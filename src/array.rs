@@ -2,10 +2,12 @@
 
 use crate::error::{Error, Result};
 use crate::view::View;
+use kiln_ir::num_complex::{Complex32, Complex64};
 use kiln_ir::{DType, ElemType, Tensor, Values};
 use ndarray::{ArrayD, ArrayRef, ArrayViewD, Dimension, IxDyn};
 
-/// An input array of any element type kiln has (f64, f32, i64, i32, bool), any dimension, any
+/// An input array of any element type kiln has (f64, f32, i64, i32, bool, and the complex numbers
+/// `Complex32` and `Complex64` of `num_complex`, ndarray's and NumPy's layout), any dimension, any
 /// strides. A kernel with an integer or bool input is typed as NumPy 2 types it and compiled by the
 /// JIT in its values' own types where it can be, else run on the typed interpreter (`kiln explain`
 /// says which, and why).
@@ -21,6 +23,10 @@ pub enum ArrayArg<'a> {
     I32(View<'a, i32>),
     /// A bool view.
     Bool(View<'a, bool>),
+    /// A complex64 view.
+    C64(View<'a, Complex32>),
+    /// A complex128 view.
+    C128(View<'a, Complex64>),
 }
 
 /// `$body` with `$v` bound to the view of whichever type `$arg` holds.
@@ -32,6 +38,8 @@ macro_rules! on_view {
             $crate::array::ArrayArg::I64($v) => $body,
             $crate::array::ArrayArg::I32($v) => $body,
             $crate::array::ArrayArg::Bool($v) => $body,
+            $crate::array::ArrayArg::C64($v) => $body,
+            $crate::array::ArrayArg::C128($v) => $body,
         }
     };
 }
@@ -62,6 +70,14 @@ macro_rules! map_view {
                 let $v = w.into_dyn();
                 $crate::view::View::from($body)
             }),
+            $crate::array::ArrayArg::C64(w) => $crate::array::ArrayArg::C64({
+                let $v = w.into_dyn();
+                $crate::view::View::from($body)
+            }),
+            $crate::array::ArrayArg::C128(w) => $crate::array::ArrayArg::C128({
+                let $v = w.into_dyn();
+                $crate::view::View::from($body)
+            }),
         }
     };
 }
@@ -85,6 +101,8 @@ impl ArrayArg<'_> {
             ArrayArg::I64(_) => ElemType::I64,
             ArrayArg::I32(_) => ElemType::I32,
             ArrayArg::Bool(_) => ElemType::Bool,
+            ArrayArg::C64(_) => ElemType::C64,
+            ArrayArg::C128(_) => ElemType::C128,
         }
     }
 
@@ -94,7 +112,8 @@ impl ArrayArg<'_> {
     }
 }
 
-/// The element types of kiln's arrays: f64, f32, i64, i32 and bool. Any of them is an input
+/// The element types of kiln's arrays: f64, f32, i64, i32, bool, `Complex32` and `Complex64`. Any
+/// of them is an input
 /// ([`ArrayArg`]) and a result ([`Output`]).
 pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     /// The element type.
@@ -139,6 +158,8 @@ mod element_sealed {
     impl Sealed for i64 {}
     impl Sealed for i32 {}
     impl Sealed for bool {}
+    impl Sealed for super::Complex32 {}
+    impl Sealed for super::Complex64 {}
 }
 
 macro_rules! element {
@@ -247,6 +268,28 @@ element!(
     },
     not_direct::<bool>
 );
+element!(
+    Complex32,
+    C64,
+    |out: Output| match out {
+        Output::C64(a) => Ok(a),
+        other => refuse(&other, ElemType::C64),
+    },
+    not_direct::<Complex32>
+);
+element!(
+    Complex64,
+    C128,
+    |out: Output| match out {
+        Output::C128(a) => Ok(a),
+        Output::C64(a) => Ok(a.mapv(|z| Complex64::new(z.re.into(), z.im.into()))),
+        other => match f64::from_output(other) {
+            Ok(a) => Ok(a.mapv(|v| Complex64::new(v, 0.0))),
+            Err(_) => Err(Error::Output("a complex128 result was asked for".into())),
+        },
+    },
+    not_direct::<Complex64>
+);
 
 /// The float element types kiln computes in: f64 and f32.
 pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Sealed {
@@ -314,8 +357,16 @@ impl Float for f64 {
             Output::I64(a) => a.mapv(|v| v as f64),
             Output::I32(a) => a.mapv(|v| v as f64),
             Output::Bool(a) => a.mapv(|v| if v { 1.0 } else { 0.0 }),
+            Output::C64(_) | Output::C128(_) => return Err(complex_to_real(ElemType::F64)),
         })
     }
+}
+
+fn complex_to_real(to: ElemType) -> Error {
+    Error::Output(format!(
+        "the kernel gives complex numbers, which {to} does not hold: take `real(...)`, `imag(...)` or \
+         `abs(...)`, or ask for a complex type"
+    ))
 }
 
 impl Float for f32 {
@@ -356,6 +407,7 @@ impl Float for f32 {
             Output::I64(a) => a.mapv(|v| v as f32),
             Output::I32(a) => a.mapv(|v| v as f32),
             Output::Bool(a) => a.mapv(|v| if v { 1.0 } else { 0.0 }),
+            Output::C64(_) | Output::C128(_) => return Err(complex_to_real(ElemType::F32)),
         })
     }
 }
@@ -389,6 +441,8 @@ impl ArrayArg<'_> {
             ArrayArg::I64(v) => ArrayArg::I64(v.view()),
             ArrayArg::I32(v) => ArrayArg::I32(v.view()),
             ArrayArg::Bool(v) => ArrayArg::Bool(v.view()),
+            ArrayArg::C64(v) => ArrayArg::C64(v.view()),
+            ArrayArg::C128(v) => ArrayArg::C128(v.view()),
         }
     }
 }
@@ -413,6 +467,10 @@ pub enum Output {
     I32(ArrayD<i32>),
     /// Comparisons and logical results, any, all.
     Bool(ArrayD<bool>),
+    /// complex64: arithmetic and functions of complex64 inputs (or complex literals with float32).
+    C64(ArrayD<Complex32>),
+    /// complex128: arithmetic and functions of complex128 inputs, `complex(a, b)` of float64.
+    C128(ArrayD<Complex64>),
 }
 
 impl Output {
@@ -424,6 +482,8 @@ impl Output {
             Output::I64(a) => a.shape(),
             Output::I32(a) => a.shape(),
             Output::Bool(a) => a.shape(),
+            Output::C64(a) => a.shape(),
+            Output::C128(a) => a.shape(),
         }
     }
 
@@ -435,6 +495,8 @@ impl Output {
             Output::I64(_) => ElemType::I64,
             Output::I32(_) => ElemType::I32,
             Output::Bool(_) => ElemType::Bool,
+            Output::C64(_) => ElemType::C64,
+            Output::C128(_) => ElemType::C128,
         }
     }
 
@@ -452,12 +514,19 @@ impl Output {
             Output::I64(a) => ArrayArg::from(a),
             Output::I32(a) => ArrayArg::from(a),
             Output::Bool(a) => ArrayArg::from(a),
+            Output::C64(a) => ArrayArg::from(a),
+            Output::C128(a) => ArrayArg::from(a),
         }
     }
 
-    /// The result as an f64 array (f32 widened, integers and bools converted).
+    /// The result as an f64 array (f32 widened, integers and bools converted, a complex result's
+    /// real part as NumPy's `astype(float64)` takes it).
     pub fn into_f64(self) -> ArrayD<f64> {
-        f64::from_output(self).expect("every output converts to f64")
+        match self {
+            Output::C64(a) => a.mapv(|z| f64::from(z.re)),
+            Output::C128(a) => a.mapv(|z| z.re),
+            real => f64::from_output(real).expect("every real output converts to f64"),
+        }
     }
 
     /// The element type.
@@ -468,6 +537,8 @@ impl Output {
             Output::I64(_) => kiln_ir::OutputType::Int64,
             Output::I32(_) => kiln_ir::OutputType::Int32,
             Output::Bool(_) => kiln_ir::OutputType::Bool,
+            Output::C64(_) => kiln_ir::OutputType::Complex(kiln_ir::DType::F32),
+            Output::C128(_) => kiln_ir::OutputType::Complex(kiln_ir::DType::F64),
         }
     }
 
@@ -479,6 +550,8 @@ impl Output {
             Output::I64(_) => "int64",
             Output::I32(_) => "int32",
             Output::Bool(_) => "bool",
+            Output::C64(_) => "complex64",
+            Output::C128(_) => "complex128",
         }
     }
 }
@@ -494,6 +567,8 @@ impl TryFrom<Tensor> for Output {
             Values::I64(v) => Output::I64(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
             Values::I32(v) => Output::I32(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
             Values::Bool(v) => Output::Bool(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
+            Values::C64(v) => Output::C64(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
+            Values::C128(v) => Output::C128(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
         })
     }
 }
@@ -548,6 +623,7 @@ impl Convert for f64 {
             ArrayArg::I64(v) => Converted::Owned(converted(v, |x| x as f64)?),
             ArrayArg::I32(v) => Converted::Owned(converted(v, |x| x as f64)?),
             ArrayArg::Bool(v) => Converted::Owned(converted(v, |x| u8::from(x) as f64)?),
+            ArrayArg::C64(_) | ArrayArg::C128(_) => return Err(complex_to_real(ElemType::F64)),
         })
     }
 }
@@ -561,6 +637,7 @@ impl Convert for f32 {
             ArrayArg::I64(v) => Converted::Owned(converted(v, |x| x as f32)?),
             ArrayArg::I32(v) => Converted::Owned(converted(v, |x| x as f32)?),
             ArrayArg::Bool(v) => Converted::Owned(converted(v, |x| u8::from(x) as f32)?),
+            ArrayArg::C64(_) | ArrayArg::C128(_) => return Err(complex_to_real(ElemType::F32)),
         })
     }
 }

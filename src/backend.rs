@@ -75,6 +75,10 @@ pub enum TypedData<'a> {
     F32(Cow<'a, [f32]>),
     /// float64 elements.
     F64(Cow<'a, [f64]>),
+    /// complex64 elements.
+    C64(Cow<'a, [kiln_ir::num_complex::Complex32]>),
+    /// complex128 elements.
+    C128(Cow<'a, [kiln_ir::num_complex::Complex64]>),
     /// A strided view of the kernel's input shape.
     View(kiln_jit::TypedView<'a>),
 }
@@ -88,6 +92,8 @@ impl TypedData<'_> {
             TypedData::I64(d) => TypedData::I64(Cow::Borrowed(d)),
             TypedData::F32(d) => TypedData::F32(Cow::Borrowed(d)),
             TypedData::F64(d) => TypedData::F64(Cow::Borrowed(d)),
+            TypedData::C64(d) => TypedData::C64(Cow::Borrowed(d)),
+            TypedData::C128(d) => TypedData::C128(Cow::Borrowed(d)),
             TypedData::View(v) => copy_view(v)?,
         })
     }
@@ -102,6 +108,8 @@ fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
         TypedData::I64(d) => Stored::I64(d),
         TypedData::F32(d) => Stored::F32(d),
         TypedData::F64(d) => Stored::F64(d),
+        TypedData::C64(d) => Stored::C64(d),
+        TypedData::C128(d) => Stored::C128(d),
         TypedData::View(v) => Stored::View(v.view()),
     }
 }
@@ -125,6 +133,8 @@ fn copy_view<'x>(v: &kiln_jit::TypedView<'_>) -> Result<TypedData<'x>> {
         TypedView::I64(v) => TypedData::I64(copy(v)?.into()),
         TypedView::F32(v) => TypedData::F32(copy(v)?.into()),
         TypedView::F64(v) => TypedData::F64(copy(v)?.into()),
+        TypedView::C64(v) => TypedData::C64(copy(v)?.into()),
+        TypedView::C128(v) => TypedData::C128(copy(v)?.into()),
     })
 }
 
@@ -549,6 +559,8 @@ impl TypedExecutable {
                     TypedData::I64(d) => TypedInput::I64(whole(d, strides)),
                     TypedData::F32(d) => TypedInput::F32(whole(d, strides)),
                     TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
+                    TypedData::C64(d) => TypedInput::C64(whole(d, strides)),
+                    TypedData::C128(d) => TypedInput::C128(whole(d, strides)),
                     TypedData::View(_) => unreachable!("views were refused above"),
                 })
             })
@@ -699,6 +711,9 @@ fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
         Stored::I64(d) => d.iter().map(|&x| T::from_f64(x as f64)).collect(),
         Stored::F32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
         Stored::F64(d) => d.iter().map(|&x| T::from_f64(x)).collect(),
+        // (float kernels store no complex input: `ElemType::converts_into`) a real part, as astype
+        Stored::C64(d) => d.iter().map(|&z| T::from_f64(f64::from(z.re))).collect(),
+        Stored::C128(d) => d.iter().map(|&z| T::from_f64(z.re)).collect(),
         // a view's elements in C order
         Stored::View(v) => match v {
             TypedView::Bool(v) => v.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
@@ -706,6 +721,8 @@ fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
             TypedView::I64(v) => v.iter().map(|&x| T::from_f64(x as f64)).collect(),
             TypedView::F32(v) => v.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
             TypedView::F64(v) => v.iter().map(|&x| T::from_f64(x)).collect(),
+            TypedView::C64(v) => v.iter().map(|&z| T::from_f64(f64::from(z.re))).collect(),
+            TypedView::C128(v) => v.iter().map(|&z| T::from_f64(z.re)).collect(),
         },
     }
 }

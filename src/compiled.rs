@@ -1064,6 +1064,8 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
                     .map(|x| f64::from(u8::from(x)) / count as f64)
                     .collect(),
             ),
+            Values::C64(v) => Values::C64(v.into_iter().map(|z| z / count as f32).collect()),
+            Values::C128(v) => Values::C128(v.into_iter().map(|z| z / count as f64).collect()),
         };
     }
     t.shape = r.result_shape(&kernel.shape, axes);

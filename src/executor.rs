@@ -795,6 +795,8 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
                     ArrayArg::I64(v) => TypedView::I64(v.to_dyn()),
                     ArrayArg::F32(v) => TypedView::F32(v.to_dyn()),
                     ArrayArg::F64(v) => TypedView::F64(v.to_dyn()),
+                    ArrayArg::C64(v) => TypedView::C64(v.to_dyn()),
+                    ArrayArg::C128(v) => TypedView::C128(v.to_dyn()),
                 });
                 return Ok(TypedBuffer {
                     data,
@@ -807,6 +809,8 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
                 ArrayArg::I64(v) => TypedData::I64(view(v, n)?),
                 ArrayArg::F32(v) => TypedData::F32(view(v, n)?),
                 ArrayArg::F64(v) => TypedData::F64(view(v, n)?),
+                ArrayArg::C64(v) => TypedData::C64(view(v, n)?),
+                ArrayArg::C128(v) => TypedData::C128(view(v, n)?),
             };
             Ok(TypedBuffer {
                 data,
@@ -945,5 +949,7 @@ fn stored_elements<'a>(
         ArrayArg::I64(v) => slice_or_view!(v, I64),
         ArrayArg::F32(v) => slice_or_view!(v, F32),
         ArrayArg::F64(v) => slice_or_view!(v, F64),
+        ArrayArg::C64(v) => slice_or_view!(v, C64),
+        ArrayArg::C128(v) => slice_or_view!(v, C128),
     })
 }

@@ -318,6 +318,28 @@ impl Expr {
     pub fn rad2deg(&self) -> Expr {
         self.unary(UnaryOp::Rad2Deg)
     }
+    /// The real part of a complex value (NumPy's `real`); of a real value, the value itself.
+    pub fn real(&self) -> Expr {
+        self.unary(UnaryOp::Real)
+    }
+    /// The imaginary part of a complex value (NumPy's `imag`); of a real value, zeros of its type.
+    pub fn imag(&self) -> Expr {
+        self.unary(UnaryOp::Imag)
+    }
+    /// The complex conjugate (NumPy's `conj`); of a real value, the value itself.
+    pub fn conj(&self) -> Expr {
+        self.unary(UnaryOp::Conj)
+    }
+    /// The complex number `re + im j` of two real values (numexpr's `complex(re, im)`): complex64
+    /// of two float32 values, else complex128.
+    pub fn complex(re: impl Into<Expr>, im: impl Into<Expr>) -> Expr {
+        re.into().binary(BinaryOp::Complex, im)
+    }
+    /// The imaginary literal `v j` (Python's `2j`): a weak complex, complex64 beside float32 and
+    /// complex64 values, else complex128.
+    pub fn imaginary(v: f64) -> Expr {
+        Expr::complex(Expr::lit(0.0), Expr::lit(v))
+    }
     /// `x * x`, NumPy's `square` (the same node as `&x * &x`).
     pub fn square(&self) -> Expr {
         self * self

@@ -260,5 +260,7 @@ fn reshaped(out: Output, shape: &[usize]) -> Result<Output> {
         Output::I64(a) => Output::I64(a.into_shape_with_order(s).map_err(bad)?),
         Output::I32(a) => Output::I32(a.into_shape_with_order(s).map_err(bad)?),
         Output::Bool(a) => Output::Bool(a.into_shape_with_order(s).map_err(bad)?),
+        Output::C64(a) => Output::C64(a.into_shape_with_order(s).map_err(bad)?),
+        Output::C128(a) => Output::C128(a.into_shape_with_order(s).map_err(bad)?),
     })
 }

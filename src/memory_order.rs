@@ -301,6 +301,8 @@ pub fn restore(out: Output, order: &[usize]) -> Output {
         Output::I64(a) => Output::I64(a.permuted_axes(inv)),
         Output::I32(a) => Output::I32(a.permuted_axes(inv)),
         Output::Bool(a) => Output::Bool(a.permuted_axes(inv)),
+        Output::C64(a) => Output::C64(a.permuted_axes(inv)),
+        Output::C128(a) => Output::C128(a.permuted_axes(inv)),
     }
 }
 
@@ -320,6 +322,8 @@ pub(crate) fn in_c_order(out: Output) -> Output {
         Output::I64(a) => Output::I64(c(a)),
         Output::I32(a) => Output::I32(c(a)),
         Output::Bool(a) => Output::Bool(c(a)),
+        Output::C64(a) => Output::C64(c(a)),
+        Output::C128(a) => Output::C128(c(a)),
     }
 }
 

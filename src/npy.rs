@@ -1,6 +1,7 @@
 //! Reading inputs from and writing results to NumPy's `.npy` files.
 //!
-//! f64, f32, int64 (`<i8`), int32 (`<i4`) and bool (`|b1`) arrays are read as they are; the other
+//! f64, f32, int64 (`<i8`), int32 (`<i4`), bool (`|b1`), complex64 (`<c8`) and complex128 (`<c16`)
+//! arrays are read as they are; the other
 //! integer types (`i1 i2 u1 u2 u4`) are widened exactly to int64, and `u8` (uint64) too when every
 //! value fits int64, else it is an error that says so (kiln has no unsigned type). C and Fortran order both load, in either byte
 //! order (`<` little, `>` big, `|` and `=` the machine's, as NumPy reads them). kiln reads the header
@@ -15,6 +16,7 @@
 
 use crate::array::Output;
 use crate::error::{Error, Result};
+use kiln_ir::num_complex::{Complex32, Complex64};
 use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 use ndarray_npy::WriteNpyExt;
 use std::fs::File;
@@ -34,6 +36,10 @@ pub enum NpyArray {
     I32(ArrayD<i32>),
     /// A bool array (`|b1`).
     Bool(ArrayD<bool>),
+    /// A complex64 array (`<c8`).
+    C64(ArrayD<Complex32>),
+    /// A complex128 array (`<c16`).
+    C128(ArrayD<Complex64>),
 }
 
 impl NpyArray {
@@ -45,6 +51,8 @@ impl NpyArray {
             NpyArray::I64(a) => a.into(),
             NpyArray::I32(a) => a.into(),
             NpyArray::Bool(a) => a.into(),
+            NpyArray::C64(a) => a.into(),
+            NpyArray::C128(a) => a.into(),
         }
     }
 
@@ -56,6 +64,8 @@ impl NpyArray {
             NpyArray::I64(a) => a.shape(),
             NpyArray::I32(a) => a.shape(),
             NpyArray::Bool(a) => a.shape(),
+            NpyArray::C64(a) => a.shape(),
+            NpyArray::C128(a) => a.shape(),
         }
     }
 
@@ -92,6 +102,8 @@ enum Kind {
     U2,
     U1,
     B1,
+    C8,
+    C16,
 }
 
 impl Kind {
@@ -108,13 +120,16 @@ impl Kind {
             "u2" => Kind::U2,
             "u1" => Kind::U1,
             "b1" => Kind::B1,
+            "c8" => Kind::C8,
+            "c16" => Kind::C16,
             _ => return None,
         })
     }
 
     fn size(self) -> usize {
         match self {
-            Kind::F8 | Kind::I8 | Kind::U8 => 8,
+            Kind::C16 => 16,
+            Kind::F8 | Kind::I8 | Kind::U8 | Kind::C8 => 8,
             Kind::F4 | Kind::I4 | Kind::U4 => 4,
             Kind::I2 | Kind::U2 => 2,
             Kind::I1 | Kind::U1 | Kind::B1 => 1,
@@ -277,6 +292,20 @@ macro_rules! decode {
 }
 decode!(f64 => 8, f32 => 4, i64 => 8, i32 => 4, i16 => 2, i8 => 1, u64 => 8, u32 => 4, u16 => 2, u8 => 1);
 
+/// A complex number: its real part's bytes, then its imaginary part's.
+macro_rules! decode_complex {
+    ($($t:ty, $part:ty => $n:literal),*) => {$(
+        impl Decode<$n> for $t {
+            fn decode(bytes: [u8; $n], big_endian: bool) -> Self {
+                let (re, im) = bytes.split_at($n / 2);
+                let part = |b: &[u8]| <$part as Decode<{ $n / 2 }>>::decode(b.try_into().expect("half"), big_endian);
+                <$t>::new(part(re), part(im))
+            }
+        }
+    )*};
+}
+decode_complex!(Complex32, f32 => 8, Complex64, f64 => 16);
+
 /// Reads `header`'s elements of type `S` from `data` and converts each with `f`.
 fn read_data<S: Decode<N>, T, const N: usize>(
     path: &Path,
@@ -337,6 +366,8 @@ fn read_elements(path: &Path, header: &Header, data: &mut impl Read) -> Result<N
         Kind::U2 => NpyArray::I64(read_data::<u16, _, 2>(path, h, f, i64::from)?),
         Kind::U1 => NpyArray::I64(read_data::<u8, _, 1>(path, h, f, i64::from)?),
         Kind::B1 => NpyArray::Bool(read_data::<u8, _, 1>(path, h, f, |v| v != 0)?),
+        Kind::C8 => NpyArray::C64(read_data::<Complex32, _, 8>(path, h, f, |v| v)?),
+        Kind::C16 => NpyArray::C128(read_data::<Complex64, _, 16>(path, h, f, |v| v)?),
     })
 }
 
@@ -474,6 +505,8 @@ fn write_to(path: &Path, out: &Output) -> Result<()> {
         Output::I64(a) => a.write_npy(&mut w),
         Output::I32(a) => a.write_npy(&mut w),
         Output::Bool(a) => a.write_npy(&mut w),
+        Output::C64(a) => a.write_npy(&mut w),
+        Output::C128(a) => a.write_npy(&mut w),
     }
     .map_err(|e| npy_error(path, e))?;
     let file = w.into_inner().map_err(|e| npy_error(path, e.error()))?;

@@ -1025,8 +1025,13 @@ impl Lowering {
                         self.constant(b),
                     ) {
                         (Some(v), _, _) => self.arena.int(v),
-                        // bitwise operators and shifts of floats are type errors: the typing says so
-                        (None, Some(x), Some(y)) if !op.is_logical() && !BinaryOp::INTEGER.contains(op) => {
+                        // bitwise operators and shifts of floats are type errors: the typing says so;
+                        // `complex(x, y)` of two constants is a complex constant, kept as the node
+                        (None, Some(x), Some(y))
+                            if !op.is_logical()
+                                && !BinaryOp::INTEGER.contains(op)
+                                && *op != BinaryOp::Complex =>
+                        {
                             self.fold(op.eval(x, y), !op.is_operator())
                         }
                         _ => self.arena.binary(*op, a, b),

@@ -726,7 +726,8 @@ fn random_token_soup_never_panics() {
 }
 
 /// `//` has the precedence of `*`, `/` and `%`, left to right; `.real` and `.imag` bind tighter than
-/// `**`; numexpr's real-valued functions are the value, zeros or ones of its shape.
+/// `**`; numexpr's complex functions are the IR's opcodes (the typing makes them the value or
+/// zeros of a real operand), `copy` the value, `ones_like` ones of its shape; `2j` a weak complex.
 #[test]
 fn floor_division_attributes_and_numexprs_real_functions() {
     let (a, b, c) = (input("a"), input("b"), input("c"));
@@ -737,12 +738,14 @@ fn floor_division_attributes_and_numexprs_real_functions() {
     same("-a // b", (-&a).floor_divide(&b));
     same("floor_divide(a, b)", a.floor_divide(&b));
     same("nextafter(a, b)", a.nextafter(&b));
-    same("copy(a) + conj(b) + real(c)", &a + &b + &c);
-    same("imag(a)", a.zeros_like());
+    same("copy(a) + conj(b) + real(c)", &a + &b.conj() + &c.real());
+    same("imag(a)", a.imag());
     same("ones_like(a)", a.ones_like());
-    same("a.real", a.clone());
-    same("(a + b).imag", (&a + &b).zeros_like());
-    same("a.real ** 2", a.pow(2.0));
-    same("a.imag.real", a.zeros_like());
-    same("-a.imag", -a.zeros_like());
+    same("a.real", a.real());
+    same("(a + b).imag", (&a + &b).imag());
+    same("a.real ** 2", a.real().pow(2.0));
+    same("a.imag.real", a.imag().real());
+    same("-a.imag", -a.imag());
+    same("complex(a, b) * 2j", Expr::complex(&a, &b) * Expr::imaginary(2.0));
+    same("a + 1.5e3J", &a + Expr::imaginary(1500.0));
 }

@@ -58,6 +58,14 @@ fn render(out: &Output) -> (String, Vec<String>) {
         Output::I64(a) => a.iter().map(i64::to_string).collect(),
         Output::I32(a) => a.iter().map(i32::to_string).collect(),
         Output::Bool(a) => a.iter().map(|&v| u8::from(v).to_string()).collect(),
+        Output::C64(a) => a
+            .iter()
+            .map(|z| format!("{},{}", float(z.re.into()), float(z.im.into())))
+            .collect(),
+        Output::C128(a) => a
+            .iter()
+            .map(|z| format!("{},{}", float(z.re), float(z.im)))
+            .collect(),
     };
     (out.dtype_name().to_string(), values)
 }
@@ -349,6 +357,8 @@ fn npy_round_trips_of_every_type() {
         Output::I64(array![[i64::MIN, (1 << 53) + 1], [0, i64::MAX]].into_dyn()),
         Output::F32(array![1.5f32, -0.0, f32::INFINITY].into_dyn()),
         Output::F64(array![f64::MIN_POSITIVE, -2.5].into_dyn()),
+        Output::C64(array![kiln::kiln_ir::num_complex::Complex32::new(1.5, -0.0)].into_dyn()),
+        Output::C128(array![kiln::kiln_ir::num_complex::Complex64::new(f64::INFINITY, -2.5)].into_dyn()),
     ];
     for out in outputs {
         let path = dir.join(format!("{}.npy", out.dtype_name()));
@@ -360,6 +370,8 @@ fn npy_round_trips_of_every_type() {
             NpyArray::I64(a) => Output::I64(a),
             NpyArray::F32(a) => Output::F32(a),
             NpyArray::F64(a) => Output::F64(a),
+            NpyArray::C64(a) => Output::C64(a),
+            NpyArray::C128(a) => Output::C128(a),
         };
         assert_eq!(again, out);
     }

@@ -334,8 +334,22 @@ fn print_output(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
         Output::I64(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
         Output::I32(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
         Output::Bool(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
+        Output::C64(a) => nested(w, a.shape(), &mut a.iter(), |w, z| {
+            complex(w, z.re.into(), z.im.into())
+        }),
+        Output::C128(a) => nested(w, a.shape(), &mut a.iter(), |w, z| complex(w, z.re, z.im)),
     }?;
     writeln!(w)
+}
+
+/// A complex number as Python writes it, `(1.0+2.0j)` (`(1.0-0.0j)` keeps the sign of a zero).
+fn complex(w: &mut impl Write, re: f64, im: f64) -> std::io::Result<()> {
+    let sign = if im.is_sign_negative() && !im.is_nan() {
+        "-"
+    } else {
+        "+"
+    };
+    write!(w, "({re:?}{sign}{:?}j)", im.abs())
 }
 
 /// Writes the next `shape.iter().product()` items of `items` (row-major) as nested brackets.

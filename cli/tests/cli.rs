@@ -187,15 +187,23 @@ fn bad_npy_files_are_errors() {
     let out = kiln(&["eval", "x + 1", "-i", &format!("x={}", big.display())]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("promises"), "{err}");
-    // complex numbers, and garbage
+    // complex128 reads (and prints as Python writes it); float16 is no type of kiln's; garbage
     let c = tmp("c.npy");
     raw_npy(
         &c,
         "{'descr': '<c16', 'fortran_order': False, 'shape': (1,), }",
         &[0; 16],
     );
-    let out = kiln(&["eval", "x", "-i", &format!("x={}", c.display())]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unsupported dtype 'c16'"));
+    let out = kiln(&["eval", "x * 1j - 1", "-i", &format!("x={}", c.display())]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[(-1.0+0.0j)]");
+    let h = tmp("h.npy");
+    raw_npy(
+        &h,
+        "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }",
+        &[0; 2],
+    );
+    let out = kiln(&["eval", "x", "-i", &format!("x={}", h.display())]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unsupported dtype 'f2'"));
     let g = tmp("g.npy");
     std::fs::write(&g, b"hello").unwrap();
     let out = kiln(&["eval", "x", "-i", &format!("x={}", g.display())]);

@@ -327,6 +327,11 @@ fn reduce<T: Real>(
                 })
                 .collect(),
         ),
+        OutputType::Complex(_) => {
+            return Err(IrError::Type(
+                "a complex result of a float kernel (complex kernels are typed: kiln_ir::typed)".into(),
+            ));
+        }
     };
     Ok(Tensor {
         shape: ext.out_shape,

@@ -303,6 +303,10 @@ impl KernelIR {
                     Some(format!("the integer operator {op}"))
                 }
                 Node::Unary(UnaryOp::Invert, _) => Some("the integer operator invert".into()),
+                Node::Binary(BinaryOp::Complex, _, _) => Some("a complex number".into()),
+                Node::Unary(op, _) if UnaryOp::COMPLEX.contains(&op) => {
+                    Some(format!("the complex function {op}"))
+                }
                 _ => None,
             })
     }

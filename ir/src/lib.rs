@@ -10,7 +10,8 @@
 //! - [`int`]: NumPy's integer arithmetic for int32 and int64 (wrapping, floor division, shifts, casts);
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
 //! - [`scan`]: cumulative sums, products, maxima and minima;
-//! - [`promote`]: NumPy 2's type promotion for bool, integer and float operands (NEP 50);
+//! - [`promote`]: NumPy 2's type promotion for bool, integer, float and complex operands (NEP 50);
+//! - [`complex`]: what every opcode gives on complex64 and complex128 values (the oracle's);
 //! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite, strength reduction of `pow`);
 //! - [`typed`]: kernels over bool, integer and float values: the typing (NumPy 2's promotion, explicit
 //!   casts) and their interpreter;
@@ -38,6 +39,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod complex;
 pub mod compound;
 pub mod dtype;
 pub mod error;
@@ -62,6 +64,8 @@ pub use error::{IrError, Result};
 pub use expr::{ExprArena, Node, NodeId};
 pub use interp::{StridedInput, interpret, interpret_from, interpret_outputs};
 pub use kernel::{InputDecl, KernelIR, KernelKind, OutputType, ReduceOp, Start};
+/// The complex number type of complex64 and complex128 values (`Complex32`, `Complex64`).
+pub use num_complex;
 pub use op::{BinaryOp, UnaryOp};
 pub use plan::{BroadcastPlan, InputLayout, InputPlan, PlanOptions, RowAccess};
 pub use promote::ElemType;

@@ -92,6 +92,13 @@ pub enum UnaryOp {
     /// which give bool's `~` as [`UnaryOp::Not`]. Not defined on floats (the typing refuses it); a
     /// float kernel reads it as logical not.
     Invert,
+    /// The real part of a complex number; of a real number, the number itself.
+    Real,
+    /// The imaginary part of a complex number; of a real number, zero (`imag(NaN) = 0`, as NumPy).
+    Imag,
+    /// The complex conjugate (`conj(a + bj) = a - bj`, the imaginary part's sign flipped, a zero's
+    /// too); of a real number, the number itself.
+    Conj,
 }
 
 /// An operation of two operands.
@@ -175,6 +182,10 @@ pub enum BinaryOp {
     /// `a >> b` on integers: NumPy's arithmetic right shift, the sign (0 or -1) for a count outside
     /// `0..bits`. Refused on floats and bools by the typing; a float kernel never holds it (NaN).
     Shr,
+    /// `complex(a, b)`, the complex number `a + bj` of two real numbers (numexpr's `complex`), in
+    /// the complex type of their common float type. Only in typed kernels ([`crate::typed`]); a
+    /// float kernel never holds it (it reads as `a`).
+    Complex,
 }
 
 impl UnaryOp {
@@ -267,8 +278,15 @@ impl UnaryOp {
             UnaryOp::Deg2Rad => x * (T::from_f64(std::f64::consts::PI) / T::from_f64(180.0)),
             UnaryOp::Rad2Deg => x * (T::from_f64(180.0) / T::from_f64(std::f64::consts::PI)),
             UnaryOp::Invert => T::truth(!x.is_true()),
+            UnaryOp::Real | UnaryOp::Conj => x,
+            UnaryOp::Imag => T::ZERO,
         }
     }
+
+    /// The opcodes of complex numbers (their parts and conjugate), beside [`UnaryOp::ALL`]: the
+    /// typing ([`crate::typed`]) gives them to complex operands only (of a real operand, its value
+    /// or zero), so a float kernel never holds them.
+    pub const COMPLEX: [UnaryOp; 3] = [UnaryOp::Real, UnaryOp::Imag, UnaryOp::Conj];
 
     /// The name in the IR's text form and in the text language.
     pub fn name(self) -> &'static str {
@@ -311,6 +329,9 @@ impl UnaryOp {
             UnaryOp::Deg2Rad => "deg2rad",
             UnaryOp::Rad2Deg => "rad2deg",
             UnaryOp::Invert => "invert",
+            UnaryOp::Real => "real",
+            UnaryOp::Imag => "imag",
+            UnaryOp::Conj => "conj",
         }
     }
 
@@ -356,6 +377,7 @@ impl UnaryOp {
         UnaryOp::ALL
             .into_iter()
             .chain([UnaryOp::Invert])
+            .chain(UnaryOp::COMPLEX)
             .find(|op| op.name() == name)
     }
 }
@@ -462,6 +484,7 @@ impl BinaryOp {
             BinaryOp::BitOr => T::truth(a.is_true() || b.is_true()),
             BinaryOp::BitXor => T::truth(a.is_true() != b.is_true()),
             BinaryOp::Shl | BinaryOp::Shr => T::from_f64(f64::NAN),
+            BinaryOp::Complex => a,
         }
     }
 
@@ -509,6 +532,7 @@ impl BinaryOp {
             BinaryOp::BitXor => "bitwise_xor",
             BinaryOp::Shl => "left_shift",
             BinaryOp::Shr => "right_shift",
+            BinaryOp::Complex => "complex",
         }
     }
 
@@ -570,6 +594,7 @@ impl BinaryOp {
         BinaryOp::ALL
             .into_iter()
             .chain(BinaryOp::INTEGER)
+            .chain([BinaryOp::Complex])
             .find(|op| op.name() == name)
     }
 }

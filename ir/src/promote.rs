@@ -36,6 +36,10 @@ pub enum ElemType {
     F32,
     /// float64 (`<f8`).
     F64,
+    /// complex64 (`<c8`): two float32, the real part first.
+    C64,
+    /// complex128 (`<c16`): two float64, the real part first.
+    C128,
 }
 
 /// NumPy's kinds, ordered as promotion climbs them.
@@ -44,16 +48,19 @@ enum Kind {
     Bool,
     Int,
     Float,
+    Complex,
 }
 
 impl ElemType {
     /// Every element type, in promotion order.
-    pub const ALL: [ElemType; 5] = [
+    pub const ALL: [ElemType; 7] = [
         ElemType::Bool,
         ElemType::I32,
         ElemType::I64,
         ElemType::F32,
         ElemType::F64,
+        ElemType::C64,
+        ElemType::C128,
     ];
 
     /// NumPy's dtype name.
@@ -64,6 +71,8 @@ impl ElemType {
             ElemType::I64 => "int64",
             ElemType::F32 => "float32",
             ElemType::F64 => "float64",
+            ElemType::C64 => "complex64",
+            ElemType::C128 => "complex128",
         }
     }
 
@@ -77,6 +86,7 @@ impl ElemType {
             ElemType::Bool => Kind::Bool,
             ElemType::I32 | ElemType::I64 => Kind::Int,
             ElemType::F32 | ElemType::F64 => Kind::Float,
+            ElemType::C64 | ElemType::C128 => Kind::Complex,
         }
     }
 
@@ -88,6 +98,44 @@ impl ElemType {
     /// Whether this is float32 or float64.
     pub fn is_float(self) -> bool {
         self.kind() == Kind::Float
+    }
+
+    /// Whether this is complex64 or complex128.
+    pub fn is_complex(self) -> bool {
+        self.kind() == Kind::Complex
+    }
+
+    /// Whether this is a float or a complex type (the inexact types, NumPy's `np.inexact`).
+    pub fn is_inexact(self) -> bool {
+        self.is_float() || self.is_complex()
+    }
+
+    /// The float type of a complex type's parts (complex64's float32), a float type itself.
+    pub fn real_part(self) -> Option<ElemType> {
+        match self {
+            ElemType::C64 | ElemType::F32 => Some(ElemType::F32),
+            ElemType::C128 | ElemType::F64 => Some(ElemType::F64),
+            _ => None,
+        }
+    }
+
+    /// The complex type whose parts are of float type `self` (float32's complex64); integers and
+    /// bools are complex128's, a complex type itself.
+    pub fn complex(self) -> ElemType {
+        match self {
+            ElemType::F32 | ElemType::C64 => ElemType::C64,
+            _ => ElemType::C128,
+        }
+    }
+
+    /// The size of one element in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            ElemType::Bool => 1,
+            ElemType::I32 | ElemType::F32 => 4,
+            ElemType::I64 | ElemType::F64 | ElemType::C64 => 8,
+            ElemType::C128 => 16,
+        }
     }
 
     /// The float dtype a float type is, if it is one.
@@ -112,7 +160,7 @@ impl ElemType {
     /// into either float; int32, int64 and float32 into float64; int64 rounded to the nearest).
     pub fn converts_into(self, dtype: crate::DType) -> bool {
         match dtype {
-            crate::DType::F64 => self != ElemType::F64,
+            crate::DType::F64 => !matches!(self, ElemType::F64 | ElemType::C64 | ElemType::C128),
             crate::DType::F32 => self == ElemType::Bool,
         }
     }
@@ -125,6 +173,8 @@ impl ElemType {
             ElemType::I64 => "i64",
             ElemType::F32 => "f32",
             ElemType::F64 => "f64",
+            ElemType::C64 => "c64",
+            ElemType::C128 => "c128",
         }
     }
 
@@ -160,6 +210,9 @@ pub enum Operand {
     Int(i128),
     /// A Python float literal: weak, it takes a float operand's type.
     Float(f64),
+    /// A Python complex literal (`2j`): weak, it takes a complex operand's type, and the complex
+    /// type of a float operand's.
+    Complex,
 }
 
 /// The operators whose typing differs; `Arith` is `+` and `*` (and `min`/`max`-like binary functions).
@@ -213,6 +266,14 @@ pub enum PromoteError {
         /// The operator.
         op: PromoteOp,
     },
+    /// An operator or function that complex numbers do not have (`<`, `//`, `%`, the bitwise
+    /// operators, `floor`, `arctan2`, ...: NumPy's `TypeError`, numexpr's `NotImplementedError`).
+    NotComplex {
+        /// The operator or function.
+        what: String,
+        /// The complex type.
+        ty: ElemType,
+    },
 }
 
 impl fmt::Display for PromoteError {
@@ -245,6 +306,9 @@ impl fmt::Display for PromoteError {
                      operand to int32 or int64"
                 )
             }
+            PromoteError::NotComplex { what, ty } => {
+                write!(f, "{what} is not defined for complex numbers ({ty})")
+            }
         }
     }
 }
@@ -258,7 +322,9 @@ impl PromoteError {
         match self {
             PromoteError::LiteralOutOfRange { .. } => "OverflowError",
             PromoteError::NegativeIntPower { .. } => "ValueError",
-            PromoteError::BoolSubtract | PromoteError::BitwiseFloat { .. } => "TypeError",
+            PromoteError::BoolSubtract
+            | PromoteError::BitwiseFloat { .. }
+            | PromoteError::NotComplex { .. } => "TypeError",
             PromoteError::BoolToInt8 { .. } => "int8",
         }
     }
@@ -270,6 +336,10 @@ pub fn result_type(a: ElemType, b: ElemType) -> ElemType {
         (ka, kb) if ka == kb => a.max(b),
         (Kind::Bool, _) => b,
         (_, Kind::Bool) => a,
+        // a complex with a real: the complex type of its parts' type with the real (complex64 with
+        // float64 or an int32 is complex128)
+        (Kind::Complex, _) => result_type(a.real_part().unwrap_or(ElemType::F64), b).complex(),
+        (_, Kind::Complex) => result_type(a, b.real_part().unwrap_or(ElemType::F64)).complex(),
         // an integer with a float: float64 (NumPy 2: int32 + float32 is float64 too)
         _ => ElemType::F64,
     }
@@ -281,8 +351,9 @@ fn with_literal(ty: ElemType, lit: Operand, check_range: bool) -> Result<ElemTyp
     let out = match (lit, ty.kind()) {
         (Operand::Int(_), Kind::Bool) => ElemType::I64,
         (Operand::Int(_), _) => ty,
-        (Operand::Float(_), Kind::Float) => ty,
+        (Operand::Float(_), Kind::Float | Kind::Complex) => ty,
         (Operand::Float(_), _) => ElemType::F64,
+        (Operand::Complex, _) => ty.complex(),
         (Operand::Array(t), _) => return Ok(result_type(ty, t)),
     };
     if let (Operand::Int(value), Some((lo, hi)), true) = (lit, out.int_range(), check_range)
@@ -300,6 +371,7 @@ fn promote(a: Operand, b: Operand, check_range: bool) -> Result<ElemType, Promot
         (Operand::Array(t), lit) | (lit, Operand::Array(t)) => with_literal(t, lit, check_range),
         // two literals: Python's own arithmetic, an int64 or float64 value once it meets an array
         (Operand::Int(_), Operand::Int(_)) => Ok(ElemType::I64),
+        (Operand::Complex, _) | (_, Operand::Complex) => Ok(ElemType::C128),
         _ => Ok(ElemType::F64),
     }
 }
@@ -325,12 +397,27 @@ pub fn binary(op: PromoteOp, a: Operand, b: Operand) -> Result<ElemType, Promote
     {
         return Err(PromoteError::BitwiseFloat { ty });
     }
+    let common_type = promote(a, b, false)?;
+    if common_type.is_complex() {
+        let what = match op {
+            PromoteOp::Bitwise => Some("a bitwise operator"),
+            PromoteOp::FloorDiv => Some("`//`"),
+            PromoteOp::Rem => Some("`%`"),
+            _ => None,
+        };
+        if let Some(what) = what {
+            return Err(PromoteError::NotComplex {
+                what: what.into(),
+                ty: common_type,
+            });
+        }
+    }
     // comparisons compare out-of-range integers exactly, and `/` computes integers in float64, so
     // neither checks an integer literal's range
     let common = promote(a, b, !matches!(op, PromoteOp::Compare | PromoteOp::TrueDiv))?;
     match op {
         PromoteOp::Compare => Ok(ElemType::Bool),
-        PromoteOp::TrueDiv if !common.is_float() => Ok(ElemType::F64),
+        PromoteOp::TrueDiv if !common.is_inexact() => Ok(ElemType::F64),
         PromoteOp::Sub if common == ElemType::Bool => Err(PromoteError::BoolSubtract),
         PromoteOp::FloorDiv | PromoteOp::Rem | PromoteOp::Pow if common == ElemType::Bool => {
             Err(PromoteError::BoolToInt8 { op })

@@ -1,6 +1,7 @@
 //! Kernel results: a shape and a typed, row-major buffer.
 
 use crate::dtype::DType;
+use num_complex::{Complex32, Complex64};
 use std::fmt;
 
 /// The elements of a result, in the type NumPy would give it.
@@ -16,6 +17,10 @@ pub enum Values {
     I64(Vec<i64>),
     /// bool values.
     Bool(Vec<bool>),
+    /// complex64 values.
+    C64(Vec<Complex32>),
+    /// complex128 values.
+    C128(Vec<Complex64>),
 }
 
 impl Values {
@@ -27,6 +32,8 @@ impl Values {
             Values::I32(v) => v.len(),
             Values::I64(v) => v.len(),
             Values::Bool(v) => v.len(),
+            Values::C64(v) => v.len(),
+            Values::C128(v) => v.len(),
         }
     }
 
@@ -43,10 +50,13 @@ impl Values {
             Values::I32(_) => OutputType::Int32,
             Values::I64(_) => OutputType::Int64,
             Values::Bool(_) => OutputType::Bool,
+            Values::C64(_) => OutputType::Complex(DType::F32),
+            Values::C128(_) => OutputType::Complex(DType::F64),
         }
     }
 
-    /// Every element widened to f64 (bools as 1 / 0), for comparisons and printing.
+    /// Every element widened to f64 (bools as 1 / 0; a complex element as two, its real part and
+    /// then its imaginary part), for comparisons and printing.
     pub fn to_f64(&self) -> Vec<f64> {
         match self {
             Values::F64(v) => v.clone(),
@@ -54,6 +64,8 @@ impl Values {
             Values::I32(v) => v.iter().map(|&x| x as f64).collect(),
             Values::I64(v) => v.iter().map(|&x| x as f64).collect(),
             Values::Bool(v) => v.iter().map(|&x| if x { 1.0 } else { 0.0 }).collect(),
+            Values::C64(v) => v.iter().flat_map(|z| [z.re as f64, z.im as f64]).collect(),
+            Values::C128(v) => v.iter().flat_map(|z| [z.re, z.im]).collect(),
         }
     }
 }
@@ -78,6 +90,8 @@ pub enum OutputType {
     Int64,
     /// An int32 array (typed kernels only: [`crate::typed`]).
     Int32,
+    /// A complex array whose parts are of this dtype (typed kernels only).
+    Complex(DType),
 }
 
 impl OutputType {
@@ -89,6 +103,8 @@ impl OutputType {
             OutputType::Bool => ElemType::Bool,
             OutputType::Int64 => ElemType::I64,
             OutputType::Int32 => ElemType::I32,
+            OutputType::Complex(DType::F32) => ElemType::C64,
+            OutputType::Complex(DType::F64) => ElemType::C128,
         }
     }
 
@@ -101,6 +117,8 @@ impl OutputType {
             ElemType::I64 => OutputType::Int64,
             ElemType::F32 => OutputType::Float(DType::F32),
             ElemType::F64 => OutputType::Float(DType::F64),
+            ElemType::C64 => OutputType::Complex(DType::F32),
+            ElemType::C128 => OutputType::Complex(DType::F64),
         }
     }
 }
@@ -112,6 +130,9 @@ impl fmt::Display for OutputType {
             OutputType::Bool => f.write_str("bool"),
             OutputType::Int64 => f.write_str("i64"),
             OutputType::Int32 => f.write_str("i32"),
+            OutputType::Complex(d) => {
+                f.write_str(crate::promote::ElemType::of_float(*d).complex().short_name())
+            }
         }
     }
 }

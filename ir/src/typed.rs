@@ -1,5 +1,5 @@
-//! Typed kernels: bool, int32, int64, float32 and float64 values, each node with its own type, and
-//! their interpreter (issue 13).
+//! Typed kernels: bool, int32, int64, float32, float64, complex64 and complex128 values, each node
+//! with its own type, and their interpreter (issues 13 and 25).
 //!
 //! A [`KernelIR`] as the front ends build it is untyped: its literals are Python-style (weak) and
 //! its operators are NumPy's operators. [`TypedKernel::new`] types it for the element types of its
@@ -14,6 +14,10 @@
 //!   bool, and stay kiln's logical extension when an operand is a float (a bool result); `^ << >>`
 //!   of a float are an error, as NumPy's;
 //! - comparisons give bool; bool arithmetic is NumPy's (`p + p` is or, `p * p` and, `p * i` int).
+//! - complex values ([`crate::complex`]) take NumPy's promotion; a Python complex literal (`2j`,
+//!   `complex` of two literals) is weak; `abs real imag` give the parts' float type, `real imag
+//!   conj` of a real value the value, zeros, the value; what complex numbers do not have (the
+//!   orderings, `// %`, bitwise operators, `floor`..., `min`/`max` and their scans) is an error.
 //!
 //! Reductions and scans accumulate as NumPy's: `sum`/`prod`/`cumsum`/`cumprod` of bool and integers
 //! in int64 (wrapping), `min max cummax cummin` in the data type, the mean of integers in float64;
@@ -28,6 +32,7 @@
 //! [`interpret`] evaluates a typed kernel one point at a time, with [`crate::int`]'s integer
 //! semantics and [`crate::Real`]'s float semantics: the oracle for typed kernels.
 
+use crate::complex;
 use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
@@ -39,6 +44,7 @@ use crate::promote::{self, ElemType, Operand, PromoteError, PromoteOp};
 use crate::scan::{Carried, Scan, ScanOp};
 use crate::shape::{checked_size, try_filled, unravel};
 use crate::tensor::{Tensor, Values};
+use num_complex::{Complex32, Complex64};
 use std::fmt;
 
 /// Why a kernel must be typed before it runs (an opcode of integers, or a cast), if it must: the
@@ -65,6 +71,8 @@ enum Ty {
     Strong(ElemType),
     WeakInt(i64),
     WeakFloat(f64),
+    /// A Python complex literal (`2j`, `complex(1, 2)` of two literals).
+    WeakComplex,
 }
 
 impl Ty {
@@ -73,6 +81,7 @@ impl Ty {
             Ty::Strong(t) => Operand::Array(t),
             Ty::WeakInt(v) => Operand::Int(v.into()),
             Ty::WeakFloat(v) => Operand::Float(v),
+            Ty::WeakComplex => Operand::Complex,
         }
     }
 
@@ -82,11 +91,17 @@ impl Ty {
             Ty::Strong(t) => t,
             Ty::WeakInt(_) => ElemType::I64,
             Ty::WeakFloat(_) => ElemType::F64,
+            Ty::WeakComplex => ElemType::C128,
         }
     }
 
-    fn is_float(self) -> bool {
-        matches!(self, Ty::WeakFloat(_)) || matches!(self, Ty::Strong(t) if t.is_float())
+    /// A float or a complex value (kiln's logical `& |` take their truth).
+    fn is_inexact(self) -> bool {
+        matches!(self, Ty::WeakFloat(_) | Ty::WeakComplex) || matches!(self, Ty::Strong(t) if t.is_inexact())
+    }
+
+    fn is_weak(self) -> bool {
+        !matches!(self, Ty::Strong(_))
     }
 }
 
@@ -110,7 +125,7 @@ fn rule(op: BinaryOp) -> (PromoteOp, bool) {
         Pow => (PromoteOp::Pow, false),
         Lt | Le | Gt | Ge | Eq | Ne => (PromoteOp::Compare, false),
         And | Or | BitAnd | BitOr | BitXor | Shl | Shr => (PromoteOp::Bitwise, false),
-        Arctan2 | Hypot | Copysign | Nextafter | Logaddexp | Logaddexp2 => (PromoteOp::Arith, true),
+        Arctan2 | Hypot | Copysign | Nextafter | Logaddexp | Logaddexp2 | Complex => (PromoteOp::Arith, true),
     }
 }
 
@@ -161,6 +176,11 @@ impl Typer<'_> {
                     .into_iter()
                     .map(|x| self.get(x).1.resolved())
                     .fold(F32, promote::result_type);
+                if t.is_complex() {
+                    let (a, b, c) = (self.at(a, t), self.at(b, t), self.at(c, t));
+                    let m = self.arena.binary(BinaryOp::Mul, a, b);
+                    return Ok((self.arena.binary(BinaryOp::Add, m, c), Ty::Strong(t)));
+                }
                 if !t.is_float() {
                     return Err(IrError::Type(format!("fma of {t}: a float operation")));
                 }
@@ -193,6 +213,41 @@ impl Typer<'_> {
             Ty::Strong(_) => new_a,
             _ => self.arena.cast(t, new_a),
         };
+        if let Some(part) = t.real_part().filter(|_| t.is_complex()) {
+            return Ok(match op {
+                UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not => {
+                    keep(&mut self.arena, op, x, Bool)
+                }
+                UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => keep(&mut self.arena, op, x, part),
+                UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Trunc
+                | UnaryOp::Erf
+                | UnaryOp::Erfc
+                | UnaryOp::Cbrt
+                | UnaryOp::Deg2Rad
+                | UnaryOp::Rad2Deg
+                | UnaryOp::Invert => {
+                    return Err(type_error(
+                        PromoteError::NotComplex {
+                            what: op.name().into(),
+                            ty: t,
+                        },
+                        format!("{op}({})", show(ta)),
+                    ));
+                }
+                _ => keep(&mut self.arena, op, x, t),
+            });
+        }
+        // the parts of a real number: itself, and a zero of its type
+        match op {
+            UnaryOp::Real | UnaryOp::Conj => return Ok((x, Ty::Strong(t))),
+            UnaryOp::Imag => {
+                let zero = self.arena.int(0);
+                return Ok((self.arena.cast(t, zero), Ty::Strong(t)));
+            }
+            _ => {}
+        }
         Ok(match (op, t) {
             (UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite, _) => keep(&mut self.arena, op, x, Bool),
             (UnaryOp::Not | UnaryOp::Invert, Bool) => keep(&mut self.arena, UnaryOp::Not, x, Bool),
@@ -226,6 +281,7 @@ impl Typer<'_> {
                 keep(&mut self.arena, op, f, F64)
             }
             (_, F32 | F64) => keep(&mut self.arena, op, x, t),
+            (_, C64 | C128) => unreachable!("complex operands are typed above"),
         })
     }
 
@@ -234,8 +290,11 @@ impl Typer<'_> {
         let (ta, tb) = (self.get(a).1, self.get(b).1);
         let what = || format!("{op}({}, {})", show(ta), show(tb));
         let (rule, to_float) = rule(op);
-        // `& |` with a float operand: kiln's logical extension, on truth values
-        if matches!(op, BinaryOp::And | BinaryOp::Or) && (ta.is_float() || tb.is_float()) {
+        if op == BinaryOp::Complex {
+            return self.complex(a, b);
+        }
+        // `& |` with a float or complex operand: kiln's logical extension, on truth values
+        if matches!(op, BinaryOp::And | BinaryOp::Or) && (ta.is_inexact() || tb.is_inexact()) {
             let (x, y) = (self.at(a, Bool), self.at(b, Bool));
             return Ok((self.arena.binary(op, x, y), Ty::Strong(Bool)));
         }
@@ -248,6 +307,15 @@ impl Typer<'_> {
             };
             if t == I32 && !(fits(ta) && fits(tb)) {
                 t = I64;
+            }
+            if t.is_complex() && !matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
+                return Err(type_error(
+                    PromoteError::NotComplex {
+                        what: format!("the ordering `{op}`"),
+                        ty: t,
+                    },
+                    what(),
+                ));
             }
             let (x, y) = (self.at(a, t), self.at(b, t));
             return Ok((self.arena.binary(op, x, y), Ty::Strong(Bool)));
@@ -267,6 +335,21 @@ impl Typer<'_> {
                 what(),
             ));
         }
+        if t.is_complex()
+            && (to_float
+                || matches!(
+                    op,
+                    BinaryOp::Min | BinaryOp::Max | BinaryOp::Fmax | BinaryOp::Fmin | BinaryOp::Fmod
+                ))
+        {
+            return Err(type_error(
+                PromoteError::NotComplex {
+                    what: op.name().into(),
+                    ty: t,
+                },
+                what(),
+            ));
+        }
         if to_float && !t.is_float() {
             t = F64;
         }
@@ -282,6 +365,29 @@ impl Typer<'_> {
         let (x, y) = (self.at(a, operands), self.at(b, operands));
         Ok((self.arena.binary(op, x, y), Ty::Strong(t)))
     }
+
+    /// `complex(a, b)` of two real operands, in the complex type of their common float type; of
+    /// two literals a weak complex (a Python complex literal, `2j` is `complex(0, 2)`).
+    fn complex(&mut self, a: NodeId, b: NodeId) -> Result<(NodeId, Ty)> {
+        let (ta, tb) = (self.get(a).1, self.get(b).1);
+        let what = || format!("complex({}, {})", show(ta), show(tb));
+        let common = promote::binary(PromoteOp::Arith, ta.operand(), tb.operand())
+            .map_err(|e| type_error(e, what()))?;
+        if common.is_complex() {
+            return Err(IrError::Type(format!(
+                "{}: complex() takes two real numbers, its real and imaginary parts",
+                what()
+            )));
+        }
+        let parts = if common.is_float() { common } else { ElemType::F64 };
+        let (x, y) = (self.at(a, parts), self.at(b, parts));
+        let node = self.arena.binary(BinaryOp::Complex, x, y);
+        if ta.is_weak() && tb.is_weak() {
+            Ok((node, Ty::WeakComplex))
+        } else {
+            Ok((node, Ty::Strong(parts.complex())))
+        }
+    }
 }
 
 fn show(t: Ty) -> String {
@@ -289,6 +395,7 @@ fn show(t: Ty) -> String {
         Ty::Strong(t) => t.name().into(),
         Ty::WeakInt(v) => format!("{v}"),
         Ty::WeakFloat(v) => format!("{v:?}"),
+        Ty::WeakComplex => "complex".into(),
     }
 }
 
@@ -338,7 +445,7 @@ impl TypedKernel {
         let mut new_roots = Vec::with_capacity(roots.len());
         for (o, &root) in roots.iter().enumerate() {
             let mut value = t.get(root).1.resolved();
-            if o == 0 && mean && !value.is_float() {
+            if o == 0 && mean && !value.is_inexact() {
                 value = ElemType::F64;
             }
             let mut r = t.at(root, value);
@@ -348,7 +455,9 @@ impl TypedKernel {
             }
             new_roots.push(r);
         }
-        Self::finish(kernel, inputs, t.arena, new_roots)
+        let typed = Self::finish(kernel, inputs, t.arena, new_roots)?;
+        typed.check_complex_kind()?;
+        Ok(typed)
     }
 
     /// The typed kernel whose arena is `kernel`'s own, already typed (casts explicit, as
@@ -403,11 +512,22 @@ impl TypedKernel {
                 Node::Cast(t, _) => t,
                 Node::Unary(op, a) => match op {
                     UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not => ElemType::Bool,
+                    // a complex number's parts and magnitude
+                    UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => {
+                        let t: ElemType = types[a.index()];
+                        if t.is_complex() {
+                            t.real_part().unwrap_or(t)
+                        } else {
+                            t
+                        }
+                    }
                     _ => types[a.index()],
                 },
                 Node::Binary(op, a, _) => {
                     if op.is_logical() {
                         ElemType::Bool
+                    } else if op == BinaryOp::Complex {
+                        types[a.index()].complex()
                     } else {
                         types[a.index()]
                     }
@@ -435,6 +555,34 @@ impl TypedKernel {
         })
     }
 
+    /// A reduction or scan complex numbers do not have (`min`, `max`, `argmin`, `argmax`,
+    /// `cummax`, `cummin`: NumPy orders complex numbers, numexpr does not, and kiln follows numexpr)
+    /// is a type error.
+    fn check_complex_kind(&self) -> Result<()> {
+        let t = self.value_type();
+        if !t.is_complex() {
+            return Ok(());
+        }
+        let what = match &self.kernel.kind {
+            KernelKind::Reduce { op, .. } => match op {
+                ReduceOp::Min | ReduceOp::Max | ReduceOp::ArgMin | ReduceOp::ArgMax => Some(op.name()),
+                _ => None,
+            },
+            KernelKind::Scan(s) if matches!(s.op, ScanOp::Max | ScanOp::Min) => Some(s.op.name()),
+            _ => None,
+        };
+        match what {
+            Some(what) => Err(type_error(
+                PromoteError::NotComplex {
+                    what: what.into(),
+                    ty: t,
+                },
+                format!("{what} of {t}"),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// The type of a node of the typed kernel's arena.
     pub fn type_of(&self, id: NodeId) -> ElemType {
         self.types[id.index()]
@@ -454,11 +602,11 @@ impl TypedKernel {
             KernelKind::Reduce { op, .. } => match op {
                 ReduceOp::Any | ReduceOp::All => ElemType::Bool,
                 ReduceOp::ArgMin | ReduceOp::ArgMax => ElemType::I64,
-                ReduceOp::Sum | ReduceOp::Prod if !v.is_float() => ElemType::I64,
+                ReduceOp::Sum | ReduceOp::Prod if !v.is_inexact() => ElemType::I64,
                 _ => v,
             },
             KernelKind::Scan(s) => match s.op {
-                ScanOp::Sum | ScanOp::Prod if !v.is_float() => ElemType::I64,
+                ScanOp::Sum | ScanOp::Prod if !v.is_inexact() => ElemType::I64,
                 _ => v,
             },
             // `TypedKernel::new` refuses compound kernels
@@ -678,6 +826,10 @@ pub enum Scalar {
     F32(f32),
     /// A float64.
     F64(f64),
+    /// A complex64.
+    C64(Complex32),
+    /// A complex128.
+    C128(Complex64),
 }
 
 impl Scalar {
@@ -689,6 +841,8 @@ impl Scalar {
             Scalar::I64(_) => ElemType::I64,
             Scalar::F32(_) => ElemType::F32,
             Scalar::F64(_) => ElemType::F64,
+            Scalar::C64(_) => ElemType::C64,
+            Scalar::C128(_) => ElemType::C128,
         }
     }
 
@@ -700,14 +854,25 @@ impl Scalar {
             Scalar::I64(v) => v != 0,
             Scalar::F32(v) => v != 0.0,
             Scalar::F64(v) => v != 0.0,
+            Scalar::C64(z) => complex::truth(z),
+            Scalar::C128(z) => complex::truth(z),
         }
     }
 
     /// The value converted to `t` as NumPy's `astype`: integers wrap to a narrower integer, floats
     /// truncate toward zero into an integer (NaN, ±inf and values out of range give the type's MIN,
-    /// as x86), integers round to the nearest float, anything is true where nonzero.
+    /// as x86), integers round to the nearest float, anything is true where nonzero; a complex number
+    /// converts to a real type by its real part (NumPy's `ComplexWarning` case), a real number to a
+    /// complex type with a zero imaginary part.
     pub fn cast(self, t: ElemType) -> Scalar {
         use Scalar::*;
+        if t != ElemType::Bool {
+            match self {
+                C64(z) if !t.is_complex() => return F32(z.re).cast(t),
+                C128(z) if !t.is_complex() => return F64(z.re).cast(t),
+                _ => {}
+            }
+        }
         match t {
             ElemType::Bool => Bool(self.truth()),
             ElemType::I32 => I32(match self {
@@ -716,6 +881,7 @@ impl Scalar {
                 I64(v) => v as i32,
                 F32(v) => <i32 as Int>::from_f64(v as f64),
                 F64(v) => <i32 as Int>::from_f64(v),
+                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
             }),
             ElemType::I64 => I64(match self {
                 Bool(b) => b as i64,
@@ -723,6 +889,7 @@ impl Scalar {
                 I64(v) => v,
                 F32(v) => <i64 as Int>::from_f64(v as f64),
                 F64(v) => <i64 as Int>::from_f64(v),
+                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
             }),
             ElemType::F32 => F32(match self {
                 Bool(b) => b as u8 as f32,
@@ -730,6 +897,7 @@ impl Scalar {
                 I64(v) => v as f32,
                 F32(v) => v,
                 F64(v) => v as f32,
+                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
             }),
             ElemType::F64 => F64(match self {
                 Bool(b) => b as u8 as f64,
@@ -737,8 +905,42 @@ impl Scalar {
                 I64(v) => v as f64,
                 F32(v) => v as f64,
                 F64(v) => v,
+                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
+            }),
+            ElemType::C64 => C64(match self {
+                C64(z) => z,
+                C128(z) => Complex32::new(z.re as f32, z.im as f32),
+                real => match real.cast(ElemType::F32) {
+                    F32(v) => Complex32::new(v, 0.0),
+                    _ => unreachable!("cast to float32"),
+                },
+            }),
+            ElemType::C128 => C128(match self {
+                C64(z) => Complex64::new(z.re as f64, z.im as f64),
+                C128(z) => z,
+                real => match real.cast(ElemType::F64) {
+                    F64(v) => Complex64::new(v, 0.0),
+                    _ => unreachable!("cast to float64"),
+                },
             }),
         }
+    }
+}
+
+/// A complex opcode's result as a scalar.
+fn complex_out32(o: complex::Out<f32>) -> Scalar {
+    match o {
+        complex::Out::Complex(z) => Scalar::C64(z),
+        complex::Out::Real(v) => Scalar::F32(v),
+        complex::Out::Truth(b) => Scalar::Bool(b),
+    }
+}
+
+fn complex_out64(o: complex::Out<f64>) -> Scalar {
+    match o {
+        complex::Out::Complex(z) => Scalar::C128(z),
+        complex::Out::Real(v) => Scalar::F64(v),
+        complex::Out::Truth(b) => Scalar::Bool(b),
     }
 }
 
@@ -803,6 +1005,8 @@ fn unary(op: UnaryOp, x: Scalar) -> Scalar {
         I32(_) | I64(_) if op == UnaryOp::IsFinite => Bool(true),
         I32(v) => I32(int_unary(op, v)),
         I64(v) => I64(int_unary(op, v)),
+        C64(z) => complex_out32(complex::unary(op, z)),
+        C128(z) => complex_out64(complex::unary(op, z)),
         Bool(b) => Bool(match op {
             UnaryOp::Not | UnaryOp::Invert => !b,
             UnaryOp::Abs => b,
@@ -817,12 +1021,16 @@ fn unary(op: UnaryOp, x: Scalar) -> Scalar {
 fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
     use Scalar::*;
     match (a, b) {
+        (F32(x), F32(y)) if op == BinaryOp::Complex => C64(Complex32::new(x, y)),
+        (F64(x), F64(y)) if op == BinaryOp::Complex => C128(Complex64::new(x, y)),
         (F64(x), F64(y)) if op.is_logical() => Bool(op.eval(x, y) != 0.0),
         (F32(x), F32(y)) if op.is_logical() => Bool(op.eval(x, y) != 0.0),
         (F64(x), F64(y)) => F64(op.eval(x, y)),
         (F32(x), F32(y)) => F32(op.eval(x, y)),
         (I32(x), I32(y)) => int_binary(op, x, y).map_or_else(Bool, I32),
         (I64(x), I64(y)) => int_binary(op, x, y).map_or_else(Bool, I64),
+        (C64(x), C64(y)) => complex_out32(complex::binary(op, x, y)),
+        (C128(x), C128(y)) => complex_out64(complex::binary(op, x, y)),
         (Bool(x), Bool(y)) => Bool(match op {
             BinaryOp::Add | BinaryOp::Max | BinaryOp::Fmax | BinaryOp::Or | BinaryOp::BitOr => x || y,
             BinaryOp::Mul | BinaryOp::Min | BinaryOp::Fmin | BinaryOp::And | BinaryOp::BitAnd => x && y,
@@ -851,6 +1059,10 @@ pub enum TypedInput<'a> {
     F32(StridedInput<'a, f32>),
     /// float64 elements.
     F64(StridedInput<'a, f64>),
+    /// complex64 elements.
+    C64(StridedInput<'a, Complex32>),
+    /// complex128 elements.
+    C128(StridedInput<'a, Complex64>),
 }
 
 impl TypedInput<'_> {
@@ -862,6 +1074,8 @@ impl TypedInput<'_> {
             TypedInput::I64(_) => ElemType::I64,
             TypedInput::F32(_) => ElemType::F32,
             TypedInput::F64(_) => ElemType::F64,
+            TypedInput::C64(_) => ElemType::C64,
+            TypedInput::C128(_) => ElemType::C128,
         }
     }
 
@@ -872,6 +1086,8 @@ impl TypedInput<'_> {
             TypedInput::I64(s) => s.check(shape, index),
             TypedInput::F32(s) => s.check(shape, index),
             TypedInput::F64(s) => s.check(shape, index),
+            TypedInput::C64(s) => s.check(shape, index),
+            TypedInput::C128(s) => s.check(shape, index),
         }
     }
 
@@ -882,6 +1098,8 @@ impl TypedInput<'_> {
             TypedInput::I64(s) => Scalar::I64(s.at(idx)),
             TypedInput::F32(s) => Scalar::F32(s.at(idx)),
             TypedInput::F64(s) => Scalar::F64(s.at(idx)),
+            TypedInput::C64(s) => Scalar::C64(s.at(idx)),
+            TypedInput::C128(s) => Scalar::C128(s.at(idx)),
         }
     }
 }
@@ -906,7 +1124,9 @@ impl Evaluator<'_, '_> {
                 Node::Index(a) => Scalar::I64(idx[a as usize] as i64),
                 Node::Cast(t, a) => match (*arena.node(a), t) {
                     // a Python float takes a float type by rounding once, as NumPy's
-                    (Node::Literal(bits), ElemType::F32) => Scalar::F32(f64::from_bits(bits) as f32),
+                    (Node::Literal(bits), ElemType::F32 | ElemType::C64) => {
+                        Scalar::F32(f64::from_bits(bits) as f32).cast(t)
+                    }
                     _ => s[a.index()].cast(t),
                 },
                 Node::Unary(op, a) => unary(op, s[a.index()]),
@@ -1028,6 +1248,8 @@ fn collect(v: Vec<Scalar>, t: ElemType) -> Values {
         ElemType::I64 => gather!(I64),
         ElemType::F32 => gather!(F32),
         ElemType::F64 => gather!(F64),
+        ElemType::C64 => gather!(C64),
+        ElemType::C128 => gather!(C128),
     }
 }
 
@@ -1086,6 +1308,7 @@ fn typed_start(v: f64, t: ElemType, what: &str) -> Result<Scalar> {
                 .map_err(|_| IrError::Type(format!("initial={v:?} for {what}: out of range for int32")))
         }
         ElemType::I64 => int_start(v, what).map(Scalar::I64),
+        ElemType::C64 | ElemType::C128 => Ok(Scalar::F64(v).cast(t)),
     }
 }
 
@@ -1159,6 +1382,24 @@ fn fold_typed(
                 start,
             )));
         }
+        ElemType::C64 => {
+            let v: Vec<Complex32> = values
+                .map(|s| match s {
+                    Scalar::C64(z) => z,
+                    _ => unreachable!("values of the body's type"),
+                })
+                .collect();
+            return fold_complex(op, &v, start).map(Scalar::C64);
+        }
+        ElemType::C128 => {
+            let v: Vec<Complex64> = values
+                .map(|s| match s {
+                    Scalar::C128(z) => z,
+                    _ => unreachable!("values of the body's type"),
+                })
+                .collect();
+            return fold_complex(op, &v, start).map(Scalar::C128);
+        }
         _ => {}
     }
     // bool and integers: exact, in int64 where NumPy accumulates in int64
@@ -1211,6 +1452,50 @@ fn fold_typed(
     })
 }
 
+/// One extent of complex values folded: a sum as the float sums of its parts, a product in order,
+/// `any`/`all` of their truth (the typing refuses the orderings).
+fn fold_complex<T: Real>(
+    op: ReduceOp,
+    values: &[num_complex::Complex<T>],
+    start: Option<f64>,
+) -> Result<num_complex::Complex<T>> {
+    let part = |f: Folded<T>| match f {
+        Folded::Float(v) => v,
+        _ => unreachable!("a float sum folds to a float"),
+    };
+    let s0 = start.map(T::from_f64);
+    Ok(match op {
+        ReduceOp::Sum => num_complex::Complex {
+            re: part(fold(op, values.iter().map(|z| z.re), start)),
+            im: part(fold(op, values.iter().map(|z| z.im), s0.map(|_| 0.0))),
+        },
+        ReduceOp::Prod => values.iter().fold(
+            num_complex::Complex {
+                re: s0.unwrap_or(T::ONE),
+                im: T::ZERO,
+            },
+            |a, &z| complex::mul(a, z),
+        ),
+        ReduceOp::Any | ReduceOp::All => {
+            let t = if op == ReduceOp::Any {
+                values.iter().any(|&z| complex::truth(z))
+            } else {
+                values.iter().all(|&z| complex::truth(z))
+            };
+            num_complex::Complex {
+                re: T::truth(t),
+                im: T::ZERO,
+            }
+        }
+        _ => {
+            return Err(IrError::Type(format!(
+                "{} of complex numbers is not defined",
+                op.name()
+            )));
+        }
+    })
+}
+
 impl From<f64> for Scalar {
     fn from(v: f64) -> Scalar {
         Scalar::F64(v)
@@ -1231,6 +1516,8 @@ enum State {
     Wide(ScanOp, i64),
     /// cummax / cummin of bools or integers, in the data type.
     Narrow(ScanOp, Scalar),
+    /// A sum or product of complex numbers (the typing refuses their cummax and cummin), in order.
+    Complex(ScanOp, Scalar),
 }
 
 impl State {
@@ -1238,6 +1525,10 @@ impl State {
         Ok(match vt {
             ElemType::F64 => State::F64(Carried::start(scan)),
             ElemType::F32 => State::F32(Carried::start(scan)),
+            ElemType::C64 | ElemType::C128 => {
+                let identity = if scan.op == ScanOp::Prod { 1.0 } else { 0.0 };
+                State::Complex(scan.op, Scalar::F64(scan.initial().unwrap_or(identity)).cast(vt))
+            }
             _ => match scan_start(scan, vt)? {
                 Scalar::I64(s) if scan.op.wide() => State::Wide(scan.op, s),
                 s => State::Narrow(scan.op, s),
@@ -1259,6 +1550,14 @@ impl State {
                     s.wrapping_mul(v)
                 };
             }
+            (State::Complex(op, s), v) => {
+                let bop = if *op == ScanOp::Prod {
+                    BinaryOp::Mul
+                } else {
+                    BinaryOp::Add
+                };
+                *s = binary(bop, *s, v);
+            }
             (State::Narrow(op, s), v) => {
                 let bop = if *op == ScanOp::Max {
                     BinaryOp::Max
@@ -1276,7 +1575,7 @@ impl State {
             State::F64(c) => Scalar::F64(c.value()),
             State::F32(c) => Scalar::F32(c.value()),
             State::Wide(_, s) => Scalar::I64(*s),
-            State::Narrow(_, s) => *s,
+            State::Narrow(_, s) | State::Complex(_, s) => *s,
         }
     }
 }

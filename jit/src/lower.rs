@@ -338,6 +338,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
             }
             ElemType::F64 => return self.b.ins().load(types::F64, mem(), at, off),
+            ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
         };
         self.b.ins().fcvt_from_sint(self.t, x)
     }

@@ -345,6 +345,8 @@ fn typed_fresh(t: ElemType, n: usize) -> Result<Values> {
         ElemType::I64 => Values::I64(zeroed(n, 0)?),
         ElemType::F32 => Values::F32(zeroed(n, 0.0)?),
         ElemType::F64 => Values::F64(zeroed(n, 0.0)?),
+        ElemType::C64 => Values::C64(zeroed(n, Default::default())?),
+        ElemType::C128 => Values::C128(zeroed(n, Default::default())?),
     })
 }
 
@@ -356,6 +358,8 @@ fn values_ptr(v: &mut Values) -> (*mut u8, usize, ElemType) {
         Values::I64(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::I64),
         Values::F32(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::F32),
         Values::F64(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::F64),
+        Values::C64(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::C64),
+        Values::C128(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::C128),
     }
 }
 
@@ -475,6 +479,7 @@ fn tensor<T: Elem>(
             Values::F32(v.iter().map(|x| x.to_f64() as f32).collect())
         }
         OutputType::Float(_) => T::values(v),
+        OutputType::Complex(_) => unreachable!("typed::why_not refuses complex kernels"),
     };
     let values = match st.mode.reduce_op() {
         None => floats(val_t),

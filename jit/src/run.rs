@@ -3,6 +3,7 @@
 //! reusable buffers of chunked reductions ([`Workspace`]). Nothing here calls compiled code: that is
 //! call.rs, after the checks of check.rs.
 
+use kiln_ir::num_complex::{Complex32, Complex64};
 use kiln_ir::{ElemType, Real, Start, Values};
 use ndarray::ArrayViewD;
 
@@ -189,11 +190,7 @@ pub(crate) fn stored_shift(size: usize, t: ElemType) -> u32 {
 
 /// The bytes of one element of `t`.
 pub(crate) fn elem_size(t: ElemType) -> usize {
-    match t {
-        ElemType::Bool => 1,
-        ElemType::I32 | ElemType::F32 => 4,
-        ElemType::I64 | ElemType::F64 => 8,
-    }
+    t.size()
 }
 
 /// An input's elements in their own type: an input of a float kernel stored in another type than
@@ -211,6 +208,10 @@ pub enum Stored<'a> {
     F32(&'a [f32]),
     /// float64 elements.
     F64(&'a [f64]),
+    /// complex64 elements.
+    C64(&'a [Complex32]),
+    /// complex128 elements.
+    C128(&'a [Complex64]),
     /// A view read in place, per row (its strides the plan's), not C-contiguous.
     View(TypedView<'a>),
 }
@@ -229,6 +230,10 @@ pub enum TypedView<'a> {
     F32(ArrayViewD<'a, f32>),
     /// A float64 view.
     F64(ArrayViewD<'a, f64>),
+    /// A complex64 view.
+    C64(ArrayViewD<'a, Complex32>),
+    /// A complex128 view.
+    C128(ArrayViewD<'a, Complex64>),
 }
 
 impl TypedView<'_> {
@@ -240,6 +245,8 @@ impl TypedView<'_> {
             TypedView::I64(v) => TypedView::I64(v.view()),
             TypedView::F32(v) => TypedView::F32(v.view()),
             TypedView::F64(v) => TypedView::F64(v.view()),
+            TypedView::C64(v) => TypedView::C64(v.view()),
+            TypedView::C128(v) => TypedView::C128(v.view()),
         }
     }
 
@@ -250,6 +257,8 @@ impl TypedView<'_> {
             TypedView::I64(_) => ElemType::I64,
             TypedView::F32(_) => ElemType::F32,
             TypedView::F64(_) => ElemType::F64,
+            TypedView::C64(_) => ElemType::C64,
+            TypedView::C128(_) => ElemType::C128,
         }
     }
 
@@ -261,6 +270,8 @@ impl TypedView<'_> {
             TypedView::I64(v) => (v.shape(), v.strides()),
             TypedView::F32(v) => (v.shape(), v.strides()),
             TypedView::F64(v) => (v.shape(), v.strides()),
+            TypedView::C64(v) => (v.shape(), v.strides()),
+            TypedView::C128(v) => (v.shape(), v.strides()),
         }
     }
 
@@ -272,6 +283,8 @@ impl TypedView<'_> {
             TypedView::I64(v) => v.as_ptr().cast(),
             TypedView::F32(v) => v.as_ptr().cast(),
             TypedView::F64(v) => v.as_ptr().cast(),
+            TypedView::C64(v) => v.as_ptr().cast(),
+            TypedView::C128(v) => v.as_ptr().cast(),
         }
     }
 }
@@ -285,6 +298,8 @@ impl Stored<'_> {
             Stored::I64(s) => Stored::I64(s),
             Stored::F32(s) => Stored::F32(s),
             Stored::F64(s) => Stored::F64(s),
+            Stored::C64(s) => Stored::C64(s),
+            Stored::C128(s) => Stored::C128(s),
             Stored::View(v) => Stored::View(v.view()),
         }
     }
@@ -297,6 +312,8 @@ impl Stored<'_> {
             Stored::I64(_) => ElemType::I64,
             Stored::F32(_) => ElemType::F32,
             Stored::F64(_) => ElemType::F64,
+            Stored::C64(_) => ElemType::C64,
+            Stored::C128(_) => ElemType::C128,
             Stored::View(v) => v.ty(),
         }
     }
@@ -309,6 +326,8 @@ impl Stored<'_> {
             Stored::I64(s) => s.len(),
             Stored::F32(s) => s.len(),
             Stored::F64(s) => s.len(),
+            Stored::C64(s) => s.len(),
+            Stored::C128(s) => s.len(),
             Stored::View(v) => v.geometry().0.iter().product(),
         }
     }
@@ -325,6 +344,8 @@ impl Stored<'_> {
             Stored::I64(s) => s.as_ptr().cast(),
             Stored::F32(s) => s.as_ptr().cast(),
             Stored::F64(s) => s.as_ptr().cast(),
+            Stored::C64(s) => s.as_ptr().cast(),
+            Stored::C128(s) => s.as_ptr().cast(),
             Stored::View(v) => v.ptr(),
         }
     }

@@ -23,6 +23,15 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// do) and scans of bool and integer values, of one output each.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
+    let arena = &k.arena;
+    if kernel.input_types.iter().any(|t| t.is_complex())
+        || arena
+            .reachable_all(&k.roots())
+            .into_iter()
+            .any(|id| kernel.type_of(id).is_complex())
+    {
+        return Some("complex values (not compiled yet: the typed interpreter computes them)".into());
+    }
     match &k.kind {
         KernelKind::Map | KernelKind::Reduce { .. } => {}
         KernelKind::Scan(s) => {

@@ -110,11 +110,7 @@ pub(crate) fn constant(k: &TypedKernel, id: NodeId) -> Option<Scalar> {
 
 /// The bits a value of type `t` takes in memory and in a scalar register.
 pub(crate) fn bits(t: ElemType) -> u32 {
-    match t {
-        ElemType::Bool => 8,
-        ElemType::I32 | ElemType::F32 => 32,
-        ElemType::I64 | ElemType::F64 => 64,
-    }
+    t.size() as u32 * 8
 }
 
 /// The scalar Cranelift type of `t`.
@@ -125,6 +121,7 @@ pub(crate) fn scalar_type(t: ElemType) -> Type {
         ElemType::I64 => types::I64,
         ElemType::F32 => types::F32,
         ElemType::F64 => types::F64,
+        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
     }
 }
 
@@ -202,6 +199,7 @@ impl TypedGen<'_, '_> {
             Scalar::I64(v) => self.b.ins().iconst(types::I64, v),
             Scalar::F32(v) => self.b.ins().f32const(v),
             Scalar::F64(v) => self.b.ins().f64const(v),
+            Scalar::C64(_) | Scalar::C128(_) => unreachable!("typed::why_not refuses complex kernels"),
         };
         if vector {
             let vt = self.ty(t, true);

@@ -1,12 +1,13 @@
 """What `kiln.evaluate` and `kiln.compile` share: binding Python values as kiln inputs, `out=`,
 `order=` and `casting=`, and the `Kernel` class.
 
-Inputs reach kiln as NumPy arrays of float64, float32, int64, int32 or bool in native byte order,
+Inputs reach kiln as NumPy arrays of float64, float32, int64, int32, bool, complex64 or complex128
+in native byte order,
 read in place whatever their strides (C, Fortran, sliced, negative strides). Anything else is
 converted here once (a byte-swapped or unaligned array, a Python or NumPy float, a Python int as a
-0-d int64 array, a list; int8, int16, uint8, uint16 and uint32 widened exactly to int64, uint64 too
-when every value fits) or refused with a `TypeError` (complex, float16 and long double data, uint64
-beyond int64).
+0-d int64 array, a Python complex as a 0-d complex128 array, a list; int8, int16, uint8, uint16 and
+uint32 widened exactly to int64, uint64 too when every value fits) or refused with a `TypeError`
+(strings, float16, long double and complex long double data, uint64 beyond int64).
 """
 
 from __future__ import annotations
@@ -17,17 +18,23 @@ from . import _kiln
 
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
-_NATIVE = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.bool_))
+_NATIVE = (
+    np.dtype(np.int64),
+    np.dtype(np.int32),
+    np.dtype(np.bool_),
+    np.dtype(np.complex128),
+    np.dtype(np.complex64),
+)
 _ORDERS = ("K", "A", "C", "F")
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 class UnsupportedTypeError(TypeError):
-    """An input of a type kiln has no kernels for (complex, byte or unicode strings, float16, long
-    double, uint64 beyond int64), named with the expression. A `TypeError`, not numexpr's
+    """An input of a type kiln has no kernels for (byte or unicode strings, float16, long double,
+    uint64 beyond int64), named with the expression. A `TypeError`, not numexpr's
     `NotImplementedError`: numexpr raises that for one operation it has no opcode for (a string with
-    a number, `<` of complex values), and its own tests skip such a case as not implemented, where
-    kiln lacks the type itself (they are counted as kiln's failures)."""
+    a number, `<` of complex values, as kiln does too), and its own tests skip such a case as not
+    implemented, where kiln lacks the type itself (they are counted as kiln's failures)."""
 
 
 def as_input(name, value, expression=None):
@@ -42,6 +49,9 @@ def as_input(name, value, expression=None):
         # a Python float or NumPy float64 scalar: bound by kiln as a 0-d float64 array, with no
         # NumPy array made per call
         return value
+    elif isinstance(value, complex):
+        # a Python complex or NumPy complex128 scalar: a 0-d complex128 array, as a float's
+        return value
     else:
         value = np.asarray(value)
         dt = value.dtype
@@ -50,7 +60,7 @@ def as_input(name, value, expression=None):
         return np.require(value, dtype=dt.newbyteorder("="), requirements="A")
     if dt.kind == "b":
         return np.require(value, dtype=np.bool_, requirements="A")
-    if dt.kind == "i" and dt.itemsize in (4, 8):
+    if dt.kind in "ic" and dt.itemsize in ((4, 8) if dt.kind == "i" else (8, 16)):
         return np.require(value, dtype=dt.newbyteorder("="), requirements="A")
     if dt.kind in "iu" and dt.itemsize <= 4:
         # int8, int16, uint8, uint16, uint32: every value fits int64
@@ -67,13 +77,9 @@ def as_input(name, value, expression=None):
             f"input '{name}'{where} has dtype {dt}: kiln has no string type yet, so numexpr's string "
             "comparisons and contains() are not implemented"
         )
-    if dt.kind == "c":
-        raise UnsupportedTypeError(
-            f"input '{name}'{where} has dtype {dt}: kiln has no complex type yet, so no operation "
-            "on complex values is implemented"
-        )
     raise UnsupportedTypeError(
-        f"input '{name}'{where} has dtype {dt}: kiln computes in bool, int32, int64, float32 and float64"
+        f"input '{name}'{where} has dtype {dt}: kiln computes in bool, int32, int64, float32, float64, "
+        "complex64 and complex128"
     )
 
 

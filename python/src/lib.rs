@@ -23,11 +23,12 @@ mod claims;
 mod literals;
 
 use claims::Claims;
+use kiln::kiln_ir::num_complex::{Complex32, Complex64};
 use kiln::kiln_ir::{DType, ElemType, OutputType};
 use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
 use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
-    PyKeyError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError,
+    PyKeyError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -65,6 +66,11 @@ fn py_err(e: Error, src: &str) -> PyErr {
         Error::Jit(_) => PyRuntimeError::new_err(msg),
         // NumPy's exceptions for the operand types an operator refuses (kiln_ir's promote.rs); the
         // int8 results of bools NumPy computes and kiln does not are a TypeError
+        // an operation complex numbers do not have: numexpr's exception (it has no opcode for it)
+        Error::Ir(kiln::kiln_ir::IrError::Promote {
+            error: kiln::kiln_ir::promote::PromoteError::NotComplex { .. },
+            ..
+        }) => PyNotImplementedError::new_err(msg),
         Error::Ir(kiln::kiln_ir::IrError::Promote { ref error, .. }) => match error.numpy_exception() {
             "OverflowError" => PyOverflowError::new_err(msg),
             "ValueError" => PyValueError::new_err(msg),
@@ -82,13 +88,16 @@ enum Kind {
     I64,
     I32,
     Bool,
+    C64,
+    C128,
 }
 
 impl Kind {
     /// The bytes of one element.
     fn itemsize(self) -> usize {
         match self {
-            Kind::F64 | Kind::I64 => 8,
+            Kind::C128 => 16,
+            Kind::F64 | Kind::I64 | Kind::C64 => 8,
             Kind::F32 | Kind::I32 => 4,
             Kind::Bool => 1,
         }
@@ -103,6 +112,8 @@ enum Held<'a, 'py> {
     Scalar([f64; 1]),
     /// A NumPy float32 scalar, bound as a 0-d float32 array (as `np.asarray` makes it).
     Scalar32([f32; 1]),
+    /// A Python complex (or NumPy complex128 scalar), bound as a 0-d complex128 array.
+    ScalarC([Complex64; 1]),
 }
 
 impl Held<'_, '_> {
@@ -116,6 +127,12 @@ impl Held<'_, '_> {
                 );
             }
             Held::Scalar32(v) => {
+                return ArrayArg::from(
+                    ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
+                        .expect("one value fills a 0-d array"),
+                );
+            }
+            Held::ScalarC(v) => {
                 return ArrayArg::from(
                     ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
                         .expect("one value fills a 0-d array"),
@@ -142,6 +159,8 @@ impl Held<'_, '_> {
                 Kind::I64 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<i64>>().as_array()),
                 Kind::I32 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<i32>>().as_array()),
                 Kind::Bool => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<bool>>().as_array()),
+                Kind::C64 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<Complex32>>().as_array()),
+                Kind::C128 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<Complex64>>().as_array()),
             }
         }
     }
@@ -152,6 +171,7 @@ impl Held<'_, '_> {
         match self {
             Held::Scalar(v) => A::scalar(v),
             Held::Scalar32(v) => A::scalar32(v),
+            Held::ScalarC(_) => None,
             Held::Array(kind, a) if *kind == A::KIND && a.is_c_contiguous() => {
                 // SAFETY: as in `Held::arg` (the same cast to the checked element type, and the same
                 // reasons the data may be read without NumPy's flags): `as_slice` gives the `len`
@@ -179,6 +199,7 @@ impl Held<'_, '_> {
         match self {
             Held::Scalar(_) => (ElemType::F64, &[]),
             Held::Scalar32(_) => (ElemType::F32, &[]),
+            Held::ScalarC(_) => (ElemType::C128, &[]),
             Held::Array(kind, a) => {
                 let elem = match kind {
                     Kind::F64 => ElemType::F64,
@@ -186,6 +207,8 @@ impl Held<'_, '_> {
                     Kind::I64 => ElemType::I64,
                     Kind::I32 => ElemType::I32,
                     Kind::Bool => ElemType::Bool,
+                    Kind::C64 => ElemType::C64,
+                    Kind::C128 => ElemType::C128,
                 };
                 (elem, a.shape())
             }
@@ -213,6 +236,8 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
         (b'i', 8) => Kind::I64,
         (b'i', 4) => Kind::I32,
         (b'b', 1) => Kind::Bool,
+        (b'c', 8) => Kind::C64,
+        (b'c', 16) => Kind::C128,
         _ => return None,
     };
     Some((kind, a))
@@ -227,6 +252,9 @@ fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'p
     if let Ok(v) = obj.cast::<pyo3::types::PyFloat>() {
         return Ok(Held::Scalar([v.value()]));
     }
+    if let Ok(v) = obj.cast::<pyo3::types::PyComplex>() {
+        return Ok(Held::ScalarC([Complex64::new(v.real(), v.imag())]));
+    }
     if is_float32_scalar(obj)? {
         // exact: a float32 converts to a float64 and back unchanged
         return Ok(Held::Scalar32([obj.extract::<f32>()?]));
@@ -236,7 +264,8 @@ fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'p
         Err(_) => obj.get_type().name()?.to_string(),
     };
     Err(PyTypeError::new_err(format!(
-        "input '{name}' has type {what}: kiln computes in bool, int32, int64, float32 and float64 (native byte order)"
+        "input '{name}' has type {what}: kiln computes in bool, int32, int64, float32, float64, complex64 and \
+         complex128 (native byte order)"
     )))
 }
 
@@ -252,6 +281,7 @@ fn is_float32_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
 fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
     kind_of(obj).is_some()
         || obj.is_instance_of::<pyo3::types::PyFloat>()
+        || obj.is_instance_of::<pyo3::types::PyComplex>()
         || is_float32_scalar(obj).unwrap_or(false)
 }
 
@@ -671,6 +701,8 @@ fn is_c_order(a: &ArrayArg<'_>) -> bool {
         ArrayArg::I64(v) => v.is_standard_layout(),
         ArrayArg::I32(v) => v.is_standard_layout(),
         ArrayArg::Bool(v) => v.is_standard_layout(),
+        ArrayArg::C64(v) => v.is_standard_layout(),
+        ArrayArg::C128(v) => v.is_standard_layout(),
     }
 }
 
@@ -686,6 +718,8 @@ fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
         Output::I64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::I32(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::Bool(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
+        Output::C64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
+        Output::C128(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
     }
 }
 

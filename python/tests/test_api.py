@@ -51,7 +51,7 @@ def test_shapes_that_do_not_broadcast():
 
 
 def test_unsupported_types_are_type_errors():
-    for bad in (np.ones(3, np.complex128), np.ones(3, np.float16), np.array([2**64 - 1], np.uint64)):
+    for bad in (np.ones(3, np.clongdouble), np.ones(3, np.float16), np.array([2**64 - 1], np.uint64)):
         with pytest.raises(TypeError):
             ne.evaluate("v * 2", local_dict={"v": bad})
 

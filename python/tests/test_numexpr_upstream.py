@@ -11,7 +11,6 @@ starts passing fails the run until it leaves the list), by test id, each with it
 """
 
 import pathlib
-import re
 import sys
 import types
 
@@ -55,7 +54,6 @@ for _name, _obj in vars(UPSTREAM).items():
         globals()[_name] = _obj
 del _name, _obj
 
-COMPLEX = "complex numbers: kiln has no complex type yet (issue #25 item 2, after the one-pipeline issue #23)"
 BYTES = "byte strings (NumPy `S` arrays, b'...' literals, contains()): kiln has no string type yet (issue #25 item 3)"
 DISASSEMBLE = "disassemble() gives kiln's program (its kernels' IR), not numexpr's virtual-machine opcodes"
 
@@ -81,11 +79,8 @@ def _thread_variables_unset(monkeypatch):
 #: Test ids (`Class::method`) that kiln cannot pass yet, and why.
 EXPECTED_FAILURES = {
     **{f"{cls}::{name}": why for cls in ("test_numexpr", "test_numexpr2") for name, why in _BOTH.items()},
-    "test_evaluate::test_complex_tan": COMPLEX,
-    "test_evaluate::test_complex_expr": COMPLEX,
-    "test_evaluate::test_sign_round": COMPLEX + " (its loop ends with complex)",
-    "test_evaluate::test_sanitize": COMPLEX + " (`c.real` of a complex `c`; every sanitiser case before it passes)",
-    "test_evaluate::test_bool_funcs": "signbit() is not in kiln's language yet, and the test ends with complex",
+    "test_evaluate::test_sanitize": BYTES + " (its last case, `x == 'b:'` of an `S` array; every case before it passes)",
+    "test_evaluate::test_bool_funcs": "signbit() is not in kiln's language yet",
     "test_evaluate::test_disassemble": DISASSEMBLE,
     "test_int32_int64::test_small_int": "numexpr types a small int literal alone (`2`) as int32; kiln gives "
     "NumPy's type, int64 (as numexpr's own expression matrix expects for `1`)",
@@ -95,17 +90,7 @@ EXPECTED_FAILURES = {
         "test_add_numeric_array", "test_compare_prefix")},
 }
 
-# test_expressions' complex cases: `a` is made real, b, c, d, e and a2 are complex arrays
-_COMPLEX_NAMES = re.compile(r"\b(b|c|d|e|a2)\b")
-
 
 def expected_failure(test_id):
     """The reason `test_id` (a node id without the file) is expected to fail, or None."""
-    if test_id.startswith("test_expressions["):
-        # test_expressions[expr-test_scalar-dtype-optimization-exact-section]
-        params = test_id[len("test_expressions["):-1].rsplit("-", 5)
-        expr, dtype = params[0], params[2]
-        if dtype == "complex" and _COMPLEX_NAMES.search(expr):
-            return COMPLEX
-        return None
     return EXPECTED_FAILURES.get(test_id)

@@ -15,6 +15,12 @@ pub(crate) enum Tok<'a> {
         value: f64,
         integer: bool,
     },
+    /// An imaginary literal, a decimal literal with a `j` or `J` suffix (Python's `2j`, `1.5e3J`): its
+    /// text (the suffix included) and its value's imaginary part.
+    Imag {
+        text: &'a str,
+        value: f64,
+    },
     /// A name: `[A-Za-z_][A-Za-z0-9_]*`.
     Ident(&'a str),
     LParen,
@@ -59,7 +65,7 @@ impl Tok<'_> {
     pub(crate) fn describe(&self) -> String {
         let punct = |s: &str| format!("'{s}'");
         match self {
-            Tok::Num { text, .. } => format!("number '{text}'"),
+            Tok::Num { text, .. } | Tok::Imag { text, .. } => format!("number '{text}'"),
             Tok::Ident(name) => format!("name '{name}'"),
             Tok::LParen => punct("("),
             Tok::RParen => punct(")"),
@@ -196,7 +202,12 @@ fn number(src: &str, pos: usize) -> (Tok<'_>, usize) {
             end = digits(e);
         }
     }
+    // Python's imaginary suffix, `2j`
+    let imaginary = matches!(bytes.get(end), Some(b'j' | b'J'));
     let text = &src[pos..end];
+    if imaginary {
+        end += 1;
+    }
     // A literal run into a name, a digit or another point (`1x`, `1e`, `0x10`, `1.2.3`) is not a
     // number followed by something else, as Python sees it too.
     if bytes.get(end).is_some_and(|&c| is_ident_byte(c) || c == b'.') {
@@ -210,6 +221,13 @@ fn number(src: &str, pos: usize) -> (Tok<'_>, usize) {
         );
     }
     match text.parse::<f64>() {
+        Ok(value) if imaginary => (
+            Tok::Imag {
+                text: &src[pos..end],
+                value,
+            },
+            end - pos,
+        ),
         Ok(value) => (Tok::Num { text, value, integer }, end - pos),
         Err(_) => (Tok::Bad(format!("invalid number literal '{text}'")), 0),
     }
@@ -242,6 +260,21 @@ mod tests {
         }
         assert!(matches!(kinds("1e999")[0], Tok::Num { value, .. } if value == f64::INFINITY));
         assert!(matches!(kinds("12")[0], Tok::Num { integer: true, .. }));
+        assert_eq!(
+            kinds("2j")[0],
+            Tok::Imag {
+                text: "2j",
+                value: 2.0
+            }
+        );
+        assert_eq!(
+            kinds("1.5e3J")[0],
+            Tok::Imag {
+                text: "1.5e3J",
+                value: 1500.0
+            }
+        );
+        assert!(matches!(kinds("2jx")[0], Tok::Bad(_)));
         assert!(matches!(kinds("12.")[0], Tok::Num { integer: false, .. }));
     }
 

@@ -123,10 +123,8 @@ enum Function {
     Stat(Stat),
     /// `cumsum`, `cumprod`, `cummax`, `cummin`.
     Scan(ScanOp),
-    /// `copy`, `conj`, `real`: the value itself (kiln's values are real).
+    /// `copy`: the value itself.
     Identity,
-    /// `imag`: zeros of the argument's shape and type.
-    Imag,
     /// `ones_like`: ones of the argument's shape and type.
     OnesLike,
     /// `bool(x)`, `int32(x)`, `int64(x)`, `float32(x)`, `float64(x)`: NumPy's `x.astype(...)`.
@@ -156,8 +154,11 @@ impl Function {
             | "erf" | "erfc" | "cbrt" | "deg2rad" | "rad2deg" => Function::Unary(UnaryOp::from_name(name)?),
             "reciprocal" => Function::Unary(UnaryOp::Recip),
             "square" => Function::Square,
-            "copy" | "conj" | "conjugate" | "real" => Function::Identity,
-            "imag" => Function::Imag,
+            "copy" => Function::Identity,
+            "conj" | "conjugate" => Function::Unary(UnaryOp::Conj),
+            "real" => Function::Unary(UnaryOp::Real),
+            "imag" => Function::Unary(UnaryOp::Imag),
+            "complex" => Function::Binary(BinaryOp::Complex),
             "ones_like" => Function::OnesLike,
             "bool" | "int32" | "int64" | "float32" | "float64" => {
                 Function::Cast(kiln_ir::ElemType::from_name(name)?)
@@ -325,16 +326,16 @@ impl<'a> Parser<'a> {
         Ok(base.pow(exponent))
     }
 
-    /// `attribute := primary ('.' ('real' | 'imag'))*`: numexpr's attribute forms on real values, the
-    /// value itself and zeros of its shape (as NumPy's `real` and `imag` of a real array).
+    /// `attribute := primary ('.' ('real' | 'imag'))*`: numexpr's attribute forms, a complex value's
+    /// parts (of a real value, the value itself and zeros of its type, as NumPy's).
     fn attribute(&mut self) -> Result<Expr> {
         let mut node = self.primary()?;
         while *self.peek() == Tok::Dot {
             self.bump();
             let pos = self.pos();
             node = match *self.peek() {
-                Tok::Ident("real") => node,
-                Tok::Ident("imag") => node.zeros_like(),
+                Tok::Ident("real") => node.real(),
+                Tok::Ident("imag") => node.imag(),
                 Tok::Ident(name) => {
                     return Err(parse_error(
                         pos,
@@ -362,6 +363,10 @@ impl<'a> Parser<'a> {
             Tok::Num { value, .. } => {
                 self.bump();
                 Ok(Expr::lit(value))
+            }
+            Tok::Imag { value, .. } => {
+                self.bump();
+                Ok(Expr::imaginary(value))
             }
             Tok::Ident(name) if *self.peek2() == Tok::LParen => self.call(name, pos),
             Tok::Ident("inf") => {
@@ -427,7 +432,6 @@ impl<'a> Parser<'a> {
             Function::Unary(_)
             | Function::Square
             | Function::Identity
-            | Function::Imag
             | Function::Cast(_)
             | Function::OnesLike => 1,
             Function::Binary(_) => 2,
@@ -450,7 +454,6 @@ impl<'a> Parser<'a> {
             Function::Unary(op) => arg().unary(op),
             Function::Square => arg().square(),
             Function::Identity => arg(),
-            Function::Imag => arg().zeros_like(),
             Function::OnesLike => arg().ones_like(),
             Function::Cast(t) => arg().cast(t),
             Function::Binary(op) => arg().binary(op, arg()),

@@ -5,9 +5,10 @@ in `local_dict` / `global_dict`, as numexpr does, compiles the expression once i
 kernel (cached for the process, shared by all threads) and runs it with the GIL released. The
 language, result dtypes, broadcasting, `out=` and the exception types are numexpr's; kiln's own
 additions (reductions anywhere with `axis=`, `keepdims`, `initial`, scans, contractions, `mean`,
-`var`, `std`) work in the same call. Inputs are bool, integer and float arrays (see
-`kiln._core.as_input`); complex and byte-string arrays raise `UnsupportedTypeError` (a `TypeError`
-naming the input and the expression) until kiln has those types.
+`var`, `std`) work in the same call. Inputs are bool, integer, float and complex arrays (see
+`kiln._core.as_input`); byte-string arrays raise `UnsupportedTypeError` (a `TypeError` naming the
+input and the expression) until kiln has that type. An operation complex numbers do not have
+(`<`, `//`, `floor`, `arctan2`, `max`, ...) raises `NotImplementedError`, as numexpr's.
 
 numexpr's whole surface is here: `evaluate` with every keyword of numexpr 2.14 (`optimization`,
 `truediv` and `disable_cache` accepted and checked as numexpr checks them: kiln always optimises,

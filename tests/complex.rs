@@ -1,0 +1,278 @@
+//! Complex numbers end to end (issue 25): every row of `tests/data/complex_cases.csv`, which NumPy 2
+//! wrote (`tests/gen/make_complex_cases.py`), through `FusedRunner::compile_text` over the same
+//! complex64 and complex128 points: the functions numexpr offers for complex values, the parts and
+//! the magnitude, and the operators.
+//!
+//! The reference is mpmath's correctly rounded value where the point's parts are finite and nonzero
+//! (NumPy's own `log1p`, `expm1` and power lose digits there), NumPy's elsewhere (a zero part picks
+//! a side of a branch cut; the special values are C99's, Annex G, as glibc gives them).
+//!
+//! The bound: a finite result within [`ULPS`] units of the type's epsilon of the reference, relative
+//! to the result's magnitude (`|got - want| <= ULPS * eps * |want|`: a complex function's error is a
+//! distance in the plane); `z ** w`, computed as `exp(w log z)`, within `(ULPS + |w log z|) * eps`,
+//! its condition number. A special value (a part that is infinite or NaN) must be the same: the same
+//! infinity, any NaN for a NaN, except where C99 leaves a sign unspecified (the infinite part of
+//! `±inf + NaN i`, the zero of `NaN ± 0i`). Where kiln differs from NumPy on purpose, [`differs`]
+//! says why.
+
+use kiln::kiln_ir::num_complex::{Complex32, Complex64};
+use kiln::{ArrayArg, FusedRunner, Output};
+use ndarray::Array1;
+
+/// The bound on a finite result, in units of the type's epsilon relative to its magnitude.
+const ULPS: f64 = 4.0;
+
+const CASES: &str = include_str!("data/complex_cases.csv");
+
+fn pairs(s: &str) -> Vec<Complex64> {
+    s.split(' ')
+        .map(|p| {
+            let (re, im) = p.split_once(',').expect("re,im");
+            Complex64::new(re.parse().expect("a float"), im.parse().expect("a float"))
+        })
+        .collect()
+}
+
+/// The result as complex128 values (a real result with a zero imaginary part, bools as 1 / 0).
+fn values(out: Output) -> (String, Vec<Complex64>) {
+    let name = out.dtype_name().to_string();
+    let v = match out {
+        Output::C128(a) => a.iter().copied().collect(),
+        Output::C64(a) => a
+            .iter()
+            .map(|z| Complex64::new(z.re.into(), z.im.into()))
+            .collect(),
+        Output::Bool(a) => a
+            .iter()
+            .map(|&b| Complex64::new(f64::from(u8::from(b)), 0.0))
+            .collect(),
+        real => real.into_f64().iter().map(|&x| Complex64::new(x, 0.0)).collect(),
+    };
+    (name, v)
+}
+
+/// NumPy's result dtype for `expr` of `dtype` inputs.
+fn numpy_dtype(expr: &str, dtype: &str) -> &'static str {
+    let real = if dtype == "complex64" {
+        "float32"
+    } else {
+        "float64"
+    };
+    let complex = if dtype == "complex64" {
+        "complex64"
+    } else {
+        "complex128"
+    };
+    if expr.contains("==") || expr.contains("!=") {
+        "bool"
+    } else if ["abs(", "real(", "imag("].iter().any(|f| expr.starts_with(f)) {
+        real
+    } else {
+        complex
+    }
+}
+
+fn same_special(got: f64, want: f64, other_nan: bool) -> bool {
+    (got.is_nan() && want.is_nan())
+        || got == want && (got.is_sign_negative() == want.is_sign_negative() || got != 0.0 || other_nan)
+        || other_nan && got.is_infinite() && want.is_infinite()
+}
+
+/// Why kiln's value at `z` differs from NumPy's there on purpose, if it does.
+fn differs(expr: &str, z: Complex64, w: Complex64) -> Option<&'static str> {
+    let finite = |c: Complex64| c.re.is_finite() && c.im.is_finite();
+    match expr {
+        // NumPy's nc_log1p is log(hypot(1 + x, y)), 0 for |x| below half an ulp of 1; kiln's
+        // 0.5 log1p(x (2 + x) + y²) is exact there
+        "log1p(z)" if finite(z) && z.re.abs() < 1e-10 => Some("NumPy's complex log1p loses a tiny x"),
+        // NumPy's nc_expm1 is expm1(x) cos y - 2 sin²(y/2) + i exp(x) sin y even for y = 0, where
+        // inf * sin(0) is NaN; kiln's is exp's, exact on the real axis (expm1(inf + 0i) = inf + 0i)
+        "expm1(z)" if z.im == 0.0 => Some("NumPy's complex expm1 is NaN on the real axis beyond overflow"),
+        // C99 leaves cpow's special values to cexp(w clog z): kiln's `**` is NaN where a part of an
+        // operand is not finite
+        "z ** w" if !(finite(z) && finite(w)) => Some("`**` of non-finite operands is NaN"),
+        // x² - y² of parts beyond sqrt(MAX) is inf - inf: kiln's NaN, NumPy's -inf (the true real
+        // part of (1e300 + 1e300i)² is 0)
+        "square(z)" if z.re.abs().max(z.im.abs()) > 1e150 => Some("the square's parts overflow"),
+        _ => None,
+    }
+}
+
+/// The error of `got` against `want` in units of `eps` relative to `|want|` (0 where they agree
+/// exactly); None where a special value differs.
+fn error(got: Complex64, want: Complex64, eps: f64) -> Option<f64> {
+    if !(want.re.is_finite() && want.im.is_finite() && got.re.is_finite() && got.im.is_finite()) {
+        // the non-finite parts the same, a finite part within the bound of itself
+        let part = |g: f64, w: f64, other_nan: bool| {
+            if g.is_finite() && w.is_finite() && g != w {
+                (g - w).abs() <= ULPS * eps * w.abs()
+            } else {
+                same_special(g, w, other_nan)
+            }
+        };
+        let same = part(got.re, want.re, want.im.is_nan()) && part(got.im, want.im, want.re.is_nan());
+        return same.then_some(0.0);
+    }
+    let d = (got.re - want.re).hypot(got.im - want.im);
+    if d == 0.0 {
+        return Some(0.0);
+    }
+    let scale = want.re.hypot(want.im).max(f64::MIN_POSITIVE);
+    Some(d / scale / eps)
+}
+
+#[test]
+fn numpy_values_of_every_function_and_operator() {
+    let mut z = std::collections::HashMap::new();
+    let mut failures = Vec::new();
+    let mut worst: Vec<(String, f64)> = Vec::new();
+    for line in CASES.lines().filter(|l| !l.starts_with('#')) {
+        let fields: Vec<&str> = line.split(';').collect();
+        if fields[0] == "z" || fields[0] == "w" {
+            z.insert((fields[0], fields[1]), pairs(fields[2]));
+            continue;
+        }
+        let (dtype, expr, want) = (fields[0], fields[1], pairs(fields[2]));
+        let (zs, ws) = (&z[&("z", dtype)], &z[&("w", dtype)]);
+        let eps = if dtype == "complex64" {
+            f32::EPSILON as f64
+        } else {
+            f64::EPSILON
+        };
+        let (z64, w64): (Array1<Complex32>, Array1<Complex32>) = (
+            zs.iter()
+                .map(|c| Complex32::new(c.re as f32, c.im as f32))
+                .collect(),
+            ws.iter()
+                .map(|c| Complex32::new(c.re as f32, c.im as f32))
+                .collect(),
+        );
+        let (z128, w128): (Array1<Complex64>, Array1<Complex64>) =
+            (zs.iter().copied().collect(), ws.iter().copied().collect());
+        let args: Vec<(&str, ArrayArg<'_>)> = if dtype == "complex64" {
+            vec![("z", (&z64).into()), ("w", (&w64).into())]
+        } else {
+            vec![("z", (&z128).into()), ("w", (&w128).into())]
+        };
+        let runner = FusedRunner::compile_text(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+        let used: Vec<(&str, ArrayArg<'_>)> = args
+            .into_iter()
+            .filter(|(n, _)| runner.input_names().iter().any(|m| m == n))
+            .collect();
+        let out = runner
+            .run(&used)
+            .unwrap_or_else(|e| panic!("{dtype} {expr}: {e}"));
+        let (name, got) = values(out);
+        assert_eq!(
+            name,
+            numpy_dtype(expr, dtype),
+            "{dtype} {expr}: the result's dtype"
+        );
+        let mut max = 0.0f64;
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            if differs(expr, zs[i], ws[i]).is_some() {
+                continue;
+            }
+            // `exp(w log z)`: the error of `w log z` in units of eps, times the exponential's
+            let bound = if expr == "z ** w" {
+                let (z, w) = (zs[i], ws[i]);
+                let l = Complex64::new(z.norm().ln(), z.im.atan2(z.re));
+                let cond = (w * l).norm();
+                if cond.is_nan() { ULPS } else { ULPS + cond }
+            } else {
+                ULPS
+            };
+            match error(g, w, eps) {
+                Some(e) if e <= bound => max = max.max(e / bound * ULPS),
+                e => failures.push(format!(
+                    "{dtype} {expr} at z = ({:e}, {:e}), w = ({:e}, {:e}): kiln ({:e}, {:e}), reference ({:e}, {:e}) ({e:?} eps)",
+                    zs[i].re, zs[i].im, ws[i].re, ws[i].im, g.re, g.im, w.re, w.im
+                )),
+            }
+        }
+        worst.push((format!("{dtype} {expr}"), max));
+    }
+    for (what, e) in &worst {
+        eprintln!("{what}: {e:.2} eps");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// NumPy's promotion with complex operands and its refusals, through the text language.
+#[test]
+fn promotion_and_refusals() {
+    let z: Array1<Complex64> = [Complex64::new(1.0, 2.0), Complex64::new(-0.5, 0.0)]
+        .into_iter()
+        .collect();
+    let c: Array1<Complex32> = z
+        .iter()
+        .map(|v| Complex32::new(v.re as f32, v.im as f32))
+        .collect();
+    let f: Array1<f32> = ndarray::array![1.5, -2.0];
+    let i: Array1<i32> = ndarray::array![3, -4];
+    let run = |expr: &str| {
+        let runner = FusedRunner::compile_text(expr)?;
+        let all: [(&str, ArrayArg<'_>); 4] = [
+            ("z", (&z).into()),
+            ("c", (&c).into()),
+            ("f", (&f).into()),
+            ("i", (&i).into()),
+        ];
+        let used: Vec<(&str, ArrayArg<'_>)> = all
+            .into_iter()
+            .filter(|(n, _)| runner.input_names().iter().any(|m| m == n))
+            .collect();
+        runner.run(&used)
+    };
+    for (expr, dtype) in [
+        ("f * 1j", "complex64"),
+        ("i * 1j", "complex128"),
+        ("c + f", "complex64"),
+        ("c + i", "complex128"),
+        ("c * 2.5", "complex64"),
+        ("abs(c)", "float32"),
+        ("real(z) + imag(z)", "float64"),
+        ("complex(f, f)", "complex64"),
+        ("complex(f, i)", "complex128"),
+        ("z == 1j", "bool"),
+        ("sum(c)", "complex64"),
+        ("mean(z)", "complex128"),
+        ("cumprod(z)", "complex128"),
+        ("where(f > 0, z, 2)", "complex128"),
+    ] {
+        assert_eq!(
+            run(expr).unwrap_or_else(|e| panic!("{expr}: {e}")).dtype_name(),
+            dtype,
+            "{expr}"
+        );
+    }
+    let out = run("z * z + 1j").unwrap();
+    let Output::C128(a) = out else {
+        panic!("complex128")
+    };
+    assert_eq!(a[0], Complex64::new(-3.0, 5.0));
+    // `complex(1, 2)` of two literals is a complex constant, not folded away
+    let Output::C128(k) = run("complex(1, 2) * 2").unwrap() else {
+        panic!("complex128")
+    };
+    assert_eq!(k.iter().next(), Some(&Complex64::new(2.0, 4.0)));
+    for (expr, what) in [
+        ("z < 1", "the ordering `lt`"),
+        ("z // 2", "`//`"),
+        ("z % 2", "`%`"),
+        ("floor(z)", "floor"),
+        ("arctan2(z, z)", "arctan2"),
+        ("max(z)", "max"),
+        ("cummax(z)", "cummax"),
+        ("z << 1", "a bitwise operator"),
+        ("complex(z, f)", "complex() takes two real numbers"),
+    ] {
+        let e = run(expr).expect_err(expr).to_string();
+        assert!(e.contains(what), "{expr}: {e}");
+    }
+}
