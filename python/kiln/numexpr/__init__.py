@@ -265,7 +265,7 @@ def validate(ex, local_dict=None, global_dict=None, out=None, order="K", casting
         kernel, names = _kernel(ex, nthreads, sanitize)
         args = _arguments(names, local_dict, global_dict, _frame_depth, ex)
         kernel.prepare(args)
-    except (KeyError, SyntaxError, ValueError, TypeError, OverflowError) as e:
+    except (KeyError, SyntaxError, ValueError, TypeError, OverflowError, NotImplementedError) as e:
         return e
     _kiln.set_last((kernel, names, _weak(out), order, casting))
     return None
