@@ -298,6 +298,10 @@ impl Expr {
         self.unary(UnaryOp::IsFinite)
     }
 
+    /// Whether the sign bit is set, NumPy's `signbit` (true for -0.0, false for +0.0; a bool).
+    pub fn signbit(&self) -> Expr {
+        self.unary(UnaryOp::Signbit)
+    }
     /// The error function (libm's `erf`): `erf(±inf) = ±1`.
     pub fn erf(&self) -> Expr {
         self.unary(UnaryOp::Erf)

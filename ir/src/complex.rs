@@ -545,7 +545,7 @@ pub fn unary<T: Real>(op: UnaryOp, z: Complex<T>) -> Out<T> {
         Arctanh => atanh(z),
         Sign => sign(z),
         Round => c(x.round_even(), y.round_even()),
-        Floor | Ceil | Trunc | Erf | Erfc | Cbrt | Deg2Rad | Rad2Deg | Invert => {
+        Floor | Ceil | Trunc | Erf | Erfc | Cbrt | Deg2Rad | Rad2Deg | Invert | Signbit => {
             unreachable!("the typing refuses {op} of a complex number")
         }
     })

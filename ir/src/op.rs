@@ -75,6 +75,9 @@ pub enum UnaryOp {
     IsInf,
     /// Whether `x` is finite (not NaN, not ±inf), as 1 / 0.
     IsFinite,
+    /// Whether `x`'s sign bit is set, as 1 / 0 (NumPy's `signbit`: true for -0.0 and a negative
+    /// NaN, false for +0.0).
+    Signbit,
     /// libm error function: `erf(±0) = ±0`, `erf(±inf) = ±1`, NaN gives NaN.
     Erf,
     /// libm complementary error function `1 - erf(x)`, accurate for large x: `erfc(-inf) = 2`,
@@ -190,7 +193,7 @@ pub enum BinaryOp {
 
 impl UnaryOp {
     /// Every unary opcode, in declaration order.
-    pub const ALL: [UnaryOp; 37] = [
+    pub const ALL: [UnaryOp; 38] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Sqrt,
@@ -223,6 +226,7 @@ impl UnaryOp {
         UnaryOp::IsNan,
         UnaryOp::IsInf,
         UnaryOp::IsFinite,
+        UnaryOp::Signbit,
         UnaryOp::Erf,
         UnaryOp::Erfc,
         UnaryOp::Cbrt,
@@ -272,6 +276,7 @@ impl UnaryOp {
             UnaryOp::IsNan => T::truth(x.is_nan()),
             UnaryOp::IsInf => T::truth(x.abs() == T::INFINITY),
             UnaryOp::IsFinite => T::truth(x.abs() < T::INFINITY),
+            UnaryOp::Signbit => T::truth(T::ONE.copysign(x) < T::ZERO),
             UnaryOp::Erf => x.erf(),
             UnaryOp::Erfc => x.erfc(),
             UnaryOp::Cbrt => x.cbrt(),
@@ -323,6 +328,7 @@ impl UnaryOp {
             UnaryOp::IsNan => "isnan",
             UnaryOp::IsInf => "isinf",
             UnaryOp::IsFinite => "isfinite",
+            UnaryOp::Signbit => "signbit",
             UnaryOp::Erf => "erf",
             UnaryOp::Erfc => "erfc",
             UnaryOp::Cbrt => "cbrt",
@@ -339,7 +345,7 @@ impl UnaryOp {
     pub fn is_logical(self) -> bool {
         matches!(
             self,
-            UnaryOp::Not | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite
+            UnaryOp::Not | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Signbit
         )
     }
 

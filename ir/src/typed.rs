@@ -227,6 +227,7 @@ impl Typer<'_> {
                 | UnaryOp::Cbrt
                 | UnaryOp::Deg2Rad
                 | UnaryOp::Rad2Deg
+                | UnaryOp::Signbit
                 | UnaryOp::Invert => {
                     return Err(type_error(
                         PromoteError::NotComplex {
@@ -250,6 +251,12 @@ impl Typer<'_> {
         }
         Ok(match (op, t) {
             (UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite, _) => keep(&mut self.arena, op, x, Bool),
+            // the sign bit of an integer or a bool is that of its float64 (they have no -0)
+            (UnaryOp::Signbit, Bool | I32 | I64) => {
+                let f = self.arena.cast(F64, x);
+                keep(&mut self.arena, op, f, Bool)
+            }
+            (UnaryOp::Signbit, _) => keep(&mut self.arena, op, x, Bool),
             (UnaryOp::Not | UnaryOp::Invert, Bool) => keep(&mut self.arena, UnaryOp::Not, x, Bool),
             (UnaryOp::Not | UnaryOp::Invert, I32 | I64) => keep(&mut self.arena, UnaryOp::Invert, x, t),
             // kiln's logical extension on floats
@@ -511,7 +518,9 @@ impl TypedKernel {
                 Node::Int(_) | Node::Index(_) => ElemType::I64,
                 Node::Cast(t, _) => t,
                 Node::Unary(op, a) => match op {
-                    UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not => ElemType::Bool,
+                    UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not | UnaryOp::Signbit => {
+                        ElemType::Bool
+                    }
                     // a complex number's parts and magnitude
                     UnaryOp::Abs | UnaryOp::Real | UnaryOp::Imag => {
                         let t: ElemType = types[a.index()];

@@ -544,6 +544,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let m = self.fcmp(FloatCC::Unordered, x, x);
                 self.mask_to_float(w, m)
             }
+            // the sign bit: 1 carrying it is negative (a NaN's sign counts too)
+            UnaryOp::Signbit => {
+                let m = crate::typed_lower::sign_bit(self.b, x);
+                self.mask_to_float(w, m)
+            }
             UnaryOp::IsInf | UnaryOp::IsFinite => {
                 let a = self.b.ins().fabs(x);
                 let inf = self.fconst(w, f64::INFINITY);

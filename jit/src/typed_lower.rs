@@ -47,6 +47,7 @@ pub(crate) fn float_unary_compiles(op: UnaryOp) -> bool {
             | IsNan
             | IsInf
             | IsFinite
+            | Signbit
             | Not
             | Recip
             | Sign
@@ -106,6 +107,16 @@ pub(crate) fn constant(k: &TypedKernel, id: NodeId) -> Option<Scalar> {
         },
         _ => None,
     }
+}
+
+/// Whether the sign bit of each lane of the float value `x` is set (a NaN's too), as a mask: its
+/// bits read as a signed integer below zero (x64 has no vector `fcopysign` in Cranelift).
+pub(crate) fn sign_bit(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
+    let it = b.func.dfg.value_type(x).as_int();
+    let bits = b.ins().bitcast(it, crate::clif::cast(), x);
+    let zero = b.ins().iconst(it.lane_type(), 0);
+    let zero = if it.is_vector() { b.ins().splat(it, zero) } else { zero };
+    b.ins().icmp(IntCC::SignedLessThan, bits, zero)
 }
 
 /// The bits a value of type `t` takes in memory and in a scalar register.
@@ -535,6 +546,7 @@ impl TypedGen<'_, '_> {
                     let z = self.konst(Scalar::F64(0.0).cast(t), vector);
                     self.b.ins().fcmp(FloatCC::Equal, x, z)
                 }
+                Signbit => sign_bit(self.b, x),
                 Recip => {
                     let one = self.konst(Scalar::F64(1.0).cast(t), vector);
                     self.b.ins().fdiv(one, x)
