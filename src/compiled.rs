@@ -108,7 +108,8 @@ impl Temp {
         match out {
             Output::F32(a) => Temp::F32(a),
             Output::F64(a) => Temp::F64(a),
-            other if typed => Temp::Typed(other),
+            // a complex result is never a float one (its real part alone would be a wrong answer)
+            other if typed || other.elem().is_complex() => Temp::Typed(other),
             other => Temp::F64(other.into_f64()),
         }
     }
@@ -626,11 +627,10 @@ impl Compiled {
         };
         let shape = broadcast_shapes(args.iter().map(|a| a.shape()))?;
         let axes = Reduction::new(kiln_ir::ReduceOp::Sum, axes.clone()).resolve_axes(shape.len())?;
-        // integer or bool inputs: a compound or sibling stage runs as one pass where the float path
-        // reads them converted (`var(i)`, `sum(i * 0.5) + max(i * 0.5)`), else apart (typed); float
-        // inputs always take the float path
-        let typed = !args.iter().all(|a| a.elem().is_float())
-            && crate::executor::float_path_of(program, args).is_none();
+        // a compound or sibling stage runs as one pass where the float path computes it (float
+        // inputs, or integer and bool inputs it reads converted: `var(i)`, `sum(i * 0.5) + max(i *
+        // 0.5)`), else apart (typed: integer arithmetic, complex values)
+        let typed = crate::executor::float_path_of(program, args).is_none();
         let one_pass = match &program.work {
             Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
             _ => self.backend.runs_compound(&axes, shape.len()),
@@ -700,6 +700,16 @@ impl Compiled {
             .run_program(&pair.second.program, (k, 2), &refs, Start::Identity)?
             .1;
         let second = Temp::of(Output::try_from(second)?, typed);
+        if [&first, &second]
+            .iter()
+            .any(|t| matches!(t, Temp::Typed(o) if o.elem().is_complex()))
+        {
+            return Err(Error::Unsupported(
+                "the variance and standard deviation of complex numbers (NumPy's mean(|x - mean(x)|²), \
+                 a real number) are not computed yet: write mean(abs(x - mean(x))**2)"
+                    .into(),
+            ));
+        }
         let kept: Vec<usize> = std::iter::once(2)
             .chain((0..shape.len()).map(|a| if axes.contains(&a) { 1 } else { shape[a] }))
             .collect();

@@ -261,8 +261,13 @@ pub(crate) fn plainly_float(arena: &kiln_ir::ExprArena) -> bool {
 pub(crate) fn float_node(node: Node, weak_ints: bool) -> bool {
     match node {
         Node::Input(_) | Node::Literal(_) | Node::Fma(..) => true,
-        Node::Unary(op, _) => !op.is_logical() && op != kiln_ir::UnaryOp::Invert,
-        Node::Binary(op, _, _) => !op.is_logical() && !kiln_ir::BinaryOp::INTEGER.contains(&op),
+        // (the complex opcodes are typed: a complex number, or its parts)
+        Node::Unary(op, _) => {
+            !op.is_logical() && op != kiln_ir::UnaryOp::Invert && !kiln_ir::UnaryOp::COMPLEX.contains(&op)
+        }
+        Node::Binary(op, _, _) => {
+            !op.is_logical() && !kiln_ir::BinaryOp::INTEGER.contains(&op) && op != kiln_ir::BinaryOp::Complex
+        }
         Node::Int(_) => weak_ints,
         Node::Index(_) | Node::Cast(..) | Node::Where(..) => false,
     }

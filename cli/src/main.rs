@@ -334,22 +334,33 @@ fn print_output(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
         Output::I64(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
         Output::I32(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
         Output::Bool(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
-        Output::C64(a) => nested(w, a.shape(), &mut a.iter(), |w, z| {
-            complex(w, z.re.into(), z.im.into())
-        }),
+        Output::C64(a) => nested(w, a.shape(), &mut a.iter(), |w, z| complex(w, z.re, z.im)),
         Output::C128(a) => nested(w, a.shape(), &mut a.iter(), |w, z| complex(w, z.re, z.im)),
     }?;
     writeln!(w)
 }
 
-/// A complex number as Python writes it, `(1.0+2.0j)` (`(1.0-0.0j)` keeps the sign of a zero).
-fn complex(w: &mut impl Write, re: f64, im: f64) -> std::io::Result<()> {
-    let sign = if im.is_sign_negative() && !im.is_nan() {
+/// A complex number as `(re±imj)`, each part as a float of its own type prints (`0.1` of a
+/// complex64 stays `0.1`), NaN and infinities as Python writes them (`(nan+infj)`), the sign of a
+/// zero imaginary part kept (`(1.0-0.0j)`).
+fn complex<F: Copy + std::fmt::Debug + Into<f64>>(w: &mut impl Write, re: F, im: F) -> std::io::Result<()> {
+    let part = |v: F| {
+        let x: f64 = v.into();
+        if x.is_nan() {
+            "nan".to_string()
+        } else if x.is_infinite() {
+            if x > 0.0 { "inf" } else { "-inf" }.to_string()
+        } else {
+            format!("{v:?}")
+        }
+    };
+    let i: f64 = im.into();
+    let sign = if i.is_sign_negative() && !i.is_nan() {
         "-"
     } else {
         "+"
     };
-    write!(w, "({re:?}{sign}{:?}j)", im.abs())
+    write!(w, "({}{sign}{}j)", part(re), part(im).trim_start_matches('-'))
 }
 
 /// Writes the next `shape.iter().product()` items of `items` (row-major) as nested brackets.

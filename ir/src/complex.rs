@@ -275,9 +275,21 @@ pub fn sinh<T: Real>(z: Complex<T>) -> Complex<T> {
         return c(x.sinh(), y);
     }
     if x == T::ZERO {
-        return c(x, y.sin());
+        // the zero's sign that of 0 cos y (csinh(±0 + i inf) = ±0 + i NaN)
+        return c(if finite(y) { x * y.cos() } else { x }, y.sin());
+    }
+    if let Some(h) = half_exp(x) {
+        let s = T::ONE.copysign(x);
+        return c(s * (h * y.cos()) * h, (h * y.sin()) * h);
     }
     c(x.sinh() * y.cos(), x.cosh() * y.sin())
+}
+
+/// `sqrt(exp(|x|) / 2)` where `sinh x` and `cosh x` overflow (`|x|` beyond `ln MAX`) but their
+/// products with `cos y` and `sin y` may not: each is then `h (h cos y)` (and `± h (h sin y)`).
+fn half_exp<T: Real>(x: T) -> Option<T> {
+    (x.abs() > max_value::<T>().ln())
+        .then(|| (x.abs() * T::from_f64(0.5)).exp() * T::from_f64(std::f64::consts::FRAC_1_SQRT_2))
 }
 
 /// `cosh(z) = cosh x cos y + i sinh x sin y`, exact on the real axis.
@@ -298,6 +310,10 @@ pub fn cosh<T: Real>(z: Complex<T>) -> Complex<T> {
     }
     if x == T::ZERO {
         return c(y.cos(), x * y.sin());
+    }
+    if let Some(h) = half_exp(x) {
+        let s = T::ONE.copysign(x);
+        return c((h * y.cos()) * h, s * (h * y.sin()) * h);
     }
     c(x.cosh() * y.cos(), x.sinh() * y.sin())
 }
@@ -446,7 +462,7 @@ fn atanh_q1<T: Real>(x: T, y: T) -> Complex<T> {
     // near 1 the squares underflow: the quotient of the distances to ±1 instead
     let small = T::ONE / max_value::<T>().sqrt();
     let re = if one_minus.abs() < small && y < small {
-        T::from_f64(0.5) * ((T::ONE + x).hypot(y) / one_minus.hypot(y)).ln()
+        T::from_f64(0.5) * ((T::ONE + x).hypot(y).ln() - one_minus.hypot(y).ln())
     } else {
         T::from_f64(0.25) * (T::from_f64(4.0) * x / (one_minus * one_minus + y * y)).log1p()
     };

@@ -110,11 +110,11 @@ impl ElemType {
         self.is_float() || self.is_complex()
     }
 
-    /// The float type of a complex type's parts (complex64's float32), a float type itself.
+    /// The float type of a complex type's parts (complex64's float32); None for a real type.
     pub fn real_part(self) -> Option<ElemType> {
         match self {
-            ElemType::C64 | ElemType::F32 => Some(ElemType::F32),
-            ElemType::C128 | ElemType::F64 => Some(ElemType::F64),
+            ElemType::C64 => Some(ElemType::F32),
+            ElemType::C128 => Some(ElemType::F64),
             _ => None,
         }
     }
@@ -397,8 +397,10 @@ pub fn binary(op: PromoteOp, a: Operand, b: Operand) -> Result<ElemType, Promote
     {
         return Err(PromoteError::BitwiseFloat { ty });
     }
-    let common_type = promote(a, b, false)?;
-    if common_type.is_complex() {
+    // comparisons compare out-of-range integers exactly, and `/` computes integers in float64, so
+    // neither checks an integer literal's range
+    let common = promote(a, b, !matches!(op, PromoteOp::Compare | PromoteOp::TrueDiv))?;
+    if common.is_complex() {
         let what = match op {
             PromoteOp::Bitwise => Some("a bitwise operator"),
             PromoteOp::FloorDiv => Some("`//`"),
@@ -408,13 +410,10 @@ pub fn binary(op: PromoteOp, a: Operand, b: Operand) -> Result<ElemType, Promote
         if let Some(what) = what {
             return Err(PromoteError::NotComplex {
                 what: what.into(),
-                ty: common_type,
+                ty: common,
             });
         }
     }
-    // comparisons compare out-of-range integers exactly, and `/` computes integers in float64, so
-    // neither checks an integer literal's range
-    let common = promote(a, b, !matches!(op, PromoteOp::Compare | PromoteOp::TrueDiv))?;
     match op {
         PromoteOp::Compare => Ok(ElemType::Bool),
         PromoteOp::TrueDiv if !common.is_inexact() => Ok(ElemType::F64),

@@ -204,6 +204,9 @@ impl Typer<'_> {
             (UnaryOp::Neg, Ty::WeakFloat(v)) => {
                 return Ok((self.arena.literal(-v), Ty::WeakFloat(-v)));
             }
+            (UnaryOp::Neg, Ty::WeakComplex) => {
+                return Ok((self.arena.unary(UnaryOp::Neg, new_a), Ty::WeakComplex));
+            }
             _ => {}
         }
         let t = ta.resolved();
@@ -213,7 +216,7 @@ impl Typer<'_> {
             Ty::Strong(_) => new_a,
             _ => self.arena.cast(t, new_a),
         };
-        if let Some(part) = t.real_part().filter(|_| t.is_complex()) {
+        if let Some(part) = t.real_part() {
             return Ok(match op {
                 UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not => {
                     keep(&mut self.arena, op, x, Bool)
@@ -299,6 +302,18 @@ impl Typer<'_> {
         let (rule, to_float) = rule(op);
         if op == BinaryOp::Complex {
             return self.complex(a, b);
+        }
+        // Python's arithmetic of two literals, one complex: a Python complex (still weak)
+        if ta.is_weak()
+            && tb.is_weak()
+            && matches!((ta, tb), (Ty::WeakComplex, _) | (_, Ty::WeakComplex))
+            && matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Pow
+            )
+        {
+            let (x, y) = (self.at(a, C128), self.at(b, C128));
+            return Ok((self.arena.binary(op, x, y), Ty::WeakComplex));
         }
         // `& |` with a float or complex operand: kiln's logical extension, on truth values
         if matches!(op, BinaryOp::And | BinaryOp::Or) && (ta.is_inexact() || tb.is_inexact()) {
@@ -417,15 +432,15 @@ impl TypedKernel {
         kernel.validate()?;
         if let KernelKind::Compound { op, .. } = &kernel.kind {
             return Err(IrError::Type(format!(
-                "the compound reduction {} of integer or bool values (the runner computes its two \
-                 reductions instead)",
+                "the compound reduction {} of integer, bool or complex values (the runner computes \
+                 its two reductions instead)",
                 op.name()
             )));
         }
         if let KernelKind::Siblings { .. } = &kernel.kind {
             return Err(IrError::Type(
-                "sibling reductions of integer or bool values (the runner computes each reduction \
-                 instead)"
+                "sibling reductions of integer, bool or complex values (the runner computes each \
+                 reduction instead)"
                     .into(),
             ));
         }
@@ -1525,8 +1540,10 @@ enum State {
     Wide(ScanOp, i64),
     /// cummax / cummin of bools or integers, in the data type.
     Narrow(ScanOp, Scalar),
-    /// A sum or product of complex numbers (the typing refuses their cummax and cummin), in order.
-    Complex(ScanOp, Scalar),
+    /// A sum or product of complex numbers (the typing refuses their cummax and cummin), in order,
+    /// from the first value (as NumPy's accumulate: `cumprod([inf+1j])` is `inf+1j`, not
+    /// `(1+0j) * (inf+1j)`), or from the scan's `initial`; None before the first.
+    Complex(ScanOp, Option<Scalar>, ElemType),
 }
 
 impl State {
@@ -1535,8 +1552,7 @@ impl State {
             ElemType::F64 => State::F64(Carried::start(scan)),
             ElemType::F32 => State::F32(Carried::start(scan)),
             ElemType::C64 | ElemType::C128 => {
-                let identity = if scan.op == ScanOp::Prod { 1.0 } else { 0.0 };
-                State::Complex(scan.op, Scalar::F64(scan.initial().unwrap_or(identity)).cast(vt))
+                State::Complex(scan.op, scan.initial().map(|v| Scalar::F64(v).cast(vt)), vt)
             }
             _ => match scan_start(scan, vt)? {
                 Scalar::I64(s) if scan.op.wide() => State::Wide(scan.op, s),
@@ -1559,13 +1575,13 @@ impl State {
                     s.wrapping_mul(v)
                 };
             }
-            (State::Complex(op, s), v) => {
+            (State::Complex(op, s, _), v) => {
                 let bop = if *op == ScanOp::Prod {
                     BinaryOp::Mul
                 } else {
                     BinaryOp::Add
                 };
-                *s = binary(bop, *s, v);
+                *s = Some(s.map_or(v, |s| binary(bop, s, v)));
             }
             (State::Narrow(op, s), v) => {
                 let bop = if *op == ScanOp::Max {
@@ -1584,7 +1600,11 @@ impl State {
             State::F64(c) => Scalar::F64(c.value()),
             State::F32(c) => Scalar::F32(c.value()),
             State::Wide(_, s) => Scalar::I64(*s),
-            State::Narrow(_, s) | State::Complex(_, s) => *s,
+            State::Narrow(_, s) => *s,
+            // an exclusive scan's first value: the identity
+            State::Complex(op, s, vt) => {
+                s.unwrap_or_else(|| Scalar::F64(if *op == ScanOp::Prod { 1.0 } else { 0.0 }).cast(*vt))
+            }
         }
     }
 }

@@ -115,7 +115,11 @@ pub(crate) fn sign_bit(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
     let it = b.func.dfg.value_type(x).as_int();
     let bits = b.ins().bitcast(it, crate::clif::cast(), x);
     let zero = b.ins().iconst(it.lane_type(), 0);
-    let zero = if it.is_vector() { b.ins().splat(it, zero) } else { zero };
+    let zero = if it.is_vector() {
+        b.ins().splat(it, zero)
+    } else {
+        zero
+    };
     b.ins().icmp(IntCC::SignedLessThan, bits, zero)
 }
 

@@ -65,3 +65,26 @@ def test_out_and_strided_views():
     v = z[::-3]
     np.testing.assert_array_equal(ne.evaluate("v + v"), v + v)
     assert ne.evaluate("e * 2", local_dict={"e": z[:0]}).shape == (0,)
+
+
+def test_numexpr_object_with_a_complex_signature():
+    func = ne.NumExpr("z * 2j + w", signature=[("z", complex), ("w", complex)])
+    np.testing.assert_allclose(func(z, w), z * 2j + w, rtol=1e-15)
+    assert func.constants == (2j,)
+    assert func.signature == b"DD"
+
+
+def test_reductions_and_scans_that_keep_the_imaginary_part():
+    X = np.outer(x, x)
+    np.testing.assert_allclose(ne.evaluate("sum(X*1j, axis=0) + sum(X, axis=0)"), X.sum(0) * (1 + 1j))
+    np.testing.assert_allclose(ne.evaluate("sum(x*1j) + sum(x*2j)"), np.sum(x) * 3j, atol=1e-12)
+    np.testing.assert_allclose(ne.evaluate("sum(x*1j) + max(x)"), np.sum(x) * 1j + x.max())
+    # NumPy's accumulate starts from the first value: cumprod([inf+1j, 2]) keeps its 1j
+    v = np.array([complex(np.inf, 1), 2])
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(ne.evaluate("cumprod(v)"), np.cumprod(v))
+    f = np.ones(3, np.float32)
+    assert ne.evaluate("f * -1j").dtype == np.complex64  # a negated complex literal stays weak
+    assert ne.evaluate("f * (2 * 1j)").dtype == np.complex64
+    with pytest.raises(ValueError, match="variance"):
+        ne.evaluate("var(z)")

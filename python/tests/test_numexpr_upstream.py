@@ -80,7 +80,6 @@ def _thread_variables_unset(monkeypatch):
 EXPECTED_FAILURES = {
     **{f"{cls}::{name}": why for cls in ("test_numexpr", "test_numexpr2") for name, why in _BOTH.items()},
     "test_evaluate::test_sanitize": BYTES + " (its last case, `x == 'b:'` of an `S` array; every case before it passes)",
-    "test_evaluate::test_bool_funcs": "signbit() is not in kiln's language yet",
     "test_evaluate::test_disassemble": DISASSEMBLE,
     "test_int32_int64::test_small_int": "numexpr types a small int literal alone (`2`) as int32; kiln gives "
     "NumPy's type, int64 (as numexpr's own expression matrix expects for `1`)",

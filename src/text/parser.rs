@@ -150,8 +150,10 @@ impl Function {
             // every other unary function and the binary ones under their NumPy names (the IR's)
             "sin" | "cos" | "tan" | "exp" | "log" | "tanh" | "exp2" | "log2" | "log10" | "expm1"
             | "log1p" | "arcsin" | "arccos" | "arctan" | "sinh" | "cosh" | "arcsinh" | "arccosh"
-            | "arctanh" | "floor" | "ceil" | "trunc" | "round" | "sign" | "isnan" | "isinf" | "isfinite" | "signbit"
-            | "erf" | "erfc" | "cbrt" | "deg2rad" | "rad2deg" => Function::Unary(UnaryOp::from_name(name)?),
+            | "arctanh" | "floor" | "ceil" | "trunc" | "round" | "sign" | "isnan" | "isinf" | "isfinite"
+            | "signbit" | "erf" | "erfc" | "cbrt" | "deg2rad" | "rad2deg" => {
+                Function::Unary(UnaryOp::from_name(name)?)
+            }
             "reciprocal" => Function::Unary(UnaryOp::Recip),
             "square" => Function::Square,
             "copy" => Function::Identity,

@@ -29,6 +29,8 @@ _SIGNATURE_TYPES = {
     float: np.dtype(np.float32),
     np.float32: np.dtype(np.float32),
     np.float64: np.dtype(np.float64),
+    complex: np.dtype(np.complex128),
+    np.complex128: np.dtype(np.complex128),
 }
 
 # numexpr's op codes (expressions.py) as kiln's operators
@@ -93,7 +95,7 @@ def _literals(text):
     found = []
     for n in ast.walk(ast.parse(text, mode="eval")):
         value = None
-        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool):
+        if isinstance(n, ast.Constant) and isinstance(n.value, (int, float, complex)) and not isinstance(n.value, bool):
             value = n.value
         elif isinstance(n, ast.Name) and n.id in ("nan", "inf"):
             value = float(n.id)
@@ -125,7 +127,7 @@ class NumExpr:
         types = {}
         for name, t in signature:
             if t not in _SIGNATURE_TYPES:
-                raise TypeError(f"input '{name}': kiln has no type {t!r} (numexpr's signature types are bool, numpy.int32, numpy.int64, float, numpy.float64)")
+                raise TypeError(f"input '{name}': kiln has no type {t!r} (numexpr's signature types are bool, numpy.int32, numpy.int64, float, numpy.float64, complex)")
             types[name] = _SIGNATURE_TYPES[t]
         order = [name for name, _ in signature]
         if order:
@@ -147,7 +149,7 @@ class NumExpr:
         for name, t, v in zip(self.input_names, self._types, args):
             a = np.asarray(v)
             if a.dtype != t:
-                if not np.can_cast(a.dtype, t, "same_kind") and not (a.dtype.kind in "biu" and t.kind == "f"):
+                if not np.can_cast(a.dtype, t, "same_kind") and not (a.dtype.kind in "biu" and t.kind in "fc"):
                     raise TypeError(f"input '{name}' of dtype {a.dtype} does not cast to the signature's {t}")
                 a = a.astype(t)
             values.append(as_input(name, a, self.expression))
