@@ -31,18 +31,19 @@ use random_kernel::{Case, Data, Elem, TYPES, with_elem};
 /// The random kernels of each (backend, type) in a full run.
 const CASES: u64 = 1000;
 
-/// A finding not yet fixed: the cases that show it fail with this error (a part of its text), and
-/// the suite holds them to it (a known case that passes fails the test: remove it here).
+/// A finding not yet fixed: the cases that show it may fail with this error (a part of its text),
+/// and a full run must meet it (a known finding no case shows any more fails the test: remove it).
 struct Known {
     /// The home type of the random kernel, or the type of the edge-value test.
     elem: ElemType,
-    /// The seed of a random kernel, or the kernel of an edge-value test (its `{:?}`).
+    /// The seed of a random kernel, or the start of an edge-value kernel's name (`{:?} at {len}`).
     case: Which<'static>,
     /// A part of the error it gives.
     error: &'static str,
 }
 
-/// A case of the suite: a random kernel by its seed, or an edge-value kernel by its text.
+/// A case of the suite: a random kernel by its seed, or an edge-value kernel by its name.
+#[derive(Clone, Copy)]
 enum Which<'a> {
     Seed(u64),
     Kernel(&'a str),
@@ -75,37 +76,68 @@ const KNOWN: &[Known] = &[
     },
     Known {
         elem: ElemType::F64,
-        case: Which::Kernel(r#"Expr(Binary(Hypot, Expr(Input("a")), Expr(Input("b"))))"#),
+        case: Which::Kernel(r#"Expr(Binary(Hypot, Expr(Input("a")), Expr(Input("#),
+        error: HYPOT_SNAN_INF,
+    },
+    Known {
+        elem: ElemType::F32,
+        case: Which::Kernel(r#"Expr(Binary(Hypot, Expr(Input("a")), Expr(Input("c"))))"#),
         error: HYPOT_SNAN_INF,
     },
 ];
 
-/// The check of `case`, held to a known finding where it has one: `Err` describes a disagreement,
-/// or a known case that no longer fails as it did.
-fn check(case: &Case, backend: &str, elem: ElemType, which: Which<'_>) -> Result<(), String> {
-    let known = KNOWN.iter().find(|k| {
-        k.elem == elem
-            && match (&k.case, &which) {
-                (Which::Seed(a), Which::Seed(b)) => a == b,
-                (Which::Kernel(a), Which::Kernel(b)) => a == b,
-                _ => false,
-            }
-    });
-    match (case.check(backend), known) {
-        (Ok(()), None) => Ok(()),
-        (Err(e), None) => Err(e),
-        (Err(e), Some(k)) if e.contains(k.error) => {
-            eprintln!("known finding: {e}");
-            Ok(())
+/// The known findings one test meets: how many cases showed each.
+struct Findings {
+    elem: ElemType,
+    hits: Vec<usize>,
+}
+
+impl Findings {
+    fn new(elem: ElemType) -> Findings {
+        Findings {
+            elem,
+            hits: vec![0; KNOWN.len()],
         }
-        (Err(e), Some(k)) => Err(format!(
-            "fails otherwise than its known finding ({}): {e}",
-            k.error
-        )),
-        (Ok(()), Some(k)) => Err(format!(
-            "passes: its known finding is fixed ({}), remove it from KNOWN",
-            k.error
-        )),
+    }
+
+    /// The check of `case`, held to a known finding where it has one: `Err` describes a
+    /// disagreement.
+    fn check(&mut self, case: &Case, backend: &str, which: Which<'_>) -> Result<(), String> {
+        let known = KNOWN.iter().position(|k| {
+            k.elem == self.elem
+                && match (k.case, which) {
+                    (Which::Seed(a), Which::Seed(b)) => a == b,
+                    (Which::Kernel(a), Which::Kernel(b)) => b.starts_with(a),
+                    _ => false,
+                }
+        });
+        match (case.check(backend), known) {
+            (Err(e), Some(k)) if e.contains(KNOWN[k].error) => {
+                eprintln!("known finding: {e}");
+                self.hits[k] += 1;
+                Ok(())
+            }
+            (Err(e), _) => Err(e),
+            (Ok(()), _) => Ok(()),
+        }
+    }
+
+    /// Every known finding of this type and kind of case was met (`seeds`: the random kernels'
+    /// findings, in `range`; else the edge values').
+    fn all_met(&self, seeds: Option<std::ops::Range<u64>>) {
+        for (k, known) in KNOWN.iter().enumerate() {
+            let ours = known.elem == self.elem
+                && match (known.case, &seeds) {
+                    (Which::Seed(s), Some(range)) => range.contains(&s),
+                    (Which::Kernel(_), None) => true,
+                    _ => false,
+                };
+            assert!(
+                !ours || self.hits[k] > 0,
+                "no case shows the known finding '{}' any more: remove it from KNOWN",
+                known.error
+            );
+        }
     }
 }
 
@@ -177,11 +209,12 @@ fn random_kernels(backend: &str, elem: ElemType) {
     let (range, only) = seed_range(CASES);
     let full = only.is_none() && range == (0..CASES);
     let trace = std::env::var_os("KILN_FUZZ_TRACE").is_some();
-    let engines = std::env::var_os("KILN_FUZZ_ENGINES").is_some();
+    let engines_trace = std::env::var_os("KILN_FUZZ_ENGINES").is_some();
     let stream = TYPES.iter().position(|&t| t == elem).expect("a type") as u64;
-    let (mut failures, mut checked, mut ran) = (Vec::new(), 0u64, 0u64);
+    let (mut failures, mut checked, mut ran, mut interpreted) = (Vec::new(), 0u64, 0u64, 0u64);
     let mut seen: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
-    for seed in range {
+    let mut findings = Findings::new(elem);
+    for seed in range.clone() {
         if only.is_some_and(|o| o != seed) {
             continue;
         }
@@ -201,7 +234,7 @@ fn random_kernels(backend: &str, elem: ElemType) {
             );
         }
         checked += 1;
-        if let Err(e) = check(&case, backend, elem, Which::Seed(seed)) {
+        if let Err(e) = findings.check(&case, backend, Which::Seed(seed)) {
             let f = format!(
                 "{} seed {seed} on {backend}: {e}\n  expr {:?}",
                 elem.name(),
@@ -212,17 +245,21 @@ fn random_kernels(backend: &str, elem: ElemType) {
         }
         if case.oracle().is_some_and(|o| !o.shape().contains(&0)) {
             ran += 1;
-            if engines && let Some(e) = case.engine(backend) {
-                let key = e.split(" (").next().unwrap_or(&e).to_string();
-                *seen.entry(key).or_default() += 1;
+            if let Some(engines) = case.engines(backend) {
+                if engines.contains(&kiln::Engine::TypedInterpreted) {
+                    interpreted += 1;
+                }
+                if engines_trace {
+                    *seen.entry(format!("{engines:?}")).or_default() += 1;
+                }
             }
         }
     }
-    for (engine, count) in &seen {
-        eprintln!("{count:6} {engine}");
+    for (engines, count) in &seen {
+        eprintln!("{count:6} {engines}");
     }
     eprintln!(
-        "{} on {backend}: {checked} kernels checked, {ran} of them run by the interpreter with a non-empty result",
+        "{} on {backend}: {checked} kernels checked, {ran} of them run by the interpreter with a non-empty result, {interpreted} of those left to the typed interpreter",
         elem.name()
     );
     assert!(
@@ -236,18 +273,37 @@ fn random_kernels(backend: &str, elem: ElemType) {
         failures.len(),
         failures[..failures.len().min(10)].join("\n")
     );
+    if only.is_none() {
+        findings.all_met(Some(range));
+    }
 }
 
-/// `n` values of `T`: its edge values over and over.
-fn cycled<T: Elem>(n: usize) -> ArrayD<T> {
+/// `len` values of `T` from its edge values: every 5th, from the `shift`th on, cycled.
+fn cycled<T: Elem>(len: usize, shift: usize) -> ArrayD<T> {
     let v = T::edges();
-    ArrayD::from_shape_fn(IxDyn(&[n]), |k| v[k[0] % v.len()])
+    ArrayD::from_shape_fn(IxDyn(&[len]), |k| v[(k[0] * 5 + shift) % v.len()])
 }
 
-/// Every kernel kind over the edge values of `T`, named: `a` repeats each edge value, `b` cycles
-/// through them (every pair once), `m` and `q` are them as square matrices, `p` a bool pattern and
-/// `c` each other type's edge values.
-fn edge_cases<T: Elem>() -> Vec<(String, Case)> {
+/// Lengths of the maps besides all pairs: empty, one element, below and above the vector width,
+/// with tails.
+const LENGTHS: [usize; 6] = [0, 1, 3, 4, 9, 31];
+
+/// Literals every binary op meets on either side: weak ints (0, divisors -1 and 7) and floats;
+/// and the shift counts around both widths, the shifts' right operands.
+fn literals() -> (Vec<Expr>, Vec<Expr>) {
+    let every = [0i64, -1, 2, 7]
+        .map(Expr::int)
+        .into_iter()
+        .chain([Expr::lit(0.5)]);
+    let counts = [1i64, 31, 32, 33, 63, 64, 65].map(Expr::int);
+    (every.collect(), counts.to_vec())
+}
+
+/// Every kernel kind over the edge values of `T`, named: at the length of all pairs `a` repeats
+/// each edge value and `b` cycles through them, `m` and `q` are them as square matrices; `p` is a
+/// bool pattern and `c` each type's edge values. With `short`, the maps over `a`, `b` and `c` run
+/// at [`LENGTHS`] too.
+fn edge_cases<T: Elem>(short: bool) -> Vec<(String, Case)> {
     let v = T::edges();
     let n = v.len();
     let a = ArrayD::from_shape_fn(IxDyn(&[n * n]), |k| v[k[0] / n]);
@@ -256,59 +312,77 @@ fn edge_cases<T: Elem>() -> Vec<(String, Case)> {
         a.clone().into_shape_with_order(IxDyn(&[n, n])).expect("square"),
         b.clone().into_shape_with_order(IxDyn(&[n, n])).expect("square"),
     );
-    let p = ArrayD::from_shape_fn(IxDyn(&[n * n]), |k| k[0] % 3 == 1);
-    let (a, b, m, q, p) = (T::data(a), T::data(b), T::data(m), T::data(q), Data::Bool(p));
+    let bools = |len: usize| Data::Bool(ArrayD::from_shape_fn(IxDyn(&[len]), |k| k[0] % 3 == 1));
+    let (m, q) = (T::data(m), T::data(q));
     let x = |name: &str| Expr::input(name);
     let mut cases: Vec<(String, Case)> = Vec::new();
     let mut add = |expr: Expr, inputs: Vec<(&str, &Data)>| {
+        let len = inputs
+            .first()
+            .map_or(0, |(_, d)| d.shape().iter().product::<usize>());
         let inputs = inputs.into_iter().map(|(n, d)| (n, d.clone())).collect();
-        cases.push((format!("{expr:?}"), Case::new(expr, inputs)));
+        let mut case = Case::new(expr, inputs);
+        // the maps at the short lengths: their runs (the prepared handles, updates and several
+        // results are the pairs')
+        case.run_only = len < 32 && len != n * n;
+        cases.push((format!("{:?} at {len}", case.expr), case));
     };
-    // maps: every unary op (the approximated ones within their ULP bound), every binary op with
-    // `b`, with weak int and float literals and with each other type; casts; `where`
-    for op in UnaryOp::ALL.into_iter().chain([UnaryOp::Invert]) {
-        add(x("a").unary(op), vec![("a", &a)]);
-    }
+    let unary: Vec<UnaryOp> = UnaryOp::ALL.into_iter().chain([UnaryOp::Invert]).collect();
     let binary: Vec<BinaryOp> = BinaryOp::ALL.into_iter().chain(BinaryOp::INTEGER).collect();
-    for &op in &binary {
-        add(x("a").binary(op, x("b")), vec![("a", &a), ("b", &b)]);
-        for lit in [Expr::int(2), Expr::int(-1), Expr::lit(0.5)] {
-            add(x("a").binary(op, lit), vec![("a", &a)]);
+    // maps: every unary op (the approximated ones within their ULP bound), every binary op with
+    // `b` and with each type's `c`, casts, `where`: over all pairs and at each length
+    let lengths = LENGTHS.into_iter().filter(|&l| short && l != n * n);
+    for len in std::iter::once(n * n).chain(lengths) {
+        let (a, b, p) = if len == n * n {
+            (T::data(a.clone()), T::data(b.clone()), bools(len))
+        } else {
+            (
+                T::data(cycled::<T>(len, 0)),
+                T::data(cycled::<T>(len, 3)),
+                bools(len),
+            )
+        };
+        for &op in &unary {
+            add(x("a").unary(op), vec![("a", &a)]);
         }
-    }
-    for other in TYPES {
-        let c = with_elem!(other, U => U::data(cycled::<U>(n * n)));
-        add(x("a").cast(other), vec![("a", &a)]);
+        for &op in &binary {
+            add(x("a").binary(op, x("b")), vec![("a", &a), ("b", &b)]);
+        }
+        for other in TYPES {
+            let c = with_elem!(other, U => U::data(cycled::<U>(len, 1)));
+            add(x("a").cast(other), vec![("a", &a)]);
+            if other == T::ELEM && len != n * n {
+                continue;
+            }
+            for &op in &binary {
+                add(x("a").binary(op, x("c")), vec![("a", &a), ("c", &c)]);
+            }
+        }
         add(
-            x("a").cast(other).binary(BinaryOp::Add, x("b")),
-            vec![("a", &a), ("b", &b)],
+            Expr::select(x("p"), x("a"), x("b")),
+            vec![("a", &a), ("b", &b), ("p", &p)],
         );
-        for op in [
-            BinaryOp::Add,
-            BinaryOp::Sub,
-            BinaryOp::Mul,
-            BinaryOp::Div,
-            BinaryOp::FloorDiv,
-            BinaryOp::Rem,
-            BinaryOp::Max,
-            BinaryOp::Lt,
-            BinaryOp::Eq,
-            BinaryOp::BitAnd,
-            BinaryOp::Shl,
-            BinaryOp::Pow,
-        ] {
-            add(x("a").binary(op, x("c")), vec![("a", &a), ("c", &c)]);
+        add(
+            Expr::select(x("a"), x("p"), x("b")),
+            vec![("a", &a), ("b", &b), ("p", &p)],
+        );
+        add(Expr::select(x("a"), Expr::int(1), Expr::int(2)), vec![("a", &a)]);
+        if len == n * n {
+            // literals: every binary op with each on either side, the shifts by every count
+            let (every, counts) = literals();
+            for &op in &binary {
+                for lit in &every {
+                    add(x("a").binary(op, lit.clone()), vec![("a", &a)]);
+                    add(lit.binary(op, x("a")), vec![("a", &a)]);
+                }
+            }
+            for op in [BinaryOp::Shl, BinaryOp::Shr] {
+                for count in &counts {
+                    add(x("a").binary(op, count.clone()), vec![("a", &a)]);
+                }
+            }
         }
     }
-    add(x("a").pow(Expr::int(3)), vec![("a", &a)]);
-    add(
-        Expr::select(x("p"), x("a"), x("b")),
-        vec![("p", &p), ("a", &a), ("b", &b)],
-    );
-    add(
-        Expr::select(x("a"), x("p"), x("b")),
-        vec![("p", &p), ("a", &a), ("b", &b)],
-    );
     // reductions over all and along each axis, of the values and of a product of pairs; means
     let axes = [
         Axes::All,
@@ -356,7 +430,7 @@ fn edge_cases<T: Elem>() -> Vec<(String, Case)> {
     // several results: maps and whole-array reductions in one runner
     let mut many = Case::new(
         x("a").binary(BinaryOp::Add, x("b")),
-        vec![("a", a.clone()), ("b", b.clone())],
+        vec![("a", T::data(a.clone())), ("b", T::data(b.clone()))],
     );
     many.siblings = vec![
         x("a").binary(BinaryOp::Mul, x("b")),
@@ -367,35 +441,49 @@ fn edge_cases<T: Elem>() -> Vec<(String, Case)> {
     cases
 }
 
-/// Every kernel kind over the edge values of `elem`, on `backend`.
+/// Every kernel kind over the edge values of `elem`, on `backend`: each within its tolerance, and
+/// each that types compiled (none left to the typed interpreter).
 fn edge_values(backend: &str, elem: ElemType) {
-    let cases = with_elem!(elem, T => edge_cases::<T>());
-    let mut failures = Vec::new();
-    let mut ran = 0;
+    // the short lengths (tails, below the vector width) on the SIMD schedule
+    let cases = with_elem!(elem, T => edge_cases::<T>(backend == "jit"));
+    let mut findings = Findings::new(elem);
+    let (mut failures, mut interpreted, mut ran) = (Vec::new(), Vec::new(), 0);
     for (what, case) in &cases {
-        if case.oracle().is_some() {
+        // the maps at the short lengths are the pairs' kernels (typed and compiled alike)
+        if !case.run_only && case.oracle().is_some() {
             ran += 1;
+            if case
+                .engines(backend)
+                .is_some_and(|e| e.contains(&kiln::Engine::TypedInterpreted))
+            {
+                interpreted.push(what.as_str());
+            }
         }
-        if let Err(e) = check(case, backend, elem, Which::Kernel(what)) {
+        if let Err(e) = findings.check(case, backend, Which::Kernel(what)) {
             failures.push(format!("{what} on {backend}: {e}"));
         }
     }
+    let full = cases.iter().filter(|(_, c)| !c.run_only).count();
     eprintln!(
-        "{} on {backend}: {} edge-value kernels, {ran} of them type and run",
+        "{} on {backend}: {} edge-value kernels ({} of them maps at short lengths), {ran} of the rest type and run",
         elem.name(),
-        cases.len()
+        cases.len(),
+        cases.len() - full
     );
-    assert!(
-        ran * 2 > cases.len(),
-        "only {ran} of {} kernels type and run",
-        cases.len()
-    );
+    assert!(ran * 2 > full, "only {ran} of {full} kernels type and run");
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n")
     );
+    assert!(
+        interpreted.is_empty(),
+        "{} kernels left to the typed interpreter on {backend}:\n{}",
+        interpreted.len(),
+        interpreted.join("\n")
+    );
+    findings.all_met(None);
 }
 
 /// Kernels over more points than one thread takes (2**18), split over two threads, give the

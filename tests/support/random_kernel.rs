@@ -764,6 +764,9 @@ pub struct Case {
     pub siblings: Vec<Expr>,
     /// The threads of the tested runner (its default where None).
     pub threads: Option<usize>,
+    /// Whether [`Case::check`] compares the run alone (no prepared handle, update or runner of
+    /// several results).
+    pub run_only: bool,
 }
 
 impl Case {
@@ -777,6 +780,7 @@ impl Case {
                 .collect(),
             siblings: Vec::new(),
             threads: None,
+            run_only: false,
         }
     }
 
@@ -887,6 +891,7 @@ impl Case {
             inputs,
             siblings,
             threads: None,
+            run_only: false,
         })
     }
 
@@ -924,16 +929,12 @@ impl Case {
         full.iter().product()
     }
 
-    /// What `kiln explain` says runs the kernel on `backend` (the typed kernel's note up to the
-    /// kernel's text: compiled, or interpreted and why), or None for a float kernel or an error.
-    pub fn engine(&self, backend: &str) -> Option<String> {
-        let r = FusedRunner::compile(&self.expr)
-            .ok()?
-            .with_backend(kiln::backend_by_name(backend).ok()?);
-        let all = r.explain_rewrites(&self.args()).ok()?;
-        let notes = &all.last()?.2;
-        let note = notes.iter().find(|n| n.contains("the typed kernel:"))?;
-        Some(note[..note.find("; the typed kernel:").unwrap_or(note.len())].to_string())
+    /// How each kernel of the case runs on `backend` (`kiln explain`'s engines), or None where the
+    /// case does not type or bind.
+    pub fn engines(&self, backend: &str) -> Option<Vec<kiln::Engine>> {
+        let r = self.tested(std::slice::from_ref(&self.expr), backend).ok()?;
+        let kernels = r.explain_kernels(&self.args()).ok()?;
+        Some(kernels.iter().map(|k| k.engine).collect())
     }
 
     /// Runs the case on `backend` and on the interpreter, then through the prepared handle, the
@@ -954,6 +955,9 @@ impl Case {
         };
         let rule = self.rule(&self.expr, &want, &args, backend)?;
         compare(&want, &got, &rule)?;
+        if self.run_only {
+            return Ok(());
+        }
         self.check_siblings(&args, backend, &got, &rule)?;
         self.check_prepared(&args, &tested, &got)
     }
