@@ -2,7 +2,8 @@
 //! (`tests/support/fuzz_checks.rs`) without cargo-fuzz: the seeds each target starts from
 //! (`fuzz/seeds/<target>/`) and the inputs of its findings (`fuzz/regressions/<target>/`, one file
 //! per finding, named for what it found). The seeds are checked to reach the special bit patterns
-//! (signalling and quiet NaNs of both signs, ±0, ±inf, subnormals, MIN and MAX).
+//! (signalling and quiet NaNs of both signs, ±0, ±inf, subnormals, MIN and MAX) and, for `exprs`
+//! and `bounds`, the int32 and int64 extremes.
 //!
 //! `KILN_WRITE_SEEDS=1 cargo test --test fuzz_regressions write_seeds -- --ignored` rewrites the
 //! seeds of `exprs` and `bounds` (found by search: the first generated cases that hold each pattern).
@@ -66,44 +67,108 @@ fn bounds_inputs_pass() {
     replay("bounds", fuzz_checks::bounds);
 }
 
-/// The f64 bit patterns of a generated case's inputs.
-fn case_bits(bytes: &[u8]) -> BTreeSet<u64> {
+/// `fuzz/regressions/exprs/sum_overflow_inf_nan`, as the float generator it was found with drew it
+/// (before the one generator over every element type, which reads the same bytes as another case):
+/// a whole-array sum of a reversed float64 input holding -MAX, MAX and inf, inf pairwise in the
+/// interpreter, NaN with the JIT's accumulators, with two more results. Both stand: the magnitudes
+/// overflow.
+#[test]
+fn the_sum_of_overflowing_magnitudes_stands() {
+    use kiln::{Axes, Expr, ReduceOp};
+    #[rustfmt::skip]
+    const X: [f64; 56] = [
+        -9.5616064890087e-38, -1.7976931348623157e308, 9.26890946363505e36, 1.7976931348623157e308,
+        5.797475857051498e-25, f64::INFINITY, -1.7976931348623157e308, -3.468757818118157e-276, -5e-324,
+        2.225073858507201e-308, 6.8770501363939e-310, -2.747069120966646e142, 1.9285920952317963e-168,
+        2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21, 2.079385445425911e-21,
+        -2.9753323520878013e26, -1.7976931348623157e308, -3.468757818118157e-276, -5e-324,
+        2.225073858507201e-308, 4.1023772752101587e-25, 1.8157858567933343e-26, 1.7976931348623157e308,
+        1.7976931348623157e308, 1.9285920952317963e-168, 2.0793828200968182e-21, 2.0793828200968182e-21,
+        2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21,
+        2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21,
+        2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21,
+        2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21,
+        2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21, 2.0793828200968182e-21,
+        2.093642604252622e37, 3.4028234663852886e38, -1.0, 3.2314288233547113e68, 6.85871849593153e-28,
+        -1e-300, 50.052520751953125,
+    ];
+    let data = random_kernel::Data::F64(ndarray::ArrayD::from_shape_vec(vec![56], X.to_vec()).unwrap());
+    let mut case = random_kernel::Case::new(
+        Expr::input("x0").reduce(ReduceOp::Sum, Axes::All),
+        vec![("x0", data)],
+    );
+    case.inputs[0].2 = random_kernel::View::Reversed;
+    case.siblings = vec![
+        Expr::lit(6.134915752501961e-116).binary(kiln::BinaryOp::Add, Expr::lit(4.385098028188939e37)),
+        Expr::input("x0"),
+    ];
+    for backend in ["jit", "jit-scalar"] {
+        case.check(backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+    }
+}
+
+/// The values of a generated case's inputs that the seeds must reach, each as a key: the float64
+/// bit patterns (`f64 0x...`) and the integer extremes (`i32 MIN`, ...).
+fn case_values(bytes: &[u8]) -> BTreeSet<String> {
     let mut u = arbitrary::Unstructured::new(bytes);
     let Ok(case) = random_kernel::Case::arbitrary(&mut u) else {
         return BTreeSet::new();
     };
-    case.inputs
+    let mut keys = BTreeSet::new();
+    for (_, d, _) in &case.inputs {
+        match d {
+            random_kernel::Data::F64(a) => keys.extend(a.iter().map(|v| f64_key(v.to_bits()))),
+            random_kernel::Data::I32(a) => keys.extend(a.iter().filter_map(|&v| int_key("i32", v.into()))),
+            random_kernel::Data::I64(a) => keys.extend(a.iter().filter_map(|&v| int_key("i64", v))),
+            _ => {}
+        }
+    }
+    keys
+}
+
+fn f64_key(bits: u64) -> String {
+    format!("f64 {bits:#018x}")
+}
+
+/// The key of an integer extreme of `ty`, None for any other value.
+fn int_key(ty: &str, v: i64) -> Option<String> {
+    match (ty, v) {
+        ("i32", v) if v == i32::MIN.into() => Some("i32 MIN".into()),
+        ("i32", v) if v == i32::MAX.into() => Some("i32 MAX".into()),
+        ("i64", i64::MIN) => Some("i64 MIN".into()),
+        ("i64", i64::MAX) => Some("i64 MAX".into()),
+        _ => None,
+    }
+}
+
+/// What the exprs and bounds seeds must reach: the special bit patterns and the integer extremes.
+fn required() -> Vec<String> {
+    SPECIAL_BITS
         .iter()
-        .flat_map(|(_, d, _)| match d {
-            random_kernel::Data::F64(a) => a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
-            random_kernel::Data::F32(_) => Vec::new(),
-        })
+        .map(|&b| f64_key(b))
+        .chain(["i32 MIN", "i32 MAX", "i64 MIN", "i64 MAX"].map(String::from))
         .collect()
 }
 
-fn missing(found: &BTreeSet<u64>) -> Vec<String> {
-    SPECIAL_BITS
-        .iter()
-        .filter(|b| !found.contains(b))
-        .map(|b| format!("{b:#018x}"))
-        .collect()
+fn missing(found: &BTreeSet<String>) -> Vec<String> {
+    required().into_iter().filter(|k| !found.contains(k)).collect()
 }
 
 #[test]
 fn seeds_reach_the_special_bit_patterns() {
     // exprs: the inputs of the generated cases; bounds: the same after its first byte
-    let exprs: BTreeSet<u64> = inputs("seeds", "exprs")
+    let exprs: BTreeSet<String> = inputs("seeds", "exprs")
         .iter()
-        .flat_map(|(_, b)| case_bits(b))
+        .flat_map(|(_, b)| case_values(b))
         .collect();
     assert!(
         missing(&exprs).is_empty(),
         "exprs seeds miss {:?}",
         missing(&exprs)
     );
-    let bounds: BTreeSet<u64> = inputs("seeds", "bounds")
+    let bounds: BTreeSet<String> = inputs("seeds", "bounds")
         .iter()
-        .flat_map(|(_, b)| case_bits(b.get(1..).unwrap_or(&[])))
+        .flat_map(|(_, b)| case_values(b.get(1..).unwrap_or(&[])))
         .collect();
     assert!(
         missing(&bounds).is_empty(),
@@ -114,12 +179,16 @@ fn seeds_reach_the_special_bit_patterns() {
     let (mut f64s, mut f32s) = (BTreeSet::new(), BTreeSet::new());
     for (_, bytes) in inputs("seeds", "npy") {
         match kiln::npy::read_bytes(&bytes) {
-            Ok(kiln::npy::NpyArray::F64(a)) => f64s.extend(a.iter().map(|v| v.to_bits())),
+            Ok(kiln::npy::NpyArray::F64(a)) => f64s.extend(a.iter().map(|v| f64_key(v.to_bits()))),
             Ok(kiln::npy::NpyArray::F32(a)) => f32s.extend(a.iter().map(|v| v.to_bits())),
             Ok(_) | Err(_) => {}
         }
     }
-    assert!(missing(&f64s).is_empty(), "npy seeds miss {:?}", missing(&f64s));
+    let f64_missing: Vec<_> = SPECIAL_BITS
+        .iter()
+        .filter(|&&b| !f64s.contains(&f64_key(b)))
+        .collect();
+    assert!(f64_missing.is_empty(), "npy seeds miss {f64_missing:x?}");
     let f32_missing: Vec<_> = SPECIAL_BITS_F32.iter().filter(|b| !f32s.contains(b)).collect();
     assert!(f32_missing.is_empty(), "npy f32 seeds miss {f32_missing:x?}");
     // text: every seed binds its names to arrays of the special bit patterns (both dtypes)
@@ -154,10 +223,10 @@ fn write_seeds() {
     let mut chosen = Vec::new();
     for seed in 0..200_000u64 {
         let data = bytes(seed * 7919 + 3, 512);
-        let found = case_bits(&data);
-        if SPECIAL_BITS
+        let found = case_values(&data);
+        if required()
             .iter()
-            .any(|b| found.contains(b) && !covered.contains(b))
+            .any(|k| found.contains(k) && !covered.contains(k))
         {
             covered.extend(found);
             chosen.push((seed, data));

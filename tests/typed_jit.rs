@@ -1,18 +1,16 @@
-//! Compiled typed kernels (issue 13, item 6) against the typed interpreter, bit for bit: every
-//! integer and bool opcode and every cast, over every pair of input types (bool, int32, int64,
-//! float32, float64), on edge values (0, -1, 1, MIN, MAX, 2**31, 2**53 + 1, shift counts -1, 0,
-//! width - 1, width, width + 1, divisors 0 and -1, NaN, ±inf, -0.0, floats out of every integer
-//! range), at lengths 0, 1, below the vector width, with tails, and with splat, broadcast and strided
-//! inputs; then the integer reductions (whole arrays and trailing axes), the integer scans (every
-//! axis, exclusive and reversed forms) and the prepared handles. Each case runs on the `jit`
+//! Compiled typed kernels (issue 13, item 6) against the typed interpreter, bit for bit: division by
+//! literals and arrays in SIMD, splat, broadcast and strided inputs, the integer reductions (whole
+//! arrays, every axis and pair of axes), the integer scans (every axis, exclusive and reversed
+//! forms), large kernels cut into work units, prepared handles, float reductions and functions of
+//! integer values, contractions and several outputs. Every opcode and cast over every pair of types
+//! at the edge values and at lengths 0, 1, below the vector width and with tails is the parity
+//! suite's (`tests/fuzz_parity.rs`, `edge_values` of each backend and type). Each case runs on the `jit`
 //! backend (SIMD), `jit-scalar` (one lane) and `interp` (the oracle), which must agree (any NaN equal
 //! to any NaN); where the typing refuses a case, all three must refuse it. `kiln explain` must say
 //! the JIT compiled the kernels that compile, so a silent fallback to the interpreter fails here.
 
 use kiln::{ArrayArg, FusedRunner, Output};
 use ndarray::{Array1, Array2, ArrayD, IxDyn, s};
-
-const TYPES: [&str; 5] = ["bool", "int32", "int64", "float32", "float64"];
 
 /// Edge values of each type, cycled to any length.
 fn edges(ty: &str) -> Vec<f64> {
@@ -232,144 +230,6 @@ fn all_notes(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> String {
         .map(|k| k.2.join("\n"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-const BINARY: [&str; 22] = [
-    "a + b",
-    "a - b",
-    "a * b",
-    "minimum(a, b)",
-    "maximum(a, b)",
-    "a < b",
-    "a <= b",
-    "a > b",
-    "a >= b",
-    "a == b",
-    "a != b",
-    "a & b",
-    "a | b",
-    "a ^ b",
-    "a << b",
-    "a >> b",
-    "a // b",
-    "a % b",
-    "fmod(a, b)",
-    "a ** b",
-    "where(p, a, b)",
-    "(a * 3 + b) % 7",
-];
-
-const UNARY: [&str; 24] = [
-    "-a",
-    "abs(a)",
-    "sign(a)",
-    "~a",
-    "a << 3",
-    "a >> 3",
-    "a << 31",
-    "a << 32",
-    "a >> 63",
-    "a >> 64",
-    "a << 65",
-    "a // 7",
-    "a % 7",
-    "a // -1",
-    "a % -1",
-    "a ** 3",
-    "a ** 0",
-    "int32(a)",
-    "int64(a)",
-    "float32(a)",
-    "float64(a)",
-    "bool(a)",
-    "where(a, 1, 2)",
-    "floor(a) + ceil(a) - trunc(a) * round(a)",
-];
-
-/// Whether a kernel of these input types is expected to compile (every op above does for integer
-/// and bool operands; floats only where the op is one the typed JIT lowers).
-fn expect_compiled(expr: &str, types: &[&str]) -> bool {
-    let floats = types.iter().any(|t| t.starts_with("float"));
-    !floats || !["^", "<<", ">>", "~"].iter().any(|o| expr.contains(o))
-}
-
-#[test]
-fn every_binary_opcode_on_every_pair_of_types() {
-    let mut compiled = 0;
-    for expr in BINARY {
-        for ta in TYPES {
-            for tb in TYPES {
-                // two float inputs make a float kernel, whose parity (a ULP bound for `**`) is
-                // jit/tests/parity.rs's
-                if ta.starts_with("float") && tb.starts_with("float") {
-                    continue;
-                }
-                for n in [0usize, 1, 3, 4, 5, 9, 31] {
-                    let (a, b) = (array(ta, &[n], 0), array(tb, &[n], 3));
-                    let p = array("bool", &[n], 1);
-                    let got = check(expr, &[("a", a.arg()), ("b", b.arg()), ("p", p.arg())]);
-                    if let Some(note) = got
-                        && n == 9
-                        && expect_compiled(expr, &[ta, tb])
-                        && is_compiled(&note)
-                    {
-                        compiled += 1;
-                    }
-                }
-            }
-        }
-    }
-    // every integer and bool pair of every op at least compiles (the refusals of the typing aside)
-    assert!(compiled >= 300, "{compiled} kernels compiled");
-}
-
-#[test]
-fn every_unary_opcode_and_cast_on_every_type() {
-    for expr in UNARY {
-        for ta in TYPES {
-            for n in [0usize, 1, 2, 3, 4, 5, 8, 13, 30] {
-                let a = array(ta, &[n], 0);
-                let note = check(expr, &[("a", a.arg())]);
-                if let Some(note) = note
-                    && (ta == "int32" || ta == "int64")
-                {
-                    assert!(note.starts_with("compiled"), "{expr} of {ta}: {note}");
-                }
-            }
-        }
-    }
-}
-
-#[test]
-fn shift_counts_and_divisors_at_the_edges() {
-    // every count from -2 to width + 2 against every edge value, by array and by literal
-    for (ty, width) in [("int32", 32i64), ("int64", 64)] {
-        let values = array(ty, &[14], 0);
-        for count in [-2i64, -1, 0, 1, width - 1, width, width + 1, width + 2] {
-            let counts: Arr = match ty {
-                "int32" => Arr::I32(ArrayD::from_elem(IxDyn(&[14]), count as i32)),
-                _ => Arr::I64(ArrayD::from_elem(IxDyn(&[14]), count)),
-            };
-            for expr in ["a << b", "a >> b"] {
-                check(expr, &[("a", values.arg()), ("b", counts.arg())]);
-            }
-            for expr in [format!("a << {count}"), format!("a >> {count}")] {
-                check(&expr, &[("a", values.arg())]);
-            }
-        }
-        for d in [0i64, -1, 1, -2, 7, -7] {
-            let div: Arr = match ty {
-                "int32" => Arr::I32(ArrayD::from_elem(IxDyn(&[14]), d as i32)),
-                _ => Arr::I64(ArrayD::from_elem(IxDyn(&[14]), d)),
-            };
-            for expr in ["a // b", "a % b", "fmod(a, b)", "b // a", "b % a"] {
-                check(expr, &[("a", values.arg()), ("b", div.arg())]);
-            }
-        }
-        for e in [0i64, 1, 2, 3, 5, 31, 62, 63, 64] {
-            check(&format!("a ** {e}"), &[("a", values.arg())]);
-        }
-    }
 }
 
 #[test]

@@ -1,10 +1,10 @@
-//! Random expression trees (every op, both dtypes, broadcasting shapes, strided and reversed views,
-//! floats from raw bits and the special bit patterns, reductions over axes; about half with one or two
-//! more results, run as one runner of several results), compiled by the JIT on its SIMD and scalar
-//! schedules and checked against the interpreter; and from the same bytes a typed kernel (bool,
-//! int32, int64 beside the floats, their edge values, integer opcodes, casts, integer reductions and
-//! scans) checked bit for bit against the typed interpreter (`tests/support/fuzz_checks.rs`,
-//! replayed by `cargo test`).
+//! Random kernels of every element type (bool, int32, int64, float32, float64; all-float or mixed:
+//! every op, casts, integer opcodes, broadcasting shapes, strided, transposed and reversed views,
+//! raw bits, the special bit patterns and integer edge values, reductions over any axes, means,
+//! scans, several results), from the generator the parity suite draws from
+//! (`tests/support/random_kernel.rs`), compiled by the JIT on its SIMD and scalar schedules and
+//! checked against the interpreter with the tolerance of each kernel kind
+//! (`tests/support/fuzz_checks.rs`, replayed by `cargo test`).
 #![no_main]
 
 #[path = "../../tests/support/fuzz_checks.rs"]

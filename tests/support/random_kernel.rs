@@ -1,48 +1,474 @@
-//! Random kernels for fuzzing: an expression tree, its inputs (shapes that broadcast, strided and
-//! reversed views, floats built from raw bits), and the parity check of a compiled backend against the
-//! interpreter. Shared by the bounded fuzzer in the test suite (fed by a seeded generator) and the
-//! cargo-fuzz targets in `fuzz/` (fed by libFuzzer), which include this file by path.
+//! The random-kernel generator: one generator over every element type (bool, int32, int64, float32,
+//! float64), shared by the bounded fuzzer of the test suite (`tests/fuzz_parity.rs`, fed by a seeded
+//! byte stream) and the cargo-fuzz targets in `fuzz/` (fed by libFuzzer, through
+//! `tests/support/fuzz_checks.rs`, which include this file by path).
 //!
-//! Parity rules: elementwise algebra, comparisons, `where`, min/max, argmin/argmax, any/all are
-//! bit-exact (any NaN equals any NaN; the sign of zero counts). A transcendental appears only at the
-//! root of a map, over an exact subtree, and is compared in ULP. Sums are compared against a bound
-//! relative to the sum of the magnitudes (reassociation), products relatively where finite. A scan
-//! (cumsum, cumprod, cummax, cummin; any axis, exclusive, reverse, initial) may stand at the root over
-//! an exact subtree: exact where the code folds in order, else per output as `scan_rule` says.
+//! A case has a home type (its first input's). A float home draws, two times in three, an all-float
+//! kernel (float32 and float64 inputs, trees of the float operators); every other case is mixed:
+//! inputs of any type beside the home type's, casts, weak int and float literals, the integer
+//! opcodes (`& | ^ ~ << >> // %`, `**` of integers). Inputs have shapes that broadcast, strided,
+//! transposed and reversed views, and values from raw bits, small whole numbers and each type's edge
+//! values (the special float bit patterns every fuzz target's seeds reach; integer extremes, shift
+//! counts around the width, 2**53 + 1). At the root: a map, a reduction of any op over all axes,
+//! one or two of them (keepdims now and then), a mean, a scan (any op and axis, exclusive, reverse,
+//! initial), or a function the JIT computes within a ULP bound (over an exact subtree). About half
+//! the cases have one or two more results (maps, whole-array reductions), run with the first as one
+//! runner of several results.
 //!
-//! About half the cases have one or two more results (`siblings`: exact maps over the same inputs,
-//! now and then a max of one), run with the first as one runner of several results
-//! (`FusedRunner::compile_many`, the maps one kernel of several outputs where they share an iteration
-//! shape) and compared, result by result, with the interpreter running each expression alone.
+//! [`Case::check`] runs a case on a compiled backend and on the interpreter, with the tolerance of
+//! its kernel kind ([`Rule`]): bit-exact for elementwise algebra (any NaN equal to any NaN, the sign
+//! of zero counts) and for every bool and integer result; the documented ULP bound plus one for the
+//! approximated functions; a bound relative to the sum of the magnitudes for float sums and means;
+//! relative for float products; a per-output bound for reassociated float scans; bit-exact but for
+//! the sign of equal zeros for float min/max. Then the same through the prepared handle, in-place
+//! updates and the runner of several results.
+//!
+//! Everything the generator knows of an element type is in the first section (`Data`, `each_data!`,
+//! `with_elem!`, `TYPES`, `Class`, the `Elem` trait and its impls, [`same`]): another type class
+//! (complex) is one more variant, arm and impl there, and its class's rules in the tree generator.
 
-#![allow(dead_code)] // each includer uses a different part
+#![allow(dead_code, unused_macros, unused_imports)] // each includer uses a different part
 
 // the workspace's test kit (this file is also compiled into the cargo-fuzz targets)
 #[path = "kit.rs"]
 mod kit;
 
 use arbitrary::{Result, Unstructured};
-use kiln::kiln_ir::{BinaryOp, ReduceOp, ScanOp, UnaryOp};
-use kiln::{ArrayArg, Axes, Expr, FusedRunner, Output, ScanOptions};
-use ndarray::{ArrayD, IxDyn, ShapeBuilder};
+use kiln::kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
+use kiln::{ArrayArg, Axes, Element, Expr, ExprNode, FusedRunner, Output, ScanOptions};
+use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
+use std::fmt::Debug;
 
-/// One input array, in either dtype, possibly a non-contiguous view of a larger buffer.
+// ----------------------------------------------------------------------------------------------
+// Element types: everything the generator and the checks know of each type.
+
+/// One input array of any element type, possibly the buffer of a non-contiguous view.
 #[derive(Debug, Clone)]
 pub enum Data {
-    F64(ArrayD<f64>),
+    Bool(ArrayD<bool>),
+    I32(ArrayD<i32>),
+    I64(ArrayD<i64>),
     F32(ArrayD<f32>),
+    F64(ArrayD<f64>),
 }
 
-/// A random kernel and its inputs.
-#[derive(Debug, Clone)]
-pub struct Case {
-    pub expr: Expr,
-    pub inputs: Vec<(String, Data, View)>,
-    /// The transcendental at the root, if any (compared in ULP).
-    pub transcendental: bool,
-    /// More results computed with `expr` by one runner of several results: exact maps, or a max.
-    pub siblings: Vec<Expr>,
+/// `$body` with `$a` bound to the array of `$data`, whatever its element type (`$a: &ArrayD<T>`
+/// for the variant's `T: Elem`).
+macro_rules! each_data {
+    ($data:expr, $a:ident => $body:expr) => {
+        match $data {
+            Data::Bool($a) => $body,
+            Data::I32($a) => $body,
+            Data::I64($a) => $body,
+            Data::F32($a) => $body,
+            Data::F64($a) => $body,
+        }
+    };
 }
+pub(crate) use each_data;
+
+/// `$body` with the type `$t` the Rust element type of `$elem` (an `ElemType`).
+macro_rules! with_elem {
+    ($elem:expr, $t:ident => $body:expr) => {
+        match $elem {
+            ElemType::Bool => {
+                type $t = bool;
+                $body
+            }
+            ElemType::I32 => {
+                type $t = i32;
+                $body
+            }
+            ElemType::I64 => {
+                type $t = i64;
+                $body
+            }
+            ElemType::F32 => {
+                type $t = f32;
+                $body
+            }
+            ElemType::F64 => {
+                type $t = f64;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_elem;
+
+/// Every element type, the home types of the parity suite.
+pub const TYPES: [ElemType; 5] = [
+    ElemType::Bool,
+    ElemType::I32,
+    ElemType::I64,
+    ElemType::F32,
+    ElemType::F64,
+];
+
+/// What the generator knows of a subtree's type: enough to cast a float operand of an integer
+/// opcode to an integer first (so that most trees type), and which rule compares a result.
+/// Ordered by NumPy's promotion of kinds (the join of two is the larger).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Bool,
+    Int,
+    Float,
+}
+
+impl Class {
+    pub fn of(t: ElemType) -> Class {
+        match t {
+            ElemType::Bool => Class::Bool,
+            ElemType::I32 | ElemType::I64 => Class::Int,
+            ElemType::F32 | ElemType::F64 => Class::Float,
+        }
+    }
+}
+
+/// An element type as the generator and the checks use it.
+pub trait Elem: Element + Debug + PartialEq {
+    /// A random value: raw bits, small whole numbers, or one of [`Elem::edges`].
+    fn draw(u: &mut Unstructured<'_>) -> Result<Self>;
+    /// The type's edge values, which the parity suite pairs each with each.
+    fn edges() -> Vec<Self>;
+    /// Equal bit for bit (floats: any NaN equals any NaN; the sign of zero counts).
+    fn same(a: &Self, b: &Self) -> bool {
+        a == b
+    }
+    /// An array of this type as an input.
+    fn data(a: ArrayD<Self>) -> Data;
+}
+
+impl Elem for bool {
+    fn draw(u: &mut Unstructured<'_>) -> Result<bool> {
+        u.arbitrary()
+    }
+    fn edges() -> Vec<bool> {
+        vec![false, true]
+    }
+    fn data(a: ArrayD<bool>) -> Data {
+        Data::Bool(a)
+    }
+}
+
+impl Elem for i32 {
+    fn draw(u: &mut Unstructured<'_>) -> Result<i32> {
+        Ok(match u.int_in_range(0..=3u8)? {
+            0 => u.arbitrary()?,
+            1 => i32::from(u.int_in_range(-9..=9i8)?),
+            _ => *u.choose(&EDGE_I32)?,
+        })
+    }
+    fn edges() -> Vec<i32> {
+        EDGE_I32.to_vec()
+    }
+    fn data(a: ArrayD<i32>) -> Data {
+        Data::I32(a)
+    }
+}
+
+impl Elem for i64 {
+    fn draw(u: &mut Unstructured<'_>) -> Result<i64> {
+        Ok(match u.int_in_range(0..=3u8)? {
+            0 => u.arbitrary()?,
+            1 => i64::from(u.int_in_range(-9..=9i8)?),
+            _ => *u.choose(&EDGE_I64)?,
+        })
+    }
+    fn edges() -> Vec<i64> {
+        EDGE_I64.to_vec()
+    }
+    fn data(a: ArrayD<i64>) -> Data {
+        Data::I64(a)
+    }
+}
+
+impl Elem for f32 {
+    fn draw(u: &mut Unstructured<'_>) -> Result<f32> {
+        Ok(float(u)? as f32)
+    }
+    fn edges() -> Vec<f32> {
+        EDGE_F64
+            .iter()
+            .map(|&v| v as f32)
+            .chain(SPECIAL_F32.map(f32::from_bits))
+            .collect()
+    }
+    fn same(a: &f32, b: &f32) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+    fn data(a: ArrayD<f32>) -> Data {
+        Data::F32(a)
+    }
+}
+
+impl Elem for f64 {
+    fn draw(u: &mut Unstructured<'_>) -> Result<f64> {
+        float(u)
+    }
+    fn edges() -> Vec<f64> {
+        EDGE_F64.to_vec()
+    }
+    fn same(a: &f64, b: &f64) -> bool {
+        kit::same_bits(*a, *b)
+    }
+    fn data(a: ArrayD<f64>) -> Data {
+        Data::F64(a)
+    }
+}
+
+/// The same dtype, shape and elements, bit for bit (any NaN equal to any NaN, the sign of zero
+/// counts); `Err` names the first difference.
+pub fn same(want: &Output, got: &Output) -> std::result::Result<(), String> {
+    same_type(want, got)?;
+    match (want, got) {
+        (Output::Bool(a), Output::Bool(b)) => same_arrays(a, b),
+        (Output::I32(a), Output::I32(b)) => same_arrays(a, b),
+        (Output::I64(a), Output::I64(b)) => same_arrays(a, b),
+        (Output::F32(a), Output::F32(b)) => same_arrays(a, b),
+        (Output::F64(a), Output::F64(b)) => same_arrays(a, b),
+        _ => unreachable!("the dtypes are equal (checked above)"),
+    }
+}
+
+/// Whether a result is of the float class (compared by the float rules).
+fn is_float(o: &Output) -> bool {
+    matches!(o, Output::F32(_) | Output::F64(_))
+}
+
+// ----------------------------------------------------------------------------------------------
+// Values.
+
+/// int32 values the generator picks often: the extremes and their neighbours, ±1, 0, shift counts
+/// around the width, the square root of the overflow.
+const EDGE_I32: [i32; 18] = [
+    0,
+    -1,
+    1,
+    i32::MIN,
+    i32::MAX,
+    i32::MIN + 1,
+    i32::MAX - 1,
+    2,
+    -2,
+    3,
+    7,
+    31,
+    32,
+    33,
+    64,
+    -32,
+    1 << 30,
+    46_341,
+];
+
+/// int64 values the generator picks often: as [`EDGE_I32`], and 2**53 + 1 (the first integer an f64
+/// rounds), values whose float32 rounding differs from a rounding through float64, 2**24 + 1, the
+/// int32 extremes and their neighbours outside.
+const EDGE_I64: [i64; 26] = [
+    0,
+    -1,
+    1,
+    i64::MIN,
+    i64::MAX,
+    i64::MIN + 1,
+    i64::MAX - 1,
+    (1 << 53) + 1,
+    -(1 << 53) - 1,
+    1 << 53,
+    (1 << 62) + (1 << 38) + 1, // rounds up to float32, but to even through float64
+    -(1 << 62) - (1 << 38) - 1,
+    (1 << 24) + 1,
+    i32::MIN as i64,
+    i32::MAX as i64,
+    i32::MIN as i64 - 1,
+    i32::MAX as i64 + 1,
+    2,
+    -3,
+    7,
+    63,
+    64,
+    65,
+    -64,
+    -7,
+    3_037_000_500,
+];
+
+/// Floats the generator picks often: the special bit patterns every fuzz target's seeds reach
+/// (`fuzz/seeds/`: quiet and signalling NaNs of both signs, ±0, ±inf, subnormals, the extremes of
+/// both float types), and the values an integer cast meets (halves, the ends of int32 and int64 and
+/// just beyond, 2**53 + 1 rounded).
+const EDGE_F64: [f64; 44] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    1.5,
+    2.0,
+    2.5,
+    -2.5,
+    -3.0,
+    3.0,
+    f64::NAN,
+    f64::from_bits(0xfff8_0000_0000_0000), // negative quiet NaN
+    f64::from_bits(0x7ff0_0000_0000_0001), // signalling NaN
+    f64::from_bits(0xfff0_0000_0000_0001), // negative signalling NaN
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::MIN,
+    f64::MAX,
+    f64::MIN_POSITIVE,
+    f64::from_bits(0x000f_ffff_ffff_ffff), // the largest subnormal
+    5e-324,
+    -5e-324,
+    -2.2e-308,
+    1e300,
+    -1e-300,
+    f32::MIN as f64,
+    f32::MAX as f64,
+    f32::MIN_POSITIVE as f64,
+    3.4e38,
+    1.5e-45,
+    2_147_483_647.0,
+    2_147_483_647.5,
+    2_147_483_648.0,
+    -2_147_483_648.0,
+    -2_147_483_649.0,
+    16_777_217.0,
+    9_007_199_254_740_993.0,   // 2**53 + 1, rounded to 2**53
+    9.223_372_036_854_775e18,  // just below 2**63
+    -9.223_372_036_854_776e18, // -2**63
+    9.3e18,
+    -9.3e18,
+    1e19,
+];
+
+/// The float32 special bit patterns (NaNs of both signs, quiet and signalling, the subnormals, the
+/// extremes), beside [`EDGE_F64`] rounded.
+const SPECIAL_F32: [u32; 6] = [
+    0xffc0_0000,
+    0x7f80_0001,
+    0xff80_0001,
+    0x0000_0001,
+    0x8000_0001,
+    0x007f_ffff,
+];
+
+/// Python int literals: mostly small (a literal that does not fit the array's integer type is an
+/// error, as NumPy 2's), now and then one at the edges.
+const LITERALS: [i64; 16] = [
+    0,
+    1,
+    -1,
+    2,
+    3,
+    -5,
+    7,
+    31,
+    32,
+    33,
+    63,
+    64,
+    (1 << 53) + 1,
+    i64::MAX,
+    i64::MIN,
+    i32::MIN as i64,
+];
+
+/// A float: raw float64 or float32 bits, a small whole number, or an edge value.
+pub fn float(u: &mut Unstructured<'_>) -> Result<f64> {
+    Ok(match u.int_in_range(0..=5u8)? {
+        0 => f64::from_bits(u.arbitrary()?),
+        1 => f32::from_bits(u.arbitrary()?) as f64,
+        2 => f64::from(u.int_in_range(-9..=9i8)?),
+        _ => *u.choose(&EDGE_F64)?,
+    })
+}
+
+// ----------------------------------------------------------------------------------------------
+// Operators and their tolerances.
+
+/// The unary functions the JIT computes as vector polynomials, within a ULP bound of libm
+/// (docs/semantics.md, `ulp_bound` in jit/src/math.rs): drawn only at the root of a kernel.
+pub const APPROX_UNARY: [UnaryOp; 22] = [
+    UnaryOp::Sin,
+    UnaryOp::Cos,
+    UnaryOp::Tan,
+    UnaryOp::Exp,
+    UnaryOp::Exp2,
+    UnaryOp::Expm1,
+    UnaryOp::Log,
+    UnaryOp::Log2,
+    UnaryOp::Log10,
+    UnaryOp::Log1p,
+    UnaryOp::Tanh,
+    UnaryOp::Erf,
+    UnaryOp::Erfc,
+    UnaryOp::Sinh,
+    UnaryOp::Cosh,
+    UnaryOp::Cbrt,
+    UnaryOp::Arcsin,
+    UnaryOp::Arccos,
+    UnaryOp::Arctan,
+    UnaryOp::Arcsinh,
+    UnaryOp::Arccosh,
+    UnaryOp::Arctanh,
+];
+
+/// The binary functions computed within a ULP bound (root only, as [`APPROX_UNARY`]).
+pub const APPROX_BINARY: [BinaryOp; 3] = [BinaryOp::Pow, BinaryOp::Hypot, BinaryOp::Arctan2];
+
+/// The documented distance in ULP of the JIT's `op` from libm (docs/semantics.md), plus one, as the
+/// parity suites allow.
+pub fn ulp_bound_unary(op: UnaryOp) -> u64 {
+    1 + match op {
+        UnaryOp::Tanh
+        | UnaryOp::Expm1
+        | UnaryOp::Sinh
+        | UnaryOp::Cosh
+        | UnaryOp::Arcsinh
+        | UnaryOp::Arccosh
+        | UnaryOp::Arctanh
+        | UnaryOp::Log10 => 2,
+        UnaryOp::Erfc => 3,
+        _ => 1,
+    }
+}
+
+/// Unary ops compared bit for bit; a mixed tree also draws `~` (and neg and abs) more often.
+fn exact_unary(mixed: bool) -> Vec<UnaryOp> {
+    let extra: &[UnaryOp] = if mixed {
+        &[UnaryOp::Invert, UnaryOp::Invert, UnaryOp::Neg, UnaryOp::Abs]
+    } else {
+        &[]
+    };
+    UnaryOp::ALL
+        .into_iter()
+        .filter(|op| !APPROX_UNARY.contains(op))
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// Binary ops compared bit for bit: all but the approximated ones and `copysign`, whose result shows
+/// the sign of a NaN operand, which IEEE leaves unspecified and libm and the vector math set
+/// differently (glibc's log10 of a negative is +NaN, the JIT's -NaN). A mixed tree draws the integer
+/// opcodes (and `//`, `%`) as often as the rest together.
+fn exact_binary(mixed: bool) -> Vec<BinaryOp> {
+    let float = BinaryOp::ALL
+        .into_iter()
+        .filter(|op| !APPROX_BINARY.contains(op) && *op != BinaryOp::Copysign);
+    let integer = BinaryOp::INTEGER
+        .into_iter()
+        .chain([BinaryOp::FloorDiv, BinaryOp::Rem])
+        .cycle()
+        .take(if mixed { 20 } else { 0 });
+    float.chain(integer).collect()
+}
+
+// ----------------------------------------------------------------------------------------------
+// Shapes, views, inputs.
 
 /// How an input is handed over: as it is, transposed (a Fortran-order view), every other element
 /// along its last axis, reversed along its first axis, or every axis backwards with every other
@@ -58,8 +484,7 @@ pub enum View {
 
 impl View {
     /// The view of input `i` drawn from `u`: plain twice as often as each other; a stepped view of
-    /// an odd input is the backwards one (the same buffer, so the bytes of a committed input decode
-    /// to the same values as before it was added).
+    /// an odd input is the backwards one.
     pub fn draw(u: &mut Unstructured<'_>, i: usize) -> Result<View> {
         let view = *u.choose(&[
             View::Plain,
@@ -85,14 +510,17 @@ impl View {
 
     /// The view this says of `v` (a buffer built with [`View::last_step`], or a view of one laid
     /// out as it: the guarded copies).
-    pub fn of<T>(self, v: ndarray::ArrayViewD<'_, T>) -> ndarray::ArrayViewD<'_, T> {
+    pub fn of<T>(self, v: ArrayViewD<'_, T>) -> ArrayViewD<'_, T> {
         let mut v = v;
         let rank = v.ndim();
         if rank == 0 {
             return v;
         }
         match self {
-            View::Stepped => v.slice_each_axis_inplace(|ax| step_last(ax, rank)),
+            View::Stepped => v.slice_each_axis_inplace(|ax| {
+                let step = if ax.axis.index() == rank - 1 { 2 } else { 1 };
+                ndarray::Slice::new(0, None, step)
+            }),
             View::Reversed => v.invert_axis(ndarray::Axis(0)),
             View::Backwards => v.slice_each_axis_inplace(|ax| {
                 let step = if ax.axis.index() == rank - 1 { -2 } else { -1 };
@@ -104,113 +532,8 @@ impl View {
     }
 }
 
-/// Values the generator picks often (besides raw f64 and f32 bit patterns): the special bit patterns
-/// every fuzz target's seeds reach (`fuzz/seeds/`): quiet and signalling NaNs of both signs, ±0, ±inf,
-/// subnormals, the extremes of both dtypes.
-const SPECIALS: [f64; 27] = [
-    f64::from_bits(0x000f_ffff_ffff_ffff), // the largest subnormal
-    f64::from_bits(0x7ff0_0000_0000_0001), // signalling NaN
-    f64::from_bits(0xfff0_0000_0000_0001), // negative signalling NaN
-    f64::from_bits(0xfff8_0000_0000_0000), // negative quiet NaN
-    f64::MIN,
-    f64::MAX,
-    f64::MIN_POSITIVE,
-    -5e-324,
-    f32::MIN as f64,
-    f32::MAX as f64,
-    f32::MIN_POSITIVE as f64,
-    0.0,
-    -0.0,
-    1.0,
-    -1.0,
-    0.5,
-    2.0,
-    -3.0,
-    f64::NAN,
-    f64::INFINITY,
-    f64::NEG_INFINITY,
-    5e-324,
-    -2.2e-308,
-    1e300,
-    -1e-300,
-    3.4e38,
-    1.5e-45,
-];
-
-/// The unary ops the JIT computes as vector polynomials, within a ULP bound of libm (the rest are
-/// exact algebra, direct instructions, or the interpreter's own libm called per lane).
-const TRANSCENDENTAL: [UnaryOp; 11] = [
-    UnaryOp::Sin,
-    UnaryOp::Cos,
-    UnaryOp::Tan,
-    UnaryOp::Exp,
-    UnaryOp::Exp2,
-    UnaryOp::Expm1,
-    UnaryOp::Log,
-    UnaryOp::Log2,
-    UnaryOp::Log10,
-    UnaryOp::Log1p,
-    UnaryOp::Tanh,
-];
-
-/// Unary ops compared bit for bit.
-fn exact_unary() -> Vec<UnaryOp> {
-    UnaryOp::ALL
-        .into_iter()
-        .filter(|op| !TRANSCENDENTAL.contains(op))
-        .collect()
-}
-
-/// `op`, or for the functions the JIT now computes as vector polynomials (within a ULP bound, not
-/// bit for bit: erf, erfc, sinh, cosh, cbrt, the inverse trigonometric and inverse hyperbolic functions), an exact op in
-/// their place (sign, abs, neg, floor, ceil): the generator keeps drawing from the same list, so that the
-/// committed seeds and regressions still decode to the kernels they were found as, while no exact
-/// tree holds a function that is not exact.
-pub(crate) fn exact_stand_in(op: UnaryOp) -> UnaryOp {
-    match op {
-        UnaryOp::Erf => UnaryOp::Sign,
-        UnaryOp::Erfc => UnaryOp::Abs,
-        UnaryOp::Sinh => UnaryOp::Neg,
-        UnaryOp::Cosh => UnaryOp::Abs,
-        UnaryOp::Cbrt => UnaryOp::Neg,
-        UnaryOp::Arcsin | UnaryOp::Arccos | UnaryOp::Arctan => UnaryOp::Abs,
-        UnaryOp::Arcsinh => UnaryOp::Neg,
-        UnaryOp::Arccosh => UnaryOp::Floor,
-        UnaryOp::Arctanh => UnaryOp::Ceil,
-        op => op,
-    }
-}
-
-/// The same for the binary ops vectorised since the seeds were committed (hypot, arctan2): an
-/// exact op in their place.
-pub(crate) fn exact_binary_stand_in(op: BinaryOp) -> BinaryOp {
-    match op {
-        BinaryOp::Hypot | BinaryOp::Arctan2 => BinaryOp::Fmax,
-        op => op,
-    }
-}
-
-/// Binary ops compared bit for bit: all but `pow` (a vector polynomial, compared in ULP at the root)
-/// and `copysign`, whose result shows the sign of a NaN operand, which IEEE leaves unspecified and
-/// libm and the vector math set differently (glibc's log10 of a negative is +NaN, the JIT's -NaN).
-fn exact_binary() -> Vec<BinaryOp> {
-    BinaryOp::ALL
-        .into_iter()
-        .filter(|op| !matches!(op, BinaryOp::Pow | BinaryOp::Copysign))
-        .collect()
-}
-
-fn float(u: &mut Unstructured<'_>) -> Result<f64> {
-    Ok(match u.int_in_range(0..=3u8)? {
-        0 => f64::from_bits(u.arbitrary()?),
-        1 => f32::from_bits(u.arbitrary()?) as f64,
-        _ => *u.choose(&SPECIALS)?,
-    })
-}
-
-/// A shape of rank 0 to 3, its axes mostly short, up to `longest` (typed_kernel.rs draws its
-/// shapes here too).
-pub(crate) fn shape(u: &mut Unstructured<'_>, longest: usize) -> Result<Vec<usize>> {
+/// A shape of rank 0 to 3, its axes mostly short, up to `longest`.
+pub fn shape(u: &mut Unstructured<'_>, longest: usize) -> Result<Vec<usize>> {
     let rank = u.int_in_range(0..=3usize)?;
     (0..rank)
         .map(|_| {
@@ -225,7 +548,7 @@ pub(crate) fn shape(u: &mut Unstructured<'_>, longest: usize) -> Result<Vec<usiz
 }
 
 /// A shape that broadcasts to `full`: some leading axes dropped, some axes set to 1.
-pub(crate) fn sub_shape(u: &mut Unstructured<'_>, full: &[usize]) -> Result<Vec<usize>> {
+pub fn sub_shape(u: &mut Unstructured<'_>, full: &[usize]) -> Result<Vec<usize>> {
     let drop = u.int_in_range(0..=full.len())?;
     full[drop..]
         .iter()
@@ -233,71 +556,259 @@ pub(crate) fn sub_shape(u: &mut Unstructured<'_>, full: &[usize]) -> Result<Vec<
         .collect()
 }
 
-fn array<T: Copy + num_like::Zero>(
-    u: &mut Unstructured<'_>,
-    shape: &[usize],
-    view: View,
-    conv: fn(f64) -> T,
-) -> Result<ArrayD<T>> {
-    let n: usize = shape.iter().product();
-    let (buf_shape, len) = match view.last_step() {
-        step if step > 1 && !shape.is_empty() => {
-            let mut s = shape.to_vec();
-            let last = s.len() - 1;
-            s[last] *= step;
-            (s, n * step)
-        }
-        _ => (shape.to_vec(), n),
-    };
+/// The buffer behind an input of `shape` handed over as `view` (twice as long along the last axis
+/// for a stepped view, Fortran order for a transposed one), its values drawn by `T::draw`.
+fn array<T: Elem>(u: &mut Unstructured<'_>, shape: &[usize], view: View) -> Result<ArrayD<T>> {
+    let mut buf = shape.to_vec();
+    if let Some(last) = buf.last_mut() {
+        *last *= view.last_step();
+    }
+    let len: usize = buf.iter().product();
     let mut data = Vec::with_capacity(len);
     for _ in 0..len {
-        data.push(conv(float(u)?));
+        data.push(T::draw(u)?);
     }
     Ok(match view {
-        View::Transposed => ArrayD::from_shape_vec(IxDyn(&buf_shape).f(), data).expect("sized"),
-        _ => ArrayD::from_shape_vec(IxDyn(&buf_shape), data).expect("sized"),
+        View::Transposed => ArrayD::from_shape_vec(IxDyn(&buf).f(), data).expect("sized"),
+        _ => ArrayD::from_shape_vec(IxDyn(&buf), data).expect("sized"),
     })
 }
 
-/// Tiny local trait so `array` can build both dtypes.
-mod num_like {
-    pub trait Zero {}
-    impl Zero for f64 {}
-    impl Zero for f32 {}
+fn elem_of<T: Element>(_: &ArrayD<T>) -> ElemType {
+    T::ELEM
 }
 
-/// An exact expression tree (no transcendental) over `names`.
-fn exact_tree(u: &mut Unstructured<'_>, names: &[String], rank: usize, depth: u32) -> Result<Expr> {
-    let leaf = depth == 0 || u.ratio(1, 3)?;
-    if leaf {
-        return Ok(match u.int_in_range(0..=5u8)? {
-            0 | 1 => Expr::lit(float(u)?),
-            2 if rank > 0 => Expr::index(u.int_in_range(0..=rank - 1)?),
-            _ => Expr::input(u.choose(names)?.clone()),
-        });
+fn viewed<T: Element>(a: &ArrayD<T>, view: View) -> ArrayArg<'_> {
+    T::arg(view.of(a.view()))
+}
+
+impl Data {
+    /// A random input of element type `elem`, of `shape`, to be handed over as `view`.
+    pub fn draw(u: &mut Unstructured<'_>, elem: ElemType, shape: &[usize], view: View) -> Result<Data> {
+        with_elem!(elem, T => Ok(T::data(array::<T>(u, shape, view)?)))
     }
-    Ok(match u.int_in_range(0..=5u8)? {
-        0 => exact_tree(u, names, rank, depth - 1)?.unary(exact_stand_in(*u.choose(&exact_unary())?)),
-        1 => Expr::select(
-            exact_tree(u, names, rank, depth - 1)?,
-            exact_tree(u, names, rank, depth - 1)?,
-            exact_tree(u, names, rank, depth - 1)?,
-        ),
-        _ => {
-            let op = exact_binary_stand_in(*u.choose(&exact_binary())?);
-            let a = exact_tree(u, names, rank, depth - 1)?;
-            let b = exact_tree(u, names, rank, depth - 1)?;
-            a.binary(op, b)
+
+    pub fn elem(&self) -> ElemType {
+        each_data!(self, a => elem_of(a))
+    }
+
+    /// The shape of the buffer (not of the view handed over).
+    pub fn shape(&self) -> &[usize] {
+        each_data!(self, a => a.shape())
+    }
+
+    /// The input as a runner takes it, viewed as `view` says.
+    pub fn arg(&self, view: View) -> ArrayArg<'_> {
+        each_data!(self, a => viewed(a, view))
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Trees.
+
+/// The tree generator of one case: its inputs (each with its element type), its rank and whether
+/// it is mixed (any type, casts, integer opcodes) or all-float.
+struct Trees<'a> {
+    inputs: &'a [(String, ElemType)],
+    rank: usize,
+    mixed: bool,
+}
+
+impl Trees<'_> {
+    /// A random exact tree (no approximated function) and its class.
+    fn tree(&self, u: &mut Unstructured<'_>, depth: u32) -> Result<(Expr, Class)> {
+        let rank = self.rank;
+        if depth == 0 || u.ratio(1, 3)? {
+            let leaf = if self.mixed {
+                u.int_in_range(0..=7u8)?
+            } else {
+                *u.choose(&[2u8, 2, 3, 4, 4, 4])?
+            };
+            return Ok(match leaf {
+                0 => (Expr::int(*u.choose(&LITERALS)?), Class::Int),
+                1 => (Expr::int(i64::from(u.int_in_range(-4..=8i8)?)), Class::Int),
+                2 => (Expr::lit(float(u)?), Class::Float),
+                3 if rank > 0 => (Expr::index(u.int_in_range(0..=rank - 1)?), Class::Int),
+                _ => {
+                    let (name, t) = u.choose(self.inputs)?;
+                    (Expr::input(name.clone()), Class::of(*t))
+                }
+            });
         }
-    })
+        let sub = |u: &mut Unstructured<'_>| self.tree(u, depth - 1);
+        // all-float trees: unary, select, binary as 1 : 1 : 4
+        let choice = if self.mixed {
+            u.int_in_range(0..=9u8)?
+        } else {
+            *u.choose(&[1u8, 2, 4, 4, 4, 4])?
+        };
+        Ok(match choice {
+            0 => {
+                let t = *u.choose(&TYPES)?;
+                (sub(u)?.0.cast(t), Class::of(t))
+            }
+            1 => {
+                let op = *u.choose(&exact_unary(self.mixed))?;
+                let (a, k) = sub(u)?;
+                match op {
+                    UnaryOp::Invert => {
+                        let (a, k) = self.integer(u, (a, k))?;
+                        (a.unary(op), k)
+                    }
+                    // `not` of an integer is its bitwise `~`
+                    UnaryOp::Not if k == Class::Int => (a.unary(op), k),
+                    UnaryOp::Not | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite => {
+                        (a.unary(op), Class::Bool)
+                    }
+                    UnaryOp::Neg
+                    | UnaryOp::Abs
+                    | UnaryOp::Sign
+                    | UnaryOp::Floor
+                    | UnaryOp::Ceil
+                    | UnaryOp::Trunc
+                    | UnaryOp::Round => (a.unary(op), k),
+                    _ => (a.unary(op), Class::Float),
+                }
+            }
+            2 => {
+                let (c, _) = sub(u)?;
+                let (a, ka) = sub(u)?;
+                let (b, kb) = sub(u)?;
+                (Expr::select(c, a, b), ka.max(kb))
+            }
+            3 => {
+                // `**` of integers: a small non-negative exponent, or any integer (a negative
+                // element reads as 0), wrapping
+                let base = sub(u)?;
+                let (base, k) = self.integer(u, base)?;
+                let e = if u.ratio(3, 4)? {
+                    Expr::int(u.int_in_range(0..=6i64)?)
+                } else {
+                    let e = sub(u)?;
+                    self.integer(u, e)?.0
+                };
+                (base.pow(e), k)
+            }
+            _ => {
+                let op = *u.choose(&exact_binary(self.mixed))?;
+                let (mut a, mut b) = (sub(u)?, sub(u)?);
+                if BinaryOp::INTEGER.contains(&op) {
+                    a = self.integer(u, a)?;
+                    b = self.integer(u, b)?;
+                }
+                let k = match op {
+                    BinaryOp::Lt
+                    | BinaryOp::Le
+                    | BinaryOp::Gt
+                    | BinaryOp::Ge
+                    | BinaryOp::Eq
+                    | BinaryOp::Ne => Class::Bool,
+                    BinaryOp::Div | BinaryOp::Nextafter | BinaryOp::Logaddexp | BinaryOp::Logaddexp2 => {
+                        Class::Float
+                    }
+                    _ => a.1.max(b.1),
+                };
+                (a.0.binary(op, b.0), k)
+            }
+        })
+    }
+
+    /// A subtree as an integer in a mixed tree (a float cast to int32 or int64, a bool to int64 now
+    /// and then); an all-float tree stays as it is.
+    fn integer(&self, u: &mut Unstructured<'_>, (e, k): (Expr, Class)) -> Result<(Expr, Class)> {
+        if !self.mixed {
+            return Ok((e, k));
+        }
+        Ok(match k {
+            Class::Float => (e.cast(*u.choose(&[ElemType::I32, ElemType::I64])?), Class::Int),
+            Class::Bool if u.ratio(1, 4)? => (e.cast(ElemType::I64), Class::Int),
+            _ => (e, k),
+        })
+    }
+
+    /// The reduced axes: all, one (from either end), or two distinct ones.
+    fn axes(&self, u: &mut Unstructured<'_>) -> Result<Axes> {
+        let r = self.rank as isize;
+        if r == 0 || u.ratio(1, 2)? {
+            return Ok(Axes::All);
+        }
+        let a = u.int_in_range(-r..=r - 1)?;
+        if r >= 2 && u.ratio(1, 4)? {
+            let b = (a.rem_euclid(r) + u.int_in_range(1..=r - 1)?) % r;
+            return Ok(Axes::Some(vec![a, b]));
+        }
+        Ok(Axes::Some(vec![a]))
+    }
+
+    /// A scan's axis: the flattened array, or one axis from either end.
+    fn scan_axis(&self, u: &mut Unstructured<'_>) -> Result<Option<isize>> {
+        let r = self.rank as isize;
+        Ok(if r == 0 || u.ratio(1, 3)? {
+            None
+        } else {
+            Some(u.int_in_range(-r..=r - 1)?)
+        })
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Cases.
+
+/// A random kernel, its inputs and its sibling results.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub expr: Expr,
+    pub inputs: Vec<(String, Data, View)>,
+    /// More results computed with `expr` by one runner of several results: exact maps, now and
+    /// then a whole-array reduction.
+    pub siblings: Vec<Expr>,
+    /// The threads of the tested runner (its default where None).
+    pub threads: Option<usize>,
+    /// Whether [`Case::check`] compares the run alone (no prepared handle, update or runner of
+    /// several results).
+    pub run_only: bool,
 }
 
 impl Case {
-    /// A random case drawn from `u`.
+    /// A case of exactly these inputs (each handed over as it is) and no sibling.
+    pub fn new(expr: Expr, inputs: Vec<(&str, Data)>) -> Case {
+        Case {
+            expr,
+            inputs: inputs
+                .into_iter()
+                .map(|(n, d)| (n.to_string(), d, View::Plain))
+                .collect(),
+            siblings: Vec::new(),
+            threads: None,
+            run_only: false,
+        }
+    }
+
+    /// The runner of `exprs` (one, or several results) on `backend`, with the case's threads.
+    fn tested(&self, exprs: &[Expr], backend: &str) -> kiln::Result<FusedRunner> {
+        let r = match exprs {
+            [one] => FusedRunner::compile(one)?,
+            _ => FusedRunner::compile_many(exprs)?,
+        };
+        let r = r.with_backend(kiln::backend_by_name(backend)?);
+        Ok(match self.threads {
+            Some(t) => r.with_threads(t),
+            None => r,
+        })
+    }
+
+    /// A random case of any home type, drawn from `u` (the fuzz targets).
     pub fn arbitrary(u: &mut Unstructured<'_>) -> Result<Case> {
-        let full = shape(u, 70)?;
+        let home = *u.choose(&TYPES)?;
+        Case::of_type(u, home)
+    }
+
+    /// A random case whose first input is of type `home` (the parity suite draws each type's).
+    pub fn of_type(u: &mut Unstructured<'_>, home: ElemType) -> Result<Case> {
+        let float_home = Class::of(home) == Class::Float;
+        let mixed = !float_home || u.ratio(1, 3)?;
+        let full = shape(u, if float_home { 70 } else { 40 })?;
         let n_inputs = u.int_in_range(1..=3usize)?;
-        let all_f32 = u.ratio(1, 3)?;
         let mut inputs = Vec::new();
         for i in 0..n_inputs {
             let s = if i == 0 {
@@ -306,115 +817,218 @@ impl Case {
                 sub_shape(u, &full)?
             };
             let view = View::draw(u, i)?;
-            let f32_input = all_f32 || u.ratio(1, 6)?;
-            let data = if f32_input {
-                Data::F32(array(u, &s, view, |v| v as f32)?)
+            let elem = if i == 0 || u.ratio(1, 2)? {
+                home
+            } else if mixed {
+                *u.choose(&TYPES)?
             } else {
-                Data::F64(array(u, &s, view, |v| v)?)
+                *u.choose(&[ElemType::F32, ElemType::F64])?
             };
-            inputs.push((format!("x{i}"), data, view));
+            inputs.push((format!("x{i}"), Data::draw(u, elem, &s, view)?, view));
         }
-        let names: Vec<String> = inputs.iter().map(|(n, _, _)| n.clone()).collect();
+        let typed: Vec<(String, ElemType)> = inputs.iter().map(|(n, d, _)| (n.clone(), d.elem())).collect();
+        let g = Trees {
+            inputs: &typed,
+            rank: full.len(),
+            mixed,
+        };
         let depth = u.int_in_range(0..=4u32)?;
-        let body = exact_tree(u, &names, full.len(), depth)?;
-        let (expr, transcendental) = match u.int_in_range(0..=7u8)? {
+        let body = g.tree(u, depth)?;
+        let expr = match u.int_in_range(0..=8u8)? {
             0 | 1 => {
                 let op = *u.choose(&ReduceOp::ALL)?;
-                let axes = if full.is_empty() || u.ratio(1, 2)? {
-                    Axes::All
-                } else {
-                    let rank = full.len() as isize;
-                    Axes::Some(vec![u.int_in_range(-rank..=rank - 1)?])
-                };
-                (body.reduce(op, axes), false)
+                let body = if u.ratio(1, 2)? { g.integer(u, body)? } else { body };
+                let axes = g.axes(u)?;
+                body.0.reduce_with(op, axes, u.ratio(1, 8)?, None)
             }
-            2 if u.ratio(1, 4)? => (body.pow(exact_tree(u, &names, full.len(), 2)?), true),
-            2 => (body.unary(*u.choose(&TRANSCENDENTAL)?), true),
-            3 | 4 => {
-                let op = *u.choose(&ScanOp::ALL)?;
-                let rank = full.len() as isize;
-                let axis = if full.is_empty() || u.ratio(1, 3)? {
-                    None
-                } else {
-                    Some(u.int_in_range(-rank..=rank - 1)?)
-                };
+            2 => {
+                let body = if u.ratio(1, 2)? { g.integer(u, body)? } else { body };
+                body.0.mean_axes(g.axes(u)?, u.ratio(1, 8)?)
+            }
+            3 if u.ratio(1, 4)? => {
+                let op = *u.choose(&[BinaryOp::Pow, BinaryOp::Pow, BinaryOp::Hypot, BinaryOp::Arctan2])?;
+                body.0.binary(op, g.tree(u, 2)?.0)
+            }
+            3 => body.0.unary(*u.choose(&APPROX_UNARY)?),
+            4 | 5 => {
+                let (body, class) = if u.ratio(1, 2)? { g.integer(u, body)? } else { body };
                 let options = ScanOptions {
-                    axis,
+                    axis: g.scan_axis(u)?,
                     exclusive: u.ratio(1, 3)?,
                     reverse: u.ratio(1, 3)?,
-                    initial: if u.ratio(1, 3)? { Some(float(u)?) } else { None },
+                    initial: match u.ratio(1, 3)? {
+                        false => None,
+                        true if class == Class::Float => Some(float(u)?),
+                        true => Some(f64::from(u.int_in_range(-3..=3i8)?)),
+                    },
                 };
-                (body.scan(op, options), false)
+                body.scan(*u.choose(&ScanOp::ALL)?, options)
             }
-            _ => (body, false),
+            _ => body.0,
         };
-        // drawn last, so the cases above keep their meaning
         let mut siblings = Vec::new();
         if u.ratio(1, 2)? {
             for _ in 0..u.int_in_range(1..=2u8)? {
                 let depth = u.int_in_range(0..=3u32)?;
-                let s = exact_tree(u, &names, full.len(), depth)?;
-                siblings.push(if u.ratio(1, 6)? {
-                    s.reduce(ReduceOp::Max, Axes::All)
+                let s = g.tree(u, depth)?;
+                siblings.push(if u.ratio(1, 5)? {
+                    let (s, _) = g.integer(u, s)?;
+                    let op = *u.choose(&[
+                        ReduceOp::Max,
+                        ReduceOp::Max,
+                        ReduceOp::Sum,
+                        ReduceOp::Any,
+                        ReduceOp::Min,
+                    ])?;
+                    s.reduce(op, Axes::All)
                 } else {
-                    s
+                    s.0
                 });
             }
         }
         Ok(Case {
             expr,
             inputs,
-            transcendental,
             siblings,
+            threads: None,
+            run_only: false,
         })
     }
 
-    fn args(&self) -> Vec<(&str, ArrayArg<'_>)> {
+    /// The inputs as the runners take them.
+    pub fn args(&self) -> Vec<(&str, ArrayArg<'_>)> {
         self.inputs
             .iter()
-            .map(|(name, data, view)| {
-                let arg: ArrayArg<'_> = match data {
-                    Data::F64(a) => ArrayArg::from(view.of(a.view())),
-                    Data::F32(a) => ArrayArg::from(view.of(a.view())),
-                };
-                (name.as_str(), arg)
-            })
+            .map(|(name, data, view)| (name.as_str(), data.arg(*view)))
             .collect()
     }
 
-    /// The number of elements the interpreter gives, if it runs.
-    pub fn check_len(&self) -> Option<usize> {
-        let r = FusedRunner::compile(&self.expr)
-            .ok()?
-            .with_backend(kiln::interpreter());
-        r.run(&self.args()).ok().map(|o| o.into_f64().len())
+    /// The interpreter's result, if the kernel types and runs.
+    pub fn oracle(&self) -> Option<Output> {
+        interpret(&self.expr, &self.args()).ok()
     }
 
-    /// Runs the case on `backend` and on the interpreter; `Err` describes a disagreement.
+    /// The number of elements in the largest broadcast of the inputs (the terms of a whole-array
+    /// sum).
+    fn terms(&self) -> usize {
+        let rank = self
+            .inputs
+            .iter()
+            .map(|(_, d, _)| d.shape().len())
+            .max()
+            .unwrap_or(0);
+        let mut full = vec![1usize; rank];
+        for (_, d, view) in &self.inputs {
+            let a = d.arg(*view);
+            let s = a.shape();
+            for (k, &n) in s.iter().enumerate() {
+                let slot = &mut full[rank - s.len() + k];
+                *slot = (*slot).max(n);
+            }
+        }
+        full.iter().product()
+    }
+
+    /// How each kernel of the case runs on `backend` (`kiln explain`'s engines), or None where the
+    /// case does not type or bind.
+    pub fn engines(&self, backend: &str) -> Option<Vec<kiln::Engine>> {
+        let r = self.tested(std::slice::from_ref(&self.expr), backend).ok()?;
+        let kernels = r.explain_kernels(&self.args()).ok()?;
+        Some(kernels.iter().map(|k| k.engine).collect())
+    }
+
+    /// Runs the case on `backend` and on the interpreter, then through the prepared handle, the
+    /// in-place updates and the runner of several results; `Err` describes a disagreement.
     pub fn check(&self, backend: &str) -> std::result::Result<(), String> {
         let args = self.args();
         let oracle = FusedRunner::compile(&self.expr).map(|r| r.with_backend(kiln::interpreter()));
-        let tested = FusedRunner::compile(&self.expr)
-            .and_then(|r| Ok(r.with_backend(kiln::backend_by_name(backend)?)));
+        let tested = self.tested(std::slice::from_ref(&self.expr), backend);
         let (oracle, tested) = match (oracle, tested) {
             (Ok(o), Ok(t)) => (o, t),
             (Err(_), Err(_)) => return Ok(()),
             (o, t) => return Err(format!("compile differs: interp {o:?} vs {backend} {t:?}")),
         };
-        let want = oracle.run(&args);
-        let got = tested.run(&args);
-        let (want, got) = match (want, got) {
+        let (want, got) = match (oracle.run(&args), tested.run(&args)) {
             (Err(_), Err(_)) => return Ok(()),
             (Ok(w), Ok(g)) => (w, g),
             (w, g) => return Err(format!("run differs: interp {w:?} vs {backend} {g:?}")),
         };
-        if want.shape() != got.shape() || want.dtype_name() != got.dtype_name() {
-            return Err(format!("result type differs: {want:?} vs {got:?}"));
-        }
-        let rule = self.rule(&args, backend)?;
+        let rule = self.rule(&self.expr, &want, &args, backend)?;
         compare(&want, &got, &rule)?;
+        if self.run_only {
+            return Ok(());
+        }
         self.check_siblings(&args, backend, &got, &rule)?;
         self.check_prepared(&args, &tested, &got)
+    }
+
+    /// The comparison rule of `expr`'s result `want` (the interpreter's), by its kernel kind.
+    fn rule(
+        &self,
+        expr: &Expr,
+        want: &Output,
+        args: &[(&str, ArrayArg<'_>)],
+        backend: &str,
+    ) -> std::result::Result<Rule, String> {
+        if !is_float(want) {
+            return Ok(Rule::Exact);
+        }
+        let interp = |e: &Expr| -> std::result::Result<Vec<f64>, String> {
+            Ok(interpret(e, args)?.into_f64().iter().copied().collect())
+        };
+        Ok(match expr.node() {
+            // the bound of a reassociated sum: n ε Σ|x| (a mean: n ε mean(|x|))
+            ExprNode::Reduce {
+                op: ReduceOp::Sum,
+                arg,
+                axes,
+                ..
+            } => Rule::SumBound(
+                interp(&arg.abs().reduce(ReduceOp::Sum, axes.clone()))?,
+                self.terms(),
+            ),
+            ExprNode::Mean { arg, axes, .. } => {
+                // the magnitudes of integer values in float64 (abs of the most negative integer
+                // wraps)
+                let float_arg = is_float(&interpret(arg, args)?);
+                let arg = if float_arg {
+                    arg.clone()
+                } else {
+                    arg.cast(ElemType::F64)
+                };
+                Rule::SumBound(interp(&arg.abs().mean_axes(axes.clone(), false))?, self.terms())
+            }
+            ExprNode::Reduce {
+                op: ReduceOp::Prod,
+                arg,
+                axes,
+                ..
+            } => {
+                // a regrouped product loses every digit where one of its partial products passes
+                // through the subnormals or overflows, which the grouping decides: flag each output
+                // whose factors below 1 in magnitude multiply to less than the smallest normal f64
+                // (the accumulator's type), or whose factors above 1 multiply to inf
+                let a = arg.abs();
+                let part =
+                    |keep: Expr| interp(&Expr::select(keep, &a, 1.0).reduce(ReduceOp::Prod, axes.clone()));
+                let (small, large) = (part(a.lt(1.0))?, part(a.gt(1.0))?);
+                Rule::Relative(
+                    small
+                        .iter()
+                        .zip(&large)
+                        .map(|(&s, &l)| s < f64::MIN_POSITIVE || l.is_infinite())
+                        .collect(),
+                )
+            }
+            ExprNode::Reduce {
+                op: ReduceOp::Min | ReduceOp::Max,
+                ..
+            } => Rule::Extreme,
+            ExprNode::Scan { op, options, arg } => scan_rule(*op, options, interpret(arg, args)?, backend),
+            ExprNode::Unary(op, _) if APPROX_UNARY.contains(op) => Rule::Ulp(ulp_bound_unary(*op)),
+            ExprNode::Binary(op, _, _) if APPROX_BINARY.contains(op) => Rule::Ulp(2),
+            _ => Rule::Exact,
+        })
     }
 
     /// Runs `expr` and the siblings as one runner of several results on `backend`: the first result
@@ -432,123 +1046,39 @@ impl Case {
         let all: Vec<Expr> = std::iter::once(self.expr.clone())
             .chain(self.siblings.iter().cloned())
             .collect();
-        let many = FusedRunner::compile_many(&all)
-            .and_then(|r| Ok(r.with_backend(kiln::backend_by_name(backend)?)))
+        let many = self
+            .tested(&all, backend)
             .map_err(|e| format!("compile_many fails where compile did not: {e}"))?;
-        let outs = many.run_many(args);
-        let alone: Vec<std::result::Result<Output, String>> = self
-            .siblings
-            .iter()
-            .map(|s| {
-                FusedRunner::compile(s)
-                    .map(|r| r.with_backend(kiln::interpreter()))
-                    .and_then(|r| r.run(args))
-                    .map_err(|e| e.to_string())
-            })
-            .collect();
-        let outs = match outs {
+        let alone: Vec<std::result::Result<Output, String>> =
+            self.siblings.iter().map(|s| interpret(s, args)).collect();
+        let outs = match many.run_many(args) {
             Ok(o) => o,
-            // an error of one of them (an empty max) fails the whole run
+            // an error of one of them (a sibling that does not type, an empty max) fails them all
             Err(_) if alone.iter().any(|a| a.is_err()) => return Ok(()),
             Err(e) => return Err(format!("run_many fails where each ran: {e}")),
         };
         compare(got, &outs[0], rule).map_err(|e| format!("run_many result 0: {e}"))?;
         for (i, (o, want)) in outs[1..].iter().zip(alone).enumerate() {
             let want = want.map_err(|e| format!("sibling {i} fails alone but not in run_many: {e}"))?;
-            if want.shape() != o.shape() || want.dtype_name() != o.dtype_name() {
-                return Err(format!(
-                    "run_many result {}: type differs: {want:?} vs {o:?}",
-                    i + 1
-                ));
-            }
-            let rule = match self.siblings[i].node() {
-                kiln::ExprNode::Reduce { .. } => Rule::Extreme,
-                _ => Rule::Exact,
-            };
+            let rule = self.rule(&self.siblings[i], &want, args, backend)?;
             compare(&want, o, &rule).map_err(|e| format!("run_many result {}: {e}", i + 1))?;
         }
         Ok(())
     }
 
-    /// The comparison rule of `expr`'s result.
-    fn rule(&self, args: &[(&str, ArrayArg<'_>)], backend: &str) -> std::result::Result<Rule, String> {
-        let args = args.to_vec();
-        let rule = match self.expr.node() {
-            kiln::ExprNode::Reduce {
-                op: ReduceOp::Sum,
-                arg,
-                ..
-            } => {
-                // the bound of a reassociated sum: n * eps * sum(|x|)
-                let magnitude =
-                    FusedRunner::compile(&arg.clone().abs().reduce(ReduceOp::Sum, reduce_axes(&self.expr)))
-                        .map_err(|e| e.to_string())?
-                        .with_backend(kiln::interpreter())
-                        .run(&args)
-                        .map_err(|e| e.to_string())?;
-                Rule::SumBound(magnitude.into_f64().iter().copied().collect())
-            }
-            kiln::ExprNode::Reduce {
-                op: ReduceOp::Prod,
-                arg,
-                ..
-            } => {
-                // a regrouped product loses every digit where one of its partial products passes
-                // through the subnormals or overflows, which the grouping decides: flag each output
-                // whose factors below 1 in magnitude multiply to less than the smallest normal f64
-                // (the accumulator's type), or whose factors above 1 multiply to inf
-                let a = arg.clone().abs();
-                let part = |keep: Expr| -> std::result::Result<Vec<f64>, String> {
-                    let out = FusedRunner::compile(
-                        &Expr::select(keep, &a, 1.0).reduce(ReduceOp::Prod, reduce_axes(&self.expr)),
-                    )
-                    .map_err(|e| e.to_string())?
-                    .with_backend(kiln::interpreter())
-                    .run(&args)
-                    .map_err(|e| e.to_string())?;
-                    Ok(out.into_f64().iter().copied().collect())
-                };
-                let (small, large) = (part(a.lt(1.0))?, part(a.gt(1.0))?);
-                Rule::Relative(
-                    small
-                        .iter()
-                        .zip(&large)
-                        .map(|(&s, &l)| s < f64::MIN_POSITIVE || l.is_infinite())
-                        .collect(),
-                )
-            }
-            kiln::ExprNode::Reduce {
-                op: ReduceOp::Min | ReduceOp::Max,
-                ..
-            } => Rule::Extreme,
-            kiln::ExprNode::Scan { op, options, arg } => {
-                let body = FusedRunner::compile(arg)
-                    .map_err(|e| e.to_string())?
-                    .with_backend(kiln::interpreter())
-                    .run(&args)
-                    .map_err(|e| e.to_string())?;
-                scan_rule(*op, options, body, backend)
-            }
-            _ if self.transcendental => Rule::Ulp(8),
-            _ => Rule::Exact,
-        };
-        Ok(rule)
-    }
-
-    /// The prepared handle and the in-place updates of `tested` give what its run gave (`got`).
+    /// The prepared handle (into an output buffer for a float result, its direct path where it
+    /// applies) and the in-place updates of `tested` give what its run gave (`got`), bit for bit.
     fn check_prepared(
         &self,
         args: &[(&str, ArrayArg<'_>)],
         tested: &FusedRunner,
         got: &Output,
     ) -> std::result::Result<(), String> {
-        let got = got.clone();
-        // the prepared handle, by position (its direct path where it applies), gives the same bits
         let h = tested
             .prepared(args)
             .map_err(|e| format!("prepared fails where run did not: {e}"))?;
         let positional: Vec<ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
-        let again = match &got {
+        let again = match got {
             Output::F64(a) => {
                 let mut o = ArrayD::<f64>::zeros(a.raw_dim());
                 h.run_into(&positional, o.view_mut()).map(|_| Output::F64(o))
@@ -560,62 +1090,91 @@ impl Case {
             _ => h.run(&positional),
         };
         let again = again.map_err(|e| format!("the prepared call fails where run did not: {e}"))?;
-        compare(&got, &again, &Rule::Exact).map_err(|e| format!("prepared call: {e}"))?;
-        // an in-place update of each input the result could overwrite: refused, or the same bits
-        for (k, (name, arg)) in args.iter().enumerate() {
+        same(got, &again).map_err(|e| format!("prepared call: {e}"))?;
+        // an in-place update of each input of the result's type and shape: refused, or the same bits
+        for (k, (name, data, view)) in self.inputs.iter().enumerate() {
             let others: Vec<(&str, ArrayArg<'_>)> = args
                 .iter()
                 .enumerate()
                 .filter(|&(j, _)| j != k)
                 .map(|(_, (n, a))| (*n, a.clone()))
                 .collect();
-            let updated = match (arg, &got) {
-                (ArrayArg::F64(v), Output::F64(g)) if v.shape() == g.shape() => {
-                    let mut target = v.to_dyn().as_standard_layout().into_owned();
-                    tested
-                        .run_update(name, &others, target.view_mut())
-                        .ok()
-                        .map(|_| Output::F64(target))
-                }
-                (ArrayArg::F32(v), Output::F32(g)) if v.shape() == g.shape() => {
-                    let mut target = v.to_dyn().as_standard_layout().into_owned();
-                    tested
-                        .run_update(name, &others, target.view_mut())
-                        .ok()
-                        .map(|_| Output::F32(target))
-                }
-                _ => None,
-            };
-            if let Some(u) = updated {
-                compare(&got, &u, &Rule::Exact).map_err(|e| format!("run_update of '{name}': {e}"))?;
+            let updated = each_data!(data, a => update(tested, name, &others, view.of(a.view()), got));
+            if let Some(Err(e)) = updated {
+                return Err(format!("run_update of '{name}': {e}"));
             }
         }
         Ok(())
     }
 }
 
-fn step_last(ax: ndarray::AxisDescription, ndim: usize) -> ndarray::Slice {
-    if ax.axis.index() == ndim - 1 {
-        ndarray::Slice::new(0, None, 2)
-    } else {
-        ndarray::Slice::from(..)
+/// `expr` on the interpreter.
+fn interpret(expr: &Expr, args: &[(&str, ArrayArg<'_>)]) -> std::result::Result<Output, String> {
+    FusedRunner::compile(expr)
+        .map(|r| r.with_backend(kiln::interpreter()))
+        .and_then(|r| r.run(args))
+        .map_err(|e| e.to_string())
+}
+
+/// `tested`'s update of input `name` (now `previous`) in place, against `got`: None where the
+/// input is not of the result's type and shape or the update is refused.
+fn update<T: Elem>(
+    tested: &FusedRunner,
+    name: &str,
+    others: &[(&str, ArrayArg<'_>)],
+    previous: ArrayViewD<'_, T>,
+    got: &Output,
+) -> Option<std::result::Result<(), String>> {
+    if previous.shape() != got.shape() {
+        return None;
+    }
+    let want = T::take(got.clone()).ok()?;
+    let mut target = previous.as_standard_layout().into_owned();
+    tested.run_update(name, others, target.view_mut()).ok()?;
+    Some(same_arrays(&want, &target))
+}
+
+fn same_type(want: &Output, got: &Output) -> std::result::Result<(), String> {
+    if want.dtype_name() != got.dtype_name() || want.shape() != got.shape() {
+        return Err(format!(
+            "type differs: interp {}{:?} vs compiled {}{:?}",
+            want.dtype_name(),
+            want.shape(),
+            got.dtype_name(),
+            got.shape()
+        ));
+    }
+    Ok(())
+}
+
+fn same_arrays<T: Elem>(a: &ArrayD<T>, b: &ArrayD<T>) -> std::result::Result<(), String> {
+    match a.iter().zip(b.iter()).position(|(x, y)| !T::same(x, y)) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "element {i}: interp {:?} vs compiled {:?}",
+            a.iter().nth(i).expect("in range"),
+            b.iter().nth(i).expect("in range")
+        )),
     }
 }
 
-fn reduce_axes(e: &Expr) -> Axes {
-    match e.node() {
-        kiln::ExprNode::Reduce { axes, .. } => axes.clone(),
-        _ => Axes::All,
-    }
-}
+// ----------------------------------------------------------------------------------------------
+// Tolerances.
 
-enum Rule {
+/// How a result is compared with the interpreter's, by kernel kind. Bool and integer results are
+/// always [`Rule::Exact`].
+#[derive(Debug, Clone)]
+pub enum Rule {
+    /// Bit for bit (any NaN equal to any NaN; the sign of zero counts).
     Exact,
-    /// min / max reductions: bit-exact, except that of equal extremes +0.0 and -0.0 the JIT's
-    /// interleaved lanes may keep another than the sequential fold's last (README).
+    /// min / max reductions of floats: bit-exact, except that of equal extremes +0.0 and -0.0 the
+    /// JIT's interleaved lanes may keep another than the sequential fold's last (README).
     Extreme,
+    /// Within this many ULP of the result's type.
     Ulp(u64),
-    SumBound(Vec<f64>),
+    /// A reassociated sum (or mean): within `4 ε max(n, 16) m` of the interpreter's, `m` the
+    /// interpreter's sum (mean) of the magnitudes for each output, `n` the number of terms at most.
+    SumBound(Vec<f64>, usize),
     /// Relative, except the outputs flagged `true`, whose regrouped products may underflow or
     /// overflow on the way (anything stands there).
     Relative(Vec<bool>),
@@ -623,9 +1182,22 @@ enum Rule {
     Scan(Vec<Slack>),
 }
 
+impl Rule {
+    fn name(&self) -> &'static str {
+        match self {
+            Rule::Exact => "exact",
+            Rule::Extreme => "exact but for the sign of equal zeros",
+            Rule::Ulp(_) => "within the ULP bound",
+            Rule::SumBound(..) => "within the bound of a reassociated sum",
+            Rule::Relative(_) => "relative",
+            Rule::Scan(_) => "within the bound of a reassociated scan",
+        }
+    }
+}
+
 /// How far one output of a reassociated cumsum or cumprod may be from the interpreter's.
 #[derive(Debug, Clone, Copy)]
-enum Slack {
+pub enum Slack {
     /// Anything: an intermediate of the reassociated fold may overflow or underflow where the
     /// sequential one does not (then NaN, ±inf, 0 and finite values may all come out either way).
     Any,
@@ -635,7 +1207,7 @@ enum Slack {
     Rel(f64),
 }
 
-/// The parity rule of a scan. cummax and cummin are exact (associative, NaN and signed zeros
+/// The parity rule of a float scan. cummax and cummin are exact (associative, NaN and signed zeros
 /// included), and so is every scan that folds sequentially: the scalar schedule, and an outer axis
 /// (columns, each folded in order). Along the innermost axis (or the flattened array) the SIMD code
 /// reassociates a sum or product within one 128-bit vector (`carry ⊕ (a ⊕ b)`, blocks of 2 for f64,
@@ -722,7 +1294,13 @@ fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> 
     Rule::Scan(slack)
 }
 
-fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), String> {
+/// `got` agrees with the interpreter's `want` under `rule`: the same dtype and shape; bool and
+/// integer results bit for bit; float results as the rule says.
+pub fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), String> {
+    same_type(want, got)?;
+    if !is_float(want) || matches!(rule, Rule::Exact) {
+        return same(want, got);
+    }
     let f32_result = matches!(want, Output::F32(_));
     let (w, g) = (want.clone().into_f64(), got.clone().into_f64());
     let eps = if f32_result {
@@ -730,7 +1308,6 @@ fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), 
     } else {
         f64::EPSILON
     };
-    let n = w.len().max(1) as f64;
     for (i, (&a, &b)) in w.iter().zip(g.iter()).enumerate() {
         let ok = if let Rule::Scan(slack) = rule {
             // f32 results: the f64 states within the slack may round to neighbouring f32 values
@@ -755,7 +1332,7 @@ fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), 
             // a product that meets inf and 0 (or overflows and underflows) in a regrouped order can
             // give NaN where the sequential order gives inf or 0, and the other way round
             true
-        } else if matches!(rule, Rule::SumBound(mag) if mag[i] == f64::INFINITY) {
+        } else if matches!(rule, Rule::SumBound(mag, _) if !mag[i].is_finite() && !mag[i].is_nan()) {
             // the magnitudes overflow (an infinite input, or finite ones whose |x| sum overflows): a
             // reassociated sum may meet inf and -inf in one grouping and not in another, so inf, NaN
             // and finite results all stand (cargo-fuzz exprs: sum([.., -MAX, .., MAX, .., inf, ..]) is
@@ -769,11 +1346,9 @@ fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), 
                 Rule::Exact => kit::same_bits(a, b),
                 Rule::Extreme => kit::same_bits(a, b) || (a == 0.0 && b == 0.0),
                 Rule::Ulp(max) => a == b || kit::ulp_distance(a, b, f32_result) <= *max,
-                Rule::SumBound(mag) => {
+                Rule::SumBound(mag, n) => {
                     let m = mag[i];
-                    a == b
-                        || (m.is_finite() && (a - b).abs() <= 4.0 * m * eps * n.max(16.0))
-                        || !m.is_finite()
+                    a == b || !m.is_finite() || (a - b).abs() <= 4.0 * m * eps * (*n).max(16) as f64
                 }
                 Rule::Relative(_) => {
                     // a regrouped product can underflow to 0 (or overflow to inf) where the
@@ -791,7 +1366,10 @@ fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), 
             }
         };
         if !ok {
-            return Err(format!("element {i}: interp {a:?} vs compiled {b:?}"));
+            return Err(format!(
+                "element {i}: interp {a:?} vs compiled {b:?} ({})",
+                rule.name()
+            ));
         }
     }
     Ok(())
