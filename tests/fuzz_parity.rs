@@ -158,7 +158,10 @@ macro_rules! parity_tests {
             let mut ours = vec![$($name),+];
             ours.sort_unstable();
             assert_eq!(known, ours);
-            assert_eq!(TYPES.to_vec(), ElemType::ALL.to_vec());
+            // every compiled type: complex values are interpreted (held to NumPy and mpmath by
+            // tests/complex.rs) until the code generator compiles them; then they join TYPES
+            let compiled: Vec<ElemType> = ElemType::ALL.into_iter().filter(|t| !t.is_complex()).collect();
+            assert_eq!(TYPES.to_vec(), compiled);
         }
     };
     (@types $name:tt; $($ty:ident = $elem:ident),+) => {
