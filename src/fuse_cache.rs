@@ -112,7 +112,61 @@ fn cached(
 /// deep chain does not overflow the stack); a pair of shared subtrees is compared once, so a DAG that
 /// doubles at every level costs its size, not its unfolded size.
 fn same(a: &Expr, b: &Expr) -> bool {
-    // on the stack for the small trees of a closure (no allocation a call), on the heap beyond
+    // the small trees a closure builds: by recursion, nothing to allocate or remember; a large or
+    // shared expression (a DAG that doubles at every level) takes the iterative walk
+    let mut budget = SMALL;
+    match same_small(a, b, &mut budget) {
+        Some(same) => same,
+        None => same_walk(a, b),
+    }
+}
+
+/// Nodes [`same_small`] compares before it leaves an expression to [`same_walk`].
+const SMALL: u32 = 64;
+
+/// [`same`] by recursion over at most `budget` node pairs; None where the budget runs out.
+fn same_small(a: &Expr, b: &Expr, budget: &mut u32) -> Option<bool> {
+    if a.ptr() == b.ptr() {
+        return Some(true);
+    }
+    if *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let mut children = Kids {
+        n: 0,
+        pairs: [(a, b); 3],
+    };
+    if !shallow(a, b, &mut children) {
+        return Some(false);
+    }
+    for &(x, y) in &children.pairs[..children.n] {
+        if !same_small(x, y, budget)? {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// The operand pairs of one node pair (at most three: `where`), in place.
+struct Kids<'e> {
+    n: usize,
+    pairs: [(&'e Expr, &'e Expr); 3],
+}
+
+impl<'e> Extend<(&'e Expr, &'e Expr)> for Kids<'e> {
+    fn extend<I: IntoIterator<Item = (&'e Expr, &'e Expr)>>(&mut self, pairs: I) {
+        for p in pairs {
+            self.pairs[self.n] = p;
+            self.n += 1;
+        }
+    }
+}
+
+/// [`same`] by an iterative walk (a deep chain does not overflow the stack) that compares a pair of
+/// shared subtrees once.
+fn same_walk(a: &Expr, b: &Expr) -> bool {
+    // on the stack for small trees, on the heap beyond
     let mut stack: SmallVec<[(&Expr, &Expr); 16]> = smallvec::smallvec![(a, b)];
     let mut seen: SmallVec<[(*const ExprNode, *const ExprNode); 8]> = SmallVec::new();
     while let Some((a, b)) = stack.pop() {
@@ -126,80 +180,89 @@ fn same(a: &Expr, b: &Expr) -> bool {
             }
             seen.push(key);
         }
-        let bits = |v: &Option<f64>| v.map(f64::to_bits);
-        match (a.node(), b.node()) {
-            (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
-            (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
-            (ExprNode::Int(x), ExprNode::Int(y)) if x == y => {}
-            (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => stack.push((x, y)),
-            (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
-            (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}
-            (ExprNode::Subscript(x, i), ExprNode::Subscript(y, j)) if x == y && i == j => {}
-            (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) if p == q => stack.push((x, y)),
-            (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) if p == q => {
-                stack.extend([(x0, y0), (x1, y1)])
-            }
-            (ExprNode::Where(c, x0, x1), ExprNode::Where(d, y0, y1)) => {
-                stack.extend([(c, d), (x0, y0), (x1, y1)])
-            }
-            (
-                ExprNode::Reduce {
-                    op: p,
-                    axes: ax,
-                    arg: x,
-                    keepdims: kx,
-                    initial: ix,
-                },
-                ExprNode::Reduce {
-                    op: q,
-                    axes: ay,
-                    arg: y,
-                    keepdims: ky,
-                    initial: iy,
-                },
-            ) if p == q && ax == ay && kx == ky && bits(ix) == bits(iy) => stack.push((x, y)),
-            (
-                ExprNode::Mean {
-                    axes: ax,
-                    arg: x,
-                    keepdims: kx,
-                },
-                ExprNode::Mean {
-                    axes: ay,
-                    arg: y,
-                    keepdims: ky,
-                },
-            ) if ax == ay && kx == ky => stack.push((x, y)),
-            (
-                ExprNode::Scan {
-                    op: p,
-                    options: ox,
-                    arg: x,
-                },
-                ExprNode::Scan {
-                    op: q,
-                    options: oy,
-                    arg: y,
-                },
-            ) if p == q && ox == oy => stack.push((x, y)),
-            (
-                ExprNode::Contract {
-                    op: p,
-                    index: ix,
-                    reduced: rx,
-                    arg: x,
-                    initial: nx,
-                },
-                ExprNode::Contract {
-                    op: q,
-                    index: iy,
-                    reduced: ry,
-                    arg: y,
-                    initial: ny,
-                },
-            ) if p == q && ix == iy && rx == ry && bits(nx) == bits(ny) => stack.push((x, y)),
-            _ => return false,
+        if !shallow(a, b, &mut stack) {
+            return false;
         }
+    }
+    true
+}
+
+/// Whether the roots of `a` and `b` are the same operation with the same parameters (literals by
+/// bit pattern); their pairs of operands are added to `children`.
+fn shallow<'e>(a: &'e Expr, b: &'e Expr, children: &mut impl Extend<(&'e Expr, &'e Expr)>) -> bool {
+    let bits = |v: &Option<f64>| v.map(f64::to_bits);
+    match (a.node(), b.node()) {
+        (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
+        (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
+        (ExprNode::Int(x), ExprNode::Int(y)) if x == y => {}
+        (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => children.extend([(x, y)]),
+        (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
+        (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}
+        (ExprNode::Subscript(x, i), ExprNode::Subscript(y, j)) if x == y && i == j => {}
+        (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) if p == q => children.extend([(x, y)]),
+        (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) if p == q => {
+            children.extend([(x0, y0), (x1, y1)])
+        }
+        (ExprNode::Where(c, x0, x1), ExprNode::Where(d, y0, y1)) => {
+            children.extend([(c, d), (x0, y0), (x1, y1)])
+        }
+        (
+            ExprNode::Reduce {
+                op: p,
+                axes: ax,
+                arg: x,
+                keepdims: kx,
+                initial: ix,
+            },
+            ExprNode::Reduce {
+                op: q,
+                axes: ay,
+                arg: y,
+                keepdims: ky,
+                initial: iy,
+            },
+        ) if p == q && ax == ay && kx == ky && bits(ix) == bits(iy) => children.extend([(x, y)]),
+        (
+            ExprNode::Mean {
+                axes: ax,
+                arg: x,
+                keepdims: kx,
+            },
+            ExprNode::Mean {
+                axes: ay,
+                arg: y,
+                keepdims: ky,
+            },
+        ) if ax == ay && kx == ky => children.extend([(x, y)]),
+        (
+            ExprNode::Scan {
+                op: p,
+                options: ox,
+                arg: x,
+            },
+            ExprNode::Scan {
+                op: q,
+                options: oy,
+                arg: y,
+            },
+        ) if p == q && ox == oy => children.extend([(x, y)]),
+        (
+            ExprNode::Contract {
+                op: p,
+                index: ix,
+                reduced: rx,
+                arg: x,
+                initial: nx,
+            },
+            ExprNode::Contract {
+                op: q,
+                index: iy,
+                reduced: ry,
+                arg: y,
+                initial: ny,
+            },
+        ) if p == q && ix == iy && rx == ry && bits(nx) == bits(ny) => children.extend([(x, y)]),
+        _ => return false,
     }
     true
 }
