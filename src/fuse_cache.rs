@@ -133,13 +133,9 @@ fn same_small(a: &Expr, b: &Expr, budget: &mut u32) -> Option<bool> {
         return None;
     }
     *budget -= 1;
-    let mut children = Kids {
-        n: 0,
-        pairs: [(a, b); 3],
-    };
-    if !shallow(a, b, &mut children) {
+    let Some(children) = shallow(a, b) else {
         return Some(false);
-    }
+    };
     for &(x, y) in &children.pairs[..children.n] {
         if !same_small(x, y, budget)? {
             return Some(false);
@@ -154,12 +150,19 @@ struct Kids<'e> {
     pairs: [(&'e Expr, &'e Expr); 3],
 }
 
-impl<'e> Extend<(&'e Expr, &'e Expr)> for Kids<'e> {
-    fn extend<I: IntoIterator<Item = (&'e Expr, &'e Expr)>>(&mut self, pairs: I) {
-        for p in pairs {
-            self.pairs[self.n] = p;
-            self.n += 1;
-        }
+impl<'e> Kids<'e> {
+    fn push1(&mut self, x: &'e Expr, y: &'e Expr) {
+        self.pairs[0] = (x, y);
+        self.n = 1;
+    }
+    fn push2(&mut self, p: (&'e Expr, &'e Expr), q: (&'e Expr, &'e Expr)) {
+        self.pairs[0] = p;
+        self.pairs[1] = q;
+        self.n = 2;
+    }
+    fn push3(&mut self, p: (&'e Expr, &'e Expr), q: (&'e Expr, &'e Expr), r: (&'e Expr, &'e Expr)) {
+        self.pairs = [p, q, r];
+        self.n = 3;
     }
 }
 
@@ -180,31 +183,37 @@ fn same_walk(a: &Expr, b: &Expr) -> bool {
             }
             seen.push(key);
         }
-        if !shallow(a, b, &mut stack) {
+        let Some(children) = shallow(a, b) else {
             return false;
-        }
+        };
+        stack.extend_from_slice(&children.pairs[..children.n]);
     }
     true
 }
 
 /// Whether the roots of `a` and `b` are the same operation with the same parameters (literals by
 /// bit pattern); their pairs of operands are added to `children`.
-fn shallow<'e>(a: &'e Expr, b: &'e Expr, children: &mut impl Extend<(&'e Expr, &'e Expr)>) -> bool {
+#[inline]
+fn shallow<'e>(a: &'e Expr, b: &'e Expr) -> Option<Kids<'e>> {
+    let mut children = Kids {
+        n: 0,
+        pairs: [(a, b); 3],
+    };
     let bits = |v: &Option<f64>| v.map(f64::to_bits);
     match (a.node(), b.node()) {
         (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
         (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
         (ExprNode::Int(x), ExprNode::Int(y)) if x == y => {}
-        (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => children.extend([(x, y)]),
+        (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => children.push1(x, y),
         (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
         (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}
         (ExprNode::Subscript(x, i), ExprNode::Subscript(y, j)) if x == y && i == j => {}
-        (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) if p == q => children.extend([(x, y)]),
+        (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) if p == q => children.push1(x, y),
         (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) if p == q => {
-            children.extend([(x0, y0), (x1, y1)])
+            children.push2((x0, y0), (x1, y1))
         }
         (ExprNode::Where(c, x0, x1), ExprNode::Where(d, y0, y1)) => {
-            children.extend([(c, d), (x0, y0), (x1, y1)])
+            children.push3((c, d), (x0, y0), (x1, y1))
         }
         (
             ExprNode::Reduce {
@@ -221,7 +230,7 @@ fn shallow<'e>(a: &'e Expr, b: &'e Expr, children: &mut impl Extend<(&'e Expr, &
                 keepdims: ky,
                 initial: iy,
             },
-        ) if p == q && ax == ay && kx == ky && bits(ix) == bits(iy) => children.extend([(x, y)]),
+        ) if p == q && ax == ay && kx == ky && bits(ix) == bits(iy) => children.push1(x, y),
         (
             ExprNode::Mean {
                 axes: ax,
@@ -233,7 +242,7 @@ fn shallow<'e>(a: &'e Expr, b: &'e Expr, children: &mut impl Extend<(&'e Expr, &
                 arg: y,
                 keepdims: ky,
             },
-        ) if ax == ay && kx == ky => children.extend([(x, y)]),
+        ) if ax == ay && kx == ky => children.push1(x, y),
         (
             ExprNode::Scan {
                 op: p,
@@ -245,7 +254,7 @@ fn shallow<'e>(a: &'e Expr, b: &'e Expr, children: &mut impl Extend<(&'e Expr, &
                 options: oy,
                 arg: y,
             },
-        ) if p == q && ox == oy => children.extend([(x, y)]),
+        ) if p == q && ox == oy => children.push1(x, y),
         (
             ExprNode::Contract {
                 op: p,
@@ -261,10 +270,10 @@ fn shallow<'e>(a: &'e Expr, b: &'e Expr, children: &mut impl Extend<(&'e Expr, &
                 arg: y,
                 initial: ny,
             },
-        ) if p == q && ix == iy && rx == ry && bits(nx) == bits(ny) => children.extend([(x, y)]),
-        _ => return false,
+        ) if p == q && ix == iy && rx == ry && bits(nx) == bits(ny) => children.push1(x, y),
+        _ => return None,
     }
-    true
+    Some(children)
 }
 
 #[cfg(test)]

@@ -451,10 +451,24 @@ impl Prepared {
         inputs: &[(&str, ArrayArg<'_>)],
         targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
     ) -> Option<Result<()>> {
-        if inputs.len() > STACK_INPUTS {
-            return None;
+        // a smaller array for the common case is less to fill
+        if inputs.len() <= 4 {
+            self.update_on_stack::<A, D, 4>(inputs, targets)
+        } else if inputs.len() <= STACK_INPUTS {
+            self.update_on_stack::<A, D, STACK_INPUTS>(inputs, targets)
+        } else {
+            None
         }
-        let mut rest: [&[A]; STACK_INPUTS] = [&[]; STACK_INPUTS];
+    }
+
+    /// [`Prepared::update_named`] with at most `K` inputs on the stack.
+    #[inline]
+    fn update_on_stack<A: Float, D: Dimension, const K: usize>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+    ) -> Option<Result<()>> {
+        let mut rest: [&[A]; K] = [&[]; K];
         for (r, (_, a)) in rest.iter_mut().zip(inputs) {
             *r = A::slice_of(a)?;
         }
