@@ -9,7 +9,7 @@
 //! | several, into your arrays | `&mut [a.view_mut(), b.view_mut()]` | `()` |
 //! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])` | `()` |
 //!
-//! Every way goes through the runner's bindings ([`crate::bindings`]): a call whose signature (names
+//! Every way goes through the runner's bindings (`src/bindings.rs`): a call whose signature (names
 //! in order, dtypes, shapes, layouts) was seen before goes straight to the compiled code, after the
 //! checks on the caller's buffers. [`FusedRunner::run`], [`FusedRunner::run_into`],
 //! [`FusedRunner::run_many`], [`FusedRunner::run_into_many`] and [`FusedRunner::run_update`] are

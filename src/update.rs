@@ -11,7 +11,7 @@
 //! the particle step `p + v*dt; v*0.99 + g*dt` into `p` and `v`) where every result is a map of one
 //! kernel. There is one implementation: a float update on the JIT is bound to a handle of its call
 //! signature ([`crate::Prepared::update`], kept by the runner as its other calls are: see
-//! [`crate::bindings`]), whose compiled loop loads every input of a point before it stores any output
+//! `src/bindings.rs`), whose compiled loop loads every input of a point before it stores any output
 //! of that point; other element types, backends and layouts (a strided view) are computed from a
 //! copy of the inputs' previous values, with the same result.
 
