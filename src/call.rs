@@ -9,6 +9,10 @@
 //! | several, into your arrays | `&mut [a.view_mut(), b.view_mut()]` | `()` |
 //! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])` | `()` |
 //!
+//! By position, a handle bound once to its inputs' forms ([`FusedRunner::prepared`]) has the same
+//! call, [`Prepared::call`], with every way but [`InPlace`] ([`ResultsAt`]; a handle updates inputs
+//! on slices, [`Prepared::update`]).
+//!
 //! Every way goes through the runner's bindings (`src/bindings.rs`): a call whose signature (names
 //! in order, dtypes, shapes, layouts) was seen before goes straight to the compiled code, after the
 //! checks on the caller's buffers. [`FusedRunner::run`], [`FusedRunner::run_into`],
@@ -17,8 +21,17 @@
 
 use crate::array::{ArrayArg, Element, Float, Output};
 use crate::error::Result;
+use crate::prepared::Prepared;
 use crate::runner::FusedRunner;
 use ndarray::{ArrayViewMut, Dimension};
+
+/// Where the results of [`Prepared::call`] go (inputs by position): every way of [`Results`] but
+/// [`InPlace`], which a handle does on slices ([`Prepared::update`]).
+pub trait ResultsAt: Results {
+    /// Runs `handle` on `inputs` (in the order bound) and delivers the results here.
+    #[doc(hidden)]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<Self::Out>;
+}
 
 /// Where the results of [`FusedRunner::call`] go, and what the call returns (see the module doc).
 /// Implemented by [`Fresh`], [`FreshAll`], a mutable view of float elements (one result into it),
@@ -76,11 +89,24 @@ impl Results for Fresh {
     }
 }
 
+impl ResultsAt for Fresh {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<Output> {
+        handle.run(inputs)
+    }
+}
+
 impl sealed::Sealed for FreshAll {}
 impl Results for FreshAll {
     type Out = Vec<Output>;
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
         runner.compiled.run_many(inputs)
+    }
+}
+
+impl ResultsAt for FreshAll {
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<Vec<Output>> {
+        handle.run_all(inputs)
     }
 }
 
@@ -93,6 +119,13 @@ impl<A: Float, D: Dimension> Results for ArrayViewMut<'_, A, D> {
     }
 }
 
+impl<A: Float, D: Dimension> ResultsAt for ArrayViewMut<'_, A, D> {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        handle.run_into(inputs, self)
+    }
+}
+
 impl<A: Float, D: Dimension> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>] {}
 impl<A: Float, D: Dimension> Results for &mut [ArrayViewMut<'_, A, D>] {
     type Out = ();
@@ -102,12 +135,26 @@ impl<A: Float, D: Dimension> Results for &mut [ArrayViewMut<'_, A, D>] {
     }
 }
 
+impl<A: Float, D: Dimension> ResultsAt for &mut [ArrayViewMut<'_, A, D>] {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        handle.run_into_many(inputs, self)
+    }
+}
+
 impl<A: Float, D: Dimension, const N: usize> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>; N] {}
 impl<A: Float, D: Dimension, const N: usize> Results for &mut [ArrayViewMut<'_, A, D>; N] {
     type Out = ();
     #[inline]
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
         runner.deliver_several(inputs, &mut self[..])
+    }
+}
+
+impl<A: Float, D: Dimension, const N: usize> ResultsAt for &mut [ArrayViewMut<'_, A, D>; N] {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        handle.run_into_many(inputs, &mut self[..])
     }
 }
 
@@ -150,5 +197,33 @@ impl FusedRunner {
     #[inline]
     pub fn call<R: Results>(&self, inputs: &[(&str, ArrayArg<'_>)], to: R) -> Result<R::Out> {
         to.deliver(self, inputs)
+    }
+}
+
+impl Prepared {
+    /// [`FusedRunner::call`] by position: `inputs` in the order the handle was bound with, of the
+    /// dtypes, shapes and layouts it was bound with (checked), the results delivered where `to`
+    /// says ([`Fresh`], [`FreshAll`], your array, one array per result). In place, a handle updates
+    /// slices: [`Prepared::update`].
+    ///
+    /// ```
+    /// use kiln::{Fresh, FusedRunner};
+    /// use ndarray::{Array1, array};
+    /// let r = FusedRunner::compile_text("x*2 + y")?;
+    /// let (x, y) = (array![1.0, 2.0], array![10.0, 20.0]);
+    /// let h = r.prepared(&[("x", (&x).into()), ("y", (&y).into())])?;
+    /// let mut out = Array1::<f64>::zeros(2);
+    /// h.call(&[(&x).into(), (&y).into()], out.view_mut())?;
+    /// assert_eq!(h.call(&[(&x).into(), (&y).into()], Fresh)?.into_f64(), out.into_dyn());
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A count of inputs other than the bound one, an input of another dtype or shape than bound
+    /// (the error names its position and name), an output that does not fit its result, and the
+    /// errors of [`FusedRunner::call`].
+    #[inline]
+    pub fn call<R: ResultsAt>(&self, inputs: &[ArrayArg<'_>], to: R) -> Result<R::Out> {
+        to.deliver_at(self, inputs)
     }
 }

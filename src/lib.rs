@@ -46,7 +46,7 @@ pub use backend::{
     Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, Interpreter, OutSlice,
     RunCtx,
 };
-pub use call::{Fresh, FreshAll, InPlace, Results};
+pub use call::{Fresh, FreshAll, InPlace, Results, ResultsAt};
 pub use error::{Error, Result};
 pub use explain::{Engine, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};

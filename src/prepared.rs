@@ -731,6 +731,15 @@ impl Prepared {
         Some(Ok(A::scalar_output(v)))
     }
 
+    /// Runs and returns every result, fresh (the runner's stage loop, without the names).
+    ///
+    /// # Errors
+    /// As [`Prepared::run`].
+    pub(crate) fn run_all(&self, inputs: &[ArrayArg<'_>]) -> Result<Vec<Output>> {
+        self.check(inputs)?;
+        self.with_user(inputs, |user| self.runner.run_many_bound(user))
+    }
+
     /// Calls `f` with the inputs in the runner's order.
     fn with_user<'a, R, I: Args<'a> + ?Sized>(
         &self,

@@ -179,3 +179,34 @@ fn a_bad_update_is_an_error_and_writes_nothing() {
     assert!(matches!(e, Error::Output(_)), "{e}");
     assert!(m.iter().all(|&v| v == 0.0));
 }
+
+#[test]
+fn a_handle_calls_by_position_with_the_same_bits() {
+    let r = FusedRunner::compile_text("a*x + y*y; x - y").unwrap();
+    let one = FusedRunner::compile_text("a*x + y*y").unwrap();
+    let (a, x, y) = (arr0(1.5), data(40, 1.0), data(40, 2.0));
+    let named = [("a", (&a).into()), ("x", (&x).into()), ("y", (&y).into())];
+    let want = r.call(&named, FreshAll).unwrap();
+    let h = r.prepared(&named).unwrap();
+    let h1 = one.prepared(&named).unwrap();
+    let at = [(&a).into(), (&x).into(), (&y).into()];
+    for _ in 0..3 {
+        assert_eq!(h.call(&at, FreshAll).unwrap(), want);
+        assert_eq!(h1.call(&at, Fresh).unwrap(), want[0]);
+        let mut out = Array1::<f64>::zeros(40);
+        h1.call(&at, out.view_mut()).unwrap();
+        assert_eq!(kiln::Output::F64(out.into_dyn()), want[0]);
+        let (mut o0, mut o1) = (Array1::<f64>::zeros(40), Array1::<f64>::zeros(40));
+        h.call(&at, &mut [o0.view_mut(), o1.view_mut()]).unwrap();
+        assert_eq!(kiln::Output::F64(o0.into_dyn()), want[0]);
+        assert_eq!(kiln::Output::F64(o1.into_dyn()), want[1]);
+    }
+    // a count or a shape other than bound: an error that names the input
+    let e = h.call(&at[..2], FreshAll).unwrap_err();
+    assert!(e.to_string().contains("2 inputs given, 3 bound"), "{e}");
+    let short = data(39, 2.0);
+    let e = h1
+        .call(&[(&a).into(), (&x).into(), (&short).into()], Fresh)
+        .unwrap_err();
+    assert!(e.to_string().contains("input 2 ('y')"), "{e}");
+}
