@@ -6,7 +6,7 @@
 //! the unfused ndarray expression. `particle` is the prepared
 //! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
 //! and `v`), `particle-ordinary` the same step by two runners' `run_into` by name, `particle-fuse`
-//! by two `fuse_assign` calls, `particle-plain` the plain `Zip` loop they are compared with; a third argument gives
+//! by two `fuse_assign` calls, `particle-call` by one runner's `call` with `InPlace` into `p` and `v`, `particle-plain` the plain `Zip` loop they are compared with; a third argument gives
 //! their n (`particle 10000 4096`).
 
 use kiln::{ArrayArg, FusedRunner};
@@ -38,6 +38,9 @@ fn main() -> kiln::Result<()> {
         }
         black_box((&p, &v));
         return Ok(());
+    }
+    if which == "particle-call" {
+        return particle_call(calls, n);
     }
     if which == "particle-ordinary" {
         return particle_ordinary(calls, n);
@@ -177,6 +180,24 @@ fn particle_ordinary(calls: usize, n: usize) -> kiln::Result<()> {
         )?;
         std::mem::swap(&mut p, &mut pn);
         std::mem::swap(&mut v, &mut vn);
+    }
+    black_box((&p, &v));
+    Ok(())
+}
+
+/// One step of the particle program per call through the one call: one runner of both results,
+/// `call` with `InPlace` into `p` and `v`.
+fn particle_call(calls: usize, n: usize) -> kiln::Result<()> {
+    let mut p = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
+    let mut v = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
+    let (dt, g) = (arr0(0.001), arr0(-9.81));
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?;
+    // one step more than asked: the signature bound, whatever the count
+    for _ in 0..=calls {
+        step.call(
+            black_box(&[("dt", (&dt).into()), ("g", (&g).into())]),
+            kiln::InPlace(&mut [("p", p.view_mut()), ("v", v.view_mut())]),
+        )?;
     }
     black_box((&p, &v));
     Ok(())

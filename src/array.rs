@@ -137,15 +137,14 @@ pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     ) -> bool {
         false
     }
-    /// Runs `runner`'s in-place update of input `name` into `target` on the float path (the JIT
-    /// reading and writing the one buffer where it can), for the float types; None for the others,
-    /// which [`crate::FusedRunner::run_update`] computes from a copy of the previous values.
+    /// Runs `runner`'s in-place update of the inputs `targets` on the float path (the JIT reading
+    /// and writing the one buffer where it can), for the float types; None for the others, which
+    /// [`crate::FusedRunner::run_update`] computes from a copy of the previous values.
     #[doc(hidden)]
-    fn run_update_float(
+    fn run_update_float<D: Dimension>(
         _runner: &crate::FusedRunner,
-        _name: &str,
         _inputs: &[(&str, ArrayArg<'_>)],
-        _target: ndarray::ArrayViewMutD<'_, Self>,
+        _targets: &mut [(&str, ndarray::ArrayViewMut<'_, Self, D>)],
     ) -> Option<Result<()>> {
         None
     }
@@ -164,17 +163,16 @@ mod element_sealed {
 
 macro_rules! element {
     ($t:ty, $variant:ident, $convert:expr, $direct:expr) => {
-        element!($t, $variant, $convert, $direct, |_, _, _, _| None);
+        element!($t, $variant, $convert, $direct, no_update);
     };
     ($t:ty, $variant:ident, $convert:expr, $direct:expr, $update:expr) => {
         impl Element for $t {
-            fn run_update_float(
+            fn run_update_float<D: Dimension>(
                 runner: &crate::FusedRunner,
-                name: &str,
                 inputs: &[(&str, ArrayArg<'_>)],
-                target: ndarray::ArrayViewMutD<'_, $t>,
+                targets: &mut [(&str, ndarray::ArrayViewMut<'_, $t, D>)],
             ) -> Option<Result<()>> {
-                $update(runner, name, inputs, target)
+                $update(runner, inputs, targets)
             }
             fn convert_output(out: Output) -> Result<ArrayD<$t>> {
                 $convert(out)
@@ -227,17 +225,24 @@ fn refuse<T>(out: &Output, to: ElemType) -> Result<ArrayD<T>> {
     )))
 }
 
-fn update_float<T: Float>(
-    runner: &crate::FusedRunner,
-    name: &str,
-    inputs: &[(&str, ArrayArg<'_>)],
-    target: ndarray::ArrayViewMutD<'_, T>,
+fn no_update<T, D: Dimension>(
+    _: &crate::FusedRunner,
+    _: &[(&str, ArrayArg<'_>)],
+    _: &mut [(&str, ndarray::ArrayViewMut<'_, T, D>)],
 ) -> Option<Result<()>> {
-    Some(runner.run_update_float(name, inputs, target))
+    None
 }
 
-element!(f64, F64, f64::from_output, direct::<f64>, update_float::<f64>);
-element!(f32, F32, f32::from_output, direct::<f32>, update_float::<f32>);
+fn update_float<T: Float, D: Dimension>(
+    runner: &crate::FusedRunner,
+    inputs: &[(&str, ArrayArg<'_>)],
+    targets: &mut [(&str, ndarray::ArrayViewMut<'_, T, D>)],
+) -> Option<Result<()>> {
+    Some(runner.update_float(inputs, targets))
+}
+
+element!(f64, F64, f64::from_output, direct::<f64>, update_float);
+element!(f32, F32, f32::from_output, direct::<f32>, update_float);
 element!(
     i64,
     I64,

@@ -8,17 +8,19 @@
 //! handle, which calls the compiled code (see [`crate::prepared`]): a comparison of the names and
 //! forms, no lock for the first signature bound (one uncontended lock for the others), no hashing, and no allocation for a map or scan into a given output.
 //!
-//! A call with a new signature binds it: `run` keeps the handle its run made (one run, as before),
-//! `run_into` binds one without running where the expression is one kernel (several kernels are
-//! bound by the next `run`); `run_into_many` binds with a second run on a new signature (several
-//! results: [`FusedRunner::prepared`](crate::FusedRunner::prepared)). [`FusedRunner::run_update`](crate::FusedRunner::run_update) (and so `fuse_assign`) keeps update
-//! handles alike ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) of the one updated input, bound without a run):
-//! a repeated update of the same signature calls [`Prepared::update`]. Everything a call checks on the caller's buffers (count, dtypes,
-//! shapes, layouts, the output's fit) is checked at every call, bound or not.
+//! A call with a new signature binds it: a fresh result ([`crate::Fresh`]) keeps the handle its run
+//! made (one run, as before); one result into your array binds one without running where the
+//! expression is one kernel (several kernels are bound by the next fresh call); several results into
+//! your arrays bind with a run first ([`FusedRunner::prepared`](crate::FusedRunner::prepared)), then
+//! call the handle. An in-place update ([`crate::InPlace`], [`FusedRunner::run_update`](crate::FusedRunner::run_update), so
+//! `fuse_assign`) keeps update handles alike ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) of the updated
+//! inputs, bound last; without a run where the plan is one kernel), and also keeps a handle that
+//! cannot update in one pass, so that a repeated call of its signature goes straight to the copying
+//! update. Everything a call checks on the caller's buffers (count, dtypes, shapes, layouts, the
+//! outputs' fit) is checked at every call, bound or not.
 
 use crate::array::ArrayArg;
 use crate::prepared::Prepared;
-use kiln_ir::ElemType;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -29,8 +31,7 @@ const KEPT: usize = 4;
 #[derive(Debug, Default)]
 pub(crate) struct Bindings {
     runs: Kept,
-    /// The update handles of [`FusedRunner::run_update`](crate::FusedRunner::run_update)'s signatures (the updated input bound
-    /// last).
+    /// The update handles of in-place calls' signatures (the updated inputs bound last).
     updates: Kept,
 }
 
@@ -90,17 +91,13 @@ impl Bindings {
         self.runs.keep(handle);
     }
 
-    /// The update handle bound to an update of `name` (C-contiguous, of `dtype` and `shape`) from
-    /// `inputs`, if one is kept.
-    pub(crate) fn find_update(
+    /// The update handle bound to an update of `targets` from `inputs`, if one is kept.
+    pub(crate) fn find_update<A: crate::Element, D: ndarray::Dimension>(
         &self,
-        name: &str,
         inputs: &[(&str, ArrayArg<'_>)],
-        dtype: ElemType,
-        shape: &[usize],
+        targets: &[(&str, ndarray::ArrayViewMut<'_, A, D>)],
     ) -> Option<Bound<'_>> {
-        self.updates
-            .find(|p| p.accepts_update(name, inputs, dtype, shape))
+        self.updates.find(|p| p.accepts_update(inputs, targets))
     }
 
     /// Keeps an update handle.

@@ -585,15 +585,6 @@ impl Compiled {
         Ok((spec, temps))
     }
 
-    /// The last stage's arguments.
-    pub(crate) fn last_args<'t>(
-        &self,
-        user: &[&'t ArrayArg<'_>],
-        temps: &'t [Temp],
-    ) -> Result<Vec<ArrayArg<'t>>> {
-        stage_args(&self.pipeline, self.pipeline.last(), user, temps)
-    }
-
     /// Runs stage `k` on `args` as an earlier stage: its result, as the later stages read it.
     pub(crate) fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
         if let Passes::Apart { shape, axes } = self.passes(k, args)? {

@@ -131,7 +131,20 @@ impl Expr {
     /// An input array named by a static string: no allocation for the name (the `fuse` closures'
     /// `x0`, `x1`, ..., and `self`, built at every call).
     pub(crate) fn input_static(name: &'static str) -> Expr {
-        Expr::new(ExprNode::Input(std::borrow::Cow::Borrowed(name)))
+        // one node per name and thread, shared by every expression that names it (the `fuse` front
+        // end's `self`, `x0`, `x1`, ... at every call): no allocation, and the call-site cache
+        // compares it to the one its cached expression holds by address
+        STATIC_INPUTS.with(|inputs| {
+            let mut inputs = inputs.borrow_mut();
+            if let Some((_, e)) = inputs.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
+                return e.clone();
+            }
+            let e = Expr::new(ExprNode::Input(std::borrow::Cow::Borrowed(name)));
+            if inputs.len() < STATIC_KEPT {
+                inputs.push((name, e.clone()));
+            }
+            e
+        })
     }
 
     /// A constant. It does not widen f32 inputs: it is rounded to the kernel's dtype.
@@ -749,7 +762,12 @@ impl Drop for Expr {
 /// Levels of an expression dropped by recursion before the heap stack takes over.
 const DROP_DEPTH: u32 = 128;
 
+/// How many input nodes of static names a thread keeps ([`Expr::input_static`]).
+const STATIC_KEPT: usize = 32;
+
 thread_local! {
+    /// The input nodes of static names this thread made, by the name's address.
+    static STATIC_INPUTS: std::cell::RefCell<Vec<(&'static str, Expr)>> = const { std::cell::RefCell::new(Vec::new()) };
     /// How many levels of [`Expr::drop`] this thread is inside.
     static DROPPING: Cell<u32> = const { Cell::new(0) };
 }

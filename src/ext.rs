@@ -54,13 +54,9 @@ const NAMES: [&str; 16] = [
     "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15",
 ];
 
-fn names(n: usize) -> Vec<std::borrow::Cow<'static, str>> {
-    (0..n)
-        .map(|i| match NAMES.get(i) {
-            Some(s) => std::borrow::Cow::Borrowed(*s),
-            None => std::borrow::Cow::Owned(format!("x{i}")),
-        })
-        .collect()
+/// The names of inputs past the 16th (allocated; empty for `n` <= 16).
+fn more_names(n: usize) -> Vec<String> {
+    (NAMES.len()..n).map(|i| format!("x{i}")).collect()
 }
 
 /// Fuses a closure over one array into one kernel.
@@ -272,8 +268,10 @@ fn bound_slice<'a, R>(
     args: impl ExactSizeIterator<Item = ArrayArg<'a>>,
     f: impl FnOnce(&[(&str, ArrayArg<'_>)]) -> R,
 ) -> R {
-    let names = names(args.len());
-    let bound: Vec<(&str, ArrayArg<'_>)> = names.iter().map(|n| &**n).zip(args).collect();
+    let more = more_names(args.len());
+    let names = NAMES.iter().copied().chain(more.iter().map(String::as_str));
+    // on the stack for up to 8 inputs (no allocation a call)
+    let bound: smallvec::SmallVec<[(&str, ArrayArg<'_>); 8]> = names.zip(args).collect();
     f(&bound)
 }
 

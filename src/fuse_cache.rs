@@ -112,7 +112,64 @@ fn cached(
 /// deep chain does not overflow the stack); a pair of shared subtrees is compared once, so a DAG that
 /// doubles at every level costs its size, not its unfolded size.
 fn same(a: &Expr, b: &Expr) -> bool {
-    // on the stack for the small trees of a closure (no allocation a call), on the heap beyond
+    // the small trees a closure builds: by recursion, nothing to allocate or remember; a large or
+    // shared expression (a DAG that doubles at every level) takes the iterative walk
+    let mut budget = SMALL;
+    match same_small(a, b, &mut budget) {
+        Some(same) => same,
+        None => same_walk(a, b),
+    }
+}
+
+/// Nodes [`same_small`] compares before it leaves an expression to [`same_walk`].
+const SMALL: u32 = 64;
+
+/// [`same`] by recursion over at most `budget` node pairs; None where the budget runs out.
+fn same_small(a: &Expr, b: &Expr, budget: &mut u32) -> Option<bool> {
+    if a.ptr() == b.ptr() {
+        return Some(true);
+    }
+    if *budget == 0 {
+        return None;
+    }
+    *budget -= 1;
+    let Some(children) = shallow(a, b) else {
+        return Some(false);
+    };
+    for &(x, y) in &children.pairs[..children.n] {
+        if !same_small(x, y, budget)? {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// The operand pairs of one node pair (at most three: `where`), in place.
+struct Kids<'e> {
+    n: usize,
+    pairs: [(&'e Expr, &'e Expr); 3],
+}
+
+impl<'e> Kids<'e> {
+    fn push1(&mut self, x: &'e Expr, y: &'e Expr) {
+        self.pairs[0] = (x, y);
+        self.n = 1;
+    }
+    fn push2(&mut self, p: (&'e Expr, &'e Expr), q: (&'e Expr, &'e Expr)) {
+        self.pairs[0] = p;
+        self.pairs[1] = q;
+        self.n = 2;
+    }
+    fn push3(&mut self, p: (&'e Expr, &'e Expr), q: (&'e Expr, &'e Expr), r: (&'e Expr, &'e Expr)) {
+        self.pairs = [p, q, r];
+        self.n = 3;
+    }
+}
+
+/// [`same`] by an iterative walk (a deep chain does not overflow the stack) that compares a pair of
+/// shared subtrees once.
+fn same_walk(a: &Expr, b: &Expr) -> bool {
+    // on the stack for small trees, on the heap beyond
     let mut stack: SmallVec<[(&Expr, &Expr); 16]> = smallvec::smallvec![(a, b)];
     let mut seen: SmallVec<[(*const ExprNode, *const ExprNode); 8]> = SmallVec::new();
     while let Some((a, b)) = stack.pop() {
@@ -126,82 +183,97 @@ fn same(a: &Expr, b: &Expr) -> bool {
             }
             seen.push(key);
         }
-        let bits = |v: &Option<f64>| v.map(f64::to_bits);
-        match (a.node(), b.node()) {
-            (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
-            (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
-            (ExprNode::Int(x), ExprNode::Int(y)) if x == y => {}
-            (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => stack.push((x, y)),
-            (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
-            (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}
-            (ExprNode::Subscript(x, i), ExprNode::Subscript(y, j)) if x == y && i == j => {}
-            (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) if p == q => stack.push((x, y)),
-            (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) if p == q => {
-                stack.extend([(x0, y0), (x1, y1)])
-            }
-            (ExprNode::Where(c, x0, x1), ExprNode::Where(d, y0, y1)) => {
-                stack.extend([(c, d), (x0, y0), (x1, y1)])
-            }
-            (
-                ExprNode::Reduce {
-                    op: p,
-                    axes: ax,
-                    arg: x,
-                    keepdims: kx,
-                    initial: ix,
-                },
-                ExprNode::Reduce {
-                    op: q,
-                    axes: ay,
-                    arg: y,
-                    keepdims: ky,
-                    initial: iy,
-                },
-            ) if p == q && ax == ay && kx == ky && bits(ix) == bits(iy) => stack.push((x, y)),
-            (
-                ExprNode::Mean {
-                    axes: ax,
-                    arg: x,
-                    keepdims: kx,
-                },
-                ExprNode::Mean {
-                    axes: ay,
-                    arg: y,
-                    keepdims: ky,
-                },
-            ) if ax == ay && kx == ky => stack.push((x, y)),
-            (
-                ExprNode::Scan {
-                    op: p,
-                    options: ox,
-                    arg: x,
-                },
-                ExprNode::Scan {
-                    op: q,
-                    options: oy,
-                    arg: y,
-                },
-            ) if p == q && ox == oy => stack.push((x, y)),
-            (
-                ExprNode::Contract {
-                    op: p,
-                    index: ix,
-                    reduced: rx,
-                    arg: x,
-                    initial: nx,
-                },
-                ExprNode::Contract {
-                    op: q,
-                    index: iy,
-                    reduced: ry,
-                    arg: y,
-                    initial: ny,
-                },
-            ) if p == q && ix == iy && rx == ry && bits(nx) == bits(ny) => stack.push((x, y)),
-            _ => return false,
-        }
+        let Some(children) = shallow(a, b) else {
+            return false;
+        };
+        stack.extend_from_slice(&children.pairs[..children.n]);
     }
     true
+}
+
+/// Whether the roots of `a` and `b` are the same operation with the same parameters (literals by
+/// bit pattern); their pairs of operands are added to `children`.
+#[inline]
+fn shallow<'e>(a: &'e Expr, b: &'e Expr) -> Option<Kids<'e>> {
+    let mut children = Kids {
+        n: 0,
+        pairs: [(a, b); 3],
+    };
+    let bits = |v: &Option<f64>| v.map(f64::to_bits);
+    match (a.node(), b.node()) {
+        (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
+        (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
+        (ExprNode::Int(x), ExprNode::Int(y)) if x == y => {}
+        (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => children.push1(x, y),
+        (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
+        (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}
+        (ExprNode::Subscript(x, i), ExprNode::Subscript(y, j)) if x == y && i == j => {}
+        (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) if p == q => children.push1(x, y),
+        (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) if p == q => {
+            children.push2((x0, y0), (x1, y1))
+        }
+        (ExprNode::Where(c, x0, x1), ExprNode::Where(d, y0, y1)) => {
+            children.push3((c, d), (x0, y0), (x1, y1))
+        }
+        (
+            ExprNode::Reduce {
+                op: p,
+                axes: ax,
+                arg: x,
+                keepdims: kx,
+                initial: ix,
+            },
+            ExprNode::Reduce {
+                op: q,
+                axes: ay,
+                arg: y,
+                keepdims: ky,
+                initial: iy,
+            },
+        ) if p == q && ax == ay && kx == ky && bits(ix) == bits(iy) => children.push1(x, y),
+        (
+            ExprNode::Mean {
+                axes: ax,
+                arg: x,
+                keepdims: kx,
+            },
+            ExprNode::Mean {
+                axes: ay,
+                arg: y,
+                keepdims: ky,
+            },
+        ) if ax == ay && kx == ky => children.push1(x, y),
+        (
+            ExprNode::Scan {
+                op: p,
+                options: ox,
+                arg: x,
+            },
+            ExprNode::Scan {
+                op: q,
+                options: oy,
+                arg: y,
+            },
+        ) if p == q && ox == oy => children.push1(x, y),
+        (
+            ExprNode::Contract {
+                op: p,
+                index: ix,
+                reduced: rx,
+                arg: x,
+                initial: nx,
+            },
+            ExprNode::Contract {
+                op: q,
+                index: iy,
+                reduced: ry,
+                arg: y,
+                initial: ny,
+            },
+        ) if p == q && ix == iy && rx == ry && bits(nx) == bits(ny) => children.push1(x, y),
+        _ => return None,
+    }
+    Some(children)
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 pub mod array;
 pub mod backend;
 mod bindings;
+pub mod call;
 mod compiled;
 pub mod contract;
 pub mod error;
@@ -45,6 +46,7 @@ pub use backend::{
     Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, Interpreter, OutSlice,
     RunCtx,
 };
+pub use call::{Fresh, FreshAll, InPlace, Results, ResultsAt};
 pub use error::{Error, Result};
 pub use explain::{Engine, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};

@@ -10,7 +10,7 @@
 //! elements and `y` of 4 by 3), each map runs as the kernel of its own stage: the results are what
 //! separate runners would give, either way.
 
-use crate::array::{ArrayArg, Float, Output};
+use crate::array::{ArrayArg, Output};
 use crate::backend::RunCtx;
 use crate::compiled::{Compiled, Temp, stage_args, temp_arg};
 use crate::error::{Error, Result};
@@ -19,7 +19,7 @@ use crate::expr::Expr;
 use crate::program::{Fused, Pipeline, Source, Work};
 use kiln_ir::Start;
 use kiln_ir::shape::broadcast_shapes;
-use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
+use ndarray::{ArrayD, IxDyn};
 use std::sync::Arc;
 
 impl Compiled {
@@ -57,51 +57,6 @@ impl Compiled {
     pub fn run_many(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
         let user = bind(self.input_names(), inputs)?;
         self.run_many_bound(&user)
-    }
-
-    /// Runs into `outs`, one C-contiguous array per result, each of its result's shape and of float
-    /// type `A`.
-    ///
-    /// # Errors
-    /// As [`FusedRunner::run_many`](crate::FusedRunner::run_many), a count of outputs other than the results', and an output that
-    /// does not fit its result (its position says which).
-    pub fn run_into_many<A: Float, D: Dimension>(
-        &self,
-        inputs: &[(&str, ArrayArg<'_>)],
-        outs: &mut [ArrayViewMut<'_, A, D>],
-    ) -> Result<()> {
-        if outs.len() != self.n_results() {
-            return Err(Error::Output(format!(
-                "{} outputs given for {} results",
-                outs.len(),
-                self.n_results()
-            )));
-        }
-        let results = self.run_many(inputs)?;
-        for (i, (r, out)) in results.into_iter().zip(outs.iter_mut()).enumerate() {
-            let got = match r {
-                Output::F64(a) if A::DTYPE == kiln_ir::DType::F64 => A::from_output(Output::F64(a))?,
-                Output::F32(a) if A::DTYPE == kiln_ir::DType::F32 => A::from_output(Output::F32(a))?,
-                other => {
-                    return Err(Error::Output(format!(
-                        "result {i} is {} but output {i} is {}",
-                        other.dtype_name(),
-                        A::DTYPE
-                    )));
-                }
-            };
-            if got.shape() != out.shape() {
-                return Err(Error::Output(format!(
-                    "result {i} has shape {:?} but output {i} has shape {:?}",
-                    got.shape(),
-                    out.shape()
-                )));
-            }
-            out.as_slice_mut()
-                .ok_or_else(|| Error::Output(format!("output {i} is not C-contiguous")))?
-                .copy_from_slice(got.as_slice().expect("a fresh result is C-contiguous"));
-        }
-        Ok(())
     }
 
     /// [`FusedRunner::run_many`](crate::FusedRunner::run_many) on the inputs in the order of [`FusedRunner::input_names`](crate::FusedRunner::input_names).

@@ -390,43 +390,24 @@ impl Prepared {
                 .all(|((name, a), f)| f.accepts(name, a))
     }
 
-    /// Whether an in-place update's call (`inputs`, then the updated input `name` as the C-contiguous
-    /// `target` of dtype `dtype` and shape `shape`) is the one this update handle was bound with:
-    /// the test of the runner's update bindings ([`crate::bindings`]).
-    pub(crate) fn accepts_update(
+    /// Whether an in-place update's call (`inputs`, then the updated inputs `targets`, bound last in
+    /// their order) is the one this handle was bound with, names, dtypes, shapes and layouts: the
+    /// test of the runner's update bindings ([`crate::bindings`]).
+    pub(crate) fn accepts_update<A: crate::Element, D: Dimension>(
         &self,
-        name: &str,
         inputs: &[(&str, ArrayArg<'_>)],
-        dtype: kiln_ir::ElemType,
-        shape: &[usize],
+        targets: &[(&str, ArrayViewMut<'_, A, D>)],
     ) -> bool {
-        let Some((last, rest)) = self.forms.split_last() else {
-            return false;
-        };
-        inputs.len() == rest.len()
-            && same(name.as_bytes(), last.name.as_bytes())
-            && last.dtype == dtype
-            && last.standard
-            && same(shape, &last.shape)
-            && inputs.iter().zip(rest).all(|((n, a), f)| f.accepts(n, a))
-    }
-
-    /// [`Prepared::update`] of the one updated input (bound last), `target`, from the other inputs
-    /// of a named call in the bound order; None where an input is not a C-contiguous array of `A`
-    /// (the caller then runs the general update).
-    pub(crate) fn update_named<A: Float>(
-        &self,
-        inputs: &[(&str, ArrayArg<'_>)],
-        target: &mut [A],
-    ) -> Option<Result<()>> {
-        if inputs.len() > STACK_INPUTS {
-            return None;
-        }
-        let mut rest: [&[A]; STACK_INPUTS] = [&[]; STACK_INPUTS];
-        for (r, (_, a)) in rest.iter_mut().zip(inputs) {
-            *r = A::slice_of(a)?;
-        }
-        Some(self.update(&mut [target], &rest[..inputs.len()]))
+        let n = inputs.len();
+        self.forms.len() == n + targets.len()
+            && inputs
+                .iter()
+                .zip(&self.forms)
+                .all(|((name, a), f)| f.accepts(name, a))
+            && targets
+                .iter()
+                .zip(&self.forms[n..])
+                .all(|((name, t), f)| f.accepts(name, &A::arg(t.view())))
     }
 
     /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.
@@ -748,6 +729,15 @@ impl Prepared {
             Err(e) => return Some(Err(e.into())),
         };
         Some(Ok(A::scalar_output(v)))
+    }
+
+    /// Runs and returns every result, fresh (the runner's stage loop, without the names).
+    ///
+    /// # Errors
+    /// As [`Prepared::run`].
+    pub(crate) fn run_all(&self, inputs: &[ArrayArg<'_>]) -> Result<Vec<Output>> {
+        self.check(inputs)?;
+        self.with_user(inputs, |user| self.runner.run_many_bound(user))
     }
 
     /// Calls `f` with the inputs in the runner's order.

@@ -208,14 +208,36 @@ impl FusedRunner {
         self.compiled.memory_order(inputs)
     }
 
-    /// Runs the kernel. Inputs are bound by name; names the expression does not use are ignored.
-    /// A call whose signature (names in order, dtypes, shapes, layouts) is one of the last few goes
-    /// straight to the handle bound to it; every check on the inputs still runs.
+    /// Runs the kernel: [`FusedRunner::call`] with [`crate::Fresh`]. Inputs are bound by name;
+    /// names the expression does not use are ignored.
     ///
     /// # Errors
     /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
     /// argmin or argmax over an empty extent (without `initial`), a size overflow, or a backend failure.
+    #[inline]
     pub fn run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
+        self.fresh(inputs)
+    }
+
+    /// Runs the expression into `out`: [`FusedRunner::call`] with `out`, which must be
+    /// C-contiguous, of the result's shape and of the kernel's float dtype. An elementwise or scan
+    /// last kernel writes straight into it (no allocation for the result); a reduction's result is
+    /// copied in.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`], and if `out` does not fit the result.
+    #[inline]
+    pub fn run_into<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        self.deliver_one(inputs, out)
+    }
+
+    /// The one fresh result of a call ([`crate::Fresh`]): a repeated signature goes straight to its
+    /// bound handle; a new one runs and keeps the handle the run made.
+    pub(crate) fn fresh(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
         if let Some(handle) = self.bindings.find(inputs) {
             return handle.run_checked(inputs);
         }
@@ -225,14 +247,10 @@ impl FusedRunner {
         Ok(out)
     }
 
-    /// Runs the expression into `out`, which must be C-contiguous, of the result's shape and of the
-    /// kernel's float dtype. An elementwise or scan last kernel writes straight into it (no allocation
-    /// for the result); a reduction's result is copied in. A repeated signature goes straight to
-    /// its bound handle, as [`FusedRunner::run`].
-    ///
-    /// # Errors
-    /// As [`FusedRunner::run`], and if `out` does not fit the result.
-    pub fn run_into<A: Float, D: Dimension>(
+    /// The one result of a call into `out`: a repeated signature goes straight to its bound handle;
+    /// a new one runs, and a one-kernel signature is bound (several kernels are bound by the next
+    /// fresh call).
+    pub(crate) fn deliver_one<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
@@ -246,6 +264,23 @@ impl FusedRunner {
             self.bindings.keep(handle);
         }
         Ok(())
+    }
+
+    /// Several results of a call into `outs`, one per result: through the handle bound to the
+    /// signature (bound on its first call, by a run: [`FusedRunner::prepared`]), which writes maps
+    /// of one kernel in one compiled pass and copies anything else in.
+    pub(crate) fn deliver_several<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        outs: &mut [ArrayViewMut<'_, A, D>],
+    ) -> Result<()> {
+        if let Some(handle) = self.bindings.find(inputs) {
+            return handle.run_into_many_args(inputs, outs);
+        }
+        let handle = self.compiled.prepared(inputs)?;
+        let done = handle.run_into_many_args(inputs, outs);
+        self.bindings.keep(handle);
+        done
     }
 
     /// Folds the result into `out`: `out = out ⊕ reduce(...)` for an expression whose last kernel is
@@ -265,18 +300,18 @@ impl FusedRunner {
     }
 
     /// Runs and returns every result, in the order of the expressions (a runner of one expression
-    /// gives one). Inputs are bound by name.
+    /// gives one): [`FusedRunner::call`] with [`crate::FreshAll`]. Inputs are bound by name.
     ///
     /// # Errors
     /// As [`FusedRunner::run`].
     pub fn run_many(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
-        self.compiled.run_many(inputs)
+        self.call(inputs, crate::FreshAll)
     }
 
     /// Runs into `outs`, one C-contiguous array per result, each of its result's shape and of float
-    /// type `A`. A repeated signature of C-contiguous inputs of type `A` goes straight to the handle
-    /// bound to it, as [`FusedRunner::run`] (maps of one iteration space: one compiled pass into
-    /// `outs`, no result allocated or copied).
+    /// type `A`: [`FusedRunner::call`] with `outs`. Maps of one iteration space over C-contiguous
+    /// inputs of type `A` are one compiled pass into `outs`, no result allocated or copied; a new
+    /// signature is bound by a run first.
     ///
     /// # Errors
     /// As [`FusedRunner::run_many`], a count of outputs other than the results', and an output that
@@ -286,18 +321,7 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         outs: &mut [ArrayViewMut<'_, A, D>],
     ) -> Result<()> {
-        if let Some(handle) = self.bindings.find(inputs)
-            && let Some(done) = handle.run_into_many_named(inputs, outs)
-        {
-            return done;
-        }
-        self.compiled.run_into_many(inputs, outs)?;
-        // the signature is bound for the next call (binding runs the expression once more, as
-        // `prepared` does: a new signature costs two runs, a repeated one none of this)
-        if let Ok(handle) = self.compiled.prepared(inputs) {
-            self.bindings.keep(handle);
-        }
-        Ok(())
+        self.deliver_several(inputs, outs)
     }
 
     /// Binds this runner to the names, dtypes and shapes (and layouts) of `inputs`, and compiles its

@@ -7,26 +7,25 @@
 //! all. Anything else (`p - mean(p)`, `cumsum(p)`, a `p` broadcast along an axis) is refused with an
 //! error that says why; [`FusedRunner::run_into`] into another array does those.
 //!
-//! On the JIT the map reads the input through the pointer it writes (kiln-jit's
-//! `InputRef::Destination`, checked there again). Other backends, and inputs that would need a
-//! conversion or a copy, run on a copy of the input's previous values: the same result.
+//! Several results update several inputs at once ([`FusedRunner::call`] with [`crate::InPlace`]:
+//! the particle step `p + v*dt; v*0.99 + g*dt` into `p` and `v`) where every result is a map of one
+//! kernel. There is one implementation: a float update on the JIT is bound to a handle of its call
+//! signature ([`crate::Prepared::update`], kept by the runner as its other calls are: see
+//! `src/bindings.rs`), whose compiled loop loads every input of a point before it stores any output
+//! of that point; other element types, backends and layouts (a strided view) are computed from a
+//! copy of the inputs' previous values, with the same result.
 
 use crate::array::{ArrayArg, Element, Float};
 use crate::compiled::Compiled;
 use crate::error::{Error, Result};
-use crate::executor::{bind, same};
 use crate::program::Source;
 use crate::runner::FusedRunner;
-use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
-use kiln_jit::InputRef;
-use ndarray::{ArrayViewMut, ArrayViewMutD, Dimension};
+use ndarray::{ArrayViewMut, Dimension};
 
 impl FusedRunner {
     /// Evaluates the expression and writes the result into `target`, which is also the value of the
     /// input named `name` (not given in `inputs`): `p = f(p, ...)` in place. `target` must be of the
-    /// result's shape and type; a float target C-contiguous (as [`FusedRunner::run_into`]). An
-    /// integer or bool target (`i = (i*3 + j) % 7` over int32) takes the result computed from a copy
-    /// of its previous values.
+    /// result's shape and type. [`FusedRunner::call`] with [`crate::InPlace`] of one target.
     ///
     /// ```
     /// use kiln::FusedRunner;
@@ -39,174 +38,191 @@ impl FusedRunner {
     /// ```
     ///
     /// # Errors
-    /// `name` is not an input of the expression, or is also given in `inputs`; the update is not safe
-    /// in place (the error says why: a reduction or scan reads the input, or the map reads it
-    /// broadcast); a result of another type than `A`; and the errors of [`FusedRunner::run_into`].
+    /// As [`FusedRunner::call`] with [`crate::InPlace`]: `name` is not an input of the expression,
+    /// or is also given in `inputs`; the update is not safe in place (the error says why: a
+    /// reduction or scan reads the input, or the map reads it broadcast); a result of another type
+    /// than `A`; and the errors of [`FusedRunner::run`].
     pub fn run_update<A: Element, D: Dimension>(
         &self,
         name: &str,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut target: ArrayViewMut<'_, A, D>,
+        target: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        if let Some(done) = A::run_update_float(self, name, inputs, target.view_mut().into_dyn()) {
-            return done;
-        }
-        // integers and bools: a run over a copy of the previous values, then written back
-        self.compiled.update_checks(name, inputs)?;
-        let previous = target.to_owned().into_dyn();
-        let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-        all.push((name, A::arg(previous.view())));
-        let result = A::take(self.run(&all)?)?;
-        if result.shape() != target.shape() {
-            return Err(Error::Unsupported(format!(
-                "cannot update '{name}' in place: it has shape {:?} but the result {:?} (a \
-                 broadcast input would be read at other elements than the one written)",
-                target.shape(),
-                result.shape()
-            )));
-        }
-        target.view_mut().into_dyn().assign(&result);
-        Ok(())
+        self.update(inputs, &mut [(name, target)])
     }
 
-    /// [`FusedRunner::run_update`] of a float target: the JIT reads the input through the pointer
-    /// it writes where it can, else a run into the target from a copy of its previous values.
-    pub(crate) fn run_update_float<A: Float>(
+    /// The one in-place update: result `o` into `targets[o]`, which is also the input of that name.
+    /// Float targets take the bound update handle of the call's signature (one compiled pass that
+    /// reads each point's old values before it writes the new ones); anything else is computed from a
+    /// copy of the previous values ([`FusedRunner::update_by_copy`]).
+    pub(crate) fn update<A: Element, D: Dimension>(
         &self,
-        name: &str,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut target: ArrayViewMutD<'_, A>,
+        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
     ) -> Result<()> {
-        let dtype = kiln_ir::ElemType::of_float(A::DTYPE);
-        if let Some(h) = self.bindings.find_update(name, inputs, dtype, target.shape())
-            && let Some(slice) = target.as_slice_mut()
-            && let Some(done) = h.update_named(inputs, slice)
-        {
-            return done;
+        match A::run_update_float(self, inputs, targets) {
+            Some(done) => done,
+            None => self.update_by_copy(inputs, targets),
         }
-        self.compiled
-            .run_update_general(name, inputs, target.view_mut())?;
-        // bind the signature for the next call (where the update is one compiled map)
+    }
+
+    /// [`FusedRunner::update`] of float targets: a repeated signature goes straight to its bound
+    /// handle; a new one is checked, then bound (without a run where the plan is one kernel) and kept,
+    /// whether it updates in one pass or by a copy.
+    pub(crate) fn update_float<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+    ) -> Result<()> {
+        if let Some(h) = self.bindings.find_update(inputs, targets) {
+            if h.updates()
+                && let Some(done) = h.update_named(inputs, targets)
+            {
+                return done;
+            }
+            return self.update_by_copy(inputs, targets);
+        }
+        self.compiled.update_checks(inputs, targets)?;
+        let bound = if self.compiled.updates_bindable() {
+            let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
+            all.extend(targets.iter().map(|(n, t)| (*n, A::arg(t.view()))));
+            let names: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
+            self.compiled.bind_update(&all, &names).ok().map(|(h, _)| h)
+        } else {
+            None
+        };
+        match bound {
+            Some(h) if h.updates() => {
+                let done = h.update_named(inputs, targets);
+                self.bindings.keep_update(h);
+                match done {
+                    Some(done) => done,
+                    None => self.update_by_copy(inputs, targets),
+                }
+            }
+            other => {
+                if let Some(h) = other {
+                    self.bindings.keep_update(h);
+                }
+                self.update_by_copy(inputs, targets)
+            }
+        }
+    }
+
+    /// The update computed from a copy of each target's previous values (the oracle's way, for any
+    /// element type, backend and layout): the results are computed in full and checked against the
+    /// targets before any target is written.
+    pub(crate) fn update_by_copy<A: Element, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+    ) -> Result<()> {
+        self.compiled.update_checks(inputs, targets)?;
+        let previous: Vec<ndarray::Array<A, D>> = targets.iter().map(|(_, t)| t.to_owned()).collect();
         let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-        all.push((name, A::arg(target.view())));
-        if let Ok(h) = self.compiled.prepared_update(&all, &[name]) {
-            self.bindings.keep_update(h);
+        all.extend(
+            targets
+                .iter()
+                .zip(&previous)
+                .map(|((n, _), p)| (*n, A::arg(p.view()))),
+        );
+        let results = if self.compiled.pipeline().is_many() {
+            self.compiled.run_many(&all)?
+        } else {
+            vec![self.run(&all)?]
+        };
+        let mut got = Vec::with_capacity(results.len());
+        for ((name, t), r) in targets.iter().zip(results) {
+            let r = A::take(r)?;
+            if r.shape() != t.shape() {
+                return Err(Error::Unsupported(format!(
+                    "cannot update '{name}' in place: it has shape {:?} but the result {:?} (a \
+                     broadcast input would be read at other elements than the one written)",
+                    t.shape(),
+                    r.shape()
+                )));
+            }
+            got.push(r);
+        }
+        for ((_, t), r) in targets.iter_mut().zip(&got) {
+            t.assign(r);
         }
         Ok(())
     }
 }
 
 impl Compiled {
-    /// The checks of an in-place update of input `name` that need no run: it is an input, not given
-    /// again in `inputs`, read by the last kernel only, which is a map. Its position among the
-    /// expression's inputs.
-    pub(crate) fn update_checks(&self, name: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Result<usize> {
-        self.single("run_update")?;
-        let names = &self.pipeline().names;
-        let Some(t) = names.iter().position(|n| n == name) else {
-            return Err(Error::Unsupported(format!(
-                "cannot update '{name}' in place: it is not an input of the expression (inputs: {})",
-                names.join(", ")
-            )));
-        };
-        if inputs.iter().any(|(n, _)| *n == name) {
-            return Err(Error::DuplicateInput { name: name.into() });
-        }
-        let stages = &self.pipeline().stages;
-        let last = stages.len() - 1;
-        if let Some(k) = stages[..last]
-            .iter()
-            .position(|s| s.sources.contains(&Source::Input(t)))
-        {
-            return Err(Error::Unsupported(format!(
-                "cannot update '{name}' in place: kernel {k} (a {}) reads all of it before the \
-                 update writes it; run_into another array",
-                work_name(&stages[k].program.work)
-            )));
-        }
-        if !matches!(self.pipeline().last().program.work, crate::program::Work::Map) {
-            return Err(Error::Unsupported(format!(
-                "cannot update '{name}' in place: the result is a {}, not an elementwise map of it; \
-                 run_into another array",
-                work_name(&self.pipeline().last().program.work)
-            )));
-        }
-        Ok(t)
-    }
-
-    /// [`FusedRunner::run_update_float`] through the stage loop.
-    pub(crate) fn run_update_general<A: Float>(
+    /// The checks of an in-place update that need no run: one target per result, each an input of
+    /// the expression, named once and not given again in `inputs`; each read by the last kernel only,
+    /// which is a map (for several results: the maps of one kernel).
+    pub(crate) fn update_checks<A: Element, D: Dimension>(
         &self,
-        name: &str,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut target: ArrayViewMutD<'_, A>,
+        targets: &[(&str, ArrayViewMut<'_, A, D>)],
     ) -> Result<()> {
-        let t = self.update_checks(name, inputs)?;
+        if targets.len() != self.n_results() {
+            return Err(Error::Unsupported(format!(
+                "cannot update in place: {} inputs named for {} results (one per result)",
+                targets.len(),
+                self.n_results()
+            )));
+        }
         let names = &self.pipeline().names;
-        // the previous values: the caller's array, read through a view while the kernels are readied
-        let (spec, temps, direct) = {
-            let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-            all.push((name, A::arg(target.view())));
-            let user = bind(names, &all)?;
-            let (spec, temps) = self.ready_last(&user)?;
-            let kernel = &spec.kernel;
-            let pos = self
-                .pipeline()
-                .last()
-                .sources
-                .iter()
-                .position(|s| *s == Source::Input(t));
-            let pos = pos.expect("the last kernel reads the input (checked above)");
-            if !same(&kernel.inputs[pos].shape, &kernel.shape) || !same(target.shape(), &kernel.shape) {
+        for (k, (name, _)) in targets.iter().enumerate() {
+            let Some(t) = names.iter().position(|n| n == name) else {
                 return Err(Error::Unsupported(format!(
-                    "cannot update '{name}' in place: it has shape {:?} but the result {:?} (a \
-                     broadcast input would be read at other elements than the one written)",
-                    target.shape(),
-                    kernel.output_shape()
+                    "cannot update '{name}' in place: it is not an input of the expression (inputs: {})",
+                    names.join(", ")
+                )));
+            };
+            if inputs.iter().any(|(n, _)| n == name) || targets[..k].iter().any(|(n, _)| n == name) {
+                return Err(Error::DuplicateInput {
+                    name: name.to_string(),
+                });
+            }
+            if self.pipeline().is_many() {
+                if !self.updates_bindable() {
+                    return Err(Error::Unsupported(format!(
+                        "cannot update '{name}' in place: the results are not all maps of one kernel \
+                         (a reduction, scan or other kernel among them); run_into other arrays"
+                    )));
+                }
+                continue;
+            }
+            let stages = &self.pipeline().stages;
+            let last = stages.len() - 1;
+            if let Some(k) = stages[..last]
+                .iter()
+                .position(|s| s.sources.contains(&Source::Input(t)))
+            {
+                return Err(Error::Unsupported(format!(
+                    "cannot update '{name}' in place: kernel {k} (a {}) reads all of it before the \
+                     update writes it; run_into another array",
+                    work_name(&stages[k].program.work)
                 )));
             }
-            let args = self.last_args(&user, &temps)?;
-            let direct = spec.exe.direct()
-                && kernel.dtype == A::DTYPE
-                && kernel.output_type() == OutputType::Float(A::DTYPE)
-                && matches!(kernel.kind, KernelKind::Map)
-                && args
-                    .iter()
-                    .all(|a| a.elem() == kiln_ir::ElemType::of_float(kernel.dtype))
-                && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
-                // read at every point as it is written (a single element is a splat: copied)
-                && spec.plan.inputs[pos] == InputPlan::Contiguous
-                && target.as_slice().is_some();
-            (spec, temps, direct.then_some(pos))
-        };
-        let Some(pos) = direct else {
-            // the oracle's way: the previous values copied, then a run into the target
-            let previous = target.to_owned().into_dyn();
-            let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-            all.push((name, A::arg(previous.view())));
-            let user = bind(names, &all)?;
-            return self.run_into_bound(&user, target, false);
-        };
-        let stage = self.pipeline().last();
-        let refs: Vec<InputRef<'_, A>> = stage
-            .sources
-            .iter()
-            .enumerate()
-            .map(|(n, s)| match *s {
-                _ if n == pos => Ok(InputRef::Destination),
-                Source::Input(i) => {
-                    let (_, a) = inputs.iter().find(|(m, _)| *m == names[i]).expect("bound above");
-                    Ok(InputRef::View(A::view_of(a).expect("dtypes checked")))
-                }
-                other => A::view_of(&crate::compiled::temp_arg(self.pipeline(), other, &temps)?)
-                    .map(InputRef::View)
-                    .ok_or_else(|| Error::Output("an intermediate of another dtype".into())),
-            })
-            .collect::<Result<_>>()?;
-        let out = target.as_slice_mut().expect("checked C-contiguous");
-        let cfg = self.parallel().jit_config(out.len(), Start::Identity);
-        spec.exe
-            .call_into(A::direct_inputs(&refs), A::out_slice(out), &cfg)
+            if !matches!(self.pipeline().last().program.work, crate::program::Work::Map) {
+                return Err(Error::Unsupported(format!(
+                    "cannot update '{name}' in place: the result is a {}, not an elementwise map of it; \
+                     run_into another array",
+                    work_name(&self.pipeline().last().program.work)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether an update may be bound to a handle that updates in one pass: a plan of one kernel, or
+    /// of several results that are all maps of one kernel (bound with a run). Other plans update by
+    /// copying at every call, with nothing to bind.
+    pub(crate) fn updates_bindable(&self) -> bool {
+        let p = self.pipeline();
+        if !p.is_many() {
+            return p.stages.len() == 1;
+        }
+        p.fused.as_ref().is_some_and(|f| {
+            f.members.len() == p.stages.len() && p.results.iter().all(|r| matches!(r, Source::Stage(_)))
+        })
     }
 }
 

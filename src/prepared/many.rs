@@ -17,7 +17,7 @@
 //! dtype), each updated by one result. The compiled loop loads every input of a point before it stores
 //! any output of that point (kiln-jit `call.rs`), so every result reads the old values.
 
-use super::{Form, Prepared};
+use super::{Args, Form, Prepared};
 use crate::array::{ArrayArg, Float};
 use crate::compiled::Compiled;
 use crate::error::{Error, Result};
@@ -26,6 +26,7 @@ use crate::program::Source;
 use kiln_ir::{InputPlan, KernelIR, OutputType, Start};
 use kiln_jit::{InputRef, Part};
 use ndarray::{ArrayViewMut, Dimension};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// Kernels of at most this many inputs take their inputs from the stack (more: one allocation).
@@ -201,94 +202,123 @@ impl Compiled {
     /// direct path (the error says why: a result that is not a map of the one kernel, an input read
     /// broadcast or of another shape than the iteration's, another dtype, a strided view).
     pub fn prepared_update(&self, inputs: &[(&str, ArrayArg<'_>)], updated: &[&str]) -> Result<Prepared> {
+        match self.bind_update(inputs, updated)? {
+            (h, None) => Ok(h),
+            (_, Some(why)) => Err(Error::Unsupported(format!("cannot update in place: {why}"))),
+        }
+    }
+
+    /// The handle of `inputs` (bound as [`FusedRunner::prepared`](crate::FusedRunner::prepared),
+    /// without a run where the plan is one kernel), made to overwrite the inputs `updated` where that
+    /// is safe and on the direct path; else the handle as bound and why it does not update (the
+    /// runner keeps such a handle too, so that a repeated call of its signature goes straight to the
+    /// copying update: see [`crate::update`]).
+    ///
+    /// # Errors
+    /// The errors of [`FusedRunner::prepared`](crate::FusedRunner::prepared).
+    pub(crate) fn bind_update(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        updated: &[&str],
+    ) -> Result<(Prepared, Option<String>)> {
         // a one-kernel plan is bound without a run (the run would compute a result nobody reads)
         let mut h = match self.bind_without_run(inputs)? {
             Some(h) => h,
             None => self.prepared(inputs)?,
         };
-        let m = &h.many;
-        let refuse = |why: String| Err(Error::Unsupported(format!("cannot update in place: {why}")));
-        if updated.len() != m.results.len() {
-            return refuse(format!(
-                "{} inputs named for {} results (one per result)",
-                updated.len(),
-                m.results.len()
+        match update_binding(&h, updated) {
+            Ok(binding) => {
+                h.many = Arc::new(binding);
+                Ok((h, None))
+            }
+            Err(why) => Ok((h, Some(why))),
+        }
+    }
+}
+
+/// The binding of `h`'s calls as an update of the inputs `updated` (one per result), or why that is
+/// not safe or not on the direct path.
+fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBinding, String> {
+    let m = &h.many;
+    if updated.len() != m.results.len() {
+        return Err(format!(
+            "{} inputs named for {} results (one per result)",
+            updated.len(),
+            m.results.len()
+        ));
+    }
+    let Some(spec) = &m.direct else {
+        return Err(
+            "the results are not the maps of one compiled kernel over inputs of its dtype, read as \
+             bound (a reduction, scan or other kernel among them, maps of different shapes, \
+             mixed dtypes, a strided view, or a backend other than the JIT)"
+                .into(),
+        );
+    };
+    let mut positions = Vec::with_capacity(updated.len());
+    for name in updated {
+        let Some(c) = h.forms.iter().position(|f| f.name == *name) else {
+            return Err(format!("'{name}' is not a bound input"));
+        };
+        if positions.contains(&c) {
+            return Err(format!("'{name}' is named twice"));
+        }
+        positions.push(c);
+    }
+    let kernel: &KernelIR = &spec.kernel;
+    let mut update_slots = Vec::with_capacity(m.slots.len());
+    for (i, slot) in m.slots.iter().enumerate() {
+        let Slot::Call(c) = *slot else {
+            unreachable!("a handle's slots are its call's")
+        };
+        match positions.iter().position(|&u| u == c) {
+            Some(o) => {
+                let decl = &kernel.inputs[i];
+                if decl.shape != kernel.shape || spec.plan.inputs[i] == InputPlan::Materialise {
+                    return Err(format!(
+                        "'{}' of shape {:?} is read broadcast to the iteration shape {:?}: each \
+                         point would read elements other points write",
+                        decl.name, decl.shape, kernel.shape
+                    ));
+                }
+                update_slots.push(Slot::Output(o));
+            }
+            None => {
+                let j = (0..h.forms.len())
+                    .filter(|k| !positions.contains(k))
+                    .position(|k| k == c)
+                    .expect("an input not updated is one of the rest");
+                update_slots.push(Slot::Call(j));
+            }
+        }
+    }
+    for (o, r) in m.results.iter().enumerate() {
+        if r.out_type != OutputType::Float(kernel.dtype) {
+            return Err(format!(
+                "result {o} is {} but '{}' is {}",
+                r.out_type, updated[o], kernel.dtype
             ));
         }
-        let Some(spec) = &m.direct else {
-            return refuse(
-                "the results are not the maps of one compiled kernel over inputs of its dtype, read as \
-                 bound (a reduction, scan or other kernel among them, maps of different shapes, \
-                 mixed dtypes, a strided view, or a backend other than the JIT)"
-                    .into(),
-            );
-        };
-        let mut positions = Vec::with_capacity(updated.len());
-        for name in updated {
-            let Some(c) = h.forms.iter().position(|f| f.name == *name) else {
-                return refuse(format!("'{name}' is not a bound input"));
-            };
-            if positions.contains(&c) {
-                return refuse(format!("'{name}' is named twice"));
-            }
-            positions.push(c);
-        }
-        let kernel: &KernelIR = &spec.kernel;
-        let mut update_slots = Vec::with_capacity(m.slots.len());
-        for (i, slot) in m.slots.iter().enumerate() {
-            let Slot::Call(c) = *slot else {
-                unreachable!("a handle's slots are its call's")
-            };
-            match positions.iter().position(|&u| u == c) {
-                Some(o) => {
-                    let decl = &kernel.inputs[i];
-                    if decl.shape != kernel.shape || spec.plan.inputs[i] == InputPlan::Materialise {
-                        return refuse(format!(
-                            "'{}' of shape {:?} is read broadcast to the iteration shape {:?}: each \
-                             point would read elements other points write",
-                            decl.name, decl.shape, kernel.shape
-                        ));
-                    }
-                    update_slots.push(Slot::Output(o));
-                }
-                None => {
-                    let j = (0..h.forms.len())
-                        .filter(|k| !positions.contains(k))
-                        .position(|k| k == c)
-                        .expect("an input not updated is one of the rest");
-                    update_slots.push(Slot::Call(j));
-                }
-            }
-        }
-        for (o, r) in m.results.iter().enumerate() {
-            if r.out_type != OutputType::Float(kernel.dtype) {
-                return refuse(format!(
-                    "result {o} is {} but '{}' is {}",
-                    r.out_type, updated[o], kernel.dtype
-                ));
-            }
-        }
-        // an updated input the kernel does not read is still written with its result
-        for (o, &c) in positions.iter().enumerate() {
-            if h.forms[c].len != m.points || h.forms[c].dtype != kiln_ir::ElemType::of_float(kernel.dtype) {
-                return refuse(format!(
-                    "'{}' ({} of shape {:?}) does not hold result {o} ({} of shape {:?})",
-                    updated[o],
-                    h.forms[c].dtype.short_name(),
-                    h.forms[c].shape,
-                    kernel.dtype,
-                    m.results[o].shape
-                ));
-            }
-        }
-        let rest = (0..h.forms.len()).filter(|k| !positions.contains(k)).collect();
-        let mut binding = ManyBinding::new(&h.runner, m.results.clone(), m.direct.clone(), &[], &[]);
-        binding.slots = m.slots.clone();
-        binding.update_slots = update_slots;
-        binding.rest = rest;
-        h.many = Arc::new(binding);
-        Ok(h)
     }
+    // an updated input the kernel does not read is still written with its result
+    for (o, &c) in positions.iter().enumerate() {
+        if h.forms[c].len != m.points || h.forms[c].dtype != kiln_ir::ElemType::of_float(kernel.dtype) {
+            return Err(format!(
+                "'{}' ({} of shape {:?}) does not hold result {o} ({} of shape {:?})",
+                updated[o],
+                h.forms[c].dtype.short_name(),
+                h.forms[c].shape,
+                kernel.dtype,
+                m.results[o].shape
+            ));
+        }
+    }
+    let rest = (0..h.forms.len()).filter(|k| !positions.contains(k)).collect();
+    let mut binding = ManyBinding::new(&h.runner, m.results.clone(), m.direct.clone(), &[], &[]);
+    binding.slots = m.slots.clone();
+    binding.update_slots = update_slots;
+    binding.rest = rest;
+    Ok(binding)
 }
 
 /// Whether calls of `spec` may take the direct path: a map (a reduction's kernel runs through the
@@ -354,46 +384,33 @@ impl Prepared {
             .zip(&self.forms)
             .map(|(s, f)| A::arg(ndarray::ArrayViewD::from_shape(&f.shape[..], s).expect("lengths checked")))
             .collect();
-        self.copy_many(&arrays, outs)
-    }
-
-    /// [`Prepared::run_slices_many`] of a runner's named call whose inputs this handle accepts
-    /// ([`Prepared::accepts_named`]: the names, dtypes, shapes and layouts bound): None where an
-    /// input is not a C-contiguous array of `A`, or the outputs do not fit (a count, shape, type or
-    /// layout other than the results'), which the runner's general call then reports as it always
-    /// did.
-    pub(crate) fn run_into_many_named<A: Float, D: Dimension>(
-        &self,
-        inputs: &[(&str, ArrayArg<'_>)],
-        outs: &mut [ArrayViewMut<'_, A, D>],
-    ) -> Option<Result<()>> {
-        let m = &*self.many;
-        if outs.len() != m.results.len() || inputs.len() != self.forms.len() {
-            return None;
-        }
-        let given: Option<Vec<&[A]>> = inputs.iter().map(|(_, a)| A::slice_of(a)).collect();
-        let given = given?;
-        let mut slices: Vec<&mut [A]> = Vec::with_capacity(outs.len());
-        for (out, r) in outs.iter_mut().zip(&m.results) {
-            if out.shape() != r.shape.as_slice() || r.out_type != OutputType::Float(A::DTYPE) {
-                return None;
-            }
-            slices.push(out.as_slice_mut()?);
-        }
-        Some(self.run_slices_many(&given, &mut slices))
+        self.copy_many(&arrays[..], outs)
     }
 
     /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one C-contiguous
     /// output per result.
     ///
     /// # Errors
-    /// As [`Prepared::run_slices_many`]; a non-contiguous output.
+    /// As [`Prepared::run_slices_many`]; an input of another dtype or shape than bound; a
+    /// non-contiguous output.
     pub fn run_into_many<A: Float, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
         outs: &mut [ArrayViewMut<'_, A, D>],
     ) -> Result<()> {
-        let mut slices: Vec<&mut [A]> = Vec::with_capacity(outs.len());
+        self.run_into_many_args(inputs, outs)
+    }
+
+    /// The one call of several results into given arrays, of a handle's own call or of a runner's
+    /// call that found this handle (inputs in the order bound): the outputs checked (count, shapes,
+    /// types, layouts), then [`Prepared::run_slices_many`] where every input is a C-contiguous array
+    /// of `A`, else the runner's run copied into them.
+    pub(crate) fn run_into_many_args<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        outs: &mut [ArrayViewMut<'_, A, D>],
+    ) -> Result<()> {
+        let mut slices: SmallVec<[&mut [A]; 4]> = SmallVec::new();
         for (o, out) in outs.iter_mut().enumerate() {
             if let Some(r) = self.many.results.get(o)
                 && out.shape() != r.shape.as_slice()
@@ -410,19 +427,56 @@ impl Prepared {
             );
         }
         check_outs(&self.many, &slices)?;
-        let views: Option<Vec<&[A]>> = inputs
-            .iter()
-            .map(|a| A::view_of(a).and_then(|v| v.to_slice()))
-            .collect();
-        match views {
-            Some(v) if inputs.len() == self.forms.len() => self.run_slices_many(&v, &mut slices),
-            _ => {
-                if inputs.len() != self.forms.len() {
-                    return Err(self.count_error(inputs.len()));
-                }
-                self.copy_many(inputs, &mut slices)
-            }
+        self.check(inputs)?;
+        let given: Option<SmallVec<[&[A]; 8]>> =
+            (0..inputs.count()).map(|i| A::slice_of(inputs.at(i))).collect();
+        match given {
+            Some(given) => self.run_slices_many(&given, &mut slices),
+            None => self.copy_many(inputs, &mut slices),
         }
+    }
+
+    /// Whether the handle updates inputs in place ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)
+    /// bound it so).
+    pub(crate) fn updates(&self) -> bool {
+        self.many.direct.is_some() && !self.many.update_slots.is_empty()
+    }
+
+    /// [`Prepared::update`] of a runner's in-place call whose inputs and targets this update handle
+    /// accepts ([`Prepared::accepts_update`]): the targets overwritten, the other inputs in the order
+    /// bound; None where an input is not a C-contiguous array of `A` or a target not C-contiguous
+    /// (the caller then runs the copying update).
+    pub(crate) fn update_named<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+    ) -> Option<Result<()>> {
+        // a smaller array for the common case is less to fill
+        if inputs.len() <= 4 {
+            self.update_on_stack::<A, D, 4>(inputs, targets)
+        } else if inputs.len() <= STACK_INPUTS {
+            self.update_on_stack::<A, D, STACK_INPUTS>(inputs, targets)
+        } else {
+            None
+        }
+    }
+
+    /// [`Prepared::update_named`] with at most `K` inputs on the stack.
+    #[inline]
+    fn update_on_stack<A: Float, D: Dimension, const K: usize>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+    ) -> Option<Result<()>> {
+        let mut rest: [&[A]; K] = [&[]; K];
+        for (r, (_, a)) in rest.iter_mut().zip(inputs) {
+            *r = A::slice_of(a)?;
+        }
+        let mut outs: SmallVec<[&mut [A]; 4]> = SmallVec::new();
+        for (_, t) in targets.iter_mut() {
+            outs.push(t.as_slice_mut()?);
+        }
+        Some(self.update(&mut outs, &rest[..inputs.len()]))
     }
 
     /// Runs the bound update (see [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)): `updated[o]` is the input result
@@ -536,9 +590,10 @@ impl Prepared {
         run(&refs, outs)
     }
 
-    /// Runs through the runner (inputs in the order bound) and copies each result into `outs`.
-    fn copy_many<A: Float>(&self, inputs: &[ArrayArg<'_>], outs: &mut [&mut [A]]) -> Result<()> {
-        let user: Vec<&ArrayArg<'_>> = self.order.iter().map(|&p| &inputs[p]).collect();
+    /// Runs through the runner (inputs in the order bound) and copies each result into `outs`
+    /// (checked by [`check_outs`]): the several-result call off the direct path.
+    fn copy_many<'a, A: Float, I: Args<'a> + ?Sized>(&self, inputs: &I, outs: &mut [&mut [A]]) -> Result<()> {
+        let user: Vec<&ArrayArg<'a>> = self.order.iter().map(|&p| inputs.at(p)).collect();
         let results = self.runner.run_many_bound(&user)?;
         for (o, (r, out)) in results.into_iter().zip(outs.iter_mut()).enumerate() {
             let a = A::from_output(r)?;

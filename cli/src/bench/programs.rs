@@ -8,9 +8,10 @@
 //! - softmax and logsumexp over the rows of a 1000 x 1000 f32 array;
 //! - layer norm over the rows of a 4096 x 1024 f32 array (`(x - mean) / sqrt(var + 1e-5)`);
 //! - the particle step `p += v*dt; v = v*0.99 + g*dt` at n = 64 (100k steps) and n = 4096 (10k
-//!   steps), plain Rust one `Zip` loop in place, kiln three ways: one prepared call per step that
-//!   updates `p` and `v` in place ([`FusedRunner::prepared_update`]), the ordinary call (two
-//!   runners, `run_into` by name, as README's first examples write it), and `fuse_assign`;
+//!   steps), plain Rust one `Zip` loop in place, kiln four ways: one prepared call per step that
+//!   updates `p` and `v` in place ([`FusedRunner::prepared_update`]), the ordinary call (one
+//!   runner's [`FusedRunner::call`] with `InPlace` into `p` and `v`, as README writes it), two
+//!   runners' `run_into` by name, and `fuse_assign`;
 //! - `tanh(M)*2 + M**2` over a 1000 x 1000 f64 matrix (issue 22's small program): kiln one prepared
 //!   kernel into a preallocated output, plain Rust one `Zip` loop of std's `tanh`.
 
@@ -305,8 +306,11 @@ fn layer_norm(rows: usize, cols: usize, threads: usize, budget: Duration) -> Res
 enum Step {
     /// One prepared kernel of two outputs that overwrite `p` and `v` ([`FusedRunner::prepared_update`]).
     Update,
-    /// The ordinary call a README reader writes: two runners, `run_into` by name each step into a
-    /// second pair of arrays, swapped after the step.
+    /// The one call a README reader writes: one runner of both results, `call` with `InPlace`
+    /// into `p` and `v` each step.
+    Call,
+    /// Two runners, `run_into` by name each step into a second pair of arrays, swapped after the
+    /// step.
     Ordinary,
     /// `fuse_assign` on `p`, then on `v`, each step.
     Fuse,
@@ -316,7 +320,8 @@ impl Step {
     fn api(self) -> &'static str {
         match self {
             Step::Update => "one prepared update of p and v in place",
-            Step::Ordinary => "two runners, run_into by name each step (the ordinary call)",
+            Step::Call => "one runner, call(.., InPlace([p, v])) each step (the ordinary call)",
+            Step::Ordinary => "two runners, run_into by name each step",
             Step::Fuse => "p.fuse_assign, then v.fuse_assign, each step",
         }
     }
@@ -344,7 +349,7 @@ fn particles(n: usize, steps: usize, threads: usize, budget: Duration) -> Result
         budget,
     );
     let mut rows = Vec::new();
-    for how in [Step::Update, Step::Ordinary, Step::Fuse] {
+    for how in [Step::Update, Step::Call, Step::Ordinary, Step::Fuse] {
         let kiln = particle_steps(how, dt, g, steps, threads, (&p0, &v0))?;
         let (kp, kv) = kiln(p0.clone(), v0.clone())?;
         let diff = max_rel_diff(kp.iter(), pp.iter()).max(max_rel_diff(kv.iter(), pv.iter()));
@@ -398,6 +403,18 @@ fn particle_steps<'r>(
                     step.update(&mut [&mut p[..], &mut v[..]], &[&dts[..], &gs[..]])?;
                 }
                 Ok((Array1::from_vec(p), Array1::from_vec(v)))
+            })
+        }
+        Step::Call => {
+            let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?.with_threads(threads);
+            Box::new(move |mut p, mut v| {
+                for _ in 0..steps {
+                    step.call(
+                        &[("dt", (&dta).into()), ("g", (&ga).into())],
+                        kiln::InPlace(&mut [("p", p.view_mut()), ("v", v.view_mut())]),
+                    )?;
+                }
+                Ok((p, v))
             })
         }
         Step::Ordinary => {

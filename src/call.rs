@@ -1,0 +1,229 @@
+//! The one run call, [`FusedRunner::call`]: a compiled expression, its inputs by name, and where its
+//! results go, said by the second argument's type ([`Results`]):
+//!
+//! | results | second argument | returns |
+//! | --- | --- | --- |
+//! | one, fresh | [`Fresh`] | [`Output`] |
+//! | every one, fresh | [`FreshAll`] | `Vec<Output>` |
+//! | one, into your array | `out.view_mut()` | `()` |
+//! | several, into your arrays | `&mut [a.view_mut(), b.view_mut()]` | `()` |
+//! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])` | `()` |
+//!
+//! By position, a handle bound once to its inputs' forms ([`FusedRunner::prepared`]) has the same
+//! call, [`Prepared::call`], with every way but [`InPlace`] ([`ResultsAt`]; a handle updates inputs
+//! on slices, [`Prepared::update`]).
+//!
+//! Every way goes through the runner's bindings (`src/bindings.rs`): a call whose signature (names
+//! in order, dtypes, shapes, layouts) was seen before goes straight to the compiled code, after the
+//! checks on the caller's buffers. [`FusedRunner::run`], [`FusedRunner::run_into`],
+//! [`FusedRunner::run_many`], [`FusedRunner::run_into_many`] and [`FusedRunner::run_update`] are
+//! this call with one of these.
+
+use crate::array::{ArrayArg, Element, Float, Output};
+use crate::error::Result;
+use crate::prepared::Prepared;
+use crate::runner::FusedRunner;
+use ndarray::{ArrayViewMut, Dimension};
+
+/// Where the results of [`Prepared::call`] go (inputs by position): every way of [`Results`] but
+/// [`InPlace`], which a handle does on slices ([`Prepared::update`]).
+pub trait ResultsAt: Results {
+    /// Runs `handle` on `inputs` (in the order bound) and delivers the results here.
+    #[doc(hidden)]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<Self::Out>;
+}
+
+/// Where the results of [`FusedRunner::call`] go, and what the call returns (see the module doc).
+/// Implemented by [`Fresh`], [`FreshAll`], a mutable view of float elements (one result into it),
+/// a slice or array of such views (one per result) and [`InPlace`].
+pub trait Results: sealed::Sealed {
+    /// What the call returns: the results where they are fresh, else `()`.
+    type Out;
+    /// Runs `runner` on `inputs` and delivers the results here.
+    #[doc(hidden)]
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Self::Out>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The one result, in a fresh array of its own type.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fresh;
+
+/// Every result, each in a fresh array of its own type, in the order of the expressions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FreshAll;
+
+/// Each result written into the input of the paired name, in place (`p = p + v*dt`): the array is
+/// that input's value, so it is not given among the call's inputs. One pair per result, in the order
+/// of the expressions.
+///
+/// ```
+/// use kiln::{FusedRunner, InPlace};
+/// use ndarray::{Array1, arr0};
+/// let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt")?;
+/// let (mut p, mut v) = (Array1::<f64>::zeros(64), Array1::<f64>::ones(64));
+/// let (dt, g) = (arr0(0.01), arr0(-9.81));
+/// for _ in 0..10 {
+///     step.call(
+///         &[("dt", (&dt).into()), ("g", (&g).into())],
+///         InPlace(&mut [("p", p.view_mut()), ("v", v.view_mut())]),
+///     )?;
+/// }
+/// assert!(p[0] > 0.0 && v[0] < 1.0);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
+/// An update is allowed where it is safe: each result's element `i` reads its input at element `i`
+/// only (see [`crate::update`]); anything else is an error that says why.
+pub struct InPlace<'r, 'a, A, D>(pub &'r mut [(&'r str, ArrayViewMut<'a, A, D>)]);
+
+impl sealed::Sealed for Fresh {}
+impl Results for Fresh {
+    type Out = Output;
+    #[inline]
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
+        runner.fresh(inputs)
+    }
+}
+
+impl ResultsAt for Fresh {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<Output> {
+        handle.run(inputs)
+    }
+}
+
+impl sealed::Sealed for FreshAll {}
+impl Results for FreshAll {
+    type Out = Vec<Output>;
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
+        runner.compiled.run_many(inputs)
+    }
+}
+
+impl ResultsAt for FreshAll {
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<Vec<Output>> {
+        handle.run_all(inputs)
+    }
+}
+
+impl<A: Float, D: Dimension> sealed::Sealed for ArrayViewMut<'_, A, D> {}
+impl<A: Float, D: Dimension> Results for ArrayViewMut<'_, A, D> {
+    type Out = ();
+    #[inline]
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+        runner.deliver_one(inputs, self)
+    }
+}
+
+impl<A: Float, D: Dimension> ResultsAt for ArrayViewMut<'_, A, D> {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        handle.run_into(inputs, self)
+    }
+}
+
+impl<A: Float, D: Dimension> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>] {}
+impl<A: Float, D: Dimension> Results for &mut [ArrayViewMut<'_, A, D>] {
+    type Out = ();
+    #[inline]
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+        runner.deliver_several(inputs, self)
+    }
+}
+
+impl<A: Float, D: Dimension> ResultsAt for &mut [ArrayViewMut<'_, A, D>] {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        handle.run_into_many(inputs, self)
+    }
+}
+
+impl<A: Float, D: Dimension, const N: usize> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>; N] {}
+impl<A: Float, D: Dimension, const N: usize> Results for &mut [ArrayViewMut<'_, A, D>; N] {
+    type Out = ();
+    #[inline]
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+        runner.deliver_several(inputs, &mut self[..])
+    }
+}
+
+impl<A: Float, D: Dimension, const N: usize> ResultsAt for &mut [ArrayViewMut<'_, A, D>; N] {
+    #[inline]
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        handle.run_into_many(inputs, &mut self[..])
+    }
+}
+
+impl<A: Element, D: Dimension> sealed::Sealed for InPlace<'_, '_, A, D> {}
+impl<A: Element, D: Dimension> Results for InPlace<'_, '_, A, D> {
+    type Out = ();
+    #[inline]
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+        runner.update(inputs, self.0)
+    }
+}
+
+impl FusedRunner {
+    /// Runs the expression on `inputs` (by name; names it does not use are ignored) and delivers
+    /// its results where `to` says: [`Fresh`] (returned), [`FreshAll`], your array
+    /// (`out.view_mut()`: C-contiguous, of the result's shape and float type), one array per result
+    /// (`&mut [a.view_mut(), b.view_mut()]`), or [`InPlace`] into inputs. The one way to run: see the
+    /// module doc for the table. A call whose signature (names in order, dtypes, shapes, layouts) is
+    /// one of the last few goes straight to the compiled code bound to it; every check on the
+    /// inputs and outputs still runs.
+    ///
+    /// ```
+    /// use kiln::{Fresh, FusedRunner};
+    /// use ndarray::{Array1, array};
+    /// let r = FusedRunner::compile_text("a*x + y")?;
+    /// let (a, x, y) = (ndarray::arr0(2.0), array![1.0, 2.0], array![10.0, 20.0]);
+    /// let inputs = [("a", (&a).into()), ("x", (&x).into()), ("y", (&y).into())];
+    /// let fresh = r.call(&inputs, Fresh)?.into_f64();
+    /// let mut out = Array1::<f64>::zeros(2);
+    /// r.call(&inputs, out.view_mut())?;
+    /// assert_eq!(fresh, out.into_dyn());
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A missing or repeated name, shapes that do not broadcast, an axis out of range, a min, max,
+    /// argmin or argmax over an empty extent (without `initial`), a size overflow, a backend failure;
+    /// an output that does not fit its result (a count, shape, type or layout: the error says which);
+    /// an update that is not safe in place (the error says why).
+    #[inline]
+    pub fn call<R: Results>(&self, inputs: &[(&str, ArrayArg<'_>)], to: R) -> Result<R::Out> {
+        to.deliver(self, inputs)
+    }
+}
+
+impl Prepared {
+    /// [`FusedRunner::call`] by position: `inputs` in the order the handle was bound with, of the
+    /// dtypes, shapes and layouts it was bound with (checked), the results delivered where `to`
+    /// says ([`Fresh`], [`FreshAll`], your array, one array per result). In place, a handle updates
+    /// slices: [`Prepared::update`].
+    ///
+    /// ```
+    /// use kiln::{Fresh, FusedRunner};
+    /// use ndarray::{Array1, array};
+    /// let r = FusedRunner::compile_text("x*2 + y")?;
+    /// let (x, y) = (array![1.0, 2.0], array![10.0, 20.0]);
+    /// let h = r.prepared(&[("x", (&x).into()), ("y", (&y).into())])?;
+    /// let mut out = Array1::<f64>::zeros(2);
+    /// h.call(&[(&x).into(), (&y).into()], out.view_mut())?;
+    /// assert_eq!(h.call(&[(&x).into(), (&y).into()], Fresh)?.into_f64(), out.into_dyn());
+    /// # Ok::<(), kiln::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A count of inputs other than the bound one, an input of another dtype or shape than bound
+    /// (the error names its position and name), an output that does not fit its result, and the
+    /// errors of [`FusedRunner::call`].
+    #[inline]
+    pub fn call<R: ResultsAt>(&self, inputs: &[ArrayArg<'_>], to: R) -> Result<R::Out> {
+        to.deliver_at(self, inputs)
+    }
+}

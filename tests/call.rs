@@ -1,0 +1,212 @@
+//! The one run call, `FusedRunner::call`: each way of delivering results gives the bits of the
+//! others, repeated calls (bound) give the first call's, and bad calls are errors that name what is
+//! wrong and write nothing.
+
+use kiln::{Error, Fresh, FreshAll, FusedRunner, InPlace};
+use ndarray::{Array1, Array2, arr0, s};
+
+fn data(n: usize, seed: f64) -> Array1<f64> {
+    Array1::from_iter((0..n).map(|i| ((i as f64 + seed) * 0.37).sin() * 3.0))
+}
+
+fn bits(a: &[f64]) -> Vec<u64> {
+    a.iter().map(|v| v.to_bits()).collect()
+}
+
+#[test]
+fn every_way_of_delivering_gives_the_same_bits() {
+    let r = FusedRunner::compile_text("a*x + y*y").unwrap();
+    let (a, x, y) = (arr0(1.5), data(100, 1.0), data(100, 2.0));
+    let inputs = [("a", (&a).into()), ("x", (&x).into()), ("y", (&y).into())];
+    let want = r.run(&inputs).unwrap().into_f64();
+    for _ in 0..3 {
+        assert_eq!(r.call(&inputs, Fresh).unwrap().into_f64(), want);
+        let all = r.call(&inputs, FreshAll).unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].clone().into_f64(), want);
+        let mut out = Array1::<f64>::zeros(100);
+        r.call(&inputs, out.view_mut()).unwrap();
+        assert_eq!(out.clone().into_dyn(), want);
+        let mut outs = [Array1::<f64>::zeros(100)];
+        let mut views = [outs[0].view_mut()];
+        r.call(&inputs, &mut views).unwrap();
+        assert_eq!(outs[0].clone().into_dyn(), want);
+        // in place into x: the result of the same inputs
+        let mut xx = x.clone();
+        r.call(
+            &[("a", (&a).into()), ("y", (&y).into())],
+            InPlace(&mut [("x", xx.view_mut())]),
+        )
+        .unwrap();
+        assert_eq!(xx.into_dyn(), want);
+    }
+}
+
+#[test]
+fn several_results_into_inputs_in_place_follow_run_many() {
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99 + g*dt").unwrap();
+    let (dt, g) = (arr0(0.01), arr0(-9.81));
+    for backend in ["jit", "jit-scalar", "interp"] {
+        let step = step.clone().with_backend(kiln::backend_by_name(backend).unwrap());
+        let (mut p, mut v) = (data(64, 0.0), data(64, 5.0));
+        let (mut p2, mut v2) = (p.clone(), v.clone());
+        for _ in 0..20 {
+            step.call(
+                &[("dt", (&dt).into()), ("g", (&g).into())],
+                InPlace(&mut [("p", p.view_mut()), ("v", v.view_mut())]),
+            )
+            .unwrap();
+            let outs = step
+                .run_many(&[
+                    ("p", (&p2).into()),
+                    ("v", (&v2).into()),
+                    ("dt", (&dt).into()),
+                    ("g", (&g).into()),
+                ])
+                .unwrap();
+            p2 = outs[0].clone().into_f64().into_dimensionality().unwrap();
+            v2 = outs[1].clone().into_f64().into_dimensionality().unwrap();
+            assert_eq!(
+                bits(p.as_slice().unwrap()),
+                bits(p2.as_slice().unwrap()),
+                "{backend}"
+            );
+            assert_eq!(
+                bits(v.as_slice().unwrap()),
+                bits(v2.as_slice().unwrap()),
+                "{backend}"
+            );
+        }
+    }
+    // strided targets and f32, through the copy
+    let step32 = FusedRunner::compile_text("p + v*dt; v*0.5").unwrap();
+    let mut pw = Array1::from_iter((0..32).map(|i| i as f32));
+    let mut v = Array1::from_iter((0..16).map(|i| 1.0 + i as f32));
+    let dt = arr0(0.25f32);
+    let (p0, v0) = (pw.slice(s![..;2]).to_owned(), v.clone());
+    step32
+        .call(
+            &[("dt", (&dt).into())],
+            InPlace(&mut [("p", pw.slice_mut(s![..;2])), ("v", v.view_mut())]),
+        )
+        .unwrap();
+    assert_eq!(pw.slice(s![..;2]), &p0 + &(&v0 * 0.25));
+    assert_eq!(v, &v0 * 0.5);
+    assert_eq!(pw[1], 1.0);
+}
+
+#[test]
+fn several_results_into_given_arrays() {
+    let r = FusedRunner::compile_text("x*2; x + y; sum(x)").unwrap();
+    let (x, y) = (data(50, 1.0), data(50, 3.0));
+    let inputs = [("x", (&x).into()), ("y", (&y).into())];
+    let want = r.call(&inputs, FreshAll).unwrap();
+    let maps = FusedRunner::compile_text("x*2; x + y").unwrap();
+    let (mut a, mut b) = (Array1::<f64>::zeros(50), Array1::<f64>::zeros(50));
+    for _ in 0..3 {
+        maps.call(&inputs, &mut [a.view_mut(), b.view_mut()]).unwrap();
+        assert_eq!(a.clone().into_dyn(), want[0].clone().into_f64());
+        assert_eq!(b.clone().into_dyn(), want[1].clone().into_f64());
+    }
+    // one output short, one of another shape, one not contiguous: errors naming the output
+    let e = maps.call(&inputs, &mut [a.view_mut()]).unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    let mut short = Array1::<f64>::zeros(49);
+    let e = maps
+        .call(&inputs, &mut [a.view_mut(), short.view_mut()])
+        .unwrap_err();
+    assert!(e.to_string().contains("output 1"), "{e}");
+    let mut wide = Array1::<f64>::zeros(100);
+    let e = maps
+        .call(&inputs, &mut [a.view_mut(), wide.slice_mut(s![..;2])])
+        .unwrap_err();
+    assert!(e.to_string().contains("output 1 is not C-contiguous"), "{e}");
+}
+
+#[test]
+fn a_bad_update_is_an_error_and_writes_nothing() {
+    let step = FusedRunner::compile_text("p + v*dt; v*0.99").unwrap();
+    let dt = arr0(0.5);
+    let (mut p, mut v) = (data(8, 0.0), data(8, 1.0));
+    let (p0, v0) = (p.clone(), v.clone());
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["p"], "1 inputs named for 2 results"),
+        (vec!["p", "w"], "'w' in place: it is not an input"),
+        (vec!["p", "p"], "'p'"),
+    ];
+    for (names, why) in cases {
+        let e = match names.as_slice() {
+            [a] => step.call(&[("dt", (&dt).into())], InPlace(&mut [(*a, p.view_mut())])),
+            [a, b] => step.call(
+                &[("dt", (&dt).into())],
+                InPlace(&mut [(*a, p.view_mut()), (*b, v.view_mut())]),
+            ),
+            _ => unreachable!(),
+        }
+        .unwrap_err();
+        assert!(e.to_string().contains(why), "{names:?}: {e}");
+    }
+    // an updated input also given among the inputs
+    let p_again = p.clone();
+    let e = step
+        .call(
+            &[("dt", (&dt).into()), ("p", (&p_again).into())],
+            InPlace(&mut [("p", p.view_mut()), ("v", v.view_mut())]),
+        )
+        .unwrap_err();
+    assert!(matches!(e, Error::DuplicateInput { .. }), "{e}");
+    // a result that reads all of an updated input
+    let red = FusedRunner::compile_text("p - sum(v); v*2").unwrap();
+    let e = red
+        .call(&[], InPlace(&mut [("p", p.view_mut()), ("v", v.view_mut())]))
+        .unwrap_err();
+    assert!(e.to_string().contains("not all maps of one kernel"), "{e}");
+    // an updated input of another shape than its result (broadcast)
+    let mut one = Array1::from_elem(1, 2.0);
+    let bc = FusedRunner::compile_text("q + v; v*2").unwrap();
+    let e = bc
+        .call(&[], InPlace(&mut [("q", one.view_mut()), ("v", v.view_mut())]))
+        .unwrap_err();
+    assert!(e.to_string().contains("broadcast input"), "{e}");
+    assert_eq!((p, v, one[0]), (p0, v0, 2.0), "nothing written");
+    // a 2-d update of the wrong dtype: an error, nothing written
+    let mut m = Array2::<f32>::zeros((3, 4));
+    let r = FusedRunner::compile_text("m + x").unwrap();
+    let x = Array2::<f64>::ones((3, 4));
+    let e = r
+        .call(&[("x", (&x).into())], InPlace(&mut [("m", m.view_mut())]))
+        .unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    assert!(m.iter().all(|&v| v == 0.0));
+}
+
+#[test]
+fn a_handle_calls_by_position_with_the_same_bits() {
+    let r = FusedRunner::compile_text("a*x + y*y; x - y").unwrap();
+    let one = FusedRunner::compile_text("a*x + y*y").unwrap();
+    let (a, x, y) = (arr0(1.5), data(40, 1.0), data(40, 2.0));
+    let named = [("a", (&a).into()), ("x", (&x).into()), ("y", (&y).into())];
+    let want = r.call(&named, FreshAll).unwrap();
+    let h = r.prepared(&named).unwrap();
+    let h1 = one.prepared(&named).unwrap();
+    let at = [(&a).into(), (&x).into(), (&y).into()];
+    for _ in 0..3 {
+        assert_eq!(h.call(&at, FreshAll).unwrap(), want);
+        assert_eq!(h1.call(&at, Fresh).unwrap(), want[0]);
+        let mut out = Array1::<f64>::zeros(40);
+        h1.call(&at, out.view_mut()).unwrap();
+        assert_eq!(kiln::Output::F64(out.into_dyn()), want[0]);
+        let (mut o0, mut o1) = (Array1::<f64>::zeros(40), Array1::<f64>::zeros(40));
+        h.call(&at, &mut [o0.view_mut(), o1.view_mut()]).unwrap();
+        assert_eq!(kiln::Output::F64(o0.into_dyn()), want[0]);
+        assert_eq!(kiln::Output::F64(o1.into_dyn()), want[1]);
+    }
+    // a count or a shape other than bound: an error that names the input
+    let e = h.call(&at[..2], FreshAll).unwrap_err();
+    assert!(e.to_string().contains("2 inputs given, 3 bound"), "{e}");
+    let short = data(39, 2.0);
+    let e = h1
+        .call(&[(&a).into(), (&x).into(), (&short).into()], Fresh)
+        .unwrap_err();
+    assert!(e.to_string().contains("input 2 ('y')"), "{e}");
+}
