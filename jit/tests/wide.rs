@@ -1262,17 +1262,19 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
     // runs of positive bases with f32 subnormals among them, and exponents now and then zero or
     // f32-subnormal: f32's fast path splits a normal base on its own bits and takes chunks of
     // normal bases and exponents only, the others the general path (the same bits); and the
-    // edges of that split (the least normal, OFF_F32 = 0x1.6a09ep-1 and its neighbours, powers
-    // of two, the largest f32)
+    // edges of that split (the least normal, OFF_F32 = 0x1.6a09ep-1 and its neighbours, twice
+    // it, 1/sqrt(2), powers of two, the largest f32)
     let splits = [
         1.1754944e-38f64,
+        f32::from_bits(0x3f35_04ef) as f64,
+        f32::from_bits(0x3f35_04f0) as f64,
+        f32::from_bits(0x3f35_04f1) as f64,
+        f32::from_bits(0x3fb5_04f0) as f64,
         0.70710677,
-        0.7071067690849304,
-        0.7071068286895752,
         0.5,
         1.0,
         2.0,
-        1.4142135,
+        std::f64::consts::SQRT_2,
         3.4028235e38,
     ];
     for i in 0..8_000 {

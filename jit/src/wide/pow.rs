@@ -665,8 +665,8 @@ pub(super) struct Pow32;
 impl Paths2<f32> for Pow32 {
     #[inline(always)]
     fn fast_ok(x: f32, y: f32) -> bool {
-        let ay = y.abs();
-        (x >= f32::MIN_POSITIVE) & (x < f32::INFINITY) & (ay >= f32::MIN_POSITIVE) & (ay < f32::INFINITY)
+        let normal = f32::MIN_POSITIVE..f32::INFINITY;
+        normal.contains(&x) & normal.contains(&y.abs())
     }
     #[inline(always)]
     fn fast(x: f32, y: f32) -> f32 {
