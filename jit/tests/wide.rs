@@ -1259,6 +1259,38 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
         ys.push(rng.uniform(0.01, 100.0));
         xs.push(rng.uniform(-160.0, 160.0));
     }
+    // runs of positive bases with f32 subnormals among them, and exponents now and then zero or
+    // f32-subnormal: f32's fast path splits a normal base on its own bits and takes chunks of
+    // normal bases and exponents only, the others the general path (the same bits); and the
+    // edges of that split (the least normal, OFF_F32 = 0x1.6a09ep-1 and its neighbours, twice
+    // it, 1/sqrt(2), powers of two, the largest f32)
+    let splits = [
+        1.1754944e-38f64,
+        f32::from_bits(0x3f35_04ef) as f64,
+        f32::from_bits(0x3f35_04f0) as f64,
+        f32::from_bits(0x3f35_04f1) as f64,
+        f32::from_bits(0x3fb5_04f0) as f64,
+        0.70710677,
+        0.5,
+        1.0,
+        2.0,
+        std::f64::consts::SQRT_2,
+        3.4028235e38,
+    ];
+    for i in 0..8_000 {
+        let x = match i % 37 {
+            0 => rng.uniform(1e-45, 1.2e-38),
+            1 => splits[rng.below(splits.len())],
+            _ => rng.uniform(0.01, 100.0),
+        };
+        let y = match i % 41 {
+            0 => 0.0,
+            1 => rng.uniform(-1e-39, 1e-39),
+            _ => rng.uniform(-40.0, 40.0),
+        };
+        ys.push(x);
+        xs.push(y);
+    }
     for edge in [708.0f64, 709.78, 745.13, 88.72, 103.97, 87.0] {
         for _ in 0..500 {
             let x = rng.uniform(1.5, 50.0);

@@ -6,7 +6,8 @@
 //! function is defined and its result finite). Nothing else here is per function: the expression
 //! is the opcode's name, the bound is `kiln_jit`'s documented ULP bound for the opcode
 //! ([`kiln_jit::unary_ulp_bound`], 0 where the JIT calls the interpreter's own libm function), the
-//! loop is std's method for the opcode ([`super::std_loops`]). A function that becomes vector code
+//! loop is std's method for the opcode (arctanh: the `libm` crate's, as std's is wrong near -1;
+//! [`super::std_loops`]). A function that becomes vector code
 //! in kiln-jit changes its row's time and bound here with no change to this file.
 //!
 //! Per function, type and N, two rows: `kiln-simd`, kiln's ordinary call
@@ -240,10 +241,10 @@ pub const FUNCTIONS: &[Function] = &[
 
 /// The bound, in ULP, within which std's loop must agree with the interpreter. std is glibc, the
 /// interpreter's f64 arcsinh, arccosh, arctanh and every f32 function are the `libm` crate's (most
-/// differ by one or two ULP), and std computes asinh, acosh and atanh by formulas of its own:
-/// `acosh` is some hundreds of ULP off near 1, and `atanh` (`0.5 * ln_1p(2x / (1 - x))`) loses
-/// its digits near -1 (f32's gives -inf at -0.99999994), so arctanh's `rust-loop` rows read WRONG at
-/// N = 1e6. The loose bound still catches a loop that computes another function.
+/// differ by one or two ULP), and std computes asinh and acosh by formulas of its own (`acosh` is
+/// some hundreds of ULP off near 1). The loose bound still catches a loop that computes another
+/// function. (std's `atanh` loses its digits near -1, beyond any such bound: arctanh's loop is the
+/// `libm` crate's, see [`super::std_loops`].)
 pub const LOOP_ULP: u32 = 1 << 12;
 
 /// Runs every function of `functions` at every N and dtype of `config`; `progress` hears about

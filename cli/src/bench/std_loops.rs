@@ -10,12 +10,17 @@
 //! the `libm` crate for every f32 function (`kiln_ir::Real`), so a loop agrees with it within a
 //! looser bound than kiln's ([`super::functions::LOOP_ULP`]), not bit for bit.
 //!
-//! The one table of this file maps each opcode to std's method; an opcode std has no method for
-//! (erf, erfc) has no loop here.
+//! The one exception to std's methods is arctanh: std's `atanh` (`0.5 * ln_1p(2x / (1 - x))`) is
+//! not the function near -1 (thousands of ULP off in f64; in f32, -inf at -0.99999994, where
+//! atanh is about -8.7), so its loop, which would only time a wrong answer, is the `libm` crate's
+//! `atanh` / `atanhf` (musl's), the interpreter's own ([`kiln_ir::Real::atanh`]).
+//!
+//! The one table of this file maps each opcode to its loop's method; an opcode std has no method
+//! for (erf, erfc) has no loop here.
 
 use super::baseline;
 use kiln::array::Float;
-use kiln_ir::{BinaryOp, UnaryOp};
+use kiln_ir::{BinaryOp, Real, UnaryOp};
 
 /// std's scalar math over slices, for f64 and f32.
 pub trait StdLoops: Float {
@@ -74,7 +79,8 @@ macro_rules! std_loops {
                     U::Arctan => each(x, out, <$t>::atan),
                     U::Arcsinh => each(x, out, <$t>::asinh),
                     U::Arccosh => each(x, out, <$t>::acosh),
-                    U::Arctanh => each(x, out, <$t>::atanh),
+                    // std's formula is wrong near -1 (module docs): musl's
+                    U::Arctanh => each(x, out, <$t as Real>::atanh),
                     U::Cbrt => each(x, out, <$t>::cbrt),
                     _ => return false,
                 }
@@ -121,6 +127,11 @@ mod tests {
         let mut o32 = [0.0f32; 2];
         f32::scalar_pow(2.5, &[2.0, -1.0], &mut o32);
         assert_eq!(o32, [6.25, 0.4]);
+        // arctanh: musl's, finite near -1 where std's f32 formula gives -inf
+        let mut a32 = [0.0f32; 1];
+        assert!(f32::unary(UnaryOp::Arctanh, &[-0.99999994], &mut a32));
+        assert!(a32[0].is_finite() && a32[0] < -8.0, "{a32:?}");
+        assert_eq!(a32[0], <f32 as Real>::atanh(-0.99999994));
         // no std method: no loop, the output untouched
         assert!(!f64::unary(UnaryOp::Erf, &x, &mut out));
         assert!(!f64::binary(BinaryOp::Add, &x, &x, &mut out));

@@ -37,7 +37,7 @@
 //! log: its general path (subnormal, zero, infinite or NaN lanes) gives the other lanes the core's
 //! bits. hypot (`pow.rs`, a routine of two arguments) has one path for every lane, lane selects
 //! and no branch, so its chunks need no test; pow has a fast path (f64: positive normal finite
-//! bases, finite exponents, `|y·log x| < 708`; f32: positive finite bases, finite exponents) and
+//! bases, finite exponents, `|y·log x| < 708`; f32: positive normal bases, normal exponents) and
 //! a general one. f64 pow reads tables (`vmath::pow_tables`): the
 //! inline code by scalar loads per lane, the routines here by indexing the same statics, at AVX-512
 //! lane by lane (gathers) and at AVX2 in stages per chunk, each lookup a loop of its own.

@@ -11,9 +11,11 @@
 //! log once ([`Paths2::constant_first`]) and each chunk from `y·log x` on, by the fast path where
 //! its exponents allow it: the same operations on the same values, so the same bits. f32 pow
 //! (`vmath::pow::pow_f32`, no table, computed on the widened values and rounded once) has a fast
-//! path for positive finite bases and finite exponents and a general path, chosen per chunk of 16
-//! lanes where the inline code chooses per vector (the same bits either way); f32 hypot is the f64
-//! lane of the widened values, rounded once.
+//! path and a general path, chosen per chunk of 16 lanes where the inline code chooses per vector
+//! (the same bits either way): the inline fast path takes positive finite bases and finite
+//! exponents, this one positive normal bases (split on the f32's own bits, which give the widened
+//! value's `k` and `z`) and normal exponents; f32 hypot is the f64 lane of the widened values,
+//! rounded once.
 
 use super::binary::{Paths2, levels2, map2};
 use super::lanes::{CHUNK, poly, sel};
@@ -398,11 +400,32 @@ fn exp2_f32(y: f64, l: f64) -> f64 {
     f64::from_bits(p.to_bits().wrapping_add(ki << 52))
 }
 
-/// `vmath::pow::pow_f32`'s fast path on one lane of f32 values widened to f64: positive finite
-/// `x`, finite `y`.
+/// `OFF_F32` as an f32's bits (0x1.6a09ep-1 is an f32).
+const OFF_F32_BITS: u32 = 0x3f35_04f0;
+const _: () = assert!(f32::from_bits(OFF_F32_BITS) as f64 == f64::from_bits(OFF_F32 as u64));
+
+/// [`log2_f32`] of a positive normal finite f32, its split on the f32's own bits: `x = 2^k·z` with
+/// `bits(z)` in `[OFF_F32_BITS, OFF_F32_BITS + 2^23)`. Widening a normal f32 keeps its mantissa (in
+/// the top 23 of the 52 bits, `OFF_F32`'s low 29 bits are zero) and moves its exponent field by a
+/// constant, so `k` (the floor of `(bits - off) / 2^23` against `/ 2^52`) and `z` are the values
+/// [`split`] gives the widened `x`: the same operations follow on the same values, so the same
+/// bits, for an integer split on 8 lanes of a 256-bit vector where the f64 one takes 4.
 #[inline(always)]
-fn pow32_fast(x: f64, y: f64) -> f64 {
-    exp2_f32(y, log2_f32(x.abs()))
+fn log2_f32_normal(x: f32) -> f64 {
+    let u = x.to_bits().wrapping_sub(OFF_F32_BITS);
+    let k = ((u as i32) >> 23) as f64;
+    let z = f32::from_bits((u & 0x007f_ffff).wrapping_add(OFF_F32_BITS)) as f64;
+    let s = (z + -1.0) / (z + 1.0);
+    let w = s * s;
+    let q: f64 = poly(w, &LOG2_Q);
+    s.mul_add(q, k)
+}
+
+/// `vmath::pow::pow_f32`'s fast path on one lane: a positive normal finite `x` (the f32, split on
+/// its bits: [`log2_f32_normal`]), a finite `y`.
+#[inline(always)]
+fn pow32_fast(x: f32, y: f32) -> f64 {
+    exp2_f32(y as f64, log2_f32_normal(x))
 }
 
 /// `vmath::pow::pow_f32`'s general path on one lane of f32 values widened to f64 (the result to
@@ -634,40 +657,45 @@ impl<const LANES: bool> Paths2<f64> for Pow64<LANES> {
 }
 
 /// f32 pow (`vmath::pow::pow_f32`, no table): the fast path where every lane of the chunk has a
-/// positive finite `x` and a finite `y`, else the general path.
+/// positive normal finite `x` and a normal finite `y`, else the general path (which gives such a
+/// lane the same bits, as it gives the inline fast path's other lanes, of positive subnormal `x`
+/// or of zero or subnormal `y`, theirs).
 pub(super) struct Pow32;
 
 impl Paths2<f32> for Pow32 {
     #[inline(always)]
     fn fast_ok(x: f32, y: f32) -> bool {
-        (x > 0.0) & (x < f32::INFINITY) & (y.abs() < f32::INFINITY)
+        let normal = f32::MIN_POSITIVE..f32::INFINITY;
+        normal.contains(&x) & normal.contains(&y.abs())
     }
     #[inline(always)]
     fn fast(x: f32, y: f32) -> f32 {
-        pow32_fast(x as f64, y as f64) as f32
+        pow32_fast(x, y) as f32
     }
     #[inline(always)]
     fn general(x: f32, y: f32) -> f32 {
         pow32_general(x as f64, y as f64) as f32
     }
-    /// [`Paths2::fast_ok`] for the chunk as one unsigned maximum of the bits: `bits(x) - 1` below
-    /// `bits(f32::MAX)` where `x` is positive and finite (0 wraps around), `bits(|y|) - 1` there too
-    /// where `y` is finite and not ±0 (LLVM left the three comparisons and their conjunction
-    /// partly scalar; ±0 exponents, which the fast path would give 1 as well, take the general
-    /// path, with the same bits).
     #[inline(always)]
     fn constant_first(xs: &mut [f32], ys: &[f32]) -> bool {
         pow32_constant(xs, ys)
     }
+    /// [`Paths2::fast_ok`] for the chunk as one unsigned maximum of the bits: `bits(x) -
+    /// bits(MIN_POSITIVE)` is below `bits(inf) - bits(MIN_POSITIVE)` where `x` is positive, normal
+    /// and finite (below wraps around), and `bits(|y|) - bits(MIN_POSITIVE)` where `y` is normal
+    /// and finite (LLVM left the comparisons and their conjunction partly scalar, and two maxima
+    /// too; ±0 and subnormal exponents, which the fast path would give its bits as well, take the
+    /// general path, with the same bits).
     #[inline(always)]
     fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
+        const MIN: u32 = f32::MIN_POSITIVE.to_bits();
         let mut m = 0u32;
         for (&a, &b) in x.iter().zip(y.iter()) {
-            let xa = a.to_bits().wrapping_sub(1);
-            let ya = (b.to_bits() & 0x7fff_ffff).wrapping_sub(1);
+            let xa = a.to_bits().wrapping_sub(MIN);
+            let ya = (b.to_bits() & 0x7fff_ffff).wrapping_sub(MIN);
             m = m.max(xa).max(ya);
         }
-        if m < f32::MAX.to_bits() {
+        if m < f32::INFINITY.to_bits() - MIN {
             for (a, &b) in x.iter_mut().zip(y.iter()) {
                 *a = Self::fast(*a, b);
             }
