@@ -1020,7 +1020,9 @@ fn fold_previous(values: Values, prev: &[f64], op: kiln_ir::ScanOp) -> Values {
 pub(crate) fn result_form(spec: &Specialised, reduce: Option<&Reduction>) -> (Vec<usize>, OutputType) {
     let shape = result_shape(&spec.kernel, reduce);
     let out_type = match reduce {
-        Some(r) if r.mean => OutputType::Float(spec.kernel.dtype),
+        // a typed kernel's result type is NumPy's, the mean's included (typed as a mean: float32
+        // data keeps float32, integers give float64); the float path divides in its dtype
+        Some(r) if r.mean && spec.typed.is_none() => OutputType::Float(spec.kernel.dtype),
         _ => spec.output_type(),
     };
     (shape, out_type)

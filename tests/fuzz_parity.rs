@@ -50,31 +50,11 @@ enum Which<'a> {
     Kernel(&'a str),
 }
 
-/// `run_into` (of the runner and of its prepared handle) refuses a float32 output for a mean whose
-/// values are float32 but computed through float64 intermediates (`mean(where(x + index(1), x, x))`
-/// of a float32 `x`), which `run` gives as float32 (src/runner.rs, src/prepared.rs).
-const MEAN_F32_INTO: &str = "the output is f32[] but the kernel gives f64[]";
-
 /// hypot of a signalling NaN and an infinity: libm's (glibc's, NumPy's) NaN, the JIT's vector
 /// hypot inf (jit/src/vmath).
 const HYPOT_SNAN_INF: &str = "interp NaN vs compiled inf";
 
 const KNOWN: &[Known] = &[
-    Known {
-        elem: ElemType::Bool,
-        case: Which::Seed(449),
-        error: MEAN_F32_INTO,
-    },
-    Known {
-        elem: ElemType::F32,
-        case: Which::Seed(54),
-        error: MEAN_F32_INTO,
-    },
-    Known {
-        elem: ElemType::F32,
-        case: Which::Seed(714),
-        error: MEAN_F32_INTO,
-    },
     Known {
         elem: ElemType::F64,
         case: Which::Kernel(r#"Expr(Binary(Hypot, Expr(Input("a")), Expr(Input("#),

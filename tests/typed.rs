@@ -708,3 +708,21 @@ fn truth_values_of_float_inputs_take_numpys_types() {
         .unwrap_err();
     assert!(e.to_string().contains("`-` of a bool"), "{e}");
 }
+
+/// A mean whose values are float32 computed through float64 intermediates is float32, from `run`
+/// and from `run_into` alike (the typed kernel's type, not the float path's dtype; found by the
+/// parity suite's random kernels, `mean(where(x + index(1), x, x))`).
+#[test]
+fn a_typed_mean_runs_into_its_own_type() {
+    let x = ndarray::array![1.5f32, -2.0, 4.25, 0.5];
+    let k = ndarray::array![0i64, 1, 2, 3];
+    // `x + k` is float64 (float32 with int64), the `where` float32 again
+    let runner = FusedRunner::compile_text("mean(where(x + k, x, x))").unwrap();
+    let args: [(&str, ArrayArg<'_>); 2] = [("x", (&x).into()), ("k", (&k).into())];
+    let Output::F32(want) = runner.run(&args).unwrap() else {
+        panic!("a float32 mean")
+    };
+    let mut out = ndarray::arr0(0.0f32).into_dyn();
+    runner.run_into(&args, out.view_mut()).unwrap();
+    assert_eq!(out, want);
+}
