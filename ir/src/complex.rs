@@ -233,21 +233,47 @@ pub fn log<T: Real>(z: Complex<T>) -> Complex<T> {
     let (x, y) = (z.re, z.im);
     let h = x.hypot(y);
     let re = if h > T::from_f64(0.5) && h < T::from_f64(2.0) {
-        let (ax, ay) = (x.abs(), y.abs());
-        T::from_f64(0.5) * ((ax - T::ONE) * (ax + T::ONE) + ay * ay).log1p()
+        T::from_f64(0.5) * x2y2m1(x, y).log1p()
     } else {
         h.ln()
     };
     c(re, y.atan2(x))
 }
 
-/// `log(1 + z)`, accurate for small `z`: `log|1 + z|` as `0.5 log1p(x (2 + x) + y²)`.
+/// `x² + y² - 1` to a few ulps of itself however close `|z|` is to 1 (as glibc's `__x2y2m1`): the
+/// squares split exactly into their rounded values and errors by fused multiply-adds, the five
+/// terms summed with Neumaier's compensation.
+fn x2y2m1<T: Real>(x: T, y: T) -> T {
+    let (p, q) = (x * x, y * y);
+    compensated_sum([-T::ONE, p, q, x.mul_add(x, -p), y.mul_add(y, -q)])
+}
+
+/// Neumaier's compensated sum: the rounding error of each addition carried and added once.
+fn compensated_sum<T: Real>(terms: [T; 5]) -> T {
+    let (mut sum, mut comp) = (T::ZERO, T::ZERO);
+    for t in terms {
+        let u = sum + t;
+        comp = comp
+            + if sum.abs() >= t.abs() {
+                (sum - u) + t
+            } else {
+                (t - u) + sum
+            };
+        sum = u;
+    }
+    sum + comp
+}
+
+/// `log(1 + z)`, accurate for small `z` and near `|1 + z| = 1`: `log|1 + z|` as `0.5 log1p(2x + x²
+/// + y²)`, the squares exact and the sum compensated (as [`x2y2m1`]).
 pub fn log1p<T: Real>(z: Complex<T>) -> Complex<T> {
     let (x, y) = (z.re, z.im);
     let x1 = x + T::ONE;
     let h = x1.hypot(y);
     let re = if h > T::from_f64(0.5) && h < T::from_f64(2.0) {
-        T::from_f64(0.5) * (x * (T::from_f64(2.0) + x) + y * y).log1p()
+        let (p, q) = (x * x, y * y);
+        let two_x = x + x;
+        T::from_f64(0.5) * compensated_sum([two_x, p, q, x.mul_add(x, -p), y.mul_add(y, -q)]).log1p()
     } else {
         h.ln()
     };
@@ -625,6 +651,19 @@ mod tests {
                 "{op}({z:?}) = {got:?}"
             );
         }
+    }
+
+    #[test]
+    fn log_near_the_unit_circle() {
+        // |0.6 + 0.8i|² - 1 is 2.22e-17 in float64 (mpmath: log's real part 2.2204460492503132e-17)
+        let l = log(c(0.6f64, 0.8));
+        assert!((l.re - 2.2204460492503132e-17).abs() < 1e-32, "{l:?}");
+        let l = log(c(1e-20f64, 1.0));
+        assert!((l.re - 5e-41).abs() < 1e-55, "{l:?}");
+        // log1p(-0.4 + 0.8i) = log(0.6 + 0.8i) up to the rounding of -0.4 and 0.8: mpmath gives
+        // 2.2204460492503132e-17 for the float64 point
+        let l = log1p(c(-0.4f64, 0.8));
+        assert!((l.re - 2.2204460492503132e-17).abs() < 1e-31, "{l:?}");
     }
 
     #[test]
