@@ -534,19 +534,6 @@ impl Output {
         }
     }
 
-    /// The element type.
-    pub fn output_type(&self) -> kiln_ir::OutputType {
-        match self {
-            Output::F64(_) => kiln_ir::OutputType::Float(kiln_ir::DType::F64),
-            Output::F32(_) => kiln_ir::OutputType::Float(kiln_ir::DType::F32),
-            Output::I64(_) => kiln_ir::OutputType::Int64,
-            Output::I32(_) => kiln_ir::OutputType::Int32,
-            Output::Bool(_) => kiln_ir::OutputType::Bool,
-            Output::C64(_) => kiln_ir::OutputType::Complex(kiln_ir::DType::F32),
-            Output::C128(_) => kiln_ir::OutputType::Complex(kiln_ir::DType::F64),
-        }
-    }
-
     /// The NumPy name of the element type.
     pub fn dtype_name(&self) -> &'static str {
         match self {

@@ -12,7 +12,7 @@ use crate::parallel::Parallel;
 use crate::profile::{Profile, Settings};
 use crate::program::{Pipeline, Program, Reduction, Sibling, Siblings, Source, Stage, Work};
 use kiln_ir::shape::broadcast_shapes;
-use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, PlanOptions, Start, Tensor, Values};
+use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, PlanOptions, Start, Tensor, Values};
 use ndarray::{ArrayD, ArrayViewMut, Dimension, IxDyn};
 use std::sync::{Arc, Mutex};
 
@@ -378,23 +378,23 @@ impl Compiled {
             let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
             let what = "a stand-in for an intermediate result";
             let out_type = match &typed {
-                Some(t) => kiln_ir::typed::output_type(t),
+                Some(t) => t.output_type(),
                 None => kernel.output_type(),
             };
             let temp = match (out_type, program.reduction()) {
-                (OutputType::Int64 | OutputType::Int32 | OutputType::Bool, r)
+                (ElemType::I64 | ElemType::I32 | ElemType::Bool, r)
                     if typed.is_some() && !r.is_some_and(|r| r.mean) =>
                 {
                     let zeros = kiln_ir::shape::try_filled(n, 0i64, what)?;
                     let a = ArrayD::from_shape_vec(IxDyn(&shape), zeros)
                         .map_err(|e| Error::Output(e.to_string()))?;
                     Temp::Typed(match out_type {
-                        OutputType::Int64 => Output::I64(a),
-                        OutputType::Int32 => Output::I32(a.mapv(|v| v as i32)),
+                        ElemType::I64 => Output::I64(a),
+                        ElemType::I32 => Output::I32(a.mapv(|v| v as i32)),
                         _ => Output::Bool(a.mapv(|v| v != 0)),
                     })
                 }
-                (OutputType::Float(kiln_ir::DType::F32), r) if !r.is_some_and(|r| r.mean) => {
+                (ElemType::F32, r) if !r.is_some_and(|r| r.mean) => {
                     let zeros = kiln_ir::shape::try_filled(n, 0.0f32, what)?;
                     Temp::F32(
                         ArrayD::from_shape_vec(IxDyn(&shape), zeros)
@@ -859,7 +859,7 @@ impl Compiled {
             self.settings,
         )?;
         let (want, out_type) = result_form(&spec, stage.program.reduction());
-        if out.shape() != want.as_slice() || out_type != OutputType::Float(A::DTYPE) {
+        if out.shape() != want.as_slice() || out_type != ElemType::of_float(A::DTYPE) {
             return Err(Error::Output(format!(
                 "the output is {}{:?} but the kernel gives {}{:?}",
                 A::DTYPE,
@@ -1017,12 +1017,12 @@ fn fold_previous(values: Values, prev: &[f64], op: kiln_ir::ScanOp) -> Values {
 }
 
 /// The shape and type of the result a stage whose kernel is `spec` gives.
-pub(crate) fn result_form(spec: &Specialised, reduce: Option<&Reduction>) -> (Vec<usize>, OutputType) {
+pub(crate) fn result_form(spec: &Specialised, reduce: Option<&Reduction>) -> (Vec<usize>, ElemType) {
     let shape = result_shape(&spec.kernel, reduce);
     let out_type = match reduce {
         // a typed kernel's result type is NumPy's, the mean's included (typed as a mean: float32
         // data keeps float32, integers give float64); the float path divides in its dtype
-        Some(r) if r.mean && spec.typed.is_none() => OutputType::Float(spec.kernel.dtype),
+        Some(r) if r.mean && spec.typed.is_none() => ElemType::of_float(spec.kernel.dtype),
         _ => spec.output_type(),
     };
     (shape, out_type)

@@ -162,7 +162,7 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     let typed = TypedKernel::new(kernel, &floats, mean)?;
     // the float path's mean divides its sum in the float dtype (`mean(a > 0)` is float64 in both)
     let float_output = if mean {
-        kiln_ir::OutputType::Float(kernel.dtype)
+        ElemType::of_float(kernel.dtype)
     } else {
         kernel.output_type()
     };
@@ -202,8 +202,8 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
     let typed = TypedKernel::new(typed_as, elems, mean).ok()?;
     let dtype = typed.kernel.dtype;
     let float_output = match typed_as.output_type() {
-        _ if mean => kiln_ir::OutputType::Float(dtype),
-        kiln_ir::OutputType::Float(_) => kiln_ir::OutputType::Float(dtype),
+        _ if mean => ElemType::of_float(dtype),
+        t if t.is_float() => ElemType::of_float(dtype),
         other => other,
     };
     let stored = typed.stored_inputs(dtype, float_output).ok()?;
@@ -600,9 +600,9 @@ pub(crate) struct Specialised {
 impl Specialised {
     /// The element type of the kernel's result: the typed kernel's where it is one (NumPy's), the
     /// float kernel's otherwise.
-    pub(crate) fn output_type(&self) -> kiln_ir::OutputType {
+    pub(crate) fn output_type(&self) -> ElemType {
         match &self.typed {
-            Some(t) => kiln_ir::typed::output_type(t),
+            Some(t) => t.output_type(),
             None => self.kernel.output_type(),
         }
     }

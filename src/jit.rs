@@ -9,7 +9,7 @@ use crate::backend::{
     copy_into,
 };
 use crate::error::{Error, Result};
-use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, OutputType, Tensor};
+use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Tensor};
 use kiln_jit::{BoundKernel, Elem, InputRef, JitError, RunConfig, Schedule, Workspace};
 use std::sync::Mutex;
 
@@ -149,7 +149,7 @@ impl JitExecutable {
         let maps = outs.into_iter().enumerate().map(|(i, v)| {
             let o = i + usize::from(reduces);
             let values = match kernel.output_type_of(o) {
-                OutputType::Bool => kiln_ir::Values::Bool(v.iter().map(|x| x.to_f64() != 0.0).collect()),
+                ElemType::Bool => kiln_ir::Values::Bool(v.iter().map(|x| x.to_f64() != 0.0).collect()),
                 _ => T::values(v),
             };
             kiln_ir::Tensor {
@@ -258,7 +258,7 @@ impl Executable for JitExecutable {
         ctx: &RunCtx<'_>,
     ) -> Result<()> {
         let direct = matches!(kernel.kind, KernelKind::Map | KernelKind::Scan(_))
-            && kernel.output_type() == OutputType::Float(kernel.dtype)
+            && kernel.output_type() == ElemType::of_float(kernel.dtype)
             && ctx.start == kiln_ir::Start::Identity;
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));

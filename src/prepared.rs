@@ -23,7 +23,7 @@ use crate::array::{ArrayArg, Float, Output, on_view};
 use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
-use kiln_ir::{InputPlan, KernelKind, OutputType, Start};
+use kiln_ir::{ElemType, InputPlan, KernelKind, Start};
 use kiln_jit::InputRef;
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
@@ -128,7 +128,7 @@ pub struct Prepared {
     /// The shape and type of the result, and its element count.
     pub(crate) out_shape: Vec<usize>,
     pub(crate) out_len: usize,
-    pub(crate) out_type: OutputType,
+    pub(crate) out_type: ElemType,
     /// Where the inputs are read in memory order: the run, and the handle it calls.
     pub(crate) memory: Option<Arc<InMemory>>,
     /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
@@ -274,14 +274,14 @@ impl Compiled {
         user: &[&ArrayArg<'_>],
         spec: Arc<Specialised>,
         shape: Vec<usize>,
-        out_type: OutputType,
+        out_type: ElemType,
     ) -> Prepared {
         let direct = (self.pipeline().stages.len() == 1
             && matches!(
                 spec.kernel.kind,
                 KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
             )
-            && spec.kernel.output_type() == OutputType::Float(spec.kernel.dtype)
+            && spec.kernel.output_type() == ElemType::of_float(spec.kernel.dtype)
             && spec.exe.direct()
             && user
                 .iter()
@@ -352,7 +352,7 @@ impl Prepared {
     }
 
     /// The result's type.
-    pub fn output_type(&self) -> OutputType {
+    pub fn output_type(&self) -> ElemType {
         self.out_type
     }
 

@@ -1206,7 +1206,7 @@ fn check_scan_in_place(
     assert!(!text.contains("copied"), "{expr} on {what}:\n{text}");
     let flat: Vec<f64> = jit(1).run(copies).unwrap().into_f64().iter().copied().collect();
     let want = runner(expr, "interp").run(args).unwrap();
-    let is_f32 = want.output_type() == kiln::kiln_ir::OutputType::Float(kiln::kiln_ir::DType::F32);
+    let is_f32 = want.elem() == kiln::kiln_ir::ElemType::F32;
     let want: Vec<f64> = want.into_f64().iter().copied().collect();
     for threads in [1, 3] {
         let got: Vec<f64> = jit(threads)

@@ -15,7 +15,8 @@ use crate::compound::CompoundOp;
 use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{Node, NodeId};
-use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp, Start};
+use crate::kernel::{KernelIR, KernelKind, ReduceOp, Start};
+use crate::promote::ElemType;
 use crate::scan::{Carried, Scan};
 use crate::shape::{checked_size, try_filled, unravel};
 pub use crate::sum::pairwise_sum;
@@ -135,7 +136,7 @@ pub fn interpret_from<T: Real>(
                 out.push(eval.at(&idx));
             }
             let values = match out_type {
-                OutputType::Bool => Values::Bool(out.iter().map(|v| v.is_true()).collect()),
+                ElemType::Bool => Values::Bool(out.iter().map(|v| v.is_true()).collect()),
                 _ => float_values(out),
             };
             Ok(Tensor {
@@ -276,7 +277,7 @@ fn reduce<T: Real>(
     op: ReduceOp,
     axes: &[usize],
     eval: &mut Evaluator<'_, '_, T>,
-    out_type: OutputType,
+    out_type: ElemType,
     start: Start<'_>,
 ) -> Result<Tensor> {
     let ext = Extents::new(&kernel.shape, axes)?;
@@ -298,7 +299,7 @@ fn reduce<T: Real>(
         },
     )?;
     let values = match out_type {
-        OutputType::Float(_) => float_values(
+        ElemType::F32 | ElemType::F64 => float_values(
             folded
                 .into_iter()
                 .map(|f| match f {
@@ -307,7 +308,7 @@ fn reduce<T: Real>(
                 })
                 .collect(),
         ),
-        OutputType::Int64 | OutputType::Int32 => Values::I64(
+        ElemType::I64 | ElemType::I32 => Values::I64(
             folded
                 .into_iter()
                 .map(|f| match f {
@@ -317,7 +318,7 @@ fn reduce<T: Real>(
                 })
                 .collect(),
         ),
-        OutputType::Bool => Values::Bool(
+        ElemType::Bool => Values::Bool(
             folded
                 .into_iter()
                 .map(|f| match f {
@@ -327,7 +328,7 @@ fn reduce<T: Real>(
                 })
                 .collect(),
         ),
-        OutputType::Complex(_) => {
+        ElemType::C64 | ElemType::C128 => {
             return Err(IrError::Type(
                 "a complex result of a float kernel (complex kernels are typed: kiln_ir::typed)".into(),
             ));

@@ -8,7 +8,6 @@ use crate::op::{BinaryOp, UnaryOp};
 use crate::promote::ElemType;
 use crate::scan::Scan;
 use crate::shape::checked_size;
-pub use crate::tensor::OutputType;
 
 /// A reduction that folds the body's values over some axes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -483,12 +482,12 @@ impl KernelIR {
     }
 
     /// The element type of output `o` (see [`KernelIR::output_type`]).
-    pub fn output_type_of(&self, o: usize) -> OutputType {
+    pub fn output_type_of(&self, o: usize) -> ElemType {
         match o.checked_sub(1).map(|e| self.extra[e]) {
             None => self.output_type(),
             // only a map has further outputs
-            Some(root) if self.arena.node(root).is_logical(&self.arena) => OutputType::Bool,
-            Some(_) => OutputType::Float(self.dtype),
+            Some(root) if self.arena.node(root).is_logical(&self.arena) => ElemType::Bool,
+            Some(_) => ElemType::of_float(self.dtype),
         }
     }
 
@@ -528,21 +527,21 @@ impl KernelIR {
     }
 
     /// The element type of the result, as NumPy would type it (scans: always the kernel's float type).
-    pub fn output_type(&self) -> OutputType {
+    pub fn output_type(&self) -> ElemType {
         let logical = self.arena.node(self.body).is_logical(&self.arena);
         match &self.kind {
-            KernelKind::Map if logical => OutputType::Bool,
-            KernelKind::Map => OutputType::Float(self.dtype),
+            KernelKind::Map if logical => ElemType::Bool,
+            KernelKind::Map => ElemType::of_float(self.dtype),
             // a scan of truth values is a float scan (NumPy would give int64 for cumsum of bools)
             KernelKind::Scan(_) | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => {
-                OutputType::Float(self.dtype)
+                ElemType::of_float(self.dtype)
             }
             KernelKind::Reduce { op, .. } => match op {
-                ReduceOp::Any | ReduceOp::All => OutputType::Bool,
-                ReduceOp::ArgMin | ReduceOp::ArgMax => OutputType::Int64,
-                ReduceOp::Sum | ReduceOp::Prod if logical => OutputType::Int64,
-                ReduceOp::Min | ReduceOp::Max if logical => OutputType::Bool,
-                _ => OutputType::Float(self.dtype),
+                ReduceOp::Any | ReduceOp::All => ElemType::Bool,
+                ReduceOp::ArgMin | ReduceOp::ArgMax => ElemType::I64,
+                ReduceOp::Sum | ReduceOp::Prod if logical => ElemType::I64,
+                ReduceOp::Min | ReduceOp::Max if logical => ElemType::Bool,
+                _ => ElemType::of_float(self.dtype),
             },
         }
     }

@@ -63,7 +63,7 @@ pub use dtype::{DType, Real};
 pub use error::{IrError, Result};
 pub use expr::{ExprArena, Node, NodeId};
 pub use interp::{StridedInput, interpret, interpret_from, interpret_outputs};
-pub use kernel::{InputDecl, KernelIR, KernelKind, OutputType, ReduceOp, Start};
+pub use kernel::{InputDecl, KernelIR, KernelKind, ReduceOp, Start};
 /// The complex number type of complex64 and complex128 values (`Complex32`, `Complex64`).
 pub use num_complex;
 pub use op::{BinaryOp, UnaryOp};

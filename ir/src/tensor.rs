@@ -1,8 +1,7 @@
 //! Kernel results: a shape and a typed, row-major buffer.
 
-use crate::dtype::DType;
+use crate::promote::ElemType;
 use num_complex::{Complex32, Complex64};
-use std::fmt;
 
 /// The elements of a result, in the type NumPy would give it.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,15 +42,15 @@ impl Values {
     }
 
     /// The element type.
-    pub fn output_type(&self) -> OutputType {
+    pub fn output_type(&self) -> ElemType {
         match self {
-            Values::F64(_) => OutputType::Float(DType::F64),
-            Values::F32(_) => OutputType::Float(DType::F32),
-            Values::I32(_) => OutputType::Int32,
-            Values::I64(_) => OutputType::Int64,
-            Values::Bool(_) => OutputType::Bool,
-            Values::C64(_) => OutputType::Complex(DType::F32),
-            Values::C128(_) => OutputType::Complex(DType::F64),
+            Values::F64(_) => ElemType::F64,
+            Values::F32(_) => ElemType::F32,
+            Values::I32(_) => ElemType::I32,
+            Values::I64(_) => ElemType::I64,
+            Values::Bool(_) => ElemType::Bool,
+            Values::C64(_) => ElemType::C64,
+            Values::C128(_) => ElemType::C128,
         }
     }
 
@@ -77,62 +76,4 @@ pub struct Tensor {
     pub shape: Vec<usize>,
     /// The elements, in C order.
     pub values: Values,
-}
-
-/// The element type of a kernel's result, as NumPy would type it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OutputType {
-    /// A float array in the kernel's dtype.
-    Float(DType),
-    /// A bool array: a comparison or logical result, any, all, or min/max of truth values.
-    Bool,
-    /// An int64 array: argmin, argmax, or a sum or product of truth values.
-    Int64,
-    /// An int32 array (typed kernels only: [`crate::typed`]).
-    Int32,
-    /// A complex array whose parts are of this dtype (typed kernels only).
-    Complex(DType),
-}
-
-impl OutputType {
-    /// The element type.
-    pub fn elem(self) -> crate::promote::ElemType {
-        use crate::promote::ElemType;
-        match self {
-            OutputType::Float(d) => ElemType::of_float(d),
-            OutputType::Bool => ElemType::Bool,
-            OutputType::Int64 => ElemType::I64,
-            OutputType::Int32 => ElemType::I32,
-            OutputType::Complex(DType::F32) => ElemType::C64,
-            OutputType::Complex(DType::F64) => ElemType::C128,
-        }
-    }
-
-    /// The output type of an element type.
-    pub fn of(t: crate::promote::ElemType) -> OutputType {
-        use crate::promote::ElemType;
-        match t {
-            ElemType::Bool => OutputType::Bool,
-            ElemType::I32 => OutputType::Int32,
-            ElemType::I64 => OutputType::Int64,
-            ElemType::F32 => OutputType::Float(DType::F32),
-            ElemType::F64 => OutputType::Float(DType::F64),
-            ElemType::C64 => OutputType::Complex(DType::F32),
-            ElemType::C128 => OutputType::Complex(DType::F64),
-        }
-    }
-}
-
-impl fmt::Display for OutputType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OutputType::Float(d) => write!(f, "{d}"),
-            OutputType::Bool => f.write_str("bool"),
-            OutputType::Int64 => f.write_str("i64"),
-            OutputType::Int32 => f.write_str("i32"),
-            OutputType::Complex(d) => {
-                f.write_str(crate::promote::ElemType::of_float(*d).complex().short_name())
-            }
-        }
-    }
 }

@@ -38,7 +38,7 @@ use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
 use crate::int::Int;
 use crate::interp::{Extents, Folded, StridedInput, fold};
-use crate::kernel::{KernelIR, KernelKind, OutputType, ReduceOp, Start};
+use crate::kernel::{KernelIR, KernelKind, ReduceOp, Start};
 use crate::op::{BinaryOp, UnaryOp};
 use crate::promote::{self, ElemType, Operand, PromoteError, PromoteOp};
 use crate::scan::{Carried, Scan, ScanOp};
@@ -649,7 +649,7 @@ impl TypedKernel {
     /// else is NumPy's typing at work: `(a > 0) + (b > 0)` is a logical or, `(a > 0) * 3` int64,
     /// `1 + 1` int64 without inputs, `0.25 * (a < 5)` float64 beside float32 `a`, `cumsum(a > 0)`
     /// int64.
-    pub fn float_path_differs(&self, dtype: crate::DType, float_output: OutputType) -> Option<String> {
+    pub fn float_path_differs(&self, dtype: crate::DType, float_output: ElemType) -> Option<String> {
         self.differs(dtype, float_output, &vec![None; self.input_types.len()])
     }
 
@@ -666,7 +666,7 @@ impl TypedKernel {
     pub fn stored_inputs(
         &self,
         dtype: crate::DType,
-        float_output: OutputType,
+        float_output: ElemType,
     ) -> std::result::Result<Vec<Option<ElemType>>, String> {
         let f = ElemType::of_float(dtype);
         let arena = &self.kernel.arena;
@@ -717,7 +717,7 @@ impl TypedKernel {
     fn differs(
         &self,
         dtype: crate::DType,
-        float_output: OutputType,
+        float_output: ElemType,
         stored: &[Option<ElemType>],
     ) -> Option<String> {
         let f = ElemType::of_float(dtype);
@@ -774,8 +774,7 @@ impl TypedKernel {
                 self.kernel.output_type_of(o)
             };
             let t = self.output_type_of(o);
-            (t != want.elem())
-                .then(|| format!("NumPy's result type is {t}, where the float path gives {want}"))
+            (t != want).then(|| format!("NumPy's result type is {t}, where the float path gives {want}"))
         })
     }
 
@@ -1636,11 +1635,6 @@ fn scan_kernel(kernel: &TypedKernel, scan: &Scan, eval: &mut Evaluator<'_, '_>) 
         shape: kernel.kernel.output_shape(),
         values: collect(out, kernel.output_type()),
     })
-}
-
-/// The output type of a typed result, for callers holding [`OutputType`]s.
-pub fn output_type(kernel: &TypedKernel) -> OutputType {
-    OutputType::of(kernel.output_type())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
 use crate::run::{Elem, InputRef, RunConfig, Stored};
-use kiln_ir::{BroadcastPlan, InputPlan, KernelIR, RowAccess, Start};
+use kiln_ir::{BroadcastPlan, ElemType, InputPlan, KernelIR, RowAccess, Start};
 
 /// Proof that a run's inputs were checked against its kernel, plan and geometry.
 pub(crate) struct Checked(());
@@ -32,9 +32,8 @@ pub(crate) fn check_run<T: Elem>(
 ) -> Result<Checked> {
     check_inputs(st, geo, kernel, plan, inputs)?;
     // a map of several outputs writes a logical output as 1 / 0 in the dtype, for its caller to type
-    let float_or_truth = |t: kiln_ir::OutputType| {
-        t == kiln_ir::OutputType::Float(T::DTYPE) || (!extra.is_empty() && t == kiln_ir::OutputType::Bool)
-    };
+    let float_or_truth =
+        |t: ElemType| t == ElemType::of_float(T::DTYPE) || (!extra.is_empty() && t == ElemType::Bool);
     let op = st.mode.reduce_op();
     if let crate::layout::Mode::Compound(c) = st.mode
         && geo.n_red == 0

@@ -19,9 +19,7 @@
 
 use crate::error::{JitError, Result};
 use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
-use kiln_ir::{
-    CompoundOp, DType, ElemType, InputPlan, KernelIR, KernelKind, OutputType, ReduceOp, RowAccess, Scan,
-};
+use kiln_ir::{CompoundOp, DType, ElemType, InputPlan, KernelIR, KernelKind, ReduceOp, RowAccess, Scan};
 
 /// How the inner row reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -180,7 +178,7 @@ pub struct TypedValues {
     /// The type of the body's values.
     pub values: ElemType,
     /// The type of the result.
-    pub output: OutputType,
+    pub output: ElemType,
 }
 
 impl TypedValues {
@@ -208,7 +206,7 @@ pub struct Geometry {
     /// overflows, which the run's check reports as before), computed once with the rest.
     pub declared: Vec<Option<usize>>,
     /// The kernel's result type ([`KernelIR::output_type`]), computed once with the rest.
-    pub out_type: OutputType,
+    pub out_type: ElemType,
 }
 
 /// The reduced axes of `kind` (none for a map).
@@ -413,7 +411,7 @@ impl Structure {
         let mut st = Structure::build(kernel, plan, true)?;
         st.typed = Some(TypedValues {
             values: typed.value_type(),
-            output: OutputType::of(typed.output_type()),
+            output: (typed.output_type()),
         });
         Ok((st, typed))
     }

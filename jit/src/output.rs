@@ -12,7 +12,7 @@ use crate::layout::{Geometry, Structure};
 use crate::layout::{Mode, Parts};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Workspace};
-use kiln_ir::{CompoundOp, ElemType, KernelIR, OutputType, ReduceOp, Start, Tensor, Values};
+use kiln_ir::{CompoundOp, ElemType, KernelIR, ReduceOp, Start, Tensor, Values};
 
 /// The buffers one run writes: the value output (the caller's slice, a fresh buffer, or the
 /// workspace's partials), the indices of arg reductions, and the scans' carried states.
@@ -64,10 +64,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 .typed
                 .filter(|t| t.int_acc() && st.mode.reduce_op().is_some())
                 .map(|t| t.values),
-            typed_map: st
-                .typed
-                .filter(|_| st.mode.stores_points())
-                .map(|t| t.output.elem()),
+            typed_map: st.typed.filter(|_| st.mode.stores_points()).map(|t| t.output),
             typed_out: None,
             chunked: plan.chunks.is_some(),
             dest,
@@ -472,14 +469,14 @@ fn tensor<T: Elem>(
 ) -> Tensor {
     let out_type = geo.out_type;
     let floats = |v: Vec<T>| match out_type {
-        OutputType::Bool => Values::Bool(v.iter().map(|x| x.is_true()).collect()),
-        OutputType::Int64 | OutputType::Int32 => Values::I64(v.iter().map(|x| x.to_f64() as i64).collect()),
+        ElemType::Bool => Values::Bool(v.iter().map(|x| x.is_true()).collect()),
+        ElemType::I64 | ElemType::I32 => Values::I64(v.iter().map(|x| x.to_f64() as i64).collect()),
         // a typed kernel's float32 values fold in its float64 lanes (exact; sums rounded once here)
-        OutputType::Float(kiln_ir::DType::F32) if T::DTYPE == kiln_ir::DType::F64 => {
+        ElemType::F32 if T::DTYPE == kiln_ir::DType::F64 => {
             Values::F32(v.iter().map(|x| x.to_f64() as f32).collect())
         }
-        OutputType::Float(_) => T::values(v),
-        OutputType::Complex(_) => unreachable!("typed::why_not refuses complex kernels"),
+        ElemType::F32 | ElemType::F64 => T::values(v),
+        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
     };
     let values = match st.mode.reduce_op() {
         None => floats(val_t),

@@ -13,7 +13,7 @@ use crate::layout::{Access, Mode};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Serial};
 use crate::{BoundKernel, CompiledKernel};
-use kiln_ir::{DType, InputPlan, OutputType, ReduceOp, Start};
+use kiln_ir::{DType, ElemType, InputPlan, ReduceOp, Start};
 use std::sync::Arc;
 
 /// One input of a [`SerialMap`] call: a slice, or an output of the call read in place.
@@ -92,7 +92,7 @@ impl BoundKernel {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         let op = match st.mode {
             Mode::Trailing(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
-                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == OutputType::Float(kernel.dtype) =>
+                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == ElemType::of_float(kernel.dtype) =>
             {
                 op
             }

@@ -24,7 +24,7 @@ mod literals;
 
 use claims::Claims;
 use kiln::kiln_ir::num_complex::{Complex32, Complex64};
-use kiln::kiln_ir::{DType, ElemType, OutputType};
+use kiln::kiln_ir::ElemType;
 use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
 use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
@@ -977,10 +977,10 @@ impl Kernel {
                     .map_err(|e| py_err(e, &self.expr))?;
                 Ok(to_numpy(py, out))
             }
-            OutputType::Float(DType::F64) => self.run_fresh::<f64>(py, &handle, small, |out| {
+            ElemType::F64 => self.run_fresh::<f64>(py, &handle, small, |out| {
                 handle.run_into(&args, view(handle.output_shape(), out)?)
             }),
-            OutputType::Float(DType::F32) => self.run_fresh::<f32>(py, &handle, small, |out| {
+            ElemType::F32 => self.run_fresh::<f32>(py, &handle, small, |out| {
                 handle.run_into(&args, view(handle.output_shape(), out)?)
             }),
             _ => {
@@ -1077,7 +1077,7 @@ impl Kernel {
             };
             handles.iter().rev().find(fits)?.prepared.clone()
         };
-        if handle.output_type() != OutputType::Float(A::DTYPE) {
+        if handle.output_type() != ElemType::of_float(A::DTYPE) {
             return None;
         }
         let small = slices.iter().all(|s| s.len() < DETACH_ELEMENTS);

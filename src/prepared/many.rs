@@ -23,7 +23,7 @@ use crate::compiled::Compiled;
 use crate::error::{Error, Result};
 use crate::executor::Specialised;
 use crate::program::Source;
-use kiln_ir::{InputPlan, KernelIR, OutputType, Start};
+use kiln_ir::{ElemType, InputPlan, KernelIR, Start};
 use kiln_jit::{InputRef, Part};
 use ndarray::{ArrayViewMut, Dimension};
 use smallvec::SmallVec;
@@ -37,7 +37,7 @@ const STACK_INPUTS: usize = 16;
 struct ResultForm {
     shape: Vec<usize>,
     len: usize,
-    out_type: OutputType,
+    out_type: ElemType,
 }
 
 /// Where a kernel input comes from in a call.
@@ -75,7 +75,7 @@ impl ManyBinding {
         direct: Option<&Arc<Specialised>>,
         order: &[usize],
         shape: &[usize],
-        out_type: OutputType,
+        out_type: ElemType,
     ) -> ManyBinding {
         let stage = runner.pipeline().last();
         let direct = direct
@@ -156,7 +156,7 @@ impl Compiled {
             .map(|o| ResultForm {
                 shape: o.shape().to_vec(),
                 len: o.shape().iter().product(),
-                out_type: o.output_type(),
+                out_type: o.elem(),
             })
             .collect();
         let p = self.pipeline();
@@ -293,7 +293,7 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
         }
     }
     for (o, r) in m.results.iter().enumerate() {
-        if r.out_type != OutputType::Float(kernel.dtype) {
+        if r.out_type != ElemType::of_float(kernel.dtype) {
             return Err(format!(
                 "result {o} is {} but '{}' is {}",
                 r.out_type, updated[o], kernel.dtype
@@ -333,7 +333,7 @@ fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
         })
         && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
         && (0..spec.kernel.n_outputs())
-            .all(|o| spec.kernel.output_type_of(o) == OutputType::Float(spec.kernel.dtype))
+            .all(|o| spec.kernel.output_type_of(o) == ElemType::of_float(spec.kernel.dtype))
 }
 
 impl Prepared {
@@ -656,7 +656,7 @@ fn check_outs<A: Float>(m: &ManyBinding, outs: &[&mut [A]]) -> Result<()> {
         )));
     }
     for (o, (out, r)) in outs.iter().zip(&m.results).enumerate() {
-        if out.len() != r.len || r.out_type != OutputType::Float(A::DTYPE) {
+        if out.len() != r.len || r.out_type != ElemType::of_float(A::DTYPE) {
             return Err(Error::Output(format!(
                 "output {o} is {} elements of {} for result {o}: {} of shape {:?}",
                 out.len(),

@@ -29,8 +29,9 @@
 //! scan never reads it.
 
 use crate::expr::{ExprArena, Node, NodeId};
-use crate::kernel::{InputDecl, KernelIR, KernelKind, OutputType, ReduceOp};
+use crate::kernel::{InputDecl, KernelIR, KernelKind, ReduceOp};
 use crate::op::{BinaryOp, UnaryOp};
+use crate::promote::ElemType;
 use crate::scan::{Scan, ScanOp};
 use crate::{DType, Real};
 use std::collections::HashMap;
@@ -82,7 +83,7 @@ pub fn rewrite(kernel: &KernelIR, initial: Option<f64>) -> Result<KernelIR, Decl
             ));
         }
     };
-    if kernel.output_type() != OutputType::Float(kernel.dtype) {
+    if kernel.output_type() != ElemType::of_float(kernel.dtype) {
         return decline("the result is not a float array");
     }
     let arena = &kernel.arena;
