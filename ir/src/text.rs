@@ -28,7 +28,7 @@ impl fmt::Display for KernelIR {
             " {} {:?} -> {} {:?}",
             self.dtype,
             self.shape,
-            self.output_type(),
+            self.output_type().short_name(),
             self.output_shape()
         )?;
         for (i, input) in self.inputs.iter().enumerate() {
