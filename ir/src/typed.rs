@@ -950,19 +950,43 @@ impl Scalar {
     }
 }
 
-/// A complex opcode's result as a scalar.
-fn complex_out32(o: complex::Out<f32>) -> Scalar {
-    match o {
-        complex::Out::Complex(z) => Scalar::C64(z),
-        complex::Out::Real(v) => Scalar::F32(v),
-        complex::Out::Truth(b) => Scalar::Bool(b),
+/// The float types of complex values' parts, and how a complex value of them is a [`Scalar`].
+trait Parts: Real + Into<Scalar> {
+    /// The scalar of a complex value of these parts.
+    fn wrap(z: num_complex::Complex<Self>) -> Scalar;
+    /// The complex value a scalar of this complex type holds.
+    fn unwrap(s: Scalar) -> num_complex::Complex<Self>;
+}
+
+impl Parts for f32 {
+    fn wrap(z: Complex32) -> Scalar {
+        Scalar::C64(z)
+    }
+    fn unwrap(s: Scalar) -> Complex32 {
+        match s {
+            Scalar::C64(z) => z,
+            _ => unreachable!("values of the body's type"),
+        }
     }
 }
 
-fn complex_out64(o: complex::Out<f64>) -> Scalar {
+impl Parts for f64 {
+    fn wrap(z: Complex64) -> Scalar {
+        Scalar::C128(z)
+    }
+    fn unwrap(s: Scalar) -> Complex64 {
+        match s {
+            Scalar::C128(z) => z,
+            _ => unreachable!("values of the body's type"),
+        }
+    }
+}
+
+/// A complex opcode's result as a scalar.
+fn complex_out<T: Parts>(o: complex::Out<T>) -> Scalar {
     match o {
-        complex::Out::Complex(z) => Scalar::C128(z),
-        complex::Out::Real(v) => Scalar::F64(v),
+        complex::Out::Complex(z) => T::wrap(z),
+        complex::Out::Real(v) => v.into(),
         complex::Out::Truth(b) => Scalar::Bool(b),
     }
 }
@@ -1028,8 +1052,8 @@ fn unary(op: UnaryOp, x: Scalar) -> Scalar {
         I32(_) | I64(_) if op == UnaryOp::IsFinite => Bool(true),
         I32(v) => I32(int_unary(op, v)),
         I64(v) => I64(int_unary(op, v)),
-        C64(z) => complex_out32(complex::unary(op, z)),
-        C128(z) => complex_out64(complex::unary(op, z)),
+        C64(z) => complex_out(complex::unary(op, z)),
+        C128(z) => complex_out(complex::unary(op, z)),
         Bool(b) => Bool(match op {
             UnaryOp::Not | UnaryOp::Invert => !b,
             UnaryOp::Abs => b,
@@ -1052,8 +1076,8 @@ fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
         (F32(x), F32(y)) => F32(op.eval(x, y)),
         (I32(x), I32(y)) => int_binary(op, x, y).map_or_else(Bool, I32),
         (I64(x), I64(y)) => int_binary(op, x, y).map_or_else(Bool, I64),
-        (C64(x), C64(y)) => complex_out32(complex::binary(op, x, y)),
-        (C128(x), C128(y)) => complex_out64(complex::binary(op, x, y)),
+        (C64(x), C64(y)) => complex_out(complex::binary(op, x, y)),
+        (C128(x), C128(y)) => complex_out(complex::binary(op, x, y)),
         (Bool(x), Bool(y)) => Bool(match op {
             BinaryOp::Add | BinaryOp::Max | BinaryOp::Fmax | BinaryOp::Or | BinaryOp::BitOr => x || y,
             BinaryOp::Mul | BinaryOp::Min | BinaryOp::Fmin | BinaryOp::And | BinaryOp::BitAnd => x && y,
@@ -1405,24 +1429,8 @@ fn fold_typed(
                 start,
             )));
         }
-        ElemType::C64 => {
-            let v: Vec<Complex32> = values
-                .map(|s| match s {
-                    Scalar::C64(z) => z,
-                    _ => unreachable!("values of the body's type"),
-                })
-                .collect();
-            return fold_complex(op, &v, start).map(Scalar::C64);
-        }
-        ElemType::C128 => {
-            let v: Vec<Complex64> = values
-                .map(|s| match s {
-                    Scalar::C128(z) => z,
-                    _ => unreachable!("values of the body's type"),
-                })
-                .collect();
-            return fold_complex(op, &v, start).map(Scalar::C128);
-        }
+        ElemType::C64 => return fold_complex::<f32>(op, values, start),
+        ElemType::C128 => return fold_complex::<f64>(op, values, start),
         _ => {}
     }
     // bool and integers: exact, in int64 where NumPy accumulates in int64
@@ -1477,17 +1485,18 @@ fn fold_typed(
 
 /// One extent of complex values folded: a sum as the float sums of its parts, a product in order,
 /// `any`/`all` of their truth (the typing refuses the orderings).
-fn fold_complex<T: Real>(
+fn fold_complex<T: Parts>(
     op: ReduceOp,
-    values: &[num_complex::Complex<T>],
+    values: impl Iterator<Item = Scalar>,
     start: Option<f64>,
-) -> Result<num_complex::Complex<T>> {
+) -> Result<Scalar> {
+    let values: Vec<num_complex::Complex<T>> = values.map(T::unwrap).collect();
     let part = |f: Folded<T>| match f {
         Folded::Float(v) => v,
         _ => unreachable!("a float sum folds to a float"),
     };
     let s0 = start.map(T::from_f64);
-    Ok(match op {
+    Ok(T::wrap(match op {
         ReduceOp::Sum => num_complex::Complex {
             re: part(fold(op, values.iter().map(|z| z.re), start)),
             im: part(fold(op, values.iter().map(|z| z.im), s0.map(|_| 0.0))),
@@ -1516,7 +1525,7 @@ fn fold_complex<T: Real>(
                 op.name()
             )));
         }
-    })
+    }))
 }
 
 impl From<f64> for Scalar {

@@ -660,7 +660,7 @@ impl Trees<'_> {
                     }
                     // `not` of an integer is its bitwise `~`
                     UnaryOp::Not if k == Class::Int => (a.unary(op), k),
-                    UnaryOp::Not | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite => {
+                    UnaryOp::Not | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Signbit => {
                         (a.unary(op), Class::Bool)
                     }
                     UnaryOp::Neg
