@@ -429,7 +429,10 @@ pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8
             }
         };
     }
-    addresses!(Exp Log Sin Cos Tan Exp2 Expm1 Tanh Sinh Cosh Arcsin Arccos Arctan Cbrt Log2 Log10 Log1p Arcsinh Arccosh Arctanh)
+    addresses!(
+        Exp Log Sin Cos Tan Exp2 Expm1 Tanh Sinh Cosh Arcsin Arccos Arctan Cbrt Log2 Log10 Log1p Arcsinh Arccosh
+        Arctanh PowThreeHalves PowCube PowFourth PowInvSqrt PowInvSquare
+    )
 }
 
 /// `r` of every pair `(xs[j], ys[j])`, into `xs[j]`, by the wide routine of two arguments of `level`

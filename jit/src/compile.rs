@@ -101,13 +101,16 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
     if crate::wide::level().is_some() {
         for r in crate::wide::Routine::ALL {
             for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
-                jb.symbol(r.math_fn().wide_symbol(dtype), call::wide_block_address(r, dtype));
+                jb.symbol(
+                    crate::wide::WideFn::One(r).symbol(dtype),
+                    call::wide_block_address(r, dtype),
+                );
             }
         }
         for r in crate::wide::Binary::ALL {
             for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
                 jb.symbol(
-                    r.math_fn().wide_symbol(dtype),
+                    crate::wide::WideFn::Two(r).symbol(dtype),
                     call::wide_binary_block_address(r, dtype),
                 );
             }
@@ -201,7 +204,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         }
         None => {
             let inline = math::inline_vector_math(&key.arena, &order);
-            let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline);
+            let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline, st.dtype);
             MathRefs::import(module, func, st.dtype, &used, inline, &wide)?
         }
     };

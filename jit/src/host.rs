@@ -4,6 +4,7 @@
 //! ([`MathRefs`]). Which functions are called rather than computed inline is the policy of
 //! [`crate::math`].
 
+use crate::wide::{Routine, WideFn};
 use cranelift_codegen::ir::{AbiParam, FuncRef, Signature, Type, types};
 use cranelift_jit::JITBuilder;
 use cranelift_module::{Linkage, Module};
@@ -95,12 +96,6 @@ impl MathFn {
         format!("kiln_{self:?}_{dtype}").to_lowercase()
     }
 
-    /// The symbol of the block function of `self`'s wide routine on `dtype` (registered by
-    /// compile.rs where the host has a wide level, see wide/).
-    pub(crate) fn wide_symbol(self, dtype: DType) -> String {
-        format!("kiln_wide_{self:?}_{dtype}").to_lowercase()
-    }
-
     /// The math function node `id` calls, if any.
     pub(crate) fn of_node(arena: &kiln_ir::ExprArena, id: kiln_ir::NodeId) -> Option<MathFn> {
         match *arena.node(id) {
@@ -147,8 +142,8 @@ pub fn register_symbols(builder: &mut JITBuilder) {
 pub struct MathRefs {
     refs: HashMap<(MathFn, DType), FuncRef>,
     /// The block functions of the wide routines the kernel calls, `fn(ptr, n)`, or `fn(ptr, ptr, n)`
-    /// for a function of two arguments (see `skeleton/block.rs`), by the function they compute.
-    wide: HashMap<MathFn, FuncRef>,
+    /// for a function of two arguments (see `skeleton/block.rs`), by the routine.
+    wide: HashMap<WideFn, FuncRef>,
     /// The block function of sin and cos of one argument, `fn(ptr, ptr, n)`, where `wide` holds
     /// both sin and cos.
     sincos: Option<FuncRef>,
@@ -168,7 +163,7 @@ impl MathRefs {
         dtype: DType,
         used: &[MathFn],
         inline: bool,
-        wide: &[MathFn],
+        wide: &[WideFn],
     ) -> crate::Result<MathRefs> {
         let mut refs = HashMap::new();
         for &f in used {
@@ -191,11 +186,11 @@ impl MathRefs {
             // a slot per argument, then the count
             let mut sig = Signature::new(module.isa().default_call_conv());
             sig.params.extend(vec![AbiParam::new(types::I64); f.arity() + 1]);
-            let id = module.declare_function(&f.wide_symbol(dtype), Linkage::Import, &sig)?;
+            let id = module.declare_function(&f.symbol(dtype), Linkage::Import, &sig)?;
             wide_refs.insert(f, module.declare_func_in_func(id, func));
         }
         let mut sincos = None;
-        if wide.contains(&MathFn::Sin) && wide.contains(&MathFn::Cos) {
+        if wide.contains(&WideFn::One(Routine::Sin)) && wide.contains(&WideFn::One(Routine::Cos)) {
             let mut sig = Signature::new(module.isa().default_call_conv());
             sig.params.extend([AbiParam::new(types::I64); 3]);
             let id = module.declare_function(&sincos_symbol(dtype), Linkage::Import, &sig)?;
@@ -238,8 +233,8 @@ impl MathRefs {
         self.kept
     }
 
-    /// The block function of the wide routine of `f`, if the kernel imported it.
-    pub fn wide(&self, f: MathFn) -> Option<FuncRef> {
+    /// The block function of the wide routine `f`, if the kernel imported it.
+    pub fn wide(&self, f: WideFn) -> Option<FuncRef> {
         self.wide.get(&f).copied()
     }
 

@@ -11,8 +11,8 @@
 //!   at most [`ulp_bound`] ULP.
 //! - pow by a literal exponent with its own code (`x**1.5`, `x**3`, `x**4`, `x**-0.5`, `x**-2`:
 //!   `vmath::pow_const`, decided here from the exponent's constant when the kernel is compiled) is
-//!   a square root, products or a quotient and their exact residuals, inline on every route,
-//!   within pow's bound.
+//!   a square root, products or a quotient and their exact residuals, within pow's bound: inline,
+//!   and on blocks by its own wide routine of one argument (`wide/pow_const.rs`, the same bits).
 //! - Every other libm function (fmod, NumPy's remainder and
 //!   floor_divide, nextafter, logaddexp and logaddexp2) is a call, one lane at a time, of the very function
 //!   the interpreter uses (`UnaryOp::eval` / `BinaryOp::eval` wrapped in `extern "C"` host symbols
@@ -99,40 +99,27 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
         <= MAX_INLINE_MATH
 }
 
-/// The wide routines a kernel calls on blocks (`skeleton/block.rs`): those of its exp, log, sin,
-/// cos, tan and the other nodes with a wide routine (`wide::Routine`, `wide::Binary`), where its vector math is inline (`inline`), its schedule asks for them (normalised: and the
-/// host has them), and it is a map or a reduction of rows or of every axis (kept and compound
-/// reductions and scans keep the inline path); none otherwise. pow is left out of a kernel with a
-/// pow by a literal exponent that has its own code (`x**1.5`, `vmath::pow_const`), which is
-/// computed inline on every route: its other pow nodes are then inline too (the same bits).
+/// The wide routines a kernel of `dtype` calls on blocks (`skeleton/block.rs`): those of its exp,
+/// log, sin, cos, tan and the other nodes with a wide routine (`wide::WideFn::of_node`: pow by a
+/// literal exponent with its own code, `x**1.5`, as a routine of one argument), where its vector
+/// math is inline (`inline`), its schedule asks for them (normalised: and the host has them), and
+/// it is a map or a reduction of rows or of every axis (kept and compound reductions and scans keep
+/// the inline path); none otherwise.
 pub fn wide_routines(
     arena: &kiln_ir::ExprArena,
     order: &[kiln_ir::NodeId],
     mode: crate::layout::Mode,
     schedule: crate::Schedule,
     inline: bool,
-) -> Vec<MathFn> {
+    dtype: DType,
+) -> Vec<crate::wide::WideFn> {
     use crate::layout::Mode;
     if !(inline && schedule.wide && matches!(mode, Mode::Map | Mode::Trailing(_) | Mode::Siblings(_))) {
         return Vec::new();
     }
     let mut rs = Vec::new();
-    // a pow by a literal exponent with its own code (`vmath::pow_const`) is computed inline, so
-    // the kernel's pow nodes stay off the wide routine (a staged node would take the general pow)
-    let literal_pow = order.iter().any(|&id| match *arena.node(id) {
-        kiln_ir::Node::Binary(kiln_ir::BinaryOp::Pow, _, e) => matches!(
-            *arena.node(e),
-            kiln_ir::Node::Literal(bits) if vmath::pow_const::ConstExp::may_be(f64::from_bits(bits))
-        ),
-        _ => false,
-    });
     for &id in order {
-        let f = match *arena.node(id) {
-            kiln_ir::Node::Unary(op, _) => crate::wide::Routine::of_unary(op).map(|r| r.math_fn()),
-            kiln_ir::Node::Binary(op, _, _) => crate::wide::Binary::of_binary(op).map(|r| r.math_fn()),
-            _ => None,
-        };
-        let f = f.filter(|&f| !(literal_pow && f == MathFn::Pow));
+        let f = crate::wide::WideFn::of_node(arena, id, dtype);
         rs.extend(f.filter(|f| !rs.contains(f)));
     }
     rs

@@ -120,6 +120,13 @@ fn inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
         | Routine::Arcsinh
         | Routine::Arccosh
         | Routine::Arctanh => v.extend(log_family_inputs(rng)),
+        // both signs over every binade and its edges: the scalings of x**-0.5 (2^-1000) and x**-2
+        // (2^±500, 2^-512, 2^538), overflow and underflow of each power, subnormals
+        Routine::PowThreeHalves
+        | Routine::PowCube
+        | Routine::PowFourth
+        | Routine::PowInvSqrt
+        | Routine::PowInvSquare => v.extend(cbrt_inputs(rng)),
     }
     v
 }
@@ -390,6 +397,11 @@ fn trig_inputs(rng: &mut Rng) -> Vec<f64> {
 fn body(r: Routine) -> (ExprArena, NodeId) {
     let mut a = ExprArena::new();
     let x = a.input(0);
+    if let Some(e) = r.pow_exponent() {
+        let e = a.literal(e);
+        let b = a.binary(kiln_ir::BinaryOp::Pow, x, e);
+        return (a, b);
+    }
     let op = match r {
         Routine::Exp => UnaryOp::Exp,
         Routine::Log => UnaryOp::Log,
@@ -411,6 +423,7 @@ fn body(r: Routine) -> (ExprArena, NodeId) {
         Routine::Arcsinh => UnaryOp::Arcsinh,
         Routine::Arccosh => UnaryOp::Arccosh,
         Routine::Arctanh => UnaryOp::Arctanh,
+        _ => unreachable!("a pow routine returned above"),
     };
     let b = a.unary(op, x);
     (a, b)
@@ -646,6 +659,22 @@ type BodyFn = fn(&mut ExprArena) -> NodeId;
 
 fn bodies() -> Vec<(&'static str, usize, BodyFn)> {
     vec![
+        // pow by literal exponents with their own routines beside the general pow's
+        ("x**1.5 + y**-0.5 * x**2.5 - y**3", 2, |a| {
+            let x = a.input(0);
+            let y = a.input(1);
+            let mut pow = |b, e| {
+                let e = a.literal(e);
+                a.binary(BinaryOp::Pow, b, e)
+            };
+            let p1 = pow(x, 1.5);
+            let p2 = pow(y, -0.5);
+            let p3 = pow(x, 2.5);
+            let p4 = pow(y, 3.0);
+            let m = a.binary(BinaryOp::Mul, p2, p3);
+            let s = a.binary(BinaryOp::Add, p1, m);
+            a.binary(BinaryOp::Sub, s, p4)
+        }),
         ("1/(1+exp(-x))", 1, |a| {
             let x = a.input(0);
             let n = a.unary(UnaryOp::Neg, x);
@@ -953,19 +982,26 @@ fn blocked_kernels_give_the_inline_bits_f32() {
 /// The route is visible in the code: a kernel with exp calls the block function (the one import
 /// of signature `(i64, i64)`: a pointer and a count) where the host has a wide level and the schedule
 /// asks for it, and never with `with_wide(false)`.
+/// So does a kernel with a pow by a literal exponent with its own routine (`x**1.5`), in both types.
 #[test]
 fn the_route_shows_in_the_code() {
-    let (arena, b) = body(Routine::Exp);
-    let k = kernel(DType::F64, &[&[1000]], arena, b, KernelKind::Map);
-    let p = plan(&k, 1);
-    let calls_block = |s: Schedule| {
-        let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
-        c.dumps().unwrap().clif.contains("= (i64, i64) ")
-    };
-    let sched = Schedule::simd(DType::F64, 4, 1);
-    assert_eq!(calls_block(sched), wide::level().is_some());
-    assert!(!calls_block(sched.with_wide(false)));
-    assert_eq!(sched.normalised(DType::F64).wide, wide::level().is_some());
+    for (r, dtype) in [
+        (Routine::Exp, DType::F64),
+        (Routine::PowThreeHalves, DType::F64),
+        (Routine::PowInvSquare, DType::F32),
+    ] {
+        let (arena, b) = body(r);
+        let k = kernel(dtype, &[&[1000]], arena, b, KernelKind::Map);
+        let p = plan(&k, 1);
+        let calls_block = |s: Schedule| {
+            let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+            c.dumps().unwrap().clif.contains("= (i64, i64) ")
+        };
+        let sched = Schedule::simd(dtype, 4, 1);
+        assert_eq!(calls_block(sched), wide::level().is_some(), "{r:?} {dtype:?}");
+        assert!(!calls_block(sched.with_wide(false)), "{r:?} {dtype:?}");
+        assert_eq!(sched.normalised(dtype).wide, wide::level().is_some());
+    }
 }
 
 /// A map of several outputs (each an exp or log node, or reading one) and a whole-array sum with

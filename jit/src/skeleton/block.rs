@@ -1,7 +1,7 @@
 //! Rows in blocks: the functions with a wide routine (exp, log, sin, cos, tan, exp2, expm1, tanh,
 //! sinh, cosh, the inverse trigonometric functions, log2, log10, log1p,
-//! arcsinh, arccosh, arctanh, cbrt, pow, hypot: `wide::Routine` and
-//! `wide::Binary`) at the host's full vector width.
+//! arcsinh, arccosh, arctanh, cbrt, pow, hypot, and pow by a literal exponent with its own code:
+//! `wide::WideFn`) at the host's full vector width.
 //!
 //! A map or a reduction of rows (or of every axis) whose body holds nodes of those functions, where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
@@ -34,8 +34,8 @@
 
 use super::{Acc, Row, Skeleton};
 use crate::frame::{Frame, counted_loop};
-use crate::host::MathFn;
 use crate::lower::{Gen, W};
+use crate::wide::WideFn;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{FuncRef, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
 use kiln_ir::{Node, NodeId};
@@ -90,19 +90,25 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         let mut slot = || {
             g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
         };
-        let (op, arg) = match *arena.node(id) {
-            Node::Unary(op, arg) => (op, arg),
-            Node::Binary(op, a, b) => {
-                if let Some(call) = MathFn::of_binary(op).and_then(|f| g.math.wide(f)) {
-                    let (first, second) = (slot(), slot());
-                    out.push(Staged {
-                        node: id,
-                        arg: a,
-                        call,
-                        slot: first,
-                        with: With::Second(b, second),
-                    });
-                }
+        let Some(wide) = WideFn::of_node(arena, id, g.dtype) else {
+            continue;
+        };
+        let Some(call) = g.math.wide(wide) else {
+            continue;
+        };
+        let (op, arg) = match (*arena.node(id), wide) {
+            (Node::Unary(op, arg), _) => (Some(op), arg),
+            // pow by a literal exponent with its own code: a routine of its base alone
+            (Node::Binary(_, a, _), WideFn::One(_)) => (None, a),
+            (Node::Binary(_, a, b), WideFn::Two(_)) => {
+                let (first, second) = (slot(), slot());
+                out.push(Staged {
+                    node: id,
+                    arg: a,
+                    call,
+                    slot: first,
+                    with: With::Second(b, second),
+                });
                 continue;
             }
             _ => continue,
@@ -110,11 +116,8 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         if paired.contains(&id) {
             continue;
         }
-        let Some(call) = MathFn::of_unary(op).and_then(|f| g.math.wide(f)) else {
-            continue;
-        };
         let pair = match (op, g.math.wide_sincos()) {
-            (kiln_ir::UnaryOp::Sin | kiln_ir::UnaryOp::Cos, Some(both)) => {
+            (Some(kiln_ir::UnaryOp::Sin | kiln_ir::UnaryOp::Cos), Some(both)) => {
                 let sin = unary_of(kiln_ir::UnaryOp::Sin, arg);
                 let cos = unary_of(kiln_ir::UnaryOp::Cos, arg);
                 sin.zip(cos).map(|p| (p, both))

@@ -38,8 +38,8 @@
 //! rounding, so the f32 result is the correctly rounded one but for double roundings within 2^-28
 //! f32 ULP of a midpoint, in the subnormals too (native f32 residuals were inexact below 2^-100:
 //! 2,019 of a million log-uniform points of `x**1.5` off by one). A scalar goes through lane 0 of
-//! a vector. A kernel computes it inline on every route (`math::wide_routines` keeps such a
-//! kernel's pow off the wide routines), so its bits do not depend on the route.
+//! a vector. On blocks (`skeleton/block.rs`) each exponent has a wide routine of one argument,
+//! these operations per lane (`wide/pow_const.rs`), so its bits do not depend on the route.
 //! `jit/tests/accuracy.rs` (`pow_literal_exponents`) holds both types against libm and f32 against
 //! the correctly rounded value, NumPy's special values, and the bits of each route.
 
@@ -76,12 +76,6 @@ impl ConstExp {
     /// The exponent `e` has its own code.
     pub(crate) fn of(e: f64) -> Option<ConstExp> {
         ConstExp::ALL.iter().find(|(v, _)| *v == e).map(|&(_, c)| c)
-    }
-
-    /// Whether a literal of value `e` (as the IR holds it, in f64) may be compiled to its own code
-    /// in a kernel of either dtype: `e` itself or its rounding to f32 is one of [`ConstExp::ALL`].
-    pub(crate) fn may_be(e: f64) -> bool {
-        ConstExp::of(e).is_some() || ConstExp::of(e as f32 as f64).is_some()
     }
 }
 
@@ -215,10 +209,10 @@ const fn two_to(n: i64) -> f64 {
 
 /// Below this a base of `x**-0.5` is scaled by [`INV_SQRT_UP`] (the residual `s² - x` is exact
 /// from about 2^-970 on).
-const INV_SQRT_SMALL: f64 = two_to(-1000);
+pub(crate) const INV_SQRT_SMALL: f64 = two_to(-1000);
 /// 2^128, and its inverse square root 2^-64 undone by [`INV_SQRT_BACK`].
-const INV_SQRT_UP: f64 = two_to(128);
-const INV_SQRT_BACK: f64 = two_to(64);
+pub(crate) const INV_SQRT_UP: f64 = two_to(128);
+pub(crate) const INV_SQRT_BACK: f64 = two_to(64);
 
 /// `x**-0.5` (see the module docs).
 fn inv_sqrt(v: &mut Vb<'_, '_>, x: Value) -> Value {
@@ -249,13 +243,13 @@ fn inv_sqrt(v: &mut Vb<'_, '_>, x: Value) -> Value {
 
 /// Beyond these |x| a base of `x**-2` is scaled by [`INV_SQ_DOWN`] or [`INV_SQ_UP`] (`x²` and its
 /// residual stay normal) and the result by its inverse square.
-const INV_SQ_BIG: f64 = two_to(500);
-const INV_SQ_SMALL: f64 = two_to(-500);
-const INV_SQ_DOWN: f64 = two_to(-64);
-const INV_SQ_UP: f64 = two_to(64);
+pub(crate) const INV_SQ_BIG: f64 = two_to(500);
+pub(crate) const INV_SQ_SMALL: f64 = two_to(-500);
+pub(crate) const INV_SQ_DOWN: f64 = two_to(-64);
+pub(crate) const INV_SQ_UP: f64 = two_to(64);
 /// From these |x| on, `x**-2` overflows (`x^-2 >= 2^1024`) or rounds to zero (`x^-2 <= 2^-1076`).
-const INV_SQ_TINY: f64 = two_to(-512);
-const INV_SQ_HUGE: f64 = two_to(538);
+pub(crate) const INV_SQ_TINY: f64 = two_to(-512);
+pub(crate) const INV_SQ_HUGE: f64 = two_to(538);
 
 /// `x**-2` (see the module docs).
 fn inv_square(v: &mut Vb<'_, '_>, x: Value) -> Value {

@@ -70,6 +70,7 @@ mod exp_family;
 mod lanes;
 mod logs;
 mod pow;
+mod pow_const;
 mod rows;
 
 pub use rows::GROUP;
@@ -181,11 +182,21 @@ pub enum Routine {
     Arccosh,
     /// `arctanh`.
     Arctanh,
+    /// `x**1.5` (a literal exponent with its own code, `vmath::pow_const`).
+    PowThreeHalves,
+    /// `x**3`.
+    PowCube,
+    /// `x**4`.
+    PowFourth,
+    /// `x**-0.5`.
+    PowInvSqrt,
+    /// `x**-2`.
+    PowInvSquare,
 }
 
 impl Routine {
     /// Every routine, in the order of declaration (`call.rs` indexes it by discriminant).
-    pub const ALL: [Routine; 20] = [
+    pub const ALL: [Routine; 25] = [
         Routine::Exp,
         Routine::Log,
         Routine::Sin,
@@ -206,32 +217,33 @@ impl Routine {
         Routine::Arcsinh,
         Routine::Arccosh,
         Routine::Arctanh,
+        Routine::PowThreeHalves,
+        Routine::PowCube,
+        Routine::PowFourth,
+        Routine::PowInvSqrt,
+        Routine::PowInvSquare,
     ];
 
-    /// The function the routine computes.
-    pub(crate) fn math_fn(self) -> crate::host::MathFn {
-        match self {
-            Routine::Exp => crate::host::MathFn::Exp,
-            Routine::Log => crate::host::MathFn::Log,
-            Routine::Sin => crate::host::MathFn::Sin,
-            Routine::Cos => crate::host::MathFn::Cos,
-            Routine::Tan => crate::host::MathFn::Tan,
-            Routine::Exp2 => crate::host::MathFn::Exp2,
-            Routine::Expm1 => crate::host::MathFn::Expm1,
-            Routine::Tanh => crate::host::MathFn::Tanh,
-            Routine::Sinh => crate::host::MathFn::Sinh,
-            Routine::Cosh => crate::host::MathFn::Cosh,
-            Routine::Arcsin => crate::host::MathFn::Arcsin,
-            Routine::Arccos => crate::host::MathFn::Arccos,
-            Routine::Arctan => crate::host::MathFn::Arctan,
-            Routine::Cbrt => crate::host::MathFn::Cbrt,
-            Routine::Log2 => crate::host::MathFn::Log2,
-            Routine::Log10 => crate::host::MathFn::Log10,
-            Routine::Log1p => crate::host::MathFn::Log1p,
-            Routine::Arcsinh => crate::host::MathFn::Arcsinh,
-            Routine::Arccosh => crate::host::MathFn::Arccosh,
-            Routine::Arctanh => crate::host::MathFn::Arctanh,
+    /// The routine of pow by the literal exponent `e`, which has its own code.
+    pub(crate) fn of_pow_const(e: crate::vmath::pow_const::ConstExp) -> Routine {
+        use crate::vmath::pow_const::ConstExp;
+        match e {
+            ConstExp::ThreeHalves => Routine::PowThreeHalves,
+            ConstExp::Cube => Routine::PowCube,
+            ConstExp::Fourth => Routine::PowFourth,
+            ConstExp::InvSqrt => Routine::PowInvSqrt,
+            ConstExp::InvSquare => Routine::PowInvSquare,
         }
+    }
+
+    /// The exponent of a pow routine (`x**1.5` for [`Routine::PowThreeHalves`]), None for the
+    /// others.
+    pub fn pow_exponent(self) -> Option<f64> {
+        use crate::vmath::pow_const::ConstExp;
+        ConstExp::ALL
+            .iter()
+            .find(|&&(_, c)| Routine::of_pow_const(c) == self)
+            .map(|&(e, _)| e)
     }
 
     /// The routine of a unary opcode, if it has one.
@@ -279,15 +291,6 @@ impl Binary {
     /// discriminant).
     pub const ALL: [Binary; 3] = [Binary::Arctan2, Binary::Pow, Binary::Hypot];
 
-    /// The function the routine computes.
-    pub(crate) fn math_fn(self) -> crate::host::MathFn {
-        match self {
-            Binary::Arctan2 => crate::host::MathFn::Arctan2,
-            Binary::Pow => crate::host::MathFn::Pow,
-            Binary::Hypot => crate::host::MathFn::Hypot,
-        }
-    }
-
     /// The routine of a binary opcode, if it has one.
     pub fn of_binary(op: kiln_ir::BinaryOp) -> Option<Binary> {
         match op {
@@ -296,6 +299,66 @@ impl Binary {
             kiln_ir::BinaryOp::Hypot => Some(Binary::Hypot),
             _ => None,
         }
+    }
+}
+
+/// A wide routine a kernel calls on its blocks: of one argument or of two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WideFn {
+    /// `xs[j] = f(xs[j])`.
+    One(Routine),
+    /// `xs[j] = f(xs[j], ys[j])`.
+    Two(Binary),
+}
+
+impl WideFn {
+    /// The routine node `id` of a kernel of `dtype` calls, if it has one: a unary function's, pow's
+    /// by a literal exponent with its own code (the routine of one argument, as the inline code
+    /// decides it from the exponent's constant in `dtype`), or a binary function's.
+    pub(crate) fn of_node(
+        arena: &kiln_ir::ExprArena,
+        id: kiln_ir::NodeId,
+        dtype: kiln_ir::DType,
+    ) -> Option<WideFn> {
+        use crate::vmath::pow_const::ConstExp;
+        match *arena.node(id) {
+            kiln_ir::Node::Unary(op, _) => Routine::of_unary(op).map(WideFn::One),
+            kiln_ir::Node::Binary(kiln_ir::BinaryOp::Pow, _, e) => {
+                let literal = match *arena.node(e) {
+                    kiln_ir::Node::Literal(bits) => Some(f64::from_bits(bits)),
+                    _ => None,
+                };
+                let in_dtype = |v: f64| match dtype {
+                    kiln_ir::DType::F64 => v,
+                    kiln_ir::DType::F32 => f64::from(v as f32),
+                };
+                match literal.and_then(|v| ConstExp::of(in_dtype(v))) {
+                    Some(c) => Some(WideFn::One(Routine::of_pow_const(c))),
+                    None => Some(WideFn::Two(Binary::Pow)),
+                }
+            }
+            kiln_ir::Node::Binary(op, _, _) => Binary::of_binary(op).map(WideFn::Two),
+            _ => None,
+        }
+    }
+
+    /// How many arguments the routine takes.
+    pub(crate) fn arity(self) -> usize {
+        match self {
+            WideFn::One(_) => 1,
+            WideFn::Two(_) => 2,
+        }
+    }
+
+    /// The symbol of its block function on `dtype` (registered by compile.rs where the host has a
+    /// wide level).
+    pub(crate) fn symbol(self, dtype: kiln_ir::DType) -> String {
+        // the names of `Routine` and `Binary` differ
+        match self {
+            WideFn::One(r) => format!("kiln_wide_{r:?}_{dtype}"),
+            WideFn::Two(r) => format!("kiln_wide_{r:?}_{dtype}"),
+        }
+        .to_lowercase()
     }
 }
 
@@ -366,6 +429,16 @@ impl WideElem for f64 {
             (Routine::Arccosh, Level::Avx512) => logs::acosh64::avx512,
             (Routine::Arctanh, Level::Avx2) => logs::atanh64::avx2,
             (Routine::Arctanh, Level::Avx512) => logs::atanh64::avx512,
+            (Routine::PowThreeHalves, Level::Avx2) => pow_const::three_halves64::avx2,
+            (Routine::PowThreeHalves, Level::Avx512) => pow_const::three_halves64::avx512,
+            (Routine::PowCube, Level::Avx2) => pow_const::cube64::avx2,
+            (Routine::PowCube, Level::Avx512) => pow_const::cube64::avx512,
+            (Routine::PowFourth, Level::Avx2) => pow_const::fourth64::avx2,
+            (Routine::PowFourth, Level::Avx512) => pow_const::fourth64::avx512,
+            (Routine::PowInvSqrt, Level::Avx2) => pow_const::inv_sqrt64::avx2,
+            (Routine::PowInvSqrt, Level::Avx512) => pow_const::inv_sqrt64::avx512,
+            (Routine::PowInvSquare, Level::Avx2) => pow_const::inv_square64::avx2,
+            (Routine::PowInvSquare, Level::Avx512) => pow_const::inv_square64::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
@@ -442,6 +515,16 @@ impl WideElem for f32 {
             (Routine::Arccosh, Level::Avx512) => logs::acosh32::avx512,
             (Routine::Arctanh, Level::Avx2) => logs::atanh32::avx2,
             (Routine::Arctanh, Level::Avx512) => logs::atanh32::avx512,
+            (Routine::PowThreeHalves, Level::Avx2) => pow_const::three_halves32::avx2,
+            (Routine::PowThreeHalves, Level::Avx512) => pow_const::three_halves32::avx512,
+            (Routine::PowCube, Level::Avx2) => pow_const::cube32::avx2,
+            (Routine::PowCube, Level::Avx512) => pow_const::cube32::avx512,
+            (Routine::PowFourth, Level::Avx2) => pow_const::fourth32::avx2,
+            (Routine::PowFourth, Level::Avx512) => pow_const::fourth32::avx512,
+            (Routine::PowInvSqrt, Level::Avx2) => pow_const::inv_sqrt32::avx2,
+            (Routine::PowInvSqrt, Level::Avx512) => pow_const::inv_sqrt32::avx512,
+            (Routine::PowInvSquare, Level::Avx2) => pow_const::inv_square32::avx2,
+            (Routine::PowInvSquare, Level::Avx512) => pow_const::inv_square32::avx512,
         }
     }
     fn group(level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f64]) {
