@@ -747,7 +747,7 @@ fn splat_inputs_in_every_kind_of_kernel() {
 }
 
 #[test]
-fn several_typed_outputs_compile_one_kernel_each() {
+fn several_typed_outputs_compile_as_one_kernel() {
     for n in [1usize, 3, 4, 9, 1000] {
         let (i, j) = (array("int32", &[n], 0), array("int32", &[n], 5));
         let k = array("int64", &[n], 2);
@@ -756,6 +756,8 @@ fn several_typed_outputs_compile_one_kernel_each() {
             "i * 3 + j; i // j; i > j",
             "sum(i); k * i; float64(i) * 0.5",
             "i; k",
+            "i > j; i + 1; k - i; int32(k) ^ i",
+            "max(k); i < 0; k // 3",
         ] {
             let run = |b: &str| {
                 FusedRunner::compile_text(expr)
@@ -777,6 +779,8 @@ fn several_typed_outputs_compile_one_kernel_each() {
                 note.contains("compiled: typed kernel") && !note.contains("interpreted"),
                 "{expr}: {note}"
             );
+            // every output in one pass, each stored in its own type
+            assert!(note.contains("in one pass"), "{expr}: {note}");
         }
     }
 }

@@ -167,14 +167,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
             // a typed map's or scan's output: its address shifted up as far as a stored input's (run.rs,
             // `InputRef::base`), so the code steps it in elements of `T` and shifts each store's
             // address back; as many bytes as elements of `T` it holds, which is what it steps over
-            _ if let Some(v) = self.typed_out.as_mut() => {
-                let (ptr, len, t) = values_ptr(v);
-                let shift = crate::run::stored_shift(size, t);
-                // an exposed user-space address (below 2^48) shifted by at most 3 does not wrap;
-                // no Rust code dereferences it
-                let addr = ptr.expose_provenance() << shift;
-                (std::ptr::without_provenance_mut(addr), len * size)
-            }
+            _ if let Some(v) = self.typed_out.as_mut() => typed_target(v, size),
             (Some(ReduceOp::Sum | ReduceOp::Prod), _) => (vf.as_mut_ptr().cast(), vf.len() * 8),
             // a fresh map or scan output: its room, which the run fills
             _ if self.fresh.is_some() => (vt.as_mut_ptr().cast(), vt.capacity() * size),
@@ -333,8 +326,21 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Ge
     }
 }
 
+/// The address the code writes a typed output `v` through in a kernel of elements of `size` bytes:
+/// its address shifted up as far as a stored input's (run.rs, `InputRef::base`), so the code steps
+/// it in elements of the kernel's dtype and shifts each store's address back; and as many bytes as
+/// elements of that dtype it holds, which is what the code steps over.
+pub(crate) fn typed_target(v: &mut Values, size: usize) -> (*mut u8, usize) {
+    let (ptr, len, t) = values_ptr(v);
+    let shift = crate::run::stored_shift(size, t);
+    // an exposed user-space address (below 2^48) shifted by at most 3 does not wrap; no Rust code
+    // dereferences it
+    let addr = ptr.expose_provenance() << shift;
+    (std::ptr::without_provenance_mut(addr), len * size)
+}
+
 /// `n` zeroed elements of `t` (calloc's untouched zero pages, as the float maps' fresh outputs).
-fn typed_fresh(t: ElemType, n: usize) -> Result<Values> {
+pub(crate) fn typed_fresh(t: ElemType, n: usize) -> Result<Values> {
     use crate::call::zeroed;
     Ok(match t {
         ElemType::Bool => Values::Bool(zeroed(n, false)?),

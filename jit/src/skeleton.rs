@@ -568,17 +568,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 // first store: an output may be an input updated in place (see call.rs)
                 let rows = std::iter::once(r.out_row.expect("map rows have an output"))
                     .chain(r.extra_rows.iter().copied());
-                for (row, &v) in rows.zip(&vs) {
+                for ((row, &v), &root) in rows.zip(&vs).zip(&self.roots) {
                     let addr = g.b.ins().iadd(row, jb);
-                    g.store_value(v, addr, off * size);
+                    g.store_value(root, v, addr, off * size);
                 }
             }
             Mode::Trailing(_) | Mode::Siblings(_) => {
                 // the further outputs of a reduction of every axis are maps, stored at their points
                 // (after every value of the point is computed: see the map arm)
-                for (row, &x) in r.extra_rows.iter().zip(&vs[1..]) {
+                for ((row, &x), &root) in r.extra_rows.iter().zip(&vs[1..]).zip(&self.roots[1..]) {
                     let addr = g.b.ins().iadd(*row, jb);
-                    g.b.ins().store(mem(), x, addr, (off * size) as i32);
+                    g.store_value(root, x, addr, off * size);
                 }
                 let ridx = r.rpos.map(|rpos| {
                     let pos = g.b.ins().iadd(rpos, j);

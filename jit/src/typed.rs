@@ -20,7 +20,8 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// Why the code generator does not compile the typed kernel `kernel` ([`crate::compile_typed`]), if
 /// it does not (it then runs on the typed interpreter): it compiles maps, reductions over any axes
 /// (bool, integer and float values; float32 values fold in float64, as a float32 kernel's sums
-/// do) and scans of bool and integer values, of one output each.
+/// do) and scans of bool and integer values; a map of several outputs, each of its own type, and a
+/// reduction of every axis beside such maps, in one pass.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
     let arena = &k.arena;
@@ -52,8 +53,8 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
         KernelKind::Compound { op, .. } => return Some(format!("the compound reduction {}", op.name())),
         KernelKind::Siblings { .. } => return Some("sibling reductions".into()),
     }
-    if !k.extra.is_empty() {
-        return Some("several outputs".into());
+    if !k.extra.is_empty() && matches!(k.kind, KernelKind::Scan(_)) {
+        return Some("a scan of several outputs".into());
     }
     body_why_not(kernel)
 }
@@ -71,7 +72,9 @@ pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::DType {
 /// Why the typed lowering does not compile `kernel`'s body, if it does not.
 fn body_why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
-    for id in k.arena.reachable_all(&k.roots()) {
+    let roots = k.roots();
+    let reachable = k.arena.reachable_all(&roots);
+    for &id in &reachable {
         let t = |x| kernel.type_of(x);
         match *k.arena.node(id) {
             Node::Input(_) => {}
@@ -96,12 +99,10 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
             }
             Node::Int(_) | Node::Literal(_) => {
                 // only read through the cast that types them (constants); a bare literal is refused
-                let typed = k
-                    .arena
-                    .reachable(k.body)
-                    .into_iter()
-                    .any(|u| matches!(*k.arena.node(u), Node::Cast(_, a) if a == id));
-                if !typed || id == k.body {
+                let typed = reachable
+                    .iter()
+                    .any(|&u| matches!(*k.arena.node(u), Node::Cast(_, a) if a == id));
+                if !typed || roots.contains(&id) {
                     return Some("an untyped literal".into());
                 }
             }
@@ -159,12 +160,13 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
     None
 }
 
-/// The lanes `kernel`'s values fill (see the module doc): 4 where they are all 32 bits wide, else 2.
+/// The lanes `kernel`'s values (every output's) fill (see the module doc): 4 where they are all 32
+/// bits wide, else 2.
 pub fn lanes_of(kernel: &TypedKernel) -> u8 {
     let k = &kernel.kernel;
     let mut widths = k
         .arena
-        .reachable(k.body)
+        .reachable_all(&k.roots())
         .into_iter()
         .filter(|&id| !matches!(k.arena.node(id), Node::Int(_) | Node::Literal(_)))
         .map(|id| kernel.type_of(id))
