@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
 use kiln_ir::typed::{TypedInput, TypedKernel};
-use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, Real, Start, StridedInput, Tensor, Values};
+use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -166,6 +166,13 @@ pub trait Backend: Send + Sync + Debug {
     fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
         let _ = (kernel, plan);
         Ok(None)
+    }
+    /// Whether the backend compiles the typed kernel `typed` (its [`Backend::prepare_typed`] gives an
+    /// executable that runs it compiled): sibling reductions of bool and integer values run in one
+    /// pass only where it does (the typed interpreter runs them one by one).
+    fn compiles_typed(&self, typed: &TypedKernel) -> bool {
+        let _ = typed;
+        false
     }
     /// Whether the backend runs compound reductions ([`kiln_ir::KernelKind::Compound`]): plans merge
     /// sibling reductions into one pass ([`crate::siblings`]) only for backends that do.
@@ -412,8 +419,7 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
 /// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: compiled by
 /// the main code generator ([`kiln_jit::compile_typed`]) where it compiles it
 /// ([`kiln_jit::typed::why_not`]), every output of a kernel of several in one pass; else evaluated
-/// by kiln-ir's typed interpreter. A compiled run that the code does not cover (a reduction with an
-/// `initial` value or the previous outputs as its start, or an empty `min` / `max`) is interpreted.
+/// by kiln-ir's typed interpreter.
 #[derive(Debug)]
 pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
@@ -544,34 +550,14 @@ impl TypedExecutable {
             .collect()
     }
 
-    /// The compiled kernel and its inputs, or None where this run is the interpreter's.
-    fn compiled<'s>(
-        &'s self,
-        kernel: &KernelIR,
-        inputs: &'s Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Option<(&'s MainKernel, Buffers<'s>)>> {
+    /// The compiled kernel and its inputs, or None where the typed interpreter runs this kernel.
+    fn compiled<'s>(&'s self, inputs: &'s Buffers<'_>) -> Result<Option<(&'s MainKernel, Buffers<'s>)>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        let Some(main) = &self.main else {
-            return Ok(None);
-        };
-        // a start other than the identity, or a min / max over nothing: the interpreter's
-        let empty_extreme = match &kernel.kind {
-            KernelKind::Reduce { op, axes } => {
-                !op.has_identity()
-                    && axes.iter().any(|&a| kernel.shape[a] == 0)
-                    && kernel.output_shape().iter().all(|&d| d > 0)
-            }
-            _ => false,
-        };
-        if ctx.start != Start::Identity || empty_extreme {
-            return Ok(None);
-        }
-        Ok(Some((main, main.buffers(bufs))))
+        Ok(self.main.as_ref().map(|main| (main, main.buffers(bufs))))
     }
 
     /// The typed interpreter's inputs of this run: `inputs`, strided views copied.
@@ -598,7 +584,7 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
-        if let Some((main, bufs)) = self.compiled(kernel, inputs, ctx)? {
+        if let Some((main, bufs)) = self.compiled(inputs)? {
             return main.exe.run(&main.kernel, &main.plan, &bufs, ctx);
         }
         self.interpreted(kernel, inputs, |i| {
@@ -615,7 +601,7 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if let Some((main, bufs)) = self.compiled(kernel, inputs, ctx)? {
+        if let Some((main, bufs)) = self.compiled(inputs)? {
             return main.exe.run_many(&main.kernel, &main.plan, &bufs, ctx);
         }
         self.interpreted(kernel, inputs, |i| {

@@ -505,7 +505,17 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
             format!("a map of {n} outputs ({}) in one pass", types.join(", "))
         }
         KernelKind::Map => format!("a map of {vt} values"),
+        KernelKind::Scan(s) if vt.is_float() => {
+            format!("the scan {} of {vt} values (a {vt} state)", s.op.name())
+        }
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
+        KernelKind::Siblings { ops, .. } => {
+            let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+            format!(
+                "sibling reductions [{}] of {vt} values in one pass (int64 accumulators)",
+                ops.join(", ")
+            )
+        }
         _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
         _ => format!("a reduction of {vt} values (int64 accumulators)"),
     };

@@ -71,6 +71,10 @@ impl Backend for Jit {
         }))
     }
 
+    fn compiles_typed(&self, typed: &kiln_ir::typed::TypedKernel) -> bool {
+        kiln_jit::typed::why_not(typed).is_none()
+    }
+
     fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
         Ok(Some(Box::new(JitExecutable {

@@ -332,8 +332,15 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             g.acc_store(op, W::Scalar, out_val, out_idx, o_base, 0, &merged);
             return;
         };
-        // a component's word is f64 (min and max of f32 held exactly, widened)
+        // a component's word is f64 (min and max of f32 held exactly, widened), or a typed
+        // kernel's int64 accumulator (int_acc.rs)
         let slot = g.elem_addr(out_val, o_base, 8 * parts.ops().len() as i64);
+        if g.int_values().is_some() {
+            let word = g.b.ins().load(types::I64, mem(), slot, 8 * c as i32);
+            let merged = g.acc_merge_scalar(op, &[word], &partial)[0];
+            g.b.ins().store(mem(), merged, slot, 8 * c as i32);
+            return;
+        }
         let word = g.b.ins().load(types::F64, mem(), slot, 8 * c as i32);
         let narrow = matches!(op, ReduceOp::Min | ReduceOp::Max) && g.dtype == kiln_ir::DType::F32;
         let state = if narrow {
