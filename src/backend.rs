@@ -169,7 +169,7 @@ pub trait Backend: Send + Sync + Debug {
     }
     /// Whether the backend compiles the typed kernel `typed` (its [`Backend::prepare_typed`] gives an
     /// executable that runs it compiled): sibling reductions of bool and integer values run in one
-    /// pass only where it does (the typed interpreter runs them one by one).
+    /// pass only where it does (elsewhere the runner runs the reductions one by one).
     fn compiles_typed(&self, typed: &TypedKernel) -> bool {
         let _ = typed;
         false

@@ -12,8 +12,8 @@ pub enum Engine {
     /// kernel (every output of several in one pass), or its values typed and then a float
     /// reduction.
     TypedCompiled,
-    /// A typed kernel run by kiln-ir's typed interpreter (wholly, or for some of its outputs): the
-    /// JIT does not compile it, or the backend is the interpreter.
+    /// A typed kernel run by kiln-ir's typed interpreter: the JIT does not compile it, or the
+    /// backend is the interpreter.
     TypedInterpreted,
 }
 

@@ -810,13 +810,7 @@ fn integer_sibling_reductions_in_one_pass() {
             let a = array(ty, &shape, 1);
             let inputs = [("i", a.arg())];
             for expr in exprs {
-                let run = |b: &str, threads: usize| {
-                    FusedRunner::compile_text(expr)
-                        .unwrap()
-                        .with_backend(kiln::backend_by_name(b).unwrap())
-                        .with_threads(threads)
-                        .run_many(&inputs)
-                };
+                let run = |b: &str, threads: usize| runner_on(expr, b, threads).run_many(&inputs);
                 let want = run("interp", 1);
                 for (b, threads) in [("jit", 1), ("jit", 3), ("jit-scalar", 1)] {
                     let got = run(b, threads);
@@ -888,13 +882,7 @@ fn typed_float_scans_starts_and_empty_extremes_compile() {
             .filter(|(n, _)| names.iter().any(|m| m == n))
             .map(|(n, a)| (*n, a.reborrow()))
             .collect();
-        let run = |b: &str, threads: usize| {
-            FusedRunner::compile_text(expr)
-                .unwrap()
-                .with_backend(kiln::backend_by_name(b).unwrap())
-                .with_threads(threads)
-                .run(&used)
-        };
+        let run = |b: &str, threads: usize| runner_on(expr, b, threads).run(&used);
         let want = run("interp", 1);
         for (b, threads) in [("jit", 1), ("jit", 3), ("jit-scalar", 1)] {
             match (&want, run(b, threads)) {
@@ -910,4 +898,12 @@ fn typed_float_scans_starts_and_empty_extremes_compile() {
             "{expr}: {note}"
         );
     }
+}
+
+/// The runner of `expr` on the backend named `b` with `threads` threads.
+fn runner_on(expr: &str, b: &str, threads: usize) -> FusedRunner {
+    FusedRunner::compile_text(expr)
+        .unwrap()
+        .with_backend(kiln::backend_by_name(b).unwrap())
+        .with_threads(threads)
 }

@@ -496,6 +496,19 @@ impl BoundKernel {
         ws: &mut Workspace,
     ) -> Result<Tensor> {
         self.dtype_is::<T>()?;
+        self.fresh(inputs, extra, &mut [], cfg, ws)
+    }
+
+    /// A run into a fresh result (and further outputs into `extra` or, a typed kernel's, into
+    /// `typed_extra`): its tensor.
+    fn fresh<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        extra: &mut [&mut [T]],
+        typed_extra: &mut [kiln_ir::Values],
+        cfg: &RunConfig<'_>,
+        ws: &mut Workspace,
+    ) -> Result<Tensor> {
         let (k, p) = (&self.kernel, &self.plan);
         let tensor = execute::execute(
             &self.code.code,
@@ -506,7 +519,7 @@ impl BoundKernel {
             inputs,
             None,
             extra,
-            &mut [],
+            typed_extra,
             cfg,
             ws,
         )?;
@@ -534,24 +547,10 @@ impl BoundKernel {
             .iter()
             .map(|&t| output::typed_fresh(t, self.geo.n))
             .collect::<Result<Vec<_>>>()?;
-        let (k, p) = (&self.kernel, &self.plan);
-        let first = execute::execute(
-            &self.code.code,
-            &self.st,
-            &self.geo,
-            k,
-            p,
-            inputs,
-            None,
-            &mut [],
-            &mut extra,
-            cfg,
-            ws,
-        )?
-        .expect("a run without a destination returns its tensor");
+        let first = self.fresh(inputs, &mut [], &mut extra, cfg, ws)?;
         Ok(std::iter::once(first)
             .chain(extra.into_iter().map(|values| Tensor {
-                shape: k.shape.clone(),
+                shape: self.kernel.shape.clone(),
                 values,
             }))
             .collect())
