@@ -506,7 +506,7 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
         }
         KernelKind::Map => format!("a map of {vt} values"),
         KernelKind::Scan(s) if vt.is_float() => {
-            format!("the scan {} of {vt} values (a {vt} state)", s.op.name())
+            format!("the scan {} of {vt} values (as a float kernel's)", s.op.name())
         }
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
         KernelKind::Siblings { ops, .. } => {

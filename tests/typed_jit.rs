@@ -859,6 +859,11 @@ fn typed_float_scans_starts_and_empty_extremes_compile() {
         ("cumprod(where(i > 0, x, 1.0), axis=1)", &[5, 33]),
         ("cummax(float32(j) * y, axis=0)", &[9, 7]),
         ("cummin(float32(j) - y, axis=1)", &[3, 17]),
+        // float32 values beside int64 ones: scanned in float64 lanes
+        ("cumsum(where(i > 3, y, 1.5))", &[7, 9]),
+        ("cumprod(where(i % 3 == 0, y, 1), axis=1)", &[5, 33]),
+        ("cummax(where(i > 0, y, -1), axis=0)", &[9, 7]),
+        ("cummin(where(i > 0, y, 2), axis=1)", &[1000, 61]),
         ("sum(i, initial=5)", &[7, 9]),
         ("sum(i, axis=1, initial=-3)", &[7, 9]),
         ("prod(j, axis=0, initial=2)", &[7, 9]),

@@ -37,14 +37,9 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     match &k.kind {
         KernelKind::Map | KernelKind::Reduce { .. } => {}
         KernelKind::Scan(s) => {
-            // float values scan as a float kernel's, in the lanes of their own type
+            // float values scan as a float kernel's (float32 ones beside 64-bit values widened to
+            // float64 lanes, scan.rs)
             let vt = kernel.value_type();
-            if vt.is_float() && ElemType::of_float(lanes_dtype(kernel)) != vt {
-                return Some(format!(
-                    "the scan {} of {vt} values beside 64-bit values",
-                    s.op.name()
-                ));
-            }
             if !vt.is_float() && scan_start(s, vt).is_none() {
                 return Some(format!(
                     "the scan {} with an initial value its accumulator does not hold",
