@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::shape::{broadcast_strides, c_strides};
 use kiln_ir::typed::{TypedInput, TypedKernel};
-use kiln_ir::{BroadcastPlan, KernelIR, KernelKind, Real, Start, StridedInput, Tensor, Values};
+use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -166,6 +166,13 @@ pub trait Backend: Send + Sync + Debug {
     fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
         let _ = (kernel, plan);
         Ok(None)
+    }
+    /// Whether the backend compiles the typed kernel `typed` (its [`Backend::prepare_typed`] gives an
+    /// executable that runs it compiled): sibling reductions of bool and integer values run in one
+    /// pass only where it does (elsewhere the runner runs the reductions one by one).
+    fn compiles_typed(&self, typed: &TypedKernel) -> bool {
+        let _ = typed;
+        false
     }
     /// Whether the backend runs compound reductions ([`kiln_ir::KernelKind::Compound`]): plans merge
     /// sibling reductions into one pass ([`crate::siblings`]) only for backends that do.
@@ -409,19 +416,15 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
     }
 }
 
-/// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: a reduction
-/// compiled by the main code generator ([`kiln_jit::compile_typed`]), a map or scan by kiln-jit's
-/// code generator in its values' own types ([`kiln_jit::typed::why_not`]); else evaluated by kiln-ir's typed
-/// interpreter. A compiled run that the code does not cover (a reduction with an `initial` value or
-/// the previous outputs as its start, or an empty `min` / `max`) is interpreted.
+/// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: compiled by
+/// the main code generator ([`kiln_jit::compile_typed`]) where it compiles it
+/// ([`kiln_jit::typed::why_not`]), every output of a kernel of several in one pass; else evaluated
+/// by kiln-ir's typed interpreter.
 #[derive(Debug)]
 pub(crate) struct TypedExecutable {
     pub typed: std::sync::Arc<TypedKernel>,
-    /// The compiled map, reduction or scan.
+    /// The compiled kernel.
     pub main: Option<MainKernel>,
-    /// A kernel of several outputs ([`KernelIR::extra`]): one executable per output, each compiled
-    /// alone (each reads the inputs again).
-    pub outputs: Vec<TypedExecutable>,
 }
 
 /// A typed kernel on the JIT: the kernel in the form it compiles (see
@@ -464,9 +467,9 @@ impl MainKernel {
             .map(|exe| MainKernel { kernel, plan, exe }))
     }
 
-    /// Runs over the typed kernel's buffers: inputs of the kernel's float dtype as a float kernel's,
-    /// any other stored.
-    fn run(&self, bufs: &[TypedBuffer<'_>], ctx: &RunCtx<'_>) -> Result<Tensor> {
+    /// The typed kernel's buffers as the compiled kernel takes them: inputs of the kernel's float
+    /// dtype as a float kernel's, any other stored.
+    fn buffers<'s>(&self, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s> {
         use kiln_jit::TypedView;
         /// Each buffer as a buffer of `T`: its elements where they are `T`'s (`own`), else stored.
         fn of<'s, T: Clone>(
@@ -480,7 +483,7 @@ impl MainKernel {
                 })
                 .collect()
         }
-        let inputs = match self.kernel.dtype {
+        match self.kernel.dtype {
             kiln_ir::DType::F64 => Buffers::F64(of(bufs, |d| match d {
                 TypedData::F64(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
                 TypedData::View(TypedView::F64(v)) => Some(BufferData::Strided(v.view())),
@@ -491,8 +494,7 @@ impl MainKernel {
                 TypedData::View(TypedView::F32(v)) => Some(BufferData::Strided(v.view())),
                 _ => None,
             })),
-        };
-        self.exe.run(&self.kernel, &self.plan, &inputs, ctx)
+        }
     }
 }
 
@@ -505,30 +507,11 @@ impl TypedExecutable {
         backend: &dyn Backend,
         views: &[Option<Vec<isize>>],
     ) -> Result<TypedExecutable> {
-        if !typed.kernel.extra.is_empty() && backend.name() != "interp" {
-            let outputs = (0..typed.kernel.n_outputs())
-                .map(|o| TypedExecutable::new(std::sync::Arc::new(typed.output(o)), backend, views))
-                .collect::<Result<Vec<_>>>()?;
-            return Ok(TypedExecutable {
-                typed,
-                main: None,
-                outputs,
-            });
-        }
-        if kiln_jit::typed::why_not(&typed).is_none()
-            && let Some(main) = MainKernel::new(&typed, backend, views)?
-        {
-            return Ok(TypedExecutable {
-                typed,
-                main: Some(main),
-                outputs: Vec::new(),
-            });
-        }
-        Ok(TypedExecutable {
-            typed,
-            main: None,
-            outputs: Vec::new(),
-        })
+        let main = match kiln_jit::typed::why_not(&typed) {
+            None => MainKernel::new(&typed, backend, views)?,
+            Some(_) => None,
+        };
+        Ok(TypedExecutable { typed, main })
     }
 }
 
@@ -567,29 +550,29 @@ impl TypedExecutable {
             .collect()
     }
 
-    /// The compiled run, or None where this run is the interpreter's.
-    fn run_jit(&self, kernel: &KernelIR, inputs: &Buffers<'_>, ctx: &RunCtx<'_>) -> Result<Option<Tensor>> {
+    /// The compiled kernel and its inputs, or None where the typed interpreter runs this kernel.
+    fn compiled<'s>(&'s self, inputs: &'s Buffers<'_>) -> Result<Option<(&'s MainKernel, Buffers<'s>)>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        if let Some(main) = &self.main {
-            // a start other than the identity, or a min / max over nothing: the interpreter's
-            let empty_extreme = match &kernel.kind {
-                KernelKind::Reduce { op, axes } => {
-                    !op.has_identity()
-                        && axes.iter().any(|&a| kernel.shape[a] == 0)
-                        && kernel.output_shape().iter().all(|&d| d > 0)
-                }
-                _ => false,
-            };
-            if ctx.start != Start::Identity || empty_extreme {
-                return Ok(None);
-            }
-            return main.run(bufs, ctx).map(Some);
-        }
-        Ok(None)
+        Ok(self.main.as_ref().map(|main| (main, main.buffers(bufs))))
+    }
+
+    /// The typed interpreter's inputs of this run: `inputs`, strided views copied.
+    fn interpreted<R>(
+        &self,
+        kernel: &KernelIR,
+        inputs: &Buffers<'_>,
+        run: impl FnOnce(&[TypedInput<'_>]) -> kiln_ir::Result<R>,
+    ) -> Result<R> {
+        let copied = without_views(inputs)?;
+        let inputs = match &copied {
+            Some(c) => Self::inputs(kernel, c)?,
+            None => Self::inputs(kernel, inputs)?,
+        };
+        Ok(run(&inputs)?)
     }
 }
 
@@ -601,49 +584,29 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
-        if let Some(t) = self.run_jit(kernel, inputs, ctx)? {
-            return Ok(t);
+        if let Some((main, bufs)) = self.compiled(inputs)? {
+            return main.exe.run(&main.kernel, &main.plan, &bufs, ctx);
         }
-        let copied = without_views(inputs)?;
-        let inputs = match &copied {
-            Some(c) => Self::inputs(kernel, c)?,
-            None => Self::inputs(kernel, inputs)?,
-        };
-        Ok(kiln_ir::typed::interpret(&self.typed, &inputs, ctx.start)?)
+        self.interpreted(kernel, inputs, |i| {
+            kiln_ir::typed::interpret(&self.typed, i, ctx.start)
+        })
     }
 
-    /// Every output, each of its own type: several maps, or a reduction of every axis and maps.
+    /// Every output, each of its own type (several maps, or a reduction of every axis and maps),
+    /// in one pass where compiled.
     fn run_many(
         &self,
         kernel: &KernelIR,
-        plan: &BroadcastPlan,
+        _plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if !self.outputs.is_empty() {
-            return self
-                .outputs
-                .iter()
-                .enumerate()
-                .map(|(o, exe)| {
-                    let ctx = RunCtx {
-                        start: if o == 0 { ctx.start } else { Start::Identity },
-                        parallel: ctx.parallel,
-                    };
-                    exe.run(&kernel.output(o), plan, inputs, &ctx)
-                })
-                .collect();
+        if let Some((main, bufs)) = self.compiled(inputs)? {
+            return main.exe.run_many(&main.kernel, &main.plan, &bufs, ctx);
         }
-        let copied = without_views(inputs)?;
-        let inputs = match &copied {
-            Some(c) => Self::inputs(kernel, c)?,
-            None => Self::inputs(kernel, inputs)?,
-        };
-        Ok(kiln_ir::typed::interpret_outputs(
-            &self.typed,
-            &inputs,
-            ctx.start,
-        )?)
+        self.interpreted(kernel, inputs, |i| {
+            kiln_ir::typed::interpret_outputs(&self.typed, i, ctx.start)
+        })
     }
 }
 

@@ -373,6 +373,16 @@ impl Compiled {
                 return self.run_temp(k, args);
             }
             let (kernel, plan, notes, typed) = specialise(program, args, self.plan_options, self.settings)?;
+            if matches!(program.work, Work::Siblings(_)) && typed.is_some() {
+                // typed sibling reductions in one pass: each component of its own type, as the
+                // stages after it read them
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                if let Some((order, axes)) = memory {
+                    e.rewrites.insert(0, memory_order::note(order, &axes[k]));
+                }
+                out.push(e);
+                return self.run_temp(k, args);
+            }
             let shape = result_shape(&kernel, program.reduction());
             // a stand-in for the stage's result, allocated fallibly (its shape is the user's)
             let n = kiln_ir::shape::checked_addressable(&shape, 8)?;
@@ -595,6 +605,9 @@ impl Compiled {
             }
         }
         let (spec, t) = self.run_stage(k, args, Start::Identity)?;
+        if let (Work::Siblings(parts), Some(typed)) = (&self.pipeline.stages[k].program.work, &spec.typed) {
+            return typed_components(t, typed, &spec.kernel, parts);
+        }
         Ok(Temp::of(Output::try_from(t)?, spec.typed.is_some()))
     }
 
@@ -621,16 +634,37 @@ impl Compiled {
         // a compound or sibling stage runs as one pass where the float path computes it (float
         // inputs, or integer and bool inputs it reads converted: `var(i)`, `sum(i * 0.5) + max(i *
         // 0.5)`), else apart (typed: integer arithmetic, complex values)
+        // (sibling reductions of bool and integer values in one pass where the backend compiles
+        // their typed kernel: `sum(i); min(i); max(i)`)
         let typed = crate::executor::float_path_of(program, args).is_none();
         let one_pass = match &program.work {
             Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
             _ => self.backend.runs_compound(&axes, shape.len()),
         };
-        Ok(if typed || !one_pass {
+        let typed_apart = typed && !(one_pass && self.typed_siblings_compile(program, args));
+        Ok(if typed_apart || !one_pass {
             Passes::Apart { shape, axes }
         } else {
             Passes::One
         })
+    }
+
+    /// Whether `program`, sibling reductions over `args` of bool or integer values (no mean, no
+    /// `initial`), is a typed kernel the backend compiles in one pass.
+    fn typed_siblings_compile(&self, program: &Program, args: &[&ArrayArg<'_>]) -> bool {
+        let Work::Siblings(parts) = &program.work else {
+            return false;
+        };
+        if parts
+            .iter()
+            .any(|p| p.reduction().mean || p.reduction().initial.is_some())
+        {
+            return false;
+        }
+        match specialise(program, args, self.plan_options, self.settings) {
+            Ok((_, _, _, Some(typed))) => self.backend.compiles_typed(&typed),
+            _ => false,
+        }
     }
 
     /// A sibling stage `k` that the backend does not run for these inputs, as the reductions it
@@ -1094,6 +1128,52 @@ fn finish_siblings(mut t: Tensor, kernel: &KernelIR, parts: &[Sibling]) -> Tenso
         }
     }
     t
+}
+
+/// The result `t` of typed sibling reductions run in one pass (every component's int64, component
+/// major: kiln-jit's), as each component's reduction alone gives it: of its type
+/// ([`kiln_ir::typed::TypedKernel::component_type`]), shaped as its reduction shapes it.
+fn typed_components(
+    t: Tensor,
+    typed: &kiln_ir::typed::TypedKernel,
+    kernel: &KernelIR,
+    parts: &[Sibling],
+) -> Result<Temp> {
+    let Values::I64(words) = t.values else {
+        return Err(Error::Output(format!(
+            "sibling reductions of bool or integer values gave {} words",
+            t.values.output_type()
+        )));
+    };
+    let axes = kernel.kind.reduced_axes();
+    let kept: Vec<usize> = t.shape[1..].to_vec();
+    let n_out: usize = kept.iter().product();
+    let each = parts
+        .iter()
+        .enumerate()
+        .map(|(c, part)| {
+            let shape: Vec<usize> = if part.reduction().keepdims {
+                kept.clone()
+            } else {
+                kept.iter()
+                    .enumerate()
+                    .filter(|(a, _)| !axes.contains(a))
+                    .map(|(_, &d)| d)
+                    .collect()
+            };
+            fn array<X>(shape: &[usize], v: Vec<X>) -> Result<ArrayD<X>> {
+                ArrayD::from_shape_vec(IxDyn(shape), v).map_err(|e| Error::Output(e.to_string()))
+            }
+            let v = words[c * n_out..(c + 1) * n_out].iter().copied();
+            let out = match typed.component_type(c) {
+                Some(ElemType::Bool) => Output::Bool(array(&shape, v.map(|x| x != 0).collect())?),
+                Some(ElemType::I32) => Output::I32(array(&shape, v.map(|x| x as i32).collect())?),
+                _ => Output::I64(array(&shape, v.collect())?),
+            };
+            Ok(Temp::Typed(out))
+        })
+        .collect::<Result<Vec<Temp>>>()?;
+    Ok(Temp::Parts(each))
 }
 
 /// The plan that runs on `backend`: sibling reductions merged into compound stages where it runs

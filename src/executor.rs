@@ -470,31 +470,6 @@ fn scan_plan(
 /// the JIT backends and why, then the typed kernel. Under `--backend interp` the interpreter runs
 /// every kernel.
 fn typed_note(typed: &TypedKernel, why: &str) -> String {
-    if !typed.kernel.extra.is_empty() {
-        // one kernel per output: each output's engine
-        let engines: Vec<String> = (0..typed.kernel.n_outputs())
-            .map(|o| engine(&typed.output(o), why))
-            .collect();
-        let all =
-            (0..typed.kernel.n_outputs()).all(|o| typed_engine(&typed.output(o)) == Engine::TypedCompiled);
-        let each: Vec<String> = engines
-            .iter()
-            .enumerate()
-            .map(|(o, e)| {
-                format!(
-                    "output {o}: {}",
-                    e.split_once(", ").map_or(e.as_str(), |(_, rest)| rest)
-                )
-            })
-            .collect();
-        let head = if all { "compiled" } else { "interpreted" };
-        return format!(
-            "{head}: typed kernel ({why}), {} outputs, one kernel each ({}); the typed kernel:\n{}",
-            typed.kernel.n_outputs(),
-            each.join("; "),
-            typed.to_string().trim_end()
-        );
-    }
     format!(
         "{}; the typed kernel:\n{}",
         engine(typed, why),
@@ -503,17 +478,8 @@ fn typed_note(typed: &TypedKernel, why: &str) -> String {
 }
 
 /// Which engine runs `typed` under the JIT backends: compiled where the code generator compiles it
-/// ([`kiln_jit::typed::why_not`]; every output of several), else the typed interpreter.
+/// ([`kiln_jit::typed::why_not`]), else the typed interpreter.
 pub(crate) fn typed_engine(typed: &TypedKernel) -> Engine {
-    if !typed.kernel.extra.is_empty() {
-        let all =
-            (0..typed.kernel.n_outputs()).all(|o| typed_engine(&typed.output(o)) == Engine::TypedCompiled);
-        return if all {
-            Engine::TypedCompiled
-        } else {
-            Engine::TypedInterpreted
-        };
-    }
     if kiln_jit::typed::why_not(typed).is_none() {
         Engine::TypedCompiled
     } else {
@@ -521,8 +487,8 @@ pub(crate) fn typed_engine(typed: &TypedKernel) -> Engine {
     }
 }
 
-/// Which engine runs a typed kernel of one output, and why; where the JIT compiles it, what it
-/// computes in which lanes.
+/// Which engine runs a typed kernel, and why; where the JIT compiles it, what it computes in which
+/// lanes (every output of several in one pass).
 fn engine(typed: &TypedKernel, why: &str) -> String {
     let lanes = match kiln_jit::typed::lanes_dtype(typed) {
         DType::F32 => 4,
@@ -532,11 +498,31 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
     if let Some(not) = kiln_jit::typed::why_not(typed) {
         return format!("interpreted: {why}, and the JIT does not compile {not}");
     }
+    let n = typed.kernel.n_outputs();
     let what = match &typed.kernel.kind {
+        KernelKind::Map if n > 1 => {
+            let types: Vec<String> = (0..n).map(|o| typed.output_type_of(o).to_string()).collect();
+            format!("a map of {n} outputs ({}) in one pass", types.join(", "))
+        }
         KernelKind::Map => format!("a map of {vt} values"),
+        KernelKind::Scan(s) if vt.is_float() => {
+            format!("the scan {} of {vt} values (as a float kernel's)", s.op.name())
+        }
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
+        KernelKind::Siblings { ops, .. } => {
+            let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+            format!(
+                "sibling reductions [{}] of {vt} values in one pass (int64 accumulators)",
+                ops.join(", ")
+            )
+        }
         _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
         _ => format!("a reduction of {vt} values (int64 accumulators)"),
+    };
+    let what = match &typed.kernel.kind {
+        KernelKind::Map => what,
+        _ if n > 1 => format!("{what} beside {} map outputs, in one pass", n - 1),
+        _ => what,
     };
     format!(
         "compiled: typed kernel ({why}), {what} by the JIT's main code generator ({lanes} lanes), reading each in place"

@@ -9,10 +9,11 @@ pub enum Engine {
     /// A float kernel, run by the backend: compiled by the JIT, or the interpreter backend's.
     Float,
     /// A typed kernel ([`kiln_ir::typed`]) compiled by the JIT in its values' own types: as one
-    /// kernel, one kernel per output, or its values typed and then a float reduction.
+    /// kernel (every output of several in one pass), or its values typed and then a float
+    /// reduction.
     TypedCompiled,
-    /// A typed kernel run by kiln-ir's typed interpreter (wholly, or for some of its outputs): the
-    /// JIT does not compile it, or the backend is the interpreter.
+    /// A typed kernel run by kiln-ir's typed interpreter: the JIT does not compile it, or the
+    /// backend is the interpreter.
     TypedInterpreted,
 }
 

@@ -67,7 +67,12 @@ impl Backend for Jit {
         Ok(Box::new(JitExecutable {
             code: kiln_jit::compile(kernel, plan, schedule)?.bind(kernel, plan)?,
             workspace: Mutex::default(),
+            typed: false,
         }))
+    }
+
+    fn compiles_typed(&self, typed: &kiln_ir::typed::TypedKernel) -> bool {
+        kiln_jit::typed::why_not(typed).is_none()
     }
 
     fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
@@ -75,6 +80,7 @@ impl Backend for Jit {
         Ok(Some(Box::new(JitExecutable {
             code: kiln_jit::compile_typed(kernel, plan, schedule)?.bind(kernel, plan)?,
             workspace: Mutex::default(),
+            typed: true,
         })))
     }
 }
@@ -85,6 +91,8 @@ impl Backend for Jit {
 struct JitExecutable {
     code: BoundKernel,
     workspace: Mutex<Workspace>,
+    /// A typed kernel's code ([`kiln_jit::compile_typed`]): its outputs are of their own types.
+    typed: bool,
 }
 
 /// The inputs as kiln-jit takes them: slices, views read in place (kiln-jit checks each view
@@ -110,6 +118,11 @@ impl JitExecutable {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));
         let run = |ws: &mut Workspace| self.code.run_with(inputs, &cfg, ws);
+        self.with_workspace(run)
+    }
+
+    /// `run` with this executable's workspace, or a fresh one where another thread holds it.
+    fn with_workspace<R>(&self, run: impl FnOnce(&mut Workspace) -> kiln_jit::Result<R>) -> Result<R> {
         Ok(match self.workspace.try_lock() {
             Ok(mut ws) => run(&mut ws)?,
             Err(_) => run(&mut Workspace::new())?,
@@ -128,6 +141,10 @@ impl JitExecutable {
     ) -> Result<Vec<kiln_ir::Tensor>> {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));
+        if self.typed {
+            // each output of its own type, written by the code
+            return self.with_workspace(|ws| self.code.run_typed(inputs, &cfg, ws));
+        }
         let mut outs = Vec::with_capacity(kernel.n_outputs());
         let reduces = matches!(kernel.kind, KernelKind::Reduce { .. });
         for _ in usize::from(reduces)..kernel.n_outputs() {
@@ -137,11 +154,7 @@ impl JitExecutable {
         let mut slices: Vec<&mut [T]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
         // a reduction of every axis returns its value; its further outputs are maps
         let first = if reduces {
-            let mut run = |ws: &mut Workspace| self.code.run_with_extra(inputs, &mut slices, &cfg, ws);
-            Some(match self.workspace.try_lock() {
-                Ok(mut ws) => run(&mut ws)?,
-                Err(_) => run(&mut Workspace::new())?,
-            })
+            Some(self.with_workspace(|ws| self.code.run_with_extra(inputs, &mut slices, &cfg, ws))?)
         } else {
             self.code.run_into_many(inputs, &mut slices, &cfg)?;
             None

@@ -747,7 +747,7 @@ fn splat_inputs_in_every_kind_of_kernel() {
 }
 
 #[test]
-fn several_typed_outputs_compile_one_kernel_each() {
+fn several_typed_outputs_compile_as_one_kernel() {
     for n in [1usize, 3, 4, 9, 1000] {
         let (i, j) = (array("int32", &[n], 0), array("int32", &[n], 5));
         let k = array("int64", &[n], 2);
@@ -756,6 +756,8 @@ fn several_typed_outputs_compile_one_kernel_each() {
             "i * 3 + j; i // j; i > j",
             "sum(i); k * i; float64(i) * 0.5",
             "i; k",
+            "i > j; i + 1; k - i; int32(k) ^ i",
+            "max(k); i < 0; k // 3",
         ] {
             let run = |b: &str| {
                 FusedRunner::compile_text(expr)
@@ -777,6 +779,136 @@ fn several_typed_outputs_compile_one_kernel_each() {
                 note.contains("compiled: typed kernel") && !note.contains("interpreted"),
                 "{expr}: {note}"
             );
+            // every output in one pass, each stored in its own type
+            assert!(note.contains("in one pass"), "{expr}: {note}");
         }
     }
+}
+
+#[test]
+fn integer_sibling_reductions_in_one_pass() {
+    // sibling reductions of bool and integer values: one compiled pass of int64 accumulators, one
+    // per component, each result of its reduction's type, against the interpreter (each reduction
+    // alone); the extremes of int64 wrap in sums as NumPy's
+    let exprs = [
+        "sum(i); min(i); max(i)",
+        "sum(i * 2) + max(i)",
+        "prod(i); sum(i)",
+        "min(i) - max(i); sum(i)",
+        "sum(i, axis=1); max(i, axis=1); min(i, axis=1)",
+        "sum(i, axis=0); min(i, axis=0)",
+        "any(i); all(i)",
+    ];
+    for ty in ["bool", "int32", "int64"] {
+        for shape in [
+            vec![1usize, 1],
+            vec![3, 5],
+            vec![7, 9],
+            vec![64, 33],
+            vec![1000, 601],
+        ] {
+            let a = array(ty, &shape, 1);
+            let inputs = [("i", a.arg())];
+            for expr in exprs {
+                let run = |b: &str, threads: usize| runner_on(expr, b, threads).run_many(&inputs);
+                let want = run("interp", 1);
+                for (b, threads) in [("jit", 1), ("jit", 3), ("jit-scalar", 1)] {
+                    let got = run(b, threads);
+                    match (&want, &got) {
+                        (Ok(w), Ok(g)) => {
+                            assert_eq!(w.len(), g.len());
+                            for (w, g) in w.iter().zip(g) {
+                                assert!(
+                                    same(w, g),
+                                    "{expr} of {ty} {shape:?} on {b}/{threads}: {g:?} {w:?}"
+                                );
+                            }
+                        }
+                        // a type error (`-` of bools) is both backends'
+                        (Err(_), Err(_)) => {}
+                        _ => panic!("{expr} of {ty} {shape:?} on {b}: {got:?} vs {want:?}"),
+                    }
+                }
+            }
+        }
+    }
+    // `kiln explain`: the siblings of a whole array and of trailing axes are one compiled pass
+    let a = array("int64", &[8, 9, 10], 0);
+    for expr in [
+        "sum(i); min(i); max(i)",
+        "sum(i * 2) + max(i)",
+        "sum(i, axis=2); max(i, axis=2)",
+    ] {
+        let note = all_notes(expr, &[("i", a.arg())]);
+        assert!(
+            note.contains("sibling reductions [")
+                && note.contains("in one pass")
+                && !note.contains("interpreted"),
+            "{expr}: {note}"
+        );
+    }
+}
+
+#[test]
+fn typed_float_scans_starts_and_empty_extremes_compile() {
+    // what the typed interpreter ran before: scans of float values in a typed kernel (a float
+    // state, as a float kernel's), reductions from an `initial`, min / max over nothing
+    let cases: &[(&str, &[usize])] = &[
+        ("cumsum(where(i % 3 == 0, x, 0.5))", &[7, 9]),
+        ("cumsum(where(i % 3 == 0, x, 0.5), axis=0)", &[7, 9]),
+        ("cumprod(where(i > 0, x, 1.0), axis=1)", &[5, 33]),
+        ("cummax(float32(j) * y, axis=0)", &[9, 7]),
+        ("cummin(float32(j) - y, axis=1)", &[3, 17]),
+        // float32 values beside int64 ones: scanned in float64 lanes
+        ("cumsum(where(i > 3, y, 1.5))", &[7, 9]),
+        ("cumprod(where(i % 3 == 0, y, 1), axis=1)", &[5, 33]),
+        ("cummax(where(i > 0, y, -1), axis=0)", &[9, 7]),
+        ("cummin(where(i > 0, y, 2), axis=1)", &[1000, 61]),
+        ("sum(i, initial=5)", &[7, 9]),
+        ("sum(i, axis=1, initial=-3)", &[7, 9]),
+        ("prod(j, axis=0, initial=2)", &[7, 9]),
+        ("min(i, axis=1, initial=3)", &[7, 9]),
+        ("max(j, initial=-1)", &[1000, 601]),
+        ("sum(i, initial=5)", &[1000, 601]),
+        ("max(i, axis=1, initial=3)", &[4, 0]),
+        ("min(j, axis=0)", &[0, 3]),
+        ("max(i)", &[0, 3]),
+        ("sum(i, initial=0.5)", &[3, 3]),
+        ("max(j, initial=1e10)", &[3, 3]),
+    ];
+    for &(expr, shape) in cases {
+        let (i, j) = (array("int64", shape, 0), array("int32", shape, 3));
+        let (x, y) = (array("float64", shape, 1), array("float32", shape, 2));
+        let inputs = [("i", i.arg()), ("j", j.arg()), ("x", x.arg()), ("y", y.arg())];
+        let runner = FusedRunner::compile_text(expr).unwrap();
+        let names = runner.input_names();
+        let used: Vec<(&str, ArrayArg<'_>)> = inputs
+            .iter()
+            .filter(|(n, _)| names.iter().any(|m| m == n))
+            .map(|(n, a)| (*n, a.reborrow()))
+            .collect();
+        let run = |b: &str, threads: usize| runner_on(expr, b, threads).run(&used);
+        let want = run("interp", 1);
+        for (b, threads) in [("jit", 1), ("jit", 3), ("jit-scalar", 1)] {
+            match (&want, run(b, threads)) {
+                (Ok(w), Ok(g)) => assert!(same(w, &g), "{expr} {shape:?} on {b}/{threads}: {g:?} {w:?}"),
+                // the errors of NumPy (an empty max, an initial the accumulator does not hold)
+                (Err(w), Err(g)) => assert_eq!(w.to_string(), g.to_string(), "{expr} {shape:?}"),
+                (w, g) => panic!("{expr} {shape:?} on {b}: {g:?} vs {w:?}"),
+            }
+        }
+        let note = all_notes(expr, &used);
+        assert!(
+            note.contains("compiled: typed kernel") && !note.contains("interpreted"),
+            "{expr}: {note}"
+        );
+    }
+}
+
+/// The runner of `expr` on the backend named `b` with `threads` threads.
+fn runner_on(expr: &str, b: &str, threads: usize) -> FusedRunner {
+    FusedRunner::compile_text(expr)
+        .unwrap()
+        .with_backend(kiln::backend_by_name(b).unwrap())
+        .with_threads(threads)
 }

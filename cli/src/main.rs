@@ -468,15 +468,7 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
                 .collect::<CliResult<Vec<_>>>()?;
             let typed =
                 kiln::kiln_ir::typed::TypedKernel::new(&kernel, &elems, false).map_err(|e| e.to_string())?;
-            // several outputs compile one kernel each: the first is shown
-            if !typed.kernel.extra.is_empty() {
-                writeln!(
-                    w,
-                    "# output 0 of {} (each output is its own kernel)",
-                    typed.kernel.n_outputs()
-                )?;
-            }
-            Some(typed.output(0))
+            Some(typed)
         } else {
             None
         };

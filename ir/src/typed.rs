@@ -422,6 +422,17 @@ fn show(t: Ty) -> String {
 }
 
 impl TypedKernel {
+    /// The element type of component `c` of sibling reductions ([`KernelKind::Siblings`]): its
+    /// reduction's result type for its root's values, as that reduction alone gives it; None for
+    /// another kind of kernel, or no such component.
+    pub fn component_type(&self, c: usize) -> Option<ElemType> {
+        let KernelKind::Siblings { ops, .. } = &self.kernel.kind else {
+            return None;
+        };
+        let root = *self.kernel.roots().get(c)?;
+        Some(reduced_type(*ops.get(c)?, self.type_of(root)))
+    }
+
     /// Types `kernel` for inputs of `inputs` (one per declared input); `mean`: the reduction is a mean
     /// (a sum of integers is then taken in float64, as NumPy's `mean`).
     ///
@@ -436,13 +447,6 @@ impl TypedKernel {
                  its two reductions instead)",
                 op.name()
             )));
-        }
-        if let KernelKind::Siblings { .. } = &kernel.kind {
-            return Err(IrError::Type(
-                "sibling reductions of integer, bool or complex values (the runner computes each \
-                 reduction instead)"
-                    .into(),
-            ));
         }
         if inputs.len() != kernel.inputs.len() {
             return Err(IrError::Arity {
@@ -623,17 +627,13 @@ impl TypedKernel {
         let v = self.value_type();
         match &self.kernel.kind {
             KernelKind::Map => v,
-            KernelKind::Reduce { op, .. } => match op {
-                ReduceOp::Any | ReduceOp::All => ElemType::Bool,
-                ReduceOp::ArgMin | ReduceOp::ArgMax => ElemType::I64,
-                ReduceOp::Sum | ReduceOp::Prod if !v.is_inexact() => ElemType::I64,
-                _ => v,
-            },
+            KernelKind::Reduce { op, .. } => reduced_type(*op, v),
             KernelKind::Scan(s) => match s.op {
                 ScanOp::Sum | ScanOp::Prod if !v.is_inexact() => ElemType::I64,
                 _ => v,
             },
-            // `TypedKernel::new` refuses compound kernels
+            // `TypedKernel::new` refuses compound kernels; sibling reductions' components have
+            // each its own (`TypedKernel::component_type`)
             KernelKind::Compound { .. } | KernelKind::Siblings { .. } => ElemType::F64,
         }
     }
@@ -1275,6 +1275,17 @@ pub fn interpret_outputs(
         .collect()
 }
 
+/// The result type of the reduction `op` of values of type `v`, as NumPy's: any and all bool, arg
+/// reductions their int64 indices, sums and products of bool and integer values int64, else `v`.
+fn reduced_type(op: ReduceOp, v: ElemType) -> ElemType {
+    match op {
+        ReduceOp::Any | ReduceOp::All => ElemType::Bool,
+        ReduceOp::ArgMin | ReduceOp::ArgMax => ElemType::I64,
+        ReduceOp::Sum | ReduceOp::Prod if !v.is_inexact() => ElemType::I64,
+        _ => v,
+    }
+}
+
 /// Values of one type gathered into [`Values`].
 fn collect(v: Vec<Scalar>, t: ElemType) -> Values {
     macro_rules! gather {
@@ -1326,6 +1337,23 @@ pub fn scan_start(scan: &Scan, vt: ElemType) -> Result<Scalar> {
             (false, _) => Scalar::I64(i64::MAX),
         },
     })
+}
+
+/// The int64 accumulator a reduction `op` of bool or integer values of type `vt` starts from with
+/// the `initial` value `v` (the compiled code's, as [`interpret`] folds it): a sum's or product's
+/// integral value, a min's or max's value of the type, as int64.
+///
+/// # Errors
+/// An `initial` the accumulator does not hold, as [`interpret`] gives it.
+pub fn reduce_start(op: ReduceOp, vt: ElemType, v: f64) -> Result<i64> {
+    match op {
+        ReduceOp::Sum => int_start(v, "an integer sum"),
+        ReduceOp::Prod => int_start(v, "an integer product"),
+        _ => match typed_start(v, vt, op.name())?.cast(ElemType::I64) {
+            Scalar::I64(x) => Ok(x),
+            _ => unreachable!("cast to int64"),
+        },
+    }
 }
 
 /// An integer accumulator's start: an integral value that int64 holds exactly.

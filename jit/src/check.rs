@@ -28,9 +28,11 @@ pub(crate) fn check_run<T: Elem>(
     inputs: &[InputRef<'_, T>],
     dest: Option<&[T]>,
     extra: &[&mut [T]],
+    typed_extra: &[kiln_ir::Values],
     cfg: &RunConfig<'_>,
 ) -> Result<Checked> {
     check_inputs(st, geo, kernel, plan, inputs)?;
+    let n_extra = extra.len() + typed_extra.len();
     // a map of several outputs writes a logical output as 1 / 0 in the dtype, for its caller to type
     let float_or_truth =
         |t: ElemType| t == ElemType::of_float(T::DTYPE) || (!extra.is_empty() && t == ElemType::Bool);
@@ -79,23 +81,37 @@ pub(crate) fn check_run<T: Elem>(
         ));
     }
     if let Some(k) = inputs.iter().find_map(|i| match i {
-        InputRef::Output(k) if *k > extra.len() => Some(*k),
+        InputRef::Output(k) if *k > n_extra => Some(*k),
         _ => None,
     }) {
         return Err(JitError::Unsupported(format!(
             "an input reads output {k} in place but the run writes {} outputs",
-            extra.len() + 1
+            n_extra + 1
         )));
     }
-    // a map of several outputs writes every one into a destination; a reduction of every axis
-    // returns its value and writes its further (map) outputs into destinations
-    if kernel.map_extra().len() != extra.len() || (!extra.is_empty() && op.is_none() && dest.is_none()) {
+    // a map of several outputs writes every one into a destination (a typed kernel's into fresh
+    // outputs of their types); a reduction of every axis returns its value and writes its further
+    // (map) outputs into destinations
+    let typed_fresh = st.typed.is_some() && extra.is_empty() && dest.is_none();
+    if kernel.map_extra().len() != n_extra
+        || (!extra.is_empty() && op.is_none() && dest.is_none())
+        || (!typed_extra.is_empty() && !typed_fresh)
+    {
         return Err(JitError::Unsupported(format!(
             "the kernel has {} outputs but the run writes {}: a kernel of several outputs runs into \
              one destination per output",
             kernel.n_outputs(),
-            extra.len() + usize::from(dest.is_some())
+            n_extra + usize::from(dest.is_some())
         )));
+    }
+    for (k, e) in typed_extra.iter().enumerate() {
+        if e.len() != geo.n {
+            return Err(JitError::BadInput {
+                index: kernel.inputs.len() + 1 + k,
+                name: format!("output {}", k + 1),
+                why: format!("{} elements given for a result of {}", e.len(), geo.n),
+            });
+        }
     }
     for (k, e) in extra.iter().enumerate() {
         let out_type = kernel.output_type_of(k + 1);

@@ -9,7 +9,7 @@ use crate::layout::{Geometry, Structure};
 use crate::output::Outputs;
 use crate::plan::RunPlan;
 use crate::run::{Elem, InputRef, RunConfig, Workspace};
-use kiln_ir::{BroadcastPlan, KernelIR, Tensor};
+use kiln_ir::{BroadcastPlan, KernelIR, Tensor, Values};
 
 /// Runs of at most this many inputs pass their input pointers from the stack.
 const STACK_INPUTS: usize = 16;
@@ -18,7 +18,8 @@ const STACK_INPUTS: usize = 16;
 /// `cfg.spread`), finishes chunked reductions (the second pass, over the partials in order), and
 /// turns the output buffers into a tensor as the interpreter would give it. With `dest`, a map or scan
 /// with a float result writes straight into it (which must hold exactly `n` elements) and no tensor
-/// is returned.
+/// is returned. A kernel of several outputs writes its further ones into `extra` (slices of the
+/// dtype), or a typed kernel's into `typed_extra` (`n` elements each, of each output's type).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn execute<T: Elem>(
     code: &Code,
@@ -29,28 +30,51 @@ pub(crate) fn execute<T: Elem>(
     inputs: &[InputRef<'_, T>],
     dest: Option<&mut [T]>,
     extra: &mut [&mut [T]],
+    typed_extra: &mut [Values],
     cfg: &RunConfig<'_>,
     ws: &mut Workspace,
 ) -> Result<Option<Tensor>> {
-    let checked = check::check_run(st, geo, kernel, plan, inputs, dest.as_deref(), extra, cfg)?;
+    let checked = check::check_run(
+        st,
+        geo,
+        kernel,
+        plan,
+        inputs,
+        dest.as_deref(),
+        extra,
+        typed_extra,
+        cfg,
+    )?;
     let run = RunPlan::new(st, geo, kernel, cfg, std::mem::size_of::<T>());
     let mut outputs = Outputs::new(st, &run, dest, ws);
     outputs.allocate(&run, cfg)?;
     let targets = outputs.targets(&run);
-    // the input pointers, then the further outputs' (a map of several outputs), on the stack for up
-    // to `STACK_INPUTS` of them (no allocation per run); an input read in place from an output takes
-    // the very pointer the code writes through
+    // the input pointers, then the further outputs' (a map of several outputs: the caller's slices
+    // of the dtype, or a typed kernel's fresh outputs, each of its own type, through their shifted
+    // addresses as output.rs gives them), on the stack for up to `STACK_INPUTS` of them (no
+    // allocation per run); an input read in place from an output takes the very pointer the code
+    // writes through
+    let size = std::mem::size_of::<T>();
+    let n_extra = extra.len() + typed_extra.len();
+    let extra_ptrs = extra
+        .iter_mut()
+        .map(|e| e.as_mut_ptr().cast_const().cast::<u8>())
+        .chain(
+            typed_extra
+                .iter_mut()
+                .map(|v| crate::output::typed_target(v, size).0.cast_const()),
+        );
     let mut out_stack = [std::ptr::null::<u8>(); STACK_INPUTS];
     let out_heap: Vec<*const u8>;
-    let outs: &[*const u8] = if extra.len() < STACK_INPUTS {
+    let outs: &[*const u8] = if n_extra < STACK_INPUTS {
         out_stack[0] = targets.out_val.cast_const();
-        for (p, e) in out_stack[1..].iter_mut().zip(extra.iter_mut()) {
-            *p = e.as_mut_ptr().cast_const().cast();
+        for (p, e) in out_stack[1..].iter_mut().zip(extra_ptrs) {
+            *p = e;
         }
-        &out_stack[..=extra.len()]
+        &out_stack[..=n_extra]
     } else {
         out_heap = std::iter::once(targets.out_val.cast_const())
-            .chain(extra.iter_mut().map(|e| e.as_mut_ptr().cast_const().cast()))
+            .chain(extra_ptrs)
             .collect();
         &out_heap
     };
@@ -60,14 +84,14 @@ pub(crate) fn execute<T: Elem>(
         InputRef::Output(k) => out_ptr(*k),
         other => other.base(),
     };
-    let all = inputs.len() + extra.len();
+    let all = inputs.len() + n_extra;
     let mut stack = [std::ptr::null::<u8>(); STACK_INPUTS];
     let heap: Vec<*const u8>;
     let ins: &[*const u8] = if all <= STACK_INPUTS {
         for (p, i) in stack.iter_mut().zip(inputs) {
             *p = base(i);
         }
-        for k in 0..extra.len() {
+        for k in 0..n_extra {
             stack[inputs.len() + k] = out_ptr(k + 1);
         }
         &stack[..all]
@@ -75,7 +99,7 @@ pub(crate) fn execute<T: Elem>(
         heap = inputs
             .iter()
             .map(base)
-            .chain((0..extra.len()).map(|k| out_ptr(k + 1)))
+            .chain((0..n_extra).map(|k| out_ptr(k + 1)))
             .collect();
         &heap
     };

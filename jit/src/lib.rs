@@ -128,7 +128,7 @@ pub fn compiles_siblings(axes: &[usize], rank: usize, parts: usize) -> bool {
 }
 
 use crate::layout::Geometry;
-use kiln_ir::{BroadcastPlan, DType, KernelIR, Tensor};
+use kiln_ir::{BroadcastPlan, DType, ElemType, KernelIR, Tensor};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -266,6 +266,7 @@ impl CompiledKernel {
             &slice_refs(inputs),
             Some(out),
             &mut [],
+            &mut [],
             cfg,
             &mut ws,
         )
@@ -309,7 +310,19 @@ impl CompiledKernel {
     ) -> Result<Tensor> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
         let inputs = slice_refs(inputs);
-        let tensor = execute::execute(&self.code, &st, &geo, kernel, plan, &inputs, None, extra, cfg, ws)?;
+        let tensor = execute::execute(
+            &self.code,
+            &st,
+            &geo,
+            kernel,
+            plan,
+            &inputs,
+            None,
+            extra,
+            &mut [],
+            cfg,
+            ws,
+        )?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
     }
 
@@ -318,12 +331,20 @@ impl CompiledKernel {
     /// buffers. This is what an executor keeps per specialisation.
     pub fn bind(self: &Arc<Self>, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<BoundKernel> {
         let (st, geo) = self.check(kernel, plan, kernel.dtype)?;
+        let extra_types = match st.typed {
+            Some(_) => {
+                let typed = Structure::typed(kernel, plan)?.1;
+                (1..kernel.n_outputs()).map(|o| typed.output_type_of(o)).collect()
+            }
+            None => Vec::new(),
+        };
         Ok(BoundKernel {
             code: self.clone(),
             kernel: kernel.clone(),
             plan: plan.clone(),
             st,
             geo,
+            extra_types,
         })
     }
 
@@ -394,6 +415,7 @@ fn run_many<T: Elem>(
         inputs,
         Some(&mut **first),
         extra,
+        &mut [],
         cfg,
         &mut ws,
     )
@@ -413,6 +435,8 @@ pub struct BoundKernel {
     plan: BroadcastPlan,
     st: Structure,
     geo: Geometry,
+    /// A typed kernel's further outputs' types ([`BoundKernel::run_typed`]); empty otherwise.
+    extra_types: Vec<ElemType>,
 }
 
 impl BoundKernel {
@@ -472,6 +496,19 @@ impl BoundKernel {
         ws: &mut Workspace,
     ) -> Result<Tensor> {
         self.dtype_is::<T>()?;
+        self.fresh(inputs, extra, &mut [], cfg, ws)
+    }
+
+    /// A run into a fresh result (and further outputs into `extra` or, a typed kernel's, into
+    /// `typed_extra`): its tensor.
+    fn fresh<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        extra: &mut [&mut [T]],
+        typed_extra: &mut [kiln_ir::Values],
+        cfg: &RunConfig<'_>,
+        ws: &mut Workspace,
+    ) -> Result<Tensor> {
         let (k, p) = (&self.kernel, &self.plan);
         let tensor = execute::execute(
             &self.code.code,
@@ -482,10 +519,41 @@ impl BoundKernel {
             inputs,
             None,
             extra,
+            typed_extra,
             cfg,
             ws,
         )?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
+    }
+
+    /// Runs a typed kernel ([`compile_typed`]) into fresh outputs, every output of a kernel of
+    /// several in one pass (each of its own type, bools one byte each): the first as
+    /// [`BoundKernel::run_with`] gives it, then each further one (a map).
+    ///
+    /// # Errors
+    /// A float kernel's code, and the errors of [`BoundKernel::run_with`].
+    pub fn run_typed<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        cfg: &RunConfig<'_>,
+        ws: &mut Workspace,
+    ) -> Result<Vec<Tensor>> {
+        self.dtype_is::<T>()?;
+        if self.st.typed.is_none() {
+            return Err(JitError::Unsupported("run_typed of a float kernel's code".into()));
+        }
+        let mut extra = self
+            .extra_types
+            .iter()
+            .map(|&t| output::typed_fresh(t, self.geo.n))
+            .collect::<Result<Vec<_>>>()?;
+        let first = self.fresh(inputs, &mut [], &mut extra, cfg, ws)?;
+        Ok(std::iter::once(first)
+            .chain(extra.into_iter().map(|values| Tensor {
+                shape: self.kernel.shape.clone(),
+                values,
+            }))
+            .collect())
     }
 
     /// The kernel this code is bound to.
@@ -516,6 +584,7 @@ impl BoundKernel {
             p,
             inputs,
             Some(out),
+            &mut [],
             &mut [],
             cfg,
             &mut ws,

@@ -195,12 +195,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// Stores a map's value(s) `v` at `addr + offset` bytes: a typed kernel's in its value type,
-    /// at the address shifted back as an input stored in that type is read ([`Gen::load_input`]:
-    /// its output's base was shifted up as far, output.rs), bools one byte each.
-    pub fn store_value(&mut self, v: Value, addr: Value, offset: i64) {
+    /// Stores the value(s) `v` of the output whose root is `root` at `addr + offset` bytes: a typed
+    /// kernel's in the root's type, at the address shifted back as an input stored in that type is
+    /// read ([`Gen::load_input`]: its output's base was shifted up as far, output.rs), bools one
+    /// byte each.
+    pub fn store_value(&mut self, root: NodeId, v: Value, addr: Value, offset: i64) {
         match self.typed {
-            Some(tk) => self.store_typed(tk.value_type(), v, addr, offset),
+            Some(tk) => self.store_typed(tk.type_of(root), v, addr, offset),
             None => {
                 self.b.ins().store(mem(), v, addr, offset as i32);
             }

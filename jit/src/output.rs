@@ -23,8 +23,8 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// Sibling reductions: one f64 word per component in each slot of the f64 buffer (see
     /// [`Parts`]).
     siblings: Option<Parts>,
-    /// A typed kernel's reduction of bool or integer values (their type): one int64 word per slot
-    /// in the f64 buffer (see int_acc.rs).
+    /// A typed kernel's reduction (or sibling reductions) of bool or integer values (their type):
+    /// one int64 word per slot (per component) in the f64 buffer (see int_acc.rs).
     ints: Option<ElemType>,
     chunked: bool,
     dest: Option<&'a mut [T]>,
@@ -62,7 +62,9 @@ impl<'a, T: Elem> Outputs<'a, T> {
             },
             ints: st
                 .typed
-                .filter(|t| t.int_acc() && st.mode.reduce_op().is_some())
+                .filter(|t| {
+                    t.int_acc() && (st.mode.reduce_op().is_some() || matches!(st.mode, Mode::Siblings(_)))
+                })
                 .map(|t| t.values),
             typed_map: st.typed.filter(|_| st.mode.stores_points()).map(|t| t.output),
             typed_out: None,
@@ -93,15 +95,19 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut o.val_t, &mut o.val_f64, &mut o.idx)
         };
         let (compound, siblings) = (o.compound, o.siblings);
-        if let (Some(op), Some(_)) = (op, o.ints) {
-            // a typed reduction starts at its identity (the executor runs any other start on the
-            // typed interpreter)
-            if cfg.start != Start::Identity {
-                return Err(crate::JitError::Unsupported(
-                    "a reduction of bool or integer values from a start other than its identity".into(),
-                ));
+        if let (Some(op), Some(vt)) = (op, o.ints) {
+            // a typed reduction starts at its identity, or each output at its start as int64 (a
+            // chunked one's partials at the identity, merged from its start in `finish`)
+            if from_identity {
+                // (a chunked run's start, checked here, is merged in `finish`)
+                int_start(op, vt, cfg.start.at(0))?;
+                fill(vf, n, f64::from_bits(int_identity(op) as u64))?;
+            } else {
+                let words = (0..n)
+                    .map(|s| int_start(op, vt, start_of(s)).map(|x| f64::from_bits(x as u64)))
+                    .collect::<Result<Vec<f64>>>()?;
+                refill(vf, n, |s| words[s])?;
             }
-            fill(vf, n, f64::from_bits(int_identity(op) as u64))?;
             if op.is_arg() {
                 refill(vi, n, |_| T::NO_INDEX)?;
             }
@@ -110,7 +116,21 @@ impl<'a, T: Elem> Outputs<'a, T> {
         match op {
             None if let Some(p) = siblings => {
                 let ops = p.ops();
-                refill(vf, n.saturating_mul(ops.len()), |i| ops[i % ops.len()].identity())?;
+                let int = o.ints.is_some();
+                if int && cfg.start != Start::Identity {
+                    return Err(crate::JitError::Unsupported(
+                        "sibling reductions of bool or integer values from a start other than their identities"
+                            .into(),
+                    ));
+                }
+                refill(vf, n.saturating_mul(ops.len()), |i| {
+                    let op = ops[i % ops.len()];
+                    if int {
+                        f64::from_bits(int_identity(op) as u64)
+                    } else {
+                        op.identity()
+                    }
+                })?;
             }
             None if let Some(c) = compound => {
                 let empty = c.empty_slot();
@@ -167,14 +187,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
             // a typed map's or scan's output: its address shifted up as far as a stored input's (run.rs,
             // `InputRef::base`), so the code steps it in elements of `T` and shifts each store's
             // address back; as many bytes as elements of `T` it holds, which is what it steps over
-            _ if let Some(v) = self.typed_out.as_mut() => {
-                let (ptr, len, t) = values_ptr(v);
-                let shift = crate::run::stored_shift(size, t);
-                // an exposed user-space address (below 2^48) shifted by at most 3 does not wrap;
-                // no Rust code dereferences it
-                let addr = ptr.expose_provenance() << shift;
-                (std::ptr::without_provenance_mut(addr), len * size)
-            }
+            _ if let Some(v) = self.typed_out.as_mut() => typed_target(v, size),
             (Some(ReduceOp::Sum | ReduceOp::Prod), _) => (vf.as_mut_ptr().cast(), vf.len() * 8),
             // a fresh map or scan output: its room, which the run fills
             _ if self.fresh.is_some() => (vt.as_mut_ptr().cast(), vt.capacity() * size),
@@ -266,7 +279,15 @@ impl<'a, T: Elem> Outputs<'a, T> {
             } else {
                 (&val_f64, idx.iter().map(|&i| i.into()).collect())
             };
-            return Some(int_tensor(op, vt, words, &idx, self.chunked, geo));
+            return Some(int_tensor(
+                op,
+                vt,
+                words,
+                &idx,
+                self.chunked,
+                cfg.start.at(0),
+                geo,
+            ));
         }
         if let Some(parts) = self.siblings {
             let words: &[f64] = if self.chunked {
@@ -274,6 +295,9 @@ impl<'a, T: Elem> Outputs<'a, T> {
             } else {
                 &val_f64
             };
+            if self.ints.is_some() {
+                return Some(int_siblings_tensor(parts, words, self.chunked, geo));
+            }
             return Some(siblings_tensor::<T>(parts, words, self.chunked, geo));
         }
         if self.chunked {
@@ -333,8 +357,21 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Ge
     }
 }
 
+/// The address the code writes a typed output `v` through in a kernel of elements of `size` bytes:
+/// its address shifted up as far as a stored input's (run.rs, `InputRef::base`), so the code steps
+/// it in elements of the kernel's dtype and shifts each store's address back; and as many bytes as
+/// elements of that dtype it holds, which is what the code steps over.
+pub(crate) fn typed_target(v: &mut Values, size: usize) -> (*mut u8, usize) {
+    let (ptr, len, t) = values_ptr(v);
+    let shift = crate::run::stored_shift(size, t);
+    // an exposed user-space address (below 2^48) shifted by at most 3 does not wrap; no Rust code
+    // dereferences it
+    let addr = ptr.expose_provenance() << shift;
+    (std::ptr::without_provenance_mut(addr), len * size)
+}
+
 /// `n` zeroed elements of `t` (calloc's untouched zero pages, as the float maps' fresh outputs).
-fn typed_fresh(t: ElemType, n: usize) -> Result<Values> {
+pub(crate) fn typed_fresh(t: ElemType, n: usize) -> Result<Values> {
     use crate::call::zeroed;
     Ok(match t {
         ElemType::Bool => Values::Bool(zeroed(n, false)?),
@@ -371,8 +408,8 @@ fn int_identity(op: ReduceOp) -> i64 {
 }
 
 /// The result of a reduction of bool or integer values of type `vt` from its int64 words (and
-/// indices, arg reductions): a chunked whole array's partials merged in chunk order (the first
-/// extreme kept), then each word as the result type: sums and products int64, min and max the
+/// indices, arg reductions): a chunked whole array's partials merged in chunk order from `start`
+/// (the first extreme kept), then each word as the result type: sums and products int64, min and max the
 /// value type, any and all bool, arg reductions their indices.
 fn int_tensor(
     op: ReduceOp,
@@ -380,6 +417,7 @@ fn int_tensor(
     words: &[f64],
     idx: &[i64],
     chunked: bool,
+    start: Option<f64>,
     geo: &Geometry,
 ) -> Tensor {
     let ints = words.iter().map(|w| w.to_bits() as i64);
@@ -396,13 +434,9 @@ fn int_tensor(
         let (v, i) = best.unwrap_or((int_identity(op), -1));
         (vec![v], vec![i])
     } else {
-        let merge = |a: i64, b: i64| match op {
-            ReduceOp::Sum => a.wrapping_add(b),
-            ReduceOp::Prod => a.wrapping_mul(b),
-            ReduceOp::Min | ReduceOp::All => a.min(b),
-            _ => a.max(b),
-        };
-        (vec![ints.fold(int_identity(op), merge)], Vec::new())
+        // the start was checked when the partials were allocated
+        let s0 = int_start(op, vt, start).unwrap_or(int_identity(op));
+        (vec![ints.fold(s0, |a, b| int_merge(op, a, b))], Vec::new())
     };
     let values = match op {
         ReduceOp::Sum | ReduceOp::Prod => Values::I64(vals),
@@ -417,6 +451,50 @@ fn int_tensor(
     Tensor {
         shape: geo.out_shape.clone(),
         values,
+    }
+}
+
+/// The int64 accumulator of `op` over values of type `vt` from `start`: the identity, or the
+/// start as [`kiln_ir::typed::reduce_start`] takes it.
+fn int_start(op: ReduceOp, vt: ElemType, start: Option<f64>) -> Result<i64> {
+    match start {
+        None => Ok(int_identity(op)),
+        Some(v) => Ok(kiln_ir::typed::reduce_start(op, vt, v)?),
+    }
+}
+
+/// Two int64 accumulators of `op` (not an arg reduction) merged: wrapping sums and products,
+/// min and max (of truths 0 / 1: all and any).
+fn int_merge(op: ReduceOp, a: i64, b: i64) -> i64 {
+    match op {
+        ReduceOp::Sum => a.wrapping_add(b),
+        ReduceOp::Prod => a.wrapping_mul(b),
+        ReduceOp::Min | ReduceOp::All => a.min(b),
+        _ => a.max(b),
+    }
+}
+
+/// The result of sibling reductions of bool or integer values from their int64 words
+/// (`words[s * k + c]`: component `c` of slot `s`): a chunked whole array's partials merged, then
+/// every component's int64 (component-major, then the kept axes), which its caller narrows to the
+/// component's type ([`kiln_ir::typed::TypedKernel::component_type`]: exact, as each holds a value
+/// of that type).
+fn int_siblings_tensor(parts: Parts, words: &[f64], chunked: bool, geo: &Geometry) -> Tensor {
+    let ops = parts.ops();
+    let k = ops.len();
+    let n_slots = words.len() / k;
+    let mut out = Vec::with_capacity(k * if chunked { 1 } else { n_slots });
+    for (c, &op) in ops.iter().enumerate() {
+        let column = (0..n_slots).map(|s| words[s * k + c].to_bits() as i64);
+        if chunked {
+            out.push(column.fold(int_identity(op), |a, b| int_merge(op, a, b)));
+        } else {
+            out.extend(column);
+        }
+    }
+    Tensor {
+        shape: std::iter::once(k).chain(geo.out_shape.iter().copied()).collect(),
+        values: Values::I64(out),
     }
 }
 

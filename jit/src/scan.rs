@@ -20,7 +20,9 @@
 //! ```
 //!
 //! The carried state of a sum or product is f64 (an f32 vector is widened into two F64X2 halves and
-//! each output rounded once from its f64 value); cummax / cummin carry the data type. Along an outer
+//! each output rounded once from its f64 value); cummax / cummin carry the data type. A typed
+//! kernel's float32 values in float64 lanes are scanned as float64 data (widened where read, each
+//! output rounded to float32 once where stored). Along an outer
 //! axis every column folds in sequential order, bit-exact with the interpreter. Along the innermost
 //! axis the in-register prefix reassociates a sum or product within each vector (`carry + (a + b)`
 //! instead of `(carry + a) + b`): the error bound is that of a sum reassociated in blocks of `lanes`
@@ -78,6 +80,7 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     let e = Emitter {
         f: frame,
         ints,
+        widened: g.typed.is_some_and(|t| t.value_type() == ElemType::F32) && g.dtype == DType::F64,
         scan,
         vector: frame.vector,
         len: frame.param(g, Structure::LINE_LEN),
@@ -106,6 +109,10 @@ struct Emitter<'f, 'k> {
     f: &'f Frame<'k>,
     /// A typed kernel's scan of bool or integer values: its int64 state (see [`Ints`]).
     ints: Option<Ints>,
+    /// A typed kernel's scan of float32 values in float64 lanes (beside 64-bit values): each value
+    /// widened where it is read (its lanes 0 and 1) and scanned as float64 data, each output
+    /// rounded to float32 once where it is stored (a float32 scan's f64 state, as below).
+    widened: bool,
     scan: Scan,
     vector: bool,
     /// Points along a line, and the distance between them.
@@ -193,6 +200,8 @@ impl Emitter<'_, '_> {
         // a typed scan folds int64 lanes
         match self.ints {
             Some(_) => g.int_value(v),
+            None if self.widened && w == W::Vector => g.b.ins().fvpromote_low(v),
+            None if self.widened => g.b.ins().fpromote(types::F64, v),
             None => v,
         }
     }
@@ -209,6 +218,14 @@ impl Emitter<'_, '_> {
                     v
                 };
                 g.store_typed(i.out, v, addr, 0);
+            }
+            None if self.widened => {
+                let v = if g.b.func.dfg.value_type(out).is_vector() {
+                    g.b.ins().fvdemote(out)
+                } else {
+                    g.b.ins().fdemote(types::F32, out)
+                };
+                g.store_typed(ElemType::F32, v, addr, 0);
             }
             None => {
                 g.b.ins().store(mem(), out, addr, 0);

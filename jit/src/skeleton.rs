@@ -332,8 +332,15 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             g.acc_store(op, W::Scalar, out_val, out_idx, o_base, 0, &merged);
             return;
         };
-        // a component's word is f64 (min and max of f32 held exactly, widened)
+        // a component's word is f64 (min and max of f32 held exactly, widened), or a typed
+        // kernel's int64 accumulator (int_acc.rs)
         let slot = g.elem_addr(out_val, o_base, 8 * parts.ops().len() as i64);
+        if g.int_values().is_some() {
+            let word = g.b.ins().load(types::I64, mem(), slot, 8 * c as i32);
+            let merged = g.acc_merge_scalar(op, &[word], &partial)[0];
+            g.b.ins().store(mem(), merged, slot, 8 * c as i32);
+            return;
+        }
         let word = g.b.ins().load(types::F64, mem(), slot, 8 * c as i32);
         let narrow = matches!(op, ReduceOp::Min | ReduceOp::Max) && g.dtype == kiln_ir::DType::F32;
         let state = if narrow {
@@ -568,17 +575,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 // first store: an output may be an input updated in place (see call.rs)
                 let rows = std::iter::once(r.out_row.expect("map rows have an output"))
                     .chain(r.extra_rows.iter().copied());
-                for (row, &v) in rows.zip(&vs) {
+                for ((row, &v), &root) in rows.zip(&vs).zip(&self.roots) {
                     let addr = g.b.ins().iadd(row, jb);
-                    g.store_value(v, addr, off * size);
+                    g.store_value(root, v, addr, off * size);
                 }
             }
             Mode::Trailing(_) | Mode::Siblings(_) => {
                 // the further outputs of a reduction of every axis are maps, stored at their points
                 // (after every value of the point is computed: see the map arm)
-                for (row, &x) in r.extra_rows.iter().zip(&vs[1..]) {
+                for ((row, &x), &root) in r.extra_rows.iter().zip(&vs[1..]).zip(&self.roots[1..]) {
                     let addr = g.b.ins().iadd(*row, jb);
-                    g.b.ins().store(mem(), x, addr, (off * size) as i32);
+                    g.store_value(root, x, addr, off * size);
                 }
                 let ridx = r.rpos.map(|rpos| {
                     let pos = g.b.ins().iadd(rpos, j);

@@ -20,7 +20,9 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// Why the code generator does not compile the typed kernel `kernel` ([`crate::compile_typed`]), if
 /// it does not (it then runs on the typed interpreter): it compiles maps, reductions over any axes
 /// (bool, integer and float values; float32 values fold in float64, as a float32 kernel's sums
-/// do) and scans of bool and integer values, of one output each.
+/// do) and scans (bool and integer values in an int64 state, float values as a float kernel's); a map of several outputs, each of its own type, and a
+/// reduction of every axis beside such maps, in one pass; sibling reductions of bool or integer
+/// values of one type in one pass.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
     let arena = &k.arena;
@@ -35,14 +37,10 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     match &k.kind {
         KernelKind::Map | KernelKind::Reduce { .. } => {}
         KernelKind::Scan(s) => {
-            if kernel.value_type().is_float() {
-                return Some(format!(
-                    "the scan {} of {} values",
-                    s.op.name(),
-                    kernel.value_type()
-                ));
-            }
-            if scan_start(s, kernel.value_type()).is_none() {
+            // float values scan as a float kernel's (float32 ones beside 64-bit values widened to
+            // float64 lanes, scan.rs)
+            let vt = kernel.value_type();
+            if !vt.is_float() && scan_start(s, vt).is_none() {
                 return Some(format!(
                     "the scan {} with an initial value its accumulator does not hold",
                     s.op.name()
@@ -50,20 +48,31 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
             }
         }
         KernelKind::Compound { op, .. } => return Some(format!("the compound reduction {}", op.name())),
-        KernelKind::Siblings { .. } => return Some("sibling reductions".into()),
+        // one pass of int64 accumulators, one per component (int_acc.rs), over values of one type
+        KernelKind::Siblings { .. } => {
+            let vt = kernel.value_type();
+            if vt.is_float() || vt.is_complex() || k.roots().iter().any(|&r| kernel.type_of(r) != vt) {
+                return Some("sibling reductions of float values, or of values of several types".into());
+            }
+        }
     }
-    if !k.extra.is_empty() {
-        return Some("several outputs".into());
+    if !k.extra.is_empty() && matches!(k.kind, KernelKind::Scan(_)) {
+        return Some("a scan of several outputs".into());
     }
     body_why_not(kernel)
 }
 
 /// The float dtype whose lanes the main code generator runs the typed kernel `kernel` in (the
-/// input of [`crate::compile_typed`]): float32's 4 for a map whose values are all 32 bits wide,
-/// else float64's 2 (reductions fold in 64-bit accumulators).
+/// input of [`crate::compile_typed`]): float32's 4 for a map whose values are all 32 bits wide and
+/// a scan of float32 values beside only 32-bit ones, else float64's 2 (reductions fold in 64-bit
+/// accumulators).
 pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::DType {
     match kernel.kernel.kind {
         KernelKind::Map if lanes_of(kernel) == 4 => kiln_ir::DType::F32,
+        // a scan of float32 values carries a float32 state, as a float32 kernel's
+        KernelKind::Scan(_) if kernel.value_type() == ElemType::F32 && lanes_of(kernel) == 4 => {
+            kiln_ir::DType::F32
+        }
         _ => kiln_ir::DType::F64,
     }
 }
@@ -71,7 +80,9 @@ pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::DType {
 /// Why the typed lowering does not compile `kernel`'s body, if it does not.
 fn body_why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
-    for id in k.arena.reachable_all(&k.roots()) {
+    let roots = k.roots();
+    let reachable = k.arena.reachable_all(&roots);
+    for &id in &reachable {
         let t = |x| kernel.type_of(x);
         match *k.arena.node(id) {
             Node::Input(_) => {}
@@ -96,12 +107,10 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
             }
             Node::Int(_) | Node::Literal(_) => {
                 // only read through the cast that types them (constants); a bare literal is refused
-                let typed = k
-                    .arena
-                    .reachable(k.body)
-                    .into_iter()
-                    .any(|u| matches!(*k.arena.node(u), Node::Cast(_, a) if a == id));
-                if !typed || id == k.body {
+                let typed = reachable
+                    .iter()
+                    .any(|&u| matches!(*k.arena.node(u), Node::Cast(_, a) if a == id));
+                if !typed || roots.contains(&id) {
                     return Some("an untyped literal".into());
                 }
             }
@@ -159,12 +168,13 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
     None
 }
 
-/// The lanes `kernel`'s values fill (see the module doc): 4 where they are all 32 bits wide, else 2.
+/// The lanes `kernel`'s values (every output's) fill (see the module doc): 4 where they are all 32
+/// bits wide, else 2.
 pub fn lanes_of(kernel: &TypedKernel) -> u8 {
     let k = &kernel.kernel;
     let mut widths = k
         .arena
-        .reachable(k.body)
+        .reachable_all(&k.roots())
         .into_iter()
         .filter(|&id| !matches!(k.arena.node(id), Node::Int(_) | Node::Literal(_)))
         .map(|id| kernel.type_of(id))
