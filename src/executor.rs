@@ -566,6 +566,7 @@ pub(crate) fn explained(
         rewrites: notes,
         engine,
         engine_note,
+        typed: typed.cloned(),
     }
 }
 

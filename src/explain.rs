@@ -37,6 +37,9 @@ pub struct Explained {
     pub engine: Engine,
     /// For a typed kernel: which engine runs it and why, and the typed kernel's text.
     pub engine_note: Option<String>,
+    /// For a typed kernel: the typed kernel itself (its inputs' types those of this run, an earlier
+    /// kernel's result among them), the form the JIT compiles (`kiln_jit::typed::kernel_of`).
+    pub typed: Option<kiln_ir::typed::TypedKernel>,
 }
 
 impl Explained {

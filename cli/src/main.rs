@@ -452,25 +452,10 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
     }
     let (kernel, plan) = (last.kernel, last.plan);
     if args.clif || args.asm {
-        // a typed kernel (casts explicit: typing it again for the same input types gives it back)
-        // compiles in the form kiln_jit::compile_typed takes, read where its inputs are
-        let typed = if last.engine == kiln::Engine::TypedCompiled {
-            let elems = kernel
-                .inputs
-                .iter()
-                .map(|d| {
-                    let (_, a) = inputs
-                        .iter()
-                        .find(|(n, _)| *n == d.name)
-                        .ok_or_else(|| format!("input '{}' not given", d.name))?;
-                    Ok(a.arg().elem())
-                })
-                .collect::<CliResult<Vec<_>>>()?;
-            let typed =
-                kiln::kiln_ir::typed::TypedKernel::new(&kernel, &elems, false).map_err(|e| e.to_string())?;
-            Some(typed)
-        } else {
-            None
+        // a typed kernel compiles in the form kiln_jit::compile_typed takes, read where its inputs are
+        let typed = match last.engine {
+            kiln::Engine::TypedCompiled => last.typed,
+            _ => None,
         };
         let (kernel, plan) = match &typed {
             Some(t) => {

@@ -293,6 +293,20 @@ fn explain_notes_the_strength_reduction_of_pow() {
     );
 }
 
+/// `explain --clif` of a typed kernel that reads an earlier kernel's result (`%0`, no input of the
+/// command line) shows its code: the typed kernel comes with the explanation, its inputs' types
+/// those of the run.
+#[test]
+fn explain_clif_of_a_typed_kernel_reading_an_earlier_result() {
+    for ex in ["sum(i) + 1", "sum(i); min(i); max(i)"] {
+        let out = stdout(&kiln(&["explain", ex, "-i", "i=i64[8,9,10]", "--clif"]));
+        assert!(
+            out.contains("; clif") && out.contains("function u0:0"),
+            "{ex}: {out}"
+        );
+    }
+}
+
 /// A scan is compiled like any kernel: `explain --clif --asm` shows its Cranelift IR (the one kernel
 /// function, `kiln_kernel`, with the scan's vector prefix) and its machine code.
 #[test]
