@@ -164,15 +164,14 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 (vf.as_mut_ptr().cast(), vf.len() * 8)
             }
             (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
-            // a typed map's or scan's output: its address shifted up as far as a stored input's (run.rs,
+            // a typed map's or scan's output: its address shifted as far as a stored input's (run.rs,
             // `InputRef::base`), so the code steps it in elements of `T` and shifts each store's
             // address back; as many bytes as elements of `T` it holds, which is what it steps over
             _ if let Some(v) = self.typed_out.as_mut() => {
                 let (ptr, len, t) = values_ptr(v);
                 let shift = crate::run::stored_shift(size, t);
-                // an exposed user-space address (below 2^48) shifted by at most 3 does not wrap;
-                // no Rust code dereferences it
-                let addr = ptr.expose_provenance() << shift;
+                // an exposed address no Rust code dereferences through this pointer
+                let addr = crate::run::code_address(ptr.expose_provenance(), shift);
                 (std::ptr::without_provenance_mut(addr), len * size)
             }
             (Some(ReduceOp::Sum | ReduceOp::Prod), _) => (vf.as_mut_ptr().cast(), vf.len() * 8),
@@ -476,7 +475,7 @@ fn tensor<T: Elem>(
             Values::F32(v.iter().map(|x| x.to_f64() as f32).collect())
         }
         ElemType::F32 | ElemType::F64 => T::values(v),
-        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
+        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not compiles maps of complex values only"),
     };
     let values = match st.mode.reduce_op() {
         None => floats(val_t),

@@ -23,14 +23,15 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// do) and scans of bool and integer values, of one output each.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
-    let arena = &k.arena;
-    if kernel.input_types.iter().any(|t| t.is_complex())
-        || arena
-            .reachable_all(&k.roots())
-            .into_iter()
-            .any(|id| kernel.type_of(id).is_complex())
-    {
-        return Some("complex values (not compiled yet: the typed interpreter computes them)".into());
+    if kernel.value_type().is_complex() && !matches!(k.kind, KernelKind::Map) {
+        let what = match &k.kind {
+            KernelKind::Reduce { op, .. } => op.name(),
+            KernelKind::Scan(s) => s.op.name(),
+            _ => "reduction",
+        };
+        return Some(format!(
+            "the {what} of complex values (not compiled yet: the typed interpreter computes it)"
+        ));
     }
     match &k.kind {
         KernelKind::Map | KernelKind::Reduce { .. } => {}
@@ -110,6 +111,7 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
             Node::Unary(op, a) => {
                 use kiln_ir::UnaryOp::*;
                 let compiles = match t(a) {
+                    ta if ta.is_complex() => crate::complex_lower::unary_compiles(op),
                     ElemType::Bool => matches!(op, Not | Invert | Abs | IsNan | IsInf | IsFinite),
                     ta if ta.is_integer() => matches!(
                         op,
@@ -147,7 +149,11 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                 if ta != t(b) {
                     return Some(format!("{op} of {ta} and {}", t(b)));
                 }
-                if (ta.is_float() && !float_binary_compiles(op))
+                let complex = ta.is_complex() || op == Complex;
+                if complex && !crate::complex_lower::binary_compiles(op, ta) {
+                    return Some(format!("{op} of {ta}"));
+                }
+                if (ta.is_float() && !complex && !float_binary_compiles(op))
                     || (ta.is_integer() && !int_binary_compiles(op))
                     || (ta == ElemType::Bool && !bools)
                 {
@@ -157,6 +163,18 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether `kernel` holds a complex value (an input, or a value its outputs reach): it then runs
+/// one point at a time, each complex value one 128-bit register of its two parts (see
+/// `complex_lower`), whatever schedule is asked for ([`crate::KernelKey::typed`]).
+pub fn holds_complex(kernel: &TypedKernel) -> bool {
+    let k = &kernel.kernel;
+    kernel.input_types.iter().any(|t| t.is_complex())
+        || k.arena
+            .reachable_all(&k.roots())
+            .into_iter()
+            .any(|id| kernel.type_of(id).is_complex())
 }
 
 /// The lanes `kernel`'s values fill (see the module doc): 4 where they are all 32 bits wide, else 2.
