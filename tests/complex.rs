@@ -311,6 +311,7 @@ fn exact_values(out: &Output) -> Vec<Complex64> {
             .collect(),
         Output::F32(a) => a.iter().map(|&x| Complex64::new(x.into(), 0.0)).collect(),
         Output::F64(a) => a.iter().map(|&x| Complex64::new(x, 0.0)).collect(),
+        Output::I64(a) => a.iter().map(|&x| Complex64::new(x as f64, 0.0)).collect(),
         Output::Bool(a) => a
             .iter()
             .map(|&b| Complex64::new(f64::from(u8::from(b)), 0.0))
@@ -320,7 +321,7 @@ fn exact_values(out: &Output) -> Vec<Complex64> {
 }
 
 /// Every complex opcode compiled (the JIT's both schedules) gives the interpreter's values bit for
-/// bit, over every pair of edge values (`z` repeats each, `w` cycles through them), for complex64
+/// bit (and so do exact reductions of real values computed from them), over every pair of edge values (`z` repeats each, `w` cycles through them), for complex64
 /// and complex128, and over strided, reversed and broadcast views, at lengths below one vector,
 /// with tails and empty; each kernel compiled (none left to the typed interpreter).
 #[test]
@@ -405,6 +406,10 @@ fn compiled_maps_equal_the_interpreter_bit_for_bit() {
         "complex(f, f) / z",
         "complex(g, g)",
         "z > 0j",
+        // reductions of real values computed from complex ones
+        "max(abs(z))",
+        "sum(isnan(z * w))",
+        "any(z == w)",
     ];
     let mut checked = 0;
     for dtype in ["complex64", "complex128"] {
@@ -521,5 +526,201 @@ fn compiled_maps_equal_the_interpreter_bit_for_bit() {
                 );
             }
         }
+    }
+}
+
+/// Sums, means and products of complex values compiled (the JIT's both schedules, one thread and
+/// two over a chunked whole-array reduction): within the reductions' relative bound of the
+/// interpreter (a sum's error `n ε Σ|z|`, a product's `8 n ε Π|z|`, distances in the plane), over
+/// every axis and all, from views, empty and one element; a NaN or an infinite part where the
+/// interpreter has one. Each kernel compiled.
+#[test]
+fn compiled_sums_and_products_within_the_bound() {
+    use kiln::Engine;
+    use ndarray::{Array2, s};
+    let (rows, cols) = (37, 203);
+    let z: Array2<Complex64> = Array2::from_shape_fn((rows, cols), |(r, c)| {
+        let k = (r * cols + c) as f64;
+        Complex64::new((k * 0.618).sin() * 1.5, (k * 0.371).cos() - 0.25)
+    });
+    // factors of modulus near 1, so that long products neither overflow nor vanish
+    let u: Array2<Complex64> = z.mapv(|v| Complex64::from_polar(1.0 + 0.01 * v.re, v.im));
+    let narrow = |a: &Array2<Complex64>| a.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
+    let (z64, u64) = (narrow(&z), narrow(&u));
+    let mut specials = z.clone();
+    specials[[3, 5]] = Complex64::new(f64::NAN, 1.0);
+    specials[[7, 9]] = Complex64::new(f64::INFINITY, -0.0);
+    specials[[7, 10]] = Complex64::new(2.0, f64::NEG_INFINITY);
+    let big: Array1<Complex64> = (0..300_000)
+        .map(|k| Complex64::new((k as f64 * 0.001).sin(), (k as f64 * 0.002).cos()))
+        .collect();
+    // each reduction and the interpreter's sum (mean, product) of the magnitudes, its bound's scale
+    let exprs = [
+        ("sum(z)", "sum(abs(z))"),
+        ("sum(z, axis=0)", "sum(abs(z), axis=0)"),
+        ("sum(z, axis=1)", "sum(abs(z), axis=1)"),
+        ("mean(z)", "mean(abs(z))"),
+        ("mean(z, axis=0)", "mean(abs(z), axis=0)"),
+        ("sum(z * w + 1j, axis=1)", "sum(abs(z * w + 1j), axis=1)"),
+        ("prod(u)", "prod(abs(u))"),
+        ("prod(u, axis=0)", "prod(abs(u), axis=0)"),
+        ("prod(u, axis=1)", "prod(abs(u), axis=1)"),
+    ];
+    let mut checked = 0;
+    for dtype in ["complex64", "complex128"] {
+        let eps = if dtype == "complex64" {
+            f32::EPSILON as f64
+        } else {
+            f64::EPSILON
+        };
+        let inputs: Vec<(&str, Vec<(&str, ArrayArg<'_>)>)> = if dtype == "complex64" {
+            vec![
+                (
+                    "whole",
+                    vec![("z", (&z64).into()), ("w", (&z64).into()), ("u", (&u64).into())],
+                ),
+                (
+                    "strided",
+                    vec![
+                        ("z", z64.slice(s![..;2, ..;-3]).into()),
+                        ("w", z64.slice(s![1..;2, ..;3]).into()),
+                        ("u", u64.slice(s![..;2, ..;3]).into()),
+                    ],
+                ),
+                (
+                    "transposed",
+                    vec![
+                        ("z", z64.t().into()),
+                        ("w", z64.t().into()),
+                        ("u", u64.t().into()),
+                    ],
+                ),
+            ]
+        } else {
+            vec![
+                (
+                    "whole",
+                    vec![("z", (&z).into()), ("w", (&z).into()), ("u", (&u).into())],
+                ),
+                (
+                    "strided",
+                    vec![
+                        ("z", z.slice(s![..;2, ..;-3]).into()),
+                        ("w", z.slice(s![1..;2, ..;3]).into()),
+                        ("u", u.slice(s![..;2, ..;3]).into()),
+                    ],
+                ),
+                (
+                    "specials",
+                    vec![
+                        ("z", (&specials).into()),
+                        ("w", (&specials).into()),
+                        ("u", (&specials).into()),
+                    ],
+                ),
+                (
+                    "empty",
+                    vec![
+                        ("z", z.slice(s![..0, ..]).into()),
+                        ("w", z.slice(s![..0, ..]).into()),
+                        ("u", u.slice(s![..0, ..]).into()),
+                    ],
+                ),
+                (
+                    "one",
+                    vec![
+                        ("z", z.slice(s![..1, ..1]).into()),
+                        ("w", z.slice(s![..1, ..1]).into()),
+                        ("u", u.slice(s![..1, ..1]).into()),
+                    ],
+                ),
+            ]
+        };
+        for (what, args) in &inputs {
+            for (expr, scale_expr) in exprs {
+                let runner = FusedRunner::compile_text(expr).unwrap();
+                let used: Vec<(&str, ArrayArg<'_>)> = args
+                    .iter()
+                    .filter(|(n, _)| runner.input_names().iter().any(|m| m == n))
+                    .map(|(n, a)| (*n, a.clone()))
+                    .collect();
+                let Ok(want) = runner.with_backend(kiln::interpreter()).run(&used) else {
+                    let got = FusedRunner::compile_text(expr).unwrap().run(&used);
+                    assert!(got.is_err(), "{dtype} {expr} {what}: the interpreter refuses it");
+                    continue;
+                };
+                let terms = used[0].1.shape().iter().product::<usize>().max(1) as f64;
+                let scale = FusedRunner::compile_text(scale_expr)
+                    .unwrap()
+                    .with_backend(kiln::interpreter())
+                    .run(&used)
+                    .unwrap_or_else(|e| panic!("{scale_expr}: {e}"));
+                let scale = exact_values(&scale);
+                for backend in ["jit", "jit-scalar"] {
+                    for threads in [1, 2] {
+                        let tested = FusedRunner::compile_text(expr)
+                            .unwrap()
+                            .with_backend(kiln::backend_by_name(backend).unwrap())
+                            .with_threads(threads);
+                        let engines: Vec<Engine> = tested
+                            .explain_kernels(&used)
+                            .unwrap()
+                            .iter()
+                            .map(|k| k.engine)
+                            .collect();
+                        assert!(
+                            !engines.contains(&Engine::TypedInterpreted),
+                            "{dtype} {expr} {what} on {backend}: interpreted ({engines:?})"
+                        );
+                        let got = tested
+                            .run(&used)
+                            .unwrap_or_else(|e| panic!("{dtype} {expr} {what}: {e}"));
+                        assert_eq!(got.dtype_name(), want.dtype_name(), "{dtype} {expr} {what}");
+                        assert_eq!(got.shape(), want.shape(), "{dtype} {expr} {what}");
+                        let factor = if expr.starts_with("prod") { 8.0 } else { 1.0 };
+                        let (g, w) = (exact_values(&got), exact_values(&want));
+                        for k in 0..w.len() {
+                            let ok = if w[k].re.is_finite() && w[k].im.is_finite() {
+                                let bound = factor * terms * eps * scale[k].re;
+                                (g[k] - w[k]).norm() <= bound
+                            } else {
+                                // a non-finite part the same; a finite one beside it close
+                                let part = |g: f64, w: f64| {
+                                    (g.is_nan() && w.is_nan())
+                                        || g == w
+                                        || w.is_finite()
+                                            && (g - w).abs() <= 4.0 * terms * eps * w.abs().max(1.0)
+                                };
+                                part(g[k].re, w[k].re) && part(g[k].im, w[k].im)
+                            };
+                            assert!(
+                                ok,
+                                "{dtype} {expr} {what} on {backend}, {threads} threads, at {k}: compiled {}, interpreted {}",
+                                g[k], w[k]
+                            );
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} reductions checked");
+    // a whole-array sum of more points than one chunk: its partials merged in chunk order
+    for threads in [1, 2] {
+        let args = [("z", ArrayArg::from(&big))];
+        let want = FusedRunner::compile_text("sum(z)")
+            .unwrap()
+            .with_backend(kiln::interpreter())
+            .run(&args)
+            .unwrap();
+        let got = FusedRunner::compile_text("sum(z)")
+            .unwrap()
+            .with_threads(threads)
+            .run(&args)
+            .unwrap();
+        let (g, w) = (exact_values(&got)[0], exact_values(&want)[0]);
+        let bound = big.len() as f64 * f64::EPSILON * big.iter().map(|v| v.norm()).sum::<f64>();
+        assert!((g - w).norm() <= bound, "sum of {} points: {g} vs {w}", big.len());
     }
 }

@@ -138,8 +138,9 @@ macro_rules! parity_tests {
             let mut ours = vec![$($name),+];
             ours.sort_unstable();
             assert_eq!(known, ours);
-            // every compiled type: complex values are interpreted (held to NumPy and mpmath by
-            // tests/complex.rs) until the code generator compiles them; then they join TYPES
+            // every compiled type: complex values are tests/complex.rs's (held to NumPy and mpmath,
+            // and their compiled maps to the interpreter bit for bit) until the code generator
+            // compiles their reductions and scans too; then they join TYPES
             let compiled: Vec<ElemType> = ElemType::ALL.into_iter().filter(|t| !t.is_complex()).collect();
             assert_eq!(TYPES.to_vec(), compiled);
         }

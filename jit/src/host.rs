@@ -323,14 +323,13 @@ impl MathRefs {
                 self.complex
                     .insert((what, parts), module.declare_func_in_func(id, func));
             }
-            if !self.refs.contains_key(&(MathFn::Hypot, parts)) {
+            if let std::collections::hash_map::Entry::Vacant(e) = self.refs.entry((MathFn::Hypot, parts)) {
                 let ty = scalar_type(parts);
                 let mut sig = Signature::new(module.isa().default_call_conv());
                 sig.params.extend([AbiParam::new(ty); 2]);
                 sig.returns.push(AbiParam::new(ty));
                 let id = module.declare_function(&MathFn::Hypot.symbol(parts), Linkage::Import, &sig)?;
-                self.refs
-                    .insert((MathFn::Hypot, parts), module.declare_func_in_func(id, func));
+                e.insert(module.declare_func_in_func(id, func));
             }
         }
         Ok(())

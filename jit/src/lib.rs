@@ -79,6 +79,7 @@ mod call;
 mod check;
 mod clif;
 mod compile;
+mod complex_acc;
 mod complex_lower;
 mod compound;
 mod error;

@@ -26,6 +26,9 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// A typed kernel's reduction of bool or integer values (their type): one int64 word per slot
     /// in the f64 buffer (see int_acc.rs).
     ints: Option<ElemType>,
+    /// A typed kernel's reduction of complex values (their type): two f64 words (re, im) per slot
+    /// in the f64 buffer (see complex_acc.rs).
+    complex: Option<ElemType>,
     chunked: bool,
     dest: Option<&'a mut [T]>,
     ws: &'a mut Workspace,
@@ -64,6 +67,10 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 .typed
                 .filter(|t| t.int_acc() && st.mode.reduce_op().is_some())
                 .map(|t| t.values),
+            complex: st
+                .typed
+                .filter(|t| t.complex_acc() && st.mode.reduce_op().is_some())
+                .map(|t| t.values),
             typed_map: st.typed.filter(|_| st.mode.stores_points()).map(|t| t.output),
             typed_out: None,
             chunked: plan.chunks.is_some(),
@@ -93,6 +100,16 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut o.val_t, &mut o.val_f64, &mut o.idx)
         };
         let (compound, siblings) = (o.compound, o.siblings);
+        if let (Some(op), Some(_)) = (op, o.complex) {
+            // as an integer reduction's: from its identity only
+            if cfg.start != Start::Identity {
+                return Err(crate::JitError::Unsupported(
+                    "a reduction of complex values from a start other than its identity".into(),
+                ));
+            }
+            let id = crate::complex_acc::identity(op);
+            return refill(vf, n.saturating_mul(2), |i| id[i % 2]);
+        }
         if let (Some(op), Some(_)) = (op, o.ints) {
             // a typed reduction starts at its identity (the executor runs any other start on the
             // typed interpreter)
@@ -257,6 +274,14 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 shape,
                 values: T::values(out),
             });
+        }
+        if let (Some(ct), Some(op)) = (self.complex, self.op) {
+            let words: &[f64] = if self.chunked {
+                T::partials(self.ws).0
+            } else {
+                &val_f64
+            };
+            return Some(complex_tensor(op, ct, words, self.chunked, geo));
         }
         if let (Some(vt), Some(op)) = (self.ints, self.op) {
             let (words, idx): (&[f64], Vec<i64>) = if self.chunked {
@@ -425,6 +450,53 @@ fn refill<X>(v: &mut Vec<X>, n: usize, f: impl Fn(usize) -> X) -> Result<()> {
     v.try_reserve_exact(n).map_err(|_| oom(n))?;
     v.extend((0..n).map(f));
     Ok(())
+}
+
+/// The result of a reduction of complex values of type `ct` from its slots' words (`words[2s]`,
+/// `words[2s + 1]`: slot `s`'s real and imaginary parts, see complex_acc.rs): a chunked one's
+/// partials merged in chunk order into one, a sum's parts finished as float sums are
+/// ([`ReduceOp::finish`]'s sign rule) and rounded once to the parts' type.
+fn complex_tensor(op: ReduceOp, ct: ElemType, words: &[f64], chunked: bool, geo: &Geometry) -> Tensor {
+    use kiln_ir::num_complex::Complex;
+    fn values<P: kiln_ir::Real>(op: ReduceOp, words: &[f64], chunked: bool) -> Vec<Complex<P>> {
+        let slots = words
+            .chunks_exact(2)
+            .map(|w| Complex::new(P::from_f64(w[0]), P::from_f64(w[1])));
+        let finish = |z: Complex<f64>| {
+            Complex::new(
+                P::from_f64(op.finish(z.re, false)),
+                P::from_f64(op.finish(z.im, false)),
+            )
+        };
+        match op {
+            // a product's words hold its parts' own values (widened exactly)
+            ReduceOp::Prod if chunked => {
+                let one = Complex::new(P::ONE, P::ZERO);
+                vec![slots.fold(one, kiln_ir::complex::mul)]
+            }
+            ReduceOp::Prod => slots.collect(),
+            _ => {
+                let sums = words.chunks_exact(2).map(|w| Complex::new(w[0], w[1]));
+                if chunked {
+                    let [re, im] = crate::complex_acc::identity(op);
+                    let total = sums.fold(Complex::new(re, im), |a, p| {
+                        Complex::new(op.merge(a.re, p.re), op.merge(a.im, p.im))
+                    });
+                    vec![finish(total)]
+                } else {
+                    sums.map(finish).collect()
+                }
+            }
+        }
+    }
+    let values = match ct {
+        ElemType::C64 => Values::C64(values::<f32>(op, words, chunked)),
+        _ => Values::C128(values::<f64>(op, words, chunked)),
+    };
+    Tensor {
+        shape: geo.out_shape.clone(),
+        values,
+    }
 }
 
 /// `v` cleared and refilled with `n` copies of `x`.

@@ -11,6 +11,10 @@
 //! checks are every kernel's. Each input is read in its own type where it is (stored,
 //! [`kiln_ir::InputDecl::stored`]); a map's values are stored in their own type (bools one byte 0 /
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs).
+//!
+//! **Complex values** run one point at a time ([`holds_complex`]), each one register of its two
+//! parts (`complex_lower`); maps of them compile, and their sums and products (`complex_acc`),
+//! not yet their other reductions (`any`, `all`) and scans.
 
 use crate::typed_lower::{bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles};
 use kiln_ir::scan::Scan;
@@ -20,10 +24,16 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// Why the code generator does not compile the typed kernel `kernel` ([`crate::compile_typed`]), if
 /// it does not (it then runs on the typed interpreter): it compiles maps, reductions over any axes
 /// (bool, integer and float values; float32 values fold in float64, as a float32 kernel's sums
-/// do) and scans of bool and integer values, of one output each.
+/// do) and scans of bool and integer values, of one output each; of complex values, maps, sums
+/// and products.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
-    if kernel.value_type().is_complex() && !matches!(k.kind, KernelKind::Map) {
+    let complex_compiles = match &k.kind {
+        KernelKind::Map => true,
+        KernelKind::Reduce { op, .. } => crate::complex_acc::compiles(*op),
+        _ => false,
+    };
+    if kernel.value_type().is_complex() && !complex_compiles {
         let what = match &k.kind {
             KernelKind::Reduce { op, .. } => op.name(),
             KernelKind::Scan(s) => s.op.name(),
@@ -175,6 +185,16 @@ pub fn holds_complex(kernel: &TypedKernel) -> bool {
             .reachable_all(&k.roots())
             .into_iter()
             .any(|id| kernel.type_of(id).is_complex())
+}
+
+/// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2),
+/// or 1 for a kernel of complex values ([`holds_complex`]).
+pub fn points_per_step(kernel: &TypedKernel) -> u8 {
+    if holds_complex(kernel) {
+        1
+    } else {
+        crate::Schedule::vector_lanes(lanes_dtype(kernel))
+    }
 }
 
 /// The lanes `kernel`'s values fill (see the module doc): 4 where they are all 32 bits wide, else 2.

@@ -91,7 +91,8 @@ macro_rules! with_elem {
                 type $t = f64;
                 $body
             }
-            // complex values are tests/complex.rs's until the code generator compiles them
+            // complex values are tests/complex.rs's until the code generator compiles their
+            // reductions and scans (their maps are compiled and held there)
             ElemType::C64 | ElemType::C128 => unreachable!("the generator draws no complex type (TYPES)"),
         }
     };
