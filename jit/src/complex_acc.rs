@@ -18,8 +18,15 @@ use kiln_ir::{BinaryOp, ElemType, ReduceOp};
 /// Bytes of a complex accumulator slot: two float64 words.
 pub(crate) const SLOT_BYTES: i64 = 16;
 
-/// The reductions of complex values the code generator compiles.
+/// The reductions of complex values the code generator compiles: sums and products here, `any`
+/// and `all` of their truth as a float kernel's (reduce.rs).
 pub(crate) fn compiles(op: ReduceOp) -> bool {
+    matches!(op, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Any | ReduceOp::All)
+}
+
+/// Whether `op` folds complex accumulators (two float64 words per slot); `any` and `all` fold the
+/// values' truth.
+pub(crate) fn folds_pairs(op: ReduceOp) -> bool {
     matches!(op, ReduceOp::Sum | ReduceOp::Prod)
 }
 
@@ -32,9 +39,12 @@ pub(crate) fn identity(op: ReduceOp) -> [f64; 2] {
 }
 
 impl Gen<'_, '_> {
-    /// The complex type of a typed kernel's values, where they are complex.
-    pub(crate) fn complex_values(&self) -> Option<ElemType> {
-        self.typed.map(|t| t.value_type()).filter(|t| t.is_complex())
+    /// The complex type of a typed kernel's values, where they are complex and fold as pairs
+    /// (sums, products; `any` and `all` fold their truth as a float kernel folds masks).
+    pub(crate) fn complex_values(&self, op: ReduceOp) -> Option<ElemType> {
+        self.typed
+            .map(|t| t.value_type())
+            .filter(|t| t.is_complex() && folds_pairs(op))
     }
 
     /// The register type of the accumulator of `op` over values of complex type `ct`.

@@ -69,7 +69,9 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 .map(|t| t.values),
             complex: st
                 .typed
-                .filter(|t| t.complex_acc() && st.mode.reduce_op().is_some())
+                .filter(|t| {
+                    t.complex_acc() && st.mode.reduce_op().is_some_and(crate::complex_acc::folds_pairs)
+                })
                 .map(|t| t.values),
             typed_map: st.typed.filter(|_| st.mode.stores_points()).map(|t| t.output),
             typed_out: None,

@@ -13,8 +13,8 @@
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs).
 //!
 //! **Complex values** run one point at a time ([`holds_complex`]), each one register of its two
-//! parts (`complex_lower`); maps of them compile, and their sums and products (`complex_acc`),
-//! not yet their other reductions (`any`, `all`) and scans.
+//! parts (`complex_lower`); maps of them compile, and their sums, products (`complex_acc`), `any`
+//! and `all`, not yet their scans.
 
 use crate::typed_lower::{bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles};
 use kiln_ir::scan::Scan;
@@ -24,8 +24,8 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// Why the code generator does not compile the typed kernel `kernel` ([`crate::compile_typed`]), if
 /// it does not (it then runs on the typed interpreter): it compiles maps, reductions over any axes
 /// (bool, integer and float values; float32 values fold in float64, as a float32 kernel's sums
-/// do) and scans of bool and integer values, of one output each; of complex values, maps, sums
-/// and products.
+/// do) and scans of bool and integer values, of one output each; of complex values, maps, sums,
+/// products, `any` and `all`.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
     let complex_compiles = match &k.kind {
