@@ -533,6 +533,43 @@ fn compiled_maps_equal_the_interpreter_bit_for_bit() {
     }
 }
 
+/// The inputs `z`, `w` (`z` again) and `u` of [`compiled_sums_and_products_within_the_bound`], by
+/// what they test: whole, strided both ways, transposed, empty, one element.
+fn reduction_inputs<'a, T: kiln::Element>(
+    z: &'a ndarray::Array2<T>,
+    u: &'a ndarray::Array2<T>,
+) -> Vec<(&'static str, Vec<(&'static str, ArrayArg<'a>)>)> {
+    use ndarray::s;
+    let three =
+        |zv: ndarray::ArrayView2<'a, T>, wv: ndarray::ArrayView2<'a, T>, uv: ndarray::ArrayView2<'a, T>| {
+            vec![("z", zv.into()), ("w", wv.into()), ("u", uv.into())]
+        };
+    vec![
+        ("whole", three(z.view(), z.view(), u.view())),
+        (
+            "strided",
+            three(
+                z.slice(s![..;2, ..;-3]),
+                z.slice(s![1..;2, ..;3]),
+                u.slice(s![..;2, ..;3]),
+            ),
+        ),
+        ("transposed", three(z.t(), z.t(), u.t())),
+        (
+            "empty",
+            three(z.slice(s![..0, ..]), z.slice(s![..0, ..]), u.slice(s![..0, ..])),
+        ),
+        (
+            "one",
+            three(
+                z.slice(s![..1, ..1]),
+                z.slice(s![..1, ..1]),
+                u.slice(s![..1, ..1]),
+            ),
+        ),
+    ]
+}
+
 /// Sums, means and products of complex values compiled (the JIT's both schedules, one thread and
 /// two over a chunked whole-array reduction): within the reductions' relative bound of the
 /// interpreter (a sum's error `n ε Σ|z|`, a product's `8 n ε Π|z|`, distances in the plane), over
@@ -541,7 +578,7 @@ fn compiled_maps_equal_the_interpreter_bit_for_bit() {
 #[test]
 fn compiled_sums_and_products_within_the_bound() {
     use kiln::Engine;
-    use ndarray::{Array2, s};
+    use ndarray::Array2;
     let (rows, cols) = (37, 203);
     let z: Array2<Complex64> = Array2::from_shape_fn((rows, cols), |(r, c)| {
         let k = (r * cols + c) as f64;
@@ -577,69 +614,19 @@ fn compiled_sums_and_products_within_the_bound() {
         } else {
             f64::EPSILON
         };
-        let inputs: Vec<(&str, Vec<(&str, ArrayArg<'_>)>)> = if dtype == "complex64" {
-            vec![
-                (
-                    "whole",
-                    vec![("z", (&z64).into()), ("w", (&z64).into()), ("u", (&u64).into())],
-                ),
-                (
-                    "strided",
-                    vec![
-                        ("z", z64.slice(s![..;2, ..;-3]).into()),
-                        ("w", z64.slice(s![1..;2, ..;3]).into()),
-                        ("u", u64.slice(s![..;2, ..;3]).into()),
-                    ],
-                ),
-                (
-                    "transposed",
-                    vec![
-                        ("z", z64.t().into()),
-                        ("w", z64.t().into()),
-                        ("u", u64.t().into()),
-                    ],
-                ),
-            ]
+        let mut inputs = if dtype == "complex64" {
+            reduction_inputs(&z64, &u64)
         } else {
-            vec![
-                (
-                    "whole",
-                    vec![("z", (&z).into()), ("w", (&z).into()), ("u", (&u).into())],
-                ),
-                (
-                    "strided",
-                    vec![
-                        ("z", z.slice(s![..;2, ..;-3]).into()),
-                        ("w", z.slice(s![1..;2, ..;3]).into()),
-                        ("u", u.slice(s![..;2, ..;3]).into()),
-                    ],
-                ),
-                (
-                    "specials",
-                    vec![
-                        ("z", (&specials).into()),
-                        ("w", (&specials).into()),
-                        ("u", (&specials).into()),
-                    ],
-                ),
-                (
-                    "empty",
-                    vec![
-                        ("z", z.slice(s![..0, ..]).into()),
-                        ("w", z.slice(s![..0, ..]).into()),
-                        ("u", u.slice(s![..0, ..]).into()),
-                    ],
-                ),
-                (
-                    "one",
-                    vec![
-                        ("z", z.slice(s![..1, ..1]).into()),
-                        ("w", z.slice(s![..1, ..1]).into()),
-                        ("u", u.slice(s![..1, ..1]).into()),
-                    ],
-                ),
-            ]
+            reduction_inputs(&z, &u)
         };
+        if dtype == "complex128" {
+            let specials = [
+                ("z", (&specials).into()),
+                ("w", (&specials).into()),
+                ("u", (&specials).into()),
+            ];
+            inputs.push(("specials", specials.to_vec()));
+        }
         for (what, args) in &inputs {
             for (expr, scale_expr) in exprs {
                 let runner = FusedRunner::compile_text(expr).unwrap();

@@ -113,15 +113,7 @@ macro_rules! with_elem {
 pub(crate) use with_elem;
 
 /// Every element type, the home types of the parity suite.
-pub const TYPES: [ElemType; 7] = [
-    ElemType::Bool,
-    ElemType::I32,
-    ElemType::I64,
-    ElemType::F32,
-    ElemType::F64,
-    ElemType::C64,
-    ElemType::C128,
-];
+pub const TYPES: [ElemType; 7] = ElemType::ALL;
 
 /// The real types, which every case draws its other inputs and casts from (a complex home's
 /// first input is complex), and [`Case::arbitrary`] its home from.
