@@ -320,13 +320,40 @@ fn exact_values(out: &Output) -> Vec<Complex64> {
     }
 }
 
+/// `expr` run on `backend` with `threads`, after checking that its kernels are compiled (none left
+/// to the typed interpreter); `what` names the case in a failure.
+fn compiled_run(
+    expr: &str,
+    backend: &str,
+    threads: usize,
+    args: &[(&str, ArrayArg<'_>)],
+    what: &str,
+) -> Output {
+    let tested = FusedRunner::compile_text(expr)
+        .unwrap()
+        .with_backend(kiln::backend_by_name(backend).unwrap())
+        .with_threads(threads);
+    let engines: Vec<kiln::Engine> = tested
+        .explain_kernels(args)
+        .unwrap()
+        .iter()
+        .map(|k| k.engine)
+        .collect();
+    assert!(
+        !engines.contains(&kiln::Engine::TypedInterpreted),
+        "{what} {expr} on {backend}: interpreted ({engines:?})"
+    );
+    tested
+        .run(args)
+        .unwrap_or_else(|e| panic!("{what} {expr} on {backend}: {e}"))
+}
+
 /// Every complex opcode compiled (the JIT's both schedules) gives the interpreter's values bit for
 /// bit (and so do exact reductions of real values computed from them), over every pair of edge values (`z` repeats each, `w` cycles through them), for complex64
 /// and complex128, and over strided, reversed and broadcast views, at lengths below one vector,
 /// with tails and empty; each kernel compiled (none left to the typed interpreter).
 #[test]
 fn compiled_maps_equal_the_interpreter_bit_for_bit() {
-    use kiln::Engine;
     use ndarray::{Array2, s};
     let values: Vec<Complex64> = EDGE_PARTS
         .iter()
@@ -451,22 +478,7 @@ fn compiled_maps_equal_the_interpreter_bit_for_bit() {
                 }
             };
             for backend in ["jit", "jit-scalar"] {
-                let tested = FusedRunner::compile_text(expr)
-                    .unwrap()
-                    .with_backend(kiln::backend_by_name(backend).unwrap());
-                let engines: Vec<Engine> = tested
-                    .explain_kernels(&used)
-                    .unwrap()
-                    .iter()
-                    .map(|k| k.engine)
-                    .collect();
-                assert!(
-                    !engines.contains(&Engine::TypedInterpreted),
-                    "{dtype} {expr} on {backend}: interpreted ({engines:?})"
-                );
-                let got = tested
-                    .run(&used)
-                    .unwrap_or_else(|e| panic!("{dtype} {expr}: {e}"));
+                let got = compiled_run(expr, backend, 1, &used, dtype);
                 assert_eq!(got.dtype_name(), want.dtype_name(), "{dtype} {expr}");
                 let (g, wv) = (exact_values(&got), exact_values(&want));
                 for k in 0..wv.len() {
@@ -577,7 +589,6 @@ fn reduction_inputs<'a, T: kiln::Element>(
 /// interpreter has one. Each kernel compiled.
 #[test]
 fn compiled_sums_and_products_within_the_bound() {
-    use kiln::Engine;
     use ndarray::Array2;
     let (rows, cols) = (37, 203);
     let z: Array2<Complex64> = Array2::from_shape_fn((rows, cols), |(r, c)| {
@@ -649,23 +660,7 @@ fn compiled_sums_and_products_within_the_bound() {
                 let scale = exact_values(&scale);
                 for backend in ["jit", "jit-scalar"] {
                     for threads in [1, 2] {
-                        let tested = FusedRunner::compile_text(expr)
-                            .unwrap()
-                            .with_backend(kiln::backend_by_name(backend).unwrap())
-                            .with_threads(threads);
-                        let engines: Vec<Engine> = tested
-                            .explain_kernels(&used)
-                            .unwrap()
-                            .iter()
-                            .map(|k| k.engine)
-                            .collect();
-                        assert!(
-                            !engines.contains(&Engine::TypedInterpreted),
-                            "{dtype} {expr} {what} on {backend}: interpreted ({engines:?})"
-                        );
-                        let got = tested
-                            .run(&used)
-                            .unwrap_or_else(|e| panic!("{dtype} {expr} {what}: {e}"));
+                        let got = compiled_run(expr, backend, threads, &used, &format!("{dtype} {what}"));
                         assert_eq!(got.dtype_name(), want.dtype_name(), "{dtype} {expr} {what}");
                         assert_eq!(got.shape(), want.shape(), "{dtype} {expr} {what}");
                         let factor = if expr.starts_with("prod") { 8.0 } else { 1.0 };
