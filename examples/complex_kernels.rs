@@ -1,7 +1,8 @@
 //! Complex kernels compiled (one point at a time, each complex value one register of its parts),
 //! timed on the `jit` and `interp` backends (run in turn, the median of each:
 //! `support/alternate.rs`), beside a hand-written Rust loop over num-complex. Each kernel's
-//! compiled result is checked against the interpreter's first, bit for bit.
+//! compiled result is checked against the interpreter's first (bit for bit; the sum's real part
+//! within 1e-9).
 //!
 //! `cargo run --release --example complex_kernels -- [n] [rounds]` (defaults: n = 1e6, 11 rounds).
 //! Prints ns per element.
@@ -57,7 +58,13 @@ fn main() {
         };
         let (jit, interp) = (on("jit"), on("interp"));
         let (got, want) = (jit.run(inputs).unwrap(), interp.run(inputs).unwrap());
-        assert_eq!(format!("{got:?}"), format!("{want:?}"), "{expr} {ty}");
+        if expr.starts_with("sum") {
+            // a sum in another grouping than the interpreter's pairwise one: close, not the same bits
+            let (g, w) = (got.into_f64(), want.into_f64());
+            assert!((g[[]] - w[[]]).abs() <= 1e-9 * w[[]].abs(), "{expr} {ty}");
+        } else {
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{expr} {ty}");
+        }
         let us = alternate::alternate(
             &[&|| drop(std::hint::black_box(jit.run(inputs).unwrap())), &|| {
                 drop(std::hint::black_box(interp.run(inputs).unwrap()))

@@ -13,8 +13,9 @@
 //! multiply-add. `+ - ` and unary `-` are one vector instruction (each part is the parts'
 //! operation); `*` is `(ar br - ai bi, ar bi + ai br)` as two vector products, the first's lane 0
 //! subtracted by adding it negated (IEEE's `x - y` is `x + (-y)`); `/` is Smith's method as NumPy
-//! writes it, its three branches computed and selected; `reciprocal` NumPy's, likewise; `== != &
-//! | not isnan isinf isfinite` compare the parts; `abs` is `hypot` of the parts (a call of the
+//! writes it, its two branches side by side in one register's lanes and selected; `reciprocal`
+//! NumPy's, its branches computed and selected; `== != & | not isnan isinf isfinite` compare the
+//! parts; `abs` is `hypot` of the parts (a call of the
 //! interpreter's own, [`crate::host`]); casts between complex types widen or narrow both parts at
 //! once, a real value takes a zero imaginary part, a complex value casts to a real type by its real
 //! part and to bool by its truth (a nonzero part). The other functions (`sqrt exp log log1p expm1
@@ -178,17 +179,28 @@ impl TypedGen<'_, '_> {
 
     /// `v`'s lanes rearranged: result lane `i` (of the first two) is `v`'s lane `from[i]`.
     fn lanes_of(&mut self, v: Value, from: [u8; 2]) -> Value {
-        let ty = self.b.func.dfg.value_type(v);
+        self.pick_lanes(v, v, [(false, from[0]), (false, from[1])])
+    }
+
+    /// Lanes of `a` and `b` (of one type): result lane `i` (of the first two) is lane `from[i].1`
+    /// of `b` where `from[i].0`, else of `a` (the others keep `a`'s).
+    fn pick_lanes(&mut self, a: Value, b: Value, from: [(bool, u8); 2]) -> Value {
+        let ty = self.b.func.dfg.value_type(a);
         let size = (ty.lane_bits() / 8) as u8;
         let mut mask = [0u8; 16];
         for (i, m) in mask.iter_mut().enumerate() {
             let lane = i as u8 / size;
-            let src = if lane < 2 { from[lane as usize] } else { lane };
-            *m = src * size + i as u8 % size;
+            let (second, src) = if lane < 2 {
+                from[lane as usize]
+            } else {
+                (false, lane)
+            };
+            *m = if second { 16 } else { 0 } + src * size + i as u8 % size;
         }
-        let bytes = self.b.ins().bitcast(types::I8X16, cast(), v);
+        let x = self.b.ins().bitcast(types::I8X16, cast(), a);
+        let y = self.b.ins().bitcast(types::I8X16, cast(), b);
         let imm = self.b.func.dfg.immediates.push(ConstantData::from(&mask[..]));
-        let r = self.b.ins().shuffle(bytes, bytes, imm);
+        let r = self.b.ins().shuffle(x, y, imm);
         self.b.ins().bitcast(ty, cast(), r)
     }
 
@@ -404,47 +416,47 @@ impl TypedGen<'_, '_> {
         self.b.ins().fadd(p, q)
     }
 
-    /// `a / b` by Smith's method as the oracle ([`kiln_ir::complex::div`]): its three branches
-    /// computed, the oracle's choice taken (`|br| >= |bi|`, false for NaN; both zero).
+    /// `a / b` by Smith's method as the oracle ([`kiln_ir::complex::div`]): its two branches
+    /// computed side by side in the lanes of one register (lane 0 the `|br| >= |bi|` branch's,
+    /// lane 1 the other's: the same operations, each lane's bits the oracle's; `x * 1` is `x`) and
+    /// the both-zero case apart, the oracle's choice taken (`|br| >= |bi|`, false for NaN).
     fn complex_div(&mut self, a: Value, b: Value) -> Value {
-        let (ar, ai) = self.parts(a);
+        let ty = self.b.func.dfg.value_type(a);
         let (br, bi) = self.parts(b);
         let one = self.like(br, 1.0);
-        let zero = self.like(br, 0.0);
+        let ones = self.b.ins().splat(ty, one);
+        let bs = self.lanes_of(b, [1, 0]);
+        let swapped = self.lanes_of(a, [1, 0]);
+        // rat = (bi / br, br / bi); scl = 1 / (br + bi rat, bi + br rat)
+        let rat = self.b.ins().fdiv(bs, b);
+        let t = self.b.ins().fmul(bs, rat);
+        let d = self.b.ins().fadd(b, t);
+        let scl = self.b.ins().fdiv(ones, d);
+        // real parts: (ar + ai rat, ai + ar rat) scl
+        let t = self.b.ins().fmul(swapped, rat);
+        let re = self.b.ins().fadd(a, t);
+        let re = self.b.ins().fmul(re, scl);
+        // imaginary parts: (ai - ar rat, ai rat - ar) scl, as (ai, ai) (1, rat) - (ar, ar) (rat, 1)
+        let aiai = self.lanes_of(a, [1, 1]);
+        let arar = self.lanes_of(a, [0, 0]);
+        let one_rat = self.pick_lanes(ones, rat, [(false, 0), (true, 1)]);
+        let rat_one = self.pick_lanes(rat, ones, [(false, 0), (true, 1)]);
+        let x = self.b.ins().fmul(aiai, one_rat);
+        let y = self.b.ins().fmul(arar, rat_one);
+        let im = self.b.ins().fsub(x, y);
+        let im = self.b.ins().fmul(im, scl);
+        let first = self.pick_lanes(re, im, [(false, 0), (true, 0)]);
+        let second = self.pick_lanes(re, im, [(false, 1), (true, 1)]);
+        // both parts of the divisor zero: the parts divided by |br|
         let (abr, abi) = (self.b.ins().fabs(br), self.b.ins().fabs(bi));
-        // |br| >= |bi|, not both zero: rat = bi / br, scl = 1 / (br + bi rat)
-        let rat = self.b.ins().fdiv(bi, br);
-        let t = self.b.ins().fmul(bi, rat);
-        let d = self.b.ins().fadd(br, t);
-        let scl = self.b.ins().fdiv(one, d);
-        let t = self.b.ins().fmul(ai, rat);
-        let t = self.b.ins().fadd(ar, t);
-        let re1 = self.b.ins().fmul(t, scl);
-        let t = self.b.ins().fmul(ar, rat);
-        let t = self.b.ins().fsub(ai, t);
-        let im1 = self.b.ins().fmul(t, scl);
-        // both zero: the parts divided by |br|
-        let re0 = self.b.ins().fdiv(ar, abr);
-        let im0 = self.b.ins().fdiv(ai, abr);
-        // |br| < |bi|: rat = br / bi, scl = 1 / (bi + br rat)
-        let rat = self.b.ins().fdiv(br, bi);
-        let t = self.b.ins().fmul(br, rat);
-        let d = self.b.ins().fadd(bi, t);
-        let scl = self.b.ins().fdiv(one, d);
-        let t = self.b.ins().fmul(ar, rat);
-        let t = self.b.ins().fadd(t, ai);
-        let re2 = self.b.ins().fmul(t, scl);
-        let t = self.b.ins().fmul(ai, rat);
-        let t = self.b.ins().fsub(t, ar);
-        let im2 = self.b.ins().fmul(t, scl);
-        let first = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
+        let zero = self.like(br, 0.0);
+        let abr_v = self.b.ins().splat(ty, abr);
+        let by_zero = self.b.ins().fdiv(a, abr_v);
+        let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
         let zr = self.b.ins().fcmp(FloatCC::Equal, abr, zero);
         let zi = self.b.ins().fcmp(FloatCC::Equal, abi, zero);
         let both = self.b.ins().band(zr, zi);
-        let re = self.b.ins().select(both, re0, re1);
-        let im = self.b.ins().select(both, im0, im1);
-        let re = self.b.ins().select(first, re, re2);
-        let im = self.b.ins().select(first, im, im2);
-        self.join(re, im)
+        let first = self.b.ins().select(both, by_zero, first);
+        self.b.ins().select(big, first, second)
     }
 }
