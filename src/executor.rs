@@ -533,6 +533,7 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
         KernelKind::Map => format!("a map of {vt} values"),
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
         _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
+        _ if vt.is_complex() => format!("a reduction of {vt} values (one accumulator of both parts)"),
         _ => format!("a reduction of {vt} values (int64 accumulators)"),
     };
     format!(
