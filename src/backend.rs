@@ -550,13 +550,22 @@ impl TypedExecutable {
             .collect()
     }
 
-    /// The compiled kernel and its inputs, or None where the typed interpreter runs this kernel.
-    fn compiled<'s>(&'s self, inputs: &'s Buffers<'_>) -> Result<Option<(&'s MainKernel, Buffers<'s>)>> {
+    /// The compiled kernel and its inputs, or None where the typed interpreter runs this kernel:
+    /// not compiled, or a reduction of complex values from a start other than its identity (the
+    /// compiled one folds from the identity only).
+    fn compiled<'s>(
+        &'s self,
+        inputs: &'s Buffers<'_>,
+        start: &Start<'_>,
+    ) -> Result<Option<(&'s MainKernel, Buffers<'s>)>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
+        if *start != Start::Identity && self.typed.value_type().is_complex() {
+            return Ok(None);
+        }
         Ok(self.main.as_ref().map(|main| (main, main.buffers(bufs))))
     }
 
@@ -584,7 +593,7 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
-        if let Some((main, bufs)) = self.compiled(inputs)? {
+        if let Some((main, bufs)) = self.compiled(inputs, &ctx.start)? {
             return main.exe.run(&main.kernel, &main.plan, &bufs, ctx);
         }
         self.interpreted(kernel, inputs, |i| {
@@ -601,7 +610,7 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if let Some((main, bufs)) = self.compiled(inputs)? {
+        if let Some((main, bufs)) = self.compiled(inputs, &ctx.start)? {
             return main.exe.run_many(&main.kernel, &main.plan, &bufs, ctx);
         }
         self.interpreted(kernel, inputs, |i| {

@@ -490,10 +490,7 @@ pub(crate) fn typed_engine(typed: &TypedKernel) -> Engine {
 /// Which engine runs a typed kernel, and why; where the JIT compiles it, what it computes in which
 /// lanes (every output of several in one pass).
 fn engine(typed: &TypedKernel, why: &str) -> String {
-    let lanes = match kiln_jit::typed::lanes_dtype(typed) {
-        DType::F32 => 4,
-        DType::F64 => 2,
-    };
+    let lanes = kiln_jit::typed::points_per_step(typed);
     let vt = typed.value_type();
     if let Some(not) = kiln_jit::typed::why_not(typed) {
         return format!("interpreted: {why}, and the JIT does not compile {not}");
@@ -517,6 +514,7 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
             )
         }
         _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
+        _ if vt.is_complex() => format!("a reduction of {vt} values (one accumulator of both parts)"),
         _ => format!("a reduction of {vt} values (int64 accumulators)"),
     };
     let what = match &typed.kernel.kind {
@@ -525,7 +523,8 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
         _ => what,
     };
     format!(
-        "compiled: typed kernel ({why}), {what} by the JIT's main code generator ({lanes} lanes), reading each in place"
+        "compiled: typed kernel ({why}), {what} by the JIT's main code generator ({lanes} lane{}), reading each in place",
+        if lanes == 1 { "" } else { "s" }
     )
 }
 

@@ -276,3 +276,437 @@ fn promotion_and_refusals() {
         assert!(e.contains(what), "{expr}: {e}");
     }
 }
+
+/// The parts of the edge values: zeros of both signs, ±1, a half, NaNs of both signs, ±inf, the
+/// extremes, a subnormal and a tiny normal (their pairs are the complex edge values).
+const EDGE_PARTS: [f64; 13] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    f64::NAN,
+    -f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    1e300,
+    -5e-324,
+    f64::MAX,
+    -1e-310,
+];
+
+/// Whether two complex values are the same bit for bit (any NaN equal to any NaN).
+fn same_c64(a: Complex64, b: Complex64) -> bool {
+    let part = |x: f64, y: f64| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan());
+    part(a.re, b.re) && part(a.im, b.im)
+}
+
+/// `out` as complex128 values, bit for bit (a complex64's parts widened exactly; bools 1 / 0).
+fn exact_values(out: &Output) -> Vec<Complex64> {
+    match out {
+        Output::C128(a) => a.iter().copied().collect(),
+        Output::C64(a) => a
+            .iter()
+            .map(|z| Complex64::new(z.re.into(), z.im.into()))
+            .collect(),
+        Output::F32(a) => a.iter().map(|&x| Complex64::new(x.into(), 0.0)).collect(),
+        Output::F64(a) => a.iter().map(|&x| Complex64::new(x, 0.0)).collect(),
+        Output::I64(a) => a.iter().map(|&x| Complex64::new(x as f64, 0.0)).collect(),
+        Output::Bool(a) => a
+            .iter()
+            .map(|&b| Complex64::new(f64::from(u8::from(b)), 0.0))
+            .collect(),
+        other => panic!("an unexpected result {}", other.dtype_name()),
+    }
+}
+
+/// `expr` run on `backend` with `threads`, after checking that its kernels are compiled (none left
+/// to the typed interpreter); `what` names the case in a failure.
+fn compiled_run(
+    expr: &str,
+    backend: &str,
+    threads: usize,
+    args: &[(&str, ArrayArg<'_>)],
+    what: &str,
+) -> Output {
+    let tested = FusedRunner::compile_text(expr)
+        .unwrap()
+        .with_backend(kiln::backend_by_name(backend).unwrap())
+        .with_threads(threads);
+    let engines: Vec<kiln::Engine> = tested
+        .explain_kernels(args)
+        .unwrap()
+        .iter()
+        .map(|k| k.engine)
+        .collect();
+    assert!(
+        !engines.contains(&kiln::Engine::TypedInterpreted),
+        "{what} {expr} on {backend}: interpreted ({engines:?})"
+    );
+    tested
+        .run(args)
+        .unwrap_or_else(|e| panic!("{what} {expr} on {backend}: {e}"))
+}
+
+/// Every complex opcode compiled (the JIT's both schedules) gives the interpreter's values bit for
+/// bit (and so do exact reductions of real values computed from them), over every pair of edge values (`z` repeats each, `w` cycles through them), for complex64
+/// and complex128, and over strided, reversed and broadcast views, at lengths below one vector,
+/// with tails and empty; each kernel compiled (none left to the typed interpreter).
+#[test]
+fn compiled_maps_equal_the_interpreter_bit_for_bit() {
+    use ndarray::{Array2, s};
+    let values: Vec<Complex64> = EDGE_PARTS
+        .iter()
+        .flat_map(|&re| EDGE_PARTS.iter().map(move |&im| Complex64::new(re, im)))
+        .collect();
+    let n = values.len();
+    let z128: Array1<Complex64> = (0..n * n).map(|k| values[k / n]).collect();
+    let w128: Array1<Complex64> = (0..n * n).map(|k| values[k % n]).collect();
+    let narrow = |a: &Array1<Complex64>| -> Array1<Complex32> {
+        a.iter()
+            .map(|c| Complex32::new(c.re as f32, c.im as f32))
+            .collect()
+    };
+    let (z64, w64) = (narrow(&z128), narrow(&w128));
+    let f: Array1<f64> = (0..n * n).map(|k| EDGE_PARTS[k % EDGE_PARTS.len()]).collect();
+    let f32s: Array1<f32> = f.iter().map(|&x| x as f32).collect();
+    let i: Array1<i64> = (0..(n * n) as i64).map(|k| k % 7 - 3).collect();
+    let p: Array1<bool> = (0..n * n).map(|k| k % 3 == 1).collect();
+    let exprs = [
+        "z + w",
+        "z - w",
+        "z * w",
+        "z / w",
+        "-z",
+        "conj(z)",
+        "real(z)",
+        "imag(z)",
+        "abs(z)",
+        "z == w",
+        "z != w",
+        "z & w",
+        "z | w",
+        "~(z == w)",
+        "isnan(z)",
+        "isinf(z)",
+        "isfinite(z)",
+        "complex(real(z), imag(w))",
+        "where(p, z, w)",
+        "z * 2.5 + 1j",
+        "z * w + 1j",
+        "1 / z",
+        "reciprocal(z)",
+        "round(z)",
+        "sign(z)",
+        "z ** w",
+        "z ** 2",
+        "z ** 3",
+        "z ** -2",
+        "z ** 0.5",
+        "sqrt(z)",
+        "exp(z)",
+        "log(z)",
+        "log1p(z)",
+        "expm1(z)",
+        "log2(z)",
+        "log10(z)",
+        "exp2(z)",
+        "sin(z)",
+        "cos(z)",
+        "tan(z)",
+        "sinh(z)",
+        "cosh(z)",
+        "tanh(z)",
+        "arcsin(z)",
+        "arccos(z)",
+        "arctan(z)",
+        "arcsinh(z)",
+        "arccosh(z)",
+        "arctanh(z)",
+        "f * 1j + z",
+        "g * 1j",
+        "i * 1j + z",
+        "z + c",
+        "c * 1j",
+        "where(f > 0, z, 2)",
+        "abs(z) + real(z * w)",
+        "complex(f, f) / z",
+        "complex(g, g)",
+        "z > 0j",
+        // reductions of real values computed from complex ones
+        "max(abs(z))",
+        "sum(isnan(z * w))",
+        "any(z == w)",
+        // the truth of complex values
+        "any(z - w)",
+        "all(z)",
+        "all(z * 0)",
+    ];
+    let mut checked = 0;
+    for dtype in ["complex64", "complex128"] {
+        let (z, w): (ArrayArg<'_>, ArrayArg<'_>) = if dtype == "complex64" {
+            ((&z64).into(), (&w64).into())
+        } else {
+            ((&z128).into(), (&w128).into())
+        };
+        let all: Vec<(&str, ArrayArg<'_>)> = vec![
+            ("z", z),
+            ("w", w),
+            ("c", (&z64).into()),
+            ("f", (&f).into()),
+            ("g", (&f32s).into()),
+            ("i", (&i).into()),
+            ("p", (&p).into()),
+        ];
+        for expr in exprs {
+            let Ok(oracle) = FusedRunner::compile_text(expr) else {
+                panic!("{expr} does not compile")
+            };
+            let used: Vec<(&str, ArrayArg<'_>)> = all
+                .iter()
+                .filter(|(n, _)| oracle.input_names().iter().any(|m| m == n))
+                .map(|(n, a)| (*n, a.clone()))
+                .collect();
+            let oracle = oracle.with_backend(kiln::interpreter());
+            let want = match oracle.run(&used) {
+                Ok(w) => w,
+                // a type error (the ordering of complex numbers) is the interpreter's too
+                Err(e) => {
+                    let got = FusedRunner::compile_text(expr).unwrap().run(&used);
+                    assert!(got.is_err(), "{dtype} {expr}: interp {e}, jit {got:?}");
+                    continue;
+                }
+            };
+            for backend in ["jit", "jit-scalar"] {
+                let got = compiled_run(expr, backend, 1, &used, dtype);
+                assert_eq!(got.dtype_name(), want.dtype_name(), "{dtype} {expr}");
+                let (g, wv) = (exact_values(&got), exact_values(&want));
+                for k in 0..wv.len() {
+                    assert!(
+                        same_c64(g[k], wv[k]),
+                        "{dtype} {expr} on {backend} at z = {}, w = {}: compiled {}, interpreted {}",
+                        z128[k],
+                        w128[k],
+                        g[k],
+                        wv[k]
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} kernels checked");
+    // views read in place: strided, reversed, broadcast rows and columns; short lengths and empty
+    let grid: Array2<Complex64> = Array2::from_shape_fn((n, n), |(r, c)| {
+        values[(r * 5 + c) % n] * Complex64::new(1.0, 0.5)
+    });
+    let col: Array2<Complex64> = Array2::from_shape_fn((n, 1), |(r, _)| values[(r * 7) % n]);
+    let row: Array2<Complex64> = Array2::from_shape_fn((1, n), |(_, c)| values[(c * 3) % n]);
+    for expr in ["z * w + 1j", "z / w", "exp(z) - w", "abs(z - w)", "z == w"] {
+        let strided = grid.slice(s![..;2, ..;3]);
+        let reversed = grid.slice(s![..;-1, ..]);
+        let cases: Vec<(&str, ArrayArg<'_>, ArrayArg<'_>)> = vec![
+            (
+                "strided and broadcast",
+                strided.into(),
+                row.slice(s![.., ..;3]).into(),
+            ),
+            ("reversed and a column", reversed.into(), (&col).into()),
+            ("a column and a row", (&col).into(), (&row).into()),
+            ("transposed", grid.t().into(), (&grid).into()),
+            ("empty", z128.slice(s![..0]).into(), w128.slice(s![..0]).into()),
+            ("one", z128.slice(s![5..6]).into(), w128.slice(s![7..8]).into()),
+            ("three", z128.slice(s![..3]).into(), w128.slice(s![..3]).into()),
+            ("a tail", z128.slice(s![..9]).into(), w128.slice(s![1..10]).into()),
+        ];
+        for (what, z, w) in cases {
+            let args = [("z", z), ("w", w)];
+            let want = FusedRunner::compile_text(expr)
+                .unwrap()
+                .with_backend(kiln::interpreter())
+                .run(&args)
+                .unwrap_or_else(|e| panic!("{expr} {what}: {e}"));
+            let got = FusedRunner::compile_text(expr)
+                .unwrap()
+                .run(&args)
+                .unwrap_or_else(|e| panic!("{expr} {what}: {e}"));
+            assert_eq!(got.shape(), want.shape(), "{expr} {what}");
+            let (g, wv) = (exact_values(&got), exact_values(&want));
+            assert_eq!(g.len(), wv.len(), "{expr} {what}");
+            for k in 0..wv.len() {
+                assert!(
+                    same_c64(g[k], wv[k]),
+                    "{expr} {what} at {k}: compiled {}, interpreted {}",
+                    g[k],
+                    wv[k]
+                );
+            }
+        }
+    }
+}
+
+/// The inputs `z`, `w` (`z` again) and `u` of [`compiled_sums_and_products_within_the_bound`], by
+/// what they test: whole, strided both ways, transposed, empty, one element.
+fn reduction_inputs<'a, T: kiln::Element>(
+    z: &'a ndarray::Array2<T>,
+    u: &'a ndarray::Array2<T>,
+) -> Vec<(&'static str, Vec<(&'static str, ArrayArg<'a>)>)> {
+    use ndarray::s;
+    let three =
+        |zv: ndarray::ArrayView2<'a, T>, wv: ndarray::ArrayView2<'a, T>, uv: ndarray::ArrayView2<'a, T>| {
+            vec![("z", zv.into()), ("w", wv.into()), ("u", uv.into())]
+        };
+    vec![
+        ("whole", three(z.view(), z.view(), u.view())),
+        (
+            "strided",
+            three(
+                z.slice(s![..;2, ..;-3]),
+                z.slice(s![1..;2, ..;3]),
+                u.slice(s![..;2, ..;3]),
+            ),
+        ),
+        ("transposed", three(z.t(), z.t(), u.t())),
+        (
+            "empty",
+            three(z.slice(s![..0, ..]), z.slice(s![..0, ..]), u.slice(s![..0, ..])),
+        ),
+        (
+            "one",
+            three(
+                z.slice(s![..1, ..1]),
+                z.slice(s![..1, ..1]),
+                u.slice(s![..1, ..1]),
+            ),
+        ),
+    ]
+}
+
+/// Sums, means and products of complex values compiled (the JIT's both schedules, one thread and
+/// two over a chunked whole-array reduction): within the reductions' relative bound of the
+/// interpreter (a sum's error `n ε Σ|z|`, a product's `8 n ε Π|z|`, distances in the plane), over
+/// every axis and all, from views, empty and one element; a NaN or an infinite part where the
+/// interpreter has one. Each kernel compiled.
+#[test]
+fn compiled_sums_and_products_within_the_bound() {
+    use ndarray::Array2;
+    let (rows, cols) = (37, 203);
+    let z: Array2<Complex64> = Array2::from_shape_fn((rows, cols), |(r, c)| {
+        let k = (r * cols + c) as f64;
+        Complex64::new((k * 0.618).sin() * 1.5, (k * 0.371).cos() - 0.25)
+    });
+    // factors of modulus near 1, so that long products neither overflow nor vanish
+    let u: Array2<Complex64> = z.mapv(|v| Complex64::from_polar(1.0 + 0.01 * v.re, v.im));
+    let narrow = |a: &Array2<Complex64>| a.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
+    let (z64, u64) = (narrow(&z), narrow(&u));
+    let mut specials = z.clone();
+    specials[[3, 5]] = Complex64::new(f64::NAN, 1.0);
+    specials[[7, 9]] = Complex64::new(f64::INFINITY, -0.0);
+    specials[[7, 10]] = Complex64::new(2.0, f64::NEG_INFINITY);
+    let big: Array1<Complex64> = (0..300_000)
+        .map(|k| Complex64::new((k as f64 * 0.001).sin(), (k as f64 * 0.002).cos()))
+        .collect();
+    // each reduction and the interpreter's sum (mean, product) of the magnitudes, its bound's scale
+    let exprs = [
+        ("sum(z)", "sum(abs(z))"),
+        ("sum(z, axis=0)", "sum(abs(z), axis=0)"),
+        ("sum(z, axis=1)", "sum(abs(z), axis=1)"),
+        ("mean(z)", "mean(abs(z))"),
+        ("mean(z, axis=0)", "mean(abs(z), axis=0)"),
+        ("sum(z * w + 1j, axis=1)", "sum(abs(z * w + 1j), axis=1)"),
+        ("prod(u)", "prod(abs(u))"),
+        ("prod(u, axis=0)", "prod(abs(u), axis=0)"),
+        ("prod(u, axis=1)", "prod(abs(u), axis=1)"),
+    ];
+    let mut checked = 0;
+    for dtype in ["complex64", "complex128"] {
+        let eps = if dtype == "complex64" {
+            f32::EPSILON as f64
+        } else {
+            f64::EPSILON
+        };
+        let mut inputs = if dtype == "complex64" {
+            reduction_inputs(&z64, &u64)
+        } else {
+            reduction_inputs(&z, &u)
+        };
+        if dtype == "complex128" {
+            let specials = [
+                ("z", (&specials).into()),
+                ("w", (&specials).into()),
+                ("u", (&specials).into()),
+            ];
+            inputs.push(("specials", specials.to_vec()));
+        }
+        for (what, args) in &inputs {
+            for (expr, scale_expr) in exprs {
+                let runner = FusedRunner::compile_text(expr).unwrap();
+                let used: Vec<(&str, ArrayArg<'_>)> = args
+                    .iter()
+                    .filter(|(n, _)| runner.input_names().iter().any(|m| m == n))
+                    .map(|(n, a)| (*n, a.clone()))
+                    .collect();
+                let Ok(want) = runner.with_backend(kiln::interpreter()).run(&used) else {
+                    let got = FusedRunner::compile_text(expr).unwrap().run(&used);
+                    assert!(got.is_err(), "{dtype} {expr} {what}: the interpreter refuses it");
+                    continue;
+                };
+                let terms = used[0].1.shape().iter().product::<usize>().max(1) as f64;
+                let scale = FusedRunner::compile_text(scale_expr)
+                    .unwrap()
+                    .with_backend(kiln::interpreter())
+                    .run(&used)
+                    .unwrap_or_else(|e| panic!("{scale_expr}: {e}"));
+                let scale = exact_values(&scale);
+                for backend in ["jit", "jit-scalar"] {
+                    for threads in [1, 2] {
+                        let got = compiled_run(expr, backend, threads, &used, &format!("{dtype} {what}"));
+                        assert_eq!(got.dtype_name(), want.dtype_name(), "{dtype} {expr} {what}");
+                        assert_eq!(got.shape(), want.shape(), "{dtype} {expr} {what}");
+                        let factor = if expr.starts_with("prod") { 8.0 } else { 1.0 };
+                        let (g, w) = (exact_values(&got), exact_values(&want));
+                        for k in 0..w.len() {
+                            let ok = if w[k].re.is_finite() && w[k].im.is_finite() {
+                                let bound = factor * terms * eps * scale[k].re;
+                                (g[k] - w[k]).norm() <= bound
+                            } else {
+                                // a non-finite part the same; a finite one beside it close
+                                let part = |g: f64, w: f64| {
+                                    (g.is_nan() && w.is_nan())
+                                        || g == w
+                                        || w.is_finite()
+                                            && (g - w).abs() <= 4.0 * terms * eps * w.abs().max(1.0)
+                                };
+                                part(g[k].re, w[k].re) && part(g[k].im, w[k].im)
+                            };
+                            assert!(
+                                ok,
+                                "{dtype} {expr} {what} on {backend}, {threads} threads, at {k}: compiled {}, interpreted {}",
+                                g[k], w[k]
+                            );
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} reductions checked");
+    // a whole-array sum of more points than one chunk: its partials merged in chunk order
+    for threads in [1, 2] {
+        let args = [("z", ArrayArg::from(&big))];
+        let want = FusedRunner::compile_text("sum(z)")
+            .unwrap()
+            .with_backend(kiln::interpreter())
+            .run(&args)
+            .unwrap();
+        let got = FusedRunner::compile_text("sum(z)")
+            .unwrap()
+            .with_threads(threads)
+            .run(&args)
+            .unwrap();
+        let (g, w) = (exact_values(&got)[0], exact_values(&want)[0]);
+        let bound = big.len() as f64 * f64::EPSILON * big.iter().map(|v| v.norm()).sum::<f64>();
+        assert!((g - w).norm() <= bound, "sum of {} points: {g} vs {w}", big.len());
+    }
+}

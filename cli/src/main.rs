@@ -34,7 +34,7 @@ enum Command {
     Eval(EvalArgs),
     /// Print the kernel's IR and its broadcast plan.
     ///
-    /// Each --input is a .npy file or a dtype and shape, `NAME=f32[3,4]` (f64, f32, i64, i32, bool). An input not given is
+    /// Each --input is a .npy file or a dtype and shape, `NAME=f32[3,4]` (f64, f32, i64, i32, bool, c64, c128). An input not given is
     /// assumed to be f64[1024] when no input is given, else an f64 scalar.
     Explain(ExplainArgs),
     /// Race the seed kernels: fused SIMD, fused scalar, unfused ndarray and a hand-written loop.
@@ -249,8 +249,9 @@ fn load_inputs(specs: &[String]) -> CliResult<Vec<(String, NpyArray)>> {
 /// `f64[3,4]`, `f64[7,]` or `f32[]`: an array of zeros of that dtype and shape (for explain only;
 /// see [`npy::shape_spec`]).
 fn parse_shape_spec(value: &str) -> CliResult<Option<NpyArray>> {
-    // `i32[..]`, `i64[..]`, `bool[..]`: the shape read as an f64 spec's, zeros of that type
-    let integer = ["i32", "i64", "bool"]
+    // `i32[..]`, `i64[..]`, `bool[..]`, `c64[..]`, `c128[..]`: the shape read as an f64 spec's,
+    // zeros of that type
+    let integer = ["i32", "i64", "bool", "c64", "c128"]
         .into_iter()
         .find(|t| value.strip_prefix(t).is_some_and(|r| r.starts_with('[')));
     let spec = match integer {
@@ -269,6 +270,8 @@ fn parse_shape_spec(value: &str) -> CliResult<Option<NpyArray>> {
         return Ok(Some(match t {
             "i32" => NpyArray::I32(ndarray::ArrayD::zeros(shape)),
             "i64" => NpyArray::I64(ndarray::ArrayD::zeros(shape)),
+            "c64" => NpyArray::C64(ndarray::ArrayD::zeros(shape)),
+            "c128" => NpyArray::C128(ndarray::ArrayD::zeros(shape)),
             _ => NpyArray::Bool(ndarray::ArrayD::from_elem(shape, false)),
         }));
     }

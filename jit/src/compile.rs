@@ -208,6 +208,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
             MathRefs::import(module, func, st.dtype, &used, inline, &wide)?
         }
     };
+    if typed.as_ref().is_some_and(crate::typed::holds_complex) {
+        math.import_complex(module, func)?;
+    }
     if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
         math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
     }

@@ -135,6 +135,97 @@ pub fn register_symbols(builder: &mut JITBuilder) {
             builder.symbol(f.symbol(dtype), f.address(dtype));
         }
     }
+    for parts in [DType::F64, DType::F32] {
+        builder.symbol(complex_symbol("unary", parts), complex::unary_address(parts));
+        builder.symbol(complex_symbol("pow", parts), complex::pow_address(parts));
+    }
+}
+
+/// The symbol of the complex host function `what` ("unary", "pow") of complex values of `parts`
+/// parts (float64: complex128, float32: complex64).
+fn complex_symbol(what: &str, parts: DType) -> String {
+    format!("kiln_complex_{what}_{parts}")
+}
+
+/// Whether the complex host functions can be called: they return a complex number as two float64
+/// values (`#[repr(C)]` pair), which the C ABIs of Unix-like hosts return in two float registers,
+/// as Cranelift's two float results; Windows' returns it through memory.
+pub const COMPLEX_CALLS: bool = cfg!(not(windows));
+
+/// The host functions of complex values: the interpreter's own ([`kiln_ir::complex`]), taking and
+/// giving each part as a float64 (a complex64's float32 parts widened and narrowed exactly), so a
+/// call is bit-exact by construction.
+mod complex {
+    use kiln_ir::DType;
+    use kiln_ir::complex::{self as c, Out};
+    use kiln_ir::num_complex::Complex;
+    use kiln_ir::{Real, UnaryOp};
+
+    /// A complex number as two float64 registers (see [`super::COMPLEX_CALLS`]).
+    #[repr(C)]
+    pub struct Pair {
+        re: f64,
+        im: f64,
+    }
+
+    fn pair<T: Real>(z: Complex<T>) -> Pair {
+        Pair {
+            re: z.re.to_f64(),
+            im: z.im.to_f64(),
+        }
+    }
+
+    fn of<T: Real>(re: f64, im: f64) -> Complex<T> {
+        Complex {
+            re: T::from_f64(re),
+            im: T::from_f64(im),
+        }
+    }
+
+    /// `UnaryOp::ALL[op]` of `re + im i` in `T`; NaN parts for an opcode without a complex result
+    /// (the code calls only those with one: complex_lower.rs).
+    fn unary<T: Real>(op: i64, re: f64, im: f64) -> Pair {
+        let op = usize::try_from(op)
+            .ok()
+            .and_then(|i| UnaryOp::ALL.get(i).copied());
+        match op.map(|op| c::unary(op, of::<T>(re, im))) {
+            Some(Out::Complex(z)) => pair(z),
+            _ => Pair {
+                re: f64::NAN,
+                im: f64::NAN,
+            },
+        }
+    }
+
+    extern "C" fn unary_f64(op: i64, re: f64, im: f64) -> Pair {
+        unary::<f64>(op, re, im)
+    }
+
+    extern "C" fn unary_f32(op: i64, re: f64, im: f64) -> Pair {
+        unary::<f32>(op, re, im)
+    }
+
+    extern "C" fn pow_f64(ar: f64, ai: f64, br: f64, bi: f64) -> Pair {
+        pair(c::pow(of::<f64>(ar, ai), of::<f64>(br, bi)))
+    }
+
+    extern "C" fn pow_f32(ar: f64, ai: f64, br: f64, bi: f64) -> Pair {
+        pair(c::pow(of::<f32>(ar, ai), of::<f32>(br, bi)))
+    }
+
+    pub fn unary_address(parts: DType) -> *const u8 {
+        match parts {
+            DType::F64 => unary_f64 as *const u8,
+            DType::F32 => unary_f32 as *const u8,
+        }
+    }
+
+    pub fn pow_address(parts: DType) -> *const u8 {
+        match parts {
+            DType::F64 => pow_f64 as *const u8,
+            DType::F32 => pow_f32 as *const u8,
+        }
+    }
 }
 
 /// The host functions one kernel calls, imported into its function, and whether its vector math is
@@ -152,6 +243,9 @@ pub struct MathRefs {
     kept: Option<[FuncRef; 2]>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
     pub inline: bool,
+    /// The complex host functions (unary, pow) per parts' type, where
+    /// [`MathRefs::import_complex`] imported them.
+    complex: HashMap<(&'static str, DType), FuncRef>,
 }
 
 impl MathRefs {
@@ -202,7 +296,44 @@ impl MathRefs {
             sincos,
             kept: None,
             inline,
+            complex: HashMap::new(),
         })
+    }
+
+    /// Declares in `module` and imports into `func` what complex values call: the complex host
+    /// functions (`unary(op, re, im)` and `pow(ar, ai, br, bi)`, two float64 results) and `hypot`
+    /// (a complex number's magnitude), for both parts' types.
+    pub fn import_complex<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+    ) -> crate::Result<()> {
+        for parts in [DType::F64, DType::F32] {
+            for (what, ints, floats) in [("unary", 1, 2), ("pow", 0, 4)] {
+                let mut sig = Signature::new(module.isa().default_call_conv());
+                sig.params.extend(vec![AbiParam::new(types::I64); ints]);
+                sig.params.extend(vec![AbiParam::new(types::F64); floats]);
+                sig.returns.extend([AbiParam::new(types::F64); 2]);
+                let id = module.declare_function(&complex_symbol(what, parts), Linkage::Import, &sig)?;
+                self.complex
+                    .insert((what, parts), module.declare_func_in_func(id, func));
+            }
+            if let std::collections::hash_map::Entry::Vacant(e) = self.refs.entry((MathFn::Hypot, parts)) {
+                let ty = scalar_type(parts);
+                let mut sig = Signature::new(module.isa().default_call_conv());
+                sig.params.extend([AbiParam::new(ty); 2]);
+                sig.returns.push(AbiParam::new(ty));
+                let id = module.declare_function(&MathFn::Hypot.symbol(parts), Linkage::Import, &sig)?;
+                e.insert(module.declare_func_in_func(id, func));
+            }
+        }
+        Ok(())
+    }
+
+    /// The complex host function `what` ("unary" or "pow") of complex values of `parts` parts
+    /// (imported by [`MathRefs::import_complex`]).
+    pub fn complex(&self, what: &'static str, parts: DType) -> FuncRef {
+        self.complex[&(what, parts)]
     }
 
     /// Declares in `module` and imports into `func` the kept sum's row steps on `dtype` (registered

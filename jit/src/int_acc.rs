@@ -23,7 +23,9 @@ impl Gen<'_, '_> {
     /// The type of a typed kernel's values where they fold in int64 accumulators (bool and
     /// integer values); None for float values and float kernels.
     pub(crate) fn int_values(&self) -> Option<ElemType> {
-        self.typed.map(|t| t.value_type()).filter(|t| !t.is_float())
+        self.typed
+            .map(|t| t.value_type())
+            .filter(|t| !t.is_float() && !t.is_complex())
     }
 
     fn int_ty(w: W) -> Type {

@@ -185,7 +185,12 @@ impl TypedValues {
     /// Whether the values fold in int64 accumulators (bool and integer values); float values fold
     /// as a float kernel's.
     pub fn int_acc(self) -> bool {
-        !self.values.is_float()
+        !self.values.is_float() && !self.values.is_complex()
+    }
+
+    /// Whether the values fold as complex pairs (complex_acc.rs: two float64 words per slot).
+    pub fn complex_acc(self) -> bool {
+        self.values.is_complex()
     }
 }
 

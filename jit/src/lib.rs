@@ -79,6 +79,8 @@ mod call;
 mod check;
 mod clif;
 mod compile;
+mod complex_acc;
+mod complex_lower;
 mod compound;
 mod error;
 mod execute;

@@ -92,6 +92,10 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// A scalar input element `s` (as [`Gen::load_input`] gives it) splat to a vector: a typed
     /// kernel's bool (`i8` 0 / 1) as its lane mask.
     pub fn splat_input(&mut self, s: Value, stored: Option<ElemType>) -> Value {
+        // a complex value has no vector form: its kernel runs one point at a time (complex_lower.rs)
+        if stored.is_some_and(ElemType::is_complex) {
+            return s;
+        }
         if self.typed.is_some() && stored == Some(ElemType::Bool) {
             let wide = self.b.ins().uextend(self.it, s);
             let mask = self.b.ins().ineg(wide);
@@ -212,12 +216,18 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn store_typed(&mut self, t: ElemType, v: Value, addr: Value, offset: i64) {
         let shift = crate::run::stored_shift(self.size as usize, t);
         let at = self.b.ins().iadd_imm_s(addr, offset);
-        let at = if shift == 0 {
-            at
-        } else {
-            self.b.ins().ushr_imm_u(at, i64::from(shift))
-        };
+        let at = self.own_address(at, shift);
         self.tg().store(t, v, at);
+    }
+
+    /// An element's own address from the code's address `at` of an element stored with
+    /// [`crate::run::stored_shift`] `shift` (the inverse of [`crate::run::code_address`]).
+    fn own_address(&mut self, at: Value, shift: i32) -> Value {
+        match shift {
+            0 => at,
+            s if s > 0 => self.b.ins().ushr_imm_u(at, i64::from(s)),
+            s => self.b.ins().ishl_imm_u(at, i64::from(-s)),
+        }
     }
 
     /// Loads one element (`Scalar`) or one vector at `addr + offset` bytes.
@@ -236,12 +246,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             return self.load(w, addr, offset);
         };
         let shift = crate::run::stored_shift(self.size as usize, t);
-        let at = if shift == 0 {
-            addr
+        let at = self.own_address(addr, shift);
+        let off = if shift >= 0 {
+            offset >> shift
         } else {
-            self.b.ins().ushr_imm_u(addr, i64::from(shift))
-        };
-        let off = (offset >> shift) as i32;
+            offset << -shift
+        } as i32;
         let vector = w == W::Vector;
         if self.typed.is_some() {
             // a typed kernel's input in its own type, as the typed lowering holds it
@@ -339,7 +349,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
             }
             ElemType::F64 => return self.b.ins().load(types::F64, mem(), at, off),
-            ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
+            ElemType::C64 | ElemType::C128 => unreachable!(
+                "a float kernel reads no complex input (a typed kernel loads it: complex_lower.rs)"
+            ),
         };
         self.b.ins().fcvt_from_sint(self.t, x)
     }
@@ -453,7 +465,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         params: Value,
         t: ElemType,
     ) -> Value {
-        let shift = i64::from(crate::run::stored_shift(self.size as usize, t));
+        let shift = crate::run::stored_shift(self.size as usize, t);
         let (mut addr, step_bytes) = self.first_lane(row, jb, off_bytes, step, params);
         let lanes = if w == W::Vector { self.lanes } else { 1 };
         if self.typed.is_some() {
@@ -464,7 +476,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if l > 0 {
                     addr = self.b.ins().iadd(addr, step_bytes);
                 }
-                let real = self.b.ins().ushr_imm_u(addr, shift);
+                let real = self.own_address(addr, shift);
                 scalars.push(self.tg().load(t, real, false));
             }
             return match w {
@@ -477,7 +489,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             if l > 0 {
                 addr = self.b.ins().iadd(addr, step_bytes);
             }
-            let real = self.b.ins().ushr_imm_u(addr, shift);
+            let real = self.own_address(addr, shift);
             let x = self.load_scalar_input(t, real, 0);
             v = match w {
                 W::Scalar => x,

@@ -26,6 +26,9 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// A typed kernel's reduction (or sibling reductions) of bool or integer values (their type):
     /// one int64 word per slot (per component) in the f64 buffer (see int_acc.rs).
     ints: Option<ElemType>,
+    /// A typed kernel's reduction of complex values (their type): two f64 words (re, im) per slot
+    /// in the f64 buffer (see complex_acc.rs).
+    complex: Option<ElemType>,
     chunked: bool,
     dest: Option<&'a mut [T]>,
     ws: &'a mut Workspace,
@@ -66,6 +69,12 @@ impl<'a, T: Elem> Outputs<'a, T> {
                     t.int_acc() && (st.mode.reduce_op().is_some() || matches!(st.mode, Mode::Siblings(_)))
                 })
                 .map(|t| t.values),
+            complex: st
+                .typed
+                .filter(|t| {
+                    t.complex_acc() && st.mode.reduce_op().is_some_and(crate::complex_acc::folds_pairs)
+                })
+                .map(|t| t.values),
             typed_map: st.typed.filter(|_| st.mode.stores_points()).map(|t| t.output),
             typed_out: None,
             chunked: plan.chunks.is_some(),
@@ -95,6 +104,16 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut o.val_t, &mut o.val_f64, &mut o.idx)
         };
         let (compound, siblings) = (o.compound, o.siblings);
+        if let (Some(op), Some(_)) = (op, o.complex) {
+            // from its identity only (the executor runs any other start on the typed interpreter)
+            if cfg.start != Start::Identity {
+                return Err(crate::JitError::Unsupported(
+                    "a reduction of complex values from a start other than its identity".into(),
+                ));
+            }
+            let id = crate::complex_acc::identity(op);
+            return refill(vf, n.saturating_mul(2), |i| id[i % 2]);
+        }
         if let (Some(op), Some(vt)) = (op, o.ints) {
             // a typed reduction starts at its identity, or each output at its start as int64 (a
             // chunked one's partials at the identity, merged from its start in `finish`)
@@ -184,7 +203,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 (vf.as_mut_ptr().cast(), vf.len() * 8)
             }
             (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
-            // a typed map's or scan's output: its address shifted up as far as a stored input's (run.rs,
+            // a typed map's or scan's output: its address shifted as far as a stored input's (run.rs,
             // `InputRef::base`), so the code steps it in elements of `T` and shifts each store's
             // address back; as many bytes as elements of `T` it holds, which is what it steps over
             _ if let Some(v) = self.typed_out.as_mut() => typed_target(v, size),
@@ -271,6 +290,14 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 shape,
                 values: T::values(out),
             });
+        }
+        if let (Some(ct), Some(op)) = (self.complex, self.op) {
+            let words: &[f64] = if self.chunked {
+                T::partials(self.ws).0
+            } else {
+                &val_f64
+            };
+            return Some(complex_tensor(op, ct, words, self.chunked, geo));
         }
         if let (Some(vt), Some(op)) = (self.ints, self.op) {
             let (words, idx): (&[f64], Vec<i64>) = if self.chunked {
@@ -364,9 +391,8 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Ge
 pub(crate) fn typed_target(v: &mut Values, size: usize) -> (*mut u8, usize) {
     let (ptr, len, t) = values_ptr(v);
     let shift = crate::run::stored_shift(size, t);
-    // an exposed user-space address (below 2^48) shifted by at most 3 does not wrap; no Rust code
-    // dereferences it
-    let addr = ptr.expose_provenance() << shift;
+    // an exposed address no Rust code dereferences through this pointer
+    let addr = crate::run::code_address(ptr.expose_provenance(), shift);
     (std::ptr::without_provenance_mut(addr), len * size)
 }
 
@@ -506,6 +532,53 @@ fn refill<X>(v: &mut Vec<X>, n: usize, f: impl Fn(usize) -> X) -> Result<()> {
     Ok(())
 }
 
+/// The result of a reduction of complex values of type `ct` from its slots' words (`words[2s]`,
+/// `words[2s + 1]`: slot `s`'s real and imaginary parts, see complex_acc.rs): a chunked one's
+/// partials merged in chunk order into one, a sum's parts finished as float sums are
+/// ([`ReduceOp::finish`]'s sign rule) and rounded once to the parts' type.
+fn complex_tensor(op: ReduceOp, ct: ElemType, words: &[f64], chunked: bool, geo: &Geometry) -> Tensor {
+    use kiln_ir::num_complex::Complex;
+    fn values<P: kiln_ir::Real>(op: ReduceOp, words: &[f64], chunked: bool) -> Vec<Complex<P>> {
+        let slots = words
+            .chunks_exact(2)
+            .map(|w| Complex::new(P::from_f64(w[0]), P::from_f64(w[1])));
+        let finish = |z: Complex<f64>| {
+            Complex::new(
+                P::from_f64(op.finish(z.re, false)),
+                P::from_f64(op.finish(z.im, false)),
+            )
+        };
+        match op {
+            // a product's words hold its parts' own values (widened exactly)
+            ReduceOp::Prod if chunked => {
+                let one = Complex::new(P::ONE, P::ZERO);
+                vec![slots.fold(one, kiln_ir::complex::mul)]
+            }
+            ReduceOp::Prod => slots.collect(),
+            _ => {
+                let sums = words.chunks_exact(2).map(|w| Complex::new(w[0], w[1]));
+                if chunked {
+                    let [re, im] = crate::complex_acc::identity(op);
+                    let total = sums.fold(Complex::new(re, im), |a, p| {
+                        Complex::new(op.merge(a.re, p.re), op.merge(a.im, p.im))
+                    });
+                    vec![finish(total)]
+                } else {
+                    sums.map(finish).collect()
+                }
+            }
+        }
+    }
+    let values = match ct {
+        ElemType::C64 => Values::C64(values::<f32>(op, words, chunked)),
+        _ => Values::C128(values::<f64>(op, words, chunked)),
+    };
+    Tensor {
+        shape: geo.out_shape.clone(),
+        values,
+    }
+}
+
 /// `v` cleared and refilled with `n` copies of `x`.
 fn fill<X: Copy>(v: &mut Vec<X>, n: usize, x: X) -> Result<()> {
     v.clear();
@@ -554,7 +627,7 @@ fn tensor<T: Elem>(
             Values::F32(v.iter().map(|x| x.to_f64() as f32).collect())
         }
         ElemType::F32 | ElemType::F64 => T::values(v),
-        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
+        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not compiles maps of complex values only"),
     };
     let values = match st.mode.reduce_op() {
         None => floats(val_t),

@@ -33,6 +33,9 @@ pub fn acc_bytes(op: ReduceOp, dtype: DType) -> i64 {
 impl Gen<'_, '_> {
     /// The types of an accumulator of `op` at width `w`.
     pub fn acc_types(&self, op: ReduceOp, w: W) -> Vec<Type> {
+        if let Some(ct) = self.complex_values(op) {
+            return Self::complex_acc_types(op, ct);
+        }
         if self.int_values().is_some() {
             return Self::int_acc_types(op, w);
         }
@@ -51,6 +54,9 @@ impl Gen<'_, '_> {
 
     /// The identity of `op` at width `w`.
     pub fn acc_identity(&mut self, op: ReduceOp, w: W) -> Vec<Value> {
+        if let Some(ct) = self.complex_values(op) {
+            return self.complex_acc_identity(op, ct);
+        }
         if self.int_values().is_some() {
             return self.int_acc_identity(op, w);
         }
@@ -115,6 +121,9 @@ impl Gen<'_, '_> {
         v: Value,
         ridx: Option<Value>,
     ) -> Vec<Value> {
+        if let Some(ct) = self.complex_values(op) {
+            return self.complex_acc_update(op, ct, acc, v);
+        }
         if let Some(vt) = self.int_values() {
             return self.int_acc_update(op, vt, acc, v, ridx);
         }
@@ -135,13 +144,17 @@ impl Gen<'_, '_> {
             }
             ReduceOp::Min => vec![self.minimum(acc[0], v)],
             ReduceOp::Max => vec![self.maximum(acc[0], v)],
-            ReduceOp::Any => {
-                let m = self.truth_mask(w, v);
-                vec![self.b.ins().bor(acc[0], m)]
-            }
-            ReduceOp::All => {
-                let m = self.truth_mask(w, v);
-                vec![self.b.ins().band(acc[0], m)]
+            ReduceOp::Any | ReduceOp::All => {
+                // a complex value's truth: a nonzero part (complex_lower.rs)
+                let m = match self.typed.map(|t| t.value_type()).filter(|t| t.is_complex()) {
+                    Some(ct) => self.tg().complex_cast(v, ct, ElemType::Bool),
+                    None => self.truth_mask(w, v),
+                };
+                if op == ReduceOp::Any {
+                    vec![self.b.ins().bor(acc[0], m)]
+                } else {
+                    vec![self.b.ins().band(acc[0], m)]
+                }
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {
                 let (best, idx) = (acc[0], acc[1]);
@@ -171,6 +184,9 @@ impl Gen<'_, '_> {
     /// as a balanced tree so that the grouping depends only on the number of values. One add into
     /// `acc` (one read-modify-write of a kept output) per group instead of one per row.
     pub fn acc_update_rows(&mut self, w: W, acc: &[Value], vs: &[Value]) -> Vec<Value> {
+        if let Some(ct) = self.complex_values(ReduceOp::Sum) {
+            return self.complex_acc_update_rows(ReduceOp::Sum, ct, acc, vs);
+        }
         if let Some(vt) = self.int_values() {
             return self.int_acc_update_rows(vt, acc, vs);
         }
@@ -196,6 +212,9 @@ impl Gen<'_, '_> {
 
     /// Order-independent merge of two scalar partial results `a` (the state) and `c`.
     pub fn acc_merge_scalar(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
+        if let Some(ct) = self.complex_values(op) {
+            return self.complex_acc_merge_all(op, ct, [a.to_vec(), c.to_vec()]);
+        }
         if self.int_values().is_some() {
             return self.int_acc_merge_scalar(op, a, c);
         }
@@ -237,6 +256,10 @@ impl Gen<'_, '_> {
 
     /// Merges vector accumulators `slots` and the scalar accumulator `tail` into one scalar partial.
     pub fn acc_fold(&mut self, op: ReduceOp, slots: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
+        if let Some(ct) = self.complex_values(op) {
+            let parts = slots.iter().cloned().chain(std::iter::once(tail));
+            return self.complex_acc_merge_all(op, ct, parts);
+        }
         if self.int_values().is_some() {
             return self.int_acc_fold(op, slots, tail);
         }
@@ -311,6 +334,9 @@ impl Gen<'_, '_> {
         o: Value,
         off: i64,
     ) -> Vec<Value> {
+        if let Some(ct) = self.complex_values(op) {
+            return self.complex_acc_load(op, ct, out_val, o, off);
+        }
         if self.int_values().is_some() {
             return self.int_acc_load(op, w, out_val, out_idx, o, off);
         }
@@ -354,6 +380,9 @@ impl Gen<'_, '_> {
         off: i64,
         acc: &[Value],
     ) {
+        if self.complex_values(op).is_some() {
+            return self.complex_acc_store(out_val, o, off, acc);
+        }
         if self.int_values().is_some() {
             return self.int_acc_store(op, out_val, out_idx, o, off, acc);
         }

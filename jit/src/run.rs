@@ -161,20 +161,20 @@ pub enum InputRef<'a, T> {
 
 impl<T> InputRef<'_, T> {
     /// The address of the element at offset 0, the base the code adds its offsets to. A stored
-    /// input's is its address times `size_of::<T>() / its element size` (a power of two, at least
-    /// 1: `Structure::new` refused any other conversion, check.rs any other type): the code steps
-    /// every input by offsets in elements of `T`,
-    /// and the stored input's load divides the sum back into its own address (lower.rs,
-    /// `Gen::load_input`), so a row's arithmetic is the same for every input.
+    /// input's is its address as [`code_address`] makes it (times `size_of::<T>() / its element
+    /// size` for a narrower element, divided by the ratio for a wider one: a complex128 in float64
+    /// lanes; powers of two: `Structure::new` refused any other conversion, check.rs any other
+    /// type): the code steps every input by offsets in elements of `T`, and the stored input's load
+    /// shifts the sum back into its own address (lower.rs, `Gen::load_input`), so a row's
+    /// arithmetic is the same for every input.
     pub(crate) fn base(&self) -> *const u8 {
         match self {
             InputRef::Slice(s) => s.as_ptr().cast(),
             InputRef::View(v) => v.as_ptr().cast(),
             InputRef::Stored(s) => {
                 let shift = stored_shift(std::mem::size_of::<T>(), s.ty());
-                // a user-space address (below 2^48) shifted by at most 3: it does not wrap; no Rust
-                // code dereferences it (the code shifts it back first)
-                std::ptr::without_provenance((s.ptr() as usize) << shift)
+                // no Rust code dereferences it (the code shifts it back first)
+                std::ptr::without_provenance(code_address(s.ptr() as usize, shift))
             }
             // the destination's address is taken where the outputs are (execute.rs)
             InputRef::Destination | InputRef::Output(_) => std::ptr::null(),
@@ -182,10 +182,26 @@ impl<T> InputRef<'_, T> {
     }
 }
 
-/// How far a stored input's address is shifted for a kernel of elements of `size` bytes (see
-/// [`InputRef::base`]): `log2(size / t.size())`, 0 where `t` is not narrower.
-pub(crate) fn stored_shift(size: usize, t: ElemType) -> u32 {
-    (size / elem_size(t)).max(1).trailing_zeros()
+/// How far a stored element's address is shifted for a kernel of elements of `size` bytes (see
+/// [`InputRef::base`]): `log2(size / t.size())` where `t` is narrower (the code's address is the
+/// element's shifted left, its loads shift right), `-log2(t.size() / size)` where it is wider (a
+/// complex128's 16 bytes in float64 lanes: the code's address is the element's shifted right, its
+/// loads shift left), 0 for the same size.
+pub(crate) fn stored_shift(size: usize, t: ElemType) -> i32 {
+    let e = elem_size(t);
+    if e <= size {
+        (size / e).trailing_zeros() as i32
+    } else {
+        -((e / size).trailing_zeros() as i32)
+    }
+}
+
+/// The address the code steps from for an element whose own address is `addr` ([`stored_shift`]
+/// `shift`): shifted left for a narrower element (a user-space address, below 2^48, shifted by at
+/// most 3 does not wrap), right for a wider one (exact: a complex element's address is a multiple
+/// of its parts' size, at least the shift's power of two).
+pub(crate) fn code_address(addr: usize, shift: i32) -> usize {
+    if shift >= 0 { addr << shift } else { addr >> -shift }
 }
 
 /// The bytes of one element of `t`.

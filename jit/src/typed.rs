@@ -11,6 +11,10 @@
 //! checks are every kernel's. Each input is read in its own type where it is (stored,
 //! [`kiln_ir::InputDecl::stored`]); a map's values are stored in their own type (bools one byte 0 /
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs).
+//!
+//! **Complex values** run one point at a time ([`holds_complex`]), each one register of its two
+//! parts (`complex_lower`); maps of them compile, and their sums, products (`complex_acc`), `any`
+//! and `all`, not yet their scans.
 
 use crate::typed_lower::{bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles};
 use kiln_ir::scan::Scan;
@@ -20,19 +24,26 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// Why the code generator does not compile the typed kernel `kernel` ([`crate::compile_typed`]), if
 /// it does not (it then runs on the typed interpreter): it compiles maps, reductions over any axes
 /// (bool, integer and float values; float32 values fold in float64, as a float32 kernel's sums
-/// do) and scans (bool and integer values in an int64 state, float values as a float kernel's); a map of several outputs, each of its own type, and a
-/// reduction of every axis beside such maps, in one pass; sibling reductions of bool or integer
-/// values of one type in one pass.
+/// do) and scans (bool and integer values in an int64 state, float values as a float kernel's); a
+/// map of several outputs, each of its own type, and a reduction of every axis beside such maps, in
+/// one pass; sibling reductions of bool or integer values of one type in one pass; of complex
+/// values, maps, sums, products, `any` and `all`.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
-    let arena = &k.arena;
-    if kernel.input_types.iter().any(|t| t.is_complex())
-        || arena
-            .reachable_all(&k.roots())
-            .into_iter()
-            .any(|id| kernel.type_of(id).is_complex())
-    {
-        return Some("complex values (not compiled yet: the typed interpreter computes them)".into());
+    let complex_compiles = match &k.kind {
+        KernelKind::Map => true,
+        KernelKind::Reduce { op, .. } => crate::complex_acc::compiles(*op),
+        _ => false,
+    };
+    if kernel.value_type().is_complex() && !complex_compiles {
+        let what = match &k.kind {
+            KernelKind::Reduce { op, .. } => op.name(),
+            KernelKind::Scan(s) => s.op.name(),
+            _ => "reduction",
+        };
+        return Some(format!(
+            "the {what} of complex values (not compiled yet: the typed interpreter computes it)"
+        ));
     }
     match &k.kind {
         KernelKind::Map | KernelKind::Reduce { .. } => {}
@@ -119,6 +130,7 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
             Node::Unary(op, a) => {
                 use kiln_ir::UnaryOp::*;
                 let compiles = match t(a) {
+                    ta if ta.is_complex() => crate::complex_lower::unary_compiles(op),
                     ElemType::Bool => matches!(op, Not | Invert | Abs | IsNan | IsInf | IsFinite),
                     ta if ta.is_integer() => matches!(
                         op,
@@ -156,7 +168,11 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                 if ta != t(b) {
                     return Some(format!("{op} of {ta} and {}", t(b)));
                 }
-                if (ta.is_float() && !float_binary_compiles(op))
+                let complex = ta.is_complex() || op == Complex;
+                if complex && !crate::complex_lower::binary_compiles(op, ta) {
+                    return Some(format!("{op} of {ta}"));
+                }
+                if (ta.is_float() && !complex && !float_binary_compiles(op))
                     || (ta.is_integer() && !int_binary_compiles(op))
                     || (ta == ElemType::Bool && !bools)
                 {
@@ -166,6 +182,28 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether `kernel` holds a complex value (an input, or a value its outputs reach): it then runs
+/// one point at a time, each complex value one 128-bit register of its two parts (see
+/// `complex_lower`), whatever schedule is asked for ([`crate::KernelKey::typed`]).
+pub fn holds_complex(kernel: &TypedKernel) -> bool {
+    let k = &kernel.kernel;
+    kernel.input_types.iter().any(|t| t.is_complex())
+        || k.arena
+            .reachable_all(&k.roots())
+            .into_iter()
+            .any(|id| kernel.type_of(id).is_complex())
+}
+
+/// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2),
+/// or 1 for a kernel of complex values ([`holds_complex`]).
+pub fn points_per_step(kernel: &TypedKernel) -> u8 {
+    if holds_complex(kernel) {
+        1
+    } else {
+        crate::Schedule::vector_lanes(lanes_dtype(kernel))
+    }
 }
 
 /// The lanes `kernel`'s values (every output's) fill (see the module doc): 4 where they are all 32

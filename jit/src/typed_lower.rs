@@ -136,7 +136,8 @@ pub(crate) fn scalar_type(t: ElemType) -> Type {
         ElemType::I64 => types::I64,
         ElemType::F32 => types::F32,
         ElemType::F64 => types::F64,
-        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
+        // one register of both parts (complex_lower.rs)
+        ElemType::C64 | ElemType::C128 => crate::complex_lower::register_type(t),
     }
 }
 
@@ -214,7 +215,7 @@ impl TypedGen<'_, '_> {
             Scalar::I64(v) => self.b.ins().iconst(types::I64, v),
             Scalar::F32(v) => self.b.ins().f32const(v),
             Scalar::F64(v) => self.b.ins().f64const(v),
-            Scalar::C64(_) | Scalar::C128(_) => unreachable!("typed::why_not refuses complex kernels"),
+            Scalar::C64(_) | Scalar::C128(_) => return self.complex_konst(s),
         };
         if vector {
             let vt = self.ty(t, true);
@@ -227,6 +228,9 @@ impl TypedGen<'_, '_> {
     /// Loads one element of type `t` at `addr` (scalar) or `lanes` elements (vector; bools one byte
     /// each, made into a mask).
     pub fn load(&mut self, t: ElemType, addr: Value, vector: bool) -> Value {
+        if t.is_complex() {
+            return self.complex_load(t, addr);
+        }
         if t == ElemType::Bool {
             if !vector {
                 return self.b.ins().load(types::I8, mem(), addr, 0);
@@ -259,6 +263,9 @@ impl TypedGen<'_, '_> {
 
     /// Stores `v` (of type `t`) at `addr`: bools as one byte 0 / 1 each.
     pub fn store(&mut self, t: ElemType, v: Value, addr: Value) {
+        if t.is_complex() {
+            return self.complex_store(t, v, addr);
+        }
         if t == ElemType::Bool && self.is_vector(v) {
             // masks to 0 / 1, narrowed to bytes (unsigned saturation keeps 0 and 1), stored at once
             let v = if self.lanes == 2 { self.narrow_lanes(v) } else { v };
@@ -312,7 +319,8 @@ impl TypedGen<'_, '_> {
 
     /// Bitwise select on masks or a scalar select on a bool (`i8` 0 / 1).
     fn pick(&mut self, c: Value, a: Value, b: Value) -> Value {
-        if !self.is_vector(a) {
+        // a scalar bool: a scalar select (of scalars, or of complex values' registers)
+        if !self.is_vector(c) {
             return self.b.ins().select(c, a, b);
         }
         let (ta, tc) = (self.b.func.dfg.value_type(a), self.b.func.dfg.value_type(c));
@@ -387,6 +395,9 @@ impl TypedGen<'_, '_> {
         use ElemType::*;
         if from == to {
             return x;
+        }
+        if from.is_complex() || to.is_complex() {
+            return self.complex_cast(x, from, to);
         }
         let vector = self.is_vector(x);
         match (from, to) {
@@ -515,6 +526,9 @@ impl TypedGen<'_, '_> {
     /// A unary opcode on `x` of type `t` (the operand's), giving a value of type `out`.
     pub fn unary(&mut self, op: UnaryOp, x: Value, t: ElemType) -> Value {
         use UnaryOp::*;
+        if t.is_complex() {
+            return self.complex_unary(op, x, t);
+        }
         let vector = self.is_vector(x);
         if t == ElemType::Bool {
             return match op {
@@ -620,6 +634,12 @@ impl TypedGen<'_, '_> {
         b_const: Option<Scalar>,
     ) -> Value {
         use BinaryOp::*;
+        if op == Complex {
+            return self.complex_of(a, b);
+        }
+        if t.is_complex() {
+            return self.complex_binary(op, a, b, t);
+        }
         if t == ElemType::Bool {
             return match op {
                 Add | Max | Fmax | Or | BitOr => self.b.ins().bor(a, b),

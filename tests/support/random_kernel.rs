@@ -24,8 +24,11 @@
 //! updates and the runner of several results.
 //!
 //! Everything the generator knows of an element type is in the first section (`Data`, `each_data!`,
-//! `with_elem!`, `TYPES`, `Class`, the `Elem` trait and its impls, [`same`]): another type class
-//! (complex) is one more variant, arm and impl there, and its class's rules in the tree generator.
+//! `with_elem!`, `TYPES`, `Class`, the `Elem` trait and its impls, [`same`]), and each class's rules
+//! in the tree generator. A complex home (complex64, complex128) draws complex trees: its inputs
+//! beside real ones, the operators complex values have (an operand of another is cast to its real
+//! part first), `complex()` of two real subtrees; its sums, means and products are compared by
+//! their distance in the plane.
 
 #![allow(dead_code, unused_macros, unused_imports)] // each includer uses a different part
 
@@ -34,6 +37,7 @@
 mod kit;
 
 use arbitrary::{Result, Unstructured};
+use kiln::kiln_ir::num_complex::{Complex32, Complex64};
 use kiln::kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 use kiln::{ArrayArg, Axes, Element, Expr, ExprNode, FusedRunner, Output, ScanOptions};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
@@ -50,6 +54,8 @@ pub enum Data {
     I64(ArrayD<i64>),
     F32(ArrayD<f32>),
     F64(ArrayD<f64>),
+    C64(ArrayD<Complex32>),
+    C128(ArrayD<Complex64>),
 }
 
 /// `$body` with `$a` bound to the array of `$data`, whatever its element type (`$a: &ArrayD<T>`
@@ -62,6 +68,8 @@ macro_rules! each_data {
             Data::I64($a) => $body,
             Data::F32($a) => $body,
             Data::F64($a) => $body,
+            Data::C64($a) => $body,
+            Data::C128($a) => $body,
         }
     };
 }
@@ -91,15 +99,25 @@ macro_rules! with_elem {
                 type $t = f64;
                 $body
             }
-            // complex values are tests/complex.rs's until the code generator compiles them
-            ElemType::C64 | ElemType::C128 => unreachable!("the generator draws no complex type (TYPES)"),
+            ElemType::C64 => {
+                type $t = kiln::kiln_ir::num_complex::Complex32;
+                $body
+            }
+            ElemType::C128 => {
+                type $t = kiln::kiln_ir::num_complex::Complex64;
+                $body
+            }
         }
     };
 }
 pub(crate) use with_elem;
 
 /// Every element type, the home types of the parity suite.
-pub const TYPES: [ElemType; 5] = [
+pub const TYPES: [ElemType; 7] = ElemType::ALL;
+
+/// The real types, which every case draws its other inputs and casts from (a complex home's
+/// first input is complex), and [`Case::arbitrary`] its home from.
+pub const REAL_TYPES: [ElemType; 5] = [
     ElemType::Bool,
     ElemType::I32,
     ElemType::I64,
@@ -115,6 +133,7 @@ pub enum Class {
     Bool,
     Int,
     Float,
+    Complex,
 }
 
 impl Class {
@@ -123,7 +142,7 @@ impl Class {
             ElemType::Bool => Class::Bool,
             ElemType::I32 | ElemType::I64 => Class::Int,
             ElemType::F32 | ElemType::F64 => Class::Float,
-            ElemType::C64 | ElemType::C128 => unreachable!("the generator draws no complex type (TYPES)"),
+            ElemType::C64 | ElemType::C128 => Class::Complex,
         }
     }
 }
@@ -220,6 +239,59 @@ impl Elem for f64 {
     }
 }
 
+/// The parts of the complex edge values, paired each with each: zeros of both signs, ±1, a half,
+/// NaNs of both signs, ±inf, the extremes, a subnormal (a small set: the parity suite pairs each
+/// complex edge value with each).
+const EDGE_PARTS: [f64; 11] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.5,
+    0.5,
+    f64::NAN,
+    -f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::MAX,
+    -5e-324,
+];
+
+impl Elem for Complex32 {
+    fn draw(u: &mut Unstructured<'_>) -> Result<Complex32> {
+        Ok(Complex32::new(float(u)? as f32, float(u)? as f32))
+    }
+    fn edges() -> Vec<Complex32> {
+        Complex64::edges()
+            .into_iter()
+            .map(|z| Complex32::new(z.re as f32, z.im as f32))
+            .collect()
+    }
+    fn same(a: &Complex32, b: &Complex32) -> bool {
+        f32::same(&a.re, &b.re) && f32::same(&a.im, &b.im)
+    }
+    fn data(a: ArrayD<Complex32>) -> Data {
+        Data::C64(a)
+    }
+}
+
+impl Elem for Complex64 {
+    fn draw(u: &mut Unstructured<'_>) -> Result<Complex64> {
+        Ok(Complex64::new(float(u)?, float(u)?))
+    }
+    fn edges() -> Vec<Complex64> {
+        EDGE_PARTS
+            .iter()
+            .flat_map(|&re| EDGE_PARTS.iter().map(move |&im| Complex64::new(re, im)))
+            .collect()
+    }
+    fn same(a: &Complex64, b: &Complex64) -> bool {
+        kit::same_bits(a.re, b.re) && kit::same_bits(a.im, b.im)
+    }
+    fn data(a: ArrayD<Complex64>) -> Data {
+        Data::C128(a)
+    }
+}
+
 /// The same dtype, shape and elements, bit for bit (any NaN equal to any NaN, the sign of zero
 /// counts); `Err` names the first difference.
 pub fn same(want: &Output, got: &Output) -> std::result::Result<(), String> {
@@ -230,6 +302,8 @@ pub fn same(want: &Output, got: &Output) -> std::result::Result<(), String> {
         (Output::I64(a), Output::I64(b)) => same_arrays(a, b),
         (Output::F32(a), Output::F32(b)) => same_arrays(a, b),
         (Output::F64(a), Output::F64(b)) => same_arrays(a, b),
+        (Output::C64(a), Output::C64(b)) => same_arrays(a, b),
+        (Output::C128(a), Output::C128(b)) => same_arrays(a, b),
         _ => unreachable!("the dtypes are equal (checked above)"),
     }
 }
@@ -237,6 +311,23 @@ pub fn same(want: &Output, got: &Output) -> std::result::Result<(), String> {
 /// Whether a result is of the float class (compared by the float rules).
 fn is_float(o: &Output) -> bool {
     matches!(o, Output::F32(_) | Output::F64(_))
+}
+
+/// Whether a result is complex (compared by the float rules, as a distance in the plane).
+fn is_complex(o: &Output) -> bool {
+    matches!(o, Output::C64(_) | Output::C128(_))
+}
+
+/// A complex result's values as complex128 (a complex64's widened exactly).
+fn complex_values(o: &Output) -> Vec<Complex64> {
+    match o {
+        Output::C64(a) => a
+            .iter()
+            .map(|z| Complex64::new(z.re.into(), z.im.into()))
+            .collect(),
+        Output::C128(a) => a.iter().copied().collect(),
+        _ => unreachable!("a complex result"),
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -615,6 +706,33 @@ struct Trees<'a> {
     inputs: &'a [(String, ElemType)],
     rank: usize,
     mixed: bool,
+    /// A complex home's type (its trees cast to it now and then, and draw `complex()`, `real`,
+    /// `imag`, `conj`).
+    complex: Option<ElemType>,
+}
+
+/// Whether a unary opcode takes a complex operand (the typing refuses the others).
+fn complex_unary(op: UnaryOp) -> bool {
+    use UnaryOp::*;
+    !matches!(
+        op,
+        Floor | Ceil | Trunc | Erf | Erfc | Cbrt | Deg2Rad | Rad2Deg | Invert | Signbit
+    )
+}
+
+/// Whether a binary opcode takes complex operands.
+fn complex_binary(op: BinaryOp) -> bool {
+    use BinaryOp::*;
+    matches!(op, Add | Sub | Mul | Div | Pow | Eq | Ne | And | Or)
+}
+
+/// A complex subtree as its real part (float64), any other as it is: the operand of an opcode
+/// complex values do not have.
+fn real_part((e, k): (Expr, Class)) -> (Expr, Class) {
+    match k {
+        Class::Complex => (e.cast(ElemType::F64), Class::Float),
+        _ => (e, k),
+    }
 }
 
 impl Trees<'_> {
@@ -647,12 +765,45 @@ impl Trees<'_> {
         };
         Ok(match choice {
             0 => {
-                let t = *u.choose(&TYPES)?;
+                let t = match self.complex {
+                    Some(c) if u.ratio(1, 3)? => c,
+                    _ => *u.choose(&REAL_TYPES)?,
+                };
                 (sub(u)?.0.cast(t), Class::of(t))
+            }
+            1 if self.complex.is_some() && u.ratio(1, 4)? => {
+                // a complex tree's own: complex() of two real subtrees, or a part, or conj
+                match u.int_in_range(0..=3u8)? {
+                    0 => {
+                        let (a, _) = real_part(sub(u)?);
+                        let (b, _) = real_part(sub(u)?);
+                        (a.binary(BinaryOp::Complex, b), Class::Complex)
+                    }
+                    1 => (sub(u)?.0.unary(UnaryOp::Real), Class::Float),
+                    2 => (sub(u)?.0.unary(UnaryOp::Imag), Class::Float),
+                    _ => {
+                        let (a, k) = sub(u)?;
+                        (a.unary(UnaryOp::Conj), k)
+                    }
+                }
             }
             1 => {
                 let op = *u.choose(&exact_unary(self.mixed))?;
                 let (a, k) = sub(u)?;
+                let (a, k) = if complex_unary(op) {
+                    (a, k)
+                } else {
+                    real_part((a, k))
+                };
+                if k == Class::Complex {
+                    return Ok(match op {
+                        UnaryOp::Not | UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite => {
+                            (a.unary(op), Class::Bool)
+                        }
+                        UnaryOp::Abs => (a.unary(op), Class::Float),
+                        _ => (a.unary(op), Class::Complex),
+                    });
+                }
                 match op {
                     UnaryOp::Invert => {
                         let (a, k) = self.integer(u, (a, k))?;
@@ -695,6 +846,10 @@ impl Trees<'_> {
             _ => {
                 let op = *u.choose(&exact_binary(self.mixed))?;
                 let (mut a, mut b) = (sub(u)?, sub(u)?);
+                if !complex_binary(op) {
+                    a = real_part(a);
+                    b = real_part(b);
+                }
                 if BinaryOp::INTEGER.contains(&op) {
                     a = self.integer(u, a)?;
                     b = self.integer(u, b)?;
@@ -706,6 +861,7 @@ impl Trees<'_> {
                     | BinaryOp::Ge
                     | BinaryOp::Eq
                     | BinaryOp::Ne => Class::Bool,
+                    BinaryOp::Div if a.1.max(b.1) == Class::Complex => Class::Complex,
                     BinaryOp::Div | BinaryOp::Nextafter | BinaryOp::Logaddexp | BinaryOp::Logaddexp2 => {
                         Class::Float
                     }
@@ -723,7 +879,9 @@ impl Trees<'_> {
             return Ok((e, k));
         }
         Ok(match k {
-            Class::Float => (e.cast(*u.choose(&[ElemType::I32, ElemType::I64])?), Class::Int),
+            Class::Float | Class::Complex => {
+                (e.cast(*u.choose(&[ElemType::I32, ElemType::I64])?), Class::Int)
+            }
             Class::Bool if u.ratio(1, 4)? => (e.cast(ElemType::I64), Class::Int),
             _ => (e, k),
         })
@@ -802,7 +960,7 @@ impl Case {
 
     /// A random case of any home type, drawn from `u` (the fuzz targets).
     pub fn arbitrary(u: &mut Unstructured<'_>) -> Result<Case> {
-        let home = *u.choose(&TYPES)?;
+        let home = *u.choose(&REAL_TYPES)?;
         Case::of_type(u, home)
     }
 
@@ -823,7 +981,7 @@ impl Case {
             let elem = if i == 0 || u.ratio(1, 2)? {
                 home
             } else if mixed {
-                *u.choose(&TYPES)?
+                *u.choose(&REAL_TYPES)?
             } else {
                 *u.choose(&[ElemType::F32, ElemType::F64])?
             };
@@ -834,6 +992,7 @@ impl Case {
             inputs: &typed,
             rank: full.len(),
             mixed,
+            complex: home.is_complex().then_some(home),
         };
         let depth = u.int_in_range(0..=4u32)?;
         let body = g.tree(u, depth)?;
@@ -973,7 +1132,20 @@ impl Case {
         args: &[(&str, ArrayArg<'_>)],
         backend: &str,
     ) -> std::result::Result<Rule, String> {
-        if !is_float(want) {
+        if !is_float(want) && !is_complex(want) {
+            return Ok(Rule::Exact);
+        }
+        // complex results: the reductions' bounds as distances in the plane; scans (interpreted)
+        // and functions (the interpreter's own, called) bit for bit
+        if is_complex(want)
+            && !matches!(
+                expr.node(),
+                ExprNode::Reduce {
+                    op: ReduceOp::Sum | ReduceOp::Prod,
+                    ..
+                } | ExprNode::Mean { .. }
+            )
+        {
             return Ok(Rule::Exact);
         }
         let interp = |e: &Expr| -> std::result::Result<Vec<f64>, String> {
@@ -993,7 +1165,10 @@ impl Case {
             ExprNode::Mean { arg, axes, .. } => {
                 // the magnitudes of integer values in float64 (abs of the most negative integer
                 // wraps)
-                let float_arg = is_float(&interpret(arg, args)?);
+                let float_arg = {
+                    let a = interpret(arg, args)?;
+                    is_float(&a) || is_complex(&a)
+                };
                 let arg = if float_arg {
                     arg.clone()
                 } else {
@@ -1297,10 +1472,59 @@ fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> 
     Rule::Scan(slack)
 }
 
+/// [`compare`] of complex results under a reduction's rule: each part within the rule's bound of
+/// the output's magnitude (a sum's `4 ε max(n, 16) m`, a product's `1e-6` of the larger magnitude),
+/// a non-finite part the same (any NaN for a NaN); the exemptions of the real rules.
+fn compare_complex(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), String> {
+    let eps = if matches!(want, Output::C64(_)) {
+        f32::EPSILON as f64
+    } else {
+        f64::EPSILON
+    };
+    let (w, g) = (complex_values(want), complex_values(got));
+    let finite = |z: Complex64| z.re.is_finite() && z.im.is_finite();
+    for (i, (&a, &b)) in w.iter().zip(&g).enumerate() {
+        let bound = match rule {
+            Rule::SumBound(mag, n) => 4.0 * mag[i] * eps * (*n).max(16) as f64,
+            _ => 1e-6 * a.norm().max(b.norm()),
+        };
+        let part = |x: f64, y: f64| {
+            if x.is_finite() && y.is_finite() {
+                // a NaN term makes the magnitude NaN: its finite part stands (as compare's)
+                x == y || bound.is_nan() || (x - y).abs() <= bound
+            } else {
+                (x.is_nan() && y.is_nan()) || x == y
+            }
+        };
+        let ok = match rule {
+            Rule::Relative(exposed) if exposed[i] => true,
+            // a regrouped product meeting inf and 0 (or overflowing and underflowing) may give NaN
+            // or inf where the sequential one does not
+            Rule::Relative(_) if !finite(a) || !finite(b) => true,
+            Rule::Relative(_) => {
+                a == b || (part(a.re, b.re) && part(a.im, b.im)) || a.norm().max(b.norm()) < 1e-290
+            }
+            // magnitudes that overflow: any result stands (see compare)
+            Rule::SumBound(mag, _) if !mag[i].is_finite() && !mag[i].is_nan() => true,
+            _ => part(a.re, b.re) && part(a.im, b.im),
+        };
+        if !ok {
+            return Err(format!(
+                "element {i}: interp {a:?} vs compiled {b:?} ({})",
+                rule.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `got` agrees with the interpreter's `want` under `rule`: the same dtype and shape; bool and
 /// integer results bit for bit; float results as the rule says.
 pub fn compare(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), String> {
     same_type(want, got)?;
+    if is_complex(want) && !matches!(rule, Rule::Exact) {
+        return compare_complex(want, got, rule);
+    }
     if !is_float(want) || matches!(rule, Rule::Exact) {
         return same(want, got);
     }
