@@ -710,3 +710,28 @@ fn compiled_sums_and_products_within_the_bound() {
         assert!((g - w).norm() <= bound, "sum of {} points: {g} vs {w}", big.len());
     }
 }
+
+/// A complex reduction from a start other than its identity (`initial=`) runs (the compiled code
+/// folds from the identity; the typed interpreter takes such a start) and gives the interpreter's
+/// values, whole-array and along an axis.
+#[test]
+fn a_complex_reduction_with_an_initial_value_runs() {
+    let z = ndarray::Array2::from_shape_fn((3, 4), |(r, c)| Complex64::new(r as f64 + 0.5, c as f64 - 1.0));
+    let args = [("z", ArrayArg::from(&z))];
+    for expr in [
+        "sum(z, initial=2)",
+        "sum(z, axis=1, initial=-1.5)",
+        "prod(z, initial=3)",
+    ] {
+        let want = FusedRunner::compile_text(expr)
+            .unwrap()
+            .with_backend(kiln::interpreter())
+            .run(&args)
+            .unwrap_or_else(|e| panic!("{expr} interpreted: {e}"));
+        let got = FusedRunner::compile_text(expr)
+            .unwrap()
+            .run(&args)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"));
+        assert_eq!(exact_values(&got), exact_values(&want), "{expr}");
+    }
+}
