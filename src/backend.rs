@@ -79,6 +79,8 @@ pub enum TypedData<'a> {
     C64(Cow<'a, [kiln_ir::num_complex::Complex32]>),
     /// complex128 elements.
     C128(Cow<'a, [kiln_ir::num_complex::Complex64]>),
+    /// Byte strings of this width, one after another.
+    Bytes(Cow<'a, [u8]>, u32),
     /// A strided view of the kernel's input shape.
     View(kiln_jit::TypedView<'a>),
 }
@@ -94,6 +96,7 @@ impl TypedData<'_> {
             TypedData::F64(d) => TypedData::F64(Cow::Borrowed(d)),
             TypedData::C64(d) => TypedData::C64(Cow::Borrowed(d)),
             TypedData::C128(d) => TypedData::C128(Cow::Borrowed(d)),
+            TypedData::Bytes(d, w) => TypedData::Bytes(Cow::Borrowed(d), *w),
             TypedData::View(v) => copy_view(v)?,
         })
     }
@@ -110,6 +113,7 @@ fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
         TypedData::F64(d) => Stored::F64(d),
         TypedData::C64(d) => Stored::C64(d),
         TypedData::C128(d) => Stored::C128(d),
+        TypedData::Bytes(d, w) => Stored::Bytes(d, *w),
         TypedData::View(v) => Stored::View(v.view()),
     }
 }
@@ -561,6 +565,10 @@ impl TypedExecutable {
                     TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
                     TypedData::C64(d) => TypedInput::C64(whole(d, strides)),
                     TypedData::C128(d) => TypedInput::C128(whole(d, strides)),
+                    TypedData::Bytes(d, w) => {
+                        let bytes = strides.iter().map(|s| s * *w as isize).collect();
+                        TypedInput::Bytes(whole(d, bytes), *w)
+                    }
                     TypedData::View(_) => unreachable!("views were refused above"),
                 })
             })
@@ -714,6 +722,8 @@ fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
         // (float kernels store no complex input: `ElemType::converts_into`) a real part, as astype
         Stored::C64(d) => d.iter().map(|&z| T::from_f64(f64::from(z.re))).collect(),
         Stored::C128(d) => d.iter().map(|&z| T::from_f64(z.re)).collect(),
+        // (float kernels store no byte strings either: `ElemType::converts_into`)
+        Stored::Bytes(d, w) => vec![T::from_f64(f64::NAN); d.len() / (*w).max(1) as usize],
         // a view's elements in C order
         Stored::View(v) => match v {
             TypedView::Bool(v) => v.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),

@@ -269,7 +269,7 @@ pub(crate) fn float_node(node: Node, weak_ints: bool) -> bool {
             !op.is_logical() && !kiln_ir::BinaryOp::INTEGER.contains(&op) && op != kiln_ir::BinaryOp::Complex
         }
         Node::Int(_) => weak_ints,
-        Node::Index(_) | Node::Cast(..) | Node::Where(..) => false,
+        Node::Index(_) | Node::Cast(..) | Node::Where(..) | Node::Bytes(_) => false,
     }
 }
 
@@ -792,6 +792,13 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
             let n = &decl.name;
+            if let ArrayArg::Bytes(s) = a {
+                // byte strings are read in C order
+                return Ok(TypedBuffer {
+                    data: TypedData::Bytes(s.c_order()?, s.width),
+                    shape: decl.shape.clone(),
+                });
+            }
             if in_place_view(&decl.shape, a).is_some() {
                 use kiln_jit::TypedView;
                 let data = TypedData::View(match a {
@@ -802,6 +809,7 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
                     ArrayArg::F64(v) => TypedView::F64(v.to_dyn()),
                     ArrayArg::C64(v) => TypedView::C64(v.to_dyn()),
                     ArrayArg::C128(v) => TypedView::C128(v.to_dyn()),
+                    ArrayArg::Bytes(_) => unreachable!("byte strings are read in C order above"),
                 });
                 return Ok(TypedBuffer {
                     data,
@@ -816,6 +824,7 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
                 ArrayArg::F64(v) => TypedData::F64(view(v, n)?),
                 ArrayArg::C64(v) => TypedData::C64(view(v, n)?),
                 ArrayArg::C128(v) => TypedData::C128(view(v, n)?),
+                ArrayArg::Bytes(_) => unreachable!("byte strings are read in C order above"),
             };
             Ok(TypedBuffer {
                 data,
@@ -956,5 +965,17 @@ fn stored_elements<'a>(
         ArrayArg::F64(v) => slice_or_view!(v, F64),
         ArrayArg::C64(v) => slice_or_view!(v, C64),
         ArrayArg::C128(v) => slice_or_view!(v, C128),
+        ArrayArg::Bytes(s) => Stored::Bytes(
+            match s.c_order()? {
+                Cow::Borrowed(b) => b,
+                Cow::Owned(_) => {
+                    return Err(Error::Output(format!(
+                        "input '{}' of byte strings is read in place but is not C-contiguous",
+                        decl.name
+                    )));
+                }
+            },
+            s.width,
+        ),
     })
 }

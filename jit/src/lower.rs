@@ -338,7 +338,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
             }
             ElemType::F64 => return self.b.ins().load(types::F64, mem(), at, off),
-            ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
+            ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => {
+                unreachable!("typed::why_not refuses complex and byte-string inputs")
+            }
         };
         self.b.ins().fcvt_from_sint(self.t, x)
     }
@@ -877,7 +879,9 @@ pub fn emit_body(
                     }
                 }
             },
-            Node::Int(_) | Node::Cast(..) => unreachable!("KernelKey::new refuses typed kernels"),
+            Node::Int(_) | Node::Cast(..) | Node::Bytes(_) => {
+                unreachable!("KernelKey::new refuses typed kernels")
+            }
             Node::Index(axis) => {
                 let axis = axis as usize;
                 if let Some(v) = (leaves.row_index)(axis) {
@@ -959,6 +963,7 @@ fn emit_typed_body(
             Node::Input(i) => input_value(g, w, i as usize, leaves, jb, off_bytes),
             // read only through the cast that types them (a constant)
             Node::Int(_) | Node::Literal(_) => continue,
+            Node::Bytes(_) => unreachable!("typed::why_not refuses byte strings"),
             Node::Cast(to, a) => match constant(tk, id) {
                 Some(c) => g.tg().konst(c, vector),
                 None => {

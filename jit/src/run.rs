@@ -212,6 +212,8 @@ pub enum Stored<'a> {
     C64(&'a [Complex32]),
     /// complex128 elements.
     C128(&'a [Complex64]),
+    /// Byte strings of this width (at least 1), one after another.
+    Bytes(&'a [u8], u32),
     /// A view read in place, per row (its strides the plan's), not C-contiguous.
     View(TypedView<'a>),
 }
@@ -300,6 +302,7 @@ impl Stored<'_> {
             Stored::F64(s) => Stored::F64(s),
             Stored::C64(s) => Stored::C64(s),
             Stored::C128(s) => Stored::C128(s),
+            Stored::Bytes(s, w) => Stored::Bytes(s, *w),
             Stored::View(v) => Stored::View(v.view()),
         }
     }
@@ -314,6 +317,7 @@ impl Stored<'_> {
             Stored::F64(_) => ElemType::F64,
             Stored::C64(_) => ElemType::C64,
             Stored::C128(_) => ElemType::C128,
+            Stored::Bytes(_, w) => ElemType::Bytes(*w),
             Stored::View(v) => v.ty(),
         }
     }
@@ -328,6 +332,7 @@ impl Stored<'_> {
             Stored::F64(s) => s.len(),
             Stored::C64(s) => s.len(),
             Stored::C128(s) => s.len(),
+            Stored::Bytes(s, w) => s.len() / (*w).max(1) as usize,
             Stored::View(v) => v.geometry().0.iter().product(),
         }
     }
@@ -346,6 +351,7 @@ impl Stored<'_> {
             Stored::F64(s) => s.as_ptr().cast(),
             Stored::C64(s) => s.as_ptr().cast(),
             Stored::C128(s) => s.as_ptr().cast(),
+            Stored::Bytes(s, _) => s.as_ptr(),
             Stored::View(v) => v.ptr(),
         }
     }

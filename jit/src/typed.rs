@@ -32,6 +32,9 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     {
         return Some("complex values (not compiled yet: the typed interpreter computes them)".into());
     }
+    if let Some(why) = crate::bytes::why_not(kernel) {
+        return Some(why);
+    }
     match &k.kind {
         KernelKind::Map | KernelKind::Reduce { .. } => {}
         KernelKind::Scan(s) => {
@@ -106,6 +109,7 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                 }
             }
             Node::Index(_) => {}
+            Node::Bytes(_) => return Some("a byte string".into()),
             Node::Fma(..) => return Some("fma".into()),
             Node::Unary(op, a) => {
                 use kiln_ir::UnaryOp::*;

@@ -136,7 +136,9 @@ pub(crate) fn scalar_type(t: ElemType) -> Type {
         ElemType::I64 => types::I64,
         ElemType::F32 => types::F32,
         ElemType::F64 => types::F64,
-        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not refuses complex kernels"),
+        ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => {
+            unreachable!("typed::why_not refuses complex and byte-string values")
+        }
     }
 }
 
