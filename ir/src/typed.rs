@@ -1360,17 +1360,7 @@ pub fn interpret(kernel: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'
     match &k.kind {
         KernelKind::Map if kernel.value_type().is_bytes() => map_bytes(kernel, &eval),
         KernelKind::Map => {
-            let n = checked_size(&k.shape)?;
-            let mut out = Vec::new();
-            out.try_reserve_exact(n).map_err(|_| IrError::Allocation {
-                what: "the result".into(),
-                elements: n,
-            })?;
-            let mut idx = vec![0; k.shape.len()];
-            for flat in 0..n {
-                unravel(flat, &k.shape, &mut idx);
-                out.push(eval.at(&idx));
-            }
+            let out = each_point(&k.shape, 1, |idx, out| out.push(eval.at(idx)))?;
             Ok(Tensor {
                 shape: k.shape.clone(),
                 values: collect(out, kernel.value_type()),
@@ -1414,28 +1404,35 @@ pub fn interpret_outputs(
 /// strings of its width (at least 1: NumPy has no `S0` array, `b''` alone gives `S1` `b''`).
 fn map_bytes(kernel: &TypedKernel, eval: &Evaluator<'_, '_>) -> Result<Tensor> {
     let k = &kernel.kernel;
-    let n = checked_size(&k.shape)?;
     let width = kernel.value_type().size().max(1);
-    let mut data = Vec::new();
-    let total = n.checked_mul(width).ok_or_else(|| IrError::Allocation {
-        what: "the result".into(),
-        elements: n,
-    })?;
-    data.try_reserve_exact(total).map_err(|_| IrError::Allocation {
-        what: "the result".into(),
-        elements: n,
-    })?;
-    let mut idx = vec![0; k.shape.len()];
-    for flat in 0..n {
-        unravel(flat, &k.shape, &mut idx);
-        let s = eval.bytes(k.body, &idx);
+    let data = each_point(&k.shape, width, |idx, data| {
+        let s = eval.bytes(k.body, idx);
         data.extend_from_slice(s);
         data.resize(data.len() + (width - s.len()), 0);
-    }
+    })?;
     Ok(Tensor {
         shape: k.shape.clone(),
         values: Values::Bytes { width, data },
     })
+}
+
+/// `f` at every point of `shape` in C order, pushing that point's `per` values into the result
+/// (reserved fallibly).
+fn each_point<T>(shape: &[usize], per: usize, mut f: impl FnMut(&[usize], &mut Vec<T>)) -> Result<Vec<T>> {
+    let n = checked_size(shape)?;
+    let too_big = || IrError::Allocation {
+        what: "the result".into(),
+        elements: n,
+    };
+    let total = n.checked_mul(per).ok_or_else(too_big)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total).map_err(|_| too_big())?;
+    let mut idx = vec![0; shape.len()];
+    for flat in 0..n {
+        unravel(flat, shape, &mut idx);
+        f(&idx, &mut out);
+    }
+    Ok(out)
 }
 
 /// Values of one type gathered into [`Values`].

@@ -223,6 +223,19 @@ def function_variants(ex, env, dtype, numexpr):
     return fns
 
 
+def report(args, emit, name, n, dname, times, lead):
+    """One measurement's JSON rows, or its table row (`lead`, N, each variant's ns per element, the
+    speeds against NumPy and numexpr)."""
+    if args.json:
+        for label, t in times.items():
+            emit(json_row(name, n, dname, label, t))
+        return
+    ns = {k: t * 1e9 / n for k, t in times.items()}
+    ne = f"{ns['numexpr']:8.3f}" if "numexpr" in ns else f"{'-':>8}"
+    vs_ne = f"{ns['numexpr'] / ns['kiln']:9.2f}x" if "numexpr" in ns else f"{'-':>10}"
+    emit(f"{lead} {n:>8} {ns['kiln']:8.3f} {ns['numpy']:8.3f} {ne} {ns['numpy'] / ns['kiln']:8.2f}x {vs_ne}")
+
+
 def run_functions(args, names, dtypes, sizes, emit):
     """The function table: per function, type and N, kiln, numexpr and NumPy, checked, timed."""
     numexpr = numexpr_module()
@@ -252,15 +265,7 @@ def run_functions(args, names, dtypes, sizes, emit):
                     if not agrees(fn(), want, dtype):
                         raise SystemExit(f"{name} {dname} N={n}: {label} disagrees with NumPy's float64")
                 times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
-                if args.json:
-                    for label, t in times.items():
-                        emit(json_row(name, n, dname, label, t))
-                    continue
-                ns = {k: t * 1e9 / n for k, t in times.items()}
-                ne = f"{ns['numexpr']:8.3f}" if "numexpr" in ns else f"{'-':>8}"
-                vs_ne = f"{ns['numexpr'] / ns['kiln']:9.2f}x" if "numexpr" in ns else f"{'-':>10}"
-                emit(f"{name:<9} {dname:<4} {n:>8} {ns['kiln']:8.3f} {ns['numpy']:8.3f} {ne} "
-                     f"{ns['numpy'] / ns['kiln']:8.2f}x {vs_ne}")
+                report(args, emit, name, n, dname, times, f"{name:<9} {dname:<4}")
 
 
 def run_programs(args, emit):
@@ -331,15 +336,7 @@ def run_strings(args, sizes, emit):
                 if got.dtype != want.dtype or not np.array_equal(got, want):
                     raise SystemExit(f"{ex} N={n}: {label} disagrees with NumPy")
             times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
-            if args.json:
-                for label, t in times.items():
-                    emit(json_row(ex, n, "S10", label, t))
-                continue
-            ns = {k: t * 1e9 / n for k, t in times.items()}
-            ne = f"{ns['numexpr']:8.3f}" if "numexpr" in ns else f"{'-':>8}"
-            vs_ne = f"{ns['numexpr'] / ns['kiln']:9.2f}x" if "numexpr" in ns else f"{'-':>10}"
-            emit(f"{ex:<20} {n:>8} {ns['kiln']:8.3f} {ns['numpy']:8.3f} {ne} "
-                 f"{ns['numpy'] / ns['kiln']:8.2f}x {vs_ne}")
+            report(args, emit, ex, n, "S10", times, f"{ex:<20}")
 
 
 def size(text):
