@@ -91,8 +91,11 @@ macro_rules! with_elem {
                 type $t = f64;
                 $body
             }
-            // complex values are tests/complex.rs's until the code generator compiles them
-            ElemType::C64 | ElemType::C128 => unreachable!("the generator draws no complex type (TYPES)"),
+            // complex values are tests/complex.rs's until the code generator compiles them, byte
+            // strings tests/bytes.rs's
+            ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => {
+                unreachable!("the generator draws no complex or string type (TYPES)")
+            }
         }
     };
 }
@@ -123,7 +126,9 @@ impl Class {
             ElemType::Bool => Class::Bool,
             ElemType::I32 | ElemType::I64 => Class::Int,
             ElemType::F32 | ElemType::F64 => Class::Float,
-            ElemType::C64 | ElemType::C128 => unreachable!("the generator draws no complex type (TYPES)"),
+            ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => {
+                unreachable!("the generator draws no complex or string type (TYPES)")
+            }
         }
     }
 }
