@@ -88,7 +88,15 @@ pub enum TypedData<'a> {
 impl TypedData<'_> {
     /// The elements in C order, the caller's memory where they are already; a view copied.
     fn c_order(&self) -> Result<TypedData<'_>> {
-        Ok(match self {
+        match self {
+            TypedData::View(v) => copy_view(v),
+            other => Ok(other.borrowed()),
+        }
+    }
+
+    /// The same elements, borrowed.
+    fn borrowed(&self) -> TypedData<'_> {
+        match self {
             TypedData::Bool(d) => TypedData::Bool(Cow::Borrowed(d)),
             TypedData::I32(d) => TypedData::I32(Cow::Borrowed(d)),
             TypedData::I64(d) => TypedData::I64(Cow::Borrowed(d)),
@@ -97,9 +105,24 @@ impl TypedData<'_> {
             TypedData::C64(d) => TypedData::C64(Cow::Borrowed(d)),
             TypedData::C128(d) => TypedData::C128(Cow::Borrowed(d)),
             TypedData::Bytes(d, w) => TypedData::Bytes(Cow::Borrowed(d), *w),
-            TypedData::View(v) => copy_view(v)?,
-        })
+            TypedData::View(v) => TypedData::View(v.view()),
+        }
     }
+}
+
+/// Byte strings copied to an address their width divides (where compiled code finds a string at
+/// its index times its width: `kiln_jit::InputRef::base`): the copy and where the strings start in it.
+fn aligned_strings(d: &[u8], width: usize) -> Result<(Vec<u8>, usize)> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(d.len() + width)
+        .map_err(|_| kiln_ir::IrError::Allocation {
+            what: "an aligned copy of byte strings".into(),
+            elements: d.len() / width.max(1),
+        })?;
+    v.resize(d.len() + width, 0);
+    let start = (width - v.as_ptr() as usize % width) % width;
+    v[start..start + d.len()].copy_from_slice(d);
+    Ok((v, start))
 }
 
 /// The compiled code's input for `d`, borrowed.
@@ -472,6 +495,30 @@ impl MainKernel {
     /// any other stored.
     fn run(&self, bufs: &[TypedBuffer<'_>], ctx: &RunCtx<'_>) -> Result<Tensor> {
         use kiln_jit::TypedView;
+        // byte strings where their width divides their address (copied where it does not)
+        let copies = bufs
+            .iter()
+            .map(|b| match &b.data {
+                TypedData::Bytes(d, w) if d.as_ptr() as usize % (*w as usize).max(1) != 0 => {
+                    aligned_strings(d, *w as usize).map(Some)
+                }
+                _ => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let aligned: Vec<TypedBuffer<'_>> = bufs
+            .iter()
+            .zip(&copies)
+            .map(|(b, copy)| TypedBuffer {
+                data: match (copy, &b.data) {
+                    (Some((v, start)), TypedData::Bytes(d, w)) => {
+                        TypedData::Bytes(Cow::Borrowed(&v[*start..*start + d.len()]), *w)
+                    }
+                    _ => b.data.borrowed(),
+                },
+                shape: b.shape.clone(),
+            })
+            .collect();
+        let bufs = &aligned[..];
         /// Each buffer as a buffer of `T`: its elements where they are `T`'s (`own`), else stored.
         fn of<'s, T: Clone>(
             bufs: &'s [TypedBuffer<'_>],

@@ -68,6 +68,10 @@ pub(crate) fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
 /// strides without allocating (ndarray's own test builds the default strides first: this runs on
 /// every call).
 pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
+    // byte strings reach a kernel in C order (`typed_buffers`: copied where they are not)
+    if let ArrayArg::Bytes(_) = a {
+        return true;
+    }
     let (shape, strides) = on_view!(a, v => (v.shape(), v.strides()));
     if shape.contains(&0) {
         return true;

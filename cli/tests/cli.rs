@@ -672,15 +672,20 @@ fn byte_strings_from_npy() {
     let bytes = std::fs::read(&o).unwrap();
     assert!(String::from_utf8_lossy(&bytes[..128]).contains("'descr': '|S2'"));
     assert_eq!(&bytes[bytes.len() - 8..], b"a\0bbc\0d\0");
-    // explain says where a string kernel runs
+    // explain says where a string kernel runs: a comparison compiled, a copy interpreted
     let out = stdout(&kiln(&[
         "explain",
         "s < b'ab'",
         "-i",
         &format!("s={}", s.display()),
     ]));
+    let copy = stdout(&kiln(&["explain", "s", "-i", &format!("s={}", s.display())]));
     assert!(
-        out.contains("%1: S2 = bytes b'ab'") && out.contains("interpreted"),
+        copy.contains("# interpreted") && copy.contains("a result of byte strings"),
+        "{copy}"
+    );
+    assert!(
+        out.contains("%1: S2 = bytes b'ab'") && out.contains("# compiled: typed kernel"),
         "{out}"
     );
     // what strings do not have is an error naming numexpr's opcode

@@ -208,6 +208,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
         math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
     }
+    if crate::bytes::compares(&st.stored, &key.arena, &order) {
+        math.import_bytes(module, func)?;
+    }
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();
     let mut b = FunctionBuilder::new(func, &mut fctx);

@@ -963,7 +963,11 @@ fn emit_typed_body(
             Node::Input(i) => input_value(g, w, i as usize, leaves, jb, off_bytes),
             // read only through the cast that types them (a constant)
             Node::Int(_) | Node::Literal(_) => continue,
-            Node::Bytes(_) => unreachable!("typed::why_not refuses byte strings"),
+            Node::Bytes(s) => g.tg().string(s, vector),
+            Node::Binary(op, a, b) if t(a).is_bytes() => {
+                let (x, y) = (get(a), get(b));
+                g.tg().bytes_op(op, x, t(a), y, t(b))
+            }
             Node::Cast(to, a) => match constant(tk, id) {
                 Some(c) => g.tg().konst(c, vector),
                 None => {

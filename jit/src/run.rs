@@ -172,9 +172,15 @@ impl<T> InputRef<'_, T> {
             InputRef::View(v) => v.as_ptr().cast(),
             InputRef::Stored(s) => {
                 let shift = stored_shift(std::mem::size_of::<T>(), s.ty());
+                // byte strings count by their index: the address divided by the width (check.rs
+                // proves it divides), which the code multiplies back (typed_lower.rs)
+                let at = match s {
+                    Stored::Bytes(_, w) => s.ptr() as usize / (*w).max(1) as usize,
+                    _ => s.ptr() as usize,
+                };
                 // a user-space address (below 2^48) shifted by at most 3: it does not wrap; no Rust
                 // code dereferences it (the code shifts it back first)
-                std::ptr::without_provenance((s.ptr() as usize) << shift)
+                std::ptr::without_provenance(at << shift)
             }
             // the destination's address is taken where the outputs are (execute.rs)
             InputRef::Destination | InputRef::Output(_) => std::ptr::null(),
@@ -183,14 +189,11 @@ impl<T> InputRef<'_, T> {
 }
 
 /// How far a stored input's address is shifted for a kernel of elements of `size` bytes (see
-/// [`InputRef::base`]): `log2(size / t.size())`, 0 where `t` is not narrower.
+/// [`InputRef::base`]): `log2(size / t.size())`, 0 where `t` is not narrower; a byte string's as
+/// a one-byte element's (its address counts strings: [`InputRef::base`]).
 pub(crate) fn stored_shift(size: usize, t: ElemType) -> u32 {
-    (size / elem_size(t)).max(1).trailing_zeros()
-}
-
-/// The bytes of one element of `t`.
-pub(crate) fn elem_size(t: ElemType) -> usize {
-    t.size()
+    let step = if t.is_bytes() { 1 } else { t.size() };
+    (size / step).max(1).trailing_zeros()
 }
 
 /// An input's elements in their own type: an input of a float kernel stored in another type than

@@ -109,7 +109,8 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                 }
             }
             Node::Index(_) => {}
-            Node::Bytes(_) => return Some("a byte string".into()),
+            // a string constant, compared (crate::bytes::why_not)
+            Node::Bytes(_) => {}
             Node::Fma(..) => return Some("fma".into()),
             Node::Unary(op, a) => {
                 use kiln_ir::UnaryOp::*;
@@ -125,6 +126,8 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                     return Some(format!("{op} of {}", t(a)));
                 }
             }
+            // two strings, of any widths, compared or searched (crate::bytes::why_not)
+            Node::Binary(_, a, _) if t(a).is_bytes() => {}
             // both operands of one type, as the typing casts them
             Node::Binary(op, a, b) => {
                 use kiln_ir::BinaryOp::*;
