@@ -281,3 +281,27 @@ fn string_literals_read_as_python_reads_them() {
     assert!(FusedRunner::compile_text("s == b'\u{e9}'").is_err());
     assert!(FusedRunner::compile_text("s == b'ab").is_err());
 }
+
+#[test]
+fn compiled_at_any_address_and_across_threads() {
+    // strings starting at two neighbouring addresses, of which the width 5 divides one at most
+    // (the other is copied for the compiled code), and enough of them for the work to be split
+    // between threads
+    let n = 300_003;
+    let mut rng = Rng(7);
+    let list: Vec<Vec<u8>> = (0..n).map(|_| rng.string(5)).collect();
+    let mut memory = strings(&list.iter().map(|s| &s[..]).collect::<Vec<_>>(), 5);
+    memory.push(0);
+    for offset in [0, 1] {
+        let data = &memory[offset..offset + n * 5];
+        let shape = [n];
+        let out = bools(run("contains(s, b'ab') | (s >= b'b\\x80')", &[("s", data, 5, &shape)]).unwrap());
+        let expect: Vec<bool> = (0..n)
+            .map(|i| {
+                let s = &data[i * 5..i * 5 + 5];
+                numexpr_contains(s, b"ab") || numpy_cmp(s, b"b\x80").is_ge()
+            })
+            .collect();
+        assert_eq!(out, expect);
+    }
+}
