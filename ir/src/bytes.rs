@@ -100,9 +100,9 @@ impl fmt::Display for Repr<'_> {
 /// `a` against `b`, each padded with infinitely many NULs, bytes unsigned (NumPy's order).
 pub fn compare(a: &[u8], b: &[u8]) -> Ordering {
     let n = a.len().min(b.len());
-    match a[..n].cmp(&b[..n]) {
-        Ordering::Equal => {}
-        o => return o,
+    // byte by byte: numexpr's strings are short, where a loop beats a call of memcmp
+    if let Some((x, y)) = a[..n].iter().zip(&b[..n]).find(|(x, y)| x != y) {
+        return x.cmp(y);
     }
     // the longer one's rest against NULs: greater where any of it is not NUL
     let rest_nonzero = |s: &[u8]| s[n..].iter().any(|&c| c != 0);
@@ -127,7 +127,11 @@ fn c_string(s: &[u8]) -> &[u8] {
 /// haystack, up to its first NUL (the empty needle occurs everywhere).
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     let (h, n) = (c_string(haystack), c_string(needle));
-    n.is_empty() || (n.len() <= h.len() && h.windows(n.len()).any(|w| w == n))
+    let Some((&first, rest)) = n.split_first() else {
+        return true;
+    };
+    // each place the needle's first byte occurs, the rest compared there
+    n.len() <= h.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
 }
 
 /// Whether `op` applies to two byte strings (the comparisons and `contains`).
