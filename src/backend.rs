@@ -499,7 +499,7 @@ impl MainKernel {
         let copies = bufs
             .iter()
             .map(|b| match &b.data {
-                TypedData::Bytes(d, w) if d.as_ptr() as usize % (*w as usize).max(1) != 0 => {
+                TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)) => {
                     aligned_strings(d, *w as usize).map(Some)
                 }
                 _ => Ok(None),

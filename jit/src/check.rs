@@ -170,7 +170,7 @@ fn check_inputs<T: Elem>(
         }
         // the code finds a string at its index times its width ([`InputRef::base`])
         if let InputRef::Stored(Stored::Bytes(d, w)) = input
-            && (d.as_ptr() as usize) % (*w).max(1) as usize != 0
+            && !(d.as_ptr() as usize).is_multiple_of((*w).max(1) as usize)
         {
             return Err(bad(format!(
                 "byte strings of width {w} at an address that is not a multiple of {w}"
