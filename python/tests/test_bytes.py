@@ -1,6 +1,6 @@
 """Byte strings from Python (issue 25 item 3): NumPy `S` arrays, `bytes` values and `b'...'`
-literals compared and searched through `kiln.evaluate` and `kiln.numexpr`, against NumPy (and
-numexpr where both agree); what numexpr refuses, refused with its exceptions."""
+literals compared and searched through `kiln.evaluate` and `kiln.numexpr`, against NumPy and
+numexpr's rules; what numexpr refuses, refused with its exceptions."""
 
 import numpy as np
 import pytest
@@ -39,10 +39,11 @@ def test_contains_is_numexprs_and_finds_as_numpy_without_nuls():
     want = np.char.find(h, n) >= 0
     assert np.array_equal(kiln.evaluate("contains(h, n)", local_dict={"h": h, "n": n}), want)
     assert np.array_equal(kne.evaluate("contains(h, b'ab')"), np.char.find(h, b"ab") >= 0)
-    import numexpr
-
+    # numexpr's rule: each operand up to its first NUL (numexpr 2.14 gives the same; not called here,
+    # as its expression builder keeps global state other tests see)
     s = random_strings(300, 4, 4)
-    assert np.array_equal(kne.evaluate("contains(s, b'a\\x00z')"), numexpr.evaluate("contains(s, b'a\\x00z')"))
+    want = [b"a" in bytes(v).split(b"\0")[0] for v in s]
+    assert np.array_equal(kne.evaluate("contains(s, b'a\\x00z')"), want)
 
 
 def test_strings_combine_with_numbers():
