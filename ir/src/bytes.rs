@@ -134,10 +134,15 @@ pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     n.len() <= h.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
 }
 
-/// Whether `op` applies to two byte strings (the comparisons and `contains`).
-pub fn has(op: BinaryOp) -> bool {
+/// The operations of two byte strings: the comparisons and `contains`.
+pub const OPS: [BinaryOp; 7] = {
     use BinaryOp::*;
-    matches!(op, Lt | Le | Gt | Ge | Eq | Ne | Contains)
+    [Lt, Le, Gt, Ge, Eq, Ne, Contains]
+};
+
+/// Whether `op` applies to two byte strings ([`OPS`]).
+pub fn has(op: BinaryOp) -> bool {
+    OPS.contains(&op)
 }
 
 /// `op` of two byte strings (see [`has`]); None for an opcode they do not have.

@@ -11,25 +11,20 @@ use kiln_ir::{BinaryOp, ElemType, ExprArena, Node, NodeId};
 /// The host symbol of the byte strings' comparison.
 pub(crate) const SYMBOL: &str = "kiln_bytes_op";
 
-/// The operations on two strings, by their code in a call of [`SYMBOL`].
-const OPS: [BinaryOp; 7] = [
-    BinaryOp::Lt,
-    BinaryOp::Le,
-    BinaryOp::Gt,
-    BinaryOp::Ge,
-    BinaryOp::Eq,
-    BinaryOp::Ne,
-    BinaryOp::Contains,
-];
-
-/// The code of `op` in a call of [`SYMBOL`] (-1 for an operation strings do not have).
+/// The code of `op` in a call of [`SYMBOL`], its place in [`kiln_ir::bytes::OPS`] (-1 for an
+/// operation strings do not have).
 pub(crate) fn code(op: BinaryOp) -> i64 {
-    OPS.iter().position(|&o| o == op).map_or(-1, |i| i as i64)
+    kiln_ir::bytes::OPS
+        .iter()
+        .position(|&o| o == op)
+        .map_or(-1, |i| i as i64)
 }
 
 /// The operation of a code of [`code`].
 pub(crate) fn op_of(code: i64) -> Option<BinaryOp> {
-    usize::try_from(code).ok().and_then(|i| OPS.get(i).copied())
+    usize::try_from(code)
+        .ok()
+        .and_then(|i| kiln_ir::bytes::OPS.get(i).copied())
 }
 
 /// Whether the nodes `order` of `arena`, over inputs stored as `stored`, compare strings.

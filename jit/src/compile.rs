@@ -98,6 +98,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
     };
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     host::register_symbols(&mut jb);
+    jb.symbol(crate::bytes::SYMBOL, call::bytes_op_address());
     if crate::wide::level().is_some() {
         for r in crate::wide::Routine::ALL {
             for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {

@@ -140,7 +140,6 @@ pub fn register_symbols(builder: &mut JITBuilder) {
             builder.symbol(f.symbol(dtype), f.address(dtype));
         }
     }
-    builder.symbol(crate::bytes::SYMBOL, crate::call::bytes_op_address());
 }
 
 /// The host functions one kernel calls, imported into its function, and whether its vector math is
