@@ -27,6 +27,8 @@ pub enum ArrayArg<'a> {
     C64(View<'a, Complex32>),
     /// A complex128 view.
     C128(View<'a, Complex64>),
+    /// Byte strings (NumPy's `S<width>`), compared and searched only ([`kiln_ir::bytes`]).
+    Bytes(crate::strings::Strings<'a>),
 }
 
 /// `$body` with `$v` bound to the view of whichever type `$arg` holds.
@@ -40,6 +42,8 @@ macro_rules! on_view {
             $crate::array::ArrayArg::Bool($v) => $body,
             $crate::array::ArrayArg::C64($v) => $body,
             $crate::array::ArrayArg::C128($v) => $body,
+            // a byte-string array's shape and layout are those of its strings' first bytes
+            $crate::array::ArrayArg::Bytes($crate::strings::Strings { heads: $v, .. }) => $body,
         }
     };
 }
@@ -78,6 +82,14 @@ macro_rules! map_view {
                 let $v = w.into_dyn();
                 $crate::view::View::from($body)
             }),
+            // the strings' first bytes take the reshaping; the memory they lie in stays
+            $crate::array::ArrayArg::Bytes(s) => $crate::array::ArrayArg::Bytes({
+                let $v = s.heads.into_dyn();
+                $crate::strings::Strings {
+                    heads: $crate::view::View::from($body),
+                    ..s
+                }
+            }),
         }
     };
 }
@@ -103,6 +115,7 @@ impl ArrayArg<'_> {
             ArrayArg::Bool(_) => ElemType::Bool,
             ArrayArg::C64(_) => ElemType::C64,
             ArrayArg::C128(_) => ElemType::C128,
+            ArrayArg::Bytes(s) => ElemType::Bytes(s.width),
         }
     }
 
@@ -363,8 +376,15 @@ impl Float for f64 {
             Output::I32(a) => a.mapv(|v| v as f64),
             Output::Bool(a) => a.mapv(|v| if v { 1.0 } else { 0.0 }),
             Output::C64(_) | Output::C128(_) => return Err(complex_to_real(ElemType::F64)),
+            Output::Bytes(b) => return Err(bytes_to_number(b.width as u32, ElemType::F64)),
         })
     }
+}
+
+fn bytes_to_number(width: u32, to: ElemType) -> Error {
+    Error::Output(format!(
+        "byte strings (S{width}) are not numbers of {to}: compare them (==, <, contains()) for bools"
+    ))
 }
 
 fn complex_to_real(to: ElemType) -> Error {
@@ -413,6 +433,7 @@ impl Float for f32 {
             Output::I32(a) => a.mapv(|v| v as f32),
             Output::Bool(a) => a.mapv(|v| if v { 1.0 } else { 0.0 }),
             Output::C64(_) | Output::C128(_) => return Err(complex_to_real(ElemType::F32)),
+            Output::Bytes(b) => return Err(bytes_to_number(b.width as u32, ElemType::F32)),
         })
     }
 }
@@ -448,6 +469,11 @@ impl ArrayArg<'_> {
             ArrayArg::Bool(v) => ArrayArg::Bool(v.view()),
             ArrayArg::C64(v) => ArrayArg::C64(v.view()),
             ArrayArg::C128(v) => ArrayArg::C128(v.view()),
+            ArrayArg::Bytes(s) => ArrayArg::Bytes(crate::strings::Strings {
+                heads: s.heads.view(),
+                memory: s.memory,
+                width: s.width,
+            }),
         }
     }
 }
@@ -476,6 +502,8 @@ pub enum Output {
     C64(ArrayD<Complex32>),
     /// complex128: arithmetic and functions of complex128 inputs, `complex(a, b)` of float64.
     C128(ArrayD<Complex64>),
+    /// Byte strings: a byte-string input or constant as it is (`s`, numexpr's copy).
+    Bytes(crate::strings::ByteStrings),
 }
 
 impl Output {
@@ -489,6 +517,7 @@ impl Output {
             Output::Bool(a) => a.shape(),
             Output::C64(a) => a.shape(),
             Output::C128(a) => a.shape(),
+            Output::Bytes(b) => &b.shape,
         }
     }
 
@@ -502,6 +531,7 @@ impl Output {
             Output::Bool(_) => ElemType::Bool,
             Output::C64(_) => ElemType::C64,
             Output::C128(_) => ElemType::C128,
+            Output::Bytes(b) => ElemType::Bytes(u32::try_from(b.width).unwrap_or(u32::MAX)),
         }
     }
 
@@ -521,15 +551,18 @@ impl Output {
             Output::Bool(a) => ArrayArg::from(a),
             Output::C64(a) => ArrayArg::from(a),
             Output::C128(a) => ArrayArg::from(a),
+            Output::Bytes(b) => b.arg(),
         }
     }
 
     /// The result as an f64 array (f32 widened, integers and bools converted, a complex result's
-    /// real part as NumPy's `astype(float64)` takes it).
+    /// real part as NumPy's `astype(float64)` takes it; byte strings read as numbers as NumPy's
+    /// `astype(float64)` reads them, NaN where one is not a number, where NumPy raises).
     pub fn into_f64(self) -> ArrayD<f64> {
         match self {
             Output::C64(a) => a.mapv(|z| f64::from(z.re)),
             Output::C128(a) => a.mapv(|z| z.re),
+            Output::Bytes(b) => b.numbers(),
             real => f64::from_output(real).expect("every real output converts to f64"),
         }
     }
@@ -544,6 +577,7 @@ impl Output {
             Output::Bool(_) => "bool",
             Output::C64(_) => "complex64",
             Output::C128(_) => "complex128",
+            Output::Bytes(_) => "bytes",
         }
     }
 }
@@ -561,6 +595,14 @@ impl TryFrom<Tensor> for Output {
             Values::Bool(v) => Output::Bool(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
             Values::C64(v) => Output::C64(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
             Values::C128(v) => Output::C128(ArrayD::from_shape_vec(shape, v).map_err(bad)?),
+            Values::Bytes { width, data } => Output::Bytes(
+                crate::strings::ByteStrings {
+                    shape: Vec::new(),
+                    width,
+                    data,
+                }
+                .into_shape(t.shape)?,
+            ),
         })
     }
 }
@@ -616,6 +658,7 @@ impl Convert for f64 {
             ArrayArg::I32(v) => Converted::Owned(converted(v, |x| x as f64)?),
             ArrayArg::Bool(v) => Converted::Owned(converted(v, |x| u8::from(x) as f64)?),
             ArrayArg::C64(_) | ArrayArg::C128(_) => return Err(complex_to_real(ElemType::F64)),
+            ArrayArg::Bytes(s) => return Err(bytes_to_number(s.width, ElemType::F64)),
         })
     }
 }
@@ -630,6 +673,7 @@ impl Convert for f32 {
             ArrayArg::I32(v) => Converted::Owned(converted(v, |x| x as f32)?),
             ArrayArg::Bool(v) => Converted::Owned(converted(v, |x| u8::from(x) as f32)?),
             ArrayArg::C64(_) | ArrayArg::C128(_) => return Err(complex_to_real(ElemType::F32)),
+            ArrayArg::Bytes(s) => return Err(bytes_to_number(s.width, ElemType::F32)),
         })
     }
 }

@@ -79,6 +79,8 @@ pub enum TypedData<'a> {
     C64(Cow<'a, [kiln_ir::num_complex::Complex32]>),
     /// complex128 elements.
     C128(Cow<'a, [kiln_ir::num_complex::Complex64]>),
+    /// Byte strings of this width, one after another.
+    Bytes(Cow<'a, [u8]>, u32),
     /// A strided view of the kernel's input shape.
     View(kiln_jit::TypedView<'a>),
 }
@@ -86,7 +88,15 @@ pub enum TypedData<'a> {
 impl TypedData<'_> {
     /// The elements in C order, the caller's memory where they are already; a view copied.
     fn c_order(&self) -> Result<TypedData<'_>> {
-        Ok(match self {
+        match self {
+            TypedData::View(v) => copy_view(v),
+            other => Ok(other.borrowed()),
+        }
+    }
+
+    /// The same elements, borrowed.
+    fn borrowed(&self) -> TypedData<'_> {
+        match self {
             TypedData::Bool(d) => TypedData::Bool(Cow::Borrowed(d)),
             TypedData::I32(d) => TypedData::I32(Cow::Borrowed(d)),
             TypedData::I64(d) => TypedData::I64(Cow::Borrowed(d)),
@@ -94,9 +104,55 @@ impl TypedData<'_> {
             TypedData::F64(d) => TypedData::F64(Cow::Borrowed(d)),
             TypedData::C64(d) => TypedData::C64(Cow::Borrowed(d)),
             TypedData::C128(d) => TypedData::C128(Cow::Borrowed(d)),
-            TypedData::View(v) => copy_view(v)?,
-        })
+            TypedData::Bytes(d, w) => TypedData::Bytes(Cow::Borrowed(d), *w),
+            TypedData::View(v) => TypedData::View(v.view()),
+        }
     }
+}
+
+/// Byte strings copied to an address their width divides (where compiled code finds a string at
+/// its index times its width: `kiln_jit::InputRef::base`): the copy and where the strings start in it.
+fn aligned_strings(d: &[u8], width: usize) -> Result<(Vec<u8>, usize)> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(d.len() + width)
+        .map_err(|_| kiln_ir::IrError::Allocation {
+            what: "an aligned copy of byte strings".into(),
+            elements: d.len() / width.max(1),
+        })?;
+    v.resize(d.len() + width, 0);
+    let start = (width - v.as_ptr() as usize % width) % width;
+    v[start..start + d.len()].copy_from_slice(d);
+    Ok((v, start))
+}
+
+/// Per buffer, a copy of its byte strings at an address their width divides where they are not
+/// at one ([`aligned_strings`]), else None.
+fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<(Vec<u8>, usize)>>> {
+    bufs.iter()
+        .map(|b| match &b.data {
+            TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)) => {
+                aligned_strings(d, *w as usize).map(Some)
+            }
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// `bufs` with each byte-string buffer that has a copy in `copies` ([`aligned_copies`]) read
+/// from the copy, the others borrowed.
+fn aligned<'s>(bufs: &'s [TypedBuffer<'_>], copies: &'s [Option<(Vec<u8>, usize)>]) -> Vec<TypedBuffer<'s>> {
+    bufs.iter()
+        .zip(copies)
+        .map(|(b, copy)| TypedBuffer {
+            data: match (copy, &b.data) {
+                (Some((v, start)), TypedData::Bytes(d, w)) => {
+                    TypedData::Bytes(Cow::Borrowed(&v[*start..*start + d.len()]), *w)
+                }
+                _ => b.data.borrowed(),
+            },
+            shape: b.shape.clone(),
+        })
+        .collect()
 }
 
 /// The compiled code's input for `d`, borrowed.
@@ -110,6 +166,7 @@ fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
         TypedData::F64(d) => Stored::F64(d),
         TypedData::C64(d) => Stored::C64(d),
         TypedData::C128(d) => Stored::C128(d),
+        TypedData::Bytes(d, w) => Stored::Bytes(d, *w),
         TypedData::View(v) => Stored::View(v.view()),
     }
 }
@@ -468,7 +525,8 @@ impl MainKernel {
     }
 
     /// The typed kernel's buffers as the compiled kernel takes them: inputs of the kernel's float
-    /// dtype as a float kernel's, any other stored.
+    /// dtype as a float kernel's, any other stored (byte strings at an address their width divides:
+    /// [`aligned`]).
     fn buffers<'s>(&self, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s> {
         use kiln_jit::TypedView;
         /// Each buffer as a buffer of `T`: its elements where they are `T`'s (`own`), else stored.
@@ -544,20 +602,25 @@ impl TypedExecutable {
                     TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
                     TypedData::C64(d) => TypedInput::C64(whole(d, strides)),
                     TypedData::C128(d) => TypedInput::C128(whole(d, strides)),
+                    TypedData::Bytes(d, w) => {
+                        let bytes = strides.iter().map(|s| s * *w as isize).collect();
+                        TypedInput::Bytes(whole(d, bytes), *w)
+                    }
                     TypedData::View(_) => unreachable!("views were refused above"),
                 })
             })
             .collect()
     }
 
-    /// The compiled kernel and its inputs, or None where the typed interpreter runs this kernel:
-    /// not compiled, or a reduction of complex values from a start other than its identity (the
-    /// compiled one folds from the identity only).
-    fn compiled<'s>(
-        &'s self,
-        inputs: &'s Buffers<'_>,
+    /// `run` of the compiled kernel and its inputs, or None where the typed interpreter runs this
+    /// kernel: not compiled, or a reduction of complex values from a start other than its identity
+    /// (the compiled one folds from the identity only).
+    fn with_compiled<R>(
+        &self,
+        inputs: &Buffers<'_>,
         start: &Start<'_>,
-    ) -> Result<Option<(&'s MainKernel, Buffers<'s>)>> {
+        run: impl FnOnce(&MainKernel, &Buffers<'_>) -> Result<R>,
+    ) -> Result<Option<R>> {
         let Buffers::Typed(bufs) = inputs else {
             return Err(Error::Output(
                 "a float kernel's inputs given to a typed kernel".into(),
@@ -566,7 +629,12 @@ impl TypedExecutable {
         if *start != Start::Identity && self.typed.value_type().is_complex() {
             return Ok(None);
         }
-        Ok(self.main.as_ref().map(|main| (main, main.buffers(bufs))))
+        let Some(main) = &self.main else {
+            return Ok(None);
+        };
+        let copies = aligned_copies(bufs)?;
+        let bufs = aligned(bufs, &copies);
+        run(main, &main.buffers(&bufs)).map(Some)
     }
 
     /// The typed interpreter's inputs of this run: `inputs`, strided views copied.
@@ -593,8 +661,10 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
-        if let Some((main, bufs)) = self.compiled(inputs, &ctx.start)? {
-            return main.exe.run(&main.kernel, &main.plan, &bufs, ctx);
+        if let Some(t) = self.with_compiled(inputs, &ctx.start, |main, bufs| {
+            main.exe.run(&main.kernel, &main.plan, bufs, ctx)
+        })? {
+            return Ok(t);
         }
         self.interpreted(kernel, inputs, |i| {
             kiln_ir::typed::interpret(&self.typed, i, ctx.start)
@@ -610,8 +680,10 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if let Some((main, bufs)) = self.compiled(inputs, &ctx.start)? {
-            return main.exe.run_many(&main.kernel, &main.plan, &bufs, ctx);
+        if let Some(t) = self.with_compiled(inputs, &ctx.start, |main, bufs| {
+            main.exe.run_many(&main.kernel, &main.plan, bufs, ctx)
+        })? {
+            return Ok(t);
         }
         self.interpreted(kernel, inputs, |i| {
             kiln_ir::typed::interpret_outputs(&self.typed, i, ctx.start)
@@ -686,6 +758,8 @@ fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
         // (float kernels store no complex input: `ElemType::converts_into`) a real part, as astype
         Stored::C64(d) => d.iter().map(|&z| T::from_f64(f64::from(z.re))).collect(),
         Stored::C128(d) => d.iter().map(|&z| T::from_f64(z.re)).collect(),
+        // (float kernels store no byte strings either: `ElemType::converts_into`)
+        Stored::Bytes(d, w) => vec![T::from_f64(f64::NAN); d.len() / (*w).max(1) as usize],
         // a view's elements in C order
         Stored::View(v) => match v {
             TypedView::Bool(v) => v.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),

@@ -1103,6 +1103,8 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
             ),
             Values::C64(v) => Values::C64(v.into_iter().map(|z| z / count as f32).collect()),
             Values::C128(v) => Values::C128(v.into_iter().map(|z| z / count as f64).collect()),
+            // the typing refuses a mean of byte strings
+            strings @ Values::Bytes { .. } => strings,
         };
     }
     t.shape = r.result_shape(&kernel.shape, axes);

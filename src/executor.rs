@@ -68,6 +68,10 @@ pub(crate) fn strides<'s>(a: &'s ArrayArg<'_>) -> &'s [isize] {
 /// strides without allocating (ndarray's own test builds the default strides first: this runs on
 /// every call).
 pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
+    // byte strings reach a kernel in C order (`typed_buffers`: copied where they are not)
+    if let ArrayArg::Bytes(_) = a {
+        return true;
+    }
     let (shape, strides) = on_view!(a, v => (v.shape(), v.strides()));
     if shape.contains(&0) {
         return true;
@@ -269,7 +273,7 @@ pub(crate) fn float_node(node: Node, weak_ints: bool) -> bool {
             !op.is_logical() && !kiln_ir::BinaryOp::INTEGER.contains(&op) && op != kiln_ir::BinaryOp::Complex
         }
         Node::Int(_) => weak_ints,
-        Node::Index(_) | Node::Cast(..) | Node::Where(..) => false,
+        Node::Index(_) | Node::Cast(..) | Node::Where(..) | Node::Bytes(_) => false,
     }
 }
 
@@ -778,6 +782,13 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
             let n = &decl.name;
+            if let ArrayArg::Bytes(s) = a {
+                // byte strings are read in C order
+                return Ok(TypedBuffer {
+                    data: TypedData::Bytes(s.c_order()?, s.width),
+                    shape: decl.shape.clone(),
+                });
+            }
             if in_place_view(&decl.shape, a).is_some() {
                 use kiln_jit::TypedView;
                 let data = TypedData::View(match a {
@@ -788,6 +799,7 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
                     ArrayArg::F64(v) => TypedView::F64(v.to_dyn()),
                     ArrayArg::C64(v) => TypedView::C64(v.to_dyn()),
                     ArrayArg::C128(v) => TypedView::C128(v.to_dyn()),
+                    ArrayArg::Bytes(_) => unreachable!("byte strings are read in C order above"),
                 });
                 return Ok(TypedBuffer {
                     data,
@@ -802,6 +814,7 @@ fn typed_buffers<'a>(kernel: &KernelIR, args: &[&ArrayArg<'a>]) -> Result<Vec<Ty
                 ArrayArg::F64(v) => TypedData::F64(view(v, n)?),
                 ArrayArg::C64(v) => TypedData::C64(view(v, n)?),
                 ArrayArg::C128(v) => TypedData::C128(view(v, n)?),
+                ArrayArg::Bytes(_) => unreachable!("byte strings are read in C order above"),
             };
             Ok(TypedBuffer {
                 data,
@@ -942,5 +955,17 @@ fn stored_elements<'a>(
         ArrayArg::F64(v) => slice_or_view!(v, F64),
         ArrayArg::C64(v) => slice_or_view!(v, C64),
         ArrayArg::C128(v) => slice_or_view!(v, C128),
+        ArrayArg::Bytes(s) => Stored::Bytes(
+            match s.c_order()? {
+                Cow::Borrowed(b) => b,
+                Cow::Owned(_) => {
+                    return Err(Error::Output(format!(
+                        "input '{}' of byte strings is read in place but is not C-contiguous",
+                        decl.name
+                    )));
+                }
+            },
+            s.width,
+        ),
     })
 }

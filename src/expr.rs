@@ -36,6 +36,9 @@ pub enum ExprNode {
     Literal(f64),
     /// An integer constant, weak as a Python int: it takes an integer or float array's type.
     Int(i64),
+    /// A byte-string constant (`b'abc'`, of type `S3`), compared with byte strings or searched
+    /// ([`Expr::contains`]).
+    Bytes(kiln_ir::bytes::ByteStr),
     /// The operand converted to a type, as NumPy's `astype` (the text language's `int32(x)`).
     Cast(ElemType, Expr),
     /// The position along an axis of the iteration space.
@@ -155,6 +158,19 @@ impl Expr {
     /// An integer constant, weak as a Python int (`i32 * 2` stays int32, `f32 * 2` float32).
     pub fn int(v: i64) -> Expr {
         Expr::new(ExprNode::Int(v))
+    }
+
+    /// A byte-string constant (`b'abc'`, NumPy's `S3`): byte strings compare with `==`, `!=`,
+    /// `<`, `<=`, `>`, `>=` (as if padded with NULs, bytes unsigned, as NumPy) and search with
+    /// [`Expr::contains`] (numexpr's rules: [`kiln_ir::bytes`]).
+    pub fn bytes(v: &[u8]) -> Expr {
+        Expr::new(ExprNode::Bytes(kiln_ir::bytes::ByteStr::new(v)))
+    }
+
+    /// numexpr's `contains(self, needle)` of byte strings: whether `needle` occurs in this string,
+    /// each up to its first NUL (a bool).
+    pub fn contains(&self, needle: impl Into<Expr>) -> Expr {
+        self.binary(BinaryOp::Contains, needle)
     }
 
     /// This value converted to `ty`, as NumPy's `astype`: floats truncate toward zero into integers
@@ -786,6 +802,7 @@ fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
         ExprNode::Input(_)
         | ExprNode::Literal(_)
         | ExprNode::Int(_)
+        | ExprNode::Bytes(_)
         | ExprNode::Index(_)
         | ExprNode::IndexVar(_)
         | ExprNode::Subscript(..) => {}

@@ -204,6 +204,7 @@ fn shallow<'e>(a: &'e Expr, b: &'e Expr) -> Option<Kids<'e>> {
         (ExprNode::Input(x), ExprNode::Input(y)) if x == y => {}
         (ExprNode::Literal(x), ExprNode::Literal(y)) if x.to_bits() == y.to_bits() => {}
         (ExprNode::Int(x), ExprNode::Int(y)) if x == y => {}
+        (ExprNode::Bytes(x), ExprNode::Bytes(y)) if x == y => {}
         (ExprNode::Cast(p, x), ExprNode::Cast(q, y)) if p == q => children.push1(x, y),
         (ExprNode::Index(x), ExprNode::Index(y)) if x == y => {}
         (ExprNode::IndexVar(x), ExprNode::IndexVar(y)) if x == y => {}

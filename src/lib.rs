@@ -37,6 +37,7 @@ pub mod scan;
 mod scan_options;
 pub mod sibling_pass;
 pub mod siblings;
+pub mod strings;
 pub mod text;
 pub mod update;
 pub mod view;
@@ -59,6 +60,7 @@ pub use profile::{Profile, Settings};
 pub use program::{Fused, Pipeline, Program, Reduction, Siblings, Source, Stage, Work};
 pub use runner::{FusedRunner, interpreter};
 pub use scan::ScanOptions;
+pub use strings::{ByteStrings, Strings};
 pub use view::View;
 
 /// The backend runners use unless told otherwise: the JIT.

@@ -217,5 +217,6 @@ fn reshaped(out: Output, shape: &[usize]) -> Result<Output> {
         Output::Bool(a) => Output::Bool(a.into_shape_with_order(s).map_err(bad)?),
         Output::C64(a) => Output::C64(a.into_shape_with_order(s).map_err(bad)?),
         Output::C128(a) => Output::C128(a.into_shape_with_order(s).map_err(bad)?),
+        Output::Bytes(b) => Output::Bytes(b.into_shape(shape.to_vec())?),
     })
 }

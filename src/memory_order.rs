@@ -303,6 +303,7 @@ pub fn restore(out: Output, order: &[usize]) -> Output {
         Output::Bool(a) => Output::Bool(a.permuted_axes(inv)),
         Output::C64(a) => Output::C64(a.permuted_axes(inv)),
         Output::C128(a) => Output::C128(a.permuted_axes(inv)),
+        Output::Bytes(b) => Output::Bytes(b.permuted(&inverse(order))),
     }
 }
 
@@ -324,6 +325,8 @@ pub(crate) fn in_c_order(out: Output) -> Output {
         Output::Bool(a) => Output::Bool(c(a)),
         Output::C64(a) => Output::C64(c(a)),
         Output::C128(a) => Output::C128(c(a)),
+        // always in C order
+        Output::Bytes(b) => Output::Bytes(b),
     }
 }
 

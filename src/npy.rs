@@ -40,6 +40,8 @@ pub enum NpyArray {
     C64(ArrayD<Complex32>),
     /// A complex128 array (`<c16`).
     C128(ArrayD<Complex64>),
+    /// A byte-string array (`|S<width>`).
+    Bytes(crate::ByteStrings),
 }
 
 impl NpyArray {
@@ -53,6 +55,7 @@ impl NpyArray {
             NpyArray::Bool(a) => a.into(),
             NpyArray::C64(a) => a.into(),
             NpyArray::C128(a) => a.into(),
+            NpyArray::Bytes(b) => b.arg(),
         }
     }
 
@@ -66,6 +69,7 @@ impl NpyArray {
             NpyArray::Bool(a) => a.shape(),
             NpyArray::C64(a) => a.shape(),
             NpyArray::C128(a) => a.shape(),
+            NpyArray::Bytes(b) => &b.shape,
         }
     }
 
@@ -104,6 +108,8 @@ enum Kind {
     B1,
     C8,
     C16,
+    /// Byte strings of this width.
+    S(usize),
 }
 
 impl Kind {
@@ -122,6 +128,7 @@ impl Kind {
             "b1" => Kind::B1,
             "c8" => Kind::C8,
             "c16" => Kind::C16,
+            s if s.starts_with('S') => Kind::S(s[1..].parse().ok().filter(|&w| w > 0)?),
             _ => return None,
         })
     }
@@ -133,6 +140,7 @@ impl Kind {
             Kind::F4 | Kind::I4 | Kind::U4 => 4,
             Kind::I2 | Kind::U2 => 2,
             Kind::I1 | Kind::U1 | Kind::B1 => 1,
+            Kind::S(w) => w,
         }
     }
 }
@@ -368,7 +376,79 @@ fn read_elements(path: &Path, header: &Header, data: &mut impl Read) -> Result<N
         Kind::B1 => NpyArray::Bool(read_data::<u8, _, 1>(path, h, f, |v| v != 0)?),
         Kind::C8 => NpyArray::C64(read_data::<Complex32, _, 8>(path, h, f, |v| v)?),
         Kind::C16 => NpyArray::C128(read_data::<Complex64, _, 16>(path, h, f, |v| v)?),
+        Kind::S(width) => NpyArray::Bytes(read_strings(path, h, f, width)?),
     })
+}
+
+/// `header`'s byte strings of `width` bytes from `data`, in C order.
+fn read_strings(
+    path: &Path,
+    header: &Header,
+    data: &mut impl Read,
+    width: usize,
+) -> Result<crate::ByteStrings> {
+    let count = kiln_ir::shape::checked_size(&header.shape)?;
+    let bytes = count
+        .checked_mul(width)
+        .ok_or_else(|| npy_error(path, format!("shape {:?} overflows", header.shape)))?;
+    let mut raw = Vec::new();
+    raw.try_reserve_exact(bytes)
+        .map_err(|_| kiln_ir::IrError::Allocation {
+            what: format!("the input {}", path.display()),
+            elements: count,
+        })?;
+    data.take(bytes as u64)
+        .read_to_end(&mut raw)
+        .map_err(|e| npy_error(path, format!("reading the data: {e}")))?;
+    if raw.len() != bytes {
+        return Err(npy_error(path, "the data ends before the header's shape"));
+    }
+    if !header.fortran_order {
+        return crate::ByteStrings {
+            shape: Vec::new(),
+            width,
+            data: raw,
+        }
+        .into_shape(header.shape.clone());
+    }
+    // Fortran order: the C order of the reversed shape, its axes reversed back
+    let reversed: Vec<usize> = header.shape.iter().rev().copied().collect();
+    let order: Vec<usize> = (0..reversed.len()).rev().collect();
+    Ok(crate::ByteStrings {
+        shape: reversed,
+        width,
+        data: raw,
+    }
+    .permuted(&order))
+}
+
+/// A byte-string result as a version 1.0 `.npy` file (`|S<width>`, C order).
+fn write_strings(w: &mut impl std::io::Write, b: &crate::ByteStrings) -> std::io::Result<()> {
+    let shape = match b.shape.len() {
+        1 => format!("({},)", b.shape[0]),
+        _ => format!(
+            "({})",
+            b.shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut dict = format!(
+        "{{'descr': '|S{}', 'fortran_order': False, 'shape': {shape}, }}",
+        b.width
+    );
+    // the magic, version, length and dict padded with spaces to a multiple of 64, then a newline
+    let total = 10 + dict.len() + 1;
+    dict.push_str(&" ".repeat((64 - total % 64) % 64));
+    dict.push('\n');
+    w.write_all(b"\x93NUMPY\x01\x00")?;
+    let len = u16::try_from(dict.len())
+        .map_err(|_| std::io::Error::other("a .npy header longer than 65535 bytes"))?;
+    w.write_all(&len.to_le_bytes())?;
+    w.write_all(dict.as_bytes())?;
+    w.write_all(&b.data)
 }
 
 /// Reads a `.npy` file of any supported dtype.
@@ -507,6 +587,7 @@ fn write_to(path: &Path, out: &Output) -> Result<()> {
         Output::Bool(a) => a.write_npy(&mut w),
         Output::C64(a) => a.write_npy(&mut w),
         Output::C128(a) => a.write_npy(&mut w),
+        Output::Bytes(b) => write_strings(&mut w, b).map_err(ndarray_npy::WriteNpyError::from),
     }
     .map_err(|e| npy_error(path, e))?;
     let file = w.into_inner().map_err(|e| npy_error(path, e.error()))?;

@@ -941,6 +941,7 @@ impl Lowering {
                 ExprNode::Input(_)
                 | ExprNode::Literal(_)
                 | ExprNode::Int(_)
+                | ExprNode::Bytes(_)
                 | ExprNode::Index(_)
                 | ExprNode::IndexVar(_)
                 | ExprNode::Subscript(..)
@@ -989,6 +990,7 @@ impl Lowering {
                 }
                 ExprNode::Literal(v) => self.arena.literal(*v),
                 ExprNode::Int(v) => self.arena.int(*v),
+                ExprNode::Bytes(v) => self.arena.intern(Node::Bytes(*v)),
                 ExprNode::Cast(t, a) => {
                     let a = id(self, a);
                     self.arena.cast(*t, a)

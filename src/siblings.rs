@@ -137,7 +137,7 @@ fn canonical(arena: &ExprArena, root: NodeId, sources: &[Source]) -> (ExprArena,
                 });
                 out.input(k as u32)
             }
-            Node::Literal(_) | Node::Int(_) | Node::Index(_) => out.intern(node),
+            Node::Literal(_) | Node::Int(_) | Node::Index(_) | Node::Bytes(_) => out.intern(node),
             Node::Cast(t, a) => out.cast(t, done[&a]),
             Node::Unary(op, a) => out.unary(op, done[&a]),
             Node::Binary(op, a, b) => out.binary(op, done[&a], done[&b]),

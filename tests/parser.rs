@@ -324,7 +324,7 @@ fn unknown_function_with_its_position() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        parse("contains(x, 1)"),
+        parse("startswith(x, 1)"),
         Err(Error::UnknownFunction { pos: 0, .. })
     ));
     assert!(matches!(
@@ -468,7 +468,7 @@ fn bad_characters() {
     parse_err_at("a ! b", 2, "unexpected character '!'");
     parse_err_at("a.b", 2, "unknown attribute '.b'");
     parse_err_at("a; b", 1, "unexpected character ';'");
-    parse_err_at("'a'", 0, "unexpected character");
+    parse_err_at("'a", 0, "unterminated string literal");
     parse_err_at("a\0", 1, "unexpected character '\\0'");
     parse_err_at("1x", 0, "invalid number literal '1x'");
     parse_err_at("2 * 0x10", 4, "invalid number literal '0x10'");

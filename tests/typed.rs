@@ -66,6 +66,7 @@ fn render(out: &Output) -> (String, Vec<String>) {
             .iter()
             .map(|z| format!("{},{}", float(z.re), float(z.im)))
             .collect(),
+        Output::Bytes(b) => b.data.chunks(b.width).map(|s| format!("{s:?}")).collect(),
     };
     (out.dtype_name().to_string(), values)
 }
@@ -372,6 +373,7 @@ fn npy_round_trips_of_every_type() {
             NpyArray::F64(a) => Output::F64(a),
             NpyArray::C64(a) => Output::C64(a),
             NpyArray::C128(a) => Output::C128(a),
+            NpyArray::Bytes(b) => Output::Bytes(b),
         };
         assert_eq!(again, out);
     }

@@ -339,6 +339,11 @@ fn print_output(w: &mut impl Write, out: &Output) -> std::io::Result<()> {
         Output::Bool(a) => nested(w, a.shape(), &mut a.iter(), |w, v| write!(w, "{v}")),
         Output::C64(a) => nested(w, a.shape(), &mut a.iter(), |w, z| complex(w, z.re, z.im)),
         Output::C128(a) => nested(w, a.shape(), &mut a.iter(), |w, z| complex(w, z.re, z.im)),
+        // as NumPy's elements print: trailing NULs dropped
+        Output::Bytes(b) => nested(w, &b.shape, &mut b.data.chunks(b.width.max(1)), |w, s| {
+            let end = s.iter().rposition(|&c| c != 0).map_or(0, |e| e + 1);
+            write!(w, "{}", kiln::kiln_ir::bytes::Repr(&s[..end]))
+        }),
     }?;
     writeln!(w)
 }

@@ -623,3 +623,87 @@ fn explain_shows_the_merge() {
         "{text}"
     );
 }
+
+#[test]
+fn byte_strings_from_npy() {
+    // NumPy's `np.save` of `np.array([b'abc', b'ab', b'', b'\x80'], dtype='S3')`, and its Fortran
+    // twin of shape (2, 2)
+    let s = tmp("s.npy");
+    raw_npy(
+        &s,
+        "{'descr': '|S3', 'fortran_order': False, 'shape': (4,), }",
+        b"abcab\0\0\0\0\x80\0\0",
+    );
+    assert_eq!(
+        stdout(&kiln(&[
+            "eval",
+            "s == b'abc'",
+            "-i",
+            &format!("s={}", s.display())
+        ])),
+        "[true, false, false, false]\n"
+    );
+    assert_eq!(
+        stdout(&kiln(&[
+            "eval",
+            "contains(s, b'b') | (s > b'\\x7f')",
+            "-i",
+            &format!("s={}", s.display())
+        ])),
+        "[true, true, false, true]\n"
+    );
+    let f = tmp("sf.npy");
+    raw_npy(
+        &f,
+        "{'descr': '|S2', 'fortran_order': True, 'shape': (2, 2), }",
+        b"a\0c\0bbd\0",
+    );
+    assert_eq!(
+        stdout(&kiln(&["eval", "f", "-i", &format!("f={}", f.display())])),
+        "[[b'a', b'bb'], [b'c', b'd']]\n"
+    );
+    // a string result written as NumPy's |S file, read back
+    let o = tmp("so.npy");
+    stdout(&kiln(&[
+        "eval",
+        "f",
+        "-i",
+        &format!("f={}", f.display()),
+        "--out",
+        o.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        stdout(&kiln(&[
+            "eval",
+            "o == f",
+            "-i",
+            &format!("o={}", o.display()),
+            "-i",
+            &format!("f={}", f.display())
+        ])),
+        "[[true, true], [true, true]]\n"
+    );
+    let bytes = std::fs::read(&o).unwrap();
+    assert!(String::from_utf8_lossy(&bytes[..128]).contains("'descr': '|S2'"));
+    assert_eq!(&bytes[bytes.len() - 8..], b"a\0bbc\0d\0");
+    // explain says where a string kernel runs: a comparison compiled, a copy interpreted
+    let out = stdout(&kiln(&[
+        "explain",
+        "s < b'ab'",
+        "-i",
+        &format!("s={}", s.display()),
+    ]));
+    let copy = stdout(&kiln(&["explain", "s", "-i", &format!("s={}", s.display())]));
+    assert!(
+        copy.contains("# interpreted") && copy.contains("a result of byte strings"),
+        "{copy}"
+    );
+    assert!(
+        out.contains("%1: S2 = bytes b'ab'") && out.contains("# compiled: typed kernel"),
+        "{out}"
+    );
+    // what strings do not have is an error naming numexpr's opcode
+    let err = kiln(&["eval", "s + s", "-i", &format!("s={}", s.display())]);
+    assert!(!err.status.success());
+    assert!(String::from_utf8_lossy(&err.stderr).contains("'add_sss'"));
+}

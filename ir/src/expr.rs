@@ -7,6 +7,7 @@
 //! cache. Literals are keyed by their bit pattern, so `0.0` and `-0.0` are different nodes and NaN is
 //! equal to itself.
 
+use crate::bytes::ByteStr;
 use crate::op::{BinaryOp, UnaryOp};
 use crate::promote::ElemType;
 use rustc_hash::FxHashMap as HashMap;
@@ -40,6 +41,9 @@ pub enum Node {
     Int(i64),
     /// The current position along axis `n` of the iteration space, as a float.
     Index(u32),
+    /// A byte-string constant (`b'abc'`, of type `S3`: [`crate::bytes`]); only typed kernels
+    /// compute with it.
+    Bytes(ByteStr),
     /// The operand converted to a type, as NumPy's `astype` (see [`crate::typed`]): only typed
     /// kernels hold it (compiled by kiln-jit in their own types, `kiln_jit::compile_typed`).
     Cast(ElemType, NodeId),
@@ -63,7 +67,9 @@ impl Node {
     /// The operands of this node.
     pub fn operands(&self) -> impl Iterator<Item = NodeId> {
         let (n, ops) = match *self {
-            Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_) => (0, [NodeId(0); 3]),
+            Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_) | Node::Bytes(_) => {
+                (0, [NodeId(0); 3])
+            }
             Node::Unary(_, a) | Node::Cast(_, a) => (1, [a, a, a]),
             Node::Binary(_, a, b) => (2, [a, b, b]),
             Node::Where(c, a, b) | Node::Fma(c, a, b) => (3, [c, a, b]),
@@ -75,7 +81,9 @@ impl Node {
     /// into another arena whose operands it has already copied.
     pub fn map_operands(self, mut f: impl FnMut(NodeId) -> NodeId) -> Node {
         match self {
-            node @ (Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_)) => node,
+            node @ (Node::Input(_) | Node::Literal(_) | Node::Int(_) | Node::Index(_) | Node::Bytes(_)) => {
+                node
+            }
             Node::Cast(t, a) => Node::Cast(t, f(a)),
             Node::Unary(op, a) => Node::Unary(op, f(a)),
             Node::Binary(op, a, b) => Node::Binary(op, f(a), f(b)),
@@ -149,6 +157,10 @@ impl ExprArena {
     /// A weak float literal (see [`Node::Literal`]).
     pub fn literal(&mut self, v: f64) -> NodeId {
         self.intern(Node::literal(v))
+    }
+    /// A byte-string constant (see [`Node::Bytes`]).
+    pub fn bytes(&mut self, v: &[u8]) -> NodeId {
+        self.intern(Node::Bytes(ByteStr::new(v)))
     }
     /// A weak integer literal (see [`Node::Int`]).
     pub fn int(&mut self, v: i64) -> NodeId {

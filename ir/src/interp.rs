@@ -37,6 +37,12 @@ pub struct StridedInput<'a, T> {
 impl<T> StridedInput<'_, T> {
     /// Checks that every point of `shape` reads inside `data`.
     pub(crate) fn check(&self, shape: &[usize], index: usize) -> Result<()> {
+        self.check_span(shape, index, 1)
+    }
+
+    /// Checks that every point of `shape` reads `span` elements from its position inside `data`
+    /// (a byte string's width).
+    pub(crate) fn check_span(&self, shape: &[usize], index: usize, span: usize) -> Result<()> {
         let bad = |why: String| IrError::BadInput { index, why };
         if self.strides.len() != shape.len() {
             return Err(bad(format!(
@@ -53,6 +59,7 @@ impl<T> StridedInput<'_, T> {
             let span = (d as i128 - 1) * s as i128;
             if span < 0 { lo += span } else { hi += span }
         }
+        hi += span.saturating_sub(1) as i128;
         if lo < 0 || hi >= self.data.len() as i128 {
             return Err(bad(format!(
                 "reads elements {lo}..={hi} of a buffer of {}",
@@ -66,11 +73,16 @@ impl<T> StridedInput<'_, T> {
     where
         T: Copy,
     {
+        self.data[self.position(idx)]
+    }
+
+    /// The position in `data` of point `idx`.
+    pub(crate) fn position(&self, idx: &[usize]) -> usize {
         let mut off = self.offset as isize;
         for (&i, &s) in idx.iter().zip(&self.strides) {
             off += i as isize * s;
         }
-        self.data[off as usize]
+        off as usize
     }
 }
 
@@ -328,10 +340,11 @@ fn reduce<T: Real>(
                 })
                 .collect(),
         ),
-        ElemType::C64 | ElemType::C128 => {
-            return Err(IrError::Type(
-                "a complex result of a float kernel (complex kernels are typed: kiln_ir::typed)".into(),
-            ));
+        ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => {
+            return Err(IrError::Type(format!(
+                "a {out_type} result of a float kernel (complex and byte-string kernels are typed: \
+                 kiln_ir::typed)"
+            )));
         }
     };
     Ok(Tensor {
@@ -459,6 +472,8 @@ impl<'k, 'a, T: Real> Evaluator<'k, 'a, T> {
                 // a float kernel never holds a cast (`interpret_from` refuses one)
                 Node::Cast(_, a) => self.scratch[a.index()],
                 Node::Index(axis) => T::from_f64(idx[axis as usize] as f64),
+                // a float kernel never holds a string (`interpret_from` refuses one)
+                Node::Bytes(_) => T::ZERO,
                 Node::Unary(op, a) => op.eval(self.scratch[a.index()]),
                 Node::Binary(op, a, b) => op.eval(self.scratch[a.index()], self.scratch[b.index()]),
                 Node::Fma(a, b, c) => {

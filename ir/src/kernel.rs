@@ -303,6 +303,7 @@ impl KernelIR {
                 }
                 Node::Unary(UnaryOp::Invert, _) => Some("the integer operator invert".into()),
                 Node::Binary(BinaryOp::Complex, _, _) => Some("a complex number".into()),
+                Node::Bytes(_) | Node::Binary(BinaryOp::Contains, _, _) => Some("a byte string".into()),
                 Node::Unary(op, _) if UnaryOp::COMPLEX.contains(&op) => {
                     Some(format!("the complex function {op}"))
                 }

@@ -11,6 +11,7 @@
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
 //! - [`scan`]: cumulative sums, products, maxima and minima;
 //! - [`promote`]: NumPy 2's type promotion for bool, integer, float and complex operands (NEP 50);
+//! - [`bytes`]: byte strings (NumPy's `S` arrays): comparisons and `contains`, numexpr's rules;
 //! - [`complex`]: what every opcode gives on complex64 and complex128 values (the oracle's);
 //! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite, strength reduction of `pow`);
 //! - [`typed`]: kernels over bool, integer and float values: the typing (NumPy 2's promotion, explicit
@@ -39,6 +40,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod bytes;
 pub mod complex;
 pub mod compound;
 pub mod dtype;

@@ -189,6 +189,9 @@ pub enum BinaryOp {
     /// the complex type of their common float type. Only in typed kernels ([`crate::typed`]); a
     /// float kernel never holds it (it reads as `a`).
     Complex,
+    /// numexpr's `contains(haystack, needle)` of two byte strings ([`crate::bytes::contains`]), a
+    /// bool. Only in typed kernels; a float kernel never holds it (it reads as 0).
+    Contains,
 }
 
 impl UnaryOp {
@@ -491,6 +494,7 @@ impl BinaryOp {
             BinaryOp::BitXor => T::truth(a.is_true() != b.is_true()),
             BinaryOp::Shl | BinaryOp::Shr => T::from_f64(f64::NAN),
             BinaryOp::Complex => a,
+            BinaryOp::Contains => T::ZERO,
         }
     }
 
@@ -539,6 +543,7 @@ impl BinaryOp {
             BinaryOp::Shl => "left_shift",
             BinaryOp::Shr => "right_shift",
             BinaryOp::Complex => "complex",
+            BinaryOp::Contains => "contains",
         }
     }
 
@@ -554,6 +559,7 @@ impl BinaryOp {
                 | BinaryOp::Ne
                 | BinaryOp::And
                 | BinaryOp::Or
+                | BinaryOp::Contains
         )
     }
 
@@ -600,7 +606,7 @@ impl BinaryOp {
         BinaryOp::ALL
             .into_iter()
             .chain(BinaryOp::INTEGER)
-            .chain([BinaryOp::Complex])
+            .chain([BinaryOp::Complex, BinaryOp::Contains])
             .find(|op| op.name() == name)
     }
 }

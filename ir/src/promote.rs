@@ -40,6 +40,9 @@ pub enum ElemType {
     C64,
     /// complex128 (`<c16`): two float64, the real part first.
     C128,
+    /// A byte string of this many bytes (NumPy's `S<width>`, numexpr's strings: [`crate::bytes`]),
+    /// padded with NULs. Only compared and searched (`contains`), never computed with.
+    Bytes(u32),
 }
 
 /// NumPy's kinds, ordered as promotion climbs them.
@@ -49,6 +52,7 @@ enum Kind {
     Int,
     Float,
     Complex,
+    Bytes,
 }
 
 impl ElemType {
@@ -73,6 +77,7 @@ impl ElemType {
             ElemType::F64 => "float64",
             ElemType::C64 => "complex64",
             ElemType::C128 => "complex128",
+            ElemType::Bytes(_) => "bytes",
         }
     }
 
@@ -87,6 +92,25 @@ impl ElemType {
             ElemType::I32 | ElemType::I64 => Kind::Int,
             ElemType::F32 | ElemType::F64 => Kind::Float,
             ElemType::C64 | ElemType::C128 => Kind::Complex,
+            ElemType::Bytes(_) => Kind::Bytes,
+        }
+    }
+
+    /// Whether this is a byte string (NumPy's `S` dtype).
+    pub fn is_bytes(self) -> bool {
+        self.kind() == Kind::Bytes
+    }
+
+    /// numexpr's one-letter code of the type in its opcode names (`b i l f d c s`).
+    pub fn numexpr_code(self) -> char {
+        match self {
+            ElemType::Bool => 'b',
+            ElemType::I32 => 'i',
+            ElemType::I64 => 'l',
+            ElemType::F32 => 'f',
+            ElemType::F64 => 'd',
+            ElemType::C64 | ElemType::C128 => 'c',
+            ElemType::Bytes(_) => 's',
         }
     }
 
@@ -135,6 +159,7 @@ impl ElemType {
             ElemType::I32 | ElemType::F32 => 4,
             ElemType::I64 | ElemType::F64 | ElemType::C64 => 8,
             ElemType::C128 => 16,
+            ElemType::Bytes(w) => w as usize,
         }
     }
 
@@ -160,7 +185,10 @@ impl ElemType {
     /// into either float; int32, int64 and float32 into float64; int64 rounded to the nearest).
     pub fn converts_into(self, dtype: crate::DType) -> bool {
         match dtype {
-            crate::DType::F64 => !matches!(self, ElemType::F64 | ElemType::C64 | ElemType::C128),
+            crate::DType::F64 => !matches!(
+                self,
+                ElemType::F64 | ElemType::C64 | ElemType::C128 | ElemType::Bytes(_)
+            ),
             crate::DType::F32 => self == ElemType::Bool,
         }
     }
@@ -175,11 +203,15 @@ impl ElemType {
             ElemType::F64 => "f64",
             ElemType::C64 => "c64",
             ElemType::C128 => "c128",
+            ElemType::Bytes(_) => "bytes",
         }
     }
 
     /// The type a short or NumPy name (`i32`, `int32`, ...) names.
     pub fn from_any_name(name: &str) -> Option<ElemType> {
+        if let Some(w) = name.strip_prefix('S').and_then(|w| w.parse().ok()) {
+            return Some(ElemType::Bytes(w));
+        }
         ElemType::ALL
             .into_iter()
             .find(|t| t.name() == name || t.short_name() == name)
@@ -196,8 +228,29 @@ impl ElemType {
 }
 
 impl fmt::Display for ElemType {
+    /// NumPy's name (`int32`); a byte string's dtype string (`S10`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            ElemType::Bytes(w) => write!(f, "S{w}"),
+            t => f.write_str(t.name()),
+        }
+    }
+}
+
+impl ElemType {
+    /// The type as the IR's text form prints it: [`ElemType::short_name`] (`i32`), a byte
+    /// string's dtype string (`S10`).
+    pub fn short(self) -> impl fmt::Display {
+        struct Short(ElemType);
+        impl fmt::Display for Short {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self.0 {
+                    ElemType::Bytes(w) => write!(f, "S{w}"),
+                    t => f.write_str(t.short_name()),
+                }
+            }
+        }
+        Short(self)
     }
 }
 
@@ -274,6 +327,15 @@ pub enum PromoteError {
         /// The complex type.
         ty: ElemType,
     },
+    /// An operation byte strings do not have, or a string compared with a number: numexpr's
+    /// `NotImplementedError`, with numexpr's name of the missing opcode
+    /// ([`crate::bytes::numexpr_signature`]: `add_sss`, `eq_bsi`).
+    NotBytes {
+        /// numexpr's opcode name.
+        signature: String,
+    },
+    /// Arithmetic, a function or `where` of a byte string beside a number: numexpr's `TypeError`.
+    BytesWithNumber,
 }
 
 impl fmt::Display for PromoteError {
@@ -309,6 +371,12 @@ impl fmt::Display for PromoteError {
             PromoteError::NotComplex { what, ty } => {
                 write!(f, "{what} is not defined for complex numbers ({ty})")
             }
+            PromoteError::NotBytes { signature } => write!(
+                f,
+                "couldn't find matching opcode for '{signature}' (byte strings are only compared with \
+                 byte strings and searched with contains())"
+            ),
+            PromoteError::BytesWithNumber => f.write_str("strings can only be operated with strings"),
         }
     }
 }
@@ -324,7 +392,9 @@ impl PromoteError {
             PromoteError::NegativeIntPower { .. } => "ValueError",
             PromoteError::BoolSubtract
             | PromoteError::BitwiseFloat { .. }
-            | PromoteError::NotComplex { .. } => "TypeError",
+            | PromoteError::NotComplex { .. }
+            | PromoteError::BytesWithNumber => "TypeError",
+            PromoteError::NotBytes { .. } => "NotImplementedError",
             PromoteError::BoolToInt8 { .. } => "int8",
         }
     }

@@ -20,6 +20,13 @@ pub enum Values {
     C64(Vec<Complex32>),
     /// complex128 values.
     C128(Vec<Complex64>),
+    /// Byte strings (NumPy's `S<width>`), each `width` bytes (at least 1), NUL-padded, in order.
+    Bytes {
+        /// The bytes of each string.
+        width: usize,
+        /// The strings, one after another.
+        data: Vec<u8>,
+    },
 }
 
 impl Values {
@@ -33,6 +40,7 @@ impl Values {
             Values::Bool(v) => v.len(),
             Values::C64(v) => v.len(),
             Values::C128(v) => v.len(),
+            Values::Bytes { width, data } => data.len() / (*width).max(1),
         }
     }
 
@@ -51,11 +59,12 @@ impl Values {
             Values::Bool(_) => ElemType::Bool,
             Values::C64(_) => ElemType::C64,
             Values::C128(_) => ElemType::C128,
+            Values::Bytes { width, .. } => ElemType::Bytes(u32::try_from(*width).unwrap_or(u32::MAX)),
         }
     }
 
     /// Every element widened to f64 (bools as 1 / 0; a complex element as two, its real part and
-    /// then its imaginary part), for comparisons and printing.
+    /// then its imaginary part; a byte string as its bytes), for comparisons and printing.
     pub fn to_f64(&self) -> Vec<f64> {
         match self {
             Values::F64(v) => v.clone(),
@@ -65,6 +74,7 @@ impl Values {
             Values::Bool(v) => v.iter().map(|&x| if x { 1.0 } else { 0.0 }).collect(),
             Values::C64(v) => v.iter().flat_map(|z| [z.re as f64, z.im as f64]).collect(),
             Values::C128(v) => v.iter().flat_map(|z| [z.re, z.im]).collect(),
+            Values::Bytes { data, .. } => data.iter().map(|&b| b as f64).collect(),
         }
     }
 }

@@ -114,6 +114,7 @@ fn write_nodes(
             Node::Literal(bits) => writeln!(f, "lit {:?}", f64::from_bits(bits))?,
             Node::Int(v) => writeln!(f, "int {v}")?,
             Node::Index(axis) => writeln!(f, "index {axis}")?,
+            Node::Bytes(s) => writeln!(f, "bytes {s}")?,
             Node::Cast(t, a) => writeln!(f, "cast {t} %{}", r(a))?,
             Node::Unary(op, a) => writeln!(f, "{op} %{}", r(a))?,
             Node::Binary(op, a, b) => writeln!(f, "{op} %{} %{}", r(a), r(b))?,

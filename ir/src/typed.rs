@@ -32,6 +32,7 @@
 //! [`interpret`] evaluates a typed kernel one point at a time, with [`crate::int`]'s integer
 //! semantics and [`crate::Real`]'s float semantics: the oracle for typed kernels.
 
+use crate::bytes;
 use crate::complex;
 use crate::dtype::Real;
 use crate::error::{IrError, Result};
@@ -103,6 +104,51 @@ impl Ty {
     fn is_weak(self) -> bool {
         !matches!(self, Ty::Strong(_))
     }
+
+    fn is_bytes(self) -> bool {
+        matches!(self, Ty::Strong(t) if t.is_bytes())
+    }
+
+    /// numexpr's type code of the operand (a Python int literal is `i` where int32 holds it).
+    fn numexpr_code(self) -> char {
+        match self {
+            Ty::Strong(t) => t.numexpr_code(),
+            Ty::WeakInt(v) if i32::try_from(v).is_ok() => 'i',
+            Ty::WeakInt(_) => 'l',
+            Ty::WeakFloat(_) => 'd',
+            Ty::WeakComplex => 'c',
+        }
+    }
+}
+
+/// numexpr's name of an operation (`add`, `invert`, `lshift`), for its opcode signatures.
+fn numexpr_name(op: impl fmt::Display) -> String {
+    match op.to_string().as_str() {
+        "not" => "invert".into(),
+        "rem" => "mod".into(),
+        "bitwise_and" => "and".into(),
+        "bitwise_or" => "or".into(),
+        "bitwise_xor" => "xor".into(),
+        "left_shift" => "lshift".into(),
+        "right_shift" => "rshift".into(),
+        other => other.into(),
+    }
+}
+
+/// numexpr's refusal of an operation on byte strings: `NotImplementedError` naming the opcode it
+/// lacks where every operand is a string or the operation is a comparison (`add_sss`, `eq_bsi`),
+/// else `TypeError` (`s * 2`, `where(c, s, s)`: "strings can only be operated with strings").
+fn bytes_error(op: impl fmt::Display, compare: bool, result: char, operands: &[Ty], what: String) -> IrError {
+    let all = operands.iter().all(|t| t.is_bytes());
+    let error = if compare || all {
+        let codes: Vec<char> = operands.iter().map(|t| t.numexpr_code()).collect();
+        PromoteError::NotBytes {
+            signature: bytes::numexpr_signature(&numexpr_name(op), result, &codes),
+        }
+    } else {
+        PromoteError::BytesWithNumber
+    };
+    type_error(error, what)
 }
 
 fn type_error(e: PromoteError, what: impl fmt::Display) -> IrError {
@@ -123,7 +169,7 @@ fn rule(op: BinaryOp) -> (PromoteOp, bool) {
         FloorDiv => (PromoteOp::FloorDiv, false),
         Rem | Fmod => (PromoteOp::Rem, false),
         Pow => (PromoteOp::Pow, false),
-        Lt | Le | Gt | Ge | Eq | Ne => (PromoteOp::Compare, false),
+        Lt | Le | Gt | Ge | Eq | Ne | Contains => (PromoteOp::Compare, false),
         And | Or | BitAnd | BitOr | BitXor | Shl | Shr => (PromoteOp::Bitwise, false),
         Arctan2 | Hypot | Copysign | Nextafter | Logaddexp | Logaddexp2 | Complex => (PromoteOp::Arith, true),
     }
@@ -161,7 +207,30 @@ impl Typer<'_> {
             ),
             Node::Int(v) => (self.arena.int(v), Ty::WeakInt(v)),
             Node::Index(a) => (self.arena.index(a), Ty::Strong(I64)),
+            Node::Bytes(v) => (self.arena.intern(Node::Bytes(v)), Ty::Strong(Bytes(v.width()))),
+            Node::Cast(t, a) if self.get(a).1.is_bytes() || t.is_bytes() => {
+                let ta = self.get(a).1;
+                return Err(bytes_error(
+                    format!("cast to {t}"),
+                    false,
+                    t.numexpr_code(),
+                    &[ta],
+                    format!("a cast of {} to {t}", show(ta)),
+                ));
+            }
             Node::Cast(t, a) => (self.at(a, t), Ty::Strong(t)),
+            Node::Where(c, a, b) | Node::Fma(c, a, b)
+                if [c, a, b].iter().any(|&x| self.get(x).1.is_bytes()) =>
+            {
+                let ts = [c, a, b].map(|x| self.get(x).1);
+                return Err(bytes_error(
+                    "where",
+                    false,
+                    's',
+                    &ts,
+                    format!("where({}, {}, {})", show(ts[0]), show(ts[1]), show(ts[2])),
+                ));
+            }
             Node::Unary(op, a) => self.unary(op, a)?,
             Node::Binary(op, a, b) => self.binary(op, a, b)?,
             Node::Where(c, a, b) => {
@@ -193,6 +262,9 @@ impl Typer<'_> {
     fn unary(&mut self, op: UnaryOp, a: NodeId) -> Result<(NodeId, Ty)> {
         use ElemType::*;
         let (new_a, ta) = self.get(a);
+        if ta.is_bytes() {
+            return Err(bytes_error(op, false, 's', &[ta], format!("{op}({})", show(ta))));
+        }
         // `-` and `~` of a Python int stay Python ints (`x & ~5` is `x & -6`)
         match (op, ta) {
             (UnaryOp::Neg, Ty::WeakInt(v)) if v != i64::MIN => {
@@ -292,6 +364,7 @@ impl Typer<'_> {
             }
             (_, F32 | F64) => keep(&mut self.arena, op, x, t),
             (_, C64 | C128) => unreachable!("complex operands are typed above"),
+            (_, Bytes(_)) => unreachable!("byte strings are refused above"),
         })
     }
 
@@ -300,6 +373,16 @@ impl Typer<'_> {
         let (ta, tb) = (self.get(a).1, self.get(b).1);
         let what = || format!("{op}({}, {})", show(ta), show(tb));
         let (rule, to_float) = rule(op);
+        if ta.is_bytes() || tb.is_bytes() || op == BinaryOp::Contains {
+            let compare = rule == PromoteOp::Compare;
+            if !(ta.is_bytes() && tb.is_bytes() && bytes::has(op)) {
+                let result = if compare { 'b' } else { 's' };
+                return Err(bytes_error(op, compare, result, &[ta, tb], what()));
+            }
+            // two strings compared or searched as they are: no cast
+            let (x, y) = (self.get(a).0, self.get(b).0);
+            return Ok((self.arena.binary(op, x, y), Ty::Strong(Bool)));
+        }
         if op == BinaryOp::Complex {
             return self.complex(a, b);
         }
@@ -414,7 +497,7 @@ impl Typer<'_> {
 
 fn show(t: Ty) -> String {
     match t {
-        Ty::Strong(t) => t.name().into(),
+        Ty::Strong(t) => t.to_string(),
         Ty::WeakInt(v) => format!("{v}"),
         Ty::WeakFloat(v) => format!("{v:?}"),
         Ty::WeakComplex => "complex".into(),
@@ -471,6 +554,20 @@ impl TypedKernel {
         let mut new_roots = Vec::with_capacity(roots.len());
         for (o, &root) in roots.iter().enumerate() {
             let mut value = t.get(root).1.resolved();
+            if value.is_bytes() && o == 0 {
+                let what = match &kernel.kind {
+                    KernelKind::Reduce { op, .. } => Some(op.name()),
+                    KernelKind::Scan(s) => Some(s.op.name()),
+                    _ => None,
+                };
+                if let Some(what) = what {
+                    let ty = Ty::Strong(value);
+                    let error = PromoteError::NotBytes {
+                        signature: bytes::numexpr_signature(what, 's', &['s', 'n']),
+                    };
+                    return Err(type_error(error, format!("{what}({})", show(ty))));
+                }
+            }
             if o == 0 && mean && !value.is_inexact() {
                 value = ElemType::F64;
             }
@@ -535,6 +632,7 @@ impl TypedKernel {
                 Node::Input(n) => inputs[n as usize],
                 Node::Literal(_) => ElemType::F64,
                 Node::Int(_) | Node::Index(_) => ElemType::I64,
+                Node::Bytes(v) => ElemType::Bytes(v.width()),
                 Node::Cast(t, _) => t,
                 Node::Unary(op, a) => match op {
                     UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::Not | UnaryOp::Signbit => {
@@ -797,9 +895,9 @@ impl fmt::Display for TypedKernel {
         writeln!(
             f,
             " {} {:?} -> {} {:?}",
-            self.value_type().short_name(),
+            self.value_type().short(),
             k.shape,
-            self.output_type().short_name(),
+            self.output_type().short(),
             k.output_shape()
         )?;
         for (i, input) in k.inputs.iter().enumerate() {
@@ -807,7 +905,7 @@ impl fmt::Display for TypedKernel {
                 f,
                 "  in{i} {}: {} {:?}",
                 input.name,
-                self.input_types[i].short_name(),
+                self.input_types[i].short(),
                 input.shape
             )?;
         }
@@ -816,12 +914,13 @@ impl fmt::Display for TypedKernel {
             let n = names.len();
             names.insert(id, n);
             let r = |id: NodeId| names[&id];
-            let t = self.type_of(id).short_name();
+            let t = self.type_of(id).short();
             match *k.arena.node(id) {
                 Node::Input(i) => writeln!(f, "  %{n}: {t} = in{i}")?,
                 Node::Literal(bits) => writeln!(f, "  %{n} = lit {:?}", f64::from_bits(bits))?,
                 Node::Int(v) => writeln!(f, "  %{n} = int {v}")?,
                 Node::Index(a) => writeln!(f, "  %{n}: {t} = index {a}")?,
+                Node::Bytes(v) => writeln!(f, "  %{n}: {t} = bytes {v}")?,
                 Node::Cast(_, a) => writeln!(f, "  %{n}: {t} = cast %{}", r(a))?,
                 Node::Unary(op, a) => writeln!(f, "  %{n}: {t} = {op} %{}", r(a))?,
                 Node::Binary(op, a, b) => writeln!(f, "  %{n}: {t} = {op} %{} %{}", r(a), r(b))?,
@@ -946,6 +1045,7 @@ impl Scalar {
                     _ => unreachable!("cast to float64"),
                 },
             }),
+            ElemType::Bytes(_) => unreachable!("the typing casts nothing to a byte string"),
         }
     }
 }
@@ -1110,6 +1210,22 @@ pub enum TypedInput<'a> {
     C64(StridedInput<'a, Complex32>),
     /// complex128 elements.
     C128(StridedInput<'a, Complex64>),
+    /// Byte strings of this width: string `idx` is the `width` bytes from the position
+    /// [`StridedInput`] gives for `idx` (its offset and strides counted in bytes).
+    Bytes(StridedInput<'a, u8>, u32),
+}
+
+impl<'a> TypedInput<'a> {
+    /// The string at point `idx` of a byte-string input (empty for any other).
+    fn bytes_at(&self, idx: &[usize]) -> &'a [u8] {
+        match self {
+            TypedInput::Bytes(s, w) => {
+                let start = s.position(idx);
+                &s.data[start..start + *w as usize]
+            }
+            _ => &[],
+        }
+    }
 }
 
 impl TypedInput<'_> {
@@ -1123,6 +1239,7 @@ impl TypedInput<'_> {
             TypedInput::F64(_) => ElemType::F64,
             TypedInput::C64(_) => ElemType::C64,
             TypedInput::C128(_) => ElemType::C128,
+            TypedInput::Bytes(_, w) => ElemType::Bytes(*w),
         }
     }
 
@@ -1135,6 +1252,7 @@ impl TypedInput<'_> {
             TypedInput::F64(s) => s.check(shape, index),
             TypedInput::C64(s) => s.check(shape, index),
             TypedInput::C128(s) => s.check(shape, index),
+            TypedInput::Bytes(s, w) => s.check_span(shape, index, *w as usize),
         }
     }
 
@@ -1147,6 +1265,8 @@ impl TypedInput<'_> {
             TypedInput::F64(s) => Scalar::F64(s.at(idx)),
             TypedInput::C64(s) => Scalar::C64(s.at(idx)),
             TypedInput::C128(s) => Scalar::C128(s.at(idx)),
+            // a string is read where it is compared ([`Evaluator::bytes`]), never as a scalar
+            TypedInput::Bytes(..) => Scalar::Bool(false),
         }
     }
 }
@@ -1159,12 +1279,26 @@ struct Evaluator<'k, 'a> {
     scratch: Vec<Scalar>,
 }
 
-impl Evaluator<'_, '_> {
+impl<'a> Evaluator<'_, 'a> {
+    /// The byte string node `id` (an input or a constant) holds at point `idx`.
+    fn bytes(&self, id: NodeId, idx: &[usize]) -> &'a [u8] {
+        match *self.kernel.kernel.arena.node(id) {
+            Node::Input(n) => self.inputs[n as usize].bytes_at(idx),
+            Node::Bytes(v) => v.bytes(),
+            _ => &[],
+        }
+    }
+
     fn at(&mut self, idx: &[usize]) -> Scalar {
         let arena = &self.kernel.kernel.arena;
         for &id in &self.order {
             let s = &self.scratch;
             let v = match *arena.node(id) {
+                Node::Binary(op, a, b) if self.kernel.type_of(a).is_bytes() => {
+                    Scalar::Bool(bytes::eval(op, self.bytes(a, idx), self.bytes(b, idx)).unwrap_or(false))
+                }
+                // strings are read where they are compared
+                Node::Bytes(_) => Scalar::Bool(false),
                 Node::Input(n) => self.inputs[n as usize].at(idx),
                 Node::Literal(bits) => Scalar::F64(f64::from_bits(bits)),
                 Node::Int(v) => Scalar::I64(v),
@@ -1224,18 +1358,9 @@ pub fn interpret(kernel: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'
         scratch: vec![Scalar::Bool(false); k.body.index() + 1],
     };
     match &k.kind {
+        KernelKind::Map if kernel.value_type().is_bytes() => map_bytes(kernel, &eval),
         KernelKind::Map => {
-            let n = checked_size(&k.shape)?;
-            let mut out = Vec::new();
-            out.try_reserve_exact(n).map_err(|_| IrError::Allocation {
-                what: "the result".into(),
-                elements: n,
-            })?;
-            let mut idx = vec![0; k.shape.len()];
-            for flat in 0..n {
-                unravel(flat, &k.shape, &mut idx);
-                out.push(eval.at(&idx));
-            }
+            let out = each_point(&k.shape, 1, |idx, out| out.push(eval.at(idx)))?;
             Ok(Tensor {
                 shape: k.shape.clone(),
                 values: collect(out, kernel.value_type()),
@@ -1286,6 +1411,41 @@ fn reduced_type(op: ReduceOp, v: ElemType) -> ElemType {
     }
 }
 
+/// A map whose value is a byte string (an input or a constant: nothing computes one), copied: the
+/// strings of its width (at least 1: NumPy has no `S0` array, `b''` alone gives `S1` `b''`).
+fn map_bytes(kernel: &TypedKernel, eval: &Evaluator<'_, '_>) -> Result<Tensor> {
+    let k = &kernel.kernel;
+    let width = kernel.value_type().size().max(1);
+    let data = each_point(&k.shape, width, |idx, data| {
+        let s = eval.bytes(k.body, idx);
+        data.extend_from_slice(s);
+        data.resize(data.len() + (width - s.len()), 0);
+    })?;
+    Ok(Tensor {
+        shape: k.shape.clone(),
+        values: Values::Bytes { width, data },
+    })
+}
+
+/// `f` at every point of `shape` in C order, pushing that point's `per` values into the result
+/// (reserved fallibly).
+fn each_point<T>(shape: &[usize], per: usize, mut f: impl FnMut(&[usize], &mut Vec<T>)) -> Result<Vec<T>> {
+    let n = checked_size(shape)?;
+    let too_big = || IrError::Allocation {
+        what: "the result".into(),
+        elements: n,
+    };
+    let total = n.checked_mul(per).ok_or_else(too_big)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(total).map_err(|_| too_big())?;
+    let mut idx = vec![0; shape.len()];
+    for flat in 0..n {
+        unravel(flat, shape, &mut idx);
+        f(&idx, &mut out);
+    }
+    Ok(out)
+}
+
 /// Values of one type gathered into [`Values`].
 fn collect(v: Vec<Scalar>, t: ElemType) -> Values {
     macro_rules! gather {
@@ -1308,6 +1468,7 @@ fn collect(v: Vec<Scalar>, t: ElemType) -> Values {
         ElemType::F64 => gather!(F64),
         ElemType::C64 => gather!(C64),
         ElemType::C128 => gather!(C128),
+        ElemType::Bytes(_) => unreachable!("a map of byte strings is copied by map_bytes"),
     }
 }
 
@@ -1384,6 +1545,7 @@ fn typed_start(v: f64, t: ElemType, what: &str) -> Result<Scalar> {
         }
         ElemType::I64 => int_start(v, what).map(Scalar::I64),
         ElemType::C64 | ElemType::C128 => Ok(Scalar::F64(v).cast(t)),
+        ElemType::Bytes(_) => Err(IrError::Type(format!("initial={v:?} for {what} of byte strings"))),
     }
 }
 

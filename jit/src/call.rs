@@ -42,6 +42,10 @@
 //!   output of a point (so loads every input of it) before it stores any output of that point
 //!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
 //!   whichever output reads it;
+//! - a byte-string input ([`crate::Stored::Bytes`]) is passed as its address divided by its width
+//!   (checked to divide it), scaled as a one-byte stored input's; the code shifts an address it
+//!   computes back and multiplies it by the width, which gives the address of a string the plan
+//!   reads, and hands it to `bytes_op` with the width, which reads those bytes only;
 //! - `zeroed_output` and `uninit_output` only advise the kernel (madvise) about memory they own;
 //! - a fresh map or scan output is allocated uninitialised (`uninit_output`, length 0) and given its
 //!   length only by `written_output`, which takes the proof ([`Ran`]) that `dispatch` ran every work
@@ -54,6 +58,32 @@
 //!   outputs its own loop would read and write (the one place where an input's run is made into a
 //!   slice: a plain run of a checked row, read-only, in another allocation than the output).
 #![allow(unsafe_code)]
+
+/// The byte strings' comparison compiled code calls per lane ([`crate::bytes::SYMBOL`]): `op` (a
+/// code of [`crate::bytes::code`]) of the `wa` bytes at `a` and the `wb` bytes at `b`, as 1 or 0:
+/// the interpreter's own [`kiln_ir::bytes::eval`].
+extern "C" fn bytes_op(op: i64, a: *const u8, wa: i64, b: *const u8, wb: i64) -> i8 {
+    let Some(op) = crate::bytes::op_of(op) else {
+        return 0;
+    };
+    let (wa, wb) = (usize::try_from(wa).unwrap_or(0), usize::try_from(wb).unwrap_or(0));
+    // SAFETY: compiled code passes the address and width of a string of a byte-string input, at
+    // an index the plan reads (inside the elements check.rs checked the input holds) times its
+    // width from a base the width divides (checked), or of an interned string constant, which
+    // lives as long as the process; nothing writes either while the kernel runs
+    let (x, y) = unsafe {
+        (
+            std::slice::from_raw_parts(a, wa),
+            std::slice::from_raw_parts(b, wb),
+        )
+    };
+    i8::from(kiln_ir::bytes::eval(op, x, y).unwrap_or(false))
+}
+
+/// The address of [`bytes_op`], registered as [`crate::bytes::SYMBOL`].
+pub(crate) fn bytes_op_address() -> *const u8 {
+    bytes_op as *const u8
+}
 
 use crate::check::Checked;
 use crate::error::{JitError, Result, oom};

@@ -98,6 +98,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
     };
     let mut jb = JITBuilder::with_isa(isa, default_libcall_names());
     host::register_symbols(&mut jb);
+    jb.symbol(crate::bytes::SYMBOL, call::bytes_op_address());
     if crate::wide::level().is_some() {
         for r in crate::wide::Routine::ALL {
             for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
@@ -213,6 +214,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     }
     if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
         math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
+    }
+    if crate::bytes::compares(&st.stored, &key.arena, &order) {
+        math.import_bytes(module, func)?;
     }
     let config = module.target_config();
     let mut fctx = FunctionBuilderContext::new();

@@ -241,6 +241,8 @@ pub struct MathRefs {
     /// The kept sum's row steps at full width, `fn(r0, ..., r7, out, n)` and `fn(x, out, n)` (see
     /// `wide/rows.rs` and skeleton.rs), where [`MathRefs::import_kept_rows`] imported them.
     kept: Option<[FuncRef; 2]>,
+    /// The byte-string comparison (`call::bytes_op`), where [`MathRefs::import_bytes`] imported it.
+    bytes: Option<FuncRef>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
     pub inline: bool,
     /// The complex host functions (unary, pow) per parts' type, where
@@ -295,6 +297,7 @@ impl MathRefs {
             wide: wide_refs,
             sincos,
             kept: None,
+            bytes: None,
             inline,
             complex: HashMap::new(),
         })
@@ -334,6 +337,26 @@ impl MathRefs {
     /// (imported by [`MathRefs::import_complex`]).
     pub fn complex(&self, what: &'static str, parts: DType) -> FuncRef {
         self.complex[&(what, parts)]
+    }
+
+    /// Declares in `module` and imports into `func` the byte strings' comparison,
+    /// `fn(op, a, width_a, b, width_b) -> i8` ([`crate::bytes::SYMBOL`]).
+    pub fn import_bytes<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+    ) -> crate::Result<()> {
+        let mut sig = Signature::new(module.isa().default_call_conv());
+        sig.params.extend([AbiParam::new(types::I64); 5]);
+        sig.returns.push(AbiParam::new(types::I8));
+        let id = module.declare_function(crate::bytes::SYMBOL, Linkage::Import, &sig)?;
+        self.bytes = Some(module.declare_func_in_func(id, func));
+        Ok(())
+    }
+
+    /// The byte strings' comparison, if the kernel imported it.
+    pub fn bytes(&self) -> Option<FuncRef> {
+        self.bytes
     }
 
     /// Declares in `module` and imports into `func` the kept sum's row steps on `dtype` (registered

@@ -74,6 +74,7 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+mod bytes;
 mod cache;
 mod call;
 mod check;

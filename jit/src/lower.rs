@@ -349,8 +349,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 };
             }
             ElemType::F64 => return self.b.ins().load(types::F64, mem(), at, off),
-            ElemType::C64 | ElemType::C128 => unreachable!(
-                "a float kernel reads no complex input (a typed kernel loads it: complex_lower.rs)"
+            ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => unreachable!(
+                "a float kernel reads no complex or byte-string input (a typed kernel loads it: complex_lower.rs, bytes.rs)"
             ),
         };
         self.b.ins().fcvt_from_sint(self.t, x)
@@ -890,7 +890,9 @@ pub fn emit_body(
                     }
                 }
             },
-            Node::Int(_) | Node::Cast(..) => unreachable!("KernelKey::new refuses typed kernels"),
+            Node::Int(_) | Node::Cast(..) | Node::Bytes(_) => {
+                unreachable!("KernelKey::new refuses typed kernels")
+            }
             Node::Index(axis) => {
                 let axis = axis as usize;
                 if let Some(v) = (leaves.row_index)(axis) {
@@ -972,6 +974,11 @@ fn emit_typed_body(
             Node::Input(i) => input_value(g, w, i as usize, leaves, jb, off_bytes),
             // read only through the cast that types them (a constant)
             Node::Int(_) | Node::Literal(_) => continue,
+            Node::Bytes(s) => g.tg().string(s, vector),
+            Node::Binary(op, a, b) if t(a).is_bytes() => {
+                let (x, y) = (get(a), get(b));
+                g.tg().bytes_op(op, x, t(a), y, t(b))
+            }
             Node::Cast(to, a) => match constant(tk, id) {
                 Some(c) => g.tg().konst(c, vector),
                 None => {

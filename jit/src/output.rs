@@ -407,6 +407,16 @@ pub(crate) fn typed_fresh(t: ElemType, n: usize) -> Result<Values> {
         ElemType::F64 => Values::F64(zeroed(n, 0.0)?),
         ElemType::C64 => Values::C64(zeroed(n, Default::default())?),
         ElemType::C128 => Values::C128(zeroed(n, Default::default())?),
+        ElemType::Bytes(w) => {
+            let width = (w as usize).max(1);
+            let bytes = n.checked_mul(width).ok_or(crate::JitError::Unsupported(
+                "a byte-string result larger than the address space".into(),
+            ))?;
+            Values::Bytes {
+                width,
+                data: zeroed(bytes, 0u8)?,
+            }
+        }
     })
 }
 
@@ -420,6 +430,11 @@ fn values_ptr(v: &mut Values) -> (*mut u8, usize, ElemType) {
         Values::F64(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::F64),
         Values::C64(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::C64),
         Values::C128(x) => (x.as_mut_ptr().cast(), x.len(), ElemType::C128),
+        Values::Bytes { width, data } => (
+            data.as_mut_ptr(),
+            data.len() / (*width).max(1),
+            ElemType::Bytes(u32::try_from(*width).unwrap_or(u32::MAX)),
+        ),
     }
 }
 
@@ -627,7 +642,9 @@ fn tensor<T: Elem>(
             Values::F32(v.iter().map(|x| x.to_f64() as f32).collect())
         }
         ElemType::F32 | ElemType::F64 => T::values(v),
-        ElemType::C64 | ElemType::C128 => unreachable!("typed::why_not compiles maps of complex values only"),
+        ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => {
+            unreachable!("typed::why_not compiles maps of complex values only, and no byte-string result")
+        }
     };
     let values = match st.mode.reduce_op() {
         None => floats(val_t),

@@ -173,8 +173,14 @@ impl<T> InputRef<'_, T> {
             InputRef::View(v) => v.as_ptr().cast(),
             InputRef::Stored(s) => {
                 let shift = stored_shift(std::mem::size_of::<T>(), s.ty());
+                // byte strings count by their index: the address divided by the width (check.rs
+                // proves it divides), which the code multiplies back (typed_lower.rs)
+                let at = match s {
+                    Stored::Bytes(_, w) => s.ptr() as usize / (*w).max(1) as usize,
+                    _ => s.ptr() as usize,
+                };
                 // no Rust code dereferences it (the code shifts it back first)
-                std::ptr::without_provenance(code_address(s.ptr() as usize, shift))
+                std::ptr::without_provenance(code_address(at, shift))
             }
             // the destination's address is taken where the outputs are (execute.rs)
             InputRef::Destination | InputRef::Output(_) => std::ptr::null(),
@@ -186,9 +192,10 @@ impl<T> InputRef<'_, T> {
 /// [`InputRef::base`]): `log2(size / t.size())` where `t` is narrower (the code's address is the
 /// element's shifted left, its loads shift right), `-log2(t.size() / size)` where it is wider (a
 /// complex128's 16 bytes in float64 lanes: the code's address is the element's shifted right, its
-/// loads shift left), 0 for the same size.
+/// loads shift left), 0 for the same size; a byte string's as a one-byte element's (its address
+/// counts strings: [`InputRef::base`]).
 pub(crate) fn stored_shift(size: usize, t: ElemType) -> i32 {
-    let e = elem_size(t);
+    let e = if t.is_bytes() { 1 } else { t.size() };
     if e <= size {
         (size / e).trailing_zeros() as i32
     } else {
@@ -202,11 +209,6 @@ pub(crate) fn stored_shift(size: usize, t: ElemType) -> i32 {
 /// of its parts' size, at least the shift's power of two).
 pub(crate) fn code_address(addr: usize, shift: i32) -> usize {
     if shift >= 0 { addr << shift } else { addr >> -shift }
-}
-
-/// The bytes of one element of `t`.
-pub(crate) fn elem_size(t: ElemType) -> usize {
-    t.size()
 }
 
 /// An input's elements in their own type: an input of a float kernel stored in another type than
@@ -228,6 +230,8 @@ pub enum Stored<'a> {
     C64(&'a [Complex32]),
     /// complex128 elements.
     C128(&'a [Complex64]),
+    /// Byte strings of this width (at least 1), one after another.
+    Bytes(&'a [u8], u32),
     /// A view read in place, per row (its strides the plan's), not C-contiguous.
     View(TypedView<'a>),
 }
@@ -316,6 +320,7 @@ impl Stored<'_> {
             Stored::F64(s) => Stored::F64(s),
             Stored::C64(s) => Stored::C64(s),
             Stored::C128(s) => Stored::C128(s),
+            Stored::Bytes(s, w) => Stored::Bytes(s, *w),
             Stored::View(v) => Stored::View(v.view()),
         }
     }
@@ -330,6 +335,7 @@ impl Stored<'_> {
             Stored::F64(_) => ElemType::F64,
             Stored::C64(_) => ElemType::C64,
             Stored::C128(_) => ElemType::C128,
+            Stored::Bytes(_, w) => ElemType::Bytes(*w),
             Stored::View(v) => v.ty(),
         }
     }
@@ -344,6 +350,7 @@ impl Stored<'_> {
             Stored::F64(s) => s.len(),
             Stored::C64(s) => s.len(),
             Stored::C128(s) => s.len(),
+            Stored::Bytes(s, w) => s.len() / (*w).max(1) as usize,
             Stored::View(v) => v.geometry().0.iter().product(),
         }
     }
@@ -362,6 +369,7 @@ impl Stored<'_> {
             Stored::F64(s) => s.as_ptr().cast(),
             Stored::C64(s) => s.as_ptr().cast(),
             Stored::C128(s) => s.as_ptr().cast(),
+            Stored::Bytes(s, _) => s.as_ptr(),
             Stored::View(v) => v.ptr(),
         }
     }

@@ -45,6 +45,9 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
             "the {what} of complex values (not compiled yet: the typed interpreter computes it)"
         ));
     }
+    if let Some(why) = crate::bytes::why_not(kernel) {
+        return Some(why);
+    }
     match &k.kind {
         KernelKind::Map | KernelKind::Reduce { .. } => {}
         KernelKind::Scan(s) => {
@@ -126,6 +129,8 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                 }
             }
             Node::Index(_) => {}
+            // a string constant, compared (crate::bytes::why_not)
+            Node::Bytes(_) => {}
             Node::Fma(..) => return Some("fma".into()),
             Node::Unary(op, a) => {
                 use kiln_ir::UnaryOp::*;
@@ -142,6 +147,8 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                     return Some(format!("{op} of {}", t(a)));
                 }
             }
+            // two strings, of any widths, compared or searched (crate::bytes::why_not)
+            Node::Binary(_, a, _) if t(a).is_bytes() => {}
             // both operands of one type, as the typing casts them
             Node::Binary(op, a, b) => {
                 use kiln_ir::BinaryOp::*;

@@ -125,7 +125,11 @@ pub(crate) fn sign_bit(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
 
 /// The bits a value of type `t` takes in memory and in a scalar register.
 pub(crate) fn bits(t: ElemType) -> u32 {
-    t.size() as u32 * 8
+    match t {
+        // a byte string is held as its address
+        ElemType::Bytes(_) => 64,
+        _ => t.size() as u32 * 8,
+    }
 }
 
 /// The scalar Cranelift type of `t`.
@@ -138,6 +142,8 @@ pub(crate) fn scalar_type(t: ElemType) -> Type {
         ElemType::F64 => types::F64,
         // one register of both parts (complex_lower.rs)
         ElemType::C64 | ElemType::C128 => crate::complex_lower::register_type(t),
+        // a byte string is held as its address
+        ElemType::Bytes(_) => types::I64,
     }
 }
 
@@ -159,7 +165,7 @@ impl TypedGen<'_, '_> {
         match (t, self.lanes) {
             (ElemType::Bool | ElemType::I32, 4) => types::I32X4,
             (ElemType::F32, 4) => types::F32X4,
-            (ElemType::Bool | ElemType::I64, 2) => types::I64X2,
+            (ElemType::Bool | ElemType::I64 | ElemType::Bytes(_), 2) => types::I64X2,
             (ElemType::F64, 2) => types::F64X2,
             // a 32-bit value in a kernel of 2 lanes: its lanes 0 and 1 (half-filled)
             (ElemType::I32, 2) => types::I32X4,
@@ -230,6 +236,17 @@ impl TypedGen<'_, '_> {
     pub fn load(&mut self, t: ElemType, addr: Value, vector: bool) -> Value {
         if t.is_complex() {
             return self.complex_load(t, addr);
+        }
+        if let ElemType::Bytes(w) = t {
+            // a string's address: its index (`addr`, see `InputRef::base`) times its width; a
+            // vector's two strings are the next two
+            let first = self.b.ins().imul_imm_u(addr, i64::from(w));
+            if !vector {
+                return first;
+            }
+            let second = self.b.ins().iadd_imm_u(first, i64::from(w));
+            let v = self.b.ins().splat(types::I64X2, first);
+            return self.b.ins().insertlane(v, second, 1);
         }
         if t == ElemType::Bool {
             if !vector {
@@ -1051,6 +1068,36 @@ impl TypedGen<'_, '_> {
         }
         let func = self.math.host(f, dtype);
         let call = self.b.ins().call(func, args);
+        self.b.inst_results(call)[0]
+    }
+
+    /// The address of the interned string constant `s` (it lives as long as the process).
+    pub fn string(&mut self, s: kiln_ir::bytes::ByteStr, vector: bool) -> Value {
+        let x = self.b.ins().iconst(types::I64, s.bytes().as_ptr() as i64);
+        if vector {
+            self.b.ins().splat(types::I64X2, x)
+        } else {
+            x
+        }
+    }
+
+    /// `op` (a comparison or `contains`) of the byte strings at `a` and `b` (their addresses, of
+    /// types `ta` and `tb`): the interpreter's own function, called per lane (`call::bytes_op`).
+    pub fn bytes_op(&mut self, op: BinaryOp, a: Value, ta: ElemType, b: Value, tb: ElemType) -> Value {
+        if self.is_vector(a) {
+            let args = [(a, ElemType::I64), (b, ElemType::I64)];
+            return self.per_lane(ElemType::Bool, &args, &mut |g, xs| {
+                g.bytes_op(op, xs[0], ta, xs[1], tb)
+            });
+        }
+        let f = self
+            .math
+            .bytes()
+            .expect("a kernel comparing byte strings imports the host function");
+        let code = self.b.ins().iconst(types::I64, crate::bytes::code(op));
+        let wa = self.b.ins().iconst(types::I64, ta.size() as i64);
+        let wb = self.b.ins().iconst(types::I64, tb.size() as i64);
+        let call = self.b.ins().call(f, &[code, a, wa, b, wb]);
         self.b.inst_results(call)[0]
     }
 

@@ -59,8 +59,8 @@ fn elements(t: ElemType, n: usize) -> Owned {
                     .collect(),
             )
         }
-        ElemType::F64 | ElemType::C64 | ElemType::C128 => {
-            unreachable!("float64 and complex inputs are no stored inputs")
+        ElemType::F64 | ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => {
+            unreachable!("float64, complex and string inputs are no stored inputs")
         }
     }
 }
@@ -73,7 +73,9 @@ fn converted<T: Elem>(s: &Stored<'_>) -> Vec<T> {
         Stored::I64(d) => d.iter().map(|&x| T::from_f64(x as f64)).collect(),
         Stored::F32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
         Stored::F64(d) => d.iter().map(|&x| T::from_f64(x)).collect(),
-        Stored::C64(_) | Stored::C128(_) | Stored::View(_) => unreachable!("these tests pass real slices"),
+        Stored::C64(_) | Stored::C128(_) | Stored::Bytes(..) | Stored::View(_) => {
+            unreachable!("these tests pass real slices")
+        }
     }
 }
 

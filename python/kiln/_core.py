@@ -3,11 +3,14 @@
 
 Inputs reach kiln as NumPy arrays of float64, float32, int64, int32, bool, complex64 or complex128
 in native byte order,
-read in place whatever their strides (C, Fortran, sliced, negative strides). Anything else is
+read in place whatever their strides (C, Fortran, sliced, negative strides), and byte-string (`S`)
+arrays in C order. Anything else is
 converted here once (a byte-swapped or unaligned array, a Python or NumPy float, a Python int as a
-0-d int64 array, a Python complex as a 0-d complex128 array, a list; int8, int16, uint8, uint16 and
-uint32 widened exactly to int64, uint64 too when every value fits) or refused with a `TypeError`
-(strings, float16, long double and complex long double data, uint64 beyond int64).
+0-d int64 array, a Python complex as a 0-d complex128 array, Python `bytes` as a 0-d `S` array, a
+list; an `S` array of another layout copied in C order; int8, int16, uint8, uint16 and
+uint32 widened exactly to int64, uint64 too when every value fits) or refused: unicode (`U`)
+strings with numexpr's `ValueError`, float16, long double and complex long double data and uint64
+beyond int64 with a `TypeError`.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
 class UnsupportedTypeError(TypeError):
-    """An input of a type kiln has no kernels for (byte or unicode strings, float16, long double,
+    """An input of a type kiln has no kernels for (float16, long double,
     uint64 beyond int64), named with the expression. A `TypeError`, not numexpr's
     `NotImplementedError`: numexpr raises that for one operation it has no opcode for (a string with
     a number, `<` of complex values, as kiln does too), and its own tests skip such a case as not
@@ -72,10 +75,13 @@ def as_input(name, value, expression=None):
                 f"input '{name}'{where} has dtype {dt} with values beyond int64: kiln has no unsigned type"
             )
         return value.astype(np.int64)
-    if dt.kind in "SU":
-        raise UnsupportedTypeError(
-            f"input '{name}'{where} has dtype {dt}: kiln has no string type yet, so numexpr's string "
-            "comparisons and contains() are not implemented"
+    if dt.kind == "S":
+        # C order, and NumPy's empty `S0` as `S1` (a NUL)
+        return np.ascontiguousarray(value if dt.itemsize else value.astype("S1"))
+    if dt.kind == "U":
+        raise ValueError(
+            f"NumExpr 2 does not support Unicode as a dtype. (input '{name}'{where} has dtype {dt}: "
+            "kiln, as numexpr, compares byte strings; encode it, e.g. np.char.encode(a, 'ascii'))"
         )
     raise UnsupportedTypeError(
         f"input '{name}'{where} has dtype {dt}: kiln computes in bool, int32, int64, float32, float64, "

@@ -15,6 +15,10 @@ the domains its inputs are drawn from), in float64 and float32 at N = 1e4 and 1e
 against NumPy's in float64 on the same inputs (relative 1e-12 for float64, 1e-5 for float32). The
 speeds are NumPy's (numexpr's) time over kiln's: above 1, kiln is faster.
 
+`--strings` times numexpr's byte-string operations on an `S10` array (`s == b'abc'`, `contains(s,
+b'ab')`) at N = 1e4 and 1e6 on one thread: `kiln.evaluate`, `numexpr.evaluate` and NumPy (`s ==
+b'abc'`, `np.char.find(s, b'ab') >= 0`), each result checked equal to NumPy's first.
+
 `--programs` times small whole programs (`tanh(M)*2 + M**2` over a 1000 x 1000 float64 matrix) the
 same way. `--json` prints one JSON object per measurement instead of a table, in every mode but
 `--dask`.
@@ -24,6 +28,7 @@ same way. `--json` prints one JSON object per measurement instead of a table, in
     python -m kiln.bench --functions           # the function table, f64 and f32, N = 1e4 and 1e6
     python -m kiln.bench --functions --kernels tanh,x**y --dtype f32 --json
     python -m kiln.bench --programs
+    python -m kiln.bench --strings             # byte strings: ==, contains (S10, N = 1e4 and 1e6)
     python -m kiln.bench --dask                # kiln.dask against plain Dask (kiln.dask_bench)
 """
 
@@ -218,6 +223,19 @@ def function_variants(ex, env, dtype, numexpr):
     return fns
 
 
+def report(args, emit, name, n, dname, times, lead):
+    """One measurement's JSON rows, or its table row (`lead`, N, each variant's ns per element, the
+    speeds against NumPy and numexpr)."""
+    if args.json:
+        for label, t in times.items():
+            emit(json_row(name, n, dname, label, t))
+        return
+    ns = {k: t * 1e9 / n for k, t in times.items()}
+    ne = f"{ns['numexpr']:8.3f}" if "numexpr" in ns else f"{'-':>8}"
+    vs_ne = f"{ns['numexpr'] / ns['kiln']:9.2f}x" if "numexpr" in ns else f"{'-':>10}"
+    emit(f"{lead} {n:>8} {ns['kiln']:8.3f} {ns['numpy']:8.3f} {ne} {ns['numpy'] / ns['kiln']:8.2f}x {vs_ne}")
+
+
 def run_functions(args, names, dtypes, sizes, emit):
     """The function table: per function, type and N, kiln, numexpr and NumPy, checked, timed."""
     numexpr = numexpr_module()
@@ -247,15 +265,7 @@ def run_functions(args, names, dtypes, sizes, emit):
                     if not agrees(fn(), want, dtype):
                         raise SystemExit(f"{name} {dname} N={n}: {label} disagrees with NumPy's float64")
                 times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
-                if args.json:
-                    for label, t in times.items():
-                        emit(json_row(name, n, dname, label, t))
-                    continue
-                ns = {k: t * 1e9 / n for k, t in times.items()}
-                ne = f"{ns['numexpr']:8.3f}" if "numexpr" in ns else f"{'-':>8}"
-                vs_ne = f"{ns['numexpr'] / ns['kiln']:9.2f}x" if "numexpr" in ns else f"{'-':>10}"
-                emit(f"{name:<9} {dname:<4} {n:>8} {ns['kiln']:8.3f} {ns['numpy']:8.3f} {ne} "
-                     f"{ns['numpy'] / ns['kiln']:8.2f}x {vs_ne}")
+                report(args, emit, name, n, dname, times, f"{name:<9} {dname:<4}")
 
 
 def run_programs(args, emit):
@@ -286,6 +296,47 @@ def run_programs(args, emit):
         vs_ne = f"{times['numexpr'] / times['kiln']:9.2f}x" if "numexpr" in times else f"{'-':>10}"
         emit(f"{ex:<20} {size_text:<10} {times['kiln'] * 1e3:9.3f} {times['numpy'] * 1e3:9.3f} {ne} "
              f"{times['numpy'] / times['kiln']:8.2f}x {vs_ne}")
+
+
+#: the byte-string rows: (kiln's and numexpr's expression, NumPy's function of the array `s`)
+STRINGS = {
+    "s == b'abc'": lambda s: s == b"abc",
+    "contains(s, b'ab')": lambda s: np.char.find(s, b"ab") >= 0,
+}
+
+
+def strings(n, rng):
+    """n byte strings of 0 to 10 bytes from 'abc ', as an `S10` array."""
+    letters = np.frombuffer(b"abc ", dtype="S1")
+    chars = letters[rng.integers(0, 4, size=(n, 10))]
+    lengths = rng.integers(0, 11, size=n)
+    chars[np.arange(10)[None, :] >= lengths[:, None]] = b""
+    return chars.view("S10").reshape(n)
+
+
+def run_strings(args, sizes, emit):
+    """The byte-string rows: kiln.evaluate, numexpr (one thread) and NumPy, checked, timed."""
+    numexpr = numexpr_module()
+    if numexpr is not None:
+        numexpr.set_num_threads(1)
+    kiln.set_num_threads(1)
+    if not args.json:
+        emit(f"{'expression':<20} {'N':>8} {'kiln':>8} {'numpy':>8} {'numexpr':>8} {'vs numpy':>9} "
+             f"{'vs numexpr':>10}   (ns/elem, S10; vs: their time / kiln's, above 1 kiln is faster)")
+    for ex, numpy_fn in STRINGS.items():
+        for n in sizes:
+            env = {"s": strings(n, np.random.default_rng(n))}
+            fns = [("kiln", lambda: kiln.evaluate(ex, local_dict=env))]
+            if numexpr is not None:
+                fns.append(("numexpr", lambda: numexpr.evaluate(ex, local_dict=env)))
+            fns.append(("numpy", lambda: numpy_fn(env["s"])))
+            want = numpy_fn(env["s"])
+            for label, fn in fns:
+                got = fn()
+                if got.dtype != want.dtype or not np.array_equal(got, want):
+                    raise SystemExit(f"{ex} N={n}: {label} disagrees with NumPy")
+            times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
+            report(args, emit, ex, n, "S10", times, f"{ex:<20}")
 
 
 def size(text):
@@ -342,6 +393,8 @@ def main(argv=None):
     p.add_argument("--functions", action="store_true",
                    help="the function table of `kiln bench --functions` against NumPy and numexpr, one thread")
     p.add_argument("--programs", action="store_true", help="small whole programs against NumPy and numexpr")
+    p.add_argument("--strings", action="store_true",
+                   help="byte-string comparisons and contains() against NumPy and numexpr, one thread")
     p.add_argument("--json", action="store_true", help="one JSON object per measurement instead of the table")
     p.add_argument("--rounds", type=int, default=7, help="interleaved rounds; the median is reported")
     p.add_argument("--sample-ms", type=float, default=5.0, help="time per sample (calls are repeated to fill it)")
@@ -353,6 +406,8 @@ def main(argv=None):
     types["both"] = types["f64"] + types["f32"]
     if args.programs:
         return run_programs(args, emit)
+    if args.strings:
+        return run_strings(args, [size(s) for s in (args.sizes or "1e4,1e6").split(",")], emit)
     if args.functions:
         sizes = [size(s) for s in (args.sizes or "1e4,1e6").split(",")]
         names = args.kernels.split(",") if args.kernels else None

@@ -73,6 +73,8 @@ fn py_err(e: Error, src: &str) -> PyErr {
         }) => PyNotImplementedError::new_err(msg),
         Error::Ir(kiln::kiln_ir::IrError::Promote { ref error, .. }) => match error.numpy_exception() {
             "OverflowError" => PyOverflowError::new_err(msg),
+            // an operation byte strings do not have: numexpr's exception, its opcode named
+            "NotImplementedError" => PyNotImplementedError::new_err(msg),
             "ValueError" => PyValueError::new_err(msg),
             _ => PyTypeError::new_err(msg),
         },
@@ -90,12 +92,15 @@ enum Kind {
     Bool,
     C64,
     C128,
+    /// Byte strings of this many bytes (NumPy's `S<n>`), C-contiguous.
+    Bytes(usize),
 }
 
 impl Kind {
     /// The bytes of one element.
     fn itemsize(self) -> usize {
         match self {
+            Kind::Bytes(w) => w,
             Kind::C128 => 16,
             Kind::F64 | Kind::I64 | Kind::C64 => 8,
             Kind::F32 | Kind::I32 => 4,
@@ -161,6 +166,16 @@ impl Held<'_, '_> {
                 Kind::Bool => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<bool>>().as_array()),
                 Kind::C64 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<Complex32>>().as_array()),
                 Kind::C128 => ArrayArg::from(a.cast_unchecked::<PyArrayDyn<Complex64>>().as_array()),
+                Kind::Bytes(w) => {
+                    // `kind_of` checked that the array is C-contiguous: its `len * w` bytes from
+                    // its data pointer are its strings, in C order
+                    let n = a.len();
+                    let bytes = std::slice::from_raw_parts((*a.as_array_ptr()).fields.data.cast::<u8>().cast_const(), n * w);
+                    match kiln::Strings::new(bytes, w, a.shape()) {
+                        Ok(s) => ArrayArg::Bytes(s),
+                        Err(_) => unreachable!("the strings of a C-contiguous array of its shape"),
+                    }
+                }
             }
         }
     }
@@ -209,6 +224,7 @@ impl Held<'_, '_> {
                     Kind::Bool => ElemType::Bool,
                     Kind::C64 => ElemType::C64,
                     Kind::C128 => ElemType::C128,
+                    Kind::Bytes(w) => ElemType::Bytes(u32::try_from(*w).unwrap_or(u32::MAX)),
                 };
                 (elem, a.shape())
             }
@@ -238,6 +254,8 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
         (b'b', 1) => Kind::Bool,
         (b'c', 8) => Kind::C64,
         (b'c', 16) => Kind::C128,
+        // byte strings in C order (the Python layer makes another layout contiguous)
+        (b'S', w) if w > 0 && u32::try_from(w).is_ok() && a.is_c_contiguous() => Kind::Bytes(w),
         _ => return None,
     };
     Some((kind, a))
@@ -703,6 +721,8 @@ fn is_c_order(a: &ArrayArg<'_>) -> bool {
         ArrayArg::Bool(v) => v.is_standard_layout(),
         ArrayArg::C64(v) => v.is_standard_layout(),
         ArrayArg::C128(v) => v.is_standard_layout(),
+        // byte strings are read through their views
+        ArrayArg::Bytes(_) => false,
     }
 }
 
@@ -710,9 +730,9 @@ fn is_c_order(a: &ArrayArg<'_>) -> bool {
 const SLICE_INPUTS: usize = 8;
 
 /// A kiln result as a NumPy array (moved, not copied).
-fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
+fn to_numpy(py: Python<'_>, out: Output) -> PyResult<Py<PyAny>> {
     use numpy::PyArray;
-    match out {
+    Ok(match out {
         Output::F64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::F32(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::I64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
@@ -720,7 +740,15 @@ fn to_numpy(py: Python<'_>, out: Output) -> Py<PyAny> {
         Output::Bool(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::C64(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
         Output::C128(a) => PyArray::from_owned_array(py, a).into_any().unbind(),
-    }
+        // NumPy's `S<width>` array over a copy of the strings (writable, as numexpr's)
+        Output::Bytes(b) => {
+            let numpy = py.import("numpy")?;
+            let buffer = pyo3::types::PyByteArray::new(py, &b.data);
+            let dtype = format!("S{}", b.width);
+            let flat = numpy.call_method1("frombuffer", (buffer, dtype))?;
+            flat.call_method1("reshape", (b.shape.clone(),))?.unbind()
+        }
+    })
 }
 
 /// A compiled expression: call it with its inputs, in the order of [`Kernel::names`].
@@ -961,7 +989,7 @@ impl Kernel {
                 prepared: Arc::new(handle),
                 contiguous,
             });
-            return Ok(to_numpy(py, out));
+            return to_numpy(py, out);
         };
         let small = args
             .iter()
@@ -975,7 +1003,7 @@ impl Kernel {
                 let out = py
                     .detach(|| handle.run(&args))
                     .map_err(|e| py_err(e, &self.expr))?;
-                Ok(to_numpy(py, out))
+                to_numpy(py, out)
             }
             ElemType::F64 => self.run_fresh::<f64>(py, &handle, small, |out| {
                 handle.run_into(&args, view(handle.output_shape(), out)?)
@@ -987,7 +1015,7 @@ impl Kernel {
                 let out = py
                     .detach(|| handle.run(&args))
                     .map_err(|e| py_err(e, &self.expr))?;
-                Ok(to_numpy(py, out))
+                to_numpy(py, out)
             }
         }
     }

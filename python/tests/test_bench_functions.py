@@ -84,3 +84,13 @@ def test_seed_kernels_json_in_both_types():
     assert {"kiln.evaluate", "kiln.compile", "numpy"} <= {r["variant"] for r in rows}
     assert all(r["kernel"] == "axpy" and r["ok"] and r["threads"] >= 1 for r in rows)
     assert [r["threads"] for r in rows if r["variant"] == "numpy"] == [1, 1]
+
+
+def test_the_string_rows_run_and_agree_with_numpy():
+    out = run_bench("--strings", "--sizes", "100,1000", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {r["kernel"] for r in rows} == set(bench.STRINGS)
+    assert {r["variant"] for r in rows} >= {"kiln", "numpy"}
+    assert all(r["ok"] and r["dtype"] == "S10" for r in rows)
+    s = bench.strings(1000, np.random.default_rng(0))
+    assert s.dtype == np.dtype("S10") and (s == b"").any() and (np.char.find(s, b"ab") >= 0).any()

@@ -54,7 +54,6 @@ for _name, _obj in vars(UPSTREAM).items():
         globals()[_name] = _obj
 del _name, _obj
 
-BYTES = "byte strings (NumPy `S` arrays, b'...' literals, contains()): kiln has no string type yet (issue #25 item 3)"
 DISASSEMBLE = "disassemble() gives kiln's program (its kernels' IR), not numexpr's virtual-machine opcodes"
 
 # test_numexpr's methods run twice, with 1 and 2 threads (test_numexpr2 is its subclass)
@@ -63,9 +62,6 @@ _BOTH = {
     "test_r0_reuse": DISASSEMBLE,
     "test_axis": "kiln accepts a negative axis as NumPy does (`axis=-1` is the last); numexpr refuses it "
     "(out-of-range axes, 2 and -3 here, are a ValueError in both)",
-    **{f"test_str_contains_{n}": BYTES for n in (
-        "basic0", "basic1", "basic2", "basic3", "basic4", "basic5", "listproduct", "long_needle",
-        "withemptystr1", "withemptystr2")},
 }
 
 @pytest.fixture(autouse=True)
@@ -79,14 +75,9 @@ def _thread_variables_unset(monkeypatch):
 #: Test ids (`Class::method`) that kiln cannot pass yet, and why.
 EXPECTED_FAILURES = {
     **{f"{cls}::{name}": why for cls in ("test_numexpr", "test_numexpr2") for name, why in _BOTH.items()},
-    "test_evaluate::test_sanitize": BYTES + " (its last case, `x == 'b:'` of an `S` array; every case before it passes)",
     "test_evaluate::test_disassemble": DISASSEMBLE,
     "test_int32_int64::test_small_int": "numexpr types a small int literal alone (`2`) as int32; kiln gives "
     "NumPy's type, int64 (as numexpr's own expression matrix expects for `1`)",
-    **{f"test_strings::{name}": BYTES for name in (
-        "test_null_chars", "test_compare_copy", "test_compare_array", "test_compare_variable",
-        "test_compare_constant", "test_add_string_array", "test_empty_string1", "test_empty_string2",
-        "test_add_numeric_array", "test_compare_prefix")},
 }
 
 

@@ -21,6 +21,9 @@ pub(crate) enum Tok<'a> {
         text: &'a str,
         value: f64,
     },
+    /// A byte-string literal, `b'...'` or `b"..."` with Python's escapes (`rb'...'` raw), or a
+    /// string literal `'...'` of ASCII characters, which numexpr reads as bytes too: its bytes.
+    Bytes(Vec<u8>),
     /// A name: `[A-Za-z_][A-Za-z0-9_]*`.
     Ident(&'a str),
     LParen,
@@ -67,6 +70,7 @@ impl Tok<'_> {
         match self {
             Tok::Num { text, .. } | Tok::Imag { text, .. } => format!("number '{text}'"),
             Tok::Ident(name) => format!("name '{name}'"),
+            Tok::Bytes(b) => format!("string {}", kiln_ir::bytes::Repr(b)),
             Tok::LParen => punct("("),
             Tok::RParen => punct(")"),
             Tok::LBracket => punct("["),
@@ -125,6 +129,11 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
             b'0'..=b'9' => number(src, pos),
             b'.' if next.is_some_and(|c| c.is_ascii_digit()) => number(src, pos),
             b'.' if next.is_some_and(|c| c.is_ascii_alphabetic() || c == b'_') => (Tok::Dot, 1),
+            b'\'' | b'"' => string(src, pos, 0, false),
+            b'b' | b'B' | b'r' | b'R' if string_prefix(bytes, pos).is_some() => {
+                let (prefix, raw) = string_prefix(bytes, pos).unwrap_or((0, false));
+                string(src, pos, prefix, raw)
+            }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
                 let len = bytes[pos..]
                     .iter()
@@ -174,6 +183,103 @@ pub(crate) fn tokenize(src: &str) -> Vec<Token<'_>> {
 
 fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The length of a string prefix at `pos` (`b`, `rb`, `br`, `r`, either case) right before a
+/// quote, and whether it is raw; None where the letters are a name.
+fn string_prefix(bytes: &[u8], pos: usize) -> Option<(usize, bool)> {
+    let lower = |i: usize| bytes.get(pos + i).map(u8::to_ascii_lowercase);
+    let quote = |i: usize| matches!(bytes.get(pos + i), Some(b'\'' | b'"'));
+    match (lower(0), lower(1)) {
+        (Some(b'b'), _) if quote(1) => Some((1, false)),
+        (Some(b'r'), _) if quote(1) => Some((1, true)),
+        (Some(b'b'), Some(b'r')) | (Some(b'r'), Some(b'b')) if quote(2) => Some((2, true)),
+        _ => None,
+    }
+}
+
+/// Reads a string literal at `pos` whose quote follows a prefix of `prefix` bytes: its bytes, with
+/// Python's escapes unless `raw` (`\\ \' \" \a \b \f \n \r \t \v \ooo \xhh`, a backslash before
+/// a newline joins lines, any other backslash stays). Only ASCII characters may be written in it,
+/// as in Python's bytes literals (numexpr encodes a string constant as ASCII).
+fn string(src: &str, pos: usize, prefix: usize, raw: bool) -> (Tok<'_>, usize) {
+    let bytes = src.as_bytes();
+    let quote = bytes[pos + prefix];
+    let mut out = Vec::new();
+    let mut i = pos + prefix + 1;
+    let bad = |why: String| (Tok::Bad(why), 0);
+    loop {
+        let Some(&c) = bytes.get(i) else {
+            return bad("unterminated string literal".into());
+        };
+        match c {
+            c if c == quote => return (Tok::Bytes(out), i + 1 - pos),
+            b'\n' => return bad("unterminated string literal (a newline inside it)".into()),
+            c if !c.is_ascii() => {
+                let ch = src[i..].chars().next().unwrap_or('\u{fffd}');
+                return bad(format!(
+                    "string literals hold ASCII characters only ({ch:?}): write its bytes as \\x escapes"
+                ));
+            }
+            b'\\' if raw => {
+                // a raw string keeps the backslash, and the quote after it does not end it
+                out.push(c);
+                if let Some(&n) = bytes.get(i + 1).filter(|n| n.is_ascii()) {
+                    out.push(n);
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'\\' => {
+                let Some(&e) = bytes.get(i + 1) else {
+                    return bad("unterminated string literal".into());
+                };
+                i += 2;
+                match e {
+                    b'\n' => {}
+                    b'\\' | b'\'' | b'"' => out.push(e),
+                    b'a' => out.push(0x07),
+                    b'b' => out.push(0x08),
+                    b'f' => out.push(0x0c),
+                    b'n' => out.push(b'\n'),
+                    b'r' => out.push(b'\r'),
+                    b't' => out.push(b'\t'),
+                    b'v' => out.push(0x0b),
+                    b'0'..=b'7' => {
+                        let mut v = u32::from(e - b'0');
+                        for _ in 0..2 {
+                            match bytes.get(i) {
+                                Some(&d @ b'0'..=b'7') => {
+                                    v = v * 8 + u32::from(d - b'0');
+                                    i += 1;
+                                }
+                                _ => break,
+                            }
+                        }
+                        out.push((v & 0xff) as u8);
+                    }
+                    b'x' => {
+                        let hex = bytes.get(i..i + 2).and_then(|h| std::str::from_utf8(h).ok());
+                        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                            Some(v) if hex.is_some_and(|h| h.bytes().all(|d| d.is_ascii_hexdigit())) => {
+                                out.push(v);
+                                i += 2;
+                            }
+                            _ => return bad(format!("invalid \\x escape at position {}", i - 2)),
+                        }
+                    }
+                    other if other.is_ascii() => out.extend([b'\\', other]),
+                    _ => {
+                        return bad("string literals hold ASCII characters only".into());
+                    }
+                }
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
 }
 
 /// Reads a decimal literal at `pos`, Python's form: `digits [. digits] [(e|E) [+|-] digits]`, with
@@ -276,6 +382,24 @@ mod tests {
         );
         assert!(matches!(kinds("2jx")[0], Tok::Bad(_)));
         assert!(matches!(kinds("12.")[0], Tok::Num { integer: false, .. }));
+    }
+
+    #[test]
+    fn strings_as_python_reads_them() {
+        assert_eq!(kinds("b'ab'")[0], Tok::Bytes(b"ab".to_vec()));
+        assert_eq!(kinds("B\"a'b\"")[0], Tok::Bytes(b"a'b".to_vec()));
+        assert_eq!(kinds("'b:'")[0], Tok::Bytes(b"b:".to_vec()));
+        assert_eq!(
+            kinds(r"b'\x00\n\t\\\'\101\0\q'")[0],
+            Tok::Bytes(b"\x00\n\t\\'A\0\\q".to_vec())
+        );
+        assert_eq!(kinds(r"rb'\x00'")[0], Tok::Bytes(br"\x00".to_vec()));
+        assert_eq!(kinds("b''")[0], Tok::Bytes(Vec::new()));
+        assert_eq!(kinds("bx")[0], Tok::Ident("bx"));
+        assert_eq!(kinds("b")[0], Tok::Ident("b"));
+        for bad in ["b'ab", "b'\\x4'", "b'\u{e9}'", "'a"] {
+            assert!(matches!(kinds(bad).last().unwrap(), Tok::Bad(_)), "{bad}");
+        }
     }
 
     #[test]

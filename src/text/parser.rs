@@ -161,6 +161,7 @@ impl Function {
             "real" => Function::Unary(UnaryOp::Real),
             "imag" => Function::Unary(UnaryOp::Imag),
             "complex" => Function::Binary(BinaryOp::Complex),
+            "contains" => Function::Binary(BinaryOp::Contains),
             "ones_like" => Function::OnesLike,
             "bool" | "int32" | "int64" | "float32" | "float64" => {
                 Function::Cast(kiln_ir::ElemType::from_name(name)?)
@@ -369,6 +370,11 @@ impl<'a> Parser<'a> {
             Tok::Imag { value, .. } => {
                 self.bump();
                 Ok(Expr::imaginary(value))
+            }
+            Tok::Bytes(ref v) => {
+                let e = Expr::bytes(v);
+                self.bump();
+                Ok(e)
             }
             Tok::Ident(name) if *self.peek2() == Tok::LParen => self.call(name, pos),
             Tok::Ident("inf") => {

@@ -107,6 +107,10 @@ macro_rules! with_elem {
                 type $t = kiln::kiln_ir::num_complex::Complex64;
                 $body
             }
+            // byte strings are tests/bytes.rs's
+            ElemType::Bytes(_) => {
+                unreachable!("the generator draws no string type (TYPES)")
+            }
         }
     };
 }
@@ -143,6 +147,7 @@ impl Class {
             ElemType::I32 | ElemType::I64 => Class::Int,
             ElemType::F32 | ElemType::F64 => Class::Float,
             ElemType::C64 | ElemType::C128 => Class::Complex,
+            ElemType::Bytes(_) => unreachable!("the generator draws no string type (TYPES)"),
         }
     }
 }

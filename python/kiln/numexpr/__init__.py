@@ -5,10 +5,12 @@ in `local_dict` / `global_dict`, as numexpr does, compiles the expression once i
 kernel (cached for the process, shared by all threads) and runs it with the GIL released. The
 language, result dtypes, broadcasting, `out=` and the exception types are numexpr's; kiln's own
 additions (reductions anywhere with `axis=`, `keepdims`, `initial`, scans, contractions, `mean`,
-`var`, `std`) work in the same call. Inputs are bool, integer, float and complex arrays (see
-`kiln._core.as_input`); byte-string arrays raise `UnsupportedTypeError` (a `TypeError` naming the
-input and the expression) until kiln has that type. An operation complex numbers do not have
-(`<`, `//`, `floor`, `arctan2`, `max`, ...) raises `NotImplementedError`, as numexpr's.
+`var`, `std`) work in the same call. Inputs are bool, integer, float, complex and byte-string (`S`)
+arrays (see `kiln._core.as_input`); byte strings and `b'...'` constants compare (`==`, `<`, ...)
+and search (`contains(s, b'ab')`) as numexpr's, and a unicode (`U`) array raises numexpr's
+`ValueError`. An operation complex numbers or byte strings do not have (`<` of complex values,
+`//`, `floor`, `arctan2`, `max`, `s + s`, `s == 1`) raises `NotImplementedError` naming numexpr's
+missing opcode, as numexpr's.
 
 numexpr's whole surface is here: `evaluate` with every keyword of numexpr 2.14 (`optimization`,
 `truediv` and `disable_cache` accepted and checked as numexpr checks them: kiln always optimises,

@@ -9,7 +9,7 @@ from . import utils as utils
 from .necompiler import NumExpr as NumExpr, disassemble as disassemble
 
 class UnsupportedTypeError(TypeError):
-    """An input of a type kiln has no kernels for (complex, strings, float16, ...)."""
+    """An input of a type kiln has no kernels for (float16, long double, uint64 beyond int64, ...)."""
 
 __version__: str
 kiln_version: str

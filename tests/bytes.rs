@@ -1,0 +1,307 @@
+//! Byte strings end to end (issue 25 item 3): NumPy `S` arrays and `b'...'` constants compared and
+//! searched with numexpr's rules ([`kiln_ir::bytes`]), through the text language and the builder,
+//! on the default backend (compiled where kiln-jit compiles them) and on the interpreter, against
+//! an independent reference written here: NumPy's order (strings as bytes, trailing NULs stripped,
+//! bytes unsigned) and numexpr's `contains` (each operand up to its first NUL). The values in the
+//! tables were checked against NumPy 2 and numexpr 2.14 (`s == b'abc'`, `np.char.find`).
+
+use kiln::{ArrayArg, ByteStrings, Expr, FusedRunner, Output, Strings};
+use ndarray::ArrayD;
+
+/// `n` strings of `width` bytes each, NUL-padded, in C order.
+fn strings(list: &[&[u8]], width: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for s in list {
+        assert!(s.len() <= width);
+        out.extend_from_slice(s);
+        out.resize(out.len() + width - s.len(), 0);
+    }
+    out
+}
+
+/// Runs `src` on the named byte-string inputs (data, width, shape) on both backends; the results,
+/// checked equal.
+fn run(src: &str, inputs: &[(&str, &[u8], usize, &[usize])]) -> kiln::Result<Output> {
+    let args: Vec<(&str, ArrayArg<'_>)> = inputs
+        .iter()
+        .map(|&(n, data, w, shape)| (n, ArrayArg::Bytes(Strings::new(data, w, shape).unwrap())))
+        .collect();
+    let jit = FusedRunner::compile_text(src)?.run(&args);
+    let interp = FusedRunner::compile_text(src)?
+        .with_backend(kiln::interpreter())
+        .run(&args);
+    match (&jit, &interp) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{src}: the default backend and the interpreter differ"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{src}"),
+        _ => panic!("{src}: {jit:?} against {interp:?}"),
+    }
+    jit
+}
+
+fn bools(out: Output) -> Vec<bool> {
+    match out {
+        Output::Bool(a) => a.iter().copied().collect(),
+        other => panic!("not bools: {other:?}"),
+    }
+}
+
+/// NumPy's order of two `S` elements: trailing NULs stripped, bytes compared unsigned.
+fn numpy_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let strip = |s: &[u8]| s[..s.iter().rposition(|&c| c != 0).map_or(0, |e| e + 1)].to_vec();
+    strip(a).cmp(&strip(b))
+}
+
+/// numexpr's contains: the needle up to its first NUL inside the haystack up to its first NUL.
+fn numexpr_contains(h: &[u8], n: &[u8]) -> bool {
+    let c = |s: &[u8]| s[..s.iter().position(|&c| c == 0).unwrap_or(s.len())].to_vec();
+    let (h, n) = (c(h), c(n));
+    (0..=h.len()).any(|i| h[i..].starts_with(&n))
+}
+
+#[test]
+fn comparisons_pad_with_nuls() {
+    let s = strings(&[b"abc", b"ab", b"abd", b"", b"\x80a", b"a\0b", b"abc\0"], 4);
+    let shape = [7usize];
+    let one = |src| bools(run(src, &[("s", &s, 4, &shape)]).unwrap());
+    assert_eq!(
+        one("s == b'abc'"),
+        [true, false, false, false, false, false, true]
+    );
+    assert_eq!(one("s == b'abc\\0\\0'"), one("s == b'abc'"));
+    assert_eq!(one("b'ab' < s"), [true, false, true, false, true, false, true]);
+    assert_eq!(one("s >= b''"), [true; 7]);
+    assert_eq!(one("s != b''"), [true, true, true, false, true, true, true]);
+    // bytes compare unsigned (NumPy's order; numexpr on x86 compares signed chars)
+    assert_eq!(
+        one("s > b'\\x7f'"),
+        [false, false, false, false, true, false, false]
+    );
+    // a NUL inside a string counts: b'a\0b' > b'a'
+    assert_eq!(one("s > b'a'"), [true, true, true, false, true, true, true]);
+    assert_eq!(
+        one("s <= b'a\\0b'"),
+        [false, false, false, true, false, true, false]
+    );
+}
+
+#[test]
+fn numexpr_prefix_cases() {
+    for (a, b) in [
+        (&b"foo"[..], &b"foobar"[..]),
+        (b"foo", b"foo\0bar"),
+        (b"foo\0a", b"foo\0bar"),
+    ] {
+        let out = run(
+            "(s1 < s2) & (s1 <= s2) & ~(s1 == s2) & ~(s1 >= s2) & ~(s1 > s2)",
+            &[("s1", a, a.len(), &[]), ("s2", b, b.len(), &[])],
+        )
+        .unwrap();
+        assert_eq!(bools(out), [true], "{a:?} {b:?}");
+    }
+    let out = run("s1 == s2", &[("s1", b"foo", 3, &[]), ("s2", b"foo\0\0", 5, &[])]).unwrap();
+    assert_eq!(bools(out), [true]);
+}
+
+#[test]
+fn contains_as_numexpr() {
+    let h = strings(
+        &[
+            b"abckkk", b"adef", b"xyz", b"x11abcp", b"za", b"abc", b"", b"a\0bc",
+        ],
+        7,
+    );
+    let n = strings(&[b"abc", b"def", b"aterr", b"oot", b"zu", b"ab", b"", b"bc"], 5);
+    let out = run("contains(h, n)", &[("h", &h, 7, &[8]), ("n", &n, 5, &[8])]).unwrap();
+    assert_eq!(bools(out), [true, true, false, false, false, true, true, false]);
+    let out = run("contains(b'test abc here', n)", &[("n", &n, 5, &[8])]).unwrap();
+    assert_eq!(bools(out), [true, false, false, false, false, true, true, true]);
+    // the needle ends at its first NUL
+    let out = run("contains(h, b'ab\\0zz')", &[("h", &h, 7, &[8])]).unwrap();
+    assert_eq!(bools(out), [true, false, false, true, false, true, false, false]);
+    let out = run("contains(h, b'')", &[("h", &h, 7, &[8])]).unwrap();
+    assert_eq!(bools(out), [true; 8]);
+    let long = run(
+        "contains(b'1aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', b'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa')",
+        &[],
+    );
+    assert_eq!(bools(long.unwrap()), [true]);
+}
+
+#[test]
+fn strings_combine_with_numbers_and_broadcast() {
+    // a column of strings against a row of them, a constant, and a float condition
+    let col = strings(&[b"b", b"ab", b"c"], 2);
+    let row = strings(&[b"a", b"b", b"bb", b"c"], 2);
+    let x = ndarray::array![[1.0, -1.0, 2.0, 0.5]].into_dyn();
+    let args = vec![
+        ("c", ArrayArg::Bytes(Strings::new(&col, 2, &[3, 1]).unwrap())),
+        ("r", ArrayArg::Bytes(Strings::new(&row, 2, &[1, 4]).unwrap())),
+        ("x", ArrayArg::from(&x)),
+    ];
+    let src = "where((c < r) & (x > 0), x, 0.0)";
+    let jit = FusedRunner::compile_text(src).unwrap().run(&args).unwrap();
+    let interp = FusedRunner::compile_text(src)
+        .unwrap()
+        .with_backend(kiln::interpreter())
+        .run(&args)
+        .unwrap();
+    assert_eq!(jit, interp);
+    let Output::F64(a) = jit else { panic!("{jit:?}") };
+    let want = ArrayD::from_shape_vec(
+        vec![3, 4],
+        vec![0.0, 0.0, 2.0, 0.5, 0.0, 0.0, 2.0, 0.5, 0.0, 0.0, 0.0, 0.0],
+    )
+    .unwrap();
+    assert_eq!(a, want);
+}
+
+#[test]
+fn a_string_input_alone_is_copied() {
+    let s = strings(&[b"\0\0foo\0", b"ab"], 6);
+    let out = run("s", &[("s", &s, 6, &[2])]).unwrap();
+    assert_eq!(
+        out,
+        Output::Bytes(ByteStrings {
+            shape: vec![2],
+            width: 6,
+            data: s.clone()
+        })
+    );
+}
+
+#[test]
+fn the_builder_builds_the_same_kernels() {
+    let s = strings(&[b"abc", b"xab", b"b"], 3);
+    let args = [("s", ArrayArg::Bytes(Strings::new(&s, 3, &[3]).unwrap()))];
+    let e = Expr::input("s")
+        .contains(Expr::bytes(b"ab"))
+        .or(Expr::input("s").eq(Expr::bytes(b"b")));
+    let out = FusedRunner::compile(&e).unwrap().run(&args).unwrap();
+    assert_eq!(bools(out), [true, true, true]);
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A string of at most `width` bytes from a small alphabet with NULs and high bytes.
+    fn string(&mut self, width: usize) -> Vec<u8> {
+        let alphabet = [b'a', b'b', 0, 0x7f, 0x80, 0xff];
+        let len = (self.next() % (width as u64 + 1)) as usize;
+        (0..len).map(|_| alphabet[(self.next() % 6) as usize]).collect()
+    }
+}
+
+#[test]
+fn random_strings_against_the_reference() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for (wa, wb, n) in [(1, 1, 1), (3, 5, 17), (8, 2, 33), (16, 16, 7), (4, 4, 0)] {
+        let a: Vec<Vec<u8>> = (0..n).map(|_| rng.string(wa)).collect();
+        let b: Vec<Vec<u8>> = (0..n).map(|_| rng.string(wb)).collect();
+        let da = strings(&a.iter().map(|s| &s[..]).collect::<Vec<_>>(), wa);
+        let db = strings(&b.iter().map(|s| &s[..]).collect::<Vec<_>>(), wb);
+        let inputs = [("a", &da[..], wa, &[n][..]), ("b", &db[..], wb, &[n][..])];
+        for (op, want) in [
+            (
+                "a < b",
+                std::cmp::Ordering::is_lt as fn(std::cmp::Ordering) -> bool,
+            ),
+            ("a <= b", std::cmp::Ordering::is_le),
+            ("a > b", std::cmp::Ordering::is_gt),
+            ("a >= b", std::cmp::Ordering::is_ge),
+            ("a == b", std::cmp::Ordering::is_eq),
+            ("a != b", std::cmp::Ordering::is_ne),
+        ] {
+            let got = bools(run(op, &inputs).unwrap());
+            let expect: Vec<bool> = (0..n).map(|i| want(numpy_cmp(&a[i], &b[i]))).collect();
+            assert_eq!(got, expect, "{op} of {a:?} and {b:?}");
+        }
+        let got = bools(run("contains(a, b)", &inputs).unwrap());
+        let expect: Vec<bool> = (0..n).map(|i| numexpr_contains(&a[i], &b[i])).collect();
+        assert_eq!(got, expect, "contains of {a:?} and {b:?}");
+    }
+}
+
+#[test]
+fn what_strings_do_not_have_is_an_error_as_numexpr_names_it() {
+    let s = strings(&[b"ab"], 2);
+    let x = [1i32];
+    for (src, want) in [
+        ("s + s", "couldn't find matching opcode for 'add_sss'"),
+        ("s >= x", "couldn't find matching opcode for 'ge_bsi'"),
+        ("s < 1.0", "couldn't find matching opcode for 'gt_bds'"),
+        (
+            "contains(s, 1)",
+            "couldn't find matching opcode for 'contains_bsi'",
+        ),
+        ("-s", "couldn't find matching opcode for 'neg_ss'"),
+        ("s * 2", "strings can only be operated with strings"),
+        (
+            "where(s == b'a', s, s)",
+            "strings can only be operated with strings",
+        ),
+        ("sum(s)", "couldn't find matching opcode for 'sum_ssn'"),
+        ("sqrt(s)", "couldn't find matching opcode for 'sqrt_ss'"),
+        (
+            "contains(x, x)",
+            "couldn't find matching opcode for 'contains_bii'",
+        ),
+    ] {
+        let args = [
+            ("s", ArrayArg::Bytes(Strings::new(&s, 2, &[1]).unwrap())),
+            ("x", ArrayArg::from(&x[..])),
+        ];
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let names = runner.input_names();
+        let args: Vec<_> = args
+            .into_iter()
+            .filter(|(n, _)| names.iter().any(|m| m == n))
+            .collect();
+        let e = runner.run(&args).unwrap_err().to_string();
+        assert!(e.contains(want), "{src}: {e}");
+    }
+}
+
+#[test]
+fn string_literals_read_as_python_reads_them() {
+    let s = strings(&[b"a'b", b"\t\\", b"A"], 3);
+    let one = |src| bools(run(src, &[("s", &s, 3, &[3])]).unwrap());
+    assert_eq!(one(r#"s == b"a'b""#), [true, false, false]);
+    assert_eq!(one(r"s == b'\t\\'"), [false, true, false]);
+    assert_eq!(one(r"s == b'\x41'"), [false, false, true]);
+    assert_eq!(one(r"s == b'\101'"), [false, false, true]);
+    assert_eq!(one("s == 'A'"), [false, false, true]);
+    assert!(FusedRunner::compile_text("s == b'\u{e9}'").is_err());
+    assert!(FusedRunner::compile_text("s == b'ab").is_err());
+}
+
+#[test]
+fn compiled_at_any_address_and_across_threads() {
+    // strings starting at two neighbouring addresses, of which the width 5 divides one at most
+    // (the other is copied for the compiled code), and enough of them for the work to be split
+    // between threads
+    let n = 300_003;
+    let mut rng = Rng(7);
+    let list: Vec<Vec<u8>> = (0..n).map(|_| rng.string(5)).collect();
+    let mut memory = strings(&list.iter().map(|s| &s[..]).collect::<Vec<_>>(), 5);
+    memory.push(0);
+    for offset in [0, 1] {
+        let data = &memory[offset..offset + n * 5];
+        let shape = [n];
+        let out = bools(run("contains(s, b'ab') | (s >= b'b\\x80')", &[("s", data, 5, &shape)]).unwrap());
+        let expect: Vec<bool> = (0..n)
+            .map(|i| {
+                let s = &data[i * 5..i * 5 + 5];
+                numexpr_contains(s, b"ab") || numpy_cmp(s, b"b\x80").is_ge()
+            })
+            .collect();
+        assert_eq!(out, expect);
+    }
+}
