@@ -112,7 +112,7 @@ impl TypedData<'_> {
 
 /// Byte strings copied to an address their width divides (where compiled code finds a string at
 /// its index times its width: `kiln_jit::InputRef::base`): the copy and where the strings start in it.
-fn aligned_strings(d: &[u8], width: usize) -> Result<(Vec<u8>, usize)> {
+fn aligned_strings(d: &[u8], width: usize) -> Result<StringsCopy> {
     let mut v = Vec::new();
     v.try_reserve_exact(d.len() + width)
         .map_err(|_| kiln_ir::IrError::Allocation {
@@ -125,9 +125,12 @@ fn aligned_strings(d: &[u8], width: usize) -> Result<(Vec<u8>, usize)> {
     Ok((v, start))
 }
 
+/// A copy of byte strings and where they start in it ([`aligned_strings`]).
+type StringsCopy = (Vec<u8>, usize);
+
 /// Per buffer, a copy of its byte strings at an address their width divides where they are not
 /// at one ([`aligned_strings`]), else None.
-fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<(Vec<u8>, usize)>>> {
+fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<StringsCopy>>> {
     bufs.iter()
         .map(|b| match &b.data {
             TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)) => {
@@ -140,7 +143,7 @@ fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<(Vec<u8>, usize
 
 /// `bufs` with each byte-string buffer that has a copy in `copies` ([`aligned_copies`]) read
 /// from the copy, the others borrowed.
-fn aligned<'s>(bufs: &'s [TypedBuffer<'_>], copies: &'s [Option<(Vec<u8>, usize)>]) -> Vec<TypedBuffer<'s>> {
+fn aligned<'s>(bufs: &'s [TypedBuffer<'_>], copies: &'s [Option<StringsCopy>]) -> Vec<TypedBuffer<'s>> {
     bufs.iter()
         .zip(copies)
         .map(|(b, copy)| TypedBuffer {

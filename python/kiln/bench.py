@@ -19,6 +19,11 @@ speeds are NumPy's (numexpr's) time over kiln's: above 1, kiln is faster.
 b'ab')`) at N = 1e4 and 1e6 on one thread: `kiln.evaluate`, `numexpr.evaluate` and NumPy (`s ==
 b'abc'`, `np.char.find(s, b'ab') >= 0`), each result checked equal to NumPy's first.
 
+`--complex` times numexpr's complex operations (`z*w + 1j`, `z / w`, `abs(z)`, `exp(z)`,
+`sqrt(z)`, `sum(z*w)`) on complex128 and complex64 arrays at N = 1e2, 1e4 and 1e6 on one thread the
+same way, each result checked against NumPy's (relative 1e-12 for complex128, 1e-5 for complex64; a
+sum within N times that).
+
 `--programs` times small whole programs (`tanh(M)*2 + M**2` over a 1000 x 1000 float64 matrix) the
 same way. `--json` prints one JSON object per measurement instead of a table, in every mode but
 `--dask`.
@@ -29,6 +34,7 @@ same way. `--json` prints one JSON object per measurement instead of a table, in
     python -m kiln.bench --functions --kernels tanh,x**y --dtype f32 --json
     python -m kiln.bench --programs
     python -m kiln.bench --strings             # byte strings: ==, contains (S10, N = 1e4 and 1e6)
+    python -m kiln.bench --complex             # complex128 and complex64, N = 1e2, 1e4 and 1e6
     python -m kiln.bench --dask                # kiln.dask against plain Dask (kiln.dask_bench)
 """
 
@@ -339,6 +345,46 @@ def run_strings(args, sizes, emit):
             report(args, emit, ex, n, "S10", times, f"{ex:<20}")
 
 
+#: the complex rows: (kiln's and numexpr's expression, NumPy's function of `z` and `w`)
+COMPLEX = {
+    "z*w + 1j": lambda z, w: z * w + 1j,
+    "z / w": lambda z, w: z / w,
+    "abs(z)": lambda z, w: np.abs(z),
+    "exp(z)": lambda z, w: np.exp(z),
+    "sqrt(z)": lambda z, w: np.sqrt(z),
+    "sum(z*w)": lambda z, w: np.sum(z * w),
+}
+
+
+def run_complex(args, sizes, emit):
+    """The complex rows: kiln.evaluate, numexpr (one thread) and NumPy, checked, timed."""
+    numexpr = numexpr_module()
+    if numexpr is not None:
+        numexpr.set_num_threads(1)
+    kiln.set_num_threads(1)
+    if not args.json:
+        emit(f"{'expression':<12} {'type':<10} {'N':>8} {'kiln':>8} {'numpy':>8} {'numexpr':>8} {'vs numpy':>9} "
+             f"{'vs numexpr':>10}   (ns/elem; vs: their time / kiln's, above 1 kiln is faster)")
+    for ex, numpy_fn in COMPLEX.items():
+        for dname, dtype, rtol in (("complex128", np.complex128, 1e-12), ("complex64", np.complex64, 1e-5)):
+            for n in sizes:
+                rng = np.random.default_rng(n)
+                parts = rng.random((4, n)) * 4 - 2
+                env = {"z": (parts[0] + 1j * parts[1]).astype(dtype), "w": (parts[2] + 1j * parts[3]).astype(dtype)}
+                fns = [("kiln", lambda: kiln.evaluate(ex, local_dict=env))]
+                if numexpr is not None:
+                    fns.append(("numexpr", lambda: numexpr.evaluate(ex, local_dict=env)))
+                fns.append(("numpy", lambda: numpy_fn(env["z"], env["w"])))
+                want = np.asarray(numpy_fn(env["z"].astype(np.complex128), env["w"].astype(np.complex128)))
+                tol = rtol * (n if want.ndim == 0 else 1)
+                for label, fn in fns:
+                    got = np.asarray(fn())
+                    if got.shape != want.shape or not np.allclose(got, want, rtol=tol, atol=tol):
+                        raise SystemExit(f"{ex} {dname} N={n}: {label} disagrees with NumPy")
+                times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
+                report(args, emit, ex, n, dname, times, f"{ex:<12} {dname:<10}")
+
+
 def size(text):
     return int(float(text))
 
@@ -393,6 +439,8 @@ def main(argv=None):
     p.add_argument("--functions", action="store_true",
                    help="the function table of `kiln bench --functions` against NumPy and numexpr, one thread")
     p.add_argument("--programs", action="store_true", help="small whole programs against NumPy and numexpr")
+    p.add_argument("--complex", action="store_true",
+                   help="complex128 and complex64 operations against NumPy and numexpr, one thread")
     p.add_argument("--strings", action="store_true",
                    help="byte-string comparisons and contains() against NumPy and numexpr, one thread")
     p.add_argument("--json", action="store_true", help="one JSON object per measurement instead of the table")
@@ -406,6 +454,8 @@ def main(argv=None):
     types["both"] = types["f64"] + types["f32"]
     if args.programs:
         return run_programs(args, emit)
+    if args.complex:
+        return run_complex(args, [size(s) for s in (args.sizes or "1e2,1e4,1e6").split(",")], emit)
     if args.strings:
         return run_strings(args, [size(s) for s in (args.sizes or "1e4,1e6").split(",")], emit)
     if args.functions:

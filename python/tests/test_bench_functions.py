@@ -94,3 +94,12 @@ def test_the_string_rows_run_and_agree_with_numpy():
     assert all(r["ok"] and r["dtype"] == "S10" for r in rows)
     s = bench.strings(1000, np.random.default_rng(0))
     assert s.dtype == np.dtype("S10") and (s == b"").any() and (np.char.find(s, b"ab") >= 0).any()
+
+
+def test_the_complex_rows_run_and_agree_with_numpy():
+    out = run_bench("--complex", "--sizes", "100,1000", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {r["kernel"] for r in rows} == set(bench.COMPLEX)
+    assert {r["variant"] for r in rows} >= {"kiln", "numpy"}
+    assert {r["dtype"] for r in rows} == {"complex128", "complex64"}
+    assert all(r["ok"] for r in rows)
