@@ -305,3 +305,72 @@ fn compiled_at_any_address_and_across_threads() {
         assert_eq!(out, expect);
     }
 }
+
+/// `==` and `!=` (compiled inline: the bytes both strings hold xor-ed 8, 4, 2 and 1 at a time, the
+/// longer one's rest against NULs) over every pair of widths whose loads split differently, on
+/// strings that mostly agree: equal, equal but for one byte anywhere, equal but for a byte past
+/// the shorter width, and with a constant on either side.
+#[test]
+fn equality_over_every_split_of_the_widths() {
+    let widths = [1usize, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24];
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for &wa in &widths {
+        for &wb in &widths {
+            let (n, m) = (wa.min(wb), wa.max(wb));
+            let mut pairs: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+            for k in 0..12 {
+                let base: Vec<u8> = (0..n).map(|_| 1 + (rng.next() % 255) as u8).collect();
+                let (mut a, mut b) = (base.clone(), base);
+                match k % 4 {
+                    0 => {}
+                    1 => {
+                        let i = (rng.next() as usize) % n;
+                        a[i] ^= 1 << (rng.next() % 8);
+                    }
+                    // a nonzero byte past the shorter width, in the longer string
+                    2 if m > n => {
+                        let i = n + (rng.next() as usize) % (m - n);
+                        let longer = if wa > wb { &mut a } else { &mut b };
+                        longer.resize(i + 1, 0);
+                        longer[i] = 0x80;
+                    }
+                    _ => {
+                        let cut = (rng.next() as usize) % (n + 1);
+                        a.truncate(cut);
+                        b.truncate(cut);
+                    }
+                }
+                pairs.push((a, b));
+            }
+            let len = pairs.len();
+            let da = strings(&pairs.iter().map(|p| &p.0[..]).collect::<Vec<_>>(), wa);
+            let db = strings(&pairs.iter().map(|p| &p.1[..]).collect::<Vec<_>>(), wb);
+            let inputs = [("a", &da[..], wa, &[len][..]), ("b", &db[..], wb, &[len][..])];
+            let eq: Vec<bool> = pairs.iter().map(|(a, b)| numpy_cmp(a, b).is_eq()).collect();
+            assert!(
+                eq.iter().any(|&e| e) && eq.iter().any(|&e| !e),
+                "{wa} {wb}: both outcomes"
+            );
+            assert_eq!(bools(run("a == b", &inputs).unwrap()), eq, "{wa} {wb}: a == b");
+            let ne: Vec<bool> = eq.iter().map(|e| !e).collect();
+            assert_eq!(bools(run("b != a", &inputs).unwrap()), ne, "{wa} {wb}: b != a");
+            // a constant on either side: the first pair's strings
+            let lit = |s: &[u8]| s.iter().map(|c| format!("\\x{c:02x}")).collect::<String>();
+            let c = lit(&pairs[0].1);
+            let want: Vec<bool> = pairs
+                .iter()
+                .map(|(a, _)| numpy_cmp(a, &pairs[0].1).is_eq())
+                .collect();
+            assert_eq!(
+                bools(run(&format!("a == b'{c}'"), &inputs).unwrap()),
+                want,
+                "{wa} {wb}: a == b'{c}'"
+            );
+            assert_eq!(
+                bools(run(&format!("b'{c}' == a"), &inputs).unwrap()),
+                want,
+                "{wa} {wb}: b'{c}' == a"
+            );
+        }
+    }
+}

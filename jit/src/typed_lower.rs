@@ -1090,6 +1090,9 @@ impl TypedGen<'_, '_> {
                 g.bytes_op(op, xs[0], ta, xs[1], tb)
             });
         }
+        if matches!(op, BinaryOp::Eq | BinaryOp::Ne) {
+            return self.bytes_equal(op, a, ta.size(), b, tb.size());
+        }
         let f = self
             .math
             .bytes()
@@ -1099,6 +1102,52 @@ impl TypedGen<'_, '_> {
         let wb = self.b.ins().iconst(types::I64, tb.size() as i64);
         let call = self.b.ins().call(f, &[code, a, wa, b, wb]);
         self.b.inst_results(call)[0]
+    }
+
+    /// `==` or `!=` (`op`) of the `wa` bytes at `a` and the `wb` bytes at `b`, each padded with NULs
+    /// (`kiln_ir::bytes::compare`'s equality), inline: the first `min(wa, wb)` bytes of both xor-ed
+    /// and the longer one's rest or-ed in, 8, 4, 2 and 1 bytes a load (each within its string's
+    /// width: the widths are the strings' types'), equal where nothing is set; an `i8` 0 / 1.
+    fn bytes_equal(&mut self, op: BinaryOp, a: Value, wa: usize, b: Value, wb: usize) -> Value {
+        /// The loads that cover bytes `from..to`: (offset, type), widest first.
+        fn pieces(from: usize, to: usize) -> Vec<(usize, Type)> {
+            let mut out = Vec::new();
+            let mut at = from;
+            for (n, ty) in [(8, types::I64), (4, types::I32), (2, types::I16), (1, types::I8)] {
+                while to - at >= n {
+                    out.push((at, ty));
+                    at += n;
+                }
+            }
+            out
+        }
+        let load = |g: &mut Self, base: Value, at: usize, ty: Type| {
+            let x = g.b.ins().load(ty, mem(), base, at as i32);
+            if ty == types::I64 {
+                x
+            } else {
+                g.b.ins().uextend(types::I64, x)
+            }
+        };
+        let n = wa.min(wb);
+        let mut acc = self.b.ins().iconst(types::I64, 0);
+        for (at, ty) in pieces(0, n) {
+            let x = load(self, a, at, ty);
+            let y = load(self, b, at, ty);
+            let d = self.b.ins().bxor(x, y);
+            acc = self.b.ins().bor(acc, d);
+        }
+        let (longer, w) = if wa > wb { (a, wa) } else { (b, wb) };
+        for (at, ty) in pieces(n, w) {
+            let x = load(self, longer, at, ty);
+            acc = self.b.ins().bor(acc, x);
+        }
+        let cc = if op == BinaryOp::Eq {
+            IntCC::Equal
+        } else {
+            IntCC::NotEqual
+        };
+        self.b.ins().icmp_imm_u(cc, acc, 0)
     }
 
     /// `where(c, a, b)`: `c` a bool.
