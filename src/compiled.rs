@@ -404,6 +404,23 @@ impl Compiled {
                         _ => Output::Bool(a.mapv(|v| v != 0)),
                     })
                 }
+                // a complex result (a mean of complex values too) is complex, as the run gives it
+                (ElemType::C64, _) => {
+                    let zeros =
+                        kiln_ir::shape::try_filled(n, kiln_ir::num_complex::Complex32::new(0.0, 0.0), what)?;
+                    Temp::Typed(Output::C64(
+                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
+                            .map_err(|e| Error::Output(e.to_string()))?,
+                    ))
+                }
+                (ElemType::C128, _) => {
+                    let zeros =
+                        kiln_ir::shape::try_filled(n, kiln_ir::num_complex::Complex64::new(0.0, 0.0), what)?;
+                    Temp::Typed(Output::C128(
+                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
+                            .map_err(|e| Error::Output(e.to_string()))?,
+                    ))
+                }
                 (ElemType::F32, r) if !r.is_some_and(|r| r.mean) => {
                     let zeros = kiln_ir::shape::try_filled(n, 0.0f32, what)?;
                     Temp::F32(

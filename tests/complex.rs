@@ -710,3 +710,34 @@ fn compiled_sums_and_products_within_the_bound() {
         assert!((g - w).norm() <= bound, "sum of {} points: {g} vs {w}", big.len());
     }
 }
+
+/// `explain` of a kernel that reads an earlier kernel's complex result (`sum(z, axis=0) * 2`)
+/// shows the typed kernel the run compiles, reading a complex input, not a float kernel of a
+/// float64 stand-in.
+#[test]
+fn explain_reads_an_earlier_complex_result_as_complex() {
+    use ndarray::Array2;
+    let z: Array2<Complex64> = Array2::from_shape_fn((4, 3), |(r, c)| Complex64::new(r as f64, c as f64));
+    let y = z.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
+    for (dtype, arg, want) in [
+        ("complex128", ArrayArg::from(&z), kiln::ElemType::C128),
+        ("complex64", ArrayArg::from(&y), kiln::ElemType::C64),
+    ] {
+        for expr in ["sum(z, axis=0) * 2", "mean(z, axis=1) + 1j", "prod(z) * z"] {
+            let runner = FusedRunner::compile_text(expr).unwrap();
+            let kernels = runner.explain_kernels(&[("z", arg.clone())]).unwrap();
+            let last = kernels.last().unwrap();
+            let typed = last
+                .typed
+                .as_ref()
+                .unwrap_or_else(|| panic!("{dtype} {expr}: the last kernel is not typed: {:?}", last.engine));
+            assert_eq!(last.engine, kiln::Engine::TypedCompiled, "{dtype} {expr}");
+            assert_eq!(typed.output_type(), want, "{dtype} {expr}");
+            assert!(
+                typed.input_types.iter().all(|&t| t == want),
+                "{dtype} {expr}: inputs {:?}",
+                typed.input_types
+            );
+        }
+    }
+}
