@@ -741,3 +741,29 @@ fn explain_reads_an_earlier_complex_result_as_complex() {
         }
     }
 }
+
+/// A reduction of complex values from an `initial` runs on the typed interpreter (the compiled
+/// code folds from the identity only), and `explain` says so rather than "compiled".
+#[test]
+fn explain_says_a_complex_reduction_from_initial_is_interpreted() {
+    let z: Array1<Complex64> = (0..7).map(|k| Complex64::new(k as f64, 1.0)).collect();
+    let args = [("z", ArrayArg::from(&z))];
+    for (expr, engine) in [
+        ("sum(z, initial=1)", kiln::Engine::TypedInterpreted),
+        ("prod(z, initial=-2)", kiln::Engine::TypedInterpreted),
+        ("sum(z)", kiln::Engine::TypedCompiled),
+    ] {
+        let kernels = FusedRunner::compile_text(expr)
+            .unwrap()
+            .explain_kernels(&args)
+            .unwrap();
+        assert_eq!(kernels[0].engine, engine, "{expr}");
+        let note = kernels[0].engine_note.clone().unwrap_or_default();
+        let head = if engine == kiln::Engine::TypedCompiled {
+            "compiled"
+        } else {
+            "interpreted"
+        };
+        assert!(note.starts_with(head), "{expr}: {note}");
+    }
+}
