@@ -476,6 +476,13 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
     }
 }
 
+/// Whether the typed interpreter runs `typed` from `start` where the JIT compiles the kernel: a
+/// reduction of complex values from a start other than its identity (the compiled one folds from
+/// the identity only).
+pub(crate) fn start_interpreted(typed: &TypedKernel, start: &Start<'_>) -> bool {
+    *start != Start::Identity && typed.value_type().is_complex()
+}
+
 /// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: compiled by
 /// the main code generator ([`kiln_jit::compile_typed`]) where it compiles it
 /// ([`kiln_jit::typed::why_not`]), every output of a kernel of several in one pass; else evaluated
@@ -629,7 +636,7 @@ impl TypedExecutable {
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        if *start != Start::Identity && self.typed.value_type().is_complex() {
+        if start_interpreted(&self.typed, start) {
             return Ok(None);
         }
         let Some(main) = &self.main else {

@@ -5,7 +5,7 @@ use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, RunCtx};
 use crate::error::{Error, Result};
 use crate::executor::{Passes, SpecCache, Specialised, bind, buffers, explained, specialise};
-use crate::explain::Explained;
+use crate::explain::{Engine, Explained};
 use crate::expr::Expr;
 use crate::memory_order;
 use crate::parallel::Parallel;
@@ -404,6 +404,23 @@ impl Compiled {
                         _ => Output::Bool(a.mapv(|v| v != 0)),
                     })
                 }
+                // a complex result (a mean of complex values too) is complex, as the run gives it
+                (ElemType::C64, _) => {
+                    let zeros =
+                        kiln_ir::shape::try_filled(n, kiln_ir::num_complex::Complex32::new(0.0, 0.0), what)?;
+                    Temp::Typed(Output::C64(
+                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
+                            .map_err(|e| Error::Output(e.to_string()))?,
+                    ))
+                }
+                (ElemType::C128, _) => {
+                    let zeros =
+                        kiln_ir::shape::try_filled(n, kiln_ir::num_complex::Complex64::new(0.0, 0.0), what)?;
+                    Temp::Typed(Output::C128(
+                        ArrayD::from_shape_vec(IxDyn(&shape), zeros)
+                            .map_err(|e| Error::Output(e.to_string()))?,
+                    ))
+                }
                 (ElemType::F32, r) if !r.is_some_and(|r| r.mean) => {
                     let zeros = kiln_ir::shape::try_filled(n, 0.0f32, what)?;
                     Temp::F32(
@@ -422,6 +439,19 @@ impl Compiled {
             let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
             if let Some((order, axes)) = memory {
                 e.rewrites.insert(0, memory_order::note(order, &axes[k]));
+            }
+            // a start the compiled code does not fold from: the run is the typed interpreter's
+            if let (Some(t), Some(v)) = (&typed, program.reduction().and_then(|r| r.initial))
+                && e.engine == Engine::TypedCompiled
+                && crate::backend::start_interpreted(t, &Start::Initial(v))
+            {
+                e.engine = Engine::TypedInterpreted;
+                e.engine_note = Some(format!(
+                    "interpreted: a reduction of {} values from initial={v} (the JIT's code folds from \
+                     the identity only); the typed kernel:\n{}",
+                    t.value_type(),
+                    t.to_string().trim_end()
+                ));
             }
             out.push(e);
             Ok(temp)

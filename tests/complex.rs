@@ -735,3 +735,60 @@ fn a_complex_reduction_with_an_initial_value_runs() {
         assert_eq!(exact_values(&got), exact_values(&want), "{expr}");
     }
 }
+
+/// `explain` of a kernel that reads an earlier kernel's complex result (`sum(z, axis=0) * 2`)
+/// shows the typed kernel the run compiles, reading a complex input, not a float kernel of a
+/// float64 stand-in.
+#[test]
+fn explain_reads_an_earlier_complex_result_as_complex() {
+    use ndarray::Array2;
+    let z: Array2<Complex64> = Array2::from_shape_fn((4, 3), |(r, c)| Complex64::new(r as f64, c as f64));
+    let y = z.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
+    for (dtype, arg, want) in [
+        ("complex128", ArrayArg::from(&z), kiln::ElemType::C128),
+        ("complex64", ArrayArg::from(&y), kiln::ElemType::C64),
+    ] {
+        for expr in ["sum(z, axis=0) * 2", "mean(z, axis=1) + 1j", "prod(z) * z"] {
+            let runner = FusedRunner::compile_text(expr).unwrap();
+            let kernels = runner.explain_kernels(&[("z", arg.clone())]).unwrap();
+            let last = kernels.last().unwrap();
+            let typed = last
+                .typed
+                .as_ref()
+                .unwrap_or_else(|| panic!("{dtype} {expr}: the last kernel is not typed: {:?}", last.engine));
+            assert_eq!(last.engine, kiln::Engine::TypedCompiled, "{dtype} {expr}");
+            assert_eq!(typed.output_type(), want, "{dtype} {expr}");
+            assert!(
+                typed.input_types.iter().all(|&t| t == want),
+                "{dtype} {expr}: inputs {:?}",
+                typed.input_types
+            );
+        }
+    }
+}
+
+/// A reduction of complex values from an `initial` runs on the typed interpreter (the compiled
+/// code folds from the identity only), and `explain` says so rather than "compiled".
+#[test]
+fn explain_says_a_complex_reduction_from_initial_is_interpreted() {
+    let z: Array1<Complex64> = (0..7).map(|k| Complex64::new(k as f64, 1.0)).collect();
+    let args = [("z", ArrayArg::from(&z))];
+    for (expr, engine) in [
+        ("sum(z, initial=1)", kiln::Engine::TypedInterpreted),
+        ("prod(z, initial=-2)", kiln::Engine::TypedInterpreted),
+        ("sum(z)", kiln::Engine::TypedCompiled),
+    ] {
+        let kernels = FusedRunner::compile_text(expr)
+            .unwrap()
+            .explain_kernels(&args)
+            .unwrap();
+        assert_eq!(kernels[0].engine, engine, "{expr}");
+        let note = kernels[0].engine_note.clone().unwrap_or_default();
+        let head = if engine == kiln::Engine::TypedCompiled {
+            "compiled"
+        } else {
+            "interpreted"
+        };
+        assert!(note.starts_with(head), "{expr}: {note}");
+    }
+}
