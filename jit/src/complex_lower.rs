@@ -15,8 +15,8 @@
 //! subtracted by adding it negated (IEEE's `x - y` is `x + (-y)`); `/` is Smith's method as NumPy
 //! writes it, its two branches side by side in one register's lanes and selected; `reciprocal`
 //! NumPy's, its branches computed and selected; `== != & | not isnan isinf isfinite` compare the
-//! parts; `abs` is `hypot` of the parts (a call of the
-//! interpreter's own, [`crate::host`]); casts between complex types widen or narrow both parts at
+//! parts; `abs` is `hypot` of the parts as a float kernel computes it (`math::lower`: the vector
+//! hypot, within `math::binary_ulp_bound(Hypot)`, 1 ULP, of the interpreter's libm); casts between complex types widen or narrow both parts at
 //! once, a real value takes a zero imaginary part, a complex value casts to a real type by its real
 //! part and to bool by its truth (a nonzero part). The other functions (`sqrt exp log log1p expm1
 //! log2 log10 exp2`, the trigonometric and hyperbolic functions and their inverses, `sign`, `**`)
@@ -266,11 +266,9 @@ impl TypedGen<'_, '_> {
                 let im = self.b.ins().fneg(im);
                 self.join(re, im)
             }
-            Abs => {
-                let hypot = self.math.host(crate::host::MathFn::Hypot, parts_dtype(t));
-                let call = self.b.ins().call(hypot, &[re, im]);
-                self.b.inst_results(call)[0]
-            }
+            // hypot of the parts as a float kernel computes it (`math::lower`: the vector hypot,
+            // within 1 ULP of the interpreter's libm, or libm's where the kernel's math is calls)
+            Abs => crate::math::lower(self.b, self.math, crate::host::MathFn::Hypot, &[re, im]),
             IsNan => {
                 let a = self.b.ins().fcmp(FloatCC::Unordered, re, re);
                 let b = self.b.ins().fcmp(FloatCC::Unordered, im, im);
