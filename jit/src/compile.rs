@@ -13,6 +13,7 @@ use crate::layout::Mode;
 use crate::lower::Gen;
 use crate::math;
 use crate::schedule::MANY_INPUTS;
+use crate::wide::{Routine, WideFn};
 use crate::{scan, skeleton};
 use cranelift_codegen::ir::{AbiParam, Function, Signature, UserFuncName, types};
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -201,18 +202,24 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         // as a float kernel's, no wide routine on blocks
         Some(_) => {
             let inline = math::inline_vector_math(&key.arena, &order);
-            MathRefs::import(module, func, kiln_ir::DType::F32, &used, inline, &[])?
+            MathRefs::import(module, func, kiln_ir::DType::F32, &used, inline, &[], false)?
         }
         None => {
             let inline = math::inline_vector_math(&key.arena, &order);
-            let wide = math::wide_routines(&key.arena, &order, st.mode, key.schedule, inline, st.dtype);
-            MathRefs::import(module, func, st.dtype, &used, inline, &wide)?
+            let blocked = matches!(st.mode, Mode::Map | Mode::Trailing(_) | Mode::Siblings(_));
+            let wide = math::wide_routines(&key.arena, &order, blocked, key.schedule, inline, st.dtype);
+            let imports: Vec<(String, usize)> =
+                wide.iter().map(|f| (f.symbol(st.dtype), f.arity())).collect();
+            let (sin, cos) = (WideFn::One(Routine::Sin), WideFn::One(Routine::Cos));
+            let sincos = wide.contains(&sin) && wide.contains(&cos);
+            MathRefs::import(module, func, st.dtype, &used, inline, &imports, sincos)?
         }
     };
     if typed.as_ref().is_some_and(crate::typed::holds_complex) {
         math.import_complex(module, func)?;
     }
-    if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, st.mode, key.schedule) {
+    let kept_sum = matches!(st.mode, Mode::Kept(kiln_ir::ReduceOp::Sum));
+    if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, kept_sum, key.schedule) {
         math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
     }
     if crate::bytes::compares(&st.stored, &key.arena, &order) {

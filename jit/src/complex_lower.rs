@@ -86,14 +86,6 @@ fn called_unary(op: UnaryOp) -> bool {
     )
 }
 
-/// The register type of a complex value of type `t` (see the module doc).
-pub(crate) fn register_type(t: ElemType) -> Type {
-    match t {
-        ElemType::C64 => types::F32X4,
-        _ => types::F64X2,
-    }
-}
-
 /// The float dtype of the parts of complex type `t`.
 fn parts_dtype(t: ElemType) -> DType {
     match t {

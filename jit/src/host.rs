@@ -4,7 +4,6 @@
 //! ([`MathRefs`]). Which functions are called rather than computed inline is the policy of
 //! [`crate::math`].
 
-use crate::wide::{Routine, WideFn};
 use cranelift_codegen::ir::{AbiParam, FuncRef, Signature, Type, types};
 use cranelift_jit::JITBuilder;
 use cranelift_module::{Linkage, Module};
@@ -234,7 +233,7 @@ pub struct MathRefs {
     refs: HashMap<(MathFn, DType), FuncRef>,
     /// The block functions of the wide routines the kernel calls, `fn(ptr, n)`, or `fn(ptr, ptr, n)`
     /// for a function of two arguments (see `skeleton/block.rs`), by the routine.
-    wide: HashMap<WideFn, FuncRef>,
+    wide: HashMap<String, FuncRef>,
     /// The block function of sin and cos of one argument, `fn(ptr, ptr, n)`, where `wide` holds
     /// both sin and cos.
     sincos: Option<FuncRef>,
@@ -259,7 +258,8 @@ impl MathRefs {
         dtype: DType,
         used: &[MathFn],
         inline: bool,
-        wide: &[WideFn],
+        wide: &[(String, usize)],
+        sincos: bool,
     ) -> crate::Result<MathRefs> {
         let mut refs = HashMap::new();
         for &f in used {
@@ -278,20 +278,21 @@ impl MathRefs {
             }
         }
         let mut wide_refs = HashMap::new();
-        for &f in wide {
+        for (symbol, args) in wide {
             // a slot per argument, then the count
             let mut sig = Signature::new(module.isa().default_call_conv());
-            sig.params.extend(vec![AbiParam::new(types::I64); f.arity() + 1]);
-            let id = module.declare_function(&f.symbol(dtype), Linkage::Import, &sig)?;
-            wide_refs.insert(f, module.declare_func_in_func(id, func));
+            sig.params.extend(vec![AbiParam::new(types::I64); args + 1]);
+            let id = module.declare_function(symbol, Linkage::Import, &sig)?;
+            wide_refs.insert(symbol.clone(), module.declare_func_in_func(id, func));
         }
-        let mut sincos = None;
-        if wide.contains(&WideFn::One(Routine::Sin)) && wide.contains(&WideFn::One(Routine::Cos)) {
+        let sincos = if sincos {
             let mut sig = Signature::new(module.isa().default_call_conv());
             sig.params.extend([AbiParam::new(types::I64); 3]);
             let id = module.declare_function(&sincos_symbol(dtype), Linkage::Import, &sig)?;
-            sincos = Some(module.declare_func_in_func(id, func));
-        }
+            Some(module.declare_func_in_func(id, func))
+        } else {
+            None
+        };
         Ok(MathRefs {
             refs,
             wide: wide_refs,
@@ -387,9 +388,10 @@ impl MathRefs {
         self.kept
     }
 
-    /// The block function of the wide routine `f`, if the kernel imported it.
-    pub fn wide(&self, f: WideFn) -> Option<FuncRef> {
-        self.wide.get(&f).copied()
+    /// The block function of the wide routine of this symbol (`wide::WideFn::symbol`), if the
+    /// kernel imported it.
+    pub fn wide(&self, symbol: &str) -> Option<FuncRef> {
+        self.wide.get(symbol).copied()
     }
 
     /// The block function of sin and cos of one argument, if the kernel imported it.

@@ -103,18 +103,17 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
 /// log, sin, cos, tan and the other nodes with a wide routine (`wide::WideFn::of_node`: pow by a
 /// literal exponent with its own code, `x**1.5`, as a routine of one argument), where its vector
 /// math is inline (`inline`), its schedule asks for them (normalised: and the host has them), and
-/// it is a map or a reduction of rows or of every axis (kept and compound reductions and scans keep
-/// the inline path); none otherwise.
+/// its mode runs rows in blocks (`blocked`: a map or a reduction of rows or of every axis; kept and
+/// compound reductions and scans keep the inline path); none otherwise.
 pub fn wide_routines(
     arena: &kiln_ir::ExprArena,
     order: &[kiln_ir::NodeId],
-    mode: crate::layout::Mode,
+    blocked: bool,
     schedule: crate::Schedule,
     inline: bool,
     dtype: DType,
 ) -> Vec<crate::wide::WideFn> {
-    use crate::layout::Mode;
-    if !(inline && schedule.wide && matches!(mode, Mode::Map | Mode::Trailing(_) | Mode::Siblings(_))) {
+    if !(inline && schedule.wide && blocked) {
         return Vec::new();
     }
     let mut rs = Vec::new();
@@ -126,19 +125,16 @@ pub fn wide_routines(
 }
 
 /// Whether a kernel runs the kept sum's row steps at full width (`wide/rows.rs`, skeleton.rs
-/// "Kept sums, several reduced rows per pass"): a kept sum whose body is a plain read of an input
-/// (`sum(x, axis=0)`), where its schedule asks for the wide routines (normalised: and the host
-/// has them). A computed body keeps the inline path.
+/// "Kept sums, several reduced rows per pass"): a kept sum (`kept_sum`: its mode) whose body is a
+/// plain read of an input (`sum(x, axis=0)`), where its schedule asks for the wide routines
+/// (normalised: and the host has them). A computed body keeps the inline path.
 pub fn wide_kept_rows(
     arena: &kiln_ir::ExprArena,
     body: kiln_ir::NodeId,
-    mode: crate::layout::Mode,
+    kept_sum: bool,
     schedule: crate::Schedule,
 ) -> bool {
-    use crate::layout::Mode;
-    schedule.wide
-        && matches!(mode, Mode::Kept(kiln_ir::ReduceOp::Sum))
-        && matches!(arena.node(body), kiln_ir::Node::Input(_))
+    schedule.wide && kept_sum && matches!(arena.node(body), kiln_ir::Node::Input(_))
 }
 
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).

@@ -123,6 +123,15 @@ pub(crate) fn sign_bit(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
     b.ins().icmp(IntCC::SignedLessThan, bits, zero)
 }
 
+/// The register of a complex value of type `t`: both parts, as memory holds them (complex64's in
+/// lanes 0-1 of an `f32x4`; complex_lower.rs).
+pub(crate) fn complex_register_type(t: ElemType) -> Type {
+    match t {
+        ElemType::C64 => types::F32X4,
+        _ => types::F64X2,
+    }
+}
+
 /// The bits a value of type `t` takes in memory and in a scalar register.
 pub(crate) fn bits(t: ElemType) -> u32 {
     match t {
@@ -141,7 +150,7 @@ pub(crate) fn scalar_type(t: ElemType) -> Type {
         ElemType::F32 => types::F32,
         ElemType::F64 => types::F64,
         // one register of both parts (complex_lower.rs)
-        ElemType::C64 | ElemType::C128 => crate::complex_lower::register_type(t),
+        ElemType::C64 | ElemType::C128 => complex_register_type(t),
         // a byte string is held as its address
         ElemType::Bytes(_) => types::I64,
     }

@@ -320,29 +320,47 @@ def strings(n, rng):
     return chars.view("S10").reshape(n)
 
 
-def run_strings(args, sizes, emit):
-    """The byte-string rows: kiln.evaluate, numexpr (one thread) and NumPy, checked, timed."""
+def single_threaded():
+    """numexpr (if installed) and kiln on one thread; numexpr's module or None."""
     numexpr = numexpr_module()
     if numexpr is not None:
         numexpr.set_num_threads(1)
     kiln.set_num_threads(1)
+    return numexpr
+
+
+def race(args, emit, numexpr, ex, env, numpy_call, agrees, row):
+    """`ex` by kiln.evaluate, numexpr.evaluate (if installed) and NumPy (`numpy_call`) on `env`,
+    each result checked by `agrees` first (a message where it disagrees), timed and reported;
+    `row` is (the row's name, N, its type's name, the table's leading columns)."""
+    fns = [("kiln", lambda: kiln.evaluate(ex, local_dict=env))]
+    if numexpr is not None:
+        fns.append(("numexpr", lambda: numexpr.evaluate(ex, local_dict=env)))
+    fns.append(("numpy", numpy_call))
+    name, n, dname, lead = row
+    for label, fn in fns:
+        if not agrees(fn()):
+            raise SystemExit(f"{name} {dname} N={n}: {label} disagrees with NumPy")
+    times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
+    report(args, emit, name, n, dname, times, lead)
+
+
+def run_strings(args, sizes, emit):
+    """The byte-string rows: kiln.evaluate, numexpr (one thread) and NumPy, checked, timed."""
+    numexpr = single_threaded()
     if not args.json:
         emit(f"{'expression':<20} {'N':>8} {'kiln':>8} {'numpy':>8} {'numexpr':>8} {'vs numpy':>9} "
              f"{'vs numexpr':>10}   (ns/elem, S10; vs: their time / kiln's, above 1 kiln is faster)")
     for ex, numpy_fn in STRINGS.items():
         for n in sizes:
             env = {"s": strings(n, np.random.default_rng(n))}
-            fns = [("kiln", lambda: kiln.evaluate(ex, local_dict=env))]
-            if numexpr is not None:
-                fns.append(("numexpr", lambda: numexpr.evaluate(ex, local_dict=env)))
-            fns.append(("numpy", lambda: numpy_fn(env["s"])))
             want = numpy_fn(env["s"])
-            for label, fn in fns:
-                got = fn()
-                if got.dtype != want.dtype or not np.array_equal(got, want):
-                    raise SystemExit(f"{ex} N={n}: {label} disagrees with NumPy")
-            times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
-            report(args, emit, ex, n, "S10", times, f"{ex:<20}")
+
+            def agrees(got, want=want):
+                return got.dtype == want.dtype and np.array_equal(got, want)
+
+            race(args, emit, numexpr, ex, env, lambda env=env, f=numpy_fn: f(env["s"]), agrees,
+                 (ex, n, "S10", f"{ex:<20}"))
 
 
 #: the complex rows: (kiln's and numexpr's expression, NumPy's function of `z` and `w`)
@@ -358,31 +376,24 @@ COMPLEX = {
 
 def run_complex(args, sizes, emit):
     """The complex rows: kiln.evaluate, numexpr (one thread) and NumPy, checked, timed."""
-    numexpr = numexpr_module()
-    if numexpr is not None:
-        numexpr.set_num_threads(1)
-    kiln.set_num_threads(1)
+    numexpr = single_threaded()
     if not args.json:
         emit(f"{'expression':<12} {'type':<10} {'N':>8} {'kiln':>8} {'numpy':>8} {'numexpr':>8} {'vs numpy':>9} "
              f"{'vs numexpr':>10}   (ns/elem; vs: their time / kiln's, above 1 kiln is faster)")
     for ex, numpy_fn in COMPLEX.items():
         for dname, dtype, rtol in (("complex128", np.complex128, 1e-12), ("complex64", np.complex64, 1e-5)):
             for n in sizes:
-                rng = np.random.default_rng(n)
-                parts = rng.random((4, n)) * 4 - 2
+                parts = np.random.default_rng(n).random((4, n)) * 4 - 2
                 env = {"z": (parts[0] + 1j * parts[1]).astype(dtype), "w": (parts[2] + 1j * parts[3]).astype(dtype)}
-                fns = [("kiln", lambda: kiln.evaluate(ex, local_dict=env))]
-                if numexpr is not None:
-                    fns.append(("numexpr", lambda: numexpr.evaluate(ex, local_dict=env)))
-                fns.append(("numpy", lambda: numpy_fn(env["z"], env["w"])))
                 want = np.asarray(numpy_fn(env["z"].astype(np.complex128), env["w"].astype(np.complex128)))
                 tol = rtol * (n if want.ndim == 0 else 1)
-                for label, fn in fns:
-                    got = np.asarray(fn())
-                    if got.shape != want.shape or not np.allclose(got, want, rtol=tol, atol=tol):
-                        raise SystemExit(f"{ex} {dname} N={n}: {label} disagrees with NumPy")
-                times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
-                report(args, emit, ex, n, dname, times, f"{ex:<12} {dname:<10}")
+
+                def agrees(got, want=want, tol=tol):
+                    got = np.asarray(got)
+                    return got.shape == want.shape and np.allclose(got, want, rtol=tol, atol=tol)
+
+                race(args, emit, numexpr, ex, env, lambda env=env, f=numpy_fn: f(env["z"], env["w"]), agrees,
+                     (ex, n, dname, f"{ex:<12} {dname:<10}"))
 
 
 def size(text):

@@ -93,7 +93,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         let Some(wide) = WideFn::of_node(arena, id, g.dtype) else {
             continue;
         };
-        let Some(call) = g.math.wide(wide) else {
+        let Some(call) = g.math.wide(&wide.symbol(g.dtype)) else {
             continue;
         };
         let (op, arg) = match (*arena.node(id), wide) {
