@@ -128,14 +128,18 @@ fn aligned_strings(d: &[u8], width: usize) -> Result<StringsCopy> {
 /// A copy of byte strings and where they start in it ([`aligned_strings`]).
 type StringsCopy = (Vec<u8>, usize);
 
+/// Whether `b` holds byte strings at an address their width does not divide (compiled code reads
+/// them from an aligned copy, [`aligned_strings`]).
+fn misaligned_strings(b: &TypedBuffer<'_>) -> bool {
+    matches!(&b.data, TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)))
+}
+
 /// Per buffer, a copy of its byte strings at an address their width divides where they are not
 /// at one ([`aligned_strings`]), else None.
 fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<StringsCopy>>> {
     bufs.iter()
         .map(|b| match &b.data {
-            TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)) => {
-                aligned_strings(d, *w as usize).map(Some)
-            }
+            TypedData::Bytes(d, w) if misaligned_strings(b) => aligned_strings(d, *w as usize).map(Some),
             _ => Ok(None),
         })
         .collect()
@@ -642,6 +646,11 @@ impl TypedExecutable {
         let Some(main) = &self.main else {
             return Ok(None);
         };
+        // the caller's buffers as they are, but for byte strings at an address their width does
+        // not divide (no copy, no allocation, on the common path)
+        if !bufs.iter().any(misaligned_strings) {
+            return run(main, &main.buffers(bufs)).map(Some);
+        }
         let copies = aligned_copies(bufs)?;
         let bufs = aligned(bufs, &copies);
         run(main, &main.buffers(&bufs)).map(Some)
