@@ -125,13 +125,25 @@ fn c_string(s: &[u8]) -> &[u8] {
 
 /// numexpr's `contains(haystack, needle)`: whether the needle, up to its first NUL, occurs in the
 /// haystack, up to its first NUL (the empty needle occurs everywhere).
+///
+/// Without a branch on the data: each place of the haystack is compared with the whole needle and
+/// counts while no NUL came before it (a match holds no NUL, the needle's bytes being nonzero).
+/// numexpr's strings are short and their lengths vary, where the branches of a search (and a call
+/// of memcmp per candidate) are mispredicted more often than not.
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    let (h, n) = (c_string(haystack), c_string(needle));
-    let Some((&first, rest)) = n.split_first() else {
-        return true;
-    };
-    // each place the needle's first byte occurs, the rest compared there
-    n.len() <= h.len() && (0..=h.len() - n.len()).any(|i| h[i] == first && h[i + 1..i + n.len()] == *rest)
+    let n = c_string(needle);
+    if n.len() > haystack.len() {
+        // no place to start; found only where the needle is empty
+        return n.is_empty();
+    }
+    let mut live = true;
+    let mut found = false;
+    for (i, w) in haystack.windows(n.len().max(1)).enumerate() {
+        let same = w.iter().zip(n).fold(true, |all, (x, y)| all & (x == y));
+        found |= live & same;
+        live &= haystack[i] != 0;
+    }
+    found | n.is_empty()
 }
 
 /// The operations of two byte strings: the comparisons and `contains`.
@@ -203,6 +215,32 @@ mod tests {
         assert!(!contains(b"a\0bc", b"bc"));
         assert!(contains(b"test abc here", b" abc "));
         assert!(!contains(b"ab", b"abc"));
+    }
+
+    /// Every haystack of width 0 to 5 and needle of width 0 to 3 over `{NUL, a, b}`, against the
+    /// search as C's `strstr` of the two C strings states it.
+    #[test]
+    fn contains_as_strstr() {
+        fn strings(width: usize) -> Vec<Vec<u8>> {
+            (0..3usize.pow(width as u32))
+                .map(|k| {
+                    (0..width)
+                        .map(|d| [0, b'a', b'b'][k / 3usize.pow(d as u32) % 3])
+                        .collect()
+                })
+                .collect()
+        }
+        for hw in 0..=5 {
+            for nw in 0..=3 {
+                for h in strings(hw) {
+                    for n in strings(nw) {
+                        let (hs, ns) = (c_string(&h), c_string(&n));
+                        let strstr = ns.is_empty() || hs.windows(ns.len()).any(|w| w == ns);
+                        assert_eq!(contains(&h, &n), strstr, "contains({h:?}, {n:?})");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
