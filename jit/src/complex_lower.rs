@@ -25,7 +25,10 @@
 //! computes it (`math::lower`: the vector hypot, within `math::binary_ulp_bound(Hypot)`, 1 ULP, of
 //! the interpreter's libm); casts cast each part as a float cast does, a real value takes a zero
 //! imaginary part, a complex value casts to a real type by its real part and to bool by its truth
-//! (a nonzero part). The other functions (`sqrt exp log log1p expm1 log2 log10 exp2`, the
+//! (a nonzero part); `exp` is the oracle's formula on the float kernel's vector `exp`, `cos` and
+//! `sin` of the parts, within [`crate::math::COMPLEX_EXP_ULPS`] of the interpreter's, its special
+//! values (zero, infinite, NaN parts) the interpreter's. The other functions (`sqrt log log1p
+//! expm1 log2 log10 exp2`, the
 //! trigonometric and hyperbolic functions and their inverses, `sign`, `**`) are calls of the
 //! interpreter's own complex functions ([`crate::host`]'s complex host functions), point by
 //! point, bit-exact by construction.
@@ -61,7 +64,7 @@ fn inline_unary(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Neg | Conj | Real | Imag | Abs | IsNan | IsInf | IsFinite | Not | Round | Recip
+        Neg | Conj | Real | Imag | Abs | IsNan | IsInf | IsFinite | Not | Round | Recip | Exp
     )
 }
 
@@ -70,8 +73,7 @@ fn called_unary(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Sqrt | Exp
-            | Log
+        Sqrt | Log
             | Log2
             | Log10
             | Exp2
@@ -322,6 +324,7 @@ impl TypedGen<'_, '_> {
                 im: self.b.ins().fneg(im),
             },
             Recip => self.reciprocal(re, im),
+            Exp => self.exp(re, im),
             Not => {
                 let m = self.truth(z);
                 return self.not_bool(m);
@@ -381,6 +384,63 @@ impl TypedGen<'_, '_> {
         Z {
             re: self.b.ins().fdiv(re_n, d),
             im: self.b.ins().fdiv(im_n, d),
+        }
+    }
+
+    /// `exp(x + yi)` as the oracle ([`kiln_ir::complex::exp`]) computes it, from the float
+    /// functions of the parts as a float kernel computes them ([`crate::math::lower`]: the vector
+    /// `exp`, `cos` and `sin`, each within 1 ULP of the interpreter's libm; or the interpreter's own,
+    /// per lane, where the kernel's math is calls, which gives the oracle's bits). Lanewise, each
+    /// lane the oracle's case: `y = 0` gives `(exp x, y)`, `x = 0` `(cos y, sin y)`, a non-finite
+    /// `y` C99's values (`(x, NaN)` for `x = inf`, `0` for `x = -inf`, else NaN), and the general
+    /// case `(e cos y, e sin y)` with `e = exp x`, or where `x > log(MAX)` (`e^x` overflowing
+    /// before its products do) `((h cos y) h, (h sin y) h)` with `h = exp(x / 2)`: one `exp` of
+    /// `x` or `x / 2` per lane.
+    fn exp(&mut self, x: Value, y: Value) -> Z {
+        use crate::host::MathFn;
+        let f32_parts = self.b.func.dfg.value_type(x).lane_type() == types::F32;
+        let top = self.like(
+            x,
+            if f32_parts {
+                f64::from(f32::MAX.ln())
+            } else {
+                f64::MAX.ln()
+            },
+        );
+        let big = self.b.ins().fcmp(FloatCC::GreaterThan, x, top);
+        let half = self.like(x, 0.5);
+        let hx = self.b.ins().fmul(x, half);
+        let arg = self.choose(big, hx, x);
+        let e = crate::math::lower(self.b, self.math, MathFn::Exp, &[arg]);
+        let c = crate::math::lower(self.b, self.math, MathFn::Cos, &[y]);
+        let s = crate::math::lower(self.b, self.math, MathFn::Sin, &[y]);
+        let (ec, es) = (self.b.ins().fmul(e, c), self.b.ins().fmul(e, s));
+        let (ece, ese) = (self.b.ins().fmul(ec, e), self.b.ins().fmul(es, e));
+        let re = self.choose(big, ece, ec);
+        let im = self.choose(big, ese, es);
+        // y not finite (infinite or NaN): C99's values by x
+        let inf = self.like(x, f64::INFINITY);
+        let (zero, nan) = (self.like(x, 0.0), self.like(x, f64::NAN));
+        let ay = self.b.ins().fabs(y);
+        let y_finite = self.b.ins().fcmp(FloatCC::LessThan, ay, inf);
+        let x_inf = self.b.ins().fcmp(FloatCC::Equal, x, inf);
+        let neg_inf = self.b.ins().fneg(inf);
+        let x_neg_inf = self.b.ins().fcmp(FloatCC::Equal, x, neg_inf);
+        let zero_or_nan = self.choose(x_neg_inf, zero, nan);
+        let special_re = self.choose(x_inf, x, zero_or_nan);
+        let re = self.choose(y_finite, re, special_re);
+        let im = self.choose(y_finite, im, zero_or_nan);
+        // x = 0: (cos y, sin y)
+        let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        let re = self.choose(x_zero, c, re);
+        let im = self.choose(x_zero, s, im);
+        // y = 0: (exp x, y), exp x being h h where x / 2 was taken (overflowing, as exp x does)
+        let ee = self.b.ins().fmul(e, e);
+        let ex = self.choose(big, ee, e);
+        let y_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
+        Z {
+            re: self.choose(y_zero, ex, re),
+            im: self.choose(y_zero, y, im),
         }
     }
 

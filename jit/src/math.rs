@@ -82,6 +82,16 @@ pub fn binary_ulp_bound(op: BinaryOp) -> u32 {
     MathFn::of_binary(op).and_then(ulp_bound).unwrap_or(0)
 }
 
+/// The bound of the compiled complex `exp(z)` against the interpreter's ([`kiln_ir::complex::exp`],
+/// libm's `exp`, `cos`, `sin` of the parts): each finite part within this many units in its own
+/// last place, or in the last place of the modulus `|exp z|` (a part much smaller than the
+/// modulus, `e^x cos y` near a zero of `cos y`, is as accurate as the modulus, as NumPy's `cexp`
+/// is); zero, infinite and NaN parts are the interpreter's. From the vector `exp`, `cos` and `sin`
+/// (1 ULP each from libm, `ulp_bound`) and the products' roundings; measured over 400,000 points
+/// of each type (|x| to 700 and past `log(MAX)`, |y| to 5e5): at most 1.8 units (complex128) and
+/// 2.0 (complex64). Where the kernel's math is calls it is bit-exact.
+pub const COMPLEX_EXP_ULPS: u32 = 3;
+
 /// The most vector-math nodes a kernel inlines (see `inline_vector_math`).
 pub const MAX_INLINE_MATH: usize = 24;
 
