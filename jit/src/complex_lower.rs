@@ -26,9 +26,9 @@
 //! the interpreter's libm); casts cast each part as a float cast does, a real value takes a zero
 //! imaginary part, a complex value casts to a real type by its real part and to bool by its truth
 //! (a nonzero part); `exp` is the oracle's formula on the float kernel's vector `exp`, `cos` and
-//! `sin` of the parts, within [`crate::math::COMPLEX_EXP_ULPS`] of the interpreter's, its special
-//! values (zero, infinite, NaN parts) the interpreter's. The other functions (`sqrt log log1p
-//! expm1 log2 log10 exp2`, the
+//! `sin` of the parts and `sqrt` the oracle's formula on the vector `hypot`, each within
+//! [`crate::math::complex_ulp_bound`] of the interpreter's, their special values (zero, infinite,
+//! NaN parts) the interpreter's. The other functions (`log log1p expm1 log2 log10 exp2`, the
 //! trigonometric and hyperbolic functions and their inverses, `sign`, `**`) are calls of the
 //! interpreter's own complex functions ([`crate::host`]'s complex host functions), point by
 //! point, bit-exact by construction.
@@ -64,7 +64,7 @@ fn inline_unary(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Neg | Conj | Real | Imag | Abs | IsNan | IsInf | IsFinite | Not | Round | Recip | Exp
+        Neg | Conj | Real | Imag | Abs | IsNan | IsInf | IsFinite | Not | Round | Recip | Exp | Sqrt
     )
 }
 
@@ -73,8 +73,7 @@ fn called_unary(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Sqrt | Log
-            | Log2
+        Log | Log2
             | Log10
             | Exp2
             | Expm1
@@ -325,6 +324,7 @@ impl TypedGen<'_, '_> {
             },
             Recip => self.reciprocal(re, im),
             Exp => self.exp(re, im),
+            Sqrt => self.sqrt(re, im),
             Not => {
                 let m = self.truth(z);
                 return self.not_bool(m);
@@ -441,6 +441,87 @@ impl TypedGen<'_, '_> {
         Z {
             re: self.choose(y_zero, ex, re),
             im: self.choose(y_zero, y, im),
+        }
+    }
+
+    /// `copysign(a, b)` of float values of one type (the typed lowering's: bits on vectors).
+    fn copysign(&mut self, a: Value, b: Value) -> Value {
+        let t = if self.b.func.dfg.value_type(a).lane_type() == types::F32 {
+            ElemType::F32
+        } else {
+            ElemType::F64
+        };
+        self.binary(BinaryOp::Copysign, a, b, t, None)
+    }
+
+    /// `sqrt(x + yi)` as the oracle ([`kiln_ir::complex::sqrt`]) computes it, lanewise: `t =
+    /// sqrt((|x| + hypot(x, y)) / 2)`, `(t, y / 2t)` for `x >= 0`, else `(|y| / 2t, t copysign
+    /// y)`, the parts scaled by 1/4 first and the result by 2 where a part is at least `MAX / 4`;
+    /// `hypot` is the float kernel's ([`crate::math::lower`]: the vector hypot within 1 ULP of
+    /// libm's, or the interpreter's own where the kernel's math is calls, which gives the oracle's
+    /// bits), every other operation exact IEEE arithmetic. Then the oracle's special cases, each a
+    /// lanewise select in its order: `x = y = 0` gives `(0, y)`, an infinite `y` `(inf, y)`, a
+    /// NaN `x` `(x, NaN)`, an infinite `x` C99's values, a NaN `y` NaN.
+    fn sqrt(&mut self, x: Value, y: Value) -> Z {
+        use crate::host::MathFn;
+        let f32_parts = self.b.func.dfg.value_type(x).lane_type() == types::F32;
+        let max = if f32_parts { f64::from(f32::MAX) } else { f64::MAX };
+        let (ax, ay) = (self.b.ins().fabs(x), self.b.ins().fabs(y));
+        let big = self.like(x, max * 0.25);
+        let bx = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ax, big);
+        let by = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ay, big);
+        let scaled = self.b.ins().bor(bx, by);
+        let (quarter, one, two) = (self.like(x, 0.25), self.like(x, 1.0), self.like(x, 2.0));
+        let q = self.choose(scaled, quarter, one);
+        let (sx, sy) = (self.b.ins().fmul(x, q), self.b.ins().fmul(y, q));
+        let h = crate::math::lower(self.b, self.math, MathFn::Hypot, &[sx, sy]);
+        let asx = self.b.ins().fabs(sx);
+        let sum = self.b.ins().fadd(asx, h);
+        let half = self.like(x, 0.5);
+        let halved = self.b.ins().fmul(sum, half);
+        let t = self.b.ins().sqrt(halved);
+        let tt = self.b.ins().fadd(t, t);
+        let zero = self.like(x, 0.0);
+        let pos = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, sx, zero);
+        let asy = self.b.ins().fabs(sy);
+        let num = self.choose(pos, sy, asy);
+        let quot = self.b.ins().fdiv(num, tt);
+        let signed_t = self.copysign(t, sy);
+        let re = self.choose(pos, t, quot);
+        let im = self.choose(pos, quot, signed_t);
+        // scaled: the root of the quarter, times 2 (a product by 1 elsewhere: exact)
+        let k = self.choose(scaled, two, one);
+        let (mut re, mut im) = (self.b.ins().fmul(re, k), self.b.ins().fmul(im, k));
+        // the special cases, the oracle's last first, so that its first takes precedence
+        let inf = self.like(x, f64::INFINITY);
+        let nan = self.like(x, f64::NAN);
+        let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        re = self.choose(y_nan, nan, re);
+        im = self.choose(y_nan, nan, im);
+        // |x| infinite: x > 0 gives (x, y NaN ? y : copysign(0, y)), x < 0 (y NaN ? y : 0,
+        // copysign(inf, y))
+        let x_inf = self.b.ins().fcmp(FloatCC::Equal, ax, inf);
+        let x_pos = self.b.ins().fcmp(FloatCC::GreaterThan, x, zero);
+        let signed_zero = self.copysign(zero, y);
+        let signed_inf = self.copysign(inf, y);
+        let im_pos = self.choose(y_nan, y, signed_zero);
+        let re_neg = self.choose(y_nan, y, zero);
+        let inf_re = self.choose(x_pos, x, re_neg);
+        let inf_im = self.choose(x_pos, im_pos, signed_inf);
+        re = self.choose(x_inf, inf_re, re);
+        im = self.choose(x_inf, inf_im, im);
+        let x_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        re = self.choose(x_nan, x, re);
+        im = self.choose(x_nan, nan, im);
+        let y_inf = self.b.ins().fcmp(FloatCC::Equal, ay, inf);
+        re = self.choose(y_inf, inf, re);
+        im = self.choose(y_inf, y, im);
+        let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        let y_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
+        let both_zero = self.b.ins().band(x_zero, y_zero);
+        Z {
+            re: self.choose(both_zero, zero, re),
+            im: self.choose(both_zero, y, im),
         }
     }
 
