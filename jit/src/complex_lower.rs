@@ -19,8 +19,8 @@
 //! commutative), no fused multiply-add. `+ -` and unary `-` act on each part; `*` is `(ar br - ai
 //! bi, ar bi + ai br)`; `/` is Smith's method as NumPy writes it, each lane taking its branch's
 //! operands before the divisions (`|br| >= |bi|`, false for NaN, picks `rat = bi / br` or `br /
-//! bi`, and so on: the operations of both branches are the same up to their operands) and the
-//! zero divisor's parts divided by `|br|` selected per lane; `reciprocal` likewise; `== != & | not
+//! bi`, and so on: the operations of both branches are the same up to their operands), a zero
+//! divisor's lanes taking the parts divided by `|br|` as the same two divisions' operands; `reciprocal` likewise; `== != & | not
 //! isnan isinf isfinite` compare the parts; `abs` is `hypot` of the parts as a float kernel
 //! computes it (`math::lower`: the vector hypot, within `math::binary_ulp_bound(Hypot)`, 1 ULP, of
 //! the interpreter's libm); casts cast each part as a float cast does, a real value takes a zero
@@ -669,20 +669,31 @@ impl TypedGen<'_, '_> {
     /// scl)`; else `rat = br / bi, scl = 1 / (bi + br rat), ((ar rat + ai) scl, (ai rat - ar) scl)`.
     /// Both are `rat = n / d, scl = 1 / (d + n rat), re = (p + q rat) scl` with each lane's
     /// operands chosen first (`ar rat + ai` is `ai + ar rat`, addition being commutative), and the
-    /// imaginary part's two subtractions chosen between; a divisor of two zero parts gives the parts
-    /// divided by `|br|`.
+    /// imaginary part's two subtractions chosen between. A divisor of two zero parts gives the
+    /// parts divided by `|br|`: those lanes' two divisions take `ai / |br|` and `ar / |br|` as their
+    /// operands instead, so every lane costs the same two divisions.
     fn div(&mut self, a: Z, b: Z) -> Z {
         let (abr, abi) = (self.b.ins().fabs(b.re), self.b.ins().fabs(b.im));
+        let zero = self.like(b.re, 0.0);
+        let zr = self.b.ins().fcmp(FloatCC::Equal, abr, zero);
+        let zi = self.b.ins().fcmp(FloatCC::Equal, abi, zero);
+        let both = self.b.ins().band(zr, zi);
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
         let n = self.choose(big, b.im, b.re);
         let d = self.choose(big, b.re, b.im);
         let p = self.choose(big, a.re, a.im);
         let q = self.choose(big, a.im, a.re);
-        let rat = self.b.ins().fdiv(n, d);
+        // rat, or the zero divisor's imaginary part ai / |br|
+        let rat_n = self.choose(both, a.im, n);
+        let rat_d = self.choose(both, abr, d);
+        let rat = self.b.ins().fdiv(rat_n, rat_d);
         let nr = self.b.ins().fmul(n, rat);
         let den = self.b.ins().fadd(d, nr);
+        // scl, or the zero divisor's real part ar / |br|
         let one = self.like(b.re, 1.0);
-        let scl = self.b.ins().fdiv(one, den);
+        let scl_n = self.choose(both, a.re, one);
+        let scl_d = self.choose(both, abr, den);
+        let scl = self.b.ins().fdiv(scl_n, scl_d);
         let qr = self.b.ins().fmul(q, rat);
         let re = self.b.ins().fadd(p, qr);
         let re = self.b.ins().fmul(re, scl);
@@ -692,16 +703,9 @@ impl TypedGen<'_, '_> {
         let second = self.b.ins().fsub(pr, a.re);
         let im = self.choose(big, first, second);
         let im = self.b.ins().fmul(im, scl);
-        // both parts of the divisor zero: the parts divided by |br|
-        let zero = self.like(b.re, 0.0);
-        let zr = self.b.ins().fcmp(FloatCC::Equal, abr, zero);
-        let zi = self.b.ins().fcmp(FloatCC::Equal, abi, zero);
-        let both = self.b.ins().band(zr, zi);
-        let zre = self.b.ins().fdiv(a.re, abr);
-        let zim = self.b.ins().fdiv(a.im, abr);
         Z {
-            re: self.choose(both, zre, re),
-            im: self.choose(both, zim, im),
+            re: self.choose(both, scl, re),
+            im: self.choose(both, rat, im),
         }
     }
 }
