@@ -674,10 +674,11 @@ impl TypedGen<'_, '_> {
     /// operands instead, so every lane costs the same two divisions.
     fn div(&mut self, a: Z, b: Z) -> Z {
         let (abr, abi) = (self.b.ins().fabs(b.re), self.b.ins().fabs(b.im));
+        // both parts zero: their magnitudes' sum is (a sum of two non-negative numbers is zero
+        // only where both are), one comparison whose mask x64 blends by
         let zero = self.like(b.re, 0.0);
-        let zr = self.b.ins().fcmp(FloatCC::Equal, abr, zero);
-        let zi = self.b.ins().fcmp(FloatCC::Equal, abi, zero);
-        let both = self.b.ins().band(zr, zi);
+        let sum = self.b.ins().fadd(abr, abi);
+        let both = self.b.ins().fcmp(FloatCC::Equal, sum, zero);
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
         let n = self.choose(big, b.im, b.re);
         let d = self.choose(big, b.re, b.im);
