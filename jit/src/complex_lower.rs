@@ -37,7 +37,7 @@ use crate::clif::{cast, mem};
 use crate::host::COMPLEX_CALLS;
 use crate::typed_lower::TypedGen;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{ConstantData, InstBuilder, Value, types};
+use cranelift_codegen::ir::{InstBuilder, Value, types};
 use kiln_ir::typed::Scalar;
 use kiln_ir::{BinaryOp, DType, ElemType, UnaryOp};
 
@@ -125,12 +125,17 @@ impl TypedGen<'_, '_> {
         Z { re: v, im }
     }
 
-    /// `z` as the one `Value` a node carries: its real parts, mapped to its imaginary parts; real
-    /// parts that already stand for a complex value (or are a real value's: `complex(x, y)`,
-    /// `conj`) are copied first (a no-op move), so that each complex value has its own.
+    /// `z` as the one `Value` a node carries: its real parts, mapped to its imaginary parts. Real
+    /// parts that already stand for another complex value (`conj z`, `complex(x, y)` beside
+    /// `complex(x, w)`) are copied first (a bitcast to their own type, no instruction), so that
+    /// each complex value has its own.
     pub(crate) fn complex_value(&mut self, z: Z) -> Value {
-        let ty = self.b.func.dfg.value_type(z.re);
-        let re = self.b.ins().bitcast(ty, cast(), z.re);
+        let re = if self.imag.contains_key(&z.re) {
+            let ty = self.b.func.dfg.value_type(z.re);
+            self.b.ins().bitcast(ty, cast(), z.re)
+        } else {
+            z.re
+        };
         self.imag.insert(re, z.im);
         re
     }
@@ -144,11 +149,7 @@ impl TypedGen<'_, '_> {
         for (i, m) in mask.iter_mut().enumerate() {
             *m = from[i / size as usize] * size + i as u8 % size;
         }
-        let x = self.b.ins().bitcast(types::I8X16, cast(), a);
-        let y = self.b.ins().bitcast(types::I8X16, cast(), b);
-        let imm = self.b.func.dfg.immediates.push(ConstantData::from(&mask[..]));
-        let r = self.b.ins().shuffle(x, y, imm);
-        self.b.ins().bitcast(ty, cast(), r)
+        self.shuffle_bytes(a, b, mask, ty)
     }
 
     /// The 16-byte words holding the points of one vector step of complex type `t`: one for
@@ -360,27 +361,22 @@ impl TypedGen<'_, '_> {
         self.complex_value(r)
     }
 
-    /// Per lane, `c ? a : b` of float values (`c` a comparison's mask or bool of them).
-    fn choose(&mut self, c: Value, a: Value, b: Value) -> Value {
-        self.pick(c, a, b)
-    }
-
     /// NumPy's `1 / z` ([`kiln_ir::complex::reciprocal`]): `|y| <= |x|` (false for NaN) takes
     /// `r = y / x, d = x + y r, (1 / d, -r / d)`, else `r = x / y, d = x r + y, (r / d, -1 / d)`:
     /// each lane its branch's operands, `n / d_` with `d = d_ + n r` in both.
     fn reciprocal(&mut self, x: Value, y: Value) -> Z {
         let (ax, ay) = (self.b.ins().fabs(x), self.b.ins().fabs(y));
         let first = self.b.ins().fcmp(FloatCC::LessThanOrEqual, ay, ax);
-        let n = self.choose(first, y, x);
-        let d_ = self.choose(first, x, y);
+        let n = self.pick(first, y, x);
+        let d_ = self.pick(first, x, y);
         let r = self.b.ins().fdiv(n, d_);
         let nr = self.b.ins().fmul(n, r);
         let d = self.b.ins().fadd(d_, nr);
         let one = self.like(x, 1.0);
         let minus_one = self.like(x, -1.0);
         let neg_r = self.b.ins().fneg(r);
-        let re_n = self.choose(first, one, r);
-        let im_n = self.choose(first, neg_r, minus_one);
+        let re_n = self.pick(first, one, r);
+        let im_n = self.pick(first, neg_r, minus_one);
         Z {
             re: self.b.ins().fdiv(re_n, d),
             im: self.b.ins().fdiv(im_n, d),
@@ -410,14 +406,14 @@ impl TypedGen<'_, '_> {
         let big = self.b.ins().fcmp(FloatCC::GreaterThan, x, top);
         let half = self.like(x, 0.5);
         let hx = self.b.ins().fmul(x, half);
-        let arg = self.choose(big, hx, x);
+        let arg = self.pick(big, hx, x);
         let e = crate::math::lower(self.b, self.math, MathFn::Exp, &[arg]);
         let c = crate::math::lower(self.b, self.math, MathFn::Cos, &[y]);
         let s = crate::math::lower(self.b, self.math, MathFn::Sin, &[y]);
         let (ec, es) = (self.b.ins().fmul(e, c), self.b.ins().fmul(e, s));
         let (ece, ese) = (self.b.ins().fmul(ec, e), self.b.ins().fmul(es, e));
-        let re = self.choose(big, ece, ec);
-        let im = self.choose(big, ese, es);
+        let re = self.pick(big, ece, ec);
+        let im = self.pick(big, ese, es);
         // y not finite (infinite or NaN): C99's values by x
         let inf = self.like(x, f64::INFINITY);
         let (zero, nan) = (self.like(x, 0.0), self.like(x, f64::NAN));
@@ -426,21 +422,21 @@ impl TypedGen<'_, '_> {
         let x_inf = self.b.ins().fcmp(FloatCC::Equal, x, inf);
         let neg_inf = self.b.ins().fneg(inf);
         let x_neg_inf = self.b.ins().fcmp(FloatCC::Equal, x, neg_inf);
-        let zero_or_nan = self.choose(x_neg_inf, zero, nan);
-        let special_re = self.choose(x_inf, x, zero_or_nan);
-        let re = self.choose(y_finite, re, special_re);
-        let im = self.choose(y_finite, im, zero_or_nan);
+        let zero_or_nan = self.pick(x_neg_inf, zero, nan);
+        let special_re = self.pick(x_inf, x, zero_or_nan);
+        let re = self.pick(y_finite, re, special_re);
+        let im = self.pick(y_finite, im, zero_or_nan);
         // x = 0: (cos y, sin y)
         let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
-        let re = self.choose(x_zero, c, re);
-        let im = self.choose(x_zero, s, im);
+        let re = self.pick(x_zero, c, re);
+        let im = self.pick(x_zero, s, im);
         // y = 0: (exp x, y), exp x being h h where x / 2 was taken (overflowing, as exp x does)
         let ee = self.b.ins().fmul(e, e);
-        let ex = self.choose(big, ee, e);
+        let ex = self.pick(big, ee, e);
         let y_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
         Z {
-            re: self.choose(y_zero, ex, re),
-            im: self.choose(y_zero, y, im),
+            re: self.pick(y_zero, ex, re),
+            im: self.pick(y_zero, y, im),
         }
     }
 
@@ -472,7 +468,7 @@ impl TypedGen<'_, '_> {
         let by = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ay, big);
         let scaled = self.b.ins().bor(bx, by);
         let (quarter, one, two) = (self.like(x, 0.25), self.like(x, 1.0), self.like(x, 2.0));
-        let q = self.choose(scaled, quarter, one);
+        let q = self.pick(scaled, quarter, one);
         let (sx, sy) = (self.b.ins().fmul(x, q), self.b.ins().fmul(y, q));
         let h = crate::math::lower(self.b, self.math, MathFn::Hypot, &[sx, sy]);
         let asx = self.b.ins().fabs(sx);
@@ -484,44 +480,44 @@ impl TypedGen<'_, '_> {
         let zero = self.like(x, 0.0);
         let pos = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, sx, zero);
         let asy = self.b.ins().fabs(sy);
-        let num = self.choose(pos, sy, asy);
+        let num = self.pick(pos, sy, asy);
         let quot = self.b.ins().fdiv(num, tt);
         let signed_t = self.copysign(t, sy);
-        let re = self.choose(pos, t, quot);
-        let im = self.choose(pos, quot, signed_t);
+        let re = self.pick(pos, t, quot);
+        let im = self.pick(pos, quot, signed_t);
         // scaled: the root of the quarter, times 2 (a product by 1 elsewhere: exact)
-        let k = self.choose(scaled, two, one);
+        let k = self.pick(scaled, two, one);
         let (mut re, mut im) = (self.b.ins().fmul(re, k), self.b.ins().fmul(im, k));
         // the special cases, the oracle's last first, so that its first takes precedence
         let inf = self.like(x, f64::INFINITY);
         let nan = self.like(x, f64::NAN);
         let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-        re = self.choose(y_nan, nan, re);
-        im = self.choose(y_nan, nan, im);
+        re = self.pick(y_nan, nan, re);
+        im = self.pick(y_nan, nan, im);
         // |x| infinite: x > 0 gives (x, y NaN ? y : copysign(0, y)), x < 0 (y NaN ? y : 0,
         // copysign(inf, y))
         let x_inf = self.b.ins().fcmp(FloatCC::Equal, ax, inf);
         let x_pos = self.b.ins().fcmp(FloatCC::GreaterThan, x, zero);
         let signed_zero = self.copysign(zero, y);
         let signed_inf = self.copysign(inf, y);
-        let im_pos = self.choose(y_nan, y, signed_zero);
-        let re_neg = self.choose(y_nan, y, zero);
-        let inf_re = self.choose(x_pos, x, re_neg);
-        let inf_im = self.choose(x_pos, im_pos, signed_inf);
-        re = self.choose(x_inf, inf_re, re);
-        im = self.choose(x_inf, inf_im, im);
+        let im_pos = self.pick(y_nan, y, signed_zero);
+        let re_neg = self.pick(y_nan, y, zero);
+        let inf_re = self.pick(x_pos, x, re_neg);
+        let inf_im = self.pick(x_pos, im_pos, signed_inf);
+        re = self.pick(x_inf, inf_re, re);
+        im = self.pick(x_inf, inf_im, im);
         let x_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-        re = self.choose(x_nan, x, re);
-        im = self.choose(x_nan, nan, im);
+        re = self.pick(x_nan, x, re);
+        im = self.pick(x_nan, nan, im);
         let y_inf = self.b.ins().fcmp(FloatCC::Equal, ay, inf);
-        re = self.choose(y_inf, inf, re);
-        im = self.choose(y_inf, y, im);
+        re = self.pick(y_inf, inf, re);
+        im = self.pick(y_inf, y, im);
         let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
         let y_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
         let both_zero = self.b.ins().band(x_zero, y_zero);
         Z {
-            re: self.choose(both_zero, zero, re),
-            im: self.choose(both_zero, y, im),
+            re: self.pick(both_zero, zero, re),
+            im: self.pick(both_zero, y, im),
         }
     }
 
@@ -680,20 +676,20 @@ impl TypedGen<'_, '_> {
         let sum = self.b.ins().fadd(abr, abi);
         let both = self.b.ins().fcmp(FloatCC::Equal, sum, zero);
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
-        let n = self.choose(big, b.im, b.re);
-        let d = self.choose(big, b.re, b.im);
-        let p = self.choose(big, a.re, a.im);
-        let q = self.choose(big, a.im, a.re);
+        let n = self.pick(big, b.im, b.re);
+        let d = self.pick(big, b.re, b.im);
+        let p = self.pick(big, a.re, a.im);
+        let q = self.pick(big, a.im, a.re);
         // rat, or the zero divisor's imaginary part ai / |br|
-        let rat_n = self.choose(both, a.im, n);
-        let rat_d = self.choose(both, abr, d);
+        let rat_n = self.pick(both, a.im, n);
+        let rat_d = self.pick(both, abr, d);
         let rat = self.b.ins().fdiv(rat_n, rat_d);
         let nr = self.b.ins().fmul(n, rat);
         let den = self.b.ins().fadd(d, nr);
         // scl, or the zero divisor's real part ar / |br|
         let one = self.like(b.re, 1.0);
-        let scl_n = self.choose(both, a.re, one);
-        let scl_d = self.choose(both, abr, den);
+        let scl_n = self.pick(both, a.re, one);
+        let scl_d = self.pick(both, abr, den);
         let scl = self.b.ins().fdiv(scl_n, scl_d);
         let qr = self.b.ins().fmul(q, rat);
         let re = self.b.ins().fadd(p, qr);
@@ -702,11 +698,11 @@ impl TypedGen<'_, '_> {
         let pr = self.b.ins().fmul(p, rat);
         let first = self.b.ins().fsub(a.im, pr);
         let second = self.b.ins().fsub(pr, a.re);
-        let im = self.choose(big, first, second);
+        let im = self.pick(big, first, second);
         let im = self.b.ins().fmul(im, scl);
         Z {
-            re: self.choose(both, scl, re),
-            im: self.choose(both, rat, im),
+            re: self.pick(both, scl, re),
+            im: self.pick(both, rat, im),
         }
     }
 }

@@ -96,7 +96,8 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// A scalar input element `s` (as [`Gen::load_input`] gives it) splat to a vector: a typed
-    /// kernel's bool (`i8` 0 / 1) as its lane mask.
+    /// kernel's bool (`i8` 0 / 1) as its lane mask, a complex value as its two parts splat
+    /// (complex_lower.rs).
     pub fn splat_input(&mut self, s: Value, stored: Option<ElemType>) -> Value {
         if let Some(t) = stored.filter(|t| t.is_complex()) {
             return self.tg().complex_splat(s, t);

@@ -954,7 +954,7 @@ impl TypedGen<'_, '_> {
     }
 
     /// A byte shuffle of two 128-bit vectors (`mask`: bytes 0-15 of `x`, 16-31 of `y`), as `ty`.
-    fn shuffle_bytes(&mut self, x: Value, y: Value, mask: [u8; 16], ty: Type) -> Value {
+    pub(crate) fn shuffle_bytes(&mut self, x: Value, y: Value, mask: [u8; 16], ty: Type) -> Value {
         let (x, y) = (
             self.b.ins().bitcast(types::I8X16, cast(), x),
             self.b.ins().bitcast(types::I8X16, cast(), y),
