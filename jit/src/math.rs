@@ -91,7 +91,7 @@ pub fn binary_ulp_bound(op: BinaryOp) -> u32 {
 /// wherever the kernel's math is calls, which computes the same formulas with libm's functions).
 /// Measured over 400,000 points of each type (`|x|` to 700 and past the overflow thresholds, `|y|`
 /// to 5e5):
-/// - `exp`: the vector `exp`, `cos` and `sin` (1 ULP each from libm, [`ulp_bound`]) and the
+/// - `exp`: the vector `exp`, `cos` and `sin` (1 ULP each from libm, [`unary_ulp_bound`]) and the
 ///   products' roundings: at most 1.8 units (complex128) and 2.0 (complex64); bound 3.
 /// - `sqrt`: the vector `hypot` (1 ULP), every other operation exact IEEE arithmetic: at most 1
 ///   unit; bound 2.
