@@ -1,4 +1,5 @@
-//! Complex kernels compiled (one point at a time, each complex value one register of its parts),
+//! Complex kernels compiled (planar: each complex value the real and the imaginary parts of the
+//! kernel's lanes of points, two float vectors),
 //! timed on the `jit` and `interp` backends (run in turn, the median of each:
 //! `support/alternate.rs`), beside a hand-written Rust loop over num-complex. Each kernel's
 //! compiled result is checked against the interpreter's first (bit for bit; the sum's real part

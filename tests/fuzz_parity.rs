@@ -532,3 +532,17 @@ fn threaded(backend: &str, elem: ElemType) {
     }
     assert!(ran >= 5, "only {ran} threaded kernels type and run");
 }
+
+/// The generator's copy of the complex functions' bounds (`random_kernel::complex_ulp_bound`,
+/// shared with the fuzz crate, which does not link kiln-jit) is kiln-jit's.
+#[test]
+fn the_complex_bounds_are_kiln_jits() {
+    for op in kiln::kiln_ir::UnaryOp::ALL {
+        let documented = kiln_jit::complex_ulp_bound(op);
+        assert_eq!(
+            random_kernel::complex_ulp_bound(op),
+            (documented > 0).then_some(u64::from(documented)),
+            "{op}"
+        );
+    }
+}

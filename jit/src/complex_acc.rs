@@ -1,19 +1,23 @@
 //! The accumulators of a typed kernel's complex values (see `complex_lower`): `sum` and `prod`
-//! (and `mean`, a sum), one point at a time.
+//! (and `mean`, a sum), planar as the values are.
 //!
-//! A sum folds both parts at once in one `f64x2` (a complex64's parts widened exactly), as the
+//! An accumulator is two registers, its real and its imaginary parts, in the kernel's lanes (the
+//! vector accumulators fold one point per lane, and are folded lane by lane into the scalar one at
+//! the end of a run). A sum adds each part in float64 (a complex64's parts widened exactly), as the
 //! interpreter sums each part in float64 ([`kiln_ir::typed`]'s `fold_complex`), from `-0.0` (the
 //! result takes `+ 0.0` where it is finished, output.rs); a product multiplies in the parts' own
 //! type by the oracle's formula (`complex_lower`), from `1 + 0i`. In memory each slot is two
-//! float64 words (re, im): a complex64 product's parts stored widened (exactly) and narrowed where
+//! float64 words (re, im), laid out as a complex128 (so a kept reduction's slots load and store as
+//! complex128 values do): a complex64 product's parts stored widened (exactly) and narrowed where
 //! loaded. The grouping differs from the interpreter's (its sum is pairwise, the chunks of a
 //! whole-array reduction merge in chunk order), so the results agree within the reductions'
 //! relative bound, not bit for bit.
 
-use crate::clif::mem;
-use crate::lower::Gen;
-use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
-use kiln_ir::{BinaryOp, ElemType, ReduceOp};
+use crate::complex_lower::Z;
+use crate::lower::{Gen, W};
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use kiln_ir::typed::Scalar;
+use kiln_ir::{ElemType, ReduceOp};
 
 /// Bytes of a complex accumulator slot: two float64 words.
 pub(crate) const SLOT_BYTES: i64 = 16;
@@ -47,49 +51,57 @@ impl Gen<'_, '_> {
             .filter(|t| t.is_complex() && folds_pairs(op))
     }
 
-    /// The register type of the accumulator of `op` over values of complex type `ct`.
-    fn complex_acc_type(op: ReduceOp, ct: ElemType) -> Type {
-        match (op, ct) {
-            (ReduceOp::Prod, ElemType::C64) => types::F32X4,
-            _ => types::F64X2,
-        }
-    }
-
-    /// The accumulator types of `op` over values of complex type `ct`.
-    pub(crate) fn complex_acc_types(op: ReduceOp, ct: ElemType) -> Vec<Type> {
-        vec![Self::complex_acc_type(op, ct)]
-    }
-
-    /// The identity of `op` over values of complex type `ct`.
-    pub(crate) fn complex_acc_identity(&mut self, op: ReduceOp, ct: ElemType) -> Vec<Value> {
-        let [re, im] = identity(op);
-        let ty = Self::complex_acc_type(op, ct);
-        let bytes: Vec<u8> = if ty == types::F32X4 {
-            [re as f32, im as f32, 0.0, 0.0]
-                .iter()
-                .flat_map(|x| x.to_le_bytes())
-                .collect()
-        } else {
-            [re, im].iter().flat_map(|x| x.to_le_bytes()).collect()
-        };
-        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
-        vec![self.b.ins().vconst(ty, c)]
-    }
-
-    /// The complex value `v` (of type `ct`) as the accumulator of `op` folds it.
-    fn complex_folded(&mut self, op: ReduceOp, ct: ElemType, v: Value) -> Value {
-        match (op, ct) {
-            (ReduceOp::Sum, ElemType::C64) => self.b.ins().fvpromote_low(v),
-            _ => v,
-        }
-    }
-
-    /// Two accumulators (or an accumulator and a folded value) of `op` merged: `a + b`, or `a * b`
-    /// as the oracle multiplies.
-    fn complex_merge(&mut self, op: ReduceOp, ct: ElemType, a: Value, b: Value) -> Value {
+    /// The float type an accumulator of `op` over values of complex type `ct` holds each part in:
+    /// float64 for sums, the parts' own type for products.
+    fn acc_part(op: ReduceOp, ct: ElemType) -> ElemType {
         match op {
-            ReduceOp::Sum => self.b.ins().fadd(a, b),
-            _ => self.tg().complex_binary(BinaryOp::Mul, a, b, ct),
+            ReduceOp::Prod => ct.real_part().expect("a complex type"),
+            _ => ElemType::F64,
+        }
+    }
+
+    /// The accumulator types of `op` over values of complex type `ct` at width `w`: its real and
+    /// its imaginary parts.
+    pub(crate) fn complex_acc_types(op: ReduceOp, ct: ElemType, w: W) -> Vec<Type> {
+        // a float part's type in a reduction's lanes (float64's 2: a float32 vector half-filled)
+        let ty = match (Self::acc_part(op, ct), w) {
+            (ElemType::F32, W::Scalar) => types::F32,
+            (ElemType::F32, W::Vector) => types::F32X4,
+            (_, W::Scalar) => types::F64,
+            (_, W::Vector) => types::F64X2,
+        };
+        vec![ty, ty]
+    }
+
+    /// The identity of `op` over values of complex type `ct` at width `w`.
+    pub(crate) fn complex_acc_identity(&mut self, op: ReduceOp, ct: ElemType, w: W) -> Vec<Value> {
+        let part = Self::acc_part(op, ct);
+        identity(op)
+            .into_iter()
+            .map(|x| self.tg().konst(Scalar::F64(x).cast(part), w == W::Vector))
+            .collect()
+    }
+
+    /// The complex value `v` (of type `ct`) as the accumulator of `op` folds it: its parts (a
+    /// complex64's widened for a sum).
+    fn complex_folded(&mut self, op: ReduceOp, ct: ElemType, v: Value) -> Z {
+        let z = self.tg().z(v);
+        let part = ct.real_part().expect("a complex type");
+        let to = Self::acc_part(op, ct);
+        let re = self.tg().cast(z.re, part, to);
+        let im = self.tg().cast(z.im, part, to);
+        Z { re, im }
+    }
+
+    /// Two accumulators (or an accumulator and a folded value) of `op` merged: `a + b` part by
+    /// part, or `a * b` as the oracle multiplies.
+    fn complex_merge(&mut self, op: ReduceOp, a: Z, b: Z) -> Z {
+        match op {
+            ReduceOp::Sum => Z {
+                re: self.b.ins().fadd(a.re, b.re),
+                im: self.b.ins().fadd(a.im, b.im),
+            },
+            _ => self.tg().mul(a, b),
         }
     }
 
@@ -102,7 +114,8 @@ impl Gen<'_, '_> {
         v: Value,
     ) -> Vec<Value> {
         let v = self.complex_folded(op, ct, v);
-        vec![self.complex_merge(op, ct, acc[0], v)]
+        let r = self.complex_merge(op, pair(acc), v);
+        vec![r.re, r.im]
     }
 
     /// Folds the values `vs` of several reduced rows (in row order) into `acc`: a sum's as a
@@ -114,71 +127,113 @@ impl Gen<'_, '_> {
         acc: &[Value],
         vs: &[Value],
     ) -> Vec<Value> {
-        let mut level: Vec<Value> = vs.iter().map(|&v| self.complex_folded(op, ct, v)).collect();
+        let mut level: Vec<Z> = vs.iter().map(|&v| self.complex_folded(op, ct, v)).collect();
         if op != ReduceOp::Sum {
-            let mut a = acc[0];
+            let mut a = pair(acc);
             for v in level {
-                a = self.complex_merge(op, ct, a, v);
+                a = self.complex_merge(op, a, v);
             }
-            return vec![a];
+            return vec![a.re, a.im];
         }
         while level.len() > 1 {
             level = level
                 .chunks(2)
-                .map(|pair| match pair {
-                    [a, b] => self.b.ins().fadd(*a, *b),
+                .map(|two| match two {
+                    [a, b] => self.complex_merge(op, *a, *b),
                     [a] => *a,
                     _ => unreachable!("chunks of two"),
                 })
                 .collect();
         }
         let sum = level.pop().expect("at least one row");
-        vec![self.b.ins().fadd(acc[0], sum)]
+        let r = self.complex_merge(op, pair(acc), sum);
+        vec![r.re, r.im]
     }
 
-    /// Merges the partial accumulators `parts` in order into one.
+    /// Merges the partial scalar accumulators `parts` in order into one.
     pub(crate) fn complex_acc_merge_all(
         &mut self,
         op: ReduceOp,
-        ct: ElemType,
         parts: impl IntoIterator<Item = Vec<Value>>,
     ) -> Vec<Value> {
         let mut parts = parts.into_iter();
-        let mut a = parts.next().expect("at least one partial")[0];
+        let mut a = pair(&parts.next().expect("at least one partial"));
         for p in parts {
-            a = self.complex_merge(op, ct, a, p[0]);
+            a = self.complex_merge(op, a, pair(&p));
         }
-        vec![a]
+        vec![a.re, a.im]
     }
 
-    /// Loads the accumulator of `op` over values of complex type `ct` from slot `o` (i64) plus the
-    /// constant slot offset `off` of the value buffer.
+    /// Merges the vector accumulators `slots` (lane by lane, the slots first) and the scalar
+    /// accumulator `tail` into one scalar partial.
+    pub(crate) fn complex_acc_fold(
+        &mut self,
+        op: ReduceOp,
+        slots: &[Vec<Value>],
+        tail: Vec<Value>,
+    ) -> Vec<Value> {
+        let mut state = pair(&tail);
+        let Some(first) = slots.first() else {
+            return tail;
+        };
+        let mut acc = pair(first);
+        for slot in &slots[1..] {
+            acc = self.complex_merge(op, acc, pair(slot));
+        }
+        for lane in 0..self.lanes {
+            let re = self.b.ins().extractlane(acc.re, lane);
+            let im = self.b.ins().extractlane(acc.im, lane);
+            state = self.complex_merge(op, state, Z { re, im });
+        }
+        vec![state.re, state.im]
+    }
+
+    /// Loads the accumulator of `op` over values of complex type `ct` at width `w` from slot `o`
+    /// (i64) plus the constant slot offset `off` of the value buffer.
     pub(crate) fn complex_acc_load(
+        &mut self,
+        op: ReduceOp,
+        ct: ElemType,
+        w: W,
+        out_val: Value,
+        o: Value,
+        off: i64,
+    ) -> Vec<Value> {
+        let addr = self.elem_addr(out_val, o, SLOT_BYTES);
+        let addr = self.b.ins().iadd_imm_s(addr, off * SLOT_BYTES);
+        let z = self.tg().load_parts(ElemType::C128, addr, w == W::Vector);
+        let part = Self::acc_part(op, ct);
+        let re = self.tg().cast(z.re, ElemType::F64, part);
+        let im = self.tg().cast(z.im, ElemType::F64, part);
+        vec![re, im]
+    }
+
+    /// Stores an accumulator of `op` over values of complex type `ct` loaded by
+    /// [`Gen::complex_acc_load`] back.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn complex_acc_store(
         &mut self,
         op: ReduceOp,
         ct: ElemType,
         out_val: Value,
         o: Value,
         off: i64,
-    ) -> Vec<Value> {
+        acc: &[Value],
+    ) {
         let addr = self.elem_addr(out_val, o, SLOT_BYTES);
-        let x = self
-            .b
-            .ins()
-            .load(types::F64X2, mem(), addr, (off * SLOT_BYTES) as i32);
-        vec![match Self::complex_acc_type(op, ct) {
-            types::F32X4 => self.b.ins().fvdemote(x),
-            _ => x,
-        }]
+        let addr = self.b.ins().iadd_imm_s(addr, off * SLOT_BYTES);
+        let part = Self::acc_part(op, ct);
+        let z = pair(acc);
+        let re = self.tg().cast(z.re, part, ElemType::F64);
+        let im = self.tg().cast(z.im, part, ElemType::F64);
+        self.tg().store_parts(ElemType::C128, Z { re, im }, addr);
     }
+}
 
-    /// Stores an accumulator loaded by [`Gen::complex_acc_load`] back.
-    pub(crate) fn complex_acc_store(&mut self, out_val: Value, o: Value, off: i64, acc: &[Value]) {
-        let addr = self.elem_addr(out_val, o, SLOT_BYTES);
-        let x = match self.b.func.dfg.value_type(acc[0]) {
-            types::F32X4 => self.b.ins().fvpromote_low(acc[0]),
-            _ => acc[0],
-        };
-        self.b.ins().store(mem(), x, addr, (off * SLOT_BYTES) as i32);
+/// An accumulator's two registers as a complex value's parts.
+fn pair(acc: &[Value]) -> Z {
+    Z {
+        re: acc[0],
+        im: acc[1],
     }
 }

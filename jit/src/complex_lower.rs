@@ -1,33 +1,43 @@
 //! Lowering of complex values (complex64, complex128; [`kiln_ir::complex`] is their oracle) in a
 //! typed kernel's body: the complex half of [`TypedGen`].
 //!
-//! **Representation.** A kernel holding a complex value runs one point at a time (its schedule's
-//! lanes are 1: [`crate::typed::holds_complex`]), and a complex value is one 128-bit register of
-//! its two parts as memory holds them: complex128 an `f64x2` (re, im), complex64 an `f32x4` whose
-//! lanes 0 and 1 hold (re, im) (lanes 2 and 3 are garbage no result reads). A load or a store is one
-//! 16-byte (8-byte) move, with no shuffle; the element being wider than a float64 lane, a complex128
-//! input's address is shifted down where the code's is formed and back up where it is read
-//! ([`crate::run::stored_shift`]).
+//! **Representation: planar, in the kernel's lanes.** A complex value is a pair of float values
+//! of its parts' type ([`Z`]): the real parts of the points one step computes and their imaginary
+//! parts, each in the lanes a float value of that type takes in the kernel (`typed.rs`): at the
+//! vector width complex128 two `f64x2` (2 points), complex64 two `f32x4` (4 points in a kernel of
+//! 32-bit lanes, else lanes 0-1 of each, half-filled); at the scalar width (the tails) two
+//! scalars. The rest of the code generator carries one `Value` per node: a complex node's is its
+//! real parts, and [`TypedGen::imag`] maps it to its imaginary parts ([`TypedGen::complex_value`]
+//! gives each complex value a real-parts `Value` of its own, copied where it would be shared). A
+//! load deinterleaves the points' 16-byte words (one or two loads and a shuffle per part: x64's
+//! `unpcklpd`/`unpckhpd`, `shufps`), a store interleaves them back; a strided row gathers point by
+//! point. The element being wider than a lane, a complex input's address is shifted down where
+//! the code's is formed and back up where it is read ([`crate::run::stored_shift`]).
 //!
-//! **Operations**, bit for bit the oracle's: the same formulas in the same order, no fused
-//! multiply-add. `+ - ` and unary `-` are one vector instruction (each part is the parts'
-//! operation); `*` is `(ar br - ai bi, ar bi + ai br)` as two vector products, the first's lane 0
-//! subtracted by adding it negated (IEEE's `x - y` is `x + (-y)`); `/` is Smith's method as NumPy
-//! writes it, its two branches side by side in one register's lanes and selected; `reciprocal`
-//! NumPy's, its branches computed and selected; `== != & | not isnan isinf isfinite` compare the
-//! parts; `abs` is `hypot` of the parts as a float kernel computes it (`math::lower`: the vector
-//! hypot, within `math::binary_ulp_bound(Hypot)`, 1 ULP, of the interpreter's libm); casts between complex types widen or narrow both parts at
-//! once, a real value takes a zero imaginary part, a complex value casts to a real type by its real
-//! part and to bool by its truth (a nonzero part). The other functions (`sqrt exp log log1p expm1
-//! log2 log10 exp2`, the trigonometric and hyperbolic functions and their inverses, `sign`, `**`)
-//! are calls of the interpreter's own complex functions ([`crate::host`]'s complex host functions),
-//! bit-exact by construction.
+//! **Operations**, bit for bit the oracle's, lanewise on the part vectors: the same formulas with
+//! the same operands in the same order (an addition's operands may swap: IEEE addition is
+//! commutative), no fused multiply-add. `+ -` and unary `-` act on each part; `*` is `(ar br - ai
+//! bi, ar bi + ai br)`; `/` is Smith's method as NumPy writes it, each lane taking its branch's
+//! operands before the divisions (`|br| >= |bi|`, false for NaN, picks `rat = bi / br` or `br /
+//! bi`, and so on: the operations of both branches are the same up to their operands), a zero
+//! divisor's lanes taking the parts divided by `|br|` as the same two divisions' operands; `reciprocal` likewise; `== != & | not
+//! isnan isinf isfinite` compare the parts; `abs` is `hypot` of the parts as a float kernel
+//! computes it (`math::lower`: the vector hypot, within `math::binary_ulp_bound(Hypot)`, 1 ULP, of
+//! the interpreter's libm); casts cast each part as a float cast does, a real value takes a zero
+//! imaginary part, a complex value casts to a real type by its real part and to bool by its truth
+//! (a nonzero part); `exp` is the oracle's formula on the float kernel's vector `exp`, `cos` and
+//! `sin` of the parts and `sqrt` the oracle's formula on the vector `hypot`, each within
+//! [`crate::math::complex_ulp_bound`] of the interpreter's, their special values (zero, infinite,
+//! NaN parts) the interpreter's. The other functions (`log log1p expm1 log2 log10 exp2`, the
+//! trigonometric and hyperbolic functions and their inverses, `sign`, `**`) are calls of the
+//! interpreter's own complex functions ([`crate::host`]'s complex host functions), point by
+//! point, bit-exact by construction.
 
 use crate::clif::{cast, mem};
 use crate::host::COMPLEX_CALLS;
 use crate::typed_lower::TypedGen;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
+use cranelift_codegen::ir::{InstBuilder, Value, types};
 use kiln_ir::typed::Scalar;
 use kiln_ir::{BinaryOp, DType, ElemType, UnaryOp};
 
@@ -54,7 +64,7 @@ fn inline_unary(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Neg | Conj | Real | Imag | Abs | IsNan | IsInf | IsFinite | Not | Round | Recip
+        Neg | Conj | Real | Imag | Abs | IsNan | IsInf | IsFinite | Not | Round | Recip | Exp | Sqrt
     )
 }
 
@@ -63,9 +73,7 @@ fn called_unary(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
         op,
-        Sqrt | Exp
-            | Log
-            | Log2
+        Log | Log2
             | Log10
             | Exp2
             | Expm1
@@ -86,6 +94,14 @@ fn called_unary(op: UnaryOp) -> bool {
     )
 }
 
+/// A complex value's two parts: the real parts and the imaginary parts of the points, each a float
+/// value of the parts' type (a scalar, or a vector of the kernel's lanes).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Z {
+    pub re: Value,
+    pub im: Value,
+}
+
 /// The float dtype of the parts of complex type `t`.
 fn parts_dtype(t: ElemType) -> DType {
     match t {
@@ -94,137 +110,191 @@ fn parts_dtype(t: ElemType) -> DType {
     }
 }
 
+/// The float type of the parts of complex type `t`.
+fn part(t: ElemType) -> ElemType {
+    t.real_part().expect("a complex type")
+}
+
 impl TypedGen<'_, '_> {
-    /// Loads the complex value of type `t` at `addr`: complex128 one 16-byte load, complex64 one
-    /// 8-byte load into lanes 0 and 1.
-    pub(crate) fn complex_load(&mut self, t: ElemType, addr: Value) -> Value {
-        if t == ElemType::C128 {
-            return self.b.ins().load(types::F64X2, mem(), addr, 0);
-        }
-        let x = self.b.ins().load(types::I64, mem(), addr, 0);
-        let v = self.b.ins().scalar_to_vector(types::I64X2, x);
-        self.b.ins().bitcast(types::F32X4, cast(), v)
+    /// The complex value whose real parts are `v` (as [`TypedGen::complex_value`] made it).
+    pub(crate) fn z(&self, v: Value) -> Z {
+        let im = *self
+            .imag
+            .get(&v)
+            .expect("a complex value's real parts map to its imaginary parts");
+        Z { re: v, im }
     }
 
-    /// Stores the complex value `v` of type `t` at `addr` (complex64: its lanes 0 and 1).
-    pub(crate) fn complex_store(&mut self, t: ElemType, v: Value, addr: Value) {
-        if t == ElemType::C128 {
-            self.b.ins().store(mem(), v, addr, 0);
-            return;
-        }
-        let w = self.b.ins().bitcast(types::I64X2, cast(), v);
-        let x = self.b.ins().extractlane(w, 0);
-        self.b.ins().store(mem(), x, addr, 0);
-    }
-
-    /// A complex constant as its register.
-    pub(crate) fn complex_konst(&mut self, s: Scalar) -> Value {
-        let (ty, bytes): (Type, Vec<u8>) = match s {
-            Scalar::C64(z) => (
-                types::F32X4,
-                [z.re, z.im, 0.0, 0.0]
-                    .iter()
-                    .flat_map(|x| x.to_le_bytes())
-                    .collect(),
-            ),
-            Scalar::C128(z) => (
-                types::F64X2,
-                [z.re, z.im].iter().flat_map(|x| x.to_le_bytes()).collect(),
-            ),
-            _ => unreachable!("a complex constant"),
+    /// `z` as the one `Value` a node carries: its real parts, mapped to its imaginary parts. Real
+    /// parts that already stand for another complex value (`conj z`, `complex(x, y)` beside
+    /// `complex(x, w)`) are copied first (a bitcast to their own type, no instruction), so that
+    /// each complex value has its own.
+    pub(crate) fn complex_value(&mut self, z: Z) -> Value {
+        let re = if self.imag.contains_key(&z.re) {
+            let ty = self.b.func.dfg.value_type(z.re);
+            self.b.ins().bitcast(ty, cast(), z.re)
+        } else {
+            z.re
         };
-        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
-        self.b.ins().vconst(ty, c)
+        self.imag.insert(re, z.im);
+        re
     }
 
-    /// The two parts of a complex value, as scalars of its parts' type.
-    fn parts(&mut self, v: Value) -> (Value, Value) {
-        (self.b.ins().extractlane(v, 0), self.b.ins().extractlane(v, 1))
-    }
-
-    /// The complex value of parts `re` and `im` (scalars of one float type).
-    fn join(&mut self, re: Value, im: Value) -> Value {
-        let vt = match self.b.func.dfg.value_type(re) {
-            types::F32 => types::F32X4,
-            _ => types::F64X2,
-        };
-        let v = self.b.ins().splat(vt, re);
-        self.b.ins().insertlane(v, im, 1)
-    }
-
-    /// A float constant of the type of the scalar `like`.
-    fn like(&mut self, like: Value, x: f64) -> Value {
-        match self.b.func.dfg.value_type(like) {
-            types::F32 => self.b.ins().f32const(x as f32),
-            _ => self.b.ins().f64const(x),
-        }
-    }
-
-    /// Whether the complex value `v` reads as true: a nonzero part (NaN included), as a bool.
-    fn complex_truth(&mut self, v: Value) -> Value {
-        let (re, im) = self.parts(v);
-        let z = self.like(re, 0.0);
-        let a = self.b.ins().fcmp(FloatCC::NotEqual, re, z);
-        let b = self.b.ins().fcmp(FloatCC::NotEqual, im, z);
-        self.b.ins().bor(a, b)
-    }
-
-    /// `v`'s lanes rearranged: result lane `i` (of the first two) is `v`'s lane `from[i]`.
-    fn lanes_of(&mut self, v: Value, from: [u8; 2]) -> Value {
-        self.pick_lanes(v, v, [(false, from[0]), (false, from[1])])
-    }
-
-    /// Lanes of `a` and `b` (of one type): result lane `i` (of the first two) is lane `from[i].1`
-    /// of `b` where `from[i].0`, else of `a` (the others keep `a`'s).
-    fn pick_lanes(&mut self, a: Value, b: Value, from: [(bool, u8); 2]) -> Value {
+    /// The lanes of `a` and `b` (one vector type of `n` lanes) shuffled: result lane `i` is lane
+    /// `from[i]` of `a` where it is below `n`, else lane `from[i] - n` of `b`.
+    fn shuffle_lanes(&mut self, a: Value, b: Value, from: &[u8]) -> Value {
         let ty = self.b.func.dfg.value_type(a);
         let size = (ty.lane_bits() / 8) as u8;
         let mut mask = [0u8; 16];
         for (i, m) in mask.iter_mut().enumerate() {
-            let lane = i as u8 / size;
-            let (second, src) = if lane < 2 {
-                from[lane as usize]
-            } else {
-                (false, lane)
-            };
-            *m = if second { 16 } else { 0 } + src * size + i as u8 % size;
+            *m = from[i / size as usize] * size + i as u8 % size;
         }
-        let x = self.b.ins().bitcast(types::I8X16, cast(), a);
-        let y = self.b.ins().bitcast(types::I8X16, cast(), b);
-        let imm = self.b.func.dfg.immediates.push(ConstantData::from(&mask[..]));
-        let r = self.b.ins().shuffle(x, y, imm);
-        self.b.ins().bitcast(ty, cast(), r)
+        self.shuffle_bytes(a, b, mask, ty)
     }
 
-    /// `v` with the sign of its lane 0 flipped.
-    fn negate_lane0(&mut self, v: Value) -> Value {
-        let ty = self.b.func.dfg.value_type(v);
-        let it = ty.as_int();
-        let mut bytes = vec![0u8; 16];
-        let size = (ty.lane_bits() / 8) as usize;
-        bytes[size - 1] = 0x80;
-        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
-        let sign = self.b.ins().vconst(it, c);
-        let bits = self.b.ins().bitcast(it, cast(), v);
-        let r = self.b.ins().bxor(bits, sign);
-        self.b.ins().bitcast(ty, cast(), r)
+    /// The 16-byte words holding the points of one vector step of complex type `t`: one for
+    /// complex64 in a kernel of 2 lanes, else two.
+    fn words(&self, t: ElemType) -> usize {
+        usize::from(self.lanes) * t.size() / 16
+    }
+
+    /// Loads the complex value(s) of type `t` at `addr`: one point's two parts (scalar), or the
+    /// kernel's lanes' points deinterleaved (vector).
+    pub(crate) fn complex_load(&mut self, t: ElemType, addr: Value, vector: bool) -> Value {
+        let z = self.load_parts(t, addr, vector);
+        self.complex_value(z)
+    }
+
+    /// The parts of the complex value(s) of type `t` at `addr` (see [`TypedGen::complex_load`]).
+    pub(crate) fn load_parts(&mut self, t: ElemType, addr: Value, vector: bool) -> Z {
+        let pt = part(t);
+        if !vector {
+            let st = self.ty(pt, false);
+            return Z {
+                re: self.b.ins().load(st, mem(), addr, 0),
+                im: self.b.ins().load(st, mem(), addr, pt.size() as i32),
+            };
+        }
+        let vt = self.ty(pt, true);
+        let words: Vec<Value> = (0..self.words(t))
+            .map(|k| self.b.ins().load(vt, mem(), addr, 16 * k as i32))
+            .collect();
+        let (a, b) = (words[0], *words.last().expect("a word"));
+        // point p's parts are lanes 2p and 2p + 1 of the words (one word: its lanes again)
+        let n = vt.lane_count() as u8;
+        let re: Vec<u8> = (0..n).map(|p| (2 * p) % (2 * n)).collect();
+        let im: Vec<u8> = (0..n).map(|p| (2 * p + 1) % (2 * n)).collect();
+        Z {
+            re: self.shuffle_lanes(a, b, &re),
+            im: self.shuffle_lanes(a, b, &im),
+        }
+    }
+
+    /// Stores the complex value(s) `v` of type `t` at `addr`, interleaved as memory holds them.
+    pub(crate) fn complex_store(&mut self, t: ElemType, v: Value, addr: Value) {
+        let z = self.z(v);
+        self.store_parts(t, z, addr);
+    }
+
+    /// Stores the parts `z` of complex value(s) of type `t` at `addr` (see
+    /// [`TypedGen::complex_store`]).
+    pub(crate) fn store_parts(&mut self, t: ElemType, z: Z, addr: Value) {
+        if !self.is_vector(z.re) {
+            self.b.ins().store(mem(), z.re, addr, 0);
+            self.b.ins().store(mem(), z.im, addr, part(t).size() as i32);
+            return;
+        }
+        let n = self.b.func.dfg.value_type(z.re).lane_count() as u8;
+        for k in 0..self.words(t) as u8 {
+            // word k holds points k n / 2 .. (k + 1) n / 2, each its real part then its imaginary
+            let from: Vec<u8> = (0..n)
+                .map(|l| {
+                    let p = k * n / 2 + l / 2;
+                    if l % 2 == 0 { p } else { n + p }
+                })
+                .collect();
+            let w = self.shuffle_lanes(z.re, z.im, &from);
+            self.b.ins().store(mem(), w, addr, 16 * i32::from(k));
+        }
+    }
+
+    /// The points `scalars` (one complex value each, as a scalar [`TypedGen::complex_load`] gives
+    /// them) as one vector complex value: each part assembled as a float value's.
+    pub(crate) fn complex_assemble(&mut self, scalars: Vec<Value>, t: ElemType) -> Value {
+        let zs: Vec<Z> = scalars.iter().map(|&s| self.z(s)).collect();
+        let re = self.assemble(zs.iter().map(|z| z.re).collect(), part(t));
+        let im = self.assemble(zs.iter().map(|z| z.im).collect(), part(t));
+        self.complex_value(Z { re, im })
+    }
+
+    /// The scalar complex value `s` splat to the vector width.
+    pub(crate) fn complex_splat(&mut self, s: Value, t: ElemType) -> Value {
+        let z = self.z(s);
+        let vt = self.ty(part(t), true);
+        let re = self.b.ins().splat(vt, z.re);
+        let im = self.b.ins().splat(vt, z.im);
+        self.complex_value(Z { re, im })
+    }
+
+    /// A complex constant, as scalars or splat.
+    pub(crate) fn complex_konst(&mut self, s: Scalar, vector: bool) -> Value {
+        let (re, im) = match s {
+            Scalar::C64(z) => (Scalar::F32(z.re), Scalar::F32(z.im)),
+            Scalar::C128(z) => (Scalar::F64(z.re), Scalar::F64(z.im)),
+            _ => unreachable!("a complex constant"),
+        };
+        let z = Z {
+            re: self.konst(re, vector),
+            im: self.konst(im, vector),
+        };
+        self.complex_value(z)
+    }
+
+    /// A float constant of the type of `like` (a scalar or vector float value).
+    fn like(&mut self, like: Value, x: f64) -> Value {
+        let ty = self.b.func.dfg.value_type(like);
+        let c = match ty.lane_type() {
+            types::F32 => self.b.ins().f32const(x as f32),
+            _ => self.b.ins().f64const(x),
+        };
+        if ty.is_vector() {
+            self.b.ins().splat(ty, c)
+        } else {
+            c
+        }
+    }
+
+    /// Whether `z` reads as true: a nonzero part (NaN included), as the kernel's bool.
+    fn truth(&mut self, z: Z) -> Value {
+        let zero = self.like(z.re, 0.0);
+        let a = self.b.ins().fcmp(FloatCC::NotEqual, z.re, zero);
+        let b = self.b.ins().fcmp(FloatCC::NotEqual, z.im, zero);
+        let m = self.b.ins().bor(a, b);
+        self.bool_mask(m)
     }
 
     /// `x` of type `from` converted to `to`, one of them complex (see the module doc).
     pub(crate) fn complex_cast(&mut self, x: Value, from: ElemType, to: ElemType) -> Value {
         match (from.real_part(), to.real_part()) {
             (Some(_), Some(_)) if from == to => x,
-            (Some(_), Some(_)) if to == ElemType::C128 => self.b.ins().fvpromote_low(x),
-            (Some(_), Some(_)) => self.b.ins().fvdemote(x),
-            (Some(_), None) if to == ElemType::Bool => self.complex_truth(x),
-            (Some(part), None) => {
-                let re = self.b.ins().extractlane(x, 0);
-                self.cast(re, part, to)
+            (Some(pf), Some(pt)) => {
+                let z = self.z(x);
+                let re = self.cast(z.re, pf, pt);
+                let im = self.cast(z.im, pf, pt);
+                self.complex_value(Z { re, im })
             }
-            (None, Some(part)) => {
-                let re = self.cast(x, from, part);
-                let zero = self.like(re, 0.0);
-                self.join(re, zero)
+            (Some(_), None) if to == ElemType::Bool => {
+                let z = self.z(x);
+                self.truth(z)
+            }
+            (Some(pf), None) => {
+                let re = self.z(x).re;
+                self.cast(re, pf, to)
+            }
+            (None, Some(pt)) => {
+                let re = self.cast(x, from, pt);
+                let im = self.like(re, 0.0);
+                self.complex_value(Z { re, im })
             }
             (None, None) => unreachable!("a complex cast"),
         }
@@ -234,219 +304,405 @@ impl TypedGen<'_, '_> {
     /// the parts' type for `abs real imag`, bool for the tests).
     pub(crate) fn complex_unary(&mut self, op: UnaryOp, x: Value, t: ElemType) -> Value {
         use UnaryOp::*;
-        match op {
-            Neg => return self.b.ins().fneg(x),
-            Round => {
-                let (re, im) = self.parts(x);
-                let (re, im) = (self.b.ins().nearest(re), self.b.ins().nearest(im));
-                return self.join(re, im);
-            }
-            Not => {
-                let m = self.complex_truth(x);
-                return self.b.ins().bxor_imm_s(m, 1);
-            }
-            _ => {}
-        }
+        let z = self.z(x);
         if called_unary(op) {
-            return self.call_unary(op, x, t);
+            let r = self.call_unary(op, z, t);
+            return self.complex_value(r);
         }
-        let (re, im) = self.parts(x);
-        match op {
-            Real => re,
-            Imag => im,
-            Conj => {
-                let im = self.b.ins().fneg(im);
-                self.join(re, im)
+        let (re, im) = (z.re, z.im);
+        let r = match op {
+            Neg => Z {
+                re: self.b.ins().fneg(re),
+                im: self.b.ins().fneg(im),
+            },
+            Round => Z {
+                re: self.b.ins().nearest(re),
+                im: self.b.ins().nearest(im),
+            },
+            Conj => Z {
+                re,
+                im: self.b.ins().fneg(im),
+            },
+            Recip => self.reciprocal(re, im),
+            Exp => self.exp(re, im),
+            Sqrt => self.sqrt(re, im),
+            Not => {
+                let m = self.truth(z);
+                return self.not_bool(m);
             }
+            Real => return re,
+            Imag => return im,
             // hypot of the parts as a float kernel computes it (`math::lower`: the vector hypot,
             // within 1 ULP of the interpreter's libm, or libm's where the kernel's math is calls)
-            Abs => crate::math::lower(self.b, self.math, crate::host::MathFn::Hypot, &[re, im]),
+            Abs => return crate::math::lower(self.b, self.math, crate::host::MathFn::Hypot, &[re, im]),
             IsNan => {
                 let a = self.b.ins().fcmp(FloatCC::Unordered, re, re);
                 let b = self.b.ins().fcmp(FloatCC::Unordered, im, im);
-                self.b.ins().bor(a, b)
+                return self.b.ins().bor(a, b);
             }
             IsInf | IsFinite => {
                 let inf = self.like(re, f64::INFINITY);
                 let (ar, ai) = (self.b.ins().fabs(re), self.b.ins().fabs(im));
-                if op == IsInf {
-                    let a = self.b.ins().fcmp(FloatCC::Equal, ar, inf);
-                    let b = self.b.ins().fcmp(FloatCC::Equal, ai, inf);
+                let cc = if op == IsInf {
+                    FloatCC::Equal
+                } else {
+                    FloatCC::LessThan
+                };
+                let a = self.b.ins().fcmp(cc, ar, inf);
+                let b = self.b.ins().fcmp(cc, ai, inf);
+                return if op == IsInf {
                     self.b.ins().bor(a, b)
                 } else {
-                    let a = self.b.ins().fcmp(FloatCC::LessThan, ar, inf);
-                    let b = self.b.ins().fcmp(FloatCC::LessThan, ai, inf);
                     self.b.ins().band(a, b)
-                }
+                };
             }
-            Recip => self.reciprocal(re, im),
             _ => unreachable!("typed::why_not refuses {op} of a complex value"),
+        };
+        self.complex_value(r)
+    }
+
+    /// NumPy's `1 / z` ([`kiln_ir::complex::reciprocal`]): `|y| <= |x|` (false for NaN) takes
+    /// `r = y / x, d = x + y r, (1 / d, -r / d)`, else `r = x / y, d = x r + y, (r / d, -1 / d)`:
+    /// each lane its branch's operands, `n / d_` with `d = d_ + n r` in both.
+    fn reciprocal(&mut self, x: Value, y: Value) -> Z {
+        let (ax, ay) = (self.b.ins().fabs(x), self.b.ins().fabs(y));
+        let first = self.b.ins().fcmp(FloatCC::LessThanOrEqual, ay, ax);
+        let n = self.pick(first, y, x);
+        let d_ = self.pick(first, x, y);
+        let r = self.b.ins().fdiv(n, d_);
+        let nr = self.b.ins().fmul(n, r);
+        let d = self.b.ins().fadd(d_, nr);
+        let one = self.like(x, 1.0);
+        let minus_one = self.like(x, -1.0);
+        let neg_r = self.b.ins().fneg(r);
+        let re_n = self.pick(first, one, r);
+        let im_n = self.pick(first, neg_r, minus_one);
+        Z {
+            re: self.b.ins().fdiv(re_n, d),
+            im: self.b.ins().fdiv(im_n, d),
         }
     }
 
-    /// NumPy's `1 / z` ([`kiln_ir::complex::reciprocal`]): both branches, chosen by `|y| <= |x|`
-    /// (false for NaN, as the oracle's `if`).
-    fn reciprocal(&mut self, x: Value, y: Value) -> Value {
-        let one = self.like(x, 1.0);
-        let minus_one = self.like(x, -1.0);
-        // |y| <= |x|: r = y / x, d = x + y r, (1 / d, -r / d)
-        let r1 = self.b.ins().fdiv(y, x);
-        let yr = self.b.ins().fmul(y, r1);
-        let d1 = self.b.ins().fadd(x, yr);
-        let re1 = self.b.ins().fdiv(one, d1);
-        let nr1 = self.b.ins().fneg(r1);
-        let im1 = self.b.ins().fdiv(nr1, d1);
-        // else: r = x / y, d = x r + y, (r / d, -1 / d)
-        let r2 = self.b.ins().fdiv(x, y);
-        let xr = self.b.ins().fmul(x, r2);
-        let d2 = self.b.ins().fadd(xr, y);
-        let re2 = self.b.ins().fdiv(r2, d2);
-        let im2 = self.b.ins().fdiv(minus_one, d2);
-        let (ax, ay) = (self.b.ins().fabs(x), self.b.ins().fabs(y));
-        let first = self.b.ins().fcmp(FloatCC::LessThanOrEqual, ay, ax);
-        let re = self.b.ins().select(first, re1, re2);
-        let im = self.b.ins().select(first, im1, im2);
-        self.join(re, im)
+    /// `exp(x + yi)` as the oracle ([`kiln_ir::complex::exp`]) computes it, from the float
+    /// functions of the parts as a float kernel computes them ([`crate::math::lower`]: the vector
+    /// `exp`, `cos` and `sin`, each within 1 ULP of the interpreter's libm; or the interpreter's own,
+    /// per lane, where the kernel's math is calls, which gives the oracle's bits). Lanewise, each
+    /// lane the oracle's case: `y = 0` gives `(exp x, y)`, `x = 0` `(cos y, sin y)`, a non-finite
+    /// `y` C99's values (`(x, NaN)` for `x = inf`, `0` for `x = -inf`, else NaN), and the general
+    /// case `(e cos y, e sin y)` with `e = exp x`, or where `x > log(MAX)` (`e^x` overflowing
+    /// before its products do) `((h cos y) h, (h sin y) h)` with `h = exp(x / 2)`: one `exp` of
+    /// `x` or `x / 2` per lane.
+    fn exp(&mut self, x: Value, y: Value) -> Z {
+        use crate::host::MathFn;
+        let f32_parts = self.b.func.dfg.value_type(x).lane_type() == types::F32;
+        let top = self.like(
+            x,
+            if f32_parts {
+                f64::from(f32::MAX.ln())
+            } else {
+                f64::MAX.ln()
+            },
+        );
+        let big = self.b.ins().fcmp(FloatCC::GreaterThan, x, top);
+        let half = self.like(x, 0.5);
+        let hx = self.b.ins().fmul(x, half);
+        let arg = self.pick(big, hx, x);
+        let e = crate::math::lower(self.b, self.math, MathFn::Exp, &[arg]);
+        let c = crate::math::lower(self.b, self.math, MathFn::Cos, &[y]);
+        let s = crate::math::lower(self.b, self.math, MathFn::Sin, &[y]);
+        let (ec, es) = (self.b.ins().fmul(e, c), self.b.ins().fmul(e, s));
+        let (ece, ese) = (self.b.ins().fmul(ec, e), self.b.ins().fmul(es, e));
+        let re = self.pick(big, ece, ec);
+        let im = self.pick(big, ese, es);
+        // y not finite (infinite or NaN): C99's values by x
+        let inf = self.like(x, f64::INFINITY);
+        let (zero, nan) = (self.like(x, 0.0), self.like(x, f64::NAN));
+        let ay = self.b.ins().fabs(y);
+        let y_finite = self.b.ins().fcmp(FloatCC::LessThan, ay, inf);
+        let x_inf = self.b.ins().fcmp(FloatCC::Equal, x, inf);
+        let neg_inf = self.b.ins().fneg(inf);
+        let x_neg_inf = self.b.ins().fcmp(FloatCC::Equal, x, neg_inf);
+        let zero_or_nan = self.pick(x_neg_inf, zero, nan);
+        let special_re = self.pick(x_inf, x, zero_or_nan);
+        let re = self.pick(y_finite, re, special_re);
+        let im = self.pick(y_finite, im, zero_or_nan);
+        // x = 0: (cos y, sin y)
+        let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        let re = self.pick(x_zero, c, re);
+        let im = self.pick(x_zero, s, im);
+        // y = 0: (exp x, y), exp x being h h where x / 2 was taken (overflowing, as exp x does)
+        let ee = self.b.ins().fmul(e, e);
+        let ex = self.pick(big, ee, e);
+        let y_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
+        Z {
+            re: self.pick(y_zero, ex, re),
+            im: self.pick(y_zero, y, im),
+        }
     }
 
-    /// A call of the interpreter's complex function `op` of `x` (of complex type `t`).
-    fn call_unary(&mut self, op: UnaryOp, x: Value, t: ElemType) -> Value {
+    /// `copysign(a, b)` of float values of one type (the typed lowering's: bits on vectors).
+    fn copysign(&mut self, a: Value, b: Value) -> Value {
+        let t = if self.b.func.dfg.value_type(a).lane_type() == types::F32 {
+            ElemType::F32
+        } else {
+            ElemType::F64
+        };
+        self.binary(BinaryOp::Copysign, a, b, t, None)
+    }
+
+    /// `sqrt(x + yi)` as the oracle ([`kiln_ir::complex::sqrt`]) computes it, lanewise: `t =
+    /// sqrt((|x| + hypot(x, y)) / 2)`, `(t, y / 2t)` for `x >= 0`, else `(|y| / 2t, t copysign
+    /// y)`, the parts scaled by 1/4 first and the result by 2 where a part is at least `MAX / 4`;
+    /// `hypot` is the float kernel's ([`crate::math::lower`]: the vector hypot within 1 ULP of
+    /// libm's, or the interpreter's own where the kernel's math is calls, which gives the oracle's
+    /// bits), every other operation exact IEEE arithmetic. Then the oracle's special cases, each a
+    /// lanewise select in its order: `x = y = 0` gives `(0, y)`, an infinite `y` `(inf, y)`, a
+    /// NaN `x` `(x, NaN)`, an infinite `x` C99's values, a NaN `y` NaN.
+    fn sqrt(&mut self, x: Value, y: Value) -> Z {
+        use crate::host::MathFn;
+        let f32_parts = self.b.func.dfg.value_type(x).lane_type() == types::F32;
+        let max = if f32_parts { f64::from(f32::MAX) } else { f64::MAX };
+        let (ax, ay) = (self.b.ins().fabs(x), self.b.ins().fabs(y));
+        let big = self.like(x, max * 0.25);
+        let bx = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ax, big);
+        let by = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, ay, big);
+        let scaled = self.b.ins().bor(bx, by);
+        let (quarter, one, two) = (self.like(x, 0.25), self.like(x, 1.0), self.like(x, 2.0));
+        let q = self.pick(scaled, quarter, one);
+        let (sx, sy) = (self.b.ins().fmul(x, q), self.b.ins().fmul(y, q));
+        let h = crate::math::lower(self.b, self.math, MathFn::Hypot, &[sx, sy]);
+        let asx = self.b.ins().fabs(sx);
+        let sum = self.b.ins().fadd(asx, h);
+        let half = self.like(x, 0.5);
+        let halved = self.b.ins().fmul(sum, half);
+        let t = self.b.ins().sqrt(halved);
+        let tt = self.b.ins().fadd(t, t);
+        let zero = self.like(x, 0.0);
+        let pos = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, sx, zero);
+        let asy = self.b.ins().fabs(sy);
+        let num = self.pick(pos, sy, asy);
+        let quot = self.b.ins().fdiv(num, tt);
+        let signed_t = self.copysign(t, sy);
+        let re = self.pick(pos, t, quot);
+        let im = self.pick(pos, quot, signed_t);
+        // scaled: the root of the quarter, times 2 (a product by 1 elsewhere: exact)
+        let k = self.pick(scaled, two, one);
+        let (mut re, mut im) = (self.b.ins().fmul(re, k), self.b.ins().fmul(im, k));
+        // the special cases, the oracle's last first, so that its first takes precedence
+        let inf = self.like(x, f64::INFINITY);
+        let nan = self.like(x, f64::NAN);
+        let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        re = self.pick(y_nan, nan, re);
+        im = self.pick(y_nan, nan, im);
+        // |x| infinite: x > 0 gives (x, y NaN ? y : copysign(0, y)), x < 0 (y NaN ? y : 0,
+        // copysign(inf, y))
+        let x_inf = self.b.ins().fcmp(FloatCC::Equal, ax, inf);
+        let x_pos = self.b.ins().fcmp(FloatCC::GreaterThan, x, zero);
+        let signed_zero = self.copysign(zero, y);
+        let signed_inf = self.copysign(inf, y);
+        let im_pos = self.pick(y_nan, y, signed_zero);
+        let re_neg = self.pick(y_nan, y, zero);
+        let inf_re = self.pick(x_pos, x, re_neg);
+        let inf_im = self.pick(x_pos, im_pos, signed_inf);
+        re = self.pick(x_inf, inf_re, re);
+        im = self.pick(x_inf, inf_im, im);
+        let x_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        re = self.pick(x_nan, x, re);
+        im = self.pick(x_nan, nan, im);
+        let y_inf = self.b.ins().fcmp(FloatCC::Equal, ay, inf);
+        re = self.pick(y_inf, inf, re);
+        im = self.pick(y_inf, y, im);
+        let x_zero = self.b.ins().fcmp(FloatCC::Equal, x, zero);
+        let y_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
+        let both_zero = self.b.ins().band(x_zero, y_zero);
+        Z {
+            re: self.pick(both_zero, zero, re),
+            im: self.pick(both_zero, y, im),
+        }
+    }
+
+    /// The interpreter's complex function `op` of `z` (of complex type `t`), point by point.
+    fn call_unary(&mut self, op: UnaryOp, z: Z, t: ElemType) -> Z {
         let index = UnaryOp::ALL
             .iter()
             .position(|&o| o == op)
             .expect("a complex function is in UnaryOp::ALL") as i64;
-        let code = self.b.ins().iconst(types::I64, index);
-        let (re, im) = self.wide_parts(x, t);
         let f = self.math.complex("unary", parts_dtype(t));
-        let call = self.b.ins().call(f, &[code, re, im]);
-        let r = self.b.inst_results(call).to_vec();
-        self.narrow_join(r[0], r[1], t)
+        self.per_point(&[z], &mut |g, xs| {
+            let code = g.b.ins().iconst(types::I64, index);
+            let call = g.b.ins().call(f, &[code, xs[0], xs[1]]);
+            let r = g.b.inst_results(call);
+            [r[0], r[1]]
+        })
     }
 
-    /// The parts of `x` (of complex type `t`) as float64 scalars (exactly: a complex64's widened).
-    fn wide_parts(&mut self, x: Value, t: ElemType) -> (Value, Value) {
-        let x = if t == ElemType::C64 {
-            self.b.ins().fvpromote_low(x)
-        } else {
-            x
-        };
-        self.parts(x)
-    }
-
-    /// The complex value of type `t` of the float64 parts `re` and `im` (narrowed for complex64:
-    /// exactly, a host function's float32 results widened).
-    fn narrow_join(&mut self, re: Value, im: Value, t: ElemType) -> Value {
-        let v = self.join(re, im);
-        if t == ElemType::C64 {
-            self.b.ins().fvdemote(v)
-        } else {
-            v
+    /// `f` of the points of `args`, point by point: each point's parts as float64 scalars (a
+    /// complex64's widened, exactly), `f`'s two float64 results narrowed back (exactly: the host
+    /// functions round a complex64's parts to float32 first) and put into the result's lanes.
+    fn per_point(&mut self, args: &[Z], f: &mut dyn FnMut(&mut Self, &[Value]) -> [Value; 2]) -> Z {
+        let ty = self.b.func.dfg.value_type(args[0].re);
+        let narrow = ty.lane_type() == types::F32;
+        let lanes = if ty.is_vector() { self.lanes } else { 1 };
+        let mut out: Option<Z> = None;
+        for l in 0..lanes {
+            let mut xs = Vec::with_capacity(2 * args.len());
+            for z in args {
+                for p in [z.re, z.im] {
+                    let x = if ty.is_vector() {
+                        self.b.ins().extractlane(p, l)
+                    } else {
+                        p
+                    };
+                    xs.push(if narrow {
+                        self.b.ins().fpromote(types::F64, x)
+                    } else {
+                        x
+                    });
+                }
+            }
+            let [re, im] = f(self, &xs);
+            let (re, im) = if narrow {
+                (
+                    self.b.ins().fdemote(types::F32, re),
+                    self.b.ins().fdemote(types::F32, im),
+                )
+            } else {
+                (re, im)
+            };
+            out = Some(match out {
+                _ if !ty.is_vector() => Z { re, im },
+                None => Z {
+                    re: self.b.ins().splat(ty, re),
+                    im: self.b.ins().splat(ty, im),
+                },
+                Some(z) => Z {
+                    re: self.b.ins().insertlane(z.re, re, l),
+                    im: self.b.ins().insertlane(z.im, im, l),
+                },
+            });
         }
+        out.expect("at least one point")
     }
 
     /// A binary opcode on the complex values `a` and `b` of type `t`.
     pub(crate) fn complex_binary(&mut self, op: BinaryOp, a: Value, b: Value, t: ElemType) -> Value {
         use BinaryOp::*;
-        match op {
-            Add => self.b.ins().fadd(a, b),
-            Sub => self.b.ins().fsub(a, b),
-            Mul => self.complex_mul(a, b),
-            Div => self.complex_div(a, b),
+        let (x, y) = (self.z(a), self.z(b));
+        let r = match op {
+            Add => Z {
+                re: self.b.ins().fadd(x.re, y.re),
+                im: self.b.ins().fadd(x.im, y.im),
+            },
+            Sub => Z {
+                re: self.b.ins().fsub(x.re, y.re),
+                im: self.b.ins().fsub(x.im, y.im),
+            },
+            Mul => self.mul(x, y),
+            Div => self.div(x, y),
             Eq | Ne => {
-                let (ar, ai) = self.parts(a);
-                let (br, bi) = self.parts(b);
                 let cc = if op == Eq {
                     FloatCC::Equal
                 } else {
                     FloatCC::NotEqual
                 };
-                let x = self.b.ins().fcmp(cc, ar, br);
-                let y = self.b.ins().fcmp(cc, ai, bi);
-                if op == Eq {
-                    self.b.ins().band(x, y)
+                let p = self.b.ins().fcmp(cc, x.re, y.re);
+                let q = self.b.ins().fcmp(cc, x.im, y.im);
+                return if op == Eq {
+                    self.b.ins().band(p, q)
                 } else {
-                    self.b.ins().bor(x, y)
-                }
+                    self.b.ins().bor(p, q)
+                };
             }
             And | Or => {
-                let x = self.complex_truth(a);
-                let y = self.complex_truth(b);
-                if op == And {
-                    self.b.ins().band(x, y)
+                let p = self.truth(x);
+                let q = self.truth(y);
+                return if op == And {
+                    self.b.ins().band(p, q)
                 } else {
-                    self.b.ins().bor(x, y)
-                }
+                    self.b.ins().bor(p, q)
+                };
             }
             Pow => {
-                let (ar, ai) = self.wide_parts(a, t);
-                let (br, bi) = self.wide_parts(b, t);
                 let f = self.math.complex("pow", parts_dtype(t));
-                let call = self.b.ins().call(f, &[ar, ai, br, bi]);
-                let r = self.b.inst_results(call).to_vec();
-                self.narrow_join(r[0], r[1], t)
+                self.per_point(&[x, y], &mut |g, xs| {
+                    let call = g.b.ins().call(f, xs);
+                    let r = g.b.inst_results(call);
+                    [r[0], r[1]]
+                })
             }
             _ => unreachable!("typed::why_not refuses {op} of complex values"),
-        }
+        };
+        self.complex_value(r)
     }
 
     /// `complex(a, b)` of two real values of one float type.
     pub(crate) fn complex_of(&mut self, re: Value, im: Value) -> Value {
-        self.join(re, im)
+        self.complex_value(Z { re, im })
     }
 
-    /// `a * b` as the oracle: `(ar br - ai bi, ar bi + ai br)`, as `(ar, ar) * (br, bi)` plus
-    /// `(-(ai bi), ai br)`.
-    fn complex_mul(&mut self, a: Value, b: Value) -> Value {
-        let ar = self.lanes_of(a, [0, 0]);
-        let ai = self.lanes_of(a, [1, 1]);
-        let bs = self.lanes_of(b, [1, 0]);
-        let p = self.b.ins().fmul(ar, b);
-        let q = self.b.ins().fmul(ai, bs);
-        let q = self.negate_lane0(q);
-        self.b.ins().fadd(p, q)
+    /// `where(c, a, b)` of complex values: each part chosen.
+    pub(crate) fn complex_select(&mut self, c: Value, a: Value, b: Value) -> Value {
+        let (x, y) = (self.z(a), self.z(b));
+        let re = self.pick(c, x.re, y.re);
+        let im = self.pick(c, x.im, y.im);
+        self.complex_value(Z { re, im })
     }
 
-    /// `a / b` by Smith's method as the oracle ([`kiln_ir::complex::div`]): its two branches
-    /// computed side by side in the lanes of one register (lane 0 the `|br| >= |bi|` branch's,
-    /// lane 1 the other's: the same operations, each lane's bits the oracle's; `x * 1` is `x`) and
-    /// the both-zero case apart, the oracle's choice taken (`|br| >= |bi|`, false for NaN).
-    fn complex_div(&mut self, a: Value, b: Value) -> Value {
-        let ty = self.b.func.dfg.value_type(a);
-        let (br, bi) = self.parts(b);
-        let one = self.like(br, 1.0);
-        let ones = self.b.ins().splat(ty, one);
-        let bs = self.lanes_of(b, [1, 0]);
-        let swapped = self.lanes_of(a, [1, 0]);
-        // rat = (bi / br, br / bi); scl = 1 / (br + bi rat, bi + br rat)
-        let rat = self.b.ins().fdiv(bs, b);
-        let t = self.b.ins().fmul(bs, rat);
-        let d = self.b.ins().fadd(b, t);
-        let scl = self.b.ins().fdiv(ones, d);
-        // real parts: (ar + ai rat, ai + ar rat) scl
-        let t = self.b.ins().fmul(swapped, rat);
-        let re = self.b.ins().fadd(a, t);
-        let re = self.b.ins().fmul(re, scl);
-        // imaginary parts: (ai - ar rat, ai rat - ar) scl, as (ai, ai) (1, rat) - (ar, ar) (rat, 1)
-        let aiai = self.lanes_of(a, [1, 1]);
-        let arar = self.lanes_of(a, [0, 0]);
-        let one_rat = self.pick_lanes(ones, rat, [(false, 0), (true, 1)]);
-        let rat_one = self.pick_lanes(rat, ones, [(false, 0), (true, 1)]);
-        let x = self.b.ins().fmul(aiai, one_rat);
-        let y = self.b.ins().fmul(arar, rat_one);
-        let im = self.b.ins().fsub(x, y);
-        let im = self.b.ins().fmul(im, scl);
-        let first = self.pick_lanes(re, im, [(false, 0), (true, 0)]);
-        let second = self.pick_lanes(re, im, [(false, 1), (true, 1)]);
-        // both parts of the divisor zero: the parts divided by |br|
-        let (abr, abi) = (self.b.ins().fabs(br), self.b.ins().fabs(bi));
-        let zero = self.like(br, 0.0);
-        let abr_v = self.b.ins().splat(ty, abr);
-        let by_zero = self.b.ins().fdiv(a, abr_v);
+    /// `a * b` as the oracle: `(ar br - ai bi, ar bi + ai br)`.
+    pub(crate) fn mul(&mut self, a: Z, b: Z) -> Z {
+        let p = self.b.ins().fmul(a.re, b.re);
+        let q = self.b.ins().fmul(a.im, b.im);
+        let r = self.b.ins().fmul(a.re, b.im);
+        let s = self.b.ins().fmul(a.im, b.re);
+        Z {
+            re: self.b.ins().fsub(p, q),
+            im: self.b.ins().fadd(r, s),
+        }
+    }
+
+    /// `a / b` by Smith's method as the oracle ([`kiln_ir::complex::div`]). Where `|br| >= |bi|`
+    /// (false for NaN): `rat = bi / br, scl = 1 / (br + bi rat), ((ar + ai rat) scl, (ai - ar rat)
+    /// scl)`; else `rat = br / bi, scl = 1 / (bi + br rat), ((ar rat + ai) scl, (ai rat - ar) scl)`.
+    /// Both are `rat = n / d, scl = 1 / (d + n rat), re = (p + q rat) scl` with each lane's
+    /// operands chosen first (`ar rat + ai` is `ai + ar rat`, addition being commutative), and the
+    /// imaginary part's two subtractions chosen between. A divisor of two zero parts gives the
+    /// parts divided by `|br|`: those lanes' two divisions take `ai / |br|` and `ar / |br|` as their
+    /// operands instead, so every lane costs the same two divisions.
+    fn div(&mut self, a: Z, b: Z) -> Z {
+        let (abr, abi) = (self.b.ins().fabs(b.re), self.b.ins().fabs(b.im));
+        // both parts zero: their magnitudes' sum is (a sum of two non-negative numbers is zero
+        // only where both are), one comparison whose mask x64 blends by
+        let zero = self.like(b.re, 0.0);
+        let sum = self.b.ins().fadd(abr, abi);
+        let both = self.b.ins().fcmp(FloatCC::Equal, sum, zero);
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
-        let zr = self.b.ins().fcmp(FloatCC::Equal, abr, zero);
-        let zi = self.b.ins().fcmp(FloatCC::Equal, abi, zero);
-        let both = self.b.ins().band(zr, zi);
-        let first = self.b.ins().select(both, by_zero, first);
-        self.b.ins().select(big, first, second)
+        let n = self.pick(big, b.im, b.re);
+        let d = self.pick(big, b.re, b.im);
+        let p = self.pick(big, a.re, a.im);
+        let q = self.pick(big, a.im, a.re);
+        // rat, or the zero divisor's imaginary part ai / |br|
+        let rat_n = self.pick(both, a.im, n);
+        let rat_d = self.pick(both, abr, d);
+        let rat = self.b.ins().fdiv(rat_n, rat_d);
+        let nr = self.b.ins().fmul(n, rat);
+        let den = self.b.ins().fadd(d, nr);
+        // scl, or the zero divisor's real part ar / |br|
+        let one = self.like(b.re, 1.0);
+        let scl_n = self.pick(both, a.re, one);
+        let scl_d = self.pick(both, abr, den);
+        let scl = self.b.ins().fdiv(scl_n, scl_d);
+        let qr = self.b.ins().fmul(q, rat);
+        let re = self.b.ins().fadd(p, qr);
+        let re = self.b.ins().fmul(re, scl);
+        // big: ai - ar rat; else ai rat - ar (p rat is ar rat, or ai rat)
+        let pr = self.b.ins().fmul(p, rat);
+        let first = self.b.ins().fsub(a.im, pr);
+        let second = self.b.ins().fsub(pr, a.re);
+        let im = self.pick(big, first, second);
+        let im = self.b.ins().fmul(im, scl);
+        Z {
+            re: self.pick(both, scl, re),
+            im: self.pick(both, rat, im),
+        }
     }
 }

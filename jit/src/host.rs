@@ -305,8 +305,9 @@ impl MathRefs {
     }
 
     /// Declares in `module` and imports into `func` what complex values call: the complex host
-    /// functions (`unary(op, re, im)` and `pow(ar, ai, br, bi)`, two float64 results) and `hypot`
-    /// (a complex number's magnitude), for both parts' types.
+    /// functions (`unary(op, re, im)` and `pow(ar, ai, br, bi)`, two float64 results) and the float
+    /// functions complex ones are computed from (`hypot`, a complex number's magnitude; `exp`, `cos`
+    /// and `sin`, its exponential: complex_lower.rs), for both parts' types.
     pub fn import_complex<M: Module>(
         &mut self,
         module: &mut M,
@@ -322,13 +323,15 @@ impl MathRefs {
                 self.complex
                     .insert((what, parts), module.declare_func_in_func(id, func));
             }
-            if let std::collections::hash_map::Entry::Vacant(e) = self.refs.entry((MathFn::Hypot, parts)) {
-                let ty = scalar_type(parts);
-                let mut sig = Signature::new(module.isa().default_call_conv());
-                sig.params.extend([AbiParam::new(ty); 2]);
-                sig.returns.push(AbiParam::new(ty));
-                let id = module.declare_function(&MathFn::Hypot.symbol(parts), Linkage::Import, &sig)?;
-                e.insert(module.declare_func_in_func(id, func));
+            for f in [MathFn::Hypot, MathFn::Exp, MathFn::Cos, MathFn::Sin] {
+                if let std::collections::hash_map::Entry::Vacant(e) = self.refs.entry((f, parts)) {
+                    let ty = scalar_type(parts);
+                    let mut sig = Signature::new(module.isa().default_call_conv());
+                    sig.params.extend(vec![AbiParam::new(ty); f.arity()]);
+                    sig.returns.push(AbiParam::new(ty));
+                    let id = module.declare_function(&f.symbol(parts), Linkage::Import, &sig)?;
+                    e.insert(module.declare_func_in_func(id, func));
+                }
             }
         }
         Ok(())

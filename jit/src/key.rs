@@ -41,14 +41,8 @@ impl KernelKey {
 
     /// The key of a typed kernel's `kernel` read through `plan` with `schedule` (see
     /// [`Structure::typed`]).
-    /// A kernel of complex values runs one point at a time ([`crate::typed::holds_complex`]).
     pub fn typed(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> Result<KernelKey> {
-        let (structure, typed) = Structure::typed(kernel, plan)?;
-        let schedule = if crate::typed::holds_complex(&typed) {
-            Schedule { lanes: 1, ..schedule }
-        } else {
-            schedule
-        };
+        let (structure, _) = Structure::typed(kernel, plan)?;
         Ok(Self::of(structure, kernel, schedule))
     }
 

@@ -113,7 +113,7 @@ pub use compile::{Dumps, NO_FMA_ENV};
 pub use error::{JitError, Result};
 pub use key::KernelKey;
 pub use layout::{Access, Mode, Parts, Structure, TypedValues};
-pub use math::{MAX_INLINE_MATH, binary_ulp_bound, unary_ulp_bound};
+pub use math::{MAX_INLINE_MATH, binary_ulp_bound, complex_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
 pub use schedule::Schedule;
 pub use serial::{Part, SerialMap, SerialReduce};

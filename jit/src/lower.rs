@@ -19,6 +19,7 @@ use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::typed::TypedKernel;
 use kiln_ir::{BinaryOp, DType, ElemType, ExprArena, Node, NodeId, UnaryOp};
+use std::collections::HashMap;
 
 /// A width at which code is generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,6 +49,9 @@ pub struct Gen<'a, 'b> {
     /// A typed kernel's types (see [`crate::layout::TypedValues`]): its values are lowered as
     /// `typed_lower` lowers them, its inputs loaded in their own types. None for a float kernel.
     pub typed: Option<&'b TypedKernel>,
+    /// The imaginary parts of a typed kernel's complex values, by their real parts (see
+    /// `complex_lower`: a complex node's `Value` is its real parts).
+    pub imag: HashMap<Value, Value>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -76,6 +80,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             zero: [zero_s, zero_v],
             one_bits,
             typed: None,
+            imag: HashMap::new(),
         }
     }
 
@@ -86,15 +91,16 @@ impl<'a, 'b> Gen<'a, 'b> {
             b: &mut *self.b,
             lanes: self.lanes,
             math: &self.math,
+            imag: &mut self.imag,
         }
     }
 
     /// A scalar input element `s` (as [`Gen::load_input`] gives it) splat to a vector: a typed
-    /// kernel's bool (`i8` 0 / 1) as its lane mask.
+    /// kernel's bool (`i8` 0 / 1) as its lane mask, a complex value as its two parts splat
+    /// (complex_lower.rs).
     pub fn splat_input(&mut self, s: Value, stored: Option<ElemType>) -> Value {
-        // a complex value has no vector form: its kernel runs one point at a time (complex_lower.rs)
-        if stored.is_some_and(ElemType::is_complex) {
-            return s;
+        if let Some(t) = stored.filter(|t| t.is_complex()) {
+            return self.tg().complex_splat(s, t);
         }
         if self.typed.is_some() && stored == Some(ElemType::Bool) {
             let wide = self.b.ins().uextend(self.it, s);
@@ -1009,6 +1015,10 @@ fn emit_typed_body(
                     Some(f) => math::lower(g.b, &g.math, f, &[x, y]),
                     None => g.tg().binary(op, x, y, t(a), constant(tk, b)),
                 }
+            }
+            Node::Where(c, a, b) if t(a).is_complex() => {
+                let (c, x, y) = (get(c), get(a), get(b));
+                g.tg().complex_select(c, x, y)
             }
             Node::Where(c, a, b) => {
                 let (c, x, y) = (get(c), get(a), get(b));

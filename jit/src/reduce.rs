@@ -34,7 +34,7 @@ impl Gen<'_, '_> {
     /// The types of an accumulator of `op` at width `w`.
     pub fn acc_types(&self, op: ReduceOp, w: W) -> Vec<Type> {
         if let Some(ct) = self.complex_values(op) {
-            return Self::complex_acc_types(op, ct);
+            return Self::complex_acc_types(op, ct, w);
         }
         if self.int_values().is_some() {
             return Self::int_acc_types(op, w);
@@ -55,7 +55,7 @@ impl Gen<'_, '_> {
     /// The identity of `op` at width `w`.
     pub fn acc_identity(&mut self, op: ReduceOp, w: W) -> Vec<Value> {
         if let Some(ct) = self.complex_values(op) {
-            return self.complex_acc_identity(op, ct);
+            return self.complex_acc_identity(op, ct, w);
         }
         if self.int_values().is_some() {
             return self.int_acc_identity(op, w);
@@ -212,8 +212,8 @@ impl Gen<'_, '_> {
 
     /// Order-independent merge of two scalar partial results `a` (the state) and `c`.
     pub fn acc_merge_scalar(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
-        if let Some(ct) = self.complex_values(op) {
-            return self.complex_acc_merge_all(op, ct, [a.to_vec(), c.to_vec()]);
+        if self.complex_values(op).is_some() {
+            return self.complex_acc_merge_all(op, [a.to_vec(), c.to_vec()]);
         }
         if self.int_values().is_some() {
             return self.int_acc_merge_scalar(op, a, c);
@@ -256,9 +256,8 @@ impl Gen<'_, '_> {
 
     /// Merges vector accumulators `slots` and the scalar accumulator `tail` into one scalar partial.
     pub fn acc_fold(&mut self, op: ReduceOp, slots: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
-        if let Some(ct) = self.complex_values(op) {
-            let parts = slots.iter().cloned().chain(std::iter::once(tail));
-            return self.complex_acc_merge_all(op, ct, parts);
+        if self.complex_values(op).is_some() {
+            return self.complex_acc_fold(op, slots, tail);
         }
         if self.int_values().is_some() {
             return self.int_acc_fold(op, slots, tail);
@@ -335,7 +334,7 @@ impl Gen<'_, '_> {
         off: i64,
     ) -> Vec<Value> {
         if let Some(ct) = self.complex_values(op) {
-            return self.complex_acc_load(op, ct, out_val, o, off);
+            return self.complex_acc_load(op, ct, w, out_val, o, off);
         }
         if self.int_values().is_some() {
             return self.int_acc_load(op, w, out_val, out_idx, o, off);
@@ -380,8 +379,8 @@ impl Gen<'_, '_> {
         off: i64,
         acc: &[Value],
     ) {
-        if self.complex_values(op).is_some() {
-            return self.complex_acc_store(out_val, o, off, acc);
+        if let Some(ct) = self.complex_values(op) {
+            return self.complex_acc_store(op, ct, out_val, o, off, acc);
         }
         if self.int_values().is_some() {
             return self.int_acc_store(op, out_val, out_idx, o, off, acc);

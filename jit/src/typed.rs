@@ -12,9 +12,10 @@
 //! [`kiln_ir::InputDecl::stored`]); a map's values are stored in their own type (bools one byte 0 /
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs).
 //!
-//! **Complex values** run one point at a time ([`holds_complex`]), each one register of its two
-//! parts (`complex_lower`); maps of them compile, and their sums, products (`complex_acc`), `any`
-//! and `all`, not yet their scans.
+//! **Complex values** are pairs of lanes: the real parts and the imaginary parts of the points,
+//! each in the lanes a float value of the parts' type takes (`complex_lower`), so a complex64
+//! value counts as 32 bits wide here and a complex128 value as 64; maps of them compile, and their
+//! sums, products (`complex_acc`), `any` and `all`, not yet their scans.
 
 use crate::typed_lower::{bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles};
 use kiln_ir::scan::Scan;
@@ -191,9 +192,8 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
     None
 }
 
-/// Whether `kernel` holds a complex value (an input, or a value its outputs reach): it then runs
-/// one point at a time, each complex value one 128-bit register of its two parts (see
-/// `complex_lower`), whatever schedule is asked for ([`crate::KernelKey::typed`]).
+/// Whether `kernel` holds a complex value (an input, or a value its outputs reach): its code then
+/// imports the complex host functions (`complex_lower`).
 pub fn holds_complex(kernel: &TypedKernel) -> bool {
     let k = &kernel.kernel;
     kernel.input_types.iter().any(|t| t.is_complex())
@@ -203,18 +203,14 @@ pub fn holds_complex(kernel: &TypedKernel) -> bool {
             .any(|id| kernel.type_of(id).is_complex())
 }
 
-/// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2),
-/// or 1 for a kernel of complex values ([`holds_complex`]).
+/// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2;
+/// complex values too, as pairs of lanes).
 pub fn points_per_step(kernel: &TypedKernel) -> u8 {
-    if holds_complex(kernel) {
-        1
-    } else {
-        crate::Schedule::vector_lanes(lanes_dtype(kernel))
-    }
+    crate::Schedule::vector_lanes(lanes_dtype(kernel))
 }
 
 /// The lanes `kernel`'s values (every output's) fill (see the module doc): 4 where they are all 32
-/// bits wide, else 2.
+/// bits wide (a complex value as wide as its parts), else 2.
 pub fn lanes_of(kernel: &TypedKernel) -> u8 {
     let k = &kernel.kernel;
     let mut widths = k
@@ -224,7 +220,7 @@ pub fn lanes_of(kernel: &TypedKernel) -> u8 {
         .filter(|&id| !matches!(k.arena.node(id), Node::Int(_) | Node::Literal(_)))
         .map(|id| kernel.type_of(id))
         .filter(|&t| t != ElemType::Bool)
-        .map(bits)
+        .map(|t| bits(t.real_part().unwrap_or(t)))
         .collect::<Vec<_>>();
     widths.sort_unstable();
     widths.dedup();

@@ -30,6 +30,7 @@ use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::typed::{Scalar, TypedKernel};
 use kiln_ir::{BinaryOp, ElemType, Node, NodeId, UnaryOp};
+use std::collections::HashMap;
 
 /// The float opcodes a typed kernel compiles: IEEE operations inline, and the libm functions
 /// (transcendentals, NumPy's float `//`, `%`, `**`...) as calls of the interpreter's own function,
@@ -123,15 +124,6 @@ pub(crate) fn sign_bit(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
     b.ins().icmp(IntCC::SignedLessThan, bits, zero)
 }
 
-/// The register of a complex value of type `t`: both parts, as memory holds them (complex64's in
-/// lanes 0-1 of an `f32x4`; complex_lower.rs).
-pub(crate) fn complex_register_type(t: ElemType) -> Type {
-    match t {
-        ElemType::C64 => types::F32X4,
-        _ => types::F64X2,
-    }
-}
-
 /// The bits a value of type `t` takes in memory and in a scalar register.
 pub(crate) fn bits(t: ElemType) -> u32 {
     match t {
@@ -149,8 +141,9 @@ pub(crate) fn scalar_type(t: ElemType) -> Type {
         ElemType::I64 => types::I64,
         ElemType::F32 => types::F32,
         ElemType::F64 => types::F64,
-        // one register of both parts (complex_lower.rs)
-        ElemType::C64 | ElemType::C128 => complex_register_type(t),
+        // a complex value's node carries its real parts (complex_lower.rs)
+        ElemType::C64 => types::F32,
+        ElemType::C128 => types::F64,
         // a byte string is held as its address
         ElemType::Bytes(_) => types::I64,
     }
@@ -163,11 +156,17 @@ pub(crate) struct TypedGen<'a, 'b> {
     pub lanes: u8,
     /// The host math functions the kernel calls.
     pub math: &'b MathRefs,
+    /// The imaginary parts of the complex values, by their real parts (complex_lower.rs).
+    pub imag: &'b mut HashMap<Value, Value>,
 }
 
 impl TypedGen<'_, '_> {
     /// The type of a value of `t` at `vector` width.
     pub fn ty(&self, t: ElemType, vector: bool) -> Type {
+        if let Some(part) = t.real_part() {
+            // a complex value's parts (complex_lower.rs)
+            return self.ty(part, vector);
+        }
         if !vector {
             return scalar_type(t);
         }
@@ -188,7 +187,7 @@ impl TypedGen<'_, '_> {
         if self.lanes == 4 { types::I32 } else { types::I64 }
     }
 
-    fn is_vector(&self, v: Value) -> bool {
+    pub(crate) fn is_vector(&self, v: Value) -> bool {
         self.b.func.dfg.value_type(v).is_vector()
     }
 
@@ -230,7 +229,7 @@ impl TypedGen<'_, '_> {
             Scalar::I64(v) => self.b.ins().iconst(types::I64, v),
             Scalar::F32(v) => self.b.ins().f32const(v),
             Scalar::F64(v) => self.b.ins().f64const(v),
-            Scalar::C64(_) | Scalar::C128(_) => return self.complex_konst(s),
+            Scalar::C64(_) | Scalar::C128(_) => return self.complex_konst(s, vector),
         };
         if vector {
             let vt = self.ty(t, true);
@@ -244,7 +243,7 @@ impl TypedGen<'_, '_> {
     /// each, made into a mask).
     pub fn load(&mut self, t: ElemType, addr: Value, vector: bool) -> Value {
         if t.is_complex() {
-            return self.complex_load(t, addr);
+            return self.complex_load(t, addr, vector);
         }
         if let ElemType::Bytes(w) = t {
             // a string's address: its index (`addr`, see `InputRef::base`) times its width; a
@@ -323,6 +322,9 @@ impl TypedGen<'_, '_> {
     /// masks; lane 0 splat (a half-filled 32-bit vector's lanes 2 and 3 hold copies no result
     /// reads), the others inserted.
     pub fn assemble(&mut self, scalars: Vec<Value>, t: ElemType) -> Value {
+        if t.is_complex() {
+            return self.complex_assemble(scalars, t);
+        }
         let vt = self.ty(t, true);
         let lane_ty = vt.lane_type();
         let scalars: Vec<Value> = if t == ElemType::Bool {
@@ -344,8 +346,8 @@ impl TypedGen<'_, '_> {
     }
 
     /// Bitwise select on masks or a scalar select on a bool (`i8` 0 / 1).
-    fn pick(&mut self, c: Value, a: Value, b: Value) -> Value {
-        // a scalar bool: a scalar select (of scalars, or of complex values' registers)
+    pub(crate) fn pick(&mut self, c: Value, a: Value, b: Value) -> Value {
+        // a scalar bool: a scalar select
         if !self.is_vector(c) {
             return self.b.ins().select(c, a, b);
         }
@@ -364,7 +366,7 @@ impl TypedGen<'_, '_> {
         self.b.ins().bitselect(c, a, b)
     }
 
-    fn not_bool(&mut self, x: Value) -> Value {
+    pub(crate) fn not_bool(&mut self, x: Value) -> Value {
         if self.is_vector(x) {
             self.b.ins().bnot(x)
         } else {
@@ -952,7 +954,7 @@ impl TypedGen<'_, '_> {
     }
 
     /// A byte shuffle of two 128-bit vectors (`mask`: bytes 0-15 of `x`, 16-31 of `y`), as `ty`.
-    fn shuffle_bytes(&mut self, x: Value, y: Value, mask: [u8; 16], ty: Type) -> Value {
+    pub(crate) fn shuffle_bytes(&mut self, x: Value, y: Value, mask: [u8; 16], ty: Type) -> Value {
         let (x, y) = (
             self.b.ins().bitcast(types::I8X16, cast(), x),
             self.b.ins().bitcast(types::I8X16, cast(), y),

@@ -519,6 +519,17 @@ pub const APPROX_UNARY: [UnaryOp; 22] = [
 /// The binary functions computed within a ULP bound (root only, as [`APPROX_UNARY`]).
 pub const APPROX_BINARY: [BinaryOp; 3] = [BinaryOp::Pow, BinaryOp::Hypot, BinaryOp::Arctan2];
 
+/// The documented bound of the JIT's complex `op` computed from the vector float math against the
+/// interpreter (docs/semantics.md, `kiln_jit::complex_ulp_bound`, which the fuzz crate does not
+/// link): units in a part's own last place or the modulus's; None where it is bit-exact.
+pub fn complex_ulp_bound(op: UnaryOp) -> Option<u64> {
+    match op {
+        UnaryOp::Exp => Some(3),
+        UnaryOp::Sqrt => Some(2),
+        _ => None,
+    }
+}
+
 /// The documented distance in ULP of the JIT's `op` from libm (docs/semantics.md), plus one, as the
 /// parity suites allow.
 pub fn ulp_bound_unary(op: UnaryOp) -> u64 {
@@ -806,8 +817,11 @@ impl Trees<'_> {
                             (a.unary(op), Class::Bool)
                         }
                         // a complex magnitude is approximated (the vector hypot, within its ULP
-                        // bound: tests/complex.rs), so an exact tree takes the real part instead
+                        // bound: tests/complex.rs), so an exact tree takes the real part instead;
+                        // a complex square root too (the vector hypot: complex_ulp_bound), the
+                        // conjugate instead
                         UnaryOp::Abs => (a.unary(UnaryOp::Real), Class::Float),
+                        UnaryOp::Sqrt => (a.unary(UnaryOp::Conj), Class::Complex),
                         _ => (a.unary(op), Class::Complex),
                     });
                 }
@@ -1142,8 +1156,17 @@ impl Case {
         if !is_float(want) && !is_complex(want) {
             return Ok(Rule::Exact);
         }
-        // complex results: the reductions' bounds as distances in the plane; scans (interpreted)
-        // and functions (the interpreter's own, called) bit for bit
+        // complex results: the reductions' bounds as distances in the plane; the functions computed
+        // from the vector float math (`exp`, `sqrt`) within their bound
+        // ([`complex_ulp_bound`]); scans (interpreted) and the other functions (the interpreter's
+        // own, called) bit for bit
+        let complex_bound = match expr.node() {
+            ExprNode::Unary(op, _) if is_complex(want) => complex_ulp_bound(*op),
+            _ => None,
+        };
+        if let Some(bound) = complex_bound {
+            return Ok(Rule::Ulp(bound));
+        }
         if is_complex(want)
             && !matches!(
                 expr.node(),
@@ -1481,7 +1504,9 @@ fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> 
 
 /// [`compare`] of complex results under a reduction's rule: each part within the rule's bound of
 /// the output's magnitude (a sum's `4 ε max(n, 16) m`, a product's `1e-6` of the larger magnitude),
-/// a non-finite part the same (any NaN for a NaN); the exemptions of the real rules.
+/// a non-finite part the same (any NaN for a NaN); the exemptions of the real rules. Under
+/// [`Rule::Ulp`] (a complex function from the vector float math) each finite part within that many
+/// units in its own last place or the interpreter's modulus's.
 fn compare_complex(want: &Output, got: &Output, rule: &Rule) -> std::result::Result<(), String> {
     let eps = if matches!(want, Output::C64(_)) {
         f32::EPSILON as f64
@@ -1493,9 +1518,14 @@ fn compare_complex(want: &Output, got: &Output, rule: &Rule) -> std::result::Res
     for (i, (&a, &b)) in w.iter().zip(&g).enumerate() {
         let bound = match rule {
             Rule::SumBound(mag, n) => 4.0 * mag[i] * eps * (*n).max(16) as f64,
+            Rule::Ulp(max) => *max as f64 * eps * a.norm(),
             _ => 1e-6 * a.norm().max(b.norm()),
         };
         let part = |x: f64, y: f64| {
+            if let (Rule::Ulp(max), true) = (rule, x.is_finite() && y.is_finite()) {
+                let f32_parts = matches!(want, Output::C64(_));
+                return x == y || kit::ulp_distance(x, y, f32_parts) <= *max || (x - y).abs() <= bound;
+            }
             if x.is_finite() && y.is_finite() {
                 // a NaN term makes the magnitude NaN: its finite part stands (as compare's)
                 x == y || bound.is_nan() || (x - y).abs() <= bound
