@@ -314,8 +314,6 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// Takes a result as an array of this type: floats of this dtype as they are, bools and
     /// integers as 1 / 0 and exact integers (NumPy's `astype`).
     fn from_output(out: Output) -> Result<ArrayD<Self>>;
-    /// Wraps a caller's output buffer.
-    fn out_slice(s: &mut [Self]) -> crate::backend::OutSlice<'_>;
     /// The view of an argument of this dtype.
     #[doc(hidden)]
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, Self>>;
@@ -342,9 +340,6 @@ mod sealed {
 }
 
 impl Float for f64 {
-    fn out_slice(s: &mut [f64]) -> crate::backend::OutSlice<'_> {
-        crate::backend::OutSlice::F64(s)
-    }
     fn direct_inputs<'r, 'i>(
         inputs: &'r [kiln_jit::InputRef<'i, f64>],
     ) -> crate::backend::DirectInputs<'r, 'i> {
@@ -395,9 +390,6 @@ fn complex_to_real(to: ElemType) -> Error {
 }
 
 impl Float for f32 {
-    fn out_slice(s: &mut [f32]) -> crate::backend::OutSlice<'_> {
-        crate::backend::OutSlice::F32(s)
-    }
     fn direct_inputs<'r, 'i>(
         inputs: &'r [kiln_jit::InputRef<'i, f32>],
     ) -> crate::backend::DirectInputs<'r, 'i> {
