@@ -499,6 +499,39 @@ pub enum Output {
 }
 
 impl Output {
+    /// Copies the elements, in C order, into `out`, a buffer of the same type and length.
+    ///
+    /// # Errors
+    /// An `out` of another type or length (byte strings have no such buffer).
+    pub(crate) fn copy_into(&self, out: crate::backend::OutSlice<'_>) -> Result<()> {
+        use crate::backend::OutSlice;
+        fn copy<T: Copy>(a: &ArrayD<T>, o: &mut [T]) -> Result<()> {
+            if a.len() != o.len() {
+                return Err(Error::Output(format!(
+                    "{} elements for an output of {}",
+                    a.len(),
+                    o.len()
+                )));
+            }
+            o.iter_mut().zip(a.iter()).for_each(|(o, &v)| *o = v);
+            Ok(())
+        }
+        match (self, out) {
+            (Output::F64(a), OutSlice::F64(o)) => copy(a, o),
+            (Output::F32(a), OutSlice::F32(o)) => copy(a, o),
+            (Output::I64(a), OutSlice::I64(o)) => copy(a, o),
+            (Output::I32(a), OutSlice::I32(o)) => copy(a, o),
+            (Output::Bool(a), OutSlice::Bool(o)) => copy(a, o),
+            (Output::C64(a), OutSlice::C64(o)) => copy(a, o),
+            (Output::C128(a), OutSlice::C128(o)) => copy(a, o),
+            (a, o) => Err(Error::Output(format!(
+                "a result of {} given an output of {}",
+                a.elem().short_name(),
+                o.ty().short_name()
+            ))),
+        }
+    }
+
     /// The result's shape.
     pub fn shape(&self) -> &[usize] {
         match self {

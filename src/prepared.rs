@@ -130,6 +130,9 @@ pub struct Prepared {
     pub(crate) direct_points: Option<usize>,
     /// The partials of a reduction's calls.
     pub(crate) workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
+    /// The direct call's copies of byte strings at an address their width does not divide
+    /// (reused: no allocation once it is large enough).
+    pub(crate) strings: Arc<std::sync::Mutex<Vec<u8>>>,
     /// The shape and type of the result, and its element count.
     pub(crate) out_shape: Vec<usize>,
     pub(crate) out_len: usize,
@@ -208,6 +211,7 @@ impl Compiled {
                 lanes: kiln_ir::DType::F64,
                 direct_points: None,
                 workspace: Arc::default(),
+                strings: Arc::default(),
                 out_len: shape.iter().product(),
                 out_shape: shape,
                 out_type: inner.out_type,
@@ -348,6 +352,7 @@ impl Compiled {
             lanes: lanes.unwrap_or(kiln_ir::DType::F64),
             direct_points,
             workspace: Arc::default(),
+            strings: Arc::default(),
             out_len: shape.iter().product(),
             out_shape: shape,
             out_type,
@@ -508,6 +513,35 @@ impl Prepared {
         })
     }
 
+    /// Runs into `out`: the result's elements in C order, of its type, whichever it is (an
+    /// integer, bool or complex result too; [`Prepared::run_into`] takes float arrays of any
+    /// layout); the inputs in the order they were bound. The direct call where the handle has it
+    /// (no allocation for a map or scan), else the general run, copied into `out`.
+    ///
+    /// # Errors
+    /// As [`Prepared::run_into`]; an `out` of another type or length than the result's.
+    pub fn run_into_out(&self, inputs: &[ArrayArg<'_>], mut out: OutSlice<'_>) -> Result<()> {
+        self.check(inputs)?;
+        self.runner.single("run_into_out")?;
+        if out.ty() != self.out_type || out.len() != self.out_len {
+            return Err(Error::Output(format!(
+                "{} elements of {} given for a result of {} of shape {:?}",
+                out.len(),
+                out.ty().short_name(),
+                self.out_type.short_name(),
+                self.out_shape
+            )));
+        }
+        if self.memory.is_none()
+            && let Some(spec) = &self.direct
+            && self.laid_out_as_bound(inputs)
+            && let Some(done) = self.call_views(spec, inputs, Some(out.reborrow()))
+        {
+            return done.map(|_| ());
+        }
+        self.run_checked(inputs)?.copy_into(out)
+    }
+
     /// Whether every input was bound C-contiguous and of dtype `A`: the condition (with the call's
     /// arrays laid out alike, which `check` and a slice of each ensure) on which a call may hand
     /// their slices to the serial kernel.
@@ -568,12 +602,7 @@ impl Prepared {
             && self.forms.iter().all(|f| f.standard)
         {
             let input = |pos: usize| Some(InputRef::Slice(inputs[pos]));
-            let out = Some(A::out_slice(out));
-            let done = if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(spec, input, out)
-            } else {
-                self.call_direct::<A, STACK_INPUTS>(spec, input, out)
-            };
+            let done = self.call_direct_k(spec, input, Some(A::out_slice(out)));
             return done.expect("every input a slice").map(|_| ());
         }
         let arrays: Vec<ArrayArg<'_>> = inputs
@@ -636,18 +665,55 @@ impl Prepared {
         }
     }
 
-    /// [`Prepared::call_views`] in lanes of `L`.
+    /// [`Prepared::call_views`] in lanes of `L`. Byte strings at an address their width does not
+    /// divide are read from a copy in the handle's buffer ([`Prepared::strings`]; None where another
+    /// thread holds it).
     fn call_arrays<'a, L: Float, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
         inputs: &I,
         out: Option<OutSlice<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
-        let input = |pos: usize| direct_input::<L>(inputs.at(pos));
+        let count = inputs.count().min(STACK_INPUTS);
+        if !(0..count).any(|k| unaligned(inputs.at(k)).is_some()) {
+            let input = |pos: usize| direct_input::<L>(inputs.at(pos));
+            return self.call_direct_k(spec, input, out);
+        }
+        let mut copies = self.strings.try_lock().ok()?;
+        // room for every copy first: the buffer does not move while they are written
+        let room = (0..count)
+            .filter_map(|k| unaligned(inputs.at(k)))
+            .map(|(m, w)| m.len() + w)
+            .sum();
+        copies.clear();
+        copies.reserve(room);
+        let mut starts = [usize::MAX; STACK_INPUTS];
+        for (k, start) in starts.iter_mut().enumerate().take(count) {
+            if let Some((m, w)) = unaligned(inputs.at(k)) {
+                let len = copies.len();
+                let pad = (w - (copies.as_ptr() as usize + len) % w) % w;
+                copies.resize(len + pad, 0);
+                *start = len + pad;
+                copies.extend_from_slice(m);
+            }
+        }
+        let copies: &[u8] = &copies;
+        let input = |pos: usize| copy_or_input::<L>(inputs.at(pos).reborrow(), starts[pos], copies);
+        self.call_direct_k(spec, input, out)
+    }
+
+    /// [`Prepared::call_direct`] with a stack array of 4 inputs where that holds them, else of
+    /// [`STACK_INPUTS`].
+    fn call_direct_k<'i, A: Float>(
+        &self,
+        spec: &Specialised,
+        input: impl Fn(usize) -> Option<InputRef<'i, A>>,
+        out: Option<OutSlice<'_>>,
+    ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         if self.order.len() <= 4 {
-            self.call_direct::<L, 4>(spec, input, out)
+            self.call_direct::<A, 4>(spec, input, out)
         } else {
-            self.call_direct::<L, STACK_INPUTS>(spec, input, out)
+            self.call_direct::<A, STACK_INPUTS>(spec, input, out)
         }
     }
 
@@ -865,6 +931,30 @@ fn reads_direct(a: &ArrayArg<'_>, kernel: &KernelIR, plan: &BroadcastPlan, i: us
             && matches!(p, InputPlan::PerRow { .. })
             && same(a.shape(), &decl.shape));
     typed && in_place
+}
+
+/// Byte strings in C order from their memory's start at an address their width does not divide:
+/// the memory and the width (the direct call reads them from a copy).
+fn unaligned<'a>(a: &ArrayArg<'a>) -> Option<(&'a [u8], usize)> {
+    let ArrayArg::Bytes(s) = a else {
+        return None;
+    };
+    let w = (s.width as usize).max(1);
+    s.in_c_order()
+        .filter(|m| !(m.as_ptr() as usize).is_multiple_of(w))
+        .map(|m| (m, w))
+}
+
+/// Argument `a` as the direct call reads it ([`direct_input`]), byte strings from their copy at
+/// `start` in `copies` where they have one (`start` not `usize::MAX`).
+fn copy_or_input<'c, L: Float>(a: ArrayArg<'c>, start: usize, copies: &'c [u8]) -> Option<InputRef<'c, L>> {
+    match unaligned(&a) {
+        Some((m, w)) if start != usize::MAX => Some(InputRef::Stored(Stored::Bytes(
+            copies.get(start..start + m.len())?,
+            u32::try_from(w).ok()?,
+        ))),
+        _ => direct_input::<L>(&a),
+    }
 }
 
 /// Argument `a` as the direct call in lanes of `L` reads it: a slice or view of `L`, or its own

@@ -232,3 +232,50 @@ fn typed_handles_refuse_wrong_inputs_by_name() {
 fn runner_of(expr: &str) -> FusedRunner {
     FusedRunner::compile_text(expr).unwrap()
 }
+
+#[test]
+fn results_of_every_type_go_into_given_buffers() {
+    use kiln::OutSlice;
+    let data = Inputs::new(23);
+    let want = |expr: &str, names: &[&'static str]| runner_of(expr).run(&data.args(names)).unwrap();
+    let plain = |names: &[&'static str]| -> Vec<ArrayArg<'_>> {
+        data.args(names).into_iter().map(|(_, a)| a).collect()
+    };
+    let bind = |expr: &str, names: &[&'static str]| runner_of(expr).prepared(&data.args(names)).unwrap();
+    // int64
+    let h = bind("(i * 3 + j) % 7", &["i", "j"]);
+    let mut out = vec![0i64; 23];
+    h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut out)).unwrap();
+    let got = Output::I64(ArrayD::from_shape_vec(vec![23], out).unwrap());
+    assert!(same(&got, &want("(i * 3 + j) % 7", &["i", "j"])));
+    // bool, from byte strings at any address
+    let h = bind("s == b'x'", &["s"]);
+    let mut out = vec![false; 23];
+    h.run_into_out(&plain(&["s"]), OutSlice::Bool(&mut out)).unwrap();
+    let got = Output::Bool(ArrayD::from_shape_vec(vec![23], out).unwrap());
+    assert!(same(&got, &want("s == b'x'", &["s"])));
+    // complex128, and a reduction's one element
+    let h = bind("z * z + 1", &["z"]);
+    let mut out = vec![Complex64::new(0.0, 0.0); 23];
+    h.run_into_out(&plain(&["z"]), OutSlice::C128(&mut out)).unwrap();
+    let got = Output::C128(ArrayD::from_shape_vec(vec![23], out).unwrap());
+    assert!(same(&got, &want("z * z + 1", &["z"])));
+    let h = bind("sum(i * j)", &["i", "j"]);
+    let mut one = [0i64];
+    h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut one)).unwrap();
+    assert!(same(
+        &Output::I64(ndarray::arr0(one[0]).into_dyn()),
+        &want("sum(i * j)", &["i", "j"])
+    ));
+    // another type or length is an error naming both; nothing is written
+    let h = bind("(i * 3 + j) % 7", &["i", "j"]);
+    let mut wrong = vec![7i32; 23];
+    let e = h
+        .run_into_out(&plain(&["i", "j"]), OutSlice::I32(&mut wrong))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("i32") && e.contains("i64"), "{e}");
+    assert!(wrong.iter().all(|&v| v == 7));
+    let mut short = vec![0i64; 22];
+    assert!(h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut short)).is_err());
+}
