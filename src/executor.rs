@@ -931,12 +931,12 @@ fn stored_elements<'a>(
     per_row: bool,
 ) -> Result<kiln_jit::Stored<'a>> {
     match stored_of(arg) {
-        Some(kiln_jit::Stored::View(_)) if !(per_row && arg.shape() == &decl.shape[..]) => Err(Error::Output(
-            format!(
+        Some(kiln_jit::Stored::View(_)) if !(per_row && arg.shape() == &decl.shape[..]) => {
+            Err(Error::Output(format!(
                 "input '{}' is read in place but is neither C-contiguous nor read per row",
                 decl.name
-            ),
-        )),
+            )))
+        }
         Some(s) => Ok(s),
         None => Err(Error::Output(format!(
             "input '{}' of byte strings is read in place but is not C-contiguous",

@@ -8,23 +8,28 @@
 //! before it calls the compiled code.
 //!
 //! The fast path (no name lookup, no lock, no allocation, no thread pool below the runner's
-//! threshold) is taken by a one-kernel expression whose kernel is a map, a scan or a reduction with a
-//! float result, run by the JIT, where every input has the kernel's dtype and the layout it was
-//! bound with (a C-contiguous array, or a view of the same strides); [`Prepared::run`] takes it too,
-//! into a fresh result. Everything else (several kernels, mixed dtypes, the interpreter) runs
-//! through the runner's own stage loop, still without names.
+//! threshold) is taken by a one-kernel expression whose kernel is a map, a scan or a reduction
+//! compiled by the JIT, float or typed (integer, bool, complex and byte-string values), where every
+//! input has the type and layout it was bound with (a C-contiguous array, or a view of the same
+//! strides the plan reads in place): the executable's direct call ([`crate::Executable::direct`]),
+//! inputs of the compiled kernel's lanes as slices or views and every other type as its own
+//! elements. [`Prepared::run`] takes it too, into a fresh result, and [`Prepared::run_into_out`]
+//! into a buffer of the result's type. Byte strings at an address their width does not divide are
+//! copied into the handle's reused buffer first. Everything else (several kernels, the
+//! interpreter, a typed kernel the typed interpreter runs) runs through the runner's own stage
+//! loop, still without names.
 //!
 //! A handle bound to Fortran or transposed inputs that share one axis order runs in memory order
 //! (see [`crate::memory_order`]): it holds the permutation and a handle of the remapped plan bound to
 //! the permuted views (C-contiguous: the fast path where it applies), and a call permutes its inputs
 //! (views, no copy), runs that handle, and gives the result in the inputs' layout.
 
+use crate::Reduction;
 use crate::array::{ArrayArg, Float, Output, on_view};
+use crate::backend::OutSlice;
 use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
-use crate::backend::OutSlice;
 use crate::executor::{Specialised, bind, is_standard, same, strides};
-use crate::Reduction;
 use kiln_ir::{BroadcastPlan, ElemType, InputPlan, KernelIR, KernelKind, Start};
 use kiln_jit::{InputRef, Stored};
 use ndarray::{ArrayViewMut, Dimension};

@@ -16,7 +16,13 @@ fn same(a: &Output, b: &Output) -> bool {
         x.shape() == y.shape() && x.iter().zip(y).all(|(&p, &q)| bits(p) == bits(q))
     }
     let f = |v: f64| if v.is_nan() { u64::MAX } else { v.to_bits() };
-    let g = |v: f32| if v.is_nan() { u64::MAX } else { u64::from(v.to_bits()) };
+    let g = |v: f32| {
+        if v.is_nan() {
+            u64::MAX
+        } else {
+            u64::from(v.to_bits())
+        }
+    };
     match (a, b) {
         (Output::F64(x), Output::F64(y)) => eq(x, y, |v| vec![f(v)]),
         (Output::F32(x), Output::F32(y)) => eq(x, y, |v| vec![g(v)]),
@@ -55,8 +61,12 @@ impl Inputs {
             j: (0..n as i32).map(|k| k % 13 - 6).collect(),
             b: (0..n).map(|k| k % 3 == 0).collect(),
             x: (0..n).map(|k| (k as f64 * 0.37).sin()).collect(),
-            z: (0..n).map(|k| Complex64::new(k as f64 * 0.5 - 3.0, 1.0 - k as f64 * 0.25)).collect(),
-            w: (0..n).map(|k| Complex32::new(k as f32 * 0.5, -(k as f32))).collect(),
+            z: (0..n)
+                .map(|k| Complex64::new(k as f64 * 0.5 - 3.0, 1.0 - k as f64 * 0.25))
+                .collect(),
+            w: (0..n)
+                .map(|k| Complex32::new(k as f32 * 0.5, -(k as f32)))
+                .collect(),
             s,
         }
     }
@@ -119,7 +129,10 @@ fn typed_handles_call_the_compiled_kernel_and_match_the_interpreter() {
                 .unwrap_or_else(|e| panic!("{expr}: {e}"));
             let runner = FusedRunner::compile_text(expr).unwrap();
             let h = runner.prepared(&named).unwrap();
-            assert!(h.is_direct(), "{expr} (n = {n}): the handle takes the direct call");
+            assert!(
+                h.is_direct(),
+                "{expr} (n = {n}): the handle takes the direct call"
+            );
             for _ in 0..2 {
                 let got = h.run(&plain).unwrap();
                 assert!(same(&got, &want), "{expr} (n = {n}): {got:?} against {want:?}");
@@ -151,10 +164,16 @@ fn typed_float_results_go_into_given_arrays() {
         assert!(same(&Output::F64(out.clone()), &want), "{expr}: run_into");
         let mut again = ArrayD::<f64>::zeros(h.output_shape());
         runner.call(&named, again.view_mut()).unwrap();
-        assert!(same(&Output::F64(again), &want), "{expr}: the runner's call into an array");
+        assert!(
+            same(&Output::F64(again), &want),
+            "{expr}: the runner's call into an array"
+        );
         // an output of another type is refused, not converted silently
         let mut wrong = ArrayD::<f32>::zeros(h.output_shape());
-        assert!(h.run_into(&plain, wrong.view_mut()).is_err(), "{expr}: float32 out");
+        assert!(
+            h.run_into(&plain, wrong.view_mut()).is_err(),
+            "{expr}: float32 out"
+        );
     }
 }
 
@@ -176,7 +195,10 @@ fn strided_and_unaligned_typed_inputs_are_read_as_they_are() {
     let other = m.slice(s![.., ..39]);
     let wide = Array2::from_shape_fn((5, 39), |(r, c)| (r * 40 + c) as i64 - 77);
     let wide_want = runner.run(&[("i", (&wide).into())]).unwrap();
-    assert!(same(&runner.call(&[("i", other.into())], Fresh).unwrap(), &wide_want));
+    assert!(same(
+        &runner.call(&[("i", other.into())], Fresh).unwrap(),
+        &wide_want
+    ));
     // byte strings at an address their width does not divide: read from a copy, the same answer
     let words = b"xx\0abcx\0\0\0\0\0x\0\0";
     let runner = FusedRunner::compile_text("s == b'x'").unwrap();
@@ -189,7 +211,9 @@ fn strided_and_unaligned_typed_inputs_are_read_as_they_are() {
             .run(&[("s", ArrayArg::Bytes(Strings::new(&aligned, 3, &[4]).unwrap()))])
             .unwrap();
         for _ in 0..2 {
-            let got = runner.call(&[("s", ArrayArg::Bytes(strings.clone()))], Fresh).unwrap();
+            let got = runner
+                .call(&[("s", ArrayArg::Bytes(strings.clone()))], Fresh)
+                .unwrap();
             assert!(same(&got, &want), "start {start}: {got:?} against {want:?}");
         }
     }
@@ -245,7 +269,8 @@ fn results_of_every_type_go_into_given_buffers() {
     // int64
     let h = bind("(i * 3 + j) % 7", &["i", "j"]);
     let mut out = vec![0i64; 23];
-    h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut out)).unwrap();
+    h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut out))
+        .unwrap();
     let got = Output::I64(ArrayD::from_shape_vec(vec![23], out).unwrap());
     assert!(same(&got, &want("(i * 3 + j) % 7", &["i", "j"])));
     // bool, from byte strings at any address
@@ -262,7 +287,8 @@ fn results_of_every_type_go_into_given_buffers() {
     assert!(same(&got, &want("z * z + 1", &["z"])));
     let h = bind("sum(i * j)", &["i", "j"]);
     let mut one = [0i64];
-    h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut one)).unwrap();
+    h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut one))
+        .unwrap();
     assert!(same(
         &Output::I64(ndarray::arr0(one[0]).into_dyn()),
         &want("sum(i * j)", &["i", "j"])
@@ -277,5 +303,8 @@ fn results_of_every_type_go_into_given_buffers() {
     assert!(e.contains("i32") && e.contains("i64"), "{e}");
     assert!(wrong.iter().all(|&v| v == 7));
     let mut short = vec![0i64; 22];
-    assert!(h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut short)).is_err());
+    assert!(
+        h.run_into_out(&plain(&["i", "j"]), OutSlice::I64(&mut short))
+            .is_err()
+    );
 }
