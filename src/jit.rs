@@ -226,10 +226,10 @@ impl Executable for JitExecutable {
     /// Into `out` of the result's type (kiln-jit checks it: a float kernel's dtype, a typed
     /// kernel's result type).
     fn call_into(&self, inputs: DirectInputs<'_, '_>, out: OutSlice<'_>, cfg: &RunConfig<'_>) -> Result<()> {
-        Ok(match inputs {
-            DirectInputs::F64(i) => self.code.run_into_out(i, out, cfg)?,
-            DirectInputs::F32(i) => self.code.run_into_out(i, out, cfg)?,
-        })
+        match inputs {
+            DirectInputs::F64(i) => Ok(self.code.run_into_out(i, out, cfg)?),
+            DirectInputs::F32(i) => Ok(self.code.run_into_out(i, out, cfg)?),
+        }
     }
 
     fn call(&self, inputs: DirectInputs<'_, '_>, cfg: &RunConfig<'_>, ws: &mut Workspace) -> Result<Tensor> {
