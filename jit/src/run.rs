@@ -385,7 +385,7 @@ impl Stored<'_> {
 
 /// A caller's buffer a map or scan writes its result into, C order, of the result's element type:
 /// a float kernel's of its dtype, a typed kernel's ([`crate::compile_typed`]) of its result type,
-/// written by the code through its address shifted as a stored input's (see [`InputRef::base`]).
+/// written by the code through its address shifted as a stored input's ([`InputRef::Stored`]).
 #[derive(Debug)]
 pub enum OutSlice<'a> {
     /// A float64 output.
