@@ -308,3 +308,36 @@ fn results_of_every_type_go_into_given_buffers() {
             .is_err()
     );
 }
+
+#[test]
+fn large_typed_calls_cut_into_work_units_agree() {
+    use kiln::OutSlice;
+    let n = 300_007;
+    let data = Inputs::new(n);
+    for (expr, names) in [
+        ("(i * 3 + j) % 7", &["i", "j"][..]),
+        ("b & (i > 0)", &["b", "i"]),
+        ("z * z + 1", &["z"]),
+        ("sum(i * j)", &["i", "j"]),
+    ] {
+        let named = data.args(names);
+        let plain: Vec<ArrayArg<'_>> = named.iter().map(|(_, a)| a.clone()).collect();
+        let want = runner_of(expr)
+            .with_backend(kiln::interpreter())
+            .run(&named)
+            .unwrap();
+        let runner = runner_of(expr).with_threads(3).with_threshold(1000);
+        let h = runner.prepared(&named).unwrap();
+        assert!(h.is_direct(), "{expr}");
+        let got = h.run(&plain).unwrap();
+        assert!(same(&got, &want), "{expr}: fresh");
+        let mut into = Output::I64(ArrayD::zeros(h.output_shape()));
+        if let Output::I64(a) = &mut into
+            && h.output_type() == kiln::ElemType::I64
+        {
+            let s = a.as_slice_mut().unwrap();
+            h.run_into_out(&plain, OutSlice::I64(s)).unwrap();
+            assert!(same(&into, &want), "{expr}: into");
+        }
+    }
+}
