@@ -710,7 +710,9 @@ impl Executable for TypedExecutable {
     }
 
     /// The compiled kernel's direct calls (in the float dtype of its lanes, each input of another
-    /// type stored), where it is compiled and runs from `start` (see [`start_interpreted`]).
+    /// type stored), where it is compiled and runs from `start` (see [`start_interpreted`]): a
+    /// fresh result, or a map into a buffer of its type (several results of a typed kernel run
+    /// through [`Executable::run_many`]).
     fn direct(&self, start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
         if start_interpreted(&self.typed, start) {
             return None;
@@ -734,15 +736,6 @@ impl Executable for TypedExecutable {
         ws: &mut kiln_jit::Workspace,
     ) -> Result<Tensor> {
         self.compiled(&cfg.start)?.call(inputs, cfg, ws)
-    }
-
-    fn call_into_many(
-        &self,
-        inputs: DirectInputs<'_, '_>,
-        outs: DirectOutputs<'_, '_>,
-        cfg: &kiln_jit::RunConfig<'_>,
-    ) -> Result<()> {
-        self.compiled(&cfg.start)?.call_into_many(inputs, outs, cfg)
     }
 }
 
