@@ -314,8 +314,6 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// Takes a result as an array of this type: floats of this dtype as they are, bools and
     /// integers as 1 / 0 and exact integers (NumPy's `astype`).
     fn from_output(out: Output) -> Result<ArrayD<Self>>;
-    /// Wraps a caller's output buffer.
-    fn out_slice(s: &mut [Self]) -> crate::backend::OutSlice<'_>;
     /// The view of an argument of this dtype.
     #[doc(hidden)]
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, Self>>;
@@ -342,9 +340,6 @@ mod sealed {
 }
 
 impl Float for f64 {
-    fn out_slice(s: &mut [f64]) -> crate::backend::OutSlice<'_> {
-        crate::backend::OutSlice::F64(s)
-    }
     fn direct_inputs<'r, 'i>(
         inputs: &'r [kiln_jit::InputRef<'i, f64>],
     ) -> crate::backend::DirectInputs<'r, 'i> {
@@ -395,9 +390,6 @@ fn complex_to_real(to: ElemType) -> Error {
 }
 
 impl Float for f32 {
-    fn out_slice(s: &mut [f32]) -> crate::backend::OutSlice<'_> {
-        crate::backend::OutSlice::F32(s)
-    }
     fn direct_inputs<'r, 'i>(
         inputs: &'r [kiln_jit::InputRef<'i, f32>],
     ) -> crate::backend::DirectInputs<'r, 'i> {
@@ -507,6 +499,39 @@ pub enum Output {
 }
 
 impl Output {
+    /// Copies the elements, in C order, into `out`, a buffer of the same type and length.
+    ///
+    /// # Errors
+    /// An `out` of another type or length (byte strings have no such buffer).
+    pub(crate) fn copy_into(&self, out: crate::backend::OutSlice<'_>) -> Result<()> {
+        use crate::backend::OutSlice;
+        fn copy<T: Copy>(a: &ArrayD<T>, o: &mut [T]) -> Result<()> {
+            if a.len() != o.len() {
+                return Err(Error::Output(format!(
+                    "{} elements for an output of {}",
+                    a.len(),
+                    o.len()
+                )));
+            }
+            o.iter_mut().zip(a.iter()).for_each(|(o, &v)| *o = v);
+            Ok(())
+        }
+        match (self, out) {
+            (Output::F64(a), OutSlice::F64(o)) => copy(a, o),
+            (Output::F32(a), OutSlice::F32(o)) => copy(a, o),
+            (Output::I64(a), OutSlice::I64(o)) => copy(a, o),
+            (Output::I32(a), OutSlice::I32(o)) => copy(a, o),
+            (Output::Bool(a), OutSlice::Bool(o)) => copy(a, o),
+            (Output::C64(a), OutSlice::C64(o)) => copy(a, o),
+            (Output::C128(a), OutSlice::C128(o)) => copy(a, o),
+            (a, o) => Err(Error::Output(format!(
+                "a result of {} given an output of {}",
+                a.elem().short_name(),
+                o.ty().short_name()
+            ))),
+        }
+    }
+
     /// The result's shape.
     pub fn shape(&self) -> &[usize] {
         match self {

@@ -203,19 +203,7 @@ fn copy_view<'x>(v: &kiln_jit::TypedView<'_>) -> Result<TypedData<'x>> {
 }
 
 /// A caller's output buffer: C-contiguous, of the kernel's output shape and element type.
-#[derive(Debug)]
-pub enum OutSlice<'a> {
-    /// A float64 output.
-    F64(&'a mut [f64]),
-    /// A float32 output.
-    F32(&'a mut [f32]),
-    /// An int64 output.
-    I64(&'a mut [i64]),
-    /// An int32 output.
-    I32(&'a mut [i32]),
-    /// A bool output.
-    Bool(&'a mut [bool]),
-}
+pub use kiln_jit::OutSlice;
 
 /// Something that runs kernels.
 pub trait Backend: Send + Sync + Debug {
@@ -280,22 +268,30 @@ pub trait Executable: Send + Sync + Debug {
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor>;
 
-    /// Whether this executable takes the direct calls below ([`Executable::call_into`],
-    /// [`Executable::call`], [`Executable::call_into_many`]): inputs of the kernel's float dtype as
-    /// slices or views in the kernel's order, nothing converted or copied. A bound handle
-    /// ([`crate::Prepared`]) calls them where every input is of that dtype; every other call takes
-    /// [`Executable::run`]. The JIT's float kernels do; the default is no.
-    fn direct(&self) -> bool {
-        false
+    /// The kernel and plan the direct calls below run ([`Executable::call_into`],
+    /// [`Executable::call`], [`Executable::call_into_many`]) from `start`, where this executable
+    /// takes them: the inputs in the kernel's order, nothing converted or copied; an input of the
+    /// kernel's float dtype as a slice or a view (read as the plan says), an input the kernel
+    /// declares stored in another type ([`kiln_ir::InputDecl::stored`]: an integer, bool, complex
+    /// or byte-string input, and every input of a typed kernel that is not of its lanes' dtype) as
+    /// its own elements ([`kiln_jit::InputRef::Stored`]). A bound handle ([`crate::Prepared`])
+    /// calls them for every element type; every other call takes [`Executable::run`]. The JIT's
+    /// compiled kernels, float and typed, do (not where the plan materialises an input, nor a
+    /// typed reduction the typed interpreter runs from `start`); the default is None.
+    fn direct(&self, start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
+        let _ = start;
+        None
     }
 
-    /// The direct call of a map or scan into `out` (the result's elements in C order); an input
-    /// may be read through the output it is written to ([`kiln_jit::InputRef::Destination`]: an
-    /// in-place update). The kernel and plan are the ones this was made for.
+    /// The direct call of a map or scan into `out` (the result's elements in C order, of its
+    /// type: a float kernel's dtype, a typed kernel's result type); an input may be read through
+    /// the output it is written to ([`kiln_jit::InputRef::Destination`]: an in-place update). The
+    /// kernel and plan are the ones this was made for.
     ///
     /// # Errors
-    /// A backend without direct calls ([`Executable::direct`]), an input or output of another
-    /// dtype than the kernel's, and the errors of [`Executable::run`].
+    /// A backend without direct calls ([`Executable::direct`]), inputs of another dtype than the
+    /// kernel's lanes, an input or output of another type than the kernel reads or writes, and the
+    /// errors of [`Executable::run`].
     fn call_into(
         &self,
         inputs: DirectInputs<'_, '_>,
@@ -372,7 +368,9 @@ pub trait Executable: Send + Sync + Debug {
     }
 }
 
-/// The inputs of a direct call ([`Executable::call_into`]), in the kernel's order, of its dtype.
+/// The inputs of a direct call ([`Executable::call_into`]), in the kernel's order, in the float
+/// dtype of its lanes: an input the kernel stores in another type as its own elements
+/// ([`kiln_jit::InputRef::Stored`]).
 #[derive(Debug)]
 pub enum DirectInputs<'r, 'i> {
     /// A float64 kernel's inputs.
@@ -414,6 +412,8 @@ pub fn copy_into(values: Values, out: OutSlice<'_>) -> Result<()> {
         (Values::I64(v), OutSlice::I64(o)) => copy(&v, o),
         (Values::I32(v), OutSlice::I32(o)) => copy(&v, o),
         (Values::Bool(v), OutSlice::Bool(o)) => copy(&v, o),
+        (Values::C64(v), OutSlice::C64(o)) => copy(&v, o),
+        (Values::C128(v), OutSlice::C128(o)) => copy(&v, o),
         (v, _) => Err(Error::Output(format!(
             "the output buffer is not of type {}",
             v.output_type()
@@ -707,6 +707,46 @@ impl Executable for TypedExecutable {
         self.interpreted(kernel, inputs, |i| {
             kiln_ir::typed::interpret_outputs(&self.typed, i, ctx.start)
         })
+    }
+
+    /// The compiled kernel's direct calls (in the float dtype of its lanes, each input of another
+    /// type stored), where it is compiled and runs from `start` (see [`start_interpreted`]): a
+    /// fresh result, or a map into a buffer of its type (several results of a typed kernel run
+    /// through [`Executable::run_many`]).
+    fn direct(&self, start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
+        if start_interpreted(&self.typed, start) {
+            return None;
+        }
+        self.main.as_ref()?.exe.direct(start)
+    }
+
+    fn call_into(
+        &self,
+        inputs: DirectInputs<'_, '_>,
+        out: OutSlice<'_>,
+        cfg: &kiln_jit::RunConfig<'_>,
+    ) -> Result<()> {
+        self.compiled(&cfg.start)?.call_into(inputs, out, cfg)
+    }
+
+    fn call(
+        &self,
+        inputs: DirectInputs<'_, '_>,
+        cfg: &kiln_jit::RunConfig<'_>,
+        ws: &mut kiln_jit::Workspace,
+    ) -> Result<Tensor> {
+        self.compiled(&cfg.start)?.call(inputs, cfg, ws)
+    }
+}
+
+impl TypedExecutable {
+    /// The compiled kernel's executable for a direct call from `start`; an error where the typed
+    /// interpreter runs this kernel (see [`TypedExecutable::direct`](Executable::direct)).
+    fn compiled(&self, start: &Start<'_>) -> Result<&dyn Executable> {
+        match &self.main {
+            Some(main) if !start_interpreted(&self.typed, start) => Ok(&*main.exe),
+            _ => Err(no_direct_call()),
+        }
     }
 }
 

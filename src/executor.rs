@@ -930,24 +930,37 @@ fn stored_elements<'a>(
     decl: &kiln_ir::InputDecl,
     per_row: bool,
 ) -> Result<kiln_jit::Stored<'a>> {
+    match stored_of(arg) {
+        Some(kiln_jit::Stored::View(_)) if !(per_row && arg.shape() == &decl.shape[..]) => {
+            Err(Error::Output(format!(
+                "input '{}' is read in place but is neither C-contiguous nor read per row",
+                decl.name
+            )))
+        }
+        Some(s) => Ok(s),
+        None => Err(Error::Output(format!(
+            "input '{}' of byte strings is read in place but is not C-contiguous",
+            decl.name
+        ))),
+    }
+}
+
+/// An input's elements in their own type, as compiled code reads an input stored in another type
+/// than its kernel's lanes ([`kiln_jit::Stored`]), without a copy: the caller's elements where
+/// they are C-contiguous, else its view (read in place where the plan reads it per row with the
+/// view's strides); byte strings where they lie in C order from the start of their memory (None
+/// otherwise: they are read from a copy).
+pub(crate) fn stored_of<'a>(arg: &ArrayArg<'a>) -> Option<kiln_jit::Stored<'a>> {
     use kiln_jit::{Stored, TypedView};
     macro_rules! slice_or_view {
-        ($v:expr, $slice:ident) => {
+        ($v:expr, $t:ident) => {
             match $v.to_slice() {
-                Some(s) => Stored::$slice(s),
-                None if per_row && $v.shape() == &decl.shape[..] => {
-                    Stored::View(TypedView::$slice($v.to_dyn()))
-                }
-                None => {
-                    return Err(Error::Output(format!(
-                        "input '{}' is read in place but is neither C-contiguous nor read per row",
-                        decl.name
-                    )));
-                }
+                Some(s) => Stored::$t(s),
+                None => Stored::View(TypedView::$t($v.to_dyn())),
             }
         };
     }
-    Ok(match arg {
+    Some(match arg {
         ArrayArg::Bool(v) => slice_or_view!(v, Bool),
         ArrayArg::I32(v) => slice_or_view!(v, I32),
         ArrayArg::I64(v) => slice_or_view!(v, I64),
@@ -955,17 +968,6 @@ fn stored_elements<'a>(
         ArrayArg::F64(v) => slice_or_view!(v, F64),
         ArrayArg::C64(v) => slice_or_view!(v, C64),
         ArrayArg::C128(v) => slice_or_view!(v, C128),
-        ArrayArg::Bytes(s) => Stored::Bytes(
-            match s.c_order()? {
-                Cow::Borrowed(b) => b,
-                Cow::Owned(_) => {
-                    return Err(Error::Output(format!(
-                        "input '{}' of byte strings is read in place but is not C-contiguous",
-                        decl.name
-                    )));
-                }
-            },
-            s.width,
-        ),
+        ArrayArg::Bytes(s) => Stored::Bytes(s.in_c_order()?, s.width),
     })
 }

@@ -216,18 +216,19 @@ impl Executable for JitExecutable {
         }
     }
 
-    fn direct(&self) -> bool {
-        true
+    /// The bound kernel and plan, unless the plan materialises an input (a buffer of the
+    /// iteration shape the caller does not have).
+    fn direct(&self, _start: &kiln_ir::Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
+        let plan = self.code.plan();
+        (!plan.inputs.contains(&kiln_ir::InputPlan::Materialise)).then(|| (self.code.kernel(), plan))
     }
 
+    /// Into `out` of the result's type (kiln-jit checks it: a float kernel's dtype, a typed
+    /// kernel's result type).
     fn call_into(&self, inputs: DirectInputs<'_, '_>, out: OutSlice<'_>, cfg: &RunConfig<'_>) -> Result<()> {
-        match (inputs, out) {
-            (DirectInputs::F64(i), OutSlice::F64(o)) => Ok(self.code.run_into_with(i, o, cfg)?),
-            (DirectInputs::F32(i), OutSlice::F32(o)) => Ok(self.code.run_into_with(i, o, cfg)?),
-            _ => Err(Error::Output(format!(
-                "the output of a direct call is not of the kernel's dtype {}",
-                self.code.kernel().dtype
-            ))),
+        match inputs {
+            DirectInputs::F64(i) => Ok(self.code.run_into_out(i, out, cfg)?),
+            DirectInputs::F32(i) => Ok(self.code.run_into_out(i, out, cfg)?),
         }
     }
 

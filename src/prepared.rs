@@ -8,23 +8,30 @@
 //! before it calls the compiled code.
 //!
 //! The fast path (no name lookup, no lock, no allocation, no thread pool below the runner's
-//! threshold) is taken by a one-kernel expression whose kernel is a map, a scan or a reduction with a
-//! float result, run by the JIT, where every input has the kernel's dtype and the layout it was
-//! bound with (a C-contiguous array, or a view of the same strides); [`Prepared::run`] takes it too,
-//! into a fresh result. Everything else (several kernels, mixed dtypes, the interpreter) runs
-//! through the runner's own stage loop, still without names.
+//! threshold) is taken by a one-kernel expression whose kernel is a map, a scan or a reduction
+//! compiled by the JIT, float or typed (integer, bool, complex and byte-string values), where every
+//! input has the type and layout it was bound with (a C-contiguous array, or a view of the same
+//! strides the plan reads in place): the executable's direct call ([`crate::Executable::direct`]),
+//! inputs of the compiled kernel's lanes as slices or views and every other type as its own
+//! elements. [`Prepared::run`] takes it too, into a fresh result, and [`Prepared::run_into_out`]
+//! into a buffer of the result's type. Byte strings at an address their width does not divide are
+//! copied into the handle's reused buffer first. Everything else (several kernels, the
+//! interpreter, a typed kernel the typed interpreter runs) runs through the runner's own stage
+//! loop, still without names.
 //!
 //! A handle bound to Fortran or transposed inputs that share one axis order runs in memory order
 //! (see [`crate::memory_order`]): it holds the permutation and a handle of the remapped plan bound to
 //! the permuted views (C-contiguous: the fast path where it applies), and a call permutes its inputs
 //! (views, no copy), runs that handle, and gives the result in the inputs' layout.
 
+use crate::Reduction;
 use crate::array::{ArrayArg, Float, Output, on_view};
+use crate::backend::OutSlice;
 use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, strides};
-use kiln_ir::{ElemType, InputPlan, KernelKind, Start};
-use kiln_jit::InputRef;
+use kiln_ir::{BroadcastPlan, ElemType, InputPlan, KernelIR, KernelKind, Start};
+use kiln_jit::{InputRef, Stored};
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
@@ -120,11 +127,17 @@ pub struct Prepared {
     pub(crate) many: Arc<many::ManyBinding>,
     /// The one kernel's specialisation, where the fast path applies (see the module doc).
     pub(crate) direct: Option<Arc<Specialised>>,
+    /// The float dtype of the direct call's inputs (the compiled kernel's lanes: inputs of other
+    /// types are given in their own, [`InputRef::Stored`]); meaningful where `direct` is some.
+    pub(crate) lanes: kiln_ir::DType,
     /// The points of the direct kernel's iteration shape, computed when prepared (`None` where there
     /// is no direct kernel, or its size overflows: then each call computes it and reports that).
     pub(crate) direct_points: Option<usize>,
     /// The partials of a reduction's calls.
     pub(crate) workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
+    /// The direct call's copies of byte strings at an address their width does not divide
+    /// (reused: no allocation once it is large enough).
+    pub(crate) strings: Arc<std::sync::Mutex<Vec<u8>>>,
     /// The shape and type of the result, and its element count.
     pub(crate) out_shape: Vec<usize>,
     pub(crate) out_len: usize,
@@ -200,8 +213,10 @@ impl Compiled {
                 order,
                 many,
                 direct: None,
+                lanes: kiln_ir::DType::F64,
                 direct_points: None,
                 workspace: Arc::default(),
+                strings: Arc::default(),
                 out_len: shape.iter().product(),
                 out_shape: shape,
                 out_type: inner.out_type,
@@ -276,24 +291,35 @@ impl Compiled {
         shape: Vec<usize>,
         out_type: ElemType,
     ) -> Prepared {
-        let direct = (self.pipeline().stages.len() == 1
+        let start = direct_start(&spec.kernel, self.pipeline().last().program.reduction());
+        let lanes = (self.pipeline().stages.len() == 1
             && matches!(
                 spec.kernel.kind,
                 KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
             )
-            && spec.kernel.output_type() == ElemType::of_float(spec.kernel.dtype)
-            && spec.exe.direct()
+            && (spec.typed.is_some() || spec.kernel.output_type() == ElemType::of_float(spec.kernel.dtype)))
+        .then(|| spec.exe.direct(&start))
+        .flatten()
+        .filter(|(kernel, plan)| {
+            user.len() == kernel.inputs.len()
+                && user
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| reads_direct(a, kernel, plan, i))
+        })
+        .map(|(kernel, _)| kernel.dtype);
+        // calls of several results and updates take float inputs of the kernel's dtype
+        let float = spec.typed.is_none()
             && user
                 .iter()
-                .all(|a| a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype))
-            && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise))
-        .then_some(spec);
+                .all(|a| a.elem() == ElemType::of_float(spec.kernel.dtype));
+        let direct = lanes.is_some().then_some(spec);
         let direct_points = direct
             .as_ref()
             .and_then(|s| kiln_ir::shape::checked_size(&s.kernel.shape).ok());
         let many = Arc::new(many::ManyBinding::single(
             self,
-            direct.as_ref(),
+            direct.as_ref().filter(|_| float),
             &order,
             &shape,
             out_type,
@@ -328,8 +354,10 @@ impl Compiled {
             order,
             many,
             direct,
+            lanes: lanes.unwrap_or(kiln_ir::DType::F64),
             direct_points,
             workspace: Arc::default(),
+            strings: Arc::default(),
             out_len: shape.iter().product(),
             out_shape: shape,
             out_type,
@@ -477,16 +505,46 @@ impl Prepared {
             return Ok(());
         }
         if let Some(spec) = &self.direct
-            && A::DTYPE == spec.kernel.dtype
+            && self.out_type == ElemType::of_float(A::DTYPE)
             && self.laid_out_as_bound(inputs)
             && same(out.shape(), &self.out_shape)
             && let Some(slice) = out.as_slice_mut()
+            && let Some(done) = self.call_views(spec, inputs, Some(A::out_slice(slice)))
         {
-            return self.call_views::<A, I>(spec, inputs, Some(slice)).map(|_| ());
+            return done.map(|_| ());
         }
         self.with_user(inputs, |user| {
             self.runner.run_into_bound(user, out.view_mut(), false)
         })
+    }
+
+    /// Runs into `out`: the result's elements in C order, of its type, whichever it is (an
+    /// integer, bool or complex result too; [`Prepared::run_into`] takes float arrays of any
+    /// layout); the inputs in the order they were bound. The direct call where the handle has it
+    /// (no allocation for a map or scan), else the general run, copied into `out`.
+    ///
+    /// # Errors
+    /// As [`Prepared::run_into`]; an `out` of another type or length than the result's.
+    pub fn run_into_out(&self, inputs: &[ArrayArg<'_>], mut out: OutSlice<'_>) -> Result<()> {
+        self.check(inputs)?;
+        self.runner.single("run_into_out")?;
+        if out.ty() != self.out_type || out.len() != self.out_len {
+            return Err(Error::Output(format!(
+                "{} elements of {} given for a result of {} of shape {:?}",
+                out.len(),
+                out.ty().short_name(),
+                self.out_type.short_name(),
+                self.out_shape
+            )));
+        }
+        if self.memory.is_none()
+            && let Some(spec) = &self.direct
+            && self.laid_out_as_bound(inputs)
+            && let Some(done) = self.call_views(spec, inputs, Some(out.reborrow()))
+        {
+            return done.map(|_| ());
+        }
+        self.run_checked(inputs)?.copy_into(out)
     }
 
     /// Whether every input was bound C-contiguous and of dtype `A`: the condition (with the call's
@@ -534,7 +592,8 @@ impl Prepared {
         }
         // a whole-array reduction below the threshold: the serial fold, into the one element
         if let Some(r) = &self.serial_reduce
-            && self.direct.as_ref().is_some_and(|s| s.kernel.dtype == A::DTYPE)
+            && self.direct.is_some()
+            && self.lanes == A::DTYPE
             && self.order.len() <= STACK_INPUTS
             && let [first] = out
         {
@@ -542,17 +601,14 @@ impl Prepared {
             return Ok(());
         }
         if let Some(spec) = &self.direct
-            && A::DTYPE == spec.kernel.dtype
+            && A::DTYPE == self.lanes
+            && self.out_type == ElemType::of_float(A::DTYPE)
             && self.order.len() <= STACK_INPUTS
             && self.forms.iter().all(|f| f.standard)
         {
-            let input = |pos: usize| InputRef::Slice(inputs[pos]);
-            let done = if self.order.len() <= 4 {
-                self.call_direct::<A, 4>(spec, input, Some(out))
-            } else {
-                self.call_direct::<A, STACK_INPUTS>(spec, input, Some(out))
-            };
-            return done.map(|_| ());
+            let input = |pos: usize| Some(InputRef::Slice(inputs[pos]));
+            let done = self.call_direct_k(spec, input, Some(A::out_slice(out)));
+            return done.expect("every input a slice").map(|_| ());
         }
         let arrays: Vec<ArrayArg<'_>> = inputs
             .iter()
@@ -598,21 +654,67 @@ impl Prepared {
             })
     }
 
-    /// [`Prepared::call_direct`] on views of dtype `A` (checked).
-    fn call_views<'a, A: Float, I: Args<'a> + ?Sized>(
+    /// [`Prepared::call_direct`] on the call's arrays (their types, shapes and layouts checked),
+    /// in the dtype of the kernel's lanes; None where an input is not read as it is (byte strings
+    /// not in C order from their memory's start, or at an address their width does not divide:
+    /// the caller then runs the general path, which copies them).
+    fn call_views<'a, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
         inputs: &I,
-        out: Option<&mut [A]>,
-    ) -> Result<Option<kiln_ir::Tensor>> {
-        // kiln-jit reads a C-contiguous view as the slice of its elements
-        let input = |pos: usize| {
-            let a = inputs.at(pos);
-            match A::slice_of(a) {
-                Some(s) => InputRef::Slice(s),
-                None => InputRef::View(A::view_of(a).expect("dtypes checked")),
+        out: Option<OutSlice<'_>>,
+    ) -> Option<Result<Option<kiln_ir::Tensor>>> {
+        match self.lanes {
+            kiln_ir::DType::F64 => self.call_arrays::<f64, I>(spec, inputs, out),
+            kiln_ir::DType::F32 => self.call_arrays::<f32, I>(spec, inputs, out),
+        }
+    }
+
+    /// [`Prepared::call_views`] in lanes of `L`. Byte strings at an address their width does not
+    /// divide are read from a copy in the handle's buffer ([`Prepared::strings`]; None where another
+    /// thread holds it).
+    fn call_arrays<'a, L: Float, I: Args<'a> + ?Sized>(
+        &self,
+        spec: &Specialised,
+        inputs: &I,
+        out: Option<OutSlice<'_>>,
+    ) -> Option<Result<Option<kiln_ir::Tensor>>> {
+        let count = inputs.count().min(STACK_INPUTS);
+        if !(0..count).any(|k| unaligned(inputs.at(k)).is_some()) {
+            let input = |pos: usize| direct_input::<L>(inputs.at(pos));
+            return self.call_direct_k(spec, input, out);
+        }
+        let mut copies = self.strings.try_lock().ok()?;
+        // room for every copy first: the buffer does not move while they are written
+        let room = (0..count)
+            .filter_map(|k| unaligned(inputs.at(k)))
+            .map(|(m, w)| m.len() + w)
+            .sum();
+        copies.clear();
+        copies.reserve(room);
+        let mut starts = [usize::MAX; STACK_INPUTS];
+        for (k, start) in starts.iter_mut().enumerate().take(count) {
+            if let Some((m, w)) = unaligned(inputs.at(k)) {
+                let len = copies.len();
+                let pad = (w - (copies.as_ptr() as usize + len) % w) % w;
+                copies.resize(len + pad, 0);
+                *start = len + pad;
+                copies.extend_from_slice(m);
             }
-        };
+        }
+        let copies: &[u8] = &copies;
+        let input = |pos: usize| copy_or_input::<L>(inputs.at(pos).reborrow(), starts[pos], copies);
+        self.call_direct_k(spec, input, out)
+    }
+
+    /// [`Prepared::call_direct`] with a stack array of 4 inputs where that holds them, else of
+    /// [`STACK_INPUTS`].
+    fn call_direct_k<'i, A: Float>(
+        &self,
+        spec: &Specialised,
+        input: impl Fn(usize) -> Option<InputRef<'i, A>>,
+        out: Option<OutSlice<'_>>,
+    ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         if self.order.len() <= 4 {
             self.call_direct::<A, 4>(spec, input, out)
         } else {
@@ -622,32 +724,38 @@ impl Prepared {
 
     /// The executable's direct call ([`crate::Executable::call_into`]) with the runner's inputs in
     /// its order, on the stack (`K` of them at most: a smaller array for the common case is less to
-    /// fill and drop), into `out`, or (None) into a fresh result, returned.
+    /// fill and drop), into `out`, or (None) into a fresh result, returned; None where `input`
+    /// gives none for an input.
     fn call_direct<'i, A: Float, const K: usize>(
         &self,
         spec: &Specialised,
-        input: impl Fn(usize) -> InputRef<'i, A>,
-        out: Option<&mut [A]>,
-    ) -> Result<Option<kiln_ir::Tensor>> {
+        input: impl Fn(usize) -> Option<InputRef<'i, A>>,
+        out: Option<OutSlice<'_>>,
+    ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
         for (r, &pos) in refs.iter_mut().zip(&self.order) {
-            *r = input(pos);
+            *r = input(pos)?;
         }
-        let refs = &refs[..self.order.len()];
+        Some(self.call_refs(spec, &refs[..self.order.len()], out))
+    }
+
+    /// [`Prepared::call_direct`] of its inputs.
+    fn call_refs<A: Float>(
+        &self,
+        spec: &Specialised,
+        refs: &[InputRef<'_, A>],
+        out: Option<OutSlice<'_>>,
+    ) -> Result<Option<kiln_ir::Tensor>> {
         let reduce = matches!(spec.kernel.kind, KernelKind::Reduce { .. });
         if !reduce && let Some(out) = out {
             let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
-            spec.exe
-                .call_into(A::direct_inputs(refs), A::out_slice(out), &cfg)?;
+            spec.exe.call_into(A::direct_inputs(refs), out, &cfg)?;
             return Ok(None);
         }
         // a reduction (its partials), or a fresh result: in the handle's workspace (a fresh one if
         // another thread holds it), finished (mean, keepdims) and copied into `out` if given
         let reduction = self.runner.pipeline().last().program.reduction();
-        let start = match reduction.and_then(|r| r.initial) {
-            Some(v) if reduce => Start::Initial(v),
-            _ => Start::Identity,
-        };
+        let start = direct_start(&spec.kernel, reduction);
         let n = match self.direct_points {
             Some(n) => n,
             None => kiln_ir::shape::checked_size(&spec.kernel.shape)?,
@@ -661,7 +769,7 @@ impl Prepared {
         };
         let t = crate::compiled::finish(t, &spec.kernel, reduction);
         match out {
-            Some(out) => crate::backend::copy_into(t.values, A::out_slice(out)).map(|_| None),
+            Some(out) => crate::backend::copy_into(t.values, out).map(|_| None),
             None => Ok(Some(t)),
         }
     }
@@ -688,23 +796,19 @@ impl Prepared {
             return Ok(m.run.restore(m.inner.run(&moved)?));
         }
         if let Some(r) = &self.serial_reduce
-            && let Some(done) = match self.direct.as_ref().map(|s| s.kernel.dtype) {
-                Some(kiln_ir::DType::F64) => self.reduce_serially::<f64, I>(r, inputs),
-                Some(kiln_ir::DType::F32) => self.reduce_serially::<f32, I>(r, inputs),
-                None => None,
+            && let Some(done) = match self.lanes {
+                kiln_ir::DType::F64 => self.reduce_serially::<f64, I>(r, inputs),
+                kiln_ir::DType::F32 => self.reduce_serially::<f32, I>(r, inputs),
             }
         {
             return done;
         }
         if let Some(spec) = &self.direct
             && self.laid_out_as_bound(inputs)
+            && let Some(t) = self.call_views(spec, inputs, None)
         {
-            // the compiled code into a fresh result (not zeroed: the run writes every element)
-            let t = match spec.kernel.dtype {
-                kiln_ir::DType::F64 => self.call_views::<f64, I>(spec, inputs, None)?,
-                kiln_ir::DType::F32 => self.call_views::<f32, I>(spec, inputs, None)?,
-            };
-            return Output::try_from(t.expect("a run without an output returns its result"));
+            // the compiled code into a fresh result
+            return Output::try_from(t?.expect("a run without an output returns its result"));
         }
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }
@@ -803,4 +907,76 @@ impl InMemory {
         out.assign(&got);
         Ok(())
     }
+}
+
+/// The start of a bound handle's direct call of `kernel`: a reduction's `initial`, else the
+/// identity (a scan carries its start in its kernel).
+fn direct_start(kernel: &KernelIR, reduction: Option<&Reduction>) -> Start<'static> {
+    match reduction.and_then(|r| r.initial) {
+        Some(v) if matches!(kernel.kind, KernelKind::Reduce { .. }) => Start::Initial(v),
+        _ => Start::Identity,
+    }
+}
+
+/// Whether the direct call of `kernel` read as `plan` takes argument `a` as its input `i` as it is
+/// ([`crate::Executable::direct`]): of the kernel's lanes where the kernel reads it so, else of the
+/// type the kernel stores it in; C-contiguous, or a view the plan reads in place, per row with its
+/// own strides (byte strings: in C order, checked at each call).
+fn reads_direct(a: &ArrayArg<'_>, kernel: &KernelIR, plan: &BroadcastPlan, i: usize) -> bool {
+    let (Some(decl), Some(p)) = (kernel.inputs.get(i), plan.inputs.get(i)) else {
+        return false;
+    };
+    let typed = if a.elem() == ElemType::of_float(kernel.dtype) {
+        decl.stored.is_none()
+    } else {
+        decl.stored == Some(a.elem())
+    };
+    let in_place = is_standard(a)
+        || (!matches!(a, ArrayArg::Bytes(_))
+            && matches!(p, InputPlan::PerRow { .. })
+            && same(a.shape(), &decl.shape));
+    typed && in_place
+}
+
+/// Byte strings in C order from their memory's start at an address their width does not divide:
+/// the memory and the width (the direct call reads them from a copy).
+fn unaligned<'a>(a: &ArrayArg<'a>) -> Option<(&'a [u8], usize)> {
+    let ArrayArg::Bytes(s) = a else {
+        return None;
+    };
+    let w = (s.width as usize).max(1);
+    s.in_c_order()
+        .filter(|m| !(m.as_ptr() as usize).is_multiple_of(w))
+        .map(|m| (m, w))
+}
+
+/// Argument `a` as the direct call reads it ([`direct_input`]), byte strings from their copy at
+/// `start` in `copies` where they have one (`start` not `usize::MAX`).
+fn copy_or_input<'c, L: Float>(a: ArrayArg<'c>, start: usize, copies: &'c [u8]) -> Option<InputRef<'c, L>> {
+    match unaligned(&a) {
+        Some((m, w)) if start != usize::MAX => Some(InputRef::Stored(Stored::Bytes(
+            copies.get(start..start + m.len())?,
+            u32::try_from(w).ok()?,
+        ))),
+        _ => direct_input::<L>(&a),
+    }
+}
+
+/// Argument `a` as the direct call in lanes of `L` reads it: a slice or view of `L`, or its own
+/// elements ([`InputRef::Stored`]); None for byte strings that are not in C order from their
+/// memory's start or lie at an address their width does not divide (read from a copy).
+fn direct_input<'a, L: Float>(a: &ArrayArg<'a>) -> Option<InputRef<'a, L>> {
+    if let Some(s) = L::slice_of(a) {
+        return Some(InputRef::Slice(s));
+    }
+    if let Some(v) = L::view_of(a) {
+        return Some(InputRef::View(v));
+    }
+    let s = crate::executor::stored_of(a)?;
+    if let Stored::Bytes(d, w) = &s
+        && !(d.as_ptr() as usize).is_multiple_of((*w).max(1) as usize)
+    {
+        return None;
+    }
+    Some(InputRef::Stored(s))
 }

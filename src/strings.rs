@@ -79,27 +79,34 @@ impl<'a> Strings<'a> {
         (at + self.width as usize <= self.memory.len()).then_some(at)
     }
 
+    /// The caller's memory, where it holds the strings in C order, one after another, from its
+    /// start (no copy, no allocation).
+    pub fn in_c_order(&self) -> Option<&'a [u8]> {
+        let shape = self.shape();
+        let n: usize = shape.iter().product();
+        let w = self.width as usize;
+        let whole = n == 0 || std::ptr::eq(self.heads.as_ptr(), self.memory.as_ptr());
+        let mut expect = w as isize;
+        let standard = shape.iter().zip(self.strides()).rev().all(|(&d, &s)| {
+            let ok = d == 1 || s == expect;
+            expect = expect.wrapping_mul(d as isize);
+            ok
+        });
+        (whole && standard && self.memory.len() == n * w).then_some(self.memory)
+    }
+
     /// The strings in C order, one after another: the caller's memory where it is that already,
     /// else a copy.
     ///
     /// # Errors
     /// The copy's allocation, or a view whose strings lie outside its memory.
     pub fn c_order(&self) -> Result<std::borrow::Cow<'a, [u8]>> {
+        if let Some(memory) = self.in_c_order() {
+            return Ok(std::borrow::Cow::Borrowed(memory));
+        }
         let shape = self.shape().to_vec();
         let n: usize = shape.iter().product();
         let w = self.width as usize;
-        let whole = self.position(&vec![0; shape.len()]) == Some(0) || n == 0;
-        let standard = {
-            let mut expect = w as isize;
-            shape.iter().zip(self.strides()).rev().all(|(&d, &s)| {
-                let ok = d == 1 || s == expect;
-                expect *= d as isize;
-                ok
-            })
-        };
-        if whole && standard && self.memory.len() == n * w {
-            return Ok(std::borrow::Cow::Borrowed(self.memory));
-        }
         let mut out = Vec::new();
         out.try_reserve_exact(n * w)
             .map_err(|_| kiln_ir::IrError::Allocation {

@@ -81,6 +81,12 @@ impl<'a, T> View<'a, T> {
         on_repr!(&self.0, v => v.is_standard_layout())
     }
 
+    /// The address of its element at index 0.
+    #[inline]
+    pub fn as_ptr(&self) -> *const T {
+        on_repr!(&self.0, v => v.as_ptr())
+    }
+
     /// Its elements in C order, where it is C-contiguous.
     #[inline]
     pub fn to_slice(&self) -> Option<&'a [T]> {

@@ -407,7 +407,7 @@ fn direct_calls_are_on_the_executable_trait() {
     let cfg = RunConfig::default();
 
     let jit: Box<dyn Executable> = kiln::jit::Jit::default().prepare(&kernel, &plan).unwrap();
-    assert!(jit.direct());
+    assert!(jit.direct(&kiln::kiln_ir::Start::Identity).is_some());
     let general = jit.run(&kernel, &plan, &bufs, &ctx).unwrap();
     let mut out = vec![0.0; 37];
     jit.call_into(DirectInputs::F64(&refs), OutSlice::F64(&mut out), &cfg)
@@ -432,7 +432,7 @@ fn direct_calls_are_on_the_executable_trait() {
     );
 
     let interp = kiln::Interpreter.prepare(&kernel, &plan).unwrap();
-    assert!(!interp.direct());
+    assert!(interp.direct(&kiln::kiln_ir::Start::Identity).is_none());
     assert!(interp.serial_map().is_none());
     let err = interp
         .call_into(DirectInputs::F64(&refs), OutSlice::F64(&mut out), &cfg)

@@ -10,7 +10,7 @@
 
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Geometry, Structure};
-use crate::run::{Elem, InputRef, RunConfig, Stored};
+use crate::run::{Elem, InputRef, OutSlice, RunConfig, Stored};
 use kiln_ir::{BroadcastPlan, ElemType, InputPlan, KernelIR, RowAccess, Start};
 
 /// Proof that a run's inputs were checked against its kernel, plan and geometry.
@@ -26,7 +26,7 @@ pub(crate) fn check_run<T: Elem>(
     kernel: &KernelIR,
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
-    dest: Option<&[T]>,
+    dest: Option<&OutSlice<'_>>,
     extra: &[&mut [T]],
     typed_extra: &[kiln_ir::Values],
     cfg: &RunConfig<'_>,
@@ -128,22 +128,32 @@ pub(crate) fn check_run<T: Elem>(
             });
         }
     }
+    // a float kernel's destination is of its dtype (a logical output of a map of several written
+    // 1 / 0 in it); a typed kernel's of its result type, or of the dtype where an input reads it
+    let own = ElemType::of_float(T::DTYPE);
+    let reads_dest = inputs
+        .iter()
+        .any(|i| matches!(i, InputRef::Destination | InputRef::Output(_)));
     if let Some(d) = dest
         && (op.is_some()
             || matches!(
                 st.mode,
                 crate::layout::Mode::Compound(_) | crate::layout::Mode::Siblings(_)
             )
-            || !float_or_truth(geo.out_type)
+            || match st.typed {
+                Some(_) => d.ty() != geo.out_type || (reads_dest && d.ty() != own),
+                None => d.ty() != own || !float_or_truth(geo.out_type),
+            }
             || d.len() != n_val)
     {
         return Err(JitError::BadInput {
             index: kernel.inputs.len(),
             name: "output".into(),
             why: format!(
-                "{} elements of {} given for a result of {n_val}",
+                "{} elements of {} given for a result of {n_val} {}",
                 d.len(),
-                T::DTYPE
+                d.ty(),
+                geo.out_type
             ),
         });
     }

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::layout::{Geometry, Structure};
 use crate::output::Outputs;
 use crate::plan::RunPlan;
-use crate::run::{Elem, InputRef, RunConfig, Workspace};
+use crate::run::{Elem, InputRef, OutSlice, RunConfig, Workspace};
 use kiln_ir::{BroadcastPlan, KernelIR, Tensor, Values};
 
 /// Runs of at most this many inputs pass their input pointers from the stack.
@@ -17,8 +17,8 @@ const STACK_INPUTS: usize = 16;
 /// Checks `inputs` against the plan and the sizes, runs the code over every work unit (through
 /// `cfg.spread`), finishes chunked reductions (the second pass, over the partials in order), and
 /// turns the output buffers into a tensor as the interpreter would give it. With `dest`, a map or scan
-/// with a float result writes straight into it (which must hold exactly `n` elements) and no tensor
-/// is returned. A kernel of several outputs writes its further ones into `extra` (slices of the
+/// writes straight into it (which must hold exactly `n` elements of its result type: a float
+/// kernel's dtype, a typed kernel's result type) and no tensor is returned. A kernel of several outputs writes its further ones into `extra` (slices of the
 /// dtype), or a typed kernel's into `typed_extra` (`n` elements each, of each output's type).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn execute<T: Elem>(
@@ -28,7 +28,7 @@ pub(crate) fn execute<T: Elem>(
     kernel: &KernelIR,
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
-    dest: Option<&mut [T]>,
+    dest: Option<OutSlice<'_>>,
     extra: &mut [&mut [T]],
     typed_extra: &mut [Values],
     cfg: &RunConfig<'_>,
@@ -40,13 +40,13 @@ pub(crate) fn execute<T: Elem>(
         kernel,
         plan,
         inputs,
-        dest.as_deref(),
+        dest.as_ref(),
         extra,
         typed_extra,
         cfg,
     )?;
     let run = RunPlan::new(st, geo, kernel, cfg, std::mem::size_of::<T>());
-    let mut outputs = Outputs::new(st, &run, dest, ws);
+    let mut outputs = Outputs::<T>::new(st, &run, dest, ws);
     outputs.allocate(&run, cfg)?;
     let targets = outputs.targets(&run);
     // the input pointers, then the further outputs' (a map of several outputs: the caller's slices

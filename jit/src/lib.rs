@@ -114,7 +114,7 @@ pub use error::{JitError, Result};
 pub use key::KernelKey;
 pub use layout::{Access, Mode, Parts, Structure, TypedValues};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, complex_ulp_bound, unary_ulp_bound};
-pub use run::{Elem, InputRef, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
+pub use run::{Elem, InputRef, OutSlice, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
 pub use schedule::Schedule;
 pub use serial::{Part, SerialMap, SerialReduce};
 
@@ -267,7 +267,7 @@ impl CompiledKernel {
             kernel,
             plan,
             &slice_refs(inputs),
-            Some(out),
+            Some(T::out_slice(out)),
             &mut [],
             &mut [],
             cfg,
@@ -416,7 +416,7 @@ fn run_many<T: Elem>(
         kernel,
         plan,
         inputs,
-        Some(&mut **first),
+        Some(T::out_slice(first)),
         extra,
         &mut [],
         cfg,
@@ -574,6 +574,22 @@ impl BoundKernel {
         &self,
         inputs: &[InputRef<'_, T>],
         out: &mut [T],
+        cfg: &RunConfig<'_>,
+    ) -> Result<()> {
+        self.run_into_out(inputs, T::out_slice(out), cfg)
+    }
+
+    /// A map or scan of the bound kernel and plan into `out`, the caller's buffer of the result's
+    /// element type (a float kernel's dtype; a typed kernel's ([`compile_typed`]) own result type,
+    /// bools one byte each), exactly `n` elements in C order: no allocation.
+    ///
+    /// # Errors
+    /// An `out` of another type or length, a reduction, and the errors of
+    /// [`BoundKernel::run_with`].
+    pub fn run_into_out<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        out: OutSlice<'_>,
         cfg: &RunConfig<'_>,
     ) -> Result<()> {
         self.dtype_is::<T>()?;

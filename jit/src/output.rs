@@ -11,7 +11,7 @@ use crate::error::{Result, oom};
 use crate::layout::{Geometry, Structure};
 use crate::layout::{Mode, Parts};
 use crate::plan::RunPlan;
-use crate::run::{Elem, RunConfig, Workspace};
+use crate::run::{Elem, OutSlice, RunConfig, Workspace};
 use kiln_ir::{CompoundOp, ElemType, KernelIR, ReduceOp, Start, Tensor, Values};
 
 /// The buffers one run writes: the value output (the caller's slice, a fresh buffer, or the
@@ -30,7 +30,8 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// in the f64 buffer (see complex_acc.rs).
     complex: Option<ElemType>,
     chunked: bool,
-    dest: Option<&'a mut [T]>,
+    /// The caller's buffer a map or scan writes into (of the dtype, or a typed kernel's result type).
+    dest: Option<OutSlice<'a>>,
     ws: &'a mut Workspace,
     val_t: Vec<T>,
     val_f64: Vec<f64>,
@@ -52,7 +53,7 @@ pub(crate) struct Outputs<'a, T: Elem> {
 impl<'a, T: Elem> Outputs<'a, T> {
     /// No buffers yet: [`Outputs::allocate`] makes them.
     #[inline]
-    pub fn new(st: &Structure, plan: &RunPlan, dest: Option<&'a mut [T]>, ws: &'a mut Workspace) -> Self {
+    pub fn new(st: &Structure, plan: &RunPlan, dest: Option<OutSlice<'a>>, ws: &'a mut Workspace) -> Self {
         Outputs {
             op: st.mode.reduce_op(),
             compound: match st.mode {
@@ -202,7 +203,10 @@ impl<'a, T: Elem> Outputs<'a, T> {
             _ if self.compound.is_some() || self.siblings.is_some() || self.ints.is_some() => {
                 (vf.as_mut_ptr().cast(), vf.len() * 8)
             }
-            (None, Some(d)) => (d.as_mut_ptr().cast(), std::mem::size_of_val(*d)),
+            (None, Some(d)) => {
+                let (ptr, len, t) = (d.ptr(), d.len(), d.ty());
+                shifted(ptr, len, t, size)
+            }
             // a typed map's or scan's output: its address shifted as far as a stored input's (run.rs,
             // `InputRef::base`), so the code steps it in elements of `T` and shifts each store's
             // address back; as many bytes as elements of `T` it holds, which is what it steps over
@@ -390,10 +394,21 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Ge
 /// elements of that dtype it holds, which is what the code steps over.
 pub(crate) fn typed_target(v: &mut Values, size: usize) -> (*mut u8, usize) {
     let (ptr, len, t) = values_ptr(v);
-    let shift = crate::run::stored_shift(size, t);
-    // an exposed address no Rust code dereferences through this pointer
-    let addr = crate::run::code_address(ptr.expose_provenance(), shift);
-    (std::ptr::without_provenance_mut(addr), len * size)
+    shifted(ptr, len, t, size)
+}
+
+/// The address the code writes `len` elements of `t` at `ptr` through in a kernel of elements of
+/// `size` bytes, and the bytes it steps over ([`typed_target`]): the pointer itself where `t` is as
+/// wide as the kernel's elements.
+fn shifted(ptr: *mut u8, len: usize, t: ElemType, size: usize) -> (*mut u8, usize) {
+    match crate::run::stored_shift(size, t) {
+        0 => (ptr, len * size),
+        shift => {
+            // an exposed address no Rust code dereferences through this pointer
+            let addr = crate::run::code_address(ptr.expose_provenance(), shift);
+            (std::ptr::without_provenance_mut(addr), len * size)
+        }
+    }
 }
 
 /// `n` zeroed elements of `t` (calloc's untouched zero pages, as the float maps' fresh outputs).

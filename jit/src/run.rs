@@ -20,6 +20,8 @@ pub trait Elem: Real + Default {
     /// The workspace's partial buffers: f64 accumulators, values and indices of this type.
     #[doc(hidden)]
     fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<Self>, &mut Vec<Self::Idx>);
+    /// A caller's buffer of this type as a run's destination.
+    fn out_slice(s: &mut [Self]) -> OutSlice<'_>;
 }
 
 impl Elem for f64 {
@@ -32,6 +34,9 @@ impl Elem for f64 {
     fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<f64>, &mut Vec<i64>) {
         (&mut ws.acc, &mut ws.f64s, &mut ws.i64s)
     }
+    fn out_slice(s: &mut [f64]) -> OutSlice<'_> {
+        OutSlice::F64(s)
+    }
 }
 
 impl Elem for f32 {
@@ -43,6 +48,9 @@ impl Elem for f32 {
     }
     fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<f32>, &mut Vec<i32>) {
         (&mut ws.acc, &mut ws.f32s, &mut ws.i32s)
+    }
+    fn out_slice(s: &mut [f32]) -> OutSlice<'_> {
+        OutSlice::F32(s)
     }
 }
 
@@ -371,6 +379,86 @@ impl Stored<'_> {
             Stored::C128(s) => s.as_ptr().cast(),
             Stored::Bytes(s, _) => s.as_ptr(),
             Stored::View(v) => v.ptr(),
+        }
+    }
+}
+
+/// A caller's buffer a map or scan writes its result into, C order, of the result's element type:
+/// a float kernel's of its dtype, a typed kernel's ([`crate::compile_typed`]) of its result type,
+/// written by the code through its address shifted as a stored input's ([`InputRef::Stored`]).
+#[derive(Debug)]
+pub enum OutSlice<'a> {
+    /// A float64 output.
+    F64(&'a mut [f64]),
+    /// A float32 output.
+    F32(&'a mut [f32]),
+    /// An int64 output.
+    I64(&'a mut [i64]),
+    /// An int32 output.
+    I32(&'a mut [i32]),
+    /// A bool output (one byte each, written 0 or 1).
+    Bool(&'a mut [bool]),
+    /// A complex64 output.
+    C64(&'a mut [Complex32]),
+    /// A complex128 output.
+    C128(&'a mut [Complex64]),
+}
+
+impl OutSlice<'_> {
+    /// The element type.
+    pub fn ty(&self) -> ElemType {
+        match self {
+            OutSlice::F64(_) => ElemType::F64,
+            OutSlice::F32(_) => ElemType::F32,
+            OutSlice::I64(_) => ElemType::I64,
+            OutSlice::I32(_) => ElemType::I32,
+            OutSlice::Bool(_) => ElemType::Bool,
+            OutSlice::C64(_) => ElemType::C64,
+            OutSlice::C128(_) => ElemType::C128,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            OutSlice::F64(s) => s.len(),
+            OutSlice::F32(s) => s.len(),
+            OutSlice::I64(s) => s.len(),
+            OutSlice::I32(s) => s.len(),
+            OutSlice::Bool(s) => s.len(),
+            OutSlice::C64(s) => s.len(),
+            OutSlice::C128(s) => s.len(),
+        }
+    }
+
+    /// Whether there is no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The same buffer, reborrowed.
+    pub fn reborrow(&mut self) -> OutSlice<'_> {
+        match self {
+            OutSlice::F64(s) => OutSlice::F64(s),
+            OutSlice::F32(s) => OutSlice::F32(s),
+            OutSlice::I64(s) => OutSlice::I64(s),
+            OutSlice::I32(s) => OutSlice::I32(s),
+            OutSlice::Bool(s) => OutSlice::Bool(s),
+            OutSlice::C64(s) => OutSlice::C64(s),
+            OutSlice::C128(s) => OutSlice::C128(s),
+        }
+    }
+
+    /// Its first element's address.
+    pub(crate) fn ptr(&mut self) -> *mut u8 {
+        match self {
+            OutSlice::F64(s) => s.as_mut_ptr().cast(),
+            OutSlice::F32(s) => s.as_mut_ptr().cast(),
+            OutSlice::I64(s) => s.as_mut_ptr().cast(),
+            OutSlice::I32(s) => s.as_mut_ptr().cast(),
+            OutSlice::Bool(s) => s.as_mut_ptr().cast(),
+            OutSlice::C64(s) => s.as_mut_ptr().cast(),
+            OutSlice::C128(s) => s.as_mut_ptr().cast(),
         }
     }
 }

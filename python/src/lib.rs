@@ -25,7 +25,7 @@ mod literals;
 use claims::Claims;
 use kiln::kiln_ir::num_complex::{Complex32, Complex64};
 use kiln::kiln_ir::ElemType;
-use kiln::{ArrayArg, Error, FusedRunner, Output, Prepared, Profile};
+use kiln::{ArrayArg, Error, FusedRunner, OutSlice, Output, Prepared, Profile};
 use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
     PyKeyError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError,
@@ -1011,6 +1011,22 @@ impl Kernel {
             ElemType::F32 => self.run_fresh::<f32>(py, &handle, small, |out| {
                 handle.run_into(&args, view(handle.output_shape(), out)?)
             }),
+            // the other types into an array NumPy allocates, as the small float results
+            ElemType::I64 => self.run_numpy::<i64>(py, &handle, small, |out| {
+                handle.run_into_out(&args, OutSlice::I64(out))
+            }),
+            ElemType::I32 => self.run_numpy::<i32>(py, &handle, small, |out| {
+                handle.run_into_out(&args, OutSlice::I32(out))
+            }),
+            ElemType::Bool => self.run_numpy::<bool>(py, &handle, small, |out| {
+                handle.run_into_out(&args, OutSlice::Bool(out))
+            }),
+            ElemType::C64 => self.run_numpy::<Complex32>(py, &handle, small, |out| {
+                handle.run_into_out(&args, OutSlice::C64(out))
+            }),
+            ElemType::C128 => self.run_numpy::<Complex64>(py, &handle, small, |out| {
+                handle.run_into_out(&args, OutSlice::C128(out))
+            }),
             _ => {
                 let out = py
                     .detach(|| handle.run(&args))
@@ -1055,11 +1071,28 @@ impl Kernel {
             };
             return Ok(array.into_any().unbind());
         }
+        self.run_numpy(py, handle, small_inputs, run)
+    }
+
+    /// Runs `run` (a call of `handle`) into a new NumPy array of the handle's result shape and
+    /// element type `A`, allocated by NumPy, given as its elements in C order. The GIL is released
+    /// unless the inputs (`small_inputs`) and the result all have fewer than [`DETACH_ELEMENTS`]
+    /// elements.
+    fn run_numpy<A: numpy::Element + Send>(
+        &self,
+        py: Python<'_>,
+        handle: &Prepared,
+        small_inputs: bool,
+        run: impl FnOnce(&mut [A]) -> kiln::Result<()> + Send,
+    ) -> PyResult<Py<PyAny>> {
+        let shape = handle.output_shape();
+        let n: usize = shape.iter().product();
         // SAFETY: `PyArray::new` leaves the elements uninitialised. The array is made here and is not
         // seen by Python, nor borrowed elsewhere, until this function returns it; it is returned only
         // after `run` returned Ok, which writes every element of its output (a map each point, a
-        // reduction its finished result), so Python never reads an uninitialised element. Its
-        // mutable slice (C order: a new array is C-contiguous) is the only one while the code runs.
+        // reduction its finished result; bools one byte 0 or 1 each), so Python never reads an
+        // uninitialised element. Its mutable slice (C order: a new array is C-contiguous) is the
+        // only one while the code runs.
         let out = unsafe { numpy::PyArray::<A, _>::new(py, shape, false) };
         let elements = unsafe { out.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
         let result = if small_inputs && n < DETACH_ELEMENTS {

@@ -180,8 +180,10 @@ impl Compiled {
             forms,
             order,
             direct: None,
+            lanes: kiln_ir::DType::F64,
             direct_points: None,
             workspace: Arc::default(),
+            strings: Arc::default(),
             out_shape: first.shape.clone(),
             out_len: first.len,
             out_type: first.out_type,
@@ -327,7 +329,7 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
 /// truth array of the dtype.
 fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
     spec.kernel.kind == kiln_ir::KernelKind::Map
-        && spec.exe.direct()
+        && spec.exe.direct(&Start::Identity).is_some()
         && user.iter().all(|a| {
             a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype) && crate::executor::is_standard(a)
         })
