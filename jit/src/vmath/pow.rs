@@ -30,19 +30,22 @@
 //! FMA, `y·k` exact), clamped to [-160, 130] (beyond, the f32 result is 0 or inf), `k =
 //! nearest(t)`, `2^(t - k)` a degree-7 polynomial (relative error 2^-33.1) and `k` added into its
 //! exponent field (`scripts/powf_fit.py` fits both). Both polynomials by Estrin's scheme
-//! ([`Vb::estrin`]), and `y` multiplied beside `Q` rather than after it: the wide routines run out
-//! of out-of-order window before they run out of execution units (16 lanes in flight, each lane a
-//! chain of some 65 cycles), so the chain's length sets their speed, and these cut it by a third.
+//! ([`Vb::estrin`]), `y` multiplied beside `Q` rather than after it, and `nearest(t)` beside the
+//! rounding shift rather than after it: a lane's chain of dependent operations about a third
+//! shorter than Horner's rule and `y·(k + s·Q)` made it (by Zen 3's latencies, some 65 cycles
+//! against 92), for
+//! 1.6 more instructions an element, and the AVX2 routine 11% faster (BENCHMARKS.md).
 //! With |t| <= 160 the f64 result is within about 2^-30.5 of `x^y` (relative), so the rounding to
 //! f32 goes wrong only within 2^-6.5 ULP of a midpoint: 0.52 ULP at most, where ARM's table-driven
 //! `powf`, which this replaced, states 0.82 (its two table lookups per lane, scalar loads on both
 //! routes but AVX-512's gathers, cost more than the division and the longer polynomials). Measured
 //! against f64 pow rounded to f32 over 3.7 million points (`jit/tests/accuracy.rs`,
 //! `pow_f32_correctly_rounded`: every 7th f32 in [1/2, 2), the whole range of results, negative
-//! bases): max 1 ULP, 1,396 points (0.04%) off by one, as with Horner's rule. Lanes of positive finite `x` and finite `y` take
-//! this alone; a vector (a chunk of the wide routines) with another lane takes the general path,
-//! the same with [`log_edges`]' and [`annex_f`]'s selects, and `t = y·log2|x|` for its own lanes
-//! (an infinite `y` would make `y·k` NaN where `k = 0`).
+//! bases): max 1 ULP, 1,396 points (0.04%) off by one (the same count as by Horner's rule).
+//! Lanes of positive finite `x` and finite `y` take this alone; a vector (a chunk of the wide
+//! routines) with another lane takes the general path, the same with [`log_edges`]' and
+//! [`annex_f`]'s selects, and `t = y·log2|x|` for its own lanes (an infinite `y` would make `y·k`
+//! NaN where `k = 0`).
 //!
 //! The sign and C99's special cases are [`annex_f`]'s: a negative base with an odd integer exponent
 //! flips the sign, with a non-integer exponent gives NaN; `pow(x, ±0) = 1` and `pow(1, y) = 1` even
@@ -114,7 +117,8 @@ pub(crate) const LOG2_Q: [f64; 5] = [
     0.3407162639744077,
 ];
 /// f32 exp2 (table-free): `2^r ≈ 1 + r·R(r)` on |r| <= 1/2, degree 7 (`scripts/powf_fit.py 4 7`:
-/// relative error 2^-33.1), by Horner's rule; `k = nearest(t)` by the rounding shift [`SHIFT`].
+/// relative error 2^-33.1), by Estrin's scheme; `k = nearest(t)`, its bits' low part by the
+/// rounding shift [`SHIFT`].
 pub(crate) const EXP2_E: [f64; 8] = [
     1.0,
     0.6931471805599453,
