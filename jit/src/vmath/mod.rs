@@ -456,6 +456,37 @@ impl Vb<'_, '_> {
         }
         acc
     }
+    /// `c0 + c1 x + c2 x² + ...` by Estrin's scheme (`coeffs` in ascending order): the pairs
+    /// `c[2i] + x·c[2i+1]` (FMA), then pairs of those `a + x²·b`, then `a + x⁴·b`, ..., a lone last
+    /// term carried up a level as it is. The FMAs of Horner's rule in a tree of depth log2 of the
+    /// degree, for the price of the powers of `x` (`lanes::estrin` in the same order).
+    pub fn estrin(&mut self, x: Value, coeffs: &[f64]) -> Value {
+        let mut terms: Vec<Value> = coeffs
+            .chunks(2)
+            .map(|p| {
+                let lo = self.c(p[0]);
+                match p.get(1) {
+                    Some(&hi) => {
+                        let hi = self.c(hi);
+                        self.fma(x, hi, lo)
+                    }
+                    None => lo,
+                }
+            })
+            .collect();
+        let mut p = x;
+        while terms.len() > 1 {
+            p = self.mul(p, p);
+            terms = terms
+                .chunks(2)
+                .map(|q| match *q {
+                    [lo, hi] => self.fma(p, hi, lo),
+                    _ => q[0],
+                })
+                .collect();
+        }
+        terms[0]
+    }
     /// `2^j` for integers `j` in [-1022, 1023] (f32: [-126, 127]): `j` plus the exponent bias placed in
     /// the exponent field.
     pub fn pow2(&mut self, j: Value) -> Value {

@@ -26,18 +26,26 @@
 //!
 //! **f32** ([`pow_f32`], in f64 on the widened values; no table): `|x| = 2^k·z` with `z` in
 //! [0.7071, 1.4142), `s = (z - 1)/(z + 1)` (one division, `z ± 1` exact) and `log2|x| = k +
-//! s·Q(s²)` with `Q` of degree 4 (relative error 2^-37.8); `t = y·log2|x|` rounded once, clamped to
-//! [-160, 130] (beyond, the f32 result is 0 or inf), `k = nearest(t)`, `2^(t - k)` a degree-7
-//! polynomial (relative error 2^-33.1) and `k` added into its exponent field (`scripts/powf_fit.py`
-//! fits both). With |t| <= 160 the f64 result is within about 2^-30.5 of `x^y` (relative), so the
-//! rounding to f32 goes wrong only within 2^-6.5 ULP of a midpoint: 0.52 ULP at most, where ARM's
-//! table-driven `powf`, which this replaced, states 0.82 (its two table lookups per lane, scalar
-//! loads on both routes but AVX-512's gathers, cost more than the division and the longer
-//! polynomials). Measured against f64 pow rounded to f32 over 3.7 million points
-//! (`jit/tests/accuracy.rs`, `pow_f32_correctly_rounded`: every 7th f32 in [1/2, 2), the whole
-//! range of results, negative bases): max 1 ULP, 1,396 points (0.04%) off by one. Lanes of positive finite `x` and finite
-//! `y` take this alone; a vector (a chunk of the wide routines) with another lane takes the
-//! general path, the same with [`log_edges`]' and [`annex_f`]'s selects.
+//! s·Q(s²)` with `Q` of degree 4 (relative error 2^-37.8); `t = y·log2|x|` as `(y·s)·Q + y·k` (one
+//! FMA, `y·k` exact), clamped to [-160, 130] (beyond, the f32 result is 0 or inf), `k =
+//! nearest(t)`, `2^(t - k)` a degree-7 polynomial (relative error 2^-33.1) and `k` added into its
+//! exponent field (`scripts/powf_fit.py` fits both). Both polynomials by Estrin's scheme
+//! ([`Vb::estrin`]), `y` multiplied beside `Q` rather than after it, and `nearest(t)` beside the
+//! rounding shift rather than after it: a lane's chain of dependent operations about a third
+//! shorter than Horner's rule and `y·(k + s·Q)` made it (by Zen 3's latencies, some 65 cycles
+//! against 92), for
+//! 1.6 more instructions an element, and the AVX2 routine 11% faster (BENCHMARKS.md).
+//! With |t| <= 160 the f64 result is within about 2^-30.5 of `x^y` (relative), so the rounding to
+//! f32 goes wrong only within 2^-6.5 ULP of a midpoint: 0.52 ULP at most, where ARM's table-driven
+//! `powf`, which this replaced, states 0.82 (its two table lookups per lane, scalar loads on both
+//! routes but AVX-512's gathers, cost more than the division and the longer polynomials). Measured
+//! against f64 pow rounded to f32 over 3.7 million points (`jit/tests/accuracy.rs`,
+//! `pow_f32_correctly_rounded`: every 7th f32 in [1/2, 2), the whole range of results, negative
+//! bases): max 1 ULP, 1,396 points (0.04%) off by one (the same count as by Horner's rule).
+//! Lanes of positive finite `x` and finite `y` take this alone; a vector (a chunk of the wide
+//! routines) with another lane takes the general path, the same with [`log_edges`]' and
+//! [`annex_f`]'s selects, and `t = y·log2|x|` for its own lanes (an infinite `y` would make `y·k`
+//! NaN where `k = 0`).
 //!
 //! The sign and C99's special cases are [`annex_f`]'s: a negative base with an odd integer exponent
 //! flips the sign, with a non-integer exponent gives NaN; `pow(x, ±0) = 1` and `pow(1, y) = 1` even
@@ -109,7 +117,8 @@ pub(crate) const LOG2_Q: [f64; 5] = [
     0.3407162639744077,
 ];
 /// f32 exp2 (table-free): `2^r ≈ 1 + r·R(r)` on |r| <= 1/2, degree 7 (`scripts/powf_fit.py 4 7`:
-/// relative error 2^-33.1), by Horner's rule; `k = nearest(t)` by the rounding shift [`SHIFT`].
+/// relative error 2^-33.1), by Estrin's scheme; `k = nearest(t)`, its bits' low part by the
+/// rounding shift [`SHIFT`].
 pub(crate) const EXP2_E: [f64; 8] = [
     1.0,
     0.6931471805599453,
@@ -312,8 +321,9 @@ fn exp_tmp(v: &mut Vb<'_, '_>, r: Value, tail: Value) -> Value {
 pub(crate) fn pow_f32(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
-    let l = log2_f32(v, ax);
-    let fast = exp2_f32(v, y, l);
+    let parts = log2_f32(v, ax);
+    let t = times_log2(v, y, parts);
+    let fast = exp2_f32(v, t);
     let pos = v.cmpc(GreaterThan, x, 0.0);
     let fin = v.cmpc(LessThan, x, f64::INFINITY);
     let ay = v.abs(y);
@@ -322,37 +332,51 @@ pub(crate) fn pow_f32(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     let ok = v.and(ok, yfin);
     let edge = v.not(ok);
     v.guard_shared(edge, fast, |v| {
-        let (ok, sp) = log_edges(v, ax);
-        let l = v.sel(ok, l, sp);
-        let r = exp2_f32(v, y, l);
+        // the other lanes: `y·log2|x|` with `log2 0 = -inf`, `log2 inf = inf`, NaN for NaN, and
+        // `y·k` not formed (an infinite `y` times `k = 0` would be NaN)
+        let (xok, sp) = log_edges(v, ax);
+        let (k, s, q) = parts;
+        let l = v.fma(s, q, k);
+        let l = v.sel(xok, l, sp);
+        let tl = v.mul(y, l);
+        let t = v.sel(ok, t, tl);
+        let r = exp2_f32(v, t);
         annex_f(v, x, y, r)
     })
 }
 
-/// `log2 ax` for a positive finite `ax` that is an f32 widened (a normal f64; other lanes:
-/// garbage): `ax = 2^k·z`, `s = (z - 1)/(z + 1)` (`z - 1` and `z + 1` exact, the quotient rounded
-/// once), `k + s·Q(s²)`.
-fn log2_f32(v: &mut Vb<'_, '_>, ax: Value) -> Value {
+/// `(k, s, q)` with `log2 ax = k + s·q`, for a positive finite `ax` that is an f32 widened (a
+/// normal f64; other lanes: garbage): `ax = 2^k·z`, `s = (z - 1)/(z + 1)` (`z - 1` and `z + 1`
+/// exact, the quotient rounded once), `q = Q(s²)` by Estrin's scheme.
+fn log2_f32(v: &mut Vb<'_, '_>, ax: Value) -> (Value, Value, Value) {
     let (k, z, _) = split(v, ax, OFF_F32);
     let zm = v.addc(z, -1.0);
     let zp = v.addc(z, 1.0);
     let s = v.div(zm, zp);
     let w = v.mul(s, s);
-    let q = v.poly(w, &LOG2_Q);
-    v.fma(s, q, k)
+    let q = v.estrin(w, &LOG2_Q);
+    (k, s, q)
 }
 
-/// `2^(y·l)` in f64 for a result to be rounded to f32: `t = y·l` clamped to [`EXP2_CLAMP`] (NaN
-/// kept), `k = nearest(t)`, `r = t - k` (exact), `2^r` by [`EXP2_E`] and `k` added into its
-/// exponent field.
-fn exp2_f32(v: &mut Vb<'_, '_>, y: Value, l: Value) -> Value {
-    let t = v.mul(y, l);
+/// `t = y·log2|x|` from [`log2_f32`]'s parts as `(y·s)·q + y·k` (one FMA; `y·k` exact): the
+/// product by `y` beside the polynomial, not after it, for finite `y`.
+fn times_log2(v: &mut Vb<'_, '_>, y: Value, (k, s, q): (Value, Value, Value)) -> Value {
+    let ys = v.mul(y, s);
+    let yk = v.mul(y, k);
+    v.fma(ys, q, yk)
+}
+
+/// `2^t` in f64 for a result to be rounded to f32: `t` clamped to [`EXP2_CLAMP`] (NaN kept),
+/// `k = nearest(t)` (as a float, and its bits' low part from the rounding shift [`SHIFT`], the
+/// two beside each other), `r = t - k` (exact), `2^r` by [`EXP2_E`] (Estrin's scheme) and `k`
+/// added into its exponent field.
+fn exp2_f32(v: &mut Vb<'_, '_>, t: Value) -> Value {
     let t = super::exp::clamp(v, t, EXP2_CLAMP.0, EXP2_CLAMP.1);
-    let kd = v.addc(t, SHIFT);
-    let ki = v.bits(kd);
-    let kd = v.addc(kd, -SHIFT);
+    let kb = v.addc(t, SHIFT);
+    let ki = v.bits(kb);
+    let kd = v.nearest(t);
     let r = v.sub(t, kd);
-    let p = v.poly(r, &EXP2_E);
+    let p = v.estrin(r, &EXP2_E);
     let top = v.shl(ki, 52);
     let pb = v.bits(p);
     let sb = v.iadd(pb, top);

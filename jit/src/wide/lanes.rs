@@ -151,6 +151,34 @@ pub(super) fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
     acc
 }
 
+/// `vmath::Vb::estrin`: Estrin's scheme, the terms paired in the same order (at most 32
+/// coefficients).
+#[inline(always)]
+pub(super) fn estrin<T: Lane>(x: T, coeffs: &[f64]) -> T {
+    let mut t = [x; 16];
+    let mut n = coeffs.len().div_ceil(2);
+    for (i, p) in coeffs.chunks(2).enumerate() {
+        t[i] = match p.get(1) {
+            Some(&hi) => x.mul_add(T::c(hi), T::c(p[0])),
+            None => T::c(p[0]),
+        };
+    }
+    let mut p = x;
+    while n > 1 {
+        p = p * p;
+        let m = n.div_ceil(2);
+        for i in 0..m {
+            t[i] = if 2 * i + 1 < n {
+                p.mul_add(t[2 * i + 1], t[2 * i])
+            } else {
+                t[2 * i]
+            };
+        }
+        n = m;
+    }
+    t[0]
+}
+
 /// `vmath::Vb::poly2`: even and odd halves.
 #[inline(always)]
 pub(super) fn poly2<T: Lane, const E: usize, const O: usize>(x: T, x2: T, coeffs: &[f64]) -> T {

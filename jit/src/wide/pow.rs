@@ -18,7 +18,7 @@
 //! rounded once.
 
 use super::binary::{Paths2, levels2, map2};
-use super::lanes::{CHUNK, poly, sel};
+use super::lanes::{CHUNK, estrin, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
 use crate::vmath::pow::{
@@ -292,7 +292,7 @@ fn pow32_constant(xs: &mut [f32], ys: &[f32]) -> bool {
     if !(b > 0.0 && b < f32::INFINITY && all_same32(xs)) {
         return false;
     }
-    let l = log2_f32(b as f64);
+    let parts = log2_f32(b as f64);
     const_chunks!(xs, ys, |x, y| {
         let mut m = 0u32;
         for &e in y {
@@ -300,7 +300,7 @@ fn pow32_constant(xs: &mut [f32], ys: &[f32]) -> bool {
         }
         if m < f32::MAX.to_bits() {
             for (a, &e) in x.iter_mut().zip(y.iter()) {
-                *a = exp2_f32(e as f64, l) as f32;
+                *a = exp2_f32(times_log2(e as f64, parts)) as f32;
             }
         } else {
             <Pow32 as Paths2<f32>>::chunk(x, y)
@@ -378,25 +378,36 @@ fn pow64_inputs_ok(x: &[f64; CHUNK], y: &[f64; CHUNK]) -> bool {
     acc >= 0
 }
 
-/// `vmath::pow::log2_f32`: `log2 ax` for a positive finite `ax` that is an f32 widened.
+/// `vmath::pow::log2_f32`: `(k, s, q)` with `log2 ax = k + s·q`, for a positive finite `ax` that
+/// is an f32 widened.
 #[inline(always)]
-fn log2_f32(ax: f64) -> f64 {
+fn log2_f32(ax: f64) -> (f64, f64, f64) {
     let (k, z, _) = split(ax, OFF_F32);
-    let s = (z + -1.0) / (z + 1.0);
-    let w = s * s;
-    let q: f64 = poly(w, &LOG2_Q);
-    s.mul_add(q, k)
+    log2_parts(k, z)
 }
 
-/// `vmath::pow::exp2_f32`: `2^(y·l)` in f64, for a result to be rounded to f32.
+/// `vmath::pow::log2_f32` from the split: `s = (z - 1)/(z + 1)`, `q = Q(s²)`.
 #[inline(always)]
-fn exp2_f32(y: f64, l: f64) -> f64 {
-    let t = clamp(y * l, EXP2_CLAMP.0, EXP2_CLAMP.1);
-    let kd = t + SHIFT;
-    let ki = kd.to_bits();
-    let kd = kd + -SHIFT;
+fn log2_parts(k: f64, z: f64) -> (f64, f64, f64) {
+    let s = (z + -1.0) / (z + 1.0);
+    let w = s * s;
+    (k, s, estrin(w, &LOG2_Q))
+}
+
+/// `vmath::pow::times_log2`: `y·log2|x|` as `(y·s)·q + y·k`.
+#[inline(always)]
+fn times_log2(y: f64, (k, s, q): (f64, f64, f64)) -> f64 {
+    (y * s).mul_add(q, y * k)
+}
+
+/// `vmath::pow::exp2_f32`: `2^t` in f64, for a result to be rounded to f32.
+#[inline(always)]
+fn exp2_f32(t: f64) -> f64 {
+    let t = clamp(t, EXP2_CLAMP.0, EXP2_CLAMP.1);
+    let ki = (t + SHIFT).to_bits();
+    let kd = t.round_ties_even();
     let r = t - kd;
-    let p: f64 = poly(r, &EXP2_E);
+    let p: f64 = estrin(r, &EXP2_E);
     f64::from_bits(p.to_bits().wrapping_add(ki << 52))
 }
 
@@ -411,21 +422,18 @@ const _: () = assert!(f32::from_bits(OFF_F32_BITS) as f64 == f64::from_bits(OFF_
 /// [`split`] gives the widened `x`: the same operations follow on the same values, so the same
 /// bits, for an integer split on 8 lanes of a 256-bit vector where the f64 one takes 4.
 #[inline(always)]
-fn log2_f32_normal(x: f32) -> f64 {
+fn log2_f32_normal(x: f32) -> (f64, f64, f64) {
     let u = x.to_bits().wrapping_sub(OFF_F32_BITS);
     let k = ((u as i32) >> 23) as f64;
     let z = f32::from_bits((u & 0x007f_ffff).wrapping_add(OFF_F32_BITS)) as f64;
-    let s = (z + -1.0) / (z + 1.0);
-    let w = s * s;
-    let q: f64 = poly(w, &LOG2_Q);
-    s.mul_add(q, k)
+    log2_parts(k, z)
 }
 
 /// `vmath::pow::pow_f32`'s fast path on one lane: a positive normal finite `x` (the f32, split on
 /// its bits: [`log2_f32_normal`]), a finite `y`.
 #[inline(always)]
 fn pow32_fast(x: f32, y: f32) -> f64 {
-    exp2_f32(y as f64, log2_f32_normal(x))
+    exp2_f32(times_log2(y as f64, log2_f32_normal(x)))
 }
 
 /// `vmath::pow::pow_f32`'s general path on one lane of f32 values widened to f64 (the result to
@@ -433,10 +441,14 @@ fn pow32_fast(x: f32, y: f32) -> f64 {
 #[inline(always)]
 fn pow32_general(x: f64, y: f64) -> f64 {
     let ax = x.abs();
-    let l = log2_f32(ax);
-    let (ok, sp) = log_edges(ax);
-    let l = sel(ok, l, sp);
-    annex_f(x, y, exp2_f32(y, l))
+    let parts = log2_f32(ax);
+    let t = times_log2(y, parts);
+    let ok = (x > 0.0) & (x < f64::INFINITY) & (y.abs() < f64::INFINITY);
+    let (xok, sp) = log_edges(ax);
+    let (k, s, q) = parts;
+    let l = sel(xok, s.mul_add(q, k), sp);
+    let t = sel(ok, t, y * l);
+    annex_f(x, y, exp2_f32(t))
 }
 
 /// A chunk of pow's lanes, `x[j] = pow(x[j], y[j])` in `T` (computed in f64), by the stages of
