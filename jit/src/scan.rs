@@ -54,6 +54,11 @@ use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::{DType, ElemType, Scan, ScanOp};
 
+/// Vectors of a line one iteration of its hot loop scans (a line's carry passes from one to the
+/// next through one scalar operation, so the loop's own counting and branch were a third of an
+/// int64 cumsum's instructions).
+const UNROLL: i64 = 4;
+
 /// Emits a scan kernel into the frame's function (after the entry block's loads).
 pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     let Mode::Scan { scan, columns } = frame.st.mode else {
@@ -364,6 +369,31 @@ impl Emitter<'_, '_> {
         p
     }
 
+    /// The lane that comes last in scan order, in every lane.
+    fn last_splat(&self, g: &mut Gen<'_, '_>, v: Value) -> Value {
+        let ty = g.b.func.dfg.value_type(v);
+        let esz = (ty.lane_bits() / 8) as usize;
+        let lane = if self.scan.reverse {
+            0
+        } else {
+            ty.lane_count() as usize - 1
+        };
+        let mask: Vec<u8> = (0..16).map(|byte| (lane * esz + byte % esz) as u8).collect();
+        let a = g.b.ins().bitcast(types::I8X16, cast(), v);
+        let imm: Immediate = g.b.func.dfg.immediates.push(ConstantData::from(mask));
+        let r = g.b.ins().shuffle(a, a, imm);
+        g.b.ins().bitcast(ty, cast(), r)
+    }
+
+    /// The vector type of the carried state (see [`Self::state_ty`]).
+    fn state_vector_ty(&self, g: &Gen<'_, '_>) -> types::Type {
+        match self.state_ty(g) {
+            types::I64 => types::I64X2,
+            types::F64 => types::F64X2,
+            _ => types::F32X4,
+        }
+    }
+
     /// The lane that comes last in scan order.
     fn last_lane(&self, g: &mut Gen<'_, '_>, v: Value) -> Value {
         let lanes = g.b.func.dfg.value_type(v).lane_count() as u8;
@@ -448,18 +478,34 @@ impl Emitter<'_, '_> {
         g.b.def_var(t_var, zero);
         if self.vector {
             let lanes = g.lanes as i64;
-            counted_loop(g, t_var, len, lanes, |g, t| {
-                let e = self;
-                // forward: points [t, t + lanes); reverse: [len - t - lanes, len - t)
-                let k = if e.scan.reverse {
-                    let r = g.b.ins().isub(len, t);
-                    g.b.ins().iadd_imm_s(r, -lanes)
-                } else {
-                    t
-                };
-                let flat = g.b.ins().iadd(base, k);
-                e.line_vector(g, row, flat, carry, prev);
-            });
+            // the carry rides the vector loops splat in a vector of the state type (see
+            // `line_vector`), and is a scalar again after them
+            let vty = self.state_vector_ty(g);
+            let cv = g.b.declare_var(vty);
+            let c = g.b.use_var(carry);
+            let splat = g.b.ins().splat(vty, c);
+            g.b.def_var(cv, splat);
+            // UNROLL vectors an iteration while they fit, then one: the same vectors in the same
+            // order either way (the unrolled loop only sheds the loop's own instructions)
+            for count in [UNROLL, 1] {
+                counted_loop(g, t_var, len, count * lanes, |g, t| {
+                    let e = self;
+                    for u in 0..count {
+                        // forward: points [t + u·lanes, ..); reverse: [len - t - (u + 1)·lanes, ..)
+                        let k = if e.scan.reverse {
+                            let r = g.b.ins().isub(len, t);
+                            g.b.ins().iadd_imm_s(r, -(u + 1) * lanes)
+                        } else {
+                            g.b.ins().iadd_imm_s(t, u * lanes)
+                        };
+                        let flat = g.b.ins().iadd(base, k);
+                        e.line_vector(g, row, flat, cv, prev);
+                    }
+                });
+            }
+            let v = g.b.use_var(cv);
+            let c = g.b.ins().extractlane(v, 0);
+            g.b.def_var(carry, c);
             // the value an exclusive scan held back joins the state before the scalar tail (only
             // where there is one when rows follow; the held-back slot is then the identity again)
             if self.scan.exclusive {
@@ -502,7 +548,13 @@ impl Emitter<'_, '_> {
         });
     }
 
-    /// One vector of a line: the body, the exclusive shift, the prefix and the carry.
+    /// One vector of a line: the body, the exclusive shift, the prefix and the carry (`carry`: the
+    /// state splat in every lane of a vector of [`Self::state_vector_ty`]).
+    ///
+    /// The output is `carry ⊕ p` lanewise (`p` the in-register prefix) and the next carry
+    /// `carry ⊕ splat(p's last lane)`: the same one operation per vector as the scalar
+    /// `carry ⊕ last` on the carry's dependency chain, with no move between a general register and a
+    /// vector on it (an int64 cumsum spent a third of its instructions splatting and extracting).
     fn line_vector(&self, g: &mut Gen<'_, '_>, row: &Row, flat: Value, carry: Variable, prev: Variable) {
         let mut v = self.body(g, W::Vector, row, flat);
         let id = self.op().identity();
@@ -524,15 +576,11 @@ impl Emitter<'_, '_> {
             let (first, second) = if self.scan.reverse { (hi, lo) } else { (lo, hi) };
             let p1 = self.prefix(g, first, ident);
             let p2 = self.prefix(g, second, ident);
-            let l1 = self.last_lane(g, p1);
-            let l1 = g.b.ins().splat(types::F64X2, l1);
+            let l1 = self.last_splat(g, p1);
             let p2 = self.combine(g, l1, p2);
-            let cs = g.b.ins().splat(types::F64X2, c);
-            let o1 = self.combine(g, cs, p1);
-            let o2 = self.combine(g, cs, p2);
-            // the last lane of `o2`, computed from the scalar carry: the same bits, and the carry's
-            // dependency chain is one scalar operation per vector (no splat and lane extract on it)
-            let total = self.last_lane(g, p2);
+            let o1 = self.combine(g, c, p1);
+            let o2 = self.combine(g, c, p2);
+            let total = self.last_splat(g, p2);
             let next = self.combine(g, c, total);
             g.b.def_var(carry, next);
             let (lo, hi) = if self.scan.reverse { (o2, o1) } else { (o1, o2) };
@@ -540,13 +588,8 @@ impl Emitter<'_, '_> {
         } else {
             let ident = self.identity_vector(g);
             let p = self.prefix(g, v, ident);
-            let cs = match self.ints {
-                Some(_) => g.b.ins().splat(types::I64X2, c),
-                None => g.splat(W::Vector, c),
-            };
-            let out = self.combine(g, cs, p);
-            // `out`'s last lane from the scalar carry (as above)
-            let total = self.last_lane(g, p);
+            let out = self.combine(g, c, p);
+            let total = self.last_splat(g, p);
             let next = self.combine(g, c, total);
             g.b.def_var(carry, next);
             out
