@@ -719,7 +719,9 @@ impl TypedGen<'_, '_> {
         let im_zero = self.b.ins().fmul(a.im, inf);
         let re = self.pick(both, re_zero, quot.re);
         let im = self.pick(both, im_zero, quot.im);
-        self.b.ins().jump(merge, &[BlockArg::Value(re), BlockArg::Value(im)]);
+        self.b
+            .ins()
+            .jump(merge, &[BlockArg::Value(re), BlockArg::Value(im)]);
         self.b.switch_to_block(merge);
         Z {
             re: out_re,
