@@ -126,24 +126,90 @@ fn c_string(s: &[u8]) -> &[u8] {
 /// numexpr's `contains(haystack, needle)`: whether the needle, up to its first NUL, occurs in the
 /// haystack, up to its first NUL (the empty needle occurs everywhere).
 ///
-/// Without a branch on the data: each place of the haystack is compared with the whole needle and
-/// counts while no NUL came before it (a match holds no NUL, the needle's bytes being nonzero).
-/// numexpr's strings are short and their lengths vary, where the branches of a search (and a call
-/// of memcmp per candidate) are mispredicted more often than not.
+/// Without a branch on the haystack's bytes: numexpr's strings are short and their lengths vary,
+/// where the branches of a search (and a call of memcmp per candidate) are mispredicted more often
+/// than not. The branches left depend on the needle and the widths only, the same for every
+/// string of an array. A needle of up to 8 bytes is searched 8 places at a time ([`contains_8`]);
+/// a longer one place by place, each compared with the whole needle.
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     let n = c_string(needle);
-    if n.len() > haystack.len() {
-        // no place to start; found only where the needle is empty
-        return n.is_empty();
+    if n.is_empty() {
+        return true;
     }
+    if n.len() <= 8 {
+        return contains_8(haystack, n);
+    }
+    if n.len() > haystack.len() {
+        return false;
+    }
+    // each place counts while no NUL came before it (a match holds no NUL, the needle's bytes
+    // being nonzero)
     let mut live = true;
     let mut found = false;
-    for (i, w) in haystack.windows(n.len().max(1)).enumerate() {
+    for (i, w) in haystack.windows(n.len()).enumerate() {
         let same = w.iter().zip(n).fold(true, |all, (x, y)| all & (x == y));
         found |= live & same;
         live &= haystack[i] != 0;
     }
-    found | n.is_empty()
+    found
+}
+
+/// `0x01` in every byte of a word.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// `0x80` in every byte of a word.
+const HIGHS: u64 = ONES << 7;
+
+/// Bytes `i..i + 8` of `s` as a little-endian word, zero past its end: one load where the eight
+/// bytes are inside `s`, else its last eight shifted down, else (`s` shorter than 8 bytes) its
+/// bytes one by one; which one depends on `i` and the width only.
+fn word_at(s: &[u8], i: usize) -> u64 {
+    let w = s.len();
+    if i + 8 <= w {
+        u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"))
+    } else if i >= w {
+        0
+    } else if w >= 8 {
+        u64::from_le_bytes(s[w - 8..].try_into().expect("8 bytes")) >> (8 * (i + 8 - w))
+    } else {
+        s[i..].iter().rev().fold(0, |x, &c| (x << 8) | u64::from(c))
+    }
+}
+
+/// [`contains`] of a needle of 1 to 8 nonzero bytes `n`, 8 places of the haystack at a time: in
+/// each word of the haystack (byte `k` the place `base + k`, zero past its end) and the next, the
+/// needle's byte `j` is compared with every place's byte `j` at once (`(word >> 8j) ^ n[j]`
+/// repeated in each byte, the next word's bytes shifted in), the differences ORed: a zero byte is
+/// a match. Places from the first NUL on (a NUL byte of the word, or one in an earlier word) are
+/// set nonzero first; a place past the end has zero bytes, never the needle's.
+fn contains_8(haystack: &[u8], n: &[u8]) -> bool {
+    let w = haystack.len();
+    let mut found = false;
+    // all ones once a word held a NUL
+    let mut after_nul = 0u64;
+    let mut lo = word_at(haystack, 0);
+    let mut base = 0;
+    loop {
+        let hi = word_at(haystack, base + 8);
+        // 0x80 in exactly the zero bytes of `lo` (adding 0x7f carries into the high bit of a byte
+        // whose low bits are not all zero; no carry crosses bytes)
+        let nul = !((((lo & !HIGHS) + !HIGHS) | lo) | !HIGHS);
+        let first = nul & nul.wrapping_neg();
+        // every byte from the first NUL on
+        let dead = !((first >> 7).wrapping_sub(1)) | after_nul;
+        let mut d = (lo ^ (ONES * u64::from(n[0]))) | dead;
+        for (j, &c) in n.iter().enumerate().skip(1) {
+            d |= ((lo >> (8 * j)) | (hi << (64 - 8 * j))) ^ (ONES * u64::from(c));
+        }
+        // a zero byte in `d` (a borrow reaches the high bit of a byte only from a zero one below
+        // or the byte itself being zero, so the lowest such bit is a zero byte's)
+        found |= (d.wrapping_sub(ONES) & !d & HIGHS) != 0;
+        after_nul |= 0u64.wrapping_sub(u64::from(nul != 0));
+        base += 8;
+        if base >= w {
+            return found;
+        }
+        lo = hi;
+    }
 }
 
 /// The operations of two byte strings: the comparisons and `contains`.
@@ -218,9 +284,16 @@ mod tests {
     }
 
     /// Every haystack of width 0 to 5 and needle of width 0 to 3 over `{NUL, a, b}`, against the
-    /// search as C's `strstr` of the two C strings states it.
+    /// search as C's `strstr` of the two C strings states it; then haystacks of every width 0 to
+    /// 17 (shorter and longer than a word, ending inside one, two or three) with needles of every
+    /// width 0 to 9 (the 8-place path and the longer one), drawn over `{NUL, a, b}` with the
+    /// needle most often a piece of the haystack, so that matches are common.
     #[test]
     fn contains_as_strstr() {
+        fn strstr(h: &[u8], n: &[u8]) -> bool {
+            let (hs, ns) = (c_string(h), c_string(n));
+            ns.is_empty() || hs.windows(ns.len()).any(|w| w == ns)
+        }
         fn strings(width: usize) -> Vec<Vec<u8>> {
             (0..3usize.pow(width as u32))
                 .map(|k| {
@@ -234,13 +307,39 @@ mod tests {
             for nw in 0..=3 {
                 for h in strings(hw) {
                     for n in strings(nw) {
-                        let (hs, ns) = (c_string(&h), c_string(&n));
-                        let strstr = ns.is_empty() || hs.windows(ns.len()).any(|w| w == ns);
-                        assert_eq!(contains(&h, &n), strstr, "contains({h:?}, {n:?})");
+                        assert_eq!(contains(&h, &n), strstr(&h, &n), "contains({h:?}, {n:?})");
                     }
                 }
             }
         }
+        // xorshift: deterministic draws
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut draw = |k: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % k) as usize
+        };
+        let mut matched = 0;
+        for hw in 0..=17 {
+            for nw in 0..=9 {
+                for _ in 0..400 {
+                    // NUL rarely, so that long C strings occur
+                    let byte = |r: usize| [0, b'a', b'b', b'a', b'b', b'a', b'b', b'a'][r];
+                    let h: Vec<u8> = (0..hw).map(|_| byte(draw(8))).collect();
+                    let n: Vec<u8> = if hw >= nw && draw(4) != 0 {
+                        let at = draw((hw - nw + 1) as u64);
+                        h[at..at + nw].to_vec()
+                    } else {
+                        (0..nw).map(|_| byte(draw(8))).collect()
+                    };
+                    let want = strstr(&h, &n);
+                    matched += usize::from(want);
+                    assert_eq!(contains(&h, &n), want, "contains({h:?}, {n:?})");
+                }
+            }
+        }
+        assert!(matched > 20_000, "{matched} matches");
     }
 
     #[test]

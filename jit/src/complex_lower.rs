@@ -20,7 +20,8 @@
 //! bi, ar bi + ai br)`; `/` is Smith's method as NumPy writes it, each lane taking its branch's
 //! operands before the divisions (`|br| >= |bi|`, false for NaN, picks `rat = bi / br` or `br /
 //! bi`, and so on: the operations of both branches are the same up to their operands), a zero
-//! divisor's lanes taking the parts divided by `|br|` as the same two divisions' operands; `reciprocal` likewise; `== != & | not
+//! divisor's lanes taking `(ar, ai) · inf` (the parts divided by `|br|`, `+0`) in a branch only a
+//! vector holding one takes; `reciprocal` chooses its operands likewise; `== != & | not
 //! isnan isinf isfinite` compare the parts; `abs` is `hypot` of the parts as a float kernel
 //! computes it (`math::lower`: the vector hypot, within `math::binary_ulp_bound(Hypot)`, 1 ULP, of
 //! the interpreter's libm); casts cast each part as a float cast does, a real value takes a zero
@@ -37,7 +38,7 @@ use crate::clif::{cast, mem};
 use crate::host::COMPLEX_CALLS;
 use crate::typed_lower::TypedGen;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{InstBuilder, Value, types};
+use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
 use kiln_ir::typed::Scalar;
 use kiln_ir::{BinaryOp, DType, ElemType, UnaryOp};
 
@@ -662,47 +663,69 @@ impl TypedGen<'_, '_> {
 
     /// `a / b` by Smith's method as the oracle ([`kiln_ir::complex::div`]). Where `|br| >= |bi|`
     /// (false for NaN): `rat = bi / br, scl = 1 / (br + bi rat), ((ar + ai rat) scl, (ai - ar rat)
-    /// scl)`; else `rat = br / bi, scl = 1 / (bi + br rat), ((ar rat + ai) scl, (ai rat - ar) scl)`.
-    /// Both are `rat = n / d, scl = 1 / (d + n rat), re = (p + q rat) scl` with each lane's
-    /// operands chosen first (`ar rat + ai` is `ai + ar rat`, addition being commutative), and the
-    /// imaginary part's two subtractions chosen between. A divisor of two zero parts gives the
-    /// parts divided by `|br|`: those lanes' two divisions take `ai / |br|` and `ar / |br|` as their
-    /// operands instead, so every lane costs the same two divisions.
+    /// scl)`; else `rat = br / bi, scl = 1 / (bi + br rat), ((ar rat + ai) scl, (ai rat - ar)
+    /// scl)`. Each lane takes its branch's divisor parts (`n / d`, two selects) before the
+    /// divisions; both branches' numerators are formed from `ar rat` and `ai rat` and one chosen
+    /// per part (`ar rat + ai` is `ai + ar rat`, addition being commutative): four selects in all.
+    /// A divisor of two zero parts gives the parts divided by `|br|`, which is `+0`: `ar / +0` is
+    /// `ar · +inf` (NaN for a zero or NaN `ar`, else the infinity of its sign), so those lanes take
+    /// `(ar · inf, ai · inf)`, in a branch around the selects that only a vector holding such a
+    /// divisor takes (random operands, the bench's, never do; measured on this host's Rust copy of
+    /// the loop, the selects in line cost about a tenth of the division's time).
     fn div(&mut self, a: Z, b: Z) -> Z {
         let (abr, abi) = (self.b.ins().fabs(b.re), self.b.ins().fabs(b.im));
-        // both parts zero: their magnitudes' sum is (a sum of two non-negative numbers is zero
-        // only where both are), one comparison whose mask x64 blends by
-        let zero = self.like(b.re, 0.0);
-        let sum = self.b.ins().fadd(abr, abi);
-        let both = self.b.ins().fcmp(FloatCC::Equal, sum, zero);
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
         let n = self.pick(big, b.im, b.re);
         let d = self.pick(big, b.re, b.im);
-        let p = self.pick(big, a.re, a.im);
-        let q = self.pick(big, a.im, a.re);
-        // rat, or the zero divisor's imaginary part ai / |br|
-        let rat_n = self.pick(both, a.im, n);
-        let rat_d = self.pick(both, abr, d);
-        let rat = self.b.ins().fdiv(rat_n, rat_d);
+        let rat = self.b.ins().fdiv(n, d);
         let nr = self.b.ins().fmul(n, rat);
         let den = self.b.ins().fadd(d, nr);
-        // scl, or the zero divisor's real part ar / |br|
         let one = self.like(b.re, 1.0);
-        let scl_n = self.pick(both, a.re, one);
-        let scl_d = self.pick(both, abr, den);
-        let scl = self.b.ins().fdiv(scl_n, scl_d);
-        let qr = self.b.ins().fmul(q, rat);
-        let re = self.b.ins().fadd(p, qr);
-        let re = self.b.ins().fmul(re, scl);
-        // big: ai - ar rat; else ai rat - ar (p rat is ar rat, or ai rat)
-        let pr = self.b.ins().fmul(p, rat);
-        let first = self.b.ins().fsub(a.im, pr);
-        let second = self.b.ins().fsub(pr, a.re);
-        let im = self.pick(big, first, second);
-        let im = self.b.ins().fmul(im, scl);
+        let scl = self.b.ins().fdiv(one, den);
+        let xr = self.b.ins().fmul(a.re, rat);
+        let xi = self.b.ins().fmul(a.im, rat);
+        // big: ar + ai rat, ai - ar rat; else ai + ar rat, ai rat - ar
+        let re_big = self.b.ins().fadd(a.re, xi);
+        let re_small = self.b.ins().fadd(a.im, xr);
+        let im_big = self.b.ins().fsub(a.im, xr);
+        let im_small = self.b.ins().fsub(xi, a.re);
+        let re = self.pick(big, re_big, re_small);
+        let im = self.pick(big, im_big, im_small);
+        let quot = Z {
+            re: self.b.ins().fmul(re, scl),
+            im: self.b.ins().fmul(im, scl),
+        };
+        // both parts zero: their magnitudes' sum is (a sum of two non-negative numbers is zero
+        // only where both are)
+        let zero = self.like(b.re, 0.0);
+        let sum = self.b.ins().fadd(abr, abi);
+        let both = self.b.ins().fcmp(FloatCC::Equal, sum, zero);
+        let any = if self.is_vector(both) {
+            self.b.ins().vany_true(both)
+        } else {
+            both
+        };
+        let cold = self.b.create_block();
+        let merge = self.b.create_block();
+        let ty = self.b.func.dfg.value_type(quot.re);
+        let out_re = self.b.append_block_param(merge, ty);
+        let out_im = self.b.append_block_param(merge, ty);
+        let args = [BlockArg::Value(quot.re), BlockArg::Value(quot.im)];
+        self.b.ins().brif(any, cold, &[], merge, &args);
+        self.b.set_cold_block(cold);
+        self.b.switch_to_block(cold);
+        let inf = self.like(b.re, f64::INFINITY);
+        let re_zero = self.b.ins().fmul(a.re, inf);
+        let im_zero = self.b.ins().fmul(a.im, inf);
+        let re = self.pick(both, re_zero, quot.re);
+        let im = self.pick(both, im_zero, quot.im);
+        self.b
+            .ins()
+            .jump(merge, &[BlockArg::Value(re), BlockArg::Value(im)]);
+        self.b.switch_to_block(merge);
         Z {
-            re: self.pick(both, scl, re),
-            im: self.pick(both, rat, im),
+            re: out_re,
+            im: out_im,
         }
     }
 }
