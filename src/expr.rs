@@ -108,7 +108,20 @@ pub struct Expr(Arc<ExprNode>);
 
 impl Expr {
     pub(crate) fn new(node: ExprNode) -> Expr {
-        Expr(Arc::new(node))
+        // a node of an expression this thread dropped, if one is spare (a `fuse` closure in a loop
+        // builds and drops the same few nodes at every call): no allocation
+        let spare = SPARE.try_with(|s| s.try_borrow_mut().ok()?.pop()).ok().flatten();
+        match spare {
+            Some(mut arc) => match Arc::get_mut(&mut arc) {
+                Some(slot) => {
+                    *slot = node;
+                    Expr(arc)
+                }
+                // not reached: only unique nodes are kept spare
+                None => Expr(Arc::new(node)),
+            },
+            None => Expr(Arc::new(node)),
+        }
     }
 
     /// The node at the root of this expression.
@@ -694,7 +707,8 @@ macro_rules! binary_operator {
         impl<R: Into<Expr>> std::ops::$trait<R> for Expr {
             type Output = Expr;
             fn $method(self, rhs: R) -> Expr {
-                self.binary($op, rhs)
+                // the operand moves into the node (no count to raise and lower)
+                Expr::new(ExprNode::Binary($op, self, rhs.into()))
             }
         }
         impl<R: Into<Expr>> std::ops::$trait<R> for &Expr {
@@ -706,25 +720,25 @@ macro_rules! binary_operator {
         impl std::ops::$trait<Expr> for f64 {
             type Output = Expr;
             fn $method(self, rhs: Expr) -> Expr {
-                Expr::lit(self).binary($op, rhs)
+                Expr::new(ExprNode::Binary($op, Expr::lit(self), rhs))
             }
         }
         impl std::ops::$trait<&Expr> for f64 {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
-                Expr::lit(self).binary($op, rhs)
+                Expr::new(ExprNode::Binary($op, Expr::lit(self), rhs.clone()))
             }
         }
         impl std::ops::$trait<Expr> for i64 {
             type Output = Expr;
             fn $method(self, rhs: Expr) -> Expr {
-                Expr::int(self).binary($op, rhs)
+                Expr::new(ExprNode::Binary($op, Expr::int(self), rhs))
             }
         }
         impl std::ops::$trait<&Expr> for i64 {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
-                Expr::int(self).binary($op, rhs)
+                Expr::new(ExprNode::Binary($op, Expr::int(self), rhs.clone()))
             }
         }
     };
@@ -739,7 +753,7 @@ binary_operator!(Rem, rem, BinaryOp::Rem);
 impl std::ops::Neg for Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
-        self.unary(UnaryOp::Neg)
+        Expr::new(ExprNode::Unary(UnaryOp::Neg, self))
     }
 }
 
@@ -753,7 +767,8 @@ impl std::ops::Neg for &Expr {
 /// Drops a deep tree without deep recursion: up to `DROP_DEPTH` (128) levels each node's children are
 /// dropped by the call that drops it (no allocation for the small trees a closure builds per call);
 /// below that, children of uniquely owned nodes are moved onto a heap stack first, so a chain of a
-/// million additions drops without overflowing the thread's stack.
+/// million additions drops without overflowing the thread's stack. A uniquely owned node dropped by
+/// recursion is kept spare for [`Expr::new`] (at most [`SPARE_KEPT`] per thread) instead of freed.
 impl Drop for Expr {
     fn drop(&mut self) {
         let depth = DROPPING.with(Cell::get);
@@ -761,10 +776,20 @@ impl Drop for Expr {
             let Some(node) = Arc::get_mut(&mut self.0) else {
                 return;
             };
-            DROPPING.with(|d| d.set(depth + 1));
-            // the children drop here, one level deeper
-            drop(std::mem::replace(node, ExprNode::Literal(0.0)));
-            DROPPING.with(|d| d.set(depth));
+            // a leaf owns nothing to drop (`Input` of a static name, a literal, an index)
+            if !matches!(
+                node,
+                ExprNode::Literal(_)
+                    | ExprNode::Int(_)
+                    | ExprNode::Index(_)
+                    | ExprNode::Input(std::borrow::Cow::Borrowed(_))
+            ) {
+                DROPPING.with(|d| d.set(depth + 1));
+                // the children drop here, one level deeper
+                drop(std::mem::replace(node, ExprNode::Literal(0.0)));
+                DROPPING.with(|d| d.set(depth));
+            }
+            keep_spare(&mut self.0);
             return;
         }
         let mut stack = Vec::new();
@@ -775,8 +800,25 @@ impl Drop for Expr {
     }
 }
 
+/// Keeps the uniquely owned `node` (its contents dropped) spare for [`Expr::new`], where fewer than
+/// [`SPARE_KEPT`] are: `node` then holds this thread's placeholder, whose count the caller's drop
+/// lowers. Otherwise (or while the thread's locals are torn down) it is freed as usual.
+fn keep_spare(node: &mut Arc<ExprNode>) {
+    let _ = SPARE.try_with(|s| {
+        let Ok(mut s) = s.try_borrow_mut() else { return };
+        if s.len() < SPARE_KEPT
+            && let Ok(hole) = HOLE.try_with(Arc::clone)
+        {
+            s.push(std::mem::replace(node, hole));
+        }
+    });
+}
+
 /// Levels of an expression dropped by recursion before the heap stack takes over.
 const DROP_DEPTH: u32 = 128;
+
+/// How many dropped nodes a thread keeps for the next ones it builds.
+const SPARE_KEPT: usize = 64;
 
 /// How many input nodes of static names a thread keeps ([`Expr::input_static`]).
 const STATIC_KEPT: usize = 32;
@@ -786,6 +828,11 @@ thread_local! {
     static STATIC_INPUTS: std::cell::RefCell<Vec<(&'static str, Expr)>> = const { std::cell::RefCell::new(Vec::new()) };
     /// How many levels of [`Expr::drop`] this thread is inside.
     static DROPPING: Cell<u32> = const { Cell::new(0) };
+    /// Nodes of dropped expressions, each uniquely owned and holding a leaf that owns nothing (its
+    /// contents dropped), for [`Expr::new`].
+    static SPARE: std::cell::RefCell<Vec<Arc<ExprNode>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The node a dropped expression kept spare holds instead ([`keep_spare`]), shared.
+    static HOLE: Arc<ExprNode> = Arc::new(ExprNode::Literal(0.0));
 }
 
 fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {

@@ -3,7 +3,8 @@
 //! `x.fuse(|x| ...)` in a loop builds the same expression at every call. Lowering it and looking its
 //! kernel up in the JIT's cache cost 4-10 us a call; this cache keeps, per thread and per call site
 //! (`#[track_caller]`'s [`Location`]), the last few expressions built there with their runners, so a
-//! repeated call costs the closure (a few small allocations), one structural comparison and the run:
+//! repeated call costs the closure (its nodes taken from the ones the last call dropped, see
+//! [`Expr`]'s drop: no allocation), one structural comparison and the run:
 //! the runner keeps its specialisations per input signature (dtypes, shapes, layouts), so a call on
 //! inputs of a form seen before neither plans nor compiles.
 //!
@@ -26,13 +27,21 @@ pub const PER_SITE: usize = 4;
 
 type Site = &'static Location<'static>;
 
+/// A call site and kind as the cache's key: the address of the site's [`Location`], with the low
+/// bit set for several results (a `Location` is aligned to more than 1). Hashing it is one
+/// multiplication; a site whose `Location` the compiler duplicated gets one entry per copy (each
+/// still compared, so never a wrong runner).
+fn key(site: Site, many: bool) -> usize {
+    std::ptr::from_ref(site).addr() | usize::from(many)
+}
+
 /// The expressions built at one call site (one for `fuse`, several for `fuse_many`), and their runner
 /// (shared: a hit hands out the runner for one count, not a clone of its parts).
 type Entry = (Vec<Expr>, Arc<FusedRunner>);
 
 thread_local! {
     /// Per call site and kind (`true`: several results), the entries most recently used first.
-    static CACHE: RefCell<FxHashMap<(Site, bool), Vec<Entry>>> = RefCell::default();
+    static CACHE: RefCell<FxHashMap<usize, Vec<Entry>>> = RefCell::default();
     static STATS: Cell<Stats> = const { Cell::new(Stats { hits: 0, misses: 0 }) };
 }
 
@@ -65,20 +74,20 @@ fn count(hit: bool) {
 /// The runner of `expr` built at `site`: the cached one if `expr` equals one built there before,
 /// else a new one (remembered).
 pub(crate) fn runner(site: Site, expr: Expr) -> Result<Arc<FusedRunner>> {
-    cached((site, false), std::slice::from_ref(&expr), |e| {
+    cached(key(site, false), std::slice::from_ref(&expr), |e| {
         FusedRunner::compile(&e[0])
     })
 }
 
 /// The runner of several results `exprs` built at `site` (`fuse_many`), cached as [`runner`] is.
 pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<Arc<FusedRunner>> {
-    cached((site, true), &exprs, FusedRunner::compile_many)
+    cached(key(site, true), &exprs, FusedRunner::compile_many)
 }
 
 /// The runner of `exprs` at `key`: a cached one whose expressions equal these (moved to the front),
 /// else `build`'s, remembered in front of at most [`PER_SITE`] - 1 others.
 fn cached(
-    key: (Site, bool),
+    key: usize,
     exprs: &[Expr],
     build: impl FnOnce(&[Expr]) -> Result<FusedRunner>,
 ) -> Result<Arc<FusedRunner>> {
@@ -124,7 +133,9 @@ fn same(a: &Expr, b: &Expr) -> bool {
 /// Nodes [`same_small`] compares before it leaves an expression to [`same_walk`].
 const SMALL: u32 = 64;
 
-/// [`same`] by recursion over at most `budget` node pairs; None where the budget runs out.
+/// [`same`] by recursion over at most `budget` node pairs; None where the budget runs out. The
+/// nodes a closure builds most (operations and literals) are matched here, the others by
+/// [`shallow`].
 fn same_small(a: &Expr, b: &Expr, budget: &mut u32) -> Option<bool> {
     if a.ptr() == b.ptr() {
         return Some(true);
@@ -133,15 +144,32 @@ fn same_small(a: &Expr, b: &Expr, budget: &mut u32) -> Option<bool> {
         return None;
     }
     *budget -= 1;
-    let Some(children) = shallow(a, b) else {
-        return Some(false);
-    };
-    for &(x, y) in &children.pairs[..children.n] {
-        if !same_small(x, y, budget)? {
-            return Some(false);
+    match (a.node(), b.node()) {
+        (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) => {
+            if p != q || !same_small(x0, y0, budget)? {
+                return Some(false);
+            }
+            same_small(x1, y1, budget)
+        }
+        (ExprNode::Literal(x), ExprNode::Literal(y)) => Some(x.to_bits() == y.to_bits()),
+        (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) => {
+            if p != q {
+                return Some(false);
+            }
+            same_small(x, y, budget)
+        }
+        _ => {
+            let Some(children) = shallow(a, b) else {
+                return Some(false);
+            };
+            for &(x, y) in &children.pairs[..children.n] {
+                if !same_small(x, y, budget)? {
+                    return Some(false);
+                }
+            }
+            Some(true)
         }
     }
-    Some(true)
 }
 
 /// The operand pairs of one node pair (at most three: `where`), in place.
@@ -291,6 +319,31 @@ mod tests {
         assert!(!same(&x.sum_axis(0), &x.sum_axis_keepdims(0)));
         assert!(!same(&x.sin(), &x.cos()));
         assert!(!same(&Expr::input("x"), &Expr::input("y")));
+        assert!(!same(&(&x + 1.0), &(&x - 1.0)));
+        assert!(!same(&(&x * 2.0), &(2.0 * &x)));
+        assert!(!same(&(-&x), &x.abs()));
+        assert!(same(&(-(&x * 2.0)), &(-(&x * 2.0))));
+    }
+
+    #[test]
+    fn spare_nodes_hold_what_is_built_in_them() {
+        // the nodes of a dropped expression are reused by the next one this thread builds
+        let x = Expr::input_static("x0");
+        for k in 0..100 {
+            let dt = f64::from(k) * 0.5;
+            let e = &x + &x * dt - 1.0;
+            let want = Expr::input("x0") + Expr::input("x0") * Expr::lit(dt) - Expr::lit(1.0);
+            assert!(same(&e, &want), "step {k}");
+            assert!(!same(
+                &e,
+                &(Expr::input("x0") + Expr::input("x0") * Expr::lit(dt + 1.0) - 1.0)
+            ));
+            let ExprNode::Binary(kiln_ir::BinaryOp::Sub, l, r) = e.node() else {
+                panic!("a subtraction at the root")
+            };
+            assert!(matches!(r.node(), ExprNode::Literal(v) if *v == 1.0));
+            assert!(matches!(l.node(), ExprNode::Binary(kiln_ir::BinaryOp::Add, ..)));
+        }
     }
 
     #[test]
