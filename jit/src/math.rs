@@ -122,7 +122,8 @@ pub fn inline_vector_math(arena: &kiln_ir::ExprArena, order: &[kiln_ir::NodeId])
 
 /// The wide routines a kernel of `dtype` calls on blocks (`skeleton/block.rs`): those of its exp,
 /// log, sin, cos, tan and the other nodes with a wide routine (`wide::WideFn::of_node`: pow by a
-/// literal exponent with its own code, `x**1.5`, as a routine of one argument), where its vector
+/// literal exponent with its own code, `x**1.5`, as a routine of one argument) that pay on this
+/// host (`wide::routed`), where its vector
 /// math is inline (`inline`), its schedule asks for them (normalised: and the host has them), and
 /// its mode runs rows in blocks (`blocked`: a map or a reduction of rows or of every axis; kept and
 /// compound reductions and scans keep the inline path); none otherwise.
@@ -140,7 +141,7 @@ pub fn wide_routines(
     let mut rs = Vec::new();
     for &id in order {
         let f = crate::wide::WideFn::of_node(arena, id, dtype);
-        rs.extend(f.filter(|f| !rs.contains(f)));
+        rs.extend(f.filter(|&f| !rs.contains(&f) && crate::wide::routed(f, dtype)));
     }
     rs
 }

@@ -10,7 +10,7 @@ mod common;
 
 use common::*;
 use kiln_ir::*;
-use kiln_jit::wide::{self, Level, Routine, WideElem};
+use kiln_jit::wide::{self, Level, Routine, WideElem, WideFn};
 use kiln_jit::{Elem, Schedule};
 
 /// Points per block (`skeleton/block.rs`).
@@ -614,8 +614,10 @@ fn sin_and_cos_of_one_argument_share_a_call() {
         };
         (block_calls(3), block_calls(2))
     };
-    let on = wide::level().is_some();
     for dtype in [DType::F64, DType::F32] {
+        // sin and cos take their routines together or not at all (`wide::routed`)
+        let on = wide::routed(WideFn::One(Routine::Sin), dtype);
+        assert_eq!(on, wide::routed(WideFn::One(Routine::Cos), dtype), "{dtype:?}");
         let sched = Schedule::simd(dtype, 4, 1);
         for (name, arity, build) in bodies() {
             let want = match name {
@@ -641,6 +643,27 @@ fn the_routines_are_listed_in_order() {
     for (i, r) in Routine::ALL.into_iter().enumerate() {
         assert_eq!(r as usize, i, "{r:?}");
         assert_eq!(Routine::ALL.iter().filter(|&&x| x == r).count(), 1, "{r:?}");
+    }
+}
+
+/// Every routine of both types is routed wherever the host has a level, but for the AVX2 level
+/// chosen by default on a host whose 256-bit operations run as two halves (where sin and cos are
+/// routed together, as the shared call needs); nowhere without a level.
+#[test]
+fn routines_are_routed_by_the_level_and_the_host() {
+    let every = wide::level() == Some(Level::Avx512)
+        || std::env::var(wide::WIDE_ENV).as_deref() == Ok("avx2")
+        || !wide::halves_256();
+    for dtype in [DType::F64, DType::F32] {
+        let mut fns: Vec<WideFn> = Routine::ALL.into_iter().map(WideFn::One).collect();
+        fns.extend(wide::Binary::ALL.into_iter().map(WideFn::Two));
+        for f in fns {
+            if wide::level().is_none() || every {
+                assert_eq!(wide::routed(f, dtype), wide::level().is_some(), "{f:?} {dtype:?}");
+            }
+        }
+        let (sin, cos) = (WideFn::One(Routine::Sin), WideFn::One(Routine::Cos));
+        assert_eq!(wide::routed(sin, dtype), wide::routed(cos, dtype), "{dtype:?}");
     }
 }
 
@@ -998,7 +1021,11 @@ fn the_route_shows_in_the_code() {
             c.dumps().unwrap().clif.contains("= (i64, i64) ")
         };
         let sched = Schedule::simd(dtype, 4, 1);
-        assert_eq!(calls_block(sched), wide::level().is_some(), "{r:?} {dtype:?}");
+        assert_eq!(
+            calls_block(sched),
+            wide::routed(WideFn::One(r), dtype),
+            "{r:?} {dtype:?}"
+        );
         assert!(!calls_block(sched.with_wide(false)), "{r:?} {dtype:?}");
         assert_eq!(sched.normalised(dtype).wide, wide::level().is_some());
     }
@@ -1479,7 +1506,11 @@ fn the_binary_route_shows_in_the_code() {
             c.dumps().unwrap().clif.contains("= (i64, i64, i64) ")
         };
         let sched = Schedule::simd(DType::F64, 4, 1);
-        assert_eq!(calls_block(sched), wide::level().is_some(), "{r:?}");
+        assert_eq!(
+            calls_block(sched),
+            wide::routed(WideFn::Two(r), DType::F64),
+            "{r:?}"
+        );
         assert!(!calls_block(sched.with_wide(false)), "{r:?}");
     }
 }

@@ -57,7 +57,11 @@
 //!
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and
-//! [`crate::NO_FMA_ENV`] turns it off (it stands for a host without FMA). The unsafe calls of these
+//! [`crate::NO_FMA_ENV`] turns it off (it stands for a host without FMA). [`routed`] says which
+//! routines kernels call: every one at the level, but on a host that runs 256-bit operations as
+//! two 128-bit halves (AMD's first Zen cores: [`halves_256`]), where the AVX2 code computes no
+//! faster than the inline code and the block's staging is extra work, all but the cheap ones
+//! measured slower on blocks there, unless [`WIDE_ENV`] is `avx2`. The unsafe calls of these
 //! `#[target_feature]` functions are in call.rs, behind the host's feature check: the block
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
@@ -78,7 +82,8 @@ pub use rows::GROUP;
 use std::sync::OnceLock;
 
 /// `KILN_JIT_WIDE=off` (or `0`) keeps every kernel on the inline 128-bit path; `avx2` uses the AVX2 +
-/// FMA routines even where the host has AVX-512. Read once, when the first kernel is compiled.
+/// FMA routines even where the host has AVX-512, and for every function (see [`routed`]). Read once,
+/// when the first kernel is compiled.
 pub const WIDE_ENV: &str = "KILN_JIT_WIDE";
 
 /// An instruction-set level the routines are compiled for.
@@ -125,18 +130,106 @@ impl Level {
 /// The level compiled kernels use: the best the host has, as [`WIDE_ENV`] allows; none under
 /// [`crate::NO_FMA_ENV`] or on a host without AVX2 and FMA.
 pub fn level() -> Option<Level> {
-    static LEVEL: OnceLock<Option<Level>> = OnceLock::new();
-    *LEVEL.get_or_init(|| {
+    choice().0
+}
+
+/// The level, and whether [`WIDE_ENV`] asked for it (`avx2`), read once.
+fn choice() -> (Option<Level>, bool) {
+    static CHOICE: OnceLock<(Option<Level>, bool)> = OnceLock::new();
+    *CHOICE.get_or_init(|| {
         if std::env::var_os(crate::NO_FMA_ENV).is_some_and(|v| v != "0") {
-            return None;
+            return (None, false);
         }
-        let best = Level::best_on_host()?;
+        let Some(best) = Level::best_on_host() else {
+            return (None, false);
+        };
         match std::env::var(WIDE_ENV).as_deref() {
-            Ok("off" | "0") => None,
-            Ok("avx2") => Some(Level::Avx2),
-            _ => Some(best),
+            Ok("off" | "0") => (None, false),
+            Ok("avx2") => (Some(Level::Avx2), true),
+            _ => (Some(best), false),
         }
     })
+}
+
+/// Whether this host's processor executes each 256-bit vector operation as two 128-bit halves:
+/// AMD's first Zen cores (family 0x17 below model 0x30: Zen and Zen+, the EPYC 7001 series) and
+/// Hygon's (family 0x18, built on them). There an AVX2 routine does the arithmetic of the inline
+/// 128-bit code at the same rate, and its block's staging is extra work (see [`routed`]).
+pub fn halves_256() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::__cpuid;
+        let v = __cpuid(0);
+        let mut vendor = [0u8; 12];
+        vendor[..4].copy_from_slice(&v.ebx.to_le_bytes());
+        vendor[4..8].copy_from_slice(&v.edx.to_le_bytes());
+        vendor[8..].copy_from_slice(&v.ecx.to_le_bytes());
+        let a = __cpuid(1).eax;
+        let base = (a >> 8) & 0xf;
+        let family = if base == 0xf {
+            base + ((a >> 20) & 0xff)
+        } else {
+            base
+        };
+        let model = ((a >> 4) & 0xf) | (((a >> 16) & 0xf) << 4);
+        match &vendor {
+            b"AuthenticAMD" => family == 0x17 && model < 0x30,
+            b"HygonGenuine" => family == 0x18,
+            _ => false,
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The routines whose AVX2 code loses to the inline 128-bit code where 256-bit operations run as
+/// two halves ([`halves_256`]), by type: cheap ones, a few operations a lane, where the block's
+/// staging (the argument copied into the slot and the result read back) outweighs what the
+/// routine could save. Measured on such a host (an EPYC of family 0x17 model 1, AVX2): `python -m
+/// kiln.bench --functions --sizes 1e6 --rounds 5 --cpu-time` with `KILN_JIT_WIDE=off` against the
+/// default, four runs each alternating, medians of the time on blocks over the time inline: exp
+/// 1.79 (f64) and 1.28 (f32), exp2 1.60 and 1.30, `x**1.5` 1.70 and 1.19, log f32 1.17, tanh f64
+/// 1.19, sinh f64 1.17, cosh f64 1.35, expm1 f64 1.20, hypot f64 1.29 (BENCHMARKS.md, "Functions
+/// from Python on an AVX2-only host"). The loaded 2-core host moved rows whose code had not
+/// changed by up to 20%, so the rows between keep their routines (the trigonometric and inverse
+/// functions, log1p, arctan2 and pow gained 5 to 37% on blocks).
+const HALVED_LOSSES: &[(WideFn, kiln_ir::DType)] = {
+    use Binary::Hypot;
+    use Routine::{Cosh, Exp, Exp2, Expm1, Log, PowThreeHalves, Sinh, Tanh};
+    use WideFn::{One, Two};
+    use kiln_ir::DType::{F32, F64};
+    &[
+        (One(Exp), F64),
+        (One(Exp), F32),
+        (One(Exp2), F64),
+        (One(Exp2), F32),
+        (One(PowThreeHalves), F64),
+        (One(PowThreeHalves), F32),
+        (One(Log), F32),
+        (One(Tanh), F64),
+        (One(Sinh), F64),
+        (One(Cosh), F64),
+        (One(Expm1), F64),
+        (Two(Hypot), F64),
+    ]
+};
+
+/// Whether kernels of `dtype` call `f`'s wide routine on their blocks: wherever the host has a
+/// level ([`level`]), except that on a host whose 256-bit operations run as two halves
+/// ([`halves_256`]) the AVX2 routines measured slower there stay inline ([`HALVED_LOSSES`]), unless
+/// [`WIDE_ENV`] asks for them (`avx2`: every routine, as the tests of every route do). The two
+/// routes give the same bits, so this decides speed alone.
+pub fn routed(f: WideFn, dtype: kiln_ir::DType) -> bool {
+    static HALVES: OnceLock<bool> = OnceLock::new();
+    match choice() {
+        (None, _) => false,
+        (Some(Level::Avx512), _) | (Some(Level::Avx2), true) => true,
+        (Some(Level::Avx2), false) => {
+            !(*HALVES.get_or_init(halves_256) && HALVED_LOSSES.contains(&(f, dtype)))
+        }
+    }
 }
 
 /// A function with a wide routine.
