@@ -129,7 +129,7 @@ fn c_string(s: &[u8]) -> &[u8] {
 /// Without a branch on the haystack's bytes: numexpr's strings are short and their lengths vary,
 /// where the branches of a search (and a call of memcmp per candidate) are mispredicted more often
 /// than not. The branches left depend on the needle and the widths only, the same for every
-/// string of an array. A needle of up to 8 bytes is searched 8 places at a time ([`contains_8`]);
+/// string of an array. A needle of up to 8 bytes is searched 8 places at a time (`contains_8`);
 /// a longer one place by place, each compared with the whole needle.
 pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     let n = c_string(needle);

@@ -218,7 +218,7 @@ const HALVED_LOSSES: &[(WideFn, kiln_ir::DType)] = {
 
 /// Whether kernels of `dtype` call `f`'s wide routine on their blocks: wherever the host has a
 /// level ([`level`]), except that on a host whose 256-bit operations run as two halves
-/// ([`halves_256`]) the AVX2 routines measured slower there stay inline ([`HALVED_LOSSES`]), unless
+/// ([`halves_256`]) the AVX2 routines measured slower there stay inline (the list `HALVED_LOSSES`), unless
 /// [`WIDE_ENV`] asks for them (`avx2`: every routine, as the tests of every route do). The two
 /// routes give the same bits, so this decides speed alone.
 pub fn routed(f: WideFn, dtype: kiln_ir::DType) -> bool {
