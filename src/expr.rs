@@ -768,7 +768,7 @@ impl std::ops::Neg for &Expr {
 /// dropped by the call that drops it (no allocation for the small trees a closure builds per call);
 /// below that, children of uniquely owned nodes are moved onto a heap stack first, so a chain of a
 /// million additions drops without overflowing the thread's stack. A uniquely owned node dropped by
-/// recursion is kept spare for [`Expr::new`] (at most [`SPARE_KEPT`] per thread) instead of freed.
+/// recursion is kept spare for `Expr::new` (at most `SPARE_KEPT` per thread) instead of freed.
 impl Drop for Expr {
     fn drop(&mut self) {
         let depth = DROPPING.with(Cell::get);
