@@ -13,8 +13,9 @@
 //! inner == 1 (the innermost axis, or the flattened array): one line per block, in vectors:
 //!     v = body(lanes points); exclusive: v = (prev, v[..lanes-1]), prev = v's last lane
 //!     p = in-register prefix of v (log2(lanes) shifts filling with the identity)
-//!     out = carry ⊕ p; carry = carry ⊕ p's last lane  (out's last lane, off the vector path;
-//!                                                     a scalar tail finishes the line in order)
+//!     out = carry ⊕ p; carry = carry ⊕ splat(p's last lane)  (the carry splat in a vector
+//!                                       through the vector loops, four vectors an iteration;
+//!                                       a scalar tail finishes the line in order)
 //! inner > 1 (an outer axis): vectorised across the `inner` independent lines of a block:
 //!     state[c] = start; for each k along the axis: v = body(row k); out/state updated per column
 //! ```
@@ -55,7 +56,7 @@ use cranelift_frontend::Variable;
 use kiln_ir::{DType, ElemType, Scan, ScanOp};
 
 /// Vectors of a line one iteration of its hot loop scans (a line's carry passes from one to the
-/// next through one scalar operation, so the loop's own counting and branch were a third of an
+/// next through one operation, so the loop's own counting and branch were a large share of an
 /// int64 cumsum's instructions).
 const UNROLL: i64 = 4;
 
