@@ -13,7 +13,7 @@ inclusive() {
         | awk '/trampoline::cfunction_with_keywords \[.*_kiln/ && !done {gsub(",", "", $1); print $1; done = 1}'
 }
 printf '%-8s %10s %10s\n' case process kiln
-for case in int float complex bytes; do
+for case in ${CASES:-int float complex bytes contains}; do
     for calls in 1000 5000; do
         valgrind --tool=callgrind --callgrind-out-file="$out/$case.$calls" "$py" scripts/percall_py.py "$case" "$calls" \
             >/dev/null 2>&1

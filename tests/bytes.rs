@@ -374,3 +374,56 @@ fn equality_over_every_split_of_the_widths() {
         }
     }
 }
+
+/// `contains` of a constant needle of 1 to 8 bytes (compiled inline: 8 places of the haystack a
+/// word, the needle's bytes constants) over haystack widths 1 to 17 and 24, every needle length,
+/// needles cut by a NUL and a longer one (the call), on haystacks of the needle's bytes, NULs and
+/// high bytes, the needle placed at every offset.
+#[test]
+fn contains_a_constant_needle_over_every_width() {
+    let mut rng = Rng(0x5851_f42d_4c95_7f2d);
+    let needles: [&[u8]; 11] = [
+        b"a",
+        b"\xff",
+        b"ab",
+        b"ba\x80",
+        b"abab",
+        b"a\x7fb\xff\x01",
+        b"aaaaab",
+        b"ab\xffab\x80a",
+        b"abababab",
+        b"ab\0zz",
+        b"abababab\x80",
+    ];
+    for width in (1..=17).chain([24]) {
+        for needle in needles {
+            let cut = &needle[..needle.iter().position(|&c| c == 0).unwrap_or(needle.len())];
+            let mut list: Vec<Vec<u8>> = Vec::new();
+            for k in 0..48 {
+                let mut s: Vec<u8> = (0..width)
+                    .map(|_| [b'a', b'b', 0x80, 0xff, 0x7f, 0][(rng.next() % 6) as usize])
+                    .collect();
+                if k % 2 == 0 && cut.len() <= width {
+                    let at = (rng.next() as usize) % (width - cut.len() + 1);
+                    s[at..at + cut.len()].copy_from_slice(cut);
+                    if k % 4 == 0 {
+                        // no NUL before it
+                        for c in &mut s[..at] {
+                            if *c == 0 {
+                                *c = b'b';
+                            }
+                        }
+                    }
+                }
+                list.push(s);
+            }
+            let data = strings(&list.iter().map(|s| &s[..]).collect::<Vec<_>>(), width);
+            let lit: String = needle.iter().map(|c| format!("\\x{c:02x}")).collect();
+            let src = format!("contains(s, b'{lit}')");
+            let got = bools(run(&src, &[("s", &data, width, &[list.len()])]).unwrap());
+            let expect: Vec<bool> = list.iter().map(|s| numexpr_contains(s, needle)).collect();
+            assert_eq!(got, expect, "{src} over width {width}: {list:?}");
+            assert!(expect.iter().any(|&x| x) || cut.len() > width);
+        }
+    }
+}

@@ -116,7 +116,7 @@ pub fn compare(a: &[u8], b: &[u8]) -> Ordering {
 }
 
 /// The string up to its first NUL (all of it where there is none): a C string within its width.
-fn c_string(s: &[u8]) -> &[u8] {
+pub fn c_string(s: &[u8]) -> &[u8] {
     match s.iter().position(|&c| c == 0) {
         Some(end) => &s[..end],
         None => s,

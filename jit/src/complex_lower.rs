@@ -38,6 +38,7 @@ use crate::clif::{cast, mem};
 use crate::host::COMPLEX_CALLS;
 use crate::typed_lower::TypedGen;
 use cranelift_codegen::ir::condcodes::FloatCC;
+use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
 use kiln_ir::typed::Scalar;
 use kiln_ir::{BinaryOp, DType, ElemType, UnaryOp};
@@ -673,7 +674,19 @@ impl TypedGen<'_, '_> {
     /// divisor takes (random operands, the bench's, never do; measured on this host's Rust copy of
     /// the loop, the selects in line cost about a tenth of the division's time).
     fn div(&mut self, a: Z, b: Z) -> Z {
-        let (abr, abi) = (self.b.ins().fabs(b.re), self.b.ins().fabs(b.im));
+        // a vector's magnitudes by `and` with a constant mask, which the loop holds in a register
+        // (Cranelift's vector `fabs` forms its mask anew each time: two more instructions a part)
+        let ty = self.b.func.dfg.value_type(b.re);
+        let (abr, abi) = if ty.is_vector() {
+            let bits = match ty.lane_type() {
+                types::F32 => self.b.ins().f32const(Ieee32::with_bits(0x7fff_ffff)),
+                _ => self.b.ins().f64const(Ieee64::with_bits(0x7fff_ffff_ffff_ffff)),
+            };
+            let mask = self.b.ins().splat(ty, bits);
+            (self.b.ins().band(b.re, mask), self.b.ins().band(b.im, mask))
+        } else {
+            (self.b.ins().fabs(b.re), self.b.ins().fabs(b.im))
+        };
         let big = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, abr, abi);
         let n = self.pick(big, b.im, b.re);
         let d = self.pick(big, b.re, b.im);
@@ -695,25 +708,27 @@ impl TypedGen<'_, '_> {
             re: self.b.ins().fmul(re, scl),
             im: self.b.ins().fmul(im, scl),
         };
-        // both parts zero: their magnitudes' sum is (a sum of two non-negative numbers is zero
-        // only where both are)
+        // both parts zero: then the divisor picked is zero (it is `br` where `|br| >= |bi|`, and
+        // a zero `bi` picked where that is false has a NaN `br`), so a vector holding no zero
+        // divisor takes no branch; the cold block finds the lanes whose magnitudes' sum is zero
+        // (a sum of two non-negative numbers is zero only where both are)
         let zero = self.like(b.re, 0.0);
-        let sum = self.b.ins().fadd(abr, abi);
-        let both = self.b.ins().fcmp(FloatCC::Equal, sum, zero);
-        let any = if self.is_vector(both) {
-            self.b.ins().vany_true(both)
+        let maybe = self.b.ins().fcmp(FloatCC::Equal, d, zero);
+        let any = if self.is_vector(maybe) {
+            self.b.ins().vany_true(maybe)
         } else {
-            both
+            maybe
         };
         let cold = self.b.create_block();
         let merge = self.b.create_block();
-        let ty = self.b.func.dfg.value_type(quot.re);
         let out_re = self.b.append_block_param(merge, ty);
         let out_im = self.b.append_block_param(merge, ty);
         let args = [BlockArg::Value(quot.re), BlockArg::Value(quot.im)];
         self.b.ins().brif(any, cold, &[], merge, &args);
         self.b.set_cold_block(cold);
         self.b.switch_to_block(cold);
+        let sum = self.b.ins().fadd(abr, abi);
+        let both = self.b.ins().fcmp(FloatCC::Equal, sum, zero);
         let inf = self.like(b.re, f64::INFINITY);
         let re_zero = self.b.ins().fmul(a.re, inf);
         let im_zero = self.b.ins().fmul(a.im, inf);

@@ -982,8 +982,16 @@ fn emit_typed_body(
             Node::Int(_) | Node::Literal(_) => continue,
             Node::Bytes(s) => g.tg().string(s, vector),
             Node::Binary(op, a, b) if t(a).is_bytes() => {
-                let (x, y) = (get(a), get(b));
-                g.tg().bytes_op(op, x, t(a), y, t(b))
+                let x = get(a);
+                // a constant needle of 1 to 8 bytes up to its first NUL: searched inline
+                let needle = match (op, arena.node(b)) {
+                    (BinaryOp::Contains, &Node::Bytes(s)) => Some(kiln_ir::bytes::c_string(s.bytes())),
+                    _ => None,
+                };
+                match needle {
+                    Some(n) if (1..=8).contains(&n.len()) => g.tg().contains_const(x, t(a), n),
+                    _ => g.tg().bytes_op(op, x, t(a), get(b), t(b)),
+                }
             }
             Node::Cast(to, a) => match constant(tk, id) {
                 Some(c) => g.tg().konst(c, vector),

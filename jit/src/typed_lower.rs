@@ -1161,6 +1161,95 @@ impl TypedGen<'_, '_> {
         self.b.ins().icmp_imm_u(cc, acc, 0)
     }
 
+    /// `contains(a, needle)` of the haystacks at `a` (of type `ta`) and a constant needle of 1 to
+    /// 8 nonzero bytes, inline: [`kiln_ir::bytes::contains`]'s search of 8 places a word (its
+    /// `contains_8`, operation for operation, the needle's bytes and the widths constants), an
+    /// `i8` 0 / 1. Each word is the haystack's bytes `8k..8k + 8`, zero past its width: one load
+    /// where they are inside it, else its last 8 bytes shifted down, else (a width below 8) its
+    /// bytes 4, 2 and 1 at a time; every load within the string's width.
+    pub fn contains_const(&mut self, a: Value, ta: ElemType, needle: &[u8]) -> Value {
+        if self.is_vector(a) {
+            let args = [(a, ElemType::I64)];
+            return self.per_lane(ElemType::Bool, &args, &mut |g, xs| {
+                g.contains_const(xs[0], ta, needle)
+            });
+        }
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGHS: u64 = ONES << 7;
+        let w = ta.size();
+        debug_assert!((1..=8).contains(&needle.len()) && !needle.contains(&0));
+        // bytes `i..i + 8` of the haystack as a little-endian word, zero past its width
+        let word = |g: &mut Self, i: usize| -> Value {
+            if i + 8 <= w {
+                g.b.ins().load(types::I64, mem(), a, i as i32)
+            } else if i >= w {
+                g.b.ins().iconst(types::I64, 0)
+            } else if w >= 8 {
+                let x = g.b.ins().load(types::I64, mem(), a, (w - 8) as i32);
+                g.b.ins().ushr_imm_s(x, (8 * (i + 8 - w)) as i64)
+            } else {
+                let mut acc = g.b.ins().iconst(types::I64, 0);
+                let mut at = i;
+                for (n, ty) in [(4, types::I32), (2, types::I16), (1, types::I8)] {
+                    if w - at >= n {
+                        let x = g.b.ins().load(ty, mem(), a, at as i32);
+                        let x = g.b.ins().uextend(types::I64, x);
+                        let x = g.b.ins().ishl_imm_s(x, (8 * (at - i)) as i64);
+                        acc = g.b.ins().bor(acc, x);
+                        at += n;
+                    }
+                }
+                acc
+            }
+        };
+        let k = |g: &mut Self, c: u64| g.b.ins().iconst(types::I64, c as i64);
+        let mut found = k(self, 0);
+        let mut after_nul = k(self, 0);
+        let mut lo = word(self, 0);
+        let mut base = 0;
+        loop {
+            let hi = (needle.len() > 1).then(|| word(self, base + 8));
+            // 0x80 in exactly the zero bytes of `lo`
+            let low = self.b.ins().band_imm_s(lo, !HIGHS as i64);
+            let sum = self.b.ins().iadd_imm_s(low, !HIGHS as i64);
+            let t = self.b.ins().bor(sum, lo);
+            let t = self.b.ins().bor_imm_s(t, !HIGHS as i64);
+            let nul = self.b.ins().bnot(t);
+            let neg = self.b.ins().ineg(nul);
+            let first = self.b.ins().band(nul, neg);
+            // every byte from the first NUL on
+            let f7 = self.b.ins().ushr_imm_s(first, 7);
+            let f7 = self.b.ins().iadd_imm_s(f7, -1);
+            let dead = self.b.ins().bnot(f7);
+            let dead = self.b.ins().bor(dead, after_nul);
+            let d0 = self.b.ins().bxor_imm_s(lo, (ONES * u64::from(needle[0])) as i64);
+            let mut d = self.b.ins().bor(d0, dead);
+            for (j, &c) in needle.iter().enumerate().skip(1) {
+                let hi = hi.expect("a needle of two bytes or more reads the next word");
+                let x = self.b.ins().ushr_imm_s(lo, (8 * j) as i64);
+                let y = self.b.ins().ishl_imm_s(hi, (64 - 8 * j) as i64);
+                let x = self.b.ins().bor(x, y);
+                let x = self.b.ins().bxor_imm_s(x, (ONES * u64::from(c)) as i64);
+                d = self.b.ins().bor(d, x);
+            }
+            // a zero byte in `d`
+            let m = self.b.ins().iadd_imm_s(d, ONES.wrapping_neg() as i64);
+            let nd = self.b.ins().bnot(d);
+            let m = self.b.ins().band(m, nd);
+            let m = self.b.ins().band_imm_s(m, HIGHS as i64);
+            found = self.b.ins().bor(found, m);
+            base += 8;
+            if base >= w {
+                return self.b.ins().icmp_imm_u(IntCC::NotEqual, found, 0);
+            }
+            let any = self.b.ins().icmp_imm_u(IntCC::NotEqual, nul, 0);
+            let any = self.b.ins().uextend(types::I64, any);
+            let all = self.b.ins().ineg(any);
+            after_nul = self.b.ins().bor(after_nul, all);
+            lo = hi.unwrap_or_else(|| word(self, base));
+        }
+    }
+
     /// `where(c, a, b)`: `c` a bool.
     pub fn select(&mut self, c: Value, a: Value, b: Value) -> Value {
         self.pick(c, a, b)
