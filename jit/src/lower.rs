@@ -53,8 +53,6 @@ pub struct Gen<'a, 'b> {
     /// Per width: 1.0, 0.0 (hoisted into the entry block).
     pub one: [Value; 2],
     pub zero: [Value; 2],
-    /// The bits of 1.0 as a mask-typed vector, for mask -> 1.0/0.0.
-    pub one_bits: Value,
     /// A typed kernel's types (see [`crate::layout::TypedValues`]): its values are lowered as
     /// `lower` lowers them, its inputs loaded in their own types. None for a float kernel.
     pub typed: Option<&'b TypedKernel>,
@@ -74,7 +72,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         let zero_s = fconst(b, dtype, 0.0);
         let one_v = b.ins().splat(v, one_s);
         let zero_v = b.ins().splat(v, zero_s);
-        let one_bits = b.ins().bitcast(iv, cast(), one_v);
         Gen {
             b,
             dtype,
@@ -87,7 +84,6 @@ impl<'a, 'b> Gen<'a, 'b> {
             math,
             one: [one_s, one_v],
             zero: [zero_s, zero_v],
-            one_bits,
             typed: None,
             imag: HashMap::new(),
         }
@@ -171,20 +167,6 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn truth_mask(&mut self, w: W, x: Value) -> Value {
         let z = self.zero[w as usize];
         self.b.ins().fcmp(FloatCC::NotEqual, x, z)
-    }
-
-    /// A mask as 1.0 / 0.0 in the kernel's dtype.
-    pub fn mask_to_float(&mut self, w: W, m: Value) -> Value {
-        match w {
-            W::Scalar => {
-                let (one, zero) = (self.one[0], self.zero[0]);
-                self.b.ins().select(m, one, zero)
-            }
-            W::Vector => {
-                let bits = self.b.ins().band(m, self.one_bits);
-                self.b.ins().bitcast(self.v, cast(), bits)
-            }
-        }
     }
 
     /// Stores the value(s) `v` of the output whose root is `root` at `addr + offset` bytes: a typed
@@ -509,11 +491,11 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// The unary opcode `op` of a float kernel on `x`: [`Gen::unary`] in the kernel's dtype, a
     /// predicate's lane mask given as 1.0 / 0.0 (a float kernel's truth values).
-    pub fn float_unary(&mut self, w: W, op: UnaryOp, x: Value) -> Value {
+    pub fn float_unary(&mut self, op: UnaryOp, x: Value) -> Value {
         use UnaryOp::*;
         let r = self.unary(op, x, self.elem());
         match op {
-            Not | IsNan | IsInf | IsFinite | Signbit => self.mask_to_float(w, r),
+            Not | IsNan | IsInf | IsFinite | Signbit => self.mask_one(r, self.elem()),
             _ => r,
         }
     }
@@ -532,11 +514,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 } else {
                     self.b.ins().bor(ma, mb)
                 };
-                self.mask_to_float(w, m)
+                self.mask_one(m, self.elem())
             }
             Lt | Le | Gt | Ge | Eq | Ne => {
                 let m = self.binary(op, a, b, self.elem(), None);
-                self.mask_to_float(w, m)
+                self.mask_one(m, self.elem())
             }
             _ => self.binary(op, a, b, self.elem(), None),
         }
@@ -817,7 +799,7 @@ pub fn emit_body(
                 }
             }
             (Node::Unary(op, a), Some(tk)) => g.unary(op, get(a), tk.type_of(a)),
-            (Node::Unary(op, a), None) => g.float_unary(w, op, get(a)),
+            (Node::Unary(op, a), None) => g.float_unary(op, get(a)),
             (Node::Binary(op, a, b), Some(tk)) if tk.type_of(a).is_bytes() => {
                 g.bytes_op(op, get(a), tk.type_of(a), get(b), tk.type_of(b))
             }

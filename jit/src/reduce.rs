@@ -372,7 +372,6 @@ impl Gen<'_, '_> {
     pub fn acc_store(
         &mut self,
         op: ReduceOp,
-        w: W,
         out_val: Value,
         out_idx: Value,
         o: Value,
@@ -399,7 +398,7 @@ impl Gen<'_, '_> {
                 self.b.ins().store(mem(), acc[0], addr, (off * ab) as i32);
             }
             ReduceOp::Any | ReduceOp::All => {
-                let x = self.mask_to_float(w, acc[0]);
+                let x = self.mask_one(acc[0], self.elem());
                 self.b.ins().store(mem(), x, addr, (off * ab) as i32);
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {

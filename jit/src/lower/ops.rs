@@ -141,14 +141,11 @@ impl Gen<'_, '_> {
                 }
                 // NaN stays NaN; else (x > 0) - (x < 0), so ±0 gives +0
                 Sign => {
-                    let (one, zero) = (
-                        self.konst(Scalar::F64(1.0).cast(t), vector),
-                        self.konst(Scalar::F64(0.0).cast(t), vector),
-                    );
+                    let zero = self.konst(Scalar::F64(0.0).cast(t), vector);
                     let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, zero);
                     let lt = self.b.ins().fcmp(FloatCC::LessThan, x, zero);
-                    let g = self.pick(gt, one, zero);
-                    let l = self.pick(lt, one, zero);
+                    let g = self.mask_one(gt, t);
+                    let l = self.mask_one(lt, t);
                     let r = self.b.ins().fsub(g, l);
                     let nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
                     self.pick(nan, x, r)

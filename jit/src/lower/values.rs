@@ -281,6 +281,21 @@ impl Gen<'_, '_> {
         v
     }
 
+    /// 1.0 where the mask `m` of a float value of type `t` (what `fcmp` of it gives: its own lanes)
+    /// is set, else +0.0: the mask and-ed with 1.0's bits (a scalar: a select).
+    pub(crate) fn mask_one(&mut self, m: Value, t: ElemType) -> Value {
+        let vector = self.is_vector(m);
+        let one = self.konst(Scalar::F64(1.0).cast(t), vector);
+        if !vector {
+            let zero = self.konst(Scalar::F64(0.0).cast(t), false);
+            return self.b.ins().select(m, one, zero);
+        }
+        let (mt, ft) = (self.b.func.dfg.value_type(m), self.b.func.dfg.value_type(one));
+        let bits = self.b.ins().bitcast(mt, cast(), one);
+        let r = self.b.ins().band(m, bits);
+        self.b.ins().bitcast(ft, cast(), r)
+    }
+
     /// Bitwise select on masks or a scalar select on a bool (`i8` 0 / 1).
     pub(crate) fn pick(&mut self, c: Value, a: Value, b: Value) -> Value {
         // a scalar bool: a scalar select
