@@ -1,4 +1,4 @@
-//! The accumulators of a typed kernel's complex values (see `complex_lower`): `sum` and `prod`
+//! The accumulators of a typed kernel's complex values (see `lower/complex.rs`): `sum` and `prod`
 //! (and `mean`, a sum), planar as the values are.
 //!
 //! An accumulator is two registers, its real and its imaginary parts, in the kernel's lanes (the
@@ -6,14 +6,14 @@
 //! the end of a run). A sum adds each part in float64 (a complex64's parts widened exactly), as the
 //! interpreter sums each part in float64 ([`kiln_ir::typed`]'s `fold_complex`), from `-0.0` (the
 //! result takes `+ 0.0` where it is finished, output.rs); a product multiplies in the parts' own
-//! type by the oracle's formula (`complex_lower`), from `1 + 0i`. In memory each slot is two
+//! type by the oracle's formula (`lower/complex.rs`), from `1 + 0i`. In memory each slot is two
 //! float64 words (re, im), laid out as a complex128 (so a kept reduction's slots load and store as
 //! complex128 values do): a complex64 product's parts stored widened (exactly) and narrowed where
 //! loaded. The grouping differs from the interpreter's (its sum is pairwise, the chunks of a
 //! whole-array reduction merge in chunk order), so the results agree within the reductions'
 //! relative bound, not bit for bit.
 
-use crate::complex_lower::Z;
+use crate::lower::complex::Z;
 use crate::lower::{Gen, W};
 use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use kiln_ir::typed::Scalar;
@@ -78,18 +78,18 @@ impl Gen<'_, '_> {
         let part = Self::acc_part(op, ct);
         identity(op)
             .into_iter()
-            .map(|x| self.tg().konst(Scalar::F64(x).cast(part), w == W::Vector))
+            .map(|x| self.konst(Scalar::F64(x).cast(part), w == W::Vector))
             .collect()
     }
 
     /// The complex value `v` (of type `ct`) as the accumulator of `op` folds it: its parts (a
     /// complex64's widened for a sum).
     fn complex_folded(&mut self, op: ReduceOp, ct: ElemType, v: Value) -> Z {
-        let z = self.tg().z(v);
+        let z = self.z(v);
         let part = ct.real_part().expect("a complex type");
         let to = Self::acc_part(op, ct);
-        let re = self.tg().cast(z.re, part, to);
-        let im = self.tg().cast(z.im, part, to);
+        let re = self.cast(z.re, part, to);
+        let im = self.cast(z.im, part, to);
         Z { re, im }
     }
 
@@ -101,7 +101,7 @@ impl Gen<'_, '_> {
                 re: self.b.ins().fadd(a.re, b.re),
                 im: self.b.ins().fadd(a.im, b.im),
             },
-            _ => self.tg().mul(a, b),
+            _ => self.mul(a, b),
         }
     }
 
@@ -201,10 +201,10 @@ impl Gen<'_, '_> {
     ) -> Vec<Value> {
         let addr = self.elem_addr(out_val, o, SLOT_BYTES);
         let addr = self.b.ins().iadd_imm_s(addr, off * SLOT_BYTES);
-        let z = self.tg().load_parts(ElemType::C128, addr, w == W::Vector);
+        let z = self.load_parts(ElemType::C128, addr, w == W::Vector);
         let part = Self::acc_part(op, ct);
-        let re = self.tg().cast(z.re, ElemType::F64, part);
-        let im = self.tg().cast(z.im, ElemType::F64, part);
+        let re = self.cast(z.re, ElemType::F64, part);
+        let im = self.cast(z.im, ElemType::F64, part);
         vec![re, im]
     }
 
@@ -224,9 +224,9 @@ impl Gen<'_, '_> {
         let addr = self.b.ins().iadd_imm_s(addr, off * SLOT_BYTES);
         let part = Self::acc_part(op, ct);
         let z = pair(acc);
-        let re = self.tg().cast(z.re, part, ElemType::F64);
-        let im = self.tg().cast(z.im, part, ElemType::F64);
-        self.tg().store_parts(ElemType::C128, Z { re, im }, addr);
+        let re = self.cast(z.re, part, ElemType::F64);
+        let im = self.cast(z.im, part, ElemType::F64);
+        self.store_parts(ElemType::C128, Z { re, im }, addr);
     }
 }
 

@@ -275,7 +275,7 @@ impl State {
         g.b.ins().brif(any, rescale, &[], join, &[]);
         g.b.set_cold_block(rescale);
         g.b.switch_to_block(rescale);
-        let moved = g.sel(W::Vector, passed, m1, reference);
+        let moved = g.pick(passed, m1, reference);
         let old = g.widen(W::Vector, reference);
         let new = g.widen(W::Vector, moved);
         for (p, vars) in self.parts.iter().enumerate() {
@@ -384,7 +384,7 @@ fn zero_while_ninf(g: &mut Gen<'_, '_>, w: W, m: Value, s: Value) -> Value {
         ),
     };
     let is = g.b.ins().fcmp(FloatCC::Equal, m, ninf);
-    g.sel(w, is, zero, s)
+    g.pick(is, zero, s)
 }
 
 /// Chan's merge of two shifted states `(k, n, mean, m2)` (f64 scalars), keeping `a`'s shift: the

@@ -182,7 +182,7 @@ mod complex {
     }
 
     /// `UnaryOp::ALL[op]` of `re + im i` in `T`; NaN parts for an opcode without a complex result
-    /// (the code calls only those with one: complex_lower.rs).
+    /// (the code calls only those with one: lower/complex.rs).
     fn unary<T: Real>(op: i64, re: f64, im: f64) -> Pair {
         let op = usize::try_from(op)
             .ok()
@@ -307,7 +307,7 @@ impl MathRefs {
     /// Declares in `module` and imports into `func` what complex values call: the complex host
     /// functions (`unary(op, re, im)` and `pow(ar, ai, br, bi)`, two float64 results) and the float
     /// functions complex ones are computed from (`hypot`, a complex number's magnitude; `exp`, `cos`
-    /// and `sin`, its exponential: complex_lower.rs), for both parts' types.
+    /// and `sin`, its exponential: lower/complex.rs), for both parts' types.
     pub fn import_complex<M: Module>(
         &mut self,
         module: &mut M,

@@ -70,7 +70,7 @@ impl Gen<'_, '_> {
     /// truth 0 / 1 for any / all, else the value widened (a bool 0 / 1).
     fn int_lanes(&mut self, op: ReduceOp, vt: ElemType, v: Value) -> Value {
         let v = if matches!(op, ReduceOp::Any | ReduceOp::All) {
-            self.tg().cast(v, vt, ElemType::Bool)
+            self.cast(v, vt, ElemType::Bool)
         } else {
             v
         };
@@ -79,7 +79,7 @@ impl Gen<'_, '_> {
         } else {
             vt
         };
-        self.tg().cast(v, from, ElemType::I64)
+        self.cast(v, from, ElemType::I64)
     }
 
     /// The value `v` (of the typed kernel's value type, as the typed lowering holds it) widened to
@@ -88,7 +88,7 @@ impl Gen<'_, '_> {
         let vt = self
             .int_values()
             .expect("a typed kernel of integer or bool values");
-        self.tg().cast(v, vt, ElemType::I64)
+        self.cast(v, vt, ElemType::I64)
     }
 
     /// `m ? a : b` on int64 lanes, `m` an `icmp` result.

@@ -17,7 +17,7 @@
 //! (the cut into work units), `output` (buffers and result types), `execute` (one run), `call` (the
 //! only unsafe code). Typed kernels (bool, int32 and int64 values beside floats, [`kiln_ir::typed`])
 //! run on this framework too ([`compile_typed`]; the rules in [`typed`]), their opcodes lowered by
-//! `typed_lower`, bool and integer reductions and scans folding int64 lanes (`int_acc`, `scan`).
+//! the same `lower`, bool and integer reductions and scans folding int64 lanes (`int_acc`, `scan`).
 //!
 //! # ABI of a compiled kernel
 //! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
@@ -81,7 +81,6 @@ mod check;
 mod clif;
 mod compile;
 mod complex_acc;
-mod complex_lower;
 mod compound;
 mod error;
 mod execute;
@@ -101,7 +100,6 @@ mod schedule;
 mod serial;
 mod skeleton;
 pub mod typed;
-mod typed_lower;
 mod vmath;
 pub mod wide;
 

@@ -1,25 +1,34 @@
-//! Lowering of the scalar body to Cranelift IR, at one width: a scalar of the kernel's dtype or one
-//! 128-bit vector of it.
+//! The code generator's state ([`Gen`]) and the body of a kernel: each node lowered at one width, a
+//! scalar or one 128-bit vector of the kernel's lanes.
 //!
-//! Every opcode lowers to exactly the IEEE operation the interpreter performs, so elementwise results
-//! are bit-exact: no FMA contraction, no reassociation. Truth values are lane masks from `fcmp`
-//! (unordered-not-equal against zero for "nonzero or NaN"), turned into 1.0 / 0.0 by and-ing the mask
-//! with the bits of 1.0; `where` is `bitselect` on the mask; `min` / `max` are NumPy's
+//! One lowering serves every kernel. The opcodes, by (operation, type class), are in `ops`
+//! (`values`: how each type is held; `cast`, `int`, `complex`). A float kernel's values are all
+//! of its dtype and its truth values 1.0 / 0.0: its opcodes are those of `ops` with a predicate's
+//! lane mask turned into 1.0 / 0.0 by and-ing it with the bits of 1.0 ([`Gen::float_unary`],
+//! [`Gen::float_binary`]); its `where` reads "nonzero or NaN" as true (unordered-not-equal against
+//! zero). A typed kernel's values each have their own element type ([`emit_body`] lowers each node
+//! in it). Every opcode lowers to exactly the operation the interpreter performs, so elementwise
+//! results are bit-exact: no FMA contraction, no reassociation; `min` / `max` are NumPy's
 //! `(a < b || isnan(a)) ? a : b` (NaN propagating; of two equal operands, `-0.0` and `+0.0`, the
 //! second: [`Gen::minimum`]), not Cranelift's `fmin` / `fmax`, which order -0 below +0;
 //! transcendentals go through [`crate::math`].
 
+mod cast;
+pub(crate) mod complex;
+mod int;
+pub(crate) mod ops;
+pub(crate) mod values;
+
 use crate::clif::{cast, mem};
-use crate::host::{MathFn, MathRefs};
+use crate::host::MathRefs;
 use crate::math;
-use crate::typed_lower::{TypedGen, constant};
-use crate::vmath;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::typed::TypedKernel;
 use kiln_ir::{BinaryOp, DType, ElemType, ExprArena, Node, NodeId, UnaryOp};
 use std::collections::HashMap;
+use values::constant;
 
 /// A width at which code is generated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,13 +53,11 @@ pub struct Gen<'a, 'b> {
     /// Per width: 1.0, 0.0 (hoisted into the entry block).
     pub one: [Value; 2],
     pub zero: [Value; 2],
-    /// The bits of 1.0 as a mask-typed vector, for mask -> 1.0/0.0.
-    pub one_bits: Value,
     /// A typed kernel's types (see [`crate::layout::TypedValues`]): its values are lowered as
-    /// `typed_lower` lowers them, its inputs loaded in their own types. None for a float kernel.
+    /// `lower` lowers them, its inputs loaded in their own types. None for a float kernel.
     pub typed: Option<&'b TypedKernel>,
     /// The imaginary parts of a typed kernel's complex values, by their real parts (see
-    /// `complex_lower`: a complex node's `Value` is its real parts).
+    /// `lower/complex.rs`: a complex node's `Value` is its real parts).
     pub imag: HashMap<Value, Value>,
 }
 
@@ -65,7 +72,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         let zero_s = fconst(b, dtype, 0.0);
         let one_v = b.ins().splat(v, one_s);
         let zero_v = b.ins().splat(v, zero_s);
-        let one_bits = b.ins().bitcast(iv, cast(), one_v);
         Gen {
             b,
             dtype,
@@ -78,29 +84,17 @@ impl<'a, 'b> Gen<'a, 'b> {
             math,
             one: [one_s, one_v],
             zero: [zero_s, zero_v],
-            one_bits,
             typed: None,
             imag: HashMap::new(),
         }
     }
 
-    /// The typed lowering over this function, at the kernel's lanes (2, or 4 for a map of 32-bit
-    /// values).
-    pub(crate) fn tg(&mut self) -> TypedGen<'a, '_> {
-        TypedGen {
-            b: &mut *self.b,
-            lanes: self.lanes,
-            math: &self.math,
-            imag: &mut self.imag,
-        }
-    }
-
     /// A scalar input element `s` (as [`Gen::load_input`] gives it) splat to a vector: a typed
     /// kernel's bool (`i8` 0 / 1) as its lane mask, a complex value as its two parts splat
-    /// (complex_lower.rs).
+    /// (lower/complex.rs).
     pub fn splat_input(&mut self, s: Value, stored: Option<ElemType>) -> Value {
         if let Some(t) = stored.filter(|t| t.is_complex()) {
-            return self.tg().complex_splat(s, t);
+            return self.complex_splat(s, t);
         }
         if self.typed.is_some() && stored == Some(ElemType::Bool) {
             let wide = self.b.ins().uextend(self.it, s);
@@ -110,7 +104,8 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.splat(W::Vector, s)
     }
 
-    pub fn ty(&self, w: W) -> Type {
+    /// The float kernel's type at width `w` (its dtype, scalar or vector).
+    pub fn float_ty(&self, w: W) -> Type {
         match w {
             W::Scalar => self.t,
             W::Vector => self.v,
@@ -174,37 +169,6 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.b.ins().fcmp(FloatCC::NotEqual, x, z)
     }
 
-    /// A mask as 1.0 / 0.0 in the kernel's dtype.
-    pub fn mask_to_float(&mut self, w: W, m: Value) -> Value {
-        match w {
-            W::Scalar => {
-                let (one, zero) = (self.one[0], self.zero[0]);
-                self.b.ins().select(m, one, zero)
-            }
-            W::Vector => {
-                let bits = self.b.ins().band(m, self.one_bits);
-                self.b.ins().bitcast(self.v, cast(), bits)
-            }
-        }
-    }
-
-    /// `m ? a : b` lane by lane, for float or integer operands.
-    pub fn sel(&mut self, w: W, m: Value, a: Value, b: Value) -> Value {
-        match w {
-            W::Scalar => self.b.ins().select(m, a, b),
-            W::Vector => {
-                let ty = self.b.func.dfg.value_type(a);
-                let mt = self.b.func.dfg.value_type(m);
-                let m = if ty == mt {
-                    m
-                } else {
-                    self.b.ins().bitcast(ty, cast(), m)
-                };
-                self.b.ins().bitselect(m, a, b)
-            }
-        }
-    }
-
     /// Stores the value(s) `v` of the output whose root is `root` at `addr + offset` bytes: a typed
     /// kernel's in the root's type, at the address shifted back as an input stored in that type is
     /// read ([`Gen::load_input`]: its output's base was shifted up as far, output.rs), bools one
@@ -223,7 +187,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         let shift = crate::run::stored_shift(self.size as usize, t);
         let at = self.b.ins().iadd_imm_s(addr, offset);
         let at = self.own_address(at, shift);
-        self.tg().store(t, v, at);
+        self.store(t, v, at);
     }
 
     /// An element's own address from the code's address `at` of an element stored with
@@ -237,8 +201,8 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Loads one element (`Scalar`) or one vector at `addr + offset` bytes.
-    pub fn load(&mut self, w: W, addr: Value, offset: i64) -> Value {
-        let ty = self.ty(w);
+    pub fn load_float(&mut self, w: W, addr: Value, offset: i64) -> Value {
+        let ty = self.float_ty(w);
         self.b.ins().load(ty, mem(), addr, offset as i32)
     }
 
@@ -249,7 +213,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// (`int64` to the nearest `float64`, exactly as the interpreter's `as f64`; `bool` to 1 / 0).
     pub fn load_input(&mut self, w: W, addr: Value, offset: i64, stored: Option<ElemType>) -> Value {
         let Some(t) = stored else {
-            return self.load(w, addr, offset);
+            return self.load_float(w, addr, offset);
         };
         let shift = crate::run::stored_shift(self.size as usize, t);
         let at = self.own_address(addr, shift);
@@ -266,7 +230,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             } else {
                 self.b.ins().iadd_imm_s(at, i64::from(off))
             };
-            return self.tg().load(t, at, vector);
+            return self.load(t, at, vector);
         }
         match (t, self.dtype) {
             // two float32 lanes as one 8-byte load, widened by one instruction (`cvtps2pd`)
@@ -356,7 +320,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             ElemType::F64 => return self.b.ins().load(types::F64, mem(), at, off),
             ElemType::C64 | ElemType::C128 | ElemType::Bytes(_) => unreachable!(
-                "a float kernel reads no complex or byte-string input (a typed kernel loads it: complex_lower.rs, bytes.rs)"
+                "a float kernel reads no complex or byte-string input (a typed kernel loads it: lower/complex.rs, bytes.rs)"
             ),
         };
         self.b.ins().fcvt_from_sint(self.t, x)
@@ -483,11 +447,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                     addr = self.b.ins().iadd(addr, step_bytes);
                 }
                 let real = self.own_address(addr, shift);
-                scalars.push(self.tg().load(t, real, false));
+                scalars.push(self.load(t, real, false));
             }
             return match w {
                 W::Scalar => scalars[0],
-                W::Vector => self.tg().assemble(scalars, t),
+                W::Vector => self.assemble(scalars, t),
             };
         }
         let mut v = self.zero[w as usize];
@@ -517,131 +481,46 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// The unary opcode `op` applied to `x`.
-    pub fn unary(&mut self, w: W, op: UnaryOp, x: Value) -> Value {
-        if let Some(f) = MathFn::of_unary(op) {
-            return math::lower(self.b, &self.math, f, &[x]);
-        }
-        match op {
-            UnaryOp::Neg => self.b.ins().fneg(x),
-            UnaryOp::Abs => self.b.ins().fabs(x),
-            UnaryOp::Sqrt => self.b.ins().sqrt(x),
-            UnaryOp::Recip => {
-                let one = self.one[w as usize];
-                self.b.ins().fdiv(one, x)
-            }
-            UnaryOp::Not => {
-                let z = self.zero[w as usize];
-                // ordered equality: NaN is true, so not(NaN) = 0; either zero gives 1
-                let m = self.b.ins().fcmp(FloatCC::Equal, x, z);
-                self.mask_to_float(w, m)
-            }
-            UnaryOp::Deg2Rad | UnaryOp::Rad2Deg => {
-                // one multiplication by the constant the interpreter uses (`op.eval(1)` is exactly it)
-                let c = match self.dtype {
-                    DType::F64 => op.eval(1.0f64),
-                    DType::F32 => op.eval(1.0f32) as f64,
-                };
-                let c = self.fconst(w, c);
-                self.b.ins().fmul(x, c)
-            }
-            UnaryOp::Floor => self.b.ins().floor(x),
-            UnaryOp::Ceil => self.b.ins().ceil(x),
-            UnaryOp::Trunc => self.b.ins().trunc(x),
-            UnaryOp::Round => self.b.ins().nearest(x),
-            UnaryOp::Sign => {
-                // (x > 0) - (x < 0): 1, -1, +0.0 for either zero; NaN kept
-                let gt = self.fcmp(FloatCC::GreaterThan, x, self.zero[w as usize]);
-                let lt = self.fcmp(FloatCC::LessThan, x, self.zero[w as usize]);
-                let p = self.mask_to_float(w, gt);
-                let n = self.mask_to_float(w, lt);
-                let s = self.b.ins().fsub(p, n);
-                let nan = self.fcmp(FloatCC::Unordered, x, x);
-                self.sel(w, nan, x, s)
-            }
-            UnaryOp::IsNan => {
-                let m = self.fcmp(FloatCC::Unordered, x, x);
-                self.mask_to_float(w, m)
-            }
-            // the sign bit: 1 carrying it is negative (a NaN's sign counts too)
-            UnaryOp::Signbit => {
-                let m = crate::typed_lower::sign_bit(self.b, x);
-                self.mask_to_float(w, m)
-            }
-            UnaryOp::IsInf | UnaryOp::IsFinite => {
-                let a = self.b.ins().fabs(x);
-                let inf = self.fconst(w, f64::INFINITY);
-                let cc = if op == UnaryOp::IsInf {
-                    FloatCC::Equal
-                } else {
-                    FloatCC::LessThan
-                };
-                let m = self.fcmp(cc, a, inf);
-                self.mask_to_float(w, m)
-            }
-            _ => unreachable!("transcendentals are lowered by math.rs"),
+    /// The kernel's dtype as an element type (a float kernel's values are all of it).
+    pub fn elem(&self) -> ElemType {
+        match self.dtype {
+            DType::F64 => ElemType::F64,
+            DType::F32 => ElemType::F32,
         }
     }
 
-    /// The binary opcode `op` applied to `a` and `b`.
-    pub fn binary(&mut self, w: W, op: BinaryOp, a: Value, b: Value) -> Value {
-        if let Some(f) = MathFn::of_binary(op) {
-            return math::lower(self.b, &self.math, f, &[a, b]);
-        }
-        let cmp = |g: &mut Self, cc: FloatCC| {
-            let m = g.b.ins().fcmp(cc, a, b);
-            g.mask_to_float(w, m)
-        };
+    /// The unary opcode `op` of a float kernel on `x`: [`Gen::unary`] in the kernel's dtype, a
+    /// predicate's lane mask given as 1.0 / 0.0 (a float kernel's truth values).
+    pub fn float_unary(&mut self, op: UnaryOp, x: Value) -> Value {
+        use UnaryOp::*;
+        let r = self.unary(op, x, self.elem());
         match op {
-            BinaryOp::Add => self.b.ins().fadd(a, b),
-            BinaryOp::Sub => self.b.ins().fsub(a, b),
-            BinaryOp::Mul => self.b.ins().fmul(a, b),
-            BinaryOp::Div => self.b.ins().fdiv(a, b),
-            BinaryOp::Min => self.minimum(a, b),
-            BinaryOp::Max => self.maximum(a, b),
-            BinaryOp::Lt => cmp(self, FloatCC::LessThan),
-            BinaryOp::Le => cmp(self, FloatCC::LessThanOrEqual),
-            BinaryOp::Gt => cmp(self, FloatCC::GreaterThan),
-            BinaryOp::Ge => cmp(self, FloatCC::GreaterThanOrEqual),
-            BinaryOp::Eq => cmp(self, FloatCC::Equal),
-            BinaryOp::Ne => cmp(self, FloatCC::NotEqual),
-            BinaryOp::And | BinaryOp::Or => {
+            Not | IsNan | IsInf | IsFinite | Signbit => self.mask_one(r, self.elem()),
+            _ => r,
+        }
+    }
+
+    /// The binary opcode `op` of a float kernel on `a` and `b`: [`Gen::binary`] in the kernel's
+    /// dtype, a comparison's lane mask given as 1.0 / 0.0; `and` / `or` of truth values (nonzero or
+    /// NaN).
+    pub fn float_binary(&mut self, w: W, op: BinaryOp, a: Value, b: Value) -> Value {
+        use BinaryOp::*;
+        match op {
+            And | Or => {
                 let ma = self.truth_mask(w, a);
                 let mb = self.truth_mask(w, b);
-                let m = if op == BinaryOp::And {
+                let m = if op == And {
                     self.b.ins().band(ma, mb)
                 } else {
                     self.b.ins().bor(ma, mb)
                 };
-                self.mask_to_float(w, m)
+                self.mask_one(m, self.elem())
             }
-            BinaryOp::Copysign => {
-                let it = self.ity(w);
-                let ai = self.b.ins().bitcast(it, cast(), a);
-                let bi = self.b.ins().bitcast(it, cast(), b);
-                let bits = self.dtype.size() as i64 * 8;
-                // immediates zero-extended to the lane width, as the verifier wants
-                let sign = self.iconst(w, (1u64 << (bits - 1)) as i64);
-                let mag = self.iconst(w, ((1u64 << (bits - 1)) - 1) as i64);
-                let ai = self.b.ins().band(ai, mag);
-                let bi = self.b.ins().band(bi, sign);
-                let r = self.b.ins().bor(ai, bi);
-                let ft = self.ty(w);
-                self.b.ins().bitcast(ft, cast(), r)
+            Lt | Le | Gt | Ge | Eq | Ne => {
+                let m = self.binary(op, a, b, self.elem(), None);
+                self.mask_one(m, self.elem())
             }
-            BinaryOp::Fmax | BinaryOp::Fmin => {
-                // NumPy's: `a` where `a >= b` (`a <= b`) or `b` is NaN, else `b`
-                let cc = if op == BinaryOp::Fmax {
-                    FloatCC::GreaterThanOrEqual
-                } else {
-                    FloatCC::LessThanOrEqual
-                };
-                let m1 = self.fcmp(cc, a, b);
-                let m2 = self.fcmp(FloatCC::Unordered, b, b);
-                let m = self.b.ins().bor(m1, m2);
-                self.sel(w, m, a, b)
-            }
-            _ => unreachable!("libm functions are lowered by math.rs"),
+            _ => self.binary(op, a, b, self.elem(), None),
         }
     }
 
@@ -649,30 +528,26 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// NaN, else `b` (so of two equal values the second, and the first NaN), exactly as
     /// [`kiln_ir::Real::minimum`].
     pub fn minimum(&mut self, a: Value, b: Value) -> Value {
-        self.pick(FloatCC::LessThan, a, b)
+        self.nan_first(FloatCC::LessThan, a, b)
     }
 
     /// NumPy's `maximum`: `a` where `a > b` or `a` is NaN, else `b` (see [`Gen::minimum`]).
     pub fn maximum(&mut self, a: Value, b: Value) -> Value {
-        self.pick(FloatCC::GreaterThan, a, b)
+        self.nan_first(FloatCC::GreaterThan, a, b)
     }
 
-    fn pick(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
-        let w = if self.b.func.dfg.value_type(a).is_vector() {
-            W::Vector
-        } else {
-            W::Scalar
-        };
+    /// `a` where `a cc b` or `a` is NaN, else `b`.
+    fn nan_first(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
         let better = self.b.ins().fcmp(cc, a, b);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
         let m = self.b.ins().bor(better, nan);
-        self.sel(w, m, a, b)
+        self.pick(m, a, b)
     }
 
-    /// `where(c, a, b)`: `a` where `c` is nonzero or NaN.
-    pub fn select(&mut self, w: W, c: Value, a: Value, b: Value) -> Value {
+    /// A float kernel's `where(c, a, b)`: `a` where `c` is nonzero or NaN.
+    pub fn float_select(&mut self, w: W, c: Value, a: Value, b: Value) -> Value {
         let m = self.truth_mask(w, c);
-        self.sel(w, m, a, b)
+        self.pick(m, a, b)
     }
 
     /// The position `pos` (an i64 flat index of the iteration space, plus `lane` for each lane at
@@ -839,7 +714,10 @@ impl RowStep {
 }
 
 /// Emits the body at width `w` for the point(s) starting at flat position `flat` (i64) whose byte
-/// offset in a contiguous row is `jb` plus the constant `off_bytes`.
+/// offset in a contiguous row is `jb` plus the constant `off_bytes`: each node in order, by the one
+/// lowering of its opcode. A typed kernel's nodes each in their own type (a constant cast as its
+/// value, computed by the interpreter's cast; `Index` as int64); a float kernel's in its dtype,
+/// its literals hoisted or read from their slots, its truth values 1.0 / 0.0.
 #[allow(clippy::too_many_arguments)]
 pub fn emit_body(
     g: &mut Gen<'_, '_>,
@@ -852,10 +730,9 @@ pub fn emit_body(
     flat: Value,
     scratch: &mut [Option<Value>],
 ) -> Value {
-    if let Some(tk) = g.typed {
-        return emit_typed_body(g, w, tk, arena, order, leaves, jb, off_bytes, flat, scratch);
-    }
-    let pairs = if g.math.inline && g.dtype == DType::F64 {
+    let typed = g.typed;
+    let vector = w == W::Vector;
+    let pairs = if typed.is_none() && g.math.inline && g.dtype == DType::F64 {
         erfc_pairs(arena, order)
     } else {
         Vec::new()
@@ -879,58 +756,79 @@ pub fn emit_body(
             scratch[second.index()] = Some(nr);
             continue;
         }
-        if let Some(&(_, ptr)) = leaves.staged.iter().find(|s| s.0 == id) {
+        // a wide routine's result (float kernels only: compile.rs stages none for a typed one)
+        if let Some(&(_, ptr)) = leaves.staged.iter().find(|s| typed.is_none() && s.0 == id) {
             let addr = g.b.ins().iadd(ptr, jb);
-            scratch[id.index()] = Some(g.load(w, addr, off_bytes));
+            scratch[id.index()] = Some(g.load_float(w, addr, off_bytes));
             continue;
         }
-        let val = match *arena.node(id) {
-            Node::Input(i) => input_value(g, w, i as usize, leaves, jb, off_bytes),
-            Node::Literal(_) => match (leaves.literals)(id) {
+        let get = |x: NodeId| scratch[x.index()].expect("operand emitted");
+        let val = match (*arena.node(id), typed) {
+            (Node::Input(i), _) => input_value(g, w, i as usize, leaves, jb, off_bytes),
+            // a typed kernel reads a literal only through the cast that types it (a constant)
+            (Node::Int(_) | Node::Literal(_), Some(_)) => continue,
+            (Node::Literal(_), None) => match (leaves.literals)(id) {
                 Literal::Hoisted(v) => v[w as usize],
                 Literal::Slot(base, offset) => {
-                    let s = g.load(W::Scalar, base, offset as i64);
+                    let s = g.load_float(W::Scalar, base, offset as i64);
                     match w {
                         W::Scalar => s,
                         W::Vector => g.splat(W::Vector, s),
                     }
                 }
             },
-            Node::Int(_) | Node::Cast(..) | Node::Bytes(_) => {
+            (Node::Int(_) | Node::Cast(..) | Node::Bytes(_), None) => {
                 unreachable!("KernelKey::new refuses typed kernels")
             }
-            Node::Index(axis) => {
+            (Node::Bytes(s), Some(_)) => g.string(s, vector),
+            (Node::Cast(to, a), Some(tk)) => match constant(tk, id) {
+                Some(c) => g.konst(c, vector),
+                None => g.cast(get(a), tk.type_of(a), to),
+            },
+            (Node::Index(axis), _) => {
                 let axis = axis as usize;
-                if let Some(v) = (leaves.row_index)(axis) {
-                    v[w as usize]
-                } else {
-                    let (dim, cs) = leaves.axis_params[axis].expect("the frame loads every Index axis");
-                    g.index_value(w, flat, cs, dim)
+                match (leaves.row_index)(axis) {
+                    Some(v) if typed.is_none() => v[w as usize],
+                    _ => {
+                        let (dim, cs) = leaves.axis_params[axis].expect("the frame loads every Index axis");
+                        match typed {
+                            Some(_) => g.index_i64(w, flat, cs, dim),
+                            None => g.index_value(w, flat, cs, dim),
+                        }
+                    }
                 }
             }
-            Node::Unary(op, a) => {
-                let a = scratch[a.index()].expect("operand emitted");
-                g.unary(w, op, a)
+            (Node::Unary(op, a), Some(tk)) => g.unary(op, get(a), tk.type_of(a)),
+            (Node::Unary(op, a), None) => g.float_unary(op, get(a)),
+            (Node::Binary(op, a, b), Some(tk)) if tk.type_of(a).is_bytes() => {
+                // a constant needle of 1 to 8 bytes up to its first NUL: searched inline
+                let needle = match (op, arena.node(b)) {
+                    (BinaryOp::Contains, &Node::Bytes(s)) => Some(kiln_ir::bytes::c_string(s.bytes())),
+                    _ => None,
+                };
+                match needle {
+                    Some(n) if (1..=8).contains(&n.len()) => g.contains_const(get(a), tk.type_of(a), n),
+                    _ => g.bytes_op(op, get(a), tk.type_of(a), get(b), tk.type_of(b)),
+                }
             }
-            Node::Binary(op, a, b) => {
-                let a = scratch[a.index()].expect("operand emitted");
-                let b = scratch[b.index()].expect("operand emitted");
-                g.binary(w, op, a, b)
+            (Node::Binary(op, a, b), Some(tk)) => {
+                g.binary(op, get(a), get(b), tk.type_of(a), constant(tk, b))
             }
-            Node::Where(c, a, b) => {
-                let c = scratch[c.index()].expect("operand emitted");
-                let a = scratch[a.index()].expect("operand emitted");
-                let b = scratch[b.index()].expect("operand emitted");
-                g.select(w, c, a, b)
+            (Node::Binary(op, a, b), None) => g.float_binary(w, op, get(a), get(b)),
+            (Node::Where(c, a, b), Some(tk)) if tk.type_of(a).is_complex() => {
+                g.complex_select(get(c), get(a), get(b))
             }
+            (Node::Where(c, a, b), Some(_)) => g.select(get(c), get(a), get(b)),
+            (Node::Where(c, a, b), None) => g.float_select(w, get(c), get(a), get(b)),
             // one rounding, as the interpreter's `mul_add`: `vfmadd` where the host has FMA, else
             // Cranelift's call of libm's `fma` (correctly rounded too, so the bits are the same)
-            Node::Fma(a, b, c) => {
-                let a = scratch[a.index()].expect("operand emitted");
-                let b = scratch[b.index()].expect("operand emitted");
-                let c = scratch[c.index()].expect("operand emitted");
-                g.b.ins().fma(a, b, c)
-            }
+            (Node::Fma(a, b, c), None) => g.b.ins().fma(get(a), get(b), get(c)),
+            (Node::Fma(..), Some(_)) => unreachable!("typed::why_not refuses fma"),
+        };
+        // a comparison of half-filled 32-bit values gives an i32x4 mask: the kernel's bools are i64x2
+        let val = match typed {
+            Some(tk) if vector && tk.type_of(id) == ElemType::Bool => g.bool_mask(val),
+            _ => val,
         };
         scratch[id.index()] = Some(val);
     }
@@ -955,94 +853,6 @@ fn input_value(g: &mut Gen<'_, '_>, w: W, i: usize, leaves: &Leaves<'_>, jb: Val
             g.load_input(w, addr, off_bytes, leaves.stored[i])
         }
     }
-}
-
-/// [`emit_body`] of a typed kernel `tk`: each node lowered by the typed lowering in its own type
-/// (a constant cast as its value, computed by the interpreter's cast), `Index` as int64.
-#[allow(clippy::too_many_arguments)]
-fn emit_typed_body(
-    g: &mut Gen<'_, '_>,
-    w: W,
-    tk: &TypedKernel,
-    arena: &ExprArena,
-    order: &[NodeId],
-    leaves: &Leaves<'_>,
-    jb: Value,
-    off_bytes: i64,
-    flat: Value,
-    scratch: &mut [Option<Value>],
-) -> Value {
-    let vector = w == W::Vector;
-    for &id in order {
-        let get = |x: NodeId| scratch[x.index()].expect("operand emitted");
-        let t = |x: NodeId| tk.type_of(x);
-        let val = match *arena.node(id) {
-            Node::Input(i) => input_value(g, w, i as usize, leaves, jb, off_bytes),
-            // read only through the cast that types them (a constant)
-            Node::Int(_) | Node::Literal(_) => continue,
-            Node::Bytes(s) => g.tg().string(s, vector),
-            Node::Binary(op, a, b) if t(a).is_bytes() => {
-                let x = get(a);
-                // a constant needle of 1 to 8 bytes up to its first NUL: searched inline
-                let needle = match (op, arena.node(b)) {
-                    (BinaryOp::Contains, &Node::Bytes(s)) => Some(kiln_ir::bytes::c_string(s.bytes())),
-                    _ => None,
-                };
-                match needle {
-                    Some(n) if (1..=8).contains(&n.len()) => g.tg().contains_const(x, t(a), n),
-                    _ => g.tg().bytes_op(op, x, t(a), get(b), t(b)),
-                }
-            }
-            Node::Cast(to, a) => match constant(tk, id) {
-                Some(c) => g.tg().konst(c, vector),
-                None => {
-                    let x = get(a);
-                    g.tg().cast(x, t(a), to)
-                }
-            },
-            Node::Index(axis) => {
-                let (dim, cs) = leaves.axis_params[axis as usize].expect("the frame loads every Index axis");
-                g.index_i64(w, flat, cs, dim)
-            }
-            // a float function with a vector routine: the float kernels' (within its ULP bound),
-            // in the value's own float type; any other opcode as the typed lowering gives it
-            Node::Unary(op, a) => {
-                let x = get(a);
-                match MathFn::of_unary(op)
-                    .filter(|&f| g.math.inline && t(a).is_float() && vmath::has_vector(f))
-                {
-                    Some(f) => math::lower(g.b, &g.math, f, &[x]),
-                    None => g.tg().unary(op, x, t(a)),
-                }
-            }
-            Node::Binary(op, a, b) => {
-                let (x, y) = (get(a), get(b));
-                let vector_math = MathFn::of_binary(op)
-                    .filter(|&f| g.math.inline && t(a).is_float() && t(a) == t(b) && vmath::has_vector(f));
-                match vector_math {
-                    Some(f) => math::lower(g.b, &g.math, f, &[x, y]),
-                    None => g.tg().binary(op, x, y, t(a), constant(tk, b)),
-                }
-            }
-            Node::Where(c, a, b) if t(a).is_complex() => {
-                let (c, x, y) = (get(c), get(a), get(b));
-                g.tg().complex_select(c, x, y)
-            }
-            Node::Where(c, a, b) => {
-                let (c, x, y) = (get(c), get(a), get(b));
-                g.tg().select(c, x, y)
-            }
-            Node::Fma(..) => unreachable!("typed::why_not refuses fma"),
-        };
-        // a comparison of half-filled 32-bit values gives an i32x4 mask: the kernel's bools are i64x2
-        let val = if vector && tk.type_of(id) == ElemType::Bool {
-            g.tg().bool_mask(val)
-        } else {
-            val
-        };
-        scratch[id.index()] = Some(val);
-    }
-    scratch[order.last().expect("a body has a root").index()].expect("root emitted")
 }
 
 /// The pairs `(e1, e2)` of erfc nodes in `order`, `e1` first, whose arguments are exact negations

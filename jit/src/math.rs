@@ -83,7 +83,7 @@ pub fn binary_ulp_bound(op: BinaryOp) -> u32 {
 }
 
 /// The bound of a complex function `op` compiled from the vector float math
-/// (`complex_lower.rs`) against the interpreter's ([`kiln_ir::complex`], from libm's float
+/// (`lower/complex.rs`) against the interpreter's ([`kiln_ir::complex`], from libm's float
 /// functions of the parts): each finite part within this many units in its own last place, or in
 /// the last place of the result's modulus (a part much smaller than the modulus, `e^x cos y` near
 /// a zero of `cos y`, is as accurate as the modulus, as NumPy's functions are); zero, infinite and

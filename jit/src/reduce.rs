@@ -45,10 +45,10 @@ impl Gen<'_, '_> {
                 DType::F64 => vec![types::F64X2],
                 DType::F32 => vec![types::F64X2, types::F64X2],
             },
-            (ReduceOp::Min | ReduceOp::Max, _) => vec![self.ty(w)],
+            (ReduceOp::Min | ReduceOp::Max, _) => vec![self.float_ty(w)],
             (ReduceOp::Any | ReduceOp::All, W::Scalar) => vec![types::I8],
             (ReduceOp::Any | ReduceOp::All, W::Vector) => vec![self.iv],
-            (ReduceOp::ArgMin | ReduceOp::ArgMax, _) => vec![self.ty(w), self.ity(w)],
+            (ReduceOp::ArgMin | ReduceOp::ArgMax, _) => vec![self.float_ty(w), self.ity(w)],
         }
     }
 
@@ -145,9 +145,9 @@ impl Gen<'_, '_> {
             ReduceOp::Min => vec![self.minimum(acc[0], v)],
             ReduceOp::Max => vec![self.maximum(acc[0], v)],
             ReduceOp::Any | ReduceOp::All => {
-                // a complex value's truth: a nonzero part (complex_lower.rs)
+                // a complex value's truth: a nonzero part (lower/complex.rs)
                 let m = match self.typed.map(|t| t.value_type()).filter(|t| t.is_complex()) {
-                    Some(ct) => self.tg().complex_cast(v, ct, ElemType::Bool),
+                    Some(ct) => self.complex_cast(v, ct, ElemType::Bool),
                     None => self.truth_mask(w, v),
                 };
                 if op == ReduceOp::Any {
@@ -172,8 +172,8 @@ impl Gen<'_, '_> {
                 let t = self.b.ins().bor(better, nan_v);
                 let t = self.b.ins().bor(t, empty);
                 let take = self.b.ins().band(t, ord_best);
-                let nb = self.sel(w, take, v, best);
-                let ni = self.sel(w, take, ridx, idx);
+                let nb = self.pick(take, v, best);
+                let ni = self.pick(take, ridx, idx);
                 vec![nb, ni]
             }
         }
@@ -352,13 +352,13 @@ impl Gen<'_, '_> {
                         .load(ty, mem(), addr, (off * ab + 16 * h as i64) as i32)
                 })
                 .collect(),
-            ReduceOp::Min | ReduceOp::Max => vec![self.load(w, addr, off * ab)],
+            ReduceOp::Min | ReduceOp::Max => vec![self.load_float(w, addr, off * ab)],
             ReduceOp::Any | ReduceOp::All => {
-                let x = self.load(w, addr, off * ab);
+                let x = self.load_float(w, addr, off * ab);
                 vec![self.truth_mask(w, x)]
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {
-                let best = self.load(w, addr, off * ab);
+                let best = self.load_float(w, addr, off * ab);
                 let iaddr = self.elem_addr(out_idx, o, self.size);
                 let ity = self.ity(w);
                 let idx = self.b.ins().load(ity, mem(), iaddr, (off * self.size) as i32);
@@ -372,7 +372,6 @@ impl Gen<'_, '_> {
     pub fn acc_store(
         &mut self,
         op: ReduceOp,
-        w: W,
         out_val: Value,
         out_idx: Value,
         o: Value,
@@ -399,7 +398,7 @@ impl Gen<'_, '_> {
                 self.b.ins().store(mem(), acc[0], addr, (off * ab) as i32);
             }
             ReduceOp::Any | ReduceOp::All => {
-                let x = self.mask_to_float(w, acc[0]);
+                let x = self.mask_one(acc[0], self.elem());
                 self.b.ins().store(mem(), x, addr, (off * ab) as i32);
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {

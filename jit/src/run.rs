@@ -182,7 +182,7 @@ impl<T> InputRef<'_, T> {
             InputRef::Stored(s) => {
                 let shift = stored_shift(std::mem::size_of::<T>(), s.ty());
                 // byte strings count by their index: the address divided by the width (check.rs
-                // proves it divides), which the code multiplies back (typed_lower.rs)
+                // proves it divides), which the code multiplies back (`Gen::load`, lower/values.rs)
                 let at = match s {
                     Stored::Bytes(_, w) => s.ptr() as usize / (*w).max(1) as usize,
                     _ => s.ptr() as usize,

@@ -217,9 +217,9 @@ impl Emitter<'_, '_> {
     fn store_out(&self, g: &mut Gen<'_, '_>, out: Value, addr: Value) {
         match self.ints {
             Some(i) => {
-                let v = g.tg().cast(out, ElemType::I64, i.out);
+                let v = g.cast(out, ElemType::I64, i.out);
                 let v = if i.out == ElemType::Bool && g.b.func.dfg.value_type(v).is_vector() {
-                    g.tg().bool_mask(v)
+                    g.bool_mask(v)
                 } else {
                     v
                 };
@@ -721,7 +721,7 @@ impl Emitter<'_, '_> {
             }
             (W::Vector, _, _) => {
                 // f64 data (any op) or f32 max / min: the state has the data's vector type
-                let s = g.load(W::Vector, st_addr, 0);
+                let s = g.load_float(W::Vector, st_addr, 0);
                 let next = self.combine(g, s, v);
                 g.b.ins().store(mem(), next, st_addr, 0);
                 if self.scan.exclusive { s } else { next }

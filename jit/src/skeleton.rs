@@ -329,7 +329,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let Mode::Siblings(parts) = self.st.mode else {
             let state = g.acc_load(op, W::Scalar, out_val, out_idx, o_base, 0);
             let merged = g.acc_merge_scalar(op, &state, &partial);
-            g.acc_store(op, W::Scalar, out_val, out_idx, o_base, 0, &merged);
+            g.acc_store(op, out_val, out_idx, o_base, 0, &merged);
             return;
         };
         // a component's word is f64 (min and max of f32 held exactly, widened), or a typed
@@ -615,7 +615,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 let acc = g.acc_load(op, w, self.f.out_val, self.f.out_idx, o, off);
                 let ridx = r.kept_ridx.map(|x| x[w as usize]);
                 let new = g.acc_update(op, w, &acc, v, ridx);
-                g.acc_store(op, w, self.f.out_val, self.f.out_idx, o, off, &new);
+                g.acc_store(op, self.f.out_val, self.f.out_idx, o, off, &new);
             }
         }
     }
@@ -871,7 +871,7 @@ impl Skeleton<'_, '_> {
                     .collect();
                 let acc = g.acc_load(ReduceOp::Sum, w, out_val, out_idx, o, off);
                 let new = g.acc_update_rows(w, &acc, &vs);
-                g.acc_store(ReduceOp::Sum, w, out_val, out_idx, o, off, &new);
+                g.acc_store(ReduceOp::Sum, out_val, out_idx, o, off, &new);
             }
         });
     }

@@ -7,17 +7,18 @@
 //! lane masks), any other kernel in float64's 2: int64 and float64 as `i64x2` / `f64x2`, bools as
 //! `i64x2` masks, and 32-bit values half-filled (an `i32x4` / `f32x4` whose lanes 0 and 1 hold the
 //! two points, loaded and stored as one 64-bit word; lanes 2 and 3 hold copies or garbage no result
-//! reads). `typed_lower` lowers the opcodes in these registers; the kernel's skeleton, plans and
+//! reads). `lower` lowers the opcodes in these registers; the kernel's skeleton, plans and
 //! checks are every kernel's. Each input is read in its own type where it is (stored,
 //! [`kiln_ir::InputDecl::stored`]); a map's values are stored in their own type (bools one byte 0 /
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs).
 //!
 //! **Complex values** are pairs of lanes: the real parts and the imaginary parts of the points,
-//! each in the lanes a float value of the parts' type takes (`complex_lower`), so a complex64
+//! each in the lanes a float value of the parts' type takes (`lower/complex.rs`), so a complex64
 //! value counts as 32 bits wide here and a complex128 value as 64; maps of them compile, and their
 //! sums, products (`complex_acc`), `any` and `all`, not yet their scans.
 
-use crate::typed_lower::{bits, constant, float_binary_compiles, float_unary_compiles, int_binary_compiles};
+use crate::lower::ops::{float_binary_compiles, float_unary_compiles, int_binary_compiles};
+use crate::lower::values::{bits, constant};
 use kiln_ir::scan::Scan;
 use kiln_ir::typed::{Scalar, TypedKernel};
 use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
@@ -136,7 +137,7 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
             Node::Unary(op, a) => {
                 use kiln_ir::UnaryOp::*;
                 let compiles = match t(a) {
-                    ta if ta.is_complex() => crate::complex_lower::unary_compiles(op),
+                    ta if ta.is_complex() => crate::lower::complex::unary_compiles(op),
                     ElemType::Bool => matches!(op, Not | Invert | Abs | IsNan | IsInf | IsFinite),
                     ta if ta.is_integer() => matches!(
                         op,
@@ -177,7 +178,7 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
                     return Some(format!("{op} of {ta} and {}", t(b)));
                 }
                 let complex = ta.is_complex() || op == Complex;
-                if complex && !crate::complex_lower::binary_compiles(op, ta) {
+                if complex && !crate::lower::complex::binary_compiles(op, ta) {
                     return Some(format!("{op} of {ta}"));
                 }
                 if (ta.is_float() && !complex && !float_binary_compiles(op))
@@ -193,7 +194,7 @@ fn body_why_not(kernel: &TypedKernel) -> Option<String> {
 }
 
 /// Whether `kernel` holds a complex value (an input, or a value its outputs reach): its code then
-/// imports the complex host functions (`complex_lower`).
+/// imports the complex host functions (`lower/complex.rs`).
 pub fn holds_complex(kernel: &TypedKernel) -> bool {
     let k = &kernel.kernel;
     kernel.input_types.iter().any(|t| t.is_complex())

@@ -1,5 +1,5 @@
-//! Lowering of complex values (complex64, complex128; [`kiln_ir::complex`] is their oracle) in a
-//! typed kernel's body: the complex half of [`TypedGen`].
+//! Lowering of complex values (complex64, complex128; [`kiln_ir::complex`] is their oracle): the
+//! complex type class of [`Gen`]'s opcodes.
 //!
 //! **Representation: planar, in the kernel's lanes.** A complex value is a pair of float values
 //! of its parts' type ([`Z`]): the real parts of the points one step computes and their imaginary
@@ -7,7 +7,7 @@
 //! vector width complex128 two `f64x2` (2 points), complex64 two `f32x4` (4 points in a kernel of
 //! 32-bit lanes, else lanes 0-1 of each, half-filled); at the scalar width (the tails) two
 //! scalars. The rest of the code generator carries one `Value` per node: a complex node's is its
-//! real parts, and [`TypedGen::imag`] maps it to its imaginary parts ([`TypedGen::complex_value`]
+//! real parts, and [`Gen::imag`] maps it to its imaginary parts ([`Gen::complex_value`]
 //! gives each complex value a real-parts `Value` of its own, copied where it would be shared). A
 //! load deinterleaves the points' 16-byte words (one or two loads and a shuffle per part: x64's
 //! `unpcklpd`/`unpckhpd`, `shufps`), a store interleaves them back; a strided row gathers point by
@@ -36,7 +36,7 @@
 
 use crate::clif::{cast, mem};
 use crate::host::COMPLEX_CALLS;
-use crate::typed_lower::TypedGen;
+use crate::lower::Gen;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
@@ -117,8 +117,8 @@ fn part(t: ElemType) -> ElemType {
     t.real_part().expect("a complex type")
 }
 
-impl TypedGen<'_, '_> {
-    /// The complex value whose real parts are `v` (as [`TypedGen::complex_value`] made it).
+impl Gen<'_, '_> {
+    /// The complex value whose real parts are `v` (as [`Gen::complex_value`] made it).
     pub(crate) fn z(&self, v: Value) -> Z {
         let im = *self
             .imag
@@ -144,7 +144,7 @@ impl TypedGen<'_, '_> {
 
     /// The lanes of `a` and `b` (one vector type of `n` lanes) shuffled: result lane `i` is lane
     /// `from[i]` of `a` where it is below `n`, else lane `from[i] - n` of `b`.
-    fn shuffle_lanes(&mut self, a: Value, b: Value, from: &[u8]) -> Value {
+    pub(crate) fn shuffle_lanes(&mut self, a: Value, b: Value, from: &[u8]) -> Value {
         let ty = self.b.func.dfg.value_type(a);
         let size = (ty.lane_bits() / 8) as u8;
         let mut mask = [0u8; 16];
@@ -156,7 +156,7 @@ impl TypedGen<'_, '_> {
 
     /// The 16-byte words holding the points of one vector step of complex type `t`: one for
     /// complex64 in a kernel of 2 lanes, else two.
-    fn words(&self, t: ElemType) -> usize {
+    pub(crate) fn words(&self, t: ElemType) -> usize {
         usize::from(self.lanes) * t.size() / 16
     }
 
@@ -167,7 +167,7 @@ impl TypedGen<'_, '_> {
         self.complex_value(z)
     }
 
-    /// The parts of the complex value(s) of type `t` at `addr` (see [`TypedGen::complex_load`]).
+    /// The parts of the complex value(s) of type `t` at `addr` (see [`Gen::complex_load`]).
     pub(crate) fn load_parts(&mut self, t: ElemType, addr: Value, vector: bool) -> Z {
         let pt = part(t);
         if !vector {
@@ -199,7 +199,7 @@ impl TypedGen<'_, '_> {
     }
 
     /// Stores the parts `z` of complex value(s) of type `t` at `addr` (see
-    /// [`TypedGen::complex_store`]).
+    /// [`Gen::complex_store`]).
     pub(crate) fn store_parts(&mut self, t: ElemType, z: Z, addr: Value) {
         if !self.is_vector(z.re) {
             self.b.ins().store(mem(), z.re, addr, 0);
@@ -220,7 +220,7 @@ impl TypedGen<'_, '_> {
         }
     }
 
-    /// The points `scalars` (one complex value each, as a scalar [`TypedGen::complex_load`] gives
+    /// The points `scalars` (one complex value each, as a scalar [`Gen::complex_load`] gives
     /// them) as one vector complex value: each part assembled as a float value's.
     pub(crate) fn complex_assemble(&mut self, scalars: Vec<Value>, t: ElemType) -> Value {
         let zs: Vec<Z> = scalars.iter().map(|&s| self.z(s)).collect();
@@ -253,7 +253,7 @@ impl TypedGen<'_, '_> {
     }
 
     /// A float constant of the type of `like` (a scalar or vector float value).
-    fn like(&mut self, like: Value, x: f64) -> Value {
+    pub(crate) fn like(&mut self, like: Value, x: f64) -> Value {
         let ty = self.b.func.dfg.value_type(like);
         let c = match ty.lane_type() {
             types::F32 => self.b.ins().f32const(x as f32),
@@ -267,7 +267,7 @@ impl TypedGen<'_, '_> {
     }
 
     /// Whether `z` reads as true: a nonzero part (NaN included), as the kernel's bool.
-    fn truth(&mut self, z: Z) -> Value {
+    pub(crate) fn truth(&mut self, z: Z) -> Value {
         let zero = self.like(z.re, 0.0);
         let a = self.b.ins().fcmp(FloatCC::NotEqual, z.re, zero);
         let b = self.b.ins().fcmp(FloatCC::NotEqual, z.im, zero);
@@ -336,7 +336,7 @@ impl TypedGen<'_, '_> {
             Imag => return im,
             // hypot of the parts as a float kernel computes it (`math::lower`: the vector hypot,
             // within 1 ULP of the interpreter's libm, or libm's where the kernel's math is calls)
-            Abs => return crate::math::lower(self.b, self.math, crate::host::MathFn::Hypot, &[re, im]),
+            Abs => return crate::math::lower(self.b, &self.math, crate::host::MathFn::Hypot, &[re, im]),
             IsNan => {
                 let a = self.b.ins().fcmp(FloatCC::Unordered, re, re);
                 let b = self.b.ins().fcmp(FloatCC::Unordered, im, im);
@@ -366,7 +366,7 @@ impl TypedGen<'_, '_> {
     /// NumPy's `1 / z` ([`kiln_ir::complex::reciprocal`]): `|y| <= |x|` (false for NaN) takes
     /// `r = y / x, d = x + y r, (1 / d, -r / d)`, else `r = x / y, d = x r + y, (r / d, -1 / d)`:
     /// each lane its branch's operands, `n / d_` with `d = d_ + n r` in both.
-    fn reciprocal(&mut self, x: Value, y: Value) -> Z {
+    pub(crate) fn reciprocal(&mut self, x: Value, y: Value) -> Z {
         let (ax, ay) = (self.b.ins().fabs(x), self.b.ins().fabs(y));
         let first = self.b.ins().fcmp(FloatCC::LessThanOrEqual, ay, ax);
         let n = self.pick(first, y, x);
@@ -394,7 +394,7 @@ impl TypedGen<'_, '_> {
     /// case `(e cos y, e sin y)` with `e = exp x`, or where `x > log(MAX)` (`e^x` overflowing
     /// before its products do) `((h cos y) h, (h sin y) h)` with `h = exp(x / 2)`: one `exp` of
     /// `x` or `x / 2` per lane.
-    fn exp(&mut self, x: Value, y: Value) -> Z {
+    pub(crate) fn exp(&mut self, x: Value, y: Value) -> Z {
         use crate::host::MathFn;
         let f32_parts = self.b.func.dfg.value_type(x).lane_type() == types::F32;
         let top = self.like(
@@ -409,9 +409,9 @@ impl TypedGen<'_, '_> {
         let half = self.like(x, 0.5);
         let hx = self.b.ins().fmul(x, half);
         let arg = self.pick(big, hx, x);
-        let e = crate::math::lower(self.b, self.math, MathFn::Exp, &[arg]);
-        let c = crate::math::lower(self.b, self.math, MathFn::Cos, &[y]);
-        let s = crate::math::lower(self.b, self.math, MathFn::Sin, &[y]);
+        let e = crate::math::lower(self.b, &self.math, MathFn::Exp, &[arg]);
+        let c = crate::math::lower(self.b, &self.math, MathFn::Cos, &[y]);
+        let s = crate::math::lower(self.b, &self.math, MathFn::Sin, &[y]);
         let (ec, es) = (self.b.ins().fmul(e, c), self.b.ins().fmul(e, s));
         let (ece, ese) = (self.b.ins().fmul(ec, e), self.b.ins().fmul(es, e));
         let re = self.pick(big, ece, ec);
@@ -443,7 +443,7 @@ impl TypedGen<'_, '_> {
     }
 
     /// `copysign(a, b)` of float values of one type (the typed lowering's: bits on vectors).
-    fn copysign(&mut self, a: Value, b: Value) -> Value {
+    pub(crate) fn copysign(&mut self, a: Value, b: Value) -> Value {
         let t = if self.b.func.dfg.value_type(a).lane_type() == types::F32 {
             ElemType::F32
         } else {
@@ -460,7 +460,7 @@ impl TypedGen<'_, '_> {
     /// bits), every other operation exact IEEE arithmetic. Then the oracle's special cases, each a
     /// lanewise select in its order: `x = y = 0` gives `(0, y)`, an infinite `y` `(inf, y)`, a
     /// NaN `x` `(x, NaN)`, an infinite `x` C99's values, a NaN `y` NaN.
-    fn sqrt(&mut self, x: Value, y: Value) -> Z {
+    pub(crate) fn sqrt(&mut self, x: Value, y: Value) -> Z {
         use crate::host::MathFn;
         let f32_parts = self.b.func.dfg.value_type(x).lane_type() == types::F32;
         let max = if f32_parts { f64::from(f32::MAX) } else { f64::MAX };
@@ -472,7 +472,7 @@ impl TypedGen<'_, '_> {
         let (quarter, one, two) = (self.like(x, 0.25), self.like(x, 1.0), self.like(x, 2.0));
         let q = self.pick(scaled, quarter, one);
         let (sx, sy) = (self.b.ins().fmul(x, q), self.b.ins().fmul(y, q));
-        let h = crate::math::lower(self.b, self.math, MathFn::Hypot, &[sx, sy]);
+        let h = crate::math::lower(self.b, &self.math, MathFn::Hypot, &[sx, sy]);
         let asx = self.b.ins().fabs(sx);
         let sum = self.b.ins().fadd(asx, h);
         let half = self.like(x, 0.5);
@@ -524,7 +524,7 @@ impl TypedGen<'_, '_> {
     }
 
     /// The interpreter's complex function `op` of `z` (of complex type `t`), point by point.
-    fn call_unary(&mut self, op: UnaryOp, z: Z, t: ElemType) -> Z {
+    pub(crate) fn call_unary(&mut self, op: UnaryOp, z: Z, t: ElemType) -> Z {
         let index = UnaryOp::ALL
             .iter()
             .position(|&o| o == op)
@@ -541,7 +541,11 @@ impl TypedGen<'_, '_> {
     /// `f` of the points of `args`, point by point: each point's parts as float64 scalars (a
     /// complex64's widened, exactly), `f`'s two float64 results narrowed back (exactly: the host
     /// functions round a complex64's parts to float32 first) and put into the result's lanes.
-    fn per_point(&mut self, args: &[Z], f: &mut dyn FnMut(&mut Self, &[Value]) -> [Value; 2]) -> Z {
+    pub(crate) fn per_point(
+        &mut self,
+        args: &[Z],
+        f: &mut dyn FnMut(&mut Self, &[Value]) -> [Value; 2],
+    ) -> Z {
         let ty = self.b.func.dfg.value_type(args[0].re);
         let narrow = ty.lane_type() == types::F32;
         let lanes = if ty.is_vector() { self.lanes } else { 1 };
@@ -673,7 +677,7 @@ impl TypedGen<'_, '_> {
     /// `(ar · inf, ai · inf)`, in a branch around the selects that only a vector holding such a
     /// divisor takes (random operands, the bench's, never do; measured on this host's Rust copy of
     /// the loop, the selects in line cost about a tenth of the division's time).
-    fn div(&mut self, a: Z, b: Z) -> Z {
+    pub(crate) fn div(&mut self, a: Z, b: Z) -> Z {
         // a vector's magnitudes by `and` with a constant mask, which the loop holds in a register
         // (Cranelift's vector `fabs` forms its mask anew each time: two more instructions a part)
         let ty = self.b.func.dfg.value_type(b.re);

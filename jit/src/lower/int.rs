@@ -1,0 +1,273 @@
+//! Integer `//`, `%`, `fmod`, shifts and `**`, as [`kiln_ir::int`] computes them. `//`, `%` and
+//! `fmod` divide with a divisor made safe first (0 and -1 replaced by 1, their results chosen
+//! after: 0 for a zero divisor, `-a` wrapping for -1) and the floor / sign correction after; per
+//! lane on vectors (x86 has no vector integer division) but for int32, divided in SIMD by a
+//! constant (a shift or a multiply-high by a magic number) or through float64. Shifts give NumPy's
+//! results for counts outside `0..bits` (0 for `<<`, the sign for `>>`), with an immediate count
+//! where the count is a literal and per lane otherwise. `**` is square and multiply over every bit
+//! of the exponent (branch-free, so it vectorises).
+
+use crate::clif::cast;
+use crate::lower::Gen;
+use crate::lower::values::{bits, scalar_type};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Value, types};
+use kiln_ir::typed::Scalar;
+use kiln_ir::{BinaryOp, ElemType};
+
+impl Gen<'_, '_> {
+    /// A shift by a compile-time count (immediate on vectors).
+    pub(crate) fn shift_by(&mut self, op: BinaryOp, a: Value, t: ElemType, c: Scalar) -> Value {
+        let count = match c {
+            Scalar::I32(v) => v as i64,
+            Scalar::I64(v) => v,
+            _ => unreachable!("a shift count of the operand's integer type"),
+        };
+        let w = bits(t) as i64;
+        let inside = (0..w).contains(&count);
+        match (op, inside) {
+            (BinaryOp::Shl, true) => self.b.ins().ishl_imm_s(a, count),
+            (BinaryOp::Shl, false) => self.int_zero(t, self.is_vector(a)),
+            (_, true) => self.b.ins().sshr_imm_s(a, count),
+            (_, false) => self.b.ins().sshr_imm_s(a, w - 1),
+        }
+    }
+
+    /// A scalar shift by a count known at run time.
+    pub(crate) fn shift(&mut self, op: BinaryOp, a: Value, count: Value, t: ElemType) -> Value {
+        let w = bits(t) as i64;
+        // an unsigned compare puts negative counts outside too
+        let inside = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, count, w);
+        if op == BinaryOp::Shl {
+            let s = self.b.ins().ishl(a, count);
+            let z = self.int_zero(t, false);
+            self.b.ins().select(inside, s, z)
+        } else {
+            let last = self.b.ins().iconst(scalar_type(t), w - 1);
+            let c = self.b.ins().select(inside, count, last);
+            self.b.ins().sshr(a, c)
+        }
+    }
+
+    /// Scalar `//`, `%` (the divisor's sign) or `fmod` (the dividend's sign) as [`kiln_ir::int`].
+    pub(crate) fn divide(&mut self, op: BinaryOp, a: Value, b: Value, t: ElemType) -> Value {
+        let ty = scalar_type(t);
+        let zero = self.b.ins().iconst(ty, 0);
+        let b_zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+        let b_m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+        let unsafe_divisor = self.b.ins().bor(b_zero, b_m1);
+        let one = self.b.ins().iconst(ty, 1);
+        let safe = self.b.ins().select(unsafe_divisor, one, b);
+        // with the divisor 1 for 0 and -1: q = a, r = 0, which the selects below correct
+        let q = self.b.ins().sdiv(a, safe);
+        let r = self.b.ins().srem(a, safe);
+        if op == BinaryOp::Fmod {
+            return r;
+        }
+        // the floor correction: a nonzero remainder whose sign differs from the divisor's
+        let r_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, r, 0);
+        let b_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, b, 0);
+        let differ = self.b.ins().bxor(r_neg, b_neg);
+        let r_nz = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+        let fix = self.b.ins().band(differ, r_nz);
+        if op == BinaryOp::Rem {
+            let rb = self.b.ins().iadd(r, b);
+            return self.b.ins().select(fix, rb, r);
+        }
+        let q1 = self.b.ins().iadd_imm_s(q, -1);
+        let q = self.b.ins().select(fix, q1, q);
+        let neg = self.b.ins().ineg(a);
+        let q = self.b.ins().select(b_m1, neg, q);
+        self.b.ins().select(b_zero, zero, q)
+    }
+
+    /// `//`, `%` or `fmod` of an `i32x4` by the constant `d` (not `i32::MIN`) in SIMD: the truncated
+    /// quotient by a shift (`|d|` a power of two) or a multiply-high by Hacker's Delight's magic
+    /// number (`magic_s32`, as Cranelift's own scalar rewrite), the remainder `a - q * d`, then the
+    /// floor correction where the remainder's sign differs from `d`'s. `d` of 0 gives 0; -1 gives
+    /// `-a` (wrapping) and remainder 0; 1 gives `a` and 0.
+    pub(crate) fn divide_i32x4_by(&mut self, op: BinaryOp, a: Value, d: i32) -> Value {
+        let zero = self.konst(Scalar::I32(0), true);
+        let q = match d {
+            0 => return zero,
+            -1 | 1 if op != BinaryOp::FloorDiv => return zero,
+            -1 => return self.b.ins().ineg(a),
+            1 => return a,
+            _ if d.unsigned_abs().is_power_of_two() => {
+                let k = d.unsigned_abs().trailing_zeros() as i64;
+                // round toward zero: add |d| - 1 to negative dividends before the shift
+                let t1 = self.b.ins().sshr_imm_s(a, k - 1);
+                let t2 = self.b.ins().ushr_imm_s(t1, 32 - k);
+                let t3 = self.b.ins().iadd(a, t2);
+                let q = self.b.ins().sshr_imm_s(t3, k);
+                if d < 0 { self.b.ins().ineg(q) } else { q }
+            }
+            _ => {
+                let (m, shift) = magic_s32(d);
+                // a `vconst`, not a splat: the mid-end rewrites `swiden_low` of a splat into a
+                // splat of int64, and `imul` of two `swiden_low` is what lowers to `pmuldq`
+                let bytes: Vec<u8> = (0..4).flat_map(|_| m.to_le_bytes()).collect();
+                let c = self.b.func.dfg.constants.insert(bytes.into());
+                let mv = self.b.ins().vconst(types::I32X4, c);
+                let mut q = self.mulhs_i32x4(a, mv);
+                if d > 0 && m < 0 {
+                    q = self.b.ins().iadd(q, a);
+                } else if d < 0 && m > 0 {
+                    q = self.b.ins().isub(q, a);
+                }
+                let q = self.b.ins().sshr_imm_s(q, shift as i64);
+                let sign = self.b.ins().ushr_imm_s(q, 31);
+                self.b.ins().iadd(q, sign)
+            }
+        };
+        let dv = self.konst(Scalar::I32(d), true);
+        let qd = self.b.ins().imul(q, dv);
+        let r = self.b.ins().isub(a, qd);
+        if op == BinaryOp::Fmod {
+            return r;
+        }
+        // the floor correction: a remainder of the other sign than d (-1 in the mask's lanes)
+        let cc = if d > 0 {
+            IntCC::SignedLessThan
+        } else {
+            IntCC::SignedGreaterThan
+        };
+        let fix = self.b.ins().icmp(cc, r, zero);
+        if op == BinaryOp::FloorDiv {
+            return self.b.ins().iadd(q, fix);
+        }
+        let add = self.b.ins().band(fix, dv);
+        self.b.ins().iadd(r, add)
+    }
+
+    /// `//`, `%` or `fmod` of two `i32x4` in SIMD, through float64: an int32 quotient divided in
+    /// float64 is correctly rounded and never within rounding of an integer it does not equal
+    /// (`|a| < 2**31` makes its error below `2**-22 / |b|`, while a non-integral quotient is at least
+    /// `1 / |b|` from an integer), so `floor` (`trunc` for `fmod`) of it is the exact quotient. The
+    /// remainder is `a - q * b` (wrapping); a zero divisor gives 0 and -1 gives `-a` and 0, chosen by
+    /// masks after (the float quotient of those lanes is discarded).
+    pub(crate) fn divide_i32x4(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
+        let (a0, a1) = self.i32x4_to_f64x2(a);
+        let (b0, b1) = self.i32x4_to_f64x2(b);
+        let (q0, q1) = (self.b.ins().fdiv(a0, b0), self.b.ins().fdiv(a1, b1));
+        let (q0, q1) = if op == BinaryOp::Fmod {
+            (self.b.ins().trunc(q0), self.b.ins().trunc(q1))
+        } else {
+            (self.b.ins().floor(q0), self.b.ins().floor(q1))
+        };
+        let q = self.f64x2_to_i32x4(q0, q1);
+        let zero = self.konst(Scalar::I32(0), true);
+        let m1 = self.konst(Scalar::I32(-1), true);
+        let b_zero = self.b.ins().icmp(IntCC::Equal, b, zero);
+        let b_m1 = self.b.ins().icmp(IntCC::Equal, b, m1);
+        let neg = self.b.ins().ineg(a);
+        let q = self.b.ins().bitselect(b_m1, neg, q);
+        let q = self.b.ins().band_not(q, b_zero);
+        if op == BinaryOp::FloorDiv {
+            return q;
+        }
+        let qb = self.b.ins().imul(q, b);
+        let r = self.b.ins().isub(a, qb);
+        self.b.ins().band_not(r, b_zero)
+    }
+
+    /// The high 32 bits of each lane's signed 64-bit product (`pmuldq` on the even and odd lanes).
+    pub(crate) fn mulhs_i32x4(&mut self, a: Value, m: Value) -> Value {
+        let (al, ml) = (self.b.ins().swiden_low(a), self.b.ins().swiden_low(m));
+        let lo = self.b.ins().imul(al, ml);
+        let (ah, mh) = (self.b.ins().swiden_high(a), self.b.ins().swiden_high(m));
+        let hi = self.b.ins().imul(ah, mh);
+        let lo = self.b.ins().bitcast(types::I8X16, cast(), lo);
+        let hi = self.b.ins().bitcast(types::I8X16, cast(), hi);
+        // lanes 1 and 3 of each product vector: the high halves, in order
+        let mut mask = [0u8; 16];
+        for (i, lane) in [1u8, 3, 5, 7].into_iter().enumerate() {
+            for byte in 0..4 {
+                mask[i * 4 + byte] = lane * 4 + byte as u8;
+            }
+        }
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(cranelift_codegen::ir::ConstantData::from(&mask[..]));
+        let high = self.b.ins().shuffle(lo, hi, imm);
+        self.b.ins().bitcast(types::I32X4, cast(), high)
+    }
+
+    /// `a ** e`, wrapping: square and multiply over every bit of the exponent (a negative exponent
+    /// reads as 0, as [`kiln_ir::int::Int::pow`]); unrolled over the bits a constant exponent has.
+    pub(crate) fn pow(&mut self, a: Value, e: Value, t: ElemType, e_const: Option<Scalar>) -> Value {
+        let vector = self.is_vector(a);
+        let one = self.konst(Scalar::I64(1).cast(t), vector);
+        if let Some(c) = e_const {
+            let mut e = match c {
+                Scalar::I32(v) => (v as i64).max(0),
+                Scalar::I64(v) => v.max(0),
+                _ => unreachable!("an exponent of the base's integer type"),
+            };
+            let (mut acc, mut base) = (None::<Value>, a);
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = Some(match acc {
+                        None => base,
+                        Some(x) => self.b.ins().imul(x, base),
+                    });
+                }
+                e >>= 1;
+                if e > 0 {
+                    base = self.b.ins().imul(base, base);
+                }
+            }
+            return acc.unwrap_or(one);
+        }
+        let z = self.int_zero(t, vector);
+        let mut e = self.b.ins().smax(e, z);
+        let (mut acc, mut base) = (one, a);
+        for step in 0..bits(t) - 1 {
+            let bit = self.b.ins().band(e, one);
+            let set = self.b.ins().icmp(IntCC::NotEqual, bit, z);
+            let m = self.b.ins().imul(acc, base);
+            acc = self.pick(set, m, acc);
+            if step + 2 < bits(t) {
+                base = self.b.ins().imul(base, base);
+                e = self.b.ins().sshr_imm_s(e, 1);
+            }
+        }
+        acc
+    }
+}
+
+/// Hacker's Delight's magic number and shift for signed 32-bit division by `d` (`|d| >= 2`), as
+/// Cranelift's `magic_s32` (cranelift-codegen `opts/div_const.rs`, private there).
+fn magic_s32(d: i32) -> (i32, i32) {
+    let two31: u32 = 0x8000_0000;
+    let mut p: i32 = 31;
+    let ad = d.unsigned_abs();
+    let t = two31 + ((d as u32) >> 31);
+    let anc = (t - 1).wrapping_sub(t % ad);
+    let (mut q1, mut q2) = (two31 / anc, two31 / ad);
+    let (mut r1, mut r2) = (two31 - q1 * anc, two31 - q2 * ad);
+    loop {
+        p += 1;
+        q1 = q1.wrapping_mul(2);
+        r1 = r1.wrapping_mul(2);
+        if r1 >= anc {
+            q1 = q1.wrapping_add(1);
+            r1 = r1.wrapping_sub(anc);
+        }
+        q2 = q2.wrapping_mul(2);
+        r2 = r2.wrapping_mul(2);
+        if r2 >= ad {
+            q2 = q2.wrapping_add(1);
+            r2 = r2.wrapping_sub(ad);
+        }
+        let delta = ad - r2;
+        if !(q1 < delta || (q1 == delta && r1 == 0)) {
+            break;
+        }
+    }
+    let m = q2.wrapping_add(1);
+    ((if d < 0 { m.wrapping_neg() } else { m }) as i32, p - 32)
+}

@@ -1,0 +1,387 @@
+//! How each element type is held in Cranelift values, and what every opcode shares: types,
+//! constants, loads, stores, lanes and selects.
+//!
+//! A scalar bool is an `i8` holding 0 or 1; int32, int64, float32 and float64 are Cranelift's
+//! `i32 i64 f32 f64`. In a vector kernel of 4 lanes (every value 32 bits wide) int32 is `i32x4`,
+//! float32 `f32x4` and bool a lane mask `i32x4` (0 or -1 per lane, what `icmp` and `fcmp` give); in
+//! one of 2 lanes (every value 64 bits wide) int64 is `i64x2`, float64 `f64x2` and bool an `i64x2`
+//! mask. A kernel mixing 32- and 64-bit values runs 2 lanes, its 32-bit values half-filled (see
+//! `typed.rs`). A complex value is a pair of its parts' vectors (`complex.rs`); a byte string is
+//! held as its address. Operations Cranelift does not lower on 128-bit x64 vectors run per lane
+//! ([`Gen::per_lane`]): each lane extracted, computed as a scalar, and put back.
+
+use crate::clif::{cast, mem};
+use crate::lower::Gen;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use kiln_ir::DType;
+use kiln_ir::typed::{Scalar, TypedKernel};
+use kiln_ir::{ElemType, Node, NodeId};
+
+/// A node's value as a compile-time constant: a literal cast to its type, computed by the
+/// interpreter's own cast (so the constant is the interpreter's, bit for bit).
+pub(crate) fn constant(k: &TypedKernel, id: NodeId) -> Option<Scalar> {
+    let arena = &k.kernel.arena;
+    match *arena.node(id) {
+        Node::Cast(t, a) => match *arena.node(a) {
+            Node::Int(v) => Some(Scalar::I64(v).cast(t)),
+            // a Python float takes float32 by rounding once (as the interpreter's cast)
+            Node::Literal(bits) if t == ElemType::F32 => Some(Scalar::F32(f64::from_bits(bits) as f32)),
+            Node::Literal(bits) => Some(Scalar::F64(f64::from_bits(bits)).cast(t)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether the sign bit of each lane of the float value `x` is set (a NaN's too), as a mask: its
+/// bits read as a signed integer below zero (x64 has no vector `fcopysign` in Cranelift).
+pub(crate) fn sign_bit(b: &mut FunctionBuilder<'_>, x: Value) -> Value {
+    let it = b.func.dfg.value_type(x).as_int();
+    let bits = b.ins().bitcast(it, crate::clif::cast(), x);
+    let zero = b.ins().iconst(it.lane_type(), 0);
+    let zero = if it.is_vector() {
+        b.ins().splat(it, zero)
+    } else {
+        zero
+    };
+    b.ins().icmp(IntCC::SignedLessThan, bits, zero)
+}
+
+/// The bits a value of type `t` takes in memory and in a scalar register.
+pub(crate) fn bits(t: ElemType) -> u32 {
+    match t {
+        // a byte string is held as its address
+        ElemType::Bytes(_) => 64,
+        _ => t.size() as u32 * 8,
+    }
+}
+
+/// The scalar Cranelift type of `t`.
+pub(crate) fn scalar_type(t: ElemType) -> Type {
+    match t {
+        ElemType::Bool => types::I8,
+        ElemType::I32 => types::I32,
+        ElemType::I64 => types::I64,
+        ElemType::F32 => types::F32,
+        ElemType::F64 => types::F64,
+        // a complex value's node carries its real parts (lower/complex.rs)
+        ElemType::C64 => types::F32,
+        ElemType::C128 => types::F64,
+        // a byte string is held as its address
+        ElemType::Bytes(_) => types::I64,
+    }
+}
+
+impl Gen<'_, '_> {
+    /// The type of a value of `t` at `vector` width.
+    pub(crate) fn ty(&self, t: ElemType, vector: bool) -> Type {
+        if let Some(part) = t.real_part() {
+            // a complex value's parts (lower/complex.rs)
+            return self.ty(part, vector);
+        }
+        if !vector {
+            return scalar_type(t);
+        }
+        match (t, self.lanes) {
+            (ElemType::Bool | ElemType::I32, 4) => types::I32X4,
+            (ElemType::F32, 4) => types::F32X4,
+            (ElemType::Bool | ElemType::I64 | ElemType::Bytes(_), 2) => types::I64X2,
+            (ElemType::F64, 2) => types::F64X2,
+            // a 32-bit value in a kernel of 2 lanes: its lanes 0 and 1 (half-filled)
+            (ElemType::I32, 2) => types::I32X4,
+            (ElemType::F32, 2) => types::F32X4,
+            _ => unreachable!("a vector kernel has 2 or 4 lanes (typed.rs lanes_of)"),
+        }
+    }
+
+    /// The integer lane type of a vector of `lanes` lanes (what masks are).
+    pub(crate) fn mask_lane(&self) -> Type {
+        if self.lanes == 4 { types::I32 } else { types::I64 }
+    }
+
+    pub(crate) fn is_vector(&self, v: Value) -> bool {
+        self.b.func.dfg.value_type(v).is_vector()
+    }
+
+    /// Whether values of `t` are half-filled vectors here: 32 bits wide in a kernel of 2 lanes.
+    pub(crate) fn half(&self, t: ElemType) -> bool {
+        self.lanes == 2 && bits(t) == 32
+    }
+
+    /// A mask of a half-filled comparison (`i32x4`, lanes 0 and 1) as the kernel's bool (`i64x2`);
+    /// any other value unchanged.
+    pub(crate) fn bool_mask(&mut self, m: Value) -> Value {
+        if self.lanes == 2 && self.b.func.dfg.value_type(m) == types::I32X4 {
+            self.b.ins().swiden_low(m)
+        } else {
+            m
+        }
+    }
+
+    /// The low 32 bits of each lane of an `i64x2` as the half-filled `i32x4` (lanes 0 and 1;
+    /// wrapping: an int64 narrowed to int32, or a mask for 32-bit data).
+    pub(crate) fn narrow_lanes(&mut self, v: Value) -> Value {
+        let mut mask = [0u8; 16];
+        for (i, m) in mask.iter_mut().enumerate() {
+            *m = ((i / 4) % 2 * 8 + i % 4) as u8;
+        }
+        self.shuffle_bytes(v, v, mask, types::I32X4)
+    }
+
+    /// 1.0 or +0.0 of the kernel's float dtype: the values hoisted into the entry block
+    /// ([`Gen::new`]; Cranelift rematerialises a constant where it is used, in the loop).
+    fn hoisted(&self, s: Scalar, vector: bool) -> Option<Value> {
+        let bits = match (s, self.dtype) {
+            (Scalar::F64(x), DType::F64) => x.to_bits(),
+            (Scalar::F32(x), DType::F32) => u64::from(x.to_bits()) << 32,
+            _ => return None,
+        };
+        let one = match self.dtype {
+            DType::F64 => 1f64.to_bits(),
+            DType::F32 => u64::from(1f32.to_bits()) << 32,
+        };
+        match bits {
+            0 => Some(self.zero[vector as usize]),
+            b if b == one => Some(self.one[vector as usize]),
+            _ => None,
+        }
+    }
+
+    /// A constant of type `t`, as a scalar or splat.
+    pub(crate) fn konst(&mut self, s: Scalar, vector: bool) -> Value {
+        if let Some(v) = self.hoisted(s, vector) {
+            return v;
+        }
+        let t = s.ty();
+        let x = match s {
+            Scalar::Bool(v) if vector => {
+                let lane = self.mask_lane();
+                self.b.ins().iconst(lane, if v { -1 } else { 0 })
+            }
+            Scalar::Bool(v) => self.b.ins().iconst(types::I8, v as i64),
+            Scalar::I32(v) => self.b.ins().iconst(types::I32, v as i64),
+            Scalar::I64(v) => self.b.ins().iconst(types::I64, v),
+            Scalar::F32(v) => self.b.ins().f32const(v),
+            Scalar::F64(v) => self.b.ins().f64const(v),
+            Scalar::C64(_) | Scalar::C128(_) => return self.complex_konst(s, vector),
+        };
+        if vector {
+            let vt = self.ty(t, true);
+            self.b.ins().splat(vt, x)
+        } else {
+            x
+        }
+    }
+
+    /// Loads one element of type `t` at `addr` (scalar) or `lanes` elements (vector; bools one byte
+    /// each, made into a mask).
+    pub(crate) fn load(&mut self, t: ElemType, addr: Value, vector: bool) -> Value {
+        if t.is_complex() {
+            return self.complex_load(t, addr, vector);
+        }
+        if let ElemType::Bytes(w) = t {
+            // a string's address: its index (`addr`, see `InputRef::base`) times its width; a
+            // vector's two strings are the next two
+            let first = self.b.ins().imul_imm_u(addr, i64::from(w));
+            if !vector {
+                return first;
+            }
+            let second = self.b.ins().iadd_imm_u(first, i64::from(w));
+            let v = self.b.ins().splat(types::I64X2, first);
+            return self.b.ins().insertlane(v, second, 1);
+        }
+        if t == ElemType::Bool {
+            if !vector {
+                return self.b.ins().load(types::I8, mem(), addr, 0);
+            }
+            // `lanes` bytes in one load, zero-extended lane by lane to the mask's width, negated
+            let word = if self.lanes == 4 {
+                self.b.ins().load(types::I32, mem(), addr, 0)
+            } else {
+                self.b.ins().uload16(types::I32, mem(), addr, 0)
+            };
+            let v = self.b.ins().splat(types::I32X4, word);
+            let v = self.b.ins().bitcast(types::I8X16, cast(), v);
+            let v = self.b.ins().uwiden_low(v);
+            let mut v = self.b.ins().uwiden_low(v);
+            if self.lanes == 2 {
+                v = self.b.ins().uwiden_low(v);
+            }
+            return self.b.ins().ineg(v);
+        }
+        if vector && self.half(t) {
+            // two 32-bit elements: one 64-bit load, splat (lanes 2 and 3 repeat lanes 0 and 1)
+            let x = self.b.ins().load(types::I64, mem(), addr, 0);
+            let v = self.b.ins().splat(types::I64X2, x);
+            let ty = self.ty(t, true);
+            return self.b.ins().bitcast(ty, cast(), v);
+        }
+        let ty = self.ty(t, vector);
+        self.b.ins().load(ty, mem(), addr, 0)
+    }
+
+    /// Stores `v` (of type `t`) at `addr`: bools as one byte 0 / 1 each.
+    pub(crate) fn store(&mut self, t: ElemType, v: Value, addr: Value) {
+        if t.is_complex() {
+            return self.complex_store(t, v, addr);
+        }
+        if t == ElemType::Bool && self.is_vector(v) {
+            // masks to 0 / 1, narrowed to bytes (unsigned saturation keeps 0 and 1), stored at once
+            let v = if self.lanes == 2 { self.narrow_lanes(v) } else { v };
+            let v = self.b.ins().ineg(v);
+            let z = self.konst(Scalar::I32(0), true);
+            let h = self.b.ins().unarrow(v, z);
+            let hz = self.b.ins().bitcast(types::I16X8, cast(), z);
+            let bytes = self.b.ins().unarrow(h, hz);
+            let words = self.b.ins().bitcast(types::I32X4, cast(), bytes);
+            let w = self.b.ins().extractlane(words, 0);
+            if self.lanes == 4 {
+                self.b.ins().store(mem(), w, addr, 0);
+            } else {
+                self.b.ins().istore16(mem(), w, addr, 0);
+            }
+            return;
+        }
+        if self.is_vector(v) && self.half(t) {
+            let w = self.b.ins().bitcast(types::I64X2, cast(), v);
+            let x = self.b.ins().extractlane(w, 0);
+            self.b.ins().store(mem(), x, addr, 0);
+            return;
+        }
+        self.b.ins().store(mem(), v, addr, 0);
+    }
+
+    /// One scalar per lane (`lanes` of them, each as [`Gen::load`] gives a scalar) as the
+    /// kernel's vector for `t`: bools (bytes 0 / 1) widened to the lane's width and negated into
+    /// masks; lane 0 splat (a half-filled 32-bit vector's lanes 2 and 3 hold copies no result
+    /// reads), the others inserted.
+    pub(crate) fn assemble(&mut self, scalars: Vec<Value>, t: ElemType) -> Value {
+        if t.is_complex() {
+            return self.complex_assemble(scalars, t);
+        }
+        let vt = self.ty(t, true);
+        let lane_ty = vt.lane_type();
+        let scalars: Vec<Value> = if t == ElemType::Bool {
+            scalars
+                .into_iter()
+                .map(|s| {
+                    let w = self.b.ins().uextend(lane_ty, s);
+                    self.b.ins().ineg(w)
+                })
+                .collect()
+        } else {
+            scalars
+        };
+        let mut v = self.b.ins().splat(vt, scalars[0]);
+        for (l, &s) in scalars.iter().enumerate().skip(1) {
+            v = self.b.ins().insertlane(v, s, l as u8);
+        }
+        v
+    }
+
+    /// 1.0 where the mask `m` of a float value of type `t` (what `fcmp` of it gives: its own lanes)
+    /// is set, else +0.0: the mask and-ed with 1.0's bits (a scalar: a select).
+    pub(crate) fn mask_one(&mut self, m: Value, t: ElemType) -> Value {
+        let vector = self.is_vector(m);
+        let one = self.konst(Scalar::F64(1.0).cast(t), vector);
+        if !vector {
+            let zero = self.konst(Scalar::F64(0.0).cast(t), false);
+            return self.b.ins().select(m, one, zero);
+        }
+        let (mt, ft) = (self.b.func.dfg.value_type(m), self.b.func.dfg.value_type(one));
+        let bits = self.b.ins().bitcast(mt, cast(), one);
+        let r = self.b.ins().band(m, bits);
+        self.b.ins().bitcast(ft, cast(), r)
+    }
+
+    /// Bitwise select on masks or a scalar select on a bool (`i8` 0 / 1).
+    pub(crate) fn pick(&mut self, c: Value, a: Value, b: Value) -> Value {
+        // a scalar bool: a scalar select
+        if !self.is_vector(c) {
+            return self.b.ins().select(c, a, b);
+        }
+        let (ta, tc) = (self.b.func.dfg.value_type(a), self.b.func.dfg.value_type(c));
+        // a bool (i64x2) choosing between half-filled 32-bit values
+        let c = if ta.lane_count() == 4 && tc == types::I64X2 {
+            self.narrow_lanes(c)
+        } else {
+            c
+        };
+        let tc = self.b.func.dfg.value_type(c);
+        if ta == tc {
+            return self.b.ins().bitselect(c, a, b);
+        }
+        let c = self.b.ins().bitcast(ta, cast(), c);
+        self.b.ins().bitselect(c, a, b)
+    }
+
+    pub(crate) fn not_bool(&mut self, x: Value) -> Value {
+        if self.is_vector(x) {
+            self.b.ins().bnot(x)
+        } else {
+            self.b.ins().bxor_imm_s(x, 1)
+        }
+    }
+
+    /// `x == 0` of a bool: the mask of lanes that are false.
+    pub(crate) fn int_zero(&mut self, t: ElemType, vector: bool) -> Value {
+        let s = Scalar::I64(0).cast(t);
+        self.konst(s, vector)
+    }
+
+    /// Per lane: each lane of `args` (of types `ts`) extracted as a scalar, `f` applied, the results
+    /// (of type `out`) put back into a vector.
+    pub(crate) fn per_lane(
+        &mut self,
+        out: ElemType,
+        args: &[(Value, ElemType)],
+        f: &mut dyn FnMut(&mut Self, &[Value]) -> Value,
+    ) -> Value {
+        let mut v = None;
+        for l in 0..self.lanes {
+            let xs: Vec<Value> = args
+                .iter()
+                .map(|&(a, t)| {
+                    let x = self.b.ins().extractlane(a, l);
+                    if t == ElemType::Bool {
+                        self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let mut r = f(self, &xs);
+            if out == ElemType::Bool {
+                let lane = self.mask_lane();
+                let w = self.b.ins().uextend(lane, r);
+                r = self.b.ins().ineg(w);
+            }
+            v = Some(match v {
+                None => {
+                    let vt = self.ty(out, true);
+                    self.b.ins().splat(vt, r)
+                }
+                Some(v) => self.b.ins().insertlane(v, r, l),
+            });
+        }
+        v.expect("a vector has lanes")
+    }
+
+    /// A byte shuffle of two 128-bit vectors (`mask`: bytes 0-15 of `x`, 16-31 of `y`), as `ty`.
+    pub(crate) fn shuffle_bytes(&mut self, x: Value, y: Value, mask: [u8; 16], ty: Type) -> Value {
+        let (x, y) = (
+            self.b.ins().bitcast(types::I8X16, cast(), x),
+            self.b.ins().bitcast(types::I8X16, cast(), y),
+        );
+        let imm = self
+            .b
+            .func
+            .dfg
+            .immediates
+            .push(cranelift_codegen::ir::ConstantData::from(&mask[..]));
+        let r = self.b.ins().shuffle(x, y, imm);
+        self.b.ins().bitcast(ty, cast(), r)
+    }
+}
