@@ -73,6 +73,12 @@ pub(crate) fn is_standard(a: &ArrayArg<'_>) -> bool {
         return true;
     }
     let (shape, strides) = on_view!(a, v => (v.shape(), v.strides()));
+    standard_layout(shape, strides)
+}
+
+/// Whether a view of `shape` and (element) `strides` is C-contiguous: [`is_standard`] of its parts.
+#[inline]
+pub(crate) fn standard_layout(shape: &[usize], strides: &[isize]) -> bool {
     if shape.contains(&0) {
         return true;
     }

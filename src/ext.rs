@@ -270,8 +270,10 @@ fn bound_slice<'a, R>(
 ) -> R {
     let more = more_names(args.len());
     let names = NAMES.iter().copied().chain(more.iter().map(String::as_str));
-    // on the stack for up to 8 inputs (no allocation a call)
-    let bound: smallvec::SmallVec<[(&str, ArrayArg<'_>); 8]> = names.zip(args).collect();
+    // on the stack for up to 8 inputs (no allocation a call), filled where it lies (a collected
+    // `SmallVec` is moved out of `collect`: a copy of its kilobyte of room each call)
+    let mut bound: smallvec::SmallVec<[(&str, ArrayArg<'_>); 8]> = smallvec::SmallVec::new();
+    bound.extend(names.zip(args));
     f(&bound)
 }
 

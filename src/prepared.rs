@@ -29,7 +29,7 @@ use crate::array::{ArrayArg, Float, Output, on_view};
 use crate::backend::OutSlice;
 use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
-use crate::executor::{Specialised, bind, is_standard, same, strides};
+use crate::executor::{Specialised, bind, is_standard, same, standard_layout, strides};
 use kiln_ir::{BroadcastPlan, ElemType, InputPlan, KernelIR, KernelKind, Start};
 use kiln_jit::{InputRef, Stored};
 use ndarray::{ArrayViewMut, Dimension};
@@ -86,6 +86,21 @@ impl Form {
     #[inline]
     fn accepts(&self, name: &str, a: &ArrayArg<'_>) -> bool {
         same(name.as_bytes(), self.name.as_bytes()) && self.fits(a)
+    }
+
+    /// [`Form::accepts`] of an update's target, a typed view (compared as it is: no [`ArrayArg`]
+    /// made of it).
+    #[inline]
+    fn accepts_target<A: crate::Element, D: Dimension>(
+        &self,
+        name: &str,
+        t: &ArrayViewMut<'_, A, D>,
+    ) -> bool {
+        let (shape, strides) = (t.shape(), t.strides());
+        same(name.as_bytes(), self.name.as_bytes())
+            && A::ELEM == self.dtype
+            && same(shape, &self.shape)
+            && (same(strides, &self.strides) || (self.standard && standard_layout(shape, strides)))
     }
 
     /// Whether `a` has this form's dtype, shape and layout. The strides it was bound with are the
@@ -435,7 +450,7 @@ impl Prepared {
             && targets
                 .iter()
                 .zip(&self.forms[n..])
-                .all(|((name, t), f)| f.accepts(name, &A::arg(t.view())))
+                .all(|((name, t), f)| f.accepts_target(name, t))
     }
 
     /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.
@@ -502,6 +517,16 @@ impl Prepared {
             && let Some(slice) = out.as_slice_mut()
             && self.try_serial_with(|k| A::slice_of(inputs.at(k)), &mut [slice])
         {
+            return Ok(());
+        }
+        // a whole-array reduction below the threshold: the serial fold, into the one element
+        if let Some(r) = &self.serial_reduce
+            && self.lanes == A::DTYPE
+            && same(out.shape(), &self.out_shape)
+            && let Some([slot]) = out.as_slice_mut()
+            && let Some(done) = self.reduce_serially::<A, I>(r, inputs)
+        {
+            *slot = done?;
             return Ok(());
         }
         if let Some(spec) = &self.direct
@@ -797,8 +822,12 @@ impl Prepared {
         }
         if let Some(r) = &self.serial_reduce
             && let Some(done) = match self.lanes {
-                kiln_ir::DType::F64 => self.reduce_serially::<f64, I>(r, inputs),
-                kiln_ir::DType::F32 => self.reduce_serially::<f32, I>(r, inputs),
+                kiln_ir::DType::F64 => self
+                    .reduce_serially::<f64, I>(r, inputs)
+                    .map(|v| v.map(f64::scalar_output)),
+                kiln_ir::DType::F32 => self
+                    .reduce_serially::<f32, I>(r, inputs)
+                    .map(|v| v.map(f32::scalar_output)),
             }
         {
             return done;
@@ -813,14 +842,14 @@ impl Prepared {
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }
 
-    /// The serial reduction of the inputs (their slices, in the kernel's order, on the stack) into a
-    /// scalar result; None where an input is not a C-contiguous array of `A` (the caller then runs
-    /// the general path).
+    /// The serial reduction of the inputs (their slices, in the kernel's order, on the stack): the
+    /// one value; None where an input is not a C-contiguous array of `A` (the caller then runs the
+    /// general path).
     fn reduce_serially<'a, A: Float, I: Args<'a> + ?Sized>(
         &self,
         r: &kiln_jit::SerialReduce,
         inputs: &I,
-    ) -> Option<Result<Output>> {
+    ) -> Option<Result<A>> {
         if self.order.len() > STACK_INPUTS {
             return None;
         }
@@ -828,11 +857,7 @@ impl Prepared {
         for (p, &pos) in parts.iter_mut().zip(&self.order) {
             *p = kiln_jit::Part::Slice(A::slice_of(inputs.at(pos))?);
         }
-        let v = match r.run(&parts[..self.order.len()]) {
-            Ok(v) => v,
-            Err(e) => return Some(Err(e.into())),
-        };
-        Some(Ok(A::scalar_output(v)))
+        Some(r.run(&parts[..self.order.len()]).map_err(Into::into))
     }
 
     /// Runs and returns every result, fresh (the runner's stage loop, without the names).

@@ -221,8 +221,9 @@ impl FusedRunner {
 
     /// Runs the expression into `out`: [`FusedRunner::call`] with `out`, which must be
     /// C-contiguous, of the result's shape and of the kernel's float dtype. An elementwise or scan
-    /// last kernel writes straight into it (no allocation for the result); a reduction's result is
-    /// copied in.
+    /// last kernel writes straight into it (no allocation for the result), as does a whole-array
+    /// sum, product, min or max on the calling thread (a zero-dimensional `out`); another
+    /// reduction's result is copied in.
     ///
     /// # Errors
     /// As [`FusedRunner::run`], and if `out` does not fit the result.

@@ -290,6 +290,29 @@ fn a_bound_whole_reduction_gives_the_general_runs_bits() {
                         sliced.to_bits() == g.to_bits() || (sliced.is_nan() && g.is_nan()),
                         "{text}, n = {n}, nan {with_nan}: run_slices {sliced} vs {g}"
                     );
+                    // the ordinary call into a zero-dimensional array: the same serial fold, bound
+                    // on the first call and taken on the next
+                    let into = match &args[0].1 {
+                        kiln::ArrayArg::F64(_) => {
+                            let mut o = ndarray::arr0(7.0);
+                            for _ in 0..2 {
+                                serial.run_into(&args, o.view_mut()).unwrap();
+                            }
+                            o[()]
+                        }
+                        kiln::ArrayArg::F32(_) => {
+                            let mut o = ndarray::arr0(7.0f32);
+                            for _ in 0..2 {
+                                serial.run_into(&args, o.view_mut()).unwrap();
+                            }
+                            f64::from(o[()])
+                        }
+                        _ => unreachable!("the inputs here are floats"),
+                    };
+                    assert!(
+                        into.to_bits() == g.to_bits() || (into.is_nan() && g.is_nan()),
+                        "{text}, n = {n}, nan {with_nan}: run_into {into} vs {g}"
+                    );
                     let o = oracle.run(&args).unwrap().into_f64()[IxDyn(&[])];
                     let close =
                         (g.is_nan() && o.is_nan()) || g == o || (g - o).abs() <= 1e-6 * o.abs().max(1e-300);
@@ -310,6 +333,16 @@ fn a_bound_whole_reduction_gives_the_general_runs_bits() {
     let max = FusedRunner::compile_text("max(x)").unwrap();
     assert!(max.run(&[("x", (&e).into())]).is_err());
     assert!(max.run(&[("x", (&e).into())]).is_err());
+    for _ in 0..2 {
+        let mut o = ndarray::arr0(7.0);
+        assert!(max.run_into(&[("x", (&e).into())], o.view_mut()).is_err());
+        // an output of another type than the kernel's, or of another shape, is still refused
+        let x = edgy(10, 2.0);
+        let mut o32 = ndarray::arr0(7.0f32);
+        assert!(sum.run_into(&[("x", (&x).into())], o32.view_mut()).is_err());
+        let mut two = Array1::<f64>::zeros(2);
+        assert!(sum.run_into(&[("x", (&x).into())], two.view_mut()).is_err());
+    }
 }
 
 #[test]

@@ -470,13 +470,27 @@ impl Prepared {
         inputs: &[(&str, ArrayArg<'_>)],
         targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
     ) -> Option<Result<()>> {
-        let mut rest: [&[A]; K] = [&[]; K];
-        for (r, (_, a)) in rest.iter_mut().zip(inputs) {
-            *r = A::slice_of(a)?;
-        }
         let mut outs: SmallVec<[&mut [A]; 4]> = SmallVec::new();
         for (_, t) in targets.iter_mut() {
             outs.push(t.as_slice_mut()?);
+        }
+        // below the threshold, the serial kernel straight on the inputs' slices (as `update` would
+        // call it, without gathering them first); where it does not run, `update` says why
+        let m = &*self.many;
+        if let Some(serial) = &m.serial
+            && inputs.len() == m.rest.len()
+            && on_stack_serial(
+                serial,
+                &m.update_slots,
+                |k| inputs.get(k).and_then(|(_, a)| A::slice_of(a)),
+                &mut outs,
+            )
+        {
+            return Some(Ok(()));
+        }
+        let mut rest: [&[A]; K] = [&[]; K];
+        for (r, (_, a)) in rest.iter_mut().zip(inputs) {
+            *r = A::slice_of(a)?;
         }
         Some(self.update(&mut outs, &rest[..inputs.len()]))
     }

@@ -222,7 +222,7 @@ pub fn ndarray_variant<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOpera
     match k {
         Kernel::Axpy => x * i.a + &i.y,
         Kernel::Horner => ((x * i.a + i.b) * x + i.c) * x + i.d,
-        Kernel::Sumsq => Array1::from_elem(1, (x * x).sum()),
+        Kernel::Sumsq => Array1::from_elem(1, ndarray_scalar(i)),
         Kernel::Logistic => {
             let e = x.mapv(|v| -v).mapv(T::std_exp);
             (e + T::ONE).mapv(|v| T::ONE / v)
@@ -236,6 +236,11 @@ pub fn ndarray_variant<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOpera
         Kernel::Rowsum => matrix(k, x).sum_axis(Axis(1)),
         Kernel::Colsum => matrix(k, x).sum_axis(Axis(0)),
     }
+}
+
+/// The natural unfused ndarray expression of the one whole-array reduction, sumsq: `(x * x).sum()`.
+pub fn ndarray_scalar<T: StdMath + ndarray::LinalgScalar>(i: &Inputs<T>) -> T {
+    (&i.x * &i.x).sum()
 }
 
 /// A hand-written loop into `out` (one element for sumsq, one per row or column for the axis sums),
