@@ -255,13 +255,15 @@ pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) ->
     let (k, z, ub) = super::pow::split(v, u, OFF);
     let row = v.ushr(ub, 45);
     let c = log1p_error(v, x, u, k);
-    // c·2^-k: 2^-k by its exponent field, the low bits of 1.5·2^52 + 1023 - k (k in [-54, 1023]
-    // for x > -1 finite; 0.0 for k = 1023, where c·2^-k is far below the result's ULP)
-    let m = v.c(6755399441055744.0 + 1023.0);
+    // c·2^-k as (c/2)·2^(1-k), 2^(1-k) by its exponent field, the low bits of 1.5·2^52 + 1024 - k:
+    // k is in [-53, 1024] for x > -1 finite (0.0 for k = 1024, where c·2^-k is far below the
+    // result's ULP), so no select
+    let m = v.c(6755399441055744.0 + 1024.0);
     let t = v.sub(m, k);
     let t = v.bits(t);
     let t = v.shl(t, 52);
     let sc = v.float(t);
+    let c = v.mulc(c, 0.5);
     let c = v.mul(c, sc);
     let k = match kextra {
         Some(ke) => v.add(k, ke),

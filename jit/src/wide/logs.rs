@@ -160,7 +160,8 @@ fn log1p_split(x: f64, kextra: Option<f64>) -> (f64, f64, u64, f64) {
     let u = x + 1.0;
     let (k, z, ub) = pow_split(u, OFF);
     let c = log1p_error(x, u, k);
-    let sc = f64::from_bits(((6755399441055744.0 + 1023.0) - k).to_bits() << 52);
+    let sc = f64::from_bits(((6755399441055744.0 + 1024.0) - k).to_bits() << 52);
+    let c = c * 0.5;
     let c = c * sc;
     let k = match kextra {
         Some(ke) => k + ke,
