@@ -189,7 +189,7 @@ fn pow_general(v: &mut Vb<'_, '_>, x: Value, y: Value, ax: Value) -> Value {
 /// `(k, z, u)`: `x = 2^k·z` with `bits(z)` in `[off, off + 2^52)`, and `u = bits(x) - off + bits(1)`,
 /// whose high mantissa bits index a caller's table, for positive finite normal `x` (other lanes:
 /// garbage, finite indices).
-fn split(v: &mut Vb<'_, '_>, x: Value, off: i64) -> (Value, Value, Value) {
+pub(crate) fn split(v: &mut Vb<'_, '_>, x: Value, off: i64) -> (Value, Value, Value) {
     let u = v.bits(x);
     let u = v.iaddc(u, 0x3ff0_0000_0000_0000 - off);
     let e = v.ushr(u, 52);

@@ -10,7 +10,6 @@ use crate::vmath::f32x4::{
 use crate::vmath::f32x4::{
     F32 as EXP32, FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, LG as LG32, MIN_NORMAL as MIN_NORMAL_32,
 };
-use crate::vmath::log::{LG as LG64, LN2_HI as LN2_HI_64, LN2_LO as LN2_LO_64, MIN_NORMAL as MIN_NORMAL_64};
 use crate::vmath::trig::{
     C as T64_C, C1 as T64_C1, C2 as T64_C2, C3 as T64_C3, PIO4 as T64_PIO4, PIO4_LO as T64_PIO4_LO,
     REDUCE_MAX as T64_REDUCE_MAX, S as T64_S, T as T64_T, TINY as T64_TINY, TWO_OVER_PI as T64_TWO_OVER_PI,
@@ -264,37 +263,6 @@ pub(super) fn exp_general<T: Lane, const E: usize, const O: usize>(c: &ExpConsts
     scale(p, k)
 }
 
-/// `vmath::log::reduce_with(x, general)`: `(f, k)` with `x = 2^k·(1 + f)`, subnormals scaled by
-/// 2^54 first on the general path.
-#[inline(always)]
-pub(super) fn log_reduce64(x: f64, general: bool) -> (f64, f64) {
-    let sub = general & (x < MIN_NORMAL_64);
-    let xs = x * 18014398509481984.0; // 2^54
-    let xx = sel(sub, xs, x);
-    let kadj = sel(sub, -54.0, 0.0);
-    let u = xx.to_bits().wrapping_add((0x3ff00000 - 0x3fe6a09e) << 32);
-    let e = u >> 52;
-    let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
-    let kf = f64::from_bits(kb) + -6755399441055744.0;
-    let k = if general { kf + kadj } else { kf };
-    let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
-    let f = f64::from_bits(m) + -1.0;
-    (f, k)
-}
-
-/// `vmath::log::kernel`: `(hfsq, s, R)` of fdlibm's kernel for `f`.
-#[inline(always)]
-pub(super) fn log_kernel64(f: f64) -> (f64, f64, f64) {
-    let half = f * 0.5;
-    let hfsq = half * f;
-    let two = f + 2.0;
-    let s = f / two;
-    let z = s * s;
-    let r = poly(z, &LG64);
-    let r = z * r;
-    (hfsq, s, r)
-}
-
 /// `vmath::log::specials`: `y` where `x` is positive and finite, else log's special values.
 #[inline(always)]
 pub(super) fn log_specials64(x: f64, y: f64) -> f64 {
@@ -302,25 +270,6 @@ pub(super) fn log_specials64(x: f64, y: f64) -> f64 {
     let sp = sel(x < 0.0, crate::vmath::INVALID, x);
     let sp = sel(x == 0.0, f64::NEG_INFINITY, sp);
     sel(ok, y, sp)
-}
-
-/// `vmath::log::log`: on the fast path (`general` false) `reduce_with(x, false)` and `log_reduced`,
-/// on the general path `reduce` (subnormals scaled by 2^54), `log_reduced` and `specials`.
-#[inline(always)]
-fn log_f64_lane(x: f64, general: bool) -> f64 {
-    let (f, k) = log_reduce64(x, general);
-    let (hfsq, s, r) = log_kernel64(f);
-    // log_reduced
-    let a = hfsq + r;
-    let b = k * LN2_LO_64;
-    let a = s.mul_add(a, b);
-    let a = a - hfsq;
-    let a = a + f;
-    let y = k.mul_add(LN2_HI_64, a);
-    if !general {
-        return y;
-    }
-    log_specials64(x, y)
 }
 
 /// `vmath::f32x4::reduce` (after `unsubnormal` on the general path): `(f, k)` with `x = 2^k·(1 + f)`,
@@ -406,6 +355,21 @@ pub(super) trait Paths<T: Copy> {
     fn fastest(x: T) -> T {
         Self::fast(x)
     }
+    /// The fast path over a chunk (by default lane by lane; the f64 log family stages its table
+    /// lookups, `logs.rs`).
+    #[inline(always)]
+    fn fast_chunk(c: &mut [T; CHUNK]) {
+        for x in c.iter_mut() {
+            *x = Self::fast(*x);
+        }
+    }
+    /// The general path over a chunk (as [`Paths::fast_chunk`]).
+    #[inline(always)]
+    fn general_chunk(c: &mut [T; CHUNK]) {
+        for x in c.iter_mut() {
+            *x = Self::general(*x);
+        }
+    }
 }
 
 /// The chunk's lanes by the fastest path if every one of them allows it, else by the fast path if
@@ -424,13 +388,9 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
             *x = P::fastest(*x);
         }
     } else if ok {
-        for x in c.iter_mut() {
-            *x = P::fast(*x);
-        }
+        P::fast_chunk(c);
     } else {
-        for x in c.iter_mut() {
-            *x = P::general(*x);
-        }
+        P::general_chunk(c);
     }
 }
 
@@ -490,21 +450,6 @@ impl Paths<f32> for Exp {
 #[inline(always)]
 pub(super) fn log_fast_ok<T: Lane>(x: T, min_normal: f64, max: f64) -> bool {
     (x >= T::c(min_normal)) & (x <= T::c(max))
-}
-
-impl Paths<f64> for Log {
-    #[inline(always)]
-    fn fast_ok(x: f64) -> bool {
-        log_fast_ok(x, MIN_NORMAL_64, f64::MAX)
-    }
-    #[inline(always)]
-    fn fast(x: f64) -> f64 {
-        log_f64_lane(x, false)
-    }
-    #[inline(always)]
-    fn general(x: f64) -> f64 {
-        log_f64_lane(x, true)
-    }
 }
 
 impl Paths<f32> for Log {
@@ -914,7 +859,6 @@ pub(super) use levels;
 levels! {
     exp64: f64, Exp;
     exp32: f32, Exp;
-    log64: f64, Log;
     log32: f32, Log;
     sin64: f64, Sin;
     sin32: f32, Sin;
@@ -929,7 +873,6 @@ pub(super) use cos64::{avx2 as cos_f64_avx2, avx512 as cos_f64_avx512};
 pub(super) use exp32::{avx2 as exp_f32_avx2, avx512 as exp_f32_avx512};
 pub(super) use exp64::{avx2 as exp_f64_avx2, avx512 as exp_f64_avx512};
 pub(super) use log32::{avx2 as log_f32_avx2, avx512 as log_f32_avx512};
-pub(super) use log64::{avx2 as log_f64_avx2, avx512 as log_f64_avx512};
 pub(super) use sin32::{avx2 as sin_f32_avx2, avx512 as sin_f32_avx512};
 pub(super) use sin64::{avx2 as sin_f64_avx2, avx512 as sin_f64_avx512};
 pub(super) use tan32::{avx2 as tan_f32_avx2, avx512 as tan_f32_avx512};

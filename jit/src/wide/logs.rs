@@ -1,80 +1,121 @@
-//! log2, log10, log1p, arcsinh, arccosh and arctanh per lane, for the wide routines: `vmath::log`'s
-//! log2, log10 and log1p (f64), `vmath::f32x4`'s (f32) and `vmath::arc_hyp` (both) written for one
-//! lane (the operations in the order they are emitted, the same constants, `mul_add` where they
-//! emit `fma`), the bits of the inline route by construction.
+//! The log family and the inverse hyperbolic functions per lane, for the wide routines: `vmath::log`'s
+//! log, log2, log10 and log1p (f64, table-driven), `vmath::f32x4`'s log2, log10 and log1p (f32) and
+//! `vmath::arc_hyp` (both) written for one lane (the operations in the order they are emitted, the
+//! same constants and tables, `mul_add` where they emit `fma`), the bits of the inline route by
+//! construction.
 //!
-//! log2 and log10 take the inline code's branch (a lane not positive, normal and finite sends the
-//! chunk to the general path: subnormals scaled, special values selected; a normal lane gets the
-//! fast path's bits there too). log1p and the inverse hyperbolic functions are straight-line selects
-//! inline; here a chunk of ordinary lanes (f64 log1p: `-1 < x` finite, `|x|` not below its tiny
-//! bound; arcsinh: `TINY <= |x|` finite; arccosh: `1 <= x` finite; arctanh: `TINY <= |x| < 1`)
-//! skips the selects of the special values, which keep every such lane's value, and (the inverse
-//! hyperbolic functions, whose log1p argument is then not negative) the lower compare of log1p's
-//! `k = 0` range; arcsinh's chunks without huge arguments (`|x| < HUGE`) skip those selects too
-//! (the fastest path): the inline bits by construction, for 1-3 instructions per element fewer. f32 is, as
-//! inline, native single precision (musl's `log1pf`, fdlibm's single-precision kernel).
+//! log, log2 and log10 take the inline code's branch (a lane not positive, normal and finite sends
+//! the chunk to the general path: subnormals scaled, special values selected; a normal lane gets the
+//! fast path's bits there too). f64's table lookup (`vmath::pow_tables`, the statics the inline code
+//! loads from) splits a chunk into three stages, as pow's (`pow.rs`): the reduction, the lookups in
+//! a loop of their own, the rest, so that the stages around the lookups vectorise on AVX2 too
+//! ([`log_chunk64`], [`log1p_chunk64`]). log1p and the inverse hyperbolic functions are
+//! straight-line selects inline; here a chunk of ordinary lanes (f64 log1p: `-1 < x` finite, `|x|`
+//! not below its tiny bound; arcsinh: `TINY <= |x|` finite; arccosh: `1 <= x` finite; arctanh:
+//! `TINY <= |x| < 1`) skips the selects of the special values, which keep every such lane's value,
+//! and (f32, whose log1p argument is then not negative) the lower compare of log1p's `k = 0` range;
+//! arcsinh's chunks without huge arguments (`|x| < HUGE`) skip those selects too (the fastest
+//! path): the inline bits by construction, for 1-3 instructions per element fewer. The f64 inverse
+//! hyperbolic functions look their table up per lane (LLVM gathers on AVX-512). f32 is, as inline,
+//! native single precision (musl's `log1pf`, fdlibm's single-precision kernel).
 
 use super::lanes::{
-    Lane, Paths, log_fast_ok, log_kernel32, log_kernel64, log_reduce32, log_reduce64, log_specials32,
-    log_specials64, map, poly, sel,
+    CHUNK, Lane, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32, log_specials64, map,
+    poly, sel,
 };
+use super::pow::{lookup, split as pow_split};
 use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
 use crate::vmath::f32x4::{
     FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, IVLN2_HI as IVLN2_HI_32, IVLN2_LO as IVLN2_LO_32,
     IVLN10_HI as IVLN10_HI_32, IVLN10_LO as IVLN10_LO_32, LOG1P_NEAR_HI, LOG1P_NEAR_LO, LOG1P_TINY,
     LOG10_2_HI as LOG10_2_HI_32, LOG10_2_LO as LOG10_2_LO_32, MIN_NORMAL as MIN_NORMAL_32,
 };
-use crate::vmath::log::{
-    IVLN2HI, IVLN2LO, IVLN10HI, IVLN10LO, LN2_HI, LN2_LO, LOG10_2HI, LOG10_2LO, MIN_NORMAL,
-};
+use crate::vmath::log::{Base, E, MIN_NORMAL, TEN, TWO};
+use crate::vmath::pow::OFF;
 
-/// `vmath::log::split`: `(hi, lo)` with `hi + lo = f - hfsq + s·(hfsq + R)`, `hi` its top 21 bits.
+/// `vmath::log::reduce`: `(k, z, row)` with `x = 2^k·z`, subnormals scaled by 2^54 on the general
+/// path.
 #[inline(always)]
-fn split(f: f64, hfsq: f64, s: f64, r: f64) -> (f64, f64) {
-    let hi = f - hfsq;
-    let hi = f64::from_bits(hi.to_bits() & ((-1i64 << 32) as u64));
-    let lo = f - hi;
-    let lo = lo - hfsq;
-    let a = hfsq + r;
-    let a = s * a;
-    (hi, lo + a)
+fn reduce64(x: f64, general: bool) -> (f64, f64, u64) {
+    if general {
+        let sub = x < MIN_NORMAL;
+        let xs = x * 18014398509481984.0; // 2^54
+        let xx = sel(sub, xs, x);
+        let kadj = sel(sub, -54.0, 0.0);
+        let (k, z, u) = pow_split(xx, OFF);
+        (k + kadj, z, u >> 45)
+    } else {
+        let (k, z, u) = pow_split(x, OFF);
+        (k, z, u >> 45)
+    }
 }
 
-/// `vmath::log::log2_reduced`.
+/// `vmath::log::core`: `log_B(2^k·z)` from the table row of `z` (plus log1p's `c/u` where `cu` is
+/// given).
 #[inline(always)]
-fn log2_reduced(f: f64, k: f64) -> f64 {
-    let (hfsq, s, r) = log_kernel64(f);
-    let (hi, lo) = split(f, hfsq, s, r);
-    let val_hi = hi * IVLN2HI;
-    let lh = lo + hi;
-    let a = lh * IVLN2LO;
-    let b = lo * IVLN2HI;
-    let val_lo = a + b;
-    let w = k + val_hi;
-    let d = k - w;
-    let d = d + val_hi;
-    let val_lo = val_lo + d;
-    val_lo + w
+fn core64(b: &Base, k: f64, z: f64, [invc, ch, cl]: [f64; 3], cu: Option<f64>) -> f64 {
+    let r = z.mul_add(invc, -1.0);
+    let (w, wl) = if b.log2[1] == 0.0 {
+        (k + ch, cl)
+    } else {
+        (k.mul_add(b.log2[0], ch), k.mul_add(b.log2[1], cl))
+    };
+    let (t1, wl) = match b.inv_ln {
+        None => (r, wl),
+        Some([sh, sl]) => {
+            let t1 = r * sh;
+            let e = r.mul_add(sh, -t1);
+            let t2 = r.mul_add(sl, e);
+            (t1, wl + t2)
+        }
+    };
+    let wl = match cu {
+        Some(cu) => {
+            let cm = cu * invc;
+            let cm = (-r).mul_add(cm, cm);
+            wl + cm
+        }
+        None => wl,
+    };
+    let hi = w + t1;
+    let d = w - hi;
+    let lo = d + t1;
+    let lo = lo + wl;
+    let r2 = r * r;
+    let p = estrin(r, b.poly);
+    let lo = r2.mul_add(p, lo);
+    hi + lo
 }
 
-/// `vmath::log::log10_reduced`.
+/// `vmath::log::fast_or_general`'s paths for one lane: `log_B x`, on the general path with the
+/// subnormal scaling and the special values.
 #[inline(always)]
-fn log10_reduced(f: f64, k: f64) -> f64 {
-    let (hfsq, s, r) = log_kernel64(f);
-    let (hi, lo) = split(f, hfsq, s, r);
-    let val_hi = hi * IVLN10HI;
-    let y = k * LOG10_2HI;
-    let a = k * LOG10_2LO;
-    let lh = lo + hi;
-    let b = lh * IVLN10LO;
-    let a = a + b;
-    let c = lo * IVLN10HI;
-    let val_lo = a + c;
-    let w = y + val_hi;
-    let d = y - w;
-    let d = d + val_hi;
-    let val_lo = val_lo + d;
-    val_lo + w
+fn log64(b: &Base, x: f64, general: bool) -> f64 {
+    let (k, z, row) = reduce64(x, general);
+    let y = core64(b, k, z, lookup(b.table, row), None);
+    if general { log_specials64(x, y) } else { y }
+}
+
+/// The f64 log family's chunk in three stages around its table lookup, as pow's (`pow.rs`): the
+/// reduction, the lookups in a loop of their own, the rest, so that the stages around the
+/// lookups vectorise even where the level has no gathers (AVX2, where LLVM otherwise leaves the
+/// whole lane function scalar); the same operations per lane as [`log64`].
+#[inline(always)]
+fn log_chunk64<const GENERAL: bool>(b: &Base, c: &mut [f64; CHUNK]) {
+    let mut k = [0.0f64; CHUNK];
+    let mut z = [0.0f64; CHUNK];
+    let mut row = [0u64; CHUNK];
+    for j in 0..CHUNK {
+        (k[j], z[j], row[j]) = reduce64(c[j], GENERAL);
+    }
+    let mut t = [[0.0f64; 3]; CHUNK];
+    for j in 0..CHUNK {
+        t[j] = lookup(b.table, row[j]);
+    }
+    for j in 0..CHUNK {
+        let y = core64(b, k[j], z[j], t[j], None);
+        c[j] = if GENERAL { log_specials64(c[j], y) } else { y };
+    }
 }
 
 /// `vmath::f32x4::split`: `(hi, lo)` with `hi + lo = f - hfsq + s·(hfsq + R)`, `hi = f - hfsq`
@@ -112,37 +153,28 @@ fn log10_reduced32(f: f32, k: f32) -> f32 {
     k.mul_add(c(LOG10_2_HI_32), y)
 }
 
-/// `vmath::log::log1p_core`: fdlibm's log1p of finite `x > -1`, `kextra·ln2` added into `k`;
-/// where `nonneg` (`x >= 0` or NaN, the inverse hyperbolic functions' fast paths), without the
-/// `k = 0` range's lower compare, which holds there.
+/// `vmath::log::log1p_core` up to its table: `(k, z, row, c·2^-k)` of `u = 1 + x`, `kextra` added
+/// into `k`.
 #[inline(always)]
-fn log1p_core(x: f64, kextra: Option<f64>, nonneg: bool) -> f64 {
+fn log1p_split(x: f64, kextra: Option<f64>) -> (f64, f64, u64, f64) {
     let u = x + 1.0;
-    let ub = u.to_bits().wrapping_add((0x3ff00000 - 0x3fe6a09e) << 32);
-    let e = ub >> 52;
-    let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
-    let k = f64::from_bits(kb) + -6755399441055744.0;
+    let (k, z, ub) = pow_split(u, OFF);
     let c = log1p_error(x, u, k);
-    let m = (ub & 0x000f_ffff_ffff_ffff).wrapping_add(0x3fe6a09e << 32);
-    let f = f64::from_bits(m) + -1.0;
-    let below = x < f64::from_bits(0x3fda827a00000000);
-    let near = if nonneg {
-        below
-    } else {
-        (x > -f64::from_bits(0x3fd2bec500000000)) & below
+    let sc = f64::from_bits(((6755399441055744.0 + 1024.0) - k).to_bits() << 52);
+    let c = c * 0.5;
+    let c = c * sc;
+    let k = match kextra {
+        Some(ke) => k + ke,
+        None => k,
     };
-    let f = sel(near, x, f);
-    let (hfsq, s, r) = log_kernel64(f);
-    let (c, k) = log1p_correction(s, c, k, near, 54.0, kextra);
-    let a = hfsq + r;
-    let a = s * a;
-    let b = k * LN2_LO;
-    let b = b + c;
-    let a = a + b;
-    let a = a - hfsq;
-    let a = a + f;
-    let d = k * LN2_HI;
-    a + d
+    (k, z, ub >> 45, c)
+}
+
+/// `vmath::log::log1p_core`: log1p of finite `x > -1`, `kextra·ln2` added into `k`.
+#[inline(always)]
+fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
+    let (k, z, row, c) = log1p_split(x, kextra);
+    core64(&E, k, z, lookup(E.table, row), Some(c))
 }
 
 /// `vmath::log::log1p_error`: the rounding error of `u = 1 + x`.
@@ -173,7 +205,8 @@ fn log1p_correction<T: Lane>(s: T, c: T, k: T, near: bool, k_max: f64, kextra: O
 }
 
 /// `vmath::f32x4::log1p_core`: musl's log1pf of finite `x > -1`, `kextra·ln2` added into `k`;
-/// `nonneg` as [`log1p_core`]'s.
+/// where `nonneg` (`x >= 0` or NaN, the inverse hyperbolic functions' fast paths), without the
+/// `k = 0` range's lower compare, which holds there.
 #[inline(always)]
 fn log1p_core32(x: f32, kextra: Option<f32>, nonneg: bool) -> f32 {
     let cc = <f32 as Lane>::c;
@@ -211,7 +244,8 @@ trait ArcLane: Lane {
     const HUGE: f64;
     /// The largest finite value of the type.
     const MAX: f64;
-    /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core` ([`log1p_core`]'s `nonneg`).
+    /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core` ([`log1p_core32`]'s `nonneg`, which
+    /// f64 has no use for).
     fn log1p_core(self, kextra: Option<Self>, nonneg: bool) -> Self;
 }
 
@@ -220,8 +254,8 @@ impl ArcLane for f64 {
     const HUGE: f64 = HUGE;
     const MAX: f64 = f64::MAX;
     #[inline(always)]
-    fn log1p_core(self, kextra: Option<f64>, nonneg: bool) -> f64 {
-        log1p_core(self, kextra, nonneg)
+    fn log1p_core(self, kextra: Option<f64>, _nonneg: bool) -> f64 {
+        log1p_core(self, kextra)
     }
 }
 
@@ -238,7 +272,12 @@ impl ArcLane for f32 {
 /// `vmath::log::log1p`.
 #[inline(always)]
 fn log1p(x: f64) -> f64 {
-    let y = log1p_core(x, None, false);
+    log1p_specials(x, log1p_core(x, None))
+}
+
+/// `vmath::log::log1p_specials` (f64): `x` where `|x| < 2^-53`, the special values.
+#[inline(always)]
+fn log1p_specials(x: f64, y: f64) -> f64 {
     let y = sel(x.abs() < 1.1102230246251565e-16, x, y);
     let ok = (x > -1.0) & (x < f64::INFINITY);
     let sp = sel(x < -1.0, crate::vmath::INVALID, x);
@@ -368,6 +407,7 @@ fn atanh<T: ArcLane>(x: T) -> T {
     sel(tiny, x, r)
 }
 
+pub(super) struct Ln;
 pub(super) struct Log2;
 pub(super) struct Log10;
 pub(super) struct Log1p;
@@ -400,10 +440,66 @@ macro_rules! log_paths {
 }
 
 log_paths! {
-    Log2: f64, MIN_NORMAL, f64::MAX, log_reduce64, log_specials64, log2_reduced;
-    Log10: f64, MIN_NORMAL, f64::MAX, log_reduce64, log_specials64, log10_reduced;
     Log2: f32, MIN_NORMAL_32, f32::MAX as f64, log_reduce32, log_specials32, log2_reduced32;
     Log10: f32, MIN_NORMAL_32, f32::MAX as f64, log_reduce32, log_specials32, log10_reduced32;
+}
+
+/// The f64 log family's paths: positive, normal and finite lanes take the fast path, by
+/// [`log_chunk64`]'s stages per chunk.
+macro_rules! log64_paths {
+    ($($f:ident: $b:ident;)*) => {
+        $(
+            impl Paths<f64> for $f {
+                #[inline(always)]
+                fn fast_ok(x: f64) -> bool {
+                    log_fast_ok(x, MIN_NORMAL, f64::MAX)
+                }
+                #[inline(always)]
+                fn fast(x: f64) -> f64 {
+                    log64(&$b, x, false)
+                }
+                #[inline(always)]
+                fn general(x: f64) -> f64 {
+                    log64(&$b, x, true)
+                }
+                #[inline(always)]
+                fn fast_chunk(c: &mut [f64; CHUNK]) {
+                    log_chunk64::<false>(&$b, c)
+                }
+                #[inline(always)]
+                fn general_chunk(c: &mut [f64; CHUNK]) {
+                    log_chunk64::<true>(&$b, c)
+                }
+            }
+        )*
+    };
+}
+
+log64_paths! {
+    Ln: E;
+    Log2: TWO;
+    Log10: TEN;
+}
+
+/// f64 log1p's chunk in stages around its table lookup (as [`log_chunk64`]), with the special
+/// values' selects on the general path.
+#[inline(always)]
+fn log1p_chunk64<const GENERAL: bool>(c: &mut [f64; CHUNK]) {
+    let mut k = [0.0f64; CHUNK];
+    let mut z = [0.0f64; CHUNK];
+    let mut row = [0u64; CHUNK];
+    let mut cu = [0.0f64; CHUNK];
+    for j in 0..CHUNK {
+        (k[j], z[j], row[j], cu[j]) = log1p_split(c[j], None);
+    }
+    let mut t = [[0.0f64; 3]; CHUNK];
+    for j in 0..CHUNK {
+        t[j] = lookup(E.table, row[j]);
+    }
+    for j in 0..CHUNK {
+        let y = core64(&E, k[j], z[j], t[j], Some(cu[j]));
+        c[j] = if GENERAL { log1p_specials(c[j], y) } else { y };
+    }
 }
 
 // log1p and the inverse hyperbolic functions: the inline code is straight-line selects, one path;
@@ -421,11 +517,19 @@ impl Paths<f64> for Log1p {
     }
     #[inline(always)]
     fn fast(x: f64) -> f64 {
-        log1p_core(x, None, false)
+        log1p_core(x, None)
     }
     #[inline(always)]
     fn general(x: f64) -> f64 {
         log1p(x)
+    }
+    #[inline(always)]
+    fn fast_chunk(c: &mut [f64; CHUNK]) {
+        log1p_chunk64::<false>(c)
+    }
+    #[inline(always)]
+    fn general_chunk(c: &mut [f64; CHUNK]) {
+        log1p_chunk64::<true>(c)
     }
 }
 
@@ -507,6 +611,7 @@ impl<T: ArcLane> Paths<T> for Atanh {
 }
 
 super::lanes::levels! {
+    log64: f64, Ln;
     log2_64: f64, Log2;
     log2_32: f32, Log2;
     log10_64: f64, Log10;

@@ -38,9 +38,11 @@
 //! bits. hypot (`pow.rs`, a routine of two arguments) has one path for every lane, lane selects
 //! and no branch, so its chunks need no test; pow has a fast path (f64: positive normal finite
 //! bases, finite exponents, `|y·log x| < 708`; f32: positive normal bases, normal exponents) and
-//! a general one. f64 pow reads tables (`vmath::pow_tables`): the
-//! inline code by scalar loads per lane, the routines here by indexing the same statics, at AVX-512
-//! lane by lane (gathers) and at AVX2 in stages per chunk, each lookup a loop of its own.
+//! a general one. f64 pow and the f64 log family (log, log2, log10, log1p, and the inverse
+//! hyperbolic functions through log1p) read tables (`vmath::pow_tables`): the inline code by scalar
+//! loads per lane, the routines here by indexing the same statics, pow at AVX-512 lane by lane
+//! (gathers) and at AVX2 in stages per chunk, each lookup a loop of its own, the log family in
+//! stages at both levels (its inverse hyperbolic functions lane by lane).
 //!
 //! **Two arguments.** A function of two arguments ([`Binary`]: arctan2) has a routine
 //! `fn(&mut [T], &[T])`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and the
@@ -484,8 +486,8 @@ impl WideElem for f64 {
         match (r, level) {
             (Routine::Exp, Level::Avx2) => lanes::exp_f64_avx2,
             (Routine::Exp, Level::Avx512) => lanes::exp_f64_avx512,
-            (Routine::Log, Level::Avx2) => lanes::log_f64_avx2,
-            (Routine::Log, Level::Avx512) => lanes::log_f64_avx512,
+            (Routine::Log, Level::Avx2) => logs::log64::avx2,
+            (Routine::Log, Level::Avx512) => logs::log64::avx512,
             (Routine::Sin, Level::Avx2) => lanes::sin_f64_avx2,
             (Routine::Sin, Level::Avx512) => lanes::sin_f64_avx512,
             (Routine::Cos, Level::Avx2) => lanes::cos_f64_avx2,

@@ -29,7 +29,7 @@ use crate::vmath::pow_tables::{EXP, LOG};
 
 /// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
-fn split(x: f64, off: i64) -> (f64, f64, u64) {
+pub(super) fn split(x: f64, off: i64) -> (f64, f64, u64) {
     let u = x.to_bits().wrapping_add((0x3ff0_0000_0000_0000 - off) as u64);
     let e = u >> 52;
     let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
@@ -40,7 +40,7 @@ fn split(x: f64, off: i64) -> (f64, f64, u64) {
 
 /// `vmath::Vb::lookup`: the row `idx & (N - 1)` of the table.
 #[inline(always)]
-fn lookup<const W: usize, const N: usize>(table: &'static [[f64; W]; N], idx: u64) -> [f64; W] {
+pub(super) fn lookup<const W: usize, const N: usize>(table: &'static [[f64; W]; N], idx: u64) -> [f64; W] {
     table[(idx & (N as u64 - 1)) as usize]
 }
 
