@@ -53,8 +53,9 @@ pub struct Gen<'a, 'b> {
     /// Per width: 1.0, 0.0 (hoisted into the entry block).
     pub one: [Value; 2],
     pub zero: [Value; 2],
-    /// A typed kernel's types (see [`crate::layout::TypedValues`]): its values are lowered as
-    /// `lower` lowers them, its inputs loaded in their own types. None for a float kernel.
+    /// A typed kernel's types (see [`crate::layout::TypedValues`]): each value is lowered in its
+    /// own type (`lower/values.rs` holds how), its inputs loaded in their own types. None for a
+    /// float kernel.
     pub typed: Option<&'b TypedKernel>,
     /// The imaginary parts of a typed kernel's complex values, by their real parts (see
     /// `lower/complex.rs`: a complex node's `Value` is its real parts).

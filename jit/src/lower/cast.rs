@@ -85,15 +85,7 @@ impl Gen<'_, '_> {
             (F64, F32) => self.b.ins().fvdemote(x),
             (F64, I32) => {
                 // truncation saturates; NaN and values outside (-2**31 - 1, 2**31) give MIN instead
-                let zeros = self
-                    .b
-                    .func
-                    .dfg
-                    .constants
-                    .insert(cranelift_codegen::ir::ConstantData::from(&[0u8; 16][..]));
-                let z = self.b.ins().vconst(types::I64X2, zeros);
-                let t = self.b.ins().fcvt_to_sint_sat(types::I64X2, x);
-                let t = self.b.ins().snarrow(t, z);
+                let t = self.f64x2_to_i32_lanes(x);
                 let lo = self.konst(Scalar::F64(-2147483649.0), true);
                 let hi = self.konst(Scalar::F64(2147483648.0), true);
                 let gt = self.b.ins().fcmp(FloatCC::GreaterThan, x, lo);
@@ -159,8 +151,9 @@ impl Gen<'_, '_> {
         (lo, hi)
     }
 
-    /// Two `f64x2` of integral values inside int32's range as one `i32x4` (`cvttpd2dq` on each).
-    pub(crate) fn f64x2_to_i32x4(&mut self, lo: Value, hi: Value) -> Value {
+    /// An `f64x2` truncated (saturating) into lanes 0 and 1 of an `i32x4`, lanes 2 and 3 zero
+    /// (`cvttpd2dq`).
+    pub(crate) fn f64x2_to_i32_lanes(&mut self, x: Value) -> Value {
         let zeros = self
             .b
             .func
@@ -168,10 +161,14 @@ impl Gen<'_, '_> {
             .constants
             .insert(cranelift_codegen::ir::ConstantData::from(&[0u8; 16][..]));
         let z = self.b.ins().vconst(types::I64X2, zeros);
-        let lo = self.b.ins().fcvt_to_sint_sat(types::I64X2, lo);
-        let lo = self.b.ins().snarrow(lo, z);
-        let hi = self.b.ins().fcvt_to_sint_sat(types::I64X2, hi);
-        let hi = self.b.ins().snarrow(hi, z);
+        let t = self.b.ins().fcvt_to_sint_sat(types::I64X2, x);
+        self.b.ins().snarrow(t, z)
+    }
+
+    /// Two `f64x2` of integral values inside int32's range as one `i32x4` (`cvttpd2dq` on each).
+    pub(crate) fn f64x2_to_i32x4(&mut self, lo: Value, hi: Value) -> Value {
+        let lo = self.f64x2_to_i32_lanes(lo);
+        let hi = self.f64x2_to_i32_lanes(hi);
         let mut mask = [0u8; 16];
         for (i, m) in mask.iter_mut().enumerate() {
             *m = if i < 8 { i as u8 } else { 8 + i as u8 };

@@ -21,8 +21,7 @@ use kiln_ir::typed::Scalar;
 use kiln_ir::{BinaryOp, ElemType, UnaryOp};
 
 /// The float opcodes a typed kernel compiles: IEEE operations inline, and the libm functions
-/// (transcendentals, NumPy's float `//`, `%`, `**`...) as calls of the interpreter's own function,
-/// per lane on vectors (so bit-exact by construction).
+/// (transcendentals, NumPy's float `//`, `%`, `**`...) through [`Gen::function`].
 pub(crate) fn float_unary_compiles(op: UnaryOp) -> bool {
     use UnaryOp::*;
     matches!(
@@ -83,7 +82,7 @@ pub(crate) fn int_binary_compiles(op: BinaryOp) -> bool {
 }
 
 impl Gen<'_, '_> {
-    /// A unary opcode on `x` of type `t` (the operand's), giving a value of type `out`.
+    /// A unary opcode on `x` of type `t` (the operand's).
     pub(crate) fn unary(&mut self, op: UnaryOp, x: Value, t: ElemType) -> Value {
         use UnaryOp::*;
         if t.is_complex() {
@@ -153,7 +152,7 @@ impl Gen<'_, '_> {
                 // the vector code of `crate::math` (within its ULP bound), else the interpreter's
                 // own function called per lane
                 _ => match MathFn::of_unary(op) {
-                    Some(f) => crate::math::lower(self.b, &self.math, f, &[x]),
+                    Some(f) => self.function(f, t, &[x]),
                     None => unreachable!("typed.rs routes {op} of floats to the interpreter"),
                 },
             };
@@ -266,7 +265,7 @@ impl Gen<'_, '_> {
                     self.b.ins().bitselect(sign, b, a)
                 }
                 _ => match MathFn::of_binary(op) {
-                    Some(f) => crate::math::lower(self.b, &self.math, f, &[a, b]),
+                    Some(f) => self.function(f, t, &[a, b]),
                     None => unreachable!("typed.rs routes {op} of floats to the interpreter"),
                 },
             };
@@ -316,6 +315,19 @@ impl Gen<'_, '_> {
             Pow => self.pow(a, b, t, b_const),
             _ => unreachable!("typed.rs routes {op} of integers to the interpreter"),
         }
+    }
+
+    /// The libm function `f` of float values of type `t` (`args`): [`crate::math::lower`] (vector
+    /// code within the function's ULP bound where it has it, else the interpreter's own function
+    /// per lane); a half-filled vector's host calls on the kernel's lanes only (its lanes 2 and 3
+    /// are copies no result reads).
+    pub(crate) fn function(&mut self, f: MathFn, t: ElemType, args: &[Value]) -> Value {
+        let calls = !(self.math.inline && crate::vmath::has_vector(f));
+        if calls && self.is_vector(args[0]) && self.half(t) {
+            let typed: Vec<(Value, ElemType)> = args.iter().map(|&a| (a, t)).collect();
+            return self.per_lane(t, &typed, &mut |g, xs| crate::math::lower(g.b, &g.math, f, xs));
+        }
+        crate::math::lower(self.b, &self.math, f, args)
     }
 
     /// The address of the interned string constant `s` (it lives as long as the process).

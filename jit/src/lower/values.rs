@@ -149,7 +149,8 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// A constant of type `t`, as a scalar or splat.
+    /// The constant `s`, as a scalar or splat (of the kernel's float dtype, 1.0 and +0.0 are the
+    /// values hoisted into the entry block: [`Gen::hoisted`]).
     pub(crate) fn konst(&mut self, s: Scalar, vector: bool) -> Value {
         if let Some(v) = self.hoisted(s, vector) {
             return v;
@@ -325,7 +326,7 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// `x == 0` of a bool: the mask of lanes that are false.
+    /// Zero of the integer or bool type `t`, as a scalar or splat.
     pub(crate) fn int_zero(&mut self, t: ElemType, vector: bool) -> Value {
         let s = Scalar::I64(0).cast(t);
         self.konst(s, vector)
