@@ -9,16 +9,9 @@ use kiln::{FuseAssignExt, FusedRunner, InPlace};
 use ndarray::{Array1, arr0};
 use std::hint::black_box;
 
-/// The calling thread's CPU time in nanoseconds.
-fn cpu_ns() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
-}
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::cpu_ns;
 
 type Way = Box<dyn FnMut(&mut Array1<f64>, &mut Array1<f64>, usize) -> kiln::Result<()>>;
 

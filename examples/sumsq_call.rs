@@ -10,16 +10,9 @@ use ndarray::{Array1, ArrayD, arr0};
 use std::cell::RefCell;
 use std::hint::black_box;
 
-/// The calling thread's CPU time in nanoseconds.
-fn cpu_ns() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
-}
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::cpu_ns;
 
 /// The elements of a result in a `Vec`: what `kiln bench` did with a reduction's result before.
 fn flat<T: Clone>(a: ArrayD<T>) -> Vec<T> {
