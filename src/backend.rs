@@ -5,17 +5,18 @@
 //! buffer per input in the kernel's dtype: C-contiguous elements (an input the plan materialises
 //! arrives already expanded to the iteration shape), or the caller's strided view itself
 //! ([`BufferData::Strided`]) where the plan reads it per row in place with the view's own strides. The plan
-//! is the same for every backend: the JIT reads such a view in place; the [`Interpreter`], the oracle
-//! and not a fast path, copies it into a C-contiguous buffer of its shape before it runs.
+//! is the same for every backend: the JIT reads such a view in place; the [`crate::Interpreter`], the
+//! oracle and not a fast path, copies it into a C-contiguous buffer of its shape before it runs. A
+//! typed kernel's inputs ([`Backend::prepare_typed`]) arrive each in its own type ([`Buffers::Typed`]).
 
 use crate::error::{Error, Result};
 use crate::parallel::Parallel;
-use kiln_ir::shape::{broadcast_strides, c_strides};
-use kiln_ir::typed::{TypedInput, TypedKernel};
-use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, Values};
+use kiln_ir::typed::TypedKernel;
+use kiln_ir::{BroadcastPlan, KernelIR, Start, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
+use std::sync::Arc;
 
 /// One input, ready to run: its elements and their shape.
 #[derive(Debug, Clone)]
@@ -87,7 +88,7 @@ pub enum TypedData<'a> {
 
 impl TypedData<'_> {
     /// The elements in C order, the caller's memory where they are already; a view copied.
-    fn c_order(&self) -> Result<TypedData<'_>> {
+    pub(crate) fn c_order(&self) -> Result<TypedData<'_>> {
         match self {
             TypedData::View(v) => copy_view(v),
             other => Ok(other.borrowed()),
@@ -95,7 +96,7 @@ impl TypedData<'_> {
     }
 
     /// The same elements, borrowed.
-    fn borrowed(&self) -> TypedData<'_> {
+    pub(crate) fn borrowed(&self) -> TypedData<'_> {
         match self {
             TypedData::Bool(d) => TypedData::Bool(Cow::Borrowed(d)),
             TypedData::I32(d) => TypedData::I32(Cow::Borrowed(d)),
@@ -107,74 +108,6 @@ impl TypedData<'_> {
             TypedData::Bytes(d, w) => TypedData::Bytes(Cow::Borrowed(d), *w),
             TypedData::View(v) => TypedData::View(v.view()),
         }
-    }
-}
-
-/// Byte strings copied to an address their width divides (where compiled code finds a string at
-/// its index times its width: `kiln_jit::InputRef::base`): the copy and where the strings start in it.
-fn aligned_strings(d: &[u8], width: usize) -> Result<StringsCopy> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(d.len() + width)
-        .map_err(|_| kiln_ir::IrError::Allocation {
-            what: "an aligned copy of byte strings".into(),
-            elements: d.len() / width.max(1),
-        })?;
-    v.resize(d.len() + width, 0);
-    let start = (width - v.as_ptr() as usize % width) % width;
-    v[start..start + d.len()].copy_from_slice(d);
-    Ok((v, start))
-}
-
-/// A copy of byte strings and where they start in it ([`aligned_strings`]).
-type StringsCopy = (Vec<u8>, usize);
-
-/// Whether `b` holds byte strings at an address their width does not divide (compiled code reads
-/// them from an aligned copy, [`aligned_strings`]).
-fn misaligned_strings(b: &TypedBuffer<'_>) -> bool {
-    matches!(&b.data, TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)))
-}
-
-/// Per buffer, a copy of its byte strings at an address their width divides where they are not
-/// at one ([`aligned_strings`]), else None.
-fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<StringsCopy>>> {
-    bufs.iter()
-        .map(|b| match &b.data {
-            TypedData::Bytes(d, w) if misaligned_strings(b) => aligned_strings(d, *w as usize).map(Some),
-            _ => Ok(None),
-        })
-        .collect()
-}
-
-/// `bufs` with each byte-string buffer that has a copy in `copies` ([`aligned_copies`]) read
-/// from the copy, the others borrowed.
-fn aligned<'s>(bufs: &'s [TypedBuffer<'_>], copies: &'s [Option<StringsCopy>]) -> Vec<TypedBuffer<'s>> {
-    bufs.iter()
-        .zip(copies)
-        .map(|(b, copy)| TypedBuffer {
-            data: match (copy, &b.data) {
-                (Some((v, start)), TypedData::Bytes(d, w)) => {
-                    TypedData::Bytes(Cow::Borrowed(&v[*start..*start + d.len()]), *w)
-                }
-                _ => b.data.borrowed(),
-            },
-            shape: b.shape.clone(),
-        })
-        .collect()
-}
-
-/// The compiled code's input for `d`, borrowed.
-fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
-    use kiln_jit::Stored;
-    match d {
-        TypedData::Bool(d) => Stored::Bool(d),
-        TypedData::I32(d) => Stored::I32(d),
-        TypedData::I64(d) => Stored::I64(d),
-        TypedData::F32(d) => Stored::F32(d),
-        TypedData::F64(d) => Stored::F64(d),
-        TypedData::C64(d) => Stored::C64(d),
-        TypedData::C128(d) => Stored::C128(d),
-        TypedData::Bytes(d, w) => Stored::Bytes(d, *w),
-        TypedData::View(v) => Stored::View(v.view()),
     }
 }
 
@@ -211,17 +144,23 @@ pub trait Backend: Send + Sync + Debug {
     fn name(&self) -> &'static str;
     /// Readies `kernel`, to be read as `plan` says, for any number of runs.
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
-    /// Readies a typed kernel (a map, reduction or scan) in the form [`kiln_jit::compile_typed`]
-    /// compiles ([`kiln_jit::typed::kernel_of`]: its arena typed, the float lanes of its values, each
-    /// input of another type stored as it), read as `plan` says (every input where it is), where the
-    /// backend compiles one; None where it does not (the typed interpreter then runs it).
-    fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
-        let _ = (kernel, plan);
-        Ok(None)
+    /// Readies the typed kernel `typed` (integer, bool, complex or byte-string values; see
+    /// [`kiln_ir::typed`]) for any number of runs, input `i` read in place with `views[i]`'s strides
+    /// where the caller passes a strided view. The executable takes the inputs in their own types
+    /// ([`Buffers::Typed`]). The default runs it on kiln-ir's typed interpreter; a backend that
+    /// compiles it ([`Backend::compiles_typed`]) gives its compiled kernel.
+    fn prepare_typed(
+        &self,
+        typed: &Arc<TypedKernel>,
+        views: &[Option<Vec<isize>>],
+    ) -> Result<Box<dyn Executable>> {
+        let _ = views;
+        Ok(crate::interpreter::Interpreted::typed(typed.clone()))
     }
     /// Whether the backend compiles the typed kernel `typed` (its [`Backend::prepare_typed`] gives an
-    /// executable that runs it compiled): sibling reductions of bool and integer values run in one
-    /// pass only where it does (elsewhere the runner runs the reductions one by one).
+    /// executable that runs it compiled, from its identity at least):
+    /// sibling reductions of bool and integer values run in one pass only where it does (elsewhere
+    /// the runner runs the reductions one by one), and `kiln explain` says which engine runs it.
     fn compiles_typed(&self, typed: &TypedKernel) -> bool {
         let _ = typed;
         false
@@ -389,7 +328,7 @@ pub enum DirectOutputs<'r, 'o> {
 }
 
 /// The error of a direct call to an executable without them.
-fn no_direct_call() -> Error {
+pub(crate) fn no_direct_call() -> Error {
     Error::Unsupported("this backend's executable takes no direct calls (see Executable::direct)".into())
 }
 
@@ -418,416 +357,5 @@ pub fn copy_into(values: Values, out: OutSlice<'_>) -> Result<()> {
             "the output buffer is not of type {}",
             v.output_type()
         ))),
-    }
-}
-
-/// The tree-walking interpreter of kiln-ir, one element at a time: the oracle.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Interpreter;
-
-impl Backend for Interpreter {
-    fn name(&self) -> &'static str {
-        "interp"
-    }
-
-    fn prepare(&self, _kernel: &KernelIR, _plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
-        Ok(Box::new(Interpreter))
-    }
-
-    fn compound_reductions(&self) -> bool {
-        true
-    }
-}
-
-impl Executable for Interpreter {
-    /// The oracle runs on the calling thread, in sequential order, whatever the thread count.
-    fn run(
-        &self,
-        kernel: &KernelIR,
-        _plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
-        match inputs {
-            Buffers::F64(b) => interpret(kernel, b, ctx.start),
-            Buffers::F32(b) => interpret(kernel, b, ctx.start),
-            Buffers::Typed(_) => Err(Error::Output(
-                "a typed kernel's inputs given to a float kernel".into(),
-            )),
-        }
-    }
-
-    /// Each output alone, as `run` computes it: the oracle of a map of several outputs.
-    fn run_many(
-        &self,
-        kernel: &KernelIR,
-        plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Vec<Tensor>> {
-        (0..kernel.n_outputs())
-            .map(|o| self.run(&kernel.output(o), plan, inputs, ctx))
-            .collect()
-    }
-}
-
-/// A buffer of a whole input read from its first element with `strides`.
-fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
-    StridedInput {
-        data,
-        offset: 0,
-        strides,
-    }
-}
-
-/// Whether the typed interpreter runs `typed` from `start` where the JIT compiles the kernel: a
-/// reduction of complex values from a start other than its identity (the compiled one folds from
-/// the identity only).
-pub(crate) fn start_interpreted(typed: &TypedKernel, start: &Start<'_>) -> bool {
-    *start != Start::Identity && typed.value_type().is_complex()
-}
-
-/// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: compiled by
-/// the main code generator ([`kiln_jit::compile_typed`]) where it compiles it
-/// ([`kiln_jit::typed::why_not`]), every output of a kernel of several in one pass; else evaluated
-/// by kiln-ir's typed interpreter.
-#[derive(Debug)]
-pub(crate) struct TypedExecutable {
-    pub typed: std::sync::Arc<TypedKernel>,
-    /// The compiled kernel.
-    pub main: Option<MainKernel>,
-}
-
-/// A typed kernel on the JIT: the kernel in the form it compiles (see
-/// [`Backend::prepare_typed`]), its plan (every input read where it is), and the executable.
-#[derive(Debug)]
-pub(crate) struct MainKernel {
-    kernel: KernelIR,
-    plan: BroadcastPlan,
-    exe: Box<dyn Executable>,
-}
-
-impl MainKernel {
-    /// `typed` on `backend`'s code generator, input `i` read in place with
-    /// `views[i]`'s strides where the caller passes a strided view; None where the backend does not
-    /// compile it.
-    fn new(
-        typed: &TypedKernel,
-        backend: &dyn Backend,
-        views: &[Option<Vec<isize>>],
-    ) -> Result<Option<MainKernel>> {
-        let kernel = kiln_jit::typed::kernel_of(typed);
-        let layouts: Vec<kiln_ir::InputLayout> = kernel
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let strides = views.get(i).cloned().flatten();
-                kiln_ir::InputLayout {
-                    shape: d.shape.clone(),
-                    contiguous: strides.is_none(),
-                    strides,
-                }
-            })
-            .collect();
-        let Some(plan) = kiln_jit::typed::plan(&kernel, &layouts)? else {
-            return Ok(None);
-        };
-        Ok(backend
-            .prepare_typed(&kernel, &plan)?
-            .map(|exe| MainKernel { kernel, plan, exe }))
-    }
-
-    /// The typed kernel's buffers as the compiled kernel takes them: inputs of the kernel's float
-    /// dtype as a float kernel's, any other stored (byte strings at an address their width divides:
-    /// [`aligned`]).
-    fn buffers<'s>(&self, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s> {
-        use kiln_jit::TypedView;
-        /// Each buffer as a buffer of `T`: its elements where they are `T`'s (`own`), else stored.
-        fn of<'s, T: Clone>(
-            bufs: &'s [TypedBuffer<'_>],
-            own: impl Fn(&'s TypedData<'_>) -> Option<BufferData<'s, T>>,
-        ) -> Vec<Buffer<'s, T>> {
-            bufs.iter()
-                .map(|b| Buffer {
-                    data: own(&b.data).unwrap_or_else(|| BufferData::Stored(slice_of(&b.data))),
-                    shape: b.shape.clone(),
-                })
-                .collect()
-        }
-        match self.kernel.dtype {
-            kiln_ir::DType::F64 => Buffers::F64(of(bufs, |d| match d {
-                TypedData::F64(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
-                TypedData::View(TypedView::F64(v)) => Some(BufferData::Strided(v.view())),
-                _ => None,
-            })),
-            kiln_ir::DType::F32 => Buffers::F32(of(bufs, |d| match d {
-                TypedData::F32(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
-                TypedData::View(TypedView::F32(v)) => Some(BufferData::Strided(v.view())),
-                _ => None,
-            })),
-        }
-    }
-}
-
-impl TypedExecutable {
-    /// The executable of `typed` for `backend`: compiled where the backend compiles it, input `i`
-    /// read in place with `views[i]`'s strides where the caller passes a strided view; else the
-    /// typed interpreter's.
-    pub fn new(
-        typed: std::sync::Arc<TypedKernel>,
-        backend: &dyn Backend,
-        views: &[Option<Vec<isize>>],
-    ) -> Result<TypedExecutable> {
-        let main = match kiln_jit::typed::why_not(&typed) {
-            None => MainKernel::new(&typed, backend, views)?,
-            Some(_) => None,
-        };
-        Ok(TypedExecutable { typed, main })
-    }
-}
-
-impl TypedExecutable {
-    /// The typed interpreter's inputs: each buffer read whole, broadcast to the kernel's shape.
-    fn inputs<'a>(kernel: &KernelIR, inputs: &'a Buffers<'_>) -> Result<Vec<TypedInput<'a>>> {
-        let Buffers::Typed(bufs) = inputs else {
-            return Err(Error::Output(
-                "a float kernel's inputs given to a typed kernel".into(),
-            ));
-        };
-        bufs.iter()
-            .map(|b| {
-                let TypedData::View(_) = &b.data else {
-                    return Ok(b);
-                };
-                Err(Error::Output(
-                    "a strided view given to the typed interpreter (copied first)".into(),
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?
-            .into_iter()
-            .map(|b| {
-                let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
-                Ok(match &b.data {
-                    TypedData::Bool(d) => TypedInput::Bool(whole(d, strides)),
-                    TypedData::I32(d) => TypedInput::I32(whole(d, strides)),
-                    TypedData::I64(d) => TypedInput::I64(whole(d, strides)),
-                    TypedData::F32(d) => TypedInput::F32(whole(d, strides)),
-                    TypedData::F64(d) => TypedInput::F64(whole(d, strides)),
-                    TypedData::C64(d) => TypedInput::C64(whole(d, strides)),
-                    TypedData::C128(d) => TypedInput::C128(whole(d, strides)),
-                    TypedData::Bytes(d, w) => {
-                        let bytes = strides.iter().map(|s| s * *w as isize).collect();
-                        TypedInput::Bytes(whole(d, bytes), *w)
-                    }
-                    TypedData::View(_) => unreachable!("views were refused above"),
-                })
-            })
-            .collect()
-    }
-
-    /// `run` of the compiled kernel and its inputs, or None where the typed interpreter runs this
-    /// kernel: not compiled, or a reduction of complex values from a start other than its identity
-    /// (the compiled one folds from the identity only).
-    fn with_compiled<R>(
-        &self,
-        inputs: &Buffers<'_>,
-        start: &Start<'_>,
-        run: impl FnOnce(&MainKernel, &Buffers<'_>) -> Result<R>,
-    ) -> Result<Option<R>> {
-        let Buffers::Typed(bufs) = inputs else {
-            return Err(Error::Output(
-                "a float kernel's inputs given to a typed kernel".into(),
-            ));
-        };
-        if start_interpreted(&self.typed, start) {
-            return Ok(None);
-        }
-        let Some(main) = &self.main else {
-            return Ok(None);
-        };
-        // the caller's buffers as they are, but for byte strings at an address their width does
-        // not divide (no copy, no allocation, on the common path)
-        if !bufs.iter().any(misaligned_strings) {
-            return run(main, &main.buffers(bufs)).map(Some);
-        }
-        let copies = aligned_copies(bufs)?;
-        let bufs = aligned(bufs, &copies);
-        run(main, &main.buffers(&bufs)).map(Some)
-    }
-
-    /// The typed interpreter's inputs of this run: `inputs`, strided views copied.
-    fn interpreted<R>(
-        &self,
-        kernel: &KernelIR,
-        inputs: &Buffers<'_>,
-        run: impl FnOnce(&[TypedInput<'_>]) -> kiln_ir::Result<R>,
-    ) -> Result<R> {
-        let copied = without_views(inputs)?;
-        let inputs = match &copied {
-            Some(c) => Self::inputs(kernel, c)?,
-            None => Self::inputs(kernel, inputs)?,
-        };
-        Ok(run(&inputs)?)
-    }
-}
-
-impl Executable for TypedExecutable {
-    fn run(
-        &self,
-        kernel: &KernelIR,
-        _plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Tensor> {
-        if let Some(t) = self.with_compiled(inputs, &ctx.start, |main, bufs| {
-            main.exe.run(&main.kernel, &main.plan, bufs, ctx)
-        })? {
-            return Ok(t);
-        }
-        self.interpreted(kernel, inputs, |i| {
-            kiln_ir::typed::interpret(&self.typed, i, ctx.start)
-        })
-    }
-
-    /// Every output, each of its own type (several maps, or a reduction of every axis and maps),
-    /// in one pass where compiled.
-    fn run_many(
-        &self,
-        kernel: &KernelIR,
-        _plan: &BroadcastPlan,
-        inputs: &Buffers<'_>,
-        ctx: &RunCtx<'_>,
-    ) -> Result<Vec<Tensor>> {
-        if let Some(t) = self.with_compiled(inputs, &ctx.start, |main, bufs| {
-            main.exe.run_many(&main.kernel, &main.plan, bufs, ctx)
-        })? {
-            return Ok(t);
-        }
-        self.interpreted(kernel, inputs, |i| {
-            kiln_ir::typed::interpret_outputs(&self.typed, i, ctx.start)
-        })
-    }
-
-    /// The compiled kernel's direct calls (in the float dtype of its lanes, each input of another
-    /// type stored), where it is compiled and runs from `start` (see [`start_interpreted`]): a
-    /// fresh result, or a map into a buffer of its type (several results of a typed kernel run
-    /// through [`Executable::run_many`]).
-    fn direct(&self, start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
-        if start_interpreted(&self.typed, start) {
-            return None;
-        }
-        self.main.as_ref()?.exe.direct(start)
-    }
-
-    fn call_into(
-        &self,
-        inputs: DirectInputs<'_, '_>,
-        out: OutSlice<'_>,
-        cfg: &kiln_jit::RunConfig<'_>,
-    ) -> Result<()> {
-        self.compiled(&cfg.start)?.call_into(inputs, out, cfg)
-    }
-
-    fn call(
-        &self,
-        inputs: DirectInputs<'_, '_>,
-        cfg: &kiln_jit::RunConfig<'_>,
-        ws: &mut kiln_jit::Workspace,
-    ) -> Result<Tensor> {
-        self.compiled(&cfg.start)?.call(inputs, cfg, ws)
-    }
-}
-
-impl TypedExecutable {
-    /// The compiled kernel's executable for a direct call from `start`; an error where the typed
-    /// interpreter runs this kernel (see [`TypedExecutable::direct`](Executable::direct)).
-    fn compiled(&self, start: &Start<'_>) -> Result<&dyn Executable> {
-        match &self.main {
-            Some(main) if !start_interpreted(&self.typed, start) => Ok(&*main.exe),
-            _ => Err(no_direct_call()),
-        }
-    }
-}
-
-/// `inputs` with every strided view copied into C order (the typed interpreter reads buffers), or
-/// None where there is none.
-fn without_views<'b>(inputs: &'b Buffers<'_>) -> Result<Option<Buffers<'b>>> {
-    let Buffers::Typed(bufs) = inputs else {
-        return Ok(None);
-    };
-    if !bufs.iter().any(|b| matches!(b.data, TypedData::View(_))) {
-        return Ok(None);
-    }
-    let copied = bufs
-        .iter()
-        .map(|b| {
-            Ok(TypedBuffer {
-                data: b.data.c_order()?,
-                shape: b.shape.clone(),
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Some(Buffers::Typed(copied)))
-}
-
-fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start<'_>) -> Result<Tensor> {
-    // the oracle reads C-contiguous buffers: a view the JIT reads in place is copied here
-    let copies: Vec<Option<Vec<T>>> = buffers
-        .iter()
-        .map(|b| match &b.data {
-            BufferData::Contiguous(_) => None,
-            BufferData::Strided(v) => Some(v.iter().copied().collect()),
-            BufferData::Stored(s) => Some(converted(s)),
-        })
-        .collect();
-    let inputs = buffers
-        .iter()
-        .zip(&copies)
-        .map(|(b, copy)| {
-            let strides = broadcast_strides(&b.shape, &c_strides(&b.shape), &kernel.shape)?;
-            let data = match (&b.data, copy) {
-                (_, Some(c)) => &c[..],
-                (BufferData::Contiguous(d), None) => &d[..],
-                (BufferData::Strided(_) | BufferData::Stored(_), None) => {
-                    unreachable!("every view and stored input was copied")
-                }
-            };
-            Ok(StridedInput {
-                data,
-                offset: 0,
-                strides,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(kiln_ir::interpret_from(kernel, &inputs, start)?)
-}
-
-/// A stored input's elements converted to `T` as NumPy casts them (through f64: exact for bool,
-/// int32 and float32, int64 rounded to the nearest f64 as the JIT's conversion; float32 kernels
-/// store only bools).
-fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
-    use kiln_jit::{Stored, TypedView};
-    match s {
-        Stored::Bool(d) => d.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
-        Stored::I32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
-        Stored::I64(d) => d.iter().map(|&x| T::from_f64(x as f64)).collect(),
-        Stored::F32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
-        Stored::F64(d) => d.iter().map(|&x| T::from_f64(x)).collect(),
-        // (float kernels store no complex input: `ElemType::converts_into`) a real part, as astype
-        Stored::C64(d) => d.iter().map(|&z| T::from_f64(f64::from(z.re))).collect(),
-        Stored::C128(d) => d.iter().map(|&z| T::from_f64(z.re)).collect(),
-        // (float kernels store no byte strings either: `ElemType::converts_into`)
-        Stored::Bytes(d, w) => vec![T::from_f64(f64::NAN); d.len() / (*w).max(1) as usize],
-        // a view's elements in C order
-        Stored::View(v) => match v {
-            TypedView::Bool(v) => v.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
-            TypedView::I32(v) => v.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
-            TypedView::I64(v) => v.iter().map(|&x| T::from_f64(x as f64)).collect(),
-            TypedView::F32(v) => v.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
-            TypedView::F64(v) => v.iter().map(|&x| T::from_f64(x)).collect(),
-            TypedView::C64(v) => v.iter().map(|&z| T::from_f64(f64::from(z.re))).collect(),
-            TypedView::C128(v) => v.iter().map(|&z| T::from_f64(z.re)).collect(),
-        },
     }
 }

@@ -5,7 +5,7 @@ use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, RunCtx};
 use crate::error::{Error, Result};
 use crate::executor::{Passes, SpecCache, Specialised, bind, buffers, explained, specialise};
-use crate::explain::{Engine, Explained};
+use crate::explain::Explained;
 use crate::expr::Expr;
 use crate::memory_order;
 use crate::parallel::Parallel;
@@ -334,7 +334,7 @@ impl Compiled {
         user: &[&ArrayArg<'_>],
         memory: Option<(&[usize], &[Vec<usize>])>,
     ) -> Result<Vec<Explained>> {
-        let backend = self.backend.name();
+        let backend = &*self.backend;
         let mut out = Vec::new();
         let temps = self.for_stages(user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
@@ -345,7 +345,7 @@ impl Compiled {
             {
                 let (kernel, plan, notes, typed) =
                     specialise(&pair.first, args, self.plan_options, self.settings)?;
-                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
                 e.rewrites.insert(
                     0,
                     "compound: declined for the typed path: its two reductions run one after the other \
@@ -361,7 +361,7 @@ impl Compiled {
                 let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
                 let (kernel, plan, notes, typed) =
                     specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
-                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
                 e.rewrites.insert(
                     0,
                     "siblings: declined for integer or bool values (the typed path), or axes the backend \
@@ -376,7 +376,7 @@ impl Compiled {
             if matches!(program.work, Work::Siblings(_)) && typed.is_some() {
                 // typed sibling reductions in one pass: each component of its own type, as the
                 // stages after it read them
-                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
                 if let Some((order, axes)) = memory {
                     e.rewrites.insert(0, memory_order::note(order, &axes[k]));
                 }
@@ -436,22 +436,10 @@ impl Compiled {
                     )
                 }
             };
-            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+            let initial = program.reduction().and_then(|r| r.initial);
+            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, initial);
             if let Some((order, axes)) = memory {
                 e.rewrites.insert(0, memory_order::note(order, &axes[k]));
-            }
-            // a start the compiled code does not fold from: the run is the typed interpreter's
-            if let (Some(t), Some(v)) = (&typed, program.reduction().and_then(|r| r.initial))
-                && e.engine == Engine::TypedCompiled
-                && crate::backend::start_interpreted(t, &Start::Initial(v))
-            {
-                e.engine = Engine::TypedInterpreted;
-                e.engine_note = Some(format!(
-                    "interpreted: a reduction of {} values from initial={v} (the JIT's code folds from \
-                     the identity only); the typed kernel:\n{}",
-                    t.value_type(),
-                    t.to_string().trim_end()
-                ));
             }
             out.push(e);
             Ok(temp)
@@ -461,7 +449,7 @@ impl Compiled {
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
             let (kernel, plan, notes, typed) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
-            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
             if !self.fused_applies(f, &refs)? {
                 e.rewrites
                     .push("fused: declined: the maps do not share one iteration shape and dtype here".into());

@@ -6,17 +6,16 @@
 //! planning and no compilation.
 
 use crate::array::{ArrayArg, Converted, Float, on_view};
-use crate::backend::{
-    Backend, Buffer, BufferData, Buffers, Executable, TypedBuffer, TypedData, TypedExecutable,
-};
+use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable, TypedBuffer, TypedData};
 use crate::error::{Error, Result};
 use crate::explain::{Engine, Explained};
+use crate::interpreter::start_interpreted;
 use crate::profile::Settings;
 use crate::program::Program;
 use kiln_ir::passes::{contract, prefix_scan, strength};
 use kiln_ir::typed::{TypedKernel, needs_typing};
 use kiln_ir::{
-    BroadcastPlan, DType, ElemType, InputLayout, InputPlan, KernelIR, KernelKind, Node, PlanOptions,
+    BroadcastPlan, DType, ElemType, InputLayout, InputPlan, KernelIR, KernelKind, Node, PlanOptions, Start,
 };
 use ndarray::IxDyn;
 use std::borrow::Cow;
@@ -298,7 +297,7 @@ pub(crate) fn kernel_for(program: &Program, args: &[&ArrayArg<'_>]) -> Result<Ke
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
 /// rewrite did, for `kiln explain`. A typed kernel ([`typing`]) takes no rewrites: it is compiled
 /// by the JIT in its values' own types where it compiles, else run on the typed interpreter (see
-/// [`TypedExecutable`]).
+/// [`Backend::prepare_typed`]).
 pub(crate) fn specialise(
     program: &Program,
     args: &[&ArrayArg<'_>],
@@ -389,14 +388,16 @@ pub(crate) fn specialise(
     Ok((kernel, plan, notes, None))
 }
 
-/// The specialisation of a kernel the typed path computes (see [`typing`]).
+/// The specialisation of a kernel the typed path computes (see [`typing`]); its first note is why
+/// the kernel is typed, `why` (which [`explained`] says with the engine that runs it).
 fn typed_specialisation(
     typed: TypedKernel,
     why: &str,
     options: PlanOptions,
     mut notes: Vec<String>,
 ) -> Result<Specialisation> {
-    notes.push(typed_note(&typed, why));
+    // (said with the engine that runs it by `explained`)
+    notes.push(why.to_string());
     let layouts: Vec<InputLayout> = typed
         .kernel
         .inputs
@@ -476,35 +477,41 @@ fn scan_plan(
     Ok(plan)
 }
 
-/// What `kiln explain` says of a typed kernel (typed because of `why`): which engine runs it under
-/// the JIT backends and why, then the typed kernel. Under `--backend interp` the interpreter runs
-/// every kernel.
-fn typed_note(typed: &TypedKernel, why: &str) -> String {
-    format!(
-        "{}; the typed kernel:\n{}",
-        engine(typed, why),
-        typed.to_string().trim_end()
-    )
-}
-
-/// Which engine runs `typed` under the JIT backends: compiled where the code generator compiles it
-/// ([`kiln_jit::typed::why_not`]), else the typed interpreter.
-pub(crate) fn typed_engine(typed: &TypedKernel) -> Engine {
-    if kiln_jit::typed::why_not(typed).is_none() {
-        Engine::TypedCompiled
-    } else {
-        Engine::TypedInterpreted
+/// Which engine runs the typed kernel `typed` (typed because of `why`) on `backend`, a reduction
+/// from `initial` where it has one, and what `kiln explain` says of it: where the JIT compiles it,
+/// what it computes in which lanes (every output of several in one pass).
+fn typed_engine(
+    typed: &TypedKernel,
+    why: &str,
+    backend: &dyn Backend,
+    initial: Option<f64>,
+) -> (Engine, String) {
+    if let Some(not) = kiln_jit::typed::why_not(typed) {
+        let note = format!("interpreted: {why}, and the JIT does not compile {not}");
+        return (Engine::TypedInterpreted, note);
     }
+    if !backend.compiles_typed(typed) {
+        let note = format!(
+            "interpreted: {why}, and the {} backend compiles no typed kernel",
+            backend.name()
+        );
+        return (Engine::TypedInterpreted, note);
+    }
+    if let Some(v) = initial.filter(|&v| start_interpreted(typed, &Start::Initial(v))) {
+        let note = format!(
+            "interpreted: a reduction of {} values from initial={v} (the JIT's code folds from the identity only)",
+            typed.value_type()
+        );
+        return (Engine::TypedInterpreted, note);
+    }
+    (Engine::TypedCompiled, compiled_note(typed, why))
 }
 
-/// Which engine runs a typed kernel, and why; where the JIT compiles it, what it computes in which
-/// lanes (every output of several in one pass).
-fn engine(typed: &TypedKernel, why: &str) -> String {
+/// What `kiln explain` says of the typed kernel `typed` (typed because of `why`) the JIT compiles:
+/// what it computes in which lanes.
+fn compiled_note(typed: &TypedKernel, why: &str) -> String {
     let lanes = kiln_jit::typed::points_per_step(typed);
     let vt = typed.value_type();
-    if let Some(not) = kiln_jit::typed::why_not(typed) {
-        return format!("interpreted: {why}, and the JIT does not compile {not}");
-    }
     let n = typed.kernel.n_outputs();
     let what = match &typed.kernel.kind {
         KernelKind::Map if n > 1 => {
@@ -538,35 +545,29 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
     )
 }
 
-/// A kernel as `kiln explain` shows it, on `backend`: its engine ([`Engine`]), and for a typed
-/// kernel the note its specialisation gave (`notes`' first: the typed path gives that one note,
-/// [`typed_note`]) as the engine's, said anew where the backend is the interpreter, which runs
-/// every typed kernel.
+/// A kernel as `kiln explain` shows it, on `backend`, a reduction from `initial` where it has one:
+/// its engine ([`Engine`]), and for a typed kernel what its specialisation noted first (why the
+/// kernel is typed: [`typed_specialisation`]) said as the engine's note ([`typed_engine`]), with
+/// the typed kernel.
 pub(crate) fn explained(
     kernel: KernelIR,
     plan: BroadcastPlan,
     mut notes: Vec<String>,
     typed: Option<&TypedKernel>,
-    backend: &str,
+    backend: &dyn Backend,
+    initial: Option<f64>,
 ) -> Explained {
     let (engine, engine_note) = match typed {
         None => (Engine::Float, None),
         Some(t) => {
-            let note = (!notes.is_empty()).then(|| notes.remove(0));
-            match typed_engine(t) {
-                // the interpreter backend runs a kernel the JIT would compile: the note says so, with
-                // the reason the kernel is typed (the text between "typed kernel (" and "), ")
-                Engine::TypedCompiled if backend == "interp" => {
-                    let note = note.map(|n| {
-                        let rest = n.split_once("typed kernel (").map_or("", |(_, r)| r);
-                        let why = rest.split_once("), ").map_or(rest, |(w, _)| w);
-                        let kernel = n.split_once("; the typed kernel:").map_or("", |(_, k)| k);
-                        format!("interpreted: {why}, and the backend is the interpreter; the typed kernel:{kernel}")
-                    });
-                    (Engine::TypedInterpreted, note)
-                }
-                engine => (engine, note),
-            }
+            let why = if notes.is_empty() {
+                String::new()
+            } else {
+                notes.remove(0)
+            };
+            let (engine, note) = typed_engine(t, &why, backend, initial);
+            let note = format!("{note}; the typed kernel:\n{}", t.to_string().trim_end());
+            (engine, Some(note))
         }
     };
     Explained {
@@ -587,7 +588,7 @@ pub(crate) struct Specialised {
     signature: Signature,
     pub kernel: KernelIR,
     /// The typed kernel, where the kernel is one (compiled by the JIT, or run on
-    /// kiln-ir's typed interpreter where that declines: [`TypedExecutable`]).
+    /// kiln-ir's typed interpreter where that declines: [`Backend::prepare_typed`]).
     pub typed: Option<std::sync::Arc<TypedKernel>>,
     pub plan: BroadcastPlan,
     pub exe: Box<dyn Executable>,
@@ -700,7 +701,7 @@ impl SpecCache {
                     .zip(&kernel.inputs)
                     .map(|(a, d)| in_place_view(&d.shape, a))
                     .collect();
-                Box::new(TypedExecutable::new(t.clone(), backend, &views)?)
+                backend.prepare_typed(t, &views)?
             }
             None => backend.prepare(&kernel, &plan)?,
         };

@@ -6,12 +6,15 @@
 
 use crate::backend::{
     Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, OutSlice, RunCtx,
-    copy_into,
+    TypedBuffer, TypedData, copy_into, no_direct_call,
 };
 use crate::error::{Error, Result};
-use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Tensor};
+use crate::interpreter::{Interpreted, start_interpreted};
+use kiln_ir::typed::TypedKernel;
+use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Start, Tensor};
 use kiln_jit::{BoundKernel, Elem, InputRef, JitError, RunConfig, Schedule, Workspace};
-use std::sync::Mutex;
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 /// The JIT backend; `schedule: None` lets kiln-jit choose per kernel (SIMD lanes, unrolled).
 #[derive(Debug, Clone, Copy, Default)]
@@ -67,21 +70,52 @@ impl Backend for Jit {
         Ok(Box::new(JitExecutable {
             code: kiln_jit::compile(kernel, plan, schedule)?.bind(kernel, plan)?,
             workspace: Mutex::default(),
-            typed: false,
+            typed: None,
         }))
     }
 
-    fn compiles_typed(&self, typed: &kiln_ir::typed::TypedKernel) -> bool {
+    fn compiles_typed(&self, typed: &TypedKernel) -> bool {
         kiln_jit::typed::why_not(typed).is_none()
     }
 
-    fn prepare_typed(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Option<Box<dyn Executable>>> {
-        let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
-        Ok(Some(Box::new(JitExecutable {
-            code: kiln_jit::compile_typed(kernel, plan, schedule)?.bind(kernel, plan)?,
+    /// Compiled by the main code generator ([`kiln_jit::compile_typed`]) in the form it compiles
+    /// ([`kiln_jit::typed::kernel_of`]: its arena typed, the float lanes of its values, each input of
+    /// another type stored as it), every output of a kernel of several in one pass, where it
+    /// compiles it ([`kiln_jit::typed::why_not`], [`kiln_jit::typed::plan`]); else on the typed
+    /// interpreter.
+    fn prepare_typed(
+        &self,
+        typed: &Arc<TypedKernel>,
+        views: &[Option<Vec<isize>>],
+    ) -> Result<Box<dyn Executable>> {
+        if kiln_jit::typed::why_not(typed).is_some() {
+            return Ok(Interpreted::typed(typed.clone()));
+        }
+        let kernel = kiln_jit::typed::kernel_of(typed);
+        let layouts: Vec<kiln_ir::InputLayout> = kernel
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let strides = views.get(i).cloned().flatten();
+                kiln_ir::InputLayout {
+                    shape: d.shape.clone(),
+                    contiguous: strides.is_none(),
+                    strides,
+                }
+            })
+            .collect();
+        let Some(plan) = kiln_jit::typed::plan(&kernel, &layouts)? else {
+            return Ok(Interpreted::typed(typed.clone()));
+        };
+        let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(&kernel));
+        Ok(Box::new(JitExecutable {
+            code: kiln_jit::compile_typed(&kernel, &plan, schedule)?.bind(&kernel, &plan)?,
             workspace: Mutex::default(),
-            typed: true,
-        })))
+            typed: Some(Interpreted {
+                typed: Some(typed.clone()),
+            }),
+        }))
     }
 }
 
@@ -91,8 +125,10 @@ impl Backend for Jit {
 struct JitExecutable {
     code: BoundKernel,
     workspace: Mutex<Workspace>,
-    /// A typed kernel's code ([`kiln_jit::compile_typed`]): its outputs are of their own types.
-    typed: bool,
+    /// A typed kernel's code ([`kiln_jit::compile_typed`], its outputs of their own types): the
+    /// typed interpreter of the kernel, which runs it from a start the code does not fold from
+    /// ([`start_interpreted`]).
+    typed: Option<Interpreted>,
 }
 
 /// The inputs as kiln-jit takes them: slices, views read in place (kiln-jit checks each view
@@ -141,7 +177,7 @@ impl JitExecutable {
     ) -> Result<Vec<kiln_ir::Tensor>> {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));
-        if self.typed {
+        if self.typed.is_some() {
             // each output of its own type, written by the code
             return self.with_workspace(|ws| self.code.run_typed(inputs, &cfg, ws));
         }
@@ -174,6 +210,136 @@ impl JitExecutable {
     }
 }
 
+impl JitExecutable {
+    /// The typed interpreter, where it runs this typed kernel from `start` ([`start_interpreted`]).
+    fn interpreted(&self, start: &Start<'_>) -> Option<&Interpreted> {
+        self.typed
+            .as_ref()
+            .filter(|i| i.typed.as_ref().is_some_and(|t| start_interpreted(t, start)))
+    }
+
+    /// `run` of a typed kernel's buffers as its code takes them: inputs of the code's float dtype as
+    /// a float kernel's, any other stored (byte strings at an address their width divides:
+    /// [`aligned`]).
+    fn with_stored<R>(
+        &self,
+        bufs: &[TypedBuffer<'_>],
+        run: impl FnOnce(&Buffers<'_>) -> Result<R>,
+    ) -> Result<R> {
+        if self.typed.is_none() {
+            return Err(Error::Output(
+                "a typed kernel's inputs given to a compiled float kernel".into(),
+            ));
+        }
+        let dtype = self.code.kernel().dtype;
+        // the caller's buffers as they are, but for byte strings at an address their width does
+        // not divide (no copy, no allocation, on the common path)
+        if !bufs.iter().any(misaligned_strings) {
+            return run(&stored(dtype, bufs));
+        }
+        let copies = aligned_copies(bufs)?;
+        run(&stored(dtype, &aligned(bufs, &copies)))
+    }
+}
+
+/// A typed kernel's buffers as its code (of float dtype `dtype`) takes them: each input of that
+/// dtype as a float kernel's, any other stored.
+fn stored<'s>(dtype: kiln_ir::DType, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s> {
+    use kiln_jit::TypedView;
+    /// Each buffer as a buffer of `T`: its elements where they are `T`'s (`own`), else stored.
+    fn of<'s, T: Clone>(
+        bufs: &'s [TypedBuffer<'_>],
+        own: impl Fn(&'s TypedData<'_>) -> Option<BufferData<'s, T>>,
+    ) -> Vec<Buffer<'s, T>> {
+        bufs.iter()
+            .map(|b| Buffer {
+                data: own(&b.data).unwrap_or_else(|| BufferData::Stored(slice_of(&b.data))),
+                shape: b.shape.clone(),
+            })
+            .collect()
+    }
+    match dtype {
+        kiln_ir::DType::F64 => Buffers::F64(of(bufs, |d| match d {
+            TypedData::F64(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
+            TypedData::View(TypedView::F64(v)) => Some(BufferData::Strided(v.view())),
+            _ => None,
+        })),
+        kiln_ir::DType::F32 => Buffers::F32(of(bufs, |d| match d {
+            TypedData::F32(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
+            TypedData::View(TypedView::F32(v)) => Some(BufferData::Strided(v.view())),
+            _ => None,
+        })),
+    }
+}
+
+/// Byte strings copied to an address their width divides (where compiled code finds a string at
+/// its index times its width: `kiln_jit::InputRef::base`): the copy and where the strings start in it.
+fn aligned_strings(d: &[u8], width: usize) -> Result<StringsCopy> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(d.len() + width)
+        .map_err(|_| kiln_ir::IrError::Allocation {
+            what: "an aligned copy of byte strings".into(),
+            elements: d.len() / width.max(1),
+        })?;
+    v.resize(d.len() + width, 0);
+    let start = (width - v.as_ptr() as usize % width) % width;
+    v[start..start + d.len()].copy_from_slice(d);
+    Ok((v, start))
+}
+
+/// A copy of byte strings and where they start in it ([`aligned_strings`]).
+type StringsCopy = (Vec<u8>, usize);
+
+/// Whether `b` holds byte strings at an address their width does not divide (compiled code reads
+/// them from an aligned copy, [`aligned_strings`]).
+fn misaligned_strings(b: &TypedBuffer<'_>) -> bool {
+    matches!(&b.data, TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)))
+}
+
+/// Per buffer, a copy of its byte strings at an address their width divides where they are not
+/// at one ([`aligned_strings`]), else None.
+fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<StringsCopy>>> {
+    bufs.iter()
+        .map(|b| match &b.data {
+            TypedData::Bytes(d, w) if misaligned_strings(b) => aligned_strings(d, *w as usize).map(Some),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+/// `bufs` with each byte-string buffer that has a copy in `copies` ([`aligned_copies`]) read
+/// from the copy, the others borrowed.
+fn aligned<'s>(bufs: &'s [TypedBuffer<'_>], copies: &'s [Option<StringsCopy>]) -> Vec<TypedBuffer<'s>> {
+    bufs.iter()
+        .zip(copies)
+        .map(|(b, copy)| TypedBuffer {
+            data: match (copy, &b.data) {
+                (Some((v, start)), TypedData::Bytes(d, w)) => {
+                    TypedData::Bytes(Cow::Borrowed(&v[*start..*start + d.len()]), *w)
+                }
+                _ => b.data.borrowed(),
+            },
+            shape: b.shape.clone(),
+        })
+        .collect()
+}
+
+/// The compiled code's input for `d`, borrowed.
+fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
+    use kiln_jit::Stored;
+    match d {
+        TypedData::Bool(d) => Stored::Bool(d),
+        TypedData::I32(d) => Stored::I32(d),
+        TypedData::I64(d) => Stored::I64(d),
+        TypedData::F32(d) => Stored::F32(d),
+        TypedData::F64(d) => Stored::F64(d),
+        TypedData::C64(d) => Stored::C64(d),
+        TypedData::C128(d) => Stored::C128(d),
+        TypedData::Bytes(d, w) => Stored::Bytes(d, *w),
+        TypedData::View(v) => Stored::View(v.view()),
+    }
+}
+
 impl std::fmt::Debug for JitExecutable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "JitExecutable({:?})", self.code.code().schedule())
@@ -187,38 +353,45 @@ impl Executable for JitExecutable {
     fn run(
         &self,
         kernel: &KernelIR,
-        _plan: &BroadcastPlan,
+        plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
+        if let Some(i) = self.interpreted(&ctx.start) {
+            return i.run(kernel, plan, inputs, ctx);
+        }
         match inputs {
             Buffers::F64(b) => self.run_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_t(kernel, &refs(b), ctx),
-            Buffers::Typed(_) => Err(Error::Output(
-                "a typed kernel's inputs given to a compiled float kernel".into(),
-            )),
+            Buffers::Typed(b) => self.with_stored(b, |bufs| self.run(self.code.kernel(), plan, bufs, ctx)),
         }
     }
 
     fn run_many(
         &self,
         kernel: &KernelIR,
-        _plan: &BroadcastPlan,
+        plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<kiln_ir::Tensor>> {
+        if let Some(i) = self.interpreted(&ctx.start) {
+            return i.run_many(kernel, plan, inputs, ctx);
+        }
         match inputs {
             Buffers::F64(b) => self.run_many_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_many_t(kernel, &refs(b), ctx),
-            Buffers::Typed(_) => Err(Error::Output(
-                "a typed kernel's inputs given to a compiled float kernel".into(),
-            )),
+            Buffers::Typed(b) => {
+                self.with_stored(b, |bufs| self.run_many(self.code.kernel(), plan, bufs, ctx))
+            }
         }
     }
 
     /// The bound kernel and plan, unless the plan materialises an input (a buffer of the
     /// iteration shape the caller does not have).
-    fn direct(&self, _start: &kiln_ir::Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
+    fn direct(&self, start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
+        if self.interpreted(start).is_some() {
+            return None;
+        }
         let plan = self.code.plan();
         (!plan.inputs.contains(&kiln_ir::InputPlan::Materialise)).then(|| (self.code.kernel(), plan))
     }
@@ -226,6 +399,9 @@ impl Executable for JitExecutable {
     /// Into `out` of the result's type (kiln-jit checks it: a float kernel's dtype, a typed
     /// kernel's result type).
     fn call_into(&self, inputs: DirectInputs<'_, '_>, out: OutSlice<'_>, cfg: &RunConfig<'_>) -> Result<()> {
+        if self.interpreted(&cfg.start).is_some() {
+            return Err(no_direct_call());
+        }
         match inputs {
             DirectInputs::F64(i) => Ok(self.code.run_into_out(i, out, cfg)?),
             DirectInputs::F32(i) => Ok(self.code.run_into_out(i, out, cfg)?),
@@ -233,6 +409,9 @@ impl Executable for JitExecutable {
     }
 
     fn call(&self, inputs: DirectInputs<'_, '_>, cfg: &RunConfig<'_>, ws: &mut Workspace) -> Result<Tensor> {
+        if self.interpreted(&cfg.start).is_some() {
+            return Err(no_direct_call());
+        }
         Ok(match inputs {
             DirectInputs::F64(i) => self.code.run_with(i, cfg, ws)?,
             DirectInputs::F32(i) => self.code.run_with(i, cfg, ws)?,

@@ -24,6 +24,7 @@ pub mod explain;
 pub mod expr;
 pub mod ext;
 pub mod fuse_cache;
+pub mod interpreter;
 pub mod jit;
 mod many;
 pub mod memory_order;
@@ -44,14 +45,14 @@ pub mod view;
 
 pub use array::{ArrayArg, Element, Float, Output};
 pub use backend::{
-    Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, Interpreter, OutSlice,
-    RunCtx,
+    Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, OutSlice, RunCtx,
 };
 pub use call::{Fresh, FreshAll, InPlace, Results, ResultsAt};
 pub use error::{Error, Result};
 pub use explain::{Engine, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs, FuseManyExt, FuseResults};
+pub use interpreter::Interpreter;
 pub use kiln_ir;
 pub use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 pub use parallel::Parallel;

@@ -3,11 +3,12 @@
 //! bound to its last call signatures, which make a repeated ordinary call the fast one.
 
 use crate::array::{ArrayArg, Float, Output};
-use crate::backend::{Backend, Interpreter};
+use crate::backend::Backend;
 use crate::bindings::Bindings;
 use crate::compiled::Compiled;
 use crate::error::Result;
 use crate::expr::Expr;
+use crate::interpreter::Interpreter;
 use crate::parallel::Parallel;
 use crate::prepared::Prepared;
 use crate::profile::{Profile, Settings};

@@ -233,7 +233,7 @@ fn explain_says_which_engine_runs_the_typed_kernel() {
     let notes = all[0].2.join("\n");
     assert!(
         notes.contains(
-            "interpreted: input 'i' is int32, and the backend is the interpreter; the typed kernel:"
+            "interpreted: input 'i' is int32, and the interp backend compiles no typed kernel; the typed kernel:"
         ),
         "{notes}"
     );
