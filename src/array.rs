@@ -140,16 +140,37 @@ pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     /// integer type takes bools and narrower integers, bool only bools; otherwise an error that names
     /// the result's type (`fuse_dyn` gives any result).
     fn convert_output(out: Output) -> Result<ArrayD<Self>>;
-    /// Runs `runner` straight into `out` where this type can be a kernel's output buffer (the float
-    /// types); false where it cannot or did not.
+    /// Runs `runner` straight into `out` (C-contiguous, of the result's type: the compiled code
+    /// writes it); false where it cannot or did not.
     #[doc(hidden)]
     fn run_into_direct(
-        _runner: &crate::FusedRunner,
-        _args: &[(&str, ArrayArg<'_>)],
-        _out: ndarray::ArrayViewMutD<'_, Self>,
+        runner: &crate::FusedRunner,
+        args: &[(&str, ArrayArg<'_>)],
+        out: ndarray::ArrayViewMutD<'_, Self>,
     ) -> bool {
-        false
+        out.is_standard_layout() && Self::deliver_into(runner, args, out).is_ok()
     }
+    /// The one result of [`crate::FusedRunner::call`] into `out`, of this type.
+    #[doc(hidden)]
+    fn deliver_into<D: Dimension>(
+        runner: &crate::FusedRunner,
+        args: &[(&str, ArrayArg<'_>)],
+        out: ndarray::ArrayViewMut<'_, Self, D>,
+    ) -> Result<()> {
+        runner.deliver_out(args, out)
+    }
+    /// The one result of [`crate::Prepared::call`] into `out`, of this type.
+    #[doc(hidden)]
+    fn deliver_at<D: Dimension>(
+        handle: &crate::Prepared,
+        args: &[ArrayArg<'_>],
+        out: ndarray::ArrayViewMut<'_, Self, D>,
+    ) -> Result<()> {
+        handle.run_into_view(args, out)
+    }
+    /// A C-contiguous output of this type, as the compiled code writes it.
+    #[doc(hidden)]
+    fn out_buffer(s: &mut [Self]) -> crate::OutSlice<'_>;
     /// Runs `runner`'s in-place update of the inputs `targets` on the float path (the JIT reading
     /// and writing the one buffer where it can), for the float types; None for the others, which
     /// [`crate::FusedRunner::run_update`] computes from a copy of the previous values.
@@ -175,60 +196,60 @@ mod element_sealed {
 }
 
 macro_rules! element {
-    ($t:ty, $variant:ident, $convert:expr, $direct:expr) => {
-        element!($t, $variant, $convert, $direct, no_update);
-    };
-    ($t:ty, $variant:ident, $convert:expr, $direct:expr, $update:expr) => {
+    ($t:ty, $variant:ident, $convert:expr) => {
         impl Element for $t {
+            element!(@items $t, $variant, $convert);
+        }
+    };
+    // the float types: a result into a view through the float call's serial paths, an update in place
+    ($t:ty, $variant:ident, $convert:expr, float) => {
+        impl Element for $t {
+            element!(@items $t, $variant, $convert);
+            fn deliver_into<D: Dimension>(
+                runner: &crate::FusedRunner,
+                args: &[(&str, ArrayArg<'_>)],
+                out: ndarray::ArrayViewMut<'_, $t, D>,
+            ) -> Result<()> {
+                runner.deliver_one(args, out)
+            }
+            fn deliver_at<D: Dimension>(
+                handle: &crate::Prepared,
+                args: &[ArrayArg<'_>],
+                out: ndarray::ArrayViewMut<'_, $t, D>,
+            ) -> Result<()> {
+                handle.run_into(args, out)
+            }
             fn run_update_float<D: Dimension>(
                 runner: &crate::FusedRunner,
                 inputs: &[(&str, ArrayArg<'_>)],
                 targets: &mut [(&str, ndarray::ArrayViewMut<'_, $t, D>)],
             ) -> Option<Result<()>> {
-                $update(runner, inputs, targets)
-            }
-            fn convert_output(out: Output) -> Result<ArrayD<$t>> {
-                $convert(out)
-            }
-            fn run_into_direct(
-                runner: &crate::FusedRunner,
-                args: &[(&str, ArrayArg<'_>)],
-                out: ndarray::ArrayViewMutD<'_, $t>,
-            ) -> bool {
-                $direct(runner, args, out)
-            }
-            const ELEM: ElemType = ElemType::$variant;
-            fn arg<D: Dimension>(view: ndarray::ArrayView<'_, $t, D>) -> ArrayArg<'_> {
-                ArrayArg::$variant(View::from(view))
-            }
-            fn take(out: Output) -> Result<ArrayD<$t>> {
-                match out {
-                    Output::$variant(a) => Ok(a),
-                    other => Err(Error::Output(format!(
-                        "the kernel gives {}, not {}",
-                        other.dtype_name(),
-                        ElemType::$variant
-                    ))),
-                }
+                Some(runner.update_float(inputs, targets))
             }
         }
     };
-}
-
-fn not_direct<T>(
-    _: &crate::FusedRunner,
-    _: &[(&str, ArrayArg<'_>)],
-    _: ndarray::ArrayViewMutD<'_, T>,
-) -> bool {
-    false
-}
-
-fn direct<T: Float>(
-    runner: &crate::FusedRunner,
-    args: &[(&str, ArrayArg<'_>)],
-    out: ndarray::ArrayViewMutD<'_, T>,
-) -> bool {
-    out.is_standard_layout() && runner.run_into(args, out).is_ok()
+    (@items $t:ty, $variant:ident, $convert:expr) => {
+        const ELEM: ElemType = ElemType::$variant;
+        fn convert_output(out: Output) -> Result<ArrayD<$t>> {
+            $convert(out)
+        }
+        fn out_buffer(s: &mut [$t]) -> crate::OutSlice<'_> {
+            crate::OutSlice::$variant(s)
+        }
+        fn arg<D: Dimension>(view: ndarray::ArrayView<'_, $t, D>) -> ArrayArg<'_> {
+            ArrayArg::$variant(View::from(view))
+        }
+        fn take(out: Output) -> Result<ArrayD<$t>> {
+            match out {
+                Output::$variant(a) => Ok(a),
+                other => Err(Error::Output(format!(
+                    "the kernel gives {}, not {}",
+                    other.dtype_name(),
+                    ElemType::$variant
+                ))),
+            }
+        }
+    };
 }
 
 fn refuse<T>(out: &Output, to: ElemType) -> Result<ArrayD<T>> {
@@ -238,76 +259,35 @@ fn refuse<T>(out: &Output, to: ElemType) -> Result<ArrayD<T>> {
     )))
 }
 
-fn no_update<T, D: Dimension>(
-    _: &crate::FusedRunner,
-    _: &[(&str, ArrayArg<'_>)],
-    _: &mut [(&str, ndarray::ArrayViewMut<'_, T, D>)],
-) -> Option<Result<()>> {
-    None
-}
-
-fn update_float<T: Float, D: Dimension>(
-    runner: &crate::FusedRunner,
-    inputs: &[(&str, ArrayArg<'_>)],
-    targets: &mut [(&str, ndarray::ArrayViewMut<'_, T, D>)],
-) -> Option<Result<()>> {
-    Some(runner.update_float(inputs, targets))
-}
-
-element!(f64, F64, f64::from_output, direct::<f64>, update_float);
-element!(f32, F32, f32::from_output, direct::<f32>, update_float);
-element!(
-    i64,
-    I64,
-    |out: Output| match out {
-        Output::I64(a) => Ok(a),
-        Output::I32(a) => Ok(a.mapv(i64::from)),
-        Output::Bool(a) => Ok(a.mapv(i64::from)),
-        other => refuse(&other, ElemType::I64),
+element!(f64, F64, f64::from_output, float);
+element!(f32, F32, f32::from_output, float);
+element!(i64, I64, |out: Output| match out {
+    Output::I64(a) => Ok(a),
+    Output::I32(a) => Ok(a.mapv(i64::from)),
+    Output::Bool(a) => Ok(a.mapv(i64::from)),
+    other => refuse(&other, ElemType::I64),
+});
+element!(i32, I32, |out: Output| match out {
+    Output::I32(a) => Ok(a),
+    Output::Bool(a) => Ok(a.mapv(i32::from)),
+    other => refuse(&other, ElemType::I32),
+});
+element!(bool, Bool, |out: Output| match out {
+    Output::Bool(a) => Ok(a),
+    other => refuse(&other, ElemType::Bool),
+});
+element!(Complex32, C64, |out: Output| match out {
+    Output::C64(a) => Ok(a),
+    other => refuse(&other, ElemType::C64),
+});
+element!(Complex64, C128, |out: Output| match out {
+    Output::C128(a) => Ok(a),
+    Output::C64(a) => Ok(a.mapv(|z| Complex64::new(z.re.into(), z.im.into()))),
+    other => match f64::from_output(other) {
+        Ok(a) => Ok(a.mapv(|v| Complex64::new(v, 0.0))),
+        Err(_) => Err(Error::Output("a complex128 result was asked for".into())),
     },
-    not_direct::<i64>
-);
-element!(
-    i32,
-    I32,
-    |out: Output| match out {
-        Output::I32(a) => Ok(a),
-        Output::Bool(a) => Ok(a.mapv(i32::from)),
-        other => refuse(&other, ElemType::I32),
-    },
-    not_direct::<i32>
-);
-element!(
-    bool,
-    Bool,
-    |out: Output| match out {
-        Output::Bool(a) => Ok(a),
-        other => refuse(&other, ElemType::Bool),
-    },
-    not_direct::<bool>
-);
-element!(
-    Complex32,
-    C64,
-    |out: Output| match out {
-        Output::C64(a) => Ok(a),
-        other => refuse(&other, ElemType::C64),
-    },
-    not_direct::<Complex32>
-);
-element!(
-    Complex64,
-    C128,
-    |out: Output| match out {
-        Output::C128(a) => Ok(a),
-        Output::C64(a) => Ok(a.mapv(|z| Complex64::new(z.re.into(), z.im.into()))),
-        other => match f64::from_output(other) {
-            Ok(a) => Ok(a.mapv(|v| Complex64::new(v, 0.0))),
-            Err(_) => Err(Error::Output("a complex128 result was asked for".into())),
-        },
-    },
-    not_direct::<Complex64>
-);
+});
 
 /// The float element types kiln computes in: f64 and f32.
 pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Sealed {

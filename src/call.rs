@@ -5,8 +5,8 @@
 //! | --- | --- | --- |
 //! | one, fresh | [`Fresh`] | [`Output`] |
 //! | every one, fresh | [`FreshAll`] | `Vec<Output>` |
-//! | one, into your array | `out.view_mut()` | `()` |
-//! | several, into your arrays | `&mut [a.view_mut(), b.view_mut()]` | `()` |
+//! | one, into your array of its type | `out.view_mut()` | `()` |
+//! | several, into your arrays (float types) | `&mut [a.view_mut(), b.view_mut()]` | `()` |
 //! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])` | `()` |
 //!
 //! By position, a handle bound once to its inputs' forms ([`FusedRunner::prepared`]) has the same
@@ -34,7 +34,7 @@ pub trait ResultsAt: Results {
 }
 
 /// Where the results of [`FusedRunner::call`] go, and what the call returns (see the module doc).
-/// Implemented by [`Fresh`], [`FreshAll`], a mutable view of float elements (one result into it),
+/// Implemented by [`Fresh`], [`FreshAll`], a mutable view of any element type (one result into it),
 /// a slice or array of such views (one per result) and [`InPlace`].
 pub trait Results: sealed::Sealed {
     /// What the call returns: the results where they are fresh, else `()`.
@@ -110,19 +110,19 @@ impl ResultsAt for FreshAll {
     }
 }
 
-impl<A: Float, D: Dimension> sealed::Sealed for ArrayViewMut<'_, A, D> {}
-impl<A: Float, D: Dimension> Results for ArrayViewMut<'_, A, D> {
+impl<A: Element, D: Dimension> sealed::Sealed for ArrayViewMut<'_, A, D> {}
+impl<A: Element, D: Dimension> Results for ArrayViewMut<'_, A, D> {
     type Out = ();
     #[inline]
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
-        runner.deliver_one(inputs, self)
+        A::deliver_into(runner, inputs, self)
     }
 }
 
-impl<A: Float, D: Dimension> ResultsAt for ArrayViewMut<'_, A, D> {
+impl<A: Element, D: Dimension> ResultsAt for ArrayViewMut<'_, A, D> {
     #[inline]
     fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
-        handle.run_into(inputs, self)
+        A::deliver_at(handle, inputs, self)
     }
 }
 
@@ -170,7 +170,7 @@ impl<A: Element, D: Dimension> Results for InPlace<'_, '_, A, D> {
 impl FusedRunner {
     /// Runs the expression on `inputs` (by name; names it does not use are ignored) and delivers
     /// its results where `to` says: [`Fresh`] (returned), [`FreshAll`], your array
-    /// (`out.view_mut()`: C-contiguous, of the result's shape and float type), one array per result
+    /// (`out.view_mut()`: of the result's shape and element type), one array per result
     /// (`&mut [a.view_mut(), b.view_mut()]`), or [`InPlace`] into inputs. The one way to run: see the
     /// module doc for the table. A call whose signature (names in order, dtypes, shapes, layouts) is
     /// one of the last few goes straight to the compiled code bound to it; every check on the

@@ -25,7 +25,7 @@
 //! (views, no copy), runs that handle, and gives the result in the inputs' layout.
 
 use crate::Reduction;
-use crate::array::{ArrayArg, Float, Output, on_view};
+use crate::array::{ArrayArg, Element, Float, Output, on_view};
 use crate::backend::OutSlice;
 use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
@@ -550,8 +550,45 @@ impl Prepared {
     ///
     /// # Errors
     /// As [`Prepared::run_into`]; an `out` of another type or length than the result's.
-    pub fn run_into_out(&self, inputs: &[ArrayArg<'_>], mut out: OutSlice<'_>) -> Result<()> {
+    pub fn run_into_out(&self, inputs: &[ArrayArg<'_>], out: OutSlice<'_>) -> Result<()> {
         self.check(inputs)?;
+        self.run_out_checked(inputs, out)
+    }
+
+    /// The one result into `out` of any element type (the float types take
+    /// [`Prepared::run_into`]): the compiled code writes `out`'s elements where it is C-contiguous
+    /// and of the result's shape; a view in another layout takes a fresh result, assigned.
+    pub(crate) fn run_into_view<A: Element, D: Dimension>(
+        &self,
+        inputs: &[ArrayArg<'_>],
+        mut out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        if out.shape() != self.out_shape.as_slice() {
+            return Err(Error::Output(format!(
+                "the output has shape {:?} but the result has shape {:?}",
+                out.shape(),
+                self.out_shape
+            )));
+        }
+        if let Some(slice) = out.as_slice_mut() {
+            return self.run_into_out(inputs, A::out_buffer(slice));
+        }
+        let result = A::take(self.run(inputs)?)?;
+        out.assign(
+            &result
+                .into_dimensionality::<D>()
+                .map_err(|e| Error::Output(e.to_string()))?,
+        );
+        Ok(())
+    }
+
+    /// [`Prepared::run_into_out`] of inputs whose count, dtypes and shapes are checked (by
+    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
+    pub(crate) fn run_out_checked<'a, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        mut out: OutSlice<'_>,
+    ) -> Result<()> {
         self.runner.single("run_into_out")?;
         if out.ty() != self.out_type || out.len() != self.out_len {
             return Err(Error::Output(format!(

@@ -210,3 +210,65 @@ fn a_handle_calls_by_position_with_the_same_bits() {
         .unwrap_err();
     assert!(e.to_string().contains("input 2 ('y')"), "{e}");
 }
+
+/// A result of any element type goes into the caller's array of that type: the compiled code
+/// writes it (a C-contiguous array, by name and by position, repeated calls bound), a view in
+/// another layout takes the same values; an array of another type or shape is an error that says
+/// so and writes nothing.
+#[test]
+fn results_of_every_type_go_into_a_given_array() {
+    use kiln::kiln_ir::num_complex::Complex64;
+    let i = Array1::from_iter((0..37).map(|k| (k * 7919 % 101) as i64 - 50));
+    let j = Array1::from_iter((0..37i32).map(|k| k % 5));
+    let z = Array1::from_iter((0..37).map(|k| Complex64::new(k as f64 * 0.5, -(k as f64))));
+    let inputs = [("i", (&i).into()), ("j", (&j).into()), ("z", (&z).into())];
+    // each expression's result into an array of its type equals its fresh result
+    fn into<A: kiln::Element + PartialEq + std::fmt::Debug + Clone + Default>(
+        expr: &str,
+        inputs: &[(&str, kiln::ArrayArg<'_>)],
+        shape: &[usize],
+    ) {
+        let r = FusedRunner::compile_text(expr).unwrap();
+        let want = A::take(r.call(inputs, Fresh).unwrap()).unwrap();
+        for _ in 0..3 {
+            let mut out = ndarray::ArrayD::<A>::default(shape);
+            r.call(inputs, out.view_mut()).unwrap();
+            assert_eq!(out, want, "{expr}");
+        }
+        // by position
+        let h = r.prepared(inputs).unwrap();
+        let args: Vec<kiln::ArrayArg<'_>> = inputs.iter().map(|(_, a)| a.clone()).collect();
+        let mut out = ndarray::ArrayD::<A>::default(shape);
+        h.call(&args, out.view_mut()).unwrap();
+        assert_eq!(out, want, "{expr} by position");
+    }
+    into::<i64>("i * 3 - 1", &inputs, &[37]);
+    into::<i32>("(j * 3 + 1) % 4", &inputs, &[37]);
+    into::<bool>("i > j", &inputs, &[37]);
+    into::<i64>("cumsum(i)", &inputs, &[37]);
+    into::<i64>("sum(i)", &inputs, &[]);
+    into::<i64>("max(i * j)", &inputs, &[]);
+    into::<Complex64>("z * z + i", &inputs, &[37]);
+
+    // a view in another layout: every other element of a longer array
+    let r = FusedRunner::compile_text("i * 3 - 1").unwrap();
+    let mut long = Array1::<i64>::zeros(74);
+    r.call(&inputs, long.slice_mut(s![..;2])).unwrap();
+    let want = r.call(&inputs, Fresh).unwrap().into_typed::<i64>().unwrap();
+    assert_eq!(long.slice(s![..;2]).to_owned().into_dyn(), want);
+    assert!(long.slice(s![1..;2]).iter().all(|&v| v == 0));
+
+    // another type, another shape: errors that say so, nothing written
+    let mut wrong_type = Array1::<i32>::from_elem(37, 7);
+    let e = r.call(&inputs, wrong_type.view_mut()).unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    assert!(
+        e.to_string().contains("i32") && e.to_string().contains("i64"),
+        "{e}"
+    );
+    assert!(wrong_type.iter().all(|&v| v == 7));
+    let mut wrong_shape = Array1::<i64>::from_elem(36, 7);
+    let e = r.call(&inputs, wrong_shape.view_mut()).unwrap_err();
+    assert!(e.to_string().contains("shape"), "{e}");
+    assert!(wrong_shape.iter().all(|&v| v == 7));
+}

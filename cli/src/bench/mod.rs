@@ -75,7 +75,8 @@ impl Default for Config {
 /// The call the kiln variants time, as the table's last line says it: the ordinary call a user writes.
 pub const KILN_CALL: &str = "kiln-*: the ordinary call, inputs by name, into a reused output: \
      runner.run_into(&[(\"x\", x.view().into()), ...], out.view_mut()) (for sumsq a zero-dimensional \
-     out); the runner compiled once, before the timing";
+     out; the integer kernels runner.call(&args, out.view_mut()), the same call, into an array of \
+     the result's type); the runner compiled once, before the timing";
 
 /// The variants, in the order they are printed.
 pub const VARIANTS: [&str; 4] = ["kiln-simd", "kiln-scalar", "ndarray", "rust-loop"];
