@@ -14,8 +14,7 @@
 //! strides the plan reads in place): the executable's direct call ([`crate::Executable::direct`]),
 //! inputs of the compiled kernel's lanes as slices or views and every other type as its own
 //! elements. [`Prepared::run`] takes it too, into a fresh result, and [`Prepared::run_into_out`]
-//! into a buffer of the result's type. Byte strings at an address their width does not divide are
-//! copied into the handle's reused buffer first. Everything else (several kernels, the
+//! into a buffer of the result's type. Byte strings are read in place at any address. Everything else (several kernels, the
 //! interpreter, a typed kernel the typed interpreter runs) runs through the runner's own stage
 //! loop, still without names.
 //!
@@ -31,7 +30,7 @@ use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, standard_layout, strides};
 use kiln_ir::{BroadcastPlan, ElemType, InputPlan, KernelIR, KernelKind, Start};
-use kiln_jit::{InputRef, Stored};
+use kiln_jit::InputRef;
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
@@ -150,9 +149,6 @@ pub struct Prepared {
     pub(crate) direct_points: Option<usize>,
     /// The partials of a reduction's calls.
     pub(crate) workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
-    /// The direct call's copies of byte strings at an address their width does not divide
-    /// (reused: no allocation once it is large enough).
-    pub(crate) strings: Arc<std::sync::Mutex<Vec<u8>>>,
     /// The shape and type of the result, and its element count.
     pub(crate) out_shape: Vec<usize>,
     pub(crate) out_len: usize,
@@ -231,7 +227,6 @@ impl Compiled {
                 lanes: kiln_ir::DType::F64,
                 direct_points: None,
                 workspace: Arc::default(),
-                strings: Arc::default(),
                 out_len: shape.iter().product(),
                 out_shape: shape,
                 out_type: inner.out_type,
@@ -372,7 +367,6 @@ impl Compiled {
             lanes: lanes.unwrap_or(kiln_ir::DType::F64),
             direct_points,
             workspace: Arc::default(),
-            strings: Arc::default(),
             out_len: shape.iter().product(),
             out_shape: shape,
             out_type,
@@ -681,8 +675,8 @@ impl Prepared {
 
     /// [`Prepared::call_direct`] on the call's arrays (their types, shapes and layouts checked),
     /// in the dtype of the kernel's lanes; None where an input is not read as it is (byte strings
-    /// not in C order from their memory's start, or at an address their width does not divide:
-    /// the caller then runs the general path, which copies them).
+    /// not in C order from their memory's start: the caller then runs the general path, which
+    /// copies them).
     fn call_views<'a, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
@@ -695,40 +689,14 @@ impl Prepared {
         }
     }
 
-    /// [`Prepared::call_views`] in lanes of `L`. Byte strings at an address their width does not
-    /// divide are read from a copy in the handle's buffer ([`Prepared::strings`]; None where another
-    /// thread holds it).
+    /// [`Prepared::call_views`] in lanes of `L`.
     fn call_arrays<'a, L: Float, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
         inputs: &I,
         out: Option<OutSlice<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
-        let count = inputs.count().min(STACK_INPUTS);
-        if !(0..count).any(|k| unaligned(inputs.at(k)).is_some()) {
-            let input = |pos: usize| direct_input::<L>(inputs.at(pos));
-            return self.call_direct_k(spec, input, out);
-        }
-        let mut copies = self.strings.try_lock().ok()?;
-        // room for every copy first: the buffer does not move while they are written
-        let room = (0..count)
-            .filter_map(|k| unaligned(inputs.at(k)))
-            .map(|(m, w)| m.len() + w)
-            .sum();
-        copies.clear();
-        copies.reserve(room);
-        let mut starts = [usize::MAX; STACK_INPUTS];
-        for (k, start) in starts.iter_mut().enumerate().take(count) {
-            if let Some((m, w)) = unaligned(inputs.at(k)) {
-                let len = copies.len();
-                let pad = (w - (copies.as_ptr() as usize + len) % w) % w;
-                copies.resize(len + pad, 0);
-                *start = len + pad;
-                copies.extend_from_slice(m);
-            }
-        }
-        let copies: &[u8] = &copies;
-        let input = |pos: usize| copy_or_input::<L>(inputs.at(pos).reborrow(), starts[pos], copies);
+        let input = |pos: usize| direct_input::<L>(inputs.at(pos));
         self.call_direct_k(spec, input, out)
     }
 
@@ -963,33 +931,9 @@ fn reads_direct(a: &ArrayArg<'_>, kernel: &KernelIR, plan: &BroadcastPlan, i: us
     typed && in_place
 }
 
-/// Byte strings in C order from their memory's start at an address their width does not divide:
-/// the memory and the width (the direct call reads them from a copy).
-fn unaligned<'a>(a: &ArrayArg<'a>) -> Option<(&'a [u8], usize)> {
-    let ArrayArg::Bytes(s) = a else {
-        return None;
-    };
-    let w = (s.width as usize).max(1);
-    s.in_c_order()
-        .filter(|m| !(m.as_ptr() as usize).is_multiple_of(w))
-        .map(|m| (m, w))
-}
-
-/// Argument `a` as the direct call reads it ([`direct_input`]), byte strings from their copy at
-/// `start` in `copies` where they have one (`start` not `usize::MAX`).
-fn copy_or_input<'c, L: Float>(a: ArrayArg<'c>, start: usize, copies: &'c [u8]) -> Option<InputRef<'c, L>> {
-    match unaligned(&a) {
-        Some((m, w)) if start != usize::MAX => Some(InputRef::Stored(Stored::Bytes(
-            copies.get(start..start + m.len())?,
-            u32::try_from(w).ok()?,
-        ))),
-        _ => direct_input::<L>(&a),
-    }
-}
-
 /// Argument `a` as the direct call in lanes of `L` reads it: a slice or view of `L`, or its own
 /// elements ([`InputRef::Stored`]); None for byte strings that are not in C order from their
-/// memory's start or lie at an address their width does not divide (read from a copy).
+/// memory's start (read from a copy).
 fn direct_input<'a, L: Float>(a: &ArrayArg<'a>) -> Option<InputRef<'a, L>> {
     if let Some(s) = L::slice_of(a) {
         return Some(InputRef::Slice(s));
@@ -997,11 +941,5 @@ fn direct_input<'a, L: Float>(a: &ArrayArg<'a>) -> Option<InputRef<'a, L>> {
     if let Some(v) = L::view_of(a) {
         return Some(InputRef::View(v));
     }
-    let s = crate::executor::stored_of(a)?;
-    if let Stored::Bytes(d, w) = &s
-        && !(d.as_ptr() as usize).is_multiple_of((*w).max(1) as usize)
-    {
-        return None;
-    }
-    Some(InputRef::Stored(s))
+    crate::executor::stored_of(a).map(InputRef::Stored)
 }

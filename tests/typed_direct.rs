@@ -199,7 +199,7 @@ fn strided_and_unaligned_typed_inputs_are_read_as_they_are() {
         &runner.call(&[("i", other.into())], Fresh).unwrap(),
         &wide_want
     ));
-    // byte strings at an address their width does not divide: read from a copy, the same answer
+    // byte strings at an address their width does not divide: read in place, the same answer
     let words = b"xx\0abcx\0\0\0\0\0x\0\0";
     let runner = FusedRunner::compile_text("s == b'x'").unwrap();
     for start in 0..3 {
