@@ -30,7 +30,7 @@ use crate::compiled::{Compiled, MemoryRun};
 use crate::error::{Error, Result};
 use crate::executor::{Specialised, bind, is_standard, same, standard_layout, strides};
 use kiln_ir::{BroadcastPlan, ElemType, InputPlan, KernelIR, KernelKind, Start};
-use kiln_jit::InputRef;
+use kiln_jit::{InputRef, Stored};
 use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
@@ -566,6 +566,83 @@ impl Prepared {
         self.run_checked(inputs)?.copy_into(out)
     }
 
+    /// Runs on inputs given as their own elements in C order ([`Stored`]: each of the type it was
+    /// bound with, as many elements as its bound shape holds; a scalar is one element) into `out`
+    /// (the result's elements in C order, of its type): where every input was bound C-contiguous,
+    /// the direct call with no view made of any input, the cheapest call of a handle of integer,
+    /// bool, complex, byte-string or mixed inputs; else as [`Prepared::run_into_out`], on arrays of
+    /// the bound shapes.
+    ///
+    /// # Errors
+    /// A count of inputs other than the bound one, an input of another type or element count than
+    /// it was bound with or given as a view (the error names it), an `out` of another type or
+    /// length than the result's, and the errors of [`Prepared::run_into_out`].
+    pub fn run_stored(&self, inputs: &[Stored<'_>], mut out: OutSlice<'_>) -> Result<()> {
+        if inputs.len() != self.forms.len() {
+            return Err(self.count_error(inputs.len()));
+        }
+        for (i, (s, f)) in inputs.iter().zip(&self.forms).enumerate() {
+            let whole = match s {
+                Stored::View(_) => false,
+                // exactly the strings of the shape (a trailing part of one is refused)
+                Stored::Bytes(d, w) => Some(d.len()) == f.len.checked_mul(*w as usize),
+                _ => true,
+            };
+            if !whole || s.ty() != f.dtype || s.len() != f.len {
+                return Err(Error::Prepared(format!(
+                    "input {i} ('{}') is {} elements of {}{} but was bound as {} of shape {:?}",
+                    f.name,
+                    s.len(),
+                    s.ty().short_name(),
+                    if matches!(s, Stored::View(_)) {
+                        " (a view)"
+                    } else {
+                        ""
+                    },
+                    f.dtype.short_name(),
+                    f.shape
+                )));
+            }
+        }
+        self.runner.single("run_stored")?;
+        if out.ty() != self.out_type || out.len() != self.out_len {
+            return Err(Error::Output(format!(
+                "{} elements of {} given for a result of {} of shape {:?}",
+                out.len(),
+                out.ty().short_name(),
+                self.out_type.short_name(),
+                self.out_shape
+            )));
+        }
+        if self.memory.is_none()
+            && let Some(spec) = &self.direct
+            && self.order.len() <= STACK_INPUTS
+            && self.forms.iter().all(|f| f.standard)
+        {
+            let done = match self.lanes {
+                kiln_ir::DType::F64 => self.call_direct_k(
+                    spec,
+                    |pos| Some(stored_input::<f64>(&inputs[pos])),
+                    Some(out.reborrow()),
+                ),
+                kiln_ir::DType::F32 => self.call_direct_k(
+                    spec,
+                    |pos| Some(stored_input::<f32>(&inputs[pos])),
+                    Some(out.reborrow()),
+                ),
+            };
+            if let Some(done) = done {
+                return done.map(|_| ());
+            }
+        }
+        let arrays = inputs
+            .iter()
+            .zip(&self.forms)
+            .map(|(s, f)| array_of(s, &f.shape))
+            .collect::<Result<Vec<_>>>()?;
+        self.run_into_out(&arrays, out)
+    }
+
     /// Whether every input was bound C-contiguous and of dtype `A`: the condition (with the call's
     /// arrays laid out alike, which `check` and a slice of each ensure) on which a call may hand
     /// their slices to the serial kernel.
@@ -929,6 +1006,33 @@ fn reads_direct(a: &ArrayArg<'_>, kernel: &KernelIR, plan: &BroadcastPlan, i: us
             && matches!(p, InputPlan::PerRow { .. })
             && same(a.shape(), &decl.shape));
     typed && in_place
+}
+
+/// A C-order input given as its own elements as the direct call in lanes of `L` reads it: a slice
+/// of `L`, else stored ([`Prepared::run_stored`]).
+fn stored_input<'a, L: Float>(s: &'a Stored<'_>) -> InputRef<'a, L> {
+    match L::stored_slice(s) {
+        Some(x) => InputRef::Slice(x),
+        None => InputRef::Stored(s.view()),
+    }
+}
+
+/// The array of `shape` whose elements in C order are `s` (checked to hold them).
+fn array_of<'a>(s: &'a Stored<'_>, shape: &[usize]) -> Result<ArrayArg<'a>> {
+    fn view<'a, T>(d: &'a [T], shape: &[usize]) -> Result<ndarray::ArrayViewD<'a, T>> {
+        ndarray::ArrayViewD::from_shape(shape, d).map_err(|e| Error::Prepared(e.to_string()))
+    }
+    Ok(match s {
+        Stored::Bool(d) => ArrayArg::from(view(d, shape)?),
+        Stored::I32(d) => ArrayArg::from(view(d, shape)?),
+        Stored::I64(d) => ArrayArg::from(view(d, shape)?),
+        Stored::F32(d) => ArrayArg::from(view(d, shape)?),
+        Stored::F64(d) => ArrayArg::from(view(d, shape)?),
+        Stored::C64(d) => ArrayArg::from(view(d, shape)?),
+        Stored::C128(d) => ArrayArg::from(view(d, shape)?),
+        Stored::Bytes(d, w) => ArrayArg::Bytes(crate::Strings::new(d, *w as usize, shape)?),
+        Stored::View(_) => return Err(Error::Prepared("a view given as C-order elements".into())),
+    })
 }
 
 /// Argument `a` as the direct call in lanes of `L` reads it: a slice or view of `L`, or its own

@@ -44,8 +44,9 @@
 //!   whichever output reads it;
 //! - a byte-string input ([`crate::Stored::Bytes`], at any address) is passed as its first
 //!   string's address `p`, scaled as a one-byte stored input's; for string `k` the code computes
-//!   `p + k` (shifted back), subtracts `p` (reloaded from `ins`) and gives `p + k * width`, the
-//!   address of a string the plan reads (`k` below the strings check.rs checked the input holds:
+//!   `p + k` (shifted back), and from `p` (loaded from `ins`, which nothing writes while the code
+//!   runs) `(p + k) * width + p * (1 - width) = p + k * width` (wrapping: exact), the address of a
+//!   string the plan reads (`k` below the strings check.rs checked the input holds:
 //!   its bytes `k * width .. (k + 1) * width` are in the slice), and hands it to `bytes_op` with
 //!   the width, which reads those bytes only;
 //! - `zeroed_output` and `uninit_output` only advise the kernel (madvise) about memory they own;

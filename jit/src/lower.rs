@@ -208,18 +208,21 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// The address of byte-string input `input`'s string `k`, from `at`, the code's address of it
     /// shifted back (`shift`, [`Gen::own_address`]): a byte-string input's base is its first
     /// string's address `p` scaled as a one-byte element's ([`crate::InputRef::base`]), so `at` is
-    /// `p + k`, and the string lies at `p + k * width`, found from `p` reloaded from the input
-    /// array (any address: no alignment is assumed). The arithmetic wraps: the result is exact.
+    /// `p + k`, and the string lies at `p + k * width = at * width + p * (1 - width)` (any address:
+    /// no alignment is assumed; the arithmetic wraps, the result is exact). `p` is loaded from the
+    /// input array, which nothing writes while the kernel runs: a readonly load, pure, which
+    /// Cranelift hoists out of the loops with `p * (1 - width)` (two instructions a string).
     fn string_address(&mut self, input: usize, at: Value, shift: i32, width: u32) -> Value {
         let ins = self
             .ins_arg
             .expect("Frame::new sets the input array before any load");
         let slot = i32::try_from(8 * input).expect("input count checked by the planner");
-        let base = self.b.ins().load(types::I64, mem(), ins, slot);
+        let flags = mem().with_readonly().with_can_move();
+        let base = self.b.ins().load(types::I64, flags, ins, slot);
         let p = self.own_address(base, shift);
-        let k = self.b.ins().isub(at, p);
-        let bytes = self.b.ins().imul_imm_u(k, i64::from(width));
-        self.b.ins().iadd(p, bytes)
+        let fix = self.b.ins().imul_imm_s(p, 1 - i64::from(width));
+        let scaled = self.b.ins().imul_imm_u(at, i64::from(width));
+        self.b.ins().iadd(scaled, fix)
     }
 
     /// Loads one element (`Scalar`) or one vector at `addr + offset` bytes.
