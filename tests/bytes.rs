@@ -428,6 +428,9 @@ fn contains_a_constant_needle_over_every_width() {
     }
 }
 
+/// The reference result of string `i` (a bool as 1 / 0).
+type Reference<'a> = Box<dyn Fn(usize) -> f64 + 'a>;
+
 /// Strings read in place at any address (issue 25 item 6): each width's strings start at every
 /// offset `0..width` of a larger buffer (every remainder modulo the width, no copy made), the
 /// other operand at another offset, compared, searched and selected on by the compiled code (the
@@ -443,7 +446,7 @@ fn read_in_place_at_every_offset() {
         let b: Vec<Vec<u8>> = (0..n).map(|_| rng.string(width)).collect();
         let da = strings(&a.iter().map(|s| &s[..]).collect::<Vec<_>>(), width);
         let db = strings(&b.iter().map(|s| &s[..]).collect::<Vec<_>>(), width);
-        let cases: [(&str, Box<dyn Fn(usize) -> f64>); 5] = [
+        let cases: [(&str, Reference<'_>); 5] = [
             (
                 "a == b",
                 Box::new(|i| f64::from(u8::from(numpy_cmp(&a[i], &b[i]).is_eq()))),
@@ -476,7 +479,7 @@ fn read_in_place_at_every_offset() {
             ma[offset..offset + da.len()].copy_from_slice(&da);
             mb[ob..ob + db.len()].copy_from_slice(&db);
             let (sa, sb) = (&ma[offset..offset + da.len()], &mb[ob..ob + db.len()]);
-            let args = vec![
+            let args = [
                 ("a", ArrayArg::Bytes(Strings::new(sa, width, &[n]).unwrap())),
                 ("b", ArrayArg::Bytes(Strings::new(sb, width, &[n]).unwrap())),
                 ("x", ArrayArg::from(&x)),
