@@ -300,6 +300,9 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// The elements of a C-contiguous argument of this dtype, without copying its view.
     #[doc(hidden)]
     fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [Self]>;
+    /// The elements of `s` where they are of this dtype.
+    #[doc(hidden)]
+    fn stored_slice<'a>(s: &kiln_jit::Stored<'a>) -> Option<&'a [Self]>;
     /// A zero-dimensional result holding `v`.
     #[doc(hidden)]
     fn scalar_output(v: Self) -> Output;
@@ -331,6 +334,12 @@ impl Float for f64 {
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f64>> {
         match arg {
             ArrayArg::F64(v) => Some(v.to_dyn()),
+            _ => None,
+        }
+    }
+    fn stored_slice<'a>(s: &kiln_jit::Stored<'a>) -> Option<&'a [f64]> {
+        match s {
+            kiln_jit::Stored::F64(x) => Some(x),
             _ => None,
         }
     }
@@ -381,6 +390,12 @@ impl Float for f32 {
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f32>> {
         match arg {
             ArrayArg::F32(v) => Some(v.to_dyn()),
+            _ => None,
+        }
+    }
+    fn stored_slice<'a>(s: &kiln_jit::Stored<'a>) -> Option<&'a [f32]> {
+        match s {
+            kiln_jit::Stored::F32(x) => Some(x),
             _ => None,
         }
     }

@@ -219,8 +219,7 @@ impl JitExecutable {
     }
 
     /// `run` of a typed kernel's buffers as its code takes them: inputs of the code's float dtype as
-    /// a float kernel's, any other stored (byte strings at an address their width divides:
-    /// [`aligned`]).
+    /// a float kernel's, any other stored (byte strings read where they are, at any address).
     fn with_stored<R>(
         &self,
         bufs: &[TypedBuffer<'_>],
@@ -231,14 +230,7 @@ impl JitExecutable {
                 "a typed kernel's inputs given to a compiled float kernel".into(),
             ));
         }
-        let dtype = self.code.kernel().dtype;
-        // the caller's buffers as they are, but for byte strings at an address their width does
-        // not divide (no copy, no allocation, on the common path)
-        if !bufs.iter().any(misaligned_strings) {
-            return run(&stored(dtype, bufs));
-        }
-        let copies = aligned_copies(bufs)?;
-        run(&stored(dtype, &aligned(bufs, &copies)))
+        run(&stored(self.code.kernel().dtype, bufs))
     }
 }
 
@@ -270,58 +262,6 @@ fn stored<'s>(dtype: kiln_ir::DType, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s>
             _ => None,
         })),
     }
-}
-
-/// Byte strings copied to an address their width divides (where compiled code finds a string at
-/// its index times its width: `kiln_jit::InputRef::base`): the copy and where the strings start in it.
-fn aligned_strings(d: &[u8], width: usize) -> Result<StringsCopy> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(d.len() + width)
-        .map_err(|_| kiln_ir::IrError::Allocation {
-            what: "an aligned copy of byte strings".into(),
-            elements: d.len() / width.max(1),
-        })?;
-    v.resize(d.len() + width, 0);
-    let start = (width - v.as_ptr() as usize % width) % width;
-    v[start..start + d.len()].copy_from_slice(d);
-    Ok((v, start))
-}
-
-/// A copy of byte strings and where they start in it ([`aligned_strings`]).
-type StringsCopy = (Vec<u8>, usize);
-
-/// Whether `b` holds byte strings at an address their width does not divide (compiled code reads
-/// them from an aligned copy, [`aligned_strings`]).
-fn misaligned_strings(b: &TypedBuffer<'_>) -> bool {
-    matches!(&b.data, TypedData::Bytes(d, w) if !(d.as_ptr() as usize).is_multiple_of((*w as usize).max(1)))
-}
-
-/// Per buffer, a copy of its byte strings at an address their width divides where they are not
-/// at one ([`aligned_strings`]), else None.
-fn aligned_copies(bufs: &[TypedBuffer<'_>]) -> Result<Vec<Option<StringsCopy>>> {
-    bufs.iter()
-        .map(|b| match &b.data {
-            TypedData::Bytes(d, w) if misaligned_strings(b) => aligned_strings(d, *w as usize).map(Some),
-            _ => Ok(None),
-        })
-        .collect()
-}
-
-/// `bufs` with each byte-string buffer that has a copy in `copies` ([`aligned_copies`]) read
-/// from the copy, the others borrowed.
-fn aligned<'s>(bufs: &'s [TypedBuffer<'_>], copies: &'s [Option<StringsCopy>]) -> Vec<TypedBuffer<'s>> {
-    bufs.iter()
-        .zip(copies)
-        .map(|(b, copy)| TypedBuffer {
-            data: match (copy, &b.data) {
-                (Some((v, start)), TypedData::Bytes(d, w)) => {
-                    TypedData::Bytes(Cow::Borrowed(&v[*start..*start + d.len()]), *w)
-                }
-                _ => b.data.borrowed(),
-            },
-            shape: b.shape.clone(),
-        })
-        .collect()
 }
 
 /// The compiled code's input for `d`, borrowed.

@@ -14,8 +14,7 @@
 //! strides the plan reads in place): the executable's direct call ([`crate::Executable::direct`]),
 //! inputs of the compiled kernel's lanes as slices or views and every other type as its own
 //! elements. [`Prepared::run`] takes it too, into a fresh result, and [`Prepared::run_into_out`]
-//! into a buffer of the result's type. Byte strings at an address their width does not divide are
-//! copied into the handle's reused buffer first. Everything else (several kernels, the
+//! into a buffer of the result's type. Byte strings are read in place at any address. Everything else (several kernels, the
 //! interpreter, a typed kernel the typed interpreter runs) runs through the runner's own stage
 //! loop, still without names.
 //!
@@ -150,9 +149,6 @@ pub struct Prepared {
     pub(crate) direct_points: Option<usize>,
     /// The partials of a reduction's calls.
     pub(crate) workspace: Arc<std::sync::Mutex<kiln_jit::Workspace>>,
-    /// The direct call's copies of byte strings at an address their width does not divide
-    /// (reused: no allocation once it is large enough).
-    pub(crate) strings: Arc<std::sync::Mutex<Vec<u8>>>,
     /// The shape and type of the result, and its element count.
     pub(crate) out_shape: Vec<usize>,
     pub(crate) out_len: usize,
@@ -231,7 +227,6 @@ impl Compiled {
                 lanes: kiln_ir::DType::F64,
                 direct_points: None,
                 workspace: Arc::default(),
-                strings: Arc::default(),
                 out_len: shape.iter().product(),
                 out_shape: shape,
                 out_type: inner.out_type,
@@ -372,7 +367,6 @@ impl Compiled {
             lanes: lanes.unwrap_or(kiln_ir::DType::F64),
             direct_points,
             workspace: Arc::default(),
-            strings: Arc::default(),
             out_len: shape.iter().product(),
             out_shape: shape,
             out_type,
@@ -609,6 +603,83 @@ impl Prepared {
         self.run_checked(inputs)?.copy_into(out)
     }
 
+    /// Runs on inputs given as their own elements in C order ([`Stored`]: each of the type it was
+    /// bound with, as many elements as its bound shape holds; a scalar is one element) into `out`
+    /// (the result's elements in C order, of its type): where every input was bound C-contiguous,
+    /// the direct call with no view made of any input, the cheapest call of a handle of integer,
+    /// bool, complex, byte-string or mixed inputs; else as [`Prepared::run_into_out`], on arrays of
+    /// the bound shapes.
+    ///
+    /// # Errors
+    /// A count of inputs other than the bound one, an input of another type or element count than
+    /// it was bound with or given as a view (the error names it), an `out` of another type or
+    /// length than the result's, and the errors of [`Prepared::run_into_out`].
+    pub fn run_stored(&self, inputs: &[Stored<'_>], mut out: OutSlice<'_>) -> Result<()> {
+        if inputs.len() != self.forms.len() {
+            return Err(self.count_error(inputs.len()));
+        }
+        for (i, (s, f)) in inputs.iter().zip(&self.forms).enumerate() {
+            let whole = match s {
+                Stored::View(_) => false,
+                // exactly the strings of the shape (a trailing part of one is refused)
+                Stored::Bytes(d, w) => Some(d.len()) == f.len.checked_mul(*w as usize),
+                _ => true,
+            };
+            if !whole || s.ty() != f.dtype || s.len() != f.len {
+                return Err(Error::Prepared(format!(
+                    "input {i} ('{}') is {} elements of {}{} but was bound as {} of shape {:?}",
+                    f.name,
+                    s.len(),
+                    s.ty().short_name(),
+                    if matches!(s, Stored::View(_)) {
+                        " (a view)"
+                    } else {
+                        ""
+                    },
+                    f.dtype.short_name(),
+                    f.shape
+                )));
+            }
+        }
+        self.runner.single("run_stored")?;
+        if out.ty() != self.out_type || out.len() != self.out_len {
+            return Err(Error::Output(format!(
+                "{} elements of {} given for a result of {} of shape {:?}",
+                out.len(),
+                out.ty().short_name(),
+                self.out_type.short_name(),
+                self.out_shape
+            )));
+        }
+        if self.memory.is_none()
+            && let Some(spec) = &self.direct
+            && self.order.len() <= STACK_INPUTS
+            && self.forms.iter().all(|f| f.standard)
+        {
+            let done = match self.lanes {
+                kiln_ir::DType::F64 => self.call_direct_k(
+                    spec,
+                    |pos| Some(stored_input::<f64>(&inputs[pos])),
+                    Some(out.reborrow()),
+                ),
+                kiln_ir::DType::F32 => self.call_direct_k(
+                    spec,
+                    |pos| Some(stored_input::<f32>(&inputs[pos])),
+                    Some(out.reborrow()),
+                ),
+            };
+            if let Some(done) = done {
+                return done.map(|_| ());
+            }
+        }
+        let arrays = inputs
+            .iter()
+            .zip(&self.forms)
+            .map(|(s, f)| array_of(s, &f.shape))
+            .collect::<Result<Vec<_>>>()?;
+        self.run_into_out(&arrays, out)
+    }
+
     /// Whether every input was bound C-contiguous and of dtype `A`: the condition (with the call's
     /// arrays laid out alike, which `check` and a slice of each ensure) on which a call may hand
     /// their slices to the serial kernel.
@@ -718,8 +789,8 @@ impl Prepared {
 
     /// [`Prepared::call_direct`] on the call's arrays (their types, shapes and layouts checked),
     /// in the dtype of the kernel's lanes; None where an input is not read as it is (byte strings
-    /// not in C order from their memory's start, or at an address their width does not divide:
-    /// the caller then runs the general path, which copies them).
+    /// not in C order from their memory's start: the caller then runs the general path, which
+    /// copies them).
     fn call_views<'a, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
@@ -732,40 +803,14 @@ impl Prepared {
         }
     }
 
-    /// [`Prepared::call_views`] in lanes of `L`. Byte strings at an address their width does not
-    /// divide are read from a copy in the handle's buffer ([`Prepared::strings`]; None where another
-    /// thread holds it).
+    /// [`Prepared::call_views`] in lanes of `L`.
     fn call_arrays<'a, L: Float, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
         inputs: &I,
         out: Option<OutSlice<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
-        let count = inputs.count().min(STACK_INPUTS);
-        if !(0..count).any(|k| unaligned(inputs.at(k)).is_some()) {
-            let input = |pos: usize| direct_input::<L>(inputs.at(pos));
-            return self.call_direct_k(spec, input, out);
-        }
-        let mut copies = self.strings.try_lock().ok()?;
-        // room for every copy first: the buffer does not move while they are written
-        let room = (0..count)
-            .filter_map(|k| unaligned(inputs.at(k)))
-            .map(|(m, w)| m.len() + w)
-            .sum();
-        copies.clear();
-        copies.reserve(room);
-        let mut starts = [usize::MAX; STACK_INPUTS];
-        for (k, start) in starts.iter_mut().enumerate().take(count) {
-            if let Some((m, w)) = unaligned(inputs.at(k)) {
-                let len = copies.len();
-                let pad = (w - (copies.as_ptr() as usize + len) % w) % w;
-                copies.resize(len + pad, 0);
-                *start = len + pad;
-                copies.extend_from_slice(m);
-            }
-        }
-        let copies: &[u8] = &copies;
-        let input = |pos: usize| copy_or_input::<L>(inputs.at(pos).reborrow(), starts[pos], copies);
+        let input = |pos: usize| direct_input::<L>(inputs.at(pos));
         self.call_direct_k(spec, input, out)
     }
 
@@ -1000,33 +1045,36 @@ fn reads_direct(a: &ArrayArg<'_>, kernel: &KernelIR, plan: &BroadcastPlan, i: us
     typed && in_place
 }
 
-/// Byte strings in C order from their memory's start at an address their width does not divide:
-/// the memory and the width (the direct call reads them from a copy).
-fn unaligned<'a>(a: &ArrayArg<'a>) -> Option<(&'a [u8], usize)> {
-    let ArrayArg::Bytes(s) = a else {
-        return None;
-    };
-    let w = (s.width as usize).max(1);
-    s.in_c_order()
-        .filter(|m| !(m.as_ptr() as usize).is_multiple_of(w))
-        .map(|m| (m, w))
+/// A C-order input given as its own elements as the direct call in lanes of `L` reads it: a slice
+/// of `L`, else stored ([`Prepared::run_stored`]).
+fn stored_input<'a, L: Float>(s: &'a Stored<'_>) -> InputRef<'a, L> {
+    match L::stored_slice(s) {
+        Some(x) => InputRef::Slice(x),
+        None => InputRef::Stored(s.view()),
+    }
 }
 
-/// Argument `a` as the direct call reads it ([`direct_input`]), byte strings from their copy at
-/// `start` in `copies` where they have one (`start` not `usize::MAX`).
-fn copy_or_input<'c, L: Float>(a: ArrayArg<'c>, start: usize, copies: &'c [u8]) -> Option<InputRef<'c, L>> {
-    match unaligned(&a) {
-        Some((m, w)) if start != usize::MAX => Some(InputRef::Stored(Stored::Bytes(
-            copies.get(start..start + m.len())?,
-            u32::try_from(w).ok()?,
-        ))),
-        _ => direct_input::<L>(&a),
+/// The array of `shape` whose elements in C order are `s` (checked to hold them).
+fn array_of<'a>(s: &'a Stored<'_>, shape: &[usize]) -> Result<ArrayArg<'a>> {
+    fn view<'a, T>(d: &'a [T], shape: &[usize]) -> Result<ndarray::ArrayViewD<'a, T>> {
+        ndarray::ArrayViewD::from_shape(shape, d).map_err(|e| Error::Prepared(e.to_string()))
     }
+    Ok(match s {
+        Stored::Bool(d) => ArrayArg::from(view(d, shape)?),
+        Stored::I32(d) => ArrayArg::from(view(d, shape)?),
+        Stored::I64(d) => ArrayArg::from(view(d, shape)?),
+        Stored::F32(d) => ArrayArg::from(view(d, shape)?),
+        Stored::F64(d) => ArrayArg::from(view(d, shape)?),
+        Stored::C64(d) => ArrayArg::from(view(d, shape)?),
+        Stored::C128(d) => ArrayArg::from(view(d, shape)?),
+        Stored::Bytes(d, w) => ArrayArg::Bytes(crate::Strings::new(d, *w as usize, shape)?),
+        Stored::View(_) => return Err(Error::Prepared("a view given as C-order elements".into())),
+    })
 }
 
 /// Argument `a` as the direct call in lanes of `L` reads it: a slice or view of `L`, or its own
 /// elements ([`InputRef::Stored`]); None for byte strings that are not in C order from their
-/// memory's start or lie at an address their width does not divide (read from a copy).
+/// memory's start (read from a copy).
 fn direct_input<'a, L: Float>(a: &ArrayArg<'a>) -> Option<InputRef<'a, L>> {
     if let Some(s) = L::slice_of(a) {
         return Some(InputRef::Slice(s));
@@ -1034,11 +1082,5 @@ fn direct_input<'a, L: Float>(a: &ArrayArg<'a>) -> Option<InputRef<'a, L>> {
     if let Some(v) = L::view_of(a) {
         return Some(InputRef::View(v));
     }
-    let s = crate::executor::stored_of(a)?;
-    if let Stored::Bytes(d, w) = &s
-        && !(d.as_ptr() as usize).is_multiple_of((*w).max(1) as usize)
-    {
-        return None;
-    }
-    Some(InputRef::Stored(s))
+    crate::executor::stored_of(a).map(InputRef::Stored)
 }

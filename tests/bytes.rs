@@ -427,3 +427,89 @@ fn contains_a_constant_needle_over_every_width() {
         }
     }
 }
+
+/// The reference result of string `i` (a bool as 1 / 0).
+type Reference<'a> = Box<dyn Fn(usize) -> f64 + 'a>;
+
+/// Strings read in place at any address (issue 25 item 6): each width's strings start at every
+/// offset `0..width` of a larger buffer (every remainder modulo the width, no copy made), the
+/// other operand at another offset, compared, searched and selected on by the compiled code (the
+/// runner's run, and a bound handle's direct call) exactly as the interpreter does, and as the
+/// reference here; vectors and a tail (37 strings).
+#[test]
+fn read_in_place_at_every_offset() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let n = 37;
+    let x = ArrayD::from_shape_vec(vec![n], (0..n).map(|i| i as f64 - 7.5).collect()).unwrap();
+    for width in [1usize, 3, 10, 16, 17] {
+        let a: Vec<Vec<u8>> = (0..n).map(|_| rng.string(width)).collect();
+        let b: Vec<Vec<u8>> = (0..n).map(|_| rng.string(width)).collect();
+        let da = strings(&a.iter().map(|s| &s[..]).collect::<Vec<_>>(), width);
+        let db = strings(&b.iter().map(|s| &s[..]).collect::<Vec<_>>(), width);
+        let cases: [(&str, Reference<'_>); 5] = [
+            (
+                "a == b",
+                Box::new(|i| f64::from(u8::from(numpy_cmp(&a[i], &b[i]).is_eq()))),
+            ),
+            (
+                "a < b",
+                Box::new(|i| f64::from(u8::from(numpy_cmp(&a[i], &b[i]).is_lt()))),
+            ),
+            (
+                "contains(a, b)",
+                Box::new(|i| f64::from(u8::from(numexpr_contains(&a[i], &b[i])))),
+            ),
+            (
+                "contains(a, b'ab')",
+                Box::new(|i| f64::from(u8::from(numexpr_contains(&a[i], b"ab")))),
+            ),
+            (
+                "where(a >= b, x, -x)",
+                Box::new(|i| {
+                    let x = i as f64 - 7.5;
+                    if numpy_cmp(&a[i], &b[i]).is_ge() { x } else { -x }
+                }),
+            ),
+        ];
+        for offset in 0..width {
+            // the bytes around the strings are not NULs: a string read from the wrong place shows
+            let mut ma = vec![0xee; da.len() + width];
+            let mut mb = vec![0xee; db.len() + width];
+            let ob = width - 1 - offset;
+            ma[offset..offset + da.len()].copy_from_slice(&da);
+            mb[ob..ob + db.len()].copy_from_slice(&db);
+            let (sa, sb) = (&ma[offset..offset + da.len()], &mb[ob..ob + db.len()]);
+            let args = [
+                ("a", ArrayArg::Bytes(Strings::new(sa, width, &[n]).unwrap())),
+                ("b", ArrayArg::Bytes(Strings::new(sb, width, &[n]).unwrap())),
+                ("x", ArrayArg::from(&x)),
+            ];
+            for (src, want) in &cases {
+                let runner = FusedRunner::compile_text(src).unwrap();
+                let args = &args[..if src.contains('x') { 3 } else { 2 }];
+                let interp = FusedRunner::compile_text(src)
+                    .unwrap()
+                    .with_backend(kiln::interpreter())
+                    .run(args)
+                    .unwrap();
+                let jit = runner.run(args).unwrap();
+                assert_eq!(jit, interp, "width {width} offset {offset}: {src}");
+                let handle = runner.prepared(args).unwrap();
+                assert!(handle.is_direct(), "{src}");
+                let positional: Vec<ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
+                assert_eq!(
+                    handle.run(&positional).unwrap(),
+                    interp,
+                    "width {width} offset {offset}: {src}"
+                );
+                let got: Vec<f64> = match interp {
+                    Output::Bool(v) => v.iter().map(|&t| f64::from(u8::from(t))).collect(),
+                    Output::F64(v) => v.iter().copied().collect(),
+                    other => panic!("{src}: {other:?}"),
+                };
+                let expect: Vec<f64> = (0..n).map(want).collect();
+                assert_eq!(got, expect, "width {width} offset {offset}: {src}");
+            }
+        }
+    }
+}

@@ -199,7 +199,7 @@ fn strided_and_unaligned_typed_inputs_are_read_as_they_are() {
         &runner.call(&[("i", other.into())], Fresh).unwrap(),
         &wide_want
     ));
-    // byte strings at an address their width does not divide: read from a copy, the same answer
+    // byte strings at an address their width does not divide: read in place, the same answer
     let words = b"xx\0abcx\0\0\0\0\0x\0\0";
     let runner = FusedRunner::compile_text("s == b'x'").unwrap();
     for start in 0..3 {
@@ -340,4 +340,141 @@ fn large_typed_calls_cut_into_work_units_agree() {
             assert!(same(&into, &want), "{expr}: into");
         }
     }
+}
+
+/// The result of `run` into a fresh buffer of type `t` and length `n`, as the bits of each element
+/// (any NaN as one value), for comparing two runs.
+fn bits_of(
+    t: kiln::ElemType,
+    n: usize,
+    run: impl FnOnce(kiln::OutSlice<'_>) -> kiln::Result<()>,
+) -> kiln::Result<Vec<u64>> {
+    use kiln::OutSlice;
+    let f = |v: f64| if v.is_nan() { u64::MAX } else { v.to_bits() };
+    Ok(match t {
+        kiln::ElemType::F64 => {
+            let mut o = vec![0.0; n];
+            run(OutSlice::F64(&mut o))?;
+            o.into_iter().map(f).collect()
+        }
+        kiln::ElemType::F32 => {
+            let mut o = vec![0.0f32; n];
+            run(OutSlice::F32(&mut o))?;
+            o.into_iter().map(|v| f(f64::from(v))).collect()
+        }
+        kiln::ElemType::I64 => {
+            let mut o = vec![0i64; n];
+            run(OutSlice::I64(&mut o))?;
+            o.into_iter().map(|v| v as u64).collect()
+        }
+        kiln::ElemType::I32 => {
+            let mut o = vec![0i32; n];
+            run(OutSlice::I32(&mut o))?;
+            o.into_iter().map(|v| v as u64).collect()
+        }
+        kiln::ElemType::Bool => {
+            let mut o = vec![false; n];
+            run(OutSlice::Bool(&mut o))?;
+            o.into_iter().map(u64::from).collect()
+        }
+        kiln::ElemType::C64 => {
+            let mut o = vec![Complex32::default(); n];
+            run(OutSlice::C64(&mut o))?;
+            o.into_iter()
+                .flat_map(|z| [f(z.re.into()), f(z.im.into())])
+                .collect()
+        }
+        kiln::ElemType::C128 => {
+            let mut o = vec![Complex64::default(); n];
+            run(OutSlice::C128(&mut o))?;
+            o.into_iter().flat_map(|z| [f(z.re), f(z.im)]).collect()
+        }
+        other => panic!("no buffer of {other}"),
+    })
+}
+
+/// Input `name` of `d` as its own elements ([`Inputs::args`]'s names).
+fn stored<'a>(d: &'a Inputs, name: &str) -> kiln_jit::Stored<'a> {
+    use kiln_jit::Stored;
+    match name {
+        "i" => Stored::I64(d.i.as_slice().unwrap()),
+        "j" => Stored::I32(d.j.as_slice().unwrap()),
+        "b" => Stored::Bool(d.b.as_slice().unwrap()),
+        "x" => Stored::F64(d.x.as_slice().unwrap()),
+        "z" => Stored::C128(d.z.as_slice().unwrap()),
+        "w" => Stored::C64(d.w.as_slice().unwrap()),
+        "s" => Stored::Bytes(&d.s, 3),
+        other => unreachable!("no input {other}"),
+    }
+}
+
+/// `run_stored` (each input's own elements in C order, no view made: the Python binding's call of
+/// C-contiguous typed inputs) gives what `run_into_out` gives, for every case and length; a handle
+/// bound to a transposed input runs it as `run_into_out` does; wrong inputs are refused by name.
+#[test]
+fn typed_handles_run_on_their_own_elements() {
+    use kiln_jit::Stored;
+    for n in [0usize, 1, 3, 17, 100] {
+        let data = Inputs::new(n);
+        for &(expr, names) in CASES {
+            if n == 0 && expr == "max(j)" {
+                continue;
+            }
+            let named = data.args(names);
+            let plain: Vec<ArrayArg<'_>> = named.iter().map(|(_, a)| a.clone()).collect();
+            let parts: Vec<Stored<'_>> = names.iter().map(|&name| stored(&data, name)).collect();
+            let h = FusedRunner::compile_text(expr).unwrap().prepared(&named).unwrap();
+            let (t, len) = (h.output_type(), h.output_shape().iter().product());
+            let want = bits_of(t, len, |o| h.run_into_out(&plain, o)).unwrap();
+            for _ in 0..2 {
+                let got = bits_of(t, len, |o| h.run_stored(&parts, o)).unwrap();
+                assert_eq!(got, want, "{expr} (n = {n})");
+            }
+        }
+    }
+    // bound to a transposed view: the elements in C order of the bound shape, as run_into_out
+    let m = Array2::from_shape_fn((3, 5), |(r, c)| (r * 5 + c) as i64 - 4);
+    let t = m.t();
+    let runner = FusedRunner::compile_text("i * 3 - 1").unwrap();
+    let h = runner.prepared(&[("i", t.into())]).unwrap();
+    let c_order: Vec<i64> = t.iter().copied().collect();
+    let want = bits_of(kiln::ElemType::I64, 15, |o| h.run_into_out(&[t.into()], o)).unwrap();
+    let got = bits_of(kiln::ElemType::I64, 15, |o| {
+        h.run_stored(&[Stored::I64(&c_order)], o)
+    })
+    .unwrap();
+    assert_eq!(got, want);
+    // wrong inputs, by name
+    let data = Inputs::new(10);
+    let h = FusedRunner::compile_text("where(b, i, j)")
+        .unwrap()
+        .prepared(&data.args(&["b", "i", "j"]))
+        .unwrap();
+    let err = |parts: &[Stored<'_>]| {
+        bits_of(kiln::ElemType::I64, 10, |o| h.run_stored(parts, o))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let (b, i, j) = (stored(&data, "b"), stored(&data, "i"), stored(&data, "j"));
+    assert!(err(&[b.clone(), i.clone()]).contains("2 inputs given, 3 bound"));
+    assert!(err(&[b.clone(), j.clone(), j.clone()]).contains("input 1 ('i')"));
+    let short = Stored::I32(&[1, 2, 3]);
+    assert!(err(&[b.clone(), i.clone(), short]).contains("input 2 ('j')"));
+    // byte strings with a trailing part of one: refused
+    let h = FusedRunner::compile_text("s == b'x'")
+        .unwrap()
+        .prepared(&data.args(&["s"]))
+        .unwrap();
+    let mut s = data.s.clone();
+    s.push(b'x');
+    let e = bits_of(kiln::ElemType::Bool, 10, |o| {
+        h.run_stored(&[Stored::Bytes(&s, 3)], o)
+    });
+    assert!(e.err().is_some_and(|e| e.to_string().contains("input 0 ('s')")));
+    // and a result of another type
+    let e = bits_of(kiln::ElemType::I64, 10, |o| {
+        h.run_stored(&[Stored::Bytes(&data.s, 3)], o)
+    });
+    assert!(e.is_err());
 }

@@ -42,10 +42,13 @@
 //!   output of a point (so loads every input of it) before it stores any output of that point
 //!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
 //!   whichever output reads it;
-//! - a byte-string input ([`crate::Stored::Bytes`]) is passed as its address divided by its width
-//!   (checked to divide it), scaled as a one-byte stored input's; the code shifts an address it
-//!   computes back and multiplies it by the width, which gives the address of a string the plan
-//!   reads, and hands it to `bytes_op` with the width, which reads those bytes only;
+//! - a byte-string input ([`crate::Stored::Bytes`], at any address) is passed as its first
+//!   string's address `p`, scaled as a one-byte stored input's; for string `k` the code computes
+//!   `p + k` (shifted back), and from `p` (loaded from `ins`, which nothing writes while the code
+//!   runs) `(p + k) * width + p * (1 - width) = p + k * width` (wrapping: exact), the address of a
+//!   string the plan reads (`k` below the strings check.rs checked the input holds:
+//!   its bytes `k * width .. (k + 1) * width` are in the slice), and hands it to `bytes_op` with
+//!   the width, which reads those bytes only;
 //! - `zeroed_output` and `uninit_output` only advise the kernel (madvise) about memory they own;
 //! - a fresh map or scan output is allocated uninitialised (`uninit_output`, length 0) and given its
 //!   length only by `written_output`, which takes the proof ([`Ran`]) that `dispatch` ran every work
@@ -67,9 +70,9 @@ extern "C" fn bytes_op(op: i64, a: *const u8, wa: i64, b: *const u8, wb: i64) ->
         return 0;
     };
     let (wa, wb) = (usize::try_from(wa).unwrap_or(0), usize::try_from(wb).unwrap_or(0));
-    // SAFETY: compiled code passes the address and width of a string of a byte-string input, at
-    // an index the plan reads (inside the elements check.rs checked the input holds) times its
-    // width from a base the width divides (checked), or of an interned string constant, which
+    // SAFETY: compiled code passes the address and width of a string of a byte-string input (its
+    // first string's address plus an index the plan reads, inside the strings check.rs checked the
+    // input holds, times the width: see the module doc), or of an interned string constant, which
     // lives as long as the process; nothing writes either while the kernel runs
     let (x, y) = unsafe {
         (

@@ -194,14 +194,6 @@ fn check_inputs<T: Elem>(
                 of(st.stored[i])
             )));
         }
-        // the code finds a string at its index times its width ([`InputRef::base`])
-        if let InputRef::Stored(Stored::Bytes(d, w)) = input
-            && !(d.as_ptr() as usize).is_multiple_of((*w).max(1) as usize)
-        {
-            return Err(bad(format!(
-                "byte strings of width {w} at an address that is not a multiple of {w}"
-            )));
-        }
         let len = match input {
             InputRef::Slice(buf) => buf.len(),
             // a C-contiguous view holds its `len()` elements one after another from its base: it is

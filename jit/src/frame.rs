@@ -72,6 +72,7 @@ impl<'k> Frame<'k> {
         let order = key.arena.reachable_all(&key.roots());
         let args = g.b.block_params(entry).to_vec();
         let params = args[3];
+        g.ins_arg = Some(args[0]);
         let many = st.inputs.len() > MANY_INPUTS && !matches!(st.mode, Mode::Scan { .. });
         let row_slot = many.then(|| {
             let bytes = u32::try_from(8 * st.inputs.len()).expect("input count checked by the planner");
@@ -94,7 +95,7 @@ impl<'k> Frame<'k> {
                         Some(&p) => p,
                         None => g.b.ins().load(types::I64, mem(), args[0], (8 * i) as i32),
                     };
-                    let s = g.load_input(W::Scalar, p, 0, st.stored[i]);
+                    let s = g.load_input(W::Scalar, i, p, 0, st.stored[i]);
                     [s, g.splat_input(s, st.stored[i])]
                 })
             })

@@ -60,6 +60,9 @@ pub struct Gen<'a, 'b> {
     /// The imaginary parts of a typed kernel's complex values, by their real parts (see
     /// `lower/complex.rs`: a complex node's `Value` is its real parts).
     pub imag: HashMap<Value, Value>,
+    /// The kernel's array of input pointers (its first argument), where a byte-string load finds
+    /// its input's base ([`Gen::load_input`]); set by `Frame::new`.
+    pub ins_arg: Option<Value>,
 }
 
 impl<'a, 'b> Gen<'a, 'b> {
@@ -87,6 +90,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             zero: [zero_s, zero_v],
             typed: None,
             imag: HashMap::new(),
+            ins_arg: None,
         }
     }
 
@@ -201,18 +205,46 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
+    /// The address of byte-string input `input`'s string `k`, from `at`, the code's address of it
+    /// shifted back (`shift`, [`Gen::own_address`]): a byte-string input's base is its first
+    /// string's address `p` scaled as a one-byte element's ([`crate::InputRef::base`]), so `at` is
+    /// `p + k`, and the string lies at `p + k * width = at * width + p * (1 - width)` (any address:
+    /// no alignment is assumed; the arithmetic wraps, the result is exact). `p` is loaded from the
+    /// input array, which nothing writes while the kernel runs: a readonly load, pure, which
+    /// Cranelift hoists out of the loops with `p * (1 - width)` (two instructions a string).
+    fn string_address(&mut self, input: usize, at: Value, shift: i32, width: u32) -> Value {
+        let ins = self
+            .ins_arg
+            .expect("Frame::new sets the input array before any load");
+        let slot = i32::try_from(8 * input).expect("input count checked by the planner");
+        let flags = mem().with_readonly().with_can_move();
+        let base = self.b.ins().load(types::I64, flags, ins, slot);
+        let p = self.own_address(base, shift);
+        let fix = self.b.ins().imul_imm_s(p, 1 - i64::from(width));
+        let scaled = self.b.ins().imul_imm_u(at, i64::from(width));
+        self.b.ins().iadd(scaled, fix)
+    }
+
     /// Loads one element (`Scalar`) or one vector at `addr + offset` bytes.
     pub fn load_float(&mut self, w: W, addr: Value, offset: i64) -> Value {
         let ty = self.float_ty(w);
         self.b.ins().load(ty, mem(), addr, offset as i32)
     }
 
-    /// Loads one element (`Scalar`) or one vector of input values at `addr + offset` bytes, where
-    /// the input is stored as `stored` (None: the dtype): `addr` and `offset` count in elements of
-    /// the dtype ([`crate::InputRef::base`] shifted a stored input's address up as far), so the
-    /// address is shifted back by the same amount, and the elements converted as NumPy casts
-    /// (`int64` to the nearest `float64`, exactly as the interpreter's `as f64`; `bool` to 1 / 0).
-    pub fn load_input(&mut self, w: W, addr: Value, offset: i64, stored: Option<ElemType>) -> Value {
+    /// Loads one element (`Scalar`) or one vector of input `input`'s values at `addr + offset`
+    /// bytes, where the input is stored as `stored` (None: the dtype): `addr` and `offset` count in
+    /// elements of the dtype ([`crate::InputRef::base`] shifted a stored input's address up as
+    /// far), so the address is shifted back by the same amount, and the elements converted as NumPy
+    /// casts (`int64` to the nearest `float64`, exactly as the interpreter's `as f64`; `bool` to 1 /
+    /// 0).
+    pub fn load_input(
+        &mut self,
+        w: W,
+        input: usize,
+        addr: Value,
+        offset: i64,
+        stored: Option<ElemType>,
+    ) -> Value {
         let Some(t) = stored else {
             return self.load_float(w, addr, offset);
         };
@@ -230,6 +262,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                 at
             } else {
                 self.b.ins().iadd_imm_s(at, i64::from(off))
+            };
+            let at = match t {
+                ElemType::Bytes(width) => self.string_address(input, at, shift, width),
+                _ => at,
             };
             return self.load(t, at, vector);
         }
@@ -447,6 +483,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 if l > 0 {
                     addr = self.b.ins().iadd(addr, step_bytes);
                 }
+                // never byte strings: they are read in C order only (`Stored::Bytes`), never
+                // through a view's strides
                 let real = self.own_address(addr, shift);
                 scalars.push(self.load(t, real, false));
             }
@@ -851,7 +889,7 @@ fn input_value(g: &mut Gen<'_, '_>, w: W, i: usize, leaves: &Leaves<'_>, jb: Val
         Some(step) => g.load_strided(w, base, jb, off_bytes, step, leaves.params, leaves.stored[i]),
         None => {
             let addr = g.b.ins().iadd(base, jb);
-            g.load_input(w, addr, off_bytes, leaves.stored[i])
+            g.load_input(w, i, addr, off_bytes, leaves.stored[i])
         }
     }
 }

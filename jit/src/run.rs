@@ -180,15 +180,11 @@ impl<T> InputRef<'_, T> {
             InputRef::Slice(s) => s.as_ptr().cast(),
             InputRef::View(v) => v.as_ptr().cast(),
             InputRef::Stored(s) => {
+                // byte strings as one-byte elements: the code steps `p + k` for string `k` and
+                // finds it at `p + k * width` (`Gen::load_input`), at any address
                 let shift = stored_shift(std::mem::size_of::<T>(), s.ty());
-                // byte strings count by their index: the address divided by the width (check.rs
-                // proves it divides), which the code multiplies back (`Gen::load`, lower/values.rs)
-                let at = match s {
-                    Stored::Bytes(_, w) => s.ptr() as usize / (*w).max(1) as usize,
-                    _ => s.ptr() as usize,
-                };
                 // no Rust code dereferences it (the code shifts it back first)
-                std::ptr::without_provenance(code_address(at, shift))
+                std::ptr::without_provenance(code_address(s.ptr() as usize, shift))
             }
             // the destination's address is taken where the outputs are (execute.rs)
             InputRef::Destination | InputRef::Output(_) => std::ptr::null(),
@@ -200,8 +196,8 @@ impl<T> InputRef<'_, T> {
 /// [`InputRef::base`]): `log2(size / t.size())` where `t` is narrower (the code's address is the
 /// element's shifted left, its loads shift right), `-log2(t.size() / size)` where it is wider (a
 /// complex128's 16 bytes in float64 lanes: the code's address is the element's shifted right, its
-/// loads shift left), 0 for the same size; a byte string's as a one-byte element's (its address
-/// counts strings: [`InputRef::base`]).
+/// loads shift left), 0 for the same size; a byte string's as a one-byte element's (the code
+/// multiplies its offset from the base by the width: [`InputRef::base`]).
 pub(crate) fn stored_shift(size: usize, t: ElemType) -> i32 {
     let e = if t.is_bytes() { 1 } else { t.size() };
     if e <= size {

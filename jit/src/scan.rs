@@ -177,7 +177,7 @@ impl Emitter<'_, '_> {
                 Access::RowRun | Access::RowStrided { .. } => ptrs[i] = Some(row_start(g)),
                 Access::RowSplat => {
                     let addr = row_start(g);
-                    let s = g.load_input(W::Scalar, addr, 0, st.stored[i]);
+                    let s = g.load_input(W::Scalar, i, addr, 0, st.stored[i]);
                     splats[i] = Some([s, g.splat_input(s, st.stored[i])]);
                 }
             }

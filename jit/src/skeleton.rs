@@ -405,7 +405,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 Access::RowRun | Access::RowStrided { .. } => ptrs[i] = Some(row_off(g)),
                 Access::RowSplat => {
                     let addr = row_off(g);
-                    let s = g.load_input(W::Scalar, addr, 0, st.stored[i]);
+                    let s = g.load_input(W::Scalar, i, addr, 0, st.stored[i]);
                     splats[i] = Some([s, g.splat_input(s, st.stored[i])]);
                 }
             }

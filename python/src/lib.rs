@@ -197,6 +197,46 @@ impl Held<'_, '_> {
         }
     }
 
+    /// The elements of a C-contiguous array of any type kiln binds, or of a scalar, in C order as
+    /// their own type (no view made: what [`Prepared::run_stored`] takes); None for anything else.
+    fn stored(&self) -> Option<kiln_jit::Stored<'_>> {
+        use kiln_jit::Stored;
+        let a = match self {
+            Held::Scalar(v) => return Some(Stored::F64(v)),
+            Held::Scalar32(v) => return Some(Stored::F32(v)),
+            Held::ScalarC(v) => return Some(Stored::C128(v)),
+            Held::Array(_, a) if !a.is_c_contiguous() => return None,
+            Held::Array(_, a) => a,
+        };
+        // SAFETY: as in `Held::arg` (the cast to the element type `kind_of` checked, bools checked
+        // 0 / 1 by `hold`, the data read under the call's read claim): `as_slice` gives the `len`
+        // elements of a C-contiguous aligned array, which `a` keeps alive while borrowed, and a
+        // byte-string array's `len * w` bytes from its data pointer are its strings in C order
+        unsafe {
+            Some(match self {
+                Held::Array(Kind::F64, _) => Stored::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_slice().ok()?),
+                Held::Array(Kind::F32, _) => Stored::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_slice().ok()?),
+                Held::Array(Kind::I64, _) => Stored::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_slice().ok()?),
+                Held::Array(Kind::I32, _) => Stored::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_slice().ok()?),
+                Held::Array(Kind::Bool, _) => Stored::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_slice().ok()?),
+                Held::Array(Kind::C64, _) => {
+                    Stored::C64(a.cast_unchecked::<PyArrayDyn<Complex32>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::C128, _) => {
+                    Stored::C128(a.cast_unchecked::<PyArrayDyn<Complex64>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::Bytes(w), _) => {
+                    let bytes = std::slice::from_raw_parts(
+                        (*a.as_array_ptr()).fields.data.cast::<u8>().cast_const(),
+                        a.len() * w,
+                    );
+                    Stored::Bytes(bytes, u32::try_from(*w).ok()?)
+                }
+                _ => return None,
+            })
+        }
+    }
+
     /// Whether every byte of the bool array `a` is 0 or 1, the only values a Rust `bool` may hold
     /// (NumPy makes no others, but a view of other data as bool can hold any byte).
     fn bools_valid(a: &Bound<'_, numpy::PyUntypedArray>) -> bool {
@@ -721,8 +761,8 @@ fn is_c_order(a: &ArrayArg<'_>) -> bool {
         ArrayArg::Bool(v) => v.is_standard_layout(),
         ArrayArg::C64(v) => v.is_standard_layout(),
         ArrayArg::C128(v) => v.is_standard_layout(),
-        // byte strings are read through their views
-        ArrayArg::Bytes(_) => false,
+        // byte strings in C order from their memory's start (`Held::stored` reads them so)
+        ArrayArg::Bytes(s) => s.in_c_order().is_some(),
     }
 }
 
@@ -1104,15 +1144,74 @@ impl Kernel {
         Ok(out.into_any().unbind())
     }
 
-    /// Runs on `held` through a handle made for C-contiguous inputs of their dtypes and shapes, on
-    /// their elements as slices (the cheapest call: no views), if they are all C-contiguous arrays
-    /// of one float type (Python floats with float64) and such a handle exists; None otherwise.
+    /// Runs on `held` through a handle made for C-contiguous inputs of their dtypes and shapes, if
+    /// they are all C-contiguous (or scalars) and such a handle exists: on their elements as slices
+    /// where they are of one float type and so is the result (the cheapest call), else as their
+    /// own elements ([`Kernel::run_stored`]; no views either); None otherwise.
     fn run_contiguous(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> Option<PyResult<Py<PyAny>>> {
-        match held.first()?.form().0 {
+        let floats = match held.first()?.form().0 {
             ElemType::F64 => self.run_slices::<f64>(py, held),
             ElemType::F32 => self.run_slices::<f32>(py, held),
             _ => None,
+        };
+        floats.or_else(|| self.run_stored(py, held))
+    }
+
+    /// The handle made for C-contiguous inputs of the dtypes and shapes of `held`, if there is one.
+    fn contiguous_handle(&self, held: &[Held<'_, '_>]) -> Option<Arc<Prepared>> {
+        let handles = self.handles.lock().expect("the handle cache lock");
+        let fits = |h: &&Handle| {
+            h.contiguous.as_ref().is_some_and(|forms| {
+                forms.len() == held.len()
+                    && forms.iter().zip(held).all(|((e, shape), h)| {
+                        let (elem, given) = h.form();
+                        elem == *e && given == &shape[..]
+                    })
+            })
+        };
+        handles.iter().rev().find(fits).map(|h| h.prepared.clone())
+    }
+
+    /// [`Kernel::run_contiguous`] for inputs of any types (integers, bools, complex, byte strings,
+    /// mixed), each C-contiguous: their elements as they are ([`Prepared::run_stored`]: no view
+    /// made), into a new array of the result's type; None where an input is not C-contiguous, no
+    /// such handle exists or the result is byte strings.
+    fn run_stored(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> Option<PyResult<Py<PyAny>>> {
+        use kiln_jit::Stored;
+        if held.len() > SLICE_INPUTS {
+            return None;
         }
+        let mut parts: [Stored<'_>; SLICE_INPUTS] = std::array::from_fn(|_| Stored::F64(&[]));
+        for (p, h) in parts.iter_mut().zip(held) {
+            *p = h.stored()?;
+        }
+        let parts = &parts[..held.len()];
+        let handle = self.contiguous_handle(held)?;
+        let small = parts.iter().all(|p| p.len() < DETACH_ELEMENTS);
+        Some(match handle.output_type() {
+            ElemType::F64 => self.run_fresh::<f64>(py, &handle, small, |out| {
+                handle.run_stored(parts, OutSlice::F64(out))
+            }),
+            ElemType::F32 => self.run_fresh::<f32>(py, &handle, small, |out| {
+                handle.run_stored(parts, OutSlice::F32(out))
+            }),
+            ElemType::I64 => self.run_numpy::<i64>(py, &handle, small, |out| {
+                handle.run_stored(parts, OutSlice::I64(out))
+            }),
+            ElemType::I32 => self.run_numpy::<i32>(py, &handle, small, |out| {
+                handle.run_stored(parts, OutSlice::I32(out))
+            }),
+            ElemType::Bool => self.run_numpy::<bool>(py, &handle, small, |out| {
+                handle.run_stored(parts, OutSlice::Bool(out))
+            }),
+            ElemType::C64 => self.run_numpy::<Complex32>(py, &handle, small, |out| {
+                handle.run_stored(parts, OutSlice::C64(out))
+            }),
+            ElemType::C128 => self.run_numpy::<Complex64>(py, &handle, small, |out| {
+                handle.run_stored(parts, OutSlice::C128(out))
+            }),
+            _ => return None,
+        })
     }
 
     /// [`Kernel::run_contiguous`] for inputs of `A`.
@@ -1125,19 +1224,7 @@ impl Kernel {
             *s = h.slice::<A>()?;
         }
         let slices = &slices[..held.len()];
-        let handle = {
-            let handles = self.handles.lock().expect("the handle cache lock");
-            let fits = |h: &&Handle| {
-                h.contiguous.as_ref().is_some_and(|forms| {
-                    forms.len() == held.len()
-                        && forms.iter().zip(held).all(|((e, shape), h)| {
-                            let (elem, given) = h.form();
-                            elem == *e && given == &shape[..]
-                        })
-                })
-            };
-            handles.iter().rev().find(fits)?.prepared.clone()
-        };
+        let handle = self.contiguous_handle(held)?;
         if handle.output_type() != ElemType::of_float(A::DTYPE) {
             return None;
         }

@@ -46,6 +46,26 @@ def test_contains_is_numexprs_and_finds_as_numpy_without_nuls():
     assert np.array_equal(kne.evaluate("contains(s, b'a\\x00z')"), want)
 
 
+def test_strings_at_any_address_are_read_in_place():
+    # S10 arrays whose data starts at every offset 0..10 of a bytes buffer (misaligned for the width),
+    # twice (the second call takes the bound handle), against NumPy and numexpr's rules
+    rng = np.random.default_rng(5)
+    n = 101
+    raw = np.frombuffer(b"ab\x00c\x7f", dtype=np.uint8)[rng.integers(0, 5, size=10 * n + 20)].tobytes()
+    x = np.arange(n, dtype=np.float64)
+    for off in range(10):
+        a = np.frombuffer(raw[off : off + 10 * n], dtype="S10")
+        b = np.frombuffer(raw[19 - off : 19 - off + 10 * n], dtype="S10")
+        env = {"a": a, "b": b, "x": x}
+        for _ in range(2):
+            assert np.array_equal(kiln.evaluate("a == b", local_dict=env), a == b)
+            assert np.array_equal(kiln.evaluate("a < b", local_dict=env), a < b)
+            want = [bytes(v).split(b"\0")[0].find(b"ab") >= 0 for v in a]
+            assert np.array_equal(kiln.evaluate("contains(a, b'ab')", local_dict=env), want)
+            got = kiln.evaluate("where(a >= b, x, -x)", local_dict=env)
+            assert np.array_equal(got, np.where(a >= b, x, -x))
+
+
 def test_strings_combine_with_numbers():
     s = np.array([b"abc", b"ab", b"x", b""])
     x = np.array([1.0, -2.0, 3.0, 4.0])

@@ -183,7 +183,6 @@ impl Compiled {
             lanes: kiln_ir::DType::F64,
             direct_points: None,
             workspace: Arc::default(),
-            strings: Arc::default(),
             out_shape: first.shape.clone(),
             out_len: first.len,
             out_type: first.out_type,

@@ -183,9 +183,9 @@ impl Gen<'_, '_> {
             return self.complex_load(t, addr, vector);
         }
         if let ElemType::Bytes(w) = t {
-            // a string's address: its index (`addr`, see `InputRef::base`) times its width; a
-            // vector's two strings are the next two
-            let first = self.b.ins().imul_imm_u(addr, i64::from(w));
+            // `addr` is the string's own address (`Gen::load_input`); a vector's two strings are
+            // the next two
+            let first = addr;
             if !vector {
                 return first;
             }
