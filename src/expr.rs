@@ -1,8 +1,10 @@
 //! The expression builder: `Expr` values with operator overloading, the front end every other front
 //! end (text, ndarray closures) produces.
 //!
-//! An `Expr` is a cheap, immutable tree (shared subtrees are shared `Arc`s). Lowering interns it into
-//! kiln-ir's hash-consed arena, so a value used twice is computed once.
+//! An `Expr` is a cheap, immutable tree (shared subtrees are shared `Rc`s, counted without atomic
+//! operations: an `Expr` stays on the thread that builds it, and the runner compiled from it is
+//! `Send` and `Sync`). Lowering interns it into kiln-ir's hash-consed arena, so a value used twice is
+//! computed once.
 //!
 //! ```
 //! use kiln::Expr;
@@ -15,7 +17,7 @@
 pub use crate::scan_options::ScanOptions;
 use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 use std::cell::Cell;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Which axes a reduction folds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -102,9 +104,11 @@ pub enum ExprNode {
     },
 }
 
-/// A symbolic array expression.
+/// A symbolic array expression. Not `Send`: its nodes are counted without atomic operations (a
+/// `fuse` closure builds and drops a few at every call); compile it on the thread that builds it
+/// ([`crate::FusedRunner`] is `Send` and `Sync`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Expr(Arc<ExprNode>);
+pub struct Expr(Rc<ExprNode>);
 
 impl Expr {
     pub(crate) fn new(node: ExprNode) -> Expr {
@@ -112,15 +116,15 @@ impl Expr {
         // builds and drops the same few nodes at every call): no allocation
         let spare = SPARE.try_with(|s| s.try_borrow_mut().ok()?.pop()).ok().flatten();
         match spare {
-            Some(mut arc) => match Arc::get_mut(&mut arc) {
+            Some(mut rc) => match Rc::get_mut(&mut rc) {
                 Some(slot) => {
                     *slot = node;
-                    Expr(arc)
+                    Expr(rc)
                 }
                 // not reached: only unique nodes are kept spare
-                None => Expr(Arc::new(node)),
+                None => Expr(Rc::new(node)),
             },
-            None => Expr(Arc::new(node)),
+            None => Expr(Rc::new(node)),
         }
     }
 
@@ -131,12 +135,12 @@ impl Expr {
 
     /// Whether two handles share one node (used to intern shared subtrees once).
     pub(crate) fn ptr(&self) -> *const ExprNode {
-        Arc::as_ptr(&self.0)
+        Rc::as_ptr(&self.0)
     }
 
     /// Whether another handle holds this node too (a shared subtree).
     pub(crate) fn shared(&self) -> bool {
-        Arc::strong_count(&self.0) > 1
+        Rc::strong_count(&self.0) > 1
     }
 
     /// An input array named `name`.
@@ -773,7 +777,7 @@ impl Drop for Expr {
     fn drop(&mut self) {
         let depth = DROPPING.with(Cell::get);
         if depth < DROP_DEPTH {
-            let Some(node) = Arc::get_mut(&mut self.0) else {
+            let Some(node) = Rc::get_mut(&mut self.0) else {
                 return;
             };
             // a leaf owns nothing to drop (`Input` of a static name, a literal, an index)
@@ -803,11 +807,11 @@ impl Drop for Expr {
 /// Keeps the uniquely owned `node` (its contents dropped) spare for [`Expr::new`], where fewer than
 /// [`SPARE_KEPT`] are: `node` then holds this thread's placeholder, whose count the caller's drop
 /// lowers. Otherwise (or while the thread's locals are torn down) it is freed as usual.
-fn keep_spare(node: &mut Arc<ExprNode>) {
+fn keep_spare(node: &mut Rc<ExprNode>) {
     let _ = SPARE.try_with(|s| {
         let Ok(mut s) = s.try_borrow_mut() else { return };
         if s.len() < SPARE_KEPT
-            && let Ok(hole) = HOLE.try_with(Arc::clone)
+            && let Ok(hole) = HOLE.try_with(Rc::clone)
         {
             s.push(std::mem::replace(node, hole));
         }
@@ -830,13 +834,13 @@ thread_local! {
     static DROPPING: Cell<u32> = const { Cell::new(0) };
     /// Nodes of dropped expressions, each uniquely owned and holding a leaf that owns nothing (its
     /// contents dropped), for [`Expr::new`].
-    static SPARE: std::cell::RefCell<Vec<Arc<ExprNode>>> = const { std::cell::RefCell::new(Vec::new()) };
+    static SPARE: std::cell::RefCell<Vec<Rc<ExprNode>>> = const { std::cell::RefCell::new(Vec::new()) };
     /// The node a dropped expression kept spare holds instead ([`keep_spare`]), shared.
-    static HOLE: Arc<ExprNode> = Arc::new(ExprNode::Literal(0.0));
+    static HOLE: Rc<ExprNode> = Rc::new(ExprNode::Literal(0.0));
 }
 
-fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
-    let Some(node) = Arc::get_mut(node) else { return };
+fn take_children(node: &mut Rc<ExprNode>, stack: &mut Vec<Expr>) {
+    let Some(node) = Rc::get_mut(node) else { return };
     match std::mem::replace(node, ExprNode::Literal(0.0)) {
         ExprNode::Unary(_, a)
         | ExprNode::Cast(_, a)

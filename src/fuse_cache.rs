@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// How many expressions one call site keeps (a generic helper called with several closures).
 pub const PER_SITE: usize = 4;
@@ -37,7 +37,7 @@ fn key(site: Site, many: bool) -> usize {
 
 /// The expressions built at one call site (one for `fuse`, several for `fuse_many`), and their runner
 /// (shared: a hit hands out the runner for one count, not a clone of its parts).
-type Entry = (Vec<Expr>, Arc<FusedRunner>);
+type Entry = (Vec<Expr>, Rc<FusedRunner>);
 
 thread_local! {
     /// Per call site and kind (`true`: several results), the entries most recently used first.
@@ -73,14 +73,14 @@ fn count(hit: bool) {
 
 /// The runner of `expr` built at `site`: the cached one if `expr` equals one built there before,
 /// else a new one (remembered).
-pub(crate) fn runner(site: Site, expr: Expr) -> Result<Arc<FusedRunner>> {
+pub(crate) fn runner(site: Site, expr: Expr) -> Result<Rc<FusedRunner>> {
     cached(key(site, false), std::slice::from_ref(&expr), |e| {
         FusedRunner::compile(&e[0])
     })
 }
 
 /// The runner of several results `exprs` built at `site` (`fuse_many`), cached as [`runner`] is.
-pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<Arc<FusedRunner>> {
+pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<Rc<FusedRunner>> {
     cached(key(site, true), &exprs, FusedRunner::compile_many)
 }
 
@@ -90,7 +90,7 @@ fn cached(
     key: usize,
     exprs: &[Expr],
     build: impl FnOnce(&[Expr]) -> Result<FusedRunner>,
-) -> Result<Arc<FusedRunner>> {
+) -> Result<Rc<FusedRunner>> {
     let hit = CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let entries = c.get_mut(&key)?;
@@ -107,7 +107,7 @@ fn cached(
     if let Some(r) = hit {
         return Ok(r);
     }
-    let runner = Arc::new(build(exprs)?);
+    let runner = Rc::new(build(exprs)?);
     CACHE.with(|c| {
         let mut c = c.borrow_mut();
         let entries = c.entry(key).or_default();
