@@ -114,7 +114,10 @@ impl Expr {
     pub(crate) fn new(node: ExprNode) -> Expr {
         // a node of an expression this thread dropped, if one is spare (a `fuse` closure in a loop
         // builds and drops the same few nodes at every call): no allocation
-        let spare = SPARE.try_with(|s| s.try_borrow_mut().ok()?.pop()).ok().flatten();
+        let spare = LOCAL
+            .try_with(|l| l.spare.try_borrow_mut().ok()?.pop())
+            .ok()
+            .flatten();
         match spare {
             Some(mut rc) => match Rc::get_mut(&mut rc) {
                 Some(slot) => {
@@ -772,28 +775,41 @@ impl std::ops::Neg for &Expr {
 /// dropped by the call that drops it (no allocation for the small trees a closure builds per call);
 /// below that, children of uniquely owned nodes are moved onto a heap stack first, so a chain of a
 /// million additions drops without overflowing the thread's stack. A uniquely owned node dropped by
-/// recursion is kept spare for `Expr::new` (at most `SPARE_KEPT` per thread) instead of freed.
+/// recursion is kept spare for `Expr::new` (at most `SPARE_KEPT` per thread) instead of freed. A node
+/// another handle holds is only released, without touching the thread's state.
 impl Drop for Expr {
     fn drop(&mut self) {
-        let depth = DROPPING.with(Cell::get);
-        if depth < DROP_DEPTH {
-            let Some(node) = Rc::get_mut(&mut self.0) else {
-                return;
-            };
-            // a leaf owns nothing to drop (`Input` of a static name, a literal, an index)
-            if !matches!(
-                node,
-                ExprNode::Literal(_)
-                    | ExprNode::Int(_)
-                    | ExprNode::Index(_)
-                    | ExprNode::Input(std::borrow::Cow::Borrowed(_))
-            ) {
-                DROPPING.with(|d| d.set(depth + 1));
-                // the children drop here, one level deeper
-                drop(std::mem::replace(node, ExprNode::Literal(0.0)));
-                DROPPING.with(|d| d.set(depth));
-            }
-            keep_spare(&mut self.0);
+        // a node another handle holds is only released: no thread-local state is touched
+        if Rc::get_mut(&mut self.0).is_none() {
+            return;
+        }
+        let recursed = LOCAL
+            .try_with(|local| {
+                let depth = local.dropping.get();
+                if depth >= DROP_DEPTH {
+                    return false;
+                }
+                let Some(node) = Rc::get_mut(&mut self.0) else {
+                    return true;
+                };
+                // a leaf owns nothing to drop (`Input` of a static name, a literal, an index)
+                if !matches!(
+                    node,
+                    ExprNode::Literal(_)
+                        | ExprNode::Int(_)
+                        | ExprNode::Index(_)
+                        | ExprNode::Input(std::borrow::Cow::Borrowed(_))
+                ) {
+                    local.dropping.set(depth + 1);
+                    // the children drop here, one level deeper
+                    drop(std::mem::replace(node, ExprNode::Literal(0.0)));
+                    local.dropping.set(depth);
+                }
+                local.keep_spare(&mut self.0);
+                true
+            })
+            .unwrap_or(false);
+        if recursed {
             return;
         }
         let mut stack = Vec::new();
@@ -804,18 +820,31 @@ impl Drop for Expr {
     }
 }
 
-/// Keeps the uniquely owned `node` (its contents dropped) spare for [`Expr::new`], where fewer than
-/// [`SPARE_KEPT`] are: `node` then holds this thread's placeholder, whose count the caller's drop
-/// lowers. Otherwise (or while the thread's locals are torn down) it is freed as usual.
-fn keep_spare(node: &mut Rc<ExprNode>) {
-    let _ = SPARE.try_with(|s| {
-        let Ok(mut s) = s.try_borrow_mut() else { return };
-        if s.len() < SPARE_KEPT
-            && let Ok(hole) = HOLE.try_with(Rc::clone)
-        {
-            s.push(std::mem::replace(node, hole));
+/// A thread's state of building and dropping expressions, in one thread-local (one access).
+struct Local {
+    /// How many levels of [`Expr::drop`] this thread is inside.
+    dropping: Cell<u32>,
+    /// Nodes of dropped expressions, each uniquely owned and holding a leaf that owns nothing (its
+    /// contents dropped), for [`Expr::new`].
+    spare: std::cell::RefCell<Vec<Rc<ExprNode>>>,
+    /// The node a dropped expression kept spare holds instead ([`Local::keep_spare`]), shared
+    /// (made on first use).
+    hole: std::cell::OnceCell<Rc<ExprNode>>,
+}
+
+impl Local {
+    /// Keeps the uniquely owned `node` (its contents dropped) spare for [`Expr::new`], where fewer
+    /// than [`SPARE_KEPT`] are: `node` then holds the placeholder, whose count the caller's drop
+    /// lowers. Otherwise it is freed as usual.
+    fn keep_spare(&self, node: &mut Rc<ExprNode>) {
+        let Ok(mut spare) = self.spare.try_borrow_mut() else {
+            return;
+        };
+        if spare.len() < SPARE_KEPT {
+            let hole = self.hole.get_or_init(|| Rc::new(ExprNode::Literal(0.0))).clone();
+            spare.push(std::mem::replace(node, hole));
         }
-    });
+    }
 }
 
 /// Levels of an expression dropped by recursion before the heap stack takes over.
@@ -830,13 +859,14 @@ const STATIC_KEPT: usize = 32;
 thread_local! {
     /// The input nodes of static names this thread made, by the name's address.
     static STATIC_INPUTS: std::cell::RefCell<Vec<(&'static str, Expr)>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// How many levels of [`Expr::drop`] this thread is inside.
-    static DROPPING: Cell<u32> = const { Cell::new(0) };
-    /// Nodes of dropped expressions, each uniquely owned and holding a leaf that owns nothing (its
-    /// contents dropped), for [`Expr::new`].
-    static SPARE: std::cell::RefCell<Vec<Rc<ExprNode>>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The node a dropped expression kept spare holds instead ([`keep_spare`]), shared.
-    static HOLE: Rc<ExprNode> = Rc::new(ExprNode::Literal(0.0));
+    /// This thread's spare nodes and depth of drops.
+    static LOCAL: Local = const {
+        Local {
+            dropping: Cell::new(0),
+            spare: std::cell::RefCell::new(Vec::new()),
+            hole: std::cell::OnceCell::new(),
+        }
+    };
 }
 
 fn take_children(node: &mut Rc<ExprNode>, stack: &mut Vec<Expr>) {
