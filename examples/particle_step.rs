@@ -5,7 +5,7 @@
 //! `cargo run --release --example particle_step [steps per round] [rounds] [n]` (defaults 20000,
 //! 15, 64).
 
-use kiln::{FuseAssignExt, FusedRunner, InPlace};
+use kiln::{Expr, FuseAssignExt, FusedRunner, InPlace};
 use ndarray::{Array1, arr0};
 use std::hint::black_box;
 
@@ -116,6 +116,20 @@ fn kiln_ways(dt: f64, g: f64) -> kiln::Result<Vec<(&'static str, Way)>> {
                     &[("dt", (&d2).into()), ("g", (&g2).into())],
                     InPlace(&mut [("p", p.view_mut()), ("v", v.view_mut())]),
                 )?;
+            }
+            Ok(())
+        }),
+    ));
+    // what fuse_assign runs, without the closure and the call-site cache: two runners of the same
+    // expressions (dt and g literals), run_update in place
+    let pu = FusedRunner::compile(&(Expr::input("p") + Expr::input("v") * dt))?;
+    let vu = FusedRunner::compile(&(Expr::input("v") * 0.99 + g * dt))?;
+    ways.push((
+        "two runners, run_update in place",
+        Box::new(move |p, v, steps| {
+            for _ in 0..steps {
+                pu.run_update("p", &[("v", v.view().into())], p.view_mut())?;
+                vu.run_update("v", &[], v.view_mut())?;
             }
             Ok(())
         }),

@@ -6,10 +6,11 @@
 //! the unfused ndarray expression. `particle` is the prepared
 //! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
 //! and `v`), `particle-ordinary` the same step by two runners' `run_into` by name, `particle-fuse`
-//! by two `fuse_assign` calls, `particle-call` by one runner's `call` with `InPlace` into `p` and `v`, `particle-plain` the plain `Zip` loop they are compared with; a third argument gives
+//! by two `fuse_assign` calls, `particle-update` by the two runners' `run_update` that those calls
+//! make (what `fuse_assign` adds is the difference), `particle-call` by one runner's `call` with `InPlace` into `p` and `v`, `particle-plain` the plain `Zip` loop they are compared with; a third argument gives
 //! their n (`particle 10000 4096`).
 
-use kiln::{ArrayArg, FusedRunner};
+use kiln::{ArrayArg, Expr, FusedRunner};
 use ndarray::{Array1, arr0};
 use std::hint::black_box;
 
@@ -35,6 +36,20 @@ fn main() -> kiln::Result<()> {
         for _ in 0..=calls {
             p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)?;
             v.fuse_assign(&none[..], |v, _| v * 0.99 + g * dt)?;
+        }
+        black_box((&p, &v));
+        return Ok(());
+    }
+    if which == "particle-update" {
+        // what particle-fuse runs, without the closures and the call-site cache
+        let mut p = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
+        let mut v = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
+        let (dt, g) = (0.001, -9.81);
+        let pu = FusedRunner::compile(&(Expr::input("p") + Expr::input("v") * dt))?;
+        let vu = FusedRunner::compile(&(Expr::input("v") * 0.99 + g * dt))?;
+        for _ in 0..=calls {
+            pu.run_update("p", &[("v", v.view().into())], p.view_mut())?;
+            vu.run_update("v", &[], v.view_mut())?;
         }
         black_box((&p, &v));
         return Ok(());

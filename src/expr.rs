@@ -1,8 +1,10 @@
 //! The expression builder: `Expr` values with operator overloading, the front end every other front
 //! end (text, ndarray closures) produces.
 //!
-//! An `Expr` is a cheap, immutable tree (shared subtrees are shared `Arc`s). Lowering interns it into
-//! kiln-ir's hash-consed arena, so a value used twice is computed once.
+//! An `Expr` is a cheap, immutable tree (shared subtrees are shared `Rc`s, counted without atomic
+//! operations: an `Expr` stays on the thread that builds it, and the runner compiled from it is
+//! `Send` and `Sync`). Lowering interns it into kiln-ir's hash-consed arena, so a value used twice is
+//! computed once.
 //!
 //! ```
 //! use kiln::Expr;
@@ -15,7 +17,7 @@
 pub use crate::scan_options::ScanOptions;
 use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
 use std::cell::Cell;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Which axes a reduction folds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -102,25 +104,30 @@ pub enum ExprNode {
     },
 }
 
-/// A symbolic array expression.
+/// A symbolic array expression. Not `Send`: its nodes are counted without atomic operations (a
+/// `fuse` closure builds and drops a few at every call); compile it on the thread that builds it
+/// ([`crate::FusedRunner`] is `Send` and `Sync`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Expr(Arc<ExprNode>);
+pub struct Expr(Rc<ExprNode>);
 
 impl Expr {
     pub(crate) fn new(node: ExprNode) -> Expr {
         // a node of an expression this thread dropped, if one is spare (a `fuse` closure in a loop
         // builds and drops the same few nodes at every call): no allocation
-        let spare = SPARE.try_with(|s| s.try_borrow_mut().ok()?.pop()).ok().flatten();
+        let spare = LOCAL
+            .try_with(|l| l.spare.try_borrow_mut().ok()?.pop())
+            .ok()
+            .flatten();
         match spare {
-            Some(mut arc) => match Arc::get_mut(&mut arc) {
+            Some(mut rc) => match Rc::get_mut(&mut rc) {
                 Some(slot) => {
                     *slot = node;
-                    Expr(arc)
+                    Expr(rc)
                 }
                 // not reached: only unique nodes are kept spare
-                None => Expr(Arc::new(node)),
+                None => Expr(Rc::new(node)),
             },
-            None => Expr(Arc::new(node)),
+            None => Expr(Rc::new(node)),
         }
     }
 
@@ -131,12 +138,12 @@ impl Expr {
 
     /// Whether two handles share one node (used to intern shared subtrees once).
     pub(crate) fn ptr(&self) -> *const ExprNode {
-        Arc::as_ptr(&self.0)
+        Rc::as_ptr(&self.0)
     }
 
     /// Whether another handle holds this node too (a shared subtree).
     pub(crate) fn shared(&self) -> bool {
-        Arc::strong_count(&self.0) > 1
+        Rc::strong_count(&self.0) > 1
     }
 
     /// An input array named `name`.
@@ -768,28 +775,41 @@ impl std::ops::Neg for &Expr {
 /// dropped by the call that drops it (no allocation for the small trees a closure builds per call);
 /// below that, children of uniquely owned nodes are moved onto a heap stack first, so a chain of a
 /// million additions drops without overflowing the thread's stack. A uniquely owned node dropped by
-/// recursion is kept spare for `Expr::new` (at most `SPARE_KEPT` per thread) instead of freed.
+/// recursion is kept spare for `Expr::new` (at most `SPARE_KEPT` per thread) instead of freed. A node
+/// another handle holds is only released, without touching the thread's state.
 impl Drop for Expr {
     fn drop(&mut self) {
-        let depth = DROPPING.with(Cell::get);
-        if depth < DROP_DEPTH {
-            let Some(node) = Arc::get_mut(&mut self.0) else {
-                return;
-            };
-            // a leaf owns nothing to drop (`Input` of a static name, a literal, an index)
-            if !matches!(
-                node,
-                ExprNode::Literal(_)
-                    | ExprNode::Int(_)
-                    | ExprNode::Index(_)
-                    | ExprNode::Input(std::borrow::Cow::Borrowed(_))
-            ) {
-                DROPPING.with(|d| d.set(depth + 1));
-                // the children drop here, one level deeper
-                drop(std::mem::replace(node, ExprNode::Literal(0.0)));
-                DROPPING.with(|d| d.set(depth));
-            }
-            keep_spare(&mut self.0);
+        // a node another handle holds is only released: no thread-local state is touched
+        if Rc::get_mut(&mut self.0).is_none() {
+            return;
+        }
+        let recursed = LOCAL
+            .try_with(|local| {
+                let depth = local.dropping.get();
+                if depth >= DROP_DEPTH {
+                    return false;
+                }
+                let Some(node) = Rc::get_mut(&mut self.0) else {
+                    return true;
+                };
+                // a leaf owns nothing to drop (`Input` of a static name, a literal, an index)
+                if !matches!(
+                    node,
+                    ExprNode::Literal(_)
+                        | ExprNode::Int(_)
+                        | ExprNode::Index(_)
+                        | ExprNode::Input(std::borrow::Cow::Borrowed(_))
+                ) {
+                    local.dropping.set(depth + 1);
+                    // the children drop here, one level deeper
+                    drop(std::mem::replace(node, ExprNode::Literal(0.0)));
+                    local.dropping.set(depth);
+                }
+                local.keep_spare(&mut self.0);
+                true
+            })
+            .unwrap_or(false);
+        if recursed {
             return;
         }
         let mut stack = Vec::new();
@@ -800,18 +820,31 @@ impl Drop for Expr {
     }
 }
 
-/// Keeps the uniquely owned `node` (its contents dropped) spare for [`Expr::new`], where fewer than
-/// [`SPARE_KEPT`] are: `node` then holds this thread's placeholder, whose count the caller's drop
-/// lowers. Otherwise (or while the thread's locals are torn down) it is freed as usual.
-fn keep_spare(node: &mut Arc<ExprNode>) {
-    let _ = SPARE.try_with(|s| {
-        let Ok(mut s) = s.try_borrow_mut() else { return };
-        if s.len() < SPARE_KEPT
-            && let Ok(hole) = HOLE.try_with(Arc::clone)
-        {
-            s.push(std::mem::replace(node, hole));
+/// A thread's state of building and dropping expressions, in one thread-local (one access).
+struct Local {
+    /// How many levels of [`Expr::drop`] this thread is inside.
+    dropping: Cell<u32>,
+    /// Nodes of dropped expressions, each uniquely owned and holding a leaf that owns nothing (its
+    /// contents dropped), for [`Expr::new`].
+    spare: std::cell::RefCell<Vec<Rc<ExprNode>>>,
+    /// The node a dropped expression kept spare holds instead ([`Local::keep_spare`]), shared
+    /// (made on first use).
+    hole: std::cell::OnceCell<Rc<ExprNode>>,
+}
+
+impl Local {
+    /// Keeps the uniquely owned `node` (its contents dropped) spare for [`Expr::new`], where fewer
+    /// than [`SPARE_KEPT`] are: `node` then holds the placeholder, whose count the caller's drop
+    /// lowers. Otherwise it is freed as usual.
+    fn keep_spare(&self, node: &mut Rc<ExprNode>) {
+        let Ok(mut spare) = self.spare.try_borrow_mut() else {
+            return;
+        };
+        if spare.len() < SPARE_KEPT {
+            let hole = self.hole.get_or_init(|| Rc::new(ExprNode::Literal(0.0))).clone();
+            spare.push(std::mem::replace(node, hole));
         }
-    });
+    }
 }
 
 /// Levels of an expression dropped by recursion before the heap stack takes over.
@@ -826,17 +859,18 @@ const STATIC_KEPT: usize = 32;
 thread_local! {
     /// The input nodes of static names this thread made, by the name's address.
     static STATIC_INPUTS: std::cell::RefCell<Vec<(&'static str, Expr)>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// How many levels of [`Expr::drop`] this thread is inside.
-    static DROPPING: Cell<u32> = const { Cell::new(0) };
-    /// Nodes of dropped expressions, each uniquely owned and holding a leaf that owns nothing (its
-    /// contents dropped), for [`Expr::new`].
-    static SPARE: std::cell::RefCell<Vec<Arc<ExprNode>>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The node a dropped expression kept spare holds instead ([`keep_spare`]), shared.
-    static HOLE: Arc<ExprNode> = Arc::new(ExprNode::Literal(0.0));
+    /// This thread's spare nodes and depth of drops.
+    static LOCAL: Local = const {
+        Local {
+            dropping: Cell::new(0),
+            spare: std::cell::RefCell::new(Vec::new()),
+            hole: std::cell::OnceCell::new(),
+        }
+    };
 }
 
-fn take_children(node: &mut Arc<ExprNode>, stack: &mut Vec<Expr>) {
-    let Some(node) = Arc::get_mut(node) else { return };
+fn take_children(node: &mut Rc<ExprNode>, stack: &mut Vec<Expr>) {
+    let Some(node) = Rc::get_mut(node) else { return };
     match std::mem::replace(node, ExprNode::Literal(0.0)) {
         ExprNode::Unary(_, a)
         | ExprNode::Cast(_, a)

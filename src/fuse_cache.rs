@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// How many expressions one call site keeps (a generic helper called with several closures).
 pub const PER_SITE: usize = 4;
@@ -37,12 +37,22 @@ fn key(site: Site, many: bool) -> usize {
 
 /// The expressions built at one call site (one for `fuse`, several for `fuse_many`), and their runner
 /// (shared: a hit hands out the runner for one count, not a clone of its parts).
-type Entry = (Vec<Expr>, Arc<FusedRunner>);
+type Entry = (Vec<Expr>, Rc<FusedRunner>);
+
+/// A thread's cache: per call site and kind (`true`: several results), the entries most recently
+/// used first; and its counts (one thread-local, one access a call).
+struct Cache {
+    sites: RefCell<FxHashMap<usize, Vec<Entry>>>,
+    stats: Cell<Stats>,
+}
 
 thread_local! {
-    /// Per call site and kind (`true`: several results), the entries most recently used first.
-    static CACHE: RefCell<FxHashMap<usize, Vec<Entry>>> = RefCell::default();
-    static STATS: Cell<Stats> = const { Cell::new(Stats { hits: 0, misses: 0 }) };
+    static CACHE: Cache = const {
+        Cache {
+            sites: RefCell::new(FxHashMap::with_hasher(rustc_hash::FxBuildHasher)),
+            stats: Cell::new(Stats { hits: 0, misses: 0 }),
+        }
+    };
 }
 
 /// How often this thread's `fuse` calls found their runner cached, and how often they compiled.
@@ -56,31 +66,29 @@ pub struct Stats {
 
 /// This thread's counts since it started.
 pub fn stats() -> Stats {
-    STATS.with(Cell::get)
+    CACHE.with(|c| c.stats.get())
 }
 
-fn count(hit: bool) {
-    STATS.with(|s| {
-        let mut v = s.get();
-        if hit {
-            v.hits += 1;
-        } else {
-            v.misses += 1;
-        }
-        s.set(v);
-    });
+fn count(stats: &Cell<Stats>, hit: bool) {
+    let mut v = stats.get();
+    if hit {
+        v.hits += 1;
+    } else {
+        v.misses += 1;
+    }
+    stats.set(v);
 }
 
 /// The runner of `expr` built at `site`: the cached one if `expr` equals one built there before,
 /// else a new one (remembered).
-pub(crate) fn runner(site: Site, expr: Expr) -> Result<Arc<FusedRunner>> {
+pub(crate) fn runner(site: Site, expr: Expr) -> Result<Rc<FusedRunner>> {
     cached(key(site, false), std::slice::from_ref(&expr), |e| {
         FusedRunner::compile(&e[0])
     })
 }
 
 /// The runner of several results `exprs` built at `site` (`fuse_many`), cached as [`runner`] is.
-pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<Arc<FusedRunner>> {
+pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<Rc<FusedRunner>> {
     cached(key(site, true), &exprs, FusedRunner::compile_many)
 }
 
@@ -90,27 +98,28 @@ fn cached(
     key: usize,
     exprs: &[Expr],
     build: impl FnOnce(&[Expr]) -> Result<FusedRunner>,
-) -> Result<Arc<FusedRunner>> {
+) -> Result<Rc<FusedRunner>> {
     let hit = CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let entries = c.get_mut(&key)?;
-        let i = entries
-            .iter()
-            .position(|(es, _)| es.len() == exprs.len() && es.iter().zip(exprs).all(|(a, b)| same(a, b)))?;
-        if i > 0 {
-            let e = entries.remove(i);
-            entries.insert(0, e);
-        }
-        Some(entries[0].1.clone())
+        let hit = c.sites.borrow_mut().get_mut(&key).and_then(|entries| {
+            let i = entries.iter().position(|(es, _)| {
+                es.len() == exprs.len() && es.iter().zip(exprs).all(|(a, b)| same(a, b))
+            })?;
+            if i > 0 {
+                let e = entries.remove(i);
+                entries.insert(0, e);
+            }
+            Some(entries[0].1.clone())
+        });
+        count(&c.stats, hit.is_some());
+        hit
     });
-    count(hit.is_some());
     if let Some(r) = hit {
         return Ok(r);
     }
-    let runner = Arc::new(build(exprs)?);
+    let runner = Rc::new(build(exprs)?);
     CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        let entries = c.entry(key).or_default();
+        let mut sites = c.sites.borrow_mut();
+        let entries = sites.entry(key).or_default();
         entries.insert(0, (exprs.to_vec(), runner.clone()));
         entries.truncate(PER_SITE);
     });
