@@ -480,13 +480,6 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
     }
 }
 
-/// Whether the typed interpreter runs `typed` from `start` where the JIT compiles the kernel: a
-/// reduction of complex values from a start other than its identity (the compiled one folds from
-/// the identity only).
-pub(crate) fn start_interpreted(typed: &TypedKernel, start: &Start<'_>) -> bool {
-    *start != Start::Identity && typed.value_type().is_complex()
-}
-
 /// A typed kernel (an integer or bool value, or a cast), where the backend is a JIT: compiled by
 /// the main code generator ([`kiln_jit::compile_typed`]) where it compiles it
 /// ([`kiln_jit::typed::why_not`]), every output of a kernel of several in one pass; else evaluated
@@ -627,12 +620,10 @@ impl TypedExecutable {
     }
 
     /// `run` of the compiled kernel and its inputs, or None where the typed interpreter runs this
-    /// kernel: not compiled, or a reduction of complex values from a start other than its identity
-    /// (the compiled one folds from the identity only).
+    /// kernel (not compiled).
     fn with_compiled<R>(
         &self,
         inputs: &Buffers<'_>,
-        start: &Start<'_>,
         run: impl FnOnce(&MainKernel, &Buffers<'_>) -> Result<R>,
     ) -> Result<Option<R>> {
         let Buffers::Typed(bufs) = inputs else {
@@ -640,9 +631,6 @@ impl TypedExecutable {
                 "a float kernel's inputs given to a typed kernel".into(),
             ));
         };
-        if start_interpreted(&self.typed, start) {
-            return Ok(None);
-        }
         let Some(main) = &self.main else {
             return Ok(None);
         };
@@ -680,7 +668,7 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
-        if let Some(t) = self.with_compiled(inputs, &ctx.start, |main, bufs| {
+        if let Some(t) = self.with_compiled(inputs, |main, bufs| {
             main.exe.run(&main.kernel, &main.plan, bufs, ctx)
         })? {
             return Ok(t);
@@ -699,7 +687,7 @@ impl Executable for TypedExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<Tensor>> {
-        if let Some(t) = self.with_compiled(inputs, &ctx.start, |main, bufs| {
+        if let Some(t) = self.with_compiled(inputs, |main, bufs| {
             main.exe.run_many(&main.kernel, &main.plan, bufs, ctx)
         })? {
             return Ok(t);
@@ -710,13 +698,9 @@ impl Executable for TypedExecutable {
     }
 
     /// The compiled kernel's direct calls (in the float dtype of its lanes, each input of another
-    /// type stored), where it is compiled and runs from `start` (see [`start_interpreted`]): a
-    /// fresh result, or a map into a buffer of its type (several results of a typed kernel run
+    /// type stored), where it is compiled (from any `start`): a fresh result, or a map into a buffer of its type (several results of a typed kernel run
     /// through [`Executable::run_many`]).
     fn direct(&self, start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
-        if start_interpreted(&self.typed, start) {
-            return None;
-        }
         self.main.as_ref()?.exe.direct(start)
     }
 
@@ -726,7 +710,7 @@ impl Executable for TypedExecutable {
         out: OutSlice<'_>,
         cfg: &kiln_jit::RunConfig<'_>,
     ) -> Result<()> {
-        self.compiled(&cfg.start)?.call_into(inputs, out, cfg)
+        self.compiled()?.call_into(inputs, out, cfg)
     }
 
     fn call(
@@ -735,17 +719,17 @@ impl Executable for TypedExecutable {
         cfg: &kiln_jit::RunConfig<'_>,
         ws: &mut kiln_jit::Workspace,
     ) -> Result<Tensor> {
-        self.compiled(&cfg.start)?.call(inputs, cfg, ws)
+        self.compiled()?.call(inputs, cfg, ws)
     }
 }
 
 impl TypedExecutable {
-    /// The compiled kernel's executable for a direct call from `start`; an error where the typed
-    /// interpreter runs this kernel (see [`TypedExecutable::direct`](Executable::direct)).
-    fn compiled(&self, start: &Start<'_>) -> Result<&dyn Executable> {
+    /// The compiled kernel's executable for a direct call; an error where the typed interpreter
+    /// runs this kernel (see [`TypedExecutable::direct`](Executable::direct)).
+    fn compiled(&self) -> Result<&dyn Executable> {
         match &self.main {
-            Some(main) if !start_interpreted(&self.typed, start) => Ok(&*main.exe),
-            _ => Err(no_direct_call()),
+            Some(main) => Ok(&*main.exe),
+            None => Err(no_direct_call()),
         }
     }
 }

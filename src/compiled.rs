@@ -5,7 +5,7 @@ use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, RunCtx};
 use crate::error::{Error, Result};
 use crate::executor::{Passes, SpecCache, Specialised, bind, buffers, explained, specialise};
-use crate::explain::{Engine, Explained};
+use crate::explain::Explained;
 use crate::expr::Expr;
 use crate::memory_order;
 use crate::parallel::Parallel;
@@ -439,19 +439,6 @@ impl Compiled {
             let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
             if let Some((order, axes)) = memory {
                 e.rewrites.insert(0, memory_order::note(order, &axes[k]));
-            }
-            // a start the compiled code does not fold from: the run is the typed interpreter's
-            if let (Some(t), Some(v)) = (&typed, program.reduction().and_then(|r| r.initial))
-                && e.engine == Engine::TypedCompiled
-                && crate::backend::start_interpreted(t, &Start::Initial(v))
-            {
-                e.engine = Engine::TypedInterpreted;
-                e.engine_note = Some(format!(
-                    "interpreted: a reduction of {} values from initial={v} (the JIT's code folds from \
-                     the identity only); the typed kernel:\n{}",
-                    t.value_type(),
-                    t.to_string().trim_end()
-                ));
             }
             out.push(e);
             Ok(temp)
