@@ -448,7 +448,13 @@ fn complex_scans_equal_the_interpreter_bit_for_bit() {
                             let z = a.input(0);
                             let zz = a.binary(BinaryOp::Mul, z, z);
                             let body = if what == "plain" { zz } else { z };
-                            let k = kernel(a, body, &[shape.clone()], &shape, KernelKind::Scan(scan));
+                            let k = kernel(
+                                a,
+                                body,
+                                std::slice::from_ref(&shape),
+                                &shape,
+                                KernelKind::Scan(scan),
+                            );
                             let t = TypedKernel::new(&k, &[ct], false).unwrap();
                             assert_eq!(why_not(&t), None, "{scan:?}");
                             let want = interpret(&t, std::slice::from_ref(&input), Start::Identity).unwrap();
@@ -511,7 +517,7 @@ fn complex_reductions_from_a_start_within_the_bound() {
                     let k = kernel(
                         a,
                         body,
-                        &[shape.clone()],
+                        std::slice::from_ref(&shape),
                         &shape,
                         KernelKind::Reduce {
                             op,
@@ -531,7 +537,7 @@ fn complex_reductions_from_a_start_within_the_bound() {
                             let k = kernel(
                                 a,
                                 body,
-                                &[shape.clone()],
+                                std::slice::from_ref(&shape),
                                 &shape,
                                 KernelKind::Reduce {
                                     op,
