@@ -515,6 +515,12 @@ fn engine(typed: &TypedKernel, why: &str) -> String {
         KernelKind::Scan(s) if vt.is_float() => {
             format!("the scan {} of {vt} values (as a float kernel's)", s.op.name())
         }
+        KernelKind::Scan(s) if vt.is_complex() => {
+            format!(
+                "the scan {} of {vt} values (point by point, a state of both parts)",
+                s.op.name()
+            )
+        }
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
         KernelKind::Siblings { ops, .. } => {
             let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();

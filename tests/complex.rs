@@ -1007,5 +1007,8 @@ fn explain_says_complex_scans_and_reductions_from_initial_are_compiled() {
         assert_eq!(kernels[0].engine, kiln::Engine::TypedCompiled, "{expr}");
         let note = kernels[0].engine_note.clone().unwrap_or_default();
         assert!(note.starts_with("compiled"), "{expr}: {note}");
+        if expr.starts_with("cum") {
+            assert!(note.contains("a state of both parts"), "{expr}: {note}");
+        }
     }
 }

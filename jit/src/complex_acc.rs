@@ -10,9 +10,10 @@
 //! float64 words (re, im), laid out as a complex128 (so a kept reduction's slots load and store as
 //! complex128 values do): a complex64 product's parts stored widened (exactly) and narrowed where
 //! loaded. A reduction from a start (`initial`, or one per output) starts each slot at the complex
-//! `start + 0i` ([`start`]), as the interpreter folds from it. The grouping differs from the interpreter's (its sum is pairwise, the chunks of a
-//! whole-array reduction merge in chunk order), so the results agree within the reductions'
-//! relative bound, not bit for bit.
+//! `start + 0i` ([`start`]), as the interpreter folds from it (a chunked one's partials at the
+//! identity, merged from the start, output.rs). The grouping differs from the interpreter's (its
+//! sum is pairwise, the chunks of a whole-array reduction merge in chunk order), so the results
+//! agree within the reductions' relative bound, not bit for bit.
 
 use crate::lower::complex::Z;
 use crate::lower::{Gen, W};

@@ -571,7 +571,6 @@ impl Emitter<'_, '_> {
 
     /// Points `base .. base + len` of a complex scan's line (all in plan row `row`) in scan order,
     /// one at a time, from and into the state in `vars`.
-    #[allow(clippy::too_many_arguments)]
     fn complex_walk(
         &self,
         g: &mut Gen<'_, '_>,
