@@ -345,7 +345,7 @@ impl Compiled {
             {
                 let (kernel, plan, notes, typed) =
                     specialise(&pair.first, args, self.plan_options, self.settings)?;
-                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
                 e.rewrites.insert(
                     0,
                     "compound: declined for the typed path: its two reductions run one after the other \
@@ -361,7 +361,7 @@ impl Compiled {
                 let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
                 let (kernel, plan, notes, typed) =
                     specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
-                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
                 e.rewrites.insert(
                     0,
                     "siblings: declined for integer or bool values (the typed path), or axes the backend \
@@ -376,7 +376,7 @@ impl Compiled {
             if matches!(program.work, Work::Siblings(_)) && typed.is_some() {
                 // typed sibling reductions in one pass: each component of its own type, as the
                 // stages after it read them
-                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
+                let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
                 if let Some((order, axes)) = memory {
                     e.rewrites.insert(0, memory_order::note(order, &axes[k]));
                 }
@@ -436,8 +436,7 @@ impl Compiled {
                     )
                 }
             };
-            let initial = program.reduction().and_then(|r| r.initial);
-            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, initial);
+            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
             if let Some((order, axes)) = memory {
                 e.rewrites.insert(0, memory_order::note(order, &axes[k]));
             }
@@ -449,7 +448,7 @@ impl Compiled {
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
             let (kernel, plan, notes, typed) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
-            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend, None);
+            let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
             if !self.fused_applies(f, &refs)? {
                 e.rewrites
                     .push("fused: declined: the maps do not share one iteration shape and dtype here".into());

@@ -9,13 +9,12 @@ use crate::array::{ArrayArg, Converted, Float, on_view};
 use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable, TypedBuffer, TypedData};
 use crate::error::{Error, Result};
 use crate::explain::{Engine, Explained};
-use crate::interpreter::start_interpreted;
 use crate::profile::Settings;
 use crate::program::Program;
 use kiln_ir::passes::{contract, prefix_scan, strength};
 use kiln_ir::typed::{TypedKernel, needs_typing};
 use kiln_ir::{
-    BroadcastPlan, DType, ElemType, InputLayout, InputPlan, KernelIR, KernelKind, Node, PlanOptions, Start,
+    BroadcastPlan, DType, ElemType, InputLayout, InputPlan, KernelIR, KernelKind, Node, PlanOptions,
 };
 use ndarray::IxDyn;
 use std::borrow::Cow;
@@ -477,15 +476,10 @@ fn scan_plan(
     Ok(plan)
 }
 
-/// Which engine runs the typed kernel `typed` (typed because of `why`) on `backend`, a reduction
-/// from `initial` where it has one, and what `kiln explain` says of it: where the JIT compiles it,
-/// what it computes in which lanes (every output of several in one pass).
-fn typed_engine(
-    typed: &TypedKernel,
-    why: &str,
-    backend: &dyn Backend,
-    initial: Option<f64>,
-) -> (Engine, String) {
+/// Which engine runs the typed kernel `typed` (typed because of `why`) on `backend`, and what
+/// `kiln explain` says of it: where the JIT compiles it, what it computes in which lanes (every
+/// output of several in one pass).
+fn typed_engine(typed: &TypedKernel, why: &str, backend: &dyn Backend) -> (Engine, String) {
     if let Some(not) = kiln_jit::typed::why_not(typed) {
         let note = format!("interpreted: {why}, and the JIT does not compile {not}");
         return (Engine::TypedInterpreted, note);
@@ -494,13 +488,6 @@ fn typed_engine(
         let note = format!(
             "interpreted: {why}, and the {} backend compiles no typed kernel",
             backend.name()
-        );
-        return (Engine::TypedInterpreted, note);
-    }
-    if let Some(v) = initial.filter(|&v| start_interpreted(typed, &Start::Initial(v))) {
-        let note = format!(
-            "interpreted: a reduction of {} values from initial={v} (the JIT's code folds from the identity only)",
-            typed.value_type()
         );
         return (Engine::TypedInterpreted, note);
     }
@@ -521,6 +508,12 @@ fn compiled_note(typed: &TypedKernel, why: &str) -> String {
         KernelKind::Map => format!("a map of {vt} values"),
         KernelKind::Scan(s) if vt.is_float() => {
             format!("the scan {} of {vt} values (as a float kernel's)", s.op.name())
+        }
+        KernelKind::Scan(s) if vt.is_complex() => {
+            format!(
+                "the scan {} of {vt} values (point by point, a state of both parts)",
+                s.op.name()
+            )
         }
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
         KernelKind::Siblings { ops, .. } => {
@@ -545,7 +538,7 @@ fn compiled_note(typed: &TypedKernel, why: &str) -> String {
     )
 }
 
-/// A kernel as `kiln explain` shows it, on `backend`, a reduction from `initial` where it has one:
+/// A kernel as `kiln explain` shows it, on `backend`:
 /// its engine ([`Engine`]), and for a typed kernel what its specialisation noted first (why the
 /// kernel is typed: [`typed_specialisation`]) said as the engine's note ([`typed_engine`]), with
 /// the typed kernel.
@@ -555,7 +548,6 @@ pub(crate) fn explained(
     mut notes: Vec<String>,
     typed: Option<&TypedKernel>,
     backend: &dyn Backend,
-    initial: Option<f64>,
 ) -> Explained {
     let (engine, engine_note) = match typed {
         None => (Engine::Float, None),
@@ -565,7 +557,7 @@ pub(crate) fn explained(
             } else {
                 notes.remove(0)
             };
-            let (engine, note) = typed_engine(t, &why, backend, initial);
+            let (engine, note) = typed_engine(t, &why, backend);
             let note = format!("{note}; the typed kernel:\n{}", t.to_string().trim_end());
             (engine, Some(note))
         }

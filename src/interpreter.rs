@@ -135,13 +135,6 @@ fn whole<T>(data: &[T], strides: Vec<isize>) -> StridedInput<'_, T> {
     }
 }
 
-/// Whether the typed interpreter runs `typed` from `start` where the JIT compiles the kernel: a
-/// reduction of complex values from a start other than its identity (the compiled one folds from
-/// the identity only).
-pub(crate) fn start_interpreted(typed: &TypedKernel, start: &Start<'_>) -> bool {
-    *start != Start::Identity && typed.value_type().is_complex()
-}
-
 fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start<'_>) -> Result<Tensor> {
     // the oracle reads C-contiguous buffers: a view the JIT reads in place is copied here
     let copies: Vec<Option<Vec<T>>> = buffers

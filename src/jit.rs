@@ -6,10 +6,10 @@
 
 use crate::backend::{
     Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, OutSlice, RunCtx,
-    TypedBuffer, TypedData, copy_into, no_direct_call,
+    TypedBuffer, TypedData, copy_into,
 };
 use crate::error::{Error, Result};
-use crate::interpreter::{Interpreted, start_interpreted};
+use crate::interpreter::Interpreted;
 use kiln_ir::typed::TypedKernel;
 use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Start, Tensor};
 use kiln_jit::{BoundKernel, Elem, InputRef, JitError, RunConfig, Schedule, Workspace};
@@ -70,7 +70,7 @@ impl Backend for Jit {
         Ok(Box::new(JitExecutable {
             code: kiln_jit::compile(kernel, plan, schedule)?.bind(kernel, plan)?,
             workspace: Mutex::default(),
-            typed: None,
+            typed: false,
         }))
     }
 
@@ -112,9 +112,7 @@ impl Backend for Jit {
         Ok(Box::new(JitExecutable {
             code: kiln_jit::compile_typed(&kernel, &plan, schedule)?.bind(&kernel, &plan)?,
             workspace: Mutex::default(),
-            typed: Some(Interpreted {
-                typed: Some(typed.clone()),
-            }),
+            typed: true,
         }))
     }
 }
@@ -125,10 +123,9 @@ impl Backend for Jit {
 struct JitExecutable {
     code: BoundKernel,
     workspace: Mutex<Workspace>,
-    /// A typed kernel's code ([`kiln_jit::compile_typed`], its outputs of their own types): the
-    /// typed interpreter of the kernel, which runs it from a start the code does not fold from
-    /// ([`start_interpreted`]).
-    typed: Option<Interpreted>,
+    /// A typed kernel's code ([`kiln_jit::compile_typed`]): its inputs arrive each in its own type,
+    /// its outputs are of their own types.
+    typed: bool,
 }
 
 /// The inputs as kiln-jit takes them: slices, views read in place (kiln-jit checks each view
@@ -177,7 +174,7 @@ impl JitExecutable {
     ) -> Result<Vec<kiln_ir::Tensor>> {
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));
-        if self.typed.is_some() {
+        if self.typed {
             // each output of its own type, written by the code
             return self.with_workspace(|ws| self.code.run_typed(inputs, &cfg, ws));
         }
@@ -211,13 +208,6 @@ impl JitExecutable {
 }
 
 impl JitExecutable {
-    /// The typed interpreter, where it runs this typed kernel from `start` ([`start_interpreted`]).
-    fn interpreted(&self, start: &Start<'_>) -> Option<&Interpreted> {
-        self.typed
-            .as_ref()
-            .filter(|i| i.typed.as_ref().is_some_and(|t| start_interpreted(t, start)))
-    }
-
     /// `run` of a typed kernel's buffers as its code takes them: inputs of the code's float dtype as
     /// a float kernel's, any other stored (byte strings read where they are, at any address).
     fn with_stored<R>(
@@ -225,7 +215,7 @@ impl JitExecutable {
         bufs: &[TypedBuffer<'_>],
         run: impl FnOnce(&Buffers<'_>) -> Result<R>,
     ) -> Result<R> {
-        if self.typed.is_none() {
+        if !self.typed {
             return Err(Error::Output(
                 "a typed kernel's inputs given to a compiled float kernel".into(),
             ));
@@ -297,9 +287,6 @@ impl Executable for JitExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
-        if let Some(i) = self.interpreted(&ctx.start) {
-            return i.run(kernel, plan, inputs, ctx);
-        }
         match inputs {
             Buffers::F64(b) => self.run_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_t(kernel, &refs(b), ctx),
@@ -314,9 +301,6 @@ impl Executable for JitExecutable {
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<kiln_ir::Tensor>> {
-        if let Some(i) = self.interpreted(&ctx.start) {
-            return i.run_many(kernel, plan, inputs, ctx);
-        }
         match inputs {
             Buffers::F64(b) => self.run_many_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_many_t(kernel, &refs(b), ctx),
@@ -328,10 +312,7 @@ impl Executable for JitExecutable {
 
     /// The bound kernel and plan, unless the plan materialises an input (a buffer of the
     /// iteration shape the caller does not have).
-    fn direct(&self, start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
-        if self.interpreted(start).is_some() {
-            return None;
-        }
+    fn direct(&self, _start: &Start<'_>) -> Option<(&KernelIR, &BroadcastPlan)> {
         let plan = self.code.plan();
         (!plan.inputs.contains(&kiln_ir::InputPlan::Materialise)).then(|| (self.code.kernel(), plan))
     }
@@ -339,9 +320,6 @@ impl Executable for JitExecutable {
     /// Into `out` of the result's type (kiln-jit checks it: a float kernel's dtype, a typed
     /// kernel's result type).
     fn call_into(&self, inputs: DirectInputs<'_, '_>, out: OutSlice<'_>, cfg: &RunConfig<'_>) -> Result<()> {
-        if self.interpreted(&cfg.start).is_some() {
-            return Err(no_direct_call());
-        }
         match inputs {
             DirectInputs::F64(i) => Ok(self.code.run_into_out(i, out, cfg)?),
             DirectInputs::F32(i) => Ok(self.code.run_into_out(i, out, cfg)?),
@@ -349,9 +327,6 @@ impl Executable for JitExecutable {
     }
 
     fn call(&self, inputs: DirectInputs<'_, '_>, cfg: &RunConfig<'_>, ws: &mut Workspace) -> Result<Tensor> {
-        if self.interpreted(&cfg.start).is_some() {
-            return Err(no_direct_call());
-        }
         Ok(match inputs {
             DirectInputs::F64(i) => self.code.run_with(i, cfg, ws)?,
             DirectInputs::F32(i) => self.code.run_with(i, cfg, ws)?,

@@ -806,29 +806,154 @@ fn compiled_sums_and_products_within_the_bound() {
     }
 }
 
-/// A complex reduction from a start other than its identity (`initial=`) runs (the compiled code
-/// folds from the identity; the typed interpreter takes such a start) and gives the interpreter's
-/// values, whole-array and along an axis.
+/// A complex reduction from a start other than its identity (`initial=`, `v + 0i`) is compiled
+/// (the JIT's both schedules, one thread and two) and within the reductions' bound of the
+/// interpreter, whole-array (chunked where long) and along an axis.
 #[test]
-fn a_complex_reduction_with_an_initial_value_runs() {
+fn a_complex_reduction_with_an_initial_value_is_compiled() {
     let z = ndarray::Array2::from_shape_fn((3, 4), |(r, c)| Complex64::new(r as f64 + 0.5, c as f64 - 1.0));
-    let args = [("z", ArrayArg::from(&z))];
-    for expr in [
-        "sum(z, initial=2)",
-        "sum(z, axis=1, initial=-1.5)",
-        "prod(z, initial=3)",
-    ] {
-        let want = FusedRunner::compile_text(expr)
-            .unwrap()
-            .with_backend(kiln::interpreter())
-            .run(&args)
-            .unwrap_or_else(|e| panic!("{expr} interpreted: {e}"));
-        let got = FusedRunner::compile_text(expr)
-            .unwrap()
-            .run(&args)
-            .unwrap_or_else(|e| panic!("{expr}: {e}"));
-        assert_eq!(exact_values(&got), exact_values(&want), "{expr}");
+    let long: Array1<Complex64> = (0..5000)
+        .map(|k| Complex64::from_polar(1.0 + 1e-4 * (k as f64).sin(), k as f64 * 0.1))
+        .collect();
+    let narrow = z.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
+    let long32 = long.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
+    let cases: [(&str, ArrayArg<'_>, f64); 4] = [
+        ("complex128", (&z).into(), f64::EPSILON),
+        ("complex64", (&narrow).into(), f64::from(f32::EPSILON)),
+        ("complex128 long", (&long).into(), f64::EPSILON),
+        ("complex64 long", (&long32).into(), f64::from(f32::EPSILON)),
+    ];
+    for (what, arg, eps) in cases {
+        let args = [("z", arg)];
+        let terms = args[0].1.shape().iter().product::<usize>() as f64 + 1.0;
+        for expr in [
+            "sum(z, initial=2)",
+            "sum(z, initial=-0.0)",
+            "sum(z, axis=-1, initial=-1.5)",
+            "prod(z, initial=3)",
+            "prod(z, axis=0, initial=-2)",
+        ] {
+            if what.ends_with("long") && expr.contains("axis") {
+                continue;
+            }
+            let want = FusedRunner::compile_text(expr)
+                .unwrap()
+                .with_backend(kiln::interpreter())
+                .run(&args)
+                .unwrap_or_else(|e| panic!("{expr} interpreted: {e}"));
+            let w = exact_values(&want);
+            for backend in ["jit", "jit-scalar"] {
+                for threads in [1, 2] {
+                    let got = compiled_run(expr, backend, threads, &args, what);
+                    assert_eq!(got.dtype_name(), want.dtype_name(), "{what} {expr}");
+                    let g = exact_values(&got);
+                    for k in 0..w.len() {
+                        // the terms' moduli are at most 4 (the long ones about 1), the starts' 3
+                        let scale = if expr.starts_with("sum") {
+                            4.0 * terms + 3.0
+                        } else {
+                            3.0 * w[k].norm().max(1.0)
+                        };
+                        let bound = 8.0 * terms * eps * scale;
+                        assert!(
+                            (g[k] - w[k]).norm() <= bound,
+                            "{what} {expr} on {backend}, {threads} threads, at {k}: compiled {}, interpreted {}",
+                            g[k],
+                            w[k]
+                        );
+                    }
+                }
+            }
+        }
     }
+}
+
+/// Cumulative sums and products of complex values compiled (the JIT's both schedules, one thread
+/// and two) give the interpreter's bits (any NaN equal to any NaN), flattened and along each axis,
+/// reversed, exclusive and from an `initial`, from views, over edge values and empty.
+#[test]
+fn compiled_complex_scans_equal_the_interpreter_bit_for_bit() {
+    use ndarray::{Array2, s};
+    let parts = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.25,
+        1e-310,
+        7.0,
+    ];
+    let z: Array2<Complex64> = Array2::from_shape_fn((9, 11), |(r, c)| {
+        let k = r * 11 + c;
+        Complex64::new(
+            parts[k % parts.len()],
+            parts[(3 * k + k / parts.len()) % parts.len()],
+        )
+    });
+    let narrow = z.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    let mut checked = 0;
+    for (dtype, views) in [
+        (
+            "complex128",
+            vec![
+                ("whole", ArrayArg::from(&z)),
+                ("strided", z.slice(s![..;2, ..;-3]).into()),
+                ("transposed", z.t().into()),
+                ("empty", z.slice(s![..0, ..]).into()),
+            ],
+        ),
+        (
+            "complex64",
+            vec![
+                ("whole", ArrayArg::from(&narrow)),
+                ("strided", narrow.slice(s![1..;2, ..;3]).into()),
+                ("transposed", narrow.t().into()),
+            ],
+        ),
+    ] {
+        for (what, arg) in views {
+            let args = [("z", arg)];
+            for expr in [
+                "cumsum(z)",
+                "cumprod(z)",
+                "cumsum(z, axis=0)",
+                "cumprod(z, axis=1)",
+                "cumsum(z * 2 - 1j, axis=1, reverse=1)",
+                "cumprod(z, axis=0, exclusive=1)",
+                "cumsum(z, exclusive=1, initial=2.5)",
+                "cumprod(z, axis=1, initial=-2, reverse=1)",
+            ] {
+                let want = FusedRunner::compile_text(expr)
+                    .unwrap()
+                    .with_backend(kiln::interpreter())
+                    .run(&args)
+                    .unwrap_or_else(|e| panic!("{expr} interpreted: {e}"));
+                let w = exact_values(&want);
+                for backend in ["jit", "jit-scalar"] {
+                    for threads in [1, 2] {
+                        let got = compiled_run(expr, backend, threads, &args, &format!("{dtype} {what}"));
+                        assert_eq!(got.dtype_name(), want.dtype_name(), "{dtype} {expr} {what}");
+                        assert_eq!(got.shape(), want.shape(), "{dtype} {expr} {what}");
+                        let g = exact_values(&got);
+                        for k in 0..w.len() {
+                            assert!(
+                                same(g[k].re, w[k].re) && same(g[k].im, w[k].im),
+                                "{dtype} {expr} {what} on {backend}, {threads} threads, at {k}: compiled {}, interpreted {}",
+                                g[k],
+                                w[k]
+                            );
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 100, "only {checked} scans checked");
 }
 
 /// `explain` of a kernel that reads an earlier kernel's complex result (`sum(z, axis=0) * 2`)
@@ -862,28 +987,28 @@ fn explain_reads_an_earlier_complex_result_as_complex() {
     }
 }
 
-/// A reduction of complex values from an `initial` runs on the typed interpreter (the compiled
-/// code folds from the identity only), and `explain` says so rather than "compiled".
+/// A reduction of complex values from an `initial`, and a complex scan, are compiled, and
+/// `explain` says so.
 #[test]
-fn explain_says_a_complex_reduction_from_initial_is_interpreted() {
+fn explain_says_complex_scans_and_reductions_from_initial_are_compiled() {
     let z: Array1<Complex64> = (0..7).map(|k| Complex64::new(k as f64, 1.0)).collect();
     let args = [("z", ArrayArg::from(&z))];
-    for (expr, engine) in [
-        ("sum(z, initial=1)", kiln::Engine::TypedInterpreted),
-        ("prod(z, initial=-2)", kiln::Engine::TypedInterpreted),
-        ("sum(z)", kiln::Engine::TypedCompiled),
+    for expr in [
+        "sum(z, initial=1)",
+        "prod(z, initial=-2)",
+        "sum(z)",
+        "cumsum(z)",
+        "cumprod(z, exclusive=1)",
     ] {
         let kernels = FusedRunner::compile_text(expr)
             .unwrap()
             .explain_kernels(&args)
             .unwrap();
-        assert_eq!(kernels[0].engine, engine, "{expr}");
+        assert_eq!(kernels[0].engine, kiln::Engine::TypedCompiled, "{expr}");
         let note = kernels[0].engine_note.clone().unwrap_or_default();
-        let head = if engine == kiln::Engine::TypedCompiled {
-            "compiled"
-        } else {
-            "interpreted"
-        };
-        assert!(note.starts_with(head), "{expr}: {note}");
+        assert!(note.starts_with("compiled"), "{expr}: {note}");
+        if expr.starts_with("cum") {
+            assert!(note.contains("a state of both parts"), "{expr}: {note}");
+        }
     }
 }

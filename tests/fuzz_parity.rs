@@ -9,8 +9,7 @@
 //! - `edge_values`: every kernel kind over the type's edge values paired each with each: every unary
 //!   and binary op, with each type and with literals, at lengths 0 to 31 too, casts, `where`, every
 //!   reduction over all and over each axis, means, every scan along each axis (exclusive, reversed,
-//!   from an initial value), several results; each kernel that types must be compiled (but the
-//!   scans of complex values, which the typed interpreter runs for now);
+//!   from an initial value), several results; each kernel that types must be compiled;
 //! - `threaded`: maps and reductions over more points than one thread takes, on two threads.
 //!
 //! Each kernel is compared with the tolerance of its kind (`random_kernel::Rule`), then through the
@@ -26,7 +25,7 @@ mod random_kernel;
 
 use arbitrary::Unstructured;
 use kiln::kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
-use kiln::{Axes, Expr, ExprNode, ScanOptions};
+use kiln::{Axes, Expr, ScanOptions};
 use ndarray::{ArrayD, IxDyn};
 use random_kernel::{Case, Data, Elem, TYPES, with_elem};
 
@@ -254,10 +253,10 @@ fn random_kernels(backend: &str, elem: ElemType) {
         "only {checked} cases generated"
     );
     assert!(!full || ran > CASES * 2 / 5, "too few cases type and run: {ran}");
-    // every kernel kind of the real types compiles: several outputs, sibling reductions, float
-    // scans in a typed kernel, reductions from an initial value (KILN_FUZZ_ENGINES=1 lists any)
+    // every kernel kind compiles: several outputs, sibling reductions, float scans in a typed
+    // kernel, reductions from an initial value, complex scans (KILN_FUZZ_ENGINES=1 lists any)
     assert!(
-        !full || elem.is_complex() || interpreted == 0,
+        !full || interpreted == 0,
         "{interpreted} random kernels of {} left to the typed interpreter on {backend}",
         elem.name()
     );
@@ -446,12 +445,9 @@ fn edge_values(backend: &str, elem: ElemType) {
         // the maps at the short lengths are the pairs' kernels (typed and compiled alike)
         if !case.run_only && case.oracle().is_some() {
             ran += 1;
-            // scans of complex values run on the typed interpreter for now (docs/semantics.md)
-            let complex_scan = elem.is_complex() && matches!(case.expr.node(), ExprNode::Scan { .. });
-            if !complex_scan
-                && case
-                    .engines(backend)
-                    .is_some_and(|e| e.contains(&kiln::Engine::TypedInterpreted))
+            if case
+                .engines(backend)
+                .is_some_and(|e| e.contains(&kiln::Engine::TypedInterpreted))
             {
                 interpreted.push(what.as_str());
             }

@@ -9,9 +9,11 @@
 //! type by the oracle's formula (`lower/complex.rs`), from `1 + 0i`. In memory each slot is two
 //! float64 words (re, im), laid out as a complex128 (so a kept reduction's slots load and store as
 //! complex128 values do): a complex64 product's parts stored widened (exactly) and narrowed where
-//! loaded. The grouping differs from the interpreter's (its sum is pairwise, the chunks of a
-//! whole-array reduction merge in chunk order), so the results agree within the reductions'
-//! relative bound, not bit for bit.
+//! loaded. A reduction from a start (`initial`, or one per output) starts each slot at the complex
+//! `start + 0i` ([`start`]), as the interpreter folds from it (a chunked one's partials at the
+//! identity, merged from the start, output.rs). The grouping differs from the interpreter's (its
+//! sum is pairwise, the chunks of a whole-array reduction merge in chunk order), so the results
+//! agree within the reductions' relative bound, not bit for bit.
 
 use crate::lower::complex::Z;
 use crate::lower::{Gen, W};
@@ -39,6 +41,20 @@ pub(crate) fn identity(op: ReduceOp) -> [f64; 2] {
     match op {
         ReduceOp::Prod => [1.0, 0.0],
         _ => [-0.0, -0.0],
+    }
+}
+
+/// The start `v` of `op` over values of complex type `ct` as a slot's two words (re, im): the
+/// complex `v + 0i` as the interpreter folds from it (`fold_complex`): a sum's real part `v` in
+/// float64, its imaginary part `+0.0`; a product's `v` in the parts' type (widened exactly).
+pub(crate) fn start(op: ReduceOp, ct: ElemType, v: f64) -> [f64; 2] {
+    match op {
+        ReduceOp::Prod => match Scalar::F64(v).cast(ct.real_part().expect("a complex type")) {
+            Scalar::F32(x) => [f64::from(x), 0.0],
+            Scalar::F64(x) => [x, 0.0],
+            _ => unreachable!("a float part"),
+        },
+        _ => [v, 0.0],
     }
 }
 

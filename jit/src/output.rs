@@ -105,15 +105,17 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut o.val_t, &mut o.val_f64, &mut o.idx)
         };
         let (compound, siblings) = (o.compound, o.siblings);
-        if let (Some(op), Some(_)) = (op, o.complex) {
-            // from its identity only (the executor runs any other start on the typed interpreter)
-            if cfg.start != Start::Identity {
-                return Err(crate::JitError::Unsupported(
-                    "a reduction of complex values from a start other than its identity".into(),
-                ));
-            }
+        if let (Some(op), Some(ct)) = (op, o.complex) {
+            // each slot at its start (v + 0i, as the interpreter folds from it), else the identity
+            // (a chunked one's partials at the identity, merged from the start in `finish`)
             let id = crate::complex_acc::identity(op);
-            return refill(vf, n.saturating_mul(2), |i| id[i % 2]);
+            if from_identity {
+                return refill(vf, n.saturating_mul(2), |i| id[i % 2]);
+            }
+            return refill(vf, n.saturating_mul(2), |i| match start_of(i / 2) {
+                Some(v) => crate::complex_acc::start(op, ct, v)[i % 2],
+                None => id[i % 2],
+            });
         }
         if let (Some(op), Some(vt)) = (op, o.ints) {
             // a typed reduction starts at its identity, or each output at its start as int64 (a
@@ -301,7 +303,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
             } else {
                 &val_f64
             };
-            return Some(complex_tensor(op, ct, words, self.chunked, geo));
+            return Some(complex_tensor(op, ct, words, self.chunked, cfg.start, geo));
         }
         if let (Some(vt), Some(op)) = (self.ints, self.op) {
             let (words, idx): (&[f64], Vec<i64>) = if self.chunked {
@@ -563,33 +565,54 @@ fn refill<X>(v: &mut Vec<X>, n: usize, f: impl Fn(usize) -> X) -> Result<()> {
 }
 
 /// The result of a reduction of complex values of type `ct` from its slots' words (`words[2s]`,
-/// `words[2s + 1]`: slot `s`'s real and imaginary parts, see complex_acc.rs): a chunked one's
-/// partials merged in chunk order into one, a sum's parts finished as float sums are
-/// ([`ReduceOp::finish`]'s sign rule) and rounded once to the parts' type.
-fn complex_tensor(op: ReduceOp, ct: ElemType, words: &[f64], chunked: bool, geo: &Geometry) -> Tensor {
+/// `words[2s + 1]`: slot `s`'s real and imaginary parts, see complex_acc.rs), each slot started at
+/// its output's start where `start` gives one ([`crate::complex_acc::start`]): a chunked one's
+/// partials (each from the identity) merged in chunk order into one from the start, a sum's parts
+/// finished as float sums are ([`ReduceOp::finish`]'s sign rule, where no start was given: a
+/// started sum's imaginary part started at `+0.0`, as the interpreter's) and rounded once to the
+/// parts' type.
+fn complex_tensor(
+    op: ReduceOp,
+    ct: ElemType,
+    words: &[f64],
+    chunked: bool,
+    start: Start<'_>,
+    geo: &Geometry,
+) -> Tensor {
     use kiln_ir::num_complex::Complex;
-    fn values<P: kiln_ir::Real>(op: ReduceOp, words: &[f64], chunked: bool) -> Vec<Complex<P>> {
+    fn values<P: kiln_ir::Real>(
+        op: ReduceOp,
+        ct: ElemType,
+        words: &[f64],
+        chunked: bool,
+        start: Start<'_>,
+    ) -> Vec<Complex<P>> {
+        let started = start != Start::Identity;
         let slots = words
             .chunks_exact(2)
             .map(|w| Complex::new(P::from_f64(w[0]), P::from_f64(w[1])));
         let finish = |z: Complex<f64>| {
             Complex::new(
-                P::from_f64(op.finish(z.re, false)),
-                P::from_f64(op.finish(z.im, false)),
+                P::from_f64(op.finish(z.re, started)),
+                P::from_f64(op.finish(z.im, started)),
             )
+        };
+        // a chunked whole array's one start: its partials merged from it
+        let [re0, im0] = match chunked.then(|| start.at(0)).flatten() {
+            Some(v) => crate::complex_acc::start(op, ct, v),
+            None => crate::complex_acc::identity(op),
         };
         match op {
             // a product's words hold its parts' own values (widened exactly)
             ReduceOp::Prod if chunked => {
-                let one = Complex::new(P::ONE, P::ZERO);
-                vec![slots.fold(one, kiln_ir::complex::mul)]
+                let first = Complex::new(P::from_f64(re0), P::from_f64(im0));
+                vec![slots.fold(first, kiln_ir::complex::mul)]
             }
             ReduceOp::Prod => slots.collect(),
             _ => {
                 let sums = words.chunks_exact(2).map(|w| Complex::new(w[0], w[1]));
                 if chunked {
-                    let [re, im] = crate::complex_acc::identity(op);
-                    let total = sums.fold(Complex::new(re, im), |a, p| {
+                    let total = sums.fold(Complex::new(re0, im0), |a, p| {
                         Complex::new(op.merge(a.re, p.re), op.merge(a.im, p.im))
                     });
                     vec![finish(total)]
@@ -600,8 +623,8 @@ fn complex_tensor(op: ReduceOp, ct: ElemType, words: &[f64], chunked: bool, geo:
         }
     }
     let values = match ct {
-        ElemType::C64 => Values::C64(values::<f32>(op, words, chunked)),
-        _ => Values::C128(values::<f64>(op, words, chunked)),
+        ElemType::C64 => Values::C64(values::<f32>(op, ct, words, chunked, start)),
+        _ => Values::C128(values::<f64>(op, ct, words, chunked, start)),
     };
     Tensor {
         shape: geo.out_shape.clone(),

@@ -73,7 +73,13 @@ impl<'g> RunPlan<'g> {
             Mode::Scan { scan, columns } => {
                 if columns {
                     let inner = params[Structure::LINE_STRIDE] as usize;
-                    state_row_bytes = inner * if scan.op.wide() { 8 } else { elem_bytes };
+                    // a complex scan's states are values of its type (scan.rs)
+                    let state = match st.typed.filter(|t| t.values.is_complex()) {
+                        Some(t) => t.values.size(),
+                        None if scan.op.wide() => 8,
+                        None => elem_bytes,
+                    };
+                    state_row_bytes = inner.saturating_mul(state);
                 }
             }
             _ => {

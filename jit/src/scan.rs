@@ -32,6 +32,11 @@
 //! scan walks the line from its end with the mirrored shifts. Lines are never split between work
 //! units, so the bits never depend on the thread count.
 //!
+//! A typed kernel's scan of complex values (a cumulative sum or product, [`Complex`]) folds point
+//! by point in a state of the values' type (the parts' registers along a line; the columns' states
+//! interleaved as the type, lanewise in vectors across the columns), the interpreter's formulas in
+//! its order, so its bits are the interpreter's: no in-register prefix (it would reassociate).
+//!
 //! Inputs are read as the plan says, from the start of the row that holds the points: a flat plan
 //! (no outer axes) is one row of every point (contiguous or materialised inputs at the flat index, a
 //! strided run of the whole array, `x[::-1]`, at the flat index times its stride); a per-row plan
@@ -49,6 +54,7 @@
 use crate::clif::{cast, mem};
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
+use crate::lower::complex::Z;
 use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
@@ -83,9 +89,18 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
             identity: int(identity),
         }
     });
+    let complex = g
+        .typed
+        .map(|t| t.value_type())
+        .filter(|t| t.is_complex())
+        .map(|t| Complex {
+            t,
+            initial: scan.initial(),
+        });
     let e = Emitter {
         f: frame,
         ints,
+        complex,
         widened: g.typed.is_some_and(|t| t.value_type() == ElemType::F32) && g.dtype == DType::F64,
         scan,
         vector: frame.vector,
@@ -102,12 +117,10 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
             })
             .collect(),
     };
-    frame.segments(g, |g, o| {
-        if columns {
-            e.columns(g, o);
-        } else {
-            e.line(g, o);
-        }
+    frame.segments(g, |g, o| match (columns, e.complex) {
+        (true, _) => e.columns(g, o),
+        (false, Some(c)) => e.complex_line(g, o, c),
+        (false, None) => e.line(g, o),
     });
 }
 
@@ -115,6 +128,8 @@ struct Emitter<'f, 'k> {
     f: &'f Frame<'k>,
     /// A typed kernel's scan of bool or integer values: its int64 state (see [`Ints`]).
     ints: Option<Ints>,
+    /// A typed kernel's scan of complex values (see [`Complex`]).
+    complex: Option<Complex>,
     /// A typed kernel's scan of float32 values in float64 lanes (beside 64-bit values): each value
     /// widened where it is read (its lanes 0 and 1) and scanned as float64 data, each output
     /// rounded to float32 once where it is stored (a float32 scan's f64 state, as below).
@@ -141,6 +156,43 @@ struct Ints {
     /// element (an exclusive scan's held-back value before the first).
     start: i64,
     identity: i64,
+}
+
+/// The state of a typed kernel's scan of complex values (a sum or a product: the typing refuses
+/// their cummax and cummin): a complex value of the values' type, its two parts in registers of the
+/// parts' type (a line's) or interleaved as the type is in the row of carried states (columns',
+/// [`Complex::state_bytes`] each), folded point by point in scan order as the interpreter folds
+/// them (`kiln_ir::typed`'s scan state): `s + v` part by part, `s * v` by the oracle's formula
+/// (`lower/complex.rs`), in the parts' type, so the bits are the interpreter's. Without an
+/// `initial` a line's state starts at its first value itself (NumPy's accumulate: `cumprod([inf +
+/// 1j])` is `inf + 1j`, not `(1 + 0i)(inf + 1j)`), which a flag (a line's) or the step count
+/// (columns') picks; an exclusive scan's first output is then `0` or `1` (`+0i`). With one, the
+/// state starts at `initial + 0i` in the values' type.
+#[derive(Clone, Copy)]
+struct Complex {
+    t: ElemType,
+    initial: Option<f64>,
+}
+
+impl Complex {
+    /// Bytes of one column's state: one value of the type.
+    fn state_bytes(self) -> i64 {
+        self.t.size() as i64
+    }
+
+    /// `x + 0i` in the values' type.
+    fn scalar(self, x: f64) -> kiln_ir::typed::Scalar {
+        kiln_ir::typed::Scalar::F64(x).cast(self.t)
+    }
+}
+
+/// The variables of a complex scan's line: its state's parts, its first-value flag (without an
+/// `initial`) and the count of points done in the current row.
+struct LineState {
+    re: Variable,
+    im: Variable,
+    fresh: Option<Variable>,
+    t: Variable,
 }
 
 /// Where the inputs of one plan row are: the row's first flat point, each read input's row start
@@ -293,7 +345,9 @@ impl Emitter<'_, '_> {
 
     /// Bytes of one state in the row of carried states (columns).
     fn state_bytes(&self, g: &Gen<'_, '_>) -> i64 {
-        if self.ints.is_some() || self.op().wide() {
+        if let Some(c) = self.complex {
+            c.state_bytes()
+        } else if self.ints.is_some() || self.op().wide() {
             8
         } else {
             g.size
@@ -424,6 +478,137 @@ impl Emitter<'_, '_> {
         let imm: Immediate = g.b.func.dfg.immediates.push(ConstantData::from(mask));
         let r = g.b.ins().shuffle(a8, b8, imm);
         g.b.ins().bitcast(types::F32X4, cast(), r)
+    }
+
+    /// One step of a complex scan (see [`Complex`]) from the state `s` with the value(s) `z`
+    /// (scalars or vectors of the parts' type): the output(s) and the next state. `fresh` (an i8,
+    /// where the scan has no `initial`) is nonzero where `z` is the line's first value: the next
+    /// state is then `z` itself, an exclusive scan's output the identity.
+    fn complex_step(&self, g: &mut Gen<'_, '_>, s: Z, z: Z, fresh: Option<Value>) -> (Z, Z) {
+        let folded = match self.op() {
+            ScanOp::Sum => Z {
+                re: g.b.ins().fadd(s.re, z.re),
+                im: g.b.ins().fadd(s.im, z.im),
+            },
+            ScanOp::Prod => g.mul(s, z),
+            ScanOp::Max | ScanOp::Min => {
+                unreachable!("the typing refuses cummax and cummin of complex values")
+            }
+        };
+        let next = match fresh {
+            Some(f) => Z {
+                re: g.b.ins().select(f, z.re, folded.re),
+                im: g.b.ins().select(f, z.im, folded.im),
+            },
+            None => folded,
+        };
+        if !self.scan.exclusive {
+            return (next, next);
+        }
+        let out = match fresh {
+            Some(f) => {
+                // `0 + 0i` or `1 + 0i` (the interpreter's, a sum's `+0`)
+                let id_re = g.like(s.re, self.op().neutral());
+                let id_im = g.like(s.im, 0.0);
+                Z {
+                    re: g.b.ins().select(f, id_re, s.re),
+                    im: g.b.ins().select(f, id_im, s.im),
+                }
+            }
+            None => s,
+        };
+        (out, next)
+    }
+
+    /// One line (`inner == 1`) of a complex scan: point by point in scan order (see [`Complex`]),
+    /// the flattened array's plan rows one after another as [`Self::line`] walks them.
+    fn complex_line(&self, g: &mut Gen<'_, '_>, o: Value, c: Complex) {
+        let part = c.t.real_part().expect("a complex type");
+        let ty = g.ty(part, false);
+        let (re, im) = (g.b.declare_var(ty), g.b.declare_var(ty));
+        let s0 = g.complex_konst(c.scalar(c.initial.unwrap_or(0.0)), false);
+        let z0 = g.z(s0);
+        g.b.def_var(re, z0.re);
+        g.b.def_var(im, z0.im);
+        let fresh = c.initial.is_none().then(|| {
+            let f = g.b.declare_var(types::I8);
+            let one = g.b.ins().iconst(types::I8, 1);
+            g.b.def_var(f, one);
+            f
+        });
+        let vars = LineState {
+            re,
+            im,
+            fresh,
+            t: g.b.declare_var(types::I64),
+        };
+        if self.scan.axis.is_some() || self.outer.is_empty() {
+            let base = g.b.ins().imul(o, self.len);
+            let row = self.line_row(g, o);
+            self.complex_walk(g, c, &row, base, self.len, &vars);
+            return;
+        }
+        let zero = g.b.ins().iconst(types::I64, 0);
+        let one = g.b.ins().iconst(types::I64, 1);
+        let empty = g.b.ins().icmp_imm_s(IntCC::Equal, self.row_len, 0);
+        let div = g.b.ins().select(empty, one, self.row_len);
+        let rows = g.b.ins().udiv(self.len, div);
+        let q_var = g.b.declare_var(types::I64);
+        g.b.def_var(q_var, zero);
+        counted_loop(g, q_var, rows, 1, |g, q| {
+            let e = self;
+            let r = if e.scan.reverse {
+                let r = g.b.ins().isub(rows, q);
+                g.b.ins().iadd_imm_s(r, -1)
+            } else {
+                q
+            };
+            let row = e.row(g, r);
+            let rs = row.rs;
+            e.complex_walk(g, c, &row, rs, e.row_len, &vars);
+        });
+    }
+
+    /// Points `base .. base + len` of a complex scan's line (all in plan row `row`) in scan order,
+    /// one at a time, from and into the state in `vars`.
+    fn complex_walk(
+        &self,
+        g: &mut Gen<'_, '_>,
+        c: Complex,
+        row: &Row,
+        base: Value,
+        len: Value,
+        vars: &LineState,
+    ) {
+        let zero = g.b.ins().iconst(types::I64, 0);
+        g.b.def_var(vars.t, zero);
+        counted_loop(g, vars.t, len, 1, |g, t| {
+            let e = self;
+            let k = if e.scan.reverse {
+                let r = g.b.ins().isub(len, t);
+                g.b.ins().iadd_imm_s(r, -1)
+            } else {
+                t
+            };
+            let flat = g.b.ins().iadd(base, k);
+            let v = e.body(g, W::Scalar, row, flat);
+            let z = g.z(v);
+            let s = Z {
+                re: g.b.use_var(vars.re),
+                im: g.b.use_var(vars.im),
+            };
+            let fresh = vars.fresh.map(|f| g.b.use_var(f));
+            let (out, next) = e.complex_step(g, s, z, fresh);
+            g.b.def_var(vars.re, next.re);
+            g.b.def_var(vars.im, next.im);
+            if let Some(f) = vars.fresh {
+                let no = g.b.ins().iconst(types::I8, 0);
+                g.b.def_var(f, no);
+            }
+            let addr = g.elem_addr(e.f.out_val, flat, g.size);
+            let out = g.complex_value(out);
+            g.store_typed(c.t, out, addr, 0);
+        });
     }
 
     /// One line (`inner == 1`): block `o` holds points `o * len .. (o + 1) * len`.
@@ -608,15 +793,29 @@ impl Emitter<'_, '_> {
             let zero = g.b.ins().iconst(types::I64, 0);
             self.row(g, zero)
         });
-        // reset the state row
-        let start = self.start_state(g);
+        // reset the state row (a complex scan's to `initial + 0i`, or to zero where its first step
+        // takes its values)
+        let start = match self.complex {
+            Some(c) => {
+                let s = g.complex_konst(c.scalar(c.initial.unwrap_or(0.0)), false);
+                let z = g.z(s);
+                Err(z)
+            }
+            None => Ok(self.start_state(g)),
+        };
         let c_var = g.b.declare_var(types::I64);
         let zero = g.b.ins().iconst(types::I64, 0);
         g.b.def_var(c_var, zero);
         counted_loop(g, c_var, self.inner, 1, |g, c| {
             let e = self;
             let addr = g.elem_addr(e.f.out_idx, c, sb);
-            g.b.ins().store(mem(), start, addr, 0);
+            match (start, e.complex) {
+                (Ok(start), _) => {
+                    g.b.ins().store(mem(), start, addr, 0);
+                }
+                (Err(z), Some(cx)) => g.store_parts(cx.t, z, addr),
+                (Err(_), None) => unreachable!("a complex start for a complex scan"),
+            }
         });
         let t_var = g.b.declare_var(types::I64);
         g.b.def_var(t_var, zero);
@@ -628,10 +827,15 @@ impl Emitter<'_, '_> {
             } else {
                 t
             };
+            // a complex scan without an initial: its first step takes its values as the states
+            let fresh = e
+                .complex
+                .filter(|c| c.initial.is_none())
+                .map(|_| g.b.ins().icmp_imm_s(IntCC::Equal, t, 0));
             let step = g.b.ins().iadd(block, k);
             let row0 = g.b.ins().imul(step, e.inner);
             match &flat_row {
-                Some(row) => e.columns_of(g, row, row0, row0, e.inner),
+                Some(row) => e.columns_of(g, row, row0, row0, e.inner, fresh),
                 None => {
                     // a per-row plan's rows split the step's `inner` points into `per_step` rows of
                     // `row_len` (one row where the plan's outer axes end at the scanned axis)
@@ -647,7 +851,7 @@ impl Emitter<'_, '_> {
                         let r = g.b.ins().iadd(first, q);
                         let row = e.row(g, r);
                         let rs = row.rs;
-                        e.columns_of(g, &row, row0, rs, e.row_len);
+                        e.columns_of(g, &row, row0, rs, e.row_len, fresh);
                     });
                 }
             }
@@ -656,8 +860,16 @@ impl Emitter<'_, '_> {
 
     /// The `count` points from flat position `from` of one step of a block whose first point is
     /// `row0` (all in plan row `row`), each folded into its column's state (`flat - row0`), in
-    /// vectors then scalars.
-    fn columns_of(&self, g: &mut Gen<'_, '_>, row: &Row, row0: Value, from: Value, count: Value) {
+    /// vectors then scalars; `first` (a complex scan's) where this is the block's first step.
+    fn columns_of(
+        &self,
+        g: &mut Gen<'_, '_>,
+        row: &Row,
+        row0: Value,
+        from: Value,
+        count: Value,
+        first: Option<Value>,
+    ) {
         let c_var = g.b.declare_var(types::I64);
         let zero = g.b.ins().iconst(types::I64, 0);
         g.b.def_var(c_var, zero);
@@ -670,19 +882,31 @@ impl Emitter<'_, '_> {
             let lanes = g.lanes as i64;
             counted_loop(g, c_var, count, lanes, |g, c| {
                 let (flat, col) = at(g, c);
-                self.column_step(g, W::Vector, row, flat, col)
+                self.column_step(g, W::Vector, row, flat, col, first)
             });
         }
         counted_loop(g, c_var, count, 1, |g, c| {
             let (flat, col) = at(g, c);
-            self.column_step(g, W::Scalar, row, flat, col)
+            self.column_step(g, W::Scalar, row, flat, col, first)
         });
     }
 
     /// The point(s) at `flat`, of column(s) `c ..`: out = state ⊕ v (inclusive) or state
     /// (exclusive).
-    fn column_step(&self, g: &mut Gen<'_, '_>, w: W, row: &Row, flat: Value, c: Value) {
+    fn column_step(&self, g: &mut Gen<'_, '_>, w: W, row: &Row, flat: Value, c: Value, first: Option<Value>) {
         let v = self.body(g, w, row, flat);
+        if let Some(cx) = self.complex {
+            // the states of the columns (interleaved, as the values' type), lanewise
+            let z = g.z(v);
+            let st_addr = g.elem_addr(self.f.out_idx, c, cx.state_bytes());
+            let s = g.load_parts(cx.t, st_addr, w == W::Vector);
+            let (out, next) = self.complex_step(g, s, z, first);
+            g.store_parts(cx.t, next, st_addr);
+            let out_addr = g.elem_addr(self.f.out_val, flat, g.size);
+            let out = g.complex_value(out);
+            g.store_typed(cx.t, out, out_addr, 0);
+            return;
+        }
         let out_addr = g.elem_addr(self.f.out_val, flat, g.size);
         let wide = self.op().wide();
         let sb = self.state_bytes(g);

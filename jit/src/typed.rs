@@ -14,8 +14,9 @@
 //!
 //! **Complex values** are pairs of lanes: the real parts and the imaginary parts of the points,
 //! each in the lanes a float value of the parts' type takes (`lower/complex.rs`), so a complex64
-//! value counts as 32 bits wide here and a complex128 value as 64; maps of them compile, and their
-//! sums, products (`complex_acc`), `any` and `all`, not yet their scans.
+//! value counts as 32 bits wide here and a complex128 value as 64; maps of them compile, their
+//! sums, products (`complex_acc`, from any start), `any` and `all`, and their cumulative sums and
+//! products (scan.rs, point by point in a state of the parts' type).
 
 use crate::lower::ops::{float_binary_compiles, float_unary_compiles, int_binary_compiles};
 use crate::lower::values::{bits, constant};
@@ -29,12 +30,14 @@ use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Node};
 /// do) and scans (bool and integer values in an int64 state, float values as a float kernel's); a
 /// map of several outputs, each of its own type, and a reduction of every axis beside such maps, in
 /// one pass; sibling reductions of bool or integer values of one type in one pass; of complex
-/// values, maps, sums, products, `any` and `all`.
+/// values, maps, sums, products, `any`, `all`, and cumulative sums and products.
 pub fn why_not(kernel: &TypedKernel) -> Option<String> {
     let k = &kernel.kernel;
     let complex_compiles = match &k.kind {
         KernelKind::Map => true,
         KernelKind::Reduce { op, .. } => crate::complex_acc::compiles(*op),
+        // sums and products (the typing refuses cummax and cummin), point by point (scan.rs)
+        KernelKind::Scan(s) => matches!(s.op, kiln_ir::ScanOp::Sum | kiln_ir::ScanOp::Prod),
         _ => false,
     };
     if kernel.value_type().is_complex() && !complex_compiles {
@@ -56,7 +59,7 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
             // float values scan as a float kernel's (float32 ones beside 64-bit values widened to
             // float64 lanes, scan.rs)
             let vt = kernel.value_type();
-            if !vt.is_float() && scan_start(s, vt).is_none() {
+            if !vt.is_float() && !vt.is_complex() && scan_start(s, vt).is_none() {
                 return Some(format!(
                     "the scan {} with an initial value its accumulator does not hold",
                     s.op.name()

@@ -337,3 +337,247 @@ fn hand_made_kernels_of_mismatched_types_are_refused() {
         assert!(e.to_string().contains(why), "{e}");
     }
 }
+
+/// A run of `code` (of float64 lanes, as every complex scan and reduction is) over `ins` from
+/// `start`, with four units' worth of threads and small chunks.
+fn run_from(code: &BoundKernel, ins: &[Stored<'_>], start: Start<'_>) -> kiln_jit::Result<Values> {
+    let cfg = RunConfig {
+        min_chunk: 64,
+        max_units: 4,
+        start,
+        ..Default::default()
+    };
+    let refs: Vec<InputRef<'_, f64>> = ins.iter().map(|s| InputRef::Stored(s.view())).collect();
+    code.run_with(&refs, &cfg, &mut Workspace::new())
+        .map(|t| t.values)
+}
+
+/// The complex values `v` (either complex type) as complex128, exactly.
+fn c128s(v: &Values) -> Vec<num_complex::Complex64> {
+    match v {
+        Values::C128(x) => x.clone(),
+        Values::C64(x) => x
+            .iter()
+            .map(|z| num_complex::Complex64::new(z.re.into(), z.im.into()))
+            .collect(),
+        other => panic!("complex values expected, not {}", other.output_type()),
+    }
+}
+
+use kiln_ir::num_complex;
+
+/// `n` complex values whose parts cycle through the edge values (zeros of both signs, ±1, a half,
+/// NaN, ±inf, a large value, a subnormal) at different rates, so that every pair of parts occurs.
+fn edge_points(n: usize) -> Vec<num_complex::Complex64> {
+    let e = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e300,
+        1e-310,
+        3.25,
+        -2.0,
+    ];
+    (0..n)
+        .map(|k| num_complex::Complex64::new(e[k % e.len()], e[(k / e.len() + 5 * k) % e.len()]))
+        .collect()
+}
+
+/// `n` finite complex values of modest size (sums and products of a few hundred stay finite).
+fn plain_points(n: usize) -> Vec<num_complex::Complex64> {
+    (0..n)
+        .map(|k| {
+            let k = k as f64;
+            num_complex::Complex64::from_polar(1.0 + 0.01 * (k * 0.618).sin(), k * 0.37)
+        })
+        .collect()
+}
+
+/// Cumulative sums and products of complex64 and complex128 values compiled (both schedules)
+/// give the typed interpreter's bits (any NaN equal to any NaN): flattened and along every axis of
+/// a matrix, forward and reversed, inclusive and exclusive, with and without an `initial`, over the
+/// edge values (NaN, infinite, signed zero and subnormal parts), empty, one element and lengths
+/// around the vector width.
+#[test]
+fn complex_scans_equal_the_interpreter_bit_for_bit() {
+    use kiln_ir::scan::{Scan, ScanOp};
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    let mut checked = 0;
+    for shape in [
+        vec![0, 3],
+        vec![1, 1],
+        vec![3, 1],
+        vec![5, 7],
+        vec![2, 9],
+        vec![13, 4],
+    ] {
+        let n: usize = shape.iter().product();
+        for (what, points) in [("edge", edge_points(n)), ("plain", plain_points(n))] {
+            let narrow: Vec<num_complex::Complex32> = points
+                .iter()
+                .map(|z| num_complex::Complex32::new(z.re as f32, z.im as f32))
+                .collect();
+            for (ct, stored) in [
+                (ElemType::C128, Stored::C128(&points)),
+                (ElemType::C64, Stored::C64(&narrow)),
+            ] {
+                let input = match ct {
+                    ElemType::C128 => TypedInput::C128(whole(&points, &shape, &shape)),
+                    _ => TypedInput::C64(whole(&narrow, &shape, &shape)),
+                };
+                for op in [ScanOp::Sum, ScanOp::Prod] {
+                    for axis in [None, Some(0), Some(1)] {
+                        for (exclusive, reverse, initial) in [
+                            (false, false, None),
+                            (true, false, None),
+                            (false, true, None),
+                            (true, true, Some(-0.0)),
+                            (false, false, Some(2.5)),
+                            (true, false, Some(-3.0)),
+                        ] {
+                            let mut scan = Scan::new(op, axis).with_initial(initial);
+                            scan.exclusive = exclusive;
+                            scan.reverse = reverse;
+                            // `z * z` beside `z`: a body computed, not only read
+                            let mut a = ExprArena::new();
+                            let z = a.input(0);
+                            let zz = a.binary(BinaryOp::Mul, z, z);
+                            let body = if what == "plain" { zz } else { z };
+                            let k = kernel(
+                                a,
+                                body,
+                                std::slice::from_ref(&shape),
+                                &shape,
+                                KernelKind::Scan(scan),
+                            );
+                            let t = TypedKernel::new(&k, &[ct], false).unwrap();
+                            assert_eq!(why_not(&t), None, "{scan:?}");
+                            let want = interpret(&t, std::slice::from_ref(&input), Start::Identity).unwrap();
+                            let want = c128s(&want.values);
+                            for scalar in [false, true] {
+                                let code = bind(&t, None, scalar);
+                                let got =
+                                    run_from(&code, std::slice::from_ref(&stored), Start::Identity).unwrap();
+                                let got = c128s(&got);
+                                assert_eq!(got.len(), want.len());
+                                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                                    assert!(
+                                        same(g.re, w.re) && same(g.im, w.im),
+                                        "{ct} {what} {shape:?} {scan:?} scalar {scalar} at {i}: \
+                                         compiled {g}, interpreted {w}"
+                                    );
+                                }
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} scans checked");
+}
+
+/// Sums and products of complex64 and complex128 values compiled (both schedules) from a start
+/// other than the identity, `initial` (one start for every output) and one start per output (as
+/// `run_accumulate` passes them), a real start `v` being `v + 0i`: within the reductions' bound of
+/// the typed interpreter (a sum's error `n ε (|v| + Σ|z|)`, a product's `8 n ε |v| Π|z|`), over
+/// either axis of a matrix and the whole of it (chunked: its partials merged from the start), and
+/// empty extents (the starts themselves, exactly).
+#[test]
+fn complex_reductions_from_a_start_within_the_bound() {
+    let mut checked = 0;
+    for shape in [vec![0, 5], vec![1, 1], vec![7, 3], vec![37, 29]] {
+        let n: usize = shape.iter().product();
+        let points = plain_points(n);
+        let narrow: Vec<num_complex::Complex32> = points
+            .iter()
+            .map(|z| num_complex::Complex32::new(z.re as f32, z.im as f32))
+            .collect();
+        for (ct, stored, eps) in [
+            (ElemType::C128, Stored::C128(&points), f64::EPSILON),
+            (ElemType::C64, Stored::C64(&narrow), f64::from(f32::EPSILON)),
+        ] {
+            let input = match ct {
+                ElemType::C128 => TypedInput::C128(whole(&points, &shape, &shape)),
+                _ => TypedInput::C64(whole(&narrow, &shape, &shape)),
+            };
+            for op in [ReduceOp::Sum, ReduceOp::Prod] {
+                for axes in [vec![0], vec![1], vec![0, 1]] {
+                    let n_out: usize = (0..2).filter(|a| !axes.contains(a)).map(|a| shape[a]).product();
+                    let terms = n / n_out.max(1);
+                    let each: Vec<f64> = (0..n_out).map(|o| [-0.0, 1.5, -2.0, 0.25][o % 4]).collect();
+                    let mut a = ExprArena::new();
+                    let body = a.input(0);
+                    let k = kernel(
+                        a,
+                        body,
+                        std::slice::from_ref(&shape),
+                        &shape,
+                        KernelKind::Reduce {
+                            op,
+                            axes: axes.clone(),
+                        },
+                    );
+                    let t = TypedKernel::new(&k, &[ct], false).unwrap();
+                    assert_eq!(why_not(&t), None);
+                    for start in [Start::Initial(2.5), Start::Initial(-0.0), Start::Each(&each)] {
+                        let want = interpret(&t, std::slice::from_ref(&input), start).unwrap();
+                        let want = c128s(&want.values);
+                        // the bound's scale, output by output: the start's and the terms' moduli
+                        let abs = {
+                            let mut a = ExprArena::new();
+                            let z = a.input(0);
+                            let body = a.unary(UnaryOp::Abs, z);
+                            let k = kernel(
+                                a,
+                                body,
+                                std::slice::from_ref(&shape),
+                                &shape,
+                                KernelKind::Reduce {
+                                    op,
+                                    axes: axes.clone(),
+                                },
+                            );
+                            let t = TypedKernel::new(&k, &[ElemType::C128], false).unwrap();
+                            let i = TypedInput::C128(whole(&points, &shape, &shape));
+                            match interpret(&t, &[i], Start::Identity).unwrap().values {
+                                Values::F64(v) => v,
+                                other => panic!("{}", other.output_type()),
+                            }
+                        };
+                        for scalar in [false, true] {
+                            let code = bind(&t, None, scalar);
+                            let got = c128s(&run_from(&code, std::slice::from_ref(&stored), start).unwrap());
+                            assert_eq!(got.len(), want.len());
+                            for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+                                let v = start.at(o).unwrap().abs();
+                                let bound = match op {
+                                    ReduceOp::Sum => (terms + 1) as f64 * eps * (v + abs[o]),
+                                    _ => 8.0 * (terms + 1) as f64 * eps * v * abs[o],
+                                };
+                                assert!(
+                                    (g - w).norm() <= bound,
+                                    "{ct} {shape:?} {op:?} {axes:?} {start:?} scalar {scalar} at {o}: \
+                                     compiled {g}, interpreted {w}"
+                                );
+                                if terms == 0 {
+                                    // an empty extent: the start itself, bit for bit
+                                    assert_eq!(g.re.to_bits(), w.re.to_bits(), "{ct} {op:?} {start:?}");
+                                    assert_eq!(g.im.to_bits(), w.im.to_bits(), "{ct} {op:?} {start:?}");
+                                }
+                            }
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} reductions checked");
+}
