@@ -147,16 +147,13 @@ pub trait Backend: Send + Sync + Debug {
     /// Readies the typed kernel `typed` (integer, bool, complex or byte-string values; see
     /// [`kiln_ir::typed`]) for any number of runs, input `i` read in place with `views[i]`'s strides
     /// where the caller passes a strided view. The executable takes the inputs in their own types
-    /// ([`Buffers::Typed`]). The default runs it on kiln-ir's typed interpreter; a backend that
+    /// ([`Buffers::Typed`]): the interpreter's runs it on kiln-ir's typed interpreter; a backend that
     /// compiles it ([`Backend::compiles_typed`]) gives its compiled kernel.
     fn prepare_typed(
         &self,
         typed: &Arc<TypedKernel>,
         views: &[Option<Vec<isize>>],
-    ) -> Result<Box<dyn Executable>> {
-        let _ = views;
-        Ok(crate::interpreter::Interpreted::typed(typed.clone()))
-    }
+    ) -> Result<Box<dyn Executable>>;
     /// Whether the backend compiles the typed kernel `typed` (its [`Backend::prepare_typed`] gives an
     /// executable that runs it compiled, from its identity at least):
     /// sibling reductions of bool and integer values run in one pass only where it does (elsewhere

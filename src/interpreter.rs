@@ -23,6 +23,15 @@ impl Backend for Interpreter {
         Ok(Box::new(Interpreted { typed: None }))
     }
 
+    /// kiln-ir's typed interpreter.
+    fn prepare_typed(
+        &self,
+        typed: &Arc<TypedKernel>,
+        _views: &[Option<Vec<isize>>],
+    ) -> Result<Box<dyn Executable>> {
+        Ok(Interpreted::typed(typed.clone()))
+    }
+
     fn compound_reductions(&self) -> bool {
         true
     }

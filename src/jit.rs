@@ -224,6 +224,12 @@ impl JitExecutable {
     }
 }
 
+/// The error of typed buffers where [`stored`] gives float ones (never: `stored` gives every input
+/// in the code's float dtype or stored).
+fn typed_as_stored() -> Error {
+    Error::Output("a typed kernel's inputs left unstored for its compiled code".into())
+}
+
 /// A typed kernel's buffers as its code (of float dtype `dtype`) takes them: each input of that
 /// dtype as a float kernel's, any other stored.
 fn stored<'s>(dtype: kiln_ir::DType, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s> {
@@ -283,30 +289,36 @@ impl Executable for JitExecutable {
     fn run(
         &self,
         kernel: &KernelIR,
-        plan: &BroadcastPlan,
+        _plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Tensor> {
-        match inputs {
+        let run = |kernel: &KernelIR, inputs: &Buffers<'_>| match inputs {
             Buffers::F64(b) => self.run_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_t(kernel, &refs(b), ctx),
-            Buffers::Typed(b) => self.with_stored(b, |bufs| self.run(self.code.kernel(), plan, bufs, ctx)),
+            Buffers::Typed(_) => Err(typed_as_stored()),
+        };
+        match inputs {
+            Buffers::Typed(b) => self.with_stored(b, |bufs| run(self.code.kernel(), bufs)),
+            _ => run(kernel, inputs),
         }
     }
 
     fn run_many(
         &self,
         kernel: &KernelIR,
-        plan: &BroadcastPlan,
+        _plan: &BroadcastPlan,
         inputs: &Buffers<'_>,
         ctx: &RunCtx<'_>,
     ) -> Result<Vec<kiln_ir::Tensor>> {
-        match inputs {
+        let run = |kernel: &KernelIR, inputs: &Buffers<'_>| match inputs {
             Buffers::F64(b) => self.run_many_t(kernel, &refs(b), ctx),
             Buffers::F32(b) => self.run_many_t(kernel, &refs(b), ctx),
-            Buffers::Typed(b) => {
-                self.with_stored(b, |bufs| self.run_many(self.code.kernel(), plan, bufs, ctx))
-            }
+            Buffers::Typed(_) => Err(typed_as_stored()),
+        };
+        match inputs {
+            Buffers::Typed(b) => self.with_stored(b, |bufs| run(self.code.kernel(), bufs)),
+            _ => run(kernel, inputs),
         }
     }
 
