@@ -576,14 +576,8 @@ impl Prepared {
         Ok(())
     }
 
-    /// [`Prepared::run_into_out`] of inputs whose count, dtypes and shapes are checked (by
-    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
-    pub(crate) fn run_out_checked<'a, I: Args<'a> + ?Sized>(
-        &self,
-        inputs: &I,
-        mut out: OutSlice<'_>,
-    ) -> Result<()> {
-        self.runner.single("run_into_out")?;
+    /// That `out` holds the result: of its type and element count.
+    fn check_out(&self, out: &OutSlice<'_>) -> Result<()> {
         if out.ty() != self.out_type || out.len() != self.out_len {
             return Err(Error::Output(format!(
                 "{} elements of {} given for a result of {} of shape {:?}",
@@ -593,6 +587,18 @@ impl Prepared {
                 self.out_shape
             )));
         }
+        Ok(())
+    }
+
+    /// [`Prepared::run_into_out`] of inputs whose count, dtypes and shapes are checked (by
+    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
+    pub(crate) fn run_out_checked<'a, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        mut out: OutSlice<'_>,
+    ) -> Result<()> {
+        self.runner.single("run_into_out")?;
+        self.check_out(&out)?;
         if self.memory.is_none()
             && let Some(spec) = &self.direct
             && self.laid_out_as_bound(inputs)
@@ -642,15 +648,7 @@ impl Prepared {
             }
         }
         self.runner.single("run_stored")?;
-        if out.ty() != self.out_type || out.len() != self.out_len {
-            return Err(Error::Output(format!(
-                "{} elements of {} given for a result of {} of shape {:?}",
-                out.len(),
-                out.ty().short_name(),
-                self.out_type.short_name(),
-                self.out_shape
-            )));
-        }
+        self.check_out(&out)?;
         if self.memory.is_none()
             && let Some(spec) = &self.direct
             && self.order.len() <= STACK_INPUTS

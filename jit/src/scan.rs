@@ -542,10 +542,24 @@ impl Emitter<'_, '_> {
             fresh,
             t: g.b.declare_var(types::I64),
         };
+        self.line_rows(g, o, |e, g, row, base, len, _| {
+            e.complex_walk(g, c, row, base, len, &vars)
+        });
+    }
+
+    /// Walks line `o` (`inner == 1`) with `walk(self, g, row, base, len, more)`: the line whole
+    /// (block `o` holds points `o * len .. (o + 1) * len`, `more` false), or the flattened array
+    /// read per row, the plan's rows in scan order (`base` each row's start, `more` true).
+    fn line_rows(
+        &self,
+        g: &mut Gen<'_, '_>,
+        o: Value,
+        walk: impl Fn(&Self, &mut Gen<'_, '_>, &Row, Value, Value, bool),
+    ) {
         if self.scan.axis.is_some() || self.outer.is_empty() {
             let base = g.b.ins().imul(o, self.len);
             let row = self.line_row(g, o);
-            self.complex_walk(g, c, &row, base, self.len, &vars);
+            walk(self, g, &row, base, self.len, false);
             return;
         }
         let zero = g.b.ins().iconst(types::I64, 0);
@@ -565,7 +579,7 @@ impl Emitter<'_, '_> {
             };
             let row = e.row(g, r);
             let rs = row.rs;
-            e.complex_walk(g, c, &row, rs, e.row_len, &vars);
+            walk(e, g, &row, rs, e.row_len, true);
         });
     }
 
@@ -622,34 +636,11 @@ impl Emitter<'_, '_> {
         let id_t = self.identity_scalar(g);
         g.b.def_var(prev, id_t);
         let t_var = g.b.declare_var(types::I64);
-        if self.scan.axis.is_some() || self.outer.is_empty() {
-            let base = g.b.ins().imul(o, self.len);
-            let row = self.line_row(g, o);
-            self.walk(g, &row, base, self.len, [carry, prev, t_var], false);
-            return;
-        }
-        // the flattened array read per row (the one line is the plan's rows in scan order), the
-        // carry and an exclusive scan's held-back value going on from row to row: where every row
-        // holds whole vectors (the planner's condition for a sum or product) the vectors are those
-        // of the flat walk, so the bits are the same
-        let zero = g.b.ins().iconst(types::I64, 0);
-        let one = g.b.ins().iconst(types::I64, 1);
-        let empty = g.b.ins().icmp_imm_s(IntCC::Equal, self.row_len, 0);
-        let div = g.b.ins().select(empty, one, self.row_len);
-        let rows = g.b.ins().udiv(self.len, div);
-        let q_var = g.b.declare_var(types::I64);
-        g.b.def_var(q_var, zero);
-        counted_loop(g, q_var, rows, 1, |g, q| {
-            let e = self;
-            let r = if e.scan.reverse {
-                let r = g.b.ins().isub(rows, q);
-                g.b.ins().iadd_imm_s(r, -1)
-            } else {
-                q
-            };
-            let row = e.row(g, r);
-            let rs = row.rs;
-            e.walk(g, &row, rs, e.row_len, [carry, prev, t_var], true);
+        // read per row, the carry and an exclusive scan's held-back value go on from row to row:
+        // where every row holds whole vectors (the planner's condition for a sum or product) the
+        // vectors are those of the flat walk, so the bits are the same
+        self.line_rows(g, o, |e, g, row, base, len, more| {
+            e.walk(g, row, base, len, [carry, prev, t_var], more)
         });
     }
 
