@@ -94,3 +94,11 @@ pub struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/performance.md")]
 pub struct PerformanceDoctests;
+
+// A compiled expression and its bound handles go between threads (Python's wrappers and Dask
+// hold them; `Expr`, the builder, is per thread: its nodes are counted by `Rc`).
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<FusedRunner>();
+    send_sync::<Prepared>();
+};

@@ -513,3 +513,33 @@ fn read_in_place_at_every_offset() {
         }
     }
 }
+
+/// kiln-jit finds a byte string at its index times its width only: bound to a plan that reads the
+/// strings through a row's strides (a Fortran-order layout, which the kiln crate never plans for
+/// byte strings), a run is refused, not answered from the wrong bytes.
+#[test]
+fn kiln_jit_refuses_byte_strings_read_through_strides() {
+    use kiln_jit::{InputRef, RunConfig, Schedule, Stored, Workspace};
+    let data = strings(&[b"ab", b"cd", b"ab", b"ef"], 2);
+    let args = [("x", ArrayArg::Bytes(Strings::new(&data, 2, &[2, 2]).unwrap()))];
+    let explained = FusedRunner::compile_text("x == b'ab'")
+        .unwrap()
+        .explain_kernels(&args)
+        .unwrap();
+    let typed = explained[0].typed.clone().expect("a typed kernel");
+    let kernel = kiln_jit::typed::kernel_of(&typed);
+    let layouts = [kiln::kiln_ir::InputLayout {
+        shape: vec![2, 2],
+        contiguous: false,
+        strides: Some(vec![1, 2]),
+    }];
+    let plan = kiln_jit::typed::plan(&kernel, &layouts).unwrap().expect("a plan");
+    let code = kiln_jit::compile_typed(&kernel, &plan, Schedule::for_kernel(&kernel))
+        .unwrap()
+        .bind(&kernel, &plan)
+        .unwrap();
+    let inputs = [InputRef::<f64>::Stored(Stored::Bytes(&data, 2))];
+    let got = code.run_typed(&inputs, &RunConfig::default(), &mut Workspace::new());
+    let e = got.expect_err("byte strings through strides");
+    assert!(e.to_string().contains("read through a row's strides"), "{e}");
+}

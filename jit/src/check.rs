@@ -194,6 +194,15 @@ fn check_inputs<T: Elem>(
                 of(st.stored[i])
             )));
         }
+        // byte strings are found at their index times their width (`Gen::string_address`), never
+        // through a row's strides: a plan that reads them so is refused
+        if matches!(input, InputRef::Stored(Stored::Bytes(..)))
+            && matches!(st.inputs[i], Access::RowStrided { .. })
+        {
+            return Err(bad(
+                "byte strings read through a row's strides (compiled code reads them in C order only)".into(),
+            ));
+        }
         let len = match input {
             InputRef::Slice(buf) => buf.len(),
             // a C-contiguous view holds its `len()` elements one after another from its base: it is

@@ -484,7 +484,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     addr = self.b.ins().iadd(addr, step_bytes);
                 }
                 // never byte strings: they are read in C order only (`Stored::Bytes`), never
-                // through a view's strides
+                // through a row's strides (check.rs refuses a plan that would)
                 let real = self.own_address(addr, shift);
                 scalars.push(self.load(t, real, false));
             }
