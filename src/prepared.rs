@@ -555,6 +555,17 @@ impl Prepared {
     pub(crate) fn run_into_view<A: Element, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        self.check(inputs)?;
+        self.run_view_checked(inputs, out)
+    }
+
+    /// [`Prepared::run_into_view`] of inputs whose count, dtypes and shapes are checked (by
+    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
+    pub(crate) fn run_view_checked<'a, A: Element, D: Dimension, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
         mut out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
         if out.shape() != self.out_shape.as_slice() {
@@ -565,9 +576,9 @@ impl Prepared {
             )));
         }
         if let Some(slice) = out.as_slice_mut() {
-            return self.run_into_out(inputs, A::out_buffer(slice));
+            return self.run_out_checked(inputs, A::out_buffer(slice));
         }
-        let result = A::take(self.run(inputs)?)?;
+        let result = A::take(self.run_checked(inputs)?)?;
         out.assign(
             &result
                 .into_dimensionality::<D>()

@@ -6,7 +6,7 @@ use crate::array::{ArrayArg, Element, Float, Output};
 use crate::backend::Backend;
 use crate::bindings::Bindings;
 use crate::compiled::Compiled;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::expr::Expr;
 use crate::interpreter::Interpreter;
 use crate::parallel::Parallel;
@@ -270,45 +270,17 @@ impl FusedRunner {
 
     /// The one result of a call into `out`, of any element type (the float types take
     /// [`FusedRunner::deliver_one`]): through the handle bound to the signature (bound on its first
-    /// call), which runs the compiled code into `out`'s elements where `out` is C-contiguous; a view
-    /// in another layout takes a fresh result, assigned.
+    /// call), `Prepared::run_into_view`.
     pub(crate) fn deliver_out<A: Element, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut out: ArrayViewMut<'_, A, D>,
+        out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        if !out.is_standard_layout() {
-            let result = A::take(self.fresh(inputs)?)?;
-            if out.shape() != result.shape() {
-                return Err(Error::Output(format!(
-                    "the output has shape {:?} but the result has shape {:?}",
-                    out.shape(),
-                    result.shape()
-                )));
-            }
-            out.assign(
-                &result
-                    .into_dimensionality::<D>()
-                    .map_err(|e| Error::Output(e.to_string()))?,
-            );
-            return Ok(());
-        }
-        let into = |handle: &Prepared, mut out: ArrayViewMut<'_, A, D>| {
-            if handle.output_shape() != out.shape() {
-                return Err(Error::Output(format!(
-                    "the output has shape {:?} but the result has shape {:?}",
-                    out.shape(),
-                    handle.output_shape()
-                )));
-            }
-            let slice = out.as_slice_mut().expect("a view in standard layout");
-            handle.run_out_checked(inputs, A::out_buffer(slice))
-        };
         if let Some(handle) = self.bindings.find(inputs) {
-            return into(&handle, out);
+            return handle.run_view_checked(inputs, out);
         }
         let handle = self.compiled.prepared(inputs)?;
-        let done = into(&handle, out);
+        let done = handle.run_view_checked(inputs, out);
         self.bindings.keep(handle);
         done
     }

@@ -547,6 +547,16 @@ impl Emitter<'_, '_> {
         });
     }
 
+    /// Step `i` of `n` in scan order: `i` forward, `n - 1 - i` reversed.
+    fn in_order(&self, g: &mut Gen<'_, '_>, n: Value, i: Value) -> Value {
+        if self.scan.reverse {
+            let r = g.b.ins().isub(n, i);
+            g.b.ins().iadd_imm_s(r, -1)
+        } else {
+            i
+        }
+    }
+
     /// Walks line `o` (`inner == 1`) with `walk(self, g, row, base, len, more)`: the line whole
     /// (block `o` holds points `o * len .. (o + 1) * len`, `more` false), or the flattened array
     /// read per row, the plan's rows in scan order (`base` each row's start, `more` true).
@@ -571,12 +581,7 @@ impl Emitter<'_, '_> {
         g.b.def_var(q_var, zero);
         counted_loop(g, q_var, rows, 1, |g, q| {
             let e = self;
-            let r = if e.scan.reverse {
-                let r = g.b.ins().isub(rows, q);
-                g.b.ins().iadd_imm_s(r, -1)
-            } else {
-                q
-            };
+            let r = e.in_order(g, rows, q);
             let row = e.row(g, r);
             let rs = row.rs;
             walk(e, g, &row, rs, e.row_len, true);
@@ -598,12 +603,7 @@ impl Emitter<'_, '_> {
         g.b.def_var(vars.t, zero);
         counted_loop(g, vars.t, len, 1, |g, t| {
             let e = self;
-            let k = if e.scan.reverse {
-                let r = g.b.ins().isub(len, t);
-                g.b.ins().iadd_imm_s(r, -1)
-            } else {
-                t
-            };
+            let k = e.in_order(g, len, t);
             let flat = g.b.ins().iadd(base, k);
             let v = e.body(g, W::Scalar, row, flat);
             let z = g.z(v);
@@ -704,12 +704,7 @@ impl Emitter<'_, '_> {
         }
         counted_loop(g, t_var, len, 1, |g, t| {
             let e = self;
-            let k = if e.scan.reverse {
-                let r = g.b.ins().isub(len, t);
-                g.b.ins().iadd_imm_s(r, -1)
-            } else {
-                t
-            };
+            let k = e.in_order(g, len, t);
             let flat = g.b.ins().iadd(base, k);
             let v = e.body(g, W::Scalar, row, flat);
             let c = g.b.use_var(carry);
@@ -812,12 +807,7 @@ impl Emitter<'_, '_> {
         g.b.def_var(t_var, zero);
         counted_loop(g, t_var, self.len, 1, |g, t| {
             let e = self;
-            let k = if e.scan.reverse {
-                let r = g.b.ins().isub(e.len, t);
-                g.b.ins().iadd_imm_s(r, -1)
-            } else {
-                t
-            };
+            let k = e.in_order(g, e.len, t);
             // a complex scan without an initial: its first step takes its values as the states
             let fresh = e
                 .complex
