@@ -620,3 +620,51 @@ fn strided_views_and_f32() {
         .unwrap();
     assert!(matches!(out, Output::F32(_)), "f32 flows between kernels as f32");
 }
+
+/// Reductions over middle axes, where a segment is located through two or three segment axes (the
+/// skeleton carries its position from segment to segment instead of dividing): int64 data exact
+/// against the interpreter, f64 data the same bits for every thread count and close to the
+/// interpreter, with runs cut at every segment (threshold 0, 1-7 threads): grouped column sums
+/// (a reduced axis of 16 and of 19: groups and single rows), kept and trailing reductions.
+#[test]
+fn middle_axes_located_without_division() {
+    let mut rng = Rng::new(31);
+    let cases: [(&[usize], &str); 9] = [
+        (&[6, 16, 10], "sum(x, axis=1)"),
+        (&[5, 19, 3], "sum(x, axis=1)"),
+        (&[4, 3, 17, 5], "sum(x, axis=2)"),
+        (&[4, 3, 17, 5], "sum(x, axis=(1, 2))"),
+        (&[3, 9, 8, 2], "sum(x, axis=1)"),
+        (&[5, 19, 3], "max(x, axis=1)"),
+        (&[4, 3, 17, 5], "argmin(x, axis=2)"),
+        (&[4, 5, 6], "sum(x, axis=2)"),
+        (&[2, 3, 4, 5], "min(x, axis=3)"),
+    ];
+    for (shape, expr) in cases {
+        let n: usize = shape.iter().product();
+        let ints = ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|_| rng.next_u64() as i64 >> 3).collect())
+            .unwrap();
+        let floats = arr(shape, || rng.uniform(-3.0, 3.0));
+        let want_int = runner(expr, "interp", 1).run(&[("x", (&ints).into())]).unwrap();
+        let want_float = f64s(run(expr, &floats, "interp").unwrap());
+        let mut first: Option<(Vec<usize>, Vec<f64>)> = None;
+        for threads in [1, 2, 3, 7] {
+            let mut p = Parallel::new(threads);
+            p.threshold = 0;
+            p.min_chunk = 1;
+            let r = runner(expr, "jit", threads).with_parallel(p);
+            let got = r.run(&[("x", (&ints).into())]).unwrap();
+            assert_eq!(got, want_int, "{expr} of int64 {shape:?}, {threads} threads");
+            let got = f64s(r.run(&[("x", (&floats).into())]).unwrap());
+            assert_eq!(got.0, want_float.0, "{expr} {shape:?}");
+            assert!(
+                close(&got.1, &want_float.1, 1e-12),
+                "{expr} of f64 {shape:?}, {threads} threads"
+            );
+            match &first {
+                None => first = Some(got),
+                Some(want) => assert!(bits_equal(&want.1, &got.1), "{expr} {shape:?}, {threads} threads"),
+            }
+        }
+    }
+}

@@ -34,10 +34,17 @@ mod block;
 /// Emits a map or reduction kernel into the frame's function (after the entry block's loads).
 pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     let sk = Skeleton::new(g, frame);
+    let cursor = sk.cursor(g);
     if sk.groups_rows() {
-        sk.grouped_segments(g);
+        sk.grouped_segments(g, cursor);
     } else {
-        frame.segments(g, |g, s| sk.segment(g, s));
+        frame.segments(g, |g, s| {
+            sk.segment(g, s, cursor);
+            if let Some(c) = cursor {
+                let one = g.b.ins().iconst(types::I64, 1);
+                sk.advance(g, c, one);
+            }
+        });
     }
 }
 
@@ -78,6 +85,17 @@ struct Skeleton<'f, 'k> {
     /// A kept sum of a plain read of input `i`, and the row steps at full width it calls (group,
     /// single): see [`Skeleton::wide_rows`].
     kept_wide: Option<(usize, [FuncRef; 2])>,
+}
+
+/// Segment `s`'s position along the last segment axis, carried from one segment to the next
+/// instead of divided out of `s` at each (a 64-bit divide costs tens of cycles on some cores, and a
+/// reduction over a middle axis of short rows locates a segment every few points): `q = s / dim`
+/// and `i = s % dim`, `dim` that axis's length. Kept where a segment is located through two or
+/// more segment axes ([`Skeleton::locate`]); the loops visit segments in increasing order.
+#[derive(Clone, Copy)]
+struct Cursor {
+    q: Variable,
+    i: Variable,
 }
 
 /// The accumulators of one reduction over a segment: K vectors (if vector code) and one scalar,
@@ -201,9 +219,51 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .collect()
     }
 
+    /// Whether segments are located through two or more segment axes (so through a division
+    /// without a [`Cursor`]).
+    fn locates_by_axes(&self) -> bool {
+        !(self.st.mode.folds_segments() && self.st.seg_axes == 0)
+            && (self.st.mode.reduce_op().is_some() || self.st.mode.folds_segments())
+            && self.st.seg_axes >= 2
+    }
+
+    /// The cursor of the first segment `seg_begin` (the one division of the loop), where segments
+    /// are located through two or more axes.
+    fn cursor(&self, g: &mut Gen<'_, '_>) -> Option<Cursor> {
+        if !self.locates_by_axes() {
+            return None;
+        }
+        let [dim, ..] = self.seg[self.st.seg_axes - 1];
+        let (q, i) = (g.b.declare_var(types::I64), g.b.declare_var(types::I64));
+        // computed before the loop's guard: never a division by zero (an empty axis has no
+        // segments, so the value is then unused)
+        let one = g.b.ins().iconst(types::I64, 1);
+        let d = g.b.ins().umax(dim, one);
+        let q0 = g.b.ins().udiv(self.f.seg_begin, d);
+        let i0 = g.b.ins().urem(self.f.seg_begin, d);
+        g.b.def_var(q, q0);
+        g.b.def_var(i, i0);
+        Some(Cursor { q, i })
+    }
+
+    /// Moves the cursor `by` segments on (`0 <= by <= dim`, so at most one wrap).
+    fn advance(&self, g: &mut Gen<'_, '_>, c: Cursor, by: Value) {
+        let [dim, ..] = self.seg[self.st.seg_axes - 1];
+        let (q, i) = (g.b.use_var(c.q), g.b.use_var(c.i));
+        let i = g.b.ins().iadd(i, by);
+        let wraps = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, i, dim);
+        let wrapped = g.b.ins().isub(i, dim);
+        let i = g.b.ins().select(wraps, wrapped, i);
+        let q_next = g.b.ins().iadd_imm_s(q, 1);
+        let q = g.b.ins().select(wraps, q_next, q);
+        g.b.def_var(c.q, q);
+        g.b.def_var(c.i, i);
+    }
+
     /// The first output (`o_base`) and first reduction index (`r_base`) of segment `s`, whose first
-    /// point is `s0`.
-    fn locate(&self, g: &mut Gen<'_, '_>, s: Value, s0: Value) -> (Value, Value) {
+    /// point is `s0`; `cursor` is `s`'s position along the last segment axis where
+    /// [`Skeleton::cursor`] keeps one.
+    fn locate(&self, g: &mut Gen<'_, '_>, s: Value, s0: Value, cursor: Option<Cursor>) -> (Value, Value) {
         let zero = g.b.ins().iconst(types::I64, 0);
         let (mut o_base, mut r_base) = (zero, zero);
         if self.st.mode.folds_segments() && self.st.seg_axes == 0 {
@@ -212,12 +272,21 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             r_base = s0;
         } else if self.st.mode.reduce_op().is_some() || self.st.mode.folds_segments() {
             // no division where none is needed (a 64-bit divide costs tens of cycles on some
-            // cores, once per segment): the last segment axis has c-stride 1, and the first one's
-            // quotient is already below its dimension (s < n_seg)
+            // cores, once per segment): the last segment axis has c-stride 1, the first one's
+            // quotient is already below its dimension (s < n_seg), and the cursor carries the last
+            // axis's index and the quotient by its length (the next axis's quotient)
             let last = self.seg.len().saturating_sub(1);
+            let carried = cursor.map(|c| (g.b.use_var(c.q), g.b.use_var(c.i)));
             for (b, &[dim, segcs, ostr, rstr]) in self.seg.iter().enumerate() {
-                let q = if b == last { s } else { g.b.ins().udiv(s, segcs) };
-                let i = if b == 0 { q } else { g.b.ins().urem(q, dim) };
+                let i = match carried {
+                    Some((_, i)) if b == last => i,
+                    Some((q, _)) if b + 1 == last && b == 0 => q,
+                    Some((q, _)) if b + 1 == last => g.b.ins().urem(q, dim),
+                    _ => {
+                        let q = if b == last { s } else { g.b.ins().udiv(s, segcs) };
+                        if b == 0 { q } else { g.b.ins().urem(q, dim) }
+                    }
+                };
                 let o = g.b.ins().imul(i, ostr);
                 o_base = g.b.ins().iadd(o_base, o);
                 let r = g.b.ins().imul(i, rstr);
@@ -241,13 +310,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         }
     }
 
-    fn segment(&self, g: &mut Gen<'_, '_>, s: Value) {
+    fn segment(&self, g: &mut Gen<'_, '_>, s: Value, cursor: Option<Cursor>) {
         let s0 = g.b.ins().imul(s, self.seg_len);
         let f0 = g.b.ins().iadd(s0, self.f.lo);
         let f1 = g.b.ins().iadd(s0, self.f.hi);
         let f1 = g.b.ins().smin(f1, self.n);
         let zero = g.b.ins().iconst(types::I64, 0);
-        let (o_base, r_base) = self.locate(g, s, s0);
+        let (o_base, r_base) = self.locate(g, s, s0, cursor);
         let compound = match self.st.mode {
             Mode::Compound(op) => Some(crate::compound::State::new(g, op, self.f.vector)),
             _ => None,
@@ -664,7 +733,7 @@ impl Skeleton<'_, '_> {
     /// i + (ROW_GROUP - 1) * band`), the rows the groups took are skipped, and the last `dim %
     /// ROW_GROUP` rows are added one by one; any other segment is added alone. Then the function's
     /// return.
-    fn grouped_segments(&self, g: &mut Gen<'_, '_>) {
+    fn grouped_segments(&self, g: &mut Gen<'_, '_>, cursor: Option<Cursor>) {
         let f = self.f;
         let ge = IntCC::SignedGreaterThanOrEqual;
         let le = IntCC::SignedLessThanOrEqual;
@@ -683,10 +752,9 @@ impl Skeleton<'_, '_> {
         g.b.switch_to_block(head);
         let s = g.b.use_var(s_var);
         // the row's index along the last segment axis (s itself when that is the only one)
-        let i = if self.st.seg_axes == 1 {
-            s
-        } else {
-            g.b.ins().urem(s, dim)
+        let i = match cursor {
+            Some(c) => g.b.use_var(c.i),
+            None => s,
         };
         let block = g.b.ins().isub(s, i);
         let block_end = g.b.ins().iadd(block, dim);
@@ -698,7 +766,7 @@ impl Skeleton<'_, '_> {
         g.b.ins().brif(ok, grouped, &[], single, &[]);
 
         g.b.switch_to_block(grouped);
-        self.group(g, s, band);
+        self.group(g, s, band, cursor);
         // after the last head, past the rows its groups took
         let s_next = g.b.ins().iadd_imm_s(s, 1);
         let i_next = g.b.ins().iadd_imm_s(i, 1);
@@ -707,12 +775,21 @@ impl Skeleton<'_, '_> {
         let past = g.b.ins().iadd(s_next, taken);
         let s_next = g.b.ins().select(last, past, s_next);
         g.b.def_var(s_var, s_next);
+        if let Some(c) = cursor {
+            // at most `1 + (ROW_GROUP - 1) * band <= dim` rows on
+            let by = g.b.ins().isub(s_next, s);
+            self.advance(g, c, by);
+        }
         g.b.ins().jump(next, &[]);
 
         g.b.switch_to_block(single);
-        self.segment(g, s);
+        self.segment(g, s, cursor);
         let s_next = g.b.ins().iadd_imm_s(s, 1);
         g.b.def_var(s_var, s_next);
+        if let Some(c) = cursor {
+            let one = g.b.ins().iconst(types::I64, 1);
+            self.advance(g, c, one);
+        }
         g.b.ins().jump(next, &[]);
 
         g.b.switch_to_block(next);
@@ -727,10 +804,10 @@ impl Skeleton<'_, '_> {
     /// The group headed by segment `s`: segments `s, s + band, ..., s + (ROW_GROUP - 1) * band` (one
     /// output run: they differ only along a reduced axis) over `[lo, hi)`, each row read from its
     /// segment's first point.
-    fn group(&self, g: &mut Gen<'_, '_>, s: Value, band: Value) {
+    fn group(&self, g: &mut Gen<'_, '_>, s: Value, band: Value, cursor: Option<Cursor>) {
         let size = g.size;
         let s0 = g.b.ins().imul(s, self.seg_len);
-        let (o_base, r_base) = self.locate(g, s, s0);
+        let (o_base, r_base) = self.locate(g, s, s0, cursor);
         let hi = g.b.ins().smin(self.f.hi, self.seg_len);
         let band_len = g.b.ins().imul(band, self.seg_len);
         let rows: Vec<Row> = (0..ROW_GROUP)
