@@ -177,12 +177,13 @@ impl Start<'_> {
         }
     }
 
-    /// The start of output `o`, if not the identity.
+    /// The start of output `o`, if not the identity (none past the end of `Each`, which
+    /// [`Start::check`] makes one per output: a kernel without outputs asks for none).
     pub fn at(&self, o: usize) -> Option<f64> {
         match self {
             Start::Identity => None,
             Start::Initial(v) => Some(*v),
-            Start::Each(v) => Some(v[o]),
+            Start::Each(v) => v.get(o).copied(),
         }
     }
 }
