@@ -220,7 +220,8 @@ pub trait Executable: Send + Sync + Debug {
     }
 
     /// The direct call of a map or scan into `out` (the result's elements in C order, of its
-    /// type: a float kernel's dtype, a typed kernel's result type); an input may be read through
+    /// type: a float kernel's dtype, a typed kernel's result type), or of a reduction where
+    /// [`Executable::reduces_into`] says so (from `cfg.start`); an input may be read through
     /// the output it is written to ([`kiln_jit::InputRef::Destination`]: an in-place update). The
     /// kernel and plan are the ones this was made for.
     ///
@@ -272,6 +273,13 @@ pub trait Executable: Send + Sync + Debug {
     /// this executable has one (None: not a compiled float map read from slices).
     fn serial_map(&self) -> Option<kiln_jit::SerialMap> {
         None
+    }
+
+    /// Whether [`Executable::call_into`] takes this kernel's reduction into an output of type
+    /// `ty` (folding in it), where the kernel is a reduction.
+    fn reduces_into(&self, ty: kiln_ir::ElemType) -> bool {
+        let _ = ty;
+        false
     }
 
     /// The whole-array reduction bound for calls on the calling thread under `cfg`'s chunking

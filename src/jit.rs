@@ -365,6 +365,10 @@ impl Executable for JitExecutable {
         self.code.serial_map().ok()
     }
 
+    fn reduces_into(&self, ty: ElemType) -> bool {
+        self.code.reduces_into(ty)
+    }
+
     fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Option<kiln_jit::SerialReduce> {
         self.code.serial_reduce(cfg).ok()
     }

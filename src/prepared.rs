@@ -868,8 +868,6 @@ impl Prepared {
             spec.exe.call_into(A::direct_inputs(refs), out, &cfg)?;
             return Ok(None);
         }
-        // a reduction (its partials), or a fresh result: in the handle's workspace (a fresh one if
-        // another thread holds it), finished (mean, keepdims) and copied into `out` if given
         let reduction = self.runner.pipeline().last().program.reduction();
         let start = direct_start(&spec.kernel, reduction);
         let n = match self.direct_points {
@@ -877,6 +875,17 @@ impl Prepared {
             None => kiln_ir::shape::checked_size(&spec.kernel.shape)?,
         };
         let cfg = self.runner.parallel().jit_config(n, start);
+        // a reduction folding in `out` itself (no mean to divide by: keepdims is only a shape)
+        let mut out = out;
+        if let Some(o) = out.as_mut()
+            && !reduction.is_some_and(|r| r.mean)
+            && spec.exe.reduces_into(o.ty())
+        {
+            spec.exe.call_into(A::direct_inputs(refs), o.reborrow(), &cfg)?;
+            return Ok(None);
+        }
+        // a reduction (its partials), or a fresh result: in the handle's workspace (a fresh one if
+        // another thread holds it), finished (mean, keepdims) and copied into `out` if given
         let t = match self.workspace.try_lock() {
             Ok(mut ws) => spec.exe.call(A::direct_inputs(refs), &cfg, &mut ws)?,
             Err(_) => spec

@@ -668,3 +668,63 @@ fn middle_axes_located_without_division() {
         }
     }
 }
+
+/// An integer reduction over axes into the caller's int64 array folds in that array (no result
+/// buffer, no copy): sums, products, min and max of int64, int32 and bool values, with `initial`,
+/// `keepdims` and several threads, equal to the interpreter's fresh result; a mean (float64) and a
+/// wrong output type keep their paths.
+#[test]
+fn integer_reductions_into_the_callers_array() {
+    let mut rng = Rng::new(77);
+    let shape = [7usize, 19, 6];
+    let n: usize = shape.iter().product();
+    let i64s = ArrayD::from_shape_vec(
+        IxDyn(&shape),
+        (0..n).map(|_| (rng.next_u64() % 2001) as i64 - 1000).collect(),
+    )
+    .unwrap();
+    let i32s = i64s.mapv(|v| v as i32);
+    let bools = i64s.mapv(|v| v > 0);
+    let exprs = [
+        "sum(x, axis=1)",
+        "sum(x, axis=(0, 2))",
+        "prod(x, axis=2)",
+        "max(x, axis=0)",
+        "min(x, axis=1)",
+        "sum(x, axis=1, initial=5)",
+        "sum(x, axis=2, keepdims=1)",
+        "sum(x, axis=1)*1",
+    ];
+    for x in [
+        ArrayArg::from(&i64s),
+        ArrayArg::from(&i32s),
+        ArrayArg::from(&bools),
+    ] {
+        for expr in exprs {
+            let want = runner(expr, "interp", 1).run(&[("x", x.clone())]).unwrap();
+            let Output::I64(want) = want else {
+                continue; // min/max of int32 or bool: results of their own type
+            };
+            for threads in [1, 3] {
+                let mut p = Parallel::new(threads);
+                p.threshold = 0;
+                let r = runner(expr, "jit", threads).with_parallel(p);
+                let mut out = ArrayD::<i64>::from_elem(want.shape(), 42);
+                for _ in 0..2 {
+                    r.call(&[("x", x.clone())], out.view_mut()).unwrap();
+                    assert_eq!(out, want, "{expr} of {:?}, {threads} threads", x.elem());
+                }
+            }
+        }
+    }
+    let r = runner("mean(x, axis=1)", "jit", 1);
+    let mut out = ArrayD::<f64>::zeros(IxDyn(&[7, 6]));
+    r.call(&[("x", (&i64s).into())], out.view_mut()).unwrap();
+    let want = runner("mean(x, axis=1)", "interp", 1)
+        .run(&[("x", (&i64s).into())])
+        .unwrap();
+    assert_eq!(Output::F64(out), want);
+    let mut wrong = ArrayD::<i32>::zeros(IxDyn(&[7, 6]));
+    let r = runner("sum(x, axis=1)", "jit", 1);
+    assert!(r.call(&[("x", (&i64s).into())], wrong.view_mut()).is_err());
+}

@@ -577,12 +577,20 @@ impl BoundKernel {
         self.run_into_out(inputs, T::out_slice(out), cfg)
     }
 
+    /// Whether [`BoundKernel::run_into_out`] takes a reduction of this kernel into a buffer of
+    /// type `ty`: an axis reduction of bool or integer values by sum, prod, min or max into int64,
+    /// whose accumulators are its results (it folds in the caller's buffer).
+    pub fn reduces_into(&self, ty: ElemType) -> bool {
+        output::accumulates_in(&self.st, ty)
+    }
+
     /// A map or scan of the bound kernel and plan into `out`, the caller's buffer of the result's
     /// element type (a float kernel's dtype; a typed kernel's ([`compile_typed`]) own result type,
-    /// bools one byte each), exactly `n` elements in C order: no allocation.
+    /// bools one byte each), exactly `n` elements in C order: no allocation. A reduction where
+    /// [`BoundKernel::reduces_into`] says so (its outputs in C order, started from `cfg.start`).
     ///
     /// # Errors
-    /// An `out` of another type or length, a reduction, and the errors of
+    /// An `out` of another type or length, a reduction other than those, and the errors of
     /// [`BoundKernel::run_with`].
     pub fn run_into_out<T: Elem>(
         &self,

@@ -14,6 +14,22 @@ use crate::plan::RunPlan;
 use crate::run::{Elem, OutSlice, RunConfig, Workspace};
 use kiln_ir::{CompoundOp, ElemType, KernelIR, ReduceOp, Start, Tensor, Values};
 
+/// Whether a reduction of `st` accumulates straight in a caller's destination of type `dest`: an
+/// axis reduction (never chunked) of bool or integer values by sum, prod, min or max whose
+/// accumulator, one int64 word per output, is its int64 result (int_acc.rs). The run then fills the
+/// destination with the starts, and the code folds into it: no buffer and no copy.
+pub(crate) fn accumulates_in(st: &Structure, dest: ElemType) -> bool {
+    let axis = st.seg_axes > 0 || !st.mode.folds_segments();
+    let op = st.mode.reduce_op();
+    axis && dest == ElemType::I64
+        && st.typed.is_some_and(|t| t.int_acc())
+        && op.is_some_and(|op| matches!(op, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
+        && st.typed.is_some_and(|t| match op {
+            Some(ReduceOp::Min | ReduceOp::Max) => t.values == ElemType::I64,
+            _ => true,
+        })
+}
+
 /// The buffers one run writes: the value output (the caller's slice, a fresh buffer, or the
 /// workspace's partials), the indices of arg reductions, and the scans' carried states.
 pub(crate) struct Outputs<'a, T: Elem> {
@@ -29,6 +45,8 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// A typed kernel's reduction of complex values (their type): two f64 words (re, im) per slot
     /// in the f64 buffer (see complex_acc.rs).
     complex: Option<ElemType>,
+    /// A reduction folding into `dest` itself ([`accumulates_in`]).
+    in_dest: bool,
     chunked: bool,
     /// The caller's buffer a map or scan writes into (of the dtype, or a typed kernel's result type).
     dest: Option<OutSlice<'a>>,
@@ -78,6 +96,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 .map(|t| t.values),
             typed_map: st.typed.filter(|_| st.mode.stores_points()).map(|t| t.output),
             typed_out: None,
+            in_dest: plan.chunks.is_none() && dest.as_ref().is_some_and(|d| accumulates_in(st, d.ty())),
             chunked: plan.chunks.is_some(),
             dest,
             ws,
@@ -120,6 +139,19 @@ impl<'a, T: Elem> Outputs<'a, T> {
         if let (Some(op), Some(vt)) = (op, o.ints) {
             // a typed reduction starts at its identity, or each output at its start as int64 (a
             // chunked one's partials at the identity, merged from its start in `finish`)
+            if o.in_dest
+                && let Some(OutSlice::I64(d)) = o.dest.as_mut()
+            {
+                let id = int_identity(op);
+                if from_identity {
+                    d.fill(id);
+                } else {
+                    for (s, w) in d.iter_mut().enumerate() {
+                        *w = int_start(op, vt, start_of(s))?;
+                    }
+                }
+                return Ok(());
+            }
             if from_identity {
                 // (a chunked run's start, checked here, is merged in `finish`)
                 int_start(op, vt, cfg.start.at(0))?;
@@ -202,6 +234,8 @@ impl<'a, T: Elem> Outputs<'a, T> {
             (&mut self.val_t, &mut self.val_f64, &mut self.idx)
         };
         let (out_val, val_bytes): (*mut u8, usize) = match (self.op, self.dest.as_mut()) {
+            // the int64 words of a reduction folding into its destination
+            (Some(_), Some(d)) if self.in_dest => (d.ptr(), d.len() * 8),
             _ if self.compound.is_some() || self.siblings.is_some() || self.ints.is_some() => {
                 (vf.as_mut_ptr().cast(), vf.len() * 8)
             }
