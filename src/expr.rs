@@ -16,7 +16,7 @@
 
 pub use crate::scan_options::ScanOptions;
 use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
-use std::cell::Cell;
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
 /// Which axes a reduction folds.
@@ -107,43 +107,107 @@ pub enum ExprNode {
 /// A symbolic array expression. Not `Send`: its nodes are counted without atomic operations (a
 /// `fuse` closure builds and drops a few at every call); compile it on the thread that builds it
 /// ([`crate::FusedRunner`] is `Send` and `Sync`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Expr(Rc<ExprNode>);
+///
+/// An expression built in a `fuse` closure is recorded on its thread's tape: a node
+/// is a small record pushed there, the handle its index, and the call-site cache compares the
+/// tape with the one it keeps, a slice comparison. Its tree ([`Expr::node`]) is made the first
+/// time it is asked for (to compile it). A scalar ([`Expr::lit`], [`Expr::int`]) is a value until
+/// its node is asked for.
+#[derive(Clone)]
+pub struct Expr(Repr);
+
+/// What an [`Expr`] holds: a node, a scalar, or a record of a tape; the last three with their node
+/// once it is made.
+#[derive(Clone)]
+enum Repr {
+    Node(Node),
+    Lit(f64, OnceCell<Node>),
+    Int(i64, OnceCell<Node>),
+    Tape(Rc<Tape>, u32, OnceCell<Node>),
+}
+
+/// A counted node, dropped without deep recursion (see its `Drop`).
+#[derive(Clone)]
+struct Node(Rc<ExprNode>);
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        self.node() == other.node()
+    }
+}
+
+impl std::fmt::Debug for Expr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Expr").field(self.node()).finish()
+    }
+}
 
 impl Expr {
     pub(crate) fn new(node: ExprNode) -> Expr {
-        // a node of an expression this thread dropped, if one is spare (a `fuse` closure in a loop
-        // builds and drops the same few nodes at every call): no allocation
-        let spare = LOCAL
-            .try_with(|l| l.spare.try_borrow_mut().ok()?.pop())
-            .ok()
-            .flatten();
-        match spare {
-            Some(mut rc) => match Rc::get_mut(&mut rc) {
-                Some(slot) => {
-                    *slot = node;
-                    Expr(rc)
-                }
-                // not reached: only unique nodes are kept spare
-                None => Expr(Rc::new(node)),
-            },
-            None => Expr(Rc::new(node)),
+        // an operation of operands recorded on one tape (or scalars) is recorded there too
+        match record(&node) {
+            Some(e) => e,
+            None => Expr(Repr::Node(Node(Rc::new(node)))),
         }
+    }
+
+    /// `op` of `a`: recorded on `a`'s tape where `a` is recorded, else a node.
+    #[inline]
+    fn of1(op: UnaryOp, a: Expr) -> Expr {
+        if let Repr::Tape(tape, i, _) = &a.0
+            && let Some(e) = tape.record(Rec::Unary(op, *i))
+        {
+            return e;
+        }
+        Expr(Repr::Node(Node(Rc::new(ExprNode::Unary(op, a)))))
+    }
+
+    /// `op` of `a` and `b`: recorded on their tape where one is recorded and the other is too or is
+    /// a scalar, else a node.
+    #[inline]
+    fn of2(op: BinaryOp, a: Expr, b: Expr) -> Expr {
+        match on_tape2(op, &a, &b) {
+            Some(e) => e,
+            None => Expr(Repr::Node(Node(Rc::new(ExprNode::Binary(op, a, b))))),
+        }
+    }
+
+    /// `node`, made.
+    fn node_of(node: ExprNode) -> Expr {
+        Expr(Repr::Node(Node(Rc::new(node))))
     }
 
     /// The node at the root of this expression.
     pub fn node(&self) -> &ExprNode {
-        &self.0
+        self.rc()
+    }
+
+    /// The counted node (made on first use for a scalar or a recorded expression).
+    fn rc(&self) -> &Rc<ExprNode> {
+        match &self.0 {
+            Repr::Node(node) => &node.0,
+            Repr::Lit(v, cell) => &cell.get_or_init(|| Node(Rc::new(ExprNode::Literal(*v)))).0,
+            Repr::Int(v, cell) => &cell.get_or_init(|| Node(Rc::new(ExprNode::Int(*v)))).0,
+            Repr::Tape(tape, i, cell) => &cell.get_or_init(|| Node(tape.tree(*i))).0,
+        }
     }
 
     /// Whether two handles share one node (used to intern shared subtrees once).
     pub(crate) fn ptr(&self) -> *const ExprNode {
-        Rc::as_ptr(&self.0)
+        Rc::as_ptr(self.rc())
     }
 
     /// Whether another handle holds this node too (a shared subtree).
     pub(crate) fn shared(&self) -> bool {
-        Rc::strong_count(&self.0) > 1
+        Rc::strong_count(self.rc()) > 1
+    }
+
+    /// The tape this expression is recorded on and its index there, if it is recorded.
+    pub(crate) fn recorded(&self) -> Option<(&Rc<Tape>, u32)> {
+        match &self.0 {
+            Repr::Tape(tape, i, _) => Some((tape, *i)),
+            _ => None,
+        }
     }
 
     /// An input array named `name`.
@@ -151,33 +215,27 @@ impl Expr {
         Expr::new(ExprNode::Input(std::borrow::Cow::Owned(name.into())))
     }
 
-    /// An input array named by a static string: no allocation for the name (the `fuse` closures'
-    /// `x0`, `x1`, ..., and `self`, built at every call).
-    pub(crate) fn input_static(name: &'static str) -> Expr {
-        // one node per name and thread, shared by every expression that names it (the `fuse` front
-        // end's `self`, `x0`, `x1`, ... at every call): no allocation, and the call-site cache
-        // compares it to the one its cached expression holds by address
-        STATIC_INPUTS.with(|inputs| {
-            let mut inputs = inputs.borrow_mut();
-            if let Some((_, e)) = inputs.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
-                return e.clone();
-            }
-            let e = Expr::new(ExprNode::Input(std::borrow::Cow::Borrowed(name)));
-            if inputs.len() < STATIC_KEPT {
-                inputs.push((name, e.clone()));
-            }
-            e
+    /// Input `slot` of a `fuse` closure ([`FUSE_SELF`] for `self`, else `x{slot}`), recorded on this
+    /// thread's tape (see [`begin_fuse`]).
+    pub(crate) fn fuse_input(slot: u32) -> Expr {
+        TAPE.try_with(|t| {
+            let tape = t.try_borrow().ok()?;
+            let i = push(&mut *tape.recs.try_borrow_mut().ok()?, Rec::Input(slot))?;
+            Some(Expr(Repr::Tape(tape.clone(), i, OnceCell::new())))
         })
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Expr::new(ExprNode::Input(fuse_name(slot))))
     }
 
     /// A constant. It does not widen f32 inputs: it is rounded to the kernel's dtype.
     pub fn lit(v: f64) -> Expr {
-        Expr::new(ExprNode::Literal(v))
+        Expr(Repr::Lit(v, OnceCell::new()))
     }
 
     /// An integer constant, weak as a Python int (`i32 * 2` stays int32, `f32 * 2` float32).
     pub fn int(v: i64) -> Expr {
-        Expr::new(ExprNode::Int(v))
+        Expr(Repr::Int(v, OnceCell::new()))
     }
 
     /// A byte-string constant (`b'abc'`, NumPy's `S3`): byte strings compare with `==`, `!=`,
@@ -208,12 +266,12 @@ impl Expr {
 
     /// Applies a unary opcode.
     pub fn unary(&self, op: UnaryOp) -> Expr {
-        Expr::new(ExprNode::Unary(op, self.clone()))
+        Expr::of1(op, self.clone())
     }
 
     /// Applies a binary opcode.
     pub fn binary(&self, op: BinaryOp, rhs: impl Into<Expr>) -> Expr {
-        Expr::new(ExprNode::Binary(op, self.clone(), rhs.into()))
+        Expr::of2(op, self.clone(), rhs.into())
     }
 
     /// `where(cond, a, b)`: `a` where `cond` is nonzero (NaN included), else `b`.
@@ -715,7 +773,7 @@ macro_rules! binary_operator {
             type Output = Expr;
             fn $method(self, rhs: R) -> Expr {
                 // the operand moves into the node (no count to raise and lower)
-                Expr::new(ExprNode::Binary($op, self, rhs.into()))
+                Expr::of2($op, self, rhs.into())
             }
         }
         impl<R: Into<Expr>> std::ops::$trait<R> for &Expr {
@@ -727,25 +785,25 @@ macro_rules! binary_operator {
         impl std::ops::$trait<Expr> for f64 {
             type Output = Expr;
             fn $method(self, rhs: Expr) -> Expr {
-                Expr::new(ExprNode::Binary($op, Expr::lit(self), rhs))
+                Expr::of2($op, Expr::lit(self), rhs)
             }
         }
         impl std::ops::$trait<&Expr> for f64 {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
-                Expr::new(ExprNode::Binary($op, Expr::lit(self), rhs.clone()))
+                Expr::of2($op, Expr::lit(self), rhs.clone())
             }
         }
         impl std::ops::$trait<Expr> for i64 {
             type Output = Expr;
             fn $method(self, rhs: Expr) -> Expr {
-                Expr::new(ExprNode::Binary($op, Expr::int(self), rhs))
+                Expr::of2($op, Expr::int(self), rhs)
             }
         }
         impl std::ops::$trait<&Expr> for i64 {
             type Output = Expr;
             fn $method(self, rhs: &Expr) -> Expr {
-                Expr::new(ExprNode::Binary($op, Expr::int(self), rhs.clone()))
+                Expr::of2($op, Expr::int(self), rhs.clone())
             }
         }
     };
@@ -760,7 +818,7 @@ binary_operator!(Rem, rem, BinaryOp::Rem);
 impl std::ops::Neg for Expr {
     type Output = Expr;
     fn neg(self) -> Expr {
-        Expr::new(ExprNode::Unary(UnaryOp::Neg, self))
+        Expr::of1(UnaryOp::Neg, self)
     }
 }
 
@@ -771,102 +829,304 @@ impl std::ops::Neg for &Expr {
     }
 }
 
-/// Drops a deep tree without deep recursion: up to `DROP_DEPTH` (128) levels each node's children are
-/// dropped by the call that drops it (no allocation for the small trees a closure builds per call);
-/// below that, children of uniquely owned nodes are moved onto a heap stack first, so a chain of a
-/// million additions drops without overflowing the thread's stack. A uniquely owned node dropped by
-/// recursion is kept spare for `Expr::new` (at most `SPARE_KEPT` per thread) instead of freed. A node
-/// another handle holds is only released, without touching the thread's state.
-impl Drop for Expr {
+/// Drops a deep tree without deep recursion: the children of a uniquely owned node are moved onto a
+/// heap stack (none for a leaf), so a chain of a million additions drops without overflowing the
+/// thread's stack. A node another handle holds is only released. (A scalar or a recorded expression
+/// whose node was never made drops no node.)
+impl Drop for Node {
     fn drop(&mut self) {
-        // a node another handle holds is only released: no thread-local state is touched
-        if Rc::get_mut(&mut self.0).is_none() {
-            return;
-        }
-        let recursed = LOCAL
-            .try_with(|local| {
-                let depth = local.dropping.get();
-                if depth >= DROP_DEPTH {
-                    return false;
-                }
-                let Some(node) = Rc::get_mut(&mut self.0) else {
-                    return true;
-                };
-                // a leaf owns nothing to drop (`Input` of a static name, a literal, an index)
-                if !matches!(
-                    node,
-                    ExprNode::Literal(_)
-                        | ExprNode::Int(_)
-                        | ExprNode::Index(_)
-                        | ExprNode::Input(std::borrow::Cow::Borrowed(_))
-                ) {
-                    local.dropping.set(depth + 1);
-                    // the children drop here, one level deeper
-                    drop(std::mem::replace(node, ExprNode::Literal(0.0)));
-                    local.dropping.set(depth);
-                }
-                local.keep_spare(&mut self.0);
-                true
-            })
-            .unwrap_or(false);
-        if recursed {
+        if Rc::get_mut(&mut self.0).is_none_or(|node| is_leaf(node)) {
             return;
         }
         let mut stack = Vec::new();
         take_children(&mut self.0, &mut stack);
         while let Some(mut e) = stack.pop() {
-            take_children(&mut e.0, &mut stack);
+            if let Some(node) = e.node_mut() {
+                take_children(&mut node.0, &mut stack);
+            }
         }
     }
 }
 
-/// A thread's state of building and dropping expressions, in one thread-local (one access).
-struct Local {
-    /// How many levels of [`Expr::drop`] this thread is inside.
-    dropping: Cell<u32>,
-    /// Nodes of dropped expressions, each uniquely owned and holding a leaf that owns nothing (its
-    /// contents dropped), for [`Expr::new`].
-    spare: std::cell::RefCell<Vec<Rc<ExprNode>>>,
-    /// The node a dropped expression kept spare holds instead ([`Local::keep_spare`]), shared
-    /// (made on first use).
-    hole: std::cell::OnceCell<Rc<ExprNode>>,
-}
-
-impl Local {
-    /// Keeps the uniquely owned `node` (its contents dropped) spare for [`Expr::new`], where fewer
-    /// than [`SPARE_KEPT`] are: `node` then holds the placeholder, whose count the caller's drop
-    /// lowers. Otherwise it is freed as usual.
-    fn keep_spare(&self, node: &mut Rc<ExprNode>) {
-        let Ok(mut spare) = self.spare.try_borrow_mut() else {
-            return;
-        };
-        if spare.len() < SPARE_KEPT {
-            let hole = self.hole.get_or_init(|| Rc::new(ExprNode::Literal(0.0))).clone();
-            spare.push(std::mem::replace(node, hole));
+impl Expr {
+    /// The counted node, where it is made.
+    fn node_mut(&mut self) -> Option<&mut Node> {
+        match &mut self.0 {
+            Repr::Node(node) => Some(node),
+            Repr::Lit(_, cell) | Repr::Int(_, cell) | Repr::Tape(_, _, cell) => cell.get_mut(),
         }
     }
 }
 
-/// Levels of an expression dropped by recursion before the heap stack takes over.
-const DROP_DEPTH: u32 = 128;
+/// Whether a node holds no expression.
+fn is_leaf(node: &ExprNode) -> bool {
+    matches!(
+        node,
+        ExprNode::Input(_)
+            | ExprNode::Literal(_)
+            | ExprNode::Int(_)
+            | ExprNode::Bytes(_)
+            | ExprNode::Index(_)
+            | ExprNode::IndexVar(_)
+            | ExprNode::Subscript(..)
+    )
+}
 
-/// How many dropped nodes a thread keeps for the next ones it builds.
-const SPARE_KEPT: usize = 64;
+/// The names of a `fuse` closure's inputs (`x0`, `x1`, ...), without an allocation for the first 16.
+pub(crate) const FUSE_NAMES: [&str; 16] = [
+    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15",
+];
 
-/// How many input nodes of static names a thread keeps ([`Expr::input_static`]).
-const STATIC_KEPT: usize = 32;
+/// The slot of `fuse_assign`'s `self` ([`Expr::fuse_input`]).
+pub(crate) const FUSE_SELF: u32 = u32::MAX;
+
+/// The name of a `fuse` closure's input `slot`.
+fn fuse_name(slot: u32) -> std::borrow::Cow<'static, str> {
+    match slot {
+        FUSE_SELF => "self".into(),
+        _ => match FUSE_NAMES.get(slot as usize) {
+            Some(name) => (*name).into(),
+            None => format!("x{slot}").into(),
+        },
+    }
+}
+
+/// One node of an expression recorded on a [`Tape`]: its operation, parameters (literals by bit
+/// pattern) and the indices of its operands, each recorded before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rec {
+    /// A `fuse` closure's input (see [`fuse_name`]).
+    Input(u32),
+    /// A float literal's bits.
+    Lit(u64),
+    /// An integer literal.
+    Int(i64),
+    Cast(ElemType, u32),
+    Unary(UnaryOp, u32),
+    Binary(BinaryOp, u32, u32),
+    /// A binary operation of a recorded operand and a float literal's bits (on the right).
+    BinaryLit(BinaryOp, u32, u64),
+    /// A binary operation of a float literal's bits and a recorded operand (on the right).
+    LitBinary(BinaryOp, u64, u32),
+    /// A binary operation of a recorded operand and an integer literal (on the right).
+    BinaryInt(BinaryOp, u32, i64),
+    /// A binary operation of an integer literal and a recorded operand (on the right).
+    IntBinary(BinaryOp, i64, u32),
+    Where(u32, u32, u32),
+    /// A reduction over every axis ([`ALL_AXES`]) or one, with no `initial`.
+    Reduce(ReduceOp, u32, i32, bool),
+    /// A mean over every axis ([`ALL_AXES`]) or one.
+    Mean(u32, i32, bool),
+}
+
+/// [`Rec::Reduce`]'s and [`Rec::Mean`]'s axis for every axis.
+const ALL_AXES: i32 = i32::MIN;
+
+/// A thread's record of the expressions a `fuse` closure builds: building a node pushes a record,
+/// comparing two closures' expressions compares two slices. Records are only ever added while a
+/// handle holds the tape (an index always means the same expression); the thread clears its tape
+/// for the next call only where no handle holds it (else it starts another).
+#[derive(Default)]
+pub(crate) struct Tape {
+    recs: RefCell<Vec<Rec>>,
+    /// The nodes of the records made so far, in order (made on first use, to compile).
+    trees: RefCell<Vec<Rc<ExprNode>>>,
+}
+
+impl Tape {
+    /// `rec` pushed, as an expression.
+    #[inline]
+    fn record(self: &Rc<Tape>, rec: Rec) -> Option<Expr> {
+        let i = push(&mut *self.recs.try_borrow_mut().ok()?, rec)?;
+        Some(Expr(Repr::Tape(self.clone(), i, OnceCell::new())))
+    }
+
+    /// The records.
+    pub(crate) fn recs(&self) -> std::cell::Ref<'_, [Rec]> {
+        std::cell::Ref::map(self.recs.borrow(), Vec::as_slice)
+    }
+
+    /// The node of record `i`, made (with those before it) if not yet.
+    fn tree(&self, i: u32) -> Rc<ExprNode> {
+        let recs = self.recs.borrow();
+        let mut trees = self.trees.borrow_mut();
+        while trees.len() <= i as usize {
+            let at = |j: u32| Expr(Repr::Node(Node(trees[j as usize].clone())));
+            let lit = |bits: u64| Expr::node_of(ExprNode::Literal(f64::from_bits(bits)));
+            let int = |v: i64| Expr::node_of(ExprNode::Int(v));
+            let axes = |axis: i32| match axis {
+                ALL_AXES => Axes::All,
+                a => Axes::Some(vec![a as isize]),
+            };
+            let node = match recs[trees.len()] {
+                Rec::Input(slot) => ExprNode::Input(fuse_name(slot)),
+                Rec::Lit(bits) => ExprNode::Literal(f64::from_bits(bits)),
+                Rec::Int(v) => ExprNode::Int(v),
+                Rec::Cast(ty, a) => ExprNode::Cast(ty, at(a)),
+                Rec::Unary(op, a) => ExprNode::Unary(op, at(a)),
+                Rec::Binary(op, a, b) => ExprNode::Binary(op, at(a), at(b)),
+                Rec::BinaryLit(op, a, bits) => ExprNode::Binary(op, at(a), lit(bits)),
+                Rec::LitBinary(op, bits, b) => ExprNode::Binary(op, lit(bits), at(b)),
+                Rec::BinaryInt(op, a, v) => ExprNode::Binary(op, at(a), int(v)),
+                Rec::IntBinary(op, v, b) => ExprNode::Binary(op, int(v), at(b)),
+                Rec::Where(c, a, b) => ExprNode::Where(at(c), at(a), at(b)),
+                Rec::Reduce(op, a, axis, keepdims) => ExprNode::Reduce {
+                    op,
+                    axes: axes(axis),
+                    arg: at(a),
+                    keepdims,
+                    initial: None,
+                },
+                Rec::Mean(a, axis, keepdims) => ExprNode::Mean {
+                    axes: axes(axis),
+                    arg: at(a),
+                    keepdims,
+                },
+            };
+            trees.push(Rc::new(node));
+        }
+        trees[i as usize].clone()
+    }
+}
 
 thread_local! {
-    /// The input nodes of static names this thread made, by the name's address.
-    static STATIC_INPUTS: std::cell::RefCell<Vec<(&'static str, Expr)>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// This thread's spare nodes and depth of drops.
-    static LOCAL: Local = const {
-        Local {
-            dropping: Cell::new(0),
-            spare: std::cell::RefCell::new(Vec::new()),
-            hole: std::cell::OnceCell::new(),
+    /// This thread's tape.
+    static TAPE: RefCell<Rc<Tape>> = RefCell::new(Rc::default());
+}
+
+/// Starts recording a `fuse` call: this thread's tape is cleared where no expression holds it, else
+/// replaced by a new one.
+pub(crate) fn begin_fuse() {
+    let _ = TAPE.try_with(|t| {
+        let Ok(mut t) = t.try_borrow_mut() else { return };
+        match Rc::get_mut(&mut t) {
+            Some(tape) => {
+                tape.recs.get_mut().clear();
+                tape.trees.get_mut().clear();
+            }
+            None => *t = Rc::default(),
         }
+    });
+}
+
+/// Pushes `rec`, its index (None past `u32::MAX` records).
+#[inline]
+fn push(recs: &mut Vec<Rec>, rec: Rec) -> Option<u32> {
+    let i = u32::try_from(recs.len()).ok().filter(|&i| i < FUSE_SELF)?;
+    recs.push(rec);
+    Some(i)
+}
+
+/// An operand of a record: an index on the tape, or a scalar (a float literal's bits, an integer).
+#[derive(Clone, Copy)]
+enum Operand {
+    At(u32),
+    Lit(u64),
+    Int(i64),
+}
+
+/// `e` as an operand recorded on `tape` (set by the first recorded one): None for a node, or a
+/// record of another tape.
+fn operand<'e>(e: &'e Expr, tape: &mut Option<&'e Rc<Tape>>) -> Option<Operand> {
+    match &e.0 {
+        Repr::Tape(t, i, _) => {
+            if tape.is_some_and(|u| !Rc::ptr_eq(u, t)) {
+                return None;
+            }
+            *tape = Some(t);
+            Some(Operand::At(*i))
+        }
+        Repr::Lit(v, _) => Some(Operand::Lit(v.to_bits())),
+        Repr::Int(v, _) => Some(Operand::Int(*v)),
+        Repr::Node(_) => None,
+    }
+}
+
+/// [`Expr::of2`]'s record, where it has one.
+#[inline]
+fn on_tape2(op: BinaryOp, a: &Expr, b: &Expr) -> Option<Expr> {
+    let mut tape = None;
+    let x = operand(a, &mut tape)?;
+    let y = operand(b, &mut tape)?;
+    let tape = tape?;
+    // a scalar operand is held in the operation's record
+    let rec = match (x, y) {
+        (Operand::At(i), Operand::At(j)) => Rec::Binary(op, i, j),
+        (Operand::At(i), Operand::Lit(bits)) => Rec::BinaryLit(op, i, bits),
+        (Operand::Lit(bits), Operand::At(j)) => Rec::LitBinary(op, bits, j),
+        (Operand::At(i), Operand::Int(v)) => Rec::BinaryInt(op, i, v),
+        (Operand::Int(v), Operand::At(j)) => Rec::IntBinary(op, v, j),
+        _ => return None,
     };
+    tape.record(rec)
+}
+
+/// The index of an operand, a scalar pushed.
+#[inline]
+fn place(recs: &mut Vec<Rec>, op: Operand) -> Option<u32> {
+    match op {
+        Operand::At(i) => Some(i),
+        Operand::Lit(bits) => push(recs, Rec::Lit(bits)),
+        Operand::Int(v) => push(recs, Rec::Int(v)),
+    }
+}
+
+/// One axis or every axis as a record's axis.
+fn rec_axis(axes: &Axes) -> Option<i32> {
+    match axes {
+        Axes::All => Some(ALL_AXES),
+        Axes::Some(v) => match v.as_slice() {
+            &[a] => i32::try_from(a).ok().filter(|&a| a != ALL_AXES),
+            _ => None,
+        },
+    }
+}
+
+/// `node` recorded on the tape its operands are recorded on (scalars recorded with it), where
+/// every operand is recorded there or a scalar, one at least recorded, and the node's kind has a
+/// record; else None (the node is made).
+fn record(node: &ExprNode) -> Option<Expr> {
+    let (kids, n): ([&Expr; 3], usize) = match node {
+        ExprNode::Cast(_, a) | ExprNode::Unary(_, a) => ([a, a, a], 1),
+        ExprNode::Reduce {
+            arg,
+            axes,
+            initial: None,
+            ..
+        }
+        | ExprNode::Mean { arg, axes, .. }
+            if rec_axis(axes).is_some() =>
+        {
+            ([arg, arg, arg], 1)
+        }
+        ExprNode::Binary(_, a, b) => ([a, b, b], 2),
+        ExprNode::Where(c, a, b) => ([c, a, b], 3),
+        _ => return None,
+    };
+    let mut tape = None;
+    let mut ops = [Operand::At(0); 3];
+    for (op, kid) in ops.iter_mut().zip(&kids[..n]) {
+        *op = operand(kid, &mut tape)?;
+    }
+    let tape = tape?;
+    let mut recs = tape.recs.try_borrow_mut().ok()?;
+    let mut at = [0u32; 3];
+    for (i, op) in at.iter_mut().zip(&ops[..n]) {
+        *i = place(&mut recs, *op)?;
+    }
+    let rec = match node {
+        ExprNode::Cast(ty, _) => Rec::Cast(*ty, at[0]),
+        ExprNode::Unary(op, _) => Rec::Unary(*op, at[0]),
+        ExprNode::Reduce {
+            op, axes, keepdims, ..
+        } => Rec::Reduce(*op, at[0], rec_axis(axes)?, *keepdims),
+        ExprNode::Mean { axes, keepdims, .. } => Rec::Mean(at[0], rec_axis(axes)?, *keepdims),
+        ExprNode::Binary(op, ..) => Rec::Binary(*op, at[0], at[1]),
+        ExprNode::Where(..) => Rec::Where(at[0], at[1], at[2]),
+        _ => return None,
+    };
+    let i = push(&mut recs, rec)?;
+    Some(Expr(Repr::Tape(tape.clone(), i, OnceCell::new())))
 }
 
 fn take_children(node: &mut Rc<ExprNode>, stack: &mut Vec<Expr>) {

@@ -43,19 +43,20 @@
 
 use crate::array::{ArrayArg, Element, Output};
 use crate::error::{Error, Result};
-use crate::expr::Expr;
+use crate::expr::{Expr, FUSE_SELF, begin_fuse};
 use crate::fuse_cache;
 use crate::runner::FusedRunner;
 use ndarray::{Array, ArrayBase, ArrayD, ArrayRef, ArrayView, Data, DimMax, Dimension, RemoveAxis};
 use std::panic::Location;
 
 /// The names inputs are bound by (`x0`, `x1`, ...), without an allocation for the first 16.
-const NAMES: [&str; 16] = [
-    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15",
-];
+use crate::expr::FUSE_NAMES as NAMES;
 
 /// The names of inputs past the 16th (allocated; empty for `n` <= 16).
 fn more_names(n: usize) -> Vec<String> {
+    if n <= NAMES.len() {
+        return Vec::new();
+    }
     (NAMES.len()..n).map(|i| format!("x{i}")).collect()
 }
 
@@ -103,6 +104,7 @@ pub trait FuseExt<A: Element, D: Dimension> {
 impl<A: Element, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
     #[track_caller]
     fn fuse(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Array<A, D>> {
+        begin_fuse();
         let site = Location::caller();
         typed(A::convert_output(run_one(site, self, f(x(0)))?)?, "fuse")
     }
@@ -112,18 +114,21 @@ impl<A: Element, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
     where
         D: RemoveAxis,
     {
+        begin_fuse();
         let site = Location::caller();
         typed(A::convert_output(run_one(site, self, f(x(0)))?)?, "fuse_reduced")
     }
 
     #[track_caller]
     fn fuse_scalar(&self, f: impl FnOnce(Expr) -> Expr) -> Result<A> {
+        begin_fuse();
         let site = Location::caller();
         scalar(A::convert_output(run_one(site, self, f(x(0)))?)?)
     }
 
     #[track_caller]
     fn fuse_into(&self, out: &mut ArrayRef<A, D>, f: impl FnOnce(Expr) -> Expr) -> Result<()> {
+        begin_fuse();
         let runner = fuse_cache::runner(Location::caller(), f(x(0)))?;
         run_into_or_assign(
             &runner,
@@ -134,16 +139,15 @@ impl<A: Element, D: Dimension> FuseExt<A, D> for ArrayRef<A, D> {
 
     #[track_caller]
     fn fuse_dyn(&self, f: impl FnOnce(Expr) -> Expr) -> Result<Output> {
+        begin_fuse();
         run_one(Location::caller(), self, f(x(0)))
     }
 }
 
-/// Input `i` of a fused closure.
+/// Input `i` of a fused closure, recorded on this thread's tape (the call began with
+/// [`begin_fuse`]).
 fn x(i: usize) -> Expr {
-    match NAMES.get(i) {
-        Some(s) => Expr::input_static(s),
-        None => Expr::input(format!("x{i}")),
-    }
+    Expr::fuse_input(i as u32)
 }
 
 /// Runs `expr` (built at `site`) on one array, bound as `x0` (no allocation for the binding).
@@ -319,6 +323,7 @@ pub trait FuseAllExt: FuseInputs {
 impl<T: FuseInputs + ?Sized> FuseAllExt for T {
     #[track_caller]
     fn fuse_all(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Array<Self::Elem, Self::Dim>> {
+        begin_fuse();
         let out = run_at(Location::caller(), self, f(self.exprs()))?;
         typed(Self::Elem::convert_output(out)?, "fuse_all").map_err(all_names)
     }
@@ -331,12 +336,14 @@ impl<T: FuseInputs + ?Sized> FuseAllExt for T {
     where
         Self::Dim: RemoveAxis,
     {
+        begin_fuse();
         let out = run_at(Location::caller(), self, f(self.exprs()))?;
         typed(Self::Elem::convert_output(out)?, "fuse_all_reduced").map_err(all_names)
     }
 
     #[track_caller]
     fn fuse_all_scalar(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Self::Elem> {
+        begin_fuse();
         let out = run_at(Location::caller(), self, f(self.exprs()))?;
         scalar(Self::Elem::convert_output(out)?).map_err(all_names)
     }
@@ -347,12 +354,14 @@ impl<T: FuseInputs + ?Sized> FuseAllExt for T {
         out: &mut ArrayRef<Self::Elem, E>,
         f: impl FnOnce(Self::Exprs) -> Expr,
     ) -> Result<()> {
+        begin_fuse();
         let runner = fuse_cache::runner(Location::caller(), f(self.exprs()))?;
         self.with_bound(|bound| run_into_or_assign(&runner, bound, out.view_mut().into_dyn()))
     }
 
     #[track_caller]
     fn fuse_all_dyn(&self, f: impl FnOnce(Self::Exprs) -> Expr) -> Result<Output> {
+        begin_fuse();
         run_at(Location::caller(), self, f(self.exprs()))
     }
 }
@@ -465,6 +474,7 @@ impl<T: FuseInputs + ?Sized> FuseManyExt for T {
         &self,
         f: impl FnOnce(Self::Exprs) -> R,
     ) -> Result<R::Arrays<Self::Elem, Self::Dim>> {
+        begin_fuse();
         let runner = fuse_cache::runner_many(Location::caller(), f(self.exprs()).into_exprs())?;
         R::arrays(self.with_bound(|bound| runner.run_many(bound))?)
     }
@@ -616,7 +626,8 @@ impl<A: Element, D: Dimension> FuseAssignExt<A, D> for ArrayRef<A, D> {
         others: &I,
         f: impl FnOnce(Expr, I::Exprs) -> Expr,
     ) -> Result<()> {
-        let runner = fuse_cache::runner(Location::caller(), f(Expr::input_static("self"), others.exprs()))?;
+        begin_fuse();
+        let runner = fuse_cache::runner(Location::caller(), f(Expr::fuse_input(FUSE_SELF), others.exprs()))?;
         others.with_bound(|bound| runner.run_update("self", bound, self.view_mut()))
     }
 }

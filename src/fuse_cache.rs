@@ -3,18 +3,20 @@
 //! `x.fuse(|x| ...)` in a loop builds the same expression at every call. Lowering it and looking its
 //! kernel up in the JIT's cache cost 4-10 us a call; this cache keeps, per thread and per call site
 //! (`#[track_caller]`'s [`Location`]), the last few expressions built there with their runners, so a
-//! repeated call costs the closure (its nodes taken from the ones the last call dropped, see
-//! [`Expr`]'s drop: no allocation), one structural comparison and the run:
-//! the runner keeps its specialisations per input signature (dtypes, shapes, layouts), so a call on
-//! inputs of a form seen before neither plans nor compiles.
+//! repeated call costs the closure (its nodes pushed as small records on the thread's tape, see
+//! [`Expr`]: no allocation), one comparison of the tape with the one kept (a slice comparison) and
+//! the run: the runner keeps its specialisations per input signature (dtypes, shapes, layouts), so a
+//! call on inputs of a form seen before neither plans nor compiles.
 //!
 //! The expression is always rebuilt and compared, never trusted from the call site alone: a closure
 //! that captures a value (`|x| x * dt`) builds a different expression when the value changes, and the
 //! comparison (literals by bit pattern, so `0.0` and `-0.0` differ) sends it to a runner of its own.
-//! Each call site keeps at most [`PER_SITE`] expressions, the most recently used first.
+//! An expression the tape does not hold (a node built outside the closure, a scan) is kept and
+//! compared as a tree. Each call site keeps at most [`PER_SITE`] expressions, the most recently used
+//! first.
 
 use crate::error::Result;
-use crate::expr::{Expr, ExprNode};
+use crate::expr::{Expr, ExprNode, Rec, Tape};
 use crate::runner::FusedRunner;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -35,9 +37,16 @@ fn key(site: Site, many: bool) -> usize {
     std::ptr::from_ref(site).addr() | usize::from(many)
 }
 
+/// What a call site's expressions are kept as: the records of their tape and their indices there
+/// (every expression recorded on one tape), else the trees.
+enum Key {
+    Tape(Vec<Rec>, SmallVec<[u32; 4]>),
+    Tree(Vec<Expr>),
+}
+
 /// The expressions built at one call site (one for `fuse`, several for `fuse_many`), and their runner
 /// (shared: a hit hands out the runner for one count, not a clone of its parts).
-type Entry = (Vec<Expr>, Rc<FusedRunner>);
+type Entry = (Key, Rc<FusedRunner>);
 
 /// A thread's cache: per call site and kind (`true`: several results), the entries most recently
 /// used first; and its counts (one thread-local, one access a call).
@@ -92,6 +101,19 @@ pub(crate) fn runner_many(site: Site, exprs: Vec<Expr>) -> Result<Rc<FusedRunner
     cached(key(site, true), &exprs, FusedRunner::compile_many)
 }
 
+/// The tape every one of `exprs` is recorded on, and their indices there.
+fn recorded(exprs: &[Expr]) -> Option<(&Rc<Tape>, SmallVec<[u32; 4]>)> {
+    let (tape, _) = exprs.first()?.recorded()?;
+    let mut roots = SmallVec::new();
+    for e in exprs {
+        match e.recorded() {
+            Some((t, i)) if Rc::ptr_eq(t, tape) => roots.push(i),
+            _ => return None,
+        }
+    }
+    Some((tape, roots))
+}
+
 /// The runner of `exprs` at `key`: a cached one whose expressions equal these (moved to the front),
 /// else `build`'s, remembered in front of at most [`PER_SITE`] - 1 others.
 fn cached(
@@ -99,10 +121,20 @@ fn cached(
     exprs: &[Expr],
     build: impl FnOnce(&[Expr]) -> Result<FusedRunner>,
 ) -> Result<Rc<FusedRunner>> {
+    let tape = recorded(exprs);
     let hit = CACHE.with(|c| {
+        let recs = tape.as_ref().map(|(t, roots)| (t.recs(), roots));
         let hit = c.sites.borrow_mut().get_mut(&key).and_then(|entries| {
-            let i = entries.iter().position(|(es, _)| {
-                es.len() == exprs.len() && es.iter().zip(exprs).all(|(a, b)| same(a, b))
+            let i = entries.iter().position(|(k, _)| match (k, &recs) {
+                (Key::Tape(kept, kept_roots), Some((recs, roots))) => {
+                    kept_roots.len() == roots.len()
+                        && kept_roots.iter().zip(roots.iter()).all(|(a, b)| a == b)
+                        && kept[..] == recs[..]
+                }
+                (Key::Tree(es), None) => {
+                    es.len() == exprs.len() && es.iter().zip(exprs).all(|(a, b)| same(a, b))
+                }
+                _ => false,
             })?;
             if i > 0 {
                 let e = entries.remove(i);
@@ -117,68 +149,43 @@ fn cached(
         return Ok(r);
     }
     let runner = Rc::new(build(exprs)?);
+    let kept = match tape {
+        Some((t, roots)) => Key::Tape(t.recs().to_vec(), roots),
+        None => Key::Tree(exprs.to_vec()),
+    };
     CACHE.with(|c| {
         let mut sites = c.sites.borrow_mut();
         let entries = sites.entry(key).or_default();
-        entries.insert(0, (exprs.to_vec(), runner.clone()));
+        entries.insert(0, (kept, runner.clone()));
         entries.truncate(PER_SITE);
     });
     Ok(runner)
 }
 
-/// Structural equality of two expressions, literals (and `initial`s) by bit pattern. Iterative (a
-/// deep chain does not overflow the stack); a pair of shared subtrees is compared once, so a DAG that
+/// Structural equality of two trees, literals (and `initial`s) by bit pattern. Iterative (a deep
+/// chain does not overflow the stack); a pair of shared subtrees is compared once, so a DAG that
 /// doubles at every level costs its size, not its unfolded size.
 fn same(a: &Expr, b: &Expr) -> bool {
-    // the small trees a closure builds: by recursion, nothing to allocate or remember; a large or
-    // shared expression (a DAG that doubles at every level) takes the iterative walk
-    let mut budget = SMALL;
-    match same_small(a, b, &mut budget) {
-        Some(same) => same,
-        None => same_walk(a, b),
-    }
-}
-
-/// Nodes [`same_small`] compares before it leaves an expression to [`same_walk`].
-const SMALL: u32 = 64;
-
-/// [`same`] by recursion over at most `budget` node pairs; None where the budget runs out. The
-/// nodes a closure builds most (operations and literals) are matched here, the others by
-/// [`shallow`].
-fn same_small(a: &Expr, b: &Expr, budget: &mut u32) -> Option<bool> {
-    if a.ptr() == b.ptr() {
-        return Some(true);
-    }
-    if *budget == 0 {
-        return None;
-    }
-    *budget -= 1;
-    match (a.node(), b.node()) {
-        (ExprNode::Binary(p, x0, x1), ExprNode::Binary(q, y0, y1)) => {
-            if p != q || !same_small(x0, y0, budget)? {
-                return Some(false);
-            }
-            same_small(x1, y1, budget)
+    // on the stack for small trees, on the heap beyond
+    let mut stack: SmallVec<[(&Expr, &Expr); 16]> = smallvec::smallvec![(a, b)];
+    let mut seen: SmallVec<[(*const ExprNode, *const ExprNode); 8]> = SmallVec::new();
+    while let Some((a, b)) = stack.pop() {
+        if a.ptr() == b.ptr() {
+            continue;
         }
-        (ExprNode::Literal(x), ExprNode::Literal(y)) => Some(x.to_bits() == y.to_bits()),
-        (ExprNode::Unary(p, x), ExprNode::Unary(q, y)) => {
-            if p != q {
-                return Some(false);
+        if a.shared() || b.shared() {
+            let key = (a.ptr(), b.ptr());
+            if seen.contains(&key) {
+                continue;
             }
-            same_small(x, y, budget)
+            seen.push(key);
         }
-        _ => {
-            let Some(children) = shallow(a, b) else {
-                return Some(false);
-            };
-            for &(x, y) in &children.pairs[..children.n] {
-                if !same_small(x, y, budget)? {
-                    return Some(false);
-                }
-            }
-            Some(true)
-        }
+        let Some(children) = shallow(a, b) else {
+            return false;
+        };
+        stack.extend_from_slice(&children.pairs[..children.n]);
     }
+    true
 }
 
 /// The operand pairs of one node pair (at most three: `where`), in place.
@@ -201,31 +208,6 @@ impl<'e> Kids<'e> {
         self.pairs = [p, q, r];
         self.n = 3;
     }
-}
-
-/// [`same`] by an iterative walk (a deep chain does not overflow the stack) that compares a pair of
-/// shared subtrees once.
-fn same_walk(a: &Expr, b: &Expr) -> bool {
-    // on the stack for small trees, on the heap beyond
-    let mut stack: SmallVec<[(&Expr, &Expr); 16]> = smallvec::smallvec![(a, b)];
-    let mut seen: SmallVec<[(*const ExprNode, *const ExprNode); 8]> = SmallVec::new();
-    while let Some((a, b)) = stack.pop() {
-        if a.ptr() == b.ptr() {
-            continue;
-        }
-        if a.shared() || b.shared() {
-            let key = (a.ptr(), b.ptr());
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
-        }
-        let Some(children) = shallow(a, b) else {
-            return false;
-        };
-        stack.extend_from_slice(&children.pairs[..children.n]);
-    }
-    true
 }
 
 /// Whether the roots of `a` and `b` are the same operation with the same parameters (literals by
@@ -335,12 +317,16 @@ mod tests {
     }
 
     #[test]
-    fn spare_nodes_hold_what_is_built_in_them() {
-        // the nodes of a dropped expression are reused by the next one this thread builds
-        let x = Expr::input_static("x0");
+    fn a_tape_holds_what_is_built_on_it() {
+        // each call clears the tape; what is built on it is recorded, and its tree made on demand
         for k in 0..100 {
+            crate::expr::begin_fuse();
+            let x = Expr::fuse_input(0);
             let dt = f64::from(k) * 0.5;
             let e = &x + &x * dt - 1.0;
+            let (tape, root) = e.recorded().expect("recorded");
+            assert_eq!(tape.recs().len(), 4, "step {k}");
+            assert_eq!(root, 3);
             let want = Expr::input("x0") + Expr::input("x0") * Expr::lit(dt) - Expr::lit(1.0);
             assert!(same(&e, &want), "step {k}");
             assert!(!same(
@@ -353,6 +339,50 @@ mod tests {
             assert!(matches!(r.node(), ExprNode::Literal(v) if *v == 1.0));
             assert!(matches!(l.node(), ExprNode::Binary(kiln_ir::BinaryOp::Add, ..)));
         }
+    }
+
+    #[test]
+    fn a_handle_kept_past_its_call_keeps_its_expression() {
+        crate::expr::begin_fuse();
+        let kept = Expr::fuse_input(0) * 2.0;
+        // the next call cannot clear the tape `kept` holds: it records on another
+        crate::expr::begin_fuse();
+        let other = Expr::fuse_input(1) + 5.0;
+        assert!(!Rc::ptr_eq(
+            kept.recorded().unwrap().0,
+            other.recorded().unwrap().0
+        ));
+        assert!(same(&kept, &(Expr::input("x0") * 2.0)));
+        assert!(same(&other, &(Expr::input("x1") + 5.0)));
+        // operands of two tapes, or a tree and a record, make a tree
+        let both = &kept + &other;
+        assert!(both.recorded().is_none());
+        assert!(same(
+            &both,
+            &(Expr::input("x0") * 2.0 + (Expr::input("x1") + 5.0))
+        ));
+        let mixed = &other * Expr::input("y");
+        assert!(mixed.recorded().is_none());
+        assert!(same(&mixed, &((Expr::input("x1") + 5.0) * Expr::input("y"))));
+    }
+
+    #[test]
+    fn a_site_keeps_a_runner_per_tape() {
+        let site = Location::caller();
+        let build = |dt: f64| {
+            crate::expr::begin_fuse();
+            let x = Expr::fuse_input(0);
+            (&x * dt).sum()
+        };
+        let a = runner(site, build(2.0)).unwrap();
+        let b = runner(site, build(2.0)).unwrap();
+        assert!(std::ptr::eq(a.pipeline(), b.pipeline()));
+        let c = runner(site, build(-0.0)).unwrap();
+        let d = runner(site, build(0.0)).unwrap();
+        assert!(!std::ptr::eq(c.pipeline(), d.pipeline()));
+        assert!(!std::ptr::eq(a.pipeline(), d.pipeline()));
+        let e = runner(site, build(2.0)).unwrap();
+        assert!(std::ptr::eq(a.pipeline(), e.pipeline()));
     }
 
     #[test]
