@@ -45,7 +45,7 @@ pub(crate) struct Interpreted {
 }
 
 impl Interpreted {
-    /// The executable of the typed kernel `typed`, on the typed interpreter.
+    /// The executable of the typed kernel `typed`, on kiln-ir's interpreter.
     pub(crate) fn typed(typed: Arc<TypedKernel>) -> Box<dyn Executable> {
         Box::new(Interpreted { typed: Some(typed) })
     }
@@ -95,7 +95,7 @@ impl Executable for Interpreted {
     }
 }
 
-/// `run` of the typed interpreter's inputs: each buffer read whole, broadcast to `kernel`'s shape,
+/// `run` of the interpreter's typed inputs: each buffer read whole, broadcast to `kernel`'s shape,
 /// a strided view copied into C order first.
 fn with_typed_inputs<R>(
     kernel: &KernelIR,

@@ -49,7 +49,7 @@ use crate::scan::{Scan, ScanOp};
 use std::fmt;
 
 /// Why a kernel must be typed before it runs (an opcode of integers, or a cast), if it must: the
-/// float interpreter and the JIT take the rest ([`KernelIR::needs_typing`]).
+/// evaluator typed trivially and the JIT take the rest ([`KernelIR::needs_typing`]).
 pub fn needs_typing(kernel: &KernelIR) -> Option<String> {
     kernel.needs_typing()
 }
@@ -1041,11 +1041,11 @@ pub fn scan_start(scan: &Scan, vt: ElemType) -> Result<Scalar> {
 }
 
 /// The int64 accumulator a reduction `op` of bool or integer values of type `vt` starts from with
-/// the `initial` value `v` (the compiled code's, as [`interpret`] folds it): a sum's or product's
-/// integral value, a min's or max's value of the type, as int64.
+/// the `initial` value `v` (the compiled code's, as [`crate::interp::evaluate`] folds it): a sum's
+/// or product's integral value, a min's or max's value of the type, as int64.
 ///
 /// # Errors
-/// An `initial` the accumulator does not hold, as [`interpret`] gives it.
+/// An `initial` the accumulator does not hold, as [`crate::interp::evaluate`] gives it.
 pub fn reduce_start(op: ReduceOp, vt: ElemType, v: f64) -> Result<i64> {
     match op {
         ReduceOp::Sum => int_start(v, "an integer sum"),

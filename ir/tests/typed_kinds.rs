@@ -192,11 +192,7 @@ fn siblings_of_integers_are_each_reduction_alone() {
     let out = evaluate(&t, &[TypedInput::I64(c_order(&w, &[2, 2]))], Start::Identity).unwrap();
     assert_eq!(out.values, Values::I64(vec![i64::MIN, -1, i64::MAX, -12]));
     // sibling reductions take no start
-    let e = evaluate(
-        &t,
-        &[TypedInput::I64(c_order(&w, &[2, 2]))],
-        Start::Initial(0.0),
-    );
+    let e = evaluate(&t, &[TypedInput::I64(c_order(&w, &[2, 2]))], Start::Initial(0.0));
     assert!(e.is_err());
 }
 

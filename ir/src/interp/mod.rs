@@ -8,7 +8,7 @@
 //! dtype): [`interpret`], [`interpret_from`] and [`interpret_outputs`] take float inputs and give the
 //! float kernel's result type.
 //!
-//! Reductions accumulate as NumPy's (see [`fold`]): float sums pairwise in f64, in the fixed order
+//! Reductions accumulate as NumPy's: float sums pairwise in f64, in the fixed order
 //! [`pairwise_sum`] documents (NumPy's blocks of 128 values with eight accumulators, blocks combined
 //! pairwise), so the oracle is at least as accurate as NumPy; the other float reductions fold in
 //! sequential order: products in an f64 accumulator, min and max propagating NaN and keeping the last
