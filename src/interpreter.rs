@@ -1,13 +1,14 @@
-//! The [`Interpreter`] backend: kiln-ir's tree-walking interpreters, one element at a time, the
-//! oracle every compiled kernel is checked against. A float kernel runs on [`kiln_ir::interpret_from`],
-//! a typed kernel (integer, bool, complex or byte-string values) on [`kiln_ir::typed::interpret`].
+//! The [`Interpreter`] backend: kiln-ir's tree-walking interpreter, one element at a time, the
+//! oracle every compiled kernel is checked against. A float kernel runs on [`kiln_ir::interpret_from`]
+//! (the evaluator over the float kernel typed trivially), a typed kernel (integer, bool, complex or
+//! byte-string values) on [`kiln_ir::evaluate`].
 //! It reads C-contiguous buffers: a strided view, which the JIT reads in place, is copied first.
 
 use crate::backend::{Backend, Buffer, BufferData, Buffers, Executable, RunCtx, TypedBuffer, TypedData};
 use crate::error::{Error, Result};
 use kiln_ir::shape::{broadcast_strides, c_strides};
-use kiln_ir::typed::{TypedInput, TypedKernel};
-use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor};
+use kiln_ir::typed::TypedKernel;
+use kiln_ir::{BroadcastPlan, KernelIR, Real, Start, StridedInput, Tensor, TypedInput};
 use std::sync::Arc;
 
 /// The tree-walking interpreter of kiln-ir, one element at a time: the oracle.
@@ -23,7 +24,7 @@ impl Backend for Interpreter {
         Ok(Box::new(Interpreted { typed: None }))
     }
 
-    /// kiln-ir's typed interpreter.
+    /// kiln-ir's interpreter of the typed kernel.
     fn prepare_typed(
         &self,
         typed: &Arc<TypedKernel>,
@@ -44,7 +45,7 @@ pub(crate) struct Interpreted {
 }
 
 impl Interpreted {
-    /// The executable of the typed kernel `typed`, on the typed interpreter.
+    /// The executable of the typed kernel `typed`, on kiln-ir's interpreter.
     pub(crate) fn typed(typed: Arc<TypedKernel>) -> Box<dyn Executable> {
         Box::new(Interpreted { typed: Some(typed) })
     }
@@ -63,7 +64,7 @@ impl Executable for Interpreted {
             (None, Buffers::F64(b)) => interpret(kernel, b, ctx.start),
             (None, Buffers::F32(b)) => interpret(kernel, b, ctx.start),
             (Some(t), Buffers::Typed(b)) => {
-                with_typed_inputs(kernel, b, |i| kiln_ir::typed::interpret(t, i, ctx.start))
+                with_typed_inputs(kernel, b, |i| kiln_ir::evaluate(t, i, ctx.start))
             }
             (None, Buffers::Typed(_)) => Err(Error::Output(
                 "a typed kernel's inputs given to a float kernel".into(),
@@ -85,7 +86,7 @@ impl Executable for Interpreted {
     ) -> Result<Vec<Tensor>> {
         match (&self.typed, inputs) {
             (Some(t), Buffers::Typed(b)) => {
-                with_typed_inputs(kernel, b, |i| kiln_ir::typed::interpret_outputs(t, i, ctx.start))
+                with_typed_inputs(kernel, b, |i| kiln_ir::evaluate_outputs(t, i, ctx.start))
             }
             _ => (0..kernel.n_outputs())
                 .map(|o| self.run(&kernel.output(o), plan, inputs, ctx))
@@ -94,7 +95,7 @@ impl Executable for Interpreted {
     }
 }
 
-/// `run` of the typed interpreter's inputs: each buffer read whole, broadcast to `kernel`'s shape,
+/// `run` of the interpreter's typed inputs: each buffer read whole, broadcast to `kernel`'s shape,
 /// a strided view copied into C order first.
 fn with_typed_inputs<R>(
     kernel: &KernelIR,

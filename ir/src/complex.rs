@@ -1,5 +1,5 @@
 //! Complex numbers: what every opcode gives on complex64 and complex128 values, the oracle of
-//! complex kernels ([`crate::typed`]'s interpreter calls it; the compiled code is held to it).
+//! complex kernels (the interpreter, [`crate::interp`], calls it; the compiled code is held to it).
 //!
 //! A value is a [`Complex`] of two floats of kiln's [`Real`] types, so each part's arithmetic and
 //! functions are the float interpreter's (libm's). The formulas are NumPy's where NumPy writes its

@@ -43,6 +43,15 @@ impl fmt::Display for DType {
     }
 }
 
+/// A slice of float32 or float64 values ([`Real::floats`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Floats<'a> {
+    /// float32 values.
+    F32(&'a [f32]),
+    /// float64 values.
+    F64(&'a [f64]),
+}
+
 /// A float type kiln computes in, with the scalar semantics of every opcode.
 ///
 /// Conventions shared by all opcodes:
@@ -80,6 +89,8 @@ pub trait Real:
     const NEG_INFINITY: Self;
     /// Rounds an f64 (a literal, an index) to this type, as NumPy casts a Python scalar.
     fn from_f64(v: f64) -> Self;
+    /// `data` as a slice of its float type.
+    fn floats(data: &[Self]) -> Floats<'_>;
     /// Widens to f64 exactly.
     fn to_f64(self) -> f64;
     /// Whether the value is a NaN (either sign, quiet or signalling).
@@ -237,6 +248,9 @@ pub trait Real:
 
 impl Real for f64 {
     const DTYPE: DType = DType::F64;
+    fn floats(data: &[f64]) -> Floats<'_> {
+        Floats::F64(data)
+    }
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const INFINITY: Self = f64::INFINITY;
@@ -372,6 +386,9 @@ impl Real for f64 {
 
 impl Real for f32 {
     const DTYPE: DType = DType::F32;
+    fn floats(data: &[f32]) -> Floats<'_> {
+        Floats::F32(data)
+    }
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
     const INFINITY: Self = f32::INFINITY;

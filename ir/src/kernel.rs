@@ -292,7 +292,8 @@ pub struct KernelIR {
 
 impl KernelIR {
     /// Why the kernel must be typed before it runs (an opcode of integers, or a cast), if it must:
-    /// the float interpreter and the JIT take the rest (the typed ones: [`crate::typed`]).
+    /// the float path (typed trivially: [`crate::typed::TypedKernel::of_float`]) and the JIT take
+    /// the rest (the typed ones: [`crate::typed`]).
     pub fn needs_typing(&self) -> Option<String> {
         self.arena
             .reachable_all(&self.roots())

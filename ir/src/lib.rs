@@ -8,14 +8,16 @@
 //!   max and sum of exponentials);
 //! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
 //! - [`int`]: NumPy's integer arithmetic for int32 and int64 (wrapping, floor division, shifts, casts);
-//! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against;
+//! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against, of every
+//!   element type;
+//! - [`scalar`]: one value of any element type, its casts, and every opcode on values of one type;
 //! - [`scan`]: cumulative sums, products, maxima and minima;
 //! - [`promote`]: NumPy 2's type promotion for bool, integer, float and complex operands (NEP 50);
 //! - [`bytes`]: byte strings (NumPy's `S` arrays): comparisons and `contains`, numexpr's rules;
 //! - [`complex`]: what every opcode gives on complex64 and complex128 values (the oracle's);
 //! - [`passes`]: rewrites of a kernel (the prefix-scan rewrite, strength reduction of `pow`);
-//! - [`typed`]: kernels over bool, integer and float values: the typing (NumPy 2's promotion, explicit
-//!   casts) and their interpreter;
+//! - [`typed`]: kernels whose every value has an element type: the typing (NumPy 2's promotion,
+//!   explicit casts), a float kernel's trivial typing;
 //! - [`text`]: the stable text form.
 //!
 //! ```
@@ -53,6 +55,7 @@ pub mod op;
 pub mod passes;
 pub mod plan;
 pub mod promote;
+pub mod scalar;
 pub mod scan;
 pub mod shape;
 mod sum;
@@ -64,7 +67,9 @@ pub use compound::CompoundOp;
 pub use dtype::{DType, Real};
 pub use error::{IrError, Result};
 pub use expr::{ExprArena, Node, NodeId};
-pub use interp::{StridedInput, interpret, interpret_from, interpret_outputs};
+pub use interp::{
+    StridedInput, TypedInput, evaluate, evaluate_outputs, interpret, interpret_from, interpret_outputs,
+};
 pub use kernel::{InputDecl, KernelIR, KernelKind, ReduceOp, Start};
 /// The complex number type of complex64 and complex128 values (`Complex32`, `Complex64`).
 pub use num_complex;

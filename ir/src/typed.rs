@@ -21,35 +21,35 @@
 //!
 //! Reductions and scans accumulate as NumPy's: `sum`/`prod`/`cumsum`/`cumprod` of bool and integers
 //! in int64 (wrapping), `min max cummax cummin` in the data type, the mean of integers in float64;
-//! float data as the float interpreter ([`crate::interp`]) does, so a typed kernel whose values are
-//! all floats gives the float interpreter's bits.
+//! float data as a float kernel (the trivial typing below), so a typed kernel whose values are all
+//! floats gives a float kernel's bits.
 //!
 //! Where kiln differs from NumPy on purpose (no types kiln does not compute): unary math, `floor`,
 //! `sign`... of a bool give float64 (NumPy: float16 or int8); `//`, `%`, `**`, `<<`, `>>` of two bools
 //! are errors (NumPy: int8). An integer raised to a negative integer *array* element gives what
 //! [`crate::int::Int::pow`] gives (1, the exponent read as 0) where NumPy raises at run time.
 //!
-//! [`interpret`] evaluates a typed kernel one point at a time, with [`crate::int`]'s integer
-//! semantics and [`crate::Real`]'s float semantics: the oracle for typed kernels.
+//! Compound reductions of bool and integer values take them as float64 (NumPy's `mean` and `var` of
+//! integers), of floats in their type; sibling reductions of bool and integer values give every
+//! component as int64 (component major, as the compiled code), of floats each in the value type.
+//!
+//! A float kernel (no cast, no integer operator: [`KernelIR::needs_typing`]) is typed trivially by
+//! [`TypedKernel::of_float`]: every value in its dtype, truth values 1 / 0 in it.
+//!
+//! The interpreter ([`crate::interp`]) evaluates typed kernels, the oracle of every type.
 
 use crate::bytes;
-use crate::complex;
-use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
-use crate::int::Int;
-use crate::interp::{Extents, Folded, StridedInput, fold};
-use crate::kernel::{KernelIR, KernelKind, ReduceOp, Start};
+use crate::kernel::{KernelIR, KernelKind, ReduceOp};
 use crate::op::{BinaryOp, UnaryOp};
 use crate::promote::{self, ElemType, Operand, PromoteError, PromoteOp};
-use crate::scan::{Carried, Scan, ScanOp};
-use crate::shape::{checked_size, try_filled, unravel};
-use crate::tensor::{Tensor, Values};
-use num_complex::{Complex32, Complex64};
+pub use crate::scalar::Scalar;
+use crate::scan::{Scan, ScanOp};
 use std::fmt;
 
 /// Why a kernel must be typed before it runs (an opcode of integers, or a cast), if it must: the
-/// float interpreter and the JIT take the rest ([`KernelIR::needs_typing`]).
+/// evaluator typed trivially and the JIT take the rest ([`KernelIR::needs_typing`]).
 pub fn needs_typing(kernel: &KernelIR) -> Option<String> {
     kernel.needs_typing()
 }
@@ -524,13 +524,6 @@ impl TypedKernel {
     /// malformed kernel.
     pub fn new(kernel: &KernelIR, inputs: &[ElemType], mean: bool) -> Result<TypedKernel> {
         kernel.validate()?;
-        if let KernelKind::Compound { op, .. } = &kernel.kind {
-            return Err(IrError::Type(format!(
-                "the compound reduction {} of integer, bool or complex values (the runner computes \
-                 its two reductions instead)",
-                op.name()
-            )));
-        }
         if inputs.len() != kernel.inputs.len() {
             return Err(IrError::Arity {
                 expected: kernel.inputs.len(),
@@ -609,6 +602,75 @@ impl TypedKernel {
             input_types: self.input_types.clone(),
             types: self.types.clone(),
         }
+    }
+
+    /// Component `c` of sibling reductions alone (see [`KernelIR::component`]): the reduction of
+    /// root `c`.
+    pub fn component(&self, c: usize) -> TypedKernel {
+        TypedKernel {
+            kernel: self.kernel.component(c),
+            input_types: self.input_types.clone(),
+            types: self.types.clone(),
+        }
+    }
+
+    /// A float kernel typed trivially: every input and value of its dtype, a truth value (of a
+    /// comparison or a logical operator) cast to the dtype (1 / 0, as the float path holds it), a
+    /// literal or an index converted to the dtype as the float path rounds it (through f64). The
+    /// interpreter gives the float path's bits for it; its result type is the dtype where the float
+    /// kernel's ([`KernelIR::output_type`]) may be bool or int64 (the interpreter's
+    /// [`crate::interp::interpret`] converts).
+    ///
+    /// # Errors
+    /// A malformed kernel, or one that is not a float kernel ([`KernelIR::needs_typing`]).
+    pub fn of_float(kernel: &KernelIR) -> Result<TypedKernel> {
+        kernel.validate()?;
+        if let Some(why) = kernel.needs_typing() {
+            return Err(IrError::Malformed(format!(
+                "{why}: not a float kernel (TypedKernel::new types it)"
+            )));
+        }
+        let f = ElemType::of_float(kernel.dtype);
+        let roots = kernel.roots();
+        let top = roots.iter().map(|r| r.index()).max().unwrap_or(0);
+        let mut map: Vec<NodeId> = vec![NodeId::at(0); top + 1];
+        let mut a = ExprArena::new();
+        for id in kernel.arena.reachable_all(&roots) {
+            let v = |x: NodeId| map[x.index()];
+            let new = match *kernel.arena.node(id) {
+                Node::Input(n) => a.input(n),
+                Node::Literal(bits) => {
+                    let l = a.intern(Node::Literal(bits));
+                    a.cast(f, l)
+                }
+                Node::Int(i) => {
+                    let l = a.literal(i as f64);
+                    a.cast(f, l)
+                }
+                Node::Index(axis) => {
+                    let i = a.index(axis);
+                    a.cast(f, i)
+                }
+                Node::Unary(op, x) if op.is_logical() => {
+                    let t = a.unary(op, v(x));
+                    a.cast(f, t)
+                }
+                Node::Unary(op, x) => a.unary(op, v(x)),
+                Node::Binary(op, x, y) if op.is_logical() => {
+                    let t = a.binary(op, v(x), v(y));
+                    a.cast(f, t)
+                }
+                Node::Binary(op, x, y) => a.binary(op, v(x), v(y)),
+                Node::Where(c, x, y) => a.select(v(c), v(x), v(y)),
+                Node::Fma(x, y, z) => a.fma(v(x), v(y), v(z)),
+                Node::Cast(..) | Node::Bytes(_) => unreachable!("needs_typing refuses casts and strings"),
+            };
+            map[id.index()] = new;
+        }
+        let new_roots = roots.iter().map(|r| map[r.index()]).collect();
+        let mut typed = Self::finish(kernel, &vec![f; kernel.inputs.len()], a, new_roots)?;
+        typed.kernel.dtype = kernel.dtype;
+        Ok(typed)
     }
 
     /// The element type of output `o`: [`TypedKernel::output_type`] for the first, the value type
@@ -695,6 +757,7 @@ impl TypedKernel {
                 _ => None,
             },
             KernelKind::Scan(s) if matches!(s.op, ScanOp::Max | ScanOp::Min) => Some(s.op.name()),
+            KernelKind::Compound { op, .. } => Some(op.name()),
             _ => None,
         };
         match what {
@@ -730,9 +793,12 @@ impl TypedKernel {
                 ScanOp::Sum | ScanOp::Prod if !v.is_inexact() => ElemType::I64,
                 _ => v,
             },
-            // `TypedKernel::new` refuses compound kernels; sibling reductions' components have
-            // each its own (`TypedKernel::component_type`)
-            KernelKind::Compound { .. } | KernelKind::Siblings { .. } => ElemType::F64,
+            // the moments and max_sumexp of bool and integer values in float64 (NumPy's mean and var)
+            KernelKind::Compound { .. } if v.is_float() => v,
+            KernelKind::Compound { .. } => ElemType::F64,
+            // every component's int64 (each of its own type: `TypedKernel::component_type`)
+            KernelKind::Siblings { .. } if !v.is_inexact() => ElemType::I64,
+            KernelKind::Siblings { .. } => v,
         }
     }
 
@@ -935,540 +1001,14 @@ impl fmt::Display for TypedKernel {
     }
 }
 
-/// One value of a typed kernel.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Scalar {
-    /// A bool.
-    Bool(bool),
-    /// An int32.
-    I32(i32),
-    /// An int64.
-    I64(i64),
-    /// A float32.
-    F32(f32),
-    /// A float64.
-    F64(f64),
-    /// A complex64.
-    C64(Complex32),
-    /// A complex128.
-    C128(Complex64),
-}
-
-impl Scalar {
-    /// The value's type.
-    pub fn ty(self) -> ElemType {
-        match self {
-            Scalar::Bool(_) => ElemType::Bool,
-            Scalar::I32(_) => ElemType::I32,
-            Scalar::I64(_) => ElemType::I64,
-            Scalar::F32(_) => ElemType::F32,
-            Scalar::F64(_) => ElemType::F64,
-            Scalar::C64(_) => ElemType::C64,
-            Scalar::C128(_) => ElemType::C128,
-        }
-    }
-
-    /// Whether the value reads as true: nonzero, NaN included.
-    pub fn truth(self) -> bool {
-        match self {
-            Scalar::Bool(b) => b,
-            Scalar::I32(v) => v != 0,
-            Scalar::I64(v) => v != 0,
-            Scalar::F32(v) => v != 0.0,
-            Scalar::F64(v) => v != 0.0,
-            Scalar::C64(z) => complex::truth(z),
-            Scalar::C128(z) => complex::truth(z),
-        }
-    }
-
-    /// The value converted to `t` as NumPy's `astype`: integers wrap to a narrower integer, floats
-    /// truncate toward zero into an integer (NaN, ±inf and values out of range give the type's MIN,
-    /// as x86), integers round to the nearest float, anything is true where nonzero; a complex number
-    /// converts to a real type by its real part (NumPy's `ComplexWarning` case), a real number to a
-    /// complex type with a zero imaginary part.
-    pub fn cast(self, t: ElemType) -> Scalar {
-        use Scalar::*;
-        if t != ElemType::Bool {
-            match self {
-                C64(z) if !t.is_complex() => return F32(z.re).cast(t),
-                C128(z) if !t.is_complex() => return F64(z.re).cast(t),
-                _ => {}
-            }
-        }
-        match t {
-            ElemType::Bool => Bool(self.truth()),
-            ElemType::I32 => I32(match self {
-                Bool(b) => b as i32,
-                I32(v) => v,
-                I64(v) => v as i32,
-                F32(v) => <i32 as Int>::from_f64(v as f64),
-                F64(v) => <i32 as Int>::from_f64(v),
-                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
-            }),
-            ElemType::I64 => I64(match self {
-                Bool(b) => b as i64,
-                I32(v) => v as i64,
-                I64(v) => v,
-                F32(v) => <i64 as Int>::from_f64(v as f64),
-                F64(v) => <i64 as Int>::from_f64(v),
-                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
-            }),
-            ElemType::F32 => F32(match self {
-                Bool(b) => b as u8 as f32,
-                I32(v) => v as f32,
-                I64(v) => v as f32,
-                F32(v) => v,
-                F64(v) => v as f32,
-                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
-            }),
-            ElemType::F64 => F64(match self {
-                Bool(b) => b as u8 as f64,
-                I32(v) => v as f64,
-                I64(v) => v as f64,
-                F32(v) => v as f64,
-                F64(v) => v,
-                C64(_) | C128(_) => unreachable!("a complex number casts by its real part"),
-            }),
-            ElemType::C64 => C64(match self {
-                C64(z) => z,
-                C128(z) => Complex32::new(z.re as f32, z.im as f32),
-                real => match real.cast(ElemType::F32) {
-                    F32(v) => Complex32::new(v, 0.0),
-                    _ => unreachable!("cast to float32"),
-                },
-            }),
-            ElemType::C128 => C128(match self {
-                C64(z) => Complex64::new(z.re as f64, z.im as f64),
-                C128(z) => z,
-                real => match real.cast(ElemType::F64) {
-                    F64(v) => Complex64::new(v, 0.0),
-                    _ => unreachable!("cast to float64"),
-                },
-            }),
-            ElemType::Bytes(_) => unreachable!("the typing casts nothing to a byte string"),
-        }
-    }
-}
-
-/// The float types of complex values' parts, and how a complex value of them is a [`Scalar`].
-trait Parts: Real + Into<Scalar> {
-    /// The scalar of a complex value of these parts.
-    fn wrap(z: num_complex::Complex<Self>) -> Scalar;
-    /// The complex value a scalar of this complex type holds.
-    fn unwrap(s: Scalar) -> num_complex::Complex<Self>;
-}
-
-impl Parts for f32 {
-    fn wrap(z: Complex32) -> Scalar {
-        Scalar::C64(z)
-    }
-    fn unwrap(s: Scalar) -> Complex32 {
-        match s {
-            Scalar::C64(z) => z,
-            _ => unreachable!("values of the body's type"),
-        }
-    }
-}
-
-impl Parts for f64 {
-    fn wrap(z: Complex64) -> Scalar {
-        Scalar::C128(z)
-    }
-    fn unwrap(s: Scalar) -> Complex64 {
-        match s {
-            Scalar::C128(z) => z,
-            _ => unreachable!("values of the body's type"),
-        }
-    }
-}
-
-/// A complex opcode's result as a scalar.
-fn complex_out<T: Parts>(o: complex::Out<T>) -> Scalar {
-    match o {
-        complex::Out::Complex(z) => T::wrap(z),
-        complex::Out::Real(v) => v.into(),
-        complex::Out::Truth(b) => Scalar::Bool(b),
-    }
-}
-
-fn int_unary<T: Int>(op: UnaryOp, x: T) -> T {
-    match op {
-        UnaryOp::Neg => x.neg(),
-        UnaryOp::Abs => x.abs(),
-        UnaryOp::Sign => x.sign(),
-        UnaryOp::Invert => x.not(),
-        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Trunc | UnaryOp::Round => x,
-        _ => unreachable!("the typing casts integer operands of {op} to float64"),
-    }
-}
-
-fn int_binary<T: Int>(op: BinaryOp, a: T, b: T) -> std::result::Result<T, bool> {
-    Ok(match op {
-        BinaryOp::Add => a.add(b),
-        BinaryOp::Sub => a.sub(b),
-        BinaryOp::Mul => a.mul(b),
-        BinaryOp::FloorDiv => a.floor_div(b),
-        BinaryOp::Rem => a.rem(b),
-        // C's `%` (the dividend's sign), 0 for a zero divisor as NumPy's integer fmod
-        BinaryOp::Fmod => a.rem(b).sub(fmod_fix(a, b)),
-        BinaryOp::Pow => a.pow(b),
-        BinaryOp::Min | BinaryOp::Fmin => a.min(b),
-        BinaryOp::Max | BinaryOp::Fmax => a.max(b),
-        BinaryOp::BitAnd => a.and(b),
-        BinaryOp::BitOr => a.or(b),
-        BinaryOp::BitXor => a.xor(b),
-        BinaryOp::Shl => a.shl(b),
-        BinaryOp::Shr => a.shr(b),
-        BinaryOp::Lt => return Err(a < b),
-        BinaryOp::Le => return Err(a <= b),
-        BinaryOp::Gt => return Err(a > b),
-        BinaryOp::Ge => return Err(a >= b),
-        BinaryOp::Eq => return Err(a == b),
-        BinaryOp::Ne => return Err(a != b),
-        _ => unreachable!("the typing gives {op} float operands"),
-    })
-}
-
-/// What turns Python's remainder (the divisor's sign) into C's (the dividend's): `b` where the
-/// remainder is nonzero and its sign differs from `a`'s, else 0 (also for a zero divisor).
-fn fmod_fix<T: Int>(a: T, b: T) -> T {
-    let r = a.rem(b);
-    if r != T::ZERO && ((r < T::ZERO) != (a < T::ZERO)) {
-        b
-    } else {
-        T::ZERO
-    }
-}
-
-/// One unary opcode on a value of its operand type.
-fn unary(op: UnaryOp, x: Scalar) -> Scalar {
-    use Scalar::*;
-    match x {
-        F64(v) if op.is_logical() => Bool(op.eval(v) != 0.0),
-        F32(v) if op.is_logical() => Bool(op.eval(v) != 0.0),
-        F64(v) => F64(op.eval(v)),
-        F32(v) => F32(op.eval(v)),
-        I32(_) | I64(_) if matches!(op, UnaryOp::IsNan | UnaryOp::IsInf) => Bool(false),
-        I32(_) | I64(_) if op == UnaryOp::IsFinite => Bool(true),
-        I32(v) => I32(int_unary(op, v)),
-        I64(v) => I64(int_unary(op, v)),
-        C64(z) => complex_out(complex::unary(op, z)),
-        C128(z) => complex_out(complex::unary(op, z)),
-        Bool(b) => Bool(match op {
-            UnaryOp::Not | UnaryOp::Invert => !b,
-            UnaryOp::Abs => b,
-            UnaryOp::IsNan | UnaryOp::IsInf => false,
-            UnaryOp::IsFinite => true,
-            _ => unreachable!("the typing casts bool operands of {op} to float64"),
-        }),
-    }
-}
-
-/// One binary opcode on two values of its operands' type.
-fn binary(op: BinaryOp, a: Scalar, b: Scalar) -> Scalar {
-    use Scalar::*;
-    match (a, b) {
-        (F32(x), F32(y)) if op == BinaryOp::Complex => C64(Complex32::new(x, y)),
-        (F64(x), F64(y)) if op == BinaryOp::Complex => C128(Complex64::new(x, y)),
-        (F64(x), F64(y)) if op.is_logical() => Bool(op.eval(x, y) != 0.0),
-        (F32(x), F32(y)) if op.is_logical() => Bool(op.eval(x, y) != 0.0),
-        (F64(x), F64(y)) => F64(op.eval(x, y)),
-        (F32(x), F32(y)) => F32(op.eval(x, y)),
-        (I32(x), I32(y)) => int_binary(op, x, y).map_or_else(Bool, I32),
-        (I64(x), I64(y)) => int_binary(op, x, y).map_or_else(Bool, I64),
-        (C64(x), C64(y)) => complex_out(complex::binary(op, x, y)),
-        (C128(x), C128(y)) => complex_out(complex::binary(op, x, y)),
-        (Bool(x), Bool(y)) => Bool(match op {
-            BinaryOp::Add | BinaryOp::Max | BinaryOp::Fmax | BinaryOp::Or | BinaryOp::BitOr => x || y,
-            BinaryOp::Mul | BinaryOp::Min | BinaryOp::Fmin | BinaryOp::And | BinaryOp::BitAnd => x && y,
-            BinaryOp::BitXor | BinaryOp::Ne => x != y,
-            BinaryOp::Eq => x == y,
-            BinaryOp::Lt => !x & y,
-            BinaryOp::Le => x <= y,
-            BinaryOp::Gt => x & !y,
-            BinaryOp::Ge => x >= y,
-            _ => unreachable!("the typing refuses {op} of two bools"),
-        }),
-        _ => unreachable!("the typing gives {op} operands of one type"),
-    }
-}
-
-/// An input of a typed kernel: its elements in their own type, read as [`StridedInput`] says.
-#[derive(Debug, Clone)]
-pub enum TypedInput<'a> {
-    /// bool elements.
-    Bool(StridedInput<'a, bool>),
-    /// int32 elements.
-    I32(StridedInput<'a, i32>),
-    /// int64 elements.
-    I64(StridedInput<'a, i64>),
-    /// float32 elements.
-    F32(StridedInput<'a, f32>),
-    /// float64 elements.
-    F64(StridedInput<'a, f64>),
-    /// complex64 elements.
-    C64(StridedInput<'a, Complex32>),
-    /// complex128 elements.
-    C128(StridedInput<'a, Complex64>),
-    /// Byte strings of this width: string `idx` is the `width` bytes from the position
-    /// [`StridedInput`] gives for `idx` (its offset and strides counted in bytes).
-    Bytes(StridedInput<'a, u8>, u32),
-}
-
-impl<'a> TypedInput<'a> {
-    /// The string at point `idx` of a byte-string input (empty for any other).
-    fn bytes_at(&self, idx: &[usize]) -> &'a [u8] {
-        match self {
-            TypedInput::Bytes(s, w) => {
-                let start = s.position(idx);
-                &s.data[start..start + *w as usize]
-            }
-            _ => &[],
-        }
-    }
-}
-
-impl TypedInput<'_> {
-    /// The elements' type.
-    pub fn ty(&self) -> ElemType {
-        match self {
-            TypedInput::Bool(_) => ElemType::Bool,
-            TypedInput::I32(_) => ElemType::I32,
-            TypedInput::I64(_) => ElemType::I64,
-            TypedInput::F32(_) => ElemType::F32,
-            TypedInput::F64(_) => ElemType::F64,
-            TypedInput::C64(_) => ElemType::C64,
-            TypedInput::C128(_) => ElemType::C128,
-            TypedInput::Bytes(_, w) => ElemType::Bytes(*w),
-        }
-    }
-
-    fn check(&self, shape: &[usize], index: usize) -> Result<()> {
-        match self {
-            TypedInput::Bool(s) => s.check(shape, index),
-            TypedInput::I32(s) => s.check(shape, index),
-            TypedInput::I64(s) => s.check(shape, index),
-            TypedInput::F32(s) => s.check(shape, index),
-            TypedInput::F64(s) => s.check(shape, index),
-            TypedInput::C64(s) => s.check(shape, index),
-            TypedInput::C128(s) => s.check(shape, index),
-            TypedInput::Bytes(s, w) => s.check_span(shape, index, *w as usize),
-        }
-    }
-
-    fn at(&self, idx: &[usize]) -> Scalar {
-        match self {
-            TypedInput::Bool(s) => Scalar::Bool(s.at(idx)),
-            TypedInput::I32(s) => Scalar::I32(s.at(idx)),
-            TypedInput::I64(s) => Scalar::I64(s.at(idx)),
-            TypedInput::F32(s) => Scalar::F32(s.at(idx)),
-            TypedInput::F64(s) => Scalar::F64(s.at(idx)),
-            TypedInput::C64(s) => Scalar::C64(s.at(idx)),
-            TypedInput::C128(s) => Scalar::C128(s.at(idx)),
-            // a string is read where it is compared ([`Evaluator::bytes`]), never as a scalar
-            TypedInput::Bytes(..) => Scalar::Bool(false),
-        }
-    }
-}
-
-/// Evaluates the body at one point.
-struct Evaluator<'k, 'a> {
-    kernel: &'k TypedKernel,
-    inputs: &'k [TypedInput<'a>],
-    order: Vec<NodeId>,
-    scratch: Vec<Scalar>,
-}
-
-impl<'a> Evaluator<'_, 'a> {
-    /// The byte string node `id` (an input or a constant) holds at point `idx`.
-    fn bytes(&self, id: NodeId, idx: &[usize]) -> &'a [u8] {
-        match *self.kernel.kernel.arena.node(id) {
-            Node::Input(n) => self.inputs[n as usize].bytes_at(idx),
-            Node::Bytes(v) => v.bytes(),
-            _ => &[],
-        }
-    }
-
-    fn at(&mut self, idx: &[usize]) -> Scalar {
-        let arena = &self.kernel.kernel.arena;
-        for &id in &self.order {
-            let s = &self.scratch;
-            let v = match *arena.node(id) {
-                Node::Binary(op, a, b) if self.kernel.type_of(a).is_bytes() => {
-                    Scalar::Bool(bytes::eval(op, self.bytes(a, idx), self.bytes(b, idx)).unwrap_or(false))
-                }
-                // strings are read where they are compared
-                Node::Bytes(_) => Scalar::Bool(false),
-                Node::Input(n) => self.inputs[n as usize].at(idx),
-                Node::Literal(bits) => Scalar::F64(f64::from_bits(bits)),
-                Node::Int(v) => Scalar::I64(v),
-                Node::Index(a) => Scalar::I64(idx[a as usize] as i64),
-                Node::Cast(t, a) => match (*arena.node(a), t) {
-                    // a Python float takes a float type by rounding once, as NumPy's
-                    (Node::Literal(bits), ElemType::F32 | ElemType::C64) => {
-                        Scalar::F32(f64::from_bits(bits) as f32).cast(t)
-                    }
-                    _ => s[a.index()].cast(t),
-                },
-                Node::Unary(op, a) => unary(op, s[a.index()]),
-                Node::Binary(op, a, b) => binary(op, s[a.index()], s[b.index()]),
-                Node::Where(c, a, b) => {
-                    if s[c.index()].truth() {
-                        s[a.index()]
-                    } else {
-                        s[b.index()]
-                    }
-                }
-                Node::Fma(a, b, c) => match (s[a.index()], s[b.index()], s[c.index()]) {
-                    (Scalar::F64(x), Scalar::F64(y), Scalar::F64(z)) => Scalar::F64(x.mul_add(y, z)),
-                    (Scalar::F32(x), Scalar::F32(y), Scalar::F32(z)) => Scalar::F32(x.mul_add(y, z)),
-                    _ => unreachable!("the typing gives fma float operands"),
-                },
-            };
-            self.scratch[id.index()] = v;
-        }
-        self.scratch[self.kernel.kernel.body.index()]
-    }
-}
-
-/// Evaluates a typed kernel over `inputs` (one per declared input, of its declared type), each
-/// reduction starting at `start` (see [`Start`]; an integer accumulator takes an integral start that
-/// fits int64, else an error).
-pub fn interpret(kernel: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'_>) -> Result<Tensor> {
-    let k = &kernel.kernel;
-    if inputs.len() != k.inputs.len() {
-        return Err(IrError::Arity {
-            expected: k.inputs.len(),
-            got: inputs.len(),
-        });
-    }
-    for (i, input) in inputs.iter().enumerate() {
-        if input.ty() != kernel.input_types[i] {
-            return Err(IrError::BadInput {
-                index: i,
-                why: format!("{} given for a {} input", input.ty(), kernel.input_types[i]),
-            });
-        }
-        input.check(&k.shape, i)?;
-    }
-    let mut eval = Evaluator {
-        kernel,
-        inputs,
-        order: k.arena.reachable(k.body),
-        scratch: vec![Scalar::Bool(false); k.body.index() + 1],
-    };
-    match &k.kind {
-        KernelKind::Map if kernel.value_type().is_bytes() => map_bytes(kernel, &eval),
-        KernelKind::Map => {
-            let out = each_point(&k.shape, 1, |idx, out| out.push(eval.at(idx)))?;
-            Ok(Tensor {
-                shape: k.shape.clone(),
-                values: collect(out, kernel.value_type()),
-            })
-        }
-        KernelKind::Reduce { op, axes } => reduce(kernel, *op, axes, &mut eval, start),
-        KernelKind::Compound { op, .. } => Err(IrError::Type(format!(
-            "the compound reduction {} of a typed kernel",
-            op.name()
-        ))),
-        KernelKind::Siblings { .. } => Err(IrError::Type("sibling reductions of a typed kernel".into())),
-        KernelKind::Scan(scan) => {
-            if start != Start::Identity {
-                return Err(IrError::InvalidReduction(
-                    "a scan takes its initial value in the kernel, not as a start".into(),
-                ));
-            }
-            scan_kernel(kernel, scan, &mut eval)
-        }
-    }
-}
-
-/// Evaluates every output of a typed kernel (see [`KernelIR::extra`]): one tensor per output, in
-/// order, each of its own type, each what [`interpret`] gives for that output alone (the oracle of
-/// a typed kernel of several outputs; `start` is the first output's, a reduction's).
-pub fn interpret_outputs(
-    kernel: &TypedKernel,
-    inputs: &[TypedInput<'_>],
-    start: Start<'_>,
-) -> Result<Vec<Tensor>> {
-    kernel.kernel.validate()?;
-    (0..kernel.kernel.n_outputs())
-        .map(|o| {
-            let start = if o == 0 { start } else { Start::Identity };
-            interpret(&kernel.output(o), inputs, start)
-        })
-        .collect()
-}
-
 /// The result type of the reduction `op` of values of type `v`, as NumPy's: any and all bool, arg
 /// reductions their int64 indices, sums and products of bool and integer values int64, else `v`.
-fn reduced_type(op: ReduceOp, v: ElemType) -> ElemType {
+pub(crate) fn reduced_type(op: ReduceOp, v: ElemType) -> ElemType {
     match op {
         ReduceOp::Any | ReduceOp::All => ElemType::Bool,
         ReduceOp::ArgMin | ReduceOp::ArgMax => ElemType::I64,
         ReduceOp::Sum | ReduceOp::Prod if !v.is_inexact() => ElemType::I64,
         _ => v,
-    }
-}
-
-/// A map whose value is a byte string (an input or a constant: nothing computes one), copied: the
-/// strings of its width (at least 1: NumPy has no `S0` array, `b''` alone gives `S1` `b''`).
-fn map_bytes(kernel: &TypedKernel, eval: &Evaluator<'_, '_>) -> Result<Tensor> {
-    let k = &kernel.kernel;
-    let width = kernel.value_type().size().max(1);
-    let data = each_point(&k.shape, width, |idx, data| {
-        let s = eval.bytes(k.body, idx);
-        data.extend_from_slice(s);
-        data.resize(data.len() + (width - s.len()), 0);
-    })?;
-    Ok(Tensor {
-        shape: k.shape.clone(),
-        values: Values::Bytes { width, data },
-    })
-}
-
-/// `f` at every point of `shape` in C order, pushing that point's `per` values into the result
-/// (reserved fallibly).
-fn each_point<T>(shape: &[usize], per: usize, mut f: impl FnMut(&[usize], &mut Vec<T>)) -> Result<Vec<T>> {
-    let n = checked_size(shape)?;
-    let too_big = || IrError::Allocation {
-        what: "the result".into(),
-        elements: n,
-    };
-    let total = n.checked_mul(per).ok_or_else(too_big)?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(total).map_err(|_| too_big())?;
-    let mut idx = vec![0; shape.len()];
-    for flat in 0..n {
-        unravel(flat, shape, &mut idx);
-        f(&idx, &mut out);
-    }
-    Ok(out)
-}
-
-/// Values of one type gathered into [`Values`].
-fn collect(v: Vec<Scalar>, t: ElemType) -> Values {
-    macro_rules! gather {
-        ($variant:ident) => {
-            Values::$variant(
-                v.into_iter()
-                    .map(|s| match s.cast(t) {
-                        Scalar::$variant(x) => x,
-                        _ => unreachable!("cast to its own type"),
-                    })
-                    .collect(),
-            )
-        };
-    }
-    match t {
-        ElemType::Bool => gather!(Bool),
-        ElemType::I32 => gather!(I32),
-        ElemType::I64 => gather!(I64),
-        ElemType::F32 => gather!(F32),
-        ElemType::F64 => gather!(F64),
-        ElemType::C64 => gather!(C64),
-        ElemType::C128 => gather!(C128),
-        ElemType::Bytes(_) => unreachable!("a map of byte strings is copied by map_bytes"),
     }
 }
 
@@ -1501,11 +1041,11 @@ pub fn scan_start(scan: &Scan, vt: ElemType) -> Result<Scalar> {
 }
 
 /// The int64 accumulator a reduction `op` of bool or integer values of type `vt` starts from with
-/// the `initial` value `v` (the compiled code's, as [`interpret`] folds it): a sum's or product's
-/// integral value, a min's or max's value of the type, as int64.
+/// the `initial` value `v` (the compiled code's, as [`crate::interp::evaluate`] folds it): a sum's
+/// or product's integral value, a min's or max's value of the type, as int64.
 ///
 /// # Errors
-/// An `initial` the accumulator does not hold, as [`interpret`] gives it.
+/// An `initial` the accumulator does not hold, as [`crate::interp::evaluate`] gives it.
 pub fn reduce_start(op: ReduceOp, vt: ElemType, v: f64) -> Result<i64> {
     match op {
         ReduceOp::Sum => int_start(v, "an integer sum"),
@@ -1518,7 +1058,7 @@ pub fn reduce_start(op: ReduceOp, vt: ElemType, v: f64) -> Result<i64> {
 }
 
 /// An integer accumulator's start: an integral value that int64 holds exactly.
-fn int_start(v: f64, what: &str) -> Result<i64> {
+pub(crate) fn int_start(v: f64, what: &str) -> Result<i64> {
     if v.fract() == 0.0 && v >= -(2f64.powi(63)) && v < 2f64.powi(63) {
         Ok(v as i64)
     } else {
@@ -1529,7 +1069,7 @@ fn int_start(v: f64, what: &str) -> Result<i64> {
 }
 
 /// A start of the data type `t` for min / max / cummax / cummin: exact, and inside the type.
-fn typed_start(v: f64, t: ElemType, what: &str) -> Result<Scalar> {
+pub(crate) fn typed_start(v: f64, t: ElemType, what: &str) -> Result<Scalar> {
     match t {
         ElemType::F32 => Ok(Scalar::F32(v as f32)),
         ElemType::F64 => Ok(Scalar::F64(v)),
@@ -1546,393 +1086,5 @@ fn typed_start(v: f64, t: ElemType, what: &str) -> Result<Scalar> {
         ElemType::I64 => int_start(v, what).map(Scalar::I64),
         ElemType::C64 | ElemType::C128 => Ok(Scalar::F64(v).cast(t)),
         ElemType::Bytes(_) => Err(IrError::Type(format!("initial={v:?} for {what} of byte strings"))),
-    }
-}
-
-fn reduce(
-    kernel: &TypedKernel,
-    op: ReduceOp,
-    axes: &[usize],
-    eval: &mut Evaluator<'_, '_>,
-    start: Start<'_>,
-) -> Result<Tensor> {
-    let ext = Extents::new(&kernel.kernel.shape, axes)?;
-    let n_out = ext.n_out;
-    start.check(op, n_out)?;
-    if ext.n_red == 0 && n_out > 0 && !op.has_identity() && start == Start::Identity {
-        return Err(IrError::EmptyReduction { op: op.name() });
-    }
-    let vt = kernel.value_type();
-    let mut out = Vec::new();
-    out.try_reserve_exact(n_out).map_err(|_| IrError::Allocation {
-        what: "the result".into(),
-        elements: n_out,
-    })?;
-    ext.for_each(
-        |idx| eval.at(idx),
-        |o, values| {
-            out.push(fold_typed(op, vt, values, start.at(o))?);
-            Ok(())
-        },
-    )?;
-    Ok(Tensor {
-        shape: ext.out_shape,
-        values: collect(out, kernel.output_type()),
-    })
-}
-
-/// One extent folded as NumPy folds values of type `vt`.
-fn fold_typed(
-    op: ReduceOp,
-    vt: ElemType,
-    values: impl Iterator<Item = Scalar>,
-    start: Option<f64>,
-) -> Result<Scalar> {
-    fn float<T: Real>(f: Folded<T>) -> Scalar
-    where
-        Scalar: From<T>,
-    {
-        match f {
-            Folded::Float(v) => Scalar::from(v),
-            Folded::Index(i) => Scalar::I64(i),
-            Folded::Truth(b) => Scalar::Bool(b),
-        }
-    }
-    match vt {
-        ElemType::F64 => {
-            return Ok(float(fold(
-                op,
-                values.map(|s| match s {
-                    Scalar::F64(v) => v,
-                    _ => unreachable!("values of the body's type"),
-                }),
-                start,
-            )));
-        }
-        ElemType::F32 => {
-            return Ok(float(fold(
-                op,
-                values.map(|s| match s {
-                    Scalar::F32(v) => v,
-                    _ => unreachable!("values of the body's type"),
-                }),
-                start,
-            )));
-        }
-        ElemType::C64 => return fold_complex::<f32>(op, values, start),
-        ElemType::C128 => return fold_complex::<f64>(op, values, start),
-        _ => {}
-    }
-    // bool and integers: exact, in int64 where NumPy accumulates in int64
-    let wide = |s: Scalar| match s.cast(ElemType::I64) {
-        Scalar::I64(v) => v,
-        _ => unreachable!("cast to int64"),
-    };
-    let mut values = values.peekable();
-    Ok(match op {
-        ReduceOp::Sum => {
-            let s0 = match start {
-                Some(v) => int_start(v, "an integer sum")?,
-                None => 0,
-            };
-            Scalar::I64(values.fold(s0, |a, v| a.wrapping_add(wide(v))))
-        }
-        ReduceOp::Prod => {
-            let s0 = match start {
-                Some(v) => int_start(v, "an integer product")?,
-                None => 1,
-            };
-            Scalar::I64(values.fold(s0, |a, v| a.wrapping_mul(wide(v))))
-        }
-        ReduceOp::Min | ReduceOp::Max => {
-            let first = match start {
-                Some(v) => typed_start(v, vt, op.name())?,
-                None => values.next().expect("checked non-empty"),
-            };
-            let bop = if op == ReduceOp::Min {
-                BinaryOp::Min
-            } else {
-                BinaryOp::Max
-            };
-            values.fold(first, |a, v| binary(bop, a, v))
-        }
-        ReduceOp::ArgMin | ReduceOp::ArgMax => {
-            let mut best = wide(values.next().expect("checked non-empty"));
-            let mut at = 0i64;
-            for (i, v) in values.enumerate() {
-                let v = wide(v);
-                if (op == ReduceOp::ArgMin && v < best) || (op == ReduceOp::ArgMax && v > best) {
-                    best = v;
-                    at = i as i64 + 1;
-                }
-            }
-            Scalar::I64(at)
-        }
-        ReduceOp::Any => Scalar::Bool(values.any(Scalar::truth)),
-        ReduceOp::All => Scalar::Bool(values.all(Scalar::truth)),
-    })
-}
-
-/// One extent of complex values folded: a sum as the float sums of its parts, a product in order,
-/// `any`/`all` of their truth (the typing refuses the orderings).
-fn fold_complex<T: Parts>(
-    op: ReduceOp,
-    values: impl Iterator<Item = Scalar>,
-    start: Option<f64>,
-) -> Result<Scalar> {
-    let values: Vec<num_complex::Complex<T>> = values.map(T::unwrap).collect();
-    let part = |f: Folded<T>| match f {
-        Folded::Float(v) => v,
-        _ => unreachable!("a float sum folds to a float"),
-    };
-    let s0 = start.map(T::from_f64);
-    Ok(T::wrap(match op {
-        ReduceOp::Sum => num_complex::Complex {
-            re: part(fold(op, values.iter().map(|z| z.re), start)),
-            im: part(fold(op, values.iter().map(|z| z.im), s0.map(|_| 0.0))),
-        },
-        ReduceOp::Prod => values.iter().fold(
-            num_complex::Complex {
-                re: s0.unwrap_or(T::ONE),
-                im: T::ZERO,
-            },
-            |a, &z| complex::mul(a, z),
-        ),
-        ReduceOp::Any | ReduceOp::All => {
-            let t = if op == ReduceOp::Any {
-                values.iter().any(|&z| complex::truth(z))
-            } else {
-                values.iter().all(|&z| complex::truth(z))
-            };
-            num_complex::Complex {
-                re: T::truth(t),
-                im: T::ZERO,
-            }
-        }
-        _ => {
-            return Err(IrError::Type(format!(
-                "{} of complex numbers is not defined",
-                op.name()
-            )));
-        }
-    }))
-}
-
-impl From<f64> for Scalar {
-    fn from(v: f64) -> Scalar {
-        Scalar::F64(v)
-    }
-}
-
-impl From<f32> for Scalar {
-    fn from(v: f32) -> Scalar {
-        Scalar::F32(v)
-    }
-}
-
-/// A scan's carried state over typed values.
-enum State {
-    F64(Carried<f64>),
-    F32(Carried<f32>),
-    /// A sum or product of bools or integers, in int64.
-    Wide(ScanOp, i64),
-    /// cummax / cummin of bools or integers, in the data type.
-    Narrow(ScanOp, Scalar),
-    /// A sum or product of complex numbers (the typing refuses their cummax and cummin), in order,
-    /// from the first value (as NumPy's accumulate: `cumprod([inf+1j])` is `inf+1j`, not
-    /// `(1+0j) * (inf+1j)`), or from the scan's `initial`; None before the first.
-    Complex(ScanOp, Option<Scalar>, ElemType),
-}
-
-impl State {
-    fn start(scan: &Scan, vt: ElemType) -> Result<State> {
-        Ok(match vt {
-            ElemType::F64 => State::F64(Carried::start(scan)),
-            ElemType::F32 => State::F32(Carried::start(scan)),
-            ElemType::C64 | ElemType::C128 => {
-                State::Complex(scan.op, scan.initial().map(|v| Scalar::F64(v).cast(vt)), vt)
-            }
-            _ => match scan_start(scan, vt)? {
-                Scalar::I64(s) if scan.op.wide() => State::Wide(scan.op, s),
-                s => State::Narrow(scan.op, s),
-            },
-        })
-    }
-
-    fn push(&mut self, v: Scalar) {
-        match (self, v) {
-            (State::F64(c), Scalar::F64(v)) => c.push(v),
-            (State::F32(c), Scalar::F32(v)) => c.push(v),
-            (State::Wide(op, s), v) => {
-                let Scalar::I64(v) = v.cast(ElemType::I64) else {
-                    unreachable!("cast to int64")
-                };
-                *s = if *op == ScanOp::Sum {
-                    s.wrapping_add(v)
-                } else {
-                    s.wrapping_mul(v)
-                };
-            }
-            (State::Complex(op, s, _), v) => {
-                let bop = if *op == ScanOp::Prod {
-                    BinaryOp::Mul
-                } else {
-                    BinaryOp::Add
-                };
-                *s = Some(s.map_or(v, |s| binary(bop, s, v)));
-            }
-            (State::Narrow(op, s), v) => {
-                let bop = if *op == ScanOp::Max {
-                    BinaryOp::Max
-                } else {
-                    BinaryOp::Min
-                };
-                *s = binary(bop, *s, v);
-            }
-            _ => unreachable!("values of the body's type"),
-        }
-    }
-
-    fn value(&self) -> Scalar {
-        match self {
-            State::F64(c) => Scalar::F64(c.value()),
-            State::F32(c) => Scalar::F32(c.value()),
-            State::Wide(_, s) => Scalar::I64(*s),
-            State::Narrow(_, s) => *s,
-            // an exclusive scan's first value: the identity
-            State::Complex(op, s, vt) => {
-                s.unwrap_or_else(|| Scalar::F64(if *op == ScanOp::Prod { 1.0 } else { 0.0 }).cast(*vt))
-            }
-        }
-    }
-}
-
-fn scan_kernel(kernel: &TypedKernel, scan: &Scan, eval: &mut Evaluator<'_, '_>) -> Result<Tensor> {
-    let shape = &kernel.kernel.shape;
-    let n = checked_size(shape)?;
-    let (outer, _, inner) = scan.lines(shape);
-    let vt = kernel.value_type();
-    let mut out = try_filled(n, Scalar::Bool(false), "the scan's result")?;
-    let mut idx = vec![0; shape.len()];
-    for o in 0..outer {
-        for c in 0..inner {
-            let mut state = State::start(scan, vt)?;
-            for flat in scan.line(shape, o, c) {
-                unravel(flat, shape, &mut idx);
-                let v = eval.at(&idx);
-                if scan.exclusive {
-                    out[flat] = state.value();
-                    state.push(v);
-                } else {
-                    state.push(v);
-                    out[flat] = state.value();
-                }
-            }
-        }
-    }
-    Ok(Tensor {
-        shape: kernel.kernel.output_shape(),
-        values: collect(out, kernel.output_type()),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::kernel::InputDecl;
-
-    fn kernel(arena: ExprArena, body: NodeId, names: &[&str], kind: KernelKind) -> KernelIR {
-        KernelIR {
-            dtype: crate::DType::F64,
-            inputs: names
-                .iter()
-                .map(|n| InputDecl {
-                    name: n.to_string(),
-                    shape: vec![3],
-                    stored: None,
-                })
-                .collect(),
-            shape: vec![3],
-            arena,
-            body,
-            extra: Vec::new(),
-            kind,
-        }
-    }
-
-    #[test]
-    fn casts_are_explicit_and_the_text_shows_each_type() {
-        // i32 * 2 + f32: the literal takes int32, the sum is float64 (NumPy 2: int32 + float32)
-        let mut a = ExprArena::new();
-        let (i, two, f) = (a.input(0), a.int(2), a.input(1));
-        let m = a.binary(BinaryOp::Mul, i, two);
-        let body = a.binary(BinaryOp::Add, m, f);
-        let k = kernel(a, body, &["i", "f"], KernelKind::Map);
-        let t = TypedKernel::new(&k, &[ElemType::I32, ElemType::F32], false).unwrap();
-        let text = t.to_string();
-        assert_eq!(
-            text,
-            "kernel map f64 [3] -> f64 [3]\n  in0 i: i32 [3]\n  in1 f: f32 [3]\n  %0: i32 = in0\n  %1 = int 2\n  \
-             %2: f32 = in1\n  %3: i32 = cast %1\n  %4: i32 = mul %0 %3\n  %5: f64 = cast %4\n  %6: f64 = cast %2\n  \
-             %7: f64 = add %5 %6\n  out %7\n"
-        );
-        let data_i = [1, i32::MAX, -3];
-        let data_f = [0.5f32, 1.0, 2.0];
-        let s = |n| StridedInput {
-            data: n,
-            offset: 0,
-            strides: vec![1],
-        };
-        let out = interpret(
-            &t,
-            &[
-                TypedInput::I32(s(&data_i)),
-                TypedInput::F32(StridedInput {
-                    data: &data_f,
-                    offset: 0,
-                    strides: vec![1],
-                }),
-            ],
-            Start::Identity,
-        )
-        .unwrap();
-        // i32::MAX * 2 wraps to -2 before the sum, as NumPy's
-        assert_eq!(out.values, Values::F64(vec![2.5, -1.0, -4.0]));
-    }
-
-    #[test]
-    fn numpy_refusals_are_type_errors() {
-        let mut a = ExprArena::new();
-        let (x, y) = (a.input(0), a.input(1));
-        let body = a.binary(BinaryOp::BitXor, x, y);
-        let k = kernel(a, body, &["x", "y"], KernelKind::Map);
-        let e = TypedKernel::new(&k, &[ElemType::F64, ElemType::I32], false).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("bitwise operators take bool or integer operands, not float64"),
-            "{e}"
-        );
-        let mut a = ExprArena::new();
-        let x = a.input(0);
-        let body = a.unary(UnaryOp::Neg, x);
-        let k = kernel(a, body, &["p"], KernelKind::Map);
-        let e = TypedKernel::new(&k, &[ElemType::Bool], false).unwrap_err();
-        assert!(e.to_string().contains("use `~`"), "{e}");
-        // the interpreter's input types are checked
-        let mut a = ExprArena::new();
-        let body = a.input(0);
-        let k = kernel(a, body, &["x"], KernelKind::Map);
-        let t = TypedKernel::new(&k, &[ElemType::I64], false).unwrap();
-        let data = [1i32, 2, 3];
-        let bad = interpret(
-            &t,
-            &[TypedInput::I32(StridedInput {
-                data: &data,
-                offset: 0,
-                strides: vec![1],
-            })],
-            Start::Identity,
-        );
-        assert!(bad.is_err());
     }
 }

@@ -4,7 +4,7 @@
 //! do not fit the code (an error, never a read out of bounds). The operator-by-operator parity over
 //! every type pair is `tests/typed_jit.rs` (through the front ends).
 
-use kiln_ir::typed::{TypedInput, TypedKernel, interpret};
+use kiln_ir::typed::TypedKernel;
 use kiln_ir::*;
 use kiln_jit::typed::{kernel_of, lanes_dtype, plan, why_not};
 use kiln_jit::{BoundKernel, InputRef, RunConfig, Schedule, Stored, TypedView, Workspace};
@@ -120,7 +120,7 @@ fn a_map_at_every_length_around_the_vector_width() {
             } else {
                 (0..n as i32).map(|k| k - 3).collect()
             };
-            let want = interpret(
+            let want = evaluate(
                 &t,
                 &[
                     TypedInput::I32(whole(&a, &[n], &[n])),
@@ -175,7 +175,7 @@ fn a_masked_sum_and_a_scan_of_int64_and_bool() {
             }
             let kr = kernel(a.clone(), body, &[vec![n], vec![n]], &[n], kind.clone());
             let t = TypedKernel::new(&kr, &[ElemType::Bool, ElemType::I64], false).unwrap();
-            let want = interpret(
+            let want = evaluate(
                 &t,
                 &[
                     TypedInput::Bool(whole(&p, &[n], &[n])),
@@ -248,7 +248,7 @@ fn strided_views_are_read_in_place_and_checked() {
     let b: Vec<i32> = (0..8).map(|k| k - 3).collect();
     let reversed = base.slice(ndarray::s![..8;-1]).into_dyn();
     let copy: Vec<i32> = reversed.iter().copied().collect();
-    let want = interpret(
+    let want = evaluate(
         &t,
         &[
             TypedInput::I32(whole(&copy, &[8], &[8])),
@@ -457,7 +457,7 @@ fn complex_scans_equal_the_interpreter_bit_for_bit() {
                             );
                             let t = TypedKernel::new(&k, &[ct], false).unwrap();
                             assert_eq!(why_not(&t), None, "{scan:?}");
-                            let want = interpret(&t, std::slice::from_ref(&input), Start::Identity).unwrap();
+                            let want = evaluate(&t, std::slice::from_ref(&input), Start::Identity).unwrap();
                             let want = c128s(&want.values);
                             for scalar in [false, true] {
                                 let code = bind(&t, None, scalar);
@@ -527,7 +527,7 @@ fn complex_reductions_from_a_start_within_the_bound() {
                     let t = TypedKernel::new(&k, &[ct], false).unwrap();
                     assert_eq!(why_not(&t), None);
                     for start in [Start::Initial(2.5), Start::Initial(-0.0), Start::Each(&each)] {
-                        let want = interpret(&t, std::slice::from_ref(&input), start).unwrap();
+                        let want = evaluate(&t, std::slice::from_ref(&input), start).unwrap();
                         let want = c128s(&want.values);
                         // the bound's scale, output by output: the start's and the terms' moduli
                         let abs = {
@@ -546,7 +546,7 @@ fn complex_reductions_from_a_start_within_the_bound() {
                             );
                             let t = TypedKernel::new(&k, &[ElemType::C128], false).unwrap();
                             let i = TypedInput::C128(whole(&points, &shape, &shape));
-                            match interpret(&t, &[i], Start::Identity).unwrap().values {
+                            match evaluate(&t, &[i], Start::Identity).unwrap().values {
                                 Values::F64(v) => v,
                                 other => panic!("{}", other.output_type()),
                             }
