@@ -567,8 +567,8 @@ impl Gen<'_, '_> {
         let highs = k(self, HIGHS);
         let minus_ones = k(self, ONES.wrapping_neg());
         let zero = k(self, 0);
-        let mut found = zero;
-        let mut after_nul = zero;
+        let mut found: Option<Value> = None;
+        let mut after_nul: Option<Value> = None;
         let mut lo = word(self, 0);
         let mut base = 0;
         loop {
@@ -577,16 +577,19 @@ impl Gen<'_, '_> {
             let low = self.b.ins().band(lo, low7);
             let sum = self.b.ins().iadd(low, low7);
             let t = self.b.ins().bor(sum, lo);
+            // `t` is all ones but 0x80 clear in exactly the zero bytes of `lo` (`nul = !t` has
+            // 0x80 there): `first = nul & -nul`, with `-nul = t + 1`
             let t = self.b.ins().bor(t, low7);
-            let nul = self.b.ins().bnot(t);
-            let neg = self.b.ins().ineg(nul);
-            let first = self.b.ins().band(nul, neg);
-            // every byte from the first NUL on: !(first >> 7 - 1)
-            let f7 = shr(self, first, 7);
             let ones = k(self, 1);
-            let f7 = self.b.ins().isub(f7, ones);
-            let dead = self.b.ins().bnot(f7);
-            let dead = self.b.ins().bor(dead, after_nul);
+            let neg = self.b.ins().iadd(t, ones);
+            let first = self.b.ins().band_not(neg, t);
+            // every byte from the first NUL on: `!((first >> 7) - 1)`, which is `-(first >> 7)`
+            let f7 = shr(self, first, 7);
+            let dead = self.b.ins().isub(zero, f7);
+            let dead = match after_nul {
+                Some(after) => self.b.ins().bor(dead, after),
+                None => dead,
+            };
             let c0 = k(self, ONES * u64::from(needle[0]));
             let d0 = self.b.ins().bxor(lo, c0);
             let mut d = self.b.ins().bor(d0, dead);
@@ -599,26 +602,33 @@ impl Gen<'_, '_> {
                 let x = self.b.ins().bxor(x, cj);
                 d = self.b.ins().bor(d, x);
             }
-            // a zero byte in `d`
+            // a zero byte in `d`: `(d - ONES) & !d & HIGHS`
             let m = self.b.ins().iadd(d, minus_ones);
-            let nd = self.b.ins().bnot(d);
-            let m = self.b.ins().band(m, nd);
+            let m = self.b.ins().band_not(m, d);
             let m = self.b.ins().band(m, highs);
-            found = self.b.ins().bor(found, m);
+            let f = match found {
+                Some(found) => self.b.ins().bor(found, m),
+                None => m,
+            };
+            found = Some(f);
             base += 8;
             if base >= w {
                 // a vector's result is its lanes' mask, a scalar's an i8 0 / 1
-                return self.b.ins().icmp(IntCC::NotEqual, found, zero);
+                return self.b.ins().icmp(IntCC::NotEqual, f, zero);
             }
-            // all ones where `lo` held a NUL
-            let any = self.b.ins().icmp(IntCC::NotEqual, nul, zero);
+            // all ones where `lo` held a NUL (where `t` is not all ones)
+            let all_ones = k(self, u64::MAX);
+            let any = self.b.ins().icmp(IntCC::NotEqual, t, all_ones);
             let all = if vector {
                 any
             } else {
                 let any = self.b.ins().uextend(types::I64, any);
                 self.b.ins().ineg(any)
             };
-            after_nul = self.b.ins().bor(after_nul, all);
+            after_nul = Some(match after_nul {
+                Some(after) => self.b.ins().bor(after, all),
+                None => all,
+            });
             lo = hi.unwrap_or_else(|| word(self, base));
         }
     }
