@@ -380,6 +380,63 @@ fn equality_over_every_split_of_the_widths() {
 /// needles cut by a NUL and a longer one (the call), on haystacks of the needle's bytes, NULs and
 /// high bytes, the needle placed at every offset.
 #[test]
+fn equality_with_a_constant_over_every_width() {
+    // a constant shorter, as long and longer than the strings (with NULs or other bytes past
+    // their width), on either side; 47 strings: the vector loop and its one-point tail
+    let mut rng = Rng(0x1405_7b7e_f767_814f);
+    let constants: [&[u8]; 9] = [
+        b"a",
+        b"\xff\x80",
+        b"ab\0",
+        b"abcab",
+        b"abcdefgh",
+        b"abcdefgh\0\0",
+        b"abcdefghi",
+        b"a\0b",
+        b"abcdefghijklmnopq",
+    ];
+    for width in (1..=17).chain([24]) {
+        for c in constants {
+            let mut list: Vec<Vec<u8>> = Vec::new();
+            for k in 0..47 {
+                let mut s: Vec<u8> = (0..width)
+                    .map(|_| [b'a', b'b', b'c', 0x80, 0xff, 0][(rng.next() % 6) as usize])
+                    .collect();
+                if k % 3 == 0 {
+                    // the constant's first bytes, NUL-padded
+                    for (i, x) in s.iter_mut().enumerate() {
+                        *x = c.get(i).copied().unwrap_or(0);
+                    }
+                    if k % 2 == 0 {
+                        let i = (rng.next() as usize) % width;
+                        s[i] ^= 1 << (rng.next() % 8);
+                    }
+                }
+                list.push(s);
+            }
+            let data = strings(&list.iter().map(|s| &s[..]).collect::<Vec<_>>(), width);
+            let lit: String = c.iter().map(|c| format!("\\x{c:02x}")).collect();
+            for (src, ne, flip) in [
+                (format!("s == b'{lit}'"), false, false),
+                (format!("s != b'{lit}'"), true, false),
+                (format!("b'{lit}' == s"), false, true),
+                (format!("b'{lit}' != s"), true, true),
+            ] {
+                let got = bools(run(&src, &[("s", &data, width, &[list.len()])]).unwrap());
+                let expect: Vec<bool> = list
+                    .iter()
+                    .map(|s| {
+                        let o = if flip { numpy_cmp(c, s) } else { numpy_cmp(s, c) };
+                        o.is_eq() != ne
+                    })
+                    .collect();
+                assert_eq!(got, expect, "{src} over width {width}: {list:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn contains_a_constant_needle_over_every_width() {
     let mut rng = Rng(0x5851_f42d_4c95_7f2d);
     let needles: [&[u8]; 11] = [

@@ -3,9 +3,11 @@
 //! interpreter's): each string is held as its address (an input's counts strings, see
 //! [`crate::InputRef::base`]; a constant's is its interned bytes'). `==` and `!=` are inline
 //! (`Gen::bytes_equal`: the bytes both strings hold compared 8, 4, 2 and 1 at a time, the
-//! longer one's rest against NULs, each load within its string's width), and so is `contains` of
-//! a constant needle of 1 to 8 bytes (`Gen::contains_const`: the interpreter's word-wide
-//! search, its needle's bytes and the widths constants); the orderings and any other `contains`
+//! longer one's rest against NULs, each load within its string's width; against a constant,
+//! `Gen::bytes_equal_const`: the string's words xor-ed with the constant's, two strings' results
+//! compared in one vector), and so is `contains` of a constant needle of 1 to 8 bytes
+//! (`Gen::contains_const`: the interpreter's word-wide search, its needle's bytes and the widths
+//! constants, two haystacks searched a vector instruction); the orderings and any other `contains`
 //! call per lane the interpreter's own function (`call::bytes_op`), so their bits are the
 //! interpreter's by construction.
 

@@ -845,8 +845,20 @@ pub fn emit_body(
                     (BinaryOp::Contains, &Node::Bytes(s)) => Some(kiln_ir::bytes::c_string(s.bytes())),
                     _ => None,
                 };
+                // `==` and `!=` of a constant: against its bytes, inline
+                let constant = |n: NodeId| match arena.node(n) {
+                    &Node::Bytes(s) => Some(s),
+                    _ => None,
+                };
+                let equal = matches!(op, BinaryOp::Eq | BinaryOp::Ne);
                 match needle {
                     Some(n) if (1..=8).contains(&n.len()) => g.contains_const(get(a), tk.type_of(a), n),
+                    _ if equal && let Some(s) = constant(b) => {
+                        g.bytes_equal_const(op, get(a), tk.type_of(a), s.bytes())
+                    }
+                    _ if equal && let Some(s) = constant(a) => {
+                        g.bytes_equal_const(op, get(b), tk.type_of(b), s.bytes())
+                    }
                     _ => g.bytes_op(op, get(a), tk.type_of(a), get(b), tk.type_of(b)),
                 }
             }

@@ -409,38 +409,118 @@ impl Gen<'_, '_> {
         self.b.ins().icmp_imm_u(cc, acc, 0)
     }
 
+    /// `==` or `!=` (`op`) of the byte strings at `a` (of type `ta`: one address, or a vector of
+    /// them, `i64x2`) and the constant `c` (`kiln_ir::bytes::compare`'s equality: each padded
+    /// with NULs), inline: the string's `w` bytes xor-ed with the constant's first `w` (padded)
+    /// in words of 8, else 4, 2 or 1 bytes, the last word ending at the string's end (overlapping
+    /// the one before it: bytes compared twice are compared with the same constant bytes), equal
+    /// where nothing is set and the constant holds only NULs past `w`. An `i8` 0 / 1 of one string,
+    /// the `i64x2` mask of a vector of them (each lane's bytes loaded on its own, compared
+    /// together).
+    pub(crate) fn bytes_equal_const(&mut self, op: BinaryOp, a: Value, ta: ElemType, c: &[u8]) -> Value {
+        let w = ta.size();
+        let vector = self.is_vector(a);
+        // a constant longer than the string, with a byte other than NUL past it: never equal
+        let never = c.iter().skip(w).any(|&x| x != 0);
+        let padded: Vec<u8> = (0..w).map(|i| c.get(i).copied().unwrap_or(0)).collect();
+        // the loads: (offset, bytes), each within the width
+        let size = [8, 4, 2, 1]
+            .into_iter()
+            .find(|&n| n <= w)
+            .expect("a string of one byte or more");
+        let mut at: Vec<usize> = (0..w / size).map(|i| i * size).collect();
+        if !w.is_multiple_of(size) {
+            at.push(w - size);
+        }
+        let ty = match size {
+            8 => types::I64,
+            4 => types::I32,
+            2 => types::I16,
+            _ => types::I8,
+        };
+        let bases: Vec<Value> = if vector {
+            (0..self.lanes).map(|l| self.b.ins().extractlane(a, l)).collect()
+        } else {
+            vec![a]
+        };
+        let mut v = None;
+        for (l, &base) in bases.iter().enumerate() {
+            let mut acc = None;
+            for &o in &at {
+                let mut word = [0u8; 8];
+                word[..size].copy_from_slice(&padded[o..o + size]);
+                let x = self.b.ins().load(ty, mem(), base, o as i32);
+                let x = if ty == types::I64 {
+                    x
+                } else {
+                    self.b.ins().uextend(types::I64, x)
+                };
+                let d = self.b.ins().bxor_imm_s(x, u64::from_le_bytes(word) as i64);
+                acc = Some(match acc {
+                    None => d,
+                    Some(acc) => self.b.ins().bor(acc, d),
+                });
+            }
+            let acc = acc.expect("a load");
+            let acc = if never {
+                self.b.ins().bor_imm_s(acc, 1)
+            } else {
+                acc
+            };
+            v = Some(match v {
+                None if vector => self.b.ins().splat(types::I64X2, acc),
+                None => acc,
+                Some(v) => self.b.ins().insertlane(v, acc, l as u8),
+            });
+        }
+        let v = v.expect("a string");
+        let cc = if op == BinaryOp::Eq {
+            IntCC::Equal
+        } else {
+            IntCC::NotEqual
+        };
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let zero = if vector {
+            self.b.ins().splat(types::I64X2, zero)
+        } else {
+            zero
+        };
+        self.b.ins().icmp(cc, v, zero)
+    }
+
     /// `contains(a, needle)` of the haystacks at `a` (of type `ta`) and a constant needle of 1 to
     /// 8 nonzero bytes, inline: [`kiln_ir::bytes::contains`]'s search of 8 places a word (its
     /// `contains_8`, operation for operation, the needle's bytes and the widths constants), an
-    /// `i8` 0 / 1. Each word is the haystack's bytes `8k..8k + 8`, zero past its width: one load
+    /// `i8` 0 / 1 of one haystack, or of a vector of haystacks (their addresses, `i64x2`) their
+    /// `i64x2` mask: the words are loaded per lane and searched together, two haystacks an
+    /// instruction. Each word is the haystack's bytes `8k..8k + 8`, zero past its width: one load
     /// where they are inside it, else its last 8 bytes shifted down, else (a width below 8) its
     /// bytes 4, 2 and 1 at a time; every load within the string's width.
     pub(crate) fn contains_const(&mut self, a: Value, ta: ElemType, needle: &[u8]) -> Value {
-        if self.is_vector(a) {
-            let args = [(a, ElemType::I64)];
-            return self.per_lane(ElemType::Bool, &args, &mut |g, xs| {
-                g.contains_const(xs[0], ta, needle)
-            });
-        }
         const ONES: u64 = 0x0101_0101_0101_0101;
         const HIGHS: u64 = ONES << 7;
         let w = ta.size();
         debug_assert!((1..=8).contains(&needle.len()) && !needle.contains(&0));
-        // bytes `i..i + 8` of the haystack as a little-endian word, zero past its width
-        let word = |g: &mut Self, i: usize| -> Value {
+        let vector = self.is_vector(a);
+        // the haystacks' addresses: one, or each lane's
+        let bases: Vec<Value> = if vector {
+            (0..self.lanes).map(|l| self.b.ins().extractlane(a, l)).collect()
+        } else {
+            vec![a]
+        };
+        // bytes `i..i + 8` of the haystack at `base` as a little-endian word, zero past its width
+        let word1 = |g: &mut Self, base: Value, i: usize| -> Value {
             if i + 8 <= w {
-                g.b.ins().load(types::I64, mem(), a, i as i32)
-            } else if i >= w {
-                g.b.ins().iconst(types::I64, 0)
+                g.b.ins().load(types::I64, mem(), base, i as i32)
             } else if w >= 8 {
-                let x = g.b.ins().load(types::I64, mem(), a, (w - 8) as i32);
+                let x = g.b.ins().load(types::I64, mem(), base, (w - 8) as i32);
                 g.b.ins().ushr_imm_s(x, (8 * (i + 8 - w)) as i64)
             } else {
                 let mut acc = g.b.ins().iconst(types::I64, 0);
                 let mut at = i;
                 for (n, ty) in [(4, types::I32), (2, types::I16), (1, types::I8)] {
                     if w - at >= n {
-                        let x = g.b.ins().load(ty, mem(), a, at as i32);
+                        let x = g.b.ins().load(ty, mem(), base, at as i32);
                         let x = g.b.ins().uextend(types::I64, x);
                         let x = g.b.ins().ishl_imm_s(x, (8 * (at - i)) as i64);
                         acc = g.b.ins().bor(acc, x);
@@ -450,50 +530,105 @@ impl Gen<'_, '_> {
                 acc
             }
         };
-        let k = |g: &mut Self, c: u64| g.b.ins().iconst(types::I64, c as i64);
-        let mut found = k(self, 0);
-        let mut after_nul = k(self, 0);
+        // a constant word (in every lane)
+        let k = |g: &mut Self, c: u64| {
+            let x = g.b.ins().iconst(types::I64, c as i64);
+            if vector {
+                g.b.ins().splat(types::I64X2, x)
+            } else {
+                x
+            }
+        };
+        // the haystacks' word `i`: every lane's, as a vector of them where there are several
+        let word = |g: &mut Self, i: usize| -> Value {
+            if i >= w {
+                return k(g, 0);
+            }
+            let mut v = None;
+            for (l, &base) in bases.iter().enumerate() {
+                let x = word1(g, base, i);
+                v = Some(match v {
+                    None if vector => g.b.ins().splat(types::I64X2, x),
+                    None => x,
+                    Some(v) => g.b.ins().insertlane(v, x, l as u8),
+                });
+            }
+            v.expect("a haystack")
+        };
+        let shl = |g: &mut Self, x: Value, n: usize| {
+            let n = g.b.ins().iconst(types::I64, n as i64);
+            g.b.ins().ishl(x, n)
+        };
+        let shr = |g: &mut Self, x: Value, n: usize| {
+            let n = g.b.ins().iconst(types::I64, n as i64);
+            g.b.ins().ushr(x, n)
+        };
+        let low7 = k(self, !HIGHS);
+        let highs = k(self, HIGHS);
+        let minus_ones = k(self, ONES.wrapping_neg());
+        let zero = k(self, 0);
+        let mut found: Option<Value> = None;
+        let mut after_nul: Option<Value> = None;
         let mut lo = word(self, 0);
         let mut base = 0;
         loop {
             let hi = (needle.len() > 1).then(|| word(self, base + 8));
             // 0x80 in exactly the zero bytes of `lo`
-            let low = self.b.ins().band_imm_s(lo, !HIGHS as i64);
-            let sum = self.b.ins().iadd_imm_s(low, !HIGHS as i64);
+            let low = self.b.ins().band(lo, low7);
+            let sum = self.b.ins().iadd(low, low7);
             let t = self.b.ins().bor(sum, lo);
-            let t = self.b.ins().bor_imm_s(t, !HIGHS as i64);
-            let nul = self.b.ins().bnot(t);
-            let neg = self.b.ins().ineg(nul);
-            let first = self.b.ins().band(nul, neg);
-            // every byte from the first NUL on
-            let f7 = self.b.ins().ushr_imm_s(first, 7);
-            let f7 = self.b.ins().iadd_imm_s(f7, -1);
-            let dead = self.b.ins().bnot(f7);
-            let dead = self.b.ins().bor(dead, after_nul);
-            let d0 = self.b.ins().bxor_imm_s(lo, (ONES * u64::from(needle[0])) as i64);
+            // `t` is all ones but 0x80 clear in exactly the zero bytes of `lo` (`nul = !t` has
+            // 0x80 there): `first = nul & -nul`, with `-nul = t + 1`
+            let t = self.b.ins().bor(t, low7);
+            let ones = k(self, 1);
+            let neg = self.b.ins().iadd(t, ones);
+            let first = self.b.ins().band_not(neg, t);
+            // every byte from the first NUL on: `!((first >> 7) - 1)`, which is `-(first >> 7)`
+            let f7 = shr(self, first, 7);
+            let dead = self.b.ins().isub(zero, f7);
+            let dead = match after_nul {
+                Some(after) => self.b.ins().bor(dead, after),
+                None => dead,
+            };
+            let c0 = k(self, ONES * u64::from(needle[0]));
+            let d0 = self.b.ins().bxor(lo, c0);
             let mut d = self.b.ins().bor(d0, dead);
             for (j, &c) in needle.iter().enumerate().skip(1) {
                 let hi = hi.expect("a needle of two bytes or more reads the next word");
-                let x = self.b.ins().ushr_imm_s(lo, (8 * j) as i64);
-                let y = self.b.ins().ishl_imm_s(hi, (64 - 8 * j) as i64);
+                let x = shr(self, lo, 8 * j);
+                let y = shl(self, hi, 64 - 8 * j);
                 let x = self.b.ins().bor(x, y);
-                let x = self.b.ins().bxor_imm_s(x, (ONES * u64::from(c)) as i64);
+                let cj = k(self, ONES * u64::from(c));
+                let x = self.b.ins().bxor(x, cj);
                 d = self.b.ins().bor(d, x);
             }
-            // a zero byte in `d`
-            let m = self.b.ins().iadd_imm_s(d, ONES.wrapping_neg() as i64);
-            let nd = self.b.ins().bnot(d);
-            let m = self.b.ins().band(m, nd);
-            let m = self.b.ins().band_imm_s(m, HIGHS as i64);
-            found = self.b.ins().bor(found, m);
+            // a zero byte in `d`: `(d - ONES) & !d & HIGHS`
+            let m = self.b.ins().iadd(d, minus_ones);
+            let m = self.b.ins().band_not(m, d);
+            let m = self.b.ins().band(m, highs);
+            let f = match found {
+                Some(found) => self.b.ins().bor(found, m),
+                None => m,
+            };
+            found = Some(f);
             base += 8;
             if base >= w {
-                return self.b.ins().icmp_imm_u(IntCC::NotEqual, found, 0);
+                // a vector's result is its lanes' mask, a scalar's an i8 0 / 1
+                return self.b.ins().icmp(IntCC::NotEqual, f, zero);
             }
-            let any = self.b.ins().icmp_imm_u(IntCC::NotEqual, nul, 0);
-            let any = self.b.ins().uextend(types::I64, any);
-            let all = self.b.ins().ineg(any);
-            after_nul = self.b.ins().bor(after_nul, all);
+            // all ones where `lo` held a NUL (where `t` is not all ones)
+            let all_ones = k(self, u64::MAX);
+            let any = self.b.ins().icmp(IntCC::NotEqual, t, all_ones);
+            let all = if vector {
+                any
+            } else {
+                let any = self.b.ins().uextend(types::I64, any);
+                self.b.ins().ineg(any)
+            };
+            after_nul = Some(match after_nul {
+                Some(after) => self.b.ins().bor(after, all),
+                None => all,
+            });
             lo = hi.unwrap_or_else(|| word(self, base));
         }
     }
