@@ -90,7 +90,7 @@ fn the_slice_call_checks_counts_lengths_and_dtypes() {
         .prepared(&[("x", (&x).into()), ("y", (&y).into())])
         .unwrap();
     assert!(h.is_direct());
-    let mut one = [0.0];
+    let mut one = [0.0f64];
     h.run_slices(&[xs, ys], &mut one).unwrap();
     let want = runner
         .run(&[("x", (&x).into()), ("y", (&y).into())])
