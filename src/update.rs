@@ -228,8 +228,11 @@ impl Compiled {
         if !p.is_many() {
             return p.stages.len() == 1;
         }
+        // the fused kernel a map (not a reduction with its further outputs)
         p.fused.as_ref().is_some_and(|f| {
-            f.members.len() == p.stages.len() && p.results.iter().all(|r| matches!(r, Source::Stage(_)))
+            matches!(f.stage.program.work, crate::program::Work::Map)
+                && f.members.len() == p.stages.len()
+                && p.results.iter().all(|r| matches!(r, Source::Stage(_)))
         })
     }
 }
