@@ -212,6 +212,12 @@ impl FusedRunner {
     /// let mut out = Array1::<f64>::zeros(2);
     /// r.call(&inputs, out.view_mut())?;
     /// assert_eq!(fresh, out.into_dyn());
+    ///
+    /// // several results of several types, each into your array of its type
+    /// let two = FusedRunner::compile_text("x*2; x > 1.5")?;
+    /// let (mut twice, mut big) = (Array1::<f64>::zeros(2), Array1::<bool>::default(2));
+    /// two.call(&inputs, (twice.view_mut(), big.view_mut()))?;
+    /// assert_eq!((twice, big), (array![2.0, 4.0], array![false, true]));
     /// # Ok::<(), kiln::Error>(())
     /// ```
     ///

@@ -682,7 +682,7 @@ fn several_into<A: kiln::Element + PartialEq + std::fmt::Debug + Default>(
 #[test]
 fn several_results_of_every_type_go_into_given_arrays() {
     use kiln::kiln_ir::num_complex::Complex64;
-    let n = 37;
+    let n: usize = 37;
     let i = Array1::from_iter((0..n).map(|k| (k * 7919 % 101) as i64 - 50));
     let j = Array1::from_iter((0..n as i32).map(|k| k % 5 - 2));
     let x = Array1::from_iter((0..n).map(|k| (k as f64 - 18.0) * 0.37));
