@@ -171,6 +171,44 @@ pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     /// A C-contiguous output of this type, as the compiled code writes it.
     #[doc(hidden)]
     fn out_buffer(s: &mut [Self]) -> crate::OutSlice<'_>;
+    /// A C-contiguous input of this type, as its own elements ([`kiln_jit::Stored`]).
+    #[doc(hidden)]
+    fn stored(s: &[Self]) -> kiln_jit::Stored<'_>;
+    /// [`Element::serial_slices`] of one output.
+    #[doc(hidden)]
+    fn serial_slice<B: Element>(_handle: &crate::Prepared, _inputs: &[&[Self]], _out: &mut [B]) -> bool {
+        false
+    }
+    /// `s` as elements of the float type `L`, where they are.
+    #[doc(hidden)]
+    fn as_float<L: Float>(_s: &[Self]) -> Option<&[L]> {
+        None
+    }
+    /// `s` as elements of the float type `L`, where they are.
+    #[doc(hidden)]
+    fn as_float_mut<L: Float>(_s: &mut [Self]) -> Option<&mut [L]> {
+        None
+    }
+    /// The slice call of a prepared handle on inputs of this type into `outs` where both are of one
+    /// float type and the handle has a serial kernel for them (see [`crate::Prepared::run_slices`]);
+    /// false otherwise (the caller then takes the call of every type).
+    #[doc(hidden)]
+    fn serial_slices<B: Element>(
+        _handle: &crate::Prepared,
+        _inputs: &[&[Self]],
+        _outs: &mut [&mut [B]],
+    ) -> bool {
+        false
+    }
+    /// [`Element::serial_slices`] of an update: `updated` overwritten, `rest` read.
+    #[doc(hidden)]
+    fn serial_update<B: Element>(
+        _handle: &crate::Prepared,
+        _updated: &mut [&mut [Self]],
+        _rest: &[&[B]],
+    ) -> bool {
+        false
+    }
     /// Runs `runner`'s in-place update of the inputs `targets` on the float path (the JIT reading
     /// and writing the one buffer where it can), for the float types; None for the others, which
     /// [`crate::FusedRunner::run_update`] computes from a copy of the previous values.
@@ -202,9 +240,15 @@ macro_rules! element {
         }
     };
     // the float types: a result into a view through the float call's serial paths, an update in place
-    ($t:ty, $variant:ident, $convert:expr, float) => {
+    ($t:ty, $variant:ident, $convert:expr, float, $from:ident, $from_mut:ident) => {
         impl Element for $t {
             element!(@items $t, $variant, $convert);
+            fn as_float<L: Float>(s: &[$t]) -> Option<&[L]> {
+                L::$from(s)
+            }
+            fn as_float_mut<L: Float>(s: &mut [$t]) -> Option<&mut [L]> {
+                L::$from_mut(s)
+            }
             fn deliver_into<D: Dimension>(
                 runner: &crate::FusedRunner,
                 args: &[(&str, ArrayArg<'_>)],
@@ -217,7 +261,24 @@ macro_rules! element {
                 args: &[ArrayArg<'_>],
                 out: ndarray::ArrayViewMut<'_, $t, D>,
             ) -> Result<()> {
-                handle.run_into(args, out)
+                handle.run_into_args(args, out)
+            }
+            fn serial_slice<B: Element>(handle: &crate::Prepared, inputs: &[&[$t]], out: &mut [B]) -> bool {
+                handle.try_serial_one(inputs, out)
+            }
+            fn serial_slices<B: Element>(
+                handle: &crate::Prepared,
+                inputs: &[&[$t]],
+                outs: &mut [&mut [B]],
+            ) -> bool {
+                handle.try_serial_as(inputs, outs)
+            }
+            fn serial_update<B: Element>(
+                handle: &crate::Prepared,
+                updated: &mut [&mut [$t]],
+                rest: &[&[B]],
+            ) -> bool {
+                handle.try_serial_update(updated, rest)
             }
             fn run_update_float<D: Dimension>(
                 runner: &crate::FusedRunner,
@@ -235,6 +296,9 @@ macro_rules! element {
         }
         fn out_buffer(s: &mut [$t]) -> crate::OutSlice<'_> {
             crate::OutSlice::$variant(s)
+        }
+        fn stored(s: &[$t]) -> kiln_jit::Stored<'_> {
+            kiln_jit::Stored::$variant(s)
         }
         fn arg<D: Dimension>(view: ndarray::ArrayView<'_, $t, D>) -> ArrayArg<'_> {
             ArrayArg::$variant(View::from(view))
@@ -259,8 +323,8 @@ fn refuse<T>(out: &Output, to: ElemType) -> Result<ArrayD<T>> {
     )))
 }
 
-element!(f64, F64, f64::from_output, float);
-element!(f32, F32, f32::from_output, float);
+element!(f64, F64, f64::from_output, float, from_f64s, from_f64s_mut);
+element!(f32, F32, f32::from_output, float, from_f32s, from_f32s_mut);
 element!(i64, I64, |out: Output| match out {
     Output::I64(a) => Ok(a),
     Output::I32(a) => Ok(a.mapv(i64::from)),
@@ -306,6 +370,21 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// A zero-dimensional result holding `v`.
     #[doc(hidden)]
     fn scalar_output(v: Self) -> Output;
+    /// The elements of an output buffer of this dtype.
+    #[doc(hidden)]
+    fn from_out<'s>(o: crate::OutSlice<'s>) -> Option<&'s mut [Self]>;
+    /// f64 elements as this type's, where it is f64.
+    #[doc(hidden)]
+    fn from_f64s(s: &[f64]) -> Option<&[Self]>;
+    /// f64 elements as this type's, where it is f64.
+    #[doc(hidden)]
+    fn from_f64s_mut(s: &mut [f64]) -> Option<&mut [Self]>;
+    /// f32 elements as this type's, where it is f32.
+    #[doc(hidden)]
+    fn from_f32s(s: &[f32]) -> Option<&[Self]>;
+    /// f32 elements as this type's, where it is f32.
+    #[doc(hidden)]
+    fn from_f32s_mut(s: &mut [f32]) -> Option<&mut [Self]>;
     /// The inputs of a direct call ([`crate::Executable::call_into`]).
     #[doc(hidden)]
     fn direct_inputs<'r, 'i>(
@@ -340,6 +419,24 @@ impl Float for f64 {
     fn stored_slice<'a>(s: &kiln_jit::Stored<'a>) -> Option<&'a [f64]> {
         match s {
             kiln_jit::Stored::F64(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn from_f64s(s: &[f64]) -> Option<&[f64]> {
+        Some(s)
+    }
+    fn from_f64s_mut(s: &mut [f64]) -> Option<&mut [f64]> {
+        Some(s)
+    }
+    fn from_f32s(_s: &[f32]) -> Option<&[f64]> {
+        None
+    }
+    fn from_f32s_mut(_s: &mut [f32]) -> Option<&mut [f64]> {
+        None
+    }
+    fn from_out<'s>(o: crate::OutSlice<'s>) -> Option<&'s mut [f64]> {
+        match o {
+            crate::OutSlice::F64(s) => Some(s),
             _ => None,
         }
     }
@@ -396,6 +493,24 @@ impl Float for f32 {
     fn stored_slice<'a>(s: &kiln_jit::Stored<'a>) -> Option<&'a [f32]> {
         match s {
             kiln_jit::Stored::F32(x) => Some(x),
+            _ => None,
+        }
+    }
+    fn from_f32s(s: &[f32]) -> Option<&[f32]> {
+        Some(s)
+    }
+    fn from_f32s_mut(s: &mut [f32]) -> Option<&mut [f32]> {
+        Some(s)
+    }
+    fn from_f64s(_s: &[f64]) -> Option<&[f32]> {
+        None
+    }
+    fn from_f64s_mut(_s: &mut [f64]) -> Option<&mut [f32]> {
+        None
+    }
+    fn from_out<'s>(o: crate::OutSlice<'s>) -> Option<&'s mut [f32]> {
+        match o {
+            crate::OutSlice::F32(s) => Some(s),
             _ => None,
         }
     }

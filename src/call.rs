@@ -6,7 +6,7 @@
 //! | one, fresh | [`Fresh`] | [`Output`] |
 //! | every one, fresh | [`FreshAll`] | `Vec<Output>` |
 //! | one, into your array of its type | `out.view_mut()` | `()` |
-//! | several, into your arrays (float types) | `&mut [a.view_mut(), b.view_mut()]` | `()` |
+//! | several, into your arrays | `&mut [a.view_mut(), b.view_mut()]` or `(a.view_mut(), m.view_mut())` | `()` |
 //! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])` | `()` |
 //!
 //! By position, a handle bound once to its inputs' forms ([`FusedRunner::prepared`]) has the same
@@ -19,7 +19,7 @@
 //! [`FusedRunner::run_many`], [`FusedRunner::run_into_many`] and [`FusedRunner::run_update`] are
 //! this call with one of these.
 
-use crate::array::{ArrayArg, Element, Float, Output};
+use crate::array::{ArrayArg, Element, Output};
 use crate::error::Result;
 use crate::prepared::Prepared;
 use crate::runner::FusedRunner;
@@ -35,7 +35,8 @@ pub trait ResultsAt: Results {
 
 /// Where the results of [`FusedRunner::call`] go, and what the call returns (see the module doc).
 /// Implemented by [`Fresh`], [`FreshAll`], a mutable view of any element type (one result into it),
-/// a slice or array of such views (one per result) and [`InPlace`].
+/// a slice or array of such views of one type, a tuple of two to four views of any types (one per
+/// result) and [`InPlace`].
 pub trait Results: sealed::Sealed {
     /// What the call returns: the results where they are fresh, else `()`.
     type Out;
@@ -126,8 +127,8 @@ impl<A: Element, D: Dimension> ResultsAt for ArrayViewMut<'_, A, D> {
     }
 }
 
-impl<A: Float, D: Dimension> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>] {}
-impl<A: Float, D: Dimension> Results for &mut [ArrayViewMut<'_, A, D>] {
+impl<A: Element, D: Dimension> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>] {}
+impl<A: Element, D: Dimension> Results for &mut [ArrayViewMut<'_, A, D>] {
     type Out = ();
     #[inline]
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
@@ -135,15 +136,15 @@ impl<A: Float, D: Dimension> Results for &mut [ArrayViewMut<'_, A, D>] {
     }
 }
 
-impl<A: Float, D: Dimension> ResultsAt for &mut [ArrayViewMut<'_, A, D>] {
+impl<A: Element, D: Dimension> ResultsAt for &mut [ArrayViewMut<'_, A, D>] {
     #[inline]
     fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
         handle.run_into_many(inputs, self)
     }
 }
 
-impl<A: Float, D: Dimension, const N: usize> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>; N] {}
-impl<A: Float, D: Dimension, const N: usize> Results for &mut [ArrayViewMut<'_, A, D>; N] {
+impl<A: Element, D: Dimension, const N: usize> sealed::Sealed for &mut [ArrayViewMut<'_, A, D>; N] {}
+impl<A: Element, D: Dimension, const N: usize> Results for &mut [ArrayViewMut<'_, A, D>; N] {
     type Out = ();
     #[inline]
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
@@ -151,12 +152,37 @@ impl<A: Float, D: Dimension, const N: usize> Results for &mut [ArrayViewMut<'_, 
     }
 }
 
-impl<A: Float, D: Dimension, const N: usize> ResultsAt for &mut [ArrayViewMut<'_, A, D>; N] {
+impl<A: Element, D: Dimension, const N: usize> ResultsAt for &mut [ArrayViewMut<'_, A, D>; N] {
     #[inline]
     fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
         handle.run_into_many(inputs, &mut self[..])
     }
 }
+
+/// Several results into a tuple of views, each of its own element type (`(a.view_mut(),
+/// m.view_mut())` for `x*2; x > 0`).
+macro_rules! tuple_results {
+    ($($t:ident $d:ident),+) => {
+        impl<$($t: Element, $d: Dimension),+> sealed::Sealed for ($(ArrayViewMut<'_, $t, $d>,)+) {}
+        impl<$($t: Element, $d: Dimension),+> Results for ($(ArrayViewMut<'_, $t, $d>,)+) {
+            type Out = ();
+            #[inline]
+            fn deliver(mut self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+                runner.deliver_several(inputs, &mut self)
+            }
+        }
+        impl<$($t: Element, $d: Dimension),+> ResultsAt for ($(ArrayViewMut<'_, $t, $d>,)+) {
+            #[inline]
+            fn deliver_at(mut self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+                handle.check(inputs)?;
+                handle.run_outs_checked(inputs, &mut self)
+            }
+        }
+    };
+}
+tuple_results!(A0 D0, A1 D1);
+tuple_results!(A0 D0, A1 D1, A2 D2);
+tuple_results!(A0 D0, A1 D1, A2 D2, A3 D3);
 
 impl<A: Element, D: Dimension> sealed::Sealed for InPlace<'_, '_, A, D> {}
 impl<A: Element, D: Dimension> Results for InPlace<'_, '_, A, D> {
@@ -186,6 +212,12 @@ impl FusedRunner {
     /// let mut out = Array1::<f64>::zeros(2);
     /// r.call(&inputs, out.view_mut())?;
     /// assert_eq!(fresh, out.into_dyn());
+    ///
+    /// // several results of several types, each into your array of its type
+    /// let two = FusedRunner::compile_text("x*2; x > 1.5")?;
+    /// let (mut twice, mut big) = (Array1::<f64>::zeros(2), Array1::<bool>::default(2));
+    /// two.call(&inputs, (twice.view_mut(), big.view_mut()))?;
+    /// assert_eq!((twice, big), (array![2.0, 4.0], array![false, true]));
     /// # Ok::<(), kiln::Error>(())
     /// ```
     ///

@@ -55,6 +55,7 @@ pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs, FuseManyExt, FuseR
 pub use interpreter::Interpreter;
 pub use kiln_ir;
 pub use kiln_ir::{BinaryOp, ElemType, ReduceOp, ScanOp, UnaryOp};
+pub use kiln_jit::Stored;
 pub use parallel::Parallel;
 pub use prepared::Prepared;
 pub use profile::{Profile, Settings};

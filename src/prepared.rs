@@ -35,6 +35,7 @@ use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
 mod many;
+pub(crate) use many::OutArrays;
 
 /// Inputs up to this count are reordered on the stack (more take one allocation per call).
 const STACK_INPUTS: usize = 16;
@@ -448,7 +449,7 @@ impl Prepared {
     }
 
     /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.
-    fn check<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<()> {
+    pub(crate) fn check<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<()> {
         if inputs.count() != self.forms.len() {
             return Err(self.count_error(inputs.count()));
         }
@@ -468,19 +469,20 @@ impl Prepared {
         Ok(())
     }
 
-    /// Runs into `out`, which must be C-contiguous, of the result's shape and float type (as
-    /// [`FusedRunner::run_into`](crate::FusedRunner::run_into)); the inputs in the order they were bound.
+    /// Runs into `out`, of the result's shape and element type (any; as
+    /// [`FusedRunner::run_into`](crate::FusedRunner::run_into)); the inputs in the order they were
+    /// bound. [`Prepared::call`] with `out`.
     ///
     /// # Errors
     /// A count of inputs other than the bound one, an input of another dtype or shape than it was
     /// bound with (the error names its position and name), an `out` that does not fit the result, and
     /// the errors of [`FusedRunner::run_into`](crate::FusedRunner::run_into).
-    pub fn run_into<A: Float, D: Dimension>(
+    pub fn run_into<A: Element, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        self.run_into_args(inputs, out)
+        A::deliver_at(self, inputs, out)
     }
 
     /// [`Prepared::run_into`] of any [`Args`]: a map on the calling thread whose inputs are the
@@ -632,34 +634,27 @@ impl Prepared {
     /// it was bound with or given as a view (the error names it), an `out` of another type or
     /// length than the result's, and the errors of [`Prepared::run_into_out`].
     pub fn run_stored(&self, inputs: &[Stored<'_>], mut out: OutSlice<'_>) -> Result<()> {
-        if inputs.len() != self.forms.len() {
-            return Err(self.count_error(inputs.len()));
-        }
-        for (i, (s, f)) in inputs.iter().zip(&self.forms).enumerate() {
-            let whole = match s {
-                Stored::View(_) => false,
-                // exactly the strings of the shape (a trailing part of one is refused)
-                Stored::Bytes(d, w) => Some(d.len()) == f.len.checked_mul(*w as usize),
-                _ => true,
-            };
-            if !whole || s.ty() != f.dtype || s.len() != f.len {
-                return Err(Error::Prepared(format!(
-                    "input {i} ('{}') is {} elements of {}{} but was bound as {} of shape {:?}",
-                    f.name,
-                    s.len(),
-                    s.ty().short_name(),
-                    if matches!(s, Stored::View(_)) {
-                        " (a view)"
-                    } else {
-                        ""
-                    },
-                    f.dtype.short_name(),
-                    f.shape
-                )));
-            }
-        }
+        self.check_stored(inputs, None, "input")?;
         self.runner.single("run_stored")?;
         self.check_out(&out)?;
+        // a whole-array reduction below the threshold: the serial fold, into the one element
+        if let Some(r) = &self.serial_reduce
+            && self.direct.is_some()
+            && self.order.len() <= STACK_INPUTS
+        {
+            let done = match (self.lanes, out.reborrow()) {
+                (kiln_ir::DType::F64, OutSlice::F64([first])) => {
+                    self.fold_stored::<f64>(r, inputs).map(|v| v.map(|v| *first = v))
+                }
+                (kiln_ir::DType::F32, OutSlice::F32([first])) => {
+                    self.fold_stored::<f32>(r, inputs).map(|v| v.map(|v| *first = v))
+                }
+                _ => None,
+            };
+            if let Some(done) = done {
+                return done;
+            }
+        }
         if self.memory.is_none()
             && let Some(spec) = &self.direct
             && self.order.len() <= STACK_INPUTS
@@ -696,72 +691,55 @@ impl Prepared {
         self.serial == Some(A::DTYPE)
     }
 
-    /// Runs on C-contiguous slices (each input's elements in C order; a scalar is a slice of one)
-    /// into `out` (the result's elements in C order): the cheapest call, nothing but the counts checked
-    /// before the compiled code runs.
+    /// Runs on C-contiguous slices (each input's elements in C order, of element type `A`; a scalar
+    /// is a slice of one) into `out` (the result's elements in C order, of its type `B`): the
+    /// cheapest call, nothing but the counts, lengths and types checked before the compiled code
+    /// runs. Inputs of several types: [`Prepared::run_stored`], which this call is.
     ///
     /// # Errors
     /// A count of inputs other than the bound one, a slice whose length is not its bound shape's
-    /// element count, an input bound with another dtype than `A`, an `out` whose length is not the
-    /// result's, and the errors of [`FusedRunner::run_into`](crate::FusedRunner::run_into).
-    pub fn run_slices<A: Float>(&self, inputs: &[&[A]], out: &mut [A]) -> Result<()> {
-        // a map below the threshold: the serial kernel checks what it reads (on an error, the checks
-        // below say what is wrong)
-        if self.try_serial(inputs, &mut [out]) {
+    /// element count, an input bound with another type than `A`, an `out` whose length or type is
+    /// not the result's, and the errors of [`FusedRunner::run_into`](crate::FusedRunner::run_into).
+    pub fn run_slices<A: Element, B: Element>(&self, inputs: &[&[A]], out: &mut [B]) -> Result<()> {
+        // a float map below the threshold: the serial kernel checks what it reads (on an error, the
+        // call of every type says what is wrong)
+        if A::serial_slice(self, inputs, out) {
             return Ok(());
         }
-        if inputs.len() != self.forms.len() {
-            return Err(self.count_error(inputs.len()));
+        self.run_slices_stored(inputs, out)
+    }
+
+    /// [`Element::serial_slice`] of a float type `L`: where the handle has a serial kernel for
+    /// inputs and a result of type `L` (a map, or a whole-array reduction below the threshold),
+    /// runs it; whether it ran (where it did not, the call of every type checks and runs).
+    #[inline]
+    pub(crate) fn try_serial_one<L: Float, B: Element>(&self, inputs: &[&[L]], out: &mut [B]) -> bool {
+        let Some(out) = B::as_float_mut::<L>(out) else {
+            return false;
+        };
+        if self.many.has_serial() {
+            return inputs.len() == self.forms.len()
+                && self.try_serial_with(|k| inputs.get(k).copied(), &mut [out]);
         }
-        for (i, (s, f)) in inputs.iter().zip(&self.forms).enumerate() {
-            if f.dtype != kiln_ir::ElemType::of_float(A::DTYPE) || s.len() != f.len {
-                return Err(Error::Prepared(format!(
-                    "input {i} ('{}') is {} elements of {} but was bound as {} of shape {:?}",
-                    f.name,
-                    s.len(),
-                    A::DTYPE,
-                    f.dtype.short_name(),
-                    f.shape
-                )));
-            }
-        }
-        if out.len() != self.out_len {
-            return Err(Error::Output(format!(
-                "{} elements given for a result of shape {:?}",
-                out.len(),
-                self.out_shape
-            )));
-        }
-        // a whole-array reduction below the threshold: the serial fold, into the one element
+        // a whole-array reduction below the threshold: the serial fold, into the one element (the
+        // inputs checked first: the fold reads slices of the lengths it is given)
         if let Some(r) = &self.serial_reduce
             && self.direct.is_some()
-            && self.lanes == A::DTYPE
+            && self.lanes == L::DTYPE
+            && self.out_type == ElemType::of_float(L::DTYPE)
             && self.order.len() <= STACK_INPUTS
             && let [first] = out
+            && inputs.len() == self.forms.len()
+            && inputs
+                .iter()
+                .zip(&self.forms)
+                .all(|(s, f)| s.len() == f.len && f.dtype == ElemType::of_float(L::DTYPE))
+            && let Ok(v) = self.fold_slices(r, inputs)
         {
-            *first = self.fold_slices(r, inputs)?;
-            return Ok(());
+            *first = v;
+            return true;
         }
-        if let Some(spec) = &self.direct
-            && A::DTYPE == self.lanes
-            && self.out_type == ElemType::of_float(A::DTYPE)
-            && self.order.len() <= STACK_INPUTS
-            && self.forms.iter().all(|f| f.standard)
-        {
-            let input = |pos: usize| Some(InputRef::Slice(inputs[pos]));
-            let done = self.call_direct_k(spec, input, Some(A::out_slice(out)));
-            return done.expect("every input a slice").map(|_| ());
-        }
-        let arrays: Vec<ArrayArg<'_>> = inputs
-            .iter()
-            .zip(&self.forms)
-            .map(|(s, f)| {
-                let v = ndarray::ArrayViewD::from_shape(&f.shape[..], s).expect("lengths checked");
-                A::arg(v)
-            })
-            .collect();
-        let out = ndarray::ArrayViewMutD::from_shape(&self.out_shape[..], out).expect("length checked");
-        self.run_into(&arrays, out)
+        false
     }
 
     /// The serial fold of a bound whole-array reduction over `inputs` (in the call's order, at most
@@ -772,6 +750,24 @@ impl Prepared {
             *p = kiln_jit::Part::Slice(inputs[pos]);
         }
         Ok(r.run(&parts[..self.order.len()])?)
+    }
+
+    /// [`Prepared::run_slices`] as [`Prepared::run_stored`] (out of line: the serial call above
+    /// keeps a small frame).
+    #[inline(never)]
+    fn run_slices_stored<A: Element, B: Element>(&self, inputs: &[&[A]], out: &mut [B]) -> Result<()> {
+        let stored: smallvec::SmallVec<[Stored<'_>; 4]> = inputs.iter().map(|s| A::stored(s)).collect();
+        self.run_stored(&stored, B::out_buffer(out))
+    }
+
+    /// The serial fold of a bound whole-array reduction over `inputs` (in the call's order, at most
+    /// [`STACK_INPUTS`]), each a slice of `A`; None where one is not.
+    fn fold_stored<A: Float>(&self, r: &kiln_jit::SerialReduce, inputs: &[Stored<'_>]) -> Option<Result<A>> {
+        let mut parts = [kiln_jit::Part::Slice(&[][..]); STACK_INPUTS];
+        for (p, &pos) in parts.iter_mut().zip(&self.order) {
+            *p = kiln_jit::Part::Slice(A::stored_slice(&inputs[pos])?);
+        }
+        Some(r.run(&parts[..self.order.len()]).map_err(Into::into))
     }
 
     pub(crate) fn count_error(&self, given: usize) -> Error {

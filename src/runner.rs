@@ -220,21 +220,21 @@ impl FusedRunner {
         self.fresh(inputs)
     }
 
-    /// Runs the expression into `out`: [`FusedRunner::call`] with `out`, which must be
-    /// C-contiguous, of the result's shape and of the kernel's float dtype. An elementwise or scan
-    /// last kernel writes straight into it (no allocation for the result), as does a whole-array
-    /// sum, product, min or max on the calling thread (a zero-dimensional `out`); another
-    /// reduction's result is copied in.
+    /// Runs the expression into `out`: [`FusedRunner::call`] with `out`, of the result's shape and
+    /// element type (any: a float, integer, bool or complex result). An elementwise or scan last
+    /// kernel writes straight into a C-contiguous `out` (no allocation for the result), as does a
+    /// whole-array sum, product, min or max on the calling thread (a zero-dimensional `out`);
+    /// another reduction's result, or an `out` in another layout, takes the result copied in.
     ///
     /// # Errors
-    /// As [`FusedRunner::run`], and if `out` does not fit the result.
+    /// As [`FusedRunner::run`], and if `out` does not fit the result (nothing is written).
     #[inline]
-    pub fn run_into<A: Float, D: Dimension>(
+    pub fn run_into<A: Element, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        self.deliver_one(inputs, out)
+        A::deliver_into(self, inputs, out)
     }
 
     /// The one fresh result of a call ([`crate::Fresh`]): a repeated signature goes straight to its
@@ -285,19 +285,20 @@ impl FusedRunner {
         done
     }
 
-    /// Several results of a call into `outs`, one per result: through the handle bound to the
-    /// signature (bound on its first call, by a run: [`FusedRunner::prepared`]), which writes maps
-    /// of one kernel in one compiled pass and copies anything else in.
-    pub(crate) fn deliver_several<A: Float, D: Dimension>(
+    /// Several results of a call into `outs`, one per result, each of any element type: through
+    /// the handle bound to the signature (bound on its first call, by a run:
+    /// [`FusedRunner::prepared`]), which writes maps of one kernel in one compiled pass and copies
+    /// anything else in.
+    pub(crate) fn deliver_several<O: crate::prepared::OutArrays + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        outs: &mut [ArrayViewMut<'_, A, D>],
+        outs: &mut O,
     ) -> Result<()> {
         if let Some(handle) = self.bindings.find(inputs) {
-            return handle.run_into_many_args(inputs, outs);
+            return handle.run_outs_checked(inputs, outs);
         }
         let handle = self.compiled.prepared(inputs)?;
-        let done = handle.run_into_many_args(inputs, outs);
+        let done = handle.run_outs_checked(inputs, outs);
         self.bindings.keep(handle);
         done
     }
@@ -327,15 +328,16 @@ impl FusedRunner {
         self.call(inputs, crate::FreshAll)
     }
 
-    /// Runs into `outs`, one C-contiguous array per result, each of its result's shape and of float
-    /// type `A`: [`FusedRunner::call`] with `outs`. Maps of one iteration space over C-contiguous
-    /// inputs of type `A` are one compiled pass into `outs`, no result allocated or copied; a new
-    /// signature is bound by a run first.
+    /// Runs into `outs`, one array per result, each of its result's shape and type `A` (any
+    /// element type; results of several types: [`FusedRunner::call`] with a tuple of views):
+    /// [`FusedRunner::call`] with `outs`. Maps of one iteration space over C-contiguous inputs of
+    /// one float type are one compiled pass into C-contiguous `outs`, no result allocated or
+    /// copied; a new signature is bound by a run first.
     ///
     /// # Errors
     /// As [`FusedRunner::run_many`], a count of outputs other than the results', and an output that
-    /// does not fit its result (its position says which).
-    pub fn run_into_many<A: Float, D: Dimension>(
+    /// does not fit its result (its position says which; nothing is written).
+    pub fn run_into_many<A: Element, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
         outs: &mut [ArrayViewMut<'_, A, D>],

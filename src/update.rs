@@ -180,36 +180,44 @@ impl Compiled {
                     name: name.to_string(),
                 });
             }
-            if self.pipeline().is_many() {
-                if !self.updates_bindable() {
-                    return Err(Error::Unsupported(format!(
-                        "cannot update '{name}' in place: the results are not all maps of one kernel \
-                         (a reduction, scan or other kernel among them); run_into other arrays"
-                    )));
-                }
-                continue;
-            }
-            let stages = &self.pipeline().stages;
-            let last = stages.len() - 1;
-            if let Some(k) = stages[..last]
-                .iter()
-                .position(|s| s.sources.contains(&Source::Input(t)))
-            {
+            if let Some(why) = self.update_refusal(t) {
                 return Err(Error::Unsupported(format!(
-                    "cannot update '{name}' in place: kernel {k} (a {}) reads all of it before the \
-                     update writes it; run_into another array",
-                    work_name(&stages[k].program.work)
-                )));
-            }
-            if !matches!(self.pipeline().last().program.work, crate::program::Work::Map) {
-                return Err(Error::Unsupported(format!(
-                    "cannot update '{name}' in place: the result is a {}, not an elementwise map of it; \
-                     run_into another array",
-                    work_name(&self.pipeline().last().program.work)
+                    "cannot update '{name}' in place: {why}"
                 )));
             }
         }
         Ok(())
+    }
+
+    /// Why the plan cannot update its input `t` (in [`Compiled::input_names`] order) in place, or
+    /// None where it can: each result reads it at its own point only. Several results: they are
+    /// the maps of one kernel; one: no earlier kernel reads it, and the last is a map.
+    pub(crate) fn update_refusal(&self, t: usize) -> Option<String> {
+        if self.pipeline().is_many() {
+            return (!self.updates_bindable()).then(|| {
+                "the results are not all maps of one kernel (a reduction, scan or other kernel \
+                 among them); run_into other arrays"
+                    .to_string()
+            });
+        }
+        let stages = &self.pipeline().stages;
+        let last = stages.len() - 1;
+        if let Some(k) = stages[..last]
+            .iter()
+            .position(|s| s.sources.contains(&Source::Input(t)))
+        {
+            return Some(format!(
+                "kernel {k} (a {}) reads all of it before the update writes it; run_into another array",
+                work_name(&stages[k].program.work)
+            ));
+        }
+        if !matches!(self.pipeline().last().program.work, crate::program::Work::Map) {
+            return Some(format!(
+                "the result is a {}, not an elementwise map of it; run_into another array",
+                work_name(&self.pipeline().last().program.work)
+            ));
+        }
+        None
     }
 
     /// Whether an update may be bound to a handle that updates in one pass: a plan of one kernel, or
@@ -220,8 +228,11 @@ impl Compiled {
         if !p.is_many() {
             return p.stages.len() == 1;
         }
+        // the fused kernel a map (not a reduction with its further outputs)
         p.fused.as_ref().is_some_and(|f| {
-            f.members.len() == p.stages.len() && p.results.iter().all(|r| matches!(r, Source::Stage(_)))
+            matches!(f.stage.program.work, crate::program::Work::Map)
+                && f.members.len() == p.stages.len()
+                && p.results.iter().all(|r| matches!(r, Source::Stage(_)))
         })
     }
 }

@@ -397,16 +397,34 @@ fn unsafe_updates_are_refused() {
     // a reduction among the results
     let red = FusedRunner::compile_text("p + v*dt; sum(v)").unwrap();
     let e = refused(red.prepared_update(&bind, &["p", "v"]));
-    assert!(e.contains("not the maps of one compiled kernel"), "{e}");
+    assert!(e.contains("not all maps of one kernel"), "{e}");
     // a row read broadcast down the columns of a 2-D iteration
     let m = Array2::<f64>::ones((3, 512));
     let r = Array1::<f64>::ones(512);
     let bc = FusedRunner::compile_text("m + r; r*2 + m").unwrap();
     let e = refused(bc.prepared_update(&[("m", (&m).into()), ("r", (&r).into())], &["m", "r"]));
     assert!(e.contains("'r' of shape [512]"), "{e}");
-    // on the interpreter there is no compiled loop to update through
+    // on the interpreter there is no compiled loop to update through: the update is computed from
+    // a copy of the previous values, with the compiled update's bits
     let interp = step.clone().with_backend(backend_by_name("interp").unwrap());
-    assert!(interp.prepared_update(&bind, &["p", "v"]).is_err());
+    let iu = interp.prepared_update(&bind, &["p", "v"]).unwrap();
+    let ju = step.prepared_update(&bind, &["p", "v"]).unwrap();
+    assert!(!iu.is_direct_many() && ju.is_direct_many());
+    let (mut pi, mut vi, mut pj, mut vj) = (p.clone(), v.clone(), p.clone(), v.clone());
+    let rest = [dt.as_slice().unwrap(), g.as_slice().unwrap()];
+    for _ in 0..3 {
+        iu.update(
+            &mut [pi.as_slice_mut().unwrap(), vi.as_slice_mut().unwrap()],
+            &rest,
+        )
+        .unwrap();
+        ju.update(
+            &mut [pj.as_slice_mut().unwrap(), vj.as_slice_mut().unwrap()],
+            &rest,
+        )
+        .unwrap();
+    }
+    assert_eq!((&pi, &vi), (&pj, &vj));
     // one result updating one input works too
     let one = FusedRunner::compile_text("p + v*dt").unwrap();
     let u = one
@@ -494,12 +512,15 @@ fn a_handle_of_maps_of_two_shapes_runs_each_alone() {
     .unwrap();
     assert_eq!(a, (&r * 2.0).to_vec());
     assert_eq!(b, (&m * &r).into_raw_vec_and_offset().0);
-    // no in-place update where the maps do not share a kernel
-    assert!(
-        runner
-            .prepared_update(&[("r", (&r).into()), ("m", (&m).into())], &["r", "m"])
-            .is_err()
-    );
+    // where the maps do not share a kernel, an update is computed from a copy of the previous
+    // values: each result as the run on the old values gives it
+    let u = runner
+        .prepared_update(&[("r", (&r).into()), ("m", (&m).into())], &["r", "m"])
+        .unwrap();
+    let (mut r2, mut m2) = (r.clone(), m.clone());
+    u.update::<f64, f64>(&mut [r2.as_slice_mut().unwrap(), m2.as_slice_mut().unwrap()], &[])
+        .unwrap();
+    assert_eq!((r2, m2), (&r * 2.0, &m * &r));
 }
 
 #[test]
@@ -595,4 +616,163 @@ fn run_into_many_by_name_is_bound_and_gives_run_manys_bits() {
     assert!(err.to_string().contains("output 1"), "{err}");
     let err = maps.run_into_many(&named, &mut [a.view_mut()]).unwrap_err();
     assert!(err.to_string().contains("1 outputs given for 2 results"), "{err}");
+}
+
+/// The fresh results of `expr` on the interpreter (the oracle), for a call's inputs.
+fn oracle(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Vec<Output> {
+    FusedRunner::compile_text(expr)
+        .unwrap()
+        .with_backend(backend_by_name("interp").unwrap())
+        .call(inputs, kiln::FreshAll)
+        .unwrap()
+}
+
+/// Several results of one element type into given arrays of that type, by name and by position,
+/// repeated (the binding kept), and into views in another layout: each equals the interpreter's.
+fn several_into<A: kiln::Element + PartialEq + std::fmt::Debug + Default>(
+    expr: &str,
+    inputs: &[(&str, ArrayArg<'_>)],
+) {
+    let want: Vec<ArrayD<A>> = oracle(expr, inputs)
+        .into_iter()
+        .map(|o| A::take(o).unwrap())
+        .collect();
+    let r = FusedRunner::compile_text(expr).unwrap();
+    for _ in 0..3 {
+        let mut outs: Vec<ArrayD<A>> = want.iter().map(|w| ArrayD::default(w.shape())).collect();
+        let mut views: Vec<_> = outs.iter_mut().map(|o| o.view_mut()).collect();
+        r.call(inputs, &mut views[..]).unwrap();
+        assert_eq!(outs, want, "{expr} by name");
+    }
+    let h = r.prepared(inputs).unwrap();
+    let args: Vec<ArrayArg<'_>> = inputs.iter().map(|(_, a)| a.clone()).collect();
+    for _ in 0..2 {
+        let mut outs: Vec<ArrayD<A>> = want.iter().map(|w| ArrayD::default(w.shape())).collect();
+        let mut views: Vec<_> = outs.iter_mut().map(|o| o.view_mut()).collect();
+        h.call(&args, &mut views[..]).unwrap();
+        assert_eq!(outs, want, "{expr} by position");
+    }
+    // every output a view of every other element of a longer array (its own shape, reversed)
+    let mut longs: Vec<ArrayD<A>> = want
+        .iter()
+        .map(|w| {
+            let mut s = w.shape().to_vec();
+            if let Some(first) = s.first_mut() {
+                *first *= 2;
+            }
+            ArrayD::default(s)
+        })
+        .collect();
+    let mut views: Vec<_> = longs
+        .iter_mut()
+        .map(|l| {
+            let mut v = l.view_mut();
+            if v.ndim() > 0 {
+                v.slice_axis_inplace(ndarray::Axis(0), ndarray::Slice::new(0, None, -2));
+            }
+            v
+        })
+        .collect();
+    r.call(inputs, &mut views[..]).unwrap();
+    for (v, w) in views.iter().zip(&want) {
+        assert_eq!(&v.to_owned(), w, "{expr} into strided views");
+    }
+}
+
+#[test]
+fn several_results_of_every_type_go_into_given_arrays() {
+    use kiln::kiln_ir::num_complex::Complex64;
+    let n: usize = 37;
+    let i = Array1::from_iter((0..n).map(|k| (k * 7919 % 101) as i64 - 50));
+    let j = Array1::from_iter((0..n as i32).map(|k| k % 5 - 2));
+    let x = Array1::from_iter((0..n).map(|k| (k as f64 - 18.0) * 0.37));
+    let y = Array1::from_iter((0..n).map(|k| k as f32 * 0.5 - 3.0));
+    let b = Array1::from_iter((0..n).map(|k| k % 3 == 0));
+    let z = Array1::from_iter((0..n).map(|k| Complex64::new(k as f64 * 0.5, -(k as f64))));
+    let inputs = [
+        ("i", (&i).into()),
+        ("j", (&j).into()),
+        ("x", (&x).into()),
+        ("y", (&y).into()),
+        ("b", (&b).into()),
+        ("z", (&z).into()),
+    ];
+    several_into::<f64>("x*2; x + 1; x * x - 3", &inputs);
+    several_into::<f32>("y*2; y*y + 1", &inputs);
+    several_into::<i64>("i * 3 - 1; i * i; cumsum(i)", &inputs);
+    several_into::<i32>("(j * 3 + 1) % 4; j * j", &inputs);
+    several_into::<bool>("b & (i > 0); ~b; x > 0", &inputs);
+    several_into::<Complex64>("z * z + i; z * x", &inputs);
+    // a reduction among them: a zero-dimensional output
+    several_into::<i64>("sum(i); i * 2", &inputs);
+}
+
+#[test]
+fn several_results_of_mixed_types_go_into_a_tuple_of_arrays() {
+    use kiln::kiln_ir::num_complex::Complex64;
+    use kiln::{Error, OutSlice};
+    let n = 64;
+    let x = Array1::from_iter((0..n).map(|k| (k as f64 - 30.0) * 0.25));
+    let i = Array1::from_iter((0..n).map(|k| (k * 31 % 17) as i64 - 8));
+    let z = Array1::from_iter((0..n).map(|k| Complex64::new(k as f64, 1.0 - k as f64)));
+    let inputs = [("x", (&x).into()), ("i", (&i).into()), ("z", (&z).into())];
+    let want = oracle("x*2; x > 0; i + 1; z * x", &inputs);
+    let r = FusedRunner::compile_text("x*2; x > 0; i + 1; z * x").unwrap();
+    let h = r.prepared(&inputs).unwrap();
+    let args: Vec<ArrayArg<'_>> = inputs.iter().map(|(_, a)| a.clone()).collect();
+    for by_name in [true, false, true] {
+        let mut a = Array1::<f64>::zeros(n);
+        let mut m = Array1::<bool>::default(n);
+        let mut c = Array1::<i64>::zeros(n);
+        let mut w = Array1::<Complex64>::default(n);
+        let outs = (a.view_mut(), m.view_mut(), c.view_mut(), w.view_mut());
+        if by_name {
+            r.call(&inputs, outs).unwrap();
+        } else {
+            h.call(&args, outs).unwrap();
+        }
+        assert_eq!(Output::F64(a.into_dyn()), want[0]);
+        assert_eq!(Output::Bool(m.into_dyn()), want[1]);
+        assert_eq!(Output::I64(c.into_dyn()), want[2]);
+        assert_eq!(Output::C128(w.into_dyn()), want[3]);
+    }
+    // two results of a float kernel, one of them bool: through the handle on slices too
+    let two = FusedRunner::compile_text("x*2; x > 0").unwrap();
+    let h2 = two.prepared(&[("x", (&x).into())]).unwrap();
+    assert_eq!(h2.result_type(1), kiln::kiln_ir::ElemType::Bool);
+    let (mut a, mut m) = (vec![0.0; n], vec![false; n]);
+    h2.run_stored_many(
+        &[kiln_jit::Stored::F64(x.as_slice().unwrap())],
+        &mut [OutSlice::F64(&mut a), OutSlice::Bool(&mut m)],
+    )
+    .unwrap();
+    assert_eq!(Output::F64(Array1::from(a).into_dyn()), want[0]);
+    assert_eq!(Output::Bool(Array1::from(m).into_dyn()), want[1]);
+
+    // a wrong type, a wrong shape, a count short: errors naming the output, nothing written
+    let mut a = Array1::<f64>::from_elem(n, 7.0);
+    let mut m = Array1::<i64>::from_elem(n, 7);
+    let e = two
+        .call(&[("x", (&x).into())], (a.view_mut(), m.view_mut()))
+        .unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    assert!(
+        e.to_string().contains("output 1") && e.to_string().contains("bool"),
+        "{e}"
+    );
+    assert!(a.iter().all(|&v| v == 7.0) && m.iter().all(|&v| v == 7));
+    let mut short = Array1::<bool>::default(n - 1);
+    let e = two
+        .call(&[("x", (&x).into())], (a.view_mut(), short.view_mut()))
+        .unwrap_err();
+    assert!(e.to_string().contains("output 1 has shape"), "{e}");
+    assert!(a.iter().all(|&v| v == 7.0));
+    let e = two.call(&[("x", (&x).into())], &mut [a.view_mut()]).unwrap_err();
+    assert!(e.to_string().contains("1 outputs given for 2 results"), "{e}");
+    let (mut a, mut m) = (vec![7.0; n], vec![7.0; n]);
+    let e = h2
+        .run_slices_many(&[x.as_slice().unwrap()], &mut [&mut a, &mut m])
+        .unwrap_err();
+    assert!(e.to_string().contains("output 1"), "{e}");
+    assert!(a.iter().chain(&m).all(|&v| v == 7.0));
 }

@@ -90,7 +90,7 @@ fn the_slice_call_checks_counts_lengths_and_dtypes() {
         .prepared(&[("x", (&x).into()), ("y", (&y).into())])
         .unwrap();
     assert!(h.is_direct());
-    let mut one = [0.0];
+    let mut one = [0.0f64];
     h.run_slices(&[xs, ys], &mut one).unwrap();
     let want = runner
         .run(&[("x", (&x).into()), ("y", (&y).into())])
@@ -282,4 +282,69 @@ fn an_unread_input_of_more_axes_beside_a_transposed_one() {
     let h = runner.prepared(&inputs).unwrap();
     let got = h.run(&[(&extra).into(), xt.into()]).unwrap();
     assert_eq!(format!("{got:?}"), format!("{want:?}"));
+}
+
+/// The slice calls take every element type: inputs of one type, a result of its own (a bool of a
+/// comparison, an integer, a complex number), the handle's serial kernel or the call of every
+/// type; each equals the interpreter's result; a slice of another type is an error, nothing
+/// written.
+#[test]
+fn slice_calls_take_every_element_type() {
+    use kiln::kiln_ir::num_complex::Complex64;
+    let n = 45;
+    let i = Array1::from_iter((0..n).map(|k| (k * 13 % 29) as i64 - 14));
+    let k = Array1::from_iter((0..n).map(|k| k as i64 % 4));
+    let z = Array1::from_iter((0..n).map(|k| Complex64::new(k as f64 * 0.25, 2.0 - k as f64)));
+    let x = data(n, 0.5);
+    fn oracle(expr: &str, inputs: &[(&str, kiln::ArrayArg<'_>)]) -> kiln::Output {
+        FusedRunner::compile_text(expr)
+            .unwrap()
+            .with_backend(kiln::backend_by_name("interp").unwrap())
+            .run(inputs)
+            .unwrap()
+    }
+    fn check<A: kiln::Element, B: kiln::Element + PartialEq + std::fmt::Debug + Default>(
+        expr: &str,
+        names: &[&str],
+        inputs: &[&ndarray::Array1<A>],
+    ) {
+        let named: Vec<(&str, kiln::ArrayArg<'_>)> =
+            names.iter().zip(inputs).map(|(n, a)| (*n, (*a).into())).collect();
+        let want = B::take(oracle(expr, &named)).unwrap();
+        let h = FusedRunner::compile_text(expr).unwrap().prepared(&named).unwrap();
+        let slices: Vec<&[A]> = inputs.iter().map(|a| a.as_slice().unwrap()).collect();
+        for _ in 0..3 {
+            let mut out = vec![B::default(); want.len()];
+            h.run_slices(&slices, &mut out).unwrap();
+            assert_eq!(out, want.iter().cloned().collect::<Vec<_>>(), "{expr}");
+        }
+    }
+    check::<i64, i64>("i * 3 - k", &["i", "k"], &[&i, &k]);
+    check::<i64, bool>("i > k", &["i", "k"], &[&i, &k]);
+    check::<i64, i64>("sum(i * k)", &["i", "k"], &[&i, &k]);
+    check::<i64, i64>("cumsum(i)", &["i"], &[&i]);
+    check::<i64, f64>("i / 3", &["i"], &[&i]);
+    check::<Complex64, Complex64>("z * z + 1", &["z"], &[&z]);
+    check::<f64, bool>("x > 0.5", &["x"], &[&x]);
+    check::<f64, f64>("x * x + 1", &["x"], &[&x]);
+    check::<f64, f64>("sum(x * x)", &["x"], &[&x]);
+
+    // a slice of another type than bound, an output of another type: errors, nothing written
+    let h = FusedRunner::compile_text("i > k")
+        .unwrap()
+        .prepared(&[("i", (&i).into()), ("k", (&k).into())])
+        .unwrap();
+    let wrong: Vec<i32> = vec![1; n];
+    let mut out = vec![true; n];
+    let e = h.run_slices(&[&wrong[..], &wrong[..]], &mut out).unwrap_err();
+    assert!(
+        matches!(e, Error::Prepared(_)) && e.to_string().contains("input 0 ('i')"),
+        "{e}"
+    );
+    let mut ints = vec![7i64; n];
+    let e = h
+        .run_slices(&[i.as_slice().unwrap(), k.as_slice().unwrap()], &mut ints)
+        .unwrap_err();
+    assert!(matches!(e, Error::Output(_)), "{e}");
+    assert!(out.iter().all(|&v| v) && ints.iter().all(|&v| v == 7));
 }

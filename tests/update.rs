@@ -3,7 +3,7 @@
 //! writes), bit-identical to a run into another array on every backend, and refuse an unsafe alias
 //! with an error that says why.
 
-use kiln::{Error, FuseAssignExt, FusedRunner, backend_by_name};
+use kiln::{Error, FuseAssignExt, FusedRunner, Output, backend_by_name};
 use ndarray::{Array1, Array2, arr0, s};
 
 fn data(n: usize, seed: f64) -> Array1<f64> {
@@ -159,4 +159,118 @@ fn the_particle_step_in_place_follows_the_two_buffer_version() {
     }
     assert!(same_bits(p.as_slice().unwrap(), p2.as_slice().unwrap()));
     assert!(same_bits(v.as_slice().unwrap(), v2.as_slice().unwrap()));
+}
+
+/// In-place updates take every element type: by name (`InPlace`, one result and several) and
+/// through a handle on slices (`update`, `update_stored` of several types at once); each equals
+/// the interpreter's run on the previous values, repeated; a target of another type is an error
+/// that writes nothing.
+#[test]
+fn updates_of_every_element_type() {
+    use kiln::kiln_ir::num_complex::Complex64;
+    use kiln::{FreshAll, InPlace, OutSlice, Stored};
+    let n = 33;
+    let c0 = Array1::from_iter((0..n).map(|k| (k * 7 % 11) as i64 - 5));
+    let d = Array1::from_iter((0..n).map(|k| k as i64 % 3 - 1));
+    let m0 = Array1::from_iter((0..n).map(|k| k % 4 == 1));
+    let z0 = Array1::from_iter((0..n).map(|k| Complex64::new(0.5, k as f64 * 0.1)));
+    let interp = || kiln::backend_by_name("interp").unwrap();
+    // the interpreter's step on the previous values
+    let step = |expr: &str, inputs: &[(&str, kiln::ArrayArg<'_>)]| {
+        FusedRunner::compile_text(expr)
+            .unwrap()
+            .with_backend(interp())
+            .call(inputs, FreshAll)
+            .unwrap()
+    };
+
+    // int64, two results into two inputs, by name
+    let r = FusedRunner::compile_text("c + d; d * 2 - c").unwrap();
+    let (mut c, mut dd) = (c0.clone(), d.clone());
+    let (mut cw, mut dw) = (c0.clone().into_dyn(), d.clone().into_dyn());
+    for _ in 0..3 {
+        r.call(&[], InPlace(&mut [("c", c.view_mut()), ("d", dd.view_mut())]))
+            .unwrap();
+        let want = step("c + d; d * 2 - c", &[("c", (&cw).into()), ("d", (&dw).into())]);
+        cw = want[0].clone().into_typed().unwrap();
+        dw = want[1].clone().into_typed().unwrap();
+        assert_eq!(
+            (c.clone().into_dyn(), dd.clone().into_dyn()),
+            (cw.clone(), dw.clone())
+        );
+    }
+    // bool and complex, one result each
+    let mut m = m0.clone();
+    let mut mw = m0.clone().into_dyn();
+    let rb = FusedRunner::compile_text("~m ^ (d > 0)").unwrap();
+    let mut z = z0.clone();
+    let mut zw = z0.clone().into_dyn();
+    let rz = FusedRunner::compile_text("z * z + d").unwrap();
+    for _ in 0..3 {
+        rb.call(&[("d", (&d).into())], InPlace(&mut [("m", m.view_mut())]))
+            .unwrap();
+        mw = step("~m ^ (d > 0)", &[("m", (&mw).into()), ("d", (&d).into())])[0]
+            .clone()
+            .into_typed()
+            .unwrap();
+        assert_eq!(m.clone().into_dyn(), mw);
+        rz.run_update("z", &[("d", (&d).into())], z.view_mut()).unwrap();
+        zw = step("z * z + d", &[("z", (&zw).into()), ("d", (&d).into())])[0]
+            .clone()
+            .into_typed()
+            .unwrap();
+        assert_eq!(z.clone().into_dyn(), zw);
+    }
+
+    // a handle on slices: int64 updated with int64, then an int64 and a bool input updated at once
+    let h = r
+        .prepared_update(&[("c", (&c0).into()), ("d", (&d).into())], &["c", "d"])
+        .unwrap();
+    let (mut c, mut dd) = (c0.clone(), d.clone());
+    h.update::<i64, i64>(&mut [c.as_slice_mut().unwrap(), dd.as_slice_mut().unwrap()], &[])
+        .unwrap();
+    let want = step("c + d; d * 2 - c", &[("c", (&c0).into()), ("d", (&d).into())]);
+    assert_eq!(Output::I64(c.into_dyn()), want[0]);
+    assert_eq!(Output::I64(dd.into_dyn()), want[1]);
+    let mixed = FusedRunner::compile_text("c + d; m & (c > 0)").unwrap();
+    let bind = [("c", (&c0).into()), ("m", (&m0).into()), ("d", (&d).into())];
+    let h = mixed.prepared_update(&bind, &["c", "m"]).unwrap();
+    let (mut c, mut m) = (c0.clone(), m0.clone());
+    for _ in 0..2 {
+        let want = step(
+            "c + d; m & (c > 0)",
+            &[("c", (&c).into()), ("m", (&m).into()), ("d", (&d).into())],
+        );
+        h.update_stored(
+            &mut [
+                OutSlice::I64(c.as_slice_mut().unwrap()),
+                OutSlice::Bool(m.as_slice_mut().unwrap()),
+            ],
+            &[Stored::I64(d.as_slice().unwrap())],
+        )
+        .unwrap();
+        assert_eq!(Output::I64(c.clone().into_dyn()), want[0]);
+        assert_eq!(Output::Bool(m.clone().into_dyn()), want[1]);
+    }
+
+    // a target of another type than its result: an error, nothing written
+    let mut wrong = Array1::<i32>::from_elem(n, 9);
+    let rc = FusedRunner::compile_text("c + d").unwrap();
+    let e = rc
+        .call(&[("d", (&d).into())], InPlace(&mut [("c", wrong.view_mut())]))
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("int64") || e.to_string().contains("i64"),
+        "{e}"
+    );
+    assert!(wrong.iter().all(|&v| v == 9));
+    let mut wrong = vec![9i32; n];
+    let e = h
+        .update_stored(
+            &mut [OutSlice::I32(&mut wrong), OutSlice::Bool(&mut vec![true; n])],
+            &[Stored::I64(d.as_slice().unwrap())],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("output 0"), "{e}");
+    assert!(wrong.iter().all(|&v| v == 9));
 }

@@ -18,13 +18,14 @@
 //! any output of that point (kiln-jit `call.rs`), so every result reads the old values.
 
 use super::{Args, Form, Prepared};
-use crate::array::{ArrayArg, Float};
+use crate::array::{ArrayArg, Element, Float, Output};
+use crate::backend::OutSlice;
 use crate::compiled::Compiled;
 use crate::error::{Error, Result};
 use crate::executor::Specialised;
 use crate::program::Source;
 use kiln_ir::{ElemType, InputPlan, KernelIR, Start};
-use kiln_jit::{InputRef, Part};
+use kiln_jit::{InputRef, Part, Stored};
 use ndarray::{ArrayViewMut, Dimension};
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -65,6 +66,9 @@ pub(crate) struct ManyBinding {
     update_slots: Vec<Slot>,
     /// The call positions of the inputs not updated, in order (`update`'s `rest`).
     rest: Vec<usize>,
+    /// The call positions of the updated inputs, one per result (empty: the handle updates
+    /// nothing).
+    updated: Vec<usize>,
 }
 
 impl ManyBinding {
@@ -131,6 +135,7 @@ impl ManyBinding {
             slots,
             update_slots: Vec::new(),
             rest: Vec::new(),
+            updated: Vec::new(),
         }
     }
 }
@@ -248,14 +253,6 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
             m.results.len()
         ));
     }
-    let Some(spec) = &m.direct else {
-        return Err(
-            "the results are not the maps of one compiled kernel over inputs of its dtype, read as \
-             bound (a reduction, scan or other kernel among them, maps of different shapes, \
-             mixed dtypes, a strided view, or a backend other than the JIT)"
-                .into(),
-        );
-    };
     let mut positions = Vec::with_capacity(updated.len());
     for name in updated {
         let Some(c) = h.forms.iter().position(|f| f.name == *name) else {
@@ -266,6 +263,36 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
         }
         positions.push(c);
     }
+    // the update is safe where each result reads its input at its own point only (checked on the
+    // plan by name), and the input holds its result (its type and shape)
+    for (o, &c) in positions.iter().enumerate() {
+        let (f, r) = (&h.forms[c], &m.results[o]);
+        let input = h.runner.input_names().iter().position(|n| *n == f.name);
+        if let Some(why) = input.and_then(|t| h.runner.update_refusal(t)) {
+            return Err(why);
+        }
+        if f.dtype != r.out_type || f.shape != r.shape {
+            return Err(format!(
+                "'{}' of shape {:?} ({}) does not hold result {o} ({} of shape {:?}): it would be \
+                 read broadcast, each point reading elements other points write, or it is of \
+                 another type",
+                updated[o],
+                f.shape,
+                f.dtype.short_name(),
+                r.out_type.short_name(),
+                r.shape
+            ));
+        }
+    }
+    let rest: Vec<usize> = (0..h.forms.len()).filter(|k| !positions.contains(k)).collect();
+    let Some(spec) = &m.direct else {
+        // no compiled pass over the inputs' own buffers: each call computes from a copy of the
+        // previous values ([`Prepared::update_stored`])
+        let mut binding = ManyBinding::new(&h.runner, m.results.clone(), None, &[], &[]);
+        binding.rest = rest;
+        binding.updated = positions;
+        return Ok(binding);
+    };
     let kernel: &KernelIR = &spec.kernel;
     let mut update_slots = Vec::with_capacity(m.slots.len());
     for (i, slot) in m.slots.iter().enumerate() {
@@ -314,11 +341,11 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
             ));
         }
     }
-    let rest = (0..h.forms.len()).filter(|k| !positions.contains(k)).collect();
     let mut binding = ManyBinding::new(&h.runner, m.results.clone(), m.direct.clone(), &[], &[]);
     binding.slots = m.slots.clone();
     binding.update_slots = update_slots;
     binding.rest = rest;
+    binding.updated = positions;
     Ok(binding)
 }
 
@@ -351,94 +378,204 @@ impl Prepared {
         &self.many.results[o].shape
     }
 
+    /// The element type of result `o`.
+    ///
+    /// # Panics
+    /// If `o` is not below [`Prepared::n_results`].
+    pub fn result_type(&self, o: usize) -> ElemType {
+        self.many.results[o].out_type
+    }
+
     /// Whether calls of several results (and updates) take the direct path (see the module doc).
     pub fn is_direct_many(&self) -> bool {
         self.many.direct.is_some()
     }
 
-    /// Runs on C-contiguous slices (each input's elements in C order, in the order bound) into
-    /// `outs`, one slice per result (its elements in C order): the cheapest call of several results.
+    /// Runs on C-contiguous slices (each input's elements in C order, in the order bound, all of
+    /// element type `A`) into `outs`, one slice per result (its elements in C order, each result of
+    /// type `B`): the cheapest call of several results. Inputs of several types, or results of
+    /// several types: [`Prepared::run_stored_many`], which this call is.
     ///
     /// # Errors
     /// A count of inputs or outputs other than the bound ones, a slice whose length is not its
-    /// bound shape's element count or its result's, an input bound with another dtype than `A`, a
-    /// result that is not of type `A`, and the errors of [`FusedRunner::run_many`](crate::FusedRunner::run_many).
-    pub fn run_slices_many<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> Result<()> {
-        let m = &*self.many;
-        // the serial kernel checks what it reads; on an error, the checks below say what is wrong
-        if self.try_serial(inputs, outs) {
+    /// bound shape's element count or its result's, an input bound with another type than `A`, a
+    /// result that is not of type `B`, and the errors of [`FusedRunner::run_many`](crate::FusedRunner::run_many).
+    pub fn run_slices_many<A: Element, B: Element>(
+        &self,
+        inputs: &[&[A]],
+        outs: &mut [&mut [B]],
+    ) -> Result<()> {
+        // the float map below the threshold: the serial kernel checks what it reads; where it does
+        // not run, the call of every type says what is wrong
+        if A::serial_slices(self, inputs, outs) {
             return Ok(());
         }
-        self.check_slices(inputs, None, "input")?;
-        check_outs(m, outs)?;
-        if let Some(spec) = &m.direct
-            && A::DTYPE == spec.kernel.dtype
-        {
-            let input = |s: Slot| match s {
-                Slot::Call(k) => InputRef::Slice(inputs[k]),
-                Slot::Output(o) => InputRef::Output(o),
+        self.run_slices_many_stored(inputs, outs)
+    }
+
+    /// [`Prepared::run_slices_many`] as [`Prepared::run_stored_many`] (out of line: the serial call
+    /// above keeps a small frame).
+    #[inline(never)]
+    fn run_slices_many_stored<A: Element, B: Element>(
+        &self,
+        inputs: &[&[A]],
+        outs: &mut [&mut [B]],
+    ) -> Result<()> {
+        let stored: SmallVec<[Stored<'_>; 8]> = inputs.iter().map(|s| A::stored(s)).collect();
+        let mut bufs: SmallVec<[OutSlice<'_>; 4]> = outs.iter_mut().map(|o| B::out_buffer(o)).collect();
+        self.run_stored_many(&stored, &mut bufs)
+    }
+
+    /// Runs on inputs given as their own elements in C order ([`Stored`]: each of the type it was
+    /// bound with, as many elements as its bound shape holds; a scalar is one element) into `outs`,
+    /// one buffer per result (its elements in C order, of its type): the one call of several results
+    /// on slices, for every element type. Maps of one compiled kernel over inputs of its float
+    /// dtype write `outs` in one pass; anything else runs through the runner and is copied in.
+    ///
+    /// # Errors
+    /// As [`Prepared::run_slices_many`]; an input given as a view.
+    pub fn run_stored_many(&self, inputs: &[Stored<'_>], outs: &mut [OutSlice<'_>]) -> Result<()> {
+        let m = &*self.many;
+        self.check_stored(inputs, None, "input")?;
+        check_bufs(m, outs)?;
+        if let Some(spec) = &m.direct {
+            let done = match spec.kernel.dtype {
+                kiln_ir::DType::F64 => self.direct_stored::<f64>(spec, &m.slots, inputs, outs),
+                kiln_ir::DType::F32 => self.direct_stored::<f32>(spec, &m.slots, inputs, outs),
             };
-            return self.call_many(spec, &m.slots, input, outs);
+            if let Some(done) = done {
+                return done;
+            }
         }
-        let arrays: Vec<ArrayArg<'_>> = inputs
+        let arrays = inputs
             .iter()
             .zip(&self.forms)
-            .map(|(s, f)| A::arg(ndarray::ArrayViewD::from_shape(&f.shape[..], s).expect("lengths checked")))
-            .collect();
+            .map(|(s, f)| super::array_of(s, &f.shape))
+            .collect::<Result<Vec<_>>>()?;
         self.copy_many(&arrays[..], outs)
     }
 
-    /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one C-contiguous
-    /// output per result.
+    /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one output per
+    /// result, each of its result's shape and type (any element type; a view in another layout
+    /// than C order takes its result assigned). Results of several types: [`Prepared::call`] with
+    /// a tuple of views.
     ///
     /// # Errors
-    /// As [`Prepared::run_slices_many`]; an input of another dtype or shape than bound; a
-    /// non-contiguous output.
-    pub fn run_into_many<A: Float, D: Dimension>(
+    /// As [`Prepared::run_slices_many`]; an input of another type or shape than bound.
+    pub fn run_into_many<A: Element, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
         outs: &mut [ArrayViewMut<'_, A, D>],
     ) -> Result<()> {
-        self.run_into_many_args(inputs, outs)
+        self.check(inputs)?;
+        self.run_outs_checked(inputs, outs)
     }
 
-    /// The one call of several results into given arrays, of a handle's own call or of a runner's
-    /// call that found this handle (inputs in the order bound): the outputs checked (count, shapes,
-    /// types, layouts), then [`Prepared::run_slices_many`] where every input is a C-contiguous array
-    /// of `A`, else the runner's run copied into them.
-    pub(crate) fn run_into_many_args<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
+    /// The one call of several results into the caller's arrays, of a handle's own call or of a
+    /// runner's call that found this handle (inputs in the order bound, their count, types, shapes
+    /// and layouts checked): the outputs checked (count, shapes, types: an error names the output,
+    /// nothing written), then the compiled pass into C-contiguous outputs, or every result fresh,
+    /// assigned.
+    pub(crate) fn run_outs_checked<'a, I: Args<'a> + ?Sized, O: OutArrays + ?Sized>(
         &self,
         inputs: &I,
-        outs: &mut [ArrayViewMut<'_, A, D>],
+        outs: &mut O,
     ) -> Result<()> {
-        let mut slices: SmallVec<[&mut [A]; 4]> = SmallVec::new();
-        for (o, out) in outs.iter_mut().enumerate() {
-            if let Some(r) = self.many.results.get(o)
-                && out.shape() != r.shape.as_slice()
-            {
+        let m = &*self.many;
+        if outs.count() != m.results.len() {
+            return Err(Error::Output(format!(
+                "{} outputs given for {} results",
+                outs.count(),
+                m.results.len()
+            )));
+        }
+        for (o, r) in m.results.iter().enumerate() {
+            let (ty, shape) = outs.form(o);
+            if shape != r.shape.as_slice() {
                 return Err(Error::Output(format!(
-                    "output {o} has shape {:?} but result {o} has shape {:?}",
-                    out.shape(),
+                    "output {o} has shape {shape:?} but result {o} has shape {:?}",
                     r.shape
                 )));
             }
-            slices.push(
-                out.as_slice_mut()
-                    .ok_or_else(|| Error::Output(format!("output {o} is not C-contiguous")))?,
-            );
+            if ty != r.out_type {
+                return Err(Error::Output(format!(
+                    "output {o} is of {} but result {o} is {}",
+                    ty.short_name(),
+                    r.out_type.short_name()
+                )));
+            }
         }
-        check_outs(&self.many, &slices)?;
-        self.check(inputs)?;
-        let given: Option<SmallVec<[&[A]; 8]>> =
-            (0..inputs.count()).map(|i| A::slice_of(inputs.at(i))).collect();
-        match given {
-            Some(given) => self.run_slices_many(&given, &mut slices),
-            None => self.copy_many(inputs, &mut slices),
+        if let Some(mut bufs) = outs.buffers() {
+            if let Some(spec) = &m.direct {
+                let done = match spec.kernel.dtype {
+                    kiln_ir::DType::F64 => self.direct_arrays::<f64, I>(spec, inputs, &mut bufs),
+                    kiln_ir::DType::F32 => self.direct_arrays::<f32, I>(spec, inputs, &mut bufs),
+                };
+                if let Some(done) = done {
+                    return done;
+                }
+            }
+            return self.copy_many(inputs, &mut bufs);
         }
+        // an output in another layout: every result fresh (checked above), assigned
+        let results = self.with_user(inputs, |user| self.runner.run_many_bound(user))?;
+        for (o, r) in results.into_iter().enumerate() {
+            outs.assign(o, r)?;
+        }
+        Ok(())
     }
 
-    /// Whether the handle updates inputs in place ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)
-    /// bound it so).
+    /// The compiled pass of a direct handle into `bufs` (checked), on the call's arrays where every
+    /// one is a C-contiguous array of `L`; None otherwise.
+    fn direct_arrays<'a, L: Float, I: Args<'a> + ?Sized>(
+        &self,
+        spec: &Specialised,
+        inputs: &I,
+        bufs: &mut [OutSlice<'_>],
+    ) -> Option<Result<()>> {
+        let mut outs: SmallVec<[&mut [L]; 4]> = bufs
+            .iter_mut()
+            .map(|b| L::from_out(b.reborrow()))
+            .collect::<Option<_>>()?;
+        let m = &*self.many;
+        if self.try_serial_with(|k| L::slice_of(inputs.at(k)), &mut outs) {
+            return Some(Ok(()));
+        }
+        if (0..inputs.count()).any(|k| L::slice_of(inputs.at(k)).is_none()) {
+            return None;
+        }
+        let input = |s: Slot| match s {
+            Slot::Call(k) => InputRef::Slice(L::slice_of(inputs.at(k)).expect("every input a slice")),
+            Slot::Output(o) => InputRef::Output(o),
+        };
+        Some(self.call_many(spec, &m.slots, input, &mut outs))
+    }
+
+    /// The compiled pass of a direct handle on `inputs` (checked) through `slots`, where every one
+    /// is a slice of `L` and every buffer of `bufs` (checked) too; None otherwise.
+    fn direct_stored<L: Float>(
+        &self,
+        spec: &Specialised,
+        slots: &[Slot],
+        inputs: &[Stored<'_>],
+        bufs: &mut [OutSlice<'_>],
+    ) -> Option<Result<()>> {
+        let mut outs: SmallVec<[&mut [L]; 4]> = bufs
+            .iter_mut()
+            .map(|b| L::from_out(b.reborrow()))
+            .collect::<Option<_>>()?;
+        if inputs.iter().any(|s| L::stored_slice(s).is_none()) {
+            return None;
+        }
+        let input = |s: Slot| match s {
+            Slot::Call(k) => InputRef::Slice(L::stored_slice(&inputs[k]).expect("every input a slice")),
+            Slot::Output(o) => InputRef::Output(o),
+        };
+        Some(self.call_many(spec, slots, input, &mut outs))
+    }
+
+    /// Whether the handle updates inputs in one compiled pass ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)
+    /// bound it so, on the direct path).
     pub(crate) fn updates(&self) -> bool {
         self.many.direct.is_some() && !self.many.update_slots.is_empty()
     }
@@ -487,58 +624,125 @@ impl Prepared {
         {
             return Some(Ok(()));
         }
-        let mut rest: [&[A]; K] = [&[]; K];
+        let mut rest: [Stored<'_>; K] = std::array::from_fn(|_| Stored::F64(&[]));
         for (r, (_, a)) in rest.iter_mut().zip(inputs) {
-            *r = A::slice_of(a)?;
+            *r = A::stored(A::slice_of(a)?);
         }
-        Some(self.update(&mut outs, &rest[..inputs.len()]))
+        let mut bufs: SmallVec<[OutSlice<'_>; 4]> = outs.into_iter().map(|o| A::out_buffer(o)).collect();
+        Some(self.update_stored(&mut bufs, &rest[..inputs.len()]))
     }
 
     /// Runs the bound update (see [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)): `updated[o]` is the input result
-    /// `o` overwrites (its previous values read, its new ones written, in one pass), `rest` the other
-    /// inputs in the order bound.
+    /// `o` overwrites (its previous values read, its new ones written), `rest` the other inputs in
+    /// the order bound; the updated inputs of type `A`, the others of type `B`. Inputs or results
+    /// of several types: [`Prepared::update_stored`], which this call is.
     ///
     /// # Errors
     /// A handle bound without updates, counts other than the bound ones, a slice whose length is not
-    /// its bound shape's element count, and an input bound with another dtype than `A`.
-    pub fn update<A: Float>(&self, updated: &mut [&mut [A]], rest: &[&[A]]) -> Result<()> {
+    /// its bound shape's element count, and an input bound with another type than given.
+    pub fn update<A: Element, B: Element>(&self, updated: &mut [&mut [A]], rest: &[&[B]]) -> Result<()> {
+        if A::serial_update(self, updated, rest) {
+            return Ok(());
+        }
+        self.update_slices_stored(updated, rest)
+    }
+
+    /// [`Prepared::update`] as [`Prepared::update_stored`] (out of line: the serial call above
+    /// keeps a small frame).
+    #[inline(never)]
+    fn update_slices_stored<A: Element, B: Element>(
+        &self,
+        updated: &mut [&mut [A]],
+        rest: &[&[B]],
+    ) -> Result<()> {
+        let stored: SmallVec<[Stored<'_>; 8]> = rest.iter().map(|s| B::stored(s)).collect();
+        let mut bufs: SmallVec<[OutSlice<'_>; 4]> = updated.iter_mut().map(|o| A::out_buffer(o)).collect();
+        self.update_stored(&mut bufs, &stored)
+    }
+
+    /// The one update of a handle's inputs in place, for every element type: `updated[o]` (the
+    /// elements in C order of the input result `o` overwrites, of its type) and `rest` (the other
+    /// inputs, as their own elements, in the order bound). Maps of one compiled kernel over inputs
+    /// of its float dtype update in one pass, which loads every input of a point before it stores
+    /// any output of that point; anything else (integer, bool or complex values, another backend)
+    /// is computed from a copy of the updated inputs' previous values, then written.
+    ///
+    /// # Errors
+    /// As [`Prepared::update`].
+    pub fn update_stored(&self, updated: &mut [OutSlice<'_>], rest: &[Stored<'_>]) -> Result<()> {
         let m = &*self.many;
-        let Some(spec) = m.direct.as_ref().filter(|_| !m.update_slots.is_empty()) else {
+        if m.updated.is_empty() {
             return Err(Error::Prepared(
                 "the handle updates no input: bind it with FusedRunner::prepared_update".into(),
             ));
-        };
-        if let Some(serial) = &m.serial
-            && !m.update_slots.is_empty()
-            && rest.len() == m.rest.len()
-            && on_stack_serial(serial, &m.update_slots, |k| rest.get(k).copied(), updated)
-        {
-            return Ok(());
         }
-        self.check_slices(rest, Some(&m.rest), "input not updated")?;
-        check_outs(m, updated)?;
-        if A::DTYPE != spec.kernel.dtype {
-            return Err(Error::Prepared(format!(
-                "the inputs were bound as {} but {} are given",
-                spec.kernel.dtype,
-                A::DTYPE
-            )));
+        check_bufs(m, updated)?;
+        self.check_stored(rest, Some(&m.rest), "input not updated")?;
+        if let Some(spec) = m.direct.as_ref().filter(|_| !m.update_slots.is_empty()) {
+            let done = match spec.kernel.dtype {
+                kiln_ir::DType::F64 => self.direct_stored::<f64>(spec, &m.update_slots, rest, updated),
+                kiln_ir::DType::F32 => self.direct_stored::<f32>(spec, &m.update_slots, rest, updated),
+            };
+            if let Some(done) = done {
+                return done;
+            }
         }
-        let input = |s: Slot| match s {
-            Slot::Call(k) => InputRef::Slice(rest[k]),
-            Slot::Output(o) => InputRef::Output(o),
-        };
-        self.call_many(spec, &m.update_slots, input, updated)
+        // from a copy of the previous values: every result computed before any is written
+        let previous: Vec<Output> = updated
+            .iter()
+            .zip(&m.updated)
+            .map(|(u, &c)| previous_values(u, &self.forms[c].shape))
+            .collect::<Result<_>>()?;
+        let mut args: Vec<ArrayArg<'_>> = Vec::with_capacity(self.forms.len());
+        let mut next_rest = rest.iter();
+        for (c, f) in self.forms.iter().enumerate() {
+            args.push(match m.updated.iter().position(|&u| u == c) {
+                Some(o) => previous[o].arg(),
+                None => super::array_of(next_rest.next().expect("counts checked"), &f.shape)?,
+            });
+        }
+        self.copy_many(&args[..], updated)
     }
 
-    /// Calls the serial kernel of a map below the threshold with `inputs` (in the order bound), if
-    /// there is one and the buffers are what it was bound for; whether it ran.
+    /// [`Element::serial_slices`] of a float type `L`: the serial kernel on `inputs` into `outs`
+    /// (of any type: it runs where they are `L`'s, at most 4 of them); whether it ran.
     #[inline]
-    pub(crate) fn try_serial<A: Float>(&self, inputs: &[&[A]], outs: &mut [&mut [A]]) -> bool {
-        inputs.len() == self.forms.len() && self.try_serial_with(|k| inputs.get(k).copied(), outs)
+    pub(crate) fn try_serial_as<L: Float, B: Element>(&self, inputs: &[&[L]], outs: &mut [&mut [B]]) -> bool {
+        if self.many.serial.is_none() || inputs.len() != self.forms.len() || outs.len() > 4 {
+            return false;
+        }
+        let n = outs.len();
+        let mut typed: [&mut [L]; 4] = [&mut [], &mut [], &mut [], &mut []];
+        for (t, o) in typed.iter_mut().zip(outs.iter_mut()) {
+            match B::as_float_mut::<L>(o) {
+                Some(o) => *t = o,
+                None => return false,
+            }
+        }
+        self.try_serial_with(|k| inputs.get(k).copied(), &mut typed[..n])
     }
 
-    /// [`Prepared::try_serial`] with call input `k` given by `given` (None: not a slice of `A`).
+    /// [`Element::serial_update`] of a float type `L`: the serial kernel of a bound update of
+    /// `updated` with `rest` (of any type: it runs where they are `L`'s); whether it ran.
+    #[inline]
+    pub(crate) fn try_serial_update<L: Float, B: Element>(
+        &self,
+        updated: &mut [&mut [L]],
+        rest: &[&[B]],
+    ) -> bool {
+        let m = &*self.many;
+        match &m.serial {
+            Some(serial) if !m.update_slots.is_empty() && rest.len() == m.rest.len() => on_stack_serial(
+                serial,
+                &m.update_slots,
+                |k| rest.get(k).and_then(|r| B::as_float::<L>(r)),
+                updated,
+            ),
+            _ => false,
+        }
+    }
+
+    /// [`Prepared::try_serial_as`] with call input `k` given by `given` (None: not a slice of `A`).
     pub(crate) fn try_serial_with<'i, A: Float>(
         &self,
         given: impl Fn(usize) -> Option<&'i [A]>,
@@ -551,25 +755,40 @@ impl Prepared {
         }
     }
 
-    /// Checks that `given[j]` holds the elements of the bound input `positions[j]`, of dtype `A`.
-    /// (`None`: every bound input, in order).
-    fn check_slices<A: Float>(&self, given: &[&[A]], positions: Option<&[usize]>, what: &str) -> Result<()> {
+    /// Checks that `given[j]` holds the elements of the bound input `positions[j]` (`None`: every
+    /// bound input, in order): its type, as many as its bound shape holds, not a view.
+    pub(crate) fn check_stored(
+        &self,
+        given: &[Stored<'_>],
+        positions: Option<&[usize]>,
+        what: &str,
+    ) -> Result<()> {
         let bound = positions.map_or(self.forms.len(), <[usize]>::len);
         if given.len() != bound {
-            return Err(Error::Prepared(format!(
-                "{} {what}s given, {bound} bound",
-                given.len()
-            )));
+            return Err(match positions {
+                None => self.count_error(given.len()),
+                Some(_) => Error::Prepared(format!("{} {what}s given, {bound} bound", given.len())),
+            });
         }
         for (j, s) in given.iter().enumerate() {
-            let c = positions.map_or(j, |p| p[j]);
-            let f = &self.forms[c];
-            if f.dtype != kiln_ir::ElemType::of_float(A::DTYPE) || s.len() != f.len {
+            let f = &self.forms[positions.map_or(j, |p| p[j])];
+            let whole = match s {
+                Stored::View(_) => false,
+                // exactly the strings of the shape (a trailing part of one is refused)
+                Stored::Bytes(d, w) => Some(d.len()) == f.len.checked_mul(*w as usize),
+                _ => true,
+            };
+            if !whole || s.ty() != f.dtype || s.len() != f.len {
                 return Err(Error::Prepared(format!(
-                    "{what} {j} ('{}') is {} elements of {} but was bound as {} of shape {:?}",
+                    "{what} {j} ('{}') is {} elements of {}{} but was bound as {} of shape {:?}",
                     f.name,
                     s.len(),
-                    A::DTYPE,
+                    s.ty().short_name(),
+                    if matches!(s, Stored::View(_)) {
+                        " (a view)"
+                    } else {
+                        ""
+                    },
                     f.dtype.short_name(),
                     f.shape
                 )));
@@ -606,19 +825,103 @@ impl Prepared {
     }
 
     /// Runs through the runner (inputs in the order bound) and copies each result into `outs`
-    /// (checked by [`check_outs`]): the several-result call off the direct path.
-    fn copy_many<'a, A: Float, I: Args<'a> + ?Sized>(&self, inputs: &I, outs: &mut [&mut [A]]) -> Result<()> {
-        let user: Vec<&ArrayArg<'a>> = self.order.iter().map(|&p| inputs.at(p)).collect();
-        let results = self.runner.run_many_bound(&user)?;
-        for (o, (r, out)) in results.into_iter().zip(outs.iter_mut()).enumerate() {
-            let a = A::from_output(r)?;
-            out.copy_from_slice(
-                a.as_slice()
-                    .ok_or_else(|| Error::Output(format!("result {o} is not C-contiguous")))?,
-            );
+    /// (checked: count, types, lengths): the several-result call off the direct path.
+    fn copy_many<'a, I: Args<'a> + ?Sized>(&self, inputs: &I, outs: &mut [OutSlice<'_>]) -> Result<()> {
+        let results = self.with_user(inputs, |user| self.runner.run_many_bound(user))?;
+        for (r, out) in results.iter().zip(outs.iter_mut()) {
+            r.copy_into(out.reborrow())?;
         }
         Ok(())
     }
+}
+
+/// The caller's arrays of a call of several results, one per result, each of any element type: a
+/// slice or array of views of one type, or a tuple of views ([`crate::Results`]).
+pub(crate) trait OutArrays {
+    /// How many arrays.
+    fn count(&self) -> usize;
+    /// Array `o`'s element type and shape.
+    fn form(&self, o: usize) -> (ElemType, &[usize]);
+    /// Every array's elements in C order, where every one is C-contiguous.
+    fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>>;
+    /// Writes result `r` (of array `o`'s type and shape, checked) into array `o`.
+    fn assign(&mut self, o: usize, r: Output) -> Result<()>;
+}
+
+impl<A: Element, D: Dimension> OutArrays for [ArrayViewMut<'_, A, D>] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn form(&self, o: usize) -> (ElemType, &[usize]) {
+        (A::ELEM, self[o].shape())
+    }
+    fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>> {
+        self.iter_mut()
+            .map(|v| v.as_slice_mut().map(A::out_buffer))
+            .collect()
+    }
+    fn assign(&mut self, o: usize, r: Output) -> Result<()> {
+        assign_view(&mut self[o], r)
+    }
+}
+
+/// Writes `r` into `view` (of its type and shape).
+pub(crate) fn assign_view<A: Element, D: Dimension>(
+    view: &mut ArrayViewMut<'_, A, D>,
+    r: Output,
+) -> Result<()> {
+    let r = A::take(r)?
+        .into_dimensionality::<D>()
+        .map_err(|e| Error::Output(e.to_string()))?;
+    view.assign(&r);
+    Ok(())
+}
+
+/// The OutArrays of a tuple of views, each of its own element type.
+macro_rules! tuple_outs {
+    ($n:expr; $($t:ident $d:ident $i:tt),+) => {
+        impl<$($t: Element, $d: Dimension),+> OutArrays for ($(ArrayViewMut<'_, $t, $d>,)+) {
+            fn count(&self) -> usize {
+                $n
+            }
+            fn form(&self, o: usize) -> (ElemType, &[usize]) {
+                match o {
+                    $($i => ($t::ELEM, self.$i.shape()),)+
+                    _ => unreachable!("an output of the tuple"),
+                }
+            }
+            fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>> {
+                let mut bufs = SmallVec::new();
+                $(bufs.push($t::out_buffer(self.$i.as_slice_mut()?));)+
+                Some(bufs)
+            }
+            fn assign(&mut self, o: usize, r: Output) -> Result<()> {
+                match o {
+                    $($i => assign_view(&mut self.$i, r),)+
+                    _ => unreachable!("an output of the tuple"),
+                }
+            }
+        }
+    };
+}
+tuple_outs!(2; A0 D0 0, A1 D1 1);
+tuple_outs!(3; A0 D0 0, A1 D1 1, A2 D2 2);
+tuple_outs!(4; A0 D0 0, A1 D1 1, A2 D2 2, A3 D3 3);
+
+/// The previous values of an updated input (its elements in C order, `shape`), copied.
+fn previous_values(u: &OutSlice<'_>, shape: &[usize]) -> Result<Output> {
+    fn copy<T: Clone>(s: &[T], shape: &[usize]) -> Result<ndarray::ArrayD<T>> {
+        ndarray::ArrayD::from_shape_vec(shape, s.to_vec()).map_err(|e| Error::Output(e.to_string()))
+    }
+    Ok(match u {
+        OutSlice::F64(s) => Output::F64(copy(s, shape)?),
+        OutSlice::F32(s) => Output::F32(copy(s, shape)?),
+        OutSlice::I64(s) => Output::I64(copy(s, shape)?),
+        OutSlice::I32(s) => Output::I32(copy(s, shape)?),
+        OutSlice::Bool(s) => Output::Bool(copy(s, shape)?),
+        OutSlice::C64(s) => Output::C64(copy(s, shape)?),
+        OutSlice::C128(s) => Output::C128(copy(s, shape)?),
+    })
 }
 
 /// Calls the serial kernel with the inputs of `slots` (`Call(k)` is `given(k)`) on the stack;
@@ -662,7 +965,7 @@ fn on_stack<'i, A: Float, const K: usize>(
 }
 
 /// Checks the count, lengths and types of a call's outputs.
-fn check_outs<A: Float>(m: &ManyBinding, outs: &[&mut [A]]) -> Result<()> {
+fn check_bufs(m: &ManyBinding, outs: &[OutSlice<'_>]) -> Result<()> {
     if outs.len() != m.results.len() {
         return Err(Error::Output(format!(
             "{} outputs given for {} results",
@@ -671,11 +974,11 @@ fn check_outs<A: Float>(m: &ManyBinding, outs: &[&mut [A]]) -> Result<()> {
         )));
     }
     for (o, (out, r)) in outs.iter().zip(&m.results).enumerate() {
-        if out.len() != r.len || r.out_type != ElemType::of_float(A::DTYPE) {
+        if out.len() != r.len || out.ty() != r.out_type {
             return Err(Error::Output(format!(
                 "output {o} is {} elements of {} for result {o}: {} of shape {:?}",
                 out.len(),
-                A::DTYPE,
+                out.ty().short_name(),
                 r.out_type,
                 r.shape
             )));
