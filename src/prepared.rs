@@ -580,6 +580,14 @@ impl Prepared {
         if let Some(slice) = out.as_slice_mut() {
             return self.run_out_checked(inputs, A::out_buffer(slice));
         }
+        // of the result's type in any layout (no widening of an int32 result into int64)
+        if A::ELEM != self.out_type {
+            return Err(Error::Output(format!(
+                "an output of {} given for a result of {}",
+                A::ELEM.short_name(),
+                self.out_type.short_name()
+            )));
+        }
         let result = A::take(self.run_checked(inputs)?)?;
         out.assign(
             &result

@@ -275,4 +275,20 @@ fn results_of_every_type_go_into_a_given_array() {
     let e = r.call(&inputs, wrong_shape.view_mut()).unwrap_err();
     assert!(e.to_string().contains("shape"), "{e}");
     assert!(wrong_shape.iter().all(|&v| v == 7));
+    // another type in another layout too (an int32 result is not widened into int64 or f64)
+    let r32 = FusedRunner::compile_text("(j * 3 + 1) % 4").unwrap();
+    let mut long = Array1::<i64>::from_elem(74, 7);
+    let e = r32.call(&inputs, long.slice_mut(s![..;2])).unwrap_err();
+    assert!(
+        e.to_string().contains("i32") && e.to_string().contains("i64"),
+        "{e}"
+    );
+    assert!(long.iter().all(|&v| v == 7));
+    let mut long = Array1::<f64>::from_elem(74, 7.0);
+    assert!(r32.call(&inputs, long.slice_mut(s![..;2])).is_err());
+    assert!(long.iter().all(|&v| v == 7.0));
+    let mut long = Array1::<i32>::zeros(74);
+    r32.call(&inputs, long.slice_mut(s![..;2])).unwrap();
+    let want = r32.call(&inputs, Fresh).unwrap().into_typed::<i32>().unwrap();
+    assert_eq!(long.slice(s![..;2]).to_owned().into_dyn(), want);
 }
