@@ -135,7 +135,7 @@ pub(crate) fn check_run<T: Elem>(
         .iter()
         .any(|i| matches!(i, InputRef::Destination | InputRef::Output(_)));
     if let Some(d) = dest
-        && ((op.is_some() && !crate::output::accumulates_in(st, d.ty()))
+        && ((op.is_some() && !st.accumulates_in(d.ty()))
             || matches!(
                 st.mode,
                 crate::layout::Mode::Compound(_) | crate::layout::Mode::Siblings(_)

@@ -234,6 +234,24 @@ fn trailing_block(rank: usize, axes: &[usize]) -> (usize, bool) {
 }
 
 impl Structure {
+    /// Whether a reduction of this structure accumulates straight in a caller's destination of type `dest`: an
+    /// axis reduction (never chunked) of bool or integer values by sum, prod, min or max whose
+    /// accumulator, one int64 word per output, is its int64 result (int_acc.rs). The run then fills the
+    /// destination with the starts, and the code folds into it: no buffer and no copy.
+    pub(crate) fn accumulates_in(&self, dest: ElemType) -> bool {
+        let axis = self.seg_axes > 0 || !self.mode.folds_segments();
+        let op = self.mode.reduce_op();
+        axis && dest == ElemType::I64
+            && self.typed.is_some_and(|t| t.int_acc())
+            && op.is_some_and(|op| {
+                matches!(op, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max)
+            })
+            && self.typed.is_some_and(|t| match op {
+                Some(ReduceOp::Min | ReduceOp::Max) => t.values == ElemType::I64,
+                _ => true,
+            })
+    }
+
     /// The structure of `kernel` read through `plan`; checks that the plan describes the kernel.
     pub fn new(kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Structure> {
         Self::build(kernel, plan, false)

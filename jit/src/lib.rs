@@ -581,7 +581,7 @@ impl BoundKernel {
     /// type `ty`: an axis reduction of bool or integer values by sum, prod, min or max into int64,
     /// whose accumulators are its results (it folds in the caller's buffer).
     pub fn reduces_into(&self, ty: ElemType) -> bool {
-        output::accumulates_in(&self.st, ty)
+        self.st.accumulates_in(ty)
     }
 
     /// A map or scan of the bound kernel and plan into `out`, the caller's buffer of the result's

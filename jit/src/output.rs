@@ -14,22 +14,6 @@ use crate::plan::RunPlan;
 use crate::run::{Elem, OutSlice, RunConfig, Workspace};
 use kiln_ir::{CompoundOp, ElemType, KernelIR, ReduceOp, Start, Tensor, Values};
 
-/// Whether a reduction of `st` accumulates straight in a caller's destination of type `dest`: an
-/// axis reduction (never chunked) of bool or integer values by sum, prod, min or max whose
-/// accumulator, one int64 word per output, is its int64 result (int_acc.rs). The run then fills the
-/// destination with the starts, and the code folds into it: no buffer and no copy.
-pub(crate) fn accumulates_in(st: &Structure, dest: ElemType) -> bool {
-    let axis = st.seg_axes > 0 || !st.mode.folds_segments();
-    let op = st.mode.reduce_op();
-    axis && dest == ElemType::I64
-        && st.typed.is_some_and(|t| t.int_acc())
-        && op.is_some_and(|op| matches!(op, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
-        && st.typed.is_some_and(|t| match op {
-            Some(ReduceOp::Min | ReduceOp::Max) => t.values == ElemType::I64,
-            _ => true,
-        })
-}
-
 /// The buffers one run writes: the value output (the caller's slice, a fresh buffer, or the
 /// workspace's partials), the indices of arg reductions, and the scans' carried states.
 pub(crate) struct Outputs<'a, T: Elem> {
@@ -45,7 +29,7 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// A typed kernel's reduction of complex values (their type): two f64 words (re, im) per slot
     /// in the f64 buffer (see complex_acc.rs).
     complex: Option<ElemType>,
-    /// A reduction folding into `dest` itself ([`accumulates_in`]).
+    /// A reduction folding into `dest` itself ([`Structure::accumulates_in`]).
     in_dest: bool,
     chunked: bool,
     /// The caller's buffer a map or scan writes into (of the dtype, or a typed kernel's result type).
@@ -96,7 +80,7 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 .map(|t| t.values),
             typed_map: st.typed.filter(|_| st.mode.stores_points()).map(|t| t.output),
             typed_out: None,
-            in_dest: plan.chunks.is_none() && dest.as_ref().is_some_and(|d| accumulates_in(st, d.ty())),
+            in_dest: plan.chunks.is_none() && dest.as_ref().is_some_and(|d| st.accumulates_in(d.ty())),
             chunked: plan.chunks.is_some(),
             dest,
             ws,
