@@ -526,29 +526,15 @@ impl Prepared {
     }
 
     /// The compiled pass of a direct handle into `bufs` (checked), on the call's arrays where every
-    /// one is a C-contiguous array of `L`; None otherwise.
+    /// one is a C-contiguous array of `L` (the serial kernel first); None otherwise.
     fn direct_arrays<'a, L: Float, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
         inputs: &I,
         bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
-        let mut outs: SmallVec<[&mut [L]; 4]> = bufs
-            .iter_mut()
-            .map(|b| L::from_out(b.reborrow()))
-            .collect::<Option<_>>()?;
-        let m = &*self.many;
-        if self.try_serial_with(|k| L::slice_of(inputs.at(k)), &mut outs) {
-            return Some(Ok(()));
-        }
-        if (0..inputs.count()).any(|k| L::slice_of(inputs.at(k)).is_none()) {
-            return None;
-        }
-        let input = |s: Slot| match s {
-            Slot::Call(k) => InputRef::Slice(L::slice_of(inputs.at(k)).expect("every input a slice")),
-            Slot::Output(o) => InputRef::Output(o),
-        };
-        Some(self.call_many(spec, &m.slots, input, &mut outs))
+        let given = |k: usize| L::slice_of(inputs.at(k));
+        self.direct_slices(spec, &self.many.slots, inputs.count(), given, bufs, true)
     }
 
     /// The compiled pass of a direct handle on `inputs` (checked) through `slots`, where every one
@@ -560,15 +546,34 @@ impl Prepared {
         inputs: &[Stored<'_>],
         bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
+        let given = |k: usize| inputs.get(k).and_then(L::stored_slice);
+        self.direct_slices(spec, slots, inputs.len(), given, bufs, false)
+    }
+
+    /// The compiled pass of a direct handle through `slots` on `count` inputs, input `k` being
+    /// `given(k)`, where every one is a slice of `L` and every buffer of `bufs` (checked) too (with
+    /// `serial`, the serial kernel first, on the bound slots); None otherwise.
+    fn direct_slices<'i, L: Float>(
+        &self,
+        spec: &Specialised,
+        slots: &[Slot],
+        count: usize,
+        given: impl Fn(usize) -> Option<&'i [L]>,
+        bufs: &mut [OutSlice<'_>],
+        serial: bool,
+    ) -> Option<Result<()>> {
         let mut outs: SmallVec<[&mut [L]; 4]> = bufs
             .iter_mut()
             .map(|b| L::from_out(b.reborrow()))
             .collect::<Option<_>>()?;
-        if inputs.iter().any(|s| L::stored_slice(s).is_none()) {
+        if serial && self.try_serial_with(&given, &mut outs) {
+            return Some(Ok(()));
+        }
+        if (0..count).any(|k| given(k).is_none()) {
             return None;
         }
         let input = |s: Slot| match s {
-            Slot::Call(k) => InputRef::Slice(L::stored_slice(&inputs[k]).expect("every input a slice")),
+            Slot::Call(k) => InputRef::Slice(given(k).expect("every input a slice")),
             Slot::Output(o) => InputRef::Output(o),
         };
         Some(self.call_many(spec, slots, input, &mut outs))
