@@ -239,17 +239,17 @@ impl Structure {
     /// accumulator, one int64 word per output, is its int64 result (int_acc.rs). The run then fills the
     /// destination with the starts, and the code folds into it: no buffer and no copy.
     pub(crate) fn accumulates_in(&self, dest: ElemType) -> bool {
+        let (Some(t), Some(op)) = (self.typed, self.mode.reduce_op()) else {
+            return false;
+        };
         let axis = self.seg_axes > 0 || !self.mode.folds_segments();
-        let op = self.mode.reduce_op();
         axis && dest == ElemType::I64
-            && self.typed.is_some_and(|t| t.int_acc())
-            && op.is_some_and(|op| {
-                matches!(op, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max)
-            })
-            && self.typed.is_some_and(|t| match op {
-                Some(ReduceOp::Min | ReduceOp::Max) => t.values == ElemType::I64,
-                _ => true,
-            })
+            && t.int_acc()
+            && match op {
+                ReduceOp::Sum | ReduceOp::Prod => true,
+                ReduceOp::Min | ReduceOp::Max => t.values == ElemType::I64,
+                _ => false,
+            }
     }
 
     /// The structure of `kernel` read through `plan`; checks that the plan describes the kernel.
