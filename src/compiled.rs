@@ -919,9 +919,27 @@ impl Compiled {
                 want
             )));
         }
-        let slice = out
-            .as_slice_mut()
-            .ok_or_else(|| Error::Output("the output array is not C-contiguous".into()))?;
+        let Some(slice) = out.as_slice_mut() else {
+            // another layout: the result fresh (folded from the previous values, accumulating),
+            // assigned in C order
+            let prev: Vec<f64> = if accumulate {
+                out.iter().map(|v| v.to_f64()).collect()
+            } else {
+                Vec::new()
+            };
+            let start = if accumulate {
+                Start::Each(&prev)
+            } else {
+                Start::Identity
+            };
+            let t = self.run_stage(k, &refs, start)?.1;
+            let mut fresh = vec![A::ZERO; out.len()];
+            crate::backend::copy_into(t.values, A::out_slice(&mut fresh))?;
+            let fresh = ndarray::ArrayView::from_shape(out.raw_dim(), &fresh)
+                .map_err(|e| Error::Output(e.to_string()))?;
+            out.assign(&fresh);
+            return Ok(());
+        };
         if accumulate {
             let prev: Vec<f64> = slice.iter().map(|v| v.to_f64()).collect();
             let t = self.run_stage(k, &refs, Start::Each(&prev))?.1;

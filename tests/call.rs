@@ -2,7 +2,7 @@
 //! others, repeated calls (bound) give the first call's, and bad calls are errors that name what is
 //! wrong and write nothing.
 
-use kiln::{Error, Fresh, FreshAll, FusedRunner, InPlace};
+use kiln::{ArrayArg, Error, Fresh, FreshAll, FusedRunner, InPlace};
 use ndarray::{Array1, Array2, arr0, s};
 
 fn data(n: usize, seed: f64) -> Array1<f64> {
@@ -291,4 +291,36 @@ fn results_of_every_type_go_into_a_given_array() {
     r32.call(&inputs, long.slice_mut(s![..;2])).unwrap();
     let want = r32.call(&inputs, Fresh).unwrap().into_typed::<i32>().unwrap();
     assert_eq!(long.slice(s![..;2]).to_owned().into_dyn(), want);
+}
+
+/// A float result into a view in another layout (every other element of a longer array, a
+/// transposed matrix) is assigned, on the first call and on a repeated one, for maps, scans and
+/// reductions over an axis; accumulating into such a view folds from its previous values.
+#[test]
+fn float_results_into_views_of_another_layout() {
+    let x = Array2::from_shape_fn((6, 5), |(i, j)| (i * 5 + j) as f64 * 0.5 - 3.0);
+    let inputs = [("x", ArrayArg::from(x.view()))];
+    for expr in ["x * 2 + 1", "cumsum(x, axis=1)", "exp(x) - x"] {
+        let r = FusedRunner::compile_text(expr).unwrap();
+        let want = r.call(&inputs, Fresh).unwrap().into_typed::<f64>().unwrap();
+        for _ in 0..2 {
+            let mut t = Array2::<f64>::from_elem((5, 6), 9.0);
+            r.call(&inputs, t.view_mut().reversed_axes()).unwrap();
+            assert_eq!(t.t().to_owned().into_dyn(), want, "{expr}");
+        }
+    }
+    let r = FusedRunner::compile_text("sum(x, axis=0)").unwrap();
+    let want = r.call(&inputs, Fresh).unwrap().into_typed::<f64>().unwrap();
+    for _ in 0..2 {
+        let mut long = Array1::<f64>::zeros(10);
+        r.call(&inputs, long.slice_mut(s![..;2])).unwrap();
+        assert_eq!(long.slice(s![..;2]).to_owned().into_dyn(), want);
+        assert!(long.slice(s![1..;2]).iter().all(|&v| v == 0.0));
+    }
+    // accumulating: out = out + sum(x, axis=0), in a strided view
+    let mut long = Array1::<f64>::from_elem(10, 1.0);
+    r.run_accumulate(&inputs, long.slice_mut(s![..;2])).unwrap();
+    let plus_one = want.mapv(|v| v + 1.0);
+    assert_eq!(long.slice(s![..;2]).to_owned().into_dyn(), plus_one);
+    assert!(long.slice(s![1..;2]).iter().all(|&v| v == 1.0));
 }
