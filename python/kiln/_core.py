@@ -28,6 +28,8 @@ _NATIVE = (
     np.dtype(np.complex128),
     np.dtype(np.complex64),
 )
+# the types `out=` is written in place of (`_kiln.Kernel.run_into`)
+_INTO = (_F64, _F32) + _NATIVE
 _ORDERS = ("K", "A", "C", "F")
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
@@ -120,17 +122,18 @@ def _broadcast_shape(a, b):
 
 
 def run_out(kernel, args, out, casting):
-    """Writes the result into `out`: in place (no temporary) when `out` is a C-contiguous float
-    array of the result's dtype that no input overlaps, otherwise through one temporary. A result
-    whose shape broadcasts to `out`'s is broadcast into it (numexpr's `evaluate('3', out=a)`)."""
+    """Writes the result into `out`: in place (no temporary) when `out` is an aligned array of the
+    result's shape and dtype that no input overlaps (a C-contiguous one by the compiled pass
+    itself), otherwise through one temporary. A result whose shape broadcasts to `out`'s is
+    broadcast into it (numexpr's `evaluate('3', out=a)`)."""
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a NumPy array, not {type(out).__name__}")
     if not out.flags.writeable:
         raise ValueError("out is read-only")
     dt = out.dtype
     if (
-        (dt is _F64 or dt is _F32)
-        and out.flags.c_contiguous
+        dt in _INTO
+        and dt.isnative
         and out.flags.aligned
         and not any(np.may_share_memory(out, a) for a in args)
     ):

@@ -272,6 +272,26 @@ impl Held<'_, '_> {
     }
 }
 
+/// `runner` on `bound` into `out`, an array of element type `A` (its kind checked by the
+/// caller): [`Kernel::run_into`] of one type.
+fn run_into_typed<A: numpy::Element + kiln::Element>(
+    py: Python<'_>,
+    runner: &FusedRunner,
+    bound: &[(&str, ArrayArg<'_>)],
+    out: &Bound<'_, PyAny>,
+) -> PyResult<kiln::Result<()>> {
+    let o = out
+        .cast::<PyArrayDyn<A>>()
+        .map_err(|_| PyTypeError::new_err("out= is not of the type its dtype says"))?;
+    let mut w: PyReadwriteArrayDyn<'_, A> = o.try_readwrite().map_err(|e| {
+        PyValueError::new_err(format!(
+            "out= cannot be written: {e} (is it in use by another call?)"
+        ))
+    })?;
+    let view = w.as_array_mut();
+    Ok(py.detach(|| runner.run_into(bound, view)))
+}
+
 /// The dtype of `obj` if kiln reads it in place: a NumPy array (or subclass) of bool, int32, int64,
 /// float32 or float64 (NumPy's builtin types, native byte order) whose data is aligned.
 fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, numpy::PyUntypedArray>)> {
@@ -883,33 +903,38 @@ impl Kernel {
         slf.get().call_with(slf.py(), local.as_ref(), global.as_ref())
     }
 
-    /// Runs on `args` straight into `out`, a writeable C-contiguous float64 or float32 array of the
-    /// result's shape and dtype (a `ValueError` otherwise: the Python layer checks first).
+    /// Runs on `args` straight into `out`, a writeable aligned array of the result's shape and
+    /// element type (bool, int32, int64, float32, float64, complex64 or complex128; a C-contiguous
+    /// one is written by the compiled pass itself, another layout assigned). A `ValueError`
+    /// starting "result mismatch" where the result's shape or type is not `out`'s (the Python
+    /// layer then casts), a `TypeError` for an array of another type.
     fn run_into(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>, out: Bound<'_, PyAny>) -> PyResult<()> {
         let (held, _reading) = self.hold_all(&args)?;
         let bound = self.bind(&held);
-        let borrow_err = |e: numpy::BorrowError| {
-            PyValueError::new_err(format!(
-                "out= cannot be written: {e} (is it in use by another call?)"
-            ))
-        };
         // `out` claimed for writing: refused if a call in flight (this one's inputs included)
         // reads or writes any of its bytes
-        let _writing = match kind_of(&out) {
-            Some((kind, o)) => Claims::write(claims::extent(o, kind.itemsize()))?,
-            None => return Err(PyTypeError::new_err("out= must be a float64 or float32 array")),
+        let (kind, _writing) = match kind_of(&out) {
+            Some((kind, o)) if !matches!(kind, Kind::Bytes(_)) => {
+                (kind, Claims::write(claims::extent(o, kind.itemsize()))?)
+            }
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "out= must be an aligned array of bool, int32, int64, float32, float64, complex64 or complex128",
+                ));
+            }
         };
-        let result = if let Ok(o) = out.cast::<PyArrayDyn<f64>>() {
-            let mut w: PyReadwriteArrayDyn<'_, f64> = o.try_readwrite().map_err(borrow_err)?;
-            let view = w.as_array_mut();
-            py.detach(|| self.runner.run_into(&bound, view))
-        } else if let Ok(o) = out.cast::<PyArrayDyn<f32>>() {
-            let mut w: PyReadwriteArrayDyn<'_, f32> = o.try_readwrite().map_err(borrow_err)?;
-            let view = w.as_array_mut();
-            py.detach(|| self.runner.run_into(&bound, view))
-        } else {
-            return Err(PyTypeError::new_err("out= must be a float64 or float32 array"));
-        };
+        let result = match kind {
+            Kind::F64 => run_into_typed::<f64>(py, &self.runner, &bound, &out),
+            Kind::F32 => run_into_typed::<f32>(py, &self.runner, &bound, &out),
+            Kind::I64 => run_into_typed::<i64>(py, &self.runner, &bound, &out),
+            Kind::I32 => run_into_typed::<i32>(py, &self.runner, &bound, &out),
+            Kind::Bool => run_into_typed::<bool>(py, &self.runner, &bound, &out),
+            Kind::C64 => run_into_typed::<Complex32>(py, &self.runner, &bound, &out),
+            Kind::C128 => run_into_typed::<Complex64>(py, &self.runner, &bound, &out),
+            Kind::Bytes(_) => unreachable!("refused above"),
+        }?;
+        // a result of another shape or type than out's is `Error::Output` ("result mismatch"), a
+        // ValueError: the Python layer then checks and casts
         result.map_err(|e| py_err(e, &self.expr))
     }
 

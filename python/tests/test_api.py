@@ -441,6 +441,43 @@ def test_run_into_refuses_an_input_that_is_its_out():
     np.testing.assert_array_equal(x, np.arange(4.0))
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "bool", "complex128", "complex64"])
+def test_out_of_every_type_is_written_by_the_kernel(dtype):
+    # the result's own type: written by the kernel itself (`run_into`), no temporary; the same
+    # values as a fresh call, C-contiguous or strided, and through `evaluate(out=)`
+    x = (np.arange(-7, 13) % 5).astype(dtype)
+    y = (np.arange(20) % 3 + 1).astype(dtype)
+    ex = "x | y" if dtype == "bool" else "x * y + x"
+    k = kiln.compile(ex)
+    want = k(x=x, y=y)
+    assert want.dtype == np.dtype(dtype)
+    out = np.empty(20, dtype)
+    k._kernel.run_into([x, y], out)
+    np.testing.assert_array_equal(out, want)
+    big = np.zeros(40, dtype)
+    k._kernel.run_into([x, y], big[::2])
+    np.testing.assert_array_equal(big[::2], want)
+    np.testing.assert_array_equal(big[1::2], np.zeros(20, dtype))
+    out2 = np.empty(20, dtype)
+    assert ne.evaluate(ex, out=out2) is out2
+    np.testing.assert_array_equal(out2, want)
+
+
+def test_run_into_an_out_of_another_type_is_a_result_mismatch():
+    # the Python layer casts then (evaluate(out=) of a bool result into int64 below)
+    k = kiln.compile("x > 1")._kernel
+    x = np.arange(4.0)
+    with pytest.raises(ValueError, match="result mismatch"):
+        k.run_into([x], np.empty(4, np.int64))
+    with pytest.raises(ValueError, match="result mismatch"):
+        k.run_into([x], np.empty(5, np.bool_))
+    with pytest.raises(TypeError, match="out= must be"):
+        k.run_into([x], np.empty(4, "S3"))
+    o = np.full(4, 9, np.int64)
+    ne.evaluate("x > 1", out=o, casting="unsafe")
+    np.testing.assert_array_equal(o, [0, 0, 1, 1])
+
+
 def test_float32_scalars_bind_as_0d_float32_arrays():
     import sys
 
