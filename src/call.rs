@@ -121,6 +121,10 @@ pub trait InPlaceTargets: sealed::Sealed {
     /// Every target's elements in C order, where every one is C-contiguous.
     #[doc(hidden)]
     fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>>;
+    /// Every target's elements in C order into `outs` (one per target), where every one is a
+    /// C-contiguous array of the float type `L`; whether they are.
+    #[doc(hidden)]
+    fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool;
     /// Writes `r` (of target `o`'s type and shape, checked by the caller) into target `o`.
     #[doc(hidden)]
     fn assign(&mut self, o: usize, r: Output) -> Result<()>;
@@ -149,6 +153,19 @@ impl<A: Element, D: Dimension> InPlaceTargets for [(&str, ArrayViewMut<'_, A, D>
     fn assign(&mut self, o: usize, r: Output) -> Result<()> {
         crate::prepared::assign_view(&mut self[o].1, r)
     }
+    #[inline]
+    fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool {
+        outs.len() == self.len()
+            && self.iter_mut().zip(outs.iter_mut()).all(|((_, v), o)| {
+                match v.as_slice_mut().and_then(A::as_float_mut::<L>) {
+                    Some(s) => {
+                        *o = s;
+                        true
+                    }
+                    None => false,
+                }
+            })
+    }
 }
 
 impl<A: Element, D: Dimension, const N: usize> sealed::Sealed for [(&str, ArrayViewMut<'_, A, D>); N] {}
@@ -171,6 +188,10 @@ impl<A: Element, D: Dimension, const N: usize> InPlaceTargets for [(&str, ArrayV
     }
     fn assign(&mut self, o: usize, r: Output) -> Result<()> {
         self[..].assign(o, r)
+    }
+    #[inline]
+    fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool {
+        self[..].float_slices(outs)
     }
 }
 
@@ -210,6 +231,18 @@ macro_rules! tuple_targets {
                     $($i => crate::prepared::assign_view(&mut self.$i.1, r),)+
                     _ => unreachable!("a target of the tuple"),
                 }
+            }
+            fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool {
+                if outs.len() != $n {
+                    return false;
+                }
+                $(
+                    match self.$i.1.as_slice_mut().and_then($t::as_float_mut::<L>) {
+                        Some(s) => outs[$i] = s,
+                        None => return false,
+                    }
+                )+
+                true
             }
         }
         impl<$($t: Element, $d: Dimension),+> sealed::Sealed for InPlace<($((&str, ArrayViewMut<'_, $t, $d>),)+)> {}

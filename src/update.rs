@@ -97,8 +97,14 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         targets: &mut T,
     ) -> Result<()> {
-        if h.binds_update()
-            && let Some(mut bufs) = targets.buffers()
+        if !h.binds_update() {
+            return self.update_by_copy(inputs, targets);
+        }
+        // below the threshold, float targets and inputs: the serial kernel on their slices
+        if h.update_serial(inputs, targets) {
+            return Ok(());
+        }
+        if let Some(mut bufs) = targets.buffers()
             && let Some(done) = h.update_named(inputs, &mut bufs)
         {
             return done;

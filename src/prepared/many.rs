@@ -624,9 +624,49 @@ impl Prepared {
         }
     }
 
-    /// [`Prepared::update_named`] in lanes of `L`: below the threshold, the serial kernel straight
-    /// on the inputs' slices where they and the targets are all of `L` (as `update_stored` would
-    /// call it, without gathering them first; where it does not run, `update_stored` says why).
+    /// A runner's in-place call through this update handle's serial kernel (below the threshold),
+    /// straight on the slices of `targets` and `inputs` where they are all C-contiguous arrays of
+    /// the kernel's float type (as `update_stored` would call it, without gathering them first);
+    /// whether it ran (where it did not, [`Prepared::update_named`] runs, and says what is wrong).
+    #[inline]
+    pub(crate) fn update_serial<T: crate::InPlaceTargets + ?Sized>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut T,
+    ) -> bool {
+        let m = &*self.many;
+        match (&m.serial, m.lanes) {
+            (Some(serial), kiln_ir::DType::F64) => self.update_serial_in::<f64, T>(serial, inputs, targets),
+            (Some(serial), kiln_ir::DType::F32) => self.update_serial_in::<f32, T>(serial, inputs, targets),
+            (None, _) => false,
+        }
+    }
+
+    /// [`Prepared::update_serial`] in lanes of `L`.
+    #[inline]
+    fn update_serial_in<L: Float, T: crate::InPlaceTargets + ?Sized>(
+        &self,
+        serial: &kiln_jit::SerialMap,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut T,
+    ) -> bool {
+        let m = &*self.many;
+        let n = targets.count();
+        if m.update_slots.is_empty() || inputs.len() != m.rest.len() || n > 4 {
+            return false;
+        }
+        let mut outs: [&mut [L]; 4] = [&mut [], &mut [], &mut [], &mut []];
+        targets.float_slices(&mut outs[..n])
+            && on_stack_serial(
+                serial,
+                &m.update_slots,
+                |k| inputs.get(k).and_then(|(_, a)| L::slice_of(a)),
+                &mut outs[..n],
+            )
+    }
+
+    /// [`Prepared::update_named`] in lanes of `L`: the floats' serial kernel first (where the
+    /// targets are slices of `L`), then the update of every type.
     #[inline]
     fn update_named_in<L: Float>(
         &self,
@@ -1013,7 +1053,22 @@ fn on_stack_serial<'i, A: Float>(
     given: impl Fn(usize) -> Option<&'i [A]>,
     outs: &mut [&mut [A]],
 ) -> bool {
-    const K: usize = 8;
+    // a smaller array for the common case is less to fill
+    if slots.len() <= 4 {
+        on_stack_serial_k::<A, 4>(serial, slots, given, outs)
+    } else {
+        on_stack_serial_k::<A, 8>(serial, slots, given, outs)
+    }
+}
+
+/// [`on_stack_serial`] with at most `K` inputs.
+#[inline]
+fn on_stack_serial_k<'i, A: Float, const K: usize>(
+    serial: &kiln_jit::SerialMap,
+    slots: &[Slot],
+    given: impl Fn(usize) -> Option<&'i [A]>,
+    outs: &mut [&mut [A]],
+) -> bool {
     if slots.len() > K {
         return false;
     }
