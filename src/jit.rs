@@ -352,10 +352,11 @@ impl Executable for JitExecutable {
         outs: &mut [OutSlice<'_>],
         cfg: &RunConfig<'_>,
     ) -> Result<()> {
-        Ok(match inputs {
+        match inputs {
             DirectInputs::F64(i) => self.code.run_into_many(i, outs, cfg)?,
             DirectInputs::F32(i) => self.code.run_into_many(i, outs, cfg)?,
-        })
+        }
+        Ok(())
     }
 
     fn serial_map(&self) -> Option<kiln_jit::SerialMap> {
