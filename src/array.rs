@@ -209,17 +209,6 @@ pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     ) -> bool {
         false
     }
-    /// Runs `runner`'s in-place update of the inputs `targets` on the float path (the JIT reading
-    /// and writing the one buffer where it can), for the float types; None for the others, which
-    /// [`crate::FusedRunner::run_update`] computes from a copy of the previous values.
-    #[doc(hidden)]
-    fn run_update_float<D: Dimension>(
-        _runner: &crate::FusedRunner,
-        _inputs: &[(&str, ArrayArg<'_>)],
-        _targets: &mut [(&str, ndarray::ArrayViewMut<'_, Self, D>)],
-    ) -> Option<Result<()>> {
-        None
-    }
 }
 
 mod element_sealed {
@@ -279,13 +268,6 @@ macro_rules! element {
                 rest: &[&[B]],
             ) -> bool {
                 handle.try_serial_update(updated, rest)
-            }
-            fn run_update_float<D: Dimension>(
-                runner: &crate::FusedRunner,
-                inputs: &[(&str, ArrayArg<'_>)],
-                targets: &mut [(&str, ndarray::ArrayViewMut<'_, $t, D>)],
-            ) -> Option<Result<()>> {
-                Some(runner.update_float(inputs, targets))
             }
         }
     };
@@ -390,9 +372,6 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     fn direct_inputs<'r, 'i>(
         inputs: &'r [kiln_jit::InputRef<'i, Self>],
     ) -> crate::backend::DirectInputs<'r, 'i>;
-    /// The outputs of a direct call of several ([`crate::Executable::call_into_many`]).
-    #[doc(hidden)]
-    fn direct_outputs<'r, 'o>(outs: &'r mut [&'o mut [Self]]) -> crate::backend::DirectOutputs<'r, 'o>;
 }
 
 mod sealed {
@@ -406,9 +385,6 @@ impl Float for f64 {
         inputs: &'r [kiln_jit::InputRef<'i, f64>],
     ) -> crate::backend::DirectInputs<'r, 'i> {
         crate::backend::DirectInputs::F64(inputs)
-    }
-    fn direct_outputs<'r, 'o>(outs: &'r mut [&'o mut [f64]]) -> crate::backend::DirectOutputs<'r, 'o> {
-        crate::backend::DirectOutputs::F64(outs)
     }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f64>> {
         match arg {
@@ -480,9 +456,6 @@ impl Float for f32 {
         inputs: &'r [kiln_jit::InputRef<'i, f32>],
     ) -> crate::backend::DirectInputs<'r, 'i> {
         crate::backend::DirectInputs::F32(inputs)
-    }
-    fn direct_outputs<'r, 'o>(outs: &'r mut [&'o mut [f32]]) -> crate::backend::DirectOutputs<'r, 'o> {
-        crate::backend::DirectOutputs::F32(outs)
     }
     fn view_of<'a>(arg: &ArrayArg<'a>) -> Option<ArrayViewD<'a, f32>> {
         match arg {

@@ -254,15 +254,17 @@ pub trait Executable: Send + Sync + Debug {
         Err(no_direct_call())
     }
 
-    /// The direct call of a map of several outputs, one slice each; an input may be read in place
-    /// from an output ([`kiln_jit::InputRef::Output`]).
+    /// The direct call of a map of several outputs, one buffer each, of that output's own type (a
+    /// float kernel's dtype, a typed kernel's output types), everything checked before any is
+    /// written; an input may be read in place from an output of the kernel's lanes
+    /// ([`kiln_jit::InputRef::Output`]).
     ///
     /// # Errors
     /// As [`Executable::call_into`].
     fn call_into_many(
         &self,
         inputs: DirectInputs<'_, '_>,
-        outs: DirectOutputs<'_, '_>,
+        outs: &mut [OutSlice<'_>],
         cfg: &kiln_jit::RunConfig<'_>,
     ) -> Result<()> {
         let _ = (inputs, outs, cfg);
@@ -321,15 +323,6 @@ pub enum DirectInputs<'r, 'i> {
     F64(&'r [kiln_jit::InputRef<'i, f64>]),
     /// A float32 kernel's inputs.
     F32(&'r [kiln_jit::InputRef<'i, f32>]),
-}
-
-/// The outputs of a direct call of several ([`Executable::call_into_many`]), one slice each.
-#[derive(Debug)]
-pub enum DirectOutputs<'r, 'o> {
-    /// A float64 kernel's outputs.
-    F64(&'r mut [&'o mut [f64]]),
-    /// A float32 kernel's outputs.
-    F32(&'r mut [&'o mut [f32]]),
 }
 
 /// The error of a direct call to an executable without them.

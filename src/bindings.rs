@@ -92,10 +92,10 @@ impl Bindings {
     }
 
     /// The update handle bound to an update of `targets` from `inputs`, if one is kept.
-    pub(crate) fn find_update<A: crate::Element, D: ndarray::Dimension>(
+    pub(crate) fn find_update<T: crate::InPlaceTargets + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        targets: &[(&str, ndarray::ArrayViewMut<'_, A, D>)],
+        targets: &T,
     ) -> Option<Bound<'_>> {
         self.updates.find(|p| p.accepts_update(inputs, targets))
     }

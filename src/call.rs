@@ -7,7 +7,7 @@
 //! | every one, fresh | [`FreshAll`] | `Vec<Output>` |
 //! | one, into your array of its type | `out.view_mut()` | `()` |
 //! | several, into your arrays | `&mut [a.view_mut(), b.view_mut()]` or `(a.view_mut(), m.view_mut())` | `()` |
-//! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])` | `()` |
+//! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])`, or of several types `InPlace((("p", p.view_mut()), ("n", n.view_mut())))` | `()` |
 //!
 //! By position, a handle bound once to its inputs' forms ([`FusedRunner::prepared`]) has the same
 //! call, [`Prepared::call`], with every way but [`InPlace`] ([`ResultsAt`]; a handle updates inputs
@@ -20,10 +20,13 @@
 //! this call with one of these.
 
 use crate::array::{ArrayArg, Element, Output};
+use crate::backend::OutSlice;
 use crate::error::Result;
 use crate::prepared::Prepared;
 use crate::runner::FusedRunner;
+use kiln_ir::ElemType;
 use ndarray::{ArrayViewMut, Dimension};
+use smallvec::SmallVec;
 
 /// Where the results of [`Prepared::call`] go (inputs by position): every way of [`Results`] but
 /// [`InPlace`], which a handle does on slices ([`Prepared::update`]).
@@ -77,9 +80,184 @@ pub struct FreshAll;
 /// # Ok::<(), kiln::Error>(())
 /// ```
 ///
+///
+/// InPlaceTargets of several element types take a tuple of named views (two to four), one per result:
+///
+/// ```
+/// use kiln::{FusedRunner, InPlace};
+/// use ndarray::{Array1, arr0};
+/// let step = FusedRunner::compile_text("p + v*dt; n + 1")?;
+/// let (mut p, v, mut n) = (Array1::<f64>::zeros(4), Array1::<f64>::ones(4), Array1::<i64>::zeros(4));
+/// let dt = arr0(0.5);
+/// for _ in 0..2 {
+///     step.call(
+///         &[("v", (&v).into()), ("dt", (&dt).into())],
+///         InPlace((("p", p.view_mut()), ("n", n.view_mut()))),
+///     )?;
+/// }
+/// assert_eq!((p[0], n[0]), (1.0, 2));
+/// # Ok::<(), kiln::Error>(())
+/// ```
+///
 /// An update is allowed where it is safe: each result's element `i` reads its input at element `i`
 /// only (see [`crate::update`]); anything else is an error that says why.
-pub struct InPlace<'r, 'a, A, D>(pub &'r mut [(&'r str, ArrayViewMut<'a, A, D>)]);
+pub struct InPlace<T>(pub T);
+
+/// The targets of an in-place update ([`InPlace`]): named mutable views, one per result, a slice
+/// or array of views of one element type, or a tuple of two to four of any types.
+pub trait InPlaceTargets: sealed::Sealed {
+    /// How many targets.
+    #[doc(hidden)]
+    fn count(&self) -> usize;
+    /// Target `o`'s name.
+    #[doc(hidden)]
+    fn name(&self, o: usize) -> &str;
+    /// Target `o`'s element type, shape and element strides.
+    #[doc(hidden)]
+    fn form(&self, o: usize) -> (ElemType, &[usize], &[isize]);
+    /// Target `o`'s elements, read.
+    #[doc(hidden)]
+    fn arg(&self, o: usize) -> ArrayArg<'_>;
+    /// Every target's elements in C order, where every one is C-contiguous.
+    #[doc(hidden)]
+    fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>>;
+    /// Every target's elements in C order into `outs` (one per target), where every one is a
+    /// C-contiguous array of the float type `L`; whether they are.
+    #[doc(hidden)]
+    fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool;
+    /// Writes `r` (of target `o`'s type and shape, checked by the caller) into target `o`.
+    #[doc(hidden)]
+    fn assign(&mut self, o: usize, r: Output) -> Result<()>;
+}
+
+impl<A: Element, D: Dimension> sealed::Sealed for [(&str, ArrayViewMut<'_, A, D>)] {}
+impl<A: Element, D: Dimension> InPlaceTargets for [(&str, ArrayViewMut<'_, A, D>)] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn name(&self, o: usize) -> &str {
+        self[o].0
+    }
+    fn form(&self, o: usize) -> (ElemType, &[usize], &[isize]) {
+        (A::ELEM, self[o].1.shape(), self[o].1.strides())
+    }
+    fn arg(&self, o: usize) -> ArrayArg<'_> {
+        A::arg(self[o].1.view())
+    }
+    #[inline]
+    fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>> {
+        self.iter_mut()
+            .map(|(_, v)| v.as_slice_mut().map(A::out_buffer))
+            .collect()
+    }
+    fn assign(&mut self, o: usize, r: Output) -> Result<()> {
+        crate::prepared::assign_view(&mut self[o].1, r)
+    }
+    #[inline]
+    fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool {
+        outs.len() == self.len()
+            && self.iter_mut().zip(outs.iter_mut()).all(|((_, v), o)| {
+                match v.as_slice_mut().and_then(A::as_float_mut::<L>) {
+                    Some(s) => {
+                        *o = s;
+                        true
+                    }
+                    None => false,
+                }
+            })
+    }
+}
+
+impl<A: Element, D: Dimension, const N: usize> sealed::Sealed for [(&str, ArrayViewMut<'_, A, D>); N] {}
+impl<A: Element, D: Dimension, const N: usize> InPlaceTargets for [(&str, ArrayViewMut<'_, A, D>); N] {
+    fn count(&self) -> usize {
+        N
+    }
+    fn name(&self, o: usize) -> &str {
+        self[o].0
+    }
+    fn form(&self, o: usize) -> (ElemType, &[usize], &[isize]) {
+        self[..].form(o)
+    }
+    fn arg(&self, o: usize) -> ArrayArg<'_> {
+        self[..].arg(o)
+    }
+    #[inline]
+    fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>> {
+        self[..].buffers()
+    }
+    fn assign(&mut self, o: usize, r: Output) -> Result<()> {
+        self[..].assign(o, r)
+    }
+    #[inline]
+    fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool {
+        self[..].float_slices(outs)
+    }
+}
+
+/// The targets of a tuple of named views, each of its own element type.
+macro_rules! tuple_targets {
+    ($n:expr; $($t:ident $d:ident $i:tt),+) => {
+        impl<$($t: Element, $d: Dimension),+> sealed::Sealed for ($((&str, ArrayViewMut<'_, $t, $d>),)+) {}
+        impl<$($t: Element, $d: Dimension),+> InPlaceTargets for ($((&str, ArrayViewMut<'_, $t, $d>),)+) {
+            fn count(&self) -> usize {
+                $n
+            }
+            fn name(&self, o: usize) -> &str {
+                match o {
+                    $($i => self.$i.0,)+
+                    _ => unreachable!("a target of the tuple"),
+                }
+            }
+            fn form(&self, o: usize) -> (ElemType, &[usize], &[isize]) {
+                match o {
+                    $($i => ($t::ELEM, self.$i.1.shape(), self.$i.1.strides()),)+
+                    _ => unreachable!("a target of the tuple"),
+                }
+            }
+            fn arg(&self, o: usize) -> ArrayArg<'_> {
+                match o {
+                    $($i => $t::arg(self.$i.1.view()),)+
+                    _ => unreachable!("a target of the tuple"),
+                }
+            }
+            fn buffers(&mut self) -> Option<SmallVec<[OutSlice<'_>; 4]>> {
+                let mut bufs = SmallVec::new();
+                $(bufs.push($t::out_buffer(self.$i.1.as_slice_mut()?));)+
+                Some(bufs)
+            }
+            fn assign(&mut self, o: usize, r: Output) -> Result<()> {
+                match o {
+                    $($i => crate::prepared::assign_view(&mut self.$i.1, r),)+
+                    _ => unreachable!("a target of the tuple"),
+                }
+            }
+            fn float_slices<'s, L: crate::array::Float>(&'s mut self, outs: &mut [&'s mut [L]]) -> bool {
+                if outs.len() != $n {
+                    return false;
+                }
+                $(
+                    match self.$i.1.as_slice_mut().and_then($t::as_float_mut::<L>) {
+                        Some(s) => outs[$i] = s,
+                        None => return false,
+                    }
+                )+
+                true
+            }
+        }
+        impl<$($t: Element, $d: Dimension),+> sealed::Sealed for InPlace<($((&str, ArrayViewMut<'_, $t, $d>),)+)> {}
+        impl<$($t: Element, $d: Dimension),+> Results for InPlace<($((&str, ArrayViewMut<'_, $t, $d>),)+)> {
+            type Out = ();
+            #[inline]
+            fn deliver(mut self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+                runner.update(inputs, &mut self.0)
+            }
+        }
+    };
+}
+tuple_targets!(2; A0 D0 0, A1 D1 1);
+tuple_targets!(3; A0 D0 0, A1 D1 1, A2 D2 2);
+tuple_targets!(4; A0 D0 0, A1 D1 1, A2 D2 2, A3 D3 3);
 
 impl sealed::Sealed for Fresh {}
 impl Results for Fresh {
@@ -184,8 +362,8 @@ tuple_results!(A0 D0, A1 D1);
 tuple_results!(A0 D0, A1 D1, A2 D2);
 tuple_results!(A0 D0, A1 D1, A2 D2, A3 D3);
 
-impl<A: Element, D: Dimension> sealed::Sealed for InPlace<'_, '_, A, D> {}
-impl<A: Element, D: Dimension> Results for InPlace<'_, '_, A, D> {
+impl<T: InPlaceTargets + ?Sized> sealed::Sealed for InPlace<&mut T> {}
+impl<T: InPlaceTargets + ?Sized> Results for InPlace<&mut T> {
     type Out = ();
     #[inline]
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {

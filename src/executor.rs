@@ -180,6 +180,24 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     })
 }
 
+/// The typed kernel of a float map of several results over inputs of its dtype where one result
+/// is of another type (`x*2; x > 0`) and the JIT compiles it: the float path writes a logical
+/// result as 1 / 0 in the dtype, to be typed after; the typed kernel's code writes each result in
+/// its own type, straight into the caller's arrays. The same values: the float path is NumPy's
+/// here ([`typing`] chose it), so is the typed one.
+fn several_types(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel> {
+    let own = ElemType::of_float(kernel.dtype);
+    if kernel.kind != KernelKind::Map
+        || kernel.n_outputs() < 2
+        || args.iter().any(|a| a.elem() != own)
+        || (0..kernel.n_outputs()).all(|o| kernel.output_type_of(o) == own)
+    {
+        return None;
+    }
+    let typed = TypedKernel::new(kernel, &vec![own; args.len()], false).ok()?;
+    kiln_jit::typed::why_not(&typed).is_none().then_some(typed)
+}
+
 /// The float path of a kernel over integer or bool inputs, where NumPy computes it in a float type
 /// reading them only cast to it ([`TypedKernel::stored_inputs`]); a compound reduction (the moments
 /// of `var(i)`) where its values are, as NumPy's mean and variance of integers, float64.
@@ -306,6 +324,10 @@ pub(crate) fn specialise(
     let kernel = kernel_for(program, args)?;
     let mut notes = Vec::new();
     let kernel = match typing(program, &kernel, args)? {
+        Path::Float if let Some(typed) = several_types(&kernel, args) => {
+            let why = "a map of several results of several types, each written in its own".to_string();
+            return typed_specialisation(typed, &why, options, notes);
+        }
         Path::Float => {
             // a float32 input of a float64 kernel is read where it is, widened (exactly) as it is
             // read

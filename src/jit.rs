@@ -5,8 +5,8 @@
 //! the plan reads in place (no copy), which kiln-jit bounds-checks against the plan before any compiled code reads them.
 
 use crate::backend::{
-    Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, OutSlice, RunCtx,
-    TypedBuffer, TypedData, copy_into,
+    Backend, Buffer, BufferData, Buffers, DirectInputs, Executable, OutSlice, RunCtx, TypedBuffer, TypedData,
+    copy_into,
 };
 use crate::error::{Error, Result};
 use crate::interpreter::Interpreted;
@@ -184,7 +184,7 @@ impl JitExecutable {
             let what = "an output of a kernel of several";
             outs.push(kiln_ir::shape::try_filled(n, T::ZERO, what)?);
         }
-        let mut slices: Vec<&mut [T]> = outs.iter_mut().map(|o| o.as_mut_slice()).collect();
+        let mut slices: Vec<OutSlice<'_>> = outs.iter_mut().map(|o| T::out_slice(o)).collect();
         // a reduction of every axis returns its value; its further outputs are maps
         let first = if reduces {
             Some(self.with_workspace(|ws| self.code.run_with_extra(inputs, &mut slices, &cfg, ws))?)
@@ -345,20 +345,18 @@ impl Executable for JitExecutable {
         })
     }
 
+    /// Into `outs`, each of its output's type (kiln-jit checks them before any is written).
     fn call_into_many(
         &self,
         inputs: DirectInputs<'_, '_>,
-        outs: DirectOutputs<'_, '_>,
+        outs: &mut [OutSlice<'_>],
         cfg: &RunConfig<'_>,
     ) -> Result<()> {
-        match (inputs, outs) {
-            (DirectInputs::F64(i), DirectOutputs::F64(o)) => Ok(self.code.run_into_many(i, o, cfg)?),
-            (DirectInputs::F32(i), DirectOutputs::F32(o)) => Ok(self.code.run_into_many(i, o, cfg)?),
-            _ => Err(Error::Output(format!(
-                "the outputs of a direct call are not of the kernel's dtype {}",
-                self.code.kernel().dtype
-            ))),
+        match inputs {
+            DirectInputs::F64(i) => self.code.run_into_many(i, outs, cfg)?,
+            DirectInputs::F32(i) => self.code.run_into_many(i, outs, cfg)?,
         }
+        Ok(())
     }
 
     fn serial_map(&self) -> Option<kiln_jit::SerialMap> {

@@ -44,10 +44,8 @@ pub mod update;
 pub mod view;
 
 pub use array::{ArrayArg, Element, Float, Output};
-pub use backend::{
-    Backend, Buffer, BufferData, Buffers, DirectInputs, DirectOutputs, Executable, OutSlice, RunCtx,
-};
-pub use call::{Fresh, FreshAll, InPlace, Results, ResultsAt};
+pub use backend::{Backend, Buffer, BufferData, Buffers, DirectInputs, Executable, OutSlice, RunCtx};
+pub use call::{Fresh, FreshAll, InPlace, InPlaceTargets, Results, ResultsAt};
 pub use error::{Error, Result};
 pub use explain::{Engine, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};

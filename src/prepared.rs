@@ -35,7 +35,7 @@ use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
 mod many;
-pub(crate) use many::OutArrays;
+pub(crate) use many::{OutArrays, assign_view};
 
 /// Inputs up to this count are reordered on the stack (more take one allocation per call).
 const STACK_INPUTS: usize = 16;
@@ -91,14 +91,9 @@ impl Form {
     /// [`Form::accepts`] of an update's target, a typed view (compared as it is: no [`ArrayArg`]
     /// made of it).
     #[inline]
-    fn accepts_target<A: crate::Element, D: Dimension>(
-        &self,
-        name: &str,
-        t: &ArrayViewMut<'_, A, D>,
-    ) -> bool {
-        let (shape, strides) = (t.shape(), t.strides());
+    fn accepts_target(&self, name: &str, (elem, shape, strides): (ElemType, &[usize], &[isize])) -> bool {
         same(name.as_bytes(), self.name.as_bytes())
-            && A::ELEM == self.dtype
+            && elem == self.dtype
             && same(shape, &self.shape)
             && (same(strides, &self.strides) || (self.standard && standard_layout(shape, strides)))
     }
@@ -431,21 +426,21 @@ impl Prepared {
     /// Whether an in-place update's call (`inputs`, then the updated inputs `targets`, bound last in
     /// their order) is the one this handle was bound with, names, dtypes, shapes and layouts: the
     /// test of the runner's update bindings ([`crate::bindings`]).
-    pub(crate) fn accepts_update<A: crate::Element, D: Dimension>(
+    pub(crate) fn accepts_update<T: crate::InPlaceTargets + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        targets: &[(&str, ArrayViewMut<'_, A, D>)],
+        targets: &T,
     ) -> bool {
         let n = inputs.len();
-        self.forms.len() == n + targets.len()
+        self.forms.len() == n + targets.count()
             && inputs
                 .iter()
                 .zip(&self.forms)
                 .all(|((name, a), f)| f.accepts(name, a))
-            && targets
+            && self.forms[n..]
                 .iter()
-                .zip(&self.forms[n..])
-                .all(|((name, t), f)| f.accepts_target(name, t))
+                .enumerate()
+                .all(|(o, f)| f.accepts_target(targets.name(o), targets.form(o)))
     }
 
     /// Checks the count, dtypes and shapes of a call's inputs against the bound forms.

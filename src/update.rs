@@ -9,15 +9,19 @@
 //!
 //! Several results update several inputs at once ([`FusedRunner::call`] with [`crate::InPlace`]:
 //! the particle step `p + v*dt; v*0.99 + g*dt` into `p` and `v`) where every result is a map of one
-//! kernel. There is one implementation: a float update on the JIT is bound to a handle of its call
-//! signature ([`crate::Prepared::update`], kept by the runner as its other calls are: see
-//! `src/bindings.rs`), whose compiled loop loads every input of a point before it stores any output
-//! of that point; other element types, backends and layouts (a strided view) are computed from a
-//! copy of the inputs' previous values, with the same result.
+//! kernel, the targets of one element type (`InPlace(&mut [("p", ..), ("v", ..)])`) or of several
+//! (`InPlace((("p", ..), ("n", ..)))`). There is one implementation: an update is bound to a handle
+//! of its call signature ([`crate::Prepared::update_stored`], kept by the runner as its other calls
+//! are: see `src/bindings.rs`), whose compiled loop loads every input of a point before it stores
+//! any output of that point where the results are float maps of one kernel on the JIT; other
+//! element types, backends and layouts (a strided view) are computed from a copy of the inputs'
+//! previous values, with the same result.
 
-use crate::array::{ArrayArg, Element, Float};
+use crate::array::{ArrayArg, Element, Output};
+use crate::call::InPlaceTargets;
 use crate::compiled::Compiled;
 use crate::error::{Error, Result};
+use crate::prepared::Prepared;
 use crate::program::Source;
 use crate::runner::FusedRunner;
 use ndarray::{ArrayViewMut, Dimension};
@@ -51,131 +55,148 @@ impl FusedRunner {
         self.update(inputs, &mut [(name, target)])
     }
 
-    /// The one in-place update: result `o` into `targets[o]`, which is also the input of that name.
-    /// Float targets take the bound update handle of the call's signature (one compiled pass that
-    /// reads each point's old values before it writes the new ones); anything else is computed from a
-    /// copy of the previous values ([`FusedRunner::update_by_copy`]).
-    pub(crate) fn update<A: Element, D: Dimension>(
+    /// The one in-place update: result `o` into target `o`, which is also the input of that name,
+    /// the targets of any element types. A repeated signature goes straight to its bound handle; a
+    /// new one is checked, then bound (without a run where the plan is one kernel) and kept. The
+    /// handle updates in one compiled pass (reading each point's old values before it writes the new
+    /// ones), or from a copy of the previous values ([`crate::Prepared::update_stored`]); what no
+    /// handle updates is computed from a copy here ([`FusedRunner::update_by_copy`]).
+    pub(crate) fn update<T: InPlaceTargets + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+        targets: &mut T,
     ) -> Result<()> {
-        match A::run_update_float(self, inputs, targets) {
-            Some(done) => done,
-            None => self.update_by_copy(inputs, targets),
+        if let Some(h) = self.bindings.find_update(inputs, &*targets) {
+            return self.update_with(&h, inputs, targets);
         }
-    }
-
-    /// [`FusedRunner::update`] of float targets: a repeated signature goes straight to its bound
-    /// handle; a new one is checked, then bound (without a run where the plan is one kernel) and kept,
-    /// whether it updates in one pass or by a copy.
-    pub(crate) fn update_float<A: Float, D: Dimension>(
-        &self,
-        inputs: &[(&str, ArrayArg<'_>)],
-        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
-    ) -> Result<()> {
-        if let Some(h) = self.bindings.find_update(inputs, targets) {
-            if h.updates()
-                && let Some(done) = h.update_named(inputs, targets)
-            {
+        self.compiled.update_checks(inputs, &*targets)?;
+        if self.compiled.updates_bindable() {
+            let bound = {
+                let mut all: Vec<(&str, ArrayArg<'_>)> =
+                    inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
+                all.extend((0..targets.count()).map(|o| (targets.name(o), targets.arg(o))));
+                let names: Vec<&str> = (0..targets.count()).map(|o| targets.name(o)).collect();
+                self.compiled.bind_update(&all, &names)
+            };
+            if let Ok((h, _)) = bound {
+                let done = self.update_with(&h, inputs, targets);
+                self.bindings.keep_update(h);
                 return done;
             }
+        }
+        self.update_by_copy(inputs, targets)
+    }
+
+    /// [`FusedRunner::update`] through the update handle `h` of the call's signature: its update
+    /// on the targets' and inputs' own elements where they are C-contiguous and it updates, else
+    /// from a copy.
+    #[inline]
+    fn update_with<T: InPlaceTargets + ?Sized>(
+        &self,
+        h: &Prepared,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut T,
+    ) -> Result<()> {
+        if !h.binds_update() {
             return self.update_by_copy(inputs, targets);
         }
-        self.compiled.update_checks(inputs, targets)?;
-        let bound = if self.compiled.updates_bindable() {
-            let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-            all.extend(targets.iter().map(|(n, t)| (*n, A::arg(t.view()))));
-            let names: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
-            self.compiled.bind_update(&all, &names).ok().map(|(h, _)| h)
-        } else {
-            None
-        };
-        match bound {
-            Some(h) if h.updates() => {
-                let done = h.update_named(inputs, targets);
-                self.bindings.keep_update(h);
-                match done {
-                    Some(done) => done,
-                    None => self.update_by_copy(inputs, targets),
-                }
-            }
-            other => {
-                if let Some(h) = other {
-                    self.bindings.keep_update(h);
-                }
-                self.update_by_copy(inputs, targets)
-            }
+        // below the threshold, float targets and inputs: the serial kernel on their slices
+        if h.update_serial(inputs, targets) {
+            return Ok(());
         }
+        if let Some(mut bufs) = targets.buffers()
+            && let Some(done) = h.update_named(inputs, &mut bufs)
+        {
+            return done;
+        }
+        self.update_by_copy(inputs, targets)
     }
 
     /// The update computed from a copy of each target's previous values (the oracle's way, for any
     /// element type, backend and layout): the results are computed in full and checked against the
     /// targets before any target is written.
-    pub(crate) fn update_by_copy<A: Element, D: Dimension>(
+    pub(crate) fn update_by_copy<T: InPlaceTargets + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+        targets: &mut T,
     ) -> Result<()> {
-        self.compiled.update_checks(inputs, targets)?;
-        let previous: Vec<ndarray::Array<A, D>> = targets.iter().map(|(_, t)| t.to_owned()).collect();
+        self.compiled.update_checks(inputs, &*targets)?;
+        let previous: Vec<Output> = (0..targets.count())
+            .map(|o| owned(&targets.arg(o)))
+            .collect::<Result<_>>()?;
         let mut all: Vec<(&str, ArrayArg<'_>)> = inputs.iter().map(|(n, a)| (*n, a.reborrow())).collect();
-        all.extend(
-            targets
-                .iter()
-                .zip(&previous)
-                .map(|((n, _), p)| (*n, A::arg(p.view()))),
-        );
+        all.extend((0..targets.count()).map(|o| (targets.name(o), previous[o].arg())));
         let results = if self.compiled.pipeline().is_many() {
             self.compiled.run_many(&all)?
         } else {
             vec![self.run(&all)?]
         };
-        let mut got = Vec::with_capacity(results.len());
-        for ((name, t), r) in targets.iter().zip(results) {
-            let r = A::take(r)?;
-            if r.shape() != t.shape() {
+        drop(all);
+        for (o, r) in results.iter().enumerate() {
+            let (ty, shape, _) = targets.form(o);
+            let name = targets.name(o);
+            if r.shape() != shape {
                 return Err(Error::Unsupported(format!(
-                    "cannot update '{name}' in place: it has shape {:?} but the result {:?} (a \
+                    "cannot update '{name}' in place: it has shape {shape:?} but the result {:?} (a \
                      broadcast input would be read at other elements than the one written)",
-                    t.shape(),
                     r.shape()
                 )));
             }
-            got.push(r);
+            if r.elem() != ty {
+                return Err(Error::Output(format!(
+                    "cannot update '{name}' in place: it is {} but the result is {}",
+                    ty.short_name(),
+                    r.elem().short_name()
+                )));
+            }
         }
-        for ((_, t), r) in targets.iter_mut().zip(&got) {
-            t.assign(r);
+        for (o, r) in results.into_iter().enumerate() {
+            targets.assign(o, r)?;
         }
         Ok(())
     }
+}
+
+/// A copy of `a`'s elements (an update's previous values).
+fn owned(a: &ArrayArg<'_>) -> Result<Output> {
+    Ok(match a {
+        ArrayArg::F64(v) => Output::F64(v.to_dyn().to_owned()),
+        ArrayArg::F32(v) => Output::F32(v.to_dyn().to_owned()),
+        ArrayArg::I64(v) => Output::I64(v.to_dyn().to_owned()),
+        ArrayArg::I32(v) => Output::I32(v.to_dyn().to_owned()),
+        ArrayArg::Bool(v) => Output::Bool(v.to_dyn().to_owned()),
+        ArrayArg::C64(v) => Output::C64(v.to_dyn().to_owned()),
+        ArrayArg::C128(v) => Output::C128(v.to_dyn().to_owned()),
+        ArrayArg::Bytes(_) => return Err(Error::Unsupported("byte strings are not updated in place".into())),
+    })
 }
 
 impl Compiled {
     /// The checks of an in-place update that need no run: one target per result, each an input of
     /// the expression, named once and not given again in `inputs`; each read by the last kernel only,
     /// which is a map (for several results: the maps of one kernel).
-    pub(crate) fn update_checks<A: Element, D: Dimension>(
+    pub(crate) fn update_checks<T: InPlaceTargets + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        targets: &[(&str, ArrayViewMut<'_, A, D>)],
+        targets: &T,
     ) -> Result<()> {
-        if targets.len() != self.n_results() {
+        if targets.count() != self.n_results() {
             return Err(Error::Unsupported(format!(
                 "cannot update in place: {} inputs named for {} results (one per result)",
-                targets.len(),
+                targets.count(),
                 self.n_results()
             )));
         }
         let names = &self.pipeline().names;
-        for (k, (name, _)) in targets.iter().enumerate() {
+        for k in 0..targets.count() {
+            let name = targets.name(k);
             let Some(t) = names.iter().position(|n| n == name) else {
                 return Err(Error::Unsupported(format!(
                     "cannot update '{name}' in place: it is not an input of the expression (inputs: {})",
                     names.join(", ")
                 )));
             };
-            if inputs.iter().any(|(n, _)| n == name) || targets[..k].iter().any(|(n, _)| n == name) {
+            if inputs.iter().any(|(n, _)| *n == name) || (0..k).any(|j| targets.name(j) == name) {
                 return Err(Error::DuplicateInput {
                     name: name.to_string(),
                 });

@@ -274,3 +274,113 @@ fn updates_of_every_element_type() {
     assert!(e.to_string().contains("output 0"), "{e}");
     assert!(wrong.iter().all(|&v| v == 9));
 }
+
+/// Targets of several element types in one call (a tuple of named views): a float64 and an int64
+/// input updated at once, through the one update (bound on the first call, then straight to its
+/// handle), equal to the interpreter's step on the previous values; a float64 and a bool target;
+/// a strided float target (from a copy); a wrong type, shape or name is an error that names the
+/// target, and nothing is written.
+#[test]
+fn targets_of_several_types_in_one_call() {
+    use kiln::{FreshAll, InPlace, backend_by_name};
+    let n = 37;
+    let p0 = data(n, 1.0);
+    let v = data(n, 2.0);
+    let k0 = Array1::from_iter((0..n).map(|k| (k * 5 % 9) as i64 - 4));
+    let dt = arr0(0.125);
+    let src = "p + v*dt; k * 3 - 1";
+    let step = |inputs: &[(&str, kiln::ArrayArg<'_>)]| {
+        FusedRunner::compile_text(src)
+            .unwrap()
+            .with_backend(backend_by_name("interp").unwrap())
+            .call(inputs, FreshAll)
+            .unwrap()
+    };
+    for backend in BACKENDS {
+        let r = FusedRunner::compile_text(src)
+            .unwrap()
+            .with_backend(backend_by_name(backend).unwrap());
+        let (mut p, mut k) = (p0.clone(), k0.clone());
+        let (mut pw, mut kw) = (p0.clone().into_dyn(), k0.clone().into_dyn());
+        for _ in 0..3 {
+            r.call(
+                &[("v", (&v).into()), ("dt", (&dt).into())],
+                InPlace((("p", p.view_mut()), ("k", k.view_mut()))),
+            )
+            .unwrap();
+            let want = step(&[
+                ("p", (&pw).into()),
+                ("v", (&v).into()),
+                ("dt", (&dt).into()),
+                ("k", (&kw).into()),
+            ]);
+            pw = want[0].clone().into_typed().unwrap();
+            kw = want[1].clone().into_typed().unwrap();
+            assert!(
+                same_bits(p.as_slice().unwrap(), pw.as_slice().unwrap()),
+                "{backend}"
+            );
+            assert_eq!(k.clone().into_dyn(), kw, "{backend}");
+        }
+        // the targets in the other order
+        let (mut p2, mut k2) = (p0.clone(), k0.clone());
+        r.call(
+            &[("dt", (&dt).into()), ("v", (&v).into())],
+            InPlace((("k", k2.view_mut()), ("p", p2.view_mut()))),
+        )
+        .unwrap_err();
+        // (results go to targets in the order of the expressions: k2 is not of result 0's type)
+        assert_eq!((p2.clone(), k2.clone()), (p0.clone(), k0.clone()));
+    }
+    // a float and a bool target; a strided float target (from a copy)
+    let r = FusedRunner::compile_text("p * 2; m ^ (p > 0)").unwrap();
+    let m0 = Array1::from_iter((0..n).map(|k| k % 3 == 0));
+    let mut big = Array1::<f64>::zeros(2 * n);
+    big.slice_mut(s![..;2]).assign(&p0);
+    let mut m = m0.clone();
+    r.call(
+        &[],
+        InPlace((("p", big.slice_mut(s![..;2])), ("m", m.view_mut()))),
+    )
+    .unwrap();
+    assert!(same_bits(
+        &big.slice(s![..;2]).to_vec(),
+        &p0.mapv(|x| x * 2.0).to_vec()
+    ));
+    assert_eq!(
+        m,
+        Array1::from_iter(m0.iter().zip(&p0).map(|(&b, &x)| b ^ (x > 0.0)))
+    );
+    // errors name the target and write nothing
+    let r = FusedRunner::compile_text(src).unwrap();
+    let (mut p, mut k) = (p0.clone(), k0.clone());
+    // a bool p: its result is float64, which it does not hold
+    let mut pb = p0.mapv(|x| x > 0.0);
+    let e = r
+        .call(
+            &[("v", (&v).into()), ("dt", (&dt).into())],
+            InPlace((("p", pb.view_mut()), ("k", k.view_mut()))),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("'p'"), "{e}");
+    assert_eq!((&pb, &k), (&p0.mapv(|x| x > 0.0), &k0));
+    // a p of one element: read broadcast over v's points
+    let mut one = Array1::<f64>::zeros(1);
+    let e = r
+        .call(
+            &[("v", (&v).into()), ("dt", (&dt).into())],
+            InPlace((("p", one.view_mut()), ("k", k.view_mut()))),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("'p'"), "{e}");
+    assert_eq!((one[0], &k), (0.0, &k0));
+    let e = r
+        .call(
+            &[("v", (&v).into()), ("dt", (&dt).into())],
+            InPlace((("p", p.view_mut()), ("q", k.view_mut()))),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("'q'"), "{e}");
+    assert!(matches!(e, Error::Unsupported(_)), "{e}");
+    assert_eq!((p, k), (p0, k0));
+}

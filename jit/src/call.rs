@@ -35,10 +35,13 @@
 //!   touches it;
 //! - a map of several outputs ([`kiln_ir::KernelIR::extra`]), or a reduction of every axis with
 //!   further map outputs, finds output `1 + k`'s pointer at `ins[n_in + k]`, after the input
-//!   pointers (execute.rs fills them from the caller's slices, each checked by `check_run` to hold
-//!   `n` elements of the dtype); each is written at the points of the unit's segments and ranges, so
+//!   pointers (execute.rs fills them from the caller's buffers, each checked by `check_run` to hold
+//!   `n` elements of the type the code stores for that output: a float kernel's dtype, a typed
+//!   kernel's own output type, whose address is shifted as a stored input's and shifted back by
+//!   each store, `lower.rs` `Gen::store_typed`, so element `i` is written at its own address, at
+//!   most `n` of them); each is written at the points of the unit's segments and ranges, so
 //!   distinct units write disjoint elements of it as of the map's output; an input read in place from any
-//!   output ([`crate::InputRef::Output`]) obeys the rule above, and the compiled loop computes every
+//!   output ([`crate::InputRef::Output`]; checked to be of the dtype the code reads it in) obeys the rule above, and the compiled loop computes every
 //!   output of a point (so loads every input of it) before it stores any output of that point
 //!   (skeleton.rs `item`), so an output that is also an input is never read after it is written,
 //!   whichever output reads it;

@@ -27,12 +27,12 @@ pub(crate) fn check_run<T: Elem>(
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
     dest: Option<&OutSlice<'_>>,
-    extra: &[&mut [T]],
-    typed_extra: &[kiln_ir::Values],
+    extra: &[OutSlice<'_>],
+    extra_types: &[ElemType],
     cfg: &RunConfig<'_>,
 ) -> Result<Checked> {
     check_inputs(st, geo, kernel, plan, inputs)?;
-    let n_extra = extra.len() + typed_extra.len();
+    let n_extra = extra.len();
     // a map of several outputs writes a logical output as 1 / 0 in the dtype, for its caller to type
     let float_or_truth =
         |t: ElemType| t == ElemType::of_float(T::DTYPE) || (!extra.is_empty() && t == ElemType::Bool);
@@ -89,13 +89,12 @@ pub(crate) fn check_run<T: Elem>(
             n_extra + 1
         )));
     }
-    // a map of several outputs writes every one into a destination (a typed kernel's into fresh
-    // outputs of their types); a reduction of every axis returns its value and writes its further
-    // (map) outputs into destinations
-    let typed_fresh = st.typed.is_some() && extra.is_empty() && dest.is_none();
+    // a map of several outputs writes every one into a destination (a typed kernel's first may be
+    // fresh); a reduction of every axis returns its value and writes its further (map) outputs into
+    // destinations
     if kernel.map_extra().len() != n_extra
-        || (!extra.is_empty() && op.is_none() && dest.is_none())
-        || (!typed_extra.is_empty() && !typed_fresh)
+        || extra_types.len() != n_extra
+        || (!extra.is_empty() && op.is_none() && dest.is_none() && st.typed.is_none())
     {
         return Err(JitError::Unsupported(format!(
             "the kernel has {} outputs but the run writes {}: a kernel of several outputs runs into \
@@ -104,36 +103,38 @@ pub(crate) fn check_run<T: Elem>(
             n_extra + usize::from(dest.is_some())
         )));
     }
-    for (k, e) in typed_extra.iter().enumerate() {
-        if e.len() != geo.n {
-            return Err(JitError::BadInput {
-                index: kernel.inputs.len() + 1 + k,
-                name: format!("output {}", k + 1),
-                why: format!("{} elements given for a result of {}", e.len(), geo.n),
-            });
-        }
-    }
-    for (k, e) in extra.iter().enumerate() {
-        let out_type = kernel.output_type_of(k + 1);
-        if !float_or_truth(out_type) || e.len() != geo.n {
+    // each further output of its own type (a float kernel's: the dtype, a logical one written 1 / 0
+    // in it; a typed kernel's: its output's type), `n` elements; one read in place (an input
+    // `Output(k)`) of the dtype the code reads it in
+    let own = ElemType::of_float(T::DTYPE);
+    for (k, (e, &want)) in extra.iter().zip(extra_types).enumerate() {
+        let read = inputs
+            .iter()
+            .any(|i| matches!(i, InputRef::Output(j) if *j == k + 1));
+        let float_ok = st.typed.is_some() || float_or_truth(kernel.output_type_of(k + 1));
+        if e.ty() != want || e.len() != geo.n || !float_ok || (read && e.ty() != own) {
             return Err(JitError::BadInput {
                 index: kernel.inputs.len() + 1 + k,
                 name: format!("output {}", k + 1),
                 why: format!(
-                    "{} elements of {} given for a result of {} {out_type}",
+                    "{} elements of {} given for a result of {} {want}{}",
                     e.len(),
-                    T::DTYPE,
-                    geo.n
+                    e.ty(),
+                    geo.n,
+                    if read && e.ty() != own {
+                        format!(", read in place in {own}")
+                    } else {
+                        String::new()
+                    }
                 ),
             });
         }
     }
     // a float kernel's destination is of its dtype (a logical output of a map of several written
     // 1 / 0 in it); a typed kernel's of its result type, or of the dtype where an input reads it
-    let own = ElemType::of_float(T::DTYPE);
     let reads_dest = inputs
         .iter()
-        .any(|i| matches!(i, InputRef::Destination | InputRef::Output(_)));
+        .any(|i| matches!(i, InputRef::Destination | InputRef::Output(0)));
     if let Some(d) = dest
         && ((op.is_some() && !st.accumulates_in(d.ty()))
             || matches!(

@@ -9,7 +9,7 @@ use crate::layout::{Geometry, Structure};
 use crate::output::Outputs;
 use crate::plan::RunPlan;
 use crate::run::{Elem, InputRef, OutSlice, RunConfig, Workspace};
-use kiln_ir::{BroadcastPlan, KernelIR, Tensor, Values};
+use kiln_ir::{BroadcastPlan, ElemType, KernelIR, Tensor};
 
 /// Runs of at most this many inputs pass their input pointers from the stack.
 const STACK_INPUTS: usize = 16;
@@ -18,8 +18,11 @@ const STACK_INPUTS: usize = 16;
 /// `cfg.spread`), finishes chunked reductions (the second pass, over the partials in order), and
 /// turns the output buffers into a tensor as the interpreter would give it. With `dest`, a map or scan
 /// writes straight into it (which must hold exactly `n` elements of its result type: a float
-/// kernel's dtype, a typed kernel's result type) and no tensor is returned. A kernel of several outputs writes its further ones into `extra` (slices of the
-/// dtype), or a typed kernel's into `typed_extra` (`n` elements each, of each output's type).
+/// kernel's dtype, a typed kernel's result type) and no tensor is returned. A kernel of several
+/// outputs writes its further ones into `extra`, the caller's buffers (`n` elements each, of the
+/// types `extra_types` says: a float kernel's dtype, a typed kernel's own output types), checked
+/// with everything else before any is written; a fresh result of several outputs is this run into
+/// buffers its caller allocated.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn execute<T: Elem>(
     code: &Code,
@@ -29,8 +32,8 @@ pub(crate) fn execute<T: Elem>(
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
     dest: Option<OutSlice<'_>>,
-    extra: &mut [&mut [T]],
-    typed_extra: &mut [Values],
+    extra: &mut [OutSlice<'_>],
+    extra_types: &[ElemType],
     cfg: &RunConfig<'_>,
     ws: &mut Workspace,
 ) -> Result<Option<Tensor>> {
@@ -42,28 +45,22 @@ pub(crate) fn execute<T: Elem>(
         inputs,
         dest.as_ref(),
         extra,
-        typed_extra,
+        extra_types,
         cfg,
     )?;
     let run = RunPlan::new(st, geo, kernel, cfg, std::mem::size_of::<T>());
     let mut outputs = Outputs::<T>::new(st, &run, dest, ws);
     outputs.allocate(&run, cfg)?;
     let targets = outputs.targets(&run);
-    // the input pointers, then the further outputs' (a map of several outputs: the caller's slices
-    // of the dtype, or a typed kernel's fresh outputs, each of its own type, through their shifted
-    // addresses as output.rs gives them), on the stack for up to `STACK_INPUTS` of them (no
-    // allocation per run); an input read in place from an output takes the very pointer the code
-    // writes through
+    // the input pointers, then the further outputs' (the caller's buffers, each of its output's
+    // type, through their addresses shifted as output.rs gives them), on the stack for up to
+    // `STACK_INPUTS` of them (no allocation per run); an input read in place from an output takes
+    // the very pointer the code writes through
     let size = std::mem::size_of::<T>();
-    let n_extra = extra.len() + typed_extra.len();
+    let n_extra = extra.len();
     let extra_ptrs = extra
         .iter_mut()
-        .map(|e| e.as_mut_ptr().cast_const().cast::<u8>())
-        .chain(
-            typed_extra
-                .iter_mut()
-                .map(|v| crate::output::typed_target(v, size).0.cast_const()),
-        );
+        .map(|e| crate::output::out_target(e, size).0.cast_const());
     let mut out_stack = [std::ptr::null::<u8>(); STACK_INPUTS];
     let out_heap: Vec<*const u8>;
     let outs: &[*const u8] = if n_extra < STACK_INPUTS {

@@ -267,7 +267,7 @@ impl CompiledKernel {
             &slice_refs(inputs),
             Some(T::out_slice(out)),
             &mut [],
-            &mut [],
+            &[],
             cfg,
             &mut ws,
         )
@@ -285,6 +285,8 @@ impl CompiledKernel {
         outs: &mut [&mut [T]],
     ) -> Result<()> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
+        let types = extra_types(&st, kernel, plan)?;
+        let mut outs: Vec<OutSlice<'_>> = outs.iter_mut().map(|o| T::out_slice(o)).collect();
         run_many(
             &self.code,
             &st,
@@ -292,7 +294,8 @@ impl CompiledKernel {
             kernel,
             plan,
             &slice_refs(inputs),
-            outs,
+            &mut outs,
+            &types,
             &RunConfig::default(),
         )
     }
@@ -311,18 +314,10 @@ impl CompiledKernel {
     ) -> Result<Tensor> {
         let (st, geo) = self.check(kernel, plan, T::DTYPE)?;
         let inputs = slice_refs(inputs);
+        let types = extra_types(&st, kernel, plan)?;
+        let mut extra: Vec<OutSlice<'_>> = extra.iter_mut().map(|o| T::out_slice(o)).collect();
         let tensor = execute::execute(
-            &self.code,
-            &st,
-            &geo,
-            kernel,
-            plan,
-            &inputs,
-            None,
-            extra,
-            &mut [],
-            cfg,
-            ws,
+            &self.code, &st, &geo, kernel, plan, &inputs, None, &mut extra, &types, cfg, ws,
         )?;
         Ok(tensor.expect("a run without a destination returns its tensor"))
     }
@@ -332,13 +327,7 @@ impl CompiledKernel {
     /// buffers. This is what an executor keeps per specialisation.
     pub fn bind(self: &Arc<Self>, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<BoundKernel> {
         let (st, geo) = self.check(kernel, plan, kernel.dtype)?;
-        let extra_types = match st.typed {
-            Some(_) => {
-                let typed = Structure::typed(kernel, plan)?.1;
-                (1..kernel.n_outputs()).map(|o| typed.output_type_of(o)).collect()
-            }
-            None => Vec::new(),
-        };
+        let extra_types = extra_types(&st, kernel, plan)?;
         Ok(BoundKernel {
             code: self.clone(),
             kernel: kernel.clone(),
@@ -397,7 +386,8 @@ fn run_many<T: Elem>(
     kernel: &KernelIR,
     plan: &BroadcastPlan,
     inputs: &[InputRef<'_, T>],
-    outs: &mut [&mut [T]],
+    outs: &mut [OutSlice<'_>],
+    extra_types: &[ElemType],
     cfg: &RunConfig<'_>,
 ) -> Result<()> {
     let Some((first, extra)) = outs.split_first_mut() else {
@@ -414,13 +404,26 @@ fn run_many<T: Elem>(
         kernel,
         plan,
         inputs,
-        Some(T::out_slice(first)),
+        Some(first.reborrow()),
         extra,
-        &mut [],
+        extra_types,
         cfg,
         &mut ws,
     )
     .map(|_| ())
+}
+
+/// The types of `kernel`'s further outputs (read as `plan`, of structure `st`) as a run writes
+/// them: a typed kernel's own ([`kiln_ir::typed::TypedKernel::output_type_of`]), a float kernel's
+/// dtype (a logical output written 1 / 0 in it).
+fn extra_types(st: &Structure, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Vec<ElemType>> {
+    Ok(match st.typed {
+        Some(_) => {
+            let typed = Structure::typed(kernel, plan)?.1;
+            (1..kernel.n_outputs()).map(|o| typed.output_type_of(o)).collect()
+        }
+        None => vec![ElemType::of_float(kernel.dtype); kernel.n_outputs().saturating_sub(1)],
+    })
 }
 
 /// Slices as run inputs.
@@ -436,7 +439,8 @@ pub struct BoundKernel {
     plan: BroadcastPlan,
     st: Structure,
     geo: Geometry,
-    /// A typed kernel's further outputs' types ([`BoundKernel::run_typed`]); empty otherwise.
+    /// The further outputs' types as a run writes them (a typed kernel's own, a float kernel's
+    /// dtype).
     extra_types: Vec<ElemType>,
 }
 
@@ -468,11 +472,19 @@ impl BoundKernel {
     }
 
     /// [`CompiledKernel::run_into_many`] for the bound kernel and plan, cut into work units run by
-    /// `cfg.spread`; an input may be read in place from an output ([`InputRef::Output`]).
+    /// `cfg.spread`, into the caller's buffers of every output's own type (a float kernel's dtype, a
+    /// typed kernel's ([`compile_typed`]) output types, bools one byte each), `n` elements each in
+    /// C order: no allocation. Everything is checked (the count, each buffer's type and length)
+    /// before any is written. An input may be read in place from an output of the dtype
+    /// ([`InputRef::Output`]).
+    ///
+    /// # Errors
+    /// A count of outputs other than the kernel's, a buffer of another type or length (the error
+    /// names it), and the errors of [`BoundKernel::run_with`].
     pub fn run_into_many<T: Elem>(
         &self,
         inputs: &[InputRef<'_, T>],
-        outs: &mut [&mut [T]],
+        outs: &mut [OutSlice<'_>],
         cfg: &RunConfig<'_>,
     ) -> Result<()> {
         self.dtype_is::<T>()?;
@@ -484,29 +496,29 @@ impl BoundKernel {
             &self.plan,
             inputs,
             outs,
+            &self.extra_types,
             cfg,
         )
     }
 
-    /// [`CompiledKernel::run_with_extra`] for the bound kernel and plan.
+    /// [`CompiledKernel::run_with_extra`] for the bound kernel and plan, the further outputs into
+    /// the caller's buffers of their types (as [`BoundKernel::run_into_many`]'s).
     pub fn run_with_extra<T: Elem>(
         &self,
         inputs: &[InputRef<'_, T>],
-        extra: &mut [&mut [T]],
+        extra: &mut [OutSlice<'_>],
         cfg: &RunConfig<'_>,
         ws: &mut Workspace,
     ) -> Result<Tensor> {
         self.dtype_is::<T>()?;
-        self.fresh(inputs, extra, &mut [], cfg, ws)
+        self.fresh(inputs, extra, cfg, ws)
     }
 
-    /// A run into a fresh result (and further outputs into `extra` or, a typed kernel's, into
-    /// `typed_extra`): its tensor.
+    /// A run into a fresh result (and further outputs into `extra`): its tensor.
     fn fresh<T: Elem>(
         &self,
         inputs: &[InputRef<'_, T>],
-        extra: &mut [&mut [T]],
-        typed_extra: &mut [kiln_ir::Values],
+        extra: &mut [OutSlice<'_>],
         cfg: &RunConfig<'_>,
         ws: &mut Workspace,
     ) -> Result<Tensor> {
@@ -520,7 +532,7 @@ impl BoundKernel {
             inputs,
             None,
             extra,
-            typed_extra,
+            &self.extra_types,
             cfg,
             ws,
         )?;
@@ -543,12 +555,20 @@ impl BoundKernel {
         if self.st.typed.is_none() {
             return Err(JitError::Unsupported("run_typed of a float kernel's code".into()));
         }
+        // the run into given buffers, into fresh ones (the first allocated by the run itself)
         let mut extra = self
             .extra_types
             .iter()
             .map(|&t| output::typed_fresh(t, self.geo.n))
             .collect::<Result<Vec<_>>>()?;
-        let first = self.fresh(inputs, &mut [], &mut extra, cfg, ws)?;
+        let first = {
+            let mut outs = extra
+                .iter_mut()
+                .map(output::values_out)
+                .collect::<Option<Vec<OutSlice<'_>>>>()
+                .ok_or_else(|| JitError::Unsupported("a further result of byte strings".into()))?;
+            self.fresh(inputs, &mut outs, cfg, ws)?
+        };
         Ok(std::iter::once(first)
             .chain(extra.into_iter().map(|values| Tensor {
                 shape: self.kernel.shape.clone(),
@@ -610,7 +630,7 @@ impl BoundKernel {
             inputs,
             Some(out),
             &mut [],
-            &mut [],
+            &[],
             cfg,
             &mut ws,
         )

@@ -412,9 +412,30 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Ge
 /// its address shifted up as far as a stored input's (run.rs, `InputRef::base`), so the code steps
 /// it in elements of the kernel's dtype and shifts each store's address back; and as many bytes as
 /// elements of that dtype it holds, which is what the code steps over.
-pub(crate) fn typed_target(v: &mut Values, size: usize) -> (*mut u8, usize) {
+fn typed_target(v: &mut Values, size: usize) -> (*mut u8, usize) {
     let (ptr, len, t) = values_ptr(v);
     shifted(ptr, len, t, size)
+}
+
+/// [`typed_target`] of a caller's buffer `o` (of its own element type: the dtype's address itself).
+pub(crate) fn out_target(o: &mut OutSlice<'_>, size: usize) -> (*mut u8, usize) {
+    let (len, t) = (o.len(), o.ty());
+    shifted(o.ptr(), len, t, size)
+}
+
+/// A fresh buffer's elements as the caller's buffer the run writes (None: byte strings, which no
+/// compiled kernel writes).
+pub(crate) fn values_out(v: &mut Values) -> Option<OutSlice<'_>> {
+    Some(match v {
+        Values::Bool(x) => OutSlice::Bool(x),
+        Values::I32(x) => OutSlice::I32(x),
+        Values::I64(x) => OutSlice::I64(x),
+        Values::F32(x) => OutSlice::F32(x),
+        Values::F64(x) => OutSlice::F64(x),
+        Values::C64(x) => OutSlice::C64(x),
+        Values::C128(x) => OutSlice::C128(x),
+        Values::Bytes { .. } => return None,
+    })
 }
 
 /// The address the code writes `len` elements of `t` at `ptr` through in a kernel of elements of

@@ -61,6 +61,14 @@ impl BoundKernel {
         if st.mode != Mode::Map {
             return Err(JitError::Unsupported("a serial map is a map".into()));
         }
+        // its outputs are slices of the dtype: a typed kernel's output of another type (a bool, an
+        // int64 written at its own address) runs through `run_into_many`
+        let own = kiln_ir::ElemType::of_float(kernel.dtype);
+        if st.typed.is_some() && (geo.out_type != own || self.extra_types.iter().any(|&t| t != own)) {
+            return Err(JitError::Unsupported(
+                "a serial map of a typed kernel with a result of another type than its lanes".into(),
+            ));
+        }
         let cfg = RunConfig {
             max_units: 1,
             spread: &Serial,

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use kiln_ir::*;
-use kiln_jit::{Elem, InputRef, Part, RunConfig, Schedule};
+use kiln_jit::{Elem, InputRef, OutSlice, Part, RunConfig, Schedule};
 
 /// `out0 = x*y + 1`, `out1 = sqrt(x*y) - z`, `out2 = where(x > z, x*y, -x)`: `x*y` is shared by all
 /// three; `z` is broadcast along the rows.
@@ -148,8 +148,12 @@ fn in_place<T: Elem>(dtype: DType) {
                 InputRef::Slice(&d[2][..]),
                 InputRef::Slice(&d[3][..]),
             ];
-            code.run_into_many(&ins, &mut [&mut pos, &mut vel], &RunConfig::default())
-                .unwrap();
+            code.run_into_many(
+                &ins,
+                &mut [T::out_slice(&mut pos), T::out_slice(&mut vel)],
+                &RunConfig::default(),
+            )
+            .unwrap();
             let got = [pos, vel].map(|o| o.iter().map(|v| v.to_f64()).collect::<Vec<f64>>());
             for o in 0..2 {
                 assert!(
@@ -190,7 +194,11 @@ fn a_broadcast_input_is_not_updated_in_place() {
         InputRef::Slice(&g[..]),
     ];
     let err = code
-        .run_into_many(&ins, &mut [o0, o1], &RunConfig::default())
+        .run_into_many(
+            &ins,
+            &mut [OutSlice::F64(o0), OutSlice::F64(o1)],
+            &RunConfig::default(),
+        )
         .unwrap_err();
     assert!(err.to_string().contains("read in place only by a map"), "{err}");
 }
@@ -222,7 +230,11 @@ fn the_output_count_and_lengths_are_checked() {
     ];
     let bound = code.bind(&k, &p).unwrap();
     let err = bound
-        .run_into_many(&ins_out, &mut [&mut a, &mut [0.0; 4]], &RunConfig::default())
+        .run_into_many(
+            &ins_out,
+            &mut [OutSlice::F64(&mut a), OutSlice::F64(&mut [0.0; 4])],
+            &RunConfig::default(),
+        )
         .unwrap_err();
     assert!(err.to_string().contains("reads output 2"), "{err}");
 }

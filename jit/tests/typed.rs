@@ -7,7 +7,7 @@
 use kiln_ir::typed::TypedKernel;
 use kiln_ir::*;
 use kiln_jit::typed::{kernel_of, lanes_dtype, plan, why_not};
-use kiln_jit::{BoundKernel, InputRef, RunConfig, Schedule, Stored, TypedView, Workspace};
+use kiln_jit::{BoundKernel, InputRef, OutSlice, RunConfig, Schedule, Stored, TypedView, Workspace};
 
 fn kernel(
     arena: ExprArena,
@@ -580,4 +580,177 @@ fn complex_reductions_from_a_start_within_the_bound() {
         }
     }
     assert!(checked > 100, "only {checked} reductions checked");
+}
+
+/// The typed kernel of `roots` (the first the body, the others further outputs, maps over `n`
+/// points) over inputs of `types`, each of shape `[n]`.
+fn several(a: ExprArena, roots: &[NodeId], types: &[ElemType], n: usize) -> TypedKernel {
+    let shapes = vec![vec![n]; types.len()];
+    let mut k = kernel(a, roots[0], &shapes, &[n], KernelKind::Map);
+    k.extra = roots[1..].to_vec();
+    TypedKernel::new(&k, types, false).unwrap()
+}
+
+/// The outputs of a run into `outs` as values (to compare with the interpreter's).
+fn values_of(outs: &[OutSlice<'_>]) -> Vec<Values> {
+    outs.iter()
+        .map(|o| match o {
+            OutSlice::F64(s) => Values::F64(s.to_vec()),
+            OutSlice::F32(s) => Values::F32(s.to_vec()),
+            OutSlice::I64(s) => Values::I64(s.to_vec()),
+            OutSlice::I32(s) => Values::I32(s.to_vec()),
+            OutSlice::Bool(s) => Values::Bool(s.to_vec()),
+            OutSlice::C64(s) => Values::C64(s.to_vec()),
+            OutSlice::C128(s) => Values::C128(s.to_vec()),
+        })
+        .collect()
+}
+
+/// Several outputs of any types run straight into the caller's buffers (int64 and bool of int64
+/// values; float64 and bool of float64 values; two complex128 outputs), at every length around the
+/// vector width, equal to the typed interpreter's and to the fresh run's; a buffer of another
+/// type or length, or a count other than the kernel's, is an error that names the output, and
+/// nothing is written.
+#[test]
+fn several_outputs_of_any_type_run_into_given_buffers() {
+    use num_complex::Complex64;
+    for n in [0, 1, 2, 3, 4, 5, 7, 8, 9, 17, 64] {
+        let ints: Vec<i64> = (0..n as i64).map(|i| i * 7 - 20).collect();
+        let floats: Vec<f64> = (0..n).map(|i| i as f64 * 0.75 - 2.0).collect();
+        let zs: Vec<Complex64> = (0..n)
+            .map(|i| Complex64::new(i as f64 - 1.5, 0.5 * i as f64))
+            .collect();
+        // a*3, a > 2 over int64 a
+        let mut a = ExprArena::new();
+        let (x, three, two) = (a.input(0), a.int(3), a.int(2));
+        let m = a.binary(BinaryOp::Mul, x, three);
+        let c = a.binary(BinaryOp::Gt, x, two);
+        let int_k = several(a, &[m, c], &[ElemType::I64], n);
+        // x*2, x > 0 over float64 x
+        let mut a = ExprArena::new();
+        let (x, two, zero) = (a.input(0), a.literal(2.0), a.literal(0.0));
+        let m = a.binary(BinaryOp::Mul, x, two);
+        let c = a.binary(BinaryOp::Gt, x, zero);
+        let float_k = several(a, &[m, c], &[ElemType::F64], n);
+        // z*z, z + z over complex128 z
+        let mut a = ExprArena::new();
+        let z = a.input(0);
+        let sq = a.binary(BinaryOp::Mul, z, z);
+        let dbl = a.binary(BinaryOp::Add, z, z);
+        let complex_k = several(a, &[sq, dbl], &[ElemType::C128], n);
+        let cases: [(&TypedKernel, Stored<'_>, TypedInput<'_>); 3] = [
+            (
+                &int_k,
+                Stored::I64(&ints),
+                TypedInput::I64(whole(&ints, &[n], &[n])),
+            ),
+            (
+                &float_k,
+                Stored::F64(&floats),
+                TypedInput::F64(whole(&floats, &[n], &[n])),
+            ),
+            (
+                &complex_k,
+                Stored::C128(&zs),
+                TypedInput::C128(whole(&zs, &[n], &[n])),
+            ),
+        ];
+        for (t, input, oracle_input) in cases {
+            assert!(why_not(t).is_none(), "{:?}", why_not(t));
+            let want: Vec<Values> = evaluate_outputs(t, &[oracle_input], Start::Identity)
+                .unwrap()
+                .into_iter()
+                .map(|t| t.values)
+                .collect();
+            for scalar in [false, true] {
+                let code = bind(t, None, scalar);
+                let dtype = code.kernel().dtype;
+                let fresh = match dtype {
+                    DType::F64 => {
+                        code.run_typed(&[ref64(&input)], &RunConfig::default(), &mut Workspace::new())
+                    }
+                    DType::F32 => {
+                        code.run_typed(&[ref32(&input)], &RunConfig::default(), &mut Workspace::new())
+                    }
+                }
+                .unwrap();
+                let fresh: Vec<Values> = fresh.into_iter().map(|t| t.values).collect();
+                assert_eq!(fresh, want, "fresh n={n} scalar={scalar}");
+                // into given buffers of each output's type
+                let types: Vec<ElemType> = (0..2).map(|o| t.output_type_of(o)).collect();
+                let mut bufs: Vec<Values> = types.iter().map(|&ty| filled(ty, n)).collect();
+                let mut outs: Vec<OutSlice<'_>> = bufs.iter_mut().map(out_of).collect();
+                run_many(&code, &input, &mut outs).unwrap();
+                assert_eq!(values_of(&outs), want, "given n={n} scalar={scalar}");
+                // the wrong count, type or length: an error naming the output, nothing written
+                let mut wrong: Vec<Values> = vec![filled(types[0], n), filled(ElemType::I32, n)];
+                let mut outs: Vec<OutSlice<'_>> = wrong.iter_mut().map(out_of).collect();
+                let e = run_many(&code, &input, &mut outs).unwrap_err().to_string();
+                assert!(e.contains("output 1"), "{e}");
+                assert_eq!(
+                    values_of(&outs),
+                    vec![filled(types[0], n), filled(ElemType::I32, n)]
+                );
+                let mut short: Vec<Values> = vec![filled(types[0], n), filled(types[1], n + 1)];
+                let mut outs: Vec<OutSlice<'_>> = short.iter_mut().map(out_of).collect();
+                let e = run_many(&code, &input, &mut outs).unwrap_err().to_string();
+                assert!(e.contains("output 1"), "{e}");
+                assert_eq!(values_of(&outs)[0], filled(types[0], n));
+                let mut one: Vec<Values> = vec![filled(types[0], n)];
+                let mut outs: Vec<OutSlice<'_>> = one.iter_mut().map(out_of).collect();
+                assert!(run_many(&code, &input, &mut outs).is_err());
+            }
+        }
+    }
+}
+
+/// A typed kernel's input as a run in float64 lanes takes it.
+fn ref64<'a>(s: &'a Stored<'_>) -> InputRef<'a, f64> {
+    match s {
+        Stored::F64(x) => InputRef::Slice(x),
+        other => InputRef::Stored(other.view()),
+    }
+}
+
+/// A typed kernel's input as a run in float32 lanes takes it.
+fn ref32<'a>(s: &'a Stored<'_>) -> InputRef<'a, f32> {
+    match s {
+        Stored::F32(x) => InputRef::Slice(x),
+        other => InputRef::Stored(other.view()),
+    }
+}
+
+/// `n` elements of `ty`, each a value no run writes here (a marker: 1, true, 1 + 1i).
+fn filled(ty: ElemType, n: usize) -> Values {
+    match ty {
+        ElemType::F64 => Values::F64(vec![1.0; n]),
+        ElemType::F32 => Values::F32(vec![1.0; n]),
+        ElemType::I64 => Values::I64(vec![1; n]),
+        ElemType::I32 => Values::I32(vec![1; n]),
+        ElemType::Bool => Values::Bool(vec![true; n]),
+        ElemType::C64 => Values::C64(vec![num_complex::Complex32::new(1.0, 1.0); n]),
+        ElemType::C128 => Values::C128(vec![num_complex::Complex64::new(1.0, 1.0); n]),
+        other => panic!("no buffer of {other}"),
+    }
+}
+
+fn out_of(v: &mut Values) -> OutSlice<'_> {
+    match v {
+        Values::F64(x) => OutSlice::F64(x),
+        Values::F32(x) => OutSlice::F32(x),
+        Values::I64(x) => OutSlice::I64(x),
+        Values::I32(x) => OutSlice::I32(x),
+        Values::Bool(x) => OutSlice::Bool(x),
+        Values::C64(x) => OutSlice::C64(x),
+        Values::C128(x) => OutSlice::C128(x),
+        Values::Bytes { .. } => panic!("no byte-string buffer"),
+    }
+}
+
+/// [`BoundKernel::run_into_many`] of `code` (one input) in its lanes.
+fn run_many(code: &BoundKernel, input: &Stored<'_>, outs: &mut [OutSlice<'_>]) -> kiln_jit::Result<()> {
+    match code.kernel().dtype {
+        DType::F64 => code.run_into_many(&[ref64(input)], outs, &RunConfig::default()),
+        DType::F32 => code.run_into_many(&[ref32(input)], outs, &RunConfig::default()),
+    }
 }

@@ -3,10 +3,12 @@
 //!
 //! A handle of a runner of several results ([`FusedRunner::compile_many`](crate::FusedRunner::compile_many)) is called with one output
 //! per result ([`Prepared::run_slices_many`], [`Prepared::run_into_many`]). Where every result is a map
-//! and the maps share one kernel of several outputs, compiled by the JIT, for inputs of the kernel's
-//! dtype read as they were bound (C-contiguous), a call checks the counts and lengths, puts the input
-//! slices in the kernel's order on the stack and calls the compiled code once, on the calling thread
-//! below the runner's threshold: no name lookup, no lock, no allocation. Everything else runs through
+//! and the maps share one kernel of several outputs, compiled by the JIT (float or typed: integer,
+//! bool, complex values, each output of its own type), for inputs read as they were bound
+//! (C-contiguous), a call checks the counts, types and lengths, puts the inputs in the kernel's order
+//! on the stack and calls the compiled code once, writing every result into its output, on the
+//! calling thread below the runner's threshold: no name lookup, no lock, no allocation. Everything
+//! else (a reduction among the results, several kernels, the interpreter) runs through
 //! [`FusedRunner::run_many`](crate::FusedRunner::run_many) and copies.
 //!
 //! [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) binds a handle whose results overwrite some of its inputs (the
@@ -56,6 +58,8 @@ pub(crate) struct ManyBinding {
     results: Vec<ResultForm>,
     /// The one kernel that writes every result, where calls take the direct path.
     direct: Option<Arc<Specialised>>,
+    /// The float dtype of its compiled code's lanes (a typed kernel's as kiln-jit chose them).
+    lanes: kiln_ir::DType,
     /// Its points.
     points: usize,
     /// The kernel bound for calls on the calling thread, where the runner runs its points there.
@@ -109,6 +113,10 @@ impl ManyBinding {
             .as_ref()
             .and_then(|s| kiln_ir::shape::checked_size(&s.kernel.shape).ok());
         let direct = direct.filter(|_| points.is_some());
+        let lanes = direct
+            .as_ref()
+            .and_then(|s| s.exe.direct(&Start::Identity))
+            .map_or(kiln_ir::DType::F64, |(k, _)| k.dtype);
         let slots = match &direct {
             Some(_) => sources
                 .iter()
@@ -130,6 +138,7 @@ impl ManyBinding {
         ManyBinding {
             results,
             direct,
+            lanes,
             points,
             serial,
             slots,
@@ -141,6 +150,11 @@ impl ManyBinding {
 }
 
 impl ManyBinding {
+    /// The element type of the direct kernel's lanes.
+    fn direct_lanes(&self) -> ElemType {
+        ElemType::of_float(self.lanes)
+    }
+
     /// Whether calls on the calling thread have a serial kernel bound.
     pub(crate) fn has_serial(&self) -> bool {
         self.serial.is_some()
@@ -173,7 +187,8 @@ impl Compiled {
             {
                 let args = crate::compiled::stage_args(p, &f.stage, user, &[])?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                self.fused_spec(f, &refs)?.filter(|spec| direct_ok(spec, user))
+                self.fused_spec(f, &refs)?
+                    .filter(|spec| direct_ok(spec, &refs, &results))
             }
             _ => None,
         };
@@ -293,7 +308,7 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
         binding.updated = positions;
         return Ok(binding);
     };
-    let kernel: &KernelIR = &spec.kernel;
+    let kernel: &KernelIR = spec.exe.direct(&Start::Identity).map_or(&spec.kernel, |(k, _)| k);
     let mut update_slots = Vec::with_capacity(m.slots.len());
     for (i, slot) in m.slots.iter().enumerate() {
         let Slot::Call(c) = *slot else {
@@ -320,26 +335,21 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
             }
         }
     }
-    for (o, r) in m.results.iter().enumerate() {
-        if r.out_type != ElemType::of_float(kernel.dtype) {
-            return Err(format!(
-                "result {o} is {} but '{}' is {}",
-                r.out_type, updated[o], kernel.dtype
-            ));
-        }
-    }
-    // an updated input the kernel does not read is still written with its result
-    for (o, &c) in positions.iter().enumerate() {
-        if h.forms[c].len != m.points || h.forms[c].dtype != kiln_ir::ElemType::of_float(kernel.dtype) {
-            return Err(format!(
-                "'{}' ({} of shape {:?}) does not hold result {o} ({} of shape {:?})",
-                updated[o],
-                h.forms[c].dtype.short_name(),
-                h.forms[c].shape,
-                kernel.dtype,
-                m.results[o].shape
-            ));
-        }
+    // read in place by the code where every result and updated input is of its lanes' type (each
+    // input the kernel reads holds its result's points: checked above); else (integer, bool or
+    // complex values) each call computes from a copy of the previous values, through the same
+    // compiled pass into the inputs' buffers
+    let lanes = m.direct_lanes();
+    let in_place = m.results.iter().all(|r| r.out_type == lanes)
+        && positions
+            .iter()
+            .all(|&c| h.forms[c].len == m.points && h.forms[c].dtype == lanes);
+    if !in_place {
+        let mut binding = ManyBinding::new(&h.runner, m.results.clone(), m.direct.clone(), &[], &[]);
+        binding.slots = m.slots.clone();
+        binding.rest = rest;
+        binding.updated = positions;
+        return Ok(binding);
     }
     let mut binding = ManyBinding::new(&h.runner, m.results.clone(), m.direct.clone(), &[], &[]);
     binding.slots = m.slots.clone();
@@ -350,18 +360,27 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
 }
 
 /// Whether calls of `spec` may take the direct path: a map (a reduction's kernel runs through the
-/// runner), the JIT, every input of the kernel's dtype,
-/// C-contiguous (a view is read through the runner), none materialised, every output a float or
-/// truth array of the dtype.
-fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
+/// runner) with a direct call ([`crate::Executable::direct`]: the JIT's code, float or typed), every
+/// input (`args`, the kernel's) C-contiguous and read as it is (of the code's lanes, or of the
+/// type the kernel stores it in), none materialised, and every output written in its result's
+/// type (a float kernel's of its dtype: a logical one it writes as 1 / 0 runs through the runner).
+fn direct_ok(spec: &Specialised, args: &[&ArrayArg<'_>], results: &[ResultForm]) -> bool {
+    let Some((kernel, plan)) = spec.exe.direct(&Start::Identity) else {
+        return false;
+    };
+    let own = ElemType::of_float(kernel.dtype);
     spec.kernel.kind == kiln_ir::KernelKind::Map
-        && spec.exe.direct(&Start::Identity).is_some()
-        && user.iter().all(|a| {
-            a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype) && crate::executor::is_standard(a)
+        && args.len() == kernel.inputs.len()
+        && args
+            .iter()
+            .enumerate()
+            .all(|(i, a)| crate::executor::is_standard(a) && super::reads_direct(a, kernel, plan, i))
+        && plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
+        && results.len() == kernel.n_outputs()
+        && results.iter().enumerate().all(|(o, r)| match &spec.typed {
+            Some(t) => t.output_type_of(o) == r.out_type,
+            None => kernel.output_type_of(o) == own && r.out_type == own,
         })
-        && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
-        && (0..spec.kernel.n_outputs())
-            .all(|o| spec.kernel.output_type_of(o) == ElemType::of_float(spec.kernel.dtype))
 }
 
 impl Prepared {
@@ -429,8 +448,9 @@ impl Prepared {
     /// Runs on inputs given as their own elements in C order ([`Stored`]: each of the type it was
     /// bound with, as many elements as its bound shape holds; a scalar is one element) into `outs`,
     /// one buffer per result (its elements in C order, of its type): the one call of several results
-    /// on slices, for every element type. Maps of one compiled kernel over inputs of its float
-    /// dtype write `outs` in one pass; anything else runs through the runner and is copied in.
+    /// on slices, for every element type. Maps of one compiled kernel (float or typed) write every
+    /// result into its buffer in one pass, with no allocation; anything else runs through the runner
+    /// and is copied in.
     ///
     /// # Errors
     /// As [`Prepared::run_slices_many`]; an input given as a view.
@@ -438,14 +458,10 @@ impl Prepared {
         let m = &*self.many;
         self.check_stored(inputs, None, "input")?;
         check_bufs(m, outs)?;
-        if let Some(spec) = &m.direct {
-            let done = match spec.kernel.dtype {
-                kiln_ir::DType::F64 => self.direct_stored::<f64>(spec, &m.slots, inputs, outs),
-                kiln_ir::DType::F32 => self.direct_stored::<f32>(spec, &m.slots, inputs, outs),
-            };
-            if let Some(done) = done {
-                return done;
-            }
+        if let Some(spec) = &m.direct
+            && let Some(done) = self.direct_stored(spec, &m.slots, inputs, outs)
+        {
+            return done;
         }
         let arrays = inputs
             .iter()
@@ -506,14 +522,10 @@ impl Prepared {
             }
         }
         if let Some(mut bufs) = outs.buffers() {
-            if let Some(spec) = &m.direct {
-                let done = match spec.kernel.dtype {
-                    kiln_ir::DType::F64 => self.direct_arrays::<f64, I>(spec, inputs, &mut bufs),
-                    kiln_ir::DType::F32 => self.direct_arrays::<f32, I>(spec, inputs, &mut bufs),
-                };
-                if let Some(done) = done {
-                    return done;
-                }
+            if let Some(spec) = &m.direct
+                && let Some(done) = self.direct_arrays(spec, inputs, &mut bufs)
+            {
+                return done;
             }
             return self.copy_many(inputs, &mut bufs);
         }
@@ -525,116 +537,190 @@ impl Prepared {
         Ok(())
     }
 
-    /// The compiled pass of a direct handle into `bufs` (checked), on the call's arrays where every
-    /// one is a C-contiguous array of `L` (the serial kernel first); None otherwise.
-    fn direct_arrays<'a, L: Float, I: Args<'a> + ?Sized>(
+    /// The compiled pass of a direct handle into `bufs` (checked: every one of its result's type),
+    /// on the call's arrays where they are laid out as bound (the serial kernel first, where it
+    /// takes them); None otherwise.
+    fn direct_arrays<'a, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
         inputs: &I,
         bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
-        let given = |k: usize| L::slice_of(inputs.at(k));
-        self.direct_slices(spec, &self.many.slots, inputs.count(), given, bufs, true)
+        if !self.laid_out_as_bound(inputs) {
+            return None;
+        }
+        match self.many.lanes {
+            kiln_ir::DType::F64 => self.direct_arrays_in::<f64, I>(spec, inputs, bufs),
+            kiln_ir::DType::F32 => self.direct_arrays_in::<f32, I>(spec, inputs, bufs),
+        }
     }
 
-    /// The compiled pass of a direct handle on `inputs` (checked) through `slots`, where every one
-    /// is a slice of `L` and every buffer of `bufs` (checked) too; None otherwise.
-    fn direct_stored<L: Float>(
+    /// [`Prepared::direct_arrays`] in lanes of `L`.
+    fn direct_arrays_in<'a, L: Float, I: Args<'a> + ?Sized>(
+        &self,
+        spec: &Specialised,
+        inputs: &I,
+        bufs: &mut [OutSlice<'_>],
+    ) -> Option<Result<()>> {
+        if self.many.serial.is_some() && bufs.len() <= 4 {
+            let mut outs: [&mut [L]; 4] = [&mut [], &mut [], &mut [], &mut []];
+            let n = bufs.len();
+            let floats = bufs
+                .iter_mut()
+                .zip(outs.iter_mut())
+                .all(|(b, o)| L::from_out(b.reborrow()).map(|s| *o = s).is_some());
+            if floats && self.try_serial_with(|k| L::slice_of(inputs.at(k)), &mut outs[..n]) {
+                return Some(Ok(()));
+            }
+        }
+        let input = |k: usize| super::direct_input::<L>(inputs.at(k));
+        self.call_many(spec, &self.many.slots, input, bufs)
+    }
+
+    /// The compiled pass of a direct handle through `slots` on `inputs` (checked: each of its
+    /// bound type, C order) into `bufs` (checked); None where an input is not read as it is.
+    fn direct_stored(
         &self,
         spec: &Specialised,
         slots: &[Slot],
         inputs: &[Stored<'_>],
         bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
-        let given = |k: usize| inputs.get(k).and_then(L::stored_slice);
-        self.direct_slices(spec, slots, inputs.len(), given, bufs, false)
-    }
-
-    /// The compiled pass of a direct handle through `slots` on `count` inputs, input `k` being
-    /// `given(k)`, where every one is a slice of `L` and every buffer of `bufs` (checked) too (with
-    /// `serial`, the serial kernel first, on the bound slots); None otherwise.
-    fn direct_slices<'i, L: Float>(
-        &self,
-        spec: &Specialised,
-        slots: &[Slot],
-        count: usize,
-        given: impl Fn(usize) -> Option<&'i [L]>,
-        bufs: &mut [OutSlice<'_>],
-        serial: bool,
-    ) -> Option<Result<()>> {
-        let mut outs: SmallVec<[&mut [L]; 4]> = bufs
-            .iter_mut()
-            .map(|b| L::from_out(b.reborrow()))
-            .collect::<Option<_>>()?;
-        if serial && self.try_serial_with(&given, &mut outs) {
-            return Some(Ok(()));
+        match self.many.lanes {
+            kiln_ir::DType::F64 => self.call_many(
+                spec,
+                slots,
+                |k| inputs.get(k).map(super::stored_input::<f64>),
+                bufs,
+            ),
+            kiln_ir::DType::F32 => self.call_many(
+                spec,
+                slots,
+                |k| inputs.get(k).map(super::stored_input::<f32>),
+                bufs,
+            ),
         }
-        if (0..count).any(|k| given(k).is_none()) {
-            return None;
-        }
-        let input = |s: Slot| match s {
-            Slot::Call(k) => InputRef::Slice(given(k).expect("every input a slice")),
-            Slot::Output(o) => InputRef::Output(o),
-        };
-        Some(self.call_many(spec, slots, input, &mut outs))
     }
 
-    /// Whether the handle updates inputs in one compiled pass ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)
-    /// bound it so, on the direct path).
-    pub(crate) fn updates(&self) -> bool {
-        self.many.direct.is_some() && !self.many.update_slots.is_empty()
+    /// Whether the handle was bound to update inputs ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)), in one
+    /// compiled pass or from a copy ([`Prepared::update_stored`]).
+    pub(crate) fn binds_update(&self) -> bool {
+        !self.many.updated.is_empty()
     }
 
-    /// [`Prepared::update`] of a runner's in-place call whose inputs and targets this update handle
-    /// accepts ([`Prepared::accepts_update`]): the targets overwritten, the other inputs in the order
-    /// bound; None where an input is not a C-contiguous array of `A` or a target not C-contiguous
-    /// (the caller then runs the copying update).
-    pub(crate) fn update_named<A: Float, D: Dimension>(
+    /// [`Prepared::update_stored`] of a runner's in-place call whose inputs and targets this update
+    /// handle accepts ([`Prepared::accepts_update`]): `bufs` the targets' elements (C order, each
+    /// of its type), the other inputs in the order bound; None where one of them is not
+    /// C-contiguous (the caller then runs the copying update).
+    #[inline]
+    pub(crate) fn update_named(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+        bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
+        match self.many.lanes {
+            kiln_ir::DType::F64 => self.update_named_in::<f64>(inputs, bufs),
+            kiln_ir::DType::F32 => self.update_named_in::<f32>(inputs, bufs),
+        }
+    }
+
+    /// A runner's in-place call through this update handle's serial kernel (below the threshold),
+    /// straight on the slices of `targets` and `inputs` where they are all C-contiguous arrays of
+    /// the kernel's float type (as `update_stored` would call it, without gathering them first);
+    /// whether it ran (where it did not, [`Prepared::update_named`] runs, and says what is wrong).
+    #[inline]
+    pub(crate) fn update_serial<T: crate::InPlaceTargets + ?Sized>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut T,
+    ) -> bool {
+        let m = &*self.many;
+        match (&m.serial, m.lanes) {
+            (Some(serial), kiln_ir::DType::F64) => self.update_serial_in::<f64, T>(serial, inputs, targets),
+            (Some(serial), kiln_ir::DType::F32) => self.update_serial_in::<f32, T>(serial, inputs, targets),
+            (None, _) => false,
+        }
+    }
+
+    /// [`Prepared::update_serial`] in lanes of `L`.
+    #[inline]
+    fn update_serial_in<L: Float, T: crate::InPlaceTargets + ?Sized>(
+        &self,
+        serial: &kiln_jit::SerialMap,
+        inputs: &[(&str, ArrayArg<'_>)],
+        targets: &mut T,
+    ) -> bool {
+        let m = &*self.many;
+        let n = targets.count();
+        if m.update_slots.is_empty() || inputs.len() != m.rest.len() || n > 4 {
+            return false;
+        }
+        let mut outs: [&mut [L]; 4] = [&mut [], &mut [], &mut [], &mut []];
+        targets.float_slices(&mut outs[..n])
+            && on_stack_serial(
+                serial,
+                &m.update_slots,
+                |k| inputs.get(k).and_then(|(_, a)| L::slice_of(a)),
+                &mut outs[..n],
+            )
+    }
+
+    /// [`Prepared::update_named`] in lanes of `L`: the floats' serial kernel first (where the
+    /// targets are slices of `L`), then the update of every type.
+    #[inline]
+    fn update_named_in<L: Float>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        bufs: &mut [OutSlice<'_>],
+    ) -> Option<Result<()>> {
+        let m = &*self.many;
+        if let Some(serial) = &m.serial
+            && !m.update_slots.is_empty()
+            && inputs.len() == m.rest.len()
+            && bufs.len() <= 4
+        {
+            let n = bufs.len();
+            let mut outs: [&mut [L]; 4] = [&mut [], &mut [], &mut [], &mut []];
+            let floats = bufs
+                .iter_mut()
+                .zip(outs.iter_mut())
+                .all(|(b, o)| L::from_out(b.reborrow()).map(|s| *o = s).is_some());
+            if floats
+                && on_stack_serial(
+                    serial,
+                    &m.update_slots,
+                    |k| inputs.get(k).and_then(|(_, a)| L::slice_of(a)),
+                    &mut outs[..n],
+                )
+            {
+                return Some(Ok(()));
+            }
+        }
         // a smaller array for the common case is less to fill
         if inputs.len() <= 4 {
-            self.update_on_stack::<A, D, 4>(inputs, targets)
+            self.update_rest::<4>(inputs, bufs)
         } else if inputs.len() <= STACK_INPUTS {
-            self.update_on_stack::<A, D, STACK_INPUTS>(inputs, targets)
+            self.update_rest::<STACK_INPUTS>(inputs, bufs)
         } else {
             None
         }
     }
 
-    /// [`Prepared::update_named`] with at most `K` inputs on the stack.
-    #[inline]
-    fn update_on_stack<A: Float, D: Dimension, const K: usize>(
+    /// [`Prepared::update_stored`] with the inputs not updated (at most `K`) on the stack as their
+    /// own elements; None where one is not C-contiguous.
+    fn update_rest<const K: usize>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        targets: &mut [(&str, ArrayViewMut<'_, A, D>)],
+        bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
-        let mut outs: SmallVec<[&mut [A]; 4]> = SmallVec::new();
-        for (_, t) in targets.iter_mut() {
-            outs.push(t.as_slice_mut()?);
-        }
-        // below the threshold, the serial kernel straight on the inputs' slices (as `update` would
-        // call it, without gathering them first); where it does not run, `update` says why
-        let m = &*self.many;
-        if let Some(serial) = &m.serial
-            && inputs.len() == m.rest.len()
-            && on_stack_serial(
-                serial,
-                &m.update_slots,
-                |k| inputs.get(k).and_then(|(_, a)| A::slice_of(a)),
-                &mut outs,
-            )
-        {
-            return Some(Ok(()));
-        }
         let mut rest: [Stored<'_>; K] = std::array::from_fn(|_| Stored::F64(&[]));
         for (r, (_, a)) in rest.iter_mut().zip(inputs) {
-            *r = A::stored(A::slice_of(a)?);
+            *r = match crate::executor::stored_of(a)? {
+                Stored::View(_) => return None,
+                s => s,
+            };
         }
-        let mut bufs: SmallVec<[OutSlice<'_>; 4]> = outs.into_iter().map(|o| A::out_buffer(o)).collect();
-        Some(self.update_stored(&mut bufs, &rest[..inputs.len()]))
+        Some(self.update_stored(bufs, &rest[..inputs.len()]))
     }
 
     /// Runs the bound update (see [`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update)): `updated[o]` is the input result
@@ -683,14 +769,10 @@ impl Prepared {
         }
         check_bufs(m, updated)?;
         self.check_stored(rest, Some(&m.rest), "input not updated")?;
-        if let Some(spec) = m.direct.as_ref().filter(|_| !m.update_slots.is_empty()) {
-            let done = match spec.kernel.dtype {
-                kiln_ir::DType::F64 => self.direct_stored::<f64>(spec, &m.update_slots, rest, updated),
-                kiln_ir::DType::F32 => self.direct_stored::<f32>(spec, &m.update_slots, rest, updated),
-            };
-            if let Some(done) = done {
-                return done;
-            }
+        if let Some(spec) = m.direct.as_ref().filter(|_| !m.update_slots.is_empty())
+            && let Some(done) = self.direct_stored(spec, &m.update_slots, rest, updated)
+        {
+            return done;
         }
         // from a copy of the previous values: every result computed before any is written
         let previous: Vec<Output> = updated
@@ -698,6 +780,21 @@ impl Prepared {
             .zip(&m.updated)
             .map(|(u, &c)| previous_values(u, &self.forms[c].shape))
             .collect::<Result<_>>()?;
+        if let Some(spec) = m.direct.as_ref().filter(|_| !m.slots.is_empty()) {
+            // the compiled pass from the copies into the inputs' buffers
+            let mut next_rest = rest.iter();
+            let all = (0..self.forms.len())
+                .map(|c| match m.updated.iter().position(|&u| u == c) {
+                    Some(o) => output_elements(&previous[o]),
+                    None => next_rest.next().map(Stored::view),
+                })
+                .collect::<Option<SmallVec<[Stored<'_>; 8]>>>();
+            if let Some(all) = all
+                && let Some(done) = self.direct_stored(spec, &m.slots, &all, updated)
+            {
+                return done;
+            }
+        }
         let mut args: Vec<ArrayArg<'_>> = Vec::with_capacity(self.forms.len());
         let mut next_rest = rest.iter();
         for (c, f) in self.forms.iter().enumerate() {
@@ -802,21 +899,25 @@ impl Prepared {
         Ok(())
     }
 
-    /// Calls the one kernel with its inputs from `slots` (through `input`), on the stack.
+    /// Calls the one kernel with its inputs from `slots` (`Call(k)` through `input(k)`), on the
+    /// stack, into `outs`; None where `input` gives none for an input.
     fn call_many<'i, A: Float>(
         &self,
         spec: &Specialised,
         slots: &[Slot],
-        input: impl Fn(Slot) -> InputRef<'i, A>,
-        outs: &mut [&mut [A]],
-    ) -> Result<()> {
+        input: impl Fn(usize) -> Option<InputRef<'i, A>>,
+        outs: &mut [OutSlice<'_>],
+    ) -> Option<Result<()>> {
         let cfg = self
             .runner
             .parallel()
             .jit_config(self.many.points, Start::Identity);
-        let run = |refs: &[InputRef<'i, A>], outs: &mut [&mut [A]]| {
-            spec.exe
-                .call_into_many(A::direct_inputs(refs), A::direct_outputs(outs), &cfg)
+        let input = |s: Slot| match s {
+            Slot::Call(k) => input(k),
+            Slot::Output(o) => Some(InputRef::Output(o)),
+        };
+        let run = |refs: &[InputRef<'i, A>], outs: &mut [OutSlice<'_>]| {
+            spec.exe.call_into_many(A::direct_inputs(refs), outs, &cfg)
         };
         // a smaller array for the common case is less to fill and drop
         if slots.len() <= 4 {
@@ -825,8 +926,8 @@ impl Prepared {
         if slots.len() <= STACK_INPUTS {
             return on_stack::<A, STACK_INPUTS>(slots, input, outs, run);
         }
-        let refs: Vec<InputRef<'i, A>> = slots.iter().map(|&s| input(s)).collect();
-        run(&refs, outs)
+        let refs: Vec<InputRef<'i, A>> = slots.iter().map(|&s| input(s)).collect::<Option<_>>()?;
+        Some(run(&refs, outs))
     }
 
     /// Runs through the runner (inputs in the order bound) and copies each result into `outs`
@@ -913,6 +1014,20 @@ tuple_outs!(2; A0 D0 0, A1 D1 1);
 tuple_outs!(3; A0 D0 0, A1 D1 1, A2 D2 2);
 tuple_outs!(4; A0 D0 0, A1 D1 1, A2 D2 2, A3 D3 3);
 
+/// The elements of a fresh result in C order.
+fn output_elements(o: &Output) -> Option<Stored<'_>> {
+    Some(match o {
+        Output::F64(a) => Stored::F64(a.as_slice()?),
+        Output::F32(a) => Stored::F32(a.as_slice()?),
+        Output::I64(a) => Stored::I64(a.as_slice()?),
+        Output::I32(a) => Stored::I32(a.as_slice()?),
+        Output::Bool(a) => Stored::Bool(a.as_slice()?),
+        Output::C64(a) => Stored::C64(a.as_slice()?),
+        Output::C128(a) => Stored::C128(a.as_slice()?),
+        Output::Bytes(_) => return None,
+    })
+}
+
 /// The previous values of an updated input (its elements in C order, `shape`), copied.
 fn previous_values(u: &OutSlice<'_>, shape: &[usize]) -> Result<Output> {
     fn copy<T: Clone>(s: &[T], shape: &[usize]) -> Result<ndarray::ArrayD<T>> {
@@ -938,7 +1053,22 @@ fn on_stack_serial<'i, A: Float>(
     given: impl Fn(usize) -> Option<&'i [A]>,
     outs: &mut [&mut [A]],
 ) -> bool {
-    const K: usize = 8;
+    // a smaller array for the common case is less to fill
+    if slots.len() <= 4 {
+        on_stack_serial_k::<A, 4>(serial, slots, given, outs)
+    } else {
+        on_stack_serial_k::<A, 8>(serial, slots, given, outs)
+    }
+}
+
+/// [`on_stack_serial`] with at most `K` inputs.
+#[inline]
+fn on_stack_serial_k<'i, A: Float, const K: usize>(
+    serial: &kiln_jit::SerialMap,
+    slots: &[Slot],
+    given: impl Fn(usize) -> Option<&'i [A]>,
+    outs: &mut [&mut [A]],
+) -> bool {
     if slots.len() > K {
         return false;
     }
@@ -955,18 +1085,19 @@ fn on_stack_serial<'i, A: Float>(
     serial.run(&parts[..slots.len()], outs).is_ok()
 }
 
-/// Calls `code` with the inputs of `slots` (at most `K`) in an array on the stack.
+/// Calls `code` with the inputs of `slots` (at most `K`) in an array on the stack; None where
+/// `input` gives none for one.
 fn on_stack<'i, A: Float, const K: usize>(
     slots: &[Slot],
-    input: impl Fn(Slot) -> InputRef<'i, A>,
-    outs: &mut [&mut [A]],
-    run: impl FnOnce(&[InputRef<'i, A>], &mut [&mut [A]]) -> Result<()>,
-) -> Result<()> {
+    input: impl Fn(Slot) -> Option<InputRef<'i, A>>,
+    outs: &mut [OutSlice<'_>],
+    run: impl FnOnce(&[InputRef<'i, A>], &mut [OutSlice<'_>]) -> Result<()>,
+) -> Option<Result<()>> {
     let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
     for (r, &s) in refs.iter_mut().zip(slots) {
-        *r = input(s);
+        *r = input(s)?;
     }
-    run(&refs[..slots.len()], outs)
+    Some(run(&refs[..slots.len()], outs))
 }
 
 /// Checks the count, lengths and types of a call's outputs.

@@ -1,0 +1,176 @@
+//! Repeated calls of a bound signature allocate nothing (issue 24): several results of any types
+//! written into the caller's arrays (an int64 map of two results, a float map with a bool result,
+//! two complex results) and a scan into a given output, through a handle's call, its slice call
+//! and the runner's named call. A counting global allocator counts every allocation of this test
+//! binary; after a warm-up call (which compiles and binds), the repeated calls must make none.
+//! Deterministic: a count, not a time.
+
+use kiln::kiln_ir::num_complex::Complex64;
+use kiln::{FusedRunner, Prepared};
+use ndarray::Array1;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The system allocator, counting the allocations of the thread that switched counting on.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    static COUNTED_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn counted() -> bool {
+    COUNTING.load(Ordering::SeqCst) && COUNTED_THREAD.try_with(|c| c.get()).unwrap_or(false)
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the counter is an atomic.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if counted() {
+            ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: the caller's contract is System's
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if counted() {
+            ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: the caller's contract is System's
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if counted() {
+            ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: the caller's contract is System's
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is System's
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// One test counts at a time (the counter is global).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The allocations `f` makes on this thread over `calls` calls, after one warm-up call.
+fn allocations(calls: usize, mut f: impl FnMut()) -> usize {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    f();
+    COUNTED_THREAD.with(|c| c.set(true));
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    for _ in 0..calls {
+        f();
+    }
+    COUNTING.store(false, Ordering::SeqCst);
+    COUNTED_THREAD.with(|c| c.set(false));
+    ALLOCATIONS.load(Ordering::SeqCst)
+}
+
+const N: usize = 37;
+
+#[test]
+fn the_counter_counts() {
+    assert!(allocations(3, || drop(std::hint::black_box(vec![0u8; 16]))) >= 3);
+}
+
+#[test]
+fn an_int64_map_of_two_results_into_given_arrays() {
+    let r = FusedRunner::compile_text("i*3; i + 1").unwrap();
+    let i = Array1::from_iter((0..N as i64).map(|k| k * 5 - 40));
+    let h: Prepared = r.prepared(&[("i", (&i).into())]).unwrap();
+    assert!(h.is_direct_many());
+    let (mut a, mut b) = (Array1::<i64>::zeros(N), Array1::<i64>::zeros(N));
+    let n = allocations(20, || {
+        h.call(&[(&i).into()], &mut [a.view_mut(), b.view_mut()]).unwrap();
+    });
+    assert_eq!(n, 0, "a handle's call");
+    assert_eq!(a, i.mapv(|v| v * 3));
+    assert_eq!(b, i.mapv(|v| v + 1));
+    let (mut sa, mut sb) = (vec![0i64; N], vec![0i64; N]);
+    let slice = i.as_slice().unwrap();
+    let n = allocations(20, || {
+        h.run_slices_many(&[slice], &mut [&mut sa[..], &mut sb[..]])
+            .unwrap();
+    });
+    assert_eq!(n, 0, "a handle's slice call");
+    assert_eq!((&sa[..], &sb[..]), (a.as_slice().unwrap(), b.as_slice().unwrap()));
+    let n = allocations(20, || {
+        r.call(&[("i", (&i).into())], &mut [a.view_mut(), b.view_mut()])
+            .unwrap();
+    });
+    assert_eq!(n, 0, "the runner's call by name");
+}
+
+#[test]
+fn a_float_map_with_a_bool_result_into_given_arrays() {
+    let r = FusedRunner::compile_text("x*2; x > 0").unwrap();
+    let x = Array1::from_iter((0..N).map(|k| k as f64 * 0.5 - 4.0));
+    let h = r.prepared(&[("x", (&x).into())]).unwrap();
+    assert!(h.is_direct_many());
+    let (mut twice, mut pos) = (Array1::<f64>::zeros(N), Array1::<bool>::default(N));
+    let n = allocations(20, || {
+        h.call(&[(&x).into()], (twice.view_mut(), pos.view_mut()))
+            .unwrap();
+    });
+    assert_eq!(n, 0, "a handle's call");
+    assert_eq!(twice, x.mapv(|v| v * 2.0));
+    assert_eq!(pos, x.mapv(|v| v > 0.0));
+    let n = allocations(20, || {
+        r.call(&[("x", (&x).into())], (twice.view_mut(), pos.view_mut()))
+            .unwrap();
+    });
+    assert_eq!(n, 0, "the runner's call by name");
+}
+
+#[test]
+fn two_complex_results_into_given_arrays() {
+    let r = FusedRunner::compile_text("z*z; z + z").unwrap();
+    let z = Array1::from_iter((0..N).map(|k| Complex64::new(k as f64 - 3.0, 0.25 * k as f64)));
+    let h = r.prepared(&[("z", (&z).into())]).unwrap();
+    assert!(h.is_direct_many());
+    let (mut sq, mut dbl) = (Array1::<Complex64>::zeros(N), Array1::<Complex64>::zeros(N));
+    let n = allocations(20, || {
+        h.call(&[(&z).into()], &mut [sq.view_mut(), dbl.view_mut()])
+            .unwrap();
+    });
+    assert_eq!(n, 0, "a handle's call");
+    assert_eq!(sq, z.mapv(|v| v * v));
+    assert_eq!(dbl, z.mapv(|v| v + v));
+    let n = allocations(20, || {
+        r.call(&[("z", (&z).into())], &mut [sq.view_mut(), dbl.view_mut()])
+            .unwrap();
+    });
+    assert_eq!(n, 0, "the runner's call by name");
+}
+
+#[test]
+fn a_scan_into_a_given_output() {
+    let r = FusedRunner::compile_text("cumsum(x*x)").unwrap();
+    let x = Array1::from_iter((0..N).map(|k| k as f64 * 0.25));
+    let h = r.prepared(&[("x", (&x).into())]).unwrap();
+    let mut out = Array1::<f64>::zeros(N);
+    let n = allocations(20, || {
+        h.call(&[(&x).into()], out.view_mut()).unwrap();
+    });
+    assert_eq!(n, 0, "a handle's call");
+    let mut acc = 0.0;
+    let want = x.mapv(|v| {
+        acc += v * v;
+        acc
+    });
+    assert_eq!(out, want);
+    let n = allocations(20, || {
+        r.call(&[("x", (&x).into())], out.view_mut()).unwrap();
+    });
+    assert_eq!(n, 0, "the runner's call by name");
+}
