@@ -596,7 +596,12 @@ impl Output {
                     o.len()
                 )));
             }
-            o.iter_mut().zip(a.iter()).for_each(|(o, &v)| *o = v);
+            // a result in C order (a fresh one always is) is one block copy; another layout is
+            // walked in logical order
+            match a.as_slice() {
+                Some(s) => o.copy_from_slice(s),
+                None => o.iter_mut().zip(a.iter()).for_each(|(o, &v)| *o = v),
+            }
             Ok(())
         }
         match (self, out) {

@@ -60,6 +60,10 @@ def as_input(name, value, expression=None):
     else:
         value = np.asarray(value)
         dt = value.dtype
+        # a Python int or bool, a NumPy integer, bool or float32 scalar, a list: a new native array
+        # of one of kiln's types is bound as it is (`np.require` below costs several microseconds)
+        if (dt is _F64 or dt is _F32 or dt in _NATIVE) and dt.isnative and value.flags.aligned:
+            return value
     if dt.kind == "f" and dt.itemsize in (4, 8):
         # byte-swapped or unaligned: converted once, to native order
         return np.require(value, dtype=dt.newbyteorder("="), requirements="A")
@@ -144,7 +148,14 @@ def run_out(kernel, args, out, casting):
             # the result's shape or dtype differs from out's: checked and cast below
             if not str(e).startswith("result mismatch"):
                 raise
-    result = kernel.run(args)
+    return finish_out(kernel.run(args), out, casting)
+
+
+def finish_out(result, out, casting):
+    """Writes `result`, a new array kiln made, into `out` (a writeable array) and returns `out`: cast
+    under `casting` (a `TypeError` where it refuses), broadcast where its shape broadcasts to out's
+    (a `ValueError` where it does not). Also the builtin `evaluate`'s path for an `out` of another
+    dtype or shape than the result's."""
     if result.shape != out.shape and _broadcast_shape(result.shape, out.shape) != out.shape:
         raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}")
     if not np.can_cast(result.dtype, out.dtype, casting):

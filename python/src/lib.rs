@@ -119,6 +119,9 @@ enum Held<'a, 'py> {
     Scalar32([f32; 1]),
     /// A Python complex (or NumPy complex128 scalar), bound as a 0-d complex128 array.
     ScalarC([Complex64; 1]),
+    /// A Python int within int64 (not a bool) or a NumPy int64 scalar, bound as a 0-d int64 array
+    /// (as `np.asarray` makes it).
+    ScalarI([i64; 1]),
 }
 
 impl Held<'_, '_> {
@@ -138,6 +141,12 @@ impl Held<'_, '_> {
                 );
             }
             Held::ScalarC(v) => {
+                return ArrayArg::from(
+                    ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
+                        .expect("one value fills a 0-d array"),
+                );
+            }
+            Held::ScalarI(v) => {
                 return ArrayArg::from(
                     ndarray::ArrayViewD::from_shape(ndarray::IxDyn(&[]), v)
                         .expect("one value fills a 0-d array"),
@@ -186,7 +195,7 @@ impl Held<'_, '_> {
         match self {
             Held::Scalar(v) => A::scalar(v),
             Held::Scalar32(v) => A::scalar32(v),
-            Held::ScalarC(_) => None,
+            Held::ScalarC(_) | Held::ScalarI(_) => None,
             Held::Array(kind, a) if *kind == A::KIND && a.is_c_contiguous() => {
                 // SAFETY: as in `Held::arg` (the same cast to the checked element type, and the same
                 // reasons the data may be read without NumPy's flags): `as_slice` gives the `len`
@@ -205,6 +214,7 @@ impl Held<'_, '_> {
             Held::Scalar(v) => return Some(Stored::F64(v)),
             Held::Scalar32(v) => return Some(Stored::F32(v)),
             Held::ScalarC(v) => return Some(Stored::C128(v)),
+            Held::ScalarI(v) => return Some(Stored::I64(v)),
             Held::Array(_, a) if !a.is_c_contiguous() => return None,
             Held::Array(_, a) => a,
         };
@@ -255,6 +265,7 @@ impl Held<'_, '_> {
             Held::Scalar(_) => (ElemType::F64, &[]),
             Held::Scalar32(_) => (ElemType::F32, &[]),
             Held::ScalarC(_) => (ElemType::C128, &[]),
+            Held::ScalarI(_) => (ElemType::I64, &[]),
             Held::Array(kind, a) => {
                 let elem = match kind {
                     Kind::F64 => ElemType::F64,
@@ -321,6 +332,16 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
     Some((kind, a))
 }
 
+/// The element type of `out` if kiln writes it in place (an aligned array of a type [`kind_of`]
+/// reads, other than byte strings) and the bytes it spans (for [`Claims::write`]).
+#[allow(clippy::type_complexity)]
+fn out_kind(out: &Bound<'_, PyAny>) -> Option<(Kind, Option<(usize, usize)>)> {
+    match kind_of(out) {
+        Some((kind, o)) if !matches!(kind, Kind::Bytes(_)) => Some((kind, claims::extent(o, kind.itemsize()))),
+        _ => None,
+    }
+}
+
 /// Holds `obj`, named `name`, as an input (a `TypeError` for anything [`kind_of`] refuses and that
 /// is not a Python float: the Python layer has converted what it can).
 fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'py>> {
@@ -336,6 +357,9 @@ fn hold<'a, 'py>(obj: &'a Bound<'py, PyAny>, name: &str) -> PyResult<Held<'a, 'p
     if is_float32_scalar(obj)? {
         // exact: a float32 converts to a float64 and back unchanged
         return Ok(Held::Scalar32([obj.extract::<f32>()?]));
+    }
+    if let Some(v) = int64_scalar(obj)? {
+        return Ok(Held::ScalarI([v]));
     }
     let what = match obj.getattr("dtype") {
         Ok(d) => d.str()?.to_string(),
@@ -354,13 +378,31 @@ fn is_float32_scalar(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(obj.get_type().is(float32))
 }
 
-/// Whether `obj` is bound as it is (an aligned NumPy array of a dtype kiln computes in, or a Python
-/// float), so that the Python layer's conversion (`kiln._core.as_input`) need not be called.
+/// The value of `obj` if it is a Python int within int64 (not a bool, which is a 0-d bool array) or
+/// a NumPy int64 scalar: what `np.asarray` makes a 0-d int64 array of. None for anything else (a
+/// Python int beyond int64 goes to the Python layer, which refuses it).
+fn int64_scalar(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    static INT64: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    if obj.is_exact_instance_of::<pyo3::types::PyInt>() {
+        return Ok(obj.extract::<i64>().ok());
+    }
+    let int64 = INT64.import(obj.py(), "numpy", "int64")?;
+    Ok(if obj.get_type().is(int64) {
+        Some(obj.extract::<i64>()?)
+    } else {
+        None
+    })
+}
+
+/// Whether `obj` is bound as it is (an aligned NumPy array of a dtype kiln computes in, a Python
+/// float, complex or int within int64, or a NumPy float32 or int64 scalar), so that the Python
+/// layer's conversion (`kiln._core.as_input`) need not be called.
 fn holds_as_is(obj: &Bound<'_, PyAny>) -> bool {
     kind_of(obj).is_some()
         || obj.is_instance_of::<pyo3::types::PyFloat>()
         || obj.is_instance_of::<pyo3::types::PyComplex>()
         || is_float32_scalar(obj).unwrap_or(false)
+        || int64_scalar(obj).is_ok_and(|v| v.is_some())
 }
 
 /// The value of `name` in `local`, else in `global` (each a dict or another mapping, or None), as
@@ -495,11 +537,12 @@ fn caller_scope(py: Python<'_>, globals: bool) -> PyResult<Option<Bound<'_, PyAn
 /// `TypeError` for an unsupported type, `OverflowError` for an integer literal out of range.
 ///
 /// (`kiln.numexpr.evaluate` and `kiln.evaluate` are this builtin: the common call, an expression
-/// compiled before with no `out`, `order` other than 'K', `casting` other than 'same_kind' (numexpr
-/// 2.14's default) or 'safe', or
-/// `_frame_depth` given, runs here without a Python frame, whatever `sanitize`, `disable_cache`
-/// and the valid values of `optimization` and `truediv`, which change nothing there; any other goes
-/// to `kiln.numexpr._evaluate`.)
+/// compiled before with no `order` other than 'K' nor `_frame_depth` given, and either no `out` and
+/// `casting` 'same_kind' (numexpr 2.14's default) or 'safe', or an array `out` and any casting,
+/// runs here without a Python frame, whatever `sanitize`, `disable_cache` and the valid values of
+/// `optimization` and `truediv`, which change nothing there (an `out` it cannot write as it is, one
+/// read-only or overlapping an input, goes on to the Python layer); any other goes to
+/// `kiln.numexpr._evaluate`.)
 #[pyfunction]
 #[pyo3(
     signature = (ex, local_dict=None, global_dict=None, out=None, order=None, casting=None, sanitize=None, _frame_depth=None, optimization=None, truediv=None, disable_cache=None, **kwargs),
@@ -527,19 +570,33 @@ fn evaluate<'py>(
                 .is_ok_and(|s| s.to_str().is_ok_and(|s| allowed.contains(&s)))
         })
     };
+    // `out` given as an array (written in place here where it can be; an explicit `out=None` goes
+    // to the Python layer)
+    let into = out
+        .as_ref()
+        .filter(|o| o.cast::<numpy::PyUntypedArray>().is_ok());
+    // the castings of a result into `out` (NumPy's), which change nothing without one
+    let castings: &[&str] = if into.is_some() {
+        &["no", "equiv", "safe", "same_kind", "unsafe"]
+    } else {
+        &["safe", "same_kind"]
+    };
     // the options that change nothing in the builtin's call where their values are valid
-    let common = out.is_none()
-        && _frame_depth.is_none()
+    let common = _frame_depth.is_none()
         && kwargs.as_ref().is_none_or(|k| k.is_empty())
         && is_str(&order, &["K"])
-        && is_str(&casting, &["safe", "same_kind"])
+        && is_str(&casting, castings)
         && is_str(&optimization, &["none", "moderate", "aggressive"])
         && truediv.as_ref().is_none_or(|t| {
             t.cast::<pyo3::types::PyBool>().is_ok()
                 || t.cast::<PyString>()
                     .is_ok_and(|s| s.to_str().is_ok_and(|s| s == "auto"))
         });
-    let kernel = if common { cached_kernel(ex)? } else { None };
+    let kernel = if common && (out.is_none() || into.is_some()) {
+        cached_kernel(ex)?
+    } else {
+        None
+    };
     if let Some(kernel) = kernel {
         let k = kernel.get();
         let (mut local, mut global) = (local_dict.clone(), global_dict.clone());
@@ -553,10 +610,34 @@ fn evaluate<'py>(
         }
         // without a frame (called from outside Python code) the Python layer raises as it does
         if k.py_names.is_empty() || (local.is_some() && global.is_some()) {
-            let result = k.call_with(py, local.as_ref(), global.as_ref())?;
-            // recorded only once it ran: a failed call leaves the last expression as it was
-            LAST.with_borrow_mut(|l| *l = Some(kernel.clone().into_any().unbind()));
-            return Ok(result);
+            let Some(into) = into else {
+                let result = k.call_with(py, local.as_ref(), global.as_ref())?;
+                // recorded only once it ran: a failed call leaves the last expression as it was
+                LAST.with_borrow_mut(|l| *l = Some(kernel.clone().into_any().unbind()));
+                return Ok(result);
+            };
+            // numexpr 2.14's default casting
+            let casting_given = casting
+                .clone()
+                .unwrap_or_else(|| PyString::new(py, "same_kind").into_any());
+            if k.evaluate_into(py, local.as_ref(), global.as_ref(), into, &casting_given)? {
+                // recorded as the Python layer records a call with `out` (`_evaluate`): the
+                // kernel, its names, a weak reference to `out`, the order and the casting
+                let names = PyTuple::new(py, k.py_names.iter().map(|n| n.bind(py)))?;
+                let weak = pyo3::types::PyWeakrefReference::new(into)?;
+                let state = PyTuple::new(
+                    py,
+                    [
+                        kernel.into_any(),
+                        names.into_any(),
+                        weak.into_any(),
+                        PyString::new(py, "K").into_any(),
+                        casting_given,
+                    ],
+                )?;
+                LAST.with_borrow_mut(|l| *l = Some(state.into_any().unbind()));
+                return Ok(into.clone().unbind());
+            }
         }
     }
     static SLOW: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -910,32 +991,18 @@ impl Kernel {
     /// layer then casts), a `TypeError` for an array of another type.
     fn run_into(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>, out: Bound<'_, PyAny>) -> PyResult<()> {
         let (held, _reading) = self.hold_all(&args)?;
-        let bound = self.bind(&held);
+        let Some(kind) = out_kind(&out) else {
+            return Err(PyTypeError::new_err(
+                "out= must be an aligned array of bool, int32, int64, float32, float64, complex64 or complex128",
+            ));
+        };
         // `out` claimed for writing: refused if a call in flight (this one's inputs included)
         // reads or writes any of its bytes
-        let (kind, _writing) = match kind_of(&out) {
-            Some((kind, o)) if !matches!(kind, Kind::Bytes(_)) => {
-                (kind, Claims::write(claims::extent(o, kind.itemsize()))?)
-            }
-            _ => {
-                return Err(PyTypeError::new_err(
-                    "out= must be an aligned array of bool, int32, int64, float32, float64, complex64 or complex128",
-                ));
-            }
-        };
-        let result = match kind {
-            Kind::F64 => run_into_typed::<f64>(py, &self.runner, &bound, &out),
-            Kind::F32 => run_into_typed::<f32>(py, &self.runner, &bound, &out),
-            Kind::I64 => run_into_typed::<i64>(py, &self.runner, &bound, &out),
-            Kind::I32 => run_into_typed::<i32>(py, &self.runner, &bound, &out),
-            Kind::Bool => run_into_typed::<bool>(py, &self.runner, &bound, &out),
-            Kind::C64 => run_into_typed::<Complex32>(py, &self.runner, &bound, &out),
-            Kind::C128 => run_into_typed::<Complex64>(py, &self.runner, &bound, &out),
-            Kind::Bytes(_) => unreachable!("refused above"),
-        }?;
+        let _writing = Claims::write(kind.1)?;
         // a result of another shape or type than out's is `Error::Output` ("result mismatch"), a
         // ValueError: the Python layer then checks and casts
-        result.map_err(|e| py_err(e, &self.expr))
+        self.write_out(py, &held, kind.0, &out)?
+            .map_err(|e| py_err(e, &self.expr))
     }
 
     /// Specialises and compiles the kernels for inputs of this form without running them (for
@@ -980,6 +1047,22 @@ impl Kernel {
         local: Option<&Bound<'_, PyAny>>,
         global: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
+        let values = self.values(py, local, global)?;
+        let (held, _reading) = self.hold_all(&values)?;
+        if let Some(result) = self.run_contiguous(py, &held) {
+            return result;
+        }
+        self.run_held(py, &held)
+    }
+
+    /// The inputs' values found by name in `local`, then `global` (a `KeyError` for a name in
+    /// neither), those kiln does not bind as they are converted by `kiln._core.as_input`.
+    fn values<'py>(
+        &self,
+        py: Python<'py>,
+        local: Option<&Bound<'py, PyAny>>,
+        global: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
         let mut values = Vec::with_capacity(self.py_names.len());
         for name in &self.py_names {
             let name = name.bind(py);
@@ -990,11 +1073,74 @@ impl Kernel {
                 as_input(py)?.call1((name, v, &self.expr))?
             });
         }
+        Ok(values)
+    }
+
+    /// numexpr's `evaluate` with `out=` in one step (the builtin [`evaluate`]'s call): the inputs
+    /// looked up as [`Kernel::call_with`] does and the result written straight into `out`, or where
+    /// `out` is of another dtype or shape, a new result written into it by the Python layer's
+    /// `finish_out` (cast under `casting`, broadcast, or refused as `run_out` refuses it). Ok(false),
+    /// with nothing written, where `out` cannot be written as it is: not an aligned array of kiln's
+    /// types, read-only, overlapping an input or in use by another call (the Python layer then
+    /// writes through a temporary or raises).
+    fn evaluate_into(
+        &self,
+        py: Python<'_>,
+        local: Option<&Bound<'_, PyAny>>,
+        global: Option<&Bound<'_, PyAny>>,
+        out: &Bound<'_, PyAny>,
+        casting: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let values = self.values(py, local, global)?;
+        let Some((kind, extent)) = out_kind(out) else {
+            return Ok(false);
+        };
         let (held, _reading) = self.hold_all(&values)?;
-        if let Some(result) = self.run_contiguous(py, &held) {
-            return result;
+        let Ok(_writing) = Claims::write(extent) else {
+            return Ok(false);
+        };
+        match self.write_out(py, &held, kind, out) {
+            Ok(Ok(())) => Ok(true),
+            // a read-only or borrowed `out`
+            Err(_) => Ok(false),
+            // a result of another shape or type: made, then cast or broadcast into `out` (still
+            // claimed for writing, as the inputs for reading)
+            Ok(Err(Error::Output(_))) => {
+                let result = match self.run_contiguous(py, &held) {
+                    Some(result) => result?,
+                    None => self.run_held(py, &held)?,
+                };
+                static FINISH_OUT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+                FINISH_OUT
+                    .import(py, "kiln._core", "finish_out")?
+                    .call1((result, out, casting))?;
+                Ok(true)
+            }
+            Ok(Err(e)) => Err(py_err(e, &self.expr)),
         }
-        self.run_held(py, &held)
+    }
+
+    /// Runs on `held` into `out`, an array of the element type `kind` (claimed for writing by the
+    /// caller). A `PyErr` where `out` is not of that type or cannot be written; the run's own error
+    /// otherwise (`Error::Output` for a result of another shape or type than `out`'s).
+    fn write_out(
+        &self,
+        py: Python<'_>,
+        held: &[Held<'_, '_>],
+        kind: Kind,
+        out: &Bound<'_, PyAny>,
+    ) -> PyResult<kiln::Result<()>> {
+        let bound = self.bind(held);
+        match kind {
+            Kind::F64 => run_into_typed::<f64>(py, &self.runner, &bound, out),
+            Kind::F32 => run_into_typed::<f32>(py, &self.runner, &bound, out),
+            Kind::I64 => run_into_typed::<i64>(py, &self.runner, &bound, out),
+            Kind::I32 => run_into_typed::<i32>(py, &self.runner, &bound, out),
+            Kind::Bool => run_into_typed::<bool>(py, &self.runner, &bound, out),
+            Kind::C64 => run_into_typed::<Complex32>(py, &self.runner, &bound, out),
+            Kind::C128 => run_into_typed::<Complex64>(py, &self.runner, &bound, out),
+            Kind::Bytes(_) => Err(PyTypeError::new_err("out= of byte strings is not written in place")),
+        }
     }
 
     fn new(py: Python<'_>, runner: FusedRunner, expr: String) -> Kernel {
@@ -1279,7 +1425,7 @@ impl Kernel {
             && (held.is_empty()
                 || held
                     .iter()
-                    .any(|h| matches!(h, Held::Array(Kind::I64 | Kind::I32 | Kind::Bool, _))))
+                    .any(|h| matches!(h, Held::ScalarI(_) | Held::Array(Kind::I64 | Kind::I32 | Kind::Bool, _))))
         {
             return Err(PyOverflowError::new_err(format!(
                 "the integer literal {literal} of '{}' is beyond int64 (Python int too large to convert \

@@ -496,3 +496,115 @@ def test_float32_scalars_bind_as_0d_float32_arrays():
     assert k(s=s, x=np.arange(3.0)).dtype == np.float64
     assert ne.evaluate("s + 1").dtype == np.float32
     np.testing.assert_array_equal(ne.evaluate("s*2.5"), np.asarray(s) * 2.5)
+
+
+def test_out_of_a_compiled_expression_takes_every_path_of_the_first_call():
+    # the second call of an expression with out= is the builtin's (written in one step, no Python
+    # frame); each case runs twice so that both the first call's path and the builtin's are checked
+    x = np.arange(10.0)
+    for _ in range(2):
+        out = np.empty(10)
+        assert ne.evaluate("x * 2 + 1", out=out) is out
+        np.testing.assert_array_equal(out, x * 2 + 1)
+        # strided, of another dtype (cast), broadcast from a scalar result, aliasing its input
+        big = np.zeros(20)
+        every_other = big[::2]
+        assert ne.evaluate("x * 2 + 1", out=every_other) is every_other
+        np.testing.assert_array_equal(big[::2], x * 2 + 1)
+        np.testing.assert_array_equal(big[1::2], 0.0)
+        o32 = np.empty(10, np.float32)
+        assert ne.evaluate("x * 2 + 1", out=o32) is o32
+        np.testing.assert_array_equal(o32, (x * 2 + 1).astype(np.float32))
+        with pytest.raises(TypeError, match="cast"):
+            ne.evaluate("x * 2 + 1", out=np.empty(10, np.float32), casting="safe")
+        ints = np.empty(10, np.int64)
+        ne.evaluate("x * 2 + 1", out=ints, casting="unsafe")
+        np.testing.assert_array_equal(ints, np.arange(1, 21, 2))
+        with pytest.raises(TypeError, match="casting='no'"):
+            ne.evaluate("x * 2 + 1", out=np.empty(10, np.float32), casting="no")
+        same = np.empty(10)
+        assert ne.evaluate("x * 2 + 1", out=same, casting="no") is same
+        np.testing.assert_array_equal(same, x * 2 + 1)
+        # a bool result into a float out, and the cast recorded for re_evaluate
+        mask = np.empty(10)
+        ne.evaluate("x > 4", out=mask, casting="safe")
+        np.testing.assert_array_equal(mask, (x > 4).astype(float))
+        mask[:] = -1
+        assert ne.re_evaluate() is mask
+        np.testing.assert_array_equal(mask, (x > 4).astype(float))
+        filled = np.empty(4)
+        assert ne.evaluate("3", out=filled) is filled
+        np.testing.assert_array_equal(filled, 3.0)
+        y = np.arange(10.0)
+        assert ne.evaluate("y * 2 + 1", out=y) is y
+        np.testing.assert_array_equal(y, x * 2 + 1)
+        with pytest.raises(ValueError, match="shape"):
+            ne.evaluate("x * 2 + 1", out=np.empty(9))
+        ro = np.zeros(10)
+        ro.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            ne.evaluate("x * 2 + 1", out=ro)
+        np.testing.assert_array_equal(ro, 0.0)
+        with pytest.raises(KeyError, match="nowhere"):
+            ne.evaluate("x * nowhere", out=np.empty(10))
+        # out=None given is no out
+        np.testing.assert_array_equal(ne.evaluate("x * 2 + 1", out=None), x * 2 + 1)
+        # bool and complex results into outs of their own type
+        m = np.empty(10, bool)
+        assert ne.evaluate("x > 4", out=m) is m
+        np.testing.assert_array_equal(m, x > 4)
+        z = x + 1j
+        zo = np.empty(10, complex)
+        assert ne.evaluate("z / (z + 1)", out=zo) is zo
+        np.testing.assert_array_equal(zo, z / (z + 1))
+
+
+def test_re_evaluate_after_an_out_call_writes_that_out_again():
+    x = np.arange(6.0)
+    out = np.empty(6)
+    for _ in range(2):  # the first call's path, then the builtin's
+        ne.evaluate("x + 100", out=out)
+        x = np.ones(6)
+        assert ne.re_evaluate() is out
+        np.testing.assert_array_equal(out, np.full(6, 101.0))
+        x = np.arange(6.0)
+    # the record holds no reference to out: one freed since is not written, a new result comes back
+    ne.evaluate("x + 100", out=np.empty(6))
+    np.testing.assert_array_equal(ne.re_evaluate(), x + 100)
+
+
+@pytest.mark.parametrize(
+    "value, dtype",
+    [(2, np.int64), (np.int64(2), np.int64), (np.int32(2), np.int32), (True, np.bool_), (np.float32(2), np.float32),
+     (np.complex64(2), np.complex64), ([2.0, 3.0], np.float64)],
+)
+def test_scalars_and_lists_are_bound_as_their_numpy_arrays(value, dtype):
+    from kiln._core import as_input
+
+    a = as_input("a", value)
+    assert type(a) is np.ndarray and a.dtype == dtype
+    np.testing.assert_array_equal(a, np.asarray(value))
+    # a byte-swapped or unaligned array is still made native and aligned
+    swapped = np.arange(3.0).astype(">f8")
+    assert as_input("a", swapped).dtype.isnative
+    i = np.int64(3)  # noqa: F841
+    x = np.arange(4, dtype=np.int64)
+    for _ in range(2):
+        r = ne.evaluate("x * i + 1")
+        assert r.dtype == np.int64
+        np.testing.assert_array_equal(r, x * 3 + 1)
+
+
+def test_numexpr_object_binds_arrays_of_its_signature_and_converts_the_rest():
+    nex = ne.NumExpr("b - 2*a", [("b", np.float64), ("a", np.float64)])
+    a, b = np.arange(4.0), np.ones(4)
+    np.testing.assert_array_equal(nex(b, a), b - 2 * a)
+    # other types cast to the signature's, a list converted, a byte-swapped array made native
+    np.testing.assert_array_equal(nex(b.astype(np.float32), [0, 1, 2, 3]), b - 2 * a)
+    np.testing.assert_array_equal(nex(b.astype(">f8"), a), b - 2 * a)
+    # sorted names when no signature is given: (a, b)
+    nex2 = ne.NumExpr("b - 2*a")
+    np.testing.assert_array_equal(nex2(a, b), b - 2 * a)
+    out = np.empty(4)
+    assert nex(b, a, out=out) is out
+    np.testing.assert_array_equal(out, b - 2 * a)

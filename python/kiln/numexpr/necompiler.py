@@ -20,6 +20,8 @@ import numpy as np
 from .. import _kiln
 from .._core import as_input, check_options, run
 
+_ndarray = np.ndarray
+
 # numexpr's signature types: Python's `float` is float32 in numexpr (its 'f' typecode)
 _SIGNATURE_TYPES = {
     bool: np.dtype(np.bool_),
@@ -139,6 +141,7 @@ class NumExpr:
         self._types = tuple(types.get(n, np.dtype(np.float64)) for n in self.input_names)
         # the inputs in the kernel's order, as positions in the call's
         self._gather = tuple(self.input_names.index(n) for n in names)
+        self._in_order = self._gather == tuple(range(len(names)))
         self.signature = "".join(t.char.replace("?", "b") for t in self._types).encode("ascii")
         self.constants = _literals(text)
 
@@ -147,16 +150,23 @@ class NumExpr:
             raise TypeError(f"the expression takes {len(self.input_names)} input(s) ({', '.join(self.input_names)}) but {len(args)} were given")
         values = []
         for name, t, v in zip(self.input_names, self._types, args):
+            if type(v) is _ndarray and v.dtype is t and v.flags.aligned:
+                # an array of the signature's type, which kiln reads as it is (the builtin dtypes
+                # are singletons: a byte-swapped one is another object, and converted below)
+                values.append(v)
+                continue
             a = np.asarray(v)
             if a.dtype != t:
                 if not np.can_cast(a.dtype, t, "same_kind") and not (a.dtype.kind in "biu" and t.kind in "fc"):
                     raise TypeError(f"input '{name}' of dtype {a.dtype} does not cast to the signature's {t}")
                 a = a.astype(t)
             values.append(as_input(name, a, self.expression))
-        return [values[i] for i in self._gather]
+        return values if self._in_order else [values[i] for i in self._gather]
 
     def run(self, *args, out=None, order="K", casting="safe", ex_uses_vml=False):
         """Runs the expression on `args` (one per input, in `input_names` order); into `out` if given."""
+        if out is None and order == "K" and casting == "safe":
+            return self._kernel.run(self._inputs(args))
         check_options(order, casting)
         return run(self._kernel, self._inputs(args), out, order, casting)
 
