@@ -13,7 +13,7 @@ use crate::layout::{Access, Mode};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Serial};
 use crate::{BoundKernel, CompiledKernel};
-use kiln_ir::{DType, ElemType, InputPlan, ReduceOp, Start};
+use kiln_ir::{ElemType, InputPlan, ReduceOp, Start};
 use std::sync::Arc;
 
 /// One input of a [`SerialMap`] call: a slice, or an output of the call read in place.
@@ -39,7 +39,7 @@ pub struct SerialMap {
     params: Box<[i64]>,
     /// `(seg_begin, seg_end, lo, hi)` of the one unit; `None` when there is nothing to run.
     unit: Option<(usize, usize, usize, usize)>,
-    dtype: DType,
+    dtype: ElemType,
     /// Points of the iteration space: the length of every output.
     n: usize,
     n_outputs: usize,
@@ -92,7 +92,7 @@ impl BoundKernel {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         let op = match st.mode {
             Mode::Trailing(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
-                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == ElemType::of_float(kernel.dtype) =>
+                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == kernel.dtype =>
             {
                 op
             }
@@ -182,7 +182,7 @@ pub struct SerialReduce {
     code: Arc<CompiledKernel>,
     params: Box<[i64]>,
     unit: Option<(usize, usize, usize, usize)>,
-    dtype: DType,
+    dtype: ElemType,
     op: ReduceOp,
     lens: Box<[usize]>,
     in_place: Box<[bool]>,

@@ -185,7 +185,7 @@ impl Compiled {
             forms,
             order,
             direct: None,
-            lanes: kiln_ir::DType::F64,
+            lanes: kiln_ir::ElemType::F64,
             direct_points: None,
             workspace: Arc::default(),
             out_shape: first.shape.clone(),
@@ -321,22 +321,24 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
         }
     }
     for (o, r) in m.results.iter().enumerate() {
-        if r.out_type != ElemType::of_float(kernel.dtype) {
+        if r.out_type != kernel.dtype {
             return Err(format!(
                 "result {o} is {} but '{}' is {}",
-                r.out_type, updated[o], kernel.dtype
+                r.out_type,
+                updated[o],
+                kernel.dtype.short()
             ));
         }
     }
     // an updated input the kernel does not read is still written with its result
     for (o, &c) in positions.iter().enumerate() {
-        if h.forms[c].len != m.points || h.forms[c].dtype != kiln_ir::ElemType::of_float(kernel.dtype) {
+        if h.forms[c].len != m.points || h.forms[c].dtype != kernel.dtype {
             return Err(format!(
                 "'{}' ({} of shape {:?}) does not hold result {o} ({} of shape {:?})",
                 updated[o],
                 h.forms[c].dtype.short_name(),
                 h.forms[c].shape,
-                kernel.dtype,
+                kernel.dtype.short_name(),
                 m.results[o].shape
             ));
         }
@@ -356,12 +358,11 @@ fn update_binding(h: &Prepared, updated: &[&str]) -> std::result::Result<ManyBin
 fn direct_ok(spec: &Specialised, user: &[&ArrayArg<'_>]) -> bool {
     spec.kernel.kind == kiln_ir::KernelKind::Map
         && spec.exe.direct(&Start::Identity).is_some()
-        && user.iter().all(|a| {
-            a.elem() == kiln_ir::ElemType::of_float(spec.kernel.dtype) && crate::executor::is_standard(a)
-        })
+        && user
+            .iter()
+            .all(|a| a.elem() == spec.kernel.dtype && crate::executor::is_standard(a))
         && spec.plan.inputs.iter().all(|p| *p != InputPlan::Materialise)
-        && (0..spec.kernel.n_outputs())
-            .all(|o| spec.kernel.output_type_of(o) == ElemType::of_float(spec.kernel.dtype))
+        && (0..spec.kernel.n_outputs()).all(|o| spec.kernel.output_type_of(o) == spec.kernel.dtype)
 }
 
 impl Prepared {
@@ -440,8 +441,9 @@ impl Prepared {
         check_bufs(m, outs)?;
         if let Some(spec) = &m.direct {
             let done = match spec.kernel.dtype {
-                kiln_ir::DType::F64 => self.direct_stored::<f64>(spec, &m.slots, inputs, outs),
-                kiln_ir::DType::F32 => self.direct_stored::<f32>(spec, &m.slots, inputs, outs),
+                kiln_ir::ElemType::F64 => self.direct_stored::<f64>(spec, &m.slots, inputs, outs),
+                kiln_ir::ElemType::F32 => self.direct_stored::<f32>(spec, &m.slots, inputs, outs),
+                _ => unreachable!("only float types (f32, f64) reach here"),
             };
             if let Some(done) = done {
                 return done;
@@ -508,8 +510,9 @@ impl Prepared {
         if let Some(mut bufs) = outs.buffers() {
             if let Some(spec) = &m.direct {
                 let done = match spec.kernel.dtype {
-                    kiln_ir::DType::F64 => self.direct_arrays::<f64, I>(spec, inputs, &mut bufs),
-                    kiln_ir::DType::F32 => self.direct_arrays::<f32, I>(spec, inputs, &mut bufs),
+                    kiln_ir::ElemType::F64 => self.direct_arrays::<f64, I>(spec, inputs, &mut bufs),
+                    kiln_ir::ElemType::F32 => self.direct_arrays::<f32, I>(spec, inputs, &mut bufs),
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 };
                 if let Some(done) = done {
                     return done;
@@ -685,8 +688,9 @@ impl Prepared {
         self.check_stored(rest, Some(&m.rest), "input not updated")?;
         if let Some(spec) = m.direct.as_ref().filter(|_| !m.update_slots.is_empty()) {
             let done = match spec.kernel.dtype {
-                kiln_ir::DType::F64 => self.direct_stored::<f64>(spec, &m.update_slots, rest, updated),
-                kiln_ir::DType::F32 => self.direct_stored::<f32>(spec, &m.update_slots, rest, updated),
+                kiln_ir::ElemType::F64 => self.direct_stored::<f64>(spec, &m.update_slots, rest, updated),
+                kiln_ir::ElemType::F32 => self.direct_stored::<f32>(spec, &m.update_slots, rest, updated),
+                _ => unreachable!("only float types (f32, f64) reach here"),
             };
             if let Some(done) = done {
                 return done;
