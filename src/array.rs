@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::view::View;
 use kiln_ir::num_complex::{Complex32, Complex64};
-use kiln_ir::{DType, ElemType, Tensor, Values};
+use kiln_ir::{ElemType, Tensor, Values};
 use ndarray::{ArrayD, ArrayRef, ArrayViewD, Dimension, IxDyn};
 
 /// An input array of any element type kiln has (f64, f32, i64, i32, bool, and the complex numbers
@@ -98,10 +98,10 @@ pub(crate) use map_view;
 impl ArrayArg<'_> {
     /// The float dtype a float kernel reads this input in (f64 for integers and bools, which only
     /// typed kernels read: see [`ArrayArg::elem`]).
-    pub fn dtype(&self) -> DType {
+    pub fn dtype(&self) -> ElemType {
         match self {
-            ArrayArg::F32(_) => DType::F32,
-            _ => DType::F64,
+            ArrayArg::F32(_) => ElemType::F32,
+            _ => ElemType::F64,
         }
     }
 

@@ -910,10 +910,10 @@ impl Compiled {
             self.settings,
         )?;
         let (want, out_type) = result_form(&spec, stage.program.reduction());
-        if out.shape() != want.as_slice() || out_type != ElemType::of_float(A::DTYPE) {
+        if out.shape() != want.as_slice() || out_type != A::DTYPE {
             return Err(Error::Output(format!(
                 "the output is {}{:?} but the kernel gives {}{:?}",
-                A::DTYPE,
+                A::DTYPE.short(),
                 out.shape(),
                 out_type,
                 want
@@ -1091,7 +1091,7 @@ pub(crate) fn result_form(spec: &Specialised, reduce: Option<&Reduction>) -> (Ve
     let out_type = match reduce {
         // a typed kernel's result type is NumPy's, the mean's included (typed as a mean: float32
         // data keeps float32, integers give float64); the float path divides in its dtype
-        Some(r) if r.mean && spec.typed.is_none() => ElemType::of_float(spec.kernel.dtype),
+        Some(r) if r.mean && spec.typed.is_none() => spec.kernel.dtype,
         _ => spec.output_type(),
     };
     (shape, out_type)

@@ -13,9 +13,7 @@ use crate::profile::Settings;
 use crate::program::Program;
 use kiln_ir::passes::{contract, prefix_scan, strength};
 use kiln_ir::typed::{TypedKernel, needs_typing};
-use kiln_ir::{
-    BroadcastPlan, DType, ElemType, InputLayout, InputPlan, KernelIR, KernelKind, Node, PlanOptions,
-};
+use kiln_ir::{BroadcastPlan, ElemType, InputLayout, InputPlan, KernelIR, KernelKind, Node, PlanOptions};
 use ndarray::IxDyn;
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -44,11 +42,11 @@ pub(crate) fn bind<'b, 'a>(
 }
 
 /// The dtype a kernel over `args` computes in: f64 if any input is f64 or there is none, else f32.
-pub(crate) fn kernel_dtype(args: &[&ArrayArg<'_>]) -> DType {
+pub(crate) fn kernel_dtype(args: &[&ArrayArg<'_>]) -> ElemType {
     args.iter()
         .map(|a| a.dtype())
-        .reduce(DType::promote)
-        .unwrap_or(DType::F64)
+        .reduce(ElemType::promote_float)
+        .unwrap_or(ElemType::F64)
 }
 
 /// Element-wise equality of two short slices, without a call to `memcmp` (on the hot path of every
@@ -110,7 +108,7 @@ pub(crate) enum Path {
     Float,
     /// The float path in this dtype, each input of another type (per input: `Some` of it) read by
     /// the kernel where it is, converted as it is read ([`kiln_ir::InputDecl::stored`]).
-    Stored(DType, Vec<Option<ElemType>>),
+    Stored(ElemType, Vec<Option<ElemType>>),
     /// The typed path ([`kiln_ir::typed`]), and why.
     Typed(String, Box<TypedKernel>),
 }
@@ -118,7 +116,7 @@ pub(crate) enum Path {
 impl Path {
     /// The float dtype a float path computes in (`kernel`'s where it is the kernel as it is);
     /// None for the typed path.
-    pub(crate) fn float_dtype(&self, kernel: &KernelIR) -> Option<DType> {
+    pub(crate) fn float_dtype(&self, kernel: &KernelIR) -> Option<ElemType> {
         match self {
             Path::Float => Some(kernel.dtype),
             Path::Stored(d, _) => Some(*d),
@@ -166,14 +164,10 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     }
     // float inputs are read in the kernel's float dtype (an f32 input beside an f64 one widened as
     // it is read, or into a copy where strided), so they are typed as that dtype
-    let floats = vec![ElemType::of_float(kernel.dtype); elems.len()];
+    let floats = vec![kernel.dtype; elems.len()];
     let typed = TypedKernel::new(kernel, &floats, mean)?;
     // the float path's mean divides its sum in the float dtype (`mean(a > 0)` is float64 in both)
-    let float_output = if mean {
-        ElemType::of_float(kernel.dtype)
-    } else {
-        kernel.output_type()
-    };
+    let float_output = if mean { kernel.dtype } else { kernel.output_type() };
     Ok(match typed.float_path_differs(kernel.dtype, float_output) {
         Some(why) => Path::Typed(why, Box::new(typed)),
         None => Path::Float,
@@ -186,7 +180,7 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
 /// its own type, straight into the caller's arrays. The same values: the float path is NumPy's
 /// here ([`typing`] chose it), so is the typed one.
 fn several_types(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel> {
-    let own = ElemType::of_float(kernel.dtype);
+    let own = kernel.dtype;
     if kernel.kind != KernelKind::Map
         || kernel.n_outputs() < 2
         || args.iter().any(|a| a.elem() != own)
@@ -228,8 +222,8 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
     let typed = TypedKernel::new(typed_as, elems, mean).ok()?;
     let dtype = typed.kernel.dtype;
     let float_output = match typed_as.output_type() {
-        _ if mean => ElemType::of_float(dtype),
-        t if t.is_float() => ElemType::of_float(dtype),
+        _ if mean => dtype,
+        t if t.is_float() => dtype,
         other => other,
     };
     let stored = typed.stored_inputs(dtype, float_output).ok()?;
@@ -237,7 +231,7 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
 }
 
 /// `kernel` in `dtype` reading its inputs stored as `stored` says.
-fn with_stored(kernel: KernelIR, dtype: DType, stored: &[Option<ElemType>]) -> KernelIR {
+fn with_stored(kernel: KernelIR, dtype: ElemType, stored: &[Option<ElemType>]) -> KernelIR {
     let mut kernel = KernelIR { dtype, ..kernel };
     for (decl, &t) in kernel.inputs.iter_mut().zip(stored) {
         decl.stored = t.filter(|&t| t.converts_into(dtype));
@@ -255,7 +249,7 @@ fn stored_note(kernel: KernelIR, notes: &mut Vec<String>) -> KernelIR {
     if !read.is_empty() {
         notes.push(format!(
             "stored: the {} kernel reads {} in place, converting each element as it is read",
-            kernel.dtype,
+            kernel.dtype.short(),
             read.join(", ")
         ));
     }
@@ -265,7 +259,7 @@ fn stored_note(kernel: KernelIR, notes: &mut Vec<String>) -> KernelIR {
 /// The float dtype `program` over `args` computes in, or None where it is a typed kernel: the one
 /// rule of [`typing`] (a kernel that does not type, which its own run reports,
 /// counts as typed: it runs alone).
-pub(crate) fn float_path_of(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> Option<DType> {
+pub(crate) fn float_path_of(program: &crate::program::Program, args: &[&ArrayArg<'_>]) -> Option<ElemType> {
     if args.iter().all(|a| a.elem().is_float()) && plainly_float(&program.arena) {
         return Some(kernel_dtype(args));
     }
@@ -304,7 +298,7 @@ pub(crate) fn float_node(node: Node, weak_ints: bool) -> bool {
 pub(crate) fn kernel_for(program: &Program, args: &[&ArrayArg<'_>]) -> Result<KernelIR> {
     let shapes: Vec<Vec<usize>> = args.iter().map(|a| a.shape().to_vec()).collect();
     let dtype = if program.strong_f64 {
-        DType::F64
+        ElemType::F64
     } else {
         kernel_dtype(args)
     };
@@ -333,7 +327,9 @@ pub(crate) fn specialise(
             // read
             let stored: Vec<Option<ElemType>> = args
                 .iter()
-                .map(|a| (kernel.dtype == DType::F64 && a.elem() == ElemType::F32).then_some(ElemType::F32))
+                .map(|a| {
+                    (kernel.dtype == ElemType::F64 && a.elem() == ElemType::F32).then_some(ElemType::F32)
+                })
                 .collect();
             let dtype = kernel.dtype;
             with_stored(kernel, dtype, &stored)
@@ -388,7 +384,7 @@ pub(crate) fn specialise(
         .zip(&kernel.inputs)
         .map(|(a, decl)| {
             // an input of another type is read where it is (stored), or converted into a copy
-            let converted = a.elem() != ElemType::of_float(kernel.dtype) && decl.stored.is_none();
+            let converted = a.elem() != kernel.dtype && decl.stored.is_none();
             let contiguous = converted || is_standard(a);
             InputLayout {
                 shape: decl.shape.clone(),
@@ -769,8 +765,9 @@ pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<
         return typed_buffers(&spec.kernel, args).map(Buffers::Typed);
     }
     Ok(match spec.kernel.dtype {
-        DType::F64 => Buffers::F64(prepare::<f64>(&spec.kernel, &spec.plan, args)?),
-        DType::F32 => Buffers::F32(prepare::<f32>(&spec.kernel, &spec.plan, args)?),
+        ElemType::F64 => Buffers::F64(prepare::<f64>(&spec.kernel, &spec.plan, args)?),
+        ElemType::F32 => Buffers::F32(prepare::<f32>(&spec.kernel, &spec.plan, args)?),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     })
 }
 

@@ -232,7 +232,7 @@ fn typed_as_stored() -> Error {
 
 /// A typed kernel's buffers as its code (of float dtype `dtype`) takes them: each input of that
 /// dtype as a float kernel's, any other stored.
-fn stored<'s>(dtype: kiln_ir::DType, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s> {
+fn stored<'s>(dtype: kiln_ir::ElemType, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s> {
     use kiln_jit::TypedView;
     /// Each buffer as a buffer of `T`: its elements where they are `T`'s (`own`), else stored.
     fn of<'s, T: Clone>(
@@ -247,16 +247,17 @@ fn stored<'s>(dtype: kiln_ir::DType, bufs: &'s [TypedBuffer<'_>]) -> Buffers<'s>
             .collect()
     }
     match dtype {
-        kiln_ir::DType::F64 => Buffers::F64(of(bufs, |d| match d {
+        kiln_ir::ElemType::F64 => Buffers::F64(of(bufs, |d| match d {
             TypedData::F64(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
             TypedData::View(TypedView::F64(v)) => Some(BufferData::Strided(v.view())),
             _ => None,
         })),
-        kiln_ir::DType::F32 => Buffers::F32(of(bufs, |d| match d {
+        kiln_ir::ElemType::F32 => Buffers::F32(of(bufs, |d| match d {
             TypedData::F32(d) => Some(BufferData::Contiguous(Cow::Borrowed(&d[..]))),
             TypedData::View(TypedView::F32(v)) => Some(BufferData::Strided(v.view())),
             _ => None,
         })),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
@@ -380,7 +381,7 @@ impl Executable for JitExecutable {
         ctx: &RunCtx<'_>,
     ) -> Result<()> {
         let direct = matches!(kernel.kind, KernelKind::Map | KernelKind::Scan(_))
-            && kernel.output_type() == ElemType::of_float(kernel.dtype)
+            && kernel.output_type() == kernel.dtype
             && ctx.start == kiln_ir::Start::Identity;
         let n = kiln_ir::shape::checked_size(&kernel.shape)?;
         let cfg = ctx.parallel.jit_config(n, start_of(kernel, ctx));

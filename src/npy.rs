@@ -498,7 +498,7 @@ pub fn read_bytes(bytes: &[u8]) -> Result<NpyArray> {
 /// A shape spec of `kiln explain`, `f64[3,4]`, `f64[7,]` or `f32[]`: its dtype and shape, checked
 /// (every dimension a decimal integer, only a single trailing comma empty, at most 64 axes, an
 /// addressable byte count); `Ok(None)` if `value` is not of the form `f64[...]` or `f32[...]`.
-pub fn shape_spec(value: &str) -> Result<Option<(kiln_ir::DType, Vec<usize>)>> {
+pub fn shape_spec(value: &str) -> Result<Option<(kiln_ir::ElemType, Vec<usize>)>> {
     let bad = |why: String| Error::Npy {
         path: format!("shape spec '{value}'"),
         message: why,
@@ -507,8 +507,8 @@ pub fn shape_spec(value: &str) -> Result<Option<(kiln_ir::DType, Vec<usize>)>> {
         return Ok(None);
     };
     let dtype = match dtype {
-        "f64" => kiln_ir::DType::F64,
-        "f32" => kiln_ir::DType::F32,
+        "f64" => kiln_ir::ElemType::F64,
+        "f32" => kiln_ir::ElemType::F32,
         _ => return Ok(None),
     };
     let dims = rest

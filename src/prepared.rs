@@ -139,7 +139,7 @@ pub struct Prepared {
     pub(crate) direct: Option<Arc<Specialised>>,
     /// The float dtype of the direct call's inputs (the compiled kernel's lanes: inputs of other
     /// types are given in their own, [`InputRef::Stored`]); meaningful where `direct` is some.
-    pub(crate) lanes: kiln_ir::DType,
+    pub(crate) lanes: kiln_ir::ElemType,
     /// The points of the direct kernel's iteration shape, computed when prepared (`None` where there
     /// is no direct kernel, or its size overflows: then each call computes it and reports that).
     pub(crate) direct_points: Option<usize>,
@@ -153,7 +153,7 @@ pub struct Prepared {
     pub(crate) memory: Option<Arc<InMemory>>,
     /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
     /// handle has a serial kernel (see [`Prepared::run_into_checked`]).
-    pub(crate) serial: Option<kiln_ir::DType>,
+    pub(crate) serial: Option<kiln_ir::ElemType>,
     /// A whole-array sum, product, min or max on the calling thread into a scalar result, bound for
     /// calls on C-contiguous inputs (see [`Prepared::run_checked`]).
     pub(crate) serial_reduce: Option<Arc<kiln_jit::SerialReduce>>,
@@ -220,7 +220,7 @@ impl Compiled {
                 order,
                 many,
                 direct: None,
-                lanes: kiln_ir::DType::F64,
+                lanes: kiln_ir::ElemType::F64,
                 direct_points: None,
                 workspace: Arc::default(),
                 out_len: shape.iter().product(),
@@ -303,22 +303,19 @@ impl Compiled {
                 spec.kernel.kind,
                 KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
             )
-            && (spec.typed.is_some() || spec.kernel.output_type() == ElemType::of_float(spec.kernel.dtype)))
-        .then(|| spec.exe.direct(&start))
-        .flatten()
-        .filter(|(kernel, plan)| {
-            user.len() == kernel.inputs.len()
-                && user
-                    .iter()
-                    .enumerate()
-                    .all(|(i, a)| reads_direct(a, kernel, plan, i))
-        })
-        .map(|(kernel, _)| kernel.dtype);
+            && (spec.typed.is_some() || spec.kernel.output_type() == spec.kernel.dtype))
+            .then(|| spec.exe.direct(&start))
+            .flatten()
+            .filter(|(kernel, plan)| {
+                user.len() == kernel.inputs.len()
+                    && user
+                        .iter()
+                        .enumerate()
+                        .all(|(i, a)| reads_direct(a, kernel, plan, i))
+            })
+            .map(|(kernel, _)| kernel.dtype);
         // calls of several results and updates take float inputs of the kernel's dtype
-        let float = spec.typed.is_none()
-            && user
-                .iter()
-                .all(|a| a.elem() == ElemType::of_float(spec.kernel.dtype));
+        let float = spec.typed.is_none() && user.iter().all(|a| a.elem() == spec.kernel.dtype);
         let direct = lanes.is_some().then_some(spec);
         let direct_points = direct
             .as_ref()
@@ -360,7 +357,7 @@ impl Compiled {
             order,
             many,
             direct,
-            lanes: lanes.unwrap_or(kiln_ir::DType::F64),
+            lanes: lanes.unwrap_or(kiln_ir::ElemType::F64),
             direct_points,
             workspace: Arc::default(),
             out_len: shape.iter().product(),
@@ -521,7 +518,7 @@ impl Prepared {
             return Ok(());
         }
         if let Some(spec) = &self.direct
-            && self.out_type == ElemType::of_float(A::DTYPE)
+            && self.out_type == A::DTYPE
             && self.laid_out_as_bound(inputs)
             && same(out.shape(), &self.out_shape)
             && let Some(slice) = out.as_slice_mut()
@@ -646,10 +643,10 @@ impl Prepared {
             && self.order.len() <= STACK_INPUTS
         {
             let done = match (self.lanes, out.reborrow()) {
-                (kiln_ir::DType::F64, OutSlice::F64([first])) => {
+                (kiln_ir::ElemType::F64, OutSlice::F64([first])) => {
                     self.fold_stored::<f64>(r, inputs).map(|v| v.map(|v| *first = v))
                 }
-                (kiln_ir::DType::F32, OutSlice::F32([first])) => {
+                (kiln_ir::ElemType::F32, OutSlice::F32([first])) => {
                     self.fold_stored::<f32>(r, inputs).map(|v| v.map(|v| *first = v))
                 }
                 _ => None,
@@ -664,16 +661,17 @@ impl Prepared {
             && self.forms.iter().all(|f| f.standard)
         {
             let done = match self.lanes {
-                kiln_ir::DType::F64 => self.call_direct_k(
+                kiln_ir::ElemType::F64 => self.call_direct_k(
                     spec,
                     |pos| Some(stored_input::<f64>(&inputs[pos])),
                     Some(out.reborrow()),
                 ),
-                kiln_ir::DType::F32 => self.call_direct_k(
+                kiln_ir::ElemType::F32 => self.call_direct_k(
                     spec,
                     |pos| Some(stored_input::<f32>(&inputs[pos])),
                     Some(out.reborrow()),
                 ),
+                _ => unreachable!("only float types (f32, f64) reach here"),
             };
             if let Some(done) = done {
                 return done.map(|_| ());
@@ -729,14 +727,14 @@ impl Prepared {
         if let Some(r) = &self.serial_reduce
             && self.direct.is_some()
             && self.lanes == L::DTYPE
-            && self.out_type == ElemType::of_float(L::DTYPE)
+            && self.out_type == L::DTYPE
             && self.order.len() <= STACK_INPUTS
             && let [first] = out
             && inputs.len() == self.forms.len()
             && inputs
                 .iter()
                 .zip(&self.forms)
-                .all(|(s, f)| s.len() == f.len && f.dtype == ElemType::of_float(L::DTYPE))
+                .all(|(s, f)| s.len() == f.len && f.dtype == L::DTYPE)
             && let Ok(v) = self.fold_slices(r, inputs)
         {
             *first = v;
@@ -806,8 +804,9 @@ impl Prepared {
         out: Option<OutSlice<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         match self.lanes {
-            kiln_ir::DType::F64 => self.call_arrays::<f64, I>(spec, inputs, out),
-            kiln_ir::DType::F32 => self.call_arrays::<f32, I>(spec, inputs, out),
+            kiln_ir::ElemType::F64 => self.call_arrays::<f64, I>(spec, inputs, out),
+            kiln_ir::ElemType::F32 => self.call_arrays::<f32, I>(spec, inputs, out),
+            _ => unreachable!("only float types (f32, f64) reach here"),
         }
     }
 
@@ -921,12 +920,13 @@ impl Prepared {
         }
         if let Some(r) = &self.serial_reduce
             && let Some(done) = match self.lanes {
-                kiln_ir::DType::F64 => self
+                kiln_ir::ElemType::F64 => self
                     .reduce_serially::<f64, I>(r, inputs)
                     .map(|v| v.map(f64::scalar_output)),
-                kiln_ir::DType::F32 => self
+                kiln_ir::ElemType::F32 => self
                     .reduce_serially::<f32, I>(r, inputs)
                     .map(|v| v.map(f32::scalar_output)),
+                _ => unreachable!("only float types (f32, f64) reach here"),
             }
         {
             return done;
@@ -1050,7 +1050,7 @@ fn reads_direct(a: &ArrayArg<'_>, kernel: &KernelIR, plan: &BroadcastPlan, i: us
     let (Some(decl), Some(p)) = (kernel.inputs.get(i), plan.inputs.get(i)) else {
         return false;
     };
-    let typed = if a.elem() == ElemType::of_float(kernel.dtype) {
+    let typed = if a.elem() == kernel.dtype {
         decl.stored.is_none()
     } else {
         decl.stored == Some(a.elem())

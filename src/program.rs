@@ -22,7 +22,7 @@ use crate::expr::{Axes, Expr, ExprNode};
 use crate::scan_options::ScanOptions;
 use kiln_ir::shape::{broadcast_shapes, normalize_axes};
 use kiln_ir::{
-    BinaryOp, CompoundOp, DType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp,
+    BinaryOp, CompoundOp, ElemType, ExprArena, InputDecl, KernelIR, KernelKind, Node, NodeId, Real, ReduceOp,
     Scan, ScanOp, UnaryOp,
 };
 use rustc_hash::FxHashMap as HashMap;
@@ -570,7 +570,7 @@ impl Program {
     }
 
     /// The kernel this program is for inputs of `dtype` and `shapes` (one per name, in order).
-    pub fn kernel(&self, dtype: DType, shapes: &[Vec<usize>]) -> Result<KernelIR> {
+    pub fn kernel(&self, dtype: ElemType, shapes: &[Vec<usize>]) -> Result<KernelIR> {
         if shapes.len() != self.names.len() {
             return Err(kiln_ir::IrError::Arity {
                 expected: self.names.len(),

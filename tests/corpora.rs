@@ -15,7 +15,7 @@
 mod fixture;
 
 use fixture::{Check, Expected, Values};
-use kiln::kiln_ir::DType;
+use kiln::kiln_ir::ElemType;
 use kiln::{ArrayArg, Float, FusedRunner, Output};
 use ndarray::{Array1, Array2, ArrayD, ArrayViewD, Axis, IxDyn, s};
 
@@ -227,7 +227,7 @@ fn check_exact<T: Float>(
     let out = FusedRunner::compile_text(expr)
         .and_then(|r| r.run(&args))
         .map_err(|e| format!("error: {e}"))?;
-    let (dtype, values) = if T::DTYPE == DType::F64 {
+    let (dtype, values) = if T::DTYPE == ElemType::F64 {
         ("float64", Values::F64(want.to_vec()))
     } else {
         ("float32", Values::F32(to_f32(want)))

@@ -201,7 +201,7 @@ fn size_overflow_is_an_error() {
         .unwrap()
         .program()
         .clone();
-    let err = program.kernel(kiln::kiln_ir::DType::F64, &shapes).unwrap_err();
+    let err = program.kernel(kiln::kiln_ir::ElemType::F64, &shapes).unwrap_err();
     assert!(err.to_string().contains("overflow"), "{err}");
 }
 

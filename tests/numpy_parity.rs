@@ -201,7 +201,7 @@ fn fixture_coverage() {
     }
     assert!(inputs().any(|i| i.arg().shape().is_empty()), "no 0-d input");
     assert!(inputs().any(|i| i.arg().shape().contains(&0)), "no empty input");
-    assert!(inputs().any(|i| i.arg().dtype() == kiln::kiln_ir::DType::F32));
+    assert!(inputs().any(|i| i.arg().dtype() == kiln::kiln_ir::ElemType::F32));
     assert!(
         cases.iter().filter(|c| c.err.is_some()).count() >= 10,
         "too few error cases"

@@ -352,7 +352,7 @@ fn the_rewrite_agrees_with_the_composed_prefix_in_the_interpreter() {
             let composed = contraction(expr, Profile::Default, "interp", &arg);
             let scan = contraction(expr, Profile::Approximate, "interp", &arg);
             let mag: f64 = v.iter().map(|x| x * x + x.abs()).sum::<f64>() + 3.5;
-            let f32 = arg.dtype() == kiln::kiln_ir::DType::F32;
+            let f32 = arg.dtype() == kiln::kiln_ir::ElemType::F32;
             assert!(
                 composed
                     .iter()
@@ -374,7 +374,7 @@ fn the_rewrite_agrees_with_the_composed_prefix_in_the_interpreter() {
                         *w,
                         mag,
                         257,
-                        arg.dtype() == kiln::kiln_ir::DType::F32
+                        arg.dtype() == kiln::kiln_ir::ElemType::F32
                     ),
                     "{expr}: {g} vs {w}"
                 );

@@ -245,7 +245,10 @@ impl ProgramText for FusedRunner {
             .iter()
             .map(|n| args.iter().find(|(a, _)| a == n).unwrap().1.shape().to_vec())
             .collect();
-        let kernel = self.program().kernel(kiln::kiln_ir::DType::F64, &shapes).unwrap();
+        let kernel = self
+            .program()
+            .kernel(kiln::kiln_ir::ElemType::F64, &shapes)
+            .unwrap();
         // as the executor gives a float kernel: integer literals as float literals
         kiln::kiln_ir::passes::rebuild(&kernel, |arena, node| match node {
             kiln::kiln_ir::Node::Int(v) => Some(arena.literal(v as f64)),

@@ -44,7 +44,7 @@ fn check_against_interpreter(v: ArrayArg<'_>, what: &str) {
                 let jit = runner(expr, "jit").with_threads(threads).with_threshold(0);
                 let got = values(jit.run(&[("x", v.clone())]).unwrap());
                 assert_eq!(got.0, want.0, "{expr} on {what}");
-                let rtol = if v.dtype() == kiln::kiln_ir::DType::F32 {
+                let rtol = if v.dtype() == kiln::kiln_ir::ElemType::F32 {
                     1e-6
                 } else {
                     1e-12

@@ -281,8 +281,9 @@ fn parse_shape_spec(value: &str) -> CliResult<Option<NpyArray>> {
     }
     let shape = ndarray::IxDyn(&shape);
     Ok(Some(match dtype {
-        kiln::kiln_ir::DType::F64 => NpyArray::F64(ndarray::ArrayD::zeros(shape)),
-        kiln::kiln_ir::DType::F32 => NpyArray::F32(ndarray::ArrayD::zeros(shape)),
+        kiln::kiln_ir::ElemType::F64 => NpyArray::F64(ndarray::ArrayD::zeros(shape)),
+        kiln::kiln_ir::ElemType::F32 => NpyArray::F32(ndarray::ArrayD::zeros(shape)),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }))
 }
 
@@ -564,8 +565,8 @@ fn bench(args: BenchArgs) -> CliResult<()> {
         config.dtypes.clear();
         for d in dtypes {
             match d.trim() {
-                "f64" => config.dtypes.push(kiln::kiln_ir::DType::F64),
-                "f32" => config.dtypes.push(kiln::kiln_ir::DType::F32),
+                "f64" => config.dtypes.push(kiln::kiln_ir::ElemType::F64),
+                "f32" => config.dtypes.push(kiln::kiln_ir::ElemType::F32),
                 "int" => int = true,
                 other => return Err(format!("--dtype: '{other}' is not f64, f32 or int").into()),
             }

@@ -12,7 +12,7 @@ fn bench_under_approximate_checks_kiln_against_its_own_profile() {
         kernels: vec![Kernel::Axpy, Kernel::Horner],
         int_kernels: Vec::new(),
         ns: vec![1001],
-        dtypes: vec![kiln::kiln_ir::DType::F64, kiln::kiln_ir::DType::F32],
+        dtypes: vec![kiln::kiln_ir::ElemType::F64, kiln::kiln_ir::ElemType::F32],
         threads: 1,
         profile: Profile::Approximate,
         budget: std::time::Duration::from_millis(1),

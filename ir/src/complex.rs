@@ -19,8 +19,9 @@
 //! Their error is a few units in the last place of the result's magnitude: `tests/complex.rs`
 //! holds them to NumPy's values within the bound it states.
 
-use crate::dtype::{DType, Real};
+use crate::dtype::Real;
 use crate::op::{BinaryOp, UnaryOp};
+use crate::promote::ElemType;
 use num_complex::Complex;
 
 /// What an opcode of complex operands gives: a complex number, a real one (`abs`, `real`, `imag`),
@@ -51,8 +52,9 @@ fn nan<T: Real>() -> T {
 /// The largest finite value of `T`.
 fn max_value<T: Real>() -> T {
     match T::DTYPE {
-        DType::F32 => T::from_f64(f32::MAX as f64),
-        DType::F64 => T::from_f64(f64::MAX),
+        ElemType::F32 => T::from_f64(f32::MAX as f64),
+        ElemType::F64 => T::from_f64(f64::MAX),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
@@ -60,8 +62,9 @@ fn max_value<T: Real>() -> T {
 /// below half an ulp of 1): 22 for float64 and 9 for float32, as FreeBSD's `ctanh`.
 fn tanh_saturates<T: Real>() -> T {
     match T::DTYPE {
-        DType::F32 => T::from_f64(9.0),
-        DType::F64 => T::from_f64(22.0),
+        ElemType::F32 => T::from_f64(9.0),
+        ElemType::F64 => T::from_f64(22.0),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 

@@ -1,47 +1,10 @@
-//! Element types: f64 and f32, and the scalar semantics each one gives every opcode.
+//! The float element types, f64 and f32, and the scalar semantics each one gives every opcode.
 //!
 //! [`Real`] is the one place where the meaning of an opcode on a concrete float type is written down.
 //! The interpreter calls exactly these functions; every compiled kernel is tested against them.
 
+use crate::promote::ElemType;
 use std::fmt;
-
-/// The element type a kernel computes in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DType {
-    /// float32.
-    F32,
-    /// float64.
-    F64,
-}
-
-impl DType {
-    /// The size of one element in bytes.
-    pub const fn size(self) -> usize {
-        match self {
-            DType::F32 => 4,
-            DType::F64 => 8,
-        }
-    }
-
-    /// NumPy's promotion of two array dtypes: f32 with f64 gives f64.
-    pub fn promote(self, other: DType) -> DType {
-        self.max(other)
-    }
-
-    /// The NumPy name, as `kiln explain` and the JSON output print it.
-    pub fn name(self) -> &'static str {
-        match self {
-            DType::F32 => "f32",
-            DType::F64 => "f64",
-        }
-    }
-}
-
-impl fmt::Display for DType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// A slice of float32 or float64 values ([`Real::floats`]).
 #[derive(Debug, Clone, Copy)]
@@ -77,8 +40,8 @@ pub trait Real:
     + std::ops::Div<Output = Self>
     + std::ops::Neg<Output = Self>
 {
-    /// The dtype tag of this type.
-    const DTYPE: DType;
+    /// The element type of this type ([`ElemType::F64`] or [`ElemType::F32`]).
+    const DTYPE: ElemType;
     /// 0.
     const ZERO: Self;
     /// 1.
@@ -247,7 +210,7 @@ pub trait Real:
 }
 
 impl Real for f64 {
-    const DTYPE: DType = DType::F64;
+    const DTYPE: ElemType = ElemType::F64;
     fn floats(data: &[f64]) -> Floats<'_> {
         Floats::F64(data)
     }
@@ -385,7 +348,7 @@ impl Real for f64 {
 }
 
 impl Real for f32 {
-    const DTYPE: DType = DType::F32;
+    const DTYPE: ElemType = ElemType::F32;
     fn floats(data: &[f32]) -> Floats<'_> {
         Floats::F32(data)
     }

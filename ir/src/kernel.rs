@@ -1,7 +1,7 @@
 //! KernelIR: one kernel, its inputs, its iteration space, its body and what it does with the values.
 
 use crate::compound::CompoundOp;
-use crate::dtype::{DType, Real};
+use crate::dtype::Real;
 use crate::error::{IrError, Result};
 use crate::expr::{ExprArena, Node, NodeId};
 use crate::op::{BinaryOp, UnaryOp};
@@ -268,9 +268,9 @@ impl InputDecl {
 /// another type: [`InputDecl::stored`]), and its shape broadcasts to `shape`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct KernelIR {
-    /// The element type the kernel computes in (every input is read in it, see
-    /// [`InputDecl::stored`]).
-    pub dtype: DType,
+    /// The float type the kernel computes in, [`ElemType::F64`] or [`ElemType::F32`] (every input is
+    /// read in it, see [`InputDecl::stored`]; [`KernelIR::validate`] refuses any other).
+    pub dtype: ElemType,
     /// The inputs, in the order [`Node::Input`] numbers them.
     pub inputs: Vec<InputDecl>,
     /// The iteration shape: the broadcast of every input's shape.
@@ -315,6 +315,12 @@ impl KernelIR {
 
     /// Checks the kernel's invariants: input numbers and index axes in range, reduction axes valid.
     pub fn validate(&self) -> Result<()> {
+        if !self.dtype.is_float() {
+            return Err(IrError::Malformed(format!(
+                "a kernel computes in float32 or float64, not {}",
+                self.dtype
+            )));
+        }
         if self.body.index() >= self.arena.len() {
             return Err(IrError::Malformed(format!(
                 "the body %{} is not a node of the kernel's arena of {} nodes",
@@ -490,7 +496,7 @@ impl KernelIR {
             None => self.output_type(),
             // only a map has further outputs
             Some(root) if self.arena.node(root).is_logical(&self.arena) => ElemType::Bool,
-            Some(_) => ElemType::of_float(self.dtype),
+            Some(_) => self.dtype,
         }
     }
 
@@ -534,17 +540,15 @@ impl KernelIR {
         let logical = self.arena.node(self.body).is_logical(&self.arena);
         match &self.kind {
             KernelKind::Map if logical => ElemType::Bool,
-            KernelKind::Map => ElemType::of_float(self.dtype),
+            KernelKind::Map => self.dtype,
             // a scan of truth values is a float scan (NumPy would give int64 for cumsum of bools)
-            KernelKind::Scan(_) | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => {
-                ElemType::of_float(self.dtype)
-            }
+            KernelKind::Scan(_) | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => self.dtype,
             KernelKind::Reduce { op, .. } => match op {
                 ReduceOp::Any | ReduceOp::All => ElemType::Bool,
                 ReduceOp::ArgMin | ReduceOp::ArgMax => ElemType::I64,
                 ReduceOp::Sum | ReduceOp::Prod if logical => ElemType::I64,
                 ReduceOp::Min | ReduceOp::Max if logical => ElemType::Bool,
-                _ => ElemType::of_float(self.dtype),
+                _ => self.dtype,
             },
         }
     }

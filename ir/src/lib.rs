@@ -21,13 +21,13 @@
 //! - [`text`]: the stable text form.
 //!
 //! ```
-//! use kiln_ir::{DType, ExprArena, KernelIR, KernelKind, InputDecl, BinaryOp, interpret, StridedInput};
+//! use kiln_ir::{ElemType, ExprArena, KernelIR, KernelKind, InputDecl, BinaryOp, interpret, StridedInput};
 //! let mut arena = ExprArena::new();
 //! let x = arena.input(0);
 //! let two = arena.literal(2.0);
 //! let body = arena.binary(BinaryOp::Mul, x, two);
 //! let kernel = KernelIR {
-//!     dtype: DType::F64,
+//!     dtype: ElemType::F64,
 //!     inputs: vec![InputDecl::new("x", vec![3])],
 //!     shape: vec![3],
 //!     arena,
@@ -64,7 +64,7 @@ pub mod text;
 pub mod typed;
 
 pub use compound::CompoundOp;
-pub use dtype::{DType, Real};
+pub use dtype::Real;
 pub use error::{IrError, Result};
 pub use expr::{ExprArena, Node, NodeId};
 pub use interp::{

@@ -153,7 +153,7 @@ impl ElemType {
     }
 
     /// The size of one element in bytes.
-    pub fn size(self) -> usize {
+    pub const fn size(self) -> usize {
         match self {
             ElemType::Bool => 1,
             ElemType::I32 | ElemType::F32 => 4,
@@ -163,34 +163,29 @@ impl ElemType {
         }
     }
 
-    /// The float dtype a float type is, if it is one.
-    pub fn float(self) -> Option<crate::DType> {
-        match self {
-            ElemType::F32 => Some(crate::DType::F32),
-            ElemType::F64 => Some(crate::DType::F64),
-            _ => None,
-        }
-    }
-
-    /// The type of a float dtype.
-    pub fn of_float(d: crate::DType) -> ElemType {
-        match d {
-            crate::DType::F32 => ElemType::F32,
-            crate::DType::F64 => ElemType::F64,
-        }
-    }
-
-    /// Whether a kernel computing in `dtype` reads an input of this type converted where it reads
-    /// it ([`crate::InputDecl::stored`]): NumPy's promotions into a float type no narrower (bool
-    /// into either float; int32, int64 and float32 into float64; int64 rounded to the nearest).
-    pub fn converts_into(self, dtype: crate::DType) -> bool {
+    /// Whether a kernel computing in float type `dtype` reads an input of this type converted where
+    /// it reads it ([`crate::InputDecl::stored`]): NumPy's promotions into a float type no narrower
+    /// (bool into either float; int32, int64 and float32 into float64; int64 rounded to the
+    /// nearest). Never for a `dtype` that is not a float type.
+    pub fn converts_into(self, dtype: ElemType) -> bool {
         match dtype {
-            crate::DType::F64 => !matches!(
+            ElemType::F64 => !matches!(
                 self,
                 ElemType::F64 | ElemType::C64 | ElemType::C128 | ElemType::Bytes(_)
             ),
-            crate::DType::F32 => self == ElemType::Bool,
+            ElemType::F32 => self == ElemType::Bool,
+            _ => false,
         }
+    }
+
+    /// The float type a kernel computing in `self` and `other` computes in, NumPy's promotion of two
+    /// float arrays: float32 with float64 gives float64.
+    pub fn promote_float(self, other: ElemType) -> ElemType {
+        debug_assert!(
+            self.is_float() && other.is_float(),
+            "{self} and {other} are float types"
+        );
+        self.max(other)
     }
 
     /// kiln's short name, as the IR's text form prints it (`bool i32 i64 f32 f64`).

@@ -26,7 +26,7 @@ impl fmt::Display for KernelIR {
         writeln!(
             f,
             " {} {:?} -> {} {:?}",
-            self.dtype,
+            self.dtype.short(),
             self.shape,
             self.output_type().short_name(),
             self.output_shape()

@@ -630,7 +630,7 @@ impl TypedKernel {
                 "{why}: not a float kernel (TypedKernel::new types it)"
             )));
         }
-        let f = ElemType::of_float(kernel.dtype);
+        let f = kernel.dtype;
         let roots = kernel.roots();
         let top = roots.iter().map(|r| r.index()).max().unwrap_or(0);
         let mut map: Vec<NodeId> = vec![NodeId::at(0); top + 1];
@@ -726,9 +726,10 @@ impl TypedKernel {
         }
         let float = types
             .iter()
-            .filter_map(|t| t.float())
+            .copied()
+            .filter(|t| t.is_float())
             .max()
-            .unwrap_or(crate::DType::F64);
+            .unwrap_or(crate::ElemType::F64);
         let kernel = KernelIR {
             dtype: float,
             arena,
@@ -813,7 +814,7 @@ impl TypedKernel {
     /// else is NumPy's typing at work: `(a > 0) + (b > 0)` is a logical or, `(a > 0) * 3` int64,
     /// `1 + 1` int64 without inputs, `0.25 * (a < 5)` float64 beside float32 `a`, `cumsum(a > 0)`
     /// int64.
-    pub fn float_path_differs(&self, dtype: crate::DType, float_output: ElemType) -> Option<String> {
+    pub fn float_path_differs(&self, dtype: crate::ElemType, float_output: ElemType) -> Option<String> {
         self.differs(dtype, float_output, &vec![None; self.input_types.len()])
     }
 
@@ -829,10 +830,10 @@ impl TypedKernel {
     /// or compared (`i + 1`, `i > 0`: exact in int64, not in float64) is the typed path's.
     pub fn stored_inputs(
         &self,
-        dtype: crate::DType,
+        dtype: crate::ElemType,
         float_output: ElemType,
     ) -> std::result::Result<Vec<Option<ElemType>>, String> {
-        let f = ElemType::of_float(dtype);
+        let f = dtype;
         let arena = &self.kernel.arena;
         let mut stored = vec![None; self.input_types.len()];
         for (i, &t) in self.input_types.iter().enumerate() {
@@ -880,11 +881,11 @@ impl TypedKernel {
 
     fn differs(
         &self,
-        dtype: crate::DType,
+        dtype: crate::ElemType,
         float_output: ElemType,
         stored: &[Option<ElemType>],
     ) -> Option<String> {
-        let f = ElemType::of_float(dtype);
+        let f = dtype;
         let arena = &self.kernel.arena;
         let literal = |id: NodeId| matches!(arena.node(id), Node::Int(_) | Node::Literal(_));
         let stored_operand =

@@ -108,7 +108,7 @@ fn kernel_1d(body: impl FnOnce(&mut ExprArena) -> NodeId, n: usize, kind: Kernel
     let mut arena = ExprArena::new();
     let body = body(&mut arena);
     KernelIR {
-        dtype: DType::F64,
+        dtype: ElemType::F64,
         inputs: vec![InputDecl {
             name: "x".into(),
             shape: vec![n],
@@ -195,7 +195,7 @@ fn f32_sums_accumulate_in_f64() {
     let mut arena = ExprArena::new();
     let body = arena.input(0);
     let k = KernelIR {
-        dtype: DType::F32,
+        dtype: ElemType::F32,
         inputs: vec![InputDecl {
             name: "x".into(),
             shape: vec![1001],
@@ -229,7 +229,7 @@ fn axis_reductions_and_bounds() {
     let mut arena = ExprArena::new();
     let body = arena.input(0);
     let mut k = KernelIR {
-        dtype: DType::F64,
+        dtype: ElemType::F64,
         inputs: vec![InputDecl {
             name: "x".into(),
             shape: vec![2, 3],
@@ -425,7 +425,7 @@ fn sibling_reductions_give_each_reductions_bits_and_print() {
     let two = arena.literal(2.0);
     let x2 = arena.binary(BinaryOp::Mul, x, two);
     let k = KernelIR {
-        dtype: DType::F64,
+        dtype: ElemType::F64,
         inputs: vec![InputDecl::new("x", vec![2, 3])],
         shape: vec![2, 3],
         arena,
@@ -472,4 +472,28 @@ fn sibling_reductions_give_each_reductions_bits_and_print() {
         axes: vec![1],
     };
     assert!(bad.validate().is_err());
+}
+
+#[test]
+fn a_kernel_computes_in_a_float_type() {
+    // the float type of a kernel is an element type: any other is an error, never a panic
+    for t in [
+        ElemType::Bool,
+        ElemType::I32,
+        ElemType::I64,
+        ElemType::C128,
+        ElemType::Bytes(4),
+    ] {
+        let mut k = kernel_1d(|a| a.input(0), 3, KernelKind::Map);
+        k.dtype = t;
+        let e = k.validate().unwrap_err();
+        assert!(e.to_string().contains("float32 or float64"), "{e}");
+        let data = [1.0, 2.0, 3.0];
+        let input = StridedInput {
+            data: &data[..],
+            offset: 0,
+            strides: vec![1],
+        };
+        assert!(interpret(&k, &[input]).is_err());
+    }
 }

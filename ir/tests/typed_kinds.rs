@@ -8,7 +8,7 @@ use kiln_ir::*;
 
 fn kernel(shape: &[usize], arena: ExprArena, body: NodeId, extra: Vec<NodeId>, kind: KernelKind) -> KernelIR {
     KernelIR {
-        dtype: DType::F64,
+        dtype: ElemType::F64,
         inputs: vec![InputDecl::new("i", shape.to_vec())],
         shape: shape.to_vec(),
         arena,
@@ -130,7 +130,7 @@ fn moments_of_bool_and_int32_and_float() {
             axes: vec![1],
         },
     );
-    k.dtype = DType::F32;
+    k.dtype = ElemType::F32;
     let float = interpret(&k, &[c_order(&x, &[2, 3])]).unwrap();
     assert_eq!(format!("{:?}", typed.values), format!("{:?}", float.values));
     // complex values have no compound reduction (numexpr's orderings, and no float64 moments)

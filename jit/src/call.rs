@@ -452,16 +452,17 @@ extern "C" fn wide_block<T: WideElem, const R: usize>(p: *mut T, n: i64) {
 }
 
 /// The address of the function compiled code calls for `r` on `dtype`'s blocks.
-pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::DType) -> *const u8 {
-    use kiln_ir::DType;
+pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::ElemType) -> *const u8 {
+    use kiln_ir::ElemType;
     // `R` is the routine's discriminant, its index in `Routine::ALL` (the order of declaration)
     macro_rules! addresses {
         ($($r:ident)*) => {
             match (r, dtype) {
                 $(
-                    (Routine::$r, DType::F64) => wide_block::<f64, { Routine::$r as usize }> as *const u8,
-                    (Routine::$r, DType::F32) => wide_block::<f32, { Routine::$r as usize }> as *const u8,
+                    (Routine::$r, ElemType::F64) => wide_block::<f64, { Routine::$r as usize }> as *const u8,
+                    (Routine::$r, ElemType::F32) => wide_block::<f32, { Routine::$r as usize }> as *const u8,
                 )*
+                _ => unreachable!("only float types (f32, f64) reach here"),
             }
         };
     }
@@ -517,16 +518,17 @@ extern "C" fn wide_binary_block<T: WideElem, const R: usize>(p: *mut T, q: *cons
 
 /// The address of the function compiled code calls for the routine of two arguments `r` on
 /// `dtype`'s blocks.
-pub(crate) fn wide_binary_block_address(r: Binary, dtype: kiln_ir::DType) -> *const u8 {
-    use kiln_ir::DType;
+pub(crate) fn wide_binary_block_address(r: Binary, dtype: kiln_ir::ElemType) -> *const u8 {
+    use kiln_ir::ElemType;
     // `R` is the routine's discriminant, its index in `Binary::ALL` (the order of declaration)
     macro_rules! addresses {
         ($($r:ident)*) => {
             match (r, dtype) {
                 $(
-                    (Binary::$r, DType::F64) => wide_binary_block::<f64, { Binary::$r as usize }> as *const u8,
-                    (Binary::$r, DType::F32) => wide_binary_block::<f32, { Binary::$r as usize }> as *const u8,
+                    (Binary::$r, ElemType::F64) => wide_binary_block::<f64, { Binary::$r as usize }> as *const u8,
+                    (Binary::$r, ElemType::F32) => wide_binary_block::<f32, { Binary::$r as usize }> as *const u8,
                 )*
+                _ => unreachable!("only float types (f32, f64) reach here"),
             }
         };
     }
@@ -578,10 +580,11 @@ extern "C" fn wide_sincos_block<T: WideElem>(p: *mut T, q: *mut T, n: i64) {
 
 /// The address of the function compiled code calls for sin and cos of one argument on `dtype`'s
 /// blocks.
-pub(crate) fn wide_sincos_address(dtype: kiln_ir::DType) -> *const u8 {
+pub(crate) fn wide_sincos_address(dtype: kiln_ir::ElemType) -> *const u8 {
     match dtype {
-        kiln_ir::DType::F64 => wide_sincos_block::<f64> as *const u8,
-        kiln_ir::DType::F32 => wide_sincos_block::<f32> as *const u8,
+        kiln_ir::ElemType::F64 => wide_sincos_block::<f64> as *const u8,
+        kiln_ir::ElemType::F32 => wide_sincos_block::<f32> as *const u8,
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
@@ -684,12 +687,13 @@ extern "C" fn kept_single<T: WideElem>(x: *const T, out: *mut f64, n: i64) {
 
 /// The address of the function compiled code calls for a kept sum's group of rows (`group`) or
 /// single row on `dtype`.
-pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::DType) -> *const u8 {
-    use kiln_ir::DType;
+pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::ElemType) -> *const u8 {
+    use kiln_ir::ElemType;
     match (group, dtype) {
-        (true, DType::F64) => kept_group::<f64> as *const u8,
-        (true, DType::F32) => kept_group::<f32> as *const u8,
-        (false, DType::F64) => kept_single::<f64> as *const u8,
-        (false, DType::F32) => kept_single::<f32> as *const u8,
+        (true, ElemType::F64) => kept_group::<f64> as *const u8,
+        (true, ElemType::F32) => kept_group::<f32> as *const u8,
+        (false, ElemType::F64) => kept_single::<f64> as *const u8,
+        (false, ElemType::F32) => kept_single::<f32> as *const u8,
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }

@@ -34,8 +34,7 @@ pub(crate) fn check_run<T: Elem>(
     check_inputs(st, geo, kernel, plan, inputs)?;
     let n_extra = extra.len();
     // a map of several outputs writes a logical output as 1 / 0 in the dtype, for its caller to type
-    let float_or_truth =
-        |t: ElemType| t == ElemType::of_float(T::DTYPE) || (!extra.is_empty() && t == ElemType::Bool);
+    let float_or_truth = |t: ElemType| t == T::DTYPE || (!extra.is_empty() && t == ElemType::Bool);
     let op = st.mode.reduce_op();
     if let crate::layout::Mode::Compound(c) = st.mode
         && geo.n_red == 0
@@ -61,7 +60,7 @@ pub(crate) fn check_run<T: Elem>(
                 "{} over {} elements of {}: indices do not fit the index lanes",
                 op.name(),
                 geo.n_red,
-                T::DTYPE
+                T::DTYPE.short()
             )));
         }
     } else if cfg.start != Start::Identity {
@@ -106,7 +105,7 @@ pub(crate) fn check_run<T: Elem>(
     // each further output of its own type (a float kernel's: the dtype, a logical one written 1 / 0
     // in it; a typed kernel's: its output's type), `n` elements; one read in place (an input
     // `Output(k)`) of the dtype the code reads it in
-    let own = ElemType::of_float(T::DTYPE);
+    let own = T::DTYPE;
     for (k, (e, &want)) in extra.iter().zip(extra_types).enumerate() {
         let read = inputs
             .iter()
@@ -188,7 +187,7 @@ fn check_inputs<T: Elem>(
             _ => None,
         };
         if stored != st.stored[i] {
-            let of = |t: Option<kiln_ir::ElemType>| t.map_or(T::DTYPE.to_string(), |t| t.to_string());
+            let of = |t: Option<kiln_ir::ElemType>| t.map_or(T::DTYPE.short().to_string(), |t| t.to_string());
             return Err(bad(format!(
                 "elements of {} given where the kernel reads {}",
                 of(stored),

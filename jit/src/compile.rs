@@ -102,7 +102,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
     jb.symbol(crate::bytes::SYMBOL, call::bytes_op_address());
     if crate::wide::level().is_some() {
         for r in crate::wide::Routine::ALL {
-            for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
+            for dtype in [kiln_ir::ElemType::F64, kiln_ir::ElemType::F32] {
                 jb.symbol(
                     crate::wide::WideFn::One(r).symbol(dtype),
                     call::wide_block_address(r, dtype),
@@ -110,14 +110,14 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             }
         }
         for r in crate::wide::Binary::ALL {
-            for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
+            for dtype in [kiln_ir::ElemType::F64, kiln_ir::ElemType::F32] {
                 jb.symbol(
                     crate::wide::WideFn::Two(r).symbol(dtype),
                     call::wide_binary_block_address(r, dtype),
                 );
             }
         }
-        for dtype in [kiln_ir::DType::F64, kiln_ir::DType::F32] {
+        for dtype in [kiln_ir::ElemType::F64, kiln_ir::ElemType::F32] {
             jb.symbol(host::sincos_symbol(dtype), call::wide_sincos_address(dtype));
             for group in [true, false] {
                 jb.symbol(
@@ -202,7 +202,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         // as a float kernel's, no wide routine on blocks
         Some(_) => {
             let inline = math::inline_vector_math(&key.arena, &order);
-            MathRefs::import(module, func, kiln_ir::DType::F32, &used, inline, &[], false)?
+            MathRefs::import(module, func, kiln_ir::ElemType::F32, &used, inline, &[], false)?
         }
         None => {
             let inline = math::inline_vector_math(&key.arena, &order);
@@ -250,11 +250,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
 /// The typed kernel of `key` (a typed structure's): its arena typed from the inputs' types.
 fn typed_kernel(key: &KernelKey) -> Result<kiln_ir::typed::TypedKernel> {
     let st = &key.structure;
-    let inputs: Vec<kiln_ir::ElemType> = st
-        .stored
-        .iter()
-        .map(|t| t.unwrap_or(kiln_ir::ElemType::of_float(st.dtype)))
-        .collect();
+    let inputs: Vec<kiln_ir::ElemType> = st.stored.iter().map(|t| t.unwrap_or(st.dtype)).collect();
     let kernel = KernelIR {
         dtype: st.dtype,
         inputs: inputs

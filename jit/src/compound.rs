@@ -35,7 +35,7 @@ use crate::vmath;
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use cranelift_frontend::Variable;
-use kiln_ir::{CompoundOp, DType};
+use kiln_ir::{CompoundOp, ElemType};
 
 /// How far a lane's maximum may pass the reference its terms are taken against before its sum is
 /// rescaled: `exp(64)` is about 6e27, far below f32's overflow (3.4e38).
@@ -73,8 +73,9 @@ fn exp2x(g: &mut Gen<'_, '_>, x: Value) -> Value {
 /// `exp` of a vector of the kernel's dtype.
 fn exp_dt(g: &mut Gen<'_, '_>, x: Value) -> Value {
     match g.dtype {
-        DType::F64 => vmath::emit(g.b, &g.math, MathFn::Exp, &[x]),
-        DType::F32 => vmath::emit_f32(g.b, &g.math, MathFn::Exp, &[x]),
+        ElemType::F64 => vmath::emit(g.b, &g.math, MathFn::Exp, &[x]),
+        ElemType::F32 => vmath::emit_f32(g.b, &g.math, MathFn::Exp, &[x]),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
@@ -89,8 +90,9 @@ fn exp_pair(g: &mut Gen<'_, '_>, a: Value, b: Value) -> (Value, Value) {
 /// A scalar of the kernel's dtype as f64.
 fn to_f64(g: &mut Gen<'_, '_>, x: Value) -> Value {
     match g.dtype {
-        DType::F64 => x,
-        DType::F32 => g.b.ins().fpromote(types::F64, x),
+        ElemType::F64 => x,
+        ElemType::F32 => g.b.ins().fpromote(types::F64, x),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
@@ -99,8 +101,9 @@ impl State {
     pub fn new(g: &mut Gen<'_, '_>, op: CompoundOp, vector: bool) -> State {
         let n_parts = match (vector, g.dtype) {
             (false, _) => 0,
-            (true, DType::F64) => 1,
-            (true, DType::F32) => 2,
+            (true, ElemType::F64) => 1,
+            (true, ElemType::F32) => 2,
+            _ => unreachable!("only float types (f32, f64) reach here"),
         };
         let zero = g.f64const(W::Vector, 0.0);
         let z = g.b.ins().f64const(0.0);
@@ -118,8 +121,9 @@ impl State {
                 // ever exp(-inf - -inf) (NaN): a lane of only -inf values keeps s = 0, which the
                 // result reads as the maximum -inf ([`kiln_ir::CompoundOp::finish_slot`])
                 let lowest = match g.dtype {
-                    DType::F64 => f64::MIN,
-                    DType::F32 => f64::from(f32::MIN),
+                    ElemType::F64 => f64::MIN,
+                    ElemType::F32 => f64::from(f32::MIN),
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 };
                 let shared = vector.then(|| {
                     let m = g.fconst(W::Vector, lowest);
@@ -215,7 +219,7 @@ impl State {
             let total = g.b.ins().fadd(total, plain);
             // f64 data: the values less the lane's first (see the module doc); f32 data widened
             // to f64 has 29 spare bits, so its running mean's rounding is far below f32's: k = 0
-            let (k, ys): (Value, Vec<Value>) = if g.dtype == DType::F64 {
+            let (k, ys): (Value, Vec<Value>) = if g.dtype == ElemType::F64 {
                 let k = g.b.ins().select(first, wide[0][p], k);
                 (k, wide.iter().map(|w| g.b.ins().fsub(w[p], k)).collect())
             } else {

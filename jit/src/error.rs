@@ -41,12 +41,12 @@ pub enum JitError {
         why: String,
     },
     /// The element type of the buffers differs from the kernel's dtype.
-    #[error("the kernel computes in {kernel} but the buffers are {given}")]
+    #[error("the kernel computes in {} but the buffers are {}", kernel.short(), given.short())]
     DType {
         /// The kernel's dtype.
-        kernel: kiln_ir::DType,
+        kernel: kiln_ir::ElemType,
         /// The buffers' dtype.
-        given: kiln_ir::DType,
+        given: kiln_ir::ElemType,
     },
     /// A size the compiled code cannot index (for example an f32 argmin over 2^31 elements or more).
     #[error("unsupported: {0}")]

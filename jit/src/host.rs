@@ -7,7 +7,7 @@
 use cranelift_codegen::ir::{AbiParam, FuncRef, Signature, Type, types};
 use cranelift_jit::JITBuilder;
 use cranelift_module::{Linkage, Module};
-use kiln_ir::{BinaryOp, DType, UnaryOp};
+use kiln_ir::{BinaryOp, ElemType, UnaryOp};
 use std::collections::HashMap;
 
 macro_rules! math_fns {
@@ -44,7 +44,7 @@ macro_rules! math_fns {
             }
 
             /// The host function: exactly `UnaryOp::eval` / `BinaryOp::eval` for `dtype`.
-            fn address(self, dtype: DType) -> *const u8 {
+            fn address(self, dtype: ElemType) -> *const u8 {
                 #[allow(non_snake_case)]
                 mod host {
                     use kiln_ir::{BinaryOp, UnaryOp};
@@ -71,13 +71,14 @@ macro_rules! math_fns {
                 }
                 match (self, dtype) {
                     $(
-                        (MathFn::$u, DType::F64) => host::$u::f64 as *const u8,
-                        (MathFn::$u, DType::F32) => host::$u::f32 as *const u8,
+                        (MathFn::$u, ElemType::F64) => host::$u::f64 as *const u8,
+                        (MathFn::$u, ElemType::F32) => host::$u::f32 as *const u8,
                     )*
                     $(
-                        (MathFn::$b, DType::F64) => host::$b::f64 as *const u8,
-                        (MathFn::$b, DType::F32) => host::$b::f32 as *const u8,
+                        (MathFn::$b, ElemType::F64) => host::$b::f64 as *const u8,
+                        (MathFn::$b, ElemType::F32) => host::$b::f32 as *const u8,
                     )*
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 }
             }
         }
@@ -91,8 +92,8 @@ math_fns!(
 );
 
 impl MathFn {
-    fn symbol(self, dtype: DType) -> String {
-        format!("kiln_{self:?}_{dtype}").to_lowercase()
+    fn symbol(self, dtype: ElemType) -> String {
+        format!("kiln_{self:?}_{}", dtype.short_name()).to_lowercase()
     }
 
     /// The math function node `id` calls, if any.
@@ -116,25 +117,25 @@ impl MathFn {
 
 /// The symbol of the kept sum's row step (`group`: of a group of rows, wide/rows.rs, else of one) on
 /// `dtype` (registered by compile.rs where the host has a wide level).
-pub(crate) fn kept_rows_symbol(group: bool, dtype: DType) -> String {
+pub(crate) fn kept_rows_symbol(group: bool, dtype: ElemType) -> String {
     let what = if group { "group" } else { "single" };
-    format!("kiln_wide_kept_{what}_{dtype}").to_lowercase()
+    format!("kiln_wide_kept_{what}_{}", dtype.short_name()).to_lowercase()
 }
 
 /// The symbol of the block function of sin and cos of one argument on `dtype` (registered by
 /// compile.rs where the host has a wide level).
-pub(crate) fn sincos_symbol(dtype: DType) -> String {
-    format!("kiln_wide_sincos_{dtype}").to_lowercase()
+pub(crate) fn sincos_symbol(dtype: ElemType) -> String {
+    format!("kiln_wide_sincos_{}", dtype.short_name()).to_lowercase()
 }
 
 /// Registers every host math symbol with a JIT module under construction.
 pub fn register_symbols(builder: &mut JITBuilder) {
-    for dtype in [DType::F64, DType::F32] {
+    for dtype in [ElemType::F64, ElemType::F32] {
         for &f in MathFn::ALL {
             builder.symbol(f.symbol(dtype), f.address(dtype));
         }
     }
-    for parts in [DType::F64, DType::F32] {
+    for parts in [ElemType::F64, ElemType::F32] {
         builder.symbol(complex_symbol("unary", parts), complex::unary_address(parts));
         builder.symbol(complex_symbol("pow", parts), complex::pow_address(parts));
     }
@@ -142,7 +143,7 @@ pub fn register_symbols(builder: &mut JITBuilder) {
 
 /// The symbol of the complex host function `what` ("unary", "pow") of complex values of `parts`
 /// parts (float64: complex128, float32: complex64).
-fn complex_symbol(what: &str, parts: DType) -> String {
+fn complex_symbol(what: &str, parts: ElemType) -> String {
     format!("kiln_complex_{what}_{parts}")
 }
 
@@ -155,7 +156,7 @@ pub const COMPLEX_CALLS: bool = cfg!(not(windows));
 /// giving each part as a float64 (a complex64's float32 parts widened and narrowed exactly), so a
 /// call is bit-exact by construction.
 mod complex {
-    use kiln_ir::DType;
+    use kiln_ir::ElemType;
     use kiln_ir::complex::{self as c, Out};
     use kiln_ir::num_complex::Complex;
     use kiln_ir::{Real, UnaryOp};
@@ -212,17 +213,19 @@ mod complex {
         pair(c::pow(of::<f32>(ar, ai), of::<f32>(br, bi)))
     }
 
-    pub fn unary_address(parts: DType) -> *const u8 {
+    pub fn unary_address(parts: ElemType) -> *const u8 {
         match parts {
-            DType::F64 => unary_f64 as *const u8,
-            DType::F32 => unary_f32 as *const u8,
+            ElemType::F64 => unary_f64 as *const u8,
+            ElemType::F32 => unary_f32 as *const u8,
+            _ => unreachable!("only float types (f32, f64) reach here"),
         }
     }
 
-    pub fn pow_address(parts: DType) -> *const u8 {
+    pub fn pow_address(parts: ElemType) -> *const u8 {
         match parts {
-            DType::F64 => pow_f64 as *const u8,
-            DType::F32 => pow_f32 as *const u8,
+            ElemType::F64 => pow_f64 as *const u8,
+            ElemType::F32 => pow_f32 as *const u8,
+            _ => unreachable!("only float types (f32, f64) reach here"),
         }
     }
 }
@@ -230,7 +233,7 @@ mod complex {
 /// The host functions one kernel calls, imported into its function, and whether its vector math is
 /// inline or per-lane libm calls.
 pub struct MathRefs {
-    refs: HashMap<(MathFn, DType), FuncRef>,
+    refs: HashMap<(MathFn, ElemType), FuncRef>,
     /// The block functions of the wide routines the kernel calls, `fn(ptr, n)`, or `fn(ptr, ptr, n)`
     /// for a function of two arguments (see `skeleton/block.rs`), by the routine.
     wide: HashMap<String, FuncRef>,
@@ -246,7 +249,7 @@ pub struct MathRefs {
     pub inline: bool,
     /// The complex host functions (unary, pow) per parts' type, where
     /// [`MathRefs::import_complex`] imported them.
-    complex: HashMap<(&'static str, DType), FuncRef>,
+    complex: HashMap<(&'static str, ElemType), FuncRef>,
 }
 
 impl MathRefs {
@@ -255,7 +258,7 @@ impl MathRefs {
     pub fn import<M: Module>(
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
-        dtype: DType,
+        dtype: ElemType,
         used: &[MathFn],
         inline: bool,
         wide: &[(String, usize)],
@@ -263,7 +266,7 @@ impl MathRefs {
     ) -> crate::Result<MathRefs> {
         let mut refs = HashMap::new();
         for &f in used {
-            for dt in [dtype, DType::F64] {
+            for dt in [dtype, ElemType::F64] {
                 if refs.contains_key(&(f, dt)) {
                     continue;
                 }
@@ -313,7 +316,7 @@ impl MathRefs {
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
     ) -> crate::Result<()> {
-        for parts in [DType::F64, DType::F32] {
+        for parts in [ElemType::F64, ElemType::F32] {
             for (what, ints, floats) in [("unary", 1, 2), ("pow", 0, 4)] {
                 let mut sig = Signature::new(module.isa().default_call_conv());
                 sig.params.extend(vec![AbiParam::new(types::I64); ints]);
@@ -339,7 +342,7 @@ impl MathRefs {
 
     /// The complex host function `what` ("unary" or "pow") of complex values of `parts` parts
     /// (imported by [`MathRefs::import_complex`]).
-    pub fn complex(&self, what: &'static str, parts: DType) -> FuncRef {
+    pub fn complex(&self, what: &'static str, parts: ElemType) -> FuncRef {
         self.complex[&(what, parts)]
     }
 
@@ -370,7 +373,7 @@ impl MathRefs {
         &mut self,
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
-        dtype: DType,
+        dtype: ElemType,
         group_rows: usize,
     ) -> crate::Result<()> {
         let mut refs = Vec::new();
@@ -403,14 +406,15 @@ impl MathRefs {
     }
 
     /// The host function `f` for `dtype` (imported by [`MathRefs::import`]).
-    pub fn host(&self, f: MathFn, dtype: DType) -> FuncRef {
+    pub fn host(&self, f: MathFn, dtype: ElemType) -> FuncRef {
         self.refs[&(f, dtype)]
     }
 }
 
-fn scalar_type(dtype: DType) -> Type {
+fn scalar_type(dtype: ElemType) -> Type {
     match dtype {
-        DType::F64 => types::F64,
-        DType::F32 => types::F32,
+        ElemType::F64 => types::F64,
+        ElemType::F32 => types::F32,
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }

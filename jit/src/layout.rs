@@ -19,7 +19,7 @@
 
 use crate::error::{JitError, Result};
 use kiln_ir::{BroadcastPlan, shape::c_strides, shape::checked_size};
-use kiln_ir::{CompoundOp, DType, ElemType, InputPlan, KernelIR, KernelKind, ReduceOp, RowAccess, Scan};
+use kiln_ir::{CompoundOp, ElemType, InputPlan, KernelIR, KernelKind, ReduceOp, RowAccess, Scan};
 
 /// How the inner row reads one input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -148,7 +148,7 @@ impl Mode {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Structure {
     /// The element type of the kernel.
-    pub dtype: DType,
+    pub dtype: ElemType,
     /// The rank of the iteration space.
     pub rank: usize,
     /// `k`: the plan's outer axes, walked row by row.
@@ -311,7 +311,7 @@ impl Structure {
                 }
             })
             .collect::<Result<Vec<_>>>()?;
-        let own = ElemType::of_float(kernel.dtype);
+        let own = kernel.dtype;
         let stored = kernel
             .inputs
             .iter()
@@ -323,7 +323,8 @@ impl Structure {
                     } else {
                         Err(JitError::Unsupported(format!(
                             "input '{}' stored as {t} in a {} kernel",
-                            decl.name, kernel.dtype
+                            decl.name,
+                            kernel.dtype.short()
                         )))
                     }
                 }
@@ -411,7 +412,7 @@ impl Structure {
         kernel: &KernelIR,
         plan: &BroadcastPlan,
     ) -> Result<(Structure, kiln_ir::typed::TypedKernel)> {
-        let own = ElemType::of_float(kernel.dtype);
+        let own = kernel.dtype;
         let inputs: Vec<ElemType> = kernel.inputs.iter().map(|d| d.stored.unwrap_or(own)).collect();
         let typed = kiln_ir::typed::TypedKernel::of_arena(kernel, &inputs)?;
         if let Some(why) = crate::typed::why_not(&typed) {
@@ -420,8 +421,8 @@ impl Structure {
         if kernel.dtype != crate::typed::lanes_dtype(&typed) {
             return Err(JitError::Unsupported(format!(
                 "a typed kernel in {} lanes where its values take {}",
-                kernel.dtype,
-                crate::typed::lanes_dtype(&typed)
+                kernel.dtype.short(),
+                crate::typed::lanes_dtype(&typed).short()
             )));
         }
         if let Some(i) = plan.inputs.iter().position(|p| !p.reads_stored()) {

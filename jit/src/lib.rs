@@ -45,7 +45,7 @@
 //! let y = arena.input(1);
 //! let body = arena.binary(BinaryOp::Mul, x, y);
 //! let kernel = KernelIR {
-//!     dtype: DType::F64,
+//!     dtype: ElemType::F64,
 //!     inputs: vec![
 //!         InputDecl::new("x", vec![2, 3]),
 //!         InputDecl::new("y", vec![3]),
@@ -129,7 +129,7 @@ pub fn compiles_siblings(axes: &[usize], rank: usize, parts: usize) -> bool {
 }
 
 use crate::layout::Geometry;
-use kiln_ir::{BroadcastPlan, DType, ElemType, KernelIR, Tensor};
+use kiln_ir::{BroadcastPlan, ElemType, KernelIR, Tensor};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -340,7 +340,12 @@ impl CompiledKernel {
 
     /// The structure and geometry of `kernel` read as `plan`, checked to be what this code was
     /// compiled for.
-    fn check(&self, kernel: &KernelIR, plan: &BroadcastPlan, given: DType) -> Result<(Structure, Geometry)> {
+    fn check(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        given: ElemType,
+    ) -> Result<(Structure, Geometry)> {
         if kernel.dtype != given {
             return Err(JitError::DType {
                 kernel: kernel.dtype,
@@ -422,7 +427,7 @@ fn extra_types(st: &Structure, kernel: &KernelIR, plan: &BroadcastPlan) -> Resul
             let typed = Structure::typed(kernel, plan)?.1;
             (1..kernel.n_outputs()).map(|o| typed.output_type_of(o)).collect()
         }
-        None => vec![ElemType::of_float(kernel.dtype); kernel.n_outputs().saturating_sub(1)],
+        None => vec![kernel.dtype; kernel.n_outputs().saturating_sub(1)],
     })
 }
 

@@ -26,7 +26,7 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::typed::TypedKernel;
-use kiln_ir::{BinaryOp, DType, ElemType, ExprArena, Node, NodeId, UnaryOp};
+use kiln_ir::{BinaryOp, ElemType, ExprArena, Node, NodeId, UnaryOp};
 use std::collections::HashMap;
 use values::constant;
 
@@ -40,7 +40,7 @@ pub enum W {
 /// The code generator's state: the builder, the types of the kernel, and hoisted constants.
 pub struct Gen<'a, 'b> {
     pub b: &'b mut FunctionBuilder<'a>,
-    pub dtype: DType,
+    pub dtype: ElemType,
     /// Scalar float, vector float, scalar int of the same width, vector int (mask) type.
     pub t: Type,
     pub v: Type,
@@ -67,10 +67,11 @@ pub struct Gen<'a, 'b> {
 
 impl<'a, 'b> Gen<'a, 'b> {
     /// Creates the state, emitting the shared constants at the current position (the entry block).
-    pub fn new(b: &'b mut FunctionBuilder<'a>, dtype: DType, math: MathRefs) -> Self {
+    pub fn new(b: &'b mut FunctionBuilder<'a>, dtype: ElemType, math: MathRefs) -> Self {
         let (t, v, it, iv, lanes, size) = match dtype {
-            DType::F64 => (types::F64, types::F64X2, types::I64, types::I64X2, 2u8, 8i64),
-            DType::F32 => (types::F32, types::F32X4, types::I32, types::I32X4, 4u8, 4i64),
+            ElemType::F64 => (types::F64, types::F64X2, types::I64, types::I64X2, 2u8, 8i64),
+            ElemType::F32 => (types::F32, types::F32X4, types::I32, types::I32X4, 4u8, 4i64),
+            _ => unreachable!("only float types (f32, f64) reach here"),
         };
         let one_s = fconst(b, dtype, 1.0);
         let zero_s = fconst(b, dtype, 0.0);
@@ -271,24 +272,24 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
         match (t, self.dtype) {
             // two float32 lanes as one 8-byte load, widened by one instruction (`cvtps2pd`)
-            (ElemType::F32, DType::F64) if vector => {
+            (ElemType::F32, ElemType::F64) if vector => {
                 let v = self.load_low(types::I64, types::F32X4, at, off);
                 self.b.ins().fvpromote_low(v)
             }
             // two int32 lanes as one 8-byte load, converted by one instruction (`cvtdq2pd`)
-            (ElemType::I32, DType::F64) if vector => {
+            (ElemType::I32, ElemType::F64) if vector => {
                 let v = self.load_low(types::I64, types::I32X4, at, off);
                 self.int32_lanes_to_f64(v)
             }
             // two bool bytes as one load, widened to int32 lanes, then as int32
-            (ElemType::Bool, DType::F64) if vector => {
+            (ElemType::Bool, ElemType::F64) if vector => {
                 let v = self.load_low(types::I16, types::I8X16, at, off);
                 let v = self.b.ins().uwiden_low(v);
                 let v = self.b.ins().uwiden_low(v);
                 self.int32_lanes_to_f64(v)
             }
             // four bool bytes as one load, widened to int32 lanes (`cvtdq2ps` converts them)
-            (ElemType::Bool, DType::F32) if vector => {
+            (ElemType::Bool, ElemType::F32) if vector => {
                 let v = self.load_low(types::I32, types::I8X16, at, off);
                 let v = self.b.ins().uwiden_low(v);
                 let v = self.b.ins().uwiden_low(v);
@@ -299,7 +300,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             // two 32-bit halves put into the mantissas of 2^84 and 2^52, then `(2^84 + hi·2^32) -
             // (2^84 + 2^63 + 2^52)` (exact: a multiple of 2^32 below 2^64 in magnitude) plus `2^52 +
             // lo`, which is `x` rounded once, to nearest even, as `x as f64`
-            (ElemType::I64, DType::F64) if vector => {
+            (ElemType::I64, ElemType::F64) if vector => {
                 let v = self.b.ins().load(types::I64X2, mem(), at, off);
                 let splat = |g: &mut Self, bits: i64| {
                     let c = g.b.ins().iconst(types::I64, bits);
@@ -351,8 +352,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             ElemType::F32 => {
                 let x = self.b.ins().load(types::F32, mem(), at, off);
                 return match self.dtype {
-                    DType::F64 => self.b.ins().fpromote(types::F64, x),
-                    DType::F32 => x,
+                    ElemType::F64 => self.b.ins().fpromote(types::F64, x),
+                    ElemType::F32 => x,
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 };
             }
             ElemType::F64 => return self.b.ins().load(types::F64, mem(), at, off),
@@ -416,7 +418,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 // zeroes a register and merges into it: two more instructions): f32 as an i32
                 // into a zeroed vector (one `vmovss` from memory), f64 splatted (`vmovsd` and
                 // `vpshufd`; as an i64 it goes through a general register)
-                let mut v = if self.dtype == DType::F32 {
+                let mut v = if self.dtype == ElemType::F32 {
                     let x = self.b.ins().load(self.it, mem(), addr, 0);
                     let x = self.b.ins().scalar_to_vector(self.iv, x);
                     self.b.ins().bitcast(self.v, cast(), x)
@@ -520,21 +522,13 @@ impl<'a, 'b> Gen<'a, 'b> {
         }
     }
 
-    /// The kernel's dtype as an element type (a float kernel's values are all of it).
-    pub fn elem(&self) -> ElemType {
-        match self.dtype {
-            DType::F64 => ElemType::F64,
-            DType::F32 => ElemType::F32,
-        }
-    }
-
     /// The unary opcode `op` of a float kernel on `x`: [`Gen::unary`] in the kernel's dtype, a
     /// predicate's lane mask given as 1.0 / 0.0 (a float kernel's truth values).
     pub fn float_unary(&mut self, op: UnaryOp, x: Value) -> Value {
         use UnaryOp::*;
-        let r = self.unary(op, x, self.elem());
+        let r = self.unary(op, x, self.dtype);
         match op {
-            Not | IsNan | IsInf | IsFinite | Signbit => self.mask_one(r, self.elem()),
+            Not | IsNan | IsInf | IsFinite | Signbit => self.mask_one(r, self.dtype),
             _ => r,
         }
     }
@@ -553,13 +547,13 @@ impl<'a, 'b> Gen<'a, 'b> {
                 } else {
                     self.b.ins().bor(ma, mb)
                 };
-                self.mask_one(m, self.elem())
+                self.mask_one(m, self.dtype)
             }
             Lt | Le | Gt | Ge | Eq | Ne => {
-                let m = self.binary(op, a, b, self.elem(), None);
-                self.mask_one(m, self.elem())
+                let m = self.binary(op, a, b, self.dtype, None);
+                self.mask_one(m, self.dtype)
             }
-            _ => self.binary(op, a, b, self.elem(), None),
+            _ => self.binary(op, a, b, self.dtype, None),
         }
     }
 
@@ -597,7 +591,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             let r = g.b.ins().urem(q, dim);
             // u64 -> f64 -> dtype: exactly the interpreter's `T::from_f64(i as f64)`
             let f = g.b.ins().fcvt_from_uint(types::F64, r);
-            if g.dtype == DType::F32 {
+            if g.dtype == ElemType::F32 {
                 g.b.ins().fdemote(types::F32, f)
             } else {
                 f
@@ -646,10 +640,11 @@ impl<'a, 'b> Gen<'a, 'b> {
 }
 
 /// A float constant of `dtype`: `x` rounded as `Real::from_f64` does.
-pub fn fconst(b: &mut FunctionBuilder<'_>, dtype: DType, x: f64) -> Value {
+pub fn fconst(b: &mut FunctionBuilder<'_>, dtype: ElemType, x: f64) -> Value {
     match dtype {
-        DType::F64 => b.ins().f64const(x),
-        DType::F32 => b.ins().f32const(x as f32),
+        ElemType::F64 => b.ins().f64const(x),
+        ElemType::F32 => b.ins().f32const(x as f32),
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
@@ -771,7 +766,7 @@ pub fn emit_body(
 ) -> Value {
     let typed = g.typed;
     let vector = w == W::Vector;
-    let pairs = if typed.is_none() && g.math.inline && g.dtype == DType::F64 {
+    let pairs = if typed.is_none() && g.math.inline && g.dtype == ElemType::F64 {
         erfc_pairs(arena, order)
     } else {
         Vec::new()

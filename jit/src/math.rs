@@ -24,7 +24,7 @@ use crate::host::{MathFn, MathRefs};
 use crate::vmath;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use cranelift_frontend::FunctionBuilder;
-use kiln_ir::{BinaryOp, DType, UnaryOp};
+use kiln_ir::{BinaryOp, ElemType, UnaryOp};
 
 /// The documented maximum distance, in ULP, of the JIT's result from the interpreter's (libm's) for
 /// the opcode `op` computes, or `None` when the JIT calls the interpreter's own function (bit-exact).
@@ -135,7 +135,7 @@ pub fn wide_routines(
     blocked: bool,
     schedule: crate::Schedule,
     inline: bool,
-    dtype: DType,
+    dtype: ElemType,
 ) -> Vec<crate::wide::WideFn> {
     if !(inline && schedule.wide && blocked) {
         return Vec::new();
@@ -213,9 +213,9 @@ pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Va
         };
     }
     let dtype = if ty.lane_type() == types::F64 {
-        DType::F64
+        ElemType::F64
     } else {
-        DType::F32
+        ElemType::F32
     };
     let fref = refs.host(f, dtype);
     let call = |b: &mut FunctionBuilder<'_>, xs: &[Value]| {

@@ -715,7 +715,7 @@ fn tensor<T: Elem>(
         ElemType::Bool => Values::Bool(v.iter().map(|x| x.is_true()).collect()),
         ElemType::I64 | ElemType::I32 => Values::I64(v.iter().map(|x| x.to_f64() as i64).collect()),
         // a typed kernel's float32 values fold in its float64 lanes (exact; sums rounded once here)
-        ElemType::F32 if T::DTYPE == kiln_ir::DType::F64 => {
+        ElemType::F32 if T::DTYPE == kiln_ir::ElemType::F64 => {
             Values::F32(v.iter().map(|x| x.to_f64() as f32).collect())
         }
         ElemType::F32 | ElemType::F64 => T::values(v),

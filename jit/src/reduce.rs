@@ -20,10 +20,10 @@ use crate::lower::{Gen, W};
 use cranelift_codegen::ir::ConstantData;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{Immediate, InstBuilder, Type, Value, types};
-use kiln_ir::{DType, ElemType, ReduceOp};
+use kiln_ir::{ElemType, ReduceOp};
 
 /// Bytes per element of the value buffer of a reduction.
-pub fn acc_bytes(op: ReduceOp, dtype: DType) -> i64 {
+pub fn acc_bytes(op: ReduceOp, dtype: ElemType) -> i64 {
     match op {
         ReduceOp::Sum | ReduceOp::Prod => 8,
         _ => dtype.size() as i64,
@@ -42,8 +42,9 @@ impl Gen<'_, '_> {
         match (op, w) {
             (ReduceOp::Sum | ReduceOp::Prod, W::Scalar) => vec![types::F64],
             (ReduceOp::Sum | ReduceOp::Prod, W::Vector) => match self.dtype {
-                DType::F64 => vec![types::F64X2],
-                DType::F32 => vec![types::F64X2, types::F64X2],
+                ElemType::F64 => vec![types::F64X2],
+                ElemType::F32 => vec![types::F64X2, types::F64X2],
+                _ => unreachable!("only float types (f32, f64) reach here"),
             },
             (ReduceOp::Min | ReduceOp::Max, _) => vec![self.float_ty(w)],
             (ReduceOp::Any | ReduceOp::All, W::Scalar) => vec![types::I8],
@@ -101,14 +102,15 @@ impl Gen<'_, '_> {
     /// `v` widened to f64 parts matching a sum / prod accumulator at width `w`.
     pub(crate) fn widen(&mut self, w: W, v: Value) -> Vec<Value> {
         match (self.dtype, w) {
-            (DType::F64, _) => vec![v],
-            (DType::F32, W::Scalar) => vec![self.b.ins().fpromote(types::F64, v)],
-            (DType::F32, W::Vector) => {
+            (ElemType::F64, _) => vec![v],
+            (ElemType::F32, W::Scalar) => vec![self.b.ins().fpromote(types::F64, v)],
+            (ElemType::F32, W::Vector) => {
                 let lo = self.b.ins().fvpromote_low(v);
                 let h = self.high_half(v);
                 let hi = self.b.ins().fvpromote_low(h);
                 vec![lo, hi]
             }
+            _ => unreachable!("only float types (f32, f64) reach here"),
         }
     }
 
@@ -398,7 +400,7 @@ impl Gen<'_, '_> {
                 self.b.ins().store(mem(), acc[0], addr, (off * ab) as i32);
             }
             ReduceOp::Any | ReduceOp::All => {
-                let x = self.mask_one(acc[0], self.elem());
+                let x = self.mask_one(acc[0], self.dtype);
                 self.b.ins().store(mem(), x, addr, (off * ab) as i32);
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {

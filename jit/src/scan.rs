@@ -59,7 +59,7 @@ use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
-use kiln_ir::{DType, ElemType, Scan, ScanOp};
+use kiln_ir::{ElemType, Scan, ScanOp};
 
 /// Vectors of a line one iteration of its hot loop scans (a line's carry passes from one to the
 /// next through one operation, so the loop's own counting and branch were a large share of an
@@ -101,7 +101,7 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
         f: frame,
         ints,
         complex,
-        widened: g.typed.is_some_and(|t| t.value_type() == ElemType::F32) && g.dtype == DType::F64,
+        widened: g.typed.is_some_and(|t| t.value_type() == ElemType::F32) && g.dtype == ElemType::F64,
         scan,
         vector: frame.vector,
         len: frame.param(g, Structure::LINE_LEN),
@@ -370,7 +370,7 @@ impl Emitter<'_, '_> {
 
     /// A data value folded into a scalar state.
     fn push_scalar(&self, g: &mut Gen<'_, '_>, state: Value, v: Value) -> Value {
-        let v = if self.op().wide() && g.dtype == DType::F32 && self.ints.is_none() {
+        let v = if self.op().wide() && g.dtype == ElemType::F32 && self.ints.is_none() {
             g.b.ins().fpromote(types::F64, v)
         } else {
             v
@@ -380,7 +380,7 @@ impl Emitter<'_, '_> {
 
     /// A scalar state rounded to the data type.
     fn round_scalar(&self, g: &mut Gen<'_, '_>, state: Value) -> Value {
-        if self.op().wide() && g.dtype == DType::F32 && self.ints.is_none() {
+        if self.op().wide() && g.dtype == ElemType::F32 && self.ints.is_none() {
             g.b.ins().fdemote(types::F32, state)
         } else {
             state
@@ -742,7 +742,7 @@ impl Emitter<'_, '_> {
         }
         let c = g.b.use_var(carry);
         let addr = g.elem_addr(self.f.out_val, flat, g.size);
-        let out = if self.op().wide() && g.dtype == DType::F32 && self.ints.is_none() {
+        let out = if self.op().wide() && g.dtype == ElemType::F32 && self.ints.is_none() {
             let ident = g.f64const(W::Vector, id);
             let (lo, hi) = self.widen(g, v);
             let (first, second) = if self.scan.reverse { (hi, lo) } else { (lo, hi) };
@@ -899,7 +899,7 @@ impl Emitter<'_, '_> {
                 g.b.ins().store(mem(), next, st_addr, 0);
                 if self.scan.exclusive { s } else { next }
             }
-            (W::Vector, true, DType::F32) => {
+            (W::Vector, true, ElemType::F32) => {
                 let s_lo = g.b.ins().load(types::F64X2, mem(), st_addr, 0);
                 let s_hi = g.b.ins().load(types::F64X2, mem(), st_addr, 16);
                 let (lo, hi) = self.widen(g, v);

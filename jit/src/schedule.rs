@@ -8,7 +8,7 @@
 //! on blocks (see `wide` and `skeleton/block.rs`), where the host has it. The schedule is part of the
 //! kernel cache key.
 
-use kiln_ir::{DType, KernelIR, KernelKind};
+use kiln_ir::{ElemType, KernelIR, KernelKind};
 
 /// Above this many inputs a kernel is compiled for compile time: input and row pointers are not
 /// held in registers across the loops (each is loaded where it is read, see `skeleton.rs`) and the
@@ -45,7 +45,7 @@ impl Schedule {
 
     /// Vector code for `dtype` with `unroll` vectors per iteration and `accumulators` accumulators,
     /// exp, log and trig at full width where the host has it.
-    pub fn simd(dtype: DType, unroll: u8, accumulators: u8) -> Schedule {
+    pub fn simd(dtype: ElemType, unroll: u8, accumulators: u8) -> Schedule {
         Schedule {
             lanes: Self::vector_lanes(dtype),
             unroll,
@@ -60,10 +60,11 @@ impl Schedule {
     }
 
     /// The lanes of one 128-bit vector of `dtype`.
-    pub fn vector_lanes(dtype: DType) -> u8 {
+    pub fn vector_lanes(dtype: ElemType) -> u8 {
         match dtype {
-            DType::F64 => 2,
-            DType::F32 => 4,
+            ElemType::F64 => 2,
+            ElemType::F32 => 4,
+            _ => unreachable!("only float types (f32, f64) reach here"),
         }
     }
 
@@ -84,7 +85,7 @@ impl Schedule {
 
     /// This schedule made valid for `dtype`: lanes either 1 or the vector width, counts at least 1,
     /// `wide` only where the host has a wide level ([`crate::wide::level`]).
-    pub fn normalised(self, dtype: DType) -> Schedule {
+    pub fn normalised(self, dtype: ElemType) -> Schedule {
         let lanes = if self.lanes <= 1 {
             1
         } else {

@@ -13,7 +13,7 @@ use crate::layout::{Access, Mode};
 use crate::plan::RunPlan;
 use crate::run::{Elem, RunConfig, Serial};
 use crate::{BoundKernel, CompiledKernel};
-use kiln_ir::{DType, ElemType, InputPlan, ReduceOp, Start};
+use kiln_ir::{ElemType, InputPlan, ReduceOp, Start};
 use std::sync::Arc;
 
 /// One input of a [`SerialMap`] call: a slice, or an output of the call read in place.
@@ -39,7 +39,7 @@ pub struct SerialMap {
     params: Box<[i64]>,
     /// `(seg_begin, seg_end, lo, hi)` of the one unit; `None` when there is nothing to run.
     unit: Option<(usize, usize, usize, usize)>,
-    dtype: DType,
+    dtype: ElemType,
     /// Points of the iteration space: the length of every output.
     n: usize,
     n_outputs: usize,
@@ -63,7 +63,7 @@ impl BoundKernel {
         }
         // its outputs are slices of the dtype: a typed kernel's output of another type (a bool, an
         // int64 written at its own address) runs through `run_into_many`
-        let own = kiln_ir::ElemType::of_float(kernel.dtype);
+        let own = kernel.dtype;
         if st.typed.is_some() && (geo.out_type != own || self.extra_types.iter().any(|&t| t != own)) {
             return Err(JitError::Unsupported(
                 "a serial map of a typed kernel with a result of another type than its lanes".into(),
@@ -100,7 +100,7 @@ impl BoundKernel {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         let op = match st.mode {
             Mode::Trailing(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
-                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == ElemType::of_float(kernel.dtype) =>
+                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == kernel.dtype =>
             {
                 op
             }
@@ -190,7 +190,7 @@ pub struct SerialReduce {
     code: Arc<CompiledKernel>,
     params: Box<[i64]>,
     unit: Option<(usize, usize, usize, usize)>,
-    dtype: DType,
+    dtype: ElemType,
     op: ReduceOp,
     lens: Box<[usize]>,
     in_place: Box<[bool]>,

@@ -411,7 +411,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             return;
         }
         let word = g.b.ins().load(types::F64, mem(), slot, 8 * c as i32);
-        let narrow = matches!(op, ReduceOp::Min | ReduceOp::Max) && g.dtype == kiln_ir::DType::F32;
+        let narrow = matches!(op, ReduceOp::Min | ReduceOp::Max) && g.dtype == kiln_ir::ElemType::F32;
         let state = if narrow {
             g.b.ins().fdemote(types::F32, word)
         } else {
@@ -486,7 +486,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .map(|a| {
                 (a < k && index_axes.contains(&a)).then(|| {
                     let f = g.b.ins().fcvt_from_uint(types::F64, outer_idx[a]);
-                    let s = if g.dtype == kiln_ir::DType::F32 {
+                    let s = if g.dtype == kiln_ir::ElemType::F32 {
                         g.b.ins().fdemote(types::F32, f)
                     } else {
                         f
@@ -889,7 +889,7 @@ impl Skeleton<'_, '_> {
         let long =
             g.b.ins()
                 .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, WIDE_ROW_MIN);
-        let wide = if g.dtype == kiln_ir::DType::F64 {
+        let wide = if g.dtype == kiln_ir::ElemType::F64 {
             // the block's bytes: its rows (the last segment axis) of `seg_len` points
             let dim = match self.seg.last() {
                 Some(&[dim, ..]) => dim,

@@ -85,14 +85,14 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
 /// input of [`crate::compile_typed`]): float32's 4 for a map whose values are all 32 bits wide and
 /// a scan of float32 values beside only 32-bit ones, else float64's 2 (reductions fold in 64-bit
 /// accumulators).
-pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::DType {
+pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::ElemType {
     match kernel.kernel.kind {
-        KernelKind::Map if lanes_of(kernel) == 4 => kiln_ir::DType::F32,
+        KernelKind::Map if lanes_of(kernel) == 4 => kiln_ir::ElemType::F32,
         // a scan of float32 values carries a float32 state, as a float32 kernel's
         KernelKind::Scan(_) if kernel.value_type() == ElemType::F32 && lanes_of(kernel) == 4 => {
-            kiln_ir::DType::F32
+            kiln_ir::ElemType::F32
         }
-        _ => kiln_ir::DType::F64,
+        _ => kiln_ir::ElemType::F64,
     }
 }
 
@@ -249,7 +249,7 @@ pub fn kernel_of(typed: &TypedKernel) -> KernelIR {
         ..typed.kernel.clone()
     };
     for (decl, &t) in kernel.inputs.iter_mut().zip(&typed.input_types) {
-        decl.stored = (t != ElemType::of_float(dtype)).then_some(t);
+        decl.stored = (t != dtype).then_some(t);
     }
     kernel
 }

@@ -12,7 +12,7 @@ use kiln_jit::{Elem, Schedule};
 
 /// The distance in ULP between two values of one dtype (the test kit's).
 fn ulp_distance<T: Elem>(a: T, b: T) -> u64 {
-    common::ulp_distance(a.to_f64(), b.to_f64(), T::DTYPE == DType::F32)
+    common::ulp_distance(a.to_f64(), b.to_f64(), T::DTYPE == ElemType::F32)
 }
 
 /// Runs `op` over `xs` (and `ys`) in one compiled map kernel with the default schedule.
@@ -46,8 +46,8 @@ fn run_with<T: Elem>(body: Body, xs: &[T], ys: Option<&[T]>, sched: Option<Sched
     let sched = sched.unwrap_or_else(|| Schedule::for_kernel(&k));
     let t = common::jit(&k, &p, sched, &data).unwrap();
     match (t.values, T::DTYPE) {
-        (Values::F64(v), DType::F64) => v.iter().map(|&x| T::from_f64(x)).collect(),
-        (Values::F32(v), DType::F32) => v.iter().map(|&x| T::from_f64(x as f64)).collect(),
+        (Values::F64(v), ElemType::F64) => v.iter().map(|&x| T::from_f64(x)).collect(),
+        (Values::F32(v), ElemType::F32) => v.iter().map(|&x| T::from_f64(x as f64)).collect(),
         (v, _) => panic!("unexpected output {v:?}"),
     }
 }
@@ -139,7 +139,7 @@ fn sweeps<T: Elem>() {
     use UnaryOp::*;
     let mut rng = Rng::new(7);
     let mut ok = true;
-    let f32 = T::DTYPE == DType::F32;
+    let f32 = T::DTYPE == ElemType::F32;
     let (emax, emin) = if f32 { (88.7, -103.9) } else { (709.7, -745.0) };
     let mut cases: Vec<(&str, UnaryOp, Vec<T>)> = vec![
         ("exp [-10,10]", Exp, uniform(&mut rng, N, -10.0, 10.0)),
@@ -414,7 +414,7 @@ fn pow_literal_exponents() {
 
 fn literal_powers<T: Elem>() {
     let mut rng = Rng::new(1515);
-    let f32 = T::DTYPE == DType::F32;
+    let f32 = T::DTYPE == ElemType::F32;
     let (e0, e1) = if f32 { (-149.0, 127.99) } else { (-1074.0, 1023.99) };
     for c in [1.5, 3.0, 4.0, -0.5, -2.0] {
         let body = Body::PowLiteral(c);

@@ -15,7 +15,7 @@ fn axpy(n: usize) -> KernelIR {
     let y = arena.input(2);
     let ax = arena.binary(BinaryOp::Mul, a, x);
     let body = arena.binary(BinaryOp::Add, ax, y);
-    kernel(DType::F64, &[&[], &[n], &[n]], arena, body, KernelKind::Map)
+    kernel(ElemType::F64, &[&[], &[n], &[n]], arena, body, KernelKind::Map)
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn scans_are_cached_and_dumped_like_other_kernels() {
         let x = arena.input(0);
         let body = arena.binary(BinaryOp::Mul, x, x);
         let k = kernel(
-            DType::F64,
+            ElemType::F64,
             &[&[n]],
             arena,
             body,
@@ -121,6 +121,19 @@ fn runs_from_many_threads() {
 }
 
 #[test]
+fn a_kernel_of_no_float_type_is_refused() {
+    let mut k = axpy(10);
+    let p = plan(&k, 64);
+    for t in [ElemType::Bool, ElemType::I32, ElemType::I64, ElemType::C64] {
+        k.dtype = t;
+        let Err(e) = kiln_jit::compile(&k, &p, Schedule::scalar()) else {
+            panic!("a kernel computing in {t} compiled");
+        };
+        assert!(e.to_string().contains("float32 or float64"), "{e}");
+    }
+}
+
+#[test]
 fn bad_inputs_are_errors() {
     let k = axpy(10);
     let p = plan(&k, 64);
@@ -176,7 +189,7 @@ fn bad_inputs_are_errors() {
 fn dumps_show_vector_code() {
     let k = axpy(100);
     let p = plan(&k, 64);
-    let c = CompiledKernel::explain(&k, &p, Schedule::simd(DType::F64, 2, 1)).unwrap();
+    let c = CompiledKernel::explain(&k, &p, Schedule::simd(ElemType::F64, 2, 1)).unwrap();
     let d = c.dumps().expect("explain keeps dumps");
     assert!(d.clif.contains("f64x2"), "{}", d.clif);
     assert!(d.clif.contains("fmul") && d.clif.contains("fadd"));
@@ -250,7 +263,7 @@ fn throughput() {
             },
         ),
     ] {
-        let k = kernel(DType::F64, &[&[n]], arena.clone(), xx, kind);
+        let k = kernel(ElemType::F64, &[&[n]], arena.clone(), xx, kind);
         let p = plan(&k, 64);
         let data = vec![1.000001f64; n];
         for sched in [Schedule::scalar(), Schedule::for_kernel(&k)] {
@@ -275,9 +288,9 @@ fn print_dump() {
         op: ReduceOp::Sum,
         axes: vec![0],
     };
-    let k = kernel(DType::F32, &[&[100]], arena, x, kind);
+    let k = kernel(ElemType::F32, &[&[100]], arena, x, kind);
     let p = plan(&k, 64);
-    let c = CompiledKernel::explain(&k, &p, Schedule::simd(DType::F32, 1, 2)).unwrap();
+    let c = CompiledKernel::explain(&k, &p, Schedule::simd(ElemType::F32, 1, 2)).unwrap();
     let d = c.dumps().unwrap();
     println!("{}\n----\n{}", d.clif, d.vcode.as_deref().unwrap_or(""));
 }
@@ -291,7 +304,7 @@ fn row_sum_of_views() -> (KernelIR, ndarray::Array2<f64>) {
         op: ReduceOp::Sum,
         axes: vec![1],
     };
-    let k = kernel(DType::F64, &[&[6, 100]], arena, x, kind);
+    let k = kernel(ElemType::F64, &[&[6, 100]], arena, x, kind);
     let data = ndarray::Array2::from_shape_fn((12, 300), |(i, j)| (i * 1000 + j) as f64);
     (k, data)
 }
@@ -412,7 +425,7 @@ fn scan_rows_are_checked_against_the_plan() {
         let mut arena = ExprArena::new();
         let x = arena.input(0);
         let kind = KernelKind::Scan(Scan::new(ScanOp::Sum, Some(axis)));
-        let k = kernel(DType::F64, &[&[6, 100]], arena, x, kind);
+        let k = kernel(ElemType::F64, &[&[6, 100]], arena, x, kind);
         let scan = Scan::new(ScanOp::Sum, Some(axis));
         assert!(scan.row_axes(&k.shape).contains(&1));
         for (v, stride, outer) in [(&reversed, -1isize, 600isize), (&stepped, 2, -600)] {
@@ -473,7 +486,7 @@ fn scan_rows_are_checked_against_the_plan() {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let kind = KernelKind::Scan(Scan::new(ScanOp::Sum, Some(0)));
-    let k = kernel(DType::F64, &[&[4, 3, 100]], arena, x, kind);
+    let k = kernel(ElemType::F64, &[&[4, 3, 100]], arena, x, kind);
     assert_eq!(
         BroadcastPlan::with_outer_axes(&k.shape, &[layout(&v)], 1)
             .unwrap()
@@ -516,7 +529,7 @@ fn scan_rows_are_checked_against_the_plan() {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let flat_scan = Scan::new(ScanOp::Sum, None);
-    let k = kernel(DType::F64, &[&[6, 100]], arena, x, KernelKind::Scan(flat_scan));
+    let k = kernel(ElemType::F64, &[&[6, 100]], arena, x, KernelKind::Scan(flat_scan));
     assert_eq!(flat_scan.row_axes(&k.shape), 0..=1);
     for (v, other) in [(&reversed, &stepped), (&stepped, &reversed)] {
         let p = BroadcastPlan::with_outer_axes(&k.shape, &[layout(v)], 1).unwrap();
@@ -547,7 +560,7 @@ fn scan_rows_are_checked_against_the_plan() {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let kind = KernelKind::Scan(Scan::new(ScanOp::Max, Some(2)));
-    let k = kernel(DType::F64, &[&[3, 4, 100]], arena, x, kind);
+    let k = kernel(ElemType::F64, &[&[3, 4, 100]], arena, x, kind);
     let p = BroadcastPlan::with_outer_axes(&k.shape, &[InputLayout::contiguous(&[3, 4, 100])], 1).unwrap();
     let Err(e) = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)) else {
         panic!("a scan along axis 2 compiled over one outer axis")
@@ -679,7 +692,7 @@ fn the_destination_is_read_in_place_only_by_a_map_at_every_point() {
     let pv = arena.binary(BinaryOp::Mul, p, half);
     let body = arena.binary(BinaryOp::Add, pv, v);
     for n in [2usize, 3, 17, 1000] {
-        let k = kernel(DType::F64, &[&[n], &[n]], arena.clone(), body, KernelKind::Map);
+        let k = kernel(ElemType::F64, &[&[n], &[n]], arena.clone(), body, KernelKind::Map);
         let plan = plan(&k, 1);
         let bound = kiln_jit::compile(&k, &plan, Schedule::for_kernel(&k))
             .unwrap()
@@ -707,7 +720,13 @@ fn the_destination_is_read_in_place_only_by_a_map_at_every_point() {
         assert!(matches!(e, JitError::Unsupported(_)), "{e}");
     }
     // p broadcast along the rows of a [4, 8] result: read at other points than it is written
-    let k = kernel(DType::F64, &[&[8], &[4, 8]], arena.clone(), body, KernelKind::Map);
+    let k = kernel(
+        ElemType::F64,
+        &[&[8], &[4, 8]],
+        arena.clone(),
+        body,
+        KernelKind::Map,
+    );
     let plan = plan(&k, 1);
     let bound = kiln_jit::compile(&k, &plan, Schedule::for_kernel(&k))
         .unwrap()

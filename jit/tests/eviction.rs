@@ -28,7 +28,7 @@ fn ten_thousand_kernels_stay_bounded() {
         let x = arena.input(0);
         let c = arena.literal(i as f64);
         let body = arena.binary(BinaryOp::Add, x, c);
-        let k = kernel(DType::F64, &[&[37]], arena, body, KernelKind::Map);
+        let k = kernel(ElemType::F64, &[&[37]], arena, body, KernelKind::Map);
         let p = plan(&k, 64);
         let compiled = cache.get_or_compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
         if i % 997 == 0 {

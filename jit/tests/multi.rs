@@ -10,7 +10,7 @@ use kiln_jit::{Elem, InputRef, OutSlice, Part, RunConfig, Schedule};
 
 /// `out0 = x*y + 1`, `out1 = sqrt(x*y) - z`, `out2 = where(x > z, x*y, -x)`: `x*y` is shared by all
 /// three; `z` is broadcast along the rows.
-fn three_outputs(dtype: DType, shape: &[usize]) -> KernelIR {
+fn three_outputs(dtype: ElemType, shape: &[usize]) -> KernelIR {
     let mut a = ExprArena::new();
     let (x, y, z) = (a.input(0), a.input(1), a.input(2));
     let xy = a.binary(BinaryOp::Mul, x, y);
@@ -53,7 +53,7 @@ fn run_all<T: Elem>(k: &KernelIR, sched: Schedule, data: &[Vec<T>]) -> Vec<Vec<f
         .collect()
 }
 
-fn parity<T: Elem>(dtype: DType) {
+fn parity<T: Elem>(dtype: ElemType) {
     let mut rng = Rng::new(12);
     let scheds = [
         Schedule::scalar(),
@@ -94,17 +94,17 @@ fn parity<T: Elem>(dtype: DType) {
 
 #[test]
 fn three_outputs_match_the_interpreter_f64() {
-    parity::<f64>(DType::F64);
+    parity::<f64>(ElemType::F64);
 }
 
 #[test]
 fn three_outputs_match_the_interpreter_f32() {
-    parity::<f32>(DType::F32);
+    parity::<f32>(ElemType::F32);
 }
 
 #[test]
 fn shared_subexpressions_are_one_node_in_the_text_form() {
-    let k = three_outputs(DType::F64, &[4]);
+    let k = three_outputs(ElemType::F64, &[4]);
     let text = k.to_string();
     assert_eq!(text.matches("mul").count(), 1, "{text}");
     assert!(
@@ -114,7 +114,7 @@ fn shared_subexpressions_are_one_node_in_the_text_form() {
 }
 
 /// `p = p + v*dt; v = v*0.99 + g*dt` over `n` points: `dt` and `g` are scalars.
-fn particle(dtype: DType, n: usize, p_shape: &[usize]) -> KernelIR {
+fn particle(dtype: ElemType, n: usize, p_shape: &[usize]) -> KernelIR {
     let mut a = ExprArena::new();
     let (p, v, dt, g) = (a.input(0), a.input(1), a.input(2), a.input(3));
     let vdt = a.binary(BinaryOp::Mul, v, dt);
@@ -128,7 +128,7 @@ fn particle(dtype: DType, n: usize, p_shape: &[usize]) -> KernelIR {
     k
 }
 
-fn in_place<T: Elem>(dtype: DType) {
+fn in_place<T: Elem>(dtype: ElemType) {
     let mut rng = Rng::new(7);
     for n in [0, 1, 3, 4, 5, 8, 9, 64, 67] {
         let k = particle(dtype, n, &[n]);
@@ -167,18 +167,18 @@ fn in_place<T: Elem>(dtype: DType) {
 
 #[test]
 fn outputs_update_their_inputs_in_place_f64() {
-    in_place::<f64>(DType::F64);
+    in_place::<f64>(ElemType::F64);
 }
 
 #[test]
 fn outputs_update_their_inputs_in_place_f32() {
-    in_place::<f32>(DType::F32);
+    in_place::<f32>(ElemType::F32);
 }
 
 #[test]
 fn a_broadcast_input_is_not_updated_in_place() {
     // p of one element broadcast over 8 points: each point would read p after another wrote it
-    let k = particle(DType::F64, 8, &[1]);
+    let k = particle(ElemType::F64, 8, &[1]);
     let p = plan(&k, 1);
     let code = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
         .unwrap()
@@ -205,7 +205,7 @@ fn a_broadcast_input_is_not_updated_in_place() {
 
 #[test]
 fn the_output_count_and_lengths_are_checked() {
-    let k = particle(DType::F64, 4, &[4]);
+    let k = particle(ElemType::F64, 4, &[4]);
     let p = plan(&k, 1);
     let code = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
     let ins: [&[f64]; 4] = [&[1.0; 4], &[1.0; 4], &[0.5], &[1.0]];
@@ -241,7 +241,7 @@ fn the_output_count_and_lengths_are_checked() {
 
 #[test]
 fn several_outputs_are_for_maps_and_reductions_of_every_axis() {
-    let mut k = particle(DType::F64, 4, &[4]);
+    let mut k = particle(ElemType::F64, 4, &[4]);
     k.kind = KernelKind::Reduce {
         op: ReduceOp::ArgMin,
         axes: vec![0],
@@ -256,7 +256,7 @@ fn several_outputs_are_for_maps_and_reductions_of_every_axis() {
 
 #[test]
 fn the_serial_map_checks_what_it_reads() {
-    let k = particle(DType::F64, 8, &[1]);
+    let k = particle(ElemType::F64, 8, &[1]);
     let p = plan(&k, 1);
     let serial = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
         .unwrap()
@@ -303,7 +303,7 @@ fn the_serial_map_checks_what_it_reads() {
 }
 
 /// `op(x*y)` over every axis with the maps `x*y + 1` and `sqrt(x*y)` beside it, in one pass.
-fn reduction_with_maps(dtype: DType, shape: &[usize], op: ReduceOp) -> KernelIR {
+fn reduction_with_maps(dtype: ElemType, shape: &[usize], op: ReduceOp) -> KernelIR {
     let mut a = ExprArena::new();
     let (x, y) = (a.input(0), a.input(1));
     let xy = a.binary(BinaryOp::Mul, x, y);
@@ -316,7 +316,7 @@ fn reduction_with_maps(dtype: DType, shape: &[usize], op: ReduceOp) -> KernelIR 
     k
 }
 
-fn reduction_parity<T: Elem>(dtype: DType) {
+fn reduction_parity<T: Elem>(dtype: ElemType) {
     let mut rng = Rng::new(21);
     let shapes: [&[usize]; 8] = [&[0], &[1], &[3], &[7], &[33], &[4, 9], &[100_003], &[300, 301]];
     let cases = [
@@ -383,10 +383,10 @@ fn reduction_parity<T: Elem>(dtype: DType) {
 
 #[test]
 fn a_reduction_of_every_axis_with_maps_matches_the_interpreter_f64() {
-    reduction_parity::<f64>(DType::F64);
+    reduction_parity::<f64>(ElemType::F64);
 }
 
 #[test]
 fn a_reduction_of_every_axis_with_maps_matches_the_interpreter_f32() {
-    reduction_parity::<f32>(DType::F32);
+    reduction_parity::<f32>(ElemType::F32);
 }

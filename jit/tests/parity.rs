@@ -460,11 +460,11 @@ macro_rules! parity_suite {
     };
 }
 
-parity_suite!(scalar, |_d: DType| Schedule::scalar());
-parity_suite!(simd_u1_k1, |d: DType| Schedule::simd(d, 1, 1));
-parity_suite!(simd_u4_k4, |d: DType| Schedule::simd(d, 4, 4));
-parity_suite!(simd_u2_k3, |d: DType| Schedule::simd(d, 2, 3));
-parity_suite!(simd_u3_k2, |d: DType| Schedule::simd(d, 3, 2));
+parity_suite!(scalar, |_d: ElemType| Schedule::scalar());
+parity_suite!(simd_u1_k1, |d: ElemType| Schedule::simd(d, 1, 1));
+parity_suite!(simd_u4_k4, |d: ElemType| Schedule::simd(d, 4, 4));
+parity_suite!(simd_u2_k3, |d: ElemType| Schedule::simd(d, 2, 3));
+parity_suite!(simd_u3_k2, |d: ElemType| Schedule::simd(d, 3, 2));
 
 /// Bitwise equality of two results (any NaN equals any NaN), type and shape.
 fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
@@ -585,12 +585,12 @@ fn chunked<T: Elem>(sched: Schedule) {
 
 #[test]
 fn chunked_f64() {
-    chunked::<f64>(Schedule::simd(DType::F64, 1, 4));
+    chunked::<f64>(Schedule::simd(ElemType::F64, 1, 4));
 }
 
 #[test]
 fn chunked_f32() {
-    chunked::<f32>(Schedule::simd(DType::F32, 1, 4));
+    chunked::<f32>(Schedule::simd(ElemType::F32, 1, 4));
 }
 
 #[test]
@@ -747,19 +747,19 @@ fn kept_sums<T: Elem>(sched: Schedule) {
 
 #[test]
 fn kept_sums_f64() {
-    let sched = Schedule::for_kernel(&kernel_of(DType::F64, ReduceOp::Sum, 1));
+    let sched = Schedule::for_kernel(&kernel_of(ElemType::F64, ReduceOp::Sum, 1));
     kept_sums::<f64>(sched);
     kept_sums::<f64>(sched.with_wide(false));
-    kept_sums::<f64>(Schedule::simd(DType::F64, 2, 3));
+    kept_sums::<f64>(Schedule::simd(ElemType::F64, 2, 3));
     kept_sums::<f64>(Schedule::scalar());
 }
 
 #[test]
 fn kept_sums_f32() {
-    let sched = Schedule::for_kernel(&kernel_of(DType::F32, ReduceOp::Sum, 1));
+    let sched = Schedule::for_kernel(&kernel_of(ElemType::F32, ReduceOp::Sum, 1));
     kept_sums::<f32>(sched);
     kept_sums::<f32>(sched.with_wide(false));
-    kept_sums::<f32>(Schedule::simd(DType::F32, 1, 1));
+    kept_sums::<f32>(Schedule::simd(ElemType::F32, 1, 1));
 }
 
 /// A start (`initial`, or the previous outputs) is folded exactly once per output, as the
@@ -779,7 +779,7 @@ fn starts() {
             (vec![4, 5], vec![]),
         ] {
             let k = kernel(
-                DType::F64,
+                ElemType::F64,
                 &[&shape],
                 arena.clone(),
                 x,
@@ -842,7 +842,7 @@ fn scans() {
                 scan.exclusive = exclusive;
                 scan.reverse = reverse;
                 let k = kernel(
-                    DType::F64,
+                    ElemType::F64,
                     &[&shape, &other],
                     arena.clone(),
                     body,
@@ -937,7 +937,7 @@ fn reduce_op_semantics<T: Elem>() {
 }
 
 /// `op` over axis 1 of a `[7, len]` input.
-fn kernel_of(dtype: DType, op: ReduceOp, len: usize) -> KernelIR {
+fn kernel_of(dtype: ElemType, op: ReduceOp, len: usize) -> KernelIR {
     let mut arena = ExprArena::new();
     let body = arena.input(0);
     kernel(

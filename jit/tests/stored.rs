@@ -80,7 +80,7 @@ fn converted<T: Elem>(s: &Stored<'_>) -> Vec<T> {
 }
 
 /// `x * 1.5 + y` with `x` stored as `t`, `y` of the dtype, as `kind`.
-fn kernel_of(dtype: DType, t: ElemType, xs: &[usize], shape: &[usize], kind: KernelKind) -> KernelIR {
+fn kernel_of(dtype: ElemType, t: ElemType, xs: &[usize], shape: &[usize], kind: KernelKind) -> KernelIR {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let y = arena.input(1);
@@ -141,21 +141,23 @@ fn run<T: Elem>(k: &KernelIR, p: &BroadcastPlan, schedule: Schedule, inputs: &[I
 }
 
 /// The stored types a kernel of `dtype` converts (NumPy's promotions into it).
-fn stored_types(dtype: DType) -> Vec<ElemType> {
+fn stored_types(dtype: ElemType) -> Vec<ElemType> {
     match dtype {
-        DType::F64 => vec![ElemType::Bool, ElemType::I32, ElemType::I64, ElemType::F32],
-        DType::F32 => vec![ElemType::Bool],
+        ElemType::F64 => vec![ElemType::Bool, ElemType::I32, ElemType::I64, ElemType::F32],
+        ElemType::F32 => vec![ElemType::Bool],
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
 #[test]
 fn every_conversion_at_every_length_contiguous_and_splat() {
-    for dtype in [DType::F64, DType::F32] {
+    for dtype in [ElemType::F64, ElemType::F32] {
         for t in stored_types(dtype) {
             for n in [0usize, 1, 2, 3, 5, 8, 17, 33] {
                 let run = |xs: &[usize], kind: KernelKind| match dtype {
-                    DType::F64 => check::<f64>(t, xs, &[n], kind),
-                    DType::F32 => check::<f32>(t, xs, &[n], kind),
+                    ElemType::F64 => check::<f64>(t, xs, &[n], kind),
+                    ElemType::F32 => check::<f32>(t, xs, &[n], kind),
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 };
                 run(&[n], KernelKind::Map);
                 run(&[1], KernelKind::Map);
@@ -182,7 +184,7 @@ fn every_conversion_at_every_length_contiguous_and_splat() {
 
 #[test]
 fn rows_of_runs_and_splats_and_reductions_over_every_axis() {
-    for dtype in [DType::F64, DType::F32] {
+    for dtype in [ElemType::F64, ElemType::F32] {
         for t in stored_types(dtype) {
             let shape = [4usize, 7];
             // a row broadcast down (runs of outer stride 0), a column across (one element a row),
@@ -201,8 +203,9 @@ fn rows_of_runs_and_splats_and_reductions_over_every_axis() {
                     KernelKind::Scan(Scan::new(ScanOp::Sum, Some(1))),
                 ] {
                     match dtype {
-                        DType::F64 => check::<f64>(t, xs, &shape, kind),
-                        DType::F32 => check::<f32>(t, xs, &shape, kind),
+                        ElemType::F64 => check::<f64>(t, xs, &shape, kind),
+                        ElemType::F32 => check::<f32>(t, xs, &shape, kind),
+                        _ => unreachable!("only float types (f32, f64) reach here"),
                     }
                 }
             }
@@ -212,7 +215,7 @@ fn rows_of_runs_and_splats_and_reductions_over_every_axis() {
 
 #[test]
 fn a_stored_input_is_given_as_stored_and_of_its_type() {
-    let k = kernel_of(DType::F64, ElemType::I64, &[4], &[4], KernelKind::Map);
+    let k = kernel_of(ElemType::F64, ElemType::I64, &[4], &[4], KernelKind::Map);
     let p = plan(&k, 1);
     let code = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
         .unwrap()
@@ -269,7 +272,7 @@ fn a_stored_input_is_given_as_stored_and_of_its_type() {
 #[test]
 fn a_conversion_the_code_does_not_make_is_refused_when_compiled() {
     // int64 into float32 is no promotion NumPy makes (int64 with float32 is float64)
-    let k = kernel_of(DType::F32, ElemType::I64, &[4], &[4], KernelKind::Map);
+    let k = kernel_of(ElemType::F32, ElemType::I64, &[4], &[4], KernelKind::Map);
     let p = plan(&k, 1);
     let Err(e) = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)) else {
         panic!("int64 stored in a float32 kernel compiled");
@@ -303,7 +306,7 @@ fn int64_converts_as_numpy_casts_at_every_magnitude() {
     let mut arena = ExprArena::new();
     let body = arena.input(0);
     let n = xs.len();
-    let mut k = kernel(DType::F64, &[&[n]], arena, body, KernelKind::Map);
+    let mut k = kernel(ElemType::F64, &[&[n]], arena, body, KernelKind::Map);
     k.inputs[0].stored = Some(ElemType::I64);
     let p = plan(&k, 1);
     for schedule in [Schedule::for_kernel(&k), Schedule::scalar()] {
@@ -321,7 +324,7 @@ fn int64_converts_as_numpy_casts_at_every_magnitude() {
 fn serial_handles_refuse_a_kernel_of_stored_inputs() {
     // a serial call passes slices of the dtype as they are: a stored input's scaled address is
     // `run_with`'s alone
-    let map = kernel_of(DType::F64, ElemType::I32, &[8], &[8], KernelKind::Map);
+    let map = kernel_of(ElemType::F64, ElemType::I32, &[8], &[8], KernelKind::Map);
     let p = plan(&map, 1);
     let code = kiln_jit::compile(&map, &p, Schedule::for_kernel(&map))
         .unwrap()
@@ -329,7 +332,7 @@ fn serial_handles_refuse_a_kernel_of_stored_inputs() {
         .unwrap();
     assert!(matches!(code.serial_map(), Err(JitError::Unsupported(_))));
     let sum = kernel_of(
-        DType::F64,
+        ElemType::F64,
         ElemType::Bool,
         &[8],
         &[8],

@@ -17,7 +17,7 @@ fn kernel(
     kind: KernelKind,
 ) -> KernelIR {
     KernelIR {
-        dtype: DType::F64,
+        dtype: ElemType::F64,
         inputs: shapes
             .iter()
             .enumerate()
@@ -75,7 +75,7 @@ fn bind(t: &TypedKernel, layouts: Option<Vec<InputLayout>>, scalar: bool) -> Bou
 
 /// A run of `code` (as [`bind`] made it, of float dtype `dtype`) over `ins`, with four units' worth of
 /// threads and small chunks.
-fn run(code: &BoundKernel, dtype: DType, ins: &[Stored<'_>]) -> kiln_jit::Result<Values> {
+fn run(code: &BoundKernel, dtype: ElemType, ins: &[Stored<'_>]) -> kiln_jit::Result<Values> {
     let cfg = RunConfig {
         min_chunk: 64,
         max_units: 4,
@@ -83,7 +83,7 @@ fn run(code: &BoundKernel, dtype: DType, ins: &[Stored<'_>]) -> kiln_jit::Result
     };
     let mut ws = Workspace::new();
     match dtype {
-        DType::F64 => {
+        ElemType::F64 => {
             let refs: Vec<InputRef<'_, f64>> = ins
                 .iter()
                 .map(|s| match s {
@@ -93,7 +93,7 @@ fn run(code: &BoundKernel, dtype: DType, ins: &[Stored<'_>]) -> kiln_jit::Result
                 .collect();
             code.run_with(&refs, &cfg, &mut ws).map(|t| t.values)
         }
-        DType::F32 => {
+        ElemType::F32 => {
             let refs: Vec<InputRef<'_, f32>> = ins
                 .iter()
                 .map(|s| match s {
@@ -103,6 +103,7 @@ fn run(code: &BoundKernel, dtype: DType, ins: &[Stored<'_>]) -> kiln_jit::Result
                 .collect();
             code.run_with(&refs, &cfg, &mut ws).map(|t| t.values)
         }
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 
@@ -113,7 +114,7 @@ fn a_map_at_every_length_around_the_vector_width() {
             let t = mod7(n, splat_b);
             assert_eq!(why_not(&t), None);
             // 32-bit values: float32's four lanes
-            assert_eq!(lanes_dtype(&t), DType::F32);
+            assert_eq!(lanes_dtype(&t), ElemType::F32);
             let a: Vec<i32> = (0..n as i32).map(|k| k.wrapping_mul(-1_640_531_527)).collect();
             let b: Vec<i32> = if splat_b {
                 vec![-5]
@@ -131,7 +132,7 @@ fn a_map_at_every_length_around_the_vector_width() {
             .unwrap();
             for scalar in [false, true] {
                 let code = bind(&t, None, scalar);
-                let got = run(&code, DType::F32, &[Stored::I32(&a), Stored::I32(&b)]).unwrap();
+                let got = run(&code, ElemType::F32, &[Stored::I32(&a), Stored::I32(&b)]).unwrap();
                 assert_eq!(want.values, got, "n = {n}, splat {splat_b}, scalar {scalar}");
             }
         }
@@ -186,7 +187,7 @@ fn a_masked_sum_and_a_scan_of_int64_and_bool() {
             .unwrap();
             for scalar in [false, true] {
                 let code = bind(&t, None, scalar);
-                let got = run(&code, DType::F64, &[Stored::Bool(&p), Stored::I64(&k)]).unwrap();
+                let got = run(&code, ElemType::F64, &[Stored::Bool(&p), Stored::I64(&k)]).unwrap();
                 assert_eq!(want.values, got, "{kind:?}, n = {n}, scalar {scalar}");
             }
         }
@@ -199,14 +200,14 @@ fn buffers_that_do_not_fit_the_code_are_errors() {
     let code = bind(&t, None, false);
     let (a, short) = ([1i32; 8], [3i32; 7]);
     let wide = [1i64; 8];
-    let e = run(&code, DType::F32, &[Stored::I32(&a), Stored::I32(&short)]).unwrap_err();
+    let e = run(&code, ElemType::F32, &[Stored::I32(&a), Stored::I32(&short)]).unwrap_err();
     assert!(e.to_string().contains("input 1"), "{e}");
-    let e = run(&code, DType::F32, &[Stored::I32(&a), Stored::I64(&wide)]).unwrap_err();
+    let e = run(&code, ElemType::F32, &[Stored::I32(&a), Stored::I64(&wide)]).unwrap_err();
     assert!(e.to_string().contains("input 1"), "{e}");
-    let e = run(&code, DType::F32, &[Stored::I32(&a)]).unwrap_err();
+    let e = run(&code, ElemType::F32, &[Stored::I32(&a)]).unwrap_err();
     assert!(e.to_string().contains('1') && e.to_string().contains('2'), "{e}");
     // a float64 run of a float32-lane kernel
-    let e = run(&code, DType::F64, &[Stored::I32(&a), Stored::I32(&a)]).unwrap_err();
+    let e = run(&code, ElemType::F64, &[Stored::I32(&a), Stored::I32(&a)]).unwrap_err();
     assert!(matches!(e, kiln_jit::JitError::DType { .. }), "{e}");
     // a kernel the code generator declines is an error naming why, not a panic
     let mut ar = ExprArena::new();
@@ -261,7 +262,7 @@ fn strided_views_are_read_in_place_and_checked() {
         let code = bind(&t, Some(layouts.clone()), scalar);
         let got = run(
             &code,
-            DType::F32,
+            ElemType::F32,
             &[Stored::View(TypedView::I32(reversed.clone())), Stored::I32(&b)],
         )
         .unwrap();
@@ -270,14 +271,14 @@ fn strided_views_are_read_in_place_and_checked() {
         assert!(
             run(
                 &code,
-                DType::F32,
+                ElemType::F32,
                 &[Stored::View(TypedView::I32(stepped)), Stored::I32(&b)]
             )
             .is_err()
         );
         let e = run(
             &code,
-            DType::F32,
+            ElemType::F32,
             &[Stored::I32(&data[..8]), Stored::I32(&b[..4])],
         )
         .unwrap_err();
@@ -666,12 +667,13 @@ fn several_outputs_of_any_type_run_into_given_buffers() {
                 let code = bind(t, None, scalar);
                 let dtype = code.kernel().dtype;
                 let fresh = match dtype {
-                    DType::F64 => {
+                    ElemType::F64 => {
                         code.run_typed(&[ref64(&input)], &RunConfig::default(), &mut Workspace::new())
                     }
-                    DType::F32 => {
+                    ElemType::F32 => {
                         code.run_typed(&[ref32(&input)], &RunConfig::default(), &mut Workspace::new())
                     }
+                    other => unreachable!("a kernel's lanes are a float type, not {other}"),
                 }
                 .unwrap();
                 let fresh: Vec<Values> = fresh.into_iter().map(|t| t.values).collect();
@@ -750,7 +752,8 @@ fn out_of(v: &mut Values) -> OutSlice<'_> {
 /// [`BoundKernel::run_into_many`] of `code` (one input) in its lanes.
 fn run_many(code: &BoundKernel, input: &Stored<'_>, outs: &mut [OutSlice<'_>]) -> kiln_jit::Result<()> {
     match code.kernel().dtype {
-        DType::F64 => code.run_into_many(&[ref64(input)], outs, &RunConfig::default()),
-        DType::F32 => code.run_into_many(&[ref32(input)], outs, &RunConfig::default()),
+        ElemType::F64 => code.run_into_many(&[ref64(input)], outs, &RunConfig::default()),
+        ElemType::F32 => code.run_into_many(&[ref32(input)], outs, &RunConfig::default()),
+        other => unreachable!("a kernel's lanes are a float type, not {other}"),
     }
 }

@@ -596,7 +596,7 @@ fn sincos_gives_the_inline_bits_f32() {
 /// the arguments differ (`cos(sin(x))`: a call of the routine of each function, two arguments).
 #[test]
 fn sin_and_cos_of_one_argument_share_a_call() {
-    let shared = |build: BodyFn, arity: usize, dtype: DType, sched: Schedule| {
+    let shared = |build: BodyFn, arity: usize, dtype: ElemType, sched: Schedule| {
         let mut a = ExprArena::new();
         let b = build(&mut a);
         let shape = [1000];
@@ -614,7 +614,7 @@ fn sin_and_cos_of_one_argument_share_a_call() {
         };
         (block_calls(3), block_calls(2))
     };
-    for dtype in [DType::F64, DType::F32] {
+    for dtype in [ElemType::F64, ElemType::F32] {
         // sin and cos take their routines together or not at all (`wide::routed`)
         let on = wide::routed(WideFn::One(Routine::Sin), dtype);
         assert_eq!(on, wide::routed(WideFn::One(Routine::Cos), dtype), "{dtype:?}");
@@ -654,7 +654,7 @@ fn routines_are_routed_by_the_level_and_the_host() {
     let every = wide::level() == Some(Level::Avx512)
         || std::env::var(wide::WIDE_ENV).as_deref() == Ok("avx2")
         || !wide::halves_256();
-    for dtype in [DType::F64, DType::F32] {
+    for dtype in [ElemType::F64, ElemType::F32] {
         let mut fns: Vec<WideFn> = Routine::ALL.into_iter().map(WideFn::One).collect();
         fns.extend(wide::Binary::ALL.into_iter().map(WideFn::Two));
         for f in fns {
@@ -1009,9 +1009,9 @@ fn blocked_kernels_give_the_inline_bits_f32() {
 #[test]
 fn the_route_shows_in_the_code() {
     for (r, dtype) in [
-        (Routine::Exp, DType::F64),
-        (Routine::PowThreeHalves, DType::F64),
-        (Routine::PowInvSquare, DType::F32),
+        (Routine::Exp, ElemType::F64),
+        (Routine::PowThreeHalves, ElemType::F64),
+        (Routine::PowInvSquare, ElemType::F32),
     ] {
         let (arena, b) = body(r);
         let k = kernel(dtype, &[&[1000]], arena, b, KernelKind::Map);
@@ -1053,7 +1053,7 @@ fn several_outputs_give_the_inline_bits() {
                 axes: vec![0],
             },
         ] {
-            let mut k = kernel(DType::F64, &[&[n], &[n]], a.clone(), m, kind.clone());
+            let mut k = kernel(ElemType::F64, &[&[n], &[n]], a.clone(), m, kind.clone());
             k.extra = vec![e, l];
             let p = plan(&k, 1);
             let run = |sched: Schedule| {
@@ -1077,7 +1077,7 @@ fn several_outputs_give_the_inline_bits() {
                     .unwrap();
                 (t.values.to_f64(), e0, e1)
             };
-            let sched = Schedule::simd(DType::F64, 4, 1);
+            let sched = Schedule::simd(ElemType::F64, 4, 1);
             let (w, i) = (run(sched), run(sched.with_wide(false)));
             let what = format!("n {n} {kind:?}");
             let points = vec![f64::NAN; n];
@@ -1104,7 +1104,7 @@ fn many_inputs_give_the_inline_bits() {
     let body = a.unary(UnaryOp::Exp, arg);
     let shape = [n];
     let shapes: Vec<&[usize]> = (0..70).map(|_| &shape[..]).collect();
-    let k = kernel(DType::F64, &shapes, a, body, KernelKind::Map);
+    let k = kernel(ElemType::F64, &shapes, a, body, KernelKind::Map);
     let p = plan(&k, 1);
     let data: Vec<Vec<f64>> = (0..70).map(|_| gen_data(&mut rng, n, Data::Plain)).collect();
     let sched = Schedule::for_kernel(&k);
@@ -1228,7 +1228,7 @@ fn the_kept_sum_route_shows_in_the_code() {
     let mut rng = Rng::new(17);
     let xs: Vec<f64> = sum_values(&mut rng, 37 * 100);
     for (body, plain) in [(x, true), (xx, false)] {
-        let k = kernel(DType::F64, &[&[37, 100]], arena.clone(), body, kind.clone());
+        let k = kernel(ElemType::F64, &[&[37, 100]], arena.clone(), body, kind.clone());
         let p = plan(&k, 1);
         let calls_step = |s: Schedule| {
             let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
@@ -1499,16 +1499,16 @@ fn the_binary_route_shows_in_the_code() {
         let mut a = ExprArena::new();
         let (y, x) = (a.input(0), a.input(1));
         let b = a.binary(binary_op(r), y, x);
-        let k = kernel(DType::F64, &[&[1000], &[1000]], a, b, KernelKind::Map);
+        let k = kernel(ElemType::F64, &[&[1000], &[1000]], a, b, KernelKind::Map);
         let p = plan(&k, 1);
         let calls_block = |s: Schedule| {
             let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
             c.dumps().unwrap().clif.contains("= (i64, i64, i64) ")
         };
-        let sched = Schedule::simd(DType::F64, 4, 1);
+        let sched = Schedule::simd(ElemType::F64, 4, 1);
         assert_eq!(
             calls_block(sched),
-            wide::routed(WideFn::Two(r), DType::F64),
+            wide::routed(WideFn::Two(r), ElemType::F64),
             "{r:?}"
         );
         assert!(!calls_block(sched.with_wide(false)), "{r:?}");

@@ -1396,7 +1396,7 @@ impl Kernel {
         }
         let slices = &slices[..held.len()];
         let handle = self.contiguous_handle(held)?;
-        if handle.output_type() != ElemType::of_float(A::DTYPE) {
+        if handle.output_type() != A::DTYPE {
             return None;
         }
         let small = slices.iter().all(|s| s.len() < DETACH_ELEMENTS);

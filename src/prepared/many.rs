@@ -59,7 +59,7 @@ pub(crate) struct ManyBinding {
     /// The one kernel that writes every result, where calls take the direct path.
     direct: Option<Arc<Specialised>>,
     /// The float dtype of its compiled code's lanes (a typed kernel's as kiln-jit chose them).
-    lanes: kiln_ir::DType,
+    lanes: kiln_ir::ElemType,
     /// Its points.
     points: usize,
     /// The kernel bound for calls on the calling thread, where the runner runs its points there.
@@ -116,7 +116,7 @@ impl ManyBinding {
         let lanes = direct
             .as_ref()
             .and_then(|s| s.exe.direct(&Start::Identity))
-            .map_or(kiln_ir::DType::F64, |(k, _)| k.dtype);
+            .map_or(kiln_ir::ElemType::F64, |(k, _)| k.dtype);
         let slots = match &direct {
             Some(_) => sources
                 .iter()
@@ -152,7 +152,7 @@ impl ManyBinding {
 impl ManyBinding {
     /// The element type of the direct kernel's lanes.
     fn direct_lanes(&self) -> ElemType {
-        ElemType::of_float(self.lanes)
+        self.lanes
     }
 
     /// Whether calls on the calling thread have a serial kernel bound.
@@ -200,7 +200,7 @@ impl Compiled {
             forms,
             order,
             direct: None,
-            lanes: kiln_ir::DType::F64,
+            lanes: kiln_ir::ElemType::F64,
             direct_points: None,
             workspace: Arc::default(),
             out_shape: first.shape.clone(),
@@ -368,7 +368,7 @@ fn direct_ok(spec: &Specialised, args: &[&ArrayArg<'_>], results: &[ResultForm])
     let Some((kernel, plan)) = spec.exe.direct(&Start::Identity) else {
         return false;
     };
-    let own = ElemType::of_float(kernel.dtype);
+    let own = kernel.dtype;
     spec.kernel.kind == kiln_ir::KernelKind::Map
         && args.len() == kernel.inputs.len()
         && args
@@ -550,8 +550,10 @@ impl Prepared {
             return None;
         }
         match self.many.lanes {
-            kiln_ir::DType::F64 => self.direct_arrays_in::<f64, I>(spec, inputs, bufs),
-            kiln_ir::DType::F32 => self.direct_arrays_in::<f32, I>(spec, inputs, bufs),
+            kiln_ir::ElemType::F64 => self.direct_arrays_in::<f64, I>(spec, inputs, bufs),
+            kiln_ir::ElemType::F32 => self.direct_arrays_in::<f32, I>(spec, inputs, bufs),
+            // a handle's lanes are a float type (`direct_lanes`); another runs through the runner
+            _ => None,
         }
     }
 
@@ -587,18 +589,20 @@ impl Prepared {
         bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
         match self.many.lanes {
-            kiln_ir::DType::F64 => self.call_many(
+            kiln_ir::ElemType::F64 => self.call_many(
                 spec,
                 slots,
                 |k| inputs.get(k).map(super::stored_input::<f64>),
                 bufs,
             ),
-            kiln_ir::DType::F32 => self.call_many(
+            kiln_ir::ElemType::F32 => self.call_many(
                 spec,
                 slots,
                 |k| inputs.get(k).map(super::stored_input::<f32>),
                 bufs,
             ),
+            // lanes of no float type: the caller runs the handle's pass through the runner
+            _ => None,
         }
     }
 
@@ -619,8 +623,10 @@ impl Prepared {
         bufs: &mut [OutSlice<'_>],
     ) -> Option<Result<()>> {
         match self.many.lanes {
-            kiln_ir::DType::F64 => self.update_named_in::<f64>(inputs, bufs),
-            kiln_ir::DType::F32 => self.update_named_in::<f32>(inputs, bufs),
+            kiln_ir::ElemType::F64 => self.update_named_in::<f64>(inputs, bufs),
+            kiln_ir::ElemType::F32 => self.update_named_in::<f32>(inputs, bufs),
+            // lanes of no float type: the caller runs the copying update
+            _ => None,
         }
     }
 
@@ -636,9 +642,10 @@ impl Prepared {
     ) -> bool {
         let m = &*self.many;
         match (&m.serial, m.lanes) {
-            (Some(serial), kiln_ir::DType::F64) => self.update_serial_in::<f64, T>(serial, inputs, targets),
-            (Some(serial), kiln_ir::DType::F32) => self.update_serial_in::<f32, T>(serial, inputs, targets),
-            (None, _) => false,
+            (Some(serial), kiln_ir::ElemType::F64) => self.update_serial_in::<f64, T>(serial, inputs, targets),
+            (Some(serial), kiln_ir::ElemType::F32) => self.update_serial_in::<f32, T>(serial, inputs, targets),
+            // no serial kernel, or lanes of no float type: the named update runs
+            _ => false,
         }
     }
 

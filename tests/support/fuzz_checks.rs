@@ -105,8 +105,9 @@ pub fn text(data: &[u8]) {
                 assert!(n.is_some(), "shape_spec accepted {spec}, whose size overflows");
                 if n.is_some_and(|n| n <= 4096) {
                     let a = match dtype {
-                        kiln::kiln_ir::DType::F64 => NpyArray::F64(specials_f64(&shape)),
-                        kiln::kiln_ir::DType::F32 => NpyArray::F32(specials_f32(&shape)),
+                        kiln::kiln_ir::ElemType::F64 => NpyArray::F64(specials_f64(&shape)),
+                        kiln::kiln_ir::ElemType::F32 => NpyArray::F32(specials_f32(&shape)),
+                        _ => unreachable!("only float types (f32, f64) reach here"),
                     };
                     bound.push((name.to_string(), a));
                 }

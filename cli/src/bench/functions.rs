@@ -24,7 +24,7 @@ use super::std_loops::StdLoops;
 use super::{Config, agrees, timing};
 use kiln::error::{Error, Result};
 use kiln::runner::FusedRunner;
-use kiln_ir::{BinaryOp, DType, UnaryOp};
+use kiln_ir::{BinaryOp, ElemType, UnaryOp};
 use ndarray::Array1;
 
 /// How a function is written in the text language.
@@ -137,9 +137,9 @@ pub struct Function {
 
 impl Function {
     /// The domain of `x` (`which` 0) or `y` (1) in `dtype`.
-    pub fn domain(&self, which: usize, dtype: DType) -> Option<Domain> {
+    pub fn domain(&self, which: usize, dtype: ElemType) -> Option<Domain> {
         let d = if which == 0 { Some(self.x) } else { self.y }?;
-        Some(d[usize::from(dtype == DType::F32)])
+        Some(d[usize::from(dtype == ElemType::F32)])
     }
 
     /// The function named `name`.
@@ -261,10 +261,11 @@ pub fn run(
     for &f in functions {
         for &dtype in &config.dtypes {
             for &n in &config.ns {
-                progress(&format!("{} {} n={n}", f.name, dtype));
+                progress(&format!("{} {} n={n}", f.name, dtype.short()));
                 match dtype {
-                    DType::F64 => rows.extend(one::<f64>(f, n, config)?),
-                    DType::F32 => rows.extend(one::<f32>(f, n, config)?),
+                    ElemType::F64 => rows.extend(one::<f64>(f, n, config)?),
+                    ElemType::F32 => rows.extend(one::<f32>(f, n, config)?),
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 }
             }
         }
@@ -309,7 +310,7 @@ fn one<T: StdLoops>(f: &'static Function, n: usize, config: &Config) -> Result<V
     let timed = Timed {
         kernel: f.name,
         n,
-        dtype: T::DTYPE.name(),
+        dtype: T::DTYPE.short_name(),
         bytes,
     };
     let runner = FusedRunner::compile_text(&expr)?

@@ -32,7 +32,7 @@ use kiln::array::Float;
 use kiln::error::{Error, Result};
 use kiln::profile::Profile;
 use kiln::runner::FusedRunner;
-use kiln_ir::DType;
+use kiln_ir::ElemType;
 use ndarray::{Array1, ArrayD, Axis, IxDyn, arr0};
 pub use report::Row;
 use report::Timed;
@@ -49,7 +49,7 @@ pub struct Config {
     /// The sizes N.
     pub ns: Vec<usize>,
     /// The float types of the float kernels.
-    pub dtypes: Vec<DType>,
+    pub dtypes: Vec<ElemType>,
     /// Threads of the kiln variants (the baselines always run on one).
     pub threads: usize,
     /// The profile the kiln variants are compiled under.
@@ -64,7 +64,7 @@ impl Default for Config {
             kernels: Kernel::ALL.to_vec(),
             int_kernels: IntKernel::ALL.to_vec(),
             ns: vec![100, 10_000, 1_000_000, 10_000_000],
-            dtypes: vec![DType::F64, DType::F32],
+            dtypes: vec![ElemType::F64, ElemType::F32],
             threads: 1,
             profile: Profile::Default,
             budget: Duration::from_millis(150),
@@ -92,11 +92,12 @@ pub fn run(config: &Config, mut progress: impl FnMut(&str)) -> Result<Vec<Row>> 
     for &kernel in &config.kernels {
         for &dtype in &config.dtypes {
             for &n in &config.ns {
-                progress(&format!("{} {} n={n}", kernel.name(), dtype));
+                progress(&format!("{} {} n={n}", kernel.name(), dtype.short()));
                 let backends = [&simd, &scalar];
                 match dtype {
-                    DType::F64 => rows.extend(one::<f64>(kernel, n, config, backends)?),
-                    DType::F32 => rows.extend(one::<f32>(kernel, n, config, backends)?),
+                    ElemType::F64 => rows.extend(one::<f64>(kernel, n, config, backends)?),
+                    ElemType::F32 => rows.extend(one::<f32>(kernel, n, config, backends)?),
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 }
             }
         }
@@ -175,7 +176,7 @@ fn one<T: StdMath + ndarray::LinalgScalar + ndarray::ScalarOperand>(
     let timed = Timed {
         kernel: kernel.name(),
         n,
-        dtype: T::DTYPE.name(),
+        dtype: T::DTYPE.short_name(),
         bytes,
     };
     let mut push = |variant: &'static str, threads: usize, ns: f64, ok: bool| {
@@ -262,9 +263,10 @@ pub fn agrees<T: Float>(tol: Tolerance, got: &[T], want: &[T], baseline: bool) -
             Tolerance::Exact => g.bits() == w.bits(),
             Tolerance::Reduction => {
                 let rel = match (T::DTYPE, baseline) {
-                    (DType::F64, _) => 1e-9,
-                    (DType::F32, false) => 1e-6,
-                    (DType::F32, true) => 1e-2,
+                    (ElemType::F64, _) => 1e-9,
+                    (ElemType::F32, false) => 1e-6,
+                    (ElemType::F32, true) => 1e-2,
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 };
                 (g.to_f64() - w.to_f64()).abs() <= rel * scale
             }
@@ -277,12 +279,12 @@ pub fn agrees<T: Float>(tol: Tolerance, got: &[T], want: &[T], baseline: bool) -
 pub fn ulp_distance<T: Float>(a: T, b: T) -> u64 {
     let key = |v: T| {
         let bits = v.bits() as i64;
-        let sign = if T::DTYPE == DType::F64 {
+        let sign = if T::DTYPE == ElemType::F64 {
             bits < 0
         } else {
             bits & (1 << 31) != 0
         };
-        let mag = if T::DTYPE == DType::F64 {
+        let mag = if T::DTYPE == ElemType::F64 {
             bits & i64::MAX
         } else {
             bits & 0x7fff_ffff

@@ -21,7 +21,7 @@
 mod fold;
 
 use crate::bytes;
-use crate::dtype::{DType, Floats, Real};
+use crate::dtype::{Floats, Real};
 use crate::error::{IrError, Result};
 use crate::expr::{Node, NodeId};
 use crate::kernel::{KernelIR, KernelKind, Start};
@@ -521,8 +521,11 @@ pub fn interpret_from<T: Real>(
 /// A float kernel typed trivially evaluated, each value a float of its dtype.
 fn run_float(typed: &TypedKernel, inputs: &[TypedInput<'_>], start: Start<'_>) -> Result<Tensor> {
     match typed.kernel.dtype {
-        DType::F64 => run::<f64>(typed, inputs, start),
-        DType::F32 => run::<f32>(typed, inputs, start),
+        ElemType::F64 => run::<f64>(typed, inputs, start),
+        ElemType::F32 => run::<f32>(typed, inputs, start),
+        t => Err(IrError::Malformed(format!(
+            "a float kernel computes in f32 or f64, not {t}"
+        ))),
     }
 }
 
@@ -537,8 +540,8 @@ fn float_typed<'a, T: Real>(
             index: 0,
             why: format!(
                 "the kernel computes in {} but the inputs are {}",
-                kernel.dtype,
-                T::DTYPE
+                kernel.dtype.short(),
+                T::DTYPE.short()
             ),
         });
     }
@@ -628,7 +631,7 @@ mod tests {
 
     fn kernel(arena: ExprArena, body: NodeId, names: &[&str], kind: KernelKind) -> KernelIR {
         KernelIR {
-            dtype: crate::DType::F64,
+            dtype: crate::ElemType::F64,
             inputs: names
                 .iter()
                 .map(|n| InputDecl {

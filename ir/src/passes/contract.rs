@@ -76,14 +76,14 @@ mod tests {
     use super::*;
     use crate::interp::{StridedInput, interpret};
     use crate::kernel::{InputDecl, KernelKind};
-    use crate::{DType, Values};
+    use crate::{ElemType, Values};
 
     fn kernel(build: impl FnOnce(&mut ExprArena, [NodeId; 3]) -> NodeId) -> KernelIR {
         let mut arena = ExprArena::new();
         let ins = [arena.input(0), arena.input(1), arena.input(2)];
         let body = build(&mut arena, ins);
         KernelIR {
-            dtype: DType::F64,
+            dtype: ElemType::F64,
             inputs: (0..3)
                 .map(|i| InputDecl {
                     name: format!("x{i}"),

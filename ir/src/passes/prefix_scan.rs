@@ -28,12 +28,12 @@
 //! an infinite or NaN payload outside the triangle makes a product-mask form NaN (`inf * 0`) while the
 //! scan never reads it.
 
+use crate::Real;
 use crate::expr::{ExprArena, Node, NodeId};
 use crate::kernel::{InputDecl, KernelIR, KernelKind, ReduceOp};
 use crate::op::{BinaryOp, UnaryOp};
 use crate::promote::ElemType;
 use crate::scan::{Scan, ScanOp};
-use crate::{DType, Real};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -83,7 +83,7 @@ pub fn rewrite(kernel: &KernelIR, initial: Option<f64>) -> Result<KernelIR, Decl
             ));
         }
     };
-    if kernel.output_type() != ElemType::of_float(kernel.dtype) {
+    if kernel.output_type() != kernel.dtype {
         return decline("the result is not a float array");
     }
     let arena = &kernel.arena;
@@ -129,8 +129,9 @@ pub fn rewrite(kernel: &KernelIR, initial: Option<f64>) -> Result<KernelIR, Decl
         }
     }
     let limit = match kernel.dtype {
-        DType::F32 => 1i64 << 24,
-        DType::F64 => 1i64 << 53,
+        ElemType::F32 => 1i64 << 24,
+        ElemType::F64 => 1i64 << 53,
+        _ => unreachable!("only float types (f32, f64) reach here"),
     };
     let n = ni as i64;
     let mut sym = Symbolic {
@@ -258,7 +259,7 @@ struct Symbolic<'a> {
     o: u32,
     n: i64,
     limit: i64,
-    dtype: DType,
+    dtype: ElemType,
     memo: HashMap<NodeId, Sym>,
 }
 
@@ -283,7 +284,7 @@ impl Symbolic<'_> {
         if big > self.limit as u128 {
             return decline(format!(
                 "an index value reaches {big}, beyond the exact integers of {} (2^{})",
-                self.dtype,
+                self.dtype.short(),
                 self.limit.trailing_zeros()
             ));
         }
@@ -361,8 +362,9 @@ impl Symbolic<'_> {
             Node::Literal(bits) => {
                 let v = f64::from_bits(bits);
                 let rounded = match self.dtype {
-                    DType::F32 => <f32 as Real>::from_f64(v) as f64,
-                    DType::F64 => v,
+                    ElemType::F32 => <f32 as Real>::from_f64(v) as f64,
+                    ElemType::F64 => v,
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 };
                 if v.fract() != 0.0 || !v.is_finite() || rounded != v || v.abs() > self.limit as f64 {
                     return decline(format!("the literal {v:?} in the mask is not an exact integer"));

@@ -18,7 +18,7 @@
 use crate::expr::{ExprArena, Node, NodeId};
 use crate::kernel::KernelIR;
 use crate::op::{BinaryOp, UnaryOp};
-use crate::{DType, Real};
+use crate::{ElemType, Real};
 
 /// The largest exponent magnitude the approximate profile turns into a multiplication chain.
 pub const MAX_CHAIN: i64 = 16;
@@ -75,10 +75,11 @@ pub fn describe(done: &[Reduced]) -> String {
 }
 
 /// The exponent as the kernel computes it: the literal rounded to its dtype.
-fn in_dtype(v: f64, dtype: DType) -> f64 {
+fn in_dtype(v: f64, dtype: ElemType) -> f64 {
     match dtype {
-        DType::F64 => v,
-        DType::F32 => f32::from_f64(v) as f64,
+        ElemType::F64 => v,
+        ElemType::F32 => f32::from_f64(v) as f64,
+        _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
 

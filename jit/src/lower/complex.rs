@@ -41,7 +41,7 @@ use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value, types};
 use kiln_ir::typed::Scalar;
-use kiln_ir::{BinaryOp, DType, ElemType, UnaryOp};
+use kiln_ir::{BinaryOp, ElemType, UnaryOp};
 
 /// The unary opcodes of a complex operand that compile (every one the typing gives complex
 /// values; the functions only where the host's ABI allows their calls, [`COMPLEX_CALLS`]).
@@ -105,10 +105,10 @@ pub(crate) struct Z {
 }
 
 /// The float dtype of the parts of complex type `t`.
-fn parts_dtype(t: ElemType) -> DType {
+fn parts_dtype(t: ElemType) -> ElemType {
     match t {
-        ElemType::C64 => DType::F32,
-        _ => DType::F64,
+        ElemType::C64 => ElemType::F32,
+        _ => ElemType::F64,
     }
 }
 

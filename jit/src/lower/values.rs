@@ -15,7 +15,6 @@ use crate::lower::Gen;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
-use kiln_ir::DType;
 use kiln_ir::typed::{Scalar, TypedKernel};
 use kiln_ir::{ElemType, Node, NodeId};
 
@@ -134,13 +133,14 @@ impl Gen<'_, '_> {
     /// ([`Gen::new`]; Cranelift rematerialises a constant where it is used, in the loop).
     fn hoisted(&self, s: Scalar, vector: bool) -> Option<Value> {
         let bits = match (s, self.dtype) {
-            (Scalar::F64(x), DType::F64) => x.to_bits(),
-            (Scalar::F32(x), DType::F32) => u64::from(x.to_bits()) << 32,
+            (Scalar::F64(x), ElemType::F64) => x.to_bits(),
+            (Scalar::F32(x), ElemType::F32) => u64::from(x.to_bits()) << 32,
             _ => return None,
         };
         let one = match self.dtype {
-            DType::F64 => 1f64.to_bits(),
-            DType::F32 => u64::from(1f32.to_bits()) << 32,
+            ElemType::F64 => 1f64.to_bits(),
+            ElemType::F32 => u64::from(1f32.to_bits()) << 32,
+            _ => unreachable!("only float types (f32, f64) reach here"),
         };
         match bits {
             0 => Some(self.zero[vector as usize]),

@@ -717,9 +717,9 @@ impl Vb<'_, '_> {
         self.b.set_cold_block(slow);
         self.b.switch_to_block(slow);
         let (dtype, lanes) = if self.f32 {
-            (kiln_ir::DType::F32, 4u8)
+            (kiln_ir::ElemType::F32, 4u8)
         } else {
-            (kiln_ir::DType::F64, 2)
+            (kiln_ir::ElemType::F64, 2)
         };
         let fref = self.refs.host(f, dtype);
         let mut r = fast;

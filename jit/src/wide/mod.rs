@@ -197,11 +197,11 @@ pub fn halves_256() -> bool {
 /// from Python on an AVX2-only host"). The loaded 2-core host moved rows whose code had not
 /// changed by up to 20%, so the rows between keep their routines (the trigonometric and inverse
 /// functions, log1p, arctan2 and pow gained 5 to 37% on blocks).
-const HALVED_LOSSES: &[(WideFn, kiln_ir::DType)] = {
+const HALVED_LOSSES: &[(WideFn, kiln_ir::ElemType)] = {
     use Binary::Hypot;
     use Routine::{Cosh, Exp, Exp2, Expm1, Log, PowThreeHalves, Sinh, Tanh};
     use WideFn::{One, Two};
-    use kiln_ir::DType::{F32, F64};
+    use kiln_ir::ElemType::{F32, F64};
     &[
         (One(Exp), F64),
         (One(Exp), F32),
@@ -223,7 +223,7 @@ const HALVED_LOSSES: &[(WideFn, kiln_ir::DType)] = {
 /// ([`halves_256`]) the AVX2 routines measured slower there stay inline (the list `HALVED_LOSSES`), unless
 /// [`WIDE_ENV`] asks for them (`avx2`: every routine, as the tests of every route do). The two
 /// routes give the same bits, so this decides speed alone.
-pub fn routed(f: WideFn, dtype: kiln_ir::DType) -> bool {
+pub fn routed(f: WideFn, dtype: kiln_ir::ElemType) -> bool {
     static HALVES: OnceLock<bool> = OnceLock::new();
     match choice() {
         (None, _) => false,
@@ -413,7 +413,7 @@ impl WideFn {
     pub(crate) fn of_node(
         arena: &kiln_ir::ExprArena,
         id: kiln_ir::NodeId,
-        dtype: kiln_ir::DType,
+        dtype: kiln_ir::ElemType,
     ) -> Option<WideFn> {
         use crate::vmath::pow_const::ConstExp;
         match *arena.node(id) {
@@ -424,8 +424,9 @@ impl WideFn {
                     _ => None,
                 };
                 let in_dtype = |v: f64| match dtype {
-                    kiln_ir::DType::F64 => v,
-                    kiln_ir::DType::F32 => f64::from(v as f32),
+                    kiln_ir::ElemType::F64 => v,
+                    kiln_ir::ElemType::F32 => f64::from(v as f32),
+                    _ => unreachable!("only float types (f32, f64) reach here"),
                 };
                 match literal.and_then(|v| ConstExp::of(in_dtype(v))) {
                     Some(c) => Some(WideFn::One(Routine::of_pow_const(c))),
@@ -447,11 +448,11 @@ impl WideFn {
 
     /// The symbol of its block function on `dtype` (registered by compile.rs where the host has a
     /// wide level).
-    pub(crate) fn symbol(self, dtype: kiln_ir::DType) -> String {
+    pub(crate) fn symbol(self, dtype: kiln_ir::ElemType) -> String {
         // the names of `Routine` and `Binary` differ
         match self {
-            WideFn::One(r) => format!("kiln_wide_{r:?}_{dtype}"),
-            WideFn::Two(r) => format!("kiln_wide_{r:?}_{dtype}"),
+            WideFn::One(r) => format!("kiln_wide_{r:?}_{}", dtype.short_name()),
+            WideFn::Two(r) => format!("kiln_wide_{r:?}_{}", dtype.short_name()),
         }
         .to_lowercase()
     }
@@ -460,7 +461,7 @@ impl WideFn {
 /// A float type with wide routines.
 pub trait WideElem: Copy + Sized {
     /// The dtype of `Self`.
-    const DTYPE: kiln_ir::DType;
+    const DTYPE: kiln_ir::ElemType;
     /// The slice function of `r` at `level`: unsafe to call unless the host has `level`
     /// ([`Level::on_host`]), which call.rs checks.
     fn routine(r: Routine, level: Level) -> unsafe fn(&mut [Self]);
@@ -481,7 +482,7 @@ pub trait WideElem: Copy + Sized {
 }
 
 impl WideElem for f64 {
-    const DTYPE: kiln_ir::DType = kiln_ir::DType::F64;
+    const DTYPE: kiln_ir::ElemType = kiln_ir::ElemType::F64;
     fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f64]) {
         match (r, level) {
             (Routine::Exp, Level::Avx2) => lanes::exp_f64_avx2,
@@ -567,7 +568,7 @@ impl WideElem for f64 {
 }
 
 impl WideElem for f32 {
-    const DTYPE: kiln_ir::DType = kiln_ir::DType::F32;
+    const DTYPE: kiln_ir::ElemType = kiln_ir::ElemType::F32;
     fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f32]) {
         match (r, level) {
             (Routine::Exp, Level::Avx2) => lanes::exp_f32_avx2,

@@ -64,7 +64,7 @@ pub fn gen_data<T: Elem>(rng: &mut Rng, n: usize, data: Data) -> Vec<T> {
 }
 
 pub fn kernel(
-    dtype: DType,
+    dtype: ElemType,
     shapes: &[&[usize]],
     arena: ExprArena,
     body: NodeId,
@@ -157,13 +157,13 @@ pub fn jit<T: Elem>(
     compiled.run(kernel, plan, &refs)
 }
 
-fn ulp(x: f64, dtype: DType) -> f64 {
-    let eps = if dtype == DType::F32 {
+fn ulp(x: f64, dtype: ElemType) -> f64 {
+    let eps = if dtype == ElemType::F32 {
         f32::EPSILON as f64
     } else {
         f64::EPSILON
     };
-    let m = x.abs().max(if dtype == DType::F32 {
+    let m = x.abs().max(if dtype == ElemType::F32 {
         f32::MIN_POSITIVE as f64
     } else {
         f64::MIN_POSITIVE
@@ -249,7 +249,7 @@ pub fn check_ulp<T: Elem>(
     assert_eq!(got.shape, want.shape, "{what}: shape");
     let (g, w) = (got.values.to_f64(), want.values.to_f64());
     for i in 0..w.len() {
-        let d = ulp_distance(g[i], w[i], kernel.dtype == DType::F32);
+        let d = ulp_distance(g[i], w[i], kernel.dtype == ElemType::F32);
         assert!(
             d <= ulps,
             "{what}: element {i} of {} (inputs {:?}): jit {:e} vs interpreter {:e}: {d} ULP > {ulps}",
