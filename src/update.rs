@@ -144,9 +144,8 @@ impl FusedRunner {
             }
             if r.elem() != ty {
                 return Err(Error::Output(format!(
-                    "cannot update '{name}' in place: it is {} but the result is {}",
-                    ty.short_name(),
-                    r.elem().short_name()
+                    "cannot update '{name}' in place: it is {ty} but the result is {}",
+                    r.elem()
                 )));
             }
         }
