@@ -180,6 +180,29 @@ pub trait Backend: Send + Sync + Debug {
         let _ = parts;
         self.runs_compound(axes, rank)
     }
+    /// The code the backend compiles for `kernel` read as `plan` (or for the typed kernel `typed`,
+    /// read in place, where the backend compiles it), for `kiln explain --clif/--asm`; `None` where
+    /// the backend compiles nothing (the interpreter).
+    fn code_dump(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        typed: Option<&TypedKernel>,
+    ) -> Result<Option<CodeDump>> {
+        let _ = (kernel, plan, typed);
+        Ok(None)
+    }
+}
+
+/// What a backend compiled of one kernel ([`Backend::code_dump`]).
+#[derive(Debug, Clone)]
+pub struct CodeDump {
+    /// One line: the schedule and how long the compile took.
+    pub header: String,
+    /// The Cranelift IR.
+    pub clif: String,
+    /// The machine code, where the code generator gave it.
+    pub asm: Option<String>,
 }
 
 /// How one run goes: where its reduction starts, and the threads it may use.

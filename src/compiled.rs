@@ -5,7 +5,7 @@ use crate::array::{ArrayArg, Float, Output};
 use crate::backend::{Backend, RunCtx};
 use crate::error::{Error, Result};
 use crate::executor::{Passes, SpecCache, Specialised, bind, buffers, explained, specialise};
-use crate::explain::Explained;
+use crate::explain::{ExplainOptions, Explained};
 use crate::expr::Expr;
 use crate::memory_order;
 use crate::parallel::Parallel;
@@ -311,6 +311,18 @@ impl Compiled {
                 (e.kernel, e.plan, notes)
             })
             .collect())
+    }
+
+    /// [`Compiled::explain_kernels`] as text, with the last kernel's compiled code where `opts`
+    /// asks for it ([`crate::FusedRunner::explain_text`]).
+    pub fn explain_text(&self, inputs: &[(&str, ArrayArg<'_>)], opts: ExplainOptions) -> Result<String> {
+        let source = crate::explain::Source {
+            settings: self.settings(),
+            plan_notes: &self.plan_notes,
+            pipeline: &self.pipeline,
+            backend: self.backend(),
+        };
+        source.text(self.explain_kernels(inputs)?, opts)
     }
 
     /// Every kernel, in order, for these inputs, with its plan, what each rewrite did and how it

@@ -78,6 +78,46 @@ impl Backend for Jit {
         kiln_jit::typed::why_not(typed).is_none()
     }
 
+    /// Compiled again with its dumps kept: a typed kernel in the form [`kiln_jit::compile_typed`]
+    /// takes, its inputs read in place where they are contiguous.
+    fn code_dump(
+        &self,
+        kernel: &KernelIR,
+        plan: &BroadcastPlan,
+        typed: Option<&TypedKernel>,
+    ) -> Result<Option<crate::backend::CodeDump>> {
+        let compiled = match typed {
+            Some(t) => {
+                let k = kiln_jit::typed::kernel_of(t);
+                let layouts: Vec<_> = k
+                    .inputs
+                    .iter()
+                    .map(|d| kiln_ir::InputLayout::contiguous(&d.shape))
+                    .collect();
+                let plan = kiln_jit::typed::plan(&k, &layouts)?
+                    .ok_or_else(|| Error::Jit("no plan reads the typed kernel's inputs in place".into()))?;
+                let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(&k));
+                kiln_jit::CompiledKernel::explain_typed(&k, &plan, schedule)?
+            }
+            None => {
+                let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
+                kiln_jit::CompiledKernel::explain(kernel, plan, schedule)?
+            }
+        };
+        let dumps = compiled
+            .dumps()
+            .ok_or_else(|| Error::Jit("the JIT kept no dumps".into()))?;
+        Ok(Some(crate::backend::CodeDump {
+            header: format!(
+                "schedule {:?}, compiled in {:?}",
+                compiled.schedule(),
+                compiled.compile_time()
+            ),
+            clif: dumps.clif.clone(),
+            asm: dumps.vcode.clone(),
+        }))
+    }
+
     /// Compiled by the main code generator ([`kiln_jit::compile_typed`]) in the form it compiles
     /// ([`kiln_jit::typed::kernel_of`]: its arena typed, the float lanes of its values, each input of
     /// another type stored as it), every output of a kernel of several in one pass, where it

@@ -44,10 +44,12 @@ pub mod update;
 pub mod view;
 
 pub use array::{ArrayArg, Element, Float, Output};
-pub use backend::{Backend, Buffer, BufferData, Buffers, DirectInputs, Executable, OutSlice, RunCtx};
+pub use backend::{
+    Backend, Buffer, BufferData, Buffers, CodeDump, DirectInputs, Executable, OutSlice, RunCtx,
+};
 pub use call::{Fresh, FreshAll, InPlace, InPlaceTargets, Results, ResultsAt};
 pub use error::{Error, Result};
-pub use explain::{Engine, Explained};
+pub use explain::{Engine, ExplainOptions, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};
 pub use ext::{FuseAllExt, FuseAssignExt, FuseExt, FuseInputs, FuseManyExt, FuseResults};
 pub use interpreter::Interpreter;

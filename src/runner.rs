@@ -191,6 +191,16 @@ impl FusedRunner {
         self.compiled.explain_kernels(inputs)
     }
 
+    /// What [`FusedRunner::explain_kernels`] gives, as the text `kiln explain` and Python's
+    /// `Kernel.explain` print, with the last kernel's compiled code where `opts` asks for it.
+    pub fn explain_text(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        opts: crate::ExplainOptions,
+    ) -> Result<String> {
+        self.compiled.explain_text(inputs, opts)
+    }
+
     /// Specialises and readies the kernels for inputs of this form (the JIT compiles them here)
     /// without running them; a later run on inputs of the same dtypes, shapes and layouts starts at
     /// once. (A multi-kernel expression is run once, so that every kernel sees its inputs' form.)

@@ -414,100 +414,14 @@ fn explain(args: ExplainArgs) -> CliResult<()> {
             ));
         }
     }
-    let mut all = runner
-        .explain_kernels(&args_of(&inputs))
-        .map_err(|e| e.to_string())?;
-    let settings = runner.settings();
-    writeln!(
-        w,
-        "# profile {}, prefix_scan {}",
-        settings.profile,
-        if settings.prefix_scan { "on" } else { "off" }
-    )?;
-    // a typed kernel (an integer or bool value) is compiled in its values' own types or
-    // interpreted: its engine's note says which and holds the typed kernel, printed in place of the
-    // float kernel's text
-    let show = |w: &mut dyn Write, e: &kiln::Explained| -> std::io::Result<()> {
-        for n in &e.rewrites {
-            writeln!(w, "# rewrite {n}")?;
-        }
-        if let Some(n) = &e.engine_note {
-            writeln!(w, "# {n}")?;
-        }
-        if e.engine.is_typed() {
-            write!(w, "{}", e.plan)
-        } else {
-            write!(w, "{}{}", e.kernel, e.plan)
-        }
+    let opts = kiln::ExplainOptions {
+        clif: args.clif,
+        asm: args.asm,
     };
-    for n in runner.plan_notes() {
-        writeln!(w, "# rewrite {n}")?;
-    }
-    if all.len() > 1 {
-        // several kernels: the plan (what flows between them), then each kernel
-        write!(w, "{}", runner.pipeline())?;
-        for (k, e) in all.iter().enumerate() {
-            writeln!(w, "# kernel {k}")?;
-            show(&mut w, e)?;
-        }
-    }
-    let last = all.pop().expect("a pipeline has a kernel");
-    if runner.pipeline().stages.len() == 1 {
-        show(&mut w, &last)?;
-    }
-    if (args.clif || args.asm) && last.engine == kiln::Engine::TypedInterpreted {
-        writeln!(w, "# no compiled code: the kernel is interpreted")?;
-        return Ok(());
-    }
-    let (kernel, plan) = (last.kernel, last.plan);
-    if args.clif || args.asm {
-        // a typed kernel compiles in the form kiln_jit::compile_typed takes, read where its inputs are
-        let typed = match last.engine {
-            kiln::Engine::TypedCompiled => last.typed,
-            _ => None,
-        };
-        let (kernel, plan) = match &typed {
-            Some(t) => {
-                let k = kiln_jit::typed::kernel_of(t);
-                let layouts: Vec<_> = k
-                    .inputs
-                    .iter()
-                    .map(|d| kiln::kiln_ir::InputLayout::contiguous(&d.shape))
-                    .collect();
-                let plan = kiln_jit::typed::plan(&k, &layouts)
-                    .map_err(|e| e.to_string())?
-                    .ok_or("no plan reads the typed kernel's inputs in place")?;
-                (k, plan)
-            }
-            None => (kernel, plan),
-        };
-        let schedule = match args.backend.as_str() {
-            "jit-scalar" => kiln_jit::Schedule::scalar(),
-            _ => kiln_jit::Schedule::for_kernel(&kernel),
-        };
-        let compiled = match typed {
-            Some(_) => kiln_jit::CompiledKernel::explain_typed(&kernel, &plan, schedule),
-            None => kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule),
-        }
+    let text = runner
+        .explain_text(&args_of(&inputs), opts)
         .map_err(|e| e.to_string())?;
-        writeln!(
-            w,
-            "schedule {:?}, compiled in {:?}",
-            compiled.schedule(),
-            compiled.compile_time()
-        )?;
-        let dumps = compiled.dumps().ok_or("the JIT kept no dumps")?;
-        if args.clif {
-            writeln!(w, "; clif\n{}", dumps.clif)?;
-        }
-        if args.asm {
-            writeln!(
-                w,
-                "; machine code\n{}",
-                dumps.vcode.as_deref().unwrap_or("(not available)")
-            )?;
-        }
-    }
+    write!(w, "{text}")?;
     w.flush()?;
     Ok(())
 }

@@ -307,6 +307,25 @@ fn explain_clif_of_a_typed_kernel_reading_an_earlier_result() {
     }
 }
 
+/// The interpreter backend compiles nothing: `explain --clif` says so rather than show code another
+/// backend would run.
+#[test]
+fn explain_clif_on_the_interpreter_says_nothing_is_compiled() {
+    let out = stdout(&kiln(&[
+        "explain",
+        "x + 1",
+        "-i",
+        "x=f64[8]",
+        "--clif",
+        "--backend",
+        "interp",
+    ]));
+    assert!(
+        out.contains("# no compiled code: the interp backend compiles nothing") && !out.contains("; clif"),
+        "{out}"
+    );
+}
+
 /// A scan is compiled like any kernel: `explain --clif --asm` shows its Cranelift IR (the one kernel
 /// function, `kiln_kernel`, with the scan's vector prefix) and its machine code.
 #[test]

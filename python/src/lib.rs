@@ -1462,43 +1462,7 @@ impl Kernel {
     }
 
     fn explain_text(&self, inputs: &[(&str, ArrayArg<'_>)], clif: bool, asm: bool) -> kiln::Result<String> {
-        let mut all = self.runner.explain_rewrites(inputs)?;
-        let settings = self.runner.settings();
-        let mut s = String::new();
-        let on = if settings.prefix_scan { "on" } else { "off" };
-        let _ = writeln!(s, "# profile {}, prefix_scan {on}", settings.profile);
-        let multi = all.len() > 1;
-        if multi {
-            let _ = write!(s, "{}", self.runner.pipeline());
-        }
-        for (k, (kernel, plan, rewrites)) in all.iter().enumerate() {
-            if multi {
-                let _ = writeln!(s, "# kernel {k}");
-            }
-            for n in rewrites {
-                let _ = writeln!(s, "# rewrite {n}");
-            }
-            let _ = write!(s, "{kernel}{plan}");
-        }
-        if !(clif || asm) {
-            return Ok(s);
-        }
-        let (kernel, plan, _) = all.pop().expect("a pipeline has a kernel");
-        let schedule = kiln_jit::Schedule::for_kernel(&kernel);
-        let compiled = kiln_jit::CompiledKernel::explain(&kernel, &plan, schedule)
-            .map_err(|e| Error::Jit(e.to_string()))?;
-        let _ = writeln!(s, "schedule {:?}", compiled.schedule());
-        let dumps = compiled
-            .dumps()
-            .ok_or_else(|| Error::Jit("the JIT kept no dumps".into()))?;
-        if clif {
-            let _ = writeln!(s, "; clif\n{}", dumps.clif);
-        }
-        if asm {
-            let code = dumps.vcode.as_deref().unwrap_or("(not available)");
-            let _ = writeln!(s, "; machine code\n{code}");
-        }
-        Ok(s)
+        self.runner.explain_text(inputs, kiln::ExplainOptions { clif, asm })
     }
 }
 

@@ -297,6 +297,19 @@ def test_explain():
         k.explain(z=np.ones(3))
 
 
+def test_explain_shows_the_code_of_typed_kernels():
+    # integer, complex and byte-string kernels are compiled in their own types: explain shows that
+    # code (it raised "compile its typed kernel" before), as `kiln explain --clif` does
+    i = np.arange(720, dtype=np.int64).reshape(8, 9, 10)
+    z = (np.arange(64) + 1j).astype(np.complex128)
+    s = np.array([b"ab", b"cd"] * 8)
+    for ex, arrays in [("sum(i) + 1", {"i": i}), ("i * 3 + i", {"i": i}), ("z * z", {"z": z}), ("s == b'ab'", {"s": s})]:
+        text = kiln.compile(ex).explain(clif=True, asm=True, **arrays)
+        compiled = "; clif" in text and "function u0:0" in text and "; machine code" in text
+        assert compiled or "# no compiled code: the kernel is interpreted" in text, (ex, text)
+    assert "; clif" in kiln.compile("z * z").explain(clif=True, z=z)
+
+
 def test_the_kernel_cache_is_bounded():
     from kiln import _kiln
 

@@ -642,8 +642,12 @@ impl Prepared {
     ) -> bool {
         let m = &*self.many;
         match (&m.serial, m.lanes) {
-            (Some(serial), kiln_ir::ElemType::F64) => self.update_serial_in::<f64, T>(serial, inputs, targets),
-            (Some(serial), kiln_ir::ElemType::F32) => self.update_serial_in::<f32, T>(serial, inputs, targets),
+            (Some(serial), kiln_ir::ElemType::F64) => {
+                self.update_serial_in::<f64, T>(serial, inputs, targets)
+            }
+            (Some(serial), kiln_ir::ElemType::F32) => {
+                self.update_serial_in::<f32, T>(serial, inputs, targets)
+            }
             // no serial kernel, or lanes of no float type: the named update runs
             _ => false,
         }
