@@ -20,8 +20,8 @@
 //! native single precision (musl's `log1pf`, fdlibm's single-precision kernel).
 
 use super::lanes::{
-    CHUNK, Lane, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32, log_specials64, map,
-    poly, sel,
+    ByLane, CHUNK, Lane, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32,
+    log_specials64, map, poly, sel,
 };
 use super::pow::{lookup, split as pow_split};
 use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
@@ -610,13 +610,19 @@ impl<T: ArcLane> Paths<T> for Atanh {
     }
 }
 
+/// The f64 log family lane by lane at AVX-512 (gathered lookups), in stages at AVX2.
+type LnByLane = ByLane<Ln>;
+type Log2ByLane = ByLane<Log2>;
+type Log10ByLane = ByLane<Log10>;
+type Log1pByLane = ByLane<Log1p>;
+
 super::lanes::levels! {
-    log64: f64, Ln;
-    log2_64: f64, Log2;
+    log64: f64, Ln, LnByLane;
+    log2_64: f64, Log2, Log2ByLane;
     log2_32: f32, Log2;
-    log10_64: f64, Log10;
+    log10_64: f64, Log10, Log10ByLane;
     log10_32: f32, Log10;
-    log1p64: f64, Log1p;
+    log1p64: f64, Log1p, Log1pByLane;
     log1p32: f32, Log1p;
     asinh64: f64, Asinh;
     asinh32: f32, Asinh;
