@@ -186,13 +186,14 @@ pub fn emit(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Val
 }
 
 /// Emits `f(args)` on f32 values widened to F64X2, for a result the caller rounds once to f32: the
-/// f32 algorithm computed in f64 where `f` has one (pow: `pow::pow_f32`), else [`emit`]'s.
+/// f32 algorithm computed in f64 where `f` has one (pow: `pow::pow_f32`), hypot without its
+/// scaling (`hypot::hypot_widened`, the same bits), else [`emit`]'s.
 pub fn emit_widened(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
-    if f != MathFn::Pow {
-        return emit(b, refs, f, args);
+    match f {
+        MathFn::Pow => pow::pow_f32(&mut Vb::new(b, refs, false), args[0], args[1]),
+        MathFn::Hypot => hypot::hypot_widened(&mut Vb::new(b, refs, false), args[0], args[1]),
+        _ => emit(b, refs, f, args),
     }
-    let mut v = Vb::new(b, refs, false);
-    pow::pow_f32(&mut v, args[0], args[1])
 }
 
 /// `x**e` for a literal exponent with its own code (`pow_const`) on an F64X2 `x`.

@@ -595,40 +595,50 @@ pub(super) fn hypot_lane(x: f64, y: f64) -> f64 {
     sel((ax > f64::MAX) | (ay > f64::MAX), f64::INFINITY, r)
 }
 
+/// `vmath::hypot::hypot_widened` on one f32 lane widened to f64: [`hypot_lane`] without the
+/// scaling, which is the identity on such lanes (the same bits).
+#[inline(always)]
+fn hypot_widened_lane(x: f64, y: f64) -> f64 {
+    let ax = x.abs();
+    let ay = y.abs();
+    let ge = ax >= ay;
+    let big = sel(ge, ax, ay);
+    let small = sel(ge, ay, ax);
+    let s2 = small * small;
+    let r = big.mul_add(big, s2).sqrt();
+    sel((ax > f64::MAX) | (ay > f64::MAX), f64::INFINITY, r)
+}
+
 /// hypot's one path.
 pub(super) struct Hypot;
 
-impl<T: Copy + Into<f64> + FromF64> Paths2<T> for Hypot {
+impl Paths2<f64> for Hypot {
     #[inline(always)]
-    fn fast_ok(_: T, _: T) -> bool {
+    fn fast_ok(_: f64, _: f64) -> bool {
         true
     }
     #[inline(always)]
-    fn fast(x: T, y: T) -> T {
-        T::from_f64(hypot_lane(x.into(), y.into()))
+    fn fast(x: f64, y: f64) -> f64 {
+        hypot_lane(x, y)
     }
     #[inline(always)]
-    fn general(x: T, y: T) -> T {
-        T::from_f64(hypot_lane(x.into(), y.into()))
-    }
-}
-
-/// f64 from f64 (itself) or rounded to f32.
-pub(super) trait FromF64 {
-    fn from_f64(x: f64) -> Self;
-}
-
-impl FromF64 for f64 {
-    #[inline(always)]
-    fn from_f64(x: f64) -> f64 {
-        x
+    fn general(x: f64, y: f64) -> f64 {
+        hypot_lane(x, y)
     }
 }
 
-impl FromF64 for f32 {
+impl Paths2<f32> for Hypot {
     #[inline(always)]
-    fn from_f64(x: f64) -> f32 {
-        x as f32
+    fn fast_ok(_: f32, _: f32) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn fast(x: f32, y: f32) -> f32 {
+        hypot_widened_lane(x as f64, y as f64) as f32
+    }
+    #[inline(always)]
+    fn general(x: f32, y: f32) -> f32 {
+        hypot_widened_lane(x as f64, y as f64) as f32
     }
 }
 
@@ -724,4 +734,48 @@ levels2! {
     pow32: f32, Pow32;
     hypot64: f64, Hypot;
     hypot32: f32, Hypot;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hypot_lane, hypot_widened_lane};
+
+    /// The scaling [`hypot_widened_lane`] skips is the identity on f32 values: the same bits as
+    /// [`hypot_lane`] for every pair of f32 special values and for pseudo-random f32 bit patterns
+    /// (every exponent, both signs, NaN payloads).
+    #[test]
+    fn f32_hypot_without_scaling_has_the_scaled_bits() {
+        let specials = [
+            0.0f32,
+            -0.0,
+            f32::from_bits(1),
+            f32::from_bits(0x007f_ffff),
+            f32::MIN_POSITIVE,
+            1.0,
+            3.0,
+            1e-20,
+            1e20,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+        ];
+        let mut bits = 0x9e37_79b9u32;
+        let mut values: Vec<f32> = specials.iter().flat_map(|&v| [v, -v]).collect();
+        for _ in 0..4000 {
+            bits ^= bits << 13;
+            bits ^= bits >> 17;
+            bits ^= bits << 5;
+            values.push(f32::from_bits(bits));
+        }
+        for (i, &x) in values.iter().enumerate() {
+            for &y in values.iter().skip(i % 7).step_by(37).chain(&specials) {
+                let (a, b) = (x as f64, y as f64);
+                let want = hypot_lane(a, b) as f32;
+                let got = hypot_widened_lane(a, b) as f32;
+                assert_eq!(got.to_bits(), want.to_bits(), "hypot({x:e}, {y:e})");
+            }
+        }
+    }
 }
