@@ -59,10 +59,12 @@
 //!   output 0 (the plan's `n_slots`), each exactly once, so after such a run every element is
 //!   initialised (execute.rs calls it only for that output, of that run);
 //! - the wide routines (`apply_wide`) are `#[target_feature]` functions, called only after the host is
-//!   checked for their features; compiled code calls `wide_block` only on its own stack slot, and
-//!   the kept sum's row steps (`kept_group`, `kept_single`) only over the input elements and
-//!   outputs its own loop would read and write (the one place where an input's run is made into a
-//!   slice: a plain run of a checked row, read-only, in another allocation than the output).
+//!   checked for their features; compiled code calls `wide_block` (and the sincos and binary block
+//!   functions) only on its own stack slots, and the kept sum's row steps (`kept_group`,
+//!   `kept_single`) only over the input elements and outputs its own loop would read and write;
+//!   the block functions' sources and the kept rows are the places where an input's run is made
+//!   into a slice: a plain run of a checked row that the kernel's own loads would read, read-only,
+//!   not written by anyone during the call.
 #![allow(unsafe_code)]
 
 /// The byte strings' comparison compiled code calls per lane ([`crate::bytes::SYMBOL`]): `op` (a
@@ -422,6 +424,26 @@ fn advise_huge<T>(p: *const T, n: usize) {
 /// `r` of every element of `xs`, in place, by the wide routine of `level` ([`crate::wide`]): the
 /// bits of the inline vector math. An error if the host lacks `level`.
 pub fn apply_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result<()> {
+    run_wide(r, level, xs, None)
+}
+
+/// `dst[j] = r(src[j])` by the wide routine of `level`, as [`apply_wide`] computes it in place (the
+/// routine reads the source where it lies: what a kernel's block does for an argument that is a
+/// contiguous input). An error if the host lacks `level` or if `src` is not as long as `dst`.
+pub fn apply_wide_from<T: WideElem>(r: Routine, level: Level, dst: &mut [T], src: &[T]) -> Result<()> {
+    if dst.len() != src.len() {
+        return Err(JitError::WrongKernel(format!(
+            "{r:?} of {} sources into {} destinations",
+            src.len(),
+            dst.len()
+        )));
+    }
+    run_wide(r, level, dst, Some(src))
+}
+
+/// The routine `r` of `level` over `xs`, from `src` where given (its length that of `xs`: the
+/// callers check it).
+fn run_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T], src: Option<&[T]>) -> Result<()> {
     if !level.on_host() {
         return Err(JitError::Unsupported(format!(
             "the wide routines of level {level:?} need processor features this host lacks"
@@ -430,24 +452,31 @@ pub fn apply_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result
     let routine = T::routine(r, level);
     // SAFETY: `routine` is one of wide.rs's `#[target_feature]` functions compiled for `level`
     // (`WideElem::routine` maps each level to its own), and the host has every feature of `level`
-    // (checked above); apart from those features they are safe functions of a slice.
-    unsafe { routine(xs) };
+    // (checked above); apart from those features they are safe functions of slices.
+    unsafe { routine(xs, src) };
     Ok(())
 }
 
-/// The function compiled code calls on a block (see block.rs): `r` of the `n` elements at `p`, in
-/// place, at [`crate::wide::level`].
-extern "C" fn wide_block<T: WideElem, const R: usize>(p: *mut T, n: i64) {
+/// The function compiled code calls on a block (see block.rs): `r` at [`crate::wide::level`] of the
+/// `n` elements at `src` into the `n` at `p`, or of those at `p` in place where `src` is null.
+extern "C" fn wide_block<T: WideElem, const R: usize>(p: *mut T, src: *const T, n: i64) {
     let r = Routine::ALL[R];
     // SAFETY: this function's address is given to compiled code only by `wide_block_address`, whose
     // symbol block.rs calls with `p` the address of the kernel's own stack slot of `block::BLOCK`
-    // elements of `T` (aligned to 64 bytes, written by the same iteration before the call) and
-    // `0 <= n <= block::BLOCK`; nothing else reads or writes the slot during the call.
+    // elements of `T` (aligned to 64 bytes, written by the same iteration before the call unless
+    // `src` is given) and `0 <= n <= block::BLOCK`; nothing else reads or writes the slot during the
+    // call. A non-null `src` is the address of the block's first point in a contiguous input row of
+    // `T` (block.rs `Skeleton::in_place_source`: an input the plan reads at `base + j * size` for
+    // every row position `j`, neither splatted, strided nor stored in another type), whose `n`
+    // elements the row's own loads would read: in bounds by `check_run`'s checks of the inputs
+    // against the plan, in another allocation than the slot, and not written during the call (this
+    // thread's code waits for it; other threads write only their own units' points).
     let xs = unsafe { std::slice::from_raw_parts_mut(p, n as usize) };
+    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
     // registered only where `level()` is some, which implies the host has it: `run_wide` cannot
     // fail (and a panic may not unwind out of an `extern "C"` function)
     if let Some(level) = crate::wide::level() {
-        let _ = apply_wide(r, level, xs);
+        let _ = run_wide(r, level, xs, src);
     }
 }
 
@@ -488,31 +517,38 @@ pub fn apply_wide_binary<T: WideElem>(r: Binary, level: Level, xs: &mut [T], ys:
             ys.len()
         )));
     }
-    let routine = T::binary(r, level);
-    // SAFETY: as in `apply_wide`: `routine` is compiled for `level`, which the host has (checked
-    // above), and is otherwise a safe function of two slices (of equal length, checked above).
-    unsafe { routine(xs, ys) };
+    run_binary(r, level, xs, ys, None);
     Ok(())
 }
 
+/// The routine of two arguments `r` of `level` (which the host has: the callers check it) over
+/// `xs` and `ys` (of equal lengths), the first arguments from `src` where given (of their length).
+fn run_binary<T: WideElem>(r: Binary, level: Level, xs: &mut [T], ys: &[T], src: Option<&[T]>) {
+    let routine = T::binary(r, level);
+    // SAFETY: as in `run_wide`: `routine` is compiled for `level`, which the host has (checked by
+    // the callers), and is otherwise a safe function of slices.
+    unsafe { routine(xs, ys, src) };
+}
+
 /// The function compiled code calls on a block for a routine of two arguments (see block.rs):
-/// `p[j] = r(p[j], q[j])` for the `n` elements at `p` and `q`, at [`crate::wide::level`].
-extern "C" fn wide_binary_block<T: WideElem, const R: usize>(p: *mut T, q: *const T, n: i64) {
+/// `p[j] = r(a[j], q[j])` for the `n` elements at `p` and `q`, `a` the `n` at `src`, or those at
+/// `p` where `src` is null, at [`crate::wide::level`].
+extern "C" fn wide_binary_block<T: WideElem, const R: usize>(p: *mut T, src: *const T, q: *const T, n: i64) {
     let r = Binary::ALL[R];
     // SAFETY: this function's address is given to compiled code only by
-    // `wide_binary_block_address`, whose symbol block.rs calls with `p` and `q` the addresses of two
-    // distinct stack slots of the kernel, each of `block::BLOCK` elements of `T` (aligned to 64
-    // bytes, both written by the same iteration before the call), and `0 <= n <= block::BLOCK`;
-    // nothing else reads or writes the slots during the call.
-    let (xs, ys) = unsafe {
-        (
-            std::slice::from_raw_parts_mut(p, n as usize),
-            std::slice::from_raw_parts(q, n as usize),
-        )
-    };
-    // registered only where `level()` is some (see `wide_block`): cannot fail
+    // `wide_binary_block_address`, whose symbol block.rs calls with `p` the address of a stack slot
+    // of the kernel of `block::BLOCK` elements of `T` (aligned to 64 bytes, written by the same
+    // iteration before the call unless `src` is given) and `0 <= n <= block::BLOCK`; nothing else
+    // reads or writes the slot during the call. `q` is the address of a second such slot, written
+    // by the same iteration, or, as a non-null `src`, the block's first point in a contiguous
+    // input row of `T` (as in `wide_block`): `n` elements the row's own loads would read, not
+    // written during the call; only read here.
+    let xs = unsafe { std::slice::from_raw_parts_mut(p, n as usize) };
+    let ys = unsafe { std::slice::from_raw_parts(q, n as usize) };
+    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
+    // registered only where `level()` is some (see `wide_block`)
     if let Some(level) = crate::wide::level() {
-        let _ = apply_wide_binary(r, level, xs, ys);
+        run_binary(r, level, xs, ys, src);
     }
 }
 
@@ -551,30 +587,40 @@ pub fn apply_wide_sincos<T: WideElem>(level: Level, xs: &mut [T], ys: &mut [T]) 
             ys.len()
         )));
     }
-    let routine = T::sincos(level);
-    // SAFETY: as in `apply_wide`: `routine` is compiled for `level`, which the host has (checked
-    // above), and is otherwise a safe function of two slices (of equal length, checked above).
-    unsafe { routine(xs, ys) };
+    run_sincos(level, xs, ys, None);
     Ok(())
 }
 
+/// The sin and cos routine of `level` (which the host has: the callers check it) over `xs` and
+/// `ys` (of equal lengths), from `src` where given (of their length).
+fn run_sincos<T: WideElem>(level: Level, xs: &mut [T], ys: &mut [T], src: Option<&[T]>) {
+    let routine = T::sincos(level);
+    // SAFETY: as in `run_wide`: `routine` is compiled for `level`, which the host has (checked by
+    // the callers), and is otherwise a safe function of slices.
+    unsafe { routine(xs, ys, src) };
+}
+
 /// The function compiled code calls on a block whose sin and cos nodes share their argument (see
-/// block.rs): `q[j] = cos(p[j])`, `p[j] = sin(p[j])` for the `n` elements at `p` and `q`.
-extern "C" fn wide_sincos_block<T: WideElem>(p: *mut T, q: *mut T, n: i64) {
+/// block.rs): `q[j] = cos(a[j])`, `p[j] = sin(a[j])` for the `n` elements at `p` and `q`, `a` the
+/// `n` at `src`, or those at `p` where `src` is null.
+extern "C" fn wide_sincos_block<T: WideElem>(p: *mut T, q: *mut T, src: *const T, n: i64) {
     // SAFETY: this function's address is given to compiled code only by `wide_sincos_address`,
     // whose symbol block.rs calls with `p` and `q` the addresses of two distinct stack slots of the
     // kernel, each of `block::BLOCK` elements of `T` (aligned to 64 bytes; `p` written by the same
-    // iteration before the call), and `0 <= n <= block::BLOCK`; nothing else reads or writes the
-    // slots during the call.
+    // iteration before the call unless `src` is given), and `0 <= n <= block::BLOCK`; nothing else
+    // reads or writes the slots during the call. A non-null `src` is, as in `wide_block`, the
+    // block's first point in a contiguous input row of `T`, `n` elements the row's own loads would
+    // read, not written during the call.
     let (xs, ys) = unsafe {
         (
             std::slice::from_raw_parts_mut(p, n as usize),
             std::slice::from_raw_parts_mut(q, n as usize),
         )
     };
-    // registered only where `level()` is some (see `wide_block`): cannot fail
+    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
+    // registered only where `level()` is some (see `wide_block`)
     if let Some(level) = crate::wide::level() {
-        let _ = apply_wide_sincos(level, xs, ys);
+        run_sincos(level, xs, ys, src);
     }
 }
 

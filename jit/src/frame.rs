@@ -179,6 +179,13 @@ impl<'k> Frame<'k> {
         self.row_steps[i].map(|step| step.elements(g, self.params))
     }
 
+    /// Whether input `i` is read at its row pointer plus `j` elements for every row position `j`,
+    /// in the kernel's own type: a contiguous run (neither splatted, strided nor stored in another
+    /// type), which the wide routines may read where it lies (block.rs).
+    pub fn contiguous_in_row(&self, i: usize) -> bool {
+        matches!(self.st.inputs[i], Access::Contiguous | Access::RowRun) && self.st.stored[i].is_none()
+    }
+
     /// Input `i`'s base address: the entry block's load, or a load where it is needed for a kernel
     /// of many inputs.
     pub fn input_base(&self, g: &mut Gen<'_, '_>, i: usize) -> Value {

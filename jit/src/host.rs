@@ -282,15 +282,17 @@ impl MathRefs {
         }
         let mut wide_refs = HashMap::new();
         for (symbol, args) in wide {
-            // a slot per argument, then the count
+            // the slot, its argument's source (or 0), the second argument's slot or source (two
+            // arguments), then the count
             let mut sig = Signature::new(module.isa().default_call_conv());
-            sig.params.extend(vec![AbiParam::new(types::I64); args + 1]);
+            sig.params.extend(vec![AbiParam::new(types::I64); args + 2]);
             let id = module.declare_function(symbol, Linkage::Import, &sig)?;
             wide_refs.insert(symbol.clone(), module.declare_func_in_func(id, func));
         }
         let sincos = if sincos {
             let mut sig = Signature::new(module.isa().default_call_conv());
-            sig.params.extend([AbiParam::new(types::I64); 3]);
+            // the sin slot, the cos slot, the source (or 0), the count
+            sig.params.extend([AbiParam::new(types::I64); 4]);
             let id = module.declare_function(&sincos_symbol(dtype), Linkage::Import, &sig)?;
             Some(module.declare_func_in_func(id, func))
         } else {

@@ -524,6 +524,16 @@ fn every_length<T: Elem + WideElem>() {
                     let x64: Vec<f64> = xs[off..off + len].iter().map(|x| x.to_f64()).collect();
                     let what = format!("{r:?} {:?} {level:?} len {len} at {off}", <T as WideElem>::DTYPE);
                     assert_same(&what, &x64, &got, &want[off..off + len]);
+                    // read from a source where it lies (a kernel's contiguous input): the same bits
+                    let mut into = xs[..len].to_vec();
+                    kiln_jit::apply_wide_from(r, level, &mut into, &xs[off..off + len]).unwrap();
+                    let into: Vec<f64> = into.iter().map(|x| x.to_f64()).collect();
+                    assert_same(
+                        &format!("{what} from a source"),
+                        &x64,
+                        &into,
+                        &want[off..off + len],
+                    );
                 }
             }
         }
@@ -606,13 +616,14 @@ fn sin_and_cos_of_one_argument_share_a_call() {
         let c = kiln_jit::CompiledKernel::explain(&k, &p, sched).unwrap();
         let clif = &c.dumps().unwrap().clif;
         // the block functions return nothing (`call fnN(..)` without a result; libm's calls on
-        // the slow paths give one): the arities of their calls
+        // the slow paths give one): the arities of their calls (sin and cos: two slots, the
+        // source, the count; one function: its slot, the source, the count)
         let block_calls = |n: usize| {
             clif.lines()
                 .filter_map(|l| l.trim_start().strip_prefix("call fn"))
                 .any(|rest| rest.matches(',').count() == n - 1)
         };
-        (block_calls(3), block_calls(2))
+        (block_calls(4), block_calls(3))
     };
     for dtype in [ElemType::F64, ElemType::F32] {
         // sin and cos take their routines together or not at all (`wide::routed`)
@@ -1003,8 +1014,8 @@ fn blocked_kernels_give_the_inline_bits_f32() {
 }
 
 /// The route is visible in the code: a kernel with exp calls the block function (the one import
-/// of signature `(i64, i64)`: a pointer and a count) where the host has a wide level and the schedule
-/// asks for it, and never with `with_wide(false)`.
+/// of signature `(i64, i64, i64)`: the slot, the source, the count) where the host has a wide level
+/// and the schedule asks for it, and never with `with_wide(false)`.
 /// So does a kernel with a pow by a literal exponent with its own routine (`x**1.5`), in both types.
 #[test]
 fn the_route_shows_in_the_code() {
@@ -1018,7 +1029,7 @@ fn the_route_shows_in_the_code() {
         let p = plan(&k, 1);
         let calls_block = |s: Schedule| {
             let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
-            c.dumps().unwrap().clif.contains("= (i64, i64) ")
+            c.dumps().unwrap().clif.contains("= (i64, i64, i64) ")
         };
         let sched = Schedule::simd(dtype, 4, 1);
         assert_eq!(
@@ -1491,8 +1502,9 @@ fn the_binary_routines_are_listed_in_order() {
 }
 
 /// A kernel with a function of two arguments calls its block function (the one import of signature
-/// `(i64, i64, i64)`: two slots and a count) where the host has a wide level and the schedule asks
-/// for it, and never with `with_wide(false)`.
+/// `(i64, i64, i64, i64)`: the slot, the first argument's source, the second's slot or source, the
+/// count) where the host has a wide level and the schedule asks for it, and never with
+/// `with_wide(false)`.
 #[test]
 fn the_binary_route_shows_in_the_code() {
     for r in wide::Binary::ALL {
@@ -1503,7 +1515,7 @@ fn the_binary_route_shows_in_the_code() {
         let p = plan(&k, 1);
         let calls_block = |s: Schedule| {
             let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
-            c.dumps().unwrap().clif.contains("= (i64, i64, i64) ")
+            c.dumps().unwrap().clif.contains("= (i64, i64, i64, i64) ")
         };
         let sched = Schedule::simd(ElemType::F64, 4, 1);
         assert_eq!(

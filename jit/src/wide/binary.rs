@@ -58,34 +58,56 @@ fn chunk2<T: Copy, P: Paths2<T>>(x: &mut [T; CHUNK], y: &[T; CHUNK]) {
     }
 }
 
-/// [`chunk2`] over the slices (`ys` at least as long as `xs`); the remainder is copied into chunks
-/// padded with its first pair, computed, and copied back.
+/// [`chunk2`] over the slices (`ys` at least as long as `xs`), each chunk's first arguments read
+/// from `src` where it is given (as long as `xs`, which callers check: a kernel's input read where
+/// it lies) and else from `xs`; the remainder is copied into chunks padded with its first pair,
+/// computed, and copied back. A constant first argument (`2.5**x`) is a literal, never a source:
+/// [`Paths2::constant_first`] is tried in place only.
 #[inline(always)]
-pub(super) fn map2<T: Copy, P: Paths2<T>>(xs: &mut [T], ys: &[T]) {
-    let ys = &ys[..xs.len()];
-    if P::constant_first(xs, ys) {
+pub(super) fn map2<T: Copy, P: Paths2<T>>(xs: &mut [T], ys: &[T], src: Option<&[T]>) {
+    let len = xs.len();
+    let ys = &ys[..len];
+    if src.is_none() && P::constant_first(xs, ys) {
         return;
     }
     let mut xc = xs.chunks_exact_mut(CHUNK);
     let mut yc = ys.chunks_exact(CHUNK);
-    for (x, y) in (&mut xc).zip(&mut yc) {
-        let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
-        let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
-        P::chunk(x, y);
+    match src {
+        None => {
+            for (x, y) in (&mut xc).zip(&mut yc) {
+                let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
+                let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
+                P::chunk(x, y);
+            }
+        }
+        Some(src) => {
+            for ((x, y), s) in (&mut xc).zip(&mut yc).zip(src.chunks_exact(CHUNK)) {
+                let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
+                let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
+                P::chunk(&mut lanes, y);
+                x.copy_from_slice(&lanes);
+            }
+        }
     }
     let (xr, yr) = (xc.into_remainder(), yc.remainder());
-    if let (Some(&fx), Some(&fy)) = (xr.first(), yr.first()) {
-        let mut bx = [fx; CHUNK];
-        let mut by = [fy; CHUNK];
-        bx[..xr.len()].copy_from_slice(xr);
-        by[..yr.len()].copy_from_slice(yr);
-        P::chunk(&mut bx, &by);
-        xr.copy_from_slice(&bx[..xr.len()]);
+    let n = xr.len();
+    if n == 0 {
+        return;
     }
+    let from = match src {
+        Some(s) => &s[len - n..len],
+        None => &*xr,
+    };
+    let mut bx = [from[0]; CHUNK];
+    let mut by = [yr[0]; CHUNK];
+    bx[..n].copy_from_slice(from);
+    by[..n].copy_from_slice(yr);
+    P::chunk(&mut bx, &by);
+    xr.copy_from_slice(&bx[..n]);
 }
 
 /// The `#[target_feature]` functions of routines of two arguments: `name: type, Paths2 impl;` makes
-/// `name::avx2` and `name::avx512`, `fn(&mut [type], &[type])`, in the invoking module (which has
+/// `name::avx2` and `name::avx512`, `fn(&mut [type], &[type], Option<&[type]>)`, in the invoking module (which has
 /// `map2` in scope); `name: type, impl, impl512;` uses a second impl at AVX-512 (pow: its lanes
 /// whole, where LLVM gathers their table lookups, against its stages at AVX2, which has no fast
 /// gathers; the same operations, so the same bits).
@@ -101,15 +123,15 @@ macro_rules! levels2 {
     (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
         pub(super) mod $name {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-            pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &[$t]) {
-                super::map2::<$t, super::$f>(xs, ys)
+            pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &[$t], src: Option<&[$t]>) {
+                super::map2::<$t, super::$f>(xs, ys, src)
             }
             #[cfg_attr(
                 target_arch = "x86_64",
                 target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
             )]
-            pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &[$t]) {
-                super::map2::<$t, super::$g>(xs, ys)
+            pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &[$t], src: Option<&[$t]>) {
+                super::map2::<$t, super::$g>(xs, ys, src)
             }
         }
     };

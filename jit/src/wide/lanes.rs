@@ -394,21 +394,42 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
     }
 }
 
-/// [`chunk`] over the slice; the remainder (fewer than [`CHUNK`] lanes) is copied into a chunk
-/// padded with its first element, computed, and copied back.
+/// [`chunk`] over the slice, each chunk's lanes read from `src` where it is given (as long as
+/// `xs`, which callers check: the caller's input read where it lies, no copy into `xs` first, its
+/// loads spread among the chunks' arithmetic) and else from `xs`
+/// itself; the remainder (fewer than [`CHUNK`] lanes) is copied into a chunk padded with its
+/// first element, computed, and copied back.
 #[inline(always)]
-pub(super) fn map<T: Copy, P: Paths<T>>(xs: &mut [T]) {
+pub(super) fn map<T: Copy, P: Paths<T>>(xs: &mut [T], src: Option<&[T]>) {
+    let len = xs.len();
     let mut chunks = xs.chunks_exact_mut(CHUNK);
-    for c in &mut chunks {
-        chunk::<T, P>(c.try_into().expect("a chunk of CHUNK lanes"));
+    match src {
+        None => {
+            for c in &mut chunks {
+                chunk::<T, P>(c.try_into().expect("a chunk of CHUNK lanes"));
+            }
+        }
+        Some(src) => {
+            for (c, s) in (&mut chunks).zip(src.chunks_exact(CHUNK)) {
+                let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
+                chunk::<T, P>(&mut lanes);
+                c.copy_from_slice(&lanes);
+            }
+        }
     }
     let rem = chunks.into_remainder();
-    if let Some(&first) = rem.first() {
-        let mut buf = [first; CHUNK];
-        buf[..rem.len()].copy_from_slice(rem);
-        chunk::<T, P>(&mut buf);
-        rem.copy_from_slice(&buf[..rem.len()]);
+    let n = rem.len();
+    if n == 0 {
+        return;
     }
+    let from = match src {
+        Some(s) => &s[len - n..len],
+        None => &*rem,
+    };
+    let mut buf = [from[0]; CHUNK];
+    buf[..n].copy_from_slice(from);
+    chunk::<T, P>(&mut buf);
+    rem.copy_from_slice(&buf[..n]);
 }
 
 /// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fast_chunk`] and
@@ -785,28 +806,47 @@ trig_paths! {
 /// give; the reduction and the kernels the two share are computed once (LLVM merges the identical
 /// operations of the inlined fast paths). `ys` is at least as long as `xs` (call.rs checks).
 #[inline(always)]
-fn map_sincos<T: Copy>(xs: &mut [T], ys: &mut [T])
+fn map_sincos<T: Copy>(xs: &mut [T], ys: &mut [T], src: Option<&[T]>)
 where
     Sin: Paths<T>,
     Cos: Paths<T>,
 {
-    let ys = &mut ys[..xs.len()];
+    let len = xs.len();
+    let ys = &mut ys[..len];
     let mut xc = xs.chunks_exact_mut(CHUNK);
     let mut yc = ys.chunks_exact_mut(CHUNK);
-    for (x, y) in (&mut xc).zip(&mut yc) {
-        let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
-        let y: &mut [T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
-        sincos_chunk(x, y);
+    match src {
+        None => {
+            for (x, y) in (&mut xc).zip(&mut yc) {
+                let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
+                let y: &mut [T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
+                sincos_chunk(x, y);
+            }
+        }
+        Some(src) => {
+            for ((x, y), s) in (&mut xc).zip(&mut yc).zip(src.chunks_exact(CHUNK)) {
+                let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
+                let y: &mut [T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
+                sincos_chunk(&mut lanes, y);
+                x.copy_from_slice(&lanes);
+            }
+        }
     }
     let (xr, yr) = (xc.into_remainder(), yc.into_remainder());
-    if let Some(&first) = xr.first() {
-        let mut bx = [first; CHUNK];
-        let mut by = [first; CHUNK];
-        bx[..xr.len()].copy_from_slice(xr);
-        sincos_chunk(&mut bx, &mut by);
-        xr.copy_from_slice(&bx[..xr.len()]);
-        yr.copy_from_slice(&by[..yr.len()]);
+    let n = xr.len();
+    if n == 0 {
+        return;
     }
+    let from = match src {
+        Some(s) => &s[len - n..len],
+        None => &*xr,
+    };
+    let mut bx = [from[0]; CHUNK];
+    let mut by = [from[0]; CHUNK];
+    bx[..n].copy_from_slice(from);
+    sincos_chunk(&mut bx, &mut by);
+    xr.copy_from_slice(&bx[..n]);
+    yr.copy_from_slice(&by[..n]);
 }
 
 #[inline(always)]
@@ -839,15 +879,15 @@ macro_rules! sincos_levels {
         $(
             pub(super) mod $name {
                 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-                pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &mut [$t]) {
-                    super::map_sincos::<$t>(xs, ys)
+                pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &mut [$t], src: Option<&[$t]>) {
+                    super::map_sincos::<$t>(xs, ys, src)
                 }
                 #[cfg_attr(
                     target_arch = "x86_64",
                     target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
                 )]
-                pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &mut [$t]) {
-                    super::map_sincos::<$t>(xs, ys)
+                pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &mut [$t], src: Option<&[$t]>) {
+                    super::map_sincos::<$t>(xs, ys, src)
                 }
             }
         )*
@@ -876,15 +916,15 @@ macro_rules! levels {
     (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
         pub(super) mod $name {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-            pub(in crate::wide) fn avx2(xs: &mut [$t]) {
-                super::map::<$t, super::$f>(xs)
+            pub(in crate::wide) fn avx2(xs: &mut [$t], src: Option<&[$t]>) {
+                super::map::<$t, super::$f>(xs, src)
             }
             #[cfg_attr(
                 target_arch = "x86_64",
                 target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
             )]
-            pub(in crate::wide) fn avx512(xs: &mut [$t]) {
-                super::map::<$t, super::$g>(xs)
+            pub(in crate::wide) fn avx512(xs: &mut [$t], src: Option<&[$t]>) {
+                super::map::<$t, super::$g>(xs, src)
             }
         }
     };

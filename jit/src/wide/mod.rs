@@ -44,10 +44,15 @@
 //! (gathers) and at AVX2 in stages per chunk, each lookup a loop of its own, the log family in
 //! stages at both levels (its inverse hyperbolic functions lane by lane).
 //!
+//! **Sources.** Every routine writes its result into its first slice and reads its (first)
+//! argument from there, or from a source slice where one is given (`fn(&mut [T], Option<&[T]>)`):
+//! a kernel passes an input it reads as a contiguous run where it lies (`block.rs`), each chunk
+//! loaded from it into registers, computed, and stored; the same operations, so the same bits.
+//!
 //! **Two arguments.** A function of two arguments ([`Binary`]: arctan2) has a routine
-//! `fn(&mut [T], &[T])`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and the
-//! `#[target_feature]` functions); a kernel stages both operands, each into a slot of its own, and
-//! the result is written over the first (`block.rs`). arcsin, arccos, arctan and arctan2 are in
+//! `fn(&mut [T], &[T], Option<&[T]>)`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and
+//! the `#[target_feature]` functions); a kernel stages each operand into a slot of its own where it
+//! is not an input read in place, and the result is written over the first (`block.rs`). arcsin, arccos, arctan and arctan2 are in
 //! `atan.rs`: `vmath::atan` per lane, its fast path per chunk where the inline code takes it per
 //! vector.
 //!
@@ -462,9 +467,10 @@ impl WideFn {
 pub trait WideElem: Copy + Sized {
     /// The dtype of `Self`.
     const DTYPE: kiln_ir::ElemType;
-    /// The slice function of `r` at `level`: unsafe to call unless the host has `level`
+    /// The slice function of `r` at `level`: `xs[j] = r(src[j])` with a source (as long as
+    /// `xs`), else `r(xs[j])` in place. Unsafe to call unless the host has `level`
     /// ([`Level::on_host`]), which call.rs checks.
-    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [Self]);
+    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [Self], Option<&[Self]>);
     /// The kept sum's group step at `level` (`rows.rs`): `out[j] += tree(rows[0][j], ...,
     /// rows[7][j])` over `out`, in f64. Unsafe to call unless the host has `level`.
     fn group(level: Level) -> unsafe fn([&[Self]; GROUP], &mut [f64]);
@@ -472,18 +478,19 @@ pub trait WideElem: Copy + Sized {
     /// Unsafe to call unless the host has `level`.
     fn single(level: Level) -> unsafe fn(&[Self], &mut [f64]);
     /// sin and cos of one argument at `level` (`lanes.rs`): `xs[j]` to `sin(xs[j])` in place and
-    /// `ys[j]` to `cos` of it, for every `j` of `xs` (`ys` at least as long), the bits of
+    /// `ys[j]` to `cos` of it (of `src[j]` where a source is given, as long as `xs`), for every `j` of `xs` (`ys` at least as long), the bits of
     /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
-    fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self]);
+    fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self], Option<&[Self]>);
     /// The slice function of the routine of two arguments `r` at `level` (`binary.rs`):
-    /// `xs[j] = f(xs[j], ys[j])` for every `j` of `xs` (`ys` at least as long). Unsafe to call
+    /// `xs[j] = f(xs[j], ys[j])` for every `j` of `xs` (`ys` at least as long; `src[j]` in place of
+    /// `xs[j]` where a source is given, as long as `xs`). Unsafe to call
     /// unless the host has `level`.
-    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [Self], &[Self]);
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [Self], &[Self], Option<&[Self]>);
 }
 
 impl WideElem for f64 {
     const DTYPE: kiln_ir::ElemType = kiln_ir::ElemType::F64;
-    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f64]) {
+    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f64], Option<&[f64]>) {
         match (r, level) {
             (Routine::Exp, Level::Avx2) => lanes::exp_f64_avx2,
             (Routine::Exp, Level::Avx512) => lanes::exp_f64_avx512,
@@ -549,13 +556,13 @@ impl WideElem for f64 {
             Level::Avx512 => rows::rows64::single_avx512,
         }
     }
-    fn sincos(level: Level) -> unsafe fn(&mut [f64], &mut [f64]) {
+    fn sincos(level: Level) -> unsafe fn(&mut [f64], &mut [f64], Option<&[f64]>) {
         match level {
             Level::Avx2 => lanes::sincos_f64_avx2,
             Level::Avx512 => lanes::sincos_f64_avx512,
         }
     }
-    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f64], &[f64]) {
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f64], &[f64], Option<&[f64]>) {
         match (r, level) {
             (Binary::Arctan2, Level::Avx2) => atan::atan2_64::avx2,
             (Binary::Arctan2, Level::Avx512) => atan::atan2_64::avx512,
@@ -569,7 +576,7 @@ impl WideElem for f64 {
 
 impl WideElem for f32 {
     const DTYPE: kiln_ir::ElemType = kiln_ir::ElemType::F32;
-    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f32]) {
+    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f32], Option<&[f32]>) {
         match (r, level) {
             (Routine::Exp, Level::Avx2) => lanes::exp_f32_avx2,
             (Routine::Exp, Level::Avx512) => lanes::exp_f32_avx512,
@@ -635,13 +642,13 @@ impl WideElem for f32 {
             Level::Avx512 => rows::rows32::single_avx512,
         }
     }
-    fn sincos(level: Level) -> unsafe fn(&mut [f32], &mut [f32]) {
+    fn sincos(level: Level) -> unsafe fn(&mut [f32], &mut [f32], Option<&[f32]>) {
         match level {
             Level::Avx2 => lanes::sincos_f32_avx2,
             Level::Avx512 => lanes::sincos_f32_avx512,
         }
     }
-    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f32], &[f32]) {
+    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f32], &[f32], Option<&[f32]>) {
         match (r, level) {
             (Binary::Arctan2, Level::Avx2) => atan::atan2_32::avx2,
             (Binary::Arctan2, Level::Avx512) => atan::atan2_32::avx512,
