@@ -59,13 +59,10 @@ impl Schedule {
         Schedule { wide, ..self }
     }
 
-    /// The lanes of one 128-bit vector of `dtype`.
+    /// The lanes of one 128-bit vector of `dtype` (one for a type as wide as the vector or wider: a
+    /// kernel of a non-float dtype is refused later, by its validation, not here).
     pub fn vector_lanes(dtype: ElemType) -> u8 {
-        match dtype {
-            ElemType::F64 => 2,
-            ElemType::F32 => 4,
-            _ => unreachable!("only float types (f32, f64) reach here"),
-        }
+        (16 / dtype.size().clamp(1, 16)) as u8
     }
 
     /// The default choice: vectors, 4 per iteration for maps, 4 accumulators for reductions (the

@@ -62,6 +62,9 @@ enum Triangle {
 
 /// The scan that replaces `kernel`'s triangular-mask reduction (`initial`: the reduction's start).
 pub fn rewrite(kernel: &KernelIR, initial: Option<f64>) -> Result<KernelIR, Decline> {
+    if !kernel.dtype.is_float() {
+        return decline(format!("the kernel's dtype {} is not a float type", kernel.dtype));
+    }
     let KernelKind::Reduce { op, axes } = &kernel.kind else {
         return decline("not a reduction");
     };

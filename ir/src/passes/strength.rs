@@ -43,6 +43,10 @@ pub enum Reduced {
 /// The kernel with every `pow` by a literal exponent that has a cheaper form replaced, and what each
 /// replacement was (empty: the kernel is returned unchanged).
 pub fn rewrite(kernel: &KernelIR, chains: bool) -> (KernelIR, Vec<Reduced>) {
+    if !kernel.dtype.is_float() {
+        // not a kernel the rules are stated for (validation refuses it): left as it is
+        return (kernel.clone(), Vec::new());
+    }
     let mut done = Vec::new();
     let out = super::rebuild(kernel, |arena, node| {
         let Node::Binary(BinaryOp::Pow, x, e) = node else {
