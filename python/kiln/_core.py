@@ -125,6 +125,18 @@ def _broadcast_shape(a, b):
         return None
 
 
+def _distinct_elements(a):
+    """Whether no two elements of `a` share bytes (sufficient, not exact: the axes of more than
+    one element sorted by stride, each stride passes the extent the smaller axes span; a view made
+    by `as_strided` with a zero or too small stride fails). Only such an `out` is written in place."""
+    reach = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n > 1):
+        if stride < reach:
+            return False
+        reach += stride * (n - 1)
+    return True
+
+
 def run_out(kernel, args, out, casting):
     """Writes the result into `out`: in place (no temporary) when `out` is an aligned array of the
     result's shape and dtype that no input overlaps (a C-contiguous one by the compiled pass
@@ -139,6 +151,7 @@ def run_out(kernel, args, out, casting):
         dt in _INTO
         and dt.isnative
         and out.flags.aligned
+        and _distinct_elements(out)
         and not any(np.may_share_memory(out, a) for a in args)
     ):
         try:

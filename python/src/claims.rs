@@ -51,6 +51,30 @@ pub(crate) fn extent(a: &Bound<'_, numpy::PyUntypedArray>, itemsize: usize) -> O
     Some((usize::try_from(lo).ok()?, usize::try_from(hi).ok()?))
 }
 
+/// Whether two elements of `a` (of `itemsize` bytes) may share bytes: a view made by
+/// `as_strided` with a zero or too small stride. Sufficient, not exact: the axes of more than one
+/// element sorted by the size of their stride, each stride must pass the extent the smaller axes
+/// span (a C, F or any sliced layout of distinct elements passes). Such an `out=` is written
+/// through a temporary, never made into a mutable view whose elements alias.
+pub(crate) fn overlaps_itself(a: &Bound<'_, numpy::PyUntypedArray>, itemsize: usize) -> bool {
+    let mut axes: Vec<(u128, u128)> = a
+        .shape()
+        .iter()
+        .zip(a.strides())
+        .filter(|&(&d, _)| d > 1)
+        .map(|(&d, &s)| (s.unsigned_abs() as u128, d as u128))
+        .collect();
+    axes.sort_unstable();
+    let mut reach = itemsize as u128;
+    for (stride, d) in axes {
+        if stride < reach {
+            return true;
+        }
+        reach += stride * (d - 1);
+    }
+    false
+}
+
 /// One call's claims, given back when it is dropped.
 pub(crate) struct Claims {
     call: u64,

@@ -333,11 +333,14 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
 }
 
 /// The element type of `out` if kiln writes it in place (an aligned array of a type [`kind_of`]
-/// reads, other than byte strings) and the bytes it spans (for [`Claims::write`]).
+/// reads, other than byte strings, no two of whose elements share bytes:
+/// [`claims::overlaps_itself`]) and the bytes it spans (for [`Claims::write`]).
 #[allow(clippy::type_complexity)]
 fn out_kind(out: &Bound<'_, PyAny>) -> Option<(Kind, Option<(usize, usize)>)> {
     match kind_of(out) {
-        Some((kind, o)) if !matches!(kind, Kind::Bytes(_)) => Some((kind, claims::extent(o, kind.itemsize()))),
+        Some((kind, o)) if !matches!(kind, Kind::Bytes(_)) && !claims::overlaps_itself(o, kind.itemsize()) => {
+            Some((kind, claims::extent(o, kind.itemsize())))
+        }
         _ => None,
     }
 }
@@ -993,7 +996,8 @@ impl Kernel {
         let (held, _reading) = self.hold_all(&args)?;
         let Some(kind) = out_kind(&out) else {
             return Err(PyTypeError::new_err(
-                "out= must be an aligned array of bool, int32, int64, float32, float64, complex64 or complex128",
+                "out= must be an aligned array of bool, int32, int64, float32, float64, complex64 or complex128 \
+                 whose elements do not overlap",
             ));
         };
         // `out` claimed for writing: refused if a call in flight (this one's inputs included)

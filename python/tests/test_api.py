@@ -491,6 +491,25 @@ def test_run_into_an_out_of_another_type_is_a_result_mismatch():
     np.testing.assert_array_equal(o, [0, 0, 1, 1])
 
 
+def test_an_out_whose_elements_overlap_goes_through_a_temporary():
+    # a view made by as_strided with a zero stride: its elements share bytes, so it is never made
+    # into a mutable view in Rust (aliasing elements); NumPy's own assignment of the result, the
+    # last element winning, as np.copyto gives (the review's finding)
+    x = np.arange(4.0)
+    for ex in ["x + 1", "x > 1"]:
+        want = kiln.evaluate(ex, local_dict={"x": x})
+        base = np.zeros(1, want.dtype)
+        out = np.lib.stride_tricks.as_strided(base, shape=(4,), strides=(0,), writeable=True)
+        with pytest.raises(TypeError, match="do not overlap"):
+            kiln.compile(ex)._kernel.run_into([x], out)
+        assert ne.evaluate(ex, local_dict={"x": x}, out=out) is out
+        expect = np.zeros(1, want.dtype)
+        np.copyto(np.lib.stride_tricks.as_strided(expect, shape=(4,), strides=(0,), writeable=True), want)
+        np.testing.assert_array_equal(base, expect)
+        assert kiln.compile(ex)(x=x, out=out) is out
+        np.testing.assert_array_equal(base, expect)
+
+
 def test_float32_scalars_bind_as_0d_float32_arrays():
     import sys
 
