@@ -197,12 +197,31 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         Some(_) => Some(typed_kernel(key)?),
         None => None,
     };
-    let mut math = match typed {
+    let mut math = match &typed {
         // float32 and float64 functions both (a typed kernel may hold either), inline vector math
-        // as a float kernel's, no wide routine on blocks
-        Some(_) => {
+        // as a float kernel's; the wide routines on blocks of the nodes that are values of the
+        // lanes' float type, of operands of that type (`typed::stages_in_lanes`: `exp(cast f64
+        // i)` of an integer input), sin and cos each by its own routine
+        Some(t) => {
             let inline = math::inline_vector_math(&key.arena, &order);
-            MathRefs::import(module, func, kiln_ir::ElemType::F32, &used, inline, &[], false)?
+            let blocked = matches!(st.mode, Mode::Map | Mode::Trailing(_) | Mode::Siblings(_));
+            let lanes: Vec<_> = order
+                .iter()
+                .copied()
+                .filter(|&id| crate::typed::stages_in_lanes(t, id, st.dtype))
+                .collect();
+            let wide = math::wide_routines(&key.arena, &lanes, blocked, key.schedule, inline, st.dtype);
+            let imports: Vec<(String, usize)> =
+                wide.iter().map(|f| (f.symbol(st.dtype), f.arity())).collect();
+            MathRefs::import(
+                module,
+                func,
+                kiln_ir::ElemType::F32,
+                &used,
+                inline,
+                &imports,
+                false,
+            )?
         }
         None => {
             let inline = math::inline_vector_math(&key.arena, &order);

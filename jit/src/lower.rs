@@ -790,8 +790,8 @@ pub fn emit_body(
             scratch[second.index()] = Some(nr);
             continue;
         }
-        // a wide routine's result (float kernels only: compile.rs stages none for a typed one)
-        if let Some(&(_, ptr)) = leaves.staged.iter().find(|s| typed.is_none() && s.0 == id) {
+        // a wide routine's result (a typed kernel's only of the lanes' float type: block.rs)
+        if let Some(&(_, ptr)) = leaves.staged.iter().find(|s| s.0 == id) {
             let addr = g.b.ins().iadd(ptr, jb);
             scratch[id.index()] = Some(g.load_float(w, addr, off_bytes));
             continue;

@@ -207,6 +207,21 @@ pub fn holds_complex(kernel: &TypedKernel) -> bool {
             .any(|id| kernel.type_of(id).is_complex())
 }
 
+/// Whether node `id` of `kernel` may be computed by a wide routine on blocks (block.rs) in a
+/// kernel of float lanes `lanes`: it and each of its operands are values of that type (held as the
+/// lanes' own vectors: no other type, no half-filled narrower float, no complex part); a unary
+/// function of an integer is one of a cast to float64 (`exp(cast f64 i)`), so it qualifies in
+/// float64 lanes.
+pub fn stages_in_lanes(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir::ElemType) -> bool {
+    kernel.type_of(id) == lanes
+        && kernel
+            .kernel
+            .arena
+            .node(id)
+            .operands()
+            .all(|o| kernel.type_of(o) == lanes)
+}
+
 /// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2;
 /// complex values too, as pairs of lanes).
 pub fn points_per_step(kernel: &TypedKernel) -> u8 {

@@ -139,6 +139,100 @@ fn a_map_at_every_length_around_the_vector_width() {
     }
 }
 
+/// Float functions in a typed kernel (of an int64 input `i` and a float64 `x`): `exp(i)` (a cast
+/// to float64 first), `sin(i * 0.5)`, `arctan2(x, i)` and `hypot(x, 2.5)` take the wide routines on
+/// blocks where the host has a level (their code calls the block functions), `x`'s read where it
+/// lies: the bits of the same kernel compiled inline (`with_wide(false)`) at every length around a
+/// block, as a map and as row sums, and the interpreter's within a relative 1e-13.
+#[test]
+fn float_functions_in_typed_kernels_take_the_wide_routines() {
+    let build = |n: usize, kind: KernelKind| {
+        let mut a = ExprArena::new();
+        let (i, x) = (a.input(0), a.input(1));
+        let e = a.unary(UnaryOp::Exp, i);
+        let half = a.literal(0.5);
+        let ih = a.binary(BinaryOp::Mul, i, half);
+        let s = a.unary(UnaryOp::Sin, ih);
+        let t = a.binary(BinaryOp::Arctan2, x, i);
+        let c = a.literal(2.5);
+        let h = a.binary(BinaryOp::Hypot, x, c);
+        let es = a.binary(BinaryOp::Add, e, s);
+        let th = a.binary(BinaryOp::Mul, t, h);
+        let body = a.binary(BinaryOp::Add, es, th);
+        let shape = if kind == KernelKind::Map {
+            vec![n]
+        } else {
+            vec![3, n]
+        };
+        let k = kernel(a, body, &[shape.clone(), shape.clone()], &shape, kind);
+        TypedKernel::new(&k, &[ElemType::I64, ElemType::F64], false).unwrap()
+    };
+    let row_sum = KernelKind::Reduce {
+        op: ReduceOp::Sum,
+        axes: vec![1],
+    };
+    for kind in [KernelKind::Map, row_sum] {
+        for n in [1usize, 15, 16, 17, 255, 256, 257, 700] {
+            let t = build(n, kind.clone());
+            assert_eq!(why_not(&t), None);
+            assert_eq!(lanes_dtype(&t), ElemType::F64);
+            let points = if kind == KernelKind::Map { n } else { 3 * n };
+            let shape = if kind == KernelKind::Map {
+                vec![n]
+            } else {
+                vec![3, n]
+            };
+            let is: Vec<i64> = (0..points as i64).map(|k| (k * 37) % 41 - 20).collect();
+            let xs: Vec<f64> = (0..points).map(|k| (k as f64 * 0.731).sin() * 30.0).collect();
+            let want = evaluate(
+                &t,
+                &[
+                    TypedInput::I64(whole(&is, &shape, &shape)),
+                    TypedInput::F64(whole(&xs, &shape, &shape)),
+                ],
+                Start::Identity,
+            )
+            .unwrap();
+            let k = kernel_of(&t);
+            let layouts: Vec<_> = k
+                .inputs
+                .iter()
+                .map(|d| InputLayout::contiguous(&d.shape))
+                .collect();
+            let p = plan(&k, &layouts).unwrap().expect("every input read in place");
+            let sched = Schedule::for_kernel(&k);
+            let ins = [Stored::I64(&is), Stored::F64(&xs)];
+            let got = |s: Schedule| {
+                let code = kiln_jit::compile_typed(&k, &p, s).unwrap().bind(&k, &p).unwrap();
+                run(&code, ElemType::F64, &ins).unwrap().to_f64()
+            };
+            let (wide, inline) = (got(sched), got(sched.with_wide(false)));
+            let what = format!("{kind:?} n = {n}");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&wide), bits(&inline), "{what}");
+            for (g, w) in wide.iter().zip(want.values.to_f64()) {
+                assert!(
+                    (g - w).abs() <= 1e-13 * w.abs().max(1.0),
+                    "{what}: {g} against {w}"
+                );
+            }
+            // the route shows in the code: block functions of one argument (slot, source, count)
+            // and of two (slot, source, second, count) where the host routes them to its level
+            use kiln_jit::wide::{Binary, Routine, WideFn, routed};
+            let c = kiln_jit::CompiledKernel::explain_typed(&k, &p, sched).unwrap();
+            let clif = &c.dumps().unwrap().clif;
+            let one = [Routine::Exp, Routine::Sin].map(|r| routed(WideFn::One(r), ElemType::F64));
+            let two = [Binary::Arctan2, Binary::Hypot].map(|r| routed(WideFn::Two(r), ElemType::F64));
+            assert_eq!(clif.contains("= (i64, i64, i64) "), one.contains(&true), "{what}");
+            assert_eq!(
+                clif.contains("= (i64, i64, i64, i64) "),
+                two.contains(&true),
+                "{what}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_masked_sum_and_a_scan_of_int64_and_bool() {
     for n in [0usize, 1, 2, 3, 5, 64, 999] {

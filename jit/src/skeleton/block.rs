@@ -98,6 +98,12 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         let mut slot = || {
             g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
         };
+        // a typed kernel's node only where it and its operands are values of the lanes' type
+        if g.typed
+            .is_some_and(|t| !crate::typed::stages_in_lanes(t, id, g.dtype))
+        {
+            continue;
+        }
         let Some(wide) = WideFn::of_node(arena, id, g.dtype) else {
             continue;
         };

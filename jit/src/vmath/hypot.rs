@@ -31,11 +31,7 @@ pub(crate) const SCALE_UP: f64 = 4.149515568880993e180; // 2^600
 
 pub(crate) fn hypot(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     use FloatCC::*;
-    let ax = v.abs(x);
-    let ay = v.abs(y);
-    let ge = v.cmp(GreaterThanOrEqual, ax, ay);
-    let big = v.sel(ge, ax, ay);
-    let small = v.sel(ge, ay, ax);
+    let (ax, ay, big, small) = ordered(v, x, y);
     // where every lane's `big` is within [TINY, HUGE] (or NaN) the scalings are by 1: the root
     // alone, the same bits; a vector with a lane outside takes the scaled path (a branch)
     let fast = root(v, ax, ay, big, small);
@@ -70,11 +66,16 @@ fn root(v: &mut Vb<'_, '_>, ax: Value, ay: Value, big: Value, small: Value) -> V
 /// [`hypot`] of f32 values widened to f64 (see the module's note): the same bits without the
 /// scaling.
 pub(crate) fn hypot_widened(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
-    use FloatCC::*;
+    let (ax, ay, big, small) = ordered(v, x, y);
+    root(v, ax, ay, big, small)
+}
+
+/// `(|x|, |y|, big, small)`: the magnitudes, the larger and the smaller (a NaN lane keeps both).
+fn ordered(v: &mut Vb<'_, '_>, x: Value, y: Value) -> (Value, Value, Value, Value) {
     let ax = v.abs(x);
     let ay = v.abs(y);
-    let ge = v.cmp(GreaterThanOrEqual, ax, ay);
+    let ge = v.cmp(FloatCC::GreaterThanOrEqual, ax, ay);
     let big = v.sel(ge, ax, ay);
     let small = v.sel(ge, ay, ax);
-    root(v, ax, ay, big, small)
+    (ax, ay, big, small)
 }
