@@ -191,8 +191,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     let st = &key.structure;
     let order = key.arena.reachable_all(&key.roots());
     let used = MathFn::used_by(&key.arena, &order);
-    // a typed kernel's float functions: inline vector math where they have it (math.rs, vmath),
-    // else the interpreter's own called per lane (`Gen::function`); no wide routine, no row step
+    // a typed kernel's float functions: the wide routines on blocks for values of its lanes' type
+    // (below), inline vector math where they have it (math.rs, vmath), else the interpreter's own
+    // called per lane (`Gen::function`); no kept sum's row step
     let typed = match st.typed {
         Some(_) => Some(typed_kernel(key)?),
         None => None,
