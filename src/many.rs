@@ -41,8 +41,8 @@ impl Compiled {
     pub(crate) fn single(&self, what: &str) -> Result<()> {
         if self.pipeline().is_many() {
             return Err(Error::Unsupported(format!(
-                "{what} gives one result but the runner has {}: use run_many, run_into_many or a \
-                 prepared handle's run_slices_many",
+                "{what} gives one result but the runner has {}: call it with `FreshAll` or with \
+                 several outputs (run_many, run_into_many)",
                 self.n_results()
             )));
         }
