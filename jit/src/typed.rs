@@ -266,7 +266,34 @@ pub fn kernel_of(typed: &TypedKernel) -> KernelIR {
     for (decl, &t) in kernel.inputs.iter_mut().zip(&typed.input_types) {
         decl.stored = (t != dtype).then_some(t);
     }
-    kernel
+    abs_as_hypot(typed, &kernel).unwrap_or(kernel)
+}
+
+/// `kernel` with each `abs` of a complex value written `hypot(real z, imag z)`: the function the
+/// lowering computes it by (`lower/complex.rs`: hypot of the parts as a float kernel computes
+/// it), now nodes of the parts' float type, which a block computes by the wide hypot routine where
+/// they are of the lanes' type (`stages_in_lanes`). The same bits; None where there is no such
+/// `abs`.
+fn abs_as_hypot(typed: &TypedKernel, kernel: &KernelIR) -> Option<KernelIR> {
+    use kiln_ir::{BinaryOp, UnaryOp};
+    // `rebuild` visits the nodes in this order, each once: the original id of each call
+    let order = kernel.arena.reachable_all(&kernel.roots());
+    let mut next = order.iter();
+    kiln_ir::passes::rebuild(kernel, |arena, node| {
+        let id = *next.next().expect("one call a reachable node");
+        let Node::Unary(UnaryOp::Abs, z) = node else {
+            return None;
+        };
+        let Node::Unary(UnaryOp::Abs, orig) = *kernel.arena.node(id) else {
+            return None;
+        };
+        if !typed.type_of(orig).is_complex() {
+            return None;
+        }
+        let re = arena.intern(Node::Unary(UnaryOp::Real, z));
+        let im = arena.intern(Node::Unary(UnaryOp::Imag, z));
+        Some(arena.intern(Node::Binary(BinaryOp::Hypot, re, im)))
+    })
 }
 
 /// A plan of the typed kernel's `kernel` ([`kernel_of`]) over inputs laid out as `layouts` that

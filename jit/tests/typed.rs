@@ -233,6 +233,68 @@ fn float_functions_in_typed_kernels_take_the_wide_routines() {
     }
 }
 
+/// `abs` of complex128 and complex64 values (compiled as `hypot(real z, imag z)`, which a block
+/// computes by the wide hypot routine where the host routes it) has the bits of the inline code
+/// (`with_wide(false)`) over the edge values (NaN, infinite, huge, subnormal and zero parts) and
+/// ordinary ones at lengths around a block, and the interpreter's within one ULP.
+#[test]
+fn abs_of_complex_values_takes_the_wide_hypot() {
+    use kiln_jit::wide::{Binary, WideFn, routed};
+    for n in [1usize, 16, 17, 300, 700] {
+        for (what, points) in [("edge", edge_points(n)), ("plain", plain_points(n))] {
+            let narrow: Vec<num_complex::Complex32> = points
+                .iter()
+                .map(|z| num_complex::Complex32::new(z.re as f32, z.im as f32))
+                .collect();
+            for (ct, ft) in [(ElemType::C128, ElemType::F64), (ElemType::C64, ElemType::F32)] {
+                let stored = match ct {
+                    ElemType::C128 => Stored::C128(&points),
+                    _ => Stored::C64(&narrow),
+                };
+                let input = match ct {
+                    ElemType::C128 => TypedInput::C128(whole(&points, &[n], &[n])),
+                    _ => TypedInput::C64(whole(&narrow, &[n], &[n])),
+                };
+                let mut a = ExprArena::new();
+                let z = a.input(0);
+                let body = a.unary(UnaryOp::Abs, z);
+                let t = TypedKernel::new(&kernel(a, body, &[vec![n]], &[n], KernelKind::Map), &[ct], false)
+                    .unwrap();
+                assert_eq!(why_not(&t), None);
+                let want = evaluate(&t, std::slice::from_ref(&input), Start::Identity)
+                    .unwrap()
+                    .values
+                    .to_f64();
+                let k = kernel_of(&t);
+                let p = plan(&k, &[InputLayout::contiguous(&[n])]).unwrap().unwrap();
+                let sched = Schedule::for_kernel(&k);
+                let got = |s: Schedule| {
+                    let code = kiln_jit::compile_typed(&k, &p, s).unwrap().bind(&k, &p).unwrap();
+                    run(&code, k.dtype, std::slice::from_ref(&stored))
+                        .unwrap()
+                        .to_f64()
+                };
+                let (wide, inline) = (got(sched), got(sched.with_wide(false)));
+                let label = format!("{what} {ct} n = {n}");
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&wide), bits(&inline), "{label}");
+                let ulp = if ft == ElemType::F64 {
+                    f64::EPSILON
+                } else {
+                    f32::EPSILON as f64
+                };
+                for (g, w) in wide.iter().zip(&want) {
+                    let close = g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= ulp * w.abs();
+                    assert!(close, "{label}: {g:e} against {w:e}");
+                }
+                let c = kiln_jit::CompiledKernel::explain_typed(&k, &p, sched).unwrap();
+                let blocked = c.dumps().unwrap().clif.contains("= (i64, i64, i64, i64) ");
+                assert_eq!(blocked, routed(WideFn::Two(Binary::Hypot), k.dtype), "{label}");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_masked_sum_and_a_scan_of_int64_and_bool() {
     for n in [0usize, 1, 2, 3, 5, 64, 999] {
