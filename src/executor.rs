@@ -338,7 +338,7 @@ pub(crate) fn specialise(
         Path::Typed(why, typed) => return typed_specialisation(*typed, &why, options, notes),
     };
     // a float kernel reads an integer literal as the nearest f64, as every float literal
-    let kernel = kiln_ir::passes::rebuild(&kernel, |arena, node| match node {
+    let kernel = kiln_ir::passes::rebuild(&kernel, |arena, _, node| match node {
         Node::Int(v) => Some(arena.literal(v as f64)),
         _ => None,
     })

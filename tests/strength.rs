@@ -250,7 +250,7 @@ impl ProgramText for FusedRunner {
             .kernel(kiln::kiln_ir::ElemType::F64, &shapes)
             .unwrap();
         // as the executor gives a float kernel: integer literals as float literals
-        kiln::kiln_ir::passes::rebuild(&kernel, |arena, node| match node {
+        kiln::kiln_ir::passes::rebuild(&kernel, |arena, _, node| match node {
             kiln::kiln_ir::Node::Int(v) => Some(arena.literal(v as f64)),
             _ => None,
         })

@@ -276,15 +276,9 @@ pub fn kernel_of(typed: &TypedKernel) -> KernelIR {
 /// `abs`.
 fn abs_as_hypot(typed: &TypedKernel, kernel: &KernelIR) -> Option<KernelIR> {
     use kiln_ir::{BinaryOp, UnaryOp};
-    // `rebuild` visits the nodes in this order, each once: the original id of each call
-    let order = kernel.arena.reachable_all(&kernel.roots());
-    let mut next = order.iter();
-    kiln_ir::passes::rebuild(kernel, |arena, node| {
-        let id = *next.next().expect("one call a reachable node");
-        let Node::Unary(UnaryOp::Abs, z) = node else {
-            return None;
-        };
-        let Node::Unary(UnaryOp::Abs, orig) = *kernel.arena.node(id) else {
+    kiln_ir::passes::rebuild(kernel, |arena, id, node| {
+        let (Node::Unary(UnaryOp::Abs, z), Node::Unary(UnaryOp::Abs, orig)) = (node, *kernel.arena.node(id))
+        else {
             return None;
         };
         if !typed.type_of(orig).is_complex() {

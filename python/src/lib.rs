@@ -1030,7 +1030,7 @@ impl Kernel {
     ) -> PyResult<String> {
         let (held, _reading) = self.hold_all(&args)?;
         let bound = self.bind(&held);
-        py.detach(|| self.explain_text(&bound, clif, asm))
+        py.detach(|| self.runner.explain_text(&bound, kiln::ExplainOptions { clif, asm }))
             .map_err(|e| py_err(e, &self.expr))
     }
 
@@ -1463,10 +1463,6 @@ impl Kernel {
             .zip(held)
             .map(|(n, h)| (n.as_str(), h.arg()))
             .collect()
-    }
-
-    fn explain_text(&self, inputs: &[(&str, ArrayArg<'_>)], clif: bool, asm: bool) -> kiln::Result<String> {
-        self.runner.explain_text(inputs, kiln::ExplainOptions { clif, asm })
     }
 }
 

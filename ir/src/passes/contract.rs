@@ -20,7 +20,7 @@ use crate::op::{BinaryOp, UnaryOp};
 /// returned unchanged).
 pub fn rewrite(kernel: &KernelIR) -> (KernelIR, usize) {
     let mut done = 0;
-    let out = super::rebuild(kernel, |arena, node| {
+    let out = super::rebuild(kernel, |arena, _, node| {
         let f = contract(arena, node)?;
         done += 1;
         Some(f)

@@ -8,12 +8,13 @@ use crate::expr::{ExprArena, Node, NodeId};
 use crate::kernel::KernelIR;
 
 /// Rebuilds `kernel`'s reachable nodes in post order into a fresh arena, each with its operands
-/// already rebuilt; `replace` may emit a node's replacement into the new arena (and says so with
-/// `Some`), otherwise the node is kept. `None` when nothing was replaced (the caller keeps the
+/// already rebuilt; `replace` (given the new arena, the node's id in `kernel`, and the node with its
+/// operands rebuilt) may emit a node's replacement into the new arena (and says so with `Some`),
+/// otherwise the node is kept. `None` when nothing was replaced (the caller keeps the
 /// kernel as it is).
 pub fn rebuild(
     kernel: &KernelIR,
-    mut replace: impl FnMut(&mut ExprArena, Node) -> Option<NodeId>,
+    mut replace: impl FnMut(&mut ExprArena, NodeId, Node) -> Option<NodeId>,
 ) -> Option<KernelIR> {
     let mut arena = ExprArena::new();
     let roots = kernel.roots();
@@ -25,7 +26,7 @@ pub fn rebuild(
             .arena
             .node(id)
             .map_operands(|o| map[o.index()].expect("operands come first in post order"));
-        let new = match replace(&mut arena, node) {
+        let new = match replace(&mut arena, id, node) {
             Some(r) => {
                 replaced = true;
                 r

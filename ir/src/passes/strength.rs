@@ -48,7 +48,7 @@ pub fn rewrite(kernel: &KernelIR, chains: bool) -> (KernelIR, Vec<Reduced>) {
         return (kernel.clone(), Vec::new());
     }
     let mut done = Vec::new();
-    let out = super::rebuild(kernel, |arena, node| {
+    let out = super::rebuild(kernel, |arena, _, node| {
         let Node::Binary(BinaryOp::Pow, x, e) = node else {
             return None;
         };

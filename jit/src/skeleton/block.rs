@@ -197,13 +197,15 @@ impl Skeleton<'_, '_> {
         for st in &self.blocked {
             let slot = g.b.ins().stack_addr(types::I64, st.slot, 0);
             let ptr = g.b.ins().isub(slot, b_bytes);
-            let source = self.in_place_source(g, &row, st.arg, b_bytes);
             // the routine reads its argument from the input where it lies, or (0) from the slot
-            // the phase filled
-            let src = source.unwrap_or_else(|| g.b.ins().iconst(types::I64, 0));
-            if source.is_none() {
-                self.phase(g, &row, b, e, st.arg, ptr);
-            }
+            // the phase fills
+            let src = match self.in_place_source(g, &row, st.arg, b_bytes) {
+                Some(s) => s,
+                None => {
+                    self.phase(g, &row, b, e, st.arg, ptr);
+                    g.b.ins().iconst(types::I64, 0)
+                }
+            };
             match st.with {
                 With::Second(arg2, slot2) => {
                     // the second argument is only read: its input where it lies, or its slot

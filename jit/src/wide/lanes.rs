@@ -435,7 +435,7 @@ pub(super) fn map<T: Copy, P: Paths<T>>(xs: &mut [T], src: Option<&[T]>) {
 /// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fast_chunk`] and
 /// [`Paths::general_chunk`]), for the AVX-512 routines of functions whose AVX2 chunks stage their
 /// table lookups: at AVX-512 LLVM gathers a lane-by-lane lookup, which measured faster than the
-/// stages (f64 log 1.49 -> 0.94 ns an element in cache on an Intel Xeon with AVX-512); at AVX2,
+/// stages (f64 log 1.49 -> 1.01 ns an element in cache on an Intel Xeon with AVX-512); at AVX2,
 /// without gathers, the stages are faster. The same operations per lane either way: the same bits.
 pub(super) struct ByLane<P>(std::marker::PhantomData<P>);
 
