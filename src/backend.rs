@@ -162,6 +162,16 @@ pub trait Backend: Send + Sync + Debug {
         let _ = typed;
         false
     }
+    /// How the backend runs the float kernel `kernel`, as `kiln explain` says it: `compiled: ...`
+    /// where it compiles it (what, in which lanes), else `interpreted: ...` (the interpreter, which
+    /// a user chooses).
+    fn float_note(&self, kernel: &KernelIR) -> String {
+        let _ = kernel;
+        format!(
+            "interpreted: the {} backend, chosen, compiles nothing",
+            self.name()
+        )
+    }
     /// Whether the backend runs compound reductions ([`kiln_ir::KernelKind::Compound`]): plans merge
     /// sibling reductions into one pass ([`crate::siblings`]) only for backends that do.
     fn compound_reductions(&self) -> bool {

@@ -568,7 +568,7 @@ pub(crate) fn explained(
     backend: &dyn Backend,
 ) -> Explained {
     let (engine, engine_note) = match typed {
-        None => (Engine::Float, None),
+        None => (Engine::Float, Some(backend.float_note(&kernel))),
         Some(t) => {
             let why = if notes.is_empty() {
                 String::new()

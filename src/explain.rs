@@ -12,7 +12,8 @@ use std::fmt::Write;
 /// How one kernel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Engine {
-    /// A float kernel, run by the backend: compiled by the JIT, or the interpreter backend's.
+    /// A float kernel, run by the backend: compiled by the JIT, or the interpreter backend's (its
+    /// note says which).
     Float,
     /// A typed kernel ([`kiln_ir::typed`]) compiled by the JIT in its values' own types: as one
     /// kernel (every output of several in one pass), or its values typed and then a float
@@ -41,7 +42,9 @@ pub struct Explained {
     pub rewrites: Vec<String>,
     /// How the kernel runs.
     pub engine: Engine,
-    /// For a typed kernel: which engine runs it and why, and the typed kernel's text.
+    /// Which engine runs the kernel: a float kernel's `compiled: ...` (what, in which lanes) or
+    /// `interpreted: ...` (the interpreter backend, chosen); for a typed kernel, also why it is
+    /// typed, and the typed kernel's text.
     pub engine_note: Option<String>,
     /// For a typed kernel: the typed kernel itself (its inputs' types those of this run, an earlier
     /// kernel's result among them), the form the JIT compiles (`kiln_jit::typed::kernel_of`).

@@ -74,6 +74,50 @@ impl Backend for Jit {
         }))
     }
 
+    /// `compiled: <what> of <dtype> values[ in one pass] by the JIT (<lanes> lanes, <unroll>
+    /// vectors an iteration[, <accumulators> accumulators])`.
+    fn float_note(&self, kernel: &KernelIR) -> String {
+        let s = self
+            .schedule
+            .unwrap_or_else(|| Schedule::for_kernel(kernel))
+            .normalised(kernel.dtype);
+        let n = kernel.n_outputs();
+        let (what, pass) = match &kernel.kind {
+            KernelKind::Map if n > 1 => (format!("a map of {n} outputs"), " in one pass".to_string()),
+            KernelKind::Map => ("a map".to_string(), String::new()),
+            KernelKind::Reduce { op, .. } if n > 1 => (
+                format!("the reduction {}", op.name()),
+                format!(" beside {} map outputs, in one pass", n - 1),
+            ),
+            KernelKind::Reduce { op, .. } => (format!("the reduction {}", op.name()), String::new()),
+            KernelKind::Scan(scan) => (format!("the scan {}", scan.op.name()), String::new()),
+            KernelKind::Compound { op, .. } => (
+                format!("the compound reduction {}", op.name()),
+                " in one pass".to_string(),
+            ),
+            KernelKind::Siblings { ops, .. } => {
+                let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+                (
+                    format!("sibling reductions [{}]", ops.join(", ")),
+                    " in one pass".to_string(),
+                )
+            }
+        };
+        let plural = |n: u8, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+        let mut how = format!(
+            "{}, {} an iteration",
+            plural(s.lanes, "lane"),
+            plural(s.unroll, "vector")
+        );
+        if !matches!(kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
+            how.push_str(&format!(", {}", plural(s.accumulators, "accumulator")));
+        }
+        format!(
+            "compiled: {what} of {} values{pass} by the JIT ({how})",
+            kernel.dtype
+        )
+    }
+
     fn compiles_typed(&self, typed: &TypedKernel) -> bool {
         kiln_jit::typed::why_not(typed).is_none()
     }
