@@ -238,20 +238,6 @@ macro_rules! element {
             fn as_float_mut<L: Float>(s: &mut [$t]) -> Option<&mut [L]> {
                 L::$from_mut(s)
             }
-            fn deliver_into<D: Dimension>(
-                runner: &crate::FusedRunner,
-                args: &[(&str, ArrayArg<'_>)],
-                out: ndarray::ArrayViewMut<'_, $t, D>,
-            ) -> Result<()> {
-                runner.deliver_one(args, out)
-            }
-            fn deliver_at<D: Dimension>(
-                handle: &crate::Prepared,
-                args: &[ArrayArg<'_>],
-                out: ndarray::ArrayViewMut<'_, $t, D>,
-            ) -> Result<()> {
-                handle.run_into_args(args, out)
-            }
             fn serial_slice<B: Element>(handle: &crate::Prepared, inputs: &[&[$t]], out: &mut [B]) -> bool {
                 handle.try_serial_one(inputs, out)
             }

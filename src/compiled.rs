@@ -2,7 +2,7 @@
 //! [`crate::FusedRunner`] and its handles run through.
 
 use crate::array::{ArrayArg, Float, Output};
-use crate::backend::{Backend, RunCtx};
+use crate::backend::{Backend, OutSlice, RunCtx};
 use crate::error::{Error, Result};
 use crate::executor::{Passes, SpecCache, Specialised, bind, buffers, explained, specialise};
 use crate::explain::{ExplainOptions, Explained};
@@ -867,47 +867,31 @@ impl Compiled {
                 ));
             }
         }
-        self.run_into_impl(inputs, out, true)
-    }
-
-    pub(crate) fn run_into_impl<A: Float, D: Dimension>(
-        &self,
-        inputs: &[(&str, ArrayArg<'_>)],
-        out: ArrayViewMut<'_, A, D>,
-        accumulate: bool,
-    ) -> Result<()> {
-        self.single(if accumulate { "run_accumulate" } else { "run_into" })?;
+        self.single("run_accumulate")?;
         let user = bind(&self.pipeline.names, inputs)?;
         if let Some(m) = self.in_memory_order(&user) {
-            let out = out.into_dyn();
-            // the result is written in memory order where `out` with its axes in the result's
+            // the result is folded in memory order where `out` with its axes in the result's
             // order is C-contiguous; else the inputs are read in their own order
-            let mut out = out;
+            let mut out = out.into_dyn();
             if out.ndim() == m.result.len() && out.view().permuted_axes(IxDyn(&m.result)).is_standard_layout()
             {
                 let moved = m.inputs(user.iter().copied());
                 let refs: Vec<&ArrayArg<'_>> = moved.iter().collect();
                 let permuted = out.view_mut().permuted_axes(IxDyn(&m.result));
-                match m.runner.run_into_bound(&refs, permuted, accumulate) {
-                    // an output that does not fit is reported by the run in the user's order,
-                    // with the user's shapes (which overwrites whatever this run wrote; an
-                    // accumulating run reports its own error rather than add twice)
-                    Err(Error::Output(_)) if !accumulate => {}
-                    done => return done,
-                }
+                return m.runner.accumulate_bound(&refs, permuted);
             }
-            return self.run_into_bound(&user, out, accumulate);
+            return self.accumulate_bound(&user, out);
         }
-        self.run_into_bound(&user, out, accumulate)
+        self.accumulate_bound(&user, out)
     }
 
-    /// [`FusedRunner::run_into`](crate::FusedRunner::run_into) (or `run_accumulate`) on the inputs in the order of
-    /// [`FusedRunner::input_names`](crate::FusedRunner::input_names).
-    pub(crate) fn run_into_bound<A: Float, D: Dimension>(
+    /// [`FusedRunner::run_accumulate`](crate::FusedRunner::run_accumulate) on the inputs in the
+    /// order of [`FusedRunner::input_names`](crate::FusedRunner::input_names): each output's fold
+    /// starts from its previous value.
+    fn accumulate_bound<A: Float, D: Dimension>(
         &self,
         user: &[&ArrayArg<'_>],
         mut out: ArrayViewMut<'_, A, D>,
-        accumulate: bool,
     ) -> Result<()> {
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
@@ -931,45 +915,59 @@ impl Compiled {
                 want
             )));
         }
-        let Some(slice) = out.as_slice_mut() else {
-            // another layout: the result fresh (folded from the previous values, accumulating),
-            // assigned in C order
-            let prev: Vec<f64> = if accumulate {
-                out.iter().map(|v| v.to_f64()).collect()
-            } else {
-                Vec::new()
-            };
-            let start = if accumulate {
-                Start::Each(&prev)
-            } else {
-                Start::Identity
-            };
-            let t = self.run_stage(k, &refs, start)?.1;
-            let mut fresh = vec![A::ZERO; out.len()];
-            crate::backend::copy_into(t.values, A::out_slice(&mut fresh))?;
-            let fresh = ndarray::ArrayView::from_shape(out.raw_dim(), &fresh)
-                .map_err(|e| Error::Output(e.to_string()))?;
-            out.assign(&fresh);
-            return Ok(());
-        };
-        if accumulate {
-            let prev: Vec<f64> = slice.iter().map(|v| v.to_f64()).collect();
-            let t = self.run_stage(k, &refs, Start::Each(&prev))?.1;
-            return crate::backend::copy_into(t.values, A::out_slice(slice));
+        let prev: Vec<f64> = out.iter().map(|v| v.to_f64()).collect();
+        let t = self.run_stage(k, &refs, Start::Each(&prev))?.1;
+        match out.as_slice_mut() {
+            Some(slice) => crate::backend::copy_into(t.values, A::out_slice(slice)),
+            None => {
+                // another layout: the fold assigned in C order
+                let mut fresh = vec![A::ZERO; out.len()];
+                crate::backend::copy_into(t.values, A::out_slice(&mut fresh))?;
+                let fresh = ndarray::ArrayView::from_shape(out.raw_dim(), &fresh)
+                    .map_err(|e| Error::Output(e.to_string()))?;
+                out.assign(&fresh);
+                Ok(())
+            }
         }
-        // maps and scans (a scan's start lives in its kernel) write straight into `out`
+    }
+}
+
+impl Compiled {
+    /// The one result into `out` (its elements in C order, of the result's type and element
+    /// count) on the inputs in the order of [`FusedRunner::input_names`](crate::FusedRunner::input_names):
+    /// the stages before the last run into temporaries; a last map or scan writes `out` itself,
+    /// any other result is copied in.
+    pub(crate) fn run_out_bound(&self, user: &[&ArrayArg<'_>], out: OutSlice<'_>) -> Result<()> {
+        let k = self.pipeline.stages.len() - 1;
+        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
+        let stage = self.pipeline.last();
+        let args = stage_args(&self.pipeline, stage, user, &temps)?;
+        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+        let spec = self.specialised[k].get(
+            &stage.program,
+            &*self.backend,
+            &refs,
+            self.plan_options,
+            self.settings,
+        )?;
+        let (want, out_type) = result_form(&spec, stage.program.reduction());
+        if Some(out.len()) != kiln_ir::shape::checked_size(&want).ok() || out_type != out.ty() {
+            return Err(Error::Output(format!(
+                "{} elements of {} given for a result of {out_type} of shape {want:?}",
+                out.len(),
+                out.ty().short_name(),
+            )));
+        }
         if matches!(spec.kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
             let bufs = buffers(&spec, &refs)?;
             let ctx = RunCtx {
                 start: Start::Identity,
                 parallel: &self.parallel,
             };
-            return spec
-                .exe
-                .run_into(&spec.kernel, &spec.plan, &bufs, A::out_slice(slice), &ctx);
+            return spec.exe.run_into(&spec.kernel, &spec.plan, &bufs, out, &ctx);
         }
         let t = self.run_stage(k, &refs, Start::Identity)?.1;
-        crate::backend::copy_into(t.values, A::out_slice(slice))
+        crate::backend::copy_into(t.values, out)
     }
 }
 

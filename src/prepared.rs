@@ -152,7 +152,7 @@ pub struct Prepared {
     /// Where the inputs are read in memory order: the run, and the handle it calls.
     pub(crate) memory: Option<Arc<InMemory>>,
     /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
-    /// handle has a serial kernel (see [`Prepared::run_into_checked`]).
+    /// handle has a serial kernel (see [`Prepared::run_out_checked`]).
     pub(crate) serial: Option<kiln_ir::ElemType>,
     /// A whole-array sum, product, min or max on the calling thread into a scalar result, bound for
     /// calls on C-contiguous inputs (see [`Prepared::run_checked`]).
@@ -477,64 +477,9 @@ impl Prepared {
         A::deliver_at(self, inputs, out)
     }
 
-    /// [`Prepared::run_into`] of any [`Args`]: a map on the calling thread whose inputs are the
-    /// C-contiguous arrays it was bound with calls its serial kernel on their slices (as
-    /// [`Prepared::run_slices`]); a one-kernel run in the layouts bound calls the compiled code.
-    pub(crate) fn run_into_args<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
-        &self,
-        inputs: &I,
-        out: ArrayViewMut<'_, A, D>,
-    ) -> Result<()> {
-        self.check(inputs)?;
-        self.run_into_checked(inputs, out)
-    }
-
-    /// [`Prepared::run_into_args`] of inputs whose count, dtypes and shapes are checked (by
-    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
-    pub(crate) fn run_into_checked<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
-        &self,
-        inputs: &I,
-        mut out: ArrayViewMut<'_, A, D>,
-    ) -> Result<()> {
-        self.runner.single("run_into")?;
-        if let Some(m) = &self.memory {
-            return m.run_into(inputs, out.into_dyn());
-        }
-        if self.serial_inputs::<A>()
-            && same(out.shape(), &self.out_shape)
-            && let Some(slice) = out.as_slice_mut()
-            && self.try_serial_with(|k| A::slice_of(inputs.at(k)), &mut [slice])
-        {
-            return Ok(());
-        }
-        // a whole-array reduction below the threshold: the serial fold, into the one element
-        if let Some(r) = &self.serial_reduce
-            && self.lanes == A::DTYPE
-            && same(out.shape(), &self.out_shape)
-            && let Some([slot]) = out.as_slice_mut()
-            && let Some(done) = self.reduce_serially::<A, I>(r, inputs)
-        {
-            *slot = done?;
-            return Ok(());
-        }
-        if let Some(spec) = &self.direct
-            && self.out_type == A::DTYPE
-            && self.laid_out_as_bound(inputs)
-            && same(out.shape(), &self.out_shape)
-            && let Some(slice) = out.as_slice_mut()
-            && let Some(done) = self.call_views(spec, inputs, Some(A::out_slice(slice)))
-        {
-            return done.map(|_| ());
-        }
-        self.with_user(inputs, |user| {
-            self.runner.run_into_bound(user, out.view_mut(), false)
-        })
-    }
-
-    /// Runs into `out`: the result's elements in C order, of its type, whichever it is (an
-    /// integer, bool or complex result too; [`Prepared::run_into`] takes float arrays of any
-    /// layout); the inputs in the order they were bound. The direct call where the handle has it
-    /// (no allocation for a map or scan), else the general run, copied into `out`.
+    /// Runs into `out`: the result's elements in C order, of its type, whichever it is; the inputs
+    /// in the order they were bound. [`Prepared::call`] into a C-contiguous array, as
+    /// [`Prepared::run_into`] does: no allocation for a map or scan the handle calls directly.
     ///
     /// # Errors
     /// As [`Prepared::run_into`]; an `out` of another type or length than the result's.
@@ -543,9 +488,7 @@ impl Prepared {
         self.run_out_checked(inputs, out)
     }
 
-    /// The one result into `out` of any element type (the float types take
-    /// [`Prepared::run_into`]): the compiled code writes `out`'s elements where it is C-contiguous
-    /// and of the result's shape; a view in another layout takes a fresh result, assigned.
+    /// [`Prepared::run_into`]: the inputs checked, then [`Prepared::run_view_checked`].
     pub(crate) fn run_into_view<A: Element, D: Dimension>(
         &self,
         inputs: &[ArrayArg<'_>],
@@ -555,24 +498,27 @@ impl Prepared {
         self.run_view_checked(inputs, out)
     }
 
-    /// [`Prepared::run_into_view`] of inputs whose count, dtypes and shapes are checked (by
-    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
+    /// The one result into `out`, an array of the result's shape and type in any layout, the
+    /// inputs' count, dtypes and shapes checked (by [`Prepared::check`] or
+    /// [`Prepared::accepts_named`]): in memory order where the handle runs so; a C-contiguous `out`
+    /// as [`Prepared::run_out_checked`]; another layout takes the result fresh, assigned.
     pub(crate) fn run_view_checked<'a, A: Element, D: Dimension, I: Args<'a> + ?Sized>(
         &self,
         inputs: &I,
         mut out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        if out.shape() != self.out_shape.as_slice() {
+        self.runner.single("run_into")?;
+        if let Some(m) = &self.memory {
+            return m.run_into(inputs, out.into_dyn());
+        }
+        if !same(out.shape(), &self.out_shape) {
             return Err(Error::Output(format!(
                 "the output has shape {:?} but the result has shape {:?}",
                 out.shape(),
                 self.out_shape
             )));
         }
-        if let Some(slice) = out.as_slice_mut() {
-            return self.run_out_checked(inputs, A::out_buffer(slice));
-        }
-        // of the result's type in any layout (no widening of an int32 result into int64)
+        // of the result's type (no widening of an int32 result into int64)
         if A::ELEM != self.out_type {
             return Err(Error::Output(format!(
                 "an output of {} given for a result of {}",
@@ -580,6 +526,13 @@ impl Prepared {
                 self.out_type.short_name()
             )));
         }
+        if let Some(slice) = out.as_slice_mut() {
+            if let Some(done) = self.serial_elems(inputs, slice) {
+                return done;
+            }
+            return self.out_rest(inputs, A::out_buffer(slice));
+        }
+        // another layout: the result fresh, assigned
         let result = A::take(self.run_checked(inputs)?)?;
         out.assign(
             &result
@@ -603,23 +556,80 @@ impl Prepared {
         Ok(())
     }
 
-    /// [`Prepared::run_into_out`] of inputs whose count, dtypes and shapes are checked (by
-    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
+    /// The one result into `out` (its elements in C order), the inputs' count, dtypes and shapes
+    /// checked: the serial kernel or fold on the calling thread where the handle has one for
+    /// `out`'s float type, the direct call where the inputs are laid out as bound, else the
+    /// runner's general run, which writes a last map or scan straight into `out` and copies any
+    /// other result in.
     pub(crate) fn run_out_checked<'a, I: Args<'a> + ?Sized>(
         &self,
         inputs: &I,
         mut out: OutSlice<'_>,
     ) -> Result<()> {
-        self.runner.single("run_into_out")?;
+        self.runner.single("run_into")?;
         self.check_out(&out)?;
-        if self.memory.is_none()
-            && let Some(spec) = &self.direct
+        let serial = match out.reborrow() {
+            OutSlice::F64(o) => self.serial_into::<f64, I>(inputs, o),
+            OutSlice::F32(o) => self.serial_into::<f32, I>(inputs, o),
+            _ => None,
+        };
+        if let Some(done) = serial {
+            return done;
+        }
+        self.out_rest(inputs, out)
+    }
+
+    /// [`Prepared::run_out_checked`] past its checks and serial paths: the direct call where the
+    /// inputs are laid out as bound, else the general run.
+    fn out_rest<'a, I: Args<'a> + ?Sized>(&self, inputs: &I, mut out: OutSlice<'_>) -> Result<()> {
+        if self.memory.is_some() {
+            // the result in the inputs' layout, copied in C order
+            return self.run_checked(inputs)?.copy_into(out);
+        }
+        if let Some(spec) = &self.direct
             && self.laid_out_as_bound(inputs)
             && let Some(done) = self.call_views(spec, inputs, Some(out.reborrow()))
         {
             return done.map(|_| ());
         }
-        self.run_checked(inputs)?.copy_into(out)
+        self.with_user(inputs, |user| self.runner.run_out_bound(user, out))
+    }
+
+    /// [`Prepared::serial_into`] of `out`'s float type, where it is one.
+    #[inline]
+    fn serial_elems<'a, A: Element, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        out: &mut [A],
+    ) -> Option<Result<()>> {
+        if A::ELEM == ElemType::F64 {
+            return self.serial_into::<f64, I>(inputs, A::as_float_mut::<f64>(out)?);
+        }
+        if A::ELEM == ElemType::F32 {
+            return self.serial_into::<f32, I>(inputs, A::as_float_mut::<f32>(out)?);
+        }
+        None
+    }
+
+    /// The calling thread's serial kernel (a map) or fold (a whole-array reduction) into `out`,
+    /// the result's elements of the float type `L`, where the handle has one for inputs bound
+    /// C-contiguous of `L` (a call's layouts are those bound: [`Prepared::check`]); None where it
+    /// has none, or the serial kernel declined.
+    #[inline]
+    fn serial_into<'a, L: Float, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        out: &mut [L],
+    ) -> Option<Result<()>> {
+        if self.serial_inputs::<L>() && self.try_serial_with(|k| L::slice_of(inputs.at(k)), &mut [&mut *out])
+        {
+            return Some(Ok(()));
+        }
+        let r = self.serial_reduce.as_ref().filter(|_| self.lanes == L::DTYPE)?;
+        let [slot] = out else {
+            return None;
+        };
+        Some(self.reduce_serially::<L, I>(r, inputs)?.map(|v| *slot = v))
     }
 
     /// Runs on inputs given as their own elements in C order ([`Stored`]: each of the type it was
@@ -994,7 +1004,7 @@ impl InMemory {
     /// Runs into `out` (of the result's shape, checked by the inner handle): in memory order where
     /// `out` with its axes in the result's order is C-contiguous (a Fortran output of Fortran
     /// inputs), else into a fresh result copied into `out`.
-    fn run_into<'a, A: Float, I: Args<'a> + ?Sized>(
+    fn run_into<'a, A: Element, I: Args<'a> + ?Sized>(
         &self,
         inputs: &I,
         out: ndarray::ArrayViewMutD<'_, A>,
@@ -1020,7 +1030,7 @@ impl InMemory {
             return self.inner.run_into(&moved, out.permuted_axes(order));
         }
         let mut out = out;
-        let got = A::from_output(self.run.restore(self.inner.run(&moved)?))?;
+        let got = A::take(self.run.restore(self.inner.run(&moved)?))?;
         if got.shape() != out.shape() {
             return Err(Error::Output(format!(
                 "the output has shape {:?} but the result has shape {:?}",

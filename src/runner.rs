@@ -6,7 +6,7 @@ use crate::array::{ArrayArg, Element, Float, Output};
 use crate::backend::Backend;
 use crate::bindings::Bindings;
 use crate::compiled::Compiled;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::expr::Expr;
 use crate::interpreter::Interpreter;
 use crate::parallel::Parallel;
@@ -259,40 +259,40 @@ impl FusedRunner {
         Ok(out)
     }
 
-    /// The one result of a call into `out`: a repeated signature goes straight to its bound handle;
-    /// a new one runs, and a one-kernel signature is bound (several kernels are bound by the next
-    /// fresh call).
-    pub(crate) fn deliver_one<A: Float, D: Dimension>(
-        &self,
-        inputs: &[(&str, ArrayArg<'_>)],
-        out: ArrayViewMut<'_, A, D>,
-    ) -> Result<()> {
-        if let Some(handle) = self.bindings.find(inputs) {
-            return handle.run_into_checked(inputs, out);
-        }
-        self.compiled.run_into_impl(inputs, out, false)?;
-        // a one-kernel signature is bound now (its specialisation was made by the run)
-        if let Ok(Some(handle)) = self.compiled.bind_without_run(inputs) {
-            self.bindings.keep(handle);
-        }
-        Ok(())
-    }
-
-    /// The one result of a call into `out`, of any element type (the float types take
-    /// [`FusedRunner::deliver_one`]): through the handle bound to the signature (bound on its first
-    /// call), `Prepared::run_into_view`.
+    /// The one result of a call into `out`, an array of the result's shape and element type in any
+    /// layout: a repeated signature goes straight to its bound handle; a new one is bound first
+    /// (without a run where one kernel's specialisation tells the result's form; else by the run
+    /// that makes the handle, whose result is then assigned).
     pub(crate) fn deliver_out<A: Element, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        out: ArrayViewMut<'_, A, D>,
+        mut out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
         if let Some(handle) = self.bindings.find(inputs) {
             return handle.run_view_checked(inputs, out);
         }
-        let handle = self.compiled.prepared(inputs)?;
-        let done = handle.run_view_checked(inputs, out);
+        self.compiled.single("run_into")?;
+        if let Some(handle) = self.compiled.bind_without_run(inputs)? {
+            let done = handle.run_view_checked(inputs, out);
+            self.bindings.keep(handle);
+            return done;
+        }
+        let (handle, result) = self.compiled.run_prepared(inputs)?;
         self.bindings.keep(handle);
-        done
+        if out.shape() != result.shape() || A::ELEM != result.elem() {
+            return Err(Error::Output(format!(
+                "the output is {}{:?} but the result is {}{:?}",
+                A::ELEM.short_name(),
+                out.shape(),
+                result.elem().short_name(),
+                result.shape()
+            )));
+        }
+        let result = A::take(result)?
+            .into_dimensionality::<D>()
+            .map_err(|e| Error::Output(e.to_string()))?;
+        out.assign(&result);
+        Ok(())
     }
 
     /// Several results of a call into `outs`, one per result, each of any element type: through

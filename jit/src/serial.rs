@@ -94,8 +94,8 @@ impl BoundKernel {
     ///
     /// # Errors
     /// The kernel is not a sum, product, min or max of the whole array with a float result, the run
-    /// would be cut into chunks (their partials are merged by the general run), or an input is read
-    /// per row in place from a strided view.
+    /// would be cut into chunks (their partials are merged by the general run), an input is read
+    /// per row in place from a strided view, or a min or max of an empty array.
     pub fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Result<SerialReduce> {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         let op = match st.mode {
@@ -110,6 +110,10 @@ impl BoundKernel {
                 ));
             }
         };
+        // a min or max of nothing has no value: the general run's check reports it
+        if geo.n_red == 0 && !op.has_identity() {
+            return Err(kiln_ir::IrError::EmptyReduction { op: op.name() }.into());
+        }
         let cfg = RunConfig {
             start: Start::Identity,
             max_units: 1,
