@@ -279,7 +279,7 @@ impl sealed::Sealed for FreshAll {}
 impl Results for FreshAll {
     type Out = Vec<Output>;
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
-        runner.compiled.run_many(inputs)
+        runner.fresh_all(inputs)
     }
 }
 

@@ -185,17 +185,29 @@ impl Compiled {
     /// As [`FusedRunner::run`](crate::FusedRunner::run).
     pub fn run_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Output)> {
         self.single("run")?;
-        let (p, out) = self.bind_prepared(inputs)?;
-        let out = out.ok_or_else(|| Error::Prepared("an expression of several results".into()))?;
+        let (p, mut outs) = self.bind_prepared(inputs)?;
+        let out = outs.pop().expect("a runner of one result gives one");
         Ok((p, out))
     }
 
-    /// The handle, and the result of the run that made it (None for several results).
-    fn bind_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Option<Output>)> {
+    /// [`Compiled::run_prepared`] of every result: the handle, and the results of the run that made
+    /// it, in the order of the expressions.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`](crate::FusedRunner::run).
+    pub(crate) fn run_all_prepared(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+    ) -> Result<(Prepared, Vec<Output>)> {
+        self.bind_prepared(inputs)
+    }
+
+    /// The handle, and the results of the run that made it.
+    fn bind_prepared(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(Prepared, Vec<Output>)> {
         let user = bind(self.input_names(), inputs)?;
         let (forms, order) = self.forms_of(inputs);
         if self.pipeline().is_many() {
-            return Ok((self.prepared_many(forms, order, &user)?, None));
+            return self.prepared_many(forms, order, &user);
         }
         if let Some(run) = self.in_memory_order(&user) {
             // the handle of the remapped plan, bound to the inputs in memory order
@@ -204,8 +216,8 @@ impl Compiled {
                 .map(|(n, _)| *n)
                 .zip(run.inputs(inputs.iter().map(|(_, a)| a)))
                 .collect();
-            let (inner, out) = run.runner.bind_prepared(&moved)?;
-            let out = run.restore(out.expect("one result"));
+            let (inner, mut outs) = run.runner.bind_prepared(&moved)?;
+            let out = run.restore(outs.pop().expect("one result"));
             let shape = out.shape().to_vec();
             let many = Arc::new(many::ManyBinding::single(
                 self,
@@ -230,12 +242,12 @@ impl Compiled {
                 serial: None,
                 serial_reduce: None,
             };
-            return Ok((prepared, Some(out)));
+            return Ok((prepared, vec![out]));
         }
         let (spec, t) = self.run_stages(&user)?;
         let out_type = t.values.output_type();
         let prepared = self.handle(forms, order, &user, spec, t.shape.clone(), out_type);
-        Ok((prepared, Some(Output::try_from(t)?)))
+        Ok((prepared, vec![Output::try_from(t)?]))
     }
 
     /// A handle bound to `inputs` without running them, where that can be known without a run:
@@ -975,6 +987,12 @@ impl Prepared {
     /// As [`Prepared::run`].
     pub(crate) fn run_all(&self, inputs: &[ArrayArg<'_>]) -> Result<Vec<Output>> {
         self.check(inputs)?;
+        self.run_all_checked(inputs)
+    }
+
+    /// [`Prepared::run_all`] of inputs whose count, dtypes and shapes are checked (by
+    /// [`Prepared::check`] or [`Prepared::accepts_named`]).
+    pub(crate) fn run_all_checked<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Vec<Output>> {
         self.with_user(inputs, |user| self.runner.run_many_bound(user))
     }
 

@@ -259,6 +259,17 @@ impl FusedRunner {
         Ok(out)
     }
 
+    /// Every result of a call, fresh ([`crate::FreshAll`]): a repeated signature goes straight to
+    /// its bound handle (no names bound); a new one runs and keeps the handle the run made.
+    pub(crate) fn fresh_all(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Vec<Output>> {
+        if let Some(handle) = self.bindings.find(inputs) {
+            return handle.run_all_checked(inputs);
+        }
+        let (handle, outs) = self.compiled.run_all_prepared(inputs)?;
+        self.bindings.keep(handle);
+        Ok(outs)
+    }
+
     /// The one result of a call into `out`, an array of the result's shape and element type in any
     /// layout: a repeated signature goes straight to its bound handle; a new one is bound first
     /// (without a run where one kernel's specialisation tells the result's form; else by the run

@@ -168,7 +168,7 @@ impl Compiled {
         forms: Vec<Form>,
         order: Vec<usize>,
         user: &[&ArrayArg<'_>],
-    ) -> Result<Prepared> {
+    ) -> Result<(Prepared, Vec<Output>)> {
         let outs = self.run_many_bound(user)?;
         let results: Vec<ResultForm> = outs
             .iter()
@@ -195,7 +195,7 @@ impl Compiled {
         let sources = p.fused.as_ref().map_or(&[][..], |f| &f.stage.sources[..]);
         let many = ManyBinding::new(self, results, direct, sources, &order);
         let first = &many.results[0];
-        Ok(Prepared {
+        let handle = Prepared {
             runner: self.clone(),
             forms,
             order,
@@ -210,7 +210,8 @@ impl Compiled {
             memory: None,
             serial: None,
             serial_reduce: None,
-        })
+        };
+        Ok((handle, outs))
     }
 
     /// Binds a handle (as [`FusedRunner::prepared`](crate::FusedRunner::prepared)) whose results overwrite inputs: result `o` is
