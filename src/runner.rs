@@ -307,9 +307,8 @@ impl FusedRunner {
     }
 
     /// Several results of a call into `outs`, one per result, each of any element type: through
-    /// the handle bound to the signature (bound on its first call, by a run:
-    /// [`FusedRunner::prepared`]), which writes maps of one kernel in one compiled pass and copies
-    /// anything else in.
+    /// the handle bound to the signature, which writes maps of one kernel in one compiled pass and
+    /// copies anything else in; a new signature is bound by a run, whose results are assigned.
     pub(crate) fn deliver_several<O: crate::prepared::OutArrays + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
@@ -318,10 +317,16 @@ impl FusedRunner {
         if let Some(handle) = self.bindings.find(inputs) {
             return handle.run_outs_checked(inputs, outs);
         }
-        let handle = self.compiled.prepared(inputs)?;
-        let done = handle.run_outs_checked(inputs, outs);
+        // a new signature: the run that binds it gives the results, assigned once every output
+        // is checked
+        let (handle, results) = self.compiled.run_all_prepared(inputs)?;
+        let checked = handle.check_outs(outs);
         self.bindings.keep(handle);
-        done
+        checked?;
+        for (o, r) in results.into_iter().enumerate() {
+            outs.assign(o, r)?;
+        }
+        Ok(())
     }
 
     /// Folds the result into `out`: `out = out ⊕ reduce(...)` for an expression whose last kernel is

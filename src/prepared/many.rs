@@ -498,6 +498,26 @@ impl Prepared {
         inputs: &I,
         outs: &mut O,
     ) -> Result<()> {
+        self.check_outs(outs)?;
+        let m = &*self.many;
+        if let Some(mut bufs) = outs.buffers() {
+            if let Some(spec) = &m.direct
+                && let Some(done) = self.direct_arrays(spec, inputs, &mut bufs)
+            {
+                return done;
+            }
+            return self.copy_many(inputs, &mut bufs);
+        }
+        // an output in another layout: every result fresh (checked above), assigned
+        let results = self.with_user(inputs, |user| self.runner.run_many_bound(user))?;
+        for (o, r) in results.into_iter().enumerate() {
+            outs.assign(o, r)?;
+        }
+        Ok(())
+    }
+
+    /// That `outs` hold the results: as many, each of its result's shape and type.
+    pub(crate) fn check_outs<O: OutArrays + ?Sized>(&self, outs: &O) -> Result<()> {
         let m = &*self.many;
         if outs.count() != m.results.len() {
             return Err(Error::Output(format!(
@@ -521,19 +541,6 @@ impl Prepared {
                     r.out_type.short_name()
                 )));
             }
-        }
-        if let Some(mut bufs) = outs.buffers() {
-            if let Some(spec) = &m.direct
-                && let Some(done) = self.direct_arrays(spec, inputs, &mut bufs)
-            {
-                return done;
-            }
-            return self.copy_many(inputs, &mut bufs);
-        }
-        // an output in another layout: every result fresh (checked above), assigned
-        let results = self.with_user(inputs, |user| self.runner.run_many_bound(user))?;
-        for (o, r) in results.into_iter().enumerate() {
-            outs.assign(o, r)?;
         }
         Ok(())
     }
