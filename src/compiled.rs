@@ -893,51 +893,68 @@ impl Compiled {
         user: &[&ArrayArg<'_>],
         mut out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        let k = self.pipeline.stages.len() - 1;
-        let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
-        let stage = self.pipeline.last();
-        let args = stage_args(&self.pipeline, stage, user, &temps)?;
-        let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-        let spec = self.specialised[k].get(
-            &stage.program,
-            &*self.backend,
-            &refs,
-            self.plan_options,
-            self.settings,
-        )?;
-        let (want, out_type) = result_form(&spec, stage.program.reduction());
-        if out.shape() != want.as_slice() || out_type != A::DTYPE {
-            return Err(Error::Output(format!(
-                "the output is {}{:?} but the kernel gives {}{:?}",
-                A::DTYPE.short(),
-                out.shape(),
-                out_type,
-                want
-            )));
-        }
-        let prev: Vec<f64> = out.iter().map(|v| v.to_f64()).collect();
-        let t = self.run_stage(k, &refs, Start::Each(&prev))?.1;
-        match out.as_slice_mut() {
-            Some(slice) => crate::backend::copy_into(t.values, A::out_slice(slice)),
-            None => {
-                // another layout: the fold assigned in C order
-                let mut fresh = vec![A::ZERO; out.len()];
-                crate::backend::copy_into(t.values, A::out_slice(&mut fresh))?;
-                let fresh = ndarray::ArrayView::from_shape(out.raw_dim(), &fresh)
-                    .map_err(|e| Error::Output(e.to_string()))?;
-                out.assign(&fresh);
-                Ok(())
+        self.with_last_stage(user, |k, refs, spec| {
+            let (want, out_type) = result_form(spec, self.pipeline.last().program.reduction());
+            if out.shape() != want.as_slice() || out_type != A::DTYPE {
+                return Err(Error::Output(format!(
+                    "the output is {}{:?} but the kernel gives {}{:?}",
+                    A::DTYPE.short(),
+                    out.shape(),
+                    out_type,
+                    want
+                )));
             }
-        }
+            let prev: Vec<f64> = out.iter().map(|v| v.to_f64()).collect();
+            let t = self.run_stage(k, refs, Start::Each(&prev))?.1;
+            match out.as_slice_mut() {
+                Some(slice) => crate::backend::copy_into(t.values, A::out_slice(slice)),
+                None => {
+                    // another layout: the fold assigned in C order
+                    let mut fresh = vec![A::ZERO; out.len()];
+                    crate::backend::copy_into(t.values, A::out_slice(&mut fresh))?;
+                    let fresh = ndarray::ArrayView::from_shape(out.raw_dim(), &fresh)
+                        .map_err(|e| Error::Output(e.to_string()))?;
+                    out.assign(&fresh);
+                    Ok(())
+                }
+            }
+        })
     }
-}
 
-impl Compiled {
     /// The one result into `out` (its elements in C order, of the result's type and element
     /// count) on the inputs in the order of [`FusedRunner::input_names`](crate::FusedRunner::input_names):
     /// the stages before the last run into temporaries; a last map or scan writes `out` itself,
     /// any other result is copied in.
     pub(crate) fn run_out_bound(&self, user: &[&ArrayArg<'_>], out: OutSlice<'_>) -> Result<()> {
+        self.with_last_stage(user, |k, refs, spec| {
+            let (want, out_type) = result_form(spec, self.pipeline.last().program.reduction());
+            if Some(out.len()) != kiln_ir::shape::checked_size(&want).ok() || out_type != out.ty() {
+                return Err(Error::Output(format!(
+                    "{} elements of {} given for a result of {out_type} of shape {want:?}",
+                    out.len(),
+                    out.ty().short_name(),
+                )));
+            }
+            if matches!(spec.kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
+                let bufs = buffers(spec, refs)?;
+                let ctx = RunCtx {
+                    start: Start::Identity,
+                    parallel: &self.parallel,
+                };
+                return spec.exe.run_into(&spec.kernel, &spec.plan, &bufs, out, &ctx);
+            }
+            let t = self.run_stage(k, refs, Start::Identity)?.1;
+            crate::backend::copy_into(t.values, out)
+        })
+    }
+
+    /// Runs the stages before the last into temporaries and calls `f` with the last stage's index,
+    /// its arguments and its specialisation for them.
+    fn with_last_stage<R>(
+        &self,
+        user: &[&ArrayArg<'_>],
+        f: impl FnOnce(usize, &[&ArrayArg<'_>], &Arc<Specialised>) -> Result<R>,
+    ) -> Result<R> {
         let k = self.pipeline.stages.len() - 1;
         let temps = self.for_stages(user, k, |k, args| self.run_temp(k, args))?;
         let stage = self.pipeline.last();
@@ -950,24 +967,7 @@ impl Compiled {
             self.plan_options,
             self.settings,
         )?;
-        let (want, out_type) = result_form(&spec, stage.program.reduction());
-        if Some(out.len()) != kiln_ir::shape::checked_size(&want).ok() || out_type != out.ty() {
-            return Err(Error::Output(format!(
-                "{} elements of {} given for a result of {out_type} of shape {want:?}",
-                out.len(),
-                out.ty().short_name(),
-            )));
-        }
-        if matches!(spec.kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
-            let bufs = buffers(&spec, &refs)?;
-            let ctx = RunCtx {
-                start: Start::Identity,
-                parallel: &self.parallel,
-            };
-            return spec.exe.run_into(&spec.kernel, &spec.plan, &bufs, out, &ctx);
-        }
-        let t = self.run_stage(k, &refs, Start::Identity)?.1;
-        crate::backend::copy_into(t.values, out)
+        f(k, &refs, &spec)
     }
 }
 
