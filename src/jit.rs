@@ -87,7 +87,11 @@ impl Backend for Jit {
             KernelKind::Map => ("a map".to_string(), String::new()),
             KernelKind::Reduce { op, .. } if n > 1 => (
                 format!("the reduction {}", op.name()),
-                format!(" beside {} map outputs, in one pass", n - 1),
+                format!(
+                    " beside {} map output{}, in one pass",
+                    n - 1,
+                    if n == 2 { "" } else { "s" }
+                ),
             ),
             KernelKind::Reduce { op, .. } => (format!("the reduction {}", op.name()), String::new()),
             KernelKind::Scan(scan) => (format!("the scan {}", scan.op.name()), String::new()),

@@ -520,9 +520,6 @@ impl Prepared {
         mut out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
         self.runner.single("run_into")?;
-        if let Some(m) = &self.memory {
-            return m.run_into(inputs, out.into_dyn());
-        }
         if !same(out.shape(), &self.out_shape) {
             return Err(Error::Output(format!(
                 "the output has shape {:?} but the result has shape {:?}",
@@ -537,6 +534,10 @@ impl Prepared {
                 A::ELEM.short_name(),
                 self.out_type.short_name()
             )));
+        }
+        // (a handle in memory order has the result's shape and type in the inputs' axes)
+        if let Some(m) = &self.memory {
+            return m.run_into(inputs, out.into_dyn());
         }
         if let Some(slice) = out.as_slice_mut() {
             if let Some(done) = self.serial_elems(inputs, slice) {
@@ -578,7 +579,7 @@ impl Prepared {
         inputs: &I,
         mut out: OutSlice<'_>,
     ) -> Result<()> {
-        self.runner.single("run_into")?;
+        self.runner.single("run_into_out")?;
         self.check_out(&out)?;
         let serial = match out.reborrow() {
             OutSlice::F64(o) => self.serial_into::<f64, I>(inputs, o),
@@ -993,6 +994,11 @@ impl Prepared {
     /// [`Prepared::run_all`] of inputs whose count, dtypes and shapes are checked (by
     /// [`Prepared::check`] or [`Prepared::accepts_named`]).
     pub(crate) fn run_all_checked<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Vec<Output>> {
+        // one result: the handle's own run (memory order, direct call, serial fold), as the run
+        // that bound it
+        if !self.runner.pipeline().is_many() {
+            return Ok(vec![self.run_checked(inputs)?]);
+        }
         self.with_user(inputs, |user| self.runner.run_many_bound(user))
     }
 

@@ -234,7 +234,9 @@ impl FusedRunner {
     /// element type (any: a float, integer, bool or complex result). An elementwise or scan last
     /// kernel writes straight into a C-contiguous `out` (no allocation for the result), as does a
     /// whole-array sum, product, min or max on the calling thread (a zero-dimensional `out`);
-    /// another reduction's result, or an `out` in another layout, takes the result copied in.
+    /// another reduction's result, or an `out` in another layout, takes the result copied in. So
+    /// does the first call of a signature of several kernels or of Fortran-order inputs: the run
+    /// that binds it gives the result, assigned.
     ///
     /// # Errors
     /// As [`FusedRunner::run`], and if `out` does not fit the result (nothing is written).
@@ -290,13 +292,19 @@ impl FusedRunner {
         }
         let (handle, result) = self.compiled.run_prepared(inputs)?;
         self.bindings.keep(handle);
-        if out.shape() != result.shape() || A::ELEM != result.elem() {
+        // the bound handle's checks, in its words
+        if out.shape() != result.shape() {
             return Err(Error::Output(format!(
-                "the output is {}{:?} but the result is {}{:?}",
-                A::ELEM.short_name(),
+                "the output has shape {:?} but the result has shape {:?}",
                 out.shape(),
-                result.elem().short_name(),
                 result.shape()
+            )));
+        }
+        if A::ELEM != result.elem() {
+            return Err(Error::Output(format!(
+                "an output of {} given for a result of {}",
+                A::ELEM.short_name(),
+                result.elem().short_name()
             )));
         }
         let result = A::take(result)?

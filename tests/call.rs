@@ -3,7 +3,7 @@
 //! wrong and write nothing.
 
 use kiln::{ArrayArg, Error, Fresh, FreshAll, FusedRunner, InPlace};
-use ndarray::{Array1, Array2, arr0, s};
+use ndarray::{Array1, Array2, ShapeBuilder, arr0, s};
 
 fn data(n: usize, seed: f64) -> Array1<f64> {
     Array1::from_iter((0..n).map(|i| ((i as f64 + seed) * 0.37).sin() * 3.0))
@@ -323,4 +323,73 @@ fn float_results_into_views_of_another_layout() {
     let plus_one = want.mapv(|v| v + 1.0);
     assert_eq!(long.slice(s![..;2]).to_owned().into_dyn(), plus_one);
     assert!(long.slice(s![1..;2]).iter().all(|&v| v == 1.0));
+}
+
+/// The first call of a signature into a given array binds it (without a run where one kernel's
+/// specialisation gives the result's form, else by the run itself): every type, a reduction, a
+/// plan of two kernels and Fortran-order inputs give, first call and later ones, the result a
+/// fresh call gives; `FreshAll` gives the same on every call.
+#[test]
+fn a_first_call_into_a_given_array_gives_the_fresh_result() {
+    use kiln::kiln_ir::num_complex::Complex64;
+    let x = Array2::from_shape_fn((6, 7), |(a, b)| ((a * 7 + b) as f64 * 0.61).sin());
+    let mut xf = Array2::<f64>::zeros((6, 7).f()); // the same values in Fortran order
+    xf.assign(&x);
+    assert!(!xf.is_standard_layout() && xf == x);
+    let i = Array2::from_shape_fn((6, 7), |(a, b)| (a * 31 + b * 17) as i64 % 23 - 11);
+    let z = Array2::from_shape_fn((6, 7), |(a, b)| Complex64::new(a as f64, -(b as f64) * 0.5));
+    fn first<A: kiln::Element + PartialEq + std::fmt::Debug + Clone + Default>(
+        expr: &str,
+        inputs: &[(&str, ArrayArg<'_>)],
+    ) {
+        let want = A::take(
+            FusedRunner::compile_text(expr)
+                .unwrap()
+                .call(inputs, Fresh)
+                .unwrap(),
+        )
+        .unwrap();
+        let r = FusedRunner::compile_text(expr).unwrap();
+        for call in 0..3 {
+            let mut out = ndarray::ArrayD::<A>::default(want.shape());
+            r.call(inputs, out.view_mut()).unwrap();
+            assert_eq!(out, want, "{expr}, call {call}");
+        }
+        let r = FusedRunner::compile_text(expr).unwrap();
+        for call in 0..3 {
+            let all = r.call(inputs, FreshAll).unwrap();
+            assert_eq!(all.len(), 1);
+            let got = A::take(all.into_iter().next().unwrap()).unwrap();
+            assert_eq!(got, want, "{expr}, FreshAll call {call}");
+        }
+    }
+    let fortran: ArrayArg<'_> = (&xf).into();
+    let r = FusedRunner::compile_text("x * 2 + 1").unwrap();
+    assert!(
+        r.memory_order(&[&fortran]).is_some(),
+        "Fortran inputs run in memory order"
+    );
+    let c = [("x", (&x).into()), ("i", (&i).into()), ("z", (&z).into())];
+    let f = [("x", (&xf).into()), ("i", (&i).into()), ("z", (&z).into())];
+    for inputs in [&c, &f] {
+        first::<f64>("x * 2 + 1", inputs);
+        first::<f64>("sum(x, axis=1)", inputs);
+        first::<f64>("x - mean(x, axis=1, keepdims=True)", inputs);
+        first::<f64>("sum(x)", inputs);
+        first::<bool>("x > 0", inputs);
+        first::<i64>("argmax(i, axis=0)", inputs);
+        first::<i64>("sum(i, axis=1)", inputs);
+        first::<i64>("i * 3 - 1", inputs);
+        first::<Complex64>("z * z + i", inputs);
+    }
+    // a first call's bad output is refused as a later call's, nothing written
+    let r = FusedRunner::compile_text("x - mean(x, axis=1, keepdims=True)").unwrap();
+    let mut short = Array2::<f64>::from_elem((6, 6), 7.0);
+    let e = r.call(&c, short.view_mut()).unwrap_err();
+    assert!(e.to_string().contains("has shape"), "{e}");
+    assert!(short.iter().all(|&v| v == 7.0));
+    let mut typed = Array2::<f32>::from_elem((6, 7), 7.0);
+    let e = r.call(&f, typed.view_mut()).unwrap_err();
+    assert!(e.to_string().contains("f32"), "{e}");
+    assert!(typed.iter().all(|&v| v == 7.0));
 }
