@@ -16,8 +16,9 @@ target/benchmarks/):
 - `kiln bench --programs --json`: whole programs against plain Rust;
 - where valgrind and `target/release/examples/percall_callgrind` are there, the instructions one call
   costs (the ordinary call, the prepared handle, ndarray) at N = 100, counted by callgrind;
-- `PYTHON -m kiln.bench --json` (float64 and float32), `--functions --json` and `--programs --json`, where that Python
-  imports kiln: kiln.evaluate and a compiled kernel against NumPy and numexpr;
+- `PYTHON -m kiln.bench --json` (float64 and float32), `--functions --json`, `--programs --json`,
+  `--complex --json` and `--strings --json`, where that Python imports kiln: kiln.evaluate and a
+  compiled kernel against NumPy and numexpr;
 - with `--peers FILE.json` (the output of the peers' harness, `bench_py.py --out FILE.json`), its
   systems (numba, JAX, ...) beside kiln's rows of the same kernels.
 
@@ -162,7 +163,7 @@ def versions(kiln, python):
 
 # the parts of a run, each kept as --raw/PART.jsonl
 PARTS = ["kernels", "functions", "programs", "callgrind", "python_f64", "python_f32", "python_functions",
-         "python_programs"]
+         "python_programs", "python_complex", "python_strings"]
 
 # the cost of one call at N = 100 (n = 64 for the particle step), in instructions from callgrind:
 # (row, column, examples/percall_callgrind.rs mode)
@@ -397,6 +398,13 @@ def render(data, meta, commands):
          ["ns per element of each function through `kiln.evaluate`, NumPy and numexpr."], None),
         ("python_programs", "Programs from Python: `python -m kiln.bench --programs`", python_programs_table,
          ["Milliseconds per call of each program, every variant checked against NumPy first."], None),
+        ("python_complex", "Complex numbers from Python: `python -m kiln.bench --complex`", function_table,
+         ["ns per element of complex128 and complex64 expressions, one thread each: `kiln.evaluate`,",
+          "numexpr and the NumPy expression, every result checked against NumPy's first."], None),
+        ("python_strings", "Byte strings from Python: `python -m kiln.bench --strings`", function_table,
+         ["ns per element of numexpr's byte-string operations on an `S10` array, one thread each",
+          "(NumPy's are `s == b'abc'` and `np.char.find(s, b'ab') >= 0`), every result checked equal",
+          "to NumPy's first."], None),
         ("peers", "Against the Python peers", kernel_table,
          ["ns per element: the peers' harness (`bench_py.py`: NumPy, numexpr, numba, JAX, each as its",
           "users call it, output allocated per call) beside `kiln bench`'s fused kernel (`kiln`) of the",
@@ -470,7 +478,9 @@ def main(argv=None):
             for dtype in ("f64", "f32"):
                 parts.append((f"python_{dtype}", env_cmd + ["--dtype", dtype] + py_sizes, None))
             # the function table at N = 1e6 alone (the size issue 22 measures; the Rust table has 1e6)
-            for mode, extra in (("functions", ["--sizes", "1e6"]), ("programs", [])):
+            sizes = ["--sizes", "1e2,1e4,1e6"]
+            for mode, extra in (("functions", ["--sizes", "1e6"]), ("programs", []), ("complex", sizes),
+                                ("strings", sizes)):
                 if has_flag([python, "-m", "kiln.bench"], f"--{mode}"):
                     parts.append((f"python_{mode}", env_cmd + [f"--{mode}"] + extra, None))
         else:
@@ -502,6 +512,8 @@ def main(argv=None):
         "python": load(raw, "python_f64") + load(raw, "python_f32"),
         "python_functions": load(raw, "python_functions"),
         "python_programs": load(raw, "python_programs"),
+        "python_complex": load(raw, "python_complex"),
+        "python_strings": load(raw, "python_strings"),
     }
     data["peers"] = [row for path in args.peers for row in peer_rows(path, data["kernels"])]
     meta_path = raw / "meta.json"
