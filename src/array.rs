@@ -140,34 +140,6 @@ pub trait Element: Copy + Send + Sync + 'static + element_sealed::Sealed {
     /// integer type takes bools and narrower integers, bool only bools; otherwise an error that names
     /// the result's type (`fuse_dyn` gives any result).
     fn convert_output(out: Output) -> Result<ArrayD<Self>>;
-    /// Runs `runner` straight into `out` (C-contiguous, of the result's type: the compiled code
-    /// writes it); false where it cannot or did not.
-    #[doc(hidden)]
-    fn run_into_direct(
-        runner: &crate::FusedRunner,
-        args: &[(&str, ArrayArg<'_>)],
-        out: ndarray::ArrayViewMutD<'_, Self>,
-    ) -> bool {
-        out.is_standard_layout() && Self::deliver_into(runner, args, out).is_ok()
-    }
-    /// The one result of [`crate::FusedRunner::call`] into `out`, of this type.
-    #[doc(hidden)]
-    fn deliver_into<D: Dimension>(
-        runner: &crate::FusedRunner,
-        args: &[(&str, ArrayArg<'_>)],
-        out: ndarray::ArrayViewMut<'_, Self, D>,
-    ) -> Result<()> {
-        runner.deliver_out(args, out)
-    }
-    /// The one result of [`crate::Prepared::call`] into `out`, of this type.
-    #[doc(hidden)]
-    fn deliver_at<D: Dimension>(
-        handle: &crate::Prepared,
-        args: &[ArrayArg<'_>],
-        out: ndarray::ArrayViewMut<'_, Self, D>,
-    ) -> Result<()> {
-        handle.run_into_view(args, out)
-    }
     /// A C-contiguous output of this type, as the compiled code writes it.
     #[doc(hidden)]
     fn out_buffer(s: &mut [Self]) -> crate::OutSlice<'_>;

@@ -294,14 +294,14 @@ impl<A: Element, D: Dimension> Results for ArrayViewMut<'_, A, D> {
     type Out = ();
     #[inline]
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
-        A::deliver_into(runner, inputs, self)
+        runner.deliver_out(inputs, self)
     }
 }
 
 impl<A: Element, D: Dimension> ResultsAt for ArrayViewMut<'_, A, D> {
     #[inline]
     fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
-        A::deliver_at(handle, inputs, self)
+        handle.run_into_view(inputs, self)
     }
 }
 

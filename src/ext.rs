@@ -200,31 +200,20 @@ fn scalar<A: Element>(out: ArrayD<A>) -> Result<A> {
         .expect("a zero-dimensional array holds one value"))
 }
 
-/// Runs straight into `out` where the kernel's result is a float array of `out`'s type and `out` is
-/// C-contiguous (no temporary); otherwise computes the result and assigns it, converting truth values
-/// to 1 / 0.
+/// Runs into `out`: straight in where the kernel's result is of `out`'s type (no temporary where `out`
+/// is C-contiguous); a result of another type computed and assigned, converting truth values to
+/// 1 / 0 ([`Element::convert_output`]).
 fn run_into_or_assign<A: Element>(
     runner: &FusedRunner,
     args: &[(&str, ArrayArg<'_>)],
-    mut out: ndarray::ArrayViewMutD<'_, A>,
+    out: ndarray::ArrayViewMutD<'_, A>,
 ) -> Result<()> {
-    if A::run_into_direct(runner, args, out.view_mut()) {
-        return Ok(());
-    }
-    assign(out, A::convert_output(runner.run(args)?)?)
-}
-
-fn assign<A: Element>(mut out: ndarray::ArrayViewMutD<'_, A>, result: ArrayD<A>) -> Result<()> {
-    if out.shape() != result.shape() {
-        return Err(Error::Output(format!(
-            "the output has shape {:?} but the result has shape {:?} (for a result of another \
-             dimension use `fuse_reduced`, `fuse_scalar` or `fuse_dyn`)",
-            out.shape(),
-            result.shape()
-        )));
-    }
-    out.assign(&result);
-    Ok(())
+    runner.deliver_converted(args, out).map_err(|e| match e {
+        Error::Output(m) if m.contains("has shape") => Error::Output(format!(
+            "{m} (for a result of another dimension use `fuse_reduced`, `fuse_scalar` or `fuse_dyn`)"
+        )),
+        e => e,
+    })
 }
 
 /// NumPy's promotion of two element types (`result_type`): bool < int32 < int64 within integers,

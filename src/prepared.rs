@@ -486,7 +486,7 @@ impl Prepared {
         inputs: &[ArrayArg<'_>],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        A::deliver_at(self, inputs, out)
+        self.run_into_view(inputs, out)
     }
 
     /// Runs into `out`: the result's elements in C order, of its type, whichever it is; the inputs

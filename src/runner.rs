@@ -246,7 +246,7 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        A::deliver_into(self, inputs, out)
+        self.deliver_out(inputs, out)
     }
 
     /// The one fresh result of a call ([`crate::Fresh`]): a repeated signature goes straight to its
@@ -279,39 +279,47 @@ impl FusedRunner {
     pub(crate) fn deliver_out<A: Element, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
-        mut out: ArrayViewMut<'_, A, D>,
+        out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
+        self.deliver(inputs, out, false)
+    }
+
+    /// [`FusedRunner::deliver_out`] of a result of any type, converted into `out`'s as
+    /// [`Element::convert_output`] does (bools as 1 / 0 in a float array: a `fuse_into` closure's
+    /// comparison); one of `out`'s own type is written as `deliver_out` writes it. Which of the two
+    /// is decided before anything runs: nothing runs twice.
+    pub(crate) fn deliver_converted<A: Element, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        self.deliver(inputs, out, true)
+    }
+
+    fn deliver<A: Element, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        out: ArrayViewMut<'_, A, D>,
+        convert: bool,
+    ) -> Result<()> {
+        let through = |handle: &Prepared, out: ArrayViewMut<'_, A, D>| {
+            if convert && handle.output_type() != A::ELEM {
+                return assign(out, handle.run_checked(inputs)?, true);
+            }
+            handle.run_view_checked(inputs, out)
+        };
         if let Some(handle) = self.bindings.find(inputs) {
-            return handle.run_view_checked(inputs, out);
+            return through(&handle, out);
         }
         self.compiled.single("run_into")?;
         if let Some(handle) = self.compiled.bind_without_run(inputs)? {
-            let done = handle.run_view_checked(inputs, out);
+            let done = through(&handle, out);
             self.bindings.keep(handle);
             return done;
         }
         let (handle, result) = self.compiled.run_prepared(inputs)?;
         self.bindings.keep(handle);
-        // the bound handle's checks, in its words
-        if out.shape() != result.shape() {
-            return Err(Error::Output(format!(
-                "the output has shape {:?} but the result has shape {:?}",
-                out.shape(),
-                result.shape()
-            )));
-        }
-        if A::ELEM != result.elem() {
-            return Err(Error::Output(format!(
-                "an output of {} given for a result of {}",
-                A::ELEM.short_name(),
-                result.elem().short_name()
-            )));
-        }
-        let result = A::take(result)?
-            .into_dimensionality::<D>()
-            .map_err(|e| Error::Output(e.to_string()))?;
-        out.assign(&result);
-        Ok(())
+        assign(out, result, convert)
     }
 
     /// Several results of a call into `outs`, one per result, each of any element type: through
@@ -433,4 +441,36 @@ impl FusedRunner {
 /// The interpreter backend, shared.
 pub fn interpreter() -> Arc<dyn Backend> {
     Arc::new(Interpreter)
+}
+
+/// Writes `result` into `out`, checked as a bound handle checks an output (its shape, then its
+/// type: converted into `out`'s where `convert` says so, as [`Element::convert_output`]).
+fn assign<A: Element, D: Dimension>(
+    mut out: ArrayViewMut<'_, A, D>,
+    result: Output,
+    convert: bool,
+) -> Result<()> {
+    if out.shape() != result.shape() {
+        return Err(Error::Output(format!(
+            "the output has shape {:?} but the result has shape {:?}",
+            out.shape(),
+            result.shape()
+        )));
+    }
+    let result = if convert {
+        A::convert_output(result)?
+    } else if A::ELEM != result.elem() {
+        return Err(Error::Output(format!(
+            "an output of {} given for a result of {}",
+            A::ELEM.short_name(),
+            result.elem().short_name()
+        )));
+    } else {
+        A::take(result)?
+    };
+    let result = result
+        .into_dimensionality::<D>()
+        .map_err(|e| Error::Output(e.to_string()))?;
+    out.assign(&result);
+    Ok(())
 }

@@ -70,6 +70,17 @@ fn fuse_on_views_and_into() {
     assert_eq!(out, array![0.0, 9.0, 36.0, 81.0]);
     let mut wrong = Array1::zeros(3);
     assert!(matches!(view.fuse_into(&mut wrong, |x| x), Err(Error::Output(_))));
+    // a comparison into a float array: truth values as 1 / 0, on the first call and the bound
+    // ones, into a C-contiguous array and into a view of another layout
+    for _ in 0..3 {
+        let mut out = Array1::from_elem(4, 7.0);
+        view.fuse_into(&mut out, |x| x.gt(4.0)).unwrap();
+        assert_eq!(out, array![0.0, 0.0, 1.0, 1.0]);
+        let mut long = Array1::from_elem(8, 7.0);
+        view.fuse_into(&mut long.slice_mut(ndarray::s![..;2]), |x| x.gt(4.0))
+            .unwrap();
+        assert_eq!(long, array![0.0, 7.0, 0.0, 7.0, 1.0, 7.0, 1.0, 7.0]);
+    }
 }
 
 #[test]
