@@ -78,7 +78,13 @@ impl FusedRunner {
                 let names: Vec<&str> = (0..targets.count()).map(|o| targets.name(o)).collect();
                 self.compiled.bind_update(&all, &names)
             };
-            if let Ok((h, _)) = bound {
+            if let Ok((h, why, results)) = bound {
+                // a handle that does not update, bound by a run: that run's results (of the
+                // inputs before anything is written) are the update's
+                if why.is_some() && !results.is_empty() {
+                    self.bindings.keep_update(h);
+                    return write_update(targets, results);
+                }
                 let done = self.update_with(&h, inputs, targets);
                 self.bindings.keep_update(h);
                 return done;
@@ -132,28 +138,34 @@ impl FusedRunner {
             vec![self.run(&all)?]
         };
         drop(all);
-        for (o, r) in results.iter().enumerate() {
-            let (ty, shape, _) = targets.form(o);
-            let name = targets.name(o);
-            if r.shape() != shape {
-                return Err(Error::Unsupported(format!(
-                    "cannot update '{name}' in place: it has shape {shape:?} but the result {:?} (a \
-                     broadcast input would be read at other elements than the one written)",
-                    r.shape()
-                )));
-            }
-            if r.elem() != ty {
-                return Err(Error::Output(format!(
-                    "cannot update '{name}' in place: it is {ty} but the result is {}",
-                    r.elem()
-                )));
-            }
-        }
-        for (o, r) in results.into_iter().enumerate() {
-            targets.assign(o, r)?;
-        }
-        Ok(())
+        write_update(targets, results)
     }
+}
+
+/// Writes an update's `results` (one per target, computed from the targets' previous values) into
+/// `targets`, each checked to fit its target before any is written.
+fn write_update<T: InPlaceTargets + ?Sized>(targets: &mut T, results: Vec<Output>) -> Result<()> {
+    for (o, r) in results.iter().enumerate() {
+        let (ty, shape, _) = targets.form(o);
+        let name = targets.name(o);
+        if r.shape() != shape {
+            return Err(Error::Unsupported(format!(
+                "cannot update '{name}' in place: it has shape {shape:?} but the result {:?} (a \
+                 broadcast input would be read at other elements than the one written)",
+                r.shape()
+            )));
+        }
+        if r.elem() != ty {
+            return Err(Error::Output(format!(
+                "cannot update '{name}' in place: it is {ty} but the result is {}",
+                r.elem()
+            )));
+        }
+    }
+    for (o, r) in results.into_iter().enumerate() {
+        targets.assign(o, r)?;
+    }
+    Ok(())
 }
 
 /// A copy of `a`'s elements (an update's previous values).

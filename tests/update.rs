@@ -54,6 +54,22 @@ fn an_elementwise_update_equals_a_run_into_another_array() {
                     same_bits(p.as_slice().unwrap(), want.as_slice().unwrap()),
                     "{src} on {backend}, n = {n}"
                 );
+                // a second step: the signature bound by the first (its handle, or the run that
+                // bound it, gave the first step's values)
+                let mut again = Array1::<f64>::zeros(n);
+                runner
+                    .run_into(
+                        &[("p", (&p).into()), ("v", (&v).into()), ("dt", (&dt).into())],
+                        again.view_mut(),
+                    )
+                    .unwrap();
+                runner
+                    .run_update("p", &[("v", (&v).into()), ("dt", (&dt).into())], p.view_mut())
+                    .unwrap();
+                assert!(
+                    same_bits(p.as_slice().unwrap(), again.as_slice().unwrap()),
+                    "{src} on {backend}, n = {n}, second step"
+                );
             }
         }
     }

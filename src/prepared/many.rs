@@ -225,8 +225,8 @@ impl Compiled {
     /// broadcast or of another shape than the iteration's, another dtype, a strided view).
     pub fn prepared_update(&self, inputs: &[(&str, ArrayArg<'_>)], updated: &[&str]) -> Result<Prepared> {
         match self.bind_update(inputs, updated)? {
-            (h, None) => Ok(h),
-            (_, Some(why)) => Err(Error::Unsupported(format!("cannot update in place: {why}"))),
+            (h, None, _) => Ok(h),
+            (_, Some(why), _) => Err(Error::Unsupported(format!("cannot update in place: {why}"))),
         }
     }
 
@@ -234,7 +234,8 @@ impl Compiled {
     /// without a run where the plan is one kernel), made to overwrite the inputs `updated` where that
     /// is safe and on the direct path; else the handle as bound and why it does not update (the
     /// runner keeps such a handle too, so that a repeated call of its signature goes straight to the
-    /// copying update: see [`crate::update`]).
+    /// copying update: see [`crate::update`]); and the results of the run that bound it, where one
+    /// did (computed before anything was written: the update's results).
     ///
     /// # Errors
     /// The errors of [`FusedRunner::prepared`](crate::FusedRunner::prepared).
@@ -242,18 +243,18 @@ impl Compiled {
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
         updated: &[&str],
-    ) -> Result<(Prepared, Option<String>)> {
+    ) -> Result<(Prepared, Option<String>, Vec<Output>)> {
         // a one-kernel plan is bound without a run (the run would compute a result nobody reads)
-        let mut h = match self.bind_without_run(inputs)? {
-            Some(h) => h,
-            None => self.prepared(inputs)?,
+        let (mut h, results) = match self.bind_without_run(inputs)? {
+            Some(h) => (h, Vec::new()),
+            None => self.run_all_prepared(inputs)?,
         };
         match update_binding(&h, updated) {
             Ok(binding) => {
                 h.many = Arc::new(binding);
-                Ok((h, None))
+                Ok((h, None, results))
             }
-            Err(why) => Ok((h, Some(why))),
+            Err(why) => Ok((h, Some(why), results)),
         }
     }
 }
