@@ -8,11 +8,12 @@
 //! handle, which calls the compiled code (see [`crate::prepared`]): a comparison of the names and
 //! forms, no lock for the first signature bound (one uncontended lock for the others), no hashing, and no allocation for a map or scan into a given output.
 //!
-//! A call with a new signature binds it: a fresh result ([`crate::Fresh`]) keeps the handle its run
-//! made (one run, as before); one result into your array binds one without running where the
-//! expression is one kernel (several kernels are bound by the next fresh call); several results into
-//! your arrays bind with a run first ([`FusedRunner::prepared`](crate::FusedRunner::prepared)), then
-//! call the handle. An in-place update ([`crate::InPlace`], [`FusedRunner::run_update`](crate::FusedRunner::run_update), so
+//! A call with a new signature binds it: a fresh result ([`crate::Fresh`], [`crate::FreshAll`])
+//! keeps the handle its run made (one run); one result into your array binds one without running
+//! where the expression is one kernel, else by the call's own run, whose result is assigned; several
+//! results into your arrays are bound by the call's own run too. A caller that calls the handle
+//! itself finds it by [`FusedRunner::bound`](crate::FusedRunner::bound) (the Python package, for
+//! results into arrays NumPy allocates). An in-place update ([`crate::InPlace`], [`FusedRunner::run_update`](crate::FusedRunner::run_update), so
 //! `fuse_assign`) keeps update handles alike ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) of the updated
 //! inputs, bound last; without a run where the plan is one kernel), and also keeps a handle that
 //! cannot update in one pass, so that a repeated call of its signature goes straight to the copying
@@ -42,12 +43,18 @@ struct Kept {
     recent: Mutex<Vec<Arc<Prepared>>>,
 }
 
-/// A kept handle, borrowed (the first) or shared (one of the recent, which a later bind may drop
-/// from the list while it runs).
-pub(crate) enum Bound<'a> {
+/// A handle a runner keeps for a call signature ([`crate::FusedRunner::bound`]): borrowed (the
+/// first bound) or shared (one of the recent, which a later bind may drop from the list while it
+/// runs). It derefs to the [`Prepared`] handle.
+#[derive(Debug)]
+pub enum BoundHandle<'a> {
+    /// The runner's first bound handle.
     First(&'a Prepared),
+    /// One of the runner's recent handles.
     Recent(Arc<Prepared>),
 }
+
+pub(crate) use BoundHandle as Bound;
 
 impl Deref for Bound<'_> {
     type Target = Prepared;
@@ -71,10 +78,12 @@ impl Kept {
         }
     }
 
-    /// Keeps `handle`: as the first if none is, else in front of at most [`KEPT`] - 1 others.
-    fn keep(&self, handle: Prepared) {
-        if let Err(handle) = self.first.set(handle) {
-            push(&self.recent, handle);
+    /// Keeps `handle`: as the first if none is, else in front of at most [`KEPT`] - 1 others; the
+    /// handle as kept.
+    fn keep(&self, handle: Prepared) -> Bound<'_> {
+        match self.first.set(handle) {
+            Ok(()) => Bound::First(self.first.get().expect("just set")),
+            Err(handle) => Bound::Recent(push(&self.recent, handle)),
         }
     }
 }
@@ -86,9 +95,16 @@ impl Bindings {
         self.runs.find(|p| p.accepts_named(inputs))
     }
 
-    /// Keeps `handle` (the first, or in front of at most [`KEPT`] - 1 others).
-    pub(crate) fn keep(&self, handle: Prepared) {
-        self.runs.keep(handle);
+    /// The handle kept for a call of C-contiguous inputs of these element types and shapes, given
+    /// in the runner's order of inputs, if one is.
+    #[inline]
+    pub(crate) fn find_c_order(&self, forms: &[(kiln_ir::ElemType, &[usize])]) -> Option<Bound<'_>> {
+        self.runs.find(|p| p.accepts_c_order(forms))
+    }
+
+    /// Keeps `handle` (the first, or in front of at most [`KEPT`] - 1 others); the handle as kept.
+    pub(crate) fn keep(&self, handle: Prepared) -> Bound<'_> {
+        self.runs.keep(handle)
     }
 
     /// The update handle bound to an update of `targets` from `inputs`, if one is kept.
@@ -117,8 +133,10 @@ fn front(list: &Mutex<Vec<Arc<Prepared>>>, fits: impl Fn(&Prepared) -> bool) -> 
     Some(list[0].clone())
 }
 
-fn push(list: &Mutex<Vec<Arc<Prepared>>>, handle: Prepared) {
+fn push(list: &Mutex<Vec<Arc<Prepared>>>, handle: Prepared) -> Arc<Prepared> {
     let mut list = list.lock().unwrap_or_else(|e| e.into_inner());
-    list.insert(0, Arc::new(handle));
+    let handle = Arc::new(handle);
+    list.insert(0, handle.clone());
     list.truncate(KEPT);
+    handle
 }

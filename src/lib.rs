@@ -47,6 +47,7 @@ pub use array::{ArrayArg, Element, Float, Output};
 pub use backend::{
     Backend, Buffer, BufferData, Buffers, CodeDump, DirectInputs, Executable, OutSlice, RunCtx,
 };
+pub use bindings::BoundHandle;
 pub use call::{Fresh, FreshAll, InPlace, InPlaceTargets, Results, ResultsAt};
 pub use error::{Error, Result};
 pub use explain::{Engine, ExplainOptions, Explained};

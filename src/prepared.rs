@@ -432,6 +432,20 @@ impl Prepared {
                 .all(|((name, a), f)| f.accepts(name, a))
     }
 
+    /// Whether a call of C-contiguous inputs of these element types and shapes, given in the
+    /// runner's order of inputs, is one this handle was bound with: its inputs bound in that order,
+    /// each C-contiguous of that type and shape (the test of [`crate::FusedRunner::bound_c_order`]).
+    #[inline]
+    pub(crate) fn accepts_c_order(&self, forms: &[(ElemType, &[usize])]) -> bool {
+        forms.len() == self.forms.len()
+            && self.order.iter().enumerate().all(|(i, &p)| p == i)
+            && self
+                .forms
+                .iter()
+                .zip(forms)
+                .all(|(f, (elem, shape))| f.standard && f.dtype == *elem && same(&f.shape, shape))
+    }
+
     /// Whether an in-place update's call (`inputs`, then the updated inputs `targets`, bound last in
     /// their order) is the one this handle was bound with, names, dtypes, shapes and layouts: the
     /// test of the runner's update bindings ([`crate::bindings`]).

@@ -4,7 +4,7 @@
 
 use crate::array::{ArrayArg, Element, Float, Output};
 use crate::backend::Backend;
-use crate::bindings::Bindings;
+use crate::bindings::{Bindings, BoundHandle};
 use crate::compiled::Compiled;
 use crate::error::{Error, Result};
 use crate::expr::Expr;
@@ -252,13 +252,37 @@ impl FusedRunner {
     /// The one fresh result of a call ([`crate::Fresh`]): a repeated signature goes straight to its
     /// bound handle; a new one runs and keeps the handle the run made.
     pub(crate) fn fresh(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
+        match self.bound(inputs)? {
+            (_, Some(out)) => Ok(out),
+            (handle, None) => handle.run_checked(inputs),
+        }
+    }
+
+    /// The handle a call of `inputs` (by name) goes to: the one kept for its signature (names in
+    /// order, dtypes, shapes, layouts), else one bound now by the run of the call, whose one result
+    /// comes with it (and is then the call's). For a caller that calls the handle itself (the
+    /// Python package, which runs it into arrays NumPy allocates); the ordinary call does this.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`].
+    #[inline]
+    pub fn bound(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(BoundHandle<'_>, Option<Output>)> {
         if let Some(handle) = self.bindings.find(inputs) {
-            return handle.run_checked(inputs);
+            return Ok((handle, None));
         }
         self.compiled.single("run")?;
         let (handle, out) = self.compiled.run_prepared(inputs)?;
-        self.bindings.keep(handle);
-        Ok(out)
+        Ok((self.bindings.keep(handle), Some(out)))
+    }
+
+    /// The handle kept for a call of C-contiguous inputs of these element types and shapes, given in
+    /// the order of [`FusedRunner::input_names`] (a handle bound by [`FusedRunner::bound`] with its
+    /// inputs in that order), if one is: a caller that holds the inputs' elements as slices finds it
+    /// without making an array of any (the Python package's cheapest call,
+    /// [`Prepared::run_stored`]).
+    #[inline]
+    pub fn bound_c_order(&self, forms: &[(kiln_ir::ElemType, &[usize])]) -> Option<BoundHandle<'_>> {
+        self.bindings.find_c_order(forms)
     }
 
     /// Every result of a call, fresh ([`crate::FreshAll`]): a repeated signature goes straight to

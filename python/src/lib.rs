@@ -23,19 +23,19 @@ mod claims;
 mod literals;
 
 use claims::Claims;
-use kiln::kiln_ir::num_complex::{Complex32, Complex64};
 use kiln::kiln_ir::ElemType;
+use kiln::kiln_ir::num_complex::{Complex32, Complex64};
 use kiln::{ArrayArg, Error, FusedRunner, OutSlice, Output, Prepared, Profile};
 use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
-    PyKeyError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError,
+    PyKeyError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use std::collections::HashMap;
-use std::fmt::Write as _;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 /// A kernel cache key: the expression's text, the profile's name and the thread count.
 type Key = (String, Option<String>, Option<usize>);
@@ -179,7 +179,10 @@ impl Held<'_, '_> {
                     // `kind_of` checked that the array is C-contiguous: its `len * w` bytes from
                     // its data pointer are its strings, in C order
                     let n = a.len();
-                    let bytes = std::slice::from_raw_parts((*a.as_array_ptr()).fields.data.cast::<u8>().cast_const(), n * w);
+                    let bytes = std::slice::from_raw_parts(
+                        (*a.as_array_ptr()).fields.data.cast::<u8>().cast_const(),
+                        n * w,
+                    );
                     match kiln::Strings::new(bytes, w, a.shape()) {
                         Ok(s) => ArrayArg::Bytes(s),
                         Err(_) => unreachable!("the strings of a C-contiguous array of its shape"),
@@ -224,11 +227,21 @@ impl Held<'_, '_> {
         // byte-string array's `len * w` bytes from its data pointer are its strings in C order
         unsafe {
             Some(match self {
-                Held::Array(Kind::F64, _) => Stored::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_slice().ok()?),
-                Held::Array(Kind::F32, _) => Stored::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_slice().ok()?),
-                Held::Array(Kind::I64, _) => Stored::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_slice().ok()?),
-                Held::Array(Kind::I32, _) => Stored::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_slice().ok()?),
-                Held::Array(Kind::Bool, _) => Stored::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_slice().ok()?),
+                Held::Array(Kind::F64, _) => {
+                    Stored::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::F32, _) => {
+                    Stored::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::I64, _) => {
+                    Stored::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::I32, _) => {
+                    Stored::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::Bool, _) => {
+                    Stored::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_slice().ok()?)
+                }
                 Held::Array(Kind::C64, _) => {
                     Stored::C64(a.cast_unchecked::<PyArrayDyn<Complex32>>().as_slice().ok()?)
                 }
@@ -338,7 +351,9 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
 #[allow(clippy::type_complexity)]
 fn out_kind(out: &Bound<'_, PyAny>) -> Option<(Kind, Option<(usize, usize)>)> {
     match kind_of(out) {
-        Some((kind, o)) if !matches!(kind, Kind::Bytes(_)) && !claims::overlaps_itself(o, kind.itemsize()) => {
+        Some((kind, o))
+            if !matches!(kind, Kind::Bytes(_)) && !claims::overlaps_itself(o, kind.itemsize()) =>
+        {
             Some((kind, claims::extent(o, kind.itemsize())))
         }
         _ => None,
@@ -575,9 +590,7 @@ fn evaluate<'py>(
     };
     // `out` given as an array (written in place here where it can be; an explicit `out=None` goes
     // to the Python layer)
-    let into = out
-        .as_ref()
-        .filter(|o| o.cast::<numpy::PyUntypedArray>().is_ok());
+    let into = out.as_ref().filter(|o| o.cast::<numpy::PyUntypedArray>().is_ok());
     // the castings of a result into `out` (NumPy's), which change nothing without one
     let castings: &[&str] = if into.is_some() {
         &["no", "equiv", "safe", "same_kind", "unsafe"]
@@ -843,33 +856,6 @@ fn bench_functions() -> Vec<FunctionRow> {
         .collect()
 }
 
-/// The most prepared handles a [`Kernel`] keeps (one per form of its inputs: dtypes, shapes and
-/// layouts); the oldest goes when a new form comes.
-const HANDLES: usize = 8;
-
-/// A prepared handle of a [`Kernel`], and the dtypes and shapes of its inputs where every one was
-/// C-contiguous: a call whose inputs are C-contiguous of those dtypes and shapes runs it on their
-/// elements as slices ([`Prepared::run_slices`]), without views or the handle's own checks of them.
-struct Handle {
-    prepared: Arc<Prepared>,
-    contiguous: Option<Vec<(ElemType, Vec<usize>)>>,
-}
-
-/// Whether kiln reads `a` as the slice of its elements in C order (ndarray's standard layout).
-fn is_c_order(a: &ArrayArg<'_>) -> bool {
-    match a {
-        ArrayArg::F64(v) => v.is_standard_layout(),
-        ArrayArg::F32(v) => v.is_standard_layout(),
-        ArrayArg::I64(v) => v.is_standard_layout(),
-        ArrayArg::I32(v) => v.is_standard_layout(),
-        ArrayArg::Bool(v) => v.is_standard_layout(),
-        ArrayArg::C64(v) => v.is_standard_layout(),
-        ArrayArg::C128(v) => v.is_standard_layout(),
-        // byte strings in C order from their memory's start (`Held::stored` reads them so)
-        ArrayArg::Bytes(s) => s.in_c_order().is_some(),
-    }
-}
-
 /// The most inputs a call on slices passes on the stack (more take the call through views).
 const SLICE_INPUTS: usize = 8;
 
@@ -897,18 +883,17 @@ fn to_numpy(py: Python<'_>, out: Output) -> PyResult<Py<PyAny>> {
 
 /// A compiled expression: call it with its inputs, in the order of [`Kernel::names`].
 ///
-/// A call binds its inputs to a [`Prepared`] handle of their form (made on the first call of that
-/// form, from that call's run, and kept: at most [`HANDLES`]), which runs the compiled code with
-/// no name lookup or specialisation, into an output NumPy allocates (no zeroing, and NumPy's own
-/// cache of small blocks).
+/// A call binds its inputs to the runner's [`Prepared`] handle of their form
+/// ([`FusedRunner::bound`]: made on the first call of that form, from that call's run, and kept
+/// with the runner's few others), which runs the compiled code with no name lookup or
+/// specialisation, into an output NumPy allocates (no zeroing, and NumPy's own cache of small
+/// blocks).
 #[pyclass(frozen, module = "kiln._kiln")]
 struct Kernel {
     runner: FusedRunner,
     expr: String,
     /// The input names as interned Python strings, for the lookups of [`Kernel::call`].
     py_names: Vec<Py<PyString>>,
-    /// The handles of recent input forms, the most recently made last.
-    handles: Mutex<Vec<Handle>>,
     /// An integer literal of the text beyond int64, refused beside integer inputs (see [`literals`]).
     beyond_int64: Option<String>,
 }
@@ -1030,8 +1015,11 @@ impl Kernel {
     ) -> PyResult<String> {
         let (held, _reading) = self.hold_all(&args)?;
         let bound = self.bind(&held);
-        py.detach(|| self.runner.explain_text(&bound, kiln::ExplainOptions { clif, asm }))
-            .map_err(|e| py_err(e, &self.expr))
+        py.detach(|| {
+            self.runner
+                .explain_text(&bound, kiln::ExplainOptions { clif, asm })
+        })
+        .map_err(|e| py_err(e, &self.expr))
     }
 
     fn __repr__(&self) -> String {
@@ -1143,7 +1131,9 @@ impl Kernel {
             Kind::Bool => run_into_typed::<bool>(py, &self.runner, &bound, out),
             Kind::C64 => run_into_typed::<Complex32>(py, &self.runner, &bound, out),
             Kind::C128 => run_into_typed::<Complex64>(py, &self.runner, &bound, out),
-            Kind::Bytes(_) => Err(PyTypeError::new_err("out= of byte strings is not written in place")),
+            Kind::Bytes(_) => Err(PyTypeError::new_err(
+                "out= of byte strings is not written in place",
+            )),
         }
     }
 
@@ -1158,7 +1148,6 @@ impl Kernel {
             runner,
             expr,
             py_names,
-            handles: Mutex::new(Vec::new()),
             beyond_int64,
         }
     }
@@ -1173,39 +1162,21 @@ impl Kernel {
 
     /// [`Kernel::run_held`] on the inputs as kiln reads them.
     fn run_args(&self, py: Python<'_>, args: Vec<ArrayArg<'_>>) -> PyResult<Py<PyAny>> {
-        let found = {
-            let handles = self.handles.lock().expect("the handle cache lock");
-            handles
-                .iter()
-                .rev()
-                .find(|h| h.prepared.accepts(&args))
-                .map(|h| h.prepared.clone())
-        };
-        let Some(handle) = found else {
-            let bound: Vec<(&str, ArrayArg<'_>)> = self
-                .runner
-                .input_names()
-                .iter()
-                .map(String::as_str)
-                .zip(args.iter().cloned())
-                .collect();
-            let (handle, out) = py
-                .detach(|| self.runner.run_prepared(&bound))
-                .map_err(|e| py_err(e, &self.expr))?;
-            let mut handles = self.handles.lock().expect("the handle cache lock");
-            if handles.len() >= HANDLES {
-                handles.remove(0);
-            }
-            let contiguous = args
-                .iter()
-                .all(is_c_order)
-                .then(|| args.iter().map(|a| (a.elem(), a.shape().to_vec())).collect());
-            handles.push(Handle {
-                prepared: Arc::new(handle),
-                contiguous,
-            });
+        let named: Vec<(&str, ArrayArg<'_>)> = self
+            .runner
+            .input_names()
+            .iter()
+            .map(String::as_str)
+            .zip(args.iter().cloned())
+            .collect();
+        // the runner's handle of this form (bound on its first call, by that call's run, whose
+        // result is this call's)
+        let (handle, out) = py
+            .detach(|| self.runner.bound(&named))
+            .map_err(|e| py_err(e, &self.expr))?;
+        if let Some(out) = out {
             return to_numpy(py, out);
-        };
+        }
         let small = args
             .iter()
             .all(|a| a.shape().iter().product::<usize>() < DETACH_ELEMENTS);
@@ -1332,19 +1303,14 @@ impl Kernel {
         floats.or_else(|| self.run_stored(py, held))
     }
 
-    /// The handle made for C-contiguous inputs of the dtypes and shapes of `held`, if there is one.
-    fn contiguous_handle(&self, held: &[Held<'_, '_>]) -> Option<Arc<Prepared>> {
-        let handles = self.handles.lock().expect("the handle cache lock");
-        let fits = |h: &&Handle| {
-            h.contiguous.as_ref().is_some_and(|forms| {
-                forms.len() == held.len()
-                    && forms.iter().zip(held).all(|((e, shape), h)| {
-                        let (elem, given) = h.form();
-                        elem == *e && given == &shape[..]
-                    })
-            })
-        };
-        handles.iter().rev().find(fits).map(|h| h.prepared.clone())
+    /// The runner's handle bound to C-contiguous inputs of the dtypes and shapes of `held`, if
+    /// there is one.
+    fn contiguous_handle<'r>(&'r self, held: &[Held<'_, '_>]) -> Option<kiln::BoundHandle<'r>> {
+        let mut forms: [(ElemType, &[usize]); SLICE_INPUTS] = [(ElemType::F64, &[]); SLICE_INPUTS];
+        for (f, h) in forms.iter_mut().zip(held) {
+            *f = h.form();
+        }
+        self.runner.bound_c_order(&forms[..held.len()])
     }
 
     /// [`Kernel::run_contiguous`] for inputs of any types (integers, bools, complex, byte strings,
@@ -1427,9 +1393,12 @@ impl Kernel {
             .collect::<PyResult<_>>()?;
         if let Some(literal) = &self.beyond_int64
             && (held.is_empty()
-                || held
-                    .iter()
-                    .any(|h| matches!(h, Held::ScalarI(_) | Held::Array(Kind::I64 | Kind::I32 | Kind::Bool, _))))
+                || held.iter().any(|h| {
+                    matches!(
+                        h,
+                        Held::ScalarI(_) | Held::Array(Kind::I64 | Kind::I32 | Kind::Bool, _)
+                    )
+                }))
         {
             return Err(PyOverflowError::new_err(format!(
                 "the integer literal {literal} of '{}' is beyond int64 (Python int too large to convert \
