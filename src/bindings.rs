@@ -68,7 +68,7 @@ impl Deref for Bound<'_> {
 
 impl Kept {
     /// The handle that `fits`: the first, else the first of the recent (moved to the front).
-    #[inline]
+    #[inline(always)]
     fn find(&self, fits: impl Fn(&Prepared) -> bool) -> Option<Bound<'_>> {
         match self.first.get() {
             Some(p) if fits(p) => Some(Bound::First(p)),
@@ -89,8 +89,9 @@ impl Kept {
 }
 
 impl Bindings {
-    /// The handle bound to the signature of `inputs`, if one is kept.
-    #[inline]
+    /// The handle bound to the signature of `inputs`, if one is kept (inlined into each call: the
+    /// ordinary call's hot path).
+    #[inline(always)]
     pub(crate) fn find(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Option<Bound<'_>> {
         self.runs.find(|p| p.accepts_named(inputs))
     }

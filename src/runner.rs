@@ -252,10 +252,13 @@ impl FusedRunner {
     /// The one fresh result of a call ([`crate::Fresh`]): a repeated signature goes straight to its
     /// bound handle; a new one runs and keeps the handle the run made.
     pub(crate) fn fresh(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<Output> {
-        match self.bound(inputs)? {
-            (_, Some(out)) => Ok(out),
-            (handle, None) => handle.run_checked(inputs),
+        if let Some(handle) = self.bindings.find(inputs) {
+            return handle.run_checked(inputs);
         }
+        self.compiled.single("run")?;
+        let (handle, out) = self.compiled.run_prepared(inputs)?;
+        self.bindings.keep(handle);
+        Ok(out)
     }
 
     /// The handle a call of `inputs` (by name) goes to: the one kept for its signature (names in
