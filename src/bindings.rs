@@ -25,8 +25,9 @@ use crate::prepared::Prepared;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// At most this many signatures are kept per runner besides the first, the most recent first.
-const KEPT: usize = 4;
+/// At most this many signatures are kept per runner besides the first, the most recent first (the
+/// Python package's kernels, which keep none of their own, see as many forms).
+const KEPT: usize = 8;
 
 /// A runner's bound signatures (shared by its clones; a runner with other settings gets its own).
 #[derive(Debug, Default)]

@@ -270,12 +270,22 @@ impl FusedRunner {
     /// As [`FusedRunner::run`].
     #[inline]
     pub fn bound(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(BoundHandle<'_>, Option<Output>)> {
+        self.compiled.single("run")?;
         if let Some(handle) = self.bindings.find(inputs) {
             return Ok((handle, None));
         }
-        self.compiled.single("run")?;
         let (handle, out) = self.compiled.run_prepared(inputs)?;
         Ok((self.bindings.keep(handle), Some(out)))
+    }
+
+    /// The handle kept for a call of `inputs` (by name), if one is: [`FusedRunner::bound`] without
+    /// the binding (nothing runs).
+    #[inline]
+    pub fn kept(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Option<BoundHandle<'_>> {
+        if self.compiled.pipeline().is_many() {
+            return None;
+        }
+        self.bindings.find(inputs)
     }
 
     /// The handle kept for a call of C-contiguous inputs of these element types and shapes, given in
@@ -331,6 +341,10 @@ impl FusedRunner {
     ) -> Result<()> {
         let through = |handle: &Prepared, out: ArrayViewMut<'_, A, D>| {
             if convert && handle.output_type() != A::ELEM {
+                // (a wrong shape refused before the run)
+                if out.shape() != handle.output_shape() {
+                    return Err(shape_error(out.shape(), handle.output_shape()));
+                }
                 return assign(out, handle.run_checked(inputs)?, true);
             }
             handle.run_view_checked(inputs, out)
@@ -478,11 +492,7 @@ fn assign<A: Element, D: Dimension>(
     convert: bool,
 ) -> Result<()> {
     if out.shape() != result.shape() {
-        return Err(Error::Output(format!(
-            "the output has shape {:?} but the result has shape {:?}",
-            out.shape(),
-            result.shape()
-        )));
+        return Err(shape_error(out.shape(), result.shape()));
     }
     let result = if convert {
         A::convert_output(result)?
@@ -500,4 +510,11 @@ fn assign<A: Element, D: Dimension>(
         .map_err(|e| Error::Output(e.to_string()))?;
     out.assign(&result);
     Ok(())
+}
+
+/// An output of shape `out` given for a result of shape `result`, in a bound handle's words.
+fn shape_error(out: &[usize], result: &[usize]) -> Error {
+    Error::Output(format!(
+        "the output has shape {out:?} but the result has shape {result:?}"
+    ))
 }

@@ -57,10 +57,12 @@ impl FusedRunner {
 
     /// The one in-place update: result `o` into target `o`, which is also the input of that name,
     /// the targets of any element types. A repeated signature goes straight to its bound handle; a
-    /// new one is checked, then bound (without a run where the plan is one kernel) and kept. The
-    /// handle updates in one compiled pass (reading each point's old values before it writes the new
-    /// ones), or from a copy of the previous values ([`crate::Prepared::update_stored`]); what no
-    /// handle updates is computed from a copy here ([`FusedRunner::update_by_copy`]).
+    /// new one is checked, then bound and kept: without a run where the plan is one kernel (the
+    /// handle then updates), else by a run, whose results (of the targets' values before anything
+    /// is written) are this call's update. The handle updates in one compiled pass (reading each
+    /// point's old values before it writes the new ones), or from a copy of the previous values
+    /// ([`crate::Prepared::update_stored`]); what no handle updates is computed from a copy here
+    /// ([`FusedRunner::update_by_copy`]).
     pub(crate) fn update<T: InPlaceTargets + ?Sized>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
@@ -78,10 +80,10 @@ impl FusedRunner {
                 let names: Vec<&str> = (0..targets.count()).map(|o| targets.name(o)).collect();
                 self.compiled.bind_update(&all, &names)
             };
-            if let Ok((h, why, results)) = bound {
-                // a handle that does not update, bound by a run: that run's results (of the
-                // inputs before anything is written) are the update's
-                if why.is_some() && !results.is_empty() {
+            if let Ok((h, _, results)) = bound {
+                // a handle bound by a run: that run's results (of the inputs before anything is
+                // written) are the update's
+                if !results.is_empty() {
                     self.bindings.keep_update(h);
                     return write_update(targets, results);
                 }

@@ -1150,14 +1150,20 @@ impl Kernel {
             .map(String::as_str)
             .zip(args.iter().cloned())
             .collect();
-        // the runner's handle of this form (bound on its first call, by that call's run, whose
-        // result is this call's)
-        let (handle, out) = py
-            .detach(|| self.runner.bound(&named))
-            .map_err(|e| py_err(e, &self.expr))?;
-        if let Some(out) = out {
-            return to_numpy(py, out);
-        }
+        // the runner's handle of this form, found holding the GIL; on the first call of a form,
+        // bound by that call's run (the GIL released), whose result is this call's
+        let handle = match self.runner.kept(&named) {
+            Some(handle) => handle,
+            None => {
+                let (handle, out) = py
+                    .detach(|| self.runner.bound(&named))
+                    .map_err(|e| py_err(e, &self.expr))?;
+                if let Some(out) = out {
+                    return to_numpy(py, out);
+                }
+                handle
+            }
+        };
         let small = args
             .iter()
             .all(|a| a.shape().iter().product::<usize>() < DETACH_ELEMENTS);
@@ -1287,6 +1293,9 @@ impl Kernel {
     /// The runner's handle bound to C-contiguous inputs of the dtypes and shapes of `held`, if
     /// there is one.
     fn contiguous_handle<'r>(&'r self, held: &[Held<'_, '_>]) -> Option<kiln::BoundHandle<'r>> {
+        if held.len() > SLICE_INPUTS {
+            return None;
+        }
         let mut forms: [(ElemType, &[usize]); SLICE_INPUTS] = [(ElemType::F64, &[]); SLICE_INPUTS];
         for (f, h) in forms.iter_mut().zip(held) {
             *f = h.form();
