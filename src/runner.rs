@@ -318,7 +318,10 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        self.deliver(inputs, out, false)
+        if let Some(handle) = self.bindings.find(inputs) {
+            return handle.run_view_checked(inputs, out);
+        }
+        self.deliver_new(inputs, out, false)
     }
 
     /// [`FusedRunner::deliver_out`] of a result of any type, converted into `out`'s as
@@ -330,31 +333,25 @@ impl FusedRunner {
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        self.deliver(inputs, out, true)
+        match self.bindings.find(inputs) {
+            Some(handle) => converting(&handle, inputs, out, true),
+            None => self.deliver_new(inputs, out, true),
+        }
     }
 
-    fn deliver<A: Element, D: Dimension>(
+    /// [`FusedRunner::deliver_out`] (or, `convert`, `deliver_converted`) of a new signature: bound
+    /// without a run where one kernel's specialisation gives the result's form, else by the call's
+    /// run, whose result is assigned.
+    #[inline(never)]
+    fn deliver_new<A: Element, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
         convert: bool,
     ) -> Result<()> {
-        let through = |handle: &Prepared, out: ArrayViewMut<'_, A, D>| {
-            if convert && handle.output_type() != A::ELEM {
-                // (a wrong shape refused before the run)
-                if out.shape() != handle.output_shape() {
-                    return Err(shape_error(out.shape(), handle.output_shape()));
-                }
-                return assign(out, handle.run_checked(inputs)?, true);
-            }
-            handle.run_view_checked(inputs, out)
-        };
-        if let Some(handle) = self.bindings.find(inputs) {
-            return through(&handle, out);
-        }
         self.compiled.single("run_into")?;
         if let Some(handle) = self.compiled.bind_without_run(inputs)? {
-            let done = through(&handle, out);
+            let done = converting(&handle, inputs, out, convert);
             self.bindings.keep(handle);
             return done;
         }
@@ -517,4 +514,21 @@ fn shape_error(out: &[usize], result: &[usize]) -> Error {
     Error::Output(format!(
         "the output has shape {out:?} but the result has shape {result:?}"
     ))
+}
+
+/// `handle`'s one result into `out`: straight in, or (`convert`, a result of another type than
+/// `out`'s) computed fresh and converted into `out`'s type, its shape checked before it runs.
+fn converting<A: Element, D: Dimension>(
+    handle: &Prepared,
+    inputs: &[(&str, ArrayArg<'_>)],
+    out: ArrayViewMut<'_, A, D>,
+    convert: bool,
+) -> Result<()> {
+    if convert && handle.output_type() != A::ELEM {
+        if out.shape() != handle.output_shape() {
+            return Err(shape_error(out.shape(), handle.output_shape()));
+        }
+        return assign(out, handle.run_checked(inputs)?, true);
+    }
+    handle.run_view_checked(inputs, out)
 }
