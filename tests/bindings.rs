@@ -475,3 +475,54 @@ fn direct_calls_are_on_the_executable_trait() {
         .unwrap_err();
     assert!(matches!(err, Error::Unsupported(_)), "{err}");
 }
+
+/// The bound handles a caller that calls them itself finds (`FusedRunner::bound`, `kept`,
+/// `bound_c_order`): the first call of a signature binds by its run and gives that run's result, a
+/// repeated one finds the handle; a C-order lookup finds only a handle bound with every input
+/// C-contiguous, in the runner's order, of those types and shapes.
+#[test]
+fn a_caller_finds_the_runners_bound_handles() {
+    use kiln::kiln_ir::ElemType;
+    let r = FusedRunner::compile_text("x * 2 + y").unwrap();
+    let (x, y) = (Array1::from_vec(vec![1.0, 2.0, 3.0]), ndarray::arr0(0.5));
+    let named = [("x", (&x).into()), ("y", (&y).into())];
+    assert!(r.kept(&named).is_none());
+    let (h, out) = r.bound(&named).unwrap();
+    let want = out.expect("the binding run's result").into_f64();
+    assert_eq!(want, ndarray::arr1(&[2.5, 4.5, 6.5]).into_dyn());
+    assert_eq!(h.output_shape(), &[3]);
+    let (h, out) = r.bound(&named).unwrap();
+    assert!(out.is_none(), "a repeated signature runs nothing");
+    let args: Vec<kiln::ArrayArg<'_>> = named.iter().map(|(_, a)| a.clone()).collect();
+    assert_eq!(h.run(&args).unwrap().into_f64(), want);
+    assert!(r.kept(&named).is_some());
+    // by C-order forms, in the runner's order of inputs
+    let forms = [(ElemType::F64, &[3usize][..]), (ElemType::F64, &[][..])];
+    let h = r.bound_c_order(&forms).expect("bound with C-contiguous inputs");
+    let mut out = vec![0.0; 3];
+    h.run_slices(&[x.as_slice().unwrap(), &[0.5]], &mut out).unwrap();
+    assert_eq!(out, vec![2.5, 4.5, 6.5]);
+    assert!(
+        r.bound_c_order(&[(ElemType::F32, &[3][..]), (ElemType::F64, &[][..])])
+            .is_none()
+    );
+    assert!(
+        r.bound_c_order(&[(ElemType::F64, &[4][..]), (ElemType::F64, &[][..])])
+            .is_none()
+    );
+    // a signature bound with its names in another order is not the runner's order
+    let r2 = FusedRunner::compile_text("x * 2 + y").unwrap();
+    r2.bound(&[("y", (&y).into()), ("x", (&x).into())]).unwrap();
+    assert!(r2.bound_c_order(&forms).is_none());
+    // a strided input: found by name, not by C-order forms
+    let long = Array1::from_vec(vec![1.0, 0.0, 2.0, 0.0, 3.0, 0.0]);
+    let strided = long.slice(ndarray::s![..;2]);
+    let r3 = FusedRunner::compile_text("x * 2 + y").unwrap();
+    let (_, out) = r3.bound(&[("x", (&strided).into()), ("y", (&y).into())]).unwrap();
+    assert_eq!(out.unwrap().into_f64(), want);
+    assert!(r3.bound_c_order(&forms).is_none());
+    // several results: no handle of one result
+    let many = FusedRunner::compile_text("x * 2; x + y").unwrap();
+    assert!(many.bound(&named).is_err());
+    assert!(many.kept(&named).is_none());
+}
