@@ -134,7 +134,9 @@ pub fn text(data: &[u8]) {
 
 /// `npy`: any bytes read as a `.npy` file give an array or a one-line error, never a panic or an
 /// allocation the data cannot back; an array has as many elements as its shape says, and `x*2 - x`
-/// over it gives the same bits in the JIT and the interpreter (any NaN equal to any NaN).
+/// over it gives the same bits in the JIT and the interpreter (any NaN equal to any NaN); over an
+/// array of byte strings (`S<n>`: arithmetic with them is a type error, as numexpr's) `x*2 - x` is
+/// that error, and `x == x` the same in both.
 pub fn npy(data: &[u8]) {
     let array = match npy::read_bytes(data) {
         Ok(a) => a,
@@ -152,6 +154,21 @@ pub fn npy(data: &[u8]) {
     );
     let runner = FusedRunner::compile_text("x*2 - x").expect("a valid expression");
     let args = [("x", arg)];
+    if args[0].1.elem().is_bytes() {
+        let e = runner.run(&args).expect_err("arithmetic with byte strings");
+        assert!(
+            e.to_string().contains("mul"),
+            "the error names the operation: {e}"
+        );
+        let eq = FusedRunner::compile_text("x == x").expect("a valid expression");
+        let jit = eq.run(&args).expect("byte strings compare");
+        let interp = eq
+            .with_backend(kiln::interpreter())
+            .run(&args)
+            .expect("the interpreter compares them too");
+        assert_eq!(jit, interp, "x == x: the JIT and the interpreter differ");
+        return;
+    }
     let jit = runner
         .run(&args)
         .expect("an elementwise kernel over a read array runs");
