@@ -128,7 +128,13 @@ impl Kind {
             "b1" => Kind::B1,
             "c8" => Kind::C8,
             "c16" => Kind::C16,
-            s if s.starts_with('S') => Kind::S(s[1..].parse().ok().filter(|&w| w > 0)?),
+            // 1 to 2^32 - 1 bytes a string, as kiln's byte strings hold them
+            s if s.starts_with('S') => Kind::S(
+                s[1..]
+                    .parse()
+                    .ok()
+                    .filter(|&w| w > 0 && u32::try_from(w).is_ok())?,
+            ),
             _ => return None,
         })
     }

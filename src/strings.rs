@@ -40,9 +40,11 @@ impl<'a> Strings<'a> {
                 memory.len()
             )));
         }
+        // (an empty array's strides stay 0: it reads no string, and ndarray refuses strides that
+        // would address past an empty memory)
         let mut strides = vec![0usize; shape.len()];
         let mut step = width;
-        for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        for (s, &d) in strides.iter_mut().zip(shape).rev().filter(|_| n > 0) {
             *s = step;
             step *= d.max(1);
         }

@@ -600,3 +600,35 @@ fn kiln_jit_refuses_byte_strings_read_through_strides() {
     let e = got.expect_err("byte strings through strides");
     assert!(e.to_string().contains("read through a row's strides"), "{e}");
 }
+
+/// An empty array of byte strings of any shape (a zero among other extents: `[0, 2]`, `[2, 0]`,
+/// `[1, 0, 3]`) is an input like any other: compared, it gives an empty result of its shape on both
+/// backends. (A `.npy` file of shape `[1, 1, 1, 1, 0, 2, 1]` and `<S8` made reading it as an input
+/// panic: found by the `npy` fuzz target.)
+#[test]
+fn empty_arrays_of_strings_of_any_shape() {
+    for shape in [
+        &[0usize, 2][..],
+        &[2, 0],
+        &[1, 0, 3],
+        &[0],
+        &[1, 1, 1, 1, 0, 2, 1],
+    ] {
+        let out = run("s == b'ab'", &[("s", &[], 8, shape)]).unwrap();
+        assert_eq!(out.shape(), shape);
+        assert!(bools(out).is_empty());
+        let out = run("contains(s, b'a')", &[("s", &[], 3, shape)]).unwrap();
+        assert_eq!(out.shape(), shape);
+    }
+    // a width beyond what a string holds is an error reading the file, never a panic
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    let header = "{'descr': '|S5000000000', 'fortran_order': False, 'shape': (0, 2), }";
+    let mut header = header.to_string();
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    file.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    file.extend_from_slice(header.as_bytes());
+    assert!(kiln::npy::read_bytes(&file).is_err());
+}

@@ -109,3 +109,13 @@ def test_numexprs_errors():
     u = np.array(["abc"])
     with pytest.raises(ValueError, match="does not support Unicode"):
         kne.evaluate("u == b'abc'")
+
+
+def test_empty_arrays_of_strings_of_any_shape():
+    # an empty S array with other extents than its zero (a panic before: found by the npy fuzzer)
+    for shape in [(0, 2), (2, 0), (1, 0, 3)]:
+        s = np.zeros(shape, dtype="S8")
+        got = kiln.evaluate("s == b'ab'", local_dict={"s": s})
+        assert got.shape == shape and got.dtype == np.bool_
+        got = kiln.evaluate("contains(s, b'a')", local_dict={"s": s})
+        assert got.shape == shape
