@@ -624,7 +624,7 @@ fn empty_arrays_of_strings_of_any_shape() {
     let mut file = b"\x93NUMPY\x01\x00".to_vec();
     let header = "{'descr': '|S5000000000', 'fortran_order': False, 'shape': (0, 2), }";
     let mut header = header.to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');
