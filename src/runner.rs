@@ -255,10 +255,16 @@ impl FusedRunner {
         if let Some(handle) = self.bindings.find(inputs) {
             return handle.run_checked(inputs);
         }
+        self.bind_by_run(inputs).map(|(_, out)| out)
+    }
+
+    /// A new signature bound by the run of its call ([`Compiled::run_prepared`]): the handle kept,
+    /// and the run's result (the call's).
+    #[inline(never)]
+    fn bind_by_run(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(BoundHandle<'_>, Output)> {
         self.compiled.single("run")?;
         let (handle, out) = self.compiled.run_prepared(inputs)?;
-        self.bindings.keep(handle);
-        Ok(out)
+        Ok((self.bindings.keep(handle), out))
     }
 
     /// The handle a call of `inputs` (by name) goes to: the one kept for its signature (names in
@@ -270,12 +276,10 @@ impl FusedRunner {
     /// As [`FusedRunner::run`].
     #[inline]
     pub fn bound(&self, inputs: &[(&str, ArrayArg<'_>)]) -> Result<(BoundHandle<'_>, Option<Output>)> {
-        self.compiled.single("run")?;
-        if let Some(handle) = self.bindings.find(inputs) {
-            return Ok((handle, None));
+        match self.kept(inputs) {
+            Some(handle) => Ok((handle, None)),
+            None => self.bind_by_run(inputs).map(|(handle, out)| (handle, Some(out))),
         }
-        let (handle, out) = self.compiled.run_prepared(inputs)?;
-        Ok((self.bindings.keep(handle), Some(out)))
     }
 
     /// The handle kept for a call of `inputs` (by name), if one is: [`FusedRunner::bound`] without
