@@ -567,6 +567,7 @@ fn compiled_maps_equal_the_interpreter_bit_for_bit() {
         "where(real(z) > 0, conj(z), w * 2)",
         "1 / w + z",
         "z + w * (z != w)",
+        "(z + w) / (z - 1j)",
     ];
     for dtype in ["complex64", "complex128"] {
         let cases = if dtype == "complex64" {
@@ -709,6 +710,9 @@ fn compiled_sums_and_products_within_the_bound() {
         ("mean(z)", "mean(abs(z))"),
         ("mean(z, axis=0)", "mean(abs(z), axis=0)"),
         ("sum(z * w + 1j, axis=1)", "sum(abs(z * w + 1j), axis=1)"),
+        // quotients on blocks (the wide complex division), folded row by row and whole
+        ("sum(z / (w + 2), axis=1)", "sum(abs(z / (w + 2)), axis=1)"),
+        ("sum(z / (w + 2))", "sum(abs(z / (w + 2)))"),
         ("prod(u)", "prod(abs(u))"),
         ("prod(u, axis=0)", "prod(abs(u), axis=0)"),
         ("prod(u, axis=1)", "prod(abs(u), axis=1)"),

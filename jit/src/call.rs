@@ -571,6 +571,66 @@ pub(crate) fn wide_binary_block_address(r: Binary, dtype: kiln_ir::ElemType) -> 
     addresses!(Arctan2 Pow Hypot)
 }
 
+/// Each complex point of `xs` (its parts interleaved, `re, im`, as memory holds complex values)
+/// divided by the point of `ys` at its place, into `xs`, by the wide routine of `level`
+/// ([`crate::wide`], `cdiv.rs`): the bits of the inline code's division. An error if the host lacks
+/// `level`, if `ys` is not as long as `xs`, or if they hold half a point.
+pub fn apply_wide_complex_div<T: WideElem>(level: Level, xs: &mut [T], ys: &[T]) -> Result<()> {
+    if !level.on_host() {
+        return Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )));
+    }
+    if xs.len() != ys.len() || !xs.len().is_multiple_of(2) {
+        return Err(JitError::WrongKernel(format!(
+            "complex division of {} parts by {} parts (two parts a point, as many points each)",
+            xs.len(),
+            ys.len()
+        )));
+    }
+    run_complex_div(level, xs, ys, None);
+    Ok(())
+}
+
+/// Complex division at `level` (which the host has: the callers check it) over `xs` and `ys` (of
+/// one even length), the dividends from `src` where given (of their length).
+fn run_complex_div<T: WideElem>(level: Level, xs: &mut [T], ys: &[T], src: Option<&[T]>) {
+    let routine = T::complex_div(level);
+    // SAFETY: as in `run_wide`: `routine` is compiled for `level`, which the host has (checked by
+    // the callers), and is otherwise a safe function of slices.
+    unsafe { routine(xs, ys, src) };
+}
+
+/// The function compiled code calls on a block for complex division (see block.rs): the `n` parts
+/// at `p` (`n / 2` points, interleaved) divided point by point by those at `q`, the dividends the
+/// `n` parts at `src`, or those at `p` where `src` is null, at [`crate::wide::level`].
+extern "C" fn wide_complex_div_block<T: WideElem>(p: *mut T, src: *const T, q: *const T, n: i64) {
+    // SAFETY: as in `wide_binary_block`, in parts: this function's address is given to compiled
+    // code only by `wide_complex_div_address`, whose symbol block.rs calls with `p` the address of
+    // a stack slot of the kernel of `2 * block::BLOCK` parts of `T` (aligned to 64 bytes, written
+    // by the same iteration before the call unless `src` is given) and `n` twice the block's
+    // points, `0 <= n <= 2 * block::BLOCK`; `q` a second such slot written by the same iteration,
+    // or the block's first point in a contiguous complex input row whose parts are `T`, as a
+    // non-null `src` is: `n` parts the row's own loads would read, not written during the call.
+    let xs = unsafe { std::slice::from_raw_parts_mut(p, n as usize) };
+    let ys = unsafe { std::slice::from_raw_parts(q, n as usize) };
+    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
+    // registered only where `level()` is some (see `wide_block`)
+    if let Some(level) = crate::wide::level() {
+        run_complex_div(level, xs, ys, src);
+    }
+}
+
+/// The address of the function compiled code calls for complex division on blocks of points whose
+/// parts are of `dtype`.
+pub(crate) fn wide_complex_div_address(dtype: kiln_ir::ElemType) -> *const u8 {
+    match dtype {
+        kiln_ir::ElemType::F64 => wide_complex_div_block::<f64> as *const u8,
+        kiln_ir::ElemType::F32 => wide_complex_div_block::<f32> as *const u8,
+        _ => unreachable!("only float types (f32, f64) reach here"),
+    }
+}
+
 /// sin of every element of `xs` in place and cos of it into `ys`, by the wide routine of `level`
 /// that computes both ([`crate::wide`], `WideElem::sincos`): the bits of [`Routine::Sin`] and
 /// [`Routine::Cos`]. An error if the host lacks `level` or if `ys` is not as long as `xs`.

@@ -118,6 +118,10 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             }
         }
         for dtype in [kiln_ir::ElemType::F64, kiln_ir::ElemType::F32] {
+            jb.symbol(
+                crate::wide::WideFn::ComplexDiv.symbol(dtype),
+                call::wide_complex_div_address(dtype),
+            );
             jb.symbol(host::sincos_symbol(dtype), call::wide_sincos_address(dtype));
             for group in [true, false] {
                 jb.symbol(
@@ -211,7 +215,18 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
                 .copied()
                 .filter(|&id| crate::typed::stages_in_lanes(t, id, st.dtype))
                 .collect();
-            let wide = math::wide_routines(&key.arena, &lanes, blocked, key.schedule, inline, st.dtype);
+            let mut wide = math::wide_routines(&key.arena, &lanes, blocked, key.schedule, inline, st.dtype);
+            // complex division of parts of the lanes' type, on blocks as well (`wide/cdiv.rs`)
+            let div = WideFn::ComplexDiv;
+            if blocked
+                && key.schedule.wide
+                && crate::wide::routed(div, st.dtype)
+                && order
+                    .iter()
+                    .any(|&id| crate::typed::wide_complex_div(t, id, st.dtype))
+            {
+                wide.push(div);
+            }
             let imports: Vec<(String, usize)> =
                 wide.iter().map(|f| (f.symbol(st.dtype), f.arity())).collect();
             MathRefs::import(

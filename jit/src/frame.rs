@@ -183,7 +183,13 @@ impl<'k> Frame<'k> {
     /// in the kernel's own type: a contiguous run (neither splatted, strided nor stored in another
     /// type), which the wide routines may read where it lies (block.rs).
     pub fn contiguous_in_row(&self, i: usize) -> bool {
-        matches!(self.st.inputs[i], Access::Contiguous | Access::RowRun) && self.st.stored[i].is_none()
+        self.contiguous_run(i) && self.st.stored[i].is_none()
+    }
+
+    /// Whether input `i` is read at its row pointer plus `j` elements for every row position `j`,
+    /// in any type it is stored in (a complex input's in the code's terms, `run::stored_shift`).
+    pub fn contiguous_run(&self, i: usize) -> bool {
+        matches!(self.st.inputs[i], Access::Contiguous | Access::RowRun)
     }
 
     /// Input `i`'s base address: the entry block's load, or a load where it is needed for a kernel

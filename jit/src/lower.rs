@@ -198,7 +198,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// An element's own address from the code's address `at` of an element stored with
     /// [`crate::run::stored_shift`] `shift` (the inverse of [`crate::run::code_address`]).
-    fn own_address(&mut self, at: Value, shift: i32) -> Value {
+    pub(crate) fn own_address(&mut self, at: Value, shift: i32) -> Value {
         match shift {
             0 => at,
             s if s > 0 => self.b.ins().ushr_imm_u(at, i64::from(s)),
@@ -251,11 +251,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         let shift = crate::run::stored_shift(self.size as usize, t);
         let at = self.own_address(addr, shift);
-        let off = if shift >= 0 {
-            offset >> shift
-        } else {
-            offset << -shift
-        } as i32;
+        let off = crate::run::own_offset(offset, shift) as i32;
         let vector = w == W::Vector;
         if self.typed.is_some() {
             // a typed kernel's input in its own type, as the typed lowering holds it
@@ -793,7 +789,18 @@ pub fn emit_body(
         // a wide routine's result (a typed kernel's only of the lanes' float type: block.rs)
         if let Some(&(_, ptr)) = leaves.staged.iter().find(|s| s.0 == id) {
             let addr = g.b.ins().iadd(ptr, jb);
-            scratch[id.index()] = Some(g.load_float(w, addr, off_bytes));
+            scratch[id.index()] = Some(match typed.map(|t| t.type_of(id)) {
+                // a complex division's points, interleaved at their own addresses (block.rs)
+                Some(t) if t.is_complex() => {
+                    let shift = crate::run::stored_shift(g.size as usize, t);
+                    let own = g.own_address(addr, shift);
+                    let at =
+                        g.b.ins()
+                            .iadd_imm_s(own, crate::run::own_offset(off_bytes, shift));
+                    g.complex_load(t, at, vector)
+                }
+                _ => g.load_float(w, addr, off_bytes),
+            });
             continue;
         }
         let get = |x: NodeId| scratch[x.index()].expect("operand emitted");

@@ -207,6 +207,16 @@ pub(crate) fn stored_shift(size: usize, t: ElemType) -> i32 {
     }
 }
 
+/// A byte offset in the code's terms (elements of the lanes' size) as the offset of the elements'
+/// own addresses ([`stored_shift`] `shift`).
+pub(crate) fn own_offset(offset: i64, shift: i32) -> i64 {
+    if shift >= 0 {
+        offset >> shift
+    } else {
+        offset << -shift
+    }
+}
+
 /// The address the code steps from for an element whose own address is `addr` ([`stored_shift`]
 /// `shift`): shifted left for a narrower element (a user-space address, below 2^48, shifted by at
 /// most 3 does not wrap), right for a wider one (exact: a complex element's address is a multiple

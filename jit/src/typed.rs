@@ -222,6 +222,18 @@ pub fn stages_in_lanes(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir
             .all(|o| kernel.type_of(o) == lanes)
 }
 
+/// Whether node `id` of `kernel` is a complex division the wide routine computes on blocks
+/// (`wide/cdiv.rs`) in a kernel of float lanes `lanes`: a quotient of complex values whose parts
+/// are of that type (complex128 in float64 lanes, complex64 in float32 lanes: whole vectors of
+/// parts; complex64 beside 64-bit values, half-filled, stays inline).
+pub fn wide_complex_div(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir::ElemType) -> bool {
+    matches!(
+        kernel.kernel.arena.node(id),
+        Node::Binary(kiln_ir::BinaryOp::Div, ..)
+    ) && kernel.type_of(id).is_complex()
+        && kernel.type_of(id).real_part() == Some(lanes)
+}
+
 /// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2;
 /// complex values too, as pairs of lanes).
 pub fn points_per_step(kernel: &TypedKernel) -> u8 {

@@ -295,6 +295,84 @@ fn abs_of_complex_values_takes_the_wide_hypot() {
     }
 }
 
+/// Complex division of complex128 and complex64 values on blocks (the wide routine of complex
+/// division, where the host routes it) has the interpreter's bits and the inline code's
+/// (`with_wide(false)`), over the edge values and ordinary ones at lengths around a block, with
+/// inputs read in place (`z / w`) and with dividends and divisors computed into the block's slots
+/// (`(z + w) / (z * w)`); the code calls the block function where the route is taken.
+#[test]
+fn complex_division_takes_the_wide_routine() {
+    use kiln_jit::wide::{WideFn, routed};
+    for n in [1usize, 15, 16, 17, 300, 700] {
+        for (what, points) in [("edge", edge_points(n)), ("plain", plain_points(n))] {
+            // w: the points in another order, so that every kind meets every other
+            let other: Vec<num_complex::Complex64> = (0..n).map(|k| points[(k * 7 + 3) % n]).collect();
+            let narrow = |v: &[num_complex::Complex64]| -> Vec<num_complex::Complex32> {
+                v.iter()
+                    .map(|z| num_complex::Complex32::new(z.re as f32, z.im as f32))
+                    .collect()
+            };
+            let (z32, w32) = (narrow(&points), narrow(&other));
+            for (ct, ft) in [(ElemType::C128, ElemType::F64), (ElemType::C64, ElemType::F32)] {
+                let (stored, inputs) = match ct {
+                    ElemType::C128 => (
+                        [Stored::C128(&points), Stored::C128(&other)],
+                        [
+                            TypedInput::C128(whole(&points, &[n], &[n])),
+                            TypedInput::C128(whole(&other, &[n], &[n])),
+                        ],
+                    ),
+                    _ => (
+                        [Stored::C64(&z32), Stored::C64(&w32)],
+                        [
+                            TypedInput::C64(whole(&z32, &[n], &[n])),
+                            TypedInput::C64(whole(&w32, &[n], &[n])),
+                        ],
+                    ),
+                };
+                for computed in [false, true] {
+                    let mut a = ExprArena::new();
+                    let (z, w) = (a.input(0), a.input(1));
+                    let body = if computed {
+                        let s = a.binary(BinaryOp::Add, z, w);
+                        let p = a.binary(BinaryOp::Mul, z, w);
+                        a.binary(BinaryOp::Div, s, p)
+                    } else {
+                        a.binary(BinaryOp::Div, z, w)
+                    };
+                    let shapes = [vec![n], vec![n]];
+                    let t =
+                        TypedKernel::new(&kernel(a, body, &shapes, &[n], KernelKind::Map), &[ct, ct], false)
+                            .unwrap();
+                    assert_eq!(why_not(&t), None);
+                    let want = evaluate(&t, &inputs, Start::Identity).unwrap().values.to_f64();
+                    let k = kernel_of(&t);
+                    assert_eq!(k.dtype, ft, "complex values in their parts' lanes");
+                    let layouts = [InputLayout::contiguous(&[n]), InputLayout::contiguous(&[n])];
+                    let p = plan(&k, &layouts).unwrap().unwrap();
+                    let sched = Schedule::for_kernel(&k);
+                    let got = |s: Schedule| {
+                        let code = kiln_jit::compile_typed(&k, &p, s).unwrap().bind(&k, &p).unwrap();
+                        run(&code, k.dtype, &stored).unwrap().to_f64()
+                    };
+                    let (wide, inline) = (got(sched), got(sched.with_wide(false)));
+                    let label = format!("{what} {ct} n = {n} computed {computed}");
+                    let bits = |v: &[f64]| {
+                        v.iter()
+                            .map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() })
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(bits(&wide), bits(&inline), "{label}");
+                    assert_eq!(bits(&wide), bits(&want), "{label}");
+                    let c = kiln_jit::CompiledKernel::explain_typed(&k, &p, sched).unwrap();
+                    let blocked = c.dumps().unwrap().clif.contains("= (i64, i64, i64, i64) ");
+                    assert_eq!(blocked, routed(WideFn::ComplexDiv, ft), "{label}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_masked_sum_and_a_scan_of_int64_and_bool() {
     for n in [0usize, 1, 2, 3, 5, 64, 999] {

@@ -668,6 +668,7 @@ fn routines_are_routed_by_the_level_and_the_host() {
     for dtype in [ElemType::F64, ElemType::F32] {
         let mut fns: Vec<WideFn> = Routine::ALL.into_iter().map(WideFn::One).collect();
         fns.extend(wide::Binary::ALL.into_iter().map(WideFn::Two));
+        fns.push(WideFn::ComplexDiv);
         for f in fns {
             if wide::level().is_none() || every {
                 assert_eq!(wide::routed(f, dtype), wide::level().is_some(), "{f:?} {dtype:?}");
@@ -1525,4 +1526,87 @@ fn the_binary_route_shows_in_the_code() {
         );
         assert!(!calls_block(sched.with_wide(false)), "{r:?}");
     }
+}
+
+/// Complex division at full width (`wide/cdiv.rs`) over the points `z` and `w` (each part a
+/// float of `T`): interleaved parts in, the quotients' parts out.
+fn wide_complex_div<T: Elem + WideElem>(level: Level, z: &[T], w: &[T]) -> Vec<f64> {
+    let mut got = z.to_vec();
+    kiln_jit::apply_wide_complex_div(level, &mut got, w).unwrap();
+    got.iter().map(|x| x.to_f64()).collect()
+}
+
+/// The oracle's quotients (`kiln_ir::complex::div`, Smith's method as NumPy writes it; the
+/// inline code gives its bits, `tests/complex.rs`) of the points `z` and `w`, interleaved parts.
+fn oracle_complex_div<T: Elem + kiln_ir::dtype::Real>(z: &[T], w: &[T]) -> Vec<f64> {
+    use kiln_ir::num_complex::Complex;
+    z.chunks(2)
+        .zip(w.chunks(2))
+        .flat_map(|(a, b)| {
+            let q = kiln_ir::complex::div(Complex::new(a[0], a[1]), Complex::new(b[0], b[1]));
+            [q.re.to_f64(), q.im.to_f64()]
+        })
+        .collect()
+}
+
+/// Complex division at full width gives the oracle's bits: every pair of points whose parts are
+/// special values (zeros of both signs, NaN, infinities, subnormals, the extremes), random points
+/// of every scale, and every length 0..=40 points at a few offsets; a slice of half a point, or
+/// of a length other than the divisor's, is an error and computes nothing.
+fn complex_div_matches<T: Elem + WideElem + kiln_ir::dtype::Real>() {
+    let parts: Vec<f64> = specials().into_iter().take(16).collect();
+    let points: Vec<(f64, f64)> = parts
+        .iter()
+        .flat_map(|&re| parts.iter().map(move |&im| (re, im)))
+        .collect();
+    let mut rng = Rng::new(21);
+    let mut z = Vec::new();
+    let mut w = Vec::new();
+    for &(ar, ai) in &points {
+        for &(br, bi) in &points {
+            z.extend([ar, ai]);
+            w.extend([br, bi]);
+        }
+    }
+    for _ in 0..20_000 {
+        let scale = |rng: &mut Rng| 10f64.powf(rng.uniform(-40.0, 40.0));
+        let (sz, sw) = (scale(&mut rng), scale(&mut rng));
+        z.extend([rng.uniform(-1.0, 1.0) * sz, rng.uniform(-1.0, 1.0) * sz]);
+        w.extend([rng.uniform(-1.0, 1.0) * sw, rng.uniform(-1.0, 1.0) * sw]);
+    }
+    let z: Vec<T> = z.into_iter().map(T::from_f64).collect();
+    let w: Vec<T> = w.into_iter().map(T::from_f64).collect();
+    let z64: Vec<f64> = z.iter().map(|x| x.to_f64()).collect();
+    let want = oracle_complex_div(&z, &w);
+    for level in levels() {
+        let what = format!("complex division of {:?} parts {level:?}", <T as WideElem>::DTYPE);
+        assert_same(&what, &z64, &wide_complex_div(level, &z, &w), &want);
+        for len in 0..=40 {
+            for off in (0..4).chain(500..504).chain(40_000..40_004) {
+                let (lo, hi) = (2 * off, 2 * (off + len));
+                let got = wide_complex_div(level, &z[lo..hi], &w[lo..hi]);
+                let what = format!("{what} len {len} at {off}");
+                assert_same(&what, &z64[lo..hi], &got, &want[lo..hi]);
+            }
+        }
+        for (a, b) in [(3, 3), (4, 2)] {
+            let mut one = z[..a].to_vec();
+            assert!(kiln_jit::apply_wide_complex_div(level, &mut one, &w[..b]).is_err());
+            assert!(
+                one.iter()
+                    .zip(&z)
+                    .all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits())
+            );
+        }
+    }
+    for level in Level::ALL.into_iter().filter(|l| !l.on_host()) {
+        let mut one = z[..2].to_vec();
+        assert!(kiln_jit::apply_wide_complex_div(level, &mut one, &w[..2]).is_err());
+    }
+}
+
+#[test]
+fn complex_division_gives_the_oracles_bits() {
+    complex_div_matches::<f64>();
+    complex_div_matches::<f32>();
 }

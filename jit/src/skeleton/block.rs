@@ -1,7 +1,9 @@
 //! Rows in blocks: the functions with a wide routine (exp, log, sin, cos, tan, exp2, expm1, tanh,
 //! sinh, cosh, the inverse trigonometric functions, log2, log10, log1p,
-//! arcsinh, arccosh, arctanh, cbrt, pow, hypot, and pow by a literal exponent with its own code:
-//! `wide::WideFn`) at the host's full vector width.
+//! arcsinh, arccosh, arctanh, cbrt, pow, hypot, and pow by a literal exponent with its own code;
+//! and the division of complex values whose parts are of the lanes' type: `wide::WideFn`) at the
+//! host's full vector width. A complex quotient's slots hold its points interleaved, as memory
+//! holds complex values, and are read back as a complex input is.
 //!
 //! A map or a reduction of rows (or of every axis) whose body holds nodes of those functions, where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
@@ -46,7 +48,7 @@ use crate::lower::{Gen, W};
 use crate::wide::WideFn;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{FuncRef, InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
-use kiln_ir::{Node, NodeId};
+use kiln_ir::{ElemType, Node, NodeId};
 
 /// Points per block: 256 f64 are 2 KiB per slot.
 pub(crate) const BLOCK: i64 = 256;
@@ -62,6 +64,9 @@ pub(super) struct Staged {
     call: FuncRef,
     slot: StackSlot,
     with: With,
+    /// The complex type of a complex division's values (its slots hold them interleaved, two
+    /// parts a point, as memory holds complex values), None for a float node.
+    complex: Option<ElemType>,
 }
 
 /// The second slot of a staged call, if any.
@@ -98,6 +103,32 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         let mut slot = || {
             g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
         };
+        // a complex division whose parts are of the lanes' type: the routine of complex division
+        // (`wide/cdiv.rs`), a routine of two arguments over interleaved parts, in slots twice as
+        // large
+        if let Some(t) = g.typed
+            && crate::typed::wide_complex_div(t, id, g.dtype)
+        {
+            let (Some(call), &Node::Binary(_, a, b)) =
+                (g.math.wide(&WideFn::ComplexDiv.symbol(g.dtype)), arena.node(id))
+            else {
+                continue;
+            };
+            let mut slot = || {
+                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, 2 * bytes, 6);
+                g.b.create_sized_stack_slot(data)
+            };
+            let (first, second) = (slot(), slot());
+            out.push(Staged {
+                node: id,
+                arg: a,
+                call,
+                slot: first,
+                with: With::Second(b, second),
+                complex: Some(t.type_of(id)),
+            });
+            continue;
+        }
         // a typed kernel's node only where it and its operands are values of the lanes' type
         if g.typed
             .is_some_and(|t| !crate::typed::stages_in_lanes(t, id, g.dtype))
@@ -122,6 +153,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                     call,
                     slot: first,
                     with: With::Second(b, second),
+                    complex: None,
                 });
                 continue;
             }
@@ -148,6 +180,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                     call: both,
                     slot: s_slot,
                     with: With::Cos(cos, c_slot),
+                    complex: None,
                 });
             }
             None => {
@@ -158,6 +191,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                     call,
                     slot,
                     with: With::Alone,
+                    complex: None,
                 });
             }
         }
@@ -196,29 +230,43 @@ impl Skeleton<'_, '_> {
         let mut row = r.clone();
         for st in &self.blocked {
             let slot = g.b.ins().stack_addr(types::I64, st.slot, 0);
-            let ptr = g.b.ins().isub(slot, b_bytes);
+            // a point's address in the code's terms: a complex value's is its own shifted down,
+            // as a complex input's (`run::stored_shift`); the routine takes the own addresses
+            let shift = st
+                .complex
+                .map_or(0, |t| crate::run::stored_shift(g.size as usize, t));
+            let ptr = {
+                let code = g.own_address(slot, -shift);
+                g.b.ins().isub(code, b_bytes)
+            };
             // the routine reads its argument from the input where it lies, or (0) from the slot
             // the phase fills
-            let src = match self.in_place_source(g, &row, st.arg, b_bytes) {
-                Some(s) => s,
+            let src = match self.in_place_source(g, &row, st.arg, b_bytes, st.complex) {
+                Some(s) => g.own_address(s, shift),
                 None => {
-                    self.phase(g, &row, b, e, st.arg, ptr);
+                    self.phase(g, &row, b, e, st.arg, ptr, st.complex);
                     g.b.ins().iconst(types::I64, 0)
                 }
             };
             match st.with {
                 With::Second(arg2, slot2) => {
                     // the second argument is only read: its input where it lies, or its slot
-                    let second = match self.in_place_source(g, &row, arg2, b_bytes) {
-                        Some(s) => s,
+                    let second = match self.in_place_source(g, &row, arg2, b_bytes, st.complex) {
+                        Some(s) => g.own_address(s, shift),
                         None => {
                             let slot2 = g.b.ins().stack_addr(types::I64, slot2, 0);
-                            let ptr2 = g.b.ins().isub(slot2, b_bytes);
-                            self.phase(g, &row, b, e, arg2, ptr2);
+                            let code = g.own_address(slot2, -shift);
+                            let ptr2 = g.b.ins().isub(code, b_bytes);
+                            self.phase(g, &row, b, e, arg2, ptr2, st.complex);
                             slot2
                         }
                     };
-                    g.b.ins().call(st.call, &[slot, src, second, count]);
+                    // complex division counts parts, two a point
+                    let n = match st.complex {
+                        Some(_) => g.b.ins().ishl_imm_u(count, 1),
+                        None => count,
+                    };
+                    g.b.ins().call(st.call, &[slot, src, second, n]);
                 }
                 With::Cos(cos, cos_slot) => {
                     let cslot = g.b.ins().stack_addr(types::I64, cos_slot, 0);
@@ -245,12 +293,26 @@ impl Skeleton<'_, '_> {
     /// ([`Frame::contiguous_in_row`]) from a row pointer it holds: the wide routine then reads the
     /// block there (the addresses the row's own loads would read), with no copy into the slot
     /// first and its loads among its arithmetic. None for any other argument.
-    fn in_place_source(&self, g: &mut Gen<'_, '_>, r: &Row, arg: NodeId, b_bytes: Value) -> Option<Value> {
+    /// A complex argument (`complex`, the division's type) is read in place where it is an input
+    /// of that type in a contiguous run: the address returned is then the code's, which the caller
+    /// shifts back to the input's own.
+    fn in_place_source(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        arg: NodeId,
+        b_bytes: Value,
+        complex: Option<ElemType>,
+    ) -> Option<Value> {
         let Node::Input(i) = *self.f.key.arena.node(arg) else {
             return None;
         };
         let i = i as usize;
-        if !self.f.contiguous_in_row(i) {
+        let run = match complex {
+            Some(t) => self.f.contiguous_run(i) && self.f.st.stored[i] == Some(t),
+            None => self.f.contiguous_in_row(i),
+        };
+        if !run {
             return None;
         }
         let base = r.ptrs[i]?;
@@ -275,7 +337,19 @@ impl Skeleton<'_, '_> {
 
     /// `ptr[j] = arg(j)` for `j` in `[b, e)`: the schedule's unroll of vectors per iteration, one
     /// vector, then scalars.
-    fn phase(&self, g: &mut Gen<'_, '_>, r: &Row, b: Value, e: Value, arg: NodeId, ptr: Value) {
+    /// A complex argument (`complex`: its type) is stored interleaved at the points' own addresses
+    /// (`ptr` is in the code's terms, see `blocks`).
+    #[allow(clippy::too_many_arguments)]
+    fn phase(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        b: Value,
+        e: Value,
+        arg: NodeId,
+        ptr: Value,
+        complex: Option<ElemType>,
+    ) {
         let j_var = g.b.declare_var(types::I64);
         g.b.def_var(j_var, b);
         let unroll = i64::from(self.f.key.schedule.unroll);
@@ -314,8 +388,19 @@ impl Skeleton<'_, '_> {
                         &r.staged,
                         &[arg],
                     )[0];
-                    g.b.ins()
-                        .store(crate::clif::mem(), v, addr, (off * g.size) as i32);
+                    match complex {
+                        Some(t) => {
+                            let shift = crate::run::stored_shift(g.size as usize, t);
+                            let own = g.own_address(addr, shift);
+                            let off = crate::run::own_offset(off * g.size, shift);
+                            let at = g.b.ins().iadd_imm_s(own, off);
+                            g.complex_store(t, v, at);
+                        }
+                        None => {
+                            g.b.ins()
+                                .store(crate::clif::mem(), v, addr, (off * g.size) as i32);
+                        }
+                    }
                 }
             });
         }

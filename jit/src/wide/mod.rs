@@ -4,7 +4,8 @@
 //! `vmath::hypot`; here
 //! `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh, `atan.rs` the inverse trigonometric
 //! functions, `logs.rs` log2, log10, log1p and the inverse hyperbolic functions, `cbrt.rs`,
-//! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments) compiled
+//! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments, `cdiv.rs` complex division)
+//! compiled
 //! by rustc for AVX-512 (8 f64 lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run
 //! these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
@@ -56,6 +57,12 @@
 //! `atan.rs`: `vmath::atan` per lane, its fast path per chunk where the inline code takes it per
 //! vector.
 //!
+//! **Complex division** (`cdiv.rs`, [`WideFn::ComplexDiv`]) has the signature of a routine of two
+//! arguments over slices of interleaved parts (two a point), as memory holds complex values; a
+//! kernel of complex128 values in float64 lanes, or of complex64 values in float32 lanes, stages
+//! each quotient as one such call (`block.rs`), its operands read where they lie or computed into
+//! slots twice a float slot's size.
+//!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
 //! inline balanced tree into an f64 output run, and a row added alone, which a kept sum of a plain
@@ -77,6 +84,7 @@ mod asin;
 mod atan;
 mod binary;
 mod cbrt;
+mod cdiv;
 mod exp_family;
 mod lanes;
 mod logs;
@@ -409,6 +417,9 @@ pub enum WideFn {
     One(Routine),
     /// `xs[j] = f(xs[j], ys[j])`.
     Two(Binary),
+    /// Complex division of points whose parts are of the routine's float type (`cdiv.rs`): the
+    /// signature of a routine of two arguments over slices of interleaved parts, two a point.
+    ComplexDiv,
 }
 
 impl WideFn {
@@ -447,7 +458,7 @@ impl WideFn {
     pub(crate) fn arity(self) -> usize {
         match self {
             WideFn::One(_) => 1,
-            WideFn::Two(_) => 2,
+            WideFn::Two(_) | WideFn::ComplexDiv => 2,
         }
     }
 
@@ -458,6 +469,7 @@ impl WideFn {
         match self {
             WideFn::One(r) => format!("kiln_wide_{r:?}_{}", dtype.short_name()),
             WideFn::Two(r) => format!("kiln_wide_{r:?}_{}", dtype.short_name()),
+            WideFn::ComplexDiv => format!("kiln_wide_complexdiv_{}", dtype.short_name()),
         }
         .to_lowercase()
     }
@@ -486,6 +498,11 @@ pub trait WideElem: Copy + Sized {
     /// `xs[j]` where a source is given, as long as `xs`). Unsafe to call
     /// unless the host has `level`.
     fn binary(r: Binary, level: Level) -> unsafe fn(&mut [Self], &[Self], Option<&[Self]>);
+    /// The slice function of complex division at `level` (`cdiv.rs`) of points whose parts are
+    /// `Self`, interleaved: each point of `xs` (two parts, `xs` of an even length) divided by
+    /// `ys`'s (at least as long; the dividends `src`'s where a source is given, as long as `xs`).
+    /// Unsafe to call unless the host has `level`.
+    fn complex_div(level: Level) -> unsafe fn(&mut [Self], &[Self], Option<&[Self]>);
 }
 
 impl WideElem for f64 {
@@ -572,6 +589,12 @@ impl WideElem for f64 {
             (Binary::Hypot, Level::Avx512) => pow::hypot64::avx512,
         }
     }
+    fn complex_div(level: Level) -> unsafe fn(&mut [f64], &[f64], Option<&[f64]>) {
+        match level {
+            Level::Avx2 => cdiv::div128::avx2,
+            Level::Avx512 => cdiv::div128::avx512,
+        }
+    }
 }
 
 impl WideElem for f32 {
@@ -656,6 +679,12 @@ impl WideElem for f32 {
             (Binary::Pow, Level::Avx512) => pow::pow32::avx512,
             (Binary::Hypot, Level::Avx2) => pow::hypot32::avx2,
             (Binary::Hypot, Level::Avx512) => pow::hypot32::avx512,
+        }
+    }
+    fn complex_div(level: Level) -> unsafe fn(&mut [f32], &[f32], Option<&[f32]>) {
+        match level {
+            Level::Avx2 => cdiv::div64::avx2,
+            Level::Avx512 => cdiv::div64::avx512,
         }
     }
 }
