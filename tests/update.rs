@@ -385,3 +385,68 @@ fn targets_of_several_types_in_one_call() {
     assert!(matches!(e, Error::Unsupported(_)), "{e}");
     assert_eq!((p, k), (p0, k0));
 }
+
+/// A function whose wide routine writes each block straight into the output row (a map whose
+/// value is the function: `skeleton/block.rs` `direct`) gives, updating an input in place, the
+/// bits of a run into another array: the routine's argument read where it lies is the array it
+/// writes (then read there), a second argument that is the target is copied first, arguments
+/// computed into the target are computed before anything overwrites what they read; at lengths
+/// around a block (256 points) and below the blocked rows' minimum (16); complex quotients as well.
+#[test]
+fn a_routine_writing_into_the_array_it_reads_gives_a_runs_bits() {
+    use kiln::kiln_ir::num_complex::Complex64;
+    let srcs = [
+        "exp(p)",
+        "sin(p)",
+        "arctan2(p, v)",
+        "arctan2(v, p)",
+        "arctan2(p * 2, v + 1)",
+        "arctan2(v * 2, p + 1)",
+        "hypot(v, p)",
+        "abs(v) ** p",
+        "p ** 1.5",
+    ];
+    for src in srcs {
+        for backend in BACKENDS {
+            let runner = FusedRunner::compile_text(src)
+                .unwrap()
+                .with_backend(backend_by_name(backend).unwrap());
+            for n in [1, 15, 16, 17, 255, 256, 257, 1027] {
+                let (mut p, v) = (data(n, 0.0), data(n, 3.0));
+                let mut want = Array1::<f64>::zeros(n);
+                runner
+                    .run_into(&[("p", (&p).into()), ("v", (&v).into())], want.view_mut())
+                    .unwrap();
+                runner
+                    .run_update("p", &[("v", (&v).into())], p.view_mut())
+                    .unwrap();
+                assert!(
+                    same_bits(p.as_slice().unwrap(), want.as_slice().unwrap()),
+                    "{src} on {backend}, n = {n}"
+                );
+            }
+        }
+    }
+    for src in ["p / v", "v / p", "(p + 1j) / (v * 2)", "(v + 1j) / (p * 2)"] {
+        let runner = FusedRunner::compile_text(src).unwrap();
+        for n in [1, 15, 16, 17, 255, 256, 257, 1027] {
+            let z = |seed: f64| -> Array1<Complex64> {
+                data(n, seed)
+                    .iter()
+                    .zip(data(n, seed + 7.0))
+                    .map(|(&re, im)| Complex64::new(re, im))
+                    .collect()
+            };
+            let (mut p, v) = (z(0.0), z(3.0));
+            let mut want = Array1::<Complex64>::zeros(n);
+            runner
+                .run_into(&[("p", (&p).into()), ("v", (&v).into())], want.view_mut())
+                .unwrap();
+            runner
+                .run_update("p", &[("v", (&v).into())], p.view_mut())
+                .unwrap();
+            let parts = |a: &Array1<Complex64>| a.iter().flat_map(|c| [c.re, c.im]).collect::<Vec<f64>>();
+            assert!(same_bits(&parts(&p), &parts(&want)), "{src}, n = {n}");
+        }
+    }
+}

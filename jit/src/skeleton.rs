@@ -82,6 +82,9 @@ struct Skeleton<'f, 'k> {
     roots: Vec<kiln_ir::NodeId>,
     /// The exp, log and trig nodes run on blocks by the wide routines, with their stack slots (block.rs).
     blocked: Vec<block::Staged>,
+    /// Whether the one staged node's routine writes each block into the output row (block.rs
+    /// `direct`).
+    direct: bool,
     /// A kept sum of a plain read of input `i`, and the row steps at full width it calls (group,
     /// single): see [`Skeleton::wide_rows`].
     kept_wide: Option<(usize, [FuncRef; 2])>,
@@ -165,9 +168,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             }
             v
         });
+        let blocked = block::staged(g, f);
         Skeleton {
             f,
             st,
+            direct: block::direct(f, &blocked),
             row_len,
             seg_len,
             n,
@@ -177,7 +182,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             seg,
             iota,
             roots: f.key.roots(),
-            blocked: block::staged(g, f),
+            blocked,
             // the row steps read their rows as contiguous runs: a strided row keeps the inline loop
             kept_wide: g
                 .math
