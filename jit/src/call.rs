@@ -59,8 +59,11 @@
 //!   output 0 (the plan's `n_slots`), each exactly once, so after such a run every element is
 //!   initialised (execute.rs calls it only for that output, of that run);
 //! - the wide routines (`apply_wide`) are `#[target_feature]` functions, called only after the host is
-//!   checked for their features; compiled code calls `wide_block` (and the sincos and binary block
-//!   functions) only on its own stack slots, and the kept sum's row steps (`kept_group`,
+//!   checked for their features; compiled code calls `wide_block` (and the sincos, binary and
+//!   complex division block functions) only on its own stack slots and, for a block written
+//!   straight into the output, on its work unit's run of output 0 (as [`Io::From`] where the
+//!   argument is read elsewhere: elements the routine only writes, which need not hold values
+//!   yet); and the kept sum's row steps (`kept_group`,
 //!   `kept_single`) only over the input elements and outputs its own loop would read and write;
 //!   the block functions' sources and the kept rows are the places where an input's run is made
 //!   into a slice: a plain run of a checked row that the kernel's own loads would read, read-only,
@@ -97,9 +100,10 @@ use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
-use crate::wide::{Binary, Level, Routine, WideElem};
+use crate::wide::{Binary, Io, Level, Routine, WideElem};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
+use std::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -424,7 +428,7 @@ fn advise_huge<T>(p: *const T, n: usize) {
 /// `r` of every element of `xs`, in place, by the wide routine of `level` ([`crate::wide`]): the
 /// bits of the inline vector math. An error if the host lacks `level`.
 pub fn apply_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T]) -> Result<()> {
-    run_wide(r, level, xs, None)
+    run_wide(r, level, Io::InPlace(xs))
 }
 
 /// `dst[j] = r(src[j])` by the wide routine of `level`, as [`apply_wide`] computes it in place (the
@@ -438,12 +442,42 @@ pub fn apply_wide_from<T: WideElem>(r: Routine, level: Level, dst: &mut [T], src
             dst.len()
         )));
     }
-    run_wide(r, level, dst, Some(src))
+    let dst = as_uninit(dst);
+    run_wide(r, level, Io::From { dst, src })
 }
 
-/// The routine `r` of `level` over `xs`, from `src` where given (its length that of `xs`: the
-/// callers check it).
-fn run_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T], src: Option<&[T]>) -> Result<()> {
+/// `xs` as elements that need not hold values, which a routine only writes (valid values of `T`).
+fn as_uninit<T>(xs: &mut [T]) -> &mut [MaybeUninit<T>] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, so the slice covers the same memory;
+    // the routines write into it only values of `T` (copies of the `T`s they compute), never
+    // uninitialised bytes, so `xs` holds valid `T`s again when the borrow ends.
+    unsafe { &mut *(xs as *mut [T] as *mut [MaybeUninit<T>]) }
+}
+
+/// The block a routine computes from the `n` elements at `p` in place where `src` is null, else
+/// from the `n` at `src` into the `n` at `p`, which need not hold values yet (a stack slot on its
+/// first use, an output row allocated uninitialised: the routine only writes them).
+///
+/// # Safety
+/// `p` is valid for reads and writes of `n` elements of `T` (reads only where `src` is null, and
+/// then they hold values), `src` if not null for reads of `n` initialised elements, the two never
+/// overlap, and nothing else accesses either during the borrow `'a`.
+unsafe fn block_io<'a, T>(p: *mut T, src: *const T, n: usize) -> Io<'a, T> {
+    if src.is_null() {
+        // SAFETY: the caller's contract, `p`'s elements initialised
+        Io::InPlace(unsafe { std::slice::from_raw_parts_mut(p, n) })
+    } else {
+        // SAFETY: the caller's contract; `MaybeUninit<T>` has `T`'s layout and needs no values
+        Io::From {
+            dst: unsafe { std::slice::from_raw_parts_mut(p.cast::<MaybeUninit<T>>(), n) },
+            src: unsafe { std::slice::from_raw_parts(src, n) },
+        }
+    }
+}
+
+/// The routine `r` of `level` over `io` (source and destination of one length: the callers check
+/// it).
+fn run_wide<T: WideElem>(r: Routine, level: Level, io: Io<'_, T>) -> Result<()> {
     if !level.on_host() {
         return Err(JitError::Unsupported(format!(
             "the wide routines of level {level:?} need processor features this host lacks"
@@ -453,7 +487,7 @@ fn run_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T], src: Option<&[T
     // SAFETY: `routine` is one of wide.rs's `#[target_feature]` functions compiled for `level`
     // (`WideElem::routine` maps each level to its own), and the host has every feature of `level`
     // (checked above); apart from those features they are safe functions of slices.
-    unsafe { routine(xs, src) };
+    unsafe { routine(io) };
     Ok(())
 }
 
@@ -462,21 +496,25 @@ fn run_wide<T: WideElem>(r: Routine, level: Level, xs: &mut [T], src: Option<&[T
 extern "C" fn wide_block<T: WideElem, const R: usize>(p: *mut T, src: *const T, n: i64) {
     let r = Routine::ALL[R];
     // SAFETY: this function's address is given to compiled code only by `wide_block_address`, whose
-    // symbol block.rs calls with `p` the address of the kernel's own stack slot of `block::BLOCK`
-    // elements of `T` (aligned to 64 bytes, written by the same iteration before the call unless
-    // `src` is given) and `0 <= n <= block::BLOCK`; nothing else reads or writes the slot during the
-    // call. A non-null `src` is the address of the block's first point in a contiguous input row of
-    // `T` (block.rs `Skeleton::in_place_source`: an input the plan reads at `base + j * size` for
-    // every row position `j`, neither splatted, strided nor stored in another type), whose `n`
-    // elements the row's own loads would read: in bounds by `check_run`'s checks of the inputs
-    // against the plan, in another allocation than the slot, and not written during the call (this
-    // thread's code waits for it; other threads write only their own units' points).
-    let xs = unsafe { std::slice::from_raw_parts_mut(p, n as usize) };
-    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
+    // symbol block.rs calls with `0 <= n <= block::BLOCK` and `p` either the kernel's own stack slot
+    // of `block::BLOCK` elements of `T` (aligned to 64 bytes) or, where the block is written
+    // straight into the output (block.rs `direct`), the block's first point in this work unit's
+    // run of output 0, a contiguous row of `T` the map's own stores would write (in bounds by
+    // `dispatch`'s checks of the output against the plan, written by no other unit). Where `src` is
+    // null, the same iteration wrote the block's arguments at `p` before the call. A non-null `src`
+    // is the address of the block's first point in a contiguous input row of `T` (block.rs
+    // `Skeleton::in_place_source`: an input the plan reads at `base + j * size` for every row
+    // position `j`, neither splatted, strided nor stored in another type), whose `n` elements the
+    // row's own loads would read: in bounds by `check_run`'s checks, not written during the call
+    // (this thread's code waits for it; other threads write only their own units' points), and
+    // never `p`'s memory: a slot is no input, and an input that is the output, updated in place,
+    // is passed as a null `src` (block.rs; an input is either the output's whole memory or
+    // disjoint from it, `check_run`). Nothing else reads or writes `p`'s elements during the call.
+    let io = unsafe { block_io(p, src, n as usize) };
     // registered only where `level()` is some, which implies the host has it: `run_wide` cannot
     // fail (and a panic may not unwind out of an `extern "C"` function)
     if let Some(level) = crate::wide::level() {
-        let _ = run_wide(r, level, xs, src);
+        let _ = run_wide(r, level, io);
     }
 }
 
@@ -517,17 +555,17 @@ pub fn apply_wide_binary<T: WideElem>(r: Binary, level: Level, xs: &mut [T], ys:
             ys.len()
         )));
     }
-    run_binary(r, level, xs, ys, None);
+    run_binary(r, level, Io::InPlace(xs), ys);
     Ok(())
 }
 
 /// The routine of two arguments `r` of `level` (which the host has: the callers check it) over
-/// `xs` and `ys` (of equal lengths), the first arguments from `src` where given (of their length).
-fn run_binary<T: WideElem>(r: Binary, level: Level, xs: &mut [T], ys: &[T], src: Option<&[T]>) {
+/// `io`'s first arguments and `ys` (of equal lengths).
+fn run_binary<T: WideElem>(r: Binary, level: Level, io: Io<'_, T>, ys: &[T]) {
     let routine = T::binary(r, level);
     // SAFETY: as in `run_wide`: `routine` is compiled for `level`, which the host has (checked by
     // the callers), and is otherwise a safe function of slices.
-    unsafe { routine(xs, ys, src) };
+    unsafe { routine(io, ys) };
 }
 
 /// The function compiled code calls on a block for a routine of two arguments (see block.rs):
@@ -536,19 +574,17 @@ fn run_binary<T: WideElem>(r: Binary, level: Level, xs: &mut [T], ys: &[T], src:
 extern "C" fn wide_binary_block<T: WideElem, const R: usize>(p: *mut T, src: *const T, q: *const T, n: i64) {
     let r = Binary::ALL[R];
     // SAFETY: this function's address is given to compiled code only by
-    // `wide_binary_block_address`, whose symbol block.rs calls with `p` the address of a stack slot
-    // of the kernel of `block::BLOCK` elements of `T` (aligned to 64 bytes, written by the same
-    // iteration before the call unless `src` is given) and `0 <= n <= block::BLOCK`; nothing else
-    // reads or writes the slot during the call. `q` is the address of a second such slot, written
-    // by the same iteration, or, as a non-null `src`, the block's first point in a contiguous
-    // input row of `T` (as in `wide_block`): `n` elements the row's own loads would read, not
-    // written during the call; only read here.
-    let xs = unsafe { std::slice::from_raw_parts_mut(p, n as usize) };
+    // `wide_binary_block_address`, whose symbol block.rs calls with `p`, `src` and `n` as
+    // `wide_block` is called (a stack slot or the output row, an input row or null). `q` is the
+    // address of a second stack slot, written by the same iteration, or the block's first point
+    // in a contiguous input row of `T` (as a non-null `src`): `n` elements the row's own loads
+    // would read, not written during the call, and never `p`'s memory (an input that is the
+    // output, updated in place, is first copied into the second slot: block.rs); only read here.
+    let io = unsafe { block_io(p, src, n as usize) };
     let ys = unsafe { std::slice::from_raw_parts(q, n as usize) };
-    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
     // registered only where `level()` is some (see `wide_block`)
     if let Some(level) = crate::wide::level() {
-        run_binary(r, level, xs, ys, src);
+        run_binary(r, level, io, ys);
     }
 }
 
@@ -573,7 +609,7 @@ pub(crate) fn wide_binary_block_address(r: Binary, dtype: kiln_ir::ElemType) -> 
 
 /// Each complex point of `xs` (its parts interleaved, `re, im`, as memory holds complex values)
 /// divided by the point of `ys` at its place, into `xs`, by the wide routine of `level`
-/// ([`crate::wide`], `cdiv.rs`): the bits of the inline code's division. An error if the host lacks
+/// ([`crate::wide`], `complex.rs`): the bits of the inline code's division. An error if the host lacks
 /// `level`, if `ys` is not as long as `xs`, or if they hold half a point.
 pub fn apply_wide_complex_div<T: WideElem>(level: Level, xs: &mut [T], ys: &[T]) -> Result<()> {
     if !level.on_host() {
@@ -588,17 +624,17 @@ pub fn apply_wide_complex_div<T: WideElem>(level: Level, xs: &mut [T], ys: &[T])
             ys.len()
         )));
     }
-    run_complex_div(level, xs, ys, None);
+    run_complex_div(level, Io::InPlace(xs), ys);
     Ok(())
 }
 
-/// Complex division at `level` (which the host has: the callers check it) over `xs` and `ys` (of
-/// one even length), the dividends from `src` where given (of their length).
-fn run_complex_div<T: WideElem>(level: Level, xs: &mut [T], ys: &[T], src: Option<&[T]>) {
+/// Complex division at `level` (which the host has: the callers check it) of `io`'s dividends by
+/// `ys` (of one even length).
+fn run_complex_div<T: WideElem>(level: Level, io: Io<'_, T>, ys: &[T]) {
     let routine = T::complex_div(level);
     // SAFETY: as in `run_wide`: `routine` is compiled for `level`, which the host has (checked by
     // the callers), and is otherwise a safe function of slices.
-    unsafe { routine(xs, ys, src) };
+    unsafe { routine(io, ys) };
 }
 
 /// The function compiled code calls on a block for complex division (see block.rs): the `n` parts
@@ -606,18 +642,18 @@ fn run_complex_div<T: WideElem>(level: Level, xs: &mut [T], ys: &[T], src: Optio
 /// `n` parts at `src`, or those at `p` where `src` is null, at [`crate::wide::level`].
 extern "C" fn wide_complex_div_block<T: WideElem>(p: *mut T, src: *const T, q: *const T, n: i64) {
     // SAFETY: as in `wide_binary_block`, in parts: this function's address is given to compiled
-    // code only by `wide_complex_div_address`, whose symbol block.rs calls with `p` the address of
-    // a stack slot of the kernel of `2 * block::BLOCK` parts of `T` (aligned to 64 bytes, written
-    // by the same iteration before the call unless `src` is given) and `n` twice the block's
-    // points, `0 <= n <= 2 * block::BLOCK`; `q` a second such slot written by the same iteration,
-    // or the block's first point in a contiguous complex input row whose parts are `T`, as a
-    // non-null `src` is: `n` parts the row's own loads would read, not written during the call.
-    let xs = unsafe { std::slice::from_raw_parts_mut(p, n as usize) };
+    // code only by `wide_complex_div_address`, whose symbol block.rs calls with `n` twice the
+    // block's points, `0 <= n <= 2 * block::BLOCK`, and `p` a stack slot of the kernel of `2 *
+    // block::BLOCK` parts of `T` (aligned to 64 bytes) or the block's first point in this unit's
+    // run of output 0, a contiguous complex row whose parts are `T` (block.rs `direct`); `q` a
+    // second such slot written by the same iteration, or the block's first point in a contiguous
+    // complex input row whose parts are `T`, as a non-null `src` is: `n` parts the row's own loads
+    // would read, not written during the call, never `p`'s memory (as in `wide_binary_block`).
+    let io = unsafe { block_io(p, src, n as usize) };
     let ys = unsafe { std::slice::from_raw_parts(q, n as usize) };
-    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
     // registered only where `level()` is some (see `wide_block`)
     if let Some(level) = crate::wide::level() {
-        run_complex_div(level, xs, ys, src);
+        run_complex_div(level, io, ys);
     }
 }
 
@@ -627,6 +663,66 @@ pub(crate) fn wide_complex_div_address(dtype: kiln_ir::ElemType) -> *const u8 {
     match dtype {
         kiln_ir::ElemType::F64 => wide_complex_div_block::<f64> as *const u8,
         kiln_ir::ElemType::F32 => wide_complex_div_block::<f32> as *const u8,
+        _ => unreachable!("only float types (f32, f64) reach here"),
+    }
+}
+
+/// The magnitude of each complex point of `src` (its parts interleaved, `re, im`, as memory holds
+/// complex values) into `dst`, by the wide routine of `level` ([`crate::wide`], `complex.rs`): the
+/// bits of the inline code's `abs`. An error if the host lacks `level`, or if `src` does not hold
+/// two parts for each element of `dst`.
+pub fn apply_wide_complex_abs<T: WideElem>(level: Level, dst: &mut [T], src: &[T]) -> Result<()> {
+    if !level.on_host() {
+        return Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )));
+    }
+    if src.len() != 2 * dst.len() {
+        return Err(JitError::WrongKernel(format!(
+            "the magnitudes of {} parts into {} elements (two parts a point)",
+            src.len(),
+            dst.len()
+        )));
+    }
+    run_complex_abs(level, as_uninit(dst), src);
+    Ok(())
+}
+
+/// The magnitude at `level` (which the host has: the callers check it) of the points of `src`
+/// into `dst` (half as long).
+fn run_complex_abs<T: WideElem>(level: Level, dst: &mut [MaybeUninit<T>], src: &[T]) {
+    let routine = T::complex_abs(level);
+    // SAFETY: as in `run_wide`: `routine` is compiled for `level`, which the host has (checked by
+    // the callers), and is otherwise a safe function of slices.
+    unsafe { routine(dst, src) };
+}
+
+/// The function compiled code calls on a block for the magnitude of complex points (see
+/// block.rs): the `n` magnitudes of the `n` points (`2n` parts) at `src` into the `n` elements at
+/// `p`, at [`crate::wide::level`].
+extern "C" fn wide_complex_abs_block<T: WideElem>(p: *mut T, src: *const T, n: i64) {
+    // SAFETY: this function's address is given to compiled code only by
+    // `wide_complex_abs_address`, whose symbol block.rs calls with `0 <= n <= block::BLOCK`, `p`
+    // as `wide_block`'s (a stack slot of `block::BLOCK` elements of `T`, or the block's first point
+    // in this unit's run of output 0: elements only written here, which need not hold values),
+    // and `src` never null: the block's first point in a contiguous complex input row whose parts
+    // are `T` (`2n` parts the row's own loads would read, not written during the call), or a
+    // second stack slot of `2 * block::BLOCK` parts written by the same iteration; of a complex
+    // type where `p`'s memory is of a real one, so never `p`'s memory.
+    let dst = unsafe { std::slice::from_raw_parts_mut(p.cast::<MaybeUninit<T>>(), n as usize) };
+    let src = unsafe { std::slice::from_raw_parts(src, 2 * n as usize) };
+    // registered only where `level()` is some (see `wide_block`)
+    if let Some(level) = crate::wide::level() {
+        run_complex_abs(level, dst, src);
+    }
+}
+
+/// The address of the function compiled code calls for the magnitude on blocks of points whose
+/// parts are of `dtype`.
+pub(crate) fn wide_complex_abs_address(dtype: kiln_ir::ElemType) -> *const u8 {
+    match dtype {
+        kiln_ir::ElemType::F64 => wide_complex_abs_block::<f64> as *const u8,
+        kiln_ir::ElemType::F32 => wide_complex_abs_block::<f32> as *const u8,
         _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
@@ -647,17 +743,17 @@ pub fn apply_wide_sincos<T: WideElem>(level: Level, xs: &mut [T], ys: &mut [T]) 
             ys.len()
         )));
     }
-    run_sincos(level, xs, ys, None);
+    run_sincos(level, Io::InPlace(xs), as_uninit(ys));
     Ok(())
 }
 
-/// The sin and cos routine of `level` (which the host has: the callers check it) over `xs` and
-/// `ys` (of equal lengths), from `src` where given (of their length).
-fn run_sincos<T: WideElem>(level: Level, xs: &mut [T], ys: &mut [T], src: Option<&[T]>) {
+/// The sin and cos routine of `level` (which the host has: the callers check it) over `io` and
+/// `ys` (of equal lengths).
+fn run_sincos<T: WideElem>(level: Level, io: Io<'_, T>, ys: &mut [MaybeUninit<T>]) {
     let routine = T::sincos(level);
     // SAFETY: as in `run_wide`: `routine` is compiled for `level`, which the host has (checked by
     // the callers), and is otherwise a safe function of slices.
-    unsafe { routine(xs, ys, src) };
+    unsafe { routine(io, ys) };
 }
 
 /// The function compiled code calls on a block whose sin and cos nodes share their argument (see
@@ -667,20 +763,15 @@ extern "C" fn wide_sincos_block<T: WideElem>(p: *mut T, q: *mut T, src: *const T
     // SAFETY: this function's address is given to compiled code only by `wide_sincos_address`,
     // whose symbol block.rs calls with `p` and `q` the addresses of two distinct stack slots of the
     // kernel, each of `block::BLOCK` elements of `T` (aligned to 64 bytes; `p` written by the same
-    // iteration before the call unless `src` is given), and `0 <= n <= block::BLOCK`; nothing else
-    // reads or writes the slots during the call. A non-null `src` is, as in `wide_block`, the
-    // block's first point in a contiguous input row of `T`, `n` elements the row's own loads would
-    // read, not written during the call.
-    let (xs, ys) = unsafe {
-        (
-            std::slice::from_raw_parts_mut(p, n as usize),
-            std::slice::from_raw_parts_mut(q, n as usize),
-        )
-    };
-    let src = (!src.is_null()).then(|| unsafe { std::slice::from_raw_parts(src, n as usize) });
+    // iteration before the call where `src` is null; `q` only written here, so it need not hold
+    // values), and `0 <= n <= block::BLOCK`; nothing else reads or writes the slots during the
+    // call. A non-null `src` is, as in `wide_block`, the block's first point in a contiguous input
+    // row of `T`, `n` elements the row's own loads would read, not written during the call.
+    let io = unsafe { block_io(p, src, n as usize) };
+    let ys = unsafe { std::slice::from_raw_parts_mut(q.cast::<MaybeUninit<T>>(), n as usize) };
     // registered only where `level()` is some (see `wide_block`)
     if let Some(level) = crate::wide::level() {
-        run_sincos(level, xs, ys, src);
+        run_sincos(level, io, ys);
     }
 }
 

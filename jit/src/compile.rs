@@ -122,6 +122,10 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                 crate::wide::WideFn::ComplexDiv.symbol(dtype),
                 call::wide_complex_div_address(dtype),
             );
+            jb.symbol(
+                crate::wide::WideFn::ComplexAbs.symbol(dtype),
+                call::wide_complex_abs_address(dtype),
+            );
             jb.symbol(host::sincos_symbol(dtype), call::wide_sincos_address(dtype));
             for group in [true, false] {
                 jb.symbol(
@@ -216,16 +220,18 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
                 .filter(|&id| crate::typed::stages_in_lanes(t, id, st.dtype))
                 .collect();
             let mut wide = math::wide_routines(&key.arena, &lanes, blocked, key.schedule, inline, st.dtype);
-            // complex division of parts of the lanes' type, on blocks as well (`wide/cdiv.rs`)
-            let div = WideFn::ComplexDiv;
-            if blocked
-                && key.schedule.wide
-                && crate::wide::routed(div, st.dtype)
-                && order
-                    .iter()
-                    .any(|&id| crate::typed::wide_complex_div(t, id, st.dtype))
-            {
-                wide.push(div);
+            // complex division and magnitude of parts of the lanes' type, on blocks as well
+            // (`wide/complex.rs`)
+            for &id in &order {
+                let f = crate::typed::wide_complex(t, id, st.dtype);
+                if let Some(f) = f
+                    && blocked
+                    && key.schedule.wide
+                    && crate::wide::routed(f, st.dtype)
+                    && !wide.contains(&f)
+                {
+                    wide.push(f);
+                }
             }
             let imports: Vec<(String, usize)> =
                 wide.iter().map(|f| (f.symbol(st.dtype), f.arity())).collect();

@@ -786,7 +786,8 @@ pub fn emit_body(
             scratch[second.index()] = Some(nr);
             continue;
         }
-        // a wide routine's result (a typed kernel's only of the lanes' float type: block.rs)
+        // a wide routine's result (a typed kernel's of the lanes' float type, or a complex quotient
+        // of parts of that type: block.rs)
         if let Some(&(_, ptr)) = leaves.staged.iter().find(|s| s.0 == id) {
             let addr = g.b.ins().iadd(ptr, jb);
             scratch[id.index()] = Some(match typed.map(|t| t.type_of(id)) {

@@ -80,7 +80,8 @@ struct Skeleton<'f, 'k> {
     iota: Option<Value>,
     /// Every output's root (`body`, then `extra`).
     roots: Vec<kiln_ir::NodeId>,
-    /// The exp, log and trig nodes run on blocks by the wide routines, with their stack slots (block.rs).
+    /// The nodes run on blocks by the wide routines (the functions, complex quotients), with their
+    /// stack slots (block.rs).
     blocked: Vec<block::Staged>,
     /// Whether the one staged node's routine writes each block into the output row (block.rs
     /// `direct`).

@@ -222,8 +222,26 @@ pub fn stages_in_lanes(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir
             .all(|o| kernel.type_of(o) == lanes)
 }
 
+/// The wide routine of complex values that computes node `id` of `kernel` on blocks in a kernel
+/// of float lanes `lanes`, if one does: a quotient ([`wide_complex_div`]) or a magnitude
+/// ([`wide_complex_abs`]).
+pub fn wide_complex(
+    kernel: &TypedKernel,
+    id: kiln_ir::NodeId,
+    lanes: kiln_ir::ElemType,
+) -> Option<crate::wide::WideFn> {
+    use crate::wide::WideFn;
+    if wide_complex_div(kernel, id, lanes) {
+        Some(WideFn::ComplexDiv)
+    } else if wide_complex_abs(kernel, id, lanes) {
+        Some(WideFn::ComplexAbs)
+    } else {
+        None
+    }
+}
+
 /// Whether node `id` of `kernel` is a complex division the wide routine computes on blocks
-/// (`wide/cdiv.rs`) in a kernel of float lanes `lanes`: a quotient of complex values whose parts
+/// (`wide/complex.rs`) in a kernel of float lanes `lanes`: a quotient of complex values whose parts
 /// are of that type (complex128 in float64 lanes, complex64 in float32 lanes: whole vectors of
 /// parts; complex64 beside 64-bit values, half-filled, stays inline).
 pub fn wide_complex_div(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir::ElemType) -> bool {
@@ -232,6 +250,18 @@ pub fn wide_complex_div(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_i
         Node::Binary(kiln_ir::BinaryOp::Div, ..)
     ) && kernel.type_of(id).is_complex()
         && kernel.type_of(id).real_part() == Some(lanes)
+}
+
+/// Whether node `id` of `kernel` is the magnitude of a complex value the wide routine computes on
+/// blocks (`wide/complex.rs`) in a kernel of float lanes `lanes`: `abs` of complex values whose
+/// parts are of that type (as [`wide_complex_div`]).
+pub fn wide_complex_abs(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir::ElemType) -> bool {
+    match *kernel.kernel.arena.node(id) {
+        Node::Unary(kiln_ir::UnaryOp::Abs, z) => {
+            kernel.type_of(z).is_complex() && kernel.type_of(z).real_part() == Some(lanes)
+        }
+        _ => false,
+    }
 }
 
 /// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2;
@@ -278,28 +308,7 @@ pub fn kernel_of(typed: &TypedKernel) -> KernelIR {
     for (decl, &t) in kernel.inputs.iter_mut().zip(&typed.input_types) {
         decl.stored = (t != dtype).then_some(t);
     }
-    abs_as_hypot(typed, &kernel).unwrap_or(kernel)
-}
-
-/// `kernel` with each `abs` of a complex value written `hypot(real z, imag z)`: the function the
-/// lowering computes it by (`lower/complex.rs`: hypot of the parts as a float kernel computes
-/// it), now nodes of the parts' float type, which a block computes by the wide hypot routine where
-/// they are of the lanes' type (`stages_in_lanes`). The same bits; None where there is no such
-/// `abs`.
-fn abs_as_hypot(typed: &TypedKernel, kernel: &KernelIR) -> Option<KernelIR> {
-    use kiln_ir::{BinaryOp, UnaryOp};
-    kiln_ir::passes::rebuild(kernel, |arena, id, node| {
-        let (Node::Unary(UnaryOp::Abs, z), Node::Unary(UnaryOp::Abs, orig)) = (node, *kernel.arena.node(id))
-        else {
-            return None;
-        };
-        if !typed.type_of(orig).is_complex() {
-            return None;
-        }
-        let re = arena.intern(Node::Unary(UnaryOp::Real, z));
-        let im = arena.intern(Node::Unary(UnaryOp::Imag, z));
-        Some(arena.intern(Node::Binary(BinaryOp::Hypot, re, im)))
-    })
+    kernel
 }
 
 /// A plan of the typed kernel's `kernel` ([`kernel_of`]) over inputs laid out as `layouts` that

@@ -233,13 +233,14 @@ fn float_functions_in_typed_kernels_take_the_wide_routines() {
     }
 }
 
-/// `abs` of complex128 and complex64 values (compiled as `hypot(real z, imag z)`, which a block
-/// computes by the wide hypot routine where the host routes it) has the bits of the inline code
+/// `abs` of complex128 and complex64 values (`hypot` of the parts, which a block computes by the
+/// wide routine of the magnitude, reading the points where they lie, where the host routes it)
+/// has the bits of the inline code
 /// (`with_wide(false)`) over the edge values (NaN, infinite, huge, subnormal and zero parts) and
 /// ordinary ones at lengths around a block, and the interpreter's within one ULP.
 #[test]
-fn abs_of_complex_values_takes_the_wide_hypot() {
-    use kiln_jit::wide::{Binary, WideFn, routed};
+fn abs_of_complex_values_takes_the_wide_magnitude() {
+    use kiln_jit::wide::{WideFn, routed};
     for n in [1usize, 16, 17, 300, 700] {
         for (what, points) in [("edge", edge_points(n)), ("plain", plain_points(n))] {
             let narrow: Vec<num_complex::Complex32> = points
@@ -255,41 +256,63 @@ fn abs_of_complex_values_takes_the_wide_hypot() {
                     ElemType::C128 => TypedInput::C128(whole(&points, &[n], &[n])),
                     _ => TypedInput::C64(whole(&narrow, &[n], &[n])),
                 };
-                let mut a = ExprArena::new();
-                let z = a.input(0);
-                let body = a.unary(UnaryOp::Abs, z);
-                let t = TypedKernel::new(&kernel(a, body, &[vec![n]], &[n], KernelKind::Map), &[ct], false)
-                    .unwrap();
-                assert_eq!(why_not(&t), None);
-                let want = evaluate(&t, std::slice::from_ref(&input), Start::Identity)
-                    .unwrap()
-                    .values
-                    .to_f64();
-                let k = kernel_of(&t);
-                let p = plan(&k, &[InputLayout::contiguous(&[n])]).unwrap().unwrap();
-                let sched = Schedule::for_kernel(&k);
-                let got = |s: Schedule| {
-                    let code = kiln_jit::compile_typed(&k, &p, s).unwrap().bind(&k, &p).unwrap();
-                    run(&code, k.dtype, std::slice::from_ref(&stored))
+                // the magnitude of the input (written straight into the output), of a computed
+                // value (its points computed into their slot), and read back from its slot
+                for form in ["abs(z)", "abs(z * z)", "abs(z) + abs(z)"] {
+                    let mut a = ExprArena::new();
+                    let z = a.input(0);
+                    let body = match form {
+                        "abs(z)" => a.unary(UnaryOp::Abs, z),
+                        "abs(z * z)" => {
+                            let zz = a.binary(BinaryOp::Mul, z, z);
+                            a.unary(UnaryOp::Abs, zz)
+                        }
+                        _ => {
+                            let m = a.unary(UnaryOp::Abs, z);
+                            a.binary(BinaryOp::Add, m, m)
+                        }
+                    };
+                    let t =
+                        TypedKernel::new(&kernel(a, body, &[vec![n]], &[n], KernelKind::Map), &[ct], false)
+                            .unwrap();
+                    assert_eq!(why_not(&t), None);
+                    let want = evaluate(&t, std::slice::from_ref(&input), Start::Identity)
                         .unwrap()
-                        .to_f64()
-                };
-                let (wide, inline) = (got(sched), got(sched.with_wide(false)));
-                let label = format!("{what} {ct} n = {n}");
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&wide), bits(&inline), "{label}");
-                let ulp = if ft == ElemType::F64 {
-                    f64::EPSILON
-                } else {
-                    f32::EPSILON as f64
-                };
-                for (g, w) in wide.iter().zip(&want) {
-                    let close = g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= ulp * w.abs();
-                    assert!(close, "{label}: {g:e} against {w:e}");
+                        .values
+                        .to_f64();
+                    let k = kernel_of(&t);
+                    let p = plan(&k, &[InputLayout::contiguous(&[n])]).unwrap().unwrap();
+                    let sched = Schedule::for_kernel(&k);
+                    let got = |s: Schedule| {
+                        let code = kiln_jit::compile_typed(&k, &p, s).unwrap().bind(&k, &p).unwrap();
+                        run(&code, k.dtype, std::slice::from_ref(&stored))
+                            .unwrap()
+                            .to_f64()
+                    };
+                    let (wide, inline) = (got(sched), got(sched.with_wide(false)));
+                    let label = format!("{what} {ct} n = {n}: {form}");
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&wide), bits(&inline), "{label}");
+                    let ulp = if ft == ElemType::F64 {
+                        f64::EPSILON
+                    } else {
+                        f32::EPSILON as f64
+                    };
+                    for (g, w) in wide.iter().zip(&want) {
+                        let close = g == w || (g.is_nan() && w.is_nan()) || (g - w).abs() <= ulp * w.abs();
+                        assert!(close, "{label}: {g:e} against {w:e}");
+                    }
+                    // the block function of the magnitude called: the call of three arguments (slot,
+                    // points, count), the only call such a kernel makes
+                    let calls = |s: Schedule| {
+                        let c = kiln_jit::CompiledKernel::explain_typed(&k, &p, s).unwrap();
+                        let clif = &c.dumps().unwrap().clif;
+                        clif.lines()
+                            .any(|l| l.contains("call fn") && l.matches(", ").count() == 2)
+                    };
+                    assert_eq!(calls(sched), routed(WideFn::ComplexAbs, k.dtype), "{label}");
+                    assert!(!calls(sched.with_wide(false)), "{label}");
                 }
-                let c = kiln_jit::CompiledKernel::explain_typed(&k, &p, sched).unwrap();
-                let blocked = c.dumps().unwrap().clif.contains("= (i64, i64, i64, i64) ");
-                assert_eq!(blocked, routed(WideFn::Two(Binary::Hypot), k.dtype), "{label}");
             }
         }
     }
@@ -298,8 +321,9 @@ fn abs_of_complex_values_takes_the_wide_hypot() {
 /// Complex division of complex128 and complex64 values on blocks (the wide routine of complex
 /// division, where the host routes it) has the interpreter's bits and the inline code's
 /// (`with_wide(false)`), over the edge values and ordinary ones at lengths around a block, with
-/// inputs read in place (`z / w`) and with dividends and divisors computed into the block's slots
-/// (`(z + w) / (z * w)`); the code calls the block function where the route is taken.
+/// inputs read in place (`z / w`), with dividends and divisors computed into the block's slots
+/// (`(z + w) / (z * w)`), and read back from its slot (`z / w + z`; the others are written
+/// straight into the output); the code calls the block function where the route is taken.
 #[test]
 fn complex_division_takes_the_wide_routine() {
     use kiln_jit::wide::{WideFn, routed};
@@ -330,15 +354,21 @@ fn complex_division_takes_the_wide_routine() {
                         ],
                     ),
                 };
-                for computed in [false, true] {
+                // the quotient of the inputs, of computed operands, and read back from its slot
+                for form in ["z / w", "(z + w) / (z * w)", "z / w + z"] {
                     let mut a = ExprArena::new();
                     let (z, w) = (a.input(0), a.input(1));
-                    let body = if computed {
-                        let s = a.binary(BinaryOp::Add, z, w);
-                        let p = a.binary(BinaryOp::Mul, z, w);
-                        a.binary(BinaryOp::Div, s, p)
-                    } else {
-                        a.binary(BinaryOp::Div, z, w)
+                    let body = match form {
+                        "z / w" => a.binary(BinaryOp::Div, z, w),
+                        "(z + w) / (z * w)" => {
+                            let s = a.binary(BinaryOp::Add, z, w);
+                            let p = a.binary(BinaryOp::Mul, z, w);
+                            a.binary(BinaryOp::Div, s, p)
+                        }
+                        _ => {
+                            let q = a.binary(BinaryOp::Div, z, w);
+                            a.binary(BinaryOp::Add, q, z)
+                        }
                     };
                     let shapes = [vec![n], vec![n]];
                     let t =
@@ -356,7 +386,7 @@ fn complex_division_takes_the_wide_routine() {
                         run(&code, k.dtype, &stored).unwrap().to_f64()
                     };
                     let (wide, inline) = (got(sched), got(sched.with_wide(false)));
-                    let label = format!("{what} {ct} n = {n} computed {computed}");
+                    let label = format!("{what} {ct} n = {n}: {form}");
                     let bits = |v: &[f64]| {
                         v.iter()
                             .map(|x| if x.is_nan() { u64::MAX } else { x.to_bits() })
@@ -364,9 +394,16 @@ fn complex_division_takes_the_wide_routine() {
                     };
                     assert_eq!(bits(&wide), bits(&inline), "{label}");
                     assert_eq!(bits(&wide), bits(&want), "{label}");
-                    let c = kiln_jit::CompiledKernel::explain_typed(&k, &p, sched).unwrap();
-                    let blocked = c.dumps().unwrap().clif.contains("= (i64, i64, i64, i64) ");
-                    assert_eq!(blocked, routed(WideFn::ComplexDiv, ft), "{label}");
+                    // the block function called: a call of four arguments (slot, source, second,
+                    // count), the only call such a kernel makes
+                    let calls = |s: Schedule| {
+                        let c = kiln_jit::CompiledKernel::explain_typed(&k, &p, s).unwrap();
+                        let clif = &c.dumps().unwrap().clif;
+                        clif.lines()
+                            .any(|l| l.contains("call fn") && l.matches(", ").count() == 3)
+                    };
+                    assert_eq!(calls(sched), routed(WideFn::ComplexDiv, ft), "{label}");
+                    assert!(!calls(sched.with_wide(false)), "{label}");
                 }
             }
         }

@@ -668,7 +668,7 @@ fn routines_are_routed_by_the_level_and_the_host() {
     for dtype in [ElemType::F64, ElemType::F32] {
         let mut fns: Vec<WideFn> = Routine::ALL.into_iter().map(WideFn::One).collect();
         fns.extend(wide::Binary::ALL.into_iter().map(WideFn::Two));
-        fns.push(WideFn::ComplexDiv);
+        fns.extend([WideFn::ComplexDiv, WideFn::ComplexAbs]);
         for f in fns {
             if wide::level().is_none() || every {
                 assert_eq!(wide::routed(f, dtype), wide::level().is_some(), "{f:?} {dtype:?}");
@@ -1609,4 +1609,60 @@ fn complex_div_matches<T: Elem + WideElem + kiln_ir::dtype::Real>() {
 fn complex_division_gives_the_oracles_bits() {
     complex_div_matches::<f64>();
     complex_div_matches::<f32>();
+}
+
+/// The magnitude of complex points at full width (`wide/complex.rs`) gives the bits of the wide
+/// hypot routine of their parts (the inline `abs`'s, `binary_routines_give_the_inline_bits_*`):
+/// every pair of special parts and random points of every scale, every length 0..=40 points at a
+/// few offsets; a source that is not two parts an element is an error and computes nothing.
+fn complex_abs_matches<T: Elem + WideElem>() {
+    let parts: Vec<f64> = specials().into_iter().take(16).collect();
+    let mut rng = Rng::new(22);
+    let mut z = Vec::new();
+    for &re in &parts {
+        for &im in &parts {
+            z.extend([re, im]);
+        }
+    }
+    for _ in 0..20_000 {
+        let s = 10f64.powf(rng.uniform(-40.0, 40.0));
+        z.extend([rng.uniform(-1.0, 1.0) * s, rng.uniform(-1.0, 1.0) * s]);
+    }
+    let z: Vec<T> = z.into_iter().map(T::from_f64).collect();
+    let n = z.len() / 2;
+    let re: Vec<T> = z.iter().step_by(2).copied().collect();
+    let im: Vec<T> = z.iter().skip(1).step_by(2).copied().collect();
+    let re64: Vec<f64> = re.iter().map(|x| x.to_f64()).collect();
+    for level in levels() {
+        let mut want = re.clone();
+        kiln_jit::apply_wide_binary(wide::Binary::Hypot, level, &mut want, &im).unwrap();
+        let want: Vec<f64> = want.iter().map(|x| x.to_f64()).collect();
+        let what = format!("|z| of {:?} parts {level:?}", <T as WideElem>::DTYPE);
+        let abs = |lo: usize, hi: usize| {
+            let mut got = vec![T::from_f64(7.0); hi - lo];
+            kiln_jit::apply_wide_complex_abs(level, &mut got, &z[2 * lo..2 * hi]).unwrap();
+            got.iter().map(|x| x.to_f64()).collect::<Vec<f64>>()
+        };
+        assert_same(&what, &re64, &abs(0, n), &want);
+        for len in 0..=40 {
+            for off in (0..4).chain(500..504).chain(20_000..20_004) {
+                let what = format!("{what} len {len} at {off}");
+                let (lo, hi) = (off, off + len);
+                assert_same(&what, &re64[lo..hi], &abs(lo, hi), &want[lo..hi]);
+            }
+        }
+        let mut three = vec![T::from_f64(7.0); 3];
+        assert!(kiln_jit::apply_wide_complex_abs(level, &mut three, &z[..5]).is_err());
+        assert!(three.iter().all(|x| x.to_f64() == 7.0), "nothing computed");
+    }
+    for level in Level::ALL.into_iter().filter(|l| !l.on_host()) {
+        let mut one = vec![T::from_f64(7.0); 1];
+        assert!(kiln_jit::apply_wide_complex_abs(level, &mut one, &z[..2]).is_err());
+    }
+}
+
+#[test]
+fn complex_magnitudes_give_the_hypot_routines_bits() {
+    complex_abs_matches::<f64>();
+    complex_abs_matches::<f32>();
 }

@@ -22,7 +22,7 @@
 //! bi`, and so on: the operations of both branches are the same up to their operands), a zero
 //! divisor's lanes taking `(ar, ai) · inf` (the parts divided by `|br|`, `+0`) in a branch only a
 //! vector holding one takes (on blocks, where the host routes it, by the wide routine of complex
-//! division, `wide/cdiv.rs`, the same operations at full width: 1.1 ns a complex128 point
+//! division, `wide/complex.rs`, the same operations at full width: 1.1 ns a complex128 point
 //! against 2.3 on an AVX-512 Xeon); `reciprocal` chooses its operands likewise; `== != & | not
 //! isnan isinf isfinite` compare the parts; `abs` is `hypot` of the parts as a float kernel
 //! computes it (`math::lower`: the vector hypot, within `math::binary_ulp_bound(Hypot)`, 1 ULP, of

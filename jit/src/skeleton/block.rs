@@ -46,8 +46,10 @@
 //!
 //! The rest of the body is computed again in the last phase from the inputs (the block has just
 //! been read, so they are in L1) rather than kept in further slots. A slot is a stack slot of
-//! [`BLOCK`] elements: the block, in L1, is the one place where kiln writes values between two
-//! phases of a kernel, never an array of the iteration's size. The wide routines give the inline
+//! [`BLOCK`] elements (twice as many parts for a complex quotient): the block, in L1, is the one
+//! place where kiln writes values between two phases of a kernel, never an array of the
+//! iteration's size (a block written straight into the output has its first argument's phase
+//! write into the output's own block, which the routine then overwrites with the results). The wide routines give the inline
 //! vector math's bits (`wide`), so a point's value does not depend on which route its row took, nor
 //! on where a block ends; a reduction folds the block's values in the row's own order (a block is
 //! a whole number of the hot loop's iterations), so its sums are those of the unblocked loop.
@@ -85,18 +87,23 @@ pub(super) struct Staged {
 /// The second slot of a staged call, if any.
 #[derive(Clone, Copy)]
 enum With {
-    /// One argument: `call` is `fn(slot, n)`.
+    /// One argument: `call` is `fn(slot, src, n)`.
     Alone,
     /// A sin node whose argument this cos node shares, and the cos node's slot: `call` computes
-    /// both, `fn(sin slot, cos slot, n)`.
+    /// both, `fn(sin slot, cos slot, src, n)`.
     Cos(NodeId, StackSlot),
-    /// A function of two arguments: the second operand and its slot; `call` is `fn(first slot,
-    /// second slot, n)`, the result written over the first slot.
+    /// A function of two arguments (or a complex quotient): the second operand and its slot;
+    /// `call` is `fn(slot, src, second, n)`, the result written into the first slot.
     Second(NodeId, StackSlot),
+    /// The magnitude of complex points of this type (its argument), read where they lie or from
+    /// this slot of `2 * BLOCK` parts: `call` is `fn(slot, points, n)`, the magnitudes written
+    /// into the first slot.
+    FromComplex(StackSlot, ElemType),
 }
 
-/// The body's exp, log and trig nodes whose routines the kernel imported (`math::wide_routines`), each
-/// with a stack slot of [`BLOCK`] elements.
+/// The body's nodes whose routines the kernel imported (`math::wide_routines`, and complex
+/// quotients), each with a stack slot of [`BLOCK`] elements (of `2 * BLOCK` parts for a complex
+/// quotient; unused where the block is written straight into the output, [`direct`]).
 ///
 /// A sin node and a cos node of the same argument are staged as one, at the place of the first of
 /// the two (their argument precedes both), by the block function that computes both from one
@@ -117,8 +124,34 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         let mut slot = || {
             g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
         };
+        // the magnitude of a complex value whose parts are of the lanes' type: the routine of the
+        // magnitude (`wide/complex.rs`), the points in a slot twice as large where they are
+        // computed
+        if let Some(t) = g.typed
+            && crate::typed::wide_complex_abs(t, id, g.dtype)
+        {
+            let (Some(call), &Node::Unary(_, z)) =
+                (g.math.wide(&WideFn::ComplexAbs.symbol(g.dtype)), arena.node(id))
+            else {
+                continue;
+            };
+            let mut slot = |size: u32| {
+                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, 6);
+                g.b.create_sized_stack_slot(data)
+            };
+            let (result, points) = (slot(bytes), slot(2 * bytes));
+            out.push(Staged {
+                node: id,
+                arg: z,
+                call,
+                slot: result,
+                with: With::FromComplex(points, t.type_of(z)),
+                complex: None,
+            });
+            continue;
+        }
         // a complex division whose parts are of the lanes' type: the routine of complex division
-        // (`wide/cdiv.rs`), a routine of two arguments over interleaved parts, in slots twice as
+        // (`wide/complex.rs`), a routine of two arguments over interleaved parts, in slots twice as
         // large
         if let Some(t) = g.typed
             && crate::typed::wide_complex_div(t, id, g.dtype)
@@ -219,7 +252,9 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
 /// typed kernel's of the lanes' type or their complex type: `stages_in_lanes`,
 /// `wide_complex_div`), so that no last phase reads the block back from a slot and stores it again.
 pub(super) fn direct(f: &Frame<'_>, blocked: &[Staged]) -> bool {
-    let alone = |st: &Staged| st.node == f.key.body && matches!(st.with, With::Alone | With::Second(..));
+    let alone = |st: &Staged| {
+        st.node == f.key.body && matches!(st.with, With::Alone | With::Second(..) | With::FromComplex(..))
+    };
     matches!(f.st.mode, crate::layout::Mode::Map)
         && f.key.extra.is_empty()
         && matches!(blocked, [st] if alone(st))
@@ -309,15 +344,33 @@ impl Skeleton<'_, '_> {
             // the routine reads its argument from the input where it lies, or (0) from where it
             // writes, which the phase fills (an input that is the output, updated in place, is
             // read there as well: the routine's result and arguments must not overlap)
-            let src = match self.in_place_source(g, &row, st.arg, b_bytes, st.complex) {
-                Some(s) if self.direct => {
+            let src = match (
+                st.with,
+                self.in_place_source(g, &row, st.arg, b_bytes, st.complex),
+            ) {
+                // complex points where they lie or computed into their slot, of another type than
+                // the real magnitudes written (so never the output's memory)
+                (With::FromComplex(points, t), _) => {
+                    let shift = crate::run::stored_shift(g.size as usize, t);
+                    match self.in_place_source(g, &row, st.arg, b_bytes, Some(t)) {
+                        Some(s) => g.own_address(s, shift),
+                        None => {
+                            let slot2 = g.b.ins().stack_addr(types::I64, points, 0);
+                            let code = g.own_address(slot2, -shift);
+                            let ptr2 = g.b.ins().isub(code, b_bytes);
+                            self.phase(g, &row, b, e, st.arg, ptr2, Some(t));
+                            slot2
+                        }
+                    }
+                }
+                (_, Some(s)) if self.direct => {
                     let s = g.own_address(s, shift);
                     let same = g.b.ins().icmp(IntCC::Equal, s, slot);
                     let zero = g.b.ins().iconst(types::I64, 0);
                     g.b.ins().select(same, zero, s)
                 }
-                Some(s) => g.own_address(s, shift),
-                None => {
+                (_, Some(s)) => g.own_address(s, shift),
+                (_, None) => {
                     self.phase(g, &row, b, e, st.arg, ptr, st.complex);
                     g.b.ins().iconst(types::I64, 0)
                 }
@@ -337,7 +390,7 @@ impl Skeleton<'_, '_> {
                     let cptr = g.b.ins().isub(cslot, b_bytes);
                     row.staged.push((cos, cptr));
                 }
-                (With::Alone, _) => {
+                (With::Alone | With::FromComplex(..), _) => {
                     g.b.ins().call(st.call, &[slot, src, count]);
                 }
                 (With::Second(..), None) => unreachable!("a second argument is staged with it"),

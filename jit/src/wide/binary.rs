@@ -1,15 +1,18 @@
 //! The wide routines of two arguments (arctan2, and pow and hypot): the slice loop, its chunks and
 //! the `#[target_feature]` functions, as `lanes.rs` has them for one argument.
 //!
-//! A routine of two arguments transforms `xs` in place, `xs[j] = f(xs[j], ys[j])`, for every `j` of
-//! `xs` (`ys` as long: call.rs checks): the first argument's slot receives the result, as a unary
-//! routine's does (`skeleton/block.rs` stages both arguments, each into a slot of its own). Per
+//! A routine of two arguments computes `xs[j] = f(xs[j], ys[j])` for every `j` of its first
+//! arguments (`ys` as long: call.rs checks), in place or from a source ([`super::Io`]): the first
+//! argument's slot (or the output) receives the result, as a unary routine's does
+//! (`skeleton/block.rs` stages each argument that is no input read in place into a slot of its
+//! own). Per
 //! chunk of [`CHUNK`] lanes the same rule as a unary routine: the fast path where every lane of the
 //! chunk allows it, else the general path, which gives a lane that allows the fast path the fast
 //! path's bits (so a lane's result never depends on its neighbours, nor on the vector width).
 //! It declines the algorithms themselves, which live in their families' files (`atan.rs`).
 
 use super::lanes::CHUNK;
+use super::{Io, write};
 
 /// One function of two arguments on one type: which pairs may take the fast path, the fast path,
 /// the general path. Function items rather than closures, so that each is inlined into the
@@ -58,52 +61,64 @@ fn chunk2<T: Copy, P: Paths2<T>>(x: &mut [T; CHUNK], y: &[T; CHUNK]) {
     }
 }
 
-/// [`chunk2`] over the slices (`ys` at least as long as `xs`), each chunk's first arguments read
-/// from `src` where it is given (as long as `xs`, which callers check: a kernel's input read where
-/// it lies) and else from `xs`; the remainder is copied into chunks padded with its first pair,
-/// computed, and copied back. A constant first argument (`2.5**x`) is a literal, never a source:
-/// [`Paths2::constant_first`] is tried in place only.
+/// [`chunk2`] over the first arguments (in place, or read from the source and the results written
+/// into the destination: a kernel's input read where it lies) and `ys` (at least as long); the
+/// remainder is copied into chunks padded with its first pair, computed, and copied out. A
+/// constant first argument (`2.5**x`) is a literal, never a source: [`Paths2::constant_first`] is
+/// tried in place only.
 #[inline(always)]
-pub(super) fn map2<T: Copy, P: Paths2<T>>(xs: &mut [T], ys: &[T], src: Option<&[T]>) {
-    let len = xs.len();
-    let ys = &ys[..len];
-    if src.is_none() && P::constant_first(xs, ys) {
-        return;
-    }
-    let mut xc = xs.chunks_exact_mut(CHUNK);
-    let mut yc = ys.chunks_exact(CHUNK);
-    match src {
-        None => {
+pub(super) fn map2<T: Copy, P: Paths2<T>>(io: Io<'_, T>, ys: &[T]) {
+    let ys = &ys[..io.len()];
+    match io {
+        Io::InPlace(xs) => {
+            if P::constant_first(xs, ys) {
+                return;
+            }
+            let mut xc = xs.chunks_exact_mut(CHUNK);
+            let mut yc = ys.chunks_exact(CHUNK);
             for (x, y) in (&mut xc).zip(&mut yc) {
                 let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
                 let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
                 P::chunk(x, y);
             }
+            let (xr, yr) = (xc.into_remainder(), yc.remainder());
+            if !xr.is_empty() {
+                let bx = rest::<T, P>(xr, yr);
+                let n = xr.len();
+                xr.copy_from_slice(&bx[..n]);
+            }
         }
-        Some(src) => {
+        Io::From { dst, src } => {
+            let src = &src[..dst.len()];
+            let mut xc = dst.chunks_exact_mut(CHUNK);
+            let mut yc = ys.chunks_exact(CHUNK);
             for ((x, y), s) in (&mut xc).zip(&mut yc).zip(src.chunks_exact(CHUNK)) {
                 let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
                 let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
                 P::chunk(&mut lanes, y);
-                x.copy_from_slice(&lanes);
+                write(x, &lanes);
+            }
+            let (xr, yr) = (xc.into_remainder(), yc.remainder());
+            let n = xr.len();
+            if n > 0 {
+                let bx = rest::<T, P>(&src[src.len() - n..], yr);
+                write(xr, &bx[..n]);
             }
         }
     }
-    let (xr, yr) = (xc.into_remainder(), yc.remainder());
-    let n = xr.len();
-    if n == 0 {
-        return;
-    }
-    let from = match src {
-        Some(s) => &s[len - n..len],
-        None => &*xr,
-    };
+}
+
+/// The remainder's pairs (`from` and `ys`, fewer than [`CHUNK`], at least one) in chunks padded
+/// with the first pair.
+#[inline(always)]
+fn rest<T: Copy, P: Paths2<T>>(from: &[T], ys: &[T]) -> [T; CHUNK] {
+    let n = from.len();
     let mut bx = [from[0]; CHUNK];
-    let mut by = [yr[0]; CHUNK];
+    let mut by = [ys[0]; CHUNK];
     bx[..n].copy_from_slice(from);
-    by[..n].copy_from_slice(yr);
+    by[..n].copy_from_slice(&ys[..n]);
     P::chunk(&mut bx, &by);
-    xr.copy_from_slice(&bx[..n]);
+    bx
 }
 
 /// The `#[target_feature]` functions of routines of two arguments: `name: type, Paths2 impl;` makes
@@ -123,15 +138,15 @@ macro_rules! levels2 {
     (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
         pub(super) mod $name {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-            pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &[$t], src: Option<&[$t]>) {
-                super::map2::<$t, super::$f>(xs, ys, src)
+            pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
+                super::map2::<$t, super::$f>(io, ys)
             }
             #[cfg_attr(
                 target_arch = "x86_64",
                 target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
             )]
-            pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &[$t], src: Option<&[$t]>) {
-                super::map2::<$t, super::$g>(xs, ys, src)
+            pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
+                super::map2::<$t, super::$g>(io, ys)
             }
         }
     };

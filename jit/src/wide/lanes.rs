@@ -2,6 +2,7 @@
 //! for one lane (the operations in the order `vmath` emits them, its constants, `mul_add` where it
 //! emits `fma`), and the `#[target_feature]` loops over slices that rustc vectorises.
 
+use super::{Io, write};
 use crate::vmath::exp::{ExpConsts, F64 as EXP64};
 use crate::vmath::f32x4::{
     C as T32_C, PIO2_1 as T32_PIO2_1, PIO2_2 as T32_PIO2_2, PIO2_3 as T32_PIO2_3,
@@ -394,42 +395,46 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
     }
 }
 
-/// [`chunk`] over the slice, each chunk's lanes read from `src` where it is given (as long as
-/// `xs`, which callers check: the caller's input read where it lies, no copy into `xs` first, its
-/// loads spread among the chunks' arithmetic) and else from `xs`
-/// itself; the remainder (fewer than [`CHUNK`] lanes) is copied into a chunk padded with its
-/// first element, computed, and copied back.
+/// [`chunk`] over the slice: in place, or each chunk's lanes read from the source (the caller's
+/// input read where it lies, no copy into the destination first, its loads spread among the
+/// chunks' arithmetic) and written into the destination; the remainder (fewer than [`CHUNK`]
+/// lanes) is copied into a chunk padded with its first element, computed, and copied out.
 #[inline(always)]
-pub(super) fn map<T: Copy, P: Paths<T>>(xs: &mut [T], src: Option<&[T]>) {
-    let len = xs.len();
-    let mut chunks = xs.chunks_exact_mut(CHUNK);
-    match src {
-        None => {
+pub(super) fn map<T: Copy, P: Paths<T>>(io: Io<'_, T>) {
+    match io {
+        Io::InPlace(xs) => {
+            let mut chunks = xs.chunks_exact_mut(CHUNK);
             for c in &mut chunks {
                 chunk::<T, P>(c.try_into().expect("a chunk of CHUNK lanes"));
             }
+            let rem = chunks.into_remainder();
+            let n = rem.len();
+            if n > 0 {
+                let mut buf = [rem[0]; CHUNK];
+                buf[..n].copy_from_slice(rem);
+                chunk::<T, P>(&mut buf);
+                rem.copy_from_slice(&buf[..n]);
+            }
         }
-        Some(src) => {
+        Io::From { dst, src } => {
+            let src = &src[..dst.len()];
+            let mut chunks = dst.chunks_exact_mut(CHUNK);
             for (c, s) in (&mut chunks).zip(src.chunks_exact(CHUNK)) {
                 let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
                 chunk::<T, P>(&mut lanes);
-                c.copy_from_slice(&lanes);
+                write(c, &lanes);
+            }
+            let rem = chunks.into_remainder();
+            let n = rem.len();
+            if n > 0 {
+                let from = &src[src.len() - n..];
+                let mut buf = [from[0]; CHUNK];
+                buf[..n].copy_from_slice(from);
+                chunk::<T, P>(&mut buf);
+                write(rem, &buf[..n]);
             }
         }
     }
-    let rem = chunks.into_remainder();
-    let n = rem.len();
-    if n == 0 {
-        return;
-    }
-    let from = match src {
-        Some(s) => &s[len - n..len],
-        None => &*rem,
-    };
-    let mut buf = [from[0]; CHUNK];
-    buf[..n].copy_from_slice(from);
-    chunk::<T, P>(&mut buf);
-    rem.copy_from_slice(&buf[..n]);
 }
 
 /// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fast_chunk`] and
@@ -801,52 +806,71 @@ trig_paths! {
     Tan: f32, T32_REDUCE_MAX, tan32_fast, Tan;
 }
 
-/// sin and cos of one argument, `xs` in place to sin, `ys` to cos: per chunk the same branch as
-/// [`Sin`] and [`Cos`] (their fast paths' condition is the same), each lane the pair of bits they
-/// give; the reduction and the kernels the two share are computed once (LLVM merges the identical
-/// operations of the inlined fast paths). `ys` is at least as long as `xs` (call.rs checks).
+/// sin and cos of one argument, the argument's elements to sin (in place, or from the source
+/// into the destination) and `ys` to cos: per chunk the same branch as [`Sin`] and [`Cos`] (their
+/// fast paths' condition is the same), each lane the pair of bits they give; the reduction and the
+/// kernels the two share are computed once (LLVM merges the identical operations of the inlined
+/// fast paths). `ys` is at least as long as the argument (call.rs checks), and only written.
 #[inline(always)]
-fn map_sincos<T: Copy>(xs: &mut [T], ys: &mut [T], src: Option<&[T]>)
+fn map_sincos<T: Copy>(io: Io<'_, T>, ys: &mut [std::mem::MaybeUninit<T>])
 where
     Sin: Paths<T>,
     Cos: Paths<T>,
 {
-    let len = xs.len();
+    let len = io.len();
     let ys = &mut ys[..len];
-    let mut xc = xs.chunks_exact_mut(CHUNK);
     let mut yc = ys.chunks_exact_mut(CHUNK);
-    match src {
-        None => {
+    match io {
+        Io::InPlace(xs) => {
+            let mut xc = xs.chunks_exact_mut(CHUNK);
             for (x, y) in (&mut xc).zip(&mut yc) {
                 let x: &mut [T; CHUNK] = x.try_into().expect("a chunk of CHUNK lanes");
-                let y: &mut [T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
-                sincos_chunk(x, y);
+                let mut cos = *x;
+                sincos_chunk(x, &mut cos);
+                write(y, &cos);
+            }
+            let xr = xc.into_remainder();
+            let n = xr.len();
+            if n > 0 {
+                let (bx, by) = sincos_rest(xr);
+                xr.copy_from_slice(&bx[..n]);
+                write(yc.into_remainder(), &by[..n]);
             }
         }
-        Some(src) => {
+        Io::From { dst, src } => {
+            let src = &src[..len];
+            let mut xc = dst.chunks_exact_mut(CHUNK);
             for ((x, y), s) in (&mut xc).zip(&mut yc).zip(src.chunks_exact(CHUNK)) {
                 let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
-                let y: &mut [T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
-                sincos_chunk(&mut lanes, y);
-                x.copy_from_slice(&lanes);
+                let mut cos = lanes;
+                sincos_chunk(&mut lanes, &mut cos);
+                write(x, &lanes);
+                write(y, &cos);
+            }
+            let xr = xc.into_remainder();
+            let n = xr.len();
+            if n > 0 {
+                let (bx, by) = sincos_rest(&src[len - n..]);
+                write(xr, &bx[..n]);
+                write(yc.into_remainder(), &by[..n]);
             }
         }
     }
-    let (xr, yr) = (xc.into_remainder(), yc.into_remainder());
-    let n = xr.len();
-    if n == 0 {
-        return;
-    }
-    let from = match src {
-        Some(s) => &s[len - n..len],
-        None => &*xr,
-    };
+}
+
+/// The sines and cosines of the remainder `from` (fewer than [`CHUNK`] lanes, at least one), in a
+/// chunk padded with its first element.
+#[inline(always)]
+fn sincos_rest<T: Copy>(from: &[T]) -> ([T; CHUNK], [T; CHUNK])
+where
+    Sin: Paths<T>,
+    Cos: Paths<T>,
+{
     let mut bx = [from[0]; CHUNK];
     let mut by = [from[0]; CHUNK];
-    bx[..n].copy_from_slice(from);
+    bx[..from.len()].copy_from_slice(from);
     sincos_chunk(&mut bx, &mut by);
-    xr.copy_from_slice(&bx[..n]);
-    yr.copy_from_slice(&by[..n]);
+    (bx, by)
 }
 
 #[inline(always)]
@@ -879,15 +903,15 @@ macro_rules! sincos_levels {
         $(
             pub(super) mod $name {
                 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-                pub(in crate::wide) fn avx2(xs: &mut [$t], ys: &mut [$t], src: Option<&[$t]>) {
-                    super::map_sincos::<$t>(xs, ys, src)
+                pub(in crate::wide) fn avx2(io: super::Io<'_, $t>, ys: &mut [std::mem::MaybeUninit<$t>]) {
+                    super::map_sincos::<$t>(io, ys)
                 }
                 #[cfg_attr(
                     target_arch = "x86_64",
                     target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
                 )]
-                pub(in crate::wide) fn avx512(xs: &mut [$t], ys: &mut [$t], src: Option<&[$t]>) {
-                    super::map_sincos::<$t>(xs, ys, src)
+                pub(in crate::wide) fn avx512(io: super::Io<'_, $t>, ys: &mut [std::mem::MaybeUninit<$t>]) {
+                    super::map_sincos::<$t>(io, ys)
                 }
             }
         )*
@@ -916,15 +940,15 @@ macro_rules! levels {
     (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
         pub(super) mod $name {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-            pub(in crate::wide) fn avx2(xs: &mut [$t], src: Option<&[$t]>) {
-                super::map::<$t, super::$f>(xs, src)
+            pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, $t>) {
+                super::map::<$t, super::$f>(io)
             }
             #[cfg_attr(
                 target_arch = "x86_64",
                 target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
             )]
-            pub(in crate::wide) fn avx512(xs: &mut [$t], src: Option<&[$t]>) {
-                super::map::<$t, super::$g>(xs, src)
+            pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, $t>) {
+                super::map::<$t, super::$g>(io)
             }
         }
     };

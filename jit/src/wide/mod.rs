@@ -4,7 +4,7 @@
 //! `vmath::hypot`; here
 //! `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh, `atan.rs` the inverse trigonometric
 //! functions, `logs.rs` log2, log10, log1p and the inverse hyperbolic functions, `cbrt.rs`,
-//! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments, `cdiv.rs` complex division)
+//! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments, `complex.rs` complex division)
 //! compiled
 //! by rustc for AVX-512 (8 f64 lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run
 //! these nodes on blocks (see
@@ -45,23 +45,26 @@
 //! (gathers) and at AVX2 in stages per chunk, each lookup a loop of its own, the log family in
 //! stages at both levels (its inverse hyperbolic functions lane by lane).
 //!
-//! **Sources.** Every routine writes its result into its first slice and reads its (first)
-//! argument from there, or from a source slice where one is given (`fn(&mut [T], Option<&[T]>)`):
-//! a kernel passes an input it reads as a contiguous run where it lies (`block.rs`), each chunk
-//! loaded from it into registers, computed, and stored; the same operations, so the same bits.
+//! **Sources.** Every routine computes in place, or from a source slice into a destination that
+//! need not hold values yet ([`Io`]: `fn(Io<T>)`): a kernel passes an input it reads as a
+//! contiguous run where it lies (`block.rs`), each chunk loaded from it into registers, computed,
+//! and stored into the destination (a stack slot, or the output row where the block is written
+//! straight into the output); the same operations, so the same bits.
 //!
 //! **Two arguments.** A function of two arguments ([`Binary`]: arctan2) has a routine
-//! `fn(&mut [T], &[T], Option<&[T]>)`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and
-//! the `#[target_feature]` functions); a kernel stages each operand into a slot of its own where it
-//! is not an input read in place, and the result is written over the first (`block.rs`). arcsin, arccos, arctan and arctan2 are in
+//! `fn(Io<T>, &[T])`, `xs[j] = f(xs[j], ys[j])` (`binary.rs`: the chunk loop and the
+//! `#[target_feature]` functions); a kernel stages each operand into a slot of its own where it is
+//! not an input read in place, and the result is written into the first slot, or into the output
+//! (`block.rs`). arcsin, arccos, arctan and arctan2 are in
 //! `atan.rs`: `vmath::atan` per lane, its fast path per chunk where the inline code takes it per
 //! vector.
 //!
-//! **Complex division** (`cdiv.rs`, [`WideFn::ComplexDiv`]) has the signature of a routine of two
-//! arguments over slices of interleaved parts (two a point), as memory holds complex values; a
-//! kernel of complex128 values in float64 lanes, or of complex64 values in float32 lanes, stages
-//! each quotient as one such call (`block.rs`), its operands read where they lie or computed into
-//! slots twice a float slot's size.
+//! **Complex values** (`complex.rs`), over slices of interleaved parts (two a point), as memory
+//! holds complex values: the division ([`WideFn::ComplexDiv`]) has the signature of a routine of
+//! two arguments; the magnitude ([`WideFn::ComplexAbs`]) reads points and writes their magnitudes.
+//! A kernel of complex128 values in float64 lanes, or of complex64 values in float32 lanes, stages
+//! each quotient and each magnitude as one such call (`block.rs`), its complex operands read where
+//! they lie or computed into slots twice a float slot's size.
 //!
 //! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
 //! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
@@ -84,7 +87,7 @@ mod asin;
 mod atan;
 mod binary;
 mod cbrt;
-mod cdiv;
+mod complex;
 mod exp_family;
 mod lanes;
 mod logs;
@@ -417,9 +420,13 @@ pub enum WideFn {
     One(Routine),
     /// `xs[j] = f(xs[j], ys[j])`.
     Two(Binary),
-    /// Complex division of points whose parts are of the routine's float type (`cdiv.rs`): the
+    /// Complex division of points whose parts are of the routine's float type (`complex.rs`): the
     /// signature of a routine of two arguments over slices of interleaved parts, two a point.
     ComplexDiv,
+    /// The magnitude of points whose parts are of the routine's float type (`complex.rs`): `n`
+    /// magnitudes from `2n` interleaved parts, `fn(slot, src, n)`, the points always read from
+    /// `src` (an input where it lies, or a slot of them).
+    ComplexAbs,
 }
 
 impl WideFn {
@@ -459,6 +466,7 @@ impl WideFn {
         match self {
             WideFn::One(_) => 1,
             WideFn::Two(_) | WideFn::ComplexDiv => 2,
+            WideFn::ComplexAbs => 1,
         }
     }
 
@@ -470,8 +478,48 @@ impl WideFn {
             WideFn::One(r) => format!("kiln_wide_{r:?}_{}", dtype.short_name()),
             WideFn::Two(r) => format!("kiln_wide_{r:?}_{}", dtype.short_name()),
             WideFn::ComplexDiv => format!("kiln_wide_complexdiv_{}", dtype.short_name()),
+            WideFn::ComplexAbs => format!("kiln_wide_complexabs_{}", dtype.short_name()),
         }
         .to_lowercase()
+    }
+}
+
+/// Where a routine reads its (first) argument and writes its result: in place, or from a source
+/// into a destination that need not hold values yet (a kernel's stack slot, or the output row a
+/// block is written into: `skeleton/block.rs`), which the routine only writes.
+pub enum Io<'a, T> {
+    /// `xs[j] = f(xs[j])`.
+    InPlace(&'a mut [T]),
+    /// `dst[j] = f(src[j])` (`src` as long as `dst`, which callers check).
+    From {
+        /// Where the results go.
+        dst: &'a mut [std::mem::MaybeUninit<T>],
+        /// The arguments.
+        src: &'a [T],
+    },
+}
+
+impl<T> Io<'_, T> {
+    /// The number of elements the routine computes.
+    pub fn len(&self) -> usize {
+        match self {
+            Io::InPlace(xs) => xs.len(),
+            Io::From { dst, .. } => dst.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// `d[j] = s[j]` for every `j` of `d` (`s` at least as long), into elements that need not hold
+/// values yet.
+#[inline(always)]
+pub(super) fn write<T: Copy>(d: &mut [std::mem::MaybeUninit<T>], s: &[T]) {
+    for (d, &s) in d.iter_mut().zip(s) {
+        d.write(s);
     }
 }
 
@@ -482,7 +530,7 @@ pub trait WideElem: Copy + Sized {
     /// The slice function of `r` at `level`: `xs[j] = r(src[j])` with a source (as long as
     /// `xs`), else `r(xs[j])` in place. Unsafe to call unless the host has `level`
     /// ([`Level::on_host`]), which call.rs checks.
-    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [Self], Option<&[Self]>);
+    fn routine(r: Routine, level: Level) -> unsafe fn(Io<'_, Self>);
     /// The kept sum's group step at `level` (`rows.rs`): `out[j] += tree(rows[0][j], ...,
     /// rows[7][j])` over `out`, in f64. Unsafe to call unless the host has `level`.
     fn group(level: Level) -> unsafe fn([&[Self]; GROUP], &mut [f64]);
@@ -492,22 +540,26 @@ pub trait WideElem: Copy + Sized {
     /// sin and cos of one argument at `level` (`lanes.rs`): `xs[j]` to `sin(xs[j])` in place and
     /// `ys[j]` to `cos` of it (of `src[j]` where a source is given, as long as `xs`), for every `j` of `xs` (`ys` at least as long), the bits of
     /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
-    fn sincos(level: Level) -> unsafe fn(&mut [Self], &mut [Self], Option<&[Self]>);
+    fn sincos(level: Level) -> unsafe fn(Io<'_, Self>, &mut [std::mem::MaybeUninit<Self>]);
     /// The slice function of the routine of two arguments `r` at `level` (`binary.rs`):
     /// `xs[j] = f(xs[j], ys[j])` for every `j` of `xs` (`ys` at least as long; `src[j]` in place of
     /// `xs[j]` where a source is given, as long as `xs`). Unsafe to call
     /// unless the host has `level`.
-    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [Self], &[Self], Option<&[Self]>);
-    /// The slice function of complex division at `level` (`cdiv.rs`) of points whose parts are
+    fn binary(r: Binary, level: Level) -> unsafe fn(Io<'_, Self>, &[Self]);
+    /// The slice function of complex division at `level` (`complex.rs`) of points whose parts are
     /// `Self`, interleaved: each point of `xs` (two parts, `xs` of an even length) divided by
     /// `ys`'s (at least as long; the dividends `src`'s where a source is given, as long as `xs`).
     /// Unsafe to call unless the host has `level`.
-    fn complex_div(level: Level) -> unsafe fn(&mut [Self], &[Self], Option<&[Self]>);
+    fn complex_div(level: Level) -> unsafe fn(Io<'_, Self>, &[Self]);
+    /// The slice function of the magnitude at `level` (`complex.rs`) of points whose parts are
+    /// `Self`: `dst[j] = |z_j|` for the points of `src` (interleaved, twice as long as `dst`).
+    /// Unsafe to call unless the host has `level`.
+    fn complex_abs(level: Level) -> unsafe fn(&mut [std::mem::MaybeUninit<Self>], &[Self]);
 }
 
 impl WideElem for f64 {
     const DTYPE: kiln_ir::ElemType = kiln_ir::ElemType::F64;
-    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f64], Option<&[f64]>) {
+    fn routine(r: Routine, level: Level) -> unsafe fn(Io<'_, f64>) {
         match (r, level) {
             (Routine::Exp, Level::Avx2) => lanes::exp_f64_avx2,
             (Routine::Exp, Level::Avx512) => lanes::exp_f64_avx512,
@@ -573,13 +625,13 @@ impl WideElem for f64 {
             Level::Avx512 => rows::rows64::single_avx512,
         }
     }
-    fn sincos(level: Level) -> unsafe fn(&mut [f64], &mut [f64], Option<&[f64]>) {
+    fn sincos(level: Level) -> unsafe fn(Io<'_, f64>, &mut [std::mem::MaybeUninit<f64>]) {
         match level {
             Level::Avx2 => lanes::sincos_f64_avx2,
             Level::Avx512 => lanes::sincos_f64_avx512,
         }
     }
-    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f64], &[f64], Option<&[f64]>) {
+    fn binary(r: Binary, level: Level) -> unsafe fn(Io<'_, f64>, &[f64]) {
         match (r, level) {
             (Binary::Arctan2, Level::Avx2) => atan::atan2_64::avx2,
             (Binary::Arctan2, Level::Avx512) => atan::atan2_64::avx512,
@@ -589,17 +641,23 @@ impl WideElem for f64 {
             (Binary::Hypot, Level::Avx512) => pow::hypot64::avx512,
         }
     }
-    fn complex_div(level: Level) -> unsafe fn(&mut [f64], &[f64], Option<&[f64]>) {
+    fn complex_div(level: Level) -> unsafe fn(Io<'_, f64>, &[f64]) {
         match level {
-            Level::Avx2 => cdiv::div128::avx2,
-            Level::Avx512 => cdiv::div128::avx512,
+            Level::Avx2 => complex::div128::avx2,
+            Level::Avx512 => complex::div128::avx512,
+        }
+    }
+    fn complex_abs(level: Level) -> unsafe fn(&mut [std::mem::MaybeUninit<f64>], &[f64]) {
+        match level {
+            Level::Avx2 => complex::abs128::avx2,
+            Level::Avx512 => complex::abs128::avx512,
         }
     }
 }
 
 impl WideElem for f32 {
     const DTYPE: kiln_ir::ElemType = kiln_ir::ElemType::F32;
-    fn routine(r: Routine, level: Level) -> unsafe fn(&mut [f32], Option<&[f32]>) {
+    fn routine(r: Routine, level: Level) -> unsafe fn(Io<'_, f32>) {
         match (r, level) {
             (Routine::Exp, Level::Avx2) => lanes::exp_f32_avx2,
             (Routine::Exp, Level::Avx512) => lanes::exp_f32_avx512,
@@ -665,13 +723,13 @@ impl WideElem for f32 {
             Level::Avx512 => rows::rows32::single_avx512,
         }
     }
-    fn sincos(level: Level) -> unsafe fn(&mut [f32], &mut [f32], Option<&[f32]>) {
+    fn sincos(level: Level) -> unsafe fn(Io<'_, f32>, &mut [std::mem::MaybeUninit<f32>]) {
         match level {
             Level::Avx2 => lanes::sincos_f32_avx2,
             Level::Avx512 => lanes::sincos_f32_avx512,
         }
     }
-    fn binary(r: Binary, level: Level) -> unsafe fn(&mut [f32], &[f32], Option<&[f32]>) {
+    fn binary(r: Binary, level: Level) -> unsafe fn(Io<'_, f32>, &[f32]) {
         match (r, level) {
             (Binary::Arctan2, Level::Avx2) => atan::atan2_32::avx2,
             (Binary::Arctan2, Level::Avx512) => atan::atan2_32::avx512,
@@ -681,10 +739,16 @@ impl WideElem for f32 {
             (Binary::Hypot, Level::Avx512) => pow::hypot32::avx512,
         }
     }
-    fn complex_div(level: Level) -> unsafe fn(&mut [f32], &[f32], Option<&[f32]>) {
+    fn complex_div(level: Level) -> unsafe fn(Io<'_, f32>, &[f32]) {
         match level {
-            Level::Avx2 => cdiv::div64::avx2,
-            Level::Avx512 => cdiv::div64::avx512,
+            Level::Avx2 => complex::div64::avx2,
+            Level::Avx512 => complex::div64::avx512,
+        }
+    }
+    fn complex_abs(level: Level) -> unsafe fn(&mut [std::mem::MaybeUninit<f32>], &[f32]) {
+        match level {
+            Level::Avx2 => complex::abs64::avx2,
+            Level::Avx512 => complex::abs64::avx512,
         }
     }
 }

@@ -598,7 +598,7 @@ pub(super) fn hypot_lane(x: f64, y: f64) -> f64 {
 /// `vmath::hypot::hypot_widened` on one f32 lane widened to f64: [`hypot_lane`] without the
 /// scaling, which is the identity on such lanes (the same bits).
 #[inline(always)]
-fn hypot_widened_lane(x: f64, y: f64) -> f64 {
+pub(super) fn hypot_widened_lane(x: f64, y: f64) -> f64 {
     let ax = x.abs();
     let ay = y.abs();
     let ge = ax >= ay;
