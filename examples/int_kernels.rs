@@ -1,6 +1,6 @@
 //! Integer kernels compiled in their own types, timed on the `jit` (SIMD), `jit-scalar`
-//! and `interp` backends, beside the unfused ndarray expression where there is one (BENCHMARKS.md,
-//! "Integer kernels compiled"). Every variant's result is checked against the interpreter's first.
+//! and `interp` backends, beside the unfused ndarray expression where there is one (BENCHMARKS.md
+//! before 0b97b4d, "Integer kernels compiled"). Every variant's result is checked against the interpreter's first.
 //!
 //! `cargo run --release --example int_kernels -- [threads] [n]` (defaults: 1 thread, n = 1e6).
 //! Prints the best of several runs in ns per element.

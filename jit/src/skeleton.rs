@@ -50,8 +50,8 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
 
 /// Reduced rows a kept sum adds together before they meet the output (see
 /// [`Skeleton::grouped_segments`]): a power of two. 8 measured best for column sums of 1e6 f64 (4:
-/// 0.114, 8: 0.104 ns/elem, against 0.159 row by row, with groups of adjacent rows; BENCHMARKS.md,
-/// issue 14 items 2 and 7).
+/// 0.114, 8: 0.104 ns/elem, against 0.159 row by row, with groups of adjacent rows; BENCHMARKS.md
+/// before 0b97b4d, issue 14 items 2 and 7).
 const ROW_GROUP: i64 = crate::wide::GROUP as i64;
 
 /// Runs of fewer columns than this keep a kept sum's inline loop where it could call the row step
@@ -61,7 +61,7 @@ const WIDE_ROW_MIN: i64 = 16;
 /// f64 blocks of more bytes than this (the reduced rows of one output run: at most about a core's
 /// L2) keep a kept sum's inline loop: streamed from L3 or memory the row steps at full width
 /// measured no faster, from L3 slower (column sums of 1e6 f64, 8 MB: 0.099-0.102 ns/elem against
-/// 0.090-0.092 inline; BENCHMARKS.md, "Column sums at full width"). f32 blocks of any size take
+/// 0.090-0.092 inline; BENCHMARKS.md before 0b97b4d, "Column sums at full width"). f32 blocks of any size take
 /// the steps: the inline loop widens every vector to two f64 halves and is bound by that, not by
 /// memory (1e6 f32: 0.10 against 0.23, 1e7: 0.14 against 0.18-0.20).
 const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
@@ -711,7 +711,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 /// group's [`ROW_GROUP`] row pointers walks its band of rows as one long sequential stream, which the
 /// hardware prefetchers follow. Groups of adjacent rows (`x[r..r + 8]`, as before) made every pointer
 /// a stream of one 8000-byte row, restarted at every group: column sums of 1e7 f64 (80 MB) ran at
-/// 0.36-0.40 ns/elem against 0.28 for row sums; in bands they run at 0.28 (BENCHMARKS.md, issue 14,
+/// 0.36-0.40 ns/elem against 0.28 for row sums; in bands they run at 0.28 (BENCHMARKS.md before 0b97b4d, issue 14,
 /// "Column sums in bands").
 ///
 /// Where the body is a plain read of an input (`sum(x, axis=0)`) and the host has a wide level, the

@@ -121,86 +121,63 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
     let mut paired: Vec<NodeId> = Vec::new();
     let bytes = (BLOCK * g.size) as u32;
     for &id in &f.order {
-        let mut slot = || {
-            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 6))
+        // a slot of `BLOCK` elements, or of `2 * BLOCK` parts (complex points)
+        let mut slot = |parts: u32| {
+            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, parts * bytes, 6);
+            g.b.create_sized_stack_slot(data)
         };
-        // the magnitude of a complex value whose parts are of the lanes' type: the routine of the
-        // magnitude (`wide/complex.rs`), the points in a slot twice as large where they are
-        // computed
-        if let Some(t) = g.typed
-            && crate::typed::wide_complex_abs(t, id, g.dtype)
-        {
-            let (Some(call), &Node::Unary(_, z)) =
-                (g.math.wide(&WideFn::ComplexAbs.symbol(g.dtype)), arena.node(id))
-            else {
+        // a quotient or a magnitude of complex values whose parts are of the lanes' type (the
+        // routines of `wide/complex.rs`, over interleaved points); else a typed kernel's node only
+        // where it and its operands are values of the lanes' type
+        let complex = g
+            .typed
+            .and_then(|t| crate::typed::wide_complex(t, id, g.dtype).map(|w| (w, t)));
+        let wide = match complex {
+            Some((w, _)) => w,
+            None if g
+                .typed
+                .is_some_and(|t| !crate::typed::stages_in_lanes(t, id, g.dtype)) =>
+            {
                 continue;
-            };
-            let mut slot = |size: u32| {
-                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, 6);
-                g.b.create_sized_stack_slot(data)
-            };
-            let (result, points) = (slot(bytes), slot(2 * bytes));
-            out.push(Staged {
-                node: id,
-                arg: z,
-                call,
-                slot: result,
-                with: With::FromComplex(points, t.type_of(z)),
-                complex: None,
-            });
-            continue;
-        }
-        // a complex division whose parts are of the lanes' type: the routine of complex division
-        // (`wide/complex.rs`), a routine of two arguments over interleaved parts, in slots twice as
-        // large
-        if let Some(t) = g.typed
-            && crate::typed::wide_complex_div(t, id, g.dtype)
-        {
-            let (Some(call), &Node::Binary(_, a, b)) =
-                (g.math.wide(&WideFn::ComplexDiv.symbol(g.dtype)), arena.node(id))
-            else {
-                continue;
-            };
-            let mut slot = || {
-                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, 2 * bytes, 6);
-                g.b.create_sized_stack_slot(data)
-            };
-            let (first, second) = (slot(), slot());
-            out.push(Staged {
-                node: id,
-                arg: a,
-                call,
-                slot: first,
-                with: With::Second(b, second),
-                complex: Some(t.type_of(id)),
-            });
-            continue;
-        }
-        // a typed kernel's node only where it and its operands are values of the lanes' type
-        if g.typed
-            .is_some_and(|t| !crate::typed::stages_in_lanes(t, id, g.dtype))
-        {
-            continue;
-        }
-        let Some(wide) = WideFn::of_node(arena, id, g.dtype) else {
-            continue;
+            }
+            None => match WideFn::of_node(arena, id, g.dtype) {
+                Some(w) => w,
+                None => continue,
+            },
         };
         let Some(call) = g.math.wide(&wide.symbol(g.dtype)) else {
             continue;
         };
-        let (op, arg) = match (*arena.node(id), wide) {
+        let (op, arg) = match (*arena.node(id), complex) {
+            // the magnitude: the points read where they lie or computed into their slot
+            (Node::Unary(_, z), Some((WideFn::ComplexAbs, t))) => {
+                let (result, points) = (slot(1), slot(2));
+                out.push(Staged {
+                    node: id,
+                    arg: z,
+                    call,
+                    slot: result,
+                    with: With::FromComplex(points, t.type_of(z)),
+                    complex: None,
+                });
+                continue;
+            }
             (Node::Unary(op, arg), _) => (Some(op), arg),
             // pow by a literal exponent with its own code: a routine of its base alone
-            (Node::Binary(_, a, _), WideFn::One(_)) => (None, a),
-            (Node::Binary(_, a, b), WideFn::Two(_)) => {
-                let (first, second) = (slot(), slot());
+            (Node::Binary(_, a, _), _) if matches!(wide, WideFn::One(_)) => (None, a),
+            // a function of two arguments, or the complex quotient (a routine of two arguments
+            // over interleaved points, in slots twice as large)
+            (Node::Binary(_, a, b), _) => {
+                let t = complex.map(|(_, t)| t.type_of(id));
+                let parts = if t.is_some() { 2 } else { 1 };
+                let (first, second) = (slot(parts), slot(parts));
                 out.push(Staged {
                     node: id,
                     arg: a,
                     call,
                     slot: first,
                     with: With::Second(b, second),
-                    complex: None,
+                    complex: t,
                 });
                 continue;
             }
@@ -220,7 +197,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
         match pair {
             Some(((sin, cos), both)) => {
                 paired.extend([sin, cos]);
-                let (s_slot, c_slot) = (slot(), slot());
+                let (s_slot, c_slot) = (slot(1), slot(1));
                 out.push(Staged {
                     node: sin,
                     arg,
@@ -231,7 +208,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
                 });
             }
             None => {
-                let slot = slot();
+                let slot = slot(1);
                 out.push(Staged {
                     node: id,
                     arg,

@@ -34,7 +34,7 @@
 //! rounding shift rather than after it: a lane's chain of dependent operations about a third
 //! shorter than Horner's rule and `y·(k + s·Q)` made it (by Zen 3's latencies, some 65 cycles
 //! against 92), for
-//! 1.6 more instructions an element, and the AVX2 routine 11% faster (BENCHMARKS.md).
+//! 1.6 more instructions an element, and the AVX2 routine 11% faster (BENCHMARKS.md before 0b97b4d).
 //! With |t| <= 160 the f64 result is within about 2^-30.5 of `x^y` (relative), so the rounding to
 //! f32 goes wrong only within 2^-6.5 ULP of a midpoint: 0.52 ULP at most, where ARM's table-driven
 //! `powf`, which this replaced, states 0.82 (its two table lookups per lane, scalar loads on both

@@ -209,8 +209,8 @@ pub fn halves_256() -> bool {
 /// kiln.bench --functions --sizes 1e6 --rounds 5 --cpu-time` with `KILN_JIT_WIDE=off` against the
 /// default, four runs each alternating, medians of the time on blocks over the time inline: exp
 /// 1.79 (f64) and 1.28 (f32), exp2 1.60 and 1.30, `x**1.5` 1.70 and 1.19, log f32 1.17, tanh f64
-/// 1.19, sinh f64 1.17, cosh f64 1.35, expm1 f64 1.20, hypot f64 1.29 (BENCHMARKS.md, "Functions
-/// from Python on an AVX2-only host"). The loaded 2-core host moved rows whose code had not
+/// 1.19, sinh f64 1.17, cosh f64 1.35, expm1 f64 1.20, hypot f64 1.29 (BENCHMARKS.md before 0b97b4d,
+/// "Functions from Python on an AVX2-only host"). The loaded 2-core host moved rows whose code had not
 /// changed by up to 20%, so the rows between keep their routines (the trigonometric and inverse
 /// functions, log1p, arctan2 and pow gained 5 to 37% on blocks).
 const HALVED_LOSSES: &[(WideFn, kiln_ir::ElemType)] = {
