@@ -408,30 +408,21 @@ fn a_routine_writing_into_the_array_it_reads_gives_a_runs_bits() {
         "abs(v) ** p",
         "p ** 1.5",
     ];
+    let lengths = [1, 15, 16, 17, 255, 256, 257, 1027];
     for src in srcs {
         for backend in BACKENDS {
             let runner = FusedRunner::compile_text(src)
                 .unwrap()
                 .with_backend(backend_by_name(backend).unwrap());
-            for n in [1, 15, 16, 17, 255, 256, 257, 1027] {
-                let (mut p, v) = (data(n, 0.0), data(n, 3.0));
-                let mut want = Array1::<f64>::zeros(n);
-                runner
-                    .run_into(&[("p", (&p).into()), ("v", (&v).into())], want.view_mut())
-                    .unwrap();
-                runner
-                    .run_update("p", &[("v", (&v).into())], p.view_mut())
-                    .unwrap();
-                assert!(
-                    same_bits(p.as_slice().unwrap(), want.as_slice().unwrap()),
-                    "{src} on {backend}, n = {n}"
-                );
+            for n in lengths {
+                let (p, want) = updated_and_run(&runner, data(n, 0.0), data(n, 3.0));
+                assert!(same_bits(&p, &want), "{src} on {backend}, n = {n}");
             }
         }
     }
     for src in ["p / v", "v / p", "(p + 1j) / (v * 2)", "(v + 1j) / (p * 2)"] {
         let runner = FusedRunner::compile_text(src).unwrap();
-        for n in [1, 15, 16, 17, 255, 256, 257, 1027] {
+        for n in lengths {
             let z = |seed: f64| -> Array1<Complex64> {
                 data(n, seed)
                     .iter()
@@ -439,16 +430,25 @@ fn a_routine_writing_into_the_array_it_reads_gives_a_runs_bits() {
                     .map(|(&re, im)| Complex64::new(re, im))
                     .collect()
             };
-            let (mut p, v) = (z(0.0), z(3.0));
-            let mut want = Array1::<Complex64>::zeros(n);
-            runner
-                .run_into(&[("p", (&p).into()), ("v", (&v).into())], want.view_mut())
-                .unwrap();
-            runner
-                .run_update("p", &[("v", (&v).into())], p.view_mut())
-                .unwrap();
-            let parts = |a: &Array1<Complex64>| a.iter().flat_map(|c| [c.re, c.im]).collect::<Vec<f64>>();
+            let (p, want) = updated_and_run(&runner, z(0.0), z(3.0));
+            let parts = |a: &[Complex64]| a.iter().flat_map(|c| [c.re, c.im]).collect::<Vec<f64>>();
             assert!(same_bits(&parts(&p), &parts(&want)), "{src}, n = {n}");
         }
     }
+}
+
+/// `p` updated in place by `runner` of inputs `p` and `v`, and its run into another array.
+fn updated_and_run<A: kiln::Element + Default>(
+    runner: &FusedRunner,
+    mut p: Array1<A>,
+    v: Array1<A>,
+) -> (Vec<A>, Vec<A>) {
+    let mut want = Array1::<A>::default(p.len());
+    runner
+        .run_into(&[("p", (&p).into()), ("v", (&v).into())], want.view_mut())
+        .unwrap();
+    runner
+        .run_update("p", &[("v", (&v).into())], p.view_mut())
+        .unwrap();
+    (p.to_vec(), want.to_vec())
 }
