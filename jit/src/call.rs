@@ -59,8 +59,8 @@
 //!   output 0 (the plan's `n_slots`), each exactly once, so after such a run every element is
 //!   initialised (execute.rs calls it only for that output, of that run);
 //! - the wide routines (`apply_wide`) are `#[target_feature]` functions, called only after the host is
-//!   checked for their features; compiled code calls `wide_block` (and the sincos, binary and
-//!   complex division block functions) only on its own stack slots and, for a block written
+//!   checked for their features; compiled code calls `wide_block` (and the sincos, binary,
+//!   complex division and magnitude block functions) only on its own stack slots and, for a block written
 //!   straight into the output, on its work unit's run of output 0 (as [`Io::From`] where the
 //!   argument is read elsewhere: elements the routine only writes, which need not hold values
 //!   yet); and the kept sum's row steps (`kept_group`,

@@ -224,7 +224,11 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
             // (`wide/complex.rs`)
             for &id in &order {
                 let f = crate::typed::wide_complex(t, id, st.dtype);
+                // the magnitude only where the vector math is inline, as the wide hypot: else
+                // the inline `abs` calls libm's hypot, and a point's bits would depend on its row
+                // piece (the quotient is plain arithmetic either way)
                 if let Some(f) = f
+                    && (inline || f == WideFn::ComplexDiv)
                     && blocked
                     && key.schedule.wide
                     && crate::wide::routed(f, st.dtype)

@@ -1528,7 +1528,7 @@ fn the_binary_route_shows_in_the_code() {
     }
 }
 
-/// Complex division at full width (`wide/cdiv.rs`) over the points `z` and `w` (each part a
+/// Complex division at full width (`wide/complex.rs`) over the points `z` and `w` (each part a
 /// float of `T`): interleaved parts in, the quotients' parts out.
 fn wide_complex_div<T: Elem + WideElem>(level: Level, z: &[T], w: &[T]) -> Vec<f64> {
     let mut got = z.to_vec();

@@ -1,9 +1,10 @@
 //! Rows in blocks: the functions with a wide routine (exp, log, sin, cos, tan, exp2, expm1, tanh,
 //! sinh, cosh, the inverse trigonometric functions, log2, log10, log1p,
 //! arcsinh, arccosh, arctanh, cbrt, pow, hypot, and pow by a literal exponent with its own code;
-//! and the division of complex values whose parts are of the lanes' type: `wide::WideFn`) at the
-//! host's full vector width. A complex quotient's slots hold its points interleaved, as memory
-//! holds complex values, and are read back as a complex input is.
+//! and the quotient and the magnitude of complex values whose parts are of the lanes' type:
+//! `wide::WideFn`) at the host's full vector width. Complex slots (a quotient's, the points of a
+//! magnitude) hold points interleaved, as memory holds complex values; a quotient's is read back
+//! as a complex input is.
 //!
 //! A map or a reduction of rows (or of every axis) whose body holds nodes of those functions, where the
 //! kernel's schedule asks for it and the host has a wide level (`math::wide_routines`), runs each row
@@ -37,21 +38,21 @@
 //! `arctan2(x, y)`, `z / w`: [`direct`]), the routine's "slot" is the output row at `b`, and the
 //! block has no last phase: nothing is read back from a slot and stored again. On the same Xeon,
 //! one thread, N = 1e6: f64 exp 0.76 -> 0.62 ns an element, log 1.10 -> 0.94, log2 1.13 -> 1.02,
-//! exp2 0.70 -> 0.56, tanh 1.36 -> 1.17 (`python -m kiln.bench --functions`, a run
-//! before the change and one after, on one host). The output may be an input updated in place: the second argument's
-//! phase runs before the first argument's fills the output row (which may be the input the second
-//! reads), an argument read where it lies that is the output is read there (`src` 0), and a
+//! exp2 0.70 -> 0.56, tanh 1.36 -> 1.17 (`python -m kiln.bench --functions`, a run before the
+//! change and one after, on one host). The output may be an input updated in place: the second
+//! argument's phase runs before the first argument's fills the output row (which may be the input
+//! the second reads), an argument read where it lies that is the output is read there (`src` 0), and a
 //! second argument that is the output is copied into its slot first (a cold branch), so that the
 //! routine's result and arguments never overlap.
 //!
 //! The rest of the body is computed again in the last phase from the inputs (the block has just
 //! been read, so they are in L1) rather than kept in further slots. A slot is a stack slot of
-//! [`BLOCK`] elements (twice as many parts for a complex quotient): the block, in L1, is the one
+//! [`BLOCK`] elements (twice as many parts for complex points): the block, in L1, is the one
 //! place where kiln writes values between two phases of a kernel, never an array of the
 //! iteration's size (a block written straight into the output has its first argument's phase
-//! write into the output's own block, which the routine then overwrites with the results). The wide routines give the inline
-//! vector math's bits (`wide`), so a point's value does not depend on which route its row took, nor
-//! on where a block ends; a reduction folds the block's values in the row's own order (a block is
+//! write into the output's own block, which the routine then overwrites with the results). The
+//! wide routines give the inline vector math's bits (`wide`), so a point's value does not depend on
+//! which route its row took, nor on where a block ends; a reduction folds the block's values in the row's own order (a block is
 //! a whole number of the hot loop's iterations), so its sums are those of the unblocked loop.
 //! Shorter rows take the inline path.
 
@@ -102,8 +103,9 @@ enum With {
 }
 
 /// The body's nodes whose routines the kernel imported (`math::wide_routines`, and complex
-/// quotients), each with a stack slot of [`BLOCK`] elements (of `2 * BLOCK` parts for a complex
-/// quotient; unused where the block is written straight into the output, [`direct`]).
+/// quotients and magnitudes), each with a stack slot of [`BLOCK`] elements (of `2 * BLOCK` parts
+/// for a complex quotient, and a second one of them for a magnitude's points; the first unused
+/// where the block is written straight into the output, [`direct`]).
 ///
 /// A sin node and a cos node of the same argument are staged as one, at the place of the first of
 /// the two (their argument precedes both), by the block function that computes both from one
@@ -224,10 +226,11 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
 }
 
 /// Whether the routine of the one staged node writes each block straight into the output row:
-/// a map of one output whose value is that node (a function of one argument or of two, or a complex
-/// quotient), which it stores as the routine computes it (a float kernel's values of its dtype, a
-/// typed kernel's of the lanes' type or their complex type: `stages_in_lanes`,
-/// `wide_complex_div`), so that no last phase reads the block back from a slot and stores it again.
+/// a map of one output whose value is that node (a function of one argument or of two, a complex
+/// quotient or magnitude), which it stores as the routine computes it (a float kernel's values of
+/// its dtype, a typed kernel's of the lanes' type or their complex type: `stages_in_lanes`,
+/// `wide_complex_div`, `wide_complex_abs`), so that no last phase reads the block back from a slot
+/// and stores it again.
 pub(super) fn direct(f: &Frame<'_>, blocked: &[Staged]) -> bool {
     let alone = |st: &Staged| {
         st.node == f.key.body && matches!(st.with, With::Alone | With::Second(..) | With::FromComplex(..))
@@ -321,13 +324,10 @@ impl Skeleton<'_, '_> {
             // the routine reads its argument from the input where it lies, or (0) from where it
             // writes, which the phase fills (an input that is the output, updated in place, is
             // read there as well: the routine's result and arguments must not overlap)
-            let src = match (
-                st.with,
-                self.in_place_source(g, &row, st.arg, b_bytes, st.complex),
-            ) {
+            let src = match st.with {
                 // complex points where they lie or computed into their slot, of another type than
                 // the real magnitudes written (so never the output's memory)
-                (With::FromComplex(points, t), _) => {
+                With::FromComplex(points, t) => {
                     let shift = crate::run::stored_shift(g.size as usize, t);
                     match self.in_place_source(g, &row, st.arg, b_bytes, Some(t)) {
                         Some(s) => g.own_address(s, shift),
@@ -340,17 +340,19 @@ impl Skeleton<'_, '_> {
                         }
                     }
                 }
-                (_, Some(s)) if self.direct => {
-                    let s = g.own_address(s, shift);
-                    let same = g.b.ins().icmp(IntCC::Equal, s, slot);
-                    let zero = g.b.ins().iconst(types::I64, 0);
-                    g.b.ins().select(same, zero, s)
-                }
-                (_, Some(s)) => g.own_address(s, shift),
-                (_, None) => {
-                    self.phase(g, &row, b, e, st.arg, ptr, st.complex);
-                    g.b.ins().iconst(types::I64, 0)
-                }
+                _ => match self.in_place_source(g, &row, st.arg, b_bytes, st.complex) {
+                    Some(s) if self.direct => {
+                        let s = g.own_address(s, shift);
+                        let same = g.b.ins().icmp(IntCC::Equal, s, slot);
+                        let zero = g.b.ins().iconst(types::I64, 0);
+                        g.b.ins().select(same, zero, s)
+                    }
+                    Some(s) => g.own_address(s, shift),
+                    None => {
+                        self.phase(g, &row, b, e, st.arg, ptr, st.complex);
+                        g.b.ins().iconst(types::I64, 0)
+                    }
+                },
             };
             match (st.with, second) {
                 (With::Second(..), Some(second)) => {
@@ -390,9 +392,9 @@ impl Skeleton<'_, '_> {
     /// ([`Frame::contiguous_in_row`]) from a row pointer it holds: the wide routine then reads the
     /// block there (the addresses the row's own loads would read), with no copy into the slot
     /// first and its loads among its arithmetic. None for any other argument.
-    /// A complex argument (`complex`, the division's type) is read in place where it is an input
-    /// of that type in a contiguous run: the address returned is then the code's, which the caller
-    /// shifts back to the input's own.
+    /// A complex argument (`complex`: its type, a quotient's or a magnitude's argument's) is read
+    /// in place where it is an input of that type in a contiguous run: the address returned is then
+    /// the code's, which the caller shifts back to the input's own.
     fn in_place_source(
         &self,
         g: &mut Gen<'_, '_>,

@@ -4,8 +4,8 @@
 //! `vmath::hypot`; here
 //! `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh, `atan.rs` the inverse trigonometric
 //! functions, `logs.rs` log2, log10, log1p and the inverse hyperbolic functions, `cbrt.rs`,
-//! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments, `complex.rs` complex division)
-//! compiled
+//! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments, `complex.rs` complex division
+//! and magnitude) compiled
 //! by rustc for AVX-512 (8 f64 lanes) and for AVX2 + FMA (4 lanes), over slices, for kernels that run
 //! these nodes on blocks (see
 //! `block.rs`). Cranelift 0.135 lowers 128-bit vectors only; this is the one place where kiln's code
@@ -216,7 +216,7 @@ pub fn halves_256() -> bool {
 const HALVED_LOSSES: &[(WideFn, kiln_ir::ElemType)] = {
     use Binary::Hypot;
     use Routine::{Cosh, Exp, Exp2, Expm1, Log, PowThreeHalves, Sinh, Tanh};
-    use WideFn::{One, Two};
+    use WideFn::{ComplexAbs, One, Two};
     use kiln_ir::ElemType::{F32, F64};
     &[
         (One(Exp), F64),
@@ -231,6 +231,8 @@ const HALVED_LOSSES: &[(WideFn, kiln_ir::ElemType)] = {
         (One(Cosh), F64),
         (One(Expm1), F64),
         (Two(Hypot), F64),
+        // the same lanes as the f64 hypot routine (not measured on such a host itself)
+        (ComplexAbs, F64),
     ]
 };
 
@@ -527,9 +529,9 @@ pub(super) fn write<T: Copy>(d: &mut [std::mem::MaybeUninit<T>], s: &[T]) {
 pub trait WideElem: Copy + Sized {
     /// The dtype of `Self`.
     const DTYPE: kiln_ir::ElemType;
-    /// The slice function of `r` at `level`: `xs[j] = r(src[j])` with a source (as long as
-    /// `xs`), else `r(xs[j])` in place. Unsafe to call unless the host has `level`
-    /// ([`Level::on_host`]), which call.rs checks.
+    /// The slice function of `r` at `level`: `xs[j] = r(xs[j])` in place, or `dst[j] = r(src[j])`
+    /// from a source ([`Io`]). Unsafe to call unless the host has `level` ([`Level::on_host`]),
+    /// which call.rs checks.
     fn routine(r: Routine, level: Level) -> unsafe fn(Io<'_, Self>);
     /// The kept sum's group step at `level` (`rows.rs`): `out[j] += tree(rows[0][j], ...,
     /// rows[7][j])` over `out`, in f64. Unsafe to call unless the host has `level`.
@@ -537,18 +539,19 @@ pub trait WideElem: Copy + Sized {
     /// The kept sum's single-row step at `level` (`rows.rs`): `out[j] += x[j]` over `out`, in f64.
     /// Unsafe to call unless the host has `level`.
     fn single(level: Level) -> unsafe fn(&[Self], &mut [f64]);
-    /// sin and cos of one argument at `level` (`lanes.rs`): `xs[j]` to `sin(xs[j])` in place and
-    /// `ys[j]` to `cos` of it (of `src[j]` where a source is given, as long as `xs`), for every `j` of `xs` (`ys` at least as long), the bits of
-    /// [`Routine::Sin`] and [`Routine::Cos`]. Unsafe to call unless the host has `level`.
+    /// sin and cos of one argument at `level` (`lanes.rs`): the argument's elements to their sines
+    /// (in place, or from a source into a destination: [`Io`]) and `ys[j]` to the cosine of the
+    /// same argument (`ys` at least as long, only written), the bits of [`Routine::Sin`] and
+    /// [`Routine::Cos`]. Unsafe to call unless the host has `level`.
     fn sincos(level: Level) -> unsafe fn(Io<'_, Self>, &mut [std::mem::MaybeUninit<Self>]);
     /// The slice function of the routine of two arguments `r` at `level` (`binary.rs`):
-    /// `xs[j] = f(xs[j], ys[j])` for every `j` of `xs` (`ys` at least as long; `src[j]` in place of
-    /// `xs[j]` where a source is given, as long as `xs`). Unsafe to call
-    /// unless the host has `level`.
+    /// `xs[j] = f(xs[j], ys[j])` for every `j` of the first arguments (in place, or from a source
+    /// into a destination: [`Io`]; `ys` at least as long). Unsafe to call unless the host has
+    /// `level`.
     fn binary(r: Binary, level: Level) -> unsafe fn(Io<'_, Self>, &[Self]);
     /// The slice function of complex division at `level` (`complex.rs`) of points whose parts are
-    /// `Self`, interleaved: each point of `xs` (two parts, `xs` of an even length) divided by
-    /// `ys`'s (at least as long; the dividends `src`'s where a source is given, as long as `xs`).
+    /// `Self`, interleaved: each point of the dividends (two parts; in place, or from a source into
+    /// a destination: [`Io`], of an even length) divided by `ys`'s (at least as long).
     /// Unsafe to call unless the host has `level`.
     fn complex_div(level: Level) -> unsafe fn(Io<'_, Self>, &[Self]);
     /// The slice function of the magnitude at `level` (`complex.rs`) of points whose parts are
