@@ -475,14 +475,22 @@ unsafe fn block_io<'a, T>(p: *mut T, src: *const T, n: usize) -> Io<'a, T> {
     }
 }
 
+/// An error unless this host has `level`'s processor features (which every call of a
+/// `#[target_feature]` routine of `level` needs).
+fn on_host(level: Level) -> Result<()> {
+    if level.on_host() {
+        Ok(())
+    } else {
+        Err(JitError::Unsupported(format!(
+            "the wide routines of level {level:?} need processor features this host lacks"
+        )))
+    }
+}
+
 /// The routine `r` of `level` over `io` (source and destination of one length: the callers check
 /// it).
 fn run_wide<T: WideElem>(r: Routine, level: Level, io: Io<'_, T>) -> Result<()> {
-    if !level.on_host() {
-        return Err(JitError::Unsupported(format!(
-            "the wide routines of level {level:?} need processor features this host lacks"
-        )));
-    }
+    on_host(level)?;
     let routine = T::routine(r, level);
     // SAFETY: `routine` is one of wide.rs's `#[target_feature]` functions compiled for `level`
     // (`WideElem::routine` maps each level to its own), and the host has every feature of `level`
@@ -543,11 +551,7 @@ pub(crate) fn wide_block_address(r: Routine, dtype: kiln_ir::ElemType) -> *const
 /// ([`crate::wide`], `binary.rs`): the bits of the inline vector math. An error if the host lacks
 /// `level` or if `ys` is not as long as `xs`.
 pub fn apply_wide_binary<T: WideElem>(r: Binary, level: Level, xs: &mut [T], ys: &[T]) -> Result<()> {
-    if !level.on_host() {
-        return Err(JitError::Unsupported(format!(
-            "the wide routines of level {level:?} need processor features this host lacks"
-        )));
-    }
+    on_host(level)?;
     if xs.len() != ys.len() {
         return Err(JitError::WrongKernel(format!(
             "{r:?} of {} first arguments and {} second ones",
@@ -612,11 +616,7 @@ pub(crate) fn wide_binary_block_address(r: Binary, dtype: kiln_ir::ElemType) -> 
 /// ([`crate::wide`], `complex.rs`): the bits of the inline code's division. An error if the host lacks
 /// `level`, if `ys` is not as long as `xs`, or if they hold half a point.
 pub fn apply_wide_complex_div<T: WideElem>(level: Level, xs: &mut [T], ys: &[T]) -> Result<()> {
-    if !level.on_host() {
-        return Err(JitError::Unsupported(format!(
-            "the wide routines of level {level:?} need processor features this host lacks"
-        )));
-    }
+    on_host(level)?;
     if xs.len() != ys.len() || !xs.len().is_multiple_of(2) {
         return Err(JitError::WrongKernel(format!(
             "complex division of {} parts by {} parts (two parts a point, as many points each)",
@@ -672,11 +672,7 @@ pub(crate) fn wide_complex_div_address(dtype: kiln_ir::ElemType) -> *const u8 {
 /// bits of the inline code's `abs`. An error if the host lacks `level`, or if `src` does not hold
 /// two parts for each element of `dst`.
 pub fn apply_wide_complex_abs<T: WideElem>(level: Level, dst: &mut [T], src: &[T]) -> Result<()> {
-    if !level.on_host() {
-        return Err(JitError::Unsupported(format!(
-            "the wide routines of level {level:?} need processor features this host lacks"
-        )));
-    }
+    on_host(level)?;
     if src.len() != 2 * dst.len() {
         return Err(JitError::WrongKernel(format!(
             "the magnitudes of {} parts into {} elements (two parts a point)",
@@ -731,11 +727,7 @@ pub(crate) fn wide_complex_abs_address(dtype: kiln_ir::ElemType) -> *const u8 {
 /// that computes both ([`crate::wide`], `WideElem::sincos`): the bits of [`Routine::Sin`] and
 /// [`Routine::Cos`]. An error if the host lacks `level` or if `ys` is not as long as `xs`.
 pub fn apply_wide_sincos<T: WideElem>(level: Level, xs: &mut [T], ys: &mut [T]) -> Result<()> {
-    if !level.on_host() {
-        return Err(JitError::Unsupported(format!(
-            "the wide routines of level {level:?} need processor features this host lacks"
-        )));
-    }
+    on_host(level)?;
     if xs.len() != ys.len() {
         return Err(JitError::WrongKernel(format!(
             "sin and cos of {} elements into an output of {}",
@@ -790,11 +782,7 @@ pub(crate) fn wide_sincos_address(dtype: kiln_ir::ElemType) -> *const u8 {
 /// x[j]`, for every `j` of `out`, each value widened to f64: the inline path's bits. An error if the
 /// host lacks `level`, if the rows are not one or eight, or if a row is shorter than `out`.
 pub fn apply_kept_rows<T: WideElem>(level: Level, rows: &[&[T]], out: &mut [f64]) -> Result<()> {
-    if !level.on_host() {
-        return Err(JitError::Unsupported(format!(
-            "the wide routines of level {level:?} need processor features this host lacks"
-        )));
-    }
+    on_host(level)?;
     if let Some(r) = rows.iter().find(|r| r.len() < out.len()) {
         return Err(JitError::WrongKernel(format!(
             "a kept sum's row of {} elements is shorter than its output run of {}",

@@ -222,46 +222,22 @@ pub fn stages_in_lanes(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir
             .all(|o| kernel.type_of(o) == lanes)
 }
 
-/// The wide routine of complex values that computes node `id` of `kernel` on blocks in a kernel
-/// of float lanes `lanes`, if one does: a quotient ([`wide_complex_div`]) or a magnitude
-/// ([`wide_complex_abs`]).
+/// The wide routine of complex values (`wide/complex.rs`) that computes node `id` of `kernel` on
+/// blocks in a kernel of float lanes `lanes`, if one does: a quotient, or the magnitude (`abs`), of
+/// complex values whose parts are of that type (complex128 in float64 lanes, complex64 in float32
+/// lanes: whole vectors of parts; complex64 beside 64-bit values, half-filled, stays inline).
 pub fn wide_complex(
     kernel: &TypedKernel,
     id: kiln_ir::NodeId,
     lanes: kiln_ir::ElemType,
 ) -> Option<crate::wide::WideFn> {
     use crate::wide::WideFn;
-    if wide_complex_div(kernel, id, lanes) {
-        Some(WideFn::ComplexDiv)
-    } else if wide_complex_abs(kernel, id, lanes) {
-        Some(WideFn::ComplexAbs)
-    } else {
-        None
-    }
-}
-
-/// Whether node `id` of `kernel` is a complex division the wide routine computes on blocks
-/// (`wide/complex.rs`) in a kernel of float lanes `lanes`: a quotient of complex values whose parts
-/// are of that type (complex128 in float64 lanes, complex64 in float32 lanes: whole vectors of
-/// parts; complex64 beside 64-bit values, half-filled, stays inline).
-pub fn wide_complex_div(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir::ElemType) -> bool {
-    matches!(
-        kernel.kernel.arena.node(id),
-        Node::Binary(kiln_ir::BinaryOp::Div, ..)
-    ) && kernel.type_of(id).is_complex()
-        && kernel.type_of(id).real_part() == Some(lanes)
-}
-
-/// Whether node `id` of `kernel` is the magnitude of a complex value the wide routine computes on
-/// blocks (`wide/complex.rs`) in a kernel of float lanes `lanes`: `abs` of complex values whose
-/// parts are of that type (as [`wide_complex_div`]).
-pub fn wide_complex_abs(kernel: &TypedKernel, id: kiln_ir::NodeId, lanes: kiln_ir::ElemType) -> bool {
-    match *kernel.kernel.arena.node(id) {
-        Node::Unary(kiln_ir::UnaryOp::Abs, z) => {
-            kernel.type_of(z).is_complex() && kernel.type_of(z).real_part() == Some(lanes)
-        }
-        _ => false,
-    }
+    let (f, complex) = match *kernel.kernel.arena.node(id) {
+        Node::Binary(kiln_ir::BinaryOp::Div, ..) => (WideFn::ComplexDiv, kernel.type_of(id)),
+        Node::Unary(kiln_ir::UnaryOp::Abs, z) => (WideFn::ComplexAbs, kernel.type_of(z)),
+        _ => return None,
+    };
+    (complex.is_complex() && complex.real_part() == Some(lanes)).then_some(f)
 }
 
 /// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2;

@@ -229,7 +229,7 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
 /// a map of one output whose value is that node (a function of one argument or of two, a complex
 /// quotient or magnitude), which it stores as the routine computes it (a float kernel's values of
 /// its dtype, a typed kernel's of the lanes' type or their complex type: `stages_in_lanes`,
-/// `wide_complex_div`, `wide_complex_abs`), so that no last phase reads the block back from a slot
+/// `wide_complex`), so that no last phase reads the block back from a slot
 /// and stores it again.
 pub(super) fn direct(f: &Frame<'_>, blocked: &[Staged]) -> bool {
     let alone = |st: &Staged| {
