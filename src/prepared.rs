@@ -47,6 +47,19 @@ pub(crate) trait Args<'a> {
     fn count(&self) -> usize;
     /// Input `i`.
     fn at(&self, i: usize) -> &ArrayArg<'a>;
+    /// Input `i`'s elements, where it is a C-contiguous array of `L` (the serial paths' inputs).
+    fn slice<L: Float>(&self, i: usize) -> Option<&'a [L]> {
+        L::slice_of(self.at(i))
+    }
+    /// Input `i` as the direct call in lanes of `L` reads it ([`direct_input`]).
+    fn direct<L: Float>(&self, i: usize) -> Option<InputRef<'a, L>> {
+        direct_input::<L>(self.at(i))
+    }
+    /// Whether input `i` is laid out as `f` was bound: C-contiguous, or with the same strides.
+    fn laid_out(&self, i: usize, f: &Form) -> bool {
+        let a = self.at(i);
+        f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides))
+    }
 }
 
 impl<'a> Args<'a> for [ArrayArg<'a>] {
@@ -64,6 +77,55 @@ impl<'a> Args<'a> for [(&str, ArrayArg<'a>)] {
     }
     fn at(&self, i: usize) -> &ArrayArg<'a> {
         &self[i].1
+    }
+}
+
+/// A call's inputs given as their own elements in C order ([`Stored`]), checked by
+/// [`Prepared::check_stored`] (the bound count, each of its bound type and element count, none a
+/// view): the serial and direct paths read them as they are; a path that needs arrays (the
+/// runner's general run, memory order) views them in their bound shapes, once per call.
+pub(crate) struct StoredArgs<'s, 'a> {
+    stored: &'s [Stored<'a>],
+    forms: &'s [Form],
+    arrays: std::cell::OnceCell<Vec<ArrayArg<'a>>>,
+}
+
+impl<'s, 'a> StoredArgs<'s, 'a> {
+    /// `stored`, checked against `forms` by [`Prepared::check_stored`].
+    pub(crate) fn new(stored: &'s [Stored<'a>], forms: &'s [Form]) -> Self {
+        StoredArgs {
+            stored,
+            forms,
+            arrays: std::cell::OnceCell::new(),
+        }
+    }
+}
+
+impl<'a> Args<'a> for StoredArgs<'_, 'a> {
+    fn count(&self) -> usize {
+        self.stored.len()
+    }
+    fn at(&self, i: usize) -> &ArrayArg<'a> {
+        let arrays = self.arrays.get_or_init(|| {
+            self.stored
+                .iter()
+                .zip(self.forms)
+                // check_stored holds every input to its form's type and element count, and
+                // refuses views, so each is an array of its bound shape
+                .map(|(s, f)| array_of(s, &f.shape).expect("inputs checked by check_stored"))
+                .collect()
+        });
+        &arrays[i]
+    }
+    fn slice<L: Float>(&self, i: usize) -> Option<&'a [L]> {
+        L::stored_slice(&self.stored[i])
+    }
+    fn direct<L: Float>(&self, i: usize) -> Option<InputRef<'a, L>> {
+        Some(stored_input::<L>(&self.stored[i]))
+    }
+    fn laid_out(&self, _: usize, f: &Form) -> bool {
+        // elements in C order: as bound where the input was bound C-contiguous
+        f.standard
     }
 }
 
@@ -511,7 +573,7 @@ impl Prepared {
     /// As [`Prepared::run_into`]; an `out` of another type or length than the result's.
     pub fn run_into_out(&self, inputs: &[ArrayArg<'_>], out: OutSlice<'_>) -> Result<()> {
         self.check(inputs)?;
-        self.run_out_checked(inputs, out)
+        self.run_out_checked(inputs, out, "run_into_out")
     }
 
     /// [`Prepared::run_into`]: the inputs checked, then [`Prepared::run_view_checked`].
@@ -592,8 +654,9 @@ impl Prepared {
         &self,
         inputs: &I,
         mut out: OutSlice<'_>,
+        call: &str,
     ) -> Result<()> {
-        self.runner.single("run_into_out")?;
+        self.runner.single(call)?;
         self.check_out(&out)?;
         let serial = match out.reborrow() {
             OutSlice::F64(o) => self.serial_into::<f64, I>(inputs, o),
@@ -648,8 +711,7 @@ impl Prepared {
         inputs: &I,
         out: &mut [L],
     ) -> Option<Result<()>> {
-        if self.serial_inputs::<L>() && self.try_serial_with(|k| L::slice_of(inputs.at(k)), &mut [&mut *out])
-        {
+        if self.serial_inputs::<L>() && self.try_serial_with(|k| inputs.slice::<L>(k), &mut [&mut *out]) {
             return Some(Ok(()));
         }
         let r = self.serial_reduce.as_ref().filter(|_| self.lanes == L::DTYPE)?;
@@ -661,65 +723,19 @@ impl Prepared {
 
     /// Runs on inputs given as their own elements in C order ([`Stored`]: each of the type it was
     /// bound with, as many elements as its bound shape holds; a scalar is one element) into `out`
-    /// (the result's elements in C order, of its type): where every input was bound C-contiguous,
-    /// the direct call with no view made of any input, the cheapest call of a handle of integer,
-    /// bool, complex, byte-string or mixed inputs; else as [`Prepared::run_into_out`], on arrays of
-    /// the bound shapes.
+    /// (the result's elements in C order, of its type): [`Prepared::run_into_out`]'s call (the
+    /// serial kernel or fold, the direct call, else the runner's run), which reads the elements as
+    /// they are where every input was bound C-contiguous (no view made: the cheapest call of a
+    /// handle of integer, bool, complex, byte-string or mixed inputs), and views them in their bound
+    /// shapes where a path needs arrays.
     ///
     /// # Errors
     /// A count of inputs other than the bound one, an input of another type or element count than
     /// it was bound with or given as a view (the error names it), an `out` of another type or
     /// length than the result's, and the errors of [`Prepared::run_into_out`].
-    pub fn run_stored(&self, inputs: &[Stored<'_>], mut out: OutSlice<'_>) -> Result<()> {
+    pub fn run_stored(&self, inputs: &[Stored<'_>], out: OutSlice<'_>) -> Result<()> {
         self.check_stored(inputs, None, "input")?;
-        self.runner.single("run_stored")?;
-        self.check_out(&out)?;
-        // a whole-array reduction below the threshold: the serial fold, into the one element
-        if let Some(r) = &self.serial_reduce
-            && self.direct.is_some()
-            && self.order.len() <= STACK_INPUTS
-        {
-            let done = match (self.lanes, out.reborrow()) {
-                (kiln_ir::ElemType::F64, OutSlice::F64([first])) => {
-                    self.fold_stored::<f64>(r, inputs).map(|v| v.map(|v| *first = v))
-                }
-                (kiln_ir::ElemType::F32, OutSlice::F32([first])) => {
-                    self.fold_stored::<f32>(r, inputs).map(|v| v.map(|v| *first = v))
-                }
-                _ => None,
-            };
-            if let Some(done) = done {
-                return done;
-            }
-        }
-        if self.memory.is_none()
-            && let Some(spec) = &self.direct
-            && self.order.len() <= STACK_INPUTS
-            && self.forms.iter().all(|f| f.standard)
-        {
-            let done = match self.lanes {
-                kiln_ir::ElemType::F64 => self.call_direct_k(
-                    spec,
-                    |pos| Some(stored_input::<f64>(&inputs[pos])),
-                    Some(out.reborrow()),
-                ),
-                kiln_ir::ElemType::F32 => self.call_direct_k(
-                    spec,
-                    |pos| Some(stored_input::<f32>(&inputs[pos])),
-                    Some(out.reborrow()),
-                ),
-                _ => unreachable!("only float types (f32, f64) reach here"),
-            };
-            if let Some(done) = done {
-                return done.map(|_| ());
-            }
-        }
-        let arrays = inputs
-            .iter()
-            .zip(&self.forms)
-            .map(|(s, f)| array_of(s, &f.shape))
-            .collect::<Result<Vec<_>>>()?;
-        self.run_into_out(&arrays, out)
+        self.run_out_checked(&StoredArgs::new(inputs, &self.forms), out, "run_stored")
     }
 
     /// Whether every input was bound C-contiguous and of dtype `A`: the condition (with the call's
@@ -798,16 +814,6 @@ impl Prepared {
         self.run_stored(&stored, B::out_buffer(out))
     }
 
-    /// The serial fold of a bound whole-array reduction over `inputs` (in the call's order, at most
-    /// [`STACK_INPUTS`]), each a slice of `A`; None where one is not.
-    fn fold_stored<A: Float>(&self, r: &kiln_jit::SerialReduce, inputs: &[Stored<'_>]) -> Option<Result<A>> {
-        let mut parts = [kiln_jit::Part::Slice(&[][..]); STACK_INPUTS];
-        for (p, &pos) in parts.iter_mut().zip(&self.order) {
-            *p = kiln_jit::Part::Slice(A::stored_slice(&inputs[pos])?);
-        }
-        Some(r.run(&parts[..self.order.len()]).map_err(Into::into))
-    }
-
     pub(crate) fn count_error(&self, given: usize) -> Error {
         Error::Prepared(format!(
             "{given} inputs given, {} bound ({})",
@@ -823,11 +829,7 @@ impl Prepared {
     /// Whether `inputs` have the layouts the handle was bound with (C-contiguous, or the same
     /// strides), few enough for the stack: the direct path's condition on a call's views.
     fn laid_out_as_bound<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> bool {
-        inputs.count() <= STACK_INPUTS
-            && self.forms.iter().enumerate().all(|(i, f)| {
-                let a = inputs.at(i);
-                f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides))
-            })
+        inputs.count() <= STACK_INPUTS && self.forms.iter().enumerate().all(|(i, f)| inputs.laid_out(i, f))
     }
 
     /// [`Prepared::call_direct`] on the call's arrays (their types, shapes and layouts checked),
@@ -854,7 +856,7 @@ impl Prepared {
         inputs: &I,
         out: Option<OutSlice<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
-        let input = |pos: usize| direct_input::<L>(inputs.at(pos));
+        let input = |pos: usize| inputs.direct::<L>(pos);
         self.call_direct_k(spec, input, out)
     }
 
@@ -989,9 +991,9 @@ impl Prepared {
         if self.order.len() > STACK_INPUTS {
             return None;
         }
-        let mut parts: [kiln_jit::Part<'a, A>; STACK_INPUTS] = [kiln_jit::Part::Slice(&[]); STACK_INPUTS];
+        let mut parts: [kiln_jit::Part<'_, A>; STACK_INPUTS] = [kiln_jit::Part::Slice(&[]); STACK_INPUTS];
         for (p, &pos) in parts.iter_mut().zip(&self.order) {
-            *p = kiln_jit::Part::Slice(A::slice_of(inputs.at(pos))?);
+            *p = kiln_jit::Part::Slice(inputs.slice::<A>(pos)?);
         }
         Some(r.run(&parts[..self.order.len()]).map_err(Into::into))
     }
@@ -1112,19 +1114,19 @@ fn reads_direct(a: &ArrayArg<'_>, kernel: &KernelIR, plan: &BroadcastPlan, i: us
 
 /// A C-order input given as its own elements as the direct call in lanes of `L` reads it: a slice
 /// of `L`, else stored ([`Prepared::run_stored`]).
-fn stored_input<'a, L: Float>(s: &'a Stored<'_>) -> InputRef<'a, L> {
+fn stored_input<'a, L: Float>(s: &Stored<'a>) -> InputRef<'a, L> {
     match L::stored_slice(s) {
         Some(x) => InputRef::Slice(x),
-        None => InputRef::Stored(s.view()),
+        None => InputRef::Stored(s.clone()),
     }
 }
 
 /// The array of `shape` whose elements in C order are `s` (checked to hold them).
-fn array_of<'a>(s: &'a Stored<'_>, shape: &[usize]) -> Result<ArrayArg<'a>> {
+fn array_of<'a>(s: &Stored<'a>, shape: &[usize]) -> Result<ArrayArg<'a>> {
     fn view<'a, T>(d: &'a [T], shape: &[usize]) -> Result<ndarray::ArrayViewD<'a, T>> {
         ndarray::ArrayViewD::from_shape(shape, d).map_err(|e| Error::Prepared(e.to_string()))
     }
-    Ok(match s {
+    Ok(match *s {
         Stored::Bool(d) => ArrayArg::from(view(d, shape)?),
         Stored::I32(d) => ArrayArg::from(view(d, shape)?),
         Stored::I64(d) => ArrayArg::from(view(d, shape)?),
@@ -1132,7 +1134,7 @@ fn array_of<'a>(s: &'a Stored<'_>, shape: &[usize]) -> Result<ArrayArg<'a>> {
         Stored::F64(d) => ArrayArg::from(view(d, shape)?),
         Stored::C64(d) => ArrayArg::from(view(d, shape)?),
         Stored::C128(d) => ArrayArg::from(view(d, shape)?),
-        Stored::Bytes(d, w) => ArrayArg::Bytes(crate::Strings::new(d, *w as usize, shape)?),
+        Stored::Bytes(d, w) => ArrayArg::Bytes(crate::Strings::new(d, w as usize, shape)?),
         Stored::View(_) => return Err(Error::Prepared("a view given as C-order elements".into())),
     })
 }

@@ -414,10 +414,18 @@ fn stored<'a>(d: &'a Inputs, name: &str) -> kiln_jit::Stored<'a> {
 #[test]
 fn typed_handles_run_on_their_own_elements() {
     use kiln_jit::Stored;
+    // beside the typed cases: a float map and whole-array fold (the serial paths on the elements),
+    // and plans of two kernels (the runner's run, on the elements viewed in their bound shapes)
+    let more: &[(&str, &[&str])] = &[
+        ("x * 2 + 1", &["x"]),
+        ("sum(x * x)", &["x"]),
+        ("x - mean(x)", &["x"]),
+        ("i - max(i) + j", &["i", "j"]),
+    ];
     for n in [0usize, 1, 3, 17, 100] {
         let data = Inputs::new(n);
-        for &(expr, names) in CASES {
-            if n == 0 && expr == "max(j)" {
+        for &(expr, names) in CASES.iter().chain(more) {
+            if n == 0 && (expr == "max(j)" || expr.contains("max(i)")) {
                 continue;
             }
             let named = data.args(names);
@@ -458,6 +466,14 @@ fn typed_handles_run_on_their_own_elements() {
     };
     let (b, i, j) = (stored(&data, "b"), stored(&data, "i"), stored(&data, "j"));
     assert!(err(&[b.clone(), i.clone()]).contains("2 inputs given, 3 bound"));
+    // a handle of several results: the call of one names itself
+    let two = FusedRunner::compile_text("i * 2; i + 1").unwrap();
+    let h2 = two.prepared(&data.args(&["i"])).unwrap();
+    let e = bits_of(kiln::ElemType::I64, 10, |o| {
+        h2.run_stored(std::slice::from_ref(&i), o)
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("run_stored gives one result"), "{e}");
     assert!(err(&[b.clone(), j.clone(), j.clone()]).contains("input 1 ('i')"));
     let short = Stored::I32(&[1, 2, 3]);
     assert!(err(&[b.clone(), i.clone(), short]).contains("input 2 ('j')"));

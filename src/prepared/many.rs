@@ -19,7 +19,7 @@
 //! dtype), each updated by one result. The compiled loop loads every input of a point before it stores
 //! any output of that point (kiln-jit `call.rs`), so every result reads the old values.
 
-use super::{Args, Form, Prepared};
+use super::{Args, Form, Prepared, StoredArgs};
 use crate::array::{ArrayArg, Element, Float, Output};
 use crate::backend::OutSlice;
 use crate::compiled::Compiled;
@@ -457,20 +457,9 @@ impl Prepared {
     /// # Errors
     /// As [`Prepared::run_slices_many`]; an input given as a view.
     pub fn run_stored_many(&self, inputs: &[Stored<'_>], outs: &mut [OutSlice<'_>]) -> Result<()> {
-        let m = &*self.many;
         self.check_stored(inputs, None, "input")?;
-        check_bufs(m, outs)?;
-        if let Some(spec) = &m.direct
-            && let Some(done) = self.direct_stored(spec, &m.slots, inputs, outs)
-        {
-            return done;
-        }
-        let arrays = inputs
-            .iter()
-            .zip(&self.forms)
-            .map(|(s, f)| super::array_of(s, &f.shape))
-            .collect::<Result<Vec<_>>>()?;
-        self.copy_many(&arrays[..], outs)
+        check_bufs(&self.many, outs)?;
+        self.outs_rest(&StoredArgs::new(inputs, &self.forms), outs)
     }
 
     /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one output per
@@ -500,14 +489,8 @@ impl Prepared {
         outs: &mut O,
     ) -> Result<()> {
         self.check_outs(outs)?;
-        let m = &*self.many;
         if let Some(mut bufs) = outs.buffers() {
-            if let Some(spec) = &m.direct
-                && let Some(done) = self.direct_arrays(spec, inputs, &mut bufs)
-            {
-                return done;
-            }
-            return self.copy_many(inputs, &mut bufs);
+            return self.outs_rest(inputs, &mut bufs);
         }
         // an output in another layout: every result fresh (checked above), assigned
         let results = self.with_user(inputs, |user| self.runner.run_many_bound(user))?;
@@ -546,6 +529,18 @@ impl Prepared {
         Ok(())
     }
 
+    /// Several results into `bufs` (checked: one per result, each of its result's type and
+    /// length), the inputs checked: the compiled pass of a direct handle where they are laid out as
+    /// bound, else the runner's run, each result copied in.
+    fn outs_rest<'a, I: Args<'a> + ?Sized>(&self, inputs: &I, bufs: &mut [OutSlice<'_>]) -> Result<()> {
+        if let Some(spec) = &self.many.direct
+            && let Some(done) = self.direct_arrays(spec, inputs, bufs)
+        {
+            return done;
+        }
+        self.copy_many(inputs, bufs)
+    }
+
     /// The compiled pass of a direct handle into `bufs` (checked: every one of its result's type),
     /// on the call's arrays where they are laid out as bound (the serial kernel first, where it
     /// takes them); None otherwise.
@@ -580,11 +575,11 @@ impl Prepared {
                 .iter_mut()
                 .zip(outs.iter_mut())
                 .all(|(b, o)| L::from_out(b.reborrow()).map(|s| *o = s).is_some());
-            if floats && self.try_serial_with(|k| L::slice_of(inputs.at(k)), &mut outs[..n]) {
+            if floats && self.try_serial_with(|k| inputs.slice::<L>(k), &mut outs[..n]) {
                 return Some(Ok(()));
             }
         }
-        let input = |k: usize| super::direct_input::<L>(inputs.at(k));
+        let input = |k: usize| inputs.direct::<L>(k);
         self.call_many(spec, &self.many.slots, input, bufs)
     }
 
@@ -820,7 +815,7 @@ impl Prepared {
         for (c, f) in self.forms.iter().enumerate() {
             args.push(match m.updated.iter().position(|&u| u == c) {
                 Some(o) => previous[o].arg(),
-                None => super::array_of(next_rest.next().expect("counts checked"), &f.shape)?,
+                None => super::array_of(&next_rest.next().expect("counts checked").view(), &f.shape)?,
             });
         }
         self.copy_many(&args[..], updated)
