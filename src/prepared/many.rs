@@ -795,30 +795,16 @@ impl Prepared {
             .zip(&m.updated)
             .map(|(u, &c)| previous_values(u, &self.forms[c].shape))
             .collect::<Result<_>>()?;
-        if let Some(spec) = m.direct.as_ref().filter(|_| !m.slots.is_empty()) {
-            // the compiled pass from the copies into the inputs' buffers
-            let mut next_rest = rest.iter();
-            let all = (0..self.forms.len())
-                .map(|c| match m.updated.iter().position(|&u| u == c) {
-                    Some(o) => output_elements(&previous[o]),
-                    None => next_rest.next().map(Stored::view),
-                })
-                .collect::<Option<SmallVec<[Stored<'_>; 8]>>>();
-            if let Some(all) = all
-                && let Some(done) = self.direct_stored(spec, &m.slots, &all, updated)
-            {
-                return done;
-            }
-        }
-        let mut args: Vec<ArrayArg<'_>> = Vec::with_capacity(self.forms.len());
+        // the handle's run (the compiled pass, or the runner's) from the copies into the buffers
         let mut next_rest = rest.iter();
-        for (c, f) in self.forms.iter().enumerate() {
-            args.push(match m.updated.iter().position(|&u| u == c) {
-                Some(o) => previous[o].arg(),
-                None => super::array_of(&next_rest.next().expect("counts checked").view(), &f.shape)?,
-            });
-        }
-        self.copy_many(&args[..], updated)
+        let all = (0..self.forms.len())
+            .map(|c| match m.updated.iter().position(|&u| u == c) {
+                Some(o) => output_elements(&previous[o]),
+                None => next_rest.next().map(Stored::view),
+            })
+            .collect::<Option<SmallVec<[Stored<'_>; 8]>>>()
+            .ok_or_else(|| Error::Unsupported("byte strings are not updated in place".into()))?;
+        self.outs_rest(&StoredArgs::new(&all, &self.forms), updated)
     }
 
     /// [`Element::serial_slices`] of a float type `L`: the serial kernel on `inputs` into `outs`
