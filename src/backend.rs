@@ -145,15 +145,12 @@ pub trait Backend: Send + Sync + Debug {
     /// Readies `kernel`, to be read as `plan` says, for any number of runs.
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
     /// Readies the typed kernel `typed` (integer, bool, complex or byte-string values; see
-    /// [`kiln_ir::typed`]) for any number of runs, input `i` read in place with `views[i]`'s strides
-    /// where the caller passes a strided view. The executable takes the inputs in their own types
-    /// ([`Buffers::Typed`]): the interpreter's runs it on kiln-ir's typed interpreter; a backend that
-    /// compiles it ([`Backend::compiles_typed`]) gives its compiled kernel.
-    fn prepare_typed(
-        &self,
-        typed: &Arc<TypedKernel>,
-        views: &[Option<Vec<isize>>],
-    ) -> Result<Box<dyn Executable>>;
+    /// [`kiln_ir::typed`]), to be read as `plan` says, for any number of runs. The executable takes
+    /// the inputs in their own types ([`Buffers::Typed`]: C-contiguous, or a strided view `plan`
+    /// reads in place, else a copy in C order): the interpreter's runs it on kiln-ir's typed
+    /// interpreter; a backend that compiles it ([`Backend::compiles_typed`]) gives its compiled
+    /// kernel where `plan` copies no input.
+    fn prepare_typed(&self, typed: &Arc<TypedKernel>, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
     /// Whether the backend compiles the typed kernel `typed` (its [`Backend::prepare_typed`] gives an
     /// executable that runs it compiled, from its identity at least):
     /// sibling reductions of bool and integer values run in one pass only where it does (elsewhere

@@ -320,7 +320,7 @@ pub(crate) fn specialise(
     let kernel = match typing(program, &kernel, args)? {
         Path::Float if let Some(typed) = several_types(&kernel, args) => {
             let why = "a map of several results of several types, each written in its own".to_string();
-            return typed_specialisation(typed, &why, options, notes);
+            return typed_specialisation(typed, &why, args, notes);
         }
         Path::Float => {
             // a float32 input of a float64 kernel is read where it is, widened (exactly) as it is
@@ -335,7 +335,7 @@ pub(crate) fn specialise(
             with_stored(kernel, dtype, &stored)
         }
         Path::Stored(dtype, stored) => with_stored(kernel, dtype, &stored),
-        Path::Typed(why, typed) => return typed_specialisation(*typed, &why, options, notes),
+        Path::Typed(why, typed) => return typed_specialisation(*typed, &why, args, notes),
     };
     // a float kernel reads an integer literal as the nearest f64, as every float literal
     let kernel = kiln_ir::passes::rebuild(&kernel, |arena, _, node| match node {
@@ -406,26 +406,38 @@ pub(crate) fn specialise(
 }
 
 /// The specialisation of a kernel the typed path computes (see [`typing`]); its first note is why
-/// the kernel is typed, `why` (which [`explained`] says with the engine that runs it).
+/// the kernel is typed, `why` (which [`explained`] says with the engine that runs it). Its plan is
+/// the one it runs by: one that reads every input where it is, C-contiguous or a strided view of
+/// the shape the kernel declares ([`kiln_jit::typed::plan`]: the compiled code reads no converted
+/// copy), else the planner's first, which copies (the typed interpreter then runs the kernel).
 fn typed_specialisation(
     typed: TypedKernel,
     why: &str,
-    options: PlanOptions,
+    args: &[&ArrayArg<'_>],
     mut notes: Vec<String>,
 ) -> Result<Specialisation> {
     // (said with the engine that runs it by `explained`)
     notes.push(why.to_string());
-    let layouts: Vec<InputLayout> = typed
-        .kernel
-        .inputs
+    let k = &typed.kernel;
+    let layouts: Vec<InputLayout> = args
         .iter()
-        .map(|decl| InputLayout {
-            shape: decl.shape.clone(),
-            contiguous: true,
-            strides: None,
+        .zip(&k.inputs)
+        .map(|(a, decl)| {
+            let strides = in_place_view(&decl.shape, a);
+            InputLayout {
+                shape: decl.shape.clone(),
+                contiguous: strides.is_none(),
+                strides,
+            }
         })
         .collect();
-    let plan = BroadcastPlan::new(&typed.kernel.shape, &layouts, options)?;
+    let plan = match kiln_jit::typed::plan(k, &layouts)? {
+        Some(plan) => plan,
+        None if matches!(k.kind, KernelKind::Scan(_)) => {
+            BroadcastPlan::with_outer_axes(&k.shape, &layouts, 0)?
+        }
+        None => BroadcastPlan::new(&k.shape, &layouts, PlanOptions::default())?,
+    };
     Ok((typed.kernel.clone(), plan, notes, Some(typed)))
 }
 
@@ -497,9 +509,21 @@ fn scan_plan(
 /// Which engine runs the typed kernel `typed` (typed because of `why`) on `backend`, and what
 /// `kiln explain` says of it: where the JIT compiles it, what it computes in which lanes (every
 /// output of several in one pass).
-fn typed_engine(typed: &TypedKernel, why: &str, backend: &dyn Backend) -> (Engine, String) {
+fn typed_engine(
+    typed: &TypedKernel,
+    plan: &BroadcastPlan,
+    why: &str,
+    backend: &dyn Backend,
+) -> (Engine, String) {
     if let Some(not) = kiln_jit::typed::why_not(typed) {
         let note = format!("interpreted: {why}, and the JIT does not compile {not}");
+        return (Engine::TypedInterpreted, note);
+    }
+    if plan.copies() > 0 {
+        let note = format!(
+            "interpreted: {why}, and the JIT does not compile a plan that copies an input (no plan \
+             reads every input where it is)"
+        );
         return (Engine::TypedInterpreted, note);
     }
     if !backend.compiles_typed(typed) {
@@ -575,7 +599,7 @@ pub(crate) fn explained(
             } else {
                 notes.remove(0)
             };
-            let (engine, note) = typed_engine(t, &why, backend);
+            let (engine, note) = typed_engine(t, &plan, &why, backend);
             let note = format!("{note}; the typed kernel:\n{}", t.to_string().trim_end());
             (engine, Some(note))
         }
@@ -705,14 +729,7 @@ impl SpecCache {
         let (kernel, plan, _, typed) = specialise(program, args, options, settings)?;
         let typed = typed.map(std::sync::Arc::new);
         let exe: Box<dyn Executable> = match &typed {
-            Some(t) => {
-                let views: Vec<Option<Vec<isize>>> = args
-                    .iter()
-                    .zip(&kernel.inputs)
-                    .map(|(a, d)| in_place_view(&d.shape, a))
-                    .collect();
-                backend.prepare_typed(t, &views)?
-            }
+            Some(t) => backend.prepare_typed(t, &plan)?,
             None => backend.prepare(&kernel, &plan)?,
         };
         let spec = Arc::new(Specialised {

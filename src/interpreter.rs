@@ -25,11 +25,7 @@ impl Backend for Interpreter {
     }
 
     /// kiln-ir's interpreter of the typed kernel.
-    fn prepare_typed(
-        &self,
-        typed: &Arc<TypedKernel>,
-        _views: &[Option<Vec<isize>>],
-    ) -> Result<Box<dyn Executable>> {
+    fn prepare_typed(&self, typed: &Arc<TypedKernel>, _plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
         Ok(Interpreted::typed(typed.clone()))
     }
 

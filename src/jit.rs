@@ -127,7 +127,7 @@ impl Backend for Jit {
     }
 
     /// Compiled again with its dumps kept: a typed kernel in the form [`kiln_jit::compile_typed`]
-    /// takes, its inputs read in place where they are contiguous.
+    /// takes, read as its plan says.
     fn code_dump(
         &self,
         kernel: &KernelIR,
@@ -137,15 +137,8 @@ impl Backend for Jit {
         let compiled = match typed {
             Some(t) => {
                 let k = kiln_jit::typed::kernel_of(t);
-                let layouts: Vec<_> = k
-                    .inputs
-                    .iter()
-                    .map(|d| kiln_ir::InputLayout::contiguous(&d.shape))
-                    .collect();
-                let plan = kiln_jit::typed::plan(&k, &layouts)?
-                    .ok_or_else(|| Error::Jit("no plan reads the typed kernel's inputs in place".into()))?;
                 let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(&k));
-                kiln_jit::CompiledKernel::explain_typed(&k, &plan, schedule)?
+                kiln_jit::CompiledKernel::explain_typed(&k, plan, schedule)?
             }
             None => {
                 let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(kernel));
@@ -169,36 +162,16 @@ impl Backend for Jit {
     /// Compiled by the main code generator ([`kiln_jit::compile_typed`]) in the form it compiles
     /// ([`kiln_jit::typed::kernel_of`]: its arena typed, the float lanes of its values, each input of
     /// another type stored as it), every output of a kernel of several in one pass, where it
-    /// compiles it ([`kiln_jit::typed::why_not`], [`kiln_jit::typed::plan`]); else on the typed
-    /// interpreter.
-    fn prepare_typed(
-        &self,
-        typed: &Arc<TypedKernel>,
-        views: &[Option<Vec<isize>>],
-    ) -> Result<Box<dyn Executable>> {
-        if kiln_jit::typed::why_not(typed).is_some() {
+    /// compiles it ([`kiln_jit::typed::why_not`]) and `plan` reads every input where it is; else on
+    /// the typed interpreter.
+    fn prepare_typed(&self, typed: &Arc<TypedKernel>, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
+        if kiln_jit::typed::why_not(typed).is_some() || plan.copies() > 0 {
             return Ok(Interpreted::typed(typed.clone()));
         }
         let kernel = kiln_jit::typed::kernel_of(typed);
-        let layouts: Vec<kiln_ir::InputLayout> = kernel
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let strides = views.get(i).cloned().flatten();
-                kiln_ir::InputLayout {
-                    shape: d.shape.clone(),
-                    contiguous: strides.is_none(),
-                    strides,
-                }
-            })
-            .collect();
-        let Some(plan) = kiln_jit::typed::plan(&kernel, &layouts)? else {
-            return Ok(Interpreted::typed(typed.clone()));
-        };
         let schedule = self.schedule.unwrap_or_else(|| Schedule::for_kernel(&kernel));
         Ok(Box::new(JitExecutable {
-            code: kiln_jit::compile_typed(&kernel, &plan, schedule)?.bind(&kernel, &plan)?,
+            code: kiln_jit::compile_typed(&kernel, plan, schedule)?.bind(&kernel, plan)?,
             workspace: Mutex::default(),
             typed: true,
         }))

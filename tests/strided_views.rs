@@ -1528,3 +1528,30 @@ fn scans_of_the_flattened_array_read_strided_views_in_place() {
         }
     }
 }
+
+/// `kiln explain` of a typed kernel shows the plan it runs by: an int64 view with a step of 2 along
+/// its rows read in place (with its strides, not as a contiguous copy), and the code compiled for
+/// that plan.
+#[test]
+fn explain_shows_the_plan_a_typed_kernel_runs_by() {
+    let m = ndarray::Array2::from_shape_fn((6, 10), |(i, j)| (i * 10 + j) as i64 - 7);
+    let t = m.slice(s![.., ..;2]);
+    let runner = kiln::FusedRunner::compile_text("i * 3 - 1").unwrap();
+    let args = [("i", t.into())];
+    let opts = kiln::ExplainOptions {
+        clif: true,
+        asm: false,
+    };
+    let text = runner.explain_text(&args, opts).unwrap();
+    assert!(text.contains("compiled: typed kernel"), "{text}");
+    assert!(!text.contains("in0: contiguous"), "{text}");
+    assert!(text.contains("; clif"), "{text}");
+    // and the run agrees with the interpreter
+    let got = runner.run(&args).unwrap();
+    let want = kiln::FusedRunner::compile_text("i * 3 - 1")
+        .unwrap()
+        .with_backend(kiln::interpreter())
+        .run(&args)
+        .unwrap();
+    assert_eq!(got, want);
+}
