@@ -197,20 +197,34 @@ impl Gen<'_, '_> {
             if !vector {
                 return self.b.ins().load(types::I8, mem(), addr, 0);
             }
-            // `lanes` bytes in one load, zero-extended lane by lane to the mask's width, negated
-            let word = if self.lanes == 4 {
-                self.b.ins().load(types::I32, mem(), addr, 0)
+            // `lanes` bytes (each 0 or 1) in one load, broadcast to every lane; lane `k` keeps bit
+            // `8k` (its own byte's) and is a mask where that bit is set: one broadcast, where
+            // widening the bytes lane by lane takes a shuffle per doubling of the width
+            let (word_ty, vt, step) = if self.lanes == 4 {
+                (types::I32, types::I32X4, 4)
             } else {
-                self.b.ins().uload16(types::I32, mem(), addr, 0)
+                (types::I16, types::I64X2, 8)
             };
-            let v = self.b.ins().splat(types::I32X4, word);
-            let v = self.b.ins().bitcast(types::I8X16, cast(), v);
-            let v = self.b.ins().uwiden_low(v);
-            let mut v = self.b.ins().uwiden_low(v);
-            if self.lanes == 2 {
-                v = self.b.ins().uwiden_low(v);
+            let word = self.b.ins().load(word_ty, mem(), addr, 0);
+            let v = self
+                .b
+                .ins()
+                .splat(word_ty.by(128 / word_ty.bits()).expect("a 128-bit vector"), word);
+            let v = self.b.ins().bitcast(vt, cast(), v);
+            let mut bits = Vec::with_capacity(16);
+            for k in 0..self.lanes {
+                let lane: u64 = 1 << (8 * k);
+                bits.extend_from_slice(&lane.to_le_bytes()[..step]);
             }
-            return self.b.ins().ineg(v);
+            let handle = self
+                .b
+                .func
+                .dfg
+                .constants
+                .insert(cranelift_codegen::ir::ConstantData::from(bits));
+            let own = self.b.ins().vconst(vt, handle);
+            let v = self.b.ins().band(v, own);
+            return self.b.ins().icmp(IntCC::Equal, v, own);
         }
         if vector && self.half(t) {
             // two 32-bit elements: one 64-bit load, splat (lanes 2 and 3 repeat lanes 0 and 1)
@@ -311,11 +325,74 @@ impl Gen<'_, '_> {
             c
         };
         let tc = self.b.func.dfg.value_type(c);
+        // a branch of zero bits (`where(p, x, 0)`): one `and` of the mask (or of its complement)
+        // with the other, where a select takes three (x86 has no select of a mask it cannot prove
+        // to be one, as a bool loaded from memory is)
+        let (zero_a, zero_b) = (self.zero_bits(a), self.zero_bits(b));
+        if (zero_a || zero_b) && ta.lane_count() == tc.lane_count() && ta.lane_bits() == tc.lane_bits() {
+            let kept = if zero_b { a } else { b };
+            let kept = if ta == tc {
+                kept
+            } else {
+                self.b.ins().bitcast(tc, cast(), kept)
+            };
+            let r = if zero_b {
+                self.b.ins().band(kept, c)
+            } else {
+                self.b.ins().band_not(kept, c)
+            };
+            return if ta == tc {
+                r
+            } else {
+                self.b.ins().bitcast(ta, cast(), r)
+            };
+        }
         if ta == tc {
             return self.b.ins().bitselect(c, a, b);
         }
         let c = self.b.ins().bitcast(ta, cast(), c);
         self.b.ins().bitselect(c, a, b)
+    }
+
+    /// Whether the vector `v` is all zero bits by its definition: a splat of an integer 0 or of
+    /// +0.0 (not -0.0, whose sign bit is set), or a constant of zero bytes.
+    fn zero_bits(&self, v: Value) -> bool {
+        use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+        let dfg = &self.b.func.dfg;
+        let def = |v: Value| match dfg.value_def(v) {
+            ValueDef::Result(inst, _) => Some(&dfg.insts[inst]),
+            _ => None,
+        };
+        match def(v) {
+            Some(&InstructionData::Unary {
+                opcode: Opcode::Splat,
+                arg,
+            }) => match def(arg) {
+                Some(&InstructionData::UnaryImm {
+                    opcode: Opcode::Iconst,
+                    imm,
+                }) => imm.bits() == 0,
+                Some(&InstructionData::UnaryIeee64 {
+                    opcode: Opcode::F64const,
+                    imm,
+                }) => imm.bits() == 0,
+                Some(&InstructionData::UnaryIeee32 {
+                    opcode: Opcode::F32const,
+                    imm,
+                }) => imm.bits() == 0,
+                _ => false,
+            },
+            Some(&InstructionData::UnaryConst {
+                opcode: Opcode::Vconst,
+                constant_handle,
+            }) => dfg
+                .constants
+                .get(constant_handle)
+                .as_slice()
+                .iter()
+                .all(|&b| b == 0),
+            _ => false,
+        }
     }
 
     pub(crate) fn not_bool(&mut self, x: Value) -> Value {
