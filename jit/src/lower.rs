@@ -277,19 +277,23 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let v = self.load_low(types::I64, types::I32X4, at, off);
                 self.int32_lanes_to_f64(v)
             }
-            // two bool bytes as one load, widened to int32 lanes, then as int32
-            (ElemType::Bool, ElemType::F64) if vector => {
-                let v = self.load_low(types::I16, types::I8X16, at, off);
-                let v = self.b.ins().uwiden_low(v);
-                let v = self.b.ins().uwiden_low(v);
-                self.int32_lanes_to_f64(v)
-            }
-            // four bool bytes as one load, widened to int32 lanes (`cvtdq2ps` converts them)
-            (ElemType::Bool, ElemType::F32) if vector => {
-                let v = self.load_low(types::I32, types::I8X16, at, off);
-                let v = self.b.ins().uwiden_low(v);
-                let v = self.b.ins().uwiden_low(v);
-                self.b.ins().fcvt_from_sint(types::F32X4, v)
+            // the bools as a mask of the lanes (`load_bools`), and-ed with 1.0's bits: 1.0 or +0.0
+            (ElemType::Bool, ElemType::F64 | ElemType::F32) if vector => {
+                let at = if off == 0 {
+                    at
+                } else {
+                    self.b.ins().iadd_imm_s(at, i64::from(off))
+                };
+                let m = self.load_bools(at);
+                let (vt, one) = if self.dtype == ElemType::F64 {
+                    (types::F64X2, 1.0f64.to_bits().to_le_bytes().repeat(2))
+                } else {
+                    (types::F32X4, 1.0f32.to_bits().to_le_bytes().repeat(4))
+                };
+                let mt = self.b.func.dfg.value_type(m);
+                let one = self.vector_constant(mt, one);
+                let v = self.b.ins().band(m, one);
+                self.b.ins().bitcast(vt, cast(), v)
             }
             // int64 lanes: x64 has no vector conversion before AVX-512 (Cranelift's goes lane by
             // lane through general registers), so exactly as the unsigned one: `u = x + 2^63` as

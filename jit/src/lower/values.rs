@@ -176,8 +176,42 @@ impl Gen<'_, '_> {
         }
     }
 
+    /// The `lanes` bools (bytes, each 0 or 1) at `addr` as a mask of the kernel's lanes (int64 lanes
+    /// of 2, int32 of 4): the bytes in one load, broadcast to every lane; lane `k` keeps bit `8k`
+    /// (its own byte's) and is set where that bit is. One broadcast, where widening the bytes lane
+    /// by lane takes a shuffle per doubling of the width.
+    pub(crate) fn load_bools(&mut self, addr: Value) -> Value {
+        let (word_ty, splat_ty, vt, step) = if self.lanes == 4 {
+            (types::I32, types::I32X4, types::I32X4, 4)
+        } else {
+            (types::I16, types::I16X8, types::I64X2, 8)
+        };
+        let word = self.b.ins().load(word_ty, mem(), addr, 0);
+        let v = self.b.ins().splat(splat_ty, word);
+        let v = self.b.ins().bitcast(vt, cast(), v);
+        let mut bits = Vec::with_capacity(16);
+        for k in 0..self.lanes {
+            let lane: u64 = 1 << (8 * k);
+            bits.extend_from_slice(&lane.to_le_bytes()[..step]);
+        }
+        let own = self.vector_constant(vt, bits);
+        let v = self.b.ins().band(v, own);
+        self.b.ins().icmp(IntCC::Equal, v, own)
+    }
+
+    /// A vector constant of type `vt`, of these bytes (little-endian lanes).
+    pub(crate) fn vector_constant(&mut self, vt: Type, bytes: Vec<u8>) -> Value {
+        let handle = self
+            .b
+            .func
+            .dfg
+            .constants
+            .insert(cranelift_codegen::ir::ConstantData::from(bytes));
+        self.b.ins().vconst(vt, handle)
+    }
+
     /// Loads one element of type `t` at `addr` (scalar) or `lanes` elements (vector; bools one byte
-    /// each, made into a mask).
+    /// each, made into a mask: [`Gen::load_bools`]).
     pub(crate) fn load(&mut self, t: ElemType, addr: Value, vector: bool) -> Value {
         if t.is_complex() {
             return self.complex_load(t, addr, vector);
@@ -197,34 +231,7 @@ impl Gen<'_, '_> {
             if !vector {
                 return self.b.ins().load(types::I8, mem(), addr, 0);
             }
-            // `lanes` bytes (each 0 or 1) in one load, broadcast to every lane; lane `k` keeps bit
-            // `8k` (its own byte's) and is a mask where that bit is set: one broadcast, where
-            // widening the bytes lane by lane takes a shuffle per doubling of the width
-            let (word_ty, vt, step) = if self.lanes == 4 {
-                (types::I32, types::I32X4, 4)
-            } else {
-                (types::I16, types::I64X2, 8)
-            };
-            let word = self.b.ins().load(word_ty, mem(), addr, 0);
-            let v = self
-                .b
-                .ins()
-                .splat(word_ty.by(128 / word_ty.bits()).expect("a 128-bit vector"), word);
-            let v = self.b.ins().bitcast(vt, cast(), v);
-            let mut bits = Vec::with_capacity(16);
-            for k in 0..self.lanes {
-                let lane: u64 = 1 << (8 * k);
-                bits.extend_from_slice(&lane.to_le_bytes()[..step]);
-            }
-            let handle = self
-                .b
-                .func
-                .dfg
-                .constants
-                .insert(cranelift_codegen::ir::ConstantData::from(bits));
-            let own = self.b.ins().vconst(vt, handle);
-            let v = self.b.ins().band(v, own);
-            return self.b.ins().icmp(IntCC::Equal, v, own);
+            return self.load_bools(addr);
         }
         if vector && self.half(t) {
             // two 32-bit elements: one 64-bit load, splat (lanes 2 and 3 repeat lanes 0 and 1)
