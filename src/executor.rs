@@ -174,15 +174,15 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     })
 }
 
-/// The typed kernel of a float map of several results over inputs of its dtype where one result
-/// is of another type (`x*2; x > 0`) and the JIT compiles it: the float path writes a logical
-/// result as 1 / 0 in the dtype, to be typed after; the typed kernel's code writes each result in
-/// its own type, straight into the caller's arrays. The same values: the float path is NumPy's
-/// here ([`typing`] chose it), so is the typed one.
-fn several_types(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel> {
+/// The typed kernel of a float map over inputs of its dtype where a result is of another type, a
+/// bool (`x > 0`; `x*2; x > 0`), and the JIT compiles it: the float path writes a logical result
+/// as 1 / 0 in the dtype, to be typed after (8 bytes a float64 point, then a pass over them); the
+/// typed kernel's code writes each result in its own type (a bool one byte), straight into the
+/// caller's arrays. The same values: the float path is NumPy's here ([`typing`] chose it), so is
+/// the typed one.
+fn bool_results(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel> {
     let own = kernel.dtype;
     if kernel.kind != KernelKind::Map
-        || kernel.n_outputs() < 2
         || args.iter().any(|a| a.elem() != own)
         || (0..kernel.n_outputs()).all(|o| kernel.output_type_of(o) == own)
     {
@@ -318,10 +318,6 @@ pub(crate) fn specialise(
     let kernel = kernel_for(program, args)?;
     let mut notes = Vec::new();
     let kernel = match typing(program, &kernel, args)? {
-        Path::Float if let Some(typed) = several_types(&kernel, args) => {
-            let why = "a map of several results of several types, each written in its own".to_string();
-            return typed_specialisation(typed, &why, args, notes);
-        }
         Path::Float => {
             // a float32 input of a float64 kernel is read where it is, widened (exactly) as it is
             // read
@@ -348,6 +344,10 @@ pub(crate) fn specialise(
         strength::rewrite(&kernel, settings.profile == crate::profile::Profile::Approximate);
     if !reduced.is_empty() {
         notes.push(format!("strength: {}", strength::describe(&reduced)));
+    }
+    if let Some(typed) = bool_results(&kernel, args) {
+        let why = "a map with a bool result, each result written in its own type";
+        return typed_specialisation(typed, why, args, notes);
     }
     let reads_index = kernel
         .arena
@@ -416,8 +416,8 @@ fn typed_specialisation(
     args: &[&ArrayArg<'_>],
     mut notes: Vec<String>,
 ) -> Result<Specialisation> {
-    // (said with the engine that runs it by `explained`)
-    notes.push(why.to_string());
+    // (said with the engine that runs it by `explained`), before the rewrites' notes
+    notes.insert(0, why.to_string());
     let k = &typed.kernel;
     let layouts: Vec<InputLayout> = args
         .iter()

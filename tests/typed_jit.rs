@@ -955,3 +955,39 @@ fn selects_of_a_zero_branch_and_bool_masks() {
         }
     }
 }
+
+/// A float map with a bool result (`x > 0.5`) compiles as a typed kernel, which writes each bool
+/// as a byte (the float path wrote 1 / 0 in the dtype, then typed it in a second pass), after the
+/// float path's strength rewrite (`x**2` as `x*x`, NumPy's fast path): against the interpreter at
+/// every length from 0 to 21, over the edge values (NaN, infinities, -0.0).
+#[test]
+fn float_maps_with_a_bool_result_write_bytes() {
+    let exprs = [
+        "x > 0.5",
+        "x**2 >= 2.25",
+        "(x > 0) | (x < -1)",
+        "~(x == x)",
+        "x != x * 1",
+        "f <= 2.5",
+        "(f > 0) & (f * f < 1e30)",
+    ];
+    for n in 0..=21 {
+        let (x, f) = (array("float64", &[n], 1), array("float32", &[n], 2));
+        let inputs = [("x", x.arg()), ("f", f.arg())];
+        for expr in exprs {
+            let used: Vec<(&str, ArrayArg<'_>)> = inputs
+                .iter()
+                .filter(|(name, _)| expr.contains(name))
+                .map(|(name, a)| (*name, a.clone()))
+                .collect();
+            let note = check(expr, &used).unwrap_or_else(|| panic!("{expr} (n = {n}) ran"));
+            assert!(
+                note.contains("compiled: typed kernel (a map with a bool result"),
+                "{expr} (n = {n}): {note}"
+            );
+        }
+    }
+    let x = array("float64", &[5], 0);
+    let notes = all_notes("x**2 >= 2.25", &[("x", x.arg())]);
+    assert!(notes.contains("strength: x**2 -> x*x"), "{notes}");
+}

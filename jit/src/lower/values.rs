@@ -250,13 +250,17 @@ impl Gen<'_, '_> {
             return self.complex_store(t, v, addr);
         }
         if t == ElemType::Bool && self.is_vector(v) {
-            // masks to 0 / 1, narrowed to bytes (unsigned saturation keeps 0 and 1), stored at once
-            let v = if self.lanes == 2 { self.narrow_lanes(v) } else { v };
-            let v = self.b.ins().ineg(v);
-            let z = self.konst(Scalar::I32(0), true);
-            let h = self.b.ins().unarrow(v, z);
-            let hz = self.b.ins().bitcast(types::I16X8, cast(), z);
-            let bytes = self.b.ins().unarrow(h, hz);
+            // each lane's low byte (all ones or zero) gathered into the low bytes by one shuffle,
+            // and-ed with 1: the bools, stored at once
+            let lanes = usize::from(self.lanes);
+            let width = 16 / lanes;
+            let mut mask = [0u8; 16];
+            for (k, m) in mask.iter_mut().take(lanes).enumerate() {
+                *m = (k * width) as u8;
+            }
+            let bytes = self.shuffle_bytes(v, v, mask, types::I8X16);
+            let ones = self.vector_constant(types::I8X16, vec![1; 16]);
+            let bytes = self.b.ins().band(bytes, ones);
             let words = self.b.ins().bitcast(types::I32X4, cast(), bytes);
             let w = self.b.ins().extractlane(words, 0);
             if self.lanes == 4 {
