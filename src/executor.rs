@@ -174,21 +174,20 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     })
 }
 
-/// The typed kernel of a float map over inputs of its dtype where a result is of another type, a
-/// bool (`x > 0`; `x*2; x > 0`), and the JIT compiles it: the float path writes a logical result
-/// as 1 / 0 in the dtype, to be typed after (8 bytes a float64 point, then a pass over them); the
-/// typed kernel's code writes each result in its own type (a bool one byte), straight into the
-/// caller's arrays. The same values: the float path is NumPy's here ([`typing`] chose it), so is
-/// the typed one.
+/// The typed kernel of a float map where a result is of another type, a bool (`x > 0`; `x*2; x >
+/// 0`; `~b` of a bool `b`, which the float path reads converted), and the JIT compiles it: the
+/// float path writes a logical result as 1 / 0 in the dtype, to be typed after (8 bytes a float64
+/// point, then a pass over them); the typed kernel's code writes each result in its own type (a
+/// bool one byte), straight into the caller's arrays. The same values: the float path is NumPy's
+/// here ([`typing`] chose it, its inputs of other types only cast to the dtype), so is the typed
+/// one, each input read in its own type.
 fn bool_results(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel> {
     let own = kernel.dtype;
-    if kernel.kind != KernelKind::Map
-        || args.iter().any(|a| a.elem() != own)
-        || (0..kernel.n_outputs()).all(|o| kernel.output_type_of(o) == own)
-    {
+    if kernel.kind != KernelKind::Map || (0..kernel.n_outputs()).all(|o| kernel.output_type_of(o) == own) {
         return None;
     }
-    let typed = TypedKernel::new(kernel, &vec![own; args.len()], false).ok()?;
+    let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
+    let typed = TypedKernel::new(kernel, &elems, false).ok()?;
     kiln_jit::typed::why_not(&typed).is_none().then_some(typed)
 }
 

@@ -295,34 +295,39 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let v = self.b.ins().band(m, one);
                 self.b.ins().bitcast(vt, cast(), v)
             }
-            // int64 lanes: x64 has no vector conversion before AVX-512 (Cranelift's goes lane by
-            // lane through general registers), so exactly as the unsigned one: `u = x + 2^63` as
-            // two 32-bit halves put into the mantissas of 2^84 and 2^52, then `(2^84 + hi·2^32) -
-            // (2^84 + 2^63 + 2^52)` (exact: a multiple of 2^32 below 2^64 in magnitude) plus `2^52 +
-            // lo`, which is `x` rounded once, to nearest even, as `x as f64`
+            // int64 lanes, converted without going lane by lane (`i64_lanes_to_f64`)
             (ElemType::I64, ElemType::F64) if vector => {
                 let v = self.b.ins().load(types::I64X2, mem(), at, off);
-                let splat = |g: &mut Self, bits: i64| {
-                    let c = g.b.ins().iconst(types::I64, bits);
-                    g.b.ins().splat(types::I64X2, c)
-                };
-                let sign = splat(self, i64::MIN);
-                let u = self.b.ins().bxor(v, sign);
-                let hi = self.b.ins().ushr_imm_u(u, 32);
-                let low_half = splat(self, 0xffff_ffff);
-                let lo = self.b.ins().band(u, low_half);
-                let hi_exp = splat(self, 0x4530_0000_0000_0000);
-                let lo_exp = splat(self, 0x4330_0000_0000_0000);
-                let hi = self.b.ins().bor(hi, hi_exp);
-                let lo = self.b.ins().bor(lo, lo_exp);
-                let hi = self.b.ins().bitcast(types::F64X2, cast(), hi);
-                let lo = self.b.ins().bitcast(types::F64X2, cast(), lo);
-                let bias = self.f64const(W::Vector, f64::from_bits(0x4530_0000_8010_0000));
-                let hi = self.b.ins().fsub(hi, bias);
-                self.b.ins().fadd(hi, lo)
+                self.i64_lanes_to_f64(v)
             }
             _ => self.load_scalar_input(t, at, off),
         }
+    }
+
+    /// The int64 lanes of `v` as float64 lanes, each rounded once to nearest even as `x as f64`
+    /// (x64 has no vector conversion before AVX-512, where Cranelift's goes lane by lane through
+    /// general registers): `u = x + 2^63` as two 32-bit halves put into the mantissas of 2^84 and
+    /// 2^52, then `(2^84 + hi·2^32) - (2^84 + 2^63 + 2^52)` (exact: a multiple of 2^32 below 2^64
+    /// in magnitude) plus `2^52 + lo`.
+    pub(crate) fn i64_lanes_to_f64(&mut self, v: Value) -> Value {
+        let splat = |g: &mut Self, bits: i64| {
+            let c = g.b.ins().iconst(types::I64, bits);
+            g.b.ins().splat(types::I64X2, c)
+        };
+        let sign = splat(self, i64::MIN);
+        let u = self.b.ins().bxor(v, sign);
+        let hi = self.b.ins().ushr_imm_u(u, 32);
+        let low_half = splat(self, 0xffff_ffff);
+        let lo = self.b.ins().band(u, low_half);
+        let hi_exp = splat(self, 0x4530_0000_0000_0000);
+        let lo_exp = splat(self, 0x4330_0000_0000_0000);
+        let hi = self.b.ins().bor(hi, hi_exp);
+        let lo = self.b.ins().bor(lo, lo_exp);
+        let hi = self.b.ins().bitcast(types::F64X2, cast(), hi);
+        let lo = self.b.ins().bitcast(types::F64X2, cast(), lo);
+        let bias = self.f64const(W::Vector, f64::from_bits(0x4530_0000_8010_0000));
+        let hi = self.b.ins().fsub(hi, bias);
+        self.b.ins().fadd(hi, lo)
     }
 
     /// A `bits`-wide load at `at + off` into the low lanes of a vector, as `vt`.

@@ -1,7 +1,8 @@
 //! Casts between element types, bit for bit as [`kiln_ir::typed::Scalar::cast`]: a float cast to
 //! an integer truncates and gives `MIN` for NaN, ±inf and out-of-range values (x86's "integer
-//! indefinite", [`kiln_ir::int::Int::from_f64`]); int64 <-> float64 on vectors per lane (no
-//! 128-bit lowering without AVX-512).
+//! indefinite", [`kiln_ir::int::Int::from_f64`]); int64 -> float64 on vectors by the float
+//! path's exact bit construction ([`Gen::i64_lanes_to_f64`]), float64 -> int64 per lane (no 128-bit
+//! lowering without AVX-512).
 
 use crate::clif::cast;
 use crate::lower::Gen;
@@ -81,6 +82,7 @@ impl Gen<'_, '_> {
                 let w = self.b.ins().swiden_low(x);
                 self.b.ins().fcvt_from_sint(types::F64X2, w)
             }
+            (I64, F64) => self.i64_lanes_to_f64(x),
             (F32, F64) => self.b.ins().fvpromote_low(x),
             (F64, F32) => self.b.ins().fvdemote(x),
             (F64, I32) => {
@@ -106,7 +108,7 @@ impl Gen<'_, '_> {
                 let min = self.konst(Scalar::I32(i32::MIN), true);
                 self.b.ins().bitselect(ok, t, min)
             }
-            // int64 <-> float64 has no 128-bit lowering without AVX-512: per lane
+            // float64 -> int64 and int64 -> float32 have no 128-bit lowering without AVX-512: per lane
             _ => self.per_lane(to, &[(x, from)], &mut |g, xs| g.cast(xs[0], from, to)),
         }
     }
