@@ -574,12 +574,18 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.nan_first(FloatCC::GreaterThan, a, b)
     }
 
-    /// `a` where `a cc b` or `a` is NaN, else `b`.
+    /// `a` where `a cc b` or `a` is NaN, else `b`: `a cc b ? a : b` in the form x86's `minp*` /
+    /// `maxp*` compute (`cc` as a `<`, `b` where unordered or equal: one instruction), then `a`
+    /// where it is NaN (a select of a compare's mask: one blend), where the or of the two masks
+    /// took three instructions more.
     fn nan_first(&mut self, cc: FloatCC, a: Value, b: Value) -> Value {
-        let better = self.b.ins().fcmp(cc, a, b);
+        let better = match cc {
+            FloatCC::GreaterThan => self.b.ins().fcmp(FloatCC::LessThan, b, a),
+            _ => self.b.ins().fcmp(cc, a, b),
+        };
+        let m = self.pick(better, a, b);
         let nan = self.b.ins().fcmp(FloatCC::Unordered, a, a);
-        let m = self.b.ins().bor(better, nan);
-        self.pick(m, a, b)
+        self.pick(nan, a, m)
     }
 
     /// A float kernel's `where(c, a, b)`: `a` where `c` is nonzero or NaN.

@@ -74,6 +74,12 @@ impl Schedule {
         }
         match kernel.kind {
             KernelKind::Map | KernelKind::Scan(_) => Schedule::simd(kernel.dtype, 4, 1),
+            // min and max: a chain of a compare, a min / max and a blend an accumulator, longer
+            // than a sum's add, so twice the accumulators keep the core busy
+            KernelKind::Reduce {
+                op: kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::Max,
+                ..
+            } if kernel.dtype.is_float() => Schedule::simd(kernel.dtype, 1, 8),
             KernelKind::Reduce { .. } | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => {
                 Schedule::simd(kernel.dtype, 1, 4)
             }
