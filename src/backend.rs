@@ -152,7 +152,8 @@ pub trait Backend: Send + Sync + Debug {
     /// kernel where `plan` copies no input.
     fn prepare_typed(&self, typed: &Arc<TypedKernel>, plan: &BroadcastPlan) -> Result<Box<dyn Executable>>;
     /// Whether the backend compiles the typed kernel `typed` (its [`Backend::prepare_typed`] gives an
-    /// executable that runs it compiled, from its identity at least):
+    /// executable that runs it compiled, from its identity at least, where the plan copies no
+    /// input):
     /// sibling reductions of bool and integer values run in one pass only where it does (elsewhere
     /// the runner runs the reductions one by one), and `kiln explain` says which engine runs it.
     fn compiles_typed(&self, typed: &TypedKernel) -> bool {

@@ -187,7 +187,11 @@ fn bool_results(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel
         return None;
     }
     let elems: Vec<ElemType> = args.iter().map(|a| a.elem()).collect();
-    let typed = TypedKernel::new(kernel, &elems, false).ok()?;
+    let mut typed = TypedKernel::new(kernel, &elems, false).ok()?;
+    // each input read in its own type (the float path's conversions as it reads go)
+    for decl in &mut typed.kernel.inputs {
+        decl.stored = None;
+    }
     kiln_jit::typed::why_not(&typed).is_none().then_some(typed)
 }
 
@@ -305,9 +309,10 @@ pub(crate) fn kernel_for(program: &Program, args: &[&ArrayArg<'_>]) -> Result<Ke
 }
 
 /// The kernel and its plan for these arguments, after the rewrites `settings` allow; what each
-/// rewrite did, for `kiln explain`. A typed kernel ([`typing`]) takes no rewrites: it is compiled
-/// by the JIT in its values' own types where it compiles, else run on the typed interpreter (see
-/// [`Backend::prepare_typed`]).
+/// rewrite did, for `kiln explain`. A typed kernel ([`typing`]) takes no rewrites (but a float map
+/// with a bool result, [`bool_results`], which takes the float path's literal and strength
+/// rewrites first): it is compiled by the JIT in its values' own types where it compiles, else run
+/// on the typed interpreter (see [`Backend::prepare_typed`]).
 pub(crate) fn specialise(
     program: &Program,
     args: &[&ArrayArg<'_>],
@@ -518,17 +523,17 @@ fn typed_engine(
         let note = format!("interpreted: {why}, and the JIT does not compile {not}");
         return (Engine::TypedInterpreted, note);
     }
-    if plan.copies() > 0 {
-        let note = format!(
-            "interpreted: {why}, and the JIT does not compile a plan that copies an input (no plan \
-             reads every input where it is)"
-        );
-        return (Engine::TypedInterpreted, note);
-    }
     if !backend.compiles_typed(typed) {
         let note = format!(
             "interpreted: {why}, and the {} backend compiles no typed kernel",
             backend.name()
+        );
+        return (Engine::TypedInterpreted, note);
+    }
+    if plan.copies() > 0 {
+        let note = format!(
+            "interpreted: {why}, and the JIT does not compile a plan that copies an input (no plan \
+             reads every input where it is)"
         );
         return (Engine::TypedInterpreted, note);
     }

@@ -494,3 +494,46 @@ fn typed_handles_run_on_their_own_elements() {
     });
     assert!(e.is_err());
 }
+
+/// A handle bound to a strided float64 view (rows of 100 read in place with the view's strides)
+/// and called with the view's elements in C order (`run_stored_many`, `update_stored`): the
+/// elements are read in C order, not with the bound strides, so the results are the arrays' call's.
+#[test]
+fn elements_given_for_a_strided_binding_are_read_in_c_order() {
+    use kiln::OutSlice;
+    use kiln_jit::Stored;
+    let big = Array2::from_shape_fn((6, 200), |(i, j)| (i * 200 + j) as f64 * 0.25 - 40.0);
+    let v = big.slice(s![.., ..;2]);
+    let c_order: Vec<f64> = v.iter().copied().collect();
+    // several results
+    let two = FusedRunner::compile_text("v * 2; v + 1").unwrap();
+    let h = two.prepared(&[("v", v.into())]).unwrap();
+    let want = two.run_many(&[("v", v.into())]).unwrap();
+    let (mut a, mut b) = (vec![0.0; 600], vec![0.0; 600]);
+    h.run_stored_many(
+        &[Stored::F64(&c_order)],
+        &mut [OutSlice::F64(&mut a), OutSlice::F64(&mut b)],
+    )
+    .unwrap();
+    assert_eq!(
+        Output::F64(Array2::from_shape_vec((6, 100), a).unwrap().into_dyn()),
+        want[0]
+    );
+    assert_eq!(
+        Output::F64(Array2::from_shape_vec((6, 100), b).unwrap().into_dyn()),
+        want[1]
+    );
+    // an update of p with v bound strided
+    let p0 = Array2::from_shape_fn((6, 100), |(i, j)| (i * 3 + j) as f64);
+    let step = FusedRunner::compile_text("p + v * 0.5").unwrap();
+    let hu = step
+        .prepared_update(&[("p", (&p0).into()), ("v", v.into())], &["p"])
+        .unwrap();
+    let mut p = p0.clone();
+    hu.update_stored(
+        &mut [OutSlice::F64(p.as_slice_mut().unwrap())],
+        &[Stored::F64(&c_order)],
+    )
+    .unwrap();
+    assert_eq!(p, &p0 + &(&v * 0.5));
+}

@@ -970,20 +970,39 @@ fn float_maps_with_a_bool_result_write_bytes() {
         "x != x * 1",
         "f <= 2.5",
         "(f > 0) & (f * f < 1e30)",
+        "(f > 0) & (x < 1)",
+        "x + i > 3",
+        "~b",
+        "b | (x > 2)",
     ];
     for n in 0..=21 {
         let (x, f) = (array("float64", &[n], 1), array("float32", &[n], 2));
-        let inputs = [("x", x.arg()), ("f", f.arg())];
+        let (i, b) = (array("int64", &[n], 3), array("bool", &[n], 4));
+        let inputs = [("x", x.arg()), ("f", f.arg()), ("i", i.arg()), ("b", b.arg())];
         for expr in exprs {
             let used: Vec<(&str, ArrayArg<'_>)> = inputs
                 .iter()
-                .filter(|(name, _)| expr.contains(name))
+                .filter(|(name, _)| {
+                    let r = FusedRunner::compile_text(expr).unwrap();
+                    r.input_names().iter().any(|u| u == name)
+                })
                 .map(|(name, a)| (*name, a.clone()))
                 .collect();
             let note = check(expr, &used).unwrap_or_else(|| panic!("{expr} (n = {n}) ran"));
             assert!(
                 note.contains("compiled: typed kernel (a map with a bool result"),
                 "{expr} (n = {n}): {note}"
+            );
+            // the float path's truth values (a float result: not typed), 1.0 where true
+            let run = |e: &str| FusedRunner::compile_text(e).unwrap().run(&used).unwrap();
+            let (Output::Bool(got), Output::F64(float)) =
+                (run(expr), run(&format!("where({expr}, 1.0, 0.0)")))
+            else {
+                panic!("{expr}: a bool and a float64 result");
+            };
+            assert!(
+                got.iter().zip(&float).all(|(&g, &w)| g == (w == 1.0)),
+                "{expr} (n = {n}): {got:?} against the float path's {float:?}"
             );
         }
     }

@@ -66,7 +66,8 @@ impl Schedule {
     }
 
     /// The default choice: vectors, 4 per iteration for maps, 4 accumulators for reductions (the
-    /// measured sweet spot on a Zen 3 core: see CRANELIFT.md); one vector per iteration for kernels
+    /// measured sweet spot on a Zen 3 core: see CRANELIFT.md), 8 for a min or max reduction (of any
+    /// values: a typed kernel's dtype is that of its lanes); one vector per iteration for kernels
     /// of more than `MANY_INPUTS` (64) inputs, whose body is a long run of loads.
     pub fn for_kernel(kernel: &KernelIR) -> Schedule {
         if kernel.inputs.len() > MANY_INPUTS {
@@ -79,7 +80,7 @@ impl Schedule {
             KernelKind::Reduce {
                 op: kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::Max,
                 ..
-            } if kernel.dtype.is_float() => Schedule::simd(kernel.dtype, 1, 8),
+            } => Schedule::simd(kernel.dtype, 1, 8),
             KernelKind::Reduce { .. } | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => {
                 Schedule::simd(kernel.dtype, 1, 4)
             }

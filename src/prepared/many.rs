@@ -784,7 +784,9 @@ impl Prepared {
         }
         check_bufs(m, updated)?;
         self.check_stored(rest, Some(&m.rest), "input not updated")?;
+        // (the other inputs as their elements in C order: read so where they were bound so)
         if let Some(spec) = m.direct.as_ref().filter(|_| !m.update_slots.is_empty())
+            && m.rest.iter().all(|&c| self.forms[c].standard)
             && let Some(done) = self.direct_stored(spec, &m.update_slots, rest, updated)
         {
             return done;
@@ -803,7 +805,7 @@ impl Prepared {
                 None => next_rest.next().map(Stored::view),
             })
             .collect::<Option<SmallVec<[Stored<'_>; 8]>>>()
-            .ok_or_else(|| Error::Unsupported("byte strings are not updated in place".into()))?;
+            .ok_or_else(|| Error::Prepared("an update's inputs not held as their elements".into()))?;
         self.outs_rest(&StoredArgs::new(&all, &self.forms), updated)
     }
 
