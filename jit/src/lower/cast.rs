@@ -156,13 +156,7 @@ impl Gen<'_, '_> {
     /// An `f64x2` truncated (saturating) into lanes 0 and 1 of an `i32x4`, lanes 2 and 3 zero
     /// (`cvttpd2dq`).
     pub(crate) fn f64x2_to_i32_lanes(&mut self, x: Value) -> Value {
-        let zeros = self
-            .b
-            .func
-            .dfg
-            .constants
-            .insert(cranelift_codegen::ir::ConstantData::from(&[0u8; 16][..]));
-        let z = self.b.ins().vconst(types::I64X2, zeros);
+        let z = self.vector_constant(types::I64X2, vec![0; 16]);
         let t = self.b.ins().fcvt_to_sint_sat(types::I64X2, x);
         self.b.ins().snarrow(t, z)
     }

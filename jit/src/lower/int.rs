@@ -107,8 +107,7 @@ impl Gen<'_, '_> {
                 // a `vconst`, not a splat: the mid-end rewrites `swiden_low` of a splat into a
                 // splat of int64, and `imul` of two `swiden_low` is what lowers to `pmuldq`
                 let bytes: Vec<u8> = (0..4).flat_map(|_| m.to_le_bytes()).collect();
-                let c = self.b.func.dfg.constants.insert(bytes.into());
-                let mv = self.b.ins().vconst(types::I32X4, c);
+                let mv = self.vector_constant(types::I32X4, bytes);
                 let mut q = self.mulhs_i32x4(a, mv);
                 if d > 0 && m < 0 {
                     q = self.b.ins().iadd(q, a);
