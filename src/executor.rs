@@ -797,7 +797,7 @@ pub(crate) fn buffers<'a>(spec: &Specialised, args: &[&ArrayArg<'a>]) -> Result<
 /// specialisation is for them); None where it is C-contiguous, or copied (a view whose shape the
 /// kernel rewrote, dropping axes of one element).
 fn in_place_view(decl: &[usize], a: &ArrayArg<'_>) -> Option<Vec<isize>> {
-    (!is_standard(a) && a.shape() == decl).then(|| strides(a).to_vec())
+    (!is_standard(a)).then(|| in_place_strides(a, decl)).flatten()
 }
 
 /// A typed kernel's inputs, read in the shape the kernel declares: the caller's memory where it is
