@@ -19,9 +19,9 @@
 //!   registered with each JIT module), so those are bit-exact against it. The vector code's own slow
 //!   paths (sin, cos, tan of huge arguments) call the same f64 host symbols.
 
-use crate::clif::cast;
 use crate::host::{MathFn, MathRefs};
 use crate::vmath;
+use crate::vmath::pow_const::ConstExp;
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use kiln_ir::{BinaryOp, ElemType, UnaryOp};
@@ -201,13 +201,13 @@ pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Va
                 let hi: Vec<Value> = args
                     .iter()
                     .map(|&a| {
-                        let h = high_half(b, a);
+                        let h = vmath::high_half(b, a);
                         b.ins().fvpromote_low(h)
                     })
                     .collect();
                 let r_lo = vmath::emit_widened(b, refs, f, &lo);
                 let r_hi = vmath::emit_widened(b, refs, f, &hi);
-                join_halves(b, r_lo, r_hi)
+                vmath::join_halves(b, r_lo, r_hi)
             }
             _ => unreachable!("math on {ty}"),
         };
@@ -252,14 +252,9 @@ pub fn lower_erfc_pair(b: &mut FunctionBuilder<'_>, refs: &MathRefs, x: Value) -
     vmath::emit_erfc_pair(b, refs, x)
 }
 
-/// `x**e` for a literal exponent with its own code (`vmath::pow_const`): f64 on F64X2, f32 on the
-/// widened values (F64X2 halves of an F32X4), rounded once; a scalar through lane 0.
-fn lower_pow_const(
-    b: &mut FunctionBuilder<'_>,
-    refs: &MathRefs,
-    x: Value,
-    e: vmath::pow_const::ConstExp,
-) -> Value {
+/// `x**e` for a literal exponent with its own code (`vmath::pow_const`): f64 on F64X2, f32 on F32X4
+/// (`pow_const_f32`); a scalar through lane 0.
+fn lower_pow_const(b: &mut FunctionBuilder<'_>, refs: &MathRefs, x: Value, e: ConstExp) -> Value {
     let ty = b.func.dfg.value_type(x);
     match ty {
         types::F64X2 => vmath::emit_pow_const(b, refs, x, e),
@@ -269,41 +264,11 @@ fn lower_pow_const(
             b.ins().extractlane(r, 0)
         }
         types::F32 => {
-            let d = b.ins().fpromote(types::F64, x);
-            let xs = b.ins().splat(types::F64X2, d);
-            let r = vmath::emit_pow_const_widened(b, refs, xs, e);
-            let r = b.ins().extractlane(r, 0);
-            b.ins().fdemote(types::F32, r)
+            let xs = b.ins().splat(types::F32X4, x);
+            let r = vmath::emit_pow_const_f32(b, refs, xs, e);
+            b.ins().extractlane(r, 0)
         }
-        types::F32X4 => {
-            let lo = b.ins().fvpromote_low(x);
-            let h = high_half(b, x);
-            let hi = b.ins().fvpromote_low(h);
-            let r_lo = vmath::emit_pow_const_widened(b, refs, lo, e);
-            let r_hi = vmath::emit_pow_const_widened(b, refs, hi, e);
-            join_halves(b, r_lo, r_hi)
-        }
+        types::F32X4 => vmath::emit_pow_const_f32(b, refs, x, e),
         _ => unreachable!("math on {ty}"),
     }
-}
-
-/// The F32X4 of two F64X2 halves (lanes 0, 1 and 2, 3), each rounded to f32.
-fn join_halves(b: &mut FunctionBuilder<'_>, r_lo: Value, r_hi: Value) -> Value {
-    let d_lo = b.ins().fvdemote(r_lo);
-    let d_hi = b.ins().fvdemote(r_hi);
-    let cast = cast();
-    let il = b.ins().bitcast(types::I64X2, cast, d_lo);
-    let ih = b.ins().bitcast(types::I64X2, cast, d_hi);
-    let h = b.ins().extractlane(ih, 0);
-    let m = b.ins().insertlane(il, h, 1);
-    b.ins().bitcast(types::F32X4, cast, m)
-}
-
-/// Lanes 2 and 3 of an F32X4 moved to lanes 0 and 1.
-fn high_half(b: &mut FunctionBuilder<'_>, v: Value) -> Value {
-    let cast = cast();
-    let i = b.ins().bitcast(types::I64X2, cast, v);
-    let h = b.ins().extractlane(i, 1);
-    let s = b.ins().splat(types::I64X2, h);
-    b.ins().bitcast(types::F32X4, cast, s)
 }

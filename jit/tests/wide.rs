@@ -48,6 +48,21 @@ fn specials() -> Vec<f64> {
         std::f64::consts::LN_2,
         std::f64::consts::SQRT_2,
         std::f64::consts::FRAC_1_SQRT_2,
+        // the edges where f32's literal powers are computed in f32 (`vmath::pow_const`: `x**1.5`
+        // from 2^-68, `x**3` from 2^-34, `x**4` from 2^-25, `x**-2` in [2^-51, 2^63]; `x**-0.5`
+        // scales below 2^-100), each side
+        2f64.powi(-68),
+        f64::from(f32::from_bits(2f32.powi(-68).to_bits() - 1)),
+        2f64.powi(-34),
+        f64::from(f32::from_bits(2f32.powi(-34).to_bits() - 1)),
+        2f64.powi(-25),
+        f64::from(f32::from_bits(2f32.powi(-25).to_bits() - 1)),
+        2f64.powi(-100),
+        f64::from(f32::from_bits(2f32.powi(-100).to_bits() - 1)),
+        2f64.powi(-51),
+        f64::from(f32::from_bits(2f32.powi(-51).to_bits() - 1)),
+        2f64.powi(63),
+        f64::from(f32::from_bits(2f32.powi(63).to_bits() + 1)),
     ];
     for e in [
         708.0,

@@ -196,6 +196,27 @@ pub fn emit_widened(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, arg
     }
 }
 
+/// The F32X4 of two F64X2 halves (lanes 0, 1 and 2, 3), each rounded to f32.
+pub(crate) fn join_halves(b: &mut FunctionBuilder<'_>, r_lo: Value, r_hi: Value) -> Value {
+    let d_lo = b.ins().fvdemote(r_lo);
+    let d_hi = b.ins().fvdemote(r_hi);
+    let cast = cast();
+    let il = b.ins().bitcast(types::I64X2, cast, d_lo);
+    let ih = b.ins().bitcast(types::I64X2, cast, d_hi);
+    let h = b.ins().extractlane(ih, 0);
+    let m = b.ins().insertlane(il, h, 1);
+    b.ins().bitcast(types::F32X4, cast, m)
+}
+
+/// Lanes 2 and 3 of an F32X4 moved to lanes 0 and 1.
+pub(crate) fn high_half(b: &mut FunctionBuilder<'_>, v: Value) -> Value {
+    let cast = cast();
+    let i = b.ins().bitcast(types::I64X2, cast, v);
+    let h = b.ins().extractlane(i, 1);
+    let s = b.ins().splat(types::I64X2, h);
+    b.ins().bitcast(types::F32X4, cast, s)
+}
+
 /// `x**e` for a literal exponent with its own code (`pow_const`) on an F64X2 `x`.
 pub fn emit_pow_const(
     b: &mut FunctionBuilder<'_>,
@@ -207,16 +228,14 @@ pub fn emit_pow_const(
     pow_const::pow_const(&mut v, x, e)
 }
 
-/// `x**e` for a literal exponent with its own code on f32 values widened to an F64X2 `x`, for a
-/// result the caller rounds once to f32 (`pow_const::pow_const_widened`).
-pub fn emit_pow_const_widened(
+/// `x**e` for a literal exponent with its own code on an F32X4 `x` (`pow_const::pow_const_f32`).
+pub fn emit_pow_const_f32(
     b: &mut FunctionBuilder<'_>,
     refs: &MathRefs,
     x: Value,
     e: pow_const::ConstExp,
 ) -> Value {
-    let mut v = Vb::new(b, refs, false);
-    pow_const::pow_const_widened(&mut v, x, e)
+    pow_const::pow_const_f32(&mut Vb::new(b, refs, true), x, e)
 }
 
 /// `(erfc(x), erfc(-x))` on one F64X2 `x`, sharing the work of the two (see `erf::erfc_pair`).

@@ -32,20 +32,31 @@
 //! log-uniform over all of f64: every normal result of `x**-0.5` and `x**-2` correctly rounded, and
 //! of `x**1.5`, `x**3`, `x**4` all but those below 2^-1015 (39 points), where the residual `lo`
 //! (or `l`) falls into the subnormals and is no longer exact: within 1 ULP of the correctly
-//! rounded value there, as in the subnormal results. f32 ([`pow_const_widened`]) is computed on
-//! the widened values and rounded once: `x·sqrt(x)`, `(x·x)·x`, `(x·x)²`, `1/sqrt(x)` and
-//! `1/(x·x)` in f64 are within 2 f64 ULP of the true power (`x·x` exact), far inside an f32
-//! rounding, so the f32 result is the correctly rounded one but for double roundings within 2^-28
-//! f32 ULP of a midpoint, in the subnormals too (native f32 residuals were inexact below 2^-100:
-//! 2,019 of a million log-uniform points of `x**1.5` off by one). A scalar goes through lane 0 of
-//! a vector. On blocks (`skeleton/block.rs`) each exponent has a wide routine of one argument,
+//! rounded value there, as in the subnormal results.
+//!
+//! f32 ([`pow_const_f32`]) is the same code in f32, four lanes an F32X4 (it was computed on the
+//! widened values, two lanes an F64X2: `x**1.5` 0.88 ns a point in cache at AVX-512, now 0.26;
+//! `x**-0.5` 1.42, now 0.44; `x**-2` 0.62, now 0.21). Its error before the last rounding is of the
+//! second order, about 2^-22 ULP, so the result is correctly rounded but within that of a
+//! midpoint, where its residuals are exact: bases from 2^-68 on for `x**1.5`, |x| from 2^-34 for
+//! `x**3` and 2^-25 for `x**4`, |x| in [2^-51, 2^63] for `x**-2` (there `1/x²` is normal too).
+//! NaN takes the widened branch of the last three.
+//! A vector with a lane outside takes a branch ([`or_widened`]) that computes those lanes, results
+//! in or near the subnormals, zeros, overflows, infinities and NaN among them, on the widened
+//! values ([`pow_const_widened`]): `x·sqrt(x)`, `(x·x)·x`, `(x·x)²`, `1/sqrt(x)` and `1/(x·x)` in
+//! f64 are within 2 f64 ULP of the true power (`x·x` exact), so rounded once they are the
+//! correctly rounded value but for double roundings within 2^-28 f32 ULP of a midpoint (native f32
+//! residuals there put 2,019 of a million log-uniform points of `x**1.5` off by one). `x**-0.5`
+//! scales instead, as in f64: bases below 2^-100 by 2^64 and the result by 2^32 (its residual
+//! `s² - x` is exact from 2^-102 on), one path. A scalar goes
+//! through lane 0 of a vector. On blocks (`skeleton/block.rs`) each exponent has a wide routine of one argument,
 //! these operations per lane (`wide/pow_const.rs`), so its bits do not depend on the route.
 //! `jit/tests/accuracy.rs` (`pow_literal_exponents`) holds both types against libm and f32 against
 //! the correctly rounded value, NumPy's special values, and the bits of each route.
 
 use super::Vb;
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{InstructionData, Opcode, Value, ValueDef};
+use cranelift_codegen::ir::{InstBuilder, InstructionData, Opcode, Value, ValueDef};
 use cranelift_frontend::FunctionBuilder;
 
 /// An exponent with its own code.
@@ -167,6 +178,80 @@ fn three_halves(v: &mut Vb<'_, '_>, x: Value) -> Value {
     v.selc(m, f64::INFINITY, r)
 }
 
+/// `x**e` on an F32X4: the f64 code's operations in f32, and a vector with a lane outside the
+/// range where they are exact takes a branch that computes those lanes widened ([`or_widened`]).
+pub(crate) fn pow_const_f32(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value {
+    use FloatCC::*;
+    let ax = v.abs(x);
+    let (fast, widen) = match e {
+        ConstExp::ThreeHalves => {
+            let fast = three_halves(v, x);
+            let pos = v.cmpc(GreaterThan, x, 0.0);
+            let small = v.cmpc(LessThan, x, THREE_HALVES_TINY_F32);
+            (fast, v.and(pos, small))
+        }
+        ConstExp::Cube => (cube(v, x), v.cmpc(UnorderedOrLessThan, ax, CUBE_TINY_F32)),
+        ConstExp::Fourth => (fourth(v, x), v.cmpc(UnorderedOrLessThan, ax, FOURTH_TINY_F32)),
+        ConstExp::InvSqrt => return inv_sqrt(v, x),
+        ConstExp::InvSquare => {
+            let fast = inv_square_f32(v, ax);
+            let lo = v.cmpc(GreaterThanOrEqual, ax, INV_SQ_LOW_F32);
+            let hi = v.cmpc(LessThanOrEqual, ax, INV_SQ_HIGH_F32);
+            let inside = v.and(lo, hi);
+            (fast, v.not(inside))
+        }
+    };
+    or_widened(v, x, e, fast, widen)
+}
+
+/// Below this a positive f32 base of `x**1.5` takes the widened computation
+/// ([`pow_const_widened`]): from 2^-68 on, the residuals `x·s - hi` and `x - s²` of
+/// [`three_halves`] in f32 are exact (the product's low bits stay above 2^-149).
+pub(crate) const THREE_HALVES_TINY_F32: f64 = two_to(-68);
+
+/// Below these |x| an f32 base of `x**3` and of `x**4` is computed widened: from 2^-34 (2^-25)
+/// on, the residuals of `x²` and of `x²·x` (`x²·x²`) are exact.
+pub(crate) const CUBE_TINY_F32: f64 = two_to(-34);
+pub(crate) const FOURTH_TINY_F32: f64 = two_to(-25);
+
+/// The |x| for which f32's `x**-2` is computed in f32 ([`inv_square_f32`]): from 2^-51 on, `x²`'s
+/// residual is exact; up to 2^63, `1/x²` is normal. Other lanes (zeros, infinities and NaN among
+/// them) are computed widened.
+pub(crate) const INV_SQ_LOW_F32: f64 = two_to(-51);
+pub(crate) const INV_SQ_HIGH_F32: f64 = two_to(63);
+
+/// `fast`, but where a lane of `widen` is set (a branch taken only then), those lanes of `x**e`
+/// computed on the widened values (the two halves of the F32X4 as F64X2, [`pow_const_widened`]).
+fn or_widened(v: &mut Vb<'_, '_>, x: Value, e: ConstExp, fast: Value, widen: Value) -> Value {
+    debug_assert!(v.f32);
+    v.guard(widen, fast, |v| {
+        v.f32 = false;
+        let lo = v.b.ins().fvpromote_low(x);
+        let h = super::high_half(v.b, x);
+        let hi = v.b.ins().fvpromote_low(h);
+        let r_lo = pow_const_widened(v, lo, e);
+        let r_hi = pow_const_widened(v, hi, e);
+        v.f32 = true;
+        let wide = super::join_halves(v.b, r_lo, r_hi);
+        v.sel(widen, wide, fast)
+    })
+}
+
+/// `x**-2` of an f32 `ax = |x|` in [`INV_SQ_LOW_F32`, `INV_SQ_HIGH_F32`], in f32: [`inv_square`]
+/// without its scalings and special values.
+fn inv_square_f32(v: &mut Vb<'_, '_>, ax: Value) -> Value {
+    let x2 = v.mul(ax, ax);
+    let nx2 = v.neg(x2);
+    let x2l = v.fma(ax, ax, nx2);
+    let one = v.c(1.0);
+    let r0 = v.div(one, x2);
+    let nr0 = v.neg(r0);
+    let d = v.fma(nr0, x2, one);
+    let nx2l = v.neg(x2l);
+    let t = v.fma(nx2l, r0, d);
+    v.fma(r0, t, r0)
+}
+
 /// `x**3` (see the module docs).
 fn cube(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let x2 = v.mul(x, x);
@@ -214,10 +299,21 @@ pub(crate) const INV_SQRT_SMALL: f64 = two_to(-1000);
 pub(crate) const INV_SQRT_UP: f64 = two_to(128);
 pub(crate) const INV_SQRT_BACK: f64 = two_to(64);
 
-/// `x**-0.5` (see the module docs).
+/// f32's: bases below 2^-100 scaled by 2^64 (the residual `s² - x` is exact from 2^-102 on), the
+/// result by 2^32.
+pub(crate) const INV_SQRT_SMALL_F32: f64 = two_to(-100);
+pub(crate) const INV_SQRT_UP_F32: f64 = two_to(64);
+pub(crate) const INV_SQRT_BACK_F32: f64 = two_to(32);
+
+/// `x**-0.5` (see the module docs), in f64 or in f32.
 fn inv_sqrt(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    let small = v.cmpc(FloatCC::LessThan, x, INV_SQRT_SMALL);
-    let up = v.mulc(x, INV_SQRT_UP);
+    let (small_c, up_c, back_c) = if v.f32 {
+        (INV_SQRT_SMALL_F32, INV_SQRT_UP_F32, INV_SQRT_BACK_F32)
+    } else {
+        (INV_SQRT_SMALL, INV_SQRT_UP, INV_SQRT_BACK)
+    };
+    let small = v.cmpc(FloatCC::LessThan, x, small_c);
+    let up = v.mulc(x, up_c);
     let xs = v.sel(small, up, x);
     let s = v.sqrt(xs);
     let one = v.c(1.0);
@@ -230,7 +326,7 @@ fn inv_sqrt(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let u = v.mul(r0, r0);
     let t = v.fma(he, u, d);
     let r = v.fma(r0, t, r0);
-    let back = v.c(INV_SQRT_BACK);
+    let back = v.c(back_c);
     let r_back = v.mul(r, back);
     let r = v.sel(small, r_back, r);
     // ±0: +inf; ±inf: +0 (a negative base: sqrt's NaN)
