@@ -457,10 +457,12 @@ fn literal_powers<T: Elem>() {
                 println!(
                     "  against the correctly rounded value: max {max} ULP, {off} off, {off_normal} of them normal"
                 );
-                // a fixed seed: none of these points is a double rounding
+                // f32's code is within about 2^-22 ULP of the true value before its last rounding
+                // (`vmath::pow_const`): a point that near a midpoint may round the other way (1 of
+                // these 10 million does), at most 1 ULP off and a few per million
                 assert!(
-                    max == 0,
-                    "x**{c} {name}: {max} ULP from the correctly rounded value"
+                    max <= 1 && off * 250_000 <= xs.len(),
+                    "x**{c} {name}: {max} ULP from the correctly rounded value, {off} points off"
                 );
             }
         }

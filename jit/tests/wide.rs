@@ -48,21 +48,40 @@ fn specials() -> Vec<f64> {
         std::f64::consts::LN_2,
         std::f64::consts::SQRT_2,
         std::f64::consts::FRAC_1_SQRT_2,
-        // the edges where f32's literal powers are computed in f32 (`vmath::pow_const`: `x**1.5`
-        // from 2^-68, `x**3` from 2^-34, `x**4` from 2^-25, `x**-2` in [2^-51, 2^63]; `x**-0.5`
-        // scales below 2^-100), each side
-        2f64.powi(-68),
-        f64::from(f32::from_bits(2f32.powi(-68).to_bits() - 1)),
-        2f64.powi(-34),
-        f64::from(f32::from_bits(2f32.powi(-34).to_bits() - 1)),
-        2f64.powi(-25),
-        f64::from(f32::from_bits(2f32.powi(-25).to_bits() - 1)),
-        2f64.powi(-100),
-        f64::from(f32::from_bits(2f32.powi(-100).to_bits() - 1)),
-        2f64.powi(-51),
-        f64::from(f32::from_bits(2f32.powi(-51).to_bits() - 1)),
+        // the edges of f32's literal powers (`vmath::pow_const::pow_const_f32`): where bases are
+        // scaled (`x**1.5` below 2^-40, `x**3` 2^-26, `x**4` 2^-20, `x**-0.5` 2^-60, `x**-2` below
+        // 2^-40 and above 2^60), computed widened (below 2^-84, 2^-42, 2^-31; `x**-2` above 2^63)
+        // or given (`x**-2` up to 2^-64), each side
+        2f64.powi(-40),
+        f64::from(f32::from_bits(2f32.powi(-40).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-40).to_bits() + 1)),
+        2f64.powi(-26),
+        f64::from(f32::from_bits(2f32.powi(-26).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-26).to_bits() + 1)),
+        2f64.powi(-20),
+        f64::from(f32::from_bits(2f32.powi(-20).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-20).to_bits() + 1)),
+        2f64.powi(-60),
+        f64::from(f32::from_bits(2f32.powi(-60).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-60).to_bits() + 1)),
+        2f64.powi(60),
+        f64::from(f32::from_bits(2f32.powi(60).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(60).to_bits() + 1)),
+        2f64.powi(-84),
+        f64::from(f32::from_bits(2f32.powi(-84).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-84).to_bits() + 1)),
+        2f64.powi(-42),
+        f64::from(f32::from_bits(2f32.powi(-42).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-42).to_bits() + 1)),
+        2f64.powi(-31),
+        f64::from(f32::from_bits(2f32.powi(-31).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-31).to_bits() + 1)),
         2f64.powi(63),
+        f64::from(f32::from_bits(2f32.powi(63).to_bits() - 1)),
         f64::from(f32::from_bits(2f32.powi(63).to_bits() + 1)),
+        2f64.powi(-64),
+        f64::from(f32::from_bits(2f32.powi(-64).to_bits() - 1)),
+        f64::from(f32::from_bits(2f32.powi(-64).to_bits() + 1)),
     ];
     for e in [
         708.0,

@@ -35,20 +35,22 @@
 //! rounded value there, as in the subnormal results.
 //!
 //! f32 ([`pow_const_f32`]) is the same code in f32, four lanes an F32X4 (it was computed on the
-//! widened values, two lanes an F64X2: `x**1.5` 0.88 ns a point in cache at AVX-512, now 0.26;
-//! `x**-0.5` 1.42, now 0.44; `x**-2` 0.62, now 0.21). Its error before the last rounding is of the
-//! second order, about 2^-22 ULP, so the result is correctly rounded but within that of a
-//! midpoint, where its residuals are exact: bases from 2^-68 on for `x**1.5`, |x| from 2^-34 for
-//! `x**3` and 2^-25 for `x**4`, |x| in [2^-51, 2^63] for `x**-2` (there `1/x²` is normal too).
-//! NaN takes the widened branch of the last three.
-//! A vector with a lane outside takes a branch ([`or_widened`]) that computes those lanes, results
-//! in or near the subnormals, zeros, overflows, infinities and NaN among them, on the widened
-//! values ([`pow_const_widened`]): `x·sqrt(x)`, `(x·x)·x`, `(x·x)²`, `1/sqrt(x)` and `1/(x·x)` in
-//! f64 are within 2 f64 ULP of the true power (`x·x` exact), so rounded once they are the
-//! correctly rounded value but for double roundings within 2^-28 f32 ULP of a midpoint (native f32
-//! residuals there put 2,019 of a million log-uniform points of `x**1.5` off by one). `x**-0.5`
-//! scales instead, as in f64: bases below 2^-100 by 2^64 and the result by 2^32 (its residual
-//! `s² - x` is exact from 2^-102 on), one path. A scalar goes
+//! widened values, two lanes an F64X2: `x**1.5` 0.88 ns a point in cache at AVX-512, now 0.25;
+//! `x**-0.5` 1.42, now 0.42; `x**-2` 0.62, now 0.20; `x**3` and `x**4` 0.42, now 0.15). Its error
+//! before the last rounding is of the second order, about 2^-22 ULP, so the result is correctly
+//! rounded but within that of a midpoint (1 of the 10 million points of the accuracy sweeps rounds
+//! the other way). Its residuals must be exact, and normal (a subnormal operand or result costs a
+//! microcode assist on x86: `x**1.5` of bases log-uniform over [1e-20, 1e20] ran at twice the time
+//! where residuals fell into the subnormals). So a vector with a base near the end of the range
+//! ([`F32Plan`]: `0 < x < 2^-40` for `x**1.5`, `0 < |x| < 2^-26` for `x**3`, `2^-20` for `x**4`;
+//! `x**-2`: |x| outside [2^-40, 2^60], zeros and infinities among them) takes a branch that
+//! scales those bases by an even power of two (the result by its power, exactly) and computes the
+//! lanes whose results are in the subnormals (`x**1.5` below 2^-84, `x**3` 2^-42, `x**4` 2^-31,
+//! `x**-2` beyond 2^63) on the widened values ([`pow_const_widened`]): `x·sqrt(x)`, `(x·x)·x`,
+//! `(x·x)²` and `1/(x·x)` in f64 are within 2 f64 ULP of the true power, so rounded once they are
+//! correctly rounded but for double roundings within 2^-28 f32 ULP of a midpoint. `x**-0.5` scales
+//! as in f64, in one path: bases below 2^-60 by 2^64 and the result by 2^32 (its residual `s² - x`
+//! stays normal). A scalar goes
 //! through lane 0 of a vector. On blocks (`skeleton/block.rs`) each exponent has a wide routine of one argument,
 //! these operations per lane (`wide/pow_const.rs`), so its bits do not depend on the route.
 //! `jit/tests/accuracy.rs` (`pow_literal_exponents`) holds both types against libm and f32 against
@@ -142,16 +144,7 @@ pub(crate) fn pow_const_widened(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Va
             let x2 = v.mul(x, x);
             v.mul(x2, x2)
         }
-        ConstExp::InvSqrt => {
-            // 1/sqrt(±0) = ±inf and sqrt(-inf) = NaN, where pow gives +inf and +0
-            let s = v.sqrt(x);
-            let one = v.c(1.0);
-            let r = v.div(one, s);
-            let zero = v.cmpc(FloatCC::Equal, x, 0.0);
-            let r = v.selc(zero, f64::INFINITY, r);
-            let ninf = v.cmpc(FloatCC::Equal, x, f64::NEG_INFINITY);
-            v.selc(ninf, 0.0, r)
-        }
+        ConstExp::InvSqrt => unreachable!("x**-0.5 of f32 has one path, in f32"),
         ConstExp::InvSquare => {
             let x2 = v.mul(x, x);
             let one = v.c(1.0);
@@ -178,53 +171,74 @@ fn three_halves(v: &mut Vb<'_, '_>, x: Value) -> Value {
     v.selc(m, f64::INFINITY, r)
 }
 
-/// `x**e` on an F32X4: the f64 code's operations in f32, and a vector with a lane outside the
-/// range where they are exact takes a branch that computes those lanes widened ([`or_widened`]).
+/// `x**e` on an F32X4: the f64 code's operations in f32. A vector with a lane near the ends of the
+/// range (|x| below the plan's `small`; `x**-2`: outside [2^-40, 2^60], zeros and infinities too)
+/// takes a branch ([`general_f32`]) that scales those bases, so that no residual is subnormal, and
+/// computes the lanes whose results are in the subnormals widened; the other lanes keep the fast
+/// path's bits there.
 pub(crate) fn pow_const_f32(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
-    let (fast, widen) = match e {
+    let (fast, edge) = match e {
         ConstExp::ThreeHalves => {
             let fast = three_halves(v, x);
-            let pos = v.cmpc(GreaterThan, x, 0.0);
-            let small = v.cmpc(LessThan, x, THREE_HALVES_TINY_F32);
-            (fast, v.and(pos, small))
+            (fast, nonzero_below(v, x, THREE_HALVES_F32.small))
         }
-        ConstExp::Cube => (cube(v, x), v.cmpc(UnorderedOrLessThan, ax, CUBE_TINY_F32)),
-        ConstExp::Fourth => (fourth(v, x), v.cmpc(UnorderedOrLessThan, ax, FOURTH_TINY_F32)),
+        ConstExp::Cube => {
+            let fast = cube(v, x);
+            (fast, nonzero_below(v, ax, CUBE_F32.small))
+        }
+        ConstExp::Fourth => {
+            let fast = fourth(v, x);
+            (fast, nonzero_below(v, ax, FOURTH_F32.small))
+        }
         ConstExp::InvSqrt => return inv_sqrt(v, x),
         ConstExp::InvSquare => {
-            let fast = inv_square_f32(v, ax);
-            let lo = v.cmpc(GreaterThanOrEqual, ax, INV_SQ_LOW_F32);
-            let hi = v.cmpc(LessThanOrEqual, ax, INV_SQ_HIGH_F32);
+            let one = v.c(1.0);
+            let fast = inv_square_core(v, ax, one);
+            let lo = v.cmpc(GreaterThanOrEqual, ax, INV_SQ_SMALL_F32);
+            let hi = v.cmpc(LessThanOrEqual, ax, INV_SQ_BIG_F32);
             let inside = v.and(lo, hi);
             (fast, v.not(inside))
         }
     };
-    or_widened(v, x, e, fast, widen)
+    v.guard(edge, fast, |v| general_f32(v, x, ax, e))
 }
 
-/// Below this a positive f32 base of `x**1.5` takes the widened computation
-/// ([`pow_const_widened`]): from 2^-68 on, the residuals `x·s - hi` and `x - s²` of
-/// [`three_halves`] in f32 are exact (the product's low bits stay above 2^-149).
-pub(crate) const THREE_HALVES_TINY_F32: f64 = two_to(-68);
+/// The lanes of `t` in (0, `c`).
+fn nonzero_below(v: &mut Vb<'_, '_>, t: Value, c: f64) -> Value {
+    let pos = v.cmpc(FloatCC::GreaterThan, t, 0.0);
+    let below = v.cmpc(FloatCC::LessThan, t, c);
+    v.and(pos, below)
+}
 
-/// Below these |x| an f32 base of `x**3` and of `x**4` is computed widened: from 2^-34 (2^-25)
-/// on, the residuals of `x²` and of `x²·x` (`x²·x²`) are exact.
-pub(crate) const CUBE_TINY_F32: f64 = two_to(-34);
-pub(crate) const FOURTH_TINY_F32: f64 = two_to(-25);
-
-/// The |x| for which f32's `x**-2` is computed in f32 ([`inv_square_f32`]): from 2^-51 on, `x²`'s
-/// residual is exact; up to 2^63, `1/x²` is normal. Other lanes (zeros, infinities and NaN among
-/// them) are computed widened.
-pub(crate) const INV_SQ_LOW_F32: f64 = two_to(-51);
-pub(crate) const INV_SQ_HIGH_F32: f64 = two_to(63);
-
-/// `fast`, but where a lane of `widen` is set (a branch taken only then), those lanes of `x**e`
-/// computed on the widened values (the two halves of the F32X4 as F64X2, [`pow_const_widened`]).
-fn or_widened(v: &mut Vb<'_, '_>, x: Value, e: ConstExp, fast: Value, widen: Value) -> Value {
-    debug_assert!(v.f32);
-    v.guard(widen, fast, |v| {
+/// [`pow_const_f32`]'s branch: every lane by the f32 code with its scalings (the other lanes' bits
+/// unchanged), and where a lane's result is in the subnormals (a further branch), those lanes on
+/// the widened values (the two halves of the F32X4 as F64X2, [`pow_const_widened`]).
+fn general_f32(v: &mut Vb<'_, '_>, x: Value, ax: Value, e: ConstExp) -> Value {
+    use FloatCC::*;
+    let (r, widen) = match e {
+        ConstExp::ThreeHalves => {
+            let r = scaled(v, x, ax, &THREE_HALVES_F32, three_halves);
+            (r, nonzero_below(v, x, THREE_HALVES_F32.widen))
+        }
+        ConstExp::Cube => {
+            let r = scaled(v, x, ax, &CUBE_F32, cube);
+            (r, nonzero_below(v, ax, CUBE_F32.widen))
+        }
+        ConstExp::Fourth => {
+            let r = scaled(v, x, ax, &FOURTH_F32, fourth);
+            (r, nonzero_below(v, ax, FOURTH_F32.widen))
+        }
+        ConstExp::InvSqrt => unreachable!("x**-0.5 of f32 has one path"),
+        ConstExp::InvSquare => {
+            let r = inv_square_f32(v, ax);
+            let big = v.cmpc(GreaterThan, ax, INV_SQ_WIDEN_F32);
+            let fin = v.cmpc(LessThan, ax, f64::INFINITY);
+            (r, v.and(big, fin))
+        }
+    };
+    v.guard(widen, r, |v| {
         v.f32 = false;
         let lo = v.b.ins().fvpromote_low(x);
         let h = super::high_half(v.b, x);
@@ -233,17 +247,98 @@ fn or_widened(v: &mut Vb<'_, '_>, x: Value, e: ConstExp, fast: Value, widen: Val
         let r_hi = pow_const_widened(v, hi, e);
         v.f32 = true;
         let wide = super::join_halves(v.b, r_lo, r_hi);
-        v.sel(widen, wide, fast)
+        v.sel(widen, wide, r)
     })
 }
 
-/// `x**-2` of an f32 `ax = |x|` in [`INV_SQ_LOW_F32`, `INV_SQ_HIGH_F32`], in f32: [`inv_square`]
-/// without its scalings and special values.
+/// How f32's code computes `x**1.5`, `x**3` or `x**4` in f32 ([`pow_const_f32`]): bases of |x|
+/// below `small` scaled by `up` (a power of two whose power is exact: 2^48, 2^32, 2^24) and the
+/// result by `back`, so that the residuals stay normal (a subnormal operand or result costs a
+/// microcode assist on x86, and they are exact only down to a bound) and the result's scaling is
+/// exact; lanes of |x| in (0, `widen`), whose results are in the subnormals, computed widened.
+/// Both on the branch a vector with a lane of |x| in (0, `small`) takes.
+pub(crate) struct F32Plan {
+    pub small: f64,
+    pub up: f64,
+    pub back: f64,
+    pub widen: f64,
+}
+
+/// `x**1.5`: from 2^-40 on, `x·sqrt(x)` is at least 2^-60 and its residuals about 2^-84; below,
+/// scaled by 2^48 (the result by 2^-72) down to 2^-84, under which the result is subnormal.
+pub(crate) const THREE_HALVES_F32: F32Plan = F32Plan {
+    small: two_to(-40),
+    up: two_to(48),
+    back: two_to(-72),
+    widen: two_to(-84),
+};
+/// `x**3`: unscaled from 2^-26 (the result at least 2^-78), scaled by 2^32 down to 2^-42.
+pub(crate) const CUBE_F32: F32Plan = F32Plan {
+    small: two_to(-26),
+    up: two_to(32),
+    back: two_to(-96),
+    widen: two_to(-42),
+};
+/// `x**4`: unscaled from 2^-20 (the result at least 2^-80), scaled by 2^24 down to 2^-31.
+pub(crate) const FOURTH_F32: F32Plan = F32Plan {
+    small: two_to(-20),
+    up: two_to(24),
+    back: two_to(-96),
+    widen: two_to(-31),
+};
+
+/// f32's `x**-2` ([`inv_square_f32`]): |x| below 2^-40 scaled by 2^32 (the result by 2^64), above
+/// 2^60 by 2^-32 (the result by 2^-64); |x| up to 2^-64 (zeros too) gives +inf, +inf gives +0;
+/// finite |x| beyond 2^63 (results in the subnormals) computed widened.
+pub(crate) const INV_SQ_SMALL_F32: f64 = two_to(-40);
+pub(crate) const INV_SQ_BIG_F32: f64 = two_to(60);
+pub(crate) const INV_SQ_UP_F32: f64 = two_to(32);
+pub(crate) const INV_SQ_DOWN_F32: f64 = two_to(-32);
+pub(crate) const INV_SQ_TINY_F32: f64 = two_to(-64);
+pub(crate) const INV_SQ_WIDEN_F32: f64 = two_to(63);
+
+/// `f(x)`, but where `|x|` (`ax`) is below `plan.small`, `f(x·up)·back`.
+fn scaled(
+    v: &mut Vb<'_, '_>,
+    x: Value,
+    ax: Value,
+    plan: &F32Plan,
+    f: fn(&mut Vb<'_, '_>, Value) -> Value,
+) -> Value {
+    let small = v.cmpc(FloatCC::LessThan, ax, plan.small);
+    let up = v.mulc(x, plan.up);
+    let xs = v.sel(small, up, x);
+    let r = f(v, xs);
+    let back = v.mulc(r, plan.back);
+    v.sel(small, back, r)
+}
+
+/// `x**-2` of an f32 `ax = |x|` in f32 ([`inv_square`]'s code, with f32's scalings and special
+/// values: `INV_SQ_*_F32`); finite |x| beyond [`INV_SQ_WIDEN_F32`] are the caller's.
 fn inv_square_f32(v: &mut Vb<'_, '_>, ax: Value) -> Value {
-    let x2 = v.mul(ax, ax);
-    let nx2 = v.neg(x2);
-    let x2l = v.fma(ax, ax, nx2);
+    let small = v.cmpc(FloatCC::LessThan, ax, INV_SQ_SMALL_F32);
+    let big = v.cmpc(FloatCC::GreaterThan, ax, INV_SQ_BIG_F32);
     let one = v.c(1.0);
+    let up = v.c(INV_SQ_UP_F32);
+    let down = v.c(INV_SQ_DOWN_F32);
+    let f = v.sel(small, up, one);
+    let f = v.sel(big, down, f);
+    let xs = v.mul(ax, f);
+    let r = inv_square_core(v, xs, one);
+    let f2 = v.mul(f, f);
+    let r = v.mul(r, f2);
+    let tiny = v.cmpc(FloatCC::LessThanOrEqual, ax, INV_SQ_TINY_F32);
+    let r = v.selc(tiny, f64::INFINITY, r);
+    let inf = v.cmpc(FloatCC::Equal, ax, f64::INFINITY);
+    v.selc(inf, 0.0, r)
+}
+
+/// `1/(xs·xs)` of a positive `xs` whose square and its residual are normal ([`inv_square`]):
+/// `x² = x2 + x2l` exactly, `r0 = 1/x2`, `d = 1 - r0·x2` exact, `fma(r0, d - x2l·r0, r0)`.
+fn inv_square_core(v: &mut Vb<'_, '_>, xs: Value, one: Value) -> Value {
+    let x2 = v.mul(xs, xs);
+    let nx2 = v.neg(x2);
+    let x2l = v.fma(xs, xs, nx2);
     let r0 = v.div(one, x2);
     let nr0 = v.neg(r0);
     let d = v.fma(nr0, x2, one);
@@ -299,9 +394,10 @@ pub(crate) const INV_SQRT_SMALL: f64 = two_to(-1000);
 pub(crate) const INV_SQRT_UP: f64 = two_to(128);
 pub(crate) const INV_SQRT_BACK: f64 = two_to(64);
 
-/// f32's: bases below 2^-100 scaled by 2^64 (the residual `s² - x` is exact from 2^-102 on), the
-/// result by 2^32.
-pub(crate) const INV_SQRT_SMALL_F32: f64 = two_to(-100);
+/// f32's: bases below 2^-60 scaled by 2^64, the result by 2^32, so that the residual `s² - x`
+/// (about `x·2^-24`) is normal: exact (from 2^-102 on), and no subnormal operand (a microcode
+/// assist on x86).
+pub(crate) const INV_SQRT_SMALL_F32: f64 = two_to(-60);
 pub(crate) const INV_SQRT_UP_F32: f64 = two_to(64);
 pub(crate) const INV_SQRT_BACK_F32: f64 = two_to(32);
 
@@ -358,15 +454,7 @@ fn inv_square(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let f = v.sel(small, up, one);
     let f = v.sel(big, down, f);
     let xs = v.mul(ax, f);
-    let x2 = v.mul(xs, xs);
-    let nx2 = v.neg(x2);
-    let x2l = v.fma(xs, xs, nx2);
-    let r0 = v.div(one, x2);
-    let nr0 = v.neg(r0);
-    let d = v.fma(nr0, x2, one);
-    let nx2l = v.neg(x2l);
-    let t = v.fma(nx2l, r0, d);
-    let r = v.fma(r0, t, r0);
+    let r = inv_square_core(v, xs, one);
     let f2 = v.mul(f, f);
     let r = v.mul(r, f2);
     // |x| <= 2^-512 (±0 too): +inf; |x| >= 2^538 (±inf too): +0, where x² would leave the range

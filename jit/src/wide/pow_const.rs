@@ -2,16 +2,17 @@
 //! full width: `vmath::pow_const` written for one lane (the same operations in the same order, its
 //! constants, `mul_add` where it emits `fma`). f64 lanes follow its f64 code, one path for every
 //! lane (selects, no branch), so every chunk takes it. f32 lanes follow `pow_const_f32`: the f64
-//! code's operations in f32; a chunk with a lane outside the range where they are exact (`x**1.5`:
-//! `0 < x < 2^-68`; `x**3`: |x| below 2^-34; `x**4`: below 2^-25; `x**-2`: outside [2^-51, 2^63])
-//! takes the general path, where those lanes are computed on the widened value as
-//! `pow_const_widened` computes them and rounded once to f32 (`x**-0.5` scales instead, one path).
+//! code's operations in f32 on the fast path; a chunk with a lane near the end of the range
+//! (`F32Plan::small`; `x**-2`: |x| outside [2^-40, 2^60]) takes the general path, which scales
+//! the bases there and computes the lanes whose results are in the subnormals on the widened value
+//! as `pow_const_widened` computes them, rounded once to f32 (`x**-0.5` scales in its one path).
 
 use super::lanes::{Lane, Paths, levels, map, sel};
 use crate::vmath::pow_const::{
-    CUBE_TINY_F32, FOURTH_TINY_F32, INV_SQ_BIG, INV_SQ_DOWN, INV_SQ_HIGH_F32, INV_SQ_HUGE, INV_SQ_LOW_F32,
-    INV_SQ_SMALL, INV_SQ_TINY, INV_SQ_UP, INV_SQRT_BACK, INV_SQRT_BACK_F32, INV_SQRT_SMALL,
-    INV_SQRT_SMALL_F32, INV_SQRT_UP, INV_SQRT_UP_F32, THREE_HALVES_TINY_F32,
+    CUBE_F32, F32Plan, FOURTH_F32, INV_SQ_BIG, INV_SQ_BIG_F32, INV_SQ_DOWN, INV_SQ_DOWN_F32, INV_SQ_HUGE,
+    INV_SQ_SMALL, INV_SQ_SMALL_F32, INV_SQ_TINY, INV_SQ_TINY_F32, INV_SQ_UP, INV_SQ_UP_F32, INV_SQ_WIDEN_F32,
+    INV_SQRT_BACK, INV_SQRT_BACK_F32, INV_SQRT_SMALL, INV_SQRT_SMALL_F32, INV_SQRT_UP, INV_SQRT_UP_F32,
+    THREE_HALVES_F32,
 };
 
 /// `x**1.5` (`vmath::pow_const::three_halves`).
@@ -96,56 +97,138 @@ fn inv_square(x: f64) -> f64 {
     let ax = x.abs();
     let f = sel(ax < INV_SQ_SMALL, INV_SQ_UP, 1.0);
     let f = sel(ax > INV_SQ_BIG, INV_SQ_DOWN, f);
-    let xs = ax * f;
-    let x2 = xs * xs;
-    let x2l = xs.mul_add(xs, -x2);
-    let r0 = 1.0 / x2;
-    let d = (-r0).mul_add(x2, 1.0);
-    let t = (-x2l).mul_add(r0, d);
-    let r = r0.mul_add(t, r0);
-    let r = r * (f * f);
+    let r = inv_square_core(ax * f) * (f * f);
     let r = sel(ax <= INV_SQ_TINY, f64::INFINITY, r);
     sel(ax >= INV_SQ_HUGE, 0.0, r)
 }
 
-/// `vmath::pow_const::inv_square_f32`: `x**-2` in f32, for |x| in its range.
+/// `vmath::pow_const::inv_square_core`: `1/(xs·xs)` with the residuals.
 #[inline(always)]
-fn inv_square32(x: f32) -> f32 {
-    let ax = x.abs();
-    let x2 = ax * ax;
-    let x2l = ax.mul_add(ax, -x2);
-    let r0 = 1.0 / x2;
-    let d = (-r0).mul_add(x2, 1.0);
+fn inv_square_core<T: Lane>(xs: T) -> T {
+    let one = T::c(1.0);
+    let x2 = xs * xs;
+    let x2l = xs.mul_add(xs, -x2);
+    let r0 = one / x2;
+    let d = (-r0).mul_add(x2, one);
     let t = (-x2l).mul_add(r0, d);
     r0.mul_add(t, r0)
 }
 
-// Where each f32 power is computed in f32 (`vmath::pow_const::pow_const_f32`).
-
+/// `vmath::pow_const::inv_square_f32`: `x**-2` in f32 with f32's scalings, for |x| up to 2^63 and
+/// infinite.
 #[inline(always)]
-fn three_halves_ok(x: f32) -> bool {
-    !(x > 0.0 && x < THREE_HALVES_TINY_F32 as f32)
-}
-
-#[inline(always)]
-fn cube_ok(x: f32) -> bool {
-    x.abs() >= CUBE_TINY_F32 as f32
-}
-
-#[inline(always)]
-fn fourth_ok(x: f32) -> bool {
-    x.abs() >= FOURTH_TINY_F32 as f32
-}
-
-#[inline(always)]
-fn inv_sqrt_ok(_x: f32) -> bool {
-    true
-}
-
-#[inline(always)]
-fn inv_square_ok(x: f32) -> bool {
+fn inv_square32(x: f32) -> f32 {
     let ax = x.abs();
-    (ax >= INV_SQ_LOW_F32 as f32) & (ax <= INV_SQ_HIGH_F32 as f32)
+    let f = sel(ax < INV_SQ_SMALL_F32 as f32, INV_SQ_UP_F32 as f32, 1.0);
+    let f = sel(ax > INV_SQ_BIG_F32 as f32, INV_SQ_DOWN_F32 as f32, f);
+    let r = inv_square_core(ax * f) * (f * f);
+    let r = sel(ax <= INV_SQ_TINY_F32 as f32, f32::INFINITY, r);
+    sel(ax == f32::INFINITY, 0.0, r)
+}
+
+/// `vmath::pow_const::scaled`: `f(x)`, but where |x| is below `plan.small`, `f(x·up)·back`.
+#[inline(always)]
+fn scaled(x: f32, plan: &F32Plan, f: impl Fn(f32) -> f32) -> f32 {
+    let small = x.abs() < plan.small as f32;
+    let xs = sel(small, x * plan.up as f32, x);
+    let r = f(xs);
+    sel(small, r * plan.back as f32, r)
+}
+
+// f32 lanes (`vmath::pow_const::pow_const_f32`): each power unscaled, for chunks with no lane near
+// the ends of its range (`*_unscaled`); scaled (`scaled`) for chunks whose results are all normal
+// (`*_normal`); and widened where the result is in the subnormals.
+
+#[inline(always)]
+fn nonzero_below(t: f32, c: f64) -> bool {
+    (t > 0.0) & (t < c as f32)
+}
+
+#[inline(always)]
+fn inv_square_fast(x: f32) -> f32 {
+    inv_square_core(x.abs())
+}
+
+#[inline(always)]
+fn three_halves_unscaled(x: f32) -> bool {
+    !nonzero_below(x, THREE_HALVES_F32.small)
+}
+
+#[inline(always)]
+fn cube_unscaled(x: f32) -> bool {
+    !nonzero_below(x.abs(), CUBE_F32.small)
+}
+
+#[inline(always)]
+fn fourth_unscaled(x: f32) -> bool {
+    !nonzero_below(x.abs(), FOURTH_F32.small)
+}
+
+#[inline(always)]
+fn inv_square_unscaled(x: f32) -> bool {
+    let ax = x.abs();
+    (ax >= INV_SQ_SMALL_F32 as f32) & (ax <= INV_SQ_BIG_F32 as f32)
+}
+
+#[inline(always)]
+fn three_halves_normal(x: f32) -> bool {
+    !nonzero_below(x, THREE_HALVES_F32.widen)
+}
+
+#[inline(always)]
+fn cube_normal(x: f32) -> bool {
+    !nonzero_below(x.abs(), CUBE_F32.widen)
+}
+
+#[inline(always)]
+fn fourth_normal(x: f32) -> bool {
+    !nonzero_below(x.abs(), FOURTH_F32.widen)
+}
+
+#[inline(always)]
+fn inv_square_normal(x: f32) -> bool {
+    let ax = x.abs();
+    !((ax > INV_SQ_WIDEN_F32 as f32) & (ax < f32::INFINITY))
+}
+
+#[inline(always)]
+fn three_halves_scaled(x: f32) -> f32 {
+    scaled(x, &THREE_HALVES_F32, three_halves::<f32>)
+}
+
+#[inline(always)]
+fn cube_scaled(x: f32) -> f32 {
+    scaled(x, &CUBE_F32, cube::<f32>)
+}
+
+#[inline(always)]
+fn fourth_scaled(x: f32) -> f32 {
+    scaled(x, &FOURTH_F32, fourth::<f32>)
+}
+
+#[inline(always)]
+fn three_halves_general(x: f32) -> f32 {
+    let w = widened(x, three_halves_widened);
+    sel(three_halves_normal(x), three_halves_scaled(x), w)
+}
+
+#[inline(always)]
+fn cube_general(x: f32) -> f32 {
+    sel(cube_normal(x), cube_scaled(x), widened(x, cube_widened))
+}
+
+#[inline(always)]
+fn fourth_general(x: f32) -> f32 {
+    sel(fourth_normal(x), fourth_scaled(x), widened(x, fourth_widened))
+}
+
+#[inline(always)]
+fn inv_square_general(x: f32) -> f32 {
+    sel(
+        inv_square_normal(x),
+        inv_square32(x),
+        widened(x, inv_square_widened),
+    )
 }
 
 // The f32 powers on the widened value (`vmath::pow_const::pow_const_widened`), rounded once by
@@ -169,13 +252,6 @@ fn fourth_widened(x: f64) -> f64 {
 }
 
 #[inline(always)]
-fn inv_sqrt_widened(x: f64) -> f64 {
-    let r = 1.0 / x.sqrt();
-    let r = sel(x == 0.0, f64::INFINITY, r);
-    sel(x == f64::NEG_INFINITY, 0.0, r)
-}
-
-#[inline(always)]
 fn inv_square_widened(x: f64) -> f64 {
     1.0 / (x * x)
 }
@@ -185,10 +261,11 @@ fn widened(x: f32, f: fn(f64) -> f64) -> f32 {
     f(f64::from(x)) as f32
 }
 
-/// One exponent's paths: f64 lanes by one path; f32 lanes in f32 where `$ok` (the chunk's test),
-/// the others (in the general path) widened.
+/// One exponent's paths: f64 lanes by one path; f32 lanes by the f32 code unscaled in chunks where
+/// every lane allows it (the fastest path), else scaled where every lane's result is normal (the
+/// fast path), else scaled and widened lane by lane (the general path).
 macro_rules! exponents {
-    ($($name:ident: $f64:path, $f32:path, $ok:ident, $wide:ident;)*) => {
+    ($($name:ident: $f64:path, [$ok0:ident, $f0:path], [$ok1:ident, $f1:path], $general:path;)*) => {
         $(
             pub(super) struct $name;
 
@@ -209,28 +286,44 @@ macro_rules! exponents {
 
             impl Paths<f32> for $name {
                 #[inline(always)]
+                fn fastest_ok(x: f32) -> bool {
+                    $ok0(x)
+                }
+                #[inline(always)]
+                fn fastest(x: f32) -> f32 {
+                    $f0(x)
+                }
+                #[inline(always)]
                 fn fast_ok(x: f32) -> bool {
-                    $ok(x)
+                    $ok1(x)
                 }
                 #[inline(always)]
                 fn fast(x: f32) -> f32 {
-                    $f32(x)
+                    $f1(x)
                 }
                 #[inline(always)]
                 fn general(x: f32) -> f32 {
-                    sel($ok(x), $f32(x), widened(x, $wide))
+                    $general(x)
                 }
             }
         )*
     };
 }
 
+#[inline(always)]
+fn always(_x: f32) -> bool {
+    true
+}
+
 exponents! {
-    ThreeHalves: three_halves::<f64>, three_halves::<f32>, three_halves_ok, three_halves_widened;
-    Cube: cube::<f64>, cube::<f32>, cube_ok, cube_widened;
-    Fourth: fourth::<f64>, fourth::<f32>, fourth_ok, fourth_widened;
-    InvSqrt: inv_sqrt64, inv_sqrt32, inv_sqrt_ok, inv_sqrt_widened;
-    InvSquare: inv_square, inv_square32, inv_square_ok, inv_square_widened;
+    ThreeHalves: three_halves::<f64>, [three_halves_unscaled, three_halves::<f32>],
+        [three_halves_normal, three_halves_scaled], three_halves_general;
+    Cube: cube::<f64>, [cube_unscaled, cube::<f32>], [cube_normal, cube_scaled], cube_general;
+    Fourth: fourth::<f64>, [fourth_unscaled, fourth::<f32>], [fourth_normal, fourth_scaled],
+        fourth_general;
+    InvSqrt: inv_sqrt64, [always, inv_sqrt32], [always, inv_sqrt32], inv_sqrt32;
+    InvSquare: inv_square, [inv_square_unscaled, inv_square_fast], [inv_square_normal, inv_square32],
+        inv_square_general;
 }
 
 levels! {
