@@ -48,41 +48,25 @@ fn specials() -> Vec<f64> {
         std::f64::consts::LN_2,
         std::f64::consts::SQRT_2,
         std::f64::consts::FRAC_1_SQRT_2,
-        // the edges of f32's literal powers (`vmath::pow_const::pow_const_f32`): where bases are
-        // scaled (`x**1.5` below 2^-40, `x**3` 2^-26, `x**4` 2^-20, `x**-0.5` 2^-60, `x**-2` below
-        // 2^-40 and above 2^60), computed widened (below 2^-84, 2^-42, 2^-31; `x**-2` above 2^63)
-        // or given (`x**-2` up to 2^-64), each side
-        2f64.powi(-40),
-        f64::from(f32::from_bits(2f32.powi(-40).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-40).to_bits() + 1)),
-        2f64.powi(-26),
-        f64::from(f32::from_bits(2f32.powi(-26).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-26).to_bits() + 1)),
-        2f64.powi(-20),
-        f64::from(f32::from_bits(2f32.powi(-20).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-20).to_bits() + 1)),
-        2f64.powi(-60),
-        f64::from(f32::from_bits(2f32.powi(-60).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-60).to_bits() + 1)),
-        2f64.powi(60),
-        f64::from(f32::from_bits(2f32.powi(60).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(60).to_bits() + 1)),
-        2f64.powi(-84),
-        f64::from(f32::from_bits(2f32.powi(-84).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-84).to_bits() + 1)),
-        2f64.powi(-42),
-        f64::from(f32::from_bits(2f32.powi(-42).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-42).to_bits() + 1)),
-        2f64.powi(-31),
-        f64::from(f32::from_bits(2f32.powi(-31).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-31).to_bits() + 1)),
-        2f64.powi(63),
-        f64::from(f32::from_bits(2f32.powi(63).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(63).to_bits() + 1)),
-        2f64.powi(-64),
-        f64::from(f32::from_bits(2f32.powi(-64).to_bits() - 1)),
-        f64::from(f32::from_bits(2f32.powi(-64).to_bits() + 1)),
     ];
+    // the edges of the literal powers (`vmath::pow_const`): where f32 bases are scaled (`x**1.5`
+    // below 2^-40 and from 2^80, `x**3` below 2^-26 and from 2^40, `x**4` below 2^-20 and from
+    // 2^30, `x**-0.5` below 2^-60, `x**-2` below 2^-40 and above 2^60), computed widened (below
+    // 2^-84, 2^-42, 2^-31; `x**-2` above 2^63) or given (`x**-2` up to 2^-64), each side and of
+    // both signs; f64 `x**1.5` from 2^680
+    for p in [-84, -64, -60, -42, -40, -31, -26, -20, 30, 40, 60, 63, 80] {
+        let b = 2f32.powi(p);
+        for x in [
+            b,
+            f32::from_bits(b.to_bits() - 1),
+            f32::from_bits(b.to_bits() + 1),
+        ] {
+            v.push(f64::from(x));
+            v.push(-f64::from(x));
+        }
+    }
+    let b = 2f64.powi(680);
+    v.extend([b, b.next_down(), -b, -b.next_down()]);
     for e in [
         708.0,
         708.3964185322641,

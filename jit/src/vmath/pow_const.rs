@@ -12,8 +12,12 @@
 //!   s²)/(2s) + O(2^-106·s)`; so `x·sqrt(x) = hi + lo + (s/2)·(x - s²)` with `hi = x·s`, `lo` its
 //!   exact residual (`fma`), the last two terms summed by one `fma` (`x/(2s) = s/2` to 2^-52, on a
 //!   term below 2^-53 of the result). Special values: a negative base (`sqrt` gives the invalid
-//!   NaN), `-0` (`+0`), `+inf` and an overflowing result (`hi` is `+inf`, the residual NaN: `+inf`
-//!   is selected), `-inf` (`+inf`, selected).
+//!   NaN, whose sign the sign of `hi` or-ed in keeps whatever operand order the compiler chose),
+//!   `-0` (`+0`), `+inf` and an overflowing result (`hi` is `+inf` and the sum NaN: `+inf` is
+//!   selected), `-inf` (`+inf`, selected). Bases from 2^680 on are scaled by 2^-4 and the result by
+//!   2^6 ([`Plan`]), so that it overflows exactly where the power does (`hi = x·s` rounded up past
+//!   the largest double for `x = 0x1.965fea53d6e3cp+682`, whose power is below the midpoint to
+//!   infinity).
 //! - `x**3` ([`cube`]) and `x**4` ([`fourth`]): `x² = x2 + x2l` exactly (`fma`), `x³ = h + l +
 //!   x2l·x` with `h = x2·x` and `l` its exact residual, `x⁴ = h + l + 2·x2·x2l` with `h = x2²`
 //!   (`x2l²` is below 2^-104 of it); `h + fma(...)`. Where `h` is zero, infinite or NaN (`±0`,
@@ -41,18 +45,20 @@
 //! rounded but within that of a midpoint (1 of the 10 million points of the accuracy sweeps rounds
 //! the other way). Its residuals must be exact, and normal (a subnormal operand or result costs a
 //! microcode assist on x86: `x**1.5` of bases log-uniform over [1e-20, 1e20] ran at twice the time
-//! where residuals fell into the subnormals). So a vector with a base near the end of the range
-//! ([`F32Plan`]: `0 < x < 2^-40` for `x**1.5`, `0 < |x| < 2^-26` for `x**3`, `2^-20` for `x**4`;
-//! `x**-2`: |x| outside [2^-40, 2^60], zeros and infinities among them) takes a branch that
-//! scales those bases by an even power of two (the result by its power, exactly) and computes the
-//! lanes whose results are in the subnormals (`x**1.5` below 2^-84, `x**3` 2^-42, `x**4` 2^-31,
-//! `x**-2` beyond 2^63) on the widened values ([`pow_const_widened`]): `x·sqrt(x)`, `(x·x)·x`,
-//! `(x·x)²` and `1/(x·x)` in f64 are within 2 f64 ULP of the true power, so rounded once they are
-//! correctly rounded but for double roundings within 2^-28 f32 ULP of a midpoint. `x**-0.5` scales
-//! as in f64, in one path: bases below 2^-60 by 2^64 and the result by 2^32 (its residual `s² - x`
-//! stays normal). A scalar goes
-//! through lane 0 of a vector. On blocks (`skeleton/block.rs`) each exponent has a wide routine of one argument,
-//! these operations per lane (`wide/pow_const.rs`), so its bits do not depend on the route.
+//! where residuals fell into the subnormals), and a result must overflow exactly where the power
+//! does (f32 `x**3` of 6.9814636e12 gave inf for `f32::MAX`). So a vector with a base near either
+//! end of the range ([`Plan`]: `0 < x < 2^-40` or `|x| >= 2^80` for `x**1.5`, `0 < |x| < 2^-26`
+//! or `|x| >= 2^40` for `x**3`, `2^-20` and `2^30` for `x**4`; `x**-2`: |x| outside [2^-40,
+//! 2^60], zeros and infinities among them) takes a branch that scales those bases by an even power
+//! of two (the result by its power, exactly, and past the largest float exactly where the power
+//! is) and computes the lanes whose results are in the subnormals (`x**1.5` below 2^-84, `x**3`
+//! 2^-42, `x**4` 2^-31, `x**-2` beyond 2^63) on the widened values ([`pow_const_widened`]):
+//! `x·sqrt(x)`, `(x·x)·x`, `(x·x)²` and `1/(x·x)` in f64 are within 2 f64 ULP of the true power,
+//! so rounded once they are correctly rounded but for double roundings within 2^-28 f32 ULP of a
+//! midpoint. `x**-0.5` scales as in f64, in one path: bases below 2^-60 by 2^64 and the result by
+//! 2^32 (its residual `s² - x` stays normal). A scalar goes through lane 0 of a vector. On blocks
+//! (`skeleton/block.rs`) each exponent has a wide routine of one argument, these operations per
+//! lane (`wide/pow_const.rs`), so its bits do not depend on the route.
 //! `jit/tests/accuracy.rs` (`pow_literal_exponents`) holds both types against libm and f32 against
 //! the correctly rounded value, NumPy's special values, and the bits of each route.
 
@@ -119,7 +125,10 @@ pub(crate) fn constant(b: &FunctionBuilder<'_>, v: Value) -> Option<f64> {
 /// `x**e` on a vector of the builder's type.
 pub(crate) fn pow_const(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value {
     match e {
-        ConstExp::ThreeHalves => three_halves(v, x),
+        ConstExp::ThreeHalves => {
+            let ax = v.abs(x);
+            scaled(v, x, ax, &THREE_HALVES_F64, three_halves)
+        }
         ConstExp::Cube => cube(v, x),
         ConstExp::Fourth => fourth(v, x),
         ConstExp::InvSqrt => inv_sqrt(v, x),
@@ -164,6 +173,10 @@ fn three_halves(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let hs = v.mulc(s, 0.5);
     let t = v.fma(hs, e, lo);
     let r = v.add(hi, t);
+    // a negative base: the NaN sqrt gives (the invalid one, sign set) passes through operations
+    // whose operand order, and so the sign of the NaN that comes out, is the compiler's; hi's sign
+    // (set there, clear for every other base) or-ed in makes it the invalid NaN on every route
+    let r = v.or_sign(r, hi);
     // +inf where hi is (x = +inf, overflow) and where x = -inf
     let big = v.cmpc(FloatCC::Equal, hi, f64::INFINITY);
     let ninf = v.cmpc(FloatCC::Equal, x, f64::NEG_INFINITY);
@@ -172,7 +185,8 @@ fn three_halves(v: &mut Vb<'_, '_>, x: Value) -> Value {
 }
 
 /// `x**e` on an F32X4: the f64 code's operations in f32. A vector with a lane near the ends of the
-/// range (|x| below the plan's `small`; `x**-2`: outside [2^-40, 2^60], zeros and infinities too)
+/// range ([`Plan`]: |x| nonzero below `small` or from `big` on; `x**-2`: outside [2^-40, 2^60],
+/// zeros and infinities too)
 /// takes a branch ([`general_f32`]) that scales those bases, so that no residual is subnormal, and
 /// computes the lanes whose results are in the subnormals widened; the other lanes keep the fast
 /// path's bits there.
@@ -182,27 +196,33 @@ pub(crate) fn pow_const_f32(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value 
     let (fast, edge) = match e {
         ConstExp::ThreeHalves => {
             let fast = three_halves(v, x);
-            (fast, nonzero_below(v, x, THREE_HALVES_F32.small))
+            (fast, edge(v, x, ax, &THREE_HALVES_F32))
         }
         ConstExp::Cube => {
             let fast = cube(v, x);
-            (fast, nonzero_below(v, ax, CUBE_F32.small))
+            (fast, edge(v, ax, ax, &CUBE_F32))
         }
         ConstExp::Fourth => {
             let fast = fourth(v, x);
-            (fast, nonzero_below(v, ax, FOURTH_F32.small))
+            (fast, edge(v, ax, ax, &FOURTH_F32))
         }
         ConstExp::InvSqrt => return inv_sqrt(v, x),
         ConstExp::InvSquare => {
             let one = v.c(1.0);
             let fast = inv_square_core(v, ax, one);
-            let lo = v.cmpc(GreaterThanOrEqual, ax, INV_SQ_SMALL_F32);
-            let hi = v.cmpc(LessThanOrEqual, ax, INV_SQ_BIG_F32);
-            let inside = v.and(lo, hi);
-            (fast, v.not(inside))
+            let lo = v.cmpc(LessThan, ax, INV_SQ_SMALL_F32);
+            let hi = v.cmpc(GreaterThan, ax, INV_SQ_BIG_F32);
+            (fast, v.or(lo, hi))
         }
     };
     v.guard(edge, fast, |v| general_f32(v, x, ax, e))
+}
+
+/// The lanes a plan scales: `t` (the base, or |x|) in (0, `small`), or |x| (`ax`) from `big` on.
+fn edge(v: &mut Vb<'_, '_>, t: Value, ax: Value, plan: &Plan) -> Value {
+    let tiny = nonzero_below(v, t, plan.small);
+    let big = v.cmpc(FloatCC::GreaterThanOrEqual, ax, plan.big);
+    v.or(tiny, big)
 }
 
 /// The lanes of `t` in (0, `c`).
@@ -251,40 +271,69 @@ fn general_f32(v: &mut Vb<'_, '_>, x: Value, ax: Value, e: ConstExp) -> Value {
     })
 }
 
-/// How f32's code computes `x**1.5`, `x**3` or `x**4` in f32 ([`pow_const_f32`]): bases of |x|
-/// below `small` scaled by `up` (a power of two whose power is exact: 2^48, 2^32, 2^24) and the
-/// result by `back`, so that the residuals stay normal (a subnormal operand or result costs a
-/// microcode assist on x86, and they are exact only down to a bound) and the result's scaling is
-/// exact; lanes of |x| in (0, `widen`), whose results are in the subnormals, computed widened.
-/// Both on the branch a vector with a lane of |x| in (0, `small`) takes.
-pub(crate) struct F32Plan {
+/// How `x**1.5`, `x**3` or `x**4` scales its bases ([`scaled`]): |x| below `small` by `up` (a
+/// power of two whose power is exact: 2^48, 2^32, 2^24) and the result by `back`, so that the
+/// residuals stay normal (a subnormal operand or result costs a microcode assist on x86, and they
+/// are exact only down to a bound); |x| from `big` on by `down` and the result by `grow`, so that
+/// a result overflows exactly where the power does (unscaled, `x²·x` could round up past the
+/// largest float where `x³` is below the midpoint to infinity: f32 `x**3` of 6.9814636e12 gave inf
+/// for `f32::MAX`; the scaled threshold is a midpoint itself). f32 lanes of |x| in (0, `widen`),
+/// whose results are in the subnormals, are computed widened. In f32 ([`pow_const_f32`]) a vector
+/// takes the scaled and widened code on a branch, where a lane needs it.
+pub(crate) struct Plan {
     pub small: f64,
     pub up: f64,
     pub back: f64,
+    pub big: f64,
+    pub down: f64,
+    pub grow: f64,
     pub widen: f64,
 }
 
-/// `x**1.5`: from 2^-40 on, `x·sqrt(x)` is at least 2^-60 and its residuals about 2^-84; below,
-/// scaled by 2^48 (the result by 2^-72) down to 2^-84, under which the result is subnormal.
-pub(crate) const THREE_HALVES_F32: F32Plan = F32Plan {
+/// f32 `x**1.5`: from 2^-40 on, `x·sqrt(x)` is at least 2^-60 and its residuals about 2^-84; below,
+/// scaled by 2^48 (the result by 2^-72) down to 2^-84, under which the result is subnormal; from
+/// 2^80 (the result 2^120), by 2^-4 (the result by 2^6).
+pub(crate) const THREE_HALVES_F32: Plan = Plan {
     small: two_to(-40),
     up: two_to(48),
     back: two_to(-72),
+    big: two_to(80),
+    down: two_to(-4),
+    grow: two_to(6),
     widen: two_to(-84),
 };
-/// `x**3`: unscaled from 2^-26 (the result at least 2^-78), scaled by 2^32 down to 2^-42.
-pub(crate) const CUBE_F32: F32Plan = F32Plan {
+/// f32 `x**3`: unscaled in [2^-26, 2^40) (results in [2^-78, 2^120)), scaled by 2^32 down to
+/// 2^-42, by 2^-2 above.
+pub(crate) const CUBE_F32: Plan = Plan {
     small: two_to(-26),
     up: two_to(32),
     back: two_to(-96),
+    big: two_to(40),
+    down: two_to(-2),
+    grow: two_to(6),
     widen: two_to(-42),
 };
-/// `x**4`: unscaled from 2^-20 (the result at least 2^-80), scaled by 2^24 down to 2^-31.
-pub(crate) const FOURTH_F32: F32Plan = F32Plan {
+/// f32 `x**4`: unscaled in [2^-20, 2^30) (results in [2^-80, 2^120)), scaled by 2^24 down to
+/// 2^-31, by 2^-2 above.
+pub(crate) const FOURTH_F32: Plan = Plan {
     small: two_to(-20),
     up: two_to(24),
     back: two_to(-96),
+    big: two_to(30),
+    down: two_to(-2),
+    grow: two_to(8),
     widen: two_to(-31),
+};
+/// f64 `x**1.5`: from 2^680 (the result 2^1020) by 2^-4, the result by 2^6 (f64's `x**3` and
+/// `x**4` were checked 300 ULP about their overflow thresholds: none rounds past it).
+pub(crate) const THREE_HALVES_F64: Plan = Plan {
+    small: 0.0,
+    up: 1.0,
+    back: 1.0,
+    big: two_to(680),
+    down: two_to(-4),
+    grow: two_to(6),
+    widen: 0.0,
 };
 
 /// f32's `x**-2` ([`inv_square_f32`]): |x| below 2^-40 scaled by 2^32 (the result by 2^64), above
@@ -297,20 +346,29 @@ pub(crate) const INV_SQ_DOWN_F32: f64 = two_to(-32);
 pub(crate) const INV_SQ_TINY_F32: f64 = two_to(-64);
 pub(crate) const INV_SQ_WIDEN_F32: f64 = two_to(63);
 
-/// `f(x)`, but where `|x|` (`ax`) is below `plan.small`, `f(x·up)·back`.
+/// `f(x)`, but where `|x|` (`ax`) is below `plan.small`, `f(x·up)·back`, and where it is at least
+/// `plan.big`, `f(x·down)·grow`.
 fn scaled(
     v: &mut Vb<'_, '_>,
     x: Value,
     ax: Value,
-    plan: &F32Plan,
+    plan: &Plan,
     f: fn(&mut Vb<'_, '_>, Value) -> Value,
 ) -> Value {
     let small = v.cmpc(FloatCC::LessThan, ax, plan.small);
-    let up = v.mulc(x, plan.up);
-    let xs = v.sel(small, up, x);
+    let big = v.cmpc(FloatCC::GreaterThanOrEqual, ax, plan.big);
+    let one = v.c(1.0);
+    let up = v.c(plan.up);
+    let down = v.c(plan.down);
+    let back = v.c(plan.back);
+    let grow = v.c(plan.grow);
+    let fx = v.sel(big, down, one);
+    let fx = v.sel(small, up, fx);
+    let fr = v.sel(big, grow, one);
+    let fr = v.sel(small, back, fr);
+    let xs = v.mul(x, fx);
     let r = f(v, xs);
-    let back = v.mulc(r, plan.back);
-    v.sel(small, back, r)
+    v.mul(r, fr)
 }
 
 /// `x**-2` of an f32 `ax = |x|` in f32 ([`inv_square`]'s code, with f32's scalings and special
@@ -425,7 +483,10 @@ fn inv_sqrt(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let back = v.c(back_c);
     let r_back = v.mul(r, back);
     let r = v.sel(small, r_back, r);
-    // ±0: +inf; ±inf: +0 (a negative base: sqrt's NaN)
+    // a negative base: the invalid NaN, as in `three_halves` (s is sqrt's NaN there, sign set; at
+    // -0, -0, where the select below gives +inf)
+    let r = v.or_sign(r, s);
+    // ±0: +inf; ±inf: +0
     let zero = v.cmpc(FloatCC::Equal, x, 0.0);
     let r = v.selc(zero, f64::INFINITY, r);
     let ax = v.abs(x);

@@ -2,17 +2,18 @@
 //! full width: `vmath::pow_const` written for one lane (the same operations in the same order, its
 //! constants, `mul_add` where it emits `fma`). f64 lanes follow its f64 code, one path for every
 //! lane (selects, no branch), so every chunk takes it. f32 lanes follow `pow_const_f32`: the f64
-//! code's operations in f32 on the fast path; a chunk with a lane near the end of the range
-//! (`F32Plan::small`; `x**-2`: |x| outside [2^-40, 2^60]) takes the general path, which scales
-//! the bases there and computes the lanes whose results are in the subnormals on the widened value
-//! as `pow_const_widened` computes them, rounded once to f32 (`x**-0.5` scales in its one path).
+//! code's operations in f32, on three paths: unscaled (the fastest, for chunks with no lane near
+//! the ends of the range: `Plan`'s `small` and `big`; `x**-2`: |x| outside [2^-40, 2^60]),
+//! scaled (the fast path, for chunks whose results are all normal), and scaled but for the lanes
+//! whose results are in the subnormals, computed on the widened value as `pow_const_widened`
+//! computes them and rounded once to f32 (the general path). `x**-0.5` scales in its one path.
 
 use super::lanes::{Lane, Paths, levels, map, sel};
 use crate::vmath::pow_const::{
-    CUBE_F32, F32Plan, FOURTH_F32, INV_SQ_BIG, INV_SQ_BIG_F32, INV_SQ_DOWN, INV_SQ_DOWN_F32, INV_SQ_HUGE,
+    CUBE_F32, FOURTH_F32, INV_SQ_BIG, INV_SQ_BIG_F32, INV_SQ_DOWN, INV_SQ_DOWN_F32, INV_SQ_HUGE,
     INV_SQ_SMALL, INV_SQ_SMALL_F32, INV_SQ_TINY, INV_SQ_TINY_F32, INV_SQ_UP, INV_SQ_UP_F32, INV_SQ_WIDEN_F32,
-    INV_SQRT_BACK, INV_SQRT_BACK_F32, INV_SQRT_SMALL, INV_SQRT_SMALL_F32, INV_SQRT_UP, INV_SQRT_UP_F32,
-    THREE_HALVES_F32,
+    INV_SQRT_BACK, INV_SQRT_BACK_F32, INV_SQRT_SMALL, INV_SQRT_SMALL_F32, INV_SQRT_UP, INV_SQRT_UP_F32, Plan,
+    THREE_HALVES_F32, THREE_HALVES_F64,
 };
 
 /// `x**1.5` (`vmath::pow_const::three_halves`).
@@ -23,9 +24,14 @@ fn three_halves<T: Lane>(x: T) -> T {
     let lo = x.mul_add(s, -hi);
     let e = (-s).mul_add(s, x);
     let t = (s * T::c(0.5)).mul_add(e, lo);
-    let r = hi + t;
+    let r = (hi + t).or_sign(hi);
     let inf = T::c(f64::INFINITY);
     sel((hi == inf) | (x == -inf), inf, r)
+}
+
+#[inline(always)]
+fn three_halves64(x: f64) -> f64 {
+    scaled(x, &THREE_HALVES_F64, three_halves::<f64>)
 }
 
 /// `r`, but `h` where `h` is zero, infinite or NaN (`x**3` and `x**4`). Finite as `h·0 == 0`:
@@ -76,7 +82,7 @@ fn inv_sqrt<T: Lane>(x: T, [small, up, back]: [f64; 3]) -> T {
     let e = s.mul_add(s, -xs);
     let t = (e * T::c(0.5)).mul_add(r0 * r0, d);
     let r = r0.mul_add(t, r0);
-    let r = sel(small, r * T::c(back), r);
+    let r = sel(small, r * T::c(back), r).or_sign(s);
     let r = sel(x == T::c(0.0), inf, r);
     sel(x.abs() == inf, T::c(0.0), r)
 }
@@ -126,13 +132,17 @@ fn inv_square32(x: f32) -> f32 {
     sel(ax == f32::INFINITY, 0.0, r)
 }
 
-/// `vmath::pow_const::scaled`: `f(x)`, but where |x| is below `plan.small`, `f(x·up)·back`.
+/// `vmath::pow_const::scaled`: `f(x)`, but where |x| is below `plan.small`, `f(x·up)·back`, and
+/// where it is at least `plan.big`, `f(x·down)·grow`.
 #[inline(always)]
-fn scaled(x: f32, plan: &F32Plan, f: impl Fn(f32) -> f32) -> f32 {
-    let small = x.abs() < plan.small as f32;
-    let xs = sel(small, x * plan.up as f32, x);
-    let r = f(xs);
-    sel(small, r * plan.back as f32, r)
+fn scaled<T: Lane>(x: T, plan: &Plan, f: impl Fn(T) -> T) -> T {
+    let ax = x.abs();
+    let small = ax < T::c(plan.small);
+    let big = ax >= T::c(plan.big);
+    let one = T::c(1.0);
+    let fx = sel(small, T::c(plan.up), sel(big, T::c(plan.down), one));
+    let fr = sel(small, T::c(plan.back), sel(big, T::c(plan.grow), one));
+    f(x * fx) * fr
 }
 
 // f32 lanes (`vmath::pow_const::pow_const_f32`): each power unscaled, for chunks with no lane near
@@ -149,25 +159,32 @@ fn inv_square_fast(x: f32) -> f32 {
     inv_square_core(x.abs())
 }
 
+/// `vmath::pow_const::edge`: the lanes a plan scales, `t` (the base, or |x|) in (0, `small`) or
+/// |x| from `big` on.
+#[inline(always)]
+fn edge(t: f32, x: f32, plan: &Plan) -> bool {
+    nonzero_below(t, plan.small) | (x.abs() >= plan.big as f32)
+}
+
 #[inline(always)]
 fn three_halves_unscaled(x: f32) -> bool {
-    !nonzero_below(x, THREE_HALVES_F32.small)
+    !edge(x, x, &THREE_HALVES_F32)
 }
 
 #[inline(always)]
 fn cube_unscaled(x: f32) -> bool {
-    !nonzero_below(x.abs(), CUBE_F32.small)
+    !edge(x.abs(), x, &CUBE_F32)
 }
 
 #[inline(always)]
 fn fourth_unscaled(x: f32) -> bool {
-    !nonzero_below(x.abs(), FOURTH_F32.small)
+    !edge(x.abs(), x, &FOURTH_F32)
 }
 
 #[inline(always)]
 fn inv_square_unscaled(x: f32) -> bool {
     let ax = x.abs();
-    (ax >= INV_SQ_SMALL_F32 as f32) & (ax <= INV_SQ_BIG_F32 as f32)
+    !((ax < INV_SQ_SMALL_F32 as f32) | (ax > INV_SQ_BIG_F32 as f32))
 }
 
 #[inline(always)]
@@ -316,7 +333,7 @@ fn always(_x: f32) -> bool {
 }
 
 exponents! {
-    ThreeHalves: three_halves::<f64>, [three_halves_unscaled, three_halves::<f32>],
+    ThreeHalves: three_halves64, [three_halves_unscaled, three_halves::<f32>],
         [three_halves_normal, three_halves_scaled], three_halves_general;
     Cube: cube::<f64>, [cube_unscaled, cube::<f32>], [cube_normal, cube_scaled], cube_general;
     Fourth: fourth::<f64>, [fourth_unscaled, fourth::<f32>], [fourth_normal, fourth_scaled],
