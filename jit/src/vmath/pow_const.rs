@@ -132,7 +132,10 @@ pub(crate) fn pow_const(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value {
         ConstExp::Cube => cube(v, x),
         ConstExp::Fourth => fourth(v, x),
         ConstExp::InvSqrt => inv_sqrt(v, x),
-        ConstExp::InvSquare => inv_square(v, x),
+        ConstExp::InvSquare => {
+            let ax = v.abs(x);
+            inv_square(v, ax, &INV_SQ_F64)
+        }
     }
 }
 
@@ -210,8 +213,8 @@ pub(crate) fn pow_const_f32(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value 
         ConstExp::InvSquare => {
             let one = v.c(1.0);
             let fast = inv_square_core(v, ax, one);
-            let lo = v.cmpc(LessThan, ax, INV_SQ_SMALL_F32);
-            let hi = v.cmpc(GreaterThan, ax, INV_SQ_BIG_F32);
+            let lo = v.cmpc(LessThan, ax, INV_SQ_F32.small);
+            let hi = v.cmpc(GreaterThan, ax, INV_SQ_F32.big);
             (fast, v.or(lo, hi))
         }
     };
@@ -252,7 +255,7 @@ fn general_f32(v: &mut Vb<'_, '_>, x: Value, ax: Value, e: ConstExp) -> Value {
         }
         ConstExp::InvSqrt => unreachable!("x**-0.5 of f32 has one path"),
         ConstExp::InvSquare => {
-            let r = inv_square_f32(v, ax);
+            let r = inv_square(v, ax, &INV_SQ_F32);
             let big = v.cmpc(GreaterThan, ax, INV_SQ_WIDEN_F32);
             let fin = v.cmpc(LessThan, ax, f64::INFINITY);
             (r, v.and(big, fin))
@@ -290,60 +293,38 @@ pub(crate) struct Plan {
     pub widen: f64,
 }
 
+impl Plan {
+    /// The plan of the power `num/den` that scales bases below 2^`small` by 2^`up` and from 2^`big`
+    /// on by 2^`down` (each exponent times the power an integer: the result's scaling), and
+    /// computes the lanes below 2^`widen` widened.
+    const fn new(num: i64, den: i64, small: i64, up: i64, big: i64, down: i64, widen: i64) -> Plan {
+        Plan {
+            small: two_to(small),
+            up: two_to(up),
+            back: two_to(-up * num / den),
+            big: two_to(big),
+            down: two_to(down),
+            grow: two_to(-down * num / den),
+            widen: two_to(widen),
+        }
+    }
+}
+
 /// f32 `x**1.5`: from 2^-40 on, `x·sqrt(x)` is at least 2^-60 and its residuals about 2^-84; below,
-/// scaled by 2^48 (the result by 2^-72) down to 2^-84, under which the result is subnormal; from
-/// 2^80 (the result 2^120), by 2^-4 (the result by 2^6).
-pub(crate) const THREE_HALVES_F32: Plan = Plan {
-    small: two_to(-40),
-    up: two_to(48),
-    back: two_to(-72),
-    big: two_to(80),
-    down: two_to(-4),
-    grow: two_to(6),
-    widen: two_to(-84),
-};
+/// scaled by 2^48 down to 2^-84, under which the result is subnormal; from 2^80 (the result
+/// 2^120), by 2^-4.
+pub(crate) const THREE_HALVES_F32: Plan = Plan::new(3, 2, -40, 48, 80, -4, -84);
 /// f32 `x**3`: unscaled in [2^-26, 2^40) (results in [2^-78, 2^120)), scaled by 2^32 down to
 /// 2^-42, by 2^-2 above.
-pub(crate) const CUBE_F32: Plan = Plan {
-    small: two_to(-26),
-    up: two_to(32),
-    back: two_to(-96),
-    big: two_to(40),
-    down: two_to(-2),
-    grow: two_to(6),
-    widen: two_to(-42),
-};
+pub(crate) const CUBE_F32: Plan = Plan::new(3, 1, -26, 32, 40, -2, -42);
 /// f32 `x**4`: unscaled in [2^-20, 2^30) (results in [2^-80, 2^120)), scaled by 2^24 down to
 /// 2^-31, by 2^-2 above.
-pub(crate) const FOURTH_F32: Plan = Plan {
-    small: two_to(-20),
-    up: two_to(24),
-    back: two_to(-96),
-    big: two_to(30),
-    down: two_to(-2),
-    grow: two_to(8),
-    widen: two_to(-31),
-};
-/// f64 `x**1.5`: from 2^680 (the result 2^1020) by 2^-4, the result by 2^6 (f64's `x**3` and
+pub(crate) const FOURTH_F32: Plan = Plan::new(4, 1, -20, 24, 30, -2, -31);
+/// f64 `x**1.5`: from 2^680 (the result 2^1020) by 2^-4, no other scaling (f64's `x**3` and
 /// `x**4` were checked 300 ULP about their overflow thresholds: none rounds past it).
-pub(crate) const THREE_HALVES_F64: Plan = Plan {
-    small: 0.0,
-    up: 1.0,
-    back: 1.0,
-    big: two_to(680),
-    down: two_to(-4),
-    grow: two_to(6),
-    widen: 0.0,
-};
+pub(crate) const THREE_HALVES_F64: Plan = Plan::new(3, 2, -1022, 0, 680, -4, -1022);
 
-/// f32's `x**-2` ([`inv_square_f32`]): |x| below 2^-40 scaled by 2^32 (the result by 2^64), above
-/// 2^60 by 2^-32 (the result by 2^-64); |x| up to 2^-64 (zeros too) gives +inf, +inf gives +0;
-/// finite |x| beyond 2^63 (results in the subnormals) computed widened.
-pub(crate) const INV_SQ_SMALL_F32: f64 = two_to(-40);
-pub(crate) const INV_SQ_BIG_F32: f64 = two_to(60);
-pub(crate) const INV_SQ_UP_F32: f64 = two_to(32);
-pub(crate) const INV_SQ_DOWN_F32: f64 = two_to(-32);
-pub(crate) const INV_SQ_TINY_F32: f64 = two_to(-64);
+/// The lanes of f32's `x**-2` computed widened: finite |x| beyond 2^63 (results in the subnormals).
 pub(crate) const INV_SQ_WIDEN_F32: f64 = two_to(63);
 
 /// `f(x)`, but where `|x|` (`ax`) is below `plan.small`, `f(x·up)·back`, and where it is at least
@@ -369,26 +350,6 @@ fn scaled(
     let xs = v.mul(x, fx);
     let r = f(v, xs);
     v.mul(r, fr)
-}
-
-/// `x**-2` of an f32 `ax = |x|` in f32 ([`inv_square`]'s code, with f32's scalings and special
-/// values: `INV_SQ_*_F32`); finite |x| beyond [`INV_SQ_WIDEN_F32`] are the caller's.
-fn inv_square_f32(v: &mut Vb<'_, '_>, ax: Value) -> Value {
-    let small = v.cmpc(FloatCC::LessThan, ax, INV_SQ_SMALL_F32);
-    let big = v.cmpc(FloatCC::GreaterThan, ax, INV_SQ_BIG_F32);
-    let one = v.c(1.0);
-    let up = v.c(INV_SQ_UP_F32);
-    let down = v.c(INV_SQ_DOWN_F32);
-    let f = v.sel(small, up, one);
-    let f = v.sel(big, down, f);
-    let xs = v.mul(ax, f);
-    let r = inv_square_core(v, xs, one);
-    let f2 = v.mul(f, f);
-    let r = v.mul(r, f2);
-    let tiny = v.cmpc(FloatCC::LessThanOrEqual, ax, INV_SQ_TINY_F32);
-    let r = v.selc(tiny, f64::INFINITY, r);
-    let inf = v.cmpc(FloatCC::Equal, ax, f64::INFINITY);
-    v.selc(inf, 0.0, r)
 }
 
 /// `1/(xs·xs)` of a positive `xs` whose square and its residual are normal ([`inv_square`]):
@@ -494,33 +455,56 @@ fn inv_sqrt(v: &mut Vb<'_, '_>, x: Value) -> Value {
     v.selc(inf, 0.0, r)
 }
 
-/// Beyond these |x| a base of `x**-2` is scaled by [`INV_SQ_DOWN`] or [`INV_SQ_UP`] (`x²` and its
-/// residual stay normal) and the result by its inverse square.
-pub(crate) const INV_SQ_BIG: f64 = two_to(500);
-pub(crate) const INV_SQ_SMALL: f64 = two_to(-500);
-pub(crate) const INV_SQ_DOWN: f64 = two_to(-64);
-pub(crate) const INV_SQ_UP: f64 = two_to(64);
-/// From these |x| on, `x**-2` overflows (`x^-2 >= 2^1024`) or rounds to zero (`x^-2 <= 2^-1076`).
-pub(crate) const INV_SQ_TINY: f64 = two_to(-512);
-pub(crate) const INV_SQ_HUGE: f64 = two_to(538);
+/// How `x**-2` scales its bases ([`inv_square`]): |x| below `small` by `up`, above `big` by
+/// `down` (the result by their inverse squares), so that `x²` and its residual stay normal; |x| up
+/// to `tiny` (zeros too) gives +inf (the power overflows), from `huge` on (infinities too) +0.
+pub(crate) struct InvSquarePlan {
+    pub small: f64,
+    pub big: f64,
+    pub up: f64,
+    pub down: f64,
+    pub tiny: f64,
+    pub huge: f64,
+}
 
-/// `x**-2` (see the module docs).
-fn inv_square(v: &mut Vb<'_, '_>, x: Value) -> Value {
-    let ax = v.abs(x);
-    let big = v.cmpc(FloatCC::GreaterThan, ax, INV_SQ_BIG);
-    let small = v.cmpc(FloatCC::LessThan, ax, INV_SQ_SMALL);
+/// f64: scaled below 2^-500 by 2^64, above 2^500 by 2^-64; +inf up to 2^-512, +0 from 2^538
+/// (`x^-2 <= 2^-1076`).
+pub(crate) const INV_SQ_F64: InvSquarePlan = InvSquarePlan {
+    small: two_to(-500),
+    big: two_to(500),
+    up: two_to(64),
+    down: two_to(-64),
+    tiny: two_to(-512),
+    huge: two_to(538),
+};
+/// f32: scaled below 2^-40 by 2^32 (so that the residual stays normal), above 2^60 by 2^-32; +inf
+/// up to 2^-64, +0 from 2^75 (finite |x| beyond 2^63 are computed widened: [`INV_SQ_WIDEN_F32`]).
+pub(crate) const INV_SQ_F32: InvSquarePlan = InvSquarePlan {
+    small: two_to(-40),
+    big: two_to(60),
+    up: two_to(32),
+    down: two_to(-32),
+    tiny: two_to(-64),
+    huge: two_to(75),
+};
+
+/// `x**-2` of `ax = |x|` (see the module docs), scaled as `c` says.
+fn inv_square(v: &mut Vb<'_, '_>, ax: Value, c: &InvSquarePlan) -> Value {
+    let big = v.cmpc(FloatCC::GreaterThan, ax, c.big);
+    let small = v.cmpc(FloatCC::LessThan, ax, c.small);
     let one = v.c(1.0);
-    let down = v.c(INV_SQ_DOWN);
-    let up = v.c(INV_SQ_UP);
+    let down = v.c(c.down);
+    let up = v.c(c.up);
     let f = v.sel(small, up, one);
     let f = v.sel(big, down, f);
     let xs = v.mul(ax, f);
     let r = inv_square_core(v, xs, one);
     let f2 = v.mul(f, f);
     let r = v.mul(r, f2);
-    // |x| <= 2^-512 (±0 too): +inf; |x| >= 2^538 (±inf too): +0, where x² would leave the range
-    let tiny = v.cmpc(FloatCC::LessThanOrEqual, ax, INV_SQ_TINY);
+    // +inf where the power overflows (±0 too), +0 where it rounds to zero (±inf too), where x²
+    // would leave the range
+    let tiny = v.cmpc(FloatCC::LessThanOrEqual, ax, c.tiny);
     let r = v.selc(tiny, f64::INFINITY, r);
-    let huge = v.cmpc(FloatCC::GreaterThanOrEqual, ax, INV_SQ_HUGE);
+    let huge = v.cmpc(FloatCC::GreaterThanOrEqual, ax, c.huge);
     v.selc(huge, 0.0, r)
 }

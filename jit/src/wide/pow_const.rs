@@ -10,10 +10,9 @@
 
 use super::lanes::{Lane, Paths, levels, map, sel};
 use crate::vmath::pow_const::{
-    CUBE_F32, FOURTH_F32, INV_SQ_BIG, INV_SQ_BIG_F32, INV_SQ_DOWN, INV_SQ_DOWN_F32, INV_SQ_HUGE,
-    INV_SQ_SMALL, INV_SQ_SMALL_F32, INV_SQ_TINY, INV_SQ_TINY_F32, INV_SQ_UP, INV_SQ_UP_F32, INV_SQ_WIDEN_F32,
-    INV_SQRT_BACK, INV_SQRT_BACK_F32, INV_SQRT_SMALL, INV_SQRT_SMALL_F32, INV_SQRT_UP, INV_SQRT_UP_F32, Plan,
-    THREE_HALVES_F32, THREE_HALVES_F64,
+    CUBE_F32, FOURTH_F32, INV_SQ_F32, INV_SQ_F64, INV_SQ_WIDEN_F32, INV_SQRT_BACK, INV_SQRT_BACK_F32,
+    INV_SQRT_SMALL, INV_SQRT_SMALL_F32, INV_SQRT_UP, INV_SQRT_UP_F32, InvSquarePlan, Plan, THREE_HALVES_F32,
+    THREE_HALVES_F64,
 };
 
 /// `x**1.5` (`vmath::pow_const::three_halves`).
@@ -97,15 +96,25 @@ fn inv_sqrt32(x: f32) -> f32 {
     inv_sqrt(x, [INV_SQRT_SMALL_F32, INV_SQRT_UP_F32, INV_SQRT_BACK_F32])
 }
 
-/// `x**-2` (`vmath::pow_const::inv_square`).
+/// `x**-2` (`vmath::pow_const::inv_square`), scaled as `c` says.
 #[inline(always)]
-fn inv_square(x: f64) -> f64 {
+fn inv_square<T: Lane>(x: T, c: &InvSquarePlan) -> T {
     let ax = x.abs();
-    let f = sel(ax < INV_SQ_SMALL, INV_SQ_UP, 1.0);
-    let f = sel(ax > INV_SQ_BIG, INV_SQ_DOWN, f);
+    let f = sel(ax < T::c(c.small), T::c(c.up), T::c(1.0));
+    let f = sel(ax > T::c(c.big), T::c(c.down), f);
     let r = inv_square_core(ax * f) * (f * f);
-    let r = sel(ax <= INV_SQ_TINY, f64::INFINITY, r);
-    sel(ax >= INV_SQ_HUGE, 0.0, r)
+    let r = sel(ax <= T::c(c.tiny), T::c(f64::INFINITY), r);
+    sel(ax >= T::c(c.huge), T::c(0.0), r)
+}
+
+#[inline(always)]
+fn inv_square64(x: f64) -> f64 {
+    inv_square(x, &INV_SQ_F64)
+}
+
+#[inline(always)]
+fn inv_square32(x: f32) -> f32 {
+    inv_square(x, &INV_SQ_F32)
 }
 
 /// `vmath::pow_const::inv_square_core`: `1/(xs·xs)` with the residuals.
@@ -118,18 +127,6 @@ fn inv_square_core<T: Lane>(xs: T) -> T {
     let d = (-r0).mul_add(x2, one);
     let t = (-x2l).mul_add(r0, d);
     r0.mul_add(t, r0)
-}
-
-/// `vmath::pow_const::inv_square_f32`: `x**-2` in f32 with f32's scalings, for |x| up to 2^63 and
-/// infinite.
-#[inline(always)]
-fn inv_square32(x: f32) -> f32 {
-    let ax = x.abs();
-    let f = sel(ax < INV_SQ_SMALL_F32 as f32, INV_SQ_UP_F32 as f32, 1.0);
-    let f = sel(ax > INV_SQ_BIG_F32 as f32, INV_SQ_DOWN_F32 as f32, f);
-    let r = inv_square_core(ax * f) * (f * f);
-    let r = sel(ax <= INV_SQ_TINY_F32 as f32, f32::INFINITY, r);
-    sel(ax == f32::INFINITY, 0.0, r)
 }
 
 /// `vmath::pow_const::scaled`: `f(x)`, but where |x| is below `plan.small`, `f(x·up)·back`, and
@@ -184,7 +181,7 @@ fn fourth_unscaled(x: f32) -> bool {
 #[inline(always)]
 fn inv_square_unscaled(x: f32) -> bool {
     let ax = x.abs();
-    !((ax < INV_SQ_SMALL_F32 as f32) | (ax > INV_SQ_BIG_F32 as f32))
+    !((ax < INV_SQ_F32.small as f32) | (ax > INV_SQ_F32.big as f32))
 }
 
 #[inline(always)]
@@ -339,7 +336,7 @@ exponents! {
     Fourth: fourth::<f64>, [fourth_unscaled, fourth::<f32>], [fourth_normal, fourth_scaled],
         fourth_general;
     InvSqrt: inv_sqrt64, [always, inv_sqrt32], [always, inv_sqrt32], inv_sqrt32;
-    InvSquare: inv_square, [inv_square_unscaled, inv_square_fast], [inv_square_normal, inv_square32],
+    InvSquare: inv_square64, [inv_square_unscaled, inv_square_fast], [inv_square_normal, inv_square32],
         inv_square_general;
 }
 
