@@ -3,8 +3,9 @@
 //! Every function here computes two f64 lanes at once (or, for f32 exp, log, log2, log10, log1p, sin,
 //! cos, tan and cbrt, four f32 lanes: `f32x4.rs`, `cbrt.rs`; for f32 exp2, expm1, tanh, sinh and
 //! cosh `exp.rs` and `hyperbolic.rs` on f32 constants from `f32x4.rs`; for f32 arcsin, arccos,
-//! arctan and arctan2 `atan.rs` on F32X4, for f32 arcsinh, arccosh and arctanh `arc_hyp.rs`) from
-//! range reduction, a polynomial and reconstruction by exponent arithmetic.
+//! arctan and arctan2 `atan.rs` on F32X4, for f32 arcsinh, arccosh and arctanh `arc_hyp.rs`, for
+//! f32 `x**1.5`, `x**3`, `x**4`, `x**-0.5` and `x**-2` `pow_const.rs`) from range reduction, a
+//! polynomial and reconstruction by exponent arithmetic (the literal powers: exact residuals).
 //! Special values (NaN, ±inf, ±0, subnormals, overflow) are handled by lane selects, or, where that
 //! would slow the common case, by a branch to a general path taken only when some lane of the vector
 //! needs it; the few arguments a function cannot reduce accurately (sin, cos and tan of |x| > 2^20, or

@@ -188,11 +188,11 @@ fn three_halves(v: &mut Vb<'_, '_>, x: Value) -> Value {
 }
 
 /// `x**e` on an F32X4: the f64 code's operations in f32. A vector with a lane near the ends of the
-/// range ([`Plan`]: |x| nonzero below `small` or from `big` on; `x**-2`: outside [2^-40, 2^60],
-/// zeros and infinities too)
-/// takes a branch ([`general_f32`]) that scales those bases, so that no residual is subnormal, and
-/// computes the lanes whose results are in the subnormals widened; the other lanes keep the fast
-/// path's bits there.
+/// range ([`Plan`]: |x| nonzero below `small`, for `x**1.5` x positive, or from `big` on; `x**-2`:
+/// |x| outside [2^-40, 2^60], zeros and infinities too) takes a branch ([`general_f32`]) that
+/// scales those bases, so that no residual is subnormal and overflow is exact, and computes the
+/// lanes whose results are in or at the edge of the subnormals widened; the other lanes keep the
+/// fast path's bits there.
 pub(crate) fn pow_const_f32(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
@@ -281,7 +281,7 @@ fn general_f32(v: &mut Vb<'_, '_>, x: Value, ax: Value, e: ConstExp) -> Value {
 /// a result overflows exactly where the power does (unscaled, `x²·x` could round up past the
 /// largest float where `x³` is below the midpoint to infinity: f32 `x**3` of 6.9814636e12 gave inf
 /// for `f32::MAX`; the scaled threshold is a midpoint itself). f32 lanes of |x| in (0, `widen`),
-/// whose results are in the subnormals, are computed widened. In f32 ([`pow_const_f32`]) a vector
+/// whose results are in or at the edge of the subnormals, are computed widened. In f32 ([`pow_const_f32`]) a vector
 /// takes the scaled and widened code on a branch, where a lane needs it.
 pub(crate) struct Plan {
     pub small: f64,
