@@ -144,9 +144,7 @@ pub(crate) fn pow_const_widened(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Va
     match e {
         ConstExp::ThreeHalves => {
             let s = v.sqrt(x);
-            let r = v.mul(x, s);
-            let ninf = v.cmpc(FloatCC::Equal, x, f64::NEG_INFINITY);
-            v.selc(ninf, f64::INFINITY, r)
+            v.mul(x, s)
         }
         ConstExp::Cube => {
             let x2 = v.mul(x, x);
@@ -196,21 +194,14 @@ fn three_halves(v: &mut Vb<'_, '_>, x: Value) -> Value {
 pub(crate) fn pow_const_f32(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
-    let (fast, edge) = match e {
-        ConstExp::ThreeHalves => {
-            let fast = three_halves(v, x);
-            (fast, edge(v, x, ax, &THREE_HALVES_F32))
+    let (fast, edge) = match planned(e) {
+        Some((plan, code, signed)) => {
+            let fast = code(v, x);
+            let t = if signed { x } else { ax };
+            (fast, edge(v, t, ax, plan))
         }
-        ConstExp::Cube => {
-            let fast = cube(v, x);
-            (fast, edge(v, ax, ax, &CUBE_F32))
-        }
-        ConstExp::Fourth => {
-            let fast = fourth(v, x);
-            (fast, edge(v, ax, ax, &FOURTH_F32))
-        }
-        ConstExp::InvSqrt => return inv_sqrt(v, x),
-        ConstExp::InvSquare => {
+        None if e == ConstExp::InvSqrt => return inv_sqrt(v, x),
+        None => {
             let one = v.c(1.0);
             let fast = inv_square_core(v, ax, one);
             let lo = v.cmpc(LessThan, ax, INV_SQ_F32.small);
@@ -219,6 +210,21 @@ pub(crate) fn pow_const_f32(v: &mut Vb<'_, '_>, x: Value, e: ConstExp) -> Value 
         }
     };
     v.guard(edge, fast, |v| general_f32(v, x, ax, e))
+}
+
+/// The code of one power on a vector.
+type Code = fn(&mut Vb<'_, '_>, Value) -> Value;
+
+/// A power with an f32 [`Plan`] (`x**1.5`, `x**3`, `x**4`): its plan, its code, and whether the
+/// plan's small-base test reads the base itself (`x**1.5`: a negative base is NaN unscaled)
+/// rather than |x|.
+fn planned(e: ConstExp) -> Option<(&'static Plan, Code, bool)> {
+    match e {
+        ConstExp::ThreeHalves => Some((&THREE_HALVES_F32, three_halves, true)),
+        ConstExp::Cube => Some((&CUBE_F32, cube, false)),
+        ConstExp::Fourth => Some((&FOURTH_F32, fourth, false)),
+        ConstExp::InvSqrt | ConstExp::InvSquare => None,
+    }
 }
 
 /// The lanes a plan scales: `t` (the base, or |x|) in (0, `small`), or |x| (`ax`) from `big` on.
@@ -240,21 +246,14 @@ fn nonzero_below(v: &mut Vb<'_, '_>, t: Value, c: f64) -> Value {
 /// the widened values (the two halves of the F32X4 as F64X2, [`pow_const_widened`]).
 fn general_f32(v: &mut Vb<'_, '_>, x: Value, ax: Value, e: ConstExp) -> Value {
     use FloatCC::*;
-    let (r, widen) = match e {
-        ConstExp::ThreeHalves => {
-            let r = scaled(v, x, ax, &THREE_HALVES_F32, three_halves);
-            (r, nonzero_below(v, x, THREE_HALVES_F32.widen))
+    let (r, widen) = match planned(e) {
+        Some((plan, code, signed)) => {
+            let r = scaled(v, x, ax, plan, code);
+            let t = if signed { x } else { ax };
+            (r, nonzero_below(v, t, plan.widen))
         }
-        ConstExp::Cube => {
-            let r = scaled(v, x, ax, &CUBE_F32, cube);
-            (r, nonzero_below(v, ax, CUBE_F32.widen))
-        }
-        ConstExp::Fourth => {
-            let r = scaled(v, x, ax, &FOURTH_F32, fourth);
-            (r, nonzero_below(v, ax, FOURTH_F32.widen))
-        }
-        ConstExp::InvSqrt => unreachable!("x**-0.5 of f32 has one path"),
-        ConstExp::InvSquare => {
+        None => {
+            // x**-2 (x**-0.5 has one path, in pow_const_f32)
             let r = inv_square(v, ax, &INV_SQ_F32);
             let big = v.cmpc(GreaterThan, ax, INV_SQ_WIDEN_F32);
             let fin = v.cmpc(LessThan, ax, f64::INFINITY);
@@ -281,8 +280,9 @@ fn general_f32(v: &mut Vb<'_, '_>, x: Value, ax: Value, e: ConstExp) -> Value {
 /// a result overflows exactly where the power does (unscaled, `x²·x` could round up past the
 /// largest float where `x³` is below the midpoint to infinity: f32 `x**3` of 6.9814636e12 gave inf
 /// for `f32::MAX`; the scaled threshold is a midpoint itself). f32 lanes of |x| in (0, `widen`),
-/// whose results are in or at the edge of the subnormals, are computed widened. In f32 ([`pow_const_f32`]) a vector
-/// takes the scaled and widened code on a branch, where a lane needs it.
+/// whose results are in or at the edge of the subnormals, are computed widened. In f32
+/// ([`pow_const_f32`]) a vector takes the scaled and widened code on a branch, where a lane needs
+/// it.
 pub(crate) struct Plan {
     pub small: f64,
     pub up: f64,
@@ -329,13 +329,7 @@ pub(crate) const INV_SQ_WIDEN_F32: f64 = two_to(63);
 
 /// `f(x)`, but where `|x|` (`ax`) is below `plan.small`, `f(x·up)·back`, and where it is at least
 /// `plan.big`, `f(x·down)·grow`.
-fn scaled(
-    v: &mut Vb<'_, '_>,
-    x: Value,
-    ax: Value,
-    plan: &Plan,
-    f: fn(&mut Vb<'_, '_>, Value) -> Value,
-) -> Value {
+fn scaled(v: &mut Vb<'_, '_>, x: Value, ax: Value, plan: &Plan, f: Code) -> Value {
     let small = v.cmpc(FloatCC::LessThan, ax, plan.small);
     let big = v.cmpc(FloatCC::GreaterThanOrEqual, ax, plan.big);
     let one = v.c(1.0);

@@ -143,39 +143,97 @@ fn scaled<T: Lane>(x: T, plan: &Plan, f: impl Fn(T) -> T) -> T {
 }
 
 // f32 lanes (`vmath::pow_const::pow_const_f32`): each power unscaled, for chunks with no lane near
-// the ends of its range (`*_unscaled`); scaled (`scaled`) for chunks whose results are all normal
-// (`*_normal`); and widened where the result is in the subnormals.
+// the ends of its range (`unscaled`); scaled (`scaled32`) for chunks whose results are all normal
+// (`normal`); and widened where the result is in the subnormals (`general32`).
+
+/// A power with a [`Plan`] (`x**1.5`, `x**3`, `x**4`): its code, its f32 plan, and its form on the
+/// widened value (`vmath::pow_const::pow_const_widened`).
+trait Planned {
+    const PLAN: Plan;
+    /// Whether the plan's small-base test reads the base itself (`x**1.5`: a negative base is NaN
+    /// unscaled), rather than |x|.
+    const SIGNED: bool;
+    fn code<T: Lane>(x: T) -> T;
+    fn widened(x: f64) -> f64;
+}
+
+impl Planned for ThreeHalves {
+    const PLAN: Plan = THREE_HALVES_F32;
+    const SIGNED: bool = true;
+    #[inline(always)]
+    fn code<T: Lane>(x: T) -> T {
+        three_halves(x)
+    }
+    #[inline(always)]
+    fn widened(x: f64) -> f64 {
+        x * x.sqrt()
+    }
+}
+
+impl Planned for Cube {
+    const PLAN: Plan = CUBE_F32;
+    const SIGNED: bool = false;
+    #[inline(always)]
+    fn code<T: Lane>(x: T) -> T {
+        cube(x)
+    }
+    #[inline(always)]
+    fn widened(x: f64) -> f64 {
+        (x * x) * x
+    }
+}
+
+impl Planned for Fourth {
+    const PLAN: Plan = FOURTH_F32;
+    const SIGNED: bool = false;
+    #[inline(always)]
+    fn code<T: Lane>(x: T) -> T {
+        fourth(x)
+    }
+    #[inline(always)]
+    fn widened(x: f64) -> f64 {
+        let x2 = x * x;
+        x2 * x2
+    }
+}
+
+/// The value a plan's small-base test reads: the base, or |x|.
+#[inline(always)]
+fn small_base<P: Planned>(x: f32) -> f32 {
+    if P::SIGNED { x } else { x.abs() }
+}
 
 #[inline(always)]
 fn nonzero_below(t: f32, c: f64) -> bool {
     (t > 0.0) & (t < c as f32)
 }
 
+/// `vmath::pow_const::edge`: not a lane the plan scales (the base, or |x|, in (0, `small`); |x|
+/// from `big` on).
+#[inline(always)]
+fn unscaled<P: Planned>(x: f32) -> bool {
+    !(nonzero_below(small_base::<P>(x), P::PLAN.small) | (x.abs() >= P::PLAN.big as f32))
+}
+
+/// Not a lane computed widened (its result in or at the edge of the subnormals).
+#[inline(always)]
+fn normal<P: Planned>(x: f32) -> bool {
+    !nonzero_below(small_base::<P>(x), P::PLAN.widen)
+}
+
+#[inline(always)]
+fn scaled32<P: Planned>(x: f32) -> f32 {
+    scaled(x, &P::PLAN, P::code::<f32>)
+}
+
+#[inline(always)]
+fn general32<P: Planned>(x: f32) -> f32 {
+    sel(normal::<P>(x), scaled32::<P>(x), widened(x, P::widened))
+}
+
 #[inline(always)]
 fn inv_square_fast(x: f32) -> f32 {
     inv_square_core(x.abs())
-}
-
-/// `vmath::pow_const::edge`: the lanes a plan scales, `t` (the base, or |x|) in (0, `small`) or
-/// |x| from `big` on.
-#[inline(always)]
-fn edge(t: f32, x: f32, plan: &Plan) -> bool {
-    nonzero_below(t, plan.small) | (x.abs() >= plan.big as f32)
-}
-
-#[inline(always)]
-fn three_halves_unscaled(x: f32) -> bool {
-    !edge(x, x, &THREE_HALVES_F32)
-}
-
-#[inline(always)]
-fn cube_unscaled(x: f32) -> bool {
-    !edge(x.abs(), x, &CUBE_F32)
-}
-
-#[inline(always)]
-fn fourth_unscaled(x: f32) -> bool {
-    !edge(x.abs(), x, &FOURTH_F32)
 }
 
 #[inline(always)]
@@ -185,91 +243,18 @@ fn inv_square_unscaled(x: f32) -> bool {
 }
 
 #[inline(always)]
-fn three_halves_normal(x: f32) -> bool {
-    !nonzero_below(x, THREE_HALVES_F32.widen)
-}
-
-#[inline(always)]
-fn cube_normal(x: f32) -> bool {
-    !nonzero_below(x.abs(), CUBE_F32.widen)
-}
-
-#[inline(always)]
-fn fourth_normal(x: f32) -> bool {
-    !nonzero_below(x.abs(), FOURTH_F32.widen)
-}
-
-#[inline(always)]
 fn inv_square_normal(x: f32) -> bool {
     let ax = x.abs();
     !((ax > INV_SQ_WIDEN_F32 as f32) & (ax < f32::INFINITY))
 }
 
 #[inline(always)]
-fn three_halves_scaled(x: f32) -> f32 {
-    scaled(x, &THREE_HALVES_F32, three_halves::<f32>)
-}
-
-#[inline(always)]
-fn cube_scaled(x: f32) -> f32 {
-    scaled(x, &CUBE_F32, cube::<f32>)
-}
-
-#[inline(always)]
-fn fourth_scaled(x: f32) -> f32 {
-    scaled(x, &FOURTH_F32, fourth::<f32>)
-}
-
-#[inline(always)]
-fn three_halves_general(x: f32) -> f32 {
-    let w = widened(x, three_halves_widened);
-    sel(three_halves_normal(x), three_halves_scaled(x), w)
-}
-
-#[inline(always)]
-fn cube_general(x: f32) -> f32 {
-    sel(cube_normal(x), cube_scaled(x), widened(x, cube_widened))
-}
-
-#[inline(always)]
-fn fourth_general(x: f32) -> f32 {
-    sel(fourth_normal(x), fourth_scaled(x), widened(x, fourth_widened))
-}
-
-#[inline(always)]
 fn inv_square_general(x: f32) -> f32 {
-    sel(
-        inv_square_normal(x),
-        inv_square32(x),
-        widened(x, inv_square_widened),
-    )
+    let w = widened(x, |x| 1.0 / (x * x));
+    sel(inv_square_normal(x), inv_square32(x), w)
 }
 
-// The f32 powers on the widened value (`vmath::pow_const::pow_const_widened`), rounded once by
-// `widened`.
-
-#[inline(always)]
-fn three_halves_widened(x: f64) -> f64 {
-    let r = x * x.sqrt();
-    sel(x == f64::NEG_INFINITY, f64::INFINITY, r)
-}
-
-#[inline(always)]
-fn cube_widened(x: f64) -> f64 {
-    (x * x) * x
-}
-
-#[inline(always)]
-fn fourth_widened(x: f64) -> f64 {
-    let x2 = x * x;
-    x2 * x2
-}
-
-#[inline(always)]
-fn inv_square_widened(x: f64) -> f64 {
-    1.0 / (x * x)
-}
-
+/// An f32 power on the widened value, rounded once.
 #[inline(always)]
 fn widened(x: f32, f: fn(f64) -> f64) -> f32 {
     f(f64::from(x)) as f32
@@ -279,7 +264,7 @@ fn widened(x: f32, f: fn(f64) -> f64) -> f32 {
 /// every lane allows it (the fastest path), else scaled where every lane's result is normal (the
 /// fast path), else scaled and widened lane by lane (the general path).
 macro_rules! exponents {
-    ($($name:ident: $f64:path, [$ok0:ident, $f0:path], [$ok1:ident, $f1:path], $general:path;)*) => {
+    ($($name:ident: $f64:path, [$ok0:path, $f0:path], [$ok1:path, $f1:path], $general:path;)*) => {
         $(
             pub(super) struct $name;
 
@@ -330,11 +315,12 @@ fn always(_x: f32) -> bool {
 }
 
 exponents! {
-    ThreeHalves: three_halves64, [three_halves_unscaled, three_halves::<f32>],
-        [three_halves_normal, three_halves_scaled], three_halves_general;
-    Cube: cube::<f64>, [cube_unscaled, cube::<f32>], [cube_normal, cube_scaled], cube_general;
-    Fourth: fourth::<f64>, [fourth_unscaled, fourth::<f32>], [fourth_normal, fourth_scaled],
-        fourth_general;
+    ThreeHalves: three_halves64, [unscaled::<ThreeHalves>, three_halves::<f32>],
+        [normal::<ThreeHalves>, scaled32::<ThreeHalves>], general32::<ThreeHalves>;
+    Cube: cube::<f64>, [unscaled::<Cube>, cube::<f32>], [normal::<Cube>, scaled32::<Cube>],
+        general32::<Cube>;
+    Fourth: fourth::<f64>, [unscaled::<Fourth>, fourth::<f32>], [normal::<Fourth>, scaled32::<Fourth>],
+        general32::<Fourth>;
     InvSqrt: inv_sqrt64, [always, inv_sqrt32], [always, inv_sqrt32], inv_sqrt32;
     InvSquare: inv_square64, [inv_square_unscaled, inv_square_fast], [inv_square_normal, inv_square32],
         inv_square_general;
