@@ -1002,3 +1002,46 @@ fn float_maps_with_a_bool_result_write_bytes() {
     let notes = all_notes("x**2 >= 2.25", &[("x", x.arg())]);
     assert!(notes.contains("strength: x**2 -> x*x"), "{notes}");
 }
+
+/// A map of bools alone runs 16 lanes (`i8x16` masks, 16 bytes loaded and stored at once; four
+/// vectors an iteration): against the interpreter and the scalar code at every length from 0 to 70
+/// (no vector, one, the unrolled iteration of 64, and tails of every size), over contiguous,
+/// strided, reversed and broadcast inputs and a transposed matrix, and `explain` says so.
+#[test]
+fn maps_of_bools_alone_run_sixteen_lanes() {
+    let exprs = [
+        "~b",
+        "b & ~c",
+        "b ^ c",
+        "b | c",
+        "where(b, c, ~c)",
+        "(b == c) | b",
+        "b < c",
+        "b >= c",
+    ];
+    for n in 0..=70 {
+        let (b, c) = (array("bool", &[n], 0), array("bool", &[n], 3));
+        let inputs = [("b", b.arg()), ("c", c.arg())];
+        for expr in exprs {
+            let note = check(expr, &inputs).unwrap_or_else(|| panic!("{expr} (n = {n}) ran"));
+            assert!(note.contains("(16 lanes)"), "{expr} (n = {n}): {note}");
+        }
+    }
+    let long = array("bool", &[90], 1);
+    let Arr::Bool(long) = long else { unreachable!() };
+    let (strided, reversed) = (long.slice(s![..;2]), long.slice(s![..45;-1]));
+    let grid: ArrayD<bool> = from(35, |i| (i * 7) % 3 == 0, &[5, 7]);
+    let (row, col) = (array("bool", &[7], 2), array("bool", &[5, 1], 4));
+    let (one, col7) = (array("bool", &[1], 5), array("bool", &[7, 1], 6));
+    for expr in exprs {
+        check(
+            expr,
+            &[("b", strided.view().into()), ("c", reversed.view().into())],
+        )
+        .unwrap();
+        check(expr, &[("b", grid.view().into()), ("c", row.arg())]).unwrap();
+        check(expr, &[("b", grid.view().into()), ("c", col.arg())]).unwrap();
+        check(expr, &[("b", grid.t().into()), ("c", col7.arg())]).unwrap();
+        check(expr, &[("b", one.arg()), ("c", grid.view().into())]).unwrap();
+    }
+}

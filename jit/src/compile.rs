@@ -279,6 +279,13 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     {
         let mut g = Gen::new(&mut b, st.dtype, math);
         g.typed = typed.as_ref();
+        // (`typed_kernel` types the arena as a map's: the mode says whether it is one)
+        if key.schedule.is_vector()
+            && matches!(st.mode, Mode::Map)
+            && typed.as_ref().is_some_and(crate::typed::byte_lanes)
+        {
+            g.byte_lanes();
+        }
         let frame = Frame::new(&mut g, key, entry);
         match st.mode {
             Mode::Scan { .. } => scan::emit(&mut g, &frame),

@@ -103,9 +103,9 @@ impl<'a, 'b> Gen<'a, 'b> {
             return self.complex_splat(s, t);
         }
         if self.typed.is_some() && stored == Some(ElemType::Bool) {
-            let wide = self.b.ins().uextend(self.it, s);
-            let mask = self.b.ins().ineg(wide);
-            return self.b.ins().splat(self.iv, mask);
+            let mask = self.bool_lane(s);
+            let vt = self.ty(ElemType::Bool, true);
+            return self.b.ins().splat(vt, mask);
         }
         self.splat(W::Vector, s)
     }

@@ -7,7 +7,10 @@
 //! lane masks), any other kernel in float64's 2: int64 and float64 as `i64x2` / `f64x2`, bools as
 //! `i64x2` masks, and 32-bit values half-filled (an `i32x4` / `f32x4` whose lanes 0 and 1 hold the
 //! two points, loaded and stored as one 64-bit word; lanes 2 and 3 hold copies or garbage no result
-//! reads). `lower` lowers the opcodes in these registers; the kernel's skeleton, plans and
+//! reads). A map whose every value is a bool (`~b`, `b & c`, `where(b, c, d)` of bools) runs 16
+//! lanes, its bools `i8x16` lane masks loaded and stored as 16 bytes at once ([`byte_lanes`]); its
+//! dtype stays float32's (the element size its addresses count in). `lower` lowers the opcodes in
+//! these registers; the kernel's skeleton, plans and
 //! checks are every kernel's. Each input is read in its own type where it is (stored,
 //! [`kiln_ir::InputDecl::stored`]); a map's values are stored in their own type (bools one byte 0 /
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs).
@@ -87,7 +90,7 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
 /// accumulators).
 pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::ElemType {
     match kernel.kernel.kind {
-        KernelKind::Map if lanes_of(kernel) == 4 => kiln_ir::ElemType::F32,
+        KernelKind::Map if lanes_of(kernel) >= 4 => kiln_ir::ElemType::F32,
         // a scan of float32 values carries a float32 state, as a float32 kernel's
         KernelKind::Scan(_) if kernel.value_type() == ElemType::F32 && lanes_of(kernel) == 4 => {
             kiln_ir::ElemType::F32
@@ -240,15 +243,35 @@ pub fn wide_complex(
     (complex.is_complex() && complex.real_part() == Some(lanes)).then_some(f)
 }
 
-/// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_dtype`]'s 4 or 2;
-/// complex values too, as pairs of lanes).
+/// The points one step of `kernel`'s compiled loop computes: its lanes ([`lanes_of`]: 16, or
+/// [`lanes_dtype`]'s 4 or 2; complex values too, as pairs of lanes).
 pub fn points_per_step(kernel: &TypedKernel) -> u8 {
+    if byte_lanes(kernel) {
+        return 16;
+    }
     crate::Schedule::vector_lanes(lanes_dtype(kernel))
 }
 
-/// The lanes `kernel`'s values (every output's) fill (see the module doc): 4 where they are all 32
-/// bits wide (a complex value as wide as its parts), else 2.
+/// Whether `kernel` is a map whose every value is a bool (inputs, operations and outputs; its
+/// literals aside): it runs 16 lanes of `i8x16` masks, its bools loaded and stored 16 bytes at once
+/// (module doc).
+pub fn byte_lanes(kernel: &TypedKernel) -> bool {
+    let k = &kernel.kernel;
+    matches!(k.kind, KernelKind::Map)
+        && k.arena
+            .reachable_all(&k.roots())
+            .into_iter()
+            .filter(|&id| !matches!(k.arena.node(id), Node::Int(_) | Node::Literal(_)))
+            .all(|id| kernel.type_of(id) == ElemType::Bool)
+}
+
+/// The lanes `kernel`'s values (every output's) fill (see the module doc): 16 for a map of bools
+/// alone ([`byte_lanes`]), 4 where they are all 32 bits wide (a complex value as wide as its
+/// parts), else 2.
 pub fn lanes_of(kernel: &TypedKernel) -> u8 {
+    if byte_lanes(kernel) {
+        return 16;
+    }
     let k = &kernel.kernel;
     let mut widths = k
         .arena

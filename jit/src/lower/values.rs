@@ -5,7 +5,8 @@
 //! `i32 i64 f32 f64`. In a vector kernel of 4 lanes (every value 32 bits wide) int32 is `i32x4`,
 //! float32 `f32x4` and bool a lane mask `i32x4` (0 or -1 per lane, what `icmp` and `fcmp` give); in
 //! one of 2 lanes (every value 64 bits wide) int64 is `i64x2`, float64 `f64x2` and bool an `i64x2`
-//! mask. A kernel mixing 32- and 64-bit values runs 2 lanes, its 32-bit values half-filled (see
+//! mask. A map of bools alone runs 16 lanes (`crate::typed::byte_lanes`): its bools are `i8x16`
+//! masks, loaded and stored 16 bytes at once. A kernel mixing 32- and 64-bit values runs 2 lanes, its 32-bit values half-filled (see
 //! `typed.rs`). A complex value is a pair of its parts' vectors (`complex.rs`); a byte string is
 //! held as its address. Operations Cranelift does not lower on 128-bit x64 vectors run per lane
 //! ([`Gen::per_lane`]): each lane extracted, computed as a scalar, and put back.
@@ -84,6 +85,7 @@ impl Gen<'_, '_> {
             return scalar_type(t);
         }
         match (t, self.lanes) {
+            (ElemType::Bool, 16) => types::I8X16,
             (ElemType::Bool | ElemType::I32, 4) => types::I32X4,
             (ElemType::F32, 4) => types::F32X4,
             (ElemType::Bool | ElemType::I64 | ElemType::Bytes(_), 2) => types::I64X2,
@@ -91,13 +93,36 @@ impl Gen<'_, '_> {
             // a 32-bit value in a kernel of 2 lanes: its lanes 0 and 1 (half-filled)
             (ElemType::I32, 2) => types::I32X4,
             (ElemType::F32, 2) => types::F32X4,
-            _ => unreachable!("a vector kernel has 2 or 4 lanes (typed.rs lanes_of)"),
+            _ => unreachable!("a vector kernel has 2, 4 or (bools alone) 16 lanes (typed.rs lanes_of)"),
         }
     }
 
     /// The integer lane type of a vector of `lanes` lanes (what masks are).
     pub(crate) fn mask_lane(&self) -> Type {
-        if self.lanes == 4 { types::I32 } else { types::I64 }
+        match self.lanes {
+            16 => types::I8,
+            4 => types::I32,
+            _ => types::I64,
+        }
+    }
+
+    /// A scalar bool (`i8` 0 / 1) as a lane of the kernel's masks: widened to the lane's width and
+    /// negated (0 or all ones).
+    pub(crate) fn bool_lane(&mut self, s: Value) -> Value {
+        let lane = self.mask_lane();
+        let w = if lane == types::I8 {
+            s
+        } else {
+            self.b.ins().uextend(lane, s)
+        };
+        self.b.ins().ineg(w)
+    }
+
+    /// Runs this typed kernel, a map of bools alone ([`crate::typed::byte_lanes`]), in 16 lanes:
+    /// its bools `i8x16` masks. Its dtype stays float32's, whose element size its addresses count
+    /// in (an input's and the output's shifted by [`crate::run::stored_shift`]).
+    pub(crate) fn byte_lanes(&mut self) {
+        self.lanes = 16;
     }
 
     pub(crate) fn is_vector(&self, v: Value) -> bool {
@@ -181,6 +206,13 @@ impl Gen<'_, '_> {
     /// (its own byte's) and is set where that bit is. One broadcast, where widening the bytes lane
     /// by lane takes a shuffle per doubling of the width.
     pub(crate) fn load_bools(&mut self, addr: Value) -> Value {
+        if self.lanes == 16 {
+            // 16 bools in one load, each lane set where its bit 0 is
+            let v = self.b.ins().load(types::I8X16, mem(), addr, 0);
+            let own = self.vector_constant(types::I8X16, vec![1; 16]);
+            let v = self.b.ins().band(v, own);
+            return self.b.ins().icmp(IntCC::Equal, v, own);
+        }
         let (word_ty, splat_ty, vt, step) = if self.lanes == 4 {
             (types::I32, types::I32X4, types::I32X4, 4)
         } else {
@@ -249,6 +281,13 @@ impl Gen<'_, '_> {
         if t.is_complex() {
             return self.complex_store(t, v, addr);
         }
+        if t == ElemType::Bool && self.is_vector(v) && self.lanes == 16 {
+            // the masks and-ed with 1: the 16 bools, stored at once
+            let ones = self.vector_constant(types::I8X16, vec![1; 16]);
+            let bytes = self.b.ins().band(v, ones);
+            self.b.ins().store(mem(), bytes, addr, 0);
+            return;
+        }
         if t == ElemType::Bool && self.is_vector(v) {
             // each lane's low byte (all ones or zero) gathered into the low bytes by one shuffle,
             // and-ed with 1: the bools, stored at once
@@ -288,15 +327,8 @@ impl Gen<'_, '_> {
             return self.complex_assemble(scalars, t);
         }
         let vt = self.ty(t, true);
-        let lane_ty = vt.lane_type();
         let scalars: Vec<Value> = if t == ElemType::Bool {
-            scalars
-                .into_iter()
-                .map(|s| {
-                    let w = self.b.ins().uextend(lane_ty, s);
-                    self.b.ins().ineg(w)
-                })
-                .collect()
+            scalars.into_iter().map(|s| self.bool_lane(s)).collect()
         } else {
             scalars
         };
@@ -443,9 +475,7 @@ impl Gen<'_, '_> {
                 .collect();
             let mut r = f(self, &xs);
             if out == ElemType::Bool {
-                let lane = self.mask_lane();
-                let w = self.b.ins().uextend(lane, r);
-                r = self.b.ins().ineg(w);
+                r = self.bool_lane(r);
             }
             v = Some(match v {
                 None => {
