@@ -305,6 +305,62 @@ fn division_by_arrays_in_simd() {
     }
 }
 
+/// int64 `//`, `%` and `fmod` of two arrays divide in float64 in SIMD where a vector's operands are
+/// within ±2^50, per lane elsewhere: every pair of a sweep of dividends and divisors (every sign, 0,
+/// -1, the edges of the range and past them, the extremes, and dividends one either side of a
+/// multiple of a large divisor, multiples a reciprocal's product falls short on), and by constants
+/// (a division, a power of two's shift and mask), against the interpreter; pairs of one
+/// vector mix lanes in range and out of it.
+#[test]
+fn int64_division_by_arrays_in_simd() {
+    let edge = 1i64 << 50;
+    let mut vals: Vec<i64> = (-20..20).collect();
+    vals.extend([
+        i64::MIN,
+        i64::MIN + 1,
+        i64::MAX,
+        edge - 1,
+        edge,
+        -edge,
+        -edge - 1,
+        (1 << 31) + 7,
+        -(1 << 40) - 3,
+    ]);
+    for b in [3i64, 7, 12_345, (1 << 25) + 1, (1 << 40) - 1] {
+        let k = (edge - 2) / b;
+        for a in [k * b - 1, k * b, k * b + 1, (k / 3) * b - 1] {
+            vals.extend([a, -a]);
+        }
+        vals.extend([b, -b]);
+    }
+    vals.extend((0..30).map(|k: i64| k.wrapping_mul(-7_046_029_254_386_353_131) >> 14));
+    // multiples of 49 and 12345 whose product by the rounded reciprocal lands just short of the
+    // quotient (found by search), which a division by a reciprocal would floor one short
+    vals.extend([
+        14_175_832_346_523 * 49,
+        -14_444_366_568_992 * 49,
+        -24_829_824_410 * 12_345,
+    ]);
+    let a: Array1<i64> = vals.iter().flat_map(|&x| vals.iter().map(move |_| x)).collect();
+    let b: Array1<i64> = vals.iter().flat_map(|_| vals.iter().copied()).collect();
+    for expr in [
+        "a // b",
+        "a % b",
+        "fmod(a, b)",
+        "a // 7 + a % -3",
+        "fmod(a, 12345)",
+        "a // 49",
+        "a % 49",
+        "fmod(a, 49)",
+        "a // 12345",
+        "a % -12345",
+        "a // 64 + a % 64 + fmod(a, 64)",
+    ] {
+        let note = check(expr, &[("a", (&a).into()), ("b", (&b).into())]).unwrap();
+        assert!(note.starts_with("compiled"), "{expr}: {note}");
+    }
+}
+
 #[test]
 fn splat_broadcast_and_strided_inputs() {
     for (ta, tb) in [
