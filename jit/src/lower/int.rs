@@ -62,7 +62,10 @@ impl Gen<'_, '_> {
         let safe = self.b.ins().select(unsafe_divisor, one, b);
         // with the divisor 1 for 0 and -1: q = a, r = 0, which the selects below correct
         let q = self.b.ins().sdiv(a, safe);
-        let r = self.b.ins().srem(a, safe);
+        // the remainder from the quotient (x86 computes both in one `idiv`, but Cranelift lowers
+        // `srem` as a second one); `q * safe` does not overflow, the divisor being neither 0 nor -1
+        let qs = self.b.ins().imul(q, safe);
+        let r = self.b.ins().isub(a, qs);
         if op == BinaryOp::Fmod {
             return r;
         }
