@@ -1101,3 +1101,62 @@ fn maps_of_bools_alone_run_sixteen_lanes() {
         check(expr, &[("b", one.arg()), ("c", grid.view().into())]).unwrap();
     }
 }
+
+/// `any` and `all` stop reading a row once its result is decided (tested every 1024 points): the
+/// same results as the interpreter's, whatever the row's length (below, at and past the stretch),
+/// where its one deciding point lies (first, either side of a stretch's end, last, none), the input
+/// type (bool, int64, float32, float64 through a comparison), the axes (whole arrays, cut into work
+/// units, and rows of a matrix) and the thread count.
+#[test]
+fn any_and_all_stop_once_decided() {
+    for n in [0usize, 1, 1023, 1024, 1025, 3000, 70_000, 200_003] {
+        let mut at: Vec<Option<usize>> = vec![None];
+        at.extend(
+            [0, 1023, 1024, 2047, n / 2, n.wrapping_sub(1)]
+                .into_iter()
+                .filter(|&p| p < n)
+                .map(Some),
+        );
+        for p in at {
+            let one = |i: usize| Some(i) == p;
+            let b: ArrayD<bool> = from(n, one, &[n]);
+            let nb: ArrayD<bool> = from(n, |i| !one(i), &[n]);
+            let x: ArrayD<f64> = from(n, |i| if one(i) { 2.0 } else { -(i as f64) }, &[n]);
+            let f: ArrayD<f32> = from(n, |i| if one(i) { f32::NAN } else { 0.5 }, &[n]);
+            let i64s: ArrayD<i64> = from(n, |i| if one(i) { 0 } else { i as i64 + 1 }, &[n]);
+            let inputs = [
+                ("b", (&b).into()),
+                ("nb", (&nb).into()),
+                ("x", (&x).into()),
+                ("f", (&f).into()),
+                ("i", (&i64s).into()),
+            ];
+            for expr in [
+                "any(b)",
+                "all(nb)",
+                "any(x > 1)",
+                "all(x < 1)",
+                "any(f != f)",
+                "all(i)",
+                "any(i == 0)",
+            ] {
+                check(expr, &inputs).unwrap_or_else(|| panic!("{expr} (n = {n}, at {p:?}) ran"));
+                for threads in [1, 4] {
+                    let got = runner_on(expr, "jit", threads).run(&inputs).unwrap();
+                    let want = runner_on(expr, "interp", 1).run(&inputs).unwrap();
+                    assert!(same(&got, &want), "{expr} (n = {n}, at {p:?}, {threads} threads)");
+                }
+            }
+        }
+    }
+    // rows of a matrix, each decided at its own point (or not at all)
+    let (rows, cols) = (7, 5000);
+    let m: ArrayD<bool> = from(
+        rows * cols,
+        |k| k % cols == (k / cols) * 997 % (cols + 1500),
+        &[rows, cols],
+    );
+    for expr in ["any(m, axis=1)", "all(~m, axis=1)", "any(m, axis=0)", "any(m)"] {
+        check(expr, &[("m", (&m).into())]).unwrap();
+    }
+}

@@ -66,6 +66,11 @@ const WIDE_ROW_MIN: i64 = 16;
 /// memory (1e6 f32: 0.10 against 0.23, 1e7: 0.14 against 0.18-0.20).
 const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 
+/// The points an `any` or `all` over a row runs between two tests of whether its result is
+/// decided ([`Skeleton::decided_stretches`]): a multiple of every vector loop's step (unroll ·
+/// lanes), so each stretch ends where the next begins.
+const DECIDE_STRETCH: i64 = 1024;
+
 struct Skeleton<'f, 'k> {
     f: &'f Frame<'k>,
     st: &'k Structure,
@@ -557,12 +562,88 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 }
                 Mode::Map | Mode::Scan { .. } => sched.unroll as i64,
             };
+            if let ([acc], None) = (slots, compound)
+                && matches!(acc.op, ReduceOp::Any | ReduceOp::All)
+                && matches!(self.st.mode, Mode::Trailing(_))
+            {
+                self.decided_stretches(g, r, j_var, jhi, per_iter, acc);
+            }
             self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots, compound);
             if per_iter > 1 {
                 self.loop_(g, r, j_var, jhi, 1, W::Vector, slots, compound);
             }
         }
         self.loop_(g, r, j_var, jhi, 1, W::Scalar, slots, compound);
+    }
+
+    /// An `any` or `all` of a row: its points from `j_var` on in stretches of [`DECIDE_STRETCH`]
+    /// (the vector loop of `per_iter` items each), until fewer remain or its result is decided
+    /// (`any`: a lane of an accumulator or the scalar one is true; `all`: one is false). Then
+    /// `j_var` is `jhi`, so the loops after it (the rest of the row, its tail) run no point: a
+    /// segment whose result is decided reads no more of this row. The result is the same (a
+    /// decided `any` or `all` stays so), and so are the bits of every output.
+    fn decided_stretches(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        j_var: Variable,
+        jhi: Value,
+        per_iter: i64,
+        acc: &Acc,
+    ) {
+        debug_assert_eq!(DECIDE_STRETCH % (per_iter * self.f.lanes), 0);
+        let body = g.b.create_block();
+        let done = g.b.create_block();
+        let last = g.b.ins().iadd_imm_s(jhi, -DECIDE_STRETCH);
+        let j0 = g.b.use_var(j_var);
+        let none = g.b.ins().icmp(IntCC::SignedGreaterThan, j0, last);
+        g.b.ins().brif(none, done, &[], body, &[]);
+
+        g.b.switch_to_block(body);
+        let j = g.b.use_var(j_var);
+        let end = g.b.ins().iadd_imm_s(j, DECIDE_STRETCH);
+        self.loop_(
+            g,
+            r,
+            j_var,
+            end,
+            per_iter,
+            W::Vector,
+            std::slice::from_ref(acc),
+            None,
+        );
+        // any: some lane true; all: some lane false (a lane holds a mask, or 0 / 1)
+        let any = acc.op == ReduceOp::Any;
+        let mut decided = None;
+        for v in acc.vector.iter().flatten().chain(&acc.scalar) {
+            let x = g.b.use_var(*v);
+            let bit = if g.b.func.dfg.value_type(x).is_vector() {
+                let b = if any {
+                    g.b.ins().vany_true(x)
+                } else {
+                    let t = g.b.ins().vall_true(x);
+                    g.b.ins().bxor_imm_s(t, 1)
+                };
+                g.b.ins().uextend(types::I32, b)
+            } else {
+                let cc = if any { IntCC::NotEqual } else { IntCC::Equal };
+                let b = g.b.ins().icmp_imm_s(cc, x, 0);
+                g.b.ins().uextend(types::I32, b)
+            };
+            decided = Some(match decided {
+                None => bit,
+                Some(d) => g.b.ins().bor(d, bit),
+            });
+        }
+        let decided = decided.expect("an accumulator has its scalar part");
+        let next = g.b.use_var(j_var);
+        let at = g.b.ins().select(decided, jhi, next);
+        g.b.def_var(j_var, at);
+        let beyond = g.b.ins().icmp(IntCC::SignedGreaterThan, next, last);
+        let beyond = g.b.ins().uextend(types::I32, beyond);
+        let stop = g.b.ins().bor(beyond, decided);
+        g.b.ins().brif(stop, done, &[], body, &[]);
+        g.b.switch_to_block(done);
     }
 
     /// One loop: `count` items of width `w` per iteration while they fit before `jhi`.
