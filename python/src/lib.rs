@@ -253,7 +253,7 @@ impl Held<'_, '_> {
         // the read is covered by the call's read claim, as `Held::arg`'s
         let bytes = unsafe { a.cast_unchecked::<PyArrayDyn<u8>>() };
         if let Ok(s) = unsafe { bytes.as_slice() } {
-            return s.iter().fold(0u8, |m, &b| m | b) <= 1;
+            return bytes_are_bools(s);
         }
         unsafe { bytes.as_array() }.iter().fold(0u8, |m, &b| m | b) <= 1
     }
@@ -1420,6 +1420,37 @@ impl Kernel {
             .map(|(n, h)| (n.as_str(), h.arg()))
             .collect()
     }
+}
+
+/// Whether every byte of `s` is 0 or 1 (a valid Rust `bool`): the or of them all is at most 1,
+/// folded 64 bytes at a time, at AVX2's width where the host has it (a bool input is read once
+/// more by this check than by its kernel: at SSE2's width it took a third of `b & c`'s time at
+/// N = 1e6).
+fn bytes_are_bools(s: &[u8]) -> bool {
+    #[inline(always)]
+    fn or_all(s: &[u8]) -> u8 {
+        let mut acc = [0u8; 64];
+        let mut chunks = s.chunks_exact(64);
+        for c in &mut chunks {
+            for (a, &b) in acc.iter_mut().zip(c) {
+                *a |= b;
+            }
+        }
+        let tail = chunks.remainder().iter().fold(0u8, |m, &b| m | b);
+        acc.iter().fold(tail, |m, &b| m | b)
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        fn or_all_avx2(s: &[u8]) -> u8 {
+            or_all(s)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the host has AVX2, checked just above
+            return unsafe { or_all_avx2(s) } <= 1;
+        }
+    }
+    or_all(s) <= 1
 }
 
 /// The base class of the Python `kiln.Kernel` (kiln/_core.py): its call, `kernel(**arrays)`, made
