@@ -235,7 +235,8 @@ fn all_notes(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> String {
 #[test]
 fn division_by_literals_in_simd() {
     // int32 `//`, `%` and `fmod` by a literal divide in SIMD (a shift or a magic multiply, then the
-    // floor correction); int64 by a literal per lane: every sign, powers of two, the extremes
+    // floor correction); int64 by a literal in SIMD through float64 (a shift and a mask for powers
+    // of two), per lane beyond ±2^50: every sign, powers of two, the extremes
     let mut v32: Vec<i32> = (-1030..1030).collect();
     v32.extend([
         i32::MIN,
@@ -272,10 +273,17 @@ fn division_by_literals_in_simd() {
         0,
         1,
         -1,
+        (1 << 50) - 1,
+        (1 << 50) + 3,
+        -(1 << 55) - 1,
+        1 << 52,
+        i64::MAX,
     ] {
         for expr in [format!("a // {d}"), format!("a % {d}"), format!("fmod(a, {d})")] {
-            let note = check(&expr, &[("a", (&a32).into())]).unwrap();
-            assert!(note.starts_with("compiled"), "{expr}: {note}");
+            if i32::try_from(d).is_ok() {
+                let note = check(&expr, &[("a", (&a32).into())]).unwrap();
+                assert!(note.starts_with("compiled"), "{expr}: {note}");
+            }
             check(&expr, &[("a", (&a64).into())]).unwrap();
         }
     }
@@ -1157,6 +1165,92 @@ fn any_and_all_stop_once_decided() {
         &[rows, cols],
     );
     for expr in ["any(m, axis=1)", "all(~m, axis=1)", "any(m, axis=0)", "any(m)"] {
+        check(expr, &[("m", (&m).into())]).unwrap();
+    }
+}
+
+/// argmin and argmax of rows of 256 points and more reduce each block to its extreme and find the
+/// point afterwards: the interpreter's index wherever the extreme lies (first or last point, either
+/// side of a block's end, in the tail after the last block), with ties (the first wins, -0.0 and
+/// 0.0 equal), NaN (the first NaN wins), infinities and rows of -inf or +inf alone, over float64,
+/// float32 and int64 values (the last through a float body), whole arrays (cut into work units) and
+/// rows of a matrix, with 1 and 4 threads.
+#[test]
+fn argmin_and_argmax_by_blocks() {
+    for n in [255usize, 256, 257, 511, 512, 1000, 4099, 70_001] {
+        let spots = [0, 1, 255, 256, 257, n / 2, n - 3, n - 1];
+        for (k, &p) in spots.iter().enumerate() {
+            // a smooth background, the extreme at p, a tie later, a NaN at another spot in some
+            let q = spots[(k + 3) % spots.len()];
+            let base = |i: usize| ((i * 37) % 101) as f64 - 50.0;
+            let x: ArrayD<f64> = from(
+                n,
+                |i| {
+                    if i == p {
+                        1e6
+                    } else if i > p && i == (p + n / 3) % n {
+                        1e6
+                    } else {
+                        base(i)
+                    }
+                },
+                &[n],
+            );
+            let xn: ArrayD<f64> = from(n, |i| if i == q { f64::NAN } else { x[[i]] }, &[n]);
+            let f: ArrayD<f32> = from(n, |i| -(x[[i]] as f32), &[n]);
+            let z: ArrayD<f64> = from(n, |i| if i % 2 == 0 { -0.0 } else { 0.0 }, &[n]);
+            let inf: ArrayD<f64> = from(n, |_| f64::NEG_INFINITY, &[n]);
+            let i64s: ArrayD<i64> = from(n, |i| x[[i]] as i64, &[n]);
+            let inputs = [
+                ("x", (&x).into()),
+                ("xn", (&xn).into()),
+                ("f", (&f).into()),
+                ("z", (&z).into()),
+                ("inf", (&inf).into()),
+                ("i", (&i64s).into()),
+            ];
+            for expr in [
+                "argmax(x)",
+                "argmin(-x)",
+                "argmax(xn)",
+                "argmin(xn)",
+                "argmin(f)",
+                "argmax(f * 2)",
+                "argmax(z)",
+                "argmin(z)",
+                "argmax(inf)",
+                "argmin(-inf)",
+                "argmax(i * 0.5)",
+            ] {
+                check(expr, &inputs).unwrap_or_else(|| panic!("{expr} (n = {n}, at {p}) ran"));
+                for threads in [1, 4] {
+                    let got = runner_on(expr, "jit", threads).run(&inputs).unwrap();
+                    let want = runner_on(expr, "interp", 1).run(&inputs).unwrap();
+                    assert!(same(&got, &want), "{expr} (n = {n}, at {p}, {threads} threads)");
+                }
+            }
+        }
+    }
+    // rows of a matrix, each with its extreme, a NaN or neither at its own point
+    let (rows, cols) = (9, 1300);
+    let m: ArrayD<f64> = from(
+        rows * cols,
+        |k| {
+            let (r, c) = (k / cols, k % cols);
+            if c == (r * 257) % cols {
+                if r % 3 == 0 { f64::NAN } else { 1e9 }
+            } else {
+                ((k * 7919) % 1009) as f64
+            }
+        },
+        &[rows, cols],
+    );
+    for expr in [
+        "argmax(m, axis=1)",
+        "argmin(m, axis=1)",
+        "argmax(m, axis=0)",
+        "argmin(m)",
+    ] {
         check(expr, &[("m", (&m).into())]).unwrap();
     }
 }

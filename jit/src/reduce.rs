@@ -82,7 +82,7 @@ impl Gen<'_, '_> {
 
     /// A typed kernel's float32 value as the float64 its accumulators fold (exactly: the kernel's
     /// lanes are float64's, a float32 vector half-filled); any other value as it is.
-    fn typed_float(&mut self, w: W, v: Value) -> Value {
+    pub(crate) fn typed_float(&mut self, w: W, v: Value) -> Value {
         match (self.typed.map(|t| t.value_type()), w) {
             (Some(ElemType::F32), W::Scalar) => self.b.ins().fpromote(types::F64, v),
             (Some(ElemType::F32), W::Vector) => self.b.ins().fvpromote_low(v),

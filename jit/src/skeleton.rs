@@ -24,8 +24,8 @@ use crate::clif::mem;
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, ManyInputs, W};
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{FuncRef, InstBuilder, Value, types};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{BlockArg, FuncRef, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::ReduceOp;
 
@@ -67,9 +67,12 @@ const WIDE_ROW_MIN: i64 = 16;
 const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 
 /// The points an `any` or `all` over a row runs between two tests of whether its result is
-/// decided ([`Skeleton::decided_stretches`]): a multiple of every vector loop's step (unroll ·
-/// lanes), so each stretch ends where the next begins.
+/// decided ([`Skeleton::decided_stretches`], for schedules whose vector loop's step, unroll ·
+/// lanes, divides it, so that each stretch ends where the next begins: every default one).
 const DECIDE_STRETCH: i64 = 1024;
+
+/// The points of a block of an argmin or argmax of a row ([`Skeleton::arg_blocks`]).
+const ARG_BLOCK: i64 = 256;
 
 struct Skeleton<'f, 'k> {
     f: &'f Frame<'k>,
@@ -565,8 +568,18 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             if let ([acc], None) = (slots, compound)
                 && matches!(acc.op, ReduceOp::Any | ReduceOp::All)
                 && matches!(self.st.mode, Mode::Trailing(_))
+                && DECIDE_STRETCH % (per_iter * self.f.lanes) == 0
             {
                 self.decided_stretches(g, r, j_var, jhi, per_iter, acc);
+            }
+            if let ([acc], None) = (slots, compound)
+                && acc.op.is_arg()
+                && matches!(self.st.mode, Mode::Trailing(_))
+                && self.roots.len() == 1
+                && g.int_values().is_none()
+                && g.complex_values(acc.op).is_none()
+            {
+                self.arg_blocks(g, r, j_var, jhi, per_iter, acc);
             }
             self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots, compound);
             if per_iter > 1 {
@@ -581,7 +594,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// (`any`: a lane of an accumulator or the scalar one is true; `all`: one is false). Then
     /// `j_var` is `jhi`, so the loops after it (the rest of the row, its tail) run no point: a
     /// segment whose result is decided reads no more of this row. The result is the same (a
-    /// decided `any` or `all` stays so), and so are the bits of every output.
+    /// decided `any` or `all` stays so), and so are the bits of every output. Rows computed on
+    /// blocks for the wide routines (`block.rs`: `any(exp(x) > 5)`) run their inner loops a block
+    /// of at most 256 points at a time, so they read every point.
     fn decided_stretches(
         &self,
         g: &mut Gen<'_, '_>,
@@ -591,7 +606,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         per_iter: i64,
         acc: &Acc,
     ) {
-        debug_assert_eq!(DECIDE_STRETCH % (per_iter * self.f.lanes), 0);
         let body = g.b.create_block();
         let done = g.b.create_block();
         let last = g.b.ins().iadd_imm_s(jhi, -DECIDE_STRETCH);
@@ -644,6 +658,179 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let stop = g.b.ins().bor(beyond, decided);
         g.b.ins().brif(stop, done, &[], body, &[]);
         g.b.switch_to_block(done);
+    }
+
+    /// An argmin or argmax of a row of float values (its one output) of [`ARG_BLOCK`] points or
+    /// more: its points from `j_var` on in blocks of [`ARG_BLOCK`], the last one the rest of the
+    /// row, and `j_var` at the row's end after them (shorter rows keep the argument's own update,
+    /// in the loops after this). Each block is reduced to its extreme (NumPy's `minimum` /
+    /// `maximum`, NaN propagating) by the loops of the plain reduction, a few operations a vector
+    /// where the argument's update takes about twenty; the row keeps the first block whose
+    /// extreme is better than every earlier one's (strictly; a NaN beats every number; the first
+    /// block beats none), and afterwards finds in that block the first point equal to its extreme
+    /// (or NaN, for a NaN): the first vector holding one, then the point in it. That point is the first of the extreme in the blocks, as the
+    /// argument's own update finds it, and is merged into the scalar accumulator as a partial
+    /// result (lower indices win ties). The body's scalar value is the vector's lane's, bit for bit
+    /// (so the point is found); were it not, the block's points are folded one by one instead.
+    fn arg_blocks(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        j_var: Variable,
+        jhi: Value,
+        per_iter: i64,
+        acc: &Acc,
+    ) {
+        let (op, cc) = match acc.op {
+            ReduceOp::ArgMin => (ReduceOp::Min, FloatCC::LessThan),
+            _ => (ReduceOp::Max, FloatCC::GreaterThan),
+        };
+        // twice the accumulators (and vectors an iteration) of the argument's schedule: a max's
+        // chain (`maxpd`, the NaN blend) is longer than the loads and compares beside it
+        let mut extreme = self.new_acc(g, op);
+        for _ in 0..extreme.vector.len() {
+            let init = g.acc_identity(op, W::Vector);
+            let more = self.vars(g, op, W::Vector, &init);
+            extreme.vector.push(more);
+        }
+        let per_iter = 2 * per_iter;
+        let ft = g.float_ty(W::Scalar);
+        let best_var = g.b.declare_var(ft);
+        let init = g.fconst(W::Scalar, 0.0);
+        g.b.def_var(best_var, init);
+        let blk_var = g.b.declare_var(types::I64);
+        let none_yet = g.b.ins().iconst(types::I64, -1);
+        g.b.def_var(blk_var, none_yet);
+
+        // rows of fewer points than a block keep the argument's own update
+        let body = g.b.create_block();
+        let blocks_done = g.b.create_block();
+        let last = g.b.ins().iadd_imm_s(jhi, -ARG_BLOCK);
+        let j0 = g.b.use_var(j_var);
+        let short = g.b.ins().icmp(IntCC::SignedGreaterThan, j0, last);
+        g.b.ins().brif(short, blocks_done, &[], body, &[]);
+
+        // a block: ARG_BLOCK points, or the rest of the row (vectors, then single points)
+        g.b.switch_to_block(body);
+        let j = g.b.use_var(j_var);
+        for (vars, w) in extreme
+            .vector
+            .iter()
+            .map(|slot| (slot, W::Vector))
+            .chain(std::iter::once((&extreme.scalar, W::Scalar)))
+        {
+            let identity = g.acc_identity(op, w);
+            for (&v, x) in vars.iter().zip(identity) {
+                g.b.def_var(v, x);
+            }
+        }
+        let full = g.b.ins().iadd_imm_s(j, ARG_BLOCK);
+        let end = g.b.ins().smin(full, jhi);
+        let one = std::slice::from_ref(&extreme);
+        self.loop_(g, r, j_var, end, per_iter, W::Vector, one, None);
+        if per_iter > 1 {
+            self.loop_(g, r, j_var, end, 1, W::Vector, one, None);
+        }
+        self.loop_(g, r, j_var, end, 1, W::Scalar, one, None);
+        let vs: Vec<Vec<Value>> = extreme
+            .vector
+            .iter()
+            .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
+            .collect();
+        let tail: Vec<Value> = extreme.scalar.iter().map(|&v| g.b.use_var(v)).collect();
+        let m = g.acc_fold(op, &vs, tail)[0];
+        let best = g.b.use_var(best_var);
+        let blk = g.b.use_var(blk_var);
+        let better = g.b.ins().fcmp(cc, m, best);
+        let m_nan = g.b.ins().fcmp(FloatCC::Unordered, m, m);
+        let best_num = g.b.ins().fcmp(FloatCC::Ordered, best, best);
+        let nan_first = g.b.ins().band(m_nan, best_num);
+        let first = g.b.ins().icmp_imm_s(IntCC::Equal, blk, -1);
+        let take = g.b.ins().bor(better, nan_first);
+        let take = g.b.ins().bor(take, first);
+        let best = g.b.ins().select(take, m, best);
+        let blk = g.b.ins().select(take, j, blk);
+        g.b.def_var(best_var, best);
+        g.b.def_var(blk_var, blk);
+        let next = g.b.use_var(j_var);
+        let stop = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, next, jhi);
+        g.b.ins().brif(stop, blocks_done, &[], body, &[]);
+
+        // the first point of the extreme in the best block, if a block ran
+        g.b.switch_to_block(blocks_done);
+        let after = g.b.create_block();
+        let head = g.b.create_block();
+        let k = g.b.append_block_param(head, types::I64);
+        let blk = g.b.use_var(blk_var);
+        let best = g.b.use_var(best_var);
+        let limit = g.b.ins().iadd_imm_s(blk, ARG_BLOCK);
+        let limit = g.b.ins().smin(limit, jhi);
+        let ran = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, blk, 0);
+        // a vector at a time to the first holding the point, then point by point from there
+        let vhead = g.b.create_block();
+        let kv = g.b.append_block_param(vhead, types::I64);
+        g.b.ins().brif(ran, vhead, &[BlockArg::Value(blk)], after, &[]);
+
+        g.b.switch_to_block(vhead);
+        let vend = g.b.ins().iadd_imm_s(kv, self.f.lanes);
+        let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, vend, limit);
+        let vtest = g.b.create_block();
+        g.b.ins().brif(fits, vtest, &[], head, &[BlockArg::Value(kv)]);
+
+        g.b.switch_to_block(vtest);
+        let kb = g.b.ins().imul_imm_s(kv, g.size);
+        let flat = g.b.ins().iadd(r.rs, kv);
+        let v = self.value(g, r, W::Vector, kb, flat, 0);
+        let v = g.typed_float(W::Vector, v);
+        let bv = g.splat(W::Vector, best);
+        let eq = g.b.ins().fcmp(FloatCC::Equal, v, bv);
+        let v_nan = g.b.ins().fcmp(FloatCC::Unordered, v, v);
+        let best_nan = g.b.ins().fcmp(FloatCC::Unordered, bv, bv);
+        let both_nan = g.b.ins().band(v_nan, best_nan);
+        let hit = g.b.ins().bor(eq, both_nan);
+        let hit = g.b.ins().vany_true(hit);
+        g.b.ins()
+            .brif(hit, head, &[BlockArg::Value(kv)], vhead, &[BlockArg::Value(vend)]);
+
+        g.b.switch_to_block(head);
+        let inside = g.b.ins().icmp(IntCC::SignedLessThan, k, limit);
+        let test = g.b.create_block();
+        let fold = g.b.create_block();
+        g.b.ins().brif(inside, test, &[], fold, &[]);
+
+        g.b.switch_to_block(test);
+        let kb = g.b.ins().imul_imm_s(k, g.size);
+        let flat = g.b.ins().iadd(r.rs, k);
+        let v = self.value(g, r, W::Scalar, kb, flat, 0);
+        let v = g.typed_float(W::Scalar, v);
+        let eq = g.b.ins().fcmp(FloatCC::Equal, v, best);
+        let v_nan = g.b.ins().fcmp(FloatCC::Unordered, v, v);
+        let best_nan = g.b.ins().fcmp(FloatCC::Unordered, best, best);
+        let both_nan = g.b.ins().band(v_nan, best_nan);
+        let hit = g.b.ins().bor(eq, both_nan);
+        let found = g.b.create_block();
+        let k1 = g.b.ins().iadd_imm_s(k, 1);
+        g.b.ins().brif(hit, found, &[], head, &[BlockArg::Value(k1)]);
+
+        g.b.switch_to_block(found);
+        let rpos = r.rpos.expect("arg reductions have row positions");
+        let pos = g.b.ins().iadd(rpos, k);
+        let idx = g.index_lanes(W::Scalar, pos, pos);
+        let old: Vec<Value> = acc.scalar.iter().map(|&x| g.b.use_var(x)).collect();
+        let merged = g.acc_merge_scalar(acc.op, &old, &[best, idx]);
+        for (&x, y) in acc.scalar.iter().zip(merged) {
+            g.b.def_var(x, y);
+        }
+        g.b.ins().jump(after, &[]);
+
+        // not found (the scalar value differing from the lane's): the block point by point
+        g.b.switch_to_block(fold);
+        let k_var = g.b.declare_var(types::I64);
+        g.b.def_var(k_var, blk);
+        self.loop_(g, r, k_var, limit, 1, W::Scalar, std::slice::from_ref(acc), None);
+        g.b.ins().jump(after, &[]);
+
+        g.b.switch_to_block(after);
     }
 
     /// One loop: `count` items of width `w` per iteration while they fit before `jhi`.

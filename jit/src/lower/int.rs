@@ -3,8 +3,8 @@
 //! after: 0 for a zero divisor, `-a` wrapping for -1) and the floor / sign correction after; per
 //! lane on vectors (x86 has no vector integer division) but for int32, divided in SIMD by a
 //! constant (a shift or a multiply-high by a magic number) or through float64, and for int64,
-//! divided in SIMD through float64 where a vector's operands are within ±2^50
-//! ([`Gen::divide_i64x2`]), per lane otherwise. Shifts give NumPy's
+//! divided in SIMD by a power of two (a shift and a mask) or through float64 where a vector's
+//! operands are within ±2^50 ([`Gen::divide_i64x2`]), per lane otherwise. Shifts give NumPy's
 //! results for counts outside `0..bits` (0 for `<<`, the sign for `>>`), with an immediate count
 //! where the count is a literal and per lane otherwise. `**` is square and multiply over every bit
 //! of the exponent (branch-free, so it vectorises).
@@ -175,17 +175,19 @@ impl Gen<'_, '_> {
         self.b.ins().band_not(r, b_zero)
     }
 
-    /// `//`, `%` or `fmod` of two `i64x2` (`b`: an array's, or a constant's splat), as [`Gen::divide`]
-    /// computes each lane: in SIMD through float64 where every lane of both operands is within
-    /// ±2^50, per lane by [`Gen::divide`] otherwise (a branch per vector, to a cold block).
+    /// `//`, `%` or `fmod` of two `i64x2` (`b`: an array's, or the splat of the constant `by`), as
+    /// [`Gen::divide`] computes each lane: in SIMD through float64 where every lane of both
+    /// operands is within ±2^50, per lane by [`Gen::divide`] otherwise (a branch per vector, to a
+    /// cold block; a constant divisor stays a constant there, which Cranelift divides by
+    /// multiplying).
     ///
-    /// In range, `x + 1.5·2^52` is a float64's bits (exact), and `floor` (`trunc` for `fmod`) of the
-    /// correctly rounded quotient is the exact one, as [`Gen::divide_i32x4`]'s: a quotient that is
-    /// not an integer lies at least `1 / |b|` from one, while its rounding error is below
-    /// `|a / b|·2^-53 < 2^-3 / |b|`. The remainder `a - q·b` is then exact (integers below 2^51 in
+    /// In range, the bits of 1.5·2^52 plus `x` are the bits of the float64 1.5·2^52 + `x` (exact),
+    /// and `floor` (`trunc` for `fmod`) of the correctly rounded quotient is the exact one, as
+    /// [`Gen::divide_i32x4`]'s: a quotient that is not an integer lies at least `1 / |b|` from one,
+    /// while its rounding error is at most `|a / b|·2^-53 <= 2^-3 / |b|`. The remainder `a - q·b` is then exact (integers below 2^51 in
     /// magnitude). A zero divisor gives 0 (its lanes' float values are discarded); -1 gives `-a`,
     /// exact here.
-    pub(crate) fn divide_i64x2(&mut self, op: BinaryOp, a: Value, b: Value) -> Value {
+    pub(crate) fn divide_i64x2(&mut self, op: BinaryOp, a: Value, b: Value, by: Option<i64>) -> Value {
         let t = ElemType::I64;
         // (x + 2^50) >> 51 (logical) is zero exactly where -2^50 <= x < 2^50
         let bias = self.konst(Scalar::I64(1 << 50), true);
@@ -200,7 +202,7 @@ impl Gen<'_, '_> {
         self.b.ins().brif(any, cold, &[], fast, &[]);
         self.b.set_cold_block(cold);
         self.b.switch_to_block(cold);
-        let each = self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t));
+        let each = self.divide_lanes(op, a, b, by);
         self.b.ins().jump(merge, &[BlockArg::Value(each)]);
         self.b.switch_to_block(fast);
         let shift = 1.5 * (1u64 << 52) as f64;
@@ -238,16 +240,34 @@ impl Gen<'_, '_> {
         result
     }
 
+    /// `//`, `%` or `fmod` of two `i64x2` lane by lane ([`Gen::divide`]); `by`: `b` is the splat of
+    /// this constant, which each lane's division takes as a constant (Cranelift then divides by
+    /// multiplying by its magic number).
+    fn divide_lanes(&mut self, op: BinaryOp, a: Value, b: Value, by: Option<i64>) -> Value {
+        let t = ElemType::I64;
+        match by {
+            Some(d) => self.per_lane(t, &[(a, t)], &mut |g, xs| {
+                let d = g.konst(Scalar::I64(d), false);
+                g.divide(op, xs[0], d, t)
+            }),
+            None => self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t)),
+        }
+    }
+
     /// `//`, `%` or `fmod` of an `i64x2` by the constant `d`: by a shift and a mask where `d` is a
     /// power of two above 1 (the floor quotient is the arithmetic shift, the floor remainder the low
     /// bits; `fmod` less `d` where the dividend is negative and the remainder nonzero), else as
     /// [`Gen::divide_i64x2`] of `d` splat.
     pub(crate) fn divide_i64x2_by(&mut self, op: BinaryOp, a: Value, d: i64) -> Value {
+        let dv = self.konst(Scalar::I64(d), true);
+        if !(-(1 << 50)..1 << 50).contains(&d) {
+            // beyond the float64 path's range every vector would take its cold block
+            return self.divide_lanes(op, a, dv, Some(d));
+        }
         if d < 2 || !d.unsigned_abs().is_power_of_two() {
             // (a product by the rounded reciprocal and a fix-up where it falls one short, tried,
             // measured a third slower than the division)
-            let dv = self.konst(Scalar::I64(d), true);
-            return self.divide_i64x2(op, a, dv);
+            return self.divide_i64x2(op, a, dv, Some(d));
         }
         if op == BinaryOp::FloorDiv {
             return self.b.ins().sshr_imm_s(a, i64::from(d.trailing_zeros()));

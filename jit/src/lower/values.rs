@@ -202,8 +202,8 @@ impl Gen<'_, '_> {
     }
 
     /// The `lanes` bools (bytes, each 0 or 1) at `addr` as a mask of the kernel's lanes (int64 lanes
-    /// of 2, int32 of 4): the bytes in one load, broadcast to every lane; lane `k` keeps bit `8k`
-    /// (its own byte's) and is set where that bit is. One broadcast, where widening the bytes lane
+    /// of 2, int32 of 4, or bytes of 16 loaded as they are): the bytes in one load, broadcast to
+    /// every lane; lane `k` keeps bit `8k` (its own byte's) and is set where that bit is. One broadcast, where widening the bytes lane
     /// by lane takes a shuffle per doubling of the width.
     pub(crate) fn load_bools(&mut self, addr: Value) -> Value {
         if self.lanes == 16 {
