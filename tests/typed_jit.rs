@@ -1173,8 +1173,8 @@ fn any_and_all_stop_once_decided() {
 /// point afterwards: the interpreter's index wherever the extreme lies (first or last point, either
 /// side of a block's end, in the tail after the last block), with ties (the first wins, -0.0 and
 /// 0.0 equal), NaN (the first NaN wins), infinities and rows of -inf or +inf alone, over float64,
-/// float32 and int64 values (the last through a float body), whole arrays (cut into work units) and
-/// rows of a matrix, with 1 and 4 threads.
+/// float32, int64, int32 and bool values (and int64 through a float body), whole arrays (cut into
+/// work units) and rows of a matrix, with 1 and 4 threads.
 #[test]
 fn argmin_and_argmax_by_blocks() {
     for n in [255usize, 256, 257, 511, 512, 1000, 4099, 70_001] {
@@ -1201,6 +1201,7 @@ fn argmin_and_argmax_by_blocks() {
             let z: ArrayD<f64> = from(n, |i| if i % 2 == 0 { -0.0 } else { 0.0 }, &[n]);
             let inf: ArrayD<f64> = from(n, |_| f64::NEG_INFINITY, &[n]);
             let i64s: ArrayD<i64> = from(n, |i| x[[i]] as i64, &[n]);
+            let i32s: ArrayD<i32> = from(n, |i| -(x[[i]] as i32), &[n]);
             let inputs = [
                 ("x", (&x).into()),
                 ("xn", (&xn).into()),
@@ -1208,8 +1209,14 @@ fn argmin_and_argmax_by_blocks() {
                 ("z", (&z).into()),
                 ("inf", (&inf).into()),
                 ("i", (&i64s).into()),
+                ("j", (&i32s).into()),
             ];
             for expr in [
+                "argmax(i)",
+                "argmin(-i)",
+                "argmin(j)",
+                "argmax(j > 40)",
+                "argmin(j > -1e6)",
                 "argmax(x)",
                 "argmin(-x)",
                 "argmax(xn)",

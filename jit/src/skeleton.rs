@@ -576,7 +576,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 && acc.op.is_arg()
                 && matches!(self.st.mode, Mode::Trailing(_))
                 && self.roots.len() == 1
-                && g.int_values().is_none()
                 && g.complex_values(acc.op).is_none()
             {
                 self.arg_blocks(g, r, j_var, jhi, per_iter, acc);
@@ -660,14 +659,14 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.switch_to_block(done);
     }
 
-    /// An argmin or argmax of a row of float values (its one output) of [`ARG_BLOCK`] points or
-    /// more: its points from `j_var` on in blocks of [`ARG_BLOCK`], the last one the rest of the
+    /// An argmin or argmax of a row of float, integer or bool values (its one output) of
+    /// [`ARG_BLOCK`] points or more: its points from `j_var` on in blocks of [`ARG_BLOCK`], the last one the rest of the
     /// row, and `j_var` at the row's end after them (shorter rows keep the argument's own update,
     /// in the loops after this). Each block is reduced to its extreme (NumPy's `minimum` /
     /// `maximum`, NaN propagating) by the loops of the plain reduction, a few operations a vector
     /// where the argument's update takes about twenty; the row keeps the first block whose
     /// extreme is better than every earlier one's (strictly; a NaN beats every number; the first
-    /// block beats none), and afterwards finds in that block the first point equal to its extreme
+    /// block beats none; integer and bool values compare as int64), and afterwards finds in that block the first point equal to its extreme
     /// (or NaN, for a NaN): the first vector holding one, then the point in it. That point is the first of the extreme in the blocks, as the
     /// argument's own update finds it, and is merged into the scalar accumulator as a partial
     /// result (lower indices win ties). The body's scalar value is the vector's lane's, bit for bit
@@ -681,10 +680,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         per_iter: i64,
         acc: &Acc,
     ) {
-        let (op, cc) = match acc.op {
-            ReduceOp::ArgMin => (ReduceOp::Min, FloatCC::LessThan),
-            _ => (ReduceOp::Max, FloatCC::GreaterThan),
+        let (op, cc, icc) = match acc.op {
+            ReduceOp::ArgMin => (ReduceOp::Min, FloatCC::LessThan, IntCC::SignedLessThan),
+            _ => (ReduceOp::Max, FloatCC::GreaterThan, IntCC::SignedGreaterThan),
         };
+        // integer and bool values fold int64 lanes (int_acc.rs), and have no NaN
+        let ints = g.int_values().is_some();
         // twice the accumulators (and vectors an iteration) of the argument's schedule: a max's
         // chain (`maxpd`, the NaN blend) is longer than the loads and compares beside it
         let mut extreme = self.new_acc(g, op);
@@ -694,9 +695,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             extreme.vector.push(more);
         }
         let per_iter = 2 * per_iter;
-        let ft = g.float_ty(W::Scalar);
-        let best_var = g.b.declare_var(ft);
-        let init = g.fconst(W::Scalar, 0.0);
+        let best_var = g.b.declare_var(g.acc_types(op, W::Scalar)[0]);
+        let init = g.acc_identity(op, W::Scalar)[0];
         g.b.def_var(best_var, init);
         let blk_var = g.b.declare_var(types::I64);
         let none_yet = g.b.ins().iconst(types::I64, -1);
@@ -741,13 +741,18 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let m = g.acc_fold(op, &vs, tail)[0];
         let best = g.b.use_var(best_var);
         let blk = g.b.use_var(blk_var);
-        let better = g.b.ins().fcmp(cc, m, best);
-        let m_nan = g.b.ins().fcmp(FloatCC::Unordered, m, m);
-        let best_num = g.b.ins().fcmp(FloatCC::Ordered, best, best);
-        let nan_first = g.b.ins().band(m_nan, best_num);
         let first = g.b.ins().icmp_imm_s(IntCC::Equal, blk, -1);
-        let take = g.b.ins().bor(better, nan_first);
-        let take = g.b.ins().bor(take, first);
+        let take = if ints {
+            let better = g.b.ins().icmp(icc, m, best);
+            g.b.ins().bor(better, first)
+        } else {
+            let better = g.b.ins().fcmp(cc, m, best);
+            let m_nan = g.b.ins().fcmp(FloatCC::Unordered, m, m);
+            let best_num = g.b.ins().fcmp(FloatCC::Ordered, best, best);
+            let nan_first = g.b.ins().band(m_nan, best_num);
+            let take = g.b.ins().bor(better, nan_first);
+            g.b.ins().bor(take, first)
+        };
         let best = g.b.ins().select(take, m, best);
         let blk = g.b.ins().select(take, j, blk);
         g.b.def_var(best_var, best);
@@ -781,13 +786,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let kb = g.b.ins().imul_imm_s(kv, g.size);
         let flat = g.b.ins().iadd(r.rs, kv);
         let v = self.value(g, r, W::Vector, kb, flat, 0);
-        let v = g.typed_float(W::Vector, v);
         let bv = g.splat(W::Vector, best);
-        let eq = g.b.ins().fcmp(FloatCC::Equal, v, bv);
-        let v_nan = g.b.ins().fcmp(FloatCC::Unordered, v, v);
-        let best_nan = g.b.ins().fcmp(FloatCC::Unordered, bv, bv);
-        let both_nan = g.b.ins().band(v_nan, best_nan);
-        let hit = g.b.ins().bor(eq, both_nan);
+        let hit = self.is_extreme(g, W::Vector, v, bv);
         let hit = g.b.ins().vany_true(hit);
         g.b.ins()
             .brif(hit, head, &[BlockArg::Value(kv)], vhead, &[BlockArg::Value(vend)]);
@@ -802,12 +802,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let kb = g.b.ins().imul_imm_s(k, g.size);
         let flat = g.b.ins().iadd(r.rs, k);
         let v = self.value(g, r, W::Scalar, kb, flat, 0);
-        let v = g.typed_float(W::Scalar, v);
-        let eq = g.b.ins().fcmp(FloatCC::Equal, v, best);
-        let v_nan = g.b.ins().fcmp(FloatCC::Unordered, v, v);
-        let best_nan = g.b.ins().fcmp(FloatCC::Unordered, best, best);
-        let both_nan = g.b.ins().band(v_nan, best_nan);
-        let hit = g.b.ins().bor(eq, both_nan);
+        let hit = self.is_extreme(g, W::Scalar, v, best);
         let found = g.b.create_block();
         let k1 = g.b.ins().iadd_imm_s(k, 1);
         g.b.ins().brif(hit, found, &[], head, &[BlockArg::Value(k1)]);
@@ -831,6 +826,21 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.ins().jump(after, &[]);
 
         g.b.switch_to_block(after);
+    }
+
+    /// Where the body's value `v` (at width `w`, as the body gives it) is the extreme `best` (of
+    /// the accumulator's type): equal, or both NaN; integer and bool values widened to int64 first.
+    fn is_extreme(&self, g: &mut Gen<'_, '_>, w: W, v: Value, best: Value) -> Value {
+        if g.int_values().is_some() {
+            let v = g.int_value(v);
+            return g.b.ins().icmp(IntCC::Equal, v, best);
+        }
+        let v = g.typed_float(w, v);
+        let eq = g.b.ins().fcmp(FloatCC::Equal, v, best);
+        let v_nan = g.b.ins().fcmp(FloatCC::Unordered, v, v);
+        let best_nan = g.b.ins().fcmp(FloatCC::Unordered, best, best);
+        let both_nan = g.b.ins().band(v_nan, best_nan);
+        g.b.ins().bor(eq, both_nan)
     }
 
     /// One loop: `count` items of width `w` per iteration while they fit before `jhi`.
