@@ -1110,6 +1110,18 @@ fn maps_of_bools_alone_run_sixteen_lanes() {
     }
 }
 
+/// [`check`] of `expr` on `inputs` (the last kernel compiled, not interpreted), and the JIT's result
+/// on 1 and 4 threads the interpreter's; `what` names the case in a failure.
+fn compiled_on_threads(expr: &str, inputs: &[(&str, ArrayArg<'_>)], what: &str) {
+    let note = check(expr, inputs).unwrap_or_else(|| panic!("{expr} ({what}) ran"));
+    assert!(is_compiled(&note), "{expr} ({what}): {note}");
+    for threads in [1, 4] {
+        let got = runner_on(expr, "jit", threads).run(inputs).unwrap();
+        let want = runner_on(expr, "interp", 1).run(inputs).unwrap();
+        assert!(same(&got, &want), "{expr} ({what}, {threads} threads)");
+    }
+}
+
 /// `any` and `all` stop reading a row once its result is decided (tested every 1024 points): the
 /// same results as the interpreter's, whatever the row's length (below, at and past the stretch),
 /// where its one deciding point lies (first, either side of a stretch's end, last, none), the input
@@ -1148,12 +1160,7 @@ fn any_and_all_stop_once_decided() {
                 "all(i)",
                 "any(i == 0)",
             ] {
-                check(expr, &inputs).unwrap_or_else(|| panic!("{expr} (n = {n}, at {p:?}) ran"));
-                for threads in [1, 4] {
-                    let got = runner_on(expr, "jit", threads).run(&inputs).unwrap();
-                    let want = runner_on(expr, "interp", 1).run(&inputs).unwrap();
-                    assert!(same(&got, &want), "{expr} (n = {n}, at {p:?}, {threads} threads)");
-                }
+                compiled_on_threads(expr, &inputs, &format!("n = {n}, at {p:?}"));
             }
         }
     }
@@ -1183,21 +1190,11 @@ fn argmin_and_argmax_by_blocks() {
             // a smooth background, the extreme at p, a tie later, a NaN at another spot in some
             let q = spots[(k + 3) % spots.len()];
             let base = |i: usize| ((i * 37) % 101) as f64 - 50.0;
-            let x: ArrayD<f64> = from(
-                n,
-                |i| {
-                    if i == p {
-                        1e6
-                    } else if i > p && i == (p + n / 3) % n {
-                        1e6
-                    } else {
-                        base(i)
-                    }
-                },
-                &[n],
-            );
+            let tie = |i: usize| i > p && i == (p + n / 3) % n;
+            let x: ArrayD<f64> = from(n, |i| if i == p || tie(i) { 1e6 } else { base(i) }, &[n]);
             let xn: ArrayD<f64> = from(n, |i| if i == q { f64::NAN } else { x[[i]] }, &[n]);
             let f: ArrayD<f32> = from(n, |i| -(x[[i]] as f32), &[n]);
+            let fnan: ArrayD<f32> = from(n, |i| xn[[i]] as f32, &[n]);
             let z: ArrayD<f64> = from(n, |i| if i % 2 == 0 { -0.0 } else { 0.0 }, &[n]);
             let inf: ArrayD<f64> = from(n, |_| f64::NEG_INFINITY, &[n]);
             let i64s: ArrayD<i64> = from(n, |i| x[[i]] as i64, &[n]);
@@ -1206,6 +1203,7 @@ fn argmin_and_argmax_by_blocks() {
                 ("x", (&x).into()),
                 ("xn", (&xn).into()),
                 ("f", (&f).into()),
+                ("fnan", (&fnan).into()),
                 ("z", (&z).into()),
                 ("inf", (&inf).into()),
                 ("i", (&i64s).into()),
@@ -1223,18 +1221,15 @@ fn argmin_and_argmax_by_blocks() {
                 "argmin(xn)",
                 "argmin(f)",
                 "argmax(f * 2)",
+                "argmax(fnan)",
+                "argmin(fnan)",
                 "argmax(z)",
                 "argmin(z)",
                 "argmax(inf)",
                 "argmin(-inf)",
                 "argmax(i * 0.5)",
             ] {
-                check(expr, &inputs).unwrap_or_else(|| panic!("{expr} (n = {n}, at {p}) ran"));
-                for threads in [1, 4] {
-                    let got = runner_on(expr, "jit", threads).run(&inputs).unwrap();
-                    let want = runner_on(expr, "interp", 1).run(&inputs).unwrap();
-                    assert!(same(&got, &want), "{expr} (n = {n}, at {p}, {threads} threads)");
-                }
+                compiled_on_threads(expr, &inputs, &format!("n = {n}, at {p}"));
             }
         }
     }
@@ -1258,6 +1253,25 @@ fn argmin_and_argmax_by_blocks() {
         "argmax(m, axis=0)",
         "argmin(m)",
     ] {
-        check(expr, &[("m", (&m).into())]).unwrap();
+        compiled_on_threads(expr, &[("m", (&m).into())], "a matrix");
+    }
+    // segments of several rows: a column broadcast along each row (read per row), and a strided
+    // view (its rows of 650 points read with a stride); the whole array's extreme in a middle row
+    let c: ArrayD<f64> = from(rows, |r| if r == 4 { 2e9 } else { (r % 3) as f64 }, &[rows, 1]);
+    let strided = m.slice(s![.., ..;2]);
+    for expr in [
+        "argmax(m + c)",
+        "argmin(m - c)",
+        "argmax(m + c, axis=1)",
+        "argmin(m * c, axis=1)",
+    ] {
+        compiled_on_threads(
+            expr,
+            &[("m", (&m).into()), ("c", (&c).into())],
+            "a broadcast column",
+        );
+    }
+    for expr in ["argmax(m)", "argmin(m)", "argmax(m, axis=1)", "argmin(m * 2)"] {
+        compiled_on_threads(expr, &[("m", strided.view().into())], "a strided view");
     }
 }

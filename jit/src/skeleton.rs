@@ -605,14 +605,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         per_iter: i64,
         acc: &Acc,
     ) {
-        let body = g.b.create_block();
-        let done = g.b.create_block();
-        let last = g.b.ins().iadd_imm_s(jhi, -DECIDE_STRETCH);
-        let j0 = g.b.use_var(j_var);
-        let none = g.b.ins().icmp(IntCC::SignedGreaterThan, j0, last);
-        g.b.ins().brif(none, done, &[], body, &[]);
-
-        g.b.switch_to_block(body);
+        let (body, done, last) = enter_stretches(g, j_var, jhi, DECIDE_STRETCH);
         let j = g.b.use_var(j_var);
         let end = g.b.ins().iadd_imm_s(j, DECIDE_STRETCH);
         self.loop_(
@@ -702,16 +695,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let none_yet = g.b.ins().iconst(types::I64, -1);
         g.b.def_var(blk_var, none_yet);
 
-        // rows of fewer points than a block keep the argument's own update
-        let body = g.b.create_block();
-        let blocks_done = g.b.create_block();
-        let last = g.b.ins().iadd_imm_s(jhi, -ARG_BLOCK);
-        let j0 = g.b.use_var(j_var);
-        let short = g.b.ins().icmp(IntCC::SignedGreaterThan, j0, last);
-        g.b.ins().brif(short, blocks_done, &[], body, &[]);
-
-        // a block: ARG_BLOCK points, or the rest of the row (vectors, then single points)
-        g.b.switch_to_block(body);
+        // rows of fewer points than a block keep the argument's own update; a block: ARG_BLOCK
+        // points, or the rest of the row (vectors, then single points)
+        let (body, blocks_done, _) = enter_stretches(g, j_var, jhi, ARG_BLOCK);
         let j = g.b.use_var(j_var);
         for (vars, w) in extreme
             .vector
@@ -972,6 +958,26 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             }
         }
     }
+}
+
+/// Enters a loop over stretches of `len` points from `j_var` (a row position): `(body, after,
+/// last)`, the loop's body block, switched to (where at least `len` points remain before `jhi`),
+/// the block after the loop (where not), and `last = jhi - len`, the last position a whole
+/// stretch starts at. The caller ends the body with its branch back to `body` or on to `after`.
+fn enter_stretches(
+    g: &mut Gen<'_, '_>,
+    j_var: Variable,
+    jhi: Value,
+    len: i64,
+) -> (cranelift_codegen::ir::Block, cranelift_codegen::ir::Block, Value) {
+    let body = g.b.create_block();
+    let after = g.b.create_block();
+    let last = g.b.ins().iadd_imm_s(jhi, -len);
+    let j0 = g.b.use_var(j_var);
+    let none = g.b.ins().icmp(IntCC::SignedGreaterThan, j0, last);
+    g.b.ins().brif(none, after, &[], body, &[]);
+    g.b.switch_to_block(body);
+    (body, after, last)
 }
 
 /// Kept sums, several reduced rows per pass.

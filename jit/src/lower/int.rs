@@ -259,12 +259,12 @@ impl Gen<'_, '_> {
     /// bits; `fmod` less `d` where the dividend is negative and the remainder nonzero), else as
     /// [`Gen::divide_i64x2`] of `d` splat.
     pub(crate) fn divide_i64x2_by(&mut self, op: BinaryOp, a: Value, d: i64) -> Value {
-        let dv = self.konst(Scalar::I64(d), true);
-        if !(-(1 << 50)..1 << 50).contains(&d) {
-            // beyond the float64 path's range every vector would take its cold block
-            return self.divide_lanes(op, a, dv, Some(d));
-        }
         if d < 2 || !d.unsigned_abs().is_power_of_two() {
+            let dv = self.konst(Scalar::I64(d), true);
+            if !(-(1 << 50)..1 << 50).contains(&d) {
+                // beyond the float64 path's range every vector would take its cold block
+                return self.divide_lanes(op, a, dv, Some(d));
+            }
             // (a product by the rounded reciprocal and a fix-up where it falls one short, tried,
             // measured a third slower than the division)
             return self.divide_i64x2(op, a, dv, Some(d));
