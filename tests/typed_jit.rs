@@ -1275,3 +1275,55 @@ fn argmin_and_argmax_by_blocks() {
         compiled_on_threads(expr, &[("m", strided.view().into())], "a strided view");
     }
 }
+
+/// A cumulative product of float values along a line folds point by point, in order: the
+/// interpreter's bits where an in-register prefix reassociating it underflowed and overflowed
+/// elsewhere (`cumprod([1e-300, 1e-300, 1e300, 1e300])` gave NaN for 0; a fuzzer's case gave
+/// -2.7e-288 for -0.0), forward, reversed, exclusive, from an initial value, over float64 and
+/// float32, a flat array and the columns of a Fortran-ordered matrix (each a line in memory).
+#[test]
+fn float_cumprod_folds_in_order() {
+    let edge: Vec<f64> = vec![
+        1e-300,
+        1e-300,
+        1e300,
+        1e300,
+        -5e-324,
+        2147483648.0,
+        2.8249216867049225e-124,
+        5.309437597612406e142,
+        -9.86e-36,
+        1e200,
+        1e200,
+        1e-200,
+        3.0,
+        -0.5,
+        1e-310,
+        f64::MAX,
+    ];
+    for n in [4usize, 5, 16, 37] {
+        let x: ArrayD<f64> = from(n, |i| edge[(i * 7) % edge.len()], &[n]);
+        let f: ArrayD<f32> = from(n, |i| edge[(i * 5) % edge.len()] as f32, &[n]);
+        let m = from(n * 3, |i| edge[(i * 3) % edge.len()], &[n, 3]);
+        let mf = m.t().as_standard_layout().into_owned();
+        let mt = mf.t();
+        let inputs = [("x", (&x).into()), ("f", (&f).into()), ("m", mt.into())];
+        for expr in [
+            "cumprod(x)",
+            "cumprod(x, reverse=True)",
+            "cumprod(x, exclusive=True)",
+            "cumprod(x, initial=16777217.0)",
+            "cumprod(f)",
+            "cumprod(f * 1e20)",
+            "cumprod(m, axis=0)",
+            "cumprod(m, axis=-2, initial=16777217.0)",
+        ] {
+            // (the matrix's kernel runs in memory order, which its note says first)
+            let note = check(expr, &inputs).unwrap_or_else(|| panic!("{expr} (n = {n}) ran"));
+            assert!(
+                note.contains("compiled: ") && !note.contains("interpreted"),
+                "{expr}: {note}"
+            );
+        }
+    }
+}

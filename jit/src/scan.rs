@@ -28,7 +28,10 @@
 //! axis the in-register prefix reassociates a sum or product within each vector (`carry + (a + b)`
 //! instead of `(carry + a) + b`): the error bound is that of a sum reassociated in blocks of `lanes`
 //! (2 for f64, 4 for f32 in the f64 state), `|err| <= (len + lanes) * eps * sum |x|` for the f64
-//! state; max and min are exact (they are associative, NaN and signed zeros included). The reverse
+//! state; max and min are exact (they are associative, NaN and signed zeros included). A product
+//! of float values folds point by point along such a line (scalar code, in order): reassociated,
+//! its underflow and overflow would differ (`cumprod([1e-300, 1e-300, 1e300, 1e300])`: 0 in
+//! order, NaN as `carry · (a · b)`). The reverse
 //! scan walks the line from its end with the mirrored shifts. Lines are never split between work
 //! units, so the bits never depend on the thread count.
 //!
@@ -653,7 +656,11 @@ impl Emitter<'_, '_> {
         // t counts points done from the scan's start (of this row)
         let zero = g.b.ins().iconst(types::I64, 0);
         g.b.def_var(t_var, zero);
-        if self.vector {
+        // a product of float values folds point by point: its in-register prefix would reassociate
+        // it, and a product's underflow and overflow depend on the order (`cumprod([1e-300,
+        // 1e-300, 1e300, 1e300])` is 0 in order, NaN as `carry · (a · b)`)
+        let float_prod = self.op() == ScanOp::Prod && g.int_values().is_none();
+        if self.vector && !float_prod {
             let lanes = g.lanes as i64;
             // the carry rides the vector loops splat in a vector of the state type (see
             // `line_vector`), and is a scalar again after them
