@@ -202,7 +202,7 @@ impl Gen<'_, '_> {
         self.b.ins().brif(any, cold, &[], fast, &[]);
         self.b.set_cold_block(cold);
         self.b.switch_to_block(cold);
-        let each = self.divide_lanes(op, a, b, by);
+        let each = self.divide_lanes(op, a, b, t, by.map(Scalar::I64));
         self.b.ins().jump(merge, &[BlockArg::Value(each)]);
         self.b.switch_to_block(fast);
         let shift = 1.5 * (1u64 << 52) as f64;
@@ -240,14 +240,20 @@ impl Gen<'_, '_> {
         result
     }
 
-    /// `//`, `%` or `fmod` of two `i64x2` lane by lane ([`Gen::divide`]); `by`: `b` is the splat of
-    /// this constant, which each lane's division takes as a constant (Cranelift then divides by
-    /// multiplying by its magic number).
-    fn divide_lanes(&mut self, op: BinaryOp, a: Value, b: Value, by: Option<i64>) -> Value {
-        let t = ElemType::I64;
+    /// `//`, `%` or `fmod` of two integer vectors of type `t` lane by lane ([`Gen::divide`]); `by`:
+    /// `b` is the splat of this constant, which each lane's division takes as a constant
+    /// (Cranelift then divides by multiplying by its magic number).
+    pub(crate) fn divide_lanes(
+        &mut self,
+        op: BinaryOp,
+        a: Value,
+        b: Value,
+        t: ElemType,
+        by: Option<Scalar>,
+    ) -> Value {
         match by {
-            Some(d) => self.per_lane(t, &[(a, t)], &mut |g, xs| {
-                let d = g.konst(Scalar::I64(d), false);
+            Some(c) => self.per_lane(t, &[(a, t)], &mut |g, xs| {
+                let d = g.konst(c, false);
                 g.divide(op, xs[0], d, t)
             }),
             None => self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t)),
@@ -263,7 +269,7 @@ impl Gen<'_, '_> {
             let dv = self.konst(Scalar::I64(d), true);
             if !(-(1 << 50)..1 << 50).contains(&d) {
                 // beyond the float64 path's range every vector would take its cold block
-                return self.divide_lanes(op, a, dv, Some(d));
+                return self.divide_lanes(op, a, dv, ElemType::I64, Some(Scalar::I64(d)));
             }
             // (a product by the rounded reciprocal and a fix-up where it falls one short, tried,
             // measured a third slower than the division)

@@ -303,15 +303,11 @@ impl Gen<'_, '_> {
             FloorDiv | Rem | Fmod if vector => match b_const {
                 Some(Scalar::I32(d)) if d != i32::MIN => self.divide_i32x4_by(op, a, d),
                 Some(Scalar::I64(d)) => self.divide_i64x2_by(op, a, d),
-                // int32's `i32::MIN`: per lane, a constant, which Cranelift divides by multiplying
-                // (its magic numbers)
-                Some(c) => self.per_lane(t, &[(a, t)], &mut |g, xs| {
-                    let d = g.konst(c, false);
-                    g.divide(op, xs[0], d, t)
-                }),
+                // int32's `i32::MIN`: per lane, a constant
+                Some(c) => self.divide_lanes(op, a, b, t, Some(c)),
                 None if t == ElemType::I32 => self.divide_i32x4(op, a, b),
                 None if t == ElemType::I64 => self.divide_i64x2(op, a, b, None),
-                None => self.per_lane(t, &[(a, t), (b, t)], &mut |g, xs| g.divide(op, xs[0], xs[1], t)),
+                None => self.divide_lanes(op, a, b, t, None),
             },
             FloorDiv | Rem | Fmod => self.divide(op, a, b, t),
             Pow => self.pow(a, b, t, b_const),
