@@ -5,7 +5,12 @@
 //! integer sign-extended, a bool 0 / 1, and for `any` / `all` its truth as 0 / 1. Then:
 //! - sum / prod: wrapping `iadd` / `imul` (NumPy's int64 accumulator; integer sums are exact and
 //!   associative, so any cut into chunks, lanes or threads gives the same bits);
-//! - min / max: `smin` / `smax` (the result narrowed to the value type after; of bools, 0 / 1);
+//! - min / max: `smin` / `smax` (the result narrowed to the value type after; of bools, 0 / 1).
+//!   Of int32 values they fold in the type: the kernel runs float32's 4 lanes
+//!   (`typed::lanes_dtype`) and its vector accumulators are `i32x4` ([`Gen::int32_extremes`]),
+//!   `pminsd` / `pmaxsd` 4 points at a time; its scalar accumulator and its words in memory stay
+//!   int64 (a vector of 4 outputs' words loaded as two `i64x2` and narrowed, widened back to be
+//!   stored), so nothing outside the vector loop sees a difference;
 //! - any / all: the or / and of the truths;
 //! - argmin / argmax: the best value and its index, a later value taken only where strictly better
 //!   (the first extreme kept); merges break ties on the lower index.
@@ -28,6 +33,14 @@ impl Gen<'_, '_> {
             .filter(|t| !t.is_float() && !t.is_complex())
     }
 
+    /// Whether `op` folds this kernel's vectors in `i32x4` accumulators: min and max of int32 values
+    /// in a kernel of 4 lanes (`typed::lanes_dtype` gives such kernels float32's lanes).
+    pub(crate) fn int32_extremes(&self, op: ReduceOp) -> bool {
+        matches!(op, ReduceOp::Min | ReduceOp::Max)
+            && self.int_values() == Some(ElemType::I32)
+            && self.dtype == ElemType::F32
+    }
+
     fn int_ty(w: W) -> Type {
         match w {
             W::Scalar => types::I64,
@@ -43,8 +56,11 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// The types of an int64 accumulator of `op` at width `w`.
-    pub(crate) fn int_acc_types(op: ReduceOp, w: W) -> Vec<Type> {
+    /// The types of an integer accumulator of `op` at width `w`.
+    pub(crate) fn int_acc_types(&self, op: ReduceOp, w: W) -> Vec<Type> {
+        if w == W::Vector && self.int32_extremes(op) {
+            return vec![types::I32X4];
+        }
         let n = if op.is_arg() { 2 } else { 1 };
         vec![Self::int_ty(w); n]
     }
@@ -59,6 +75,11 @@ impl Gen<'_, '_> {
             ReduceOp::ArgMin => (i64::MAX, Some(-1)),
             ReduceOp::ArgMax => (i64::MIN, Some(-1)),
         };
+        if w == W::Vector && self.int32_extremes(op) {
+            let v = if op == ReduceOp::Min { i32::MAX } else { i32::MIN };
+            let v = self.b.ins().iconst(types::I32, i64::from(v));
+            return vec![self.b.ins().splat(types::I32X4, v)];
+        }
         let mut out = vec![self.int_const(w, v)];
         if let Some(i) = idx {
             out.push(self.int_const(w, i));
@@ -109,6 +130,9 @@ impl Gen<'_, '_> {
         v: Value,
         ridx: Option<Value>,
     ) -> Vec<Value> {
+        if self.int32_extremes(op) && self.b.func.dfg.value_type(v).is_vector() {
+            return vec![self.int_merge(op, acc[0], v)];
+        }
         let x = self.int_lanes(op, vt, v);
         match op {
             ReduceOp::ArgMin | ReduceOp::ArgMax => {
@@ -209,8 +233,14 @@ impl Gen<'_, '_> {
         for slot in rest {
             v = self.int_merge(op, v, slot[0]);
         }
-        for lane in 0..2 {
+        let lanes = self.b.func.dfg.value_type(v).lane_count() as u8;
+        for lane in 0..lanes {
             let x = self.b.ins().extractlane(v, lane);
+            let x = if lanes == 4 {
+                self.b.ins().sextend(types::I64, x)
+            } else {
+                x
+            };
             state = vec![self.int_merge(op, state[0], x)];
         }
         state
@@ -228,6 +258,18 @@ impl Gen<'_, '_> {
     ) -> Vec<Value> {
         let ty = Self::int_ty(w);
         let addr = self.elem_addr(out_val, o, 8);
+        if w == W::Vector && self.int32_extremes(op) {
+            // 4 outputs' int64 words, each an int32 value or the int64 identity, clamped into
+            // int32's range (the identity to int32's) and their low halves taken
+            let bound = if op == ReduceOp::Min { i32::MAX } else { i32::MIN };
+            let bound = self.int_const(W::Vector, bound.into());
+            let [lo, hi] = [0, 16].map(|h| {
+                let word = self.b.ins().load(ty, mem(), addr, (off * 8 + h) as i32);
+                self.int_merge(op, word, bound)
+            });
+            let mask: [u8; 16] = std::array::from_fn(|i| ((i / 4) * 8 + i % 4) as u8);
+            return vec![self.shuffle_bytes(lo, hi, mask, types::I32X4)];
+        }
         let mut acc = vec![self.b.ins().load(ty, mem(), addr, (off * 8) as i32)];
         if op.is_arg() {
             let iaddr = self.elem_addr(out_idx, o, 8);
@@ -247,6 +289,13 @@ impl Gen<'_, '_> {
         acc: &[Value],
     ) {
         let addr = self.elem_addr(out_val, o, 8);
+        if self.b.func.dfg.value_type(acc[0]) == types::I32X4 {
+            let lo = self.b.ins().swiden_low(acc[0]);
+            let hi = self.b.ins().swiden_high(acc[0]);
+            self.b.ins().store(mem(), lo, addr, (off * 8) as i32);
+            self.b.ins().store(mem(), hi, addr, (off * 8 + 16) as i32);
+            return;
+        }
         self.b.ins().store(mem(), acc[0], addr, (off * 8) as i32);
         if op.is_arg() {
             let iaddr = self.elem_addr(out_idx, o, 8);

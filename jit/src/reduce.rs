@@ -37,7 +37,7 @@ impl Gen<'_, '_> {
             return Self::complex_acc_types(op, ct, w);
         }
         if self.int_values().is_some() {
-            return Self::int_acc_types(op, w);
+            return self.int_acc_types(op, w);
         }
         match (op, w) {
             (ReduceOp::Sum | ReduceOp::Prod, W::Scalar) => vec![types::F64],

@@ -86,11 +86,16 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
 
 /// The float dtype whose lanes the main code generator runs the typed kernel `kernel` in (the
 /// input of [`crate::compile_typed`]): float32's 4 for a map whose values are all 32 bits wide and
-/// a scan of float32 values beside only 32-bit ones, else float64's 2 (reductions fold in 64-bit
-/// accumulators).
+/// a scan of float32 values beside only 32-bit ones, and min and max of int32 values beside only
+/// 32-bit ones, else float64's 2 (other reductions fold in 64-bit accumulators).
 pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::ElemType {
     match kernel.kernel.kind {
         KernelKind::Map if lanes_of(kernel) >= 4 => kiln_ir::ElemType::F32,
+        // min and max of int32 values fold `i32x4` accumulators (int_acc.rs)
+        KernelKind::Reduce {
+            op: kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::Max,
+            ..
+        } if kernel.value_type() == ElemType::I32 && lanes_of(kernel) == 4 => kiln_ir::ElemType::F32,
         // a scan of float32 values carries a float32 state, as a float32 kernel's
         KernelKind::Scan(_) if kernel.value_type() == ElemType::F32 && lanes_of(kernel) == 4 => {
             kiln_ir::ElemType::F32
