@@ -1,10 +1,11 @@
 //! ns per element of each wide routine at each level over an in-cache slice of 4,096 elements (the
 //! best of 7 rounds of 400 passes, each pass a copy of the input and the routine in place), to
-//! compare the routines' own cost apart from a kernel's loads, stores and staging:
+//! compare the routines' own cost apart from a kernel's loads, stores and staging (a routine of two
+//! arguments, `Binary`, with a second slice of values in [0.5, 3]):
 //! `cargo run --release -p kiln-jit --example routine_speed [routine names]`. Both levels must be on
 //! the host (an AVX-512 one).
-use kiln_jit::apply_wide;
-use kiln_jit::wide::{Level, Routine, WideElem};
+use kiln_jit::wide::{Binary, Level, Routine, WideElem};
+use kiln_jit::{apply_wide, apply_wide_binary};
 use std::time::Instant;
 
 fn time<T: WideElem + Copy>(r: Routine, level: Level, src: &[T]) -> f64 {
@@ -16,6 +17,22 @@ fn time<T: WideElem + Copy>(r: Routine, level: Level, src: &[T]) -> f64 {
         for _ in 0..reps {
             xs.copy_from_slice(src);
             apply_wide(r, level, &mut xs).unwrap();
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (reps * src.len()) as f64;
+        best = best.min(ns);
+    }
+    best
+}
+
+fn time_binary<T: WideElem + Copy>(r: Binary, level: Level, src: &[T], ys: &[T]) -> f64 {
+    let mut xs = src.to_vec();
+    let mut best = f64::INFINITY;
+    for _ in 0..7 {
+        let reps = 400;
+        let t = Instant::now();
+        for _ in 0..reps {
+            xs.copy_from_slice(src);
+            apply_wide_binary(r, level, &mut xs, ys).unwrap();
         }
         let ns = t.elapsed().as_nanos() as f64 / (reps * src.len()) as f64;
         best = best.min(ns);
@@ -46,6 +63,21 @@ fn main() {
             time(r, Level::Avx2, a),
             time(r, Level::Avx512, b),
             time(r, Level::Avx2, b)
+        );
+    }
+    let y64: Vec<f64> = (0..n).map(|i| 0.5 + (i as f64) * 0.61 % 2.5).collect();
+    let y32: Vec<f32> = y64.iter().map(|&v| v as f32).collect();
+    for r in Binary::ALL {
+        let name = format!("{r:?}");
+        if !filter.is_empty() && !filter.iter().any(|f| f.eq_ignore_ascii_case(&name)) {
+            continue;
+        }
+        println!(
+            "{name:8} f64 avx512 {:.3} avx2 {:.3}  f32 avx512 {:.3} avx2 {:.3}",
+            time_binary(r, Level::Avx512, &x64, &y64),
+            time_binary(r, Level::Avx2, &x64, &y64),
+            time_binary(r, Level::Avx512, &x32, &y32),
+            time_binary(r, Level::Avx2, &x32, &y32)
         );
     }
 }
