@@ -350,19 +350,26 @@ impl Compiled {
         let mut out = Vec::new();
         let temps = self.for_stages(user, self.pipeline.stages.len(), |k, args| {
             let program = &self.pipeline.stages[k].program;
-            // a compound stage over integer or bool inputs runs as its two reductions (typed kernels
-            // have no compound form): the first is shown, and the stage runs for its result
+            // a compound stage runs as its two reductions over integer or bool inputs (typed kernels
+            // have no compound form) and over axes the backend does not reduce in one pass (leading
+            // ones): the first is shown, and the stage runs for its result
             if let Work::Compound(_, _, pair) = &program.work
-                && crate::executor::float_path_of(program, args).is_none()
+                && self.passes(k, args)? != Passes::One
             {
                 let (kernel, plan, notes, typed) =
                     specialise(&pair.first, args, self.plan_options, self.settings)?;
                 let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                let why = if crate::executor::float_path_of(program, args).is_none() {
+                    "for the typed path"
+                } else {
+                    "over axes the backend does not reduce in one pass"
+                };
                 e.rewrites.insert(
                     0,
-                    "compound: declined for the typed path: its two reductions run one after the other \
-                     (the first shown)"
-                        .into(),
+                    format!(
+                        "compound: declined {why}: its two reductions run one after the other (the \
+                         first shown)"
+                    ),
                 );
                 out.push(e);
                 return self.run_temp(k, args);

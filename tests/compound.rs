@@ -445,3 +445,34 @@ fn running_max_rescaling_keeps_the_two_pass_accuracy() {
         }
     }
 }
+
+/// `kiln explain` says how a compound stage runs: one compiled pass over trailing axes, and over
+/// leading ones (which the JIT does not reduce in one pass) the two reductions it replaced, the
+/// first shown with a note that says so, as it runs.
+#[test]
+fn explain_says_a_compound_over_leading_axes_runs_as_two_reductions() {
+    let x = Array2::from_shape_fn((40, 30), |(r, c)| (r * 30 + c) as f64 * 0.25);
+    let notes = |src: &str| -> Vec<String> {
+        let kernels = runner(src, "jit")
+            .explain_rewrites(&[("x", (&x).into())])
+            .unwrap();
+        kernels.into_iter().next().unwrap().2
+    };
+    let rows = notes("std(x, axis=1)");
+    assert!(
+        rows.iter()
+            .any(|n| n.starts_with("compiled: the compound reduction moments"))
+            && !rows.iter().any(|n| n.starts_with("compound: declined")),
+        "{rows:?}"
+    );
+    let columns = notes("std(x, axis=0)");
+    assert!(
+        columns
+            .iter()
+            .any(|n| n.starts_with("compound: declined over axes the backend does not reduce in one pass"))
+            && columns
+                .iter()
+                .any(|n| n.starts_with("compiled: the reduction sum")),
+        "{columns:?}"
+    );
+}
