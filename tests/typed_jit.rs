@@ -1394,3 +1394,80 @@ fn int32_min_and_max_fold_in_the_type() {
         "{note}"
     );
 }
+
+/// argmin and argmax of short rows (1 to 70 points, below and around the blocks' threshold and the
+/// main loop's step): each row's vector accumulators merged as vectors, then their lanes, and rows
+/// shorter than a main-loop step fold the first accumulator alone. Each row holds its extreme
+/// twice (the first must win) or a NaN (the first NaN wins) or ±0 ties, at positions that fall in
+/// every lane of every accumulator and in the scalar tail, over float64, float32, int64, int32 and
+/// bool values, rows of a matrix and of a 3-d array, with 1 and 4 threads.
+#[test]
+fn argmin_and_argmax_of_short_rows() {
+    for cols in (1usize..=40).chain([47, 63, 64, 65, 70]) {
+        let rows = 2 * cols + 3;
+        let n = rows * cols;
+        // row r: its extreme at (r * 5) % cols and again at (r * 5 + r / 2 + 1) % cols, a NaN in
+        // every 4th row, background values below the extreme
+        let at = |k: usize| {
+            let (r, c) = (k / cols, k % cols);
+            let first = (r * 5) % cols;
+            let second = (r * 5 + r / 2 + 1) % cols;
+            (r, c, first, second)
+        };
+        let x: ArrayD<f64> = from(
+            n,
+            |k| {
+                let (r, c, first, second) = at(k);
+                if r % 4 == 3 && c == (r * 3) % cols {
+                    f64::NAN
+                } else if c == first || c == second {
+                    1e6
+                } else {
+                    ((k * 7919) % 1009) as f64
+                }
+            },
+            &[rows, cols],
+        );
+        let f: ArrayD<f32> = x.mapv(|v| -(v as f32));
+        let z: ArrayD<f64> = from(n, |k| if (k * 7) % 3 == 0 { -0.0 } else { 0.0 }, &[rows, cols]);
+        let i: ArrayD<i64> = from(
+            n,
+            |k| {
+                if x.as_slice().unwrap()[k] == 1e6 {
+                    9
+                } else {
+                    (k % 7) as i64
+                }
+            },
+            &[rows, cols],
+        );
+        let j: ArrayD<i32> = i.mapv(|v| -(v as i32));
+        let b: ArrayD<bool> = i.mapv(|v| v == 9);
+        let cube: ArrayD<f64> = x.clone().into_shape_with_order(IxDyn(&[1, rows, cols])).unwrap();
+        let inputs = [
+            ("x", (&x).into()),
+            ("f", (&f).into()),
+            ("z", (&z).into()),
+            ("i", (&i).into()),
+            ("j", (&j).into()),
+            ("b", (&b).into()),
+            ("c", (&cube).into()),
+        ];
+        for expr in [
+            "argmax(x, axis=1)",
+            "argmin(-x, axis=1)",
+            "argmin(f, axis=1)",
+            "argmax(f, axis=1)",
+            "argmax(z, axis=1)",
+            "argmin(z, axis=1)",
+            "argmax(i, axis=1)",
+            "argmin(j, axis=1)",
+            "argmax(b, axis=1)",
+            "argmin(b, axis=1)",
+            "argmax(c, axis=2)",
+            "argmax(x, axis=0)",
+        ] {
+            compiled_on_threads(expr, &inputs, &format!("rows of {cols}"));
+        }
+    }
+}

@@ -182,14 +182,21 @@ impl Gen<'_, '_> {
         vec![sum]
     }
 
-    /// Order-independent merge of two scalar partial results `a` (the state) and `c`.
+    /// Order-independent merge of two partial results `a` (the state) and `c`: scalars, or (arg
+    /// reductions) int64 vectors, lane by lane.
     pub(crate) fn int_acc_merge_scalar(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
         if !op.is_arg() {
             return vec![self.int_merge(op, a[0], c[0])];
         }
         let (bv, bi, cv, ci) = (a[0], a[1], c[0], c[1]);
-        let c_valid = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, ci, 0);
-        let b_empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bi, 0);
+        let w = if self.b.func.dfg.value_type(bi).is_vector() {
+            W::Vector
+        } else {
+            W::Scalar
+        };
+        let zero = self.int_const(w, 0);
+        let c_valid = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, ci, zero);
+        let b_empty = self.b.ins().icmp(IntCC::SignedLessThan, bi, zero);
         let cc = if op == ReduceOp::ArgMin {
             IntCC::SignedLessThan
         } else {
@@ -202,10 +209,7 @@ impl Gen<'_, '_> {
         let t = self.b.ins().bor(better, tie);
         let t = self.b.ins().bor(t, b_empty);
         let take = self.b.ins().band(c_valid, t);
-        vec![
-            self.b.ins().select(take, cv, bv),
-            self.b.ins().select(take, ci, bi),
-        ]
+        vec![self.int_pick(take, cv, bv), self.int_pick(take, ci, bi)]
     }
 
     /// Merges vector accumulators `slots` and the scalar accumulator `tail` into one scalar partial.
@@ -217,12 +221,18 @@ impl Gen<'_, '_> {
     ) -> Vec<Value> {
         let mut state = tail;
         if op.is_arg() {
-            for slot in slots {
-                for lane in 0..2 {
-                    let cv = self.b.ins().extractlane(slot[0], lane);
-                    let ci = self.b.ins().extractlane(slot[1], lane);
-                    state = self.int_acc_merge_scalar(op, &state, &[cv, ci]);
-                }
+            // the slots merged as vectors (the merge is order-independent), then their lanes
+            let Some((first, rest)) = slots.split_first() else {
+                return state;
+            };
+            let mut acc = first.clone();
+            for slot in rest {
+                acc = self.int_acc_merge_scalar(op, &acc, slot);
+            }
+            for lane in 0..2 {
+                let cv = self.b.ins().extractlane(acc[0], lane);
+                let ci = self.b.ins().extractlane(acc[1], lane);
+                state = self.int_acc_merge_scalar(op, &state, &[cv, ci]);
             }
             return state;
         }

@@ -227,10 +227,25 @@ impl Gen<'_, '_> {
             ReduceOp::Max => vec![self.maximum(a[0], c[0])],
             ReduceOp::Any => vec![self.b.ins().bor(a[0], c[0])],
             ReduceOp::All => vec![self.b.ins().band(a[0], c[0])],
-            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+            ReduceOp::ArgMin | ReduceOp::ArgMax => self.arg_merge(op, a, c),
+        }
+    }
+
+    /// Order-independent merge of two arg accumulators `a` (the state) and `c`, `[best, index]`
+    /// each, scalars or vectors (lane by lane): the lower index among the best values, the first
+    /// NaN before any number, an empty one (index -1) never taken.
+    fn arg_merge(&mut self, op: ReduceOp, a: &[Value], c: &[Value]) -> Vec<Value> {
+        let w = if self.is_vector(a[0]) {
+            W::Vector
+        } else {
+            W::Scalar
+        };
+        {
+            {
                 let (bv, bi, cv, ci) = (a[0], a[1], c[0], c[1]);
-                let c_valid = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, ci, 0);
-                let b_empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, bi, 0);
+                let zero = self.iconst(w, 0);
+                let c_valid = self.icmp(IntCC::SignedGreaterThanOrEqual, ci, zero);
+                let b_empty = self.icmp(IntCC::SignedLessThan, bi, zero);
                 let b_nan = self.fcmp(FloatCC::Unordered, bv, bv);
                 let c_nan = self.fcmp(FloatCC::Unordered, cv, cv);
                 let lower = self.icmp(IntCC::SignedLessThan, ci, bi);
@@ -245,13 +260,10 @@ impl Gen<'_, '_> {
                 let tie = self.b.ins().band(eq, lower);
                 let num_case = self.b.ins().bor(better, tie);
                 let num_case = self.b.ins().bor(num_case, c_nan);
-                let inner = self.b.ins().select(b_nan, nan_case, num_case);
+                let inner = self.pick(b_nan, nan_case, num_case);
                 let t = self.b.ins().bor(b_empty, inner);
                 let take = self.b.ins().band(c_valid, t);
-                vec![
-                    self.b.ins().select(take, cv, bv),
-                    self.b.ins().select(take, ci, bi),
-                ]
+                vec![self.pick(take, cv, bv), self.pick(take, ci, bi)]
             }
         }
     }
@@ -269,12 +281,15 @@ impl Gen<'_, '_> {
             return state;
         }
         if op.is_arg() {
-            for slot in slots {
-                for lane in 0..self.lanes {
-                    let cv = self.b.ins().extractlane(slot[0], lane);
-                    let ci = self.b.ins().extractlane(slot[1], lane);
-                    state = self.acc_merge_scalar(op, &state, &[cv, ci]);
-                }
+            // the slots merged as vectors (the merge is order-independent), then their lanes
+            let mut acc = slots[0].clone();
+            for slot in &slots[1..] {
+                acc = self.arg_merge(op, &acc, slot);
+            }
+            for lane in 0..self.lanes {
+                let cv = self.b.ins().extractlane(acc[0], lane);
+                let ci = self.b.ins().extractlane(acc[1], lane);
+                state = self.acc_merge_scalar(op, &state, &[cv, ci]);
             }
             return state;
         }

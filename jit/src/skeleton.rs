@@ -414,7 +414,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
             .collect();
         let tail: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
-        let partial = g.acc_fold(op, &vs, tail);
+        let partial = if op.is_arg() && vs.len() > 1 {
+            self.arg_fold(g, op, &vs, tail)
+        } else {
+            g.acc_fold(op, &vs, tail)
+        };
         let (out_val, out_idx) = (self.f.out_val, self.f.out_idx);
         let Mode::Siblings(parts) = self.st.mode else {
             let state = g.acc_load(op, W::Scalar, out_val, out_idx, o_base, 0);
@@ -445,6 +449,35 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             merged
         };
         g.b.ins().store(mem(), merged, slot, 8 * c as i32);
+    }
+
+    /// [`Gen::acc_fold`] of an arg reduction's vector accumulators `vs` and scalar one `tail`,
+    /// where the stretches of rows a segment folds (each at most a row, at most the segment) are
+    /// shorter than one step of the main vector loop (`unroll` or `accumulators` vectors) fold the
+    /// first vector accumulator alone: the main loop never ran, and only the
+    /// remainder loop, a vector at a time, updated one (the others hold the identity, which a merge
+    /// leaves alone). Short rows (argmax over 10 classes) skip most of the fold's merges, a few
+    /// dozen instructions each.
+    fn arg_fold(&self, g: &mut Gen<'_, '_>, op: ReduceOp, vs: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
+        let sched = self.f.key.schedule;
+        let step = sched.unroll.max(sched.accumulators) as i64 * i64::from(self.f.lanes);
+        let (all, first, join) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
+        let types: Vec<_> = tail.iter().map(|&v| g.b.func.dfg.value_type(v)).collect();
+        for &ty in &types {
+            g.b.append_block_param(join, ty);
+        }
+        // a row's stretch of a segment: at most the row, at most the segment
+        let extent = g.b.ins().smin(self.row_len, self.seg_len);
+        let short = g.b.ins().icmp_imm_s(IntCC::SignedLessThan, extent, step);
+        g.b.ins().brif(short, first, &[], all, &[]);
+        for (block, slots) in [(first, &vs[..1]), (all, vs)] {
+            g.b.switch_to_block(block);
+            let partial = g.acc_fold(op, slots, tail.clone());
+            let args: Vec<_> = partial.into_iter().map(Into::into).collect();
+            g.b.ins().jump(join, &args);
+        }
+        g.b.switch_to_block(join);
+        g.b.block_params(join).to_vec()
     }
 
     #[allow(clippy::too_many_arguments)]
