@@ -572,7 +572,9 @@ fn compiled_note(typed: &TypedKernel, why: &str) -> String {
         _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
         _ if vt.is_complex() => format!("a reduction of {vt} values (one accumulator of both parts)"),
         // min and max of int32 values at 4 lanes fold in the type (int_acc.rs)
-        KernelKind::Reduce { .. } if lanes == 4 => format!("a reduction of {vt} values (int32 accumulators)"),
+        KernelKind::Reduce { .. } if lanes == 4 => {
+            format!("a reduction of {vt} values (i32x4 vector accumulators)")
+        }
         _ => format!("a reduction of {vt} values (int64 accumulators)"),
     };
     let what = match &typed.kernel.kind {

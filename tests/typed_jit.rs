@@ -823,6 +823,9 @@ fn several_typed_outputs_compile_as_one_kernel() {
             "i; k",
             "i > j; i + 1; k - i; int32(k) ^ i",
             "max(k); i < 0; k // 3",
+            // int32 min and max in i32x4 lanes beside 32-bit maps
+            "max(i); i * 3 + j; i < 0",
+            "min(i - j); j // 3",
         ] {
             let run = |b: &str| {
                 FusedRunner::compile_text(expr)
@@ -1334,7 +1337,8 @@ fn float_cumprod_folds_in_order() {
 /// work units), int32's extremes (`i32::MIN` and `i32::MAX` against the accumulators' identities),
 /// whole arrays, every axis of a matrix and of a 3-d array (kept outputs, 4 at a time, whose int64
 /// words hold the identity before the first row), strided and transposed views, an int32 body
-/// (`i*2 - j`, wrapping), with 1 and 4 threads; explain says int32 accumulators in 4 lanes.
+/// (`i*2 - j`, wrapping), from an `initial` value, with 1 and 4 threads; explain says `i32x4`
+/// accumulators in 4 lanes (beside map outputs: `several_typed_outputs_compile_as_one_kernel`).
 #[test]
 fn int32_min_and_max_fold_in_the_type() {
     let value = |k: usize| -> i32 {
@@ -1352,10 +1356,17 @@ fn int32_min_and_max_fold_in_the_type() {
             let i: ArrayD<i32> = from(n, |k| value(k + shift), &[n]);
             let j: ArrayD<i32> = from(n, |k| value(k * 5 + 1), &[n]);
             let inputs = [("i", (&i).into()), ("j", (&j).into())];
-            for expr in ["max(i)", "min(i)", "max(i*2 - j)", "min(where(i > j, j, i))"] {
+            for expr in [
+                "max(i)",
+                "min(i)",
+                "max(i*2 - j)",
+                "min(where(i > j, j, i))",
+                "min(i, initial=5)",
+            ] {
                 if n == 0 {
-                    // an empty min or max is an error on every backend
-                    assert!(check(expr, &inputs).is_none(), "{expr} of nothing");
+                    // an empty min or max is an error on every backend, but from an initial value
+                    let ran = check(expr, &inputs).is_some();
+                    assert_eq!(ran, expr.contains("initial"), "{expr} of nothing");
                     continue;
                 }
                 compiled_on_threads(expr, &inputs, &format!("n = {n}, shift {shift}"));
@@ -1381,8 +1392,12 @@ fn int32_min_and_max_fold_in_the_type() {
             let inputs = [("m", (&v).into())];
             for axis in 0..shape.len() {
                 for f in ["max", "min"] {
-                    let expr = format!("{f}(m, axis={axis})");
-                    compiled_on_threads(&expr, &inputs, &format!("shape {shape:?}"));
+                    for expr in [
+                        format!("{f}(m, axis={axis})"),
+                        format!("{f}(m, axis={axis}, initial=-7)"),
+                    ] {
+                        compiled_on_threads(&expr, &inputs, &format!("shape {shape:?}"));
+                    }
                 }
             }
         }
@@ -1390,7 +1405,7 @@ fn int32_min_and_max_fold_in_the_type() {
     let i: ArrayD<i32> = from(100, value, &[100]);
     let note = check("max(i)", &[("i", (&i).into())]).unwrap();
     assert!(
-        note.contains("int32 accumulators") && note.contains("(4 lanes)"),
+        note.contains("i32x4 vector accumulators") && note.contains("(4 lanes)"),
         "{note}"
     );
 }
@@ -1468,6 +1483,19 @@ fn argmin_and_argmax_of_short_rows() {
             "argmax(x, axis=0)",
         ] {
             compiled_on_threads(expr, &inputs, &format!("rows of {cols}"));
+        }
+        // a whole array read as several short rows (a strided view, a transposed one): one
+        // segment of many rows, cut into work units
+        let strided = x.slice(s![.., ..;2]);
+        let t = x.t();
+        for (what, v) in [("strided", strided.into_dyn()), ("transposed", t.view())] {
+            for expr in ["argmax(v)", "argmin(v)", "argmax(v, axis=1)"] {
+                compiled_on_threads(
+                    expr,
+                    &[("v", v.view().into())],
+                    &format!("{what}, rows of {cols}"),
+                );
+            }
         }
     }
 }

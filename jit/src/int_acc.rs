@@ -1,8 +1,9 @@
 //! The accumulators of a typed kernel's bool and integer values (see [`crate::layout::TypedValues`]):
 //! the same folds as reduce.rs's float ones, in int64.
 //!
-//! Every value is first taken as an int64 lane (`i64x2` at vector width, `i64` in scalars): an
-//! integer sign-extended, a bool 0 / 1, and for `any` / `all` its truth as 0 / 1. Then:
+//! Every value is first taken as an int64 lane (`i64x2` at vector width, `i64` in scalars; but see
+//! int32 min and max below): an integer sign-extended, a bool 0 / 1, and for `any` / `all` its
+//! truth as 0 / 1. Then:
 //! - sum / prod: wrapping `iadd` / `imul` (NumPy's int64 accumulator; integer sums are exact and
 //!   associative, so any cut into chunks, lanes or threads gives the same bits);
 //! - min / max: `smin` / `smax` (the result narrowed to the value type after; of bools, 0 / 1).
@@ -65,7 +66,7 @@ impl Gen<'_, '_> {
         vec![Self::int_ty(w); n]
     }
 
-    /// The identity of `op`'s int64 accumulator at width `w`.
+    /// The identity of `op`'s integer accumulator at width `w` (int32's for `i32x4` ones).
     pub(crate) fn int_acc_identity(&mut self, op: ReduceOp, w: W) -> Vec<Value> {
         let (v, idx) = match op {
             ReduceOp::Sum | ReduceOp::Any => (0, None),
@@ -256,7 +257,8 @@ impl Gen<'_, '_> {
         state
     }
 
-    /// Loads the int64 accumulator of `op` at width `w` of output element `o` (plus `off`).
+    /// Loads the accumulator of `op` at width `w` of output element `o` (plus `off`) from its int64
+    /// words (narrowed to `i32x4` for [`Gen::int32_extremes`]).
     pub(crate) fn int_acc_load(
         &mut self,
         op: ReduceOp,
@@ -269,8 +271,9 @@ impl Gen<'_, '_> {
         let ty = Self::int_ty(w);
         let addr = self.elem_addr(out_val, o, 8);
         if w == W::Vector && self.int32_extremes(op) {
-            // 4 outputs' int64 words, each an int32 value or the int64 identity, clamped into
-            // int32's range (the identity to int32's) and their low halves taken
+            // 4 outputs' int64 words, each an int32 value (a run's start is one: `initial` is checked
+            // to fit the type, ir/src/typed.rs) or the int64 identity, clamped on the identity's
+            // side into int32's range (the identity to int32's), and their low halves taken
             let bound = if op == ReduceOp::Min { i32::MAX } else { i32::MIN };
             let bound = self.int_const(W::Vector, bound.into());
             let [lo, hi] = [0, 16].map(|h| {

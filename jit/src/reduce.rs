@@ -335,7 +335,9 @@ impl Gen<'_, '_> {
             ReduceOp::Max => self.maximum(a, b),
             ReduceOp::Any => self.b.ins().bor(a, b),
             ReduceOp::All => self.b.ins().band(a, b),
-            ReduceOp::ArgMin | ReduceOp::ArgMax => unreachable!("arg accumulators merge per lane"),
+            ReduceOp::ArgMin | ReduceOp::ArgMax => {
+                unreachable!("arg accumulators merge in pairs (arg_merge)")
+            }
         }
     }
 

@@ -451,12 +451,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.ins().store(mem(), merged, slot, 8 * c as i32);
     }
 
-    /// [`Gen::acc_fold`] of an arg reduction's vector accumulators `vs` and scalar one `tail`,
-    /// where the stretches of rows a segment folds (each at most a row, at most the segment) are
-    /// shorter than one step of the main vector loop (`unroll` or `accumulators` vectors) fold the
-    /// first vector accumulator alone: the main loop never ran, and only the
-    /// remainder loop, a vector at a time, updated one (the others hold the identity, which a merge
-    /// leaves alone). Short rows (argmax over 10 classes) skip most of the fold's merges, a few
+    /// [`Gen::acc_fold`] of an arg reduction's vector accumulators `vs` and scalar one `tail`. Where
+    /// every stretch of a row the segment folds (at most `min(row_len, seg_len)` points) is shorter
+    /// than one step of the main vector loop (`unroll` or `accumulators` vectors), that loop never
+    /// ran and only the remainder loop, a vector at a time (`p = 0`), updated an accumulator, the
+    /// first: it is folded alone (the others hold the identity, which a merge leaves alone). Short rows (argmax over 10 classes) skip most of the fold's merges, a few
     /// dozen instructions each.
     fn arg_fold(&self, g: &mut Gen<'_, '_>, op: ReduceOp, vs: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
         let sched = self.f.key.schedule;
