@@ -93,6 +93,11 @@ impl Gen<'_, '_> {
     /// `-a` (wrapping) and remainder 0; 1 gives `a` and 0.
     pub(crate) fn divide_i32x4_by(&mut self, op: BinaryOp, a: Value, d: i32) -> Value {
         let zero = self.konst(Scalar::I32(0), true);
+        if d > 1 && op != BinaryOp::Fmod {
+            if let Some(r) = self.floor_i32x4_by(op, a, d) {
+                return r;
+            }
+        }
         let q = match d {
             0 => return zero,
             -1 | 1 if op != BinaryOp::FloorDiv => return zero,
@@ -142,6 +147,45 @@ impl Gen<'_, '_> {
         }
         let add = self.b.ins().band(fix, dv);
         self.b.ins().iadd(r, add)
+    }
+
+    /// `//` and `%` of an `i32x4` by a constant `d > 1`, floored from the start: a power of two is
+    /// an arithmetic shift (`//`) or a mask (`%`); any other `d`'s quotient is `floor(a / d) =
+    /// !trunc(!a / d)` for negative `a` (`!a = -a - 1 >= 0`, and `floor(-k / d) = -(trunc((k - 1)
+    /// / d) + 1)`), so the magic multiply runs on `a ^ s` (`s` the sign mask: every dividend
+    /// non-negative, no sign fix) and its quotient is `^ s` again, the remainder `a - q·d`: no
+    /// floor correction after. None for `fmod` (truncated).
+    fn floor_i32x4_by(&mut self, op: BinaryOp, a: Value, d: i32) -> Option<Value> {
+        let pow2 = d.unsigned_abs().is_power_of_two();
+        match op {
+            BinaryOp::FloorDiv if pow2 => Some(self.b.ins().sshr_imm_s(a, i64::from(d.trailing_zeros()))),
+            BinaryOp::Rem if pow2 => {
+                let mask = self.konst(Scalar::I32(d - 1), true);
+                Some(self.b.ins().band(a, mask))
+            }
+            BinaryOp::FloorDiv | BinaryOp::Rem => {
+                let s = self.b.ins().sshr_imm_s(a, 31);
+                let x = self.b.ins().bxor(a, s);
+                let (m, shift) = magic_s32(d);
+                // a `vconst`, not a splat (see `divide_i32x4_by`)
+                let bytes: Vec<u8> = (0..4).flat_map(|_| m.to_le_bytes()).collect();
+                let mv = self.vector_constant(types::I32X4, bytes);
+                let mut q = self.mulhs_i32x4(x, mv);
+                if m < 0 {
+                    q = self.b.ins().iadd(q, x);
+                }
+                let q = self.b.ins().sshr_imm_s(q, i64::from(shift));
+                let q = self.b.ins().bxor(q, s);
+                if op == BinaryOp::FloorDiv {
+                    return Some(q);
+                }
+                // the floor quotient's remainder, `a - q·d`, has `d`'s sign already
+                let dv = self.konst(Scalar::I32(d), true);
+                let qd = self.b.ins().imul(q, dv);
+                Some(self.b.ins().isub(a, qd))
+            }
+            _ => None,
+        }
     }
 
     /// `//`, `%` or `fmod` of two `i32x4` in SIMD, through float64: an int32 quotient divided in
