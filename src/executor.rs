@@ -564,8 +564,14 @@ fn compiled_note(typed: &TypedKernel, why: &str) -> String {
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
         KernelKind::Siblings { ops, .. } => {
             let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+            // min and max of int32 values at 4 lanes fold in the type (int_acc.rs)
+            let acc = if lanes == 4 {
+                "i32x4 vector accumulators"
+            } else {
+                "int64 accumulators"
+            };
             format!(
-                "sibling reductions [{}] of {vt} values in one pass (int64 accumulators)",
+                "sibling reductions [{}] of {vt} values in one pass ({acc})",
                 ops.join(", ")
             )
         }

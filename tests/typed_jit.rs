@@ -866,6 +866,10 @@ fn integer_sibling_reductions_in_one_pass() {
         "sum(i, axis=1); max(i, axis=1); min(i, axis=1)",
         "sum(i, axis=0); min(i, axis=0)",
         "any(i); all(i)",
+        // min and max alone: int32 values fold i32x4 accumulators
+        "min(i); max(i)",
+        "max(i, axis=1) - min(i, axis=1)",
+        "(i - min(i)) * (max(i) - min(i))",
     ];
     for ty in ["bool", "int32", "int64"] {
         for shape in [
@@ -914,6 +918,34 @@ fn integer_sibling_reductions_in_one_pass() {
                 && !note.contains("interpreted"),
             "{expr}: {note}"
         );
+    }
+    // int32 min and max siblings in 4 lanes, int32's extremes among the values
+    let e = array("int32", &[8, 9, 10], 0);
+    let x: ArrayD<i32> = from(
+        720,
+        |k| match k % 13 {
+            4 => i32::MIN,
+            9 => i32::MAX,
+            _ => (k as i32).wrapping_mul(-1_640_531_527),
+        },
+        &[8, 9, 10],
+    );
+    for expr in ["min(i); max(i)", "max(i, axis=2) - min(i, axis=2)"] {
+        for inputs in [[("i", e.arg())], [("i", (&x).into())]] {
+            let note = all_notes(expr, &inputs);
+            assert!(
+                note.contains("of int32 values in one pass (i32x4 vector accumulators)")
+                    && note.contains("(4 lanes)"),
+                "{expr}: {note}"
+            );
+            for threads in [1, 4] {
+                let got = runner_on(expr, "jit", threads).run_many(&inputs).unwrap();
+                let want = runner_on(expr, "interp", 1).run_many(&inputs).unwrap();
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(same(g, w), "{expr} ({threads} threads): {g:?} {w:?}");
+                }
+            }
+        }
     }
 }
 

@@ -88,21 +88,34 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
 /// The float dtype whose lanes the main code generator runs the typed kernel `kernel` in (the
 /// input of [`crate::compile_typed`]): float32's 4 for a map whose values are all 32 bits wide and
 /// a scan of float32 values beside only 32-bit ones, and min and max of int32 values beside only
-/// 32-bit ones, else float64's 2 (other reductions fold in 64-bit accumulators).
+/// 32-bit ones (alone, or every component of sibling reductions), else float64's 2 (other
+/// reductions fold in 64-bit accumulators).
 pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::ElemType {
     match kernel.kernel.kind {
         KernelKind::Map if lanes_of(kernel) >= 4 => kiln_ir::ElemType::F32,
-        // min and max of int32 values fold `i32x4` accumulators (int_acc.rs)
-        KernelKind::Reduce {
-            op: kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::Max,
-            ..
-        } if kernel.value_type() == ElemType::I32 && lanes_of(kernel) == 4 => kiln_ir::ElemType::F32,
+        // min and max of int32 values fold `i32x4` accumulators (int_acc.rs), alone or as every
+        // component of sibling reductions
+        KernelKind::Reduce { op, .. } if extremes(&[op]) && int32_lanes(kernel) => kiln_ir::ElemType::F32,
+        KernelKind::Siblings { ref ops, .. } if extremes(ops) && int32_lanes(kernel) => {
+            kiln_ir::ElemType::F32
+        }
         // a scan of float32 values carries a float32 state, as a float32 kernel's
         KernelKind::Scan(_) if kernel.value_type() == ElemType::F32 && lanes_of(kernel) == 4 => {
             kiln_ir::ElemType::F32
         }
         _ => kiln_ir::ElemType::F64,
     }
+}
+
+/// Whether every one of `ops` is a min or a max.
+fn extremes(ops: &[kiln_ir::ReduceOp]) -> bool {
+    ops.iter()
+        .all(|op| matches!(op, kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::Max))
+}
+
+/// Whether `kernel`'s values are int32 ones beside only 32-bit values.
+fn int32_lanes(kernel: &TypedKernel) -> bool {
+    kernel.value_type() == ElemType::I32 && lanes_of(kernel) == 4
 }
 
 /// Why the typed lowering does not compile `kernel`'s body, if it does not.
