@@ -1364,6 +1364,88 @@ fn float_cumprod_folds_in_order() {
     }
 }
 
+/// A cumulative sum of float64 values along a line keeps its in-register prefix (`carry + (a +
+/// b)`), but a vector whose partial sums come near float64's overflow folds point by point: the
+/// interpreter's bits where the prefix overflowed in another place (`cumsum([1e308, 1e308, -1e308,
+/// -1e308])` gave NaN for inf: `1e308 + 1e308` is inf, and so was the carry it met as `-inf`),
+/// over sequences of huge, small, infinite and NaN values of every length to 40, forward,
+/// reversed, exclusive, from an initial value, along the rows of a matrix and its columns.
+#[test]
+fn float_cumsum_near_overflow_folds_in_order() {
+    let values = [
+        1e308,
+        -1e308,
+        1.7e308,
+        -1.7e308,
+        f64::MAX,
+        1.0,
+        -1.0,
+        0.0,
+        -0.0,
+        1e-300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    // a splitmix64 step: a value index per point
+    let hash = |k: u64| {
+        let z = k
+            .wrapping_add(0x9e37_79b9_7f4a_7c15)
+            .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    // the interpreter's values where either is not finite, else within the prefix's documented
+    // bound, `(k + 2)·eps·Σ|x|` over the points the k-th result sums (`line`: its terms in scan
+    // order, an exclusive scan's led by 0, a start's by it; one more taken, to cover both)
+    let agree = |got: &[f64], want: &[f64], line: &[f64]| {
+        got.iter().zip(want).enumerate().all(|(k, (&g, &w))| {
+            if g == w || !(g.is_finite() && w.is_finite()) {
+                return (g.is_nan() && w.is_nan()) || g == w;
+            }
+            let abs: f64 = line[..(k + 2).min(line.len())].iter().map(|v| v.abs()).sum();
+            (g - w).abs() <= (k as f64 + 3.0) * f64::EPSILON * abs
+        })
+    };
+    let first: ArrayD<f64> = from(4, |i| [1e308, 1e308, -1e308, -1e308][i], &[4]);
+    check("cumsum(x)", &[("x", (&first).into())]).unwrap();
+    for n in 1usize..=40 {
+        for round in 0..6u64 {
+            // NaN in every other round only: it takes over every later partial sum
+            let pick = |r: u64| values[(r % (values.len() as u64 - round % 2)) as usize];
+            let seed = (n as u64 * 100 + round) * 1000;
+            let x: ArrayD<f64> = from(n, |i| pick(hash(seed + i as u64)), &[n]);
+            let m: ArrayD<f64> = from(3 * n, |i| pick(hash(seed + 500 + i as u64)), &[3, n]);
+            let inputs = [("x", (&x).into()), ("m", (&m).into())];
+            let xs: Vec<f64> = x.iter().copied().collect();
+            let lead = |v: f64| std::iter::once(v).chain(xs.iter().copied()).collect::<Vec<f64>>();
+            for (expr, line) in [
+                ("cumsum(x)", xs.clone()),
+                ("cumsum(x, reverse=True)", xs.iter().rev().copied().collect()),
+                ("cumsum(x, exclusive=True)", lead(0.0)),
+                ("cumsum(x, initial=1e308)", lead(1e308)),
+                ("cumsum(m)", m.iter().copied().collect()),
+            ] {
+                let run = |b: &str| -> Vec<f64> {
+                    let out = runner_on(expr, b, 1).run(&inputs).unwrap().into_f64();
+                    let mut v: Vec<f64> = out.iter().copied().collect();
+                    if expr.contains("reverse") {
+                        v.reverse();
+                    }
+                    v
+                };
+                let (got, want) = (run("jit"), run("interp"));
+                assert!(
+                    agree(&got, &want, &line),
+                    "{expr} of {xs:?} / {m:?}:\n jit {got:?}\n interp {want:?}"
+                );
+            }
+            // along the columns, each line folds in order: the interpreter's bits
+            check("cumsum(m, axis=0)", &inputs).unwrap();
+        }
+    }
+}
+
 /// min and max of int32 values fold `i32x4` accumulators, 4 points a vector (int_acc.rs): the
 /// interpreter's results over every length 0..=40 and long ones (the vector loop, its tail and the
 /// work units), int32's extremes (`i32::MIN` and `i32::MAX` against the accumulators' identities),

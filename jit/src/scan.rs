@@ -28,7 +28,11 @@
 //! axis the in-register prefix reassociates a sum or product within each vector (`carry + (a + b)`
 //! instead of `(carry + a) + b`): the error bound is that of a sum reassociated in blocks of `lanes`
 //! (2 for f64, 4 for f32 in the f64 state), `|err| <= (len + lanes) * eps * sum |x|` for the f64
-//! state; max and min are exact (they are associative, NaN and signed zeros included). A product
+//! state; max and min are exact (they are associative, NaN and signed zeros included). A float64
+//! sum's vector whose results come near float64's overflow (not finite, or 2^1000 or more in
+//! magnitude) is folded again point by point, in a cold block: there one order may overflow where
+//! the other does not, and an infinity met by its opposite gives NaN (`cumsum([1e308, 1e308,
+//! -1e308, -1e308])` is inf in order, was NaN). A product
 //! of float values folds point by point along such a line (scalar code, in order): reassociated,
 //! its underflow and overflow would differ (`cumprod([1e-300, 1e-300, 1e300, 1e300])`: 0 in
 //! order, NaN as `carry · (a · b)`). The reverse
@@ -59,7 +63,7 @@ use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
 use crate::lower::complex::Z;
 use crate::lower::{Gen, W};
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{ConstantData, Immediate, InstBuilder, Value, types};
 use cranelift_frontend::Variable;
 use kiln_ir::{ElemType, Scan, ScanOp};
@@ -770,10 +774,60 @@ impl Emitter<'_, '_> {
             let out = self.combine(g, c, p);
             let total = self.last_splat(g, p);
             let next = self.combine(g, c, total);
+            let (out, next) = if self.op() == ScanOp::Sum && self.ints.is_none() && g.dtype == ElemType::F64 {
+                self.near_overflow_in_order(g, c, v, out, next)
+            } else {
+                (out, next)
+            };
             g.b.def_var(carry, next);
             out
         };
         self.store_out(g, out, addr);
+    }
+
+    /// A float64 sum's vector `out` (and next carry `next`) from carry `c` and values `v` by the
+    /// in-register prefix, or, where a lane of `out` is not finite or at least 2^1000 in
+    /// magnitude, the same vector folded point by point in scan order (a cold block). The prefix
+    /// reassociates (`c + (a + b)` for `(c + a) + b`): its rounding error is bounded (module doc),
+    /// but near float64's overflow one order may overflow where the other does not (`1.7e308 +
+    /// (1e308 + -1e308)` against `(1.7e308 + 1e308) + -1e308`), and an infinity from the wrong
+    /// order meets its opposite as NaN (`cumsum` gave NaN where NumPy gives inf). Every partial sum
+    /// of either order near the overflow shows as such a lane (they differ by rounding alone, and an
+    /// overflowing pair `a + b` is an infinite lane), so the vectors in order are those that could
+    /// differ by more than rounding; float32 data, summed in the float64 state, cannot overflow.
+    fn near_overflow_in_order(
+        &self,
+        g: &mut Gen<'_, '_>,
+        c: Value,
+        v: Value,
+        out: Value,
+        next: Value,
+    ) -> (Value, Value) {
+        let ty = g.b.func.dfg.value_type(out);
+        let far = g.b.ins().f64const(2f64.powi(1000));
+        let far = g.b.ins().splat(ty, far);
+        let mag = g.b.ins().fabs(out);
+        let near = g.b.ins().fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, mag, far);
+        let any = g.b.ins().vany_true(near);
+        let (cold, join) = (g.b.create_block(), g.b.create_block());
+        g.b.set_cold_block(cold);
+        let out_p = g.b.append_block_param(join, ty);
+        let next_p = g.b.append_block_param(join, ty);
+        g.b.ins().brif(any, cold, &[], join, &[out.into(), next.into()]);
+        g.b.switch_to_block(cold);
+        let lanes = ty.lane_count() as u8;
+        let mut s = g.b.ins().extractlane(c, 0);
+        let mut seq = out;
+        for k in 0..lanes {
+            let lane = if self.scan.reverse { lanes - 1 - k } else { k };
+            let x = g.b.ins().extractlane(v, lane);
+            s = g.b.ins().fadd(s, x);
+            seq = g.b.ins().insertlane(seq, s, lane);
+        }
+        let carried = g.b.ins().splat(ty, s);
+        g.b.ins().jump(join, &[seq.into(), carried.into()]);
+        g.b.switch_to_block(join);
+        (out_p, next_p)
     }
 
     /// Columns (`inner > 1`): block `o` is `len` rows of `inner` independent lines, each carried in
