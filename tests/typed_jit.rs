@@ -1403,7 +1403,8 @@ fn float_cumsum_near_overflow_folds_in_order() {
             if g == w || !(g.is_finite() && w.is_finite()) {
                 return (g.is_nan() && w.is_nan()) || g == w;
             }
-            let abs: f64 = line[..(k + 2).min(line.len())].iter().map(|v| v.abs()).sum();
+            let terms = &line[..(k + 2).min(line.len())];
+            let abs: f64 = terms.iter().filter(|v| v.is_finite()).map(|v| v.abs()).sum();
             (g - w).abs() <= (k as f64 + 3.0) * f64::EPSILON * abs
         })
     };
@@ -1416,7 +1417,16 @@ fn float_cumsum_near_overflow_folds_in_order() {
             let seed = (n as u64 * 100 + round) * 1000;
             let x: ArrayD<f64> = from(n, |i| pick(hash(seed + i as u64)), &[n]);
             let m: ArrayD<f64> = from(3 * n, |i| pick(hash(seed + 500 + i as u64)), &[3, n]);
-            let inputs = [("x", (&x).into()), ("m", (&m).into())];
+            let k: ArrayD<i64> = from(
+                n,
+                |i| {
+                    [100_000_000, -100_000_000, 170_000_000, -170_000_000, 1, -1, 0]
+                        [(hash(seed + 900 + i as u64) % 7) as usize]
+                },
+                &[n],
+            );
+            let ks: Vec<i64> = k.iter().copied().collect();
+            let inputs = [("x", (&x).into()), ("m", (&m).into()), ("k", (&k).into())];
             let xs: Vec<f64> = x.iter().copied().collect();
             let lead = |v: f64| std::iter::once(v).chain(xs.iter().copied()).collect::<Vec<f64>>();
             for (expr, line) in [
@@ -1424,7 +1434,17 @@ fn float_cumsum_near_overflow_folds_in_order() {
                 ("cumsum(x, reverse=True)", xs.iter().rev().copied().collect()),
                 ("cumsum(x, exclusive=True)", lead(0.0)),
                 ("cumsum(x, initial=1e308)", lead(1e308)),
+                ("cumsum(x, reverse=True, exclusive=True)", {
+                    let mut l: Vec<f64> = xs.iter().rev().copied().collect();
+                    l.insert(0, 0.0);
+                    l
+                }),
                 ("cumsum(m)", m.iter().copied().collect()),
+                // float64 values of a typed kernel (an int64 input)
+                (
+                    "cumsum(k * 1e300)",
+                    ks.iter().map(|&k| k as f64 * 1e300).collect(),
+                ),
             ] {
                 let run = |b: &str| -> Vec<f64> {
                     let out = runner_on(expr, b, 1).run(&inputs).unwrap().into_f64();

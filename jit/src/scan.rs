@@ -774,8 +774,9 @@ impl Emitter<'_, '_> {
             let out = self.combine(g, c, p);
             let total = self.last_splat(g, p);
             let next = self.combine(g, c, total);
-            let (out, next) = if self.op() == ScanOp::Sum && self.ints.is_none() && g.dtype == ElemType::F64 {
-                self.near_overflow_in_order(g, c, v, out, next)
+            let float64 = g.dtype == ElemType::F64 && self.ints.is_none() && !self.widened;
+            let (out, next) = if self.op() == ScanOp::Sum && float64 {
+                self.near_overflow_in_order(g, c, v, p, out, next)
             } else {
                 (out, next)
             };
@@ -786,20 +787,24 @@ impl Emitter<'_, '_> {
     }
 
     /// A float64 sum's vector `out` (and next carry `next`) from carry `c` and values `v` by the
-    /// in-register prefix, or, where a lane of `out` is not finite or at least 2^1000 in
-    /// magnitude, the same vector folded point by point in scan order (a cold block). The prefix
+    /// in-register prefix `p`, or, where a lane of `out` is not finite or at least 2^1000 in
+    /// magnitude, the same vector folded point by point in scan order (cold blocks). The prefix
     /// reassociates (`c + (a + b)` for `(c + a) + b`): its rounding error is bounded (module doc),
     /// but near float64's overflow one order may overflow where the other does not (`1.7e308 +
     /// (1e308 + -1e308)` against `(1.7e308 + 1e308) + -1e308`), and an infinity from the wrong
-    /// order meets its opposite as NaN (`cumsum` gave NaN where NumPy gives inf). Every partial sum
-    /// of either order near the overflow shows as such a lane (they differ by rounding alone, and an
-    /// overflowing pair `a + b` is an infinite lane), so the vectors in order are those that could
-    /// differ by more than rounding; float32 data, summed in the float64 state, cannot overflow.
+    /// order meets its opposite as NaN (`cumsum` gave NaN where NumPy gives inf). Every overflow in
+    /// either order, and every infinity, shows as such a lane: an overflowing `a + b` makes `c +
+    /// inf` infinite, and an overflow in order leaves the reassociated lane within rounding of
+    /// 2^1024. Such a vector keeps the prefix's results where the carry is NaN (every result is
+    /// then NaN in either order) or infinite while the prefix is finite (every result is then the
+    /// carry), so a line past a NaN or an infinity does not fold point by point from there on.
+    /// float32 data, summed in the float64 state, cannot overflow.
     fn near_overflow_in_order(
         &self,
         g: &mut Gen<'_, '_>,
         c: Value,
         v: Value,
+        p: Value,
         out: Value,
         next: Value,
     ) -> (Value, Value) {
@@ -809,11 +814,30 @@ impl Emitter<'_, '_> {
         let mag = g.b.ins().fabs(out);
         let near = g.b.ins().fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, mag, far);
         let any = g.b.ins().vany_true(near);
-        let (cold, join) = (g.b.create_block(), g.b.create_block());
+        let (check, cold, join) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
+        g.b.set_cold_block(check);
         g.b.set_cold_block(cold);
         let out_p = g.b.append_block_param(join, ty);
         let next_p = g.b.append_block_param(join, ty);
-        g.b.ins().brif(any, cold, &[], join, &[out.into(), next.into()]);
+        g.b.ins().brif(any, check, &[], join, &[out.into(), next.into()]);
+        // a NaN carry, or an infinite one beside a finite prefix: the prefix's results stand
+        g.b.switch_to_block(check);
+        let c0 = g.b.ins().extractlane(c, 0);
+        let c_nan = g.b.ins().fcmp(FloatCC::Unordered, c0, c0);
+        let inf = g.b.ins().f64const(f64::INFINITY);
+        let c_mag = g.b.ins().fabs(c0);
+        let c_inf = g.b.ins().fcmp(FloatCC::Equal, c_mag, inf);
+        let p_mag = g.b.ins().fabs(p);
+        let infs = g.b.ins().splat(ty, inf);
+        let p_bad =
+            g.b.ins()
+                .fcmp(FloatCC::UnorderedOrGreaterThanOrEqual, p_mag, infs);
+        let p_bad = g.b.ins().vany_true(p_bad);
+        let p_ok = g.b.ins().bxor_imm_u(p_bad, 1);
+        let stands = g.b.ins().band(c_inf, p_ok);
+        let stands = g.b.ins().bor(c_nan, stands);
+        g.b.ins()
+            .brif(stands, join, &[out.into(), next.into()], cold, &[]);
         g.b.switch_to_block(cold);
         let lanes = ty.lane_count() as u8;
         let mut s = g.b.ins().extractlane(c, 0);
