@@ -152,8 +152,8 @@ pub fn compile(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> R
 /// Compiles a typed kernel ([`kiln_ir::typed`]: bool and integer values, casts explicit) read
 /// through `plan` with `schedule`, through the global [`KernelCache`]: `kernel` is the typed
 /// kernel's own ([`kiln_ir::typed::TypedKernel::kernel`]) in the float dtype of its lanes
-/// ([`typed::lanes_dtype`]: float32 for a map of 32-bit values and a min or max of int32 ones, else
-/// float64; [`typed::kernel_of`]
+/// ([`typed::lanes_dtype`]: float32 for a map of 32-bit values and a min or max of int32 ones, alone
+/// or as sibling reductions, else float64; [`typed::kernel_of`]
 /// makes it), each input of another type declared [`kiln_ir::InputDecl::stored`] as it and read
 /// where it is, as the float kernels read their stored inputs. It runs as a kernel of that dtype
 /// does ([`CompiledKernel::bind`], inputs as [`InputRef::Stored`] where stored), and gives the

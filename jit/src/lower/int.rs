@@ -90,14 +90,16 @@ impl Gen<'_, '_> {
     /// quotient by a shift (`|d|` a power of two) or a multiply-high by Hacker's Delight's magic
     /// number (`magic_s32`, as Cranelift's own scalar rewrite), the remainder `a - q * d`, then the
     /// floor correction where the remainder's sign differs from `d`'s. `d` of 0 gives 0; -1 gives
-    /// `-a` (wrapping) and remainder 0; 1 gives `a` and 0.
+    /// `-a` (wrapping) and remainder 0; 1 gives `a` and 0. `//` and `%` by `d > 1` floor from the
+    /// start instead ([`Gen::floor_i32x4_by`]).
     pub(crate) fn divide_i32x4_by(&mut self, op: BinaryOp, a: Value, d: i32) -> Value {
-        let zero = self.konst(Scalar::I32(0), true);
-        if d > 1 && op != BinaryOp::Fmod {
-            if let Some(r) = self.floor_i32x4_by(op, a, d) {
-                return r;
-            }
+        if d > 1
+            && op != BinaryOp::Fmod
+            && let Some(r) = self.floor_i32x4_by(op, a, d)
+        {
+            return r;
         }
+        let zero = self.konst(Scalar::I32(0), true);
         let q = match d {
             0 => return zero,
             -1 | 1 if op != BinaryOp::FloorDiv => return zero,
