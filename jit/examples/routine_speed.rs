@@ -8,7 +8,9 @@ use kiln_jit::wide::{Binary, Level, Routine, WideElem};
 use kiln_jit::{apply_wide, apply_wide_binary};
 use std::time::Instant;
 
-fn time<T: WideElem + Copy>(r: Routine, level: Level, src: &[T]) -> f64 {
+/// ns per element of `run` over a copy of `src` (the best of 7 rounds of 400 passes, each pass a
+/// copy of the input and the routine in place).
+fn best_of<T: Copy>(src: &[T], mut run: impl FnMut(&mut [T])) -> f64 {
     let mut xs = src.to_vec();
     let mut best = f64::INFINITY;
     for _ in 0..7 {
@@ -16,7 +18,7 @@ fn time<T: WideElem + Copy>(r: Routine, level: Level, src: &[T]) -> f64 {
         let t = Instant::now();
         for _ in 0..reps {
             xs.copy_from_slice(src);
-            apply_wide(r, level, &mut xs).unwrap();
+            run(&mut xs);
         }
         let ns = t.elapsed().as_nanos() as f64 / (reps * src.len()) as f64;
         best = best.min(ns);
@@ -24,20 +26,12 @@ fn time<T: WideElem + Copy>(r: Routine, level: Level, src: &[T]) -> f64 {
     best
 }
 
+fn time<T: WideElem + Copy>(r: Routine, level: Level, src: &[T]) -> f64 {
+    best_of(src, |xs| apply_wide(r, level, xs).unwrap())
+}
+
 fn time_binary<T: WideElem + Copy>(r: Binary, level: Level, src: &[T], ys: &[T]) -> f64 {
-    let mut xs = src.to_vec();
-    let mut best = f64::INFINITY;
-    for _ in 0..7 {
-        let reps = 400;
-        let t = Instant::now();
-        for _ in 0..reps {
-            xs.copy_from_slice(src);
-            apply_wide_binary(r, level, &mut xs, ys).unwrap();
-        }
-        let ns = t.elapsed().as_nanos() as f64 / (reps * src.len()) as f64;
-        best = best.min(ns);
-    }
-    best
+    best_of(src, |xs| apply_wide_binary(r, level, xs, ys).unwrap())
 }
 
 fn main() {
