@@ -240,32 +240,28 @@ impl Gen<'_, '_> {
         } else {
             W::Scalar
         };
-        {
-            {
-                let (bv, bi, cv, ci) = (a[0], a[1], c[0], c[1]);
-                let zero = self.iconst(w, 0);
-                let c_valid = self.icmp(IntCC::SignedGreaterThanOrEqual, ci, zero);
-                let b_empty = self.icmp(IntCC::SignedLessThan, bi, zero);
-                let b_nan = self.fcmp(FloatCC::Unordered, bv, bv);
-                let c_nan = self.fcmp(FloatCC::Unordered, cv, cv);
-                let lower = self.icmp(IntCC::SignedLessThan, ci, bi);
-                let nan_case = self.b.ins().band(c_nan, lower);
-                let cc = if op == ReduceOp::ArgMin {
-                    FloatCC::LessThan
-                } else {
-                    FloatCC::GreaterThan
-                };
-                let better = self.fcmp(cc, cv, bv);
-                let eq = self.fcmp(FloatCC::Equal, cv, bv);
-                let tie = self.b.ins().band(eq, lower);
-                let num_case = self.b.ins().bor(better, tie);
-                let num_case = self.b.ins().bor(num_case, c_nan);
-                let inner = self.pick(b_nan, nan_case, num_case);
-                let t = self.b.ins().bor(b_empty, inner);
-                let take = self.b.ins().band(c_valid, t);
-                vec![self.pick(take, cv, bv), self.pick(take, ci, bi)]
-            }
-        }
+        let (bv, bi, cv, ci) = (a[0], a[1], c[0], c[1]);
+        let zero = self.iconst(w, 0);
+        let c_valid = self.icmp(IntCC::SignedGreaterThanOrEqual, ci, zero);
+        let b_empty = self.icmp(IntCC::SignedLessThan, bi, zero);
+        let b_nan = self.fcmp(FloatCC::Unordered, bv, bv);
+        let c_nan = self.fcmp(FloatCC::Unordered, cv, cv);
+        let lower = self.icmp(IntCC::SignedLessThan, ci, bi);
+        let nan_case = self.b.ins().band(c_nan, lower);
+        let cc = if op == ReduceOp::ArgMin {
+            FloatCC::LessThan
+        } else {
+            FloatCC::GreaterThan
+        };
+        let better = self.fcmp(cc, cv, bv);
+        let eq = self.fcmp(FloatCC::Equal, cv, bv);
+        let tie = self.b.ins().band(eq, lower);
+        let num_case = self.b.ins().bor(better, tie);
+        let num_case = self.b.ins().bor(num_case, c_nan);
+        let inner = self.pick(b_nan, nan_case, num_case);
+        let t = self.b.ins().bor(b_empty, inner);
+        let take = self.b.ins().band(c_valid, t);
+        vec![self.pick(take, cv, bv), self.pick(take, ci, bi)]
     }
 
     /// Merges vector accumulators `slots` and the scalar accumulator `tail` into one scalar partial.

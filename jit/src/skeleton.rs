@@ -455,8 +455,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// every stretch of a row the segment folds (at most `min(row_len, seg_len)` points) is shorter
     /// than one step of the main vector loop (`unroll` or `accumulators` vectors), that loop never
     /// ran and only the remainder loop, a vector at a time (`p = 0`), updated an accumulator, the
-    /// first: it is folded alone (the others hold the identity, which a merge leaves alone). Short rows (argmax over 10 classes) skip most of the fold's merges, a few
-    /// dozen instructions each.
+    /// first: it is folded alone (the others hold the identity, which a merge leaves alone). Short
+    /// rows (argmax over 10 classes) skip most of the fold's merges, a few dozen instructions each.
     fn arg_fold(&self, g: &mut Gen<'_, '_>, op: ReduceOp, vs: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
         let sched = self.f.key.schedule;
         let step = sched.unroll.max(sched.accumulators) as i64 * i64::from(self.f.lanes);
