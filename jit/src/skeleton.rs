@@ -459,7 +459,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// rows (argmax over 10 classes) skip most of the fold's merges, a few dozen instructions each.
     fn arg_fold(&self, g: &mut Gen<'_, '_>, op: ReduceOp, vs: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
         let sched = self.f.key.schedule;
-        let step = sched.unroll.max(sched.accumulators) as i64 * i64::from(self.f.lanes);
+        let step = sched.unroll.max(sched.accumulators) as i64 * self.f.lanes;
         let (all, first, join) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
         let types: Vec<_> = tail.iter().map(|&v| g.b.func.dfg.value_type(v)).collect();
         for &ty in &types {
