@@ -540,6 +540,18 @@ fn typed_engine(
     (Engine::TypedCompiled, compiled_note(typed, why))
 }
 
+/// The accumulators integer and bool reductions `ops` fold in a kernel of `lanes` lanes (int_acc.rs):
+/// int64 ones, but at 4 lanes (int32 values) `i32x4` ones for min and max, and two `i64x2` halves
+/// for a sum.
+fn int_accumulators(ops: &[kiln_ir::ReduceOp], lanes: u8) -> &'static str {
+    use kiln_ir::ReduceOp::{Max, Min};
+    match lanes {
+        4 if ops.iter().all(|op| matches!(op, Min | Max)) => "i32x4 vector accumulators",
+        4 if ops.iter().any(|op| matches!(op, Min | Max)) => "int64 accumulators, i32x4 for min and max",
+        _ => "int64 accumulators",
+    }
+}
+
 /// What `kiln explain` says of the typed kernel `typed` (typed because of `why`) the JIT compiles:
 /// what it computes in which lanes.
 fn compiled_note(typed: &TypedKernel, why: &str) -> String {
@@ -563,13 +575,8 @@ fn compiled_note(typed: &TypedKernel, why: &str) -> String {
         }
         KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
         KernelKind::Siblings { ops, .. } => {
+            let acc = int_accumulators(ops, lanes);
             let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();
-            // min and max of int32 values at 4 lanes fold in the type (int_acc.rs)
-            let acc = if lanes == 4 {
-                "i32x4 vector accumulators"
-            } else {
-                "int64 accumulators"
-            };
             format!(
                 "sibling reductions [{}] of {vt} values in one pass ({acc})",
                 ops.join(", ")
@@ -577,9 +584,11 @@ fn compiled_note(typed: &TypedKernel, why: &str) -> String {
         }
         _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
         _ if vt.is_complex() => format!("a reduction of {vt} values (one accumulator of both parts)"),
-        // min and max of int32 values at 4 lanes fold in the type (int_acc.rs)
-        KernelKind::Reduce { .. } if lanes == 4 => {
-            format!("a reduction of {vt} values (i32x4 vector accumulators)")
+        KernelKind::Reduce { op, .. } => {
+            format!(
+                "a reduction of {vt} values ({})",
+                int_accumulators(std::slice::from_ref(op), lanes)
+            )
         }
         _ => format!("a reduction of {vt} values (int64 accumulators)"),
     };

@@ -1466,15 +1466,17 @@ fn float_cumsum_near_overflow_folds_in_order() {
     }
 }
 
-/// min and max of int32 values fold `i32x4` accumulators, 4 points a vector (int_acc.rs): the
-/// interpreter's results over every length 0..=40 and long ones (the vector loop, its tail and the
-/// work units), int32's extremes (`i32::MIN` and `i32::MAX` against the accumulators' identities),
+/// min and max of int32 values fold `i32x4` accumulators, 4 points a vector, and sums two `i64x2`
+/// halves (int_acc.rs): the interpreter's results over every length 0..=40 and long ones (the
+/// vector loop, its tail and the work units), int32's extremes (`i32::MIN` and `i32::MAX` against
+/// the accumulators' identities, summed into int64),
 /// whole arrays, every axis of a matrix and of a 3-d array (kept outputs, 4 at a time, whose int64
-/// words hold the identity before the first row), strided and transposed views, an int32 body
+/// words hold the identity before the first row; kept sums by groups of rows), strided and
+/// transposed views, an int32 body
 /// (`i*2 - j`, wrapping), from an `initial` value, with 1 and 4 threads; explain says `i32x4`
 /// accumulators in 4 lanes (beside map outputs: `several_typed_outputs_compile_as_one_kernel`).
 #[test]
-fn int32_min_and_max_fold_in_the_type() {
+fn int32_min_max_and_sum_fold_in_four_lanes() {
     let value = |k: usize| -> i32 {
         match k % 11 {
             3 => i32::MIN,
@@ -1496,11 +1498,16 @@ fn int32_min_and_max_fold_in_the_type() {
                 "max(i*2 - j)",
                 "min(where(i > j, j, i))",
                 "min(i, initial=5)",
+                "sum(i)",
+                "sum(i*2 - j)",
+                "sum(i) + max(j)",
             ] {
                 if n == 0 {
-                    // an empty min or max is an error on every backend, but from an initial value
+                    // an empty min or max is an error on every backend, but from an initial value;
+                    // an empty sum is 0
                     let ran = check(expr, &inputs).is_some();
-                    assert_eq!(ran, expr.contains("initial"), "{expr} of nothing");
+                    let defined = expr.contains("initial") || !expr.contains("max") && !expr.contains("min");
+                    assert_eq!(ran, defined, "{expr} of nothing");
                     continue;
                 }
                 compiled_on_threads(expr, &inputs, &format!("n = {n}, shift {shift}"));
@@ -1525,7 +1532,7 @@ fn int32_min_and_max_fold_in_the_type() {
         for v in views {
             let inputs = [("m", (&v).into())];
             for axis in 0..shape.len() {
-                for f in ["max", "min"] {
+                for f in ["max", "min", "sum"] {
                     for expr in [
                         format!("{f}(m, axis={axis})"),
                         format!("{f}(m, axis={axis}, initial=-7)"),
@@ -1540,6 +1547,11 @@ fn int32_min_and_max_fold_in_the_type() {
     let note = check("max(i)", &[("i", (&i).into())]).unwrap();
     assert!(
         note.contains("i32x4 vector accumulators") && note.contains("(4 lanes)"),
+        "{note}"
+    );
+    let note = check("sum(i)", &[("i", (&i).into())]).unwrap();
+    assert!(
+        note.contains("(int64 accumulators)") && note.contains("(4 lanes)"),
         "{note}"
     );
 }

@@ -5,7 +5,9 @@
 //! int32 min and max below): an integer sign-extended, a bool 0 / 1, and for `any` / `all` its
 //! truth as 0 / 1. Then:
 //! - sum / prod: wrapping `iadd` / `imul` (NumPy's int64 accumulator; integer sums are exact and
-//!   associative, so any cut into chunks, lanes or threads gives the same bits);
+//!   associative, so any cut into chunks, lanes or threads gives the same bits). A sum of int32
+//!   values in a kernel of 4 lanes keeps two `i64x2` halves at vector width ([`Gen::int32_sum`]),
+//!   as a float32 kernel's sums keep two `f64x2` ones: its words are 4 outputs' int64 words;
 //! - min / max: `smin` / `smax` (the result narrowed to the value type after; of bools, 0 / 1).
 //!   Of int32 values they fold in the type: the kernel runs float32's 4 lanes
 //!   (`typed::lanes_dtype`) and its vector accumulators are `i32x4` ([`Gen::int32_extremes`]),
@@ -42,6 +44,12 @@ impl Gen<'_, '_> {
             && self.dtype == ElemType::F32
     }
 
+    /// Whether `op` is a sum of int32 values in a kernel of 4 lanes (`typed::lanes_dtype`): its
+    /// vector accumulator is two `i64x2` halves, lanes 0-1 and 2-3 of the `i32x4` values widened.
+    pub(crate) fn int32_sum(&self, op: ReduceOp) -> bool {
+        op == ReduceOp::Sum && self.int_values() == Some(ElemType::I32) && self.dtype == ElemType::F32
+    }
+
     fn int_ty(w: W) -> Type {
         match w {
             W::Scalar => types::I64,
@@ -62,7 +70,11 @@ impl Gen<'_, '_> {
         if w == W::Vector && self.int32_extremes(op) {
             return vec![types::I32X4];
         }
-        let n = if op.is_arg() { 2 } else { 1 };
+        let n = if op.is_arg() || (w == W::Vector && self.int32_sum(op)) {
+            2
+        } else {
+            1
+        };
         vec![Self::int_ty(w); n]
     }
 
@@ -84,6 +96,9 @@ impl Gen<'_, '_> {
         let mut out = vec![self.int_const(w, v)];
         if let Some(i) = idx {
             out.push(self.int_const(w, i));
+        }
+        if w == W::Vector && self.int32_sum(op) {
+            out.push(self.int_const(w, v));
         }
         out
     }
@@ -134,6 +149,10 @@ impl Gen<'_, '_> {
         if self.int32_extremes(op) && self.b.func.dfg.value_type(v).is_vector() {
             return vec![self.int_merge(op, acc[0], v)];
         }
+        if self.int32_sum(op) && self.b.func.dfg.value_type(v).is_vector() {
+            let [lo, hi] = self.int32_halves(v);
+            return vec![self.b.ins().iadd(acc[0], lo), self.b.ins().iadd(acc[1], hi)];
+        }
         let x = self.int_lanes(op, vt, v);
         match op {
             ReduceOp::ArgMin | ReduceOp::ArgMax => {
@@ -175,12 +194,28 @@ impl Gen<'_, '_> {
     /// The values `vs` of several reduced rows folded into the sum accumulator `acc` at once (see
     /// [`Gen::acc_update_rows`]; integer sums are associative, so the grouping changes no bit).
     pub(crate) fn int_acc_update_rows(&mut self, vt: ElemType, acc: &[Value], vs: &[Value]) -> Vec<Value> {
+        if acc.len() == 2 {
+            // an int32 sum's halves
+            let mut sums = [acc[0], acc[1]];
+            for &v in vs {
+                let halves = self.int32_halves(v);
+                for (s, h) in sums.iter_mut().zip(halves) {
+                    *s = self.b.ins().iadd(*s, h);
+                }
+            }
+            return sums.to_vec();
+        }
         let mut sum = acc[0];
         for &v in vs {
             let x = self.int_lanes(ReduceOp::Sum, vt, v);
             sum = self.b.ins().iadd(sum, x);
         }
         vec![sum]
+    }
+
+    /// The `i32x4` `v` widened to int64: lanes 0-1 and 2-3, each an `i64x2`.
+    fn int32_halves(&mut self, v: Value) -> [Value; 2] {
+        [self.b.ins().swiden_low(v), self.b.ins().swiden_high(v)]
     }
 
     /// Order-independent merge of two partial results `a` (the state) and `c`: scalars, or (arg
@@ -240,9 +275,16 @@ impl Gen<'_, '_> {
         let Some((first, rest)) = slots.split_first() else {
             return state;
         };
-        let mut v = first[0];
+        // each part (an int32 sum's two halves) over the slots, then the parts together
+        let mut parts = first.clone();
         for slot in rest {
-            v = self.int_merge(op, v, slot[0]);
+            for (p, &x) in parts.iter_mut().zip(slot) {
+                *p = self.int_merge(op, *p, x);
+            }
+        }
+        let mut v = parts[0];
+        for &p in &parts[1..] {
+            v = self.int_merge(op, v, p);
         }
         let lanes = self.b.func.dfg.value_type(v).lane_count() as u8;
         for lane in 0..lanes {
@@ -284,6 +326,11 @@ impl Gen<'_, '_> {
             return vec![self.shuffle_bytes(lo, hi, mask, types::I32X4)];
         }
         let mut acc = vec![self.b.ins().load(ty, mem(), addr, (off * 8) as i32)];
+        if w == W::Vector && self.int32_sum(op) {
+            // 4 outputs' words: the second half
+            acc.push(self.b.ins().load(ty, mem(), addr, (off * 8 + 16) as i32));
+            return acc;
+        }
         if op.is_arg() {
             let iaddr = self.elem_addr(out_idx, o, 8);
             acc.push(self.b.ins().load(ty, mem(), iaddr, (off * 8) as i32));
@@ -310,6 +357,11 @@ impl Gen<'_, '_> {
             return;
         }
         self.b.ins().store(mem(), acc[0], addr, (off * 8) as i32);
+        if !op.is_arg() && acc.len() == 2 {
+            // an int32 sum's second half: the next 2 outputs' words
+            self.b.ins().store(mem(), acc[1], addr, (off * 8 + 16) as i32);
+            return;
+        }
         if op.is_arg() {
             let iaddr = self.elem_addr(out_idx, o, 8);
             self.b.ins().store(mem(), acc[1], iaddr, (off * 8) as i32);

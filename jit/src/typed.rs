@@ -88,18 +88,16 @@ pub fn why_not(kernel: &TypedKernel) -> Option<String> {
 
 /// The float dtype whose lanes the main code generator runs the typed kernel `kernel` in (the
 /// input of [`crate::compile_typed`]): float32's 4 for a map whose values are all 32 bits wide and
-/// a scan of float32 values beside only 32-bit ones, and min and max of int32 values beside only
-/// 32-bit ones (alone, or every component of sibling reductions), else float64's 2 (other
+/// a scan of float32 values beside only 32-bit ones, and min, max and sum of int32 values beside
+/// only 32-bit ones (alone, or every component of sibling reductions), else float64's 2 (other
 /// reductions fold in 64-bit accumulators).
 pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::ElemType {
     match kernel.kernel.kind {
         KernelKind::Map if lanes_of(kernel) >= 4 => kiln_ir::ElemType::F32,
-        // min and max of int32 values fold `i32x4` accumulators (int_acc.rs), alone or as every
-        // component of sibling reductions
-        KernelKind::Reduce { op, .. } if extremes(&[op]) && int32_lanes(kernel) => kiln_ir::ElemType::F32,
-        KernelKind::Siblings { ref ops, .. } if extremes(ops) && int32_lanes(kernel) => {
-            kiln_ir::ElemType::F32
-        }
+        // min and max of int32 values fold `i32x4` accumulators and sums two `i64x2` halves
+        // (int_acc.rs), alone or as every component of sibling reductions
+        KernelKind::Reduce { op, .. } if in_four(&[op]) && int32_lanes(kernel) => kiln_ir::ElemType::F32,
+        KernelKind::Siblings { ref ops, .. } if in_four(ops) && int32_lanes(kernel) => kiln_ir::ElemType::F32,
         // a scan of float32 values carries a float32 state, as a float32 kernel's
         KernelKind::Scan(_) if kernel.value_type() == ElemType::F32 && lanes_of(kernel) == 4 => {
             kiln_ir::ElemType::F32
@@ -108,10 +106,10 @@ pub fn lanes_dtype(kernel: &TypedKernel) -> kiln_ir::ElemType {
     }
 }
 
-/// Whether every one of `ops` is a min or a max.
-fn extremes(ops: &[kiln_ir::ReduceOp]) -> bool {
-    ops.iter()
-        .all(|op| matches!(op, kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::Max))
+/// Whether every one of `ops` folds int32 values in 4 lanes: a min, a max or a sum.
+fn in_four(ops: &[kiln_ir::ReduceOp]) -> bool {
+    use kiln_ir::ReduceOp::*;
+    ops.iter().all(|op| matches!(op, Min | Max | Sum))
 }
 
 /// Whether `kernel`'s values are int32 ones beside only 32-bit values.
