@@ -169,12 +169,12 @@ pub struct Structure {
 /// What a typed kernel computes ([`kiln_ir::typed`]: bool, integer and float values, compiled by
 /// [`crate::compile_typed`]): the type of its values and of its result. Its code holds every value
 /// in the registers its type takes at the lanes of its dtype ([`crate::typed::lanes_dtype`]: 4, a
-/// float32 kernel's, for a map of 32-bit values and a min or max of int32 ones (alone or sibling
-/// reductions), else 2, a float64
+/// float32 kernel's, for a map of 32-bit values and a min, max or sum of int32 ones (alone or
+/// sibling reductions), else 2, a float64
 /// kernel's: `i64x2`, `f64x2`, bools as masks, 32-bit values half-filled, as `lower/values.rs`
 /// holds them), reads every input in its own type where it is ([`Structure::stored`]), and folds
 /// integer and bool values in int64 accumulators (int_acc.rs; int32 min and max in `i32x4` ones at
-/// vector width).
+/// vector width, int32 sums in two `i64x2` halves).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TypedValues {
     /// The type of the body's values.

@@ -18,7 +18,7 @@
 //! only unsafe code). Typed kernels (bool, int32 and int64 values beside floats, [`kiln_ir::typed`])
 //! run on this framework too ([`compile_typed`]; the rules in [`typed`]), their opcodes lowered by
 //! the same `lower`, bool and integer reductions and scans folding int64 lanes (`int_acc`, `scan`;
-//! int32 min and max `i32x4` ones).
+//! int32 min and max `i32x4` ones, int32 sums two `i64x2` halves).
 //!
 //! # ABI of a compiled kernel
 //! `extern "C" fn(ins: *const *const T, out_val: *mut u8, out_idx: *mut u8, params: *const i64,
@@ -152,8 +152,8 @@ pub fn compile(kernel: &KernelIR, plan: &BroadcastPlan, schedule: Schedule) -> R
 /// Compiles a typed kernel ([`kiln_ir::typed`]: bool and integer values, casts explicit) read
 /// through `plan` with `schedule`, through the global [`KernelCache`]: `kernel` is the typed
 /// kernel's own ([`kiln_ir::typed::TypedKernel::kernel`]) in the float dtype of its lanes
-/// ([`typed::lanes_dtype`]: float32 for a map of 32-bit values and a min or max of int32 ones, alone
-/// or as sibling reductions, else float64; [`typed::kernel_of`]
+/// ([`typed::lanes_dtype`]: float32 for a map of 32-bit values and a min, max or sum of int32 ones,
+/// alone or as sibling reductions, else float64; [`typed::kernel_of`]
 /// makes it), each input of another type declared [`kiln_ir::InputDecl::stored`] as it and read
 /// where it is, as the float kernels read their stored inputs. It runs as a kernel of that dtype
 /// does ([`CompiledKernel::bind`], inputs as [`InputRef::Stored`] where stored), and gives the

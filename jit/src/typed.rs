@@ -3,8 +3,8 @@
 //! ([`why_not`]) and in which lanes ([`lanes_dtype`]).
 //!
 //! **Lanes.** A typed kernel runs in the lanes of a float dtype: a map whose values are all 32 bits
-//! wide (int32, float32; bools beside them), and a min or max of such int32 values (alone, or every
-//! component of sibling reductions), in float32's 4 (`i32x4` / `f32x4`, bools as `i32x4`
+//! wide (int32, float32; bools beside them), and a min, max or sum of such int32 values (alone, or
+//! every component of sibling reductions), in float32's 4 (`i32x4` / `f32x4`, bools as `i32x4`
 //! lane masks), any other kernel in float64's 2: int64 and float64 as `i64x2` / `f64x2`, bools as
 //! `i64x2` masks, and 32-bit values half-filled (an `i32x4` / `f32x4` whose lanes 0 and 1 hold the
 //! two points, loaded and stored as one 64-bit word; lanes 2 and 3 hold copies or garbage no result
@@ -15,7 +15,8 @@
 //! checks are every kernel's. Each input is read in its own type where it is (stored,
 //! [`kiln_ir::InputDecl::stored`]); a map's values are stored in their own type (bools one byte 0 /
 //! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs),
-//! but min and max of int32 values, whose vector accumulators are `i32x4`.
+//! but min and max of int32 values, whose vector accumulators are `i32x4`, and their sums, two
+//! `i64x2` halves.
 //!
 //! **Complex values** are pairs of lanes: the real parts and the imaginary parts of the points,
 //! each in the lanes a float value of the parts' type takes (`lower/complex.rs`), so a complex64
