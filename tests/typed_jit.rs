@@ -823,9 +823,10 @@ fn several_typed_outputs_compile_as_one_kernel() {
             "i; k",
             "i > j; i + 1; k - i; int32(k) ^ i",
             "max(k); i < 0; k // 3",
-            // int32 min and max in i32x4 lanes beside 32-bit maps
+            // int32 min, max and sum in 4 lanes beside 32-bit maps
             "max(i); i * 3 + j; i < 0",
             "min(i - j); j // 3",
+            "sum(i); i * 3 + j",
         ] {
             let run = |b: &str| {
                 FusedRunner::compile_text(expr)
@@ -1549,6 +1550,26 @@ fn int32_min_max_and_sum_fold_in_four_lanes() {
         note.contains("i32x4 vector accumulators") && note.contains("(4 lanes)"),
         "{note}"
     );
+    // a kept int32 sum (4 outputs' int64 words a vector) and min straight into a caller's array
+    let m: ArrayD<i32> = from(37 * 10, value, &[37, 10]);
+    for (expr, kept) in [("sum(m, axis=0)", true), ("max(m, axis=1)", false)] {
+        let runner = FusedRunner::compile_text(expr).unwrap();
+        let args = [("m", (&m).into())];
+        let want = runner_on(expr, "interp", 1).run(&args).unwrap();
+        let got = match want {
+            Output::I64(_) => {
+                let mut out = ndarray::Array1::<i64>::zeros(10).into_dyn();
+                runner.run_into(&args, out.view_mut()).unwrap();
+                Output::I64(out)
+            }
+            _ => {
+                let mut out = ndarray::Array1::<i32>::zeros(37).into_dyn();
+                runner.run_into(&args, out.view_mut()).unwrap();
+                Output::I32(out)
+            }
+        };
+        assert!(same(&got, &want), "{expr} (kept {kept}): {got:?} {want:?}");
+    }
     let note = check("sum(i)", &[("i", (&i).into())]).unwrap();
     assert!(
         note.contains("(int64 accumulators)") && note.contains("(4 lanes)"),
