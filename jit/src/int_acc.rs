@@ -36,18 +36,22 @@ impl Gen<'_, '_> {
             .filter(|t| !t.is_float() && !t.is_complex())
     }
 
-    /// Whether `op` folds this kernel's vectors in `i32x4` accumulators: min and max of int32 values
-    /// in a kernel of 4 lanes (`typed::lanes_dtype` gives such kernels float32's lanes).
-    pub(crate) fn int32_extremes(&self, op: ReduceOp) -> bool {
-        matches!(op, ReduceOp::Min | ReduceOp::Max)
-            && self.int_values() == Some(ElemType::I32)
-            && self.dtype == ElemType::F32
+    /// Whether this kernel folds int32 values in 4 lanes (`typed::lanes_dtype` gives such a
+    /// reduction float32's lanes).
+    fn int32_in_four(&self) -> bool {
+        self.int_values() == Some(ElemType::I32) && self.dtype == ElemType::F32
     }
 
-    /// Whether `op` is a sum of int32 values in a kernel of 4 lanes (`typed::lanes_dtype`): its
-    /// vector accumulator is two `i64x2` halves, lanes 0-1 and 2-3 of the `i32x4` values widened.
+    /// Whether `op` folds this kernel's vectors in `i32x4` accumulators: min and max of int32 values
+    /// in a kernel of 4 lanes.
+    pub(crate) fn int32_extremes(&self, op: ReduceOp) -> bool {
+        matches!(op, ReduceOp::Min | ReduceOp::Max) && self.int32_in_four()
+    }
+
+    /// Whether `op` is a sum of int32 values in a kernel of 4 lanes: its vector accumulator is two
+    /// `i64x2` halves, lanes 0-1 and 2-3 of the `i32x4` values widened.
     pub(crate) fn int32_sum(&self, op: ReduceOp) -> bool {
-        op == ReduceOp::Sum && self.int_values() == Some(ElemType::I32) && self.dtype == ElemType::F32
+        op == ReduceOp::Sum && self.int32_in_four()
     }
 
     fn int_ty(w: W) -> Type {

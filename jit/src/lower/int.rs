@@ -115,18 +115,7 @@ impl Gen<'_, '_> {
                 if d < 0 { self.b.ins().ineg(q) } else { q }
             }
             _ => {
-                let (m, shift) = magic_s32(d);
-                // a `vconst`, not a splat: the mid-end rewrites `swiden_low` of a splat into a
-                // splat of int64, and `imul` of two `swiden_low` is what lowers to `pmuldq`
-                let bytes: Vec<u8> = (0..4).flat_map(|_| m.to_le_bytes()).collect();
-                let mv = self.vector_constant(types::I32X4, bytes);
-                let mut q = self.mulhs_i32x4(a, mv);
-                if d > 0 && m < 0 {
-                    q = self.b.ins().iadd(q, a);
-                } else if d < 0 && m > 0 {
-                    q = self.b.ins().isub(q, a);
-                }
-                let q = self.b.ins().sshr_imm_s(q, shift as i64);
+                let q = self.magic_i32x4(a, d);
                 let sign = self.b.ins().ushr_imm_s(q, 31);
                 self.b.ins().iadd(q, sign)
             }
@@ -151,6 +140,25 @@ impl Gen<'_, '_> {
         self.b.ins().iadd(r, add)
     }
 
+    /// The multiply-high by `d`'s magic number (`magic_s32`, Hacker's Delight) of `a`, adjusted by
+    /// `a` where the magic's sign differs from `d`'s, and shifted: `trunc(a / d)` of a non-negative
+    /// lane, one short of it for a negative one (the caller adds the sign bit, or feeds
+    /// non-negative lanes only).
+    fn magic_i32x4(&mut self, a: Value, d: i32) -> Value {
+        let (m, shift) = magic_s32(d);
+        // a `vconst`, not a splat: the mid-end rewrites `swiden_low` of a splat into a splat of
+        // int64, and `imul` of two `swiden_low` is what lowers to `pmuldq`
+        let bytes: Vec<u8> = (0..4).flat_map(|_| m.to_le_bytes()).collect();
+        let mv = self.vector_constant(types::I32X4, bytes);
+        let mut q = self.mulhs_i32x4(a, mv);
+        if d > 0 && m < 0 {
+            q = self.b.ins().iadd(q, a);
+        } else if d < 0 && m > 0 {
+            q = self.b.ins().isub(q, a);
+        }
+        self.b.ins().sshr_imm_s(q, i64::from(shift))
+    }
+
     /// `//` and `%` of an `i32x4` by a constant `d > 1`, floored from the start: a power of two is
     /// an arithmetic shift (`//`) or a mask (`%`); any other `d`'s quotient is `floor(a / d) =
     /// !trunc(!a / d)` for negative `a` (`!a = -a - 1 >= 0`, and `floor(-k / d) = -(trunc((k - 1)
@@ -168,15 +176,7 @@ impl Gen<'_, '_> {
             BinaryOp::FloorDiv | BinaryOp::Rem => {
                 let s = self.b.ins().sshr_imm_s(a, 31);
                 let x = self.b.ins().bxor(a, s);
-                let (m, shift) = magic_s32(d);
-                // a `vconst`, not a splat (see `divide_i32x4_by`)
-                let bytes: Vec<u8> = (0..4).flat_map(|_| m.to_le_bytes()).collect();
-                let mv = self.vector_constant(types::I32X4, bytes);
-                let mut q = self.mulhs_i32x4(x, mv);
-                if m < 0 {
-                    q = self.b.ins().iadd(q, x);
-                }
-                let q = self.b.ins().sshr_imm_s(q, i64::from(shift));
+                let q = self.magic_i32x4(x, d);
                 let q = self.b.ins().bxor(q, s);
                 if op == BinaryOp::FloorDiv {
                     return Some(q);
