@@ -160,6 +160,19 @@ pub trait Backend: Send + Sync + Debug {
         let _ = typed;
         false
     }
+    /// How the backend runs the typed kernel `typed` (typed because of `why`) read as `plan`, as
+    /// `kiln explain` says it: whether it runs compiled, and the note (`compiled: ...`, what in
+    /// which lanes; else `interpreted: ...`, and why).
+    fn typed_note(&self, typed: &TypedKernel, plan: &BroadcastPlan, why: &str) -> (bool, String) {
+        let _ = (typed, plan);
+        (
+            false,
+            format!(
+                "interpreted: {why}, and the {} backend compiles no typed kernel",
+                self.name()
+            ),
+        )
+    }
     /// How the backend runs the float kernel `kernel`, as `kiln explain` says it: `compiled: ...`
     /// where it compiles it (what, in which lanes), else `interpreted: ...` (the interpreter, which
     /// a user chooses).

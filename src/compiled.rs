@@ -40,20 +40,22 @@ pub(crate) struct Compiled {
     /// reductions a compound or sibling stage merged (where it runs apart), and each form's decision
     /// of which ([`SpecCache::decided`]).
     specialised: Arc<Vec<SpecCache>>,
-    /// The plan with its axes mapped for runs in memory order, per layout (see [`memory_order`]),
-    /// each with its own caches: made on first use, the most recent [`REMAPPED`] kept.
+    /// The runners of the plan with its axes mapped for runs in memory order (see
+    /// [`memory_order`]), per layout (each kernel's axes): runners like this one, whose
+    /// specialisations their own caches keep. Made on first use, the most recent [`REMAPPED`] kept.
     remapped: Arc<Mutex<Vec<Remapped>>>,
 }
 
-/// At most this many remapped plans are kept per runner (one per layout of inputs seen).
+/// A remapped runner, by the layout it was made for (each kernel's axes).
+type Remapped = (Vec<Vec<usize>>, Compiled);
+
+/// At most this many remapped runners are kept per runner (one per layout of inputs seen).
 const REMAPPED: usize = 8;
 
-/// The plan remapped for one layout, and its caches.
-#[derive(Debug, Clone)]
-struct Remapped {
-    stages: Vec<Vec<usize>>,
-    pipeline: Arc<Pipeline>,
-    specialised: Arc<Vec<SpecCache>>,
+/// Empty caches of specialisations for a plan of `stages` stages: one per stage, and one for its
+/// fused maps.
+fn spec_caches(stages: usize) -> Arc<Vec<SpecCache>> {
+    Arc::new((0..stages + 1).map(|_| SpecCache::default()).collect())
 }
 
 /// A run in memory order (see [`memory_order`]): the permutation that makes every input
@@ -136,9 +138,7 @@ impl Compiled {
         let lowered = Arc::new(lowered);
         let backend = crate::default_backend();
         let (pipeline, notes) = plan_for(&lowered, &*backend);
-        let caches = (0..pipeline.stages.len() + 1)
-            .map(|_| SpecCache::default())
-            .collect();
+        let caches = spec_caches(pipeline.stages.len());
         Ok(Compiled {
             lowered,
             pipeline,
@@ -147,7 +147,7 @@ impl Compiled {
             plan_options: PlanOptions::default(),
             settings: Settings::default(),
             parallel: Arc::new(Parallel::default()),
-            specialised: Arc::new(caches),
+            specialised: caches,
             remapped: Arc::default(),
         })
     }
@@ -173,10 +173,7 @@ impl Compiled {
     }
 
     fn fresh_caches(&mut self) {
-        let caches = (0..self.pipeline.stages.len() + 1)
-            .map(|_| SpecCache::default())
-            .collect();
-        self.specialised = Arc::new(caches);
+        self.specialised = spec_caches(self.pipeline.stages.len());
         self.remapped = Arc::default();
     }
 
@@ -468,7 +465,7 @@ impl Compiled {
             let (kernel, plan, notes, typed) =
                 specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
             let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
-            if !self.fused_applies(f, &refs)? {
+            if !self.fuses(f, &refs)? {
                 e.rewrites
                     .push("fused: declined: the maps do not share one iteration shape and dtype here".into());
             }
@@ -554,33 +551,25 @@ impl Compiled {
         })
     }
 
-    /// This runner with the plan remapped for `layout` (and its caches): made on the first run of
-    /// the layout, kept for the next.
+    /// This runner with the plan remapped for `layout`, with caches of its own: made on the first
+    /// run of the layout, kept for the next.
     fn remapped(&self, layout: &memory_order::Layout) -> Compiled {
         let mut kept = self.remapped.lock().unwrap_or_else(|e| e.into_inner());
-        let r = match kept.iter().find(|r| r.stages == layout.stages) {
-            Some(r) => r.clone(),
-            None => {
-                let pipeline = memory_order::remap(&self.pipeline, layout);
-                let n = pipeline.stages.len();
-                let r = Remapped {
-                    stages: layout.stages.clone(),
-                    pipeline: Arc::new(pipeline),
-                    specialised: Arc::new((0..n + 1).map(|_| SpecCache::default()).collect()),
-                };
-                if kept.len() >= REMAPPED {
-                    kept.remove(0);
-                }
-                kept.push(r.clone());
-                r
-            }
-        };
-        Compiled {
-            pipeline: r.pipeline,
-            specialised: r.specialised,
+        if let Some((_, runner)) = kept.iter().find(|(stages, _)| *stages == layout.stages) {
+            return runner.clone();
+        }
+        let pipeline = memory_order::remap(&self.pipeline, layout);
+        let runner = Compiled {
+            specialised: spec_caches(pipeline.stages.len()),
+            pipeline: Arc::new(pipeline),
             remapped: Arc::default(),
             ..self.clone()
+        };
+        if kept.len() >= REMAPPED {
+            kept.remove(0);
         }
+        kept.push((layout.stages.clone(), runner.clone()));
+        runner
     }
 
     /// Runs every stage but the last, then the last, on the inputs in the order of
@@ -657,11 +646,12 @@ impl Compiled {
         if program.component_axes().is_none() {
             return Ok(Passes::One);
         }
-        self.specialised[k].decided(args, || self.decide_passes(program, args))
+        self.specialised[k].decided(args, || self.decide_passes(k, program, args))
     }
 
-    /// [`Compiled::passes`] of a compound or sibling stage's `program`, decided.
-    fn decide_passes(&self, program: &Program, args: &[&ArrayArg<'_>]) -> Result<Passes> {
+    /// [`Compiled::passes`] of stage `k`, a compound or sibling stage of `program`, decided (a
+    /// typed sibling stage that runs in one pass has its specialisation readied here).
+    fn decide_passes(&self, k: usize, program: &Program, args: &[&ArrayArg<'_>]) -> Result<Passes> {
         let Some(axes) = program.component_axes() else {
             return Ok(Passes::One);
         };
@@ -677,7 +667,7 @@ impl Compiled {
             Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
             _ => self.backend.runs_compound(&axes, shape.len()),
         };
-        let typed_apart = typed && !(one_pass && self.typed_siblings_compile(program, args));
+        let typed_apart = typed && !(one_pass && self.typed_siblings_compile(k, program, args)?);
         Ok(if typed_apart || !one_pass {
             Passes::Apart { shape, axes }
         } else {
@@ -685,22 +675,31 @@ impl Compiled {
         })
     }
 
-    /// Whether `program`, sibling reductions over `args` of bool or integer values (no mean, no
-    /// `initial`), is a typed kernel the backend compiles in one pass.
-    fn typed_siblings_compile(&self, program: &Program, args: &[&ArrayArg<'_>]) -> bool {
+    /// Whether `program` (stage `k`), sibling reductions over `args` of bool or integer values (no
+    /// mean, no `initial`), is a typed kernel the backend compiles in one pass; if so, its
+    /// specialisation is readied in the stage's cache, where the run finds it.
+    fn typed_siblings_compile(&self, k: usize, program: &Program, args: &[&ArrayArg<'_>]) -> Result<bool> {
         let Work::Siblings(parts) = &program.work else {
-            return false;
+            return Ok(false);
         };
         if parts
             .iter()
             .any(|p| p.reduction().mean || p.reduction().initial.is_some())
         {
-            return false;
+            return Ok(false);
         }
-        match specialise(program, args, self.plan_options, self.settings) {
-            Ok((_, _, _, Some(typed))) => self.backend.compiles_typed(&typed),
-            _ => false,
+        let Ok(made) = specialise(program, args, self.plan_options, self.settings) else {
+            return Ok(false);
+        };
+        if !made
+            .3
+            .as_ref()
+            .is_some_and(|typed| self.backend.compiles_typed(typed))
+        {
+            return Ok(false);
         }
+        self.specialised[k].keep(0, made, &*self.backend, args)?;
+        Ok(true)
     }
 
     /// A sibling stage `k` that the backend does not run for these inputs, as the reductions it

@@ -510,102 +510,9 @@ fn scan_plan(
     Ok(plan)
 }
 
-/// Which engine runs the typed kernel `typed` (typed because of `why`) on `backend`, and what
-/// `kiln explain` says of it: where the JIT compiles it, what it computes in which lanes (every
-/// output of several in one pass).
-fn typed_engine(
-    typed: &TypedKernel,
-    plan: &BroadcastPlan,
-    why: &str,
-    backend: &dyn Backend,
-) -> (Engine, String) {
-    if let Some(not) = kiln_jit::typed::why_not(typed) {
-        let note = format!("interpreted: {why}, and the JIT does not compile {not}");
-        return (Engine::TypedInterpreted, note);
-    }
-    if !backend.compiles_typed(typed) {
-        let note = format!(
-            "interpreted: {why}, and the {} backend compiles no typed kernel",
-            backend.name()
-        );
-        return (Engine::TypedInterpreted, note);
-    }
-    if plan.copies() > 0 {
-        let note = format!(
-            "interpreted: {why}, and the JIT does not compile a plan that copies an input (no plan \
-             reads every input where it is)"
-        );
-        return (Engine::TypedInterpreted, note);
-    }
-    (Engine::TypedCompiled, compiled_note(typed, why))
-}
-
-/// The accumulators integer and bool reductions `ops` fold in a kernel of `lanes` lanes (int_acc.rs):
-/// int64 ones, but at 4 lanes (int32 values) `i32x4` ones for min and max, and two `i64x2` halves
-/// for a sum.
-fn int_accumulators(ops: &[kiln_ir::ReduceOp], lanes: u8) -> &'static str {
-    use kiln_ir::ReduceOp::{Max, Min};
-    match lanes {
-        4 if ops.iter().all(|op| matches!(op, Min | Max)) => "i32x4 vector accumulators",
-        4 if ops.iter().any(|op| matches!(op, Min | Max)) => "int64 accumulators, i32x4 for min and max",
-        _ => "int64 accumulators",
-    }
-}
-
-/// What `kiln explain` says of the typed kernel `typed` (typed because of `why`) the JIT compiles:
-/// what it computes in which lanes.
-fn compiled_note(typed: &TypedKernel, why: &str) -> String {
-    let lanes = kiln_jit::typed::points_per_step(typed);
-    let vt = typed.value_type();
-    let n = typed.kernel.n_outputs();
-    let what = match &typed.kernel.kind {
-        KernelKind::Map if n > 1 => {
-            let types: Vec<String> = (0..n).map(|o| typed.output_type_of(o).to_string()).collect();
-            format!("a map of {n} outputs ({}) in one pass", types.join(", "))
-        }
-        KernelKind::Map => format!("a map of {vt} values"),
-        KernelKind::Scan(s) if vt.is_float() => {
-            format!("the scan {} of {vt} values (as a float kernel's)", s.op.name())
-        }
-        KernelKind::Scan(s) if vt.is_complex() => {
-            format!(
-                "the scan {} of {vt} values (point by point, a state of both parts)",
-                s.op.name()
-            )
-        }
-        KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
-        KernelKind::Siblings { ops, .. } => {
-            let acc = int_accumulators(ops, lanes);
-            let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();
-            format!(
-                "sibling reductions [{}] of {vt} values in one pass ({acc})",
-                ops.join(", ")
-            )
-        }
-        _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
-        _ if vt.is_complex() => format!("a reduction of {vt} values (one accumulator of both parts)"),
-        KernelKind::Reduce { op, .. } => {
-            format!(
-                "a reduction of {vt} values ({})",
-                int_accumulators(std::slice::from_ref(op), lanes)
-            )
-        }
-        _ => format!("a reduction of {vt} values (int64 accumulators)"),
-    };
-    let what = match &typed.kernel.kind {
-        KernelKind::Map => what,
-        _ if n > 1 => format!("{what} beside {} map outputs, in one pass", n - 1),
-        _ => what,
-    };
-    format!(
-        "compiled: typed kernel ({why}), {what} by the JIT's main code generator ({lanes} lane{}), reading each in place",
-        if lanes == 1 { "" } else { "s" }
-    )
-}
-
 /// A kernel as `kiln explain` shows it, on `backend`:
 /// its engine ([`Engine`]), and for a typed kernel what its specialisation noted first (why the
-/// kernel is typed: [`typed_specialisation`]) said as the engine's note ([`typed_engine`]), with
+/// kernel is typed: [`typed_specialisation`]) said in the backend's note ([`Backend::typed_note`]), with
 /// the typed kernel.
 pub(crate) fn explained(
     kernel: KernelIR,
@@ -622,7 +529,12 @@ pub(crate) fn explained(
             } else {
                 notes.remove(0)
             };
-            let (engine, note) = typed_engine(t, &plan, &why, backend);
+            let (compiled, note) = backend.typed_note(t, &plan, &why);
+            let engine = if compiled {
+                Engine::TypedCompiled
+            } else {
+                Engine::TypedInterpreted
+            };
             let note = format!("{note}; the typed kernel:\n{}", t.to_string().trim_end());
             (engine, Some(note))
         }
@@ -692,6 +604,9 @@ pub(crate) enum Passes {
         /// The reduced axes, sorted.
         axes: Vec<usize>,
     },
+    /// The maps a fused kernel merged, each run alone: for these arguments their iteration shapes
+    /// or types differ (`Compiled::fuses`).
+    Alone,
 }
 
 /// Per input: dtype, shape, whether C-contiguous, and the strides of one that is not.
@@ -749,7 +664,19 @@ impl SpecCache {
                 return Ok(hit.clone());
             }
         }
-        let (kernel, plan, _, typed) = specialise(program, args, options, settings)?;
+        self.keep(part, specialise(program, args, options, settings)?, backend, args)
+    }
+
+    /// The specialisation `made` of part `part` for `args` (see [`SpecCache::get_part`]), readied
+    /// by `backend` and remembered: for a caller that made it to decide on it first.
+    pub(crate) fn keep(
+        &self,
+        part: usize,
+        made: Specialisation,
+        backend: &dyn Backend,
+        args: &[&ArrayArg<'_>],
+    ) -> Result<Arc<Specialised>> {
+        let (kernel, plan, _, typed) = made;
         let typed = typed.map(std::sync::Arc::new);
         let exe: Box<dyn Executable> = match &typed {
             Some(t) => backend.prepare_typed(t, &plan)?,

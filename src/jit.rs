@@ -123,7 +123,16 @@ impl Backend for Jit {
     }
 
     fn compiles_typed(&self, typed: &TypedKernel) -> bool {
-        kiln_jit::typed::why_not(typed).is_none()
+        typed_refusal(typed, None).is_none()
+    }
+
+    /// `compiled: typed kernel (<why>), <what> by the JIT's main code generator (<lanes> lanes)...`
+    /// where it compiles it, else `interpreted: <why>, and` why it does not.
+    fn typed_note(&self, typed: &TypedKernel, plan: &BroadcastPlan, why: &str) -> (bool, String) {
+        match typed_refusal(typed, Some(plan)) {
+            Some(not) => (false, format!("interpreted: {why}, and {not}")),
+            None => (true, compiled_note(typed, why)),
+        }
     }
 
     /// Compiled again with its dumps kept: a typed kernel in the form [`kiln_jit::compile_typed`]
@@ -165,7 +174,7 @@ impl Backend for Jit {
     /// compiles it ([`kiln_jit::typed::why_not`]) and `plan` reads every input where it is; else on
     /// the typed interpreter.
     fn prepare_typed(&self, typed: &Arc<TypedKernel>, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {
-        if kiln_jit::typed::why_not(typed).is_some() || plan.copies() > 0 {
+        if typed_refusal(typed, Some(plan)).is_some() {
             return Ok(Interpreted::typed(typed.clone()));
         }
         let kernel = kiln_jit::typed::kernel_of(typed);
@@ -176,6 +185,85 @@ impl Backend for Jit {
             typed: true,
         }))
     }
+}
+
+/// Why the JIT does not compile the typed kernel `typed` (read as `plan`, where given), if it does
+/// not: the one rule of [`Jit::prepare_typed`](crate::Backend::prepare_typed),
+/// [`Backend::compiles_typed`] and the explain note.
+fn typed_refusal(typed: &TypedKernel, plan: Option<&BroadcastPlan>) -> Option<String> {
+    if let Some(not) = kiln_jit::typed::why_not(typed) {
+        return Some(format!("the JIT does not compile {not}"));
+    }
+    if plan.is_some_and(|p| p.copies() > 0) {
+        return Some(
+            "the JIT does not compile a plan that copies an input (no plan reads every input where it is)"
+                .into(),
+        );
+    }
+    None
+}
+
+/// The accumulators integer and bool reductions `ops` fold in a kernel of `lanes` lanes (int_acc.rs):
+/// int64 ones, but at 4 lanes (int32 values) `i32x4` ones for min and max, and two `i64x2` halves
+/// for a sum.
+fn int_accumulators(ops: &[kiln_ir::ReduceOp], lanes: u8) -> &'static str {
+    use kiln_ir::ReduceOp::{Max, Min};
+    match lanes {
+        4 if ops.iter().all(|op| matches!(op, Min | Max)) => "i32x4 vector accumulators",
+        4 if ops.iter().any(|op| matches!(op, Min | Max)) => "int64 accumulators, i32x4 for min and max",
+        _ => "int64 accumulators",
+    }
+}
+
+/// What `kiln explain` says of the typed kernel `typed` (typed because of `why`) the JIT compiles:
+/// what it computes in which lanes.
+fn compiled_note(typed: &TypedKernel, why: &str) -> String {
+    let lanes = kiln_jit::typed::points_per_step(typed);
+    let vt = typed.value_type();
+    let n = typed.kernel.n_outputs();
+    let what = match &typed.kernel.kind {
+        KernelKind::Map if n > 1 => {
+            let types: Vec<String> = (0..n).map(|o| typed.output_type_of(o).to_string()).collect();
+            format!("a map of {n} outputs ({}) in one pass", types.join(", "))
+        }
+        KernelKind::Map => format!("a map of {vt} values"),
+        KernelKind::Scan(s) if vt.is_float() => {
+            format!("the scan {} of {vt} values (as a float kernel's)", s.op.name())
+        }
+        KernelKind::Scan(s) if vt.is_complex() => {
+            format!(
+                "the scan {} of {vt} values (point by point, a state of both parts)",
+                s.op.name()
+            )
+        }
+        KernelKind::Scan(s) => format!("the scan {} of {vt} values (an int64 state)", s.op.name()),
+        KernelKind::Siblings { ops, .. } => {
+            let acc = int_accumulators(ops, lanes);
+            let ops: Vec<&str> = ops.iter().map(|op| op.name()).collect();
+            format!(
+                "sibling reductions [{}] of {vt} values in one pass ({acc})",
+                ops.join(", ")
+            )
+        }
+        _ if vt.is_float() => format!("a reduction of {vt} values (float accumulators)"),
+        _ if vt.is_complex() => format!("a reduction of {vt} values (one accumulator of both parts)"),
+        KernelKind::Reduce { op, .. } => {
+            format!(
+                "a reduction of {vt} values ({})",
+                int_accumulators(std::slice::from_ref(op), lanes)
+            )
+        }
+        _ => format!("a reduction of {vt} values (int64 accumulators)"),
+    };
+    let what = match &typed.kernel.kind {
+        KernelKind::Map => what,
+        _ if n > 1 => format!("{what} beside {} map outputs, in one pass", n - 1),
+        _ => what,
+    };
+    format!(
+        "compiled: typed kernel ({why}), {what} by the JIT's main code generator ({lanes} lane{}), reading each in place",
+        if lanes == 1 { "" } else { "s" }
+    )
 }
 
 /// A compiled kernel (a map, reduction or scan, shared with kiln-jit's cache) bound to its

@@ -14,7 +14,7 @@ use crate::array::{ArrayArg, Output};
 use crate::backend::RunCtx;
 use crate::compiled::{Compiled, Temp, stage_args, temp_arg};
 use crate::error::{Error, Result};
-use crate::executor::{Specialised, bind, buffers};
+use crate::executor::{Passes, Specialised, bind, buffers};
 use crate::expr::Expr;
 use crate::program::{Fused, Pipeline, Source, Work};
 use kiln_ir::Start;
@@ -156,7 +156,7 @@ impl Compiled {
     /// shape and dtype there: each member's own arguments broadcast to the shape of all, and give the
     /// same dtype.
     pub(crate) fn fused_spec(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<Option<Arc<Specialised>>> {
-        if !self.fused_applies(f, args)? {
+        if !self.fuses(f, args)? {
             return Ok(None);
         }
         let cache = &self.spec_caches()[self.pipeline().stages.len()];
@@ -169,9 +169,24 @@ impl Compiled {
         )?))
     }
 
+    /// Whether the maps of `f` run as its one kernel on arguments of the form of `args`
+    /// ([`Compiled::fused_applies`]), decided once per form and kept beside the fused kernel's
+    /// specialisations ([`crate::executor::SpecCache::decided`]).
+    pub(crate) fn fuses(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
+        let cache = &self.spec_caches()[self.pipeline().stages.len()];
+        let passes = cache.decided(args, || {
+            Ok(if self.fused_applies(f, args)? {
+                Passes::One
+            } else {
+                Passes::Alone
+            })
+        })?;
+        Ok(passes == Passes::One)
+    }
+
     /// Whether the maps of `f` share one kernel for its arguments `args` (see
-    /// [`FusedRunner::fused_spec`](crate::FusedRunner::fused_spec)).
-    pub(crate) fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
+    /// [`Compiled::fused_spec`]).
+    fn fused_applies(&self, f: &Fused, args: &[&ArrayArg<'_>]) -> Result<bool> {
         let path = crate::executor::float_path_of(&f.stage.program, args);
         let p = self.pipeline();
         // maps whose shapes do not broadcast together (a row statistic of shape [6] beside a map of

@@ -80,17 +80,17 @@ impl FusedRunner {
                 let names: Vec<&str> = (0..targets.count()).map(|o| targets.name(o)).collect();
                 self.compiled.bind_update(&all, &names)
             };
-            if let Ok((h, _, results)) = bound {
-                // a handle bound by a run: that run's results (of the inputs before anything is
-                // written) are the update's
-                if !results.is_empty() {
-                    self.bindings.keep_update(h);
-                    return write_update(targets, results);
-                }
-                let done = self.update_with(&h, inputs, targets);
+            // an error here is the call's: binding may have run the plan, which must not run twice
+            let (h, _, results) = bound?;
+            // a handle bound by a run: that run's results (of the inputs before anything is
+            // written) are the update's
+            if !results.is_empty() {
                 self.bindings.keep_update(h);
-                return done;
+                return write_update(targets, results);
             }
+            let done = self.update_with(&h, inputs, targets);
+            self.bindings.keep_update(h);
+            return done;
         }
         self.update_by_copy(inputs, targets)
     }
