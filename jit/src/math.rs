@@ -36,9 +36,9 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         // error and the last rounding of `e/2 - (1/2)/e`; cosh: libm's own error beside kiln's
         // (`2^(k-1)·e^r + 2^(-k-1)·e^-r`, within 1.13 ULP of the true value; `vmath::hyperbolic`;
         // 1 against libm over the log-uniform sweep, 2 in [-710, 710]). The same in
-        // f32 (native, `vmath::f32x4`): 2 against libm for each of tanh, expm1, sinh and cosh, and
-        // against the correctly rounded value 2 for expm1 and sinh, 1 for tanh and cosh; exp2 and
-        // tan (the `_` arm) 1 against both
+        // f32 (native, `vmath::f32x4`, tanh `vmath::tanh32`): 2 against libm for each of tanh,
+        // expm1, sinh and cosh, and against the correctly rounded value 2 for expm1 and sinh, 1 for
+        // tanh and cosh; exp2 and tan (the `_` arm) 1 against both
         MathFn::Expm1 | MathFn::Sinh | MathFn::Cosh => 2,
         // libm's (fdlibm's) erfc is itself up to about 2.6 ULP from the correctly rounded value in
         // its tail (mpmath, 200 bits); the vector erfc's own error measured there is below 0.7 ULP

@@ -231,6 +231,19 @@ fn exp_family_inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
             }
         }
     }
+    // f32 tanh's intervals (quarter binades from 1/16 to 8, then 8 to 9.25, the clamp) and where it
+    // rounds to 1 (9.0109): each edge and the floats beside it
+    let quarters = (0..=28).map(|k| 2f32.powi(k / 4 - 4) * (1.0 + (k % 4) as f32 / 4.0));
+    for edge in quarters.chain([9.0109f32, 9.25, 10.0, 12.0, 16.0]) {
+        for d in 0..4u32 {
+            for t in [
+                f32::from_bits(edge.to_bits() + d),
+                f32::from_bits(edge.to_bits() - d),
+            ] {
+                v.extend([t as f64, -t as f64]);
+            }
+        }
+    }
     v
 }
 

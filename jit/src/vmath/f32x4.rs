@@ -1,5 +1,5 @@
 //! exp, log, log2, log10, log1p, sin, cos and tan natively on F32X4 (four lanes at once, computed
-//! in f32), the f32 constants of exp2, expm1 (`exp.rs`), tanh, sinh and cosh (`hyperbolic.rs`),
+//! in f32), the f32 constants of exp2, expm1 (`exp.rs`), sinh and cosh (`hyperbolic.rs`),
 //! whose algorithms run on F32X4 with them, and the log1p core of the f32 inverse hyperbolic
 //! functions (`arc_hyp.rs`); the f32 functions not native anywhere are computed by widening to F64X2.
 //!
@@ -48,18 +48,18 @@
 //! Measured against `tanf` over a million points in [-1e4, 1e4]: max 1 ULP (mean 0.14); against the
 //! correctly rounded values of NumPy's validation set: max 1 ULP.
 //!
-//! **exp2, expm1, tanh, sinh, cosh**: `exp.rs`'s and `hyperbolic.rs`'s algorithms on [`F32`] with
-//! [`FAMILY`] and [`HYP`]: exp2 as `2^k·e^(r·ln2)` with `r·ln2` a pair of floats; expm1,
-//! tanh and sinh with f32 polynomials of degree 4 for small |x| ([`EXPM1_P`], [`TANH_P`],
-//! [`SINH_P`], fitted by `scripts/fexp_fit.py NAME 4 f32`) and exp's core beyond; each general
-//! path's edges moved to where f32's exp leaves its fast path. Measured over a million points each
-//! against the `libm` crate (`jit/tests/accuracy.rs`): exp2 max 1 ULP, expm1, tanh, sinh and cosh 2
-//! (libm's `expm1f`, `tanhf`, `sinhf`, `coshf` are themselves up to 1 ULP off); against the correctly
-//! rounded values (NumPy's validation sets and `tests/data/ulp`, `tests/math_accuracy.rs`): max 1
-//! ULP each; over five million points each against std's f64 function rounded to f32 (tanh on
-//! [-10, 10], sinh and cosh [-89, 89], expm1 [-20, 88], exp2 [-150, 128], tan [-1e4, 1e4], and
-//! ±2^[-30, 0]): tanh, cosh, exp2 and tan max 1 ULP, sinh and expm1 2 (sinh near 5.9, expm1 just
-//! above 0.35, as in f64).
+//! **exp2, expm1, sinh, cosh**: `exp.rs`'s and `hyperbolic.rs`'s algorithms on [`F32`] with
+//! [`FAMILY`] and [`HYP`]: exp2 as `2^k·e^(r·ln2)` with `r·ln2` a pair of floats; expm1
+//! and sinh with f32 polynomials of degree 4 for small |x| ([`EXPM1_P`], [`SINH_P`], fitted by
+//! `scripts/fexp_fit.py NAME 4 f32`) and exp's core beyond; each general path's edges moved to
+//! where f32's exp leaves its fast path. (f32 tanh is `tanh32.rs`'s table of polynomials.)
+//! Measured over a million points each against the `libm` crate (`jit/tests/accuracy.rs`): exp2
+//! max 1 ULP, expm1, tanh, sinh and cosh 2 (libm's `expm1f`, `tanhf`, `sinhf`, `coshf` are
+//! themselves up to 1 ULP off); against the correctly rounded values (NumPy's validation sets and
+//! `tests/data/ulp`, `tests/math_accuracy.rs`): max 1 ULP each; over five million points each
+//! against std's f64 function rounded to f32 (tanh on [-10, 10], sinh and cosh [-89, 89], expm1
+//! [-20, 88], exp2 [-150, 128], tan [-1e4, 1e4], and ±2^[-30, 0]): tanh, cosh, exp2 and tan max 1
+//! ULP, sinh and expm1 2 (sinh near 5.9, expm1 just above 0.35, as in f64).
 
 use super::Vb;
 use super::exp::{ExpConsts, ExpFamily, exp_with};
@@ -110,26 +110,15 @@ pub(crate) const EXPM1_P: [f64; 5] = [
     0.00019883514323737472,
 ];
 
-/// f32 tanh, sinh and cosh (`hyperbolic.rs`'s algorithms on [`F32`]): [`TANH_P`], [`SINH_P`];
-/// the general path from |x| >= 88 (below, `k <= 127` and `e^|x|` is finite), clamped to 90 (sinh
-/// and cosh overflow from 89.4159).
+/// f32 sinh and cosh (`hyperbolic.rs`'s algorithms on [`F32`]): [`SINH_P`]; the general path
+/// from |x| >= 88 (below, `k <= 127` and `e^|x|` is finite), clamped to 90 (sinh and cosh overflow
+/// from 89.4159).
 pub(crate) const HYP: Hyp = Hyp {
     exp: &F32,
-    tanh_p: &TANH_P,
     sinh_p: &SINH_P,
     edge: 88.0,
     clamp: 90.0,
 };
-
-/// tanh's `P` in f32: `tanh(x) ≈ x + x³·P(x²)` on |x| <= 0.5493, degree 4
-/// (`scripts/fexp_fit.py tanh 4 f32`): relative error 2^-27.3.
-pub(crate) const TANH_P: [f64; 5] = [
-    -0.3333333134651184,
-    0.13333116471767426,
-    -0.05390983819961548,
-    0.021311897784471512,
-    -0.0066149537451565266,
-];
 
 /// sinh's `P` in f32: `sinh(x) ≈ x + x³·P(x²)` on |x| <= 2, degree 4
 /// (`scripts/fexp_fit.py sinh 4 f32`): relative error 2^-26.5 (bounded by the rounding of 1/6).

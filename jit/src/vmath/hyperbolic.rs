@@ -1,6 +1,6 @@
-//! tanh, sinh and cosh on F64X2, on exp's reduction (`exp.rs`), and on F32X4 with f32 constants
-//! (`f32x4.rs`: `HYP`, polynomials of degree 4, the edges of f32's exp; the figures below are
-//! f64's).
+//! tanh, sinh and cosh on F64X2, on exp's reduction (`exp.rs`); sinh and cosh on F32X4 with f32
+//! constants too (`f32x4.rs`: `HYP`, polynomials of degree 4, the edges of f32's exp; the figures
+//! below are f64's). f32 tanh has a method of its own, with no exp and no division (`tanh32.rs`).
 //!
 //! **tanh**: of |x|, on |x| < [`TANH_SMALL`] (log(3)/2, where tanh is 1/2) the odd polynomial
 //! `x + x³·P(x²)`; beyond, `1 - 2/(e^(2|x|) + 1)` (a result in [1/2, 1), where the division's error
@@ -29,25 +29,22 @@ use super::exp::{ExpConsts, F64, exp_arg, exp_parts, exp_reduce};
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
-/// The constants of tanh, sinh and cosh in one precision: exp's, the two polynomials, the |x| from
-/// which sinh and cosh take their general path (where exp's fast path ends) and the |x| that path
-/// clamps to (beyond the overflow of sinh and cosh). [`HYP`] for f64, `f32x4::HYP` for f32; the
-/// algorithms are the same.
+/// The constants of sinh and cosh (and f64 tanh's exp) in one precision: exp's, sinh's polynomial,
+/// the |x| from which sinh and cosh take their general path (where exp's fast path ends) and the
+/// |x| that path clamps to (beyond the overflow of sinh and cosh). [`HYP`] for f64, `f32x4::HYP`
+/// for f32; the algorithms are the same.
 pub(crate) struct Hyp {
     pub exp: &'static ExpConsts,
-    /// tanh's `P`: `tanh(x) ≈ x + x³·P(x²)` on |x| <= [`TANH_SMALL`].
-    pub tanh_p: &'static [f64],
     /// sinh's `P`: `sinh(x) ≈ x + x³·P(x²)` on |x| <= [`SINH_SMALL`].
     pub sinh_p: &'static [f64],
     pub edge: f64,
     pub clamp: f64,
 }
 
-/// f64: [`TANH_P`], [`SINH_P`]; the general path from |x| >= 708, clamped to 711 (sinh and cosh
-/// overflow from 710.4758).
+/// f64: [`SINH_P`]; the general path from |x| >= 708, clamped to 711 (sinh and cosh overflow from
+/// 710.4758).
 pub(crate) const HYP: Hyp = Hyp {
     exp: &F64,
-    tanh_p: &TANH_P,
     sinh_p: &SINH_P,
     edge: 708.0,
     clamp: 711.0,
@@ -105,11 +102,13 @@ fn odd_poly(v: &mut Vb<'_, '_>, x: Value, z: Value, p: &[f64]) -> Value {
     v.fma(x3, q, x)
 }
 
-pub(crate) fn tanh(v: &mut Vb<'_, '_>, c: &Hyp, x: Value) -> Value {
+/// f64 tanh of the F64X2 `x`.
+pub(crate) fn tanh(v: &mut Vb<'_, '_>, x: Value) -> Value {
     use FloatCC::*;
+    let c = &HYP;
     let ax = v.abs(x);
     let z = v.mul(ax, ax);
-    let small = odd_poly(v, ax, z, c.tanh_p);
+    let small = odd_poly(v, ax, z, &TANH_P);
     let one = v.cmpc(GreaterThan, ax, TANH_ONE);
     let a = v.selc(one, TANH_ONE, ax);
     let a2 = v.add(a, a);

@@ -3,7 +3,7 @@
 //! its constants, `mul_add` where it emits `fma`), compiled by `lanes.rs`'s loop for each level.
 //! One algorithm for both types ([`Family`]): f64 on `vmath::exp::FAMILY` and
 //! `vmath::hyperbolic::HYP`, f32 natively on `vmath::f32x4::FAMILY` and `vmath::f32x4::HYP`, as
-//! the inline code computes each.
+//! the inline code computes each; but tanh is f64's only here (f32 tanh: `tanh32.rs`).
 //!
 //! Where the inline code branches per vector to a general path (exp2: |x| >= 1020, f32 125, or NaN;
 //! expm1: x >= 708, f32 87, or NaN; sinh: |x| >= 708, f32 88; cosh: the same or NaN), the general
@@ -15,7 +15,9 @@ use super::lanes::{
 };
 use crate::vmath::exp::{EXPM1_LOW, EXPM1_SMALL, ExpFamily, FAMILY as FAM64};
 use crate::vmath::f32x4::{FAMILY as FAM32, HYP as HYP32};
-use crate::vmath::hyperbolic::{COSH_K_MAX, HYP as HYP64, Hyp, RECIP_MAX, SINH_SMALL, TANH_ONE, TANH_SMALL};
+use crate::vmath::hyperbolic::{
+    COSH_K_MAX, HYP as HYP64, Hyp, RECIP_MAX, SINH_SMALL, TANH_ONE, TANH_P, TANH_SMALL,
+};
 
 /// One type's constants and polynomials (each polynomial split into even and odd halves by
 /// `poly2`, whose sizes are const parameters).
@@ -32,15 +34,13 @@ trait Family: Lane {
     fn exp_general(x: Self) -> Self;
     /// expm1's `P(x)` (`x2 = x²`).
     fn expm1_p(x: Self, x2: Self) -> Self;
-    /// tanh's `P(z)` (`z2 = z²`).
-    fn tanh_p(z: Self, z2: Self) -> Self;
     /// sinh's `P(z)` (`z2 = z²`).
     fn sinh_p(z: Self, z2: Self) -> Self;
 }
 
 macro_rules! family {
     ($t:ty, $fam:expr, $hyp:expr, $q:literal $qo:literal, $m:literal $mo:literal,
-     $th:literal $tho:literal, $sh:literal $sho:literal) => {
+     $sh:literal $sho:literal) => {
         impl Family for $t {
             const FAM: &'static ExpFamily = &$fam;
             const HYP: &'static Hyp = &$hyp;
@@ -65,10 +65,6 @@ macro_rules! family {
                 poly2::<$t, $m, $mo>(x, x2, $fam.expm1_p)
             }
             #[inline(always)]
-            fn tanh_p(z: $t, z2: $t) -> $t {
-                poly2::<$t, $th, $tho>(z, z2, $hyp.tanh_p)
-            }
-            #[inline(always)]
             fn sinh_p(z: $t, z2: $t) -> $t {
                 poly2::<$t, $sh, $sho>(z, z2, $hyp.sinh_p)
             }
@@ -76,8 +72,8 @@ macro_rules! family {
     };
 }
 
-family!(f64, FAM64, HYP64, 5 5, 5 5, 6 5, 5 4);
-family!(f32, FAM32, HYP32, 3 2, 3 2, 3 2, 3 2);
+family!(f64, FAM64, HYP64, 5 5, 5 5, 5 4);
+family!(f32, FAM32, HYP32, 3 2, 3 2, 3 2);
 
 /// `vmath::exp::exp_reduce` (no correction): `(k, e^r)`.
 #[inline(always)]
@@ -105,11 +101,9 @@ fn exp2_parts<T: Family>(x: T) -> (T, T) {
     (k, p.mul_add(tl, p))
 }
 
-/// `vmath::hyperbolic::odd_poly`: `x + x³·P(x²)`, `P` tanh's or (`tanh` false) sinh's.
+/// `vmath::hyperbolic::odd_poly`: `x + x³·P(x²)`, `q = P(z)` (`z = x²`).
 #[inline(always)]
-fn odd_poly<T: Family>(x: T, z: T, tanh: bool) -> T {
-    let z2 = z * z;
-    let q = if tanh { T::tanh_p(z, z2) } else { T::sinh_p(z, z2) };
+fn odd_poly<T: Lane>(x: T, z: T, q: T) -> T {
     let x3 = x * z;
     x3.mul_add(q, x)
 }
@@ -196,7 +190,7 @@ fn cosh_general<T: Family>(ax: T) -> T {
 #[inline(always)]
 fn sinh_with<T: Family>(x: T, big: T) -> T {
     let z = x * x;
-    let small = odd_poly(x, z, false);
+    let small = odd_poly(x, z, T::sinh_p(z, z * z));
     let big = big.copysign(x);
     // UnorderedOrLessThan: NaN takes the polynomial
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -204,22 +198,21 @@ fn sinh_with<T: Family>(x: T, big: T) -> T {
     sel(is_small, small, big)
 }
 
-/// `vmath::hyperbolic::tanh`.
+/// `vmath::hyperbolic::tanh` (f64).
 #[inline(always)]
-fn tanh_lane<T: Family>(x: T) -> T {
+fn tanh_lane(x: f64) -> f64 {
     let ax = x.abs();
     let z = ax * ax;
-    let small = odd_poly(ax, z, true);
-    let one = T::c(TANH_ONE);
-    let a = sel(ax > one, one, ax);
+    let small = odd_poly(ax, z, poly2::<f64, 6, 5>(z, z * z, &TANH_P));
+    let a = sel(ax > TANH_ONE, TANH_ONE, ax);
     let a2 = a + a;
-    let (k, s) = T::exp_parts(a2);
+    let (k, s) = <f64 as Family>::exp_parts(a2);
     let tk = k.pow2();
-    let e1 = tk.mul_add(s, tk + T::c(1.0));
-    let q = T::c(2.0) / e1;
-    let big = T::c(1.0) - q;
+    let e1 = tk.mul_add(s, tk + 1.0);
+    let q = 2.0 / e1;
+    let big = 1.0 - q;
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    let is_small = !(ax >= T::c(TANH_SMALL));
+    let is_small = !(ax >= TANH_SMALL);
     sel(is_small, small, big).or_sign(x)
 }
 
@@ -266,17 +259,17 @@ impl<T: Family> Paths<T> for Expm1 {
     }
 }
 
-impl<T: Family> Paths<T> for Tanh {
+impl Paths<f64> for Tanh {
     #[inline(always)]
-    fn fast_ok(_: T) -> bool {
+    fn fast_ok(_: f64) -> bool {
         true
     }
     #[inline(always)]
-    fn fast(x: T) -> T {
+    fn fast(x: f64) -> f64 {
         tanh_lane(x)
     }
     #[inline(always)]
-    fn general(x: T) -> T {
+    fn general(x: f64) -> f64 {
         tanh_lane(x)
     }
 }
@@ -319,7 +312,6 @@ super::lanes::levels! {
     expm1_64: f64, Expm1;
     expm1_32: f32, Expm1;
     tanh64: f64, Tanh;
-    tanh32: f32, Tanh;
     sinh64: f64, Sinh;
     sinh32: f32, Sinh;
     cosh64: f64, Cosh;

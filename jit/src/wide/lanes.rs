@@ -395,47 +395,65 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
     }
 }
 
-/// [`chunk`] over the slice: in place, or each chunk's lanes read from the source (the caller's
-/// input read where it lies, no copy into the destination first, its loads spread among the
-/// chunks' arithmetic) and written into the destination; the remainder (fewer than [`CHUNK`]
-/// lanes) is copied into a chunk padded with its first element, computed, and copied out.
+/// [`chunk`] over the slice (see [`map_with`]).
 #[inline(always)]
 pub(super) fn map<T: Copy, P: Paths<T>>(io: Io<'_, T>) {
-    match io {
-        Io::InPlace(xs) => {
-            let mut chunks = xs.chunks_exact_mut(CHUNK);
-            for c in &mut chunks {
-                chunk::<T, P>(c.try_into().expect("a chunk of CHUNK lanes"));
-            }
-            let rem = chunks.into_remainder();
-            let n = rem.len();
-            if n > 0 {
-                let mut buf = [rem[0]; CHUNK];
-                buf[..n].copy_from_slice(rem);
-                chunk::<T, P>(&mut buf);
-                rem.copy_from_slice(&buf[..n]);
-            }
-        }
-        Io::From { dst, src } => {
-            let src = &src[..dst.len()];
-            let mut chunks = dst.chunks_exact_mut(CHUNK);
-            for (c, s) in (&mut chunks).zip(src.chunks_exact(CHUNK)) {
-                let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
-                chunk::<T, P>(&mut lanes);
-                write(c, &lanes);
-            }
-            let rem = chunks.into_remainder();
-            let n = rem.len();
-            if n > 0 {
-                let from = &src[src.len() - n..];
-                let mut buf = [from[0]; CHUNK];
-                buf[..n].copy_from_slice(from);
-                chunk::<T, P>(&mut buf);
-                write(rem, &buf[..n]);
-            }
-        }
-    }
+    map_with!(io, chunk::<T, P>);
 }
+
+/// The function `$f` (`fn(&mut [T; CHUNK])`) over the chunks of the [`Io`] `$io`: in place, or each
+/// chunk's lanes read from the source (the caller's input read where it lies, no copy into the
+/// destination first, its loads spread among the chunks' arithmetic) and written into the
+/// destination; the remainder (fewer than [`CHUNK`] lanes) is copied into a chunk padded with its
+/// first element, computed, and copied out. A macro, so that `$f` is called directly where it is
+/// expanded: a routine whose chunks use a level's intrinsics (a `#[target_feature]` function,
+/// `tanh32.rs`) expands it in its own `#[target_feature]` function, whose calls of it are safe and
+/// inlined (through a closure or a function argument they were neither).
+macro_rules! map_with {
+    // the body of the chunk function, expanded where each chunk is computed (no call at all)
+    ($io:expr, |$c:ident| $body:block) => {
+        $crate::wide::lanes::map_with!($io, (|$c: &mut [_; $crate::wide::lanes::CHUNK]| $body))
+    };
+    ($io:expr, $f:expr) => {
+        match $io {
+            $crate::wide::Io::InPlace(xs) => {
+                let mut chunks = xs.chunks_exact_mut($crate::wide::lanes::CHUNK);
+                for c in &mut chunks {
+                    $f(c.try_into().expect("a chunk of CHUNK lanes"));
+                }
+                let rem = chunks.into_remainder();
+                let n = rem.len();
+                if n > 0 {
+                    let mut buf = [rem[0]; $crate::wide::lanes::CHUNK];
+                    buf[..n].copy_from_slice(rem);
+                    $f(&mut buf);
+                    rem.copy_from_slice(&buf[..n]);
+                }
+            }
+            $crate::wide::Io::From { dst, src } => {
+                let src = &src[..dst.len()];
+                let mut chunks = dst.chunks_exact_mut($crate::wide::lanes::CHUNK);
+                for (c, s) in (&mut chunks).zip(src.chunks_exact($crate::wide::lanes::CHUNK)) {
+                    let mut lanes: [_; $crate::wide::lanes::CHUNK] =
+                        s.try_into().expect("a chunk of CHUNK lanes");
+                    $f(&mut lanes);
+                    $crate::wide::write(c, &lanes);
+                }
+                let rem = chunks.into_remainder();
+                let n = rem.len();
+                if n > 0 {
+                    let from = &src[src.len() - n..];
+                    let mut buf = [from[0]; $crate::wide::lanes::CHUNK];
+                    buf[..n].copy_from_slice(from);
+                    $f(&mut buf);
+                    $crate::wide::write(rem, &buf[..n]);
+                }
+            }
+        }
+    };
+}
+
+pub(super) use map_with;
 
 /// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fast_chunk`] and
 /// [`Paths::general_chunk`]), for the AVX-512 routines of functions whose AVX2 chunks stage their

@@ -2,7 +2,8 @@
 //! math's algorithms (`vmath::exp`, `vmath::log`, `vmath::trig`, `vmath::f32x4`,
 //! `vmath::hyperbolic`, `vmath::atan`, `vmath::arc_hyp`, `vmath::cbrt`, `vmath::pow`,
 //! `vmath::hypot`; here
-//! `exp_family.rs` holds exp2, expm1, tanh, sinh and cosh, `atan.rs` the inverse trigonometric
+//! `exp_family.rs` holds exp2, expm1, tanh (f64), sinh and cosh, `tanh32.rs` f32 tanh (a table of
+//! polynomials), `atan.rs` the inverse trigonometric
 //! functions, `logs.rs` log2, log10, log1p and the inverse hyperbolic functions, `cbrt.rs`,
 //! `pow.rs` pow and hypot, `binary.rs` the routines of two arguments, `complex.rs` complex division
 //! and magnitude) compiled
@@ -16,7 +17,11 @@
 //! same constants (read from the vmath files themselves) and the same fused multiply-adds; rustc
 //! vectorises the loops over a chunk of 16 lanes (the assembly holds `vfmadd...pd zmm`,
 //! `vrndscalepd`, `vpsllq` on zmm or ymm registers, and the chunk's test is one compare into a mask
-//! and `kortest`), and the remainder of a slice is copied into a padded chunk. The inline code
+//! and `kortest`), and the remainder of a slice is copied into a padded chunk. f32 tanh looks its
+//! table up with permutes, which LLVM does not make of the lane code's lookups (it gathers): its
+//! routines are written in each level's intrinsics, the instructions LLVM emits for the lane
+//! code's operations (`tanh32.rs`; safe code: the intrinsics are called in `#[target_feature]`
+//! functions, and registers are read from arrays by `bytemuck`). The inline code
 //! branches per vector to a general path when a lane needs it (exp: |x| >= 708 or NaN; log: not
 //! positive, normal and finite); the general path gives every other lane the same bits as the fast
 //! path (exp: `p·2^k` by two exact scalings or by adding `k` to the exponent is the same normal
@@ -94,6 +99,7 @@ mod logs;
 mod pow;
 mod pow_const;
 mod rows;
+mod tanh32;
 
 pub use rows::GROUP;
 
@@ -676,8 +682,8 @@ impl WideElem for f32 {
             (Routine::Exp2, Level::Avx512) => exp_family::exp2_32::avx512,
             (Routine::Expm1, Level::Avx2) => exp_family::expm1_32::avx2,
             (Routine::Expm1, Level::Avx512) => exp_family::expm1_32::avx512,
-            (Routine::Tanh, Level::Avx2) => exp_family::tanh32::avx2,
-            (Routine::Tanh, Level::Avx512) => exp_family::tanh32::avx512,
+            (Routine::Tanh, Level::Avx2) => tanh32::avx2,
+            (Routine::Tanh, Level::Avx512) => tanh32::avx512,
             (Routine::Sinh, Level::Avx2) => exp_family::sinh32::avx2,
             (Routine::Sinh, Level::Avx512) => exp_family::sinh32::avx512,
             (Routine::Cosh, Level::Avx2) => exp_family::cosh32::avx2,
