@@ -556,7 +556,11 @@ impl Compiled {
     fn remapped(&self, layout: &memory_order::Layout) -> Compiled {
         let mut kept = self.remapped.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, runner)) = kept.iter().find(|(stages, _)| *stages == layout.stages) {
-            return runner.clone();
+            // this runner's thread settings, which `with_parallel` changes without new caches
+            return Compiled {
+                parallel: self.parallel.clone(),
+                ..runner.clone()
+            };
         }
         let pipeline = memory_order::remap(&self.pipeline, layout);
         let runner = Compiled {

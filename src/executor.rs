@@ -658,17 +658,24 @@ impl SpecCache {
         options: PlanOptions,
         settings: Settings,
     ) -> Result<Arc<Specialised>> {
-        {
-            let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((_, hit)) = entries.iter().find(|(p, s)| *p == part && s.matches(args)) {
-                return Ok(hit.clone());
-            }
+        if let Some(hit) = self.find(part, args) {
+            return Ok(hit);
         }
         self.keep(part, specialise(program, args, options, settings)?, backend, args)
     }
 
+    /// The kept specialisation of part `part` for `args`, if there is one.
+    fn find(&self, part: usize, args: &[&ArrayArg<'_>]) -> Option<Arc<Specialised>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .iter()
+            .find(|(p, s)| *p == part && s.matches(args))
+            .map(|(_, hit)| hit.clone())
+    }
+
     /// The specialisation `made` of part `part` for `args` (see [`SpecCache::get_part`]), readied
-    /// by `backend` and remembered: for a caller that made it to decide on it first.
+    /// by `backend` and remembered (unless one is already): for a caller that made it to decide on
+    /// it first.
     pub(crate) fn keep(
         &self,
         part: usize,
@@ -676,6 +683,9 @@ impl SpecCache {
         backend: &dyn Backend,
         args: &[&ArrayArg<'_>],
     ) -> Result<Arc<Specialised>> {
+        if let Some(hit) = self.find(part, args) {
+            return Ok(hit);
+        }
         let (kernel, plan, _, typed) = made;
         let typed = typed.map(std::sync::Arc::new);
         let exe: Box<dyn Executable> = match &typed {

@@ -231,8 +231,8 @@ fn exp_family_inputs(r: Routine, rng: &mut Rng) -> Vec<f64> {
             }
         }
     }
-    // f32 tanh's intervals (quarter binades from 1/16 to 8, then 8 to 9.25, the clamp) and where it
-    // rounds to 1 (9.0109): each edge and the floats beside it
+    // f32 tanh's intervals (half binades from 1/16 to 8, then 8 to 9.25, the clamp; here every
+    // quarter binade's edge) and where it rounds to 1 (9.0109): each edge and the floats beside it
     let quarters = (0..=28).map(|k| 2f32.powi(k / 4 - 4) * (1.0 + (k % 4) as f32 / 4.0));
     for edge in quarters.chain([9.0109f32, 9.25, 10.0, 12.0, 16.0]) {
         for d in 0..4u32 {

@@ -18,7 +18,7 @@
 //! maximum error measured: `exp.rs` (exp, exp2, expm1), `log.rs` (log, log2, log10, log1p), `trig.rs`
 //! (sin, cos, tan), `pow.rs`, `pow_const.rs` (pow by the literal exponents 1.5, 3, 4, -0.5 and -2), `hyperbolic.rs` (tanh, sinh, cosh), `erf.rs` (erf, erfc), `f32x4.rs`
 //! (f32 exp, log, log2, log10, log1p, sin, cos, tan, and the f32 constants of exp2, expm1,
-//! sinh, cosh), `tanh32.rs` (f32 tanh: 32 polynomials, one per interval of |x|), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
+//! sinh, cosh), `tanh32.rs` (f32 tanh: 16 polynomials, one per interval of |x|), `atan.rs` (arctan, arctan2, arcsin, arccos, both types, on one kernel), `cbrt.rs` (a
 //! division-free cube root: a polynomial seed and two Newton steps, f64 and native f32), `hypot.rs`, `arc_hyp.rs` (arcsinh, arccosh, arctanh, each one log1p of a selected argument, both types).
 //! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
