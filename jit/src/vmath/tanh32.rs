@@ -240,3 +240,54 @@ pub(crate) fn tanh(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let r = v.add(c0, s);
     v.or_sign(r, x)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{BASE, CLAMP, ROWS, SHIFT, TANH32};
+
+    /// The row of `a >= 0` (the kernel's index).
+    fn row(a: f32) -> usize {
+        ((a.to_bits() as i32).wrapping_sub(BASE) >> SHIFT).clamp(0, ROWS - 1) as usize
+    }
+
+    /// What the evaluation relies on, checked on the table as written (a regenerated or edited
+    /// table that breaks it fails here): row 0 is the odd polynomial (`b`, `c0`, `c0lo` and the
+    /// even coefficients zero, `c1` one); every float of a row's interval has `b` in that
+    /// interval's Sterbenz range, so `y = a - b` is exact; NaN and the clamp land in row 15.
+    #[test]
+    fn the_table_keeps_the_kernels_invariants() {
+        let col = |k: usize, i: usize| TANH32[k][i];
+        for k in [0, 1, 2, 4, 6, 8, 9] {
+            assert_eq!(col(k, 0).to_bits(), 0, "row 0, column {k}");
+        }
+        assert_eq!(col(3, 0), 1.0);
+        assert_eq!(row(1.0 / 16.0), 1);
+        assert_eq!(row(f32::from_bits((1.0f32 / 16.0).to_bits() - 1)), 0);
+        assert_eq!(row(CLAMP), 15);
+        assert_eq!(row(f32::NAN), 15);
+        // each row's floats, from the first of its interval to the last (or the clamp)
+        for i in 1..ROWS as usize {
+            let lo = f32::from_bits((BASE + (i as i32) * (1 << SHIFT)) as u32);
+            let hi = f32::from_bits((BASE + (i as i32 + 1) * (1 << SHIFT)) as u32 - 1).min(CLAMP);
+            assert_eq!((row(lo), row(hi)), (i, i), "row {i}: [{lo}, {hi}]");
+            let b = col(0, i);
+            assert!(
+                b / 2.0 <= lo && hi <= 2.0 * b,
+                "row {i}: b = {b} for [{lo}, {hi}]"
+            );
+            assert!(lo <= b && b <= hi, "row {i}: b = {b} outside [{lo}, {hi}]");
+            // c0 + c0lo is the polynomial at b as a pair of floats (the low part below half an
+            // ULP of the high), tanh(b) within the fit's error (2^-27.2, `scripts/tanhf_fit.py`)
+            let (c0, c0lo) = (col(1, i), col(2, i));
+            assert!(
+                c0lo.abs() <= c0 * f32::EPSILON / 2.0,
+                "row {i}: c0lo {c0lo} for c0 {c0}"
+            );
+            let t = (b as f64).tanh();
+            assert!(
+                ((c0 as f64 + c0lo as f64) - t).abs() <= t * 2f64.powi(-27),
+                "row {i}"
+            );
+        }
+    }
+}
