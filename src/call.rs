@@ -8,6 +8,7 @@
 //! | one, into your array of its type | `out.view_mut()` | `()` |
 //! | several, into your arrays | `&mut [a.view_mut(), b.view_mut()]` or `(a.view_mut(), m.view_mut())` | `()` |
 //! | into inputs, in place | `InPlace(&mut [("p", p.view_mut()), ...])`, or of several types `InPlace((("p", p.view_mut()), ("n", n.view_mut())))` | `()` |
+//! | one reduction, folded into your array's values | `Accumulate(out.view_mut())` | `()` |
 //!
 //! By position, a handle bound once to its inputs' forms ([`FusedRunner::prepared`]) has the same
 //! call, [`Prepared::call`], with every way but [`InPlace`] ([`ResultsAt`]; a handle updates inputs
@@ -16,8 +17,9 @@
 //! Every way goes through the runner's bindings (`src/bindings.rs`): a call whose signature (names
 //! in order, dtypes, shapes, layouts) was seen before goes straight to the compiled code, after the
 //! checks on the caller's buffers. [`FusedRunner::run`], [`FusedRunner::run_into`],
-//! [`FusedRunner::run_many`], [`FusedRunner::run_into_many`] and [`FusedRunner::run_update`] are
-//! this call with one of these.
+//! [`FusedRunner::run_many`], [`FusedRunner::run_into_many`], [`FusedRunner::run_update`] and
+//! [`FusedRunner::run_accumulate`] are this call with one of these. ([`Accumulate`] binds by name
+//! at each call: its fold starts from the output's values, read first.)
 
 use crate::array::{ArrayArg, Element, Output};
 use crate::backend::OutSlice;
@@ -102,6 +104,30 @@ pub struct FreshAll;
 /// An update is allowed where it is safe: each result's element `i` reads its input at element `i`
 /// only (see [`crate::update`]); anything else is an error that says why.
 pub struct InPlace<T>(pub T);
+
+/// The one result, a sum, product, min or max (without `initial`, not a mean), folded into the
+/// view's values: `out = out ⊕ reduce(...)`, each output's fold starting from its previous value in
+/// the accumulator's type (float64 for sums and products) and rounded once (Julia's `sum!`,
+/// NumPy's `np.add.reduce(x, out=out, initial=...)` with the previous values as the start).
+///
+/// ```
+/// use kiln::{Accumulate, FusedRunner};
+/// use ndarray::array;
+/// let r = FusedRunner::compile_text("sum(x, axis=1)")?;
+/// let (x, mut total) = (array![[1.0, 2.0], [3.0, 4.0]], array![10.0, 20.0]);
+/// r.call(&[("x", (&x).into())], Accumulate(total.view_mut()))?;
+/// assert_eq!(total, array![13.0, 27.0]);
+/// # Ok::<(), kiln::Error>(())
+/// ```
+pub struct Accumulate<T>(pub T);
+
+impl<A: crate::array::Float, D: Dimension> sealed::Sealed for Accumulate<ArrayViewMut<'_, A, D>> {}
+impl<A: crate::array::Float, D: Dimension> Results for Accumulate<ArrayViewMut<'_, A, D>> {
+    type Out = ();
+    fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
+        runner.accumulate(inputs, self.0)
+    }
+}
 
 /// The targets of an in-place update ([`InPlace`]): named mutable views, one per result, a slice
 /// or array of views of one element type, or a tuple of two to four of any types.

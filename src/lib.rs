@@ -48,7 +48,7 @@ pub use backend::{
     Backend, Buffer, BufferData, Buffers, CodeDump, DirectInputs, Executable, OutSlice, RunCtx,
 };
 pub use bindings::BoundHandle;
-pub use call::{Fresh, FreshAll, InPlace, InPlaceTargets, Results, ResultsAt};
+pub use call::{Accumulate, Fresh, FreshAll, InPlace, InPlaceTargets, Results, ResultsAt};
 pub use error::{Error, Result};
 pub use explain::{Engine, ExplainOptions, Explained};
 pub use expr::{Axes, Expr, ExprNode, select};

@@ -391,11 +391,21 @@ impl FusedRunner {
     /// a sum, product, min or max (Julia's `sum!`, NumPy's `np.add.reduce(x, out=out,
     /// initial=...)` with the previous values as the start): each output's fold starts from its
     /// previous value, in the accumulator's type (f64 for sums and products), and is rounded once.
+    /// [`FusedRunner::call`] with [`crate::Accumulate`].
     ///
     /// # Errors
     /// As [`FusedRunner::run_into`], and if the last kernel is not such a reduction, or has an
     /// `initial` of its own or is a mean.
     pub fn run_accumulate<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        self.call(inputs, crate::Accumulate(out))
+    }
+
+    /// [`crate::Accumulate`]'s fold (see [`FusedRunner::run_accumulate`]).
+    pub(crate) fn accumulate<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,

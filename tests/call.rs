@@ -295,7 +295,8 @@ fn results_of_every_type_go_into_a_given_array() {
 
 /// A float result into a view in another layout (every other element of a longer array, a
 /// transposed matrix) is assigned, on the first call and on a repeated one, for maps, scans and
-/// reductions over an axis; accumulating into such a view folds from its previous values.
+/// reductions over an axis; accumulating into such a view folds from its previous values (and
+/// through the one call, [`kiln::Accumulate`], from what the last call left).
 #[test]
 fn float_results_into_views_of_another_layout() {
     let x = Array2::from_shape_fn((6, 5), |(i, j)| (i * 5 + j) as f64 * 0.5 - 3.0);
@@ -323,6 +324,18 @@ fn float_results_into_views_of_another_layout() {
     let plus_one = want.mapv(|v| v + 1.0);
     assert_eq!(long.slice(s![..;2]).to_owned().into_dyn(), plus_one);
     assert!(long.slice(s![1..;2]).iter().all(|&v| v == 1.0));
+    // the same through the one call: each call folds into the values the last one left
+    let mut total = Array1::<f64>::from_elem(5, 1.0);
+    for k in 1..=2 {
+        r.call(&inputs, kiln::Accumulate(total.view_mut())).unwrap();
+        assert_eq!(total.clone().into_dyn(), want.mapv(|v| v * k as f64 + 1.0));
+    }
+    // a result that is not such a reduction: an error, nothing written
+    let m = FusedRunner::compile_text("x * 2").unwrap();
+    let mut out = Array2::<f64>::from_elem((6, 5), 7.0);
+    let e = m.call(&inputs, kiln::Accumulate(out.view_mut())).unwrap_err();
+    assert!(e.to_string().contains("needs a sum, prod, min or max"), "{e}");
+    assert!(out.iter().all(|&v| v == 7.0));
 }
 
 /// The first call of a signature into a given array binds it (without a run where one kernel's
