@@ -48,11 +48,36 @@ impl Paths<f32> for Tanh32 {
     }
 }
 
+/// A row's polynomial at `$a` with the sign of `$x` (the lane code's operations, in its order), on
+/// the registers of the level whose intrinsics the invoking function imports as `sub`, `fmadd`,
+/// `mul`, `add`, `and`, `or` and `set1`; `$cols` the row's 10 columns.
+#[cfg(target_arch = "x86_64")]
+macro_rules! finish {
+    ($x:expr, $a:expr, $cols:expr) => {{
+        let [b, c0, c0lo, c1, c2, c3, c4, c5, c6, c7] = $cols;
+        let y = sub($a, b);
+        let q = fmadd(c7, y, c6);
+        let q = fmadd(q, y, c5);
+        let q = fmadd(q, y, c4);
+        let q = fmadd(q, y, c3);
+        let q = fmadd(q, y, c2);
+        let t = fmadd(c1, y, c0lo);
+        let y2 = mul(y, y);
+        let s = fmadd(y2, q, t);
+        let r = add(c0, s);
+        or(r, and($x, set1(-0.0)))
+    }};
+}
+
 /// At AVX-512: the chunk as one register, each column looked up by one permute of its 16 rows.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
 pub(super) fn avx512(io: Io<'_, f32>) {
     use std::arch::x86_64::*;
+    use std::arch::x86_64::{
+        _mm512_add_ps as add, _mm512_and_ps as and, _mm512_fmadd_ps as fmadd, _mm512_mul_ps as mul,
+        _mm512_or_ps as or, _mm512_set1_ps as set1, _mm512_sub_ps as sub,
+    };
     const _: () = assert!(
         ROWS == 16 && CHUNK == 16 && SHIFT == 22,
         "one register of rows, one of lanes"
@@ -64,20 +89,8 @@ pub(super) fn avx512(io: Io<'_, f32>) {
         let d = _mm512_srai_epi32::<22>(d);
         let i = _mm512_max_epi32(d, _mm512_setzero_si512());
         let i = _mm512_min_epi32(i, _mm512_set1_epi32(ROWS - 1));
-        let [b, c0, c0lo, c1, c2, c3, c4, c5, c6, c7]: [__m512; 10] =
-            std::array::from_fn(|k| _mm512_permutexvar_ps(i, bytemuck::cast(TANH32[k])));
-        let y = _mm512_sub_ps(a, b);
-        let q = _mm512_fmadd_ps(c7, y, c6);
-        let q = _mm512_fmadd_ps(q, y, c5);
-        let q = _mm512_fmadd_ps(q, y, c4);
-        let q = _mm512_fmadd_ps(q, y, c3);
-        let q = _mm512_fmadd_ps(q, y, c2);
-        let t = _mm512_fmadd_ps(c1, y, c0lo);
-        let y2 = _mm512_mul_ps(y, y);
-        let s = _mm512_fmadd_ps(y2, q, t);
-        let r = _mm512_add_ps(c0, s);
-        let sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0));
-        *c = bytemuck::cast(_mm512_or_ps(r, sign));
+        let cols: [__m512; 10] = std::array::from_fn(|k| _mm512_permutexvar_ps(i, bytemuck::cast(TANH32[k])));
+        *c = bytemuck::cast(finish!(x, a, cols));
     })
 }
 
@@ -87,6 +100,10 @@ pub(super) fn avx512(io: Io<'_, f32>) {
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn avx2(io: Io<'_, f32>) {
     use std::arch::x86_64::*;
+    use std::arch::x86_64::{
+        _mm256_add_ps as add, _mm256_and_ps as and, _mm256_fmadd_ps as fmadd, _mm256_mul_ps as mul,
+        _mm256_or_ps as or, _mm256_set1_ps as set1, _mm256_sub_ps as sub,
+    };
     const _: () = assert!(
         ROWS == 16 && CHUNK == 16 && SHIFT == 22,
         "two registers of rows, two of lanes"
@@ -101,7 +118,7 @@ pub(super) fn avx2(io: Io<'_, f32>) {
             let i = _mm256_max_epi32(d, _mm256_setzero_si256());
             let i = _mm256_min_epi32(i, _mm256_set1_epi32(ROWS - 1));
             let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(i));
-            let [b, c0, c0lo, c1, c2, c3, c4, c5, c6, c7]: [__m256; 10] = std::array::from_fn(|k| {
+            let cols: [__m256; 10] = std::array::from_fn(|k| {
                 let [r0, r1]: [__m256; 2] = bytemuck::cast(TANH32[k]);
                 _mm256_blendv_ps(
                     _mm256_permutevar8x32_ps(r0, i),
@@ -109,18 +126,7 @@ pub(super) fn avx2(io: Io<'_, f32>) {
                     bit3,
                 )
             });
-            let y = _mm256_sub_ps(a, b);
-            let q = _mm256_fmadd_ps(c7, y, c6);
-            let q = _mm256_fmadd_ps(q, y, c5);
-            let q = _mm256_fmadd_ps(q, y, c4);
-            let q = _mm256_fmadd_ps(q, y, c3);
-            let q = _mm256_fmadd_ps(q, y, c2);
-            let t = _mm256_fmadd_ps(c1, y, c0lo);
-            let y2 = _mm256_mul_ps(y, y);
-            let s = _mm256_fmadd_ps(y2, q, t);
-            let r = _mm256_add_ps(c0, s);
-            let sign = _mm256_and_ps(x, _mm256_set1_ps(-0.0));
-            _mm256_or_ps(r, sign)
+            finish!(x, a, cols)
         });
         *c = bytemuck::cast(out);
     })
