@@ -447,6 +447,9 @@ def main(argv=None):
     kiln = Path(args.kiln)
     raw = args.from_dir or args.raw
     raw.mkdir(parents=True, exist_ok=True)
+    # the Python parts run from `/`: a relative path to the interpreter is made absolute first
+    if args.python and os.sep in args.python:
+        args.python = str(Path(args.python).resolve())
     python = args.python if args.python and python_has_kiln(args.python) else None
     quick = ["--n", "1e4,1e6", "--budget-ms", "40"] if args.quick else []
     py_sizes = ["--sizes", "1e2,1e4,1e6", "--rounds", "3"] if args.quick else ["--sizes", "1e2,1e4,1e6,1e7"]
@@ -487,11 +490,11 @@ def main(argv=None):
             log(f"{args.python} does not import kiln: no Python tables (pip install ./python)")
         kept_path = raw / "commands.json"
         kept = json.loads(kept_path.read_text()) if kept_path.exists() and args.only else {}
-        shown = {}
+        # the kept commands, in the page's order, each replaced where its part runs again (a part
+        # this run cannot run, such as the Python ones without kiln installed, keeps its own)
+        shown = dict(kept)
         for part, cmd, run in parts:
             if part not in only:
-                if part in kept:
-                    shown[part] = kept[part]
                 continue
             shown[part] = flag_line([Path(cmd[0]).name if part != "callgrind" else cmd[0]] + cmd[1:])
             if run is not None:
