@@ -41,7 +41,7 @@ pub trait ResultsAt: Results {
 /// Where the results of [`FusedRunner::call`] go, and what the call returns (see the module doc).
 /// Implemented by [`Fresh`], [`FreshAll`], a mutable view of any element type (one result into it),
 /// a slice or array of such views of one type, a tuple of two to four views of any types (one per
-/// result) and [`InPlace`].
+/// result), [`InPlace`] and [`Accumulate`].
 pub trait Results: sealed::Sealed {
     /// What the call returns: the results where they are fresh, else `()`.
     type Out;
