@@ -8,18 +8,19 @@
 //! the instruction LLVM emits for the lane code's operation (`vminps` with the clamp first keeps a
 //! NaN, `vpsrad`, `vpmaxsd`, `vpminsd`, the fused multiply-adds). The routines expand their chunk's
 //! code in their own `#[target_feature]` function (`lanes::map_with`), so that the intrinsics are
-//! safe to call and inlined. Elsewhere (not x86-64) the lane code runs as it is.
+//! safe to call and inlined. Elsewhere than x86-64, where the routines compile but no level is on
+//! the host, they are the lane code.
 
 use super::Io;
 #[cfg(not(target_arch = "x86_64"))]
-use super::lanes::map;
-use super::lanes::{CHUNK, Lane, Paths, sel};
+use super::lanes::{Lane, Paths, map, sel};
 use crate::vmath::tanh32::{BASE, CLAMP, ROWS, SHIFT, TANH32};
 
 /// The lane code: `vmath::tanh32::tanh` for one lane (the routines elsewhere than x86-64).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[cfg(not(target_arch = "x86_64"))]
 pub(super) struct Tanh32;
 
+#[cfg(not(target_arch = "x86_64"))]
 impl Paths<f32> for Tanh32 {
     #[inline(always)]
     fn fast_ok(_: f32) -> bool {
@@ -73,6 +74,7 @@ macro_rules! finish {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
 pub(super) fn avx512(io: Io<'_, f32>) {
+    use crate::wide::lanes::CHUNK;
     use std::arch::x86_64::*;
     use std::arch::x86_64::{
         _mm512_add_ps as add, _mm512_and_ps as and, _mm512_fmadd_ps as fmadd, _mm512_mul_ps as mul,
@@ -99,6 +101,7 @@ pub(super) fn avx512(io: Io<'_, f32>) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 pub(super) fn avx2(io: Io<'_, f32>) {
+    use crate::wide::lanes::CHUNK;
     use std::arch::x86_64::*;
     use std::arch::x86_64::{
         _mm256_add_ps as add, _mm256_and_ps as and, _mm256_fmadd_ps as fmadd, _mm256_mul_ps as mul,
