@@ -9,6 +9,8 @@ rounded coefficients.
     /tmp/peers/bin/python scripts/fexp_fit.py sinh 8       # x + x^3 P(x^2), |x| <= 2
     /tmp/peers/bin/python scripts/fexp_fit.py expm1 9      # x + x^2 (1/2 + x P(x)), |x| <= 0.35
     /tmp/peers/bin/python scripts/fexp_fit.py tanh 4 f32   # the f32 kernels (and `tan`, |x| <= pi/4)
+    /tmp/peers/bin/python scripts/fexp_fit.py log1p 8 f32  # f + f^2 Q(f), sqrt(2)/2 - 1 <= f < sqrt(2) - 1
+    /tmp/peers/bin/python scripts/fexp_fit.py recip 3 f32  # 1/(1 + f) on the same range
 
 Prints the measured error (as a power of two) and the coefficients, ascending.
 """
@@ -56,6 +58,28 @@ def expm1(t, deg):
     return c, worst
 
 
+# f = m - 1 for the mantissa m in [0x3f3504f3, 0x3fb504f3) as floats (`vmath::f32x4::reduce`)
+F_LO, F_HI = -0.29289323091506958, 0.41421353816986084
+
+
+def log1p(deg):
+    a, b = m.mpf(F_LO), m.mpf(F_HI)
+    c = fit(lambda f: (m.log1p(f) - f) / f**2 if f else m.mpf(-0.5), a, b, deg)
+    worst = 0
+    for f in np.linspace(F_LO, F_HI, 4001):
+        if f == 0:
+            continue
+        f = m.mpf(f)
+        worst = max(worst, abs((f + f * f * peval(c, f)) / m.log1p(f) - 1))
+    return c, worst
+
+
+def recip(deg):
+    c = fit(lambda f: 1 / (1 + f), m.mpf(F_LO), m.mpf(F_HI), deg)
+    worst = max(abs(peval(c, m.mpf(f)) * (1 + m.mpf(f)) - 1) for f in np.linspace(F_LO, F_HI, 4001))
+    return c, worst
+
+
 def main():
     global ROUND
     name, deg = sys.argv[1], int(sys.argv[2])
@@ -67,6 +91,10 @@ def main():
         c, worst = odd(m.sinh, 2.0, deg)
     elif name == "tan":
         c, worst = odd(m.tan, 0.7854, deg)
+    elif name == "log1p":
+        c, worst = log1p(deg)
+    elif name == "recip":
+        c, worst = recip(deg)
     elif name == "expm1":
         c, worst = expm1(0.35, deg)
     else:

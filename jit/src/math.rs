@@ -48,8 +48,8 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         MathFn::Cbrt | MathFn::Hypot => 1,
         // measured against libm over a million points each (jit/tests/accuracy.rs): max 1 ULP for
         // arcsinh f64, 2 for arccosh and arctanh f64; f32 (native, `vmath::arc_hyp` on musl's
-        // log1pf) over every 7th bit pattern: 1 for arcsinh, 2 for arccosh and arctanh, each at
-        // most 2 from the correctly rounded value, as libm's asinhf, acoshf and atanhf are
+        // log1pf with `vmath::f32x4`'s division-free kernel) over every bit pattern: at most 2
+        // from std's f64 functions rounded, as libm's asinhf, acoshf and atanhf are
         MathFn::Arcsinh | MathFn::Arccosh | MathFn::Arctanh => 2,
         // log10: glibc's f64 log10 is itself up to 2 ULP from the correctly rounded value (its
         // manual; 10 of 20 million log-uniform points in [1e-300, 1e300] are 1.4 to 1.6 ULP off, by
@@ -59,8 +59,8 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         MathFn::Log10 => 2,
         // log, log2 and log1p: 1 in both types (f64 `vmath::log`, table-driven: log, log2 and log10
         // within 0.51 ULP of the correctly rounded value over 42,000 log-uniform, near-1 and
-        // subnormal points by mpmath, log1p within 0.66; f32 native, `vmath::f32x4`, over every 7th bit pattern:
-        // at most 0.88 ULP from the correctly rounded value); arcsin and arccos (the direct method,
+        // subnormal points by mpmath, log1p within 0.66; f32 native, `vmath::f32x4`, over every
+        // bit pattern: at most 1 from std's f64 functions rounded, `examples/ulp32.rs`); arcsin and arccos (the direct method,
         // `vmath::asin`): 1 in both types against libm over a million points in [-1, 1] and
         // log-uniform, and 1 against the correctly rounded value (tests/math_accuracy.rs); arctan
         // and arctan2 1 against both; pow (ARM's table-driven pow in f64, a table-free log2 and

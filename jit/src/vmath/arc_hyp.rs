@@ -20,7 +20,7 @@
 //!   subnormals) and NaN; `y = 1` gives `d = inf` and ±inf, `y > 1` a negative `a` below -1 and
 //!   NaN.
 //!
-//! f32 is the same on F32X4 in single precision, on `f32x4::log1p_core` (musl's `log1pf`), with
+//! f32 is the same on F32X4 in single precision, on `f32x4::log1p_core` (musl's `log1pf` on a division-free kernel), with
 //! musl's edges 2^-12 and 2^12 for 2^-28 and 2^28 (`asinhf`, `acoshf`, `atanhf`).
 //!
 //! Measured against libm (`jit/tests/accuracy.rs`) and against mpmath's correctly rounded values

@@ -11,24 +11,26 @@
 //! results rounded once, overflow to inf). Measured against the `libm` crate's `expf` over a million
 //! points in [-103.9, 88.7]: max 1 ULP.
 //!
-//! **log**: musl's `logf` (fdlibm's `e_logf.c`, via the Rust `libm` crate): `x = 2^k·(1+f)` with
-//! `1 + f` in [sqrt(2)/2, sqrt(2)) by integer arithmetic on the bits, `s = f/(2+f)`,
-//! `log(1+f) = f - hfsq + s·(hfsq + R(s²))` with fdlibm's single-precision Lg1..Lg4 (by Horner's
-//! rule, and with two products fused), `k·ln2` added in two parts. Vectors with a lane that is subnormal, zero, negative, inf or NaN take the general
-//! path (subnormals scaled by 2^25, special values selected). musl states an error below 1 ULP;
-//! measured against `logf` over a million points: max 1 ULP.
+//! **log**: `x = 2^k·(1+f)` with `1 + f` in [sqrt(2)/2, sqrt(2)) by integer arithmetic on the bits
+//! (musl's `logf` reduction, exact), `log(1+f) = f + t`, `t = f²·Q(f)` with `Q` of degree 8 fitted
+//! here ([`LOG1P_Q`]: Chebyshev interpolation in mpmath, `scripts/fexp_fit.py log1p 8 f32`, rounded
+//! to f32, relative error 2^-26.1), `k·ln2` added in two parts (fdlibm's, the head's product
+//! exact): `((t + k·ln2_lo) + f) + k·ln2_hi`. No division: fdlibm's `s = f/(2+f)` and its
+//! polynomial in `s²` cost a `vdivps` a vector and more operations (0.31 ns an element at AVX-512
+//! against 0.26; 0.43 against 0.31 from Python at N = 1e6). Vectors with a lane that is subnormal,
+//! zero, negative, inf or NaN take the general path (subnormals scaled by 2^25, special values
+//! selected).
 //!
-//! **log2, log10**: log's reduction, kernel and general path (fdlibm's `e_log2f.c`, `e_log10f.c`):
-//! `f - hfsq` split into a head `hi` (rounded) and a tail `lo` (its rounding error by Fast2Sum, plus
-//! `s·(hfsq + R)`) before scaling by 1/ln 2 or 1/ln 10 (each as two floats), so the head's product
-//! is exact in the last fused multiply-add (fdlibm keeps 12 bits of the head instead, for a product
-//! without FMA); then `+ k`, or `+ k·log10(2)` (two floats, the head's product fused). Powers of two
-//! give log2 exactly. **log1p**: musl's `log1pf` (`s_log1pf.c`): `1 + x = 2^k·(1 + f)` with its
-//! rounding error `c` kept as `c/(1 + x)` (a short polynomial in `s` and `2^-k` for musl's second
-//! division, as `log.rs`), `f = x` and `k = 0` for `x` in [sqrt(2)/2 - 1, sqrt(2) - 1), `x` itself
-//! below 2^-24; straight-line selects, no branch. Measured over every 7th f32 bit pattern against
-//! the f64 results rounded (correctly rounded but for double roundings) and the `libm` crate's
-//! `log2f`, `log10f`, `log1pf`: max 1 ULP against both (real error at most 0.88, 0.85, 0.83 ULP).
+//! **log2, log10**: log's reduction, kernel and general path, with `f` (exact) the head and `t`
+//! the tail of `log(1 + f)` before scaling by 1/ln 2 or 1/ln 10 (each as two floats), so that the
+//! head's product is exact in the last fused multiply-add (fdlibm's `e_log2f.c` splits `f - hfsq`
+//! for the same end); then `+ k`, or `+ k·log10(2)` (two floats, the head's product fused). Powers
+//! of two give log2 exactly. **log1p**: musl's `log1pf` (`s_log1pf.c`) on this kernel: `1 + x =
+//! 2^k·(1 + f)` with its rounding error `c` kept as `c/(1 + x)` (`c·2^-k` times [`RECIP`], a cubic
+//! for `1/(1 + f)` within 2^-9.2, for musl's second division), `f = x` and `k = 0` for `x` in
+//! [sqrt(2)/2 - 1, sqrt(2) - 1), `x` itself below 2^-24; straight-line selects, no branch.
+//! Measured over every f32 bit pattern (`cargo run --release -p kiln-jit --example ulp32`) against
+//! std's f64 functions rounded: log, log2, log10 and log1p max 1 ULP.
 //!
 //! **sin, cos**: `q = nearest(x·2/pi)`, `r = x - q·pi/2` by Cody-Waite with FMA and pi/2 in three
 //! floats (the first `fma` exact), for |x| <= 2^16; beyond (and ±inf) a per-lane call of the host
@@ -130,7 +132,27 @@ pub(crate) const SINH_P: [f64; 5] = [
     2.6708717015822003e-08,
 ];
 
-pub(crate) const LG: [f64; 4] = [0.66666662693, 0.40000972152, 0.28498786688, 0.24279078841];
+/// `Q` of log's kernel: `log(1 + f) ≈ f + f²·Q(f)` on [sqrt(2)/2 - 1, sqrt(2) - 1), degree 8
+/// (`scripts/fexp_fit.py log1p 8 f32`): relative error 2^-26.1.
+pub(crate) const LOG1P_Q: [f64; 9] = [
+    -0.4999999701976776,
+    0.3333333134651184,
+    -0.2500078082084656,
+    0.20001234114170074,
+    -0.16626645624637604,
+    0.14204855263233185,
+    -0.13127554953098297,
+    0.12722674012184143,
+    -0.07673642784357071,
+];
+/// `1/(1 + f)` on the same range, degree 3 (`scripts/fexp_fit.py recip 3 f32`): relative error
+/// 2^-9.2, log1p's factor for the rounding error of `1 + x`.
+pub(crate) const RECIP: [f64; 4] = [
+    0.9986630082130432,
+    -1.0113273859024048,
+    1.1026551723480225,
+    -0.8873484134674072,
+];
 pub(crate) const FD_LN2_HI: f64 = 6.9313812256e-01;
 pub(crate) const FD_LN2_LO: f64 = 9.0580006145e-06;
 pub(crate) const MIN_NORMAL: f64 = 1.1754943508222875e-38;
@@ -155,29 +177,22 @@ fn reduce(v: &mut Vb<'_, '_>, x: Value, kadj: Option<Value>) -> (Value, Value) {
     (f, k)
 }
 
-/// `(hfsq, s, R)` of fdlibm's single-precision kernel for `f`: `s = f/(2+f)`, `R = z·(Lg1 + z·(Lg2
-/// + z·(Lg3 + z·Lg4)))` with `z = s²` by Horner's rule (fewer instructions than musl's two chains
-/// in z²), `hfsq = (f/2)·f`.
-fn kernel(v: &mut Vb<'_, '_>, f: Value) -> (Value, Value, Value) {
-    let two = v.addc(f, 2.0);
-    let s = v.div(f, two);
-    let z = v.mul(s, s);
-    let r = v.poly(z, &LG);
-    let r = v.mul(z, r);
-    let half = v.mulc(f, 0.5);
-    let hfsq = v.mul(half, f);
-    (hfsq, s, r)
+/// `t = f²·Q(f)`, so that `log(1 + f) ≈ f + t` for `f` in [sqrt(2)/2 - 1, sqrt(2) - 1): `Q` of
+/// degree 8 by Horner's rule, [`LOG1P_Q`]. No division (fdlibm's `s = f/(2 + f)` was one
+/// `vdivps` per vector, a third of the routine's time at AVX-512).
+fn kernel(v: &mut Vb<'_, '_>, f: Value) -> Value {
+    let q = v.poly(f, &LOG1P_Q);
+    let f2 = v.mul(f, f);
+    v.mul(f2, q)
 }
 
 /// musl's `logf` for positive normal finite `x`.
 fn log_normal(v: &mut Vb<'_, '_>, x: Value, kadj: Option<Value>) -> Value {
     let (f, k) = reduce(v, x, kadj);
-    let (hfsq, s, r) = kernel(v, f);
-    // s*(hfsq+R) + dk*ln2_lo - hfsq + f + dk*ln2_hi, two products fused (k·ln2_hi is exact)
-    let a = v.add(hfsq, r);
-    let b = v.mulc(k, FD_LN2_LO);
-    let a = v.fma(s, a, b);
-    let a = v.sub(a, hfsq);
+    let t = kernel(v, f);
+    // (t + k·ln2_lo) + f + k·ln2_hi, the products fused
+    let c = v.c(FD_LN2_LO);
+    let a = v.fma(k, c, t);
     let a = v.add(a, f);
     let c = v.c(FD_LN2_HI);
     v.fma(k, c, a)
@@ -249,32 +264,18 @@ fn fast_or_general(v: &mut Vb<'_, '_>, x: Value, g: fn(&mut Vb<'_, '_>, Value, V
     })
 }
 
-/// `(hi, lo)` with `hi + lo = f - hfsq + s·(hfsq + R)` = log(1 + f): `hi = f - hfsq` rounded and
-/// `lo` its rounding error (Fast2Sum, `|f| >= hfsq`) plus the rest, so that the scaling by 1/ln 2
-/// or 1/ln 10 sees the head exactly (fdlibm's `e_log2f.c` keeps 12 bits of the head for a product
-/// it must keep exact; a fused multiply-add keeps any product exact).
-fn split(v: &mut Vb<'_, '_>, f: Value) -> (Value, Value) {
-    let (hfsq, s, r) = kernel(v, f);
-    let hi = v.sub(f, hfsq);
-    let lo = v.sub(f, hi);
-    let lo = v.sub(lo, hfsq);
-    let a = v.add(hfsq, r);
-    let lo = v.fma(s, a, lo);
-    (hi, lo)
-}
-
 pub(crate) fn log2(v: &mut Vb<'_, '_>, x: Value) -> Value {
     fast_or_general(v, x, log2_reduced)
 }
 
-/// `k + (hi + lo)·(1/ln 2)`: the head's product exact in the last fma, `k` added last (exactly,
-/// where `f = 0`: a power of two gives its exponent).
+/// `k + (f + t)·(1/ln 2)`: `f` (exact) the head, `t` the tail, the head's product exact in the
+/// last fma, `k` added last (exactly, where `f = 0`: a power of two gives its exponent).
 fn log2_reduced(v: &mut Vb<'_, '_>, f: Value, k: Value) -> Value {
-    let (hi, lo) = split(v, f);
-    let t = v.mulc(hi, IVLN2_LO);
+    let t = kernel(v, f);
+    let a = v.mulc(f, IVLN2_LO);
     let c = v.c(IVLN2_HI);
-    let t = v.fma(lo, c, t);
-    let y = v.fma(hi, c, t);
+    let a = v.fma(t, c, a);
+    let y = v.fma(f, c, a);
     v.add(y, k)
 }
 
@@ -285,13 +286,13 @@ pub(crate) fn log10(v: &mut Vb<'_, '_>, x: Value) -> Value {
 /// `k·log10(2) + (hi + lo)·(1/ln 10)`: the small terms first, the head's product and `k·log10(2)`
 /// exact in the last two fmas.
 fn log10_reduced(v: &mut Vb<'_, '_>, f: Value, k: Value) -> Value {
-    let (hi, lo) = split(v, f);
-    let t = v.mulc(k, LOG10_2_LO);
+    let t = kernel(v, f);
+    let a = v.mulc(k, LOG10_2_LO);
     let c = v.c(IVLN10_LO);
-    let t = v.fma(hi, c, t);
+    let a = v.fma(f, c, a);
     let c = v.c(IVLN10_HI);
-    let t = v.fma(lo, c, t);
-    let y = v.fma(hi, c, t);
+    let a = v.fma(t, c, a);
+    let y = v.fma(f, c, a);
     let c = v.c(LOG10_2_HI);
     v.fma(k, c, y)
 }
@@ -311,9 +312,8 @@ pub(crate) fn log1p(v: &mut Vb<'_, '_>, x: Value) -> Value {
 /// musl's `log1pf` of finite `x > -1` with no special value handled (other lanes: garbage), plus
 /// `kextra · ln2` (0 or 1 per lane) added into the exponent `k` where given (the inverse
 /// hyperbolic functions' `log(2|x|)`, as `vmath::log::log1p_core`). `u = 1 + x = 2^k·(1 + f)`
-/// with the rounding error `c` of the addition kept as `c/u`, by `c·2^-k·(1 - 2s + 2s² - 2s³)`
-/// (`1/(1 + f) = (1 - s)/(1 + s)`, `|s| < 0.172`: a relative error below 2^-9 of a term below half
-/// an ULP of `u`) rather than musl's second division; `k = 0`, `c = 0`, `f = x` in musl's range
+/// with the rounding error `c` of the addition kept as `c/u`, by `c·2^-k·RECIP(f)` (a relative
+/// error below 2^-9 of a term below half an ULP of `u`) rather than musl's second division; `k = 0`, `c = 0`, `f = x` in musl's range
 /// near 0; `c = 0` from `k = 25` (where it is below 2^-24 of the result).
 pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) -> Value {
     use FloatCC::*;
@@ -333,14 +333,13 @@ pub(crate) fn log1p_core(v: &mut Vb<'_, '_>, x: Value, kextra: Option<Value>) ->
     let hi = v.cmpc(LessThan, x, LOG1P_NEAR_HI);
     let near = v.and(lo, hi);
     let f = v.sel(near, x, f);
-    let (hfsq, s, r) = kernel(v, f);
-    let (c, k) = super::log::log1p_correction(v, c, s, k, near, 25.0, kextra);
-    // s*(hfsq+R) + (dk*ln2_lo + c) - hfsq + f + dk*ln2_hi, the products fused
-    let a = v.add(hfsq, r);
+    let t = kernel(v, f);
+    let inv = v.poly(f, &RECIP);
+    let (c, k) = super::log::log1p_correction(v, c, inv, k, near, 25.0, kextra);
+    // (t + (k·ln2_lo + c)) + f + k·ln2_hi, the products fused
     let l = v.c(FD_LN2_LO);
     let b = v.fma(k, l, c);
-    let a = v.fma(s, a, b);
-    let a = v.sub(a, hfsq);
+    let a = v.add(t, b);
     let a = v.add(a, f);
     let h = v.c(FD_LN2_HI);
     v.fma(k, h, a)

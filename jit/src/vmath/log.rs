@@ -218,21 +218,21 @@ pub(crate) fn log1p_error(v: &mut Vb<'_, '_>, x: Value, u: Value, k: Value) -> V
     v.sel(k2, c_big, c_small)
 }
 
-/// f32 log1p's correction `c/u` (`f32x4::log1p_core`) from the rounding error `c` of `u = 1 + x`, `s` of the
-/// kernel and the exponent `k` of `u`: `c·2^-k·(1 - 2s + 2s² - 2s³)`, 0 from `k = k_max` (where it
+/// f32 log1p's correction `c/u` (`f32x4::log1p_core`) from the rounding error `c` of `u = 1 + x`,
+/// `inv` ≈ `1/(1 + f)` (`f32x4::RECIP`) and the exponent `k` of `u = 2^k·(1 + f)`:
+/// `c·2^-k·inv`, 0 from `k = k_max` (where it
 /// is below half an ULP of the result) and in the `near` range (`k = 0` there too), with `kextra`
 /// added into `k` where given. Returns `(c/u, k)`.
 pub(crate) fn log1p_correction(
     v: &mut Vb<'_, '_>,
     c: Value,
-    s: Value,
+    inv: Value,
     k: Value,
     near: Value,
     k_max: f64,
     kextra: Option<Value>,
 ) -> (Value, Value) {
     use FloatCC::*;
-    let inv = v.poly(s, &[1.0, -2.0, 2.0, -2.0]);
     let nk = v.neg(k);
     let sc = v.pow2(nk);
     let c = v.mul(c, sc);

@@ -9,7 +9,7 @@ use crate::vmath::f32x4::{
     REDUCE_MAX as T32_REDUCE_MAX, S as T32_S, T as T32_T, TINY as T32_TINY, TWO_OVER_PI as T32_TWO_OVER_PI,
 };
 use crate::vmath::f32x4::{
-    F32 as EXP32, FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, LG as LG32, MIN_NORMAL as MIN_NORMAL_32,
+    F32 as EXP32, FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, LOG1P_Q, MIN_NORMAL as MIN_NORMAL_32,
 };
 use crate::vmath::trig::{
     C as T64_C, C1 as T64_C1, C2 as T64_C2, C3 as T64_C3, PIO4 as T64_PIO4, PIO4_LO as T64_PIO4_LO,
@@ -291,17 +291,12 @@ pub(super) fn log_reduce32(x: f32, general: bool) -> (f32, f32) {
     (f, k)
 }
 
-/// `vmath::f32x4::kernel`: `(hfsq, s, R)` of fdlibm's single-precision kernel for `f`.
+/// `vmath::f32x4::kernel`: `t = f²·Q(f)`, `log(1 + f) ≈ f + t`.
 #[inline(always)]
-pub(super) fn log_kernel32(f: f32) -> (f32, f32, f32) {
-    let two = f + 2.0;
-    let s = f / two;
-    let z = s * s;
-    let r = poly(z, &LG32);
-    let r = z * r;
-    let half = f * 0.5;
-    let hfsq = half * f;
-    (hfsq, s, r)
+pub(super) fn log_kernel32(f: f32) -> f32 {
+    let q = poly(f, &LOG1P_Q);
+    let f2 = f * f;
+    f2 * q
 }
 
 /// `vmath::f32x4::specials`: `y` where `x` is positive and finite, else log's special values.
@@ -319,11 +314,8 @@ pub(super) fn log_specials32(x: f32, y: f32) -> f32 {
 fn log_f32_lane(x: f32, general: bool) -> f32 {
     let c = <f32 as Lane>::c;
     let (f, k) = log_reduce32(x, general);
-    let (hfsq, s, r) = log_kernel32(f);
-    let a = hfsq + r;
-    let b = k * c(LN2_LO_32);
-    let a = s.mul_add(a, b);
-    let a = a - hfsq;
+    let t = log_kernel32(f);
+    let a = k.mul_add(c(LN2_LO_32), t);
     let a = a + f;
     let y = k.mul_add(c(LN2_HI_32), a);
     if !general {

@@ -17,7 +17,7 @@
 //! arcsinh's chunks without huge arguments (`|x| < HUGE`) skip those selects too (the fastest
 //! path): the inline bits by construction, for 1-3 instructions per element fewer. The f64 inverse
 //! hyperbolic functions look their table up per lane (LLVM gathers on AVX-512). f32 is, as inline,
-//! native single precision (musl's `log1pf`, fdlibm's single-precision kernel).
+//! native single precision (musl's `log1pf` on `vmath::f32x4`'s division-free kernel).
 
 use super::lanes::{
     ByLane, CHUNK, Lane, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32,
@@ -28,7 +28,7 @@ use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
 use crate::vmath::f32x4::{
     FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, IVLN2_HI as IVLN2_HI_32, IVLN2_LO as IVLN2_LO_32,
     IVLN10_HI as IVLN10_HI_32, IVLN10_LO as IVLN10_LO_32, LOG1P_NEAR_HI, LOG1P_NEAR_LO, LOG1P_TINY,
-    LOG10_2_HI as LOG10_2_HI_32, LOG10_2_LO as LOG10_2_LO_32, MIN_NORMAL as MIN_NORMAL_32,
+    LOG10_2_HI as LOG10_2_HI_32, LOG10_2_LO as LOG10_2_LO_32, MIN_NORMAL as MIN_NORMAL_32, RECIP,
 };
 use crate::vmath::log::{Base, E, MIN_NORMAL, TEN, TWO};
 use crate::vmath::pow::OFF;
@@ -118,26 +118,14 @@ fn log_chunk64<const GENERAL: bool>(b: &Base, c: &mut [f64; CHUNK]) {
     }
 }
 
-/// `vmath::f32x4::split`: `(hi, lo)` with `hi + lo = f - hfsq + s·(hfsq + R)`, `hi = f - hfsq`
-/// rounded.
-#[inline(always)]
-fn split32(f: f32) -> (f32, f32) {
-    let (hfsq, s, r) = log_kernel32(f);
-    let hi = f - hfsq;
-    let lo = f - hi;
-    let lo = lo - hfsq;
-    let a = hfsq + r;
-    (hi, s.mul_add(a, lo))
-}
-
 /// `vmath::f32x4::log2_reduced`.
 #[inline(always)]
 fn log2_reduced32(f: f32, k: f32) -> f32 {
     let c = <f32 as Lane>::c;
-    let (hi, lo) = split32(f);
-    let t = hi * c(IVLN2_LO_32);
-    let t = lo.mul_add(c(IVLN2_HI_32), t);
-    let y = hi.mul_add(c(IVLN2_HI_32), t);
+    let t = log_kernel32(f);
+    let a = f * c(IVLN2_LO_32);
+    let a = t.mul_add(c(IVLN2_HI_32), a);
+    let y = f.mul_add(c(IVLN2_HI_32), a);
     y + k
 }
 
@@ -145,11 +133,11 @@ fn log2_reduced32(f: f32, k: f32) -> f32 {
 #[inline(always)]
 fn log10_reduced32(f: f32, k: f32) -> f32 {
     let c = <f32 as Lane>::c;
-    let (hi, lo) = split32(f);
-    let t = k * c(LOG10_2_LO_32);
-    let t = hi.mul_add(c(IVLN10_LO_32), t);
-    let t = lo.mul_add(c(IVLN10_HI_32), t);
-    let y = hi.mul_add(c(IVLN10_HI_32), t);
+    let t = log_kernel32(f);
+    let a = k * c(LOG10_2_LO_32);
+    let a = f.mul_add(c(IVLN10_LO_32), a);
+    let a = t.mul_add(c(IVLN10_HI_32), a);
+    let y = f.mul_add(c(IVLN10_HI_32), a);
     k.mul_add(c(LOG10_2_HI_32), y)
 }
 
@@ -189,8 +177,7 @@ fn log1p_error<T: Lane>(x: T, u: T, k: T) -> T {
 
 /// `vmath::log::log1p_correction`: `(c/u, k)`.
 #[inline(always)]
-fn log1p_correction<T: Lane>(s: T, c: T, k: T, near: bool, k_max: f64, kextra: Option<T>) -> (T, T) {
-    let inv = poly(s, &[1.0, -2.0, 2.0, -2.0]);
+fn log1p_correction<T: Lane>(inv: T, c: T, k: T, near: bool, k_max: f64, kextra: Option<T>) -> (T, T) {
     let c = c * (-k).pow2();
     let c = c * inv;
     let zero = T::c(0.0);
@@ -225,12 +212,11 @@ fn log1p_core32(x: f32, kextra: Option<f32>, nonneg: bool) -> f32 {
         (x >= cc(LOG1P_NEAR_LO)) & below
     };
     let f = sel(near, x, f);
-    let (hfsq, s, r) = log_kernel32(f);
-    let (c, k) = log1p_correction(s, c, k, near, 25.0, kextra);
-    let a = hfsq + r;
+    let t = log_kernel32(f);
+    let inv = poly(f, &RECIP);
+    let (c, k) = log1p_correction(inv, c, k, near, 25.0, kextra);
     let b = k.mul_add(cc(LN2_LO_32), c);
-    let a = s.mul_add(a, b);
-    let a = a - hfsq;
+    let a = t + b;
     let a = a + f;
     k.mul_add(cc(LN2_HI_32), a)
 }
