@@ -1,7 +1,7 @@
 //! Every f32 bit pattern through a wide f32 routine, against std's f64 function of the same
 //! argument rounded to f32 (correctly rounded but for rare double roundings): the largest error
 //! in ULP, where it is, and how many results are more than 1 ULP off. Exhaustive where the
-//! accuracy tests sample, to fit and check an f32 kernel:
+//! accuracy tests sample, to fit and check an f32 kernel (`ULP32_MAX=m`: only where `|x| <= m`):
 //! `cargo run --release -p kiln-jit --example ulp32 [routine names]` (AVX-512 where the host has
 //! it, else AVX2; the routines give the inline route's bits, `tests/wide.rs`).
 use kiln_jit::apply_wide;
@@ -55,6 +55,9 @@ fn main() {
     };
     let filter: Vec<String> = std::env::args().skip(1).collect();
     let block = 1usize << 20;
+    // `ULP32_MAX`: only the arguments of at most this magnitude (and NaN)
+    let max: f32 =
+        std::env::var("ULP32_MAX").map_or(f32::INFINITY, |m| m.parse().expect("ULP32_MAX a number"));
     for r in Routine::ALL {
         let name = format!("{r:?}");
         if !filter.is_empty() && !filter.iter().any(|f| f.eq_ignore_ascii_case(&name)) {
@@ -70,6 +73,9 @@ fn main() {
             let mut ys = xs.clone();
             apply_wide(r, level, &mut ys).expect("the host has the level");
             for (&x, &y) in xs.iter().zip(&ys) {
+                if x.abs() > max {
+                    continue;
+                }
                 let e = ulps(y, f(x as f64) as f32);
                 if e > 1 {
                     over += 1;

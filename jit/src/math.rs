@@ -47,9 +47,9 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         // makes the distance from libm up to 1
         MathFn::Cbrt | MathFn::Hypot => 1,
         // measured against libm over a million points each (jit/tests/accuracy.rs): max 1 ULP for
-        // arcsinh f64, 2 for arccosh and arctanh f64; f32 (native, `vmath::arc_hyp` on musl's
-        // log1pf with `vmath::f32x4`'s division-free kernel) over every bit pattern: at most 2
-        // from std's f64 functions rounded, as libm's asinhf, acoshf and atanhf are
+        // arcsinh f64, 2 for arccosh and arctanh f64; f32 (native, `vmath::arc_hyp` on
+        // `vmath::f32x4`'s log1p) over every bit pattern: at most 2 from std's f64 functions
+        // rounded, as libm's asinhf, acoshf and atanhf are
         MathFn::Arcsinh | MathFn::Arccosh | MathFn::Arctanh => 2,
         // log10: glibc's f64 log10 is itself up to 2 ULP from the correctly rounded value (its
         // manual; 10 of 20 million log-uniform points in [1e-300, 1e300] are 1.4 to 1.6 ULP off, by

@@ -203,9 +203,8 @@ pub(crate) fn log1p_specials(v: &mut Vb<'_, '_>, x: Value, y: Value, tiny: f64) 
     v.sel(ok, y, sp)
 }
 
-/// The rounding error `c` of `u = 1 + x` (`u` of exponent `k`), either type (f64's `k` is
-/// [`super::pow::split`]'s, of `z` in [0.7057, 1.4114); the two forms are exact on both sides of
-/// either type's boundary): `1 - (u - x)` for
+/// The rounding error `c` of `u = 1 + x` (`u` of exponent `k`, [`super::pow::split`]'s, of `z` in
+/// [0.7057, 1.4114); the two forms are exact on both sides of the boundary): `1 - (u - x)` for
 /// `k >= 2`, `x - (u - 1)` below.
 pub(crate) fn log1p_error(v: &mut Vb<'_, '_>, x: Value, u: Value, k: Value) -> Value {
     use FloatCC::*;
@@ -216,37 +215,6 @@ pub(crate) fn log1p_error(v: &mut Vb<'_, '_>, x: Value, u: Value, k: Value) -> V
     let c_small = v.sub(x, u1);
     let k2 = v.cmpc(GreaterThanOrEqual, k, 2.0);
     v.sel(k2, c_big, c_small)
-}
-
-/// f32 log1p's correction `c/u` (`f32x4::log1p_core`) from the rounding error `c` of `u = 1 + x`,
-/// `inv` ≈ `1/(1 + f)` (`f32x4::RECIP`) and the exponent `k` of `u = 2^k·(1 + f)`:
-/// `c·2^-k·inv`, 0 from `k = k_max` (where it
-/// is below half an ULP of the result) and in the `near` range (`k = 0` there too), with `kextra`
-/// added into `k` where given. Returns `(c/u, k)`.
-pub(crate) fn log1p_correction(
-    v: &mut Vb<'_, '_>,
-    c: Value,
-    inv: Value,
-    k: Value,
-    near: Value,
-    k_max: f64,
-    kextra: Option<Value>,
-) -> (Value, Value) {
-    use FloatCC::*;
-    let nk = v.neg(k);
-    let sc = v.pow2(nk);
-    let c = v.mul(c, sc);
-    let c = v.mul(c, inv);
-    let below = v.cmpc(LessThan, k, k_max);
-    let zero = v.c(0.0);
-    let c = v.sel(below, c, zero);
-    let c = v.sel(near, zero, c);
-    let k = v.sel(near, zero, k);
-    let k = match kextra {
-        Some(ke) => v.add(k, ke),
-        None => k,
-    };
-    (c, k)
 }
 
 /// log1p of finite `x > -1` with no special value handled (other lanes: garbage), plus `kextra ·

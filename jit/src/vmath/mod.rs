@@ -414,6 +414,9 @@ impl Vb<'_, '_> {
         let c = self.ci(c);
         self.iadd(a, c)
     }
+    pub fn isub(&mut self, a: Value, b: Value) -> Value {
+        self.b.ins().isub(a, b)
+    }
     pub fn shl(&mut self, a: Value, n: i64) -> Value {
         self.b.ins().ishl_imm_u(a, n)
     }

@@ -151,6 +151,15 @@ pub(super) fn poly<T: Lane>(x: T, coeffs: &[f64]) -> T {
     acc
 }
 
+/// `vmath::Vb::two_sum`: `(s, e)` with `s + e = a + b` exactly (Knuth's TwoSum).
+#[inline(always)]
+pub(super) fn two_sum<T: Lane>(a: T, b: T) -> (T, T) {
+    let s = a + b;
+    let bb = s - a;
+    let t = s - bb;
+    (s, (a - t) + (b - bb))
+}
+
 /// `vmath::Vb::estrin`: Estrin's scheme, the terms paired in the same order (at most 32
 /// coefficients).
 #[inline(always)]

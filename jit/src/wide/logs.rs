@@ -12,23 +12,23 @@
 //! ([`log_chunk64`], [`log1p_chunk64`]). log1p and the inverse hyperbolic functions are
 //! straight-line selects inline; here a chunk of ordinary lanes (f64 log1p: `-1 < x` finite, `|x|`
 //! not below its tiny bound; arcsinh: `TINY <= |x|` finite; arccosh: `1 <= x` finite; arctanh:
-//! `TINY <= |x| < 1`) skips the selects of the special values, which keep every such lane's value,
-//! and (f32, whose log1p argument is then not negative) the lower compare of log1p's `k = 0` range;
+//! `TINY <= |x| < 1`) skips the selects of the special values, which keep every such lane's value;
 //! arcsinh's chunks without huge arguments (`|x| < HUGE`) skip those selects too (the fastest
 //! path): the inline bits by construction, for 1-3 instructions per element fewer. The f64 inverse
 //! hyperbolic functions look their table up per lane (LLVM gathers on AVX-512). f32 is, as inline,
-//! native single precision (musl's `log1pf` on `vmath::f32x4`'s division-free kernel).
+//! native single precision (`vmath::f32x4`'s log1p: the argument scaled by `2^-k`, a division-free
+//! kernel).
 
 use super::lanes::{
     ByLane, CHUNK, Lane, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32,
-    log_specials64, map, poly, sel,
+    log_specials64, map, sel, two_sum,
 };
 use super::pow::{lookup, split as pow_split};
 use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
 use crate::vmath::f32x4::{
     FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, IVLN2_HI as IVLN2_HI_32, IVLN2_LO as IVLN2_LO_32,
-    IVLN10_HI as IVLN10_HI_32, IVLN10_LO as IVLN10_LO_32, LOG1P_NEAR_HI, LOG1P_NEAR_LO, LOG1P_TINY,
-    LOG10_2_HI as LOG10_2_HI_32, LOG10_2_LO as LOG10_2_LO_32, MIN_NORMAL as MIN_NORMAL_32, RECIP,
+    IVLN10_HI as IVLN10_HI_32, IVLN10_LO as IVLN10_LO_32, LOG1P_TINY, LOG10_2_HI as LOG10_2_HI_32,
+    LOG10_2_LO as LOG10_2_LO_32, MIN_NORMAL as MIN_NORMAL_32,
 };
 use crate::vmath::log::{Base, E, MIN_NORMAL, TEN, TWO};
 use crate::vmath::pow::OFF;
@@ -175,48 +175,35 @@ fn log1p_error<T: Lane>(x: T, u: T, k: T) -> T {
     sel(k >= T::c(2.0), c_big, c_small)
 }
 
-/// `vmath::log::log1p_correction`: `(c/u, k)`.
+/// `vmath::f32x4::log1p_core`: log1p of finite `x > -1` from `f = x·2^-k + (2^-k - 1)`, `k` the
+/// exponent of `1 + x`, `kextra·ln2` added into `k`, the rounding error of `f` added where
+/// `tracked`.
 #[inline(always)]
-fn log1p_correction<T: Lane>(inv: T, c: T, k: T, near: bool, k_max: f64, kextra: Option<T>) -> (T, T) {
-    let c = c * (-k).pow2();
-    let c = c * inv;
-    let zero = T::c(0.0);
-    let c = sel(k < T::c(k_max), c, zero);
-    let c = sel(near, zero, c);
-    let k = sel(near, zero, k);
-    let k = match kextra {
-        Some(ke) => k + ke,
-        None => k,
-    };
-    (c, k)
-}
-
-/// `vmath::f32x4::log1p_core`: musl's log1pf of finite `x > -1`, `kextra·ln2` added into `k`;
-/// where `nonneg` (`x >= 0` or NaN, the inverse hyperbolic functions' fast paths), without the
-/// `k = 0` range's lower compare, which holds there.
-#[inline(always)]
-fn log1p_core32(x: f32, kextra: Option<f32>, nonneg: bool) -> f32 {
+fn log1p_core32(x: f32, kextra: Option<f32>, tracked: bool) -> f32 {
     let cc = <f32 as Lane>::c;
     let u = x + 1.0;
     let ub = u.to_bits().wrapping_add(0x3f800000 - 0x3f3504f3);
     let e = ub >> 23;
     let kb = e.wrapping_add(0x4b40_0000 - 0x7f);
     let k = f32::from_bits(kb) + -12582912.0;
-    let c = log1p_error(x, u, k);
-    let m = (ub & 0x007f_ffff).wrapping_add(0x3f3504f3);
-    let f = f32::from_bits(m) + -1.0;
-    let below = x < cc(LOG1P_NEAR_HI);
-    let near = if nonneg {
-        below
-    } else {
-        (x >= cc(LOG1P_NEAR_LO)) & below
+    let top = ub & 0xff80_0000;
+    let s = f32::from_bits(0x8000_0000u32.wrapping_sub(top));
+    let xs = f32::from_bits(x.to_bits().wrapping_add(0x3f80_0000).wrapping_sub(top));
+    let c1 = s.mul_add(0.25, -1.0);
+    let k = match kextra {
+        Some(ke) => k + ke,
+        None => k,
     };
-    let f = sel(near, x, f);
-    let t = log_kernel32(f);
-    let inv = poly(f, &RECIP);
-    let (c, k) = log1p_correction(inv, c, k, near, 25.0, kextra);
-    let b = k.mul_add(cc(LN2_LO_32), c);
-    let a = t + b;
+    let (f, a) = if tracked {
+        let (f, e) = two_sum(xs, c1);
+        let e = (-f).mul_add(e, e);
+        let t = log_kernel32(f);
+        (f, t + k.mul_add(cc(LN2_LO_32), e))
+    } else {
+        let f = xs + c1;
+        let t = log_kernel32(f);
+        (f, k.mul_add(cc(LN2_LO_32), t))
+    };
     let a = a + f;
     k.mul_add(cc(LN2_HI_32), a)
 }
@@ -230,9 +217,8 @@ trait ArcLane: Lane {
     const HUGE: f64;
     /// The largest finite value of the type.
     const MAX: f64;
-    /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core` ([`log1p_core32`]'s `nonneg`, which
-    /// f64 has no use for).
-    fn log1p_core(self, kextra: Option<Self>, nonneg: bool) -> Self;
+    /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core`.
+    fn log1p_core(self, kextra: Option<Self>) -> Self;
 }
 
 impl ArcLane for f64 {
@@ -240,7 +226,7 @@ impl ArcLane for f64 {
     const HUGE: f64 = HUGE;
     const MAX: f64 = f64::MAX;
     #[inline(always)]
-    fn log1p_core(self, kextra: Option<f64>, _nonneg: bool) -> f64 {
+    fn log1p_core(self, kextra: Option<f64>) -> f64 {
         log1p_core(self, kextra)
     }
 }
@@ -250,8 +236,8 @@ impl ArcLane for f32 {
     const HUGE: f64 = HUGE_F32;
     const MAX: f64 = f32::MAX as f64;
     #[inline(always)]
-    fn log1p_core(self, kextra: Option<f32>, nonneg: bool) -> f32 {
-        log1p_core32(self, kextra, nonneg)
+    fn log1p_core(self, kextra: Option<f32>) -> f32 {
+        log1p_core32(self, kextra, false)
     }
 }
 
@@ -275,7 +261,7 @@ fn log1p_specials(x: f64, y: f64) -> f64 {
 #[inline(always)]
 fn log1p32(x: f32) -> f32 {
     let c = <f32 as Lane>::c;
-    let y = log1p_core32(x, None, false);
+    let y = log1p_core32(x, None, true);
     let y = sel(x.abs() < c(LOG1P_TINY), x, y);
     let ok = (x > -1.0) & (x < f32::INFINITY);
     let sp = sel(x < -1.0, c(crate::vmath::INVALID), x);
@@ -290,11 +276,10 @@ fn log1p_fast_ok(x: f64) -> bool {
     (x > -1.0) & (x <= f64::MAX) & (x.abs() >= 1.1102230246251565e-16)
 }
 
-/// `vmath::arc_hyp::asinh` before its specials; `fast` for lanes with `TINY <= |x| <= MAX`, whose
-/// log1p argument is not negative (log1p's `nonneg`); `!huge` for lanes with `|x| < HUGE`, where
-/// the huge arguments' selects keep `a` and add `0` into `k` (exact).
+/// `vmath::arc_hyp::asinh` before its specials; `!huge` for lanes with `|x| < HUGE`, where the huge
+/// arguments' selects keep `a` and add `0` into `k` (exact).
 #[inline(always)]
-fn asinh_core<T: ArcLane>(x: T, fast: bool, huge: bool) -> T {
+fn asinh_core<T: ArcLane>(x: T, huge: bool) -> T {
     let c = T::c;
     let y = x.abs();
     let y2 = y * y;
@@ -311,9 +296,9 @@ fn asinh_core<T: ArcLane>(x: T, fast: bool, huge: bool) -> T {
     let r = if huge {
         let huge = y >= c(T::HUGE);
         let a = sel(huge, y + c(-1.0), a);
-        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))), fast)
+        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))))
     } else {
-        a.log1p_core(None, fast)
+        a.log1p_core(None)
     };
     r.copysign(x)
 }
@@ -323,18 +308,17 @@ fn asinh_core<T: ArcLane>(x: T, fast: bool, huge: bool) -> T {
 fn asinh<T: ArcLane>(x: T) -> T {
     let c = T::c;
     let y = x.abs();
-    let r = asinh_core(x, false, true);
+    let r = asinh_core(x, true);
     // `&` of the two compares as the inline code's `band` (what LLVM vectorises)
     let ok = (y >= c(T::TINY)) & (y < c(f64::INFINITY));
     sel(ok, r, x)
 }
 
-/// `vmath::arc_hyp::acosh` before its specials; `fast` for lanes with `1 <= x <= MAX` (as
-/// [`asinh_core`]'s). No path without the huge arguments' selects: over kiln bench's [1, 1e10]
+/// `vmath::arc_hyp::acosh` before its specials. No path without the huge arguments' selects: over kiln bench's [1, 1e10]
 /// (log-uniform, a sixth of the lanes huge) its chunk test cost more than it saved (f64 4.9 -> 5.4
 /// ns per element, where `[1, 10]` gained 6% in instructions).
 #[inline(always)]
-fn acosh_core<T: ArcLane>(x: T, fast: bool) -> T {
+fn acosh_core<T: ArcLane>(x: T) -> T {
     let c = T::c;
     let t = x + c(-1.0);
     let small = x < c(2.0);
@@ -347,14 +331,14 @@ fn acosh_core<T: ArcLane>(x: T, fast: bool) -> T {
     let a = sel(small, a_small, a_big);
     let huge = x >= c(T::HUGE);
     let a = sel(huge, t, a);
-    a.log1p_core(Some(sel(huge, c(1.0), c(0.0))), fast)
+    a.log1p_core(Some(sel(huge, c(1.0), c(0.0))))
 }
 
 /// `vmath::arc_hyp::acosh`.
 #[inline(always)]
 fn acosh<T: ArcLane>(x: T) -> T {
     let c = T::c;
-    let r = acosh_core(x, false);
+    let r = acosh_core(x);
     let ok = (x >= c(1.0)) & (x < c(f64::INFINITY));
     let sp = sel(x == c(f64::INFINITY), c(f64::INFINITY), x);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -363,10 +347,9 @@ fn acosh<T: ArcLane>(x: T) -> T {
     sel(ok, r, sp)
 }
 
-/// `vmath::arc_hyp::atanh` before its specials; `fast` for lanes with `|x| < 1`, whose `a` is not
-/// negative.
+/// `vmath::arc_hyp::atanh` before its specials.
 #[inline(always)]
-fn atanh_core<T: ArcLane>(x: T, fast: bool) -> T {
+fn atanh_core<T: ArcLane>(x: T) -> T {
     let c = T::c;
     let y = x.abs();
     let den = c(1.0) - y;
@@ -375,7 +358,7 @@ fn atanh_core<T: ArcLane>(x: T, fast: bool) -> T {
     let a_small = y2.mul_add(d, y2);
     let a_big = d + d;
     let a = sel(y < c(0.5), a_small, a_big);
-    let r = a.log1p_core(None, fast);
+    let r = a.log1p_core(None);
     let r = r * c(0.5);
     r.copysign(x)
 }
@@ -385,7 +368,7 @@ fn atanh_core<T: ArcLane>(x: T, fast: bool) -> T {
 fn atanh<T: ArcLane>(x: T) -> T {
     let c = T::c;
     let y = x.abs();
-    let r = atanh_core(x, false);
+    let r = atanh_core(x);
     let r = sel(y == c(1.0), c(f64::INFINITY).copysign(x), r);
     let r = sel(y > c(1.0), c(crate::vmath::INVALID), r);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -545,7 +528,7 @@ impl<T: ArcLane> Paths<T> for Asinh {
     }
     #[inline(always)]
     fn fast(x: T) -> T {
-        asinh_core(x, true, true)
+        asinh_core(x, true)
     }
     /// `TINY <= |x| < HUGE`.
     #[inline(always)]
@@ -555,7 +538,7 @@ impl<T: ArcLane> Paths<T> for Asinh {
     }
     #[inline(always)]
     fn fastest(x: T) -> T {
-        asinh_core(x, true, false)
+        asinh_core(x, false)
     }
     #[inline(always)]
     fn general(x: T) -> T {
@@ -571,7 +554,7 @@ impl<T: ArcLane> Paths<T> for Acosh {
     }
     #[inline(always)]
     fn fast(x: T) -> T {
-        acosh_core(x, true)
+        acosh_core(x)
     }
     #[inline(always)]
     fn general(x: T) -> T {
@@ -588,7 +571,7 @@ impl<T: ArcLane> Paths<T> for Atanh {
     }
     #[inline(always)]
     fn fast(x: T) -> T {
-        atanh_core(x, true)
+        atanh_core(x)
     }
     #[inline(always)]
     fn general(x: T) -> T {
