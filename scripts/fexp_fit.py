@@ -10,7 +10,6 @@ rounded coefficients.
     /tmp/peers/bin/python scripts/fexp_fit.py expm1 9      # x + x^2 (1/2 + x P(x)), |x| <= 0.35
     /tmp/peers/bin/python scripts/fexp_fit.py tanh 4 f32   # the f32 kernels (and `tan`, |x| <= pi/4)
     /tmp/peers/bin/python scripts/fexp_fit.py log1p 8 f32  # f + f^2 Q(f), sqrt(2)/2 - 1 <= f < sqrt(2) - 1
-    /tmp/peers/bin/python scripts/fexp_fit.py recip 3 f32  # 1/(1 + f) on the same range
 
 Prints the measured error (as a power of two) and the coefficients, ascending.
 """
@@ -74,12 +73,6 @@ def log1p(deg):
     return c, worst
 
 
-def recip(deg):
-    c = fit(lambda f: 1 / (1 + f), m.mpf(F_LO), m.mpf(F_HI), deg)
-    worst = max(abs(peval(c, m.mpf(f)) * (1 + m.mpf(f)) - 1) for f in np.linspace(F_LO, F_HI, 4001))
-    return c, worst
-
-
 def main():
     global ROUND
     name, deg = sys.argv[1], int(sys.argv[2])
@@ -93,8 +86,6 @@ def main():
         c, worst = odd(m.tan, 0.7854, deg)
     elif name == "log1p":
         c, worst = log1p(deg)
-    elif name == "recip":
-        c, worst = recip(deg)
     elif name == "expm1":
         c, worst = expm1(0.35, deg)
     else:

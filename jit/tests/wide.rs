@@ -332,7 +332,8 @@ fn log_family_inputs(rng: &mut Rng) -> Vec<f64> {
         9007199254740992.0,
         18014398509481984.0,
         // f32's: 2^±12 (the inverse hyperbolic functions' tiny and huge arguments), 2^-24
-        // (log1p's tiny ones), musl's k = 0 range of log1pf, 2^24 and 2^25 (its correction)
+        // (log1p's tiny ones), the edges of log1p's k = 0 range, 2^24 and 2^25 (where 2^-k - 1
+        // stops being exact)
         2.44140625e-4,
         -2.44140625e-4,
         4096.0,

@@ -181,7 +181,7 @@ fn kernel(v: &mut Vb<'_, '_>, f: Value) -> Value {
     v.mul(f2, q)
 }
 
-/// musl's `logf` for positive normal finite `x`.
+/// log of positive normal finite `x`: musl's `logf` reduction, the division-free kernel.
 fn log_normal(v: &mut Vb<'_, '_>, x: Value, kadj: Option<Value>) -> Value {
     let (f, k) = reduce(v, x, kadj);
     let t = kernel(v, f);
@@ -278,8 +278,8 @@ pub(crate) fn log10(v: &mut Vb<'_, '_>, x: Value) -> Value {
     fast_or_general(v, x, log10_reduced)
 }
 
-/// `k·log10(2) + (hi + lo)·(1/ln 10)`: the small terms first, the head's product and `k·log10(2)`
-/// exact in the last two fmas.
+/// `k·log10(2) + (f + t)·(1/ln 10)`: `f` (exact) the head, `t` the tail, the small terms first,
+/// the head's product and `k·log10(2)` exact in the last two fmas.
 fn log10_reduced(v: &mut Vb<'_, '_>, f: Value, k: Value) -> Value {
     let t = kernel(v, f);
     let a = v.mulc(k, LOG10_2_LO);

@@ -206,7 +206,7 @@ pub(crate) fn log1p_specials(v: &mut Vb<'_, '_>, x: Value, y: Value, tiny: f64) 
 /// The rounding error `c` of `u = 1 + x` (`u` of exponent `k`, [`super::pow::split`]'s, of `z` in
 /// [0.7057, 1.4114); the two forms are exact on both sides of the boundary): `1 - (u - x)` for
 /// `k >= 2`, `x - (u - 1)` below.
-pub(crate) fn log1p_error(v: &mut Vb<'_, '_>, x: Value, u: Value, k: Value) -> Value {
+fn log1p_error(v: &mut Vb<'_, '_>, x: Value, u: Value, k: Value) -> Value {
     use FloatCC::*;
     let um = v.sub(u, x);
     let one = v.c(1.0);

@@ -23,12 +23,12 @@
 //! FMA is used freely inside these approximations; it never
 //! reaches the user's own arithmetic (see `lower.rs`).
 //!
-//! The coefficients of the f32 log and log1p, expm1, erf, erfc, trigonometric and arctangent kernels
+//! The coefficients of the expm1, erf, erfc, trigonometric and arctangent kernels
 //! (and the formulas of the inverse hyperbolic functions) are fdlibm's (Sun Microsystems,
 //! 1993: "Permission to use, copy, modify, and distribute this software is freely granted, provided
 //! that this notice is preserved."), as carried by musl and the Rust `libm` crate (MIT); the exp,
-//! expm1, tanh, sinh and f32 tan polynomials are fitted here (Chebyshev interpolation in mpmath,
-//! `scripts/fexp_fit.py` for expm1, tanh, sinh and f32 tan, `scripts/tanhf_fit.py` for f32
+//! expm1, tanh, sinh, f32 tan and f32 log polynomials are fitted here (Chebyshev interpolation in
+//! mpmath, `scripts/fexp_fit.py` for expm1, tanh, sinh, f32 tan and f32 log, `scripts/tanhf_fit.py` for f32
 //! tanh's table); f64 pow's polynomials are
 //! ARM's optimized-routines' (`pow.c`; Copyright (c) 2017-2018, Arm Limited, MIT OR Apache-2.0
 //! WITH LLVM-exception), the f64 log family's (`log.rs`) the log1p polynomial of the same `pow.c`,
