@@ -449,7 +449,7 @@ def main(argv=None):
     raw.mkdir(parents=True, exist_ok=True)
     # the Python parts run from `/`: a relative path to the interpreter is made absolute first
     if args.python and os.sep in args.python:
-        args.python = str(Path(args.python).resolve())
+        args.python = str(Path(args.python).absolute())
     python = args.python if args.python and python_has_kiln(args.python) else None
     quick = ["--n", "1e4,1e6", "--budget-ms", "40"] if args.quick else []
     py_sizes = ["--sizes", "1e2,1e4,1e6", "--rounds", "3"] if args.quick else ["--sizes", "1e2,1e4,1e6,1e7"]
