@@ -64,6 +64,17 @@ pub enum Error {
     /// A result requested with the wrong element type or shape.
     #[error("result mismatch: {0}")]
     Output(String),
+    /// An output array given for a result of another shape.
+    #[error("result mismatch: the output has shape {output:?} but the result has shape {result:?}{hint}")]
+    OutputShape {
+        /// The output's shape.
+        output: Vec<usize>,
+        /// The result's shape.
+        result: Vec<usize>,
+        /// What the caller's API offers for such a result (empty, or a clause that begins with a
+        /// space).
+        hint: &'static str,
+    },
     /// A call of a [`crate::Prepared`] handle whose inputs are not what it was bound to: their count,
     /// or an input's dtype or shape (with its position and name).
     #[error("prepared call: {0}")]
@@ -79,6 +90,17 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+}
+
+impl Error {
+    /// An output of shape `output` given for a result of shape `result`.
+    pub(crate) fn output_shape(output: &[usize], result: &[usize]) -> Error {
+        Error::OutputShape {
+            output: output.to_vec(),
+            result: result.to_vec(),
+            hint: "",
+        }
+    }
 }
 
 /// The result type of kiln.

@@ -13,7 +13,8 @@
 //!
 //! Every `fuse*` call is cached per call site (see [`crate::fuse_cache`]): in a loop, a repeated call
 //! costs the closure, a comparison and the run, not a compilation. A result whose dimension is not the
-//! one a method returns is an [`Error::Output`] that names the method that fits.
+//! one a method returns is an [`Error::Output`] that names the method that fits (an output of
+//! another shape given to `fuse_into`, an [`Error::OutputShape`] that names them).
 //!
 //! - [`FuseAssignExt`] updates an array in place: `p.fuse_assign(&(&v,), |p, (v,)| p + v * dt)`,
 //!   the others a [`FuseInputs`]; refused (with the reason) where the result reads `p` at other
@@ -209,9 +210,11 @@ fn run_into_or_assign<A: Element>(
     out: ndarray::ArrayViewMutD<'_, A>,
 ) -> Result<()> {
     runner.deliver_converted(args, out).map_err(|e| match e {
-        Error::Output(m) if m.contains("has shape") => Error::Output(format!(
-            "{m} (for a result of another dimension use `fuse_reduced`, `fuse_scalar` or `fuse_dyn`)"
-        )),
+        Error::OutputShape { output, result, .. } => Error::OutputShape {
+            output,
+            result,
+            hint: " (for a result of another dimension use `fuse_reduced`, `fuse_scalar` or `fuse_dyn`)",
+        },
         e => e,
     })
 }

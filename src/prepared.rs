@@ -597,11 +597,7 @@ impl Prepared {
     ) -> Result<()> {
         self.runner.single("run_into")?;
         if !same(out.shape(), &self.out_shape) {
-            return Err(Error::Output(format!(
-                "the output has shape {:?} but the result has shape {:?}",
-                out.shape(),
-                self.out_shape
-            )));
+            return Err(Error::output_shape(out.shape(), &self.out_shape));
         }
         // of the result's type (no widening of an int32 result into int64)
         if A::ELEM != self.out_type {
@@ -1058,10 +1054,7 @@ impl InMemory {
                 want[axis] = d;
             }
             if out.shape() != want.as_slice() {
-                return Err(Error::Output(format!(
-                    "the output has shape {:?} but the result has shape {want:?}",
-                    out.shape()
-                )));
+                return Err(Error::output_shape(out.shape(), &want));
             }
         }
         let order = ndarray::IxDyn(&self.run.result);
@@ -1072,11 +1065,7 @@ impl InMemory {
         let mut out = out;
         let got = A::take(self.run.restore(self.inner.run(&moved)?))?;
         if got.shape() != out.shape() {
-            return Err(Error::Output(format!(
-                "the output has shape {:?} but the result has shape {:?}",
-                out.shape(),
-                got.shape()
-            )));
+            return Err(Error::output_shape(out.shape(), got.shape()));
         }
         out.assign(&got);
         Ok(())

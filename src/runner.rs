@@ -503,7 +503,7 @@ fn assign<A: Element, D: Dimension>(
     convert: bool,
 ) -> Result<()> {
     if out.shape() != result.shape() {
-        return Err(shape_error(out.shape(), result.shape()));
+        return Err(Error::output_shape(out.shape(), result.shape()));
     }
     let result = if convert {
         A::convert_output(result)?
@@ -523,13 +523,6 @@ fn assign<A: Element, D: Dimension>(
     Ok(())
 }
 
-/// An output of shape `out` given for a result of shape `result`, in a bound handle's words.
-fn shape_error(out: &[usize], result: &[usize]) -> Error {
-    Error::Output(format!(
-        "the output has shape {out:?} but the result has shape {result:?}"
-    ))
-}
-
 /// `handle`'s one result into `out`: straight in, or (`convert`, a result of another type than
 /// `out`'s) computed fresh and converted into `out`'s type, its shape checked before it runs.
 fn converting<A: Element, D: Dimension>(
@@ -540,7 +533,7 @@ fn converting<A: Element, D: Dimension>(
 ) -> Result<()> {
     if convert && handle.output_type() != A::ELEM {
         if out.shape() != handle.output_shape() {
-            return Err(shape_error(out.shape(), handle.output_shape()));
+            return Err(Error::output_shape(out.shape(), handle.output_shape()));
         }
         return assign(out, handle.run_checked(inputs)?, true);
     }

@@ -69,7 +69,14 @@ fn fuse_on_views_and_into() {
     view.fuse_into(&mut out, |x| &x * &x).unwrap();
     assert_eq!(out, array![0.0, 9.0, 36.0, 81.0]);
     let mut wrong = Array1::zeros(3);
-    assert!(matches!(view.fuse_into(&mut wrong, |x| x), Err(Error::Output(_))));
+    let e = view.fuse_into(&mut wrong, |x| x).unwrap_err();
+    assert!(matches!(e, Error::OutputShape { .. }), "{e}");
+    // the error names the methods for a result of another dimension
+    assert_eq!(
+        e.to_string(),
+        "result mismatch: the output has shape [3] but the result has shape [4] (for a result of \
+         another dimension use `fuse_reduced`, `fuse_scalar` or `fuse_dyn`)"
+    );
     // a comparison into a float array: truth values as 1 / 0, on the first call and the bound
     // ones, into a C-contiguous array and into a view of another layout
     for _ in 0..3 {
@@ -243,7 +250,7 @@ fn run_into_writes_the_callers_array() {
     let mut wrong_shape = ndarray::Array1::<f64>::zeros(4);
     assert!(matches!(
         runner.run_into(&args, wrong_shape.view_mut()),
-        Err(Error::Output(_))
+        Err(Error::OutputShape { .. })
     ));
     let mut wrong_type = ndarray::Array1::<f32>::zeros(3);
     assert!(matches!(

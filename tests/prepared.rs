@@ -181,7 +181,7 @@ fn a_call_with_other_inputs_than_bound_is_an_error_naming_the_input() {
     let e = h
         .run_into(&[(&x).into(), (&y).into()], wrong.view_mut())
         .unwrap_err();
-    assert!(matches!(e, Error::Output(_)), "{e}");
+    assert!(matches!(e, Error::OutputShape { .. }), "{e}");
     let mut wrong_type = Array1::<f32>::zeros(100);
     let e = h
         .run_into(&[(&x).into(), (&y).into()], wrong_type.view_mut())

@@ -974,8 +974,8 @@ impl Kernel {
         // `out` claimed for writing: refused if a call in flight (this one's inputs included)
         // reads or writes any of its bytes
         let _writing = Claims::write(kind.1)?;
-        // a result of another shape or type than out's is `Error::Output` ("result mismatch"), a
-        // ValueError: the Python layer then checks and casts
+        // a result of another shape or type than out's is `Error::Output` or `OutputShape`
+        // ("result mismatch"), a ValueError: the Python layer then checks and casts
         self.write_out(py, &held, kind.0, &out)?
             .map_err(|e| py_err(e, &self.expr))
     }
@@ -1080,7 +1080,7 @@ impl Kernel {
             Err(_) => Ok(false),
             // a result of another shape or type: made, then cast or broadcast into `out` (still
             // claimed for writing, as the inputs for reading)
-            Ok(Err(Error::Output(_))) => {
+            Ok(Err(Error::Output(_) | Error::OutputShape { .. })) => {
                 let result = match self.run_contiguous(py, &held) {
                     Some(result) => result?,
                     None => self.run_held(py, &held)?,
@@ -1097,7 +1097,8 @@ impl Kernel {
 
     /// Runs on `held` into `out`, an array of the element type `kind` (claimed for writing by the
     /// caller). A `PyErr` where `out` is not of that type or cannot be written; the run's own error
-    /// otherwise (`Error::Output` for a result of another shape or type than `out`'s).
+    /// otherwise (`Error::OutputShape` or `Error::Output` for a result of another shape or type than
+    /// `out`'s).
     fn write_out(
         &self,
         py: Python<'_>,
