@@ -12,7 +12,7 @@
 use crate::error::{Error, Result};
 use crate::parallel::Parallel;
 use kiln_ir::typed::TypedKernel;
-use kiln_ir::{BroadcastPlan, KernelIR, Start, Tensor, Values};
+use kiln_ir::{BroadcastPlan, InputLayout, KernelIR, Start, Tensor, Values};
 use ndarray::ArrayViewD;
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -159,6 +159,17 @@ pub trait Backend: Send + Sync + Debug {
     fn compiles_typed(&self, typed: &TypedKernel) -> bool {
         let _ = typed;
         false
+    }
+    /// The plan by which the backend runs the typed kernel `kernel` (its [`TypedKernel::kernel`])
+    /// over inputs of `layouts` compiled: one that reads every input where it is. None where it has
+    /// none (the planner's first plan then, which may copy; the interpreter's, which compiles no
+    /// typed kernel).
+    ///
+    /// # Errors
+    /// The planner's (shapes that do not broadcast).
+    fn typed_plan(&self, kernel: &KernelIR, layouts: &[InputLayout]) -> Result<Option<BroadcastPlan>> {
+        let _ = (kernel, layouts);
+        Ok(None)
     }
     /// How the backend runs the typed kernel `typed` (typed because of `why`) read as `plan`, as
     /// `kiln explain` says it: whether it runs compiled, and the note (`compiled: ...`, what in

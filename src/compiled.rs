@@ -353,8 +353,13 @@ impl Compiled {
             if let Work::Compound(_, _, pair) = &program.work
                 && self.passes(k, args)? != Passes::One
             {
-                let (kernel, plan, notes, typed) =
-                    specialise(&pair.first, args, self.plan_options, self.settings)?;
+                let (kernel, plan, notes, typed) = specialise(
+                    &pair.first,
+                    args,
+                    self.plan_options,
+                    self.settings,
+                    &*self.backend,
+                )?;
                 let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
                 let why = if crate::executor::float_path_of(program, args).is_none() {
                     "for the typed path"
@@ -375,8 +380,13 @@ impl Compiled {
                 && self.passes(k, args)? != Passes::One
             {
                 let own: Vec<&ArrayArg<'_>> = parts[0].inputs.iter().map(|&i| args[i]).collect();
-                let (kernel, plan, notes, typed) =
-                    specialise(&parts[0].program, &own, self.plan_options, self.settings)?;
+                let (kernel, plan, notes, typed) = specialise(
+                    &parts[0].program,
+                    &own,
+                    self.plan_options,
+                    self.settings,
+                    &*self.backend,
+                )?;
                 let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
                 e.rewrites.insert(
                     0,
@@ -388,7 +398,8 @@ impl Compiled {
                 out.push(e);
                 return self.run_temp(k, args);
             }
-            let (kernel, plan, notes, typed) = specialise(program, args, self.plan_options, self.settings)?;
+            let (kernel, plan, notes, typed) =
+                specialise(program, args, self.plan_options, self.settings, &*self.backend)?;
             if matches!(program.work, Work::Siblings(_)) && typed.is_some() {
                 // typed sibling reductions in one pass: each component of its own type, as the
                 // stages after it read them
@@ -462,8 +473,13 @@ impl Compiled {
         if let Some(f) = &self.pipeline.fused {
             let args = stage_args(&self.pipeline, &f.stage, user, &temps)?;
             let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-            let (kernel, plan, notes, typed) =
-                specialise(&f.stage.program, &refs, self.plan_options, self.settings)?;
+            let (kernel, plan, notes, typed) = specialise(
+                &f.stage.program,
+                &refs,
+                self.plan_options,
+                self.settings,
+                &*self.backend,
+            )?;
             let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
             if !self.fuses(f, &refs)? {
                 e.rewrites
@@ -692,7 +708,7 @@ impl Compiled {
         {
             return Ok(false);
         }
-        let Ok(made) = specialise(program, args, self.plan_options, self.settings) else {
+        let Ok(made) = specialise(program, args, self.plan_options, self.settings, &*self.backend) else {
             return Ok(false);
         };
         if !made

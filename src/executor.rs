@@ -180,7 +180,11 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
 /// point, then a pass over them); the typed kernel's code writes each result in its own type (a
 /// bool one byte), straight into the caller's arrays. The same values: the float path is NumPy's
 /// here ([`typing`] chose it, its inputs of other types only cast to the dtype), so is the typed
-/// one, each input read in its own type.
+/// one, each input read in its own type (but for edge cases: a float32 kernel's literal too small
+/// for float32, `8.7e-48 & x`, is 0 on the float path and nonzero on the typed one). So the path is
+/// decided here, the same on every backend (the JIT's capability asked of `kiln_jit` directly, not
+/// of the backend: the interpreter must run the kernel the JIT runs, to be its oracle; asking the
+/// backend put the interpreter on the float path and the fuzz parity suite caught the edge case).
 fn bool_results(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel> {
     let own = kernel.dtype;
     if kernel.kind != KernelKind::Map || (0..kernel.n_outputs()).all(|o| kernel.output_type_of(o) == own) {
@@ -318,6 +322,7 @@ pub(crate) fn specialise(
     args: &[&ArrayArg<'_>],
     options: PlanOptions,
     settings: Settings,
+    backend: &dyn Backend,
 ) -> Result<Specialisation> {
     let kernel = kernel_for(program, args)?;
     let mut notes = Vec::new();
@@ -335,7 +340,7 @@ pub(crate) fn specialise(
             with_stored(kernel, dtype, &stored)
         }
         Path::Stored(dtype, stored) => with_stored(kernel, dtype, &stored),
-        Path::Typed(why, typed) => return typed_specialisation(*typed, &why, args, notes),
+        Path::Typed(why, typed) => return typed_specialisation(*typed, &why, args, notes, backend),
     };
     // a float kernel reads an integer literal as the nearest f64, as every float literal
     let kernel = kiln_ir::passes::rebuild(&kernel, |arena, _, node| match node {
@@ -351,7 +356,7 @@ pub(crate) fn specialise(
     }
     if let Some(typed) = bool_results(&kernel, args) {
         let why = "a map with a bool result, each result written in its own type";
-        return typed_specialisation(typed, why, args, notes);
+        return typed_specialisation(typed, why, args, notes, backend);
     }
     let reads_index = kernel
         .arena
@@ -411,14 +416,16 @@ pub(crate) fn specialise(
 
 /// The specialisation of a kernel the typed path computes (see [`typing`]); its first note is why
 /// the kernel is typed, `why` (which [`explained`] says with the engine that runs it). Its plan is
-/// the one it runs by: one that reads every input where it is, C-contiguous or a strided view of
-/// the shape the kernel declares ([`kiln_jit::typed::plan`]: the compiled code reads no converted
-/// copy), else the planner's first, which copies (the typed interpreter then runs the kernel).
+/// the one it runs by: `backend`'s, one that reads every input where it is, C-contiguous or a
+/// strided view of the shape the kernel declares ([`Backend::typed_plan`]: the JIT's compiled code
+/// reads no converted copy), else the planner's first, which copies (the typed interpreter then
+/// runs the kernel).
 fn typed_specialisation(
     typed: TypedKernel,
     why: &str,
     args: &[&ArrayArg<'_>],
     mut notes: Vec<String>,
+    backend: &dyn Backend,
 ) -> Result<Specialisation> {
     // (said with the engine that runs it by `explained`), before the rewrites' notes
     notes.insert(0, why.to_string());
@@ -435,7 +442,7 @@ fn typed_specialisation(
             }
         })
         .collect();
-    let plan = match kiln_jit::typed::plan(k, &layouts)? {
+    let plan = match backend.typed_plan(k, &layouts)? {
         Some(plan) => plan,
         None if matches!(k.kind, KernelKind::Scan(_)) => {
             BroadcastPlan::with_outer_axes(&k.shape, &layouts, 0)?
@@ -661,7 +668,12 @@ impl SpecCache {
         if let Some(hit) = self.find(part, args) {
             return Ok(hit);
         }
-        self.keep(part, specialise(program, args, options, settings)?, backend, args)
+        self.keep(
+            part,
+            specialise(program, args, options, settings, backend)?,
+            backend,
+            args,
+        )
     }
 
     /// The kept specialisation of part `part` for `args`, if there is one.

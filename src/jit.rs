@@ -11,7 +11,7 @@ use crate::backend::{
 use crate::error::{Error, Result};
 use crate::interpreter::Interpreted;
 use kiln_ir::typed::TypedKernel;
-use kiln_ir::{BroadcastPlan, ElemType, KernelIR, KernelKind, Start, Tensor};
+use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Start, Tensor};
 use kiln_jit::{BoundKernel, Elem, InputRef, JitError, RunConfig, Schedule, Workspace};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -124,6 +124,11 @@ impl Backend for Jit {
 
     fn compiles_typed(&self, typed: &TypedKernel) -> bool {
         typed_refusal(typed, None).is_none()
+    }
+
+    /// [`kiln_jit::typed::plan`]: the compiled typed code reads no converted copy.
+    fn typed_plan(&self, kernel: &KernelIR, layouts: &[InputLayout]) -> Result<Option<BroadcastPlan>> {
+        Ok(kiln_jit::typed::plan(kernel, layouts)?)
     }
 
     /// `compiled: typed kernel (<why>), <what> by the JIT's main code generator (<lanes> lanes)...`
