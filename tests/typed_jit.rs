@@ -811,6 +811,63 @@ fn splat_inputs_in_every_kind_of_kernel() {
     }
 }
 
+/// Bool results of kernels of 2 lanes (float64, int64 values) and 4 (float32, int32), whose
+/// unrolled steps store their bools packed, 8 or 16 at once (`Gen::store_bools`): every length
+/// around the unrolled step and its tail, alone and beside outputs of other types, in place of
+/// an input, each against the interpreter.
+#[test]
+fn bool_results_of_narrow_lanes_store_packed() {
+    for n in (0usize..=40).chain([63, 64, 65, 1000]) {
+        for ty in ["float64", "float32", "int64", "int32"] {
+            let (x, y) = (array(ty, &[n], 0), array(ty, &[n], 3));
+            let inputs = [("x", x.arg()), ("y", y.arg())];
+            // (the last: 32-bit comparisons beside a float64 result, in 2 lanes)
+            for expr in [
+                "x > y",
+                "x != x",
+                "x > y; x + y",
+                "x * 2; x <= y; y > 0",
+                "x > y; float64(x) * 0.5",
+            ] {
+                let run = |b: &str| {
+                    FusedRunner::compile_text(expr)
+                        .unwrap()
+                        .with_backend(kiln::backend_by_name(b).unwrap())
+                        .run_many(&inputs)
+                };
+                let want = run("interp");
+                for b in ["jit", "jit-scalar"] {
+                    match (&want, run(b)) {
+                        (Ok(want), Ok(got)) => {
+                            assert_eq!(got.len(), want.len());
+                            for (g, w) in got.iter().zip(want) {
+                                assert!(same(g, w), "{expr} of {ty}[{n}] on {b}: {g:?} {w:?}");
+                            }
+                        }
+                        (Err(_), Err(_)) => {}
+                        (w, g) => panic!("{expr} of {ty}[{n}] on {b}: interp {w:?}, {b} {g:?}"),
+                    }
+                }
+            }
+        }
+    }
+    // into a bool array given, C-contiguous, at lengths around the packed store
+    for n in [7usize, 8, 9, 16, 17, 100] {
+        let (x, y) = (array("float64", &[n], 0), array("float64", &[n], 3));
+        let runner = FusedRunner::compile_text("x > y").unwrap();
+        let want = runner
+            .clone()
+            .with_backend(kiln::backend_by_name("interp").unwrap())
+            .run(&[("x", x.arg()), ("y", y.arg())])
+            .unwrap();
+        let mut out = ndarray::ArrayD::<bool>::from_elem(vec![n], true);
+        runner
+            .run_into(&[("x", x.arg()), ("y", y.arg())], out.view_mut())
+            .unwrap();
+        assert!(same(&Output::Bool(out), &want), "x > y into bool[{n}]");
+    }
+}
+
 #[test]
 fn several_typed_outputs_compile_as_one_kernel() {
     for n in [1usize, 3, 4, 9, 1000] {

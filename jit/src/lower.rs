@@ -196,6 +196,23 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.store(t, v, at);
     }
 
+    /// [`Gen::store_value`] of the vectors `vs` of consecutive steps from `addr + offset`, of the
+    /// output whose root is `root`: a typed kernel's bools in one store where
+    /// [`Gen::packs_bools`], else each step's vector alone (`step` bytes apart in the code's
+    /// addresses).
+    pub fn store_steps(&mut self, root: NodeId, vs: &[Value], addr: Value, offset: i64, step: i64) {
+        let t = self.typed.map(|tk| tk.type_of(root));
+        if t == Some(ElemType::Bool) && self.packs_bools(vs.len() as i64) {
+            let shift = crate::run::stored_shift(self.size as usize, ElemType::Bool);
+            let at = self.b.ins().iadd_imm_s(addr, offset);
+            let at = self.own_address(at, shift);
+            return self.store_bools(vs, at);
+        }
+        for (p, &v) in vs.iter().enumerate() {
+            self.store_value(root, v, addr, offset + p as i64 * step);
+        }
+    }
+
     /// An element's own address from the code's address `at` of an element stored with
     /// [`crate::run::stored_shift`] `shift` (the inverse of [`crate::run::code_address`]).
     pub(crate) fn own_address(&mut self, at: Value, shift: i32) -> Value {

@@ -896,6 +896,29 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 c.update(g, w, &vs);
                 return;
             }
+            let bools = |g: &Gen<'_, '_>| {
+                g.typed.is_some_and(|t| {
+                    self.roots
+                        .iter()
+                        .any(|&r| t.type_of(r) == kiln_ir::ElemType::Bool)
+                })
+            };
+            if matches!(self.st.mode, Mode::Map) && w == W::Vector && g.packs_bools(count) && bools(g) {
+                // every step's values first, then each output's steps stored together (a typed
+                // kernel's bools packed: `Gen::store_steps`); every value of these points is
+                // computed before the first store, as `item` keeps it
+                let steps: Vec<Vec<Value>> = (0..count)
+                    .map(|p| self.values(g, r, w, jb, flat, p * width))
+                    .collect();
+                let rows = std::iter::once(r.out_row.expect("map rows have an output"))
+                    .chain(r.extra_rows.iter().copied());
+                for (o, (row, &root)) in rows.zip(&self.roots).enumerate() {
+                    let vs: Vec<Value> = steps.iter().map(|s| s[o]).collect();
+                    let addr = g.b.ins().iadd(row, jb);
+                    g.store_steps(root, &vs, addr, 0, width * g.size);
+                }
+                return;
+            }
             for p in 0..count {
                 let off = p * width;
                 self.item(g, r, w, j, jb, flat, off, p, slots);

@@ -318,6 +318,53 @@ impl Gen<'_, '_> {
         self.b.ins().store(mem(), v, addr, 0);
     }
 
+    /// Whether [`Gen::store_bools`] packs the bool vectors of `steps` consecutive steps of this
+    /// kernel: 2 or 4 lanes (a vector holds 2 or 4 bools), 8 or 16 bools in all.
+    pub(crate) fn packs_bools(&self, steps: i64) -> bool {
+        matches!(self.lanes, 2 | 4) && matches!(steps * i64::from(self.lanes), 8 | 16)
+    }
+
+    /// Stores the bools of `vs`, the masks of consecutive steps ([`Gen::packs_bools`]), as one
+    /// 8- or 16-byte store at the own address `at` of the first: each pair of vectors' lane bytes
+    /// gathered into one by a shuffle, then each pair of those, and-ed with 1. Where a step's
+    /// store of its 2 or 4 bytes took four operations (shuffle, and, lane extract, store), 8 or
+    /// 16 bools take one shuffle a vector and three more operations.
+    pub(crate) fn store_bools(&mut self, vs: &[Value], at: Value) {
+        let lanes = usize::from(self.lanes);
+        let width = 16 / lanes;
+        // (vector, its bools in its low bytes, or one a lane at multiples of `width`)
+        let mut level: Vec<(Value, Option<usize>)> = vs.iter().map(|&v| (v, None)).collect();
+        while level.len() > 1 {
+            level = level
+                .chunks(2)
+                .map(|pair| {
+                    let [(a, packed), (b, _)] = [pair[0], pair[1]];
+                    let mut mask = [0u8; 16];
+                    let n = packed.unwrap_or(lanes);
+                    for k in 0..n {
+                        let at = match packed {
+                            Some(_) => k,
+                            None => k * width,
+                        } as u8;
+                        mask[k] = at;
+                        mask[n + k] = 16 + at;
+                    }
+                    (self.shuffle_bytes(a, b, mask, types::I8X16), Some(2 * n))
+                })
+                .collect();
+        }
+        let ones = self.vector_constant(types::I8X16, vec![1; 16]);
+        let bytes = self.b.ins().bitcast(types::I8X16, cast(), level[0].0);
+        let bytes = self.b.ins().band(bytes, ones);
+        if vs.len() * lanes == 16 {
+            self.b.ins().store(mem(), bytes, at, 0);
+        } else {
+            let words = self.b.ins().bitcast(types::I64X2, cast(), bytes);
+            let w = self.b.ins().extractlane(words, 0);
+            self.b.ins().store(mem(), w, at, 0);
+        }
+    }
+
     /// One scalar per lane (`lanes` of them, each as [`Gen::load`] gives a scalar) as the
     /// kernel's vector for `t`: bools (bytes 0 / 1) widened to the lane's width and negated into
     /// masks; lane 0 splat (a half-filled 32-bit vector's lanes 2 and 3 hold copies no result
