@@ -14,7 +14,8 @@
 //! these registers; the kernel's skeleton, plans and
 //! checks are every kernel's. Each input is read in its own type where it is (stored,
 //! [`kiln_ir::InputDecl::stored`]); a map's values are stored in their own type (bools one byte 0 /
-//! 1 each); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs),
+//! 1 each, the 2 or 4 of each unrolled step gathered into one 8- or 16-byte store:
+//! `Gen::store_bools`); reductions and scans of bool and integer values fold int64 lanes (`int_acc`, scan.rs),
 //! but min and max of int32 values, whose vector accumulators are `i32x4`, and their sums, two
 //! `i64x2` halves.
 //!
