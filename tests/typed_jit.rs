@@ -212,6 +212,14 @@ fn check(expr: &str, inputs: &[(&str, ArrayArg<'_>)]) -> Option<String> {
     Some(notes.last()?.2.join("\n"))
 }
 
+/// Every result of `expr` over `inputs` on the backend named `backend`.
+fn run_many_on(expr: &str, backend: &str, inputs: &[(&str, ArrayArg<'_>)]) -> kiln::Result<Vec<Output>> {
+    FusedRunner::compile_text(expr)
+        .unwrap()
+        .with_backend(kiln::backend_by_name(backend).unwrap())
+        .run_many(inputs)
+}
+
 /// Whether `explain`'s notes say a kernel is compiled: by the typed code generator (a line
 /// `compiled: typed`, after the memory order's where the kernel runs in another axis order), or by
 /// the float one reading integer or bool inputs converted (`stored:`), never interpreted.
@@ -829,15 +837,9 @@ fn bool_results_of_narrow_lanes_store_packed() {
                 "x * 2; x <= y; y > 0",
                 "x > y; float64(x) * 0.5",
             ] {
-                let run = |b: &str| {
-                    FusedRunner::compile_text(expr)
-                        .unwrap()
-                        .with_backend(kiln::backend_by_name(b).unwrap())
-                        .run_many(&inputs)
-                };
-                let want = run("interp");
+                let want = run_many_on(expr, "interp", &inputs);
                 for b in ["jit", "jit-scalar"] {
-                    match (&want, run(b)) {
+                    match (&want, run_many_on(expr, b, &inputs)) {
                         (Ok(want), Ok(got)) => {
                             assert_eq!(got.len(), want.len());
                             for (g, w) in got.iter().zip(want) {
@@ -885,16 +887,9 @@ fn several_typed_outputs_compile_as_one_kernel() {
             "min(i - j); j // 3",
             "sum(i); i * 3 + j",
         ] {
-            let run = |b: &str| {
-                FusedRunner::compile_text(expr)
-                    .unwrap()
-                    .with_backend(kiln::backend_by_name(b).unwrap())
-                    .run_many(&inputs)
-                    .unwrap()
-            };
-            let want = run("interp");
+            let want = run_many_on(expr, "interp", &inputs).unwrap();
             for b in ["jit", "jit-scalar"] {
-                let got = run(b);
+                let got = run_many_on(expr, b, &inputs).unwrap();
                 assert_eq!(got.len(), want.len());
                 for (g, w) in got.iter().zip(&want) {
                     assert!(same(g, w), "{expr} on {b}: {g:?} {w:?}");
