@@ -190,10 +190,16 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// [`Gen::store_value`] of a typed kernel's value `v` of type `t`.
     pub fn store_typed(&mut self, t: ElemType, v: Value, addr: Value, offset: i64) {
+        let at = self.stored_at(t, addr, offset);
+        self.store(t, v, at);
+    }
+
+    /// The own address of a typed value of type `t` the code addresses at `addr + offset` (an
+    /// output's base was shifted as an input stored in that type is read: output.rs).
+    fn stored_at(&mut self, t: ElemType, addr: Value, offset: i64) -> Value {
         let shift = crate::run::stored_shift(self.size as usize, t);
         let at = self.b.ins().iadd_imm_s(addr, offset);
-        let at = self.own_address(at, shift);
-        self.store(t, v, at);
+        self.own_address(at, shift)
     }
 
     /// [`Gen::store_value`] of the vectors `vs` of consecutive steps from `addr + offset`, of the
@@ -203,9 +209,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub fn store_steps(&mut self, root: NodeId, vs: &[Value], addr: Value, offset: i64, step: i64) {
         let t = self.typed.map(|tk| tk.type_of(root));
         if t == Some(ElemType::Bool) && self.packs_bools(vs.len() as i64) {
-            let shift = crate::run::stored_shift(self.size as usize, ElemType::Bool);
-            let at = self.b.ins().iadd_imm_s(addr, offset);
-            let at = self.own_address(at, shift);
+            let at = self.stored_at(ElemType::Bool, addr, offset);
             return self.store_bools(vs, at);
         }
         for (p, &v) in vs.iter().enumerate() {

@@ -289,25 +289,8 @@ impl Gen<'_, '_> {
             return;
         }
         if t == ElemType::Bool && self.is_vector(v) {
-            // each lane's low byte (all ones or zero) gathered into the low bytes by one shuffle,
-            // and-ed with 1: the bools, stored at once
-            let lanes = usize::from(self.lanes);
-            let width = 16 / lanes;
-            let mut mask = [0u8; 16];
-            for (k, m) in mask.iter_mut().take(lanes).enumerate() {
-                *m = (k * width) as u8;
-            }
-            let bytes = self.shuffle_bytes(v, v, mask, types::I8X16);
-            let ones = self.vector_constant(types::I8X16, vec![1; 16]);
-            let bytes = self.b.ins().band(bytes, ones);
-            let words = self.b.ins().bitcast(types::I32X4, cast(), bytes);
-            let w = self.b.ins().extractlane(words, 0);
-            if self.lanes == 4 {
-                self.b.ins().store(mem(), w, addr, 0);
-            } else {
-                self.b.ins().istore16(mem(), w, addr, 0);
-            }
-            return;
+            // the 2 or 4 bools of one vector
+            return self.store_bools(&[v], addr);
         }
         if self.is_vector(v) && self.half(t) {
             let w = self.b.ins().bitcast(types::I64X2, cast(), v);
@@ -324,44 +307,57 @@ impl Gen<'_, '_> {
         matches!(self.lanes, 2 | 4) && matches!(steps * i64::from(self.lanes), 8 | 16)
     }
 
-    /// Stores the bools of `vs`, the masks of consecutive steps ([`Gen::packs_bools`]), as one
-    /// 8- or 16-byte store at the own address `at` of the first: each pair of vectors' lane bytes
-    /// gathered into one by a shuffle, then each pair of those, and-ed with 1. Where a step's
-    /// store of its 2 or 4 bytes took four operations (shuffle, and, lane extract, store), 8 or
-    /// 16 bools take one shuffle a vector and three more operations.
+    /// Stores the bools of `vs` (masks of a kernel of 2 or 4 lanes: one vector, or those of
+    /// consecutive steps, [`Gen::packs_bools`]) as one store of 2, 4, 8 or 16 bytes at the own
+    /// address `at` of the first: each lane's byte (all ones or zero) gathered into the low bytes
+    /// by a shuffle, of a pair of vectors at once, then each pair of those, and-ed with 1. Where a
+    /// step stored its 2 or 4 bools alone (shuffle, and, lane extract, store), 8 or 16 take one
+    /// shuffle a vector and three more operations.
     pub(crate) fn store_bools(&mut self, vs: &[Value], at: Value) {
         let lanes = usize::from(self.lanes);
         let width = 16 / lanes;
-        // (vector, its bools in its low bytes, or one a lane at multiples of `width`)
+        // (vector, how many bools its low bytes hold, or None: one a lane at multiples of `width`)
         let mut level: Vec<(Value, Option<usize>)> = vs.iter().map(|&v| (v, None)).collect();
-        while level.len() > 1 {
+        while level.len() > 1 || level[0].1.is_none() {
             level = level
                 .chunks(2)
                 .map(|pair| {
-                    let [(a, packed), (b, _)] = [pair[0], pair[1]];
-                    let mut mask = [0u8; 16];
+                    let (a, packed) = pair[0];
+                    let b = pair.get(1).map_or(a, |p| p.0);
                     let n = packed.unwrap_or(lanes);
+                    let byte = |k: usize| (if packed.is_some() { k } else { k * width }) as u8;
+                    let mut mask = [0u8; 16];
                     for k in 0..n {
-                        let at = match packed {
-                            Some(_) => k,
-                            None => k * width,
-                        } as u8;
-                        mask[k] = at;
-                        mask[n + k] = 16 + at;
+                        mask[k] = byte(k);
+                        if pair.len() == 2 {
+                            mask[n + k] = 16 + byte(k);
+                        }
                     }
-                    (self.shuffle_bytes(a, b, mask, types::I8X16), Some(2 * n))
+                    (self.shuffle_bytes(a, b, mask, types::I8X16), Some(n * pair.len()))
                 })
                 .collect();
         }
         let ones = self.vector_constant(types::I8X16, vec![1; 16]);
         let bytes = self.b.ins().bitcast(types::I8X16, cast(), level[0].0);
         let bytes = self.b.ins().band(bytes, ones);
-        if vs.len() * lanes == 16 {
-            self.b.ins().store(mem(), bytes, at, 0);
-        } else {
-            let words = self.b.ins().bitcast(types::I64X2, cast(), bytes);
-            let w = self.b.ins().extractlane(words, 0);
-            self.b.ins().store(mem(), w, at, 0);
+        match vs.len() * lanes {
+            16 => {
+                self.b.ins().store(mem(), bytes, at, 0);
+            }
+            8 => {
+                let words = self.b.ins().bitcast(types::I64X2, cast(), bytes);
+                let w = self.b.ins().extractlane(words, 0);
+                self.b.ins().store(mem(), w, at, 0);
+            }
+            n => {
+                let words = self.b.ins().bitcast(types::I32X4, cast(), bytes);
+                let w = self.b.ins().extractlane(words, 0);
+                if n == 4 {
+                    self.b.ins().store(mem(), w, at, 0);
+                } else {
+                    self.b.ins().istore16(mem(), w, at, 0);
+                }
+            }
         }
     }
 
