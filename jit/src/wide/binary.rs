@@ -11,7 +11,7 @@
 //! path's bits (so a lane's result never depends on its neighbours, nor on the vector width).
 //! It declines the algorithms themselves, which live in their families' files (`atan.rs`).
 
-use super::lanes::CHUNK;
+use super::lanes::{CHUNK, Line};
 use super::{Io, write};
 
 /// One function of two arguments on one type: which pairs may take the fast path, the fast path,
@@ -93,10 +93,10 @@ pub(super) fn map2<T: Copy, P: Paths2<T>>(io: Io<'_, T>, ys: &[T]) {
             let mut xc = dst.chunks_exact_mut(CHUNK);
             let mut yc = ys.chunks_exact(CHUNK);
             for ((x, y), s) in (&mut xc).zip(&mut yc).zip(src.chunks_exact(CHUNK)) {
-                let mut lanes: [T; CHUNK] = s.try_into().expect("a chunk of CHUNK lanes");
+                let mut lanes = Line::<[T; CHUNK]>(s.try_into().expect("a chunk of CHUNK lanes"));
                 let y: &[T; CHUNK] = y.try_into().expect("a chunk of CHUNK lanes");
                 P::chunk(&mut lanes, y);
-                write(x, &lanes);
+                write(x, &lanes[..]);
             }
             let (xr, yr) = (xc.into_remainder(), yc.remainder());
             let n = xr.len();

@@ -20,7 +20,7 @@
 //! kernel).
 
 use super::lanes::{
-    ByLane, CHUNK, Lane, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32,
+    ByLane, CHUNK, Lane, Line, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32,
     log_specials64, map, sel, two_sum,
 };
 use super::pow::{lookup, split as pow_split};
@@ -102,13 +102,13 @@ fn log64(b: &Base, x: f64, general: bool) -> f64 {
 /// whole lane function scalar); the same operations per lane as [`log64`].
 #[inline(always)]
 fn log_chunk64<const GENERAL: bool>(b: &Base, c: &mut [f64; CHUNK]) {
-    let mut k = [0.0f64; CHUNK];
-    let mut z = [0.0f64; CHUNK];
-    let mut row = [0u64; CHUNK];
+    let mut k = Line([0.0f64; CHUNK]);
+    let mut z = Line([0.0f64; CHUNK]);
+    let mut row = Line([0u64; CHUNK]);
     for j in 0..CHUNK {
         (k[j], z[j], row[j]) = reduce64(c[j], GENERAL);
     }
-    let mut t = [[0.0f64; 3]; CHUNK];
+    let mut t = Line([[0.0f64; 3]; CHUNK]);
     for j in 0..CHUNK {
         t[j] = lookup(b.table, row[j]);
     }
@@ -454,14 +454,14 @@ log64_paths! {
 /// values' selects on the general path.
 #[inline(always)]
 fn log1p_chunk64<const GENERAL: bool>(c: &mut [f64; CHUNK]) {
-    let mut k = [0.0f64; CHUNK];
-    let mut z = [0.0f64; CHUNK];
-    let mut row = [0u64; CHUNK];
-    let mut cu = [0.0f64; CHUNK];
+    let mut k = Line([0.0f64; CHUNK]);
+    let mut z = Line([0.0f64; CHUNK]);
+    let mut row = Line([0u64; CHUNK]);
+    let mut cu = Line([0.0f64; CHUNK]);
     for j in 0..CHUNK {
         (k[j], z[j], row[j], cu[j]) = log1p_split(c[j], None);
     }
-    let mut t = [[0.0f64; 3]; CHUNK];
+    let mut t = Line([[0.0f64; 3]; CHUNK]);
     for j in 0..CHUNK {
         t[j] = lookup(E.table, row[j]);
     }

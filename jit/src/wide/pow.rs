@@ -18,7 +18,7 @@
 //! rounded once.
 
 use super::binary::{Paths2, levels2, map2};
-use super::lanes::{CHUNK, estrin, sel};
+use super::lanes::{CHUNK, Line, estrin, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
 use crate::vmath::pow::{
@@ -244,20 +244,20 @@ fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool) -> b
     const_chunks!(xs, ys, |x, y| {
         'chunk: {
             if exps_finite64(y) {
-                let mut out = [0.0f64; CHUNK];
+                let mut out = Line([0.0f64; CHUNK]);
                 let mut ok = true;
                 if staged {
-                    let mut r = [0.0f64; CHUNK];
-                    let mut ki = [0u64; CHUNK];
-                    let mut ae = [0.0f64; CHUNK];
+                    let mut r = Line([0.0f64; CHUNK]);
+                    let mut ki = Line([0u64; CHUNK]);
+                    let mut ae = Line([0.0f64; CHUNK]);
                     for j in 0..CHUNK {
                         (r[j], ki[j], ae[j]) = exp_mid_fast(y[j], lh, ll);
                     }
-                    for &a in &ae {
+                    for &a in ae.iter() {
                         ok &= a < FAST_EXP;
                     }
                     if ok {
-                        let mut t2 = [[0.0f64; 2]; CHUNK];
+                        let mut t2 = Line([[0.0f64; 2]; CHUNK]);
                         for j in 0..CHUNK {
                             t2[j] = lookup(&EXP, ki[j]);
                         }
@@ -273,7 +273,7 @@ fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool) -> b
                     }
                 }
                 if ok {
-                    *x = out;
+                    *x = *out;
                     break 'chunk;
                 }
             }
@@ -456,29 +456,29 @@ fn pow32_general(x: f64, y: f64) -> f64 {
 /// of its own: `split`, `lookup1`, `mid`, `lookup2`, `end` are those stages.
 macro_rules! staged_chunk {
     ($x:ident, $y:ident, $t:ty, $split:ident, $t1:ident, $mid:ident, $t2:ident, $end:ident, ($($m:ident),*)) => {{
-        let mut xd = [0.0f64; CHUNK];
-        let mut yd = [0.0f64; CHUNK];
+        let mut xd = Line([0.0f64; CHUNK]);
+        let mut yd = Line([0.0f64; CHUNK]);
         for j in 0..CHUNK {
             xd[j] = $x[j] as f64;
             yd[j] = $y[j] as f64;
         }
-        let mut k = [0.0f64; CHUNK];
-        let mut z = [0.0f64; CHUNK];
-        let mut row = [0u64; CHUNK];
+        let mut k = Line([0.0f64; CHUNK]);
+        let mut z = Line([0.0f64; CHUNK]);
+        let mut row = Line([0u64; CHUNK]);
         for j in 0..CHUNK {
             (k[j], z[j], row[j]) = $split(xd[j]);
         }
-        let mut t1 = [[0.0f64; _]; CHUNK];
+        let mut t1 = Line([[0.0f64; _]; CHUNK]);
         for j in 0..CHUNK {
             t1[j] = lookup(&$t1, row[j]);
         }
-        let mut r = [0.0f64; CHUNK];
-        let mut ki = [0u64; CHUNK];
-        $(let mut $m = [0.0f64; CHUNK];)*
+        let mut r = Line([0.0f64; CHUNK]);
+        let mut ki = Line([0u64; CHUNK]);
+        $(let mut $m = Line([0.0f64; CHUNK]);)*
         for j in 0..CHUNK {
             (r[j], $($m[j],)* ki[j]) = $mid(xd[j], yd[j], k[j], z[j], t1[j]);
         }
-        let mut t2 = [[0.0f64; _]; CHUNK];
+        let mut t2 = Line([[0.0f64; _]; CHUNK]);
         for j in 0..CHUNK {
             t2[j] = lookup(&$t2, ki[j]);
         }
@@ -494,16 +494,16 @@ macro_rules! staged_chunk {
 #[inline(always)]
 fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
     if pow64_inputs_ok(x, y) {
-        let mut r = [0.0f64; CHUNK];
-        let mut ki = [0u64; CHUNK];
-        let mut ae = [0.0f64; CHUNK];
-        let mut k = [0.0f64; CHUNK];
-        let mut z = [0.0f64; CHUNK];
-        let mut row = [0u64; CHUNK];
+        let mut r = Line([0.0f64; CHUNK]);
+        let mut ki = Line([0u64; CHUNK]);
+        let mut ae = Line([0.0f64; CHUNK]);
+        let mut k = Line([0.0f64; CHUNK]);
+        let mut z = Line([0.0f64; CHUNK]);
+        let mut row = Line([0u64; CHUNK]);
         for j in 0..CHUNK {
             (k[j], z[j], row[j]) = pow_split_fast(x[j]);
         }
-        let mut t1 = [[0.0f64; 3]; CHUNK];
+        let mut t1 = Line([[0.0f64; 3]; CHUNK]);
         for j in 0..CHUNK {
             t1[j] = lookup(&LOG, row[j]);
         }
@@ -511,11 +511,11 @@ fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
             (r[j], ki[j], ae[j]) = pow_mid_fast(y[j], k[j], z[j], t1[j]);
         }
         let mut ok = true;
-        for &a in &ae {
+        for &a in ae.iter() {
             ok &= a < FAST_EXP;
         }
         if ok {
-            let mut t2 = [[0.0f64; 2]; CHUNK];
+            let mut t2 = Line([[0.0f64; 2]; CHUNK]);
             for j in 0..CHUNK {
                 t2[j] = lookup(&EXP, ki[j]);
             }
@@ -533,7 +533,7 @@ fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
 #[inline(always)]
 fn pow64_chunk_lanes(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
     if pow64_inputs_ok(x, y) {
-        let mut out = [0.0f64; CHUNK];
+        let mut out = Line([0.0f64; CHUNK]);
         let mut ok = true;
         for j in 0..CHUNK {
             let (v, ae) = pow_lane_fast(x[j], y[j]);
@@ -541,7 +541,7 @@ fn pow64_chunk_lanes(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
             ok &= ae < FAST_EXP;
         }
         if ok {
-            *x = out;
+            *x = *out;
             return;
         }
     }
