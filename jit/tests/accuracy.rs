@@ -119,6 +119,28 @@ fn log_uniform<T: Elem>(rng: &mut Rng, n: usize, lo: f64, hi: f64, signed: bool)
         .collect()
 }
 
+/// Points next to multiples of pi/2 (within 16 ULP of the type's nearest to `k·pi/2`, random k and
+/// sign, |x| below the inline reduction's limit): tan's poles and zeros, sin's and cos's zeros,
+/// where the reduced argument cancels furthest.
+fn next_to_half_pi<T: Elem>(rng: &mut Rng, n: usize) -> Vec<T> {
+    let f32 = T::DTYPE == ElemType::F32;
+    let kmax = if f32 { 41_000 } else { 667_000 };
+    (0..n)
+        .map(|_| {
+            let k = (1 + rng.below(kmax)) as f64;
+            let s = if rng.below(2) == 1 { -1.0 } else { 1.0 };
+            let d = rng.below(33) as i64 - 16;
+            let m = s * k * std::f64::consts::FRAC_PI_2;
+            let x = if f32 {
+                f64::from(f32::from_bits(((m as f32).to_bits() as i64 + d) as u32))
+            } else {
+                f64::from_bits((m.to_bits() as i64 + d) as u64)
+            };
+            T::from_f64(x)
+        })
+        .collect()
+}
+
 fn check_sweep<T: Elem>(name: &str, body: Body, xs: &[T], ys: Option<&[T]>) -> bool {
     let (max, mean, worst) = sweep(body, xs, ys);
     let bound = body.bound() as u64 + 1;
@@ -190,6 +212,9 @@ fn sweeps<T: Elem>() {
         ("cos [-1e4,1e4]", Cos, uniform(&mut rng, N, -1e4, 1e4)),
         ("tan [-10,10]", Tan, uniform(&mut rng, N, -10.0, 10.0)),
         ("tan [-1e4,1e4]", Tan, uniform(&mut rng, N, -1e4, 1e4)),
+        ("tan next to k·pi/2", Tan, next_to_half_pi(&mut rng, N)),
+        ("sin next to k·pi/2", Sin, next_to_half_pi(&mut rng, N)),
+        ("cos next to k·pi/2", Cos, next_to_half_pi(&mut rng, N)),
         ("tanh [-20,20]", Tanh, uniform(&mut rng, N, -20.0, 20.0)),
         (
             "tanh log-uniform",

@@ -553,12 +553,6 @@ impl Vb<'_, '_> {
         let p = self.mul(p, s1);
         self.mul(p, s2)
     }
-    /// The integer value of F64X2 integers `k` (|k| < 2^51) as I64X2.
-    pub fn int_of(&mut self, k: Value) -> Value {
-        let t = self.addc(k, 6755399441055744.0);
-        let t = self.bits(t);
-        self.iaddc(t, -0x4338_0000_0000_0000)
-    }
     /// Field `f` of the rows `idx & (N - 1)` of a host table, for each `f < W` (F64X2 only; `idx` an
     /// I64X2 whose low bits index the table, `N` a power of two): per lane, the index extracted and
     /// one scalar load per field from the static's address, an immediate (the static outlives every

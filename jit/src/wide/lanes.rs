@@ -12,8 +12,9 @@ use crate::vmath::f32x4::{
     F32 as EXP32, FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, LOG1P_Q, MIN_NORMAL as MIN_NORMAL_32,
 };
 use crate::vmath::trig::{
-    C as T64_C, C1 as T64_C1, C2 as T64_C2, C3 as T64_C3, PIO4 as T64_PIO4, PIO4_LO as T64_PIO4_LO,
-    REDUCE_MAX as T64_REDUCE_MAX, S as T64_S, T as T64_T, TINY as T64_TINY, TWO_OVER_PI as T64_TWO_OVER_PI,
+    C as T64_C, C1 as T64_C1, C2 as T64_C2, C3 as T64_C3, REDUCE_MAX as T64_REDUCE_MAX,
+    ROUNDER as T64_ROUNDER, S as T64_S, TAN_D as T64_TAN_D, TAN_M as T64_TAN_M, TINY as T64_TINY,
+    TWO_OVER_PI as T64_TWO_OVER_PI,
 };
 
 /// The operations the algorithms need, on f64 and on f32 (constants rounded to the type as
@@ -570,34 +571,24 @@ impl Paths<f32> for Log {
 // ---------------------------------------------------------------------------------------------
 // sin, cos, tan
 
-/// `vmath::trig::reduce`: `(yh, yl, n)` with `x - q·pi/2 = yh + yl` (three-part Cody-Waite, TwoSum,
-/// Fast2Sum) and `n = q mod 4` from `Vb::int_of`'s bits.
+/// `vmath::trig::reduce`: `(yh, yl, n)` with `x - q·pi/2 = yh + yl` (three-part Cody-Waite, the
+/// middle part's remainder exact, Fast2Sum) and `n = q mod 4` from the
+/// rounder's bits.
 #[inline(always)]
 fn trig_reduce64(x: f64) -> (f64, f64, u64) {
-    let q = (x * T64_TWO_OVER_PI).round_ties_even();
+    let rounded = x.mul_add(T64_TWO_OVER_PI, T64_ROUNDER);
+    let q = rounded - T64_ROUNDER;
     let nq = -q;
     let r1 = nq.mul_add(T64_C1, x);
     let p = q * T64_C2;
-    let np = -p;
-    let pe = q.mul_add(T64_C2, np);
-    // two_sum(r1, np)
-    let s = r1 + np;
-    let bb = s - r1;
-    let t = s - bb;
-    let ea = r1 - t;
-    let eb = np - bb;
-    let e1 = ea + eb;
-    let lo = e1 - pe;
-    let lo = nq.mul_add(T64_C3, lo);
-    // fast_two_sum(s, lo)
-    let yh = s + lo;
-    let t = yh - s;
+    let r2 = r1 - p;
+    let e = (r1 - r2) - p;
+    let lo = nq.mul_add(T64_C3, e);
+    // fast_two_sum(r2, lo)
+    let yh = r2 + lo;
+    let t = yh - r2;
     let yl = lo - t;
-    // int_of(q) & 3
-    let qi = (q + 6755399441055744.0)
-        .to_bits()
-        .wrapping_add((-0x4338_0000_0000_0000i64) as u64);
-    (yh, yl, qi & 3)
+    (yh, yl, rounded.to_bits() & 3)
 }
 
 /// `vmath::trig::k_sin`: fdlibm's `__kernel_sin(x, y, 1)`.
@@ -670,53 +661,33 @@ fn cos64_fast(x: f64) -> f64 {
     flip64(r, n.wrapping_add(1))
 }
 
-/// `vmath::trig::tan` before its slow path: fdlibm's `__kernel_tan(yh, yl, odd)`, its branches as
-/// selects sharing one division.
+/// `vmath::trig::tan` before its slow path: the rational's one division, corrected by its
+/// remainder.
 #[inline(always)]
 fn tan64_fast(x: f64) -> f64 {
     let (yh, yl, n) = trig_reduce64(x);
     let odd = n & 1 == 1;
-    let ay = yh.abs();
-    let big = ay >= f64::from_bits(0x3FE5942800000000);
-    let neg = (yh.to_bits() as i64) < 0;
-    let yls = sel(neg, -yl, yl);
-    let a = T64_PIO4 - ay;
-    let b = T64_PIO4_LO - yls;
-    let xb = a + b;
-    let x1 = sel(big, xb, yh);
-    let y1 = sel(big, 0.0, yl);
-    let z = x1 * x1;
-    let w = z * z;
-    let t = &T64_T;
-    let r = poly(w, &[t[1], t[3], t[5], t[7], t[9], t[11]]);
-    let vv = poly(w, &[t[2], t[4], t[6], t[8], t[10], t[12]]);
-    let vv = z * vv;
-    let s = z * x1;
-    let rv = r + vv;
-    let a = s * rv;
-    let a = a + y1;
-    let a = z * a;
-    let a = y1 + a;
-    let st = s * t[0];
-    let r = a + st;
-    let w = x1 + r;
-    let tl = r - (w - x1);
-    let sg = sel(odd, -1.0, 1.0);
-    let ww = w * w;
-    let ws = w + sg;
-    let q = sel(big, ww, -1.0) / sel(big, ws, w);
-    // big
-    let qb = r - q;
-    let qb = x1 + qb;
-    let qb = qb * 2.0;
-    let vb = sg - qb;
-    let r_big = sel(neg, -vb, vb);
-    // odd: -1/(w + tl) by fused multiply-adds
-    let f = q.mul_add(w, 1.0);
-    let f = q.mul_add(tl, f);
-    let r_odd = q.mul_add(f, q);
-    let r_small = sel(odd, r_odd, w);
-    let res = sel(big, r_big, r_small);
+    let z = yh * yh;
+    let d = poly(z, &T64_TAN_D);
+    let m = poly(z, &T64_TAN_M);
+    let m = m * z;
+    let e = d + m;
+    let ye = yh * e;
+    // the lanes' picks by masks, not `sel`: LLVM turns `1/sel(odd, ye, d)` into two divisions
+    let mask = (n & 1).wrapping_neg();
+    let pick = |a: f64, b: f64| f64::from_bits(b.to_bits() ^ ((a.to_bits() ^ b.to_bits()) & mask));
+    let num = pick(-d, ye);
+    let den = pick(ye, d);
+    let inv = 1.0 / den;
+    let q = num * inv;
+    let ym = yh * m;
+    let rho_even = (yh - q).mul_add(d, ym);
+    let a = q.mul_add(yh, 1.0);
+    let qym = (q * yh) * m;
+    let rho_odd = -d.mul_add(a, qym);
+    let rho = sel(odd, rho_odd, rho_even);
+    let lt = yl * q.mul_add(q, 1.0);
+    let res = q + rho.mul_add(inv, lt);
     sel(x.abs() < T64_TINY, x, res)
 }
 
