@@ -122,20 +122,35 @@ fn rest<T: Copy, P: Paths2<T>>(from: &[T], ys: &[T]) -> [T; CHUNK] {
 }
 
 /// The `#[target_feature]` functions of routines of two arguments: `name: type, Paths2 impl;` makes
-/// `name::avx2` and `name::avx512`, `fn(&mut [type], &[type], Option<&[type]>)`, in the invoking module (which has
+/// `name::avx2` and `name::avx512`, `fn(Io<type>, &[type])`, in the invoking module (which has
 /// `map2` in scope); `name: type, impl, impl512;` uses a second impl at AVX-512 (pow: its lanes
-/// whole, where LLVM gathers their table lookups, against its stages at AVX2, which has no fast
-/// gathers; the same operations, so the same bits).
+/// whole, where LLVM gathers their table lookups, against its stages at AVX2, which has no
+/// gathers; the same operations, so the same bits), and also makes `name::avx512_staged`, `impl`
+/// at AVX-512, for hosts whose gathers are slow (`wide::gathers`).
 macro_rules! levels2 {
     ($($name:ident: $t:ty, $f:ident $(, $f512:ident)?;)*) => {
         $(
-            levels2!(@one $name, $t, $f, $f $(, $f512)?);
+            levels2!(@one $name, $t, $f $(, $f512)?);
         )*
     };
-    (@one $name:ident, $t:ty, $f:ident, $_g:ident, $g:ident) => {
-        levels2!(@one $name, $t, $f, $g);
+    // one chunk rule at both levels
+    (@one $name:ident, $t:ty, $f:ident) => {
+        levels2!(@mod $name, $t, $f, $f, {});
     };
+    // a rule of its own at AVX-512 ($g: lane by lane, gathers), and $f at AVX-512 as well
+    // (`avx512_staged`), which `wide::gathers` picks where gathers are slow
     (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
+        levels2!(@mod $name, $t, $f, $g, {
+            #[cfg_attr(
+                target_arch = "x86_64",
+                target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+            )]
+            pub(in crate::wide) fn avx512_staged(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
+                super::map2::<$t, super::$f>(io, ys)
+            }
+        });
+    };
+    (@mod $name:ident, $t:ty, $f:ident, $g:ident, { $($staged:tt)* }) => {
         pub(super) mod $name {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
             pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
@@ -148,6 +163,7 @@ macro_rules! levels2 {
             pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
                 super::map2::<$t, super::$g>(io, ys)
             }
+            $($staged)*
         }
     };
 }

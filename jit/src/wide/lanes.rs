@@ -485,8 +485,8 @@ pub(super) use map_with;
 /// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fast_chunk`] and
 /// [`Paths::general_chunk`]), for the AVX-512 routines of functions whose AVX2 chunks stage their
 /// table lookups: at AVX-512 LLVM gathers a lane-by-lane lookup, which measured faster than the
-/// stages (f64 log 1.49 -> 1.01 ns an element in cache on an Intel Xeon with AVX-512); at AVX2,
-/// without gathers, the stages are faster. The same operations per lane either way: the same bits.
+/// stages on Intel's cores and slower on AMD's (`wide::gathers` picks); at AVX2, without gathers,
+/// the stages are faster. The same operations per lane either way: the same bits.
 pub(super) struct ByLane<P>(std::marker::PhantomData<P>);
 
 impl<T: Copy, P: Paths<T>> Paths<T> for ByLane<P> {
@@ -942,17 +942,34 @@ pub(super) use sincos32::{avx2 as sincos_f32_avx2, avx512 as sincos_f32_avx512};
 pub(super) use sincos64::{avx2 as sincos_f64_avx2, avx512 as sincos_f64_avx512};
 
 /// The `#[target_feature]` slice functions of each level for a [`Paths`] type (`map` and the
-/// type must be in scope where it is invoked).
+/// type must be in scope where it is invoked): `name: type, Paths impl;` makes `name::avx2` and
+/// `name::avx512`; `name: type, impl, impl512;` uses `impl512` at AVX-512 ([`ByLane`]: gathered
+/// lookups) and also makes `name::avx512_staged`, `impl` at AVX-512, for hosts whose gathers are
+/// slow (`wide::gathers`).
 macro_rules! levels {
     ($($name:ident: $t:ty, $f:ident $(, $f512:ident)?;)*) => {
         $(
-            $crate::wide::lanes::levels!(@one $name, $t, $f, $f $(, $f512)?);
+            $crate::wide::lanes::levels!(@one $name, $t, $f $(, $f512)?);
         )*
     };
-    (@one $name:ident, $t:ty, $f:ident, $_g:ident, $g:ident) => {
-        $crate::wide::lanes::levels!(@one $name, $t, $f, $g);
+    // one chunk rule at both levels
+    (@one $name:ident, $t:ty, $f:ident) => {
+        $crate::wide::lanes::levels!(@mod $name, $t, $f, $f, {});
     };
+    // a rule of its own at AVX-512 ($g: lane by lane, gathers), and $f at AVX-512 as well
+    // (`avx512_staged`), which `wide::gathers` picks where gathers are slow
     (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
+        $crate::wide::lanes::levels!(@mod $name, $t, $f, $g, {
+            #[cfg_attr(
+                target_arch = "x86_64",
+                target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+            )]
+            pub(in crate::wide) fn avx512_staged(io: $crate::wide::Io<'_, $t>) {
+                super::map::<$t, super::$f>(io)
+            }
+        });
+    };
+    (@mod $name:ident, $t:ty, $f:ident, $g:ident, { $($staged:tt)* }) => {
         pub(super) mod $name {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
             pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, $t>) {
@@ -965,6 +982,7 @@ macro_rules! levels {
             pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, $t>) {
                 super::map::<$t, super::$g>(io)
             }
+            $($staged)*
         }
     };
 }

@@ -579,7 +579,8 @@ impl<T: ArcLane> Paths<T> for Atanh {
     }
 }
 
-/// The f64 log family lane by lane at AVX-512 (gathered lookups), in stages at AVX2.
+/// The f64 log family lane by lane at AVX-512 (gathered lookups) where gathers are fast, else in
+/// stages, as at AVX2 (`wide::gathers`).
 type LnByLane = ByLane<Ln>;
 type Log2ByLane = ByLane<Log2>;
 type Log10ByLane = ByLane<Log10>;

@@ -233,7 +233,7 @@ fn exps_finite64(y: &[f64; CHUNK]) -> bool {
 
 /// f64 pow of a constant base over whole slices: where the base is positive, normal and finite,
 /// its log once, each chunk by the fast path from `ehi` on where its exponents allow it (AVX2's
-/// stages where `staged`, AVX-512 lane by lane), else by `P`'s chunk rule.
+/// stages where `staged`, else lane by lane), else by `P`'s chunk rule.
 #[inline(always)]
 fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool) -> bool {
     let Some(&b) = xs.first() else { return false };
@@ -642,13 +642,14 @@ impl Paths2<f32> for Hypot {
     }
 }
 
-/// f64 pow: by its stages per chunk ([`pow64_chunk`]; `LANES` false: AVX2), or lane by lane (LLVM
-/// gathers the lookups; [`pow64_chunk_lanes`]; `LANES` true: AVX-512). The general path has one
+/// f64 pow: by its stages per chunk ([`pow64_chunk`]; `LANES` false: AVX2, and AVX-512 where
+/// gathers are slow, `wide::gathers`), or lane by lane (LLVM gathers the lookups;
+/// [`pow64_chunk_lanes`]; `LANES` true: AVX-512). The general path has one
 /// path for every lane (lane selects, no branch); the fast path is tested per chunk.
 pub(super) struct Pow64<const LANES: bool>;
-/// [`Pow64`] by stages: AVX2.
+/// [`Pow64`] by stages: AVX2, and AVX-512 without fast gathers.
 pub(super) type Pow = Pow64<false>;
-/// [`Pow64`] lane by lane: AVX-512.
+/// [`Pow64`] lane by lane: AVX-512 with fast gathers.
 pub(super) type PowLanes = Pow64<true>;
 
 impl<const LANES: bool> Paths2<f64> for Pow64<LANES> {
