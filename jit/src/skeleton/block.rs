@@ -102,6 +102,18 @@ enum With {
     FromComplex(StackSlot, ElemType),
 }
 
+/// The bytes of a cache line: a routine's slot starts on one.
+const LINE: i64 = 64;
+
+/// The address of `slot`'s first cache line: Cranelift aligns a stack slot to at most the frame's
+/// 16 bytes, and a routine's full-width loads of a chunk that straddles two lines are split (the
+/// slot is created a line longer).
+fn slot_address(g: &mut Gen<'_, '_>, slot: StackSlot) -> Value {
+    let a = g.b.ins().stack_addr(types::I64, slot, 0);
+    let a = g.b.ins().iadd_imm_s(a, LINE - 1);
+    g.b.ins().band_imm_s(a, -LINE)
+}
+
 /// The body's nodes whose routines the kernel imported (`math::wide_routines`, and complex
 /// quotients and magnitudes), each with a stack slot of [`BLOCK`] elements (of `2 * BLOCK` parts
 /// for a complex quotient, and a second one of them for a magnitude's points; the first unused
@@ -123,9 +135,10 @@ pub(super) fn staged(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<Staged> {
     let mut paired: Vec<NodeId> = Vec::new();
     let bytes = (BLOCK * g.size) as u32;
     for &id in &f.order {
-        // a slot of `BLOCK` elements, or of `2 * BLOCK` parts (complex points)
+        // a slot of `BLOCK` elements, or of `2 * BLOCK` parts (complex points), and a cache line
+        // to start it on one (`slot_address`)
         let mut slot = |parts: u32| {
-            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, parts * bytes, 6);
+            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, parts * bytes + LINE as u32, 4);
             g.b.create_sized_stack_slot(data)
         };
         // a quotient or a magnitude of complex values whose parts are of the lanes' type (the
@@ -282,7 +295,7 @@ impl Skeleton<'_, '_> {
                 let at = g.b.ins().iadd(out, b_bytes);
                 (g.own_address(at, shift), out)
             } else {
-                let slot = g.b.ins().stack_addr(types::I64, st.slot, 0);
+                let slot = slot_address(g, st.slot);
                 let code = g.own_address(slot, -shift);
                 (slot, g.b.ins().isub(code, b_bytes))
             };
@@ -292,7 +305,7 @@ impl Skeleton<'_, '_> {
             let second = match st.with {
                 With::Second(arg2, slot2) => {
                     let fill = |g: &mut Gen<'_, '_>| {
-                        let slot2 = g.b.ins().stack_addr(types::I64, slot2, 0);
+                        let slot2 = slot_address(g, slot2);
                         let code = g.own_address(slot2, -shift);
                         let ptr2 = g.b.ins().isub(code, b_bytes);
                         self.phase(g, &row, b, e, arg2, ptr2, st.complex);
@@ -332,7 +345,7 @@ impl Skeleton<'_, '_> {
                     match self.in_place_source(g, &row, st.arg, b_bytes, Some(t)) {
                         Some(s) => g.own_address(s, shift),
                         None => {
-                            let slot2 = g.b.ins().stack_addr(types::I64, points, 0);
+                            let slot2 = slot_address(g, points);
                             let code = g.own_address(slot2, -shift);
                             let ptr2 = g.b.ins().isub(code, b_bytes);
                             self.phase(g, &row, b, e, st.arg, ptr2, Some(t));
@@ -364,7 +377,7 @@ impl Skeleton<'_, '_> {
                     g.b.ins().call(st.call, &[slot, src, second, n]);
                 }
                 (With::Cos(cos, cos_slot), _) => {
-                    let cslot = g.b.ins().stack_addr(types::I64, cos_slot, 0);
+                    let cslot = slot_address(g, cos_slot);
                     g.b.ins().call(st.call, &[slot, cslot, src, count]);
                     let cptr = g.b.ins().isub(cslot, b_bytes);
                     row.staged.push((cos, cptr));
