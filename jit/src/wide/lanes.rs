@@ -382,6 +382,14 @@ pub(super) trait Paths<T: Copy> {
     fn fastest(x: T) -> T {
         Self::fast(x)
     }
+    /// The fastest path over a chunk (by default lane by lane; the f64 inverse hyperbolic
+    /// functions stage their table lookups, `logs.rs`).
+    #[inline(always)]
+    fn fastest_chunk(c: &mut [T; CHUNK]) {
+        for x in c.iter_mut() {
+            *x = Self::fastest(*x);
+        }
+    }
     /// The fast path over a chunk (by default lane by lane; the f64 log family stages its table
     /// lookups, `logs.rs`).
     #[inline(always)]
@@ -411,9 +419,7 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
         best &= P::fastest_ok(x);
     }
     if best {
-        for x in c.iter_mut() {
-            *x = P::fastest(*x);
-        }
+        P::fastest_chunk(c);
     } else if ok {
         P::fast_chunk(c);
     } else {
@@ -482,8 +488,8 @@ macro_rules! map_with {
 
 pub(super) use map_with;
 
-/// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fast_chunk`] and
-/// [`Paths::general_chunk`]), for the AVX-512 routines of functions whose AVX2 chunks stage their
+/// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fastest_chunk`],
+/// [`Paths::fast_chunk`] and [`Paths::general_chunk`]), for the AVX-512 routines of functions whose AVX2 chunks stage their
 /// table lookups: at AVX-512 LLVM gathers a lane-by-lane lookup, which measured faster than the
 /// stages on Intel's cores and slower on AMD's (`wide::gathers` picks); at AVX2, without gathers,
 /// the stages are faster. The same operations per lane either way: the same bits.

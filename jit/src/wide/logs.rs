@@ -15,7 +15,9 @@
 //! `TINY <= |x| < 1`) skips the selects of the special values, which keep every such lane's value;
 //! arcsinh's chunks without huge arguments (`|x| < HUGE`) skip those selects too (the fastest
 //! path): the inline bits by construction, for 1-3 instructions per element fewer. The f64 inverse
-//! hyperbolic functions look their table up per lane (LLVM gathers on AVX-512). f32 is, as inline,
+//! hyperbolic functions stage their lookups as well, around their log1p core
+//! ([`ArcLane::arc_chunk`]). At AVX-512 the f64 functions compute lane by lane instead (LLVM gathers
+//! the lookups) where gathers are fast (`wide::gathers`: Intel's cores, not AMD's). f32 is, as inline,
 //! native single precision (`vmath::f32x4`'s log1p: the argument scaled by `2^-k`, a division-free
 //! kernel).
 
@@ -219,6 +221,13 @@ trait ArcLane: Lane {
     const MAX: f64;
     /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core`.
     fn log1p_core(self, kextra: Option<Self>) -> Self;
+    /// `x = post(x, log1p_core(pre(x)))` for each lane `x` of the chunk: f32 lane by lane, f64 in
+    /// stages around the table lookup ([`arc_chunk64`]).
+    fn arc_chunk(
+        c: &mut [Self; CHUNK],
+        pre: impl Fn(Self) -> (Self, Option<Self>),
+        post: impl Fn(Self, Self) -> Self,
+    );
 }
 
 impl ArcLane for f64 {
@@ -229,6 +238,14 @@ impl ArcLane for f64 {
     fn log1p_core(self, kextra: Option<f64>) -> f64 {
         log1p_core(self, kextra)
     }
+    #[inline(always)]
+    fn arc_chunk(
+        c: &mut [f64; CHUNK],
+        pre: impl Fn(f64) -> (f64, Option<f64>),
+        post: impl Fn(f64, f64) -> f64,
+    ) {
+        arc_chunk64(c, pre, post)
+    }
 }
 
 impl ArcLane for f32 {
@@ -238,6 +255,44 @@ impl ArcLane for f32 {
     #[inline(always)]
     fn log1p_core(self, kextra: Option<f32>) -> f32 {
         log1p_core32(self, kextra, false)
+    }
+    #[inline(always)]
+    fn arc_chunk(
+        c: &mut [f32; CHUNK],
+        pre: impl Fn(f32) -> (f32, Option<f32>),
+        post: impl Fn(f32, f32) -> f32,
+    ) {
+        for x in c.iter_mut() {
+            let (a, kextra) = pre(*x);
+            *x = post(*x, a.log1p_core(kextra));
+        }
+    }
+}
+
+/// [`ArcLane::arc_chunk`] of f64 lanes in three stages around the table lookup of `log1p_core`,
+/// as [`log_chunk64`]: `pre` and `log1p_split`, the lookups in a loop of their own, `core64` and
+/// `post`. The same operations per lane as `post(x, log1p_core(pre(x)))`.
+#[inline(always)]
+fn arc_chunk64(
+    c: &mut [f64; CHUNK],
+    pre: impl Fn(f64) -> (f64, Option<f64>),
+    post: impl Fn(f64, f64) -> f64,
+) {
+    let mut k = Line([0.0f64; CHUNK]);
+    let mut z = Line([0.0f64; CHUNK]);
+    let mut row = Line([0u64; CHUNK]);
+    let mut cu = Line([0.0f64; CHUNK]);
+    for j in 0..CHUNK {
+        let (a, kextra) = pre(c[j]);
+        (k[j], z[j], row[j], cu[j]) = log1p_split(a, kextra);
+    }
+    let mut t = Line([[0.0f64; 3]; CHUNK]);
+    for j in 0..CHUNK {
+        t[j] = lookup(E.table, row[j]);
+    }
+    for j in 0..CHUNK {
+        let r = core64(&E, k[j], z[j], t[j], Some(cu[j]));
+        c[j] = post(c[j], r);
     }
 }
 
@@ -280,6 +335,13 @@ fn log1p_fast_ok(x: f64) -> bool {
 /// arguments' selects keep `a` and add `0` into `k` (exact).
 #[inline(always)]
 fn asinh_core<T: ArcLane>(x: T, huge: bool) -> T {
+    let (a, kextra) = asinh_arg(x, huge);
+    a.log1p_core(kextra).copysign(x)
+}
+
+/// [`asinh_core`] up to its `log1p_core`: the argument, and `kextra` where `huge`.
+#[inline(always)]
+fn asinh_arg<T: ArcLane>(x: T, huge: bool) -> (T, Option<T>) {
     let c = T::c;
     let y = x.abs();
     let y2 = y * y;
@@ -293,22 +355,26 @@ fn asinh_core<T: ArcLane>(x: T, huge: bool) -> T {
     let w = w + t;
     let a_big = w + c(-1.0);
     let a = sel(small, a_small, a_big);
-    let r = if huge {
+    if huge {
         let huge = y >= c(T::HUGE);
         let a = sel(huge, y + c(-1.0), a);
-        a.log1p_core(Some(sel(huge, c(1.0), c(0.0))))
+        (a, Some(sel(huge, c(1.0), c(0.0))))
     } else {
-        a.log1p_core(None)
-    };
-    r.copysign(x)
+        (a, None)
+    }
 }
 
 /// `vmath::arc_hyp::asinh`.
 #[inline(always)]
 fn asinh<T: ArcLane>(x: T) -> T {
+    asinh_specials(x, asinh_core(x, true))
+}
+
+/// [`asinh`] from [`asinh_core`]'s `r`: `x` itself where `|x|` is tiny, infinite or NaN.
+#[inline(always)]
+fn asinh_specials<T: ArcLane>(x: T, r: T) -> T {
     let c = T::c;
     let y = x.abs();
-    let r = asinh_core(x, true);
     // `&` of the two compares as the inline code's `band` (what LLVM vectorises)
     let ok = (y >= c(T::TINY)) & (y < c(f64::INFINITY));
     sel(ok, r, x)
@@ -319,6 +385,13 @@ fn asinh<T: ArcLane>(x: T) -> T {
 /// ns per element, where `[1, 10]` gained 6% in instructions).
 #[inline(always)]
 fn acosh_core<T: ArcLane>(x: T) -> T {
+    let (a, kextra) = acosh_arg(x);
+    a.log1p_core(kextra)
+}
+
+/// [`acosh_core`] up to its `log1p_core`: the argument and `kextra`.
+#[inline(always)]
+fn acosh_arg<T: ArcLane>(x: T) -> (T, Option<T>) {
     let c = T::c;
     let t = x + c(-1.0);
     let small = x < c(2.0);
@@ -331,14 +404,19 @@ fn acosh_core<T: ArcLane>(x: T) -> T {
     let a = sel(small, a_small, a_big);
     let huge = x >= c(T::HUGE);
     let a = sel(huge, t, a);
-    a.log1p_core(Some(sel(huge, c(1.0), c(0.0))))
+    (a, Some(sel(huge, c(1.0), c(0.0))))
 }
 
 /// `vmath::arc_hyp::acosh`.
 #[inline(always)]
 fn acosh<T: ArcLane>(x: T) -> T {
+    acosh_specials(x, acosh_core(x))
+}
+
+/// [`acosh`] from [`acosh_core`]'s `r`: its special values where `x` is below 1, infinite or NaN.
+#[inline(always)]
+fn acosh_specials<T: ArcLane>(x: T, r: T) -> T {
     let c = T::c;
-    let r = acosh_core(x);
     let ok = (x >= c(1.0)) & (x < c(f64::INFINITY));
     let sp = sel(x == c(f64::INFINITY), c(f64::INFINITY), x);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -350,6 +428,13 @@ fn acosh<T: ArcLane>(x: T) -> T {
 /// `vmath::arc_hyp::atanh` before its specials.
 #[inline(always)]
 fn atanh_core<T: ArcLane>(x: T) -> T {
+    let (a, kextra) = atanh_arg(x);
+    atanh_end(x, a.log1p_core(kextra))
+}
+
+/// [`atanh_core`] up to its `log1p_core`: the argument.
+#[inline(always)]
+fn atanh_arg<T: ArcLane>(x: T) -> (T, Option<T>) {
     let c = T::c;
     let y = x.abs();
     let den = c(1.0) - y;
@@ -357,18 +442,27 @@ fn atanh_core<T: ArcLane>(x: T) -> T {
     let y2 = y + y;
     let a_small = y2.mul_add(d, y2);
     let a_big = d + d;
-    let a = sel(y < c(0.5), a_small, a_big);
-    let r = a.log1p_core(None);
-    let r = r * c(0.5);
+    (sel(y < c(0.5), a_small, a_big), None)
+}
+
+/// [`atanh_core`] after its `log1p_core` of value `r`: half of it, with `x`'s sign.
+#[inline(always)]
+fn atanh_end<T: ArcLane>(x: T, r: T) -> T {
+    let r = r * T::c(0.5);
     r.copysign(x)
 }
 
 /// `vmath::arc_hyp::atanh`.
 #[inline(always)]
 fn atanh<T: ArcLane>(x: T) -> T {
+    atanh_specials(x, atanh_core(x))
+}
+
+/// [`atanh`] from [`atanh_core`]'s `r`: ±inf at ±1, NaN beyond, `x` itself where tiny.
+#[inline(always)]
+fn atanh_specials<T: ArcLane>(x: T, r: T) -> T {
     let c = T::c;
     let y = x.abs();
-    let r = atanh_core(x);
     let r = sel(y == c(1.0), c(f64::INFINITY).copysign(x), r);
     let r = sel(y > c(1.0), c(crate::vmath::INVALID), r);
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -544,6 +638,18 @@ impl<T: ArcLane> Paths<T> for Asinh {
     fn general(x: T) -> T {
         asinh(x)
     }
+    #[inline(always)]
+    fn fastest_chunk(c: &mut [T; CHUNK]) {
+        T::arc_chunk(c, |x| asinh_arg(x, false), |x, r| r.copysign(x))
+    }
+    #[inline(always)]
+    fn fast_chunk(c: &mut [T; CHUNK]) {
+        T::arc_chunk(c, |x| asinh_arg(x, true), |x, r| r.copysign(x))
+    }
+    #[inline(always)]
+    fn general_chunk(c: &mut [T; CHUNK]) {
+        T::arc_chunk(c, |x| asinh_arg(x, true), |x, r| asinh_specials(x, r.copysign(x)))
+    }
 }
 
 impl<T: ArcLane> Paths<T> for Acosh {
@@ -559,6 +665,14 @@ impl<T: ArcLane> Paths<T> for Acosh {
     #[inline(always)]
     fn general(x: T) -> T {
         acosh(x)
+    }
+    #[inline(always)]
+    fn fast_chunk(c: &mut [T; CHUNK]) {
+        T::arc_chunk(c, acosh_arg, |_, r| r)
+    }
+    #[inline(always)]
+    fn general_chunk(c: &mut [T; CHUNK]) {
+        T::arc_chunk(c, acosh_arg, acosh_specials)
     }
 }
 
@@ -577,14 +691,25 @@ impl<T: ArcLane> Paths<T> for Atanh {
     fn general(x: T) -> T {
         atanh(x)
     }
+    #[inline(always)]
+    fn fast_chunk(c: &mut [T; CHUNK]) {
+        T::arc_chunk(c, atanh_arg, atanh_end)
+    }
+    #[inline(always)]
+    fn general_chunk(c: &mut [T; CHUNK]) {
+        T::arc_chunk(c, atanh_arg, |x, r| atanh_specials(x, atanh_end(x, r)))
+    }
 }
 
-/// The f64 log family lane by lane at AVX-512 (gathered lookups) where gathers are fast, else in
-/// stages, as at AVX2 (`wide::gathers`).
+/// The f64 log family and inverse hyperbolic functions lane by lane at AVX-512 (gathered lookups)
+/// where gathers are fast, else in stages, as at AVX2 (`wide::gathers`).
 type LnByLane = ByLane<Ln>;
 type Log2ByLane = ByLane<Log2>;
 type Log10ByLane = ByLane<Log10>;
 type Log1pByLane = ByLane<Log1p>;
+type AsinhByLane = ByLane<Asinh>;
+type AcoshByLane = ByLane<Acosh>;
+type AtanhByLane = ByLane<Atanh>;
 
 super::lanes::levels! {
     log64: f64, Ln, LnByLane;
@@ -594,10 +719,10 @@ super::lanes::levels! {
     log10_32: f32, Log10;
     log1p64: f64, Log1p, Log1pByLane;
     log1p32: f32, Log1p;
-    asinh64: f64, Asinh;
+    asinh64: f64, Asinh, AsinhByLane;
     asinh32: f32, Asinh;
-    acosh64: f64, Acosh;
+    acosh64: f64, Acosh, AcoshByLane;
     acosh32: f32, Acosh;
-    atanh64: f64, Atanh;
+    atanh64: f64, Atanh, AtanhByLane;
     atanh32: f32, Atanh;
 }
