@@ -121,24 +121,35 @@ fn log_uniform<T: Elem>(rng: &mut Rng, n: usize, lo: f64, hi: f64, signed: bool)
 
 /// Points next to multiples of pi/2 (within 16 ULP of the type's nearest to `k·pi/2`, random k and
 /// sign, |x| below the inline reduction's limit): tan's poles and zeros, sin's and cos's zeros,
-/// where the reduced argument cancels furthest.
+/// where the reduced argument cancels furthest. float64's closest double below 2^20,
+/// `0x1.6c6cbc45dc8dep+5` (|x - k·pi/2| = 2^-60.5), its copies times 2^j and their neighbours first.
 fn next_to_half_pi<T: Elem>(rng: &mut Rng, n: usize) -> Vec<T> {
     let f32 = T::DTYPE == ElemType::F32;
     let kmax = if f32 { 41_000 } else { 667_000 };
-    (0..n)
-        .map(|_| {
-            let k = (1 + rng.below(kmax)) as f64;
-            let s = if rng.below(2) == 1 { -1.0 } else { 1.0 };
-            let d = rng.below(33) as i64 - 16;
-            let m = s * k * std::f64::consts::FRAC_PI_2;
-            let x = if f32 {
-                f64::from(f32::from_bits(((m as f32).to_bits() as i64 + d) as u32))
-            } else {
-                f64::from_bits((m.to_bits() as i64 + d) as u64)
-            };
-            T::from_f64(x)
-        })
-        .collect()
+    let hardest = f64::from_bits(0x4046_c6cb_c45d_c8de);
+    let hard = (0..15).filter(|_| !f32).flat_map(|j| {
+        let x = hardest * f64::from(1u32 << j);
+        [
+            x,
+            -x,
+            f64::from_bits(x.to_bits() + 1),
+            f64::from_bits(x.to_bits() - 1),
+        ]
+        .map(T::from_f64)
+    });
+    hard.chain((0..n).map(|_| {
+        let k = (1 + rng.below(kmax)) as f64;
+        let s = if rng.below(2) == 1 { -1.0 } else { 1.0 };
+        let d = rng.below(33) as i64 - 16;
+        let m = s * k * std::f64::consts::FRAC_PI_2;
+        let x = if f32 {
+            f64::from(f32::from_bits(((m as f32).to_bits() as i64 + d) as u32))
+        } else {
+            f64::from_bits((m.to_bits() as i64 + d) as u64)
+        };
+        T::from_f64(x)
+    }))
+    .collect()
 }
 
 fn check_sweep<T: Elem>(name: &str, body: Body, xs: &[T], ys: Option<&[T]>) -> bool {

@@ -396,6 +396,17 @@ fn trig_inputs(rng: &mut Rng) -> Vec<f64> {
     for k in [1e5, 1e6, 1e7, 1e10, 1e15, 1e20, 1e100, 1e300] {
         v.push(k * std::f64::consts::FRAC_PI_2);
     }
+    // the double below 2^20 closest to a multiple of pi/2 (2^-60.5 away), times 2^j, and neighbours
+    for j in 0..15 {
+        let x = f64::from_bits(0x4046_c6cb_c45d_c8de) * f64::from(1u32 << j);
+        for y in [x, -x] {
+            v.extend([
+                y,
+                f64::from_bits(y.to_bits() + 1),
+                f64::from_bits(y.to_bits() - 1),
+            ]);
+        }
+    }
     for edge in [
         7.450580596923828e-9,
         2.44140625e-4,

@@ -54,7 +54,8 @@
 //!
 //! **Table lookups** (f64). The inline code reads a lane's table row by scalar loads from the
 //! static's address ([`Vb::lookup`]); the wide routines (`wide/pow.rs`) index the same statics
-//! (gathers on AVX-512). The same values and the same operations, so the same bits on every route.
+//! (gathers on AVX-512 where they are fast, `wide::gathers`; else scalar loads in a loop of their
+//! own). The same values and the same operations, so the same bits on every route.
 
 use super::Vb;
 use super::pow_tables::{EXP, LOG};

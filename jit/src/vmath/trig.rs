@@ -6,9 +6,10 @@
 //! multiples of 2^-53 and the difference is below 1), `q·C2` is exact, and so is the remainder of
 //! `r1 - q·C2` by Fast2Sum's steps (where |r1| < |q·C2| the difference itself is exact: both are
 //! multiples of 2^-86 and it is below 2^-33); `q·C3` goes into the tail, and Fast2Sum normalises the
-//! pair. For q < 2^20 the reduced argument is within 2^-120 (absolute) of `x - q·pi/2`, far below
-//! 2^-53 of it at the worst cancellations (|y| > 2^-62; measured against the 159-bit split over
-//! 54 million doubles next to multiples of pi/2: within 2^-70 relative).
+//! pair. For q < 2^20 the reduced argument is within about 2^-121.8 + 2^-106·|y| of `x - q·pi/2`
+//! (the split's remainder times q, and the tail's rounding), far below 2^-53·|y| at the worst
+//! cancellation (|y| >= 2^-60.5 below 2^20, at x = 0x1.6c6cbc45dc8dep+5; measured against the old
+//! 159-bit split over 54 million doubles next to multiples of pi/2: within 2^-70 relative).
 //! Larger |x| (and ±inf) take a per-lane call of the host libm (glibc's Payne-Hanek reduction), on a
 //! branch taken only when some lane needs it: sin(1e300) is right, not garbage.
 //!
@@ -18,13 +19,13 @@
 //! `k_cos.c` (Sun Microsystems 1993, freely granted with this notice preserved), as carried by musl
 //! and the Rust `libm` crate. fdlibm states errors below 1 ULP.
 //!
-//! tan is Cephes' rational `tan(y) = y·(D + M)/D` (degree 4 and 3 in `y²`, within 2^-65 of tan on
-//! |y| <= pi/4), and `-cot(y) = -D/(y·(D + M))` in odd quadrants: one division per lane, the lane's
+//! tan is Cephes' rational `tan(y) = y·(D + M)/D` (degree 4 and 3 in `y²`, within 2^-55.7 of tan on
+//! |y| <= pi/4 with its coefficients as doubles), and `-cot(y) = -D/(y·(D + M))` in odd quadrants: one division per lane, the lane's
 //! case picking numerator and denominator. The quotient `q` is then corrected by its remainder
 //! against the unrounded numerator and denominator (computed exactly enough by fused multiply-adds:
 //! `yh - q` is exact, and `1 + q·yh` is small), `q + rho/den`, and by the tail, `yl·(1 + q²)`. Where
 //! fdlibm's kernel (a polynomial of degree 12 and fdlibm's own division) took 2.58 ns an element at
-//! full width on AVX-512, this takes 1.69, at the same accuracy. Measured against glibc over 40
+//! full width on AVX-512, this takes 1.66, at the same accuracy. Measured against glibc over 40
 //! million points (in [-1e4, 1e4], [-1e6, 1e6] and next to multiples of pi/2): sin, cos, tan max 1 ULP.
 //! |x| < 2^-27 returns x for sin and tan (keeping -0.0); NaN and ±inf give NaN.
 
@@ -64,7 +65,8 @@ pub(crate) const C: [f64; 6] = [
 /// tan's rational `tan(y) = y·(D + M)/D` on |y| <= pi/4, `D = 1 + z·(...)` and `M = z·(...)` in
 /// `z = y²` (coefficients ascending): Cephes' `tan.c` (Stephen L. Moshier, Cephes Math Library 2.8,
 /// freely usable as its README states), `x + x·z·P(z)/Q(z)`, its `P` and `Q` divided by `Q`'s
-/// constant term. The rational is within 2^-65 of tan (relative, measured with mpmath).
+/// constant term. With Cephes' decimal coefficients the rational is within 2^-65 of tan
+/// (relative, mpmath); with these doubles, 2^-55.7 at |y| = pi/4 (their rounding, about 0.1 ULP).
 pub(crate) const TAN_D: [f64; 5] = [
     1.0,
     -0.46423941356632453,

@@ -124,8 +124,8 @@ fn rest<T: Copy, P: Paths2<T>>(from: &[T], ys: &[T]) -> [T; CHUNK] {
 /// The `#[target_feature]` functions of routines of two arguments: `name: type, Paths2 impl;` makes
 /// `name::avx2` and `name::avx512`, `fn(Io<type>, &[type])`, in the invoking module (which has
 /// `map2` in scope); `name: type, impl, impl512;` uses a second impl at AVX-512 (pow: its lanes
-/// whole, where LLVM gathers their table lookups, against its stages at AVX2, which has no
-/// gathers; the same operations, so the same bits), and also makes `name::avx512_staged`, `impl`
+/// whole, where LLVM gathers their table lookups, against its stages at AVX2, whose gathers
+/// are slow; the same operations, so the same bits), and also makes `name::avx512_staged`, `impl`
 /// at AVX-512, for hosts whose gathers are slow (`wide::gathers`).
 macro_rules! levels2 {
     ($($name:ident: $t:ty, $f:ident $(, $f512:ident)?;)*) => {

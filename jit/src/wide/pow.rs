@@ -3,7 +3,8 @@
 //! `#[target_feature]` loops over two slices (`binary.rs`).
 //!
 //! f64 pow's table lookups are scalar loads per lane in the inline code; here the same statics
-//! are indexed, which rustc turns into gathers where the level has them. Its fast path (positive
+//! are indexed: in stages at AVX2 (each lookup a loop of scalar loads), lane by lane at AVX-512
+//! where gathers are fast (rustc gathers the lookups; `wide::gathers`), else in stages there too. Its fast path (positive
 //! normal finite bases, finite exponents, `|y·log x|` below `vmath::pow::FAST_EXP`) is tested per
 //! chunk, the inputs first and `|y·log x|` after the log; its general path is one path for every
 //! lane (selects, no branch), as hypot's, which needs no test. A slice whose bases are all one
@@ -528,7 +529,8 @@ fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
     staged_chunk!(x, y, f64, pow_split, LOG, pow_mid, EXP, pow_end, (kd));
 }
 
-/// pow on a chunk of f64 lanes lane by lane (AVX-512, where LLVM gathers the lookups): the fast
+/// pow on a chunk of f64 lanes lane by lane (AVX-512 with fast gathers, LLVM gathering the
+/// lookups): the fast
 /// path where every pair allows it, else the general path.
 #[inline(always)]
 fn pow64_chunk_lanes(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
