@@ -48,7 +48,7 @@
 //! hyperbolic functions through log1p) read tables (`vmath::pow_tables`): the inline code by scalar
 //! loads per lane, the routines here by indexing the same statics, at AVX2 in stages per chunk,
 //! each lookup a loop of its own, at AVX-512 lane by lane (gathers) where [`gathers`] says they are
-//! fast, else in stages (the inverse hyperbolic functions lane by lane).
+//! fast, else in stages.
 //!
 //! **Sources.** Every routine computes in place, or from a source slice into a destination that
 //! need not hold values yet ([`Io`]: `fn(Io<T>)`): a kernel passes an input it reads as a
@@ -189,7 +189,8 @@ pub fn halves_256() -> bool {
 
 /// Whether routines look their f64 tables up by AVX-512 gathers: where [`GATHERS_ENV`] says so
 /// (`on`, `off`), else on every processor but AMD's and Hygon's. The f64 log family (log, log2,
-/// log10, log1p) and f64 pow read 128-row tables; at AVX-512 a routine either computes lane by lane
+/// log10, log1p, and the inverse hyperbolic functions through log1p) and f64 pow read 128-row
+/// tables; at AVX-512 a routine either computes lane by lane
 /// (LLVM gathers the lookups) or in stages per chunk, each lookup a loop of scalar loads of its own
 /// (as at AVX2). Gathers are faster on Intel's cores (f64 log 1.49 -> 1.01 ns an element in cache,
 /// a Xeon of the Sapphire Rapids generation) and slower on AMD's (`kiln bench --functions --n 1e6`
