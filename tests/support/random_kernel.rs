@@ -1232,7 +1232,13 @@ impl Case {
                 op: ReduceOp::Min | ReduceOp::Max,
                 ..
             } => Rule::Extreme,
-            ExprNode::Scan { op, options, arg } => scan_rule(*op, options, interpret(arg, args)?, backend),
+            ExprNode::Scan { op, options, arg } => scan_rule(
+                *op,
+                options,
+                interpret(arg, args)?,
+                backend,
+                innermost_in_memory(expr, args),
+            ),
             ExprNode::Unary(op, _) if APPROX_UNARY.contains(op) => Rule::Ulp(ulp_bound_unary(*op)),
             ExprNode::Binary(op, _, _) if APPROX_BINARY.contains(op) => Rule::Ulp(2),
             _ => Rule::Exact,
@@ -1415,9 +1421,23 @@ pub enum Slack {
     Rel(f64),
 }
 
+/// The axis `expr` runs innermost where it runs in memory order on `args` (Fortran or transposed
+/// inputs: [`FusedRunner::memory_order`]), None where it runs in the inputs' own order.
+fn innermost_in_memory(expr: &Expr, args: &[(&str, ArrayArg<'_>)]) -> Option<usize> {
+    let runner = FusedRunner::compile(expr).ok()?;
+    let refs: Vec<&ArrayArg<'_>> = runner
+        .input_names()
+        .iter()
+        .map(|name| args.iter().find(|(n, _)| n == name).map(|(_, a)| a))
+        .collect::<Option<_>>()?;
+    runner.memory_order(&refs)?.last().copied()
+}
+
 /// The parity rule of a float scan. cummax and cummin are exact (associative, NaN and signed zeros
 /// included), and so is every scan that folds sequentially: the scalar schedule, and an outer axis
-/// (columns, each folded in order). Along the innermost axis (or the flattened array) the SIMD code
+/// (columns, each folded in order). Along the innermost axis (or the flattened array: the last
+/// axis, or where the kernel runs in memory order the axis its inputs' layout puts last,
+/// `innermost`) the SIMD code
 /// reassociates a sum or product within one 128-bit vector (`carry ⊕ (a ⊕ b)`, blocks of 2 for f64,
 /// 4 for f32 in the f64 state; jit/src/scan.rs), so:
 /// - cumsum: `|err| <= (len + 4) * eps * m`, `m` the running sum of the finite `|x|` (and `|initial|`)
@@ -1427,24 +1447,37 @@ pub enum Slack {
 ///   ±120), else anything from there to the end of the line.
 ///
 /// f32 results may differ by one more rounding (see [`compare`]).
-fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> Rule {
+fn scan_rule(
+    op: ScanOp,
+    options: &ScanOptions,
+    body: Output,
+    backend: &str,
+    innermost: Option<usize>,
+) -> Rule {
     let f32_result = matches!(body, Output::F32(_));
     let body = body.into_f64();
     let shape = body.shape().to_vec();
     let x: Vec<f64> = body.iter().copied().collect();
     let n = x.len();
-    let (outer, len, inner) = match options.axis {
-        None => (1, n, 1),
+    let (outer, len, inner, axis) = match options.axis {
+        None => (1, n, 1, None),
         Some(a) => {
             let a = if a < 0 { a + shape.len() as isize } else { a } as usize;
             (
                 shape[..a].iter().product(),
                 shape[a],
                 shape[a + 1..].iter().product::<usize>(),
+                Some(a),
             )
         }
     };
-    let sequential = backend.ends_with("scalar") || inner != 1;
+    // the JIT reassociates a float sum along the axis it runs innermost: the last one, or in
+    // memory order the axis the inputs' layout puts last
+    let reassociated = match innermost {
+        Some(m) => axis == Some(m),
+        None => inner == 1,
+    };
+    let sequential = backend.ends_with("scalar") || !reassociated;
     if sequential || matches!(op, ScanOp::Max | ScanOp::Min) {
         return Rule::Exact;
     }
@@ -1456,7 +1489,7 @@ fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> 
     let finite_nonzero = |v: f64| v.is_finite() && v != 0.0;
     let eps = f64::EPSILON;
     let mut slack = vec![Slack::Any; n];
-    for o in 0..outer {
+    for (o, j) in (0..outer).flat_map(|o| (0..inner).map(move |j| (o, j))) {
         let mut m = if start.is_finite() { start.abs() } else { 0.0 };
         let mut log = if finite_nonzero(start) {
             start.abs().log2()
@@ -1467,7 +1500,7 @@ fn scan_rule(op: ScanOp, options: &ScanOptions, body: Output, backend: &str) -> 
         let mut window: Vec<f64> = Vec::new();
         for t in 0..len {
             let k = if options.reverse { len - 1 - t } else { t };
-            let i = o * len + k;
+            let i = (o * len + k) * inner + j;
             let v = x[i];
             slack[i] = if op == ScanOp::Sum {
                 if v.is_finite() {
