@@ -269,8 +269,8 @@ impl ArcLane for f32 {
     }
 }
 
-/// [`ArcLane::arc_chunk`] of f64 lanes in three stages around the table lookup of `log1p_core`,
-/// as [`log_chunk64`]: `pre` and `log1p_split`, the lookups in a loop of their own, `core64` and
+/// [`ArcLane::arc_chunk`] of f64 lanes (and log1p's chunk) in three stages around the table lookup
+/// of `log1p_core`, as [`log_chunk64`]: `pre` and `log1p_split`, the lookups in a loop of their own, `core64` and
 /// `post`. The same operations per lane as `post(x, log1p_core(pre(x)))`.
 #[inline(always)]
 fn arc_chunk64(
@@ -544,25 +544,15 @@ log64_paths! {
     Log10: TEN;
 }
 
-/// f64 log1p's chunk in stages around its table lookup (as [`log_chunk64`]), with the special
-/// values' selects on the general path.
+/// f64 log1p's chunk in stages around its table lookup ([`arc_chunk64`] of `x` itself), with the
+/// special values' selects on the general path.
 #[inline(always)]
 fn log1p_chunk64<const GENERAL: bool>(c: &mut [f64; CHUNK]) {
-    let mut k = Line([0.0f64; CHUNK]);
-    let mut z = Line([0.0f64; CHUNK]);
-    let mut row = Line([0u64; CHUNK]);
-    let mut cu = Line([0.0f64; CHUNK]);
-    for j in 0..CHUNK {
-        (k[j], z[j], row[j], cu[j]) = log1p_split(c[j], None);
-    }
-    let mut t = Line([[0.0f64; 3]; CHUNK]);
-    for j in 0..CHUNK {
-        t[j] = lookup(E.table, row[j]);
-    }
-    for j in 0..CHUNK {
-        let y = core64(&E, k[j], z[j], t[j], Some(cu[j]));
-        c[j] = if GENERAL { log1p_specials(c[j], y) } else { y };
-    }
+    arc_chunk64(
+        c,
+        |x| (x, None),
+        |x, y| if GENERAL { log1p_specials(x, y) } else { y },
+    )
 }
 
 // log1p and the inverse hyperbolic functions: the inline code is straight-line selects, one path;
