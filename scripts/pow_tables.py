@@ -6,18 +6,23 @@ and checked against the properties the algorithm relies on.
 
     python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs    # needs mpmath
 
-f64 log (128 entries): |x| = 2^k·z with z in [OFF, 2·OFF) (OFF = 0x3fe6955500000000 as bits, about
+f64 pow's log (128 entries): |x| = 2^k·z with z in [OFF, 2·OFF) (OFF = 0x3fe6955500000000 as bits, about
 0.7057), subinterval i of z (bits 45..51 of bits(x) - OFF); c near the subinterval's centre with 1/c
 of 8 or 9 significant bits, so that r = z·(1/c) - 1 is exact (one `fma`); logc = log(c) rounded to a
 multiple of 2^-43 (so k·ln2_hi + logc is exact), logctail = log(c) - logc rounded; the subinterval
 that holds 1 takes c = 1 (no cancellation near x = 1).
 
-f64 log2 and log10 (`vmath::log`): the same subintervals and 1/c, with log2(c) and log10(c) split
-as hi + lo, hi a multiple of 2^-42, so that k + hi (log2) and k·log10(2)_hi + hi (log10, the
-constant a multiple of 2^-42 too) are exact for every k of a double, subnormals' included
-([-1076, 1024]; checked). With them the polynomial of log1p(r) - r, ARM's pow coefficients
-multiplied out (`log1p(r) - r = r²·P(r)`, P of degree 6: the products by powers of two are exact),
-and P·(1/ln 2), P·(1/ln 10) rounded per coefficient; 1/ln 2 and 1/ln 10 split in hi + lo.
+f64 log family (`vmath::log`; 16 rows, stored as columns so that a column's 16 rows fill two
+AVX-512 registers and one permute looks up 8 lanes): the subintervals of `log` above merged 8 to 1
+(bits 48..51 of bits(x) - OFF); c near the subinterval's centre with 1/c of at most 7 significant
+bits (the finest of the grids 1/16 .. 1/256 for which r = z·(1/c) - 1 is exact at both ends of the
+subinterval, so everywhere in it; the one that holds 1 takes c = 1), so |r| < 0.039. log(c),
+log2(c) and log10(c) split as hi + lo, hi a multiple of 2^-43 (e) or 2^-42 (2, 10), so that
+k·ln2_hi + hi, k + hi and k·log10(2)_hi + hi (the constants multiples of 2^-43 or 2^-42 too) are
+exact for every k of a double, subnormals' included ([-1076, 1024]; checked). The polynomial of
+log1p(r) - r = r²·P(r), P of degree 9 with P(0) = -1/2: Chebyshev interpolation of (log1p(r) - r
++ r²/2)/r³ over the table's |r|, its error checked (below 2^-62 of |r|), and P·(1/ln 2), P·(1/ln
+10) rounded per coefficient; 1/ln 2 and 1/ln 10 split in hi + lo.
 
 f64 exp (128 entries): 2^(i/128) = H·(1 + T) with H the double nearest 2^(i/128) and T the double
 nearest the rest; stored as T and bits(H) - (i << 45), so that adding k << 45 (k = 128·e + i) gives
@@ -87,44 +92,91 @@ def split42(v):
     return hi, rnd(v - hi)
 
 
-def base_table(rows, log_b, lb_hi):
-    """[1/c, hi, lo] with hi + lo = log_b(c), hi a multiple of 2^-42, k·lb_hi + hi exact for every k."""
-    out = []
-    for invc, _, _ in rows:
-        c = 1 / F(invc)
-        hi, lo = split42(log_b(mpmath.mpf(c.numerator) / c.denominator))
-        assert abs(log_b(mpmath.mpf(c.numerator) / c.denominator) - hi - lo) < mpmath.mpf(2) ** -97
-        out.append((invc, hi, lo))
-    for _, hi, _ in out:
-        for k in (K_RANGE.start, -1, 1, K_RANGE.stop - 1):
-            v = k * F(lb_hi) + F(hi)
-            assert F(float(v)) == v, (k, hi)
-    # every k: the sum's bits fit when its magnitude stays below 2^11 and both are multiples of 2^-42
-    assert all(F(hi) * 2**42 == int(F(hi) * 2**42) for _, hi, _ in out)
-    assert F(lb_hi) * 2**42 == int(F(lb_hi) * 2**42) and abs(K_RANGE.start * lb_hi) + 1 < 2**11
-    return out
-
-
 def log_constants():
-    """log2(2), log10(2) split (hi a multiple of 2^-42), 1/ln 2 and 1/ln 10 split, and the
-    polynomials P, P/ln 2, P/ln 10 of log1p(r) - r = r²·P(r) from ARM's pow coefficients."""
-    # ARM's `math/pow_log_data.c` poly (pow.rs `A`)
-    a = [float.fromhex(h) for h in ("-0x1.555555555556p-1", "0x1.0000000000006p-1", "0x1.999999959554ep-1",
-                                     "-0x1.555555529a47ap-1", "-0x1.2495b9b4845e9p0", "0x1.0002b8b263fc3p+0")]
-    # log1p(r) - r = ar2 + ar3·(a0 + r·a1 + ar2·(a2 + r·a3 + ar2·(a4 + r·a5))), ar2 = -r²/2, ar3 = -r³/2
-    p = [-0.5, -a[0] / 2, -a[1] / 2, a[2] / 4, a[3] / 4, -a[4] / 8, -a[5] / 8]
-    ln2, ln10 = mpmath.log(2), mpmath.log(10)
+    """log10(2) split (hi a multiple of 2^-42), 1/ln 2 and 1/ln 10 split."""
     l10_hi, l10_lo = split42(mpmath.log10(2))
-    s2, s10 = 1 / ln2, 1 / ln10
+    s2, s10 = 1 / mpmath.log(2), 1 / mpmath.log(10)
     s2_hi, s10_hi = rnd(s2), rnd(s10)
     return {
         "LOG10_2": (l10_hi, l10_lo),
         "INV_LN2": (s2_hi, rnd(s2 - s2_hi)),
         "INV_LN10": (s10_hi, rnd(s10 - s10_hi)),
-        "P": p,
-        "P2": [rnd(mpmath.mpf(c) * s2) for c in p],
-        "P10": [rnd(mpmath.mpf(c) * s10) for c in p],
     }
+
+
+LN2_HI = 0.6931471805598903  # `pow::LN2_HI`, a multiple of 2^-43
+
+
+def family_rows():
+    """The log family's 16 rows: 1/c per subinterval, and the largest |r|."""
+    n, sh, off = 16, 48, 0x3FE6955500000000
+    rows, max_r = [], 0
+    for i in range(n):
+        a = F(dbl(off + (i << sh)))
+        last = F(dbl(off + ((i + 1) << sh) - 1))
+        if a <= 1 <= last:
+            invc = F(1)
+        else:
+            best = None
+            for g in (16, 32, 64, 128, 256):
+                grid = g if last < 1 else 2 * g
+                for num in range(int(grid / last) - 2, int(grid / a) + 3):
+                    cand = F(num, grid)
+                    ends = [z * cand - 1 for z in (a, last)]
+                    if all(F(float(r)) == r for r in ends):
+                        worst = max(abs(r) for r in ends)
+                        if best is None or worst < best[0]:
+                            best = (worst, cand)
+            invc = best[1]
+        # r = z/c - 1 at the subinterval's ends (where |r| is largest): exact in a double
+        for z in (a, last):
+            r = z * invc - 1
+            assert F(float(r)) == r, (i, z)
+            max_r = max(max_r, abs(r))
+        rows.append(invc)
+    assert max_r < F(39, 1000)
+    return rows, max_r
+
+
+def split_at(v, e):
+    """v (mpmath) as (hi, lo): hi a multiple of 2^-e, lo the double nearest the rest."""
+    hi = float(mpmath.nint(v * 2**e) / 2**e)
+    return hi, rnd(v - hi)
+
+
+def family_table(rows, log_b, lb_hi, e):
+    """The columns [1/c], [hi], [lo] with hi + lo = log_b(c), hi a multiple of 2^-e and k·lb_hi +
+    hi exact for every k."""
+    cols = ([], [], [])
+    for invc in rows:
+        c = 1 / invc
+        v = log_b(mpmath.mpf(c.numerator) / c.denominator)
+        hi, lo = split_at(v, e)
+        assert abs(v - hi - lo) < mpmath.mpf(2) ** -97
+        for k in (K_RANGE.start, -1, 1, K_RANGE.stop - 1):
+            s = k * F(lb_hi) + F(hi)
+            assert F(float(s)) == s, (k, hi)
+        for col, x in zip(cols, (float(invc), hi, lo)):
+            col.append(x)
+    # every k: the sum's bits fit when its magnitude stays below 2^(53-e) and both are multiples of 2^-e
+    assert F(lb_hi) * 2**e == int(F(lb_hi) * 2**e) and abs(K_RANGE.start * lb_hi) + 1 < 2 ** (53 - e)
+    return cols
+
+
+def family_poly(max_r):
+    """P with log1p(r) - r = r²·P(r) on |r| <= max_r, P(0) = -1/2 exactly."""
+    a = mpmath.mpf(max_r.numerator) / max_r.denominator
+    g = lambda r: (mpmath.log1p(r) - r + r * r / 2) / r**3 if r else mpmath.mpf(1) / 3  # noqa: E731
+    p = [-0.5] + [rnd(c) for c in mpmath.chebyfit(g, [-a, a], 9)[::-1]]
+    worst = 0
+    for j in range(-2000, 2001):
+        r = a * j / 2000
+        if r == 0:
+            continue
+        approx = r * r * sum(mpmath.mpf(c) * r**i for i, c in enumerate(p))
+        worst = max(worst, abs((approx - (mpmath.log1p(r) - r)) / r))
+    assert worst < mpmath.mpf(2) ** -62, mpmath.log(worst, 2)
+    return p
 
 
 def exp_table():
@@ -163,27 +215,29 @@ def main():
 //! for each one's definition and the properties it checks. Regenerate with
 //! `python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs` (mpmath).
 //! Both routes read these same statics (the inline code by per-lane loads from their addresses,
-//! the wide routines by indexing), so the values agree by construction.
+//! the wide routines by indexing or, the log family's columns at AVX-512, by permutes), so the
+//! values agree by construction.
 """)
     log_rows = log_table()
     print(rust_array(
         "LOG",
-        "/// f64 log: `[1/c, logc, logctail]` for subinterval `i` of `z` (`log c = logc + logctail`).",
+        "/// f64 pow's log: `[1/c, logc, logctail]` for subinterval `i` of `z` (`log c = logc + logctail`).",
         log_rows, 3))
     print()
-    print(rust_array(
-        "LOG2",
-        "/// f64 log2: `[1/c, hi, lo]` for subinterval `i` of `z` (`LOG`'s `1/c`; `log2 c = hi + lo`, `hi`\n"
-        "/// a multiple of 2^-42).",
-        base_table(log_rows, lambda c: mpmath.log(c, 2), 1.0), 3))
-    print()
     k = log_constants()
-    print(rust_array(
-        "LOG10",
-        "/// f64 log10: `[1/c, hi, lo]` for subinterval `i` of `z` (`LOG`'s `1/c`; `log10 c = hi + lo`,\n"
-        "/// `hi` a multiple of 2^-42).",
-        base_table(log_rows, mpmath.log10, k["LOG10_2"][0]), 3))
-    print()
+    rows, max_r = family_rows()
+    for name, doc, cols in (
+        ("LN16", "`[1/c]`, `[hi]`, `[lo]` with `log c = hi + lo`", family_table(rows, mpmath.log, LN2_HI, 43)),
+        ("LOG2_16", "`[1/c]`, `[hi]`, `[lo]` with `log2 c = hi + lo`", family_table(rows, lambda c: mpmath.log(c, 2), 1.0, 42)),
+        ("LOG10_16", "`[1/c]`, `[hi]`, `[lo]` with `log10 c = hi + lo`",
+         family_table(rows, mpmath.log10, k["LOG10_2"][0], 42)),
+    ):
+        print(f"/// f64 log family: {doc}, for subinterval `i` of `z` (16 rows, as columns).")
+        print(f"pub(crate) static {name}: [[f64; 16]; 3] = [")
+        for col in cols:
+            print("    [" + ", ".join(fmt(x) for x in col) + "],")
+        print("];")
+        print()
     for name, doc in (
         ("LOG10_2", "`log10(2)` as `hi + lo`, `hi` a multiple of 2^-42."),
         ("INV_LN2", "`1/ln 2` as `hi + lo`."),
@@ -191,13 +245,15 @@ def main():
     ):
         print(f"/// {doc}")
         print(f"pub(crate) const {name}: [f64; 2] = [{', '.join(fmt(x) for x in k[name])}];")
-    for name, doc in (
-        ("P", "`log1p(r) - r ≈ r²·P(r)` (ascending, ARM's pow coefficients multiplied out: relative\n/// error near 2^-70 on |r| <= 0x1.6bp-8)."),
-        ("P2", "`P/ln 2`, each coefficient rounded."),
-        ("P10", "`P/ln 10`, each coefficient rounded."),
+    p = family_poly(max_r)
+    inv2, inv10 = 1 / mpmath.log(2), 1 / mpmath.log(10)
+    for name, doc, poly in (
+        ("P", f"`log1p(r) - r ≈ r²·P(r)` (ascending; error below 2^-62 of |r| on |r| <= {float(max_r):.4f}).", p),
+        ("P2", "`P/ln 2`, each coefficient rounded.", [rnd(mpmath.mpf(c) * inv2) for c in p]),
+        ("P10", "`P/ln 10`, each coefficient rounded.", [rnd(mpmath.mpf(c) * inv10) for c in p]),
     ):
         print(f"/// {doc}")
-        print(f"pub(crate) const LOG_{name}: [f64; 7] = [{', '.join(fmt(x) for x in k[name])}];")
+        print(f"pub(crate) const LOG_{name}: [f64; 10] = [{', '.join(fmt(x) for x in poly)}];")
     print()
     print(rust_array(
         "EXP",

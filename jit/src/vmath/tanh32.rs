@@ -15,7 +15,7 @@
 //! (200-bit), rounded to floats; each interval's polynomial within 2^-27.2 of tanh (relative), and
 //! the float32 evaluation, over every 7th float in [0, 9.25], at most 1 ULP from float64 tanh
 //! rounded (mean at most 0.05 in any interval). The inline code reads a lane's row by scalar
-//! loads ([`Vb::lookup_f32`]); the wide routines look the same columns up by permutes
+//! loads ([`Vb::lookup_cols`]); the wide routines look the same columns up by permutes
 //! (`wide/tanh32.rs`: one `vpermps` at AVX-512, 16 floats a register; two and a blend at AVX2):
 //! the same values and operations, so the same bits. 16 rows of degree 7 rather than 32 of
 //! degree 5 (as accurate): AVX2's lookups of 32 rows cost 4 permutes and 3 blends a column.
@@ -227,7 +227,7 @@ pub(crate) fn tanh(v: &mut Vb<'_, '_>, x: Value) -> Value {
     let i = v.b.ins().smax(i, zero);
     let top = v.ci((ROWS - 1) as i64);
     let i = v.b.ins().smin(i, top);
-    let [b, c0, c0lo, c1, c2, c3, c4, c5, c6, c7] = v.lookup_f32(&TANH32, i);
+    let [b, c0, c0lo, c1, c2, c3, c4, c5, c6, c7] = v.lookup_cols(&TANH32, i);
     let y = v.sub(a, b);
     let q = v.fma(c7, y, c6);
     let q = v.fma(q, y, c5);

@@ -11,6 +11,7 @@ use crate::vmath::f32x4::{
 use crate::vmath::f32x4::{
     F32 as EXP32, FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, LOG1P_Q, MIN_NORMAL as MIN_NORMAL_32,
 };
+use crate::vmath::log::ROWS;
 use crate::vmath::trig::{
     C as T64_C, C1 as T64_C1, C2 as T64_C2, C3 as T64_C3, REDUCE_MAX as T64_REDUCE_MAX,
     ROUNDER as T64_ROUNDER, S as T64_S, TAN_D as T64_TAN_D, TAN_M as T64_TAN_M, TINY as T64_TINY,
@@ -187,6 +188,24 @@ pub(super) fn estrin<T: Lane>(x: T, coeffs: &[f64]) -> T {
         n = m;
     }
     t[0]
+}
+
+/// `vmath::Vb::pairs`: pairs `c[2i] + c[2i+1]·x`, summed by Horner's scheme in `x2`.
+#[inline(always)]
+pub(super) fn pairs<T: Lane>(x: T, x2: T, coeffs: &[f64]) -> T {
+    let mut t = [x; 8];
+    let n = coeffs.len().div_ceil(2);
+    for (i, p) in coeffs.chunks(2).enumerate() {
+        t[i] = match p.get(1) {
+            Some(&hi) => x.mul_add(T::c(hi), T::c(p[0])),
+            None => T::c(p[0]),
+        };
+    }
+    let mut acc = t[n - 1];
+    for i in (0..n - 1).rev() {
+        acc = x2.mul_add(acc, t[i]);
+    }
+    acc
 }
 
 /// `vmath::Vb::poly2`: even and odd halves.
@@ -383,24 +402,24 @@ pub(super) trait Paths<T: Copy> {
         Self::fast(x)
     }
     /// The fastest path over a chunk (by default lane by lane; the f64 inverse hyperbolic
-    /// functions stage their table lookups, `logs.rs`).
+    /// functions stage their table lookups, by `look`, `logs.rs`).
     #[inline(always)]
-    fn fastest_chunk(c: &mut [T; CHUNK]) {
+    fn fastest_chunk(c: &mut [T; CHUNK], _look: &impl Look) {
         for x in c.iter_mut() {
             *x = Self::fastest(*x);
         }
     }
     /// The fast path over a chunk (by default lane by lane; the f64 log family stages its table
-    /// lookups, `logs.rs`).
+    /// lookups, by `look`, `logs.rs`).
     #[inline(always)]
-    fn fast_chunk(c: &mut [T; CHUNK]) {
+    fn fast_chunk(c: &mut [T; CHUNK], _look: &impl Look) {
         for x in c.iter_mut() {
             *x = Self::fast(*x);
         }
     }
     /// The general path over a chunk (as [`Paths::fast_chunk`]).
     #[inline(always)]
-    fn general_chunk(c: &mut [T; CHUNK]) {
+    fn general_chunk(c: &mut [T; CHUNK], _look: &impl Look) {
         for x in c.iter_mut() {
             *x = Self::general(*x);
         }
@@ -409,9 +428,10 @@ pub(super) trait Paths<T: Copy> {
 
 /// The chunk's lanes by the fastest path if every one of them allows it, else by the fast path if
 /// every one allows that, else by the general path: the inline path's branch, taken per chunk
-/// rather than per vector (where `fast_ok` holds, the paths give the same bits).
+/// rather than per vector (where `fast_ok` holds, the paths give the same bits); `look` the level's
+/// lookup of the f64 log family's table rows.
 #[inline(always)]
-fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
+pub(super) fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK], look: &impl Look) {
     let mut ok = true;
     let mut best = true;
     for &x in c.iter() {
@@ -419,18 +439,69 @@ fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK]) {
         best &= P::fastest_ok(x);
     }
     if best {
-        P::fastest_chunk(c);
+        P::fastest_chunk(c, look);
     } else if ok {
-        P::fast_chunk(c);
+        P::fast_chunk(c, look);
     } else {
-        P::general_chunk(c);
+        P::general_chunk(c, look);
     }
 }
 
 /// [`chunk`] over the slice (see [`map_with`]).
 #[inline(always)]
 pub(super) fn map<T: Copy, P: Paths<T>>(io: Io<'_, T>) {
-    map_with!(io, chunk::<T, P>);
+    map_with!(io, |c| { chunk::<T, P>(c, &index_cols) });
+}
+
+/// A level's lookup of a chunk's rows in a table of the f64 log family (`vmath::log`: 16 rows,
+/// stored as its 3 columns): each column's value for each lane, the row the low 4 bits of the
+/// lane's index. [`index_cols`] by indexing (AVX2: scalar loads), [`permute_cols`] by permutes
+/// (AVX-512: a column's 16 rows in two registers, 8 lanes looked up by one `vpermt2pd`).
+pub(super) trait Look:
+    Fn(&'static [[f64; ROWS]; 3], &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]>
+{
+}
+
+impl<F: Fn(&'static [[f64; ROWS]; 3], &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]>> Look for F {}
+
+/// [`Look`] by indexing.
+#[inline(always)]
+pub(super) fn index_cols(table: &'static [[f64; ROWS]; 3], rows: &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]> {
+    let mut out = Line([[0.0; CHUNK]; 3]);
+    for (o, col) in out.iter_mut().zip(table) {
+        for (v, &r) in o.iter_mut().zip(rows) {
+            *v = col[(r & (ROWS as u64 - 1)) as usize];
+        }
+    }
+    out
+}
+
+/// [`Look`] by permutes, for the AVX-512 routines (`vpermt2pd` reads the low 4 bits of each
+/// index: the row).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+#[inline]
+pub(super) fn permute_cols(table: &'static [[f64; ROWS]; 3], rows: &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]> {
+    use std::arch::x86_64::{__m512d, __m512i, _mm512_permutex2var_pd};
+    const _: () = assert!(ROWS == 16 && CHUNK == 16, "two registers of rows, two of lanes");
+    let idx: [__m512i; 2] = bytemuck::cast(*rows);
+    let mut out = Line([[0.0; CHUNK]; 3]);
+    for (o, col) in out.iter_mut().zip(table) {
+        let [lo, hi]: [__m512d; 2] = bytemuck::cast(*col);
+        let v = [
+            _mm512_permutex2var_pd(lo, idx[0], hi),
+            _mm512_permutex2var_pd(lo, idx[1], hi),
+        ];
+        *o = bytemuck::cast(v);
+    }
+    out
+}
+
+/// [`index_cols`] where no AVX-512 level exists (the routines compile, and no level is on the host).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub(super) fn permute_cols(table: &'static [[f64; ROWS]; 3], rows: &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]> {
+    index_cols(table, rows)
 }
 
 /// The function `$f` (`fn(&mut [T; CHUNK])`) over the chunks of the [`Io`] `$io`: in place, or each
@@ -487,36 +558,6 @@ macro_rules! map_with {
 }
 
 pub(super) use map_with;
-
-/// `P`'s paths with its chunks computed lane by lane (the default [`Paths::fastest_chunk`],
-/// [`Paths::fast_chunk`] and [`Paths::general_chunk`]), for the AVX-512 routines of functions whose AVX2 chunks stage their
-/// table lookups: at AVX-512 LLVM gathers a lane-by-lane lookup, which measured faster than the
-/// stages on Intel's cores and slower on AMD's (`wide::gathers` picks); at AVX2, without gathers,
-/// the stages are faster. The same operations per lane either way: the same bits.
-pub(super) struct ByLane<P>(std::marker::PhantomData<P>);
-
-impl<T: Copy, P: Paths<T>> Paths<T> for ByLane<P> {
-    #[inline(always)]
-    fn fast_ok(x: T) -> bool {
-        P::fast_ok(x)
-    }
-    #[inline(always)]
-    fn fast(x: T) -> T {
-        P::fast(x)
-    }
-    #[inline(always)]
-    fn general(x: T) -> T {
-        P::general(x)
-    }
-    #[inline(always)]
-    fn fastest_ok(x: T) -> bool {
-        P::fastest_ok(x)
-    }
-    #[inline(always)]
-    fn fastest(x: T) -> T {
-        P::fastest(x)
-    }
-}
 
 struct Exp;
 struct Log;
@@ -949,33 +990,16 @@ pub(super) use sincos64::{avx2 as sincos_f64_avx2, avx512 as sincos_f64_avx512};
 
 /// The `#[target_feature]` slice functions of each level for a [`Paths`] type (`map` and the
 /// type must be in scope where it is invoked): `name: type, Paths impl;` makes `name::avx2` and
-/// `name::avx512`; `name: type, impl, impl512;` uses `impl512` at AVX-512 ([`ByLane`]: gathered
-/// lookups) and also makes `name::avx512_staged`, `impl` at AVX-512, for hosts whose gathers are
-/// slow (`wide::gathers`).
+/// `name::avx512`; `name: f64, impl, permuted;` looks the f64 log family's table rows up by
+/// permutes at AVX-512 ([`permute_cols`]).
 macro_rules! levels {
-    ($($name:ident: $t:ty, $f:ident $(, $f512:ident)?;)*) => {
+    ($($name:ident: $t:ident, $f:ident $(, $look:ident)?;)*) => {
         $(
-            $crate::wide::lanes::levels!(@one $name, $t, $f $(, $f512)?);
+            $crate::wide::lanes::levels!(@one $name, $t, $f $(, $look)?);
         )*
     };
     // one chunk rule at both levels
-    (@one $name:ident, $t:ty, $f:ident) => {
-        $crate::wide::lanes::levels!(@mod $name, $t, $f, $f, {});
-    };
-    // a rule of its own at AVX-512 ($g: lane by lane, gathers), and $f at AVX-512 as well
-    // (`avx512_staged`), which `wide::gathers` picks where gathers are slow
-    (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
-        $crate::wide::lanes::levels!(@mod $name, $t, $f, $g, {
-            #[cfg_attr(
-                target_arch = "x86_64",
-                target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
-            )]
-            pub(in crate::wide) fn avx512_staged(io: $crate::wide::Io<'_, $t>) {
-                super::map::<$t, super::$f>(io)
-            }
-        });
-    };
-    (@mod $name:ident, $t:ty, $f:ident, $g:ident, { $($staged:tt)* }) => {
+    (@one $name:ident, $t:ident, $f:ident) => {
         pub(super) mod $name {
             #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
             pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, $t>) {
@@ -986,9 +1010,28 @@ macro_rules! levels {
                 target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
             )]
             pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, $t>) {
-                super::map::<$t, super::$g>(io)
+                super::map::<$t, super::$f>(io)
             }
-            $($staged)*
+        }
+    };
+    // the table rows looked up by permutes at AVX-512 (the closure, defined in the
+    // `#[target_feature]` function, has its features: the call is safe and inlined)
+    (@one $name:ident, f64, $f:ident, permuted) => {
+        pub(super) mod $name {
+            #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+            pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, f64>) {
+                super::map::<f64, super::$f>(io)
+            }
+            #[cfg_attr(
+                target_arch = "x86_64",
+                target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+            )]
+            pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, f64>) {
+                use $crate::wide::lanes::{chunk, permute_cols};
+                $crate::wide::lanes::map_with!(io, |c| {
+                    chunk::<f64, super::$f>(c, &|t, rows| permute_cols(t, rows))
+                })
+            }
         }
     };
 }

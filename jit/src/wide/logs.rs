@@ -6,9 +6,10 @@
 //!
 //! log, log2 and log10 take the inline code's branch (a lane not positive, normal and finite sends
 //! the chunk to the general path: subnormals scaled, special values selected; a normal lane gets the
-//! fast path's bits there too). f64's table lookup (`vmath::pow_tables`, the statics the inline code
-//! loads from) splits a chunk into three stages, as pow's (`pow.rs`): the reduction, the lookups in
-//! a loop of their own, the rest, so that the stages around the lookups vectorise on AVX2 too
+//! fast path's bits there too). f64's table lookup (`vmath::pow_tables`' 16-row columns, the
+//! statics the inline code loads from) splits a chunk into three stages: the reduction, the
+//! level's lookup of the chunk's rows (`lanes::Look`: two permutes a column at AVX-512, scalar
+//! loads at AVX2), the rest, so that the stages around the lookups vectorise
 //! ([`log_chunk64`], [`log1p_chunk64`]). log1p and the inverse hyperbolic functions are
 //! straight-line selects inline; here a chunk of ordinary lanes (f64 log1p: `-1 < x` finite, `|x|`
 //! not below its tiny bound; arcsinh: `TINY <= |x|` finite; arccosh: `1 <= x` finite; arctanh:
@@ -16,23 +17,22 @@
 //! arcsinh's chunks without huge arguments (`|x| < HUGE`) skip those selects too (the fastest
 //! path): the inline bits by construction, for 1-3 instructions per element fewer. The f64 inverse
 //! hyperbolic functions stage their lookups as well, around their log1p core
-//! ([`ArcLane::arc_chunk`]). At AVX-512 the f64 functions compute lane by lane instead (LLVM gathers
-//! the lookups) where gathers are fast (`wide::gathers`: Intel's cores, not AMD's). f32 is, as inline,
+//! ([`ArcLane::arc_chunk`]). f32 is, as inline,
 //! native single precision (`vmath::f32x4`'s log1p: the argument scaled by `2^-k`, a division-free
 //! kernel).
 
 use super::lanes::{
-    ByLane, CHUNK, Lane, Line, Paths, estrin, log_fast_ok, log_kernel32, log_reduce32, log_specials32,
-    log_specials64, map, sel, two_sum,
+    CHUNK, Lane, Line, Look, Paths, log_fast_ok, log_kernel32, log_reduce32, log_specials32, log_specials64,
+    map, pairs, sel, two_sum,
 };
-use super::pow::{lookup, split as pow_split};
+use super::pow::split as pow_split;
 use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
 use crate::vmath::f32x4::{
     FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, IVLN2_HI as IVLN2_HI_32, IVLN2_LO as IVLN2_LO_32,
     IVLN10_HI as IVLN10_HI_32, IVLN10_LO as IVLN10_LO_32, LOG1P_TINY, LOG10_2_HI as LOG10_2_HI_32,
     LOG10_2_LO as LOG10_2_LO_32, MIN_NORMAL as MIN_NORMAL_32,
 };
-use crate::vmath::log::{Base, E, MIN_NORMAL, TEN, TWO};
+use crate::vmath::log::{Base, E, MIN_NORMAL, ROW_SHIFT, ROWS, TEN, TWO};
 use crate::vmath::pow::OFF;
 
 /// `vmath::log::reduce`: `(k, z, row)` with `x = 2^k·z`, subnormals scaled by 2^54 on the general
@@ -45,11 +45,18 @@ fn reduce64(x: f64, general: bool) -> (f64, f64, u64) {
         let xx = sel(sub, xs, x);
         let kadj = sel(sub, -54.0, 0.0);
         let (k, z, u) = pow_split(xx, OFF);
-        (k + kadj, z, u >> 45)
+        (k + kadj, z, u >> ROW_SHIFT)
     } else {
         let (k, z, u) = pow_split(x, OFF);
-        (k, z, u >> 45)
+        (k, z, u >> ROW_SHIFT)
     }
+}
+
+/// `vmath::Vb::lookup_cols` for one lane: row `row & (ROWS - 1)` of a log family table.
+#[inline(always)]
+fn cols64(table: &'static [[f64; ROWS]; 3], row: u64) -> [f64; 3] {
+    let i = (row & (ROWS as u64 - 1)) as usize;
+    [table[0][i], table[1][i], table[2][i]]
 }
 
 /// `vmath::log::core`: `log_B(2^k·z)` from the table row of `z` (plus log1p's `c/u` where `cu` is
@@ -74,7 +81,8 @@ fn core64(b: &Base, k: f64, z: f64, [invc, ch, cl]: [f64; 3], cu: Option<f64>) -
     let wl = match cu {
         Some(cu) => {
             let cm = cu * invc;
-            let cm = (-r).mul_add(cm, cm);
+            let t = r.mul_add(r, -r);
+            let cm = t.mul_add(cm, cm);
             wl + cm
         }
         None => wl,
@@ -84,7 +92,7 @@ fn core64(b: &Base, k: f64, z: f64, [invc, ch, cl]: [f64; 3], cu: Option<f64>) -
     let lo = d + t1;
     let lo = lo + wl;
     let r2 = r * r;
-    let p = estrin(r, b.poly);
+    let p = pairs(r, r2, b.poly);
     let lo = r2.mul_add(p, lo);
     hi + lo
 }
@@ -94,28 +102,25 @@ fn core64(b: &Base, k: f64, z: f64, [invc, ch, cl]: [f64; 3], cu: Option<f64>) -
 #[inline(always)]
 fn log64(b: &Base, x: f64, general: bool) -> f64 {
     let (k, z, row) = reduce64(x, general);
-    let y = core64(b, k, z, lookup(b.table, row), None);
+    let y = core64(b, k, z, cols64(b.table, row), None);
     if general { log_specials64(x, y) } else { y }
 }
 
-/// The f64 log family's chunk in three stages around its table lookup, as pow's (`pow.rs`): the
-/// reduction, the lookups in a loop of their own, the rest, so that the stages around the
-/// lookups vectorise even where the level has no gathers (AVX2, where LLVM otherwise leaves the
+/// The f64 log family's chunk in three stages around its table lookup: the reduction, the
+/// level's lookup of the chunk's rows (`look`: permutes at AVX-512, scalar loads at AVX2), the
+/// rest, so that the stages around the lookups vectorise (at AVX2 LLVM would otherwise leave the
 /// whole lane function scalar); the same operations per lane as [`log64`].
 #[inline(always)]
-fn log_chunk64<const GENERAL: bool>(b: &Base, c: &mut [f64; CHUNK]) {
+fn log_chunk64<const GENERAL: bool>(b: &Base, c: &mut [f64; CHUNK], look: &impl Look) {
     let mut k = Line([0.0f64; CHUNK]);
     let mut z = Line([0.0f64; CHUNK]);
     let mut row = Line([0u64; CHUNK]);
     for j in 0..CHUNK {
         (k[j], z[j], row[j]) = reduce64(c[j], GENERAL);
     }
-    let mut t = Line([[0.0f64; 3]; CHUNK]);
+    let t = look(b.table, &row);
     for j in 0..CHUNK {
-        t[j] = lookup(b.table, row[j]);
-    }
-    for j in 0..CHUNK {
-        let y = core64(b, k[j], z[j], t[j], None);
+        let y = core64(b, k[j], z[j], [t[0][j], t[1][j], t[2][j]], None);
         c[j] = if GENERAL { log_specials64(c[j], y) } else { y };
     }
 }
@@ -157,14 +162,14 @@ fn log1p_split(x: f64, kextra: Option<f64>) -> (f64, f64, u64, f64) {
         Some(ke) => k + ke,
         None => k,
     };
-    (k, z, ub >> 45, c)
+    (k, z, ub >> ROW_SHIFT, c)
 }
 
 /// `vmath::log::log1p_core`: log1p of finite `x > -1`, `kextra·ln2` added into `k`.
 #[inline(always)]
 fn log1p_core(x: f64, kextra: Option<f64>) -> f64 {
     let (k, z, row, c) = log1p_split(x, kextra);
-    core64(&E, k, z, lookup(E.table, row), Some(c))
+    core64(&E, k, z, cols64(E.table, row), Some(c))
 }
 
 /// `vmath::log::log1p_error`: the rounding error of `u = 1 + x`.
@@ -222,11 +227,12 @@ trait ArcLane: Lane {
     /// `vmath::log::log1p_core` or `vmath::f32x4::log1p_core`.
     fn log1p_core(self, kextra: Option<Self>) -> Self;
     /// `x = post(x, log1p_core(pre(x)))` for each lane `x` of the chunk: f32 lane by lane, f64 in
-    /// stages around the table lookup ([`arc_chunk64`]).
+    /// stages around the table lookup, by `look` ([`arc_chunk64`]).
     fn arc_chunk(
         c: &mut [Self; CHUNK],
         pre: impl Fn(Self) -> (Self, Option<Self>),
         post: impl Fn(Self, Self) -> Self,
+        look: &impl Look,
     );
 }
 
@@ -243,8 +249,9 @@ impl ArcLane for f64 {
         c: &mut [f64; CHUNK],
         pre: impl Fn(f64) -> (f64, Option<f64>),
         post: impl Fn(f64, f64) -> f64,
+        look: &impl Look,
     ) {
-        arc_chunk64(c, pre, post)
+        arc_chunk64(c, pre, post, look)
     }
 }
 
@@ -261,6 +268,7 @@ impl ArcLane for f32 {
         c: &mut [f32; CHUNK],
         pre: impl Fn(f32) -> (f32, Option<f32>),
         post: impl Fn(f32, f32) -> f32,
+        _look: &impl Look,
     ) {
         for x in c.iter_mut() {
             let (a, kextra) = pre(*x);
@@ -270,13 +278,14 @@ impl ArcLane for f32 {
 }
 
 /// [`ArcLane::arc_chunk`] of f64 lanes (and log1p's chunk) in three stages around the table lookup
-/// of `log1p_core`, as [`log_chunk64`]: `pre` and `log1p_split`, the lookups in a loop of their own, `core64` and
-/// `post`. The same operations per lane as `post(x, log1p_core(pre(x)))`.
+/// of `log1p_core`, as [`log_chunk64`]: `pre` and `log1p_split`, the level's lookup of the rows,
+/// `core64` and `post`. The same operations per lane as `post(x, log1p_core(pre(x)))`.
 #[inline(always)]
 fn arc_chunk64(
     c: &mut [f64; CHUNK],
     pre: impl Fn(f64) -> (f64, Option<f64>),
     post: impl Fn(f64, f64) -> f64,
+    look: &impl Look,
 ) {
     let mut k = Line([0.0f64; CHUNK]);
     let mut z = Line([0.0f64; CHUNK]);
@@ -286,12 +295,9 @@ fn arc_chunk64(
         let (a, kextra) = pre(c[j]);
         (k[j], z[j], row[j], cu[j]) = log1p_split(a, kextra);
     }
-    let mut t = Line([[0.0f64; 3]; CHUNK]);
+    let t = look(E.table, &row);
     for j in 0..CHUNK {
-        t[j] = lookup(E.table, row[j]);
-    }
-    for j in 0..CHUNK {
-        let r = core64(&E, k[j], z[j], t[j], Some(cu[j]));
+        let r = core64(&E, k[j], z[j], [t[0][j], t[1][j], t[2][j]], Some(cu[j]));
         c[j] = post(c[j], r);
     }
 }
@@ -526,12 +532,12 @@ macro_rules! log64_paths {
                     log64(&$b, x, true)
                 }
                 #[inline(always)]
-                fn fast_chunk(c: &mut [f64; CHUNK]) {
-                    log_chunk64::<false>(&$b, c)
+                fn fast_chunk(c: &mut [f64; CHUNK], look: &impl Look) {
+                    log_chunk64::<false>(&$b, c, look)
                 }
                 #[inline(always)]
-                fn general_chunk(c: &mut [f64; CHUNK]) {
-                    log_chunk64::<true>(&$b, c)
+                fn general_chunk(c: &mut [f64; CHUNK], look: &impl Look) {
+                    log_chunk64::<true>(&$b, c, look)
                 }
             }
         )*
@@ -547,11 +553,12 @@ log64_paths! {
 /// f64 log1p's chunk in stages around its table lookup ([`arc_chunk64`] of `x` itself), with the
 /// special values' selects on the general path.
 #[inline(always)]
-fn log1p_chunk64<const GENERAL: bool>(c: &mut [f64; CHUNK]) {
+fn log1p_chunk64<const GENERAL: bool>(c: &mut [f64; CHUNK], look: &impl Look) {
     arc_chunk64(
         c,
         |x| (x, None),
         |x, y| if GENERAL { log1p_specials(x, y) } else { y },
+        look,
     )
 }
 
@@ -577,12 +584,12 @@ impl Paths<f64> for Log1p {
         log1p(x)
     }
     #[inline(always)]
-    fn fast_chunk(c: &mut [f64; CHUNK]) {
-        log1p_chunk64::<false>(c)
+    fn fast_chunk(c: &mut [f64; CHUNK], look: &impl Look) {
+        log1p_chunk64::<false>(c, look)
     }
     #[inline(always)]
-    fn general_chunk(c: &mut [f64; CHUNK]) {
-        log1p_chunk64::<true>(c)
+    fn general_chunk(c: &mut [f64; CHUNK], look: &impl Look) {
+        log1p_chunk64::<true>(c, look)
     }
 }
 
@@ -629,16 +636,21 @@ impl<T: ArcLane> Paths<T> for Asinh {
         asinh(x)
     }
     #[inline(always)]
-    fn fastest_chunk(c: &mut [T; CHUNK]) {
-        T::arc_chunk(c, |x| asinh_arg(x, false), |x, r| r.copysign(x))
+    fn fastest_chunk(c: &mut [T; CHUNK], look: &impl Look) {
+        T::arc_chunk(c, |x| asinh_arg(x, false), |x, r| r.copysign(x), look)
     }
     #[inline(always)]
-    fn fast_chunk(c: &mut [T; CHUNK]) {
-        T::arc_chunk(c, |x| asinh_arg(x, true), |x, r| r.copysign(x))
+    fn fast_chunk(c: &mut [T; CHUNK], look: &impl Look) {
+        T::arc_chunk(c, |x| asinh_arg(x, true), |x, r| r.copysign(x), look)
     }
     #[inline(always)]
-    fn general_chunk(c: &mut [T; CHUNK]) {
-        T::arc_chunk(c, |x| asinh_arg(x, true), |x, r| asinh_specials(x, r.copysign(x)))
+    fn general_chunk(c: &mut [T; CHUNK], look: &impl Look) {
+        T::arc_chunk(
+            c,
+            |x| asinh_arg(x, true),
+            |x, r| asinh_specials(x, r.copysign(x)),
+            look,
+        )
     }
 }
 
@@ -657,12 +669,12 @@ impl<T: ArcLane> Paths<T> for Acosh {
         acosh(x)
     }
     #[inline(always)]
-    fn fast_chunk(c: &mut [T; CHUNK]) {
-        T::arc_chunk(c, acosh_arg, |_, r| r)
+    fn fast_chunk(c: &mut [T; CHUNK], look: &impl Look) {
+        T::arc_chunk(c, acosh_arg, |_, r| r, look)
     }
     #[inline(always)]
-    fn general_chunk(c: &mut [T; CHUNK]) {
-        T::arc_chunk(c, acosh_arg, acosh_specials)
+    fn general_chunk(c: &mut [T; CHUNK], look: &impl Look) {
+        T::arc_chunk(c, acosh_arg, acosh_specials, look)
     }
 }
 
@@ -682,37 +694,29 @@ impl<T: ArcLane> Paths<T> for Atanh {
         atanh(x)
     }
     #[inline(always)]
-    fn fast_chunk(c: &mut [T; CHUNK]) {
-        T::arc_chunk(c, atanh_arg, atanh_end)
+    fn fast_chunk(c: &mut [T; CHUNK], look: &impl Look) {
+        T::arc_chunk(c, atanh_arg, atanh_end, look)
     }
     #[inline(always)]
-    fn general_chunk(c: &mut [T; CHUNK]) {
-        T::arc_chunk(c, atanh_arg, |x, r| atanh_specials(x, atanh_end(x, r)))
+    fn general_chunk(c: &mut [T; CHUNK], look: &impl Look) {
+        T::arc_chunk(c, atanh_arg, |x, r| atanh_specials(x, atanh_end(x, r)), look)
     }
 }
 
-/// The f64 log family and inverse hyperbolic functions lane by lane at AVX-512 (gathered lookups)
-/// where gathers are fast, else in stages, as at AVX2 (`wide::gathers`).
-type LnByLane = ByLane<Ln>;
-type Log2ByLane = ByLane<Log2>;
-type Log10ByLane = ByLane<Log10>;
-type Log1pByLane = ByLane<Log1p>;
-type AsinhByLane = ByLane<Asinh>;
-type AcoshByLane = ByLane<Acosh>;
-type AtanhByLane = ByLane<Atanh>;
-
+// The f64 log family and inverse hyperbolic functions look their table rows up by permutes at
+// AVX-512.
 super::lanes::levels! {
-    log64: f64, Ln, LnByLane;
-    log2_64: f64, Log2, Log2ByLane;
+    log64: f64, Ln, permuted;
+    log2_64: f64, Log2, permuted;
     log2_32: f32, Log2;
-    log10_64: f64, Log10, Log10ByLane;
+    log10_64: f64, Log10, permuted;
     log10_32: f32, Log10;
-    log1p64: f64, Log1p, Log1pByLane;
+    log1p64: f64, Log1p, permuted;
     log1p32: f32, Log1p;
-    asinh64: f64, Asinh, AsinhByLane;
+    asinh64: f64, Asinh, permuted;
     asinh32: f32, Asinh;
-    acosh64: f64, Acosh, AcoshByLane;
+    acosh64: f64, Acosh, permuted;
     acosh32: f32, Acosh;
-    atanh64: f64, Atanh, AtanhByLane;
+    atanh64: f64, Atanh, permuted;
     atanh32: f32, Atanh;
 }

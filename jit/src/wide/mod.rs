@@ -46,9 +46,11 @@
 //! bases, finite exponents, `|y·log x| < 708`; f32: positive normal bases, normal exponents) and
 //! a general one. f64 pow and the f64 log family (log, log2, log10, log1p, and the inverse
 //! hyperbolic functions through log1p) read tables (`vmath::pow_tables`): the inline code by scalar
-//! loads per lane, the routines here by indexing the same statics, at AVX2 in stages per chunk,
-//! each lookup a loop of its own, at AVX-512 lane by lane (gathers) where [`gathers`] says they are
-//! fast, else in stages.
+//! loads per lane, the routines here in stages per chunk (the lookups apart from the arithmetic
+//! around them, which vectorises). The log family's tables have 16 rows, stored as columns: at
+//! AVX-512 a column's rows fill two registers and one permute looks 8 lanes up (`lanes::Look`);
+//! at AVX2 each lookup is a loop of scalar loads. pow's tables have 128 rows: at AVX-512 it computes
+//! lane by lane (gathers) where [`gathers`] says they are fast, else in stages, as at AVX2.
 //!
 //! **Sources.** Every routine computes in place, or from a source slice into a destination that
 //! need not hold values yet ([`Io`]: `fn(Io<T>)`): a kernel passes an input it reads as a
@@ -187,16 +189,14 @@ pub fn halves_256() -> bool {
     }
 }
 
-/// Whether routines look their f64 tables up by AVX-512 gathers: where [`GATHERS_ENV`] says so
-/// (`on`, `off`), else on every processor but AMD's and Hygon's. The f64 log family (log, log2,
-/// log10, log1p, and the inverse hyperbolic functions through log1p) and f64 pow read 128-row
-/// tables; at AVX-512 a routine either computes lane by lane
-/// (LLVM gathers the lookups) or in stages per chunk, each lookup a loop of scalar loads of its own
-/// (as at AVX2). Gathers are faster on Intel's cores (f64 log 1.49 -> 1.01 ns an element in cache,
-/// a Xeon of the Sapphire Rapids generation) and slower on AMD's (`kiln bench --functions --n 1e6`
-/// on an EPYC of family 0x19 with AVX-512, staged against gathered: log 1.35 against 1.87, log2
-/// 1.43 / 1.93, log10 1.45 / 2.01, log1p 1.54 / 2.0, `x**y` 2.77 / 3.53). The same operations per
-/// lane either way: the same bits.
+/// Whether f64 pow's routine looks its tables up by AVX-512 gathers: where [`GATHERS_ENV`] says so
+/// (`on`, `off`), else on every processor but AMD's and Hygon's. pow reads 128-row tables; at
+/// AVX-512 its routine either computes lane by lane (LLVM gathers the lookups) or in stages per
+/// chunk, each lookup a loop of scalar loads of its own (as at AVX2). Gathers were faster on Intel's
+/// cores (the f64 log of 128 rows it then had: 1.49 -> 1.01 ns an element in cache, a Xeon of the
+/// Sapphire Rapids generation) and are slower on AMD's (`kiln bench --functions --n 1e6` on an EPYC
+/// of family 0x19 with AVX-512, staged against gathered: `x**y` 2.77 / 3.53). The same operations
+/// per lane either way: the same bits. (The log family's 16 rows are looked up by permutes.)
 pub fn gathers() -> bool {
     static GATHERS: OnceLock<bool> = OnceLock::new();
     *GATHERS.get_or_init(|| match std::env::var(GATHERS_ENV).as_deref() {
@@ -613,7 +613,6 @@ impl WideElem for f64 {
             (Routine::Exp, Level::Avx2) => lanes::exp_f64_avx2,
             (Routine::Exp, Level::Avx512) => lanes::exp_f64_avx512,
             (Routine::Log, Level::Avx2) => logs::log64::avx2,
-            (Routine::Log, Level::Avx512) if !gathers() => logs::log64::avx512_staged,
             (Routine::Log, Level::Avx512) => logs::log64::avx512,
             (Routine::Sin, Level::Avx2) => lanes::sin_f64_avx2,
             (Routine::Sin, Level::Avx512) => lanes::sin_f64_avx512,
@@ -640,22 +639,16 @@ impl WideElem for f64 {
             (Routine::Cbrt, Level::Avx2) => cbrt::cbrt64::avx2,
             (Routine::Cbrt, Level::Avx512) => cbrt::cbrt64::avx512,
             (Routine::Log2, Level::Avx2) => logs::log2_64::avx2,
-            (Routine::Log2, Level::Avx512) if !gathers() => logs::log2_64::avx512_staged,
             (Routine::Log2, Level::Avx512) => logs::log2_64::avx512,
             (Routine::Log10, Level::Avx2) => logs::log10_64::avx2,
-            (Routine::Log10, Level::Avx512) if !gathers() => logs::log10_64::avx512_staged,
             (Routine::Log10, Level::Avx512) => logs::log10_64::avx512,
             (Routine::Log1p, Level::Avx2) => logs::log1p64::avx2,
-            (Routine::Log1p, Level::Avx512) if !gathers() => logs::log1p64::avx512_staged,
             (Routine::Log1p, Level::Avx512) => logs::log1p64::avx512,
             (Routine::Arcsinh, Level::Avx2) => logs::asinh64::avx2,
-            (Routine::Arcsinh, Level::Avx512) if !gathers() => logs::asinh64::avx512_staged,
             (Routine::Arcsinh, Level::Avx512) => logs::asinh64::avx512,
             (Routine::Arccosh, Level::Avx2) => logs::acosh64::avx2,
-            (Routine::Arccosh, Level::Avx512) if !gathers() => logs::acosh64::avx512_staged,
             (Routine::Arccosh, Level::Avx512) => logs::acosh64::avx512,
             (Routine::Arctanh, Level::Avx2) => logs::atanh64::avx2,
-            (Routine::Arctanh, Level::Avx512) if !gathers() => logs::atanh64::avx512_staged,
             (Routine::Arctanh, Level::Avx512) => logs::atanh64::avx512,
             (Routine::PowThreeHalves, Level::Avx2) => pow_const::three_halves64::avx2,
             (Routine::PowThreeHalves, Level::Avx512) => pow_const::three_halves64::avx512,
