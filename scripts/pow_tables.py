@@ -5,6 +5,7 @@ here with mpmath by the recipes of ARM's optimized-routines (`math/pow_log_data.
 and checked against the properties the algorithm relies on.
 
     python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs    # needs mpmath
+    rustfmt --edition 2024 jit/src/vmath/pow_tables.rs               # wraps the long rows
 
 f64 pow's log (128 entries): |x| = 2^k·z with z in [OFF, 2·OFF) (OFF = 0x3fe6955500000000 as bits, about
 0.7057), subinterval i of z (bits 45..51 of bits(x) - OFF); c near the subinterval's centre with 1/c
@@ -14,14 +15,16 @@ that holds 1 takes c = 1 (no cancellation near x = 1).
 
 f64 log family (`vmath::log`; 16 rows, stored as columns so that a column's 16 rows fill two
 AVX-512 registers and one permute looks up 8 lanes): the subintervals of `log` above merged 8 to 1
-(bits 48..51 of bits(x) - OFF); c near the subinterval's centre with 1/c of at most 7 significant
-bits (the finest of the grids 1/16 .. 1/256 for which r = z·(1/c) - 1 is exact at both ends of the
-subinterval, so everywhere in it; the one that holds 1 takes c = 1), so |r| < 0.039. log(c),
+(bits 48..51 of bits(x) - OFF); 1/c from the grids 1/16 .. 1/256 (at most 7 significant bits),
+the candidate with the smallest largest |r| over the subinterval among those for which
+r = z·(1/c) - 1 is exact at the subinterval's first two and last doubles (the last and the second
+have odd significands: z·(1/c) has the most bits there, and |r| is largest at an end, so r is
+exact everywhere in it); the one that holds 1 takes c = 1; |r| <= 0.03842. log(c),
 log2(c) and log10(c) split as hi + lo, hi a multiple of 2^-43 (e) or 2^-42 (2, 10), so that
 k·ln2_hi + hi, k + hi and k·log10(2)_hi + hi (the constants multiples of 2^-43 or 2^-42 too) are
 exact for every k of a double, subnormals' included ([-1076, 1024]; checked). The polynomial of
-log1p(r) - r = r²·P(r), P of degree 9 with P(0) = -1/2: Chebyshev interpolation of (log1p(r) - r
-+ r²/2)/r³ over the table's |r|, its error checked (below 2^-62 of |r|), and P·(1/ln 2), P·(1/ln
+log1p(r) - r = r²·P(r), P of degree 8 with P(0) = -1/2: Chebyshev interpolation of (log1p(r) - r
++ r²/2)/r³ over the table's |r|, its error checked (below 2^-57 of |r|), and P·(1/ln 2), P·(1/ln
 10) rounded per coefficient; 1/ln 2 and 1/ln 10 split in hi + lo.
 
 f64 exp (128 entries): 2^(i/128) = H·(1 + T) with H the double nearest 2^(i/128) and T the double
@@ -31,6 +34,7 @@ bits(H·2^e) in one integer addition.
 f32 pow has no table (`scripts/powf_fit.py`).
 """
 
+import math
 import struct
 from fractions import Fraction as F
 
@@ -122,14 +126,15 @@ def family_rows():
                 grid = g if last < 1 else 2 * g
                 for num in range(int(grid / last) - 2, int(grid / a) + 3):
                     cand = F(num, grid)
-                    ends = [z * cand - 1 for z in (a, last)]
+                    ends = [z * cand - 1 for z in (a, F(dbl(off + (i << sh) + 1)), last)]
                     if all(F(float(r)) == r for r in ends):
                         worst = max(abs(r) for r in ends)
                         if best is None or worst < best[0]:
                             best = (worst, cand)
             invc = best[1]
-        # r = z/c - 1 at the subinterval's ends (where |r| is largest): exact in a double
-        for z in (a, last):
+        # r = z/c - 1 at the subinterval's ends (where |r| is largest) and next to them (odd
+        # significands, the most bits in z·(1/c)): exact in a double
+        for z in (a, F(dbl(off + (i << sh) + 1)), last):
             r = z * invc - 1
             assert F(float(r)) == r, (i, z)
             max_r = max(max_r, abs(r))
@@ -156,6 +161,7 @@ def family_table(rows, log_b, lb_hi, e):
         for k in (K_RANGE.start, -1, 1, K_RANGE.stop - 1):
             s = k * F(lb_hi) + F(hi)
             assert F(float(s)) == s, (k, hi)
+        assert F(hi) * 2**e == int(F(hi) * 2**e)
         for col, x in zip(cols, (float(invc), hi, lo)):
             col.append(x)
     # every k: the sum's bits fit when its magnitude stays below 2^(53-e) and both are multiples of 2^-e
@@ -167,7 +173,7 @@ def family_poly(max_r):
     """P with log1p(r) - r = r²·P(r) on |r| <= max_r, P(0) = -1/2 exactly."""
     a = mpmath.mpf(max_r.numerator) / max_r.denominator
     g = lambda r: (mpmath.log1p(r) - r + r * r / 2) / r**3 if r else mpmath.mpf(1) / 3  # noqa: E731
-    p = [-0.5] + [rnd(c) for c in mpmath.chebyfit(g, [-a, a], 9)[::-1]]
+    p = [-0.5] + [rnd(c) for c in mpmath.chebyfit(g, [-a, a], 8)[::-1]]
     worst = 0
     for j in range(-2000, 2001):
         r = a * j / 2000
@@ -175,7 +181,7 @@ def family_poly(max_r):
             continue
         approx = r * r * sum(mpmath.mpf(c) * r**i for i, c in enumerate(p))
         worst = max(worst, abs((approx - (mpmath.log1p(r) - r)) / r))
-    assert worst < mpmath.mpf(2) ** -62, mpmath.log(worst, 2)
+    assert worst < mpmath.mpf(2) ** -57, mpmath.log(worst, 2)
     return p
 
 
@@ -248,12 +254,12 @@ def main():
     p = family_poly(max_r)
     inv2, inv10 = 1 / mpmath.log(2), 1 / mpmath.log(10)
     for name, doc, poly in (
-        ("P", f"`log1p(r) - r ≈ r²·P(r)` (ascending; error below 2^-62 of |r| on |r| <= {float(max_r):.4f}).", p),
+        ("P", f"`log1p(r) - r ≈ r²·P(r)` (ascending; error below 2^-57 of |r| on |r| <= {math.ceil(max_r * 10**5) / 10**5:.5f}).", p),
         ("P2", "`P/ln 2`, each coefficient rounded.", [rnd(mpmath.mpf(c) * inv2) for c in p]),
         ("P10", "`P/ln 10`, each coefficient rounded.", [rnd(mpmath.mpf(c) * inv10) for c in p]),
     ):
         print(f"/// {doc}")
-        print(f"pub(crate) const LOG_{name}: [f64; 10] = [{', '.join(fmt(x) for x in poly)}];")
+        print(f"pub(crate) const LOG_{name}: [f64; 9] = [{', '.join(fmt(x) for x in poly)}];")
     print()
     print(rust_array(
         "EXP",

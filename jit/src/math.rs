@@ -53,12 +53,12 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         MathFn::Arcsinh | MathFn::Arccosh | MathFn::Arctanh => 2,
         // log10: glibc's f64 log10 is itself up to 2 ULP from the correctly rounded value (its
         // manual; 10 of 20 million log-uniform points in [1e-300, 1e300] are 1.4 to 1.6 ULP off, by
-        // mpmath, where kiln's table-driven log10, `vmath::log`, is within 0.51 ULP), so kiln and libm differ by 2 there
+        // mpmath, where kiln's table-driven log10, `vmath::log`, is within 0.508 ULP), so kiln and libm differ by 2 there
         // (`kiln bench --functions` read it WRONG at N = 1e6); f32 over every bit pattern 1 from
         // std's f64 log10 rounded (`examples/ulp32.rs`)
         MathFn::Log10 => 2,
         // log, log2 and log1p: 1 in both types (f64 `vmath::log`, table-driven: log, log2 and log10
-        // within 0.512 ULP of the correctly rounded value over 48,000 log-uniform, near-1 and
+        // within 0.524 ULP of the correctly rounded value over 48,000 log-uniform, near-1 and
         // subnormal points by mpmath, log1p within 0.66; f32 native, `vmath::f32x4`, over every
         // bit pattern: at most 1 from std's f64 functions rounded, `examples/ulp32.rs`); arcsin and arccos (the direct method,
         // `vmath::asin`): 1 in both types against libm over a million points in [-1, 1] and

@@ -517,7 +517,7 @@ impl Vb<'_, '_> {
     }
     /// The polynomial of `coeffs` (ascending) at `x`, with `x2 = x·x`: each pair `c[2i] +
     /// c[2i+1]·x` by one `fma`, the pairs summed by Horner's scheme in `x2`. No power of `x`
-    /// beyond `x2`, which the caller has: against [`Vb::estrin`], 10 coefficients cost two
+    /// beyond `x2`, which the caller has: against [`Vb::estrin`], 9 coefficients cost two
     /// multiplications fewer, for a chain of 5 `fma` where Estrin's is 4 and 3 multiplications.
     pub fn pairs(&mut self, x: Value, x2: Value, coeffs: &[f64]) -> Value {
         let terms: Vec<Value> = coeffs

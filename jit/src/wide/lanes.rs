@@ -190,7 +190,8 @@ pub(super) fn estrin<T: Lane>(x: T, coeffs: &[f64]) -> T {
     t[0]
 }
 
-/// `vmath::Vb::pairs`: pairs `c[2i] + c[2i+1]·x`, summed by Horner's scheme in `x2`.
+/// `vmath::Vb::pairs`: pairs `c[2i] + c[2i+1]·x`, summed by Horner's scheme in `x2` (at most 16
+/// coefficients).
 #[inline(always)]
 pub(super) fn pairs<T: Lane>(x: T, x2: T, coeffs: &[f64]) -> T {
     let mut t = [x; 8];
@@ -382,7 +383,8 @@ impl<T> std::ops::DerefMut for Line<T> {
 
 /// One function on one type: which lanes may take the fast path, the fast path, the general path.
 /// Function items rather than closures, so that each is inlined into the `#[target_feature]`
-/// function (an outlined closure is compiled without its features: libm's `fma` per lane).
+/// function (a closure made outside it and outlined is compiled without its features: libm's `fma`
+/// per lane; one made inside it has them, as `levels!`' lookups by permutes).
 pub(super) trait Paths<T: Copy> {
     /// Whether `x` may take the fast path.
     fn fast_ok(x: T) -> bool;
