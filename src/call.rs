@@ -18,8 +18,9 @@
 //! in order, dtypes, shapes, layouts) was seen before goes straight to the compiled code, after the
 //! checks on the caller's buffers. [`FusedRunner::run`], [`FusedRunner::run_into`],
 //! [`FusedRunner::run_many`], [`FusedRunner::run_into_many`], [`FusedRunner::run_update`] and
-//! [`FusedRunner::run_accumulate`] are this call with one of these. ([`Accumulate`] binds by name
-//! at each call: its fold starts from the output's values, read first.)
+//! [`FusedRunner::run_accumulate`] are this call with one of these. ([`Accumulate`] binds its
+//! signature where the plan is one kernel and the inputs are read in their given order; its fold
+//! starts from the output's values, read first. Elsewhere it folds by name at each call.)
 
 use crate::array::{ArrayArg, Element, Output};
 use crate::backend::OutSlice;

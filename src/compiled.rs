@@ -844,6 +844,17 @@ impl Compiled {
             self.plan_options,
             self.settings,
         )?;
+        self.run_with(spec, program, args, start)
+    }
+
+    /// [`Compiled::run_program`] with its specialisation for `args` found.
+    fn run_with(
+        &self,
+        spec: Arc<Specialised>,
+        program: &Program,
+        args: &[&ArrayArg<'_>],
+        start: Start<'_>,
+    ) -> Result<(Arc<Specialised>, Tensor)> {
         let bufs = buffers(&spec, args)?;
         let start = match (start, program.reduction().and_then(|r| r.initial)) {
             (Start::Identity, Some(v)) => Start::Initial(v),
@@ -884,6 +895,14 @@ impl Compiled {
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
+        self.check_accumulate()?;
+        let user = bind(&self.pipeline.names, inputs)?;
+        self.accumulate_user(&user, out)
+    }
+
+    /// Whether the expression can fold into an output ([`Compiled::run_accumulate`]): one result,
+    /// whose last kernel is a sum, product, min or max without an `initial`, not a mean.
+    pub(crate) fn check_accumulate(&self) -> Result<()> {
         match self.pipeline.last().program.reduction() {
             Some(r) if r.op.takes_initial() && r.initial.is_none() && !r.mean => {}
             _ => {
@@ -893,9 +912,18 @@ impl Compiled {
                 ));
             }
         }
-        self.single("run_accumulate")?;
-        let user = bind(&self.pipeline.names, inputs)?;
-        if let Some(m) = self.in_memory_order(&user) {
+        self.single("run_accumulate")
+    }
+
+    /// [`Compiled::run_accumulate`] past its checks, on the inputs in the order of
+    /// [`FusedRunner::input_names`](crate::FusedRunner::input_names) (a bound handle's call
+    /// starts here: no name bound).
+    pub(crate) fn accumulate_user<A: Float, D: Dimension>(
+        &self,
+        user: &[&ArrayArg<'_>],
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        if let Some(m) = self.in_memory_order(user) {
             // the result is folded in memory order where `out` with its axes in the result's
             // order is C-contiguous; else the inputs are read in their own order
             let mut out = out.into_dyn();
@@ -906,9 +934,9 @@ impl Compiled {
                 let permuted = out.view_mut().permuted_axes(IxDyn(&m.result));
                 return m.runner.accumulate_bound(&refs, permuted);
             }
-            return self.accumulate_bound(&user, out);
+            return self.accumulate_bound(user, out);
         }
-        self.accumulate_bound(&user, out)
+        self.accumulate_bound(user, out)
     }
 
     /// [`FusedRunner::run_accumulate`](crate::FusedRunner::run_accumulate) on the inputs in the
@@ -931,7 +959,10 @@ impl Compiled {
                 )));
             }
             let prev: Vec<f64> = out.iter().map(|v| v.to_f64()).collect();
-            let t = self.run_stage(k, refs, Start::Each(&prev))?.1;
+            let program = &self.pipeline.stages[k].program;
+            let t = self
+                .run_with(Arc::clone(spec), program, refs, Start::Each(&prev))?
+                .1;
             match out.as_slice_mut() {
                 Some(slice) => crate::backend::copy_into(t.values, A::out_slice(slice)),
                 None => {

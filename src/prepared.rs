@@ -665,6 +665,45 @@ impl Prepared {
         self.out_rest(inputs, out)
     }
 
+    /// [`crate::Accumulate`]'s fold into `out` on inputs whose count, dtypes and shapes are checked
+    /// ([`Prepared::accepts_named`]): the runner's fold of the inputs in its order, no name bound.
+    pub(crate) fn accumulate_checked<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        mut out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        self.runner.check_accumulate()?;
+        if let Some(done) = self.fold_direct(inputs, &mut out) {
+            return done;
+        }
+        self.with_user(inputs, |user| self.runner.accumulate_user(user, out))
+    }
+
+    /// The direct call of a one-kernel reduction from `out`'s values (read first, each converted to
+    /// f64: [`Start::Each`]) into `out`, where the inputs are laid out as bound and `out` is
+    /// C-contiguous, of the result's shape and type (the kernel folds in `out` itself where it
+    /// reduces into its type, else in the handle's workspace, copied in); None elsewhere (the
+    /// caller folds by the runner's run).
+    fn fold_direct<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
+        &self,
+        inputs: &I,
+        out: &mut ArrayViewMut<'_, A, D>,
+    ) -> Option<Result<()>> {
+        let spec = self.direct.as_ref()?;
+        let fits = self.memory.is_none()
+            && matches!(spec.kernel.kind, KernelKind::Reduce { .. })
+            && A::ELEM == self.out_type
+            && same(out.shape(), &self.out_shape)
+            && self.laid_out_as_bound(inputs);
+        if !fits {
+            return None;
+        }
+        let slice = out.as_slice_mut()?;
+        let prev: smallvec::SmallVec<[f64; 16]> = slice.iter().map(|v| v.to_f64()).collect();
+        let done = self.call_views(spec, inputs, Some(A::out_slice(slice)), Some(Start::Each(&prev)))?;
+        Some(done.map(|_| ()))
+    }
+
     /// [`Prepared::run_out_checked`] past its checks and serial paths: the direct call where the
     /// inputs are laid out as bound, else the general run.
     fn out_rest<'a, I: Args<'a> + ?Sized>(&self, inputs: &I, mut out: OutSlice<'_>) -> Result<()> {
@@ -674,7 +713,7 @@ impl Prepared {
         }
         if let Some(spec) = &self.direct
             && self.laid_out_as_bound(inputs)
-            && let Some(done) = self.call_views(spec, inputs, Some(out.reborrow()))
+            && let Some(done) = self.call_views(spec, inputs, Some(out.reborrow()), None)
         {
             return done.map(|_| ());
         }
@@ -831,16 +870,17 @@ impl Prepared {
     /// [`Prepared::call_direct`] on the call's arrays (their types, shapes and layouts checked),
     /// in the dtype of the kernel's lanes; None where an input is not read as it is (byte strings
     /// not in C order from their memory's start: the caller then runs the general path, which
-    /// copies them).
+    /// copies them). `start`: a reduction's start where it is not the handle's own (a fold).
     fn call_views<'a, I: Args<'a> + ?Sized>(
         &self,
         spec: &Specialised,
         inputs: &I,
         out: Option<OutSlice<'_>>,
+        start: Option<Start<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         match self.lanes {
-            kiln_ir::ElemType::F64 => self.call_arrays::<f64, I>(spec, inputs, out),
-            kiln_ir::ElemType::F32 => self.call_arrays::<f32, I>(spec, inputs, out),
+            kiln_ir::ElemType::F64 => self.call_arrays::<f64, I>(spec, inputs, out, start),
+            kiln_ir::ElemType::F32 => self.call_arrays::<f32, I>(spec, inputs, out, start),
             _ => unreachable!("only float types (f32, f64) reach here"),
         }
     }
@@ -851,9 +891,10 @@ impl Prepared {
         spec: &Specialised,
         inputs: &I,
         out: Option<OutSlice<'_>>,
+        start: Option<Start<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         let input = |pos: usize| inputs.direct::<L>(pos);
-        self.call_direct_k(spec, input, out)
+        self.call_direct_k(spec, input, out, start)
     }
 
     /// [`Prepared::call_direct`] with a stack array of 4 inputs where that holds them, else of
@@ -863,11 +904,12 @@ impl Prepared {
         spec: &Specialised,
         input: impl Fn(usize) -> Option<InputRef<'i, A>>,
         out: Option<OutSlice<'_>>,
+        start: Option<Start<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         if self.order.len() <= 4 {
-            self.call_direct::<A, 4>(spec, input, out)
+            self.call_direct::<A, 4>(spec, input, out, start)
         } else {
-            self.call_direct::<A, STACK_INPUTS>(spec, input, out)
+            self.call_direct::<A, STACK_INPUTS>(spec, input, out, start)
         }
     }
 
@@ -880,20 +922,23 @@ impl Prepared {
         spec: &Specialised,
         input: impl Fn(usize) -> Option<InputRef<'i, A>>,
         out: Option<OutSlice<'_>>,
+        start: Option<Start<'_>>,
     ) -> Option<Result<Option<kiln_ir::Tensor>>> {
         let mut refs: [InputRef<'i, A>; K] = std::array::from_fn(|_| InputRef::Slice(&[]));
         for (r, &pos) in refs.iter_mut().zip(&self.order) {
             *r = input(pos)?;
         }
-        Some(self.call_refs(spec, &refs[..self.order.len()], out))
+        Some(self.call_refs(spec, &refs[..self.order.len()], out, start))
     }
 
-    /// [`Prepared::call_direct`] of its inputs.
+    /// [`Prepared::call_direct`] of its inputs (a reduction from `start` where given, else from
+    /// the handle's own start).
     fn call_refs<A: Float>(
         &self,
         spec: &Specialised,
         refs: &[InputRef<'_, A>],
         out: Option<OutSlice<'_>>,
+        start: Option<Start<'_>>,
     ) -> Result<Option<kiln_ir::Tensor>> {
         let reduce = matches!(spec.kernel.kind, KernelKind::Reduce { .. });
         if !reduce && let Some(out) = out {
@@ -902,7 +947,7 @@ impl Prepared {
             return Ok(None);
         }
         let reduction = self.runner.pipeline().last().program.reduction();
-        let start = direct_start(&spec.kernel, reduction);
+        let start = start.unwrap_or_else(|| direct_start(&spec.kernel, reduction));
         let n = match self.direct_points {
             Some(n) => n,
             None => kiln_ir::shape::checked_size(&spec.kernel.shape)?,
@@ -968,7 +1013,7 @@ impl Prepared {
         }
         if let Some(spec) = &self.direct
             && self.laid_out_as_bound(inputs)
-            && let Some(t) = self.call_views(spec, inputs, None)
+            && let Some(t) = self.call_views(spec, inputs, None, None)
         {
             // the compiled code into a fresh result
             return Output::try_from(t?.expect("a run without an output returns its result"));

@@ -404,12 +404,24 @@ impl FusedRunner {
         self.call(inputs, crate::Accumulate(out))
     }
 
-    /// [`crate::Accumulate`]'s fold (see [`FusedRunner::run_accumulate`]).
+    /// [`crate::Accumulate`]'s fold (see [`FusedRunner::run_accumulate`]): a repeated signature
+    /// goes to its bound handle (no name bound); a new one is bound without a run where one
+    /// kernel's specialisation gives the result's form, else (a plan of several stages, inputs read
+    /// in memory order) folds by name.
     pub(crate) fn accumulate<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
+        if let Some(handle) = self.bindings.find(inputs) {
+            return handle.accumulate_checked(inputs, out);
+        }
+        self.compiled.check_accumulate()?;
+        if let Some(handle) = self.compiled.bind_without_run(inputs)? {
+            let done = handle.accumulate_checked(inputs, out);
+            self.bindings.keep(handle);
+            return done;
+        }
         self.compiled.run_accumulate(inputs, out)
     }
 

@@ -338,6 +338,96 @@ fn float_results_into_views_of_another_layout() {
     assert!(out.iter().all(|&v| v == 7.0));
 }
 
+/// `Accumulate` binds its signature as the other ways do: the first call keeps a handle (a plan of
+/// one kernel), later calls fold through it without binding names, a handle kept by another way
+/// of the same signature folds too, and its checks stay: another output shape, an expression that
+/// is not such a reduction. A plan of two kernels and Fortran-order inputs fold by name, alike.
+#[test]
+fn accumulate_binds_its_signature() {
+    let x = Array2::from_shape_fn((6, 5), |(i, j)| (i * 5 + j) as f64 * 0.25 - 2.0);
+    let xf = x.t().as_standard_layout().into_owned().reversed_axes();
+    for (expr, x) in [
+        ("sum(x, axis=1)", x.view()),
+        ("max(x * 2, axis=0)", x.view()),
+        ("sum(x - mean(x), axis=1)", x.view()),
+        ("sum(x, axis=1)", xf.view()),
+    ] {
+        let inputs = [("x", ArrayArg::from(x))];
+        let want = FusedRunner::compile_text(expr)
+            .unwrap()
+            .call(&inputs, Fresh)
+            .unwrap();
+        let want = want.into_typed::<f64>().unwrap();
+        // a runner of its own, which no other call has bound
+        let r = FusedRunner::compile_text(expr).unwrap();
+        let fold = |prev: f64, v: f64| {
+            if expr.starts_with("max") {
+                prev.max(v)
+            } else {
+                prev + v
+            }
+        };
+        let mut total = ndarray::ArrayD::<f64>::from_elem(want.shape(), 0.5);
+        let mut expect = total.clone();
+        for _ in 0..3 {
+            r.call(&inputs, kiln::Accumulate(total.view_mut())).unwrap();
+            expect.zip_mut_with(&want, |e, &w| *e = fold(*e, w));
+            assert_eq!(total, expect, "{expr}");
+        }
+        let one_kernel = !expr.contains("mean") && x.is_standard_layout();
+        assert_eq!(r.kept(&inputs).is_some(), one_kernel, "{expr}");
+        // the kept handle's checks: an output of another shape
+        let mut wrong = Array1::<f64>::zeros(want.len() + 1);
+        let e = r.call(&inputs, kiln::Accumulate(wrong.view_mut())).unwrap_err();
+        assert!(e.to_string().contains("output"), "{expr}: {e}");
+        assert!(wrong.iter().all(|&v| v == 0.0));
+    }
+    // the bound direct fold (a C-order output) against the runner's run (a Fortran-order one), bit
+    // for bit, in both float types, over values whose sums round
+    let x3 = ndarray::Array3::from_shape_fn((3, 4, 37), |(i, j, k)| {
+        ((i * 7 + j * 3 + k) as f64 * 0.37).sin() * 1e3
+    });
+    for expr in ["sum(x * 1.1, axis=2)", "prod(x / 900, axis=2)", "min(x, axis=2)"] {
+        let r = FusedRunner::compile_text(expr).unwrap();
+        let r32 = FusedRunner::compile_text(expr).unwrap();
+        let x32 = x3.mapv(|v| v as f32);
+        let mut c = Array2::<f64>::from_elem((3, 4), 0.3);
+        let mut f = Array2::<f64>::from_elem((4, 3), 0.3).reversed_axes();
+        let mut c32 = Array2::<f32>::from_elem((3, 4), 0.3);
+        let mut f32_ = Array2::<f32>::from_elem((4, 3), 0.3).reversed_axes();
+        for _ in 0..3 {
+            r.call(&[("x", (&x3).into())], kiln::Accumulate(c.view_mut()))
+                .unwrap();
+            r.call(&[("x", (&x3).into())], kiln::Accumulate(f.view_mut()))
+                .unwrap();
+            r32.call(&[("x", (&x32).into())], kiln::Accumulate(c32.view_mut()))
+                .unwrap();
+            r32.call(&[("x", (&x32).into())], kiln::Accumulate(f32_.view_mut()))
+                .unwrap();
+        }
+        assert!(r.kept(&[("x", (&x3).into())]).is_some(), "{expr}");
+        let bits = |a: &Array2<f64>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let bits32 = |a: &Array2<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&c), bits(&f), "{expr}");
+        assert_eq!(bits32(&c32), bits32(&f32_), "{expr} f32");
+    }
+    // a handle kept by a call into an array folds as well; a map's kept handle refuses to fold
+    let inputs = [("x", ArrayArg::from(x.view()))];
+    let r = FusedRunner::compile_text("sum(x, axis=0)").unwrap();
+    let mut out = Array1::<f64>::zeros(5);
+    r.call(&inputs, out.view_mut()).unwrap();
+    assert!(r.kept(&inputs).is_some());
+    let mut total = out.clone();
+    r.call(&inputs, kiln::Accumulate(total.view_mut())).unwrap();
+    assert_eq!(total, out.mapv(|v| v + v));
+    let m = FusedRunner::compile_text("x * 2").unwrap();
+    let mut y = Array2::<f64>::zeros((6, 5));
+    m.call(&inputs, y.view_mut()).unwrap();
+    assert!(m.kept(&inputs).is_some());
+    let e = m.call(&inputs, kiln::Accumulate(y.view_mut())).unwrap_err();
+    assert!(e.to_string().contains("needs a sum, prod, min or max"), "{e}");
+}
+
 /// The first call of a signature into a given array binds it (without a run where one kernel's
 /// specialisation gives the result's form, else by the run itself): every type, a reduction, a
 /// plan of two kernels and Fortran-order inputs give, first call and later ones, the result a
