@@ -12,8 +12,9 @@
 //! keeps the handle its run made (one run); one result into your array binds one without running
 //! where the expression is one kernel, else by the call's own run, whose result is assigned; several
 //! results into your arrays are bound by the call's own run too; a fold into your array
-//! ([`crate::Accumulate`]) binds one without running where the expression is one kernel (else it
-//! folds by name at each call: a fold cannot take a run's result). A caller that calls the handle
+//! ([`crate::Accumulate`]) binds one without running where the expression is one kernel whose
+//! inputs are read in their given order (else it folds by name at each call, a fold cannot take a
+//! run's result, unless another way of calling kept a handle for the signature). A caller that calls the handle
 //! itself finds it by [`FusedRunner::bound`](crate::FusedRunner::bound) (the Python package, for
 //! results into arrays NumPy allocates). An in-place update ([`crate::InPlace`], [`FusedRunner::run_update`](crate::FusedRunner::run_update), so
 //! `fuse_assign`) keeps update handles alike ([`FusedRunner::prepared_update`](crate::FusedRunner::prepared_update) of the updated

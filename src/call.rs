@@ -18,9 +18,10 @@
 //! in order, dtypes, shapes, layouts) was seen before goes straight to the compiled code, after the
 //! checks on the caller's buffers. [`FusedRunner::run`], [`FusedRunner::run_into`],
 //! [`FusedRunner::run_many`], [`FusedRunner::run_into_many`], [`FusedRunner::run_update`] and
-//! [`FusedRunner::run_accumulate`] are this call with one of these. ([`Accumulate`] binds its
-//! signature where the plan is one kernel and the inputs are read in their given order; its fold
-//! starts from the output's values, read first. Elsewhere it folds by name at each call.)
+//! [`FusedRunner::run_accumulate`] are this call with one of these. ([`Accumulate`]'s fold starts
+//! from the output's values, read first; a new signature is bound without a run where the plan is
+//! one kernel whose inputs are read in their given order, and otherwise folds by name at each call
+//! unless another way of calling kept a handle for it.)
 
 use crate::array::{ArrayArg, Element, Output};
 use crate::backend::OutSlice;
@@ -127,6 +128,13 @@ impl<A: crate::array::Float, D: Dimension> Results for Accumulate<ArrayViewMut<'
     type Out = ();
     fn deliver(self, runner: &FusedRunner, inputs: &[(&str, ArrayArg<'_>)]) -> Result<()> {
         runner.accumulate(inputs, self.0)
+    }
+}
+
+impl<A: crate::array::Float, D: Dimension> ResultsAt for Accumulate<ArrayViewMut<'_, A, D>> {
+    fn deliver_at(self, handle: &Prepared, inputs: &[ArrayArg<'_>]) -> Result<()> {
+        handle.check(inputs)?;
+        handle.accumulate_checked(inputs, self.0)
     }
 }
 

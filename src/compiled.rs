@@ -882,26 +882,9 @@ impl Compiled {
         Ok((spec, t))
     }
 
-    /// Folds the result into `out`: `out = out ⊕ reduce(...)` for an expression whose last kernel is
-    /// a sum, product, min or max (Julia's `sum!`, NumPy's `np.add.reduce(x, out=out,
-    /// initial=...)` with the previous values as the start): each output's fold starts from its
-    /// previous value, in the accumulator's type (f64 for sums and products), and is rounded once.
-    ///
-    /// # Errors
-    /// As [`FusedRunner::run_into`](crate::FusedRunner::run_into), and if the last kernel is not such a reduction, or has an
-    /// `initial` of its own or is a mean.
-    pub fn run_accumulate<A: Float, D: Dimension>(
-        &self,
-        inputs: &[(&str, ArrayArg<'_>)],
-        out: ArrayViewMut<'_, A, D>,
-    ) -> Result<()> {
-        self.check_accumulate()?;
-        let user = bind(&self.pipeline.names, inputs)?;
-        self.accumulate_user(&user, out)
-    }
-
-    /// Whether the expression can fold into an output ([`Compiled::run_accumulate`]): one result,
-    /// whose last kernel is a sum, product, min or max without an `initial`, not a mean.
+    /// Whether the expression can fold into an output
+    /// ([`FusedRunner::run_accumulate`](crate::FusedRunner::run_accumulate)): one result, whose last
+    /// kernel is a sum, product, min or max without an `initial`, not a mean.
     pub(crate) fn check_accumulate(&self) -> Result<()> {
         match self.pipeline.last().program.reduction() {
             Some(r) if r.op.takes_initial() && r.initial.is_none() && !r.mean => {}
@@ -915,7 +898,8 @@ impl Compiled {
         self.single("run_accumulate")
     }
 
-    /// [`Compiled::run_accumulate`] past its checks, on the inputs in the order of
+    /// The fold into `out` (`out = out ⊕ reduce(...)`, each output's fold from its previous value,
+    /// in the accumulator's type, rounded once) past its checks, on the inputs in the order of
     /// [`FusedRunner::input_names`](crate::FusedRunner::input_names) (a bound handle's call
     /// starts here: no name bound).
     pub(crate) fn accumulate_user<A: Float, D: Dimension>(
@@ -923,7 +907,18 @@ impl Compiled {
         user: &[&ArrayArg<'_>],
         out: ArrayViewMut<'_, A, D>,
     ) -> Result<()> {
-        if let Some(m) = self.in_memory_order(user) {
+        self.accumulate_in(user, self.in_memory_order(user), out)
+    }
+
+    /// [`Compiled::accumulate_user`] with the inputs' run in memory order found (`memory`:
+    /// [`Compiled::in_memory_order`]).
+    pub(crate) fn accumulate_in<A: Float, D: Dimension>(
+        &self,
+        user: &[&ArrayArg<'_>],
+        memory: Option<MemoryRun>,
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        if let Some(m) = memory {
             // the result is folded in memory order where `out` with its axes in the result's
             // order is C-contiguous; else the inputs are read in their own order
             let mut out = out.into_dyn();

@@ -1,8 +1,9 @@
 //! [`Prepared`]: a runner bound once to its inputs' names, dtypes and shapes, called by position.
 //!
-//! [`FusedRunner::run`](crate::FusedRunner::run) binds its inputs by name at every call, looks the specialisation up in the
-//! runner's cache and allocates its result: about half a microsecond, which is the whole cost of a
-//! kernel over a hundred elements. A [`Prepared`] handle does the naming, the specialisation and the
+//! A call by name has to find each name, look the specialisation up in the runner's cache and walk
+//! the plan's stages: about half a microsecond, which is the whole cost of a kernel over a hundred
+//! elements (the runner therefore keeps handles of its recent signatures, `src/bindings.rs`, and
+//! calls them). A [`Prepared`] handle does the naming, the specialisation and the
 //! compilation once ([`FusedRunner::prepared`](crate::FusedRunner::prepared)); a call ([`Prepared::run_into`]) passes the inputs in
 //! the order they were bound and the output to write, and checks only their count, dtypes and shapes
 //! before it calls the compiled code.
@@ -326,11 +327,24 @@ impl Compiled {
         if self.in_memory_order(&user).is_some() {
             return Ok(None);
         }
+        self.bind_user(inputs, &user).map(Some)
+    }
+
+    /// [`Compiled::bind_without_run`] of a one-kernel expression whose inputs, bound by name
+    /// (`user`, in the runner's order), are not run in memory order.
+    ///
+    /// # Errors
+    /// As [`FusedRunner::run`](crate::FusedRunner::run), before anything runs.
+    pub(crate) fn bind_user(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        user: &[&ArrayArg<'_>],
+    ) -> Result<Prepared> {
         let (forms, order) = self.forms_of(inputs);
-        let (spec, _) = self.ready_last(&user)?;
+        let (spec, _) = self.ready_last(user)?;
         let (shape, out_type) =
             crate::compiled::result_form(&spec, self.pipeline().last().program.reduction());
-        Ok(Some(self.handle(forms, order, &user, spec, shape, out_type)))
+        Ok(self.handle(forms, order, user, spec, shape, out_type))
     }
 
     /// The forms of a named call's inputs, in its order; and for each of the runner's inputs, its
@@ -665,8 +679,9 @@ impl Prepared {
         self.out_rest(inputs, out)
     }
 
-    /// [`crate::Accumulate`]'s fold into `out` on inputs whose count, dtypes and shapes are checked
-    /// ([`Prepared::accepts_named`]): the runner's fold of the inputs in its order, no name bound.
+    /// [`crate::Accumulate`]'s fold into `out` on inputs whose count, names, dtypes, shapes and
+    /// layouts are checked ([`Prepared::accepts_named`], [`Prepared::check`]): the direct call where
+    /// it takes them, else the runner's fold of the inputs in its order; no name bound.
     pub(crate) fn accumulate_checked<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
         &self,
         inputs: &I,
@@ -680,10 +695,9 @@ impl Prepared {
     }
 
     /// The direct call of a one-kernel reduction from `out`'s values (read first, each converted to
-    /// f64: [`Start::Each`]) into `out`, where the inputs are laid out as bound and `out` is
-    /// C-contiguous, of the result's shape and type (the kernel folds in `out` itself where it
-    /// reduces into its type, else in the handle's workspace, copied in); None elsewhere (the
-    /// caller folds by the runner's run).
+    /// f64: [`Start::Each`], on the stack up to 16 of them) into `out`, where the inputs are laid
+    /// out as bound, `out` is C-contiguous, of the result's shape and type, and the executable
+    /// takes that start in its direct call; None elsewhere (the caller folds by the runner's run).
     fn fold_direct<'a, A: Float, D: Dimension, I: Args<'a> + ?Sized>(
         &self,
         inputs: &I,
@@ -700,6 +714,7 @@ impl Prepared {
         }
         let slice = out.as_slice_mut()?;
         let prev: smallvec::SmallVec<[f64; 16]> = slice.iter().map(|v| v.to_f64()).collect();
+        spec.exe.direct(&Start::Each(&prev))?;
         let done = self.call_views(spec, inputs, Some(A::out_slice(slice)), Some(Start::Each(&prev)))?;
         Some(done.map(|_| ()))
     }

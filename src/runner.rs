@@ -404,10 +404,11 @@ impl FusedRunner {
         self.call(inputs, crate::Accumulate(out))
     }
 
-    /// [`crate::Accumulate`]'s fold (see [`FusedRunner::run_accumulate`]): a repeated signature
-    /// goes to its bound handle (no name bound); a new one is bound without a run where one
-    /// kernel's specialisation gives the result's form, else (a plan of several stages, inputs read
-    /// in memory order) folds by name.
+    /// [`crate::Accumulate`]'s fold (see [`FusedRunner::run_accumulate`]): a signature with a kept
+    /// handle (bound by any way of calling) goes to it, no name bound; a new one is bound without
+    /// a run where the plan is one kernel whose inputs are read in their given order, else (a plan
+    /// of several stages, inputs read in memory order: a fold cannot take a run's result to bind
+    /// by) folds by name.
     pub(crate) fn accumulate<A: Float, D: Dimension>(
         &self,
         inputs: &[(&str, ArrayArg<'_>)],
@@ -416,13 +417,28 @@ impl FusedRunner {
         if let Some(handle) = self.bindings.find(inputs) {
             return handle.accumulate_checked(inputs, out);
         }
-        self.compiled.check_accumulate()?;
-        if let Some(handle) = self.compiled.bind_without_run(inputs)? {
+        self.accumulate_new(inputs, out)
+    }
+
+    /// [`FusedRunner::accumulate`] of a new signature: its names bound once, then a handle bound
+    /// and kept where it can be without a run, else the fold by the runner's run.
+    #[inline(never)]
+    fn accumulate_new<A: Float, D: Dimension>(
+        &self,
+        inputs: &[(&str, ArrayArg<'_>)],
+        out: ArrayViewMut<'_, A, D>,
+    ) -> Result<()> {
+        let c = &self.compiled;
+        c.check_accumulate()?;
+        let user = crate::executor::bind(c.input_names(), inputs)?;
+        let memory = c.in_memory_order(&user);
+        if memory.is_none() && c.pipeline().stages.len() == 1 {
+            let handle = c.bind_user(inputs, &user)?;
             let done = handle.accumulate_checked(inputs, out);
             self.bindings.keep(handle);
             return done;
         }
-        self.compiled.run_accumulate(inputs, out)
+        c.accumulate_in(&user, memory, out)
     }
 
     /// Runs and returns every result, in the order of the expressions (a runner of one expression

@@ -383,19 +383,25 @@ fn accumulate_binds_its_signature() {
         assert!(wrong.iter().all(|&v| v == 0.0));
     }
     // the bound direct fold (a C-order output) against the runner's run (a Fortran-order one), bit
-    // for bit, in both float types, over values whose sums round
-    let x3 = ndarray::Array3::from_shape_fn((3, 4, 37), |(i, j, k)| {
+    // for bit, in both float types, over values whose sums round: 40 outputs (more than the 16
+    // previous values kept on the stack), 327,680 points (past the threads' threshold: partials),
+    // a max whose start (0.3) is above every value (a start dropped would show)
+    let x3 = ndarray::Array3::from_shape_fn((5, 8, 8192), |(i, j, k)| {
         ((i * 7 + j * 3 + k) as f64 * 0.37).sin() * 1e3
     });
-    for expr in ["sum(x * 1.1, axis=2)", "prod(x / 900, axis=2)", "min(x, axis=2)"] {
+    let x32 = x3.mapv(|v| v as f32);
+    for expr in [
+        "sum(x * 1.1, axis=2)",
+        "prod(x / 900 + 0.8, axis=2)",
+        "max(x / 1e4, axis=2)",
+    ] {
         let r = FusedRunner::compile_text(expr).unwrap();
         let r32 = FusedRunner::compile_text(expr).unwrap();
-        let x32 = x3.mapv(|v| v as f32);
-        let mut c = Array2::<f64>::from_elem((3, 4), 0.3);
-        let mut f = Array2::<f64>::from_elem((4, 3), 0.3).reversed_axes();
-        let mut c32 = Array2::<f32>::from_elem((3, 4), 0.3);
-        let mut f32_ = Array2::<f32>::from_elem((4, 3), 0.3).reversed_axes();
-        for _ in 0..3 {
+        let mut c = Array2::<f64>::from_elem((5, 8), 0.3);
+        let mut f = Array2::<f64>::from_elem((8, 5), 0.3).reversed_axes();
+        let mut c32 = Array2::<f32>::from_elem((5, 8), 0.3);
+        let mut f32_ = Array2::<f32>::from_elem((8, 5), 0.3).reversed_axes();
+        for _ in 0..2 {
             r.call(&[("x", (&x3).into())], kiln::Accumulate(c.view_mut()))
                 .unwrap();
             r.call(&[("x", (&x3).into())], kiln::Accumulate(f.view_mut()))
@@ -405,11 +411,23 @@ fn accumulate_binds_its_signature() {
             r32.call(&[("x", (&x32).into())], kiln::Accumulate(f32_.view_mut()))
                 .unwrap();
         }
-        assert!(r.kept(&[("x", (&x3).into())]).is_some(), "{expr}");
+        // the kept handles call the compiled code directly (so the C-order fold took that path)
+        assert!(r.kept(&[("x", (&x3).into())]).unwrap().is_direct(), "{expr}");
+        assert!(r32.kept(&[("x", (&x32).into())]).unwrap().is_direct(), "{expr}");
         let bits = |a: &Array2<f64>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         let bits32 = |a: &Array2<f32>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&c), bits(&f), "{expr}");
         assert_eq!(bits32(&c32), bits32(&f32_), "{expr} f32");
+        if expr.starts_with("max") {
+            assert!(c.iter().all(|&v| v == 0.3), "{expr}");
+        }
+        // by position, through a handle bound once: the same bits again
+        let h = r.prepared(&[("x", (&x3).into())]).unwrap();
+        let mut p = Array2::<f64>::from_elem((5, 8), 0.3);
+        for _ in 0..2 {
+            h.call(&[(&x3).into()], kiln::Accumulate(p.view_mut())).unwrap();
+        }
+        assert_eq!(bits(&p), bits(&c), "{expr} by position");
     }
     // a handle kept by a call into an array folds as well; a map's kept handle refuses to fold
     let inputs = [("x", ArrayArg::from(x.view()))];
