@@ -489,19 +489,7 @@ impl Vb<'_, '_> {
     /// term carried up a level as it is. The FMAs of Horner's rule in a tree of depth log2 of the
     /// degree, for the price of the powers of `x` (`lanes::estrin` in the same order).
     pub fn estrin(&mut self, x: Value, coeffs: &[f64]) -> Value {
-        let mut terms: Vec<Value> = coeffs
-            .chunks(2)
-            .map(|p| {
-                let lo = self.c(p[0]);
-                match p.get(1) {
-                    Some(&hi) => {
-                        let hi = self.c(hi);
-                        self.fma(x, hi, lo)
-                    }
-                    None => lo,
-                }
-            })
-            .collect();
+        let mut terms = self.pair_terms(x, coeffs);
         let mut p = x;
         while terms.len() > 1 {
             p = self.mul(p, p);
@@ -520,7 +508,14 @@ impl Vb<'_, '_> {
     /// beyond `x2`, which the caller has: against [`Vb::estrin`], 9 coefficients cost two
     /// multiplications fewer, for a chain of 5 `fma` where Estrin's is 4 and 3 multiplications.
     pub fn pairs(&mut self, x: Value, x2: Value, coeffs: &[f64]) -> Value {
-        let terms: Vec<Value> = coeffs
+        let terms = self.pair_terms(x, coeffs);
+        let (&last, rest) = terms.split_last().expect("a coefficient");
+        rest.iter().rev().fold(last, |acc, &t| self.fma(x2, acc, t))
+    }
+    /// The first level of [`Vb::estrin`] and [`Vb::pairs`]: `c[2i] + x·c[2i+1]` (one `fma`
+    /// each), a lone last coefficient as it is.
+    fn pair_terms(&mut self, x: Value, coeffs: &[f64]) -> Vec<Value> {
+        coeffs
             .chunks(2)
             .map(|p| {
                 let lo = self.c(p[0]);
@@ -532,9 +527,7 @@ impl Vb<'_, '_> {
                     None => lo,
                 }
             })
-            .collect();
-        let (&last, rest) = terms.split_last().expect("a coefficient");
-        rest.iter().rev().fold(last, |acc, &t| self.fma(x2, acc, t))
+            .collect()
     }
     /// `2^j` for integers `j` in [-1022, 1023] (f32: [-126, 127]): `j` plus the exponent bias placed in
     /// the exponent field.

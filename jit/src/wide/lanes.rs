@@ -166,14 +166,7 @@ pub(super) fn two_sum<T: Lane>(a: T, b: T) -> (T, T) {
 /// coefficients).
 #[inline(always)]
 pub(super) fn estrin<T: Lane>(x: T, coeffs: &[f64]) -> T {
-    let mut t = [x; 16];
-    let mut n = coeffs.len().div_ceil(2);
-    for (i, p) in coeffs.chunks(2).enumerate() {
-        t[i] = match p.get(1) {
-            Some(&hi) => x.mul_add(T::c(hi), T::c(p[0])),
-            None => T::c(p[0]),
-        };
-    }
+    let (mut t, mut n) = pair_terms(x, coeffs);
     let mut p = x;
     while n > 1 {
         p = p * p;
@@ -190,23 +183,30 @@ pub(super) fn estrin<T: Lane>(x: T, coeffs: &[f64]) -> T {
     t[0]
 }
 
-/// `vmath::Vb::pairs`: pairs `c[2i] + c[2i+1]·x`, summed by Horner's scheme in `x2` (at most 16
+/// `vmath::Vb::pairs`: pairs `c[2i] + c[2i+1]·x`, summed by Horner's scheme in `x2` (at most 32
 /// coefficients).
 #[inline(always)]
 pub(super) fn pairs<T: Lane>(x: T, x2: T, coeffs: &[f64]) -> T {
-    let mut t = [x; 8];
-    let n = coeffs.len().div_ceil(2);
+    let (t, n) = pair_terms(x, coeffs);
+    let mut acc = t[n - 1];
+    for i in (0..n - 1).rev() {
+        acc = x2.mul_add(acc, t[i]);
+    }
+    acc
+}
+
+/// `vmath::Vb::pair_terms`: `c[2i] + x·c[2i+1]` (one `mul_add` each), a lone last coefficient
+/// as it is; and how many (at most 16, 32 coefficients).
+#[inline(always)]
+fn pair_terms<T: Lane>(x: T, coeffs: &[f64]) -> ([T; 16], usize) {
+    let mut t = [x; 16];
     for (i, p) in coeffs.chunks(2).enumerate() {
         t[i] = match p.get(1) {
             Some(&hi) => x.mul_add(T::c(hi), T::c(p[0])),
             None => T::c(p[0]),
         };
     }
-    let mut acc = t[n - 1];
-    for i in (0..n - 1).rev() {
-        acc = x2.mul_add(acc, t[i]);
-    }
-    acc
+    (t, coeffs.len().div_ceil(2))
 }
 
 /// `vmath::Vb::poly2`: even and odd halves.
