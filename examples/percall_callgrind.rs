@@ -1,9 +1,10 @@
 //! The per-call cost of the prepared handle's `run_slices` at N = 100, for callgrind:
 //! `valgrind --tool=callgrind target/release/examples/percall_callgrind axpy 10000` (and with 0
 //! calls: the difference over 10000 is the instructions of one call). `axpy-ordinary` (and
-//! `horner-ordinary`, `sumsq-ordinary`) times the ordinary call instead: `FusedRunner::run_into` by
-//! name into a given array (`run` for the sum), and `axpy-ndarray` (`horner-ndarray`, `sumsq-ndarray`)
-//! the unfused ndarray expression. `particle` is the prepared
+//! `horner-ordinary`, `sumsq-ordinary`, `rowsum-ordinary`) times the ordinary call instead:
+//! `FusedRunner::run_into` by name into a given array (`run` for the sum; `rowsum` is `sum(m, axis=1)`
+//! of a (1, 100) matrix into an array of one), and `axpy-ndarray` (`horner-ndarray`, `sumsq-ndarray`,
+//! `rowsum-ndarray`: `sum_axis`) the unfused ndarray expression. `particle` is the prepared
 //! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
 //! and `v`), `particle-ordinary` the same step by two runners' `run_into` by name, `particle-fuse`
 //! by two `fuse_assign` calls, `particle-update` by the two runners' `run_update` that those calls
@@ -72,6 +73,7 @@ fn main() -> kiln::Result<()> {
     let x = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
     let y = Array1::from_iter((0..n).map(|i| 1.0 - i as f64 * 0.02));
     let (a, b, c, d) = (arr0(2.5), arr0(-1.0), arr0(0.5), arr0(3.0));
+    let m = x.clone().into_shape_with_order((1, 100)).expect("100 elements");
     let (text, args): (&str, Vec<(&str, ArrayArg<'_>)>) = match which.as_str() {
         "axpy" => (
             "a*x + y",
@@ -88,6 +90,7 @@ fn main() -> kiln::Result<()> {
             ],
         ),
         "sumsq" => ("sum(x*x)", vec![("x", (&x).into())]),
+        "rowsum" => ("sum(m, axis=1)", vec![("m", (&m).into())]),
         "axpy-ndarray" => {
             for _ in 0..calls {
                 black_box(black_box(&a)[()] * black_box(&x) + black_box(&y));
@@ -99,6 +102,12 @@ fn main() -> kiln::Result<()> {
             for _ in 0..calls {
                 let x = black_box(&x);
                 black_box(((a * x + b) * x + c) * x + d);
+            }
+            return Ok(());
+        }
+        "rowsum-ndarray" => {
+            for _ in 0..calls {
+                black_box(black_box(&m).sum_axis(ndarray::Axis(1)));
             }
             return Ok(());
         }
@@ -114,8 +123,11 @@ fn main() -> kiln::Result<()> {
     let runner = FusedRunner::compile_text(text)?;
     if ordinary {
         let mut out = Array1::<f64>::zeros(n);
+        let mut rows = Array1::<f64>::zeros(1);
         for _ in 0..calls.max(1) {
-            if text.starts_with("sum") {
+            if which == "rowsum" {
+                runner.run_into(black_box(&args), rows.view_mut())?;
+            } else if text.starts_with("sum") {
                 black_box(runner.run(black_box(&args))?);
             } else {
                 runner.run_into(black_box(&args), out.view_mut())?;

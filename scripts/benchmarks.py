@@ -174,6 +174,8 @@ PERCALL = [
     ("horner", "ndarray", "horner-ndarray"),
     ("sumsq", "ordinary call", "sumsq-ordinary"), ("sumsq", "prepared run_slices", "sumsq"),
     ("sumsq", "ndarray", "sumsq-ndarray"),
+    ("rowsum", "ordinary call", "rowsum-ordinary"), ("rowsum", "prepared run_slices", "rowsum"),
+    ("rowsum", "ndarray", "rowsum-ndarray"),
     ("particle step", "ordinary call", "particle-ordinary"), ("particle step", "prepared update", "particle"),
     ("particle step", "fuse_assign", "particle-fuse"), ("particle step", "ndarray", "particle-plain"),
 ]

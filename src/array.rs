@@ -307,9 +307,9 @@ pub trait Float: kiln_ir::Real + kiln_jit::Elem + Convert + Element + sealed::Se
     /// The elements of `s` where they are of this dtype.
     #[doc(hidden)]
     fn stored_slice<'a>(s: &kiln_jit::Stored<'a>) -> Option<&'a [Self]>;
-    /// A zero-dimensional result holding `v`.
+    /// The result holding `a`.
     #[doc(hidden)]
-    fn scalar_output(v: Self) -> Output;
+    fn output(a: ArrayD<Self>) -> Output;
     /// The elements of an output buffer of this dtype.
     #[doc(hidden)]
     fn from_out<'s>(o: crate::OutSlice<'s>) -> Option<&'s mut [Self]>;
@@ -374,8 +374,8 @@ impl Float for f64 {
             _ => None,
         }
     }
-    fn scalar_output(v: f64) -> Output {
-        Output::F64(ndarray::arr0(v).into_dyn())
+    fn output(a: ArrayD<f64>) -> Output {
+        Output::F64(a)
     }
     fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [f64]> {
         match arg {
@@ -445,8 +445,8 @@ impl Float for f32 {
             _ => None,
         }
     }
-    fn scalar_output(v: f32) -> Output {
-        Output::F32(ndarray::arr0(v).into_dyn())
+    fn output(a: ArrayD<f32>) -> Output {
+        Output::F32(a)
     }
     fn slice_of<'a>(arg: &ArrayArg<'a>) -> Option<&'a [f32]> {
         match arg {

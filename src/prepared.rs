@@ -421,15 +421,15 @@ impl Compiled {
             .as_ref()
             .filter(|_| many.has_serial() && forms.iter().all(|f| f.standard))
             .map(|s| s.kernel.dtype);
-        // a scalar result of a plain reduction (no initial, mean or keepdims) below the threshold
+        // a plain reduction (no initial, no mean: keepdims is only a shape) below the threshold
         let plain = self
             .pipeline()
             .last()
             .program
             .reduction()
-            .is_some_and(|r| r.initial.is_none() && !r.mean && !r.keepdims);
+            .is_some_and(|r| r.initial.is_none() && !r.mean);
         let serial_reduce = match (&direct, direct_points) {
-            (Some(spec), Some(n)) if plain && shape.is_empty() && forms.iter().all(|f| f.standard) => {
+            (Some(spec), Some(n)) if plain && forms.iter().all(|f| f.standard) => {
                 let cfg = self.parallel().jit_config(n, Start::Identity);
                 let serial = cfg.max_units == 1;
                 serial
@@ -765,10 +765,7 @@ impl Prepared {
             return Some(Ok(()));
         }
         let r = self.serial_reduce.as_ref().filter(|_| self.lanes == L::DTYPE)?;
-        let [slot] = out else {
-            return None;
-        };
-        Some(self.reduce_serially::<L, I>(r, inputs)?.map(|v| *slot = v))
+        self.reduce_serially::<L, I>(r, inputs, out)
     }
 
     /// Runs on inputs given as their own elements in C order ([`Stored`]: each of the type it was
@@ -832,28 +829,19 @@ impl Prepared {
             && self.lanes == L::DTYPE
             && self.out_type == L::DTYPE
             && self.order.len() <= STACK_INPUTS
-            && let [first] = out
             && inputs.len() == self.forms.len()
             && inputs
                 .iter()
                 .zip(&self.forms)
                 .all(|(s, f)| s.len() == f.len && f.dtype == L::DTYPE)
-            && let Ok(v) = self.fold_slices(r, inputs)
         {
-            *first = v;
-            return true;
+            let mut parts = [kiln_jit::Part::Slice(&[][..]); STACK_INPUTS];
+            for (p, &pos) in parts.iter_mut().zip(&self.order) {
+                *p = kiln_jit::Part::Slice(inputs[pos]);
+            }
+            return r.run_into(&parts[..self.order.len()], out).is_ok();
         }
         false
-    }
-
-    /// The serial fold of a bound whole-array reduction over `inputs` (in the call's order, at most
-    /// [`STACK_INPUTS`]).
-    fn fold_slices<A: Float>(&self, r: &kiln_jit::SerialReduce, inputs: &[&[A]]) -> Result<A> {
-        let mut parts = [kiln_jit::Part::Slice(&[][..]); STACK_INPUTS];
-        for (p, &pos) in parts.iter_mut().zip(&self.order) {
-            *p = kiln_jit::Part::Slice(inputs[pos]);
-        }
-        Ok(r.run(&parts[..self.order.len()])?)
     }
 
     /// [`Prepared::run_slices`] as [`Prepared::run_stored`] (out of line: the serial call above
@@ -1015,12 +1003,8 @@ impl Prepared {
         }
         if let Some(r) = &self.serial_reduce
             && let Some(done) = match self.lanes {
-                kiln_ir::ElemType::F64 => self
-                    .reduce_serially::<f64, I>(r, inputs)
-                    .map(|v| v.map(f64::scalar_output)),
-                kiln_ir::ElemType::F32 => self
-                    .reduce_serially::<f32, I>(r, inputs)
-                    .map(|v| v.map(f32::scalar_output)),
+                kiln_ir::ElemType::F64 => self.reduce_fresh::<f64, I>(r, inputs),
+                kiln_ir::ElemType::F32 => self.reduce_fresh::<f32, I>(r, inputs),
                 _ => unreachable!("only float types (f32, f64) reach here"),
             }
         {
@@ -1036,14 +1020,16 @@ impl Prepared {
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }
 
-    /// The serial reduction of the inputs (their slices, in the kernel's order, on the stack): the
-    /// one value; None where an input is not a C-contiguous array of `A` (the caller then runs the
-    /// general path).
+    /// The serial reduction of the inputs (their slices, in the kernel's order, on the stack) into
+    /// `out` (the result's elements in C order); None where an input is not a C-contiguous array
+    /// of `A` (the caller then runs the general path).
+    #[inline(always)]
     fn reduce_serially<'a, A: Float, I: Args<'a> + ?Sized>(
         &self,
         r: &kiln_jit::SerialReduce,
         inputs: &I,
-    ) -> Option<Result<A>> {
+        out: &mut [A],
+    ) -> Option<Result<()>> {
         if self.order.len() > STACK_INPUTS {
             return None;
         }
@@ -1051,7 +1037,27 @@ impl Prepared {
         for (p, &pos) in parts.iter_mut().zip(&self.order) {
             *p = kiln_jit::Part::Slice(inputs.slice::<A>(pos)?);
         }
-        Some(r.run(&parts[..self.order.len()]).map_err(Into::into))
+        Some(r.run_into(&parts[..self.order.len()], out).map_err(Into::into))
+    }
+
+    /// [`Prepared::reduce_serially`] into a fresh result of the handle's shape.
+    #[inline]
+    fn reduce_fresh<'a, A: Float, I: Args<'a> + ?Sized>(
+        &self,
+        r: &kiln_jit::SerialReduce,
+        inputs: &I,
+    ) -> Option<Result<Output>> {
+        if self.out_shape.is_empty() {
+            let mut one = [A::from_f64(0.0)];
+            let done = self.reduce_serially::<A, I>(r, inputs, &mut one)?;
+            return Some(done.map(|()| A::output(ndarray::arr0(one[0]).into_dyn())));
+        }
+        let mut out = vec![A::from_f64(0.0); r.outputs()];
+        Some(self.reduce_serially::<A, I>(r, inputs, &mut out)?.and_then(|()| {
+            let a = ndarray::ArrayD::from_shape_vec(self.out_shape.clone(), out)
+                .map_err(|e| Error::Output(e.to_string()))?;
+            Ok(A::output(a))
+        }))
     }
 
     /// Runs and returns every result, fresh (the runner's stage loop, without the names).

@@ -174,3 +174,40 @@ fn a_scan_into_a_given_output() {
     });
     assert_eq!(n, 0, "the runner's call by name");
 }
+
+#[test]
+fn axis_reductions_into_given_outputs() {
+    // rows and columns of a 4 x 9 matrix: f64 sums fold in the caller's elements, f32 sums in f64
+    // accumulators on the stack, min and max in the caller's elements
+    let m = ndarray::Array2::from_shape_fn((4, 9), |(i, j)| (i * 9 + j) as f64 * 0.5 - 7.0);
+    let m32 = m.mapv(|v| v as f32);
+    for (text, axis, rows) in [
+        ("sum(m*m, axis=1)", 1, 4),
+        ("max(m, axis=0)", 0, 9),
+        ("prod(m, axis=0)", 0, 9),
+    ] {
+        let r = FusedRunner::compile_text(text).unwrap();
+        let h = r.prepared(&[("m", (&m).into())]).unwrap();
+        let mut out = Array1::<f64>::zeros(rows);
+        let n = allocations(20, || h.call(&[(&m).into()], out.view_mut()).unwrap());
+        assert_eq!(n, 0, "{text}: a handle's call");
+        let want = match text {
+            "sum(m*m, axis=1)" => (&m * &m).sum_axis(ndarray::Axis(axis)),
+            "max(m, axis=0)" => m.fold_axis(ndarray::Axis(axis), f64::NEG_INFINITY, |a, &b| a.max(b)),
+            _ => m.fold_axis(ndarray::Axis(axis), 1.0, |a, &b| a * b),
+        };
+        assert!(
+            out.iter()
+                .zip(&want)
+                .all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs()),
+            "{text}: {out} against {want}"
+        );
+        let n = allocations(20, || r.run_into(&[("m", (&m).into())], out.view_mut()).unwrap());
+        assert_eq!(n, 0, "{text}: the runner's call by name");
+        let mut out32 = Array1::<f32>::zeros(rows);
+        let n = allocations(20, || {
+            r.run_into(&[("m", (&m32).into())], out32.view_mut()).unwrap();
+        });
+        assert_eq!(n, 0, "{text}: float32, the runner's call by name");
+    }
+}

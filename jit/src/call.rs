@@ -319,9 +319,9 @@ pub(crate) fn call_unit<T: Elem>(
     };
 }
 
-/// Calls `code` once over `unit` of a whole-array reduction with the parameter block `params`, on
-/// the calling thread, folding into the one accumulator slot at `acc` (an f64 for sums and products,
-/// a `T` for min and max): the call of a [`crate::SerialReduce`].
+/// Calls `code` once over `unit` of a reduction with the parameter block `params`, on the calling
+/// thread, folding into the accumulator slots at `acc` (f64s for sums and products, `T`s for min and
+/// max): the call of a [`crate::SerialReduce`].
 #[inline]
 pub(crate) fn call_reduce_unit<T: Elem>(
     code: &Code,
@@ -333,14 +333,15 @@ pub(crate) fn call_reduce_unit<T: Elem>(
 ) {
     const { assert!(std::mem::size_of::<T>() == T::DTYPE.size()) };
     let (sb, se, lo, hi) = unit;
-    // SAFETY: as `call_unit`, for the one unit of an unchunked run plan of one unit and one output
-    // slot (`SerialReduce` made `params` and `unit` from `RunPlan::new` of the bound structure and
-    // geometry, and refused a chunked plan, several units or slots): `check::check_serial` proved
-    // every input slice holds the elements the plan reads; a whole-array reduction of one slot
-    // (segment `s` folds into slot `s * part`, `part` 0) reads and writes that slot alone, which `acc`
-    // points to: an f64 for sums and products, an element of the dtype for min and max, as
-    // output.rs `targets` lays out the value output. The reduction has no index output (not an
-    // arg-reduction) and no scan state. The buffers are borrowed by the caller for the whole call.
+    // SAFETY: as `call_unit`, for the one unit of an unchunked run plan of one unit (`SerialReduce`
+    // made `params` and `unit` from `RunPlan::new` of the bound structure and geometry, and refused
+    // a chunked plan or several units): `check::check_serial` proved every input slice holds the
+    // elements the plan reads; the segment geometry addresses the plan's `n_slots` output slots
+    // only (one per output), and `acc` points to that many accumulators (`SerialReduce::run_into`
+    // checks the caller's count, or holds them itself): f64s for sums and products, elements of the
+    // dtype for min and max, as output.rs `targets` lays out the value output. The reduction has no
+    // index output (not an arg-reduction) and no scan state. The buffers are borrowed by the caller
+    // for the whole call.
     unsafe {
         (code.entry)(
             ins.as_ptr(),

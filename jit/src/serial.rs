@@ -4,7 +4,8 @@
 //! (check.rs `check_serial`), puts their pointers on the stack and calls the code once (call.rs
 //! `call_unit`): no run plan, no output allocation, no thread pool. The call of a prepared handle in a
 //! hot loop (issue 12: the particle step at n = 64). [`SerialReduce`] is the same for a whole-array
-//! sum, product, min or max into one accumulator on the stack (issue 24: `sum(x*x)` at N = 100).
+//! sum, product, min or max, of the whole array or along axes, into one accumulator per output
+//! (issue 24: `sum(x*x)` and `sum(m, axis=1)` at N = 100).
 
 use crate::call;
 use crate::check;
@@ -89,24 +90,26 @@ impl BoundKernel {
         })
     }
 
-    /// This bound whole-array reduction as a [`SerialReduce`], for runs under `cfg`'s chunking
-    /// (its `target_partials` and `min_chunk`; the run is one unit on the calling thread).
+    /// This bound reduction as a [`SerialReduce`], for runs under `cfg`'s chunking (its
+    /// `target_partials` and `min_chunk`; the run is one unit on the calling thread).
     ///
     /// # Errors
-    /// The kernel is not a sum, product, min or max of the whole array with a float result, the run
-    /// would be cut into chunks (their partials are merged by the general run), an input is read
-    /// per row in place from a strided view, or a min or max of an empty array.
+    /// The kernel is not a sum, product, min or max (of the whole array or along axes) with a
+    /// result of its dtype, the run would be cut into chunks (their partials are merged by the
+    /// general run), an input is read per row in place from a strided view, or a min or max over
+    /// an empty axis.
     pub fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Result<SerialReduce> {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         let op = match st.mode {
             Mode::Trailing(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
-                if st.seg_axes == 0 && geo.n_out == 1 && geo.out_type == kernel.dtype =>
+            | Mode::Kept(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
+                if geo.out_type == kernel.dtype =>
             {
                 op
             }
             _ => {
                 return Err(JitError::Unsupported(
-                    "a serial reduction is a sum, product, min or max of the whole array".into(),
+                    "a serial reduction is a sum, product, min or max of float values".into(),
                 ));
             }
         };
@@ -121,9 +124,9 @@ impl BoundKernel {
             ..*cfg
         };
         let run = RunPlan::new(st, geo, kernel, &cfg, kernel.dtype.size());
-        if run.chunks.is_some() || run.n_units > 1 || run.n_slots != 1 || run.state_row_bytes > 0 {
+        if run.chunks.is_some() || run.n_units > 1 || run.n_slots != geo.n_out || run.state_row_bytes > 0 {
             return Err(JitError::Unsupported(
-                "a serial reduction is one chunk of one unit, into one slot".into(),
+                "a serial reduction is one chunk of one unit, one slot per output".into(),
             ));
         }
         let (lens, in_place) = self.serial_lens()?;
@@ -133,6 +136,7 @@ impl BoundKernel {
             unit: run.runs.then(|| run.unit(0)),
             dtype: kernel.dtype,
             op,
+            slots: run.n_slots,
             lens,
             in_place,
         })
@@ -184,21 +188,28 @@ impl BoundKernel {
     }
 }
 
-/// A whole-array sum, product, min or max bound for calls on the calling thread: the parameter block
-/// and the one unit fixed when it is made, as for [`SerialMap`]. A call checks the input slices,
-/// folds into one accumulator slot on the stack (f64 for sums and products, the dtype for min and
-/// max, starting at the op's identity) and finishes it as the general run does (a sum rounded once,
-/// with [`ReduceOp::finish`]'s sign rule): the same bits as [`BoundKernel::run_with`] of an
-/// unchunked run.
+/// A sum, product, min or max (of the whole array, or along any axes) bound for calls on the calling
+/// thread: the parameter block and the one unit fixed when it is made, as for [`SerialMap`]. A call
+/// checks the input slices, folds into one accumulator slot per output (f64 for sums and products,
+/// the dtype for min and max, starting at the op's identity: the caller's own elements where they
+/// are of the accumulators' type, else slots on the stack) and finishes each as the general run
+/// does (a sum rounded once, with [`ReduceOp::finish`]'s sign rule): the same bits as
+/// [`BoundKernel::run_with`] of an unchunked run.
 pub struct SerialReduce {
     code: Arc<CompiledKernel>,
     params: Box<[i64]>,
     unit: Option<(usize, usize, usize, usize)>,
     dtype: ElemType,
     op: ReduceOp,
+    /// The outputs: the plan's slots, one per element of the result.
+    slots: usize,
     lens: Box<[usize]>,
     in_place: Box<[bool]>,
 }
+
+/// Slots of f64 accumulators a [`SerialReduce`] of another dtype keeps on the stack (more: on the
+/// heap).
+const STACK_SLOTS: usize = 16;
 
 impl std::fmt::Debug for SerialReduce {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -207,51 +218,99 @@ impl std::fmt::Debug for SerialReduce {
 }
 
 impl SerialReduce {
-    /// The reduction of `inputs` (each its elements in C order), on the calling thread.
+    /// The reduction of `inputs` (each its elements in C order), on the calling thread: the one
+    /// value of a whole-array reduction.
     ///
     /// # Errors
-    /// Another dtype than the kernel's, another count of inputs, a slice of another length than
-    /// bound, or an input given as an output (a reduction has none to read).
+    /// As [`SerialReduce::run_into`], and a reduction of several outputs.
     #[inline]
     pub fn run<T: Elem>(&self, inputs: &[Part<'_, T>]) -> Result<T> {
+        let mut out = [T::from_f64(0.0)];
+        self.run_into(inputs, &mut out)?;
+        Ok(out[0])
+    }
+
+    /// The outputs of the reduction, in C order: the elements a [`SerialReduce::run_into`] writes.
+    pub fn outputs(&self) -> usize {
+        self.slots
+    }
+
+    /// The reduction of `inputs` (each its elements in C order) into `out` (its outputs in C
+    /// order), on the calling thread.
+    ///
+    /// # Errors
+    /// Another dtype than the kernel's, another count of inputs or outputs, a slice of another
+    /// length than bound, or an input given as an output (a reduction has none to read).
+    #[inline]
+    pub fn run_into<T: Elem>(&self, inputs: &[Part<'_, T>], out: &mut [T]) -> Result<()> {
         if T::DTYPE != self.dtype {
             return Err(JitError::DType {
                 kernel: self.dtype,
                 given: T::DTYPE,
             });
         }
+        if out.len() != self.slots {
+            return Err(JitError::BadInput {
+                index: inputs.len(),
+                name: "output".into(),
+                why: format!("{} elements given for a result of {}", out.len(), self.slots),
+            });
+        }
         let checked = check::check_serial(&self.lens, &self.in_place, 0, 0, inputs, &[])?;
-        let wide = matches!(self.op, ReduceOp::Sum | ReduceOp::Prod);
-        let mut acc_f64 = [self.op.identity()];
-        let mut acc_t = [T::from_f64(self.op.identity())];
-        if let Some(unit) = self.unit {
-            let out0: *mut u8 = if wide {
-                acc_f64.as_mut_ptr().cast()
-            } else {
-                acc_t.as_mut_ptr().cast()
-            };
-            let mut stack = [std::ptr::null::<u8>(); STACK_POINTERS];
+        let op = self.op;
+        let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
+        // as output.rs `tensor`: the sign rule decided by the answer for -0.0
+        let plus_zero = wide && op.finish(-0.0, false).is_sign_positive();
+        if wide && T::DTYPE != ElemType::F64 {
+            // f64 accumulators for elements of another type: on the stack, rounded once into `out`
+            let mut stack = [0.0f64; STACK_SLOTS];
             let mut heap = Vec::new();
-            let ptrs: &mut [*const u8] = if inputs.len() <= STACK_POINTERS {
-                &mut stack[..inputs.len()]
+            let acc: &mut [f64] = if self.slots <= STACK_SLOTS {
+                &mut stack[..self.slots]
             } else {
-                heap.resize(inputs.len(), std::ptr::null());
+                heap.resize(self.slots, 0.0);
                 &mut heap
             };
-            for (p, input) in ptrs.iter_mut().zip(inputs) {
-                *p = match *input {
-                    Part::Slice(s) => s.as_ptr().cast(),
-                    Part::Output(_) => unreachable!("checked: a reduction reads no output"),
-                };
+            acc.fill(op.identity());
+            self.fold(checked, inputs, acc.as_mut_ptr().cast());
+            for (o, &a) in out.iter_mut().zip(acc.iter()) {
+                *o = T::from_f64(if plus_zero { a + 0.0 } else { a });
             }
-            call::call_reduce_unit::<T>(&self.code.code, checked, &self.params, ptrs, out0, unit);
+            return Ok(());
         }
-        Ok(match self.op {
-            // as output.rs `tensor`: the sign rule decided by the answer for -0.0
-            op if wide && op.finish(-0.0, false).is_sign_positive() => T::from_f64(acc_f64[0] + 0.0),
-            _ if wide => T::from_f64(acc_f64[0]),
-            _ => acc_t[0],
-        })
+        // the accumulators are `out`'s own elements (f64 sums and products, min and max)
+        out.fill(T::from_f64(op.identity()));
+        self.fold(checked, inputs, out.as_mut_ptr().cast());
+        if plus_zero {
+            for o in out.iter_mut() {
+                *o = T::from_f64(o.to_f64() + 0.0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls the code once over the unit, folding into the accumulators at `acc` ([`Self::slots`]
+    /// of them: f64 for sums and products, `T` for min and max, each at its start).
+    #[inline]
+    fn fold<T: Elem>(&self, checked: check::Checked, inputs: &[Part<'_, T>], acc: *mut u8) {
+        let Some(unit) = self.unit else {
+            return;
+        };
+        let mut stack = [std::ptr::null::<u8>(); STACK_POINTERS];
+        let mut heap = Vec::new();
+        let ptrs: &mut [*const u8] = if inputs.len() <= STACK_POINTERS {
+            &mut stack[..inputs.len()]
+        } else {
+            heap.resize(inputs.len(), std::ptr::null());
+            &mut heap
+        };
+        for (p, input) in ptrs.iter_mut().zip(inputs) {
+            *p = match *input {
+                Part::Slice(s) => s.as_ptr().cast(),
+                Part::Output(_) => unreachable!("checked: a reduction reads no output"),
+            };
+        }
+        call::call_reduce_unit::<T>(&self.code.code, checked, &self.params, ptrs, acc, unit);
     }
 }
 

@@ -756,3 +756,96 @@ fn the_destination_is_read_in_place_only_by_a_map_at_every_point() {
         .unwrap_err();
     assert!(matches!(e, JitError::BadInput { .. }), "{e}");
 }
+
+/// `in0 * 1.5 + in1` reduced by `op` over `axes` of `shape` (both inputs of that shape).
+fn reduction(dtype: ElemType, shape: &[usize], op: ReduceOp, axes: &[usize]) -> KernelIR {
+    let mut arena = ExprArena::new();
+    let (x, y) = (arena.input(0), arena.input(1));
+    let c = arena.literal(1.5);
+    let xc = arena.binary(BinaryOp::Mul, x, c);
+    let body = arena.binary(BinaryOp::Add, xc, y);
+    let kind = KernelKind::Reduce {
+        op,
+        axes: axes.to_vec(),
+    };
+    kernel(dtype, &[shape, shape], arena, body, kind)
+}
+
+/// [`kiln_jit::SerialReduce`] of a reduction along axes (trailing, leading, middle, several, all)
+/// writes the same bits as the general run of one unit (`run_with`), into the caller's elements:
+/// both dtypes (f32 sums through f64 accumulators on the stack, and on the heap past 16 outputs),
+/// sums, products, min and max, special values (NaN, ±inf, ±0, subnormals), rows shorter than a
+/// vector and with tails, one element, an empty axis (a sum of nothing is 0, a min of nothing is
+/// refused when bound); a wrong count of outputs is an error.
+#[test]
+fn serial_reduce_along_axes_has_the_general_runs_bits() {
+    fn check<T: kiln_jit::Elem>() {
+        let cases: &[(&[usize], &[usize])] = &[
+            (&[7], &[0]),
+            (&[3, 5], &[1]),
+            (&[3, 5], &[0]),
+            (&[2, 3, 4], &[1]),
+            (&[2, 3, 4], &[0, 2]),
+            (&[2, 3, 4], &[1, 2]),
+            (&[4, 1, 9], &[0]),
+            (&[1, 1], &[1]),
+            (&[20, 3], &[1]),
+            (&[3, 17], &[0]),
+            (&[5, 0], &[1]),
+            (&[0, 5], &[0]),
+        ];
+        let mut rng = Rng::new(7);
+        for &(shape, axes) in cases {
+            for op in [ReduceOp::Sum, ReduceOp::Prod, ReduceOp::Min, ReduceOp::Max] {
+                let k = reduction(T::DTYPE, shape, op, axes);
+                let p = plan(&k, 1);
+                let what = format!("{} {op:?} of {shape:?} over {axes:?}", T::DTYPE);
+                let bound = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+                    .unwrap()
+                    .bind(&k, &p)
+                    .unwrap();
+                let serial = match bound.serial_reduce(&kiln_jit::RunConfig::default()) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        // only a min or max over an empty axis has no serial form (and no value)
+                        assert!(!op.has_identity() && shape.contains(&0), "{what}: {e}");
+                        continue;
+                    }
+                };
+                let n: usize = shape.iter().product();
+                let data = if op == ReduceOp::Prod {
+                    Data::NearOneSpecial
+                } else {
+                    Data::Special
+                };
+                let (x, y): (Vec<T>, Vec<T>) = (gen_data(&mut rng, n, data), gen_data(&mut rng, n, data));
+                let ins = [
+                    kiln_jit::InputRef::Slice(&x[..]),
+                    kiln_jit::InputRef::Slice(&y[..]),
+                ];
+                let want = bound
+                    .run_with(
+                        &ins,
+                        &kiln_jit::RunConfig::default(),
+                        &mut kiln_jit::Workspace::new(),
+                    )
+                    .unwrap()
+                    .values
+                    .to_f64();
+                let mut out = vec![T::from_f64(0.25); serial.outputs()];
+                let parts = [kiln_jit::Part::Slice(&x[..]), kiln_jit::Part::Slice(&y[..])];
+                serial.run_into(&parts, &mut out).unwrap();
+                let got: Vec<f64> = out.iter().map(|v| v.to_f64()).collect();
+                assert!(bits_equal(&got, &want), "{what}: {got:?} against {want:?}");
+                if serial.outputs() == 1 {
+                    assert!(same_bits(serial.run(&parts).unwrap().to_f64(), want[0]), "{what}");
+                }
+                let mut short = vec![T::from_f64(0.0); serial.outputs() + 1];
+                let e = serial.run_into(&parts, &mut short).unwrap_err().to_string();
+                assert!(e.contains("elements given for a result of"), "{what}: {e}");
+            }
+        }
+    }
+    check::<f64>();
+    check::<f32>();
+}
