@@ -27,6 +27,9 @@ fn main() -> kiln::Result<()> {
     if which == "particle" {
         return particle(calls, n);
     }
+    if which.starts_with("intmod-") || which.starts_with("masksum-") {
+        return int_kernel(&which, calls);
+    }
     if which == "particle-fuse" {
         use kiln::FuseAssignExt;
         let mut p = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
@@ -244,4 +247,55 @@ fn particle_plain(calls: usize, n: usize) {
             });
     }
     black_box((&p, &v));
+}
+
+/// The integer kernels of `kiln bench` at N = 100 by the ordinary call into a given array
+/// (`intmod-ordinary`, `masksum-ordinary`) and as ndarray computes them (`intmod-ndarray`,
+/// `masksum-ndarray`): `intmod`, `(i*3 + j) % 7` of int32; `masksum`, `sum(where(p, i, 0))` of
+/// int64 `i` and bool `p` into a zero-dimensional int64 array.
+fn int_kernel(which: &str, calls: usize) -> kiln::Result<()> {
+    let n = 100;
+    let i32s = Array1::from_iter((0..n).map(|k| k as i32 * 7 - 300));
+    let j32s = Array1::from_iter((0..n).map(|k| 5 - k as i32));
+    let i64s = Array1::from_iter((0..n).map(|k| k as i64 * 11 - 500));
+    let p = Array1::from_iter((0..n).map(|k| k % 3 != 0));
+    match which {
+        "intmod-ordinary" => {
+            let runner = FusedRunner::compile_text("(i*3 + j) % 7")?;
+            let args: Vec<(&str, ArrayArg<'_>)> = vec![("i", (&i32s).into()), ("j", (&j32s).into())];
+            let mut out = Array1::<i32>::zeros(n);
+            for _ in 0..calls.max(1) {
+                runner.call(black_box(&args), out.view_mut())?;
+            }
+            black_box(&out);
+        }
+        "masksum-ordinary" => {
+            let runner = FusedRunner::compile_text("sum(where(p, i, 0))")?;
+            let args: Vec<(&str, ArrayArg<'_>)> = vec![("p", (&p).into()), ("i", (&i64s).into())];
+            let mut out = arr0(0i64);
+            for _ in 0..calls.max(1) {
+                runner.call(black_box(&args), out.view_mut())?;
+            }
+            black_box(&out);
+        }
+        // NumPy's `%` (Python's modulo: the sign of the divisor) on ndarray's arrays
+        "intmod-ndarray" => {
+            for _ in 0..calls {
+                let (i, j) = (black_box(&i32s), black_box(&j32s));
+                black_box((i * 3 + j).mapv(|v| v.rem_euclid(7)));
+            }
+        }
+        "masksum-ndarray" => {
+            for _ in 0..calls {
+                let (p, i) = (black_box(&p), black_box(&i64s));
+                black_box(
+                    ndarray::Zip::from(p)
+                        .and(i)
+                        .fold(0i64, |a, &p, &i| a + if p { i } else { 0 }),
+                );
+            }
+        }
+        other => panic!("unknown kernel {other}"),
+    }
+    Ok(())
 }

@@ -176,6 +176,9 @@ PERCALL = [
     ("sumsq", "ndarray", "sumsq-ndarray"),
     ("rowsum", "ordinary call", "rowsum-ordinary"), ("rowsum", "prepared run_slices", "rowsum"),
     ("rowsum", "ndarray", "rowsum-ndarray"),
+    ("intmod (int32)", "ordinary call", "intmod-ordinary"), ("intmod (int32)", "ndarray", "intmod-ndarray"),
+    ("masksum (int64, bool)", "ordinary call", "masksum-ordinary"),
+    ("masksum (int64, bool)", "ndarray", "masksum-ndarray"),
     ("particle step", "ordinary call", "particle-ordinary"), ("particle step", "prepared update", "particle"),
     ("particle step", "fuse_assign", "particle-fuse"), ("particle step", "ndarray", "particle-plain"),
 ]

@@ -15,7 +15,9 @@
 //!   and to hold the same elements in its own type; its pointer is passed scaled up by the ratio of
 //!   the element sizes (`InputRef::base`), never dereferenced by Rust, and the code shifts every
 //!   address it computes from it back before it loads (exact: every offset is a multiple of the
-//!   dtype's size). The serial handles (serial.rs) refuse such kernels. The geometry ([`crate::layout::Geometry`]) is computed by kiln-jit itself
+//!   dtype's size). The serial handles (serial.rs) take such inputs only in `SerialMap::run_refs`,
+//!   checked there (check.rs `check_serial_refs`) exactly as `check_run` checks them, and passed
+//!   as a run passes them. The geometry ([`crate::layout::Geometry`]) is computed by kiln-jit itself
 //!   from the checked kernel shape, never taken from the caller;
 //! - the output buffers ([`Targets`], allocated by output.rs from the run plan) hold exactly the
 //!   elements the segment geometry makes the code write: `dispatch` checks their sizes against the
@@ -298,13 +300,18 @@ pub(crate) fn call_unit<T: Elem>(
     let (sb, se, lo, hi) = unit;
     // SAFETY: as `dispatch`'s call, for the one unit of a run plan of one unit (`SerialMap` made
     // `params` and `unit` from `RunPlan::new` of the bound structure and geometry, whose structure
-    // the code was checked to be compiled for): `check::check_serial` proved every input slice holds
-    // the elements the plan reads (the bound element count, or `n` where materialised), every output
-    // holds `n` elements of the dtype (the map's segment geometry writes exactly points `0..n`), and
-    // an input read in place from an output is one the map reads at every point at that point alone
-    // (contiguous of the iteration shape, or a one-point splat loaded in the entry block), which the
-    // code loads before it stores any output of that point (skeleton.rs `item`). The buffers are
-    // borrowed by the caller for the whole call, on this thread.
+    // the code was checked to be compiled for): `check::check_serial` (slices of the dtype) or
+    // `check::check_serial_refs` (a bound kernel's inputs, each a slice of the dtype or its
+    // elements of exactly the type the code reads it in, passed scaled as `InputRef::base` passes
+    // them, never dereferenced by Rust) proved every input holds the elements the plan reads (the
+    // bound element count, or `n` where materialised), every output holds `n` elements of the type
+    // the code stores for it (the dtype; `check_serial_refs`: a typed kernel's own output types,
+    // each address shifted as output.rs `out_target` shifts a run's), the map's segment geometry
+    // writing exactly points `0..n`; and an input read in place from an output (`check_serial`
+    // only) is one the map reads at every point at that point alone (contiguous of the iteration
+    // shape, or a one-point splat loaded in the entry block), which the code loads before it
+    // stores any output of that point (skeleton.rs `item`). The buffers are borrowed by the caller
+    // for the whole call, on this thread.
     unsafe {
         (code.entry)(
             ins.as_ptr(),

@@ -451,6 +451,36 @@ pub(crate) fn check_serial<T: Elem>(
     Err(serial_error(lens, in_place, n, n_outputs, inputs, outs))
 }
 
+/// Checks a call of a [`crate::SerialMap`] as a bound kernel's run takes it
+/// (`SerialMap::run_refs`): the bound counts; each output of `n` elements of its type
+/// (`out_types`); each input a slice of the dtype where it is read in it, else its elements of the
+/// type the code reads (`stored`), neither a view nor byte strings, of `lens[i]` elements. None
+/// where anything differs (the general run checks it again and says what).
+#[inline]
+pub(crate) fn check_serial_refs<T: Elem>(
+    lens: &[usize],
+    stored: &[Option<ElemType>],
+    out_types: &[ElemType],
+    n: usize,
+    inputs: &[InputRef<'_, T>],
+    outs: &[OutSlice<'_>],
+) -> Option<Checked> {
+    let fits = |(i, input): (usize, &InputRef<'_, T>)| match input {
+        InputRef::Slice(s) => stored[i].is_none() && s.len() == lens[i],
+        InputRef::Stored(Stored::View(_) | Stored::Bytes(..)) => false,
+        InputRef::Stored(s) => stored[i] == Some(s.ty()) && s.len() == lens[i],
+        InputRef::View(_) | InputRef::Destination | InputRef::Output(_) => false,
+    };
+    (inputs.len() == lens.len()
+        && outs.len() == out_types.len()
+        && outs
+            .iter()
+            .zip(out_types)
+            .all(|(o, &t)| o.ty() == t && o.len() == n)
+        && inputs.iter().enumerate().all(fits))
+    .then_some(Checked(()))
+}
+
 /// Whether input `i` of a serial call fits: a slice of its length, or an output it may read in place.
 #[inline]
 fn part_fits<T: Elem>(

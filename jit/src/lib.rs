@@ -331,14 +331,18 @@ impl CompiledKernel {
     pub fn bind(self: &Arc<Self>, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<BoundKernel> {
         let (st, geo) = self.check(kernel, plan, kernel.dtype)?;
         let extra_types = extra_types(&st, kernel, plan)?;
-        Ok(BoundKernel {
+        let mut bound = BoundKernel {
             code: self.clone(),
             kernel: kernel.clone(),
             plan: plan.clone(),
             st,
             geo,
             extra_types,
-        })
+            serial: None,
+        };
+        // a map's call into the caller's buffers on the calling thread (below the threshold)
+        bound.serial = bound.serial_map().ok().map(Box::new);
+        Ok(bound)
     }
 
     /// The structure and geometry of `kernel` read as `plan`, checked to be what this code was
@@ -450,6 +454,9 @@ pub struct BoundKernel {
     /// The further outputs' types as a run writes them (a typed kernel's own, a float kernel's
     /// dtype).
     extra_types: Vec<ElemType>,
+    /// A map's serial call, which a run into the caller's buffers on the calling thread takes
+    /// ([`SerialMap::run_refs`]: no run plan, no output bookkeeping).
+    serial: Option<Box<SerialMap>>,
 }
 
 impl BoundKernel {
@@ -496,6 +503,9 @@ impl BoundKernel {
         cfg: &RunConfig<'_>,
     ) -> Result<()> {
         self.dtype_is::<T>()?;
+        if let Some(done) = self.serial_into(inputs, outs, cfg) {
+            return done;
+        }
         run_many(
             &self.code.code,
             &self.st,
@@ -507,6 +517,23 @@ impl BoundKernel {
             &self.extra_types,
             cfg,
         )
+    }
+
+    /// A map into the caller's buffers on the calling thread (`cfg` cuts no units and starts from
+    /// the identity) by its serial call, where the inputs and outputs are what it takes (see
+    /// [`SerialMap::run_refs`]); None elsewhere, for the general run.
+    #[inline]
+    fn serial_into<T: Elem>(
+        &self,
+        inputs: &[InputRef<'_, T>],
+        outs: &mut [OutSlice<'_>],
+        cfg: &RunConfig<'_>,
+    ) -> Option<Result<()>> {
+        let serial = self
+            .serial
+            .as_ref()
+            .filter(|_| cfg.max_units <= 1 && cfg.start == kiln_ir::Start::Identity)?;
+        serial.run_refs(inputs, outs)
     }
 
     /// [`CompiledKernel::run_with_extra`] for the bound kernel and plan, the further outputs into
@@ -623,10 +650,13 @@ impl BoundKernel {
     pub fn run_into_out<T: Elem>(
         &self,
         inputs: &[InputRef<'_, T>],
-        out: OutSlice<'_>,
+        mut out: OutSlice<'_>,
         cfg: &RunConfig<'_>,
     ) -> Result<()> {
         self.dtype_is::<T>()?;
+        if let Some(done) = self.serial_into(inputs, std::slice::from_mut(&mut out), cfg) {
+            return done;
+        }
         let (k, p) = (&self.kernel, &self.plan);
         let mut ws = Workspace::new();
         execute::execute(

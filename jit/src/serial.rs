@@ -12,7 +12,7 @@ use crate::check;
 use crate::error::{JitError, Result};
 use crate::layout::{Access, Mode};
 use crate::plan::RunPlan;
-use crate::run::{Elem, RunConfig, Serial};
+use crate::run::{Elem, OutSlice, RunConfig, Serial};
 use crate::{BoundKernel, CompiledKernel};
 use kiln_ir::{ElemType, InputPlan, ReduceOp, Start};
 use std::sync::Arc;
@@ -49,6 +49,17 @@ pub struct SerialMap {
     /// Per input: whether it may be read in place from an output (read at every point at that point
     /// alone: contiguous of the iteration shape, or the one point of a one-point iteration).
     in_place: Box<[bool]>,
+    /// Per input: the element type it is read in where the code reads it converted (a typed
+    /// kernel's inputs, or one stored in another type: [`BoundKernel::run_into_out`]'s call takes
+    /// them), None where it is read in the dtype.
+    stored: Box<[Option<ElemType>]>,
+    /// Per output: the element type the code writes it in (a typed kernel's own; a float kernel's
+    /// dtype); None where no call into the outputs' buffers takes it (a float map's logical result
+    /// alone, which a run types after).
+    out_types: Option<Box<[ElemType]>>,
+    /// Whether [`SerialMap::run`] takes the map: every input read in the dtype, every output
+    /// written in it.
+    slices: bool,
 }
 
 impl BoundKernel {
@@ -62,14 +73,22 @@ impl BoundKernel {
         if st.mode != Mode::Map {
             return Err(JitError::Unsupported("a serial map is a map".into()));
         }
-        // its outputs are slices of the dtype: a typed kernel's output of another type (a bool, an
-        // int64 written at its own address) runs through `run_into_many`
+        // the types of the outputs' buffers: a typed kernel's own; a float kernel's dtype (a logical
+        // result written 1 / 0 in it where the map has several outputs, as `check_run` takes them)
         let own = kernel.dtype;
-        if st.typed.is_some() && (geo.out_type != own || self.extra_types.iter().any(|&t| t != own)) {
-            return Err(JitError::Unsupported(
-                "a serial map of a typed kernel with a result of another type than its lanes".into(),
-            ));
-        }
+        let out_types = match st.typed {
+            Some(_) => Some(
+                std::iter::once(geo.out_type)
+                    .chain(self.extra_types.iter().copied())
+                    .collect(),
+            ),
+            None if geo.out_type == own
+                || (!self.extra_types.is_empty() && geo.out_type == ElemType::Bool) =>
+            {
+                Some(vec![own; kernel.n_outputs()].into_boxed_slice())
+            }
+            None => None,
+        };
         let cfg = RunConfig {
             max_units: 1,
             spread: &Serial,
@@ -87,6 +106,10 @@ impl BoundKernel {
             n_outputs: kernel.n_outputs(),
             lens,
             in_place,
+            slices: st.stored.iter().all(Option::is_none)
+                && (st.typed.is_none() || out_types.as_ref().is_some_and(|t| t.iter().all(|&t| t == own))),
+            stored: st.stored.clone().into_boxed_slice(),
+            out_types,
         })
     }
 
@@ -113,6 +136,15 @@ impl BoundKernel {
                 ));
             }
         };
+        // the accumulators' inputs are slices of the dtype (`SerialReduce::run` passes them as
+        // they are): an input the code reads in another type (its address scaled,
+        // `InputRef::base`) runs through `run_with`
+        if let Some(i) = st.stored.iter().position(Option::is_some) {
+            return Err(JitError::Unsupported(format!(
+                "a serial reduction of a kernel reading input '{}' stored in another type",
+                kernel.inputs[i].name
+            )));
+        }
         // a min or max of nothing has no value: the general run's check reports it
         if geo.n_red == 0 && !op.has_identity() {
             return Err(kiln_ir::IrError::EmptyReduction { op: op.name() }.into());
@@ -142,18 +174,11 @@ impl BoundKernel {
         })
     }
 
-    /// Per input of a serial call: the elements its slice must hold, and whether it may be read in
-    /// place from an output (read at every point at that point alone).
+    /// Per input of a serial call: the elements its slice (or its elements in another type) must
+    /// hold, and whether it may be read in place from an output (read at every point at that point
+    /// alone).
     fn serial_lens(&self) -> Result<SerialLens> {
         let (st, geo, kernel, plan) = (&self.st, &self.geo, &self.kernel, &self.plan);
-        // a serial call's slices are of the dtype and passed as they are: an input the code reads
-        // in another type (its address scaled, `InputRef::base`) runs through `run_with`
-        if let Some(i) = st.stored.iter().position(Option::is_some) {
-            return Err(JitError::Unsupported(format!(
-                "a serial call of a kernel reading input '{}' stored in another type",
-                kernel.inputs[i].name
-            )));
-        }
         let mut lens = Vec::with_capacity(kernel.inputs.len());
         let mut in_place = Vec::with_capacity(kernel.inputs.len());
         for (i, decl) in kernel.inputs.iter().enumerate() {
@@ -337,6 +362,13 @@ impl SerialMap {
                 given: T::DTYPE,
             });
         }
+        if !self.slices {
+            return Err(JitError::Unsupported(
+                "a serial call on slices of the dtype of a map reading or writing other types (a \
+                 bound kernel's run_into_out takes its elements)"
+                    .into(),
+            ));
+        }
         let checked = check::check_serial(&self.lens, &self.in_place, self.n, self.n_outputs, inputs, outs)?;
         let Some(unit) = self.unit else {
             return Ok(());
@@ -353,6 +385,45 @@ impl SerialMap {
         let out0 = fill(&mut stack[..all], inputs, outs);
         call::call_unit::<T>(&self.code.code, checked, &self.params, &stack[..all], out0, unit);
         Ok(())
+    }
+}
+
+impl SerialMap {
+    /// The map over `inputs` (as a run takes them: slices of the dtype, or elements stored in
+    /// another type) into `outs` (one buffer per output, of the type the code writes it in, `n`
+    /// elements each) on the calling thread: [`BoundKernel::run_into_out`]'s call below the
+    /// threshold. None where the call is not one this takes (a view, byte strings, an output read
+    /// in place, a count, type or length other than bound), for the general run, which checks
+    /// everything and says what is wrong.
+    #[inline]
+    pub(crate) fn run_refs<T: Elem>(
+        &self,
+        inputs: &[crate::InputRef<'_, T>],
+        outs: &mut [OutSlice<'_>],
+    ) -> Option<Result<()>> {
+        let out_types = self.out_types.as_deref()?;
+        let checked = check::check_serial_refs(&self.lens, &self.stored, out_types, self.n, inputs, outs)?;
+        let Some(unit) = self.unit else {
+            return Some(Ok(()));
+        };
+        let (n_in, size) = (inputs.len(), T::DTYPE.size());
+        let all = n_in + outs.len() - 1;
+        if all > STACK_POINTERS {
+            return None;
+        }
+        // the inputs' pointers (an input stored in another type scaled as a run passes it), then
+        // outputs 1, 2, ...'s; output 0's is `out_val` (each output's address shifted as a run's)
+        let mut ptrs = [std::ptr::null::<u8>(); STACK_POINTERS];
+        for (p, input) in ptrs.iter_mut().zip(inputs) {
+            *p = input.base();
+        }
+        let (first, rest) = outs.split_first_mut()?;
+        for (p, o) in ptrs[n_in..all].iter_mut().zip(rest) {
+            *p = crate::output::out_target(o, size).0.cast_const();
+        }
+        let out0 = crate::output::out_target(first, size).0;
+        call::call_unit::<T>(&self.code.code, checked, &self.params, &ptrs[..all], out0, unit);
+        Some(Ok(()))
     }
 }
 

@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use kiln_ir::*;
-use kiln_jit::{Elem, InputRef, JitError, RunConfig, Schedule, Stored, Workspace};
+use kiln_jit::{Elem, InputRef, JitError, Part, RunConfig, Schedule, Stored, Workspace};
 
 /// The elements of one stored input, owned.
 enum Owned {
@@ -129,6 +129,18 @@ fn check<T: Elem>(t: ElemType, xs: &[usize], shape: &[usize], kind: KernelKind) 
         );
         if let Some(o) = &oracle_map {
             compare(&what, &k, &got, o, None);
+            // into the caller's buffer on the calling thread: the bound map's serial call, which
+            // takes the stored input as a run does
+            let code = kiln_jit::compile(&k, &p, schedule).unwrap().bind(&k, &p).unwrap();
+            let mut out = vec![T::from_f64(0.25); n];
+            let inputs = [InputRef::Stored(stored.view()), InputRef::Slice(&y[..])];
+            code.run_into_out(&inputs, T::out_slice(&mut out), &RunConfig::default())
+                .unwrap();
+            let o: Vec<f64> = out.iter().map(|v| v.to_f64()).collect();
+            assert!(
+                o.len() == g.len() && o.iter().zip(&g).all(|(&a, &b)| same_bits(a, b)),
+                "{what}, into a buffer: {o:?} vs {g:?}"
+            );
         }
     }
 }
@@ -322,15 +334,22 @@ fn int64_converts_as_numpy_casts_at_every_magnitude() {
 
 #[test]
 fn serial_handles_refuse_a_kernel_of_stored_inputs() {
-    // a serial call passes slices of the dtype as they are: a stored input's scaled address is
-    // `run_with`'s alone
+    // a serial call on slices passes them as they are: a stored input's scaled address is a bound
+    // kernel's run's alone (`run_into_out`, whose serial call below the threshold takes it)
     let map = kernel_of(ElemType::F64, ElemType::I32, &[8], &[8], KernelKind::Map);
     let p = plan(&map, 1);
     let code = kiln_jit::compile(&map, &p, Schedule::for_kernel(&map))
         .unwrap()
         .bind(&map, &p)
         .unwrap();
-    assert!(matches!(code.serial_map(), Err(JitError::Unsupported(_))));
+    let serial = code.serial_map().unwrap();
+    let (x, y) = ([1.0f64; 8], [2.0f64; 8]);
+    let mut out = [0.0f64; 8];
+    let e = serial
+        .run(&[Part::Slice(&x[..]), Part::Slice(&y[..])], &mut [&mut out[..]])
+        .unwrap_err();
+    assert!(matches!(e, JitError::Unsupported(_)), "{e}");
+    assert_eq!(out, [0.0; 8], "nothing written");
     let sum = kernel_of(
         ElemType::F64,
         ElemType::Bool,
