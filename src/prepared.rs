@@ -217,8 +217,9 @@ pub struct Prepared {
     /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
     /// handle has a serial kernel (see [`Prepared::run_out_checked`]).
     pub(crate) serial: Option<kiln_ir::ElemType>,
-    /// A whole-array sum, product, min or max on the calling thread into a scalar result, bound for
-    /// calls on C-contiguous inputs (see [`Prepared::run_checked`]).
+    /// A sum, product, min or max (any or all of bool and integer values) on the calling thread,
+    /// bound for calls on C-contiguous inputs below the threshold (see [`Prepared::run_checked`],
+    /// [`Prepared::call_refs`]).
     pub(crate) serial_reduce: Option<Arc<kiln_jit::SerialReduce>>,
 }
 
@@ -825,6 +826,7 @@ impl Prepared {
         // a whole-array reduction below the threshold: the serial fold, into the one element (the
         // inputs checked first: the fold reads slices of the lengths it is given)
         if let Some(r) = &self.serial_reduce
+            && r.takes_slices()
             && self.direct.is_some()
             && self.lanes == L::DTYPE
             && self.out_type == L::DTYPE
@@ -956,8 +958,18 @@ impl Prepared {
             None => kiln_ir::shape::checked_size(&spec.kernel.shape)?,
         };
         let cfg = self.runner.parallel().jit_config(n, start);
-        // a reduction folding in `out` itself (no mean to divide by: keepdims is only a shape)
         let mut out = out;
+        // on the calling thread from the identity: the bound serial fold into `out`, of any type
+        // (no mean to divide by: keepdims is only a shape)
+        if let (Some(o), Some(r)) = (out.as_mut(), &self.serial_reduce)
+            && cfg.max_units <= 1
+            && start == Start::Identity
+            && !reduction.is_some_and(|r| r.mean)
+            && r.run_refs(refs, o.reborrow()).is_some()
+        {
+            return Ok(None);
+        }
+        // a reduction folding in `out` itself (no mean to divide by: keepdims is only a shape)
         if let Some(o) = out.as_mut()
             && !reduction.is_some_and(|r| r.mean)
             && spec.exe.reduces_into(o.ty())
@@ -1030,7 +1042,7 @@ impl Prepared {
         inputs: &I,
         out: &mut [A],
     ) -> Option<Result<()>> {
-        if self.order.len() > STACK_INPUTS {
+        if self.order.len() > STACK_INPUTS || !r.takes_slices() {
             return None;
         }
         let mut parts: [kiln_jit::Part<'_, A>; STACK_INPUTS] = [kiln_jit::Part::Slice(&[]); STACK_INPUTS];

@@ -537,3 +537,87 @@ fn elements_given_for_a_strided_binding_are_read_in_c_order() {
     .unwrap();
     assert_eq!(p, &p0 + &(&v * 0.5));
 }
+
+/// Reductions of bool and integer values into given outputs (the ordinary call, and a handle's
+/// call into a buffer): below the threshold the bound serial fold in int64 words, narrowed to
+/// the result's type: bit for bit the interpreter's, whole arrays and along either axis, every
+/// length (0, 1, below and above the vector width); a min or max of nothing is an error both ways.
+#[test]
+fn integer_reductions_into_given_outputs_match_the_interpreter() {
+    use kiln::OutSlice;
+    use ndarray::IxDyn;
+    let exprs = [
+        "sum(i)",
+        "prod(j)",
+        "min(i)",
+        "max(j)",
+        "any(b)",
+        "all(b)",
+        "sum(b)",
+        "max(b)",
+        "sum(where(b, i, 0))",
+        "min(i * j)",
+        "sum(m, axis=1)",
+        "min(m, axis=0)",
+        "max(mj, axis=1)",
+        "prod(mj, axis=0)",
+        "any(mb, axis=0)",
+        "all(mb, axis=1)",
+        "sum(mb, axis=1)",
+    ];
+    for n in [0usize, 1, 3, 17, 100] {
+        let data = Inputs::new(n);
+        let m = Array2::from_shape_fn((3, n), |(r, c)| (r * 31 + c) as i64 * 97 - 1000);
+        let mj = m.mapv(|v| (v % 50) as i32);
+        let mb = m.mapv(|v| v % 3 != 0);
+        for expr in exprs {
+            let runner = FusedRunner::compile_text(expr).unwrap();
+            let mut named = data.args(&["i", "j", "b"]);
+            named.extend([("m", (&m).into()), ("mj", (&mj).into()), ("mb", (&mb).into())]);
+            let used = runner.input_names().to_vec();
+            named.retain(|(name, _)| used.iter().any(|u| u == name));
+            let oracle = FusedRunner::compile_text(expr)
+                .unwrap()
+                .with_backend(kiln::interpreter());
+            let want = oracle.run(&named);
+            let Ok(want) = want else {
+                // a min or max of nothing: an error through the compiled call too
+                let mut out = ArrayD::<i64>::zeros(IxDyn(&[]));
+                assert!(runner.call(&named, out.view_mut()).is_err(), "{expr} (n = {n})");
+                continue;
+            };
+            let h = runner.prepared(&named).unwrap();
+            let plain: Vec<ArrayArg<'_>> = named.iter().map(|(_, a)| a.clone()).collect();
+            for _ in 0..2 {
+                let got = match &want {
+                    Output::I64(w) => {
+                        let mut out = ArrayD::<i64>::from_elem(w.shape(), 7);
+                        runner.call(&named, out.view_mut()).unwrap();
+                        let mut buf = vec![7i64; w.len()];
+                        h.run_into_out(&plain, OutSlice::I64(&mut buf)).unwrap();
+                        assert_eq!(buf, out.iter().copied().collect::<Vec<_>>(), "{expr} (n = {n})");
+                        Output::I64(out)
+                    }
+                    Output::I32(w) => {
+                        let mut out = ArrayD::<i32>::from_elem(w.shape(), 7);
+                        runner.call(&named, out.view_mut()).unwrap();
+                        let mut buf = vec![7i32; w.len()];
+                        h.run_into_out(&plain, OutSlice::I32(&mut buf)).unwrap();
+                        assert_eq!(buf, out.iter().copied().collect::<Vec<_>>(), "{expr} (n = {n})");
+                        Output::I32(out)
+                    }
+                    Output::Bool(w) => {
+                        let mut out = ArrayD::<bool>::from_elem(w.shape(), true);
+                        runner.call(&named, out.view_mut()).unwrap();
+                        let mut buf = vec![true; w.len()];
+                        h.run_into_out(&plain, OutSlice::Bool(&mut buf)).unwrap();
+                        assert_eq!(buf, out.iter().copied().collect::<Vec<_>>(), "{expr} (n = {n})");
+                        Output::Bool(out)
+                    }
+                    other => panic!("{expr}: an integer or bool result, not {other:?}"),
+                };
+                assert!(same(&got, &want), "{expr} (n = {n}): {got:?} against {want:?}");
+            }
+        }
+    }
+}

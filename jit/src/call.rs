@@ -342,13 +342,15 @@ pub(crate) fn call_reduce_unit<T: Elem>(
     let (sb, se, lo, hi) = unit;
     // SAFETY: as `call_unit`, for the one unit of an unchunked run plan of one unit (`SerialReduce`
     // made `params` and `unit` from `RunPlan::new` of the bound structure and geometry, and refused
-    // a chunked plan or several units): `check::check_serial` proved every input slice holds the
-    // elements the plan reads; the segment geometry addresses the plan's `n_slots` output slots
-    // only (one per output), and `acc` points to that many accumulators (`SerialReduce::run_into`
-    // checks the caller's count, or holds them itself): f64s for sums and products, elements of the
-    // dtype for min and max, as output.rs `targets` lays out the value output. The reduction has no
-    // index output (not an arg-reduction) and no scan state. The buffers are borrowed by the caller
-    // for the whole call.
+    // a chunked plan or several units): `check::check_serial` (slices of the dtype, of a reduction
+    // reading every input in it) or `check::check_serial_refs` (inputs as a run takes them, stored
+    // ones passed scaled as `InputRef::base` passes them) proved every input holds the elements the
+    // plan reads; the segment geometry addresses the plan's `n_slots` output slots only (one per
+    // output), and `acc` points to that many accumulators (`SerialReduce` checks the caller's
+    // count, or holds them itself): f64s for float sums and products, elements of the dtype for
+    // float min and max, int64 words for bool and integer values, as output.rs `targets` lays out
+    // the value output. The reduction has no index output (not an arg-reduction) and no scan
+    // state. The buffers are borrowed by the caller for the whole call.
     unsafe {
         (code.entry)(
             ins.as_ptr(),

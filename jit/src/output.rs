@@ -495,7 +495,7 @@ fn values_ptr(v: &mut Values) -> (*mut u8, usize, ElemType) {
 }
 
 /// The identity of `op`'s int64 accumulator (int_acc.rs).
-fn int_identity(op: ReduceOp) -> i64 {
+pub(crate) fn int_identity(op: ReduceOp) -> i64 {
     match op {
         ReduceOp::Sum | ReduceOp::Any => 0,
         ReduceOp::Prod | ReduceOp::All => 1,

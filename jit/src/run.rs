@@ -22,6 +22,8 @@ pub trait Elem: Real + Default {
     fn partials(ws: &mut Workspace) -> (&mut Vec<f64>, &mut Vec<Self>, &mut Vec<Self::Idx>);
     /// A caller's buffer of this type as a run's destination.
     fn out_slice(s: &mut [Self]) -> OutSlice<'_>;
+    /// A run's destination as the caller's buffer of this type, where it is one.
+    fn of_out(o: OutSlice<'_>) -> Option<&mut [Self]>;
 }
 
 impl Elem for f64 {
@@ -37,6 +39,12 @@ impl Elem for f64 {
     fn out_slice(s: &mut [f64]) -> OutSlice<'_> {
         OutSlice::F64(s)
     }
+    fn of_out(o: OutSlice<'_>) -> Option<&mut [f64]> {
+        match o {
+            OutSlice::F64(s) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 impl Elem for f32 {
@@ -51,6 +59,12 @@ impl Elem for f32 {
     }
     fn out_slice(s: &mut [f32]) -> OutSlice<'_> {
         OutSlice::F32(s)
+    }
+    fn of_out(o: OutSlice<'_>) -> Option<&mut [f32]> {
+        match o {
+            OutSlice::F32(s) => Some(s),
+            _ => None,
+        }
     }
 }
 

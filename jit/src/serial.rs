@@ -123,26 +123,36 @@ impl BoundKernel {
     /// an empty axis.
     pub fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Result<SerialReduce> {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
+        // float values (a float kernel's, or a typed kernel's of its lanes' type): sums and
+        // products in f64 accumulators, min and max in the dtype; bool and integer values (a typed
+        // kernel's): any of these and any / all in int64 words (int_acc.rs)
+        let ints = st.typed.filter(|t| t.int_acc()).map(|t| t.values);
+        let complex = st.typed.is_some_and(|t| t.complex_acc());
         let op = match st.mode {
-            Mode::Trailing(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
-            | Mode::Kept(op @ (ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max))
-                if geo.out_type == kernel.dtype =>
-            {
-                op
-            }
+            Mode::Trailing(op) | Mode::Kept(op) if !complex => op,
             _ => {
                 return Err(JitError::Unsupported(
-                    "a serial reduction is a sum, product, min or max of float values".into(),
+                    "a serial reduction is a sum, product, min, max, any or all of real values".into(),
                 ));
             }
         };
-        // the accumulators' inputs are slices of the dtype (`SerialReduce::run` passes them as
-        // they are): an input the code reads in another type (its address scaled,
-        // `InputRef::base`) runs through `run_with`
-        if let Some(i) = st.stored.iter().position(Option::is_some) {
+        let result = match (ints, op) {
+            (None, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max) => kernel.dtype,
+            (Some(_), ReduceOp::Sum | ReduceOp::Prod) => ElemType::I64,
+            (Some(_), ReduceOp::Any | ReduceOp::All) => ElemType::Bool,
+            (Some(vt), ReduceOp::Min | ReduceOp::Max) => vt,
+            _ => {
+                return Err(JitError::Unsupported(
+                    "a serial reduction is a sum, product, min or max (any or all of bool and integer \
+                     values)"
+                        .into(),
+                ));
+            }
+        };
+        if geo.out_type != result {
             return Err(JitError::Unsupported(format!(
-                "a serial reduction of a kernel reading input '{}' stored in another type",
-                kernel.inputs[i].name
+                "a serial reduction's result is {result}, not {}",
+                geo.out_type
             )));
         }
         // a min or max of nothing has no value: the general run's check reports it
@@ -171,6 +181,10 @@ impl BoundKernel {
             slots: run.n_slots,
             lens,
             in_place,
+            slices: ints.is_none() && st.stored.iter().all(Option::is_none),
+            stored: st.stored.clone().into_boxed_slice(),
+            ints,
+            result,
         })
     }
 
@@ -213,13 +227,15 @@ impl BoundKernel {
     }
 }
 
-/// A sum, product, min or max (of the whole array, or along any axes) bound for calls on the calling
-/// thread: the parameter block and the one unit fixed when it is made, as for [`SerialMap`]. A call
-/// checks the input slices, folds into one accumulator slot per output (f64 for sums and products,
-/// the dtype for min and max, starting at the op's identity: the caller's own elements where they
-/// are of the accumulators' type, else slots on the stack) and finishes each as the general run
-/// does (a sum rounded once, with [`ReduceOp::finish`]'s sign rule): the same bits as
-/// [`BoundKernel::run_with`] of an unchunked run.
+/// A sum, product, min or max (of the whole array, or along any axes; of bool and integer values
+/// also any and all) bound for calls on the calling thread: the parameter block and the one unit
+/// fixed when it is made, as for [`SerialMap`]. A call checks the inputs, folds into one
+/// accumulator slot per output, starting at the op's identity (float values: f64 for sums and
+/// products, the dtype for min and max, the caller's own elements where they are of the
+/// accumulators' type, else slots on the stack; bool and integer values: int64 words, as
+/// int_acc.rs keeps them) and finishes each as the general run does (a float sum rounded once,
+/// with [`ReduceOp::finish`]'s sign rule; an integer word narrowed to the result's type): the same
+/// bits as [`BoundKernel::run_with`] of an unchunked run.
 pub struct SerialReduce {
     code: Arc<CompiledKernel>,
     params: Box<[i64]>,
@@ -230,6 +246,14 @@ pub struct SerialReduce {
     slots: usize,
     lens: Box<[usize]>,
     in_place: Box<[bool]>,
+    /// Per input: the element type the code reads it in, where not the dtype (see [`SerialMap`]).
+    stored: Box<[Option<ElemType>]>,
+    /// The value type of bool or integer values (int64 accumulators), None for float values.
+    ints: Option<ElemType>,
+    /// The result's element type.
+    result: ElemType,
+    /// [`SerialReduce::takes_slices`].
+    slices: bool,
 }
 
 /// Slots of f64 accumulators a [`SerialReduce`] of another dtype keeps on the stack (more: on the
@@ -260,12 +284,21 @@ impl SerialReduce {
         self.slots
     }
 
+    /// Whether [`SerialReduce::run`] and [`SerialReduce::run_into`] (slices of the dtype) take the
+    /// reduction: float values, every input read in the dtype. Any other takes its inputs as a run
+    /// does ([`SerialReduce::run_refs`]).
+    #[inline]
+    pub fn takes_slices(&self) -> bool {
+        self.slices
+    }
+
     /// The reduction of `inputs` (each its elements in C order) into `out` (its outputs in C
     /// order), on the calling thread.
     ///
     /// # Errors
     /// Another dtype than the kernel's, another count of inputs or outputs, a slice of another
-    /// length than bound, or an input given as an output (a reduction has none to read).
+    /// length than bound, an input given as an output (a reduction has none to read), or a
+    /// reduction these slices do not take ([`SerialReduce::takes_slices`]).
     #[inline]
     pub fn run_into<T: Elem>(&self, inputs: &[Part<'_, T>], out: &mut [T]) -> Result<()> {
         if T::DTYPE != self.dtype {
@@ -273,6 +306,13 @@ impl SerialReduce {
                 kernel: self.dtype,
                 given: T::DTYPE,
             });
+        }
+        if !self.takes_slices() {
+            return Err(JitError::Unsupported(
+                "a serial reduction on slices of the dtype of values of another type (run_refs takes \
+                 its inputs)"
+                    .into(),
+            ));
         }
         if out.len() != self.slots {
             return Err(JitError::BadInput {
@@ -282,6 +322,82 @@ impl SerialReduce {
             });
         }
         let checked = check::check_serial(&self.lens, &self.in_place, 0, 0, inputs, &[])?;
+        let mut stack = [std::ptr::null::<u8>(); STACK_POINTERS];
+        let mut heap = Vec::new();
+        let ptrs: &mut [*const u8] = if inputs.len() <= STACK_POINTERS {
+            &mut stack[..inputs.len()]
+        } else {
+            heap.resize(inputs.len(), std::ptr::null());
+            &mut heap
+        };
+        for (p, input) in ptrs.iter_mut().zip(inputs) {
+            *p = match *input {
+                Part::Slice(s) => s.as_ptr().cast(),
+                Part::Output(_) => unreachable!("checked: a reduction reads no output"),
+            };
+        }
+        self.fold_floats(checked, ptrs, out);
+        Ok(())
+    }
+
+    /// The reduction of `inputs` (as a bound kernel's run takes them: slices of the dtype, or
+    /// elements of the type the code reads, see [`SerialMap`]) into `out` (its outputs in C order,
+    /// of the result's type) on the calling thread: a handle's call below the threshold. None where
+    /// the call is not one this takes (a view, byte strings, a count, type or length other than
+    /// bound), for the general run, which checks everything and says what is wrong.
+    #[inline]
+    pub fn run_refs<T: Elem>(&self, inputs: &[crate::InputRef<'_, T>], out: OutSlice<'_>) -> Option<()> {
+        if T::DTYPE != self.dtype || inputs.len() > STACK_POINTERS {
+            return None;
+        }
+        let checked = check::check_serial_refs(
+            &self.lens,
+            &self.stored,
+            std::slice::from_ref(&self.result),
+            self.slots,
+            inputs,
+            std::slice::from_ref(&out),
+        )?;
+        let mut stack = [std::ptr::null::<u8>(); STACK_POINTERS];
+        for (p, input) in stack.iter_mut().zip(inputs) {
+            *p = input.base();
+        }
+        let ptrs = &stack[..inputs.len()];
+        if self.ints.is_none() {
+            self.fold_floats(checked, ptrs, T::of_out(out)?);
+            return Some(());
+        }
+        // bool and integer values: int64 words, the caller's own where the result is int64
+        let id = crate::output::int_identity(self.op);
+        if let OutSlice::I64(o) = out {
+            o.fill(id);
+            self.fold_at::<T>(checked, ptrs, o.as_mut_ptr().cast());
+            return Some(());
+        }
+        let mut small = [0i64; STACK_SLOTS];
+        let mut heap = Vec::new();
+        let words: &mut [i64] = if self.slots <= STACK_SLOTS {
+            &mut small[..self.slots]
+        } else {
+            heap.resize(self.slots, 0);
+            &mut heap
+        };
+        words.fill(id);
+        self.fold_at::<T>(checked, ptrs, words.as_mut_ptr().cast());
+        // narrowed as output.rs `int_tensor` narrows them (each holds a value of the result's type)
+        match out {
+            OutSlice::I32(o) => o.iter_mut().zip(words.iter()).for_each(|(o, &w)| *o = w as i32),
+            OutSlice::Bool(o) => o.iter_mut().zip(words.iter()).for_each(|(o, &w)| *o = w != 0),
+            _ => unreachable!("checked: the result is int64, int32 or bool"),
+        }
+        Some(())
+    }
+
+    /// The fold of float values over the inputs at `ptrs` into `out` (checked: the slots' count):
+    /// sums and products in f64 accumulators (`out`'s own where it is f64, else on the stack),
+    /// min and max in `out`, each finished as output.rs `tensor` finishes it.
+    #[inline]
+    fn fold_floats<T: Elem>(&self, checked: check::Checked, ptrs: &[*const u8], out: &mut [T]) {
         let op = self.op;
         let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
         // as output.rs `tensor`: the sign rule decided by the answer for -0.0
@@ -297,45 +413,30 @@ impl SerialReduce {
                 &mut heap
             };
             acc.fill(op.identity());
-            self.fold(checked, inputs, acc.as_mut_ptr().cast());
+            self.fold_at::<T>(checked, ptrs, acc.as_mut_ptr().cast());
             for (o, &a) in out.iter_mut().zip(acc.iter()) {
                 *o = T::from_f64(if plus_zero { a + 0.0 } else { a });
             }
-            return Ok(());
+            return;
         }
         // the accumulators are `out`'s own elements (f64 sums and products, min and max)
         out.fill(T::from_f64(op.identity()));
-        self.fold(checked, inputs, out.as_mut_ptr().cast());
+        self.fold_at::<T>(checked, ptrs, out.as_mut_ptr().cast());
         if plus_zero {
             for o in out.iter_mut() {
                 *o = T::from_f64(o.to_f64() + 0.0);
             }
         }
-        Ok(())
     }
 
-    /// Calls the code once over the unit, folding into the accumulators at `acc` ([`Self::slots`]
-    /// of them: f64 for sums and products, `T` for min and max, each at its start).
+    /// Calls the code once over the unit, reading the inputs at `ptrs` and folding into the
+    /// accumulators at `acc` (`slots` of them, each at its start: f64 for float sums and
+    /// products, `T` for float min and max, int64 words for bool and integer values).
     #[inline]
-    fn fold<T: Elem>(&self, checked: check::Checked, inputs: &[Part<'_, T>], acc: *mut u8) {
-        let Some(unit) = self.unit else {
-            return;
-        };
-        let mut stack = [std::ptr::null::<u8>(); STACK_POINTERS];
-        let mut heap = Vec::new();
-        let ptrs: &mut [*const u8] = if inputs.len() <= STACK_POINTERS {
-            &mut stack[..inputs.len()]
-        } else {
-            heap.resize(inputs.len(), std::ptr::null());
-            &mut heap
-        };
-        for (p, input) in ptrs.iter_mut().zip(inputs) {
-            *p = match *input {
-                Part::Slice(s) => s.as_ptr().cast(),
-                Part::Output(_) => unreachable!("checked: a reduction reads no output"),
-            };
+    fn fold_at<T: Elem>(&self, checked: check::Checked, ptrs: &[*const u8], acc: *mut u8) {
+        if let Some(unit) = self.unit {
+            call::call_reduce_unit::<T>(&self.code.code, checked, &self.params, ptrs, acc, unit);
         }
-        call::call_reduce_unit::<T>(&self.code.code, checked, &self.params, ptrs, acc, unit);
     }
 }
 

@@ -9,7 +9,7 @@ mod common;
 
 use common::*;
 use kiln_ir::*;
-use kiln_jit::{Elem, InputRef, JitError, Part, RunConfig, Schedule, Stored, Workspace};
+use kiln_jit::{Elem, InputRef, JitError, OutSlice, Part, RunConfig, Schedule, Stored, Workspace};
 
 /// The elements of one stored input, owned.
 enum Owned {
@@ -365,8 +365,28 @@ fn serial_handles_refuse_a_kernel_of_stored_inputs() {
         .unwrap()
         .bind(&sum, &p)
         .unwrap();
-    assert!(matches!(
-        code.serial_reduce(&RunConfig::default()),
-        Err(JitError::Unsupported(_))
-    ));
+    let serial = code.serial_reduce(&RunConfig::default()).unwrap();
+    assert!(!serial.takes_slices());
+    let e = serial
+        .run(&[Part::Slice(&x[..]), Part::Slice(&y[..])])
+        .unwrap_err();
+    assert!(matches!(e, JitError::Unsupported(_)), "{e}");
+    // as a run takes the inputs: the bools' elements, and the same value as the general run
+    let b = [true, false, true, true, false, false, true, false];
+    let inputs = [InputRef::Stored(Stored::Bool(&b)), InputRef::Slice(&y[..])];
+    let mut one = [0.0f64];
+    serial.run_refs(&inputs, OutSlice::F64(&mut one)).unwrap();
+    let want = code
+        .run_with(&inputs, &RunConfig::default(), &mut Workspace::new())
+        .unwrap()
+        .values
+        .to_f64();
+    assert_eq!(one[0].to_bits(), want[0].to_bits());
+    // a view is the general run's
+    let view = ndarray::ArrayView1::from(&b[..]).into_dyn();
+    let inputs = [
+        InputRef::Stored(Stored::View(kiln_jit::TypedView::Bool(view))),
+        InputRef::Slice(&y[..]),
+    ];
+    assert!(serial.run_refs(&inputs, OutSlice::F64(&mut one)).is_none());
 }
