@@ -209,5 +209,25 @@ fn axis_reductions_into_given_outputs() {
             r.run_into(&[("m", (&m32).into())], out32.view_mut()).unwrap();
         });
         assert_eq!(n, 0, "{text}: float32, the runner's call by name");
+        assert!(
+            out32
+                .iter()
+                .zip(&want)
+                .all(|(&a, &b)| (f64::from(a) - b).abs() <= 1e-5 * b.abs()),
+            "{text}: float32 {out32} against {want}"
+        );
     }
+    // bool and integer values: int64 words, narrowed into int32 and bool results
+    let i = m.mapv(|v| (v * 2.0) as i32);
+    let b = m.mapv(|v| v > 0.0);
+    let r = FusedRunner::compile_text("min(i, axis=0)").unwrap();
+    let mut out = Array1::<i32>::zeros(9);
+    let n = allocations(20, || r.run_into(&[("i", (&i).into())], out.view_mut()).unwrap());
+    assert_eq!(n, 0, "min(i, axis=0) of int32: the runner's call by name");
+    assert_eq!(out, i.fold_axis(ndarray::Axis(0), i32::MAX, |a, &v| *a.min(&v)));
+    let r = FusedRunner::compile_text("any(b, axis=1)").unwrap();
+    let mut out = Array1::<bool>::default(4);
+    let n = allocations(20, || r.run_into(&[("b", (&b).into())], out.view_mut()).unwrap());
+    assert_eq!(n, 0, "any(b, axis=1) of bool: the runner's call by name");
+    assert_eq!(out, b.map_axis(ndarray::Axis(1), |row| row.iter().any(|&v| v)));
 }

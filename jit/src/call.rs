@@ -15,9 +15,9 @@
 //!   and to hold the same elements in its own type; its pointer is passed scaled up by the ratio of
 //!   the element sizes (`InputRef::base`), never dereferenced by Rust, and the code shifts every
 //!   address it computes from it back before it loads (exact: every offset is a multiple of the
-//!   dtype's size). The serial handles (serial.rs) take such inputs only in `SerialMap::run_refs`,
-//!   checked there (check.rs `check_serial_refs`) exactly as `check_run` checks them, and passed
-//!   as a run passes them. The geometry ([`crate::layout::Geometry`]) is computed by kiln-jit itself
+//!   dtype's size). The serial handles (serial.rs) take such inputs only in `SerialMap::run_refs`
+//!   and `SerialReduce::run_refs`, checked there (check.rs `check_serial_refs`) exactly as
+//!   `check_run` checks them, and passed as a run passes them. The geometry ([`crate::layout::Geometry`]) is computed by kiln-jit itself
 //!   from the checked kernel shape, never taken from the caller;
 //! - the output buffers ([`Targets`], allocated by output.rs from the run plan) hold exactly the
 //!   elements the segment geometry makes the code write: `dispatch` checks their sizes against the
@@ -847,8 +847,9 @@ extern "C" fn kept_group<T: WideElem>(
     // `lo`: exactly the elements that loop reads (in a checked input: see `dispatch`) and the
     // outputs it reads and writes (this unit's alone, see the module doc). The rows are only read
     // during the call, by every thread (no unit writes an input: kept sums read no destination),
-    // and the output run is in a different allocation from every input (output.rs allocates it),
-    // so the shared slices and the one mutable slice do not alias.
+    // and the output run is in a different allocation from every input (output.rs allocates it,
+    // or it is the caller's `&mut` buffer of a serial fold, `SerialReduce`, which no input slice
+    // borrows), so the shared slices and the one mutable slice do not alias.
     let (rows, out) = unsafe {
         let n = n as usize;
         let rows = [r0, r1, r2, r3, r4, r5, r6, r7].map(|r| std::slice::from_raw_parts(r, n));

@@ -451,8 +451,8 @@ pub(crate) fn check_serial<T: Elem>(
     Err(serial_error(lens, in_place, n, n_outputs, inputs, outs))
 }
 
-/// Checks a call of a [`crate::SerialMap`] as a bound kernel's run takes it
-/// (`SerialMap::run_refs`): the bound counts; each output of `n` elements of its type
+/// Checks a call of a [`crate::SerialMap`] or [`crate::SerialReduce`] as a bound kernel's run
+/// takes it (`run_refs`; a reduction's `n` is its outputs' count): the bound counts; each output of `n` elements of its type
 /// (`out_types`); each input a slice of the dtype where it is read in it, else its elements of the
 /// type the code reads (`stored`), neither a view nor byte strings, of `lens[i]` elements. None
 /// where anything differs (the general run checks it again and says what).

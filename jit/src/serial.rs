@@ -171,6 +171,13 @@ impl BoundKernel {
                 "a serial reduction is one chunk of one unit, one slot per output".into(),
             ));
         }
+        // a reduction with further map outputs writes them through pointers after the inputs'
+        // (`run_with_extra`), which a serial call does not pass
+        if !kernel.map_extra().is_empty() {
+            return Err(JitError::Unsupported(
+                "a serial reduction of a kernel with further map outputs".into(),
+            ));
+        }
         let (lens, in_place) = self.serial_lens()?;
         Ok(SerialReduce {
             code: self.code.clone(),
@@ -490,6 +497,13 @@ impl SerialMap {
 }
 
 impl SerialMap {
+    /// Whether [`SerialMap::run`] (slices of the dtype) takes the map: every input read in the
+    /// dtype, every output written in it. Any other takes its buffers as a bound kernel's run does.
+    #[inline]
+    pub fn takes_slices(&self) -> bool {
+        self.slices
+    }
+
     /// The map over `inputs` (as a run takes them: slices of the dtype, or elements stored in
     /// another type) into `outs` (one buffer per output, of the type the code writes it in, `n`
     /// elements each) on the calling thread: [`BoundKernel::run_into_out`]'s call below the

@@ -840,6 +840,14 @@ fn serial_reduce_along_axes_has_the_general_runs_bits() {
                 if serial.outputs() == 1 {
                     assert!(same_bits(serial.run(&parts).unwrap().to_f64(), want[0]), "{what}");
                 }
+                // the same through the call a bound kernel's run takes
+                let mut out = vec![T::from_f64(0.25); serial.outputs()];
+                serial.run_refs(&ins, T::out_slice(&mut out)).unwrap();
+                let got: Vec<f64> = out.iter().map(|v| v.to_f64()).collect();
+                assert!(
+                    bits_equal(&got, &want),
+                    "{what}, run_refs: {got:?} against {want:?}"
+                );
                 let mut short = vec![T::from_f64(0.0); serial.outputs() + 1];
                 let e = serial.run_into(&parts, &mut short).unwrap_err().to_string();
                 assert!(e.contains("elements given for a result of"), "{what}: {e}");
@@ -848,4 +856,21 @@ fn serial_reduce_along_axes_has_the_general_runs_bits() {
     }
     check::<f64>();
     check::<f32>();
+}
+
+/// A reduction of every axis with further map outputs writes them through pointers a serial call
+/// does not pass: it has no serial form (its run writes every output).
+#[test]
+fn a_reduction_with_further_map_outputs_has_no_serial_form() {
+    let mut k = reduction(ElemType::F64, &[8], ReduceOp::Sum, &[0]);
+    k.extra = vec![k.body];
+    let p = plan(&k, 1);
+    let bound = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+        .unwrap()
+        .bind(&k, &p)
+        .unwrap();
+    assert!(matches!(
+        bound.serial_reduce(&kiln_jit::RunConfig::default()),
+        Err(JitError::Unsupported(_))
+    ));
 }

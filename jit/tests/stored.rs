@@ -333,7 +333,7 @@ fn int64_converts_as_numpy_casts_at_every_magnitude() {
 }
 
 #[test]
-fn serial_handles_refuse_a_kernel_of_stored_inputs() {
+fn serial_handles_take_stored_inputs_as_a_run_does_and_refuse_them_as_slices() {
     // a serial call on slices passes them as they are: a stored input's scaled address is a bound
     // kernel's run's alone (`run_into_out`, whose serial call below the threshold takes it)
     let map = kernel_of(ElemType::F64, ElemType::I32, &[8], &[8], KernelKind::Map);

@@ -134,6 +134,7 @@ impl ManyBinding {
             .as_ref()
             .filter(|_| runner.parallel().jit_config(points, Start::Identity).max_units == 1)
             .and_then(|s| s.exe.serial_map())
+            .filter(kiln_jit::SerialMap::takes_slices)
             .map(Arc::new);
         ManyBinding {
             results,
