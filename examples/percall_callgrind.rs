@@ -4,7 +4,8 @@
 //! `horner-ordinary`, `sumsq-ordinary`, `rowsum-ordinary`) times the ordinary call instead:
 //! `FusedRunner::run_into` by name into a given array (`run` for the sum; `rowsum` is `sum(m, axis=1)`
 //! of a (1, 100) matrix into an array of one), and `axpy-ndarray` (`horner-ndarray`, `sumsq-ndarray`,
-//! `rowsum-ndarray`: `sum_axis`) the unfused ndarray expression. `particle` is the prepared
+//! `rowsum-ndarray`: `sum_axis`) the unfused ndarray expression; `axpy-fresh` (and the others'
+//! `-fresh`) the ordinary call into a fresh result, `FusedRunner::run`. `particle` is the prepared
 //! multi-output in-place update of the particle step at n = 64 (`p + v*dt; v*0.99 + g*dt` into `p`
 //! and `v`), `particle-ordinary` the same step by two runners' `run_into` by name, `particle-fuse`
 //! by two `fuse_assign` calls, `particle-update` by the two runners' `run_update` that those calls
@@ -68,9 +69,10 @@ fn main() -> kiln::Result<()> {
         particle_plain(calls, n);
         return Ok(());
     }
-    let (which, ordinary) = match which.strip_suffix("-ordinary") {
-        Some(w) => (w.to_string(), true),
-        None => (which, false),
+    let (which, ordinary, fresh) = match (which.strip_suffix("-ordinary"), which.strip_suffix("-fresh")) {
+        (Some(w), _) => (w.to_string(), true, false),
+        (_, Some(w)) => (w.to_string(), true, true),
+        _ => (which, false, false),
     };
     let n = 100;
     let x = Array1::from_iter((0..n).map(|i| i as f64 * 0.01));
@@ -128,7 +130,9 @@ fn main() -> kiln::Result<()> {
         let mut out = Array1::<f64>::zeros(n);
         let mut rows = Array1::<f64>::zeros(1);
         for _ in 0..calls.max(1) {
-            if which == "rowsum" {
+            if fresh {
+                black_box(runner.run(black_box(&args))?);
+            } else if which == "rowsum" {
                 runner.run_into(black_box(&args), rows.view_mut())?;
             } else if text.starts_with("sum") {
                 black_box(runner.run(black_box(&args))?);

@@ -168,13 +168,15 @@ PARTS = ["kernels", "functions", "programs", "callgrind", "python_f64", "python_
 # the cost of one call at N = 100 (n = 64 for the particle step), in instructions from callgrind:
 # (row, column, examples/percall_callgrind.rs mode)
 PERCALL = [
-    ("axpy", "ordinary call", "axpy-ordinary"), ("axpy", "prepared run_slices", "axpy"),
+    ("axpy", "ordinary call", "axpy-ordinary"), ("axpy", "fresh result (run)", "axpy-fresh"),
+    ("axpy", "prepared run_slices", "axpy"),
     ("axpy", "ndarray", "axpy-ndarray"),
     ("horner", "ordinary call", "horner-ordinary"), ("horner", "prepared run_slices", "horner"),
     ("horner", "ndarray", "horner-ndarray"),
     ("sumsq", "ordinary call", "sumsq-ordinary"), ("sumsq", "prepared run_slices", "sumsq"),
     ("sumsq", "ndarray", "sumsq-ndarray"),
-    ("rowsum", "ordinary call", "rowsum-ordinary"), ("rowsum", "prepared run_slices", "rowsum"),
+    ("rowsum", "ordinary call", "rowsum-ordinary"), ("rowsum", "fresh result (run)", "rowsum-fresh"),
+    ("rowsum", "prepared run_slices", "rowsum"),
     ("rowsum", "ndarray", "rowsum-ndarray"),
     ("intmod (int32)", "ordinary call", "intmod-ordinary"), ("intmod (int32)", "ndarray", "intmod-ndarray"),
     ("masksum (int64, bool)", "ordinary call", "masksum-ordinary"),
@@ -393,6 +395,7 @@ def render(data, meta, commands):
           "at n = 64), counted by callgrind (`examples/percall_callgrind.rs`, the difference of 2,000",
           "calls and none): the ordinary call is `FusedRunner::run_into` by name into a given array",
           "(`run` for the sum; `call` for the integer kernels; two runners for the particle step),",
+          "`fresh result` the same call returning a fresh array (`FusedRunner::run`),",
           "`prepared` the bound handle on slices, `fuse_assign` the closure per step, `ndarray` the",
           "natural unfused expression (`sum_axis` for rowsum, a (1, 100) matrix; a `Zip` loop for the",
           "particle step and masksum)."], None),

@@ -1022,6 +1022,9 @@ impl Prepared {
         {
             return done;
         }
+        if let Some(done) = self.fresh_by_buffer(inputs) {
+            return done;
+        }
         if let Some(spec) = &self.direct
             && self.laid_out_as_bound(inputs)
             && let Some(t) = self.call_views(spec, inputs, None, None)
@@ -1030,6 +1033,42 @@ impl Prepared {
             return Output::try_from(t?.expect("a run without an output returns its result"));
         }
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
+    }
+
+    /// A fresh result written by the call into a buffer ([`Prepared::run_out_checked`]: the
+    /// serial kernel or fold on the calling thread, the direct call else), where that call writes
+    /// it straight: a map of the direct kernel, or a reduction the handle folds serially, over
+    /// inputs laid out as bound. The array is allocated zeroed (fresh pages cost no write), then
+    /// written; None elsewhere (byte strings: no buffer of them).
+    fn fresh_by_buffer<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Option<Result<Output>> {
+        let spec = self.direct.as_ref()?;
+        let serial_fold =
+            self.serial_reduce.is_some() && matches!(spec.kernel.kind, KernelKind::Reduce { .. });
+        if !(matches!(spec.kernel.kind, KernelKind::Map) || serial_fold) || !self.laid_out_as_bound(inputs) {
+            return None;
+        }
+        let n = self.out_len;
+        macro_rules! fresh {
+            ($variant:ident, $zero:expr) => {{
+                let mut v = zeroed(n, $zero);
+                let done = self.run_out_checked(inputs, Element::out_buffer(&mut v), "run");
+                Some(done.and_then(|()| {
+                    let a = ndarray::ArrayD::from_shape_vec(self.out_shape.as_slice(), v)
+                        .map_err(|e| Error::Output(e.to_string()))?;
+                    Ok(Output::$variant(a))
+                }))
+            }};
+        }
+        match self.out_type {
+            ElemType::F64 => fresh!(F64, 0.0f64),
+            ElemType::F32 => fresh!(F32, 0.0f32),
+            ElemType::I64 => fresh!(I64, 0i64),
+            ElemType::I32 => fresh!(I32, 0i32),
+            ElemType::Bool => fresh!(Bool, false),
+            ElemType::C64 => fresh!(C64, kiln_ir::num_complex::Complex32::new(0.0, 0.0)),
+            ElemType::C128 => fresh!(C128, kiln_ir::num_complex::Complex64::new(0.0, 0.0)),
+            ElemType::Bytes(_) => None,
+        }
     }
 
     /// The serial reduction of the inputs (their slices, in the kernel's order, on the stack) into
@@ -1052,24 +1091,20 @@ impl Prepared {
         Some(r.run_into(&parts[..self.order.len()], out).map_err(Into::into))
     }
 
-    /// [`Prepared::reduce_serially`] into a fresh result of the handle's shape.
+    /// [`Prepared::reduce_serially`] into a fresh zero-dimensional result (other shapes:
+    /// [`Prepared::fresh_by_buffer`]).
     #[inline]
     fn reduce_fresh<'a, A: Float, I: Args<'a> + ?Sized>(
         &self,
         r: &kiln_jit::SerialReduce,
         inputs: &I,
     ) -> Option<Result<Output>> {
-        if self.out_shape.is_empty() {
-            let mut one = [A::from_f64(0.0)];
-            let done = self.reduce_serially::<A, I>(r, inputs, &mut one)?;
-            return Some(done.map(|()| A::output(ndarray::arr0(one[0]).into_dyn())));
+        if !self.out_shape.is_empty() {
+            return None;
         }
-        let mut out = vec![A::from_f64(0.0); r.outputs()];
-        Some(self.reduce_serially::<A, I>(r, inputs, &mut out)?.and_then(|()| {
-            let a = ndarray::ArrayD::from_shape_vec(self.out_shape.clone(), out)
-                .map_err(|e| Error::Output(e.to_string()))?;
-            Ok(A::output(a))
-        }))
+        let mut one = [A::from_f64(0.0)];
+        let done = self.reduce_serially::<A, I>(r, inputs, &mut one)?;
+        Some(done.map(|()| A::output(ndarray::arr0(one[0]).into_dyn())))
     }
 
     /// Runs and returns every result, fresh (the runner's stage loop, without the names).
@@ -1217,4 +1252,17 @@ fn direct_input<'a, L: Float>(a: &ArrayArg<'a>) -> Option<InputRef<'a, L>> {
         return Some(InputRef::View(v));
     }
     crate::executor::stored_of(a).map(InputRef::Stored)
+}
+
+/// `n` copies of `zero` (a type's zero): filled in place where small (the allocator's cache; a
+/// zeroed allocation takes a slower path), allocated zeroed where large (fresh pages cost no
+/// write).
+fn zeroed<T: Clone>(n: usize, zero: T) -> Vec<T> {
+    if n.saturating_mul(std::mem::size_of::<T>()) <= 1 << 16 {
+        let mut v = Vec::with_capacity(n);
+        v.resize(n, zero);
+        v
+    } else {
+        vec![zero; n]
+    }
 }

@@ -231,3 +231,25 @@ fn axis_reductions_into_given_outputs() {
     assert_eq!(n, 0, "any(b, axis=1) of bool: the runner's call by name");
     assert_eq!(out, b.map_axis(ndarray::Axis(1), |row| row.iter().any(|&v| v)));
 }
+
+/// A fresh result costs its own array and nothing more: a map or a reduction along an axis
+/// below the threshold is written by the bound serial call straight into the array it returns
+/// (one allocation a call; the general run allocated its buffers and a tensor, then converted it).
+#[test]
+fn a_fresh_result_is_its_one_allocation() {
+    let x = Array1::from_iter((0..N).map(|k| k as f64 * 0.5 - 4.0));
+    let m = ndarray::Array2::from_shape_fn((3, 7), |(i, j)| (i * 7 + j) as i64 - 9);
+    let i = Array1::from_iter((0..N as i32).map(|k| k * 3 - 20));
+    for (text, name, arg) in [
+        ("x*2 + 1", "x", kiln::ArrayArg::from(&x)),
+        ("(i*3 + 1) % 7", "i", kiln::ArrayArg::from(&i)),
+        ("sum(m, axis=1)", "m", kiln::ArrayArg::from(&m)),
+    ] {
+        let r = FusedRunner::compile_text(text).unwrap();
+        let args = [(name, arg)];
+        let want = r.run(&args).unwrap();
+        let n = allocations(20, || drop(std::hint::black_box(r.run(&args).unwrap())));
+        assert_eq!(n, 20, "{text}: one allocation a call");
+        assert_eq!(r.run(&args).unwrap(), want, "{text}");
+    }
+}
