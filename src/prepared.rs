@@ -221,6 +221,9 @@ pub struct Prepared {
     /// bound for calls on C-contiguous inputs below the threshold (see [`Prepared::run_checked`],
     /// [`Prepared::call_refs`]).
     pub(crate) serial_reduce: Option<Arc<kiln_jit::SerialReduce>>,
+    /// The count a mean divides each of `serial_reduce`'s sums by (as [`crate::compiled::finish`]
+    /// divides a run's, in the result's float type), where the reduction is a mean.
+    pub(crate) serial_mean: Option<usize>,
 }
 
 /// A handle's run in memory order: the permutation (and the result's), and the handle of the
@@ -305,6 +308,7 @@ impl Compiled {
                 memory: Some(Arc::new(InMemory { run, inner })),
                 serial: None,
                 serial_reduce: None,
+                serial_mean: None,
             };
             return Ok((prepared, vec![out]));
         }
@@ -422,13 +426,10 @@ impl Compiled {
             .as_ref()
             .filter(|_| many.has_serial() && forms.iter().all(|f| f.standard))
             .map(|s| s.kernel.dtype);
-        // a plain reduction (no initial, no mean: keepdims is only a shape) below the threshold
-        let plain = self
-            .pipeline()
-            .last()
-            .program
-            .reduction()
-            .is_some_and(|r| r.initial.is_none() && !r.mean);
+        // a reduction from its identity (no initial; keepdims is only a shape) below the
+        // threshold; a mean of float values divides each sum by its count after the fold
+        let reduction = self.pipeline().last().program.reduction();
+        let plain = reduction.is_some_and(|r| r.initial.is_none());
         let serial_reduce = match (&direct, direct_points) {
             (Some(spec), Some(n)) if plain && forms.iter().all(|f| f.standard) => {
                 let cfg = self.parallel().jit_config(n, Start::Identity);
@@ -436,8 +437,20 @@ impl Compiled {
                 serial
                     .then(|| spec.exe.serial_reduce(&cfg))
                     .flatten()
+                    .filter(|_| !reduction.is_some_and(|r| r.mean) || spec.kernel.dtype == out_type)
                     .map(Arc::new)
             }
+            _ => None,
+        };
+        let serial_mean = match (&serial_reduce, &direct) {
+            (Some(_), Some(spec)) if reduction.is_some_and(|r| r.mean) => Some(
+                spec.kernel
+                    .kind
+                    .reduced_axes()
+                    .iter()
+                    .map(|&a| spec.kernel.shape[a])
+                    .product(),
+            ),
             _ => None,
         };
         Prepared {
@@ -455,6 +468,7 @@ impl Compiled {
             memory: None,
             serial,
             serial_reduce,
+            serial_mean,
         }
     }
 }
@@ -841,7 +855,11 @@ impl Prepared {
             for (p, &pos) in parts.iter_mut().zip(&self.order) {
                 *p = kiln_jit::Part::Slice(inputs[pos]);
             }
-            return r.run_into(&parts[..self.order.len()], out).is_ok();
+            let done = r.run_into(&parts[..self.order.len()], out).is_ok();
+            if done {
+                self.divide_mean(out);
+            }
+            return done;
         }
         false
     }
@@ -964,9 +982,14 @@ impl Prepared {
         if let (Some(o), Some(r)) = (out.as_mut(), &self.serial_reduce)
             && cfg.max_units <= 1
             && start == Start::Identity
-            && !reduction.is_some_and(|r| r.mean)
             && r.run_refs(refs, o.reborrow()).is_some()
         {
+            match o.reborrow() {
+                OutSlice::F64(v) => self.divide_mean(v),
+                OutSlice::F32(v) => self.divide_mean(v),
+                // (a mean's result is of its float kernel's dtype: `serial_mean` is set only so)
+                _ => {}
+            }
             return Ok(None);
         }
         // a reduction folding in `out` itself (no mean to divide by: keepdims is only a shape)
@@ -1088,7 +1111,20 @@ impl Prepared {
         for (p, &pos) in parts.iter_mut().zip(&self.order) {
             *p = kiln_jit::Part::Slice(inputs.slice::<A>(pos)?);
         }
-        Some(r.run_into(&parts[..self.order.len()], out).map_err(Into::into))
+        let done = r.run_into(&parts[..self.order.len()], out);
+        Some(done.map(|()| self.divide_mean(out)).map_err(Into::into))
+    }
+
+    /// A mean's sums (folded serially into `out`) divided by their count, in `out`'s type, as
+    /// [`crate::compiled::finish`] divides a run's; nothing for another reduction.
+    #[inline]
+    fn divide_mean<A: Float>(&self, out: &mut [A]) {
+        if let Some(count) = self.serial_mean {
+            let c = A::from_f64(count as f64);
+            for v in out.iter_mut() {
+                *v = *v / c;
+            }
+        }
     }
 
     /// [`Prepared::reduce_serially`] into a fresh zero-dimensional result (other shapes:

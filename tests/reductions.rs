@@ -728,3 +728,67 @@ fn integer_reductions_into_the_callers_array() {
     let r = runner("sum(x, axis=1)", "jit", 1);
     assert!(r.call(&[("x", (&i64s).into())], wrong.view_mut()).is_err());
 }
+
+/// A mean below the threshold is folded serially (the bound fold, then each sum divided by its
+/// count in the result's type): the same bits as the run cut into work units on two threads
+/// (threshold 0), whole arrays and along axes, with keepdims, of float64, float32 and int64
+/// inputs (read converted), into a fresh result and into a given array; close to the
+/// interpreter.
+#[test]
+fn a_serial_mean_has_the_cut_runs_bits() {
+    let mut rng = Rng::new(17);
+    let x = arr(&[5, 13], || rng.uniform(-3.0, 3.0));
+    let x32 = x.mapv(|v| v as f32);
+    let i = x.mapv(|v| (v * 1000.0) as i64);
+    for expr in [
+        "mean(x)",
+        "mean(x, axis=1)",
+        "mean(x, axis=0)",
+        "mean(x, axis=1, keepdims=1)",
+        "mean(x*x + 1, axis=0)",
+    ] {
+        for (arg, what) in [
+            (ArrayArg::from(&x), "f64"),
+            (ArrayArg::from(&x32), "f32"),
+            (ArrayArg::from(&i), "i64"),
+        ] {
+            let args = [("x", arg)];
+            let serial = runner(expr, "jit", 1);
+            // (the first call binds the signature by a run of its own; the second is the bound one)
+            serial.run(&args).unwrap();
+            let got = serial.run(&args).unwrap();
+            let cut = runner(expr, "jit", 2).with_threshold(0).run(&args).unwrap();
+            assert_eq!(got.elem(), cut.elem(), "{expr} of {what}");
+            let (g, c) = (f64s(got.clone()), f64s(cut));
+            assert_eq!(g.0, c.0, "{expr} of {what}: shape");
+            assert!(
+                g.1.iter().zip(&c.1).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "{expr} of {what}: {:?} against {:?}",
+                g.1,
+                c.1
+            );
+            let want = f64s(runner(expr, "interp", 1).run(&args).unwrap());
+            let tol = if what == "f32" { 1e-5 } else { 1e-12 };
+            assert!(
+                close(&g.1, &want.1, tol),
+                "{expr} of {what}: {:?} against {:?}",
+                g.1,
+                want.1
+            );
+            // into a given array of the result's type: the same bits
+            match got {
+                Output::F64(a) => {
+                    let mut out = ArrayD::<f64>::zeros(a.shape());
+                    serial.run_into(&args, out.view_mut()).unwrap();
+                    assert_eq!(out, a, "{expr} of {what}: run_into");
+                }
+                Output::F32(a) => {
+                    let mut out = ArrayD::<f32>::zeros(a.shape());
+                    serial.run_into(&args, out.view_mut()).unwrap();
+                    assert_eq!(out, a, "{expr} of {what}: run_into");
+                }
+                other => panic!("{expr} of {what}: a float result, not {other:?}"),
+            }
+        }
+    }
+}

@@ -211,6 +211,7 @@ impl Compiled {
             memory: None,
             serial: None,
             serial_reduce: None,
+            serial_mean: None,
         };
         Ok((handle, outs))
     }
