@@ -217,9 +217,9 @@ pub struct Prepared {
     /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
     /// handle has a serial kernel (see [`Prepared::run_out_checked`]).
     pub(crate) serial: Option<kiln_ir::ElemType>,
-    /// A sum, product, min or max (any or all of bool and integer values) on the calling thread,
-    /// bound for calls on C-contiguous inputs below the threshold (see [`Prepared::run_checked`],
-    /// [`Prepared::call_refs`]).
+    /// A sum, product, min, max or mean (any or all of bool and integer values) on the calling
+    /// thread, bound for calls on C-contiguous inputs below the threshold (see
+    /// [`Prepared::run_checked`], [`Prepared::call_refs`]).
     pub(crate) serial_reduce: Option<Arc<kiln_jit::SerialReduce>>,
     /// The count a mean divides each of `serial_reduce`'s sums by (as [`crate::compiled::finish`]
     /// divides a run's, in the result's float type), where the reduction is a mean.
@@ -427,11 +427,13 @@ impl Compiled {
             .filter(|_| many.has_serial() && forms.iter().all(|f| f.standard))
             .map(|s| s.kernel.dtype);
         // a reduction from its identity (no initial; keepdims is only a shape) below the
-        // threshold; a mean of float values divides each sum by its count after the fold
+        // threshold, over inputs the fold takes (byte strings are not: the run reads them); a
+        // mean of float values divides each sum by its count after the fold
         let reduction = self.pipeline().last().program.reduction();
         let plain = reduction.is_some_and(|r| r.initial.is_none());
+        let folded = forms.iter().all(|f| f.standard && !f.dtype.is_bytes());
         let serial_reduce = match (&direct, direct_points) {
-            (Some(spec), Some(n)) if plain && forms.iter().all(|f| f.standard) => {
+            (Some(spec), Some(n)) if plain && folded => {
                 let cfg = self.parallel().jit_config(n, Start::Identity);
                 let serial = cfg.max_units == 1;
                 serial
@@ -978,7 +980,7 @@ impl Prepared {
         let cfg = self.runner.parallel().jit_config(n, start);
         let mut out = out;
         // on the calling thread from the identity: the bound serial fold into `out`, of any type
-        // (no mean to divide by: keepdims is only a shape)
+        // (a mean's sums then divided by their count; keepdims is only a shape)
         if let (Some(o), Some(r)) = (out.as_mut(), &self.serial_reduce)
             && cfg.max_units <= 1
             && start == Start::Identity
@@ -1292,7 +1294,8 @@ fn direct_input<'a, L: Float>(a: &ArrayArg<'a>) -> Option<InputRef<'a, L>> {
 
 /// `n` copies of `zero` (a type's zero): filled in place where small (the allocator's cache; a
 /// zeroed allocation takes a slower path), allocated zeroed where large (fresh pages cost no
-/// write).
+/// write, for the floats, integers and bools whose zero the standard library allocates zeroed;
+/// complex zeros are written).
 fn zeroed<T: Clone>(n: usize, zero: T) -> Vec<T> {
     if n.saturating_mul(std::mem::size_of::<T>()) <= 1 << 16 {
         let mut v = Vec::with_capacity(n);

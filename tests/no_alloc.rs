@@ -240,10 +240,13 @@ fn a_fresh_result_is_its_one_allocation() {
     let x = Array1::from_iter((0..N).map(|k| k as f64 * 0.5 - 4.0));
     let m = ndarray::Array2::from_shape_fn((3, 7), |(i, j)| (i * 7 + j) as i64 - 9);
     let i = Array1::from_iter((0..N as i32).map(|k| k * 3 - 20));
+    let mf = m.mapv(|v| v as f64);
     for (text, name, arg) in [
         ("x*2 + 1", "x", kiln::ArrayArg::from(&x)),
+        ("x > 0", "x", kiln::ArrayArg::from(&x)),
         ("(i*3 + 1) % 7", "i", kiln::ArrayArg::from(&i)),
         ("sum(m, axis=1)", "m", kiln::ArrayArg::from(&m)),
+        ("mean(m, axis=1)", "m", kiln::ArrayArg::from(&mf)),
     ] {
         let r = FusedRunner::compile_text(text).unwrap();
         let args = [(name, arg)];

@@ -744,6 +744,8 @@ fn a_serial_mean_has_the_cut_runs_bits() {
         "mean(x)",
         "mean(x, axis=1)",
         "mean(x, axis=0)",
+        "mean(x, axis=-1)",
+        "mean(x, axis=(0, 1))",
         "mean(x, axis=1, keepdims=1)",
         "mean(x*x + 1, axis=0)",
     ] {
@@ -790,5 +792,43 @@ fn a_serial_mean_has_the_cut_runs_bits() {
                 other => panic!("{expr} of {what}: a float result, not {other:?}"),
             }
         }
+        // a handle's call on slices (the serial fold of `run_slices`, Python's float path)
+        let h = runner(expr, "jit", 1).prepared(&[("x", (&x).into())]).unwrap();
+        let want = f64s(
+            runner(expr, "jit", 2)
+                .with_threshold(0)
+                .run(&[("x", (&x).into())])
+                .unwrap(),
+        )
+        .1;
+        let mut out = vec![0.0f64; want.len()];
+        h.run_slices(&[x.as_slice().unwrap()], &mut out).unwrap();
+        assert!(
+            out.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{expr}: run_slices {out:?} against {want:?}"
+        );
+        let h = runner(expr, "jit", 1).prepared(&[("x", (&x32).into())]).unwrap();
+        let want = f64s(
+            runner(expr, "jit", 2)
+                .with_threshold(0)
+                .run(&[("x", (&x32).into())])
+                .unwrap(),
+        )
+        .1;
+        let mut out = vec![0.0f32; want.len()];
+        h.run_slices(&[x32.as_slice().unwrap()], &mut out).unwrap();
+        assert!(
+            out.iter()
+                .zip(&want)
+                .all(|(&a, &b)| f64::from(a).to_bits() == b.to_bits()),
+            "{expr}: float32 run_slices {out:?} against {want:?}"
+        );
     }
+    // over an empty axis: 0 / 0, NaN, as the run gives it
+    let e = ArrayD::<f64>::zeros(IxDyn(&[3, 0]));
+    let r = runner("mean(x, axis=1)", "jit", 1);
+    r.run(&[("x", (&e).into())]).unwrap();
+    let got = f64s(r.run(&[("x", (&e).into())]).unwrap());
+    assert_eq!(got.0, vec![3]);
+    assert!(got.1.iter().all(|v| v.is_nan()), "{:?}", got.1);
 }
