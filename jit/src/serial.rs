@@ -263,9 +263,25 @@ pub struct SerialReduce {
     slices: bool,
 }
 
-/// Slots of f64 accumulators a [`SerialReduce`] of another dtype keeps on the stack (more: on the
-/// heap).
+/// Accumulator slots a [`SerialReduce`] that does not fold in the caller's elements keeps on the
+/// stack (more: on the heap).
 const STACK_SLOTS: usize = 16;
+
+/// `f` of `slots` accumulators, each at `start`: on the stack up to [`STACK_SLOTS`], else on the
+/// heap.
+#[inline]
+fn with_slots<X: Copy + Default>(slots: usize, start: X, f: impl FnOnce(&mut [X])) {
+    let mut stack = [X::default(); STACK_SLOTS];
+    let mut heap = Vec::new();
+    let acc: &mut [X] = if slots <= STACK_SLOTS {
+        &mut stack[..slots]
+    } else {
+        heap.resize(slots, start);
+        &mut heap
+    };
+    acc.fill(start);
+    f(acc);
+}
 
 impl std::fmt::Debug for SerialReduce {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -381,22 +397,16 @@ impl SerialReduce {
             self.fold_at::<T>(checked, ptrs, o.as_mut_ptr().cast());
             return Some(());
         }
-        let mut small = [0i64; STACK_SLOTS];
-        let mut heap = Vec::new();
-        let words: &mut [i64] = if self.slots <= STACK_SLOTS {
-            &mut small[..self.slots]
-        } else {
-            heap.resize(self.slots, 0);
-            &mut heap
-        };
-        words.fill(id);
-        self.fold_at::<T>(checked, ptrs, words.as_mut_ptr().cast());
-        // narrowed as output.rs `int_tensor` narrows them (each holds a value of the result's type)
-        match out {
-            OutSlice::I32(o) => o.iter_mut().zip(words.iter()).for_each(|(o, &w)| *o = w as i32),
-            OutSlice::Bool(o) => o.iter_mut().zip(words.iter()).for_each(|(o, &w)| *o = w != 0),
-            _ => unreachable!("checked: the result is int64, int32 or bool"),
-        }
+        with_slots(self.slots, id, |words: &mut [i64]| {
+            self.fold_at::<T>(checked, ptrs, words.as_mut_ptr().cast());
+            // narrowed as output.rs `int_tensor` narrows them (each holds a value of the result's
+            // type)
+            match out {
+                OutSlice::I32(o) => o.iter_mut().zip(words.iter()).for_each(|(o, &w)| *o = w as i32),
+                OutSlice::Bool(o) => o.iter_mut().zip(words.iter()).for_each(|(o, &w)| *o = w != 0),
+                _ => unreachable!("checked: the result is int64, int32 or bool"),
+            }
+        });
         Some(())
     }
 
@@ -410,20 +420,13 @@ impl SerialReduce {
         // as output.rs `tensor`: the sign rule decided by the answer for -0.0
         let plus_zero = wide && op.finish(-0.0, false).is_sign_positive();
         if wide && T::DTYPE != ElemType::F64 {
-            // f64 accumulators for elements of another type: on the stack, rounded once into `out`
-            let mut stack = [0.0f64; STACK_SLOTS];
-            let mut heap = Vec::new();
-            let acc: &mut [f64] = if self.slots <= STACK_SLOTS {
-                &mut stack[..self.slots]
-            } else {
-                heap.resize(self.slots, 0.0);
-                &mut heap
-            };
-            acc.fill(op.identity());
-            self.fold_at::<T>(checked, ptrs, acc.as_mut_ptr().cast());
-            for (o, &a) in out.iter_mut().zip(acc.iter()) {
-                *o = T::from_f64(if plus_zero { a + 0.0 } else { a });
-            }
+            // f64 accumulators for elements of another type, rounded once into `out`
+            with_slots(self.slots, op.identity(), |acc: &mut [f64]| {
+                self.fold_at::<T>(checked, ptrs, acc.as_mut_ptr().cast());
+                for (o, &a) in out.iter_mut().zip(acc.iter()) {
+                    *o = T::from_f64(if plus_zero { a + 0.0 } else { a });
+                }
+            });
             return;
         }
         // the accumulators are `out`'s own elements (f64 sums and products, min and max)
