@@ -3,9 +3,11 @@
 //! whether it may be read in place from an output. A call checks the buffers against those
 //! (check.rs `check_serial`), puts their pointers on the stack and calls the code once (call.rs
 //! `call_unit`): no run plan, no output allocation, no thread pool. The call of a prepared handle in a
-//! hot loop (issue 12: the particle step at n = 64). [`SerialReduce`] is the same for a whole-array
-//! sum, product, min or max, of the whole array or along axes, into one accumulator per output
-//! (issue 24: `sum(x*x)` and `sum(m, axis=1)` at N = 100).
+//! hot loop (issue 12: the particle step at n = 64). [`SerialReduce`] is the same for a sum,
+//! product, min or max (any and all of bool and integer values), of the whole array or along axes,
+//! into one accumulator per output (issue 24: `sum(x*x)` and `sum(m, axis=1)` at N = 100). A bound
+//! kernel's own call into buffers takes either below the threshold for every element type
+//! (`run_refs`: inputs stored in another type passed as a run passes them).
 
 use crate::call;
 use crate::check;
@@ -117,10 +119,11 @@ impl BoundKernel {
     /// `target_partials` and `min_chunk`; the run is one unit on the calling thread).
     ///
     /// # Errors
-    /// The kernel is not a sum, product, min or max (of the whole array or along axes) with a
-    /// result of its dtype, the run would be cut into chunks (their partials are merged by the
-    /// general run), an input is read per row in place from a strided view, or a min or max over
-    /// an empty axis.
+    /// The kernel is not a sum, product, min or max (of the whole array or along axes) of float
+    /// values with a result of its dtype, nor a sum, product, min, max, any or all of bool or
+    /// integer values; it has further map outputs; the run would be cut into chunks (their partials
+    /// are merged by the general run); an input is read per row in place from a strided view; or a
+    /// min or max over an empty axis.
     pub fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Result<SerialReduce> {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         // float values (a float kernel's, or a typed kernel's of its lanes' type): sums and
