@@ -1187,7 +1187,7 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
         return t;
     };
     if r.mean {
-        let count: usize = axes.iter().map(|&a| kernel.shape[a]).product();
+        let count = mean_count(kernel);
         t.values = match t.values {
             Values::F64(v) => Values::F64(v.into_iter().map(|x| x / count as f64).collect()),
             Values::F32(v) => Values::F32(v.into_iter().map(|x| x / count as f32).collect()),
@@ -1208,12 +1208,22 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
     t
 }
 
+/// The count of values a mean of `kernel` (a reduction) reduces into each output: the product of
+/// its reduced axes' extents (0 over an empty axis: the mean is then NaN, as NumPy's).
+pub(crate) fn mean_count(kernel: &KernelIR) -> usize {
+    kernel
+        .kind
+        .reduced_axes()
+        .iter()
+        .map(|&a| kernel.shape[a])
+        .product()
+}
+
 /// A sibling stage's tensor finished: every component with the reduced axes kept as 1, a mean's
 /// divided by the count of values reduced into each output, as [`finish`] divides a mean alone.
 fn finish_siblings(mut t: Tensor, kernel: &KernelIR, parts: &[Sibling]) -> Tensor {
     t.shape = result_shape(kernel, None);
-    let axes = kernel.kind.reduced_axes();
-    let count: usize = axes.iter().map(|&a| kernel.shape[a]).product();
+    let count = mean_count(kernel);
     let n_out = t.shape[1..].iter().product::<usize>();
     for (c, part) in parts.iter().enumerate() {
         if !part.reduction().mean || n_out == 0 {

@@ -445,14 +445,9 @@ impl Compiled {
             _ => None,
         };
         let serial_mean = match (&serial_reduce, &direct) {
-            (Some(_), Some(spec)) if reduction.is_some_and(|r| r.mean) => Some(
-                spec.kernel
-                    .kind
-                    .reduced_axes()
-                    .iter()
-                    .map(|&a| spec.kernel.shape[a])
-                    .product(),
-            ),
+            (Some(_), Some(spec)) if reduction.is_some_and(|r| r.mean) => {
+                Some(crate::compiled::mean_count(&spec.kernel))
+            }
             _ => None,
         };
         Prepared {
