@@ -893,3 +893,45 @@ pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::ElemType) -> *const
         _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }
+
+/// The max (`max`) or min of `x` at `level` ([`crate::wide`], `extremes.rs`), as a trailing `max`
+/// or `min` of a plain read of an input folds a long row: a NaN where `x` holds one, else its
+/// extreme (of -0.0 and 0.0, either). An error if the host lacks `level`.
+pub fn apply_extreme<T: WideElem>(level: Level, max: bool, x: &[T]) -> Result<T> {
+    on_host(level)?;
+    let fold = T::extreme(max, level);
+    // SAFETY: `fold` is one of extremes.rs's `#[target_feature]` functions compiled for `level`
+    // (`WideElem::extreme` maps each level to its own), and the host has every feature of `level`
+    // (checked above); apart from those features it is a safe function of a slice.
+    Ok(unsafe { fold(x) })
+}
+
+/// The function compiled code calls for a trailing max (`MAX`) or min of a plain read of an input
+/// (skeleton.rs `segment`): [`apply_extreme`] of the `n` values at `x`, at
+/// [`crate::wide::level`].
+extern "C" fn trailing_extreme<T: WideElem + kiln_ir::Real, const MAX: bool>(x: *const T, n: i64) -> T {
+    // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
+    // symbol skeleton.rs calls (for a trailing max or min whose body is a plain read of one input
+    // that is neither strided nor stored in another type) in place of its own loop over a row's
+    // points `[jlo, jhi)`, with `n = jhi - jlo > 0` and `x` the row's input at `jlo`: exactly the
+    // elements that loop reads (in a checked input: see `dispatch`), only read during the call.
+    let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
+    // registered only where `level()` is some, which implies the host has it: `apply_extreme`
+    // cannot fail (and a panic may not unwind out of an `extern "C"` function)
+    match crate::wide::level() {
+        Some(level) => apply_extreme(level, MAX, x).unwrap_or(T::from_f64(f64::NAN)),
+        None => T::from_f64(f64::NAN),
+    }
+}
+
+/// The address of the function compiled code calls for a trailing max (`max`) or min on `dtype`.
+pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 {
+    use kiln_ir::ElemType;
+    match (max, dtype) {
+        (true, ElemType::F64) => trailing_extreme::<f64, true> as *const u8,
+        (true, ElemType::F32) => trailing_extreme::<f32, true> as *const u8,
+        (false, ElemType::F64) => trailing_extreme::<f64, false> as *const u8,
+        (false, ElemType::F32) => trailing_extreme::<f32, false> as *const u8,
+        _ => unreachable!("only float types (f32, f64) reach here"),
+    }
+}

@@ -133,6 +133,12 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                     call::kept_rows_address(group, dtype),
                 );
             }
+            for max in [true, false] {
+                jb.symbol(
+                    host::extreme_symbol(max, dtype),
+                    call::extreme_address(max, dtype),
+                );
+            }
         }
     }
     let mut module = JITModule::new(jb);
@@ -266,6 +272,13 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     let kept_sum = matches!(st.mode, Mode::Kept(kiln_ir::ReduceOp::Sum));
     if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, kept_sum, key.schedule) {
         math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
+    }
+    if let Mode::Trailing(op @ (kiln_ir::ReduceOp::Max | kiln_ir::ReduceOp::Min)) = st.mode
+        && typed.is_none()
+        && key.roots().len() == 1
+        && math::wide_extreme(&key.arena, key.body, key.schedule)
+    {
+        math.import_extreme(module, func, op == kiln_ir::ReduceOp::Max, st.dtype)?;
     }
     if crate::bytes::compares(&st.stored, &key.arena, &order) {
         math.import_bytes(module, func)?;

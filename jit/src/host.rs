@@ -122,6 +122,13 @@ pub(crate) fn kept_rows_symbol(group: bool, dtype: ElemType) -> String {
     format!("kiln_wide_kept_{what}_{}", dtype.short_name()).to_lowercase()
 }
 
+/// The symbol of the trailing max (`max`) or min of a run on `dtype` (wide/extremes.rs, registered
+/// by compile.rs where the host has a wide level).
+pub(crate) fn extreme_symbol(max: bool, dtype: ElemType) -> String {
+    let what = if max { "max" } else { "min" };
+    format!("kiln_wide_{what}_{}", dtype.short_name()).to_lowercase()
+}
+
 /// The symbol of the block function of sin and cos of one argument on `dtype` (registered by
 /// compile.rs where the host has a wide level).
 pub(crate) fn sincos_symbol(dtype: ElemType) -> String {
@@ -243,6 +250,9 @@ pub struct MathRefs {
     /// The kept sum's row steps at full width, `fn(r0, ..., r7, out, n)` and `fn(x, out, n)` (see
     /// `wide/rows.rs` and skeleton.rs), where [`MathRefs::import_kept_rows`] imported them.
     kept: Option<[FuncRef; 2]>,
+    /// The trailing max or min of a run (`wide/extremes.rs`, skeleton.rs `segment`), where
+    /// [`MathRefs::import_extreme`] imported it.
+    extreme: Option<FuncRef>,
     /// The byte-string comparison (`call::bytes_op`), where [`MathRefs::import_bytes`] imported it.
     bytes: Option<FuncRef>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
@@ -303,6 +313,7 @@ impl MathRefs {
             wide: wide_refs,
             sincos,
             kept: None,
+            extreme: None,
             bytes: None,
             inline,
             complex: HashMap::new(),
@@ -389,6 +400,29 @@ impl MathRefs {
         }
         self.kept = Some([refs[0], refs[1]]);
         Ok(())
+    }
+
+    /// Declares in `module` and imports into `func` the trailing max (`max`) or min of a run on
+    /// `dtype`, `fn(x, n) -> value` (registered by compile.rs where the host has a wide level).
+    pub fn import_extreme<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        max: bool,
+        dtype: ElemType,
+    ) -> crate::Result<()> {
+        let mut sig = Signature::new(module.isa().default_call_conv());
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(scalar_type(dtype)));
+        let id = module.declare_function(&extreme_symbol(max, dtype), Linkage::Import, &sig)?;
+        self.extreme = Some(module.declare_func_in_func(id, func));
+        Ok(())
+    }
+
+    /// The trailing max or min of a run, if the kernel imported it.
+    pub fn extreme(&self) -> Option<FuncRef> {
+        self.extreme
     }
 
     /// The kept sum's row steps (group, single), if the kernel imported them.

@@ -161,6 +161,15 @@ pub fn wide_kept_rows(
     schedule.wide && kept_sum && matches!(arena.node(body), kiln_ir::Node::Input(_))
 }
 
+/// Whether a trailing `max` or `min` folds its long rows by one call at full width
+/// (`wide/extremes.rs`, skeleton.rs `segment`): its body a plain read of an input (`max(x)`,
+/// `min(m, axis=1)`; the caller checks that it writes no further map outputs, which its own loop
+/// stores as it reads), where its schedule asks for the wide routines (normalised: and the host has
+/// them). A computed body keeps the inline path.
+pub fn wide_extreme(arena: &kiln_ir::ExprArena, body: kiln_ir::NodeId, schedule: crate::Schedule) -> bool {
+    schedule.wide && schedule.is_vector() && matches!(arena.node(body), kiln_ir::Node::Input(_))
+}
+
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).
 pub fn lower(b: &mut FunctionBuilder<'_>, refs: &MathRefs, f: MathFn, args: &[Value]) -> Value {
     let ty = b.func.dfg.value_type(args[0]);

@@ -66,6 +66,11 @@ const WIDE_ROW_MIN: i64 = 16;
 /// memory (1e6 f32: 0.10 against 0.23, 1e7: 0.14 against 0.18-0.20).
 const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 
+/// The fewest points of a row that a trailing max or min of a plain read folds by one call at
+/// full width ([`Skeleton::wide_extreme`]); shorter rows keep the inline loop, which folds them
+/// in less time than the call takes.
+const WIDE_EXTREME_MIN: i64 = 64;
+
 /// The points an `any` or `all` over a row runs between two tests of whether its result is
 /// decided ([`Skeleton::decided_stretches`], for schedules whose vector loop's step, unroll ·
 /// lanes, divides it, so that each stretch ends where the next begins: every default one).
@@ -104,6 +109,9 @@ struct Skeleton<'f, 'k> {
     /// A kept sum of a plain read of input `i`, and the row steps at full width it calls (group,
     /// single): see [`Skeleton::wide_rows`].
     kept_wide: Option<(usize, [FuncRef; 2])>,
+    /// A trailing max or min of a plain read of input `i`, and the fold of a run at full width it
+    /// calls: see [`Skeleton::wide_extreme`].
+    extreme_wide: Option<(usize, FuncRef)>,
 }
 
 /// Segment `s`'s position along the last segment axis, carried from one segment to the next
@@ -208,6 +216,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                         if !st.inputs[i as usize].strided() && st.stored[i as usize].is_none() =>
                     {
                         Some((i as usize, refs))
+                    }
+                    _ => None,
+                }),
+            extreme_wide: g
+                .math
+                .extreme()
+                .and_then(|fold| match *f.key.arena.node(f.key.body) {
+                    kiln_ir::Node::Input(i)
+                        if !st.inputs[i as usize].strided() && st.stored[i as usize].is_none() =>
+                    {
+                        Some((i as usize, fold))
                     }
                     _ => None,
                 }),
@@ -378,10 +397,15 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let wide_single = self
             .kept_wide
             .and_then(|(i, [_, single])| r.ptrs[i].map(|x| (single, x)));
+        let extreme = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, x)));
         if let Some((single, x)) = wide_single {
             let o = r.kept_row.expect("kept rows have an output");
             self.wide_rows(g, jlo, jhi, single, &[x], o, |g| {
                 self.inner(g, &r, jlo, jhi, &[], None)
+            });
+        } else if let (Some((fold, x)), [acc]) = (extreme, &slots[..]) {
+            self.wide_extreme(g, jlo, jhi, fold, x, acc, |g| {
+                self.inner(g, &r, jlo, jhi, &slots, None)
             });
         } else if self.blocked.is_empty() || compound.is_some() {
             self.inner(g, &r, jlo, jhi, &slots, compound.as_ref());
@@ -1269,6 +1293,51 @@ impl Skeleton<'_, '_> {
         args.push(g.elem_addr(self.f.out_val, oj, ab));
         args.push(len);
         g.b.ins().call(step, &args);
+        g.b.ins().jump(done, &[]);
+
+        g.b.switch_to_block(short);
+        inline(g);
+        g.b.ins().jump(done, &[]);
+
+        g.b.switch_to_block(done);
+    }
+
+    /// A trailing max or min's row `[jlo, jhi)` of a plain read of an input (`x` the row's
+    /// pointer): folded by one call of `fold` (wide/extremes.rs) where it holds at least
+    /// [`WIDE_EXTREME_MIN`] points, the run's extreme then merged into the scalar accumulator of
+    /// `acc` as one value, else by `inline`. The call gives the inline loop's bits but for the
+    /// payload of a NaN and the sign of a zero among equal extremes (-0.0 and 0.0), which the
+    /// inline lanes leave open too.
+    #[allow(clippy::too_many_arguments)]
+    fn wide_extreme(
+        &self,
+        g: &mut Gen<'_, '_>,
+        jlo: Value,
+        jhi: Value,
+        fold: FuncRef,
+        x: Value,
+        acc: &Acc,
+        inline: impl FnOnce(&mut Gen<'_, '_>),
+    ) {
+        let called = g.b.create_block();
+        let short = g.b.create_block();
+        let done = g.b.create_block();
+        let len = g.b.ins().isub(jhi, jlo);
+        let long =
+            g.b.ins()
+                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, WIDE_EXTREME_MIN);
+        g.b.ins().brif(long, called, &[], short, &[]);
+
+        g.b.switch_to_block(called);
+        let jb = g.b.ins().imul_imm_s(jlo, g.size);
+        let start = g.b.ins().iadd(x, jb);
+        let call = g.b.ins().call(fold, &[start, len]);
+        let partial = g.b.inst_results(call)[0];
+        let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
+        let merged = g.acc_update(acc.op, W::Scalar, &state, partial, None);
+        for (&var, v) in acc.scalar.iter().zip(merged) {
+            g.b.def_var(var, v);
+        }
         g.b.ins().jump(done, &[]);
 
         g.b.switch_to_block(short);

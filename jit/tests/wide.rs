@@ -1709,3 +1709,180 @@ fn complex_magnitudes_give_the_hypot_routines_bits() {
     complex_abs_matches::<f64>();
     complex_abs_matches::<f32>();
 }
+
+/// Whether `a` and `b` are one extreme: the same bits, both NaN (payloads are not compared), or
+/// zeros of either sign (of -0.0 and 0.0 the fold gives either, as the inline lanes do).
+fn same_extreme(a: f64, b: f64) -> bool {
+    same(a, b) || (a == 0.0 && b == 0.0)
+}
+
+/// Runs for the extreme folds: ordinary values, with a NaN, an infinity, subnormals or zeros of
+/// both signs placed at the front, the middle or the end (in the 32-lane loop or in the tail).
+fn extreme_runs(rng: &mut Rng, len: usize) -> Vec<(String, Vec<f64>)> {
+    let base: Vec<f64> = (0..len).map(|_| rng.uniform(-3.0, 3.0)).collect();
+    let mut runs = vec![("plain".to_string(), base.clone())];
+    for (name, v) in [
+        ("nan", f64::NAN),
+        ("-nan", -f64::NAN),
+        ("inf", f64::INFINITY),
+        ("-inf", f64::NEG_INFINITY),
+        ("subnormal", 4.9e-324),
+        ("-subnormal", -4.9e-324),
+    ] {
+        for at in [0, len / 2, len.saturating_sub(1)] {
+            if at < len {
+                let mut r = base.clone();
+                r[at] = v;
+                runs.push((format!("{name} at {at}"), r));
+            }
+        }
+    }
+    runs.push((
+        "zeros".into(),
+        (0..len).map(|i| if i % 3 == 0 { -0.0 } else { 0.0 }).collect(),
+    ));
+    runs.push(("all nan".into(), vec![f64::NAN; len]));
+    runs.push(("all -inf".into(), vec![f64::NEG_INFINITY; len]));
+    runs.push(("all inf".into(), vec![f64::INFINITY; len]));
+    runs
+}
+
+/// The extreme folds (`apply_extreme`) at every level this host has, f64 and f32, every length
+/// 0..=80 and a few long ones at several offsets, against a sequential fold in NumPy's
+/// `maximum` / `minimum` (NaN propagating): the same extreme ([`same_extreme`]).
+fn extreme_folds<T: Elem + WideElem>() {
+    let mut rng = Rng::new(18);
+    for level in levels() {
+        for len in (0..=80).chain([127, 1000, 4099]) {
+            for (name, run) in extreme_runs(&mut rng, len + 7) {
+                for off in [0, 1, 7] {
+                    let xs: Vec<T> = run[off..off + len].iter().map(|&v| T::from_f64(v)).collect();
+                    for max in [true, false] {
+                        let got = kiln_jit::apply_extreme(level, max, &xs).unwrap().to_f64();
+                        let mut want = if max { f64::NEG_INFINITY } else { f64::INFINITY };
+                        for x in &xs {
+                            let v = x.to_f64();
+                            let beyond = if max { v > want } else { v < want };
+                            if want.is_nan() || v.is_nan() || beyond {
+                                want = if want.is_nan() { want } else { v };
+                            }
+                        }
+                        let what = format!(
+                            "{:?} {level:?} {} of {name}, len {len} at {off}",
+                            <T as WideElem>::DTYPE,
+                            if max { "max" } else { "min" }
+                        );
+                        assert!(same_extreme(got, want), "{what}: {got:e} vs {want:e}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn extreme_folds_match_a_sequential_fold_f64() {
+    extreme_folds::<f64>();
+}
+
+#[test]
+fn extreme_folds_match_a_sequential_fold_f32() {
+    extreme_folds::<f32>();
+}
+
+/// The folds refuse a level the host lacks, computing nothing.
+#[test]
+fn extreme_folds_refuse_a_level_the_host_lacks() {
+    for level in Level::ALL {
+        let r = kiln_jit::apply_extreme(level, true, &[1.0f64, 2.0]);
+        assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
+        if let Ok(v) = r {
+            assert_eq!(v, 2.0);
+        }
+    }
+}
+
+/// A trailing max or min of a plain read calls the fold (an import `(i64, i64) -> f64`) where the
+/// host has a wide level and the schedule asks for it; never with `with_wide(false)`, a scalar
+/// schedule, or a computed body (`max(x*x)`). Each route agrees with the interpreter, rows shorter
+/// and longer than the call's threshold, with NaN, infinities and zeros of both signs, and whole
+/// arrays cut into chunks (two passes).
+fn extreme_route<T: Elem>(dtype: ElemType) {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    let sig = format!("= (i64, i64) -> {} ", dtype.short_name().to_lowercase());
+    let mut rng = Rng::new(19);
+    for op in [ReduceOp::Max, ReduceOp::Min] {
+        for (shape, axes) in [
+            (vec![5usize, 63], vec![1usize]),
+            (vec![5, 64], vec![1]),
+            (vec![3, 1000], vec![1]),
+            (vec![2, 3, 200], vec![2]),
+            (vec![4, 2000], vec![0, 1]),
+            (vec![300_000], vec![0]),
+        ] {
+            let n: usize = shape.iter().product();
+            for d in [Data::Special, Data::Plain] {
+                let mut xs = gen_data::<T>(&mut rng, n, d);
+                if let Some(last) = xs.last_mut() {
+                    *last = T::from_f64(-0.0);
+                }
+                for (body, plain) in [(x, true), (xx, false)] {
+                    let kind = KernelKind::Reduce {
+                        op,
+                        axes: axes.clone(),
+                    };
+                    let k = kernel(dtype, &[&shape], arena.clone(), body, kind);
+                    let p = plan(&k, 1);
+                    let calls = |s: Schedule| {
+                        let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+                        c.dumps().unwrap().clif.contains(&sig)
+                    };
+                    let sched = Schedule::for_kernel(&k);
+                    let on = plain && wide::level().is_some();
+                    let what = format!("{op:?} {dtype:?} {shape:?} axes {axes:?} {d:?} plain {plain}");
+                    assert_eq!(calls(sched), on, "{what}");
+                    assert!(!calls(sched.with_wide(false)), "{what}");
+                    assert!(!calls(Schedule::scalar()), "{what}");
+                    let want = oracle(&k, std::slice::from_ref(&xs)).unwrap().values.to_f64();
+                    for s in [sched, sched.with_wide(false)] {
+                        let got = jit(&k, &p, s, std::slice::from_ref(&xs)).unwrap().values.to_f64();
+                        assert_eq!(got.len(), want.len(), "{what}");
+                        for (g, w) in got.iter().zip(&want) {
+                            assert!(same_extreme(*g, *w), "{what} wide {}: {g:e} vs {w:e}", s.wide);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_extreme_route_shows_in_the_code_and_agrees() {
+    extreme_route::<f64>(ElemType::F64);
+    extreme_route::<f32>(ElemType::F32);
+}
+
+/// A max of a plain read with map outputs beside it (`max(x)` and `x*x` in one pass) keeps its
+/// own loop, which stores the maps as it reads: the fold's call would skip them.
+#[test]
+fn an_extreme_with_map_outputs_keeps_its_loop() {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    let kind = KernelKind::Reduce {
+        op: ReduceOp::Max,
+        axes: vec![0],
+    };
+    let mut k = kernel(ElemType::F64, &[&[1000]], arena, x, kind);
+    let p = plan(&k, 1);
+    let calls = |k: &KernelIR| {
+        let c = kiln_jit::CompiledKernel::explain(k, &p, Schedule::for_kernel(k)).unwrap();
+        c.dumps().unwrap().clif.contains("= (i64, i64) -> f64 ")
+    };
+    assert_eq!(calls(&k), wide::level().is_some());
+    k.extra = vec![xx];
+    assert!(!calls(&k));
+}

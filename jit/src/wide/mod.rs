@@ -79,6 +79,11 @@
 //! read of an input calls over runs of columns (`crate::apply_kept_rows` for tests); plain
 //! additions in the inline order, so the same bits by construction as well.
 //!
+//! **Trailing extremes.** `extremes.rs` folds a run into its max or min, which a trailing `max` or
+//! `min` of a plain read of an input calls for each row of at least 64 points (skeleton.rs
+//! `wide_extreme`; `crate::apply_extreme` for tests): the inline code's result but for a NaN's
+//! payload and the sign of a zero among equal extremes, which its lanes leave open too.
+//!
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and
 //! [`crate::NO_FMA_ENV`] turns it off (it stands for a host without FMA). [`routed`] says which
@@ -96,6 +101,7 @@ mod binary;
 mod cbrt;
 mod complex;
 mod exp_family;
+mod extremes;
 mod lanes;
 mod logs;
 mod pow;
@@ -604,6 +610,9 @@ pub trait WideElem: Copy + Sized {
     /// `Self`: `dst[j] = |z_j|` for the points of `src` (interleaved, twice as long as `dst`).
     /// Unsafe to call unless the host has `level`.
     fn complex_abs(level: Level) -> unsafe fn(&mut [std::mem::MaybeUninit<Self>], &[Self]);
+    /// The max (`max`) or min of a run at `level` (`extremes.rs`): a NaN where the run holds one,
+    /// else its extreme. Unsafe to call unless the host has `level`.
+    fn extreme(max: bool, level: Level) -> unsafe fn(&[Self]) -> Self;
 }
 
 impl WideElem for f64 {
@@ -703,6 +712,14 @@ impl WideElem for f64 {
             Level::Avx512 => complex::abs128::avx512,
         }
     }
+    fn extreme(max: bool, level: Level) -> unsafe fn(&[f64]) -> f64 {
+        match (max, level) {
+            (true, Level::Avx2) => extremes::extremes64::max_avx2,
+            (true, Level::Avx512) => extremes::extremes64::max_avx512,
+            (false, Level::Avx2) => extremes::extremes64::min_avx2,
+            (false, Level::Avx512) => extremes::extremes64::min_avx512,
+        }
+    }
 }
 
 impl WideElem for f32 {
@@ -799,6 +816,14 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => complex::abs64::avx2,
             Level::Avx512 => complex::abs64::avx512,
+        }
+    }
+    fn extreme(max: bool, level: Level) -> unsafe fn(&[f32]) -> f32 {
+        match (max, level) {
+            (true, Level::Avx2) => extremes::extremes32::max_avx2,
+            (true, Level::Avx512) => extremes::extremes32::max_avx512,
+            (false, Level::Avx2) => extremes::extremes32::min_avx2,
+            (false, Level::Avx512) => extremes::extremes32::min_avx512,
         }
     }
 }
