@@ -102,7 +102,7 @@ use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
-use crate::wide::{Binary, Io, Level, Routine, WideElem};
+use crate::wide::{Binary, Io, Level, Routine, WideElem, WideExtreme};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::mem::MaybeUninit;
@@ -897,11 +897,11 @@ pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::ElemType) -> *const
 /// The max (`max`) or min of `x` at `level` ([`crate::wide`], `extremes.rs`), as a trailing `max`
 /// or `min` of a plain read of an input folds a long row: a NaN where `x` holds one, else its
 /// extreme (of -0.0 and 0.0, either). An error if the host lacks `level`.
-pub fn apply_extreme<T: WideElem>(level: Level, max: bool, x: &[T]) -> Result<T> {
+pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, x: &[T]) -> Result<T> {
     on_host(level)?;
     let fold = T::extreme(max, level);
     // SAFETY: `fold` is one of extremes.rs's `#[target_feature]` functions compiled for `level`
-    // (`WideElem::extreme` maps each level to its own), and the host has every feature of `level`
+    // (`WideExtreme::extreme` maps each level to its own), and the host has every feature of `level`
     // (checked above); apart from those features it is a safe function of a slice.
     Ok(unsafe { fold(x) })
 }
@@ -909,7 +909,7 @@ pub fn apply_extreme<T: WideElem>(level: Level, max: bool, x: &[T]) -> Result<T>
 /// The function compiled code calls for a trailing max (`MAX`) or min of a plain read of an input
 /// (skeleton.rs `segment`): [`apply_extreme`] of the `n` values at `x`, at
 /// [`crate::wide::level`].
-extern "C" fn trailing_extreme<T: WideElem + kiln_ir::Real, const MAX: bool>(x: *const T, n: i64) -> T {
+extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool>(x: *const T, n: i64) -> T {
     // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
     // symbol skeleton.rs calls (for a trailing max or min whose body is a plain read of one input
     // that is neither strided nor stored in another type) in place of its own loop over a row's
@@ -919,12 +919,13 @@ extern "C" fn trailing_extreme<T: WideElem + kiln_ir::Real, const MAX: bool>(x: 
     // registered only where `level()` is some, which implies the host has it: `apply_extreme`
     // cannot fail (and a panic may not unwind out of an `extern "C"` function)
     match crate::wide::level() {
-        Some(level) => apply_extreme(level, MAX, x).unwrap_or(T::from_f64(f64::NAN)),
-        None => T::from_f64(f64::NAN),
+        Some(level) => apply_extreme(level, MAX, x).unwrap_or(T::identity(MAX)),
+        None => T::identity(MAX),
     }
 }
 
-/// The address of the function compiled code calls for a trailing max (`max`) or min on `dtype`.
+/// The address of the function compiled code calls for a trailing max (`max`) or min of `dtype`
+/// values (f64, f32, i64).
 pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 {
     use kiln_ir::ElemType;
     match (max, dtype) {
@@ -932,6 +933,8 @@ pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 
         (true, ElemType::F32) => trailing_extreme::<f32, true> as *const u8,
         (false, ElemType::F64) => trailing_extreme::<f64, false> as *const u8,
         (false, ElemType::F32) => trailing_extreme::<f32, false> as *const u8,
-        _ => unreachable!("only float types (f32, f64) reach here"),
+        (true, ElemType::I64) => trailing_extreme::<i64, true> as *const u8,
+        (false, ElemType::I64) => trailing_extreme::<i64, false> as *const u8,
+        _ => unreachable!("only f32, f64 and i64 runs are folded"),
     }
 }

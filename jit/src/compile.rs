@@ -133,6 +133,12 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                     call::kept_rows_address(group, dtype),
                 );
             }
+        }
+        for dtype in [
+            kiln_ir::ElemType::F64,
+            kiln_ir::ElemType::F32,
+            kiln_ir::ElemType::I64,
+        ] {
             for max in [true, false] {
                 jb.symbol(
                     host::extreme_symbol(max, dtype),
@@ -273,12 +279,18 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, kept_sum, key.schedule) {
         math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
     }
+    // float values of a float kernel, or int64 values of a typed one, folded in their own type
+    let folded = match typed.as_ref().map(|t| t.value_type()) {
+        None => Some(st.dtype),
+        Some(kiln_ir::ElemType::I64) => Some(kiln_ir::ElemType::I64),
+        Some(_) => None,
+    };
     if let Mode::Trailing(op @ (kiln_ir::ReduceOp::Max | kiln_ir::ReduceOp::Min)) = st.mode
-        && typed.is_none()
+        && let Some(values) = folded
         && key.roots().len() == 1
         && math::wide_extreme(&key.arena, key.body, key.schedule)
     {
-        math.import_extreme(module, func, op == kiln_ir::ReduceOp::Max, st.dtype)?;
+        math.import_extreme(module, func, op == kiln_ir::ReduceOp::Max, values)?;
     }
     if crate::bytes::compares(&st.stored, &key.arena, &order) {
         math.import_bytes(module, func)?;

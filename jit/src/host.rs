@@ -402,8 +402,8 @@ impl MathRefs {
         Ok(())
     }
 
-    /// Declares in `module` and imports into `func` the trailing max (`max`) or min of a run on
-    /// `dtype`, `fn(x, n) -> value` (registered by compile.rs where the host has a wide level).
+    /// Declares in `module` and imports into `func` the trailing max (`max`) or min of a run of
+    /// `dtype` values (f64, f32, i64), `fn(x, n) -> value` (registered by compile.rs where the host has a wide level).
     pub fn import_extreme<M: Module>(
         &mut self,
         module: &mut M,
@@ -414,7 +414,11 @@ impl MathRefs {
         let mut sig = Signature::new(module.isa().default_call_conv());
         sig.params.push(AbiParam::new(types::I64));
         sig.params.push(AbiParam::new(types::I64));
-        sig.returns.push(AbiParam::new(scalar_type(dtype)));
+        let value = match dtype {
+            ElemType::I64 => types::I64,
+            _ => scalar_type(dtype),
+        };
+        sig.returns.push(AbiParam::new(value));
         let id = module.declare_function(&extreme_symbol(max, dtype), Linkage::Import, &sig)?;
         self.extreme = Some(module.declare_func_in_func(id, func));
         Ok(())

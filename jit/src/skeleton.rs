@@ -219,12 +219,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                     }
                     _ => None,
                 }),
+            // (read where it is: a float kernel's input in its dtype, a typed one's int64 input)
             extreme_wide: g
                 .math
                 .extreme()
                 .and_then(|fold| match *f.key.arena.node(f.key.body) {
                     kiln_ir::Node::Input(i)
-                        if !st.inputs[i as usize].strided() && st.stored[i as usize].is_none() =>
+                        if !st.inputs[i as usize].strided() && st.stored[i as usize] == g.int_values() =>
                     {
                         Some((i as usize, fold))
                     }

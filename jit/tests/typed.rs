@@ -1042,3 +1042,63 @@ fn run_many(code: &BoundKernel, input: &Stored<'_>, outs: &mut [OutSlice<'_>]) -
         other => unreachable!("a kernel's lanes are a float type, not {other}"),
     }
 }
+
+/// The max and min of int64 values, of the whole array and along rows (short rows by the inline
+/// loop, rows of 64 points and more by the wide fold where the host has a level and the schedule
+/// asks for it: the import `(i64, i64) -> i64` shows in the code), equal to the typed
+/// interpreter's, the extremes placed at the front, in the middle and at the end, with
+/// `i64::MIN` and `i64::MAX` among the values; several units and small chunks.
+#[test]
+fn int64_extremes_fold_at_full_width() {
+    let sig = "= (i64, i64) -> i64 ";
+    for (shape, axes) in [
+        (vec![1000usize], vec![0usize]),
+        (vec![3, 63], vec![1]),
+        (vec![3, 64], vec![1]),
+        (vec![4, 777], vec![1]),
+        (vec![2, 3, 100], vec![2]),
+        (vec![20_000], vec![0]),
+    ] {
+        let n: usize = shape.iter().product();
+        let mut data: Vec<i64> = (0..n as i64)
+            .map(|v| v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 8)
+            .collect();
+        for (at, v) in [(0, i64::MAX), (n / 2, i64::MIN), (n - 1, i64::MAX - 1)] {
+            data[at] = v;
+        }
+        for op in [ReduceOp::Max, ReduceOp::Min] {
+            let mut a = ExprArena::new();
+            let body = a.input(0);
+            let kind = KernelKind::Reduce {
+                op,
+                axes: axes.clone(),
+            };
+            let kr = kernel(a, body, std::slice::from_ref(&shape), &shape, kind);
+            let t = TypedKernel::new(&kr, &[ElemType::I64], false).unwrap();
+            let want = evaluate(
+                &t,
+                &[TypedInput::I64(whole(&data, &shape, &shape))],
+                Start::Identity,
+            )
+            .unwrap();
+            let k = kernel_of(&t);
+            let layouts: Vec<InputLayout> = k
+                .inputs
+                .iter()
+                .map(|d| InputLayout::contiguous(&d.shape))
+                .collect();
+            let p = plan(&k, &layouts).unwrap().unwrap();
+            let dump = kiln_jit::CompiledKernel::explain_typed(&k, &p, Schedule::for_kernel(&k)).unwrap();
+            let calls = dump.dumps().unwrap().clif.contains(sig);
+            assert_eq!(calls, kiln_jit::wide::level().is_some(), "{op:?} {shape:?}");
+            for scalar in [false, true] {
+                let code = bind(&t, None, scalar);
+                let got = run(&code, ElemType::F64, &[Stored::I64(&data)]).unwrap();
+                assert_eq!(
+                    want.values, got,
+                    "{op:?} {shape:?} axes {axes:?}, scalar {scalar}"
+                );
+            }
+        }
+    }
+}

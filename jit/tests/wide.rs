@@ -1750,7 +1750,7 @@ fn extreme_runs(rng: &mut Rng, len: usize) -> Vec<(String, Vec<f64>)> {
 /// The extreme folds (`apply_extreme`) at every level this host has, f64 and f32, every length
 /// 0..=80 and a few long ones at several offsets, against a sequential fold in NumPy's
 /// `maximum` / `minimum` (NaN propagating): the same extreme ([`same_extreme`]).
-fn extreme_folds<T: Elem + WideElem>() {
+fn extreme_folds<T: Elem + WideElem + wide::WideExtreme>() {
     let mut rng = Rng::new(18);
     for level in levels() {
         for len in (0..=80).chain([127, 1000, 4099]) {
@@ -1885,4 +1885,44 @@ fn an_extreme_with_map_outputs_keeps_its_loop() {
     assert_eq!(calls(&k), wide::level().is_some());
     k.extra = vec![xx];
     assert!(!calls(&k));
+}
+
+/// The int64 folds at every level this host has (AVX2 has no `vpmaxsq`: a compare and a blend),
+/// every length 0..=80 and long runs, the extremes anywhere, `i64::MIN` and `i64::MAX` among them.
+#[test]
+fn int64_extreme_folds_match_a_sequential_fold() {
+    let mut rng = Rng::new(20);
+    for level in levels() {
+        for len in (0..=80usize).chain([127, 1000, 4099]) {
+            let base: Vec<i64> = (0..len)
+                .map(|_| (rng.uniform(-1.0, 1.0) * 9.0e18) as i64)
+                .collect();
+            let mut runs = vec![base.clone()];
+            for (at, v) in [
+                (0, i64::MAX),
+                (len / 2, i64::MIN),
+                (len.saturating_sub(1), i64::MAX),
+            ] {
+                if at < len {
+                    let mut r = base.clone();
+                    r[at] = v;
+                    runs.push(r);
+                }
+            }
+            for xs in runs {
+                let max = kiln_jit::apply_extreme(level, true, &xs).unwrap();
+                let min = kiln_jit::apply_extreme(level, false, &xs).unwrap();
+                assert_eq!(
+                    max,
+                    xs.iter().copied().max().unwrap_or(i64::MIN),
+                    "{level:?} len {len}"
+                );
+                assert_eq!(
+                    min,
+                    xs.iter().copied().min().unwrap_or(i64::MAX),
+                    "{level:?} len {len}"
+                );
+            }
+        }
+    }
 }

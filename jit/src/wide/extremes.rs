@@ -1,4 +1,4 @@
-//! The min and max of a run of values at full width: a trailing `min` or `max` whose body is a
+//! The min and max of a run of values at full width (f64, f32, and i64 values of a typed kernel): a trailing `min` or `max` whose body is a
 //! plain read of an input (`max(x)`, `min(m, axis=1)`) folds each long enough row by one call
 //! (skeleton.rs `segment`), whose partial the segment's scalar accumulator then takes as one value.
 //!
@@ -15,15 +15,20 @@
 /// `maxp*` chains overlap.
 const LANES: usize = 32;
 
-/// An element whose extremes are folded.
-pub(super) trait Extreme: Copy + PartialOrd {
+/// An element whose extremes are folded: f64, f32 and i64 (whose max and min `vpmaxsq` /
+/// `vpminsq` compute at AVX-512, where the inline code's 128-bit lanes have no such instruction).
+pub trait Extreme: Copy + PartialOrd {
     /// The identity of max (`-inf`), or of min (`inf`).
     fn identity(max: bool) -> Self;
     /// Whether the value is NaN.
     fn nan(self) -> bool;
+    /// Whether a value may be NaN (else [`fold`] is a plain reduction, which LLVM vectorises as
+    /// one: a loop over lanes of its own would be vectorised across them, by gathers).
+    const MAY_BE_NAN: bool;
 }
 
 impl Extreme for f64 {
+    const MAY_BE_NAN: bool = true;
     #[inline(always)]
     fn identity(max: bool) -> f64 {
         if max { f64::NEG_INFINITY } else { f64::INFINITY }
@@ -34,7 +39,20 @@ impl Extreme for f64 {
     }
 }
 
+impl Extreme for i64 {
+    const MAY_BE_NAN: bool = false;
+    #[inline(always)]
+    fn identity(max: bool) -> i64 {
+        if max { i64::MIN } else { i64::MAX }
+    }
+    #[inline(always)]
+    fn nan(self) -> bool {
+        false
+    }
+}
+
 impl Extreme for f32 {
+    const MAY_BE_NAN: bool = true;
     #[inline(always)]
     fn identity(max: bool) -> f32 {
         if max { f32::NEG_INFINITY } else { f32::INFINITY }
@@ -56,6 +74,9 @@ fn pick<T: Extreme, const MAX: bool>(acc: T, v: T) -> T {
 /// The max (`MAX`) or min of `x`: a NaN where `x` holds one, the identity where `x` is empty.
 #[inline(always)]
 pub(super) fn fold<T: Extreme, const MAX: bool>(x: &[T]) -> T {
+    if !T::MAY_BE_NAN {
+        return x.iter().fold(T::identity(MAX), |a, &v| pick::<T, MAX>(a, v));
+    }
     let mut acc = [T::identity(MAX); LANES];
     // each lane's last NaN (the identity, which is not NaN, where it saw none)
     let mut nans = [T::identity(MAX); LANES];
@@ -119,4 +140,37 @@ macro_rules! levels {
 levels! {
     extremes64: f64;
     extremes32: f32;
+    extremes_i64: i64;
+}
+
+/// An element whose runs the wide code folds into their max or min.
+pub trait WideExtreme: Extreme {
+    /// The max (`max`) or min of a run at `level`: a NaN where the run holds one, else its
+    /// extreme. Unsafe to call unless the host has `level` ([`super::Level::on_host`]), which
+    /// call.rs checks.
+    fn extreme(max: bool, level: super::Level) -> unsafe fn(&[Self]) -> Self;
+}
+
+macro_rules! wide_extreme {
+    ($($t:ty: $m:ident;)*) => {
+        $(
+            impl WideExtreme for $t {
+                fn extreme(max: bool, level: super::Level) -> unsafe fn(&[$t]) -> $t {
+                    use super::Level;
+                    match (max, level) {
+                        (true, Level::Avx2) => $m::max_avx2,
+                        (true, Level::Avx512) => $m::max_avx512,
+                        (false, Level::Avx2) => $m::min_avx2,
+                        (false, Level::Avx512) => $m::min_avx512,
+                    }
+                }
+            }
+        )*
+    };
+}
+
+wide_extreme! {
+    f64: extremes64;
+    f32: extremes32;
+    i64: extremes_i64;
 }

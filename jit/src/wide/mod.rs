@@ -102,6 +102,7 @@ mod cbrt;
 mod complex;
 mod exp_family;
 mod extremes;
+pub use extremes::{Extreme, WideExtreme};
 mod lanes;
 mod logs;
 mod pow;
@@ -610,9 +611,6 @@ pub trait WideElem: Copy + Sized {
     /// `Self`: `dst[j] = |z_j|` for the points of `src` (interleaved, twice as long as `dst`).
     /// Unsafe to call unless the host has `level`.
     fn complex_abs(level: Level) -> unsafe fn(&mut [std::mem::MaybeUninit<Self>], &[Self]);
-    /// The max (`max`) or min of a run at `level` (`extremes.rs`): a NaN where the run holds one,
-    /// else its extreme. Unsafe to call unless the host has `level`.
-    fn extreme(max: bool, level: Level) -> unsafe fn(&[Self]) -> Self;
 }
 
 impl WideElem for f64 {
@@ -712,14 +710,6 @@ impl WideElem for f64 {
             Level::Avx512 => complex::abs128::avx512,
         }
     }
-    fn extreme(max: bool, level: Level) -> unsafe fn(&[f64]) -> f64 {
-        match (max, level) {
-            (true, Level::Avx2) => extremes::extremes64::max_avx2,
-            (true, Level::Avx512) => extremes::extremes64::max_avx512,
-            (false, Level::Avx2) => extremes::extremes64::min_avx2,
-            (false, Level::Avx512) => extremes::extremes64::min_avx512,
-        }
-    }
 }
 
 impl WideElem for f32 {
@@ -816,14 +806,6 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => complex::abs64::avx2,
             Level::Avx512 => complex::abs64::avx512,
-        }
-    }
-    fn extreme(max: bool, level: Level) -> unsafe fn(&[f32]) -> f32 {
-        match (max, level) {
-            (true, Level::Avx2) => extremes::extremes32::max_avx2,
-            (true, Level::Avx512) => extremes::extremes32::max_avx512,
-            (false, Level::Avx2) => extremes::extremes32::min_avx2,
-            (false, Level::Avx512) => extremes::extremes32::min_avx512,
         }
     }
 }
