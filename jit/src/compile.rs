@@ -285,12 +285,18 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         Some(kiln_ir::ElemType::I64) => Some(kiln_ir::ElemType::I64),
         Some(_) => None,
     };
-    if let Mode::Trailing(op @ (kiln_ir::ReduceOp::Max | kiln_ir::ReduceOp::Min)) = st.mode
+    // (an argmax's blocks fold their max: skeleton.rs `arg_blocks`)
+    if let Mode::Trailing(op) = st.mode
+        && let Some(max) = match op {
+            kiln_ir::ReduceOp::Max | kiln_ir::ReduceOp::ArgMax => Some(true),
+            kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::ArgMin => Some(false),
+            _ => None,
+        }
         && let Some(values) = folded
         && key.roots().len() == 1
         && math::wide_extreme(&key.arena, key.body, key.schedule)
     {
-        math.import_extreme(module, func, op == kiln_ir::ReduceOp::Max, values)?;
+        math.import_extreme(module, func, max, values)?;
     }
     if crate::bytes::compares(&st.stored, &key.arena, &order) {
         math.import_bytes(module, func)?;

@@ -79,6 +79,12 @@ const DECIDE_STRETCH: i64 = 1024;
 /// The points of a block of an argmin or argmax of a row ([`Skeleton::arg_blocks`]).
 const ARG_BLOCK: i64 = 256;
 
+/// The points of a block of an argmin or argmax of a plain read whose blocks are folded at full
+/// width, one call each ([`Skeleton::arg_blocks`], wide/extremes.rs): long enough that the call
+/// costs little beside the fold, short enough that searching the best block for its point (in
+/// the inline vectors) costs little beside the row.
+const ARG_BLOCK_WIDE: i64 = 4096;
+
 /// The fewest points of a row whose argmin or argmax runs by blocks ([`Skeleton::arg_blocks`]):
 /// `argmax(m, axis=1)` of 1e6 float64 from Python measured faster by blocks from rows of about 64
 /// points (rows of 100: 1.28 -> 1.12-1.23 ns an element, of 255: 1.13 -> 0.83-0.89) and slower
@@ -404,7 +410,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             self.wide_rows(g, jlo, jhi, single, &[x], o, |g| {
                 self.inner(g, &r, jlo, jhi, &[], None)
             });
-        } else if let (Some((fold, x)), [acc]) = (extreme, &slots[..]) {
+        } else if let (Some((fold, x)), [acc]) = (extreme, &slots[..])
+            && !acc.op.is_arg()
+        {
             self.wide_extreme(g, jlo, jhi, fold, x, acc, |g| {
                 self.inner(g, &r, jlo, jhi, &slots, None)
             });
@@ -723,7 +731,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     ///
     /// Each block is reduced to its extreme (NumPy's `minimum` / `maximum`, NaN propagating) by
     /// the loops of the plain reduction, a few operations a vector where the argument's update
-    /// takes about twenty. The row keeps the first block whose extreme is better than every
+    /// takes about twenty; where the body is a plain read of an input and the wide fold is
+    /// imported (wide/extremes.rs), by one call of it over a block of [`ARG_BLOCK_WIDE`] points. The row keeps the first block whose extreme is better than every
     /// earlier one's (strictly; a NaN beats every number; the first block beats none; integer and
     /// bool values compare as int64), and afterwards finds in that block the first point equal to
     /// its extreme (or NaN, for a NaN): the first vector holding one, then the point in it. That
@@ -755,6 +764,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             extreme.vector.push(more);
         }
         let per_iter = 2 * per_iter;
+        // a plain read's blocks folded by one call each at full width: longer blocks
+        let wide = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, x)));
+        let block = if wide.is_some() { ARG_BLOCK_WIDE } else { ARG_BLOCK };
         let best_var = g.b.declare_var(g.acc_types(op, W::Scalar)[0]);
         let init = g.acc_identity(op, W::Scalar)[0];
         g.b.def_var(best_var, init);
@@ -777,21 +789,32 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 g.b.def_var(v, x);
             }
         }
-        let full = g.b.ins().iadd_imm_s(j, ARG_BLOCK);
+        let full = g.b.ins().iadd_imm_s(j, block);
         let end = g.b.ins().smin(full, jhi);
-        let one = std::slice::from_ref(&extreme);
-        self.loop_(g, r, j_var, end, per_iter, W::Vector, one, None);
-        if per_iter > 1 {
-            self.loop_(g, r, j_var, end, 1, W::Vector, one, None);
-        }
-        self.loop_(g, r, j_var, end, 1, W::Scalar, one, None);
-        let vs: Vec<Vec<Value>> = extreme
-            .vector
-            .iter()
-            .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
-            .collect();
-        let tail: Vec<Value> = extreme.scalar.iter().map(|&v| g.b.use_var(v)).collect();
-        let m = g.acc_fold(op, &vs, tail)[0];
+        let m = if let Some((fold, x)) = wide {
+            // (the fold's extreme is the loops' but for a NaN's payload and a zero's sign, which
+            // the search below treats alike)
+            let len = g.b.ins().isub(end, j);
+            let jb = g.b.ins().imul_imm_s(j, g.size);
+            let start = g.b.ins().iadd(x, jb);
+            let call = g.b.ins().call(fold, &[start, len]);
+            g.b.def_var(j_var, end);
+            g.b.inst_results(call)[0]
+        } else {
+            let one = std::slice::from_ref(&extreme);
+            self.loop_(g, r, j_var, end, per_iter, W::Vector, one, None);
+            if per_iter > 1 {
+                self.loop_(g, r, j_var, end, 1, W::Vector, one, None);
+            }
+            self.loop_(g, r, j_var, end, 1, W::Scalar, one, None);
+            let vs: Vec<Vec<Value>> = extreme
+                .vector
+                .iter()
+                .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
+                .collect();
+            let tail: Vec<Value> = extreme.scalar.iter().map(|&v| g.b.use_var(v)).collect();
+            g.acc_fold(op, &vs, tail)[0]
+        };
         let best = g.b.use_var(best_var);
         let blk = g.b.use_var(blk_var);
         let first = g.b.ins().icmp_imm_s(IntCC::Equal, blk, -1);
@@ -821,7 +844,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let k = g.b.append_block_param(head, types::I64);
         let blk = g.b.use_var(blk_var);
         let best = g.b.use_var(best_var);
-        let limit = g.b.ins().iadd_imm_s(blk, ARG_BLOCK);
+        let limit = g.b.ins().iadd_imm_s(blk, block);
         let limit = g.b.ins().smin(limit, jhi);
         let ran = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, blk, 0);
         // a vector at a time to the first holding the point, then point by point from there

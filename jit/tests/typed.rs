@@ -1043,8 +1043,8 @@ fn run_many(code: &BoundKernel, input: &Stored<'_>, outs: &mut [OutSlice<'_>]) -
     }
 }
 
-/// The max and min of int64 values, of the whole array and along rows (short rows by the inline
-/// loop, rows of 64 points and more by the wide fold where the host has a level and the schedule
+/// The max, min, argmax and argmin of int64 values, of the whole array and along rows (short rows
+/// by the inline loop, rows of 64 points and more by the wide fold where the host has a level and the schedule
 /// asks for it: the import `(i64, i64) -> i64` shows in the code), equal to the typed
 /// interpreter's, the extremes placed at the front, in the middle and at the end, with
 /// `i64::MIN` and `i64::MAX` among the values; several units and small chunks.
@@ -1058,15 +1058,22 @@ fn int64_extremes_fold_at_full_width() {
         (vec![4, 777], vec![1]),
         (vec![2, 3, 100], vec![2]),
         (vec![20_000], vec![0]),
+        (vec![2, 9000], vec![1]),
     ] {
         let n: usize = shape.iter().product();
         let mut data: Vec<i64> = (0..n as i64)
             .map(|v| v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 8)
             .collect();
-        for (at, v) in [(0, i64::MAX), (n / 2, i64::MIN), (n - 1, i64::MAX - 1)] {
+        // each extreme twice (an arg reduction gives the first), neither at the front
+        for (at, v) in [
+            (n / 3, i64::MAX),
+            (2 * n / 3, i64::MAX),
+            (n / 2, i64::MIN),
+            (n - 1, i64::MIN),
+        ] {
             data[at] = v;
         }
-        for op in [ReduceOp::Max, ReduceOp::Min] {
+        for op in [ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin] {
             let mut a = ExprArena::new();
             let body = a.input(0);
             let kind = KernelKind::Reduce {

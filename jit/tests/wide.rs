@@ -1802,22 +1802,24 @@ fn extreme_folds_refuse_a_level_the_host_lacks() {
     }
 }
 
-/// A trailing max or min of a plain read calls the fold (an import `(i64, i64) -> f64`) where the
-/// host has a wide level and the schedule asks for it; never with `with_wide(false)`, a scalar
-/// schedule, or a computed body (`max(x*x)`). Each route agrees with the interpreter, rows shorter
-/// and longer than the call's threshold, with NaN, infinities and zeros of both signs, and whole
-/// arrays cut into chunks (two passes).
+/// A trailing max or min (and an argmax or argmin, whose blocks fold their extreme) of a plain
+/// read calls the fold (an import `(i64, i64) -> f64`) where the host has a wide level and the
+/// schedule asks for it; never with `with_wide(false)`, a scalar schedule, or a computed body
+/// (`max(x*x)`). Each route agrees with the interpreter (an arg reduction's index exactly), rows
+/// shorter and longer than the call's threshold and than a block, with NaN, infinities and zeros
+/// of both signs, and whole arrays cut into chunks (two passes).
 fn extreme_route<T: Elem>(dtype: ElemType) {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let xx = arena.binary(BinaryOp::Mul, x, x);
     let sig = format!("= (i64, i64) -> {} ", dtype.short_name().to_lowercase());
     let mut rng = Rng::new(19);
-    for op in [ReduceOp::Max, ReduceOp::Min] {
+    for op in [ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin] {
         for (shape, axes) in [
             (vec![5usize, 63], vec![1usize]),
             (vec![5, 64], vec![1]),
             (vec![3, 1000], vec![1]),
+            (vec![2, 9000], vec![1]),
             (vec![2, 3, 200], vec![2]),
             (vec![4, 2000], vec![0, 1]),
             (vec![300_000], vec![0]),
