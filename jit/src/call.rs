@@ -894,6 +894,59 @@ pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::ElemType) -> *const
     }
 }
 
+/// The kept max's (`max`) or min's row step at `level` ([`crate::wide`], `rows.rs`): `out[j] =
+/// maximum(out[j], x[j])` (NumPy's NaN-propagating `maximum`, or `minimum`) for every `j` of
+/// `out`: the inline path's bits. An error if the host lacks `level`, or if `x` is shorter than
+/// `out`.
+pub fn apply_kept_extreme<T: WideElem>(level: Level, max: bool, x: &[T], out: &mut [T]) -> Result<()> {
+    on_host(level)?;
+    if x.len() < out.len() {
+        return Err(JitError::WrongKernel(format!(
+            "a kept extreme's row of {} elements is shorter than its output run of {}",
+            x.len(),
+            out.len()
+        )));
+    }
+    let step = T::single_extreme(max, level);
+    // SAFETY: `step` is one of rows.rs's `#[target_feature]` functions compiled for `level`
+    // (`WideElem::single_extreme` maps each level to its own), and the host has every feature of
+    // `level` (checked above); apart from those features it is a safe function of slices.
+    unsafe { step(x, out) };
+    Ok(())
+}
+
+/// The function compiled code calls for a kept max's (`MAX`) or min's row (skeleton.rs
+/// `segment`): [`apply_kept_extreme`] of the row at `x` over the `n` outputs at `out`.
+extern "C" fn kept_extreme<T: WideElem, const MAX: bool>(x: *const T, out: *mut T, n: i64) {
+    // SAFETY: as `kept_single`'s: skeleton.rs calls it in place of its own inner loop over a row's
+    // columns `[jlo, jhi)`, `n = jhi - jlo > 0`, `x` the row's input at `jlo` (a plain read of a
+    // checked input), `out` that column's output element, of the data's type, in a buffer no
+    // input slice borrows (output.rs allocates it, or it is the caller's `&mut` buffer).
+    let (x, out) = unsafe {
+        let n = n as usize;
+        (
+            std::slice::from_raw_parts(x, n),
+            std::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    if let Some(level) = crate::wide::level() {
+        let _ = apply_kept_extreme(level, MAX, x, out);
+    }
+}
+
+/// The address of the function compiled code calls for a kept max's (`max`) or min's row on
+/// `dtype`.
+pub(crate) fn kept_extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 {
+    use kiln_ir::ElemType;
+    match (max, dtype) {
+        (true, ElemType::F64) => kept_extreme::<f64, true> as *const u8,
+        (true, ElemType::F32) => kept_extreme::<f32, true> as *const u8,
+        (false, ElemType::F64) => kept_extreme::<f64, false> as *const u8,
+        (false, ElemType::F32) => kept_extreme::<f32, false> as *const u8,
+        _ => unreachable!("only float types (f32, f64) reach here"),
+    }
+}
+
 /// The max (`max`) or min of `x` at `level` ([`crate::wide`], `extremes.rs`), as a trailing `max`
 /// or `min` of a plain read of an input folds a long row: a NaN where `x` holds one, else its
 /// extreme (of -0.0 and 0.0, either). An error if the host lacks `level`.

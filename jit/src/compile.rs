@@ -133,6 +133,12 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                     call::kept_rows_address(group, dtype),
                 );
             }
+            for max in [true, false] {
+                jb.symbol(
+                    host::kept_extreme_symbol(max, dtype),
+                    call::kept_extreme_address(max, dtype),
+                );
+            }
         }
         for dtype in [
             kiln_ir::ElemType::F64,
@@ -275,9 +281,11 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     if typed.as_ref().is_some_and(crate::typed::holds_complex) {
         math.import_complex(module, func)?;
     }
-    let kept_sum = matches!(st.mode, Mode::Kept(kiln_ir::ReduceOp::Sum));
-    if typed.is_none() && math::wide_kept_rows(&key.arena, key.body, kept_sum, key.schedule) {
-        math.import_kept_rows(module, func, st.dtype, crate::wide::GROUP)?;
+    if let Mode::Kept(op) = st.mode
+        && typed.is_none()
+        && math::wide_kept_rows(&key.arena, key.body, op, key.schedule)
+    {
+        math.import_kept_rows(module, func, op, st.dtype, crate::wide::GROUP)?;
     }
     // float values of a float kernel, or int64 values of a typed one, folded in their own type
     let folded = match typed.as_ref().map(|t| t.value_type()) {

@@ -7,7 +7,7 @@
 use cranelift_codegen::ir::{AbiParam, FuncRef, Signature, Type, types};
 use cranelift_jit::JITBuilder;
 use cranelift_module::{Linkage, Module};
-use kiln_ir::{BinaryOp, ElemType, UnaryOp};
+use kiln_ir::{BinaryOp, ElemType, ReduceOp, UnaryOp};
 use std::collections::HashMap;
 
 macro_rules! math_fns {
@@ -119,6 +119,13 @@ impl MathFn {
 /// `dtype` (registered by compile.rs where the host has a wide level).
 pub(crate) fn kept_rows_symbol(group: bool, dtype: ElemType) -> String {
     let what = if group { "group" } else { "single" };
+    format!("kiln_wide_kept_{what}_{}", dtype.short_name()).to_lowercase()
+}
+
+/// The symbol of the kept max's (`max`) or min's single-row step on `dtype` (wide/rows.rs,
+/// registered by compile.rs where the host has a wide level).
+pub(crate) fn kept_extreme_symbol(max: bool, dtype: ElemType) -> String {
+    let what = if max { "max" } else { "min" };
     format!("kiln_wide_kept_{what}_{}", dtype.short_name()).to_lowercase()
 }
 
@@ -249,7 +256,10 @@ pub struct MathRefs {
     sincos: Option<FuncRef>,
     /// The kept sum's row steps at full width, `fn(r0, ..., r7, out, n)` and `fn(x, out, n)` (see
     /// `wide/rows.rs` and skeleton.rs), where [`MathRefs::import_kept_rows`] imported them.
-    kept: Option<[FuncRef; 2]>,
+    kept_group: Option<FuncRef>,
+    /// The kept reduction's single-row step (a sum's, a max's or a min's), where
+    /// [`MathRefs::import_kept_rows`] imported it.
+    kept_single: Option<FuncRef>,
     /// The trailing max or min of a run (`wide/extremes.rs`, skeleton.rs `segment`), where
     /// [`MathRefs::import_extreme`] imported it.
     extreme: Option<FuncRef>,
@@ -312,7 +322,8 @@ impl MathRefs {
             refs,
             wide: wide_refs,
             sincos,
-            kept: None,
+            kept_group: None,
+            kept_single: None,
             extreme: None,
             bytes: None,
             inline,
@@ -379,26 +390,36 @@ impl MathRefs {
         self.bytes
     }
 
-    /// Declares in `module` and imports into `func` the kept sum's row steps on `dtype` (registered
-    /// by compile.rs where the host has a wide level): the group of `group_rows` rows (wide/rows.rs)
-    /// and the single row.
+    /// Declares in `module` and imports into `func` the kept reduction `op`'s row steps on `dtype`
+    /// (registered by compile.rs where the host has a wide level): a sum's group of `group_rows`
+    /// rows (wide/rows.rs) and single row, `fn(rows.., out, n)`; a max's or min's single row.
     pub fn import_kept_rows<M: Module>(
         &mut self,
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
+        op: ReduceOp,
         dtype: ElemType,
         group_rows: usize,
     ) -> crate::Result<()> {
-        let mut refs = Vec::new();
-        for (group, rows) in [(true, group_rows), (false, 1)] {
+        let mut declare = |symbol: String, rows: usize| -> crate::Result<FuncRef> {
             let mut sig = Signature::new(module.isa().default_call_conv());
             for _ in 0..rows + 2 {
                 sig.params.push(AbiParam::new(types::I64));
             }
-            let id = module.declare_function(&kept_rows_symbol(group, dtype), Linkage::Import, &sig)?;
-            refs.push(module.declare_func_in_func(id, func));
+            let id = module.declare_function(&symbol, Linkage::Import, &sig)?;
+            Ok(module.declare_func_in_func(id, func))
+        };
+        match op {
+            ReduceOp::Sum => {
+                self.kept_group = Some(declare(kept_rows_symbol(true, dtype), group_rows)?);
+                self.kept_single = Some(declare(kept_rows_symbol(false, dtype), 1)?);
+            }
+            ReduceOp::Max | ReduceOp::Min => {
+                let symbol = kept_extreme_symbol(op == ReduceOp::Max, dtype);
+                self.kept_single = Some(declare(symbol, 1)?);
+            }
+            _ => {}
         }
-        self.kept = Some([refs[0], refs[1]]);
         Ok(())
     }
 
@@ -429,9 +450,14 @@ impl MathRefs {
         self.extreme
     }
 
-    /// The kept sum's row steps (group, single), if the kernel imported them.
-    pub fn kept_rows(&self) -> Option<[FuncRef; 2]> {
-        self.kept
+    /// The kept sum's group step, if the kernel imported it.
+    pub fn kept_group(&self) -> Option<FuncRef> {
+        self.kept_group
+    }
+
+    /// The kept reduction's single-row step, if the kernel imported it.
+    pub fn kept_single(&self) -> Option<FuncRef> {
+        self.kept_single
     }
 
     /// The block function of the wide routine of this symbol (`wide::WideFn::symbol`), if the

@@ -148,17 +148,18 @@ pub fn wide_routines(
     rs
 }
 
-/// Whether a kernel runs the kept sum's row steps at full width (`wide/rows.rs`, skeleton.rs
-/// "Kept sums, several reduced rows per pass"): a kept sum (`kept_sum`: its mode) whose body is a
-/// plain read of an input (`sum(x, axis=0)`), where its schedule asks for the wide routines
-/// (normalised: and the host has them). A computed body keeps the inline path.
+/// Whether a kernel runs its kept reduction `op`'s row steps at full width (`wide/rows.rs`,
+/// skeleton.rs "Kept sums, several reduced rows per pass"): a kept sum, max or min whose body is
+/// a plain read of an input (`sum(x, axis=0)`, `max(m, axis=0)`), where its schedule asks for
+/// the wide routines (normalised: and the host has them). A computed body keeps the inline path.
 pub fn wide_kept_rows(
     arena: &kiln_ir::ExprArena,
     body: kiln_ir::NodeId,
-    kept_sum: bool,
+    op: kiln_ir::ReduceOp,
     schedule: crate::Schedule,
 ) -> bool {
-    schedule.wide && kept_sum && matches!(arena.node(body), kiln_ir::Node::Input(_))
+    use kiln_ir::ReduceOp::{Max, Min, Sum};
+    schedule.wide && matches!(op, Sum | Max | Min) && matches!(arena.node(body), kiln_ir::Node::Input(_))
 }
 
 /// Whether a trailing `max` or `min` folds its long rows by one call at full width

@@ -59,7 +59,8 @@ const ROW_GROUP: i64 = crate::wide::GROUP as i64;
 const WIDE_ROW_MIN: i64 = 16;
 
 /// f64 blocks of more bytes than this (the reduced rows of one output run: at most about a core's
-/// L2) keep a kept sum's inline loop: streamed from L3 or memory the row steps at full width
+/// L2) keep a kept sum's inline loop (a kept max or min, bound by its compares, takes the step at
+/// any size): streamed from L3 or memory the row steps at full width
 /// measured no faster, from L3 slower (column sums of 1e6 f64, 8 MB: 0.099-0.102 ns/elem against
 /// 0.090-0.092 inline; BENCHMARKS.md before 0b97b4d, "Column sums at full width"). f32 blocks of any size take
 /// the steps: the inline loop widens every vector to two f64 halves and is bound by that, not by
@@ -112,9 +113,9 @@ struct Skeleton<'f, 'k> {
     /// Whether the one staged node's routine writes each block into the output row (block.rs
     /// `direct`).
     direct: bool,
-    /// A kept sum of a plain read of input `i`, and the row steps at full width it calls (group,
-    /// single): see [`Skeleton::wide_rows`].
-    kept_wide: Option<(usize, [FuncRef; 2])>,
+    /// A kept sum, max or min of a plain read of input `i`, and the row steps at full width it
+    /// calls (a sum's group step, and the single-row step): see [`Skeleton::wide_rows`].
+    kept_wide: Option<(usize, Option<FuncRef>, FuncRef)>,
     /// A trailing max or min of a plain read of input `i`, and the fold of a run at full width it
     /// calls: see [`Skeleton::wide_extreme`].
     extreme_wide: Option<(usize, FuncRef)>,
@@ -216,12 +217,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             // the row steps read their rows as contiguous runs: a strided row keeps the inline loop
             kept_wide: g
                 .math
-                .kept_rows()
-                .and_then(|refs| match *f.key.arena.node(f.key.body) {
+                .kept_single()
+                .and_then(|single| match *f.key.arena.node(f.key.body) {
                     kiln_ir::Node::Input(i)
                         if !st.inputs[i as usize].strided() && st.stored[i as usize].is_none() =>
                     {
-                        Some((i as usize, refs))
+                        Some((i as usize, g.math.kept_group(), single))
                     }
                     _ => None,
                 }),
@@ -403,7 +404,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         // a kept sum's row of a plain input by the single-row step at full width
         let wide_single = self
             .kept_wide
-            .and_then(|(i, [_, single])| r.ptrs[i].map(|x| (single, x)));
+            .and_then(|(i, _, single)| r.ptrs[i].map(|x| (single, x)));
         let extreme = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, x)));
         if let Some((single, x)) = wide_single {
             let o = r.kept_row.expect("kept rows have an output");
@@ -1258,9 +1259,9 @@ impl Skeleton<'_, '_> {
             }
             self.group_loop(g, &rows, j_var, hi, 1, W::Scalar);
         };
-        let wide = self.kept_wide.and_then(|(i, [group, _])| {
+        let wide = self.kept_wide.and_then(|(i, group, _)| {
             let xs: Option<Vec<Value>> = rows.iter().map(|r| r.ptrs[i]).collect();
-            xs.map(|xs| (group, xs))
+            group.zip(xs)
         });
         match wide {
             Some((group, xs)) => self.wide_rows(g, self.f.lo, hi, group, &xs, o_base, inline),
@@ -1268,11 +1269,12 @@ impl Skeleton<'_, '_> {
         }
     }
 
-    /// A kept sum's rows over columns `[jlo, jhi)` by the row step at full width `step` (`wide`,
-    /// `rows.rs`: the group of [`ROW_GROUP`] rows, or one), where the run has at least
-    /// [`WIDE_ROW_MIN`] columns and (f64) the block at most [`WIDE_ROW_MAX_BYTES`], else by
-    /// `inline`. `xs` are the rows' pointers (column `j` of row `m` at `xs[m] + j * size`), the
-    /// output of column `j` at `out_val + (o + j) * 8`. The step gives the inline loop's bits, so
+    /// A kept sum's rows (or a kept max's or min's row) over columns `[jlo, jhi)` by the row step
+    /// at full width `step` (`wide`, `rows.rs`: the group of [`ROW_GROUP`] rows, or one), where the
+    /// run has at least [`WIDE_ROW_MIN`] columns and (f64) the block at most
+    /// [`WIDE_ROW_MAX_BYTES`], else by `inline`. `xs` are the rows' pointers (column `j` of row `m`
+    /// at `xs[m] + j * size`), the output of column `j` at `out_val + (o + j) * b` (`b` the
+    /// accumulator's bytes: 8 for a sum's f64, the data's for a max or min). The step gives the inline loop's bits, so
     /// the choice never shows in a result.
     #[allow(clippy::too_many_arguments)]
     fn wide_rows(
@@ -1292,7 +1294,9 @@ impl Skeleton<'_, '_> {
         let long =
             g.b.ins()
                 .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, WIDE_ROW_MIN);
-        let wide = if g.dtype == kiln_ir::ElemType::F64 {
+        // (a kept max or min is bound by its compares, not by memory: any block)
+        let sum = matches!(self.st.mode, Mode::Kept(ReduceOp::Sum));
+        let wide = if g.dtype == kiln_ir::ElemType::F64 && sum {
             // the block's bytes: its rows (the last segment axis) of `seg_len` points
             let dim = match self.seg.last() {
                 Some(&[dim, ..]) => dim,
@@ -1313,7 +1317,9 @@ impl Skeleton<'_, '_> {
         let jb = g.b.ins().imul_imm_s(jlo, size);
         let mut args: Vec<Value> = xs.iter().map(|&x| g.b.ins().iadd(x, jb)).collect();
         let oj = g.b.ins().iadd(o, jlo);
-        let ab = crate::reduce::acc_bytes(ReduceOp::Sum, g.dtype);
+        // (a kept sum's outputs are f64 accumulators, a max's or min's of the data's type)
+        let op = self.st.mode.reduce_op().unwrap_or(ReduceOp::Sum);
+        let ab = crate::reduce::acc_bytes(op, g.dtype);
         args.push(g.elem_addr(self.f.out_val, oj, ab));
         args.push(len);
         g.b.ins().call(step, &args);

@@ -1928,3 +1928,99 @@ fn int64_extreme_folds_match_a_sequential_fold() {
         }
     }
 }
+
+/// The kept max's and min's row steps (`apply_kept_extreme`) at every level this host has: bit
+/// for bit the inline kept update (`Gen::maximum(out, x)`: `out` where it is beyond `x` or NaN,
+/// else `x`), NaN payloads included, over rows of every length 0..=40 and 1000 at several
+/// offsets, the specials against one another.
+fn kept_extreme_steps<T: Elem + WideElem>() {
+    let sp = specials();
+    let len_max = 1000 + 16;
+    let mut rng = Rng::new(21);
+    let pick = |rng: &mut Rng| {
+        if rng.uniform(0.0, 1.0) < 0.3 {
+            sp[(rng.uniform(0.0, sp.len() as f64) as usize).min(sp.len() - 1)]
+        } else {
+            rng.uniform(-3.0, 3.0)
+        }
+    };
+    let x: Vec<T> = (0..len_max).map(|_| T::from_f64(pick(&mut rng))).collect();
+    let acc0: Vec<T> = (0..len_max).map(|_| T::from_f64(pick(&mut rng))).collect();
+    for level in levels() {
+        for len in (0..=40).chain([1000]) {
+            for off in [0, 1, 3, 8, 13] {
+                for max in [true, false] {
+                    let mut got = acc0[off..off + len].to_vec();
+                    kiln_jit::apply_kept_extreme(level, max, &x[off..off + len], &mut got).unwrap();
+                    for j in 0..len {
+                        let (a, v) = (acc0[off + j].to_f64(), x[off + j].to_f64());
+                        let keep = a.is_nan() || if max { a > v } else { a < v };
+                        let want = if keep { a } else { v };
+                        let g = got[j].to_f64();
+                        assert!(
+                            g.to_bits() == want.to_bits(),
+                            "{:?} {level:?} max {max} len {len} at {off}: {a:e} and {v:e}: {g:e} vs {want:e}",
+                            <T as WideElem>::DTYPE
+                        );
+                    }
+                }
+            }
+        }
+        let mut short = vec![T::from_f64(0.0); 4];
+        assert!(kiln_jit::apply_kept_extreme(level, true, &x[..3], &mut short).is_err());
+    }
+}
+
+#[test]
+fn kept_extreme_steps_give_the_inline_bits_f64() {
+    kept_extreme_steps::<f64>();
+}
+
+#[test]
+fn kept_extreme_steps_give_the_inline_bits_f32() {
+    kept_extreme_steps::<f32>();
+}
+
+/// A kept max or min of a plain read (`max(m, axis=0)`) calls the row step (an import of three
+/// i64) where the host has a wide level and the schedule asks for it; not with `with_wide(false)`
+/// or a computed body. Both routes give the interpreter's bits (any NaN equal), columns below and
+/// above the step's threshold, several units.
+#[test]
+fn the_kept_extreme_route_shows_in_the_code_and_agrees() {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    let mut rng = Rng::new(22);
+    for op in [ReduceOp::Max, ReduceOp::Min] {
+        for (shape, axes) in [
+            (vec![37usize, 100], vec![0usize]),
+            (vec![9, 15], vec![0]),
+            (vec![4, 5, 70], vec![0, 1]),
+            (vec![3, 20, 40], vec![1]),
+        ] {
+            let n: usize = shape.iter().product();
+            let xs: Vec<f64> = gen_data::<f64>(&mut rng, n, Data::Special);
+            for (body, plain) in [(x, true), (xx, false)] {
+                let kind = KernelKind::Reduce {
+                    op,
+                    axes: axes.clone(),
+                };
+                let k = kernel(ElemType::F64, &[&shape], arena.clone(), body, kind);
+                let p = plan(&k, 1);
+                let calls = |s: Schedule| {
+                    let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+                    c.dumps().unwrap().clif.contains("= (i64, i64, i64) ")
+                };
+                let sched = Schedule::for_kernel(&k);
+                let what = format!("{op:?} {shape:?} axes {axes:?} plain {plain}");
+                assert_eq!(calls(sched), plain && wide::level().is_some(), "{what}");
+                assert!(!calls(sched.with_wide(false)), "{what}");
+                let want = oracle(&k, std::slice::from_ref(&xs)).unwrap().values.to_f64();
+                for s in [sched, sched.with_wide(false)] {
+                    let got = jit(&k, &p, s, std::slice::from_ref(&xs)).unwrap().values.to_f64();
+                    assert_same(&what, &want, &got, &want);
+                }
+            }
+        }
+    }
+}

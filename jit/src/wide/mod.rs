@@ -592,6 +592,9 @@ pub trait WideElem: Copy + Sized {
     /// The kept sum's single-row step at `level` (`rows.rs`): `out[j] += x[j]` over `out`, in f64.
     /// Unsafe to call unless the host has `level`.
     fn single(level: Level) -> unsafe fn(&[Self], &mut [f64]);
+    /// The kept max's (`max`) or min's single-row step at `level` (`rows.rs`): `out[j] =
+    /// maximum(out[j], x[j])` over `out`, in `Self`. Unsafe to call unless the host has `level`.
+    fn single_extreme(max: bool, level: Level) -> unsafe fn(&[Self], &mut [Self]);
     /// sin and cos of one argument at `level` (`lanes.rs`): the argument's elements to their sines
     /// (in place, or from a source into a destination: [`Io`]) and `ys[j]` to the cosine of the
     /// same argument (`ys` at least as long, only written), the bits of [`Routine::Sin`] and
@@ -679,6 +682,14 @@ impl WideElem for f64 {
         match level {
             Level::Avx2 => rows::rows64::single_avx2,
             Level::Avx512 => rows::rows64::single_avx512,
+        }
+    }
+    fn single_extreme(max: bool, level: Level) -> unsafe fn(&[f64], &mut [f64]) {
+        match (max, level) {
+            (true, Level::Avx2) => rows::rows64::max_avx2,
+            (true, Level::Avx512) => rows::rows64::max_avx512,
+            (false, Level::Avx2) => rows::rows64::min_avx2,
+            (false, Level::Avx512) => rows::rows64::min_avx512,
         }
     }
     fn sincos(level: Level) -> unsafe fn(Io<'_, f64>, &mut [std::mem::MaybeUninit<f64>]) {
@@ -778,6 +789,14 @@ impl WideElem for f32 {
         match level {
             Level::Avx2 => rows::rows32::single_avx2,
             Level::Avx512 => rows::rows32::single_avx512,
+        }
+    }
+    fn single_extreme(max: bool, level: Level) -> unsafe fn(&[f32], &mut [f32]) {
+        match (max, level) {
+            (true, Level::Avx2) => rows::rows32::max_avx2,
+            (true, Level::Avx512) => rows::rows32::max_avx512,
+            (false, Level::Avx2) => rows::rows32::min_avx2,
+            (false, Level::Avx512) => rows::rows32::min_avx512,
         }
     }
     fn sincos(level: Level) -> unsafe fn(Io<'_, f32>, &mut [std::mem::MaybeUninit<f32>]) {

@@ -2,7 +2,9 @@
 //! pass"): over a run of columns, `out[j] += ((r0[j] + r1[j]) + (r2[j] + r3[j])) + ((r4[j] +
 //! r5[j]) + (r6[j] + r7[j]))` for a group of eight rows, and `out[j] += x[j]` for a row left over,
 //! each value widened to f64 first (f32 data is accumulated in f64, as `Gen::widen` does), the
-//! output an f64 accumulator row.
+//! output an f64 accumulator row. A kept max or min of a plain read (`max(m, axis=0)`) steps one
+//! row at a time, `out[j] = maximum(out[j], x[j])` in the data's own type, as the inline code's
+//! kept update does.
 //!
 //! **The inline path's bits, by construction.** Per column these are the operations the inline
 //! code performs on one lane (`Gen::acc_update_rows` and `Gen::acc_update` of a sum): the same
@@ -81,6 +83,21 @@ fn single<T: Widen>(x: &[T], out: &mut [f64]) {
     }
 }
 
+/// `out[j] = maximum(out[j], x[j])` (`MAX`) or `minimum` for every `j` of `out`, NumPy's
+/// NaN-propagating extremes as the inline code's kept update computes them (`Gen::maximum`:
+/// `out[j]` where it is beyond `x[j]` or NaN, else `x[j]`, so the later of equal values): the
+/// inline path's bits. `x` holds at least `out.len()` elements.
+#[inline(always)]
+fn single_extreme<T: Copy + PartialOrd, const MAX: bool>(x: &[T], out: &mut [T]) {
+    let x = &x[..out.len()];
+    for (o, &v) in out.iter_mut().zip(x) {
+        let a = *o;
+        #[allow(clippy::eq_op)]
+        let keep = if MAX { a > v } else { a < v } || a != a;
+        *o = if keep { a } else { v };
+    }
+}
+
 macro_rules! levels {
     ($($name:ident: $t:ty;)*) => {
         $(
@@ -107,6 +124,28 @@ macro_rules! levels {
                 )]
                 pub(in crate::wide) fn single_avx512(x: &[$t], out: &mut [f64]) {
                     super::single::<$t>(x, out)
+                }
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn max_avx2(x: &[$t], out: &mut [$t]) {
+                    super::single_extreme::<$t, true>(x, out)
+                }
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn min_avx2(x: &[$t], out: &mut [$t]) {
+                    super::single_extreme::<$t, false>(x, out)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn max_avx512(x: &[$t], out: &mut [$t]) {
+                    super::single_extreme::<$t, true>(x, out)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn min_avx512(x: &[$t], out: &mut [$t]) {
+                    super::single_extreme::<$t, false>(x, out)
                 }
             }
         )*
