@@ -60,6 +60,10 @@ pub struct Gen<'a, 'b> {
     /// The imaginary parts of a typed kernel's complex values, by their real parts (see
     /// `lower/complex.rs`: a complex node's `Value` is its real parts).
     pub imag: HashMap<Value, Value>,
+    /// The lane masks of comparisons by their 1 / 0 values ([`Gen::mask_one`]): the truth of such
+    /// a value ([`Gen::truth_mask`]: `any(x > 0)`, `where(x > 0, ...)`) is its mask, where a
+    /// compare of the value with zero took two instructions more.
+    pub truths: HashMap<Value, Value>,
     /// The kernel's array of input pointers (its first argument), where a byte-string load finds
     /// its input's base ([`Gen::load_input`]); set by `Frame::new`.
     pub ins_arg: Option<Value>,
@@ -91,6 +95,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             zero: [zero_s, zero_v],
             typed: None,
             imag: HashMap::new(),
+            truths: HashMap::new(),
             ins_arg: None,
         }
     }
@@ -171,6 +176,12 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Whether `x` reads as true: nonzero or NaN.
     pub fn truth_mask(&mut self, w: W, x: Value) -> Value {
+        // a comparison's 1 / 0 (never NaN): true exactly where its mask is
+        if let Some(&m) = self.truths.get(&x)
+            && self.b.func.dfg.value_type(m) == self.b.func.dfg.value_type(x).as_truthy()
+        {
+            return m;
+        }
         let z = self.zero[w as usize];
         self.b.ins().fcmp(FloatCC::NotEqual, x, z)
     }

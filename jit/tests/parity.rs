@@ -948,3 +948,57 @@ fn kernel_of(dtype: ElemType, op: ReduceOp, len: usize) -> KernelIR {
         KernelKind::Reduce { op, axes: vec![1] },
     )
 }
+
+/// The truth of a comparison's 1 / 0 is the comparison's mask (`Gen::truth_mask`): `any(x > 0.5)`
+/// and `where(x > 0.5, x, 0)` compare no point's value with zero (`fcmp ne`, but for a
+/// reduction's merge with its output), and
+/// agree with the interpreter bit for bit over specials (a NaN compares false), on every schedule.
+#[test]
+fn a_comparison_is_its_own_truth() {
+    let mut rng = Rng::new(23);
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let half = arena.literal(0.5);
+    let zero = arena.literal(0.0);
+    let gt = arena.binary(BinaryOp::Gt, x, half);
+    let pick = arena.select(gt, x, zero);
+    for dtype in [ElemType::F64, ElemType::F32] {
+        for (body, kind) in [
+            (
+                gt,
+                KernelKind::Reduce {
+                    op: ReduceOp::Any,
+                    axes: vec![0],
+                },
+            ),
+            (
+                gt,
+                KernelKind::Reduce {
+                    op: ReduceOp::All,
+                    axes: vec![0],
+                },
+            ),
+            (pick, KernelKind::Map),
+        ] {
+            let k = kernel(dtype, &[&[1003]], arena.clone(), body, kind.clone());
+            let p = plan(&k, 1);
+            for sched in [
+                Schedule::for_kernel(&k),
+                Schedule::scalar(),
+                Schedule::simd(dtype, 2, 3),
+            ] {
+                let c = kiln_jit::CompiledKernel::explain(&k, &p, sched).unwrap();
+                let clif = &c.dumps().unwrap().clif;
+                // (a reduction's merge with its previous output reads that output's 1 / 0 once)
+                let ne = clif.matches("fcmp ne").count();
+                assert!(ne <= 1, "{dtype:?} {kind:?}: {ne} compares with zero");
+                for d in [Data::Special, Data::Plain] {
+                    match dtype {
+                        ElemType::F64 => check("truth", &k, &p, sched, &[gen_data::<f64>(&mut rng, 1003, d)]),
+                        _ => check("truth", &k, &p, sched, &[gen_data::<f32>(&mut rng, 1003, d)]),
+                    }
+                }
+            }
+        }
+    }
+}

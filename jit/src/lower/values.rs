@@ -387,14 +387,17 @@ impl Gen<'_, '_> {
     pub(crate) fn mask_one(&mut self, m: Value, t: ElemType) -> Value {
         let vector = self.is_vector(m);
         let one = self.konst(Scalar::F64(1.0).cast(t), vector);
-        if !vector {
+        let r = if !vector {
             let zero = self.konst(Scalar::F64(0.0).cast(t), false);
-            return self.b.ins().select(m, one, zero);
-        }
-        let (mt, ft) = (self.b.func.dfg.value_type(m), self.b.func.dfg.value_type(one));
-        let bits = self.b.ins().bitcast(mt, cast(), one);
-        let r = self.b.ins().band(m, bits);
-        self.b.ins().bitcast(ft, cast(), r)
+            self.b.ins().select(m, one, zero)
+        } else {
+            let (mt, ft) = (self.b.func.dfg.value_type(m), self.b.func.dfg.value_type(one));
+            let bits = self.b.ins().bitcast(mt, cast(), one);
+            let r = self.b.ins().band(m, bits);
+            self.b.ins().bitcast(ft, cast(), r)
+        };
+        self.truths.insert(r, m);
+        r
     }
 
     /// Bitwise select on masks or a scalar select on a bool (`i8` 0 / 1).
