@@ -17,8 +17,8 @@ target/benchmarks/):
 - where valgrind and `target/release/examples/percall_callgrind` are there, the instructions one call
   costs (the ordinary call, the prepared handle, ndarray) at N = 100, counted by callgrind;
 - `PYTHON -m kiln.bench --json` (float64 and float32), `--functions --json`, `--programs --json`,
-  `--complex --json` and `--strings --json`, where that Python imports kiln: kiln.evaluate and a
-  compiled kernel against NumPy and numexpr;
+  `--complex --json`, `--strings --json` and `--reductions --json`, where that Python imports kiln:
+  kiln.evaluate and a compiled kernel against NumPy and numexpr;
 - with `--peers FILE.json` (the output of the peers' harness, `bench_py.py --out FILE.json`), its
   systems (numba, JAX, ...) beside kiln's rows of the same kernels.
 
@@ -163,7 +163,7 @@ def versions(kiln, python):
 
 # the parts of a run, each kept as --raw/PART.jsonl
 PARTS = ["kernels", "functions", "programs", "callgrind", "python_f64", "python_f32", "python_functions",
-         "python_programs", "python_complex", "python_strings"]
+         "python_programs", "python_complex", "python_strings", "python_reductions"]
 
 # the cost of one call at N = 100 (n = 64 for the particle step), in instructions from callgrind:
 # (row, column, examples/percall_callgrind.rs mode)
@@ -410,6 +410,11 @@ def render(data, meta, commands):
         ("python_complex", "Complex numbers from Python: `python -m kiln.bench --complex`", function_table,
          ["ns per element of complex128 and complex64 expressions, one thread each: `kiln.evaluate`,",
           "numexpr and the NumPy expression, every result checked against NumPy's first."], None),
+        ("python_reductions", "Reductions from Python: `python -m kiln.bench --reductions`", function_table,
+         ["ns per element of reductions at N = 1e6, one thread each: `kiln.evaluate`, numexpr (where it",
+          "has the reduction) and the call a NumPy user writes (`x.max()`, `np.argmax(x)`, `(x > 2).any()`,",
+          "`np.dot(x, x)` for `sum(x*x)`, `m.max(axis=0)` of x as rows of 1000), every result checked",
+          "against NumPy's first."], None),
         ("python_strings", "Byte strings from Python: `python -m kiln.bench --strings`", function_table,
          ["ns per element of numexpr's byte-string operations on an `S10` array, one thread each",
           "(NumPy's are `s == b'abc'` and `np.char.find(s, b'ab') >= 0`), every result checked equal",
@@ -492,7 +497,7 @@ def main(argv=None):
             # the function table at N = 1e6 alone (the size issue 22 measures; the Rust table has 1e6)
             sizes = ["--sizes", "1e2,1e4,1e6"]
             for mode, extra in (("functions", ["--sizes", "1e6"]), ("programs", []), ("complex", sizes),
-                                ("strings", sizes)):
+                                ("strings", sizes), ("reductions", ["--sizes", "1e6"])):
                 if has_flag([python, "-m", "kiln.bench"], f"--{mode}"):
                     parts.append((f"python_{mode}", env_cmd + [f"--{mode}"] + extra, None))
         else:
@@ -526,6 +531,7 @@ def main(argv=None):
         "python_programs": load(raw, "python_programs"),
         "python_complex": load(raw, "python_complex"),
         "python_strings": load(raw, "python_strings"),
+        "python_reductions": load(raw, "python_reductions"),
     }
     data["peers"] = [row for path in args.peers for row in peer_rows(path, data["kernels"])]
     meta_path = raw / "meta.json"

@@ -80,11 +80,12 @@ const DECIDE_STRETCH: i64 = 1024;
 /// The points of a block of an argmin or argmax of a row ([`Skeleton::arg_blocks`]).
 const ARG_BLOCK: i64 = 256;
 
-/// The points of a block of an argmin or argmax of a plain read whose blocks are folded at full
+/// The bytes of a block of an argmin or argmax of a plain read whose blocks are folded at full
 /// width, one call each ([`Skeleton::arg_blocks`], wide/extremes.rs): long enough that the call
-/// costs little beside the fold, short enough that searching the best block for its point (in
-/// the inline vectors) costs little beside the row.
-const ARG_BLOCK_WIDE: i64 = 4096;
+/// costs little beside the fold (a call per 1024 f32 measured up to a quarter slower at N = 1e6),
+/// short enough that searching the best block for its point (in the inline vectors) costs little
+/// beside the row (blocks of 4096 f64 measured up to a quarter slower at N = 1e4).
+const ARG_BLOCK_WIDE_BYTES: i64 = 16384;
 
 /// The fewest points of a row whose argmin or argmax runs by blocks ([`Skeleton::arg_blocks`]):
 /// `argmax(m, axis=1)` of 1e6 float64 from Python measured faster by blocks from rows of about 64
@@ -733,8 +734,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// Each block is reduced to its extreme (NumPy's `minimum` / `maximum`, NaN propagating) by
     /// the loops of the plain reduction, a few operations a vector where the argument's update
     /// takes about twenty; where the body is a plain read of an input and the wide fold is
-    /// imported (wide/extremes.rs), by one call of it over a block of [`ARG_BLOCK_WIDE`] points. The row keeps the first block whose extreme is better than every
-    /// earlier one's (strictly; a NaN beats every number; the first block beats none; integer and
+    /// imported (wide/extremes.rs), by one call of it over a block of [`ARG_BLOCK_WIDE_BYTES`].
+    /// The row keeps the first block whose extreme is better than every earlier one's (strictly; a NaN beats every number; the first block beats none; integer and
     /// bool values compare as int64), and afterwards finds in that block the first point equal to
     /// its extreme (or NaN, for a NaN): the first vector holding one, then the point in it. That
     /// point is the first of the extreme in the blocks, as the argument's own update finds it, and
@@ -767,7 +768,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let per_iter = 2 * per_iter;
         // a plain read's blocks folded by one call each at full width: longer blocks
         let wide = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, x)));
-        let block = if wide.is_some() { ARG_BLOCK_WIDE } else { ARG_BLOCK };
+        let block = if wide.is_some() {
+            ARG_BLOCK_WIDE_BYTES / g.size
+        } else {
+            ARG_BLOCK
+        };
         let best_var = g.b.declare_var(g.acc_types(op, W::Scalar)[0]);
         let init = g.acc_identity(op, W::Scalar)[0];
         g.b.def_var(best_var, init);

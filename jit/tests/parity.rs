@@ -1002,3 +1002,61 @@ fn a_comparison_is_its_own_truth() {
         }
     }
 }
+
+/// A whole-array `any` or `all` stops a unit's chunks at the first that decides it: the result
+/// is the interpreter's whichever chunk decides (the first, a middle one, the last, none), cut
+/// into many chunks, one unit or several on scrambled threads, a NaN counting as true, and again
+/// into a workspace whose partials an earlier run left decided.
+#[test]
+fn a_decided_any_or_all_skips_the_rest() {
+    let n = 10_000usize;
+    for dtype in [ElemType::F64, ElemType::F32] {
+        for op in [ReduceOp::Any, ReduceOp::All] {
+            let mut arena = ExprArena::new();
+            let x = arena.input(0);
+            let kind = KernelKind::Reduce { op, axes: vec![0] };
+            let k = kernel(dtype, &[&[n]], arena, x, kind);
+            let p = plan(&k, 1);
+            let compiled = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k)).unwrap();
+            // any: zeros with one truth; all: ones with one zero
+            let (plain, odd) = if op == ReduceOp::Any {
+                (0.0, f64::NAN)
+            } else {
+                (1.0, 0.0)
+            };
+            let mut ws = kiln_jit::Workspace::new();
+            for at in [Some(0), Some(1), Some(4999), Some(n - 1), None] {
+                let mut xs = vec![plain; n];
+                if let Some(a) = at {
+                    xs[a] = odd;
+                }
+                let data: Vec<f64> = xs.clone();
+                let want = match dtype {
+                    ElemType::F64 => oracle(&k, std::slice::from_ref(&data)).unwrap(),
+                    _ => oracle(&k, &[data.iter().map(|&v| v as f32).collect::<Vec<f32>>()]).unwrap(),
+                };
+                for units in [1, 3] {
+                    let cfg = kiln_jit::RunConfig {
+                        target_partials: 40,
+                        min_chunk: 64,
+                        max_units: units,
+                        spread: &Scrambled,
+                        ..Default::default()
+                    };
+                    let got = match dtype {
+                        ElemType::F64 => compiled.run_with(&k, &p, &[&xs[..]], &cfg, &mut ws),
+                        _ => {
+                            let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+                            compiled.run_with(&k, &p, &[&x32[..]], &cfg, &mut ws)
+                        }
+                    }
+                    .unwrap();
+                    assert!(
+                        same_tensor(&got, &want),
+                        "{dtype:?} {op:?} decided at {at:?}, {units} units"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -24,6 +24,13 @@ b'abc'`, `np.char.find(s, b'ab') >= 0`), each result checked equal to NumPy's fi
 same way, each result checked against NumPy's (relative 1e-12 for complex128, 1e-5 for complex64; a
 sum within N times that).
 
+`--reductions` times reductions (`sum(x)`, `max(x)`, `argmax(x)`, `any(x > 2)`, `sum(x*x)`, `max(m,
+axis=0)`, ...) of float64, float32 and int64 values at N = 1e4 and 1e6 on one thread against the
+call a NumPy user writes (`x.max()`, `np.argmax(x)`, `(x > 2).any()`, `np.dot(x, x)` for the sum
+of squares, `m.max(axis=0)` with `m` the values as rows of 1000) and numexpr where it has the
+reduction, each result checked against NumPy's first (extremes, indices and truths equal; sums
+within the bound of their association).
+
 `--programs` times small whole programs (`tanh(M)*2 + M**2` over a 1000 x 1000 float64 matrix) the
 same way. `--json` prints one JSON object per measurement instead of a table, in every mode but
 `--dask`.
@@ -33,6 +40,7 @@ same way. `--json` prints one JSON object per measurement instead of a table, in
     python -m kiln.bench --functions           # the function table, f64 and f32, N = 1e4 and 1e6
     python -m kiln.bench --functions --kernels tanh,x**y --dtype f32 --json
     python -m kiln.bench --programs
+    python -m kiln.bench --reductions          # float64, float32 and int64, N = 1e4 and 1e6
     python -m kiln.bench --strings             # byte strings: ==, contains (S10, N = 1e4 and 1e6)
     python -m kiln.bench --complex             # complex128 and complex64, N = 1e2, 1e4 and 1e6
     python -m kiln.bench --dask                # kiln.dask against plain Dask (kiln.dask_bench)
@@ -396,6 +404,69 @@ def run_complex(args, sizes, emit):
                      (ex, n, dname, f"{ex:<12} {dname:<10}"))
 
 
+#: the reduction rows: (kiln's expression, NumPy's call on the inputs `x` and `m` (x as rows of
+#: 1000), the types it runs in); `sum(x*x)` is NumPy's `np.dot(x, x)`, as its users write it
+REDUCTIONS = {
+    "sum(x)": (lambda x, m: x.sum(), ("f64", "f32", "i64")),
+    "max(x)": (lambda x, m: x.max(), ("f64", "f32", "i64")),
+    "min(x)": (lambda x, m: x.min(), ("f64", "f32", "i64")),
+    "argmax(x)": (lambda x, m: np.argmax(x), ("f64", "f32", "i64")),
+    "argmin(x)": (lambda x, m: np.argmin(x), ("f64", "f32", "i64")),
+    "any(x > 2)": (lambda x, m: (x > 2).any(), ("f64", "f32", "i64")),
+    "mean(x)": (lambda x, m: x.mean(), ("f64", "f32", "i64")),
+    "sum(x*x)": (lambda x, m: np.dot(x, x), ("f64", "f32")),
+    "max(m, axis=0)": (lambda x, m: m.max(axis=0), ("f64", "f32")),
+    "max(m, axis=1)": (lambda x, m: m.max(axis=1), ("f64", "f32")),
+}
+
+REDUCTION_TYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64}
+
+
+def run_reductions(args, sizes, emit):
+    """The reduction rows: kiln.evaluate, numexpr (one thread, where it has the reduction) and
+    NumPy's call, checked, timed."""
+    numexpr = single_threaded()
+    if not args.json:
+        emit(f"{'expression':<16} {'type':<5} {'N':>8} {'kiln':>8} {'numpy':>8} {'numexpr':>8} {'vs numpy':>9} "
+             f"{'vs numexpr':>10}   (ns/elem; vs: their time / kiln's, above 1 kiln is faster)")
+    for ex, (numpy_fn, dnames) in REDUCTIONS.items():
+        for dname in dnames:
+            dtype = REDUCTION_TYPES[dname]
+            for n in sizes:
+                rng = np.random.default_rng(n)
+                x = rng.standard_normal(n) if dname != "i64" else rng.integers(-(10**6), 10**6, n)
+                x = x.astype(dtype)
+                env = {"x": x, "m": x.reshape(-1, 1000) if n % 1000 == 0 else x.reshape(1, -1)}
+                want = np.asarray(numpy_fn(env["x"], env["m"]))
+                exact = not ex.startswith(("sum", "mean"))
+                # a sum of n terms, associated otherwise: within n ulps of the sum of magnitudes
+                eps = 0.0 if exact else n * float(np.finfo(np.float32 if dname == "f32" else np.float64).eps)
+                scale = float(np.sum(np.abs(x.astype(np.float64) ** (2 if "x*x" in ex else 1))))
+
+                def agrees(got, want=want, exact=exact, eps=eps, scale=scale):
+                    got = np.asarray(got)
+                    if got.shape != want.shape:
+                        return False
+                    if exact:
+                        return bool(np.array_equal(got, want))
+                    return bool(np.all(np.abs(got.astype(np.float64) - want) <= eps * max(scale, 1.0) / max(n, 1) + eps * np.abs(want)))
+
+                fns = [("kiln", lambda env=env: kiln.evaluate(ex, local_dict=env))]
+                if numexpr is not None:
+                    try:
+                        r = numexpr.evaluate(ex, local_dict={"x": x})
+                    except Exception:  # noqa: BLE001 (a reduction numexpr lacks: its error types vary)
+                        r = None
+                    if r is not None and agrees(r):
+                        fns.append(("numexpr", lambda: numexpr.evaluate(ex, local_dict={"x": x})))
+                fns.append(("numpy", lambda env=env, f=numpy_fn: f(env["x"], env["m"])))
+                for label, fn in fns:
+                    if not agrees(fn()):
+                        raise SystemExit(f"{ex} {dname} N={n}: {label} disagrees with NumPy")
+                times = dict(zip((label for label, _ in fns), measure(fns, args.rounds, args.sample_ms / 1e3)))
+                report(args, emit, ex, n, dname, times, f"{ex:<16} {dname:<5}")
+
+
 def size(text):
     return int(float(text))
 
@@ -450,6 +521,8 @@ def main(argv=None):
     p.add_argument("--functions", action="store_true",
                    help="the function table of `kiln bench --functions` against NumPy and numexpr, one thread")
     p.add_argument("--programs", action="store_true", help="small whole programs against NumPy and numexpr")
+    p.add_argument("--reductions", action="store_true",
+                   help="reductions of float64, float32 and int64 values against NumPy's calls and numexpr, one thread")
     p.add_argument("--complex", action="store_true",
                    help="complex128 and complex64 operations against NumPy and numexpr, one thread")
     p.add_argument("--strings", action="store_true",
@@ -465,6 +538,8 @@ def main(argv=None):
     types["both"] = types["f64"] + types["f32"]
     if args.programs:
         return run_programs(args, emit)
+    if args.reductions:
+        return run_reductions(args, [size(s) for s in (args.sizes or "1e4,1e6").split(",")], emit)
     if args.complex:
         return run_complex(args, [size(s) for s in (args.sizes or "1e2,1e4,1e6").split(",")], emit)
     if args.strings:
