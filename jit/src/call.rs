@@ -65,11 +65,14 @@
 //!   complex division and magnitude block functions) only on its own stack slots and, for a block written
 //!   straight into the output, on its work unit's run of output 0 (as [`Io::From`] where the
 //!   argument is read elsewhere: elements the routine only writes, which need not hold values
-//!   yet); and the kept sum's row steps (`kept_group`,
-//!   `kept_single`) only over the input elements and outputs its own loop would read and write;
-//!   the block functions' sources and the kept rows are the places where an input's run is made
-//!   into a slice: a plain run of a checked row that the kernel's own loads would read, read-only,
-//!   not written by anyone during the call.
+//!   yet); the kept reductions' row steps (`kept_group`, `kept_single`, `kept_extreme`) only over
+//!   the input elements and outputs its own loop would read and write, and the trailing extremes'
+//!   fold (`trailing_extreme`) only over a row's run its own loop would read; the block
+//!   functions' sources, the kept rows and the folded runs are the places where an input's run is
+//!   made into a slice: a plain run of a checked row that the kernel's own loads would read,
+//!   read-only, not written by anyone during the call. (A folded run may be a typed kernel's int64
+//!   input, which is stored: its pointer is the code's, shifted back, as the code's own loads
+//!   shift it, by nothing for int64 in float64 lanes.)
 #![allow(unsafe_code)]
 
 /// The byte strings' comparison compiled code calls per lane ([`crate::bytes::SYMBOL`]): `op` (a
@@ -964,10 +967,13 @@ pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, x: &[T]) -> Result
 /// [`crate::wide::level`].
 extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool>(x: *const T, n: i64) -> T {
     // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
-    // symbol skeleton.rs calls (for a trailing max or min whose body is a plain read of one input
-    // that is neither strided nor stored in another type) in place of its own loop over a row's
-    // points `[jlo, jhi)`, with `n = jhi - jlo > 0` and `x` the row's input at `jlo`: exactly the
-    // elements that loop reads (in a checked input: see `dispatch`), only read during the call.
+    // symbol skeleton.rs calls for a trailing max, min, argmax or argmin whose body is a plain read
+    // of one input that is not strided (of the kernel's float dtype, or a typed kernel's int64
+    // input in float64 lanes, whose stored address is its own: `stored_shift` of equal sizes is
+    // 0): in place of its own loop over a row's points `[jlo, jhi)` (`wide_extreme`), or over a
+    // block of them (`arg_blocks`), with `n > 0` points and `x` the row's input at the first:
+    // exactly the elements that loop reads (in a checked input: see `dispatch`), only read
+    // during the call.
     let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
     // registered only where `level()` is some, which implies the host has it: `apply_extreme`
     // cannot fail (and a panic may not unwind out of an `extern "C"` function)

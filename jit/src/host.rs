@@ -254,10 +254,10 @@ pub struct MathRefs {
     /// The block function of sin and cos of one argument, `fn(ptr, ptr, n)`, where `wide` holds
     /// both sin and cos.
     sincos: Option<FuncRef>,
-    /// The kept sum's row steps at full width, `fn(r0, ..., r7, out, n)` and `fn(x, out, n)` (see
-    /// `wide/rows.rs` and skeleton.rs), where [`MathRefs::import_kept_rows`] imported them.
+    /// The kept sum's group step at full width, `fn(r0, ..., r7, out, n)` (see `wide/rows.rs` and
+    /// skeleton.rs), where [`MathRefs::import_kept_rows`] imported it.
     kept_group: Option<FuncRef>,
-    /// The kept reduction's single-row step (a sum's, a max's or a min's), where
+    /// The kept reduction's single-row step (a sum's, a max's or a min's), `fn(x, out, n)`, where
     /// [`MathRefs::import_kept_rows`] imported it.
     kept_single: Option<FuncRef>,
     /// The trailing max or min of a run (`wide/extremes.rs`, skeleton.rs `segment`), where

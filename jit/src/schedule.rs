@@ -4,8 +4,9 @@
 //! vectors Cranelift 0.135 lowers on x86-64). `unroll` is how many independent vectors one iteration of
 //! the hot loop handles; `accumulators` is how many independent vector accumulators a reduction keeps
 //! (a reduction's hot loop handles `max(unroll, accumulators)` vectors per iteration, vector `p` going
-//! to accumulator `p % accumulators`). `wide` asks for exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh at the host's full vector width
-//! on blocks (see `wide` and `skeleton/block.rs`), where the host has it. The schedule is part of the
+//! to accumulator `p % accumulators`). `wide` asks for the host's full vector width where it has
+//! it: the math functions on blocks (see `wide` and `skeleton/block.rs`), and the folds of plain
+//! reads (kept sums, maxima and minima, trailing extremes: `wide/rows.rs`, `wide/extremes.rs`). The schedule is part of the
 //! kernel cache key.
 
 use kiln_ir::{ElemType, KernelIR, KernelKind};
@@ -27,8 +28,9 @@ pub struct Schedule {
     pub unroll: u8,
     /// Independent vector accumulators of a reduction (at least 1).
     pub accumulators: u8,
-    /// exp, log, sin, cos, tan, exp2, expm1, tanh, sinh and cosh by the wide routines on blocks, where the host has a wide level (else, and after
-    /// [`Schedule::normalised`] on such a host, false): the same bits as the inline path.
+    /// The wide code where the host has a wide level (else, and after [`Schedule::normalised`] on
+    /// such a host, false): the math functions by the wide routines on blocks, and the row steps
+    /// and folds of plain reads (see the module doc); the same bits as the inline path.
     pub wide: bool,
 }
 

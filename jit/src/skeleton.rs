@@ -54,8 +54,8 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
 /// before 0b97b4d, issue 14 items 2 and 7).
 const ROW_GROUP: i64 = crate::wide::GROUP as i64;
 
-/// Runs of fewer columns than this keep a kept sum's inline loop where it could call the row step
-/// at full width (the call costs more than it saves there).
+/// Runs of fewer columns than this keep a kept sum's, max's or min's inline loop where it could
+/// call the row step at full width (the call costs more than it saves there).
 const WIDE_ROW_MIN: i64 = 16;
 
 /// f64 blocks of more bytes than this (the reduced rows of one output run: at most about a core's
@@ -233,7 +233,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 .extreme()
                 .and_then(|fold| match *f.key.arena.node(f.key.body) {
                     kiln_ir::Node::Input(i)
-                        if !st.inputs[i as usize].strided() && st.stored[i as usize] == g.int_values() =>
+                        if !st.inputs[i as usize].strided()
+                            && st.stored[i as usize]
+                                == g.int_values().filter(|&t| t == kiln_ir::ElemType::I64) =>
                     {
                         Some((i as usize, fold))
                     }
@@ -727,9 +729,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     }
 
     /// An argmin or argmax of a row of float, integer or bool values (its one output) of
-    /// [`ARG_MIN_ROW`] points or more: its points from `j_var` on in blocks of [`ARG_BLOCK`], the
-    /// last one the rest of the row, and `j_var` at the row's end after them (shorter rows keep
-    /// the argument's own update, in the loops after this).
+    /// [`ARG_MIN_ROW`] points or more: its points from `j_var` on in blocks of [`ARG_BLOCK`] (of
+    /// [`ARG_BLOCK_WIDE_BYTES`] where the wide fold folds them), the last one the rest of the row,
+    /// and `j_var` at the row's end after them (shorter rows keep the argument's own update, in
+    /// the loops after this).
     ///
     /// Each block is reduced to its extreme (NumPy's `minimum` / `maximum`, NaN propagating) by
     /// the loops of the plain reduction, a few operations a vector where the argument's update
@@ -1276,7 +1279,7 @@ impl Skeleton<'_, '_> {
 
     /// A kept sum's rows (or a kept max's or min's row) over columns `[jlo, jhi)` by the row step
     /// at full width `step` (`wide`, `rows.rs`: the group of [`ROW_GROUP`] rows, or one), where the
-    /// run has at least [`WIDE_ROW_MIN`] columns and (f64) the block at most
+    /// run has at least [`WIDE_ROW_MIN`] columns and (a sum of f64) the block at most
     /// [`WIDE_ROW_MAX_BYTES`], else by `inline`. `xs` are the rows' pointers (column `j` of row `m`
     /// at `xs[m] + j * size`), the output of column `j` at `out_val + (o + j) * b` (`b` the
     /// accumulator's bytes: 8 for a sum's f64, the data's for a max or min). The step gives the inline loop's bits, so
@@ -1340,9 +1343,15 @@ impl Skeleton<'_, '_> {
     /// A trailing max or min's row `[jlo, jhi)` of a plain read of an input (`x` the row's
     /// pointer): folded by one call of `fold` (wide/extremes.rs) where it holds at least
     /// [`WIDE_EXTREME_MIN`] points, the run's extreme then merged into the scalar accumulator of
-    /// `acc` as one value, else by `inline`. The call gives the inline loop's bits but for the
-    /// payload of a NaN and the sign of a zero among equal extremes (-0.0 and 0.0), which the
-    /// inline lanes leave open too.
+    /// `acc` as one value, else by `inline`.
+    ///
+    /// **The inline path's bits.** A nonzero number is the only value with its bits among the
+    /// values equal to it, so the fold's extreme is the one the inline lanes keep; merged as one
+    /// value it changes no tie the inline path breaks (every other value of the row is beyond it
+    /// or, for a max, below it). A zero or NaN extreme is where the lanes' order shows (which of
+    /// -0.0 and 0.0, which NaN's payload): such a row is folded again by `inline`, as on a host
+    /// without the wide code (the call leaves the accumulators alone). So every route gives the
+    /// same bits, as the reproducible profile promises. Integer values have no such cases.
     #[allow(clippy::too_many_arguments)]
     fn wide_extreme(
         &self,
@@ -1368,6 +1377,21 @@ impl Skeleton<'_, '_> {
         let start = g.b.ins().iadd(x, jb);
         let call = g.b.ins().call(fold, &[start, len]);
         let partial = g.b.inst_results(call)[0];
+        let merge = g.b.create_block();
+        if g.int_values().is_none() {
+            // a zero or NaN extreme: the row again by the inline loop, whose lanes choose the zero's
+            // sign and the NaN's payload as on a host without the wide code
+            let zero = match g.dtype {
+                kiln_ir::ElemType::F32 => g.b.ins().f32const(0.0),
+                _ => g.b.ins().f64const(0.0),
+            };
+            let odd = g.b.ins().fcmp(FloatCC::UnorderedOrEqual, partial, zero);
+            g.b.ins().brif(odd, short, &[], merge, &[]);
+        } else {
+            g.b.ins().jump(merge, &[]);
+        }
+
+        g.b.switch_to_block(merge);
         let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
         let merged = g.acc_update(acc.op, W::Scalar, &state, partial, None);
         for (&var, v) in acc.scalar.iter().zip(merged) {

@@ -1046,8 +1046,8 @@ fn run_many(code: &BoundKernel, input: &Stored<'_>, outs: &mut [OutSlice<'_>]) -
 /// The max, min, argmax and argmin of int64 values, of the whole array and along rows (short rows
 /// by the inline loop, rows of 64 points and more by the wide fold where the host has a level and the schedule
 /// asks for it: the import `(i64, i64) -> i64` shows in the code), equal to the typed
-/// interpreter's, the extremes placed at the front, in the middle and at the end, with
-/// `i64::MIN` and `i64::MAX` among the values; several units and small chunks.
+/// interpreter's, each extreme (`i64::MIN`, `i64::MAX`) placed twice, away from the front;
+/// several units and small chunks.
 #[test]
 fn int64_extremes_fold_at_full_width() {
     let sig = "= (i64, i64) -> i64 ";

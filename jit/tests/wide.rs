@@ -1805,9 +1805,11 @@ fn extreme_folds_refuse_a_level_the_host_lacks() {
 /// A trailing max or min (and an argmax or argmin, whose blocks fold their extreme) of a plain
 /// read calls the fold (an import `(i64, i64) -> f64`) where the host has a wide level and the
 /// schedule asks for it; never with `with_wide(false)`, a scalar schedule, or a computed body
-/// (`max(x*x)`). Each route agrees with the interpreter (an arg reduction's index exactly), rows
-/// shorter and longer than the call's threshold and than a block, with NaN, infinities and zeros
-/// of both signs, and whole arrays cut into chunks (two passes).
+/// (`max(x*x)`). Each route agrees with the interpreter (an arg reduction's index exactly), and
+/// the routes give the same bits (a zero extreme's sign and a NaN's payload included: the
+/// reproducible profile's promise), rows shorter and longer than the call's threshold and than a
+/// block, with NaN of two payloads, infinities and zeros of both signs, and whole arrays cut into
+/// chunks (two passes).
 fn extreme_route<T: Elem>(dtype: ElemType) {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
@@ -1825,10 +1827,39 @@ fn extreme_route<T: Elem>(dtype: ElemType) {
             (vec![300_000], vec![0]),
         ] {
             let n: usize = shape.iter().product();
-            for d in [Data::Special, Data::Plain] {
-                let mut xs = gen_data::<T>(&mut rng, n, d);
+            for d in ["special", "plain", "zero extremes", "payloads"] {
+                let data = if d == "special" {
+                    Data::Special
+                } else {
+                    Data::Plain
+                };
+                let mut xs = gen_data::<T>(&mut rng, n, data);
                 if let Some(last) = xs.last_mut() {
                     *last = T::from_f64(-0.0);
+                }
+                if d == "zero extremes" {
+                    // every extreme a zero, of both signs in every row
+                    let toward = matches!(op, ReduceOp::Max | ReduceOp::ArgMax);
+                    for (i, x) in xs.iter_mut().enumerate() {
+                        let v = x.to_f64().abs() + 1.0;
+                        *x = T::from_f64(match i % 7 {
+                            2 => 0.0,
+                            5 => -0.0,
+                            _ if toward => -v,
+                            _ => v,
+                        });
+                    }
+                }
+                if d == "payloads" {
+                    // NaNs of two payloads and both signs in the loop and the tail of long rows
+                    for (i, x) in xs.iter_mut().enumerate() {
+                        let nan = match i % 997 {
+                            100 => f64::from_bits(0x7ff8_0000_0000_0001),
+                            600 => f64::from_bits(0xfff8_0000_0000_0f00),
+                            _ => continue,
+                        };
+                        *x = T::from_f64(nan);
+                    }
                 }
                 for (body, plain) in [(x, true), (xx, false)] {
                     let kind = KernelKind::Reduce {
@@ -1848,12 +1879,16 @@ fn extreme_route<T: Elem>(dtype: ElemType) {
                     assert!(!calls(sched.with_wide(false)), "{what}");
                     assert!(!calls(Schedule::scalar()), "{what}");
                     let want = oracle(&k, std::slice::from_ref(&xs)).unwrap().values.to_f64();
-                    for s in [sched, sched.with_wide(false)] {
-                        let got = jit(&k, &p, s, std::slice::from_ref(&xs)).unwrap().values.to_f64();
-                        assert_eq!(got.len(), want.len(), "{what}");
-                        for (g, w) in got.iter().zip(&want) {
-                            assert!(same_extreme(*g, *w), "{what} wide {}: {g:e} vs {w:e}", s.wide);
-                        }
+                    let run =
+                        |s: Schedule| jit(&k, &p, s, std::slice::from_ref(&xs)).unwrap().values.to_f64();
+                    let (wide_bits, inline_bits) = (run(sched), run(sched.with_wide(false)));
+                    assert_eq!(wide_bits.len(), want.len(), "{what}");
+                    for (g, w) in wide_bits.iter().zip(&want) {
+                        assert!(same_extreme(*g, *w), "{what}: {g:e} vs {w:e}");
+                    }
+                    // every route the same bits, a zero's sign and a NaN's payload included
+                    for (a, b) in wide_bits.iter().zip(&inline_bits) {
+                        assert_eq!(a.to_bits(), b.to_bits(), "{what}: wide {a:e} vs inline {b:e}");
                     }
                 }
             }
@@ -1983,10 +2018,15 @@ fn kept_extreme_steps_give_the_inline_bits_f32() {
 
 /// A kept max or min of a plain read (`max(m, axis=0)`) calls the row step (an import of three
 /// i64) where the host has a wide level and the schedule asks for it; not with `with_wide(false)`
-/// or a computed body. Both routes give the interpreter's bits (any NaN equal), columns below and
-/// above the step's threshold, several units.
+/// or a computed body. Both routes give the interpreter's bits (any NaN equal), f64 and f32
+/// (whose outputs are 4 bytes apart), columns below and above the step's threshold.
 #[test]
 fn the_kept_extreme_route_shows_in_the_code_and_agrees() {
+    kept_extreme_route::<f64>(ElemType::F64);
+    kept_extreme_route::<f32>(ElemType::F32);
+}
+
+fn kept_extreme_route<T: Elem>(dtype: ElemType) {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let xx = arena.binary(BinaryOp::Mul, x, x);
@@ -1999,20 +2039,20 @@ fn the_kept_extreme_route_shows_in_the_code_and_agrees() {
             (vec![3, 20, 40], vec![1]),
         ] {
             let n: usize = shape.iter().product();
-            let xs: Vec<f64> = gen_data::<f64>(&mut rng, n, Data::Special);
+            let xs: Vec<T> = gen_data::<T>(&mut rng, n, Data::Special);
             for (body, plain) in [(x, true), (xx, false)] {
                 let kind = KernelKind::Reduce {
                     op,
                     axes: axes.clone(),
                 };
-                let k = kernel(ElemType::F64, &[&shape], arena.clone(), body, kind);
+                let k = kernel(dtype, &[&shape], arena.clone(), body, kind);
                 let p = plan(&k, 1);
                 let calls = |s: Schedule| {
                     let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
                     c.dumps().unwrap().clif.contains("= (i64, i64, i64) ")
                 };
                 let sched = Schedule::for_kernel(&k);
-                let what = format!("{op:?} {shape:?} axes {axes:?} plain {plain}");
+                let what = format!("{op:?} {dtype:?} {shape:?} axes {axes:?} plain {plain}");
                 assert_eq!(calls(sched), plain && wide::level().is_some(), "{what}");
                 assert!(!calls(sched.with_wide(false)), "{what}");
                 let want = oracle(&k, std::slice::from_ref(&xs)).unwrap().values.to_f64();

@@ -6,10 +6,11 @@
 //! select and a NaN test on the accumulator's chain; here each of [`LANES`] lanes keeps its
 //! extreme by the one instruction x86's `maxp*` / `minp*` computes (`v > acc ? v : acc`, which
 //! drops a NaN `v`), and, off that chain, the last NaN it saw. A run holding a NaN gives a NaN
-//! (one of its own; NaN payloads are not compared), else its extreme. Of values that compare
-//! equal (-0.0 and 0.0) the extreme is one of them, as the inline code's lanes and accumulators
-//! also leave open; every other result is the inline code's bits. rustc vectorises the loop
-//! (`vmaxpd zmm` at AVX-512).
+//! (one of its own, not necessarily the payload the inline lanes keep), else its extreme; of
+//! -0.0 and 0.0 the extreme is either. The caller (skeleton.rs `wide_extreme`) folds a row whose
+//! extreme is a zero or NaN again inline, so only a nonzero number, which is the only value of
+//! its bits among those equal to it, is taken from here: the inline code's bits. rustc vectorises
+//! the loop (`vmaxpd zmm` at AVX-512); int64 values (never NaN) fold as a plain reduction.
 
 /// Lanes the loop keeps: four vectors of 8 f64 at AVX-512 (of 16 f32: two), so that the
 /// `maxp*` chains overlap.

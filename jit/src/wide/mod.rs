@@ -73,16 +73,21 @@
 //! each quotient and each magnitude as one such call (`block.rs`), its complex operands read where
 //! they lie or computed into slots twice a float slot's size.
 //!
-//! **Kept sums.** `rows.rs` holds the other wide code: the kept sum's row steps (column sums,
-//! skeleton.rs "Kept sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the
-//! inline balanced tree into an f64 output run, and a row added alone, which a kept sum of a plain
-//! read of an input calls over runs of columns (`crate::apply_kept_rows` for tests); plain
-//! additions in the inline order, so the same bits by construction as well.
+//! **Kept reductions.** `rows.rs` holds the kept sum's row steps (column sums, skeleton.rs "Kept
+//! sums, several reduced rows per pass"), a group of [`GROUP`] rows added as the inline balanced
+//! tree into an f64 output run, and a row added alone, which a kept sum of a plain read of an
+//! input calls over runs of columns (`crate::apply_kept_rows` for tests); plain additions in the
+//! inline order, so the same bits by construction as well. A kept max or min of a plain read
+//! steps a row alone the same way (`out[j] = maximum(out[j], x[j])`, NaN first, the later of
+//! equal values: `crate::apply_kept_extreme`), the inline update's bits.
 //!
-//! **Trailing extremes.** `extremes.rs` folds a run into its max or min, which a trailing `max` or
-//! `min` of a plain read of an input calls for each row of at least 64 points (skeleton.rs
-//! `wide_extreme`; `crate::apply_extreme` for tests): the inline code's result but for a NaN's
-//! payload and the sign of a zero among equal extremes, which its lanes leave open too.
+//! **Trailing extremes.** `extremes.rs` folds a run of f64, f32 or int64 values into its max or
+//! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at
+//! least 64 points (skeleton.rs `wide_extreme`; `crate::apply_extreme` for tests), and an
+//! `argmax` or `argmin` for each block of its rows before it searches the best one
+//! (`arg_blocks`). A nonzero, non-NaN extreme is the inline lanes' own bits; a row whose extreme
+//! is a zero or NaN (where the lanes' order picks the sign or payload) is folded again inline, so
+//! every route gives the same bits and the `reproducible` profile is unaffected.
 //!
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and

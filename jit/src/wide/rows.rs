@@ -1,5 +1,5 @@
-//! The kept sum's row steps at full width (skeleton.rs, "Kept sums, several reduced rows per
-//! pass"): over a run of columns, `out[j] += ((r0[j] + r1[j]) + (r2[j] + r3[j])) + ((r4[j] +
+//! The kept reductions' row steps at full width: a kept sum's (skeleton.rs, "Kept sums, several
+//! reduced rows per pass"): over a run of columns, `out[j] += ((r0[j] + r1[j]) + (r2[j] + r3[j])) + ((r4[j] +
 //! r5[j]) + (r6[j] + r7[j]))` for a group of eight rows, and `out[j] += x[j]` for a row left over,
 //! each value widened to f64 first (f32 data is accumulated in f64, as `Gen::widen` does), the
 //! output an f64 accumulator row. A kept max or min of a plain read (`max(m, axis=0)`) steps one
