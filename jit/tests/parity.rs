@@ -1003,12 +1003,11 @@ fn a_comparison_is_its_own_truth() {
     }
 }
 
-/// A whole-array `any` or `all` stops a unit's chunks at the first that decides it: the result
-/// is the interpreter's whichever chunk decides (the first, a middle one, the last, none), cut
-/// into many chunks, one unit or several on scrambled threads, a NaN counting as true, and again
-/// into a workspace whose partials an earlier run left decided.
+/// A whole-array `any` or `all` is the interpreter's whichever chunk decides it (the first, a
+/// middle one, the last, none), cut into many chunks, one unit or several on scrambled threads,
+/// a NaN counting as true, and again into a workspace whose partials an earlier run left decided.
 #[test]
-fn a_decided_any_or_all_skips_the_rest() {
+fn a_whole_array_any_or_all_whichever_chunk_decides() {
     let n = 10_000usize;
     for dtype in [ElemType::F64, ElemType::F32] {
         for op in [ReduceOp::Any, ReduceOp::All] {
