@@ -23,7 +23,7 @@ pub trait Extreme: Copy + PartialOrd {
     fn identity(max: bool) -> Self;
     /// Whether the value is NaN.
     fn nan(self) -> bool;
-    /// Whether a value may be NaN (else [`fold`] is a plain reduction, which LLVM vectorises as
+    /// Whether a value may be NaN (else the fold is a plain reduction, which LLVM vectorises as
     /// one: a loop over lanes of its own would be vectorised across them, by gathers).
     const MAY_BE_NAN: bool;
 }
