@@ -142,6 +142,30 @@ struct Acc {
     scalar: Vec<Variable>,
 }
 
+/// The blocks of a row's run `[jlo, jhi)` taken by one call at full width or by the inline loop
+/// ([`Skeleton::wide_rows`], [`Skeleton::wide_extreme`]): its length, whether that is at least
+/// the call's minimum, and the blocks of the call, of the inline loop and after both.
+struct RowCall {
+    len: Value,
+    long: Value,
+    called: cranelift_codegen::ir::Block,
+    short: cranelift_codegen::ir::Block,
+    done: cranelift_codegen::ir::Block,
+}
+
+impl RowCall {
+    fn new(g: &mut Gen<'_, '_>, jlo: Value, jhi: Value, min: i64) -> RowCall {
+        let len = g.b.ins().isub(jhi, jlo);
+        RowCall {
+            len,
+            long: g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, min),
+            called: g.b.create_block(),
+            short: g.b.create_block(),
+            done: g.b.create_block(),
+        }
+    }
+}
+
 /// Per-row state of the inner loop.
 #[derive(Clone)]
 struct Row {
@@ -1295,13 +1319,13 @@ impl Skeleton<'_, '_> {
         o: Value,
         inline: impl FnOnce(&mut Gen<'_, '_>),
     ) {
-        let called = g.b.create_block();
-        let short = g.b.create_block();
-        let done = g.b.create_block();
-        let len = g.b.ins().isub(jhi, jlo);
-        let long =
-            g.b.ins()
-                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, WIDE_ROW_MIN);
+        let RowCall {
+            len,
+            long,
+            called,
+            short,
+            done,
+        } = RowCall::new(g, jlo, jhi, WIDE_ROW_MIN);
         // (a kept max or min is bound by its compares, not by memory: any block)
         let sum = matches!(self.st.mode, Mode::Kept(ReduceOp::Sum));
         let wide = if g.dtype == kiln_ir::ElemType::F64 && sum {
@@ -1363,13 +1387,13 @@ impl Skeleton<'_, '_> {
         acc: &Acc,
         inline: impl FnOnce(&mut Gen<'_, '_>),
     ) {
-        let called = g.b.create_block();
-        let short = g.b.create_block();
-        let done = g.b.create_block();
-        let len = g.b.ins().isub(jhi, jlo);
-        let long =
-            g.b.ins()
-                .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, len, WIDE_EXTREME_MIN);
+        let RowCall {
+            len,
+            long,
+            called,
+            short,
+            done,
+        } = RowCall::new(g, jlo, jhi, WIDE_EXTREME_MIN);
         g.b.ins().brif(long, called, &[], short, &[]);
 
         g.b.switch_to_block(called);
