@@ -762,9 +762,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// the loops of the plain reduction, a few operations a vector where the argument's update
     /// takes about twenty; where the body is a plain read of an input and the wide fold is
     /// imported (wide/extremes.rs), by one call of it over a block of [`ARG_BLOCK_WIDE_BYTES`].
-    /// The row keeps the first block whose extreme is better than every earlier one's (strictly; a NaN beats every number; the first block beats none; integer and
-    /// bool values compare as int64), and afterwards finds in that block the first point equal to
-    /// its extreme (or NaN, for a NaN): the first vector holding one, then the point in it. That
+    /// The row keeps the first block whose extreme is better than every earlier one's (strictly;
+    /// a NaN beats every number; the first block beats none; integer and bool values compare as
+    /// int64), and afterwards finds in that block the first point equal to its extreme (or NaN,
+    /// for a NaN): the first vector holding one, then the point in it. That
     /// point is the first of the extreme in the blocks, as the argument's own update finds it, and
     /// is merged into the scalar accumulator as a partial result (lower indices win ties). The
     /// body's scalar value is the vector's lane's, bit for bit (so the point is found); were it
@@ -1306,8 +1307,8 @@ impl Skeleton<'_, '_> {
     /// run has at least [`WIDE_ROW_MIN`] columns and (a sum of f64) the block at most
     /// [`WIDE_ROW_MAX_BYTES`], else by `inline`. `xs` are the rows' pointers (column `j` of row `m`
     /// at `xs[m] + j * size`), the output of column `j` at `out_val + (o + j) * b` (`b` the
-    /// accumulator's bytes: 8 for a sum's f64, the data's for a max or min). The step gives the inline loop's bits, so
-    /// the choice never shows in a result.
+    /// accumulator's bytes: 8 for a sum's f64, the data's for a max or min). The step gives the
+    /// inline loop's bits, so the choice never shows in a result.
     #[allow(clippy::too_many_arguments)]
     fn wide_rows(
         &self,

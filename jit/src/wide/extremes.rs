@@ -1,6 +1,8 @@
-//! The min and max of a run of values at full width (f64, f32, and i64 values of a typed kernel): a trailing `min` or `max` whose body is a
-//! plain read of an input (`max(x)`, `min(m, axis=1)`) folds each long enough row by one call
-//! (skeleton.rs `segment`), whose partial the segment's scalar accumulator then takes as one value.
+//! The min and max of a run of values at full width (f64, f32, and i64 values of a typed
+//! kernel): a trailing `min` or `max` whose body is a plain read of an input (`max(x)`, `min(m,
+//! axis=1)`) folds each long enough row by one call (skeleton.rs `wide_extreme`), whose partial
+//! the segment's scalar accumulator then takes as one value; an argmax or argmin folds its
+//! blocks so (`arg_blocks`).
 //!
 //! NumPy's `maximum` propagates NaN. The inline code's update (`Gen::maximum`) is a compare, a
 //! select and a NaN test on the accumulator's chain; here each of [`LANES`] lanes keeps its
