@@ -166,6 +166,19 @@ impl RowCall {
     }
 }
 
+/// The input whose plain read is the kernel's body, where the row steps and folds at full width
+/// may read its rows as runs: not strided, and stored as `stored` says (None: in the kernel's
+/// dtype).
+fn plain_read(f: &Frame<'_>, stored: Option<kiln_ir::ElemType>) -> Option<usize> {
+    match *f.key.arena.node(f.key.body) {
+        kiln_ir::Node::Input(i) => {
+            let i = i as usize;
+            (!f.st.inputs[i].strided() && f.st.stored[i] == stored).then_some(i)
+        }
+        _ => None,
+    }
+}
+
 /// Per-row state of the inner loop.
 #[derive(Clone)]
 struct Row {
@@ -243,28 +256,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             kept_wide: g
                 .math
                 .kept_single()
-                .and_then(|single| match *f.key.arena.node(f.key.body) {
-                    kiln_ir::Node::Input(i)
-                        if !st.inputs[i as usize].strided() && st.stored[i as usize].is_none() =>
-                    {
-                        Some((i as usize, g.math.kept_group(), single))
-                    }
-                    _ => None,
-                }),
+                .and_then(|single| plain_read(f, None).map(|i| (i, g.math.kept_group(), single))),
             // (read where it is: a float kernel's input in its dtype, a typed one's int64 input)
-            extreme_wide: g
-                .math
-                .extreme()
-                .and_then(|fold| match *f.key.arena.node(f.key.body) {
-                    kiln_ir::Node::Input(i)
-                        if !st.inputs[i as usize].strided()
-                            && st.stored[i as usize]
-                                == g.int_values().filter(|&t| t == kiln_ir::ElemType::I64) =>
-                    {
-                        Some((i as usize, fold))
-                    }
-                    _ => None,
-                }),
+            extreme_wide: g.math.extreme().and_then(|fold| {
+                let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
+                plain_read(f, int64).map(|i| (i, fold))
+            }),
         }
     }
 
