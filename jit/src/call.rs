@@ -67,7 +67,8 @@
 //!   argument is read elsewhere: elements the routine only writes, which need not hold values
 //!   yet); the kept reductions' row steps (`kept_group`, `kept_single`, `kept_extreme`) only over
 //!   the input elements and outputs its own loop would read and write, and the trailing extremes'
-//!   fold (`trailing_extreme`) only over a row's run its own loop would read; the block
+//!   fold (`trailing_extreme`) and the trailing sums' fold (`trailing_sum`, whose accumulators
+//!   are a stack slot of the kernel's) only over a row's runs its own loop would read; the block
 //!   functions' sources, the kept rows and the folded runs are the places where an input's run is
 //!   made into a slice: a plain run of a checked row that the kernel's own loads would read,
 //!   read-only, not written by anyone during the call. (A folded run may be a typed kernel's int64
@@ -995,5 +996,71 @@ pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 
         (true, ElemType::I64) => trailing_extreme::<i64, true> as *const u8,
         (false, ElemType::I64) => trailing_extreme::<i64, false> as *const u8,
         _ => unreachable!("only f32, f64 and i64 runs are folded"),
+    }
+}
+
+/// The row `x` (or, `y` given, the products `x[i]·y[i]`) of f32 values added at `level` into
+/// `parts`, the inline loop's [`crate::wide::PARTS`] f64 partials and its scalar accumulator
+/// (`wide/sums.rs`), as a trailing `sum` of a plain read, or of a product of two, folds a long
+/// row: whether a partial is NaN afterwards. An error if the host lacks `level` or `y` is not as
+/// long as `x`.
+pub fn apply_sum(
+    level: Level,
+    x: &[f32],
+    y: Option<&[f32]>,
+    parts: &mut [f64; crate::wide::PARTS + 1],
+) -> Result<bool> {
+    on_host(level)?;
+    if let Some(y) = y
+        && y.len() != x.len()
+    {
+        return Err(JitError::Unsupported(format!(
+            "a sum of products reads rows of {} and {} elements",
+            x.len(),
+            y.len()
+        )));
+    }
+    let fold = crate::wide::sum_fold(y.is_some(), level);
+    // SAFETY: `fold` is one of sums.rs's `#[target_feature]` functions compiled for `level`
+    // (`sum_fold` maps each level to its own), and the host has every feature of `level` (checked
+    // above); apart from those features it is a safe function of its slices.
+    Ok(unsafe { fold(x, y.unwrap_or(x), parts) })
+}
+
+/// The function compiled code calls for a trailing sum of f32 values whose body is a plain read
+/// of an input (`DOT` false) or the product of two (skeleton.rs `wide_sum`): [`apply_sum`] of the
+/// `n` values at `x` (and `y`) into the 17 f64 at `parts`, at [`crate::wide::level`]; 1 where a
+/// partial is NaN afterwards (or no level: the caller then folds the row inline), else 0.
+extern "C" fn trailing_sum<const DOT: bool>(x: *const f32, y: *const f32, n: i64, parts: *mut f64) -> i8 {
+    // SAFETY: this function's address is given to compiled code only by `sum_address`, whose
+    // symbol skeleton.rs calls for a trailing sum of an f32 kernel whose body is a plain read of
+    // an input, or the product of two, none strided: in place of its own loop over a row's points
+    // `[jlo, jhi)`, with `n > 0` points, `x` (and `y`, `x` itself for a square) the row's inputs at
+    // the first: exactly the elements that loop reads (in checked inputs: see `dispatch`), only
+    // read during the call; `parts` a stack slot of `PARTS + 1` f64 of the kernel's own, holding
+    // the accumulators, not otherwise used during the call.
+    let (x, y, parts) = unsafe {
+        (
+            std::slice::from_raw_parts(x, n as usize),
+            std::slice::from_raw_parts(y, n as usize),
+            &mut *parts.cast::<[f64; crate::wide::PARTS + 1]>(),
+        )
+    };
+    // registered only where `level()` is some, which implies the host has it: `apply_sum` cannot
+    // fail (and a panic may not unwind out of an `extern "C"` function)
+    let nan = match crate::wide::level() {
+        Some(level) => apply_sum(level, x, DOT.then_some(y), parts).unwrap_or(true),
+        None => true,
+    };
+    i8::from(nan)
+}
+
+/// The address of the function compiled code calls for a trailing sum of a plain read of f32
+/// values (`dot` false) or of the product of two.
+pub(crate) fn sum_address(dot: bool) -> *const u8 {
+    if dot {
+        trailing_sum::<true> as *const u8
+    } else {
+        trailing_sum::<false> as *const u8
     }
 }

@@ -140,6 +140,9 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                 );
             }
         }
+        for dot in [false, true] {
+            jb.symbol(host::sum_symbol(dot), call::sum_address(dot));
+        }
         for dtype in [
             kiln_ir::ElemType::F64,
             kiln_ir::ElemType::F32,
@@ -305,6 +308,14 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         && math::wide_extreme(&key.arena, key.body, key.schedule)
     {
         math.import_extreme(module, func, max, values)?;
+    }
+    if st.mode == Mode::Trailing(kiln_ir::ReduceOp::Sum)
+        && typed.is_none()
+        && st.dtype == kiln_ir::ElemType::F32
+        && key.roots().len() == 1
+        && let Some(dot) = math::wide_sum(&key.arena, key.body, key.schedule)
+    {
+        math.import_sum(module, func, dot)?;
     }
     if crate::bytes::compares(&st.stored, &key.arena, &order) {
         math.import_bytes(module, func)?;

@@ -136,6 +136,16 @@ pub(crate) fn extreme_symbol(max: bool, dtype: ElemType) -> String {
     format!("kiln_wide_{what}_{}", dtype.short_name()).to_lowercase()
 }
 
+/// The symbol of the trailing sum of a run of f32 values (`dot` false) or of the products of two
+/// runs (wide/sums.rs, registered by compile.rs where the host has a wide level).
+pub(crate) fn sum_symbol(dot: bool) -> &'static str {
+    if dot {
+        "kiln_wide_sum_products_f32"
+    } else {
+        "kiln_wide_sum_f32"
+    }
+}
+
 /// The symbol of the block function of sin and cos of one argument on `dtype` (registered by
 /// compile.rs where the host has a wide level).
 pub(crate) fn sincos_symbol(dtype: ElemType) -> String {
@@ -263,6 +273,9 @@ pub struct MathRefs {
     /// The trailing max or min of a run (`wide/extremes.rs`, skeleton.rs `segment`), where
     /// [`MathRefs::import_extreme`] imported it.
     extreme: Option<FuncRef>,
+    /// The trailing sum of a row of f32 values, or of their products (`wide/sums.rs`, skeleton.rs
+    /// `wide_sum`), where [`MathRefs::import_sum`] imported it.
+    sum: Option<FuncRef>,
     /// The byte-string comparison (`call::bytes_op`), where [`MathRefs::import_bytes`] imported it.
     bytes: Option<FuncRef>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
@@ -325,6 +338,7 @@ impl MathRefs {
             kept_group: None,
             kept_single: None,
             extreme: None,
+            sum: None,
             bytes: None,
             inline,
             complex: HashMap::new(),
@@ -443,6 +457,30 @@ impl MathRefs {
         let id = module.declare_function(&extreme_symbol(max, dtype), Linkage::Import, &sig)?;
         self.extreme = Some(module.declare_func_in_func(id, func));
         Ok(())
+    }
+
+    /// Declares in `module` and imports into `func` the trailing sum of a row of f32 values (`dot`
+    /// false) or of the products of two rows, `fn(x, y, n, parts) -> i8` (registered by compile.rs
+    /// where the host has a wide level).
+    pub fn import_sum<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        dot: bool,
+    ) -> crate::Result<()> {
+        let mut sig = Signature::new(module.isa().default_call_conv());
+        for _ in 0..4 {
+            sig.params.push(AbiParam::new(types::I64));
+        }
+        sig.returns.push(AbiParam::new(types::I8));
+        let id = module.declare_function(sum_symbol(dot), Linkage::Import, &sig)?;
+        self.sum = Some(module.declare_func_in_func(id, func));
+        Ok(())
+    }
+
+    /// The trailing sum of a row, if the kernel imported it.
+    pub fn sum(&self) -> Option<FuncRef> {
+        self.sum
     }
 
     /// The trailing max or min of a run, if the kernel imported it.

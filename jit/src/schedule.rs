@@ -6,8 +6,8 @@
 //! (a reduction's hot loop handles `max(unroll, accumulators)` vectors per iteration, vector `p` going
 //! to accumulator `p % accumulators`). `wide` asks for the host's full vector width where it has
 //! it: the math functions on blocks (see `wide` and `skeleton/block.rs`), and the folds of plain
-//! reads (kept sums, maxima and minima, trailing extremes: `wide/rows.rs`, `wide/extremes.rs`). The schedule is part of the
-//! kernel cache key.
+//! reads (kept sums, maxima and minima, trailing extremes, trailing f32 sums: `wide/rows.rs`,
+//! `wide/extremes.rs`, `wide/sums.rs`). The schedule is part of the kernel cache key.
 
 use kiln_ir::{ElemType, KernelIR, KernelKind};
 

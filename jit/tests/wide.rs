@@ -2064,3 +2064,180 @@ fn kept_extreme_route<T: Elem>(dtype: ElemType) {
         }
     }
 }
+
+/// The inline loop's partition of a row of f32 values (`vals`, already multiplied where the body
+/// is a product) into `parts` (wide/sums.rs): runs of 16 into partials 0..16, then vectors of 4
+/// into partials 0..4, then the last points into the scalar, each in order.
+fn inline_partition(vals: &[f32], parts: &mut [f64; wide::PARTS + 1]) {
+    let whole = vals.len() / 16 * 16;
+    let vectors = whole + (vals.len() - whole) / 4 * 4;
+    for (i, &v) in vals.iter().enumerate() {
+        let slot = if i < whole {
+            i % 16
+        } else if i < vectors {
+            i % 4
+        } else {
+            wide::PARTS
+        };
+        parts[slot] += v as f64;
+    }
+}
+
+/// The sum folds (`apply_sum`) at every level this host has, of values and of products, every
+/// length 0..=80 and a few long ones at several offsets, from accumulators that already hold
+/// values: the inline partition's partials bit for bit, and NaN reported exactly where a partial
+/// is NaN (NaN and infinities of both signs in the runs: the caller then folds the row inline).
+#[test]
+fn sum_folds_keep_the_inline_partition() {
+    let mut rng = Rng::new(23);
+    for level in levels() {
+        for len in (0..=80).chain([127, 1000, 4099]) {
+            for (name, run) in extreme_runs(&mut rng, len + 7) {
+                let other: Vec<f32> = (0..len + 7).map(|_| rng.uniform(-2.0, 2.0) as f32).collect();
+                for off in [0, 1, 7] {
+                    let xs: Vec<f32> = run[off..off + len].iter().map(|&v| v as f32).collect();
+                    let ys = &other[off..off + len];
+                    for dot in [false, true] {
+                        let start: [f64; wide::PARTS + 1] = std::array::from_fn(|_| rng.uniform(-1.0, 1.0));
+                        let vals: Vec<f32> = if dot {
+                            xs.iter().zip(ys).map(|(a, b)| a * b).collect()
+                        } else {
+                            xs.clone()
+                        };
+                        let mut want = start;
+                        inline_partition(&vals, &mut want);
+                        let mut got = start;
+                        let nan = kiln_jit::apply_sum(level, &xs, dot.then_some(ys), &mut got).unwrap();
+                        let what = format!("{level:?} dot {dot} of {name}, len {len} at {off}");
+                        assert_eq!(nan, want.iter().any(|v| v.is_nan()), "{what}");
+                        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                            let same = g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+                            assert!(same, "{what}: partial {k}: {g:e} vs {w:e}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // a level the host lacks computes nothing; rows of two lengths are refused
+    for level in Level::ALL {
+        let mut parts = [0.0; wide::PARTS + 1];
+        let r = kiln_jit::apply_sum(level, &[1.0, 2.0], None, &mut parts);
+        assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
+        if level.on_host() {
+            assert_eq!(parts[wide::PARTS], 3.0);
+            assert!(kiln_jit::apply_sum(level, &[1.0, 2.0], Some(&[1.0]), &mut parts).is_err());
+        }
+    }
+}
+
+/// A trailing sum of f32 values whose body is a plain read (`sum(x)`) or a product of two
+/// (`sum(x*x)`, `sum(x*y)`) calls the fold (an import `(i64, i64, i64, i64) -> i8`) where the
+/// host has a wide level and the schedule asks for it; never with `with_wide(false)`, a scalar
+/// schedule, another schedule's partition, another body (`sum(x+y)`), or float64 values. Each
+/// route agrees with the interpreter, and the routes give the same bits, NaN payloads included,
+/// over rows shorter and longer than the call's threshold, with and without special values,
+/// rows of several segments (a middle axis) and whole arrays cut into chunks (two passes).
+#[test]
+fn the_sum_route_shows_in_the_code_and_agrees() {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let y = arena.input(1);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    let xy = arena.binary(BinaryOp::Mul, x, y);
+    let x_plus_y = arena.binary(BinaryOp::Add, x, y);
+    let sig = "= (i64, i64, i64, i64) -> i8 ";
+    let mut rng = Rng::new(24);
+    for (shape, axes) in [
+        (vec![5usize, 63], vec![1usize]),
+        (vec![5, 255], vec![1]),
+        (vec![5, 256], vec![1]),
+        (vec![3, 1000], vec![1]),
+        (vec![2, 3, 300], vec![2]),
+        (vec![4, 2000], vec![0, 1]),
+        (vec![3, 100, 7], vec![1, 2]),
+        (vec![300_000], vec![0]),
+    ] {
+        let n: usize = shape.iter().product();
+        for d in ["special", "plain", "payloads"] {
+            let data = if d == "special" {
+                Data::Special
+            } else {
+                Data::Plain
+            };
+            let mut xs = gen_data::<f32>(&mut rng, n, data);
+            let ys = gen_data::<f32>(&mut rng, n, Data::Plain);
+            if d == "payloads" {
+                // NaNs of two payloads and both signs, 16 apart (so in one partial of a row's
+                // fold), where the operands' order picks the payload
+                for (i, x) in xs.iter_mut().enumerate() {
+                    *x = match i % 997 {
+                        100 => f32::from_bits(0x7fc0_0001),
+                        116 => f32::from_bits(0xffc0_0f00),
+                        _ => continue,
+                    };
+                }
+            }
+            for (body, routed) in [(x, true), (xx, true), (xy, true), (x_plus_y, false)] {
+                let kind = KernelKind::Reduce {
+                    op: ReduceOp::Sum,
+                    axes: axes.clone(),
+                };
+                let inputs: &[&[usize]] = &[&shape, &shape];
+                let k = kernel(ElemType::F32, inputs, arena.clone(), body, kind);
+                let p = plan(&k, 1);
+                let calls = |s: Schedule| {
+                    let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+                    c.dumps().unwrap().clif.contains(sig)
+                };
+                let sched = Schedule::for_kernel(&k);
+                let what = format!("{shape:?} axes {axes:?} {d:?} body {body:?}");
+                assert_eq!(calls(sched), routed && wide::level().is_some(), "{what}");
+                assert!(!calls(sched.with_wide(false)), "{what}");
+                assert!(!calls(Schedule::scalar()), "{what}");
+                assert!(!calls(Schedule::simd(ElemType::F32, 1, 2)), "{what}");
+                let data = [xs.clone(), ys.clone()];
+                check(&what, &k, &p, sched, &data);
+                let run = |s: Schedule| jit(&k, &p, s, &data).unwrap().values.to_f64();
+                for (a, b) in run(sched).iter().zip(&run(sched.with_wide(false))) {
+                    assert_eq!(a.to_bits(), b.to_bits(), "{what}: wide {a:e} vs inline {b:e}");
+                }
+            }
+        }
+    }
+    // float64 values keep the inline loop
+    let k = kernel(
+        ElemType::F64,
+        &[&[1000]],
+        arena.clone(),
+        x,
+        KernelKind::Reduce {
+            op: ReduceOp::Sum,
+            axes: vec![0],
+        },
+    );
+    let c = kiln_jit::CompiledKernel::explain(&k, &plan(&k, 1), Schedule::for_kernel(&k)).unwrap();
+    assert!(!c.dumps().unwrap().clif.contains(sig));
+}
+
+/// A sum with map outputs beside it (`sum(x)` and `x*x` in one pass) keeps its own loop, which
+/// stores the maps as it reads: the fold's call would skip them.
+#[test]
+fn a_sum_with_map_outputs_keeps_its_loop() {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    let kind = KernelKind::Reduce {
+        op: ReduceOp::Sum,
+        axes: vec![0],
+    };
+    let mut k = kernel(ElemType::F32, &[&[1000]], arena, x, kind);
+    let p = plan(&k, 1);
+    let calls = |k: &KernelIR| {
+        let c = kiln_jit::CompiledKernel::explain(k, &p, Schedule::for_kernel(k)).unwrap();
+        c.dumps().unwrap().clif.contains("= (i64, i64, i64, i64) -> i8 ")
+    };
+    assert_eq!(calls(&k), wide::level().is_some());
+    k.extra = vec![xx];
+    assert!(!calls(&k));
+}
