@@ -171,29 +171,35 @@ pub fn wide_extreme(arena: &kiln_ir::ExprArena, body: kiln_ir::NodeId, schedule:
     schedule.wide && schedule.is_vector() && matches!(arena.node(body), kiln_ir::Node::Input(_))
 }
 
-/// Whether a trailing sum of f32 values folds its long rows by one call at full width
-/// (`wide/sums.rs`, skeleton.rs `wide_sum`), and of what: `Some(false)` for a body that is a plain
-/// read of an input (`sum(x)`, `mean(m, axis=1)`), `Some(true)` for the product of two (`sum(x*y)`,
-/// `sum(x*x)`), where the schedule is the partition the fold reproduces (lanes of f32, the
-/// default [`crate::wide::sums`] accumulators, at most as many vectors an iteration) and asks
-/// for the wide routines (normalised: and the host has them). The caller checks the kernel's
-/// type and that it writes no further map outputs. Other bodies keep the inline path.
-pub fn wide_sum(
-    arena: &kiln_ir::ExprArena,
-    body: kiln_ir::NodeId,
-    schedule: crate::Schedule,
-) -> Option<bool> {
+/// The form of a sum's body that the fold at full width reads (`wide/sums.rs`): `Some(false)`
+/// for a plain read of an input (`sum(x)`, `mean(m, axis=1)`), `Some(true)` for the product of
+/// two (`sum(x*y)`, `sum(x*x)`), else None.
+pub fn summed_body(arena: &kiln_ir::ExprArena, body: kiln_ir::NodeId) -> Option<bool> {
     use kiln_ir::{BinaryOp, Node};
-    let k = crate::wide::ACCUMULATORS;
-    if !(schedule.wide && schedule.lanes == 4 && schedule.accumulators == k && schedule.unroll <= k) {
-        return None;
-    }
     let input = |n: kiln_ir::NodeId| matches!(arena.node(n), Node::Input(_));
     match *arena.node(body) {
         Node::Input(_) => Some(false),
         Node::Binary(BinaryOp::Mul, a, b) if input(a) && input(b) => Some(true),
         _ => None,
     }
+}
+
+/// Whether a trailing sum of f32 values folds its long rows by one call at full width
+/// (`wide/sums.rs`, skeleton.rs `wide_sum`), and of what ([`summed_body`]), where the schedule's
+/// f32 vectors keep the partition the fold reproduces (4 accumulators, at most as many vectors an
+/// iteration: [`crate::wide::PARTS`] partials) and it asks for the wide routines (normalised: and
+/// the host has them). The caller checks the kernel's type and that it writes no further map
+/// outputs. Other bodies keep the inline path.
+pub fn wide_sum(
+    arena: &kiln_ir::ExprArena,
+    body: kiln_ir::NodeId,
+    schedule: crate::Schedule,
+) -> Option<bool> {
+    let k = crate::wide::sum_accumulators(4);
+    if !(schedule.wide && schedule.lanes == 4 && schedule.accumulators == k && schedule.unroll <= k) {
+        return None;
+    }
+    summed_body(arena, body)
 }
 
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).

@@ -69,13 +69,17 @@ impl Schedule {
 
     /// The default choice: vectors, 4 per iteration for maps, 4 accumulators for reductions (the
     /// measured sweet spot on a Zen 3 core: see CRANELIFT.md), 8 for a min or max reduction (of any
-    /// values: a typed kernel's dtype is that of its lanes); one vector per iteration for kernels
-    /// of more than `MANY_INPUTS` (64) inputs, whose body is a long run of loads.
+    /// values: a typed kernel's dtype is that of its lanes), as many as keep 16 f64 partials for a
+    /// sum of a plain read or of a square ([`Schedule::reduction_accumulators`]), and for sibling
+    /// reductions the most any component keeps; one vector per iteration for kernels of
+    /// more than `MANY_INPUTS` (64) inputs, whose body is a long run of loads.
     pub fn for_kernel(kernel: &KernelIR) -> Schedule {
         if kernel.inputs.len() > MANY_INPUTS {
             return Schedule::simd(kernel.dtype, 1, 1);
         }
-        match kernel.kind {
+        let lanes = Self::vector_lanes(kernel.dtype);
+        let of = |op, body| Self::reduction_accumulators(lanes, op, &kernel.arena, body);
+        match &kernel.kind {
             KernelKind::Map | KernelKind::Scan(_) => Schedule::simd(kernel.dtype, 4, 1),
             // min and max: a chain of a compare, a min / max and a blend an accumulator, longer
             // than a sum's add, so twice the accumulators keep the core busy
@@ -83,9 +87,47 @@ impl Schedule {
                 op: kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::Max,
                 ..
             } => Schedule::simd(kernel.dtype, 1, 8),
-            KernelKind::Reduce { .. } | KernelKind::Compound { .. } | KernelKind::Siblings { .. } => {
-                Schedule::simd(kernel.dtype, 1, 4)
+            KernelKind::Reduce { op, .. } => Schedule::simd(kernel.dtype, 1, of(*op, kernel.body)),
+            KernelKind::Compound { .. } => Schedule::simd(kernel.dtype, 1, 4),
+            KernelKind::Siblings { ops, .. } => {
+                let k = ops
+                    .iter()
+                    .zip(kernel.roots())
+                    .map(|(&op, root)| of(op, root))
+                    .max();
+                Schedule::simd(kernel.dtype, 1, k.unwrap_or(4))
             }
+        }
+    }
+
+    /// The vector accumulators a reduction `op` of `body` keeps by default in vectors of `lanes`
+    /// lanes, alone or as a component of sibling reductions (each component its own: see
+    /// skeleton.rs `Acc`): 16 f64 partials for a sum of a plain read or of the square of one
+    /// ([`crate::wide::sum_accumulators`]: 8 `F64X2` of f64, 4 of f32, whose vectors are two
+    /// halves each, the partition `wide/sums.rs` reproduces), so that the latency of the adds
+    /// does not bind a sum of f64 (`sum(x)` of 1e6 float64: 0.105 -> 0.085 ns an element, `sum(x*x)`
+    /// 0.119 -> 0.095; `sum(x*y)`, two inputs, measured slower so: its loads and eight
+    /// accumulators outgrow the registers); 4 for any other.
+    pub fn reduction_accumulators(
+        lanes: u8,
+        op: kiln_ir::ReduceOp,
+        arena: &kiln_ir::ExprArena,
+        body: kiln_ir::NodeId,
+    ) -> u8 {
+        use kiln_ir::{BinaryOp, Node};
+        let input = |n: kiln_ir::NodeId| match *arena.node(n) {
+            Node::Input(i) => Some(i),
+            _ => None,
+        };
+        let one_input = match *arena.node(body) {
+            Node::Input(_) => true,
+            Node::Binary(BinaryOp::Mul, a, b) => input(a).is_some() && input(a) == input(b),
+            _ => false,
+        };
+        if op == kiln_ir::ReduceOp::Sum && one_input && lanes > 1 {
+            crate::wide::sum_accumulators(lanes)
+        } else {
+            4
         }
     }
 

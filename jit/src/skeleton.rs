@@ -147,7 +147,13 @@ struct Cursor {
 
 /// The accumulators of one reduction over a segment: K vectors (if vector code) and one scalar,
 /// as variables. A trailing reduction has one; sibling reductions one per component, each what the
-/// component's reduction alone keeps (so the same bits).
+/// component's reduction alone keeps (so the same bits). Alone, a reduction of K accumulators
+/// runs a main loop of K vectors an iteration (vector `p` into accumulator `p`), then one vector
+/// an iteration into the first, then the scalar tail. A sibling pass runs a main loop of the
+/// most any component keeps, then one of each smaller K, then one vector an iteration: each
+/// component takes vector `p` into accumulator `p % K` in the loops of at least K vectors an
+/// iteration and into its first in the others ([`Skeleton::item`]), which is where its values go
+/// alone (the Ks divide one another: 4 and 8).
 struct Acc {
     op: ReduceOp,
     vector: Vec<Vec<Variable>>,
@@ -299,11 +305,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         }
     }
 
-    /// The accumulators of `op`: K vectors (if vector code) and one scalar, as variables.
-    fn new_acc(&self, g: &mut Gen<'_, '_>, op: ReduceOp) -> Acc {
+    /// The accumulators of `op`: `k` vectors (if vector code) and one scalar, as variables.
+    fn new_acc(&self, g: &mut Gen<'_, '_>, op: ReduceOp, k: u8) -> Acc {
         let mut vector = Vec::new();
         if self.f.vector {
-            for _ in 0..self.f.key.schedule.accumulators {
+            for _ in 0..k {
                 let init = g.acc_identity(op, W::Vector);
                 vector.push(self.vars(g, op, W::Vector, &init));
             }
@@ -311,6 +317,26 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let init = g.acc_identity(op, W::Scalar);
         let scalar = self.vars(g, op, W::Scalar, &init);
         Acc { op, vector, scalar }
+    }
+
+    /// The vector accumulators of the reduction `op` of output `c`: the schedule's, or for a
+    /// component of sibling reductions what it keeps alone by default
+    /// ([`crate::Schedule::reduction_accumulators`]), at most the schedule's, so that the merged
+    /// pass partitions each component's values as its reduction alone does (see [`Acc`]).
+    fn accumulators(&self, c: usize, op: ReduceOp) -> u8 {
+        let k = self.f.key.schedule.accumulators;
+        match self.st.mode {
+            Mode::Siblings(_) => {
+                let lanes = self.f.lanes as u8;
+                k.min(crate::Schedule::reduction_accumulators(
+                    lanes,
+                    op,
+                    &self.f.key.arena,
+                    self.roots[c],
+                ))
+            }
+            _ => k,
+        }
     }
 
     fn vars(&self, g: &mut Gen<'_, '_>, op: ReduceOp, w: W, init: &[Value]) -> Vec<Variable> {
@@ -432,7 +458,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .mode
             .folds()
             .iter()
-            .map(|&op| self.new_acc(g, op))
+            .enumerate()
+            .map(|(c, &op)| self.new_acc(g, op, self.accumulators(c, op)))
             .collect();
         let kept_ridx = match self.st.mode {
             Mode::Kept(op) if op.is_arg() => {
@@ -719,6 +746,20 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 self.arg_blocks(g, r, j_var, jhi, per_iter, acc);
             }
             self.loop_(g, r, j_var, jhi, per_iter, W::Vector, slots, compound);
+            // components of fewer accumulators than the schedule's (sibling reductions): a loop
+            // of as many vectors each, where such a component alone would run its main loop (see
+            // `Acc`)
+            let most = sched.accumulators as i64;
+            let mut fewer: Vec<i64> = slots
+                .iter()
+                .map(|a| a.vector.len() as i64)
+                .filter(|&k| k > 1 && k < most)
+                .collect();
+            fewer.sort_unstable_by(|a, b| b.cmp(a));
+            fewer.dedup();
+            for k in fewer {
+                self.loop_(g, r, j_var, jhi, k, W::Vector, slots, compound);
+            }
             if per_iter > 1 {
                 self.loop_(g, r, j_var, jhi, 1, W::Vector, slots, compound);
             }
@@ -825,7 +866,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let ints = g.int_values().is_some();
         // twice the accumulators (and vectors an iteration) of the argument's schedule: a max's
         // chain (`maxpd`, the NaN blend) is longer than the loads and compares beside it
-        let mut extreme = self.new_acc(g, op);
+        let mut extreme = self.new_acc(g, op, self.f.key.schedule.accumulators);
         for _ in 0..extreme.vector.len() {
             let init = g.acc_identity(op, W::Vector);
             let more = self.vars(g, op, W::Vector, &init);
@@ -1041,7 +1082,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             }
             for p in 0..count {
                 let off = p * width;
-                self.item(g, r, w, j, jb, flat, off, p, slots);
+                self.item(g, r, w, j, jb, flat, off, (p, count), slots);
             }
         });
     }
@@ -1075,7 +1116,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         )
     }
 
-    /// One vector or scalar at row position `j + off`; `p` picks the accumulator.
+    /// One vector or scalar at row position `j + off`, item `p` of the loop's `count` an
+    /// iteration: the vector accumulator `p % K` of a reduction of K where the loop runs at least
+    /// K items an iteration, else the first (a loop of fewer is where that reduction alone would run
+    /// one vector an iteration: see [`Acc`]).
     #[allow(clippy::too_many_arguments)]
     fn item(
         &self,
@@ -1086,7 +1130,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         jb: Value,
         flat: Value,
         off: i64,
-        p: i64,
+        (p, count): (i64, i64),
         slots: &[Acc],
     ) {
         let vs = self.values(g, r, w, jb, flat, off);
@@ -1124,7 +1168,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 // each accumulator folds its own root's value (a trailing reduction's one: the body)
                 for (acc, &v) in slots.iter().zip(&vs) {
                     let vars = match w {
-                        W::Vector => &acc.vector[p as usize % acc.vector.len()],
+                        W::Vector => {
+                            let k = acc.vector.len() as i64;
+                            &acc.vector[if count >= k { p % k } else { 0 } as usize]
+                        }
                         W::Scalar => &acc.scalar,
                     };
                     let old: Vec<Value> = vars.iter().map(|&x| g.b.use_var(x)).collect();

@@ -2065,21 +2065,22 @@ fn kept_extreme_route<T: Elem>(dtype: ElemType) {
     }
 }
 
-/// The inline loop's partition of a row of f32 values (`vals`, already multiplied where the body
-/// is a product) into `parts` (wide/sums.rs): runs of 16 into partials 0..16, then vectors of 4
-/// into partials 0..4, then the last points into the scalar, each in order.
-fn inline_partition(vals: &[f32], parts: &mut [f64; wide::PARTS + 1]) {
+/// The inline loop's partition of a row of `T` values (`vals`, already multiplied where the body
+/// is a product) into `parts` (wide/sums.rs): runs of 16 into partials 0..16, then vectors (of 2
+/// f64 or 4 f32) into the first partials, then the last points into the scalar, each in order.
+fn inline_partition<T: Elem>(vals: &[T], parts: &mut [f64; wide::PARTS + 1]) {
+    let lanes = 16 / std::mem::size_of::<T>();
     let whole = vals.len() / 16 * 16;
-    let vectors = whole + (vals.len() - whole) / 4 * 4;
-    for (i, &v) in vals.iter().enumerate() {
+    let vectors = whole + (vals.len() - whole) / lanes * lanes;
+    for (i, v) in vals.iter().enumerate() {
         let slot = if i < whole {
             i % 16
         } else if i < vectors {
-            i % 4
+            i % lanes
         } else {
             wide::PARTS
         };
-        parts[slot] += v as f64;
+        parts[slot] += v.to_f64();
     }
 }
 
@@ -2134,12 +2135,13 @@ fn sum_folds_keep_the_inline_partition() {
 /// A trailing sum of f32 values whose body is a plain read (`sum(x)`) or a product of two
 /// (`sum(x*x)`, `sum(x*y)`) calls the fold (an import `(i64, i64, i64, i64) -> i8`) where the
 /// host has a wide level and the schedule asks for it; never with `with_wide(false)`, a scalar
-/// schedule, another schedule's partition, another body (`sum(x+y)`), or float64 values. Each
-/// route agrees with the interpreter, and the routes give the same bits, NaN payloads included,
-/// over rows shorter and longer than the call's threshold, with and without special values,
-/// rows of several segments (a middle axis) and whole arrays cut into chunks (two passes).
-#[test]
-fn the_sum_route_shows_in_the_code_and_agrees() {
+/// schedule, another schedule's partition, another body (`sum(x+y)`), or f64 values. The default
+/// schedule keeps 16 f64 partials for a sum of a plain read or a square (f64: 8 accumulators),
+/// 4 accumulators for the others. Each route agrees with the interpreter, and the routes give
+/// the same bits, NaN payloads included, over rows shorter and longer than the call's threshold,
+/// with and without special values, rows of several segments (a middle axis) and whole arrays
+/// cut into chunks (two passes).
+fn sum_route<T: Elem>(dtype: ElemType) {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let y = arena.input(1);
@@ -2165,37 +2167,49 @@ fn the_sum_route_shows_in_the_code_and_agrees() {
             } else {
                 Data::Plain
             };
-            let mut xs = gen_data::<f32>(&mut rng, n, data);
-            let ys = gen_data::<f32>(&mut rng, n, Data::Plain);
+            let mut xs = gen_data::<T>(&mut rng, n, data);
+            let ys = gen_data::<T>(&mut rng, n, Data::Plain);
             if d == "payloads" {
                 // NaNs of two payloads and both signs, 16 apart (so in one partial of a row's
                 // fold), where the operands' order picks the payload
                 for (i, x) in xs.iter_mut().enumerate() {
-                    *x = match i % 997 {
-                        100 => f32::from_bits(0x7fc0_0001),
-                        116 => f32::from_bits(0xffc0_0f00),
+                    *x = T::from_f64(match i % 997 {
+                        100 => f64::from_bits(0x7ff8_0000_2000_0000),
+                        116 => f64::from_bits(0xfff8_0f00_0000_0000),
                         _ => continue,
-                    };
+                    });
                 }
             }
-            for (body, routed) in [(x, true), (xx, true), (xy, true), (x_plus_y, false)] {
+            for (body, summed, square) in [
+                (x, true, true),
+                (xx, true, true),
+                (xy, true, false),
+                (x_plus_y, false, false),
+            ] {
+                let routed = summed && dtype == ElemType::F32;
                 let kind = KernelKind::Reduce {
                     op: ReduceOp::Sum,
                     axes: axes.clone(),
                 };
                 let inputs: &[&[usize]] = &[&shape, &shape];
-                let k = kernel(ElemType::F32, inputs, arena.clone(), body, kind);
+                let k = kernel(dtype, inputs, arena.clone(), body, kind);
                 let p = plan(&k, 1);
                 let calls = |s: Schedule| {
                     let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
                     c.dumps().unwrap().clif.contains(sig)
                 };
                 let sched = Schedule::for_kernel(&k);
-                let what = format!("{shape:?} axes {axes:?} {d:?} body {body:?}");
+                let what = format!("{dtype:?} {shape:?} axes {axes:?} {d:?} body {body:?}");
+                let acc = if square {
+                    wide::sum_accumulators(sched.lanes)
+                } else {
+                    4
+                };
+                assert_eq!(sched.accumulators, acc, "{what}");
                 assert_eq!(calls(sched), routed && wide::level().is_some(), "{what}");
                 assert!(!calls(sched.with_wide(false)), "{what}");
                 assert!(!calls(Schedule::scalar()), "{what}");
-                assert!(!calls(Schedule::simd(ElemType::F32, 1, 2)), "{what}");
+                assert!(!calls(Schedule::simd(dtype, 1, 2)), "{what}");
                 let data = [xs.clone(), ys.clone()];
                 check(&what, &k, &p, sched, &data);
                 let run = |s: Schedule| jit(&k, &p, s, &data).unwrap().values.to_f64();
@@ -2205,19 +2219,12 @@ fn the_sum_route_shows_in_the_code_and_agrees() {
             }
         }
     }
-    // float64 values keep the inline loop
-    let k = kernel(
-        ElemType::F64,
-        &[&[1000]],
-        arena.clone(),
-        x,
-        KernelKind::Reduce {
-            op: ReduceOp::Sum,
-            axes: vec![0],
-        },
-    );
-    let c = kiln_jit::CompiledKernel::explain(&k, &plan(&k, 1), Schedule::for_kernel(&k)).unwrap();
-    assert!(!c.dumps().unwrap().clif.contains(sig));
+}
+
+#[test]
+fn the_sum_route_shows_in_the_code_and_agrees() {
+    sum_route::<f64>(ElemType::F64);
+    sum_route::<f32>(ElemType::F32);
 }
 
 /// A sum with map outputs beside it (`sum(x)` and `x*x` in one pass) keeps its own loop, which

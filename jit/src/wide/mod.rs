@@ -90,11 +90,11 @@
 //! every route gives the same bits and the `reproducible` profile is unaffected.
 //!
 //! **Trailing sums.** `sums.rs` adds a row of f32 values (or the products of two rows) into the
-//! f64 partials the inline loop keeps, in its partition and order, which a trailing `sum` or
-//! `mean` of a plain read of an input, or of a product of two, calls for each row of at least 64
-//! points (skeleton.rs `wide_sum`; `crate::apply_sum` for tests): the inline partials' bits, so
-//! the caller's fold of them is the inline result. A row whose partials come back NaN is folded
-//! again inline (an addition's operand order, which LLVM may swap, picks a NaN's payload).
+//! 16 f64 partials the inline loop keeps, in its partition and order, which a trailing `sum` or
+//! `mean` of a plain read of an input, or of a product of two, calls for each row of at least 256
+//! points (skeleton.rs `wide_sum`; `crate::apply_sum` for tests): the inline partials'
+//! bits, so the caller's fold of them is the inline result. A row whose partials come back NaN is
+//! folded again inline (an addition's operand order, which LLVM may swap, picks a NaN's payload).
 //!
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and
@@ -121,7 +121,7 @@ mod pow;
 mod pow_const;
 mod rows;
 mod sums;
-pub use sums::{ACCUMULATORS, PARTS, sum_fold};
+pub use sums::{PARTS, sum_accumulators, sum_fold};
 mod tanh32;
 
 pub use rows::GROUP;

@@ -3,9 +3,9 @@
 //! product of two (`sum(x*y)`, `sum(x*x)`) folds each long enough row by one call (skeleton.rs
 //! `wide_sum`), in place of the inline loop, into the very accumulators that loop keeps.
 //!
-//! **The inline partition.** The inline code (the default schedule: [`ACCUMULATORS`] vector
-//! accumulators, as many vectors an iteration) widens each f32 vector of 4 lanes to two f64
-//! halves and adds them into its accumulator's two `F64X2`s: [`PARTS`] f64 partials, element `e`
+//! **The inline partition.** The inline code (the default schedule: 4 vector accumulators, as
+//! many vectors an iteration) widens each f32 vector of 4 lanes to two f64 halves and adds them
+//! into its accumulator's two `F64X2`s: [`PARTS`] f64 partials, element `e`
 //! of each run of 16 into partial `e`. The vectors after the last whole run (fewer than 4) go to
 //! the first accumulator (partials 0 to 3), and the last points (fewer than 4) to the scalar
 //! accumulator, one by one. Each partial adds its elements in increasing order. [`fold`] adds
@@ -20,8 +20,11 @@
 /// the caller's slot).
 pub const PARTS: usize = 16;
 
-/// The inline schedule the partition is that of: 4 accumulators, 4 vectors an iteration.
-pub const ACCUMULATORS: u8 = 4;
+/// The vector accumulators that keep [`PARTS`] partials in vectors of `lanes` lanes (each lane
+/// widened to f64 if it is not): 8 of f64 (`F64X2`), 4 of f32 (two `F64X2` halves).
+pub const fn sum_accumulators(lanes: u8) -> u8 {
+    (PARTS / lanes as usize) as u8
+}
 
 /// The lanes of one inline f32 vector.
 const LANES: usize = 4;
@@ -45,6 +48,9 @@ fn fold<const DOT: bool>(x: &[f32], y: &[f32], parts: &mut [f64; PARTS + 1]) -> 
             p[l] += value(cx[l], cy[l]) as f64;
         }
     }
+    // (held in memory between the runs and the vectors after them: LLVM otherwise shapes the
+    // runs' partials by the vectors' few, in registers of several widths, more instructions a run)
+    let mut p = std::hint::black_box(p);
     let (xv, yv) = (xr.chunks_exact(LANES), yr.chunks_exact(LANES));
     let (xt, yt) = (xv.remainder(), yv.remainder());
     for (cx, cy) in xv.zip(yv) {
