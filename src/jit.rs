@@ -113,7 +113,16 @@ impl Backend for Jit {
             plural(s.lanes, "lane"),
             plural(s.unroll, "vector")
         );
-        if !matches!(kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
+        if s.components.iter().any(|&k| k > 0) {
+            // sibling reductions, each component its own count (kiln_jit::Schedule::components)
+            let ks: Vec<String> = s
+                .components
+                .iter()
+                .filter(|&&k| k > 0)
+                .map(|k| k.to_string())
+                .collect();
+            how.push_str(&format!(", {} accumulators a component", ks.join(" / ")));
+        } else if !matches!(kernel.kind, KernelKind::Map | KernelKind::Scan(_)) {
             how.push_str(&format!(", {}", plural(s.accumulators, "accumulator")));
         }
         format!(

@@ -8,9 +8,10 @@
 mod kit;
 
 use kiln::array::ArrayArg;
-use kiln::{FusedRunner, backend_by_name};
+use kiln::{Backend, FusedRunner, backend_by_name};
 use kit::Rng;
 use ndarray::{Array2, ArrayD};
+use std::sync::Arc;
 
 fn runner(src: &str, backend: &str) -> FusedRunner {
     FusedRunner::compile_text(src)
@@ -60,8 +61,14 @@ fn data(rows: usize, cols: usize, seed: u64, special: bool) -> Array2<f64> {
 }
 
 fn check_group(src: &str, backend: &str, x: &Array2<f64>) {
-    let merged = runner(src, backend);
-    let alone: Vec<FusedRunner> = src.split(';').map(|e| runner(e.trim(), backend)).collect();
+    check_group_on(src, || backend_by_name(backend).unwrap(), backend, x);
+}
+
+/// [`check_group`] on the backend `make` makes (one for the merged runner, one for each alone).
+fn check_group_on(src: &str, make: impl Fn() -> Arc<dyn Backend>, backend: &str, x: &Array2<f64>) {
+    let on = |e: &str| FusedRunner::compile_text(e).unwrap().with_backend(make());
+    let merged = on(src);
+    let alone: Vec<FusedRunner> = src.split(';').map(|e| on(e.trim())).collect();
     let x32 = x.mapv(|v| v as f32);
     for (arg, alone_arg) in [
         (ArrayArg::from(x), ArrayArg::from(x)),
@@ -87,6 +94,62 @@ fn check_group(src: &str, backend: &str, x: &Array2<f64>) {
                 got[k],
                 want
             );
+        }
+    }
+}
+
+/// Rows whose results depend on how a reduction partitions them: every maximum a zero of either
+/// sign (`neg zeros`: the rest negative) or every minimum (`pos zeros`), or NaNs of two payloads
+/// and both signs (`payloads`), at positions past the first 16 of a row as well.
+fn partition_data(rows: usize, cols: usize, kind: &str, seed: u64) -> Array2<f64> {
+    let mut rng = Rng::new(seed);
+    let (a, b) = (
+        f64::from_bits(0x7ff8_0000_0000_0a00),
+        f64::from_bits(0xfff8_0000_00b0_0000),
+    );
+    Array2::from_shape_fn((rows, cols), |(r, c)| {
+        let v = rng.uniform(1.0, 2.0);
+        match (kind, (r * 7 + c) % 11) {
+            ("neg zeros" | "pos zeros", 2 | 9) => -0.0,
+            ("neg zeros" | "pos zeros", 5) => 0.0,
+            ("neg zeros", _) => -v,
+            ("payloads", 3) => a,
+            ("payloads", 8) => b,
+            _ => v,
+        }
+    })
+}
+
+/// Each component of a merged pass keeps what its reduction keeps alone, however many
+/// accumulators that is (a min and a max keep 8, a float64 sum of a plain read or a square over
+/// rows of 1024 points or more 8, a sum of another body and a product 4; float32 sums 4 of two
+/// halves): every row length of 0 to 40 points and a few long ones (each remainder of 16, where
+/// the merged pass runs its loops of 8, 4 and 1 vectors and the scalar tail), on data where the
+/// partition shows in the bits; and
+/// on schedules a caller gives (every component then keeps the schedule's count, as every
+/// reduction alone does under it).
+#[test]
+fn each_component_keeps_the_partition_of_its_reduction_alone() {
+    let srcs = [
+        "sum(x, axis=1); sum(x*x, axis=1); max(x, axis=1); min(x, axis=1); sum(x*2, axis=1); prod(x, axis=1)",
+        "mean(x); max(x); sum(x*0.5)",
+    ];
+    let custom = |acc: u8| {
+        move || -> Arc<dyn Backend> {
+            Arc::new(kiln::jit::Jit {
+                schedule: Some(kiln_jit::Schedule::simd(kiln_ir::ElemType::F64, 1, acc)),
+            })
+        }
+    };
+    for cols in (0..=40).chain([63, 100, 255, 256, 1001, 1030, 1047]) {
+        for kind in ["neg zeros", "pos zeros", "payloads"] {
+            let x = partition_data(3, cols, kind, cols as u64);
+            for src in srcs {
+                check_group(src, "jit", &x);
+                for acc in [6, 8] {
+                    check_group_on(src, custom(acc), &format!("jit with {acc} accumulators"), &x);
+                }
+            }
         }
     }
 }

@@ -93,6 +93,9 @@ pub struct Parts {
     ops: [ReduceOp; Parts::MAX],
 }
 
+// a schedule gives a count of accumulators for every component (skeleton.rs `accumulators`)
+const _: () = assert!(Parts::MAX == crate::schedule::COMPONENTS);
+
 impl Parts {
     /// The most components one compiled kernel folds.
     pub const MAX: usize = 8;

@@ -116,7 +116,7 @@ pub use key::KernelKey;
 pub use layout::{Access, Mode, Parts, Structure, TypedValues};
 pub use math::{MAX_INLINE_MATH, binary_ulp_bound, complex_ulp_bound, unary_ulp_bound};
 pub use run::{Elem, InputRef, OutSlice, RunConfig, Serial, Spread, Stored, TypedView, Workspace};
-pub use schedule::Schedule;
+pub use schedule::{COMPONENTS, LONG_SUM_ROW, Schedule};
 pub use serial::{Part, SerialMap, SerialReduce};
 
 /// Whether a compound reduction over `axes` (sorted, distinct) of a rank-`rank` iteration space

@@ -153,7 +153,7 @@ struct Cursor {
 /// most any component keeps, then one of each smaller K, then one vector an iteration: each
 /// component takes vector `p` into accumulator `p % K` in the loops of at least K vectors an
 /// iteration and into its first in the others ([`Skeleton::item`]), which is where its values go
-/// alone (the Ks divide one another: 4 and 8).
+/// alone (the Ks of the default schedules divide one another: 4 and 8).
 struct Acc {
     op: ReduceOp,
     vector: Vec<Vec<Variable>>,
@@ -161,7 +161,7 @@ struct Acc {
 }
 
 /// The blocks of a row's run `[jlo, jhi)` taken by one call at full width or by the inline loop
-/// ([`Skeleton::wide_rows`], [`Skeleton::wide_extreme`]): its length, whether that is at least
+/// ([`Skeleton::wide_rows`], [`Skeleton::wide_extreme`], [`Skeleton::wide_sum`]): its length, whether that is at least
 /// the call's minimum, and the blocks of the call, of the inline loop and after both.
 struct RowCall {
     len: Value,
@@ -319,23 +319,15 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         Acc { op, vector, scalar }
     }
 
-    /// The vector accumulators of the reduction `op` of output `c`: the schedule's, or for a
-    /// component of sibling reductions what it keeps alone by default
-    /// ([`crate::Schedule::reduction_accumulators`]), at most the schedule's, so that the merged
-    /// pass partitions each component's values as its reduction alone does (see [`Acc`]).
-    fn accumulators(&self, c: usize, op: ReduceOp) -> u8 {
-        let k = self.f.key.schedule.accumulators;
-        match self.st.mode {
-            Mode::Siblings(_) => {
-                let lanes = self.f.lanes as u8;
-                k.min(crate::Schedule::reduction_accumulators(
-                    lanes,
-                    op,
-                    &self.f.key.arena,
-                    self.roots[c],
-                ))
-            }
-            _ => k,
+    /// The vector accumulators of output `c`'s reduction: the schedule's, or for a component of
+    /// sibling reductions the count the schedule gives it ([`crate::Schedule::components`]: what
+    /// it keeps alone by default), at most the schedule's, so that the merged pass partitions each
+    /// component's values as its reduction alone does (see [`Acc`]).
+    fn accumulators(&self, c: usize) -> u8 {
+        let sched = self.f.key.schedule;
+        match (self.st.mode, sched.components.get(c)) {
+            (Mode::Siblings(_), Some(&k)) if k > 0 => k.min(sched.accumulators),
+            _ => sched.accumulators,
         }
     }
 
@@ -459,7 +451,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .folds()
             .iter()
             .enumerate()
-            .map(|(c, &op)| self.new_acc(g, op, self.accumulators(c, op)))
+            .map(|(c, &op)| self.new_acc(g, op, self.accumulators(c)))
             .collect();
         let kept_ridx = match self.st.mode {
             Mode::Kept(op) if op.is_arg() => {

@@ -2136,8 +2136,8 @@ fn sum_folds_keep_the_inline_partition() {
 /// (`sum(x*x)`, `sum(x*y)`) calls the fold (an import `(i64, i64, i64, i64) -> i8`) where the
 /// host has a wide level and the schedule asks for it; never with `with_wide(false)`, a scalar
 /// schedule, another schedule's partition, another body (`sum(x+y)`), or f64 values. The default
-/// schedule keeps 16 f64 partials for a sum of a plain read or a square (f64: 8 accumulators),
-/// 4 accumulators for the others. Each route agrees with the interpreter, and the routes give
+/// schedule keeps 16 f64 partials for a sum of a plain read or a square (f64: 8 accumulators
+/// over rows of at least `LONG_SUM_ROW` points), 4 accumulators for the others. Each route agrees with the interpreter, and the routes give
 /// the same bits, NaN payloads included, over rows shorter and longer than the call's threshold,
 /// with and without special values, rows of several segments (a middle axis) and whole arrays
 /// cut into chunks (two passes).
@@ -2200,7 +2200,9 @@ fn sum_route<T: Elem>(dtype: ElemType) {
                 };
                 let sched = Schedule::for_kernel(&k);
                 let what = format!("{dtype:?} {shape:?} axes {axes:?} {d:?} body {body:?}");
-                let acc = if square {
+                let row: usize = axes.iter().map(|&a| shape[a]).product();
+                let long = square && row >= kiln_jit::LONG_SUM_ROW;
+                let acc = if long {
                     wide::sum_accumulators(sched.lanes)
                 } else {
                     4
