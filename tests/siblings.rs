@@ -133,6 +133,10 @@ fn each_component_keeps_the_partition_of_its_reduction_alone() {
     let srcs = [
         "sum(x, axis=1); sum(x*x, axis=1); max(x, axis=1); min(x, axis=1); sum(x*2, axis=1); prod(x, axis=1)",
         "mean(x); max(x); sum(x*0.5)",
+        // every component folded at full width (float32 sums too) where the rows are long
+        "max(x, axis=1); min(x, axis=1)",
+        "sum(x, axis=1); max(x, axis=1); sum(x*x, axis=1)",
+        "max(x); min(x)",
     ];
     let custom = |acc: u8| {
         move || -> Arc<dyn Backend> {

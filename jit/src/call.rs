@@ -971,7 +971,7 @@ extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool>(x: *const T, n: 
     // symbol skeleton.rs calls for a trailing max, min, argmax or argmin whose body is a plain read
     // of one input that is not strided (of the kernel's float dtype, or a typed kernel's int64
     // input in float64 lanes, whose stored address is its own: `stored_shift` of equal sizes is
-    // 0): in place of its own loop over a row's points `[jlo, jhi)` (`wide_extreme`), or over a
+    // 0): in place of its own loop over a row's points `[jlo, jhi)` (`wide_folds`), or over a
     // block of them (`arg_blocks`), with `n > 0` points and `x` the row's input at the first:
     // exactly the elements that loop reads (in a checked input: see `dispatch`), only read
     // during the call.
@@ -1028,7 +1028,7 @@ pub fn apply_sum(
 }
 
 /// The function compiled code calls for a trailing sum of f32 values whose body is a plain read
-/// of an input (`DOT` false) or the product of two (skeleton.rs `wide_sum`): [`apply_sum`] of the
+/// of an input (`DOT` false) or the product of two (skeleton.rs `wide_folds`): [`apply_sum`] of the
 /// `n` values at `x` (and `y`) into the 17 f64 at `parts`, at [`crate::wide::level`]; 1 where a
 /// partial is NaN afterwards (or no level: the caller then folds the row inline), else 0.
 extern "C" fn trailing_sum<const DOT: bool>(x: *const f32, y: *const f32, n: i64, parts: *mut f64) -> i8 {

@@ -309,13 +309,16 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     {
         math.import_extreme(module, func, max, values)?;
     }
-    if st.mode == Mode::Trailing(kiln_ir::ReduceOp::Sum)
-        && typed.is_none()
-        && st.dtype == kiln_ir::ElemType::F32
-        && key.roots().len() == 1
-        && let Some(dot) = math::wide_sum(&key.arena, key.body, key.schedule)
-    {
-        math.import_sum(module, func, dot)?;
+    // a trailing sum, max or min, or sibling reductions, whose every reduction folds its long
+    // rows at full width (skeleton.rs `wide_folds`)
+    for fold in folds(key, st.mode, folded).unwrap_or_default() {
+        match fold {
+            math::Fold::Extreme { max } if math.extreme(max).is_none() => {
+                math.import_extreme(module, func, max, folded.expect("a fold's values"))?
+            }
+            math::Fold::Sum { dot } if math.sum(dot).is_none() => math.import_sum(module, func, dot)?,
+            _ => {}
+        }
     }
     if crate::bytes::compares(&st.stored, &key.arena, &order) {
         math.import_bytes(module, func)?;
@@ -368,4 +371,34 @@ fn typed_kernel(key: &KernelKey) -> Result<kiln_ir::typed::TypedKernel> {
         kind: kiln_ir::KernelKind::Map,
     };
     Ok(kiln_ir::typed::TypedKernel::of_arena(&kernel, &inputs)?)
+}
+
+/// The fold at full width of each reduction of a trailing sum, max or min (one), or of sibling
+/// reductions (one per component, each with its own accumulators: skeleton.rs `accumulators`),
+/// where every one has one (`math::fold_of`), of `values` (see `define`): skeleton.rs
+/// `wide_folds` calls them all for a long row. None for a kernel that writes map outputs beside
+/// its reduction (its own loop stores them as it reads) and for any other mode.
+pub(crate) fn folds(
+    key: &KernelKey,
+    mode: Mode,
+    values: Option<kiln_ir::ElemType>,
+) -> Option<Vec<math::Fold>> {
+    let sched = key.schedule;
+    let roots = key.roots();
+    let ops: Vec<kiln_ir::ReduceOp> = match mode {
+        Mode::Trailing(op) if roots.len() == 1 && !op.is_arg() => vec![op],
+        Mode::Siblings(parts) => parts.ops().to_vec(),
+        _ => return None,
+    };
+    ops.iter()
+        .zip(roots)
+        .enumerate()
+        .map(|(c, (&op, root))| {
+            let k = match mode {
+                Mode::Siblings(_) => crate::skeleton::component_accumulators(sched, c),
+                _ => sched.accumulators,
+            };
+            math::fold_of(op, &key.arena, root, sched, k, values)
+        })
+        .collect()
 }

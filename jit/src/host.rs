@@ -270,12 +270,12 @@ pub struct MathRefs {
     /// The kept reduction's single-row step (a sum's, a max's or a min's), `fn(x, out, n)`, where
     /// [`MathRefs::import_kept_rows`] imported it.
     kept_single: Option<FuncRef>,
-    /// The trailing max or min of a run (`wide/extremes.rs`, skeleton.rs `segment`), where
-    /// [`MathRefs::import_extreme`] imported it.
-    extreme: Option<FuncRef>,
-    /// The trailing sum of a row of f32 values, or of their products (`wide/sums.rs`, skeleton.rs
-    /// `wide_sum`), where [`MathRefs::import_sum`] imported it.
-    sum: Option<FuncRef>,
+    /// The trailing min and max of a run (`wide/extremes.rs`, skeleton.rs `segment`), where
+    /// [`MathRefs::import_extreme`] imported them (index: max).
+    extremes: [Option<FuncRef>; 2],
+    /// The trailing sum of a row of f32 values and of the products of two rows (`wide/sums.rs`,
+    /// skeleton.rs `wide_folds`), where [`MathRefs::import_sum`] imported them (index: products).
+    sums: [Option<FuncRef>; 2],
     /// The byte-string comparison (`call::bytes_op`), where [`MathRefs::import_bytes`] imported it.
     bytes: Option<FuncRef>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
@@ -337,8 +337,8 @@ impl MathRefs {
             sincos,
             kept_group: None,
             kept_single: None,
-            extreme: None,
-            sum: None,
+            extremes: [None; 2],
+            sums: [None; 2],
             bytes: None,
             inline,
             complex: HashMap::new(),
@@ -455,7 +455,7 @@ impl MathRefs {
         };
         sig.returns.push(AbiParam::new(value));
         let id = module.declare_function(&extreme_symbol(max, dtype), Linkage::Import, &sig)?;
-        self.extreme = Some(module.declare_func_in_func(id, func));
+        self.extremes[usize::from(max)] = Some(module.declare_func_in_func(id, func));
         Ok(())
     }
 
@@ -474,18 +474,18 @@ impl MathRefs {
         }
         sig.returns.push(AbiParam::new(types::I8));
         let id = module.declare_function(sum_symbol(dot), Linkage::Import, &sig)?;
-        self.sum = Some(module.declare_func_in_func(id, func));
+        self.sums[usize::from(dot)] = Some(module.declare_func_in_func(id, func));
         Ok(())
     }
 
-    /// The trailing sum of a row, if the kernel imported it.
-    pub fn sum(&self) -> Option<FuncRef> {
-        self.sum
+    /// The trailing sum of a row (`dot`: of the products of two), if the kernel imported it.
+    pub fn sum(&self, dot: bool) -> Option<FuncRef> {
+        self.sums[usize::from(dot)]
     }
 
-    /// The trailing max or min of a run, if the kernel imported it.
-    pub fn extreme(&self) -> Option<FuncRef> {
-        self.extreme
+    /// The trailing max (`max`) or min of a run, if the kernel imported it.
+    pub fn extreme(&self, max: bool) -> Option<FuncRef> {
+        self.extremes[usize::from(max)]
     }
 
     /// The kept sum's group step, if the kernel imported it.

@@ -185,7 +185,7 @@ pub fn summed_body(arena: &kiln_ir::ExprArena, body: kiln_ir::NodeId) -> Option<
 }
 
 /// Whether a trailing sum of f32 values folds its long rows by one call at full width
-/// (`wide/sums.rs`, skeleton.rs `wide_sum`), and of what ([`summed_body`]), where the schedule's
+/// (`wide/sums.rs`, skeleton.rs `wide_folds`), and of what ([`summed_body`]), where the schedule's
 /// f32 vectors keep the partition the fold reproduces (4 accumulators, at most as many vectors an
 /// iteration: [`crate::wide::PARTS`] partials) and it asks for the wide routines (normalised: and
 /// the host has them). The caller checks the kernel's type and that it writes no further map
@@ -200,6 +200,56 @@ pub fn wide_sum(
         return None;
     }
     summed_body(arena, body)
+}
+
+/// The fold at full width a reduction takes for its long rows (`wide/extremes.rs`,
+/// `wide/sums.rs`): see [`fold_of`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fold {
+    /// The max (`max`) or min of a plain read.
+    Extreme {
+        /// Max, else min.
+        max: bool,
+    },
+    /// The sum of a plain read of f32 values, or (`dot`) of the product of two.
+    Sum {
+        /// The product of two plain reads.
+        dot: bool,
+    },
+}
+
+/// The fold at full width a trailing reduction `op` of `body` (alone, or a component of sibling
+/// reductions) takes for its long rows, if any: a max or min of a plain read
+/// ([`wide_extreme`]) of `values` (a float kernel's dtype, or a typed kernel's int64 values);
+/// a sum of f32 values of a float kernel ([`wide_sum`]), whose `accumulators` (the reduction's
+/// own: a sibling component's may be fewer than the schedule's) keep the partition the fold
+/// reproduces.
+pub fn fold_of(
+    op: kiln_ir::ReduceOp,
+    arena: &kiln_ir::ExprArena,
+    body: kiln_ir::NodeId,
+    schedule: crate::Schedule,
+    accumulators: u8,
+    values: Option<kiln_ir::ElemType>,
+) -> Option<Fold> {
+    use kiln_ir::{ElemType, ReduceOp};
+    match (op, values) {
+        (ReduceOp::Max | ReduceOp::Min, Some(ElemType::F64 | ElemType::F32 | ElemType::I64))
+            if wide_extreme(arena, body, schedule) =>
+        {
+            Some(Fold::Extreme {
+                max: op == ReduceOp::Max,
+            })
+        }
+        (ReduceOp::Sum, Some(ElemType::F32)) => {
+            let schedule = crate::Schedule {
+                accumulators,
+                ..schedule
+            };
+            wide_sum(arena, body, schedule).map(|dot| Fold::Sum { dot })
+        }
+        _ => None,
+    }
 }
 
 /// Emits `f(args)` for a scalar or a vector of the kernel's dtype (all arguments of one type).

@@ -68,12 +68,12 @@ const WIDE_ROW_MIN: i64 = 16;
 const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 
 /// The fewest points of a row that a trailing max or min of a plain read folds by one call at
-/// full width ([`Skeleton::wide_extreme`]); shorter rows keep the inline loop, which folds them
+/// full width ([`Skeleton::wide_folds`]); shorter rows keep the inline loop, which folds them
 /// in less time than the call takes.
 const WIDE_EXTREME_MIN: i64 = 64;
 
 /// The fewest points of a row that a trailing sum of f32 values folds by one call at full width
-/// ([`Skeleton::wide_sum`]); shorter rows keep the inline loop, which adds them in less time than
+/// ([`Skeleton::wide_folds`]); shorter rows keep the inline loop, which adds them in less time than
 /// the call and the accumulators' trip through memory take: about 20 ns a row (`sum(m, axis=1)`
 /// of 1e6 float32 from Python: rows of 64 points 0.38 ns an element against 0.20 inline, of 200
 /// 0.17 against 0.17, of 256 0.14 against 0.17, of 1000 0.086 against 0.16).
@@ -124,14 +124,13 @@ struct Skeleton<'f, 'k> {
     /// A kept sum, max or min of a plain read of input `i`, and the row steps at full width it
     /// calls (a sum's group step, and the single-row step): see [`Skeleton::wide_rows`].
     kept_wide: Option<(usize, Option<FuncRef>, FuncRef)>,
-    /// A trailing max or min of a plain read of input `i`, and the fold of a run at full width it
-    /// calls: see [`Skeleton::wide_extreme`].
+    /// A trailing max, min, argmax or argmin of a plain read of input `i`, and the fold of a run
+    /// at full width it calls (an arg reduction's blocks: see [`Skeleton::arg_blocks`]).
     extreme_wide: Option<(usize, FuncRef)>,
-    /// A trailing sum of f32 values whose body is a plain read of input `i` or the product of
-    /// inputs `i` and `j` (`j == i` for a plain read, whose fold reads no second row), the fold of
-    /// a row at full width it calls, and the stack slot it hands the accumulators in: see
-    /// [`Skeleton::wide_sum`].
-    sum_wide: Option<(usize, usize, FuncRef, cranelift_codegen::ir::StackSlot)>,
+    /// A trailing sum, max or min whose body a fold at full width reads, or sibling reductions
+    /// whose every component's does: each reduction's fold (none where one has none): see
+    /// [`Skeleton::wide_folds`].
+    folds: Vec<ComponentFold>,
 }
 
 /// Segment `s`'s position along the last segment axis, carried from one segment to the next
@@ -161,7 +160,7 @@ struct Acc {
 }
 
 /// The blocks of a row's run `[jlo, jhi)` taken by one call at full width or by the inline loop
-/// ([`Skeleton::wide_rows`], [`Skeleton::wide_extreme`], [`Skeleton::wide_sum`]): its length, whether that is at least
+/// ([`Skeleton::wide_rows`], [`Skeleton::wide_folds`]): its length, whether that is at least
 /// the call's minimum, and the blocks of the call, of the inline loop and after both.
 struct RowCall {
     len: Value,
@@ -203,14 +202,87 @@ fn plain_input(f: &Frame<'_>, n: kiln_ir::NodeId, stored: Option<kiln_ir::ElemTy
 }
 
 /// The inputs whose rows a sum's fold at full width reads (wide/sums.rs), where the kernel
-/// imported it: the body's plain read `(i, i)`, or the two factors `(i, j)` of its product.
-fn summed_inputs(f: &Frame<'_>) -> Option<(usize, usize)> {
-    match *f.key.arena.node(f.key.body) {
+/// imported it: the plain read `(i, i)` that is `root`, or the two factors `(i, j)` of its
+/// product.
+fn summed_inputs(f: &Frame<'_>, root: kiln_ir::NodeId) -> Option<(usize, usize)> {
+    match *f.key.arena.node(root) {
         kiln_ir::Node::Binary(kiln_ir::BinaryOp::Mul, a, b) => {
             Some((plain_input(f, a, None)?, plain_input(f, b, None)?))
         }
-        _ => plain_read(f, None).map(|i| (i, i)),
+        _ => plain_input(f, root, None).map(|i| (i, i)),
     }
+}
+
+/// The vector accumulators of component `c` of sibling reductions under `sched`: the count the
+/// schedule gives it ([`crate::Schedule::components`]: what it keeps alone by default), at most
+/// the schedule's, or the schedule's where it gives none (see [`Acc`]).
+pub(crate) fn component_accumulators(sched: crate::Schedule, c: usize) -> u8 {
+    match sched.components.get(c) {
+        Some(&k) if k > 0 => k.min(sched.accumulators),
+        _ => sched.accumulators,
+    }
+}
+
+/// How one component of sibling reductions folds a long row at full width (see
+/// [`Skeleton::wide_folds`]): its fold, and the inputs it reads (a product's two factors).
+#[derive(Clone, Copy)]
+enum ComponentFold {
+    /// A max or min of a plain read of input `i`.
+    Extreme { fold: FuncRef, i: usize },
+    /// A sum of a plain read of input `i` (`j == i`) or of the product of inputs `i` and `j`,
+    /// its accumulators handed to the fold in `slot`.
+    Sum {
+        fold: FuncRef,
+        i: usize,
+        j: usize,
+        slot: cranelift_codegen::ir::StackSlot,
+    },
+}
+
+/// A stack slot for the accumulators a sum's fold at full width adds a row into (its
+/// [`crate::wide::PARTS`] partials and the scalar).
+fn sum_slot(g: &mut Gen<'_, '_>) -> cranelift_codegen::ir::StackSlot {
+    let bytes = 8 * (crate::wide::PARTS as u32 + 1);
+    g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 4))
+}
+
+/// The fold at full width of a trailing sum, max or min, or of every component of sibling
+/// reductions where each has one (compile.rs `folds`, which imported them), reading its rows as
+/// runs; else none.
+fn folds(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<ComponentFold> {
+    let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
+    let values = match g.int_values() {
+        None => Some(g.dtype),
+        Some(_) => int64,
+    };
+    let Some(folds) = crate::compile::folds(f.key, f.st.mode, values) else {
+        return Vec::new();
+    };
+    let roots = f.key.roots();
+    let mut out = Vec::with_capacity(folds.len());
+    for (fold, &root) in folds.into_iter().zip(&roots) {
+        let route = match fold {
+            crate::math::Fold::Extreme { max } => g
+                .math
+                .extreme(max)
+                .zip(plain_input(f, root, int64))
+                .map(|(fold, i)| ComponentFold::Extreme { fold, i }),
+            crate::math::Fold::Sum { dot } => match (g.math.sum(dot), summed_inputs(f, root)) {
+                (Some(fold), Some((i, j))) => Some(ComponentFold::Sum {
+                    fold,
+                    i,
+                    j,
+                    slot: sum_slot(g),
+                }),
+                _ => None,
+            },
+        };
+        match route {
+            Some(r) => out.push(r),
+            None => return Vec::new(),
+        }
+    }
+    out
 }
 
 /// Per-row state of the inner loop.
@@ -292,16 +364,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 .kept_single()
                 .and_then(|single| plain_read(f, None).map(|i| (i, g.math.kept_group(), single))),
             // (read where it is: a float kernel's input in its dtype, a typed one's int64 input)
-            extreme_wide: g.math.extreme().and_then(|fold| {
-                let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
-                plain_read(f, int64).map(|i| (i, fold))
-            }),
-            sum_wide: g.math.sum().and_then(|fold| {
-                let (i, j) = summed_inputs(f)?;
-                let bytes = 8 * (crate::wide::PARTS as u32 + 1);
-                let data = StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 4);
-                Some((i, j, fold, g.b.create_sized_stack_slot(data)))
-            }),
+            extreme_wide: match st.mode {
+                Mode::Trailing(op) => {
+                    let max = matches!(op, ReduceOp::Max | ReduceOp::ArgMax);
+                    g.math.extreme(max).and_then(|fold| {
+                        let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
+                        plain_read(f, int64).map(|i| (i, fold))
+                    })
+                }
+                _ => None,
+            },
+            folds: folds(g, f),
         }
     }
 
@@ -324,10 +397,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// it keeps alone by default), at most the schedule's, so that the merged pass partitions each
     /// component's values as its reduction alone does (see [`Acc`]).
     fn accumulators(&self, c: usize) -> u8 {
-        let sched = self.f.key.schedule;
-        match (self.st.mode, sched.components.get(c)) {
-            (Mode::Siblings(_), Some(&k)) if k > 0 => k.min(sched.accumulators),
-            _ => sched.accumulators,
+        match self.st.mode {
+            Mode::Siblings(_) => component_accumulators(self.f.key.schedule, c),
+            _ => self.f.key.schedule.accumulators,
         }
     }
 
@@ -482,23 +554,22 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let wide_single = self
             .kept_wide
             .and_then(|(i, _, single)| r.ptrs[i].map(|x| (single, x)));
-        let extreme = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, x)));
-        let sum = self
-            .sum_wide
-            .and_then(|(i, j, f, slot)| Some((f, slot, r.ptrs[i]?, r.ptrs[j]?)));
+        // each reduction's fold at full width and the rows it reads (all or none of them)
+        let folds: Option<Vec<(ComponentFold, [Value; 2])>> = self
+            .folds
+            .iter()
+            .map(|&cf| match cf {
+                ComponentFold::Extreme { i, .. } => r.ptrs[i].map(|x| (cf, [x, x])),
+                ComponentFold::Sum { i, j, .. } => Some((cf, [r.ptrs[i]?, r.ptrs[j]?])),
+            })
+            .collect();
         if let Some((single, x)) = wide_single {
             let o = r.kept_row.expect("kept rows have an output");
             self.wide_rows(g, jlo, jhi, single, &[x], o, |g| {
                 self.inner(g, &r, jlo, jhi, &[], None)
             });
-        } else if let (Some((fold, x)), [acc]) = (extreme, &slots[..])
-            && !acc.op.is_arg()
-        {
-            self.wide_extreme(g, jlo, jhi, fold, x, acc, |g| {
-                self.inner(g, &r, jlo, jhi, &slots, None)
-            });
-        } else if let (Some((fold, slot, x, y)), [acc]) = (sum, &slots[..]) {
-            self.wide_sum(g, jlo, jhi, (fold, slot), [x, y], acc, |g| {
+        } else if let Some(folds) = folds.filter(|f| !f.is_empty() && f.len() == slots.len()) {
+            self.wide_folds(g, jlo, jhi, &folds, &slots, |g| {
                 self.inner(g, &r, jlo, jhi, &slots, None)
             });
         } else if self.blocked.is_empty() || compound.is_some() {
@@ -1442,129 +1513,113 @@ impl Skeleton<'_, '_> {
         g.b.switch_to_block(done);
     }
 
-    /// A trailing max or min's row `[jlo, jhi)` of a plain read of an input (`x` the row's
-    /// pointer): folded by one call of `fold` (wide/extremes.rs) where it holds at least
-    /// [`WIDE_EXTREME_MIN`] points, the run's extreme then merged into the scalar accumulator of
-    /// `acc` as one value, else by `inline`.
+    /// A row `[jlo, jhi)` of trailing reductions that each fold it at full width (`folds`: one
+    /// reduction's, or every component's of sibling reductions, each with its rows' pointers,
+    /// the same twice where it reads one; `slots` their accumulators): where the row holds at
+    /// least [`WIDE_EXTREME_MIN`] points ([`WIDE_SUM_MIN`] where a sum is among them), one call
+    /// each, else by `inline`, the inline loop of them all.
     ///
-    /// **The inline path's bits.** A nonzero number is the only value with its bits among the
-    /// values equal to it, so the fold's extreme is the one the inline lanes keep; merged as one
-    /// value it changes no tie the inline path breaks (every other value of the row is beyond it
-    /// or, for a max, below it). A zero or NaN extreme is where the lanes' order shows (which of
-    /// -0.0 and 0.0, which NaN's payload): such a row is folded again by `inline`, as on a host
-    /// without the wide code (the call leaves the accumulators alone). So every route gives the
-    /// same bits, as the reproducible profile promises. Integer values have no such cases.
-    #[allow(clippy::too_many_arguments)]
-    fn wide_extreme(
+    /// - **A max or min** (wide/extremes.rs): the run's extreme is merged into the scalar
+    ///   accumulator as one value. A nonzero number is the only value with its bits among the
+    ///   values equal to it, so the fold's extreme is the one the inline lanes keep; merged as one
+    ///   value it changes no tie the inline path breaks (every other value of the row is beyond
+    ///   it or, for a max, below it). A zero or NaN extreme is where the lanes' order shows (which
+    ///   of -0.0 and 0.0, which NaN's payload). Integer values have no such cases.
+    /// - **A sum** (wide/sums.rs): the call takes the accumulators (the vector ones'
+    ///   [`crate::wide::PARTS`] f64 lanes in order, then the scalar one) in its stack slot and adds
+    ///   the row into them as the inline loop partitions it, so the accumulators it hands back are
+    ///   that loop's bits. Where one holds a NaN, its payload depends on the order of an
+    ///   addition's operands, which the fold does not fix.
+    ///
+    /// Where any call's result is such a case, the row is folded again by `inline`, for every
+    /// reduction, from the accumulators before the calls (nothing is merged until every call is
+    /// back), as on a host without the wide code. So every route gives the same bits, as the
+    /// reproducible profile promises.
+    fn wide_folds(
         &self,
         g: &mut Gen<'_, '_>,
         jlo: Value,
         jhi: Value,
-        fold: FuncRef,
-        x: Value,
-        acc: &Acc,
+        folds: &[(ComponentFold, [Value; 2])],
+        slots: &[Acc],
         inline: impl FnOnce(&mut Gen<'_, '_>),
     ) {
+        let sums = folds.iter().any(|(f, _)| matches!(f, ComponentFold::Sum { .. }));
+        let min = if sums { WIDE_SUM_MIN } else { WIDE_EXTREME_MIN };
         let RowCall {
             len,
             long,
             called,
             short,
             done,
-        } = RowCall::new(g, jlo, jhi, WIDE_EXTREME_MIN);
+        } = RowCall::new(g, jlo, jhi, min);
         g.b.ins().brif(long, called, &[], short, &[]);
 
         g.b.switch_to_block(called);
         let jb = g.b.ins().imul_imm_s(jlo, g.size);
-        let start = g.b.ins().iadd(x, jb);
-        let call = g.b.ins().call(fold, &[start, len]);
-        let partial = g.b.inst_results(call)[0];
-        let merge = g.b.create_block();
-        if g.int_values().is_none() {
-            // a zero or NaN extreme: the row again by the inline loop, whose lanes choose the zero's
-            // sign and the NaN's payload as on a host without the wide code
-            let zero = match g.dtype {
-                kiln_ir::ElemType::F32 => g.b.ins().f32const(0.0),
-                _ => g.b.ins().f64const(0.0),
-            };
-            let odd = g.b.ins().fcmp(FloatCC::UnorderedOrEqual, partial, zero);
-            g.b.ins().brif(odd, short, &[], merge, &[]);
-        } else {
-            g.b.ins().jump(merge, &[]);
+        let mut again = g.b.ins().iconst(types::I8, 0);
+        // each call's result, merged once every call is back
+        let mut results = Vec::with_capacity(folds.len());
+        for ((fold, [x, y]), acc) in folds.iter().zip(slots) {
+            let x = g.b.ins().iadd(*x, jb);
+            match *fold {
+                ComponentFold::Extreme { fold, .. } => {
+                    let call = g.b.ins().call(fold, &[x, len]);
+                    let partial = g.b.inst_results(call)[0];
+                    if g.int_values().is_none() {
+                        let zero = match g.dtype {
+                            kiln_ir::ElemType::F32 => g.b.ins().f32const(0.0),
+                            _ => g.b.ins().f64const(0.0),
+                        };
+                        let odd = g.b.ins().fcmp(FloatCC::UnorderedOrEqual, partial, zero);
+                        again = g.b.ins().bor(again, odd);
+                    }
+                    results.push((acc, Ok(partial)));
+                }
+                ComponentFold::Sum { fold, slot, .. } => {
+                    // the partials in the inline partition's order: accumulator p's halves
+                    let parts: Vec<Variable> = acc.vector.iter().flatten().copied().collect();
+                    debug_assert_eq!(parts.len() * 2, crate::wide::PARTS);
+                    let at = g.b.ins().stack_addr(types::I64, slot, 0);
+                    for (k, &var) in parts.iter().enumerate() {
+                        let v = g.b.use_var(var);
+                        g.b.ins().store(mem(), v, at, 16 * k as i32);
+                    }
+                    let t = g.b.use_var(acc.scalar[0]);
+                    g.b.ins().store(mem(), t, at, 8 * crate::wide::PARTS as i32);
+                    let y = g.b.ins().iadd(*y, jb);
+                    let call = g.b.ins().call(fold, &[x, y, len, at]);
+                    let nan = g.b.inst_results(call)[0];
+                    again = g.b.ins().bor(again, nan);
+                    results.push((acc, Err((parts, at))));
+                }
+            }
         }
+        let merge = g.b.create_block();
+        g.b.ins().brif(again, short, &[], merge, &[]);
 
         g.b.switch_to_block(merge);
-        let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
-        let merged = g.acc_update(acc.op, W::Scalar, &state, partial, None);
-        for (&var, v) in acc.scalar.iter().zip(merged) {
-            g.b.def_var(var, v);
+        for (acc, result) in results {
+            match result {
+                Ok(partial) => {
+                    let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
+                    let merged = g.acc_update(acc.op, W::Scalar, &state, partial, None);
+                    for (&var, v) in acc.scalar.iter().zip(merged) {
+                        g.b.def_var(var, v);
+                    }
+                }
+                Err((parts, at)) => {
+                    for (k, &var) in parts.iter().enumerate() {
+                        let v = g.b.ins().load(types::F64X2, mem(), at, 16 * k as i32);
+                        g.b.def_var(var, v);
+                    }
+                    let t =
+                        g.b.ins()
+                            .load(types::F64, mem(), at, 8 * crate::wide::PARTS as i32);
+                    g.b.def_var(acc.scalar[0], t);
+                }
+            }
         }
-        g.b.ins().jump(done, &[]);
-
-        g.b.switch_to_block(short);
-        inline(g);
-        g.b.ins().jump(done, &[]);
-
-        g.b.switch_to_block(done);
-    }
-
-    /// A trailing sum's row `[jlo, jhi)` of f32 values, a plain read of an input or the product of
-    /// two (`xs`: the rows' pointers, the same twice for a plain read): folded by one call of
-    /// `fold` (wide/sums.rs) where it holds at least [`WIDE_SUM_MIN`] points, else by `inline`.
-    /// The call takes the accumulators of `acc` (the vector ones' [`crate::wide::PARTS`] f64
-    /// lanes in order, then the scalar one) in the stack slot `slot` and adds the row into them as
-    /// the inline loop partitions it, so the accumulators it hands back are that loop's bits.
-    /// Where one holds a NaN (whose payload depends on the order of an addition's operands, which
-    /// the fold does not fix), the row is folded again by `inline` from the accumulators before
-    /// the call, as on a host without the wide code.
-    #[allow(clippy::too_many_arguments)]
-    fn wide_sum(
-        &self,
-        g: &mut Gen<'_, '_>,
-        jlo: Value,
-        jhi: Value,
-        (fold, slot): (FuncRef, cranelift_codegen::ir::StackSlot),
-        xs: [Value; 2],
-        acc: &Acc,
-        inline: impl FnOnce(&mut Gen<'_, '_>),
-    ) {
-        let RowCall {
-            len,
-            long,
-            called,
-            short,
-            done,
-        } = RowCall::new(g, jlo, jhi, WIDE_SUM_MIN);
-        g.b.ins().brif(long, called, &[], short, &[]);
-
-        g.b.switch_to_block(called);
-        // the partials in the inline partition's order: accumulator p's two halves, 2 lanes each
-        let parts: Vec<Variable> = acc.vector.iter().flatten().copied().collect();
-        debug_assert_eq!(parts.len() * 2, crate::wide::PARTS);
-        let at = g.b.ins().stack_addr(types::I64, slot, 0);
-        for (k, &var) in parts.iter().enumerate() {
-            let v = g.b.use_var(var);
-            g.b.ins().store(mem(), v, at, 16 * k as i32);
-        }
-        let tail = acc.scalar[0];
-        let t = g.b.use_var(tail);
-        let end = 8 * crate::wide::PARTS as i32;
-        g.b.ins().store(mem(), t, at, end);
-        let jb = g.b.ins().imul_imm_s(jlo, g.size);
-        let x = g.b.ins().iadd(xs[0], jb);
-        let y = g.b.ins().iadd(xs[1], jb);
-        let call = g.b.ins().call(fold, &[x, y, len, at]);
-        let nan = g.b.inst_results(call)[0];
-        let merge = g.b.create_block();
-        g.b.ins().brif(nan, short, &[], merge, &[]);
-
-        g.b.switch_to_block(merge);
-        for (k, &var) in parts.iter().enumerate() {
-            let v = g.b.ins().load(types::F64X2, mem(), at, 16 * k as i32);
-            g.b.def_var(var, v);
-        }
-        let t = g.b.ins().load(types::F64, mem(), at, end);
-        g.b.def_var(tail, t);
         g.b.ins().jump(done, &[]);
 
         g.b.switch_to_block(short);

@@ -2250,3 +2250,82 @@ fn a_sum_with_map_outputs_keeps_its_loop() {
     k.extra = vec![xx];
     assert!(!calls(&k));
 }
+
+/// Sibling reductions whose every component folds its long rows at full width (a max and a min
+/// of a plain read; a float32 sum of a plain read or a product too) call each one's fold; where
+/// one component has none (a computed body, a float64 sum), or the schedule asks for none, every
+/// component keeps the inline loop. Each route gives the same bits (a row whose max is a zero of
+/// either sign, or that holds NaNs of two payloads, folded again inline for every component).
+#[test]
+fn sibling_reductions_fold_at_full_width_together() {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let xx = arena.binary(BinaryOp::Mul, x, x);
+    let twice = arena.binary(BinaryOp::Add, x, x);
+    let sum_sig = "= (i64, i64, i64, i64) -> i8 ";
+    let mut rng = Rng::new(25);
+    for dtype in [ElemType::F64, ElemType::F32] {
+        let extreme_sig = format!("= (i64, i64) -> {} ", dtype.short_name().to_lowercase());
+        let f32 = dtype == ElemType::F32;
+        for (ops, roots, extremes, sums) in [
+            (vec![ReduceOp::Max, ReduceOp::Min], vec![x, x], true, false),
+            (
+                vec![ReduceOp::Sum, ReduceOp::Max, ReduceOp::Sum],
+                vec![x, x, xx],
+                f32,
+                f32,
+            ),
+            (vec![ReduceOp::Max, ReduceOp::Min], vec![x, twice], false, false),
+            (vec![ReduceOp::Max, ReduceOp::Prod], vec![x, x], false, false),
+        ] {
+            for (shape, axes) in [
+                (vec![3usize, 300], vec![1usize]),
+                (vec![70], vec![0]),
+                (vec![5000], vec![0]),
+            ] {
+                let kind = KernelKind::Siblings {
+                    ops: ops.clone(),
+                    axes: axes.clone(),
+                };
+                let mut k = kernel(dtype, &[&shape], arena.clone(), roots[0], kind);
+                k.extra = roots[1..].to_vec();
+                let p = plan(&k, 1);
+                let code = |s: Schedule| {
+                    let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+                    let clif = c.dumps().unwrap().clif.clone();
+                    (clif.contains(&extreme_sig), clif.contains(sum_sig))
+                };
+                let sched = Schedule::for_kernel(&k);
+                let on = wide::level().is_some();
+                let what = format!("{dtype:?} {ops:?} {shape:?}");
+                assert_eq!(code(sched), (extremes && on, sums && on), "{what}");
+                assert_eq!(code(sched.with_wide(false)), (false, false), "{what}");
+                let n: usize = shape.iter().product();
+                for d in ["special", "zeros", "payloads"] {
+                    let mut xs = gen_data::<f64>(&mut rng, n, Data::Special);
+                    for (i, v) in xs.iter_mut().enumerate() {
+                        *v = match (d, i % 97) {
+                            ("zeros", 5) => -0.0,
+                            ("zeros", 40) => 0.0,
+                            ("zeros", _) => -1.0 - v.abs().min(1.0),
+                            ("payloads", 7) => f64::from_bits(0x7ff8_0000_0000_0a00),
+                            ("payloads", 23) => f64::from_bits(0xfff8_0000_00b0_0000),
+                            _ => *v,
+                        };
+                    }
+                    let run = |s: Schedule| -> Vec<f64> {
+                        if f32 {
+                            let data = [xs.iter().map(|&v| v as f32).collect::<Vec<f32>>()];
+                            jit(&k, &p, s, &data).unwrap().values.to_f64()
+                        } else {
+                            jit(&k, &p, s, std::slice::from_ref(&xs)).unwrap().values.to_f64()
+                        }
+                    };
+                    for (a, b) in run(sched).iter().zip(&run(sched.with_wide(false))) {
+                        assert_eq!(a.to_bits(), b.to_bits(), "{what} {d}: wide {a:e} vs inline {b:e}");
+                    }
+                }
+            }
+        }
+    }
+}

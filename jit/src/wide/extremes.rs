@@ -1,6 +1,6 @@
 //! The min and max of a run of values at full width (f64, f32, and i64 values of a typed
 //! kernel): a trailing `min` or `max` whose body is a plain read of an input (`max(x)`, `min(m,
-//! axis=1)`) folds each long enough row by one call (skeleton.rs `wide_extreme`), whose partial
+//! axis=1)`) folds each long enough row by one call (skeleton.rs `wide_folds`), whose partial
 //! the segment's scalar accumulator then takes as one value; an argmax or argmin folds its
 //! blocks so (`arg_blocks`).
 //!
@@ -9,7 +9,7 @@
 //! extreme by the one instruction x86's `maxp*` / `minp*` computes (`v > acc ? v : acc`, which
 //! drops a NaN `v`), and, off that chain, the last NaN it saw. A run holding a NaN gives a NaN
 //! (one of its own, not necessarily the payload the inline lanes keep), else its extreme; of
-//! -0.0 and 0.0 the extreme is either. The caller (skeleton.rs `wide_extreme`) folds a row whose
+//! -0.0 and 0.0 the extreme is either. The caller (skeleton.rs `wide_folds`) folds a row whose
 //! extreme is a zero or NaN again inline, so only a nonzero number, which is the only value of
 //! its bits among those equal to it, is taken from here: the inline code's bits. rustc vectorises
 //! the loop (`vmaxpd zmm` at AVX-512); int64 values (never NaN) fold as a plain reduction.

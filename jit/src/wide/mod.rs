@@ -83,7 +83,7 @@
 //!
 //! **Trailing extremes.** `extremes.rs` folds a run of f64, f32 or int64 values into its max or
 //! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at
-//! least 64 points (skeleton.rs `wide_extreme`; `crate::apply_extreme` for tests), and an
+//! least 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests), and an
 //! `argmax` or `argmin` for each block of its rows before it searches the best one
 //! (`arg_blocks`). A nonzero, non-NaN extreme is the inline lanes' own bits; a row whose extreme
 //! is a zero or NaN (where the lanes' order picks the sign or payload) is folded again inline, so
@@ -92,9 +92,12 @@
 //! **Trailing sums.** `sums.rs` adds a row of f32 values (or the products of two rows) into the
 //! 16 f64 partials the inline loop keeps, in its partition and order, which a trailing `sum` or
 //! `mean` of a plain read of an input, or of a product of two, calls for each row of at least 256
-//! points (skeleton.rs `wide_sum`; `crate::apply_sum` for tests): the inline partials'
+//! points (skeleton.rs `wide_folds`; `crate::apply_sum` for tests): the inline partials'
 //! bits, so the caller's fold of them is the inline result. A row whose partials come back NaN is
 //! folded again inline (an addition's operand order, which LLVM may swap, picks a NaN's payload).
+//! Sibling reductions whose every component has such a fold (`max(x) - min(x)`, `sum(x) +
+//! max(x)` of f32) call each component's for a long row, and fold it again inline for every
+//! component where any call's result is one of those cases.
 //!
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and

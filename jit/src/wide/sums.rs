@@ -1,7 +1,7 @@
 //! The sum of a row at full width, as the inline loop partitions it: a trailing `sum` or `mean`
 //! of f32 values whose body is a plain read of an input (`sum(x)`, `mean(m, axis=1)`) or the
 //! product of two (`sum(x*y)`, `sum(x*x)`) folds each long enough row by one call (skeleton.rs
-//! `wide_sum`), in place of the inline loop, into the very accumulators that loop keeps.
+//! `wide_folds`), in place of the inline loop, into the very accumulators that loop keeps.
 //!
 //! **The inline partition.** The inline code (the default schedule: 4 vector accumulators, as
 //! many vectors an iteration) widens each f32 vector of 4 lanes to two f64 halves and adds them
