@@ -42,6 +42,9 @@ const GROUPS: &[&str] = &[
     "sum(x*2) + max(x); min(x)",
     "sum(x, axis=1); max(x*3, axis=1, keepdims=1); mean(x, axis=1); prod(x, axis=1)",
     "sum(x, axis=(0, 1)); min(x, axis=(0, 1))",
+    // every component folded at full width where the rows are long
+    "max(x); min(x)",
+    "max(x, axis=1); min(x, axis=1)",
     // over a leading axis the JIT runs the reductions one by one; the plan still merges them
     "sum(x, axis=0); max(x, axis=0); mean(x, axis=0, keepdims=1)",
 ];
@@ -259,6 +262,32 @@ fn thread_counts_give_the_same_bits() {
             assert!(same_bits(&b1[k], &b4[k]), "{src} f32 result {k}");
         }
         check_group(src, "jit", &x);
+    }
+}
+
+#[test]
+fn int64_extremes_fold_at_full_width_together() {
+    // rows long enough for the folds at full width (64 points or more), and whole arrays of
+    // several chunks; the extremes anywhere, i64::MIN and i64::MAX among them
+    for (rows, cols) in [(3usize, 300usize), (2, 64), (1, 70_000)] {
+        let i = Array2::from_shape_fn((rows, cols), |(r, c)| match (r * cols + c) % 997 {
+            13 => i64::MIN,
+            500 => i64::MAX,
+            k => (k as i64 * 7919) % 2001 - 1000,
+        });
+        for src in ["max(i, axis=1); min(i, axis=1)", "max(i); min(i)"] {
+            let merged = runner(src, "jit");
+            assert!(merged.pipeline().to_string().contains("siblings"), "{src}");
+            let got = merged.run_many(&[("i", (&i).into())]).unwrap();
+            for (k, e) in src.split(';').enumerate() {
+                let want = runner(e.trim(), "interp").run(&[("i", (&i).into())]).unwrap();
+                assert_eq!(
+                    format!("{:?}", got[k]),
+                    format!("{want:?}"),
+                    "{src} result {k}, {rows} x {cols}"
+                );
+            }
+        }
     }
 }
 

@@ -968,8 +968,9 @@ pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, x: &[T]) -> Result
 /// [`crate::wide::level`].
 extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool>(x: *const T, n: i64) -> T {
     // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
-    // symbol skeleton.rs calls for a trailing max, min, argmax or argmin whose body is a plain read
-    // of one input that is not strided (of the kernel's float dtype, or a typed kernel's int64
+    // symbol skeleton.rs calls for a trailing max, min, argmax or argmin (alone, or a component of
+    // sibling reductions) whose body (the component's root) is a plain read of one input that is
+    // not strided (of the kernel's float dtype, or a typed kernel's int64
     // input in float64 lanes, whose stored address is its own: `stored_shift` of equal sizes is
     // 0): in place of its own loop over a row's points `[jlo, jhi)` (`wide_folds`), or over a
     // block of them (`arg_blocks`), with `n > 0` points and `x` the row's input at the first:
@@ -1033,8 +1034,9 @@ pub fn apply_sum(
 /// partial is NaN afterwards (or no level: the caller then folds the row inline), else 0.
 extern "C" fn trailing_sum<const DOT: bool>(x: *const f32, y: *const f32, n: i64, parts: *mut f64) -> i8 {
     // SAFETY: this function's address is given to compiled code only by `sum_address`, whose
-    // symbol skeleton.rs calls for a trailing sum of an f32 kernel whose body is a plain read of
-    // an input, or the product of two, none strided: in place of its own loop over a row's points
+    // symbol skeleton.rs calls for a trailing sum of an f32 kernel (alone, or a component of
+    // sibling reductions) whose body (the component's root) is a plain read of an input, or the
+    // product of two, none strided: in place of its own loop over a row's points
     // `[jlo, jhi)`, with `n > 0` points, `x` (and `y`, `x` itself for a square) the row's inputs at
     // the first: exactly the elements that loop reads (in checked inputs: see `dispatch`), only
     // read during the call; `parts` a stack slot of `PARTS + 1` f64 of the kernel's own, holding

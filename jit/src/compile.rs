@@ -291,11 +291,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         math.import_kept_rows(module, func, op, st.dtype, crate::wide::GROUP)?;
     }
     // float values of a float kernel, or int64 values of a typed one, folded in their own type
-    let folded = match typed.as_ref().map(|t| t.value_type()) {
-        None => Some(st.dtype),
-        Some(kiln_ir::ElemType::I64) => Some(kiln_ir::ElemType::I64),
-        Some(_) => None,
-    };
+    let folded = math::fold_values(typed.as_ref().map(|t| t.value_type()), st.dtype);
     // (an argmax's blocks fold their max: skeleton.rs `arg_blocks`)
     if let Mode::Trailing(op) = st.mode
         && let Some(max) = match op {
@@ -311,7 +307,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     }
     // a trailing sum, max or min, or sibling reductions, whose every reduction folds its long
     // rows at full width (skeleton.rs `wide_folds`)
-    for fold in folds(key, st.mode, folded).unwrap_or_default() {
+    for fold in key.folds(folded).unwrap_or_default() {
         match fold {
             math::Fold::Extreme { max } if math.extreme(max).is_none() => {
                 math.import_extreme(module, func, max, folded.expect("a fold's values"))?
@@ -371,34 +367,4 @@ fn typed_kernel(key: &KernelKey) -> Result<kiln_ir::typed::TypedKernel> {
         kind: kiln_ir::KernelKind::Map,
     };
     Ok(kiln_ir::typed::TypedKernel::of_arena(&kernel, &inputs)?)
-}
-
-/// The fold at full width of each reduction of a trailing sum, max or min (one), or of sibling
-/// reductions (one per component, each with its own accumulators: skeleton.rs `accumulators`),
-/// where every one has one (`math::fold_of`), of `values` (see `define`): skeleton.rs
-/// `wide_folds` calls them all for a long row. None for a kernel that writes map outputs beside
-/// its reduction (its own loop stores them as it reads) and for any other mode.
-pub(crate) fn folds(
-    key: &KernelKey,
-    mode: Mode,
-    values: Option<kiln_ir::ElemType>,
-) -> Option<Vec<math::Fold>> {
-    let sched = key.schedule;
-    let roots = key.roots();
-    let ops: Vec<kiln_ir::ReduceOp> = match mode {
-        Mode::Trailing(op) if roots.len() == 1 && !op.is_arg() => vec![op],
-        Mode::Siblings(parts) => parts.ops().to_vec(),
-        _ => return None,
-    };
-    ops.iter()
-        .zip(roots)
-        .enumerate()
-        .map(|(c, (&op, root))| {
-            let k = match mode {
-                Mode::Siblings(_) => crate::skeleton::component_accumulators(sched, c),
-                _ => sched.accumulators,
-            };
-            math::fold_of(op, &key.arena, root, sched, k, values)
-        })
-        .collect()
 }

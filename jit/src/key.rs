@@ -2,7 +2,8 @@
 //! kernel cache's key).
 
 use crate::error::{JitError, Result};
-use crate::layout::Structure;
+use crate::layout::{Mode, Structure};
+use crate::math;
 use crate::schedule::Schedule;
 use kiln_ir::{BroadcastPlan, ExprArena, KernelIR, NodeId};
 
@@ -61,6 +62,34 @@ impl KernelKey {
     pub(crate) fn roots(&self) -> Vec<NodeId> {
         std::iter::once(self.body)
             .chain(self.extra.iter().copied())
+            .collect()
+    }
+
+    /// The fold at full width of each reduction of a trailing sum, max or min (one), or of
+    /// sibling reductions (one per component, each with its own accumulators:
+    /// [`Schedule::component_accumulators`]), where every one has one ([`math::fold_of`]), of
+    /// `values` (a float kernel's dtype, a typed kernel's int64 values: compile.rs `define`):
+    /// compile.rs imports them, skeleton.rs `wide_folds` calls them all for a long row. None for a
+    /// kernel that writes map outputs beside its reduction (its own loop stores them as it reads)
+    /// and for any other mode.
+    pub(crate) fn folds(&self, values: Option<kiln_ir::ElemType>) -> Option<Vec<math::Fold>> {
+        let (sched, roots) = (self.schedule, self.roots());
+        let mode = self.structure.mode;
+        let ops: Vec<kiln_ir::ReduceOp> = match mode {
+            Mode::Trailing(op) if roots.len() == 1 && !op.is_arg() => vec![op],
+            Mode::Siblings(parts) => parts.ops().to_vec(),
+            _ => return None,
+        };
+        ops.iter()
+            .zip(roots)
+            .enumerate()
+            .map(|(c, (&op, root))| {
+                let k = match mode {
+                    Mode::Siblings(_) => sched.component_accumulators(c),
+                    _ => sched.accumulators,
+                };
+                math::fold_of(op, &self.arena, root, sched, k, values)
+            })
             .collect()
     }
 

@@ -241,7 +241,11 @@ pub fn fold_of(
                 max: op == ReduceOp::Max,
             })
         }
-        (ReduceOp::Sum, Some(ElemType::F32)) => {
+        // (the loop of the most vectors an iteration sends vector p to accumulator p % k only
+        // where k divides it: the partition the fold reproduces)
+        (ReduceOp::Sum, Some(ElemType::F32))
+            if accumulators > 0 && schedule.unroll.max(schedule.accumulators) % accumulators == 0 =>
+        {
             let schedule = crate::Schedule {
                 accumulators,
                 ..schedule
@@ -249,6 +253,19 @@ pub fn fold_of(
             wide_sum(arena, body, schedule).map(|dot| Fold::Sum { dot })
         }
         _ => None,
+    }
+}
+
+/// The values a kernel's folds at full width read ([`fold_of`]): a float kernel's (its dtype), a
+/// typed kernel's int64 values, or none (a typed kernel's other values).
+pub fn fold_values(
+    value_type: Option<kiln_ir::ElemType>,
+    dtype: kiln_ir::ElemType,
+) -> Option<kiln_ir::ElemType> {
+    match value_type {
+        None => Some(dtype),
+        Some(kiln_ir::ElemType::I64) => Some(kiln_ir::ElemType::I64),
+        Some(_) => None,
     }
 }
 

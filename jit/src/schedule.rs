@@ -167,6 +167,16 @@ impl Schedule {
         }
     }
 
+    /// The vector accumulators of component `c` of sibling reductions: the count this schedule
+    /// gives it ([`Schedule::components`]: what it keeps alone by default), at most
+    /// `accumulators`, or `accumulators` where it gives none (skeleton.rs `Acc`).
+    pub fn component_accumulators(&self, c: usize) -> u8 {
+        match self.components.get(c) {
+            Some(&k) if k > 0 => k.min(self.accumulators),
+            _ => self.accumulators,
+        }
+    }
+
     /// This schedule made valid for `dtype`: lanes either 1 or the vector width, counts at least 1,
     /// `wide` only where the host has a wide level ([`crate::wide::level`]).
     pub fn normalised(self, dtype: ElemType) -> Schedule {

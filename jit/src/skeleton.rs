@@ -124,8 +124,8 @@ struct Skeleton<'f, 'k> {
     /// A kept sum, max or min of a plain read of input `i`, and the row steps at full width it
     /// calls (a sum's group step, and the single-row step): see [`Skeleton::wide_rows`].
     kept_wide: Option<(usize, Option<FuncRef>, FuncRef)>,
-    /// A trailing max, min, argmax or argmin of a plain read of input `i`, and the fold of a run
-    /// at full width it calls (an arg reduction's blocks: see [`Skeleton::arg_blocks`]).
+    /// A trailing argmax or argmin of a plain read of input `i`, and the fold of a run at full
+    /// width its blocks call (see [`Skeleton::arg_blocks`]; a max's or min's: [`Skeleton::folds`]).
     extreme_wide: Option<(usize, FuncRef)>,
     /// A trailing sum, max or min whose body a fold at full width reads, or sibling reductions
     /// whose every component's does: each reduction's fold (none where one has none): see
@@ -213,16 +213,6 @@ fn summed_inputs(f: &Frame<'_>, root: kiln_ir::NodeId) -> Option<(usize, usize)>
     }
 }
 
-/// The vector accumulators of component `c` of sibling reductions under `sched`: the count the
-/// schedule gives it ([`crate::Schedule::components`]: what it keeps alone by default), at most
-/// the schedule's, or the schedule's where it gives none (see [`Acc`]).
-pub(crate) fn component_accumulators(sched: crate::Schedule, c: usize) -> u8 {
-    match sched.components.get(c) {
-        Some(&k) if k > 0 => k.min(sched.accumulators),
-        _ => sched.accumulators,
-    }
-}
-
 /// How one component of sibling reductions folds a long row at full width (see
 /// [`Skeleton::wide_folds`]): its fold, and the inputs it reads (a product's two factors).
 #[derive(Clone, Copy)]
@@ -247,42 +237,41 @@ fn sum_slot(g: &mut Gen<'_, '_>) -> cranelift_codegen::ir::StackSlot {
 }
 
 /// The fold at full width of a trailing sum, max or min, or of every component of sibling
-/// reductions where each has one (compile.rs `folds`, which imported them), reading its rows as
+/// reductions where each has one (`KernelKey::folds`: compile.rs imported them), reading its rows as
 /// runs; else none.
 fn folds(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<ComponentFold> {
     let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
-    let values = match g.int_values() {
-        None => Some(g.dtype),
-        Some(_) => int64,
-    };
-    let Some(folds) = crate::compile::folds(f.key, f.st.mode, values) else {
+    let values = crate::math::fold_values(g.typed.map(|t| t.value_type()), g.dtype);
+    let Some(folds) = f.key.folds(values) else {
         return Vec::new();
     };
-    let roots = f.key.roots();
-    let mut out = Vec::with_capacity(folds.len());
-    for (fold, &root) in folds.into_iter().zip(&roots) {
-        let route = match fold {
-            crate::math::Fold::Extreme { max } => g
-                .math
-                .extreme(max)
-                .zip(plain_input(f, root, int64))
-                .map(|(fold, i)| ComponentFold::Extreme { fold, i }),
-            crate::math::Fold::Sum { dot } => match (g.math.sum(dot), summed_inputs(f, root)) {
-                (Some(fold), Some((i, j))) => Some(ComponentFold::Sum {
-                    fold,
-                    i,
-                    j,
-                    slot: sum_slot(g),
-                }),
-                _ => None,
+    // each fold's import and the inputs it reads (a sum's stack slot made once all are there)
+    let routes: Option<Vec<(FuncRef, usize, Option<usize>)>> = folds
+        .iter()
+        .zip(f.key.roots())
+        .map(|(fold, root)| match *fold {
+            crate::math::Fold::Extreme { max } => {
+                Some((g.math.extreme(max)?, plain_input(f, root, int64)?, None))
+            }
+            crate::math::Fold::Sum { dot } => {
+                let (i, j) = summed_inputs(f, root)?;
+                Some((g.math.sum(dot)?, i, Some(j)))
+            }
+        })
+        .collect();
+    routes
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(fold, i, j)| match j {
+            None => ComponentFold::Extreme { fold, i },
+            Some(j) => ComponentFold::Sum {
+                fold,
+                i,
+                j,
+                slot: sum_slot(g),
             },
-        };
-        match route {
-            Some(r) => out.push(r),
-            None => return Vec::new(),
-        }
-    }
-    out
+        })
+        .collect()
 }
 
 /// Per-row state of the inner loop.
@@ -365,7 +354,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 .and_then(|single| plain_read(f, None).map(|i| (i, g.math.kept_group(), single))),
             // (read where it is: a float kernel's input in its dtype, a typed one's int64 input)
             extreme_wide: match st.mode {
-                Mode::Trailing(op) => {
+                Mode::Trailing(op) if op.is_arg() => {
                     let max = matches!(op, ReduceOp::Max | ReduceOp::ArgMax);
                     g.math.extreme(max).and_then(|fold| {
                         let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
@@ -398,7 +387,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// component's values as its reduction alone does (see [`Acc`]).
     fn accumulators(&self, c: usize) -> u8 {
         match self.st.mode {
-            Mode::Siblings(_) => component_accumulators(self.f.key.schedule, c),
+            Mode::Siblings(_) => self.f.key.schedule.component_accumulators(c),
             _ => self.f.key.schedule.accumulators,
         }
     }

@@ -1902,26 +1902,28 @@ fn the_extreme_route_shows_in_the_code_and_agrees() {
     extreme_route::<f32>(ElemType::F32);
 }
 
-/// A max of a plain read with map outputs beside it (`max(x)` and `x*x` in one pass) keeps its
-/// own loop, which stores the maps as it reads: the fold's call would skip them.
+/// A max or a sum of a plain read with map outputs beside it (`max(x)` and `x*x` in one pass)
+/// keeps its own loop, which stores the maps as it reads: the fold's call would skip them.
 #[test]
-fn an_extreme_with_map_outputs_keeps_its_loop() {
+fn a_fold_with_map_outputs_keeps_its_loop() {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let xx = arena.binary(BinaryOp::Mul, x, x);
-    let kind = KernelKind::Reduce {
-        op: ReduceOp::Max,
-        axes: vec![0],
-    };
-    let mut k = kernel(ElemType::F64, &[&[1000]], arena, x, kind);
-    let p = plan(&k, 1);
-    let calls = |k: &KernelIR| {
-        let c = kiln_jit::CompiledKernel::explain(k, &p, Schedule::for_kernel(k)).unwrap();
-        c.dumps().unwrap().clif.contains("= (i64, i64) -> f64 ")
-    };
-    assert_eq!(calls(&k), wide::level().is_some());
-    k.extra = vec![xx];
-    assert!(!calls(&k));
+    for (op, dtype, sig) in [
+        (ReduceOp::Max, ElemType::F64, "= (i64, i64) -> f64 "),
+        (ReduceOp::Sum, ElemType::F32, "= (i64, i64, i64, i64) -> i8 "),
+    ] {
+        let kind = KernelKind::Reduce { op, axes: vec![0] };
+        let mut k = kernel(dtype, &[&[1000]], arena.clone(), x, kind);
+        let p = plan(&k, 1);
+        let calls = |k: &KernelIR| {
+            let c = kiln_jit::CompiledKernel::explain(k, &p, Schedule::for_kernel(k)).unwrap();
+            c.dumps().unwrap().clif.contains(sig)
+        };
+        assert_eq!(calls(&k), wide::level().is_some(), "{op:?}");
+        k.extra = vec![xx];
+        assert!(!calls(&k), "{op:?}");
+    }
 }
 
 /// The int64 folds at every level this host has (AVX2 has no `vpmaxsq`: a compare and a blend),
@@ -2227,28 +2229,6 @@ fn sum_route<T: Elem>(dtype: ElemType) {
 fn the_sum_route_shows_in_the_code_and_agrees() {
     sum_route::<f64>(ElemType::F64);
     sum_route::<f32>(ElemType::F32);
-}
-
-/// A sum with map outputs beside it (`sum(x)` and `x*x` in one pass) keeps its own loop, which
-/// stores the maps as it reads: the fold's call would skip them.
-#[test]
-fn a_sum_with_map_outputs_keeps_its_loop() {
-    let mut arena = ExprArena::new();
-    let x = arena.input(0);
-    let xx = arena.binary(BinaryOp::Mul, x, x);
-    let kind = KernelKind::Reduce {
-        op: ReduceOp::Sum,
-        axes: vec![0],
-    };
-    let mut k = kernel(ElemType::F32, &[&[1000]], arena, x, kind);
-    let p = plan(&k, 1);
-    let calls = |k: &KernelIR| {
-        let c = kiln_jit::CompiledKernel::explain(k, &p, Schedule::for_kernel(k)).unwrap();
-        c.dumps().unwrap().clif.contains("= (i64, i64, i64, i64) -> i8 ")
-    };
-    assert_eq!(calls(&k), wide::level().is_some());
-    k.extra = vec![xx];
-    assert!(!calls(&k));
 }
 
 /// Sibling reductions whose every component folds its long rows at full width (a max and a min
