@@ -244,7 +244,10 @@ pub fn fold_of(
         // (the loop of the most vectors an iteration sends vector p to accumulator p % k only
         // where k divides it: the partition the fold reproduces)
         (ReduceOp::Sum, Some(ElemType::F32))
-            if accumulators > 0 && schedule.unroll.max(schedule.accumulators) % accumulators == 0 =>
+            if schedule
+                .unroll
+                .max(schedule.accumulators)
+                .is_multiple_of(accumulators) =>
         {
             let schedule = crate::Schedule {
                 accumulators,

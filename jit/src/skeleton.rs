@@ -213,8 +213,9 @@ fn summed_inputs(f: &Frame<'_>, root: kiln_ir::NodeId) -> Option<(usize, usize)>
     }
 }
 
-/// How one component of sibling reductions folds a long row at full width (see
-/// [`Skeleton::wide_folds`]): its fold, and the inputs it reads (a product's two factors).
+/// How one reduction (alone, or a component of sibling reductions) folds a long row at full
+/// width (see [`Skeleton::wide_folds`]): its fold, and the inputs it reads (a product's two
+/// factors).
 #[derive(Clone, Copy)]
 enum ComponentFold {
     /// A max or min of a plain read of input `i`.
@@ -355,8 +356,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             // (read where it is: a float kernel's input in its dtype, a typed one's int64 input)
             extreme_wide: match st.mode {
                 Mode::Trailing(op) if op.is_arg() => {
-                    let max = matches!(op, ReduceOp::Max | ReduceOp::ArgMax);
-                    g.math.extreme(max).and_then(|fold| {
+                    g.math.extreme(op == ReduceOp::ArgMax).and_then(|fold| {
                         let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
                         plain_read(f, int64).map(|i| (i, fold))
                     })
@@ -1547,7 +1547,12 @@ impl Skeleton<'_, '_> {
         g.b.switch_to_block(called);
         let jb = g.b.ins().imul_imm_s(jlo, g.size);
         let mut again = g.b.ins().iconst(types::I8, 0);
-        // each call's result, merged once every call is back
+        // each call's result, merged once every call is back: an extreme, or the partials'
+        // variables and where the call left them
+        enum Called {
+            Extreme(Value),
+            Sum(Vec<Variable>, Value),
+        }
         let mut results = Vec::with_capacity(folds.len());
         for ((fold, [x, y]), acc) in folds.iter().zip(slots) {
             let x = g.b.ins().iadd(*x, jb);
@@ -1563,7 +1568,7 @@ impl Skeleton<'_, '_> {
                         let odd = g.b.ins().fcmp(FloatCC::UnorderedOrEqual, partial, zero);
                         again = g.b.ins().bor(again, odd);
                     }
-                    results.push((acc, Ok(partial)));
+                    results.push((acc, Called::Extreme(partial)));
                 }
                 ComponentFold::Sum { fold, slot, .. } => {
                     // the partials in the inline partition's order: accumulator p's halves
@@ -1580,7 +1585,7 @@ impl Skeleton<'_, '_> {
                     let call = g.b.ins().call(fold, &[x, y, len, at]);
                     let nan = g.b.inst_results(call)[0];
                     again = g.b.ins().bor(again, nan);
-                    results.push((acc, Err((parts, at))));
+                    results.push((acc, Called::Sum(parts, at)));
                 }
             }
         }
@@ -1590,14 +1595,14 @@ impl Skeleton<'_, '_> {
         g.b.switch_to_block(merge);
         for (acc, result) in results {
             match result {
-                Ok(partial) => {
+                Called::Extreme(partial) => {
                     let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
                     let merged = g.acc_update(acc.op, W::Scalar, &state, partial, None);
                     for (&var, v) in acc.scalar.iter().zip(merged) {
                         g.b.def_var(var, v);
                     }
                 }
-                Err((parts, at)) => {
+                Called::Sum(parts, at) => {
                     for (k, &var) in parts.iter().enumerate() {
                         let v = g.b.ins().load(types::F64X2, mem(), at, 16 * k as i32);
                         g.b.def_var(var, v);
