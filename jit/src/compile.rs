@@ -292,18 +292,14 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     }
     // float values of a float kernel, or int64 values of a typed one, folded in their own type
     let folded = math::fold_values(typed.as_ref().map(|t| t.value_type()), st.dtype);
-    // (an argmax's blocks fold their max: skeleton.rs `arg_blocks`)
+    // an argmax's or argmin's blocks fold their max or min (skeleton.rs `arg_blocks`)
     if let Mode::Trailing(op) = st.mode
-        && let Some(max) = match op {
-            kiln_ir::ReduceOp::Max | kiln_ir::ReduceOp::ArgMax => Some(true),
-            kiln_ir::ReduceOp::Min | kiln_ir::ReduceOp::ArgMin => Some(false),
-            _ => None,
-        }
+        && op.is_arg()
         && let Some(values) = folded
         && key.roots().len() == 1
         && math::wide_extreme(&key.arena, key.body, key.schedule)
     {
-        math.import_extreme(module, func, max, values)?;
+        math.import_extreme(module, func, op == kiln_ir::ReduceOp::ArgMax, values)?;
     }
     // a trailing sum, max or min, or sibling reductions, whose every reduction folds its long
     // rows at full width (skeleton.rs `wide_folds`)

@@ -184,24 +184,6 @@ pub fn summed_body(arena: &kiln_ir::ExprArena, body: kiln_ir::NodeId) -> Option<
     }
 }
 
-/// Whether a trailing sum of f32 values folds its long rows by one call at full width
-/// (`wide/sums.rs`, skeleton.rs `wide_folds`), and of what ([`summed_body`]), where the schedule's
-/// f32 vectors keep the partition the fold reproduces (4 accumulators, at most as many vectors an
-/// iteration: [`crate::wide::PARTS`] partials) and it asks for the wide routines (normalised: and
-/// the host has them). The caller checks the kernel's type and that it writes no further map
-/// outputs. Other bodies keep the inline path.
-pub fn wide_sum(
-    arena: &kiln_ir::ExprArena,
-    body: kiln_ir::NodeId,
-    schedule: crate::Schedule,
-) -> Option<bool> {
-    let k = crate::wide::sum_accumulators(4);
-    if !(schedule.wide && schedule.lanes == 4 && schedule.accumulators == k && schedule.unroll <= k) {
-        return None;
-    }
-    summed_body(arena, body)
-}
-
 /// The fold at full width a reduction takes for its long rows (`wide/extremes.rs`,
 /// `wide/sums.rs`): see [`fold_of`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -219,11 +201,17 @@ pub enum Fold {
 }
 
 /// The fold at full width a trailing reduction `op` of `body` (alone, or a component of sibling
-/// reductions) takes for its long rows, if any: a max or min of a plain read
-/// ([`wide_extreme`]) of `values` (a float kernel's dtype, or a typed kernel's int64 values);
-/// a sum of f32 values of a float kernel ([`wide_sum`]), whose `accumulators` (the reduction's
-/// own: a sibling component's may be fewer than the schedule's) keep the partition the fold
-/// reproduces.
+/// reductions) takes for its long rows, if any, where the schedule asks for the wide routines
+/// (normalised: and the host has them):
+/// - a max or min of a plain read ([`wide_extreme`]) of `values` (a float kernel's dtype, or a
+///   typed kernel's int64 values);
+/// - a sum of f32 values of a float kernel whose body [`summed_body`] reads, where its own
+///   `accumulators` (a sibling component's may be fewer than the schedule's) keep the partition
+///   the fold reproduces: 4 of them ([`crate::wide::PARTS`] partials), each vector `p` of the
+///   loop of the most vectors an iteration into accumulator `p % 4` (so 4 divides that count).
+///
+/// The caller checks that the kernel writes no further map outputs. Other bodies keep the inline
+/// path.
 pub fn fold_of(
     op: kiln_ir::ReduceOp,
     arena: &kiln_ir::ExprArena,
@@ -241,19 +229,16 @@ pub fn fold_of(
                 max: op == ReduceOp::Max,
             })
         }
-        // (the loop of the most vectors an iteration sends vector p to accumulator p % k only
-        // where k divides it: the partition the fold reproduces)
         (ReduceOp::Sum, Some(ElemType::F32))
-            if schedule
-                .unroll
-                .max(schedule.accumulators)
-                .is_multiple_of(accumulators) =>
+            if schedule.wide
+                && schedule.lanes == 4
+                && accumulators == crate::wide::sum_accumulators(4)
+                && schedule
+                    .unroll
+                    .max(schedule.accumulators)
+                    .is_multiple_of(accumulators) =>
         {
-            let schedule = crate::Schedule {
-                accumulators,
-                ..schedule
-            };
-            wide_sum(arena, body, schedule).map(|dot| Fold::Sum { dot })
+            summed_body(arena, body).map(|dot| Fold::Sum { dot })
         }
         _ => None,
     }

@@ -171,6 +171,14 @@ struct RowCall {
 }
 
 impl RowCall {
+    /// The row's run by `inline` in the block of the inline loop, both branches then joined.
+    fn inline_and_join(&self, g: &mut Gen<'_, '_>, inline: impl FnOnce(&mut Gen<'_, '_>)) {
+        g.b.switch_to_block(self.short);
+        inline(g);
+        g.b.ins().jump(self.done, &[]);
+        g.b.switch_to_block(self.done);
+    }
+
     fn new(g: &mut Gen<'_, '_>, jlo: Value, jhi: Value, min: i64) -> RowCall {
         let len = g.b.ins().isub(jhi, jlo);
         RowCall {
@@ -1457,13 +1465,7 @@ impl Skeleton<'_, '_> {
         o: Value,
         inline: impl FnOnce(&mut Gen<'_, '_>),
     ) {
-        let RowCall {
-            len,
-            long,
-            called,
-            short,
-            done,
-        } = RowCall::new(g, jlo, jhi, WIDE_ROW_MIN);
+        let row = RowCall::new(g, jlo, jhi, WIDE_ROW_MIN);
         // (a kept max or min is bound by its compares, not by memory: any block)
         let sum = matches!(self.st.mode, Mode::Kept(ReduceOp::Sum));
         let wide = if g.dtype == kiln_ir::ElemType::F64 && sum {
@@ -1476,13 +1478,13 @@ impl Skeleton<'_, '_> {
             let bytes = g.b.ins().imul_imm_s(points, g.size);
             let max = WIDE_ROW_MAX_BYTES;
             let fits = g.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, bytes, max);
-            g.b.ins().band(long, fits)
+            g.b.ins().band(row.long, fits)
         } else {
-            long
+            row.long
         };
-        g.b.ins().brif(wide, called, &[], short, &[]);
+        g.b.ins().brif(wide, row.called, &[], row.short, &[]);
 
-        g.b.switch_to_block(called);
+        g.b.switch_to_block(row.called);
         let size = g.size;
         let jb = g.b.ins().imul_imm_s(jlo, size);
         let mut args: Vec<Value> = xs.iter().map(|&x| g.b.ins().iadd(x, jb)).collect();
@@ -1491,15 +1493,11 @@ impl Skeleton<'_, '_> {
         let op = self.st.mode.reduce_op().unwrap_or(ReduceOp::Sum);
         let ab = crate::reduce::acc_bytes(op, g.dtype);
         args.push(g.elem_addr(self.f.out_val, oj, ab));
-        args.push(len);
+        args.push(row.len);
         g.b.ins().call(step, &args);
-        g.b.ins().jump(done, &[]);
+        g.b.ins().jump(row.done, &[]);
 
-        g.b.switch_to_block(short);
-        inline(g);
-        g.b.ins().jump(done, &[]);
-
-        g.b.switch_to_block(done);
+        row.inline_and_join(g, inline);
     }
 
     /// A row `[jlo, jhi)` of trailing reductions that each fold it at full width (`folds`: one
@@ -1535,16 +1533,10 @@ impl Skeleton<'_, '_> {
     ) {
         let sums = folds.iter().any(|(f, _)| matches!(f, ComponentFold::Sum { .. }));
         let min = if sums { WIDE_SUM_MIN } else { WIDE_EXTREME_MIN };
-        let RowCall {
-            len,
-            long,
-            called,
-            short,
-            done,
-        } = RowCall::new(g, jlo, jhi, min);
-        g.b.ins().brif(long, called, &[], short, &[]);
+        let row = RowCall::new(g, jlo, jhi, min);
+        g.b.ins().brif(row.long, row.called, &[], row.short, &[]);
 
-        g.b.switch_to_block(called);
+        g.b.switch_to_block(row.called);
         let jb = g.b.ins().imul_imm_s(jlo, g.size);
         let mut again = g.b.ins().iconst(types::I8, 0);
         // each call's result, merged once every call is back: an extreme, or the partials'
@@ -1558,7 +1550,7 @@ impl Skeleton<'_, '_> {
             let x = g.b.ins().iadd(*x, jb);
             match *fold {
                 ComponentFold::Extreme { fold, .. } => {
-                    let call = g.b.ins().call(fold, &[x, len]);
+                    let call = g.b.ins().call(fold, &[x, row.len]);
                     let partial = g.b.inst_results(call)[0];
                     if g.int_values().is_none() {
                         let zero = match g.dtype {
@@ -1582,7 +1574,7 @@ impl Skeleton<'_, '_> {
                     let t = g.b.use_var(acc.scalar[0]);
                     g.b.ins().store(mem(), t, at, 8 * crate::wide::PARTS as i32);
                     let y = g.b.ins().iadd(*y, jb);
-                    let call = g.b.ins().call(fold, &[x, y, len, at]);
+                    let call = g.b.ins().call(fold, &[x, y, row.len, at]);
                     let nan = g.b.inst_results(call)[0];
                     again = g.b.ins().bor(again, nan);
                     results.push((acc, Called::Sum(parts, at)));
@@ -1590,7 +1582,7 @@ impl Skeleton<'_, '_> {
             }
         }
         let merge = g.b.create_block();
-        g.b.ins().brif(again, short, &[], merge, &[]);
+        g.b.ins().brif(again, row.short, &[], merge, &[]);
 
         g.b.switch_to_block(merge);
         for (acc, result) in results {
@@ -1614,13 +1606,9 @@ impl Skeleton<'_, '_> {
                 }
             }
         }
-        g.b.ins().jump(done, &[]);
+        g.b.ins().jump(row.done, &[]);
 
-        g.b.switch_to_block(short);
-        inline(g);
-        g.b.ins().jump(done, &[]);
-
-        g.b.switch_to_block(done);
+        row.inline_and_join(g, inline);
     }
 
     /// One loop over a group's rows: `count` items of width `w` per iteration, each the rows'
