@@ -106,7 +106,7 @@ use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
-use crate::wide::{Binary, Io, Level, Routine, WideElem, WideExtreme};
+use crate::wide::{Binary, Io, Level, MOMENTS_STATE, Moments, Routine, WideElem, WideExtreme};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::mem::MaybeUninit;
@@ -1055,6 +1055,54 @@ extern "C" fn trailing_sum<const DOT: bool>(x: *const f32, y: *const f32, n: i64
         None => true,
     };
     i8::from(nan)
+}
+
+/// The row `x` folded at `level` into `state`, a compound moments state `(k, n, mean, m2, sum)`
+/// (`wide/moments.rs`), as a compound `moments` of a plain read folds a long row: whether the
+/// state came out NaN (then it is left as it was). An error if the host lacks `level`.
+pub fn apply_moments<T: Moments>(level: Level, x: &[T], state: &mut [f64; MOMENTS_STATE]) -> Result<bool> {
+    on_host(level)?;
+    let fold = T::moments_fold(level);
+    // SAFETY: `fold` is one of moments.rs's `#[target_feature]` functions compiled for `level`
+    // (`moments_fold` maps each level to its own), and the host has every feature of `level`
+    // (checked above); apart from those features it is a safe function of its arguments.
+    Ok(unsafe { fold(x, state) })
+}
+
+/// The function compiled code calls for the moments of a row of `T` values (skeleton.rs
+/// `segment`): [`apply_moments`] of the `n` values at `x` into the state at `state`, at
+/// [`crate::wide::level`]; 1 where the state came out NaN (or no level: the caller then folds
+/// the row inline), else 0.
+extern "C" fn trailing_moments<T: Moments>(x: *const T, n: i64, state: *mut f64) -> i8 {
+    // SAFETY: this function's address is given to compiled code only by `moments_address`, whose
+    // symbol skeleton.rs calls for a compound moments kernel of `T` values whose body is a plain
+    // read of an input, not strided: in place of its own blocks over a row's points `[jlo,
+    // jhi)`, with `n > 0` points, `x` the input's row at the first: exactly the elements those
+    // blocks read (in checked inputs: see `dispatch`), only read during the call; `state` a stack
+    // slot of the kernel's own of at least `MOMENTS_STATE` f64, holding the segment's state, not
+    // otherwise used during the call.
+    let (x, state) = unsafe {
+        (
+            std::slice::from_raw_parts(x, n as usize),
+            &mut *state.cast::<[f64; MOMENTS_STATE]>(),
+        )
+    };
+    // registered only where `level()` is some, which implies the host has it: `apply_moments`
+    // cannot fail (and a panic may not unwind out of an `extern "C"` function)
+    let nan = match crate::wide::level() {
+        Some(level) => apply_moments(level, x, state).unwrap_or(true),
+        None => true,
+    };
+    i8::from(nan)
+}
+
+/// The address of the function compiled code calls for the moments of a row of `dtype` values
+/// (f64, f32).
+pub(crate) fn moments_address(dtype: kiln_ir::ElemType) -> *const u8 {
+    match dtype {
+        kiln_ir::ElemType::F32 => trailing_moments::<f32> as *const u8,
+        _ => trailing_moments::<f64> as *const u8,
+    }
 }
 
 /// The address of the function compiled code calls for a trailing sum of a plain read of f32

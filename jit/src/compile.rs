@@ -127,6 +127,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                 call::wide_complex_abs_address(dtype),
             );
             jb.symbol(host::sincos_symbol(dtype), call::wide_sincos_address(dtype));
+            jb.symbol(host::moments_symbol(dtype), call::moments_address(dtype));
             for group in [true, false] {
                 jb.symbol(
                     host::kept_rows_symbol(group, dtype),
@@ -292,6 +293,13 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     }
     // float values of a float kernel, or int64 values of a typed one, folded in their own type
     let folded = math::fold_values(typed.as_ref().map(|t| t.value_type()), st.dtype);
+    // a compound moments kernel folds its long rows (skeleton.rs `segment`)
+    if st.mode == Mode::Compound(kiln_ir::CompoundOp::Moments)
+        && typed.is_none()
+        && math::wide_moments(&key.arena, key.body, key.schedule, Some(st.dtype))
+    {
+        math.import_moments(module, func, st.dtype)?;
+    }
     // an argmax's or argmin's blocks fold their max or min (skeleton.rs `arg_blocks`)
     if let Mode::Trailing(op) = st.mode
         && op.is_arg()

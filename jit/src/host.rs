@@ -146,6 +146,12 @@ pub(crate) fn sum_symbol(dot: bool) -> &'static str {
     }
 }
 
+/// The symbol of the moments of a row of `dtype` values (f64, f32; wide/moments.rs, registered
+/// by compile.rs where the host has a wide level).
+pub(crate) fn moments_symbol(dtype: ElemType) -> String {
+    format!("kiln_wide_moments_{}", dtype.short_name()).to_lowercase()
+}
+
 /// The symbol of the block function of sin and cos of one argument on `dtype` (registered by
 /// compile.rs where the host has a wide level).
 pub(crate) fn sincos_symbol(dtype: ElemType) -> String {
@@ -276,6 +282,9 @@ pub struct MathRefs {
     /// The trailing sum of a row of f32 values and of the products of two rows (`wide/sums.rs`,
     /// skeleton.rs `wide_folds`), where [`MathRefs::import_sum`] imported them (index: products).
     sums: [Option<FuncRef>; 2],
+    /// The moments of a row (`wide/moments.rs`, skeleton.rs `segment`), where
+    /// [`MathRefs::import_moments`] imported it.
+    moments: Option<FuncRef>,
     /// The byte-string comparison (`call::bytes_op`), where [`MathRefs::import_bytes`] imported it.
     bytes: Option<FuncRef>,
     /// Whether vector math is inline (the policy's choice, [`crate::math::inline_vector_math`]).
@@ -339,6 +348,7 @@ impl MathRefs {
             kept_single: None,
             extremes: [None; 2],
             sums: [None; 2],
+            moments: None,
             bytes: None,
             inline,
             complex: HashMap::new(),
@@ -476,6 +486,29 @@ impl MathRefs {
         let id = module.declare_function(sum_symbol(dot), Linkage::Import, &sig)?;
         self.sums[usize::from(dot)] = Some(module.declare_func_in_func(id, func));
         Ok(())
+    }
+
+    /// Declares in `module` and imports into `func` the moments of a row of `dtype` values,
+    /// `fn(x, n, state) -> i8` (registered by compile.rs where the host has a wide level).
+    pub fn import_moments<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        dtype: ElemType,
+    ) -> crate::Result<()> {
+        let mut sig = Signature::new(module.isa().default_call_conv());
+        for _ in 0..3 {
+            sig.params.push(AbiParam::new(types::I64));
+        }
+        sig.returns.push(AbiParam::new(types::I8));
+        let id = module.declare_function(&moments_symbol(dtype), Linkage::Import, &sig)?;
+        self.moments = Some(module.declare_func_in_func(id, func));
+        Ok(())
+    }
+
+    /// The moments of a row, if the kernel imported it.
+    pub fn moments(&self) -> Option<FuncRef> {
+        self.moments
     }
 
     /// The trailing sum of a row (`dot`: of the products of two), if the kernel imported it.

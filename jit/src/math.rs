@@ -162,6 +162,29 @@ pub fn wide_kept_rows(
     schedule.wide && matches!(op, Sum | Max | Min) && matches!(arena.node(body), kiln_ir::Node::Input(_))
 }
 
+/// Whether a compound moments kernel folds its long rows by one call at full width
+/// (`wide/moments.rs`, skeleton.rs `segment`): its body a plain read of an input (`var(x)`,
+/// `std(m, axis=1)`), of float values (`values`), where its schedule asks for the wide routines
+/// (normalised: and the host has them) and is the default one, whose partition the fold
+/// reproduces: lanes of 128 bits, 4 accumulators, 8 vectors an iteration.
+pub fn wide_moments(
+    arena: &kiln_ir::ExprArena,
+    body: kiln_ir::NodeId,
+    schedule: crate::Schedule,
+    values: Option<kiln_ir::ElemType>,
+) -> bool {
+    use kiln_ir::ElemType;
+    let default_lanes = matches!(
+        (values, schedule.lanes),
+        (Some(ElemType::F64), 2) | (Some(ElemType::F32), 4)
+    );
+    schedule.wide
+        && default_lanes
+        && schedule.accumulators == 4
+        && schedule.unroll == 8
+        && matches!(arena.node(body), kiln_ir::Node::Input(_))
+}
+
 /// Whether a trailing `max` or `min` folds its long rows by one call at full width
 /// (`wide/extremes.rs`, skeleton.rs `segment`): its body a plain read of an input (`max(x)`,
 /// `min(m, axis=1)`; the caller checks that it writes no further map outputs, which its own loop

@@ -109,6 +109,11 @@ impl Schedule {
         match &kernel.kind {
             KernelKind::Map | KernelKind::Scan(_) => Schedule::simd(kernel.dtype, 4, 1),
             KernelKind::Reduce { op, .. } => Schedule::simd(kernel.dtype, 1, of(*op, kernel.body)),
+            // moments: two vectors an iteration into each accumulator, added first (moments.rs)
+            KernelKind::Compound {
+                op: kiln_ir::CompoundOp::Moments,
+                ..
+            } => Schedule::simd(kernel.dtype, 8, 4),
             KernelKind::Compound { .. } => Schedule::simd(kernel.dtype, 1, 4),
             KernelKind::Siblings { ops, .. } => {
                 let mut components = [0; COMPONENTS];

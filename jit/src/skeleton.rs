@@ -21,9 +21,11 @@
 //! stores address `row_ptr + j * size`.
 
 use crate::clif::mem;
+use crate::compound::{Batches, SumExp};
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, ManyInputs, W};
+use crate::moments::Moments;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{BlockArg, FuncRef, InstBuilder, StackSlotData, StackSlotKind, Value, types};
 use cranelift_frontend::Variable;
@@ -71,6 +73,10 @@ const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 /// full width ([`Skeleton::wide_folds`]); shorter rows keep the inline loop, which folds them
 /// in less time than the call takes.
 const WIDE_EXTREME_MIN: i64 = 64;
+
+/// The fewest points of a row whose moments are folded by one call at full width
+/// ([`Skeleton::segment`]); shorter rows keep the inline blocks.
+const WIDE_MOMENTS_MIN: i64 = 256;
 
 /// The fewest points of a row that a trailing sum of f32 values folds by one call at full width
 /// ([`Skeleton::wide_folds`]); shorter rows keep the inline loop, which adds them in less time than
@@ -131,6 +137,9 @@ struct Skeleton<'f, 'k> {
     /// whose every component's does: each reduction's fold (none where one has none): see
     /// [`Skeleton::wide_folds`].
     folds: Vec<ComponentFold>,
+    /// A compound moments kernel of a plain read of input `i`, and the fold of a row at full
+    /// width it calls (see [`Skeleton::segment`]).
+    moments_wide: Option<(usize, FuncRef)>,
 }
 
 /// Segment `s`'s position along the last segment axis, carried from one segment to the next
@@ -157,6 +166,28 @@ struct Acc {
     op: ReduceOp,
     vector: Vec<Vec<Variable>>,
     scalar: Vec<Variable>,
+}
+
+/// A compound reduction's state in one segment.
+enum Compound {
+    Moments(Moments),
+    SumExp(SumExp),
+}
+
+impl Compound {
+    fn batches(&self) -> &dyn Batches {
+        match self {
+            Compound::Moments(m) => m,
+            Compound::SumExp(s) => s,
+        }
+    }
+
+    fn store(&self, g: &mut Gen<'_, '_>, out: Value, o: Value) {
+        match self {
+            Compound::Moments(m) => m.store(g, out, o),
+            Compound::SumExp(s) => s.store(g, out, o),
+        }
+    }
 }
 
 /// The blocks of a row's run `[jlo, jhi)` taken by one call at full width or by the inline loop
@@ -372,6 +403,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 _ => None,
             },
             folds: folds(g, f),
+            moments_wide: g
+                .math
+                .moments()
+                .and_then(|fold| plain_read(f, None).map(|i| (i, fold))),
         }
     }
 
@@ -511,7 +546,14 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let zero = g.b.ins().iconst(types::I64, 0);
         let (o_base, r_base) = self.locate(g, s, s0, cursor);
         let compound = match self.st.mode {
-            Mode::Compound(op) => Some(crate::compound::State::new(g, op, self.f.vector)),
+            Mode::Compound(kiln_ir::CompoundOp::Moments) => Some(Compound::Moments(Moments::new(
+                g,
+                self.f.vector,
+                usize::from(self.f.key.schedule.accumulators),
+            ))),
+            Mode::Compound(kiln_ir::CompoundOp::MaxSumExp) => {
+                Some(Compound::SumExp(SumExp::new(g, self.f.vector)))
+            }
             _ => None,
         };
         let slots: Vec<Acc> = self
@@ -569,8 +611,27 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             self.wide_folds(g, jlo, jhi, &folds, &slots, |g| {
                 self.inner(g, &r, jlo, jhi, &slots, None)
             });
+        } else if let Some(Compound::Moments(m)) = &compound {
+            match self
+                .moments_wide
+                .and_then(|(i, fold)| r.ptrs[i].map(|x| (x, fold)))
+            {
+                Some((x, fold)) => {
+                    let row = RowCall::new(g, jlo, jhi, WIDE_MOMENTS_MIN);
+                    g.b.ins().brif(row.long, row.called, &[], row.short, &[]);
+                    g.b.switch_to_block(row.called);
+                    let jb = g.b.ins().imul_imm_s(jlo, g.size);
+                    let x = g.b.ins().iadd(x, jb);
+                    let state = m.state_address(g);
+                    let call = g.b.ins().call(fold, &[x, row.len, state]);
+                    let nan = g.b.inst_results(call)[0];
+                    g.b.ins().brif(nan, row.short, &[], row.done, &[]);
+                    row.inline_and_join(g, |g| self.moments_blocks(g, &r, jlo, jhi, m));
+                }
+                None => self.moments_blocks(g, &r, jlo, jhi, m),
+            }
         } else if self.blocked.is_empty() || compound.is_some() {
-            self.inner(g, &r, jlo, jhi, &slots, compound.as_ref());
+            self.inner(g, &r, jlo, jhi, &slots, compound.as_ref().map(Compound::batches));
         } else {
             self.blocks(g, &r, jlo, jhi, &slots);
         }
@@ -768,6 +829,48 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         }
     }
 
+    /// A row's run `[jlo, jhi)` of moments, in blocks of [`crate::moments::BLOCK_POINTS`]: each
+    /// block's sum, then its deviations from its mean, by the inner loop (see `moments.rs`).
+    fn moments_blocks(&self, g: &mut Gen<'_, '_>, r: &Row, jlo: Value, jhi: Value, m: &Moments) {
+        let len = crate::moments::BLOCK_POINTS;
+        let b_var = g.b.declare_var(types::I64);
+        g.b.def_var(b_var, jlo);
+        let head = g.b.create_block();
+        let body = g.b.create_block();
+        let done = g.b.create_block();
+        g.b.ins().jump(head, &[]);
+
+        g.b.switch_to_block(head);
+        let b = g.b.use_var(b_var);
+        let more = g.b.ins().icmp(IntCC::SignedLessThan, b, jhi);
+        g.b.ins().brif(more, body, &[], done, &[]);
+
+        g.b.switch_to_block(body);
+        let end = g.b.ins().iadd_imm_s(b, len);
+        let bhi = g.b.ins().smin(end, jhi);
+        let points = |g: &mut Gen<'_, '_>| {
+            let k = g.b.ins().isub(bhi, b);
+            g.b.ins().fcvt_from_sint(types::F64, k)
+        };
+        // the block's first value (the first pass's shift)
+        let first = m.shifts().then(|| {
+            let jb = g.b.ins().imul_imm_s(b, g.size);
+            let flat = g.b.ins().iadd(r.rs, b);
+            self.value(g, r, W::Scalar, jb, flat, 0)
+        });
+        m.begin_block(g, first);
+        self.inner(g, r, b, bhi, &[], Some(m));
+        let n = points(g);
+        m.end_sum(g, n);
+        self.inner(g, r, b, bhi, &[], Some(m));
+        let n = points(g);
+        m.end_block(g, n);
+        g.b.def_var(b_var, bhi);
+        g.b.ins().jump(head, &[]);
+
+        g.b.switch_to_block(done);
+    }
+
     /// The inner loop over `j` in `[jlo, jhi)` of one row.
     fn inner(
         &self,
@@ -776,7 +879,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         jlo: Value,
         jhi: Value,
         slots: &[Acc],
-        compound: Option<&crate::compound::State>,
+        compound: Option<&dyn Batches>,
     ) {
         let j_var = g.b.declare_var(types::I64);
         g.b.def_var(j_var, jlo);
@@ -1103,18 +1206,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         count: i64,
         w: W,
         slots: &[Acc],
-        compound: Option<&crate::compound::State>,
+        compound: Option<&dyn Batches>,
     ) {
         let width = if w == W::Vector { self.f.lanes } else { 1 };
         counted_loop(g, j_var, jhi, count * width, |g, j| {
             let jb = g.b.ins().imul_imm_s(j, g.size);
             let flat = g.b.ins().iadd(r.rs, j);
             if let Some(c) = compound {
-                // the iteration's values, folded as one batch
-                let vs: Vec<Value> = (0..count)
-                    .map(|p| self.value(g, r, w, jb, flat, p * width))
-                    .collect();
-                c.update(g, w, &vs);
+                // the iteration's values, folded as one batch (each computed where the fold asks)
+                c.update(g, w, count as usize, &mut |g, p| {
+                    self.value(g, r, w, jb, flat, p as i64 * width)
+                });
                 return;
             }
             let bools = |g: &Gen<'_, '_>| {

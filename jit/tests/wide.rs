@@ -2309,3 +2309,105 @@ fn sibling_reductions_fold_at_full_width_together() {
         }
     }
 }
+
+/// A compound moments kernel (`mean` and `var` in one pass) whose body is a plain read calls the
+/// row's fold at full width (an import `(i64, i64, i64) -> i8`) where the host has a wide level
+/// and the schedule is the default one; never with `with_wide(false)`, another schedule's
+/// partition, or a computed body. Each route agrees with the interpreter within a relative bound
+/// (the interpreter folds Welford's states, the compiled code two passes a block), and the
+/// routes give the same bits, NaN payloads included, over rows shorter and longer than the
+/// call's threshold and than a block, rows of several segments and whole arrays cut into
+/// chunks.
+fn moments_route<T: Elem + wide::Moments>(dtype: ElemType) {
+    let mut arena = ExprArena::new();
+    let x = arena.input(0);
+    let twice = arena.binary(BinaryOp::Add, x, x);
+    let sig = "= (i64, i64, i64) -> i8 ";
+    let mut rng = Rng::new(26);
+    for (shape, axes) in [
+        (vec![5usize, 63], vec![1usize]),
+        (vec![5, 256], vec![1]),
+        (vec![3, 1000], vec![1]),
+        (vec![2, 3041], vec![1]),
+        (vec![2, 3, 300], vec![2]),
+        (vec![4, 2000], vec![0, 1]),
+        (vec![300_000], vec![0]),
+    ] {
+        let n: usize = shape.iter().product();
+        for d in ["special", "plain", "offset", "payloads"] {
+            let mut xs = gen_data::<T>(
+                &mut rng,
+                n,
+                if d == "special" {
+                    Data::Special
+                } else {
+                    Data::Plain
+                },
+            );
+            for (i, x) in xs.iter_mut().enumerate() {
+                match d {
+                    // values far from 0 beside their spread: the blocks' means matter
+                    "offset" => *x = T::from_f64(1e4 + x.to_f64()),
+                    // NaNs of two payloads and both signs, where the operands' order picks one
+                    "payloads" => {
+                        *x = T::from_f64(match i % 997 {
+                            100 => f64::from_bits(0x7ff8_0000_2000_0000),
+                            108 => f64::from_bits(0xfff8_0f00_0000_0000),
+                            _ => continue,
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            for (body, routed) in [(x, true), (twice, false)] {
+                let kind = KernelKind::Compound {
+                    op: CompoundOp::Moments,
+                    axes: axes.clone(),
+                };
+                let k = kernel(dtype, &[&shape], arena.clone(), body, kind);
+                let p = plan(&k, 1);
+                let calls = |s: Schedule| {
+                    let c = kiln_jit::CompiledKernel::explain(&k, &p, s).unwrap();
+                    c.dumps().unwrap().clif.contains(sig)
+                };
+                let sched = Schedule::for_kernel(&k);
+                let what = format!("{dtype:?} {shape:?} axes {axes:?} {d:?} body {body:?}");
+                assert_eq!(calls(sched), routed && wide::level().is_some(), "{what}");
+                assert!(!calls(sched.with_wide(false)), "{what}");
+                assert!(!calls(Schedule::simd(dtype, 1, 4)), "{what}");
+                let data = [xs.clone()];
+                let run = |s: Schedule| jit(&k, &p, s, &data).unwrap().values.to_f64();
+                let want = oracle(&k, &data).unwrap().values.to_f64();
+                let got = run(sched);
+                // (each statistic rounded once to the dtype; a mean near 0 cancels)
+                let tol = if dtype == ElemType::F32 { 1e-6 } else { 1e-12 };
+                for (i, (&a, &b)) in got.iter().zip(&want).enumerate() {
+                    let close = (a - b).abs() <= tol * (a.abs().max(b.abs()) + 1.0);
+                    assert!(
+                        a.to_bits() == b.to_bits() || close || (a.is_nan() && b.is_nan()),
+                        "{what}: {i}: jit {a:e} vs interpreter {b:e}"
+                    );
+                }
+                for (a, b) in got.iter().zip(&run(sched.with_wide(false))) {
+                    assert_eq!(a.to_bits(), b.to_bits(), "{what}: wide {a:e} vs inline {b:e}");
+                }
+            }
+        }
+    }
+    // a level the host lacks computes nothing
+    for level in Level::ALL {
+        let mut state = [0.0; wide::MOMENTS_STATE];
+        let r = kiln_jit::apply_moments(level, &[T::from_f64(1.0), T::from_f64(3.0)], &mut state);
+        assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
+        if level.on_host() {
+            // k = the mean 2, n = 2, the offset 0, m2 = 2, the sum 4
+            assert_eq!(state, [2.0, 2.0, 0.0, 2.0, 4.0]);
+        }
+    }
+}
+
+#[test]
+fn the_moments_route_shows_in_the_code_and_agrees() {
+    moments_route::<f64>(ElemType::F64);
+    moments_route::<f32>(ElemType::F32);
+}

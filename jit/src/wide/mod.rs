@@ -99,6 +99,12 @@
 //! max(x)` of f32) call each component's for a long row, and fold it again inline for every
 //! component where any call's result is one of those cases.
 //!
+//! **Moments.** `moments.rs` computes a row's blocks of two passes (`S`, then `Σ (x - m)²`) in
+//! the inline loop's partition and merges them into its state, operation for operation, which a
+//! compound `moments` (`var`, `std`, `mean` with either) of a plain read of an f64 or f32 input
+//! calls for each row of at least 256 points (skeleton.rs `segment`; `crate::apply_moments` for
+//! tests): the inline state's bits. A row whose state comes back NaN is folded again inline.
+//!
 //! **Which level.** [`level`]: AVX-512 (F, DQ, VL) where the host has it, else AVX2 + FMA, else none
 //! (kernels keep the inline path); [`WIDE_ENV`] caps it (`avx2`) or turns it off (`off`), and
 //! [`crate::NO_FMA_ENV`] turns it off (it stands for a host without FMA). [`routed`] says which
@@ -120,6 +126,8 @@ mod extremes;
 pub use extremes::{Extreme, WideExtreme};
 mod lanes;
 mod logs;
+mod moments;
+pub use moments::{Moments, STATE as MOMENTS_STATE};
 mod pow;
 mod pow_const;
 mod rows;
