@@ -296,7 +296,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     // a compound moments kernel folds its long rows (skeleton.rs `segment`)
     if st.mode == Mode::Compound(kiln_ir::CompoundOp::Moments)
         && typed.is_none()
-        && math::wide_moments(&key.arena, key.body, key.schedule, Some(st.dtype))
+        && math::wide_moments(&key.arena, key.body, key.schedule, st.dtype)
     {
         math.import_moments(module, func, st.dtype)?;
     }

@@ -164,20 +164,17 @@ pub fn wide_kept_rows(
 
 /// Whether a compound moments kernel folds its long rows by one call at full width
 /// (`wide/moments.rs`, skeleton.rs `segment`): its body a plain read of an input (`var(x)`,
-/// `std(m, axis=1)`), of float values (`values`), where its schedule asks for the wide routines
+/// `std(m, axis=1)`) of a float kernel of `dtype`, where its schedule asks for the wide routines
 /// (normalised: and the host has them) and is the default one, whose partition the fold
 /// reproduces: lanes of 128 bits, 4 accumulators, 8 vectors an iteration.
 pub fn wide_moments(
     arena: &kiln_ir::ExprArena,
     body: kiln_ir::NodeId,
     schedule: crate::Schedule,
-    values: Option<kiln_ir::ElemType>,
+    dtype: kiln_ir::ElemType,
 ) -> bool {
     use kiln_ir::ElemType;
-    let default_lanes = matches!(
-        (values, schedule.lanes),
-        (Some(ElemType::F64), 2) | (Some(ElemType::F32), 4)
-    );
+    let default_lanes = matches!((dtype, schedule.lanes), (ElemType::F64, 2) | (ElemType::F32, 4));
     schedule.wide
         && default_lanes
         && schedule.accumulators == 4

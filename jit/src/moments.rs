@@ -25,8 +25,9 @@
 //! Each pass folds the values into vector accumulators as a trailing sum does: in an iteration
 //! of at least A vectors (A = the schedule's accumulators), vectors `p, p + A, ...` added
 //! together first, in order, then into accumulator `p`; else each into the first; the last
-//! points into a scalar one. Then each accumulator's lanes in order, then the scalar, are added
-//! into one f64. `wide/moments.rs` reproduces this partition at full width.
+//! points into a scalar one. Then the vectors (each accumulator's parts in order) are added as a
+//! balanced tree, then its two lanes, then the scalar (`Accs::total`). `wide/moments.rs`
+//! reproduces this partition at full width.
 //!
 //! Against one pass of Welford's update, this is about 2.5 times the speed inline and more at
 //! full width (a block's second read is from L1: no more traffic to memory than one pass); the

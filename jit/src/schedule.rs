@@ -7,8 +7,9 @@
 //! to accumulator `p % accumulators`; the components of sibling reductions may keep fewer each:
 //! `components`, skeleton.rs `Acc`). `wide` asks for the host's full vector width where it has
 //! it: the math functions on blocks (see `wide` and `skeleton/block.rs`), and the folds of plain
-//! reads (kept sums, maxima and minima, trailing extremes, trailing f32 sums: `wide/rows.rs`,
-//! `wide/extremes.rs`, `wide/sums.rs`). The schedule is part of the kernel cache key.
+//! reads (kept sums, maxima and minima, trailing extremes, trailing f32 sums, moments:
+//! `wide/rows.rs`, `wide/extremes.rs`, `wide/sums.rs`, `wide/moments.rs`). The schedule is part
+//! of the kernel cache key.
 
 use kiln_ir::{ElemType, KernelIR, KernelKind};
 
@@ -88,7 +89,8 @@ impl Schedule {
     /// measured sweet spot on a Zen 3 core), 8 for a min or max and for a float64 sum of a plain
     /// read or a square over long rows ([`Schedule::reduction_accumulators`]), and for sibling
     /// reductions the most any component keeps, each component its own
-    /// ([`Schedule::components`]); one vector per iteration for kernels of more than
+    /// ([`Schedule::components`]); 8 vectors an iteration into 4 accumulators for compound
+    /// moments (two each, added first: `moments.rs`); one vector per iteration for kernels of more than
     /// `MANY_INPUTS` (64) inputs, whose body is a long run of loads.
     pub fn for_kernel(kernel: &KernelIR) -> Schedule {
         if kernel.inputs.len() > MANY_INPUTS {

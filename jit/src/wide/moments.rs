@@ -10,7 +10,8 @@
 //! [`Lane::PARTS`] f64 partials, partial `e` adding `t[e] + t[e + PARTS]` of each run of
 //! `2 PARTS` terms. The vectors after the last whole run go to the first accumulator (partials 0
 //! to `V - 1`), one by one, and the last points (fewer than `V`) to a scalar accumulator. The sum
-//! is then the partials in order, then the scalar, added to 0. [`fold`] adds the same terms in
+//! is then the partials' vectors of two added as a balanced tree, its two lanes, then the
+//! scalar ([`total`]). [`fold`] adds the same terms in
 //! the same order (zmm at AVX-512, where the inline code's chains are 128 bits wide), then ends
 //! each block and merges it into the state as the inline code does (the shift, TwoSum, Chan's
 //! merge), operation for operation: so the state is
