@@ -952,11 +952,13 @@ pub(crate) fn kept_extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *cons
 }
 
 /// The max (`max`) or min of `x` at `level` ([`crate::wide`], `extremes.rs`), as a trailing `max`
-/// or `min` of a plain read of an input folds a long row: a NaN where `x` holds one, else its
-/// extreme (of -0.0 and 0.0, either). An error if the host lacks `level`.
-pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, x: &[T]) -> Result<T> {
+/// or `min` of a plain read of an input folds a long row (`row`: a zero of a row holding zeros
+/// of both signs is a NaN, [`crate::wide::row_extreme`]) or an argmax's block: a NaN where `x`
+/// holds one, else its extreme (of -0.0 and 0.0, either, where `row` is false). An error if the
+/// host lacks `level`.
+pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, row: bool, x: &[T]) -> Result<T> {
     on_host(level)?;
-    let fold = T::extreme(max, level);
+    let fold = T::extreme(max, level, row);
     // SAFETY: `fold` is one of extremes.rs's `#[target_feature]` functions compiled for `level`
     // (`WideExtreme::extreme` maps each level to its own), and the host has every feature of `level`
     // (checked above); apart from those features it is a safe function of a slice.
@@ -965,8 +967,8 @@ pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, x: &[T]) -> Result
 
 /// The function compiled code calls for a trailing max (`MAX`) or min of a plain read of an input
 /// (skeleton.rs `segment`): [`apply_extreme`] of the `n` values at `x`, at
-/// [`crate::wide::level`].
-extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool>(x: *const T, n: i64) -> T {
+/// [`crate::wide::level`], a row's (`ROW`) or a block's.
+extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>(x: *const T, n: i64) -> T {
     // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
     // symbol skeleton.rs calls for a trailing max, min, argmax or argmin (alone, or a component of
     // sibling reductions) whose body (the component's root) is a plain read of one input that is
@@ -980,22 +982,28 @@ extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool>(x: *const T, n: 
     // registered only where `level()` is some, which implies the host has it: `apply_extreme`
     // cannot fail (and a panic may not unwind out of an `extern "C"` function)
     match crate::wide::level() {
-        Some(level) => apply_extreme(level, MAX, x).unwrap_or(T::identity(MAX)),
+        Some(level) => apply_extreme(level, MAX, ROW, x).unwrap_or(T::identity(MAX)),
         None => T::identity(MAX),
     }
 }
 
 /// The address of the function compiled code calls for a trailing max (`max`) or min of `dtype`
-/// values (f64, f32, i64).
-pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 {
+/// values (f64, f32, i64): a row's (`row`, [`crate::wide::row_extreme`]) or a block's.
+pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType, row: bool) -> *const u8 {
     use kiln_ir::ElemType;
-    match (max, dtype) {
-        (true, ElemType::F64) => trailing_extreme::<f64, true> as *const u8,
-        (true, ElemType::F32) => trailing_extreme::<f32, true> as *const u8,
-        (false, ElemType::F64) => trailing_extreme::<f64, false> as *const u8,
-        (false, ElemType::F32) => trailing_extreme::<f32, false> as *const u8,
-        (true, ElemType::I64) => trailing_extreme::<i64, true> as *const u8,
-        (false, ElemType::I64) => trailing_extreme::<i64, false> as *const u8,
+    match (row, max, dtype) {
+        (false, true, ElemType::F64) => trailing_extreme::<f64, true, false> as *const u8,
+        (false, true, ElemType::F32) => trailing_extreme::<f32, true, false> as *const u8,
+        (false, false, ElemType::F64) => trailing_extreme::<f64, false, false> as *const u8,
+        (false, false, ElemType::F32) => trailing_extreme::<f32, false, false> as *const u8,
+        (false, true, ElemType::I64) => trailing_extreme::<i64, true, false> as *const u8,
+        (false, false, ElemType::I64) => trailing_extreme::<i64, false, false> as *const u8,
+        (true, true, ElemType::F64) => trailing_extreme::<f64, true, true> as *const u8,
+        (true, true, ElemType::F32) => trailing_extreme::<f32, true, true> as *const u8,
+        (true, false, ElemType::F64) => trailing_extreme::<f64, false, true> as *const u8,
+        (true, false, ElemType::F32) => trailing_extreme::<f32, false, true> as *const u8,
+        (true, true, ElemType::I64) => trailing_extreme::<i64, true, true> as *const u8,
+        (true, false, ElemType::I64) => trailing_extreme::<i64, false, true> as *const u8,
         _ => unreachable!("only f32, f64 and i64 runs are folded"),
     }
 }

@@ -149,10 +149,10 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             kiln_ir::ElemType::F32,
             kiln_ir::ElemType::I64,
         ] {
-            for max in [true, false] {
+            for (max, row) in [(true, false), (false, false), (true, true), (false, true)] {
                 jb.symbol(
-                    host::extreme_symbol(max, dtype),
-                    call::extreme_address(max, dtype),
+                    host::extreme_symbol(max, dtype, row),
+                    call::extreme_address(max, dtype, row),
                 );
             }
         }
@@ -307,14 +307,14 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         && key.roots().len() == 1
         && math::wide_extreme(&key.arena, key.body, key.schedule)
     {
-        math.import_extreme(module, func, op == kiln_ir::ReduceOp::ArgMax, values)?;
+        math.import_extreme(module, func, op == kiln_ir::ReduceOp::ArgMax, values, false)?;
     }
     // a trailing sum, max or min, or sibling reductions, whose every reduction folds its long
     // rows at full width (skeleton.rs `wide_folds`)
     for fold in key.folds(folded).unwrap_or_default() {
         match fold {
             math::Fold::Extreme { max } if math.extreme(max).is_none() => {
-                math.import_extreme(module, func, max, folded.expect("a fold's values"))?
+                math.import_extreme(module, func, max, folded.expect("a fold's values"), true)?
             }
             math::Fold::Sum { dot } if math.sum(dot).is_none() => math.import_sum(module, func, dot)?,
             _ => {}

@@ -130,10 +130,12 @@ pub(crate) fn kept_extreme_symbol(max: bool, dtype: ElemType) -> String {
 }
 
 /// The symbol of the trailing max (`max`) or min of a run on `dtype` (wide/extremes.rs, registered
-/// by compile.rs where the host has a wide level).
-pub(crate) fn extreme_symbol(max: bool, dtype: ElemType) -> String {
+/// by compile.rs where the host has a wide level): a row's (`row`: a zero of a row holding zeros
+/// of both signs made a NaN, `call::row_extreme`) or a block's.
+pub(crate) fn extreme_symbol(max: bool, dtype: ElemType, row: bool) -> String {
     let what = if max { "max" } else { "min" };
-    format!("kiln_wide_{what}_{}", dtype.short_name()).to_lowercase()
+    let of = if row { "row_" } else { "" };
+    format!("kiln_wide_{of}{what}_{}", dtype.short_name()).to_lowercase()
 }
 
 /// The symbol of the trailing sum of a run of f32 values (`dot` false) or of the products of two
@@ -448,13 +450,15 @@ impl MathRefs {
     }
 
     /// Declares in `module` and imports into `func` the trailing max (`max`) or min of a run of
-    /// `dtype` values (f64, f32, i64), `fn(x, n) -> value` (registered by compile.rs where the host has a wide level).
+    /// `dtype` values (f64, f32, i64), a row's (`row`) or an argument's block's, `fn(x, n) ->
+    /// value` (registered by compile.rs where the host has a wide level).
     pub fn import_extreme<M: Module>(
         &mut self,
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
         max: bool,
         dtype: ElemType,
+        row: bool,
     ) -> crate::Result<()> {
         let mut sig = Signature::new(module.isa().default_call_conv());
         sig.params.push(AbiParam::new(types::I64));
@@ -464,7 +468,7 @@ impl MathRefs {
             _ => scalar_type(dtype),
         };
         sig.returns.push(AbiParam::new(value));
-        let id = module.declare_function(&extreme_symbol(max, dtype), Linkage::Import, &sig)?;
+        let id = module.declare_function(&extreme_symbol(max, dtype, row), Linkage::Import, &sig)?;
         self.extremes[usize::from(max)] = Some(module.declare_func_in_func(id, func));
         Ok(())
     }

@@ -524,6 +524,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         (o_base, r_base)
     }
 
+    /// Whether each segment is one run of one plan row: every point in row 0 (no outer axes), or
+    /// rows that are segments (see [`Skeleton::row_of`]).
+    fn segments_are_rows(&self) -> bool {
+        self.st.outer_axes == 0 || self.st.outer_axes == self.st.seg_axes
+    }
+
     /// The plan row that holds point `f0` of segment `s`, without a division where the structure
     /// fixes it: every point is in row 0 when the plan has no outer axes, and rows are segments when
     /// the plan's outer axes are the segment axes (`row_len == seg_len`).
@@ -1659,7 +1665,15 @@ impl Skeleton<'_, '_> {
                             kiln_ir::ElemType::F32 => g.b.ins().f32const(0.0),
                             _ => g.b.ins().f64const(0.0),
                         };
-                        let odd = g.b.ins().fcmp(FloatCC::UnorderedOrEqual, partial, zero);
+                        // a NaN (the row holds one, or is a zero's of both signs) is folded again
+                        // inline; so is a zero where the segment is more rows than this one,
+                        // whose lanes may hold the other zero (see `row_extreme` in call.rs)
+                        let cc = if self.segments_are_rows() {
+                            FloatCC::Unordered
+                        } else {
+                            FloatCC::UnorderedOrEqual
+                        };
+                        let odd = g.b.ins().fcmp(cc, partial, zero);
                         again = g.b.ins().bor(again, odd);
                     }
                     results.push((acc, Called::Extreme(partial)));

@@ -1758,7 +1758,7 @@ fn extreme_folds<T: Elem + WideElem + wide::WideExtreme>() {
                 for off in [0, 1, 7] {
                     let xs: Vec<T> = run[off..off + len].iter().map(|&v| T::from_f64(v)).collect();
                     for max in [true, false] {
-                        let got = kiln_jit::apply_extreme(level, max, &xs).unwrap().to_f64();
+                        let got = kiln_jit::apply_extreme(level, max, false, &xs).unwrap().to_f64();
                         let mut want = if max { f64::NEG_INFINITY } else { f64::INFINITY };
                         for x in &xs {
                             let v = x.to_f64();
@@ -1794,7 +1794,7 @@ fn extreme_folds_match_a_sequential_fold_f32() {
 #[test]
 fn extreme_folds_refuse_a_level_the_host_lacks() {
     for level in Level::ALL {
-        let r = kiln_jit::apply_extreme(level, true, &[1.0f64, 2.0]);
+        let r = kiln_jit::apply_extreme(level, true, false, &[1.0f64, 2.0]);
         assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
         if let Ok(v) = r {
             assert_eq!(v, 2.0);
@@ -1827,7 +1827,14 @@ fn extreme_route<T: Elem>(dtype: ElemType) {
             (vec![300_000], vec![0]),
         ] {
             let n: usize = shape.iter().product();
-            for d in ["special", "plain", "zero extremes", "payloads"] {
+            for d in [
+                "special",
+                "plain",
+                "zero extremes",
+                "+0 extremes",
+                "-0 extremes",
+                "payloads",
+            ] {
                 let data = if d == "special" {
                     Data::Special
                 } else {
@@ -1836,6 +1843,23 @@ fn extreme_route<T: Elem>(dtype: ElemType) {
                 let mut xs = gen_data::<T>(&mut rng, n, data);
                 if let Some(last) = xs.last_mut() {
                     *last = T::from_f64(-0.0);
+                }
+                if let Some(zero) = match d {
+                    "+0 extremes" => Some(0.0),
+                    "-0 extremes" => Some(-0.0),
+                    _ => None,
+                } {
+                    // every extreme a zero of one sign (ReLU's outputs: +0.0), which the row's
+                    // fold gives where the row is its segment, with no fold inline again
+                    let toward = matches!(op, ReduceOp::Max | ReduceOp::ArgMax);
+                    for (i, x) in xs.iter_mut().enumerate() {
+                        let v = x.to_f64().abs() + 1.0;
+                        *x = T::from_f64(match i % 7 {
+                            2 => zero,
+                            _ if toward => -v,
+                            _ => v,
+                        });
+                    }
                 }
                 if d == "zero extremes" {
                     // every extreme a zero, of both signs in every row
@@ -1949,8 +1973,8 @@ fn int64_extreme_folds_match_a_sequential_fold() {
                 }
             }
             for xs in runs {
-                let max = kiln_jit::apply_extreme(level, true, &xs).unwrap();
-                let min = kiln_jit::apply_extreme(level, false, &xs).unwrap();
+                let max = kiln_jit::apply_extreme(level, true, false, &xs).unwrap();
+                let min = kiln_jit::apply_extreme(level, false, false, &xs).unwrap();
                 assert_eq!(
                     max,
                     xs.iter().copied().max().unwrap_or(i64::MIN),
@@ -2410,4 +2434,19 @@ fn moments_route<T: Elem + wide::Moments>(dtype: ElemType) {
 fn the_moments_route_shows_in_the_code_and_agrees() {
     moments_route::<f64>(ElemType::F64);
     moments_route::<f32>(ElemType::F32);
+}
+
+/// A row's fold takes a zero extreme where the row holds zeros of one sign only (every order of
+/// the inline lanes keeps that zero), and makes it a NaN, which the caller folds again inline,
+/// where the row holds both.
+#[test]
+fn a_row_extreme_is_a_zero_of_one_sign_only() {
+    let (z, nz) = (0.0f64, -0.0f64);
+    assert_eq!(wide::row_extreme(z, &[1.0, z, 2.0, z]).to_bits(), z.to_bits());
+    assert_eq!(wide::row_extreme(nz, &[1.0, nz, 2.0]).to_bits(), nz.to_bits());
+    assert!(wide::row_extreme(z, &[1.0, z, nz]).is_nan());
+    assert!(wide::row_extreme(nz, &[nz, 3.0, z]).is_nan());
+    assert!(wide::row_extreme(0.0f32, &[0.0f32, -0.0]).is_nan());
+    assert_eq!(wide::row_extreme(-1.5, &[z, nz, -1.5]), -1.5);
+    assert_eq!(wide::row_extreme(0i64, &[0, 5]), 0);
 }

@@ -10,9 +10,13 @@
 //! drops a NaN `v`), and, off that chain, the last NaN it saw. A run holding a NaN gives a NaN
 //! (one of its own, not necessarily the payload the inline lanes keep), else its extreme; of
 //! -0.0 and 0.0 the extreme is either. The caller (skeleton.rs `wide_folds`) folds a row whose
-//! extreme is a zero or NaN again inline, so only a nonzero number, which is the only value of
-//! its bits among those equal to it, is taken from here: the inline code's bits. rustc vectorises
-//! the loop (`vmaxpd zmm` at AVX-512); int64 values (never NaN) fold as a plain reduction.
+//! extreme is a NaN again inline, so only a number that is the only value of its bits among those
+//! equal to it is taken from here: the inline code's bits. A nonzero number is; a zero is where
+//! the row holds zeros of one sign only and is all its segment ([`row_extreme`] makes a zero of
+//! a row holding both a NaN; where a segment is several rows, the caller folds a zero again too:
+//! min of data holding zeros, ReLU's outputs, would otherwise pay both ways on every row). rustc
+//! vectorises the loop (`vmaxpd zmm` at AVX-512); int64 values (never NaN) fold as a plain
+//! reduction.
 
 /// Lanes the loop keeps: four vectors of 8 f64 at AVX-512 (of 16 f32: two), so that the
 /// `maxp*` chains overlap.
@@ -28,10 +32,43 @@ pub trait Extreme: Copy + PartialOrd {
     /// Whether a value may be NaN (else the fold is a plain reduction, which LLVM vectorises as
     /// one: a loop over lanes of its own would be vectorised across them, by gathers).
     const MAY_BE_NAN: bool;
+    /// Whether the value is a zero of a float type.
+    fn is_zero(self) -> bool;
+    /// Whether the value is the zero of the other sign than `zero` (a zero), bit for bit.
+    fn other_zero(self, zero: Self) -> bool;
+    /// A NaN (of a float type; an integer type's identity of min, never asked for).
+    fn nan_value() -> Self;
+}
+
+/// The extreme `r` of the row `x`, as a row's fold gives it (skeleton.rs `wide_folds`): `r`,
+/// unless `r` is a zero and `x` holds zeros of both signs (whose order in the inline lanes picks
+/// the one they keep): then a NaN, which the caller folds again inline, as it does a row holding
+/// a NaN. Only a zero extreme is looked at again, by a second pass over the row (from memory,
+/// as slow as the fold: tracking the zeros in the fold's loop made every row's fold twice as
+/// slow, and folding in blocks of 2048 points, each looked at again from L1, three times).
+#[inline(always)]
+pub fn row_extreme<T: Extreme>(r: T, x: &[T]) -> T {
+    // (a fold, not `any`: no early exit, so the compare vectorises)
+    if T::MAY_BE_NAN && r.is_zero() && x.iter().fold(false, |a, &v| a | v.other_zero(r)) {
+        T::nan_value()
+    } else {
+        r
+    }
 }
 
 impl Extreme for f64 {
     const MAY_BE_NAN: bool = true;
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    #[inline(always)]
+    fn other_zero(self, zero: f64) -> bool {
+        self.to_bits() == (-zero).to_bits()
+    }
+    fn nan_value() -> f64 {
+        f64::NAN
+    }
     #[inline(always)]
     fn identity(max: bool) -> f64 {
         if max { f64::NEG_INFINITY } else { f64::INFINITY }
@@ -45,6 +82,17 @@ impl Extreme for f64 {
 impl Extreme for i64 {
     const MAY_BE_NAN: bool = false;
     #[inline(always)]
+    fn is_zero(self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn other_zero(self, _: i64) -> bool {
+        false
+    }
+    fn nan_value() -> i64 {
+        i64::MAX
+    }
+    #[inline(always)]
     fn identity(max: bool) -> i64 {
         if max { i64::MIN } else { i64::MAX }
     }
@@ -56,6 +104,17 @@ impl Extreme for i64 {
 
 impl Extreme for f32 {
     const MAY_BE_NAN: bool = true;
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self == 0.0
+    }
+    #[inline(always)]
+    fn other_zero(self, zero: f32) -> bool {
+        self.to_bits() == (-zero).to_bits()
+    }
+    fn nan_value() -> f32 {
+        f32::NAN
+    }
     #[inline(always)]
     fn identity(max: bool) -> f32 {
         if max { f32::NEG_INFINITY } else { f32::INFINITY }
@@ -135,6 +194,28 @@ macro_rules! levels {
                 pub(in crate::wide) fn min_avx512(x: &[$t]) -> $t {
                     super::fold::<$t, false>(x)
                 }
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn row_max_avx2(x: &[$t]) -> $t {
+                    super::row_extreme(super::fold::<$t, true>(x), x)
+                }
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn row_min_avx2(x: &[$t]) -> $t {
+                    super::row_extreme(super::fold::<$t, false>(x), x)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn row_max_avx512(x: &[$t]) -> $t {
+                    super::row_extreme(super::fold::<$t, true>(x), x)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn row_min_avx512(x: &[$t]) -> $t {
+                    super::row_extreme(super::fold::<$t, false>(x), x)
+                }
             }
         )*
     };
@@ -149,22 +230,27 @@ levels! {
 /// An element whose runs the wide code folds into their max or min.
 pub trait WideExtreme: Extreme {
     /// The max (`max`) or min of a run at `level`: a NaN where the run holds one, else its
-    /// extreme. Unsafe to call unless the host has `level` ([`super::Level::on_host`]), which
-    /// call.rs checks.
-    fn extreme(max: bool, level: super::Level) -> unsafe fn(&[Self]) -> Self;
+    /// extreme; a row's (`row`): a NaN too for a zero of a row holding zeros of both signs
+    /// ([`row_extreme`]). Unsafe to call unless the host has `level`
+    /// ([`super::Level::on_host`]), which call.rs checks.
+    fn extreme(max: bool, level: super::Level, row: bool) -> unsafe fn(&[Self]) -> Self;
 }
 
 macro_rules! wide_extreme {
     ($($t:ty: $m:ident;)*) => {
         $(
             impl WideExtreme for $t {
-                fn extreme(max: bool, level: super::Level) -> unsafe fn(&[$t]) -> $t {
+                fn extreme(max: bool, level: super::Level, row: bool) -> unsafe fn(&[$t]) -> $t {
                     use super::Level;
-                    match (max, level) {
-                        (true, Level::Avx2) => $m::max_avx2,
-                        (true, Level::Avx512) => $m::max_avx512,
-                        (false, Level::Avx2) => $m::min_avx2,
-                        (false, Level::Avx512) => $m::min_avx512,
+                    match (row, max, level) {
+                        (false, true, Level::Avx2) => $m::max_avx2,
+                        (false, true, Level::Avx512) => $m::max_avx512,
+                        (false, false, Level::Avx2) => $m::min_avx2,
+                        (false, false, Level::Avx512) => $m::min_avx512,
+                        (true, true, Level::Avx2) => $m::row_max_avx2,
+                        (true, true, Level::Avx512) => $m::row_max_avx512,
+                        (true, false, Level::Avx2) => $m::row_min_avx2,
+                        (true, false, Level::Avx512) => $m::row_min_avx512,
                     }
                 }
             }

@@ -85,9 +85,11 @@
 //! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at
 //! least 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests), and an
 //! `argmax` or `argmin` for each block of its rows before it searches the best one
-//! (`arg_blocks`). A nonzero, non-NaN extreme is the inline lanes' own bits; a row whose extreme
-//! is a zero or NaN (where the lanes' order picks the sign or payload) is folded again inline, so
-//! every route gives the same bits and the `reproducible` profile is unaffected.
+//! (`arg_blocks`). A nonzero, non-NaN extreme is the inline lanes' own bits, and so is a zero of a
+//! row that is all its segment and holds zeros of one sign only (`row_extreme`); a row whose
+//! extreme is a NaN, or a zero of both signs or of a segment of several rows (where the lanes'
+//! order picks the sign or payload), is folded again inline, so every route gives the same bits
+//! and the `reproducible` profile is unaffected.
 //!
 //! **Trailing sums.** `sums.rs` adds a row of f32 values (or the products of two rows) into the
 //! 16 f64 partials the inline loop keeps, in its partition and order, which a trailing `sum` or
@@ -123,7 +125,7 @@ mod cbrt;
 mod complex;
 mod exp_family;
 mod extremes;
-pub use extremes::{Extreme, WideExtreme};
+pub use extremes::{Extreme, WideExtreme, row_extreme};
 mod lanes;
 mod logs;
 mod moments;
