@@ -314,7 +314,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     for fold in key.folds(folded).unwrap_or_default() {
         match fold {
             math::Fold::Extreme { max } if math.extreme(max).is_none() => {
-                math.import_extreme(module, func, max, folded.expect("a fold's values"), true)?
+                // (a row's fold where it is all its segment: its zero of one sign is kept)
+                let row = st.segments_in_one_row();
+                math.import_extreme(module, func, max, folded.expect("a fold's values"), row)?
             }
             math::Fold::Sum { dot } if math.sum(dot).is_none() => math.import_sum(module, func, dot)?,
             _ => {}

@@ -131,7 +131,7 @@ pub(crate) fn kept_extreme_symbol(max: bool, dtype: ElemType) -> String {
 
 /// The symbol of the trailing max (`max`) or min of a run on `dtype` (wide/extremes.rs, registered
 /// by compile.rs where the host has a wide level): a row's (`row`: a zero of a row holding zeros
-/// of both signs made a NaN, `call::row_extreme`) or a block's.
+/// of both signs made a NaN, [`crate::wide::row_extreme`]) or a block's.
 pub(crate) fn extreme_symbol(max: bool, dtype: ElemType, row: bool) -> String {
     let what = if max { "max" } else { "min" };
     let of = if row { "row_" } else { "" };
@@ -278,8 +278,10 @@ pub struct MathRefs {
     /// The kept reduction's single-row step (a sum's, a max's or a min's), `fn(x, out, n)`, where
     /// [`MathRefs::import_kept_rows`] imported it.
     kept_single: Option<FuncRef>,
-    /// The trailing min and max of a run (`wide/extremes.rs`, skeleton.rs `segment`), where
-    /// [`MathRefs::import_extreme`] imported them (index: max).
+    /// The trailing min and max of a run (`wide/extremes.rs`): a row's, for skeleton.rs
+    /// `wide_folds` where each segment is one row, else a block's (`arg_blocks`, and `wide_folds`
+    /// over segments of several rows), where [`MathRefs::import_extreme`] imported them (index:
+    /// max).
     extremes: [Option<FuncRef>; 2],
     /// The trailing sum of a row of f32 values and of the products of two rows (`wide/sums.rs`,
     /// skeleton.rs `wide_folds`), where [`MathRefs::import_sum`] imported them (index: products).

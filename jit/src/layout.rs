@@ -239,6 +239,13 @@ fn trailing_block(rank: usize, axes: &[usize]) -> (usize, bool) {
 }
 
 impl Structure {
+    /// Whether each segment is one run of one plan row: the plan's rows hold whole segments (no
+    /// more outer axes than segment axes; none: every point in row 0), where a segment of several
+    /// rows (more outer axes) walks row by row.
+    pub fn segments_in_one_row(&self) -> bool {
+        self.outer_axes <= self.seg_axes
+    }
+
     /// Whether a reduction of this structure accumulates straight in a caller's destination of type `dest`: an
     /// axis reduction (never chunked) of bool or integer values by sum, prod, min or max whose
     /// accumulator, one int64 word per output, is its int64 result (int_acc.rs). The run then fills the

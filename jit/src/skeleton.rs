@@ -524,12 +524,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         (o_base, r_base)
     }
 
-    /// Whether each segment is one run of one plan row: every point in row 0 (no outer axes), or
-    /// rows that are segments (see [`Skeleton::row_of`]).
-    fn segments_are_rows(&self) -> bool {
-        self.st.outer_axes == 0 || self.st.outer_axes == self.st.seg_axes
-    }
-
     /// The plan row that holds point `f0` of segment `s`, without a division where the structure
     /// fixes it: every point is in row 0 when the plan has no outer axes, and rows are segments when
     /// the plan's outer axes are the segment axes (`row_len == seg_len`).
@@ -1618,8 +1612,11 @@ impl Skeleton<'_, '_> {
     ///   accumulator as one value. A nonzero number is the only value with its bits among the
     ///   values equal to it, so the fold's extreme is the one the inline lanes keep; merged as one
     ///   value it changes no tie the inline path breaks (every other value of the row is beyond
-    ///   it or, for a max, below it). A zero or NaN extreme is where the lanes' order shows (which
-    ///   of -0.0 and 0.0, which NaN's payload). Integer values have no such cases.
+    ///   it or, for a max, below it). A NaN extreme is where the lanes' order shows (which NaN's
+    ///   payload), and so is a zero where the row holds zeros of both signs (which zero: the
+    ///   row's fold gives a NaN there, `wide::row_extreme`) or where the segment is several rows
+    ///   (another row's lanes may hold the other zero). A zero of one sign only, in a segment of
+    ///   one row, is every order's result. Integer values have no such cases.
     /// - **A sum** (wide/sums.rs): the call takes the accumulators (the vector ones'
     ///   [`crate::wide::PARTS`] f64 lanes in order, then the scalar one) in its stack slot and adds
     ///   the row into them as the inline loop partitions it, so the accumulators it hands back are
@@ -1665,10 +1662,10 @@ impl Skeleton<'_, '_> {
                             kiln_ir::ElemType::F32 => g.b.ins().f32const(0.0),
                             _ => g.b.ins().f64const(0.0),
                         };
-                        // a NaN (the row holds one, or is a zero's of both signs) is folded again
-                        // inline; so is a zero where the segment is more rows than this one,
-                        // whose lanes may hold the other zero (see `row_extreme` in call.rs)
-                        let cc = if self.segments_are_rows() {
+                        // a NaN (the row holds one, or a zero extreme and zeros of both signs:
+                        // `wide::row_extreme`) is folded again inline; so is a zero where the
+                        // segment is more rows than this one, whose lanes may hold the other zero
+                        let cc = if self.st.segments_in_one_row() {
                             FloatCC::Unordered
                         } else {
                             FloatCC::UnorderedOrEqual

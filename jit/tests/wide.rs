@@ -2450,3 +2450,57 @@ fn a_row_extreme_is_a_zero_of_one_sign_only() {
     assert_eq!(wide::row_extreme(-1.5, &[z, nz, -1.5]), -1.5);
     assert_eq!(wide::row_extreme(0i64, &[0, 5]), 0);
 }
+
+/// A whole-array max or min whose plan walks its one segment row by row (outer axes 1, segment
+/// axes 0) folds a zero extreme again inline: one row's lanes may hold -0.0 and another's 0.0,
+/// which the fold of each row alone cannot see. Over rows that are segments (axis 1, outer
+/// axes 1), the fold's zero of one sign is kept. Each route gives the same bits.
+#[test]
+fn a_zero_extreme_of_a_segment_of_several_rows_is_folded_again() {
+    let shape = [2usize, 256];
+    let layouts = [InputLayout {
+        shape: shape.to_vec(),
+        contiguous: true,
+        strides: None,
+    }];
+    for dtype in [ElemType::F64, ElemType::F32] {
+        for op in [ReduceOp::Max, ReduceOp::Min] {
+            for (z0, z1) in [(-0.0, 0.0), (0.0, -0.0)] {
+                for (c0, c1) in [(3usize, 8usize), (8, 3), (100, 101)] {
+                    // every other value beyond the zeros: below them for a max, above for a min
+                    let away = if op == ReduceOp::Max { -1.0 } else { 1.0 };
+                    let xs: Vec<f64> = (0..512)
+                        .map(|i| match (i / 256, i % 256) {
+                            (0, c) if c == c0 => z0,
+                            (1, c) if c == c1 => z1,
+                            _ => away * (1.0 + (i % 7) as f64),
+                        })
+                        .collect();
+                    for axes in [vec![0usize, 1], vec![1]] {
+                        let mut arena = ExprArena::new();
+                        let x = arena.input(0);
+                        let kind = KernelKind::Reduce {
+                            op,
+                            axes: axes.clone(),
+                        };
+                        let k = kernel(dtype, &[&shape], arena, x, kind);
+                        let p = BroadcastPlan::with_outer_axes(&k.shape, &layouts, 1).unwrap();
+                        let sched = Schedule::for_kernel(&k);
+                        let what =
+                            format!("{dtype:?} {op:?} axes {axes:?} zeros {z0:?} at {c0}, {z1:?} at {c1}");
+                        let bits = |s: Schedule| -> Vec<u64> {
+                            let r = if dtype == ElemType::F64 {
+                                jit(&k, &p, s, std::slice::from_ref(&xs)).unwrap()
+                            } else {
+                                let x32: Vec<f32> = xs.iter().map(|&v| v as f32).collect();
+                                jit(&k, &p, s, &[x32]).unwrap()
+                            };
+                            r.values.to_f64().iter().map(|v| v.to_bits()).collect()
+                        };
+                        assert_eq!(bits(sched), bits(sched.with_wide(false)), "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
