@@ -43,8 +43,9 @@ pub(crate) type Item<'a> = dyn FnMut(&mut Gen<'_, '_>, usize) -> Value + 'a;
 /// What the inner loop folds each iteration's values into, for a compound reduction: a batch of
 /// `count` vectors (`W::Vector`) or one scalar.
 pub(crate) trait Batches {
-    /// Folds one iteration's values, `item(g, p)` for `p < count`.
-    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, item: &mut Item<'_>);
+    /// Folds one iteration's values, `item(g, p)` for `p < count`, the first at byte offset `at`
+    /// in its row.
+    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, at: Value, item: &mut Item<'_>);
 }
 
 /// The running state of one segment's max_sumexp, as variables.
@@ -136,7 +137,7 @@ impl SumExp {
 }
 
 impl Batches for SumExp {
-    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, item: &mut Item<'_>) {
+    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, _: Value, item: &mut Item<'_>) {
         let vs: Vec<Value> = (0..count).map(|p| item(g, p)).collect();
         match w {
             W::Vector => self.batch(g, &vs),

@@ -546,10 +546,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let zero = g.b.ins().iconst(types::I64, 0);
         let (o_base, r_base) = self.locate(g, s, s0, cursor);
         let compound = match self.st.mode {
+            // (a body more than a plain read in the dtype is computed once a block, kept for
+            // the second pass)
             Mode::Compound(kiln_ir::CompoundOp::Moments) => Some(Compound::Moments(Moments::new(
                 g,
                 self.f.vector,
                 usize::from(self.f.key.schedule.accumulators),
+                plain_read(self.f, None).is_none(),
             ))),
             Mode::Compound(kiln_ir::CompoundOp::MaxSumExp) => {
                 Some(Compound::SumExp(SumExp::new(g, self.f.vector)))
@@ -853,12 +856,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             g.b.ins().fcvt_from_sint(types::F64, k)
         };
         // the block's first value (the first pass's shift)
+        let jb = g.b.ins().imul_imm_s(b, g.size);
         let first = m.shifts().then(|| {
-            let jb = g.b.ins().imul_imm_s(b, g.size);
             let flat = g.b.ins().iadd(r.rs, b);
             self.value(g, r, W::Scalar, jb, flat, 0)
         });
-        m.begin_block(g, first);
+        m.begin_block(g, jb, first);
         self.inner(g, r, b, bhi, &[], Some(m));
         let n = points(g);
         m.end_sum(g, n);
@@ -1214,7 +1217,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             let flat = g.b.ins().iadd(r.rs, j);
             if let Some(c) = compound {
                 // the iteration's values, folded as one batch (each computed where the fold asks)
-                c.update(g, w, count as usize, &mut |g, p| {
+                c.update(g, w, count as usize, jb, &mut |g, p| {
                     self.value(g, r, w, jb, flat, p as i64 * width)
                 });
                 return;
