@@ -60,7 +60,8 @@ pub(crate) struct SumExp {
     tail: [Variable; 2],
 }
 
-fn var(g: &mut Gen<'_, '_>, v: Value) -> Variable {
+/// A variable of `v`'s type, defined as `v`.
+pub(crate) fn var(g: &mut Gen<'_, '_>, v: Value) -> Variable {
     let ty = g.b.func.dfg.value_type(v);
     let x = g.b.declare_var(ty);
     g.b.def_var(x, v);
@@ -318,8 +319,8 @@ fn max_sumexp_merge(g: &mut Gen<'_, '_>, a: &[Value], b: &[Value]) -> Vec<Value>
     vec![m, s]
 }
 
-/// `f` folded over `xs` as a balanced tree (`((x0 f x1) f (x2 f x3))`).
-fn tree(
+/// `f` folded over `xs` as a balanced tree (`((x0 f x1) f (x2 f x3))`, the left half the larger).
+pub(crate) fn tree(
     g: &mut Gen<'_, '_>,
     xs: &[Value],
     f: impl Fn(&mut Gen<'_, '_>, Value, Value) -> Value + Copy,

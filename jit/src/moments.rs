@@ -37,7 +37,7 @@
 //! int64 values: 2.33 ms computing them twice, 0.65 ms kept; NumPy 1.9).
 
 use crate::clif::mem;
-use crate::compound::{Batches, Item, SLOT_F64S, moments_merge};
+use crate::compound::{Batches, Item, SLOT_F64S, moments_merge, tree, var};
 use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
@@ -91,13 +91,6 @@ const BLOCK_SUM: usize = SLOT_F64S;
 /// The word of [`Moments::state`] that holds the error `e` of the block's mean.
 const BLOCK_ERROR: usize = SLOT_F64S + 1;
 
-fn var(g: &mut Gen<'_, '_>, v: Value) -> Variable {
-    let ty = g.b.func.dfg.value_type(v);
-    let x = g.b.declare_var(ty);
-    g.b.def_var(x, v);
-    x
-}
-
 impl Accs {
     fn new(g: &mut Gen<'_, '_>, accumulators: usize, parts: usize) -> Accs {
         let zero = g.f64const(W::Vector, 0.0);
@@ -149,7 +142,7 @@ impl Accs {
         if vs.is_empty() {
             return s;
         }
-        let v = tree(g, &vs);
+        let v = tree(g, &vs, |g, a, b| g.b.ins().fadd(a, b));
         let l0 = g.b.ins().extractlane(v, 0);
         let l1 = g.b.ins().extractlane(v, 1);
         let t = g.b.ins().fadd(l0, l1);
@@ -387,20 +380,6 @@ impl Batches for Moments {
                 let sums = added(g, &seconds);
                 Accs::add(g, second.of(w, a, count), &sums);
             }
-        }
-    }
-}
-
-/// `xs` (vectors of f64) added as a balanced tree: `(x0 + x1) + (x2 + x3)`, the left half the
-/// larger.
-fn tree(g: &mut Gen<'_, '_>, xs: &[Value]) -> Value {
-    match xs.len() {
-        1 => xs[0],
-        n => {
-            let (l, r) = xs.split_at(n.div_ceil(2));
-            let a = tree(g, l);
-            let b = tree(g, r);
-            g.b.ins().fadd(a, b)
         }
     }
 }
