@@ -45,11 +45,9 @@ use cranelift_frontend::Variable;
 use kiln_ir::ElemType;
 use std::cell::Cell;
 
-/// The points of one block of a segment's values, read by both passes: 8 KiB of f64, so the
-/// second pass reads from L1. Shorter blocks add less rounding error a block (the integers
-/// offset by 1e8 of tests/compound.rs: the exact variance at 1024 points, 4 ULP off at 2048),
-/// longer ones cost less a point (a block's end: two divisions and a merge).
-pub const BLOCK_POINTS: i64 = 1024;
+/// The points of one block of a segment's values ([`crate::wide::MOMENTS_BLOCK`], which the
+/// fold at full width shares: `wide` imports nothing of this module's).
+pub const BLOCK_POINTS: i64 = crate::wide::MOMENTS_BLOCK as i64;
 
 /// Which pass of a block the inner loop runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -129,7 +129,7 @@ pub use extremes::{Extreme, WideExtreme, row_extreme};
 mod lanes;
 mod logs;
 mod moments;
-pub use moments::{Moments, STATE as MOMENTS_STATE};
+pub use moments::{BLOCK_POINTS as MOMENTS_BLOCK, Moments, STATE as MOMENTS_STATE};
 mod pow;
 mod pow_const;
 mod rows;
