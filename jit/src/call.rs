@@ -990,20 +990,19 @@ extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>
 /// The address of the function compiled code calls for a trailing max (`max`) or min of `dtype`
 /// values (f64, f32, i64): a row's (`row`, [`crate::wide::row_extreme`]) or a block's.
 pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType, row: bool) -> *const u8 {
+    fn of<T: WideExtreme>(max: bool, row: bool) -> *const u8 {
+        match (max, row) {
+            (true, true) => trailing_extreme::<T, true, true> as *const u8,
+            (true, false) => trailing_extreme::<T, true, false> as *const u8,
+            (false, true) => trailing_extreme::<T, false, true> as *const u8,
+            (false, false) => trailing_extreme::<T, false, false> as *const u8,
+        }
+    }
     use kiln_ir::ElemType;
-    match (row, max, dtype) {
-        (false, true, ElemType::F64) => trailing_extreme::<f64, true, false> as *const u8,
-        (false, true, ElemType::F32) => trailing_extreme::<f32, true, false> as *const u8,
-        (false, false, ElemType::F64) => trailing_extreme::<f64, false, false> as *const u8,
-        (false, false, ElemType::F32) => trailing_extreme::<f32, false, false> as *const u8,
-        (false, true, ElemType::I64) => trailing_extreme::<i64, true, false> as *const u8,
-        (false, false, ElemType::I64) => trailing_extreme::<i64, false, false> as *const u8,
-        (true, true, ElemType::F64) => trailing_extreme::<f64, true, true> as *const u8,
-        (true, true, ElemType::F32) => trailing_extreme::<f32, true, true> as *const u8,
-        (true, false, ElemType::F64) => trailing_extreme::<f64, false, true> as *const u8,
-        (true, false, ElemType::F32) => trailing_extreme::<f32, false, true> as *const u8,
-        (true, true, ElemType::I64) => trailing_extreme::<i64, true, true> as *const u8,
-        (true, false, ElemType::I64) => trailing_extreme::<i64, false, true> as *const u8,
+    match dtype {
+        ElemType::F64 => of::<f64>(max, row),
+        ElemType::F32 => of::<f32>(max, row),
+        ElemType::I64 => of::<i64>(max, row),
         _ => unreachable!("only f32, f64 and i64 runs are folded"),
     }
 }

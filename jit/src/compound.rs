@@ -40,14 +40,6 @@ pub const SLOT_F64S: usize = 5;
 /// where it is asked for.
 pub(crate) type Item<'a> = dyn FnMut(&mut Gen<'_, '_>, usize) -> Value + 'a;
 
-/// What the inner loop folds each iteration's values into, for a compound reduction: a batch of
-/// `count` vectors (`W::Vector`) or one scalar.
-pub(crate) trait Batches {
-    /// Folds one iteration's values, `item(g, p)` for `p < count`, the first at byte offset `at`
-    /// in its row.
-    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, at: Value, item: &mut Item<'_>);
-}
-
 /// The running state of one segment's max_sumexp, as variables.
 pub(crate) struct SumExp {
     /// Per f64 part of a vector (1 for f64 kernels, 2 for f32): `s`.
@@ -137,8 +129,10 @@ impl SumExp {
     }
 }
 
-impl Batches for SumExp {
-    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, _: Value, item: &mut Item<'_>) {
+impl SumExp {
+    /// Folds one iteration's values (`item(g, p)` for `p < count`) into the state: a batch of
+    /// vectors as one, or a scalar.
+    pub fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, item: &mut Item<'_>) {
         let vs: Vec<Value> = (0..count).map(|p| item(g, p)).collect();
         match w {
             W::Vector => self.batch(g, &vs),
@@ -270,39 +264,6 @@ fn zero_while_ninf(g: &mut Gen<'_, '_>, w: W, m: Value, s: Value) -> Value {
     };
     let is = g.b.ins().fcmp(FloatCC::Equal, m, ninf);
     g.pick(is, zero, s)
-}
-
-/// Chan's merge of two shifted states `(k, n, mean, m2)` (f64 scalars), keeping `a`'s shift: the
-/// difference of the means is `(kb - ka) + (mean_b - mean_a)`, never a difference of two large
-/// absolute means. An empty side gives the other.
-pub(crate) fn moments_merge(g: &mut Gen<'_, '_>, a: &[Value], b: &[Value]) -> Vec<Value> {
-    let (ka, na, ma, qa) = (a[0], a[1], a[2], a[3]);
-    let (kb, nb, mb, qb) = (b[0], b[1], b[2], b[3]);
-    let total = g.b.ins().fadd(a[4], b[4]);
-    let n = g.b.ins().fadd(na, nb);
-    let fb = g.b.ins().fdiv(nb, n);
-    let dk = g.b.ins().fsub(kb, ka);
-    let dm = g.b.ins().fsub(mb, ma);
-    let d = g.b.ins().fadd(dk, dm);
-    let df = g.b.ins().fmul(d, fb);
-    let mean = g.b.ins().fadd(ma, df);
-    let dd = g.b.ins().fmul(d, df);
-    let t = g.b.ins().fmul(dd, na);
-    let q = g.b.ins().fadd(qa, qb);
-    let q = g.b.ins().fadd(q, t);
-    let zero = g.b.ins().f64const(0.0);
-    let a_empty = g.b.ins().fcmp(FloatCC::Equal, na, zero);
-    let b_empty = g.b.ins().fcmp(FloatCC::Equal, nb, zero);
-    let mut merged: Vec<Value> = [ka, n, mean, q]
-        .into_iter()
-        .zip(a.iter().zip(b))
-        .map(|(m, (&x, &y))| {
-            let m = g.b.ins().select(b_empty, x, m);
-            g.b.ins().select(a_empty, y, m)
-        })
-        .collect();
-    merged.push(total);
-    merged
 }
 
 /// The merge of two `(m, s)` states (f64 scalars): `M = max`, `s = sa exp(ma - M) + sb exp(mb - M)`,

@@ -160,6 +160,24 @@ pub(crate) fn sincos_symbol(dtype: ElemType) -> String {
     format!("kiln_wide_sincos_{}", dtype.short_name()).to_lowercase()
 }
 
+/// Declares `symbol` in `module` and imports it into `func`: a host function of `params`
+/// arguments of 64 bits (addresses, lengths) returning `returns`, if anything (the full-width
+/// folds and row steps, the byte strings' comparison).
+fn import_i64s<M: Module>(
+    module: &mut M,
+    func: &mut cranelift_codegen::ir::Function,
+    symbol: &str,
+    params: usize,
+    returns: Option<cranelift_codegen::ir::Type>,
+) -> crate::Result<FuncRef> {
+    let mut sig = Signature::new(module.isa().default_call_conv());
+    sig.params
+        .extend(std::iter::repeat_n(AbiParam::new(types::I64), params));
+    sig.returns.extend(returns.map(AbiParam::new));
+    let id = module.declare_function(symbol, Linkage::Import, &sig)?;
+    Ok(module.declare_func_in_func(id, func))
+}
+
 /// Registers every host math symbol with a JIT module under construction.
 pub fn register_symbols(builder: &mut JITBuilder) {
     for dtype in [ElemType::F64, ElemType::F32] {
@@ -405,11 +423,13 @@ impl MathRefs {
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
     ) -> crate::Result<()> {
-        let mut sig = Signature::new(module.isa().default_call_conv());
-        sig.params.extend([AbiParam::new(types::I64); 5]);
-        sig.returns.push(AbiParam::new(types::I8));
-        let id = module.declare_function(crate::bytes::SYMBOL, Linkage::Import, &sig)?;
-        self.bytes = Some(module.declare_func_in_func(id, func));
+        self.bytes = Some(import_i64s(
+            module,
+            func,
+            crate::bytes::SYMBOL,
+            5,
+            Some(types::I8),
+        )?);
         Ok(())
     }
 
@@ -429,14 +449,7 @@ impl MathRefs {
         dtype: ElemType,
         group_rows: usize,
     ) -> crate::Result<()> {
-        let mut declare = |symbol: String, rows: usize| -> crate::Result<FuncRef> {
-            let mut sig = Signature::new(module.isa().default_call_conv());
-            for _ in 0..rows + 2 {
-                sig.params.push(AbiParam::new(types::I64));
-            }
-            let id = module.declare_function(&symbol, Linkage::Import, &sig)?;
-            Ok(module.declare_func_in_func(id, func))
-        };
+        let mut declare = |symbol: String, rows: usize| import_i64s(module, func, &symbol, rows + 2, None);
         match op {
             ReduceOp::Sum => {
                 self.kept_group = Some(declare(kept_rows_symbol(true, dtype), group_rows)?);
@@ -462,16 +475,12 @@ impl MathRefs {
         dtype: ElemType,
         row: bool,
     ) -> crate::Result<()> {
-        let mut sig = Signature::new(module.isa().default_call_conv());
-        sig.params.push(AbiParam::new(types::I64));
-        sig.params.push(AbiParam::new(types::I64));
         let value = match dtype {
             ElemType::I64 => types::I64,
             _ => scalar_type(dtype),
         };
-        sig.returns.push(AbiParam::new(value));
-        let id = module.declare_function(&extreme_symbol(max, dtype, row), Linkage::Import, &sig)?;
-        self.extremes[usize::from(max)] = Some(module.declare_func_in_func(id, func));
+        let symbol = extreme_symbol(max, dtype, row);
+        self.extremes[usize::from(max)] = Some(import_i64s(module, func, &symbol, 2, Some(value))?);
         Ok(())
     }
 
@@ -484,13 +493,7 @@ impl MathRefs {
         func: &mut cranelift_codegen::ir::Function,
         dot: bool,
     ) -> crate::Result<()> {
-        let mut sig = Signature::new(module.isa().default_call_conv());
-        for _ in 0..4 {
-            sig.params.push(AbiParam::new(types::I64));
-        }
-        sig.returns.push(AbiParam::new(types::I8));
-        let id = module.declare_function(sum_symbol(dot), Linkage::Import, &sig)?;
-        self.sums[usize::from(dot)] = Some(module.declare_func_in_func(id, func));
+        self.sums[usize::from(dot)] = Some(import_i64s(module, func, sum_symbol(dot), 4, Some(types::I8))?);
         Ok(())
     }
 
@@ -502,13 +505,8 @@ impl MathRefs {
         func: &mut cranelift_codegen::ir::Function,
         dtype: ElemType,
     ) -> crate::Result<()> {
-        let mut sig = Signature::new(module.isa().default_call_conv());
-        for _ in 0..3 {
-            sig.params.push(AbiParam::new(types::I64));
-        }
-        sig.returns.push(AbiParam::new(types::I8));
-        let id = module.declare_function(&moments_symbol(dtype), Linkage::Import, &sig)?;
-        self.moments = Some(module.declare_func_in_func(id, func));
+        let symbol = moments_symbol(dtype);
+        self.moments = Some(import_i64s(module, func, &symbol, 3, Some(types::I8))?);
         Ok(())
     }
 

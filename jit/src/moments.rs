@@ -12,7 +12,7 @@
 //! The block's state is `(k, n, mean, M2, sum) = (k, n, e, Q - n e², S)`: the values' mean and
 //! squared deviations less `k`, and their plain sum (which gives the mean where an infinity or
 //! NaN is among them). Blocks merge into the segment's state in order by Chan's formula
-//! ([`moments_merge`]), as chunks merge into a whole array's (output.rs); the slot is that state
+//! ([`merge`]), as chunks merge into a whole array's (output.rs); the slot is that state
 //! ([`kiln_ir::compound::Slot`]).
 //!
 //! **Why the shift and the error term.** Chan's merge weighs the difference of two blocks' means,
@@ -37,7 +37,7 @@
 //! int64 values: 2.33 ms computing them twice, 0.65 ms kept; NumPy 1.9).
 
 use crate::clif::mem;
-use crate::compound::{Batches, Item, SLOT_F64S, moments_merge, tree, var};
+use crate::compound::{Item, SLOT_F64S, tree, var};
 use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlot, StackSlotData, StackSlotKind, Value, types};
@@ -111,14 +111,12 @@ impl Accs {
         g.b.def_var(self.scalar, z);
     }
 
-    /// The variables item `p` of an iteration of `count` items of width `w` adds into.
-    fn of(&self, w: W, p: usize, count: usize) -> &[Variable] {
+    /// The variables group `a` of an iteration of width `w` adds into (a scalar iteration's one
+    /// group: the scalar accumulator).
+    fn of(&self, w: W, a: usize) -> &[Variable] {
         match w {
             W::Scalar => std::slice::from_ref(&self.scalar),
-            W::Vector => {
-                let k = self.vector.len();
-                &self.vector[if count >= k { p % k } else { 0 }]
-            }
+            W::Vector => &self.vector[a],
         }
     }
 
@@ -263,16 +261,15 @@ impl Moments {
         let block = [k, n, e, m2, sum];
         let a = self.segment(g);
         let first = g.b.ins().fcmp(FloatCC::Equal, a[1], zero);
-        let (alone, merge, done) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
-        g.b.ins().brif(first, alone, &[], merge, &[]);
+        let (alone, merged, done) = (g.b.create_block(), g.b.create_block(), g.b.create_block());
+        g.b.ins().brif(first, alone, &[], merged, &[]);
         g.b.switch_to_block(alone);
         for (w, &x) in block.iter().enumerate() {
             g.b.ins().store(mem(), x, at, 8 * w as i32);
         }
         g.b.ins().jump(done, &[]);
-        g.b.switch_to_block(merge);
-        let merged = moments_merge(g, &a, &block);
-        for (w, x) in merged.into_iter().enumerate() {
+        g.b.switch_to_block(merged);
+        for (w, x) in merge(g, &a, &block).into_iter().enumerate() {
             g.b.ins().store(mem(), x, at, 8 * w as i32);
         }
         g.b.ins().jump(done, &[]);
@@ -305,9 +302,7 @@ impl Moments {
         let v = g.b.use_var(self.shift);
         g.b.ins().extractlane(v, 0)
     }
-}
 
-impl Moments {
     /// The address in the block's buffer of item `p` of an iteration at byte offset `at` in the
     /// row, `width` points an item.
     fn buffered_at(&self, g: &mut Gen<'_, '_>, at: Value, p: usize, width: i64) -> Option<Value> {
@@ -318,10 +313,12 @@ impl Moments {
         let addr = g.b.ins().iadd(base, off);
         Some(g.b.ins().iadd_imm_s(addr, p as i64 * width * g.size))
     }
-}
 
-impl Batches for Moments {
-    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, at: Value, item: &mut Item<'_>) {
+    /// Folds one iteration's values (`item(g, p)` for `p < count`, the first at byte offset
+    /// `at` in its row) into the pass's accumulators: in an iteration of at least as many
+    /// vectors as accumulators, group `a` (vectors `a, a + k, ...`) into accumulator `a`; else
+    /// every vector into the first.
+    pub fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, at: Value, item: &mut Item<'_>) {
         let pass = self.pass.get();
         let shift = match w {
             W::Scalar => self.shift(g),
@@ -334,11 +331,11 @@ impl Batches for Moments {
             W::Scalar => 1,
         };
         let groups = if count >= k { k } else { 1 };
+        let width = if w == W::Vector { i64::from(g.lanes) } else { 1 };
         for a in 0..groups {
             // each vector's terms (per f64 part): x and x - c, or (x - k)²
             let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
             for p in (a..count).step_by(groups) {
-                let width = if w == W::Vector { i64::from(g.lanes) } else { 1 };
                 // the block's values computed by the first pass, kept for the second
                 let v = match (pass, self.buffered_at(g, at, p, width)) {
                     (Pass::Sum, Some(addr)) => {
@@ -373,13 +370,36 @@ impl Batches for Moments {
                 Pass::Deviations => (&self.squares, None),
             };
             let sums = added(g, &firsts);
-            Accs::add(g, first.of(w, a, count), &sums);
+            Accs::add(g, first.of(w, a), &sums);
             if let Some(second) = second {
                 let sums = added(g, &seconds);
-                Accs::add(g, second.of(w, a, count), &sums);
+                Accs::add(g, second.of(w, a), &sums);
             }
         }
     }
+}
+
+/// Chan's merge of a block's state `b` into the segment's `a` (f64 scalars `(k, n, mean, m2,
+/// sum)`, both of some points), keeping `a`'s shift: the difference of the means is
+/// `(kb - ka) + (mean_b - mean_a)`, never a difference of two large absolute means. The
+/// operations of [`kiln_ir::CompoundOp::merge_slots`], in its order, which the fold at full
+/// width calls.
+fn merge(g: &mut Gen<'_, '_>, a: &[Value], b: &[Value]) -> Vec<Value> {
+    let (ka, na, ma, qa, sa) = (a[0], a[1], a[2], a[3], a[4]);
+    let (kb, nb, mb, qb, sb) = (b[0], b[1], b[2], b[3], b[4]);
+    let n = g.b.ins().fadd(na, nb);
+    let dk = g.b.ins().fsub(kb, ka);
+    let dm = g.b.ins().fsub(mb, ma);
+    let d = g.b.ins().fadd(dk, dm);
+    let fb = g.b.ins().fdiv(nb, n);
+    let df = g.b.ins().fmul(d, fb);
+    let mean = g.b.ins().fadd(ma, df);
+    let dd = g.b.ins().fmul(d, df);
+    let t = g.b.ins().fmul(dd, na);
+    let q = g.b.ins().fadd(qa, qb);
+    let q = g.b.ins().fadd(q, t);
+    let total = g.b.ins().fadd(sa, sb);
+    vec![ka, n, mean, q, total]
 }
 
 /// Per f64 part, the sum of `terms` (each a vector's parts) in order: `((t0 + t1) + t2) ...`.

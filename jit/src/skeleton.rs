@@ -21,7 +21,7 @@
 //! stores address `row_ptr + j * size`.
 
 use crate::clif::mem;
-use crate::compound::{Batches, SumExp};
+use crate::compound::{Item, SumExp};
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, ManyInputs, W};
@@ -168,20 +168,24 @@ struct Acc {
     scalar: Vec<Variable>,
 }
 
-/// A compound reduction's state in one segment.
+/// A compound reduction's state in one segment: what the inner loop folds each iteration's
+/// values into.
 enum Compound {
     Moments(Moments),
     SumExp(SumExp),
 }
 
 impl Compound {
-    fn batches(&self) -> &dyn Batches {
+    /// Folds one iteration's values, a batch of `count` vectors (`W::Vector`) or one scalar:
+    /// `item(g, p)` for `p < count`, the first at byte offset `at` in its row.
+    fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, at: Value, item: &mut Item<'_>) {
         match self {
-            Compound::Moments(m) => m,
-            Compound::SumExp(s) => s,
+            Compound::Moments(m) => m.update(g, w, count, at, item),
+            Compound::SumExp(s) => s.update(g, w, count, item),
         }
     }
 
+    /// Stores the segment's state in slot `o` of `out` ([`crate::compound::SLOT_F64S`] f64 per slot).
     fn store(&self, g: &mut Gen<'_, '_>, out: Value, o: Value) {
         match self {
             Compound::Moments(m) => m.store(g, out, o),
@@ -614,7 +618,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             self.wide_folds(g, jlo, jhi, &folds, &slots, |g| {
                 self.inner(g, &r, jlo, jhi, &slots, None)
             });
-        } else if let Some(Compound::Moments(m)) = &compound {
+        } else if let Some(c @ Compound::Moments(m)) = &compound {
             match self
                 .moments_wide
                 .and_then(|(i, fold)| r.ptrs[i].map(|x| (x, fold)))
@@ -629,12 +633,12 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                     let call = g.b.ins().call(fold, &[x, row.len, state]);
                     let nan = g.b.inst_results(call)[0];
                     g.b.ins().brif(nan, row.short, &[], row.done, &[]);
-                    row.inline_and_join(g, |g| self.moments_blocks(g, &r, jlo, jhi, m));
+                    row.inline_and_join(g, |g| self.moments_blocks(g, &r, jlo, jhi, c, m));
                 }
-                None => self.moments_blocks(g, &r, jlo, jhi, m),
+                None => self.moments_blocks(g, &r, jlo, jhi, c, m),
             }
         } else if self.blocked.is_empty() || compound.is_some() {
-            self.inner(g, &r, jlo, jhi, &slots, compound.as_ref().map(Compound::batches));
+            self.inner(g, &r, jlo, jhi, &slots, compound.as_ref());
         } else {
             self.blocks(g, &r, jlo, jhi, &slots);
         }
@@ -832,9 +836,19 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         }
     }
 
-    /// A row's run `[jlo, jhi)` of moments, in blocks of [`crate::moments::BLOCK_POINTS`]: each
-    /// block's sum, then its deviations from its mean, by the inner loop (see `moments.rs`).
-    fn moments_blocks(&self, g: &mut Gen<'_, '_>, r: &Row, jlo: Value, jhi: Value, m: &Moments) {
+    /// A row's run `[jlo, jhi)` of moments `m` (`c` its compound state), in blocks of
+    /// [`crate::moments::BLOCK_POINTS`]: each block's sums, then its squared deviations from its
+    /// mean, by the inner loop (see `moments.rs`).
+    #[allow(clippy::too_many_arguments)]
+    fn moments_blocks(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        jlo: Value,
+        jhi: Value,
+        c: &Compound,
+        m: &Moments,
+    ) {
         let len = crate::moments::BLOCK_POINTS;
         let b_var = g.b.declare_var(types::I64);
         g.b.def_var(b_var, jlo);
@@ -862,10 +876,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             self.value(g, r, W::Scalar, jb, flat, 0)
         });
         m.begin_block(g, jb, first);
-        self.inner(g, r, b, bhi, &[], Some(m));
+        self.inner(g, r, b, bhi, &[], Some(c));
         let n = points(g);
         m.end_sum(g, n);
-        self.inner(g, r, b, bhi, &[], Some(m));
+        self.inner(g, r, b, bhi, &[], Some(c));
         let n = points(g);
         m.end_block(g, n);
         g.b.def_var(b_var, bhi);
@@ -882,7 +896,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         jlo: Value,
         jhi: Value,
         slots: &[Acc],
-        compound: Option<&dyn Batches>,
+        compound: Option<&Compound>,
     ) {
         let j_var = g.b.declare_var(types::I64);
         g.b.def_var(j_var, jlo);
@@ -1209,7 +1223,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         count: i64,
         w: W,
         slots: &[Acc],
-        compound: Option<&dyn Batches>,
+        compound: Option<&Compound>,
     ) {
         let width = if w == W::Vector { self.f.lanes } else { 1 };
         counted_loop(g, j_var, jhi, count * width, |g, j| {

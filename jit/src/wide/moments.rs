@@ -129,27 +129,6 @@ fn total<const N: usize>(p: &[f64; N], s: f64) -> f64 {
 /// The partials of one pass, at most (f32's [`Lane::PARTS`]).
 const MOST: usize = 16;
 
-/// Chan's merge of a block's state `b` into `a` (`compound.rs` `moments_merge`, the same
-/// operations).
-#[inline(always)]
-fn merge(a: [f64; STATE], b: [f64; STATE]) -> [f64; STATE] {
-    let [ka, na, ma, qa, sa] = a;
-    let [kb, nb, mb, qb, sb] = b;
-    let total = sa + sb;
-    let n = na + nb;
-    let fb = nb / n;
-    let d = (kb - ka) + (mb - ma);
-    let df = d * fb;
-    let mean = ma + df;
-    let t = (d * df) * na;
-    let q = (qa + qb) + t;
-    let pick = |i: usize, merged: f64| {
-        let m = if nb == 0.0 { a[i] } else { merged };
-        if na == 0.0 { b[i] } else { m }
-    };
-    [pick(0, ka), pick(1, n), pick(2, mean), pick(3, q), total]
-}
-
 /// Folds the row `x` into `state` as the inline blocks would (`moments.rs`, the same
 /// operations): whether the state came out NaN (then `state` is left as it was).
 #[inline(always)]
@@ -183,7 +162,11 @@ fn fold<T: Lane, const N: usize>(x: &[T], state: &mut [f64; STATE]) -> bool {
         let m2 = if m2 < 0.0 { 0.0 } else { m2 };
         let block = [k, n, e, m2, s];
         // the segment's first block is its state (as the inline code: no merge)
-        st = if st[1] == 0.0 { block } else { merge(st, block) };
+        st = if st[1] == 0.0 {
+            block
+        } else {
+            kiln_ir::CompoundOp::Moments.merge_slots(st, block)
+        };
     }
     if st.iter().any(|v| v.is_nan()) {
         return true;
