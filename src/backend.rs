@@ -205,11 +205,18 @@ pub trait Backend: Send + Sync + Debug {
         let _ = (axes, rank);
         self.compound_reductions()
     }
-    /// Whether the backend runs `parts` sibling reductions ([`kiln_ir::KernelKind::Siblings`])
-    /// over `axes` (sorted) of an iteration space of rank `rank` in one pass; where it does not,
-    /// the runner runs them one by one.
-    fn runs_siblings(&self, axes: &[usize], rank: usize, parts: usize) -> bool {
-        let _ = parts;
+    /// Whether the backend runs the sibling reductions `ops` ([`kiln_ir::KernelKind::Siblings`])
+    /// over `axes` (sorted) of an iteration space of rank `rank` in one pass, its values of the
+    /// float dtype `float` (None: a typed kernel's); where it does not, the runner runs them one
+    /// by one.
+    fn runs_siblings(
+        &self,
+        axes: &[usize],
+        rank: usize,
+        ops: &[kiln_ir::ReduceOp],
+        float: Option<kiln_ir::ElemType>,
+    ) -> bool {
+        let _ = (ops, float);
         self.runs_compound(axes, rank)
     }
     /// The code the backend compiles for `kernel` read as `plan` (or for the typed kernel `typed`,

@@ -682,9 +682,13 @@ impl Compiled {
         // 0.5)`), else apart (typed: integer arithmetic, complex values)
         // (sibling reductions of bool and integer values in one pass where the backend compiles
         // their typed kernel: `sum(i); min(i); max(i)`)
-        let typed = crate::executor::float_path_of(program, args).is_none();
+        let float = crate::executor::float_path_of(program, args);
+        let typed = float.is_none();
         let one_pass = match &program.work {
-            Work::Siblings(parts) => self.backend.runs_siblings(&axes, shape.len(), parts.len()),
+            Work::Siblings(parts) => {
+                let ops: Vec<kiln_ir::ReduceOp> = parts.iter().map(|p| p.reduction().op).collect();
+                self.backend.runs_siblings(&axes, shape.len(), &ops, float)
+            }
             _ => self.backend.runs_compound(&axes, shape.len()),
         };
         let typed_apart = typed && !(one_pass && self.typed_siblings_compile(k, program, args)?);

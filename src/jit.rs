@@ -11,7 +11,7 @@ use crate::backend::{
 use crate::error::{Error, Result};
 use crate::interpreter::Interpreted;
 use kiln_ir::typed::TypedKernel;
-use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, Start, Tensor};
+use kiln_ir::{BroadcastPlan, ElemType, InputLayout, KernelIR, KernelKind, ReduceOp, Start, Tensor};
 use kiln_jit::{BoundKernel, Elem, InputRef, JitError, RunConfig, Schedule, Workspace};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
@@ -61,8 +61,8 @@ impl Backend for Jit {
     }
 
     /// Sibling reductions compile where compound ones do, up to `kiln_jit`'s number of components.
-    fn runs_siblings(&self, axes: &[usize], rank: usize, parts: usize) -> bool {
-        kiln_jit::compiles_siblings(axes, rank, parts)
+    fn runs_siblings(&self, axes: &[usize], rank: usize, ops: &[ReduceOp], float: Option<ElemType>) -> bool {
+        kiln_jit::compiles_siblings(axes, rank, ops, float)
     }
 
     fn prepare(&self, kernel: &KernelIR, plan: &BroadcastPlan) -> Result<Box<dyn Executable>> {

@@ -45,7 +45,12 @@ const GROUPS: &[&str] = &[
     // every component folded at full width where the rows are long
     "max(x); min(x)",
     "max(x, axis=1); min(x, axis=1)",
-    // over a leading axis the JIT runs the reductions one by one; the plan still merges them
+    // over a leading axis, one pass where every component or none is a sum (each component folds
+    // the rows in the order it folds them alone: sums in groups, the others one by one)
+    "max(x, axis=0); min(x, axis=0)",
+    "prod(x*0.5, axis=0); max(x*x, axis=0, keepdims=1); min(x, axis=0)",
+    "sum(x, axis=0); sum(x*x, axis=0); mean(x, axis=0, keepdims=1)",
+    // a sum beside a max over a leading axis: the reductions one by one; the plan still merges them
     "sum(x, axis=0); max(x, axis=0); mean(x, axis=0, keepdims=1)",
 ];
 
@@ -400,6 +405,81 @@ fn one_runner_decides_each_form_once_and_keeps_it_apart_from_the_others() {
                 assert_eq!(got.len(), want.len());
                 for (g, w) in got.iter().zip(&want) {
                     assert!(same_bits(g, w), "{src}, form {n}, round {round}: {g} vs {w}");
+                }
+            }
+        }
+    }
+}
+
+/// Sibling reductions over leading and middle axes (the trailing axes kept) in one pass, where every
+/// component or none is a sum: each component's bits as its reduction alone gives them, on many
+/// rows (a kept sum adds its rows in groups of 8, a band apart: every band and remainder) and
+/// rows of every length around the vector width, 3-d shapes reduced over one or two leading
+/// axes or the middle one, special values, float32 and float64, int64 (the typed path) and any
+/// thread count; explain shows the one pass.
+#[test]
+fn kept_siblings_run_in_one_pass() {
+    use ndarray::IxDyn;
+    let cases: &[(&[usize], &str)] = &[
+        (&[17, 33], "max(x, axis=0); min(x, axis=0)"),
+        (&[64, 5], "max(x, axis=0); min(x*2, axis=0); prod(x, axis=0)"),
+        (&[9, 1], "sum(x, axis=0); sum(x*x, axis=0); mean(x, axis=0)"),
+        (&[8, 16], "sum(x, axis=0); sum(x*x, axis=0)"),
+        (&[40, 3], "sum(x, axis=0); mean(x*0.5, axis=0, keepdims=1)"),
+        (&[0, 5], "sum(x, axis=0); sum(x*x, axis=0)"),
+        (&[10, 3, 5], "max(x, axis=0); min(x, axis=0)"),
+        (&[4, 19, 6], "sum(x, axis=1); sum(x*3, axis=1)"),
+        (&[4, 19, 6], "min(x, axis=1); max(x, axis=1)"),
+        (&[9, 9, 3], "sum(x, axis=(0, 1)); mean(x, axis=(0, 1))"),
+        (&[9, 9, 3], "max(x, axis=(0, 1)); min(x, axis=(0, 1))"),
+    ];
+    let on = |src: &str, backend: &str, threads: usize| runner(src, backend).with_threads(threads);
+    for &(shape, src) in cases {
+        let n: usize = shape.iter().product();
+        let mut rng = Rng::new(n as u64 + 3);
+        let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 0.0, 1e-310];
+        let values = (0..n)
+            .map(|k| match k % 13 {
+                3 => specials[k % specials.len()],
+                _ => rng.uniform(-2.0, 2.0),
+            })
+            .collect();
+        let x = ArrayD::from_shape_vec(IxDyn(shape), values).unwrap();
+        let x32 = x.mapv(|v| v as f32);
+        let ints = x.mapv(|v| if v.is_finite() { (v * 1000.0) as i64 } else { -7 });
+        let merged = on(src, "jit", 1);
+        let kernels = merged.explain_rewrites(&[("x", (&x).into())]).unwrap();
+        assert!(
+            kernels[0].0.to_string().starts_with("kernel siblings"),
+            "{src} {shape:?}: {}",
+            kernels[0].0
+        );
+        for threads in [1, 3] {
+            let merged = on(src, "jit", threads);
+            for arg in [ArrayArg::from(&x), ArrayArg::from(&x32), ArrayArg::from(&ints)] {
+                let got = merged.run_many(&[("x", arg.reborrow())]);
+                for (k, e) in src.split(';').enumerate() {
+                    let want = on(e.trim(), "jit", 1).run(&[("x", arg.reborrow())]);
+                    let (got, want) = match (&got, want) {
+                        (Ok(g), Ok(w)) => (g[k].clone().into_f64(), w.into_f64()),
+                        // an empty min or max is an error merged and alone
+                        (Err(_), Err(_)) => continue,
+                        (g, w) => panic!("{src} {shape:?}: merged {g:?}, alone {w:?}"),
+                    };
+                    assert!(
+                        same_bits(&got, &want),
+                        "{src} {shape:?} result {k}, {threads} threads: {got} vs {want}"
+                    );
+                    let interp = on(e.trim(), "interp", 1)
+                        .run(&[("x", arg.reborrow())])
+                        .unwrap()
+                        .into_f64();
+                    assert!(
+                        got.iter().zip(&interp).all(|(a, b)| {
+                            (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+                        }),
+                        "{src} {shape:?} result {k} against the interpreter: {got} vs {interp}"
+                    );
                 }
             }
         }

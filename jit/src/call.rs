@@ -215,8 +215,11 @@ pub(crate) fn dispatch<T: Elem>(
     }
     let n_units = plan.n_units;
     // the outputs hold what the plan writes: the values of every slot (f64 accumulators are as wide
-    // or wider), and the index of every slot (arg reductions) or one state row per unit (scans)
-    let slots_bytes = plan.n_slots * std::mem::size_of::<T>();
+    // or wider; a compound slot's or siblings' words), and the index of every slot (arg
+    // reductions) or one state row per unit (scans)
+    let slots_bytes = plan
+        .n_slots
+        .saturating_mul(plan.slot_bytes.max(std::mem::size_of::<T>()));
     let idx_needed = match (out.idx_unit_bytes, out.out_idx.is_null()) {
         (0, true) => 0,
         (0, false) => slots_bytes,
@@ -898,24 +901,42 @@ pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::ElemType) -> *const
     }
 }
 
-/// The kept max's (`max`) or min's row step at `level` ([`crate::wide`], `rows.rs`): `out[j] =
-/// maximum(out[j], x[j])` (NumPy's NaN-propagating `maximum`, or `minimum`) for every `j` of
-/// `out`: the inline path's bits. An error if the host lacks `level`, or if `x` is shorter than
+/// The kept max's (`max`) or min's row steps at `level` ([`crate::wide`], `rows.rs`): with one
+/// row `x`, `out[j] = maximum(out[j], x[j])` (NumPy's NaN-propagating `maximum`, or `minimum`),
+/// with eight, the eight rows folded in order, for every `j` of `out`: the inline path's bits. An
+/// error if the host lacks `level`, if the rows are not one or eight, or if a row is shorter than
 /// `out`.
-pub fn apply_kept_extreme<T: WideElem>(level: Level, max: bool, x: &[T], out: &mut [T]) -> Result<()> {
+pub fn apply_kept_extreme<T: WideElem>(level: Level, max: bool, rows: &[&[T]], out: &mut [T]) -> Result<()> {
     on_host(level)?;
-    if x.len() < out.len() {
+    if let Some(r) = rows.iter().find(|r| r.len() < out.len()) {
         return Err(JitError::WrongKernel(format!(
             "a kept extreme's row of {} elements is shorter than its output run of {}",
-            x.len(),
+            r.len(),
             out.len()
         )));
     }
-    let step = T::single_extreme(max, level);
-    // SAFETY: `step` is one of rows.rs's `#[target_feature]` functions compiled for `level`
-    // (`WideElem::single_extreme` maps each level to its own), and the host has every feature of
-    // `level` (checked above); apart from those features it is a safe function of slices.
-    unsafe { step(x, out) };
+    match rows {
+        [x] => {
+            let step = T::single_extreme(max, level);
+            // SAFETY: `step` is one of rows.rs's `#[target_feature]` functions compiled for
+            // `level` (`WideElem::single_extreme` maps each level to its own), and the host has
+            // every feature of `level` (checked above); apart from those features it is a safe
+            // function of slices.
+            unsafe { step(x, out) };
+        }
+        _ => {
+            let Ok(group) = <[&[T]; crate::wide::GROUP]>::try_from(rows) else {
+                return Err(JitError::WrongKernel(format!(
+                    "a kept extreme's row step takes 1 or {} rows, not {}",
+                    crate::wide::GROUP,
+                    rows.len()
+                )));
+            };
+            let step = T::group_extreme(max, level);
+            // SAFETY: as above, for `WideElem::group_extreme`.
+            unsafe { step(group, out) };
+        }
+    }
     Ok(())
 }
 
@@ -934,19 +955,53 @@ extern "C" fn kept_extreme<T: WideElem, const MAX: bool>(x: *const T, out: *mut 
         )
     };
     if let Some(level) = crate::wide::level() {
-        let _ = apply_kept_extreme(level, MAX, x, out);
+        let _ = apply_kept_extreme(level, MAX, &[x], out);
     }
 }
 
-/// The address of the function compiled code calls for a kept max's (`max`) or min's row on
-/// `dtype`.
-pub(crate) fn kept_extreme_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 {
+/// The function compiled code calls for a kept max's (`MAX`) or min's group of adjacent rows
+/// (skeleton.rs `group`): [`apply_kept_extreme`] of the eight rows at `r0..r7` over the `n`
+/// outputs at `out`.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn kept_extreme_group<T: WideElem, const MAX: bool>(
+    r0: *const T,
+    r1: *const T,
+    r2: *const T,
+    r3: *const T,
+    r4: *const T,
+    r5: *const T,
+    r6: *const T,
+    r7: *const T,
+    out: *mut T,
+    n: i64,
+) {
+    // SAFETY: as `kept_group`'s: skeleton.rs calls it in place of its own loop over a group's
+    // columns `[lo, hi)`, `n = hi - lo > 0`, each `r_m` the group's row `m` of a plain read of a
+    // checked input at column `lo`, `out` that column's output element, of the data's type, in a
+    // buffer no input slice borrows (output.rs allocates it, or it is the caller's `&mut` buffer).
+    let (rows, out) = unsafe {
+        let n = n as usize;
+        let rows = [r0, r1, r2, r3, r4, r5, r6, r7].map(|r| std::slice::from_raw_parts(r, n));
+        (rows, std::slice::from_raw_parts_mut(out, n))
+    };
+    if let Some(level) = crate::wide::level() {
+        let _ = apply_kept_extreme(level, MAX, &rows, out);
+    }
+}
+
+/// The address of the function compiled code calls for a kept max's (`max`) or min's row (or
+/// group of rows: `group`) on `dtype`.
+pub(crate) fn kept_extreme_address(max: bool, group: bool, dtype: kiln_ir::ElemType) -> *const u8 {
     use kiln_ir::ElemType;
-    match (max, dtype) {
-        (true, ElemType::F64) => kept_extreme::<f64, true> as *const u8,
-        (true, ElemType::F32) => kept_extreme::<f32, true> as *const u8,
-        (false, ElemType::F64) => kept_extreme::<f64, false> as *const u8,
-        (false, ElemType::F32) => kept_extreme::<f32, false> as *const u8,
+    match (max, group, dtype) {
+        (true, false, ElemType::F64) => kept_extreme::<f64, true> as *const u8,
+        (true, false, ElemType::F32) => kept_extreme::<f32, true> as *const u8,
+        (false, false, ElemType::F64) => kept_extreme::<f64, false> as *const u8,
+        (false, false, ElemType::F32) => kept_extreme::<f32, false> as *const u8,
+        (true, true, ElemType::F64) => kept_extreme_group::<f64, true> as *const u8,
+        (true, true, ElemType::F32) => kept_extreme_group::<f32, true> as *const u8,
+        (false, true, ElemType::F64) => kept_extreme_group::<f64, false> as *const u8,
+        (false, true, ElemType::F32) => kept_extreme_group::<f32, false> as *const u8,
         _ => unreachable!("only float types (f32, f64) reach here"),
     }
 }

@@ -43,7 +43,7 @@ pub(crate) fn check_run<T: Elem>(
     {
         return Err(kiln_ir::IrError::EmptyReduction { op: "max" }.into());
     }
-    if let crate::layout::Mode::Siblings(parts) = st.mode
+    if let Some(parts) = st.mode.parts()
         && geo.n_red == 0
         && geo.n_out > 0
         && let Some(op) = parts.ops().iter().find(|op| !op.has_identity())
@@ -136,10 +136,8 @@ pub(crate) fn check_run<T: Elem>(
         .any(|i| matches!(i, InputRef::Destination | InputRef::Output(0)));
     if let Some(d) = dest
         && ((op.is_some() && !st.accumulates_in(d.ty()))
-            || matches!(
-                st.mode,
-                crate::layout::Mode::Compound(_) | crate::layout::Mode::Siblings(_)
-            )
+            || matches!(st.mode, crate::layout::Mode::Compound(_))
+            || st.mode.parts().is_some()
             || match st.typed {
                 Some(_) => d.ty() != geo.out_type || (reads_dest && d.ty() != own),
                 None => d.ty() != own || !float_or_truth(geo.out_type),

@@ -21,7 +21,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
-use kiln_ir::KernelIR;
+use kiln_ir::{KernelIR, ReduceOp};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -134,10 +134,10 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                     call::kept_rows_address(group, dtype),
                 );
             }
-            for max in [true, false] {
+            for (max, group) in [(true, false), (false, false), (true, true), (false, true)] {
                 jb.symbol(
-                    host::kept_extreme_symbol(max, dtype),
-                    call::kept_extreme_address(max, dtype),
+                    host::kept_extreme_symbol(max, group, dtype),
+                    call::kept_extreme_address(max, group, dtype),
                 );
             }
         }
@@ -291,6 +291,21 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     {
         math.import_kept_rows(module, func, op, st.dtype, crate::wide::GROUP)?;
     }
+    // kept sibling reductions whose every component is a max or min of a plain read step their
+    // rows at full width, each component's step in turn (skeleton.rs `segment`)
+    if let Mode::KeptSiblings(parts) = st.mode
+        && typed.is_none()
+        && math::wide_kept_extremes(&key.arena, &key.roots(), parts.ops(), key.schedule)
+    {
+        for max in [false, true] {
+            if parts
+                .ops()
+                .contains(&if max { ReduceOp::Max } else { ReduceOp::Min })
+            {
+                math.import_kept_extreme(module, func, max, st.dtype, crate::wide::GROUP)?;
+            }
+        }
+    }
     // float values of a float kernel, or int64 values of a typed one, folded in their own type
     let folded = math::fold_values(typed.as_ref().map(|t| t.value_type()), st.dtype);
     // a compound moments kernel folds its long rows (skeleton.rs `segment`)
@@ -344,9 +359,12 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         let frame = Frame::new(&mut g, key, entry);
         match st.mode {
             Mode::Scan { .. } => scan::emit(&mut g, &frame),
-            Mode::Map | Mode::Trailing(_) | Mode::Kept(_) | Mode::Compound(_) | Mode::Siblings(_) => {
-                skeleton::emit(&mut g, &frame)
-            }
+            Mode::Map
+            | Mode::Trailing(_)
+            | Mode::Kept(_)
+            | Mode::Compound(_)
+            | Mode::Siblings(_)
+            | Mode::KeptSiblings(_) => skeleton::emit(&mut g, &frame),
         }
     }
     b.seal_all_blocks();

@@ -122,11 +122,12 @@ pub(crate) fn kept_rows_symbol(group: bool, dtype: ElemType) -> String {
     format!("kiln_wide_kept_{what}_{}", dtype.short_name()).to_lowercase()
 }
 
-/// The symbol of the kept max's (`max`) or min's single-row step on `dtype` (wide/rows.rs,
-/// registered by compile.rs where the host has a wide level).
-pub(crate) fn kept_extreme_symbol(max: bool, dtype: ElemType) -> String {
+/// The symbol of the kept max's (`max`) or min's single-row step (or group step: `group`) on
+/// `dtype` (wide/rows.rs, registered by compile.rs where the host has a wide level).
+pub(crate) fn kept_extreme_symbol(max: bool, group: bool, dtype: ElemType) -> String {
     let what = if max { "max" } else { "min" };
-    format!("kiln_wide_kept_{what}_{}", dtype.short_name()).to_lowercase()
+    let rows = if group { "_group" } else { "" };
+    format!("kiln_wide_kept_{what}{rows}_{}", dtype.short_name()).to_lowercase()
 }
 
 /// The symbol of the trailing max (`max`) or min of a run on `dtype` (wide/extremes.rs, registered
@@ -296,6 +297,9 @@ pub struct MathRefs {
     /// The kept reduction's single-row step (a sum's, a max's or a min's), `fn(x, out, n)`, where
     /// [`MathRefs::import_kept_rows`] imported it.
     kept_single: Option<FuncRef>,
+    /// The kept min's and max's group and single-row steps (by `max`) of kept sibling
+    /// reductions, where [`MathRefs::import_kept_extreme`] imported them.
+    kept_extremes: [Option<[FuncRef; 2]>; 2],
     /// The trailing min and max of a run (`wide/extremes.rs`): a row's, for skeleton.rs
     /// `wide_folds` where each segment is one row, else a block's (`arg_blocks`, and `wide_folds`
     /// over segments of several rows), where [`MathRefs::import_extreme`] imported them (index:
@@ -368,6 +372,7 @@ impl MathRefs {
             sincos,
             kept_group: None,
             kept_single: None,
+            kept_extremes: [None; 2],
             extremes: [None; 2],
             sums: [None; 2],
             moments: None,
@@ -456,11 +461,36 @@ impl MathRefs {
                 self.kept_single = Some(declare(kept_rows_symbol(false, dtype), 1)?);
             }
             ReduceOp::Max | ReduceOp::Min => {
-                let symbol = kept_extreme_symbol(op == ReduceOp::Max, dtype);
-                self.kept_single = Some(declare(symbol, 1)?);
+                let max = op == ReduceOp::Max;
+                self.kept_group = Some(declare(kept_extreme_symbol(max, true, dtype), group_rows)?);
+                self.kept_single = Some(declare(kept_extreme_symbol(max, false, dtype), 1)?);
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// Declares in `module` and imports into `func` the kept max's (`max`) or min's group step of
+    /// `group_rows` rows and single-row step on `dtype` (`fn(rows..., out, n)`, `wide/rows.rs`),
+    /// for a component of kept sibling reductions.
+    pub fn import_kept_extreme<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        max: bool,
+        dtype: ElemType,
+        group_rows: usize,
+    ) -> crate::Result<()> {
+        let mut declare = |group: bool, rows: usize| {
+            import_i64s(
+                module,
+                func,
+                &kept_extreme_symbol(max, group, dtype),
+                rows + 2,
+                None,
+            )
+        };
+        self.kept_extremes[usize::from(max)] = Some([declare(true, group_rows)?, declare(false, 1)?]);
         Ok(())
     }
 
@@ -533,6 +563,12 @@ impl MathRefs {
     /// The kept reduction's single-row step, if the kernel imported it.
     pub fn kept_single(&self) -> Option<FuncRef> {
         self.kept_single
+    }
+
+    /// The kept max's (`max`) or min's group step and single-row step of kept sibling
+    /// reductions, if the kernel imported them.
+    pub fn kept_extreme(&self, max: bool) -> Option<[FuncRef; 2]> {
+        self.kept_extremes[usize::from(max)]
     }
 
     /// The block function of the wide routine of this symbol (`wide::WideFn::symbol`), if the

@@ -82,6 +82,12 @@ pub enum Mode {
     /// Fold a whole segment into one output element per component (sibling reductions, see
     /// [`Parts`]): every reduced axis is in the trailing block, as for `Compound`.
     Siblings(Parts),
+    /// Fold each value into the output element at its position within the segment, once per
+    /// component (sibling reductions over leading or middle axes, the trailing axes kept): as
+    /// `Kept` for each component, into its own run of outputs ([`Parts`]). Every component a sum
+    /// (rows added in groups, as a kept sum alone adds them) or none (rows one by one, as a kept
+    /// max, min or product alone): [`Parts::kept_order`].
+    KeptSiblings(Parts),
 }
 
 /// The reductions of a sibling kernel's components ([`KernelKind::Siblings`]), in order: at most
@@ -114,13 +120,25 @@ impl Parts {
     pub fn ops(&self) -> &[ReduceOp] {
         &self.ops[..usize::from(self.n)]
     }
+
+    /// Whether sibling reductions of `ops` over kept trailing axes fold each component in the
+    /// order its reduction alone folds it, so that one pass gives every component's bits: every
+    /// one a sum (a kept sum adds its rows in groups, skeleton.rs "Kept sums, several reduced rows
+    /// per pass") or none (a kept max, min or product folds its rows one by one). A sum beside
+    /// another reduction would need both orders at once: such siblings run one by one.
+    pub fn kept_order(ops: &[ReduceOp]) -> bool {
+        let sums = ops.iter().filter(|&&op| op == ReduceOp::Sum).count();
+        sums == 0 || sums == ops.len()
+    }
 }
 
 impl Mode {
     /// The reduction of a `Trailing` or `Kept` mode.
     pub fn reduce_op(self) -> Option<ReduceOp> {
         match self {
-            Mode::Map | Mode::Scan { .. } | Mode::Compound(_) | Mode::Siblings(_) => None,
+            Mode::Map | Mode::Scan { .. } | Mode::Compound(_) | Mode::Siblings(_) | Mode::KeptSiblings(_) => {
+                None
+            }
             Mode::Trailing(op) | Mode::Kept(op) => Some(op),
         }
     }
@@ -144,6 +162,30 @@ impl Mode {
     /// Whether every point's value is stored at its flat position (maps and scans).
     pub fn stores_points(self) -> bool {
         matches!(self, Mode::Map | Mode::Scan { .. })
+    }
+
+    /// The components of sibling reductions, trailing or kept.
+    pub fn parts(self) -> Option<Parts> {
+        match self {
+            Mode::Siblings(parts) | Mode::KeptSiblings(parts) => Some(parts),
+            _ => None,
+        }
+    }
+
+    /// Whether each point folds into the outputs at its position within the segment: a kept
+    /// reduction, or kept sibling reductions.
+    pub fn keeps(self) -> bool {
+        matches!(self, Mode::Kept(_) | Mode::KeptSiblings(_))
+    }
+
+    /// The reductions each point folds into the outputs at its position: a kept reduction's one,
+    /// each component's of kept sibling reductions (into its own run of outputs), none otherwise.
+    pub fn kept_ops(&self) -> &[ReduceOp] {
+        match self {
+            Mode::Kept(op) => std::slice::from_ref(op),
+            Mode::KeptSiblings(parts) => parts.ops(),
+            _ => &[],
+        }
     }
 }
 
@@ -378,16 +420,23 @@ impl Structure {
             }
             KernelKind::Siblings { ops, axes } => {
                 let (m, reduced) = trailing_block(rank, axes);
-                let parts = Parts::new(ops).filter(|_| reduced && axes.iter().all(|&a| a >= m));
-                let Some(parts) = parts else {
+                let mode = match Parts::new(ops) {
+                    Some(parts) if reduced && axes.iter().all(|&a| a >= m) => Some(Mode::Siblings(parts)),
+                    Some(parts) if !reduced && !axes.is_empty() && Parts::kept_order(ops) => {
+                        Some(Mode::KeptSiblings(parts))
+                    }
+                    _ => None,
+                };
+                let Some(mode) = mode else {
                     return Err(JitError::Unsupported(format!(
-                        "{} sibling reductions over axes {axes:?} of rank {rank}: compiled only where \
-                         every reduced axis is trailing (rows, whole arrays), at most {}",
+                        "{} sibling reductions {ops:?} over axes {axes:?} of rank {rank}: compiled \
+                         where every reduced axis is trailing (rows, whole arrays), or the trailing \
+                         axes are kept and every component or none is a sum; at most {}",
                         ops.len(),
                         Parts::MAX
                     )));
                 };
-                (Mode::Siblings(parts), m)
+                (mode, m)
             }
             KernelKind::Reduce { op, axes } => {
                 let (m, reduced) = trailing_block(rank, axes);
@@ -466,6 +515,9 @@ impl Structure {
     /// Whole-array reductions (`seg_axes == 0`, trailing): segment `s` folds into output slot
     /// `s * part`: 0 folds every segment into one slot, 1 gives each chunk its own partial.
     pub const PART: usize = 3;
+    /// Kept sibling reductions: the outputs of one component, each component's run that many
+    /// 8-byte words after the one before it, in the `PART` slot.
+    pub const COMPONENT_OUTPUTS: usize = 3;
     /// Scans: the length of a line (points along the scanned axis), in the `SEG_LEN` slot.
     pub const LINE_LEN: usize = 1;
     /// Scans: the distance between a line's points (`inner`, the lines side by side), in the `PART`
@@ -563,6 +615,9 @@ impl Structure {
             Mode::Scan { .. } => (n, kernel.output_shape()),
             _ => (checked_size(&out_shape)?, out_shape),
         };
+        if let Mode::KeptSiblings(_) = self.mode {
+            p[Self::COMPONENT_OUTPUTS] = n_out as i64;
+        }
         let n_red = checked_size(&red_shape)?;
         if n > i64::MAX as usize / 16 {
             return Err(JitError::Unsupported(format!(

@@ -162,6 +162,21 @@ pub fn wide_kept_rows(
     schedule.wide && matches!(op, Sum | Max | Min) && matches!(arena.node(body), kiln_ir::Node::Input(_))
 }
 
+/// Whether kept sibling reductions of `ops` over `roots` step their rows at full width: every
+/// component a max or min of a plain read of an input (`max(m, axis=0) - min(m, axis=0)`), where
+/// the schedule asks for the wide routines; each component's kept step of [`wide_kept_rows`].
+pub fn wide_kept_extremes(
+    arena: &kiln_ir::ExprArena,
+    roots: &[kiln_ir::NodeId],
+    ops: &[kiln_ir::ReduceOp],
+    schedule: crate::Schedule,
+) -> bool {
+    use kiln_ir::ReduceOp::{Max, Min};
+    ops.iter()
+        .zip(roots)
+        .all(|(&op, &root)| matches!(op, Max | Min) && wide_kept_rows(arena, root, op, schedule))
+}
+
 /// Whether a compound moments kernel folds its long rows by one call at full width
 /// (`wide/moments.rs`, skeleton.rs `segment`): its body a plain read of an input (`var(x)`,
 /// `std(m, axis=1)`) of a float kernel of `dtype`, where its schedule asks for the wide routines

@@ -21,8 +21,10 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// A compound reduction: four f64 per slot in the f64 buffer (see compound.rs).
     compound: Option<CompoundOp>,
     /// Sibling reductions: one f64 word per component in each slot of the f64 buffer (see
-    /// [`Parts`]).
+    /// [`Parts`]; [`SiblingWords`] says where).
     siblings: Option<Parts>,
+    /// Kept sibling reductions ([`Mode::KeptSiblings`]): each component's words a run of their own.
+    kept: bool,
     /// A typed kernel's reduction (or sibling reductions) of bool or integer values (their type):
     /// one int64 word per slot (per component) in the f64 buffer (see int_acc.rs).
     ints: Option<ElemType>,
@@ -62,15 +64,11 @@ impl<'a, T: Elem> Outputs<'a, T> {
                 Mode::Compound(op) => Some(op),
                 _ => None,
             },
-            siblings: match st.mode {
-                Mode::Siblings(parts) => Some(parts),
-                _ => None,
-            },
+            siblings: st.mode.parts(),
+            kept: st.mode.keeps(),
             ints: st
                 .typed
-                .filter(|t| {
-                    t.int_acc() && (st.mode.reduce_op().is_some() || matches!(st.mode, Mode::Siblings(_)))
-                })
+                .filter(|t| t.int_acc() && (st.mode.reduce_op().is_some() || st.mode.parts().is_some()))
                 .map(|t| t.values),
             complex: st
                 .typed
@@ -161,10 +159,15 @@ impl<'a, T: Elem> Outputs<'a, T> {
                             .into(),
                     ));
                 }
-                refill(vf, n.saturating_mul(ops.len()), |i| {
-                    let op = ops[i % ops.len()];
+                let (k, kept) = (ops.len(), o.kept);
+                refill(vf, n.saturating_mul(k), |i| {
+                    let op = ops[if kept { i / n } else { i % k }];
                     if int {
                         f64::from_bits(int_identity(op) as u64)
+                    } else if kept && packs::<T>(op) {
+                        // two float32 identities a word: the run's first half holds its `n`
+                        let b = u64::from((op.identity() as f32).to_bits());
+                        f64::from_bits(b << 32 | b)
                     } else {
                         op.identity()
                     }
@@ -341,10 +344,14 @@ impl<'a, T: Elem> Outputs<'a, T> {
             ));
         }
         if let Some(parts) = self.siblings {
-            let words: &[f64] = if self.chunked {
-                T::partials(self.ws).0
-            } else {
-                &val_f64
+            let words = SiblingWords {
+                words: if self.chunked {
+                    T::partials(self.ws).0
+                } else {
+                    &val_f64
+                },
+                k: parts.ops().len(),
+                kept: self.kept,
             };
             if self.ints.is_some() {
                 return Some(int_siblings_tensor(parts, words, self.chunked, geo));
@@ -373,18 +380,57 @@ impl<'a, T: Elem> Outputs<'a, T> {
     }
 }
 
-/// The result of sibling reductions from their words (`words[s * k + c]`: component `c` of slot
-/// `s`): each component as its reduction alone gives it: the chunks' partials merged in chunk
-/// order from the identity (sums and products in f64, min and max in `T`), a sum rounded once with
-/// [`ReduceOp::finish`]'s sign rule; component-major, then the kept axes.
-fn siblings_tensor<T: Elem>(parts: Parts, words: &[f64], chunked: bool, geo: &Geometry) -> Tensor {
+/// Where the words of sibling reductions hold component `c` of slot `s`: trailing siblings
+/// interleave them (`words[s * k + c]`); kept siblings ([`Mode::KeptSiblings`]) give each
+/// component a run of its own (`words[c * n + s]`, `n` slots), in which a float32 min or max
+/// keeps float32 values, as the code loads and stores them (`crate::reduce::acc_bytes`): the `n`
+/// of them packed into the run's first half ([`packs`]).
+#[derive(Clone, Copy)]
+struct SiblingWords<'w> {
+    words: &'w [f64],
+    k: usize,
+    kept: bool,
+}
+
+impl SiblingWords<'_> {
+    /// The slots.
+    fn slots(&self) -> usize {
+        self.words.len() / self.k
+    }
+
+    /// Component `c`'s value in slot `s`: its word, or its packed float32 widened (`packed`).
+    fn at(&self, c: usize, s: usize, packed: bool) -> f64 {
+        if !self.kept {
+            return self.words[s * self.k + c];
+        }
+        let run = &self.words[c * self.slots()..];
+        if !packed {
+            return run[s];
+        }
+        let w = run[s / 2].to_bits();
+        f64::from(f32::from_bits((w >> (32 * (s % 2))) as u32))
+    }
+}
+
+/// Whether kept sibling reductions keep component `op`'s float accumulators packed, narrower than
+/// a word (a float32 min or max).
+fn packs<T: Elem>(op: ReduceOp) -> bool {
+    crate::reduce::acc_bytes(op, T::DTYPE) < 8
+}
+
+/// The result of sibling reductions from their words ([`SiblingWords`]): each component as its
+/// reduction alone gives it: the chunks' partials merged in chunk order from the identity (sums
+/// and products in f64, min and max in `T`), a sum rounded once with [`ReduceOp::finish`]'s sign
+/// rule; component-major, then the kept axes.
+fn siblings_tensor<T: Elem>(parts: Parts, words: SiblingWords<'_>, chunked: bool, geo: &Geometry) -> Tensor {
     let ops = parts.ops();
     let k = ops.len();
-    let n_slots = words.len() / k;
+    let n_slots = words.slots();
     let n_out = if chunked { 1 } else { n_slots };
     let mut out = Vec::with_capacity(k * n_out);
     for (c, &op) in ops.iter().enumerate() {
-        let column = (0..n_slots).map(|s| words[s * k + c]);
+        let packed = words.kept && packs::<T>(op);
+        let column = (0..n_slots).map(|s| words.at(c, s, packed));
         let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
         let finish = |x: f64| {
             if wide {
@@ -572,17 +618,15 @@ fn int_merge(op: ReduceOp, a: i64, b: i64) -> i64 {
 }
 
 /// The result of sibling reductions of bool or integer values from their int64 words
-/// (`words[s * k + c]`: component `c` of slot `s`): a chunked whole array's partials merged, then
-/// every component's int64 (component-major, then the kept axes), which its caller narrows to the
-/// component's type ([`kiln_ir::typed::TypedKernel::component_type`]: exact, as each holds a value
-/// of that type).
-fn int_siblings_tensor(parts: Parts, words: &[f64], chunked: bool, geo: &Geometry) -> Tensor {
+/// ([`SiblingWords`]): a chunked whole array's partials merged, then every component's int64
+/// (component-major, then the kept axes), which its caller narrows to the component's type
+/// ([`kiln_ir::typed::TypedKernel::component_type`]: exact, as each holds a value of that type).
+fn int_siblings_tensor(parts: Parts, words: SiblingWords<'_>, chunked: bool, geo: &Geometry) -> Tensor {
     let ops = parts.ops();
-    let k = ops.len();
-    let n_slots = words.len() / k;
-    let mut out = Vec::with_capacity(k * if chunked { 1 } else { n_slots });
+    let n_slots = words.slots();
+    let mut out = Vec::with_capacity(ops.len() * if chunked { 1 } else { n_slots });
     for (c, &op) in ops.iter().enumerate() {
-        let column = (0..n_slots).map(|s| words[s * k + c].to_bits() as i64);
+        let column = (0..n_slots).map(|s| words.at(c, s, false).to_bits() as i64);
         if chunked {
             out.push(column.fold(int_identity(op), |a, b| int_merge(op, a, b)));
         } else {
@@ -590,7 +634,9 @@ fn int_siblings_tensor(parts: Parts, words: &[f64], chunked: bool, geo: &Geometr
         }
     }
     Tensor {
-        shape: std::iter::once(k).chain(geo.out_shape.iter().copied()).collect(),
+        shape: std::iter::once(ops.len())
+            .chain(geo.out_shape.iter().copied())
+            .collect(),
         values: Values::I64(out),
     }
 }

@@ -35,6 +35,9 @@ pub(crate) struct RunPlan<'g> {
     /// Elements of the value output: `n` (maps and scans), `n_out` (reductions) or one partial per
     /// chunk.
     pub n_slots: usize,
+    /// The least bytes of each slot the code writes: the element's, or the f64 words of each slot
+    /// of a compound reduction or of sibling reductions (call.rs checks the output against it).
+    pub slot_bytes: usize,
     pub units: Units,
     pub n_units: usize,
     /// Bytes of carried state each unit owns (scans along an outer axis: `inner` states), else 0.
@@ -83,7 +86,11 @@ impl<'g> RunPlan<'g> {
                 }
             }
             _ => {
-                let (seg, part) = (seg_len as i64, i64::from(chunks.is_some()));
+                let part = match st.mode {
+                    Mode::KeptSiblings(_) => n_slots as i64,
+                    _ => i64::from(chunks.is_some()),
+                };
+                let seg = seg_len as i64;
                 if params[Structure::SEG_LEN] != seg || params[Structure::PART] != part {
                     let p = params.to_mut();
                     p[Structure::SEG_LEN] = seg;
@@ -96,12 +103,17 @@ impl<'g> RunPlan<'g> {
             Units::Segments { per } => n_seg.div_ceil(per),
             Units::Ranges { per } => seg_len.div_ceil(per),
         };
+        let slot_bytes = match st.mode {
+            Mode::Compound(_) => 8 * crate::compound::SLOT_F64S,
+            _ => st.mode.parts().map_or(elem_bytes, |p| 8 * p.ops().len()),
+        };
         RunPlan {
             params,
             n_seg,
             seg_len,
             chunks,
             n_slots,
+            slot_bytes,
             units,
             n_units,
             state_row_bytes,
@@ -158,7 +170,7 @@ fn choose_units(
                 all
             }
         }
-        Mode::Kept(_) => {
+        Mode::Kept(_) | Mode::KeptSiblings(_) => {
             // column ranges of at least 256 outputs: each output is folded by one unit, in order
             let per = seg_len.div_ceil(max_units).max(256).div_ceil(16) * 16;
             Units::Ranges { per }

@@ -1993,10 +1993,11 @@ fn int64_extreme_folds_match_a_sequential_fold() {
 /// The kept max's and min's row steps (`apply_kept_extreme`) at every level this host has: bit
 /// for bit the inline kept update (`Gen::maximum(out, x)`: `out` where it is beyond `x` or NaN,
 /// else `x`), NaN payloads included, over rows of every length 0..=40 and 1000 at several
-/// offsets, the specials against one another.
+/// offsets, the specials against one another; one row, and a group of eight adjacent rows
+/// folded in order.
 fn kept_extreme_steps<T: Elem + WideElem>() {
     let sp = specials();
-    let len_max = 1000 + 16;
+    let len_max = 1000 + 40;
     let mut rng = Rng::new(21);
     let pick = |rng: &mut Rng| {
         if rng.uniform(0.0, 1.0) < 0.3 {
@@ -2010,17 +2011,22 @@ fn kept_extreme_steps<T: Elem + WideElem>() {
     for level in levels() {
         for len in (0..=40).chain([1000]) {
             for off in [0, 1, 3, 8, 13] {
-                for max in [true, false] {
+                for (max, rows) in [(true, 1), (false, 1), (true, 8), (false, 8)] {
+                    // row `m` starts `m * 3` elements on (every row as long as the output run)
+                    let xs: Vec<&[T]> = (0..rows).map(|m| &x[off + m * 3..off + m * 3 + len]).collect();
                     let mut got = acc0[off..off + len].to_vec();
-                    kiln_jit::apply_kept_extreme(level, max, &x[off..off + len], &mut got).unwrap();
+                    kiln_jit::apply_kept_extreme(level, max, &xs, &mut got).unwrap();
                     for j in 0..len {
-                        let (a, v) = (acc0[off + j].to_f64(), x[off + j].to_f64());
-                        let keep = a.is_nan() || if max { a > v } else { a < v };
-                        let want = if keep { a } else { v };
+                        let a0 = acc0[off + j].to_f64();
+                        let want = xs.iter().fold(a0, |a, r| {
+                            let v = r[j].to_f64();
+                            let keep = a.is_nan() || if max { a > v } else { a < v };
+                            if keep { a } else { v }
+                        });
                         let g = got[j].to_f64();
                         assert!(
                             g.to_bits() == want.to_bits(),
-                            "{:?} {level:?} max {max} len {len} at {off}: {a:e} and {v:e}: {g:e} vs {want:e}",
+                            "{:?} {level:?} max {max} rows {rows} len {len} at {off}: {a0:e}: {g:e} vs {want:e}",
                             <T as WideElem>::DTYPE
                         );
                     }
@@ -2028,7 +2034,8 @@ fn kept_extreme_steps<T: Elem + WideElem>() {
             }
         }
         let mut short = vec![T::from_f64(0.0); 4];
-        assert!(kiln_jit::apply_kept_extreme(level, true, &x[..3], &mut short).is_err());
+        assert!(kiln_jit::apply_kept_extreme(level, true, &[&x[..3]], &mut short).is_err());
+        assert!(kiln_jit::apply_kept_extreme(level, true, &[&x[..4], &x[..4]], &mut short).is_err());
     }
 }
 

@@ -78,8 +78,10 @@
 //! tree into an f64 output run, and a row added alone, which a kept sum of a plain read of an
 //! input calls over runs of columns (`crate::apply_kept_rows` for tests); plain additions in the
 //! inline order, so the same bits by construction as well. A kept max or min of a plain read
-//! steps a row alone the same way (`out[j] = maximum(out[j], x[j])`, NaN first, the later of
-//! equal values: `crate::apply_kept_extreme`), the inline update's bits.
+//! steps a group of eight adjacent rows, or a row alone, the same way (`out[j] =
+//! maximum(out[j], x[j])` row after row, NaN first, the later of equal values:
+//! `crate::apply_kept_extreme`), the inline update's bits; so does each component of kept
+//! sibling extremes (`max(m, axis=0) - min(m, axis=0)`), one call each.
 //!
 //! **Trailing extremes.** `extremes.rs` folds a run of f64, f32 or int64 values into its max or
 //! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at
@@ -622,6 +624,10 @@ pub trait WideElem: Copy + Sized {
     /// The kept max's (`max`) or min's single-row step at `level` (`rows.rs`): `out[j] =
     /// maximum(out[j], x[j])` over `out`, in `Self`. Unsafe to call unless the host has `level`.
     fn single_extreme(max: bool, level: Level) -> unsafe fn(&[Self], &mut [Self]);
+    /// The kept max's (`max`) or min's group step at `level` (`rows.rs`): `out[j] =
+    /// maximum(...maximum(out[j], rows[0][j])..., rows[7][j])` over `out`, in `Self`. Unsafe to
+    /// call unless the host has `level`.
+    fn group_extreme(max: bool, level: Level) -> unsafe fn([&[Self]; GROUP], &mut [Self]);
     /// sin and cos of one argument at `level` (`lanes.rs`): the argument's elements to their sines
     /// (in place, or from a source into a destination: [`Io`]) and `ys[j]` to the cosine of the
     /// same argument (`ys` at least as long, only written), the bits of [`Routine::Sin`] and
@@ -717,6 +723,14 @@ impl WideElem for f64 {
             (true, Level::Avx512) => rows::rows64::max_avx512,
             (false, Level::Avx2) => rows::rows64::min_avx2,
             (false, Level::Avx512) => rows::rows64::min_avx512,
+        }
+    }
+    fn group_extreme(max: bool, level: Level) -> unsafe fn([&[f64]; GROUP], &mut [f64]) {
+        match (max, level) {
+            (true, Level::Avx2) => rows::rows64::max_group_avx2,
+            (true, Level::Avx512) => rows::rows64::max_group_avx512,
+            (false, Level::Avx2) => rows::rows64::min_group_avx2,
+            (false, Level::Avx512) => rows::rows64::min_group_avx512,
         }
     }
     fn sincos(level: Level) -> unsafe fn(Io<'_, f64>, &mut [std::mem::MaybeUninit<f64>]) {
@@ -824,6 +838,14 @@ impl WideElem for f32 {
             (true, Level::Avx512) => rows::rows32::max_avx512,
             (false, Level::Avx2) => rows::rows32::min_avx2,
             (false, Level::Avx512) => rows::rows32::min_avx512,
+        }
+    }
+    fn group_extreme(max: bool, level: Level) -> unsafe fn([&[f32]; GROUP], &mut [f32]) {
+        match (max, level) {
+            (true, Level::Avx2) => rows::rows32::max_group_avx2,
+            (true, Level::Avx512) => rows::rows32::max_group_avx512,
+            (false, Level::Avx2) => rows::rows32::min_group_avx2,
+            (false, Level::Avx512) => rows::rows32::min_group_avx512,
         }
     }
     fn sincos(level: Level) -> unsafe fn(Io<'_, f32>, &mut [std::mem::MaybeUninit<f32>]) {

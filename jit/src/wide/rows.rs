@@ -2,9 +2,10 @@
 //! reduced rows per pass"): over a run of columns, `out[j] += ((r0[j] + r1[j]) + (r2[j] + r3[j])) + ((r4[j] +
 //! r5[j]) + (r6[j] + r7[j]))` for a group of eight rows, and `out[j] += x[j]` for a row left over,
 //! each value widened to f64 first (f32 data is accumulated in f64, as `Gen::widen` does), the
-//! output an f64 accumulator row. A kept max or min of a plain read (`max(m, axis=0)`) steps one
-//! row at a time, `out[j] = maximum(out[j], x[j])` in the data's own type, as the inline code's
-//! kept update does.
+//! output an f64 accumulator row. A kept max or min of a plain read (`max(m, axis=0)`) steps a
+//! group of eight adjacent rows, `out[j] = maximum(...maximum(maximum(out[j], r0[j]), r1[j])...,
+//! r7[j])`, or one row, `out[j] = maximum(out[j], x[j])`, in the data's own type, as the inline
+//! code's kept update does, row after row.
 //!
 //! **The inline path's bits, by construction.** Per column these are the operations the inline
 //! code performs on one lane (`Gen::acc_update_rows` and `Gen::acc_update` of a sum): the same
@@ -83,18 +84,36 @@ fn single<T: Widen>(x: &[T], out: &mut [f64]) {
     }
 }
 
-/// `out[j] = maximum(out[j], x[j])` (`MAX`) or `minimum` for every `j` of `out`, NumPy's
-/// NaN-propagating extremes as the inline code's kept update computes them (`Gen::maximum`:
-/// `out[j]` where it is beyond `x[j]` or NaN, else `x[j]`, so the later of equal values): the
-/// inline path's bits. `x` holds at least `out.len()` elements.
+/// `maximum(a, v)` (`MAX`) or `minimum`, NumPy's NaN-propagating extremes as the inline code's
+/// kept update computes them (`Gen::maximum`: `a` where it is beyond `v` or NaN, else `v`, so the
+/// later of equal values).
+#[inline(always)]
+fn extreme<T: Copy + PartialOrd, const MAX: bool>(a: T, v: T) -> T {
+    #[allow(clippy::eq_op)]
+    let keep = if MAX { a > v } else { a < v } || a != a;
+    if keep { a } else { v }
+}
+
+/// `out[j] = maximum(out[j], x[j])` (`MAX`) or `minimum` for every `j` of `out` ([`extreme`]):
+/// the inline path's bits. `x` holds at least `out.len()` elements.
 #[inline(always)]
 fn single_extreme<T: Copy + PartialOrd, const MAX: bool>(x: &[T], out: &mut [T]) {
     let x = &x[..out.len()];
     for (o, &v) in out.iter_mut().zip(x) {
-        let a = *o;
-        #[allow(clippy::eq_op)]
-        let keep = if MAX { a > v } else { a < v } || a != a;
-        *o = if keep { a } else { v };
+        *o = extreme::<T, MAX>(*o, v);
+    }
+}
+
+/// `out[j] = maximum(...maximum(maximum(out[j], r0[j]), r1[j])..., r7[j])` (`MAX`) or `minimum`
+/// for every `j` of `out` ([`extreme`]): a group of adjacent rows folded in order, the inline
+/// group loop's bits (and those of the rows stepped one by one), each output read and written
+/// once. Every row holds at least `out.len()` elements.
+#[inline(always)]
+fn group_extreme<T: Copy + PartialOrd, const MAX: bool>(rows: [&[T]; GROUP], out: &mut [T]) {
+    let n = out.len();
+    let rows = rows.map(|r| &r[..n]);
+    for (j, o) in out.iter_mut().enumerate() {
+        *o = rows.iter().fold(*o, |a, r| extreme::<T, MAX>(a, r[j]));
     }
 }
 
@@ -146,6 +165,28 @@ macro_rules! levels {
                 )]
                 pub(in crate::wide) fn min_avx512(x: &[$t], out: &mut [$t]) {
                     super::single_extreme::<$t, false>(x, out)
+                }
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn max_group_avx2(rows: [&[$t]; GROUP], out: &mut [$t]) {
+                    super::group_extreme::<$t, true>(rows, out)
+                }
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn min_group_avx2(rows: [&[$t]; GROUP], out: &mut [$t]) {
+                    super::group_extreme::<$t, false>(rows, out)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn max_group_avx512(rows: [&[$t]; GROUP], out: &mut [$t]) {
+                    super::group_extreme::<$t, true>(rows, out)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn min_group_avx512(rows: [&[$t]; GROUP], out: &mut [$t]) {
+                    super::group_extreme::<$t, false>(rows, out)
                 }
             }
         )*
