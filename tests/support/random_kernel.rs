@@ -1017,12 +1017,16 @@ impl Case {
         };
         let depth = u.int_in_range(0..=4u32)?;
         let body = g.tree(u, depth)?;
+        // a reduction's body and axes, which its sibling reductions reduce too
+        let mut reduced = None;
         let expr = match u.int_in_range(0..=8u8)? {
             0 | 1 => {
                 let op = *u.choose(&ReduceOp::ALL)?;
                 let body = if u.ratio(1, 2)? { g.integer(u, body)? } else { body };
                 let axes = g.axes(u)?;
-                body.0.reduce_with(op, axes, u.ratio(1, 8)?, None)
+                let keepdims = u.ratio(1, 8)?;
+                reduced = Some((body.0.clone(), axes.clone()));
+                body.0.reduce_with(op, axes, keepdims, None)
             }
             2 => {
                 let body = if u.ratio(1, 2)? { g.integer(u, body)? } else { body };
@@ -1050,7 +1054,23 @@ impl Case {
             _ => body.0,
         };
         let mut siblings = Vec::new();
-        if u.ratio(1, 2)? {
+        if let Some((b, axes)) = reduced.filter(|_| u.ratio(1, 2).unwrap_or(false)) {
+            // reductions of the same inputs over the same axes: one pass of sibling reductions
+            // (trailing axes reduced, or kept), each as the interpreter gives it alone
+            for _ in 0..u.int_in_range(1..=3u8)? {
+                let s = match u.int_in_range(0..=3u8)? {
+                    0 => b.clone(),
+                    1 => b.binary(BinaryOp::Mul, b.clone()),
+                    2 => b.unary(UnaryOp::Abs),
+                    _ => b.binary(BinaryOp::Add, Expr::lit(float(u)?)),
+                };
+                let op = *u.choose(&[ReduceOp::Max, ReduceOp::Min, ReduceOp::Sum, ReduceOp::Prod])?;
+                siblings.push(match u.ratio(1, 6)? {
+                    true => s.mean_axes(axes.clone(), u.ratio(1, 4)?),
+                    false => s.reduce_with(op, axes.clone(), u.ratio(1, 4)?, None),
+                });
+            }
+        } else if u.ratio(1, 2)? {
             for _ in 0..u.int_in_range(1..=2u8)? {
                 let depth = u.int_in_range(0..=3u32)?;
                 let s = g.tree(u, depth)?;
