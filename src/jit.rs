@@ -60,7 +60,9 @@ impl Backend for Jit {
         kiln_jit::compiles_compound(axes, rank)
     }
 
-    /// Sibling reductions compile where compound ones do, up to `kiln_jit`'s number of components.
+    /// Sibling reductions compile where every reduced axis is trailing, or the trailing axes are
+    /// kept and every component or none is a sum (float32 sums aside), up to `kiln_jit`'s number
+    /// of components: `kiln_jit::compiles_siblings`.
     fn runs_siblings(&self, axes: &[usize], rank: usize, ops: &[ReduceOp], float: Option<ElemType>) -> bool {
         kiln_jit::compiles_siblings(axes, rank, ops, float)
     }

@@ -259,8 +259,10 @@ pub(crate) fn dispatch<T: Elem>(
         // SAFETY: see the module doc: `check::check_run` proved every read in bounds (of a slice, or,
         // for a view read in place, of an element of that view); the output buffers hold `n` (maps
         // and scans), `n_out` (reductions) or one slot per chunk (chunked whole-array reductions)
-        // elements of the types the code stores (their sizes checked above), and the segment
-        // geometry only addresses outputs below those counts; segments `sb..se` and the range
+        // elements of the types the code stores (their sizes checked above: kept sibling
+        // components' runs, `params[PART] = n_slots` words apart as plan.rs sets it, hold
+        // `slot_bytes` a slot), and the segment geometry only addresses outputs below those
+        // counts; segments `sb..se` and the range
         // `lo..hi` lie within the plan (asserted above); this unit was claimed by this call alone and
         // writes elements no other unit writes, its scan states in its own row `u` of `out_idx`
         // (`unit_bytes` each, `n_units` rows checked above); `params` has the layout `Structure`

@@ -291,8 +291,9 @@ pub struct MathRefs {
     /// The block function of sin and cos of one argument, `fn(ptr, ptr, n)`, where `wide` holds
     /// both sin and cos.
     sincos: Option<FuncRef>,
-    /// The kept sum's group step at full width, `fn(r0, ..., r7, out, n)` (see `wide/rows.rs` and
-    /// skeleton.rs), where [`MathRefs::import_kept_rows`] imported it.
+    /// The kept reduction's group step at full width (a sum's band of rows, a max's or min's
+    /// adjacent rows), `fn(r0, ..., r7, out, n)` (see `wide/rows.rs` and skeleton.rs), where
+    /// [`MathRefs::import_kept_rows`] imported it.
     kept_group: Option<FuncRef>,
     /// The kept reduction's single-row step (a sum's, a max's or a min's), `fn(x, out, n)`, where
     /// [`MathRefs::import_kept_rows`] imported it.
@@ -444,8 +445,8 @@ impl MathRefs {
     }
 
     /// Declares in `module` and imports into `func` the kept reduction `op`'s row steps on `dtype`
-    /// (registered by compile.rs where the host has a wide level): a sum's group of `group_rows`
-    /// rows (wide/rows.rs) and single row, `fn(rows.., out, n)`; a max's or min's single row.
+    /// (registered by compile.rs where the host has a wide level): its group of `group_rows` rows
+    /// (wide/rows.rs) and single row, `fn(rows.., out, n)`, of a sum, a max or a min.
     pub fn import_kept_rows<M: Module>(
         &mut self,
         module: &mut M,

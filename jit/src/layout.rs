@@ -91,8 +91,10 @@ pub enum Mode {
 }
 
 /// The reductions of a sibling kernel's components ([`KernelKind::Siblings`]), in order: at most
-/// [`Parts::MAX`]. Each keeps the accumulators its reduction alone would (see skeleton.rs), and
-/// its partials in word `c` of each output slot of `Parts::len` f64 words (output.rs).
+/// [`Parts::MAX`]. Trailing ([`Mode::Siblings`]): each keeps the accumulators its reduction alone
+/// would (see skeleton.rs), and its partials in word `c` of each output slot of `Parts::len` f64
+/// words; kept ([`Mode::KeptSiblings`]): component `c` folds into its own run of `n_out` words,
+/// `c·n_out` words on (output.rs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Parts {
     n: u8,
@@ -124,8 +126,11 @@ impl Parts {
     /// Whether sibling reductions of `ops` over kept trailing axes fold each component in the
     /// order its reduction alone folds it, so that one pass gives every component's bits: every
     /// one a sum (a kept sum adds its rows in groups, skeleton.rs "Kept sums, several reduced rows
-    /// per pass") or none (a kept max, min or product folds its rows one by one). A sum beside
-    /// another reduction would need both orders at once: such siblings run one by one.
+    /// per pass") or none (a kept max, min or product folds its rows one by one, in groups of
+    /// adjacent rows). A sum beside another reduction would need both orders at once: such
+    /// siblings run one by one. Whether rows are grouped at all depends on the plan and the
+    /// inputs (skeleton.rs `groups_rows`), which a component alone ([`KernelIR::component`]: every
+    /// input kept) shares with the merged kernel under the same plan.
     pub fn kept_order(ops: &[ReduceOp]) -> bool {
         let sums = ops.iter().filter(|&&op| op == ReduceOp::Sum).count();
         sums == 0 || sums == ops.len()

@@ -21,9 +21,10 @@ pub(crate) struct Outputs<'a, T: Elem> {
     /// A compound reduction: four f64 per slot in the f64 buffer (see compound.rs).
     compound: Option<CompoundOp>,
     /// Sibling reductions: one f64 word per component in each slot of the f64 buffer (see
-    /// [`Parts`]; [`SiblingWords`] says where).
+    /// [`Parts`]; [`SiblingWords`] says where: interleaved, or a run per component).
     siblings: Option<Parts>,
-    /// Kept sibling reductions ([`Mode::KeptSiblings`]): each component's words a run of their own.
+    /// A kept reduction or kept sibling reductions ([`Mode::keeps`]): sibling components' words
+    /// each a run of their own.
     kept: bool,
     /// A typed kernel's reduction (or sibling reductions) of bool or integer values (their type):
     /// one int64 word per slot (per component) in the f64 buffer (see int_acc.rs).
@@ -398,17 +399,21 @@ impl SiblingWords<'_> {
         self.words.len() / self.k
     }
 
-    /// Component `c`'s value in slot `s`: its word, or its packed float32 widened (`packed`).
-    fn at(&self, c: usize, s: usize, packed: bool) -> f64 {
-        if !self.kept {
-            return self.words[s * self.k + c];
+    /// Component `c`'s word in slot `s`.
+    fn at(&self, c: usize, s: usize) -> f64 {
+        match self.kept {
+            false => self.words[s * self.k + c],
+            true => self.words[c * self.slots() + s],
         }
-        let run = &self.words[c * self.slots()..];
-        if !packed {
-            return run[s];
-        }
-        let w = run[s / 2].to_bits();
-        f64::from(f32::from_bits((w >> (32 * (s % 2))) as u32))
+    }
+
+    /// Component `c`'s packed float32 value in slot `s` of kept siblings, as `T` (float32: its
+    /// bits as stored, a signalling NaN's too).
+    fn packed<T: Elem>(&self, c: usize, s: usize) -> T {
+        let w = self.words[c * self.slots() + s / 2].to_bits();
+        let x = f32::from_bits((w >> (32 * (s % 2))) as u32);
+        let mut v = [x];
+        T::of_out(OutSlice::F32(&mut v)).map_or_else(|| T::from_f64(f64::from(x)), |t| t[0])
     }
 }
 
@@ -429,8 +434,11 @@ fn siblings_tensor<T: Elem>(parts: Parts, words: SiblingWords<'_>, chunked: bool
     let n_out = if chunked { 1 } else { n_slots };
     let mut out = Vec::with_capacity(k * n_out);
     for (c, &op) in ops.iter().enumerate() {
-        let packed = words.kept && packs::<T>(op);
-        let column = (0..n_slots).map(|s| words.at(c, s, packed));
+        if words.kept && packs::<T>(op) {
+            out.extend((0..n_slots).map(|s| words.packed::<T>(c, s)));
+            continue;
+        }
+        let column = (0..n_slots).map(|s| words.at(c, s));
         let wide = matches!(op, ReduceOp::Sum | ReduceOp::Prod);
         let finish = |x: f64| {
             if wide {
@@ -626,7 +634,7 @@ fn int_siblings_tensor(parts: Parts, words: SiblingWords<'_>, chunked: bool, geo
     let n_slots = words.slots();
     let mut out = Vec::with_capacity(ops.len() * if chunked { 1 } else { n_slots });
     for (c, &op) in ops.iter().enumerate() {
-        let column = (0..n_slots).map(|s| words.at(c, s, false).to_bits() as i64);
+        let column = (0..n_slots).map(|s| words.at(c, s).to_bits() as i64);
         if chunked {
             out.push(column.fold(int_identity(op), |a, b| int_merge(op, a, b)));
         } else {

@@ -50,8 +50,8 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     }
 }
 
-/// Reduced rows a kept sum adds together before they meet the output (see
-/// [`Skeleton::grouped_segments`]): a power of two. 8 measured best for column sums of 1e6 f64 (4:
+/// Reduced rows a kept sum adds together (a kept max, min or product folds) before they meet the
+/// output (see [`Skeleton::grouped_segments`]): a power of two. 8 measured best for column sums of 1e6 f64 (4:
 /// 0.114, 8: 0.104 ns/elem, against 0.159 row by row, with groups of adjacent rows; BENCHMARKS.md
 /// before 0b97b4d, issue 14 items 2 and 7).
 const ROW_GROUP: i64 = crate::wide::GROUP as i64;
@@ -131,7 +131,7 @@ struct Skeleton<'f, 'k> {
     /// `direct`).
     direct: bool,
     /// A kept sum, max or min of a plain read of input `i`, and the row steps at full width it
-    /// calls (a sum's group step, and the single-row step): see [`Skeleton::wide_rows`].
+    /// calls (the group step, and the single-row step): see [`Skeleton::wide_rows`].
     kept_wide: Option<(usize, Option<FuncRef>, FuncRef)>,
     /// Kept sibling reductions whose every component is a max or min of a plain read: each
     /// component's input and its group and single-row steps at full width (`wide/rows.rs`).
@@ -1501,8 +1501,9 @@ impl Skeleton<'_, '_> {
             && self.f.row_slot.is_none()
     }
 
-    /// `for s in seg_begin..seg_end`: in a block of `dim` rows (the last segment axis) that the unit
-    /// runs whole, the first `band = dim / ROW_GROUP` rows each head a group (rows `i, i + band, ...,
+    /// `for s in seg_begin..seg_end` of kept sums (else [`Skeleton::adjacent_segments`]): in a
+    /// block of `dim` rows (the last segment axis) that the unit runs whole, the first `band = dim
+    /// / ROW_GROUP` rows each head a group (rows `i, i + band, ...,
     /// i + (ROW_GROUP - 1) * band`), the rows the groups took are skipped, and the last `dim %
     /// ROW_GROUP` rows are added one by one; any other segment is added alone. Then the function's
     /// return.

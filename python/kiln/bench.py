@@ -418,6 +418,7 @@ REDUCTIONS = {
     "sum(x*x)": (lambda x, m: np.dot(x, x), ("f64", "f32")),
     "sum(m, axis=1)": (lambda x, m: m.sum(axis=1), ("f64", "f32")),
     "max(m, axis=0)": (lambda x, m: m.max(axis=0), ("f64", "f32")),
+    "max(m, axis=0) - min(m, axis=0)": (lambda x, m: m.max(axis=0) - m.min(axis=0), ("f64", "f32")),
     "max(m, axis=1)": (lambda x, m: m.max(axis=1), ("f64", "f32")),
     "var(x)": (lambda x, m: x.var(), ("f64", "f32")),
     "std(m, axis=1)": (lambda x, m: m.std(axis=1), ("f64", "f32")),
