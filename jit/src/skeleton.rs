@@ -1501,17 +1501,16 @@ impl Skeleton<'_, '_> {
             && self.f.row_slot.is_none()
     }
 
-    /// `for s in seg_begin..seg_end` of kept sums (else [`Skeleton::adjacent_segments`]): in a
-    /// block of `dim` rows (the last segment axis) that the unit runs whole, the first `band = dim
-    /// / ROW_GROUP` rows each head a group (rows `i, i + band, ...,
-    /// i + (ROW_GROUP - 1) * band`), the rows the groups took are skipped, and the last `dim %
-    /// ROW_GROUP` rows are added one by one; any other segment is added alone. Then the function's
-    /// return.
+    /// `for s in seg_begin..seg_end`, the rows in groups, then the function's return. Kept sums:
+    /// in a block of `dim` rows (the last segment axis) that the unit runs whole, the first `band =
+    /// dim / ROW_GROUP` rows each head a group (rows `i, i + band, ..., i + (ROW_GROUP - 1) *
+    /// band`), the rows the groups took are skipped, and the last `dim % ROW_GROUP` rows are added
+    /// one by one; any other segment is added alone. Kept maxes, mins and products: each row `i`
+    /// with `i % ROW_GROUP == 0` and `i + ROW_GROUP <= dim` heads the group of rows `i..i +
+    /// ROW_GROUP` (`band` 1), and the rest are folded one by one: every row in order.
     fn grouped_segments(&self, g: &mut Gen<'_, '_>, cursor: Option<Cursor>) {
-        if !self.st.mode.kept_ops().contains(&ReduceOp::Sum) {
-            return self.adjacent_segments(g, cursor);
-        }
         let f = self.f;
+        let adjacent = !self.st.mode.kept_ops().contains(&ReduceOp::Sum);
         let ge = IntCC::SignedGreaterThanOrEqual;
         let le = IntCC::SignedLessThanOrEqual;
         let s_var = g.b.declare_var(types::I64);
@@ -1522,7 +1521,10 @@ impl Skeleton<'_, '_> {
         let next = g.b.create_block();
         let exit = g.b.create_block();
         let [dim, ..] = self.seg[self.st.seg_axes - 1];
-        let band = g.b.ins().ushr_imm_u(dim, i64::from(ROW_GROUP.trailing_zeros()));
+        let band = match adjacent {
+            true => g.b.ins().iconst(types::I64, 1),
+            false => g.b.ins().ushr_imm_u(dim, i64::from(ROW_GROUP.trailing_zeros())),
+        };
         let none = g.b.ins().icmp(ge, f.seg_begin, f.seg_end);
         g.b.ins().brif(none, exit, &[], head, &[]);
 
@@ -1533,93 +1535,46 @@ impl Skeleton<'_, '_> {
             Some(c) => g.b.use_var(c.i),
             None => s,
         };
-        let block = g.b.ins().isub(s, i);
-        let block_end = g.b.ins().iadd(block, dim);
-        let whole = g.b.ins().icmp(ge, block, f.seg_begin);
-        let whole_end = g.b.ins().icmp(le, block_end, f.seg_end);
-        let heads = g.b.ins().icmp(IntCC::SignedLessThan, i, band);
-        let ok = g.b.ins().band(whole, whole_end);
-        let ok = g.b.ins().band(ok, heads);
+        let ok = if adjacent {
+            // a whole group of rows in order within the block and the unit
+            let aligned = g.b.ins().band_imm_s(i, ROW_GROUP - 1);
+            let aligned = g.b.ins().icmp_imm_s(IntCC::Equal, aligned, 0);
+            let end = g.b.ins().iadd_imm_s(i, ROW_GROUP);
+            let fits = g.b.ins().icmp(le, end, dim);
+            let s_end = g.b.ins().iadd_imm_s(s, ROW_GROUP);
+            let in_unit = g.b.ins().icmp(le, s_end, f.seg_end);
+            let ok = g.b.ins().band(aligned, fits);
+            g.b.ins().band(ok, in_unit)
+        } else {
+            // a head of the block's bands, the block whole in the unit
+            let block = g.b.ins().isub(s, i);
+            let block_end = g.b.ins().iadd(block, dim);
+            let whole = g.b.ins().icmp(ge, block, f.seg_begin);
+            let whole_end = g.b.ins().icmp(le, block_end, f.seg_end);
+            let heads = g.b.ins().icmp(IntCC::SignedLessThan, i, band);
+            let ok = g.b.ins().band(whole, whole_end);
+            g.b.ins().band(ok, heads)
+        };
         g.b.ins().brif(ok, grouped, &[], single, &[]);
 
         g.b.switch_to_block(grouped);
         self.group(g, s, band, cursor);
-        // after the last head, past the rows its groups took
-        let s_next = g.b.ins().iadd_imm_s(s, 1);
-        let i_next = g.b.ins().iadd_imm_s(i, 1);
-        let last = g.b.ins().icmp(IntCC::Equal, i_next, band);
-        let taken = g.b.ins().imul_imm_s(band, ROW_GROUP - 1);
-        let past = g.b.ins().iadd(s_next, taken);
-        let s_next = g.b.ins().select(last, past, s_next);
-        g.b.def_var(s_var, s_next);
-        if let Some(c) = cursor {
-            // at most `1 + (ROW_GROUP - 1) * band <= dim` rows on
-            let by = g.b.ins().isub(s_next, s);
-            self.advance(g, c, by);
-        }
-        g.b.ins().jump(next, &[]);
-
-        g.b.switch_to_block(single);
-        self.segment(g, s, cursor);
-        let s_next = g.b.ins().iadd_imm_s(s, 1);
-        g.b.def_var(s_var, s_next);
-        if let Some(c) = cursor {
-            let one = g.b.ins().iconst(types::I64, 1);
-            self.advance(g, c, one);
-        }
-        g.b.ins().jump(next, &[]);
-
-        g.b.switch_to_block(next);
-        let s = g.b.use_var(s_var);
-        let done = g.b.ins().icmp(ge, s, f.seg_end);
-        g.b.ins().brif(done, exit, &[], head, &[]);
-
-        g.b.switch_to_block(exit);
-        g.b.ins().return_(&[]);
-    }
-
-    /// `for s in seg_begin..seg_end` of kept maxes, mins and products: in a block of `dim` rows
-    /// (the last segment axis), each row `i` with `i % ROW_GROUP == 0` and `i + ROW_GROUP <= dim`
-    /// heads the group of rows `i..i + ROW_GROUP`, and the rest are folded one by one: every row
-    /// in order. Then the function's return.
-    fn adjacent_segments(&self, g: &mut Gen<'_, '_>, cursor: Option<Cursor>) {
-        let f = self.f;
-        let ge = IntCC::SignedGreaterThanOrEqual;
-        let s_var = g.b.declare_var(types::I64);
-        g.b.def_var(s_var, f.seg_begin);
-        let head = g.b.create_block();
-        let grouped = g.b.create_block();
-        let single = g.b.create_block();
-        let next = g.b.create_block();
-        let exit = g.b.create_block();
-        let [dim, ..] = self.seg[self.st.seg_axes - 1];
-        let none = g.b.ins().icmp(ge, f.seg_begin, f.seg_end);
-        g.b.ins().brif(none, exit, &[], head, &[]);
-
-        g.b.switch_to_block(head);
-        let s = g.b.use_var(s_var);
-        // the row's index along the last segment axis (s itself when that is the only one)
-        let i = match cursor {
-            Some(c) => g.b.use_var(c.i),
-            None => s,
+        let s_next = if adjacent {
+            g.b.ins().iadd_imm_s(s, ROW_GROUP)
+        } else {
+            // after the last head, past the rows its groups took
+            let s_next = g.b.ins().iadd_imm_s(s, 1);
+            let i_next = g.b.ins().iadd_imm_s(i, 1);
+            let last = g.b.ins().icmp(IntCC::Equal, i_next, band);
+            let taken = g.b.ins().imul_imm_s(band, ROW_GROUP - 1);
+            let past = g.b.ins().iadd(s_next, taken);
+            g.b.ins().select(last, past, s_next)
         };
-        let aligned = g.b.ins().band_imm_s(i, ROW_GROUP - 1);
-        let aligned = g.b.ins().icmp_imm_s(IntCC::Equal, aligned, 0);
-        let end = g.b.ins().iadd_imm_s(i, ROW_GROUP);
-        let fits = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, end, dim);
-        let s_end = g.b.ins().iadd_imm_s(s, ROW_GROUP);
-        let in_unit = g.b.ins().icmp(IntCC::SignedLessThanOrEqual, s_end, f.seg_end);
-        let ok = g.b.ins().band(aligned, fits);
-        let ok = g.b.ins().band(ok, in_unit);
-        g.b.ins().brif(ok, grouped, &[], single, &[]);
-
-        g.b.switch_to_block(grouped);
-        let one = g.b.ins().iconst(types::I64, 1);
-        self.group(g, s, one, cursor);
-        g.b.def_var(s_var, s_end);
+        g.b.def_var(s_var, s_next);
         if let Some(c) = cursor {
-            // `i + ROW_GROUP <= dim`: at most one wrap
-            let by = g.b.ins().iconst(types::I64, ROW_GROUP);
+            // at most `dim` rows on (`1 + (ROW_GROUP - 1) * band`, or `ROW_GROUP` with `i +
+            // ROW_GROUP <= dim`): at most one wrap
+            let by = g.b.ins().isub(s_next, s);
             self.advance(g, c, by);
         }
         g.b.ins().jump(next, &[]);
