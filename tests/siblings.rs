@@ -426,6 +426,8 @@ fn kept_siblings_run_in_one_pass() {
         (&[9, 1], "sum(x, axis=0); sum(x*x, axis=0); mean(x, axis=0)"),
         (&[8, 16], "sum(x, axis=0); sum(x*x, axis=0)"),
         (&[40, 3], "sum(x, axis=0); mean(x*0.5, axis=0, keepdims=1)"),
+        // every component a plain read: each one's row steps at full width
+        (&[40, 33], "sum(x, axis=0); mean(x, axis=0)"),
         (&[0, 5], "sum(x, axis=0); sum(x*x, axis=0)"),
         (&[10, 3, 5], "max(x, axis=0); min(x, axis=0)"),
         (&[4, 19, 6], "sum(x, axis=1); sum(x*3, axis=1)"),

@@ -21,7 +21,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
-use kiln_ir::{KernelIR, ReduceOp};
+use kiln_ir::KernelIR;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -285,25 +285,12 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     if typed.as_ref().is_some_and(crate::typed::holds_complex) {
         math.import_complex(module, func)?;
     }
-    if let Mode::Kept(op) = st.mode
-        && typed.is_none()
-        && math::wide_kept_rows(&key.arena, key.body, op, key.schedule)
-    {
-        math.import_kept_rows(module, func, op, st.dtype, crate::wide::GROUP)?;
-    }
-    // kept sibling reductions whose every component is a max or min of a plain read step their
-    // rows at full width, each component's step in turn (skeleton.rs `segment`)
-    if let Mode::KeptSiblings(parts) = st.mode
-        && typed.is_none()
-        && math::wide_kept_extremes(&key.arena, &key.roots(), parts.ops(), key.schedule)
-    {
-        for max in [false, true] {
-            if parts
-                .ops()
-                .contains(&if max { ReduceOp::Max } else { ReduceOp::Min })
-            {
-                math.import_kept_extreme(module, func, max, st.dtype, crate::wide::GROUP)?;
-            }
+    // a kept reduction, or kept sibling reductions, of plain reads step their rows at full width,
+    // each component's step in turn (skeleton.rs `segment`, `group`)
+    let kept = st.mode.kept_ops();
+    if typed.is_none() && math::wide_kept_rows(&key.arena, &key.roots(), kept, key.schedule) {
+        for &op in kept {
+            math.import_kept_rows(module, func, op, st.dtype, crate::wide::GROUP)?;
         }
     }
     // float values of a float kernel, or int64 values of a typed one, folded in their own type

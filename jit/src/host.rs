@@ -161,6 +161,16 @@ pub(crate) fn sincos_symbol(dtype: ElemType) -> String {
     format!("kiln_wide_sincos_{}", dtype.short_name()).to_lowercase()
 }
 
+/// Where [`MathRefs`] keeps the kept reduction `op`'s row steps: a sum's, a min's, a max's.
+fn kept_index(op: ReduceOp) -> Option<usize> {
+    match op {
+        ReduceOp::Sum => Some(0),
+        ReduceOp::Min => Some(1),
+        ReduceOp::Max => Some(2),
+        _ => None,
+    }
+}
+
 /// Declares `symbol` in `module` and imports it into `func`: a host function of `params`
 /// arguments of 64 bits (addresses, lengths) returning `returns`, if anything (the full-width
 /// folds and row steps, the byte strings' comparison).
@@ -291,16 +301,11 @@ pub struct MathRefs {
     /// The block function of sin and cos of one argument, `fn(ptr, ptr, n)`, where `wide` holds
     /// both sin and cos.
     sincos: Option<FuncRef>,
-    /// The kept reduction's group step at full width (a sum's band of rows, a max's or min's
-    /// adjacent rows), `fn(r0, ..., r7, out, n)` (see `wide/rows.rs` and skeleton.rs), where
-    /// [`MathRefs::import_kept_rows`] imported it.
-    kept_group: Option<FuncRef>,
-    /// The kept reduction's single-row step (a sum's, a max's or a min's), `fn(x, out, n)`, where
-    /// [`MathRefs::import_kept_rows`] imported it.
-    kept_single: Option<FuncRef>,
-    /// The kept min's and max's group and single-row steps (by `max`) of kept sibling
-    /// reductions, where [`MathRefs::import_kept_extreme`] imported them.
-    kept_extremes: [Option<[FuncRef; 2]>; 2],
+    /// The kept sum's, min's and max's row steps at full width (see `wide/rows.rs` and
+    /// skeleton.rs): each its group step (a sum's band of rows, a max's or min's adjacent rows),
+    /// `fn(r0, ..., r7, out, n)`, and its single-row step, `fn(x, out, n)`, where
+    /// [`MathRefs::import_kept_rows`] imported them (index: [`kept_index`]).
+    kept: [Option<[FuncRef; 2]>; 3],
     /// The trailing min and max of a run (`wide/extremes.rs`): a row's, for skeleton.rs
     /// `wide_folds` where each segment is one row, else a block's (`arg_blocks`, and `wide_folds`
     /// over segments of several rows), where [`MathRefs::import_extreme`] imported them (index:
@@ -371,9 +376,7 @@ impl MathRefs {
             refs,
             wide: wide_refs,
             sincos,
-            kept_group: None,
-            kept_single: None,
-            kept_extremes: [None; 2],
+            kept: [None; 3],
             extremes: [None; 2],
             sums: [None; 2],
             moments: None,
@@ -446,7 +449,8 @@ impl MathRefs {
 
     /// Declares in `module` and imports into `func` the kept reduction `op`'s row steps on `dtype`
     /// (registered by compile.rs where the host has a wide level): its group of `group_rows` rows
-    /// (wide/rows.rs) and single row, `fn(rows.., out, n)`, of a sum, a max or a min.
+    /// (wide/rows.rs) and single row, `fn(rows.., out, n)`, of a sum, a max or a min (of a kept
+    /// reduction, or a component of kept sibling reductions); once per `op`.
     pub fn import_kept_rows<M: Module>(
         &mut self,
         module: &mut M,
@@ -455,43 +459,16 @@ impl MathRefs {
         dtype: ElemType,
         group_rows: usize,
     ) -> crate::Result<()> {
-        let mut declare = |symbol: String, rows: usize| import_i64s(module, func, &symbol, rows + 2, None);
-        match op {
-            ReduceOp::Sum => {
-                self.kept_group = Some(declare(kept_rows_symbol(true, dtype), group_rows)?);
-                self.kept_single = Some(declare(kept_rows_symbol(false, dtype), 1)?);
-            }
-            ReduceOp::Max | ReduceOp::Min => {
-                let max = op == ReduceOp::Max;
-                self.kept_group = Some(declare(kept_extreme_symbol(max, true, dtype), group_rows)?);
-                self.kept_single = Some(declare(kept_extreme_symbol(max, false, dtype), 1)?);
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Declares in `module` and imports into `func` the kept max's (`max`) or min's group step of
-    /// `group_rows` rows and single-row step on `dtype` (`fn(rows..., out, n)`, `wide/rows.rs`),
-    /// for a component of kept sibling reductions.
-    pub fn import_kept_extreme<M: Module>(
-        &mut self,
-        module: &mut M,
-        func: &mut cranelift_codegen::ir::Function,
-        max: bool,
-        dtype: ElemType,
-        group_rows: usize,
-    ) -> crate::Result<()> {
-        let mut declare = |group: bool, rows: usize| {
-            import_i64s(
-                module,
-                func,
-                &kept_extreme_symbol(max, group, dtype),
-                rows + 2,
-                None,
-            )
+        let Some(k) = kept_index(op).filter(|&k| self.kept[k].is_none()) else {
+            return Ok(());
         };
-        self.kept_extremes[usize::from(max)] = Some([declare(true, group_rows)?, declare(false, 1)?]);
+        let symbol = |group: bool| match op {
+            ReduceOp::Sum => kept_rows_symbol(group, dtype),
+            _ => kept_extreme_symbol(op == ReduceOp::Max, group, dtype),
+        };
+        let group = import_i64s(module, func, &symbol(true), group_rows + 2, None)?;
+        let single = import_i64s(module, func, &symbol(false), 3, None)?;
+        self.kept[k] = Some([group, single]);
         Ok(())
     }
 
@@ -556,20 +533,9 @@ impl MathRefs {
         self.extremes[usize::from(max)]
     }
 
-    /// The kept sum's group step, if the kernel imported it.
-    pub fn kept_group(&self) -> Option<FuncRef> {
-        self.kept_group
-    }
-
-    /// The kept reduction's single-row step, if the kernel imported it.
-    pub fn kept_single(&self) -> Option<FuncRef> {
-        self.kept_single
-    }
-
-    /// The kept max's (`max`) or min's group step and single-row step of kept sibling
-    /// reductions, if the kernel imported them.
-    pub fn kept_extreme(&self, max: bool) -> Option<[FuncRef; 2]> {
-        self.kept_extremes[usize::from(max)]
+    /// The kept reduction `op`'s group step and single-row step, if the kernel imported them.
+    pub fn kept_rows(&self, op: ReduceOp) -> Option<[FuncRef; 2]> {
+        self.kept[kept_index(op)?]
     }
 
     /// The block function of the wide routine of this symbol (`wide::WideFn::symbol`), if the

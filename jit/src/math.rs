@@ -148,33 +148,23 @@ pub fn wide_routines(
     rs
 }
 
-/// Whether a kernel runs its kept reduction `op`'s row steps at full width (`wide/rows.rs`,
-/// skeleton.rs "Kept sums, several reduced rows per pass"): a kept sum, max or min whose body is
-/// a plain read of an input (`sum(x, axis=0)`, `max(m, axis=0)`), where its schedule asks for
-/// the wide routines (normalised: and the host has them). A computed body keeps the inline path.
+/// Whether a kernel runs its kept reductions' row steps at full width (`wide/rows.rs`,
+/// skeleton.rs "Kept sums, several reduced rows per pass"): a kept sum, max or min, or kept
+/// sibling reductions of those (`ops`, of `roots`), each a plain read of an input
+/// (`sum(x, axis=0)`, `max(m, axis=0) - min(m, axis=0)`), where the schedule asks for the wide
+/// routines (normalised: and the host has them). A computed body keeps the inline path.
 pub fn wide_kept_rows(
-    arena: &kiln_ir::ExprArena,
-    body: kiln_ir::NodeId,
-    op: kiln_ir::ReduceOp,
-    schedule: crate::Schedule,
-) -> bool {
-    use kiln_ir::ReduceOp::{Max, Min, Sum};
-    schedule.wide && matches!(op, Sum | Max | Min) && matches!(arena.node(body), kiln_ir::Node::Input(_))
-}
-
-/// Whether kept sibling reductions of `ops` over `roots` step their rows at full width: every
-/// component a max or min of a plain read of an input (`max(m, axis=0) - min(m, axis=0)`), where
-/// the schedule asks for the wide routines; each component's kept step of [`wide_kept_rows`].
-pub fn wide_kept_extremes(
     arena: &kiln_ir::ExprArena,
     roots: &[kiln_ir::NodeId],
     ops: &[kiln_ir::ReduceOp],
     schedule: crate::Schedule,
 ) -> bool {
-    use kiln_ir::ReduceOp::{Max, Min};
-    ops.iter()
-        .zip(roots)
-        .all(|(&op, &root)| matches!(op, Max | Min) && wide_kept_rows(arena, root, op, schedule))
+    use kiln_ir::ReduceOp::{Max, Min, Sum};
+    schedule.wide
+        && !ops.is_empty()
+        && ops.iter().zip(roots).all(|(op, &root)| {
+            matches!(op, Sum | Max | Min) && matches!(arena.node(root), kiln_ir::Node::Input(_))
+        })
 }
 
 /// Whether a compound moments kernel folds its long rows by one call at full width

@@ -130,11 +130,9 @@ struct Skeleton<'f, 'k> {
     /// Whether the one staged node's routine writes each block into the output row (block.rs
     /// `direct`).
     direct: bool,
-    /// A kept sum, max or min of a plain read of input `i`, and the row steps at full width it
-    /// calls (the group step, and the single-row step): see [`Skeleton::wide_rows`].
-    kept_wide: Option<(usize, Option<FuncRef>, FuncRef)>,
-    /// Kept sibling reductions whose every component is a max or min of a plain read: each
-    /// component's input and its group and single-row steps at full width (`wide/rows.rs`).
+    /// A kept sum, max or min of a plain read (or kept sibling reductions, each component one):
+    /// each component's input and its row steps at full width, `[group, single]`
+    /// (`wide/rows.rs`; see [`Skeleton::wide_rows`]).
     kept_steps: Option<Vec<(usize, [FuncRef; 2])>>,
     /// A trailing argmax or argmin of a plain read of input `i`, and the fold of a run at full
     /// width its blocks call (see [`Skeleton::arg_blocks`]; a max's or min's: [`Skeleton::folds`]).
@@ -420,22 +418,14 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             roots: f.key.roots(),
             blocked,
             // the row steps read their rows as contiguous runs: a strided row keeps the inline loop
-            kept_wide: g
-                .math
-                .kept_single()
-                .and_then(|single| plain_read(f, None).map(|i| (i, g.math.kept_group(), single))),
-            kept_steps: match st.mode {
-                Mode::KeptSiblings(parts) => parts
-                    .ops()
-                    .iter()
-                    .zip(f.key.roots())
-                    .map(|(&op, root)| {
-                        let step = g.math.kept_extreme(op == ReduceOp::Max)?;
-                        plain_input(f, root, None).map(|i| (i, step))
-                    })
-                    .collect(),
-                _ => None,
-            },
+            kept_steps: Some(st.mode.kept_ops())
+                .filter(|ops| !ops.is_empty())
+                .and_then(|ops| {
+                    ops.iter()
+                        .zip(f.key.roots())
+                        .map(|(&op, root)| Some((plain_input(f, root, None)?, g.math.kept_rows(op)?)))
+                        .collect()
+                }),
             // (read where it is: a float kernel's input in its dtype, a typed one's int64 input)
             extreme_wide: match st.mode {
                 Mode::Trailing(op) if op.is_arg() => {
@@ -636,10 +626,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let hi = g.b.ins().isub(f1, rs);
         let jhi = g.b.ins().smin(hi, self.row_len);
         let r = self.row_state(g, row, rs, s0, o_base, r_base, kept_ridx);
-        // a kept sum's row of a plain input by the single-row step at full width
-        let wide_single = self
-            .kept_wide
-            .and_then(|(i, _, single)| r.ptrs[i].map(|x| (single, x)));
         // each reduction's fold at full width and the rows it reads (all or none of them)
         let folds: Option<Vec<(ComponentFold, [Value; 2])>> = self
             .folds
@@ -649,21 +635,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 ComponentFold::Sum { i, j, .. } => Some((cf, [r.ptrs[i]?, r.ptrs[j]?])),
             })
             .collect();
-        // each component's row of kept sibling extremes by its step at full width
-        let kept_steps = self.kept_sibling_steps(|i, [_, single]| Some((single, vec![r.ptrs[i]?])));
-        if let Some((single, x)) = wide_single {
-            let o = r.kept_row.expect("kept rows have an output");
-            let op = self.st.mode.reduce_op().unwrap_or(ReduceOp::Sum);
-            let step = RowStep {
-                step: single,
-                rows: vec![x],
-                out: self.f.out_val,
-                op,
-            };
-            self.wide_rows(g, jlo, jhi, &[step], o, |g| {
-                self.inner(g, &r, jlo, jhi, &[], None)
-            });
-        } else if let Some(steps) = kept_steps {
+        // a kept reduction's row of a plain read (each component's) by the single-row step at
+        // full width
+        let kept_steps = self.kept_row_steps(|i, [_, single]| Some((single, vec![r.ptrs[i]?])));
+        if let Some(steps) = kept_steps {
             let o = r.kept_row.expect("kept rows have an output");
             self.wide_rows(g, jlo, jhi, &steps, o, |g| self.inner(g, &r, jlo, jhi, &[], None));
         } else if let Some(folds) = folds.filter(|f| !f.is_empty() && f.len() == slots.len()) {
@@ -1653,16 +1628,7 @@ impl Skeleton<'_, '_> {
             self.group_loop(g, &rows, j_var, hi, 1, W::Scalar);
         };
         let group_of = |i: usize| rows.iter().map(|r| r.ptrs[i]).collect::<Option<Vec<Value>>>();
-        let alone = self.kept_wide.and_then(|(i, group, _)| {
-            Some(vec![RowStep {
-                step: group?,
-                rows: group_of(i)?,
-                out: self.f.out_val,
-                op: self.st.mode.reduce_op()?,
-            }])
-        });
-        let steps = alone.or_else(|| self.kept_sibling_steps(|i, [group, _]| Some((group, group_of(i)?))));
-        match steps {
+        match self.kept_row_steps(|i, [group, _]| Some((group, group_of(i)?))) {
             Some(steps) => self.wide_rows(g, self.f.lo, hi, &steps, o_base, inline),
             None => inline(g),
         }
@@ -1842,10 +1808,10 @@ impl Skeleton<'_, '_> {
         row.inline_and_join(g, inline);
     }
 
-    /// Each component's row step of kept sibling extremes at full width ([`Skeleton::kept_steps`]),
+    /// Each component's row step of a kept reduction at full width ([`Skeleton::kept_steps`]),
     /// the step and its rows' pointers picked by `pick` from the component's input and its
     /// `[group, single]` steps; None unless every component has one.
-    fn kept_sibling_steps(
+    fn kept_row_steps(
         &self,
         pick: impl Fn(usize, [FuncRef; 2]) -> Option<(FuncRef, Vec<Value>)>,
     ) -> Option<Vec<RowStep>> {
