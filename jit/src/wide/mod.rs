@@ -87,7 +87,8 @@
 //! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at
 //! least 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests), and an
 //! `argmax` or `argmin` for each block of its rows before it searches the best one
-//! (`arg_blocks`). A nonzero, non-NaN extreme is the inline lanes' own bits, and so is a zero of a
+//! (`arg_blocks`), that search by one call too (`extremes.rs` `find`: the first point equal to the
+//! extreme, or a NaN where it is one). A nonzero, non-NaN extreme is the inline lanes' own bits, and so is a zero of a
 //! row that is all its segment and holds zeros of one sign only (`row_extreme`); a row whose
 //! extreme is a NaN, or a zero of both signs or of a segment of several rows (where the lanes'
 //! order picks the sign or payload), is folded again inline, so every route gives the same bits
@@ -226,21 +227,39 @@ pub fn halves_256() -> bool {
 }
 
 /// Whether f64 pow's routine looks its tables up by AVX-512 gathers: where [`GATHERS_ENV`] says so
-/// (`on`, `off`), else on every processor but AMD's and Hygon's. pow reads 128-row tables; at
-/// AVX-512 its routine either computes lane by lane (LLVM gathers the lookups) or in stages per
-/// chunk, each lookup a loop of scalar loads of its own (as at AVX2). Gathers were faster on Intel's
-/// cores (the f64 log of 128 rows it then had: 1.49 -> 1.01 ns an element in cache, a Xeon of the
-/// Sapphire Rapids generation) and are slower on AMD's (`kiln bench --functions --n 1e6` on an EPYC
-/// of family 0x19 with AVX-512, staged against gathered: `x**y` 2.77 / 3.53). The same operations
-/// per lane either way: the same bits. (The log family's 16 rows are looked up by permutes.)
+/// (`on`, `off`), else on Intel's processors whose gathers are not microcoded slow
+/// ([`SLOW_GATHERS`]). pow reads 128-row tables; at AVX-512 its routine either computes lane by
+/// lane (LLVM gathers the lookups) or in stages per chunk, each lookup a loop of scalar loads of its
+/// own (as at AVX2). Gathers were faster on a Xeon of the Sapphire Rapids generation (the f64 log
+/// of 128 rows it then had: 1.49 -> 1.01 ns an element in cache), and are slower on AMD's (`kiln
+/// bench --functions --n 1e6` on an EPYC of family 0x19 with AVX-512, staged against gathered:
+/// `x**y` 2.77 / 3.53) and on an Ice Lake Xeon (family 6 model 0x6a, `python -m kiln.bench
+/// --functions --kernels 'x**y' --dtype f64` with `KILN_JIT_GATHERS` off against on: 4.73 / 9.19
+/// ns an element at N = 1e6, 5.00 / 8.44 at 1e4). The same operations per lane either way: the
+/// same bits. (The log family's 16 rows are looked up by permutes.)
 pub fn gathers() -> bool {
     static GATHERS: OnceLock<bool> = OnceLock::new();
     *GATHERS.get_or_init(|| match std::env::var(GATHERS_ENV).as_deref() {
         Ok("on" | "1") => true,
         Ok("off" | "0") => false,
-        _ => !matches!(cpu(), Some((Vendor::Amd | Vendor::Hygon, ..))),
+        _ => match cpu() {
+            Some((Vendor::Intel, 6, model)) => !SLOW_GATHERS.contains(&model),
+            _ => false,
+        },
     })
 }
+
+/// Intel's family-6 models whose gathers the microcode against Gather Data Sampling (Downfall,
+/// CVE-2022-40982) slows: Linux's list of models affected by it
+/// (`arch/x86/kernel/cpu/common.c`, `GDS`): Skylake to Cascade and
+/// Cooper Lake (0x55, and the client 0x4e, 0x5e), Kaby, Coffee and Comet Lake (0x8e, 0x9e, 0xa5,
+/// 0xa6), Ice Lake (0x6a, 0x6c, 0x7e), Tiger Lake (0x8c, 0x8d) and Rocket Lake (0xa7). A
+/// guest may be told it is not affected while its host runs that microcode (the Ice Lake guest
+/// measured above reads "Not affected" in `/sys/devices/system/cpu/vulnerabilities`), so the model
+/// decides, not the kernel's report.
+const SLOW_GATHERS: &[u32] = &[
+    0x4e, 0x55, 0x5e, 0x6a, 0x6c, 0x7e, 0x8c, 0x8d, 0x8e, 0x9e, 0xa5, 0xa6, 0xa7,
+];
 
 /// Set to `on` or `off`, makes [`gathers`] say so (for measurements and tests of both routines).
 pub const GATHERS_ENV: &str = "KILN_JIT_GATHERS";
@@ -250,6 +269,7 @@ pub const GATHERS_ENV: &str = "KILN_JIT_GATHERS";
 enum Vendor {
     Amd,
     Hygon,
+    Intel,
     Other,
 }
 
@@ -274,6 +294,7 @@ fn cpu() -> Option<(Vendor, u32, u32)> {
         let vendor = match &vendor {
             b"AuthenticAMD" => Vendor::Amd,
             b"HygonGenuine" => Vendor::Hygon,
+            b"GenuineIntel" => Vendor::Intel,
             _ => Vendor::Other,
         };
         Some((vendor, family, model))
