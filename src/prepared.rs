@@ -396,17 +396,21 @@ impl Compiled {
                 spec.kernel.kind,
                 KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
             )
-            && (spec.typed.is_some() || spec.kernel.output_type() == spec.kernel.dtype))
-            .then(|| spec.exe.direct(&start))
-            .flatten()
-            .filter(|(kernel, plan)| {
-                user.len() == kernel.inputs.len()
-                    && user
-                        .iter()
-                        .enumerate()
-                        .all(|(i, a)| reads_direct(a, kernel, plan, i))
-            })
-            .map(|(kernel, _)| kernel.dtype);
+            // (a float kernel's map or scan of its dtype; a reduction of any result: argmax's
+            // indices, sums of truth values, any and all)
+            && (spec.typed.is_some()
+                || spec.kernel.output_type() == spec.kernel.dtype
+                || matches!(spec.kernel.kind, KernelKind::Reduce { .. })))
+        .then(|| spec.exe.direct(&start))
+        .flatten()
+        .filter(|(kernel, plan)| {
+            user.len() == kernel.inputs.len()
+                && user
+                    .iter()
+                    .enumerate()
+                    .all(|(i, a)| reads_direct(a, kernel, plan, i))
+        })
+        .map(|(kernel, _)| kernel.dtype);
         // calls of several results and updates take float inputs of the kernel's dtype
         let float = spec.typed.is_none() && user.iter().all(|a| a.elem() == spec.kernel.dtype);
         let direct = lanes.is_some().then_some(spec);

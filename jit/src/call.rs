@@ -345,6 +345,7 @@ pub(crate) fn call_reduce_unit<T: Elem>(
     params: &[i64],
     ins: &[*const u8],
     acc: *mut u8,
+    idx: *mut u8,
     unit: (usize, usize, usize, usize),
 ) {
     const { assert!(std::mem::size_of::<T>() == T::DTYPE.size()) };
@@ -357,14 +358,16 @@ pub(crate) fn call_reduce_unit<T: Elem>(
     // plan reads; the segment geometry addresses the plan's `n_slots` output slots only (one per
     // output), and `acc` points to that many accumulators (`SerialReduce` checks the caller's
     // count, or holds them itself): f64s for float sums and products, elements of the dtype for
-    // float min and max, int64 words for bool and integer values, as output.rs `targets` lays out
-    // the value output. The reduction has no index output (not an arg-reduction) and no scan
-    // state. The buffers are borrowed by the caller for the whole call.
+    // float min, max, argmin and argmax, int64 words for bool and integer values, as output.rs
+    // `targets` lays out the value output. `idx` is null but for an argmin or argmax, where it
+    // points to `n_slots` indices of `T::Idx` (`SerialReduce::fold_indices` holds them), as
+    // `targets` lays out the index output. There is no scan state. The buffers are borrowed by the
+    // caller for the whole call.
     unsafe {
         (code.entry)(
             ins.as_ptr(),
             acc,
-            std::ptr::null_mut(),
+            idx,
             params.as_ptr(),
             sb as i64,
             se as i64,
@@ -1041,6 +1044,46 @@ extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>
     match crate::wide::level() {
         Some(level) => apply_extreme(level, MAX, ROW, x).unwrap_or(T::identity(MAX)),
         None => T::identity(MAX),
+    }
+}
+
+/// The first index of `best` in `x` at `level` (`extremes.rs` `find`: equal to it, or both NaN),
+/// `x.len()` where none is, as an argmax or argmin searches its best block. An error if the host
+/// lacks `level`.
+pub fn apply_find<T: WideExtreme>(level: Level, x: &[T], best: T) -> Result<usize> {
+    on_host(level)?;
+    let find = T::find(level);
+    // SAFETY: as `apply_extreme`: one of extremes.rs's `#[target_feature]` functions compiled for
+    // `level`, on a host that has it; otherwise a safe function of a slice and a value.
+    Ok(unsafe { find(x, best) })
+}
+
+/// The function compiled code calls to search an argmax's or argmin's best block (skeleton.rs
+/// `arg_blocks`): [`apply_find`] of the `n` values at `x`, at [`crate::wide::level`].
+extern "C" fn block_find<T: WideExtreme>(x: *const T, n: i64, best: T) -> i64 {
+    // SAFETY: this function's address is given to compiled code only by `find_address`, whose
+    // symbol skeleton.rs `arg_blocks` calls where it folded the blocks by `trailing_extreme`
+    // (a plain read of one input that is not strided, see there), over the best block's points
+    // `[blk, limit)` of the row, `n > 0` of them, `x` the row's input at the first: elements the
+    // blocks' fold read (in a checked input), only read during the call.
+    let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
+    // registered only where `level()` is some, which implies the host has it: `apply_find` cannot
+    // fail (and a panic may not unwind out of an `extern "C"` function); `n` where it did
+    match crate::wide::level() {
+        Some(level) => apply_find(level, x, best).map_or(n, |k| k as i64),
+        None => n,
+    }
+}
+
+/// The address of the function compiled code calls to search an argmax's or argmin's best block
+/// of `dtype` values (f64, f32, i64).
+pub(crate) fn find_address(dtype: kiln_ir::ElemType) -> *const u8 {
+    use kiln_ir::ElemType;
+    match dtype {
+        ElemType::F64 => block_find::<f64> as *const u8,
+        ElemType::F32 => block_find::<f32> as *const u8,
+        ElemType::I64 => block_find::<i64> as *const u8,
+        _ => unreachable!("only f32, f64 and i64 runs are searched"),
     }
 }
 

@@ -155,6 +155,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                     call::extreme_address(max, dtype, row),
                 );
             }
+            jb.symbol(host::find_symbol(dtype), call::find_address(dtype));
         }
     }
     let mut module = JITModule::new(jb);
@@ -310,6 +311,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         && math::wide_extreme(&key.arena, key.body, key.schedule)
     {
         math.import_extreme(module, func, op == kiln_ir::ReduceOp::ArgMax, values, false)?;
+        math.import_find(module, func, values)?;
     }
     // a trailing sum, max or min, or sibling reductions, whose every reduction folds its long
     // rows at full width (skeleton.rs `wide_folds`)

@@ -139,6 +139,12 @@ pub(crate) fn extreme_symbol(max: bool, dtype: ElemType, row: bool) -> String {
     format!("kiln_wide_{of}{what}_{}", dtype.short_name()).to_lowercase()
 }
 
+/// The symbol of the search of an argmax's or argmin's best block of `dtype` values
+/// (wide/extremes.rs `find`, registered by compile.rs where the host has a wide level).
+pub(crate) fn find_symbol(dtype: ElemType) -> String {
+    format!("kiln_wide_find_{}", dtype.short_name()).to_lowercase()
+}
+
 /// The symbol of the trailing sum of a run of f32 values (`dot` false) or of the products of two
 /// runs (wide/sums.rs, registered by compile.rs where the host has a wide level).
 pub(crate) fn sum_symbol(dot: bool) -> &'static str {
@@ -311,6 +317,8 @@ pub struct MathRefs {
     /// over segments of several rows), where [`MathRefs::import_extreme`] imported them (index:
     /// max).
     extremes: [Option<FuncRef>; 2],
+    /// The search of an argmax's or argmin's best block (`wide/extremes.rs` `find`).
+    find: Option<FuncRef>,
     /// The trailing sum of a row of f32 values and of the products of two rows (`wide/sums.rs`,
     /// skeleton.rs `wide_folds`), where [`MathRefs::import_sum`] imported them (index: products).
     sums: [Option<FuncRef>; 2],
@@ -378,6 +386,7 @@ impl MathRefs {
             sincos,
             kept: [None; 3],
             extremes: [None; 2],
+            find: None,
             sums: [None; 2],
             moments: None,
             bytes: None,
@@ -490,6 +499,36 @@ impl MathRefs {
         let symbol = extreme_symbol(max, dtype, row);
         self.extremes[usize::from(max)] = Some(import_i64s(module, func, &symbol, 2, Some(value))?);
         Ok(())
+    }
+
+    /// Declares in `module` and imports into `func` the search of an argmax's or argmin's best
+    /// block of `dtype` values (f64, f32, i64), `fn(x, n, best) -> index` (registered by
+    /// compile.rs where the host has a wide level).
+    pub fn import_find<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        dtype: ElemType,
+    ) -> crate::Result<()> {
+        let value = match dtype {
+            ElemType::I64 => types::I64,
+            _ => scalar_type(dtype),
+        };
+        let mut sig = Signature::new(module.isa().default_call_conv());
+        sig.params.extend([
+            AbiParam::new(types::I64),
+            AbiParam::new(types::I64),
+            AbiParam::new(value),
+        ]);
+        sig.returns.push(AbiParam::new(types::I64));
+        let id = module.declare_function(&find_symbol(dtype), Linkage::Import, &sig)?;
+        self.find = Some(module.declare_func_in_func(id, func));
+        Ok(())
+    }
+
+    /// The search of an argmax's or argmin's best block, if the kernel imported it.
+    pub fn find(&self) -> Option<FuncRef> {
+        self.find
     }
 
     /// Declares in `module` and imports into `func` the trailing sum of a row of f32 values (`dot`

@@ -4,8 +4,8 @@
 //! (check.rs `check_serial`), puts their pointers on the stack and calls the code once (call.rs
 //! `call_unit`): no run plan, no output allocation, no thread pool. The call of a prepared handle in a
 //! hot loop (issue 12: the particle step at n = 64). [`SerialReduce`] is the same for a sum,
-//! product, min or max (any and all of bool and integer values), of the whole array or along axes,
-//! into one accumulator per output (issue 24: `sum(x*x)` and `sum(m, axis=1)` at N = 100). A bound
+//! product, min, max, argmin or argmax (any and all of bool and integer values), of the whole array
+//! or along axes, into one accumulator per output (issue 24: `sum(x*x)` and `sum(m, axis=1)` at N = 100). A bound
 //! kernel's own call into buffers takes either below the threshold for every element type
 //! (`run_refs`: inputs stored in another type passed as a run passes them).
 
@@ -121,7 +121,7 @@ impl BoundKernel {
     /// # Errors
     /// The kernel is not a sum, product, min or max (of the whole array or along axes) of float
     /// values with a result of its dtype, nor a sum, product, min, max, any or all of bool or
-    /// integer values; it has further map outputs; the run would be cut into chunks (their partials
+    /// integer values, nor an argmin or argmax; it has further map outputs; the run would be cut into chunks (their partials
     /// are merged by the general run); an input is read per row in place from a strided view; or a
     /// min or max over an empty axis.
     pub fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Result<SerialReduce> {
@@ -141,13 +141,14 @@ impl BoundKernel {
         };
         let result = match (ints, op) {
             (None, ReduceOp::Sum | ReduceOp::Prod | ReduceOp::Min | ReduceOp::Max) => kernel.dtype,
+            (_, ReduceOp::ArgMin | ReduceOp::ArgMax) => ElemType::I64,
             (Some(_), ReduceOp::Sum | ReduceOp::Prod) => ElemType::I64,
             (Some(_), ReduceOp::Any | ReduceOp::All) => ElemType::Bool,
             (Some(vt), ReduceOp::Min | ReduceOp::Max) => vt,
             _ => {
                 return Err(JitError::Unsupported(
-                    "a serial reduction is a sum, product, min or max (any or all of bool and integer \
-                     values)"
+                    "a serial reduction is a sum, product, min, max, argmin or argmax (any or all of \
+                     bool and integer values)"
                         .into(),
                 ));
             }
@@ -191,7 +192,8 @@ impl BoundKernel {
             slots: run.n_slots,
             lens,
             in_place,
-            slices: ints.is_none() && st.stored.iter().all(Option::is_none),
+            // (an arg-reduction's result is its indices, never of the dtype: `run_refs` takes it)
+            slices: ints.is_none() && !op.is_arg() && st.stored.iter().all(Option::is_none),
             stored: st.stored.clone().into_boxed_slice(),
             ints,
             result,
@@ -237,14 +239,15 @@ impl BoundKernel {
     }
 }
 
-/// A sum, product, min or max (of the whole array, or along any axes; of bool and integer values
-/// also any and all) bound for calls on the calling thread: the parameter block and the one unit
-/// fixed when it is made, as for [`SerialMap`]. A call checks the inputs, folds into one
-/// accumulator slot per output, starting at the op's identity (float values: f64 for sums and
+/// A sum, product, min, max, argmin or argmax (of the whole array, or along any axes; of bool and
+/// integer values also any and all) bound for calls on the calling thread: the parameter block and
+/// the one unit fixed when it is made, as for [`SerialMap`]. A call checks the inputs, folds into
+/// one accumulator slot per output, starting at the op's identity (float values: f64 for sums and
 /// products, the dtype for min and max, the caller's own elements where they are of the
 /// accumulators' type, else slots on the stack; bool and integer values: int64 words, as
-/// int_acc.rs keeps them) and finishes each as the general run does (a float sum rounded once,
-/// with [`ReduceOp::finish`]'s sign rule; an integer word narrowed to the result's type): the same
+/// int_acc.rs keeps them; an argmin's or argmax's indices beside its extremes, on the stack) and
+/// finishes each as the general run does (a float sum rounded once, with [`ReduceOp::finish`]'s
+/// sign rule; an integer word narrowed to the result's type; an index widened to int64): the same
 /// bits as [`BoundKernel::run_with`] of an unchunked run.
 pub struct SerialReduce {
     code: Arc<CompiledKernel>,
@@ -273,8 +276,8 @@ const STACK_SLOTS: usize = 16;
 /// `f` of `slots` accumulators, each at `start`: on the stack up to [`STACK_SLOTS`], else on the
 /// heap.
 #[inline]
-fn with_slots<X: Copy + Default>(slots: usize, start: X, f: impl FnOnce(&mut [X])) {
-    let mut stack = [X::default(); STACK_SLOTS];
+fn with_slots<X: Copy>(slots: usize, start: X, f: impl FnOnce(&mut [X])) {
+    let mut stack = [start; STACK_SLOTS];
     let mut heap = Vec::new();
     let acc: &mut [X] = if slots <= STACK_SLOTS {
         &mut stack[..slots]
@@ -389,6 +392,10 @@ impl SerialReduce {
             *p = input.base();
         }
         let ptrs = &stack[..inputs.len()];
+        if self.op.is_arg() {
+            self.fold_indices::<T>(checked, ptrs, out)?;
+            return Some(());
+        }
         if self.ints.is_none() {
             self.fold_floats(checked, ptrs, T::of_out(out)?);
             return Some(());
@@ -410,6 +417,55 @@ impl SerialReduce {
                 _ => unreachable!("checked: the result is int64, int32 or bool"),
             }
         });
+        Some(())
+    }
+
+    /// An argmin or argmax over the inputs at `ptrs` into `out` (int64, checked: the slots'
+    /// count): per slot an extreme (in the dtype, or an int64 word for bool and integer values) and
+    /// its index, on the stack (or the heap past [`STACK_SLOTS`]), each at the start output.rs
+    /// `allocate` gives a run's (the op's identity, [`Elem::NO_INDEX`]); the indices widened into
+    /// `out` as output.rs `tensor` widens them.
+    #[inline]
+    fn fold_indices<T: Elem>(
+        &self,
+        checked: check::Checked,
+        ptrs: &[*const u8],
+        out: OutSlice<'_>,
+    ) -> Option<()> {
+        let OutSlice::I64(out) = out else {
+            return None;
+        };
+        let fold = |values: *mut u8| {
+            with_slots(self.slots, T::NO_INDEX, |idx: &mut [T::Idx]| {
+                if let Some(unit) = self.unit {
+                    let at = idx.as_mut_ptr().cast();
+                    call::call_reduce_unit::<T>(
+                        &self.code.code,
+                        checked,
+                        &self.params,
+                        ptrs,
+                        values,
+                        at,
+                        unit,
+                    );
+                }
+                for (o, &i) in out.iter_mut().zip(idx.iter()) {
+                    *o = i.into();
+                }
+            });
+        };
+        match self.ints {
+            None => with_slots(self.slots, T::from_f64(self.op.identity()), |v: &mut [T]| {
+                fold(v.as_mut_ptr().cast());
+            }),
+            Some(_) => with_slots(
+                self.slots,
+                crate::output::int_identity(self.op),
+                |v: &mut [i64]| {
+                    fold(v.as_mut_ptr().cast());
+                },
+            ),
+        }
         Some(())
     }
 
@@ -448,7 +504,15 @@ impl SerialReduce {
     #[inline]
     fn fold_at<T: Elem>(&self, checked: check::Checked, ptrs: &[*const u8], acc: *mut u8) {
         if let Some(unit) = self.unit {
-            call::call_reduce_unit::<T>(&self.code.code, checked, &self.params, ptrs, acc, unit);
+            call::call_reduce_unit::<T>(
+                &self.code.code,
+                checked,
+                &self.params,
+                ptrs,
+                acc,
+                std::ptr::null_mut(),
+                unit,
+            );
         }
     }
 }

@@ -27,7 +27,9 @@ use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, ManyInputs, W};
 use crate::moments::Moments;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{BlockArg, FuncRef, InstBuilder, StackSlotData, StackSlotKind, Value, types};
+use cranelift_codegen::ir::{
+    Block, BlockArg, FuncRef, InstBuilder, StackSlotData, StackSlotKind, Value, types,
+};
 use cranelift_frontend::Variable;
 use kiln_ir::ReduceOp;
 
@@ -1053,7 +1055,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// The row keeps the first block whose extreme is better than every earlier one's (strictly;
     /// a NaN beats every number; the first block beats none; integer and bool values compare as
     /// int64), and afterwards finds in that block the first point equal to its extreme (or NaN,
-    /// for a NaN): the first vector holding one, then the point in it. That
+    /// for a NaN): the first vector holding one, then the point in it; where the blocks were
+    /// folded by the wide call, by one call of the wide search (wide/extremes.rs `find`). That
     /// point is the first of the extreme in the blocks, as the argument's own update finds it, and
     /// is merged into the scalar accumulator as a partial result (lower indices win ties). The
     /// body's scalar value is the vector's lane's, bit for bit (so the point is found); were it
@@ -1162,14 +1165,71 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         // the first point of the extreme in the best block, if a block ran
         g.b.switch_to_block(blocks_done);
         let after = g.b.create_block();
-        let head = g.b.create_block();
-        let k = g.b.append_block_param(head, types::I64);
+        let found = g.b.create_block();
+        let at = g.b.append_block_param(found, types::I64);
+        let fold = g.b.create_block();
         let blk = g.b.use_var(blk_var);
         let best = g.b.use_var(best_var);
         let limit = g.b.ins().iadd_imm_s(blk, block);
         let limit = g.b.ins().smin(limit, jhi);
         let ran = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, blk, 0);
-        // a vector at a time to the first holding the point, then point by point from there
+        if let (Some((_, x)), Some(find)) = (wide, g.math.find()) {
+            // at full width: the block searched by one call (its extreme is the blocks' fold's,
+            // a point's value or a NaN it holds, which the call tests as `is_extreme` does)
+            let search = g.b.create_block();
+            g.b.ins().brif(ran, search, &[], after, &[]);
+            g.b.switch_to_block(search);
+            let len = g.b.ins().isub(limit, blk);
+            let jb = g.b.ins().imul_imm_s(blk, g.size);
+            let start = g.b.ins().iadd(x, jb);
+            let call = g.b.ins().call(find, &[start, len, best]);
+            let rel = g.b.inst_results(call)[0];
+            let hit = g.b.ins().icmp(IntCC::SignedLessThan, rel, len);
+            let k = g.b.ins().iadd(blk, rel);
+            g.b.ins().brif(hit, found, &[BlockArg::Value(k)], fold, &[]);
+        } else {
+            self.search_block(g, r, blk, limit, best, ran, found, fold, after);
+        }
+
+        g.b.switch_to_block(found);
+        let rpos = r.rpos.expect("arg reductions have row positions");
+        let pos = g.b.ins().iadd(rpos, at);
+        let idx = g.index_lanes(W::Scalar, pos, pos);
+        let old: Vec<Value> = acc.scalar.iter().map(|&x| g.b.use_var(x)).collect();
+        let merged = g.acc_merge_scalar(acc.op, &old, &[best, idx]);
+        for (&x, y) in acc.scalar.iter().zip(merged) {
+            g.b.def_var(x, y);
+        }
+        g.b.ins().jump(after, &[]);
+
+        // not found (the scalar value differing from the lane's): the block point by point
+        g.b.switch_to_block(fold);
+        let k_var = g.b.declare_var(types::I64);
+        g.b.def_var(k_var, blk);
+        self.loop_(g, r, k_var, limit, 1, W::Scalar, std::slice::from_ref(acc), None);
+        g.b.ins().jump(after, &[]);
+
+        g.b.switch_to_block(after);
+    }
+
+    /// The inline search of an argmax's or argmin's best block `[blk, limit)` (if one `ran`) for
+    /// its extreme `best`: a vector at a time to the first holding it, then point by point from
+    /// there, to `found` (the point) or, none equal, to `fold`; to `after` where no block ran.
+    #[allow(clippy::too_many_arguments)]
+    fn search_block(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        blk: Value,
+        limit: Value,
+        best: Value,
+        ran: Value,
+        found: Block,
+        fold: Block,
+        after: Block,
+    ) {
+        let head = g.b.create_block();
+        let k = g.b.append_block_param(head, types::I64);
         let vhead = g.b.create_block();
         let kv = g.b.append_block_param(vhead, types::I64);
         g.b.ins().brif(ran, vhead, &[BlockArg::Value(blk)], after, &[]);
@@ -1193,7 +1253,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.switch_to_block(head);
         let inside = g.b.ins().icmp(IntCC::SignedLessThan, k, limit);
         let test = g.b.create_block();
-        let fold = g.b.create_block();
         g.b.ins().brif(inside, test, &[], fold, &[]);
 
         g.b.switch_to_block(test);
@@ -1201,29 +1260,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let flat = g.b.ins().iadd(r.rs, k);
         let v = self.value(g, r, W::Scalar, kb, flat, 0);
         let hit = self.is_extreme(g, W::Scalar, v, best);
-        let found = g.b.create_block();
         let k1 = g.b.ins().iadd_imm_s(k, 1);
-        g.b.ins().brif(hit, found, &[], head, &[BlockArg::Value(k1)]);
-
-        g.b.switch_to_block(found);
-        let rpos = r.rpos.expect("arg reductions have row positions");
-        let pos = g.b.ins().iadd(rpos, k);
-        let idx = g.index_lanes(W::Scalar, pos, pos);
-        let old: Vec<Value> = acc.scalar.iter().map(|&x| g.b.use_var(x)).collect();
-        let merged = g.acc_merge_scalar(acc.op, &old, &[best, idx]);
-        for (&x, y) in acc.scalar.iter().zip(merged) {
-            g.b.def_var(x, y);
-        }
-        g.b.ins().jump(after, &[]);
-
-        // not found (the scalar value differing from the lane's): the block point by point
-        g.b.switch_to_block(fold);
-        let k_var = g.b.declare_var(types::I64);
-        g.b.def_var(k_var, blk);
-        self.loop_(g, r, k_var, limit, 1, W::Scalar, std::slice::from_ref(acc), None);
-        g.b.ins().jump(after, &[]);
-
-        g.b.switch_to_block(after);
+        g.b.ins()
+            .brif(hit, found, &[BlockArg::Value(k)], head, &[BlockArg::Value(k1)]);
     }
 
     /// Where the body's value `v` (at width `w`, as the body gives it) is the extreme `best` (of

@@ -858,6 +858,74 @@ fn serial_reduce_along_axes_has_the_general_runs_bits() {
     check::<f32>();
 }
 
+/// [`kiln_jit::SerialReduce`] of an argmin or argmax (trailing, leading, middle, several and all
+/// axes; on the stack and past 16 outputs on the heap) gives the general run's indices, on values
+/// with NaN, ±inf, ±0 and subnormals (the first NaN, the first of equal extremes), through the
+/// call a bound kernel's run takes (int64 results); the slices of the dtype do not take it.
+#[test]
+fn serial_argmin_argmax_have_the_general_runs_indices() {
+    fn check<T: kiln_jit::Elem>() {
+        let cases: &[(&[usize], &[usize])] = &[
+            (&[1], &[0]),
+            (&[7], &[0]),
+            (&[1000], &[0]),
+            (&[3, 5], &[1]),
+            (&[3, 5], &[0]),
+            (&[2, 3, 4], &[1]),
+            (&[2, 3, 4], &[0, 2]),
+            (&[20, 3], &[1]),
+            (&[3, 300], &[1]),
+        ];
+        let mut rng = Rng::new(11);
+        for &(shape, axes) in cases {
+            for op in [ReduceOp::ArgMin, ReduceOp::ArgMax] {
+                for data in [Data::Special, Data::Ties] {
+                    let k = reduction(T::DTYPE, shape, op, axes);
+                    let p = plan(&k, 1);
+                    let what = format!("{} {op:?} of {shape:?} over {axes:?}", T::DTYPE);
+                    let bound = kiln_jit::compile(&k, &p, Schedule::for_kernel(&k))
+                        .unwrap()
+                        .bind(&k, &p)
+                        .unwrap();
+                    let serial = bound
+                        .serial_reduce(&kiln_jit::RunConfig::default())
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert!(!serial.takes_slices(), "{what}");
+                    let n: usize = shape.iter().product();
+                    let (x, y): (Vec<T>, Vec<T>) = (gen_data(&mut rng, n, data), gen_data(&mut rng, n, data));
+                    let ins = [
+                        kiln_jit::InputRef::Slice(&x[..]),
+                        kiln_jit::InputRef::Slice(&y[..]),
+                    ];
+                    let want = bound
+                        .run_with(
+                            &ins,
+                            &kiln_jit::RunConfig::default(),
+                            &mut kiln_jit::Workspace::new(),
+                        )
+                        .unwrap()
+                        .values
+                        .to_f64();
+                    let mut out = vec![-7i64; serial.outputs()];
+                    serial
+                        .run_refs(&ins, kiln_jit::OutSlice::I64(&mut out))
+                        .unwrap_or_else(|| panic!("{what}: run_refs declined"));
+                    let got: Vec<f64> = out.iter().map(|&v| v as f64).collect();
+                    assert_eq!(got, want, "{what}");
+                    // a result of another type is declined, for the general run to report
+                    let mut wrong = vec![T::from_f64(0.0); serial.outputs()];
+                    assert!(
+                        serial.run_refs(&ins, T::out_slice(&mut wrong)).is_none(),
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+    check::<f64>();
+    check::<f32>();
+}
+
 /// A reduction of every axis with further map outputs writes them through pointers a serial call
 /// does not pass: it has no serial form (its run writes every output).
 #[test]

@@ -1791,6 +1791,44 @@ fn extreme_folds_match_a_sequential_fold_f32() {
 }
 
 /// The folds refuse a level the host lacks, computing nothing.
+/// The search of a best block (`apply_find`) at every level this host has, f64 and f32, every
+/// length 0..=80 and a few long ones: for a value at the start, the middle and the end of a run
+/// (the first of equal ones: -0.0 and 0.0 are equal, NaN of either sign is found as NaN), and
+/// for one the run lacks (its length), as a scalar search finds it.
+fn finds<T: Elem + WideElem + wide::WideExtreme>() {
+    let mut rng = Rng::new(21);
+    for level in levels() {
+        for len in (0..=80).chain([127, 1000, 4099]) {
+            for (name, run) in extreme_runs(&mut rng, len) {
+                let xs: Vec<T> = run.iter().map(|&v| T::from_f64(v)).collect();
+                let probes = [0, len / 2, len.saturating_sub(1)]
+                    .into_iter()
+                    .filter(|&i| i < len)
+                    .map(|i| xs[i].to_f64())
+                    .chain([7.5, f64::NAN]);
+                for best in probes {
+                    let got = kiln_jit::apply_find(level, &xs, T::from_f64(best)).unwrap();
+                    let want = xs
+                        .iter()
+                        .position(|v| v.to_f64() == best || (v.to_f64().is_nan() && best.is_nan()))
+                        .unwrap_or(len);
+                    let what = format!(
+                        "{:?} {level:?} {best} in {name}, len {len}",
+                        <T as WideElem>::DTYPE
+                    );
+                    assert_eq!(got, want, "{what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn finds_match_a_scalar_search() {
+    finds::<f64>();
+    finds::<f32>();
+}
+
 #[test]
 fn extreme_folds_refuse_a_level_the_host_lacks() {
     for level in Level::ALL {

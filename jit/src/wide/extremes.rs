@@ -168,6 +168,24 @@ pub(super) fn fold<T: Extreme, const MAX: bool>(x: &[T]) -> T {
     nan.unwrap_or(best)
 }
 
+/// The first index of `best` in `x` (equal to it, or both NaN), `x.len()` where none is: chunks
+/// of [`LANES`] compared whole (no exit inside a chunk, so the compares vectorise), then the first
+/// chunk holding it point by point. An argmax's or argmin's search of its best block
+/// (skeleton.rs `arg_blocks`), as the inline code's `is_extreme` tests each point.
+#[inline(always)]
+pub(super) fn find<T: Extreme>(x: &[T], best: T) -> usize {
+    let nan = best.nan();
+    let hit = |v: T| (v == best) | (nan & v.nan());
+    let mut at = 0;
+    for c in x.chunks_exact(LANES) {
+        if c.iter().fold(false, |a, &v| a | hit(v)) {
+            break;
+        }
+        at += LANES;
+    }
+    x[at..].iter().position(|&v| hit(v)).map_or(x.len(), |k| at + k)
+}
+
 macro_rules! levels {
     ($($name:ident: $t:ty;)*) => {
         $(
@@ -216,6 +234,17 @@ macro_rules! levels {
                 pub(in crate::wide) fn row_min_avx512(x: &[$t]) -> $t {
                     super::row_extreme(super::fold::<$t, false>(x), x)
                 }
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn find_avx2(x: &[$t], best: $t) -> usize {
+                    super::find(x, best)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn find_avx512(x: &[$t], best: $t) -> usize {
+                    super::find(x, best)
+                }
             }
         )*
     };
@@ -234,6 +263,9 @@ pub trait WideExtreme: Extreme {
     /// ([`row_extreme`]). Unsafe to call unless the host has `level`
     /// ([`super::Level::on_host`]), which call.rs checks.
     fn extreme(max: bool, level: super::Level, row: bool) -> unsafe fn(&[Self]) -> Self;
+    /// The first index of a value in a run at `level` ([`find`]). Unsafe to call unless the host
+    /// has `level`, as [`WideExtreme::extreme`].
+    fn find(level: super::Level) -> unsafe fn(&[Self], Self) -> usize;
 }
 
 macro_rules! wide_extreme {
@@ -251,6 +283,12 @@ macro_rules! wide_extreme {
                         (true, true, Level::Avx512) => $m::row_max_avx512,
                         (true, false, Level::Avx2) => $m::row_min_avx2,
                         (true, false, Level::Avx512) => $m::row_min_avx512,
+                    }
+                }
+                fn find(level: super::Level) -> unsafe fn(&[$t], $t) -> usize {
+                    match level {
+                        super::Level::Avx2 => $m::find_avx2,
+                        super::Level::Avx512 => $m::find_avx512,
                     }
                 }
             }
