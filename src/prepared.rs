@@ -217,8 +217,8 @@ pub struct Prepared {
     /// The dtype of every input, where all were bound C-contiguous of one float dtype and the
     /// handle has a serial kernel (see [`Prepared::run_out_checked`]).
     pub(crate) serial: Option<kiln_ir::ElemType>,
-    /// A sum, product, min, max or mean (any or all of bool and integer values) on the calling
-    /// thread, bound for calls on C-contiguous inputs below the threshold (see
+    /// A sum, product, min, max, argmin, argmax or mean (any or all of bool and integer values) on
+    /// the calling thread, bound for calls on C-contiguous inputs below the threshold (see
     /// [`Prepared::run_checked`], [`Prepared::call_refs`]).
     pub(crate) serial_reduce: Option<Arc<kiln_jit::SerialReduce>>,
     /// The count a mean divides each of `serial_reduce`'s sums by (as [`crate::compiled::finish`]

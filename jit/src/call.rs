@@ -336,8 +336,9 @@ pub(crate) fn call_unit<T: Elem>(
 }
 
 /// Calls `code` once over `unit` of a reduction with the parameter block `params`, on the calling
-/// thread, folding into the accumulator slots at `acc` (f64s for sums and products, `T`s for min and
-/// max): the call of a [`crate::SerialReduce`].
+/// thread, folding into the accumulator slots at `acc` (f64s for sums and products, `T`s for min,
+/// max, argmin and argmax) and, for an argmin or argmax, the index slots at `idx` (null else): the
+/// call of a [`crate::SerialReduce`].
 #[inline]
 pub(crate) fn call_reduce_unit<T: Elem>(
     code: &Code,

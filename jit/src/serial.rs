@@ -1,13 +1,13 @@
-//! [`SerialMap`]: a bound map called on the calling thread, everything but the buffers fixed when it
-//! is made: the parameter block, the one work unit, and per input the elements a slice must hold and
-//! whether it may be read in place from an output. A call checks the buffers against those
+//! [`SerialMap`]: a bound map called on the calling thread, everything but the buffers fixed when
+//! it is made: the parameter block, the one work unit, and per input the elements a slice must hold
+//! and whether it may be read in place from an output. A call checks the buffers against those
 //! (check.rs `check_serial`), puts their pointers on the stack and calls the code once (call.rs
-//! `call_unit`): no run plan, no output allocation, no thread pool. The call of a prepared handle in a
-//! hot loop (issue 12: the particle step at n = 64). [`SerialReduce`] is the same for a sum,
+//! `call_unit`): no run plan, no output allocation, no thread pool. The call of a prepared handle
+//! in a hot loop (issue 12: the particle step at n = 64). [`SerialReduce`] is the same for a sum,
 //! product, min, max, argmin or argmax (any and all of bool and integer values), of the whole array
-//! or along axes, into one accumulator per output (issue 24: `sum(x*x)` and `sum(m, axis=1)` at N = 100). A bound
-//! kernel's own call into buffers takes either below the threshold for every element type
-//! (`run_refs`: inputs stored in another type passed as a run passes them).
+//! or along axes, into one accumulator per output (issue 24: `sum(x*x)` and `sum(m, axis=1)` at
+//! N = 100). A bound kernel's own call into buffers takes either below the threshold for every
+//! element type (`run_refs`: inputs stored in another type passed as a run passes them).
 
 use crate::call;
 use crate::check;
@@ -121,9 +121,9 @@ impl BoundKernel {
     /// # Errors
     /// The kernel is not a sum, product, min or max (of the whole array or along axes) of float
     /// values with a result of its dtype, nor a sum, product, min, max, any or all of bool or
-    /// integer values, nor an argmin or argmax; it has further map outputs; the run would be cut into chunks (their partials
-    /// are merged by the general run); an input is read per row in place from a strided view; or a
-    /// min or max over an empty axis.
+    /// integer values, nor an argmin or argmax; it has further map outputs; the run would be cut
+    /// into chunks (their partials are merged by the general run); an input is read per row in
+    /// place from a strided view; or a min or max over an empty axis.
     pub fn serial_reduce(&self, cfg: &RunConfig<'_>) -> Result<SerialReduce> {
         let (st, geo, kernel) = (&self.st, &self.geo, &self.kernel);
         // float values (a float kernel's, or a typed kernel's of its lanes' type): sums and
@@ -135,7 +135,9 @@ impl BoundKernel {
             Mode::Trailing(op) | Mode::Kept(op) if !complex => op,
             _ => {
                 return Err(JitError::Unsupported(
-                    "a serial reduction is a sum, product, min, max, any or all of real values".into(),
+                    "a serial reduction is a sum, product, min, max, argmin, argmax, any or all of real \
+                     values"
+                        .into(),
                 ));
             }
         };
@@ -245,7 +247,8 @@ impl BoundKernel {
 /// one accumulator slot per output, starting at the op's identity (float values: f64 for sums and
 /// products, the dtype for min and max, the caller's own elements where they are of the
 /// accumulators' type, else slots on the stack; bool and integer values: int64 words, as
-/// int_acc.rs keeps them; an argmin's or argmax's indices beside its extremes, on the stack) and
+/// int_acc.rs keeps them; an argmin's or argmax's indices beside its extremes, on the stack up to
+/// 16 outputs) and
 /// finishes each as the general run does (a float sum rounded once, with [`ReduceOp::finish`]'s
 /// sign rule; an integer word narrowed to the result's type; an index widened to int64): the same
 /// bits as [`BoundKernel::run_with`] of an unchunked run.
@@ -314,8 +317,9 @@ impl SerialReduce {
     }
 
     /// Whether [`SerialReduce::run`] and [`SerialReduce::run_into`] (slices of the dtype) take the
-    /// reduction: float values, every input read in the dtype. Any other takes its inputs as a run
-    /// does ([`SerialReduce::run_refs`]).
+    /// reduction: float values, every input read in the dtype, a result of the dtype (not an
+    /// argmin's or argmax's indices). Any other takes its inputs as a run does
+    /// ([`SerialReduce::run_refs`]).
     #[inline]
     pub fn takes_slices(&self) -> bool {
         self.slices
@@ -338,8 +342,8 @@ impl SerialReduce {
         }
         if !self.takes_slices() {
             return Err(JitError::Unsupported(
-                "a serial reduction on slices of the dtype of values of another type (run_refs takes \
-                 its inputs)"
+                "a serial reduction on slices of the dtype of values of another type, or of indices \
+                 (run_refs takes its inputs)"
                     .into(),
             ));
         }

@@ -98,8 +98,9 @@ const ARG_BLOCK: i64 = 256;
 /// The bytes of a block of an argmin or argmax of a plain read whose blocks are folded at full
 /// width, one call each ([`Skeleton::arg_blocks`], wide/extremes.rs): long enough that the call
 /// costs little beside the fold (a call per 1024 f32 measured up to a quarter slower at N = 1e6),
-/// short enough that searching the best block for its point (in the inline vectors) costs little
-/// beside the row (blocks of 4096 f64 measured up to a quarter slower at N = 1e4).
+/// short enough that searching the best block for its point costs little beside the row (blocks of
+/// 4096 f64 measured up to a quarter slower at N = 1e4, when the search was inline; it is one call
+/// of wide/extremes.rs `find` now).
 const ARG_BLOCK_WIDE_BYTES: i64 = 16384;
 
 /// The fewest points of a row whose argmin or argmax runs by blocks ([`Skeleton::arg_blocks`]):

@@ -1790,7 +1790,6 @@ fn extreme_folds_match_a_sequential_fold_f32() {
     extreme_folds::<f32>();
 }
 
-/// The folds refuse a level the host lacks, computing nothing.
 /// The search of a best block (`apply_find`) at every level this host has, f64 and f32, every
 /// length 0..=80 and a few long ones: for a value at the start, the middle and the end of a run
 /// (the first of equal ones: -0.0 and 0.0 are equal, NaN of either sign is found as NaN), and
@@ -1827,7 +1826,44 @@ fn finds<T: Elem + WideElem + wide::WideExtreme>() {
 fn finds_match_a_scalar_search() {
     finds::<f64>();
     finds::<f32>();
+    // int64 values (a typed kernel's): ties, the extremes of the type, a value the run lacks
+    let mut rng = Rng::new(22);
+    for level in levels() {
+        for len in (0..=70).chain([1000]) {
+            let mut xs: Vec<i64> = (0..len)
+                .map(|_| (rng.uniform(-4.0, 4.0) as i64) * 1_000_003)
+                .collect();
+            if len > 2 {
+                xs[len / 2] = i64::MAX;
+                xs[len - 1] = i64::MIN;
+            }
+            let probes: Vec<i64> = xs
+                .iter()
+                .step_by(7)
+                .copied()
+                .chain([i64::MAX, i64::MIN, 5])
+                .collect();
+            for best in probes {
+                let got = kiln_jit::apply_find(level, &xs, best).unwrap();
+                let want = xs.iter().position(|&v| v == best).unwrap_or(len);
+                assert_eq!(got, want, "i64 {level:?} {best} in a run of {len}");
+            }
+        }
+    }
 }
+
+#[test]
+fn finds_refuse_a_level_the_host_lacks() {
+    for level in Level::ALL {
+        let r = kiln_jit::apply_find(level, &[1.0f64, 2.0, 2.0], 2.0);
+        assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
+        if let Ok(k) = r {
+            assert_eq!(k, 1);
+        }
+    }
+}
+
+/// The folds refuse a level the host lacks, computing nothing.
 
 #[test]
 fn extreme_folds_refuse_a_level_the_host_lacks() {

@@ -263,8 +263,8 @@ pub trait WideExtreme: Extreme {
     /// ([`row_extreme`]). Unsafe to call unless the host has `level`
     /// ([`super::Level::on_host`]), which call.rs checks.
     fn extreme(max: bool, level: super::Level, row: bool) -> unsafe fn(&[Self]) -> Self;
-    /// The first index of a value in a run at `level` ([`find`]). Unsafe to call unless the host
-    /// has `level`, as [`WideExtreme::extreme`].
+    /// The first index of a value in a run at `level` (`find` of this module). Unsafe to call
+    /// unless the host has `level`, as [`WideExtreme::extreme`].
     fn find(level: super::Level) -> unsafe fn(&[Self], Self) -> usize;
 }
 

@@ -84,15 +84,15 @@
 //! sibling extremes (`max(m, axis=0) - min(m, axis=0)`), one call each.
 //!
 //! **Trailing extremes.** `extremes.rs` folds a run of f64, f32 or int64 values into its max or
-//! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at
-//! least 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests), and an
-//! `argmax` or `argmin` for each block of its rows before it searches the best one
-//! (`arg_blocks`), that search by one call too (`extremes.rs` `find`: the first point equal to the
-//! extreme, or a NaN where it is one). A nonzero, non-NaN extreme is the inline lanes' own bits, and so is a zero of a
-//! row that is all its segment and holds zeros of one sign only (`row_extreme`); a row whose
-//! extreme is a NaN, or a zero of both signs or of a segment of several rows (where the lanes'
-//! order picks the sign or payload), is folded again inline, so every route gives the same bits
-//! and the `reproducible` profile is unaffected.
+//! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at least
+//! 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests), and an `argmax` or
+//! `argmin` for each block of its rows before it searches the best one (`arg_blocks`), that search
+//! by one call too (`extremes.rs` `find`: the first point equal to the extreme, or a NaN where it
+//! is one). A nonzero, non-NaN extreme is the inline lanes' own bits, and so is a zero of a row
+//! that is all its segment and holds zeros of one sign only (`row_extreme`); a row whose extreme is
+//! a NaN, or a zero of both signs or of a segment of several rows (where the lanes' order picks the
+//! sign or payload), is folded again inline, so every route gives the same bits and the
+//! `reproducible` profile is unaffected.
 //!
 //! **Trailing sums.** `sums.rs` adds a row of f32 values (or the products of two rows) into the
 //! 16 f64 partials the inline loop keeps, in its partition and order, which a trailing `sum` or
@@ -227,16 +227,16 @@ pub fn halves_256() -> bool {
 }
 
 /// Whether f64 pow's routine looks its tables up by AVX-512 gathers: where [`GATHERS_ENV`] says so
-/// (`on`, `off`), else on Intel's processors whose gathers are not microcoded slow
-/// ([`SLOW_GATHERS`]). pow reads 128-row tables; at AVX-512 its routine either computes lane by
-/// lane (LLVM gathers the lookups) or in stages per chunk, each lookup a loop of scalar loads of its
-/// own (as at AVX2). Gathers were faster on a Xeon of the Sapphire Rapids generation (the f64 log
-/// of 128 rows it then had: 1.49 -> 1.01 ns an element in cache), and are slower on AMD's (`kiln
-/// bench --functions --n 1e6` on an EPYC of family 0x19 with AVX-512, staged against gathered:
-/// `x**y` 2.77 / 3.53) and on an Ice Lake Xeon (family 6 model 0x6a, `python -m kiln.bench
-/// --functions --kernels 'x**y' --dtype f64` with `KILN_JIT_GATHERS` off against on: 4.73 / 9.19
-/// ns an element at N = 1e6, 5.00 / 8.44 at 1e4). The same operations per lane either way: the
-/// same bits. (The log family's 16 rows are looked up by permutes.)
+/// (`on`, `off`), else on Intel's family-6 processors whose gathers are not microcoded slow
+/// ([`SLOW_GATHERS`]); every other processor takes the stages. pow reads 128-row tables; at AVX-512
+/// its routine either computes lane by lane (LLVM gathers the lookups) or in stages per chunk, each
+/// lookup a loop of scalar loads of its own (as at AVX2). Gathers were faster on a Xeon of the
+/// Sapphire Rapids generation (the f64 log of 128 rows it then had: 1.49 -> 1.01 ns an element in
+/// cache), and are slower on AMD's (`kiln bench --functions --n 1e6` on an EPYC of family 0x19 with
+/// AVX-512, staged against gathered: `x**y` 2.77 / 3.53) and on an Ice Lake Xeon (family 6 model
+/// 0x6a, `python -m kiln.bench --functions --kernels 'x**y' --dtype f64` with `KILN_JIT_GATHERS`
+/// off against on: 4.73 / 9.19 ns an element at N = 1e6, 5.00 / 8.44 at 1e4). The same operations
+/// per lane either way: the same bits. (The log family's 16 rows are looked up by permutes.)
 pub fn gathers() -> bool {
     static GATHERS: OnceLock<bool> = OnceLock::new();
     *GATHERS.get_or_init(|| match std::env::var(GATHERS_ENV).as_deref() {
