@@ -771,6 +771,22 @@ fn reduction(dtype: ElemType, shape: &[usize], op: ReduceOp, axes: &[usize]) -> 
     kernel(dtype, &[shape, shape], arena, body, kind)
 }
 
+/// The general run of one unit (`run_with`) of `bound` on `ins`, its values as f64.
+fn general_run<T: kiln_jit::Elem>(
+    bound: &kiln_jit::BoundKernel,
+    ins: &[kiln_jit::InputRef<'_, T>],
+) -> Vec<f64> {
+    bound
+        .run_with(
+            ins,
+            &kiln_jit::RunConfig::default(),
+            &mut kiln_jit::Workspace::new(),
+        )
+        .unwrap()
+        .values
+        .to_f64()
+}
+
 /// [`kiln_jit::SerialReduce`] of a reduction along axes (trailing, leading, middle, several, all)
 /// writes the same bits as the general run of one unit (`run_with`), into the caller's elements:
 /// both dtypes (f32 sums through f64 accumulators on the stack, and on the heap past 16 outputs),
@@ -823,15 +839,7 @@ fn serial_reduce_along_axes_has_the_general_runs_bits() {
                     kiln_jit::InputRef::Slice(&x[..]),
                     kiln_jit::InputRef::Slice(&y[..]),
                 ];
-                let want = bound
-                    .run_with(
-                        &ins,
-                        &kiln_jit::RunConfig::default(),
-                        &mut kiln_jit::Workspace::new(),
-                    )
-                    .unwrap()
-                    .values
-                    .to_f64();
+                let want = general_run(&bound, &ins);
                 let mut out = vec![T::from_f64(0.25); serial.outputs()];
                 let parts = [kiln_jit::Part::Slice(&x[..]), kiln_jit::Part::Slice(&y[..])];
                 serial.run_into(&parts, &mut out).unwrap();
@@ -897,15 +905,7 @@ fn serial_argmin_argmax_have_the_general_runs_indices() {
                         kiln_jit::InputRef::Slice(&x[..]),
                         kiln_jit::InputRef::Slice(&y[..]),
                     ];
-                    let want = bound
-                        .run_with(
-                            &ins,
-                            &kiln_jit::RunConfig::default(),
-                            &mut kiln_jit::Workspace::new(),
-                        )
-                        .unwrap()
-                        .values
-                        .to_f64();
+                    let want = general_run(&bound, &ins);
                     let mut out = vec![-7i64; serial.outputs()];
                     serial
                         .run_refs(&ins, kiln_jit::OutSlice::I64(&mut out))
