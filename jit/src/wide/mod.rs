@@ -228,7 +228,7 @@ pub fn halves_256() -> bool {
 
 /// Whether f64 pow's routine looks its tables up by AVX-512 gathers: where [`GATHERS_ENV`] says so
 /// (`on`, `off`), else on Intel's family-6 processors whose gathers are not microcoded slow
-/// ([`SLOW_GATHERS`]); every other processor takes the stages. pow reads 128-row tables; at AVX-512
+/// (`SLOW_GATHERS`); every other processor takes the stages. pow reads 128-row tables; at AVX-512
 /// its routine either computes lane by lane (LLVM gathers the lookups) or in stages per chunk, each
 /// lookup a loop of scalar loads of its own (as at AVX2). Gathers were faster on a Xeon of the
 /// Sapphire Rapids generation (the f64 log of 128 rows it then had: 1.49 -> 1.01 ns an element in
