@@ -248,10 +248,9 @@ impl BoundKernel {
 /// products, the dtype for min and max, the caller's own elements where they are of the
 /// accumulators' type, else slots on the stack; bool and integer values: int64 words, as
 /// int_acc.rs keeps them; an argmin's or argmax's indices beside its extremes, on the stack up to
-/// 16 outputs) and
-/// finishes each as the general run does (a float sum rounded once, with [`ReduceOp::finish`]'s
-/// sign rule; an integer word narrowed to the result's type; an index widened to int64): the same
-/// bits as [`BoundKernel::run_with`] of an unchunked run.
+/// 16 outputs) and finishes each as the general run does (a float sum rounded once, with
+/// [`ReduceOp::finish`]'s sign rule; an integer word narrowed to the result's type; an index
+/// widened to int64): the same bits as [`BoundKernel::run_with`] of an unchunked run.
 pub struct SerialReduce {
     code: Arc<CompiledKernel>,
     params: Box<[i64]>,
@@ -408,11 +407,11 @@ impl SerialReduce {
         let id = crate::output::int_identity(self.op);
         if let OutSlice::I64(o) = out {
             o.fill(id);
-            self.fold_at::<T>(checked, ptrs, o.as_mut_ptr().cast());
+            self.fold_at::<T>(checked, ptrs, o.as_mut_ptr().cast(), std::ptr::null_mut());
             return Some(());
         }
         with_slots(self.slots, id, |words: &mut [i64]| {
-            self.fold_at::<T>(checked, ptrs, words.as_mut_ptr().cast());
+            self.fold_at::<T>(checked, ptrs, words.as_mut_ptr().cast(), std::ptr::null_mut());
             // narrowed as output.rs `int_tensor` narrows them (each holds a value of the result's
             // type)
             match out {
@@ -441,18 +440,7 @@ impl SerialReduce {
         };
         let fold = |values: *mut u8| {
             with_slots(self.slots, T::NO_INDEX, |idx: &mut [T::Idx]| {
-                if let Some(unit) = self.unit {
-                    let at = idx.as_mut_ptr().cast();
-                    call::call_reduce_unit::<T>(
-                        &self.code.code,
-                        checked,
-                        &self.params,
-                        ptrs,
-                        values,
-                        at,
-                        unit,
-                    );
-                }
+                self.fold_at::<T>(checked, ptrs, values, idx.as_mut_ptr().cast());
                 for (o, &i) in out.iter_mut().zip(idx.iter()) {
                     *o = i.into();
                 }
@@ -485,7 +473,7 @@ impl SerialReduce {
         if wide && T::DTYPE != ElemType::F64 {
             // f64 accumulators for elements of another type, rounded once into `out`
             with_slots(self.slots, op.identity(), |acc: &mut [f64]| {
-                self.fold_at::<T>(checked, ptrs, acc.as_mut_ptr().cast());
+                self.fold_at::<T>(checked, ptrs, acc.as_mut_ptr().cast(), std::ptr::null_mut());
                 for (o, &a) in out.iter_mut().zip(acc.iter()) {
                     *o = T::from_f64(if plus_zero { a + 0.0 } else { a });
                 }
@@ -494,7 +482,7 @@ impl SerialReduce {
         }
         // the accumulators are `out`'s own elements (f64 sums and products, min and max)
         out.fill(T::from_f64(op.identity()));
-        self.fold_at::<T>(checked, ptrs, out.as_mut_ptr().cast());
+        self.fold_at::<T>(checked, ptrs, out.as_mut_ptr().cast(), std::ptr::null_mut());
         if plus_zero {
             for o in out.iter_mut() {
                 *o = T::from_f64(o.to_f64() + 0.0);
@@ -504,19 +492,12 @@ impl SerialReduce {
 
     /// Calls the code once over the unit, reading the inputs at `ptrs` and folding into the
     /// accumulators at `acc` (`slots` of them, each at its start: f64 for float sums and
-    /// products, `T` for float min and max, int64 words for bool and integer values).
+    /// products, `T` for float min, max, argmin and argmax, int64 words for bool and integer
+    /// values) and, for an argmin or argmax, the indices at `idx` (null for the others).
     #[inline]
-    fn fold_at<T: Elem>(&self, checked: check::Checked, ptrs: &[*const u8], acc: *mut u8) {
+    fn fold_at<T: Elem>(&self, checked: check::Checked, ptrs: &[*const u8], acc: *mut u8, idx: *mut u8) {
         if let Some(unit) = self.unit {
-            call::call_reduce_unit::<T>(
-                &self.code.code,
-                checked,
-                &self.params,
-                ptrs,
-                acc,
-                std::ptr::null_mut(),
-                unit,
-            );
+            call::call_reduce_unit::<T>(&self.code.code, checked, &self.params, ptrs, acc, idx, unit);
         }
     }
 }
