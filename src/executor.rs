@@ -162,13 +162,19 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     {
         return Ok(Path::Float);
     }
-    // float inputs are read in the kernel's float dtype (an f32 input beside an f64 one widened as
-    // it is read, or into a copy where strided), so they are typed as that dtype
+    // the float path reads float inputs in the kernel's float dtype (an f32 input beside an f64 one
+    // widened as it is read, or into a copy where strided), so it is asked of them typed as that
+    // dtype
     let floats = vec![kernel.dtype; elems.len()];
     let typed = TypedKernel::new(kernel, &floats, mean)?;
     // the float path's mean divides its sum in the float dtype (`mean(a > 0)` is float64 in both)
     let float_output = if mean { kernel.dtype } else { kernel.output_type() };
     Ok(match typed.float_path_differs(kernel.dtype, float_output) {
+        // the typed path reads each input in its own type: an f32 input beside an f64 one is
+        // widened where NumPy widens it (`isinf(x32) & (x64 > 0)` reads x32 as float32)
+        Some(why) if elems.iter().any(|&t| t != kernel.dtype) => {
+            Path::Typed(why, Box::new(TypedKernel::new(kernel, elems, mean)?))
+        }
         Some(why) => Path::Typed(why, Box::new(typed)),
         None => Path::Float,
     })

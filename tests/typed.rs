@@ -660,6 +660,13 @@ fn truth_values_of_float_inputs_take_numpys_types() {
             "(a > 0) & (b > 0)",
             Output::Bool(array![false, false, true].into_dyn()),
         ),
+        // typed kernels that read a float32 input beside a float64 one, each in its own type (the
+        // float path's result type is float64: `abs` of a bool is the bool)
+        (
+            "abs((a > 0) & (f > 2))",
+            Output::Bool(array![false, true, true].into_dyn()),
+        ),
+        ("abs(f > a)", Output::Bool(array![true, true, false].into_dyn())),
     ];
     for (text, want) in cases {
         let used: Vec<(&str, ArrayArg<'_>)> = args
