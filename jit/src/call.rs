@@ -106,7 +106,7 @@ use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
-use crate::wide::{Binary, Io, Level, MOMENTS_STATE, Moments, Routine, WideElem, WideExtreme};
+use crate::wide::{Binary, Io, Level, MOMENTS_STATE, Moments, Routine, Summed, WideElem, WideExtreme};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::mem::MaybeUninit;
@@ -1108,15 +1108,15 @@ pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType, row: bool) ->
     }
 }
 
-/// The row `x` (or, `y` given, the products `x[i]·y[i]`) of f32 values added at `level` into
-/// `parts`, the inline loop's [`crate::wide::PARTS`] f64 partials and its scalar accumulator
+/// The row `x` (or, `y` given, the products `x[i]·y[i]`) of f32 or f64 values added at `level`
+/// into `parts`, the inline loop's [`crate::wide::PARTS`] f64 partials and its scalar accumulator
 /// (`wide/sums.rs`), as a trailing `sum` of a plain read, or of a product of two, folds a long
 /// row: whether a partial is NaN afterwards. An error if the host lacks `level` or `y` is not as
 /// long as `x`.
-pub fn apply_sum(
+pub fn apply_sum<T: Summed>(
     level: Level,
-    x: &[f32],
-    y: Option<&[f32]>,
+    x: &[T],
+    y: Option<&[T]>,
     parts: &mut [f64; crate::wide::PARTS + 1],
 ) -> Result<bool> {
     on_host(level)?;
@@ -1129,20 +1129,25 @@ pub fn apply_sum(
             y.len()
         )));
     }
-    let fold = crate::wide::sum_fold(y.is_some(), level);
+    let fold = T::sum_fold(y.is_some(), level);
     // SAFETY: `fold` is one of sums.rs's `#[target_feature]` functions compiled for `level`
     // (`sum_fold` maps each level to its own), and the host has every feature of `level` (checked
     // above); apart from those features it is a safe function of its slices.
     Ok(unsafe { fold(x, y.unwrap_or(x), parts) })
 }
 
-/// The function compiled code calls for a trailing sum of f32 values whose body is a plain read
+/// The function compiled code calls for a trailing sum of `T` values whose body is a plain read
 /// of an input (`DOT` false) or the product of two (skeleton.rs `wide_folds`): [`apply_sum`] of the
 /// `n` values at `x` (and `y`) into the 17 f64 at `parts`, at [`crate::wide::level`]; 1 where a
 /// partial is NaN afterwards (or no level: the caller then folds the row inline), else 0.
-extern "C" fn trailing_sum<const DOT: bool>(x: *const f32, y: *const f32, n: i64, parts: *mut f64) -> i8 {
+extern "C" fn trailing_sum<T: Summed, const DOT: bool>(
+    x: *const T,
+    y: *const T,
+    n: i64,
+    parts: *mut f64,
+) -> i8 {
     // SAFETY: this function's address is given to compiled code only by `sum_address`, whose
-    // symbol skeleton.rs calls for a trailing sum of an f32 kernel (alone, or a component of
+    // symbol skeleton.rs calls for a trailing sum of a `T` kernel (alone, or a component of
     // sibling reductions) whose body (the component's root) is a plain read of an input, or the
     // product of two, none strided: in place of its own loop over a row's points
     // `[jlo, jhi)`, with `n > 0` points, `x` (and `y`, `x` itself for a square) the row's inputs at
@@ -1213,12 +1218,13 @@ pub(crate) fn moments_address(dtype: kiln_ir::ElemType) -> *const u8 {
     }
 }
 
-/// The address of the function compiled code calls for a trailing sum of a plain read of f32
-/// values (`dot` false) or of the product of two.
-pub(crate) fn sum_address(dot: bool) -> *const u8 {
-    if dot {
-        trailing_sum::<true> as *const u8
-    } else {
-        trailing_sum::<false> as *const u8
+/// The address of the function compiled code calls for a trailing sum of a plain read of `dtype`
+/// values (f32, f64; `dot` false) or of the product of two.
+pub(crate) fn sum_address(dot: bool, dtype: kiln_ir::ElemType) -> *const u8 {
+    match (dtype, dot) {
+        (kiln_ir::ElemType::F32, false) => trailing_sum::<f32, false> as *const u8,
+        (kiln_ir::ElemType::F32, true) => trailing_sum::<f32, true> as *const u8,
+        (_, false) => trailing_sum::<f64, false> as *const u8,
+        (_, true) => trailing_sum::<f64, true> as *const u8,
     }
 }

@@ -141,8 +141,10 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                 );
             }
         }
-        for dot in [false, true] {
-            jb.symbol(host::sum_symbol(dot), call::sum_address(dot));
+        for dtype in [kiln_ir::ElemType::F64, kiln_ir::ElemType::F32] {
+            for dot in [false, true] {
+                jb.symbol(host::sum_symbol(dot, dtype), call::sum_address(dot, dtype));
+            }
         }
         for dtype in [
             kiln_ir::ElemType::F64,
@@ -322,7 +324,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
                 let row = st.segments_in_one_row();
                 math.import_extreme(module, func, max, folded.expect("a fold's values"), row)?
             }
-            math::Fold::Sum { dot } if math.sum(dot).is_none() => math.import_sum(module, func, dot)?,
+            math::Fold::Sum { dot } if math.sum(dot).is_none() => {
+                math.import_sum(module, func, dot, folded.expect("a fold's values"))?
+            }
             _ => {}
         }
     }

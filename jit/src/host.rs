@@ -145,14 +145,11 @@ pub(crate) fn find_symbol(dtype: ElemType) -> String {
     format!("kiln_wide_find_{}", dtype.short_name()).to_lowercase()
 }
 
-/// The symbol of the trailing sum of a run of f32 values (`dot` false) or of the products of two
-/// runs (wide/sums.rs, registered by compile.rs where the host has a wide level).
-pub(crate) fn sum_symbol(dot: bool) -> &'static str {
-    if dot {
-        "kiln_wide_sum_products_f32"
-    } else {
-        "kiln_wide_sum_f32"
-    }
+/// The symbol of the trailing sum of a run of `dtype` values (f32, f64; `dot` false) or of the
+/// products of two runs (wide/sums.rs, registered by compile.rs where the host has a wide level).
+pub(crate) fn sum_symbol(dot: bool, dtype: ElemType) -> String {
+    let what = if dot { "sum_products" } else { "sum" };
+    format!("kiln_wide_{what}_{}", dtype.short_name()).to_lowercase()
 }
 
 /// The symbol of the moments of a row of `dtype` values (f64, f32; wide/moments.rs, registered
@@ -531,16 +528,18 @@ impl MathRefs {
         self.find
     }
 
-    /// Declares in `module` and imports into `func` the trailing sum of a row of f32 values (`dot`
-    /// false) or of the products of two rows, `fn(x, y, n, parts) -> i8` (registered by compile.rs
-    /// where the host has a wide level).
+    /// Declares in `module` and imports into `func` the trailing sum of a row of `dtype` values
+    /// (f32, f64; `dot` false) or of the products of two rows, `fn(x, y, n, parts) -> i8`
+    /// (registered by compile.rs where the host has a wide level).
     pub fn import_sum<M: Module>(
         &mut self,
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
         dot: bool,
+        dtype: ElemType,
     ) -> crate::Result<()> {
-        self.sums[usize::from(dot)] = Some(import_i64s(module, func, sum_symbol(dot), 4, Some(types::I8))?);
+        let symbol = sum_symbol(dot, dtype);
+        self.sums[usize::from(dot)] = Some(import_i64s(module, func, &symbol, 4, Some(types::I8))?);
         Ok(())
     }
 

@@ -218,7 +218,7 @@ pub enum Fold {
         /// Max, else min.
         max: bool,
     },
-    /// The sum of a plain read of f32 values, or (`dot`) of the product of two.
+    /// The sum of a plain read of float values, or (`dot`) of the product of two.
     Sum {
         /// The product of two plain reads.
         dot: bool,
@@ -230,10 +230,11 @@ pub enum Fold {
 /// (normalised: and the host has them):
 /// - a max or min of a plain read ([`wide_extreme`]) of `values` (a float kernel's dtype, or a
 ///   typed kernel's int64 values);
-/// - a sum of f32 values of a float kernel whose body [`summed_body`] reads, where its own
+/// - a sum of f32 or f64 values of a float kernel whose body [`summed_body`] reads, where its own
 ///   `accumulators` (a sibling component's may be fewer than the schedule's) keep the partition
-///   the fold reproduces: 4 of them ([`crate::wide::PARTS`] partials), each vector `p` of the
-///   loop of the most vectors an iteration into accumulator `p % 4` (so 4 divides that count).
+///   the fold reproduces: [`crate::wide::PARTS`] partials (4 accumulators of f32, 8 of f64: an
+///   f64 sum of a plain read or a square over long rows), each vector `p` of the loop of the most
+///   vectors an iteration into accumulator `p % K` (so K divides that count).
 ///
 /// The caller checks that the kernel writes no further map outputs. Other bodies keep the inline
 /// path.
@@ -254,10 +255,10 @@ pub fn fold_of(
                 max: op == ReduceOp::Max,
             })
         }
-        (ReduceOp::Sum, Some(ElemType::F32))
+        (ReduceOp::Sum, Some(t @ (ElemType::F32 | ElemType::F64)))
             if schedule.wide
-                && schedule.lanes == 4
-                && accumulators == crate::wide::sum_accumulators(4)
+                && usize::from(schedule.lanes) == 16 / t.size()
+                && accumulators == crate::wide::sum_accumulators(schedule.lanes)
                 && schedule
                     .unroll
                     .max(schedule.accumulators)

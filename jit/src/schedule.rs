@@ -7,7 +7,7 @@
 //! to accumulator `p % accumulators`; the components of sibling reductions may keep fewer each:
 //! `components`, skeleton.rs `Acc`). `wide` asks for the host's full vector width where it has
 //! it: the math functions on blocks (see `wide` and `skeleton/block.rs`), and the folds of plain
-//! reads (kept sums, maxima and minima, trailing extremes, trailing f32 sums, moments:
+//! reads (kept sums, maxima and minima, trailing extremes, trailing sums of 16 partials, moments:
 //! `wide/rows.rs`, `wide/extremes.rs`, `wide/sums.rs`, `wide/moments.rs`). The schedule is part
 //! of the kernel cache key.
 

@@ -2191,32 +2191,64 @@ fn inline_partition<T: Elem>(vals: &[T], parts: &mut [f64; wide::PARTS + 1]) {
     }
 }
 
-/// The sum folds (`apply_sum`) at every level this host has, of values and of products, every
-/// length 0..=80 and a few long ones at several offsets, from accumulators that already hold
-/// values: the inline partition's partials bit for bit, and NaN reported exactly where a partial
-/// is NaN (NaN and infinities of both signs in the runs: the caller then folds the row inline).
+/// The sum folds (`apply_sum`) at every level this host has, of f32 and f64 values and of their
+/// products, every length 0..=80 and a few long ones at several offsets, from accumulators that
+/// already hold values: the inline partition's partials bit for bit, and NaN reported exactly
+/// where a partial is NaN (NaN and infinities of both signs in the runs: the caller then folds
+/// the row inline).
 #[test]
 fn sum_folds_keep_the_inline_partition() {
+    sum_folds_partition::<f32>();
+    sum_folds_partition::<f64>();
+    // a level the host lacks computes nothing; rows of two lengths are refused
+    for level in Level::ALL {
+        let mut parts = [0.0; wide::PARTS + 1];
+        let r = kiln_jit::apply_sum::<f64>(level, &[1.0, 2.0], None, &mut parts);
+        assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
+        if level.on_host() {
+            assert_eq!(parts[wide::PARTS], 0.0);
+            assert_eq!(parts[0..2], [1.0, 2.0]);
+            assert!(kiln_jit::apply_sum::<f32>(level, &[1.0, 2.0], Some(&[1.0]), &mut parts).is_err());
+        }
+        let mut parts = [0.0; wide::PARTS + 1];
+        let r = kiln_jit::apply_sum::<f32>(level, &[1.0, 2.0], None, &mut parts);
+        assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
+        if level.on_host() {
+            assert_eq!(parts[wide::PARTS], 3.0);
+        }
+    }
+}
+
+fn sum_folds_partition<T: Elem + wide::Summed>() {
     let mut rng = Rng::new(23);
     for level in levels() {
         for len in (0..=80).chain([127, 1000, 4099]) {
             for (name, run) in extreme_runs(&mut rng, len + 7) {
-                let other: Vec<f32> = (0..len + 7).map(|_| rng.uniform(-2.0, 2.0) as f32).collect();
+                let other: Vec<T> = (0..len + 7)
+                    .map(|_| T::from_f64(rng.uniform(-2.0, 2.0)))
+                    .collect();
                 for off in [0, 1, 7] {
-                    let xs: Vec<f32> = run[off..off + len].iter().map(|&v| v as f32).collect();
+                    let xs: Vec<T> = run[off..off + len].iter().map(|&v| T::from_f64(v)).collect();
                     let ys = &other[off..off + len];
-                    for dot in [false, true] {
+                    // values, products, and squares (`y` the very row `x`: read once)
+                    for (how, y) in [
+                        ("values", None),
+                        ("products", Some(ys)),
+                        ("squares", Some(&xs[..])),
+                    ] {
                         let start: [f64; wide::PARTS + 1] = std::array::from_fn(|_| rng.uniform(-1.0, 1.0));
-                        let vals: Vec<f32> = if dot {
-                            xs.iter().zip(ys).map(|(a, b)| a * b).collect()
-                        } else {
-                            xs.clone()
+                        let vals: Vec<T> = match y {
+                            Some(y) => xs.iter().zip(y).map(|(&a, &b)| a * b).collect(),
+                            None => xs.clone(),
                         };
                         let mut want = start;
                         inline_partition(&vals, &mut want);
                         let mut got = start;
-                        let nan = kiln_jit::apply_sum(level, &xs, dot.then_some(ys), &mut got).unwrap();
-                        let what = format!("{level:?} dot {dot} of {name}, len {len} at {off}");
+                        let nan = kiln_jit::apply_sum(level, &xs, y, &mut got).unwrap();
+                        let what = format!(
+                            "{level:?} {} {how} of {name}, len {len} at {off}",
+                            std::any::type_name::<T>()
+                        );
                         assert_eq!(nan, want.iter().any(|v| v.is_nan()), "{what}");
                         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                             let same = g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
@@ -2227,25 +2259,16 @@ fn sum_folds_keep_the_inline_partition() {
             }
         }
     }
-    // a level the host lacks computes nothing; rows of two lengths are refused
-    for level in Level::ALL {
-        let mut parts = [0.0; wide::PARTS + 1];
-        let r = kiln_jit::apply_sum(level, &[1.0, 2.0], None, &mut parts);
-        assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
-        if level.on_host() {
-            assert_eq!(parts[wide::PARTS], 3.0);
-            assert!(kiln_jit::apply_sum(level, &[1.0, 2.0], Some(&[1.0]), &mut parts).is_err());
-        }
-    }
 }
 
 /// A trailing sum of f32 values whose body is a plain read (`sum(x)`) or a product of two
-/// (`sum(x*x)`, `sum(x*y)`) calls the fold (an import `(i64, i64, i64, i64) -> i8`) where the
-/// host has a wide level and the schedule asks for it; never with `with_wide(false)`, a scalar
-/// schedule, another schedule's partition, another body (`sum(x+y)`), or f64 values. The default
-/// schedule keeps 16 f64 partials for a sum of a plain read or a square (f64: 8 accumulators
-/// over rows of at least `LONG_SUM_ROW` points), 4 accumulators for the others. Each route agrees with the interpreter, and the routes give
-/// the same bits, NaN payloads included, over rows shorter and longer than the call's threshold,
+/// (`sum(x*x)`, `sum(x*y)`), or of f64 values whose body is a plain read or a square over rows of
+/// at least `LONG_SUM_ROW` points, calls the fold (an import `(i64, i64, i64, i64) -> i8`) where
+/// the host has a wide level and the schedule asks for it; never with `with_wide(false)`, a scalar
+/// schedule, another schedule's partition, another body (`sum(x+y)`; `sum(x*y)` of f64, which
+/// keeps 4 accumulators). The default schedule keeps 16 f64 partials for a sum of a plain read or
+/// a square (f64: 8 accumulators over rows of at least `LONG_SUM_ROW` points), 4 accumulators for
+/// the others. Each route agrees with the interpreter, and the routes give the same bits, NaN payloads included, over rows shorter and longer than the call's threshold,
 /// with and without special values, rows of several segments (a middle axis) and whole arrays
 /// cut into chunks (two passes).
 fn sum_route<T: Elem>(dtype: ElemType) {
@@ -2293,7 +2316,10 @@ fn sum_route<T: Elem>(dtype: ElemType) {
                 (xy, true, false),
                 (x_plus_y, false, false),
             ] {
-                let routed = summed && dtype == ElemType::F32;
+                let row: usize = axes.iter().map(|&a| shape[a]).product();
+                let long = square && row >= kiln_jit::LONG_SUM_ROW;
+                // f32 sums of any summed body; f64 ones where the loop keeps 16 partials
+                let routed = summed && (dtype == ElemType::F32 || long);
                 let kind = KernelKind::Reduce {
                     op: ReduceOp::Sum,
                     axes: axes.clone(),
@@ -2307,8 +2333,6 @@ fn sum_route<T: Elem>(dtype: ElemType) {
                 };
                 let sched = Schedule::for_kernel(&k);
                 let what = format!("{dtype:?} {shape:?} axes {axes:?} {d:?} body {body:?}");
-                let row: usize = axes.iter().map(|&a| shape[a]).product();
-                let long = square && row >= kiln_jit::LONG_SUM_ROW;
                 let acc = if long {
                     wide::sum_accumulators(sched.lanes)
                 } else {
@@ -2337,9 +2361,10 @@ fn the_sum_route_shows_in_the_code_and_agrees() {
 }
 
 /// Sibling reductions whose every component folds its long rows at full width (a max and a min
-/// of a plain read; a float32 sum of a plain read or a product too) call each one's fold; where
-/// one component has none (a computed body, a float64 sum), or the schedule asks for none, every
-/// component keeps the inline loop. Each route gives the same bits (a row whose max is a zero of
+/// of a plain read; a float32 sum of a plain read or a product too, and a float64 one over rows
+/// where it keeps 16 partials) call each one's fold; where one component has none (a computed
+/// body, a float64 sum over short rows), or the schedule asks for none, every component keeps the
+/// inline loop. Each route gives the same bits (a row whose max is a zero of
 /// either sign, or that holds NaNs of two payloads, folded again inline for every component).
 #[test]
 fn sibling_reductions_fold_at_full_width_together() {
@@ -2354,11 +2379,12 @@ fn sibling_reductions_fold_at_full_width_together() {
         let f32 = dtype == ElemType::F32;
         for (ops, roots, extremes, sums) in [
             (vec![ReduceOp::Max, ReduceOp::Min], vec![x, x], true, false),
+            // (f64: where the rows are long, below)
             (
                 vec![ReduceOp::Sum, ReduceOp::Max, ReduceOp::Sum],
                 vec![x, x, xx],
-                f32,
-                f32,
+                true,
+                true,
             ),
             (vec![ReduceOp::Max, ReduceOp::Min], vec![x, twice], false, false),
             (vec![ReduceOp::Max, ReduceOp::Prod], vec![x, x], false, false),
@@ -2381,7 +2407,9 @@ fn sibling_reductions_fold_at_full_width_together() {
                     (clif.contains(&extreme_sig), clif.contains(sum_sig))
                 };
                 let sched = Schedule::for_kernel(&k);
-                let on = wide::level().is_some();
+                // a float64 sum folds where its rows are long enough to keep 16 partials
+                let row: usize = axes.iter().map(|&a| shape[a]).product();
+                let on = wide::level().is_some() && (f32 || !sums || row >= kiln_jit::LONG_SUM_ROW);
                 let what = format!("{dtype:?} {ops:?} {shape:?}");
                 assert_eq!(code(sched), (extremes && on, sums && on), "{what}");
                 assert_eq!(code(sched.with_wide(false)), (false, false), "{what}");

@@ -94,10 +94,11 @@
 //! sign or payload), is folded again inline, so every route gives the same bits and the
 //! `reproducible` profile is unaffected.
 //!
-//! **Trailing sums.** `sums.rs` adds a row of f32 values (or the products of two rows) into the
-//! 16 f64 partials the inline loop keeps, in its partition and order, which a trailing `sum` or
-//! `mean` of a plain read of an input, or of a product of two, calls for each row of at least 256
-//! points (skeleton.rs `wide_folds`; `crate::apply_sum` for tests): the inline partials'
+//! **Trailing sums.** `sums.rs` adds a row of f32 values (or the products of two rows), or of
+//! f64 values (or their squares), into the 16 f64 partials the inline loop keeps, in its partition
+//! and order, which a trailing `sum` or `mean` of a plain read of an input, or of a product of two,
+//! calls for each row of at least 256 points (f64: where the loop keeps 16 partials, rows of at
+//! least `LONG_SUM_ROW` points) (skeleton.rs `wide_folds`; `crate::apply_sum` for tests): the inline partials'
 //! bits, so the caller's fold of them is the inline result. A row whose partials come back NaN is
 //! folded again inline (an addition's operand order, which LLVM may swap, picks a NaN's payload).
 //! Sibling reductions whose every component has such a fold (`max(x) - min(x)`, `sum(x) +
@@ -137,7 +138,7 @@ mod pow;
 mod pow_const;
 mod rows;
 mod sums;
-pub use sums::{PARTS, sum_accumulators, sum_fold};
+pub use sums::{PARTS, Summed, sum_accumulators};
 mod tanh32;
 
 pub use rows::GROUP;
