@@ -567,6 +567,20 @@ impl Compiled {
         })
     }
 
+    /// A runner of `pipeline` (one derived from this runner's: a stage of it) with this runner's
+    /// backend and settings, and caches of its own.
+    pub(crate) fn with_pipeline(&self, pipeline: Pipeline) -> Compiled {
+        let pipeline = Arc::new(pipeline);
+        Compiled {
+            lowered: pipeline.clone(),
+            specialised: spec_caches(pipeline.stages.len()),
+            pipeline,
+            plan_notes: Arc::default(),
+            remapped: Arc::default(),
+            ..self.clone()
+        }
+    }
+
     /// This runner with the plan remapped for `layout`, with caches of its own: made on the first
     /// run of the layout, kept for the next.
     fn remapped(&self, layout: &memory_order::Layout) -> Compiled {

@@ -36,6 +36,7 @@ use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
 mod many;
+mod staged;
 pub(crate) use many::{OutArrays, assign_view};
 
 /// Inputs up to this count are reordered on the stack (more take one allocation per call).
@@ -224,6 +225,8 @@ pub struct Prepared {
     /// The count a mean divides each of `serial_reduce`'s sums by (as [`crate::compiled::finish`]
     /// divides a run's, in the result's float type), where the reduction is a mean.
     pub(crate) serial_mean: Option<usize>,
+    /// A pipeline of several kernels bound stage by stage (see prepared/staged.rs).
+    pub(crate) staged: Option<Arc<staged::Staged>>,
 }
 
 /// A handle's run in memory order: the permutation (and the result's), and the handle of the
@@ -285,32 +288,20 @@ impl Compiled {
                 .collect();
             let (inner, mut outs) = run.runner.bind_prepared(&moved)?;
             let out = run.restore(outs.pop().expect("one result"));
-            let shape = out.shape().to_vec();
-            let many = Arc::new(many::ManyBinding::single(
-                self,
-                None,
-                &order,
-                &shape,
-                inner.out_type,
+            let (shape, out_type) = (out.shape().to_vec(), inner.out_type);
+            let memory = Some(Arc::new(InMemory { run, inner }));
+            return Ok((
+                self.indirect(forms, order, shape, out_type, memory, None),
+                vec![out],
             ));
-            let prepared = Prepared {
-                runner: self.clone(),
-                forms,
-                order,
-                many,
-                direct: None,
-                lanes: kiln_ir::ElemType::F64,
-                direct_points: None,
-                workspace: Arc::default(),
-                out_len: shape.iter().product(),
-                out_shape: shape,
-                out_type: inner.out_type,
-                memory: Some(Arc::new(InMemory { run, inner })),
-                serial: None,
-                serial_reduce: None,
-                serial_mean: None,
-            };
-            return Ok((prepared, vec![out]));
+        }
+        if let Some((staged, out)) = self.bind_staged(&user, &order)? {
+            let (shape, out_type) = (out.shape().to_vec(), out.elem());
+            let staged = Some(Arc::new(staged));
+            return Ok((
+                self.indirect(forms, order, shape, out_type, None, staged),
+                vec![out],
+            ));
         }
         let (spec, t) = self.run_stages(&user)?;
         let out_type = t.values.output_type();
@@ -381,6 +372,38 @@ impl Compiled {
 
     /// The handle of a one-result plan whose last kernel is `spec`, of a result of `shape` and
     /// `out_type`: the fast path where it applies (see the module doc).
+    /// A handle without a direct call: one that runs in memory order (`memory`), or stage by
+    /// stage (`staged`), or by the stage loop (neither), of a result of `shape` and `out_type`.
+    fn indirect(
+        &self,
+        forms: Vec<Form>,
+        order: Vec<usize>,
+        shape: Vec<usize>,
+        out_type: ElemType,
+        memory: Option<Arc<InMemory>>,
+        staged: Option<Arc<staged::Staged>>,
+    ) -> Prepared {
+        let many = Arc::new(many::ManyBinding::single(self, None, &order, &shape, out_type));
+        Prepared {
+            runner: self.clone(),
+            forms,
+            order,
+            many,
+            direct: None,
+            lanes: kiln_ir::ElemType::F64,
+            direct_points: None,
+            workspace: Arc::default(),
+            out_len: shape.iter().product(),
+            out_shape: shape,
+            out_type,
+            memory,
+            serial: None,
+            serial_reduce: None,
+            serial_mean: None,
+            staged,
+        }
+    }
+
     fn handle(
         &self,
         forms: Vec<Form>,
@@ -470,6 +493,7 @@ impl Compiled {
             serial,
             serial_reduce,
             serial_mean,
+            staged: None,
         }
     }
 }
@@ -491,11 +515,13 @@ impl Prepared {
     }
 
     /// Whether calls take the fast path (see the module doc): for a handle in memory order, whether
-    /// the handle it calls does.
+    /// the handle it calls does; for one of several kernels bound stage by stage
+    /// (`sqrt(sum(x*x))`), whether every stage's handle does.
     pub fn is_direct(&self) -> bool {
-        match &self.memory {
-            Some(m) => m.inner.is_direct(),
-            None => self.direct.is_some(),
+        match (&self.memory, &self.staged) {
+            (Some(m), _) => m.inner.is_direct(),
+            (None, Some(s)) => s.is_direct(),
+            (None, None) => self.direct.is_some(),
         }
     }
 
@@ -747,6 +773,9 @@ impl Prepared {
             && let Some(done) = self.call_views(spec, inputs, Some(out.reborrow()), None)
         {
             return done.map(|_| ());
+        }
+        if let Some(staged) = &self.staged {
+            return staged.run_out(inputs, out);
         }
         self.with_user(inputs, |user| self.runner.run_out_bound(user, out))
     }
@@ -1055,6 +1084,9 @@ impl Prepared {
         {
             // the compiled code into a fresh result
             return Output::try_from(t?.expect("a run without an output returns its result"));
+        }
+        if let Some(staged) = &self.staged {
+            return staged.run(inputs);
         }
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }

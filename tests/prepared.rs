@@ -106,7 +106,8 @@ fn reductions_several_kernels_views_and_the_interpreter_match_the_named_run() {
         ("sum(x*x)", true),
         ("mean(x, axis=1, keepdims=1)", true),
         ("sum(x, axis=0, initial=2.5)", true),
-        ("exp(x - max(x, axis=1, keepdims=1))", false),
+        // two kernels, bound stage by stage: each stage's handle direct
+        ("exp(x - max(x, axis=1, keepdims=1))", true),
         ("cumsum(x*2, axis=1)", true), // a scan reads a view of contiguous rows in place too
         ("x*x + 1", true),
     ];
@@ -141,6 +142,94 @@ fn reductions_several_kernels_views_and_the_interpreter_match_the_named_run() {
                 same_bits(&out, &want),
                 "{src} on {backend}: other strides, run_into"
             );
+        }
+    }
+}
+
+/// A pipeline of several kernels, bound stage by stage (prepared/staged.rs), gives what its stages
+/// give run one by one as runners of their own (the stage loop's own steps), bit for bit, fresh
+/// and into an output, on every call; each stage's handle takes its fast path on the JIT. Inputs
+/// of another layout than bound, and stages that read what a stage handle does not give them (a
+/// bool result between two kernels, a compound stage), take the stage loop, with the same values.
+#[test]
+fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
+    let x = data(1000, 0.0);
+    let y = data(1000, 3.0);
+    let m = Array2::from_shape_fn((7, 301), |(i, j)| ((i * 301 + j) as f64 * 0.61).cos());
+    let one = |src: &str, args: &[(&str, kiln::ArrayArg<'_>)]| -> ArrayD<f64> {
+        FusedRunner::compile_text(src)
+            .unwrap()
+            .run(args)
+            .unwrap()
+            .into_f64()
+    };
+    // (expression, its stages one by one: `s` the first's result, `t` the second's)
+    let cases: [(&str, &[&str]); 6] = [
+        ("sqrt(sum(x*x))", &["sum(x*x)", "sqrt(s)"]),
+        ("max(x) + 1", &["max(x)", "s + 1"]),
+        ("x - mean(x)", &["mean(x)", "x - s"]),
+        ("sum(x*y) / sum(x)", &["sum(x*y)", "sum(x)", "s / t"]),
+        ("exp(x - max(x))", &["max(x)", "exp(x - s)"]),
+        (
+            "m / sum(m, axis=1, keepdims=1)",
+            &["sum(m, axis=1, keepdims=1)", "m / s"],
+        ),
+    ];
+    for (src, stages) in cases {
+        let named = [("x", (&x).into()), ("y", (&y).into()), ("m", (&m).into())];
+        let used: Vec<(&str, kiln::ArrayArg<'_>)> =
+            named.iter().filter(|(n, _)| src.contains(n)).cloned().collect();
+        let s = one(stages[0], &used);
+        let t = (stages.len() == 3).then(|| one(stages[1], &used));
+        let mut last: Vec<(&str, kiln::ArrayArg<'_>)> = used.clone();
+        last.push(("s", (&s).into()));
+        if let Some(t) = &t {
+            last.push(("t", t.into()));
+        }
+        let want = one(stages[stages.len() - 1], &last);
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let h = runner.prepared(&used).unwrap();
+        assert!(h.is_direct(), "{src}");
+        let positional: Vec<kiln::ArrayArg<'_>> = used.iter().map(|(_, a)| a.clone()).collect();
+        for call in 0..3 {
+            assert!(
+                same_bits(&h.run(&positional).unwrap().into_f64(), &want),
+                "{src}: call {call}"
+            );
+            let mut out = ArrayD::<f64>::zeros(h.output_shape());
+            h.run_into(&positional, out.view_mut()).unwrap();
+            assert!(same_bits(&out, &want), "{src}: run_into, call {call}");
+            assert!(
+                same_bits(&runner.run(&used).unwrap().into_f64(), &want),
+                "{src}: by name"
+            );
+        }
+    }
+    // another layout than bound: each stage off its fast path, the same values
+    let runner = FusedRunner::compile_text("m / sum(m, axis=1, keepdims=1)").unwrap();
+    let v = m.slice(s![.., 1..]);
+    let h = runner.prepared(&[("m", v.into())]).unwrap();
+    let want = h.run(&[v.into()]).unwrap().into_f64();
+    let wide = Array2::from_shape_fn((7, 400), |(i, j)| if j < 300 { m[[i, j + 1]] } else { f64::NAN });
+    let w = wide.slice(s![.., ..300]);
+    assert!(same_bits(&h.run(&[w.into()]).unwrap().into_f64(), &want));
+    // a bool result between two kernels, and a compound stage (variance): the stage loop
+    for (src, want) in [
+        (
+            "sum(x > 0) + 0.5",
+            (x.iter().filter(|&&v| v > 0.0).count() as f64) + 0.5,
+        ),
+        ("var(x) + 1", {
+            let mean = x.sum() / 1000.0;
+            x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / 1000.0 + 1.0
+        }),
+    ] {
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let h = runner.prepared(&[("x", (&x).into())]).unwrap();
+        assert!(!h.is_direct(), "{src}");
+        for _ in 0..2 {
+            let got = h.run(&[(&x).into()]).unwrap().into_f64()[[]];
+            assert!((got - want).abs() <= 1e-12 * want.abs(), "{src}: {got} vs {want}");
         }
     }
 }

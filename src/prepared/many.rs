@@ -212,6 +212,7 @@ impl Compiled {
             serial: None,
             serial_reduce: None,
             serial_mean: None,
+            staged: None,
         };
         Ok((handle, outs))
     }
