@@ -295,7 +295,7 @@ impl Compiled {
                 vec![out],
             ));
         }
-        if let Some((staged, out)) = self.bind_staged(&user, &order)? {
+        if let Some((staged, out)) = self.bind_staged(&user)? {
             let (shape, out_type) = (out.shape().to_vec(), out.elem());
             let staged = Some(Arc::new(staged));
             return Ok((
@@ -775,7 +775,7 @@ impl Prepared {
             return done.map(|_| ());
         }
         if let Some(staged) = &self.staged {
-            return staged.run_out(inputs, out);
+            return self.with_user(inputs, |user| staged.run_out(&self.runner, user, out));
         }
         self.with_user(inputs, |user| self.runner.run_out_bound(user, out))
     }
@@ -1086,7 +1086,7 @@ impl Prepared {
             return Output::try_from(t?.expect("a run without an output returns its result"));
         }
         if let Some(staged) = &self.staged {
-            return staged.run(inputs);
+            return self.with_user(inputs, |user| staged.run(&self.runner, user));
         }
         self.with_user(inputs, |user| Output::try_from(self.runner.run_stages(user)?.1))
     }

@@ -1,98 +1,84 @@
 //! A handle of several kernels bound stage by stage: `sqrt(sum(x*x))`, `max(x) + 1`,
-//! `x - mean(x)`.
+//! `x - mean(x)`, `(x - mean(x)) / std(x)`.
 //!
 //! The runner's stage loop finds each stage's specialisation in its cache by the arguments' forms,
 //! runs it through the general dispatch into a tensor, and makes that an argument of the stages
-//! after it: about 2 us a call beyond the kernels, most of a call at a thousand elements. A handle
-//! bound to a pipeline whose stages read only the call's inputs and earlier stages' whole results
-//! holds one handle per stage instead, each bound (by the run that binds it) to the forms its
-//! arguments have, so a call runs each stage through its handle's fast path (the direct call, the
-//! serial fold) with no lookup: the same kernels on the same arguments, so the same bits.
+//! after it: about 1.5-2 us a call beyond the kernels, most of a call at a thousand elements. A
+//! handle bound to a pipeline of several kernels holds one handle per stage instead, each bound (by
+//! the run that binds the pipeline) to the forms its arguments have, so a call runs each stage
+//! through its handle's fast path (the direct call, the serial fold) with no lookup: the same
+//! kernels on the same arguments, so the same bits. The arguments are the stage loop's own
+//! ([`stage_args`]: the call's inputs, the earlier stages' results as each stage reads them).
 //!
-//! An earlier stage's result must be a float array: the stage loop reads any other result of the
-//! float path as float64 ([`crate::compiled::Temp::of`]), which a stage handle would not. Compound
-//! and sibling stages (read by component), contractions (their operands placed), and the other
-//! sources (a reduction's keepdims twin) keep the stage loop.
+//! A stage whose kernel is a map, a reduction or a scan has a handle, where its result is the
+//! pipeline's or a float array: the stage loop reads any other result of the float path as
+//! float64 ([`Temp::of`]), which a stage handle would not. Compound and sibling stages (which may
+//! run apart, as their reductions) and contractions (whose operands the stage loop places) run as
+//! the stage loop runs them ([`Compiled::run_temp`]); the last stage must have a handle.
 
-use super::{Args, Prepared};
+use super::Prepared;
 use crate::array::{ArrayArg, Output};
 use crate::backend::OutSlice;
-use crate::compiled::Compiled;
+use crate::compiled::{Compiled, Temp, stage_args};
 use crate::error::Result;
 use crate::program::{Pipeline, Source, Stage, Work};
 use kiln_ir::ElemType;
 use smallvec::SmallVec;
 
-/// Where a stage's argument comes from in a call.
-#[derive(Debug, Clone, Copy)]
-enum From {
-    /// The call's input at this position.
-    Call(usize),
-    /// The result of this earlier stage.
-    Stage(usize),
-}
-
-/// Each stage's handle, and where its arguments come from.
+/// Each stage's handle (None: the stage loop's run of it).
 #[derive(Debug)]
 pub(crate) struct Staged {
-    stages: Vec<(Prepared, Vec<From>)>,
+    stages: Vec<Option<Prepared>>,
+}
+
+/// Whether stage `s` runs by a handle of its own: a map, a reduction or a scan.
+fn has_handle(s: &Stage) -> bool {
+    matches!(s.program.work, Work::Map | Work::Reduce(_) | Work::Scan(..))
 }
 
 impl Compiled {
-    /// The pipeline bound stage by stage to `user` (the runner's inputs in its order; `order`
-    /// gives each one's position in a call), and the result of the run that bound it; None where
-    /// a stage reads what a stage handle does not give it (see the module doc): the caller then
+    /// The pipeline bound stage by stage to `user` (the runner's inputs in its order), and the
+    /// result of the run that bound it; None where the pipeline is one kernel, or its last stage
+    /// or a stage's result is not what a stage handle gives (see the module doc): the caller then
     /// runs the stage loop.
-    pub(crate) fn bind_staged(
-        &self,
-        user: &[&ArrayArg<'_>],
-        order: &[usize],
-    ) -> Result<Option<(Staged, Output)>> {
+    pub(crate) fn bind_staged(&self, user: &[&ArrayArg<'_>]) -> Result<Option<(Staged, Output)>> {
         let p = self.pipeline();
-        let plain = |s: &Stage| {
-            !matches!(
-                s.program.work,
-                Work::Compound(..) | Work::Siblings(_) | Work::Contract(..)
-            ) && s
-                .sources
-                .iter()
-                .all(|s| matches!(s, Source::Input(_) | Source::Stage(_)))
-        };
-        if p.stages.len() < 2 || p.is_many() || !p.stages.iter().all(plain) {
+        let last = p.stages.len() - 1;
+        if last == 0 || p.is_many() || !has_handle(&p.stages[last]) {
             return Ok(None);
         }
         let mut stages = Vec::with_capacity(p.stages.len());
-        let mut results: Vec<Output> = Vec::with_capacity(p.stages.len());
+        let mut temps: Vec<Temp> = Vec::with_capacity(last);
         for (k, stage) in p.stages.iter().enumerate() {
-            let runner = self.stage_runner(p, k);
-            let (handle, out) = {
-                let args: Vec<(&str, ArrayArg<'_>)> = stage
-                    .program
-                    .names
-                    .iter()
-                    .zip(&stage.sources)
-                    .map(|(name, s)| (name.as_str(), argument(*s, user, &results)))
-                    .collect();
-                runner.run_prepared(&args)?
-            };
-            let last = k + 1 == p.stages.len();
-            if !last && !matches!(out.elem(), ElemType::F64 | ElemType::F32) {
+            let args = stage_args(p, stage, user, &temps)?;
+            if !has_handle(stage) {
+                let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+                let t = self.run_temp(k, &refs)?;
+                drop(args);
+                temps.push(t);
+                stages.push(None);
+                continue;
+            }
+            let named: Vec<(&str, ArrayArg<'_>)> = stage
+                .program
+                .names
+                .iter()
+                .map(String::as_str)
+                .zip(args.iter().map(ArrayArg::reborrow))
+                .collect();
+            let (handle, out) = self.stage_runner(p, k).run_prepared(&named)?;
+            stages.push(Some(handle));
+            if k == last {
+                return Ok(Some((Staged { stages }, out)));
+            }
+            if !matches!(out.elem(), ElemType::F64 | ElemType::F32) {
                 return Ok(None);
             }
-            let from = stage
-                .sources
-                .iter()
-                .map(|s| match *s {
-                    Source::Stage(j) => From::Stage(j),
-                    Source::Input(i) => From::Call(order[i]),
-                    _ => unreachable!("plain stages read inputs and stages"),
-                })
-                .collect();
-            stages.push((handle, from));
-            results.push(out);
+            drop(named);
+            drop(args);
+            temps.push(Temp::of(out, false));
         }
-        let out = results.pop().expect("a pipeline has stages");
-        Ok(Some((Staged { stages }, out)))
+        unreachable!("the last stage returned")
     }
 
     /// Stage `k` of `p` as a runner of its own: one kernel, whose inputs are the stage's
@@ -112,58 +98,49 @@ impl Compiled {
     }
 }
 
-/// A stage's argument as the binding run reads it: a user input, or an earlier stage's result.
-fn argument<'t>(s: Source, user: &[&'t ArrayArg<'_>], results: &'t [Output]) -> ArrayArg<'t> {
-    match s {
-        Source::Input(i) => user[i].reborrow(),
-        Source::Stage(j) => results[j].arg(),
-        _ => unreachable!("plain stages read inputs and stages"),
-    }
-}
-
 impl Staged {
-    /// Whether every stage's handle takes its fast path ([`Prepared::is_direct`]).
+    /// Whether every stage runs by a handle, each taking its fast path ([`Prepared::is_direct`]).
     pub(crate) fn is_direct(&self) -> bool {
-        self.stages.iter().all(|(h, _)| h.is_direct())
+        self.stages
+            .iter()
+            .all(|h| h.as_ref().is_some_and(Prepared::is_direct))
     }
 
-    /// The result of a call whose inputs (in the handle's order) are checked against its forms.
-    pub(crate) fn run<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Output> {
-        self.with_last(inputs, |last, args| last.run(args))
+    /// The result of `runner` (the runner the stages were bound from) on `user` (its inputs in
+    /// its order, checked against the handle's forms).
+    pub(crate) fn run(&self, runner: &Compiled, user: &[&ArrayArg<'_>]) -> Result<Output> {
+        self.with_last(runner, user, |last, args| last.run(args))
     }
 
     /// [`Staged::run`] into `out` (of the result's type and element count: the last stage's handle
     /// checks).
-    pub(crate) fn run_out<'a, I: Args<'a> + ?Sized>(&self, inputs: &I, out: OutSlice<'_>) -> Result<()> {
-        self.with_last(inputs, |last, args| last.run_into_out(args, out))
+    pub(crate) fn run_out(&self, runner: &Compiled, user: &[&ArrayArg<'_>], out: OutSlice<'_>) -> Result<()> {
+        self.with_last(runner, user, |last, args| last.run_into_out(args, out))
     }
 
     /// Runs every stage but the last, then `f` of the last stage's handle and its arguments.
-    fn with_last<'a, R, I: Args<'a> + ?Sized>(
+    fn with_last<R>(
         &self,
-        inputs: &I,
+        runner: &Compiled,
+        user: &[&ArrayArg<'_>],
         f: impl FnOnce(&Prepared, &[ArrayArg<'_>]) -> Result<R>,
     ) -> Result<R> {
-        let ((last, from), rest) = self.stages.split_last().expect("a pipeline has stages");
-        let mut results: SmallVec<[Output; 2]> = SmallVec::new();
-        for (handle, from) in rest {
-            let out = handle.run(&arguments(from, inputs, &results))?;
-            results.push(out);
+        let p = runner.pipeline();
+        let last = p.stages.len() - 1;
+        let mut temps: SmallVec<[Temp; 2]> = SmallVec::new();
+        for (k, (stage, handle)) in p.stages.iter().zip(&self.stages).enumerate() {
+            let args = stage_args(p, stage, user, &temps)?;
+            let t = match handle {
+                Some(h) if k == last => return f(h, &args),
+                Some(h) => Temp::of(h.run(&args)?, false),
+                None => {
+                    let refs: SmallVec<[&ArrayArg<'_>; 4]> = args.iter().collect();
+                    runner.run_temp(k, &refs)?
+                }
+            };
+            drop(args);
+            temps.push(t);
         }
-        f(last, &arguments(from, inputs, &results))
+        unreachable!("the last stage has a handle")
     }
-}
-
-/// A stage's arguments in a call: the call's inputs and the earlier stages' results.
-fn arguments<'t, 'a: 't, I: Args<'a> + ?Sized>(
-    from: &[From],
-    inputs: &'t I,
-    results: &'t [Output],
-) -> SmallVec<[ArrayArg<'t>; 4]> {
-    from.iter()
-        .map(|f| match *f {
-            From::Call(p) => inputs.at(p).reborrow(),
-            From::Stage(j) => results[j].arg(),
-        })
-        .collect()
 }
