@@ -1151,9 +1151,10 @@ extern "C" fn trailing_sum<T: Summed, const DOT: bool>(
     // sibling reductions) whose body (the component's root) is a plain read of an input, or the
     // product of two, none strided: in place of its own loop over a row's points
     // `[jlo, jhi)`, with `n > 0` points, `x` (and `y`, `x` itself for a square) the row's inputs at
-    // the first: exactly the elements that loop reads (in checked inputs: see `dispatch`), only
-    // read during the call; `parts` a stack slot of `PARTS + 1` f64 of the kernel's own, holding
-    // the accumulators, not otherwise used during the call.
+    // the first: exactly the elements that loop reads (in checked inputs: see `dispatch`; the
+    // caller's slices or arrays of `T`, so aligned to it), only read during the call; `parts` a
+    // stack slot of `PARTS + 1` f64 of the kernel's own, holding the accumulators, not otherwise
+    // used during the call.
     let (x, y, parts) = unsafe {
         (
             std::slice::from_raw_parts(x, n as usize),
@@ -1224,7 +1225,8 @@ pub(crate) fn sum_address(dot: bool, dtype: kiln_ir::ElemType) -> *const u8 {
     match (dtype, dot) {
         (kiln_ir::ElemType::F32, false) => trailing_sum::<f32, false> as *const u8,
         (kiln_ir::ElemType::F32, true) => trailing_sum::<f32, true> as *const u8,
-        (_, false) => trailing_sum::<f64, false> as *const u8,
-        (_, true) => trailing_sum::<f64, true> as *const u8,
+        (kiln_ir::ElemType::F64, false) => trailing_sum::<f64, false> as *const u8,
+        (kiln_ir::ElemType::F64, true) => trailing_sum::<f64, true> as *const u8,
+        _ => unreachable!("only f32 and f64 rows are summed at full width"),
     }
 }

@@ -233,8 +233,9 @@ pub enum Fold {
 /// - a sum of f32 or f64 values of a float kernel whose body [`summed_body`] reads, where its own
 ///   `accumulators` (a sibling component's may be fewer than the schedule's) keep the partition
 ///   the fold reproduces: [`crate::wide::PARTS`] partials (4 accumulators of f32, 8 of f64: an
-///   f64 sum of a plain read or a square over long rows), each vector `p` of the loop of the most
-///   vectors an iteration into accumulator `p % K` (so K divides that count).
+///   f64 sum of a plain read or a square over long rows), each vector `p` of the loops of at
+///   least K vectors an iteration into accumulator `p % K`, and fewer than K after them
+///   ([`leaves_fewer`]).
 ///
 /// The caller checks that the kernel writes no further map outputs. Other bodies keep the inline
 /// path.
@@ -259,15 +260,31 @@ pub fn fold_of(
             if schedule.wide
                 && usize::from(schedule.lanes) == 16 / t.size()
                 && accumulators == crate::wide::sum_accumulators(schedule.lanes)
-                && schedule
-                    .unroll
-                    .max(schedule.accumulators)
-                    .is_multiple_of(accumulators) =>
+                && leaves_fewer(schedule, accumulators) =>
         {
             summed_body(arena, body).map(|dot| Fold::Sum { dot })
         }
         _ => None,
     }
+}
+
+/// Whether a reduction of `k` vector accumulators under `schedule` takes vector `p` of each of
+/// its loops of at least `k` vectors an iteration into accumulator `p % k`, and fewer than `k`
+/// vectors after them into its first (skeleton.rs `Acc`): every such loop is a multiple of `k`
+/// (the main loop, of the unroll or the most accumulators a component keeps, and the loop of each
+/// component that keeps more than `k` but fewer than the most), and the last of them is of `k`
+/// (the main loop, or the component's own, where another keeps more: `sum(x)` of f32 beside
+/// `max(x)`). A main loop of more vectors than every component keeps (`Schedule::simd(t, 16,
+/// 8)`) leaves up to 15 vectors, all into the first accumulator, which the folds at full width
+/// do not reproduce.
+fn leaves_fewer(schedule: crate::Schedule, k: u8) -> bool {
+    let most = schedule.accumulators;
+    let per_iter = schedule.unroll.max(most);
+    let loops = (0..crate::schedule::COMPONENTS)
+        .map(|c| schedule.component_accumulators(c))
+        .filter(|&m| m > k && m < most)
+        .chain([per_iter]);
+    loops.clone().all(|m| m.is_multiple_of(k)) && (per_iter == k || k < most)
 }
 
 /// The values a kernel's folds at full width read ([`fold_of`]): a float kernel's (its dtype), a

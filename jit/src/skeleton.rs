@@ -164,9 +164,10 @@ struct Cursor {
 /// The accumulators of one reduction over a segment: K vectors (if vector code) and one scalar,
 /// as variables. A trailing reduction has one; sibling reductions one per component, each what the
 /// component's reduction alone keeps (so the same bits). Alone, a reduction of K accumulators
-/// runs a main loop of K vectors an iteration (vector `p` into accumulator `p`), then one vector
-/// an iteration into the first, then the scalar tail. A sibling pass runs a main loop of the
-/// most any component keeps, then one of each smaller K, then one vector an iteration: each
+/// runs a main loop of K vectors an iteration (of the schedule's unroll where that is more: vector
+/// `p` into accumulator `p % K`), then one vector an iteration into the first, then the scalar
+/// tail. A sibling pass runs a main loop of the most any component keeps (or of the unroll), then
+/// one of each smaller K, then one vector an iteration: each
 /// component takes vector `p` into accumulator `p % K` in the loops of at least K vectors an
 /// iteration and into its first in the others ([`Skeleton::item`]), which is where its values go
 /// alone (the Ks of the default schedules divide one another: 4 and 8).

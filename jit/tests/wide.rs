@@ -2285,6 +2285,8 @@ fn sum_route<T: Elem>(dtype: ElemType) {
         (vec![5, 255], vec![1]),
         (vec![5, 256], vec![1]),
         (vec![3, 1000], vec![1]),
+        // (a main loop of 32 points an iteration leaves 26)
+        (vec![2, 1050], vec![1]),
         (vec![2, 3, 300], vec![2]),
         (vec![4, 2000], vec![0, 1]),
         (vec![3, 100, 7], vec![1, 2]),
@@ -2348,6 +2350,17 @@ fn sum_route<T: Elem>(dtype: ElemType) {
                 let run = |s: Schedule| jit(&k, &p, s, &data).unwrap().values.to_f64();
                 for (a, b) in run(sched).iter().zip(&run(sched.with_wide(false))) {
                     assert_eq!(a.to_bits(), b.to_bits(), "{what}: wide {a:e} vs inline {b:e}");
+                }
+                // a main loop of twice the accumulators' vectors leaves up to that many, all
+                // into the first accumulator: not the fold's partition, so no fold, the same bits
+                let unrolled = Schedule::simd(dtype, 2 * sched.accumulators, sched.accumulators);
+                assert!(!calls(unrolled), "{what}: unrolled");
+                for (a, b) in run(unrolled).iter().zip(&run(unrolled.with_wide(false))) {
+                    assert_eq!(
+                        a.to_bits(),
+                        b.to_bits(),
+                        "{what}: unrolled, wide {a:e} vs inline {b:e}"
+                    );
                 }
             }
         }

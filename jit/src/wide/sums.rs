@@ -9,7 +9,8 @@
 //! accumulators, as many vectors an iteration: f32 in 4 accumulators, each f32 vector of 4 lanes
 //! widened to two f64 halves added into its accumulator's two `F64X2`s; f64 in 8 `F64X2`
 //! accumulators of 2 lanes. Element `e` of each run of 16 goes into partial `e`. The vectors
-//! after the last whole run (fewer than 4 of f32, 8 of f64) go to the first accumulator
+//! after the last whole run (fewer than 4 of f32, 8 of f64, under the schedules `math::fold_of`
+//! takes: a loop of more vectors leaves more) go to the first accumulator
 //! (partials 0 to 3, or 0 and 1), and the last points (fewer than a vector) to the scalar
 //! accumulator, one by one. Each partial adds its elements in increasing order. [`fold`] adds
 //! the same values into the same partials in the same order (two `vaddpd zmm` chains an
