@@ -15,9 +15,12 @@
 //! strides the plan reads in place): the executable's direct call ([`crate::Executable::direct`]),
 //! inputs of the compiled kernel's lanes as slices or views and every other type as its own
 //! elements. [`Prepared::run`] takes it too, into a fresh result, and [`Prepared::run_into_out`]
-//! into a buffer of the result's type. Byte strings are read in place at any address. Everything else (several kernels, the
-//! interpreter, a typed kernel the typed interpreter runs) runs through the runner's own stage
-//! loop, still without names.
+//! into a buffer of the result's type. Byte strings are read in place at any address. An
+//! expression of several kernels runs stage by stage, each kernel by a handle of its own bound to
+//! its arguments' forms (`prepared/staged.rs`; its compound and sibling stages as the stage loop
+//! runs them). Everything else (the interpreter, a typed kernel the typed interpreter runs,
+//! several results, pipelines whose kernels pass each other a result of another type than float)
+//! runs through the runner's own stage loop, still without names.
 //!
 //! A handle bound to Fortran or transposed inputs that share one axis order runs in memory order
 //! (see [`crate::memory_order`]): it holds the permutation and a handle of the remapped plan bound to
@@ -295,7 +298,21 @@ impl Compiled {
                 vec![out],
             ));
         }
-        if let Some((staged, out)) = self.bind_staged(&user)? {
+        self.bind_as_given(forms, order, &user)
+    }
+
+    /// [`Compiled::bind_prepared`] of one result, its inputs (`user`, in the runner's order) read
+    /// in the order they are given (not in memory order): stage by stage where the plan is several
+    /// kernels that allow it (prepared/staged.rs), else one kernel's handle (direct where it can
+    /// be) or the stage loop's. A stage of a pipeline binds its handle so, as the stage loop runs
+    /// it (each stage's arguments in the pipeline's order).
+    pub(crate) fn bind_as_given(
+        &self,
+        forms: Vec<Form>,
+        order: Vec<usize>,
+        user: &[&ArrayArg<'_>],
+    ) -> Result<(Prepared, Vec<Output>)> {
+        if let Some((staged, out)) = self.bind_staged(user)? {
             let (shape, out_type) = (out.shape().to_vec(), out.elem());
             let staged = Some(Arc::new(staged));
             return Ok((
@@ -303,9 +320,9 @@ impl Compiled {
                 vec![out],
             ));
         }
-        let (spec, t) = self.run_stages(&user)?;
+        let (spec, t) = self.run_stages(user)?;
         let out_type = t.values.output_type();
-        let prepared = self.handle(forms, order, &user, spec, t.shape.clone(), out_type);
+        let prepared = self.handle(forms, order, user, spec, t.shape.clone(), out_type);
         Ok((prepared, vec![Output::try_from(t)?]))
     }
 
@@ -370,8 +387,6 @@ impl Compiled {
         (forms, order)
     }
 
-    /// The handle of a one-result plan whose last kernel is `spec`, of a result of `shape` and
-    /// `out_type`: the fast path where it applies (see the module doc).
     /// A handle without a direct call: one that runs in memory order (`memory`), or stage by
     /// stage (`staged`), or by the stage loop (neither), of a result of `shape` and `out_type`.
     fn indirect(
@@ -404,6 +419,8 @@ impl Compiled {
         }
     }
 
+    /// The handle of a one-result plan whose last kernel is `spec`, of a result of `shape` and
+    /// `out_type`: the fast path where it applies (see the module doc).
     fn handle(
         &self,
         forms: Vec<Form>,

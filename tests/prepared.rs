@@ -3,7 +3,7 @@
 //! whose inputs are not what the handle was bound to is an error naming the input.
 
 use kiln::{Error, FusedRunner, Output};
-use ndarray::{Array0, Array1, Array2, ArrayD, s};
+use ndarray::{Array0, Array1, Array2, ArrayD, ShapeBuilder, s};
 
 fn data(n: usize, seed: f64) -> Array1<f64> {
     Array1::from_iter((0..n).map(|i| ((i as f64 + seed) * 0.37).sin() * 3.0))
@@ -146,12 +146,28 @@ fn reductions_several_kernels_views_and_the_interpreter_match_the_named_run() {
     }
 }
 
-/// A pipeline of several kernels, bound stage by stage (prepared/staged.rs), gives what its stages
-/// give run one by one as runners of their own (the stage loop's own steps), bit for bit, fresh
+/// The result of `h` on `inputs` through the stage loop: a call into a slice of outputs runs
+/// the runner's several-result path (`run_many_bound`), which runs the stages one by one.
+fn by_stage_loop(h: &kiln::Prepared, inputs: &[kiln::ArrayArg<'_>]) -> ArrayD<f64> {
+    if h.output_type() == kiln::ElemType::F32 {
+        let mut out = ArrayD::<f32>::zeros(h.output_shape());
+        h.call(inputs, &mut [out.view_mut()][..]).unwrap();
+        return out.mapv(f64::from);
+    }
+    let mut out = ArrayD::<f64>::zeros(h.output_shape());
+    h.call(inputs, &mut [out.view_mut()][..]).unwrap();
+    out
+}
+
+/// A pipeline of several kernels, bound stage by stage (prepared/staged.rs), gives what the stage
+/// loop gives and what its stages give run one by one as runners of their own, bit for bit, fresh
 /// and into an output, on every call; each stage's handle takes its fast path on the JIT (a
 /// compound or merged stage runs as the stage loop runs it, the stages after it by their handles).
-/// Inputs of another layout than bound take each stage's general path, with the same values; a
-/// bool result between two kernels takes the stage loop.
+/// float32 inputs, an integer input with a float result between the kernels, a scan, `initial`,
+/// several threads over a long input, inputs of another layout than bound, and Fortran inputs
+/// whose pipeline is not run in memory order (a stage reading only them is not either: the stage
+/// loop does not) give the stage loop's bits and layout; a bool or an index result between two
+/// kernels takes the stage loop.
 #[test]
 fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     let x = data(1000, 0.0);
@@ -205,6 +221,10 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
         let h = runner.prepared(&used).unwrap();
         assert_eq!(h.is_direct(), direct, "{src}");
         let positional: Vec<kiln::ArrayArg<'_>> = used.iter().map(|(_, a)| a.clone()).collect();
+        assert!(
+            same_bits(&by_stage_loop(&h, &positional), &want),
+            "{src}: the stage loop"
+        );
         for call in 0..3 {
             assert!(
                 same_bits(&h.run(&positional).unwrap().into_f64(), &want),
@@ -219,6 +239,60 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
             );
         }
     }
+    // against the stage loop: float32, an integer input, a scan, `initial`, several threads
+    let x32 = x.mapv(|v| v as f32);
+    let i = Array1::from_iter((0..1000i64).map(|k| (k * 7919) % 1000 - 500));
+    let long = data(300_000, 1.0);
+    let checked: [(&str, kiln::ArrayArg<'_>, usize); 6] = [
+        ("sqrt(sum(x*x)) + x", (&x32).into(), 1),
+        ("x - mean(x)", (&i).into(), 1),
+        ("cumsum(x) / sum(x)", (&x).into(), 1),
+        ("sum(x, initial=2.5) * x", (&x).into(), 1),
+        ("x - mean(x)", (&long).into(), 3),
+        ("sqrt(sum(x*x))", (&long).into(), 3),
+    ];
+    for (src, a, threads) in checked {
+        let runner = FusedRunner::compile_text(src)
+            .unwrap()
+            .with_threads(threads)
+            .with_threshold(if threads > 1 { 0 } else { 1 << 20 });
+        let h = runner.prepared(&[("x", a.clone())]).unwrap();
+        let args = [a.clone()];
+        let got = h.run(&args).unwrap();
+        let want = by_stage_loop(&h, &args);
+        assert!(
+            same_bits(&got.clone().into_f64(), &want),
+            "{src} of {:?}, {threads} threads",
+            a.elem()
+        );
+        assert!(
+            same_bits(&h.run(&args).unwrap().into_f64(), &want),
+            "{src}: again"
+        );
+    }
+    // Fortran inputs whose pipeline is not run in memory order: the stage loop's bits and layout
+    let f = Array2::from_shape_fn((41, 33).f(), |(i, j)| ((i * 33 + j) as f64 * 0.37).sin());
+    let c = Array2::from_shape_fn((41, 33), |(i, j)| ((i + 2 * j) as f64 * 0.11).cos());
+    let r = Array1::from_iter((0..33).map(|j| j as f64 * 0.5));
+    for (src, args) in [
+        ("f - mean(f, axis=0)", vec![("f", (&f).into())]),
+        ("sum(f) + r", vec![("f", (&f).into()), ("r", (&r).into())]),
+        ("sum(f) * c", vec![("f", (&f).into()), ("c", (&c).into())]),
+        ("f + sum(c)", vec![("f", (&f).into()), ("c", (&c).into())]),
+    ] {
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let h = runner.prepared(&args).unwrap();
+        let positional: Vec<kiln::ArrayArg<'_>> = args.iter().map(|(_, a)| a.clone()).collect();
+        let want = by_stage_loop(&h, &positional);
+        let got = h.run(&positional).unwrap().into_f64();
+        assert!(same_bits(&got, &want), "{src}");
+        if h.memory_order().is_none() {
+            assert!(
+                got.is_standard_layout(),
+                "{src}: C order, as the stage loop gives it"
+            );
+        }
+    }
     // another layout than bound: each stage off its fast path, the same values
     let runner = FusedRunner::compile_text("m / sum(m, axis=1, keepdims=1)").unwrap();
     let v = m.slice(s![.., 1..]);
@@ -227,13 +301,26 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     let wide = Array2::from_shape_fn((7, 400), |(i, j)| if j < 300 { m[[i, j + 1]] } else { f64::NAN });
     let w = wide.slice(s![.., ..300]);
     assert!(same_bits(&h.run(&[w.into()]).unwrap().into_f64(), &want));
-    // a bool result between two kernels: the stage loop
-    let runner = FusedRunner::compile_text("sum(x > 0) + 0.5").unwrap();
-    let h = runner.prepared(&[("x", (&x).into())]).unwrap();
-    assert!(!h.is_direct());
-    let want = (x.iter().filter(|&&v| v > 0.0).count() as f64) + 0.5;
-    for _ in 0..2 {
-        assert_eq!(h.run(&[(&x).into()]).unwrap().into_f64()[[]], want);
+    // a bool or an index result between two kernels: the stage loop
+    for (src, want) in [
+        (
+            "sum(x > 0) + 0.5",
+            (x.iter().filter(|&&v| v > 0.0).count() as f64) + 0.5,
+        ),
+        ("argmax(x) + 0.5", {
+            let best = x
+                .iter()
+                .enumerate()
+                .fold(0, |b, (k, &v)| if v > x[b] { k } else { b });
+            best as f64 + 0.5
+        }),
+    ] {
+        let runner = FusedRunner::compile_text(src).unwrap();
+        let h = runner.prepared(&[("x", (&x).into())]).unwrap();
+        assert!(!h.is_direct(), "{src}");
+        for _ in 0..2 {
+            assert_eq!(h.run(&[(&x).into()]).unwrap().into_f64()[[]], want, "{src}");
+        }
     }
 }
 

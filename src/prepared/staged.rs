@@ -59,6 +59,8 @@ impl Compiled {
                 stages.push(None);
                 continue;
             }
+            // bound to the arguments as they are given: the stage loop runs no stage in memory
+            // order (only a whole pipeline: `Compiled::in_memory_order`)
             let named: Vec<(&str, ArrayArg<'_>)> = stage
                 .program
                 .names
@@ -66,7 +68,11 @@ impl Compiled {
                 .map(String::as_str)
                 .zip(args.iter().map(ArrayArg::reborrow))
                 .collect();
-            let (handle, out) = self.stage_runner(p, k).run_prepared(&named)?;
+            let runner = self.stage_runner(p, k);
+            let (forms, order) = runner.forms_of(&named);
+            let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
+            let (handle, mut outs) = runner.bind_as_given(forms, order, &refs)?;
+            let out = outs.pop().expect("a stage gives one result");
             stages.push(Some(handle));
             if k == last {
                 return Ok(Some((Staged { stages }, out)));
@@ -74,7 +80,7 @@ impl Compiled {
             if !matches!(out.elem(), ElemType::F64 | ElemType::F32) {
                 return Ok(None);
             }
-            drop(named);
+            drop((named, refs));
             drop(args);
             temps.push(Temp::of(out, false));
         }
