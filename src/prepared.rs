@@ -306,7 +306,7 @@ impl Compiled {
     /// kernels that allow it (prepared/staged.rs), else one kernel's handle (direct where it can
     /// be) or the stage loop's. A stage of a pipeline binds its handle so, as the stage loop runs
     /// it (each stage's arguments in the pipeline's order).
-    pub(crate) fn bind_as_given(
+    fn bind_as_given(
         &self,
         forms: Vec<Form>,
         order: Vec<usize>,

@@ -280,11 +280,11 @@ pub fn fold_of(
 fn leaves_fewer(schedule: crate::Schedule, k: u8) -> bool {
     let most = schedule.accumulators;
     let per_iter = schedule.unroll.max(most);
-    let loops = (0..crate::schedule::COMPONENTS)
+    let mut loops = (0..crate::schedule::COMPONENTS)
         .map(|c| schedule.component_accumulators(c))
         .filter(|&m| m > k && m < most)
         .chain([per_iter]);
-    loops.clone().all(|m| m.is_multiple_of(k)) && (per_iter == k || k < most)
+    loops.all(|m| m.is_multiple_of(k)) && (per_iter == k || k < most)
 }
 
 /// The values a kernel's folds at full width read ([`fold_of`]): a float kernel's (its dtype), a

@@ -50,39 +50,37 @@ impl Compiled {
         let mut stages = Vec::with_capacity(p.stages.len());
         let mut temps: Vec<Temp> = Vec::with_capacity(last);
         for (k, stage) in p.stages.iter().enumerate() {
-            let args = stage_args(p, stage, user, &temps)?;
-            if !has_handle(stage) {
+            let (handle, t) = {
+                let args = stage_args(p, stage, user, &temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                let t = self.run_temp(k, &refs)?;
-                drop(args);
-                temps.push(t);
-                stages.push(None);
-                continue;
-            }
-            // bound to the arguments as they are given: the stage loop runs no stage in memory
-            // order (only a whole pipeline: `Compiled::in_memory_order`)
-            let named: Vec<(&str, ArrayArg<'_>)> = stage
-                .program
-                .names
-                .iter()
-                .map(String::as_str)
-                .zip(args.iter().map(ArrayArg::reborrow))
-                .collect();
-            let runner = self.stage_runner(p, k);
-            let (forms, order) = runner.forms_of(&named);
-            let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-            let (handle, mut outs) = runner.bind_as_given(forms, order, &refs)?;
-            let out = outs.pop().expect("a stage gives one result");
-            stages.push(Some(handle));
-            if k == last {
-                return Ok(Some((Staged { stages }, out)));
-            }
-            if !matches!(out.elem(), ElemType::F64 | ElemType::F32) {
-                return Ok(None);
-            }
-            drop((named, refs));
-            drop(args);
-            temps.push(Temp::of(out, false));
+                if !has_handle(stage) {
+                    (None, self.run_temp(k, &refs)?)
+                } else {
+                    // bound to the arguments as they are given: the stage loop runs no stage in
+                    // memory order (only a whole pipeline: `Compiled::in_memory_order`)
+                    let named: Vec<(&str, ArrayArg<'_>)> = stage
+                        .program
+                        .names
+                        .iter()
+                        .map(String::as_str)
+                        .zip(args.iter().map(ArrayArg::reborrow))
+                        .collect();
+                    let runner = self.stage_runner(p, k);
+                    let (forms, order) = runner.forms_of(&named);
+                    let (handle, mut outs) = runner.bind_as_given(forms, order, &refs)?;
+                    let out = outs.pop().expect("a stage gives one result");
+                    if k == last {
+                        stages.push(Some(handle));
+                        return Ok(Some((Staged { stages }, out)));
+                    }
+                    if !matches!(out.elem(), ElemType::F64 | ElemType::F32) {
+                        return Ok(None);
+                    }
+                    (Some(handle), Temp::of(out, false))
+                }
+            };
+            stages.push(handle);
+            temps.push(t);
         }
         unreachable!("the last stage returned")
     }

@@ -98,8 +98,8 @@
 //! f64 values (or their squares), into the 16 f64 partials the inline loop keeps, in its partition
 //! and order, which a trailing `sum` or `mean` of a plain read of an input, or of a product of two,
 //! calls for each row of at least 256 points (f64: where the loop keeps 16 partials, rows of at
-//! least `LONG_SUM_ROW` points) (skeleton.rs `wide_folds`; `crate::apply_sum` for tests): the inline partials'
-//! bits, so the caller's fold of them is the inline result. A row whose partials come back NaN is
+//! least `LONG_SUM_ROW` points; skeleton.rs `wide_folds`; `crate::apply_sum` for tests): the
+//! inline partials' bits, so the caller's fold of them is the inline result. A row whose partials come back NaN is
 //! folded again inline (an addition's operand order, which LLVM may swap, picks a NaN's payload).
 //! Sibling reductions whose every component has such a fold (`max(x) - min(x)`, `sum(x) +
 //! max(x)` of f32) call each component's for a long row, and fold it again inline for every
