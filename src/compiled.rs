@@ -464,6 +464,16 @@ impl Compiled {
                 }
             };
             let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+            if crate::prepared::staged::runs_components(program, args).is_some() {
+                e.rewrites.insert(
+                    0,
+                    format!(
+                        "siblings: over at most {} points a call of one result runs them as their \
+                         reductions, each by its own handle (the bits of the pass shown)",
+                        crate::prepared::staged::COMPONENTS_POINTS
+                    ),
+                );
+            }
             if let Some((order, axes)) = memory {
                 e.rewrites.insert(0, memory_order::note(order, &axes[k]));
             }
