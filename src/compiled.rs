@@ -693,6 +693,11 @@ impl Compiled {
         self.specialised[k].decided(args, || self.decide_passes(k, program, args))
     }
 
+    /// Whether stage `k` runs in one pass on `args` ([`Compiled::passes`]).
+    pub(crate) fn one_pass(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<bool> {
+        Ok(self.passes(k, args)? == Passes::One)
+    }
+
     /// [`Compiled::passes`] of stage `k`, a compound or sibling stage of `program`, decided (a
     /// typed sibling stage that runs in one pass has its specialisation readied here).
     fn decide_passes(&self, k: usize, program: &Program, args: &[&ArrayArg<'_>]) -> Result<Passes> {
@@ -903,11 +908,7 @@ impl Compiled {
         if let (Some(prev), KernelKind::Scan(scan)) = (previous, &spec.kernel.kind) {
             t.values = fold_previous(t.values, prev, scan.op);
         }
-        let t = match &program.work {
-            Work::Siblings(parts) => finish_siblings(t, &spec.kernel, parts),
-            _ => finish(t, &spec.kernel, program.reduction()),
-        };
-        Ok((spec, t))
+        Ok((spec.clone(), finish_stage(t, &spec.kernel, program)))
     }
 
     /// Whether the expression can fold into an output
@@ -1234,6 +1235,15 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
     }
     t.shape = r.result_shape(&kernel.shape, axes);
     t
+}
+
+/// A tensor of `program`'s kernel `kernel` finished: [`finish_siblings`] for sibling reductions,
+/// else [`finish`].
+pub(crate) fn finish_stage(t: Tensor, kernel: &KernelIR, program: &Program) -> Tensor {
+    match &program.work {
+        Work::Siblings(parts) => finish_siblings(t, kernel, parts),
+        _ => finish(t, kernel, program.reduction()),
+    }
 }
 
 /// The count of values a mean of `kernel` (a reduction) reduces into each output: the product of

@@ -431,11 +431,14 @@ impl Compiled {
         out_type: ElemType,
     ) -> Prepared {
         let start = direct_start(&spec.kernel, self.pipeline().last().program.reduction());
+        // (a compound or sibling kernel is a staged handle's stage run in one pass: `bind_staged`
+        // binds one only so)
         let lanes = (self.pipeline().stages.len() == 1
-            && matches!(
+            && (matches!(
                 spec.kernel.kind,
                 KernelKind::Map | KernelKind::Scan(_) | KernelKind::Reduce { .. }
-            )
+            ) || matches!(spec.kernel.kind, KernelKind::Compound { .. } | KernelKind::Siblings { .. })
+                && spec.typed.is_none())
             // (a float kernel's map or scan of its dtype; a reduction of any result: argmax's
             // indices, sums of truth values, any and all)
             && (spec.typed.is_some()
@@ -1011,7 +1014,9 @@ impl Prepared {
         start: Option<Start<'_>>,
     ) -> Result<Option<kiln_ir::Tensor>> {
         let reduce = matches!(spec.kernel.kind, KernelKind::Reduce { .. });
-        if !reduce && let Some(out) = out {
+        // (a compound or sibling kernel's components go to a fresh tensor, finished, then `out`)
+        let maps = matches!(spec.kernel.kind, KernelKind::Map | KernelKind::Scan(_));
+        if maps && let Some(out) = out {
             let cfg = self.runner.parallel().jit_config(out.len(), Start::Identity);
             spec.exe.call_into(A::direct_inputs(refs), out, &cfg)?;
             return Ok(None);
@@ -1041,6 +1046,7 @@ impl Prepared {
         }
         // a reduction folding in `out` itself (no mean to divide by: keepdims is only a shape)
         if let Some(o) = out.as_mut()
+            && reduce
             && !reduction.is_some_and(|r| r.mean)
             && spec.exe.reduces_into(o.ty())
         {
@@ -1055,7 +1061,7 @@ impl Prepared {
                 .exe
                 .call(A::direct_inputs(refs), &cfg, &mut kiln_jit::Workspace::new())?,
         };
-        let t = crate::compiled::finish(t, &spec.kernel, reduction);
+        let t = crate::compiled::finish_stage(t, &spec.kernel, &self.runner.pipeline().last().program);
         match out {
             Some(out) => crate::backend::copy_into(t.values, out).map(|_| None),
             None => Ok(Some(t)),

@@ -12,15 +12,17 @@
 //!
 //! A stage whose kernel is a map, a reduction or a scan has a handle, where its result is the
 //! pipeline's or a float array: the stage loop reads any other result of the float path as
-//! float64 ([`Temp::of`]), which a stage handle would not. Sibling reductions of float values over
-//! few points ([`runs_components`]) run as their reductions, each by a handle of its own: a
-//! component of a merged pass has the bits of its reduction alone (`Parts`), and at a thousand
-//! points `sum(x) + max(x)` took 3.3 us through the stage loop's merged pass where `sum(x)` and
-//! `max(x)` take 0.36 us each by their handles; over many points the merged pass, which reads the
-//! inputs once, is the faster (0.52 against 0.66 ns an element at 1e6). Compound stages (whose one
-//! pass has other bits than their two reductions), larger sibling stages and contractions (whose
-//! operands the stage loop places) run as the stage loop runs them ([`Compiled::run_temp`]); the
-//! last stage must have a handle.
+//! float64 ([`Temp::of`]), which a stage handle would not. So does a compound or sibling stage of
+//! float values in one pass ([`passes_by_handle`]): its handle's direct call gives the merged
+//! pass's tensor (`var(x)` at a thousand points took 3.0 us through the stage loop, 1.6 by its
+//! handle). Sibling reductions of float values over few points ([`runs_components`]) run as their
+//! reductions instead, each by a handle of its own: a component of a merged pass has the bits of
+//! its reduction alone, and at a thousand points `sum(x) + max(x)` took 3.3 us through the stage
+//! loop's merged pass where `sum(x)` and `max(x)` take 0.36 us each by their handles; over many
+//! points the merged pass, which reads the inputs once, is the faster (0.52 against 0.66 ns an
+//! element at 1e6). A compound or sibling stage that runs apart (integer values, leading axes) and
+//! contractions (whose operands the stage loop places) run as the stage loop runs them
+//! ([`Compiled::run_temp`]); the last stage must have a handle.
 
 use super::Prepared;
 use crate::array::{ArrayArg, Output};
@@ -56,6 +58,17 @@ pub(crate) const COMPONENTS_POINTS: usize = 1 << 16;
 /// Whether stage `s` runs by a handle of its own: a map, a reduction or a scan.
 fn has_handle(s: &Stage) -> bool {
     matches!(s.program.work, Work::Map | Work::Reduce(_) | Work::Scan(..))
+}
+
+/// Whether stage `k`, a compound or sibling stage, runs by a handle of its own on `args`: float
+/// values (no typed kernel) in one pass, as the stage loop runs it there; its handle's direct call
+/// gives the merged pass's tensor, finished as the stage loop finishes it.
+fn passes_by_handle(runner: &Compiled, k: usize, s: &Stage, args: &[&ArrayArg<'_>]) -> Result<bool> {
+    let merged = matches!(s.program.work, Work::Compound(..) | Work::Siblings(_));
+    let float = args
+        .iter()
+        .all(|a| matches!(a.elem(), ElemType::F64 | ElemType::F32));
+    Ok(merged && float && runner.one_pass(k, args)?)
 }
 
 /// The components of sibling stage `program` where they run one by one, each by its handle, on
@@ -104,7 +117,7 @@ impl Compiled {
                         each.push(Temp::of(out, false));
                     }
                     (Run::Parts(handles), Temp::Parts(each))
-                } else if !has_handle(stage) {
+                } else if !has_handle(stage) && !passes_by_handle(self, k, stage, &refs)? {
                     (Run::Loop, self.run_temp(k, &refs)?)
                 } else {
                     let (handle, out) = self.bind_program(&stage.program, &args)?;
