@@ -154,6 +154,11 @@ fn by_stage_loop(h: &kiln::Prepared, inputs: &[kiln::ArrayArg<'_>]) -> ArrayD<f6
         h.call(inputs, &mut [out.view_mut()][..]).unwrap();
         return out.mapv(f64::from);
     }
+    if h.output_type() == kiln::ElemType::I64 {
+        let mut out = ArrayD::<i64>::zeros(h.output_shape());
+        h.call(inputs, &mut [out.view_mut()][..]).unwrap();
+        return out.mapv(|v| v as f64);
+    }
     let mut out = ArrayD::<f64>::zeros(h.output_shape());
     h.call(inputs, &mut [out.view_mut()][..]).unwrap();
     out
@@ -167,8 +172,8 @@ fn by_stage_loop(h: &kiln::Prepared, inputs: &[kiln::ArrayArg<'_>]) -> ArrayD<f6
 /// axes as the stage loop runs it, the stages after it by their handles). float32 inputs, an integer input with a float result between the kernels, a scan, `initial`,
 /// several threads over a long input, inputs of another layout than bound, and Fortran inputs
 /// whose pipeline is not run in memory order (a stage reading only them is not either: the stage
-/// loop does not) give the stage loop's bits and layout; a bool or an index result between two
-/// kernels takes the stage loop.
+/// loop does not) give the stage loop's bits and layout; so do a bool, an index or an integer
+/// result between two kernels.
 #[test]
 fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     let x = data(1000, 0.0);
@@ -328,25 +333,45 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     let wide = Array2::from_shape_fn((7, 400), |(i, j)| if j < 300 { m[[i, j + 1]] } else { f64::NAN });
     let w = wide.slice(s![.., ..300]);
     assert!(same_bits(&h.run(&[w.into()]).unwrap().into_f64(), &want));
-    // a bool or an index result between two kernels: the stage loop
+    // a bool, an index or an integer result between two kernels: by handles, each result read as
+    // the stage loop reads it (a typed kernel's as it is, the float path's as float64)
+    let b = Array1::from_iter((0..1000).map(|k| k % 7 == 3));
     for (src, want) in [
         (
             "sum(x > 0) + 0.5",
-            (x.iter().filter(|&&v| v > 0.0).count() as f64) + 0.5,
+            Some((x.iter().filter(|&&v| v > 0.0).count() as f64) + 0.5),
         ),
         ("argmax(x) + 0.5", {
             let best = x
                 .iter()
                 .enumerate()
                 .fold(0, |b, (k, &v)| if v > x[b] { k } else { b });
-            best as f64 + 0.5
+            Some(best as f64 + 0.5)
         }),
+        ("sum(i) + 1", Some((i.sum() + 1) as f64)),
+        ("i - sum(i)", None),
+        ("x * any(b)", None),
+        (
+            "max(i) - min(i)",
+            Some((i.iter().max().unwrap() - i.iter().min().unwrap()) as f64),
+        ),
+        ("i * 2 - mean(i)", None),
     ] {
+        let named = [("x", (&x).into()), ("i", (&i).into()), ("b", (&b).into())];
+        let used: Vec<(&str, kiln::ArrayArg<'_>)> =
+            named.iter().filter(|(n, _)| src.contains(n)).cloned().collect();
+        let positional: Vec<kiln::ArrayArg<'_>> = used.iter().map(|(_, a)| a.clone()).collect();
         let runner = FusedRunner::compile_text(src).unwrap();
-        let h = runner.prepared(&[("x", (&x).into())]).unwrap();
-        assert!(!h.is_direct(), "{src}");
-        for _ in 0..2 {
-            assert_eq!(h.run(&[(&x).into()]).unwrap().into_f64()[[]], want, "{src}");
+        let h = runner.prepared(&used).unwrap();
+        let looped = by_stage_loop(&h, &positional);
+        for call in 0..2 {
+            let got = h.run(&positional).unwrap();
+            assert_eq!(got.elem(), h.output_type(), "{src}");
+            let got = got.into_f64();
+            assert!(same_bits(&got, &looped), "{src}: call {call}");
+            if let Some(want) = want {
+                assert_eq!(got[[]], want, "{src}");
+            }
         }
     }
 }
