@@ -404,6 +404,9 @@ impl Compiled {
                 // typed sibling reductions in one pass: each component of its own type, as the
                 // stages after it read them
                 let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
+                if crate::prepared::staged::few_points(program, args) {
+                    e.rewrites.insert(0, components_note());
+                }
                 if let Some((order, axes)) = memory {
                     e.rewrites.insert(0, memory_order::note(order, &axes[k]));
                 }
@@ -464,15 +467,8 @@ impl Compiled {
                 }
             };
             let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
-            if crate::prepared::staged::runs_components(program, args).is_some() {
-                e.rewrites.insert(
-                    0,
-                    format!(
-                        "siblings: over at most {} points a call of one result runs them as their \
-                         reductions, each by its own handle (the bits of the pass shown)",
-                        crate::prepared::staged::COMPONENTS_POINTS
-                    ),
-                );
+            if crate::prepared::staged::few_points(program, args) {
+                e.rewrites.insert(0, components_note());
             }
             if let Some((order, axes)) = memory {
                 e.rewrites.insert(0, memory_order::note(order, &axes[k]));
@@ -1235,6 +1231,16 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
     }
     t.shape = r.result_shape(&kernel.shape, axes);
     t
+}
+
+/// `kiln explain`'s note on a sibling stage in one pass over few points
+/// ([`crate::prepared::staged::few_points`]).
+fn components_note() -> String {
+    format!(
+        "siblings: over at most {} points a call of one result runs them as their reductions, each by \
+         its own handle (the bits of the pass shown)",
+        crate::prepared::staged::COMPONENTS_POINTS
+    )
 }
 
 /// A tensor of `program`'s kernel `kernel` finished: [`finish_siblings`] for sibling reductions,

@@ -167,9 +167,10 @@ fn by_stage_loop(h: &kiln::Prepared, inputs: &[kiln::ArrayArg<'_>]) -> ArrayD<f6
 /// A pipeline of several kernels, bound stage by stage (prepared/staged.rs), gives what the stage
 /// loop gives and what its stages give run one by one as runners of their own, bit for bit, fresh
 /// and into an output, on every call; each stage's handle takes its fast path on the JIT (a
-/// compound or sibling stage in one pass by its handle, over few points sibling reductions as
-/// their reductions, each by its handle, with the merged pass's bits; a compound stage over leading
-/// axes as the stage loop runs it, the stages after it by their handles). float32 inputs, an integer input with a float result between the kernels, a scan, `initial`,
+/// compound or sibling stage in one pass by its handle; sibling reductions the stage loop runs
+/// apart, or over few points, as their reductions, each by its handle, with the merged pass's bits;
+/// a compound stage over leading axes as the stage loop runs it, the stages after it by their
+/// handles). float32 inputs, an integer input with a float result between the kernels, a scan, `initial`,
 /// several threads over a long input, inputs of another layout than bound, and Fortran inputs
 /// whose pipeline is not run in memory order (a stage reading only them is not either: the stage
 /// loop does not) give the stage loop's bits and layout; so do a bool, an index or an integer
@@ -188,7 +189,7 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     };
     // (expression, its stages one by one: `s` the first's result, `t` the second's; whether every
     // stage has a direct handle)
-    let cases: [(&str, &[&str], bool); 13] = [
+    let cases: [(&str, &[&str], bool); 14] = [
         ("sqrt(sum(x*x))", &["sum(x*x)", "sqrt(s)"], true),
         ("max(x) + 1", &["max(x)", "s + 1"], true),
         ("x - mean(x)", &["mean(x)", "x - s"], true),
@@ -205,6 +206,11 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
             true,
         ),
         ("var(x) + 1", &["var(x)", "s + 1"], true),
+        (
+            "sum(m, axis=0) + max(m, axis=0)",
+            &["sum(m, axis=0)", "max(m, axis=0)", "s + t"],
+            true,
+        ),
         (
             "(m - mean(m, axis=0)) / std(m, axis=0)",
             &["mean(m, axis=0)", "std(m, axis=0)", "(m - s) / t"],
@@ -269,7 +275,9 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     let x32 = x.mapv(|v| v as f32);
     let i = Array1::from_iter((0..1000i64).map(|k| (k * 7919) % 1000 - 500));
     let long = data(300_000, 1.0);
-    let checked: [(&str, kiln::ArrayArg<'_>, usize); 12] = [
+    let long_i = long.mapv(|v| (v * 1000.0) as i64);
+    let big = Array2::from_shape_fn((400, 300), |(r, c)| ((r * 300 + c) as f64 * 0.013).sin());
+    let checked: [(&str, kiln::ArrayArg<'_>, usize); 15] = [
         ("sqrt(sum(x*x)) + x", (&x32).into(), 1),
         ("sum(x) + max(x)", (&x32).into(), 1),
         ("sum(x) * min(x) - x", (&long).into(), 1),
@@ -277,6 +285,9 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
         ("(x - mean(x)) / std(x)", (&x32).into(), 1),
         ("var(x) * x", (&long).into(), 3),
         ("var(x) + 1", (&i).into(), 1),
+        ("sum(x, axis=0) * max(x, axis=0)", (&big).into(), 1),
+        ("max(x) - min(x)", (&long_i).into(), 1),
+        ("max(x) - min(x) + sum(x)", (&i).into(), 1),
         ("x - mean(x)", (&i).into(), 1),
         ("cumsum(x) / sum(x)", (&x).into(), 1),
         ("sum(x, initial=2.5) * x", (&x).into(), 1),

@@ -46,8 +46,9 @@ enum Run {
     /// By its handle (boxed: a handle is large beside the other variants); whether its kernel is
     /// typed, so that its result is read as the stage loop reads it ([`Temp::of`]).
     Handle(Box<Prepared>, bool),
-    /// A sibling stage, as its components, each by its handle ([`runs_components`]).
-    Parts(Vec<Prepared>),
+    /// A sibling stage, as its components, each by its handle, their results read as typed or not
+    /// ([`How::Parts`]).
+    Parts(Vec<Prepared>, bool),
     /// As the stage loop runs it.
     Loop,
 }
@@ -62,30 +63,49 @@ fn has_handle(s: &Stage) -> bool {
     matches!(s.program.work, Work::Map | Work::Reduce(_) | Work::Scan(..))
 }
 
-/// Whether stage `k`, a compound or sibling stage, runs by a handle of its own on `args`: float
-/// values (no typed kernel) in one pass, as the stage loop runs it there; its handle's direct call
-/// gives the merged pass's tensor, finished as the stage loop finishes it.
-fn passes_by_handle(runner: &Compiled, k: usize, s: &Stage, args: &[&ArrayArg<'_>]) -> Result<bool> {
-    let merged = matches!(s.program.work, Work::Compound(..) | Work::Siblings(_));
-    let float = args
-        .iter()
-        .all(|a| matches!(a.elem(), ElemType::F64 | ElemType::F32));
-    Ok(merged && float && runner.one_pass(k, args)?)
+/// Whether sibling stage `program` runs as its components on `args` wherever it runs in one pass:
+/// over at most [`COMPONENTS_POINTS`] points.
+pub(crate) fn few_points(program: &Program, args: &[&ArrayArg<'_>]) -> bool {
+    matches!(program.work, Work::Siblings(_))
+        && kiln_ir::shape::broadcast_shapes(args.iter().map(|a| a.shape()))
+            .ok()
+            .and_then(|shape| kiln_ir::shape::checked_size(&shape).ok())
+            .is_some_and(|n| n <= COMPONENTS_POINTS)
 }
 
-/// The components of sibling stage `program` where they run one by one, each by its handle, on
-/// `args`: float inputs (the components of integer and bool inputs are typed results, which the
-/// stage loop reads as they are) over at most [`COMPONENTS_POINTS`] points.
-pub(crate) fn runs_components<'p>(program: &'p Program, args: &[&ArrayArg<'_>]) -> Option<&'p [Sibling]> {
-    let Work::Siblings(parts) = &program.work else {
-        return None;
-    };
+/// How stage `k` of `runner` runs in a staged handle on `args`.
+enum How<'p> {
+    /// By its handle.
+    Handle,
+    /// A sibling stage as its components, each by its handle: where the stage loop runs them so
+    /// (apart), or over few points ([`few_points`]: a component of a merged pass has the bits of
+    /// its reduction alone, integer ones exact); the components' results are read as the stage
+    /// loop's are (`Compiled::run_components`: typed where an input is not float).
+    Parts(&'p [Sibling], bool),
+    /// As the stage loop runs it.
+    Loop,
+}
+
+/// [`How`] stage `k` (`s`) of `runner` runs on `args`: a map, a reduction or a scan by its handle;
+/// a compound or sibling stage of float values in one pass by its handle, whose direct call gives
+/// the merged pass's tensor, finished as the stage loop finishes it; sibling reductions as their
+/// components where [`How::Parts`] says; anything else (a compound stage run apart, typed sibling
+/// reductions in one pass over many points, a contraction) as the stage loop runs it.
+fn how<'p>(runner: &Compiled, k: usize, s: &'p Stage, args: &[&ArrayArg<'_>]) -> Result<How<'p>> {
+    if has_handle(s) {
+        return Ok(How::Handle);
+    }
+    let one_pass = runner.one_pass(k, args)?;
     let float = args
         .iter()
         .all(|a| matches!(a.elem(), ElemType::F64 | ElemType::F32));
-    let shape = kiln_ir::shape::broadcast_shapes(args.iter().map(|a| a.shape())).ok()?;
-    let small = kiln_ir::shape::checked_size(&shape).is_ok_and(|n| n <= COMPONENTS_POINTS);
-    (float && small).then_some(parts.as_slice())
+    Ok(match &s.program.work {
+        Work::Siblings(parts) if !one_pass || few_points(&s.program, args) => {
+            How::Parts(parts, args.iter().any(|a| !a.elem().is_float()))
+        }
+        Work::Siblings(_) | Work::Compound(..) if one_pass && float => How::Handle,
+        _ => How::Loop,
+    })
 }
 
 impl Compiled {
@@ -105,27 +125,28 @@ impl Compiled {
             let (run, t) = {
                 let args = stage_args(p, stage, user, &temps)?;
                 let refs: Vec<&ArrayArg<'_>> = args.iter().collect();
-                if let Some(parts) = runs_components(&stage.program, &refs) {
-                    let mut handles = Vec::with_capacity(parts.len());
-                    let mut each = Vec::with_capacity(parts.len());
-                    for part in parts {
-                        let own: Vec<ArrayArg<'_>> =
-                            part.inputs.iter().map(|&i| args[i].reborrow()).collect();
-                        // (float inputs: read as `Compiled::run_components` reads a component)
-                        let (handle, out, _) = self.bind_program(&part.program, &own)?;
-                        handles.push(handle);
-                        each.push(Temp::of(out, false));
+                match how(self, k, stage, &refs)? {
+                    How::Parts(parts, typed) => {
+                        let mut handles = Vec::with_capacity(parts.len());
+                        let mut each = Vec::with_capacity(parts.len());
+                        for part in parts {
+                            let own: Vec<ArrayArg<'_>> =
+                                part.inputs.iter().map(|&i| args[i].reborrow()).collect();
+                            let (handle, out, _) = self.bind_program(&part.program, &own)?;
+                            handles.push(handle);
+                            each.push(Temp::of(out, typed));
+                        }
+                        (Run::Parts(handles, typed), Temp::Parts(each))
                     }
-                    (Run::Parts(handles), Temp::Parts(each))
-                } else if !has_handle(stage) && !passes_by_handle(self, k, stage, &refs)? {
-                    (Run::Loop, self.run_temp(k, &refs)?)
-                } else {
-                    let (handle, out, typed) = self.bind_program(&stage.program, &args)?;
-                    if k == last {
-                        stages.push(Run::Handle(Box::new(handle), typed));
-                        return Ok(Some((Staged { stages }, out)));
+                    How::Loop => (Run::Loop, self.run_temp(k, &refs)?),
+                    How::Handle => {
+                        let (handle, out, typed) = self.bind_program(&stage.program, &args)?;
+                        if k == last {
+                            stages.push(Run::Handle(Box::new(handle), typed));
+                            return Ok(Some((Staged { stages }, out)));
+                        }
+                        (Run::Handle(Box::new(handle), typed), Temp::of(out, typed))
                     }
-                    (Run::Handle(Box::new(handle), typed), Temp::of(out, typed))
                 }
             };
             stages.push(run);
@@ -169,7 +190,7 @@ impl Staged {
     pub(crate) fn is_direct(&self) -> bool {
         self.stages.iter().all(|run| match run {
             Run::Handle(h, _) => h.is_direct(),
-            Run::Parts(hs) => hs.iter().all(Prepared::is_direct),
+            Run::Parts(hs, _) => hs.iter().all(Prepared::is_direct),
             Run::Loop => false,
         })
     }
@@ -201,14 +222,14 @@ impl Staged {
             let t = match run {
                 Run::Handle(h, _) if k == last => return f(h, &args),
                 Run::Handle(h, typed) => Temp::of(h.run(&args)?, *typed),
-                Run::Parts(hs) => {
+                Run::Parts(hs, typed) => {
                     let Work::Siblings(parts) = &stage.program.work else {
                         unreachable!("components are a sibling stage's");
                     };
                     let each = hs.iter().zip(parts).map(|(h, part)| {
                         let own: SmallVec<[ArrayArg<'_>; 4]> =
                             part.inputs.iter().map(|&i| args[i].reborrow()).collect();
-                        Ok(Temp::of(h.run(&own)?, false))
+                        Ok(Temp::of(h.run(&own)?, *typed))
                     });
                     Temp::Parts(each.collect::<Result<_>>()?)
                 }
