@@ -221,7 +221,6 @@ fn stored_path(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> Option<Path
             };
             (&map, true)
         }
-        KernelKind::Compound { .. } => return None,
         // sibling reductions: their values, each root a map's output, each of the float type
         KernelKind::Siblings { .. } => {
             map = KernelIR {

@@ -1,11 +1,17 @@
 //! The sibling-reduction rewrite: two reductions over the same data, the second built on the
 //! first's result, become one compound stage ([`kiln_ir::compound`]) that reads the data once.
 //!
-//! It fires on two shapes, keepdims or not on either side, anywhere in a plan:
-//! - `m = mean(e, axes)` and `mean((e - m) * (e - m), axes)` (what `var`, `std` and layer norm
-//!   lower to) become one `moments` stage giving `(mean, var)`;
-//! - `m = max(e, axes)` and `sum(exp(e - m), axes)` (softmax's and logsumexp's statistics) become
-//!   one `max_sumexp` stage giving `(max, Σ exp(e - max))`.
+//! It fires on one shape, keepdims or not on either side, anywhere in a plan: `m = mean(e, axes)`
+//! and `mean((e - m) * (e - m), axes)` (what `var`, `std` and layer norm lower to) become one
+//! `moments` stage giving `(mean, var)`.
+//!
+//! Softmax's and logsumexp's statistics, `m = max(e, axes)` and `sum(exp(e - m), axes)`, were
+//! merged too, into one pass keeping a running maximum and rescaling its sum. They run as their
+//! two reductions now: the second's exponentials then run at the host's full width in blocks
+//! (`jit/src/skeleton/block.rs`), where the merged pass computed them inline in 128-bit lanes.
+//! On an Intel Xeon with AVX-512, one thread, logsumexp of 1e5 float64 values took 2.87 ns an
+//! element merged against 1.47 for the max and the sum of exponentials; over rows of 1000 x 1000
+//! 3.51 against 2.19, of 100000 x 10 22.1 against 10.2.
 //!
 //! `e` must be the same expression over the same inputs in both (compared in a canonical form, so
 //! the numbering of each stage's arena and inputs does not matter), the second must read `m` with the
@@ -18,7 +24,7 @@
 
 use crate::expr::Axes;
 use crate::program::{Fused, Pipeline, Program, Siblings, Source, Stage, Work};
-use kiln_ir::{BinaryOp, CompoundOp, ExprArena, Node, NodeId, ReduceOp, UnaryOp};
+use kiln_ir::{BinaryOp, CompoundOp, ExprArena, Node, NodeId, ReduceOp};
 use rustc_hash::FxHashMap as HashMap;
 
 /// The plan with every sibling pair merged, and a line per merge for `kiln explain`.
@@ -54,7 +60,6 @@ fn find_pair(p: &Pipeline) -> Option<(usize, usize, CompoundOp)> {
         };
         let shapes_match = match op {
             CompoundOp::Moments => ra.mean && rb.mean && ra.op == ReduceOp::Sum && rb.op == ReduceOp::Sum,
-            CompoundOp::MaxSumExp => !ra.mean && !rb.mean && ra.op == ReduceOp::Max && rb.op == ReduceOp::Sum,
         };
         // m is read with the reduced axes kept: `Kept(a)`, `Stage(a)` of a keepdims `a`, or the
         // scalar of a whole-array `a` (which broadcasts as its keepdims form does)
@@ -71,13 +76,12 @@ fn find_pair(p: &Pipeline) -> Option<(usize, usize, CompoundOp)> {
     None
 }
 
-/// Whether `program`'s body is `(e - m) * (e - m)` or `exp(e - m)` with `m` an input reading an
-/// earlier stage `a`: `(a, e, op, whether m is read as a's keepdims twin)`.
+/// Whether `program`'s body is `(e - m) * (e - m)` with `m` an input reading an earlier stage `a`:
+/// `(a, e, op, whether m is read as a's keepdims twin)`.
 fn sibling_of(program: &Program, sources: &[Source]) -> Option<(usize, NodeId, CompoundOp, bool)> {
     let arena = &program.arena;
     let (d, op) = match *arena.node(program.body) {
         Node::Binary(BinaryOp::Mul, d, d2) if d == d2 => (d, CompoundOp::Moments),
-        Node::Unary(UnaryOp::Exp, d) => (d, CompoundOp::MaxSumExp),
         _ => return None,
     };
     let Node::Binary(BinaryOp::Sub, e, m) = *arena.node(d) else {
@@ -93,11 +97,11 @@ fn sibling_of(program: &Program, sources: &[Source]) -> Option<(usize, NodeId, C
     }
 }
 
-/// The input number of `m` in a body `(e - m) * (e - m)` or `exp(e - m)` ([`sibling_of`] matched it).
+/// The input number of `m` in a body `(e - m) * (e - m)` ([`sibling_of`] matched it).
 fn m_input_of(program: &Program) -> usize {
     let arena = &program.arena;
     let d = match *arena.node(program.body) {
-        Node::Binary(BinaryOp::Mul, d, _) | Node::Unary(UnaryOp::Exp, d) => d,
+        Node::Binary(BinaryOp::Mul, d, _) => d,
         _ => unreachable!("a matched sibling"),
     };
     match *arena.node(d) {

@@ -1,8 +1,8 @@
 //! Sibling reductions merged into one compound pass (issue 12 item 4): `mean` and `var` (and so
-//! `std` and layer norm's statistics) become one `moments` kernel, softmax's and logsumexp's `max`
-//! and sum of exponentials one `max_sumexp` kernel, on every backend (the JIT compiles them where
-//! every reduced axis is trailing, rows and whole arrays, and runs a reduction over leading axes as
-//! the two reductions it replaced). The plans are golden texts; the one-pass variance is measured
+//! `std` and layer norm's statistics) become one `moments` kernel on every backend (the JIT
+//! compiles it where every reduced axis is trailing, rows and whole arrays, and runs a reduction
+//! over leading axes as the two reductions it replaced); softmax's and logsumexp's `max` and sum
+//! of exponentials stay two reductions (src/siblings.rs says why). The plans are golden texts; the one-pass variance is measured
 //! against an exact reference on data offset by 1e8 next to the two-pass formula's (NumPy's
 //! `mean(abs(x - mean(x))**2)`, which the rewrite leaves alone); the special values (NaN, ±inf, all
 //! -inf rows, empty and one-element rows) give what the two passes give; the JIT agrees with the
@@ -63,28 +63,26 @@ const PLANS: &[(&str, &str)] = &[
          kernel 1: map <- [x, %0.mean.kept (kernel 0, reduced axes kept), %0.var.kept (kernel 0, reduced axes kept)] -> %1\n",
     ),
     (
+        // softmax's statistics stay two reductions (the sum of exponentials at full width:
+        // src/siblings.rs)
         SOFTMAX,
-        "kernel 0: compound max_sumexp axis=[1] (max, sumexp: one pass) <- [x] -> %0\n\
-         kernel 1: map <- [x, %0.max.kept (kernel 0, reduced axes kept), %0.sumexp.kept (kernel 0, reduced axes kept)] -> %1\n",
-    ),
-    (
-        // a whole-array max without keepdims is a scalar that broadcasts as the keepdims one
-        "exp(x - max(x)) / sum(exp(x - max(x)))",
-        "kernel 0: compound max_sumexp axis=None (max, sumexp: one pass) <- [x] -> %0\n\
-         kernel 1: map <- [x, %0.max (kernel 0, reduced axes dropped), %0.sumexp (kernel 0, reduced axes dropped)] -> %1\n",
+        "kernel 0: reduce max axis=[1] keepdims <- [x] -> %0\n\
+         kernel 1: reduce sum axis=[1] keepdims <- [x, %0 (kernel 0)] -> %1\n\
+         kernel 2: map <- [x, %0 (kernel 0), %1 (kernel 1)] -> %2\n",
     ),
     (
         LOGSUMEXP,
-        "kernel 0: compound max_sumexp axis=[1] (max, sumexp: one pass) <- [x] -> %0\n\
-         kernel 1: map <- [%0.max (kernel 0, reduced axes dropped), %0.sumexp (kernel 0, reduced axes dropped)] -> %1\n",
+        "kernel 0: reduce max axis=[1] <- [x] -> %0\n\
+         kernel 1: reduce sum axis=[1] <- [x, %0 (kernel 0, reduced axes kept)] -> %1\n\
+         kernel 2: map <- [%0 (kernel 0), %1 (kernel 1)] -> %2\n",
     ),
     (
-        // two pairs in one plan, and a reduction between them that merges with nothing
+        // moments, and sibling reductions of one input (x and 2*x) beside them
         "var(x, axis=1) + sum(x, axis=1) + log(sum(exp(2*x - max(2*x, axis=1, keepdims=1)), axis=1))",
         "kernel 0: compound moments axis=[1] (mean, var: one pass) <- [x] -> %0\n\
-         kernel 1: reduce sum axis=[1] <- [x] -> %1\n\
-         kernel 2: compound max_sumexp axis=[1] (max, sumexp: one pass) <- [x] -> %2\n\
-         kernel 3: map <- [%0.var (kernel 0, reduced axes dropped), %1 (kernel 1), %2.sumexp (kernel 2, reduced axes dropped)] -> %3\n",
+         kernel 1: siblings [sum axis=[1], max axis=[1] keepdims] (one pass) <- [x] -> %1\n\
+         kernel 2: reduce sum axis=[1] <- [x, %1.max1.kept (kernel 1, reduced axes kept)] -> %2\n\
+         kernel 3: map <- [%0.var (kernel 0, reduced axes dropped), %1.sum0 (kernel 1, reduced axes dropped), %2 (kernel 2)] -> %3\n",
     ),
     (
         // declined: the sum's exponent is not `e - max(e)`, and the second mean is over other axes
@@ -251,7 +249,7 @@ fn moments_special_values_and_short_rows() {
 }
 
 #[test]
-fn softmax_and_logsumexp_special_rows_give_what_two_passes_give() {
+fn softmax_and_logsumexp_special_rows_give_numpys_values() {
     let (nan, inf) = (f64::NAN, f64::INFINITY);
     let x = ndarray::array![
         [1.0, 2.0, 3.0, 4.0],
@@ -262,8 +260,8 @@ fn softmax_and_logsumexp_special_rows_give_what_two_passes_give() {
         [-inf, inf, 3.0, -inf],
         [700.0, -700.0, 710.0, 0.0],
     ];
-    // the two passes, written so that the rewrite leaves them alone: `exp(-(m - x))` is
-    // `exp(x - m)` bit for bit (IEEE subtraction is antisymmetric), NaN where it is NaN
+    // the two passes written another way: `exp(-(m - x))` is `exp(x - m)` bit for bit (IEEE
+    // subtraction is antisymmetric), NaN where it is NaN
     let two_pass = [
         "exp(x - max(x, axis=1, keepdims=1)) / sum(exp(-(max(x, axis=1, keepdims=1) - x)), axis=1, keepdims=1)",
         "max(x, axis=1) + log(sum(exp(-(max(x, axis=1, keepdims=1) - x)), axis=1))",
@@ -289,7 +287,7 @@ fn softmax_and_logsumexp_special_rows_give_what_two_passes_give() {
     let l = run(LOGSUMEXP, "interp", &x);
     assert!(l[[2]].is_nan() && l[[3]].is_nan() && l[[4]].is_nan());
     assert!((l[[1]] - (4.0 + (1.0 + (-2.0f64).exp()).ln())).abs() < 1e-15);
-    // max of an empty row is an error, as it was in two passes
+    // max of an empty row is an error
     let empty = Array2::<f64>::zeros((2, 0));
     for backend in ["interp", "jit"] {
         let e = runner(SOFTMAX, backend)
@@ -412,10 +410,10 @@ fn one_pass_statistics_do_not_depend_on_the_thread_count() {
 }
 
 #[test]
-fn running_max_rescaling_keeps_the_two_pass_accuracy() {
-    // ascending rows (the maximum moves at every value: jumps of 0.7 and of 90, past the JIT's
-    // reference gap), slowly ascending ones (every rescaling factor near 1), a descending one, and
-    // a late jump of 1000
+fn softmax_and_logsumexp_of_moving_maxima_agree_with_the_interpreter() {
+    // ascending rows (the maximum moves at every value: jumps of 0.7 and of 90), slowly ascending
+    // ones, a descending one, and a late jump of 1000 (rows a one-pass running maximum rescales
+    // often)
     let cols = 1000;
     let x = Array2::from_shape_fn((5, cols), |(r, c)| {
         let c = c as f64;

@@ -30,11 +30,12 @@ fn close(a: &ArrayD<f64>, b: &ArrayD<f64>) -> bool {
 /// (expression, the plan `kiln explain` prints)
 const PLANS: &[(&str, &str)] = &[
     (
-        // logsumexp over rows: two kernels (it was four, the two maxima computed apart; then three,
-        // the max and the sum of exponentials apart: tests/compound.rs merges them into one pass)
+        // logsumexp over rows: three kernels (it was four, the two maxima computed apart), the max
+        // read by the sum of exponentials and the last map
         "log(sum(exp(x - max(x, axis=1, keepdims=1)), axis=1)) + max(x, axis=1)",
-        "kernel 0: compound max_sumexp axis=[1] (max, sumexp: one pass) <- [x] -> %0\n\
-         kernel 1: map <- [%0.sumexp (kernel 0, reduced axes dropped), %0.max (kernel 0, reduced axes dropped)] -> %1\n",
+        "kernel 0: reduce max axis=[1] keepdims <- [x] -> %0\n\
+         kernel 1: reduce sum axis=[1] <- [x, %0 (kernel 0)] -> %1\n\
+         kernel 2: map <- [%1 (kernel 1), %0 (kernel 0, reduced axes dropped)] -> %2\n",
     ),
     (
         "max(x, axis=0) + x - max(x, axis=0, keepdims=1)",

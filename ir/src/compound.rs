@@ -13,16 +13,12 @@
 //!   mean stays near 0, so its rounding does not grow with an offset such as 1e8). NaN gives
 //!   NaN, an infinity a NaN variance (and an infinite mean, as NumPy); an empty extent gives NaN for
 //!   both, as NumPy's `mean` and `var`.
-//! - [`CompoundOp::MaxSumExp`]: `(m, s)` with `m = max(x)` (NaN-propagating, NumPy's `max`) and
-//!   `s = Σ exp(x - m)`, the statistics of softmax and logsumexp. The state `(m, s)` takes a value by
-//!   the running-max rescaling (`m' = max(m, x)`, `s' = s·exp(m - m') + exp(x - m')`) and two states
-//!   merge the same way, in f64, in the leaf-and-counter order above. It gives what the two passes
-//!   give on the special values: a NaN gives `(NaN, NaN)`; `+inf` gives `s = NaN` (`exp(inf - inf)`);
-//!   an all `-inf` extent gives `(-inf, NaN)` (every `exp(-inf - -inf)` is NaN); `-inf` among finite
-//!   values adds nothing. An empty extent is an error, as `max`.
+//!
+//! Softmax's and logsumexp's statistics (the maximum and `Σ exp(x - max)`) were a second op, one
+//! pass with a running maximum; they run as their two reductions now (`src/siblings.rs` says why).
 //!
 //! A compound kernel's result holds both statistics along a leading axis of length 2 (component 0 the
-//! mean or the max, component 1 the variance or the sum), each in the kernel's dtype.
+//! mean, component 1 the variance), each in the kernel's dtype.
 
 use crate::dtype::Real;
 use crate::sum::LEAF;
@@ -32,8 +28,6 @@ use crate::sum::LEAF;
 pub enum CompoundOp {
     /// `(mean, var)`, ddof 0.
     Moments,
-    /// `(max, Σ exp(x - max))`.
-    MaxSumExp,
 }
 
 impl CompoundOp {
@@ -41,7 +35,6 @@ impl CompoundOp {
     pub fn name(self) -> &'static str {
         match self {
             CompoundOp::Moments => "moments",
-            CompoundOp::MaxSumExp => "max_sumexp",
         }
     }
 
@@ -49,13 +42,7 @@ impl CompoundOp {
     pub fn parts(self) -> [&'static str; 2] {
         match self {
             CompoundOp::Moments => ["mean", "var"],
-            CompoundOp::MaxSumExp => ["max", "sumexp"],
         }
-    }
-
-    /// Whether the op has a value over an empty extent (moments: NaN, NaN; max: none).
-    pub fn has_identity(self) -> bool {
-        self == CompoundOp::Moments
     }
 
     /// The two statistics of `values` (in order), each rounded once to `T`.
@@ -74,23 +61,13 @@ impl CompoundOp {
                 let sum = crate::sum::pairwise_sum(xs.iter().copied()) + 0.0;
                 [T::from_f64(sum) / T::from_f64(n), T::from_f64(m.var())]
             }
-            CompoundOp::MaxSumExp => {
-                let s: MaxSumExp = counter_fold(&xs);
-                let sum = if s.max == f64::NEG_INFINITY {
-                    f64::NAN
-                } else {
-                    s.sum
-                };
-                [T::from_f64(s.max), T::from_f64(sum)]
-            }
         }
     }
 }
 
 /// Partial states as compiled code keeps them, five f64 per output slot: moments
 /// `(k, n, mean, m2, sum)` (the mean and squared deviations of the values less `k`, and the plain
-/// sum of the values, which gives the mean where an infinity or NaN is among them), max_sumexp
-/// `(max, sum, 0, 0, 0)`.
+/// sum of the values, which gives the mean where an infinity or NaN is among them).
 pub type Slot = [f64; 5];
 
 impl CompoundOp {
@@ -98,13 +75,12 @@ impl CompoundOp {
     pub fn empty_slot(self) -> Slot {
         match self {
             CompoundOp::Moments => [0.0; 5],
-            CompoundOp::MaxSumExp => [f64::NEG_INFINITY, 0.0, 0.0, 0.0, 0.0],
         }
     }
 
     /// Two partial states merged, `a`'s values first: Chan's formula keeping `a`'s shift (the means
     /// differ by `(kb - ka) + (mean_b - mean_a)`, never a difference of two large absolute means; an
-    /// empty side gives the other), or the running-max rescaling.
+    /// empty side gives the other).
     pub fn merge_slots(self, a: Slot, b: Slot) -> Slot {
         match self {
             CompoundOp::Moments => {
@@ -120,20 +96,11 @@ impl CompoundOp {
                 let df = d * (nb / n);
                 [ka, n, ma + df, (qa + qb) + d * df * na, sa + sb]
             }
-            CompoundOp::MaxSumExp => {
-                let s = MaxSumExp::merge(
-                    MaxSumExp { max: a[0], sum: a[1] },
-                    MaxSumExp { max: b[0], sum: b[1] },
-                );
-                [s.max, s.sum, 0.0, 0.0, 0.0]
-            }
         }
     }
 
     /// The two statistics of a merged state (f64): `(k + mean, m2 / n)` (NaN and NaN for no values;
-    /// `(sum / n, NaN)` where the plain sum is not finite: an infinity or NaN among the values),
-    /// or `(max, sum)` with the sum NaN where the maximum is NaN or ±inf (`Σ exp(x - max)` is NaN
-    /// there), and `(-inf, NaN)` for a sum of 0 (only -inf values folded).
+    /// `(sum / n, NaN)` where the plain sum is not finite: an infinity or NaN among the values).
     pub fn finish_slot(self, s: Slot) -> [f64; 2] {
         match self {
             CompoundOp::Moments => {
@@ -145,14 +112,6 @@ impl CompoundOp {
                     _ if !sum.is_finite() => [sum / n, f64::NAN],
                     _ => [k + mean, m2 / n],
                 }
-            }
-            // no finite value folded (only -inf): the compiled lanes start their maximum at the
-            // lowest finite value and keep s = 0 until a finite value comes (s is at least 1 after:
-            // the maximum's own term)
-            CompoundOp::MaxSumExp if s[1] == 0.0 => [f64::NEG_INFINITY, f64::NAN],
-            CompoundOp::MaxSumExp => {
-                let sum = if s[0].is_finite() { s[1] } else { f64::NAN };
-                [s[0], sum]
             }
         }
     }
@@ -229,53 +188,6 @@ impl Merge for Welford {
     }
 }
 
-/// The state of softmax's statistics: the running maximum and the sum of `exp(x - max)` (see the
-/// module doc for the special values; the sum stays 0 while the maximum is `-inf`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MaxSumExp {
-    /// The running maximum.
-    pub max: f64,
-    /// The sum of `exp(x - max)` over the values folded.
-    pub sum: f64,
-}
-
-impl MaxSumExp {
-    /// The state of one value.
-    pub fn of(x: f64) -> MaxSumExp {
-        MaxSumExp::EMPTY.push(x)
-    }
-}
-
-impl Merge for MaxSumExp {
-    const EMPTY: MaxSumExp = MaxSumExp {
-        max: f64::NEG_INFINITY,
-        sum: 0.0,
-    };
-
-    fn merge(a: MaxSumExp, b: MaxSumExp) -> MaxSumExp {
-        let max = <f64 as Real>::maximum(a.max, b.max);
-        if max == f64::NEG_INFINITY {
-            return MaxSumExp { max, sum: 0.0 };
-        }
-        // a side whose maximum is -inf has sum 0 and exp(-inf) = 0: it adds 0 (never 0 * NaN)
-        MaxSumExp {
-            max,
-            sum: a.sum * (a.max - max).exp() + b.sum * (b.max - max).exp(),
-        }
-    }
-
-    fn push(self, x: f64) -> MaxSumExp {
-        let max = <f64 as Real>::maximum(self.max, x);
-        if max == f64::NEG_INFINITY {
-            return MaxSumExp { max, sum: 0.0 };
-        }
-        MaxSumExp {
-            max,
-            sum: self.sum * (self.max - max).exp() + (x - max).exp(),
-        }
-    }
-}
-
 /// The state of `xs`: pushed in order within leaves of `LEAF` (128) values, the leaves merged like a
 /// binary counter (two states of as many leaves merged as soon as both exist, the earlier first; what
 /// remains merged from the latest to the earliest), the shape of [`crate::sum::pairwise_sum`].
@@ -313,22 +225,6 @@ mod tests {
         let v = x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / 1000.0;
         assert_eq!(mean, m);
         assert!((var - v).abs() <= 1e-12 * v, "{var} vs {v}");
-    }
-
-    #[test]
-    fn max_sumexp_special_values() {
-        let f = |v: &[f64]| CompoundOp::MaxSumExp.fold(v.iter().copied());
-        assert_eq!(f(&[0.0, 0.0]), [0.0, 2.0]);
-        let [m, s] = f(&[f64::NEG_INFINITY, 1.0, f64::NEG_INFINITY]);
-        assert_eq!((m, s), (1.0, 1.0));
-        let [m, s] = f(&[f64::NEG_INFINITY; 3]);
-        assert_eq!(m, f64::NEG_INFINITY);
-        assert!(s.is_nan());
-        let [m, s] = f(&[1.0, f64::INFINITY]);
-        assert_eq!(m, f64::INFINITY);
-        assert!(s.is_nan());
-        let [m, s] = f(&[1.0, f64::NAN, 2.0]);
-        assert!(m.is_nan() && s.is_nan());
     }
 
     #[test]

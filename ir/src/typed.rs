@@ -794,7 +794,7 @@ impl TypedKernel {
                 ScanOp::Sum | ScanOp::Prod if !v.is_inexact() => ElemType::I64,
                 _ => v,
             },
-            // the moments and max_sumexp of bool and integer values in float64 (NumPy's mean and var)
+            // the moments of bool and integer values in float64 (NumPy's mean and var)
             KernelKind::Compound { .. } if v.is_float() => v,
             KernelKind::Compound { .. } => ElemType::F64,
             // every component's int64 (each of its own type: `TypedKernel::component_type`)

@@ -36,13 +36,6 @@ pub(crate) fn check_run<T: Elem>(
     // a map of several outputs writes a logical output as 1 / 0 in the dtype, for its caller to type
     let float_or_truth = |t: ElemType| t == T::DTYPE || (!extra.is_empty() && t == ElemType::Bool);
     let op = st.mode.reduce_op();
-    if let crate::layout::Mode::Compound(c) = st.mode
-        && geo.n_red == 0
-        && geo.n_out > 0
-        && !c.has_identity()
-    {
-        return Err(kiln_ir::IrError::EmptyReduction { op: "max" }.into());
-    }
     if let Some(parts) = st.mode.parts()
         && geo.n_red == 0
         && geo.n_out > 0

@@ -116,7 +116,6 @@ impl Schedule {
                 op: kiln_ir::CompoundOp::Moments,
                 ..
             } => Schedule::simd(kernel.dtype, 8, 4),
-            KernelKind::Compound { .. } => Schedule::simd(kernel.dtype, 1, 4),
             KernelKind::Siblings { ops, .. } => {
                 let mut components = [0; COMPONENTS];
                 for ((k, &op), root) in components.iter_mut().zip(ops).zip(kernel.roots()) {

@@ -21,7 +21,7 @@
 //! stores address `row_ptr + j * size`.
 
 use crate::clif::mem;
-use crate::compound::{Item, SumExp};
+use crate::compound::Item;
 use crate::frame::{Frame, counted_loop};
 use crate::layout::{Access, Mode, Structure};
 use crate::lower::{Gen, ManyInputs, W};
@@ -181,7 +181,6 @@ struct Acc {
 /// values into.
 enum Compound {
     Moments(Moments),
-    SumExp(SumExp),
 }
 
 impl Compound {
@@ -190,7 +189,6 @@ impl Compound {
     fn update(&self, g: &mut Gen<'_, '_>, w: W, count: usize, at: Value, item: &mut Item<'_>) {
         match self {
             Compound::Moments(m) => m.update(g, w, count, at, item),
-            Compound::SumExp(s) => s.update(g, w, count, item),
         }
     }
 
@@ -198,7 +196,6 @@ impl Compound {
     fn store(&self, g: &mut Gen<'_, '_>, out: Value, o: Value) {
         match self {
             Compound::Moments(m) => m.store(g, out, o),
-            Compound::SumExp(s) => s.store(g, out, o),
         }
     }
 }
@@ -593,9 +590,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 usize::from(self.f.key.schedule.accumulators),
                 plain_read(self.f, None).is_none(),
             ))),
-            Mode::Compound(kiln_ir::CompoundOp::MaxSumExp) => {
-                Some(Compound::SumExp(SumExp::new(g, self.f.vector)))
-            }
             _ => None,
         };
         let slots: Vec<Acc> = self
