@@ -681,17 +681,12 @@ impl Compiled {
     /// kernels: a compound or sibling stage runs as the reductions it merged for integer or bool
     /// inputs the float path does not read (a typed kernel has no such form), or where the backend
     /// does not run its one pass over these axes; every other stage in one pass.
-    fn passes(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Passes> {
+    pub(crate) fn passes(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Passes> {
         let program = &self.pipeline.stages[k].program;
         if program.component_axes().is_none() {
             return Ok(Passes::One);
         }
         self.specialised[k].decided(args, || self.decide_passes(k, program, args))
-    }
-
-    /// Whether stage `k` runs in one pass on `args` ([`Compiled::passes`]).
-    pub(crate) fn one_pass(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<bool> {
-        Ok(self.passes(k, args)? == Passes::One)
     }
 
     /// [`Compiled::passes`] of stage `k`, a compound or sibling stage of `program`, decided (a
@@ -779,9 +774,25 @@ impl Compiled {
         shape: &[usize],
         axes: &[usize],
     ) -> Result<Temp> {
-        let first = self.run_program(&pair.first, (k, 1), args, Start::Identity)?.1;
+        self.run_pair(k, pair, args, shape, axes, |part, program, own| {
+            Output::try_from(self.run_program(program, (k, part + 1), own, Start::Identity)?.1)
+        })
+    }
+
+    /// [`Compiled::run_siblings`] with `run(part, program, args)` giving the result of
+    /// `pair.first` (part 0) and `pair.second` (part 1) on their arguments (a staged handle runs
+    /// them by handles of their own).
+    pub(crate) fn run_pair(
+        &self,
+        k: usize,
+        pair: &Siblings,
+        args: &[&ArrayArg<'_>],
+        shape: &[usize],
+        axes: &[usize],
+        mut run: impl FnMut(usize, &Program, &[&ArrayArg<'_>]) -> Result<Output>,
+    ) -> Result<Temp> {
         let typed = args.iter().any(|a| !a.elem().is_float());
-        let first = Temp::of(Output::try_from(first)?, typed);
+        let first = Temp::of(run(0, &pair.first, args)?, typed);
         let r = pair.first.reduction().expect("a sibling is a reduction");
         let m = if r.keepdims {
             first.arg()
@@ -805,10 +816,7 @@ impl Compiled {
             })
             .collect::<Result<Vec<ArrayArg<'_>>>>()?;
         let refs: Vec<&ArrayArg<'_>> = second_args.iter().collect();
-        let second = self
-            .run_program(&pair.second.program, (k, 2), &refs, Start::Identity)?
-            .1;
-        let second = Temp::of(Output::try_from(second)?, typed);
+        let second = Temp::of(run(1, &pair.second.program, &refs)?, typed);
         if [&first, &second]
             .iter()
             .any(|t| matches!(t, Temp::Typed(o) if o.elem().is_complex()))

@@ -17,10 +17,10 @@
 //! elements. [`Prepared::run`] takes it too, into a fresh result, and [`Prepared::run_into_out`]
 //! into a buffer of the result's type. Byte strings are read in place at any address. An
 //! expression of several kernels runs stage by stage, each kernel by a handle of its own bound to
-//! its arguments' forms (`prepared/staged.rs`; its compound and sibling stages as the stage loop
-//! runs them). Everything else (the interpreter, a typed kernel the typed interpreter runs,
-//! several results, pipelines whose kernels pass each other a result of another type than float)
-//! runs through the runner's own stage loop, still without names.
+//! its arguments' forms (`prepared/staged.rs`: compound and sibling stages too, by one handle or
+//! as their reductions; the stage loop only for typed sibling reductions over many points and
+//! contractions). Everything else (the interpreter, a typed kernel the typed interpreter runs,
+//! several results) runs through the runner's own stage loop, still without names.
 //!
 //! A handle bound to Fortran or transposed inputs that share one axis order runs in memory order
 //! (see [`crate::memory_order`]): it holds the permutation and a handle of the remapped plan bound to

@@ -19,8 +19,8 @@
 //! broadcasts alike), and neither may have an `initial`.
 //! Every later reader of either result reads one component of the compound stage
 //! ([`Source::Part`]); a plan whose result was the second reduction gets a last map that copies it
-//! out. It declines anything else: a mean over other axes, a sum of `exp(e - m + 1)`, a variance
-//! written `mean(e*e) - m*m` (not the same computation).
+//! out. It declines anything else: a mean over other axes, a variance written `mean(e*e) - m*m` (not
+//! the same computation).
 
 use crate::expr::Axes;
 use crate::program::{Fused, Pipeline, Program, Siblings, Source, Stage, Work};

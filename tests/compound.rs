@@ -85,7 +85,7 @@ const PLANS: &[(&str, &str)] = &[
          kernel 3: map <- [%0.var (kernel 0, reduced axes dropped), %1.sum0 (kernel 1, reduced axes dropped), %2 (kernel 2)] -> %3\n",
     ),
     (
-        // declined: the sum's exponent is not `e - max(e)`, and the second mean is over other axes
+        // declined: the second mean is over other axes (and softmax-like statistics stay apart)
         "sum(exp(x - max(x, axis=1, keepdims=1) + 1), axis=1) + mean((x - mean(x, axis=0, keepdims=1))**2, axis=1)",
         "kernel 0: reduce max axis=[1] keepdims <- [x] -> %0\n\
          kernel 1: reduce sum axis=[1] <- [x, %0 (kernel 0)] -> %1\n\

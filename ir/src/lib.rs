@@ -4,8 +4,7 @@
 //! - [`op`]: the opcodes, each documenting its NaN, ±0 and ±inf behaviour;
 //! - [`expr`]: the hash-consed arena of scalar nodes;
 //! - [`kernel`]: [`KernelIR`], a body over an iteration space, mapped or reduced;
-//! - [`compound`]: reductions that give two statistics in one pass (mean and variance; softmax's
-//!   max and sum of exponentials);
+//! - [`compound`]: reductions that give two statistics in one pass (mean and variance);
 //! - [`shape`] and [`plan`]: NumPy broadcasting and how each input is read;
 //! - [`int`]: NumPy's integer arithmetic for int32 and int64 (wrapping, floor division, shifts, casts);
 //! - [`interp`]: the interpreter, the oracle every compiled kernel is checked against, of every

@@ -178,7 +178,8 @@ struct Acc {
 }
 
 /// A compound reduction's state in one segment: what the inner loop folds each iteration's
-/// values into.
+/// values into (the moments alone since softmax's statistics became two reductions; another
+/// compound op adds its state here).
 enum Compound {
     Moments(Moments),
 }

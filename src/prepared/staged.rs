@@ -10,27 +10,33 @@
 //! kernels on the same arguments, so the same bits. The arguments are the stage loop's own
 //! ([`stage_args`]: the call's inputs, the earlier stages' results as each stage reads them).
 //!
-//! A stage whose kernel is a map, a reduction or a scan has a handle, its result read as the
-//! stage loop reads it ([`Temp::of`]: a typed kernel's as it is, the float path's indices or truth
-//! values as float64; `sum(i) + 1` took 1.7 us through the stage loop, `sum(i)` 0.29). So does a
-//! compound or sibling stage of
-//! float values in one pass ([`passes_by_handle`]): its handle's direct call gives the merged
-//! pass's tensor (`var(x)` at a thousand points took 3.0 us through the stage loop, 1.6 by its
-//! handle). Sibling reductions of float values over few points ([`runs_components`]) run as their
-//! reductions instead, each by a handle of its own: a component of a merged pass has the bits of
-//! its reduction alone, and at a thousand points `sum(x) + max(x)` took 3.3 us through the stage
-//! loop's merged pass where `sum(x)` and `max(x)` take 0.36 us each by their handles; over many
-//! points the merged pass, which reads the inputs once, is the faster (0.52 against 0.66 ns an
-//! element at 1e6). A compound or sibling stage that runs apart (integer values, leading axes) and
-//! contractions (whose operands the stage loop places) run as the stage loop runs them
-//! ([`Compiled::run_temp`]); the last stage must have a handle.
+//! How each stage runs is decided once, when the handle is bound ([`How`]):
+//! - A map, a reduction or a scan by its handle, its result read as the stage loop reads it
+//!   ([`Temp::of`]: a typed kernel's as it is, the float path's indices or truth values as
+//!   float64; `sum(i) + 1` took 1.7 us through the stage loop, `sum(i)` 0.29).
+//! - A compound or sibling stage of float values in one pass by its handle, whose direct call
+//!   gives the merged pass's tensor (`var(x)` at a thousand points took 3.0 us through the stage
+//!   loop, 1.6 by its handle).
+//! - Sibling reductions over few points ([`few_points`]), or that the stage loop runs apart, as
+//!   their reductions, each by a handle of its own: a component of a merged pass has the bits of
+//!   its reduction alone, and at a thousand points `sum(x) + max(x)` took 3.3 us through the stage
+//!   loop's merged pass where `sum(x)` and `max(x)` take 0.36 us each by their handles; over many
+//!   points the merged pass, which reads the inputs once, is the faster (0.52 against 0.66 ns an
+//!   element at 1e6).
+//! - A compound stage that the stage loop runs apart (integer values, leading axes) as its two
+//!   reductions, each by its handle, joined as the stage loop joins them (`Compiled::run_pair`).
+//! - Typed sibling reductions in one pass over many points and contractions (whose operands the
+//!   stage loop places) as the stage loop runs them ([`Compiled::run_temp`]).
+//!
+//! The last stage must have a handle.
 
 use super::Prepared;
 use crate::array::{ArrayArg, Output};
 use crate::backend::OutSlice;
 use crate::compiled::{Compiled, Temp, stage_args};
 use crate::error::Result;
-use crate::program::{Pipeline, Program, Sibling, Source, Stage, Work};
+use crate::executor::Passes;
+use crate::program::{Pipeline, Program, Sibling, Siblings, Source, Stage, Work};
 use kiln_ir::ElemType;
 use smallvec::SmallVec;
 
@@ -49,6 +55,9 @@ enum Run {
     /// A sibling stage, as its components, each by its handle, their results read as typed or not
     /// ([`How::Parts`]).
     Parts(Vec<Prepared>, bool),
+    /// A compound stage the stage loop runs apart, as its two reductions, each by its handle
+    /// ([`How::Pair`]); the iteration shape and the reduced axes.
+    Pair(Vec<Prepared>, Vec<usize>, Vec<usize>),
     /// As the stage loop runs it.
     Loop,
 }
@@ -82,6 +91,10 @@ enum How<'p> {
     /// its reduction alone, integer ones exact); the components' results are read as the stage
     /// loop's are (`Compiled::run_components`: typed where an input is not float).
     Parts(&'p [Sibling], bool),
+    /// A compound stage the stage loop runs apart (integer values, leading axes) as the two
+    /// reductions it replaced (`Compiled::run_pair`), each by its handle: over `shape`, reducing
+    /// `axes`.
+    Pair(&'p Siblings, Vec<usize>, Vec<usize>),
     /// As the stage loop runs it.
     Loop,
 }
@@ -89,21 +102,24 @@ enum How<'p> {
 /// [`How`] stage `k` (`s`) of `runner` runs on `args`: a map, a reduction or a scan by its handle;
 /// a compound or sibling stage of float values in one pass by its handle, whose direct call gives
 /// the merged pass's tensor, finished as the stage loop finishes it; sibling reductions as their
-/// components where [`How::Parts`] says; anything else (a compound stage run apart, typed sibling
-/// reductions in one pass over many points, a contraction) as the stage loop runs it.
+/// components where [`How::Parts`] says; a compound stage run apart as its two reductions;
+/// anything else (typed sibling reductions in one pass over many points, a contraction) as the
+/// stage loop runs it.
 fn how<'p>(runner: &Compiled, k: usize, s: &'p Stage, args: &[&ArrayArg<'_>]) -> Result<How<'p>> {
     if has_handle(s) {
         return Ok(How::Handle);
     }
-    let one_pass = runner.one_pass(k, args)?;
+    let passes = runner.passes(k, args)?;
+    let one_pass = passes == Passes::One;
     let float = args
         .iter()
         .all(|a| matches!(a.elem(), ElemType::F64 | ElemType::F32));
-    Ok(match &s.program.work {
-        Work::Siblings(parts) if !one_pass || few_points(&s.program, args) => {
+    Ok(match (&s.program.work, passes) {
+        (Work::Siblings(parts), _) if !one_pass || few_points(&s.program, args) => {
             How::Parts(parts, args.iter().any(|a| !a.elem().is_float()))
         }
-        Work::Siblings(_) | Work::Compound(..) if one_pass && float => How::Handle,
+        (Work::Siblings(_) | Work::Compound(..), _) if one_pass && float => How::Handle,
+        (Work::Compound(_, _, pair), Passes::Apart { shape, axes }) => How::Pair(pair, shape, axes),
         _ => How::Loop,
     })
 }
@@ -137,6 +153,16 @@ impl Compiled {
                             each.push(Temp::of(out, typed));
                         }
                         (Run::Parts(handles, typed), Temp::Parts(each))
+                    }
+                    How::Pair(pair, shape, axes) => {
+                        let mut handles = Vec::with_capacity(2);
+                        let t = self.run_pair(k, pair, &refs, &shape, &axes, |_, program, own| {
+                            let own: Vec<ArrayArg<'_>> = own.iter().map(|a| a.reborrow()).collect();
+                            let (handle, out, _) = self.bind_program(program, &own)?;
+                            handles.push(handle);
+                            Ok(out)
+                        })?;
+                        (Run::Pair(handles, shape, axes), t)
                     }
                     How::Loop => (Run::Loop, self.run_temp(k, &refs)?),
                     How::Handle => {
@@ -190,7 +216,7 @@ impl Staged {
     pub(crate) fn is_direct(&self) -> bool {
         self.stages.iter().all(|run| match run {
             Run::Handle(h, _) => h.is_direct(),
-            Run::Parts(hs, _) => hs.iter().all(Prepared::is_direct),
+            Run::Parts(hs, _) | Run::Pair(hs, ..) => hs.iter().all(Prepared::is_direct),
             Run::Loop => false,
         })
     }
@@ -232,6 +258,16 @@ impl Staged {
                         Ok(Temp::of(h.run(&own)?, *typed))
                     });
                     Temp::Parts(each.collect::<Result<_>>()?)
+                }
+                Run::Pair(hs, shape, axes) => {
+                    let Work::Compound(_, _, pair) = &stage.program.work else {
+                        unreachable!("a pair is a compound stage's");
+                    };
+                    let refs: SmallVec<[&ArrayArg<'_>; 4]> = args.iter().collect();
+                    runner.run_pair(k, pair, &refs, shape, axes, |part, _, own| {
+                        let own: SmallVec<[ArrayArg<'_>; 4]> = own.iter().map(|a| a.reborrow()).collect();
+                        hs[part].run(&own)
+                    })?
                 }
                 Run::Loop => {
                     let refs: SmallVec<[&ArrayArg<'_>; 4]> = args.iter().collect();
