@@ -404,7 +404,7 @@ impl Compiled {
                 // typed sibling reductions in one pass: each component of its own type, as the
                 // stages after it read them
                 let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
-                if crate::prepared::staged::few_points(program, args) {
+                if few_points(program, args) {
                     e.rewrites.insert(0, components_note());
                 }
                 if let Some((order, axes)) = memory {
@@ -467,7 +467,7 @@ impl Compiled {
                 }
             };
             let mut e = explained(kernel, plan, notes, typed.as_ref(), backend);
-            if crate::prepared::staged::few_points(program, args) {
+            if few_points(program, args) {
                 e.rewrites.insert(0, components_note());
             }
             if let Some((order, axes)) = memory {
@@ -1241,13 +1241,26 @@ pub(crate) fn finish(mut t: Tensor, kernel: &KernelIR, reduce: Option<&Reduction
     t
 }
 
-/// `kiln explain`'s note on a sibling stage in one pass over few points
-/// ([`crate::prepared::staged::few_points`]).
+/// The most points of a sibling stage whose components run one by one, each by its handle: below
+/// the 1e5 points (800 kB of float64) where the merged pass of `sum(x) + max(x)` and the two
+/// reductions by their handles took the same time, one thread (`prepared/staged.rs`).
+pub(crate) const COMPONENTS_POINTS: usize = 1 << 16;
+
+/// Whether sibling stage `program` runs as its components on `args` wherever it runs in one pass:
+/// over at most [`COMPONENTS_POINTS`] points.
+pub(crate) fn few_points(program: &Program, args: &[&ArrayArg<'_>]) -> bool {
+    matches!(program.work, Work::Siblings(_))
+        && kiln_ir::shape::broadcast_shapes(args.iter().map(|a| a.shape()))
+            .ok()
+            .and_then(|shape| kiln_ir::shape::checked_size(&shape).ok())
+            .is_some_and(|n| n <= COMPONENTS_POINTS)
+}
+
+/// `kiln explain`'s note on a sibling stage in one pass over few points ([`few_points`]).
 fn components_note() -> String {
     format!(
-        "siblings: over at most {} points a call of one result runs them as their reductions, each by \
-         its own handle (the bits of the pass shown)",
-        crate::prepared::staged::COMPONENTS_POINTS
+        "siblings: over at most {COMPONENTS_POINTS} points a call of one result runs them as their \
+         reductions, each by its own handle (the bits of the pass shown)"
     )
 }
 

@@ -164,6 +164,27 @@ fn by_stage_loop(h: &kiln::Prepared, inputs: &[kiln::ArrayArg<'_>]) -> ArrayD<f6
     out
 }
 
+/// `src` of the input `x` = `a` on `threads` threads (every run cut into units where more than
+/// one) by a bound handle, twice: the stage loop's bits and the handle's result type.
+fn as_the_stage_loop(src: &str, a: kiln::ArrayArg<'_>, threads: usize) {
+    let runner = FusedRunner::compile_text(src)
+        .unwrap()
+        .with_threads(threads)
+        .with_threshold(if threads > 1 { 0 } else { 1 << 20 });
+    let h = runner.prepared(&[("x", a.clone())]).unwrap();
+    let args = [a.clone()];
+    let want = by_stage_loop(&h, &args);
+    for call in 0..2 {
+        let got = h.run(&args).unwrap();
+        assert_eq!(got.elem(), h.output_type(), "{src}");
+        assert!(
+            same_bits(&got.into_f64(), &want),
+            "{src} of {:?}, {threads} threads, call {call}",
+            a.elem()
+        );
+    }
+}
+
 /// A pipeline of several kernels, bound stage by stage (prepared/staged.rs), gives what the stage
 /// loop gives and what its stages give run one by one as runners of their own, bit for bit, fresh
 /// and into an output, on every call; each stage's handle takes its fast path on the JIT (a
@@ -298,23 +319,7 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
         ("sqrt(sum(x*x))", (&long).into(), 3),
     ];
     for (src, a, threads) in checked {
-        let runner = FusedRunner::compile_text(src)
-            .unwrap()
-            .with_threads(threads)
-            .with_threshold(if threads > 1 { 0 } else { 1 << 20 });
-        let h = runner.prepared(&[("x", a.clone())]).unwrap();
-        let args = [a.clone()];
-        let got = h.run(&args).unwrap();
-        let want = by_stage_loop(&h, &args);
-        assert!(
-            same_bits(&got.clone().into_f64(), &want),
-            "{src} of {:?}, {threads} threads",
-            a.elem()
-        );
-        assert!(
-            same_bits(&h.run(&args).unwrap().into_f64(), &want),
-            "{src}: again"
-        );
+        as_the_stage_loop(src, a, threads);
     }
     // Fortran inputs whose pipeline is not run in memory order: the stage loop's bits and layout
     let f = Array2::from_shape_fn((41, 33).f(), |(i, j)| ((i * 33 + j) as f64 * 0.37).sin());
@@ -413,16 +418,7 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
         ("sum(x) + mean(x)", (&empty).into(), 1),
     ];
     for (src, a, threads) in specials {
-        let runner = FusedRunner::compile_text(src)
-            .unwrap()
-            .with_threads(threads)
-            .with_threshold(if threads > 1 { 0 } else { 1 << 20 });
-        let h = runner.prepared(&[("x", a.clone())]).unwrap();
-        let args = [a.clone()];
-        let looped = by_stage_loop(&h, &args);
-        let got = h.run(&args).unwrap();
-        assert_eq!(got.elem(), h.output_type(), "{src}");
-        assert!(same_bits(&got.into_f64(), &looped), "{src} of {:?}", a.elem());
+        as_the_stage_loop(src, a, threads);
     }
 }
 

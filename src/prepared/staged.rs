@@ -33,7 +33,7 @@
 use super::Prepared;
 use crate::array::{ArrayArg, Output};
 use crate::backend::OutSlice;
-use crate::compiled::{Compiled, Temp, stage_args};
+use crate::compiled::{Compiled, Temp, few_points, stage_args};
 use crate::error::Result;
 use crate::executor::Passes;
 use crate::program::{Pipeline, Program, Sibling, Siblings, Source, Stage, Work};
@@ -62,24 +62,9 @@ enum Run {
     Loop,
 }
 
-/// The most points of a sibling stage whose components run one by one, each by its handle: below
-/// the 1e5 points (800 kB of float64) where the merged pass of `sum(x) + max(x)` and the two
-/// reductions by their handles took the same time, one thread (see the module doc).
-pub(crate) const COMPONENTS_POINTS: usize = 1 << 16;
-
 /// Whether stage `s` runs by a handle of its own: a map, a reduction or a scan.
 fn has_handle(s: &Stage) -> bool {
     matches!(s.program.work, Work::Map | Work::Reduce(_) | Work::Scan(..))
-}
-
-/// Whether sibling stage `program` runs as its components on `args` wherever it runs in one pass:
-/// over at most [`COMPONENTS_POINTS`] points.
-pub(crate) fn few_points(program: &Program, args: &[&ArrayArg<'_>]) -> bool {
-    matches!(program.work, Work::Siblings(_))
-        && kiln_ir::shape::broadcast_shapes(args.iter().map(|a| a.shape()))
-            .ok()
-            .and_then(|shape| kiln_ir::shape::checked_size(&shape).ok())
-            .is_some_and(|n| n <= COMPONENTS_POINTS)
 }
 
 /// How stage `k` of `runner` runs in a staged handle on `args`.
