@@ -39,7 +39,7 @@ use ndarray::{ArrayViewMut, Dimension};
 use std::sync::Arc;
 
 mod many;
-pub(crate) mod staged;
+mod staged;
 pub(crate) use many::{OutArrays, assign_view};
 
 /// Inputs up to this count are reordered on the stack (more take one allocation per call).
