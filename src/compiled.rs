@@ -664,7 +664,11 @@ impl Compiled {
     pub(crate) fn run_temp(&self, k: usize, args: &[&ArrayArg<'_>]) -> Result<Temp> {
         if let Passes::Apart { shape, axes } = self.passes(k, args)? {
             match &self.pipeline.stages[k].program.work {
-                Work::Compound(_, _, pair) => return self.run_siblings(k, pair, args, &shape, &axes),
+                Work::Compound(_, _, pair) => {
+                    return self.run_pair(k, pair, args, &shape, &axes, |part, program, own| {
+                        Output::try_from(self.run_program(program, (k, part + 1), own, Start::Identity)?.1)
+                    });
+                }
                 Work::Siblings(parts) => return self.run_components(k, parts, args),
                 _ => unreachable!("only compound and sibling stages run apart"),
             }
@@ -766,22 +770,8 @@ impl Compiled {
 
     /// A compound stage `k` that the backend does not run for these shapes, as the two reductions it
     /// replaced (two passes): their results side by side, as the compound stage gives them.
-    fn run_siblings(
-        &self,
-        k: usize,
-        pair: &Siblings,
-        args: &[&ArrayArg<'_>],
-        shape: &[usize],
-        axes: &[usize],
-    ) -> Result<Temp> {
-        self.run_pair(k, pair, args, shape, axes, |part, program, own| {
-            Output::try_from(self.run_program(program, (k, part + 1), own, Start::Identity)?.1)
-        })
-    }
-
-    /// [`Compiled::run_siblings`] with `run(part, program, args)` giving the result of
-    /// `pair.first` (part 0) and `pair.second` (part 1) on their arguments (a staged handle runs
-    /// them by handles of their own).
+    /// `run(part, program, args)` gives the result of `pair.first` (part 0) and `pair.second`
+    /// (part 1) on their arguments: the stage loop's run of them, or a staged handle's.
     pub(crate) fn run_pair(
         &self,
         k: usize,

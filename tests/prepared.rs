@@ -298,7 +298,30 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     let long = data(300_000, 1.0);
     let long_i = long.mapv(|v| (v * 1000.0) as i64);
     let big = Array2::from_shape_fn((400, 300), |(r, c)| ((r * 300 + c) as f64 * 0.013).sin());
-    let checked: [(&str, kiln::ArrayArg<'_>, usize); 18] = [
+    // (sibling components over few points: special values, ±0 in both orders, NaN and ±inf; bool
+    // and int32 values; an empty input; three threads)
+    let mut sp = data(1000, 5.0);
+    for (k, v) in [
+        (3, -0.0),
+        (4, 0.0),
+        (10, f64::NAN),
+        (20, f64::INFINITY),
+        (21, f64::NEG_INFINITY),
+    ] {
+        sp[k] = v;
+    }
+    let b = Array1::from_iter((0..1000).map(|k| k % 7 == 3));
+    let zeros = Array1::from_iter((0..1000).map(|k| if k % 3 == 0 { 0.0 } else { -0.0 }));
+    let i32s = i.mapv(|v| v as i32);
+    let empty = Array1::<f64>::zeros(0);
+    let checked: [(&str, kiln::ArrayArg<'_>, usize); 25] = [
+        ("sum(x) + max(x) * min(x)", (&sp).into(), 1),
+        ("max(x) - min(x)", (&zeros).into(), 1),
+        ("1 / max(x) + 1 / min(x)", (&zeros).into(), 1),
+        ("sum(x) + max(x)", (&b).into(), 1),
+        ("sum(x) * max(x) - min(x)", (&i32s).into(), 1),
+        ("sum(x) + max(x) * mean(x)", (&x).into(), 3),
+        ("sum(x) + mean(x)", (&empty).into(), 1),
         ("sqrt(sum(x*x)) + x", (&x32).into(), 1),
         ("sum(x) + max(x)", (&x32).into(), 1),
         ("sum(x) * min(x) - x", (&long).into(), 1),
@@ -354,7 +377,6 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
     assert!(same_bits(&h.run(&[w.into()]).unwrap().into_f64(), &want));
     // a bool, an index or an integer result between two kernels: by handles, each result read as
     // the stage loop reads it (a typed kernel's as it is, the float path's as float64)
-    let b = Array1::from_iter((0..1000).map(|k| k % 7 == 3));
     for (src, want) in [
         (
             "sum(x > 0) + 0.5",
@@ -392,33 +414,6 @@ fn pipelines_run_stage_by_stage_as_their_stages_one_by_one() {
                 assert_eq!(got[[]], want, "{src}");
             }
         }
-    }
-    // sibling components over few points: special values (±0 in both orders, NaN, ±inf), bool
-    // and int32 values, an empty input, three threads; the stage loop's bits and type
-    let mut sp = data(1000, 5.0);
-    for (k, v) in [
-        (3, -0.0),
-        (4, 0.0),
-        (10, f64::NAN),
-        (20, f64::INFINITY),
-        (21, f64::NEG_INFINITY),
-    ] {
-        sp[k] = v;
-    }
-    let zeros = Array1::from_iter((0..1000).map(|k| if k % 3 == 0 { 0.0 } else { -0.0 }));
-    let i32s = i.mapv(|v| v as i32);
-    let empty = Array1::<f64>::zeros(0);
-    let specials: [(&str, kiln::ArrayArg<'_>, usize); 7] = [
-        ("sum(x) + max(x) * min(x)", (&sp).into(), 1),
-        ("max(x) - min(x)", (&zeros).into(), 1),
-        ("1 / max(x) + 1 / min(x)", (&zeros).into(), 1),
-        ("sum(x) + max(x)", (&b).into(), 1),
-        ("sum(x) * max(x) - min(x)", (&i32s).into(), 1),
-        ("sum(x) + max(x) * mean(x)", (&x).into(), 3),
-        ("sum(x) + mean(x)", (&empty).into(), 1),
-    ];
-    for (src, a, threads) in specials {
-        as_the_stage_loop(src, a, threads);
     }
 }
 
