@@ -211,11 +211,13 @@ class Kernel(_kiln.Callable):
         return args
 
     # `kernel(out=None, order="K", casting="safe", **arrays)` is the base class's `__call__`, in
-    # kiln (not overridden here, so that a call makes no Python frame): the common call (no out=,
-    # order 'K', casting 'safe') runs there, and any other comes back to `_call_slow`
+    # kiln (not overridden here, so that a call makes no Python frame): the common calls (no out=,
+    # order 'K', casting 'safe'; or an array out= that kiln writes as it is, order 'K', any
+    # casting) run there, and any other comes back to `_call_slow`
 
     def _call_slow(self, out, order, casting, arrays):
-        """A call with `out=`, another `order` or `casting`, or an input missing."""
+        """A call with another `order` or `casting`, an `out=` written through a temporary (or
+        refused), or an input missing."""
         args = self._args(arrays)
         return run(self._kernel, args, out, order, casting)
 

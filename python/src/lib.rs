@@ -96,6 +96,20 @@ enum Kind {
 }
 
 impl Kind {
+    /// The element type kiln binds an array of this kind with.
+    fn elem(self) -> ElemType {
+        match self {
+            Kind::F64 => ElemType::F64,
+            Kind::F32 => ElemType::F32,
+            Kind::I64 => ElemType::I64,
+            Kind::I32 => ElemType::I32,
+            Kind::Bool => ElemType::Bool,
+            Kind::C64 => ElemType::C64,
+            Kind::C128 => ElemType::C128,
+            Kind::Bytes(w) => ElemType::Bytes(u32::try_from(w).unwrap_or(u32::MAX)),
+        }
+    }
+
     /// The bytes of one element.
     fn itemsize(self) -> usize {
         match self {
@@ -265,19 +279,7 @@ impl Held<'_, '_> {
             Held::Scalar32(_) => (ElemType::F32, &[]),
             Held::ScalarC(_) => (ElemType::C128, &[]),
             Held::ScalarI(_) => (ElemType::I64, &[]),
-            Held::Array(kind, a) => {
-                let elem = match kind {
-                    Kind::F64 => ElemType::F64,
-                    Kind::F32 => ElemType::F32,
-                    Kind::I64 => ElemType::I64,
-                    Kind::I32 => ElemType::I32,
-                    Kind::Bool => ElemType::Bool,
-                    Kind::C64 => ElemType::C64,
-                    Kind::C128 => ElemType::C128,
-                    Kind::Bytes(w) => ElemType::Bytes(u32::try_from(*w).unwrap_or(u32::MAX)),
-                };
-                (elem, a.shape())
-            }
+            Held::Array(kind, a) => (kind.elem(), a.shape()),
         }
     }
 }
@@ -290,16 +292,38 @@ fn run_into_typed<A: numpy::Element + kiln::Element>(
     bound: &[(&str, ArrayArg<'_>)],
     out: &Bound<'_, PyAny>,
 ) -> PyResult<kiln::Result<()>> {
+    let mut w = writable::<A>(out)?;
+    let view = w.as_array_mut();
+    Ok(py.detach(|| runner.run_into(bound, view)))
+}
+
+/// `run` on the elements of `out`, a C-contiguous array of `A` (its kind checked by the caller), as
+/// a slice in C order; the GIL released unless the call is `small` (inputs and result below
+/// [`DETACH_ELEMENTS`] elements).
+fn write_slice<A: numpy::Element + Send>(
+    py: Python<'_>,
+    out: &Bound<'_, PyAny>,
+    small: bool,
+    run: impl FnOnce(&mut [A]) -> kiln::Result<()> + Send,
+) -> PyResult<kiln::Result<()>> {
+    let mut w = writable::<A>(out)?;
+    let s = w
+        .as_slice_mut()
+        .map_err(|e| PyValueError::new_err(format!("out= is not C-contiguous: {e}")))?;
+    Ok(if small { run(s) } else { py.detach(|| run(s)) })
+}
+
+/// `out`, an array of `A` (its kind checked by the caller), borrowed for writing: a `TypeError`
+/// where it is not of `A`, a `ValueError` where it cannot be written (read-only, or borrowed).
+fn writable<'py, A: numpy::Element>(out: &Bound<'py, PyAny>) -> PyResult<PyReadwriteArrayDyn<'py, A>> {
     let o = out
         .cast::<PyArrayDyn<A>>()
         .map_err(|_| PyTypeError::new_err("out= is not of the type its dtype says"))?;
-    let mut w: PyReadwriteArrayDyn<'_, A> = o.try_readwrite().map_err(|e| {
+    o.try_readwrite().map_err(|e| {
         PyValueError::new_err(format!(
             "out= cannot be written: {e} (is it in use by another call?)"
         ))
-    })?;
-    let view = w.as_array_mut();
-    Ok(py.detach(|| runner.run_into(bound, view)))
+    })
 }
 
 /// The dtype of `obj` if kiln reads it in place: a NumPy array (or subclass) of bool, int32, int64,
@@ -579,7 +603,7 @@ fn evaluate<'py>(
         .filter(|o| o.cast::<numpy::PyUntypedArray>().is_ok());
     // the castings of a result into `out` (NumPy's), which change nothing without one
     let castings: &[&str] = if into.is_some() {
-        &["no", "equiv", "safe", "same_kind", "unsafe"]
+        &CASTINGS
     } else {
         &["safe", "same_kind"]
     };
@@ -663,6 +687,9 @@ fn evaluate<'py>(
     slow.call((ex, local_dict, global_dict), Some(&slow_kwargs))
         .map(Bound::unbind)
 }
+
+/// NumPy's castings of a result into `out`.
+const CASTINGS: [&str; 5] = ["no", "equiv", "safe", "same_kind", "unsafe"];
 
 /// An optional argument as given, `None` included (for [`evaluate`], which tells an argument
 /// given as `None` from one not given, as the Python layer's defaults do).
@@ -918,28 +945,7 @@ impl Kernel {
     /// naming an input it lacks, a `TypeError` naming those it has and the expression does not
     /// use. Values are bound as [`Kernel::evaluate`] binds them. Returns a new array.
     fn call(&self, py: Python<'_>, arrays: Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
-        if arrays.len() != self.py_names.len() {
-            let names = self.runner.input_names();
-            let mut extra: Vec<String> = Vec::new();
-            for k in arrays.keys() {
-                let k = k.str()?.to_string();
-                if !names.contains(&k) {
-                    extra.push(k);
-                }
-            }
-            if !extra.is_empty() {
-                extra.sort();
-                let uses = if names.is_empty() {
-                    "no inputs".to_string()
-                } else {
-                    names.join(", ")
-                };
-                return Err(PyTypeError::new_err(format!(
-                    "unexpected input(s) {}: the expression uses {uses}",
-                    extra.join(", ")
-                )));
-            }
-        }
+        self.check_names(&arrays)?;
         self.call_with(py, Some(arrays.as_any()), None)
     }
 
@@ -1015,6 +1021,34 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// A `TypeError` naming the inputs in `arrays` (a call's by name) that the expression does not
+    /// use.
+    fn check_names(&self, arrays: &Bound<'_, PyDict>) -> PyResult<()> {
+        if arrays.len() != self.py_names.len() {
+            let names = self.runner.input_names();
+            let mut extra: Vec<String> = Vec::new();
+            for k in arrays.keys() {
+                let k = k.str()?.to_string();
+                if !names.contains(&k) {
+                    extra.push(k);
+                }
+            }
+            if !extra.is_empty() {
+                extra.sort();
+                let uses = if names.is_empty() {
+                    "no inputs".to_string()
+                } else {
+                    names.join(", ")
+                };
+                return Err(PyTypeError::new_err(format!(
+                    "unexpected input(s) {}: the expression uses {uses}",
+                    extra.join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Looks the inputs up (see [`Kernel::evaluate`]), binds and runs them.
     fn call_with(
         &self,
@@ -1051,9 +1085,10 @@ impl Kernel {
         Ok(values)
     }
 
-    /// numexpr's `evaluate` with `out=` in one step (the builtin [`evaluate`]'s call): the inputs
-    /// looked up as [`Kernel::call_with`] does and the result written straight into `out`, or where
-    /// `out` is of another dtype or shape, a new result written into it by the Python layer's
+    /// numexpr's `evaluate` with `out=` in one step (the builtin [`evaluate`]'s call, and a
+    /// `Kernel`'s call with `out=`, [`Callable`]): the inputs looked up as [`Kernel::call_with`]
+    /// does and the result written straight into `out` ([`Kernel::write_out`]), or where `out` is
+    /// of another dtype or shape, a new result written into it by the Python layer's
     /// `finish_out` (cast under `casting`, broadcast, or refused as `run_out` refuses it). Ok(false),
     /// with nothing written, where `out` cannot be written as it is: not an aligned array of kiln's
     /// types, read-only, overlapping an input or in use by another call (the Python layer then
@@ -1106,6 +1141,9 @@ impl Kernel {
         kind: Kind,
         out: &Bound<'_, PyAny>,
     ) -> PyResult<kiln::Result<()>> {
+        if let Some(written) = self.write_contiguous(py, held, kind, out) {
+            return written;
+        }
         let bound = self.bind(held);
         match kind {
             Kind::F64 => run_into_typed::<f64>(py, &self.runner, &bound, out),
@@ -1117,6 +1155,46 @@ impl Kernel {
             Kind::C128 => run_into_typed::<Complex64>(py, &self.runner, &bound, out),
             Kind::Bytes(_) => Err(PyTypeError::new_err("out= of byte strings is not written in place")),
         }
+    }
+
+    /// [`Kernel::write_out`] through the handle bound to C-contiguous inputs of `held`'s forms
+    /// (the call [`Kernel::run_stored`] makes, into `out`'s elements rather than a new array),
+    /// where every input is C-contiguous (or a scalar), such a handle exists, and `out` is
+    /// C-contiguous with the handle's result type and shape; None otherwise (the general call
+    /// then binds `out` as a view, and says how a result of another type or shape differs).
+    fn write_contiguous(
+        &self,
+        py: Python<'_>,
+        held: &[Held<'_, '_>],
+        kind: Kind,
+        out: &Bound<'_, PyAny>,
+    ) -> Option<PyResult<kiln::Result<()>>> {
+        use kiln_jit::Stored;
+        if held.len() > SLICE_INPUTS {
+            return None;
+        }
+        let mut parts: [Stored<'_>; SLICE_INPUTS] = std::array::from_fn(|_| Stored::F64(&[]));
+        for (p, h) in parts.iter_mut().zip(held) {
+            *p = h.stored()?;
+        }
+        let parts = &parts[..held.len()];
+        let handle = self.contiguous_handle(held)?;
+        let o = out.cast::<numpy::PyUntypedArray>().ok()?;
+        if handle.output_type() != kind.elem() || handle.output_shape() != o.shape() || !o.is_c_contiguous() {
+            return None;
+        }
+        let small = o.len() < DETACH_ELEMENTS && parts.iter().all(|p| p.len() < DETACH_ELEMENTS);
+        let run = |s: OutSlice<'_>| handle.run_stored(parts, s);
+        Some(match kind {
+            Kind::F64 => write_slice::<f64>(py, out, small, |s| run(OutSlice::F64(s))),
+            Kind::F32 => write_slice::<f32>(py, out, small, |s| run(OutSlice::F32(s))),
+            Kind::I64 => write_slice::<i64>(py, out, small, |s| run(OutSlice::I64(s))),
+            Kind::I32 => write_slice::<i32>(py, out, small, |s| run(OutSlice::I32(s))),
+            Kind::Bool => write_slice::<bool>(py, out, small, |s| run(OutSlice::Bool(s))),
+            Kind::C64 => write_slice::<Complex32>(py, out, small, |s| run(OutSlice::C64(s))),
+            Kind::C128 => write_slice::<Complex64>(py, out, small, |s| run(OutSlice::C128(s))),
+            Kind::Bytes(_) => return None,
+        })
     }
 
     fn new(py: Python<'_>, runner: FusedRunner, expr: String) -> Kernel {
@@ -1455,8 +1533,11 @@ fn bytes_are_bools(s: &[u8]) -> bool {
 }
 
 /// The base class of the Python `kiln.Kernel` (kiln/_core.py): its call, `kernel(**arrays)`, made
-/// here so that the common call (no `out`, `order='K'`, `casting='safe'`) runs without a Python
-/// frame; any other call goes to the subclass's `_call_slow(out, order, casting, arrays)`.
+/// here so that the common calls run without a Python frame: no `out`, `order='K'` and
+/// `casting='safe'`; or an array `out` that kiln writes as it is ([`Kernel::evaluate_into`]: the
+/// result's type and shape, written in place; else cast under `casting` from a new result), with
+/// `order='K'` (a call with `out=` took 5.8 us at 100 elements through the Python layer, 1.2 here).
+/// Any other call goes to the subclass's `_call_slow(out, order, casting, arrays)`.
 #[pyclass(subclass, frozen, module = "kiln._kiln")]
 struct Callable {
     kernel: Py<Kernel>,
@@ -1493,12 +1574,32 @@ impl Callable {
             })
         };
         let arrays = arrays.unwrap_or_else(|| PyDict::new(py));
-        if out.is_none() && is(&order, "K") && is(&casting, "safe") {
-            match slf.get().kernel.get().call(py, arrays.clone()) {
+        let kernel = slf.get().kernel.get();
+        match &out {
+            None if is(&order, "K") && is(&casting, "safe") => match kernel.call(py, arrays.clone()) {
                 // a name missing: the slow path says which, and what was given
                 Err(e) if e.is_instance_of::<PyKeyError>(py) => {}
                 result => return result,
+            },
+            // an array `out`, written here where it can be as it is (else the slow path writes
+            // through a temporary, or raises)
+            Some(o)
+                if is(&order, "K")
+                    && CASTINGS.iter().any(|c| is(&casting, c))
+                    && o.cast::<numpy::PyUntypedArray>().is_ok() =>
+            {
+                let casting = casting
+                    .clone()
+                    .unwrap_or_else(|| PyString::new(py, "safe").into_any());
+                kernel.check_names(&arrays)?;
+                match kernel.evaluate_into(py, Some(arrays.as_any()), None, o, &casting) {
+                    Ok(true) => return Ok(o.clone().unbind()),
+                    // a name missing: the slow path says which, and what was given
+                    Err(e) if !e.is_instance_of::<PyKeyError>(py) => return Err(e),
+                    _ => {}
+                }
             }
+            _ => {}
         }
         let order = order.unwrap_or_else(|| PyString::new(py, "K").into_any());
         let casting = casting.unwrap_or_else(|| PyString::new(py, "safe").into_any());

@@ -591,6 +591,79 @@ def test_out_of_a_compiled_expression_takes_every_path_of_the_first_call():
         np.testing.assert_array_equal(zo, z / (z + 1))
 
 
+def test_out_of_a_compiled_kernel_is_written_in_one_native_call():
+    # `kernel(out=..., **arrays)` writes an out of the result's type and shape in the call itself
+    # (the handle of C-contiguous inputs where it can, the general call otherwise); every other out
+    # goes through the Python layer, as `evaluate`'s does. Each case runs twice: the first call of a
+    # form binds its handle, the second runs through it.
+    x = np.arange(10.0)
+    k = kiln.compile("x * 2 + 1")
+    for _ in range(2):
+        out = np.empty(10)
+        assert k(x=x, out=out) is out
+        np.testing.assert_array_equal(out, x * 2 + 1)
+        # a strided out, a transposed input, a 2-D out with a broadcast row
+        big = np.zeros(20)
+        assert k(x=x, out=big[::2]) is not None
+        np.testing.assert_array_equal(big, np.where(np.arange(20) % 2 == 0, np.repeat(x * 2 + 1, 2), 0.0))
+        m = np.arange(12.0).reshape(3, 4)
+        o2 = np.empty((4, 3))
+        assert k(x=m.T, out=o2) is o2
+        np.testing.assert_array_equal(o2, m.T * 2 + 1)
+        add = kiln.compile("m + r")
+        o3 = np.empty((3, 4))
+        assert add(m=m, r=np.arange(4.0), out=o3) is o3
+        np.testing.assert_array_equal(o3, m + np.arange(4.0))
+        # in place into its input, and into a view overlapping it (NumPy's values: through a
+        # temporary)
+        y = np.arange(10.0)
+        assert k(x=y, out=y) is y
+        np.testing.assert_array_equal(y, x * 2 + 1)
+        z = np.arange(11.0)
+        k(x=z[:-1], out=z[1:])
+        np.testing.assert_array_equal(z, np.concatenate([[0.0], np.arange(10.0) * 2 + 1]))
+        # results of other types into outs of their own type
+        mask = np.empty(10, bool)
+        assert kiln.compile("x > 4")(x=x, out=mask) is mask
+        np.testing.assert_array_equal(mask, x > 4)
+        i = np.arange(10)
+        io = np.empty(10, np.int64)
+        assert kiln.compile("i * 3 - 1")(i=i, out=io) is io
+        np.testing.assert_array_equal(io, i * 3 - 1)
+        zc = x + 1j
+        zo = np.empty(10, complex)
+        assert kiln.compile("z / (z + 1)")(z=zc, out=zo) is zo
+        np.testing.assert_array_equal(zo, zc / (zc + 1))
+        tot = np.empty(())
+        assert kiln.compile("sum(x)")(x=x, out=tot) is tot
+        assert tot == 45.0
+        # casting: 'safe' by default (a float64 result does not go into float32), others as asked
+        with pytest.raises(TypeError, match="cast"):
+            k(x=x, out=np.empty(10, np.float32))
+        o32 = np.empty(10, np.float32)
+        assert k(x=x, out=o32, casting="same_kind") is o32
+        np.testing.assert_array_equal(o32, (x * 2 + 1).astype(np.float32))
+        oc = np.empty(10)
+        assert k(x=x, out=oc, order="C") is oc
+        np.testing.assert_array_equal(oc, x * 2 + 1)
+        # bad calls: nothing written
+        with pytest.raises(ValueError, match="shape"):
+            k(x=x, out=np.empty(9))
+        ro = np.zeros(10)
+        ro.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            k(x=x, out=ro)
+        np.testing.assert_array_equal(ro, 0.0)
+        with pytest.raises(KeyError, match="'x'"):
+            k(out=np.empty(10))
+        untouched = np.zeros(10)
+        with pytest.raises(TypeError, match="unexpected input"):
+            k(x=x, w=x, out=untouched)
+        np.testing.assert_array_equal(untouched, 0.0)
+        with pytest.raises(TypeError, match="NumPy array"):
+            k(x=x, out=[0.0] * 10)
+
+
 def test_re_evaluate_after_an_out_call_writes_that_out_again():
     x = np.arange(6.0)
     out = np.empty(6)
