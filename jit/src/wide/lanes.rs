@@ -5,7 +5,7 @@
 use super::{Io, write};
 use crate::vmath::exp::{ExpConsts, F64 as EXP64};
 use crate::vmath::f32x4::{
-    C as T32_C, PIO2_1 as T32_PIO2_1, PIO2_2 as T32_PIO2_2, PIO2_3 as T32_PIO2_3,
+    C as T32_C, NEAR as T32_NEAR, PIO2_1 as T32_PIO2_1, PIO2_2 as T32_PIO2_2, PIO2_3 as T32_PIO2_3,
     REDUCE_MAX as T32_REDUCE_MAX, S as T32_S, T as T32_T, TINY as T32_TINY, TWO_OVER_PI as T32_TWO_OVER_PI,
 };
 use crate::vmath::f32x4::{
@@ -160,6 +160,14 @@ pub(super) fn two_sum<T: Lane>(a: T, b: T) -> (T, T) {
     let bb = s - a;
     let t = s - bb;
     (s, (a - t) + (b - bb))
+}
+
+/// `vmath::Vb::fast_two_sum`: `a + b` and its rounding error, for `|a| >= |b|`.
+#[inline(always)]
+pub(super) fn fast_two_sum<T: Lane>(a: T, b: T) -> (T, T) {
+    let s = a + b;
+    let t = s - a;
+    (s, b - t)
 }
 
 /// `vmath::Vb::estrin`: Estrin's scheme, the terms paired in the same order (at most 32
@@ -781,47 +789,70 @@ fn cos32_fast(x: f32) -> f32 {
     quadrant32(s, c, n.wrapping_add(1))
 }
 
-/// `vmath::f32x4::tan` before its slow path.
+/// `vmath::f32x4::tan`'s reduction up to its exact branch: `(q, r1, m)`, `x = q·pi/2 + r1 + m`
+/// with `r1` exact and `m` rounded once.
 #[inline(always)]
-fn tan32_fast(x: f32) -> f32 {
+fn tan32_reduce(x: f32) -> (f32, f32, f32) {
     let c = <f32 as Lane>::c;
     let q = (x * c(T32_TWO_OVER_PI)).round_ties_even();
     let nq = -q;
     let r1 = nq.mul_add(c(T32_PIO2_1), x);
-    let p2 = c(T32_PIO2_2);
-    let ph = nq * p2;
-    let nph = -ph;
-    let pl = nq.mul_add(p2, nph);
-    // two_sum(r1, ph)
-    let s = r1 + ph;
-    let bb = s - r1;
-    let t = s - bb;
-    let ea = r1 - t;
-    let eb = ph - bb;
-    let e = ea + eb;
-    let l = nq.mul_add(c(T32_PIO2_3), pl);
-    let lo = e + l;
-    // fast_two_sum(s, lo)
-    let r = s + lo;
-    let t = r - s;
-    let rl = lo - t;
+    let m = nq.mul_add(c(T32_PIO2_2), nq * c(T32_PIO2_3));
+    (q, r1, m)
+}
+
+/// `vmath::f32x4::tan_kernel`: `tan(q·pi/2 + r + rl)` from the pair and `q`.
+#[inline(always)]
+fn tan32_kernel(q: f32, r: f32, rl: f32) -> f32 {
     let odd = (q + 12582912.0).to_bits() & 1 == 1;
     let z = r * r;
     let z2 = z * z;
     let p = poly2::<f32, 4, 3>(z, z2, &T32_T);
     let r3 = z * r;
     let d = rl.mul_add(z, rl);
-    let cc = r3.mul_add(p, d);
-    // fast_two_sum(r, cc)
-    let w = r + cc;
-    let t = w - r;
-    let lo = cc - t;
+    let c = r3.mul_add(p, d);
+    let (w, lo) = fast_two_sum(r, c);
     let a = -1.0 / w;
     let d = a.mul_add(w, 1.0);
     let d = a.mul_add(lo, d);
     let ro = a.mul_add(d, a);
-    let res = sel(odd, ro, w);
-    sel(x.abs() < T32_TINY as f32, x, res)
+    sel(odd, ro, w)
+}
+
+/// `vmath::f32x4::tan` before its exact branch and its slow path: the value, and whether the lane
+/// takes the exact branch (`|r| < NEAR·|m|`).
+#[inline(always)]
+fn tan32_quick(x: f32) -> (f32, bool) {
+    let (q, r1, m) = tan32_reduce(x);
+    let r = r1 + m;
+    let rl = (r1 - r) + m;
+    let res = tan32_kernel(q, r, rl);
+    (
+        sel(x.abs() < T32_TINY as f32, x, res),
+        r.abs() < m.abs() * T32_NEAR as f32,
+    )
+}
+
+/// `vmath::f32x4::tan`'s exact branch: the reduction as a pair by TwoSum.
+#[inline(always)]
+fn tan32_exact(x: f32) -> f32 {
+    let c = <f32 as Lane>::c;
+    let (q, r1, _) = tan32_reduce(x);
+    let nq = -q;
+    let p2 = c(T32_PIO2_2);
+    let ph = nq * p2;
+    let pl = nq.mul_add(p2, -ph);
+    let (s, e) = two_sum(r1, ph);
+    let l = nq.mul_add(c(T32_PIO2_3), pl);
+    let (r, rl) = fast_two_sum(s, e + l);
+    sel(x.abs() < T32_TINY as f32, x, tan32_kernel(q, r, rl))
+}
+
+/// `vmath::f32x4::tan` before its slow path, on one lane.
+#[inline(always)]
+fn tan32_fast(x: f32) -> f32 {
+    let (res, near) = tan32_quick(x);
+    if near { tan32_exact(x) } else { res }
 }
 
 /// Whether `x` stays off the inline trig's slow path (`Vb::slow_path` where `|x| > max`; NaN does
@@ -867,7 +898,43 @@ trig_paths! {
     Tan: f64, T64_REDUCE_MAX, tan64_fast, Tan;
     Sin: f32, T32_REDUCE_MAX, sin32_fast, Sin;
     Cos: f32, T32_REDUCE_MAX, cos32_fast, Cos;
-    Tan: f32, T32_REDUCE_MAX, tan32_fast, Tan;
+}
+
+/// f32 tan: the chunk's lanes by the quick reduction, and again by the exact one only where a lane
+/// needs it (the inline code's branch per vector, [`tan32_quick`]; the same bits either way).
+impl Paths<f32> for Tan {
+    #[inline(always)]
+    fn fast_ok(x: f32) -> bool {
+        trig_fast_ok(x, T32_REDUCE_MAX)
+    }
+    #[inline(always)]
+    fn fast(x: f32) -> f32 {
+        tan32_fast(x)
+    }
+    #[inline(always)]
+    fn general(x: f32) -> f32 {
+        if trig_fast_ok(x, T32_REDUCE_MAX) {
+            tan32_fast(x)
+        } else {
+            kiln_ir::UnaryOp::Tan.eval(x)
+        }
+    }
+    #[inline(always)]
+    fn fast_chunk(c: &mut [f32; CHUNK], _look: &impl Look) {
+        let xs = *c;
+        let mut near = false;
+        for (y, &x) in c.iter_mut().zip(&xs) {
+            let (v, n) = tan32_quick(x);
+            *y = v;
+            near |= n;
+        }
+        if near {
+            for (y, &x) in c.iter_mut().zip(&xs) {
+                let (_, n) = tan32_quick(x);
+                *y = sel(n, tan32_exact(x), *y);
+            }
+        }
+    }
 }
 
 /// sin and cos of one argument, the argument's elements to sin (in place, or from the source
