@@ -1,10 +1,11 @@
 """`python -m kiln.bench`: kiln from Python against numexpr and NumPy on kiln's seed kernels.
 
-For each seed kernel (the expressions `kiln bench` races) and each size N, four variants are
+For each seed kernel (the expressions `kiln bench` races) and each size N, five variants are
 timed in one process, interleaved (each round runs every variant once, in a rotating order, so that
 a noisy neighbour hurts them alike): `kiln.evaluate(ex, local_dict=...)` as a numexpr user calls
-it, a `kiln.compile(ex)` kernel called with keywords, `numexpr.evaluate` (if numexpr is installed)
-and the NumPy expression. Every variant's result is checked against NumPy's first. The table gives
+it, a `kiln.compile(ex)` kernel called with keywords, the same kernel writing into an array given
+as `out=` (the call of a hot loop), `numexpr.evaluate` (if numexpr is installed) and the NumPy
+expression. Every variant's result is checked against NumPy's first. The table gives
 the median time per call, nanoseconds per element and the speed relative to NumPy and numexpr.
 
 `--functions` times every function of numexpr's set that kiln computes, one at a time, from the
@@ -92,9 +93,11 @@ def variants(name, env):
     ex, numpy_fn = KERNELS[name]
     kernel = kiln.compile(ex)
     used = {k: env[k] for k in kernel.names}
+    into = np.empty_like(np.asarray(kernel(**used)))
     out = [
         ("kiln.evaluate", lambda: kiln.evaluate(ex, local_dict=env)),
         ("kiln.compile", lambda: kernel(**used)),
+        ("kiln.compile out=", lambda: kernel(out=into, **used)),
     ]
     try:
         import numexpr  # type: ignore[import-untyped]
@@ -482,14 +485,14 @@ def size(text):
 
 
 def run_kernels(args, names, dtype, sizes, emit):
-    """The seed kernels: per N and kernel, the four variants, checked, timed."""
+    """The seed kernels: per N and kernel, the variants, checked, timed."""
     dname = "f32" if dtype == np.float32 else "f64"
     numexpr = numexpr_module()
     peer = f"numexpr {numexpr.__version__} ({numexpr.get_num_threads()} threads)" if numexpr else "numexpr not installed"
     if not args.json:
         emit(f"# kiln {kiln.__version__}, numpy {np.__version__}, {peer}; Python {sys.version.split()[0]}, "
              f"{os.cpu_count()} cores, {dname}, median of {args.rounds} interleaved rounds")
-        header = f"{'kernel':<9} {'N':>9} {'variant':<14} {'us/call':>10} {'ns/elem':>8} {'vs numpy':>9} {'vs numexpr':>10}"
+        header = f"{'kernel':<9} {'N':>9} {'variant':<17} {'us/call':>10} {'ns/elem':>8} {'vs numpy':>9} {'vs numexpr':>10}"
         emit(header)
         emit("-" * len(header))
     for n in sizes:
@@ -508,7 +511,7 @@ def run_kernels(args, names, dtype, sizes, emit):
                     continue
                 vs_np = f"{by['numpy'] / t:8.2f}x"
                 vs_ne = f"{by['numexpr'] / t:9.2f}x" if "numexpr" in by else f"{'-':>10}"
-                emit(f"{name:<9} {n:>9} {label:<14} {t * 1e6:>10.2f} {t * 1e9 / n:>8.3f} {vs_np} {vs_ne}")
+                emit(f"{name:<9} {n:>9} {label:<17} {t * 1e6:>10.2f} {t * 1e9 / n:>8.3f} {vs_np} {vs_ne}")
 
 
 def emit(line):

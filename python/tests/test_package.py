@@ -57,9 +57,9 @@ def test_bench_runs():
     )
     assert r.returncode == 0, r.stderr
     rows = [line for line in r.stdout.splitlines() if line.startswith(tuple(["axpy", "horner", "sumsq", "logistic", "trig"]))]
-    # four variants with numexpr installed, three without
-    assert len(rows) in (15, 20)
-    assert "kiln.evaluate" in r.stdout and "kiln.compile" in r.stdout
+    # five variants with numexpr installed, four without
+    assert len(rows) in (20, 25)
+    assert "kiln.evaluate" in r.stdout and "kiln.compile" in r.stdout and "kiln.compile out=" in r.stdout
 
 
 def test_readme_python_example_runs(capsys):
