@@ -393,6 +393,17 @@ fn trig_inputs(rng: &mut Rng) -> Vec<f64> {
             v.push(f32::from_bits(yf.to_bits().wrapping_sub(1)) as f64);
         }
     }
+    // f32 tan's two reductions (`vmath::f32x4::tan`: the exact one where |r| < 8|m|) meet a few
+    // floats from the f32 nearest k·pi/2, further out as k grows: the 16 floats either side of it,
+    // for k up to the inline reduction's limit (|x| <= 65536), mixed in one chunk with lanes of
+    // the other reduction
+    for k in (1..=41_000u32).step_by(97) {
+        let m = (f64::from(k) * std::f64::consts::FRAC_PI_2) as f32;
+        for d in -16i32..=16 {
+            let y = f32::from_bits(m.to_bits().wrapping_add_signed(d)) as f64;
+            v.extend([y, -y, 0.75 * y]);
+        }
+    }
     for k in [1e5, 1e6, 1e7, 1e10, 1e15, 1e20, 1e100, 1e300] {
         v.push(k * std::f64::consts::FRAC_PI_2);
     }

@@ -593,9 +593,11 @@ def test_out_of_a_compiled_expression_takes_every_path_of_the_first_call():
 
 def test_out_of_a_compiled_kernel_is_written_in_one_native_call():
     # `kernel(out=..., **arrays)` writes an out of the result's type and shape in the call itself
-    # (the handle of C-contiguous inputs where it can, the general call otherwise); every other out
-    # goes through the Python layer, as `evaluate`'s does. Each case runs twice: the first call of a
-    # form binds its handle, the second runs through it.
+    # (the handle of C-contiguous inputs where it can, the general call otherwise), and an out of
+    # another type or shape from a new result cast or broadcast into it; an out it cannot write as
+    # it is (overlapping an input, elements sharing bytes) or another order goes through the Python
+    # layer, as `evaluate`'s does. Each case runs twice: the first call of a form binds its handle,
+    # the second runs through it.
     x = np.arange(10.0)
     k = kiln.compile("x * 2 + 1")
     for _ in range(2):
