@@ -1169,16 +1169,8 @@ impl Kernel {
         kind: Kind,
         out: &Bound<'_, PyAny>,
     ) -> Option<PyResult<kiln::Result<()>>> {
-        use kiln_jit::Stored;
-        if held.len() > SLICE_INPUTS {
-            return None;
-        }
-        let mut parts: [Stored<'_>; SLICE_INPUTS] = std::array::from_fn(|_| Stored::F64(&[]));
-        for (p, h) in parts.iter_mut().zip(held) {
-            *p = h.stored()?;
-        }
-        let parts = &parts[..held.len()];
-        let handle = self.contiguous_handle(held)?;
+        let (parts, n, handle) = self.stored_parts(held)?;
+        let parts = &parts[..n];
         let o = out.cast::<numpy::PyUntypedArray>().ok()?;
         if handle.output_type() != kind.elem() || handle.output_shape() != o.shape() || !o.is_c_contiguous() {
             return None;
@@ -1382,21 +1374,31 @@ impl Kernel {
         self.runner.bound_c_order(&forms[..held.len()])
     }
 
+    /// The elements of `held` as they are (the first `n` of the array), each input C-contiguous or
+    /// a scalar, and the runner's handle bound to C-contiguous inputs of their forms; None where an
+    /// input is not so or no such handle exists.
+    fn stored_parts<'h>(
+        &self,
+        held: &'h [Held<'_, '_>],
+    ) -> Option<([kiln_jit::Stored<'h>; SLICE_INPUTS], usize, kiln::BoundHandle<'_>)> {
+        use kiln_jit::Stored;
+        if held.len() > SLICE_INPUTS {
+            return None;
+        }
+        let mut parts: [Stored<'h>; SLICE_INPUTS] = std::array::from_fn(|_| Stored::F64(&[]));
+        for (p, h) in parts.iter_mut().zip(held) {
+            *p = h.stored()?;
+        }
+        Some((parts, held.len(), self.contiguous_handle(held)?))
+    }
+
     /// [`Kernel::run_contiguous`] for inputs of any types (integers, bools, complex, byte strings,
     /// mixed), each C-contiguous: their elements as they are ([`Prepared::run_stored`]: no view
     /// made), into a new array of the result's type; None where an input is not C-contiguous, no
     /// such handle exists or the result is byte strings.
     fn run_stored(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> Option<PyResult<Py<PyAny>>> {
-        use kiln_jit::Stored;
-        if held.len() > SLICE_INPUTS {
-            return None;
-        }
-        let mut parts: [Stored<'_>; SLICE_INPUTS] = std::array::from_fn(|_| Stored::F64(&[]));
-        for (p, h) in parts.iter_mut().zip(held) {
-            *p = h.stored()?;
-        }
-        let parts = &parts[..held.len()];
-        let handle = self.contiguous_handle(held)?;
+        let (parts, n, handle) = self.stored_parts(held)?;
+        let parts = &parts[..n];
         let small = parts.iter().all(|p| p.len() < DETACH_ELEMENTS);
         Some(match handle.output_type() {
             ElemType::F64 => self.run_fresh::<f64>(py, &handle, small, |out| {
