@@ -1022,9 +1022,15 @@ impl Kernel {
 
 impl Kernel {
     /// A `TypeError` naming the inputs in `arrays` (a call's by name) that the expression does not
-    /// use.
+    /// use, where it has every one the expression uses (a name missing is the lookup's `KeyError`
+    /// first, as the Python layer's `Kernel._args` raises it).
     fn check_names(&self, arrays: &Bound<'_, PyDict>) -> PyResult<()> {
         if arrays.len() != self.py_names.len() {
+            for name in &self.py_names {
+                if !arrays.contains(name.bind(arrays.py()))? {
+                    return Ok(());
+                }
+            }
             let names = self.runner.input_names();
             let mut extra: Vec<String> = Vec::new();
             for k in arrays.keys() {

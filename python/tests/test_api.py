@@ -662,6 +662,12 @@ def test_out_of_a_compiled_kernel_is_written_in_one_native_call():
         with pytest.raises(TypeError, match="unexpected input"):
             k(x=x, w=x, out=untouched)
         np.testing.assert_array_equal(untouched, 0.0)
+        # a name missing beside an extra one: the missing name first, with or without out=
+        two = kiln.compile("x + y")
+        for call in (lambda: two(x=x, w=x, v=x), lambda: two(x=x, w=x, v=x, out=untouched)):
+            with pytest.raises(KeyError, match="'y'"):
+                call()
+        np.testing.assert_array_equal(untouched, 0.0)
         with pytest.raises(TypeError, match="NumPy array"):
             k(x=x, out=[0.0] * 10)
 
