@@ -152,6 +152,15 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
         }
         return Ok(Path::Typed(why, Box::new(TypedKernel::new(kernel, elems, mean)?)));
     }
+    // the float path reads float inputs in the kernel's float dtype (an f32 input beside an f64 one
+    // widened as it is read, or into a copy where strided), so it is asked of them typed as that
+    // dtype
+    let floats = vec![kernel.dtype; elems.len()];
+    // a kernel whose constants fold to a strong float64 is typed all the same, for its type errors
+    // (`recip(~x) + exp(0.0)` is refused as `recip(~x)` is: the fuzz finding of 2026-12-07)
+    if program.strong_f64 {
+        TypedKernel::new(kernel, &floats, mean)?;
+    }
     // sibling reductions of float inputs: the plan merged only bodies the float path computes as
     // each alone would ([`crate::sibling_pass`])
     if matches!(
@@ -162,10 +171,6 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     {
         return Ok(Path::Float);
     }
-    // the float path reads float inputs in the kernel's float dtype (an f32 input beside an f64 one
-    // widened as it is read, or into a copy where strided), so it is asked of them typed as that
-    // dtype
-    let floats = vec![kernel.dtype; elems.len()];
     let typed = TypedKernel::new(kernel, &floats, mean)?;
     // the float path's mean divides its sum in the float dtype (`mean(a > 0)` is float64 in both)
     let float_output = if mean { kernel.dtype } else { kernel.output_type() };

@@ -7,7 +7,7 @@
 //! On the default backend (the JIT: kiln-jit's typed code generator, or the interpreter where it
 //! declines, as `kiln explain` states) and on the interpreter.
 
-use kiln::{ArrayArg, FusedRunner, Output};
+use kiln::{ArrayArg, Expr, FusedRunner, Output};
 use ndarray::{Array1, ArrayD, array};
 
 const I32_MIN: i32 = i32::MIN;
@@ -727,6 +727,26 @@ fn truth_values_of_float_inputs_take_numpys_types() {
         .run(&[("a", (&a).into())])
         .unwrap_err();
     assert!(e.to_string().contains("`-` of a bool"), "{e}");
+    // and beside a function of constants, which folds to a strong float64 and leaves the kernel on
+    // the float path: typed all the same (the fuzz finding `recip_of_bool_beside_a_folded_function`)
+    for text in ["-(a > 0) + exp(0.0)", "-(a > 0) < sin(1.0)"] {
+        let e = FusedRunner::compile_text(text)
+            .unwrap()
+            .run(&[("a", (&a).into())])
+            .unwrap_err();
+        assert!(e.to_string().contains("`-` of a bool"), "{text}: {e}");
+    }
+    let x = Expr::input("x");
+    for e in [
+        x.not().recip() + Expr::from(0.0f64).exp(),
+        x.not().recip().lt(Expr::from(1.0f64).sin()),
+    ] {
+        let jit = FusedRunner::compile(&e).unwrap();
+        for runner in [jit.clone(), jit.with_backend(kiln::interpreter())] {
+            let err = runner.run(&[("x", (&a).into())]).unwrap_err();
+            assert!(err.to_string().contains("reciprocal of bool"), "{err}");
+        }
+    }
 }
 
 /// A mean whose values are float32 computed through float64 intermediates is float32, from `run`
