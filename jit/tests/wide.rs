@@ -1391,14 +1391,14 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
     // runs of positive bases with f32 subnormals among them, and exponents now and then zero or
     // f32-subnormal: f32's fast path splits a normal base on its own bits and takes chunks of
     // normal bases and exponents only, the others the general path (the same bits); and the
-    // edges of that split (the least normal, OFF_F32 = 0x1.6a09ep-1 and its neighbours, twice
-    // it, 1/sqrt(2), powers of two, the largest f32)
-    let splits = [
+    // edges of that split and of its table's rows (the least normal, OFF = 0x1.2d554p-1 and its
+    // neighbours, twice it, each row's first f32 and the one before it, 1/sqrt(2), powers of
+    // two, the largest f32)
+    let mut splits = vec![
         1.1754944e-38f64,
-        f32::from_bits(0x3f35_04ef) as f64,
-        f32::from_bits(0x3f35_04f0) as f64,
-        f32::from_bits(0x3f35_04f1) as f64,
-        f32::from_bits(0x3fb5_04f0) as f64,
+        f32::from_bits(0x3f34_aaa7) as f64,
+        f32::from_bits(0x3f34_aaa9) as f64,
+        f32::from_bits(0x3fb4_aaa8) as f64,
         0.70710677,
         0.5,
         1.0,
@@ -1406,6 +1406,11 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
         std::f64::consts::SQRT_2,
         3.4028235e38,
     ];
+    for row in 0..16u32 {
+        let first = 0x3f34_aaa8 + (row << 19);
+        splits.push(f32::from_bits(first) as f64);
+        splits.push(f32::from_bits(first - 1) as f64);
+    }
     for i in 0..8_000 {
         let x = match i % 37 {
             0 => rng.uniform(1e-45, 1.2e-38),

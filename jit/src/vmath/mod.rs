@@ -484,35 +484,16 @@ impl Vb<'_, '_> {
         }
         acc
     }
-    /// `c0 + c1 x + c2 x² + ...` by Estrin's scheme (`coeffs` in ascending order): the pairs
-    /// `c[2i] + x·c[2i+1]` (FMA), then pairs of those `a + x²·b`, then `a + x⁴·b`, ..., a lone last
-    /// term carried up a level as it is. The FMAs of Horner's rule in a tree of depth log2 of the
-    /// degree, for the price of the powers of `x` (`lanes::estrin` in the same order).
-    pub fn estrin(&mut self, x: Value, coeffs: &[f64]) -> Value {
-        let mut terms = self.pair_terms(x, coeffs);
-        let mut p = x;
-        while terms.len() > 1 {
-            p = self.mul(p, p);
-            terms = terms
-                .chunks(2)
-                .map(|q| match *q {
-                    [lo, hi] => self.fma(p, hi, lo),
-                    _ => q[0],
-                })
-                .collect();
-        }
-        terms[0]
-    }
     /// The polynomial of `coeffs` (ascending) at `x`, with `x2 = x·x`: each pair `c[2i] +
     /// c[2i+1]·x` by one `fma`, the pairs summed by Horner's scheme in `x2`. No power of `x`
-    /// beyond `x2`, which the caller has: against [`Vb::estrin`], 9 coefficients cost two
+    /// beyond `x2`, which the caller has: against Estrin's scheme, 9 coefficients cost two
     /// multiplications fewer, for a chain of 5 `fma` where Estrin's is 4 and 3 multiplications.
     pub fn pairs(&mut self, x: Value, x2: Value, coeffs: &[f64]) -> Value {
         let terms = self.pair_terms(x, coeffs);
         let (&last, rest) = terms.split_last().expect("a coefficient");
         rest.iter().rev().fold(last, |acc, &t| self.fma(x2, acc, t))
     }
-    /// The first level of [`Vb::estrin`] and [`Vb::pairs`]: `c[2i] + x·c[2i+1]` (one `fma`
+    /// The first level of [`Vb::pairs`]: `c[2i] + x·c[2i+1]` (one `fma`
     /// each), a lone last coefficient as it is.
     fn pair_terms(&mut self, x: Value, coeffs: &[f64]) -> Vec<Value> {
         coeffs

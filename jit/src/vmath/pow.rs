@@ -24,41 +24,42 @@
 //! [`FAST_EXP`]; the others take ARM's fast path alone (no selects, the scale in one integer
 //! addition), with the same bits.
 //!
-//! **f32** ([`pow_f32`], in f64 on the widened values; no table): `|x| = 2^k·z` with `z` in
-//! [0.7071, 1.4142), `s = (z - 1)/(z + 1)` (one division, `z ± 1` exact) and `log2|x| = k +
-//! s·Q(s²)` with `Q` of degree 4 (relative error 2^-37.8); `t = y·log2|x|` as `(y·s)·Q + y·k` (one
-//! FMA, `y·k` exact), clamped to [-160, 130] (beyond, the f32 result is 0 or inf), `k =
-//! nearest(t)`, `2^(t - k)` a degree-7 polynomial (relative error 2^-33.1) and `k` added into its
-//! exponent field (`scripts/powf_fit.py` fits both). Both polynomials by Estrin's scheme
-//! ([`Vb::estrin`]), `y` multiplied beside `Q` rather than after it, and `nearest(t)` beside the
-//! rounding shift rather than after it: a lane's chain of dependent operations about a third
-//! shorter than Horner's rule and `y·(k + s·Q)` made it (by Zen 3's latencies, some 65 cycles
-//! against 92), for
-//! 1.6 more instructions an element, and the AVX2 routine 11% faster (BENCHMARKS.md before 0b97b4d).
-//! With |t| <= 160 the f64 result is within about 2^-30.5 of `x^y` (relative), so the rounding to
-//! f32 goes wrong only within 2^-6.5 ULP of a midpoint: 0.52 ULP at most, where ARM's table-driven
-//! `powf`, which this replaced, states 0.82 (its two table lookups per lane, scalar loads on both
-//! routes but AVX-512's gathers, cost more than the division and the longer polynomials). Measured
-//! against f64 pow rounded to f32 over 3.7 million points (`jit/tests/accuracy.rs`,
-//! `pow_f32_correctly_rounded`: every 7th f32 in [1/2, 2), the whole range of results, negative
-//! bases): max 1 ULP, 1,396 points (0.04%) off by one (the same count as by Horner's rule).
+//! **f32** ([`pow_f32`], in f64 on the widened values, by two tables of 16 rows): `|x| = 2^k·z`
+//! with `z` in [0.7057, 1.4114) and its row, `1/c` and `log2 c` of the f64 log family's `LOG2_16`
+//! (`vmath::log`, whose split this is), `r = z/c - 1` exact (one FMA, |r| <= 0.03842) and
+//! `log2|x| = (k + log2 c) + r·Q(r)`, `Q` of degree 5 (relative error 2^-36.0), `k + log2 c` exact;
+//! `t = y·log2|x|`, clamped to [-160, 130] (beyond, the f32 result is 0 or inf); `i =
+//! nearest(16·t)` and `u = 16·t - i` (exact, |u| <= 1/2), `2^(i/16)` from `EXP2_16` (the double
+//! nearest `2^((i & 15)/16)`, `i >> 4` added into its exponent field) times `1 + u·E(u)`, `E` of
+//! degree 3 (relative error 2^-37.5; `scripts/powf_fit.py` fits both, `scripts/pow_tables.py`
+//! makes `EXP2_16`). Both polynomials by Horner's rule: the routines at full width are bound by
+//! their operations' throughput, not a lane's latency. No division: the table-free form this
+//! replaced (`s = (z - 1)/(z + 1)`, `Q(s²)` of degree 4, `2^r` of degree 7 on |r| <= 1/2) cost 1.5
+//! times as much at AVX-512, where each table's 16 rows are two registers and a lookup of 8 lanes
+//! one `vpermt2pd` (`wide::lanes::permute_col`). The f64 result is within about 2^-29.2 of `x^y`
+//! (relative; 2^-32 where |t| <= 20), so the rounding to f32 goes wrong only within 2^-5.2 ULP of
+//! a midpoint: 0.53 ULP at most, where ARM's `powf` states 0.82. Measured against f64 pow rounded
+//! to f32 over 3.7 million points (`jit/tests/accuracy.rs`, `pow_f32_correctly_rounded`: every 7th
+//! f32 in [1/2, 2), the whole range of results, negative bases): max 1 ULP, 169 points off by
+//! one (the division's form: 1,396).
 //! Lanes of positive finite `x` and finite `y` take this alone; a vector (a chunk of the wide
 //! routines) with another lane takes the general path, the same with [`log_edges`]' and
-//! [`annex_f`]'s selects, and `t = y·log2|x|` for its own lanes (an infinite `y` would make `y·k`
-//! NaN where `k = 0`).
+//! [`annex_f`]'s selects.
 //!
 //! The sign and C99's special cases are [`annex_f`]'s: a negative base with an odd integer exponent
 //! flips the sign, with a non-integer exponent gives NaN; `pow(x, ±0) = 1` and `pow(1, y) = 1` even
 //! for NaN, `pow(-1, ±inf) = 1`; zeros and infinities of either operand follow from `log 0 = -inf`,
 //! `log inf = inf` ([`log_edges`]) and the clamped exp.
 //!
-//! **Table lookups** (f64). The inline code reads a lane's table row by scalar loads from the
+//! **Table lookups.** The inline code reads a lane's table row by scalar loads from the
 //! static's address ([`Vb::lookup`]); the wide routines (`wide/pow.rs`) index the same statics
 //! (gathers on AVX-512 where they are fast, `wide::gathers`; else scalar loads in a loop of their
-//! own). The same values and the same operations, so the same bits on every route.
+//! own). f32's two tables are read by columns ([`Vb::lookup_cols`]), the wide routines' by permutes
+//! at AVX-512 and scalar loads at AVX2 (`wide::lanes::Look`). The same values and the same
+//! operations, so the same bits on every route.
 
 use super::Vb;
-use super::pow_tables::{EXP, LOG};
+use super::pow_tables::{EXP, EXP2_16, LOG, LOG2_16};
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
@@ -106,29 +107,25 @@ pub(crate) const DOWN: f64 = 2.2250738585072014e-308;
 pub(crate) const UP_BITS: i64 = -(1009 << 52);
 pub(crate) const DOWN_BITS: i64 = 1022 << 52;
 
-/// f32 log2 (table-free): `OFF_F32`, the bits of 0x1.6a09ep-1, just below sqrt(1/2), so that `z` is
-/// in [0.7071, 1.4142) and `s = (z - 1)/(z + 1)` within ±0.17158; `log2 z = s·Q(s²)` with `Q` of
-/// degree 4 (`scripts/powf_fit.py 4 7`: Chebyshev interpolation, relative error 2^-37.8).
-pub(crate) const OFF_F32: i64 = 0x3fe6_a09e_0000_0000;
-pub(crate) const LOG2_Q: [f64; 5] = [
-    2.8853900817899993,
-    0.9617966734347775,
-    0.5770835694285928,
-    0.41167354889385166,
-    0.3407162639744077,
+/// f32 log2 (`scripts/powf_fit.py 5 4`): `log2(1 + r) = r·Q(r)` on |r| <= 0.03842 (the rows of the
+/// log family's `LOG2_16`, which this log2 reads), `Q` of degree 5 (relative error 2^-36.0), by
+/// Horner's rule.
+pub(crate) const LOG2_Q: [f64; 6] = [
+    1.442695040909726,
+    -0.7213475204626498,
+    0.4808980938450672,
+    -0.36067353873355834,
+    0.2889960234380374,
+    -0.2408490766052112,
 ];
-/// f32 exp2 (table-free): `2^r ≈ 1 + r·R(r)` on |r| <= 1/2, degree 7 (`scripts/powf_fit.py 4 7`:
-/// relative error 2^-33.1), by Estrin's scheme; `k = nearest(t)`, its bits' low part by the
-/// rounding shift [`SHIFT`].
-pub(crate) const EXP2_E: [f64; 8] = [
-    1.0,
-    0.6931471805599453,
-    0.24022650922288757,
-    0.055504108839096185,
-    0.009618056678524637,
-    0.001333350238616277,
-    0.0001546144469856913,
-    1.5297323760701075e-05,
+/// f32 exp2: `2^(u/16) = 1 + u·E(u)` on |u| <= 1/2 (`u = 16·t - nearest(16·t)`, the rest of `2^t`
+/// in `EXP2_16`), `E` of degree 3 (relative error 2^-37.5; the scaling by 1/16 folded into its
+/// coefficients), by Horner's rule.
+pub(crate) const EXP2_E: [f64; 4] = [
+    0.043321698775058225,
+    0.0009383847927372296,
+    1.355112574298741e-05,
+    1.4676329901000568e-07,
 ];
 /// The interval `y·log2|x|` is clamped into (f32 results 0 and inf beyond).
 pub(crate) const EXP2_CLAMP: (f64, f64) = (-160.0, 130.0);
@@ -316,14 +313,14 @@ fn exp_tmp(v: &mut Vb<'_, '_>, r: Value, tail: Value) -> Value {
 }
 
 /// pow of f32 values widened to F64X2, for a result rounded once to f32 by the caller (module
-/// docs): `2^(y·log2|x|)` with no table, for lanes of positive finite `x` and finite `y`; where a
-/// lane is not, the general path for the vector (a branch taken only then), whose [`log_edges`]
-/// and [`annex_f`] selects leave the other lanes' bits as they were.
+/// docs): `2^(y·log2|x|)` by two 16-row tables, for lanes of positive finite `x` and finite `y`;
+/// where a lane is not, the general path for the vector (a branch taken only then), whose
+/// [`log_edges`] and [`annex_f`] selects leave the other lanes' bits as they were.
 pub(crate) fn pow_f32(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
-    let parts = log2_f32(v, ax);
-    let t = times_log2(v, y, parts);
+    let l = log2_f32(v, ax);
+    let t = v.mul(l, y);
     let fast = exp2_f32(v, t);
     let pos = v.cmpc(GreaterThan, x, 0.0);
     let fin = v.cmpc(LessThan, x, f64::INFINITY);
@@ -333,55 +330,56 @@ pub(crate) fn pow_f32(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     let ok = v.and(ok, yfin);
     let edge = v.not(ok);
     v.guard_shared(edge, fast, |v| {
-        // the other lanes: `y·log2|x|` with `log2 0 = -inf`, `log2 inf = inf`, NaN for NaN, and
-        // `y·k` not formed (an infinite `y` times `k = 0` would be NaN)
+        // the other lanes: `log2 0 = -inf`, `log2 inf = inf`, NaN for NaN
         let (xok, sp) = log_edges(v, ax);
-        let (k, s, q) = parts;
-        let l = v.fma(s, q, k);
         let l = v.sel(xok, l, sp);
-        let tl = v.mul(y, l);
-        let t = v.sel(ok, t, tl);
+        let t = v.mul(l, y);
         let r = exp2_f32(v, t);
         annex_f(v, x, y, r)
     })
 }
 
-/// `(k, s, q)` with `log2 ax = k + s·q`, for a positive finite `ax` that is an f32 widened (a
-/// normal f64; other lanes: garbage): `ax = 2^k·z`, `s = (z - 1)/(z + 1)` (`z - 1` and `z + 1`
-/// exact, the quotient rounded once), `q = Q(s²)` by Estrin's scheme.
-fn log2_f32(v: &mut Vb<'_, '_>, ax: Value) -> (Value, Value, Value) {
-    let (k, z, _) = split(v, ax, OFF_F32);
-    let zm = v.addc(z, -1.0);
-    let zp = v.addc(z, 1.0);
-    let s = v.div(zm, zp);
-    let w = v.mul(s, s);
-    let q = v.estrin(w, &LOG2_Q);
-    (k, s, q)
+/// `log2 ax` for a positive finite `ax` that is an f32 widened (a normal f64; other lanes:
+/// garbage): `ax = 2^k·z` (the log family's split and row), `r = z·(1/c) - 1` (exact), and
+/// `(k + log2 c) + r·Q(r)`, `k + log2 c` exact (`LOG2_16`'s `hi`, a multiple of 2^-42; its `lo`,
+/// below 2^-43, is left out).
+fn log2_f32(v: &mut Vb<'_, '_>, ax: Value) -> Value {
+    let (k, z, u) = split(v, ax, OFF);
+    let row = v.ushr(u, 48);
+    let [invc, hi] = v.lookup_cols(log2_cols(), row);
+    let m1 = v.c(-1.0);
+    let r = v.fma(z, invc, m1);
+    let q = v.poly(r, &LOG2_Q);
+    let l = v.add(k, hi);
+    v.fma(r, q, l)
 }
 
-/// `t = y·log2|x|` from [`log2_f32`]'s parts as `(y·s)·q + y·k` (one FMA; `y·k` exact): the
-/// product by `y` beside the polynomial, not after it, for finite `y`.
-fn times_log2(v: &mut Vb<'_, '_>, y: Value, (k, s, q): (Value, Value, Value)) -> Value {
-    let ys = v.mul(y, s);
-    let yk = v.mul(y, k);
-    v.fma(ys, q, yk)
+/// The columns of `LOG2_16` that f32 pow reads: `1/c` and `hi`.
+pub(crate) fn log2_cols() -> &'static [[f64; 16]; 2] {
+    LOG2_16.first_chunk().expect("LOG2_16 has three columns")
 }
 
-/// `2^t` in f64 for a result to be rounded to f32: `t` clamped to [`EXP2_CLAMP`] (NaN kept),
-/// `k = nearest(t)` (as a float, and its bits' low part from the rounding shift [`SHIFT`], the
-/// two beside each other), `r = t - k` (exact), `2^r` by [`EXP2_E`] (Estrin's scheme) and `k`
-/// added into its exponent field.
+/// `2^t` in f64 for a result to be rounded to f32: `t` clamped to [`EXP2_CLAMP`] (NaN kept), `i =
+/// nearest(16·t)` in the low bits of `16·t + SHIFT` (`16·t` exact), `u = 16·t - i` (exact),
+/// `2^(i/16)` from `EXP2_16` with `i >> 4` added into its exponent field, times `1 + u·E(u)`.
 fn exp2_f32(v: &mut Vb<'_, '_>, t: Value) -> Value {
     let t = super::exp::clamp(v, t, EXP2_CLAMP.0, EXP2_CLAMP.1);
-    let kb = v.addc(t, SHIFT);
-    let ki = v.bits(kb);
-    let kd = v.nearest(t);
-    let r = v.sub(t, kd);
-    let p = v.estrin(r, &EXP2_E);
-    let top = v.shl(ki, 52);
-    let pb = v.bits(p);
-    let sb = v.iadd(pb, top);
-    v.float(sb)
+    let sixteen = v.c(16.0);
+    let shift = v.c(SHIFT);
+    let kd = v.fma(t, sixteen, shift);
+    let ki = v.bits(kd);
+    let kd = v.addc(kd, -SHIFT);
+    let nkd = v.neg(kd);
+    let u = v.fma(t, sixteen, nkd);
+    let p = v.poly(u, &EXP2_E);
+    let one = v.c(1.0);
+    let p = v.fma(u, p, one);
+    let [h] = v.lookup_cols(&EXP2_16, ki);
+    let top = v.shl(ki, 48);
+    let hb = v.bits(h);
+    let sb = v.iadd(hb, top);
+    let s = v.float(sb);
+    v.mul(p, s)
 }
 
 /// `(ok, sp)` for `ax = |x|`: the lanes where `log ax` is computed (positive and finite), and the

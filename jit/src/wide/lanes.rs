@@ -170,27 +170,6 @@ pub(super) fn fast_two_sum<T: Lane>(a: T, b: T) -> (T, T) {
     (s, b - t)
 }
 
-/// `vmath::Vb::estrin`: Estrin's scheme, the terms paired in the same order (at most 32
-/// coefficients).
-#[inline(always)]
-pub(super) fn estrin<T: Lane>(x: T, coeffs: &[f64]) -> T {
-    let (mut t, mut n) = pair_terms(x, coeffs);
-    let mut p = x;
-    while n > 1 {
-        p = p * p;
-        let m = n.div_ceil(2);
-        for i in 0..m {
-            t[i] = if 2 * i + 1 < n {
-                p.mul_add(t[2 * i + 1], t[2 * i])
-            } else {
-                t[2 * i]
-            };
-        }
-        n = m;
-    }
-    t[0]
-}
-
 /// `vmath::Vb::pairs`: pairs `c[2i] + c[2i+1]·x`, summed by Horner's scheme in `x2` (at most 32
 /// coefficients).
 #[inline(always)]
@@ -460,28 +439,37 @@ pub(super) fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK], look: &impl Look) 
 /// [`chunk`] over the slice (see [`map_with`]).
 #[inline(always)]
 pub(super) fn map<T: Copy, P: Paths<T>>(io: Io<'_, T>) {
-    map_with!(io, |c| { chunk::<T, P>(c, &index_cols) });
+    map_with!(io, |c| { chunk::<T, P>(c, &index_col) });
 }
 
-/// A level's lookup of a chunk's rows in a table of the f64 log family (`vmath::log`: 16 rows,
-/// stored as its 3 columns): each column's value for each lane, the row the low 4 bits of the
-/// lane's index. [`index_cols`] by indexing (AVX2: scalar loads), [`permute_cols`] by permutes
-/// (AVX-512: a column's 16 rows in two registers, 8 lanes looked up by one `vpermt2pd`).
-pub(super) trait Look:
-    Fn(&'static [[f64; ROWS]; 3], &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]>
-{
-}
+/// A level's lookup of a chunk's rows in a column of a 16-row table (the f64 log family's,
+/// `vmath::log`, and f32 pow's, `vmath::pow`): each lane's value, the row the low 4 bits of the
+/// lane's index. [`index_col`] by indexing (AVX2: scalar loads), [`permute_col`] by permutes
+/// (AVX-512: the column's 16 rows in two registers, 8 lanes looked up by one `vpermt2pd`).
+pub(super) trait Look: Fn(&'static [f64; ROWS], &[u64; CHUNK]) -> Line<[f64; CHUNK]> {}
 
-impl<F: Fn(&'static [[f64; ROWS]; 3], &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]>> Look for F {}
+impl<F: Fn(&'static [f64; ROWS], &[u64; CHUNK]) -> Line<[f64; CHUNK]>> Look for F {}
+
+/// Each column of `table` looked up by `look` (each lane's row in `rows`).
+#[inline(always)]
+pub(super) fn look_cols<const W: usize>(
+    look: &impl Look,
+    table: &'static [[f64; ROWS]; W],
+    rows: &[u64; CHUNK],
+) -> Line<[[f64; CHUNK]; W]> {
+    let mut out = Line([[0.0; CHUNK]; W]);
+    for (o, col) in out.iter_mut().zip(table) {
+        *o = *look(col, rows);
+    }
+    out
+}
 
 /// [`Look`] by indexing.
 #[inline(always)]
-pub(super) fn index_cols(table: &'static [[f64; ROWS]; 3], rows: &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]> {
-    let mut out = Line([[0.0; CHUNK]; 3]);
-    for (o, col) in out.iter_mut().zip(table) {
-        for (v, &r) in o.iter_mut().zip(rows) {
-            *v = col[(r & (ROWS as u64 - 1)) as usize];
-        }
+pub(super) fn index_col(col: &'static [f64; ROWS], rows: &[u64; CHUNK]) -> Line<[f64; CHUNK]> {
+    let mut out = Line([0.0; CHUNK]);
+    for (v, &r) in out.iter_mut().zip(rows) {
+        *v = col[(r & (ROWS as u64 - 1)) as usize];
     }
     out
 }
@@ -491,27 +479,23 @@ pub(super) fn index_cols(table: &'static [[f64; ROWS]; 3], rows: &[u64; CHUNK]) 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
 #[inline]
-pub(super) fn permute_cols(table: &'static [[f64; ROWS]; 3], rows: &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]> {
+pub(super) fn permute_col(col: &'static [f64; ROWS], rows: &[u64; CHUNK]) -> Line<[f64; CHUNK]> {
     use std::arch::x86_64::{__m512d, __m512i, _mm512_permutex2var_pd};
     const _: () = assert!(ROWS == 16 && CHUNK == 16, "two registers of rows, two of lanes");
     let idx: [__m512i; 2] = bytemuck::cast(*rows);
-    let mut out = Line([[0.0; CHUNK]; 3]);
-    for (o, col) in out.iter_mut().zip(table) {
-        let [lo, hi]: [__m512d; 2] = bytemuck::cast(*col);
-        let v = [
-            _mm512_permutex2var_pd(lo, idx[0], hi),
-            _mm512_permutex2var_pd(lo, idx[1], hi),
-        ];
-        *o = bytemuck::cast(v);
-    }
-    out
+    let [lo, hi]: [__m512d; 2] = bytemuck::cast(*col);
+    let v = [
+        _mm512_permutex2var_pd(lo, idx[0], hi),
+        _mm512_permutex2var_pd(lo, idx[1], hi),
+    ];
+    Line(bytemuck::cast(v))
 }
 
-/// [`index_cols`] where no AVX-512 level exists (the routines compile, and no level is on the host).
+/// [`index_col`] where no AVX-512 level exists (the routines compile, and no level is on the host).
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-pub(super) fn permute_cols(table: &'static [[f64; ROWS]; 3], rows: &[u64; CHUNK]) -> Line<[[f64; CHUNK]; 3]> {
-    index_cols(table, rows)
+pub(super) fn permute_col(col: &'static [f64; ROWS], rows: &[u64; CHUNK]) -> Line<[f64; CHUNK]> {
+    index_col(col, rows)
 }
 
 /// The function `$f` (`fn(&mut [T; CHUNK])`) over the chunks of the [`Io`] `$io`: in place, or each
@@ -1060,7 +1044,7 @@ pub(super) use sincos64::{avx2 as sincos_f64_avx2, avx512 as sincos_f64_avx512};
 /// The `#[target_feature]` slice functions of each level for a [`Paths`] type (`map` and the
 /// type must be in scope where it is invoked): `name: type, Paths impl;` makes `name::avx2` and
 /// `name::avx512`; `name: f64, impl, permuted;` looks the f64 log family's table rows up by
-/// permutes at AVX-512 ([`permute_cols`]).
+/// permutes at AVX-512 ([`permute_col`]).
 macro_rules! levels {
     ($($name:ident: $t:ident, $f:ident $(, $look:ident)?;)*) => {
         $(
@@ -1096,9 +1080,9 @@ macro_rules! levels {
                 target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
             )]
             pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, f64>) {
-                use $crate::wide::lanes::{chunk, permute_cols};
+                use $crate::wide::lanes::{chunk, permute_col};
                 $crate::wide::lanes::map_with!(io, |c| {
-                    chunk::<f64, super::$f>(c, &|t, rows| permute_cols(t, rows))
+                    chunk::<f64, super::$f>(c, &|col, rows| permute_col(col, rows))
                 })
             }
         }

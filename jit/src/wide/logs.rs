@@ -23,7 +23,7 @@
 
 use super::lanes::{
     CHUNK, Lane, Line, Look, Paths, log_fast_ok, log_kernel32, log_reduce32, log_specials32, log_specials64,
-    map, pairs, sel, two_sum,
+    look_cols, map, pairs, sel, two_sum,
 };
 use super::pow::split as pow_split;
 use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
@@ -118,7 +118,7 @@ fn log_chunk64<const GENERAL: bool>(b: &Base, c: &mut [f64; CHUNK], look: &impl 
     for j in 0..CHUNK {
         (k[j], z[j], row[j]) = reduce64(c[j], GENERAL);
     }
-    let t = look(b.table, &row);
+    let t = look_cols(look, b.table, &row);
     for j in 0..CHUNK {
         let y = core64(b, k[j], z[j], [t[0][j], t[1][j], t[2][j]], None);
         c[j] = if GENERAL { log_specials64(c[j], y) } else { y };
@@ -295,7 +295,7 @@ fn arc_chunk64(
         let (a, kextra) = pre(c[j]);
         (k[j], z[j], row[j], cu[j]) = log1p_split(a, kextra);
     }
-    let t = look(E.table, &row);
+    let t = look_cols(look, E.table, &row);
     for j in 0..CHUNK {
         let r = core64(&E, k[j], z[j], [t[0][j], t[1][j], t[2][j]], Some(cu[j]));
         c[j] = post(c[j], r);

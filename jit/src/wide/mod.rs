@@ -44,13 +44,14 @@
 //! bits. hypot (`pow.rs`, a routine of two arguments) has one path for every lane, lane selects
 //! and no branch, so its chunks need no test; pow has a fast path (f64: positive normal finite
 //! bases, finite exponents, `|y·log x| < 708`; f32: positive normal bases, normal exponents) and
-//! a general one. f64 pow and the f64 log family (log, log2, log10, log1p, and the inverse
+//! a general one. pow and the f64 log family (log, log2, log10, log1p, and the inverse
 //! hyperbolic functions through log1p) read tables (`vmath::pow_tables`): the inline code by scalar
 //! loads per lane, the routines here in stages per chunk (the lookups apart from the arithmetic
-//! around them, which vectorises). The log family's tables have 16 rows, stored as columns: at
-//! AVX-512 a column's rows fill two registers and one permute looks 8 lanes up (`lanes::Look`);
-//! at AVX2 each lookup is a loop of scalar loads. pow's tables have 128 rows: at AVX-512 it computes
-//! lane by lane (gathers) where [`gathers`] says they are fast, else in stages, as at AVX2.
+//! around them, which vectorises). The log family's tables and f32 pow's have 16 rows, stored as
+//! columns: at AVX-512 a column's rows fill two registers and one permute looks 8 lanes up
+//! (`lanes::Look`); at AVX2 each lookup is a loop of scalar loads. f64 pow's tables have 128 rows:
+//! at AVX-512 it computes lane by lane (gathers) where [`gathers`] says they are fast, else in
+//! stages, as at AVX2.
 //!
 //! **Sources.** Every routine computes in place, or from a source slice into a destination that
 //! need not hold values yet ([`Io`]: `fn(Io<T>)`): a kernel passes an input it reads as a

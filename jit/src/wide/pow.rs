@@ -11,22 +11,26 @@
 //! positive normal finite value (a constant base staged by the kernel: `2.5**x`) computes that
 //! log once ([`Paths2::constant_first`]) and each chunk from `y·log x` on, by the fast path where
 //! its exponents allow it: the same operations on the same values, so the same bits. f32 pow
-//! (`vmath::pow::pow_f32`, no table, computed on the widened values and rounded once) has a fast
-//! path and a general path, chosen per chunk of 16 lanes where the inline code chooses per vector
-//! (the same bits either way): the inline fast path takes positive finite bases and finite
-//! exponents, this one positive normal bases (split on the f32's own bits, which give the widened
-//! value's `k` and `z`) and normal exponents; f32 hypot is the f64 lane of the widened values,
-//! rounded once.
+//! (`vmath::pow::pow_f32`, computed on the widened values and rounded once) reads two tables of 16
+//! rows (`LOG2_16`'s `1/c` and `hi`, `EXP2_16`), looked up per chunk by the level's [`Look`]
+//! (permutes at AVX-512, scalar loads at AVX2) between stages that vectorise. It has a fast path
+//! and a general path, chosen per chunk of 16 lanes where the inline code chooses per vector (the
+//! same bits either way): the inline fast path takes positive finite bases and finite exponents,
+//! this one positive normal bases (split on the f32's own bits, which give the widened value's
+//! `k`, `z` and row) and normal exponents, tested once for the whole slices
+//! ([`Paths2::all_fast`]) and, where some pair fails, per chunk. f32 hypot is the f64 lane of the
+//! widened values, rounded once.
 
 use super::binary::{Paths2, levels2, map2};
-use super::lanes::{CHUNK, Line, estrin, sel};
+use super::lanes::{CHUNK, Line, Look, look_cols, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
+use crate::vmath::log::ROWS;
 use crate::vmath::pow::{
     A, C, DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, FAST_EXP, INV_LN2_N, LN2_HI, LN2_LO, LOG2_Q,
-    NEG_LN2_HI_N, NEG_LN2_LO_N, OFF, OFF_F32, SHIFT, UP, UP_BITS,
+    NEG_LN2_HI_N, NEG_LN2_LO_N, OFF, SHIFT, UP, UP_BITS, log2_cols,
 };
-use crate::vmath::pow_tables::{EXP, LOG};
+use crate::vmath::pow_tables::{EXP, EXP2_16, LOG};
 
 /// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
@@ -236,7 +240,7 @@ fn exps_finite64(y: &[f64; CHUNK]) -> bool {
 /// its log once, each chunk by the fast path from `ehi` on where its exponents allow it (AVX2's
 /// stages where `staged`, else lane by lane), else by `P`'s chunk rule.
 #[inline(always)]
-fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool) -> bool {
+fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool, look: &impl Look) -> bool {
     let Some(&b) = xs.first() else { return false };
     if !((MIN_NORMAL..=f64::MAX).contains(&b) && all_same64(xs)) {
         return false;
@@ -278,33 +282,40 @@ fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool) -> b
                     break 'chunk;
                 }
             }
-            P::chunk(x, y)
+            P::chunk(x, y, look)
         }
     });
     true
 }
 
 /// f32 pow of a constant base over whole slices: where the base is positive and finite, its log2
-/// once, each chunk by the fast path from `y·log2 x` on where its exponents allow it, else by the
-/// chunk's own rule.
+/// once, each chunk from `y·log2 x` on where its exponents are finite, else by the chunk's own
+/// rule.
 #[inline(always)]
-fn pow32_constant(xs: &mut [f32], ys: &[f32]) -> bool {
+fn pow32_constant(xs: &mut [f32], ys: &[f32], look: &impl Look) -> bool {
     let Some(&b) = xs.first() else { return false };
     if !(b > 0.0 && b < f32::INFINITY && all_same32(xs)) {
         return false;
     }
-    let parts = log2_f32(b as f64);
+    let (k, z, row) = split32(b as f64);
+    let [invc, hi] = lookup_col2(row);
+    let l = log2_32(k, z, invc, hi);
     const_chunks!(xs, ys, |x, y| {
         let mut m = 0u32;
         for &e in y {
-            m = m.max((e.to_bits() & 0x7fff_ffff).wrapping_sub(1));
+            m = m.max(e.to_bits() & 0x7fff_ffff);
         }
-        if m < f32::MAX.to_bits() {
-            for (a, &e) in x.iter_mut().zip(y.iter()) {
-                *a = exp2_f32(times_log2(e as f64, parts)) as f32;
+        if m < f32::INFINITY.to_bits() {
+            let mut t = Line([0.0f64; CHUNK]);
+            for j in 0..CHUNK {
+                t[j] = l * y[j] as f64;
+            }
+            let p = exp2_chunk32(&t, look);
+            for j in 0..CHUNK {
+                x[j] = p[j] as f32;
             }
         } else {
-            <Pow32 as Paths2<f32>>::chunk(x, y)
+            <Pow32 as Paths2<f32>>::chunk(x, y, look)
         }
     });
     true
@@ -379,77 +390,157 @@ fn pow64_inputs_ok(x: &[f64; CHUNK], y: &[f64; CHUNK]) -> bool {
     acc >= 0
 }
 
-/// `vmath::pow::log2_f32`: `(k, s, q)` with `log2 ax = k + s·q`, for a positive finite `ax` that
-/// is an f32 widened.
+/// `vmath::pow::log2_f32` up to its table: `(k, z, row)` of a positive finite `ax` that is an f32
+/// widened (other lanes: garbage, the row masked when it is looked up).
 #[inline(always)]
-fn log2_f32(ax: f64) -> (f64, f64, f64) {
-    let (k, z, _) = split(ax, OFF_F32);
-    log2_parts(k, z)
+fn split32(ax: f64) -> (f64, f64, u64) {
+    let (k, z, u) = split(ax, OFF);
+    (k, z, u >> 48)
 }
 
-/// `vmath::pow::log2_f32` from the split: `s = (z - 1)/(z + 1)`, `q = Q(s²)`.
-#[inline(always)]
-fn log2_parts(k: f64, z: f64) -> (f64, f64, f64) {
-    let s = (z + -1.0) / (z + 1.0);
-    let w = s * s;
-    (k, s, estrin(w, &LOG2_Q))
-}
+/// `OFF` as an f32's bits (its low 29 bits are zero: 0x1.2d554p-1 is an f32).
+const OFF_F32_BITS: u32 = 0x3f34_aaa8;
+const _: () = assert!(f32::from_bits(OFF_F32_BITS) as f64 == f64::from_bits(OFF as u64));
 
-/// `vmath::pow::times_log2`: `y·log2|x|` as `(y·s)·q + y·k`.
+/// [`split32`] of a positive normal finite f32, split on its own bits: `x = 2^k·z` with `bits(z)`
+/// in `[OFF_F32_BITS, OFF_F32_BITS + 2^23)`. Widening a normal f32 keeps its mantissa (in the top
+/// 23 of the 52 bits) and moves its exponent field by a constant, so `k` (the floor of `(bits -
+/// off) / 2^23` against `/ 2^52`), `z` and the row (bits 48..51 of `bits(z) - OFF`) are the values
+/// [`split32`] gives the widened `x`: the same operations follow on the same values, so the same
+/// bits, for an integer split on 16 lanes of a 512-bit vector where the f64 one takes 8.
 #[inline(always)]
-fn times_log2(y: f64, (k, s, q): (f64, f64, f64)) -> f64 {
-    (y * s).mul_add(q, y * k)
-}
-
-/// `vmath::pow::exp2_f32`: `2^t` in f64, for a result to be rounded to f32.
-#[inline(always)]
-fn exp2_f32(t: f64) -> f64 {
-    let t = clamp(t, EXP2_CLAMP.0, EXP2_CLAMP.1);
-    let ki = (t + SHIFT).to_bits();
-    let kd = t.round_ties_even();
-    let r = t - kd;
-    let p: f64 = estrin(r, &EXP2_E);
-    f64::from_bits(p.to_bits().wrapping_add(ki << 52))
-}
-
-/// `OFF_F32` as an f32's bits (0x1.6a09ep-1 is an f32).
-const OFF_F32_BITS: u32 = 0x3f35_04f0;
-const _: () = assert!(f32::from_bits(OFF_F32_BITS) as f64 == f64::from_bits(OFF_F32 as u64));
-
-/// [`log2_f32`] of a positive normal finite f32, its split on the f32's own bits: `x = 2^k·z` with
-/// `bits(z)` in `[OFF_F32_BITS, OFF_F32_BITS + 2^23)`. Widening a normal f32 keeps its mantissa (in
-/// the top 23 of the 52 bits, `OFF_F32`'s low 29 bits are zero) and moves its exponent field by a
-/// constant, so `k` (the floor of `(bits - off) / 2^23` against `/ 2^52`) and `z` are the values
-/// [`split`] gives the widened `x`: the same operations follow on the same values, so the same
-/// bits, for an integer split on 8 lanes of a 256-bit vector where the f64 one takes 4.
-#[inline(always)]
-fn log2_f32_normal(x: f32) -> (f64, f64, f64) {
+fn split32_normal(x: f32) -> (f64, f64, u64) {
     let u = x.to_bits().wrapping_sub(OFF_F32_BITS);
     let k = ((u as i32) >> 23) as f64;
     let z = f32::from_bits((u & 0x007f_ffff).wrapping_add(OFF_F32_BITS)) as f64;
-    log2_parts(k, z)
+    (k, z, z.to_bits().wrapping_sub(OFF as u64) >> 48)
 }
 
-/// `vmath::pow::pow_f32`'s fast path on one lane: a positive normal finite `x` (the f32, split on
-/// its bits: [`log2_f32_normal`]), a finite `y`.
+/// The row `row & 15` of `vmath::pow::log2_cols` (`1/c`, `hi`) for one lane.
 #[inline(always)]
-fn pow32_fast(x: f32, y: f32) -> f64 {
-    exp2_f32(times_log2(y as f64, log2_f32_normal(x)))
+fn lookup_col2(row: u64) -> [f64; 2] {
+    let i = (row & (ROWS as u64 - 1)) as usize;
+    log2_cols().map(|col| col[i])
 }
 
-/// `vmath::pow::pow_f32`'s general path on one lane of f32 values widened to f64 (the result to
-/// be rounded to f32).
+/// `vmath::pow::log2_f32` from its table: `(k + hi) + r·Q(r)`, `r = z·(1/c) - 1`.
 #[inline(always)]
-fn pow32_general(x: f64, y: f64) -> f64 {
-    let ax = x.abs();
-    let parts = log2_f32(ax);
-    let t = times_log2(y, parts);
-    let ok = (x > 0.0) & (x < f64::INFINITY) & (y.abs() < f64::INFINITY);
-    let (xok, sp) = log_edges(ax);
-    let (k, s, q) = parts;
-    let l = sel(xok, s.mul_add(q, k), sp);
-    let t = sel(ok, t, y * l);
-    annex_f(x, y, exp2_f32(t))
+fn log2_32(k: f64, z: f64, invc: f64, hi: f64) -> f64 {
+    let r = z.mul_add(invc, -1.0);
+    let q = r.mul_add(LOG2_Q[5], LOG2_Q[4]);
+    let q = r.mul_add(q, LOG2_Q[3]);
+    let q = r.mul_add(q, LOG2_Q[2]);
+    let q = r.mul_add(q, LOG2_Q[1]);
+    let q = r.mul_add(q, LOG2_Q[0]);
+    r.mul_add(q, k + hi)
+}
+
+/// `vmath::pow::pow_f32`'s general path up to `t = y·log2|x|` (on f32 values widened), from the
+/// table: `log2 0 = -inf`, `log2 inf = inf`, NaN for NaN.
+#[inline(always)]
+fn general_t32(x: f64, y: f64, k: f64, z: f64, [invc, hi]: [f64; 2]) -> f64 {
+    let (xok, sp) = log_edges(x.abs());
+    sel(xok, log2_32(k, z, invc, hi), sp) * y
+}
+
+/// `vmath::pow::exp2_f32` up to its table: `(u, i)` with `16·t = i + u` (`t` clamped, the index in
+/// the low bits of `16·t + SHIFT`'s).
+#[inline(always)]
+fn exp2_split32(t: f64) -> (f64, u64) {
+    let t = clamp(t, EXP2_CLAMP.0, EXP2_CLAMP.1);
+    let kd = t.mul_add(16.0, SHIFT);
+    let ki = kd.to_bits();
+    let kd = kd + -SHIFT;
+    (t.mul_add(16.0, -kd), ki)
+}
+
+/// `vmath::pow::exp2_f32` from its table: `(1 + u·E(u))·2^(i/16)`, the scale `H'` of `EXP2_16`
+/// with `i << 48` added into its bits.
+#[inline(always)]
+fn exp2_end32(u: f64, ki: u64, h: f64) -> f64 {
+    let p = u.mul_add(EXP2_E[3], EXP2_E[2]);
+    let p = u.mul_add(p, EXP2_E[1]);
+    let p = u.mul_add(p, EXP2_E[0]);
+    let p = u.mul_add(p, 1.0);
+    p * f64::from_bits(h.to_bits().wrapping_add(ki << 48))
+}
+
+/// `vmath::pow::exp2_f32` of a chunk of `t`, its table looked up by `look`.
+#[inline(always)]
+fn exp2_chunk32(t: &[f64; CHUNK], look: &impl Look) -> Line<[f64; CHUNK]> {
+    let mut u = Line([0.0f64; CHUNK]);
+    let mut ki = Line([0u64; CHUNK]);
+    for j in 0..CHUNK {
+        (u[j], ki[j]) = exp2_split32(t[j]);
+    }
+    let [h] = *look_cols(look, &EXP2_16, &ki);
+    let mut out = Line([0.0f64; CHUNK]);
+    for j in 0..CHUNK {
+        out[j] = exp2_end32(u[j], ki[j], h[j]);
+    }
+    out
+}
+
+/// `vmath::pow::pow_f32` on one lane of f32 values widened to f64 (the general path, which gives
+/// the fast path's lanes its bits; the result to be rounded to f32).
+#[inline(always)]
+fn pow32_lane(x: f64, y: f64) -> f64 {
+    let (k, z, row) = split32(x.abs());
+    let t = general_t32(x, y, k, z, lookup_col2(row));
+    let (u, ki) = exp2_split32(t);
+    annex_f(
+        x,
+        y,
+        exp2_end32(u, ki, EXP2_16[0][(ki & (ROWS as u64 - 1)) as usize]),
+    )
+}
+
+/// f32 pow's fast path on a chunk (every `x` positive, normal and finite, every `y` finite) by
+/// stages around its two lookups (`look`): the f32 split, no selects.
+#[inline(always)]
+fn pow32_chunk_fast(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look) {
+    let mut k = Line([0.0f64; CHUNK]);
+    let mut z = Line([0.0f64; CHUNK]);
+    let mut row = Line([0u64; CHUNK]);
+    for j in 0..CHUNK {
+        (k[j], z[j], row[j]) = split32_normal(x[j]);
+    }
+    let invc = look(&log2_cols()[0], &row);
+    let hi = look(&log2_cols()[1], &row);
+    let mut u = Line([0.0f64; CHUNK]);
+    let mut kb = Line([0.0f64; CHUNK]);
+    for j in 0..CHUNK {
+        let t = log2_32(k[j], z[j], invc[j], hi[j]) * y[j] as f64;
+        let t = clamp(t, EXP2_CLAMP.0, EXP2_CLAMP.1);
+        let kd = t.mul_add(16.0, SHIFT);
+        kb[j] = kd;
+        let kd = kd + -SHIFT;
+        u[j] = t.mul_add(16.0, -kd);
+    }
+    let h = look(&EXP2_16[0], &kb.map(f64::to_bits));
+    for j in 0..CHUNK {
+        x[j] = exp2_end32(u[j], kb[j].to_bits(), h[j]) as f32;
+    }
+}
+
+/// f32 pow's general path on a chunk by stages around its two lookups (`look`).
+#[inline(always)]
+fn pow32_chunk_general(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look) {
+    let mut k = Line([0.0f64; CHUNK]);
+    let mut z = Line([0.0f64; CHUNK]);
+    let mut row = Line([0u64; CHUNK]);
+    for j in 0..CHUNK {
+        (k[j], z[j], row[j]) = split32((x[j] as f64).abs());
+    }
+    let [invc, hi] = *look_cols(look, log2_cols(), &row);
+    let mut t = Line([0.0f64; CHUNK]);
+    for j in 0..CHUNK {
+        t[j] = general_t32(x[j] as f64, y[j] as f64, k[j], z[j], [invc[j], hi[j]]);
+    }
+    let p = exp2_chunk32(&t, look);
+    for j in 0..CHUNK {
+        x[j] = annex_f(x[j] as f64, y[j] as f64, p[j]) as f32;
+    }
 }
 
 /// A chunk of pow's lanes, `x[j] = pow(x[j], y[j])` in `T` (computed in f64), by the stages of
@@ -668,7 +759,7 @@ impl<const LANES: bool> Paths2<f64> for Pow64<LANES> {
         pow_lane(x, y)
     }
     #[inline(always)]
-    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK], _look: &impl Look) {
         if LANES {
             pow64_chunk_lanes(x, y)
         } else {
@@ -676,60 +767,66 @@ impl<const LANES: bool> Paths2<f64> for Pow64<LANES> {
         }
     }
     #[inline(always)]
-    fn constant_first(xs: &mut [f64], ys: &[f64]) -> bool {
-        pow64_constant::<Self>(xs, ys, !LANES)
+    fn constant_first(xs: &mut [f64], ys: &[f64], look: &impl Look) -> bool {
+        pow64_constant::<Self>(xs, ys, !LANES, look)
     }
 }
 
-/// f32 pow (`vmath::pow::pow_f32`, no table): the fast path where every lane of the chunk has a
-/// positive normal finite `x` and a normal finite `y`, else the general path (which gives such a
-/// lane the same bits, as it gives the inline fast path's other lanes, of positive subnormal `x`
-/// or of zero or subnormal `y`, theirs).
+/// f32 pow (`vmath::pow::pow_f32`): the fast path where every lane of the chunk has a positive
+/// normal finite `x` and a normal finite `y`, else the general path (which gives such a lane the
+/// same bits, as it gives the inline fast path's other lanes, of positive subnormal `x` or of zero
+/// or subnormal `y`, theirs); both by stages around their lookups ([`pow32_chunk_fast`], [`pow32_chunk_general`]).
 pub(super) struct Pow32;
 
 impl Paths2<f32> for Pow32 {
     #[inline(always)]
-    fn fast_ok(x: f32, y: f32) -> bool {
-        let normal = f32::MIN_POSITIVE..f32::INFINITY;
-        normal.contains(&x) & normal.contains(&y.abs())
+    fn fast_ok(_: f32, _: f32) -> bool {
+        true
     }
     #[inline(always)]
     fn fast(x: f32, y: f32) -> f32 {
-        pow32_fast(x, y) as f32
+        pow32_lane(x as f64, y as f64) as f32
     }
     #[inline(always)]
     fn general(x: f32, y: f32) -> f32 {
-        pow32_general(x as f64, y as f64) as f32
+        pow32_lane(x as f64, y as f64) as f32
     }
     #[inline(always)]
-    fn constant_first(xs: &mut [f32], ys: &[f32]) -> bool {
-        pow32_constant(xs, ys)
+    fn constant_first(xs: &mut [f32], ys: &[f32], look: &impl Look) -> bool {
+        pow32_constant(xs, ys, look)
     }
-    /// [`Paths2::fast_ok`] for the chunk as one unsigned maximum of the bits: `bits(x) -
-    /// bits(MIN_POSITIVE)` is below `bits(inf) - bits(MIN_POSITIVE)` where `x` is positive, normal
-    /// and finite (below wraps around), and `bits(|y|) - bits(MIN_POSITIVE)` where `y` is normal
-    /// and finite (LLVM left the comparisons and their conjunction partly scalar, and two maxima
-    /// too; ±0 and subnormal exponents, which the fast path would give its bits as well, take the
-    /// general path, with the same bits).
     #[inline(always)]
-    fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK]) {
-        const MIN: u32 = f32::MIN_POSITIVE.to_bits();
-        let mut m = 0u32;
-        for (&a, &b) in x.iter().zip(y.iter()) {
-            let xa = a.to_bits().wrapping_sub(MIN);
-            let ya = (b.to_bits() & 0x7fff_ffff).wrapping_sub(MIN);
-            m = m.max(xa).max(ya);
-        }
-        if m < f32::INFINITY.to_bits() - MIN {
-            for (a, &b) in x.iter_mut().zip(y.iter()) {
-                *a = Self::fast(*a, b);
-            }
+    fn all_fast(xs: &[f32], ys: &[f32]) -> bool {
+        fast32(xs, ys)
+    }
+    #[inline(always)]
+    fn fast_chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look) {
+        pow32_chunk_fast(x, y, look)
+    }
+    #[inline(always)]
+    fn chunk(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look) {
+        if fast32(x, y) {
+            pow32_chunk_fast(x, y, look)
         } else {
-            for (a, &b) in x.iter_mut().zip(y.iter()) {
-                *a = Self::general(*a, b);
-            }
+            pow32_chunk_general(x, y, look)
         }
     }
+}
+
+/// [`Pow32`]'s fast path's test on the bits: `bits(x) - bits(MIN_POSITIVE)` is below `bits(inf) -
+/// bits(MIN_POSITIVE)` where `x` is positive, normal and finite (below wraps around), and
+/// `2·bits(y) - 2·bits(MIN_POSITIVE)` below twice that where `y` is normal and finite (±0 and
+/// subnormal exponents, which the fast path would give its bits as well, take the general path,
+/// with the same bits): a compare of each into a mask.
+#[inline(always)]
+fn fast32(x: &[f32], y: &[f32]) -> bool {
+    const MIN: u32 = f32::MIN_POSITIVE.to_bits();
+    const LIM: u32 = f32::INFINITY.to_bits() - MIN;
+    x.iter().zip(y).fold(true, |ok, (&a, &b)| {
+        let xa = a.to_bits().wrapping_sub(MIN);
+        let ya = (b.to_bits() << 1).wrapping_sub(MIN << 1);
+        ok & (xa < LIM) & (ya < LIM << 1)
+    })
 }
 
 levels2! {
