@@ -7,15 +7,9 @@ and checked against the properties the algorithm relies on.
     python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs    # needs mpmath
     rustfmt --edition 2024 --config-path . jit/src/vmath/pow_tables.rs   # wraps the long rows
 
-f64 pow's log (128 entries): |x| = 2^k·z with z in [OFF, 2·OFF) (OFF = 0x3fe6955500000000 as bits, about
-0.7057), subinterval i of z (bits 45..51 of bits(x) - OFF); c near the subinterval's centre with 1/c
-of 8 or 9 significant bits, so that r = z·(1/c) - 1 is exact (one `fma`); logc = log(c) rounded to a
-multiple of 2^-43 (so k·ln2_hi + logc is exact), logctail = log(c) - logc rounded; the subinterval
-that holds 1 takes c = 1 (no cancellation near x = 1).
-
 f64 log family (`vmath::log`; 16 rows, stored as columns so that a column's 16 rows fill two
-AVX-512 registers and one permute looks up 8 lanes): the subintervals of `log` above merged 8 to 1
-(bits 48..51 of bits(x) - OFF); 1/c from the grids 1/16 .. 1/256 (at most 7 significant bits),
+AVX-512 registers and one permute looks up 8 lanes): |x| = 2^k·z with z in [OFF, 2·OFF) (OFF =
+0x3fe6955500000000 as bits, about 0.7057), subinterval i of z by bits 48..51 of bits(x) - OFF; 1/c from the grids 1/16 .. 1/256 (at most 7 significant bits),
 the candidate with the smallest largest |r| over the subinterval among those for which
 r = z·(1/c) - 1 is exact at the subinterval's first two and last doubles (the last and the second
 have odd significands: z·(1/c) has the most bits there, and |r| is largest at an end, so r is
@@ -27,14 +21,18 @@ log1p(r) - r = r²·P(r), P of degree 8 with P(0) = -1/2: Chebyshev interpolatio
 + r²/2)/r³ over the table's |r|, its error checked (below 2^-57 of |r|), and P·(1/ln 2), P·(1/ln
 10) rounded per coefficient; 1/ln 2 and 1/ln 10 split in hi + lo.
 
-f64 exp (128 entries): 2^(i/128) = H·(1 + T) with H the double nearest 2^(i/128) and T the double
-nearest the rest; stored as T and bits(H) - (i << 45), so that adding k << 45 (k = 128·e + i) gives
-bits(H·2^e) in one integer addition.
+f64 pow (`vmath::pow`) reads the log family's `LN16` for its log (k·ln2_hi + hi exact for every k,
+r = z·(1/c) - 1 exact, |r| <= 0.03842) and a 16-row exp table: 2^(i/16) = H·(1 + T) with H the
+double nearest 2^(i/16) and T the double nearest the rest, stored as the columns [T] and
+[bits(H) - (i << 48)], so that adding k << 48 (k = 16·e + i) gives bits(H·2^e) in one integer
+addition. Its polynomials: log1p(r) = r + ar2 + ar3·q(r) with ar2 = -r²/2, ar3 = -r³/2 (ARM's
+form), q of degree 9 (Chebyshev interpolation over the table's |r|, its error checked: below 2^-64
+of |r|, the limit of q(0) = -2/3 rounded); e^r = 1 + r + r²·P(r) on |r| <= ln2/32 (and a little),
+P of degree 5 (absolute error below 2^-64); 16/ln2, and -ln2/16 split as hi + lo with hi of 37
+significant bits (k·hi exact for |k| < 2^15).
 
-f32 pow's exp2 (16 entries, one column, read as the log family's columns are): bits(H) - (i << 48),
-H the double nearest 2^(i/16), so that adding k << 48 (k = 16·e + i) gives bits(H·2^e) in one
-integer addition. Its log2 is the log family's `LOG2_16`; its polynomials are fitted by
-`scripts/powf_fit.py`.
+f32 pow reads the log family's `LOG2_16` for its log2 and `EXP16`'s heads for its exp2; its
+polynomials are fitted by `scripts/powf_fit.py`.
 """
 
 import math
@@ -57,37 +55,6 @@ def dbl(b):
 def rnd(x):
     """The double nearest the mpmath value x."""
     return float(mpmath.mpf(x))
-
-
-def log_table():
-    n, off = 128, 0x3FE6955500000000
-    rows = []
-    max_r = 0
-    for i in range(n):
-        a = F(dbl(off + (i << 45)))
-        b = F(dbl(off + ((i + 1) << 45)))
-        centre = (a + b) / 2
-        if a <= 1 < b:
-            invc = F(1)
-        elif centre < 1:
-            invc = F(round(n / centre), n)
-        else:
-            invc = F(round(2 * n / centre), 2 * n)
-        c = 1 / invc
-        lc = mpmath.log(mpmath.mpf(c.numerator) / c.denominator)
-        logc = float(mpmath.nint(lc * 2**43) / 2**43)
-        logctail = rnd(lc - logc)
-        assert abs(lc - logc - logctail) < mpmath.mpf(2) ** -97
-        # r = z/c - 1 at the subinterval's ends: exact in a double
-        for z in (a, F(dbl(off + ((i + 1) << 45) - 1))):
-            r = z * invc - 1
-            max_r = max(max_r, abs(r))
-            assert F(float(r)) == r, (i, z)
-        rows.append((float(invc), logc, logctail))
-    # |r| < 1/128 (ARM's bound; its polynomial's error, fitted on |r| <= 0x1.6bp-8, grows as r^8
-    # up to the largest |r| here, 0x1.78p-8)
-    assert max_r < F(1, n)
-    return rows
 
 
 K_RANGE = range(-1076, 1025)
@@ -188,18 +155,63 @@ def family_poly(max_r):
     return p
 
 
-def exp_table():
-    rows = []
-    for i in range(128):
-        t = mpmath.mpf(2) ** (mpmath.mpf(i) / 128)
+def pow_log_q(max_r):
+    """q with log1p(r) = r - r²/2 - (r³/2)·q(r) on |r| <= max_r, degree 9; its error checked."""
+    a = mpmath.mpf(max_r.numerator) / max_r.denominator * mpmath.mpf("1.0001")
+
+    def g(r):
+        return -2 * (mpmath.log1p(r) - r + r * r / 2) / r**3 if r else mpmath.mpf(-2) / 3
+
+    q = [rnd(c) for c in mpmath.chebyfit(g, [-a, a], 10)[::-1]]
+    worst = 0
+    for j in range(-2000, 2001):
+        r = a * j / 2000
+        if r == 0:
+            continue
+        approx = -(r**3) / 2 * sum(mpmath.mpf(c) * r**i for i, c in enumerate(q))
+        worst = max(worst, abs((approx - (mpmath.log1p(r) - r + r * r / 2)) / r))
+    assert worst < mpmath.mpf(2) ** -64, mpmath.log(worst, 2)
+    return q
+
+
+POW_EXP_R = mpmath.log(2) / 32 * mpmath.mpf("1.001")
+
+
+def pow_exp_p():
+    """P with e^r = 1 + r + r²·P(r) on |r| <= ln2/32 (and a little), degree 5; its error checked."""
+    b = POW_EXP_R
+
+    def g(r):
+        return (mpmath.exp(r) - 1 - r) / r**2 if r else mpmath.mpf(1) / 2
+
+    p = [rnd(c) for c in mpmath.chebyfit(g, [-b, b], 6)[::-1]]
+    worst = 0
+    for j in range(-2000, 2001):
+        r = b * j / 2000
+        approx = r * r * sum(mpmath.mpf(c) * r**i for i, c in enumerate(p))
+        worst = max(worst, abs(approx - (mpmath.exp(r) - 1 - r)))
+    assert worst < mpmath.mpf(2) ** -64, mpmath.log(worst, 2)
+    return p
+
+
+def pow_exp_constants():
+    """16/ln2, and -ln2/16 as hi + lo, hi with 37 significant bits (k·hi exact for |k| < 2^15)."""
+    v = mpmath.log(2) / 16
+    e = int(mpmath.floor(mpmath.log(v, 2)))
+    hi = float(mpmath.nint(v * 2 ** (36 - e)) / 2 ** (36 - e))
+    assert F(hi) * 2 ** (36 - e) == int(F(hi) * 2 ** (36 - e))
+    return rnd(16 / mpmath.log(2)), -hi, -rnd(v - hi)
+
+
+def pow_exp16():
+    """The columns [T], [bits(H) - (i << 48)] with 2^(i/16) = H·(1 + T)."""
+    tails, heads = [], []
+    for i in range(16):
+        t = mpmath.mpf(2) ** (mpmath.mpf(i) / 16)
         h = rnd(t)
-        tail = rnd((t - h) / h)
-        rows.append((tail, dbl(bits(h) - (i << 45))))
-    return rows
-
-
-def exp2_16():
-    return [dbl(bits(rnd(mpmath.mpf(2) ** (mpmath.mpf(i) / 16))) - (i << 48)) for i in range(16)]
+        tails.append(rnd((t - h) / h))
+        heads.append(dbl(bits(h) - (i << 48)))
+    return tails, heads
 
 
 def rust_array(name, doc, rows, width):
@@ -222,21 +234,15 @@ def fmt(x):
 
 
 def main():
-    print("""//! The tables of the table-driven pow (`pow.rs`) and f64 log family (`log.rs`), generated by `scripts/pow_tables.py`
+    print("""//! The tables and polynomials of pow (`pow.rs`) and the f64 log family (`log.rs`), generated by `scripts/pow_tables.py`
 //! (mpmath) by the recipes of ARM's optimized-routines (`math/pow_log_data.c`, `math/exp_data.c`;
 //! Copyright (c) 2017-2018, Arm Limited, MIT OR Apache-2.0 WITH LLVM-exception): see the script
 //! for each one's definition and the properties it checks. Regenerate with
 //! `python3 scripts/pow_tables.py > jit/src/vmath/pow_tables.rs` (mpmath).
 //! Both routes read these same statics (the inline code by per-lane loads from their addresses,
-//! the wide routines by indexing or, the log family's columns at AVX-512, by permutes), so the
-//! values agree by construction.
+//! the wide routines by permutes at AVX-512 and by indexing at AVX2), so the values agree by
+//! construction.
 """)
-    log_rows = log_table()
-    print(rust_array(
-        "LOG",
-        "/// f64 pow's log: `[1/c, logc, logctail]` for subinterval `i` of `z` (`log c = logc + logctail`).",
-        log_rows, 3))
-    print()
     k = log_constants()
     rows, max_r = family_rows()
     for name, doc, cols in (
@@ -268,15 +274,22 @@ def main():
         print(f"/// {doc}")
         print(f"pub(crate) const LOG_{name}: [f64; 9] = [{', '.join(fmt(x) for x in poly)}];")
     print()
-    print(rust_array(
-        "EXP",
-        "/// f64 exp: `[T, H']` with `2^(i/128) = H·(1 + T)` and `bits(H') = bits(H) - (i << 45)`.",
-        exp_table(), 2))
-    print()
-    print("/// f32 pow's exp2: `[H']` with `bits(H') = bits(H) - (i << 48)`, `H` the double nearest")
-    print("/// `2^(i/16)` (16 rows, one column).")
-    print("pub(crate) static EXP2_16: [[f64; 16]; 1] = [")
-    print("    [" + ", ".join(fmt(x) for x in exp2_16()) + "],")
+    print(f"/// f64 pow's log: `log1p(r) = r - r²/2 - (r³/2)·q(r)`, `q` ascending (error below 2^-64 of |r|")
+    print("/// on the rows of `LN16`).")
+    print(f"pub(crate) const POW_LOG_Q: [f64; 10] = [{', '.join(fmt(x) for x in pow_log_q(max_r))}];")
+    print("/// f64 pow's exp: `e^r = 1 + r + r²·P(r)`, `P` ascending (absolute error below 2^-64 on")
+    print("/// |r| <= ln2/32).")
+    print(f"pub(crate) const POW_EXP_P: [f64; 6] = [{', '.join(fmt(x) for x in pow_exp_p())}];")
+    inv, nhi, nlo = pow_exp_constants()
+    print("/// f64 pow's exp: `16/ln2`, and `-ln2/16` as `hi + lo` (`hi` of 37 significant bits).")
+    print(f"pub(crate) const POW_INV_LN2_N: f64 = {fmt(inv)};")
+    print(f"pub(crate) const POW_NEG_LN2_N: [f64; 2] = [{fmt(nhi)}, {fmt(nlo)}];")
+    tails, heads = pow_exp16()
+    print("/// f64 pow's exp: `[T]`, `[H']` with `2^(i/16) = H·(1 + T)` and `bits(H') = bits(H) - (i << 48)`")
+    print("/// (16 rows, as columns).")
+    print("pub(crate) static EXP16: [[f64; 16]; 2] = [")
+    for col in (tails, heads):
+        print("    [" + ", ".join(fmt(x) for x in col) + "],")
     print("];")
 
 

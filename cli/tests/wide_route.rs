@@ -3,9 +3,6 @@
 //! it), `avx2`, and `off` (the inline 128-bit path: what a host without AVX2 and FMA runs) give the
 //! same bits in every profile (any NaN equals any NaN), over lengths that end in and between blocks,
 //! with special values; and the switch shows in the machine code (the call of the block function).
-//! float64 pow also runs with `KILN_JIT_GATHERS` on and off (the AVX-512 routine that gathers its
-//! table lookups, and the one that stages them: `kiln_jit::wide::gathers`), so that both are
-//! checked whichever one the host picks.
 
 use ndarray::{ArrayD, IxDyn};
 use ndarray_npy::{ReadNpyExt, WriteNpyExt};
@@ -19,22 +16,11 @@ use kiln_cli::{kiln_with, tmp_in};
 mod kit;
 
 const WIDE: &str = "KILN_JIT_WIDE";
-const GATHERS: &str = "KILN_JIT_GATHERS";
 
+/// `kiln` with `KILN_JIT_WIDE` as given (unset where None).
 fn kiln(args: &[&str], wide: Option<&str>) -> Vec<u8> {
-    kiln_routed(args, (wide, None))
+    kiln_with(args, &[("KILN_JIT_NO_FMA", None), (WIDE, wide)])
 }
-
-/// `kiln` with `KILN_JIT_WIDE` and `KILN_JIT_GATHERS` as given (unset where None).
-fn kiln_routed(args: &[&str], (wide, gathers): Route<'_>) -> Vec<u8> {
-    kiln_with(
-        args,
-        &[("KILN_JIT_NO_FMA", None), (WIDE, wide), (GATHERS, gathers)],
-    )
-}
-
-/// A process's `KILN_JIT_WIDE` and `KILN_JIT_GATHERS`.
-type Route<'a> = (Option<&'a str>, Option<&'a str>);
 
 fn tmp(name: &str) -> PathBuf {
     tmp_in("wide", name)
@@ -116,10 +102,7 @@ fn every_route_gives_the_same_bits() {
         "arctan2(x, x * x - 2)",
         "sum(arctan2(x, 1.5))",
     ];
-    // the expressions with pow, whose float64 routine reads 128-row tables
-    let tables = |e: &str| e.contains("**");
     let mut checked = 0;
-    let mut gathered = 0;
     for n in [1, 255, 257, 515, 1001] {
         let v = values(n);
         let (x64, x32) = (tmp(&format!("x64_{n}.npy")), tmp(&format!("x32_{n}.npy")));
@@ -131,12 +114,7 @@ fn every_route_gives_the_same_bits() {
         for expr in exprs {
             for (dtype, x) in [("f64", &x64), ("f32", &x32)] {
                 for profile in ["default", "reproducible"] {
-                    let mut routes: Vec<Route> =
-                        vec![(None, None), (Some("avx2"), None), (Some("off"), None)];
-                    if dtype == "f64" && tables(expr) {
-                        routes.extend([(None, Some("on")), (None, Some("off"))]);
-                        gathered += 1;
-                    }
+                    let routes = [None, Some("avx2"), Some("off")];
                     let outs: Vec<Vec<(u64, bool)>> = routes
                         .iter()
                         .enumerate()
@@ -155,7 +133,7 @@ fn every_route_gives_the_same_bits() {
                                 "--out",
                                 o.to_str().unwrap(),
                             ];
-                            kiln_routed(&args, route);
+                            kiln(&args, route);
                             bits(&o, dtype)
                         })
                         .collect();
@@ -164,7 +142,7 @@ fn every_route_gives_the_same_bits() {
                         for (i, (p, q)) in outs[0].iter().zip(out).enumerate() {
                             assert!(
                                 p.0 == q.0 || p.1 && q.1,
-                                "{expr} {dtype} {profile} n {n} at {i}: {:#x} by default, {:#x} with ({WIDE}, {GATHERS}) = {:?}",
+                                "{expr} {dtype} {profile} n {n} at {i}: {:#x} by default, {:#x} with {WIDE} = {:?}",
                                 p.0,
                                 q.0,
                                 routes[r]
@@ -177,7 +155,6 @@ fn every_route_gives_the_same_bits() {
         }
     }
     assert_eq!(checked, 5 * exprs.len() * 2 * 2);
-    assert_eq!(gathered, 5 * exprs.iter().filter(|e| tables(e)).count() * 2);
 }
 
 #[test]

@@ -1392,8 +1392,8 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
     // f32-subnormal: f32's fast path splits a normal base on its own bits and takes chunks of
     // normal bases and exponents only, the others the general path (the same bits); and the
     // edges of that split and of its table's rows (the least normal, OFF = 0x1.2d554p-1 and its
-    // neighbours, twice it, each row's first f32 and the one before it, 1/sqrt(2), powers of
-    // two, the largest f32)
+    // neighbours, twice it, each row's first f32 and f64 and the one before it, 1/sqrt(2), powers
+    // of two, the largest f32)
     let mut splits = vec![
         1.1754944e-38f64,
         f32::from_bits(0x3f34_aaa7) as f64,
@@ -1410,6 +1410,10 @@ fn pow_inputs(rng: &mut Rng, ys: &mut Vec<f64>, xs: &mut Vec<f64>) {
         let first = 0x3f34_aaa8 + (row << 19);
         splits.push(f32::from_bits(first) as f64);
         splits.push(f32::from_bits(first - 1) as f64);
+        // f64's rows (`LN16`, the same split on the f64's bits)
+        let first = 0x3fe6_9555_0000_0000u64 + ((row as u64) << 48);
+        splits.push(f64::from_bits(first));
+        splits.push(f64::from_bits(first - 1));
     }
     for i in 0..8_000 {
         let x = match i % 37 {

@@ -549,47 +549,14 @@ impl Vb<'_, '_> {
         let p = self.mul(p, s1);
         self.mul(p, s2)
     }
-    /// Field `f` of the rows `idx & (N - 1)` of a host table, for each `f < W` (F64X2 only; `idx` an
-    /// I64X2 whose low bits index the table, `N` a power of two): per lane, the index extracted and
-    /// one scalar load per field from the static's address, an immediate (the static outlives every
-    /// compiled kernel). The mask keeps every load inside the table whatever the lane holds, and
-    /// the loads are pure. The wide routines read the same statics by indexing, so both routes see
-    /// the same values.
-    pub fn lookup<const W: usize, const N: usize>(
-        &mut self,
-        table: &'static [[f64; W]; N],
-        idx: Value,
-    ) -> [Value; W] {
-        assert!(
-            !self.f32 && N.is_power_of_two(),
-            "a table of 2^n rows, looked up on F64X2"
-        );
-        let idx = self.andc(idx, N as i64 - 1);
-        let base = self.b.ins().iconst(types::I64, table.as_ptr() as i64);
-        // in bounds (no trap), never written (readonly), so movable: a pure load, which Cranelift
-        // hoists out of the loop with the rest of the work on a loop-invariant argument (`2.5 ** x`)
-        let table_flags = crate::clif::mem().with_readonly().with_can_move();
-        let mut out = [idx; W];
-        for lane in 0..2u8 {
-            let i = self.b.ins().extractlane(idx, lane);
-            let off = self.b.ins().imul_imm_s(i, (8 * W) as i64);
-            let addr = self.b.ins().iadd(base, off);
-            for (f, o) in out.iter_mut().enumerate() {
-                let x = self.b.ins().load(types::F64, table_flags, addr, (8 * f) as i32);
-                *o = if lane == 0 {
-                    self.b.ins().splat(types::F64X2, x)
-                } else {
-                    self.b.ins().insertlane(*o, x, 1)
-                };
-            }
-        }
-        out
-    }
     /// Row `idx & (N - 1)` of the columns of a host table, for each of its `W` columns (on the
     /// vector type of the table's element: F32X4 with an I32X4 `idx`, F64X2 with an I64X2; `N` a
     /// power of two): per lane, the index extracted and one scalar load per column from the
-    /// static's address, as [`Vb::lookup`] (the mask keeps every load inside the table, the loads
-    /// are pure). The wide routines read the same statics, by permutes or by indexing.
+    /// static's address, an immediate (the static outlives every compiled kernel). The mask keeps
+    /// every load inside the table whatever the lane holds, and the loads are pure: in bounds (no
+    /// trap), never written (readonly), so movable, and Cranelift hoists them out of the loop with
+    /// the rest of the work on a loop-invariant argument (`2.5 ** x`). The wide routines read the
+    /// same statics, by permutes or by indexing.
     pub fn lookup_cols<E: Column, const W: usize, const N: usize>(
         &mut self,
         table: &'static [[E; N]; W],

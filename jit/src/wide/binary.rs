@@ -26,8 +26,7 @@ pub(super) trait Paths2<T: Copy> {
     fn general(x: T, y: T) -> T;
     /// A chunk's pairs: [`chunk2`]'s rule by default. A routine whose lanes read tables computes
     /// the chunk in stages instead (`pow.rs`), its lookups in loops of their own (f32 pow's 16-row
-    /// columns by `look`, the level's [`Look`]), so that the arithmetic between them vectorises
-    /// where the level has no gathers.
+    /// columns by `look`, the level's [`Look`]), so that the arithmetic between them vectorises.
     #[inline(always)]
     fn chunk(x: &mut [T; CHUNK], y: &[T; CHUNK], _look: &impl Look)
     where
@@ -171,52 +170,27 @@ fn rest<T: Copy, P: Paths2<T>, const FAST: bool>(from: &[T], ys: &[T], look: &im
 
 /// The `#[target_feature]` functions of routines of two arguments: `name: type, Paths2 impl;` makes
 /// `name::avx2` and `name::avx512`, `fn(Io<type>, &[type])`, in the invoking module (which has
-/// `map2` in scope); `name: type, impl, impl512;` uses a second impl at AVX-512 (pow: its lanes
-/// whole, where LLVM gathers their table lookups, against its stages at AVX2, whose gathers
-/// are slow; the same operations, so the same bits), and also makes `name::avx512_staged`, `impl`
-/// at AVX-512, for hosts whose gathers are slow (`wide::gathers`).
+/// `map2` in scope), each with its level's lookup of 16-row table columns.
 macro_rules! levels2 {
-    ($($name:ident: $t:ty, $f:ident $(, $f512:ident)?;)*) => {
+    ($($name:ident: $t:ty, $f:ident;)*) => {
         $(
-            levels2!(@one $name, $t, $f $(, $f512)?);
+            pub(super) mod $name {
+                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
+                pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
+                    super::map2::<$t, super::$f>(io, ys, &$crate::wide::lanes::index_col)
+                }
+                #[cfg_attr(
+                    target_arch = "x86_64",
+                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
+                )]
+                pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
+                    // the closure, defined in the `#[target_feature]` function, has its features:
+                    // the permutes are safe and inlined
+                    use $crate::wide::lanes::permute_col;
+                    super::map2::<$t, super::$f>(io, ys, &|col, rows| permute_col(col, rows))
+                }
+            }
         )*
-    };
-    // one chunk rule at both levels
-    (@one $name:ident, $t:ty, $f:ident) => {
-        levels2!(@mod $name, $t, $f, $f, {});
-    };
-    // a rule of its own at AVX-512 ($g: lane by lane, gathers), and $f at AVX-512 as well
-    // (`avx512_staged`), which `wide::gathers` picks where gathers are slow
-    (@one $name:ident, $t:ty, $f:ident, $g:ident) => {
-        levels2!(@mod $name, $t, $f, $g, {
-            #[cfg_attr(
-                target_arch = "x86_64",
-                target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
-            )]
-            pub(in crate::wide) fn avx512_staged(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
-                use $crate::wide::lanes::permute_col;
-                super::map2::<$t, super::$f>(io, ys, &|col, rows| permute_col(col, rows))
-            }
-        });
-    };
-    (@mod $name:ident, $t:ty, $f:ident, $g:ident, { $($staged:tt)* }) => {
-        pub(super) mod $name {
-            #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-            pub(in crate::wide) fn avx2(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
-                super::map2::<$t, super::$f>(io, ys, &$crate::wide::lanes::index_col)
-            }
-            #[cfg_attr(
-                target_arch = "x86_64",
-                target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
-            )]
-            pub(in crate::wide) fn avx512(io: $crate::wide::Io<'_, $t>, ys: &[$t]) {
-                // the closure, defined in the `#[target_feature]` function, has its features: the
-                // permutes are safe and inlined
-                use $crate::wide::lanes::permute_col;
-                super::map2::<$t, super::$g>(io, ys, &|col, rows| permute_col(col, rows))
-            }
-            $($staged)*
-        }
     };
 }
 

@@ -47,11 +47,9 @@
 //! a general one. pow and the f64 log family (log, log2, log10, log1p, and the inverse
 //! hyperbolic functions through log1p) read tables (`vmath::pow_tables`): the inline code by scalar
 //! loads per lane, the routines here in stages per chunk (the lookups apart from the arithmetic
-//! around them, which vectorises). The log family's tables and f32 pow's have 16 rows, stored as
-//! columns: at AVX-512 a column's rows fill two registers and one permute looks 8 lanes up
-//! (`lanes::Look`); at AVX2 each lookup is a loop of scalar loads. f64 pow's tables have 128 rows:
-//! at AVX-512 it computes lane by lane (gathers) where [`gathers`] says they are fast, else in
-//! stages, as at AVX2.
+//! around them, which vectorises). The tables have 16 rows, stored as columns: at AVX-512 a
+//! column's rows fill two registers and one permute looks 8 lanes up (`lanes::Look`); at AVX2 each
+//! lookup is a loop of scalar loads.
 //!
 //! **Sources.** Every routine computes in place, or from a source slice into a destination that
 //! need not hold values yet ([`Io`]: `fn(Io<T>)`): a kernel passes an input it reads as a
@@ -227,44 +225,6 @@ pub fn halves_256() -> bool {
         _ => false,
     }
 }
-
-/// Whether f64 pow's routine looks its tables up by AVX-512 gathers: where [`GATHERS_ENV`] says so
-/// (`on`, `off`), else on Intel's family-6 processors whose gathers are not microcoded slow
-/// (`SLOW_GATHERS`); every other processor takes the stages. pow reads 128-row tables; at AVX-512
-/// its routine either computes lane by lane (LLVM gathers the lookups) or in stages per chunk, each
-/// lookup a loop of scalar loads of its own (as at AVX2). Gathers were faster on a Xeon of the
-/// Sapphire Rapids generation (the f64 log of 128 rows it then had: 1.49 -> 1.01 ns an element in
-/// cache), and are slower on AMD's (`kiln bench --functions --n 1e6` on an EPYC of family 0x19 with
-/// AVX-512, staged against gathered: `x**y` 2.77 / 3.53) and on an Ice Lake Xeon (family 6 model
-/// 0x6a, `python -m kiln.bench --functions --kernels 'x**y' --dtype f64` with `KILN_JIT_GATHERS`
-/// off against on: 4.73 / 9.19 ns an element at N = 1e6, 5.00 / 8.44 at 1e4). The same operations
-/// per lane either way: the same bits. (The log family's 16 rows are looked up by permutes.)
-pub fn gathers() -> bool {
-    static GATHERS: OnceLock<bool> = OnceLock::new();
-    *GATHERS.get_or_init(|| match std::env::var(GATHERS_ENV).as_deref() {
-        Ok("on" | "1") => true,
-        Ok("off" | "0") => false,
-        _ => match cpu() {
-            Some((Vendor::Intel, 6, model)) => !SLOW_GATHERS.contains(&model),
-            _ => false,
-        },
-    })
-}
-
-/// Intel's family-6 models whose gathers the microcode against Gather Data Sampling (Downfall,
-/// CVE-2022-40982) slows: Linux's list of models affected by it
-/// (`arch/x86/kernel/cpu/common.c`, `GDS`): Skylake to Cascade and
-/// Cooper Lake (0x55, and the client 0x4e, 0x5e), Kaby, Coffee and Comet Lake (0x8e, 0x9e, 0xa5,
-/// 0xa6), Ice Lake (0x6a, 0x6c, 0x7e), Tiger Lake (0x8c, 0x8d) and Rocket Lake (0xa7). A
-/// guest may be told it is not affected while its host runs that microcode (the Ice Lake guest
-/// measured above reads "Not affected" in `/sys/devices/system/cpu/vulnerabilities`), so the model
-/// decides, not the kernel's report.
-const SLOW_GATHERS: &[u32] = &[
-    0x4e, 0x55, 0x5e, 0x6a, 0x6c, 0x7e, 0x8c, 0x8d, 0x8e, 0x9e, 0xa5, 0xa6, 0xa7,
-];
-
-/// Set to `on` or `off`, makes [`gathers`] say so (for measurements and tests of both routines).
-pub const GATHERS_ENV: &str = "KILN_JIT_GATHERS";
 
 /// The makers [`cpu`] tells apart.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -767,7 +727,6 @@ impl WideElem for f64 {
             (Binary::Arctan2, Level::Avx2) => atan::atan2_64::avx2,
             (Binary::Arctan2, Level::Avx512) => atan::atan2_64::avx512,
             (Binary::Pow, Level::Avx2) => pow::pow64::avx2,
-            (Binary::Pow, Level::Avx512) if !gathers() => pow::pow64::avx512_staged,
             (Binary::Pow, Level::Avx512) => pow::pow64::avx512,
             (Binary::Hypot, Level::Avx2) => pow::hypot64::avx2,
             (Binary::Hypot, Level::Avx512) => pow::hypot64::avx512,

@@ -2,18 +2,17 @@
 //! operations in the same order, their constants, `mul_add` where they emit `fma`), and their
 //! `#[target_feature]` loops over two slices (`binary.rs`).
 //!
-//! f64 pow's table lookups are scalar loads per lane in the inline code; here the same statics
-//! are indexed: in stages at AVX2 (each lookup a loop of scalar loads), lane by lane at AVX-512
-//! where gathers are fast (rustc gathers the lookups; `wide::gathers`), else in stages there too. Its fast path (positive
+//! pow's table lookups are scalar loads per lane in the inline code; here the same 16-row columns
+//! are looked up per chunk by the level's [`Look`] (permutes at AVX-512, scalar loads at AVX2),
+//! between stages that vectorise. f64 pow reads `LN16` and `EXP16`. Its fast path (positive
 //! normal finite bases, finite exponents, `|y·log x|` below `vmath::pow::FAST_EXP`) is tested per
 //! chunk, the inputs first and `|y·log x|` after the log; its general path is one path for every
 //! lane (selects, no branch), as hypot's, which needs no test. A slice whose bases are all one
 //! positive normal finite value (a constant base staged by the kernel: `2.5**x`) computes that
 //! log once ([`Paths2::constant_first`]) and each chunk from `y·log x` on, by the fast path where
 //! its exponents allow it: the same operations on the same values, so the same bits. f32 pow
-//! (`vmath::pow::pow_f32`, computed on the widened values and rounded once) reads two tables of 16
-//! rows (`LOG2_16`'s `1/c` and `hi`, `EXP2_16`), looked up per chunk by the level's [`Look`]
-//! (permutes at AVX-512, scalar loads at AVX2) between stages that vectorise. It has a fast path
+//! (`vmath::pow::pow_f32`, computed on the widened values and rounded once) reads `LOG2_16`'s
+//! `1/c` and `hi` and `EXP16`'s heads. It has a fast path
 //! and a general path, chosen per chunk of 16 lanes where the inline code chooses per vector (the
 //! same bits either way): the inline fast path takes positive finite bases and finite exponents,
 //! this one positive normal bases (split on the f32's own bits, which give the widened value's
@@ -22,15 +21,15 @@
 //! widened values, rounded once.
 
 use super::binary::{Paths2, levels2, map2};
-use super::lanes::{CHUNK, Line, Look, look_cols, sel};
+use super::lanes::{CHUNK, Line, Look, look_cols, poly, sel};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
 use crate::vmath::log::ROWS;
 use crate::vmath::pow::{
-    A, C, DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, FAST_EXP, INV_LN2_N, LN2_HI, LN2_LO, LOG2_Q,
-    NEG_LN2_HI_N, NEG_LN2_LO_N, OFF, SHIFT, UP, UP_BITS, log2_cols,
+    DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, FAST_EXP, LN2_HI, LN2_LO, LOG2_Q, OFF, SHIFT, UP,
+    UP_BITS, exp16_heads, log2_cols,
 };
-use crate::vmath::pow_tables::{EXP, EXP2_16, LOG};
+use crate::vmath::pow_tables::{EXP16, LN16, POW_EXP_P, POW_INV_LN2_N, POW_LOG_Q, POW_NEG_LN2_N};
 
 /// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
@@ -43,10 +42,11 @@ pub(super) fn split(x: f64, off: i64) -> (f64, f64, u64) {
     (k, f64::from_bits(m), u)
 }
 
-/// `vmath::Vb::lookup`: the row `idx & (N - 1)` of the table.
+/// `vmath::Vb::lookup_cols` for one lane: the row `idx & (ROWS - 1)` of each column.
 #[inline(always)]
-pub(super) fn lookup<const W: usize, const N: usize>(table: &'static [[f64; W]; N], idx: u64) -> [f64; W] {
-    table[(idx & (N as u64 - 1)) as usize]
+fn lookup<const W: usize>(table: &'static [[f64; ROWS]; W], idx: u64) -> [f64; W] {
+    let i = (idx & (ROWS as u64 - 1)) as usize;
+    table.map(|col| col[i])
 }
 
 /// `vmath::exp::clamp`: `x` clamped into `[lo, hi]`, NaN kept.
@@ -70,14 +70,14 @@ fn pow_split(x: f64) -> (f64, f64, u64) {
     let a = sel(sub, xs, ax);
     let kadj = sel(sub, -54.0, 0.0);
     let (k, z, u) = split(a, OFF);
-    (k + kadj, z, u >> 45)
+    (k + kadj, z, u >> 48)
 }
 
 /// pow's f64 fast path up to its log table: `(k, z, row)` of a positive normal finite `x`.
 #[inline(always)]
 fn pow_split_fast(x: f64) -> (f64, f64, u64) {
     let (k, z, u) = split(x, OFF);
-    (k, z, u >> 45)
+    (k, z, u >> 48)
 }
 
 /// `vmath::pow::log_core`: `log|x|` as `hi + lo` from `(k, z)` and the log table's row.
@@ -94,11 +94,7 @@ fn log_core(k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64) {
     let hi = t2 + ar2;
     let lo3 = ar.mul_add(r, -ar2);
     let lo4 = (t2 - hi) + ar2;
-    let q56 = r.mul_add(A[5], A[4]);
-    let q34 = r.mul_add(A[3], A[2]);
-    let q12 = r.mul_add(A[1], A[0]);
-    let q = ar2.mul_add(q56, q34);
-    let q = ar2.mul_add(q, q12);
+    let q: f64 = poly(r, &POW_LOG_Q);
     let p = ar3 * q;
     let lo = lo1 + lo2;
     let lo = lo + lo3;
@@ -112,12 +108,12 @@ fn log_core(k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64) {
 /// `vmath::pow::exp_reduce`: exp's reduction of `x + elo`: `(r, kd, ki)`.
 #[inline(always)]
 fn exp_reduce(x: f64, elo: f64) -> (f64, f64, u64) {
-    let z = x * INV_LN2_N;
+    let z = x * POW_INV_LN2_N;
     let kd = z + SHIFT;
     let ki = kd.to_bits();
     let kd = kd + -SHIFT;
-    let r = kd.mul_add(NEG_LN2_HI_N, x);
-    let r = kd.mul_add(NEG_LN2_LO_N, r);
+    let r = kd.mul_add(POW_NEG_LN2_N[0], x);
+    let r = kd.mul_add(POW_NEG_LN2_N[1], r);
     (r + elo, kd, ki)
 }
 
@@ -161,7 +157,7 @@ fn exp_mid_fast(y: f64, lh: f64, ll: f64) -> (f64, u64, f64) {
 #[inline(always)]
 fn log_fast(x: f64) -> (f64, f64) {
     let (k, z, row) = pow_split_fast(x);
-    log_core(k, z, lookup(&LOG, row))
+    log_core(k, z, lookup(&LN16, row))
 }
 
 /// Whether every value of `xs` (not empty) has the bits of the first, by chunks.
@@ -237,10 +233,10 @@ fn exps_finite64(y: &[f64; CHUNK]) -> bool {
 }
 
 /// f64 pow of a constant base over whole slices: where the base is positive, normal and finite,
-/// its log once, each chunk by the fast path from `ehi` on where its exponents allow it (AVX2's
-/// stages where `staged`, else lane by lane), else by `P`'s chunk rule.
+/// its log once, each chunk by the fast path from `ehi` on where its exponents allow it, else by
+/// `P`'s chunk rule.
 #[inline(always)]
-fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool, look: &impl Look) -> bool {
+fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], look: &impl Look) -> bool {
     let Some(&b) = xs.first() else { return false };
     if !((MIN_NORMAL..=f64::MAX).contains(&b) && all_same64(xs)) {
         return false;
@@ -249,36 +245,21 @@ fn pow64_constant<P: Paths2<f64>>(xs: &mut [f64], ys: &[f64], staged: bool, look
     const_chunks!(xs, ys, |x, y| {
         'chunk: {
             if exps_finite64(y) {
-                let mut out = Line([0.0f64; CHUNK]);
+                let mut r = Line([0.0f64; CHUNK]);
+                let mut ki = Line([0u64; CHUNK]);
+                let mut ae = Line([0.0f64; CHUNK]);
+                for j in 0..CHUNK {
+                    (r[j], ki[j], ae[j]) = exp_mid_fast(y[j], lh, ll);
+                }
                 let mut ok = true;
-                if staged {
-                    let mut r = Line([0.0f64; CHUNK]);
-                    let mut ki = Line([0u64; CHUNK]);
-                    let mut ae = Line([0.0f64; CHUNK]);
-                    for j in 0..CHUNK {
-                        (r[j], ki[j], ae[j]) = exp_mid_fast(y[j], lh, ll);
-                    }
-                    for &a in ae.iter() {
-                        ok &= a < FAST_EXP;
-                    }
-                    if ok {
-                        let mut t2 = Line([[0.0f64; 2]; CHUNK]);
-                        for j in 0..CHUNK {
-                            t2[j] = lookup(&EXP, ki[j]);
-                        }
-                        for j in 0..CHUNK {
-                            out[j] = pow_end_fast(r[j], ki[j], t2[j]);
-                        }
-                    }
-                } else {
-                    for j in 0..CHUNK {
-                        let (r, ki, ae) = exp_mid_fast(y[j], lh, ll);
-                        out[j] = pow_end_fast(r, ki, lookup(&EXP, ki));
-                        ok &= ae < FAST_EXP;
-                    }
+                for &a in ae.iter() {
+                    ok &= a < FAST_EXP;
                 }
                 if ok {
-                    *x = *out;
+                    let [tail, head] = *look_cols(look, &EXP16, &ki);
+                    for j in 0..CHUNK {
+                        x[j] = pow_end_fast(r[j], ki[j], [tail[j], head[j]]);
+                    }
                     break 'chunk;
                 }
             }
@@ -321,22 +302,18 @@ fn pow32_constant(xs: &mut [f32], ys: &[f32], look: &impl Look) -> bool {
     true
 }
 
-/// `vmath::pow::exp_tmp`: `T + r + r²·(C0 + r·C1) + r⁴·(C2 + r·C3)`.
+/// `vmath::pow::exp_tmp`: `T + r + r²·P(r)`.
 #[inline(always)]
 fn exp_tmp(r: f64, tail: f64) -> f64 {
     let r2 = r * r;
-    let p01 = r.mul_add(C[1], C[0]);
-    let p23 = r.mul_add(C[3], C[2]);
-    let t = tail + r;
-    let t = r2.mul_add(p01, t);
-    let r4 = r2 * r2;
-    r4.mul_add(p23, t)
+    let p: f64 = poly(r, &POW_EXP_P);
+    r2.mul_add(p, tail + r)
 }
 
 /// pow's f64 lane after its exp table: the scale, `e^r`, the two scalings and C99's cases.
 #[inline(always)]
 fn pow_end(x: f64, y: f64, r: f64, kd: f64, ki: u64, [tail, head]: [f64; 2]) -> f64 {
-    let top = ki << 45;
+    let top = ki << 48;
     let sbits = head.to_bits().wrapping_add(top);
     let pos = kd > 0.0;
     let adj = sel(pos, UP_BITS, DOWN_BITS);
@@ -346,11 +323,11 @@ fn pow_end(x: f64, y: f64, r: f64, kd: f64, ki: u64, [tail, head]: [f64; 2]) -> 
     annex_f(x, y, scale.mul_add(tmp, scale) * f)
 }
 
-/// pow's f64 fast path after its exp table: `scale + scale·tmp`, the scale `H·2^(k>>7)` by one
+/// pow's f64 fast path after its exp table: `scale + scale·tmp`, the scale `H·2^(k>>4)` by one
 /// integer addition (a normal result: the general path's two scalings are exact).
 #[inline(always)]
 fn pow_end_fast(r: f64, ki: u64, [tail, head]: [f64; 2]) -> f64 {
-    let scale = f64::from_bits(head.to_bits().wrapping_add(ki << 45));
+    let scale = f64::from_bits(head.to_bits().wrapping_add(ki << 48));
     let tmp = exp_tmp(r, tail);
     scale.mul_add(tmp, scale)
 }
@@ -359,17 +336,8 @@ fn pow_end_fast(r: f64, ki: u64, [tail, head]: [f64; 2]) -> f64 {
 #[inline(always)]
 fn pow_lane(x: f64, y: f64) -> f64 {
     let (k, z, row) = pow_split(x);
-    let (r, kd, ki) = pow_mid(x, y, k, z, lookup(&LOG, row));
-    pow_end(x, y, r, kd, ki, lookup(&EXP, ki))
-}
-
-/// `vmath::pow::pow`'s fast path on one f64 lane (positive normal finite `x`, finite `y`), and
-/// `|y·log x|` (the fast path holds where it is below [`FAST_EXP`]).
-#[inline(always)]
-fn pow_lane_fast(x: f64, y: f64) -> (f64, f64) {
-    let (k, z, row) = pow_split_fast(x);
-    let (r, ki, aehi) = pow_mid_fast(y, k, z, lookup(&LOG, row));
-    (pow_end_fast(r, ki, lookup(&EXP, ki)), aehi)
+    let (r, kd, ki) = pow_mid(x, y, k, z, lookup(&LN16, row));
+    pow_end(x, y, r, kd, ki, lookup(&EXP16, ki))
 }
 
 /// Whether every pair of the chunk has a positive normal finite `x` and a finite `y`: on the bits
@@ -473,7 +441,7 @@ fn exp2_chunk32(t: &[f64; CHUNK], look: &impl Look) -> Line<[f64; CHUNK]> {
     for j in 0..CHUNK {
         (u[j], ki[j]) = exp2_split32(t[j]);
     }
-    let [h] = *look_cols(look, &EXP2_16, &ki);
+    let [h] = *look_cols(look, exp16_heads(), &ki);
     let mut out = Line([0.0f64; CHUNK]);
     for j in 0..CHUNK {
         out[j] = exp2_end32(u[j], ki[j], h[j]);
@@ -491,7 +459,7 @@ fn pow32_lane(x: f64, y: f64) -> f64 {
     annex_f(
         x,
         y,
-        exp2_end32(u, ki, EXP2_16[0][(ki & (ROWS as u64 - 1)) as usize]),
+        exp2_end32(u, ki, exp16_heads()[0][(ki & (ROWS as u64 - 1)) as usize]),
     )
 }
 
@@ -517,7 +485,7 @@ fn pow32_chunk_fast(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look) {
         let kd = kd + -SHIFT;
         u[j] = t.mul_add(16.0, -kd);
     }
-    let h = look(&EXP2_16[0], &kb.map(f64::to_bits));
+    let h = look(&EXP16[1], &kb.map(f64::to_bits));
     for j in 0..CHUNK {
         x[j] = exp2_end32(u[j], kb[j].to_bits(), h[j]) as f32;
     }
@@ -543,103 +511,60 @@ fn pow32_chunk_general(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look)
     }
 }
 
-/// A chunk of pow's lanes, `x[j] = pow(x[j], y[j])` in `T` (computed in f64), by the stages of
-/// [`pow_lane`] or [`pow32_lane`], each stage a loop over the chunk and each table lookup a loop
-/// of its own: `split`, `lookup1`, `mid`, `lookup2`, `end` are those stages.
-macro_rules! staged_chunk {
-    ($x:ident, $y:ident, $t:ty, $split:ident, $t1:ident, $mid:ident, $t2:ident, $end:ident, ($($m:ident),*)) => {{
-        let mut xd = Line([0.0f64; CHUNK]);
-        let mut yd = Line([0.0f64; CHUNK]);
-        for j in 0..CHUNK {
-            xd[j] = $x[j] as f64;
-            yd[j] = $y[j] as f64;
-        }
-        let mut k = Line([0.0f64; CHUNK]);
-        let mut z = Line([0.0f64; CHUNK]);
-        let mut row = Line([0u64; CHUNK]);
-        for j in 0..CHUNK {
-            (k[j], z[j], row[j]) = $split(xd[j]);
-        }
-        let mut t1 = Line([[0.0f64; _]; CHUNK]);
-        for j in 0..CHUNK {
-            t1[j] = lookup(&$t1, row[j]);
-        }
-        let mut r = Line([0.0f64; CHUNK]);
-        let mut ki = Line([0u64; CHUNK]);
-        $(let mut $m = Line([0.0f64; CHUNK]);)*
-        for j in 0..CHUNK {
-            (r[j], $($m[j],)* ki[j]) = $mid(xd[j], yd[j], k[j], z[j], t1[j]);
-        }
-        let mut t2 = Line([[0.0f64; _]; CHUNK]);
-        for j in 0..CHUNK {
-            t2[j] = lookup(&$t2, ki[j]);
-        }
-        for j in 0..CHUNK {
-            $x[j] = $end(xd[j], yd[j], r[j], $($m[j],)* ki[j], t2[j]) as $t;
-        }
-    }};
-}
-
-/// pow on a chunk of f64 lanes by stages: the fast path's ([`pow_lane_fast`] cut at its lookups)
-/// where every pair allows it (the inputs first, then `|y·log x|` after the middle stage), else the
-/// general path's ([`staged_chunk`]).
+/// pow on a chunk of f64 lanes by stages around its two lookups (`look`): the fast path's
+/// ([`pow_split_fast`], [`pow_mid_fast`], [`pow_end_fast`]) where every pair allows it (the inputs
+/// first, then `|y·log x|` after the middle stage), else the general path's
+/// ([`pow64_chunk_general`]).
 #[inline(always)]
-fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
+fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK], look: &impl Look) {
     if pow64_inputs_ok(x, y) {
-        let mut r = Line([0.0f64; CHUNK]);
-        let mut ki = Line([0u64; CHUNK]);
-        let mut ae = Line([0.0f64; CHUNK]);
         let mut k = Line([0.0f64; CHUNK]);
         let mut z = Line([0.0f64; CHUNK]);
         let mut row = Line([0u64; CHUNK]);
         for j in 0..CHUNK {
             (k[j], z[j], row[j]) = pow_split_fast(x[j]);
         }
-        let mut t1 = Line([[0.0f64; 3]; CHUNK]);
+        let [invc, logc, logctail] = *look_cols(look, &LN16, &row);
+        let mut r = Line([0.0f64; CHUNK]);
+        let mut ki = Line([0u64; CHUNK]);
+        let mut ae = Line([0.0f64; CHUNK]);
         for j in 0..CHUNK {
-            t1[j] = lookup(&LOG, row[j]);
-        }
-        for j in 0..CHUNK {
-            (r[j], ki[j], ae[j]) = pow_mid_fast(y[j], k[j], z[j], t1[j]);
+            (r[j], ki[j], ae[j]) = pow_mid_fast(y[j], k[j], z[j], [invc[j], logc[j], logctail[j]]);
         }
         let mut ok = true;
         for &a in ae.iter() {
             ok &= a < FAST_EXP;
         }
         if ok {
-            let mut t2 = Line([[0.0f64; 2]; CHUNK]);
+            let [tail, head] = *look_cols(look, &EXP16, &ki);
             for j in 0..CHUNK {
-                t2[j] = lookup(&EXP, ki[j]);
-            }
-            for j in 0..CHUNK {
-                x[j] = pow_end_fast(r[j], ki[j], t2[j]);
+                x[j] = pow_end_fast(r[j], ki[j], [tail[j], head[j]]);
             }
             return;
         }
     }
-    staged_chunk!(x, y, f64, pow_split, LOG, pow_mid, EXP, pow_end, (kd));
+    pow64_chunk_general(x, y, look)
 }
 
-/// pow on a chunk of f64 lanes lane by lane (AVX-512 with fast gathers, LLVM gathering the
-/// lookups): the fast
-/// path where every pair allows it, else the general path.
+/// pow's general path on a chunk of f64 lanes ([`pow_lane`]) by stages around its two lookups.
 #[inline(always)]
-fn pow64_chunk_lanes(x: &mut [f64; CHUNK], y: &[f64; CHUNK]) {
-    if pow64_inputs_ok(x, y) {
-        let mut out = Line([0.0f64; CHUNK]);
-        let mut ok = true;
-        for j in 0..CHUNK {
-            let (v, ae) = pow_lane_fast(x[j], y[j]);
-            out[j] = v;
-            ok &= ae < FAST_EXP;
-        }
-        if ok {
-            *x = *out;
-            return;
-        }
-    }
+fn pow64_chunk_general(x: &mut [f64; CHUNK], y: &[f64; CHUNK], look: &impl Look) {
+    let mut k = Line([0.0f64; CHUNK]);
+    let mut z = Line([0.0f64; CHUNK]);
+    let mut row = Line([0u64; CHUNK]);
     for j in 0..CHUNK {
-        x[j] = pow_lane(x[j], y[j]);
+        (k[j], z[j], row[j]) = pow_split(x[j]);
+    }
+    let [invc, logc, logctail] = *look_cols(look, &LN16, &row);
+    let mut r = Line([0.0f64; CHUNK]);
+    let mut kd = Line([0.0f64; CHUNK]);
+    let mut ki = Line([0u64; CHUNK]);
+    for j in 0..CHUNK {
+        (r[j], kd[j], ki[j]) = pow_mid(x[j], y[j], k[j], z[j], [invc[j], logc[j], logctail[j]]);
+    }
+    let [tail, head] = *look_cols(look, &EXP16, &ki);
+    for j in 0..CHUNK {
+        x[j] = pow_end(x[j], y[j], r[j], kd[j], ki[j], [tail[j], head[j]]);
     }
 }
 
@@ -735,17 +660,11 @@ impl Paths2<f32> for Hypot {
     }
 }
 
-/// f64 pow: by its stages per chunk ([`pow64_chunk`]; `LANES` false: AVX2, and AVX-512 where
-/// gathers are slow, `wide::gathers`), or lane by lane (LLVM gathers the lookups;
-/// [`pow64_chunk_lanes`]; `LANES` true: AVX-512). The general path has one
-/// path for every lane (lane selects, no branch); the fast path is tested per chunk.
-pub(super) struct Pow64<const LANES: bool>;
-/// [`Pow64`] by stages: AVX2, and AVX-512 without fast gathers.
-pub(super) type Pow = Pow64<false>;
-/// [`Pow64`] lane by lane: AVX-512 with fast gathers.
-pub(super) type PowLanes = Pow64<true>;
+/// f64 pow: by its stages per chunk ([`pow64_chunk`]). The general path has one path for every
+/// lane (lane selects, no branch); the fast path is tested per chunk.
+pub(super) struct Pow;
 
-impl<const LANES: bool> Paths2<f64> for Pow64<LANES> {
+impl Paths2<f64> for Pow {
     #[inline(always)]
     fn fast_ok(_: f64, _: f64) -> bool {
         true
@@ -759,16 +678,12 @@ impl<const LANES: bool> Paths2<f64> for Pow64<LANES> {
         pow_lane(x, y)
     }
     #[inline(always)]
-    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK], _look: &impl Look) {
-        if LANES {
-            pow64_chunk_lanes(x, y)
-        } else {
-            pow64_chunk(x, y)
-        }
+    fn chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK], look: &impl Look) {
+        pow64_chunk(x, y, look)
     }
     #[inline(always)]
     fn constant_first(xs: &mut [f64], ys: &[f64], look: &impl Look) -> bool {
-        pow64_constant::<Self>(xs, ys, !LANES, look)
+        pow64_constant::<Self>(xs, ys, look)
     }
 }
 
@@ -830,7 +745,7 @@ fn fast32(x: &[f32], y: &[f32]) -> bool {
 }
 
 levels2! {
-    pow64: f64, Pow, PowLanes;
+    pow64: f64, Pow;
     pow32: f32, Pow32;
     hypot64: f64, Hypot;
     hypot32: f32, Hypot;
