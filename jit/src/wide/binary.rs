@@ -95,11 +95,7 @@ pub(super) fn map2<T: Copy, P: Paths2<T>>(mut io: Io<'_, T>, ys: &[T], look: &im
     {
         return;
     }
-    let xs = match &io {
-        Io::InPlace(xs) => &**xs,
-        Io::From { src, .. } => &src[..io.len()],
-    };
-    if P::all_fast(xs, ys) {
+    if P::all_fast(io.src(), ys) {
         chunks2::<T, P, true>(io, ys, look)
     } else {
         chunks2::<T, P, false>(io, ys, look)

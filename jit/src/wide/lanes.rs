@@ -373,6 +373,13 @@ impl<T> std::ops::DerefMut for Line<T> {
 /// function (a closure made outside it and outlined is compiled without its features: libm's `fma`
 /// per lane; one made inside it has them, as `levels!`' lookups by permutes).
 pub(super) trait Paths<T: Copy> {
+    /// Whether [`map`] tests the whole slice before its chunks: where every lane allows the fast
+    /// path (and none the fastest), each chunk runs [`Paths::fast_chunk`] with no test of its own
+    /// (the same bits: each chunk's own choice). For a routine whose test per chunk costs more
+    /// than a pass over the slice: f32 sin and cos (in cache at AVX-512, `examples/routine_speed`,
+    /// five runs alternated: 0.53-0.57 -> 0.44-0.45 ns an element), where exp, whose test is one
+    /// compare, lost 4-8%.
+    const TEST_SLICE: bool = false;
     /// Whether `x` may take the fast path.
     fn fast_ok(x: T) -> bool;
     /// The fast path.
@@ -439,7 +446,18 @@ pub(super) fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK], look: &impl Look) 
 /// [`chunk`] over the slice (see [`map_with`]).
 #[inline(always)]
 pub(super) fn map<T: Copy, P: Paths<T>>(io: Io<'_, T>) {
-    map_with!(io, |c| { chunk::<T, P>(c, &index_col) });
+    if P::TEST_SLICE && all_fast::<T, P>(io.src()) {
+        map_with!(io, |c| { P::fast_chunk(c, &index_col) });
+    } else {
+        map_with!(io, |c| { chunk::<T, P>(c, &index_col) });
+    }
+}
+
+/// Whether every lane of `xs` allows the fast path and none the fastest ([`Paths::TEST_SLICE`]).
+#[inline(always)]
+fn all_fast<T: Copy, P: Paths<T>>(xs: &[T]) -> bool {
+    xs.iter()
+        .fold(true, |ok, &x| ok & P::fast_ok(x) & !P::fastest_ok(x))
 }
 
 /// A level's lookup of a chunk's rows in a column of a 16-row table (the f64 log family's,
@@ -855,9 +873,10 @@ struct Cos;
 struct Tan;
 
 macro_rules! trig_paths {
-    ($($f:ident: $t:ty, $max:expr, $fast:expr, $op:ident;)*) => {
+    ($($f:ident: $t:ty, $max:expr, $fast:expr, $op:ident, $slice:expr;)*) => {
         $(
             impl Paths<$t> for $f {
+                const TEST_SLICE: bool = $slice;
                 #[inline(always)]
                 fn fast_ok(x: $t) -> bool {
                     trig_fast_ok(x, $max)
@@ -877,11 +896,11 @@ macro_rules! trig_paths {
 }
 
 trig_paths! {
-    Sin: f64, T64_REDUCE_MAX, sin64_fast, Sin;
-    Cos: f64, T64_REDUCE_MAX, cos64_fast, Cos;
-    Tan: f64, T64_REDUCE_MAX, tan64_fast, Tan;
-    Sin: f32, T32_REDUCE_MAX, sin32_fast, Sin;
-    Cos: f32, T32_REDUCE_MAX, cos32_fast, Cos;
+    Sin: f64, T64_REDUCE_MAX, sin64_fast, Sin, false;
+    Cos: f64, T64_REDUCE_MAX, cos64_fast, Cos, false;
+    Tan: f64, T64_REDUCE_MAX, tan64_fast, Tan, false;
+    Sin: f32, T32_REDUCE_MAX, sin32_fast, Sin, true;
+    Cos: f32, T32_REDUCE_MAX, cos32_fast, Cos, true;
 }
 
 /// f32 tan: the chunk's lanes by the quick reduction, and again by the exact one only where a lane

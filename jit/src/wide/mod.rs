@@ -567,6 +567,14 @@ pub enum Io<'a, T> {
 }
 
 impl<T> Io<'_, T> {
+    /// The arguments: the slice computed in place, or the source (as long as the destination).
+    pub(crate) fn src(&self) -> &[T] {
+        match self {
+            Io::InPlace(xs) => xs,
+            Io::From { src, dst } => &src[..dst.len()],
+        }
+    }
+
     /// The number of elements the routine computes.
     pub fn len(&self) -> usize {
         match self {
