@@ -25,9 +25,9 @@ f64 pow (`vmath::pow`) reads the log family's `LN16` for its log (k·ln2_hi + hi
 r = z·(1/c) - 1 exact, |r| <= 0.03842) and a 16-row exp table: 2^(i/16) = H·(1 + T) with H the
 double nearest 2^(i/16) and T the double nearest the rest, stored as the columns [T] and
 [bits(H) - (i << 48)], so that adding k << 48 (k = 16·e + i) gives bits(H·2^e) in one integer
-addition. Its polynomials: log1p(r) = r + ar2 + ar3·q(r) with ar2 = -r²/2, ar3 = -r³/2 (ARM's
-form), q of degree 9 (Chebyshev interpolation over the table's |r|, its error checked: below 2^-64
-of |r|, the limit of q(0) = -2/3 rounded); e^r = 1 + r + r²·P(r) on |r| <= ln2/32 (and a little),
+addition. Its polynomials: log1p(r) = r - r²/2 + r³/3 + (r⁴/4)·T(r), T of degree 9 (Chebyshev
+interpolation over the table's |r|, its error checked: below 2^-70 of |r|; r - r²/2 + r³/3 are
+carried in double-double, -2/3 split as hi + lo); e^r = 1 + r + r²·P(r) on |r| <= ln2/32 (and a little),
 P of degree 5 (absolute error below 2^-64); 16/ln2, and -ln2/16 split as hi + lo with hi of 37
 significant bits (k·hi exact for |k| < 2^15).
 
@@ -155,23 +155,23 @@ def family_poly(max_r):
     return p
 
 
-def pow_log_q(max_r):
-    """q with log1p(r) = r - r²/2 - (r³/2)·q(r) on |r| <= max_r, degree 9; its error checked."""
+def pow_log_tail(max_r):
+    """T with log1p(r) = r - r²/2 + r³/3 + (r⁴/4)·T(r) on |r| <= max_r, degree 9; its error checked."""
     a = mpmath.mpf(max_r.numerator) / max_r.denominator * mpmath.mpf("1.0001")
 
     def g(r):
-        return -2 * (mpmath.log1p(r) - r + r * r / 2) / r**3 if r else mpmath.mpf(-2) / 3
+        return (mpmath.log1p(r) - r + r * r / 2 - r**3 / 3) / (r**4 / 4) if r else mpmath.mpf(-1)
 
-    q = [rnd(c) for c in mpmath.chebyfit(g, [-a, a], 10)[::-1]]
+    t = [rnd(c) for c in mpmath.chebyfit(g, [-a, a], 10)[::-1]]
     worst = 0
     for j in range(-2000, 2001):
         r = a * j / 2000
         if r == 0:
             continue
-        approx = -(r**3) / 2 * sum(mpmath.mpf(c) * r**i for i, c in enumerate(q))
-        worst = max(worst, abs((approx - (mpmath.log1p(r) - r + r * r / 2)) / r))
-    assert worst < mpmath.mpf(2) ** -64, mpmath.log(worst, 2)
-    return q
+        approx = r**4 / 4 * sum(mpmath.mpf(c) * r**i for i, c in enumerate(t))
+        worst = max(worst, abs((approx - (mpmath.log1p(r) - r + r * r / 2 - r**3 / 3)) / r))
+    assert worst < mpmath.mpf(2) ** -70, mpmath.log(worst, 2)
+    return t
 
 
 POW_EXP_R = mpmath.log(2) / 32 * mpmath.mpf("1.001")
@@ -212,14 +212,6 @@ def pow_exp16():
         tails.append(rnd((t - h) / h))
         heads.append(dbl(bits(h) - (i << 48)))
     return tails, heads
-
-
-def rust_array(name, doc, rows, width):
-    out = [doc, f"pub(crate) static {name}: [[f64; {width}]; {len(rows)}] = ["]
-    for r in rows:
-        out.append("    [" + ", ".join(fmt(x) for x in r) + "],")
-    out.append("];")
-    return "\n".join(out)
 
 
 def fmt(x):
@@ -274,9 +266,12 @@ def main():
         print(f"/// {doc}")
         print(f"pub(crate) const LOG_{name}: [f64; 9] = [{', '.join(fmt(x) for x in poly)}];")
     print()
-    print(f"/// f64 pow's log: `log1p(r) = r - r²/2 - (r³/2)·q(r)`, `q` ascending (error below 2^-64 of |r|")
-    print("/// on the rows of `LN16`).")
-    print(f"pub(crate) const POW_LOG_Q: [f64; 10] = [{', '.join(fmt(x) for x in pow_log_q(max_r))}];")
+    print("/// f64 pow's log: `log1p(r) = r - r²/2 + r³/3 + (r⁴/4)·T(r)`, `T` ascending (error below 2^-70 of")
+    print("/// |r| on the rows of `LN16`).")
+    print(f"pub(crate) const POW_LOG_T: [f64; 10] = [{', '.join(fmt(x) for x in pow_log_tail(max_r))}];")
+    th = rnd(mpmath.mpf(-2) / 3)
+    print("/// `-2/3` as `hi + lo`: `r³/3 = (-2/3)·r·(-r²/2)`.")
+    print(f"pub(crate) const NEG_TWO_THIRDS: [f64; 2] = [{fmt(th)}, {fmt(rnd(mpmath.mpf(-2) / 3 - th))}];")
     print("/// f64 pow's exp: `e^r = 1 + r + r²·P(r)`, `P` ascending (absolute error below 2^-64 on")
     print("/// |r| <= ln2/32).")
     print(f"pub(crate) const POW_EXP_P: [f64; 6] = [{', '.join(fmt(x) for x in pow_exp_p())}];")

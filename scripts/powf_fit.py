@@ -4,7 +4,7 @@
 
 - `log2(1 + r) = r·Q(r)` for |r| <= 0.03842, the largest `r = z·(1/c) - 1` of the f64 log
   family's table `LOG2_16` (whose rows this log2 shares): `Q` of degree `dq`;
-- `2^(u/16) = 1 + u·E(u)` for |u| <= 1/2 (`u = 16·t - nearest(16·t)`, `EXP2_16` holding
+- `2^(u/16) = 1 + u·E(u)` for |u| <= 1/2 (`u = 16·t - nearest(16·t)`, `EXP16`'s heads holding
   `2^(i/16)`): `E` of degree `de - 1`, the scaling by 1/16 folded into its coefficients.
 
 Chebyshev interpolation in mpmath (200-bit arithmetic), coefficients rounded to doubles, and the

@@ -64,7 +64,7 @@ fn ulp_bound(f: MathFn) -> Option<u32> {
         // `vmath::asin`): 1 in both types against libm over a million points in [-1, 1] and
         // log-uniform, and 1 against the correctly rounded value (tests/math_accuracy.rs); arctan
         // and arctan2 1 against both; pow (ARM's table-driven pow on 16-row tables in f64, within
-        // 0.69 of the correctly rounded value; log2 and exp2 in f64 by 16-row tables for f32,
+        // 0.53 of the correctly rounded value; log2 and exp2 in f64 by 16-row tables for f32,
         // `vmath::pow`): 1 in both types against libm (jit/tests/accuracy.rs,
         // a million points per sweep) and against the correctly rounded value
         // (tests/data/ulp/power.csv: f64 1, f32 0; f32 over 3.7 million points,

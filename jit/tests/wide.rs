@@ -1493,6 +1493,33 @@ fn binary_routines_match<T: Elem + WideElem>() {
                     assert_same(&what, &y64[off..off + len], &got, &want[off..off + len]);
                 }
             }
+            // pow over only the pairs whose chunks take the fast path (positive normal bases,
+            // normal exponents): every chunk of the slice by the fast path with no test of its own
+            // (`Paths2::all_fast`), whole chunks and a remainder
+            if r == wide::Binary::Pow {
+                let f32 = <T as WideElem>::DTYPE == kiln_ir::ElemType::F32;
+                let normal = |v: f64| {
+                    if f32 {
+                        (v as f32).is_normal()
+                    } else {
+                        v.is_normal()
+                    }
+                };
+                let fast: Vec<usize> = (0..ys.len())
+                    .filter(|&i| y64[i] > 0.0 && normal(y64[i]) && normal(xs[i].to_f64()))
+                    .collect();
+                assert!(fast.len() > 1000, "{what}: {} fast pairs", fast.len());
+                for len in [fast.len(), 17, 40, 333] {
+                    let idx = &fast[..len];
+                    let mut got: Vec<T> = idx.iter().map(|&i| ys[i]).collect();
+                    let ex: Vec<T> = idx.iter().map(|&i| xs[i]).collect();
+                    kiln_jit::apply_wide_binary(r, level, &mut got, &ex).unwrap();
+                    let got: Vec<f64> = got.iter().map(|x| x.to_f64()).collect();
+                    let base: Vec<f64> = idx.iter().map(|&i| y64[i]).collect();
+                    let w: Vec<f64> = idx.iter().map(|&i| want[i]).collect();
+                    assert_same(&format!("{what} fast pairs, {len}"), &base, &got, &w);
+                }
+            }
             // a second argument of another length is an error, and computes nothing
             let mut one = ys[..3].to_vec();
             assert!(kiln_jit::apply_wide_binary(r, level, &mut one, &xs[..2]).is_err());
@@ -1516,6 +1543,14 @@ fn pow_constant_base_matches<T: Elem + WideElem>() {
     for base in [2.5f64, 0.3, 1.0, 1e-5, 3.0e4, 10.0, 7.0, -2.0, 0.0, f64::INFINITY] {
         let mut xs: Vec<f64> = (0..4000).map(|_| rng.uniform(-40.0, 40.0)).collect();
         xs.extend((0..4000).map(|_| rng.uniform(-800.0, 800.0)));
+        // a chunk of zero and subnormal exponents with finite ones (the constant base's own path
+        // takes it: every exponent finite), apart from the infinite ones below
+        xs.extend((0..16).map(|i| match i % 4 {
+            0 => 0.0,
+            1 => -0.0,
+            2 => 1e-40 * (i as f64),
+            _ => -3e-310,
+        }));
         xs.extend([
             0.0,
             -0.0,

@@ -10,8 +10,12 @@
 //! bits of `z` (the f64 log family's, `vmath::log`, whose table `LN16` this reads); with the
 //! subinterval's `1/c`, `r = z/c - 1` is exact (one `fma`, |r| <= 0.03842), and `log|x| = k·ln2 +
 //! log c + log1p(r)`, `log c` from the table as `hi + lo` (`k·ln2_hi + hi` exact), `log1p(r) = r -
-//! r²/2 - (r³/2)·q(r)` with `q` of degree 9 and `r - r²/2` in double-double: `log|x|` as `hi + lo`
-//! with a relative error near 2^-64, no division. `y·log|x|` as `ehi + elo` (`fma` residual), then
+//! r²/2 + r³/3 + (r⁴/4)·T(r)` with `T` of degree 9, `r - r²/2` in double-double as ARM has it and
+//! `r³/3` too (`(-2/3)·r·(-r²/2)` with the residuals of both products and of `-2/3`, added into
+//! `hi` by Fast2Sum): `log|x|` as `hi + lo` with a relative error near 2^-66, no division. ARM's
+//! 128 rows keep `|r|` below 1/128, where `r³/3` is small enough to round once; with |r| up to
+//! 0.0384 its rounding, `r²/3` of `log|x|` times 2^-53, multiplied by `|y·log x|` up to 708, put
+//! results 2 ULP off for bases in (1.02, 1.0384). `y·log|x|` as `ehi + elo` (`fma` residual), then
 //! `e^(ehi + elo)` by a 16-row table (`EXP16`): `k = nearest(ehi·16/ln2)`, `r = ehi - k·ln2/16 +
 //! elo`, `e^r - 1 - r` as `r²·P(r)`, `P` of degree 5, `2^(k/16) = H·(1 + T)` from the table,
 //! `H·2^(k>>4)` by one integer addition into H's bits, and the result `scale + scale·tmp` in one
@@ -21,9 +25,9 @@
 //! the same bits as the fast path) and rounds once more into the subnormals. The 16 rows are two
 //! registers a column at AVX-512, where one permute looks 8 lanes up; with ARM's 128 rows (its
 //! polynomials of degree 8 and 5 on |r| < 1/128 and ln2/256) the wide routine staged scalar loads
-//! or gathered, and was 1.3 times as slow on an Ice Lake Xeon. The error grows from ARM's 0.52 ULP
-//! to 0.69 (against mpmath: bases near 1 with `|y·log x|` near 700, where `log|x|`'s relative error
-//! of about 2^-64, the rounding of `(r³/2)·q`, is multiplied by 700). That general path, with
+//! or gathered, and was 1.15 times as slow on an Ice Lake Xeon. Against mpmath, 0.53 ULP at most
+//! (20,000 points, bases near 1 with `|y·log x|` near 700 and results just below a power of two
+//! among them; ARM's 0.52). That general path, with
 //! [`annex_f`]'s selects and the subnormal scaling, is taken by a vector (a chunk of the wide
 //! routines) with a lane whose base is not positive, normal and finite, whose exponent is not
 //! finite, or whose `|y·log x|` is at least [`FAST_EXP`]; the others take the fast path alone (no
@@ -36,8 +40,9 @@
 //! `t = y·log2|x|`, clamped to [-160, 130] (beyond, the f32 result is 0 or inf); `i =
 //! nearest(16·t)` and `u = 16·t - i` (exact, |u| <= 1/2), `2^(i/16)` from `EXP16`'s heads (the
 //! double nearest `2^((i & 15)/16)`, `i >> 4` added into its exponent field) times `1 + u·E(u)`,
-//! `E` of degree 3 (relative error 2^-37.5; `scripts/powf_fit.py` fits both). Both polynomials by Horner's rule: the routines at full width are bound by
-//! their operations' throughput, not a lane's latency. No division: the table-free form this
+//! `E` of degree 3 (relative error 2^-37.5; `scripts/powf_fit.py` fits both). Both polynomials
+//! by Horner's rule: the routines at full width are bound by their operations' throughput, not a
+//! lane's latency. No division: the table-free form this
 //! replaced (`s = (z - 1)/(z + 1)`, `Q(s²)` of degree 4, `2^r` of degree 7 on |r| <= 1/2) cost 1.5
 //! times as much at AVX-512, where each table's 16 rows are two registers and a lookup of 8 lanes
 //! one `vpermt2pd` (`wide::lanes::permute_col`). The f64 result is within about 2^-29.2 of `x^y`
@@ -61,7 +66,9 @@
 //! same operations, so the same bits on every route.
 
 use super::Vb;
-use super::pow_tables::{EXP16, LN16, LOG2_16, POW_EXP_P, POW_INV_LN2_N, POW_LOG_Q, POW_NEG_LN2_N};
+use super::pow_tables::{
+    EXP16, LN16, LOG2_16, NEG_TWO_THIRDS, POW_EXP_P, POW_INV_LN2_N, POW_LOG_T, POW_NEG_LN2_N,
+};
 use cranelift_codegen::ir::Value;
 use cranelift_codegen::ir::condcodes::FloatCC;
 
@@ -197,7 +204,9 @@ fn log_hl(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
 }
 
 /// `log(2^k·z)` as `(hi, lo)`, the row `row` of `LN16` read for `z`: ARM's `log_inline` after its
-/// reduction, its polynomial `q` of degree 9 for the 16 rows' |r| <= 0.03842.
+/// reduction, for the 16 rows' |r| <= 0.03842: `r³/3` in double-double as well as `r - r²/2`
+/// (rounded once, a third of `r²` of `log|x|` times 2^-53, it would be multiplied by `|y·log x|`),
+/// added into `hi` by Fast2Sum, and the rest `(r⁴/4)·T(r)` with `T` of degree 9.
 fn log_core(v: &mut Vb<'_, '_>, k: Value, z: Value, row: Value) -> (Value, Value) {
     let [invc, logc, logctail] = v.lookup_cols(&LN16, row);
     let m1 = v.c(-1.0);
@@ -213,21 +222,39 @@ fn log_core(v: &mut Vb<'_, '_>, k: Value, z: Value, row: Value) -> (Value, Value
     // + r²·(-1/2) with its rounding error
     let ar = v.mulc(r, -0.5);
     let ar2 = v.mul(r, ar);
-    let ar3 = v.mul(r, ar2);
     let hi = v.add(t2, ar2);
     let nar2 = v.neg(ar2);
     let lo3 = v.fma(ar, r, nar2);
     let d = v.sub(t2, hi);
     let lo4 = v.add(d, ar2);
-    // the rest of log1p(r): ar3·q(r)
-    let q = v.poly(r, &POW_LOG_Q);
-    let p = v.mul(ar3, q);
+    // + r³/3 = (-2/3)·r·(ar2 + lo3) as p + pe
+    let ar3 = v.mul(r, ar2);
+    let nar3 = v.neg(ar3);
+    let ar3lo = v.fma(r, ar2, nar3);
+    let th = v.c(NEG_TWO_THIRDS[0]);
+    let p = v.mul(ar3, th);
+    let np = v.neg(p);
+    let pe = v.fma(ar3, th, np);
+    let e2 = v.fma(r, lo3, ar3lo);
+    let pe = v.fma(e2, th, pe);
+    let tl = v.c(NEG_TWO_THIRDS[1]);
+    let pe = v.fma(ar3, tl, pe);
+    // hi + p and its rounding error (|hi| > |p|)
+    let h2 = v.add(hi, p);
+    let d = v.sub(hi, h2);
+    let lo5 = v.add(d, p);
+    // the rest of log1p(r): (r⁴/4)·T(r)
+    let r4 = v.mul(ar2, ar2);
+    let t = v.poly(r, &POW_LOG_T);
+    let tail = v.mul(r4, t);
     let lo = v.add(lo1, lo2);
     let lo = v.add(lo, lo3);
     let lo = v.add(lo, lo4);
-    let lo = v.add(lo, p);
-    let y = v.add(hi, lo);
-    let d = v.sub(hi, y);
+    let lo = v.add(lo, lo5);
+    let lo = v.add(lo, pe);
+    let lo = v.add(lo, tail);
+    let y = v.add(h2, lo);
+    let d = v.sub(h2, y);
     (y, v.add(d, lo))
 }
 

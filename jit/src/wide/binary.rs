@@ -25,7 +25,7 @@ pub(super) trait Paths2<T: Copy> {
     /// The general path.
     fn general(x: T, y: T) -> T;
     /// A chunk's pairs: [`chunk2`]'s rule by default. A routine whose lanes read tables computes
-    /// the chunk in stages instead (`pow.rs`), its lookups in loops of their own (f32 pow's 16-row
+    /// the chunk in stages instead (`pow.rs`), its lookups in loops of their own (pow's 16-row
     /// columns by `look`, the level's [`Look`]), so that the arithmetic between them vectorises.
     #[inline(always)]
     fn chunk(x: &mut [T; CHUNK], y: &[T; CHUNK], _look: &impl Look)

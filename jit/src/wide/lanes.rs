@@ -377,8 +377,8 @@ pub(super) trait Paths<T: Copy> {
     /// path (and none the fastest), each chunk runs [`Paths::fast_chunk`] with no test of its own
     /// (the same bits: each chunk's own choice). For a routine whose test per chunk costs more
     /// than a pass over the slice: f32 sin and cos (in cache at AVX-512, `examples/routine_speed`,
-    /// five runs alternated: 0.53-0.57 -> 0.44-0.45 ns an element), where exp, whose test is one
-    /// compare, lost 4-8%.
+    /// runs alternated: sin 0.50-0.53 -> 0.43-0.45 ns an element, cos 0.54-0.57 -> 0.41-0.44),
+    /// where exp, whose test is one compare, lost 4-8%.
     const TEST_SLICE: bool = false;
     /// Whether `x` may take the fast path.
     fn fast_ok(x: T) -> bool;
@@ -425,7 +425,7 @@ pub(super) trait Paths<T: Copy> {
 /// The chunk's lanes by the fastest path if every one of them allows it, else by the fast path if
 /// every one allows that, else by the general path: the inline path's branch, taken per chunk
 /// rather than per vector (where `fast_ok` holds, the paths give the same bits); `look` the level's
-/// lookup of the f64 log family's table rows.
+/// lookup of 16-row table columns.
 #[inline(always)]
 pub(super) fn chunk<T: Copy, P: Paths<T>>(c: &mut [T; CHUNK], look: &impl Look) {
     let mut ok = true;
@@ -461,7 +461,7 @@ fn all_fast<T: Copy, P: Paths<T>>(xs: &[T]) -> bool {
 }
 
 /// A level's lookup of a chunk's rows in a column of a 16-row table (the f64 log family's,
-/// `vmath::log`, and f32 pow's, `vmath::pow`): each lane's value, the row the low 4 bits of the
+/// `vmath::log`, and pow's, `vmath::pow`): each lane's value, the row the low 4 bits of the
 /// lane's index. [`index_col`] by indexing (AVX2: scalar loads), [`permute_col`] by permutes
 /// (AVX-512: the column's 16 rows in two registers, 8 lanes looked up by one `vpermt2pd`).
 pub(super) trait Look: Fn(&'static [f64; ROWS], &[u64; CHUNK]) -> Line<[f64; CHUNK]> {}

@@ -4,21 +4,20 @@
 //!
 //! pow's table lookups are scalar loads per lane in the inline code; here the same 16-row columns
 //! are looked up per chunk by the level's [`Look`] (permutes at AVX-512, scalar loads at AVX2),
-//! between stages that vectorise. f64 pow reads `LN16` and `EXP16`. Its fast path (positive
-//! normal finite bases, finite exponents, `|y·log x|` below `vmath::pow::FAST_EXP`) is tested per
-//! chunk, the inputs first and `|y·log x|` after the log; its general path is one path for every
-//! lane (selects, no branch), as hypot's, which needs no test. A slice whose bases are all one
-//! positive normal finite value (a constant base staged by the kernel: `2.5**x`) computes that
-//! log once ([`Paths2::constant_first`]) and each chunk from `y·log x` on, by the fast path where
-//! its exponents allow it: the same operations on the same values, so the same bits. f32 pow
-//! (`vmath::pow::pow_f32`, computed on the widened values and rounded once) reads `LOG2_16`'s
-//! `1/c` and `hi` and `EXP16`'s heads. It has a fast path
-//! and a general path, chosen per chunk of 16 lanes where the inline code chooses per vector (the
-//! same bits either way): the inline fast path takes positive finite bases and finite exponents,
-//! this one positive normal bases (split on the f32's own bits, which give the widened value's
-//! `k`, `z` and row) and normal exponents, tested once for the whole slices
-//! ([`Paths2::all_fast`]) and, where some pair fails, per chunk. f32 hypot is the f64 lane of the
-//! widened values, rounded once.
+//! between stages that vectorise. f64 pow reads `LN16` and `EXP16`. Its fast path (positive normal
+//! finite bases, finite exponents, `|y·log x|` below `vmath::pow::FAST_EXP`) is tested per chunk,
+//! the inputs first and `|y·log x|` after the log; its general path is one path for every lane
+//! (selects, no branch), as hypot's, which needs no test. A slice whose bases are all one positive
+//! normal finite value (a constant base staged by the kernel: `2.5**x`) computes that log once
+//! ([`Paths2::constant_first`]) and each chunk from `y·log x` on, by the fast path where its
+//! exponents allow it: the same operations on the same values, so the same bits. f32 pow
+//! (`vmath::pow::pow_f32`, computed on the widened values and rounded once) reads `LOG2_16`'s `1/c`
+//! and `hi` and `EXP16`'s heads. It has a fast path and a general path, chosen per chunk of 16 lanes
+//! where the inline code chooses per vector (the same bits either way): the inline fast path takes
+//! positive finite bases and finite exponents, this one positive normal bases (split on the f32's
+//! own bits, which give the widened value's `k`, `z` and row) and normal exponents, tested once for
+//! the whole slices ([`Paths2::all_fast`]) and, where some pair fails, per chunk. f32 hypot is the
+//! f64 lane of the widened values, rounded once.
 
 use super::binary::{Paths2, levels2, map2};
 use super::lanes::{CHUNK, Line, Look, look_cols, poly, sel};
@@ -29,7 +28,9 @@ use crate::vmath::pow::{
     DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, FAST_EXP, LN2_HI, LN2_LO, LOG2_Q, OFF, SHIFT, UP,
     UP_BITS, exp16_heads, log2_cols,
 };
-use crate::vmath::pow_tables::{EXP16, LN16, POW_EXP_P, POW_INV_LN2_N, POW_LOG_Q, POW_NEG_LN2_N};
+use crate::vmath::pow_tables::{
+    EXP16, LN16, NEG_TWO_THIRDS, POW_EXP_P, POW_INV_LN2_N, POW_LOG_T, POW_NEG_LN2_N,
+};
 
 /// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
@@ -58,8 +59,8 @@ fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
 
 // pow's lanes in three stages around their two table lookups (`vmath::pow::log_hl` and `exp_hl`
 // cut at the lookups), so that a chunk's lookups run in loops of their own ([`pow64_chunk`]): the
-// stages between them vectorise even where the level has no gathers (AVX2, where LLVM otherwise
-// leaves the whole lane function scalar).
+// stages between them vectorise (LLVM would otherwise gather the lookups at AVX-512 and leave the
+// whole lane function scalar at AVX2), and the lookups are the level's (`Look`).
 
 /// pow's f64 lane up to its log table: `(k, z, row)` of `|x|` (subnormals scaled by 2^54).
 #[inline(always)]
@@ -90,18 +91,30 @@ fn log_core(k: f64, z: f64, [invc, logc, logctail]: [f64; 3]) -> (f64, f64) {
     let lo2 = (t1 - t2) + r;
     let ar = r * -0.5;
     let ar2 = r * ar;
-    let ar3 = r * ar2;
     let hi = t2 + ar2;
     let lo3 = ar.mul_add(r, -ar2);
     let lo4 = (t2 - hi) + ar2;
-    let q: f64 = poly(r, &POW_LOG_Q);
-    let p = ar3 * q;
+    let ar3 = r * ar2;
+    let ar3lo = r.mul_add(ar2, -ar3);
+    let th = NEG_TWO_THIRDS[0];
+    let p = ar3 * th;
+    let pe = ar3.mul_add(th, -p);
+    let e2 = r.mul_add(lo3, ar3lo);
+    let pe = e2.mul_add(th, pe);
+    let pe = ar3.mul_add(NEG_TWO_THIRDS[1], pe);
+    let h2 = hi + p;
+    let lo5 = (hi - h2) + p;
+    let r4 = ar2 * ar2;
+    let t: f64 = poly(r, &POW_LOG_T);
+    let tail = r4 * t;
     let lo = lo1 + lo2;
     let lo = lo + lo3;
     let lo = lo + lo4;
-    let lo = lo + p;
-    let lh = hi + lo;
-    let ll = (hi - lh) + lo;
+    let lo = lo + lo5;
+    let lo = lo + pe;
+    let lo = lo + tail;
+    let lh = h2 + lo;
+    let ll = (h2 - lh) + lo;
     (lh, ll)
 }
 
@@ -422,7 +435,7 @@ fn exp2_split32(t: f64) -> (f64, u64) {
     (t.mul_add(16.0, -kd), ki)
 }
 
-/// `vmath::pow::exp2_f32` from its table: `(1 + u·E(u))·2^(i/16)`, the scale `H'` of `EXP2_16`
+/// `vmath::pow::exp2_f32` from its table: `(1 + u·E(u))·2^(i/16)`, the scale `H'` of `EXP16`'s heads
 /// with `i << 48` added into its bits.
 #[inline(always)]
 fn exp2_end32(u: f64, ki: u64, h: f64) -> f64 {
@@ -690,7 +703,8 @@ impl Paths2<f64> for Pow {
 /// f32 pow (`vmath::pow::pow_f32`): the fast path where every lane of the chunk has a positive
 /// normal finite `x` and a normal finite `y`, else the general path (which gives such a lane the
 /// same bits, as it gives the inline fast path's other lanes, of positive subnormal `x` or of zero
-/// or subnormal `y`, theirs); both by stages around their lookups ([`pow32_chunk_fast`], [`pow32_chunk_general`]).
+/// or subnormal `y`, theirs); both by stages around their lookups ([`pow32_chunk_fast`],
+/// [`pow32_chunk_general`]).
 pub(super) struct Pow32;
 
 impl Paths2<f32> for Pow32 {
