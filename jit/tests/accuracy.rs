@@ -174,6 +174,17 @@ fn check_sweep_within<T: Elem>(name: &str, body: Body, xs: &[T], ys: Option<&[T]
     max <= bound
 }
 
+/// Exponents `y` for the bases `xs` with `|y·ln x|` uniform in `[lo, hi]`, either sign.
+fn exponents_for<T: Elem>(rng: &mut Rng, xs: &[T], lo: f64, hi: f64) -> Vec<T> {
+    xs.iter()
+        .map(|&x| {
+            let t = rng.uniform(lo, hi);
+            let s = if rng.below(2) == 1 { -1.0 } else { 1.0 };
+            T::from_f64(s * t / x.to_f64().ln())
+        })
+        .collect()
+}
+
 fn sweeps<T: Elem>() {
     use UnaryOp::*;
     let mut rng = Rng::new(7);
@@ -342,14 +353,7 @@ fn sweeps<T: Elem>() {
     let mut edge = Rng::new(22);
     let (lo, hi) = if f32 { (80.0, 104.0) } else { (700.0, 746.0) };
     let xs: Vec<T> = uniform(&mut edge, N, 1.5, 50.0);
-    let ys: Vec<T> = xs
-        .iter()
-        .map(|&x| {
-            let t = edge.uniform(lo, hi);
-            let s = if edge.below(2) == 1 { -1.0 } else { 1.0 };
-            T::from_f64(s * t / x.to_f64().ln())
-        })
-        .collect();
+    let ys = exponents_for(&mut edge, &xs, lo, hi);
     ok &= check_sweep(
         "pow near over/underflow",
         Body::Binary(BinaryOp::Pow),
@@ -366,14 +370,7 @@ fn sweeps<T: Elem>() {
             T::from_f64(if near.below(2) == 1 { 1.0 - d } else { 1.0 + d })
         })
         .collect();
-    let ys: Vec<T> = xs
-        .iter()
-        .map(|&x| {
-            let t = near.uniform(lo, hi);
-            let s = if near.below(2) == 1 { -1.0 } else { 1.0 };
-            T::from_f64(s * t / x.to_f64().ln())
-        })
-        .collect();
+    let ys = exponents_for(&mut near, &xs, lo, hi);
     ok &= check_sweep_within(
         "pow near 1, |y·ln x| large",
         Body::Binary(BinaryOp::Pow),
