@@ -292,7 +292,7 @@ fn pow32_constant(xs: &mut [f32], ys: &[f32], look: &impl Look) -> bool {
         return false;
     }
     let (k, z, row) = split32(b as f64);
-    let [invc, hi] = lookup_col2(row);
+    let [invc, hi] = lookup(log2_cols(), row);
     let l = log2_32(k, z, invc, hi);
     const_chunks!(xs, ys, |x, y| {
         let mut m = 0u32;
@@ -397,13 +397,6 @@ fn split32_normal(x: f32) -> (f64, f64, u64) {
     (k, z, z.to_bits().wrapping_sub(OFF as u64) >> 48)
 }
 
-/// The row `row & 15` of `vmath::pow::log2_cols` (`1/c`, `hi`) for one lane.
-#[inline(always)]
-fn lookup_col2(row: u64) -> [f64; 2] {
-    let i = (row & (ROWS as u64 - 1)) as usize;
-    log2_cols().map(|col| col[i])
-}
-
 /// `vmath::pow::log2_f32` from its table: `(k + hi) + r·Q(r)`, `r = z·(1/c) - 1`.
 #[inline(always)]
 fn log2_32(k: f64, z: f64, invc: f64, hi: f64) -> f64 {
@@ -467,13 +460,10 @@ fn exp2_chunk32(t: &[f64; CHUNK], look: &impl Look) -> Line<[f64; CHUNK]> {
 #[inline(always)]
 fn pow32_lane(x: f64, y: f64) -> f64 {
     let (k, z, row) = split32(x.abs());
-    let t = general_t32(x, y, k, z, lookup_col2(row));
+    let t = general_t32(x, y, k, z, lookup(log2_cols(), row));
     let (u, ki) = exp2_split32(t);
-    annex_f(
-        x,
-        y,
-        exp2_end32(u, ki, exp16_heads()[0][(ki & (ROWS as u64 - 1)) as usize]),
-    )
+    let [h] = lookup(exp16_heads(), ki);
+    annex_f(x, y, exp2_end32(u, ki, h))
 }
 
 /// f32 pow's fast path on a chunk (every `x` positive, normal and finite, every `y` finite) by
