@@ -83,7 +83,7 @@ pub(crate) const TEN: Base = Base {
 /// `(k, z, row)`: `x = 2^k·z` and the table row of `z`, for positive finite `x` (other lanes give
 /// garbage and finite indices, replaced by the caller); subnormal `x` only if `subnormals`
 /// (scaled by 2^54, `k` less 54).
-fn reduce(v: &mut Vb<'_, '_>, x: Value, subnormals: bool) -> (Value, Value, Value) {
+pub(crate) fn reduce(v: &mut Vb<'_, '_>, x: Value, subnormals: bool) -> (Value, Value, Value) {
     let (x, kadj) = if subnormals {
         let sub = v.cmpc(FloatCC::LessThan, x, MIN_NORMAL);
         let xs = v.mulc(x, 18014398509481984.0); // 2^54

@@ -122,8 +122,7 @@ pub(crate) fn pow(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
     use FloatCC::*;
     let ax = v.abs(x);
     // the fast path: ARM's, for a positive normal finite x, a finite y and |y·log x| < FAST_EXP
-    let (k, z, u) = split(v, ax, OFF);
-    let row = v.ushr(u, 48);
+    let (k, z, row) = super::log::reduce(v, ax, false);
     let (lh, ll) = log_core(v, k, z, row);
     let ehi = v.mul(y, lh);
     let nehi = v.neg(ehi);
@@ -190,16 +189,8 @@ pub(crate) fn split(v: &mut Vb<'_, '_>, x: Value, off: i64) -> (Value, Value, Va
 
 /// `log(x)` as `(hi, lo)` for positive finite `x` (other lanes: garbage): ARM's `log_inline`.
 fn log_hl(v: &mut Vb<'_, '_>, x: Value) -> (Value, Value) {
-    // subnormals scaled by 2^54
-    let sub = v.cmpc(FloatCC::LessThan, x, super::log::MIN_NORMAL);
-    let xs = v.mulc(x, 18014398509481984.0);
-    let x = v.sel(sub, xs, x);
-    let kadj = v.c(-54.0);
-    let z0 = v.c(0.0);
-    let kadj = v.sel(sub, kadj, z0);
-    let (k, z, u) = split(v, x, OFF);
-    let row = v.ushr(u, 48);
-    let k = v.add(k, kadj);
+    // the log family's split and row, subnormals scaled by 2^54
+    let (k, z, row) = super::log::reduce(v, x, true);
     log_core(v, k, z, row)
 }
 
@@ -335,8 +326,7 @@ pub(crate) fn pow_f32(v: &mut Vb<'_, '_>, x: Value, y: Value) -> Value {
 /// `(k + log2 c) + r·Q(r)`, `k + log2 c` exact (`LOG2_16`'s `hi`, a multiple of 2^-42; its `lo`,
 /// below 2^-43, is left out).
 fn log2_f32(v: &mut Vb<'_, '_>, ax: Value) -> Value {
-    let (k, z, u) = split(v, ax, OFF);
-    let row = v.ushr(u, 48);
+    let (k, z, row) = super::log::reduce(v, ax, false);
     let [invc, hi] = v.lookup_cols(log2_cols(), row);
     let m1 = v.c(-1.0);
     let r = v.fma(z, invc, m1);

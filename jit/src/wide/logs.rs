@@ -25,7 +25,6 @@ use super::lanes::{
     CHUNK, Lane, Line, Look, Paths, log_fast_ok, log_kernel32, log_reduce32, log_specials32, log_specials64,
     look_cols, map, pairs, sel, two_sum,
 };
-use super::pow::split as pow_split;
 use crate::vmath::arc_hyp::{HUGE, HUGE_F32, TINY, TINY_F32};
 use crate::vmath::f32x4::{
     FD_LN2_HI as LN2_HI_32, FD_LN2_LO as LN2_LO_32, IVLN2_HI as IVLN2_HI_32, IVLN2_LO as IVLN2_LO_32,
@@ -35,28 +34,39 @@ use crate::vmath::f32x4::{
 use crate::vmath::log::{Base, E, MIN_NORMAL, ROW_SHIFT, ROWS, TEN, TWO};
 use crate::vmath::pow::OFF;
 
-/// `vmath::log::reduce`: `(k, z, row)` with `x = 2^k·z`, subnormals scaled by 2^54 on the general
-/// path.
+/// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
 #[inline(always)]
-fn reduce64(x: f64, general: bool) -> (f64, f64, u64) {
+pub(super) fn split(x: f64, off: i64) -> (f64, f64, u64) {
+    let u = x.to_bits().wrapping_add((0x3ff0_0000_0000_0000 - off) as u64);
+    let e = u >> 52;
+    let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
+    let k = f64::from_bits(kb) + -6755399441055744.0;
+    let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(off as u64);
+    (k, f64::from_bits(m), u)
+}
+
+/// `vmath::log::reduce`: `(k, z, row)` with `x = 2^k·z`, subnormals scaled by 2^54 on the general
+/// path (pow's split too, `pow.rs`).
+#[inline(always)]
+pub(super) fn reduce64(x: f64, general: bool) -> (f64, f64, u64) {
     if general {
         let sub = x < MIN_NORMAL;
         let xs = x * 18014398509481984.0; // 2^54
         let xx = sel(sub, xs, x);
         let kadj = sel(sub, -54.0, 0.0);
-        let (k, z, u) = pow_split(xx, OFF);
+        let (k, z, u) = split(xx, OFF);
         (k + kadj, z, u >> ROW_SHIFT)
     } else {
-        let (k, z, u) = pow_split(x, OFF);
+        let (k, z, u) = split(x, OFF);
         (k, z, u >> ROW_SHIFT)
     }
 }
 
-/// `vmath::Vb::lookup_cols` for one lane: row `row & (ROWS - 1)` of a log family table.
+/// `vmath::Vb::lookup_cols` for one lane: row `row & (ROWS - 1)` of each column of a 16-row table.
 #[inline(always)]
-fn cols64(table: &'static [[f64; ROWS]; 3], row: u64) -> [f64; 3] {
+pub(super) fn cols64<const W: usize>(table: &'static [[f64; ROWS]; W], row: u64) -> [f64; W] {
     let i = (row & (ROWS as u64 - 1)) as usize;
-    [table[0][i], table[1][i], table[2][i]]
+    table.map(|col| col[i])
 }
 
 /// `vmath::log::core`: `log_B(2^k·z)` from the table row of `z` (plus log1p's `c/u` where `cu` is
@@ -153,7 +163,7 @@ fn log10_reduced32(f: f32, k: f32) -> f32 {
 #[inline(always)]
 fn log1p_split(x: f64, kextra: Option<f64>) -> (f64, f64, u64, f64) {
     let u = x + 1.0;
-    let (k, z, ub) = pow_split(u, OFF);
+    let (k, z, ub) = split(u, OFF);
     let c = log1p_error(x, u, k);
     let sc = f64::from_bits(((6755399441055744.0 + 1024.0) - k).to_bits() << 52);
     let c = c * 0.5;

@@ -21,9 +21,9 @@
 
 use super::binary::{Paths2, levels2, map2};
 use super::lanes::{CHUNK, Line, Look, look_cols, poly, sel};
+use super::logs::{cols64, reduce64};
 use crate::vmath::hypot::{HUGE, SCALE_DOWN, SCALE_UP, TINY};
 use crate::vmath::log::MIN_NORMAL;
-use crate::vmath::log::ROWS;
 use crate::vmath::pow::{
     DOWN, DOWN_BITS, EXP_CLAMP, EXP2_CLAMP, EXP2_E, FAST_EXP, LN2_HI, LN2_LO, LOG2_Q, OFF, SHIFT, UP,
     UP_BITS, exp16_heads, log2_cols,
@@ -31,24 +31,6 @@ use crate::vmath::pow::{
 use crate::vmath::pow_tables::{
     EXP16, LN16, NEG_TWO_THIRDS, POW_EXP_P, POW_INV_LN2_N, POW_LOG_T, POW_NEG_LN2_N,
 };
-
-/// `vmath::pow::split`: `(k, z, u)` with `x = 2^k·z`, `bits(z)` in `[off, off + 2^52)`.
-#[inline(always)]
-pub(super) fn split(x: f64, off: i64) -> (f64, f64, u64) {
-    let u = x.to_bits().wrapping_add((0x3ff0_0000_0000_0000 - off) as u64);
-    let e = u >> 52;
-    let kb = e.wrapping_add(0x4338_0000_0000_0000 - 0x3ff);
-    let k = f64::from_bits(kb) + -6755399441055744.0;
-    let m = (u & 0x000f_ffff_ffff_ffff).wrapping_add(off as u64);
-    (k, f64::from_bits(m), u)
-}
-
-/// `vmath::Vb::lookup_cols` for one lane: the row `idx & (ROWS - 1)` of each column.
-#[inline(always)]
-fn lookup<const W: usize>(table: &'static [[f64; ROWS]; W], idx: u64) -> [f64; W] {
-    let i = (idx & (ROWS as u64 - 1)) as usize;
-    table.map(|col| col[i])
-}
 
 /// `vmath::exp::clamp`: `x` clamped into `[lo, hi]`, NaN kept.
 #[inline(always)]
@@ -61,25 +43,6 @@ fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
 // cut at the lookups), so that a chunk's lookups run in loops of their own ([`pow64_chunk`]): the
 // stages between them vectorise (LLVM would otherwise gather the lookups at AVX-512 and leave the
 // whole lane function scalar at AVX2), and the lookups are the level's (`Look`).
-
-/// pow's f64 lane up to its log table: `(k, z, row)` of `|x|` (subnormals scaled by 2^54).
-#[inline(always)]
-fn pow_split(x: f64) -> (f64, f64, u64) {
-    let ax = x.abs();
-    let sub = ax < MIN_NORMAL;
-    let xs = ax * 18014398509481984.0;
-    let a = sel(sub, xs, ax);
-    let kadj = sel(sub, -54.0, 0.0);
-    let (k, z, u) = split(a, OFF);
-    (k + kadj, z, u >> 48)
-}
-
-/// pow's f64 fast path up to its log table: `(k, z, row)` of a positive normal finite `x`.
-#[inline(always)]
-fn pow_split_fast(x: f64) -> (f64, f64, u64) {
-    let (k, z, u) = split(x, OFF);
-    (k, z, u >> 48)
-}
 
 /// `vmath::pow::log_core`: `log|x|` as `hi + lo` from `(k, z)` and the log table's row.
 #[inline(always)]
@@ -169,8 +132,8 @@ fn exp_mid_fast(y: f64, lh: f64, ll: f64) -> (f64, u64, f64) {
 /// slice whose bases are all `x` ([`Paths2::constant_first`]).
 #[inline(always)]
 fn log_fast(x: f64) -> (f64, f64) {
-    let (k, z, row) = pow_split_fast(x);
-    log_core(k, z, lookup(&LN16, row))
+    let (k, z, row) = reduce64(x, false);
+    log_core(k, z, cols64(&LN16, row))
 }
 
 /// Whether every value of `xs` (not empty) has the bits of the first, by chunks.
@@ -291,8 +254,8 @@ fn pow32_constant(xs: &mut [f32], ys: &[f32], look: &impl Look) -> bool {
     if !(b > 0.0 && b < f32::INFINITY && all_same32(xs)) {
         return false;
     }
-    let (k, z, row) = split32(b as f64);
-    let [invc, hi] = lookup(log2_cols(), row);
+    let (k, z, row) = reduce64(b as f64, false);
+    let [invc, hi] = cols64(log2_cols(), row);
     let l = log2_32(k, z, invc, hi);
     const_chunks!(xs, ys, |x, y| {
         let mut m = 0u32;
@@ -348,9 +311,9 @@ fn pow_end_fast(r: f64, ki: u64, [tail, head]: [f64; 2]) -> f64 {
 /// `vmath::pow::pow` on one f64 lane.
 #[inline(always)]
 fn pow_lane(x: f64, y: f64) -> f64 {
-    let (k, z, row) = pow_split(x);
-    let (r, kd, ki) = pow_mid(x, y, k, z, lookup(&LN16, row));
-    pow_end(x, y, r, kd, ki, lookup(&EXP16, ki))
+    let (k, z, row) = reduce64(x.abs(), true);
+    let (r, kd, ki) = pow_mid(x, y, k, z, cols64(&LN16, row));
+    pow_end(x, y, r, kd, ki, cols64(&EXP16, ki))
 }
 
 /// Whether every pair of the chunk has a positive normal finite `x` and a finite `y`: on the bits
@@ -371,24 +334,16 @@ fn pow64_inputs_ok(x: &[f64; CHUNK], y: &[f64; CHUNK]) -> bool {
     acc >= 0
 }
 
-/// `vmath::pow::log2_f32` up to its table: `(k, z, row)` of a positive finite `ax` that is an f32
-/// widened (other lanes: garbage, the row masked when it is looked up).
-#[inline(always)]
-fn split32(ax: f64) -> (f64, f64, u64) {
-    let (k, z, u) = split(ax, OFF);
-    (k, z, u >> 48)
-}
-
 /// `OFF` as an f32's bits (its low 29 bits are zero: 0x1.2d554p-1 is an f32).
 const OFF_F32_BITS: u32 = 0x3f34_aaa8;
 const _: () = assert!(f32::from_bits(OFF_F32_BITS) as f64 == f64::from_bits(OFF as u64));
 
-/// [`split32`] of a positive normal finite f32, split on its own bits: `x = 2^k·z` with `bits(z)`
-/// in `[OFF_F32_BITS, OFF_F32_BITS + 2^23)`. Widening a normal f32 keeps its mantissa (in the top
-/// 23 of the 52 bits) and moves its exponent field by a constant, so `k` (the floor of `(bits -
-/// off) / 2^23` against `/ 2^52`), `z` and the row (bits 48..51 of `bits(z) - OFF`) are the values
-/// [`split32`] gives the widened `x`: the same operations follow on the same values, so the same
-/// bits, for an integer split on 16 lanes of a 512-bit vector where the f64 one takes 8.
+/// `logs::reduce64` of a positive normal finite f32, split on its own bits: `x = 2^k·z` with
+/// `bits(z)` in `[OFF_F32_BITS, OFF_F32_BITS + 2^23)`. Widening a normal f32 keeps its mantissa (in
+/// the top 23 of the 52 bits) and moves its exponent field by a constant, so `k` (the floor of
+/// `(bits - off) / 2^23` against `/ 2^52`), `z` and the row (bits 48..51 of `bits(z) - OFF`) are the
+/// values `logs::reduce64` gives the widened `x`: the same operations follow on the same values, so
+/// the same bits, for an integer split on 16 lanes of a 512-bit vector where the f64 one takes 8.
 #[inline(always)]
 fn split32_normal(x: f32) -> (f64, f64, u64) {
     let u = x.to_bits().wrapping_sub(OFF_F32_BITS);
@@ -459,10 +414,10 @@ fn exp2_chunk32(t: &[f64; CHUNK], look: &impl Look) -> Line<[f64; CHUNK]> {
 /// the fast path's lanes its bits; the result to be rounded to f32).
 #[inline(always)]
 fn pow32_lane(x: f64, y: f64) -> f64 {
-    let (k, z, row) = split32(x.abs());
-    let t = general_t32(x, y, k, z, lookup(log2_cols(), row));
+    let (k, z, row) = reduce64(x.abs(), false);
+    let t = general_t32(x, y, k, z, cols64(log2_cols(), row));
     let (u, ki) = exp2_split32(t);
-    let [h] = lookup(exp16_heads(), ki);
+    let [h] = cols64(exp16_heads(), ki);
     annex_f(x, y, exp2_end32(u, ki, h))
 }
 
@@ -501,7 +456,7 @@ fn pow32_chunk_general(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look)
     let mut z = Line([0.0f64; CHUNK]);
     let mut row = Line([0u64; CHUNK]);
     for j in 0..CHUNK {
-        (k[j], z[j], row[j]) = split32((x[j] as f64).abs());
+        (k[j], z[j], row[j]) = reduce64((x[j] as f64).abs(), false);
     }
     let [invc, hi] = *look_cols(look, log2_cols(), &row);
     let mut t = Line([0.0f64; CHUNK]);
@@ -515,7 +470,7 @@ fn pow32_chunk_general(x: &mut [f32; CHUNK], y: &[f32; CHUNK], look: &impl Look)
 }
 
 /// pow on a chunk of f64 lanes by stages around its two lookups (`look`): the fast path's
-/// ([`pow_split_fast`], [`pow_mid_fast`], [`pow_end_fast`]) where every pair allows it (the inputs
+/// (`logs::reduce64`, [`pow_mid_fast`], [`pow_end_fast`]) where every pair allows it (the inputs
 /// first, then `|y·log x|` after the middle stage), else the general path's
 /// ([`pow64_chunk_general`]).
 #[inline(always)]
@@ -525,7 +480,7 @@ fn pow64_chunk(x: &mut [f64; CHUNK], y: &[f64; CHUNK], look: &impl Look) {
         let mut z = Line([0.0f64; CHUNK]);
         let mut row = Line([0u64; CHUNK]);
         for j in 0..CHUNK {
-            (k[j], z[j], row[j]) = pow_split_fast(x[j]);
+            (k[j], z[j], row[j]) = reduce64(x[j], false);
         }
         let [invc, logc, logctail] = *look_cols(look, &LN16, &row);
         let mut r = Line([0.0f64; CHUNK]);
@@ -556,7 +511,7 @@ fn pow64_chunk_general(x: &mut [f64; CHUNK], y: &[f64; CHUNK], look: &impl Look)
     let mut z = Line([0.0f64; CHUNK]);
     let mut row = Line([0u64; CHUNK]);
     for j in 0..CHUNK {
-        (k[j], z[j], row[j]) = pow_split(x[j]);
+        (k[j], z[j], row[j]) = reduce64(x[j].abs(), true);
     }
     let [invc, logc, logctail] = *look_cols(look, &LN16, &row);
     let mut r = Line([0.0f64; CHUNK]);
