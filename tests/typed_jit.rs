@@ -322,6 +322,34 @@ fn division_by_arrays_in_simd() {
     }
 }
 
+/// Integer `**` of two arrays loops while any lane of a vector has an exponent bit left: every
+/// pair of bases (0, ±1, ±2, 3, the extremes, values that wrap) and exponents (negative, which read
+/// as 0; 0, 1, 2, 31, 32, 62, 63, 64, the maximum), so that one vector's lanes need from none to
+/// every one of the type's steps, at lengths below, at and past the vector width (a scalar tail),
+/// against the interpreter.
+#[test]
+fn integer_power_of_arrays_runs_to_the_largest_exponent() {
+    let bases: [i64; 12] = [0, 1, -1, 2, -2, 3, 7, -5, 1 << 20, 46_341, i64::MIN, i64::MAX];
+    let exps: [i64; 14] = [-9, -1, 0, 1, 2, 3, 5, 31, 32, 62, 63, 64, 1000, i64::MAX];
+    let a64: Vec<i64> = bases.iter().flat_map(|&x| exps.iter().map(move |_| x)).collect();
+    let b64: Vec<i64> = bases.iter().flat_map(|_| exps.iter().copied()).collect();
+    let ints = |v: &[i64]| -> Vec<i32> { v.iter().map(|&x| x as i32).collect() };
+    let (a32, b32) = (ints(&a64), ints(&b64));
+    for n in [0, 1, 3, 5, a64.len()] {
+        let (a, b) = (Array1::from(a64[..n].to_vec()), Array1::from(b64[..n].to_vec()));
+        let (c, d) = (Array1::from(a32[..n].to_vec()), Array1::from(b32[..n].to_vec()));
+        for (expr, inputs) in [
+            ("a ** b", [("a", (&a).into()), ("b", (&b).into())]),
+            ("a ** b", [("a", (&c).into()), ("b", (&d).into())]),
+            ("a ** b", [("a", (&c).into()), ("b", (&b).into())]),
+            ("(a ** b) ** 2 - b ** a", [("a", (&a).into()), ("b", (&d).into())]),
+        ] {
+            let note = check(expr, &inputs).unwrap();
+            assert!(note.starts_with("compiled"), "{expr}: {note}");
+        }
+    }
+}
+
 /// int64 `//`, `%` and `fmod` of two arrays divide in float64 in SIMD where a vector's operands are
 /// within ±2^50, per lane elsewhere: every pair of a sweep of dividends and divisors (every sign, 0,
 /// -1, the edges of the range and past them, the extremes, and dividends one either side of a

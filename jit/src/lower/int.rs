@@ -6,8 +6,8 @@
 //! divided in SIMD by a power of two (a shift and a mask) or through float64 where a vector's
 //! operands are within ±2^50 ([`Gen::divide_i64x2`]), per lane otherwise. Shifts give NumPy's
 //! results for counts outside `0..bits` (0 for `<<`, the sign for `>>`), with an immediate count
-//! where the count is a literal and per lane otherwise. `**` is square and multiply over every bit
-//! of the exponent (branch-free, so it vectorises).
+//! where the count is a literal and per lane otherwise. `**` is square and multiply over the bits of
+//! the exponent, in SIMD: a loop while any lane has a bit left.
 
 use crate::clif::cast;
 use crate::lower::Gen;
@@ -363,8 +363,11 @@ impl Gen<'_, '_> {
         self.b.ins().bitcast(types::I32X4, cast(), high)
     }
 
-    /// `a ** e`, wrapping: square and multiply over every bit of the exponent (a negative exponent
-    /// reads as 0, as [`kiln_ir::int::Int::pow`]); unrolled over the bits a constant exponent has.
+    /// `a ** e`, wrapping: square and multiply over the bits of the exponent (a negative exponent
+    /// reads as 0, as [`kiln_ir::int::Int::pow`]); unrolled over the bits a constant exponent has,
+    /// and otherwise a loop that runs while any lane's exponent has a bit left, so that its trip
+    /// count is the bit length of the vector's largest exponent, not the type's width (which the
+    /// unrolled form paid in every vector, and in compile time for each `**`).
     pub(crate) fn pow(&mut self, a: Value, e: Value, t: ElemType, e_const: Option<Scalar>) -> Value {
         let vector = self.is_vector(a);
         let one = self.konst(Scalar::I64(1).cast(t), vector);
@@ -390,19 +393,37 @@ impl Gen<'_, '_> {
             return acc.unwrap_or(one);
         }
         let z = self.int_zero(t, vector);
-        let mut e = self.b.ins().smax(e, z);
-        let (mut acc, mut base) = (one, a);
-        for step in 0..bits(t) - 1 {
-            let bit = self.b.ins().band(e, one);
-            let set = self.b.ins().icmp(IntCC::NotEqual, bit, z);
-            let m = self.b.ins().imul(acc, base);
-            acc = self.pick(set, m, acc);
-            if step + 2 < bits(t) {
-                base = self.b.ins().imul(base, base);
-                e = self.b.ins().sshr_imm_s(e, 1);
-            }
-        }
-        acc
+        let e = self.b.ins().smax(e, z);
+        // head(acc, base, e): done where every lane's e is 0; else step(acc, base, e) multiplies
+        // acc by base in the lanes whose low bit of e is set, squares base, halves e
+        let ty = self.b.func.dfg.value_type(a);
+        let head = self.b.create_block();
+        let step = self.b.create_block();
+        let done = self.b.create_block();
+        let params = [ty; 3].map(|ty| self.b.append_block_param(head, ty));
+        let [acc, base, left] = params;
+        let result = self.b.append_block_param(done, ty);
+        let args = [one, a, e].map(BlockArg::Value);
+        self.b.ins().jump(head, &args);
+        self.b.switch_to_block(head);
+        let more = self.b.ins().icmp(IntCC::NotEqual, left, z);
+        let more = if vector {
+            self.b.ins().vany_true(more)
+        } else {
+            more
+        };
+        self.b.ins().brif(more, step, &[], done, &[BlockArg::Value(acc)]);
+        self.b.switch_to_block(step);
+        let bit = self.b.ins().band(left, one);
+        let set = self.b.ins().icmp(IntCC::NotEqual, bit, z);
+        let m = self.b.ins().imul(acc, base);
+        let acc = self.pick(set, m, acc);
+        let base = self.b.ins().imul(base, base);
+        let left = self.b.ins().sshr_imm_s(left, 1);
+        let args = [acc, base, left].map(BlockArg::Value);
+        self.b.ins().jump(head, &args);
+        self.b.switch_to_block(done);
+        result
     }
 }
 
