@@ -1029,23 +1029,26 @@ pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, row: bool, x: &[T]
 /// The function compiled code calls for a trailing max (`MAX`) or min of a plain read of an input
 /// (skeleton.rs `segment`): [`apply_extreme`] of the `n` values at `x`, at
 /// [`crate::wide::level`], a row's (`ROW`) or a block's.
-extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>(x: *const T, n: i64) -> T {
+extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>(
+    x: *const T,
+    n: i64,
+) -> T::Held {
     // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
     // symbol skeleton.rs calls for a trailing max, min, argmax or argmin (alone, or a component of
     // sibling reductions) whose body (the component's root) is a plain read of one input that is
-    // not strided (of the kernel's float dtype, or a typed kernel's int64
-    // input in float64 lanes, whose stored address is its own: `stored_shift` of equal sizes is
-    // 0): in place of its own loop over a row's points `[jlo, jhi)` (`wide_folds`), or over a
+    // not strided (of the kernel's float dtype, or a typed kernel's int64, int32 or bool input, at
+    // its own address: the code's shifted back by `stored_shift`): in place of its own loop over a row's points `[jlo, jhi)` (`wide_folds`), or over a
     // block of them (`arg_blocks`), with `n > 0` points and `x` the row's input at the first:
     // exactly the elements that loop reads (in a checked input: see `dispatch`), only read
     // during the call.
     let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
     // registered only where `level()` is some, which implies the host has it: `apply_extreme`
     // cannot fail (and a panic may not unwind out of an `extern "C"` function)
-    match crate::wide::level() {
+    let extreme = match crate::wide::level() {
         Some(level) => apply_extreme(level, MAX, ROW, x).unwrap_or(T::identity(MAX)),
         None => T::identity(MAX),
-    }
+    };
+    extreme.held()
 }
 
 /// The first index of `best` in `x` at `level` (`extremes.rs` `find`: equal to it, or both NaN),
@@ -1061,7 +1064,7 @@ pub fn apply_find<T: WideExtreme>(level: Level, x: &[T], best: T) -> Result<usiz
 
 /// The function compiled code calls to search an argmax's or argmin's best block (skeleton.rs
 /// `arg_blocks`): [`apply_find`] of the `n` values at `x`, at [`crate::wide::level`].
-extern "C" fn block_find<T: WideExtreme>(x: *const T, n: i64, best: T) -> i64 {
+extern "C" fn block_find<T: WideExtreme>(x: *const T, n: i64, best: T::Held) -> i64 {
     // SAFETY: this function's address is given to compiled code only by `find_address`, whose
     // symbol skeleton.rs `arg_blocks` calls where it folded the blocks by `trailing_extreme`
     // (a plain read of one input that is not strided, see there), over the best block's points
@@ -1071,25 +1074,27 @@ extern "C" fn block_find<T: WideExtreme>(x: *const T, n: i64, best: T) -> i64 {
     // registered only where `level()` is some, which implies the host has it: `apply_find` cannot
     // fail (and a panic may not unwind out of an `extern "C"` function); `n` where it did
     match crate::wide::level() {
-        Some(level) => apply_find(level, x, best).map_or(n, |k| k as i64),
+        Some(level) => apply_find(level, x, T::unheld(best)).map_or(n, |k| k as i64),
         None => n,
     }
 }
 
 /// The address of the function compiled code calls to search an argmax's or argmin's best block
-/// of `dtype` values (f64, f32, i64).
+/// of `dtype` values (f64, f32, i64, i32, bool).
 pub(crate) fn find_address(dtype: kiln_ir::ElemType) -> *const u8 {
     use kiln_ir::ElemType;
     match dtype {
         ElemType::F64 => block_find::<f64> as *const u8,
         ElemType::F32 => block_find::<f32> as *const u8,
         ElemType::I64 => block_find::<i64> as *const u8,
-        _ => unreachable!("only f32, f64 and i64 runs are searched"),
+        ElemType::I32 => block_find::<i32> as *const u8,
+        ElemType::Bool => block_find::<crate::wide::Truth> as *const u8,
+        _ => unreachable!("only f32, f64, i64, i32 and bool runs are searched"),
     }
 }
 
 /// The address of the function compiled code calls for a trailing max (`max`) or min of `dtype`
-/// values (f64, f32, i64): a row's (`row`, [`crate::wide::row_extreme`]) or a block's.
+/// values (f64, f32, i64, i32, bool): a row's (`row`, [`crate::wide::row_extreme`]) or a block's.
 pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType, row: bool) -> *const u8 {
     fn of<T: WideExtreme>(max: bool, row: bool) -> *const u8 {
         match (max, row) {
@@ -1104,7 +1109,9 @@ pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType, row: bool) ->
         ElemType::F64 => of::<f64>(max, row),
         ElemType::F32 => of::<f32>(max, row),
         ElemType::I64 => of::<i64>(max, row),
-        _ => unreachable!("only f32, f64 and i64 runs are folded"),
+        ElemType::I32 => of::<i32>(max, row),
+        ElemType::Bool => of::<crate::wide::Truth>(max, row),
+        _ => unreachable!("only f32, f64, i64, i32 and bool runs are folded"),
     }
 }
 

@@ -150,6 +150,8 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             kiln_ir::ElemType::F64,
             kiln_ir::ElemType::F32,
             kiln_ir::ElemType::I64,
+            kiln_ir::ElemType::I32,
+            kiln_ir::ElemType::Bool,
         ] {
             for (max, row) in [(true, false), (false, false), (true, true), (false, true)] {
                 jb.symbol(

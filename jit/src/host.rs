@@ -139,6 +139,16 @@ pub(crate) fn extreme_symbol(max: bool, dtype: ElemType, row: bool) -> String {
     format!("kiln_wide_{of}{what}_{}", dtype.short_name()).to_lowercase()
 }
 
+/// The type compiled code holds the extreme of a run of `dtype` values in (`WideExtreme::Held`):
+/// the float's own, int64 for an integer or a bool (a typed kernel's reductions widen int32 and
+/// bool lanes).
+fn held_type(dtype: ElemType) -> Type {
+    match dtype {
+        ElemType::I64 | ElemType::I32 | ElemType::Bool => types::I64,
+        _ => scalar_type(dtype),
+    }
+}
+
 /// The symbol of the search of an argmax's or argmin's best block of `dtype` values
 /// (wide/extremes.rs `find`, registered by compile.rs where the host has a wide level).
 pub(crate) fn find_symbol(dtype: ElemType) -> String {
@@ -479,8 +489,8 @@ impl MathRefs {
     }
 
     /// Declares in `module` and imports into `func` the trailing max (`max`) or min of a run of
-    /// `dtype` values (f64, f32, i64), a row's (`row`) or an argument's block's, `fn(x, n) ->
-    /// value` (registered by compile.rs where the host has a wide level).
+    /// `dtype` values (f64, f32, i64, i32, bool), a row's (`row`) or an argument's block's, `fn(x, n) ->
+    /// value` ([`held_type`]; registered by compile.rs where the host has a wide level).
     pub fn import_extreme<M: Module>(
         &mut self,
         module: &mut M,
@@ -489,28 +499,22 @@ impl MathRefs {
         dtype: ElemType,
         row: bool,
     ) -> crate::Result<()> {
-        let value = match dtype {
-            ElemType::I64 => types::I64,
-            _ => scalar_type(dtype),
-        };
+        let value = held_type(dtype);
         let symbol = extreme_symbol(max, dtype, row);
         self.extremes[usize::from(max)] = Some(import_i64s(module, func, &symbol, 2, Some(value))?);
         Ok(())
     }
 
     /// Declares in `module` and imports into `func` the search of an argmax's or argmin's best
-    /// block of `dtype` values (f64, f32, i64), `fn(x, n, best) -> index` (registered by
-    /// compile.rs where the host has a wide level).
+    /// block of `dtype` values (f64, f32, i64, i32, bool), `fn(x, n, best) -> index` (`best` of
+    /// [`held_type`]; registered by compile.rs where the host has a wide level).
     pub fn import_find<M: Module>(
         &mut self,
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
         dtype: ElemType,
     ) -> crate::Result<()> {
-        let value = match dtype {
-            ElemType::I64 => types::I64,
-            _ => scalar_type(dtype),
-        };
+        let value = held_type(dtype);
         let mut sig = Signature::new(module.isa().default_call_conv());
         sig.params.extend([
             AbiParam::new(types::I64),

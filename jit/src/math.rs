@@ -250,11 +250,16 @@ pub fn fold_of(
 ) -> Option<Fold> {
     use kiln_ir::{ElemType, ReduceOp};
     match (op, values) {
-        (ReduceOp::Max | ReduceOp::Min, Some(ElemType::F64 | ElemType::F32 | ElemType::I64))
-            if wide_extreme(arena, body, schedule) =>
-        {
+        (
+            ReduceOp::Max | ReduceOp::Min,
+            Some(ElemType::F64 | ElemType::F32 | ElemType::I64 | ElemType::I32 | ElemType::Bool),
+        ) if wide_extreme(arena, body, schedule) => Some(Fold::Extreme {
+            max: op == ReduceOp::Max,
+        }),
+        // a bool's `any` is its max, its `all` its min (wide/extremes.rs `Truth`)
+        (ReduceOp::Any | ReduceOp::All, Some(ElemType::Bool)) if wide_extreme(arena, body, schedule) => {
             Some(Fold::Extreme {
-                max: op == ReduceOp::Max,
+                max: op == ReduceOp::Any,
             })
         }
         (ReduceOp::Sum, Some(t @ (ElemType::F32 | ElemType::F64)))
@@ -289,14 +294,14 @@ fn leaves_fewer(schedule: crate::Schedule, k: u8) -> bool {
 }
 
 /// The values a kernel's folds at full width read ([`fold_of`]): a float kernel's (its dtype), a
-/// typed kernel's int64 values, or none (a typed kernel's other values).
+/// typed kernel's int64, int32 or bool values, or none (a typed kernel's other values).
 pub fn fold_values(
     value_type: Option<kiln_ir::ElemType>,
     dtype: kiln_ir::ElemType,
 ) -> Option<kiln_ir::ElemType> {
     match value_type {
         None => Some(dtype),
-        Some(kiln_ir::ElemType::I64) => Some(kiln_ir::ElemType::I64),
+        Some(t @ (kiln_ir::ElemType::I64 | kiln_ir::ElemType::I32 | kiln_ir::ElemType::Bool)) => Some(t),
         Some(_) => None,
     }
 }

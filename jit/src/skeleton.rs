@@ -263,6 +263,14 @@ fn plain_input(f: &Frame<'_>, n: kiln_ir::NodeId, stored: Option<kiln_ir::ElemTy
     }
 }
 
+/// A typed kernel's integer or bool values that the extremes' folds at full width read (int64,
+/// int32, bool), as they are stored; None otherwise.
+fn folded_ints(g: &Gen<'_, '_>) -> Option<kiln_ir::ElemType> {
+    use kiln_ir::ElemType;
+    g.int_values()
+        .filter(|t| matches!(t, ElemType::I64 | ElemType::I32 | ElemType::Bool))
+}
+
 /// The inputs whose rows a sum's fold at full width reads (wide/sums.rs), where the kernel
 /// imported it: the plain read `(i, i)` that is `root`, or the two factors `(i, j)` of its
 /// product.
@@ -303,7 +311,7 @@ fn sum_slot(g: &mut Gen<'_, '_>) -> cranelift_codegen::ir::StackSlot {
 /// reductions where each has one (`KernelKey::folds`: compile.rs imported them), reading its rows as
 /// runs; else none.
 fn folds(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<ComponentFold> {
-    let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
+    let ints = folded_ints(g);
     let values = crate::math::fold_values(g.typed.map(|t| t.value_type()), g.dtype);
     let Some(folds) = f.key.folds(values) else {
         return Vec::new();
@@ -314,7 +322,7 @@ fn folds(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<ComponentFold> {
         .zip(f.key.roots())
         .map(|(fold, root)| match *fold {
             crate::math::Fold::Extreme { max } => {
-                Some((g.math.extreme(max)?, plain_input(f, root, int64)?, None))
+                Some((g.math.extreme(max)?, plain_input(f, root, ints)?, None))
             }
             crate::math::Fold::Sum { dot } => {
                 let (i, j) = summed_inputs(f, root)?;
@@ -429,14 +437,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                         .map(|(&op, root)| Some((plain_input(f, root, None)?, g.math.kept_rows(op)?)))
                         .collect()
                 }),
-            // (read where it is: a float kernel's input in its dtype, a typed one's int64 input)
+            // (read where it is: a float kernel's input in its dtype, a typed one's int64 or
+            // int32 input)
             extreme_wide: match st.mode {
-                Mode::Trailing(op) if op.is_arg() => {
-                    g.math.extreme(op == ReduceOp::ArgMax).and_then(|fold| {
-                        let int64 = g.int_values().filter(|&t| t == kiln_ir::ElemType::I64);
-                        plain_read(f, int64).map(|i| (i, fold))
-                    })
-                }
+                Mode::Trailing(op) if op.is_arg() => g
+                    .math
+                    .extreme(op == ReduceOp::ArgMax)
+                    .and_then(|fold| plain_read(f, folded_ints(g)).map(|i| (i, fold))),
                 _ => None,
             },
             folds: folds(g, f),
@@ -1040,6 +1047,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.switch_to_block(done);
     }
 
+    /// The address from which a call at full width reads input `i`'s run from point `j` on, `x`
+    /// the code's address of the row's point 0: the elements' own address, which the code's is a
+    /// multiple of where the input is stored narrower than the lanes (`run::stored_shift`: a typed
+    /// kernel's int32 input in int64 lanes is addressed at twice its own).
+    fn run_at(&self, g: &mut Gen<'_, '_>, i: usize, x: Value, j: Value) -> Value {
+        let jb = g.b.ins().imul_imm_s(j, g.size);
+        let at = g.b.ins().iadd(x, jb);
+        let shift = self.st.stored[i].map_or(0, |t| crate::run::stored_shift(g.size as usize, t));
+        g.own_address(at, shift)
+    }
+
     /// An argmin or argmax of a row of float, integer or bool values (its one output) of
     /// [`ARG_MIN_ROW`] points or more: its points from `j_var` on in blocks of [`ARG_BLOCK`] (of
     /// [`ARG_BLOCK_WIDE_BYTES`] where the wide fold folds them), the last one the rest of the row,
@@ -1084,7 +1102,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         }
         let per_iter = 2 * per_iter;
         // a plain read's blocks folded by one call each at full width: longer blocks
-        let wide = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, x)));
+        let wide = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, i, x)));
         let block = if wide.is_some() {
             ARG_BLOCK_WIDE_BYTES / g.size
         } else {
@@ -1114,12 +1132,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         }
         let full = g.b.ins().iadd_imm_s(j, block);
         let end = g.b.ins().smin(full, jhi);
-        let m = if let Some((fold, x)) = wide {
+        let m = if let Some((fold, i, x)) = wide {
             // (the fold's extreme is the loops' but for a NaN's payload and a zero's sign, which
             // the search below treats alike)
             let len = g.b.ins().isub(end, j);
-            let jb = g.b.ins().imul_imm_s(j, g.size);
-            let start = g.b.ins().iadd(x, jb);
+            let start = self.run_at(g, i, x, j);
             let call = g.b.ins().call(fold, &[start, len]);
             g.b.def_var(j_var, end);
             g.b.inst_results(call)[0]
@@ -1157,7 +1174,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.def_var(best_var, best);
         g.b.def_var(blk_var, blk);
         let next = g.b.use_var(j_var);
-        let stop = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, next, jhi);
+        let mut stop = g.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, next, jhi);
+        if g.int_values() == Some(kiln_ir::ElemType::Bool) {
+            // a bool's argmax is decided by its first true, its argmin by its first false: no
+            // later point is better, so the rest of the row (its later loops too) is not read
+            let decided =
+                g.b.ins()
+                    .icmp_imm_s(IntCC::Equal, best, i64::from(op == ReduceOp::Max));
+            let at = g.b.ins().select(decided, jhi, next);
+            g.b.def_var(j_var, at);
+            stop = g.b.ins().bor(stop, decided);
+        }
         g.b.ins().brif(stop, blocks_done, &[], body, &[]);
 
         // the first point of the extreme in the best block, if a block ran
@@ -1171,15 +1198,14 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let limit = g.b.ins().iadd_imm_s(blk, block);
         let limit = g.b.ins().smin(limit, jhi);
         let ran = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, blk, 0);
-        if let (Some((_, x)), Some(find)) = (wide, g.math.find()) {
+        if let (Some((_, i, x)), Some(find)) = (wide, g.math.find()) {
             // at full width: the block searched by one call (its extreme is the blocks' fold's,
             // a point's value or a NaN it holds, which the call tests as `is_extreme` does)
             let search = g.b.create_block();
             g.b.ins().brif(ran, search, &[], after, &[]);
             g.b.switch_to_block(search);
             let len = g.b.ins().isub(limit, blk);
-            let jb = g.b.ins().imul_imm_s(blk, g.size);
-            let start = g.b.ins().iadd(x, jb);
+            let start = self.run_at(g, i, x, blk);
             let call = g.b.ins().call(find, &[start, len, best]);
             let rel = g.b.inst_results(call)[0];
             let hit = g.b.ins().icmp(IntCC::SignedLessThan, rel, len);
@@ -1773,9 +1799,9 @@ impl Skeleton<'_, '_> {
         }
         let mut results = Vec::with_capacity(folds.len());
         for ((fold, [x, y]), acc) in folds.iter().zip(slots) {
-            let x = g.b.ins().iadd(*x, jb);
             match *fold {
-                ComponentFold::Extreme { fold, .. } => {
+                ComponentFold::Extreme { fold, i } => {
+                    let x = self.run_at(g, i, *x, jlo);
                     let call = g.b.ins().call(fold, &[x, row.len]);
                     let partial = g.b.inst_results(call)[0];
                     if g.int_values().is_none() {
@@ -1807,6 +1833,7 @@ impl Skeleton<'_, '_> {
                     }
                     let t = g.b.use_var(acc.scalar[0]);
                     g.b.ins().store(mem(), t, at, 8 * crate::wide::PARTS as i32);
+                    let x = g.b.ins().iadd(*x, jb);
                     let y = g.b.ins().iadd(*y, jb);
                     let call = g.b.ins().call(fold, &[x, y, row.len, at]);
                     let nan = g.b.inst_results(call)[0];
@@ -1822,6 +1849,13 @@ impl Skeleton<'_, '_> {
         for (acc, result) in results {
             match result {
                 Called::Extreme(partial) => {
+                    // (an int32 extreme or a bool's truth comes back held in int64: the value's
+                    // own type again, a bool's scalar 0 / 1)
+                    let partial = match g.int_values() {
+                        Some(kiln_ir::ElemType::I32) => g.b.ins().ireduce(types::I32, partial),
+                        Some(kiln_ir::ElemType::Bool) => g.b.ins().ireduce(types::I8, partial),
+                        _ => partial,
+                    };
                     let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
                     let merged = g.acc_update(acc.op, W::Scalar, &state, partial, None);
                     for (&var, v) in acc.scalar.iter().zip(merged) {

@@ -1043,68 +1043,114 @@ fn run_many(code: &BoundKernel, input: &Stored<'_>, outs: &mut [OutSlice<'_>]) -
     }
 }
 
-/// The max, min, argmax and argmin of int64 values, of the whole array and along rows (short rows
-/// by the inline loop, rows of 64 points and more by the wide fold where the host has a level and the schedule
-/// asks for it: the import `(i64, i64) -> i64` shows in the code), equal to the typed
-/// interpreter's, each extreme (`i64::MIN`, `i64::MAX`) placed twice, away from the front;
-/// several units and small chunks.
-#[test]
-fn int64_extremes_fold_at_full_width() {
-    let sig = "= (i64, i64) -> i64 ";
-    for (shape, axes) in [
-        (vec![1000usize], vec![0usize]),
+/// The shapes and reduced axes the extremes' folds at full width are checked over: short rows
+/// (the inline loop), rows around the 64-point threshold, long rows, several segments, one long
+/// whole array (several chunks).
+fn extreme_shapes() -> Vec<(Vec<usize>, Vec<usize>)> {
+    vec![
+        (vec![1000], vec![0]),
         (vec![3, 63], vec![1]),
         (vec![3, 64], vec![1]),
         (vec![4, 777], vec![1]),
         (vec![2, 3, 100], vec![2]),
         (vec![20_000], vec![0]),
         (vec![2, 9000], vec![1]),
-    ] {
+    ]
+}
+
+/// `op` of the one input of type `ty` (`input`, `stored`: its values) over `axes` of `shape`: the
+/// wide fold's import `(i64, i64) -> i64` is in the code where the host has a wide level, and the
+/// results, vector and scalar code, equal the typed interpreter's; several units and small chunks.
+fn check_extreme(
+    op: ReduceOp,
+    ty: ElemType,
+    input: TypedInput<'_>,
+    stored: Stored<'_>,
+    shape: &[usize],
+    axes: &[usize],
+) {
+    let mut a = ExprArena::new();
+    let body = a.input(0);
+    let kind = KernelKind::Reduce {
+        op,
+        axes: axes.to_vec(),
+    };
+    let kr = kernel(a, body, &[shape.to_vec()], shape, kind);
+    let t = TypedKernel::new(&kr, &[ty], false).unwrap();
+    let want = evaluate(&t, &[input], Start::Identity).unwrap();
+    let k = kernel_of(&t);
+    let layouts: Vec<InputLayout> = k
+        .inputs
+        .iter()
+        .map(|d| InputLayout::contiguous(&d.shape))
+        .collect();
+    let p = plan(&k, &layouts).unwrap().unwrap();
+    let dump = kiln_jit::CompiledKernel::explain_typed(&k, &p, Schedule::for_kernel(&k)).unwrap();
+    let calls = dump.dumps().unwrap().clif.contains("= (i64, i64) -> i64 ");
+    let what = format!("{op:?} of {ty} {shape:?} axes {axes:?}");
+    assert_eq!(calls, kiln_jit::wide::level().is_some(), "{what}");
+    for scalar in [false, true] {
+        let code = bind(&t, None, scalar);
+        let got = run(&code, lanes_dtype(&t), std::slice::from_ref(&stored)).unwrap();
+        assert_eq!(want.values, got, "{what}, scalar {scalar}");
+    }
+}
+
+/// The max, min, argmax and argmin of int64 and int32 values, of the whole array and along rows
+/// ([`extreme_shapes`]; int32 runs are read at their own addresses, which an argmax's int64 lanes
+/// double), each extreme (the type's MIN and MAX) placed twice, away from the front.
+#[test]
+fn integer_extremes_fold_at_full_width() {
+    for (shape, axes) in extreme_shapes() {
         let n: usize = shape.iter().product();
         let mut data: Vec<i64> = (0..n as i64)
             .map(|v| v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 8)
             .collect();
+        let mut narrow: Vec<i32> = data.iter().map(|&v| (v >> 20) as i32).collect();
         // each extreme twice (an arg reduction gives the first), neither at the front
-        for (at, v) in [
-            (n / 3, i64::MAX),
-            (2 * n / 3, i64::MAX),
-            (n / 2, i64::MIN),
-            (n - 1, i64::MIN),
-        ] {
-            data[at] = v;
+        for (at, max) in [(n / 3, true), (2 * n / 3, true), (n / 2, false), (n - 1, false)] {
+            data[at] = if max { i64::MAX } else { i64::MIN };
+            narrow[at] = if max { i32::MAX } else { i32::MIN };
         }
         for op in [ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin] {
-            let mut a = ExprArena::new();
-            let body = a.input(0);
-            let kind = KernelKind::Reduce {
-                op,
-                axes: axes.clone(),
-            };
-            let kr = kernel(a, body, std::slice::from_ref(&shape), &shape, kind);
-            let t = TypedKernel::new(&kr, &[ElemType::I64], false).unwrap();
-            let want = evaluate(
-                &t,
-                &[TypedInput::I64(whole(&data, &shape, &shape))],
-                Start::Identity,
-            )
-            .unwrap();
-            let k = kernel_of(&t);
-            let layouts: Vec<InputLayout> = k
-                .inputs
-                .iter()
-                .map(|d| InputLayout::contiguous(&d.shape))
-                .collect();
-            let p = plan(&k, &layouts).unwrap().unwrap();
-            let dump = kiln_jit::CompiledKernel::explain_typed(&k, &p, Schedule::for_kernel(&k)).unwrap();
-            let calls = dump.dumps().unwrap().clif.contains(sig);
-            assert_eq!(calls, kiln_jit::wide::level().is_some(), "{op:?} {shape:?}");
-            for scalar in [false, true] {
-                let code = bind(&t, None, scalar);
-                let got = run(&code, ElemType::F64, &[Stored::I64(&data)]).unwrap();
-                assert_eq!(
-                    want.values, got,
-                    "{op:?} {shape:?} axes {axes:?}, scalar {scalar}"
-                );
+            let wide = TypedInput::I64(whole(&data, &shape, &shape));
+            check_extreme(op, ElemType::I64, wide, Stored::I64(&data), &shape, &axes);
+            let int32 = TypedInput::I32(whole(&narrow, &shape, &shape));
+            check_extreme(op, ElemType::I32, int32, Stored::I32(&narrow), &shape, &axes);
+        }
+    }
+}
+
+/// The max, min, any, all, argmax and argmin of bool values ([`extreme_shapes`]): a bool's max is
+/// its `any`, its min its `all`, and its argmax and argmin stop at the first point that decides
+/// them. Each pattern: random, one true among falses (at the front, a third of the way, at the
+/// end), one false among trues, all false, all true.
+#[test]
+fn bool_extremes_fold_at_full_width() {
+    for (shape, axes) in extreme_shapes() {
+        let n: usize = shape.iter().product();
+        let random: Vec<bool> = (0..n as u64)
+            .map(|v| (v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 40) & 1 == 1)
+            .collect();
+        let mut patterns = vec![random, vec![false; n], vec![true; n]];
+        for at in [0, n / 3, n - 1] {
+            for base in [false, true] {
+                let mut p = vec![base; n];
+                p[at] = !base;
+                patterns.push(p);
+            }
+        }
+        for data in &patterns {
+            for op in [
+                ReduceOp::Max,
+                ReduceOp::Min,
+                ReduceOp::Any,
+                ReduceOp::All,
+                ReduceOp::ArgMax,
+                ReduceOp::ArgMin,
+            ] {
+                let input = TypedInput::Bool(whole(data, &shape, &shape));
+                check_extreme(op, ElemType::Bool, input, Stored::Bool(data), &shape, &axes);
             }
         }
     }

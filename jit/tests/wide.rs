@@ -1881,27 +1881,34 @@ fn finds<T: Elem + WideElem + wide::WideExtreme>() {
 fn finds_match_a_scalar_search() {
     finds::<f64>();
     finds::<f32>();
-    // int64 values (a typed kernel's): ties, the extremes of the type, a value the run lacks
+    // integer values (a typed kernel's): ties, the extremes of the type, a value the run lacks
+    int_finds::<i64>();
+    int_finds::<i32>();
+}
+
+/// [`finds_match_a_scalar_search`] of int64 or int32 values.
+fn int_finds<T: wide::WideExtreme + Ord + std::fmt::Debug + TryFrom<i64> + num_bounds::Bounded>() {
     let mut rng = Rng::new(22);
     for level in levels() {
         for len in (0..=70).chain([1000]) {
-            let mut xs: Vec<i64> = (0..len)
-                .map(|_| (rng.uniform(-4.0, 4.0) as i64) * 1_000_003)
+            let of = |v: i64| T::try_from(v).ok().expect("in range");
+            let mut xs: Vec<T> = (0..len)
+                .map(|_| of((rng.uniform(-4.0, 4.0) as i64) * 1_000_003))
                 .collect();
             if len > 2 {
-                xs[len / 2] = i64::MAX;
-                xs[len - 1] = i64::MIN;
+                xs[len / 2] = T::MAX;
+                xs[len - 1] = T::MIN;
             }
-            let probes: Vec<i64> = xs
+            let probes: Vec<T> = xs
                 .iter()
                 .step_by(7)
                 .copied()
-                .chain([i64::MAX, i64::MIN, 5])
+                .chain([T::MAX, T::MIN, of(5)])
                 .collect();
             for best in probes {
                 let got = kiln_jit::apply_find(level, &xs, best).unwrap();
                 let want = xs.iter().position(|&v| v == best).unwrap_or(len);
-                assert_eq!(got, want, "i64 {level:?} {best} in a run of {len}");
+                assert_eq!(got, want, "{level:?} {best:?} in a run of {len}");
             }
         }
     }
@@ -2079,22 +2086,30 @@ fn a_fold_with_map_outputs_keeps_its_loop() {
     }
 }
 
-/// The int64 folds at every level this host has (AVX2 has no `vpmaxsq`: a compare and a blend),
-/// every length 0..=80 and long runs, the extremes anywhere, `i64::MIN` and `i64::MAX` among them.
+/// The int64 and int32 folds at every level this host has (AVX2 has no `vpmaxsq`: a compare and a
+/// blend), every length 0..=80 and long runs, the extremes anywhere, the type's MIN and MAX among
+/// them.
 #[test]
-fn int64_extreme_folds_match_a_sequential_fold() {
+fn integer_extreme_folds_match_a_sequential_fold() {
+    int_extreme_folds::<i64>(9.0e18);
+    int_extreme_folds::<i32>(2.1e9);
+}
+
+fn int_extreme_folds<T: wide::WideExtreme + Ord + std::fmt::Debug + TryFrom<i64> + num_bounds::Bounded>(
+    scale: f64,
+) {
     let mut rng = Rng::new(20);
     for level in levels() {
         for len in (0..=80usize).chain([127, 1000, 4099]) {
-            let base: Vec<i64> = (0..len)
-                .map(|_| (rng.uniform(-1.0, 1.0) * 9.0e18) as i64)
+            let base: Vec<T> = (0..len)
+                .map(|_| {
+                    T::try_from((rng.uniform(-1.0, 1.0) * scale) as i64)
+                        .ok()
+                        .expect("in range")
+                })
                 .collect();
             let mut runs = vec![base.clone()];
-            for (at, v) in [
-                (0, i64::MAX),
-                (len / 2, i64::MIN),
-                (len.saturating_sub(1), i64::MAX),
-            ] {
+            for (at, v) in [(0, T::MAX), (len / 2, T::MIN), (len.saturating_sub(1), T::MAX)] {
                 if at < len {
                     let mut r = base.clone();
                     r[at] = v;
@@ -2104,16 +2119,47 @@ fn int64_extreme_folds_match_a_sequential_fold() {
             for xs in runs {
                 let max = kiln_jit::apply_extreme(level, true, false, &xs).unwrap();
                 let min = kiln_jit::apply_extreme(level, false, false, &xs).unwrap();
-                assert_eq!(
-                    max,
-                    xs.iter().copied().max().unwrap_or(i64::MIN),
-                    "{level:?} len {len}"
-                );
-                assert_eq!(
-                    min,
-                    xs.iter().copied().min().unwrap_or(i64::MAX),
-                    "{level:?} len {len}"
-                );
+                let what = format!("{level:?} len {len}");
+                assert_eq!(max, xs.iter().copied().max().unwrap_or(T::MIN), "{what}");
+                assert_eq!(min, xs.iter().copied().min().unwrap_or(T::MAX), "{what}");
+            }
+        }
+    }
+}
+
+/// The bool folds (`wide::Truth`: a byte, true where nonzero) at every level this host has: the
+/// max is `any`, the min `all`, and the search gives the first point of a truth; every length
+/// 0..=80 and runs longer than the stretch between two tests of whether the result is decided,
+/// the deciding point anywhere, bytes other than 0 and 1 among the trues.
+#[test]
+fn bool_folds_are_any_and_all() {
+    use wide::Truth;
+    for level in levels() {
+        for len in (0..=80usize).chain([4095, 4096, 4097, 10_000]) {
+            let mut runs = vec![vec![0u8; len], vec![1u8; len]];
+            for at in [0, len / 3, len.saturating_sub(1)] {
+                if at < len {
+                    let mut r = vec![0u8; len];
+                    r[at] = 7;
+                    runs.push(r);
+                    let mut r = vec![1u8; len];
+                    r[at] = 0;
+                    runs.push(r);
+                }
+            }
+            runs.push((0..len).map(|k| (k % 3 == 2) as u8 * 200).collect());
+            for bytes in runs {
+                let xs: Vec<Truth> = bytes.iter().map(|&b| Truth(b)).collect();
+                let what = format!("{level:?} len {len} {:?}", &bytes[..len.min(8)]);
+                let any = kiln_jit::apply_extreme(level, true, false, &xs).unwrap();
+                let all = kiln_jit::apply_extreme(level, false, false, &xs).unwrap();
+                assert_eq!(any.0 != 0, bytes.iter().any(|&b| b != 0), "any {what}");
+                assert_eq!(all.0 != 0, bytes.iter().all(|&b| b != 0), "all {what}");
+                for truth in [false, true] {
+                    let got = kiln_jit::apply_find(level, &xs, Truth(u8::from(truth))).unwrap();
+                    let want = bytes.iter().position(|&b| (b != 0) == truth).unwrap_or(len);
+                    assert_eq!(got, want, "find {truth} {what}");
+                }
             }
         }
     }
@@ -2679,5 +2725,21 @@ fn a_zero_extreme_of_a_segment_of_several_rows_is_folded_again() {
                 }
             }
         }
+    }
+}
+
+/// The integer types' MIN and MAX, for the tests generic over int64 and int32.
+mod num_bounds {
+    pub trait Bounded: Copy {
+        const MIN: Self;
+        const MAX: Self;
+    }
+    impl Bounded for i64 {
+        const MIN: i64 = i64::MIN;
+        const MAX: i64 = i64::MAX;
+    }
+    impl Bounded for i32 {
+        const MIN: i32 = i32::MIN;
+        const MAX: i32 = i32::MAX;
     }
 }

@@ -1,5 +1,5 @@
-//! The min and max of a run of values at full width (f64, f32, and i64 values of a typed
-//! kernel): a trailing `min` or `max` whose body is a plain read of an input (`max(x)`, `min(m,
+//! The min and max of a run of values at full width (f64, f32, and i64, i32 and bool values of a
+//! typed kernel: a bool's max is `any`, its min `all`): a trailing `min` or `max` whose body is a plain read of an input (`max(x)`, `min(m,
 //! axis=1)`) folds each long enough row by one call (skeleton.rs `wide_folds`), whose partial
 //! the segment's scalar accumulator then takes as one value; an argmax or argmin folds its
 //! blocks so (`arg_blocks`).
@@ -38,6 +38,12 @@ pub trait Extreme: Copy + PartialOrd {
     fn other_zero(self, zero: Self) -> bool;
     /// A NaN (of a float type; an integer type's identity of min, never asked for).
     fn nan_value() -> Self;
+    /// The max (`MAX`) or min of `x` of a type without NaN: a plain reduction.
+    #[inline(always)]
+    fn plain<const MAX: bool>(x: &[Self]) -> Self {
+        x.iter()
+            .fold(Self::identity(MAX), |a, &v| pick::<Self, MAX>(a, v))
+    }
 }
 
 /// The extreme `r` of the row `x`, as a row's fold gives it (skeleton.rs `wide_folds`): `r`,
@@ -79,26 +85,106 @@ impl Extreme for f64 {
     }
 }
 
-impl Extreme for i64 {
+/// Integer values (never NaN): their max and min are a plain reduction.
+macro_rules! int_extreme {
+    ($($t:ty),*) => {
+        $(
+            impl Extreme for $t {
+                const MAY_BE_NAN: bool = false;
+                #[inline(always)]
+                fn is_zero(self) -> bool {
+                    false
+                }
+                #[inline(always)]
+                fn other_zero(self, _: $t) -> bool {
+                    false
+                }
+                fn nan_value() -> $t {
+                    <$t>::MAX
+                }
+                #[inline(always)]
+                fn identity(max: bool) -> $t {
+                    if max { <$t>::MIN } else { <$t>::MAX }
+                }
+                #[inline(always)]
+                fn nan(self) -> bool {
+                    false
+                }
+            }
+        )*
+    };
+}
+
+int_extreme!(i64, i32);
+
+/// A bool as NumPy stores it: one byte, true where it is nonzero, as kiln's loads read it. Its
+/// values compare by their truth: its max is `any`, its min `all`, and [`find`] gives the first
+/// point of a truth.
+#[derive(Clone, Copy, Debug)]
+#[repr(transparent)]
+pub struct Truth(pub u8);
+
+impl Truth {
+    #[inline(always)]
+    fn is_true(self) -> bool {
+        self.0 != 0
+    }
+}
+
+impl PartialEq for Truth {
+    #[inline(always)]
+    fn eq(&self, other: &Truth) -> bool {
+        self.is_true() == other.is_true()
+    }
+}
+
+impl PartialOrd for Truth {
+    #[inline(always)]
+    fn partial_cmp(&self, other: &Truth) -> Option<std::cmp::Ordering> {
+        self.is_true().partial_cmp(&other.is_true())
+    }
+}
+
+/// The points a bool run's `any` or `all` (its max or min) reads between two tests of whether its
+/// result is decided, as the inline loop's `any` and `all` do (skeleton.rs `DECIDE_STRETCH`).
+const DECIDE: usize = 4096;
+
+impl Extreme for Truth {
     const MAY_BE_NAN: bool = false;
     #[inline(always)]
     fn is_zero(self) -> bool {
         false
     }
     #[inline(always)]
-    fn other_zero(self, _: i64) -> bool {
+    fn other_zero(self, _: Truth) -> bool {
         false
     }
-    fn nan_value() -> i64 {
-        i64::MAX
+    fn nan_value() -> Truth {
+        Truth(0)
     }
     #[inline(always)]
-    fn identity(max: bool) -> i64 {
-        if max { i64::MIN } else { i64::MAX }
+    fn identity(max: bool) -> Truth {
+        Truth(u8::from(!max))
     }
     #[inline(always)]
     fn nan(self) -> bool {
         false
+    }
+    /// `any` (`MAX`: an or of the bytes) or `all` (whether no byte is zero), a stretch of
+    /// [`DECIDE`] points at a time, until one decides it.
+    #[inline(always)]
+    fn plain<const MAX: bool>(x: &[Truth]) -> Truth {
+        for c in x.chunks(DECIDE) {
+            let decided = if MAX {
+                c.iter().fold(0u8, |a, v| a | v.0) != 0
+            } else {
+                c.iter().fold(false, |a, v| a | (v.0 == 0))
+            };
+            if decided {
+                return Truth(u8::from(MAX));
+            }
+        }
+        Truth::identity(MAX)
     }
 }
 
@@ -137,7 +223,7 @@ fn pick<T: Extreme, const MAX: bool>(acc: T, v: T) -> T {
 #[inline(always)]
 pub(super) fn fold<T: Extreme, const MAX: bool>(x: &[T]) -> T {
     if !T::MAY_BE_NAN {
-        return x.iter().fold(T::identity(MAX), |a, &v| pick::<T, MAX>(a, v));
+        return T::plain::<MAX>(x);
     }
     let mut acc = [T::identity(MAX); LANES];
     // each lane's last NaN (the identity, which is not NaN, where it saw none)
@@ -254,6 +340,8 @@ levels! {
     extremes64: f64;
     extremes32: f32;
     extremes_i64: i64;
+    extremes_i32: i32;
+    extremes_bool: super::Truth;
 }
 
 /// An element whose runs the wide code folds into their max or min.
@@ -266,12 +354,28 @@ pub trait WideExtreme: Extreme {
     /// The first index of a value in a run at `level` (`find` of this module). Unsafe to call
     /// unless the host has `level`, as [`WideExtreme::extreme`].
     fn find(level: super::Level) -> unsafe fn(&[Self], Self) -> usize;
+    /// The type compiled code holds a value in: its own, but int64 for int32 and bool (0 / 1),
+    /// whose lanes a typed kernel's reductions widen to their int64 accumulators.
+    type Held: Copy;
+    /// The value as compiled code holds it.
+    fn held(self) -> Self::Held;
+    /// A held value that is one of a run's values (or the identity) back in this type: exact.
+    fn unheld(h: Self::Held) -> Self;
 }
 
 macro_rules! wide_extreme {
-    ($($t:ty: $m:ident;)*) => {
+    ($($t:ty: $m:ident, $h:ty, $held:expr, $unheld:expr;)*) => {
         $(
             impl WideExtreme for $t {
+                type Held = $h;
+                #[inline(always)]
+                fn held(self) -> $h {
+                    $held(self)
+                }
+                #[inline(always)]
+                fn unheld(h: $h) -> $t {
+                    $unheld(h)
+                }
                 fn extreme(max: bool, level: super::Level, row: bool) -> unsafe fn(&[$t]) -> $t {
                     use super::Level;
                     match (row, max, level) {
@@ -297,7 +401,9 @@ macro_rules! wide_extreme {
 }
 
 wide_extreme! {
-    f64: extremes64;
-    f32: extremes32;
-    i64: extremes_i64;
+    f64: extremes64, f64, |v| v, |h| h;
+    f32: extremes32, f32, |v| v, |h| h;
+    i64: extremes_i64, i64, |v| v, |h| h;
+    i32: extremes_i32, i64, i64::from, |h| h as i32;
+    Truth: extremes_bool, i64, |v: Truth| i64::from(v.is_true()), |h| Truth(u8::from(h != 0));
 }

@@ -128,7 +128,7 @@ mod cbrt;
 mod complex;
 mod exp_family;
 mod extremes;
-pub use extremes::{Extreme, WideExtreme, row_extreme};
+pub use extremes::{Extreme, Truth, WideExtreme, row_extreme};
 mod lanes;
 mod logs;
 mod moments;
