@@ -237,14 +237,23 @@ pub(super) fn fold<T: Extreme, const MAX: bool>(x: &[T]) -> T {
             nans[l] = if v.nan() { v } else { nans[l] };
         }
     }
-    let mut best = T::identity(MAX);
-    let mut nan = None;
-    for (&a, &n) in acc.iter().zip(&nans) {
-        best = pick::<T, MAX>(best, a);
-        if n.nan() {
-            nan = Some(n);
+    // the lanes merged by halves, vertical operations that vectorise (lane by lane, the merge was
+    // most of a call's time on rows of about a hundred points): the order of a max's merges
+    // changes no extreme (no lane's is NaN) but a zero's sign, and no NaN but its payload
+    let mut half = LANES / 2;
+    while half > 0 {
+        for l in 0..half {
+            acc[l] = pick::<T, MAX>(acc[l], acc[l + half]);
+            nans[l] = if nans[l + half].nan() {
+                nans[l + half]
+            } else {
+                nans[l]
+            };
         }
+        half /= 2;
     }
+    let mut best = acc[0];
+    let mut nan = nans[0].nan().then_some(nans[0]);
     for &v in tail {
         best = pick::<T, MAX>(best, v);
         if v.nan() {
@@ -255,21 +264,29 @@ pub(super) fn fold<T: Extreme, const MAX: bool>(x: &[T]) -> T {
 }
 
 /// The first index of `best` in `x` (equal to it, or both NaN), `x.len()` where none is: chunks
-/// of [`LANES`] compared whole (no exit inside a chunk, so the compares vectorise), then the first
-/// chunk holding it point by point. An argmax's or argmin's search of its best block
-/// (skeleton.rs `arg_blocks`), as the inline code's `is_extreme` tests each point.
+/// of [`LANES`] compared whole to the first holding it, whose hits make a mask (the first hit its
+/// lowest bit), then the rest point by point. An argmax's or argmin's search of its
+/// best block (skeleton.rs `arg_blocks`), as the inline code's `is_extreme` tests each point.
 #[inline(always)]
 pub(super) fn find<T: Extreme>(x: &[T], best: T) -> usize {
+    const { assert!(LANES <= 32, "a chunk's hits are the bits of a u32") };
     let nan = best.nan();
     let hit = |v: T| (v == best) | (nan & v.nan());
-    let mut at = 0;
-    for c in x.chunks_exact(LANES) {
+    let chunks = x.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for (k, c) in chunks.enumerate() {
+        // (no exit inside a chunk, so the compares vectorise; the mask only of the chunk with a
+        // hit, whose shifts vectorise less well)
         if c.iter().fold(false, |a, &v| a | hit(v)) {
-            break;
+            let bits = c
+                .iter()
+                .enumerate()
+                .fold(0u32, |m, (l, &v)| m | (u32::from(hit(v)) << l));
+            return k * LANES + bits.trailing_zeros() as usize;
         }
-        at += LANES;
     }
-    x[at..].iter().position(|&v| hit(v)).map_or(x.len(), |k| at + k)
+    let at = x.len() - tail.len();
+    tail.iter().position(|&v| hit(v)).map_or(x.len(), |k| at + k)
 }
 
 macro_rules! levels {
