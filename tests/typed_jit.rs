@@ -347,6 +347,12 @@ fn integer_power_of_arrays_runs_to_the_largest_exponent() {
             let note = check(expr, &inputs).unwrap();
             assert!(note.starts_with("compiled"), "{expr}: {note}");
         }
+        // int32 powers beside int64 values: a kernel of 2 lanes, the int32 ones half a vector
+        let inputs = [("c", (&c).into()), ("d", (&d).into()), ("a", (&a).into())];
+        for expr in ["c ** d + a", "where(a > 0, c ** d, 0)"] {
+            let note = check(expr, &inputs).unwrap();
+            assert!(note.starts_with("compiled"), "{expr}: {note}");
+        }
     }
 }
 
@@ -1087,6 +1093,60 @@ fn typed_float_scans_starts_and_empty_extremes_compile() {
 }
 
 /// The runner of `expr` on the backend named `b` with `threads` threads.
+/// The extremes, `any` and `all` of bool and int32 values that the wide folds read at their own
+/// addresses, decided late: a bool row of 3000 points false but for one true (or true but for one
+/// false) at its front, on either side of a 2048-point block's edge and at its end; rows read
+/// reversed (a negative outer stride) and from an offset (a slice), alone and as sibling
+/// reductions, whole arrays and rows; against the interpreter on one and three threads.
+#[test]
+fn bool_and_int32_extremes_decided_late() {
+    let exprs = [
+        "any(b); all(b)",
+        "min(b); max(b)",
+        "argmax(b)",
+        "argmin(b)",
+        "any(b, axis=1); all(b, axis=1)",
+        "argmax(b, axis=1)",
+        "argmin(b, axis=1)",
+        "max(b, axis=1)",
+        "min(j); max(j)",
+        "argmax(j)",
+        "argmin(j, axis=1)",
+        "max(j, axis=1) - min(j, axis=1)",
+    ];
+    let (rows, cols) = (4usize, 3000usize);
+    for at in [0usize, 2047, 2048, 2049, cols - 1] {
+        for base in [false, true] {
+            // row r holds its odd point at `at` (the last row: none)
+            let b = Array2::from_shape_fn((rows, cols), |(r, c)| (c == at && r + 1 < rows) != base);
+            let j = Array2::from_shape_fn((rows, cols), |(r, c)| {
+                let v = ((r * cols + c) as i32).wrapping_mul(-1_640_531_527) >> 4;
+                if c == at { i32::MAX - r as i32 } else { v }
+            });
+            for view in 0..3 {
+                let (bv, jv) = match view {
+                    0 => (b.view(), j.view()),
+                    1 => (b.slice(s![..;-1, ..]), j.slice(s![..;-1, ..])),
+                    _ => (b.slice(s![1.., 3..]), j.slice(s![1.., 3..])),
+                };
+                let inputs = [("b", ArrayArg::from(bv)), ("j", ArrayArg::from(jv))];
+                for expr in exprs {
+                    let run = |b: &str, threads: usize| runner_on(expr, b, threads).run_many(&inputs);
+                    let want = run("interp", 1).unwrap();
+                    for (backend, threads) in [("jit", 1), ("jit", 3), ("jit-scalar", 1)] {
+                        let got = run(backend, threads).unwrap();
+                        let what = format!("{expr} at {at}, base {base}, view {view}, {backend}/{threads}");
+                        assert_eq!(want.len(), got.len(), "{what}");
+                        for (w, g) in want.iter().zip(&got) {
+                            assert!(same(w, g), "{what}: {g:?} {w:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn runner_on(expr: &str, b: &str, threads: usize) -> FusedRunner {
     FusedRunner::compile_text(expr)
         .unwrap()

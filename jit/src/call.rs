@@ -71,9 +71,10 @@
 //!   are a stack slot of the kernel's) only over a row's runs its own loop would read; the block
 //!   functions' sources, the kept rows and the folded runs are the places where an input's run is
 //!   made into a slice: a plain run of a checked row that the kernel's own loads would read,
-//!   read-only, not written by anyone during the call. (A folded run may be a typed kernel's int64
-//!   input, which is stored: its pointer is the code's, shifted back, as the code's own loads
-//!   shift it, by nothing for int64 in float64 lanes.)
+//!   read-only, not written by anyone during the call. (A folded run may be a typed kernel's int64,
+//!   int32 or bool input, which is stored: its pointer is the code's, shifted back, as the code's
+//!   own loads shift it: by nothing for int64 in 8-byte lanes, by 1 for int32 in them, by 3 for a
+//!   bool.)
 #![allow(unsafe_code)]
 
 /// The byte strings' comparison compiled code calls per lane ([`crate::bytes::SYMBOL`]): `op` (a
@@ -1027,20 +1028,21 @@ pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, row: bool, x: &[T]
 }
 
 /// The function compiled code calls for a trailing max (`MAX`) or min of a plain read of an input
-/// (skeleton.rs `segment`): [`apply_extreme`] of the `n` values at `x`, at
+/// (skeleton.rs `wide_folds`, `arg_blocks`): [`apply_extreme`] of the `n` values at `x`, at
 /// [`crate::wide::level`], a row's (`ROW`) or a block's.
 extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>(
     x: *const T,
     n: i64,
 ) -> T::Held {
     // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
-    // symbol skeleton.rs calls for a trailing max, min, argmax or argmin (alone, or a component of
-    // sibling reductions) whose body (the component's root) is a plain read of one input that is
-    // not strided (of the kernel's float dtype, or a typed kernel's int64, int32 or bool input, at
-    // its own address: the code's shifted back by `stored_shift`): in place of its own loop over a row's points `[jlo, jhi)` (`wide_folds`), or over a
-    // block of them (`arg_blocks`), with `n > 0` points and `x` the row's input at the first:
-    // exactly the elements that loop reads (in a checked input: see `dispatch`), only read
-    // during the call.
+    // symbol skeleton.rs calls for a trailing max, min, argmax or argmin, or a bool's any or all
+    // (alone, or a component of sibling reductions), whose body (the component's root) is a plain
+    // read of one input that is not strided (of the kernel's float dtype, or a typed kernel's
+    // int64, int32 or bool input, at its own address: the code's shifted back by
+    // `stored_shift`): in place of its own loop over a row's points `[jlo, jhi)` (`wide_folds`),
+    // or over a block of them (`arg_blocks`), with `n > 0` points and `x` the row's input at the
+    // first: the elements that loop reads (in a checked input: see `dispatch`; a bool's fold may
+    // stop early and read only some), only read during the call.
     let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
     // registered only where `level()` is some, which implies the host has it: `apply_extreme`
     // cannot fail (and a panic may not unwind out of an `extern "C"` function)

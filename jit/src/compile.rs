@@ -298,7 +298,8 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
             math.import_kept_rows(module, func, op, st.dtype, crate::wide::GROUP)?;
         }
     }
-    // float values of a float kernel, or int64 values of a typed one, folded in their own type
+    // float values of a float kernel, or int64, int32 or bool values of a typed one, folded in
+    // their own type
     let folded = math::fold_values(typed.as_ref().map(|t| t.value_type()), st.dtype);
     // a compound moments kernel folds its long rows (skeleton.rs `segment`)
     if st.mode == Mode::Compound(kiln_ir::CompoundOp::Moments)

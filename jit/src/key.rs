@@ -68,7 +68,8 @@ impl KernelKey {
     /// The fold at full width of each reduction of a trailing sum, max or min (one), or of
     /// sibling reductions (one per component, each with its own accumulators:
     /// [`Schedule::component_accumulators`]), where every one has one ([`math::fold_of`]), of
-    /// `values` (a float kernel's dtype, a typed kernel's int64 values: compile.rs `define`):
+    /// `values` (a float kernel's dtype, a typed kernel's int64, int32 or bool values: compile.rs
+    /// `define`):
     /// compile.rs imports them, skeleton.rs `wide_folds` calls them all for a long row. None for a
     /// kernel that writes map outputs beside its reduction (its own loop stores them as it reads)
     /// and for any other mode.

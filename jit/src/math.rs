@@ -230,7 +230,8 @@ pub enum Fold {
 /// reductions) takes for its long rows, if any, where the schedule asks for the wide routines
 /// (normalised: and the host has them):
 /// - a max or min of a plain read ([`wide_extreme`]) of `values` (a float kernel's dtype, or a
-///   typed kernel's int64 values);
+///   typed kernel's int64, int32 or bool values), and an `any` or `all` of bools (their max and
+///   min);
 /// - a sum of f32 or f64 values of a float kernel whose body [`summed_body`] reads, where its own
 ///   `accumulators` (a sibling component's may be fewer than the schedule's) keep the partition
 ///   the fold reproduces: [`crate::wide::PARTS`] partials (4 accumulators of f32, 8 of f64: an

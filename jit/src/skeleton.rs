@@ -437,8 +437,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                         .map(|(&op, root)| Some((plain_input(f, root, None)?, g.math.kept_rows(op)?)))
                         .collect()
                 }),
-            // (read where it is: a float kernel's input in its dtype, a typed one's int64 or
-            // int32 input)
+            // (read where it is: a float kernel's input in its dtype, a typed one's int64, int32
+            // or bool input)
             extreme_wide: match st.mode {
                 Mode::Trailing(op) if op.is_arg() => g
                     .math
@@ -1076,7 +1076,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// point is the first of the extreme in the blocks, as the argument's own update finds it, and
     /// is merged into the scalar accumulator as a partial result (lower indices win ties). The
     /// body's scalar value is the vector's lane's, bit for bit (so the point is found); were it
-    /// not, the block's points are folded one by one instead.
+    /// not, the block's points are folded one by one instead. A bool row stops at the first block
+    /// holding a true (argmax) or a false (argmin): no later point is better.
     fn arg_blocks(
         &self,
         g: &mut Gen<'_, '_>,
@@ -1763,7 +1764,8 @@ impl Skeleton<'_, '_> {
     ///   payload), and so is a zero where the row holds zeros of both signs (which zero: the
     ///   row's fold gives a NaN there, `wide::row_extreme`) or where the segment is several rows
     ///   (another row's lanes may hold the other zero). A zero of one sign only, in a segment of
-    ///   one row, is every order's result. Integer values have no such cases.
+    ///   one row, is every order's result. Integer values have no such cases. A bool's `any` and
+    ///   `all` are its max and min (an int32's or a bool's extreme comes back held in int64).
     /// - **A sum** (wide/sums.rs): the call takes the accumulators (the vector ones'
     ///   [`crate::wide::PARTS`] f64 lanes in order, then the scalar one) in its stack slot and adds
     ///   the row into them as the inline loop partitions it, so the accumulators it hands back are

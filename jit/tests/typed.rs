@@ -1123,8 +1123,8 @@ fn integer_extremes_fold_at_full_width() {
 
 /// The max, min, any, all, argmax and argmin of bool values ([`extreme_shapes`]): a bool's max is
 /// its `any`, its min its `all`, and its argmax and argmin stop at the first point that decides
-/// them. Each pattern: random, one true among falses (at the front, a third of the way, at the
-/// end), one false among trues, all false, all true.
+/// them. Each pattern: random, one true among falses (at the front, a third of the way, on either
+/// side of a block's edge, at the end), one false among trues, all false, all true.
 #[test]
 fn bool_extremes_fold_at_full_width() {
     for (shape, axes) in extreme_shapes() {
@@ -1133,7 +1133,11 @@ fn bool_extremes_fold_at_full_width() {
             .map(|v| (v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 40) & 1 == 1)
             .collect();
         let mut patterns = vec![random, vec![false; n], vec![true; n]];
-        for at in [0, n / 3, n - 1] {
+        // (a row's blocks of bools are 2048 points)
+        for at in [0, n / 3, n - 1, 2047, 2048, 2049]
+            .into_iter()
+            .filter(|&at| at < n)
+        {
             for base in [false, true] {
                 let mut p = vec![base; n];
                 p[at] = !base;

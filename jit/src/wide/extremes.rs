@@ -15,15 +15,18 @@
 //! the row holds zeros of one sign only and is all its segment ([`row_extreme`] makes a zero of
 //! a row holding both a NaN; where a segment is several rows, the caller folds a zero again too:
 //! min of data holding zeros, ReLU's outputs, would otherwise pay both ways on every row). rustc
-//! vectorises the loop (`vmaxpd zmm` at AVX-512); int64 values (never NaN) fold as a plain
-//! reduction.
+//! vectorises the loop (`vmaxpd zmm` at AVX-512); int64 and int32 values (never NaN) fold as a
+//! plain reduction, and bools ([`Truth`]) as an or (max, `any`) or an and (min, `all`) of their
+//! truths that stops once decided, tested every 4096 points (so a call may read only a prefix of
+//! its run).
 
 /// Lanes the loop keeps: four vectors of 8 f64 at AVX-512 (of 16 f32: two), so that the
 /// `maxp*` chains overlap.
 const LANES: usize = 32;
 
-/// An element whose extremes are folded: f64, f32 and i64 (whose max and min `vpmaxsq` /
-/// `vpminsq` compute at AVX-512, where the inline code's 128-bit lanes have no such instruction).
+/// An element whose extremes are folded: f64, f32, i64 (whose max and min `vpmaxsq` / `vpminsq`
+/// compute at AVX-512, where the inline code's 128-bit lanes have no such instruction), i32 and
+/// bool ([`Truth`]).
 pub trait Extreme: Copy + PartialOrd {
     /// The identity of max (`-inf`), or of min (`inf`).
     fn identity(max: bool) -> Self;
@@ -36,7 +39,7 @@ pub trait Extreme: Copy + PartialOrd {
     fn is_zero(self) -> bool;
     /// Whether the value is the zero of the other sign than `zero` (a zero), bit for bit.
     fn other_zero(self, zero: Self) -> bool;
-    /// A NaN (of a float type; an integer type's identity of min, never asked for).
+    /// A NaN (of a float type; an integer's or a bool's some value, never asked for).
     fn nan_value() -> Self;
     /// The max (`MAX`) or min of `x` of a type without NaN: a plain reduction.
     #[inline(always)]
@@ -118,8 +121,8 @@ macro_rules! int_extreme {
 int_extreme!(i64, i32);
 
 /// A bool as NumPy stores it: one byte, true where it is nonzero, as kiln's loads read it. Its
-/// values compare by their truth: its max is `any`, its min `all`, and [`find`] gives the first
-/// point of a truth.
+/// values compare by their truth: its max is `any`, its min `all`, and this module's `find`
+/// gives the first point of a truth.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 pub struct Truth(pub u8);
@@ -171,7 +174,7 @@ impl Extreme for Truth {
         false
     }
     /// `any` (`MAX`: an or of the bytes) or `all` (whether no byte is zero), a stretch of
-    /// [`DECIDE`] points at a time, until one decides it.
+    /// `DECIDE` points at a time, until one decides it.
     #[inline(always)]
     fn plain<const MAX: bool>(x: &[Truth]) -> Truth {
         for c in x.chunks(DECIDE) {

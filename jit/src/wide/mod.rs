@@ -82,8 +82,8 @@
 //! `crate::apply_kept_extreme`), the inline update's bits; so does each component of kept
 //! sibling extremes (`max(m, axis=0) - min(m, axis=0)`), one call each.
 //!
-//! **Trailing extremes.** `extremes.rs` folds a run of f64, f32 or int64 values into its max or
-//! min, which a trailing `max` or `min` of a plain read of an input calls for each row of at least
+//! **Trailing extremes.** `extremes.rs` folds a run of f64, f32, int64, int32 or bool values into
+//! its max or min (a bool's `any` or `all`), which a trailing `max` or `min` of a plain read of an input calls for each row of at least
 //! 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests), and an `argmax` or
 //! `argmin` for each block of its rows before it searches the best one (`arg_blocks`), that search
 //! by one call too (`extremes.rs` `find`: the first point equal to the extreme, or a NaN where it
