@@ -26,9 +26,10 @@ same way, each result checked against NumPy's (relative 1e-12 for complex128, 1e
 sum within N times that).
 
 `--reductions` times reductions (`sum(x)`, `max(x)`, `argmax(x)`, `any(x > 2)`, `sum(x*x)`, `max(m,
-axis=0)`, ...) of float64, float32 and int64 values at N = 1e4 and 1e6 on one thread against the
-call a NumPy user writes (`x.max()`, `np.argmax(x)`, `(x > 2).any()`, `np.dot(x, x)` for the sum
-of squares, on one BLAS thread, `m.max(axis=0)` with `m` the values as rows of 1000) and numexpr
+axis=0)`, `argmax(m, axis=1)`, ...) of float64, float32, int64, int32 and bool values (the bools
+mostly false) at N = 1e4 and 1e6 on one thread against the call a NumPy user writes (`x.max()`,
+`np.argmax(x)`, `(x > 2).any()`, `x.any()`, `np.dot(x, x)` for the sum of squares, on one BLAS
+thread, `m.max(axis=0)` with `m` the values as rows of 1000) and numexpr
 where it has the reduction, each result checked against NumPy's first (extremes, indices and
 truths equal; sums within the bound of their association; `var(x)` and `std(m, axis=1)` within
 1000 units of the last place).
@@ -42,7 +43,7 @@ same way. `--json` prints one JSON object per measurement instead of a table, in
     python -m kiln.bench --functions           # the function table, f64 and f32, N = 1e4 and 1e6
     python -m kiln.bench --functions --kernels tanh,x**y --dtype f32 --json
     python -m kiln.bench --programs
-    python -m kiln.bench --reductions          # float64, float32 and int64, N = 1e4 and 1e6
+    python -m kiln.bench --reductions          # float64, float32, int64, int32 and bool, N = 1e4 and 1e6
     python -m kiln.bench --strings             # byte strings: ==, contains (S10, N = 1e4 and 1e6)
     python -m kiln.bench --complex             # complex128 and complex64, N = 1e2, 1e4 and 1e6
     python -m kiln.bench --dask                # kiln.dask against plain Dask (kiln.dask_bench)
@@ -411,23 +412,25 @@ def run_complex(args, sizes, emit):
 #: the reduction rows: (kiln's expression, NumPy's call on the inputs `x` and `m` (x as rows of
 #: 1000), the types it runs in); `sum(x*x)` is NumPy's `np.dot(x, x)`, as its users write it
 REDUCTIONS = {
-    "sum(x)": (lambda x, m: x.sum(), ("f64", "f32", "i64")),
-    "max(x)": (lambda x, m: x.max(), ("f64", "f32", "i64")),
-    "min(x)": (lambda x, m: x.min(), ("f64", "f32", "i64")),
-    "argmax(x)": (lambda x, m: np.argmax(x), ("f64", "f32", "i64")),
-    "argmin(x)": (lambda x, m: np.argmin(x), ("f64", "f32", "i64")),
-    "any(x > 2)": (lambda x, m: (x > 2).any(), ("f64", "f32", "i64")),
-    "mean(x)": (lambda x, m: x.mean(), ("f64", "f32", "i64")),
+    "sum(x)": (lambda x, m: x.sum(), ("f64", "f32", "i64", "i32")),
+    "max(x)": (lambda x, m: x.max(), ("f64", "f32", "i64", "i32", "bool")),
+    "min(x)": (lambda x, m: x.min(), ("f64", "f32", "i64", "i32")),
+    "argmax(x)": (lambda x, m: np.argmax(x), ("f64", "f32", "i64", "i32", "bool")),
+    "argmin(x)": (lambda x, m: np.argmin(x), ("f64", "f32", "i64", "i32")),
+    "any(x > 2)": (lambda x, m: (x > 2).any(), ("f64", "f32", "i64", "i32")),
+    "any(x)": (lambda x, m: x.any(), ("bool",)),
+    "mean(x)": (lambda x, m: x.mean(), ("f64", "f32", "i64", "i32")),
     "sum(x*x)": (lambda x, m: np.dot(x, x), ("f64", "f32")),
     "sum(m, axis=1)": (lambda x, m: m.sum(axis=1), ("f64", "f32")),
     "max(m, axis=0)": (lambda x, m: m.max(axis=0), ("f64", "f32")),
     "max(m, axis=0) - min(m, axis=0)": (lambda x, m: m.max(axis=0) - m.min(axis=0), ("f64", "f32")),
     "max(m, axis=1)": (lambda x, m: m.max(axis=1), ("f64", "f32")),
+    "argmax(m, axis=1)": (lambda x, m: np.argmax(m, axis=1), ("f64", "f32", "i64", "i32")),
     "var(x)": (lambda x, m: x.var(), ("f64", "f32")),
     "std(m, axis=1)": (lambda x, m: m.std(axis=1), ("f64", "f32")),
 }
 
-REDUCTION_TYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64}
+REDUCTION_TYPES = {"f64": np.float64, "f32": np.float32, "i64": np.int64, "i32": np.int32, "bool": np.bool_}
 
 
 def run_reductions(args, sizes, emit):
@@ -442,7 +445,15 @@ def run_reductions(args, sizes, emit):
             dtype = REDUCTION_TYPES[dname]
             for n in sizes:
                 rng = np.random.default_rng(n)
-                x = rng.standard_normal(n) if dname != "i64" else rng.integers(-(10**6), 10**6, n)
+                if dname in ("i64", "i32"):
+                    x = rng.integers(-(10**6), 10**6, n)
+                elif dname == "bool":
+                    # rare trues (about 3 in 1e5: the first some 30,000 points in, often none
+                    # at N = 1e4): a mask that a reduction reads well into, as `mask.any()`
+                    # over mostly false data
+                    x = rng.standard_normal(n) > 4.0
+                else:
+                    x = rng.standard_normal(n)
                 x = x.astype(dtype)
                 env = {"x": x, "m": x.reshape(-1, 1000) if n % 1000 == 0 else x.reshape(1, -1)}
                 want = np.asarray(numpy_fn(env["x"], env["m"]))
@@ -535,7 +546,7 @@ def main(argv=None):
                    help="the function table of `kiln bench --functions` against NumPy and numexpr, one thread")
     p.add_argument("--programs", action="store_true", help="small whole programs against NumPy and numexpr")
     p.add_argument("--reductions", action="store_true",
-                   help="reductions of float64, float32 and int64 values against NumPy's calls and numexpr, one thread")
+                   help="reductions of float64, float32, int64, int32 and bool values against NumPy's calls and numexpr, one thread")
     p.add_argument("--complex", action="store_true",
                    help="complex128 and complex64 operations against NumPy and numexpr, one thread")
     p.add_argument("--strings", action="store_true",
