@@ -132,7 +132,8 @@ impl Path {
 /// `sum(i * 0.5)`, `sin(i)`, `x32 * b`), each read converted where the kernel reads it; any other
 /// (a cast, an integer operator, `i + 1`, `i > 0`) the typed path. So does a kernel of float inputs
 /// whose NumPy types the float path would not give ([`TypedKernel::float_path_differs`]: `1 + 1` is
-/// int64, `(a > 0) + (b > 0)` bool, `0.25 * (a < 5)` float64 beside float32 `a`).
+/// int64, `(a > 0) + (b > 0)` bool, `0.25 * (a < 5)` float64 beside float32 `a`; and of float32
+/// inputs beside float64 ones, a result NumPy gives in float32: `a32 * (b64 > 0)`).
 /// Left on the float path as before: a compound reduction of float inputs (two statistics in one
 /// pass), and a kernel whose constants fold to a strong float64 ([`Program::strong_f64`]).
 pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Result<Path> {
@@ -174,6 +175,26 @@ pub(crate) fn typing(program: &Program, kernel: &KernelIR, args: &[&ArrayArg<'_>
     let typed = TypedKernel::new(kernel, &floats, mean)?;
     // the float path's mean divides its sum in the float dtype (`mean(a > 0)` is float64 in both)
     let float_output = if mean { kernel.dtype } else { kernel.output_type() };
+    // a float32 input beside float64 ones: the float path widens it where it is read, and its
+    // results are float64; where NumPy's are float32 (`x32 * (x64 > 0)`: the float64 input only
+    // compared) the typed path computes the kernel, each input read in its own type (the fuzz
+    // finding of 2026-12-07: the float path gave float64 there, a several-output kernel's typed
+    // code float32)
+    if elems.iter().any(|&t| t != kernel.dtype) {
+        let own = TypedKernel::new(kernel, elems, mean)?;
+        let float_type = |o: usize| match o {
+            0 => float_output,
+            _ => kernel.output_type_of(o),
+        };
+        if let Some(o) = (0..kernel.n_outputs()).find(|&o| own.output_type_of(o) != float_type(o)) {
+            let t = own.output_type_of(o);
+            let why = match kernel.n_outputs() {
+                1 => format!("NumPy's result is {t}"),
+                _ => format!("NumPy's result {} is {t}", o + 1),
+            };
+            return Ok(Path::Typed(why, Box::new(own)));
+        }
+    }
     Ok(match typed.float_path_differs(kernel.dtype, float_output) {
         // the typed path reads each input in its own type: an f32 input beside an f64 one is
         // widened where NumPy widens it (`isinf(x32) & (x64 > 0)` reads x32 as float32)

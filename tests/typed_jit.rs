@@ -1147,6 +1147,35 @@ fn bool_and_int32_extremes_decided_late() {
     }
 }
 
+/// A float32 input beside a float64 one that is only compared keeps NumPy's float32 result
+/// (`a * (b > 0)`), alone and beside other results (the fuzz finding of 2026-12-07: the float path
+/// gave float64, the several results' typed code float32), on every backend and the same values;
+/// `a + b` stays float64.
+#[test]
+fn float32_beside_a_compared_float64_keeps_its_type() {
+    let a = Array1::from(vec![1.5f32, -2.0, 3.25, f32::NAN, 0.1, -0.0, 7.0, 1e30]);
+    let b = Array1::from(vec![1.0f64, -1.0, 0.5, 2.0, -3.0, 0.0, f64::NAN, 5.0]);
+    let inputs = [("a", (&a).into()), ("b", (&b).into())];
+    let want: Array1<f32> = a
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| x * f32::from(u8::from(y > 0.0)))
+        .collect();
+    for expr in ["a * (b > 0)", "a * (b > 0); b > 0; a + b"] {
+        for backend in ["interp", "jit", "jit-scalar"] {
+            let got = runner_on(expr, backend, 1).run_many(&inputs).unwrap();
+            let what = format!("{expr} on {backend}: {got:?}");
+            assert!(same(&got[0], &Output::F32(want.clone().into_dyn())), "{what}");
+            if let [_, cmp, sum] = &got[..] {
+                assert!(matches!(cmp, Output::Bool(_)), "{what}");
+                assert!(matches!(sum, Output::F64(_)), "{what}");
+            }
+        }
+    }
+    let sum = runner_on("a + b", "jit", 1).run_many(&inputs).unwrap();
+    assert!(matches!(sum[..], [Output::F64(_)]), "{sum:?}");
+}
+
 fn runner_on(expr: &str, b: &str, threads: usize) -> FusedRunner {
     FusedRunner::compile_text(expr)
         .unwrap()
