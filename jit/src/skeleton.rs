@@ -1851,11 +1851,11 @@ impl Skeleton<'_, '_> {
         for (acc, result) in results {
             match result {
                 Called::Extreme(partial) => {
-                    // (an int32 extreme or a bool's truth comes back held in int64: the value's
-                    // own type again, a bool's scalar 0 / 1)
-                    let partial = match g.int_values() {
-                        Some(kiln_ir::ElemType::I32) => g.b.ins().ireduce(types::I32, partial),
-                        Some(kiln_ir::ElemType::Bool) => g.b.ins().ireduce(types::I8, partial),
+                    // (an integer's extreme or a bool's truth comes back held in int64: in the
+                    // value's own scalar type again, a bool's 0 / 1)
+                    let own = g.int_values().map(crate::lower::values::scalar_type);
+                    let partial = match own {
+                        Some(t) if t != g.b.func.dfg.value_type(partial) => g.b.ins().ireduce(t, partial),
                         _ => partial,
                     };
                     let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
