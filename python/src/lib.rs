@@ -23,12 +23,13 @@ mod claims;
 mod literals;
 
 use claims::Claims;
-use kiln::kiln_ir::num_complex::{Complex32, Complex64};
 use kiln::kiln_ir::ElemType;
+use kiln::kiln_ir::num_complex::{Complex32, Complex64};
 use kiln::{ArrayArg, Error, FusedRunner, OutSlice, Output, Prepared, Profile};
 use numpy::{PyArrayDescrMethods, PyArrayDyn, PyArrayMethods, PyReadwriteArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{
-    PyKeyError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError, PyValueError,
+    PyKeyError, PyNotImplementedError, PyOverflowError, PyRuntimeError, PySyntaxError, PyTypeError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -192,7 +193,10 @@ impl Held<'_, '_> {
                     // `kind_of` checked that the array is C-contiguous: its `len * w` bytes from
                     // its data pointer are its strings, in C order
                     let n = a.len();
-                    let bytes = std::slice::from_raw_parts((*a.as_array_ptr()).fields.data.cast::<u8>().cast_const(), n * w);
+                    let bytes = std::slice::from_raw_parts(
+                        (*a.as_array_ptr()).fields.data.cast::<u8>().cast_const(),
+                        n * w,
+                    );
                     match kiln::Strings::new(bytes, w, a.shape()) {
                         Ok(s) => ArrayArg::Bytes(s),
                         Err(_) => unreachable!("the strings of a C-contiguous array of its shape"),
@@ -237,11 +241,21 @@ impl Held<'_, '_> {
         // byte-string array's `len * w` bytes from its data pointer are its strings in C order
         unsafe {
             Some(match self {
-                Held::Array(Kind::F64, _) => Stored::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_slice().ok()?),
-                Held::Array(Kind::F32, _) => Stored::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_slice().ok()?),
-                Held::Array(Kind::I64, _) => Stored::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_slice().ok()?),
-                Held::Array(Kind::I32, _) => Stored::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_slice().ok()?),
-                Held::Array(Kind::Bool, _) => Stored::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_slice().ok()?),
+                Held::Array(Kind::F64, _) => {
+                    Stored::F64(a.cast_unchecked::<PyArrayDyn<f64>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::F32, _) => {
+                    Stored::F32(a.cast_unchecked::<PyArrayDyn<f32>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::I64, _) => {
+                    Stored::I64(a.cast_unchecked::<PyArrayDyn<i64>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::I32, _) => {
+                    Stored::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_slice().ok()?)
+                }
+                Held::Array(Kind::Bool, _) => {
+                    Stored::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_slice().ok()?)
+                }
                 Held::Array(Kind::C64, _) => {
                     Stored::C64(a.cast_unchecked::<PyArrayDyn<Complex32>>().as_slice().ok()?)
                 }
@@ -361,7 +375,9 @@ fn kind_of<'a, 'py>(obj: &'a Bound<'py, PyAny>) -> Option<(Kind, &'a Bound<'py, 
 #[allow(clippy::type_complexity)]
 fn out_kind(out: &Bound<'_, PyAny>) -> Option<(Kind, Option<(usize, usize)>)> {
     match kind_of(out) {
-        Some((kind, o)) if !matches!(kind, Kind::Bytes(_)) && !claims::overlaps_itself(o, kind.itemsize()) => {
+        Some((kind, o))
+            if !matches!(kind, Kind::Bytes(_)) && !claims::overlaps_itself(o, kind.itemsize()) =>
+        {
             Some((kind, claims::extent(o, kind.itemsize())))
         }
         _ => None,
@@ -598,9 +614,7 @@ fn evaluate<'py>(
     };
     // `out` given as an array (written in place here where it can be; an explicit `out=None` goes
     // to the Python layer)
-    let into = out
-        .as_ref()
-        .filter(|o| o.cast::<numpy::PyUntypedArray>().is_ok());
+    let into = out.as_ref().filter(|o| o.cast::<numpy::PyUntypedArray>().is_ok());
     // the castings of a result into `out` (NumPy's), which change nothing without one
     let castings: &[&str] = if into.is_some() {
         &CASTINGS
@@ -1007,8 +1021,11 @@ impl Kernel {
     ) -> PyResult<String> {
         let (held, _reading) = self.hold_all(&args)?;
         let bound = self.bind(&held);
-        py.detach(|| self.runner.explain_text(&bound, kiln::ExplainOptions { clif, asm }))
-            .map_err(|e| py_err(e, &self.expr))
+        py.detach(|| {
+            self.runner
+                .explain_text(&bound, kiln::ExplainOptions { clif, asm })
+        })
+        .map_err(|e| py_err(e, &self.expr))
     }
 
     fn __repr__(&self) -> String {
@@ -1159,7 +1176,9 @@ impl Kernel {
             Kind::Bool => run_into_typed::<bool>(py, &self.runner, &bound, out),
             Kind::C64 => run_into_typed::<Complex32>(py, &self.runner, &bound, out),
             Kind::C128 => run_into_typed::<Complex64>(py, &self.runner, &bound, out),
-            Kind::Bytes(_) => Err(PyTypeError::new_err("out= of byte strings is not written in place")),
+            Kind::Bytes(_) => Err(PyTypeError::new_err(
+                "out= of byte strings is not written in place",
+            )),
         }
     }
 
@@ -1470,9 +1489,12 @@ impl Kernel {
             .collect::<PyResult<_>>()?;
         if let Some(literal) = &self.beyond_int64
             && (held.is_empty()
-                || held
-                    .iter()
-                    .any(|h| matches!(h, Held::ScalarI(_) | Held::Array(Kind::I64 | Kind::I32 | Kind::Bool, _))))
+                || held.iter().any(|h| {
+                    matches!(
+                        h,
+                        Held::ScalarI(_) | Held::Array(Kind::I64 | Kind::I32 | Kind::Bool, _)
+                    )
+                }))
         {
             return Err(PyOverflowError::new_err(format!(
                 "the integer literal {literal} of '{}' is beyond int64 (Python int too large to convert \
