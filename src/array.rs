@@ -238,7 +238,7 @@ macro_rules! element {
             crate::OutSlice::$variant(s)
         }
         fn stored(s: &[$t]) -> kiln_jit::Stored<'_> {
-            kiln_jit::Stored::$variant(s)
+            kiln_jit::Stored::from(s)
         }
         fn arg<D: Dimension>(view: ndarray::ArrayView<'_, $t, D>) -> ArrayArg<'_> {
             ArrayArg::$variant(View::from(view))

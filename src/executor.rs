@@ -993,7 +993,7 @@ pub(crate) fn stored_of<'a>(arg: &ArrayArg<'a>) -> Option<kiln_jit::Stored<'a>> 
     macro_rules! slice_or_view {
         ($v:expr, $t:ident) => {
             match $v.to_slice() {
-                Some(s) => Stored::$t(s),
+                Some(s) => Stored::from(s),
                 None => Stored::View(TypedView::$t($v.to_dyn())),
             }
         };

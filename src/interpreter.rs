@@ -179,7 +179,10 @@ fn interpret<T: Real>(kernel: &KernelIR, buffers: &[Buffer<'_, T>], start: Start
 fn converted<T: Real>(s: &kiln_jit::Stored<'_>) -> Vec<T> {
     use kiln_jit::{Stored, TypedView};
     match s {
-        Stored::Bool(d) => d.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
+        Stored::Bool(d) => d
+            .iter()
+            .map(|&x| T::from_f64(f64::from(u8::from(x != 0))))
+            .collect(),
         Stored::I32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
         Stored::I64(d) => d.iter().map(|&x| T::from_f64(x as f64)).collect(),
         Stored::F32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),

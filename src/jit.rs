@@ -430,7 +430,7 @@ fn stored<'s>(dtype: kiln_ir::ElemType, bufs: &'s [TypedBuffer<'_>]) -> Buffers<
 fn slice_of<'s>(d: &'s TypedData<'_>) -> kiln_jit::Stored<'s> {
     use kiln_jit::Stored;
     match d {
-        TypedData::Bool(d) => Stored::Bool(d),
+        TypedData::Bool(d) => Stored::bools(d),
         TypedData::I32(d) => Stored::I32(d),
         TypedData::I64(d) => Stored::I64(d),
         TypedData::F32(d) => Stored::F32(d),

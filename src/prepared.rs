@@ -50,20 +50,21 @@ const STACK_INPUTS: usize = 16;
 pub(crate) trait Args<'a> {
     /// How many inputs the call passes.
     fn count(&self) -> usize;
-    /// Input `i`.
-    fn at(&self, i: usize) -> &ArrayArg<'a>;
+    /// Input `i` as an array: an error only for bool bytes that a Rust `bool` may not hold
+    /// ([`StoredArgs`]).
+    fn at(&self, i: usize) -> Result<&ArrayArg<'a>>;
     /// Input `i`'s elements, where it is a C-contiguous array of `L` (the serial paths' inputs).
     fn slice<L: Float>(&self, i: usize) -> Option<&'a [L]> {
-        L::slice_of(self.at(i))
+        L::slice_of(self.at(i).ok()?)
     }
     /// Input `i` as the direct call in lanes of `L` reads it ([`direct_input`]).
     fn direct<L: Float>(&self, i: usize) -> Option<InputRef<'a, L>> {
-        direct_input::<L>(self.at(i))
+        direct_input::<L>(self.at(i).ok()?)
     }
     /// Whether input `i` is laid out as `f` was bound: C-contiguous, or with the same strides.
     fn laid_out(&self, i: usize, f: &Form) -> bool {
-        let a = self.at(i);
-        f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides))
+        self.at(i)
+            .is_ok_and(|a| f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides)))
     }
 }
 
@@ -71,8 +72,8 @@ impl<'a> Args<'a> for [ArrayArg<'a>] {
     fn count(&self) -> usize {
         self.len()
     }
-    fn at(&self, i: usize) -> &ArrayArg<'a> {
-        &self[i]
+    fn at(&self, i: usize) -> Result<&ArrayArg<'a>> {
+        Ok(&self[i])
     }
 }
 
@@ -80,8 +81,8 @@ impl<'a> Args<'a> for [(&str, ArrayArg<'a>)] {
     fn count(&self) -> usize {
         self.len()
     }
-    fn at(&self, i: usize) -> &ArrayArg<'a> {
-        &self[i].1
+    fn at(&self, i: usize) -> Result<&ArrayArg<'a>> {
+        Ok(&self[i].1)
     }
 }
 
@@ -92,7 +93,9 @@ impl<'a> Args<'a> for [(&str, ArrayArg<'a>)] {
 pub(crate) struct StoredArgs<'s, 'a> {
     stored: &'s [Stored<'a>],
     forms: &'s [Form],
-    arrays: std::cell::OnceCell<Vec<ArrayArg<'a>>>,
+    /// Each input as an array (None: bool bytes other than 0 and 1), made at the first call of
+    /// [`Args::at`].
+    arrays: std::cell::OnceCell<Vec<Option<ArrayArg<'a>>>>,
 }
 
 impl<'s, 'a> StoredArgs<'s, 'a> {
@@ -110,7 +113,7 @@ impl<'a> Args<'a> for StoredArgs<'_, 'a> {
     fn count(&self) -> usize {
         self.stored.len()
     }
-    fn at(&self, i: usize) -> &ArrayArg<'a> {
+    fn at(&self, i: usize) -> Result<&ArrayArg<'a>> {
         let arrays = self.arrays.get_or_init(|| {
             self.stored
                 .iter()
@@ -120,7 +123,14 @@ impl<'a> Args<'a> for StoredArgs<'_, 'a> {
                 .map(|(s, f)| array_of(s, &f.shape).expect("inputs checked by check_stored"))
                 .collect()
         });
-        &arrays[i]
+        arrays[i].as_ref().ok_or_else(|| {
+            let name = &self.forms[i].name;
+            Error::Prepared(format!(
+                "input {i} ('{name}') is a bool array holding bytes other than 0 and 1, which this call \
+                 reads as Rust bools (compiled kernels read any nonzero byte as true): give it \
+                 '{name} != 0'"
+            ))
+        })
     }
     fn slice<L: Float>(&self, i: usize) -> Option<&'a [L]> {
         L::stored_slice(&self.stored[i])
@@ -610,7 +620,7 @@ impl Prepared {
             return Err(self.count_error(inputs.count()));
         }
         for (i, f) in self.forms.iter().enumerate() {
-            let a = inputs.at(i);
+            let a = inputs.at(i)?;
             if a.elem() != f.dtype || !same(a.shape(), &f.shape) {
                 return Err(Error::Prepared(format!(
                     "input {i} ('{}') is {} of shape {:?} but was bound as {} of shape {:?}",
@@ -1086,7 +1096,7 @@ impl Prepared {
     pub(crate) fn run_checked<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Output> {
         self.runner.single("run")?;
         if let Some(m) = &self.memory {
-            let moved = m.inputs(inputs);
+            let moved = m.inputs(inputs)?;
             return Ok(m.run.restore(m.inner.run(&moved)?));
         }
         if let Some(r) = &self.serial_reduce
@@ -1227,19 +1237,25 @@ impl Prepared {
     ) -> Result<R> {
         let k = self.order.len();
         if k <= STACK_INPUTS && inputs.count() > 0 {
-            let user: [&ArrayArg<'a>; STACK_INPUTS] =
-                std::array::from_fn(|i| inputs.at(self.order.get(i).copied().unwrap_or(0)));
+            let first = inputs.at(0)?;
+            let mut user: [&ArrayArg<'a>; STACK_INPUTS] = [first; STACK_INPUTS];
+            for (u, &p) in user.iter_mut().zip(&self.order) {
+                *u = inputs.at(p)?;
+            }
             return f(&user[..k]);
         }
-        let user: Vec<&ArrayArg<'a>> = self.order.iter().map(|&p| inputs.at(p)).collect();
+        let user: Vec<&ArrayArg<'a>> = self.order.iter().map(|&p| inputs.at(p)).collect::<Result<_>>()?;
         f(&user)
     }
 }
 
 impl InMemory {
     /// A call's inputs (in the order bound) as the inner handle reads them: views in memory order.
-    fn inputs<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Vec<ArrayArg<'a>> {
-        self.run.inputs((0..inputs.count()).map(|i| inputs.at(i)))
+    fn inputs<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Vec<ArrayArg<'a>>> {
+        let arrays = (0..inputs.count())
+            .map(|i| inputs.at(i))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.run.inputs(arrays))
     }
 
     /// Runs into `out` (of the result's shape, checked by the inner handle): in memory order where
@@ -1250,7 +1266,7 @@ impl InMemory {
         inputs: &I,
         out: ndarray::ArrayViewMutD<'_, A>,
     ) -> Result<()> {
-        let moved = self.inputs(inputs);
+        let moved = self.inputs(inputs)?;
         // the result's shape in the user's axes: the inner handle's, its axes put back
         let inner = self.inner.output_shape();
         if inner.len() == self.run.result.len() {
@@ -1315,13 +1331,17 @@ fn stored_input<'a, L: Float>(s: &Stored<'a>) -> InputRef<'a, L> {
     }
 }
 
-/// The array of `shape` whose elements in C order are `s` (checked to hold them).
-fn array_of<'a>(s: &Stored<'a>, shape: &[usize]) -> Result<ArrayArg<'a>> {
+/// The array of `shape` whose elements in C order are `s` (checked to hold them); None for bool
+/// bytes of which one is neither 0 nor 1 (no Rust `bool`).
+fn array_of<'a>(s: &Stored<'a>, shape: &[usize]) -> Result<Option<ArrayArg<'a>>> {
     fn view<'a, T>(d: &'a [T], shape: &[usize]) -> Result<ndarray::ArrayViewD<'a, T>> {
         ndarray::ArrayViewD::from_shape(shape, d).map_err(|e| Error::Prepared(e.to_string()))
     }
-    Ok(match *s {
-        Stored::Bool(d) => ArrayArg::from(view(d, shape)?),
+    Ok(Some(match *s {
+        Stored::Bool(d) => match Stored::as_bools(d) {
+            Some(b) => ArrayArg::from(view(b, shape)?),
+            None => return Ok(None),
+        },
         Stored::I32(d) => ArrayArg::from(view(d, shape)?),
         Stored::I64(d) => ArrayArg::from(view(d, shape)?),
         Stored::F32(d) => ArrayArg::from(view(d, shape)?),
@@ -1330,7 +1350,7 @@ fn array_of<'a>(s: &Stored<'a>, shape: &[usize]) -> Result<ArrayArg<'a>> {
         Stored::C128(d) => ArrayArg::from(view(d, shape)?),
         Stored::Bytes(d, w) => ArrayArg::Bytes(crate::Strings::new(d, w as usize, shape)?),
         Stored::View(_) => return Err(Error::Prepared("a view given as C-order elements".into())),
-    })
+    }))
 }
 
 /// Argument `a` as the direct call in lanes of `L` reads it: a slice or view of `L`, or its own

@@ -399,7 +399,7 @@ fn stored<'a>(d: &'a Inputs, name: &str) -> kiln_jit::Stored<'a> {
     match name {
         "i" => Stored::I64(d.i.as_slice().unwrap()),
         "j" => Stored::I32(d.j.as_slice().unwrap()),
-        "b" => Stored::Bool(d.b.as_slice().unwrap()),
+        "b" => Stored::bools(d.b.as_slice().unwrap()),
         "x" => Stored::F64(d.x.as_slice().unwrap()),
         "z" => Stored::C128(d.z.as_slice().unwrap()),
         "w" => Stored::C64(d.w.as_slice().unwrap()),
@@ -493,6 +493,68 @@ fn typed_handles_run_on_their_own_elements() {
         h.run_stored(&[Stored::Bytes(&data.s, 3)], o)
     });
     assert!(e.is_err());
+}
+
+/// Bool inputs given as their bytes (`Stored::Bool`, as the Python binding passes NumPy's memory,
+/// unchecked): compiled code reads any nonzero byte as true, as NumPy's logical functions; a call
+/// that must view the bytes as Rust bools (a plan of two kernels, run on arrays) refuses a byte
+/// other than 0 and 1 by name, and runs on 0 and 1.
+#[test]
+fn bool_bytes_are_true_where_nonzero_and_refused_as_rust_bools() {
+    use kiln_jit::Stored;
+    for n in [1usize, 3, 17, 100] {
+        let data = Inputs::new(n);
+        let bytes: Vec<u8> = data
+            .b
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| if t { [1, 2, 255, 128][k % 4] } else { 0 })
+            .collect();
+        for &(expr, names) in &[
+            ("b & (i > 0)", &["b", "i"][..]),
+            ("where(b, i, j)", &["b", "i", "j"][..]),
+            ("~b", &["b"][..]),
+            ("sum(b)", &["b"][..]),
+            ("any(b)", &["b"][..]),
+            ("x * b", &["x", "b"][..]),
+        ] {
+            let named = data.args(names);
+            let plain: Vec<ArrayArg<'_>> = named.iter().map(|(_, a)| a.clone()).collect();
+            let parts: Vec<Stored<'_>> = names
+                .iter()
+                .map(|&name| match name {
+                    "b" => Stored::Bool(&bytes),
+                    other => stored(&data, other),
+                })
+                .collect();
+            let h = FusedRunner::compile_text(expr).unwrap().prepared(&named).unwrap();
+            let (t, len) = (h.output_type(), h.output_shape().iter().product());
+            let want = bits_of(t, len, |o| h.run_into_out(&plain, o)).unwrap();
+            let got = bits_of(t, len, |o| h.run_stored(&parts, o)).unwrap();
+            assert_eq!(got, want, "{expr} (n = {n})");
+        }
+        // two kernels: the runner's run, on the elements viewed as arrays of Rust bools
+        let expr = "where(b, i - max(i), j)";
+        let named = data.args(&["b", "i", "j"]);
+        let h = FusedRunner::compile_text(expr).unwrap().prepared(&named).unwrap();
+        let (i, j) = (stored(&data, "i"), stored(&data, "j"));
+        let run = |parts: &[Stored<'_>]| bits_of(kiln::ElemType::I64, n, |o| h.run_stored(parts, o));
+        let plain: Vec<ArrayArg<'_>> = named.iter().map(|(_, a)| a.clone()).collect();
+        let want = bits_of(kiln::ElemType::I64, n, |o| h.run_into_out(&plain, o)).unwrap();
+        let b = stored(&data, "b");
+        assert_eq!(run(&[b, i.clone(), j.clone()]).unwrap(), want, "{expr} (n = {n})");
+        match run(&[Stored::Bool(&bytes), i, j]) {
+            // (below 4 points the bytes are 0 and 1)
+            Ok(got) => assert!(n < 4 && got == want, "{expr} (n = {n})"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(
+                    e.contains("input 0 ('b')") && e.contains("bytes other than 0 and 1"),
+                    "{expr} (n = {n}): {e}"
+                );
+            }
+        }
+    }
 }
 
 /// A handle bound to a strided float64 view (rows of 100 read in place with the view's strides)

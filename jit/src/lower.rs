@@ -383,7 +383,12 @@ impl<'a, 'b> Gen<'a, 'b> {
     /// One element of type `t` at `at + off` (an address of its own type), as the dtype.
     fn load_scalar_input(&mut self, t: ElemType, at: Value, off: i32) -> Value {
         let x = match t {
-            ElemType::Bool => self.b.ins().uload8(types::I32, mem(), at, off),
+            ElemType::Bool => {
+                // true where the byte is nonzero ([`crate::Stored::Bool`]), as 0 / 1
+                let byte = self.b.ins().load(types::I8, mem(), at, off);
+                let truth = self.b.ins().icmp_imm_u(IntCC::NotEqual, byte, 0);
+                self.b.ins().uextend(types::I32, truth)
+            }
             ElemType::I32 => self.b.ins().load(types::I32, mem(), at, off),
             ElemType::I64 => self.b.ins().load(types::I64, mem(), at, off),
             ElemType::F32 => {

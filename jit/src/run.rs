@@ -244,8 +244,10 @@ pub(crate) fn code_address(addr: usize, shift: i32) -> usize {
 /// order (or one element, splat), or a view read in place.
 #[derive(Debug, Clone)]
 pub enum Stored<'a> {
-    /// bool elements (one byte each, 0 or 1).
-    Bool(&'a [bool]),
+    /// bool elements as their bytes, one each: true where nonzero, as NumPy's logical functions
+    /// read a bool (any byte, so that NumPy's memory is read as it is, unchecked; a Rust `&[bool]`
+    /// is given by [`Stored::bools`]).
+    Bool(&'a [u8]),
     /// int32 elements.
     I32(&'a [i32]),
     /// int64 elements.
@@ -334,6 +336,37 @@ impl TypedView<'_> {
             TypedView::C64(v) => v.as_ptr().cast(),
             TypedView::C128(v) => v.as_ptr().cast(),
         }
+    }
+}
+
+impl<'a> Stored<'a> {
+    /// Rust bools as their bytes (0 or 1).
+    pub fn bools(b: &'a [bool]) -> Stored<'a> {
+        Stored::Bool(bytemuck::cast_slice(b))
+    }
+
+    /// Bool bytes as Rust bools where each is 0 or 1 (checked: a byte of any other value may not
+    /// be a `bool`); None where one is not.
+    pub fn as_bools(bytes: &'a [u8]) -> Option<&'a [bool]> {
+        bytemuck::checked::try_cast_slice(bytes).ok()
+    }
+}
+
+/// A slice of each element type as its [`Stored`] elements.
+macro_rules! stored_from {
+    ($($t:ty => $variant:ident),*) => {$(
+        impl<'a> From<&'a [$t]> for Stored<'a> {
+            fn from(s: &'a [$t]) -> Stored<'a> {
+                Stored::$variant(s)
+            }
+        }
+    )*};
+}
+stored_from!(i32 => I32, i64 => I64, f32 => F32, f64 => F64, Complex32 => C64, Complex64 => C128);
+
+impl<'a> From<&'a [bool]> for Stored<'a> {
+    fn from(s: &'a [bool]) -> Stored<'a> {
+        Stored::bools(s)
     }
 }
 

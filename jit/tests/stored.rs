@@ -13,7 +13,7 @@ use kiln_jit::{Elem, InputRef, JitError, OutSlice, Part, RunConfig, Schedule, St
 
 /// The elements of one stored input, owned.
 enum Owned {
-    Bool(Vec<bool>),
+    Bool(Vec<u8>),
     I32(Vec<i32>),
     I64(Vec<i64>),
     F32(Vec<f32>),
@@ -34,7 +34,8 @@ impl Owned {
 /// extremes; float32 NaN, infinities, -0.0 and a subnormal), then more.
 fn elements(t: ElemType, n: usize) -> Owned {
     match t {
-        ElemType::Bool => Owned::Bool((0..n).map(|k| k % 3 != 1).collect()),
+        // bytes of every kind NumPy's memory may hold: true where nonzero
+        ElemType::Bool => Owned::Bool((0..n).map(|k| [0, 1, 2, 0, 255, 128][k % 6]).collect()),
         ElemType::I32 => {
             let edge = [i32::MIN, i32::MAX, -1, 0, 1, 7];
             Owned::I32(
@@ -68,7 +69,10 @@ fn elements(t: ElemType, n: usize) -> Owned {
 /// `s` converted to `T` as NumPy casts it.
 fn converted<T: Elem>(s: &Stored<'_>) -> Vec<T> {
     match s {
-        Stored::Bool(d) => d.iter().map(|&x| T::from_f64(f64::from(u8::from(x)))).collect(),
+        Stored::Bool(d) => d
+            .iter()
+            .map(|&x| T::from_f64(f64::from(u8::from(x != 0))))
+            .collect(),
         Stored::I32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
         Stored::I64(d) => d.iter().map(|&x| T::from_f64(x as f64)).collect(),
         Stored::F32(d) => d.iter().map(|&x| T::from_f64(f64::from(x))).collect(),
@@ -372,8 +376,8 @@ fn serial_handles_take_stored_inputs_as_a_run_does_and_refuse_them_as_slices() {
         .unwrap_err();
     assert!(matches!(e, JitError::Unsupported(_)), "{e}");
     // as a run takes the inputs: the bools' elements, and the same value as the general run
-    let b = [true, false, true, true, false, false, true, false];
-    let inputs = [InputRef::Stored(Stored::Bool(&b)), InputRef::Slice(&y[..])];
+    let bytes = [1u8, 0, 2, 255, 0, 0, 128, 0];
+    let inputs = [InputRef::Stored(Stored::Bool(&bytes)), InputRef::Slice(&y[..])];
     let mut one = [0.0f64];
     serial.run_refs(&inputs, OutSlice::F64(&mut one)).unwrap();
     let want = code
@@ -383,6 +387,7 @@ fn serial_handles_take_stored_inputs_as_a_run_does_and_refuse_them_as_slices() {
         .to_f64();
     assert_eq!(one[0].to_bits(), want[0].to_bits());
     // a view is the general run's
+    let b = bytes.map(|v| v != 0);
     let view = ndarray::ArrayView1::from(&b[..]).into_dyn();
     let inputs = [
         InputRef::Stored(Stored::View(kiln_jit::TypedView::Bool(view))),

@@ -424,6 +424,89 @@ fn complex_division_takes_the_wide_routine() {
     }
 }
 
+/// `p` as bool bytes of every kind NumPy's memory may hold: a true as 1, 2, 255 or 128 in turn
+/// (compiled code reads a byte as true where it is nonzero: [`Stored::Bool`]).
+fn truths(p: &[bool]) -> Vec<u8> {
+    p.iter()
+        .enumerate()
+        .map(|(k, &t)| if t { [1, 2, 255, 128][k % 4] } else { 0 })
+        .collect()
+}
+
+/// Bool inputs given as bytes other than 0 and 1 read as true where nonzero, by every way the
+/// code reads bools: 16 byte lanes (a map of bools alone), masks of 2 and 4 lanes (a select of
+/// int64 and of int32 values), converted to float64 values (`x * b`), and the scalar tail; the
+/// interpreter's values over the same bools.
+#[test]
+fn bool_bytes_are_true_where_nonzero() {
+    type Build = fn(&mut ExprArena) -> NodeId;
+    let cases: [(&str, [ElemType; 2], Build); 5] = [
+        ("b & c", [ElemType::Bool, ElemType::Bool], |a| {
+            let (b, c) = (a.input(0), a.input(1));
+            a.binary(BinaryOp::And, b, c)
+        }),
+        ("~b == c", [ElemType::Bool, ElemType::Bool], |a| {
+            let (b, c) = (a.input(0), a.input(1));
+            let n = a.unary(UnaryOp::Not, b);
+            a.binary(BinaryOp::Eq, n, c)
+        }),
+        ("where(b, i, -1)", [ElemType::Bool, ElemType::I64], |a| {
+            let (b, i, m) = (a.input(0), a.input(1), a.int(-1));
+            a.select(b, i, m)
+        }),
+        ("where(b, i32, 7)", [ElemType::Bool, ElemType::I32], |a| {
+            let (b, i, m) = (a.input(0), a.input(1), a.int(7));
+            a.select(b, i, m)
+        }),
+        ("x * b", [ElemType::Bool, ElemType::F64], |a| {
+            let (b, x) = (a.input(0), a.input(1));
+            a.binary(BinaryOp::Mul, x, b)
+        }),
+    ];
+    for (what, types, build) in cases {
+        for n in [0usize, 1, 3, 7, 15, 16, 17, 33, 100] {
+            let p: Vec<bool> = (0..n).map(|v| v % 3 != 1).collect();
+            let q: Vec<bool> = (0..n).map(|v| v % 5 < 2).collect();
+            let i64s: Vec<i64> = (0..n as i64).map(|v| v * 3 - 50).collect();
+            let i32s: Vec<i32> = (0..n as i32).map(|v| v * 3 - 50).collect();
+            let f64s: Vec<f64> = (0..n).map(|v| v as f64 - 0.5).collect();
+            let mut a = ExprArena::new();
+            let body = build(&mut a);
+            let k = kernel(a, body, &[vec![n], vec![n]], &[n], KernelKind::Map);
+            let t = TypedKernel::new(&k, &types, false).unwrap();
+            let whole_of = |ty: ElemType| match ty {
+                ElemType::Bool => TypedInput::Bool(whole(&q, &[n], &[n])),
+                ElemType::I64 => TypedInput::I64(whole(&i64s, &[n], &[n])),
+                ElemType::I32 => TypedInput::I32(whole(&i32s, &[n], &[n])),
+                _ => TypedInput::F64(whole(&f64s, &[n], &[n])),
+            };
+            let (p_bytes, q_bytes) = (truths(&p), truths(&q));
+            let stored_of = |ty: ElemType| match ty {
+                ElemType::Bool => Stored::Bool(&q_bytes),
+                ElemType::I64 => Stored::I64(&i64s),
+                ElemType::I32 => Stored::I32(&i32s),
+                _ => Stored::F64(&f64s),
+            };
+            let want = evaluate(
+                &t,
+                &[TypedInput::Bool(whole(&p, &[n], &[n])), whole_of(types[1])],
+                Start::Identity,
+            )
+            .unwrap();
+            for scalar in [false, true] {
+                let code = bind(&t, None, scalar);
+                let got = run(
+                    &code,
+                    lanes_dtype(&t),
+                    &[Stored::Bool(&p_bytes), stored_of(types[1])],
+                )
+                .unwrap();
+                assert_eq!(want.values, got, "{what}, n = {n}, scalar {scalar}");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_masked_sum_and_a_scan_of_int64_and_bool() {
     for n in [0usize, 1, 2, 3, 5, 64, 999] {
@@ -472,7 +555,12 @@ fn a_masked_sum_and_a_scan_of_int64_and_bool() {
             .unwrap();
             for scalar in [false, true] {
                 let code = bind(&t, None, scalar);
-                let got = run(&code, ElemType::F64, &[Stored::Bool(&p), Stored::I64(&k)]).unwrap();
+                let got = run(
+                    &code,
+                    ElemType::F64,
+                    &[Stored::Bool(&truths(&p)), Stored::I64(&k)],
+                )
+                .unwrap();
                 assert_eq!(want.values, got, "{kind:?}, n = {n}, scalar {scalar}");
             }
         }
@@ -1154,7 +1242,14 @@ fn bool_extremes_fold_at_full_width() {
                 ReduceOp::ArgMin,
             ] {
                 let input = TypedInput::Bool(whole(data, &shape, &shape));
-                check_extreme(op, ElemType::Bool, input, Stored::Bool(data), &shape, &axes);
+                check_extreme(
+                    op,
+                    ElemType::Bool,
+                    input,
+                    Stored::Bool(&truths(data)),
+                    &shape,
+                    &axes,
+                );
             }
         }
     }

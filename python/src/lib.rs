@@ -4,7 +4,7 @@
 //! It compiles an expression once per (text, profile, threads) into a cache every Python thread
 //! shares; it looks the inputs up by name in the dicts given or the caller's frame's, as numexpr,
 //! and binds bool, int32, int64, float32 and float64 arrays of any strides as views (no copy,
-//! claimed for reading: see [`Held::arg`]; kiln's view plans read them in place or copy them once);
+//! claimed for reading: see [`Held::view`]; kiln's view plans read them in place or copy them once);
 //! it runs each form of inputs through a [`Prepared`] handle (C-contiguous inputs of one float type
 //! on their elements as slices) into a result NumPy allocates, or a large one into a buffer of a
 //! small pool ([`Pooled`]), with the GIL released (above [`DETACH_ELEMENTS`]); and it makes the
@@ -139,7 +139,26 @@ enum Held<'a, 'py> {
 }
 
 impl Held<'_, '_> {
-    fn arg(&self) -> ArrayArg<'_> {
+    /// Where this input is a bool array holding a byte other than 0 and 1 (which a Rust `bool` may
+    /// not hold: a view of other data as bool), its truths as a new array, each true where its
+    /// byte is nonzero (as compiled code reads C-contiguous bools: [`Held::stored`]); None for
+    /// every other input. Checked on the views' path only ([`views`]).
+    fn bool_copy(&self) -> Option<ndarray::ArrayD<bool>> {
+        let Held::Array(Kind::Bool, a) = self else {
+            return None;
+        };
+        if Held::bools_valid(a) {
+            return None;
+        }
+        // SAFETY: `kind_of` checked that `a` has one-byte elements, and every byte is a valid `u8`;
+        // the read is covered by the call's read claim, as `Held::view`'s
+        let bytes = unsafe { a.cast_unchecked::<PyArrayDyn<u8>>().as_array() };
+        Some(bytes.map(|&b| b != 0))
+    }
+
+    /// This input as an array view (a bool array only where [`Held::bool_copy`] found its bytes
+    /// all 0 or 1: [`views`]).
+    fn view(&self) -> ArrayArg<'_> {
         let (kind, a) = match self {
             Held::Array(kind, a) => (*kind, *a),
             Held::Scalar(v) => {
@@ -167,10 +186,11 @@ impl Held<'_, '_> {
                 );
             }
         };
-        // SAFETY: kiln takes NumPy's data pointers for its inputs here and in `Held::slice` only.
-        // `kind_of` checked that `a` is an aligned array in native byte order whose elements are
-        // the `kind`'s type, and `hold` that a bool array's bytes are all 0 or 1 (the values a Rust
-        // `bool` may hold), so the cast names its real element type; NumPy's shape and strides
+        // SAFETY: kiln takes NumPy's data pointers for its inputs here, in `Held::slice` and in
+        // `Held::stored` only. `kind_of` checked that `a` is an aligned array in native byte order
+        // whose elements are the `kind`'s type, and `views` views a bool array only where its bytes
+        // are all 0 or 1 (the values a Rust `bool` may hold), so the cast names its real element
+        // type; NumPy's shape and strides
         // describe memory the array owns (or its base does, which the array keeps alive), and `a`
         // is borrowed for the view's lifetime, so neither is freed while the view lives.
         // Aliasing: the views are shared references, so nothing may write the arrays while they
@@ -214,7 +234,7 @@ impl Held<'_, '_> {
             Held::Scalar32(v) => A::scalar32(v),
             Held::ScalarC(_) | Held::ScalarI(_) => None,
             Held::Array(kind, a) if *kind == A::KIND && a.is_c_contiguous() => {
-                // SAFETY: as in `Held::arg` (the same cast to the checked element type, and the same
+                // SAFETY: as in `Held::view` (the same cast to the checked element type, and the same
                 // reasons the data may be read without NumPy's flags): `as_slice` gives the `len`
                 // elements of a C-contiguous aligned array, which `a` keeps alive while borrowed.
                 unsafe { a.cast_unchecked::<PyArrayDyn<A>>().as_slice().ok() }
@@ -235,10 +255,11 @@ impl Held<'_, '_> {
             Held::Array(_, a) if !a.is_c_contiguous() => return None,
             Held::Array(_, a) => a,
         };
-        // SAFETY: as in `Held::arg` (the cast to the element type `kind_of` checked, bools checked
-        // 0 / 1 by `hold`, the data read under the call's read claim): `as_slice` gives the `len`
-        // elements of a C-contiguous aligned array, which `a` keeps alive while borrowed, and a
-        // byte-string array's `len * w` bytes from its data pointer are its strings in C order
+        // SAFETY: as in `Held::view` (the cast to the element type `kind_of` checked, the data read
+        // under the call's read claim; bools as bytes, which any byte is): `as_slice` gives the
+        // `len` elements of a C-contiguous aligned array, which `a` keeps alive while borrowed,
+        // and a byte-string array's `len * w` bytes from its data pointer are its strings in C
+        // order
         unsafe {
             Some(match self {
                 Held::Array(Kind::F64, _) => {
@@ -254,7 +275,7 @@ impl Held<'_, '_> {
                     Stored::I32(a.cast_unchecked::<PyArrayDyn<i32>>().as_slice().ok()?)
                 }
                 Held::Array(Kind::Bool, _) => {
-                    Stored::Bool(a.cast_unchecked::<PyArrayDyn<bool>>().as_slice().ok()?)
+                    Stored::Bool(a.cast_unchecked::<PyArrayDyn<u8>>().as_slice().ok()?)
                 }
                 Held::Array(Kind::C64, _) => {
                     Stored::C64(a.cast_unchecked::<PyArrayDyn<Complex32>>().as_slice().ok()?)
@@ -278,7 +299,7 @@ impl Held<'_, '_> {
     /// (NumPy makes no others, but a view of other data as bool can hold any byte).
     fn bools_valid(a: &Bound<'_, numpy::PyUntypedArray>) -> bool {
         // SAFETY: `kind_of` checked that `a` has one-byte elements, and every byte is a valid `u8`;
-        // the read is covered by the call's read claim, as `Held::arg`'s
+        // the read is covered by the call's read claim, as `Held::view`'s
         let bytes = unsafe { a.cast_unchecked::<PyArrayDyn<u8>>() };
         if let Ok(s) = unsafe { bytes.as_slice() } {
             return bytes_are_bools(s);
@@ -1004,7 +1025,8 @@ impl Kernel {
     /// `validate`): shapes that do not broadcast, axes out of range and the like are found here.
     fn prepare(&self, py: Python<'_>, args: Vec<Bound<'_, PyAny>>) -> PyResult<()> {
         let (held, _reading) = self.hold_all(&args)?;
-        let bound = self.bind(&held);
+        let copies = bool_copies(&held);
+        let bound = self.bind(&held, &copies);
         py.detach(|| self.runner.prepare(&bound))
             .map_err(|e| py_err(e, &self.expr))
     }
@@ -1020,7 +1042,8 @@ impl Kernel {
         asm: bool,
     ) -> PyResult<String> {
         let (held, _reading) = self.hold_all(&args)?;
-        let bound = self.bind(&held);
+        let copies = bool_copies(&held);
+        let bound = self.bind(&held, &copies);
         py.detach(|| {
             self.runner
                 .explain_text(&bound, kiln::ExplainOptions { clif, asm })
@@ -1167,7 +1190,8 @@ impl Kernel {
         if let Some(written) = self.write_contiguous(py, held, kind, out) {
             return written;
         }
-        let bound = self.bind(held);
+        let copies = bool_copies(held);
+        let bound = self.bind(held, &copies);
         match kind {
             Kind::F64 => run_into_typed::<f64>(py, &self.runner, &bound, out),
             Kind::F32 => run_into_typed::<f32>(py, &self.runner, &bound, out),
@@ -1234,7 +1258,8 @@ impl Kernel {
     /// that prepares its handle. Fortran or transposed inputs are read in memory order by their
     /// handle, which gives the result in their layout (NumPy's order='K').
     fn run_held(&self, py: Python<'_>, held: &[Held<'_, '_>]) -> PyResult<Py<PyAny>> {
-        self.run_args(py, held.iter().map(Held::arg).collect())
+        let copies = bool_copies(held);
+        self.run_args(py, views(held, &copies))
     }
 
     /// [`Kernel::run_held`] on the inputs as kiln reads them.
@@ -1470,8 +1495,9 @@ impl Kernel {
     }
 
     /// Holds `args` (one per name) as inputs, claimed for reading for the call's length (see
-    /// [`claims`]): a `ValueError` for an array another call is writing, or a bool array holding
-    /// other bytes than 0 and 1.
+    /// [`claims`]): a `ValueError` for an array another call is writing. A bool array may hold any
+    /// byte: compiled code reads its bytes as true where nonzero, as NumPy's logical functions;
+    /// only a call that views it as Rust bools ([`views`]) reads a copy of one holding other bytes than 0 and 1.
     fn hold_all<'a, 'py>(&self, args: &'a [Bound<'py, PyAny>]) -> PyResult<(Vec<Held<'a, 'py>>, Claims)> {
         let names = self.runner.input_names();
         if args.len() != names.len() {
@@ -1507,28 +1533,39 @@ impl Kernel {
             Held::Array(kind, a) => Some((claims::extent(a, kind.itemsize())?, n.as_str())),
             _ => None,
         }))?;
-        // read under the claim: a Rust `bool` may only hold 0 or 1
-        for (h, name) in held.iter().zip(names) {
-            if let Held::Array(Kind::Bool, a) = h
-                && !Held::bools_valid(a)
-            {
-                return Err(PyValueError::new_err(format!(
-                    "input '{name}' is a bool array holding bytes other than 0 and 1 (a view of other \
-                     data as bool?): give kiln `{name} != 0` or `{name}.view(np.uint8) != 0` instead"
-                )));
-            }
-        }
         Ok((held, claims))
     }
 
-    fn bind<'a>(&'a self, held: &'a [Held<'_, '_>]) -> Vec<(&'a str, ArrayArg<'a>)> {
+    /// `held` as views by name ([`views`]).
+    fn bind<'a>(
+        &'a self,
+        held: &'a [Held<'_, '_>],
+        copies: &'a [Option<ndarray::ArrayD<bool>>],
+    ) -> Vec<(&'a str, ArrayArg<'a>)> {
         self.runner
             .input_names()
             .iter()
-            .zip(held)
-            .map(|(n, h)| (n.as_str(), h.arg()))
+            .map(String::as_str)
+            .zip(views(held, copies))
             .collect()
     }
+}
+
+/// [`Held::bool_copy`] of each input.
+fn bool_copies(held: &[Held<'_, '_>]) -> Vec<Option<ndarray::ArrayD<bool>>> {
+    held.iter().map(Held::bool_copy).collect()
+}
+
+/// The inputs `held` as array views, a bool array holding other bytes than 0 and 1 read from its
+/// copy in `copies` ([`bool_copies`] of `held`).
+fn views<'a>(held: &'a [Held<'_, '_>], copies: &'a [Option<ndarray::ArrayD<bool>>]) -> Vec<ArrayArg<'a>> {
+    held.iter()
+        .zip(copies)
+        .map(|(h, c)| match c {
+            Some(c) => ArrayArg::from(c.view()),
+            None => h.view(),
+        })
+        .collect()
 }
 
 /// Whether every byte of `s` is 0 or 1 (a valid Rust `bool`): the or of them all is at most 1,

@@ -3,6 +3,8 @@ exception types, re_evaluate / validate, the thread and VML settings, kiln.compi
 what kiln adds to the language (reductions anywhere, keepdims, initial, scans, contractions,
 mean / var / std)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -77,18 +79,35 @@ def test_integer_and_bool_inputs_have_numpys_types():
 
 
 
-def test_a_bool_view_of_other_bytes_is_refused_not_misread():
-    # a Rust bool may only hold 0 or 1: a view of other data as bool is refused with the fix, on
-    # every path (evaluate, a compiled kernel, strided), before any value is read as bool
-    raw = np.array([0, 2, 1, 255], np.uint8)
-    for m in (raw.view(np.bool_), np.repeat(raw, 2).view(np.bool_)[::2]):
-        with pytest.raises(ValueError, match="bytes other than 0 and 1"):
-            ne.evaluate("where(m, 1.0, 0.0)")
-        with pytest.raises(ValueError, match="bytes other than 0 and 1"):
-            kiln.compile("where(m, 1.0, 0.0)")(m=m)
-        np.testing.assert_array_equal(ne.evaluate("where(m != 0, 1.0, 0.0)", local_dict={"m": m.view(np.uint8)}), [0, 1, 1, 1])
+def test_a_bool_view_of_other_bytes_reads_true_where_nonzero():
+    # a view of other data as bool: every nonzero byte is true, as NumPy's logical functions read
+    # it, on every path: compiled code reads C-contiguous bools as their bytes (the second and
+    # later calls of a form), a call that views them as Rust bools (a first call, a strided view)
+    # reads a copy made true where nonzero
+    raw = np.resize(np.array([0, 2, 1, 255, 128, 0, 3], np.uint8), 1003)
+    other = np.resize(np.array([1, 0, 7, 0, 1], np.uint8), 1003)
+    x = np.linspace(-2.0, 2.0, 1003)
+    i = np.arange(1003, dtype=np.int64) - 500
+    for m, c in ((raw.view(np.bool_), other.view(np.bool_)),
+                 (np.repeat(raw, 2).view(np.bool_)[::2], np.repeat(other, 2).view(np.bool_)[::2])):
+        t, u = m.view(np.uint8) != 0, c.view(np.uint8) != 0
+        env = {"m": m, "c": c, "x": x, "i": i}
+        cases = [("m & c", t & u), ("m | c", t | u), ("~m", ~t), ("m == c", t == u),
+                 ("where(m, x, -1.0)", np.where(t, x, -1.0)), ("x * m", x * t),
+                 ("where(m, i, 0)", np.where(t, i, 0)), ("sum(m)", t.sum()), ("any(m)", t.any()),
+                 ("all(m)", t.all()), ("cumsum(m)", np.cumsum(t))]
+        for ex, want in cases:
+            for _ in range(3):
+                np.testing.assert_array_equal(ne.evaluate(ex, local_dict=env), want, err_msg=ex)
+            names = set(re.findall(r"\b[mcxi]\b", ex))
+            np.testing.assert_array_equal(kiln.compile(ex)(**{k: env[k] for k in names}), want, err_msg=ex)
+        out = np.empty(1003, np.bool_)
+        for _ in range(2):
+            ne.evaluate("m & c", local_dict=env, out=out)
+            np.testing.assert_array_equal(out, t & u)
     ok = np.array([0, 1, 1, 0], np.uint8).view(np.bool_)
     np.testing.assert_array_equal(ne.evaluate("where(ok, 1.0, 0.0)"), [0, 1, 1, 0])
+
 
 def test_broadcasting_and_0d():
     x = np.arange(6.0).reshape(2, 3)

@@ -1027,7 +1027,7 @@ fn output_elements(o: &Output) -> Option<Stored<'_>> {
         Output::F32(a) => Stored::F32(a.as_slice()?),
         Output::I64(a) => Stored::I64(a.as_slice()?),
         Output::I32(a) => Stored::I32(a.as_slice()?),
-        Output::Bool(a) => Stored::Bool(a.as_slice()?),
+        Output::Bool(a) => Stored::bools(a.as_slice()?),
         Output::C64(a) => Stored::C64(a.as_slice()?),
         Output::C128(a) => Stored::C128(a.as_slice()?),
         Output::Bytes(_) => return None,

@@ -201,17 +201,17 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// The `lanes` bools (bytes, each 0 or 1) at `addr` as a mask of the kernel's lanes (int64 lanes
-    /// of 2, int32 of 4, or bytes of 16 loaded as they are): the bytes in one load, broadcast to
-    /// every lane; lane `k` keeps bit `8k` (its own byte's) and is set where that bit is. One broadcast, where widening the bytes lane
+    /// The `lanes` bools at `addr` (bytes, each true where nonzero: [`crate::Stored::Bool`]) as
+    /// a mask of the kernel's lanes (int64 lanes of 2, int32 of 4, or bytes of 16 loaded as they
+    /// are): the bytes in one load, broadcast to every lane; lane `k` keeps its own byte (bits `8k`
+    /// to `8k + 7`) and is set where that is nonzero. One broadcast, where widening the bytes lane
     /// by lane takes a shuffle per doubling of the width.
     pub(crate) fn load_bools(&mut self, addr: Value) -> Value {
         if self.lanes == 16 {
-            // 16 bools in one load, each lane set where its bit 0 is
+            // 16 bools in one load, each lane set where its byte is nonzero
             let v = self.b.ins().load(types::I8X16, mem(), addr, 0);
-            let own = self.vector_constant(types::I8X16, vec![1; 16]);
-            let v = self.b.ins().band(v, own);
-            return self.b.ins().icmp(IntCC::Equal, v, own);
+            let zero = self.vector_constant(types::I8X16, vec![0; 16]);
+            return self.b.ins().icmp(IntCC::NotEqual, v, zero);
         }
         let (word_ty, splat_ty, vt, step) = if self.lanes == 4 {
             (types::I32, types::I32X4, types::I32X4, 4)
@@ -221,14 +221,15 @@ impl Gen<'_, '_> {
         let word = self.b.ins().load(word_ty, mem(), addr, 0);
         let v = self.b.ins().splat(splat_ty, word);
         let v = self.b.ins().bitcast(vt, cast(), v);
-        let mut bits = Vec::with_capacity(16);
+        let mut bytes = Vec::with_capacity(16);
         for k in 0..self.lanes {
-            let lane: u64 = 1 << (8 * k);
-            bits.extend_from_slice(&lane.to_le_bytes()[..step]);
+            let lane: u64 = 0xff << (8 * k);
+            bytes.extend_from_slice(&lane.to_le_bytes()[..step]);
         }
-        let own = self.vector_constant(vt, bits);
+        let own = self.vector_constant(vt, bytes);
         let v = self.b.ins().band(v, own);
-        self.b.ins().icmp(IntCC::Equal, v, own)
+        let zero = self.vector_constant(vt, vec![0; 16]);
+        self.b.ins().icmp(IntCC::NotEqual, v, zero)
     }
 
     /// A vector constant of type `vt`, of these bytes (little-endian lanes).
@@ -261,7 +262,8 @@ impl Gen<'_, '_> {
         }
         if t == ElemType::Bool {
             if !vector {
-                return self.b.ins().load(types::I8, mem(), addr, 0);
+                let byte = self.b.ins().load(types::I8, mem(), addr, 0);
+                return self.b.ins().icmp_imm_u(IntCC::NotEqual, byte, 0);
             }
             return self.load_bools(addr);
         }
@@ -358,7 +360,11 @@ impl Gen<'_, '_> {
         let mut lane_bytes = 16 / usize::from(self.lanes);
         while lane_bytes > 1 {
             // a lane of 4 or 8 bytes narrowed as 32-bit words, of 2 as 16-bit ones
-            let from = if lane_bytes >= 4 { types::I32X4 } else { types::I16X8 };
+            let from = if lane_bytes >= 4 {
+                types::I32X4
+            } else {
+                types::I16X8
+            };
             level = level
                 .chunks(2)
                 .map(|pair| {
