@@ -568,6 +568,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         (o_base, r_base)
     }
 
+    /// Whether a segment lies in one plan row, whatever the call: the plan has no outer axes (one
+    /// row), or its outer axes are the segment axes (rows are segments). Else a segment may span
+    /// rows, its accumulators carried from one to the next.
+    fn row_per_segment(&self) -> bool {
+        self.st.outer_axes == 0 || self.st.outer_axes == self.st.seg_axes
+    }
+
     /// The plan row that holds point `f0` of segment `s`, without a division where the structure
     /// fixes it: every point is in row 0 when the plan has no outer axes, and rows are segments when
     /// the plan's outer axes are the segment axes (`row_len == seg_len`).
@@ -575,7 +582,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let k = self.st.outer_axes;
         if k == 0 {
             g.b.ins().iconst(types::I64, 0)
-        } else if k == self.st.seg_axes {
+        } else if self.row_per_segment() {
             s
         } else {
             g.b.ins().udiv(f0, self.row_len)
@@ -1235,6 +1242,21 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.ins().jump(after, &[]);
 
         g.b.switch_to_block(after);
+        if wide.is_some() && self.row_per_segment() {
+            // The argument's vector accumulators are still their identity here: a segment of one
+            // row calls `inner` once for it (a plain read's row is not computed in blocks,
+            // `blocks`), which starts here with them as `new_acc` made them, and the blocks merged
+            // only into the scalar one. Defined again, their values from before are not live
+            // across the calls above (which clobber every vector register): spilled and reloaded
+            // around them, they were most of the kernel's own time on rows of a hundred points.
+            // (A segment of several rows, `max(m)` of a strided `m`, carries them from row to row.)
+            let identity = g.acc_identity(acc.op, W::Vector);
+            for slot in &acc.vector {
+                for (&v, &x) in slot.iter().zip(&identity) {
+                    g.b.def_var(v, x);
+                }
+            }
+        }
     }
 
     /// The inline search of an argmax's or argmin's best block `[blk, limit)` (if one `ran`) for

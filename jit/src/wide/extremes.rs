@@ -242,28 +242,26 @@ pub(super) fn fold<T: Extreme, const MAX: bool>(x: &[T]) -> T {
     }
     // the lanes merged by halves, vertical operations that vectorise (lane by lane, the merge was
     // most of a call's time on rows of about a hundred points): the order of a max's merges
-    // changes no extreme (no lane's is NaN) but a zero's sign, and no NaN but its payload
+    // changes no extreme (no lane's is NaN) but a zero's sign
     let mut half = LANES / 2;
     while half > 0 {
         for l in 0..half {
             acc[l] = pick::<T, MAX>(acc[l], acc[l + half]);
-            nans[l] = if nans[l + half].nan() {
-                nans[l + half]
-            } else {
-                nans[l]
-            };
         }
         half /= 2;
     }
     let mut best = acc[0];
-    let mut nan = nans[0].nan().then_some(nans[0]);
     for &v in tail {
         best = pick::<T, MAX>(best, v);
-        if v.nan() {
-            nan = Some(v);
-        }
     }
-    nan.unwrap_or(best)
+    // whether a lane saw a NaN, by a compare of them all that vectorises (the NaNs merged by
+    // halves as the extremes did not: LLVM made a scalar test and blend of each lane, a third of
+    // a call's time on rows of a hundred points); which NaN only on that rare path
+    if nans.iter().chain(tail).fold(false, |a, v| a | v.nan()) {
+        let mut nan = nans.iter().chain(tail).filter(|v| v.nan());
+        return nan.next_back().copied().unwrap_or(best);
+    }
+    best
 }
 
 /// The first index of `best` in `x` (equal to it, or both NaN), `x.len()` where none is: chunks

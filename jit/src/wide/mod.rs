@@ -164,6 +164,14 @@ impl Level {
 
     /// Whether this host's processor has the features of `self` (whatever the environment says).
     pub fn on_host(self) -> bool {
+        // (read once: the call.rs functions compiled code calls ask on every call, and each of
+        // std's feature tests is an atomic load and a branch)
+        static ON_HOST: OnceLock<[bool; 2]> = OnceLock::new();
+        ON_HOST.get_or_init(|| [Level::Avx2, Level::Avx512].map(Level::detect))[self as usize]
+    }
+
+    /// [`Level::on_host`], asked of the processor.
+    fn detect(self) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             let avx2 =
