@@ -235,6 +235,7 @@ impl<'k> Frame<'k> {
             off_bytes,
             flat,
             &[],
+            &[],
             &roots[..1],
         )[0]
     }
@@ -257,6 +258,7 @@ impl<'k> Frame<'k> {
         off_bytes: i64,
         flat: Value,
         staged: &[(NodeId, Value)],
+        loaded: &[(usize, Value)],
         roots: &[NodeId],
     ) -> Vec<Value> {
         let literals = |id: NodeId| self.literals[id.index()].expect("literal placed");
@@ -271,6 +273,7 @@ impl<'k> Frame<'k> {
             row_steps: &self.row_steps,
             params: self.params,
             stored: &self.st.stored,
+            loaded,
         };
         let mut scratch = vec![None; self.key.arena.len()];
         let order = self.order_of(roots, staged);

@@ -771,6 +771,9 @@ pub struct Leaves<'v> {
     pub params: Value,
     /// Per input: the type its memory holds where that is not the dtype (see [`Gen::load_input`]).
     pub stored: &'v [Option<ElemType>],
+    /// Inputs whose value at the point(s) was loaded beforehand, with it (the bools of several
+    /// steps in one load: [`Gen::load_bool_steps`]).
+    pub loaded: &'v [(usize, Value)],
 }
 
 /// How a strided row steps from one point to the next.
@@ -944,6 +947,9 @@ pub fn emit_body(
 /// Input `i`'s value at width `w` at the point(s) whose byte offset in a contiguous row is `jb`
 /// plus `off_bytes`.
 fn input_value(g: &mut Gen<'_, '_>, w: W, i: usize, leaves: &Leaves<'_>, jb: Value, off_bytes: i64) -> Value {
+    if let Some(&(_, v)) = leaves.loaded.iter().find(|l| l.0 == i) {
+        return v;
+    }
     if let Some(s) = leaves.splats[i] {
         return s[w as usize];
     }

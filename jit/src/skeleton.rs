@@ -1361,9 +1361,20 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             if matches!(self.st.mode, Mode::Map) && w == W::Vector && g.packs_bools(count) && bools(g) {
                 // every step's values first, then each output's steps stored together (a typed
                 // kernel's bools packed: `Gen::store_steps`); every value of these points is
-                // computed before the first store, as `item` keeps it
+                // computed before the first store, as `item` keeps it. The bool inputs read
+                // point by point are loaded for every step at once (`Gen::load_bool_steps`).
+                let bool_reads = self.bool_reads(r);
+                let mut loaded: Vec<Vec<(usize, Value)>> = vec![Vec::new(); count as usize];
+                for (i, base) in bool_reads {
+                    let shift = crate::run::stored_shift(g.size as usize, kiln_ir::ElemType::Bool);
+                    let at = g.b.ins().iadd(base, jb);
+                    let at = g.own_address(at, shift);
+                    for (p, v) in g.load_bool_steps(at, count as usize).into_iter().enumerate() {
+                        loaded[p].push((i, v));
+                    }
+                }
                 let steps: Vec<Vec<Value>> = (0..count)
-                    .map(|p| self.values(g, r, w, jb, flat, p * width))
+                    .map(|p| self.values_loaded(g, r, w, jb, flat, p * width, &loaded[p as usize]))
                     .collect();
                 let rows = std::iter::once(r.out_row.expect("map rows have an output"))
                     .chain(r.extra_rows.iter().copied());
@@ -1381,6 +1392,19 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         });
     }
 
+    /// The bool inputs of a typed kernel that a row reads point by point where they lie (neither
+    /// splat nor strided), with their row pointers.
+    fn bool_reads(&self, r: &Row) -> Vec<(usize, Value)> {
+        (0..self.st.stored.len())
+            .filter(|&i| {
+                self.st.stored[i] == Some(kiln_ir::ElemType::Bool)
+                    && self.f.contiguous_run(i)
+                    && r.splats[i].is_none()
+            })
+            .filter_map(|i| Some((i, r.ptrs[i]?)))
+            .collect()
+    }
+
     /// The body's vector or scalar at row position `j + off` (`jb` the byte offset of `j`).
     fn value(&self, g: &mut Gen<'_, '_>, r: &Row, w: W, jb: Value, flat: Value, off: i64) -> Value {
         self.values(g, r, w, jb, flat, off)[0]
@@ -1388,6 +1412,21 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 
     /// Every output's vector or scalar at row position `j + off` (see [`Frame::outputs`]).
     fn values(&self, g: &mut Gen<'_, '_>, r: &Row, w: W, jb: Value, flat: Value, off: i64) -> Vec<Value> {
+        self.values_loaded(g, r, w, jb, flat, off, &[])
+    }
+
+    /// [`Skeleton::values`], the inputs in `loaded` given their values there.
+    #[allow(clippy::too_many_arguments)]
+    fn values_loaded(
+        &self,
+        g: &mut Gen<'_, '_>,
+        r: &Row,
+        w: W,
+        jb: Value,
+        flat: Value,
+        off: i64,
+        loaded: &[(usize, Value)],
+    ) -> Vec<Value> {
         let row_index = |a: usize| r.row_index[a];
         let flat_off = if off == 0 {
             flat
@@ -1406,6 +1445,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             off * size,
             flat_off,
             &r.staged,
+            loaded,
             &self.roots,
         )
     }
@@ -1953,6 +1993,7 @@ impl Skeleton<'_, '_> {
                             jb,
                             off * size,
                             flat,
+                            &[],
                             &[],
                             &self.roots,
                         )

@@ -435,12 +435,13 @@ fn truths(p: &[bool]) -> Vec<u8> {
 
 /// Bool inputs given as bytes other than 0 and 1 read as true where nonzero, by every way the
 /// code reads bools: 16 byte lanes (a map of bools alone), masks of 2 and 4 lanes (a select of
-/// int64 and of int32 values), converted to float64 values (`x * b`), and the scalar tail; the
-/// interpreter's values over the same bools.
+/// int64 and of int32 values), several steps' masks at once (bool results of 2 and 4 lanes),
+/// converted to float64 values (`x * b`), and the scalar tail; the interpreter's values over the
+/// same bools.
 #[test]
 fn bool_bytes_are_true_where_nonzero() {
     type Build = fn(&mut ExprArena) -> NodeId;
-    let cases: [(&str, [ElemType; 2], Build); 5] = [
+    let cases: [(&str, [ElemType; 2], Build); 7] = [
         ("b & c", [ElemType::Bool, ElemType::Bool], |a| {
             let (b, c) = (a.input(0), a.input(1));
             a.binary(BinaryOp::And, b, c)
@@ -461,6 +462,17 @@ fn bool_bytes_are_true_where_nonzero() {
         ("x * b", [ElemType::Bool, ElemType::F64], |a| {
             let (b, x) = (a.input(0), a.input(1));
             a.binary(BinaryOp::Mul, x, b)
+        }),
+        // bool results of 2 and 4 lanes: the steps' bools loaded at once (`load_bool_steps`)
+        ("b & (x < 3.0)", [ElemType::Bool, ElemType::F64], |a| {
+            let (b, x, c) = (a.input(0), a.input(1), a.literal(3.0));
+            let lt = a.binary(BinaryOp::Lt, x, c);
+            a.binary(BinaryOp::And, b, lt)
+        }),
+        ("b ^ (i32 > 7)", [ElemType::Bool, ElemType::I32], |a| {
+            let (b, i, c) = (a.input(0), a.input(1), a.int(7));
+            let gt = a.binary(BinaryOp::Gt, i, c);
+            a.binary(BinaryOp::BitXor, b, gt)
         }),
     ];
     for (what, types, build) in cases {

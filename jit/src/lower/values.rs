@@ -232,6 +232,38 @@ impl Gen<'_, '_> {
         self.b.ins().icmp(IntCC::NotEqual, v, zero)
     }
 
+    /// The masks of `steps` consecutive steps of bools from the own address `at` (2 or 4 lanes a
+    /// step, 8 or 16 bools in all: [`Gen::packs_bools`]): the bytes in one load, made truths
+    /// (nonzero: [`crate::Stored::Bool`]) by one compare, each step's lanes then spread from them by
+    /// one byte shuffle. Loaded a step at a time, two or four bools took seven operations
+    /// (a load, a broadcast, an and, two compares and a not).
+    pub(crate) fn load_bool_steps(&mut self, at: Value, steps: usize) -> Vec<Value> {
+        let lanes = usize::from(self.lanes);
+        let bytes = if steps * lanes == 16 {
+            self.b.ins().load(types::I8X16, mem(), at, 0)
+        } else {
+            let word = self.b.ins().load(types::I64, mem(), at, 0);
+            let v = self.b.ins().scalar_to_vector(types::I64X2, word);
+            self.b.ins().bitcast(types::I8X16, cast(), v)
+        };
+        let zero = self.vector_constant(types::I8X16, vec![0; 16]);
+        let truths = self.b.ins().icmp(IntCC::NotEqual, bytes, zero);
+        let (width, vt) = if lanes == 4 {
+            (4, types::I32X4)
+        } else {
+            (8, types::I64X2)
+        };
+        (0..steps)
+            .map(|p| {
+                let mut mask = [0u8; 16];
+                for (b, m) in mask.iter_mut().enumerate() {
+                    *m = (p * lanes + b / width) as u8;
+                }
+                self.shuffle_bytes(truths, truths, mask, vt)
+            })
+            .collect()
+    }
+
     /// A vector constant of type `vt`, of these bytes (little-endian lanes).
     pub(crate) fn vector_constant(&mut self, vt: Type, bytes: Vec<u8>) -> Value {
         let handle = self

@@ -498,6 +498,7 @@ impl Skeleton<'_, '_> {
                         off * g.size,
                         flat,
                         &r.staged,
+                        &[],
                         &[arg],
                     )[0];
                     match complex {
