@@ -50,21 +50,20 @@ const STACK_INPUTS: usize = 16;
 pub(crate) trait Args<'a> {
     /// How many inputs the call passes.
     fn count(&self) -> usize;
-    /// Input `i` as an array: an error only for bool bytes that a Rust `bool` may not hold
-    /// ([`StoredArgs`]).
-    fn at(&self, i: usize) -> Result<&ArrayArg<'a>>;
+    /// Input `i`.
+    fn at(&self, i: usize) -> &ArrayArg<'a>;
     /// Input `i`'s elements, where it is a C-contiguous array of `L` (the serial paths' inputs).
     fn slice<L: Float>(&self, i: usize) -> Option<&'a [L]> {
-        L::slice_of(self.at(i).ok()?)
+        L::slice_of(self.at(i))
     }
     /// Input `i` as the direct call in lanes of `L` reads it ([`direct_input`]).
     fn direct<L: Float>(&self, i: usize) -> Option<InputRef<'a, L>> {
-        direct_input::<L>(self.at(i).ok()?)
+        direct_input::<L>(self.at(i))
     }
     /// Whether input `i` is laid out as `f` was bound: C-contiguous, or with the same strides.
     fn laid_out(&self, i: usize, f: &Form) -> bool {
-        self.at(i)
-            .is_ok_and(|a| f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides)))
+        let a = self.at(i);
+        f.standard == is_standard(a) && (f.standard || same(strides(a), &f.strides))
     }
 }
 
@@ -72,8 +71,8 @@ impl<'a> Args<'a> for [ArrayArg<'a>] {
     fn count(&self) -> usize {
         self.len()
     }
-    fn at(&self, i: usize) -> Result<&ArrayArg<'a>> {
-        Ok(&self[i])
+    fn at(&self, i: usize) -> &ArrayArg<'a> {
+        &self[i]
     }
 }
 
@@ -81,62 +80,83 @@ impl<'a> Args<'a> for [(&str, ArrayArg<'a>)] {
     fn count(&self) -> usize {
         self.len()
     }
-    fn at(&self, i: usize) -> Result<&ArrayArg<'a>> {
-        Ok(&self[i].1)
+    fn at(&self, i: usize) -> &ArrayArg<'a> {
+        &self[i].1
     }
 }
 
 /// A call's inputs given as their own elements in C order ([`Stored`]), checked by
 /// [`Prepared::check_stored`] (the bound count, each of its bound type and element count, none a
 /// view): the serial and direct paths read them as they are; a path that needs arrays (the
-/// runner's general run, memory order) views them in their bound shapes, once per call.
+/// runner's general run, memory order) views them in their bound shapes, once per call, a bool
+/// input holding bytes other than 0 and 1 from its copy in `copies` (true where nonzero, as
+/// compiled code reads it: a Rust `bool` may hold no other byte).
 pub(crate) struct StoredArgs<'s, 'a> {
     stored: &'s [Stored<'a>],
     forms: &'s [Form],
-    /// Each input as an array (None: bool bytes other than 0 and 1), made at the first call of
-    /// [`Args::at`].
-    arrays: std::cell::OnceCell<Vec<Option<ArrayArg<'a>>>>,
+    copies: &'s BoolCopies,
+    arrays: std::cell::OnceCell<Vec<ArrayArg<'s>>>,
 }
 
+/// The truths of a call's bool inputs that hold bytes other than 0 and 1 (None for every other
+/// input), made where a path views the inputs as arrays ([`StoredArgs`]), at most once a call.
+#[derive(Default)]
+pub(crate) struct BoolCopies(std::cell::OnceCell<Vec<Option<Vec<bool>>>>);
+
 impl<'s, 'a> StoredArgs<'s, 'a> {
-    /// `stored`, checked against `forms` by [`Prepared::check_stored`].
-    pub(crate) fn new(stored: &'s [Stored<'a>], forms: &'s [Form]) -> Self {
+    /// `stored`, checked against `forms` by [`Prepared::check_stored`], its bools copied into
+    /// `copies` where a path views them and must.
+    pub(crate) fn new(stored: &'s [Stored<'a>], forms: &'s [Form], copies: &'s BoolCopies) -> Self {
         StoredArgs {
             stored,
             forms,
+            copies,
             arrays: std::cell::OnceCell::new(),
         }
     }
 }
 
-impl<'a> Args<'a> for StoredArgs<'_, 'a> {
+impl<'s, 'a: 's> Args<'s> for StoredArgs<'s, 'a> {
     fn count(&self) -> usize {
         self.stored.len()
     }
-    fn at(&self, i: usize) -> Result<&ArrayArg<'a>> {
+    fn at(&self, i: usize) -> &ArrayArg<'s> {
         let arrays = self.arrays.get_or_init(|| {
+            let copies = self.copies.0.get_or_init(|| {
+                self.stored
+                    .iter()
+                    .map(|s| match s {
+                        Stored::Bool(d) if Stored::as_bools(d).is_none() => {
+                            Some(d.iter().map(|&b| b != 0).collect())
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            });
             self.stored
                 .iter()
                 .zip(self.forms)
+                .zip(copies)
                 // check_stored holds every input to its form's type and element count, and
-                // refuses views, so each is an array of its bound shape
-                .map(|(s, f)| array_of(s, &f.shape).expect("inputs checked by check_stored"))
+                // refuses views, so each is an array of its bound shape (a bool input's bytes
+                // all 0 or 1 where it has no copy)
+                .map(|((s, f), copy)| {
+                    let s = match copy {
+                        Some(c) => Stored::bools(c),
+                        None => s.view(),
+                    };
+                    array_of(&s, &f.shape).expect("inputs checked by check_stored")
+                })
                 .collect()
         });
-        arrays[i].as_ref().ok_or_else(|| {
-            let name = &self.forms[i].name;
-            Error::Prepared(format!(
-                "input {i} ('{name}') is a bool array holding bytes other than 0 and 1, which this call \
-                 reads as Rust bools (compiled kernels read any nonzero byte as true): give it \
-                 '{name} != 0'"
-            ))
-        })
+        &arrays[i]
     }
-    fn slice<L: Float>(&self, i: usize) -> Option<&'a [L]> {
+    fn slice<L: Float>(&self, i: usize) -> Option<&'s [L]> {
         L::stored_slice(&self.stored[i])
     }
-    fn direct<L: Float>(&self, i: usize) -> Option<InputRef<'a, L>> {
-        Some(stored_input::<L>(&self.stored[i]))
+    fn direct<L: Float>(&self, i: usize) -> Option<InputRef<'s, L>> {
+        let stored: &'s [Stored<'a>] = self.stored;
+        Some(stored_input::<L>(&stored[i].view()))
     }
     fn laid_out(&self, _: usize, f: &Form) -> bool {
         // elements in C order: as bound where the input was bound C-contiguous
@@ -620,7 +640,7 @@ impl Prepared {
             return Err(self.count_error(inputs.count()));
         }
         for (i, f) in self.forms.iter().enumerate() {
-            let a = inputs.at(i)?;
+            let a = inputs.at(i);
             if a.elem() != f.dtype || !same(a.shape(), &f.shape) {
                 return Err(Error::Prepared(format!(
                     "input {i} ('{}') is {} of shape {:?} but was bound as {} of shape {:?}",
@@ -857,7 +877,8 @@ impl Prepared {
     /// length than the result's, and the errors of [`Prepared::run_into_out`].
     pub fn run_stored(&self, inputs: &[Stored<'_>], out: OutSlice<'_>) -> Result<()> {
         self.check_stored(inputs, None, "input")?;
-        self.run_out_checked(&StoredArgs::new(inputs, &self.forms), out, "run_stored")
+        let copies = BoolCopies::default();
+        self.run_out_checked(&StoredArgs::new(inputs, &self.forms, &copies), out, "run_stored")
     }
 
     /// Whether every input was bound C-contiguous and of dtype `A`: the condition (with the call's
@@ -1096,7 +1117,7 @@ impl Prepared {
     pub(crate) fn run_checked<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Output> {
         self.runner.single("run")?;
         if let Some(m) = &self.memory {
-            let moved = m.inputs(inputs)?;
+            let moved = m.inputs(inputs);
             return Ok(m.run.restore(m.inner.run(&moved)?));
         }
         if let Some(r) = &self.serial_reduce
@@ -1237,25 +1258,19 @@ impl Prepared {
     ) -> Result<R> {
         let k = self.order.len();
         if k <= STACK_INPUTS && inputs.count() > 0 {
-            let first = inputs.at(0)?;
-            let mut user: [&ArrayArg<'a>; STACK_INPUTS] = [first; STACK_INPUTS];
-            for (u, &p) in user.iter_mut().zip(&self.order) {
-                *u = inputs.at(p)?;
-            }
+            let user: [&ArrayArg<'a>; STACK_INPUTS] =
+                std::array::from_fn(|i| inputs.at(self.order.get(i).copied().unwrap_or(0)));
             return f(&user[..k]);
         }
-        let user: Vec<&ArrayArg<'a>> = self.order.iter().map(|&p| inputs.at(p)).collect::<Result<_>>()?;
+        let user: Vec<&ArrayArg<'a>> = self.order.iter().map(|&p| inputs.at(p)).collect();
         f(&user)
     }
 }
 
 impl InMemory {
     /// A call's inputs (in the order bound) as the inner handle reads them: views in memory order.
-    fn inputs<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Result<Vec<ArrayArg<'a>>> {
-        let arrays = (0..inputs.count())
-            .map(|i| inputs.at(i))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(self.run.inputs(arrays))
+    fn inputs<'a, I: Args<'a> + ?Sized>(&self, inputs: &I) -> Vec<ArrayArg<'a>> {
+        self.run.inputs((0..inputs.count()).map(|i| inputs.at(i)))
     }
 
     /// Runs into `out` (of the result's shape, checked by the inner handle): in memory order where
@@ -1266,7 +1281,7 @@ impl InMemory {
         inputs: &I,
         out: ndarray::ArrayViewMutD<'_, A>,
     ) -> Result<()> {
-        let moved = self.inputs(inputs)?;
+        let moved = self.inputs(inputs);
         // the result's shape in the user's axes: the inner handle's, its axes put back
         let inner = self.inner.output_shape();
         if inner.len() == self.run.result.len() {
@@ -1331,17 +1346,18 @@ fn stored_input<'a, L: Float>(s: &Stored<'a>) -> InputRef<'a, L> {
     }
 }
 
-/// The array of `shape` whose elements in C order are `s` (checked to hold them); None for bool
-/// bytes of which one is neither 0 nor 1 (no Rust `bool`).
-fn array_of<'a>(s: &Stored<'a>, shape: &[usize]) -> Result<Option<ArrayArg<'a>>> {
+/// The array of `shape` whose elements in C order are `s` (checked to hold them; bool bytes all
+/// 0 or 1).
+fn array_of<'a>(s: &Stored<'a>, shape: &[usize]) -> Result<ArrayArg<'a>> {
     fn view<'a, T>(d: &'a [T], shape: &[usize]) -> Result<ndarray::ArrayViewD<'a, T>> {
         ndarray::ArrayViewD::from_shape(shape, d).map_err(|e| Error::Prepared(e.to_string()))
     }
-    Ok(Some(match *s {
-        Stored::Bool(d) => match Stored::as_bools(d) {
-            Some(b) => ArrayArg::from(view(b, shape)?),
-            None => return Ok(None),
-        },
+    Ok(match *s {
+        Stored::Bool(d) => {
+            let bools = Stored::as_bools(d)
+                .ok_or_else(|| Error::Prepared("bool bytes other than 0 and 1 viewed as bools".into()))?;
+            ArrayArg::from(view(bools, shape)?)
+        }
         Stored::I32(d) => ArrayArg::from(view(d, shape)?),
         Stored::I64(d) => ArrayArg::from(view(d, shape)?),
         Stored::F32(d) => ArrayArg::from(view(d, shape)?),
@@ -1350,7 +1366,7 @@ fn array_of<'a>(s: &Stored<'a>, shape: &[usize]) -> Result<Option<ArrayArg<'a>>>
         Stored::C128(d) => ArrayArg::from(view(d, shape)?),
         Stored::Bytes(d, w) => ArrayArg::Bytes(crate::Strings::new(d, w as usize, shape)?),
         Stored::View(_) => return Err(Error::Prepared("a view given as C-order elements".into())),
-    }))
+    })
 }
 
 /// Argument `a` as the direct call in lanes of `L` reads it: a slice or view of `L`, or its own

@@ -241,7 +241,8 @@ impl<'k> Frame<'k> {
     }
 
     /// The values of `roots` (nodes of the body) at the point(s) of [`Frame::body`], the nodes in
-    /// `staged` read at their pointers (plus `jb + off_bytes`) instead of computed: the nodes they
+    /// `staged` read at their pointers (plus `jb + off_bytes`) instead of computed, the inputs in
+    /// `loaded` given the values loaded for them beforehand (`Gen::spread_truths`): the nodes they
     /// reach emitted once, in one order, so every shared subexpression is computed once and every
     /// input of the point(s) is loaded before any output is stored (see call.rs). Given every
     /// output's root (`body`, then `extra`: [`KernelKey::roots`]), every output's value.
@@ -296,7 +297,7 @@ impl<'k> Frame<'k> {
 
     /// The nodes of [`Frame::order`] that `roots` reach without passing through a node of `staged`
     /// (which are leaves here), in that order.
-    fn order_of(&self, roots: &[NodeId], staged: &[(NodeId, Value)]) -> Vec<NodeId> {
+    pub(crate) fn order_of(&self, roots: &[NodeId], staged: &[(NodeId, Value)]) -> Vec<NodeId> {
         if staged.is_empty() && roots == self.key.roots() {
             return self.order.clone();
         }

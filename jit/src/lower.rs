@@ -207,7 +207,7 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// The own address of a typed value of type `t` the code addresses at `addr + offset` (an
     /// output's base was shifted as an input stored in that type is read: output.rs).
-    fn stored_at(&mut self, t: ElemType, addr: Value, offset: i64) -> Value {
+    pub(crate) fn stored_at(&mut self, t: ElemType, addr: Value, offset: i64) -> Value {
         let shift = crate::run::stored_shift(self.size as usize, t);
         let at = self.b.ins().iadd_imm_s(addr, offset);
         self.own_address(at, shift)
@@ -772,7 +772,7 @@ pub struct Leaves<'v> {
     /// Per input: the type its memory holds where that is not the dtype (see [`Gen::load_input`]).
     pub stored: &'v [Option<ElemType>],
     /// Inputs whose value at the point(s) was loaded beforehand, with it (the bools of several
-    /// steps in one load: [`Gen::load_bool_steps`]).
+    /// steps in one load: [`Gen::spread_truths`]).
     pub loaded: &'v [(usize, Value)],
 }
 

@@ -245,8 +245,9 @@ pub(crate) fn code_address(addr: usize, shift: i32) -> usize {
 #[derive(Debug, Clone)]
 pub enum Stored<'a> {
     /// bool elements as their bytes, one each: true where nonzero, as NumPy's logical functions
-    /// read a bool (any byte, so that NumPy's memory is read as it is, unchecked; a Rust `&[bool]`
-    /// is given by [`Stored::bools`]).
+    /// read a bool (any byte, so that NumPy's memory is read as it is, unchecked). A Rust
+    /// `&[bool]` is passed as [`Stored::bools`]; [`Stored::as_bools`] gives bytes back as bools
+    /// where each is 0 or 1.
     Bool(&'a [u8]),
     /// int32 elements.
     I32(&'a [i32]),

@@ -34,6 +34,7 @@ use cranelift_frontend::Variable;
 use kiln_ir::ReduceOp;
 
 mod block;
+mod packed;
 
 /// Emits a map or reduction kernel into the frame's function (after the entry block's loads).
 pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
@@ -568,13 +569,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         (o_base, r_base)
     }
 
-    /// Whether a segment lies in one plan row, whatever the call: the plan has no outer axes (one
-    /// row), or its outer axes are the segment axes (rows are segments). Else a segment may span
-    /// rows, its accumulators carried from one to the next.
-    fn row_per_segment(&self) -> bool {
-        self.st.outer_axes == 0 || self.st.outer_axes == self.st.seg_axes
-    }
-
     /// The plan row that holds point `f0` of segment `s`, without a division where the structure
     /// fixes it: every point is in row 0 when the plan has no outer axes, and rows are segments when
     /// the plan's outer axes are the segment axes (`row_len == seg_len`).
@@ -582,7 +576,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let k = self.st.outer_axes;
         if k == 0 {
             g.b.ins().iconst(types::I64, 0)
-        } else if self.row_per_segment() {
+        } else if k == self.st.seg_axes {
             s
         } else {
             g.b.ins().udiv(f0, self.row_len)
@@ -1242,14 +1236,15 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.ins().jump(after, &[]);
 
         g.b.switch_to_block(after);
-        if wide.is_some() && self.row_per_segment() {
-            // The argument's vector accumulators are still their identity here: a segment of one
-            // row calls `inner` once for it (a plain read's row is not computed in blocks,
-            // `blocks`), which starts here with them as `new_acc` made them, and the blocks merged
-            // only into the scalar one. Defined again, their values from before are not live
-            // across the calls above (which clobber every vector register): spilled and reloaded
-            // around them, they were most of the kernel's own time on rows of a hundred points.
-            // (A segment of several rows, `max(m)` of a strided `m`, carries them from row to row.)
+        if wide.is_some() && self.st.segments_in_one_row() {
+            // The argument's vector accumulators are still their identity here: a segment in one
+            // row calls `inner` once (a plain read's row is not computed in blocks, `blocks`),
+            // which starts here with them as `new_acc` made them, and the blocks merged only into
+            // the scalar one. Defined again, their values from before are not live across the
+            // calls above (which clobber every vector register): spilled and reloaded around
+            // them, they were most of the kernel's own time on rows of a hundred points. (A
+            // segment of several rows, `argmax(m)` of a strided `m`, carries them from row to
+            // row.)
             let identity = g.acc_identity(acc.op, W::Vector);
             for slot in &acc.vector {
                 for (&v, &x) in slot.iter().zip(&identity) {
@@ -1360,29 +1355,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             };
             if matches!(self.st.mode, Mode::Map) && w == W::Vector && g.packs_bools(count) && bools(g) {
                 // every step's values first, then each output's steps stored together (a typed
-                // kernel's bools packed: `Gen::store_steps`); every value of these points is
-                // computed before the first store, as `item` keeps it. The bool inputs read
-                // point by point are loaded for every step at once (`Gen::load_bool_steps`).
-                let bool_reads = self.bool_reads(r);
-                let mut loaded: Vec<Vec<(usize, Value)>> = vec![Vec::new(); count as usize];
-                for (i, base) in bool_reads {
-                    let shift = crate::run::stored_shift(g.size as usize, kiln_ir::ElemType::Bool);
-                    let at = g.b.ins().iadd(base, jb);
-                    let at = g.own_address(at, shift);
-                    for (p, v) in g.load_bool_steps(at, count as usize).into_iter().enumerate() {
-                        loaded[p].push((i, v));
-                    }
-                }
-                let steps: Vec<Vec<Value>> = (0..count)
-                    .map(|p| self.values_loaded(g, r, w, jb, flat, p * width, &loaded[p as usize]))
-                    .collect();
-                let rows = std::iter::once(r.out_row.expect("map rows have an output"))
-                    .chain(r.extra_rows.iter().copied());
-                for (o, (row, &root)) in rows.zip(&self.roots).enumerate() {
-                    let vs: Vec<Value> = steps.iter().map(|s| s[o]).collect();
-                    let addr = g.b.ins().iadd(row, jb);
-                    g.store_steps(root, &vs, addr, 0, width * g.size);
-                }
+                // kernel's bools packed: packed.rs)
+                self.packed_iteration(g, r, jb, flat, count);
                 return;
             }
             for p in 0..count {
@@ -1393,7 +1367,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     }
 
     /// The bool inputs of a typed kernel that a row reads point by point where they lie (neither
-    /// splat nor strided), with their row pointers.
+    /// splat nor strided), with their row pointers: none in a kernel of many inputs, whose rows
+    /// keep no pointers (`ManyInputs`; its inputs are loaded as `input_value` finds them).
     fn bool_reads(&self, r: &Row) -> Vec<(usize, Value)> {
         (0..self.st.stored.len())
             .filter(|&i| {
@@ -1412,10 +1387,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 
     /// Every output's vector or scalar at row position `j + off` (see [`Frame::outputs`]).
     fn values(&self, g: &mut Gen<'_, '_>, r: &Row, w: W, jb: Value, flat: Value, off: i64) -> Vec<Value> {
-        self.values_loaded(g, r, w, jb, flat, off, &[])
+        self.values_loaded(g, r, w, jb, flat, off, &[], &self.roots)
     }
 
-    /// [`Skeleton::values`], the inputs in `loaded` given their values there.
+    /// The values of `roots` as [`Skeleton::values`] gives the outputs', the inputs in `loaded`
+    /// given their values there.
     #[allow(clippy::too_many_arguments)]
     fn values_loaded(
         &self,
@@ -1426,6 +1402,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         flat: Value,
         off: i64,
         loaded: &[(usize, Value)],
+        roots: &[kiln_ir::NodeId],
     ) -> Vec<Value> {
         let row_index = |a: usize| r.row_index[a];
         let flat_off = if off == 0 {
@@ -1446,7 +1423,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             flat_off,
             &r.staged,
             loaded,
-            &self.roots,
+            roots,
         )
     }
 

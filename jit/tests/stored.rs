@@ -386,8 +386,13 @@ fn serial_handles_take_stored_inputs_as_a_run_does_and_refuse_them_as_slices() {
         .values
         .to_f64();
     assert_eq!(one[0].to_bits(), want[0].to_bits());
-    // a view is the general run's
+    // bytes other than 0 and 1 read as the bools they are true for
     let b = bytes.map(|v| v != 0);
+    let truths = [InputRef::Stored(Stored::bools(&b)), InputRef::Slice(&y[..])];
+    let mut of_truths = [0.0f64];
+    serial.run_refs(&truths, OutSlice::F64(&mut of_truths)).unwrap();
+    assert_eq!(one[0].to_bits(), of_truths[0].to_bits());
+    // a view is the general run's
     let view = ndarray::ArrayView1::from(&b[..]).into_dyn();
     let inputs = [
         InputRef::Stored(Stored::View(kiln_jit::TypedView::Bool(view))),

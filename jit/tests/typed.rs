@@ -519,6 +519,64 @@ fn bool_bytes_are_true_where_nonzero() {
     }
 }
 
+/// Two bool inputs of a bool map of 2 lanes (`b & c & (x < 3.0)`, `(b ^ c) | (x > 5.0)`, and
+/// `where(b, x, 0.0) < 2.0`, where `b` is read both as the iteration's bytes and as each step's
+/// lanes: packed.rs), their bytes other than 0 and 1, at every length around an iteration: the
+/// interpreter's values over the same bools.
+#[test]
+fn bool_maps_of_two_bool_inputs_compute_on_packed_bytes() {
+    type Build = fn(&mut ExprArena) -> NodeId;
+    let cases: [(&str, Build); 3] = [
+        ("b & c & (x < 3.0)", |a| {
+            let (b, c, x, k) = (a.input(0), a.input(1), a.input(2), a.literal(3.0));
+            let bc = a.binary(BinaryOp::BitAnd, b, c);
+            let lt = a.binary(BinaryOp::Lt, x, k);
+            a.binary(BinaryOp::BitAnd, bc, lt)
+        }),
+        ("(b ^ c) | (x > 5.0)", |a| {
+            let (b, c, x, k) = (a.input(0), a.input(1), a.input(2), a.literal(5.0));
+            let bc = a.binary(BinaryOp::BitXor, b, c);
+            let gt = a.binary(BinaryOp::Gt, x, k);
+            a.binary(BinaryOp::BitOr, bc, gt)
+        }),
+        ("(where(b, x, 0.0) < 2.0) == ~c", |a| {
+            let (b, c, x, z, k) = (a.input(0), a.input(1), a.input(2), a.literal(0.0), a.literal(2.0));
+            let w = a.select(b, x, z);
+            let lt = a.binary(BinaryOp::Lt, w, k);
+            let nc = a.unary(UnaryOp::Not, c);
+            a.binary(BinaryOp::Eq, lt, nc)
+        }),
+    ];
+    for (what, build) in cases {
+        for n in [0usize, 1, 7, 8, 9, 15, 16, 17, 33, 100] {
+            let p: Vec<bool> = (0..n).map(|v| v % 3 != 1).collect();
+            let q: Vec<bool> = (0..n).map(|v| v % 5 < 2).collect();
+            let x: Vec<f64> = (0..n).map(|v| v as f64 * 0.25 - 1.0).collect();
+            let mut a = ExprArena::new();
+            let body = build(&mut a);
+            let k = kernel(a, body, &[vec![n], vec![n], vec![n]], &[n], KernelKind::Map);
+            let t = TypedKernel::new(&k, &[ElemType::Bool, ElemType::Bool, ElemType::F64], false).unwrap();
+            let want = evaluate(
+                &t,
+                &[
+                    TypedInput::Bool(whole(&p, &[n], &[n])),
+                    TypedInput::Bool(whole(&q, &[n], &[n])),
+                    TypedInput::F64(whole(&x, &[n], &[n])),
+                ],
+                Start::Identity,
+            )
+            .unwrap();
+            let (pb, qb) = (truths(&p), truths(&q));
+            for scalar in [false, true] {
+                let code = bind(&t, None, scalar);
+                let ins = [Stored::Bool(&pb), Stored::Bool(&qb), Stored::F64(&x)];
+                let got = run(&code, lanes_dtype(&t), &ins).unwrap();
+                assert_eq!(want.values, got, "{what}, n = {n}, scalar {scalar}");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_masked_sum_and_a_scan_of_int64_and_bool() {
     for n in [0usize, 1, 2, 3, 5, 64, 999] {

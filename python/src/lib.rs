@@ -156,9 +156,11 @@ impl Held<'_, '_> {
         Some(bytes.map(|&b| b != 0))
     }
 
-    /// This input as an array view (a bool array only where [`Held::bool_copy`] found its bytes
-    /// all 0 or 1: [`views`]).
-    fn view(&self) -> ArrayArg<'_> {
+    /// This input as an array view.
+    ///
+    /// # Safety
+    /// A bool array's bytes are all 0 or 1: [`Held::bool_copy`] gave None for it ([`views`]).
+    unsafe fn view(&self) -> ArrayArg<'_> {
         let (kind, a) = match self {
             Held::Array(kind, a) => (*kind, *a),
             Held::Scalar(v) => {
@@ -188,9 +190,9 @@ impl Held<'_, '_> {
         };
         // SAFETY: kiln takes NumPy's data pointers for its inputs here, in `Held::slice` and in
         // `Held::stored` only. `kind_of` checked that `a` is an aligned array in native byte order
-        // whose elements are the `kind`'s type, and `views` views a bool array only where its bytes
-        // are all 0 or 1 (the values a Rust `bool` may hold), so the cast names its real element
-        // type; NumPy's shape and strides
+        // whose elements are the `kind`'s type, and the caller that a bool array's bytes are all 0
+        // or 1 (the values a Rust `bool` may hold: this function's contract), so the cast names
+        // its real element type; NumPy's shape and strides
         // describe memory the array owns (or its base does, which the array keeps alive), and `a`
         // is borrowed for the view's lifetime, so neither is freed while the view lives.
         // Aliasing: the views are shared references, so nothing may write the arrays while they
@@ -1563,7 +1565,8 @@ fn views<'a>(held: &'a [Held<'_, '_>], copies: &'a [Option<ndarray::ArrayD<bool>
         .zip(copies)
         .map(|(h, c)| match c {
             Some(c) => ArrayArg::from(c.view()),
-            None => h.view(),
+            // SAFETY: `bool_copy` found a bool array's bytes all 0 or 1 (no copy)
+            None => unsafe { h.view() },
         })
         .collect()
 }

@@ -82,8 +82,8 @@ def test_integer_and_bool_inputs_have_numpys_types():
 def test_a_bool_view_of_other_bytes_reads_true_where_nonzero():
     # a view of other data as bool: every nonzero byte is true, as NumPy's logical functions read
     # it, on every path: compiled code reads C-contiguous bools as their bytes (the second and
-    # later calls of a form), a call that views them as Rust bools (a first call, a strided view)
-    # reads a copy made true where nonzero
+    # later calls of a form), a call that views them as arrays of Rust bools (a first call, a
+    # strided view, a plan of two kernels) reads a copy made true where nonzero
     raw = np.resize(np.array([0, 2, 1, 255, 128, 0, 3], np.uint8), 1003)
     other = np.resize(np.array([1, 0, 7, 0, 1], np.uint8), 1003)
     x = np.linspace(-2.0, 2.0, 1003)
@@ -95,7 +95,10 @@ def test_a_bool_view_of_other_bytes_reads_true_where_nonzero():
         cases = [("m & c", t & u), ("m | c", t | u), ("~m", ~t), ("m == c", t == u),
                  ("where(m, x, -1.0)", np.where(t, x, -1.0)), ("x * m", x * t),
                  ("where(m, i, 0)", np.where(t, i, 0)), ("sum(m)", t.sum()), ("any(m)", t.any()),
-                 ("all(m)", t.all()), ("cumsum(m)", np.cumsum(t))]
+                 ("all(m)", t.all()), ("cumsum(m)", np.cumsum(t)),
+                 # two kernels: the later calls view the elements as arrays, from a copy
+                 ("where(m, i - max(i), 0)", np.where(t, i - i.max(), 0)),
+                 ("m & (x < 0.5)", t & (x < 0.5))]
         for ex, want in cases:
             for _ in range(3):
                 np.testing.assert_array_equal(ne.evaluate(ex, local_dict=env), want, err_msg=ex)

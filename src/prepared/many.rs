@@ -19,7 +19,7 @@
 //! dtype), each updated by one result. The compiled loop loads every input of a point before it stores
 //! any output of that point (kiln-jit `call.rs`), so every result reads the old values.
 
-use super::{Args, Form, Prepared, StoredArgs};
+use super::{Args, BoolCopies, Form, Prepared, StoredArgs};
 use crate::array::{ArrayArg, Element, Float, Output};
 use crate::backend::OutSlice;
 use crate::compiled::Compiled;
@@ -462,7 +462,8 @@ impl Prepared {
     pub fn run_stored_many(&self, inputs: &[Stored<'_>], outs: &mut [OutSlice<'_>]) -> Result<()> {
         self.check_stored(inputs, None, "input")?;
         check_bufs(&self.many, outs)?;
-        self.outs_rest(&StoredArgs::new(inputs, &self.forms), outs)
+        let copies = BoolCopies::default();
+        self.outs_rest(&StoredArgs::new(inputs, &self.forms, &copies), outs)
     }
 
     /// [`Prepared::run_slices_many`] on arrays: the inputs in the order bound, one output per
@@ -809,7 +810,8 @@ impl Prepared {
             })
             .collect::<Option<SmallVec<[Stored<'_>; 8]>>>()
             .ok_or_else(|| Error::Prepared("an update's inputs not held as their elements".into()))?;
-        self.outs_rest(&StoredArgs::new(&all, &self.forms), updated)
+        let copies = BoolCopies::default();
+        self.outs_rest(&StoredArgs::new(&all, &self.forms, &copies), updated)
     }
 
     /// [`Element::serial_slices`] of a float type `L`: the serial kernel on `inputs` into `outs`

@@ -232,14 +232,11 @@ impl Gen<'_, '_> {
         self.b.ins().icmp(IntCC::NotEqual, v, zero)
     }
 
-    /// The masks of `steps` consecutive steps of bools from the own address `at` (2 or 4 lanes a
-    /// step, 8 or 16 bools in all: [`Gen::packs_bools`]): the bytes in one load, made truths
-    /// (nonzero: [`crate::Stored::Bool`]) by one compare, each step's lanes then spread from them by
-    /// one byte shuffle. Loaded a step at a time, two or four bools took seven operations
-    /// (a load, a broadcast, an and, two compares and a not).
-    pub(crate) fn load_bool_steps(&mut self, at: Value, steps: usize) -> Vec<Value> {
-        let lanes = usize::from(self.lanes);
-        let bytes = if steps * lanes == 16 {
+    /// The truths of the `n` bools (8 or 16) from the own address `at`, in the low bytes of one
+    /// `i8x16`, each -1 where its byte is nonzero ([`crate::Stored::Bool`]), else 0: one load and
+    /// one compare.
+    pub(crate) fn load_truths(&mut self, at: Value, n: usize) -> Value {
+        let bytes = if n == 16 {
             self.b.ins().load(types::I8X16, mem(), at, 0)
         } else {
             let word = self.b.ins().load(types::I64, mem(), at, 0);
@@ -247,7 +244,15 @@ impl Gen<'_, '_> {
             self.b.ins().bitcast(types::I8X16, cast(), v)
         };
         let zero = self.vector_constant(types::I8X16, vec![0; 16]);
-        let truths = self.b.ins().icmp(IntCC::NotEqual, bytes, zero);
+        self.b.ins().icmp(IntCC::NotEqual, bytes, zero)
+    }
+
+    /// The masks of `steps` consecutive steps of this kernel's 2 or 4 lanes from `truths` (as
+    /// [`Gen::load_truths`] gives them, a step's bools after the last step's): each step's lanes
+    /// spread from its bytes by one byte shuffle. Loaded a step at a time, two or four bools took
+    /// seven operations (a load, a broadcast, an and, two compares and a not).
+    pub(crate) fn spread_truths(&mut self, truths: Value, steps: usize) -> Vec<Value> {
+        let lanes = usize::from(self.lanes);
         let (width, vt) = if lanes == 4 {
             (4, types::I32X4)
         } else {
@@ -361,9 +366,15 @@ impl Gen<'_, '_> {
         } else {
             self.pack_masks(vs)
         };
+        self.store_packed(packed, vs.len() * lanes, at);
+    }
+
+    /// Stores the `n` bools (2, 4, 8 or 16) in the low bytes of `packed` (an `i8x16`, a byte -1
+    /// or 0 each) as one store of `n` bytes 0 / 1 at the own address `at`.
+    pub(crate) fn store_packed(&mut self, packed: Value, n: usize, at: Value) {
         let ones = self.vector_constant(types::I8X16, vec![1; 16]);
         let bytes = self.b.ins().band(packed, ones);
-        match vs.len() * lanes {
+        match n {
             16 => {
                 self.b.ins().store(mem(), bytes, at, 0);
             }
@@ -387,7 +398,7 @@ impl Gen<'_, '_> {
     /// The masks `vs` (two or more, of this kernel's 2 or 4 lanes) packed into the low bytes of one
     /// `i8x16`, a byte a lane in order: pairs narrowed with saturation (a last one alone, with
     /// itself) until a lane is a byte.
-    fn pack_masks(&mut self, vs: &[Value]) -> Value {
+    pub(crate) fn pack_masks(&mut self, vs: &[Value]) -> Value {
         let mut level: Vec<Value> = vs.to_vec();
         let mut lane_bytes = 16 / usize::from(self.lanes);
         while lane_bytes > 1 {
