@@ -433,6 +433,17 @@ fn truths(p: &[bool]) -> Vec<u8> {
         .collect()
 }
 
+/// The typed kernel `t` compiled (vector code, and scalar) and run on `stored`: the interpreter's
+/// values over `inputs` (the same elements), bit for bit.
+fn agrees(t: &TypedKernel, inputs: &[TypedInput<'_>], stored: &[Stored<'_>], what: &str) {
+    let want = evaluate(t, inputs, Start::Identity).unwrap();
+    for scalar in [false, true] {
+        let code = bind(t, None, scalar);
+        let got = run(&code, lanes_dtype(t), stored).unwrap();
+        assert_eq!(want.values, got, "{what}, scalar {scalar}");
+    }
+}
+
 /// Bool inputs given as bytes other than 0 and 1 read as true where nonzero, by every way the
 /// code reads bools: 16 byte lanes (a map of bools alone), masks of 2 and 4 lanes (a select of
 /// int64 and of int32 values), several steps' masks at once (bool results of 2 and 4 lanes),
@@ -499,22 +510,12 @@ fn bool_bytes_are_true_where_nonzero() {
                 ElemType::I32 => Stored::I32(&i32s),
                 _ => Stored::F64(&f64s),
             };
-            let want = evaluate(
+            agrees(
                 &t,
                 &[TypedInput::Bool(whole(&p, &[n], &[n])), whole_of(types[1])],
-                Start::Identity,
-            )
-            .unwrap();
-            for scalar in [false, true] {
-                let code = bind(&t, None, scalar);
-                let got = run(
-                    &code,
-                    lanes_dtype(&t),
-                    &[Stored::Bool(&p_bytes), stored_of(types[1])],
-                )
-                .unwrap();
-                assert_eq!(want.values, got, "{what}, n = {n}, scalar {scalar}");
-            }
+                &[Stored::Bool(&p_bytes), stored_of(types[1])],
+                &format!("{what}, n = {n}"),
+            );
         }
     }
 }
@@ -556,23 +557,17 @@ fn bool_maps_of_two_bool_inputs_compute_on_packed_bytes() {
             let body = build(&mut a);
             let k = kernel(a, body, &[vec![n], vec![n], vec![n]], &[n], KernelKind::Map);
             let t = TypedKernel::new(&k, &[ElemType::Bool, ElemType::Bool, ElemType::F64], false).unwrap();
-            let want = evaluate(
+            let (pb, qb) = (truths(&p), truths(&q));
+            agrees(
                 &t,
                 &[
                     TypedInput::Bool(whole(&p, &[n], &[n])),
                     TypedInput::Bool(whole(&q, &[n], &[n])),
                     TypedInput::F64(whole(&x, &[n], &[n])),
                 ],
-                Start::Identity,
-            )
-            .unwrap();
-            let (pb, qb) = (truths(&p), truths(&q));
-            for scalar in [false, true] {
-                let code = bind(&t, None, scalar);
-                let ins = [Stored::Bool(&pb), Stored::Bool(&qb), Stored::F64(&x)];
-                let got = run(&code, lanes_dtype(&t), &ins).unwrap();
-                assert_eq!(want.values, got, "{what}, n = {n}, scalar {scalar}");
-            }
+                &[Stored::Bool(&pb), Stored::Bool(&qb), Stored::F64(&x)],
+                &format!("{what}, n = {n}"),
+            );
         }
     }
 }
@@ -614,25 +609,16 @@ fn a_masked_sum_and_a_scan_of_int64_and_bool() {
             }
             let kr = kernel(a.clone(), body, &[vec![n], vec![n]], &[n], kind.clone());
             let t = TypedKernel::new(&kr, &[ElemType::Bool, ElemType::I64], false).unwrap();
-            let want = evaluate(
+            assert_eq!(lanes_dtype(&t), ElemType::F64);
+            agrees(
                 &t,
                 &[
                     TypedInput::Bool(whole(&p, &[n], &[n])),
                     TypedInput::I64(whole(&k, &[n], &[n])),
                 ],
-                Start::Identity,
-            )
-            .unwrap();
-            for scalar in [false, true] {
-                let code = bind(&t, None, scalar);
-                let got = run(
-                    &code,
-                    ElemType::F64,
-                    &[Stored::Bool(&truths(&p)), Stored::I64(&k)],
-                )
-                .unwrap();
-                assert_eq!(want.values, got, "{kind:?}, n = {n}, scalar {scalar}");
-            }
+                &[Stored::Bool(&truths(&p)), Stored::I64(&k)],
+                &format!("{kind:?}, n = {n}"),
+            );
         }
     }
 }
