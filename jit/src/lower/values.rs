@@ -209,9 +209,7 @@ impl Gen<'_, '_> {
     pub(crate) fn load_bools(&mut self, addr: Value) -> Value {
         if self.lanes == 16 {
             // 16 bools in one load, each lane set where its byte is nonzero
-            let v = self.b.ins().load(types::I8X16, mem(), addr, 0);
-            let zero = self.vector_constant(types::I8X16, vec![0; 16]);
-            return self.b.ins().icmp(IntCC::NotEqual, v, zero);
+            return self.load_truths(addr, 16);
         }
         let (word_ty, splat_ty, vt, step) = if self.lanes == 4 {
             (types::I32, types::I32X4, types::I32X4, 4)
@@ -321,11 +319,8 @@ impl Gen<'_, '_> {
             return self.complex_store(t, v, addr);
         }
         if t == ElemType::Bool && self.is_vector(v) && self.lanes == 16 {
-            // the masks and-ed with 1: the 16 bools, stored at once
-            let ones = self.vector_constant(types::I8X16, vec![1; 16]);
-            let bytes = self.b.ins().band(v, ones);
-            self.b.ins().store(mem(), bytes, addr, 0);
-            return;
+            // the masks are the 16 bools' bytes: stored at once
+            return self.store_packed(v, 16, addr);
         }
         if t == ElemType::Bool && self.is_vector(v) {
             // the 2 or 4 bools of one vector
