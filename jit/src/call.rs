@@ -107,7 +107,9 @@ use crate::check::Checked;
 use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
-use crate::wide::{Binary, Io, Level, MOMENTS_STATE, Moments, Routine, Summed, WideElem, WideExtreme};
+use crate::wide::{
+    Binary, IntSummed, Io, Level, MOMENTS_STATE, Moments, Routine, Summed, WideElem, WideExtreme,
+};
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
 use std::mem::MaybeUninit;
@@ -1114,6 +1116,50 @@ pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType, row: bool) ->
         ElemType::I32 => of::<i32>(max, row),
         ElemType::Bool => of::<crate::wide::Truth>(max, row),
         _ => unreachable!("only f32, f64, i64, i32 and bool runs are folded"),
+    }
+}
+
+/// The wrapping int64 sum of the int64, int32 or bool values `x` at `level` (a bool's count of
+/// its truths; `wide/int_sums.rs`), as a trailing `sum` of a plain read folds a long row. An error
+/// if the host lacks `level`.
+pub fn apply_int_sum<T: IntSummed>(level: Level, x: &[T]) -> Result<i64> {
+    on_host(level)?;
+    let sum = T::int_sum(level);
+    // SAFETY: `sum` is one of int_sums.rs's `#[target_feature]` functions compiled for `level`
+    // (`IntSummed::int_sum` maps each level to its own), and the host has every feature of
+    // `level` (checked above); apart from those features it is a safe function of a slice.
+    Ok(unsafe { sum(x) })
+}
+
+/// The function compiled code calls for a trailing sum of a plain read of int64, int32 or bool
+/// values (skeleton.rs `wide_folds`): [`apply_int_sum`] of the `n` values at `x`, at
+/// [`crate::wide::level`].
+extern "C" fn trailing_int_sum<T: IntSummed>(x: *const T, n: i64) -> i64 {
+    // SAFETY: this function's address is given to compiled code only by `int_sum_address`, whose
+    // symbol skeleton.rs calls for a trailing sum (alone, or a component of sibling reductions)
+    // of a typed kernel whose body (the component's root) is a plain read of one int64, int32 or
+    // bool input that is not strided, at its own address (the code's shifted back by
+    // `stored_shift`): in place of its own loop over a row's points `[jlo, jhi)`, with `n > 0`
+    // points and `x` the row's input at the first: the elements that loop reads (in a checked
+    // input: see `dispatch`), only read during the call.
+    let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
+    // registered only where `level()` is some, which implies the host has it: `apply_int_sum`
+    // cannot fail (and a panic may not unwind out of an `extern "C"` function)
+    match crate::wide::level() {
+        Some(level) => apply_int_sum(level, x).unwrap_or(0),
+        None => 0,
+    }
+}
+
+/// The address of the function compiled code calls for a trailing sum of `dtype` values (i64,
+/// i32, bool).
+pub(crate) fn int_sum_address(dtype: kiln_ir::ElemType) -> *const u8 {
+    use kiln_ir::ElemType;
+    match dtype {
+        ElemType::I64 => trailing_int_sum::<i64> as *const u8,
+        ElemType::I32 => trailing_int_sum::<i32> as *const u8,
+        ElemType::Bool => trailing_int_sum::<crate::wide::Truth> as *const u8,
+        _ => unreachable!("only i64, i32 and bool runs are summed in int64"),
     }
 }
 

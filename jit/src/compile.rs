@@ -161,6 +161,13 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             }
             jb.symbol(host::find_symbol(dtype), call::find_address(dtype));
         }
+        for dtype in [
+            kiln_ir::ElemType::I64,
+            kiln_ir::ElemType::I32,
+            kiln_ir::ElemType::Bool,
+        ] {
+            jb.symbol(host::sum_symbol(false, dtype), call::int_sum_address(dtype));
+        }
     }
     let mut module = JITModule::new(jb);
     match define(&mut module, key, dumps) {
@@ -319,7 +326,7 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         math.import_find(module, func, values)?;
     }
     // a trailing sum, max or min, or sibling reductions, whose every reduction folds its long
-    // rows at full width (skeleton.rs `wide_folds`)
+    // rows at full width (skeleton.rs `wide_folds`; a typed kernel's integer sums in int64)
     for fold in key.folds(folded).unwrap_or_default() {
         match fold {
             math::Fold::Extreme { max } if math.extreme(max).is_none() => {
@@ -329,6 +336,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
             }
             math::Fold::Sum { dot } if math.sum(dot).is_none() => {
                 math.import_sum(module, func, dot, folded.expect("a fold's values"))?
+            }
+            math::Fold::IntSum if math.int_sum().is_none() => {
+                math.import_int_sum(module, func, folded.expect("a fold's values"))?
             }
             _ => {}
         }

@@ -155,8 +155,9 @@ pub(crate) fn find_symbol(dtype: ElemType) -> String {
     format!("kiln_wide_find_{}", dtype.short_name()).to_lowercase()
 }
 
-/// The symbol of the trailing sum of a run of `dtype` values (f32, f64; `dot` false) or of the
-/// products of two runs (wide/sums.rs, registered by compile.rs where the host has a wide level).
+/// The symbol of the trailing sum of a run of `dtype` values (f32, f64; `dot` false; i64, i32 and
+/// bool into int64, wide/int_sums.rs) or of the products of two runs (wide/sums.rs, registered by
+/// compile.rs where the host has a wide level).
 pub(crate) fn sum_symbol(dot: bool, dtype: ElemType) -> String {
     let what = if dot { "sum_products" } else { "sum" };
     format!("kiln_wide_{what}_{}", dtype.short_name()).to_lowercase()
@@ -329,6 +330,10 @@ pub struct MathRefs {
     /// The trailing sum of a row of f32 values and of the products of two rows (`wide/sums.rs`,
     /// skeleton.rs `wide_folds`), where [`MathRefs::import_sum`] imported them (index: products).
     sums: [Option<FuncRef>; 2],
+    /// The trailing sum of a row of a typed kernel's int64, int32 or bool values
+    /// (`wide/int_sums.rs`, skeleton.rs `wide_folds`), where [`MathRefs::import_int_sum`]
+    /// imported it.
+    int_sum: Option<FuncRef>,
     /// The moments of a row (`wide/moments.rs`, skeleton.rs `segment`), where
     /// [`MathRefs::import_moments`] imported it.
     moments: Option<FuncRef>,
@@ -395,6 +400,7 @@ impl MathRefs {
             extremes: [None; 2],
             find: None,
             sums: [None; 2],
+            int_sum: None,
             moments: None,
             bytes: None,
             inline,
@@ -547,6 +553,20 @@ impl MathRefs {
         Ok(())
     }
 
+    /// Declares in `module` and imports into `func` the trailing sum of a row of `dtype` values
+    /// (i64, i32, bool) into a wrapping int64 partial, `fn(x, n) -> i64` (registered by compile.rs
+    /// where the host has a wide level).
+    pub fn import_int_sum<M: Module>(
+        &mut self,
+        module: &mut M,
+        func: &mut cranelift_codegen::ir::Function,
+        dtype: ElemType,
+    ) -> crate::Result<()> {
+        let symbol = sum_symbol(false, dtype);
+        self.int_sum = Some(import_i64s(module, func, &symbol, 2, Some(types::I64))?);
+        Ok(())
+    }
+
     /// Declares in `module` and imports into `func` the moments of a row of `dtype` values,
     /// `fn(x, n, state) -> i8` (registered by compile.rs where the host has a wide level).
     pub fn import_moments<M: Module>(
@@ -568,6 +588,11 @@ impl MathRefs {
     /// The trailing sum of a row (`dot`: of the products of two), if the kernel imported it.
     pub fn sum(&self, dot: bool) -> Option<FuncRef> {
         self.sums[usize::from(dot)]
+    }
+
+    /// The trailing int64 sum of a row of integer or bool values, if the kernel imported it.
+    pub fn int_sum(&self) -> Option<FuncRef> {
+        self.int_sum
     }
 
     /// The trailing max (`max`) or min of a run, if the kernel imported it.

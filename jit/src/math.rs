@@ -224,6 +224,9 @@ pub enum Fold {
         /// The product of two plain reads.
         dot: bool,
     },
+    /// The wrapping int64 sum of a plain read of a typed kernel's int64, int32 or bool values (a
+    /// bool's count of truths).
+    IntSum,
 }
 
 /// The fold at full width a trailing reduction `op` of `body` (alone, or a component of sibling
@@ -237,7 +240,9 @@ pub enum Fold {
 ///   the fold reproduces: [`crate::wide::PARTS`] partials (4 accumulators of f32, 8 of f64: an
 ///   f64 sum of a plain read or a square over long rows), each vector `p` of the loops of at
 ///   least K vectors an iteration into accumulator `p % K`, and fewer than K after them
-///   ([`leaves_fewer`]).
+///   ([`leaves_fewer`]);
+/// - a sum of a plain read of a typed kernel's int64, int32 or bool values, into int64: wrapping
+///   addition is associative, so any partition gives the inline word.
 ///
 /// The caller checks that the kernel writes no further map outputs. Other bodies keep the inline
 /// path.
@@ -262,6 +267,11 @@ pub fn fold_of(
             Some(Fold::Extreme {
                 max: op == ReduceOp::Any,
             })
+        }
+        (ReduceOp::Sum, Some(ElemType::I64 | ElemType::I32 | ElemType::Bool))
+            if wide_extreme(arena, body, schedule) =>
+        {
+            Some(Fold::IntSum)
         }
         (ReduceOp::Sum, Some(t @ (ElemType::F32 | ElemType::F64)))
             if schedule.wide

@@ -291,6 +291,9 @@ fn summed_inputs(f: &Frame<'_>, root: kiln_ir::NodeId) -> Option<(usize, usize)>
 enum ComponentFold {
     /// A max or min of a plain read of input `i`.
     Extreme { fold: FuncRef, i: usize },
+    /// A typed kernel's sum of a plain read of input `i`'s int64, int32 or bool values: an int64
+    /// partial.
+    IntSum { fold: FuncRef, i: usize },
     /// A sum of a plain read of input `i` (`j == i`) or of the product of inputs `i` and `j`,
     /// its accumulators handed to the fold in `slot`.
     Sum {
@@ -318,25 +321,31 @@ fn folds(g: &mut Gen<'_, '_>, f: &Frame<'_>) -> Vec<ComponentFold> {
         return Vec::new();
     };
     // each fold's import and the inputs it reads (a sum's stack slot made once all are there)
-    let routes: Option<Vec<(FuncRef, usize, Option<usize>)>> = folds
+    let routes: Option<Vec<(crate::math::Fold, FuncRef, usize, usize)>> = folds
         .iter()
         .zip(f.key.roots())
-        .map(|(fold, root)| match *fold {
+        .map(|(&fold, root)| match fold {
             crate::math::Fold::Extreme { max } => {
-                Some((g.math.extreme(max)?, plain_input(f, root, ints)?, None))
+                let i = plain_input(f, root, ints)?;
+                Some((fold, g.math.extreme(max)?, i, i))
+            }
+            crate::math::Fold::IntSum => {
+                let i = plain_input(f, root, ints)?;
+                Some((fold, g.math.int_sum()?, i, i))
             }
             crate::math::Fold::Sum { dot } => {
                 let (i, j) = summed_inputs(f, root)?;
-                Some((g.math.sum(dot)?, i, Some(j)))
+                Some((fold, g.math.sum(dot)?, i, j))
             }
         })
         .collect();
     routes
         .unwrap_or_default()
         .into_iter()
-        .map(|(fold, i, j)| match j {
-            None => ComponentFold::Extreme { fold, i },
-            Some(j) => ComponentFold::Sum {
+        .map(|(kind, fold, i, j)| match kind {
+            crate::math::Fold::Extreme { .. } => ComponentFold::Extreme { fold, i },
+            crate::math::Fold::IntSum => ComponentFold::IntSum { fold, i },
+            crate::math::Fold::Sum { .. } => ComponentFold::Sum {
                 fold,
                 i,
                 j,
@@ -639,7 +648,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .folds
             .iter()
             .map(|&cf| match cf {
-                ComponentFold::Extreme { i, .. } => r.ptrs[i].map(|x| (cf, [x, x])),
+                ComponentFold::Extreme { i, .. } | ComponentFold::IntSum { i, .. } => {
+                    r.ptrs[i].map(|x| (cf, [x, x]))
+                }
                 ComponentFold::Sum { i, j, .. } => Some((cf, [r.ptrs[i]?, r.ptrs[j]?])),
             })
             .collect();
@@ -1836,6 +1847,7 @@ impl Skeleton<'_, '_> {
         // variables and where the call left them
         enum Called {
             Extreme(Value),
+            IntSum(Value),
             Sum(Vec<Variable>, Value),
         }
         let mut results = Vec::with_capacity(folds.len());
@@ -1862,6 +1874,11 @@ impl Skeleton<'_, '_> {
                         again = g.b.ins().bor(again, odd);
                     }
                     results.push((acc, Called::Extreme(partial)));
+                }
+                ComponentFold::IntSum { fold, i } => {
+                    let x = self.run_at(g, i, *x, jlo);
+                    let call = g.b.ins().call(fold, &[x, row.len]);
+                    results.push((acc, Called::IntSum(g.b.inst_results(call)[0])));
                 }
                 ComponentFold::Sum { fold, slot, .. } => {
                     // the partials in the inline partition's order: accumulator p's halves
@@ -1899,6 +1916,15 @@ impl Skeleton<'_, '_> {
                     };
                     let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
                     let merged = g.acc_update(acc.op, W::Scalar, &state, partial, None);
+                    for (&var, v) in acc.scalar.iter().zip(merged) {
+                        g.b.def_var(var, v);
+                    }
+                }
+                Called::IntSum(partial) => {
+                    // the row's int64 sum added into the int64 accumulator (a partial, not a
+                    // value to widen: a bool's count is not 0 / 1)
+                    let state: Vec<Value> = acc.scalar.iter().map(|&v| g.b.use_var(v)).collect();
+                    let merged = g.int_acc_merge_scalar(acc.op, &state, &[partial]);
                     for (&var, v) in acc.scalar.iter().zip(merged) {
                         g.b.def_var(var, v);
                     }

@@ -1240,11 +1240,12 @@ fn check_extreme(
     }
 }
 
-/// The max, min, argmax and argmin of int64 and int32 values, of the whole array and along rows
-/// ([`extreme_shapes`]; int32 runs are read at their own addresses, which an argmax's int64 lanes
-/// double), each extreme (the type's MIN and MAX) placed twice, away from the front.
+/// The max, min, argmax, argmin and sum of int64 and int32 values, of the whole array and along
+/// rows ([`extreme_shapes`]; int32 runs are read at their own addresses, which an argmax's int64
+/// lanes double), each extreme (the type's MIN and MAX) placed twice, away from the front (so an
+/// int64 sum wraps).
 #[test]
-fn integer_extremes_fold_at_full_width() {
+fn integer_extremes_and_sums_fold_at_full_width() {
     for (shape, axes) in extreme_shapes() {
         let n: usize = shape.iter().product();
         let mut data: Vec<i64> = (0..n as i64)
@@ -1256,7 +1257,13 @@ fn integer_extremes_fold_at_full_width() {
             data[at] = if max { i64::MAX } else { i64::MIN };
             narrow[at] = if max { i32::MAX } else { i32::MIN };
         }
-        for op in [ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin] {
+        for op in [
+            ReduceOp::Max,
+            ReduceOp::Min,
+            ReduceOp::ArgMax,
+            ReduceOp::ArgMin,
+            ReduceOp::Sum,
+        ] {
             let wide = TypedInput::I64(whole(&data, &shape, &shape));
             check_extreme(op, ElemType::I64, wide, Stored::I64(&data), &shape, &axes);
             let int32 = TypedInput::I32(whole(&narrow, &shape, &shape));
@@ -1265,10 +1272,11 @@ fn integer_extremes_fold_at_full_width() {
     }
 }
 
-/// The max, min, any, all, argmax and argmin of bool values ([`extreme_shapes`]): a bool's max is
-/// its `any`, its min its `all`, and its argmax and argmin stop at the first point that decides
-/// them. Each pattern: random, one true among falses (at the front, a third of the way, on either
-/// side of a block's edge, at the end), one false among trues, all false, all true.
+/// The max, min, any, all, argmax, argmin and sum of bool values ([`extreme_shapes`]): a bool's
+/// max is its `any`, its min its `all`, its argmax and argmin stop at the first point that decides
+/// them, and its sum counts its truths (bytes 1, 2, 255 and 128: [`truths`]). Each pattern:
+/// random, one true among falses (at the front, a third of the way, on either side of a block's
+/// edge, at the end), one false among trues, all false, all true.
 #[test]
 fn bool_extremes_fold_at_full_width() {
     for (shape, axes) in extreme_shapes() {
@@ -1296,6 +1304,7 @@ fn bool_extremes_fold_at_full_width() {
                 ReduceOp::All,
                 ReduceOp::ArgMax,
                 ReduceOp::ArgMin,
+                ReduceOp::Sum,
             ] {
                 let input = TypedInput::Bool(whole(data, &shape, &shape));
                 check_extreme(

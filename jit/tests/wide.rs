@@ -1845,6 +1845,44 @@ fn extreme_folds_match_a_sequential_fold_f32() {
     extreme_folds::<f32>();
 }
 
+/// The integer sums (`apply_int_sum`) at every level this host has: int64 values (wrapping),
+/// int32 values (widened first) and bools (the count of nonzero bytes) of every length 0..=200,
+/// around a count's block of 255 chunks of 64 bytes, and long, at several offsets, against a
+/// sequential sum.
+#[test]
+fn integer_sums_match_a_sequential_sum() {
+    let mut rng = Rng::new(19);
+    let block = 255 * 64;
+    let lens = (0..=200).chain([block - 1, block, block + 1, block + 65, 3 * block + 17, 100_003]);
+    for level in levels() {
+        for len in lens.clone() {
+            let words: Vec<i64> = (0..len + 7).map(|_| rng.next_u64() as i64).collect();
+            let bytes: Vec<u8> = words
+                .iter()
+                .map(|&w| [0, 1, 2, 255, 128, 0, 0][(w as u64 % 7) as usize])
+                .collect();
+            for off in [0, 1, 7] {
+                let x = &words[off..off + len];
+                let want = x.iter().fold(0i64, |a, &v| a.wrapping_add(v));
+                assert_eq!(
+                    kiln_jit::apply_int_sum(level, x).unwrap(),
+                    want,
+                    "{level:?} i64 len {len} at {off}"
+                );
+                let narrow: Vec<i32> = x.iter().map(|&v| v as i32).collect();
+                let want: i64 = narrow.iter().map(|&v| i64::from(v)).sum();
+                let got = kiln_jit::apply_int_sum(level, &narrow).unwrap();
+                assert_eq!(got, want, "{level:?} i32 len {len} at {off}");
+                let truths: Vec<wide::Truth> =
+                    bytes[off..off + len].iter().map(|&b| wide::Truth(b)).collect();
+                let want = bytes[off..off + len].iter().filter(|&&b| b != 0).count() as i64;
+                let got = kiln_jit::apply_int_sum(level, &truths).unwrap();
+                assert_eq!(got, want, "{level:?} bool len {len} at {off}");
+            }
+        }
+    }
+}
+
 /// The search of a best block (`apply_find`) at every level this host has, f64 and f32, every
 /// length 0..=80 and a few long ones: for a value at the start, the middle and the end of a run
 /// (the first of equal ones: -0.0 and 0.0 are equal, NaN of either sign is found as NaN), and

@@ -104,6 +104,12 @@
 //! max(x)` of f32) call each component's for a long row, and fold it again inline for every
 //! component where any call's result is one of those cases.
 //!
+//! **Integer sums.** `int_sums.rs` adds a run of int64, int32 or bool values (a bool's count of
+//! its truths) into a wrapping int64 partial, which a typed kernel's trailing `sum` of a plain read
+//! of an input calls for each row of at least 64 points (skeleton.rs `wide_folds`;
+//! `crate::apply_int_sum` for tests): wrapping addition is associative, so the partial is the
+//! inline loop's word.
+//!
 //! **Moments.** `moments.rs` computes a row's blocks of two passes (`S`, then `Σ (x - m)²`) in
 //! the inline loop's partition and merges them into its state, operation for operation, which a
 //! compound `moments` (`var`, `std`, `mean` with either) of a plain read of an f64 or f32 input
@@ -129,6 +135,8 @@ mod complex;
 mod exp_family;
 mod extremes;
 pub use extremes::{Extreme, Truth, WideExtreme, row_extreme};
+mod int_sums;
+pub use int_sums::IntSummed;
 mod lanes;
 mod logs;
 mod moments;
