@@ -29,7 +29,9 @@
 //!   threads in any order; each unit runs at most once (an atomic claim per unit), so no two calls
 //!   write the same memory, and every unit's segment and range bounds are checked against the plan
 //!   before the call. Every buffer outlives `Spread::spread`, which returns only when all units are
-//!   done (checked: a unit left unclaimed is an error and the result is discarded);
+//!   done (checked: a unit left unclaimed is an error and the result is discarded). A unit of a
+//!   chunked whole-array reduction that an earlier unit's partial decided ([`Decides`]) is claimed
+//!   and not run: its slot keeps the identity output.rs filled it with before the run;
 //! - an input read from the destination ([`crate::InputRef::Destination`], an in-place update) is
 //!   read through the same pointer the code writes through, only by a map that reads it at the point
 //!   it writes (checked): each element is loaded, in the iteration (and the unit) that stores it,
@@ -180,6 +182,23 @@ pub(crate) struct Targets {
     pub idx_bytes: usize,
     /// Bytes of `out_idx` each unit owns (scan states), or 0 when units share it (indices).
     pub idx_unit_bytes: usize,
+    /// How a unit's partial decides a chunked whole-array reduction, where one can.
+    pub decides: Option<Decides>,
+}
+
+/// How the partial of one chunk decides a chunked whole-array `any` or `all` (of any values), or
+/// a max, min, argmax or argmin of bools: its slot (unit `u` folds chunk `u` into slot `u`) holds
+/// the truth `when` (`any`, max, argmax: true; `all`, min, argmin: false). The merge of the
+/// partials in chunk order then gives that chunk's partial whatever the later chunks hold (the
+/// first extreme is kept), so [`dispatch`] runs no unit after the first that decided: each such
+/// unit's slot keeps the identity output.rs started it at, which changes no merge.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Decides {
+    /// Whether a slot is an int64 word (a typed kernel's integer accumulator), else an element of
+    /// the kernel's float type (1 or 0).
+    pub word: bool,
+    /// The truth of a slot that decides the result.
+    pub when: bool,
 }
 
 /// Raw pointers shared by the units of one run.
@@ -248,8 +267,24 @@ pub(crate) fn dispatch<T: Elem>(
     };
     let claims: &[AtomicBool] = if n_units == 1 { &one } else { &many };
     let entry = code.entry;
+    // the first unit whose partial decided the result (`Decides`), where the run has more than one
+    let decides = out.decides.filter(|_| n_units > 1);
+    let slot_size = match decides {
+        Some(Decides { word: true, .. }) => 8,
+        _ => std::mem::size_of::<T>(),
+    };
+    if decides.is_some() && n_units.saturating_mul(slot_size) > out.val_bytes {
+        return Err(JitError::WrongKernel(
+            "the partials do not fit the run plan".into(),
+        ));
+    }
+    let decided = AtomicUsize::new(usize::MAX);
     let work = |u: usize| {
         if u >= n_units || claims[u].swap(true, Ordering::AcqRel) {
+            return;
+        }
+        // a unit after the one that decided is not run: its slot keeps its identity
+        if decides.is_some() && decided.load(Ordering::Acquire) < u {
             return;
         }
         let (sb, se, lo, hi) = plan.unit(u);
@@ -281,6 +316,23 @@ pub(crate) fn dispatch<T: Elem>(
                 sh.ins, sh.out_val, idx, sh.params, sb as i64, se as i64, lo as i64, hi as i64,
             )
         };
+        if let Some(d) = decides {
+            // SAFETY: unit `u` of a chunked whole-array reduction (`Decides`) folded chunk `u` into
+            // slot `u` (a `slot_size`-byte word or element, every slot within `val_bytes`:
+            // checked above), which no other unit writes, and the call above, on this thread,
+            // has returned: the slot holds the value the code stored, read once
+            let truth = unsafe {
+                let at = sh.out_val.add(u * slot_size);
+                if d.word {
+                    std::ptr::read_unaligned(at.cast::<i64>()) != 0
+                } else {
+                    std::ptr::read_unaligned(at.cast::<T>()).to_f64() != 0.0
+                }
+            };
+            if truth == d.when {
+                decided.fetch_min(u, Ordering::AcqRel);
+            }
+        }
     };
     spread.spread(n_units, &work);
     if !claims.iter().all(|c| c.load(Ordering::Acquire)) {

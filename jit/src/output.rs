@@ -5,7 +5,7 @@
 //! argmax and sums of truth values), sums rounded once from their f64 accumulator with
 //! [`ReduceOp::finish`]'s sign rule.
 
-use crate::call::{Ran, Targets, uninit_output, written_output};
+use crate::call::{Decides, Ran, Targets, uninit_output, written_output};
 use crate::compound::SLOT_F64S;
 use crate::error::{Result, oom};
 use crate::layout::{Geometry, Structure};
@@ -271,7 +271,28 @@ impl<'a, T: Elem> Outputs<'a, T> {
             out_idx,
             idx_bytes,
             idx_unit_bytes,
+            decides: self.decides(),
         }
+    }
+
+    /// How one chunk's partial decides this run, where it is a chunked whole-array `any` or `all`,
+    /// or a max, min, argmax or argmin of bools ([`Decides`]; every slot started at the identity,
+    /// [`Outputs::allocate`]).
+    fn decides(&self) -> Option<Decides> {
+        let op = self.op?;
+        let bools = self.ints == Some(ElemType::Bool);
+        let plain = self.compound.is_none() && self.siblings.is_none() && self.complex.is_none();
+        let when = match op {
+            ReduceOp::Any => true,
+            ReduceOp::All => false,
+            ReduceOp::Max | ReduceOp::ArgMax if bools => true,
+            ReduceOp::Min | ReduceOp::ArgMin if bools => false,
+            _ => return None,
+        };
+        (self.chunked && plain).then_some(Decides {
+            word: self.ints.is_some(),
+            when,
+        })
     }
 
     /// After the run `ran` (of these outputs' targets): a fresh map or scan output holds its elements.

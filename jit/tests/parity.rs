@@ -473,23 +473,6 @@ fn same_tensor(a: &Tensor, b: &Tensor) -> bool {
         && bits_equal(&a.values.to_f64(), &b.values.to_f64())
 }
 
-/// Runs units on three scoped threads, in a scrambled order (the bits must not care).
-struct Scrambled;
-
-impl kiln_jit::Spread for Scrambled {
-    fn spread(&self, units: usize, work: &(dyn Fn(usize) + Sync)) {
-        std::thread::scope(|s| {
-            for t in 0..3 {
-                s.spawn(move || {
-                    for u in (0..units).rev().filter(|u| u % 3 == t) {
-                        work(u);
-                    }
-                });
-            }
-        });
-    }
-}
-
 /// Chunked and spread runs: whole-array reductions cut into many small chunks (two passes) against
 /// the interpreter; every kernel spread over scrambled threads bitwise equal to the same cut run
 /// serially; maps and axis reductions bitwise equal to the one-call run.

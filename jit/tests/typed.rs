@@ -9,6 +9,9 @@ use kiln_ir::*;
 use kiln_jit::typed::{kernel_of, lanes_dtype, plan, why_not};
 use kiln_jit::{BoundKernel, InputRef, OutSlice, RunConfig, Schedule, Stored, TypedView, Workspace};
 
+mod common;
+use common::Scrambled;
+
 fn kernel(
     arena: ExprArena,
     body: NodeId,
@@ -81,6 +84,17 @@ fn run(code: &BoundKernel, dtype: ElemType, ins: &[Stored<'_>]) -> kiln_jit::Res
         max_units: 4,
         ..Default::default()
     };
+    run_cut(code, dtype, ins, &cfg)
+}
+
+/// A run of `code` (of float dtype `dtype`) over `ins`, cut and spread as `cfg` says.
+fn run_cut(
+    code: &BoundKernel,
+    dtype: ElemType,
+    ins: &[Stored<'_>],
+    cfg: &RunConfig<'_>,
+) -> kiln_jit::Result<Values> {
+    let cfg = cfg.clone();
     let mut ws = Workspace::new();
     match dtype {
         ElemType::F64 => {
@@ -1315,6 +1329,64 @@ fn bool_extremes_fold_at_full_width() {
                     &shape,
                     &axes,
                 );
+            }
+        }
+    }
+}
+
+/// Chunked whole-array reductions of bools that one chunk's partial decides (any, all; max, min,
+/// argmax, argmin) run no chunk after the first that decided (call.rs `Decides`): spread over
+/// scrambled threads, later chunks first, in chunks of 64 points, vector and scalar code, they
+/// give the interpreter's result (the truth, and its first point) wherever the deciding points lie:
+/// none, the first point, one chunk's edges, the middle, the last, several chunks.
+#[test]
+fn chunked_bool_reductions_that_a_chunk_decides() {
+    let n = 5000;
+    let shape = vec![n];
+    let cut = RunConfig {
+        min_chunk: 64,
+        target_partials: 100,
+        max_units: 5,
+        spread: &Scrambled,
+        ..Default::default()
+    };
+    let places: [&[usize]; 7] = [
+        &[],
+        &[0],
+        &[63, 64],
+        &[n / 2],
+        &[n - 1],
+        &[70, 4000],
+        &[1000, 1001, 4999],
+    ];
+    for ats in places {
+        for base in [false, true] {
+            let mut data = vec![base; n];
+            for &at in ats {
+                data[at] = !base;
+            }
+            for op in [
+                ReduceOp::Any,
+                ReduceOp::All,
+                ReduceOp::Max,
+                ReduceOp::Min,
+                ReduceOp::ArgMax,
+                ReduceOp::ArgMin,
+            ] {
+                let mut a = ExprArena::new();
+                let body = a.input(0);
+                let kind = KernelKind::Reduce { op, axes: vec![0] };
+                let kr = kernel(a, body, &[shape.clone()], &shape, kind);
+                let t = TypedKernel::new(&kr, &[ElemType::Bool], false).unwrap();
+                let input = TypedInput::Bool(whole(&data, &shape, &shape));
+                let want = evaluate(&t, &[input], Start::Identity).unwrap();
+                let bytes = truths(&data);
+                for scalar in [false, true] {
+                    let code = bind(&t, None, scalar);
+                    let got = run_cut(&code, lanes_dtype(&t), &[Stored::Bool(&bytes)], &cut).unwrap();
+                    let what = format!("{op:?} of {base} but at {ats:?}, scalar {scalar}");
+                    assert_eq!(want.values, got, "{what}");
+                }
             }
         }
     }

@@ -300,3 +300,20 @@ fn sum_abs_scale<T: Elem>(kernel: &KernelIR, data: &[Vec<T>]) -> Option<Vec<f64>
     let t = oracle(&k, data).ok()?;
     Some(t.values.to_f64())
 }
+
+/// Runs units on three scoped threads, in a scrambled order (the bits must not care).
+pub struct Scrambled;
+
+impl kiln_jit::Spread for Scrambled {
+    fn spread(&self, units: usize, work: &(dyn Fn(usize) + Sync)) {
+        std::thread::scope(|s| {
+            for t in 0..3 {
+                s.spawn(move || {
+                    for u in (0..units).rev().filter(|u| u % 3 == t) {
+                        work(u);
+                    }
+                });
+            }
+        });
+    }
+}
