@@ -1566,23 +1566,27 @@ fn enter_stretches(
 /// are added one at a time. So how every output is associated never depends on how a run is cut
 /// into units (threads).
 ///
-/// **Kept max, min and product** fold their rows in order, `out = f(...f(f(out, x[r]), x[r+1])
-/// ...)`, and so in groups of [`ROW_GROUP`] adjacent rows (`i % ROW_GROUP == 0`, the rest of the
-/// block one at a time): the same operations in the same order, so every output's bits as row by
+/// **Kept max, min, product, `any` and `all`** fold their rows in order, `out = f(...f(f(out,
+/// x[r]), x[r+1]) ...)`, and so in groups of [`ROW_GROUP`] adjacent rows (`i % ROW_GROUP == 0`,
+/// the rest of the block one at a time): the same operations in the same order, so every output's bits as row by
 /// row, with one read-modify-write of the output per group instead of one per row (the output's
 /// loads and stores, not the rows' loads, bound a kept max: `max(m, axis=0)` of 1000 x 1000 f64
 /// measured 0.27 ms row by row). Kept sibling reductions group as their components do: every
-/// component a sum (bands), or every one a max, min or product (adjacent rows).
+/// component a sum (bands), or every one a max, min, product, `any` or `all` (adjacent rows).
 impl Skeleton<'_, '_> {
-    /// Whether this kernel folds rows in groups: kept sums (in bands), or kept maxes, mins and
-    /// products (adjacent rows), whose plan rows each hold whole segments (so a segment's points
-    /// are one run of every row pointer) and whose row pointers live in registers.
+    /// Whether this kernel folds rows in groups: kept sums (in bands), or kept maxes, mins,
+    /// products, `any`s and `all`s (adjacent rows), whose plan rows each hold whole segments (so a
+    /// segment's points are one run of every row pointer) and whose row pointers live in
+    /// registers.
     fn groups_rows(&self) -> bool {
         let ops = self.st.mode.kept_ops();
         let sums = ops.iter().all(|&op| op == ReduceOp::Sum);
-        let in_order = ops
-            .iter()
-            .all(|op| matches!(op, ReduceOp::Max | ReduceOp::Min | ReduceOp::Prod));
+        let in_order = ops.iter().all(|op| {
+            matches!(
+                op,
+                ReduceOp::Max | ReduceOp::Min | ReduceOp::Prod | ReduceOp::Any | ReduceOp::All
+            )
+        });
         !ops.is_empty()
             && (sums || in_order)
             && self.st.seg_axes > 0
@@ -1594,7 +1598,8 @@ impl Skeleton<'_, '_> {
     /// in a block of `dim` rows (the last segment axis) that the unit runs whole, the first `band =
     /// dim / ROW_GROUP` rows each head a group (rows `i, i + band, ..., i + (ROW_GROUP - 1) *
     /// band`), the rows the groups took are skipped, and the last `dim % ROW_GROUP` rows are added
-    /// one by one; any other segment is added alone. Kept maxes, mins and products: each row `i`
+    /// one by one; any other segment is added alone. Kept maxes, mins, products, `any`s and
+    /// `all`s: each row `i`
     /// with `i % ROW_GROUP == 0` and `i + ROW_GROUP <= dim` heads the group of rows `i..i +
     /// ROW_GROUP` (`band` 1), and the rest are folded one by one: every row in order.
     fn grouped_segments(&self, g: &mut Gen<'_, '_>, cursor: Option<Cursor>) {
