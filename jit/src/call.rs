@@ -110,10 +110,11 @@ use crate::error::{JitError, Result, oom};
 use crate::plan::RunPlan;
 use crate::run::{Elem, Spread};
 use crate::wide::{
-    Binary, IntSummed, Io, Level, MOMENTS_STATE, Moments, Routine, Summed, WideElem, WideExtreme,
+    Binary, IntRows, IntSummed, Io, Level, MOMENTS_STATE, Moments, Routine, Summed, WideElem, WideExtreme,
 };
 use cranelift_jit::JITModule;
 use cranelift_module::FuncId;
+use kiln_ir::ReduceOp;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -1064,6 +1065,129 @@ pub(crate) fn kept_extreme_address(max: bool, group: bool, dtype: kiln_ir::ElemT
         (false, true, ElemType::F64) => kept_extreme_group::<f64, false> as *const u8,
         (false, true, ElemType::F32) => kept_extreme_group::<f32, false> as *const u8,
         _ => unreachable!("only float types (f32, f64) reach here"),
+    }
+}
+
+/// The kept reduction `op`'s row steps over int64, int32 or bool values at `level` ([`crate::wide`],
+/// `int_rows.rs`): with one row `x`, `out[j] = op(out[j], x[j])`, with eight, the eight rows
+/// folded in, for every `j` of `out`, into int64 words as a typed kernel's kept accumulators hold
+/// them (a sum wrapping, a max or min of the values widened, an `any` or `all` of their truths
+/// 0 / 1): the inline path's words. An error if the host lacks `level`, if `op` is not a sum, max,
+/// min, `any` or `all`, if the rows are not one or eight, or if a row is shorter than `out`.
+pub fn apply_kept_int<T: IntRows>(level: Level, op: ReduceOp, rows: &[&[T]], out: &mut [i64]) -> Result<()> {
+    on_host(level)?;
+    let Some(code) = crate::wide::int_rows::code(op) else {
+        return Err(JitError::Unsupported(format!(
+            "a kept {op:?} has no integer row step"
+        )));
+    };
+    if let Some(r) = rows.iter().find(|r| r.len() < out.len()) {
+        return Err(JitError::WrongKernel(format!(
+            "a kept {op:?}'s row of {} elements is shorter than its output run of {}",
+            r.len(),
+            out.len()
+        )));
+    }
+    match rows {
+        [x] => {
+            let step = T::single_step(code, level);
+            // SAFETY: `step` is one of int_rows.rs's `#[target_feature]` functions compiled for
+            // `level` (`IntRows::single_step` maps each level to its own), and the host has every
+            // feature of `level` (checked above); apart from those features it is a safe function
+            // of slices.
+            unsafe { step(x, out) };
+        }
+        _ => {
+            let Ok(group) = <[&[T]; crate::wide::GROUP]>::try_from(rows) else {
+                return Err(JitError::WrongKernel(format!(
+                    "a kept {op:?}'s row step takes 1 or {} rows, not {}",
+                    crate::wide::GROUP,
+                    rows.len()
+                )));
+            };
+            let step = T::group_step(code, level);
+            // SAFETY: as above, for `IntRows::group_step`.
+            unsafe { step(group, out) };
+        }
+    }
+    Ok(())
+}
+
+/// The function compiled code calls for a typed kernel's kept reduction's row (skeleton.rs
+/// `segment`): [`apply_kept_int`] of the row at `x` over the `n` int64 words at `out`.
+extern "C" fn kept_int<T: IntRows, const OP: u8>(x: *const T, out: *mut i64, n: i64) {
+    // SAFETY: as `kept_single`'s: skeleton.rs calls it in place of its own inner loop over a row's
+    // columns `[jlo, jhi)`, `n = jhi - jlo > 0`, `x` the row's input at `jlo` (a plain read of a
+    // checked int64, int32 or bool input, at its own address: the code's shifted back by
+    // `stored_shift`), `out` that column's int64 word, in a buffer no input slice borrows
+    // (output.rs allocates it, or it is the caller's `&mut` buffer).
+    let (x, out) = unsafe {
+        let n = n as usize;
+        (
+            std::slice::from_raw_parts(x, n),
+            std::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    if let (Some(level), Some(op)) = (crate::wide::level(), crate::wide::int_rows::op_of(OP)) {
+        let _ = apply_kept_int(level, op, &[x], out);
+    }
+}
+
+/// The function compiled code calls for a typed kernel's kept reduction's group of rows
+/// (skeleton.rs `group`): [`apply_kept_int`] of the eight rows at `r0..r7` over the `n` int64
+/// words at `out`.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn kept_int_group<T: IntRows, const OP: u8>(
+    r0: *const T,
+    r1: *const T,
+    r2: *const T,
+    r3: *const T,
+    r4: *const T,
+    r5: *const T,
+    r6: *const T,
+    r7: *const T,
+    out: *mut i64,
+    n: i64,
+) {
+    // SAFETY: as `kept_group`'s: skeleton.rs calls it in place of its own loop over a group's
+    // columns `[lo, hi)`, `n = hi - lo > 0`, each `r_m` the group's row `m` of a plain read of a
+    // checked int64, int32 or bool input at column `lo` (at its own address, as `kept_int`'s),
+    // `out` that column's int64 word, in a buffer no input slice borrows.
+    let (rows, out) = unsafe {
+        let n = n as usize;
+        let rows = [r0, r1, r2, r3, r4, r5, r6, r7].map(|r| std::slice::from_raw_parts(r, n));
+        (rows, std::slice::from_raw_parts_mut(out, n))
+    };
+    if let (Some(level), Some(op)) = (crate::wide::level(), crate::wide::int_rows::op_of(OP)) {
+        let _ = apply_kept_int(level, op, &rows, out);
+    }
+}
+
+/// The address of the function compiled code calls for a typed kernel's kept `op` (sum, max, min,
+/// `any`, `all`) of `values` (i64, i32, bool): its row, or its group of rows (`group`).
+pub(crate) fn kept_int_address(op: ReduceOp, group: bool, values: kiln_ir::ElemType) -> *const u8 {
+    fn of<T: IntRows>(op: ReduceOp, group: bool) -> *const u8 {
+        use crate::wide::int_rows::{ALL, ANY, MAX, MIN, SUM};
+        match (op, group) {
+            (ReduceOp::Sum, false) => kept_int::<T, SUM> as *const u8,
+            (ReduceOp::Max, false) => kept_int::<T, MAX> as *const u8,
+            (ReduceOp::Min, false) => kept_int::<T, MIN> as *const u8,
+            (ReduceOp::Any, false) => kept_int::<T, ANY> as *const u8,
+            (ReduceOp::All, false) => kept_int::<T, ALL> as *const u8,
+            (ReduceOp::Sum, true) => kept_int_group::<T, SUM> as *const u8,
+            (ReduceOp::Max, true) => kept_int_group::<T, MAX> as *const u8,
+            (ReduceOp::Min, true) => kept_int_group::<T, MIN> as *const u8,
+            (ReduceOp::Any, true) => kept_int_group::<T, ANY> as *const u8,
+            (ReduceOp::All, true) => kept_int_group::<T, ALL> as *const u8,
+            _ => unreachable!("only sums, maxes, mins, anys and alls have integer row steps"),
+        }
+    }
+    use kiln_ir::ElemType;
+    match values {
+        ElemType::I64 => of::<i64>(op, group),
+        ElemType::I32 => of::<i32>(op, group),
+        ElemType::Bool => of::<crate::wide::Truth>(op, group),
+        _ => unreachable!("only i64, i32 and bool values have integer row steps"),
     }
 }
 

@@ -21,7 +21,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
-use kiln_ir::KernelIR;
+use kiln_ir::{KernelIR, ReduceOp};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -167,6 +167,20 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             kiln_ir::ElemType::Bool,
         ] {
             jb.symbol(host::sum_symbol(false, dtype), call::int_sum_address(dtype));
+            for op in [
+                ReduceOp::Sum,
+                ReduceOp::Max,
+                ReduceOp::Min,
+                ReduceOp::Any,
+                ReduceOp::All,
+            ] {
+                for group in [true, false] {
+                    jb.symbol(
+                        host::kept_int_symbol(op, group, dtype),
+                        call::kept_int_address(op, group, dtype),
+                    );
+                }
+            }
         }
     }
     let mut module = JITModule::new(jb);
@@ -299,15 +313,17 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     }
     // a kept reduction, or kept sibling reductions, of plain reads step their rows at full width,
     // each component's step in turn (skeleton.rs `segment`, `group`)
-    let kept = st.mode.kept_ops();
-    if typed.is_none() && math::wide_kept_rows(&key.arena, &key.roots(), kept, key.schedule) {
-        for &op in kept {
-            math.import_kept_rows(module, func, op, st.dtype, crate::wide::GROUP)?;
-        }
-    }
     // float values of a float kernel, or int64, int32 or bool values of a typed one, folded in
     // their own type
     let folded = math::fold_values(typed.as_ref().map(|t| t.value_type()), st.dtype);
+    let kept = st.mode.kept_ops();
+    if let Some(values) = folded
+        && math::wide_kept_rows(&key.arena, &key.roots(), kept, key.schedule, values)
+    {
+        for &op in kept {
+            math.import_kept_rows(module, func, op, values, crate::wide::GROUP)?;
+        }
+    }
     // a compound moments kernel folds its long rows (skeleton.rs `segment`)
     if st.mode == Mode::Compound(kiln_ir::CompoundOp::Moments)
         && typed.is_none()

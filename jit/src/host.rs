@@ -130,6 +130,14 @@ pub(crate) fn kept_extreme_symbol(max: bool, group: bool, dtype: ElemType) -> St
     format!("kiln_wide_kept_{what}{rows}_{}", dtype.short_name()).to_lowercase()
 }
 
+/// The symbol of a typed kernel's kept `op`'s (sum, max, min, `any`, `all`) single-row step (or
+/// group step: `group`) on `values` (i64, i32, bool; wide/int_rows.rs, registered by compile.rs
+/// where the host has a wide level).
+pub(crate) fn kept_int_symbol(op: ReduceOp, group: bool, values: ElemType) -> String {
+    let rows = if group { "_group" } else { "" };
+    format!("kiln_wide_kept_int_{op:?}{rows}_{}", values.short_name()).to_lowercase()
+}
+
 /// The symbol of the trailing max (`max`) or min of a run on `dtype` (wide/extremes.rs, registered
 /// by compile.rs where the host has a wide level): a row's (`row`: a zero of a row holding zeros
 /// of both signs made a NaN, [`crate::wide::row_extreme`]) or a block's.
@@ -181,6 +189,8 @@ fn kept_index(op: ReduceOp) -> Option<usize> {
         ReduceOp::Sum => Some(0),
         ReduceOp::Min => Some(1),
         ReduceOp::Max => Some(2),
+        ReduceOp::Any => Some(3),
+        ReduceOp::All => Some(4),
         _ => None,
     }
 }
@@ -316,10 +326,11 @@ pub struct MathRefs {
     /// both sin and cos.
     sincos: Option<FuncRef>,
     /// The kept sum's, min's and max's row steps at full width (see `wide/rows.rs` and
-    /// skeleton.rs): each its group step (a sum's band of rows, a max's or min's adjacent rows),
+    /// skeleton.rs; a typed kernel's, and its `any`'s and `all`'s, `wide/int_rows.rs`): each its
+    /// group step (a sum's band of rows, the others' adjacent rows),
     /// `fn(r0, ..., r7, out, n)`, and its single-row step, `fn(x, out, n)`, where
     /// [`MathRefs::import_kept_rows`] imported them (index: [`kept_index`]).
-    kept: [Option<[FuncRef; 2]>; 3],
+    kept: [Option<[FuncRef; 2]>; 5],
     /// The trailing min and max of a run (`wide/extremes.rs`): a row's, for skeleton.rs
     /// `wide_folds` where each segment is one row, else a block's (`arg_blocks`, and `wide_folds`
     /// over segments of several rows), where [`MathRefs::import_extreme`] imported them (index:
@@ -396,7 +407,7 @@ impl MathRefs {
             refs,
             wide: wide_refs,
             sincos,
-            kept: [None; 3],
+            kept: [None; 5],
             extremes: [None; 2],
             find: None,
             sums: [None; 2],
@@ -485,6 +496,7 @@ impl MathRefs {
             return Ok(());
         };
         let symbol = |group: bool| match op {
+            _ if !dtype.is_float() => kept_int_symbol(op, group, dtype),
             ReduceOp::Sum => kept_rows_symbol(group, dtype),
             _ => kept_extreme_symbol(op == ReduceOp::Max, group, dtype),
         };

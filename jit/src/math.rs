@@ -152,19 +152,24 @@ pub fn wide_routines(
 /// Whether a kernel runs its kept reductions' row steps at full width (`wide/rows.rs`,
 /// skeleton.rs "Kept sums, several reduced rows per pass"): a kept sum, max or min, or kept
 /// sibling reductions of those (`ops`, of `roots`), each a plain read of an input
-/// (`sum(x, axis=0)`, `max(m, axis=0) - min(m, axis=0)`), where the schedule asks for the wide
-/// routines (normalised: and the host has them). A computed body keeps the inline path.
+/// (`sum(x, axis=0)`, `max(m, axis=0) - min(m, axis=0)`), of a float kernel or of a typed
+/// kernel's int64, int32 or bool `values` (`wide/int_rows.rs`; whose `any` and `all` too),
+/// where the schedule asks for the wide routines (normalised: and the host has them). A computed
+/// body keeps the inline path.
 pub fn wide_kept_rows(
     arena: &kiln_ir::ExprArena,
     roots: &[kiln_ir::NodeId],
     ops: &[kiln_ir::ReduceOp],
     schedule: crate::Schedule,
+    values: kiln_ir::ElemType,
 ) -> bool {
-    use kiln_ir::ReduceOp::{Max, Min, Sum};
+    use kiln_ir::ReduceOp::{All, Any, Max, Min, Sum};
+    let ints = !values.is_float();
     schedule.wide
         && !ops.is_empty()
         && ops.iter().zip(roots).all(|(op, &root)| {
-            matches!(op, Sum | Max | Min) && matches!(arena.node(root), kiln_ir::Node::Input(_))
+            (matches!(op, Sum | Max | Min) || (ints && matches!(op, Any | All)))
+                && matches!(arena.node(root), kiln_ir::Node::Input(_))
         })
 }
 

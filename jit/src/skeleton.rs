@@ -69,7 +69,8 @@ const WIDE_ROW_MIN: i64 = 16;
 /// measured no faster, from L3 slower (column sums of 1e6 f64, 8 MB: 0.099-0.102 ns/elem against
 /// 0.090-0.092 inline; BENCHMARKS.md before 0b97b4d, "Column sums at full width"). f32 blocks of any size take
 /// the steps: the inline loop widens every vector to two f64 halves and is bound by that, not by
-/// memory (1e6 f32: 0.10 against 0.23, 1e7: 0.14 against 0.18-0.20).
+/// memory (1e6 f32: 0.10 against 0.23, 1e7: 0.14 against 0.18-0.20), and so do a typed kernel's
+/// integer and bool sums.
 const WIDE_ROW_MAX_BYTES: i64 = 1 << 20;
 
 /// The fewest points of a row that a trailing max or min of a plain read folds by one call at
@@ -238,8 +239,10 @@ impl RowCall {
 struct RowStep {
     /// The step (`wide/rows.rs`): `fn(rows..., out, n)`.
     step: FuncRef,
-    /// Its rows' pointers at column 0 (column `j` of row `m` at `rows[m] + j * size`).
+    /// Its rows' pointers at column 0 (column `j` of row `m` at `rows[m] + j * size`), the code's
+    /// addresses of input `input` (a typed kernel's stored input's shifted back for the call).
     rows: Vec<Value>,
+    input: usize,
     /// Where the reduction's outputs start (the kernel's output, or a kept sibling component's).
     out: Value,
     /// The reduction, whose accumulator's bytes step the output.
@@ -444,7 +447,9 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 .and_then(|ops| {
                     ops.iter()
                         .zip(f.key.roots())
-                        .map(|(&op, root)| Some((plain_input(f, root, None)?, g.math.kept_rows(op)?)))
+                        .map(|(&op, root)| {
+                            Some((plain_input(f, root, folded_ints(g))?, g.math.kept_rows(op)?))
+                        })
                         .collect()
                 }),
             // (read where it is: a float kernel's input in its dtype, a typed one's int64, int32
@@ -1772,7 +1777,8 @@ impl Skeleton<'_, '_> {
         let row = RowCall::new(g, jlo, jhi, WIDE_ROW_MIN);
         // (a kept max or min is bound by its compares, not by memory: any block)
         let sum = steps.iter().any(|s| s.op == ReduceOp::Sum);
-        let wide = if g.dtype == kiln_ir::ElemType::F64 && sum {
+        // (a typed kernel's integer sum too: its inline loop widens its values to int64 lanes)
+        let wide = if g.dtype == kiln_ir::ElemType::F64 && sum && g.int_values().is_none() {
             // the block's bytes: its rows (the last segment axis) of `seg_len` points
             let dim = match self.seg.last() {
                 Some(&[dim, ..]) => dim,
@@ -1789,13 +1795,16 @@ impl Skeleton<'_, '_> {
         g.b.ins().brif(wide, row.called, &[], row.short, &[]);
 
         g.b.switch_to_block(row.called);
-        let size = g.size;
-        let jb = g.b.ins().imul_imm_s(jlo, size);
         let oj = g.b.ins().iadd(o, jlo);
         for s in steps {
-            let mut args: Vec<Value> = s.rows.iter().map(|&x| g.b.ins().iadd(x, jb)).collect();
-            // (a kept sum's outputs are f64 accumulators, a max's or min's of the data's type)
-            let ab = crate::reduce::acc_bytes(s.op, g.dtype);
+            // (each row's elements at their own addresses: a stored input's shifted back)
+            let mut args: Vec<Value> = s.rows.iter().map(|&x| self.run_at(g, s.input, x, jlo)).collect();
+            // (a kept sum's outputs are f64 accumulators, a max's or min's of the data's type; a
+            // typed kernel's integer accumulators int64 words)
+            let ab = match g.int_values() {
+                Some(_) => 8,
+                None => crate::reduce::acc_bytes(s.op, g.dtype),
+            };
             args.push(g.elem_addr(s.out, oj, ab));
             args.push(row.len);
             g.b.ins().call(s.step, &args);
@@ -1965,7 +1974,13 @@ impl Skeleton<'_, '_> {
             .zip(&self.kept_outputs)
             .map(|((&(i, refs), &op), &out)| {
                 let (step, rows) = pick(i, refs)?;
-                Some(RowStep { step, rows, out, op })
+                Some(RowStep {
+                    step,
+                    rows,
+                    input: i,
+                    out,
+                    op,
+                })
             })
             .collect()
     }

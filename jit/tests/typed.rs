@@ -94,7 +94,7 @@ fn run_cut(
     ins: &[Stored<'_>],
     cfg: &RunConfig<'_>,
 ) -> kiln_jit::Result<Values> {
-    let cfg = cfg.clone();
+    let cfg = *cfg;
     let mut ws = Workspace::new();
     match dtype {
         ElemType::F64 => {
@@ -1227,6 +1227,20 @@ fn check_extreme(
     shape: &[usize],
     axes: &[usize],
 ) {
+    check_fold(op, ty, input, stored, shape, axes, Some("= (i64, i64) -> i64 "))
+}
+
+/// [`check_extreme`], the import whose signature is `sig` (where given) in the code where the host
+/// has a wide level.
+fn check_fold(
+    op: ReduceOp,
+    ty: ElemType,
+    input: TypedInput<'_>,
+    stored: Stored<'_>,
+    shape: &[usize],
+    axes: &[usize],
+    sig: Option<&str>,
+) {
     let mut a = ExprArena::new();
     let body = a.input(0);
     let kind = KernelKind::Reduce {
@@ -1244,9 +1258,11 @@ fn check_extreme(
         .collect();
     let p = plan(&k, &layouts).unwrap().unwrap();
     let dump = kiln_jit::CompiledKernel::explain_typed(&k, &p, Schedule::for_kernel(&k)).unwrap();
-    let calls = dump.dumps().unwrap().clif.contains("= (i64, i64) -> i64 ");
     let what = format!("{op:?} of {ty} {shape:?} axes {axes:?}");
-    assert_eq!(calls, kiln_jit::wide::level().is_some(), "{what}");
+    if let Some(sig) = sig {
+        let calls = dump.dumps().unwrap().clif.contains(sig);
+        assert_eq!(calls, kiln_jit::wide::level().is_some(), "{what}");
+    }
     for scalar in [false, true] {
         let code = bind(&t, None, scalar);
         let got = run(&code, lanes_dtype(&t), std::slice::from_ref(&stored)).unwrap();
@@ -1376,7 +1392,7 @@ fn chunked_bool_reductions_that_a_chunk_decides() {
                 let mut a = ExprArena::new();
                 let body = a.input(0);
                 let kind = KernelKind::Reduce { op, axes: vec![0] };
-                let kr = kernel(a, body, &[shape.clone()], &shape, kind);
+                let kr = kernel(a, body, std::slice::from_ref(&shape), &shape, kind);
                 let t = TypedKernel::new(&kr, &[ElemType::Bool], false).unwrap();
                 let input = TypedInput::Bool(whole(&data, &shape, &shape));
                 let want = evaluate(&t, &[input], Start::Identity).unwrap();
@@ -1387,6 +1403,67 @@ fn chunked_bool_reductions_that_a_chunk_decides() {
                     let what = format!("{op:?} of {base} but at {ats:?}, scalar {scalar}");
                     assert_eq!(want.values, got, "{what}");
                 }
+            }
+        }
+    }
+}
+
+/// Kept sums, maxes, mins, `any`s and `all`s of int64, int32 and bool values (`sum(i, axis=0)`,
+/// `any(b, axis=0)`): their rows stepped at full width (wide/int_rows.rs: the group step's import
+/// of ten arguments is in the code where the host has a wide level), in groups of eight rows (a
+/// sum's bands, the others' adjacent rows) and alone, over runs of columns shorter and longer than
+/// a call takes; the interpreter's values, vector and scalar code. Each int64 extreme (MIN, MAX)
+/// placed twice, so sums wrap; bools as bytes 1, 2, 255 and 128 ([`truths`]), random, and a column
+/// of one truth in a block of the other.
+#[test]
+fn kept_integer_and_bool_reductions_step_their_rows_at_full_width() {
+    let group = Some("(i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) ");
+    let shapes: Vec<(Vec<usize>, Vec<usize>, Option<&str>)> = vec![
+        (vec![64, 100], vec![0], group),
+        (vec![9, 70], vec![0], group),
+        (vec![3, 63], vec![0], group),
+        (vec![20, 3, 80], vec![0], group),
+        (vec![20, 3, 80], vec![0, 1], None),
+        (vec![5, 17, 66], vec![1], None),
+    ];
+    for (shape, axes, sig) in shapes {
+        let n: usize = shape.iter().product();
+        let mut data: Vec<i64> = (0..n as i64)
+            .map(|v| v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 8)
+            .collect();
+        let mut narrow: Vec<i32> = data.iter().map(|&v| (v >> 20) as i32).collect();
+        for (at, max) in [(n / 3, true), (2 * n / 3, true), (n / 2, false), (n - 1, false)] {
+            data[at] = if max { i64::MAX } else { i64::MIN };
+            narrow[at] = if max { i32::MAX } else { i32::MIN };
+        }
+        let random: Vec<bool> = data.iter().map(|&v| (v >> 30) & 1 == 1).collect();
+        let mut one = vec![false; n];
+        one[n / 2] = true;
+        let mut all_but = vec![true; n];
+        all_but[n / 3] = false;
+        for op in [
+            ReduceOp::Sum,
+            ReduceOp::Max,
+            ReduceOp::Min,
+            ReduceOp::Any,
+            ReduceOp::All,
+        ] {
+            let wide = TypedInput::I64(whole(&data, &shape, &shape));
+            check_fold(op, ElemType::I64, wide, Stored::I64(&data), &shape, &axes, sig);
+            let int32 = TypedInput::I32(whole(&narrow, &shape, &shape));
+            check_fold(op, ElemType::I32, int32, Stored::I32(&narrow), &shape, &axes, sig);
+            for bools in [&random, &one, &all_but] {
+                let input = TypedInput::Bool(whole(bools, &shape, &shape));
+                let bytes = truths(bools);
+                check_fold(
+                    op,
+                    ElemType::Bool,
+                    input,
+                    Stored::Bool(&bytes),
+                    &shape,
+                    &axes,
+                    sig,
+                );
             }
         }
     }

@@ -1883,6 +1883,104 @@ fn integer_sums_match_a_sequential_sum() {
     }
 }
 
+/// A typed kernel's kept row steps (`apply_kept_int`) at every level this host has: the sum,
+/// max, min, `any` and `all` of one row and of eight, of int64, int32 and bool values (bytes 0, 1,
+/// 2, 128, 255), over every length 0..=150 and a few long ones at several offsets, into words that
+/// start at the identities, at int64's extremes (an int32 max's identity is int64's MIN) and at
+/// other values, against a sequential fold of each column.
+#[test]
+fn kept_integer_row_steps_match_a_sequential_fold() {
+    use kiln_ir::ReduceOp;
+    let mut rng = Rng::new(20);
+    let ops = [
+        ReduceOp::Sum,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Any,
+        ReduceOp::All,
+    ];
+    let fold = |op: ReduceOp, a: i64, v: i64| match op {
+        ReduceOp::Sum => a.wrapping_add(v),
+        ReduceOp::Max => a.max(v),
+        ReduceOp::Min => a.min(v),
+        ReduceOp::Any => a | i64::from(v != 0),
+        _ => a & i64::from(v != 0),
+    };
+    for level in levels() {
+        for len in (0..=150).chain([255, 1000, 4099]) {
+            let words: Vec<Vec<i64>> = (0..8)
+                .map(|r| {
+                    (0..len + 7)
+                        .map(|j| match (r + j) % 11 {
+                            0 => i64::MAX,
+                            1 => i64::MIN,
+                            2 => 0,
+                            _ => rng.next_u64() as i64 >> (rng.below(60) as u32),
+                        })
+                        .collect()
+                })
+                .collect();
+            for off in [0, 1, 7] {
+                let rows64: Vec<&[i64]> = words.iter().map(|w| &w[off..off + len]).collect();
+                let r32: Vec<Vec<i32>> = rows64
+                    .iter()
+                    .map(|r| r.iter().map(|&v| v as i32).collect())
+                    .collect();
+                let rows32: Vec<&[i32]> = r32.iter().map(|r| r.as_slice()).collect();
+                let rb: Vec<Vec<wide::Truth>> = rows64
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .map(|&v| wide::Truth([0, 1, 2, 128, 255, 0][(v as u64 % 6) as usize]))
+                            .collect()
+                    })
+                    .collect();
+                let rowsb: Vec<&[wide::Truth]> = rb.iter().map(|r| r.as_slice()).collect();
+                for op in ops {
+                    for group in [false, true] {
+                        let k = if group { 8 } else { 1 };
+                        let start: Vec<i64> = (0..len)
+                            .map(|j| match j % 5 {
+                                0 => i64::MIN,
+                                1 => i64::MAX,
+                                2 => i64::from(op == ReduceOp::All),
+                                _ => (j as i64 - 50) * 3,
+                            })
+                            .map(|w| {
+                                if matches!(op, ReduceOp::Any | ReduceOp::All) {
+                                    w & 1
+                                } else {
+                                    w
+                                }
+                            })
+                            .collect();
+                        let want = |values: &dyn Fn(usize, usize) -> i64| -> Vec<i64> {
+                            (0..len)
+                                .map(|j| (0..k).fold(start[j], |a, r| fold(op, a, values(r, j))))
+                                .collect()
+                        };
+                        let what = format!("{level:?} {op:?} of {k} rows, len {len} at {off}");
+                        let mut out = start.clone();
+                        kiln_jit::apply_kept_int(level, op, &rows64[..k], &mut out).unwrap();
+                        assert_eq!(out, want(&|r, j| rows64[r][j]), "{what}, i64");
+                        let mut out = start.clone();
+                        kiln_jit::apply_kept_int(level, op, &rows32[..k], &mut out).unwrap();
+                        assert_eq!(out, want(&|r, j| i64::from(rows32[r][j])), "{what}, i32");
+                        let mut out = start.clone();
+                        kiln_jit::apply_kept_int(level, op, &rowsb[..k], &mut out).unwrap();
+                        assert_eq!(out, want(&|r, j| i64::from(rowsb[r][j].0 != 0)), "{what}, bool");
+                    }
+                }
+            }
+        }
+        // refused: an op without a step, rows shorter than the output run, three rows
+        let mut out = vec![0i64; 4];
+        assert!(kiln_jit::apply_kept_int(level, ReduceOp::Prod, &[&[1i64; 4][..]], &mut out).is_err());
+        assert!(kiln_jit::apply_kept_int(level, ReduceOp::Sum, &[&[1i64; 3][..]], &mut out).is_err());
+        assert!(kiln_jit::apply_kept_int(level, ReduceOp::Sum, &[&[1i64; 4][..]; 3], &mut out).is_err());
+    }
+}
+
 /// The search of a best block (`apply_find`) at every level this host has, f64 and f32, every
 /// length 0..=80 and a few long ones: for a value at the start, the middle and the end of a run
 /// (the first of equal ones: -0.0 and 0.0 are equal, NaN of either sign is found as NaN), and

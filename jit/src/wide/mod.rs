@@ -135,6 +135,8 @@ mod complex;
 mod exp_family;
 mod extremes;
 pub use extremes::{Extreme, Truth, WideExtreme, row_extreme};
+pub(crate) mod int_rows;
+pub use int_rows::{IntRows, IntValue};
 mod int_sums;
 pub use int_sums::IntSummed;
 mod lanes;
