@@ -412,7 +412,7 @@ def run_complex(args, sizes, emit):
 #: the reduction rows: (kiln's expression, NumPy's call on the inputs `x` and `m` (x as rows of
 #: 1000), the types it runs in); `sum(x*x)` is NumPy's `np.dot(x, x)`, as its users write it
 REDUCTIONS = {
-    "sum(x)": (lambda x, m: x.sum(), ("f64", "f32", "i64", "i32")),
+    "sum(x)": (lambda x, m: x.sum(), ("f64", "f32", "i64", "i32", "bool")),
     "max(x)": (lambda x, m: x.max(), ("f64", "f32", "i64", "i32", "bool")),
     "min(x)": (lambda x, m: x.min(), ("f64", "f32", "i64", "i32")),
     "argmax(x)": (lambda x, m: np.argmax(x), ("f64", "f32", "i64", "i32", "bool")),
@@ -421,8 +421,10 @@ REDUCTIONS = {
     "any(x)": (lambda x, m: x.any(), ("bool",)),
     "mean(x)": (lambda x, m: x.mean(), ("f64", "f32", "i64", "i32")),
     "sum(x*x)": (lambda x, m: np.dot(x, x), ("f64", "f32")),
-    "sum(m, axis=1)": (lambda x, m: m.sum(axis=1), ("f64", "f32")),
-    "max(m, axis=0)": (lambda x, m: m.max(axis=0), ("f64", "f32")),
+    "sum(m, axis=1)": (lambda x, m: m.sum(axis=1), ("f64", "f32", "i64", "bool")),
+    "sum(m, axis=0)": (lambda x, m: m.sum(axis=0), ("i64", "bool")),
+    "max(m, axis=0)": (lambda x, m: m.max(axis=0), ("f64", "f32", "i64", "i32")),
+    "any(m, axis=0)": (lambda x, m: m.any(axis=0), ("bool",)),
     "max(m, axis=0) - min(m, axis=0)": (lambda x, m: m.max(axis=0) - m.min(axis=0), ("f64", "f32")),
     "max(m, axis=1)": (lambda x, m: m.max(axis=1), ("f64", "f32")),
     "argmax(m, axis=1)": (lambda x, m: np.argmax(m, axis=1), ("f64", "f32", "i64", "i32")),
