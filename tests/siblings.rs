@@ -274,13 +274,21 @@ fn thread_counts_give_the_same_bits() {
 fn int64_extremes_fold_at_full_width_together() {
     // rows long enough for the folds at full width (64 points or more), and whole arrays of
     // several chunks; the extremes anywhere, i64::MIN and i64::MAX among them
-    for (rows, cols) in [(3usize, 300usize), (2, 64), (1, 70_000)] {
+    // (over leading axes, kept: each component's rows stepped at full width into its int64
+    // words, in groups of eight rows and alone; 75 x 1001 is over the 65536 points below which a
+    // call runs the components one by one)
+    for (rows, cols) in [(3usize, 300usize), (2, 64), (1, 70_000), (20, 300), (75, 1001)] {
         let i = Array2::from_shape_fn((rows, cols), |(r, c)| match (r * cols + c) % 997 {
             13 => i64::MIN,
             500 => i64::MAX,
             k => (k as i64 * 7919) % 2001 - 1000,
         });
-        for src in ["max(i, axis=1); min(i, axis=1)", "max(i); min(i)"] {
+        for src in [
+            "max(i, axis=1); min(i, axis=1)",
+            "max(i); min(i)",
+            "max(i, axis=0); min(i, axis=0)",
+            "sum(i, axis=0); max(i, axis=0)",
+        ] {
             let merged = runner(src, "jit");
             assert!(merged.pipeline().to_string().contains("siblings"), "{src}");
             let got = merged.run_many(&[("i", (&i).into())]).unwrap();

@@ -67,16 +67,18 @@
 //!   complex division and magnitude block functions) only on its own stack slots and, for a block written
 //!   straight into the output, on its work unit's run of output 0 (as [`Io::From`] where the
 //!   argument is read elsewhere: elements the routine only writes, which need not hold values
-//!   yet); the kept reductions' row steps (`kept_group`, `kept_single`, `kept_extreme`) only over
-//!   the input elements and outputs its own loop would read and write, and the trailing extremes'
-//!   fold (`trailing_extreme`) and the trailing sums' fold (`trailing_sum`, whose accumulators
-//!   are a stack slot of the kernel's) only over a row's runs its own loop would read; the block
+//!   yet); the kept reductions' row steps (`kept_group`, `kept_single`, `kept_extreme`, and a
+//!   typed kernel's `kept_int`, `kept_int_group` into its int64 words) only over the input
+//!   elements and outputs its own loop would read and write, and the trailing extremes' fold
+//!   (`trailing_extreme`) and the trailing sums' folds (`trailing_sum`, whose accumulators are a
+//!   stack slot of the kernel's, and `trailing_int_sum`) only over a row's runs its own loop
+//!   would read; the block
 //!   functions' sources, the kept rows and the folded runs are the places where an input's run is
 //!   made into a slice: a plain run of a checked row that the kernel's own loads would read,
-//!   read-only, not written by anyone during the call. (A folded run may be a typed kernel's int64,
-//!   int32 or bool input, which is stored: its pointer is the code's, shifted back, as the code's
-//!   own loads shift it: by nothing for int64 in 8-byte lanes, by 1 for int32 in them, by 3 for a
-//!   bool.)
+//!   read-only, not written by anyone during the call. (A folded run or a kept row may be a typed
+//!   kernel's int64, int32 or bool input, which is stored: its pointer is the code's, shifted back,
+//!   as the code's own loads shift it: by nothing for int64 in 8-byte lanes, by 1 for int32 in
+//!   them, by 3 for a bool.)
 #![allow(unsafe_code)]
 
 /// The byte strings' comparison compiled code calls per lane ([`crate::bytes::SYMBOL`]): `op` (a
@@ -345,7 +347,9 @@ pub(crate) fn dispatch<T: Elem>(
 }
 
 /// Proof that [`dispatch`] ran every work unit of its run plan to completion (or that the plan runs
-/// no code: no point to write), which only `dispatch` makes.
+/// no code: no point to write), which only `dispatch` makes. A chunked reduction's unit that an
+/// earlier one decided ([`Decides`]) is not run: such a run writes no map or scan output (its
+/// further map outputs, where it has any, turn `Decides` off: execute.rs).
 pub(crate) struct Ran(());
 
 /// Calls `code` once over `unit` of a map with the parameter block `params`, on the calling thread,

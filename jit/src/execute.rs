@@ -51,7 +51,12 @@ pub(crate) fn execute<T: Elem>(
     let run = RunPlan::new(st, geo, kernel, cfg, std::mem::size_of::<T>());
     let mut outputs = Outputs::<T>::new(st, &run, dest, ws);
     outputs.allocate(&run, cfg)?;
-    let targets = outputs.targets(&run);
+    let mut targets = outputs.targets(&run);
+    if !extra.is_empty() {
+        // every unit writes the further map outputs at its points: none is skipped (call.rs
+        // `Decides`), whatever its partial
+        targets.decides = None;
+    }
     // the input pointers, then the further outputs' (the caller's buffers, each of its output's
     // type, through their addresses shifted as output.rs gives them), on the stack for up to
     // `STACK_INPUTS` of them (no allocation per run); an input read in place from an output takes

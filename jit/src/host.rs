@@ -135,7 +135,7 @@ pub(crate) fn kept_extreme_symbol(max: bool, group: bool, dtype: ElemType) -> St
 /// where the host has a wide level).
 pub(crate) fn kept_int_symbol(op: ReduceOp, group: bool, values: ElemType) -> String {
     let rows = if group { "_group" } else { "" };
-    format!("kiln_wide_kept_int_{op:?}{rows}_{}", values.short_name()).to_lowercase()
+    format!("kiln_wide_kept_int_{}{rows}_{}", op.name(), values.short_name()).to_lowercase()
 }
 
 /// The symbol of the trailing max (`max`) or min of a run on `dtype` (wide/extremes.rs, registered
@@ -483,7 +483,9 @@ impl MathRefs {
     /// Declares in `module` and imports into `func` the kept reduction `op`'s row steps on `dtype`
     /// (registered by compile.rs where the host has a wide level): its group of `group_rows` rows
     /// (wide/rows.rs) and single row, `fn(rows.., out, n)`, of a sum, a max or a min (of a kept
-    /// reduction, or a component of kept sibling reductions); once per `op`.
+    /// reduction, or a component of kept sibling reductions); of a typed kernel's int64, int32 or
+    /// bool values (`dtype`), also of an `any` or `all`, into int64 words (wide/int_rows.rs); once
+    /// per `op`.
     pub fn import_kept_rows<M: Module>(
         &mut self,
         module: &mut M,
@@ -495,8 +497,13 @@ impl MathRefs {
         let Some(k) = kept_index(op).filter(|&k| self.kept[k].is_none()) else {
             return Ok(());
         };
+        let float = dtype.is_float();
+        if float && !matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min) {
+            // (a float kernel's kept `any` or `all` has no row step: its inline loop)
+            return Ok(());
+        }
         let symbol = |group: bool| match op {
-            _ if !dtype.is_float() => kept_int_symbol(op, group, dtype),
+            _ if !float => kept_int_symbol(op, group, dtype),
             ReduceOp::Sum => kept_rows_symbol(group, dtype),
             _ => kept_extreme_symbol(op == ReduceOp::Max, group, dtype),
         };

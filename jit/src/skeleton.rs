@@ -53,8 +53,9 @@ pub fn emit(g: &mut Gen<'_, '_>, frame: &Frame<'_>) {
     }
 }
 
-/// Reduced rows a kept sum adds together (a kept max, min or product folds) before they meet the
-/// output (see [`Skeleton::grouped_segments`]): a power of two. 8 measured best for column sums of 1e6 f64 (4:
+/// Reduced rows a kept sum adds together (a kept max, min, product, `any` or `all` folds) before
+/// they meet the output (see [`Skeleton::grouped_segments`]): a power of two. 8 measured best for
+/// column sums of 1e6 f64 (4:
 /// 0.114, 8: 0.104 ns/elem, against 0.159 row by row, with groups of adjacent rows; BENCHMARKS.md
 /// before 0b97b4d, issue 14 items 2 and 7).
 const ROW_GROUP: i64 = crate::wide::GROUP as i64;
@@ -136,9 +137,10 @@ struct Skeleton<'f, 'k> {
     /// Whether the one staged node's routine writes each block into the output row (block.rs
     /// `direct`).
     direct: bool,
-    /// A kept sum, max or min of a plain read (or kept sibling reductions, each component one):
-    /// each component's input and its row steps at full width, `[group, single]`
-    /// (`wide/rows.rs`; see [`Skeleton::wide_rows`]).
+    /// A kept sum, max or min of a plain read (or kept sibling reductions, each component one;
+    /// of a typed kernel's integer or bool values, also an `any` or `all`): each component's
+    /// input and its row steps at full width, `[group, single]` (`wide/rows.rs`,
+    /// `wide/int_rows.rs`; see [`Skeleton::wide_rows`]).
     kept_steps: Option<Vec<(usize, [FuncRef; 2])>>,
     /// A trailing argmax or argmin of a plain read of input `i`, and the fold of a run at full
     /// width its blocks call (see [`Skeleton::arg_blocks`]; a max's or min's: [`Skeleton::folds`]).
@@ -237,11 +239,12 @@ impl RowCall {
 
 /// One call of a kept reduction's row step at full width ([`Skeleton::wide_rows`]).
 struct RowStep {
-    /// The step (`wide/rows.rs`): `fn(rows..., out, n)`.
+    /// The step (`wide/rows.rs`, `wide/int_rows.rs`): `fn(rows..., out, n)`.
     step: FuncRef,
     /// Its rows' pointers at column 0 (column `j` of row `m` at `rows[m] + j * size`), the code's
     /// addresses of input `input` (a typed kernel's stored input's shifted back for the call).
     rows: Vec<Value>,
+    /// The input the rows are of.
     input: usize,
     /// Where the reduction's outputs start (the kernel's output, or a kept sibling component's).
     out: Value,
@@ -1564,7 +1567,9 @@ fn enter_stretches(
 /// Where the body is a plain read of an input (`sum(x, axis=0)`) and the host has a wide level, the
 /// group's loop (and a row added alone) is a call of the row step at full width, compiled by rustc
 /// (`wide/rows.rs`, [`Skeleton::wide_rows`]): the same additions in the same association, so the
-/// same bits, 8 f64 lanes per instruction on AVX-512.
+/// same bits, 8 f64 lanes per instruction on AVX-512. A typed kernel's kept reductions of integer
+/// or bool values step their rows into its int64 words (`wide/int_rows.rs`): exact operations, so
+/// the inline words whatever the grouping.
 ///
 /// The bands are fixed by the shape alone: a block is banded when the unit runs it whole (a kept
 /// reduction's units are ranges of outputs that each run every segment, so always), else its rows
@@ -1573,8 +1578,9 @@ fn enter_stretches(
 ///
 /// **Kept max, min, product, `any` and `all`** fold their rows in order, `out = f(...f(f(out,
 /// x[r]), x[r+1]) ...)`, and so in groups of [`ROW_GROUP`] adjacent rows (`i % ROW_GROUP == 0`,
-/// the rest of the block one at a time): the same operations in the same order, so every output's bits as row by
-/// row, with one read-modify-write of the output per group instead of one per row (the output's
+/// the rest of the block one at a time): the same operations in the same order, so every output's
+/// bits as row by row, with one read-modify-write of the output per group instead of one per row
+/// (the output's
 /// loads and stores, not the rows' loads, bound a kept max: `max(m, axis=0)` of 1000 x 1000 f64
 /// measured 0.27 ms row by row). Kept sibling reductions group as their components do: every
 /// component a sum (bands), or every one a max, min, product, `any` or `all` (adjacent rows).
@@ -1604,9 +1610,9 @@ impl Skeleton<'_, '_> {
     /// dim / ROW_GROUP` rows each head a group (rows `i, i + band, ..., i + (ROW_GROUP - 1) *
     /// band`), the rows the groups took are skipped, and the last `dim % ROW_GROUP` rows are added
     /// one by one; any other segment is added alone. Kept maxes, mins, products, `any`s and
-    /// `all`s: each row `i`
-    /// with `i % ROW_GROUP == 0` and `i + ROW_GROUP <= dim` heads the group of rows `i..i +
-    /// ROW_GROUP` (`band` 1), and the rest are folded one by one: every row in order.
+    /// `all`s: each row `i` with `i % ROW_GROUP == 0` and `i + ROW_GROUP <= dim` heads the group
+    /// of rows `i..i + ROW_GROUP` (`band` 1), and the rest are folded one by one: every row in
+    /// order.
     fn grouped_segments(&self, g: &mut Gen<'_, '_>, cursor: Option<Cursor>) {
         let f = self.f;
         let adjacent = !self.st.mode.kept_ops().contains(&ReduceOp::Sum);
@@ -1761,10 +1767,11 @@ impl Skeleton<'_, '_> {
     /// A kept sum's rows (or a kept max's or min's row, or each component's of kept sibling
     /// extremes) over columns `[jlo, jhi)` by the row steps at full width `steps` (`wide`,
     /// `rows.rs`: the group of [`ROW_GROUP`] rows, or one), one call each, where the run has at
-    /// least [`WIDE_ROW_MIN`] columns and (a sum of f64) the block at most
+    /// least [`WIDE_ROW_MIN`] columns and (a float kernel's sum of f64) the block at most
     /// [`WIDE_ROW_MAX_BYTES`], else by `inline`. Each step's output of column `j` is at `out + (o +
-    /// j) * b` (`b` the accumulator's bytes: 8 for a sum's f64, the data's for a max or min). The
-    /// steps give the inline loop's bits, so the choice never shows in a result.
+    /// j) * b` (`b` the accumulator's bytes: 8 for a sum's f64 and a typed kernel's int64 words,
+    /// the data's for a max or min). The steps give the inline loop's bits, so the choice never
+    /// shows in a result.
     fn wide_rows(
         &self,
         g: &mut Gen<'_, '_>,
@@ -2022,7 +2029,7 @@ impl Skeleton<'_, '_> {
                         )
                     })
                     .collect();
-                // a sum adds the rows' tree, a max, min or product folds them in order
+                // a sum adds the rows' tree, a max, min, product, any or all folds them in order
                 let ops = self.st.mode.kept_ops();
                 for (c, (&op, &out)) in ops.iter().zip(&self.kept_outputs).enumerate() {
                     let acc = g.acc_load(op, w, out, out_idx, o, off);

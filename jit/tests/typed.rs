@@ -84,18 +84,18 @@ fn run(code: &BoundKernel, dtype: ElemType, ins: &[Stored<'_>]) -> kiln_jit::Res
         max_units: 4,
         ..Default::default()
     };
-    run_cut(code, dtype, ins, &cfg)
+    run_cut(code, dtype, ins, &cfg, &mut Workspace::new())
 }
 
-/// A run of `code` (of float dtype `dtype`) over `ins`, cut and spread as `cfg` says.
+/// A run of `code` (of float dtype `dtype`) over `ins`, cut and spread as `cfg` says, its
+/// partials in `ws`.
 fn run_cut(
     code: &BoundKernel,
     dtype: ElemType,
     ins: &[Stored<'_>],
     cfg: &RunConfig<'_>,
+    ws: &mut Workspace,
 ) -> kiln_jit::Result<Values> {
-    let cfg = *cfg;
-    let mut ws = Workspace::new();
     match dtype {
         ElemType::F64 => {
             let refs: Vec<InputRef<'_, f64>> = ins
@@ -105,7 +105,7 @@ fn run_cut(
                     other => InputRef::Stored(other.view()),
                 })
                 .collect();
-            code.run_with(&refs, &cfg, &mut ws).map(|t| t.values)
+            code.run_with(&refs, cfg, ws).map(|t| t.values)
         }
         ElemType::F32 => {
             let refs: Vec<InputRef<'_, f32>> = ins
@@ -115,7 +115,7 @@ fn run_cut(
                     other => InputRef::Stored(other.view()),
                 })
                 .collect();
-            code.run_with(&refs, &cfg, &mut ws).map(|t| t.values)
+            code.run_with(&refs, cfg, ws).map(|t| t.values)
         }
         _ => unreachable!("only float types (f32, f64) reach here"),
     }
@@ -1351,21 +1351,26 @@ fn bool_extremes_fold_at_full_width() {
 }
 
 /// Chunked whole-array reductions of bools that one chunk's partial decides (any, all; max, min,
-/// argmax, argmin) run no chunk after the first that decided (call.rs `Decides`): spread over
-/// scrambled threads, later chunks first, in chunks of 64 points, vector and scalar code, they
-/// give the interpreter's result (the truth, and its first point) wherever the deciding points lie:
-/// none, the first point, one chunk's edges, the middle, the last, several chunks.
+/// argmax, argmin) run no chunk after the first that decided (call.rs `Decides`): in chunks of
+/// 64 points, in order and spread over scrambled threads (later chunks first), vector and scalar
+/// code, one workspace's partials reused by every run, they give the interpreter's result (the
+/// truth, and its first point) wherever the deciding points lie: none, the first point, one
+/// chunk's edges, the middle, the last, several chunks.
 #[test]
 fn chunked_bool_reductions_that_a_chunk_decides() {
     let n = 5000;
     let shape = vec![n];
-    let cut = RunConfig {
+    let serial = RunConfig {
         min_chunk: 64,
         target_partials: 100,
-        max_units: 5,
-        spread: &Scrambled,
         ..Default::default()
     };
+    let scrambled = RunConfig {
+        max_units: 5,
+        spread: &Scrambled,
+        ..serial
+    };
+    let mut ws = Workspace::new();
     let places: [&[usize]; 7] = [
         &[],
         &[0],
@@ -1399,9 +1404,12 @@ fn chunked_bool_reductions_that_a_chunk_decides() {
                 let bytes = truths(&data);
                 for scalar in [false, true] {
                     let code = bind(&t, None, scalar);
-                    let got = run_cut(&code, lanes_dtype(&t), &[Stored::Bool(&bytes)], &cut).unwrap();
-                    let what = format!("{op:?} of {base} but at {ats:?}, scalar {scalar}");
-                    assert_eq!(want.values, got, "{what}");
+                    for cut in [&serial, &scrambled] {
+                        let ins = [Stored::Bool(&bytes)];
+                        let got = run_cut(&code, lanes_dtype(&t), &ins, cut, &mut ws).unwrap();
+                        let what = format!("{op:?} of {base} but at {ats:?}, scalar {scalar}");
+                        assert_eq!(want.values, got, "{what}");
+                    }
                 }
             }
         }
@@ -1465,6 +1473,49 @@ fn kept_integer_and_bool_reductions_step_their_rows_at_full_width() {
                     sig,
                 );
             }
+        }
+    }
+}
+
+/// A chunked whole-array max or min of bools that also writes further map outputs (`[max(b),
+/// ~b]`) runs every chunk, whatever decided the max: each unit writes the maps at its points
+/// (call.rs `Decides` is off for it, execute.rs). The deciding point first, in chunks of 64.
+#[test]
+fn a_decided_reduction_with_further_outputs_runs_every_chunk() {
+    let n = 5000;
+    let shape = vec![n];
+    let cut = RunConfig {
+        min_chunk: 64,
+        target_partials: 100,
+        ..Default::default()
+    };
+    for (op, base) in [(ReduceOp::Max, false), (ReduceOp::Min, true)] {
+        let mut data = vec![base; n];
+        data[0] = !base;
+        data[n / 2] = !base;
+        let mut a = ExprArena::new();
+        let b = a.input(0);
+        let not = a.unary(UnaryOp::Invert, b);
+        let kind = KernelKind::Reduce { op, axes: vec![0] };
+        let mut k = kernel(a, b, std::slice::from_ref(&shape), &shape, kind);
+        k.extra = vec![not];
+        let t = TypedKernel::new(&k, &[ElemType::Bool], false).unwrap();
+        let input = TypedInput::Bool(whole(&data, &shape, &shape));
+        let want: Vec<Values> = evaluate_outputs(&t, &[input], Start::Identity)
+            .unwrap()
+            .into_iter()
+            .map(|t| t.values)
+            .collect();
+        let bytes = truths(&data);
+        let stored = Stored::Bool(&bytes);
+        for scalar in [false, true] {
+            let code = bind(&t, None, scalar);
+            let got = match code.kernel().dtype {
+                ElemType::F64 => code.run_typed(&[ref64(&stored)], &cut, &mut Workspace::new()),
+                _ => code.run_typed(&[ref32(&stored)], &cut, &mut Workspace::new()),
+            };
+            let got: Vec<Values> = got.unwrap().into_iter().map(|t| t.values).collect();
+            assert_eq!(want, got, "{op:?} of bools and their inverse, scalar {scalar}");
         }
     }
 }

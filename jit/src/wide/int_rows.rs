@@ -182,7 +182,7 @@ fn single<T: IntValue, const OP: u8>(x: &[T], out: &mut [i64]) {
 /// level. Unsafe to call unless the host has the level ([`super::Level::on_host`]), which call.rs
 /// checks.
 pub trait IntRows: IntValue {
-    /// The group step of the op [`code`] gives, at `level`.
+    /// The group step of the op [`code`] gives, at `level` (`op` one of its codes).
     fn group_step(op: u8, level: super::Level) -> unsafe fn([&[Self]; GROUP], &mut [i64]);
     /// The single-row step of the op [`code`] gives, at `level`.
     fn single_step(op: u8, level: super::Level) -> unsafe fn(&[Self], &mut [i64]);
@@ -226,12 +226,13 @@ macro_rules! levels {
                         (MAX, Avx2) => $name::group_avx2::<MAX>,
                         (MIN, Avx2) => $name::group_avx2::<MIN>,
                         (ANY, Avx2) => $name::group_avx2::<ANY>,
-                        (_, Avx2) => $name::group_avx2::<ALL>,
+                        (ALL, Avx2) => $name::group_avx2::<ALL>,
                         (SUM, Avx512) => $name::group_avx512::<SUM>,
                         (MAX, Avx512) => $name::group_avx512::<MAX>,
                         (MIN, Avx512) => $name::group_avx512::<MIN>,
                         (ANY, Avx512) => $name::group_avx512::<ANY>,
-                        (_, Avx512) => $name::group_avx512::<ALL>,
+                        (ALL, Avx512) => $name::group_avx512::<ALL>,
+                        _ => unreachable!("an op code of `code`"),
                     }
                 }
                 fn single_step(op: u8, level: super::Level) -> unsafe fn(&[$t], &mut [i64]) {
@@ -241,12 +242,13 @@ macro_rules! levels {
                         (MAX, Avx2) => $name::single_avx2::<MAX>,
                         (MIN, Avx2) => $name::single_avx2::<MIN>,
                         (ANY, Avx2) => $name::single_avx2::<ANY>,
-                        (_, Avx2) => $name::single_avx2::<ALL>,
+                        (ALL, Avx2) => $name::single_avx2::<ALL>,
                         (SUM, Avx512) => $name::single_avx512::<SUM>,
                         (MAX, Avx512) => $name::single_avx512::<MAX>,
                         (MIN, Avx512) => $name::single_avx512::<MIN>,
                         (ANY, Avx512) => $name::single_avx512::<ANY>,
-                        (_, Avx512) => $name::single_avx512::<ALL>,
+                        (ALL, Avx512) => $name::single_avx512::<ALL>,
+                        _ => unreachable!("an op code of `code`"),
                     }
                 }
             }

@@ -80,7 +80,10 @@
 //! steps a group of eight adjacent rows, or a row alone, the same way (`out[j] =
 //! maximum(out[j], x[j])` row after row, NaN first, the later of equal values:
 //! `crate::apply_kept_extreme`), the inline update's bits; so does each component of kept
-//! sibling extremes (`max(m, axis=0) - min(m, axis=0)`), one call each.
+//! sibling extremes (`max(m, axis=0) - min(m, axis=0)`), one call each. `int_rows.rs` holds a
+//! typed kernel's: the sum, max, min, `any` and `all` of int64, int32 and bool values, a group of
+//! rows or one, into the int64 words its kept accumulators are (`crate::apply_kept_int`): exact
+//! integer operations, so the inline loop's words.
 //!
 //! **Trailing extremes.** `extremes.rs` folds a run of f64, f32, int64, int32 or bool values into
 //! its max or min (a bool's `any` or `all`), which a trailing `max` or `min` of a plain read of an input calls for each row of at least
