@@ -60,7 +60,7 @@ pub trait IntValue: Copy {
     /// Whether the value is nonzero.
     fn truth(self) -> bool;
     /// `out[j] = op(out[j], rows[0][j], ..., rows[7][j])` for every `j` of `out`: each value
-    /// lifted ([`lift`]) and merged into the column's word.
+    /// lifted (`lift`) and merged into the column's word.
     #[inline(always)]
     fn group<const OP: u8>(rows: [&[Self]; GROUP], out: &mut [i64]) {
         let n = out.len();
@@ -107,7 +107,7 @@ impl IntValue for Truth {
     fn truth(self) -> bool {
         self.0 != 0
     }
-    /// The rows' bytes combined [`BYTE_COLUMNS`] columns at a time (a max is an `any`, a min an
+    /// The rows' bytes combined `BYTE_COLUMNS` columns at a time (a max is an `any`, a min an
     /// `all`; a sum counts at most [`GROUP`] truths a column), then merged into the words.
     #[inline(always)]
     fn group<const OP: u8>(rows: [&[Truth]; GROUP], out: &mut [i64]) {
@@ -182,9 +182,9 @@ fn single<T: IntValue, const OP: u8>(x: &[T], out: &mut [i64]) {
 /// level. Unsafe to call unless the host has the level ([`super::Level::on_host`]), which call.rs
 /// checks.
 pub trait IntRows: IntValue {
-    /// The group step of the op [`code`] gives, at `level` (`op` one of its codes).
+    /// The group step of the op `code` gives, at `level` (`op` one of its codes).
     fn group_step(op: u8, level: super::Level) -> unsafe fn([&[Self]; GROUP], &mut [i64]);
-    /// The single-row step of the op [`code`] gives, at `level`.
+    /// The single-row step of the op `code` gives, at `level`.
     fn single_step(op: u8, level: super::Level) -> unsafe fn(&[Self], &mut [i64]);
 }
 
