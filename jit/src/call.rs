@@ -866,35 +866,50 @@ pub(crate) fn wide_sincos_address(dtype: kiln_ir::ElemType) -> *const u8 {
 /// host lacks `level`, if the rows are not one or eight, or if a row is shorter than `out`.
 pub fn apply_kept_rows<T: WideElem>(level: Level, rows: &[&[T]], out: &mut [f64]) -> Result<()> {
     on_host(level)?;
-    if let Some(r) = rows.iter().find(|r| r.len() < out.len()) {
-        return Err(JitError::WrongKernel(format!(
-            "a kept sum's row of {} elements is shorter than its output run of {}",
-            r.len(),
-            out.len()
-        )));
-    }
-    match rows {
-        [x] => {
+    match step_rows("sum", rows, out.len())? {
+        StepRows::One(x) => {
             let step = T::single(level);
             // SAFETY: `step` is one of rows.rs's `#[target_feature]` functions compiled for `level`
             // (`WideElem::single` maps each level to its own), and the host has every feature of
             // `level` (checked above); apart from those features it is a safe function of slices.
             unsafe { step(x, out) };
         }
-        _ => {
-            let Ok(group) = <[&[T]; crate::wide::GROUP]>::try_from(rows) else {
-                return Err(JitError::WrongKernel(format!(
-                    "a kept sum's row step takes 1 or {} rows, not {}",
-                    crate::wide::GROUP,
-                    rows.len()
-                )));
-            };
+        StepRows::Group(group) => {
             let step = T::group(level);
             // SAFETY: as above, for `WideElem::group`.
             unsafe { step(group, out) };
         }
     }
     Ok(())
+}
+
+/// The rows a kept reduction's row step takes: one, or a group of [`crate::wide::GROUP`].
+enum StepRows<'r, T> {
+    One(&'r [T]),
+    Group([&'r [T]; crate::wide::GROUP]),
+}
+
+/// `rows` as a row step takes them, each holding at least the `n` elements of its output run: an
+/// error naming the kept reduction (`what`) otherwise.
+fn step_rows<'r, T>(what: &str, rows: &[&'r [T]], n: usize) -> Result<StepRows<'r, T>> {
+    if let Some(r) = rows.iter().find(|r| r.len() < n) {
+        return Err(JitError::WrongKernel(format!(
+            "a kept {what}'s row of {} elements is shorter than its output run of {n}",
+            r.len()
+        )));
+    }
+    match rows {
+        [x] => Ok(StepRows::One(x)),
+        _ => <[&[T]; crate::wide::GROUP]>::try_from(rows)
+            .map(StepRows::Group)
+            .map_err(|_| {
+                JitError::WrongKernel(format!(
+                    "a kept {what}'s row step takes 1 or {} rows, not {}",
+                    crate::wide::GROUP,
+                    rows.len()
+                ))
+            }),
+    }
 }
 
 /// The function compiled code calls for a kept sum's group of rows (skeleton.rs `group`):
@@ -974,15 +989,8 @@ pub(crate) fn kept_rows_address(group: bool, dtype: kiln_ir::ElemType) -> *const
 /// `out`.
 pub fn apply_kept_extreme<T: WideElem>(level: Level, max: bool, rows: &[&[T]], out: &mut [T]) -> Result<()> {
     on_host(level)?;
-    if let Some(r) = rows.iter().find(|r| r.len() < out.len()) {
-        return Err(JitError::WrongKernel(format!(
-            "a kept extreme's row of {} elements is shorter than its output run of {}",
-            r.len(),
-            out.len()
-        )));
-    }
-    match rows {
-        [x] => {
+    match step_rows("extreme", rows, out.len())? {
+        StepRows::One(x) => {
             let step = T::single_extreme(max, level);
             // SAFETY: `step` is one of rows.rs's `#[target_feature]` functions compiled for
             // `level` (`WideElem::single_extreme` maps each level to its own), and the host has
@@ -990,14 +998,7 @@ pub fn apply_kept_extreme<T: WideElem>(level: Level, max: bool, rows: &[&[T]], o
             // function of slices.
             unsafe { step(x, out) };
         }
-        _ => {
-            let Ok(group) = <[&[T]; crate::wide::GROUP]>::try_from(rows) else {
-                return Err(JitError::WrongKernel(format!(
-                    "a kept extreme's row step takes 1 or {} rows, not {}",
-                    crate::wide::GROUP,
-                    rows.len()
-                )));
-            };
+        StepRows::Group(group) => {
             let step = T::group_extreme(max, level);
             // SAFETY: as above, for `WideElem::group_extreme`.
             unsafe { step(group, out) };
@@ -1085,15 +1086,8 @@ pub fn apply_kept_int<T: IntRows>(level: Level, op: ReduceOp, rows: &[&[T]], out
             "a kept {op:?} has no integer row step"
         )));
     };
-    if let Some(r) = rows.iter().find(|r| r.len() < out.len()) {
-        return Err(JitError::WrongKernel(format!(
-            "a kept {op:?}'s row of {} elements is shorter than its output run of {}",
-            r.len(),
-            out.len()
-        )));
-    }
-    match rows {
-        [x] => {
+    match step_rows(op.name(), rows, out.len())? {
+        StepRows::One(x) => {
             let step = T::single_step(code, level);
             // SAFETY: `step` is one of int_rows.rs's `#[target_feature]` functions compiled for
             // `level` (`IntRows::single_step` maps each level to its own), and the host has every
@@ -1101,14 +1095,7 @@ pub fn apply_kept_int<T: IntRows>(level: Level, op: ReduceOp, rows: &[&[T]], out
             // of slices.
             unsafe { step(x, out) };
         }
-        _ => {
-            let Ok(group) = <[&[T]; crate::wide::GROUP]>::try_from(rows) else {
-                return Err(JitError::WrongKernel(format!(
-                    "a kept {op:?}'s row step takes 1 or {} rows, not {}",
-                    crate::wide::GROUP,
-                    rows.len()
-                )));
-            };
+        StepRows::Group(group) => {
             let step = T::group_step(code, level);
             // SAFETY: as above, for `IntRows::group_step`.
             unsafe { step(group, out) };
