@@ -21,7 +21,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
-use kiln_ir::{KernelIR, ReduceOp};
+use kiln_ir::KernelIR;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -167,13 +167,7 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
             kiln_ir::ElemType::Bool,
         ] {
             jb.symbol(host::sum_symbol(false, dtype), call::int_sum_address(dtype));
-            for op in [
-                ReduceOp::Sum,
-                ReduceOp::Max,
-                ReduceOp::Min,
-                ReduceOp::Any,
-                ReduceOp::All,
-            ] {
+            for op in crate::wide::int_rows::OPS {
                 for group in [true, false] {
                     jb.symbol(
                         host::kept_int_symbol(op, group, dtype),

@@ -1270,6 +1270,20 @@ fn check_fold(
     }
 }
 
+/// `n` scattered int64 values and int32 ones, each type's MAX and MIN placed twice, neither at the
+/// front (an arg reduction gives the first; an int64 sum of them wraps).
+fn int_data(n: usize) -> (Vec<i64>, Vec<i32>) {
+    let mut data: Vec<i64> = (0..n as i64)
+        .map(|v| v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 8)
+        .collect();
+    let mut narrow: Vec<i32> = data.iter().map(|&v| (v >> 20) as i32).collect();
+    for (at, max) in [(n / 3, true), (2 * n / 3, true), (n / 2, false), (n - 1, false)] {
+        data[at] = if max { i64::MAX } else { i64::MIN };
+        narrow[at] = if max { i32::MAX } else { i32::MIN };
+    }
+    (data, narrow)
+}
+
 /// The max, min, argmax, argmin and sum of int64 and int32 values, of the whole array and along
 /// rows ([`extreme_shapes`]; int32 runs are read at their own addresses, which an argmax's int64
 /// lanes double), each extreme (the type's MIN and MAX) placed twice, away from the front (so an
@@ -1278,15 +1292,7 @@ fn check_fold(
 fn integer_extremes_and_sums_fold_at_full_width() {
     for (shape, axes) in extreme_shapes() {
         let n: usize = shape.iter().product();
-        let mut data: Vec<i64> = (0..n as i64)
-            .map(|v| v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 8)
-            .collect();
-        let mut narrow: Vec<i32> = data.iter().map(|&v| (v >> 20) as i32).collect();
-        // each extreme twice (an arg reduction gives the first), neither at the front
-        for (at, max) in [(n / 3, true), (2 * n / 3, true), (n / 2, false), (n - 1, false)] {
-            data[at] = if max { i64::MAX } else { i64::MIN };
-            narrow[at] = if max { i32::MAX } else { i32::MIN };
-        }
+        let (data, narrow) = int_data(n);
         for op in [
             ReduceOp::Max,
             ReduceOp::Min,
@@ -1436,14 +1442,7 @@ fn kept_integer_and_bool_reductions_step_their_rows_at_full_width() {
     ];
     for (shape, axes, sig) in shapes {
         let n: usize = shape.iter().product();
-        let mut data: Vec<i64> = (0..n as i64)
-            .map(|v| v.wrapping_mul(0x5851_f42d_4c95_7f2d) >> 8)
-            .collect();
-        let mut narrow: Vec<i32> = data.iter().map(|&v| (v >> 20) as i32).collect();
-        for (at, max) in [(n / 3, true), (2 * n / 3, true), (n / 2, false), (n - 1, false)] {
-            data[at] = if max { i64::MAX } else { i64::MIN };
-            narrow[at] = if max { i32::MAX } else { i32::MIN };
-        }
+        let (data, narrow) = int_data(n);
         let random: Vec<bool> = data.iter().map(|&v| (v >> 30) & 1 == 1).collect();
         let mut one = vec![false; n];
         one[n / 2] = true;

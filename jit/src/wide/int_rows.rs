@@ -29,6 +29,15 @@ pub(crate) const ANY: u8 = 3;
 /// [`ReduceOp::All`].
 pub(crate) const ALL: u8 = 4;
 
+/// The reductions that have steps.
+pub const OPS: [ReduceOp; 5] = [
+    ReduceOp::Sum,
+    ReduceOp::Max,
+    ReduceOp::Min,
+    ReduceOp::Any,
+    ReduceOp::All,
+];
+
 /// The const parameter of the steps of `op`, where it has them (sum, max, min, any, all).
 pub fn code(op: ReduceOp) -> Option<u8> {
     match op {
