@@ -1184,8 +1184,8 @@ pub(crate) fn kept_int_address(op: ReduceOp, group: bool, values: kiln_ir::ElemT
 
 /// The max (`max`) or min of `x` at `level` ([`crate::wide`], `extremes.rs`), as a trailing `max`
 /// or `min` of a plain read of an input folds a long row (`row`: a zero of a row holding zeros
-/// of both signs is a NaN, [`crate::wide::row_extreme`]) or an argmax's block: a NaN where `x`
-/// holds one, else its extreme (of -0.0 and 0.0, either, where `row` is false). An error if the
+/// of both signs is a NaN, [`crate::wide::row_extreme`]) or a segment of several rows: a NaN
+/// where `x` holds one, else its extreme (of -0.0 and 0.0, either, where `row` is false). An error if the
 /// host lacks `level`.
 pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, row: bool, x: &[T]) -> Result<T> {
     on_host(level)?;
@@ -1197,19 +1197,19 @@ pub fn apply_extreme<T: WideExtreme>(level: Level, max: bool, row: bool, x: &[T]
 }
 
 /// The function compiled code calls for a trailing max (`MAX`) or min of a plain read of an input
-/// (skeleton.rs `wide_folds`, `arg_blocks`): [`apply_extreme`] of the `n` values at `x`, at
-/// [`crate::wide::level`], a row's (`ROW`) or a block's.
+/// (skeleton.rs `wide_folds`): [`apply_extreme`] of the `n` values at `x`, at
+/// [`crate::wide::level`], a row's (`ROW`) or a segment's.
 extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>(
     x: *const T,
     n: i64,
 ) -> T::Held {
     // SAFETY: this function's address is given to compiled code only by `extreme_address`, whose
-    // symbol skeleton.rs calls for a trailing max, min, argmax or argmin, or a bool's any or all
+    // symbol skeleton.rs calls for a trailing max or min, or a bool's any or all
     // (alone, or a component of sibling reductions), whose body (the component's root) is a plain
     // read of one input that is not strided (of the kernel's float dtype, or a typed kernel's
     // int64, int32 or bool input, at its own address: the code's shifted back by
     // `stored_shift`): in place of its own loop over a row's points `[jlo, jhi)` (`wide_folds`),
-    // or over a block of them (`arg_blocks`), with `n > 0` points and `x` the row's input at the
+    // with `n > 0` points and `x` the row's input at the
     // first: the elements that loop reads (in a checked input: see `dispatch`; a bool's fold may
     // stop early and read only some), only read during the call.
     let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
@@ -1222,50 +1222,65 @@ extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>
     extreme.held()
 }
 
-/// The first index of `best` in `x` at `level` (`extremes.rs` `find`: equal to it, or both NaN),
-/// `x.len()` where none is, as an argmax or argmin searches its best block. An error if the host
-/// lacks `level`.
-pub fn apply_find<T: WideExtreme>(level: Level, x: &[T], best: T) -> Result<usize> {
+/// The first index of the max (`max`) or min of `x` at `level` (`extremes.rs` `arg`): of the
+/// first NaN where `x` holds one, else of the first point equal to the extreme; 0 for an empty
+/// `x`. An error if the host lacks `level`.
+pub fn apply_arg<T: WideExtreme>(level: Level, max: bool, x: &[T]) -> Result<usize> {
     on_host(level)?;
-    let find = T::find(level);
+    let arg = T::arg(max, level);
     // SAFETY: as `apply_extreme`: one of extremes.rs's `#[target_feature]` functions compiled for
-    // `level`, on a host that has it; otherwise a safe function of a slice and a value.
-    Ok(unsafe { find(x, best) })
+    // `level`, on a host that has it; otherwise a safe function of a slice.
+    Ok(unsafe { arg(x) })
 }
 
-/// The function compiled code calls to search an argmax's or argmin's best block (skeleton.rs
-/// `arg_blocks`): [`apply_find`] of the `n` values at `x`, at [`crate::wide::level`].
-extern "C" fn block_find<T: WideExtreme>(x: *const T, n: i64, best: T::Held) -> i64 {
-    // SAFETY: this function's address is given to compiled code only by `find_address`, whose
-    // symbol skeleton.rs `arg_blocks` calls where it folded the blocks by `trailing_extreme`
-    // (a plain read of one input that is not strided, see there), over the best block's points
-    // `[blk, limit)` of the row, `n > 0` of them, `x` the row's input at the first: elements the
-    // blocks' fold read (in a checked input), only read during the call.
+/// The function compiled code calls for an argmax (`MAX`) or argmin of a plain read of an input
+/// over a row's points (skeleton.rs `arg_blocks`): [`apply_arg`] of the `n` values at `x`, at
+/// [`crate::wide::level`]; the point's value, as compiled code holds it, written to `at`.
+extern "C" fn row_arg<T: WideExtreme, const MAX: bool>(x: *const T, n: i64, at: *mut T::Held) -> i64 {
+    // SAFETY: this function's address is given to compiled code only by `arg_address`, whose
+    // symbol skeleton.rs `arg_blocks` calls for a trailing argmax or argmin whose body is a
+    // plain read of one input that is not strided (of the kernel's float dtype, or a typed
+    // kernel's int64, int32 or bool input, at its own address: the code's shifted back by
+    // `stored_shift`), in place of its own loop over a row's points `[j, jhi)`, `n > 0` of
+    // them, `x` the row's input at the first: the elements that loop reads (in a checked input:
+    // see `dispatch`), only read during the call; `at` is a stack slot of 8 bytes, aligned to 8,
+    // of the calling code's frame, written once here.
     let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
-    // registered only where `level()` is some, which implies the host has it: `apply_find` cannot
-    // fail (and a panic may not unwind out of an `extern "C"` function); `n` where it did
-    match crate::wide::level() {
-        Some(level) => apply_find(level, x, T::unheld(best)).map_or(n, |k| k as i64),
-        None => n,
+    // registered only where `level()` is some, which implies the host has it: `apply_arg`
+    // cannot fail (and a panic may not unwind out of an `extern "C"` function)
+    let k = crate::wide::level()
+        .and_then(|level| apply_arg(level, MAX, x).ok())
+        .unwrap_or(0);
+    if let Some(&v) = x.get(k) {
+        // SAFETY: see above: `at` is valid for a write of a held value (at most 8 bytes).
+        unsafe { at.write(v.held()) };
     }
+    k as i64
 }
 
-/// The address of the function compiled code calls to search an argmax's or argmin's best block
-/// of `dtype` values (f64, f32, i64, i32, bool).
-pub(crate) fn find_address(dtype: kiln_ir::ElemType) -> *const u8 {
+/// The address of the function compiled code calls for an argmax (`max`) or argmin of a row of
+/// `dtype` values (f64, f32, i64, i32, bool).
+pub(crate) fn arg_address(max: bool, dtype: kiln_ir::ElemType) -> *const u8 {
+    fn of<T: WideExtreme>(max: bool) -> *const u8 {
+        match max {
+            true => row_arg::<T, true> as *const u8,
+            false => row_arg::<T, false> as *const u8,
+        }
+    }
     use kiln_ir::ElemType;
     match dtype {
-        ElemType::F64 => block_find::<f64> as *const u8,
-        ElemType::F32 => block_find::<f32> as *const u8,
-        ElemType::I64 => block_find::<i64> as *const u8,
-        ElemType::I32 => block_find::<i32> as *const u8,
-        ElemType::Bool => block_find::<crate::wide::Truth> as *const u8,
-        _ => unreachable!("only f32, f64, i64, i32 and bool runs are searched"),
+        ElemType::F64 => of::<f64>(max),
+        ElemType::F32 => of::<f32>(max),
+        ElemType::I64 => of::<i64>(max),
+        ElemType::I32 => of::<i32>(max),
+        ElemType::Bool => of::<crate::wide::Truth>(max),
+        _ => unreachable!("only f32, f64, i64, i32 and bool rows have an argmax"),
     }
 }
 
 /// The address of the function compiled code calls for a trailing max (`max`) or min of `dtype`
-/// values (f64, f32, i64, i32, bool): a row's (`row`, [`crate::wide::row_extreme`]) or a block's.
+/// values (f64, f32, i64, i32, bool): a row's (`row`, [`crate::wide::row_extreme`]) or a
+/// segment's.
 pub(crate) fn extreme_address(max: bool, dtype: kiln_ir::ElemType, row: bool) -> *const u8 {
     fn of<T: WideExtreme>(max: bool, row: bool) -> *const u8 {
         match (max, row) {

@@ -159,7 +159,9 @@ pub(crate) fn compile_key(key: &KernelKey, dumps: bool) -> Result<Compiled> {
                     call::extreme_address(max, dtype, row),
                 );
             }
-            jb.symbol(host::find_symbol(dtype), call::find_address(dtype));
+            for max in [true, false] {
+                jb.symbol(host::arg_symbol(max, dtype), call::arg_address(max, dtype));
+            }
         }
         for dtype in [
             kiln_ir::ElemType::I64,
@@ -325,15 +327,15 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
     {
         math.import_moments(module, func, st.dtype)?;
     }
-    // an argmax's or argmin's blocks fold their max or min (skeleton.rs `arg_blocks`)
+    // an argmax or argmin of a plain read finds a row's point by one call (skeleton.rs
+    // `arg_blocks`)
     if let Mode::Trailing(op) = st.mode
         && op.is_arg()
         && let Some(values) = folded
         && key.roots().len() == 1
         && math::wide_extreme(&key.arena, key.body, key.schedule)
     {
-        math.import_extreme(module, func, op == kiln_ir::ReduceOp::ArgMax, values, false)?;
-        math.import_find(module, func, values)?;
+        math.import_arg(module, func, op == kiln_ir::ReduceOp::ArgMax, values)?;
     }
     // a trailing sum, max or min, or sibling reductions, whose every reduction folds its long
     // rows at full width (skeleton.rs `wide_folds`; a typed kernel's integer sums in int64)

@@ -157,10 +157,11 @@ fn held_type(dtype: ElemType) -> Type {
     }
 }
 
-/// The symbol of the search of an argmax's or argmin's best block of `dtype` values
-/// (wide/extremes.rs `find`, registered by compile.rs where the host has a wide level).
-pub(crate) fn find_symbol(dtype: ElemType) -> String {
-    format!("kiln_wide_find_{}", dtype.short_name()).to_lowercase()
+/// The symbol of the argmax (`max`) or argmin of a row of `dtype` values (wide/extremes.rs `arg`,
+/// registered by compile.rs where the host has a wide level).
+pub(crate) fn arg_symbol(max: bool, dtype: ElemType) -> String {
+    let what = if max { "argmax" } else { "argmin" };
+    format!("kiln_wide_{what}_{}", dtype.short_name()).to_lowercase()
 }
 
 /// The symbol of the trailing sum of a run of `dtype` values (f32, f64; `dot` false; i64, i32 and
@@ -332,12 +333,12 @@ pub struct MathRefs {
     /// [`MathRefs::import_kept_rows`] imported them (index: [`kept_index`]).
     kept: [Option<[FuncRef; 2]>; 5],
     /// The trailing min and max of a run (`wide/extremes.rs`): a row's, for skeleton.rs
-    /// `wide_folds` where each segment is one row, else a block's (`arg_blocks`, and `wide_folds`
-    /// over segments of several rows), where [`MathRefs::import_extreme`] imported them (index:
+    /// `wide_folds` where each segment is one row, else a segment's of several rows, where [`MathRefs::import_extreme`] imported them (index:
     /// max).
     extremes: [Option<FuncRef>; 2],
-    /// The search of an argmax's or argmin's best block (`wide/extremes.rs` `find`).
-    find: Option<FuncRef>,
+    /// The argmax or argmin of a row (`wide/extremes.rs` `arg`), and the type of the value it
+    /// writes.
+    arg: Option<(FuncRef, Type)>,
     /// The trailing sum of a row of f32 values and of the products of two rows (`wide/sums.rs`,
     /// skeleton.rs `wide_folds`), where [`MathRefs::import_sum`] imported them (index: products).
     sums: [Option<FuncRef>; 2],
@@ -409,7 +410,7 @@ impl MathRefs {
             sincos,
             kept: [None; 5],
             extremes: [None; 2],
-            find: None,
+            arg: None,
             sums: [None; 2],
             int_sum: None,
             moments: None,
@@ -530,31 +531,27 @@ impl MathRefs {
         Ok(())
     }
 
-    /// Declares in `module` and imports into `func` the search of an argmax's or argmin's best
-    /// block of `dtype` values (f64, f32, i64, i32, bool), `fn(x, n, best) -> index` (`best` of
-    /// [`held_type`]; registered by compile.rs where the host has a wide level).
-    pub fn import_find<M: Module>(
+    /// Declares in `module` and imports into `func` the argmax (`max`) or argmin of a row of
+    /// `dtype` values (f64, f32, i64, i32, bool), `fn(x, n, at) -> index`, the point's value
+    /// written to `at` ([`held_type`]; registered by compile.rs where the host has a wide level).
+    pub fn import_arg<M: Module>(
         &mut self,
         module: &mut M,
         func: &mut cranelift_codegen::ir::Function,
+        max: bool,
         dtype: ElemType,
     ) -> crate::Result<()> {
-        let value = held_type(dtype);
-        let mut sig = Signature::new(module.isa().default_call_conv());
-        sig.params.extend([
-            AbiParam::new(types::I64),
-            AbiParam::new(types::I64),
-            AbiParam::new(value),
-        ]);
-        sig.returns.push(AbiParam::new(types::I64));
-        let id = module.declare_function(&find_symbol(dtype), Linkage::Import, &sig)?;
-        self.find = Some(module.declare_func_in_func(id, func));
+        self.arg = Some((
+            import_i64s(module, func, &arg_symbol(max, dtype), 3, Some(types::I64))?,
+            held_type(dtype),
+        ));
         Ok(())
     }
 
-    /// The search of an argmax's or argmin's best block, if the kernel imported it.
-    pub fn find(&self) -> Option<FuncRef> {
-        self.find
+    /// The argmax or argmin of a row, if the kernel imported it, and the type of the value it
+    /// writes.
+    pub fn arg(&self) -> Option<(FuncRef, Type)> {
+        self.arg
     }
 
     /// Declares in `module` and imports into `func` the trailing sum of a row of `dtype` values

@@ -107,7 +107,7 @@ pub mod wide;
 
 pub use cache::{CacheStats, KernelCache, global};
 pub use call::{
-    apply_extreme, apply_find, apply_int_sum, apply_kept_extreme, apply_kept_int, apply_kept_rows,
+    apply_arg, apply_extreme, apply_int_sum, apply_kept_extreme, apply_kept_int, apply_kept_rows,
     apply_moments, apply_sum, apply_wide, apply_wide_binary, apply_wide_complex_abs, apply_wide_complex_div,
     apply_wide_from, apply_wide_sincos, live_modules, zeroed_output,
 };

@@ -99,13 +99,11 @@ const DECIDE_STRETCH: i64 = 1024;
 /// The points of a block of an argmin or argmax of a row ([`Skeleton::arg_blocks`]).
 const ARG_BLOCK: i64 = 256;
 
-/// The bytes of a block of an argmin or argmax of a plain read whose blocks are folded at full
-/// width, one call each ([`Skeleton::arg_blocks`], wide/extremes.rs): long enough that the call
-/// costs little beside the fold (a call per 1024 f32 measured up to a quarter slower at N = 1e6),
-/// short enough that searching the best block for its point costs little beside the row (blocks of
-/// 4096 f64 measured up to a quarter slower at N = 1e4, when the search was inline; it is one call
-/// of wide/extremes.rs `find` now).
-const ARG_BLOCK_WIDE_BYTES: i64 = 16384;
+/// The fewest points of a row whose argmin or argmax of a plain read is one call of the wide
+/// routine ([`Skeleton::arg_row`]); shorter rows keep the argument's own update. From Python,
+/// `argmax(m, axis=1)` of float64 rows of 16 points: 70 -> 58 ns a row by the call, of 24: 78 ->
+/// 68; of 12 no faster.
+const ARG_WIDE_MIN_ROW: i64 = 16;
 
 /// The fewest points of a row whose argmin or argmax runs by blocks ([`Skeleton::arg_blocks`]):
 /// `argmax(m, axis=1)` of 1e6 float64 from Python measured faster by blocks from rows of about 64
@@ -142,9 +140,10 @@ struct Skeleton<'f, 'k> {
     /// input and its row steps at full width, `[group, single]` (`wide/rows.rs`,
     /// `wide/int_rows.rs`; see [`Skeleton::wide_rows`]).
     kept_steps: Option<Vec<(usize, [FuncRef; 2])>>,
-    /// A trailing argmax or argmin of a plain read of input `i`, and the fold of a run at full
-    /// width its blocks call (see [`Skeleton::arg_blocks`]; a max's or min's: [`Skeleton::folds`]).
-    extreme_wide: Option<(usize, FuncRef)>,
+    /// The input `i` a trailing argmax or argmin reads plainly (see [`Skeleton::arg_row`]), and
+    /// where each segment is (part of) one row, whether the segment's row was one call, so that
+    /// its vector accumulators hold the identity (an i8 variable: see [`Skeleton::arg_fold`]).
+    arg_wide: Option<(usize, Option<Variable>)>,
     /// A trailing sum, max or min whose body a fold at full width reads, or sibling reductions
     /// whose every component's does: each reduction's fold (none where one has none): see
     /// [`Skeleton::wide_folds`].
@@ -457,11 +456,11 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 }),
             // (read where it is: a float kernel's input in its dtype, a typed one's int64, int32
             // or bool input)
-            extreme_wide: match st.mode {
-                Mode::Trailing(op) if op.is_arg() => g
-                    .math
-                    .extreme(op == ReduceOp::ArgMax)
-                    .and_then(|fold| plain_read(f, folded_ints(g)).map(|i| (i, fold))),
+            arg_wide: match st.mode {
+                Mode::Trailing(op) if op.is_arg() && g.math.arg().is_some() => {
+                    let called = st.segments_in_one_row().then(|| g.b.declare_var(types::I8));
+                    plain_read(f, folded_ints(g)).map(|i| (i, called))
+                }
                 _ => None,
             },
             folds: folds(g, f),
@@ -626,6 +625,10 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             .enumerate()
             .map(|(c, &op)| self.new_acc(g, op, self.accumulators(c)))
             .collect();
+        if let Some((_, Some(called))) = self.arg_wide {
+            let no = g.b.ins().iconst(types::I8, 0);
+            g.b.def_var(called, no);
+        }
         let kept_ridx = match self.st.mode {
             Mode::Kept(op) if op.is_arg() => {
                 let s = g.index_lanes(W::Scalar, r_base, zero);
@@ -765,6 +768,8 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     /// ran and only the remainder loop, a vector at a time (`p = 0`), updated an accumulator, the
     /// first: it is folded alone (the others hold the identity, which a merge leaves alone). Short
     /// rows (argmax over 10 classes) skip most of the fold's merges, a few dozen instructions each.
+    /// A segment's row that was one call of the wide routine ([`Skeleton::arg_row`]) left them all
+    /// the identity: the scalar one is the partial.
     fn arg_fold(&self, g: &mut Gen<'_, '_>, op: ReduceOp, vs: &[Vec<Value>], tail: Vec<Value>) -> Vec<Value> {
         let sched = self.f.key.schedule;
         let step = sched.unroll.max(sched.accumulators) as i64 * self.f.lanes;
@@ -772,6 +777,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let types: Vec<_> = tail.iter().map(|&v| g.b.func.dfg.value_type(v)).collect();
         for &ty in &types {
             g.b.append_block_param(join, ty);
+        }
+        if let Some((_, Some(called))) = self.arg_wide {
+            let inline = g.b.create_block();
+            let called = g.b.use_var(called);
+            let args: Vec<_> = tail.iter().map(|&v| v.into()).collect();
+            g.b.ins().brif(called, join, &args, inline, &[]);
+            g.b.switch_to_block(inline);
         }
         // a row's stretch of a segment: at most the row, at most the segment
         let extent = g.b.ins().smin(self.row_len, self.seg_len);
@@ -1079,20 +1091,17 @@ impl<'f, 'k> Skeleton<'f, 'k> {
     }
 
     /// An argmin or argmax of a row of float, integer or bool values (its one output) of
-    /// [`ARG_MIN_ROW`] points or more: its points from `j_var` on in blocks of [`ARG_BLOCK`] (of
-    /// [`ARG_BLOCK_WIDE_BYTES`] where the wide fold folds them), the last one the rest of the row,
-    /// and `j_var` at the row's end after them (shorter rows keep the argument's own update, in
-    /// the loops after this).
+    /// [`ARG_MIN_ROW`] points or more: its points from `j_var` on in blocks of [`ARG_BLOCK`], the
+    /// last one the rest of the row, and `j_var` at the row's end after them (shorter rows keep
+    /// the argument's own update, in the loops after this). Where the body is a plain read of an
+    /// input and the wide routine is imported, the row is one call instead ([`Skeleton::arg_row`]).
     ///
     /// Each block is reduced to its extreme (NumPy's `minimum` / `maximum`, NaN propagating) by
     /// the loops of the plain reduction, a few operations a vector where the argument's update
-    /// takes about twenty; where the body is a plain read of an input and the wide fold is
-    /// imported (wide/extremes.rs), by one call of it over a block of [`ARG_BLOCK_WIDE_BYTES`].
-    /// The row keeps the first block whose extreme is better than every earlier one's (strictly;
-    /// a NaN beats every number; the first block beats none; integer and bool values compare as
-    /// int64), and afterwards finds in that block the first point equal to its extreme (or NaN,
-    /// for a NaN): the first vector holding one, then the point in it; where the blocks were
-    /// folded by the wide call, by one call of the wide search (wide/extremes.rs `find`). That
+    /// takes about twenty. The row keeps the first block whose extreme is better than every
+    /// earlier one's (strictly; a NaN beats every number; the first block beats none; integer and
+    /// bool values compare as int64), and afterwards finds in that block the first point equal to
+    /// its extreme (or NaN, for a NaN): the first vector holding one, then the point in it. That
     /// point is the first of the extreme in the blocks, as the argument's own update finds it, and
     /// is merged into the scalar accumulator as a partial result (lower indices win ties). The
     /// body's scalar value is the vector's lane's, bit for bit (so the point is found); were it
@@ -1107,6 +1116,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         per_iter: i64,
         acc: &Acc,
     ) {
+        if let Some((arg, ty)) = g.math.arg()
+            && let Some((i, _)) = self.arg_wide
+            && let Some(x) = r.ptrs[i]
+        {
+            self.arg_row(g, j_var, jhi, acc, (arg, ty), i, x, r);
+            return;
+        }
         let (op, cc, icc) = match acc.op {
             ReduceOp::ArgMin => (ReduceOp::Min, FloatCC::LessThan, IntCC::SignedLessThan),
             _ => (ReduceOp::Max, FloatCC::GreaterThan, IntCC::SignedGreaterThan),
@@ -1122,13 +1138,6 @@ impl<'f, 'k> Skeleton<'f, 'k> {
             extreme.vector.push(more);
         }
         let per_iter = 2 * per_iter;
-        // a plain read's blocks folded by one call each at full width: longer blocks
-        let wide = self.extreme_wide.and_then(|(i, f)| r.ptrs[i].map(|x| (f, i, x)));
-        let block = if wide.is_some() {
-            ARG_BLOCK_WIDE_BYTES / g.size
-        } else {
-            ARG_BLOCK
-        };
         let best_var = g.b.declare_var(g.acc_types(op, W::Scalar)[0]);
         let init = g.acc_identity(op, W::Scalar)[0];
         g.b.def_var(best_var, init);
@@ -1151,31 +1160,21 @@ impl<'f, 'k> Skeleton<'f, 'k> {
                 g.b.def_var(v, x);
             }
         }
-        let full = g.b.ins().iadd_imm_s(j, block);
+        let full = g.b.ins().iadd_imm_s(j, ARG_BLOCK);
         let end = g.b.ins().smin(full, jhi);
-        let m = if let Some((fold, i, x)) = wide {
-            // (the fold's extreme is the loops' but for a NaN's payload and a zero's sign, which
-            // the search below treats alike)
-            let len = g.b.ins().isub(end, j);
-            let start = self.run_at(g, i, x, j);
-            let call = g.b.ins().call(fold, &[start, len]);
-            g.b.def_var(j_var, end);
-            g.b.inst_results(call)[0]
-        } else {
-            let one = std::slice::from_ref(&extreme);
-            self.loop_(g, r, j_var, end, per_iter, W::Vector, one, None);
-            if per_iter > 1 {
-                self.loop_(g, r, j_var, end, 1, W::Vector, one, None);
-            }
-            self.loop_(g, r, j_var, end, 1, W::Scalar, one, None);
-            let vs: Vec<Vec<Value>> = extreme
-                .vector
-                .iter()
-                .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
-                .collect();
-            let tail: Vec<Value> = extreme.scalar.iter().map(|&v| g.b.use_var(v)).collect();
-            g.acc_fold(op, &vs, tail)[0]
-        };
+        let one = std::slice::from_ref(&extreme);
+        self.loop_(g, r, j_var, end, per_iter, W::Vector, one, None);
+        if per_iter > 1 {
+            self.loop_(g, r, j_var, end, 1, W::Vector, one, None);
+        }
+        self.loop_(g, r, j_var, end, 1, W::Scalar, one, None);
+        let vs: Vec<Vec<Value>> = extreme
+            .vector
+            .iter()
+            .map(|slot| slot.iter().map(|&v| g.b.use_var(v)).collect())
+            .collect();
+        let tail: Vec<Value> = extreme.scalar.iter().map(|&v| g.b.use_var(v)).collect();
+        let m = g.acc_fold(op, &vs, tail)[0];
         let best = g.b.use_var(best_var);
         let blk = g.b.use_var(blk_var);
         let first = g.b.ins().icmp_imm_s(IntCC::Equal, blk, -1);
@@ -1216,35 +1215,13 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         let fold = g.b.create_block();
         let blk = g.b.use_var(blk_var);
         let best = g.b.use_var(best_var);
-        let limit = g.b.ins().iadd_imm_s(blk, block);
+        let limit = g.b.ins().iadd_imm_s(blk, ARG_BLOCK);
         let limit = g.b.ins().smin(limit, jhi);
         let ran = g.b.ins().icmp_imm_s(IntCC::SignedGreaterThanOrEqual, blk, 0);
-        if let (Some((_, i, x)), Some(find)) = (wide, g.math.find()) {
-            // at full width: the block searched by one call (its extreme is the blocks' fold's,
-            // a point's value or a NaN it holds, which the call tests as `is_extreme` does)
-            let search = g.b.create_block();
-            g.b.ins().brif(ran, search, &[], after, &[]);
-            g.b.switch_to_block(search);
-            let len = g.b.ins().isub(limit, blk);
-            let start = self.run_at(g, i, x, blk);
-            let call = g.b.ins().call(find, &[start, len, best]);
-            let rel = g.b.inst_results(call)[0];
-            let hit = g.b.ins().icmp(IntCC::SignedLessThan, rel, len);
-            let k = g.b.ins().iadd(blk, rel);
-            g.b.ins().brif(hit, found, &[BlockArg::Value(k)], fold, &[]);
-        } else {
-            self.search_block(g, r, blk, limit, best, ran, found, fold, after);
-        }
+        self.search_block(g, r, blk, limit, best, ran, found, fold, after);
 
         g.b.switch_to_block(found);
-        let rpos = r.rpos.expect("arg reductions have row positions");
-        let pos = g.b.ins().iadd(rpos, at);
-        let idx = g.index_lanes(W::Scalar, pos, pos);
-        let old: Vec<Value> = acc.scalar.iter().map(|&x| g.b.use_var(x)).collect();
-        let merged = g.acc_merge_scalar(acc.op, &old, &[best, idx]);
-        for (&x, y) in acc.scalar.iter().zip(merged) {
-            g.b.def_var(x, y);
-        }
+        self.arg_merge(g, r, acc, best, at);
         g.b.ins().jump(after, &[]);
 
         // not found (the scalar value differing from the lane's): the block point by point
@@ -1255,22 +1232,73 @@ impl<'f, 'k> Skeleton<'f, 'k> {
         g.b.ins().jump(after, &[]);
 
         g.b.switch_to_block(after);
-        if wide.is_some() && self.st.segments_in_one_row() {
+    }
+
+    /// The point `at` of a row (its extreme `best`) merged into an argmin's or argmax's scalar
+    /// accumulator as a partial result (lower indices win ties).
+    fn arg_merge(&self, g: &mut Gen<'_, '_>, r: &Row, acc: &Acc, best: Value, at: Value) {
+        let rpos = r.rpos.expect("arg reductions have row positions");
+        let pos = g.b.ins().iadd(rpos, at);
+        let idx = g.index_lanes(W::Scalar, pos, pos);
+        let old: Vec<Value> = acc.scalar.iter().map(|&x| g.b.use_var(x)).collect();
+        let merged = g.acc_merge_scalar(acc.op, &old, &[best, idx]);
+        for (&x, y) in acc.scalar.iter().zip(merged) {
+            g.b.def_var(x, y);
+        }
+    }
+
+    /// An argmin or argmax of a plain read of input `i` (`x` the code's address of the row's
+    /// point 0) over a row's points from `j_var` on, [`ARG_WIDE_MIN_ROW`] of them or more: one
+    /// call of the wide routine `arg` (wide/extremes.rs `arg`: the first NaN, else the first point
+    /// equal to the extreme, as the argument's own update finds it), which writes the point's value
+    /// (of type `ty`) to a stack slot; merged into the scalar accumulator as a partial result, and
+    /// `j_var` at the row's end. Shorter rows keep the argument's own update, in the loops after
+    /// this.
+    #[allow(clippy::too_many_arguments)]
+    fn arg_row(
+        &self,
+        g: &mut Gen<'_, '_>,
+        j_var: Variable,
+        jhi: Value,
+        acc: &Acc,
+        (arg, ty): (FuncRef, cranelift_codegen::ir::Type),
+        i: usize,
+        x: Value,
+        r: &Row,
+    ) {
+        let (_, after, _) = enter_stretches(g, j_var, jhi, ARG_WIDE_MIN_ROW);
+        let j = g.b.use_var(j_var);
+        let len = g.b.ins().isub(jhi, j);
+        let start = self.run_at(g, i, x, j);
+        let slot =
+            g.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let value_at = g.b.ins().stack_addr(types::I64, slot, 0);
+        let call = g.b.ins().call(arg, &[start, len, value_at]);
+        let k = g.b.inst_results(call)[0];
+        let best = g.b.ins().load(ty, mem(), value_at, 0);
+        let at = g.b.ins().iadd(j, k);
+        self.arg_merge(g, r, acc, best, at);
+        g.b.def_var(j_var, jhi);
+        if let Some((_, Some(called))) = self.arg_wide {
             // The argument's vector accumulators are still their identity here: a segment in one
             // row calls `inner` once (a plain read's row is not computed in blocks, `blocks`),
-            // which starts here with them as `new_acc` made them, and the blocks merged only into
+            // which starts here with them as `new_acc` made them, and the call merged only into
             // the scalar one. Defined again, their values from before are not live across the
-            // calls above (which clobber every vector register): spilled and reloaded around
-            // them, they were most of the kernel's own time on rows of a hundred points. (A
+            // call above (which clobbers every vector register): spilled and reloaded around
+            // it, they were most of the kernel's own time on rows of a hundred points. (A
             // segment of several rows, `argmax(m)` of a strided `m`, carries them from row to
-            // row.)
+            // row.) The segment's fold skips them (`arg_fold`).
             let identity = g.acc_identity(acc.op, W::Vector);
             for slot in &acc.vector {
                 for (&v, &x) in slot.iter().zip(&identity) {
                     g.b.def_var(v, x);
                 }
             }
+            let yes = g.b.ins().iconst(types::I8, 1);
+            g.b.def_var(called, yes);
         }
+        g.b.ins().jump(after, &[]);
+        g.b.switch_to_block(after);
     }
 
     /// The inline search of an argmax's or argmin's best block `[blk, limit)` (if one `ran`) for

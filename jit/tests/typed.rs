@@ -1202,11 +1202,13 @@ fn run_many(code: &BoundKernel, input: &Stored<'_>, outs: &mut [OutSlice<'_>]) -
 }
 
 /// The shapes and reduced axes the extremes' folds at full width are checked over: short rows
-/// (the inline loop), rows around the 64-point threshold, long rows, several segments, one long
-/// whole array (several chunks).
+/// (the inline loop), rows around the 64-point threshold (an argmax's and argmin's 16), long rows,
+/// several segments, one long whole array (several chunks).
 fn extreme_shapes() -> Vec<(Vec<usize>, Vec<usize>)> {
     vec![
         (vec![1000], vec![0]),
+        (vec![5, 15], vec![1]),
+        (vec![5, 16], vec![1]),
         (vec![3, 63], vec![1]),
         (vec![3, 64], vec![1]),
         (vec![4, 777], vec![1]),
@@ -1217,8 +1219,9 @@ fn extreme_shapes() -> Vec<(Vec<usize>, Vec<usize>)> {
 }
 
 /// `op` of the one input of type `ty` (`input`, `stored`: its values) over `axes` of `shape`: the
-/// wide fold's import `(i64, i64) -> i64` is in the code where the host has a wide level, and the
-/// results, vector and scalar code, equal the typed interpreter's; several units and small chunks.
+/// wide fold's import `(i64, i64) -> i64` (an argmax's or argmin's `(i64, i64, i64) -> i64`) is in
+/// the code where the host has a wide level, and the results, vector and scalar code, equal the
+/// typed interpreter's; several units and small chunks.
 fn check_extreme(
     op: ReduceOp,
     ty: ElemType,
@@ -1227,7 +1230,11 @@ fn check_extreme(
     shape: &[usize],
     axes: &[usize],
 ) {
-    check_fold(op, ty, input, stored, shape, axes, Some("= (i64, i64) -> i64 "))
+    let sig = match op {
+        ReduceOp::ArgMax | ReduceOp::ArgMin => "= (i64, i64, i64) -> i64 ",
+        _ => "= (i64, i64) -> i64 ",
+    };
+    check_fold(op, ty, input, stored, shape, axes, Some(sig))
 }
 
 /// [`check_extreme`], the import whose signature is `sig` (where given) in the code where the host

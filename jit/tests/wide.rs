@@ -1981,32 +1981,45 @@ fn kept_integer_row_steps_match_a_sequential_fold() {
     }
 }
 
-/// The search of a best block (`apply_find`) at every level this host has, f64 and f32, every
-/// length 0..=80 and a few long ones: for a value at the start, the middle and the end of a run
-/// (the first of equal ones: -0.0 and 0.0 are equal, NaN of either sign is found as NaN), and
-/// for one the run lacks (its length), as a scalar search finds it.
-fn finds<T: Elem + WideElem + wide::WideExtreme>() {
+/// NumPy's argmax (`max`) or argmin of `xs`, point by point: the first NaN, else the first point
+/// equal to the extreme (-0.0 and 0.0 are equal); 0 for an empty run.
+fn scalar_arg<T: PartialOrd + Copy>(xs: &[T], max: bool) -> usize {
+    #[allow(clippy::eq_op)]
+    if let Some(k) = xs.iter().position(|v| v != v) {
+        return k;
+    }
+    let mut best = 0;
+    for (k, v) in xs.iter().enumerate() {
+        if (max && *v > xs[best]) || (!max && *v < xs[best]) {
+            best = k;
+        }
+    }
+    best
+}
+
+/// The argmax and argmin of a run (`apply_arg`) at every level this host has, f64 and f32, every
+/// length 0..=80 and a few long ones, at several offsets: NaN (of either sign, the first one wins),
+/// infinities, subnormals, zeros of both signs (equal: the first of either), runs of one value and
+/// runs of many ties, as a scalar search finds the point.
+fn args<T: Elem + WideElem + wide::WideExtreme>() {
     let mut rng = Rng::new(21);
     for level in levels() {
         for len in (0..=80).chain([127, 1000, 4099]) {
-            for (name, run) in extreme_runs(&mut rng, len) {
-                let xs: Vec<T> = run.iter().map(|&v| T::from_f64(v)).collect();
-                let probes = [0, len / 2, len.saturating_sub(1)]
-                    .into_iter()
-                    .filter(|&i| i < len)
-                    .map(|i| xs[i].to_f64())
-                    .chain([7.5, f64::NAN]);
-                for best in probes {
-                    let got = kiln_jit::apply_find(level, &xs, T::from_f64(best)).unwrap();
-                    let want = xs
-                        .iter()
-                        .position(|v| v.to_f64() == best || (v.to_f64().is_nan() && best.is_nan()))
-                        .unwrap_or(len);
-                    let what = format!(
-                        "{:?} {level:?} {best} in {name}, len {len}",
-                        <T as WideElem>::DTYPE
-                    );
-                    assert_eq!(got, want, "{what}");
+            let mut runs = extreme_runs(&mut rng, len + 7);
+            let ties = (0..len + 7).map(|_| rng.uniform(-3.0, 3.0).round()).collect();
+            runs.push(("ties".into(), ties));
+            for (name, run) in runs {
+                for off in [0, 1, 7] {
+                    let xs: Vec<T> = run[off..off + len].iter().map(|&v| T::from_f64(v)).collect();
+                    let values: Vec<f64> = xs.iter().map(|v| v.to_f64()).collect();
+                    for max in [true, false] {
+                        let got = kiln_jit::apply_arg(level, max, &xs).unwrap();
+                        let what = format!(
+                            "{:?} {level:?} max {max} of {name}, len {len} at {off}",
+                            <T as WideElem>::DTYPE
+                        );
+                        assert_eq!(got, scalar_arg(&values, max), "{what}");
+                    }
                 }
             }
         }
@@ -2014,46 +2027,44 @@ fn finds<T: Elem + WideElem + wide::WideExtreme>() {
 }
 
 #[test]
-fn finds_match_a_scalar_search() {
-    finds::<f64>();
-    finds::<f32>();
-    // integer values (a typed kernel's): ties, the extremes of the type, a value the run lacks
-    int_finds::<i64>();
-    int_finds::<i32>();
+fn args_match_a_scalar_search() {
+    args::<f64>();
+    args::<f32>();
+    // integer values (a typed kernel's): ties, the extremes of the type
+    int_args::<i64>();
+    int_args::<i32>();
 }
 
-/// [`finds_match_a_scalar_search`] of int64 or int32 values.
-fn int_finds<T: wide::WideExtreme + Ord + std::fmt::Debug + TryFrom<i64> + num_bounds::Bounded>() {
+/// [`args_match_a_scalar_search`] of int64 or int32 values.
+fn int_args<T: wide::WideExtreme + Ord + std::fmt::Debug + TryFrom<i64> + num_bounds::Bounded>() {
     let mut rng = Rng::new(22);
     for level in levels() {
         for len in (0..=70).chain([1000]) {
             let of = |v: i64| T::try_from(v).ok().expect("in range");
+            let mut runs = vec![vec![T::MIN; len], vec![T::MAX; len]];
             let mut xs: Vec<T> = (0..len)
                 .map(|_| of((rng.uniform(-4.0, 4.0) as i64) * 1_000_003))
                 .collect();
+            runs.push(xs.clone());
             if len > 2 {
                 xs[len / 2] = T::MAX;
                 xs[len - 1] = T::MIN;
+                runs.push(xs);
             }
-            let probes: Vec<T> = xs
-                .iter()
-                .step_by(7)
-                .copied()
-                .chain([T::MAX, T::MIN, of(5)])
-                .collect();
-            for best in probes {
-                let got = kiln_jit::apply_find(level, &xs, best).unwrap();
-                let want = xs.iter().position(|&v| v == best).unwrap_or(len);
-                assert_eq!(got, want, "{level:?} {best:?} in a run of {len}");
+            for xs in runs {
+                for max in [true, false] {
+                    let got = kiln_jit::apply_arg(level, max, &xs).unwrap();
+                    assert_eq!(got, scalar_arg(&xs, max), "{level:?} max {max} of a run of {len}");
+                }
             }
         }
     }
 }
 
 #[test]
-fn finds_refuse_a_level_the_host_lacks() {
+fn args_refuse_a_level_the_host_lacks() {
     for level in Level::ALL {
-        let r = kiln_jit::apply_find(level, &[1.0f64, 2.0, 2.0], 2.0);
+        let r = kiln_jit::apply_arg(level, true, &[1.0f64, 2.0, 2.0]);
         assert_eq!(r.is_ok(), level.on_host(), "{level:?}");
         if let Ok(k) = r {
             assert_eq!(k, 1);
@@ -2074,9 +2085,9 @@ fn extreme_folds_refuse_a_level_the_host_lacks() {
     }
 }
 
-/// A trailing max or min (and an argmax or argmin, whose blocks fold their extreme) of a plain
-/// read calls the fold (an import `(i64, i64) -> f64`) where the host has a wide level and the
-/// schedule asks for it; never with `with_wide(false)`, a scalar schedule, or a computed body
+/// A trailing max or min of a plain read calls the fold (an import `(i64, i64) -> f64`), and an
+/// argmax or argmin the row's search (`(i64, i64, i64) -> i64`), where the host has a wide level
+/// and the schedule asks for it; never with `with_wide(false)`, a scalar schedule, or a computed body
 /// (`max(x*x)`). Each route agrees with the interpreter (an arg reduction's index exactly), and
 /// the routes give the same bits (a zero extreme's sign and a NaN's payload included: the
 /// reproducible profile's promise), rows shorter and longer than the call's threshold and than a
@@ -2086,11 +2097,16 @@ fn extreme_route<T: Elem>(dtype: ElemType) {
     let mut arena = ExprArena::new();
     let x = arena.input(0);
     let xx = arena.binary(BinaryOp::Mul, x, x);
-    let sig = format!("= (i64, i64) -> {} ", dtype.short_name().to_lowercase());
     let mut rng = Rng::new(19);
     for op in [ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin] {
+        let sig = match op {
+            ReduceOp::ArgMax | ReduceOp::ArgMin => "= (i64, i64, i64) -> i64 ".to_string(),
+            _ => format!("= (i64, i64) -> {} ", dtype.short_name().to_lowercase()),
+        };
         for (shape, axes) in [
-            (vec![5usize, 63], vec![1usize]),
+            (vec![5usize, 15], vec![1usize]),
+            (vec![5, 16], vec![1]),
+            (vec![5, 63], vec![1]),
             (vec![5, 64], vec![1]),
             (vec![3, 1000], vec![1]),
             (vec![2, 9000], vec![1]),
@@ -2291,10 +2307,11 @@ fn bool_folds_are_any_and_all() {
                 let all = kiln_jit::apply_extreme(level, false, false, &xs).unwrap();
                 assert_eq!(any.0 != 0, bytes.iter().any(|&b| b != 0), "any {what}");
                 assert_eq!(all.0 != 0, bytes.iter().all(|&b| b != 0), "all {what}");
-                for truth in [false, true] {
-                    let got = kiln_jit::apply_find(level, &xs, Truth(u8::from(truth))).unwrap();
-                    let want = bytes.iter().position(|&b| (b != 0) == truth).unwrap_or(len);
-                    assert_eq!(got, want, "find {truth} {what}");
+                for max in [true, false] {
+                    // the first true (argmax) or false, else 0
+                    let got = kiln_jit::apply_arg(level, max, &xs).unwrap();
+                    let want = bytes.iter().position(|&b| (b != 0) == max).unwrap_or(0);
+                    assert_eq!(got, want, "arg max {max} {what}");
                 }
             }
         }

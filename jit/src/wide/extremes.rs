@@ -1,8 +1,8 @@
 //! The min and max of a run of values at full width (f64, f32, and i64, i32 and bool values of a
 //! typed kernel: a bool's max is `any`, its min `all`): a trailing `min` or `max` whose body is a plain read of an input (`max(x)`, `min(m,
 //! axis=1)`) folds each long enough row by one call (skeleton.rs `wide_folds`), whose partial
-//! the segment's scalar accumulator then takes as one value; an argmax or argmin folds its
-//! blocks so (`arg_blocks`).
+//! the segment's scalar accumulator then takes as one value. (An argmax or argmin of a plain read
+//! finds its row's point by one call of `args.rs`.)
 //!
 //! NumPy's `maximum` propagates NaN. The inline code's update (`Gen::maximum`) is a compare, a
 //! select and a NaN test on the accumulator's chain; here each of [`LANES`] lanes keeps its
@@ -19,6 +19,8 @@
 //! plain reduction, and bools ([`Truth`]) as an or (max, `any`) or an and (min, `all`) of their
 //! truths that stops once decided, tested every 4096 points (so a call may read only a prefix of
 //! its run).
+
+use super::args::{arg_f32, arg_f64, arg_i32, arg_i64, arg_truth};
 
 /// Lanes the loop keeps: four vectors of 8 f64 at AVX-512 (of 16 f32: two), so that the
 /// `maxp*` chains overlap.
@@ -266,8 +268,8 @@ pub(super) fn fold<T: Extreme, const MAX: bool>(x: &[T]) -> T {
 
 /// The first index of `best` in `x` (equal to it, or both NaN), `x.len()` where none is: chunks
 /// of [`LANES`] compared whole to the first holding it, whose hits make a mask (the first hit its
-/// lowest bit), then the rest point by point. An argmax's or argmin's search of its
-/// best block (skeleton.rs `arg_blocks`), as the inline code's `is_extreme` tests each point.
+/// lowest bit), then the rest point by point. A bool run's argmax (its first true) or argmin
+/// ([`arg_truth`]).
 #[inline(always)]
 pub(super) fn find<T: Extreme>(x: &[T], best: T) -> usize {
     const { assert!(LANES <= 32, "a chunk's hits are the bits of a u32") };
@@ -338,17 +340,6 @@ macro_rules! levels {
                 pub(in crate::wide) fn row_min_avx512(x: &[$t]) -> $t {
                     super::row_extreme(super::fold::<$t, false>(x), x)
                 }
-                #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
-                pub(in crate::wide) fn find_avx2(x: &[$t], best: $t) -> usize {
-                    super::find(x, best)
-                }
-                #[cfg_attr(
-                    target_arch = "x86_64",
-                    target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")
-                )]
-                pub(in crate::wide) fn find_avx512(x: &[$t], best: $t) -> usize {
-                    super::find(x, best)
-                }
             }
         )*
     };
@@ -369,9 +360,10 @@ pub trait WideExtreme: Extreme {
     /// ([`row_extreme`]). Unsafe to call unless the host has `level`
     /// ([`super::Level::on_host`]), which call.rs checks.
     fn extreme(max: bool, level: super::Level, row: bool) -> unsafe fn(&[Self]) -> Self;
-    /// The first index of a value in a run at `level` (`find` of this module). Unsafe to call
-    /// unless the host has `level`, as [`WideExtreme::extreme`].
-    fn find(level: super::Level) -> unsafe fn(&[Self], Self) -> usize;
+    /// The first index of a run's max (`max`) or min (`args.rs`), at AVX2 for either level (the
+    /// routine is written in AVX2's registers). Unsafe to call unless the host has `level`, as
+    /// [`WideExtreme::extreme`].
+    fn arg(max: bool, level: super::Level) -> unsafe fn(&[Self]) -> usize;
     /// The type compiled code holds a value in: its own, but int64 for int32 and bool (0 / 1),
     /// whose lanes a typed kernel's reductions widen to their int64 accumulators.
     type Held: Copy;
@@ -382,7 +374,7 @@ pub trait WideExtreme: Extreme {
 }
 
 macro_rules! wide_extreme {
-    ($($t:ty: $m:ident, $h:ty, $held:expr, $unheld:expr;)*) => {
+    ($($t:ty: $m:ident, $arg:ident, $h:ty, $held:expr, $unheld:expr;)*) => {
         $(
             impl WideExtreme for $t {
                 type Held = $h;
@@ -407,11 +399,8 @@ macro_rules! wide_extreme {
                         (true, false, Level::Avx512) => $m::row_min_avx512,
                     }
                 }
-                fn find(level: super::Level) -> unsafe fn(&[$t], $t) -> usize {
-                    match level {
-                        super::Level::Avx2 => $m::find_avx2,
-                        super::Level::Avx512 => $m::find_avx512,
-                    }
+                fn arg(max: bool, _: super::Level) -> unsafe fn(&[$t]) -> usize {
+                    if max { $arg::<true> } else { $arg::<false> }
                 }
             }
         )*
@@ -419,9 +408,9 @@ macro_rules! wide_extreme {
 }
 
 wide_extreme! {
-    f64: extremes64, f64, |v| v, |h| h;
-    f32: extremes32, f32, |v| v, |h| h;
-    i64: extremes_i64, i64, |v| v, |h| h;
-    i32: extremes_i32, i64, i64::from, |h| h as i32;
-    Truth: extremes_bool, i64, |v: Truth| i64::from(v.is_true()), |h| Truth(u8::from(h != 0));
+    f64: extremes64, arg_f64, f64, |v| v, |h| h;
+    f32: extremes32, arg_f32, f32, |v| v, |h| h;
+    i64: extremes_i64, arg_i64, i64, |v| v, |h| h;
+    i32: extremes_i32, arg_i32, i64, i64::from, |h| h as i32;
+    Truth: extremes_bool, arg_truth, i64, |v: Truth| i64::from(v.is_true()), |h| Truth(u8::from(h != 0));
 }

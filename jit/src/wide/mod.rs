@@ -87,10 +87,11 @@
 //!
 //! **Trailing extremes.** `extremes.rs` folds a run of f64, f32, int64, int32 or bool values into
 //! its max or min (a bool's `any` or `all`), which a trailing `max` or `min` of a plain read of an input calls for each row of at least
-//! 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests), and an `argmax` or
-//! `argmin` for each block of its rows before it searches the best one (`arg_blocks`), that search
-//! by one call too (`extremes.rs` `find`: the first point equal to the extreme, or a NaN where it
-//! is one). A nonzero, non-NaN extreme is the inline lanes' own bits, and so is a zero of a row
+//! 64 points (skeleton.rs `wide_folds`; `crate::apply_extreme` for tests). An `argmax` or
+//! `argmin` of a plain read finds a row's point by one call (`args.rs`, one pass in AVX2's
+//! registers; `arg_blocks`, `crate::apply_arg` for tests): the first NaN, else the first point
+//! equal to the extreme, as the inline update finds it, so an index, the same on every route. A
+//! nonzero, non-NaN extreme is the inline lanes' own bits, and so is a zero of a row
 //! that is all its segment and holds zeros of one sign only (`row_extreme`); a row whose extreme is
 //! a NaN, or a zero of both signs or of a segment of several rows (where the lanes' order picks the
 //! sign or payload), is folded again inline, so every route gives the same bits and the
@@ -130,6 +131,7 @@
 //! function compiled code calls, and [`crate::apply_wide`], which runs a routine of a given level
 //! over a slice (for tests and measurements).
 
+mod args;
 mod asin;
 mod atan;
 mod binary;
