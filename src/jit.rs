@@ -147,7 +147,7 @@ impl Backend for Jit {
     fn typed_note(&self, typed: &TypedKernel, plan: &BroadcastPlan, why: &str) -> (bool, String) {
         match typed_refusal(typed, Some(plan)) {
             Some(not) => (false, format!("interpreted: {why}, and {not}")),
-            None => (true, compiled_note(typed, why)),
+            None => (true, compiled_note(typed, plan, why)),
         }
     }
 
@@ -233,8 +233,8 @@ fn int_accumulators(ops: &[kiln_ir::ReduceOp], lanes: u8) -> &'static str {
 
 /// What `kiln explain` says of the typed kernel `typed` (typed because of `why`) the JIT compiles:
 /// what it computes in which lanes.
-fn compiled_note(typed: &TypedKernel, why: &str) -> String {
-    let lanes = kiln_jit::typed::points_per_step(typed);
+fn compiled_note(typed: &TypedKernel, plan: &BroadcastPlan, why: &str) -> String {
+    let lanes = kiln_jit::typed::points_over(typed, plan);
     let vt = typed.value_type();
     let n = typed.kernel.n_outputs();
     let what = match &typed.kernel.kind {

@@ -1316,6 +1316,56 @@ fn maps_of_bools_alone_run_sixteen_lanes() {
     }
 }
 
+/// A trailing sum, `any`, `all`, max or min of bools alone takes the typed path (not the float
+/// path's bools read as float64 lanes) and runs 16 lanes, each vector of masks folded at once:
+/// against the interpreter and the scalar code at every length from 0 to 70, over strided,
+/// reversed and broadcast inputs, the rows of a matrix and of its transpose, and `explain` says so;
+/// a kept one (`axis=0`) keeps its lanes.
+#[test]
+fn reductions_of_bools_alone_run_sixteen_lanes() {
+    let exprs = [
+        "sum(b & c)",
+        "sum(b ^ ~c)",
+        "any(b & ~c)",
+        "all(b | c)",
+        "max(b & c)",
+        "min(b | c)",
+        "sum(~b)",
+    ];
+    for n in 0..=70 {
+        let (b, c) = (array("bool", &[n], 0), array("bool", &[n], 3));
+        let inputs = [("b", b.arg()), ("c", c.arg())];
+        for expr in exprs {
+            if n == 0 && (expr.starts_with("max") || expr.starts_with("min")) {
+                continue;
+            }
+            let note = check(expr, &inputs).unwrap_or_else(|| panic!("{expr} (n = {n}) ran"));
+            assert!(note.contains("typed kernel"), "{expr} (n = {n}): {note}");
+            assert!(note.contains("(16 lanes)"), "{expr} (n = {n}): {note}");
+        }
+    }
+    let long = array("bool", &[90], 1);
+    let Arr::Bool(long) = long else { unreachable!() };
+    let (strided, reversed) = (long.slice(s![..;2]), long.slice(s![..45;-1]));
+    let grid: ArrayD<bool> = from(35 * 9, |i| (i * 7) % 3 == 0, &[5, 63]);
+    let row = array("bool", &[63], 2);
+    let col = array("bool", &[63, 1], 4);
+    for expr in exprs {
+        check(
+            expr,
+            &[("b", strided.view().into()), ("c", reversed.view().into())],
+        )
+        .unwrap();
+        let rows = expr.replace(')', ", axis=1)");
+        let note = check(&rows, &[("b", grid.view().into()), ("c", row.arg())]).unwrap();
+        assert!(note.contains("(16 lanes)"), "{rows}: {note}");
+        check(&rows, &[("b", grid.t().into()), ("c", col.arg())]).unwrap();
+        let kept = expr.replace(')', ", axis=0)");
+        let note = check(&kept, &[("b", grid.view().into()), ("c", row.arg())]).unwrap();
+        assert!(!note.contains("(16 lanes)"), "{kept}: {note}");
+    }
+}
+
 /// [`check`] of `expr` on `inputs` (the last kernel compiled, not interpreted), and the JIT's result
 /// on 1 and 4 threads the interpreter's; `what` names the case in a failure.
 fn compiled_on_threads(expr: &str, inputs: &[(&str, ArrayArg<'_>)], what: &str) {

@@ -369,8 +369,9 @@ fn build<M: Module>(module: &mut M, func: &mut Function, key: &KernelKey) -> Res
         g.typed = typed.as_ref();
         // (`typed_kernel` types the arena as a map's: the mode says whether it is one)
         if key.schedule.is_vector()
-            && matches!(st.mode, Mode::Map)
-            && typed.as_ref().is_some_and(crate::typed::byte_lanes)
+            && typed
+                .as_ref()
+                .is_some_and(|t| crate::typed::runs_bytes(t, st.mode))
         {
             g.byte_lanes();
         }

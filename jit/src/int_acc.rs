@@ -15,6 +15,10 @@
 //!   int64 (a vector of 4 outputs' words loaded as two `i64x2` and narrowed, widened back to be
 //!   stored), so nothing outside the vector loop sees a difference;
 //! - any / all: the or / and of the truths;
+//! - of bools alone in 16 lanes (a trailing sum, any, all, max or min of a bool body computed
+//!   from bools: `sum(b & c)`; compile.rs), each vector of `i8x16` masks is folded at once
+//!   ([`Gen::byte_fold`]): a sum adds the popcount of its mask's bits to lane 0, any and max take
+//!   whether a lane is set, all and min whether every lane is;
 //! - argmin / argmax: the best value and its index, a later value taken only where strictly better
 //!   (the first extreme kept); merges break ties on the lower index.
 //!
@@ -26,6 +30,16 @@ use crate::lower::{Gen, W};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, Type, Value, types};
 use kiln_ir::{ElemType, ReduceOp};
+
+/// The trailing reductions of bools alone that run 16 lanes of `i8x16` masks (compile.rs), each
+/// vector folded at once ([`Gen::byte_fold`]).
+pub(crate) const BYTE_FOLDS: [ReduceOp; 5] = [
+    ReduceOp::Sum,
+    ReduceOp::Any,
+    ReduceOp::All,
+    ReduceOp::Max,
+    ReduceOp::Min,
+];
 
 impl Gen<'_, '_> {
     /// The type of a typed kernel's values where they fold in int64 accumulators (bool and
@@ -150,6 +164,9 @@ impl Gen<'_, '_> {
         v: Value,
         ridx: Option<Value>,
     ) -> Vec<Value> {
+        if self.b.func.dfg.value_type(v) == types::I8X16 {
+            return vec![self.byte_fold(op, acc[0], v)];
+        }
         if self.int32_extremes(op) && self.b.func.dfg.value_type(v).is_vector() {
             return vec![self.int_merge(op, acc[0], v)];
         }
@@ -180,6 +197,32 @@ impl Gen<'_, '_> {
             }
             _ => vec![self.int_merge(op, acc[0], x)],
         }
+    }
+
+    /// A vector of 16 bools (`i8x16` masks, [`BYTE_FOLDS`]) folded into the `i64x2` accumulator
+    /// `acc` of `op`: a sum's count of set lanes (the popcount of the mask's bits, `pmovmskb` and
+    /// `popcnt`) added to lane 0; any and max or'd with whether a lane is set, all and min and'ed
+    /// with whether every lane is (the truths 0 / 1 in both lanes). The same words as the lanes
+    /// folded one by one: sums are associative, the others idempotent.
+    fn byte_fold(&mut self, op: ReduceOp, acc: Value, v: Value) -> Value {
+        let x = match op {
+            ReduceOp::Sum => {
+                let bits = self.b.ins().vhigh_bits(types::I64, v);
+                let count = self.b.ins().popcnt(bits);
+                self.b.ins().scalar_to_vector(types::I64X2, count)
+            }
+            ReduceOp::Any | ReduceOp::Max | ReduceOp::All | ReduceOp::Min => {
+                let t = if matches!(op, ReduceOp::Any | ReduceOp::Max) {
+                    self.b.ins().vany_true(v)
+                } else {
+                    self.b.ins().vall_true(v)
+                };
+                let t = self.b.ins().uextend(types::I64, t);
+                self.b.ins().splat(types::I64X2, t)
+            }
+            _ => unreachable!("only {BYTE_FOLDS:?} fold bytes"),
+        };
+        self.int_merge(op, acc, x)
     }
 
     /// Two int64 accumulators of `op` (not arg) merged, or a value folded into one.

@@ -276,13 +276,43 @@ pub fn points_per_step(kernel: &TypedKernel) -> u8 {
 /// literals aside): it runs 16 lanes of `i8x16` masks, its bools loaded and stored 16 bytes at once
 /// (module doc).
 pub fn byte_lanes(kernel: &TypedKernel) -> bool {
+    matches!(kernel.kernel.kind, KernelKind::Map) && bools_alone(kernel)
+}
+
+/// Whether a typed kernel compiled in `mode` runs 16 lanes of `i8x16` masks: a map of bools alone
+/// ([`byte_lanes`]), and a trailing sum, `any`, `all`, max or min of them with no further outputs,
+/// each vector of masks folded at once (int_acc.rs `byte_fold`). `kernel`'s kind is not read
+/// (compile.rs types the arena as a map's).
+pub fn runs_bytes(kernel: &TypedKernel, mode: crate::Mode) -> bool {
+    let bytes = match mode {
+        crate::Mode::Map => true,
+        crate::Mode::Trailing(op) => {
+            crate::int_acc::BYTE_FOLDS.contains(&op) && kernel.kernel.extra.is_empty()
+        }
+        _ => false,
+    };
+    bytes && bools_alone(kernel)
+}
+
+/// The points one step of `kernel`'s compiled loop computes when it runs over `plan`: 16 where it
+/// runs bytes in the mode the plan gives ([`runs_bytes`]), else [`points_per_step`].
+pub fn points_over(kernel: &TypedKernel, plan: &BroadcastPlan) -> u8 {
+    match crate::Structure::typed(&kernel_of(kernel), plan) {
+        Ok((st, _)) if runs_bytes(kernel, st.mode) => 16,
+        _ => points_per_step(kernel),
+    }
+}
+
+/// Whether every value of `kernel` is a bool (inputs, operations and outputs; its literals aside),
+/// whatever its kind: a map of them runs 16 lanes ([`byte_lanes`]), and so does a trailing
+/// reduction of them ([`runs_bytes`]).
+pub fn bools_alone(kernel: &TypedKernel) -> bool {
     let k = &kernel.kernel;
-    matches!(k.kind, KernelKind::Map)
-        && k.arena
-            .reachable_all(&k.roots())
-            .into_iter()
-            .filter(|&id| !matches!(k.arena.node(id), Node::Int(_) | Node::Literal(_)))
-            .all(|id| kernel.type_of(id) == ElemType::Bool)
+    k.arena
+        .reachable_all(&k.roots())
+        .into_iter()
+        .filter(|&id| !matches!(k.arena.node(id), Node::Int(_) | Node::Literal(_)))
+        .all(|id| kernel.type_of(id) == ElemType::Bool)
 }
 
 /// The lanes `kernel`'s values (every output's) fill (see the module doc): 16 for a map of bools

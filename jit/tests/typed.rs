@@ -1525,3 +1525,92 @@ fn a_decided_reduction_with_further_outputs_runs_every_chunk() {
         }
     }
 }
+
+/// A trailing sum, `any`, `all`, max and min of bools alone (`b & c`, `b != ~c`, `b`) run 16 byte
+/// lanes, each vector of masks folded at once (int_acc.rs `byte_fold`: a popcount, `vany_true`,
+/// `vall_true`): the interpreter's values, vector and scalar code, several units and small
+/// chunks, over whole arrays of every length around the vector width and rows of several
+/// lengths; bytes other than 0 and 1 read as true; runs all true, all false and one true.
+#[test]
+fn bool_reductions_fold_bytes_a_vector_at_a_time() {
+    type Build = fn(&mut ExprArena) -> NodeId;
+    let bodies: [(&str, Build); 3] = [
+        ("b & c", |a| {
+            let (b, c) = (a.input(0), a.input(1));
+            a.binary(BinaryOp::And, b, c)
+        }),
+        ("b != ~c", |a| {
+            let (b, c) = (a.input(0), a.input(1));
+            let n = a.unary(UnaryOp::Not, c);
+            a.binary(BinaryOp::Ne, b, n)
+        }),
+        ("b", |a| {
+            let _ = a.input(1);
+            a.input(0)
+        }),
+    ];
+    let shapes: [&[usize]; 12] = [
+        &[1],
+        &[15],
+        &[16],
+        &[17],
+        &[33],
+        &[255 * 16 + 9],
+        &[5000],
+        &[3, 15],
+        &[4, 16],
+        &[3, 47],
+        &[2, 3, 70],
+        &[2, 1000],
+    ];
+    for (what, build) in bodies {
+        for shape in shapes {
+            let n: usize = shape.iter().product();
+            let axes = vec![shape.len() - 1];
+            for fill in ["mixed", "true", "false", "one"] {
+                let p: Vec<bool> = match fill {
+                    "mixed" => (0..n).map(|v| v % 3 != 1).collect(),
+                    "true" => vec![true; n],
+                    "false" => vec![false; n],
+                    _ => (0..n).map(|v| v == n / 2).collect(),
+                };
+                let q: Vec<bool> = (0..n).map(|v| v % 7 < 4 || fill != "mixed").collect();
+                for op in [
+                    ReduceOp::Sum,
+                    ReduceOp::Any,
+                    ReduceOp::All,
+                    ReduceOp::Max,
+                    ReduceOp::Min,
+                ] {
+                    let mut a = ExprArena::new();
+                    let body = build(&mut a);
+                    let kind = KernelKind::Reduce {
+                        op,
+                        axes: axes.clone(),
+                    };
+                    let k = kernel(a, body, &[shape.to_vec(), shape.to_vec()], shape, kind);
+                    let t = TypedKernel::new(&k, &[ElemType::Bool, ElemType::Bool], false).unwrap();
+                    // a trailing reduction: its code runs 16 byte lanes
+                    let kt = kernel_of(&t);
+                    let layouts: Vec<InputLayout> = kt
+                        .inputs
+                        .iter()
+                        .map(|d| InputLayout::contiguous(&d.shape))
+                        .collect();
+                    let p_of = plan(&kt, &layouts).unwrap().unwrap();
+                    assert_eq!(kiln_jit::typed::points_over(&t, &p_of), 16, "{what}");
+                    let (pb, qb) = (truths(&p), truths(&q));
+                    agrees(
+                        &t,
+                        &[
+                            TypedInput::Bool(whole(&p, shape, shape)),
+                            TypedInput::Bool(whole(&q, shape, shape)),
+                        ],
+                        &[Stored::Bool(&pb), Stored::Bool(&qb)],
+                        &format!("{op:?} of {what} over {shape:?}, {fill}"),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -419,6 +419,7 @@ REDUCTIONS = {
     "argmin(x)": (lambda x, m: np.argmin(x), ("f64", "f32", "i64", "i32")),
     "any(x > 2)": (lambda x, m: (x > 2).any(), ("f64", "f32", "i64", "i32")),
     "any(x)": (lambda x, m: x.any(), ("bool",)),
+    "sum(~x)": (lambda x, m: (~x).sum(), ("bool",)),
     "mean(x)": (lambda x, m: x.mean(), ("f64", "f32", "i64", "i32")),
     "sum(x*x)": (lambda x, m: np.dot(x, x), ("f64", "f32")),
     "sum(m, axis=1)": (lambda x, m: m.sum(axis=1), ("f64", "f32", "i64", "bool")),
