@@ -237,7 +237,9 @@ fn bool_results(kernel: &KernelIR, args: &[&ArrayArg<'_>]) -> Option<TypedKernel
 /// whose trailing reductions of bools fold 16 bytes a vector ([`kiln_jit::typed::bools_alone`]),
 /// where the float path would read each bool converted to a float64 lane, two a vector. The same
 /// values (a count is exact in either). A kept one (`sum(m & n, axis=0)`) stays on the float path,
-/// which was faster there (0.66-0.70x NumPy against 0.52-0.66x typed, in int64 lanes).
+/// which was faster there (0.66-0.70x NumPy against 0.52-0.66x typed, in int64 lanes), and so does
+/// one that writes further map outputs (whose typed code keeps int64 lanes). (A transposed input
+/// whose plan is not a trailing reduction runs the typed path in int64 lanes: the same values.)
 fn counts_bools(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> bool {
     use kiln_ir::ReduceOp::{All, Any, Max, Min, Sum};
     let KernelKind::Reduce {
@@ -251,7 +253,10 @@ fn counts_bools(kernel: &KernelIR, elems: &[ElemType], mean: bool) -> bool {
     axes.sort_unstable();
     let rank = kernel.shape.len();
     let trailing = axes.iter().enumerate().all(|(k, &a)| a + axes.len() == rank + k);
-    trailing && !mean && TypedKernel::new(kernel, elems, mean).is_ok_and(|t| kiln_jit::typed::bools_alone(&t))
+    trailing
+        && !mean
+        && kernel.extra.is_empty()
+        && TypedKernel::new(kernel, elems, mean).is_ok_and(|t| kiln_jit::typed::bools_alone(&t))
 }
 
 /// The float path of a kernel over integer or bool inputs, where NumPy computes it in a float type

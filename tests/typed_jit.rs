@@ -1432,15 +1432,18 @@ fn any_and_all_stop_once_decided() {
     }
 }
 
-/// argmin and argmax of rows of 64 points and more reduce each block of 256 to its extreme and find
-/// the point afterwards: the interpreter's index wherever the extreme lies (first or last point, either
+/// argmin and argmax of rows of 64 points and more (of a plain read: one call of the routine of
+/// wide/args.rs from 16 points; of a computed body: each block of 256 reduced to its extreme, the
+/// point found afterwards): the interpreter's index wherever the extreme lies (first or last point, either
 /// side of a block's end, in the tail after the last block), with ties (the first wins, -0.0 and
 /// 0.0 equal), NaN (the first NaN wins), infinities and rows of -inf or +inf alone, over float64,
 /// float32, int64, int32 and bool values (and int64 through a float body), whole arrays (cut into
 /// work units) and rows of a matrix, with 1 and 4 threads.
 #[test]
 fn argmin_and_argmax_by_blocks() {
-    for n in [63usize, 64, 100, 255, 256, 257, 511, 512, 1000, 4099, 70_001] {
+    for n in [
+        16usize, 17, 40, 63, 64, 100, 255, 256, 257, 511, 512, 1000, 4099, 70_001,
+    ] {
         let spots = [0, 1, 255, 256, 257, n / 2, n - 3, n - 1];
         for (k, &p) in spots.iter().enumerate() {
             // a smooth background, the extreme at p, a tie later, a NaN at another spot in some

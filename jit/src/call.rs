@@ -1247,10 +1247,11 @@ extern "C" fn row_arg<T: WideExtreme, const MAX: bool>(x: *const T, n: i64, at: 
     // of the calling code's frame, written once here.
     let x = unsafe { std::slice::from_raw_parts(x, n as usize) };
     // registered only where `level()` is some, which implies the host has it: `apply_arg`
-    // cannot fail (and a panic may not unwind out of an `extern "C"` function)
+    // cannot fail (and a panic may not unwind out of an `extern "C"` function); were it to, the
+    // same index point by point
     let k = crate::wide::level()
         .and_then(|level| apply_arg(level, MAX, x).ok())
-        .unwrap_or(0);
+        .unwrap_or_else(|| crate::wide::arg_scalar::<T, MAX>(x));
     if let Some(&v) = x.get(k) {
         // SAFETY: see above: `at` is valid for a write of a held value (at most 8 bytes).
         unsafe { at.write(v.held()) };

@@ -157,7 +157,7 @@ fn held_type(dtype: ElemType) -> Type {
     }
 }
 
-/// The symbol of the argmax (`max`) or argmin of a row of `dtype` values (wide/extremes.rs `arg`,
+/// The symbol of the argmax (`max`) or argmin of a row of `dtype` values (wide/args.rs,
 /// registered by compile.rs where the host has a wide level).
 pub(crate) fn arg_symbol(max: bool, dtype: ElemType) -> String {
     let what = if max { "argmax" } else { "argmin" };
@@ -333,10 +333,10 @@ pub struct MathRefs {
     /// [`MathRefs::import_kept_rows`] imported them (index: [`kept_index`]).
     kept: [Option<[FuncRef; 2]>; 5],
     /// The trailing min and max of a run (`wide/extremes.rs`): a row's, for skeleton.rs
-    /// `wide_folds` where each segment is one row, else a segment's of several rows, where [`MathRefs::import_extreme`] imported them (index:
-    /// max).
+    /// `wide_folds` where each segment is one row, else a segment's of several rows, where
+    /// [`MathRefs::import_extreme`] imported them (index: max).
     extremes: [Option<FuncRef>; 2],
-    /// The argmax or argmin of a row (`wide/extremes.rs` `arg`), and the type of the value it
+    /// The argmax or argmin of a row (`wide/args.rs`), and the type of the value it
     /// writes.
     arg: Option<(FuncRef, Type)>,
     /// The trailing sum of a row of f32 values and of the products of two rows (`wide/sums.rs`,

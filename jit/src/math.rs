@@ -194,7 +194,8 @@ pub fn wide_moments(
 }
 
 /// Whether a trailing `max` or `min` folds its long rows by one call at full width
-/// (`wide/extremes.rs`, skeleton.rs `segment`): its body a plain read of an input (`max(x)`,
+/// (`wide/extremes.rs`, skeleton.rs `segment`), and an argmax or argmin finds a row's point by one
+/// (`wide/args.rs`, skeleton.rs `arg_row`): its body a plain read of an input (`max(x)`,
 /// `min(m, axis=1)`; the caller checks that it writes no further map outputs, which its own loop
 /// stores as it reads), where its schedule asks for the wide routines (normalised: and the host has
 /// them). A computed body keeps the inline path.

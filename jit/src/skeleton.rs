@@ -1249,7 +1249,7 @@ impl<'f, 'k> Skeleton<'f, 'k> {
 
     /// An argmin or argmax of a plain read of input `i` (`x` the code's address of the row's
     /// point 0) over a row's points from `j_var` on, [`ARG_WIDE_MIN_ROW`] of them or more: one
-    /// call of the wide routine `arg` (wide/extremes.rs `arg`: the first NaN, else the first point
+    /// call of the wide routine `arg` (wide/args.rs: the first NaN, else the first point
     /// equal to the extreme, as the argument's own update finds it), which writes the point's value
     /// (of type `ty`) to a stack slot; merged into the scalar accumulator as a partial result, and
     /// `j_var` at the row's end. Shorter rows keep the argument's own update, in the loops after

@@ -1997,7 +1997,16 @@ fn scalar_arg<T: PartialOrd + Copy>(xs: &[T], max: bool) -> usize {
     best
 }
 
-/// The argmax and argmin of a run (`apply_arg`) at every level this host has, f64 and f32, every
+/// `wide::arg_scalar` (the routines' answer where no level is) of `xs`.
+fn point_by_point<T: wide::Extreme>(xs: &[T], max: bool) -> usize {
+    if max {
+        wide::arg_scalar::<T, true>(xs)
+    } else {
+        wide::arg_scalar::<T, false>(xs)
+    }
+}
+
+/// The argmax and argmin of a run (`apply_arg`, and `wide::arg_scalar`) at every level this host has, f64 and f32, every
 /// length 0..=80 and a few long ones, at several offsets: NaN (of either sign, the first one wins),
 /// infinities, subnormals, zeros of both signs (equal: the first of either), runs of one value and
 /// runs of many ties, as a scalar search finds the point.
@@ -2019,6 +2028,7 @@ fn args<T: Elem + WideElem + wide::WideExtreme>() {
                             <T as WideElem>::DTYPE
                         );
                         assert_eq!(got, scalar_arg(&values, max), "{what}");
+                        assert_eq!(got, point_by_point(&xs, max), "{what}");
                     }
                 }
             }
@@ -2055,6 +2065,11 @@ fn int_args<T: wide::WideExtreme + Ord + std::fmt::Debug + TryFrom<i64> + num_bo
                 for max in [true, false] {
                     let got = kiln_jit::apply_arg(level, max, &xs).unwrap();
                     assert_eq!(got, scalar_arg(&xs, max), "{level:?} max {max} of a run of {len}");
+                    assert_eq!(
+                        got,
+                        point_by_point(&xs, max),
+                        "{level:?} max {max} of a run of {len}"
+                    );
                 }
             }
         }

@@ -233,9 +233,9 @@ pub(super) fn arg_i32<const MAX: bool>(x: &[i32]) -> usize {
     )
 }
 
-/// The argmax (`MAX`) or argmin of a run, point by point (the routines elsewhere than x86-64).
-#[cfg(not(target_arch = "x86_64"))]
-fn arg_scalar<T: Extreme, const MAX: bool>(x: &[T]) -> usize {
+/// The argmax (`MAX`) or argmin of a run, point by point: the routines elsewhere than x86-64, and
+/// call.rs's answer should a routine's level be missing (never, where its symbol is registered).
+pub fn arg_scalar<T: Extreme, const MAX: bool>(x: &[T]) -> usize {
     if let Some(k) = x.iter().position(|v| v.nan()) {
         return k;
     }

@@ -139,6 +139,7 @@ mod cbrt;
 mod complex;
 mod exp_family;
 mod extremes;
+pub use args::arg_scalar;
 pub use extremes::{Extreme, Truth, WideExtreme, row_extreme};
 pub(crate) mod int_rows;
 pub use int_rows::{IntRows, IntValue};
