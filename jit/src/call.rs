@@ -1222,14 +1222,14 @@ extern "C" fn trailing_extreme<T: WideExtreme, const MAX: bool, const ROW: bool>
     extreme.held()
 }
 
-/// The first index of the max (`max`) or min of `x` at `level` (`extremes.rs` `arg`): of the
+/// The first index of the max (`max`) or min of `x` at `level` (`wide/args.rs`): of the
 /// first NaN where `x` holds one, else of the first point equal to the extreme; 0 for an empty
 /// `x`. An error if the host lacks `level`.
 pub fn apply_arg<T: WideExtreme>(level: Level, max: bool, x: &[T]) -> Result<usize> {
     on_host(level)?;
     let arg = T::arg(max, level);
-    // SAFETY: as `apply_extreme`: one of extremes.rs's `#[target_feature]` functions compiled for
-    // `level`, on a host that has it; otherwise a safe function of a slice.
+    // SAFETY: as `apply_extreme`: one of args.rs's `#[target_feature]` functions (AVX2's, which
+    // every level has), on a host that has `level`; otherwise a safe function of a slice.
     Ok(unsafe { arg(x) })
 }
 

@@ -2006,10 +2006,10 @@ fn point_by_point<T: wide::Extreme>(xs: &[T], max: bool) -> usize {
     }
 }
 
-/// The argmax and argmin of a run (`apply_arg`, and `wide::arg_scalar`) at every level this host has, f64 and f32, every
-/// length 0..=80 and a few long ones, at several offsets: NaN (of either sign, the first one wins),
-/// infinities, subnormals, zeros of both signs (equal: the first of either), runs of one value and
-/// runs of many ties, as a scalar search finds the point.
+/// The argmax and argmin of a run (`apply_arg`, and `wide::arg_scalar`) at every level this host
+/// has, f64 and f32, every length 0..=80 and a few long ones, at several offsets: NaN (of either
+/// sign, the first one wins), infinities, subnormals, zeros of both signs (equal: the first of
+/// either), runs of one value and runs of many ties, as a scalar search finds the point.
 fn args<T: Elem + WideElem + wide::WideExtreme>() {
     let mut rng = Rng::new(21);
     for level in levels() {

@@ -24,7 +24,7 @@
 //! ([`arg_truth`]: extremes.rs `find`, which stops there). Elsewhere than x86-64 the routines are
 //! a scalar loop.
 
-use super::extremes::{Extreme, Truth, find};
+use super::extremes::{Extreme, Truth, beyond, find, pick};
 
 /// The points [`arg_registers`] takes with one count of chunks: its counts stay below 2^24, which
 /// float32 holds exactly.
@@ -36,7 +36,8 @@ const PIECE_CHUNKS: usize = 1 << 24;
 /// mask of the lanes of `v` beyond `acc`), `extreme` (`acc` moved to `v` where beyond),
 /// `blend` (where the mask `m` is set, `to`, else `from`), `unordered` (the mask of the lanes
 /// where either register holds a NaN, or none for integers), `or`, `any` (whether a mask has a
-/// lane set), and the chunk counter's `zero`, `one` and `add` (floats for float values). See the
+/// lane set), `splat` (a value in every lane), `equal` (the bits of the lanes where two registers
+/// are equal), and the chunk counter's `zero`, `one` and `add` (floats for float values). See the
 /// module doc.
 #[cfg(target_arch = "x86_64")]
 macro_rules! arg_registers {
@@ -99,9 +100,9 @@ macro_rules! arg_registers {
                 // most of a short row's time)
                 let one_register: [$t; $l] =
                     bytemuck::cast(extreme(extreme(acc[0], acc[1]), extreme(acc[2], acc[3])));
-                let m = one_register.iter().fold(one_register[0], |m, &v| {
-                    if beyond_scalar::<$t, MAX>(m, v) { v } else { m }
-                });
+                let m = one_register
+                    .iter()
+                    .fold(one_register[0], |m, &v| pick::<$t, MAX>(m, v));
                 // its first point: of the lanes equal to it (the bits of each register's compare,
                 // mostly one), the least index
                 let splat_m = {
@@ -135,18 +136,12 @@ macro_rules! arg_registers {
 #[inline(always)]
 fn merge<T: Extreme, const MAX: bool>(best: &mut Option<(T, usize)>, v: T, at: usize) {
     let beyond = match *best {
-        Some((b, _)) => beyond_scalar::<T, MAX>(b, v),
+        Some((b, _)) => beyond::<T, MAX>(b, v),
         None => true,
     };
     if beyond {
         *best = Some((v, at));
     }
-}
-
-/// Whether `v` is beyond `acc`: greater (`MAX`) or less; false where either is NaN.
-#[inline(always)]
-fn beyond_scalar<T: Extreme, const MAX: bool>(acc: T, v: T) -> bool {
-    if MAX { v > acc } else { v < acc }
 }
 
 /// The argmax (`MAX`) or argmin of a run of float64 values (see the module doc).

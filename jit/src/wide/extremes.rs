@@ -219,9 +219,14 @@ impl Extreme for f32 {
 /// `v` where it is beyond `acc` (greater for max, less for min), else `acc`: `maxp*` / `minp*`'s
 /// select, which keeps `acc` where either is NaN.
 #[inline(always)]
-fn pick<T: Extreme, const MAX: bool>(acc: T, v: T) -> T {
-    let beyond = if MAX { v > acc } else { v < acc };
-    if beyond { v } else { acc }
+pub(super) fn pick<T: Extreme, const MAX: bool>(acc: T, v: T) -> T {
+    if beyond::<T, MAX>(acc, v) { v } else { acc }
+}
+
+/// Whether `v` is beyond `acc`: greater (`MAX`) or less; false where either is NaN.
+#[inline(always)]
+pub(super) fn beyond<T: Extreme, const MAX: bool>(acc: T, v: T) -> bool {
+    if MAX { v > acc } else { v < acc }
 }
 
 /// The max (`MAX`) or min of `x`: a NaN where `x` holds one, the identity where `x` is empty.
